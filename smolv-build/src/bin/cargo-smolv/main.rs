@@ -1,0 +1,66 @@
+//! `cargo smolv`: the command-line face of the smolv shader pipeline.
+//!
+//! Installed on `PATH`, it runs as `cargo smolv <COMMAND>`; Cargo passes
+//! `smolv` as the first argument. Run directly, `cargo-smolv smolv <COMMAND>`
+//! and `cargo-smolv <COMMAND>` both work.
+//!
+//! Exit codes: 0 on success, 1 when an input could not be processed, 2 on a
+//! usage error.
+
+mod codec_commands;
+mod io;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Cargo's view: `cargo smolv ...` arrives as `cargo-smolv smolv ...`.
+#[derive(Parser)]
+#[command(bin_name = "cargo", version, about = None)]
+enum CargoCli {
+    /// SMOL-V shader tools.
+    Smolv(SmolvCli),
+}
+
+#[derive(clap::Args)]
+#[command(
+    version,
+    about = "SMOL-V shader tools: encode and decode SPIR-V as SMOL-V.",
+    after_help = "Examples:\n  \
+        cargo smolv encode --strip-debug lit.frag.spv -o lit.frag.smolv\n  \
+        cargo smolv decode lit.frag.smolv -o lit.frag.spv\n  \
+        cargo smolv decode --legacy-2016-08-31 unity.smolv -o unity.spv\n\n\
+        Exit codes: 0 success, 1 an input could not be processed, 2 usage error."
+)]
+struct SmolvCli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Encode a SPIR-V module as SMOL-V.
+    Encode(codec_commands::EncodeArgs),
+    /// Decode SMOL-V back to a SPIR-V module.
+    Decode(codec_commands::DecodeArgs),
+}
+
+fn main() -> ExitCode {
+    let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // Accept `cargo-smolv encode ...` as well as Cargo's `cargo-smolv smolv encode ...`.
+    if args.get(1).is_none_or(|a| a != "smolv") {
+        args.insert(1, "smolv".into());
+    }
+    let CargoCli::Smolv(cli) = CargoCli::parse_from(args);
+    let result = match cli.command {
+        Command::Encode(args) => codec_commands::encode(&args),
+        Command::Decode(args) => codec_commands::decode(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,379 @@
+//! SPIR-V to SMOL-V.
+
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::fmt;
+
+use super::error::EncodeError;
+use super::header::{
+    CURRENT_ENCODING_VERSION, SMOLV_MAGIC, SPIRV_HEADER_WORDS, SPIRV_MAGIC,
+    is_supported_spirv_version,
+};
+use super::input::SpirvInput;
+use super::opcodes::{
+    DECORATION_OFFSET, OPS_KNOWN_V1, OpLayout, is_debug_info, member_decoration_extra_operands,
+    minimum_length, op, swap_frequent,
+};
+use super::varint::{put_varint, put_word, zigzag};
+
+/// Decides, by name, which `OpName` instructions survive
+/// [`EncodeOptions::strip_debug`]. Returns `true` to keep the name.
+pub type NameFilter = Arc<dyn Fn(&str) -> bool + Send + Sync>;
+
+/// Settings for [`encode`].
+///
+/// The default is lossless: decoding gives back the input bit for bit.
+///
+/// ```
+/// use smolv_runtime::EncodeOptions;
+///
+/// // Drop debug info, but keep the names of entry-point interface blocks.
+/// let options = EncodeOptions::new()
+///     .strip_debug(true)
+///     .keep_names(|name| name.starts_with("u_"));
+/// assert!(options.strips_debug());
+/// ```
+#[derive(Clone, Default)]
+pub struct EncodeOptions {
+    strip_debug: bool,
+    keep_names: Option<NameFilter>,
+}
+
+impl EncodeOptions {
+    /// Lossless encoding.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Drops debug-only instructions: `OpSource*`, `OpName`, `OpMemberName`,
+    /// `OpString`, `OpLine`, `OpNoLine` and `OpModuleProcessed`. The decoded
+    /// module is then smaller than the input, and the header says so.
+    pub fn strip_debug(mut self, strip: bool) -> Self {
+        self.strip_debug = strip;
+        self
+    }
+
+    /// While stripping, keeps each `OpName` whose name `keep` accepts. Names
+    /// that are not UTF-8 are passed through lossily converted.
+    pub fn keep_names(mut self, keep: impl Fn(&str) -> bool + Send + Sync + 'static) -> Self {
+        self.keep_names = Some(Arc::new(keep));
+        self
+    }
+
+    /// Whether debug instructions are stripped.
+    pub fn strips_debug(&self) -> bool {
+        self.strip_debug
+    }
+
+    fn strips(&self, opcode: u32, instruction: &[u32]) -> bool {
+        if !self.strip_debug || !is_debug_info(opcode) {
+            return false;
+        }
+        match &self.keep_names {
+            Some(keep) if opcode == op::NAME => !keep(&op_name_string(instruction)),
+            _ => true,
+        }
+    }
+}
+
+impl fmt::Debug for EncodeOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EncodeOptions")
+            .field("strip_debug", &self.strip_debug)
+            .field(
+                "keep_names",
+                &self.keep_names.as_ref().map(|_| "Fn(&str) -> bool"),
+            )
+            .finish()
+    }
+}
+
+/// The literal string of an `OpName`: the bytes from word 2 up to the first NUL.
+fn op_name_string(instruction: &[u32]) -> alloc::string::String {
+    let bytes: Vec<u8> = instruction
+        .get(2..)
+        .unwrap_or_default()
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .take_while(|&b| b != 0)
+        .collect();
+    alloc::string::String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// Encodes a SPIR-V module as SMOL-V (encoding version 1).
+///
+/// With default options the output is byte-for-byte what the reference C++
+/// encoder writes, and [`decode`](crate::decode) gives back the input.
+///
+/// ```
+/// use smolv_runtime::{decode, encode, DecodeOptions, EncodeOptions};
+/// # let spirv = smolv_runtime::doc_example_module();
+/// let smolv = encode(&spirv[..], &EncodeOptions::new())?;
+/// assert!(smolv.len() < spirv.len() * 4);
+/// assert_eq!(decode(&smolv, &DecodeOptions::new())?, spirv);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn encode<S: SpirvInput + ?Sized>(
+    spirv: &S,
+    options: &EncodeOptions,
+) -> Result<Vec<u8>, EncodeError> {
+    let mut out = Vec::new();
+    encode_into(spirv, options, &mut out)?;
+    Ok(out)
+}
+
+/// Like [`encode`], but appends to `out`, so one buffer can serve many
+/// modules. On error, `out` is left as it was.
+pub fn encode_into<S: SpirvInput + ?Sized>(
+    spirv: &S,
+    options: &EncodeOptions,
+    out: &mut Vec<u8>,
+) -> Result<(), EncodeError> {
+    let words = spirv.spirv_words()?;
+    let start = out.len();
+    let result = Encoder::new(&words, options, out).and_then(|encoder| encoder.run());
+    if result.is_err() {
+        out.truncate(start);
+    }
+    result
+}
+
+struct Encoder<'a> {
+    words: &'a [u32],
+    options: &'a EncodeOptions,
+    out: &'a mut Vec<u8>,
+    size_field_at: usize,
+    prev_result: u32,
+    prev_decorate: u32,
+}
+
+impl<'a> Encoder<'a> {
+    fn new(
+        words: &'a [u32],
+        options: &'a EncodeOptions,
+        out: &'a mut Vec<u8>,
+    ) -> Result<Self, EncodeError> {
+        if words.len() < SPIRV_HEADER_WORDS {
+            return Err(EncodeError::TooShort { words: words.len() });
+        }
+        if words[0] != SPIRV_MAGIC {
+            return Err(EncodeError::BadMagic { found: words[0] });
+        }
+        if !is_supported_spirv_version(words[1]) {
+            return Err(EncodeError::UnsupportedVersion { version: words[1] });
+        }
+        // SMOL-V usually lands near a third of the SPIR-V size.
+        out.reserve(words.len() * 2);
+        put_word(out, SMOLV_MAGIC);
+        put_word(out, words[1] | u32::from(CURRENT_ENCODING_VERSION) << 24);
+        for &w in &words[2..SPIRV_HEADER_WORDS] {
+            put_word(out, w);
+        }
+        let size_field_at = out.len();
+        put_word(out, (words.len() * 4) as u32);
+        Ok(Self {
+            words,
+            options,
+            out,
+            size_field_at,
+            prev_result: 0,
+            prev_decorate: 0,
+        })
+    }
+
+    fn run(mut self) -> Result<(), EncodeError> {
+        let mut stripped_words = 0;
+        let mut at = SPIRV_HEADER_WORDS;
+        while at < self.words.len() {
+            let (opcode, instruction) = self.instruction_at(at)?;
+            if self.options.strips(opcode, instruction) {
+                stripped_words += instruction.len();
+                at += instruction.len();
+                continue;
+            }
+            at = self.instruction(at, opcode, instruction)?;
+        }
+        if stripped_words > 0 {
+            let size = ((self.words.len() - stripped_words) * 4) as u32;
+            self.out[self.size_field_at..self.size_field_at + 4]
+                .copy_from_slice(&size.to_le_bytes());
+        }
+        Ok(())
+    }
+
+    /// The instruction starting at word `at`, checked to lie within the module.
+    #[inline]
+    fn instruction_at(&self, at: usize) -> Result<(u32, &'a [u32]), EncodeError> {
+        let words = self.words;
+        let first = words[at];
+        let len = (first >> 16) as usize;
+        let opcode = first & 0xFFFF;
+        if len == 0 {
+            return Err(EncodeError::ZeroLengthInstruction { offset: at });
+        }
+        match words.get(at..at + len) {
+            Some(instruction) => Ok((opcode, instruction)),
+            None => Err(EncodeError::TruncatedInstruction {
+                offset: at,
+                opcode,
+                len,
+                available: words.len() - at,
+            }),
+        }
+    }
+
+    /// Encodes the instruction at word `at` and returns where the next one starts.
+    #[inline]
+    fn instruction(
+        &mut self,
+        at: usize,
+        opcode: u32,
+        instruction: &[u32],
+    ) -> Result<usize, EncodeError> {
+        let malformed = |reason| EncodeError::MalformedInstruction {
+            offset: at,
+            opcode,
+            reason,
+        };
+        let len = instruction.len();
+
+        // Shuffles of up to four components, each picking one of the first
+        // four, pack their selectors into a single byte.
+        let compact_swizzle = if opcode == op::VECTOR_SHUFFLE && len <= 9 {
+            let selector = |i: usize| instruction.get(i).copied().unwrap_or(0);
+            let selectors = [selector(5), selector(6), selector(7), selector(8)];
+            selectors
+                .iter()
+                .all(|&s| s < 4)
+                .then(|| selectors.iter().fold(0u8, |acc, &s| acc << 2 | s as u8))
+        } else {
+            None
+        };
+        let coded_op = if compact_swizzle.is_some() {
+            op::VECTOR_SHUFFLE_COMPACT
+        } else {
+            opcode
+        };
+
+        self.length_and_opcode(coded_op, len)
+            .ok_or_else(|| malformed("it is shorter than its opcode requires"))?;
+
+        let layout = OpLayout::of(coded_op, OPS_KNOWN_V1);
+        let mut operand = 1;
+        if layout.has_type() {
+            let ty = *instruction
+                .get(operand)
+                .ok_or_else(|| malformed("its result type is missing"))?;
+            put_varint(self.out, ty);
+            operand += 1;
+        }
+        if layout.has_result() {
+            let id = *instruction
+                .get(operand)
+                .ok_or_else(|| malformed("its result id is missing"))?;
+            put_varint(self.out, zigzag(id.wrapping_sub(self.prev_result)));
+            self.prev_result = id;
+            operand += 1;
+        }
+        if opcode == op::DECORATE || opcode == op::MEMBER_DECORATE {
+            let target = *instruction
+                .get(operand)
+                .ok_or_else(|| malformed("its target id is missing"))?;
+            put_varint(self.out, zigzag(target.wrapping_sub(self.prev_decorate)));
+            self.prev_decorate = target;
+            if opcode == op::MEMBER_DECORATE {
+                return self.member_decoration_run(at, target);
+            }
+            operand += 1;
+        }
+
+        let delta_end = (operand + layout.id_deltas()).min(len);
+        for &id in &instruction[operand..delta_end] {
+            put_varint(self.out, zigzag(self.prev_result.wrapping_sub(id)));
+        }
+        operand = delta_end;
+
+        let rest = &instruction[operand..];
+        if let Some(swizzle) = compact_swizzle {
+            self.out.push(swizzle);
+        } else if layout.varint_rest() {
+            for &w in rest {
+                put_varint(self.out, w);
+            }
+        } else {
+            for &w in rest {
+                put_word(self.out, w);
+            }
+        }
+        Ok(at + len)
+    }
+
+    /// Writes the combined length-and-opcode varint. Returns `None` when the
+    /// instruction is shorter than the minimum its opcode's coding assumes.
+    #[inline]
+    fn length_and_opcode(&mut self, coded_op: u32, len: usize) -> Option<()> {
+        let stored_len = (len as u32).checked_sub(minimum_length(coded_op))?;
+        let coded = swap_frequent(coded_op);
+        // Interleave so that an opcode below 16 with a stored length below 8
+        // fits a single varint byte: length high bits, opcode high bits,
+        // length low nibble, opcode low nibble.
+        let packed =
+            (stored_len >> 4) << 20 | (coded >> 4) << 8 | (stored_len & 0xF) << 4 | (coded & 0xF);
+        put_varint(self.out, packed);
+        Some(())
+    }
+
+    /// Encodes the run of `OpMemberDecorate`s on `target` that starts at word
+    /// `at` (up to 255 of them) as one group, and returns where the run ends.
+    fn member_decoration_run(&mut self, at: usize, target: u32) -> Result<usize, EncodeError> {
+        let count_at = self.out.len();
+        self.out.push(0);
+        let mut count = 0u8;
+        let mut prev_member = 0u32;
+        let mut prev_offset = 0u32;
+        let mut next = at;
+        while next < self.words.len() && count < u8::MAX {
+            let (opcode, instruction) = self.instruction_at(next)?;
+            if opcode != op::MEMBER_DECORATE {
+                break;
+            }
+            let malformed = |reason| EncodeError::MalformedInstruction {
+                offset: next,
+                opcode,
+                reason,
+            };
+            let [_, member_target, member, decoration, operands @ ..] = instruction else {
+                return Err(malformed(
+                    "it needs a target, a member index and a decoration",
+                ));
+            };
+            if *member_target != target {
+                break;
+            }
+            put_varint(self.out, member.wrapping_sub(prev_member));
+            prev_member = *member;
+            put_varint(self.out, *decoration);
+            match member_decoration_extra_operands(*decoration) {
+                None => put_varint(self.out, operands.len() as u32),
+                Some(n) if n as usize == operands.len() => {}
+                Some(_) => {
+                    return Err(malformed("its decoration has the wrong number of operands"));
+                }
+            }
+            if *decoration == DECORATION_OFFSET {
+                // Checked above: Offset always carries exactly one operand.
+                let offset = operands[0];
+                put_varint(self.out, offset.wrapping_sub(prev_offset));
+                prev_offset = offset;
+            } else {
+                for &w in operands {
+                    put_varint(self.out, w);
+                }
+            }
+            next += instruction.len();
+            count += 1;
+        }
+        self.out[count_at] = count;
+        Ok(next)
+    }
+}

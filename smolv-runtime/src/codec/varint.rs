@@ -1,0 +1,172 @@
+//! LEB128-style unsigned varints and zigzag deltas, the two integer codings
+//! of the SMOL-V stream.
+
+use super::error::DecodeError;
+
+/// Appends `value` as a little-endian base-128 varint (1 to 5 bytes).
+#[inline]
+pub(crate) fn put_varint(out: &mut alloc::vec::Vec<u8>, mut value: u32) {
+    while value >= 0x80 {
+        out.push(value as u8 | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
+/// Appends `value` as four little-endian bytes.
+#[inline]
+pub(crate) fn put_word(out: &mut alloc::vec::Vec<u8>, value: u32) {
+    out.extend_from_slice(&value.to_le_bytes());
+}
+
+/// Maps a wrapping difference to an unsigned value that is small when the
+/// signed difference is small in either direction.
+#[inline]
+pub(crate) fn zigzag(delta: u32) -> u32 {
+    (delta << 1) ^ ((delta as i32 >> 31) as u32)
+}
+
+/// Inverse of [`zigzag`].
+#[inline]
+pub(crate) fn unzigzag(coded: u32) -> u32 {
+    (coded >> 1) ^ 0u32.wrapping_sub(coded & 1)
+}
+
+/// A bounds-checked cursor over a SMOL-V byte stream.
+pub(crate) struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    pub(crate) fn new(bytes: &'a [u8], pos: usize) -> Self {
+        Self { bytes, pos }
+    }
+
+    /// Byte offset of the next read.
+    #[inline]
+    pub(crate) fn offset(&self) -> usize {
+        self.pos
+    }
+
+    /// Bytes not yet read.
+    #[inline]
+    pub(crate) fn remaining(&self) -> usize {
+        self.bytes.len().saturating_sub(self.pos)
+    }
+
+    #[inline]
+    pub(crate) fn is_at_end(&self) -> bool {
+        self.pos >= self.bytes.len()
+    }
+
+    /// Reads one varint. A value that runs past the end of the input, or
+    /// that does not fit 32 bits, is an error.
+    #[inline]
+    pub(crate) fn varint(&mut self) -> Result<u32, DecodeError> {
+        // One byte is by far the common case.
+        match self.bytes.get(self.pos) {
+            Some(&b) if b < 0x80 => {
+                self.pos += 1;
+                Ok(u32::from(b))
+            }
+            _ => self.varint_slow(),
+        }
+    }
+
+    #[cold]
+    fn varint_slow(&mut self) -> Result<u32, DecodeError> {
+        let start = self.pos;
+        let mut value = 0u32;
+        for shift in (0..35).step_by(7) {
+            let Some(&b) = self.bytes.get(self.pos) else {
+                return Err(DecodeError::TruncatedVarint { offset: start });
+            };
+            self.pos += 1;
+            let payload = u32::from(b & 0x7F);
+            if shift == 28 && (payload > 0x0F || b & 0x80 != 0) {
+                return Err(DecodeError::VarintOverflow { offset: start });
+            }
+            value |= payload << shift;
+            if b & 0x80 == 0 {
+                return Ok(value);
+            }
+        }
+        Err(DecodeError::VarintOverflow { offset: start })
+    }
+
+    /// Reads one byte.
+    #[inline]
+    pub(crate) fn byte(&mut self) -> Result<u8, DecodeError> {
+        let b = *self.bytes.get(self.pos).ok_or(DecodeError::UnexpectedEnd {
+            offset: self.pos,
+            needed: 1,
+        })?;
+        self.pos += 1;
+        Ok(b)
+    }
+
+    /// Reads one little-endian 32-bit word.
+    #[inline]
+    pub(crate) fn word(&mut self) -> Result<u32, DecodeError> {
+        let chunk = self
+            .bytes
+            .get(self.pos..self.pos + 4)
+            .ok_or(DecodeError::UnexpectedEnd {
+                offset: self.pos,
+                needed: 4,
+            })?;
+        self.pos += 4;
+        Ok(u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec::Vec;
+
+    #[test]
+    fn varint_round_trips_boundaries() {
+        for value in [0, 1, 127, 128, 16_383, 16_384, 1 << 21, 1 << 28, u32::MAX] {
+            let mut buf = Vec::new();
+            put_varint(&mut buf, value);
+            let mut reader = Reader::new(&buf, 0);
+            assert_eq!(reader.varint().unwrap(), value);
+            assert!(reader.is_at_end());
+        }
+    }
+
+    #[test]
+    fn truncated_varint_is_an_error() {
+        let mut reader = Reader::new(&[0x80, 0x80], 0);
+        assert_eq!(
+            reader.varint(),
+            Err(DecodeError::TruncatedVarint { offset: 0 })
+        );
+    }
+
+    #[test]
+    fn varint_wider_than_32_bits_is_an_error() {
+        let mut reader = Reader::new(&[0xFF, 0xFF, 0xFF, 0xFF, 0x1F], 0);
+        assert_eq!(
+            reader.varint(),
+            Err(DecodeError::VarintOverflow { offset: 0 })
+        );
+        let mut reader = Reader::new(&[0x80, 0x80, 0x80, 0x80, 0x80, 0x00], 0);
+        assert_eq!(
+            reader.varint(),
+            Err(DecodeError::VarintOverflow { offset: 0 })
+        );
+    }
+
+    #[test]
+    fn zigzag_is_symmetric_around_zero() {
+        assert_eq!(zigzag(0), 0);
+        assert_eq!(zigzag(u32::MAX), 1); // -1
+        assert_eq!(zigzag(1), 2);
+        for delta in [0u32, 1, 2, u32::MAX, 0x8000_0000, 0x7FFF_FFFF, 12345] {
+            assert_eq!(unzigzag(zigzag(delta)), delta);
+        }
+    }
+}

@@ -1,0 +1,87 @@
+//! # smolv-runtime
+//!
+//! The runtime half of [smolv](https://github.com/smolv-rs/smolv), the shader
+//! asset pipeline for Rust + Vulkan games. Shaders travel
+//! `source → compile → optimize → encode → compress` at build time
+//! (`smolv-build`), and `decompress → decode → specialize → pipeline` at
+//! run time, here.
+//!
+//! This crate holds the [SMOL-V](https://github.com/aras-p/smol-v) codec:
+//! a pure-Rust, `no_std`-capable encoder that writes exactly the bytes of
+//! the reference C++ encoder, and a decoder that reads every SMOL-V
+//! version ever written and never panics on bad input.
+//!
+//! ```
+//! use smolv_runtime::{decode, encode, DecodeOptions, EncodeOptions};
+//!
+//! # let spirv_bytes: Vec<u8> = smolv_runtime::doc_example_module()
+//! #     .iter().flat_map(|w| w.to_le_bytes()).collect();
+//! // let spirv_bytes = std::fs::read("shader.spv")?;
+//! let smolv = encode(&spirv_bytes[..], &EncodeOptions::new().strip_debug(true))?;
+//! let words: Vec<u32> = decode(&smolv, &DecodeOptions::new())?;
+//! assert_eq!(words[0], 0x0723_0203); // SPIR-V magic
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## Features
+//! - `std` (default): `std::error::Error` for the error types. Without it the
+//!   crate is `no_std` and needs only `alloc`.
+#![cfg_attr(not(feature = "std"), no_std)]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+extern crate alloc;
+
+pub mod codec;
+
+pub use codec::{
+    DecodeError, DecodeOptions, EncodeError, EncodeOptions, NameFilter, SmolvInfo, SpirvInput,
+    decode, decode_into, decoded_len, encode, encode_into, inspect,
+};
+
+/// A tiny valid SPIR-V 1.0 compute module (an empty `main`), used by the
+/// documentation examples.
+#[doc(hidden)]
+pub fn doc_example_module() -> alloc::vec::Vec<u32> {
+    alloc::vec![
+        0x0723_0203,
+        0x0001_0000,
+        0,
+        5,
+        0, // header: magic, 1.0, generator, bound, schema
+        0x0002_0011,
+        1, // OpCapability Shader
+        0x0003_000E,
+        0,
+        1, // OpMemoryModel Logical GLSL450
+        0x0005_000F,
+        5,
+        1,
+        0x6E69_616D,
+        0, // OpEntryPoint GLCompute %1 "main"
+        0x0006_0010,
+        1,
+        17,
+        1,
+        1,
+        1, // OpExecutionMode %1 LocalSize 1 1 1
+        0x0004_0005,
+        1,
+        0x6E69_616D,
+        0, // OpName %1 "main"
+        0x0002_0013,
+        2, // %2 = OpTypeVoid
+        0x0003_0021,
+        3,
+        2, // %3 = OpTypeFunction %2
+        0x0005_0036,
+        2,
+        1,
+        0,
+        3, // %1 = OpFunction %2 None %3
+        0x0002_00F8,
+        4,           // %4 = OpLabel
+        0x0001_00FD, // OpReturn
+        0x0001_0038, // OpFunctionEnd
+    ]
+}
