@@ -5,8 +5,8 @@ use alloc::vec::Vec;
 use super::error::DecodeError;
 use super::header::{SMOLV_HEADER_BYTES, SPIRV_HEADER_WORDS, SPIRV_MAGIC, SmolvInfo};
 use super::opcodes::{
-    DECORATION_OFFSET, OPS_KNOWN_V0, OPS_KNOWN_V1, OpLayout, member_decoration_extra_operands,
-    minimum_length, op, swap_frequent, zigzag_in_2016_dialect,
+    DECORATION_OFFSET, DecodingTable, OpCoding, member_decoration_extra_operands, op,
+    zigzag_in_2016_dialect,
 };
 use super::varint::{Reader, unzigzag};
 
@@ -133,108 +133,120 @@ pub fn decode_into(
         }
     }
     out.resize(info.decoded_len / 4, 0);
-    let result = Decoder::new(smolv, out, &info, options).run();
+    let result = decode_body(smolv, out, &info, options);
     if result.is_err() {
         out.clear();
     }
     result
 }
 
-/// Writes SPIR-V words into a buffer sized from the header, refusing to
-/// write past it.
+/// The output buffer, sized from the header; instructions claim their
+/// words from it up front, so nothing is ever written past the declared size.
 struct Output<'a> {
     words: &'a mut [u32],
-    len: usize,
+    filled: usize,
 }
 
 impl Output<'_> {
+    /// The next `len` words, or an error if the declared size has no room.
     #[inline]
-    fn push(&mut self, word: u32, at_byte: usize) -> Result<(), DecodeError> {
-        match self.words.get_mut(self.len) {
-            Some(slot) => {
-                *slot = word;
-                self.len += 1;
-                Ok(())
-            }
-            None => Err(DecodeError::OutputOverflow {
-                offset: at_byte,
-                declared: self.words.len() * 4,
-            }),
-        }
+    fn claim(&mut self, len: usize, at: usize) -> Result<&mut [u32], DecodeError> {
+        let start = self.filled;
+        let declared = self.words.len() * 4;
+        let words = self
+            .words
+            .get_mut(start..start + len)
+            .ok_or(DecodeError::OutputOverflow {
+                offset: at,
+                declared,
+            })?;
+        self.filled += len;
+        Ok(words)
+    }
+
+    fn is_full(&self) -> bool {
+        self.filled == self.words.len()
     }
 }
 
-struct Decoder<'a> {
-    input: Reader<'a>,
-    output: Output<'a>,
-    known_ops: usize,
+/// Stores `word` in the next slot. Callers claim exactly as many slots as
+/// they fill, so a slot is always there.
+#[inline]
+fn put(slots: &mut core::slice::IterMut<'_, u32>, word: u32) {
+    if let Some(slot) = slots.next() {
+        *slot = word;
+    }
+}
+
+/// Decoding state carried from one instruction to the next. The input and
+/// output cursors are kept apart, as locals of [`decode_body`], so that the
+/// compiler keeps them in registers.
+struct Decoder {
+    table: &'static DecodingTable,
     legacy: bool,
     prev_result: u32,
     prev_decorate: u32,
 }
 
-impl<'a> Decoder<'a> {
-    fn new(smolv: &'a [u8], out: &'a mut [u32], info: &SmolvInfo, options: &DecodeOptions) -> Self {
-        let mut output = Output { words: out, len: 0 };
-        // The header was checked by `SmolvInfo::parse`, and the buffer holds
-        // at least the SPIR-V header.
-        for word in [
-            SPIRV_MAGIC,
-            info.spirv_version,
-            info.generator,
-            info.bound,
-            info.schema,
-        ] {
-            output.words[output.len] = word;
-            output.len += 1;
-        }
-        debug_assert_eq!(output.len, SPIRV_HEADER_WORDS);
-        Self {
-            input: Reader::new(smolv, SMOLV_HEADER_BYTES),
-            output,
-            known_ops: if info.encoding_version == 0 {
-                OPS_KNOWN_V0
-            } else {
-                OPS_KNOWN_V1
-            },
-            legacy: info.encoding_version == 0 && options.legacy_2016_08_31,
-            prev_result: 0,
-            prev_decorate: 0,
-        }
-    }
-
-    fn run(mut self) -> Result<(), DecodeError> {
-        while !self.input.is_at_end() {
-            if self.output.len == self.output.words.len() {
-                return Err(DecodeError::TrailingBytes {
-                    remaining: self.input.remaining(),
-                    declared: self.output.words.len() * 4,
-                });
-            }
-            self.instruction()?;
-        }
-        if self.output.len != self.output.words.len() {
-            return Err(DecodeError::SizeMismatch {
-                declared: self.output.words.len() * 4,
-                actual: self.output.len * 4,
+/// Decodes everything after the header into `out`, which is exactly the
+/// declared size.
+fn decode_body(
+    smolv: &[u8],
+    out: &mut [u32],
+    info: &SmolvInfo,
+    options: &DecodeOptions,
+) -> Result<(), DecodeError> {
+    let mut output = Output {
+        words: out,
+        filled: 0,
+    };
+    let header = [
+        SPIRV_MAGIC,
+        info.spirv_version,
+        info.generator,
+        info.bound,
+        info.schema,
+    ];
+    output
+        .claim(SPIRV_HEADER_WORDS, 0)?
+        .copy_from_slice(&header);
+    let mut input = Reader::new(smolv, SMOLV_HEADER_BYTES);
+    let mut decoder = Decoder {
+        table: DecodingTable::for_version(info.encoding_version),
+        legacy: info.encoding_version == 0 && options.legacy_2016_08_31,
+        prev_result: 0,
+        prev_decorate: 0,
+    };
+    while !input.is_at_end() {
+        if output.is_full() {
+            return Err(DecodeError::TrailingBytes {
+                remaining: input.remaining(),
+                declared: output.words.len() * 4,
             });
         }
-        Ok(())
+        decoder.instruction(&mut input, &mut output)?;
     }
+    if !output.is_full() {
+        return Err(DecodeError::SizeMismatch {
+            declared: output.words.len() * 4,
+            actual: output.filled * 4,
+        });
+    }
+    Ok(())
+}
 
+impl Decoder {
     #[inline]
-    fn instruction(&mut self) -> Result<(), DecodeError> {
-        let at = self.input.offset();
-        let packed = self.input.varint()?;
-        let coded_op = swap_frequent((packed >> 4) & 0xFFF0 | packed & 0xF);
-        let stored_len = (packed >> 20) << 4 | (packed >> 4) & 0xF;
-        let len = stored_len + minimum_length(coded_op);
-        let compact = coded_op == op::VECTOR_SHUFFLE_COMPACT;
-        let opcode = if compact {
-            op::VECTOR_SHUFFLE
-        } else {
-            coded_op
-        };
+    fn instruction(
+        &mut self,
+        input: &mut Reader<'_>,
+        output: &mut Output<'_>,
+    ) -> Result<(), DecodeError> {
+        let at = input.offset();
+        let packed = input.varint()?;
+        let coding = OpCoding::for_decoding((packed >> 4) & 0xFFF0 | packed & 0xF, self.table);
+        let opcode = coding.mapped();
+        let len = ((packed >> 20) << 4 | (packed >> 4) & 0xF) + coding.min_len();
         if len > 0xFFFF {
             return Err(DecodeError::InvalidInstructionLength {
                 offset: at,
@@ -242,148 +254,138 @@ impl<'a> Decoder<'a> {
                 len: u64::from(len),
             });
         }
+        if opcode == op::MEMBER_DECORATE && !self.legacy {
+            return self.member_decoration_run(input, output, at, len);
+        }
 
-        let start = self.output.len;
-        self.output.push(len << 16 | opcode, at)?;
-        let layout = OpLayout::of(opcode, self.known_ops);
-        let mut operand = 1;
+        let layout = coding.layout();
+        let is_decoration = opcode == op::DECORATE || opcode == op::MEMBER_DECORATE;
+        let fixed = 1
+            + usize::from(layout.has_type())
+            + usize::from(layout.has_result())
+            + usize::from(is_decoration);
+        let len = len as usize;
+        if fixed > len {
+            return Err(DecodeError::InstructionLengthMismatch {
+                offset: at,
+                opcode,
+                declared: len as u32,
+                actual: fixed,
+            });
+        }
+        let mut slots = output.claim(len, at)?.iter_mut();
+        put(&mut slots, (len as u32) << 16 | opcode);
         if layout.has_type() {
-            let ty = self.input.varint()?;
-            self.output.push(ty, at)?;
-            operand += 1;
+            put(&mut slots, input.varint()?);
         }
         if layout.has_result() {
-            self.prev_result = self
-                .prev_result
-                .wrapping_add(unzigzag(self.input.varint()?));
-            self.output.push(self.prev_result, at)?;
-            operand += 1;
+            self.prev_result = self.prev_result.wrapping_add(unzigzag(input.varint()?));
+            put(&mut slots, self.prev_result);
         }
-        if opcode == op::DECORATE || opcode == op::MEMBER_DECORATE {
-            let coded = self.input.varint()?;
+        if is_decoration {
+            let coded = input.varint()?;
             let delta = if self.legacy { coded } else { unzigzag(coded) };
             self.prev_decorate = self.prev_decorate.wrapping_add(delta);
-            self.output.push(self.prev_decorate, at)?;
-            operand += 1;
-            if opcode == op::MEMBER_DECORATE && !self.legacy {
-                return self.member_decoration_run(at, start, len);
-            }
+            put(&mut slots, self.prev_decorate);
         }
 
+        let rest = slots.into_slice();
+        let (ids, rest) = rest.split_at_mut(layout.id_deltas().min(rest.len()));
         let zigzag_ids = !self.legacy || zigzag_in_2016_dialect(opcode);
-        let len = len as usize;
-        let delta_end = (operand + layout.id_deltas()).min(len.max(operand));
-        for _ in operand..delta_end {
-            let coded = self.input.varint()?;
+        for slot in ids {
+            let coded = input.varint()?;
             let delta = if zigzag_ids { unzigzag(coded) } else { coded };
-            self.output.push(self.prev_result.wrapping_sub(delta), at)?;
+            *slot = self.prev_result.wrapping_sub(delta);
         }
-        operand = delta_end;
-
-        if compact && len <= 9 {
-            let swizzle = u32::from(self.input.byte()?);
-            for selector in operand..len {
-                // Selector 5 sits in the top two bits, selector 8 in the bottom two.
-                let shift = 2 * (8 - selector as u32);
-                self.output.push(swizzle >> shift & 3, at)?;
+        if coding.is_compact_shuffle() && len <= 9 {
+            // Up to four 2-bit selectors, the first in the top bits.
+            let swizzle = u32::from(input.byte()?);
+            for (slot, shift) in rest.iter_mut().zip([6, 4, 2, 0]) {
+                *slot = swizzle >> shift & 3;
             }
         } else if layout.varint_rest() {
-            for _ in operand..len {
-                let word = self.input.varint()?;
-                self.output.push(word, at)?;
+            for slot in rest {
+                *slot = input.varint()?;
             }
         } else {
-            for _ in operand..len {
-                let word = self.input.word()?;
-                self.output.push(word, at)?;
+            for slot in rest {
+                *slot = input.word()?;
             }
         }
-        self.check_length(at, start, opcode, len as u32)
+        Ok(())
     }
 
-    /// Decodes a group of up to 255 `OpMemberDecorate`s on one target. The
-    /// first instruction's opcode word and target are already written.
+    /// Decodes a group of up to 255 `OpMemberDecorate`s on one target; the
+    /// first one's length was read by the caller.
+    #[inline(never)]
     fn member_decoration_run(
         &mut self,
+        input: &mut Reader<'_>,
+        output: &mut Output<'_>,
         at: usize,
-        first_start: usize,
         first_len: u32,
     ) -> Result<(), DecodeError> {
-        let count = self.input.byte()?;
+        self.prev_decorate = self.prev_decorate.wrapping_add(unzigzag(input.varint()?));
         let target = self.prev_decorate;
+        let count = input.byte()?;
+        if count == 0 {
+            let words = [first_len << 16 | op::MEMBER_DECORATE, target];
+            if first_len as usize != words.len() {
+                return Err(DecodeError::InstructionLengthMismatch {
+                    offset: at,
+                    opcode: op::MEMBER_DECORATE,
+                    declared: first_len,
+                    actual: words.len(),
+                });
+            }
+            output.claim(words.len(), at)?.copy_from_slice(&words);
+            return Ok(());
+        }
         let mut member = 0u32;
         let mut offset = 0u32;
-        let mut start = first_start;
-        let mut declared_len = first_len;
-        if count == 0 {
-            return self.check_length(at, start, op::MEMBER_DECORATE, declared_len);
-        }
         for index in 0..count {
-            let member_at = self.input.offset();
-            member = member.wrapping_add(self.input.varint()?);
-            let decoration = self.input.varint()?;
+            let member_at = if index == 0 { at } else { input.offset() };
+            member = member.wrapping_add(input.varint()?);
+            let decoration = input.varint()?;
             let extra = match member_decoration_extra_operands(decoration) {
                 Some(n) => n,
-                None => self.input.varint()?,
+                None => input.varint()?,
             };
-            let member_len = extra.checked_add(4).filter(|&l| l <= 0xFFFF).ok_or(
+            let len = extra.checked_add(4).filter(|&l| l <= 0xFFFF).ok_or(
                 DecodeError::InvalidInstructionLength {
                     offset: member_at,
                     opcode: op::MEMBER_DECORATE,
                     len: u64::from(extra) + 4,
                 },
             )?;
-            if index > 0 {
-                start = self.output.len;
-                declared_len = member_len;
-                self.output
-                    .push(member_len << 16 | op::MEMBER_DECORATE, member_at)?;
-                self.output.push(target, member_at)?;
+            if index == 0 && len != first_len {
+                return Err(DecodeError::InstructionLengthMismatch {
+                    offset: at,
+                    opcode: op::MEMBER_DECORATE,
+                    declared: first_len,
+                    actual: len as usize,
+                });
             }
-            self.output.push(member, member_at)?;
-            self.output.push(decoration, member_at)?;
+            let words = output.claim(len as usize, member_at)?;
+            let (head, operands) = words.split_at_mut(4);
+            head.copy_from_slice(&[len << 16 | op::MEMBER_DECORATE, target, member, decoration]);
             if decoration == DECORATION_OFFSET {
-                if member_len != 5 {
+                let [slot] = operands else {
                     return Err(DecodeError::InstructionLengthMismatch {
                         offset: member_at,
                         opcode: op::MEMBER_DECORATE,
-                        declared: member_len,
+                        declared: len,
                         actual: 5,
                     });
-                }
-                offset = offset.wrapping_add(self.input.varint()?);
-                self.output.push(offset, member_at)?;
+                };
+                offset = offset.wrapping_add(input.varint()?);
+                *slot = offset;
             } else {
-                for _ in 4..member_len {
-                    let word = self.input.varint()?;
-                    self.output.push(word, member_at)?;
+                for slot in operands {
+                    *slot = input.varint()?;
                 }
             }
-            self.check_length(member_at, start, op::MEMBER_DECORATE, declared_len)?;
         }
         Ok(())
-    }
-
-    /// Every decoded instruction must be exactly as long as its length field
-    /// says, or the output would not be a well-formed instruction stream.
-    #[inline]
-    fn check_length(
-        &self,
-        at: usize,
-        start: usize,
-        opcode: u32,
-        declared: u32,
-    ) -> Result<(), DecodeError> {
-        let actual = self.output.len - start;
-        if actual == declared as usize {
-            Ok(())
-        } else {
-            Err(DecodeError::InstructionLengthMismatch {
-                offset: at,
-                opcode,
-                declared,
-                actual,
-            })
-        }
     }
 }

@@ -11,8 +11,7 @@ use super::header::{
 };
 use super::input::SpirvInput;
 use super::opcodes::{
-    DECORATION_OFFSET, OPS_KNOWN_V1, OpLayout, is_debug_info, member_decoration_extra_operands,
-    minimum_length, op, swap_frequent,
+    DECORATION_OFFSET, OpCoding, is_debug_info, member_decoration_extra_operands, op,
 };
 use super::varint::{put_varint, put_word, zigzag};
 
@@ -255,10 +254,11 @@ impl<'a> Encoder<'a> {
             opcode
         };
 
-        self.length_and_opcode(coded_op, len)
+        let coding = OpCoding::for_encoding(coded_op);
+        self.length_and_opcode(coding, len)
             .ok_or_else(|| malformed("it is shorter than its opcode requires"))?;
 
-        let layout = OpLayout::of(coded_op, OPS_KNOWN_V1);
+        let layout = coding.layout();
         let mut operand = 1;
         if layout.has_type() {
             let ty = *instruction
@@ -311,9 +311,9 @@ impl<'a> Encoder<'a> {
     /// Writes the combined length-and-opcode varint. Returns `None` when the
     /// instruction is shorter than the minimum its opcode's coding assumes.
     #[inline]
-    fn length_and_opcode(&mut self, coded_op: u32, len: usize) -> Option<()> {
-        let stored_len = (len as u32).checked_sub(minimum_length(coded_op))?;
-        let coded = swap_frequent(coded_op);
+    fn length_and_opcode(&mut self, coding: OpCoding, len: usize) -> Option<()> {
+        let stored_len = (len as u32).checked_sub(coding.min_len())?;
+        let coded = coding.mapped();
         // Interleave so that an opcode below 16 with a stored length below 8
         // fits a single varint byte: length high bits, opcode high bits,
         // length low nibble, opcode low nibble.

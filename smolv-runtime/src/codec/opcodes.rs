@@ -49,7 +49,7 @@ impl OpLayout {
     /// Looks up `opcode` in the table of an encoding version that knows
     /// `known_ops` opcodes.
     #[inline]
-    pub(crate) fn of(opcode: u32, known_ops: usize) -> Self {
+    pub(crate) const fn of(opcode: u32, known_ops: usize) -> Self {
         let index = opcode as usize;
         if index < known_ops {
             OP_LAYOUTS[index]
@@ -61,26 +61,26 @@ impl OpLayout {
     /// A result id follows (after the type id, if any), stored as a zigzag
     /// delta from the previous result id.
     #[inline]
-    pub(crate) fn has_result(self) -> bool {
+    pub(crate) const fn has_result(self) -> bool {
         self.flags & RESULT != 0
     }
 
     /// A result type id follows the opcode word, stored as a plain varint.
     #[inline]
-    pub(crate) fn has_type(self) -> bool {
+    pub(crate) const fn has_type(self) -> bool {
         self.flags & TYPE != 0
     }
 
     /// Remaining operands are varints rather than raw little-endian words.
     #[inline]
-    pub(crate) fn varint_rest(self) -> bool {
+    pub(crate) const fn varint_rest(self) -> bool {
         self.flags & VARINT_REST != 0
     }
 
     /// How many operands after type and result are ids stored as deltas
     /// from the result id.
     #[inline]
-    pub(crate) fn id_deltas(self) -> usize {
+    pub(crate) const fn id_deltas(self) -> usize {
         self.id_deltas as usize
     }
 }
@@ -88,7 +88,7 @@ impl OpLayout {
 /// Swaps frequent opcodes into the values below 16 so that their combined
 /// length-and-opcode varint fits one byte. The mapping is its own inverse.
 #[inline]
-pub(crate) fn swap_frequent(opcode: u32) -> u32 {
+pub(crate) const fn swap_frequent(opcode: u32) -> u32 {
     match opcode {
         71 => 0, // Decorate <-> Nop
         0 => 71,
@@ -121,13 +121,148 @@ pub(crate) fn swap_frequent(opcode: u32) -> u32 {
 /// Every instruction is at least one word long, and some opcodes are always
 /// longer; SMOL-V stores the length minus that minimum.
 #[inline]
-pub(crate) fn minimum_length(opcode: u32) -> u32 {
+pub(crate) const fn minimum_length(opcode: u32) -> u32 {
     match opcode {
         op::VECTOR_SHUFFLE | op::VECTOR_SHUFFLE_COMPACT => 5,
         op::DECORATE => 3,
         op::LOAD | op::ACCESS_CHAIN => 4,
         _ => 1,
     }
+}
+
+/// Opcode values below this are looked up in precomputed tables; above it
+/// (extension opcodes) everything is computed, which is rare.
+const TABLE_SIZE: usize = 512;
+
+/// How one opcode is written: everything the encoder or decoder needs to
+/// know about it, precomputed and packed into one word so the hot loops do
+/// a single table load that stays in a register.
+///
+/// Bits 0–15 hold the opcode on the other side of the stream (see
+/// [`OpCoding::mapped`]), bits 16–19 the minimum length, bits 20–22 the
+/// layout flags, bit 23 marks the compact shuffle, bits 24–27 the id deltas.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct OpCoding(u32);
+
+const COMPACT_SHUFFLE: u32 = 1 << 23;
+
+impl OpCoding {
+    const fn pack(mapped: u32, min_len: u32, layout: OpLayout, compact: bool) -> Self {
+        let compact = if compact { COMPACT_SHUFFLE } else { 0 };
+        Self(
+            (mapped & 0xFFFF)
+                | min_len << 16
+                | (layout.flags as u32) << 20
+                | compact
+                | (layout.id_deltas as u32) << 24,
+        )
+    }
+
+    /// How the encoder writes SPIR-V opcode `opcode` (or the compact
+    /// shuffle pseudo-opcode) in the current encoding version.
+    #[inline]
+    pub(crate) fn for_encoding(opcode: u32) -> Self {
+        match ENCODING.get(opcode as usize) {
+            Some(coding) => *coding,
+            None => Self::encoding(opcode),
+        }
+    }
+
+    /// What the decoder makes of stored opcode value `stored`, given the
+    /// table of its encoding version.
+    #[inline]
+    pub(crate) fn for_decoding(stored: u32, table: &DecodingTable) -> Self {
+        match table.codings.get(stored as usize) {
+            Some(coding) => *coding,
+            None => Self::decoding(stored, table.known_ops),
+        }
+    }
+
+    const fn encoding(opcode: u32) -> Self {
+        Self::pack(
+            swap_frequent(opcode),
+            minimum_length(opcode),
+            OpLayout::of(opcode, OPS_KNOWN_V1),
+            false,
+        )
+    }
+
+    const fn decoding(stored: u32, known_ops: usize) -> Self {
+        let coded = swap_frequent(stored);
+        let compact = coded == op::VECTOR_SHUFFLE_COMPACT;
+        let opcode = if compact { op::VECTOR_SHUFFLE } else { coded };
+        Self::pack(
+            opcode,
+            minimum_length(coded),
+            OpLayout::of(opcode, known_ops),
+            compact,
+        )
+    }
+
+    /// In an encoding coding, the value stored in the stream; in a decoding
+    /// coding, the SPIR-V opcode.
+    #[inline]
+    pub(crate) const fn mapped(self) -> u32 {
+        self.0 & 0xFFFF
+    }
+
+    /// Word count that is always present and so not stored.
+    #[inline]
+    pub(crate) const fn min_len(self) -> u32 {
+        self.0 >> 16 & 0xF
+    }
+
+    /// Operand layout.
+    #[inline]
+    pub(crate) const fn layout(self) -> OpLayout {
+        OpLayout::new((self.0 >> 20 & 0x7) as u8, (self.0 >> 24 & 0xF) as u8)
+    }
+
+    /// Whether the stream holds the compact vector shuffle pseudo-opcode.
+    #[inline]
+    pub(crate) const fn is_compact_shuffle(self) -> bool {
+        self.0 & COMPACT_SHUFFLE != 0
+    }
+}
+
+/// Decoding codings of one encoding version, indexed by stored opcode value.
+pub(crate) struct DecodingTable {
+    codings: [OpCoding; TABLE_SIZE],
+    known_ops: usize,
+}
+
+impl DecodingTable {
+    /// The table for encoding version `version` (0 or 1).
+    pub(crate) fn for_version(version: u8) -> &'static Self {
+        if version == 0 {
+            &DECODING_V0
+        } else {
+            &DECODING_V1
+        }
+    }
+}
+
+static ENCODING: [OpCoding; TABLE_SIZE] = {
+    let mut table = [OpCoding::encoding(0); TABLE_SIZE];
+    let mut i = 0;
+    while i < TABLE_SIZE {
+        table[i] = OpCoding::encoding(i as u32);
+        i += 1;
+    }
+    table
+};
+
+static DECODING_V0: DecodingTable = decoding_table(OPS_KNOWN_V0);
+static DECODING_V1: DecodingTable = decoding_table(OPS_KNOWN_V1);
+
+const fn decoding_table(known_ops: usize) -> DecodingTable {
+    let mut codings = [OpCoding::decoding(0, known_ops); TABLE_SIZE];
+    let mut i = 0;
+    while i < TABLE_SIZE {
+        codings[i] = OpCoding::decoding(i as u32, known_ops);
+        i += 1;
+    }
+    DecodingTable { codings, known_ops }
 }
 
 /// Debug-only instructions dropped by [`EncodeOptions::strip_debug`](crate::EncodeOptions::strip_debug).
@@ -164,7 +299,7 @@ pub(crate) fn zigzag_in_2016_dialect(opcode: u32) -> bool {
 ///
 /// Rows past [`OPS_KNOWN_V0`] were added by encoding version 1; version 0
 /// treats those opcodes as unknown (raw words).
-pub(crate) static OP_LAYOUTS: [OpLayout; OPS_KNOWN_V1] = [
+const OP_LAYOUTS: [OpLayout; OPS_KNOWN_V1] = [
     OpLayout::new(NONE, 0),                        //   0 Nop
     OpLayout::new(RESULT | TYPE, 0),               //   1 Undef
     OpLayout::new(NONE, 0),                        //   2 SourceContinued

@@ -65,17 +65,39 @@ impl<'a> Reader<'a> {
     #[inline]
     pub(crate) fn varint(&mut self) -> Result<u32, DecodeError> {
         // One byte is by far the common case.
-        match self.bytes.get(self.pos) {
-            Some(&b) if b < 0x80 => {
+        if let Some(&b) = self.bytes.get(self.pos) {
+            if b < 0x80 {
                 self.pos += 1;
-                Ok(u32::from(b))
+                return Ok(u32::from(b));
             }
-            _ => self.varint_slow(),
         }
+        self.varint_multibyte()
+    }
+
+    /// Two to five bytes, unrolled when five bytes are left to read.
+    #[inline]
+    fn varint_multibyte(&mut self) -> Result<u32, DecodeError> {
+        let Some(&[b0, b1, b2, b3, b4]) = self.bytes.get(self.pos..).and_then(<[u8]>::first_chunk)
+        else {
+            return self.varint_near_end();
+        };
+        let mut value = u32::from(b0 & 0x7F);
+        for (i, b) in [b1, b2, b3].into_iter().enumerate() {
+            value |= u32::from(b & 0x7F) << (7 * (i + 1));
+            if b < 0x80 {
+                self.pos += i + 2;
+                return Ok(value);
+            }
+        }
+        if b4 > 0x0F {
+            return Err(DecodeError::VarintOverflow { offset: self.pos });
+        }
+        self.pos += 5;
+        Ok(value | u32::from(b4) << 28)
     }
 
     #[cold]
-    fn varint_slow(&mut self) -> Result<u32, DecodeError> {
+    fn varint_near_end(&mut self) -> Result<u32, DecodeError> {
         let start = self.pos;
         let mut value = 0u32;
         for shift in (0..35).step_by(7) {

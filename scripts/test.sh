@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh machine: set-up, formatting, lints, tests.
+# Extra arguments go to `cargo test` (for example a test name filter).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+cd "$SMOLV_ROOT"
+
+echo "==> cargo fmt --check"
+cargo fmt --all -- --check
+echo "==> cargo clippy --workspace --all-targets -- -D warnings"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+echo "==> cargo test --workspace"
+cargo test --workspace --locked "$@"
