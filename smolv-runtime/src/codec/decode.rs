@@ -126,8 +126,8 @@ pub fn decode_into(
     let info = SmolvInfo::parse(smolv)?;
     if let Some(max) = options.max_decoded_len {
         if info.decoded_len > max {
-            return Err(DecodeError::DecodedSizeTooLarge {
-                declared: info.decoded_len as u32,
+            return Err(DecodeError::DecodedSizeOverLimit {
+                declared: info.decoded_len,
                 limit: max,
             });
         }

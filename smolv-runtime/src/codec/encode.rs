@@ -235,6 +235,11 @@ impl<'a> Encoder<'a> {
             reason,
         };
         let len = instruction.len();
+        if opcode == op::VECTOR_SHUFFLE_COMPACT {
+            // The value SMOL-V uses for compact shuffles; encoding it would
+            // decode as an OpVectorShuffle, so it cannot round-trip.
+            return Err(malformed("opcode 13 is not a SPIR-V instruction"));
+        }
 
         // Shuffles of up to four components, each picking one of the first
         // four, pack their selectors into a single byte.

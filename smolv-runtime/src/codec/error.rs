@@ -131,16 +131,26 @@ pub enum DecodeError {
         /// The declared size in bytes.
         declared: u32,
     },
-    /// The declared decoded size is more than the input could ever produce,
-    /// or more than the caller allowed.
+    /// The declared decoded size is more than the input could ever produce.
     #[error(
-        "SMOL-V header declares a decoded size of {declared} bytes, but at most {limit} bytes \
-         are possible here; the data is corrupt or forged (or raise DecodeOptions::max_decoded_len)"
+        "SMOL-V header declares a decoded size of {declared} bytes, but {limit} bytes is the most \
+         this input could decode to; the data is corrupt or forged"
     )]
     DecodedSizeTooLarge {
         /// The declared size in bytes.
         declared: u32,
-        /// The largest size accepted.
+        /// The largest size the input could produce.
+        limit: usize,
+    },
+    /// The declared decoded size is more than the caller allowed.
+    #[error(
+        "SMOL-V header declares a decoded size of {declared} bytes, over the limit of {limit} bytes \
+         set with DecodeOptions::max_decoded_len; raise the limit if the shader is expected to be this large"
+    )]
+    DecodedSizeOverLimit {
+        /// The declared size in bytes.
+        declared: usize,
+        /// The caller's limit.
         limit: usize,
     },
     /// A varint runs past the end of the input.
