@@ -234,7 +234,7 @@ fn stripping_drops_debug_info_but_keeps_filtered_names() {
     let decoded = decode(&stripped, &DecodeOptions::new()).unwrap();
     // The example has one 4-word OpName.
     assert_eq!(decoded.len(), module.len() - 4);
-    assert!(!decoded.iter().any(|&w| w == 0x0004_0005));
+    assert!(!decoded.contains(&0x0004_0005));
     let kept = encode(
         &module[..],
         &EncodeOptions::new()

@@ -122,16 +122,24 @@ pub fn decode_into(
     out: &mut Vec<u32>,
     options: &DecodeOptions,
 ) -> Result<(), DecodeError> {
-    out.clear();
-    let info = SmolvInfo::parse(smolv)?;
+    let info = match SmolvInfo::parse(smolv) {
+        Ok(info) => info,
+        Err(e) => {
+            out.clear();
+            return Err(e);
+        }
+    };
     if let Some(max) = options.max_decoded_len {
         if info.decoded_len > max {
+            out.clear();
             return Err(DecodeError::DecodedSizeOverLimit {
                 declared: info.decoded_len,
                 limit: max,
             });
         }
     }
+    // Every word of the output is written before success is reported, so
+    // words left from an earlier decode need no zeroing: only growth does.
     out.resize(info.decoded_len / 4, 0);
     let result = decode_body(smolv, out, &info, options);
     if result.is_err() {
@@ -255,7 +263,9 @@ impl Decoder {
             });
         }
         if opcode == op::MEMBER_DECORATE && !self.legacy {
-            return self.member_decoration_run(input, output, at, len);
+            // By value, so the caller's cursor never escapes and stays in registers.
+            *input = self.member_decoration_run(*input, output, at, len)?;
+            return Ok(());
         }
 
         let layout = coding.layout();
@@ -318,13 +328,13 @@ impl Decoder {
     /// Decodes a group of up to 255 `OpMemberDecorate`s on one target; the
     /// first one's length was read by the caller.
     #[inline(never)]
-    fn member_decoration_run(
+    fn member_decoration_run<'r>(
         &mut self,
-        input: &mut Reader<'_>,
+        mut input: Reader<'r>,
         output: &mut Output<'_>,
         at: usize,
         first_len: u32,
-    ) -> Result<(), DecodeError> {
+    ) -> Result<Reader<'r>, DecodeError> {
         self.prev_decorate = self.prev_decorate.wrapping_add(unzigzag(input.varint()?));
         let target = self.prev_decorate;
         let count = input.byte()?;
@@ -339,7 +349,7 @@ impl Decoder {
                 });
             }
             output.claim(words.len(), at)?.copy_from_slice(&words);
-            return Ok(());
+            return Ok(input);
         }
         let mut member = 0u32;
         let mut offset = 0u32;
@@ -386,6 +396,6 @@ impl Decoder {
                 }
             }
         }
-        Ok(())
+        Ok(input)
     }
 }

@@ -13,7 +13,7 @@ use super::input::SpirvInput;
 use super::opcodes::{
     DECORATION_OFFSET, OpCoding, is_debug_info, member_decoration_extra_operands, op,
 };
-use super::varint::{put_varint, put_word, zigzag};
+use super::varint::{Sink, zigzag};
 
 /// Decides, by name, which `OpName` instructions survive
 /// [`EncodeOptions::strip_debug`]. Returns `true` to keep the name.
@@ -129,73 +129,77 @@ pub fn encode_into<S: SpirvInput + ?Sized>(
     out: &mut Vec<u8>,
 ) -> Result<(), EncodeError> {
     let words = spirv.spirv_words()?;
+    check_header(&words)?;
     let start = out.len();
-    let result = Encoder::new(&words, options, out).and_then(|encoder| encoder.run());
+    let mut encoder = Encoder {
+        words: &words,
+        options,
+        out: Sink::new(core::mem::take(out)),
+        size_field_at: 0,
+        prev_result: 0,
+        prev_decorate: 0,
+    };
+    let result = encoder.run();
+    *out = encoder.out.finish();
     if result.is_err() {
         out.truncate(start);
     }
     result
 }
 
+fn check_header(words: &[u32]) -> Result<(), EncodeError> {
+    if words.len() < SPIRV_HEADER_WORDS {
+        return Err(EncodeError::TooShort { words: words.len() });
+    }
+    if words[0] != SPIRV_MAGIC {
+        return Err(EncodeError::BadMagic { found: words[0] });
+    }
+    if !is_supported_spirv_version(words[1]) {
+        return Err(EncodeError::UnsupportedVersion { version: words[1] });
+    }
+    Ok(())
+}
+
 struct Encoder<'a> {
     words: &'a [u32],
     options: &'a EncodeOptions,
-    out: &'a mut Vec<u8>,
+    out: Sink,
     size_field_at: usize,
     prev_result: u32,
     prev_decorate: u32,
 }
 
 impl<'a> Encoder<'a> {
-    fn new(
-        words: &'a [u32],
-        options: &'a EncodeOptions,
-        out: &'a mut Vec<u8>,
-    ) -> Result<Self, EncodeError> {
-        if words.len() < SPIRV_HEADER_WORDS {
-            return Err(EncodeError::TooShort { words: words.len() });
-        }
-        if words[0] != SPIRV_MAGIC {
-            return Err(EncodeError::BadMagic { found: words[0] });
-        }
-        if !is_supported_spirv_version(words[1]) {
-            return Err(EncodeError::UnsupportedVersion { version: words[1] });
-        }
+    /// Encodes a module whose header [`check_header`] accepted.
+    fn run(&mut self) -> Result<(), EncodeError> {
+        let words = self.words;
         // SMOL-V usually lands near a third of the SPIR-V size.
-        out.reserve(words.len() * 2);
-        put_word(out, SMOLV_MAGIC);
-        put_word(out, words[1] | u32::from(CURRENT_ENCODING_VERSION) << 24);
+        self.out.reserve(words.len() * 2);
+        self.out.word(SMOLV_MAGIC);
+        self.out
+            .word(words[1] | u32::from(CURRENT_ENCODING_VERSION) << 24);
         for &w in &words[2..SPIRV_HEADER_WORDS] {
-            put_word(out, w);
+            self.out.word(w);
         }
-        let size_field_at = out.len();
-        put_word(out, (words.len() * 4) as u32);
-        Ok(Self {
-            words,
-            options,
-            out,
-            size_field_at,
-            prev_result: 0,
-            prev_decorate: 0,
-        })
-    }
+        self.size_field_at = self.out.len();
+        self.out.word((words.len() * 4) as u32);
 
-    fn run(mut self) -> Result<(), EncodeError> {
         let mut stripped_words = 0;
         let mut at = SPIRV_HEADER_WORDS;
-        while at < self.words.len() {
+        while at < words.len() {
             let (opcode, instruction) = self.instruction_at(at)?;
             if self.options.strips(opcode, instruction) {
                 stripped_words += instruction.len();
                 at += instruction.len();
                 continue;
             }
+            // At most five bytes per word, plus a member-decoration count.
+            self.out.reserve(5 * instruction.len() + 1);
             at = self.instruction(at, opcode, instruction)?;
         }
         if stripped_words > 0 {
-            let size = ((self.words.len() - stripped_words) * 4) as u32;
-            self.out[self.size_field_at..self.size_field_at + 4]
-                .copy_from_slice(&size.to_le_bytes());
+            let size = ((words.len() - stripped_words) * 4) as u32;
+            self.out.patch(self.size_field_at, &size.to_le_bytes());
         }
         Ok(())
     }
@@ -269,14 +273,14 @@ impl<'a> Encoder<'a> {
             let ty = *instruction
                 .get(operand)
                 .ok_or_else(|| malformed("its result type is missing"))?;
-            put_varint(self.out, ty);
+            self.out.varint(ty);
             operand += 1;
         }
         if layout.has_result() {
             let id = *instruction
                 .get(operand)
                 .ok_or_else(|| malformed("its result id is missing"))?;
-            put_varint(self.out, zigzag(id.wrapping_sub(self.prev_result)));
+            self.out.varint(zigzag(id.wrapping_sub(self.prev_result)));
             self.prev_result = id;
             operand += 1;
         }
@@ -284,7 +288,8 @@ impl<'a> Encoder<'a> {
             let target = *instruction
                 .get(operand)
                 .ok_or_else(|| malformed("its target id is missing"))?;
-            put_varint(self.out, zigzag(target.wrapping_sub(self.prev_decorate)));
+            self.out
+                .varint(zigzag(target.wrapping_sub(self.prev_decorate)));
             self.prev_decorate = target;
             if opcode == op::MEMBER_DECORATE {
                 return self.member_decoration_run(at, target);
@@ -294,20 +299,20 @@ impl<'a> Encoder<'a> {
 
         let delta_end = (operand + layout.id_deltas()).min(len);
         for &id in &instruction[operand..delta_end] {
-            put_varint(self.out, zigzag(self.prev_result.wrapping_sub(id)));
+            self.out.varint(zigzag(self.prev_result.wrapping_sub(id)));
         }
         operand = delta_end;
 
         let rest = &instruction[operand..];
         if let Some(swizzle) = compact_swizzle {
-            self.out.push(swizzle);
+            self.out.byte(swizzle);
         } else if layout.varint_rest() {
             for &w in rest {
-                put_varint(self.out, w);
+                self.out.varint(w);
             }
         } else {
             for &w in rest {
-                put_word(self.out, w);
+                self.out.word(w);
             }
         }
         Ok(at + len)
@@ -324,7 +329,7 @@ impl<'a> Encoder<'a> {
         // length low nibble, opcode low nibble.
         let packed =
             (stored_len >> 4) << 20 | (coded >> 4) << 8 | (stored_len & 0xF) << 4 | (coded & 0xF);
-        put_varint(self.out, packed);
+        self.out.varint(packed);
         Some(())
     }
 
@@ -332,7 +337,7 @@ impl<'a> Encoder<'a> {
     /// `at` (up to 255 of them) as one group, and returns where the run ends.
     fn member_decoration_run(&mut self, at: usize, target: u32) -> Result<usize, EncodeError> {
         let count_at = self.out.len();
-        self.out.push(0);
+        self.out.byte(0);
         let mut count = 0u8;
         let mut prev_member = 0u32;
         let mut prev_offset = 0u32;
@@ -355,11 +360,12 @@ impl<'a> Encoder<'a> {
             if *member_target != target {
                 break;
             }
-            put_varint(self.out, member.wrapping_sub(prev_member));
+            self.out.reserve(5 * instruction.len());
+            self.out.varint(member.wrapping_sub(prev_member));
             prev_member = *member;
-            put_varint(self.out, *decoration);
+            self.out.varint(*decoration);
             match member_decoration_extra_operands(*decoration) {
-                None => put_varint(self.out, operands.len() as u32),
+                None => self.out.varint(operands.len() as u32),
                 Some(n) if n as usize == operands.len() => {}
                 Some(_) => {
                     return Err(malformed("its decoration has the wrong number of operands"));
@@ -368,17 +374,17 @@ impl<'a> Encoder<'a> {
             if *decoration == DECORATION_OFFSET {
                 // Checked above: Offset always carries exactly one operand.
                 let offset = operands[0];
-                put_varint(self.out, offset.wrapping_sub(prev_offset));
+                self.out.varint(offset.wrapping_sub(prev_offset));
                 prev_offset = offset;
             } else {
                 for &w in operands {
-                    put_varint(self.out, w);
+                    self.out.varint(w);
                 }
             }
             next += instruction.len();
             count += 1;
         }
-        self.out[count_at] = count;
+        self.out.patch(count_at, &[count]);
         Ok(next)
     }
 }

@@ -1,22 +1,92 @@
 //! LEB128-style unsigned varints and zigzag deltas, the two integer codings
-//! of the SMOL-V stream.
+//! of the SMOL-V stream, and the byte cursors that write and read them.
+
+use alloc::vec::Vec;
 
 use super::error::DecodeError;
 
-/// Appends `value` as a little-endian base-128 varint (1 to 5 bytes).
-#[inline]
-pub(crate) fn put_varint(out: &mut alloc::vec::Vec<u8>, mut value: u32) {
-    while value >= 0x80 {
-        out.push(value as u8 | 0x80);
-        value >>= 7;
-    }
-    out.push(value as u8);
+/// Where the encoder writes: bytes stored by index into a zero-filled
+/// buffer that grows ahead of need. `Vec::push` would keep the length in
+/// memory that every byte store may alias, forcing a reload per byte.
+pub(crate) struct Sink {
+    buf: Vec<u8>,
+    len: usize,
 }
 
-/// Appends `value` as four little-endian bytes.
-#[inline]
-pub(crate) fn put_word(out: &mut alloc::vec::Vec<u8>, value: u32) {
-    out.extend_from_slice(&value.to_le_bytes());
+impl Sink {
+    /// Appends after the current contents of `buf`.
+    pub(crate) fn new(buf: Vec<u8>) -> Self {
+        let len = buf.len();
+        Self { buf, len }
+    }
+
+    /// Bytes written so far, including what the buffer held before.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Makes room for `additional` more bytes, so the writes that follow
+    /// stay on their fast path.
+    #[inline]
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        let needed = self.len + additional;
+        if needed > self.buf.len() {
+            self.grow(needed);
+        }
+    }
+
+    #[cold]
+    fn grow(&mut self, needed: usize) {
+        let size = needed.max(self.buf.len() * 2).max(64);
+        self.buf.resize(size, 0);
+    }
+
+    /// Appends one byte.
+    #[inline]
+    pub(crate) fn byte(&mut self, byte: u8) {
+        match self.buf.get_mut(self.len) {
+            Some(slot) => *slot = byte,
+            None => {
+                self.grow(self.len + 1);
+                self.buf[self.len] = byte;
+            }
+        }
+        self.len += 1;
+    }
+
+    /// Appends `value` as a little-endian base-128 varint (1 to 5 bytes).
+    #[inline]
+    pub(crate) fn varint(&mut self, mut value: u32) {
+        while value >= 0x80 {
+            self.byte(value as u8 | 0x80);
+            value >>= 7;
+        }
+        self.byte(value as u8);
+    }
+
+    /// Appends `value` as four little-endian bytes.
+    #[inline]
+    pub(crate) fn word(&mut self, value: u32) {
+        self.reserve(4);
+        if let Some(slot) = self.buf.get_mut(self.len..self.len + 4) {
+            slot.copy_from_slice(&value.to_le_bytes());
+            self.len += 4;
+        }
+    }
+
+    /// Overwrites bytes already written at `at`.
+    pub(crate) fn patch(&mut self, at: usize, bytes: &[u8]) {
+        if let Some(slot) = self.buf.get_mut(at..at + bytes.len()) {
+            slot.copy_from_slice(bytes);
+        }
+    }
+
+    /// The written bytes.
+    pub(crate) fn finish(mut self) -> Vec<u8> {
+        self.buf.truncate(self.len);
+        self.buf
+    }
 }
 
 /// Maps a wrapping difference to an unsigned value that is small when the
@@ -33,6 +103,7 @@ pub(crate) fn unzigzag(coded: u32) -> u32 {
 }
 
 /// A bounds-checked cursor over a SMOL-V byte stream.
+#[derive(Clone, Copy)]
 pub(crate) struct Reader<'a> {
     bytes: &'a [u8],
     pos: usize,
@@ -146,13 +217,13 @@ impl<'a> Reader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use alloc::vec::Vec;
 
     #[test]
     fn varint_round_trips_boundaries() {
         for value in [0, 1, 127, 128, 16_383, 16_384, 1 << 21, 1 << 28, u32::MAX] {
-            let mut buf = Vec::new();
-            put_varint(&mut buf, value);
+            let mut sink = Sink::new(Vec::new());
+            sink.varint(value);
+            let buf = sink.finish();
             let mut reader = Reader::new(&buf, 0);
             assert_eq!(reader.varint().unwrap(), value);
             assert!(reader.is_at_end());

@@ -1,0 +1,183 @@
+//! `cargo smolv encode` and `decode`, run as a user would.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn cargo_smolv(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cargo-smolv"))
+        .args(args)
+        .output()
+        .expect("run cargo-smolv")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Asserts a clean failure: non-zero exit, one line of error, no panic.
+fn assert_one_line_error(output: &Output, mentions: &str) {
+    let err = stderr(output);
+    assert_eq!(output.status.code(), Some(1), "stderr: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(err.lines().count(), 1, "expected one line, got: {err}");
+    assert!(
+        err.starts_with("error: ") && err.contains(mentions),
+        "{err}"
+    );
+}
+
+fn example_spirv(dir: &Path) -> PathBuf {
+    let path = dir.join("example.spv");
+    let bytes: Vec<u8> = smolv_runtime::doc_example_module()
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+fn corpus() -> Option<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+    root.join("MANIFEST.tsv").is_file().then_some(root)
+}
+
+#[test]
+fn encode_then_decode_round_trips_through_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let spv = example_spirv(dir.path());
+    let smolv = dir.path().join("example.smolv");
+    let back = dir.path().join("back.spv");
+    let out = cargo_smolv(&[
+        "smolv",
+        "encode",
+        spv.to_str().unwrap(),
+        "-o",
+        smolv.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("bytes of SMOL-V"));
+    assert_eq!(&std::fs::read(&smolv).unwrap()[..4], b"LOMS"); // "SMOL" little-endian
+    let out = cargo_smolv(&[
+        "smolv",
+        "decode",
+        smolv.to_str().unwrap(),
+        "-o",
+        back.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&back).unwrap(), std::fs::read(&spv).unwrap());
+}
+
+#[test]
+fn runs_directly_without_the_cargo_subcommand_word() {
+    let dir = tempfile::tempdir().unwrap();
+    let spv = example_spirv(dir.path());
+    let out = cargo_smolv(&["encode", spv.to_str().unwrap(), "-o", "-"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let expected =
+        smolv_runtime::encode(&std::fs::read(&spv).unwrap()[..], &Default::default()).unwrap();
+    assert_eq!(out.stdout, expected);
+}
+
+#[test]
+fn encode_matches_the_reference_encoder_with_strip_debug() {
+    let Some(corpus) = corpus() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let input = corpus.join("spirv/dxc/imgui-vs.spv");
+    let output = dir.path().join("imgui.smolv");
+    let out = cargo_smolv(&[
+        "smolv",
+        "encode",
+        "--strip-debug",
+        input.to_str().unwrap(),
+        "-o",
+        output.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let reference = std::fs::read(corpus.join("reference/dxc/imgui-vs.spv.strip.smolv")).unwrap();
+    assert_eq!(std::fs::read(&output).unwrap(), reference);
+}
+
+#[test]
+fn legacy_flag_decodes_2016_dialect_files() {
+    let Some(corpus) = corpus() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let input = corpus.join("legacy/2016-08-31/unity-2456-738-1.smolv");
+    let expected =
+        std::fs::read(corpus.join("legacy/2016-08-31/unity-2456-738-1-exp.spirv")).unwrap();
+    let output = dir.path().join("unity.spv");
+    let out = cargo_smolv(&[
+        "smolv",
+        "decode",
+        "--legacy-2016-08-31",
+        input.to_str().unwrap(),
+        "-o",
+        output.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&output).unwrap(), expected);
+}
+
+#[test]
+fn missing_input_is_a_one_line_error_naming_the_file() {
+    let out = cargo_smolv(&[
+        "smolv",
+        "encode",
+        "/no/such/shader.spv",
+        "-o",
+        "/tmp/unused.smolv",
+    ]);
+    assert_one_line_error(&out, "/no/such/shader.spv");
+}
+
+#[test]
+fn non_spirv_input_is_a_one_line_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("shader.frag");
+    std::fs::write(&input, "#version 450\nvoid main() {}\n").unwrap();
+    let out = cargo_smolv(&["smolv", "encode", input.to_str().unwrap(), "-o", "-"]);
+    assert_one_line_error(&out, "shader.frag");
+}
+
+#[test]
+fn corrupt_smolv_is_a_one_line_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let spv = example_spirv(dir.path());
+    let mut smolv =
+        smolv_runtime::encode(&std::fs::read(&spv).unwrap()[..], &Default::default()).unwrap();
+    smolv.truncate(smolv.len() - 3);
+    let input = dir.path().join("broken.smolv");
+    std::fs::write(&input, smolv).unwrap();
+    let output = dir.path().join("never.spv");
+    let out = cargo_smolv(&[
+        "smolv",
+        "decode",
+        input.to_str().unwrap(),
+        "-o",
+        output.to_str().unwrap(),
+    ]);
+    assert_one_line_error(&out, "broken.smolv");
+    assert!(
+        !output.exists(),
+        "a failed decode must not leave an output file"
+    );
+}
+
+#[test]
+fn usage_errors_exit_with_2() {
+    let out = cargo_smolv(&["smolv", "encode"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = cargo_smolv(&["smolv", "frobnicate"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn help_shows_examples() {
+    let out = cargo_smolv(&["smolv", "--help"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Examples:") && text.contains("cargo smolv encode"),
+        "{text}"
+    );
+}
