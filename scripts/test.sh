@@ -11,3 +11,5 @@ echo "==> cargo clippy --workspace --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "==> cargo test --workspace"
 cargo test --workspace --locked "$@"
+echo "==> cargo package (publishable crates)"
+cargo package --workspace --exclude example-game --exclude smolv-tests --locked --allow-dirty --quiet
