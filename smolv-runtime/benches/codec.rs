@@ -182,7 +182,8 @@ fn spirv_files_under(dir: &Path) -> Vec<Vec<u32>> {
             if path.is_dir() {
                 pending.push(path);
             } else if let Ok(bytes) = std::fs::read(&path) {
-                if bytes.len() % 4 == 0 && bytes.starts_with(&0x0723_0203u32.to_le_bytes()) {
+                if bytes.len().is_multiple_of(4) && bytes.starts_with(&0x0723_0203u32.to_le_bytes())
+                {
                     modules.push(
                         bytes
                             .chunks_exact(4)

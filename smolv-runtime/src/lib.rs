@@ -33,6 +33,9 @@
 extern crate alloc;
 
 pub mod codec;
+#[cfg(feature = "zstd")]
+pub mod container;
+pub mod reflect;
 
 pub use codec::{
     DecodeError, DecodeOptions, EncodeError, EncodeOptions, NameFilter, SmolvInfo, SpirvInput,

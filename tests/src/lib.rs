@@ -124,7 +124,7 @@ pub fn read(path: &Path) -> Vec<u8> {
 /// Little-endian bytes as SPIR-V words; the length must be a multiple of 4.
 pub fn words(bytes: &[u8]) -> Vec<u32> {
     assert!(
-        bytes.len() % 4 == 0,
+        bytes.len().is_multiple_of(4),
         "{} bytes is not whole words",
         bytes.len()
     );

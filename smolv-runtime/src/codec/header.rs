@@ -79,7 +79,7 @@ impl SmolvInfo {
             });
         }
         let declared = word(5);
-        if declared < (SPIRV_HEADER_WORDS * 4) as u32 || declared % 4 != 0 {
+        if declared < (SPIRV_HEADER_WORDS * 4) as u32 || !declared.is_multiple_of(4) {
             return Err(DecodeError::InvalidDecodedSize { declared });
         }
         let limit = max_decoded_len(smolv.len());

@@ -44,7 +44,7 @@ impl SpirvInput for [u32] {
 
 impl SpirvInput for [u8] {
     fn spirv_words(&self) -> Result<Cow<'_, [u32]>, EncodeError> {
-        if self.len() % 4 != 0 {
+        if !self.len().is_multiple_of(4) {
             return Err(EncodeError::NotWordAligned { len: self.len() });
         }
         let big_endian = self.get(..4) == Some(&SPIRV_MAGIC.to_be_bytes()[..]);

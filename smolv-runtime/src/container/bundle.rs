@@ -1,0 +1,352 @@
+//! Bundles: many containers, one shared dictionary, and a sorted name index.
+
+use std::borrow::Cow;
+use std::path::Path;
+
+use super::error::ContainerError;
+use super::format::Container;
+use super::payload::Dictionary;
+
+const BUNDLE_MAGIC: &[u8; 4] = b"SMVB";
+const FORMAT_VERSION: u8 = 1;
+const HEADER_LEN: usize = 24;
+/// Smallest index record: offset, length, name length, padding.
+const MIN_RECORD: usize = 12;
+const WHAT: &str = "shader bundle";
+
+/// One entry of a bundle's index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct IndexEntry {
+    name: (usize, usize),
+    container: (usize, usize),
+}
+
+/// A set of named shader containers sharing one zstd dictionary.
+///
+/// Parsing reads only the header and the index; each shader is decoded on
+/// its own when asked for, and never decompresses the others.
+///
+/// ```
+/// use smolv_runtime::container::{Bundle, BundleBuilder, ContainerBuilder};
+/// use smolv_runtime::reflect::{Reflection, ShaderStage};
+/// # let spirv = smolv_runtime::doc_example_module();
+/// let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+/// let bytes = BundleBuilder::new().add("blur.comp", container).build();
+/// let bundle = Bundle::parse(&bytes)?;
+/// assert_eq!(bundle.decode("blur.comp")?, spirv);
+/// assert!(bundle.get("blurr.comp").unwrap_err().to_string().contains("did you mean \"blur.comp\""));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Bundle<'a> {
+    bytes: Cow<'a, [u8]>,
+    dictionary: Option<Dictionary>,
+    index: Vec<IndexEntry>,
+}
+
+/// A bundle entry: its name and its container.
+#[derive(Clone, Copy, Debug)]
+pub struct BundleEntry<'b> {
+    /// The shader's name, for example `lit.frag` or `sky.wgsl#fs_main`.
+    pub name: &'b str,
+    /// Its container.
+    pub container: Container<'b>,
+}
+
+impl<'a> Bundle<'a> {
+    /// Parses a bundle held in memory. The dictionary is copied out.
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, ContainerError> {
+        let (dictionary, index) = parse_header_and_index(bytes)?;
+        let dictionary = dictionary
+            .map(|(start, end)| Dictionary::new(bytes[start..end].to_vec()))
+            .transpose()?;
+        Ok(Self {
+            bytes: Cow::Borrowed(bytes),
+            dictionary,
+            index,
+        })
+    }
+
+    /// The number of shaders.
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    /// Whether the bundle holds no shaders.
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
+    /// The shared dictionary, if the shaders use one.
+    pub fn dictionary(&self) -> Option<&Dictionary> {
+        self.dictionary.as_ref()
+    }
+
+    /// Shader names, sorted.
+    pub fn names(&self) -> impl Iterator<Item = &str> + '_ {
+        self.index.iter().map(|e| self.name_of(e))
+    }
+
+    /// Every entry, sorted by name.
+    pub fn entries(&self) -> impl Iterator<Item = Result<BundleEntry<'_>, ContainerError>> + '_ {
+        self.index.iter().map(|e| {
+            Ok(BundleEntry {
+                name: self.name_of(e),
+                container: Container::parse(self.slice(e.container))?,
+            })
+        })
+    }
+
+    /// The container named `name`; a miss suggests the closest names.
+    pub fn get(&self, name: &str) -> Result<Container<'_>, ContainerError> {
+        match self.index.binary_search_by(|e| self.name_of(e).cmp(name)) {
+            Ok(i) => Container::parse(self.slice(self.index[i].container)),
+            Err(_) => Err(ContainerError::NotFound {
+                name: name.to_owned(),
+                suggestion: suggest(name, self.names()),
+            }),
+        }
+    }
+
+    /// Decodes the shader named `name` with default settings.
+    pub fn decode(&self, name: &str) -> Result<Vec<u32>, ContainerError> {
+        let mut out = Vec::new();
+        self.get(name)?
+            .decode_with(self.dictionary(), &Default::default(), &mut out)?;
+        Ok(out)
+    }
+
+    fn name_of(&self, entry: &IndexEntry) -> &str {
+        // Checked to be UTF-8 when the index was parsed.
+        std::str::from_utf8(self.slice(entry.name)).unwrap_or_default()
+    }
+
+    fn slice(&self, (start, end): (usize, usize)) -> &[u8] {
+        self.bytes.get(start..end).unwrap_or_default()
+    }
+}
+
+impl Bundle<'static> {
+    /// Parses a bundle embedded in the binary, borrowing everything.
+    pub fn parse_static(bytes: &'static [u8]) -> Result<Self, ContainerError> {
+        let (dictionary, index) = parse_header_and_index(bytes)?;
+        let dictionary = dictionary
+            .map(|(start, end)| Dictionary::new(&bytes[start..end]))
+            .transpose()?;
+        Ok(Self {
+            bytes: Cow::Borrowed(bytes),
+            dictionary,
+            index,
+        })
+    }
+
+    /// Takes ownership of bundle bytes, for example read from an asset file.
+    pub fn from_vec(bytes: Vec<u8>) -> Result<Self, ContainerError> {
+        let (dictionary, index) = parse_header_and_index(&bytes)?;
+        let dictionary = dictionary
+            .map(|(start, end)| Dictionary::new(bytes[start..end].to_vec()))
+            .transpose()?;
+        Ok(Self {
+            bytes: Cow::Owned(bytes),
+            dictionary,
+            index,
+        })
+    }
+
+    /// Reads and parses a bundle file.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, ContainerError> {
+        let path = path.as_ref();
+        let bytes = std::fs::read(path).map_err(|source| ContainerError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        Self::from_vec(bytes)
+    }
+}
+
+type Span = (usize, usize);
+
+fn parse_header_and_index(bytes: &[u8]) -> Result<(Option<Span>, Vec<IndexEntry>), ContainerError> {
+    if bytes.len() < HEADER_LEN {
+        return Err(ContainerError::TooShort {
+            what: WHAT,
+            len: bytes.len(),
+            needed: HEADER_LEN,
+        });
+    }
+    if &bytes[..4] != BUNDLE_MAGIC {
+        return Err(ContainerError::BadMagic {
+            what: WHAT,
+            expected: "SMVB",
+        });
+    }
+    if bytes[4] != FORMAT_VERSION {
+        return Err(ContainerError::UnsupportedVersion {
+            what: WHAT,
+            version: bytes[4],
+        });
+    }
+    let corrupt = |reason| ContainerError::Corrupt { what: WHAT, reason };
+    let u32_at = |at: usize| -> Result<usize, ContainerError> {
+        bytes
+            .get(at..at + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+            .ok_or(corrupt("an index record runs past the end"))
+    };
+    let count = u32_at(8)?;
+    let dictionary_len = u32_at(16)?;
+    let index_len = u32_at(20)?;
+    let dictionary_end = HEADER_LEN
+        .checked_add(dictionary_len)
+        .ok_or(corrupt("dictionary length overflows"))?;
+    let index_start = dictionary_end.next_multiple_of(4);
+    let index_end = index_start
+        .checked_add(index_len)
+        .filter(|&e| e <= bytes.len())
+        .ok_or(corrupt("index runs past the end"))?;
+    if count.saturating_mul(MIN_RECORD) > index_len {
+        return Err(corrupt("entry count does not fit the index"));
+    }
+    let dictionary = match (dictionary_len, u32_at(12)?) {
+        (0, 0) => None,
+        (0, _) | (_, 0) => return Err(corrupt("dictionary id and length disagree")),
+        (_, _) => Some((HEADER_LEN, dictionary_end)),
+    };
+    let mut index = Vec::with_capacity(count);
+    let mut at = index_start;
+    for _ in 0..count {
+        let offset = u32_at(at)?;
+        let len = u32_at(at + 4)?;
+        let name_len = bytes
+            .get(at + 8..at + 10)
+            .map(|b| usize::from(u16::from_le_bytes([b[0], b[1]])));
+        let name_len = name_len.ok_or(corrupt("an index record runs past the end"))?;
+        let name = (at + 10, at + 10 + name_len);
+        if name.1 > index_end || std::str::from_utf8(&bytes[name.0..name.1]).is_err() {
+            return Err(corrupt("an entry name is not valid UTF-8 inside the index"));
+        }
+        let container = (
+            offset,
+            offset
+                .checked_add(len)
+                .ok_or(corrupt("entry length overflows"))?,
+        );
+        if container.0 < index_end || container.1 > bytes.len() || !container.0.is_multiple_of(4) {
+            return Err(corrupt("an entry lies outside the container area"));
+        }
+        if let Some(prev) = index.last() {
+            let prev: &IndexEntry = prev;
+            if bytes[prev.name.0..prev.name.1] >= bytes[name.0..name.1] {
+                return Err(corrupt("index names are not sorted and unique"));
+            }
+        }
+        index.push(IndexEntry { name, container });
+        at = name.1.next_multiple_of(4);
+    }
+    Ok((dictionary, index))
+}
+
+/// ", did you mean \"x\"?" naming up to three close names, or "".
+pub(crate) fn suggest<'n>(name: &str, candidates: impl Iterator<Item = &'n str>) -> String {
+    let mut scored: Vec<(usize, &str)> = candidates
+        .map(|c| (strsim::levenshtein(name, c), c))
+        .filter(|(d, c)| *d <= name.len().max(c.len()) / 2 || c.contains(name))
+        .collect();
+    scored.sort();
+    match scored.as_slice() {
+        [] => String::new(),
+        close => {
+            let names: Vec<String> = close
+                .iter()
+                .take(3)
+                .map(|(_, c)| format!("{c:?}"))
+                .collect();
+            format!(", did you mean {}?", names.join(" or "))
+        }
+    }
+}
+
+/// Writes a bundle.
+///
+/// ```
+/// use smolv_runtime::container::BundleBuilder;
+/// let empty = BundleBuilder::new().build();
+/// assert_eq!(smolv_runtime::container::Bundle::parse(&empty)?.len(), 0);
+/// # Ok::<(), smolv_runtime::container::ContainerError>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct BundleBuilder {
+    dictionary: Option<Dictionary>,
+    entries: Vec<(String, Vec<u8>)>,
+}
+
+impl BundleBuilder {
+    /// An empty bundle.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The dictionary the containers were compressed with.
+    pub fn dictionary(mut self, dictionary: Dictionary) -> Self {
+        self.dictionary = Some(dictionary);
+        self
+    }
+
+    /// Adds a container under `name`; a later entry of the same name replaces it.
+    pub fn add(mut self, name: impl Into<String>, container: Vec<u8>) -> Self {
+        self.push(name, container);
+        self
+    }
+
+    /// Adds a container under `name`, by reference.
+    pub fn push(&mut self, name: impl Into<String>, container: Vec<u8>) {
+        let name = name.into();
+        self.entries.retain(|(n, _)| *n != name);
+        self.entries.push((name, container));
+    }
+
+    /// Lays out the bundle.
+    pub fn build(mut self) -> Vec<u8> {
+        self.entries.sort_by(|a, b| a.0.cmp(&b.0));
+        let dictionary = self
+            .dictionary
+            .as_ref()
+            .map(Dictionary::as_bytes)
+            .unwrap_or_default();
+        let index_start = (HEADER_LEN + dictionary.len()).next_multiple_of(4);
+        let index_len: usize = self
+            .entries
+            .iter()
+            .map(|(n, _)| (10 + n.len()).next_multiple_of(4))
+            .sum();
+        let mut offset = index_start + index_len;
+        let mut out = Vec::new();
+        out.extend_from_slice(BUNDLE_MAGIC);
+        out.extend_from_slice(&[FORMAT_VERSION, 0, 0, 0]);
+        out.extend_from_slice(&(self.entries.len() as u32).to_le_bytes());
+        out.extend_from_slice(
+            &self
+                .dictionary
+                .as_ref()
+                .map_or(0, Dictionary::id)
+                .to_le_bytes(),
+        );
+        out.extend_from_slice(&(dictionary.len() as u32).to_le_bytes());
+        out.extend_from_slice(&(index_len as u32).to_le_bytes());
+        out.extend_from_slice(dictionary);
+        out.resize(index_start, 0);
+        for (name, container) in &self.entries {
+            out.extend_from_slice(&(offset as u32).to_le_bytes());
+            out.extend_from_slice(&(container.len() as u32).to_le_bytes());
+            out.extend_from_slice(&(name.len() as u16).to_le_bytes());
+            out.extend_from_slice(name.as_bytes());
+            out.resize(out.len().next_multiple_of(4), 0);
+            offset += container.len().next_multiple_of(4);
+        }
+        for (_, container) in &self.entries {
+            out.extend_from_slice(container);
+            out.resize(out.len().next_multiple_of(4), 0);
+        }
+        out
+    }
+}

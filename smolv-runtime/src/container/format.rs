@@ -1,0 +1,217 @@
+//! The container byte layout: parsing without copying.
+
+use crate::reflect::Reflection;
+
+use super::error::ContainerError;
+
+pub(crate) const CONTAINER_MAGIC: &[u8; 4] = b"SMVC";
+pub(crate) const FORMAT_VERSION: u8 = 1;
+pub(crate) const HEADER_LEN: usize = 56;
+const WHAT: &str = "shader container";
+
+/// How a container's payload is stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Codec {
+    /// Plain SPIR-V words.
+    Spirv,
+    /// SMOL-V.
+    Smolv,
+    /// SMOL-V, then zstd.
+    SmolvZstd,
+    /// SMOL-V, then zstd with a shared dictionary (named by id).
+    SmolvZstdDictionary,
+}
+
+impl Codec {
+    pub(crate) fn to_byte(self) -> u8 {
+        match self {
+            Self::Spirv => 0,
+            Self::Smolv => 1,
+            Self::SmolvZstd => 2,
+            Self::SmolvZstdDictionary => 3,
+        }
+    }
+
+    fn from_byte(byte: u8) -> Option<Self> {
+        Some(match byte {
+            0 => Self::Spirv,
+            1 => Self::Smolv,
+            2 => Self::SmolvZstd,
+            3 => Self::SmolvZstdDictionary,
+            _ => return None,
+        })
+    }
+}
+
+/// blake3 hash of a shader's decoded SPIR-V bytes (little-endian words):
+/// a stable key for pipeline caches, and an integrity check.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ContentHash(pub [u8; 32]);
+
+impl ContentHash {
+    /// Hashes SPIR-V words.
+    pub fn of_spirv(words: &[u32]) -> Self {
+        let mut hasher = blake3::Hasher::new();
+        for chunk in words.chunks(1024) {
+            let mut bytes = [0u8; 4096];
+            for (dst, w) in bytes.chunks_exact_mut(4).zip(chunk) {
+                dst.copy_from_slice(&w.to_le_bytes());
+            }
+            hasher.update(&bytes[..chunk.len() * 4]);
+        }
+        Self(*hasher.finalize().as_bytes())
+    }
+
+    /// The first eight bytes as a number, for compact keys.
+    pub fn short(&self) -> u64 {
+        u64::from_le_bytes([
+            self.0[0], self.0[1], self.0[2], self.0[3], self.0[4], self.0[5], self.0[6], self.0[7],
+        ])
+    }
+}
+
+impl core::fmt::Debug for ContentHash {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "ContentHash({self})")
+    }
+}
+
+impl core::fmt::Display for ContentHash {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        self.0.iter().try_for_each(|b| write!(f, "{b:02x}"))
+    }
+}
+
+/// A parsed view of one shader container; nothing is copied or decoded.
+#[derive(Clone, Copy, Debug)]
+pub struct Container<'a> {
+    codec: Codec,
+    decoded_len: usize,
+    dictionary_id: u32,
+    hash: ContentHash,
+    reflection: &'a [u8],
+    payload: &'a [u8],
+}
+
+impl<'a> Container<'a> {
+    /// Checks the header and splits the container into its parts. The total
+    /// length must match the header exactly.
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, ContainerError> {
+        if bytes.len() < HEADER_LEN {
+            return Err(ContainerError::TooShort {
+                what: WHAT,
+                len: bytes.len(),
+                needed: HEADER_LEN,
+            });
+        }
+        if &bytes[..4] != CONTAINER_MAGIC {
+            return Err(ContainerError::BadMagic {
+                what: WHAT,
+                expected: "SMVC",
+            });
+        }
+        if bytes[4] != FORMAT_VERSION {
+            return Err(ContainerError::UnsupportedVersion {
+                what: WHAT,
+                version: bytes[4],
+            });
+        }
+        let corrupt = |reason| ContainerError::Corrupt { what: WHAT, reason };
+        let codec = Codec::from_byte(bytes[5]).ok_or(corrupt("unknown codec"))?;
+        if bytes[6] != 0 || bytes[7] != 0 {
+            return Err(corrupt("reserved flags are set"));
+        }
+        let u32_at = |at: usize| {
+            u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+        };
+        let decoded_len = u32_at(8) as usize;
+        let dictionary_id = u32_at(12);
+        let mut hash = [0u8; 32];
+        hash.copy_from_slice(&bytes[16..48]);
+        let reflection_len = u32_at(48) as usize;
+        let payload_len = u32_at(52) as usize;
+        if decoded_len < 20 || !decoded_len.is_multiple_of(4) {
+            return Err(corrupt("decoded size is not a whole SPIR-V module"));
+        }
+        if (codec == Codec::SmolvZstdDictionary) != (dictionary_id != 0) {
+            return Err(corrupt("dictionary id does not match the codec"));
+        }
+        let payload_at = (HEADER_LEN + reflection_len).next_multiple_of(4);
+        if payload_at.checked_add(payload_len) != Some(bytes.len()) {
+            return Err(corrupt(
+                "section lengths do not add up to the container size",
+            ));
+        }
+        if codec == Codec::Spirv && payload_len != decoded_len {
+            return Err(corrupt("raw SPIR-V payload is not the decoded size"));
+        }
+        Ok(Self {
+            codec,
+            decoded_len,
+            dictionary_id,
+            hash: ContentHash(hash),
+            reflection: &bytes[HEADER_LEN..HEADER_LEN + reflection_len],
+            payload: &bytes[payload_at..],
+        })
+    }
+
+    /// How the payload is stored.
+    pub fn codec(&self) -> Codec {
+        self.codec
+    }
+
+    /// Size of the decoded SPIR-V in bytes.
+    pub fn decoded_len(&self) -> usize {
+        self.decoded_len
+    }
+
+    /// The zstd dictionary the payload needs, or 0.
+    pub fn dictionary_id(&self) -> u32 {
+        self.dictionary_id
+    }
+
+    /// blake3 hash of the decoded SPIR-V.
+    pub fn content_hash(&self) -> ContentHash {
+        self.hash
+    }
+
+    /// The stored payload bytes.
+    pub fn payload(&self) -> &'a [u8] {
+        self.payload
+    }
+
+    /// The serialized reflection.
+    pub fn reflection_bytes(&self) -> &'a [u8] {
+        self.reflection
+    }
+
+    /// Parses the reflection (allocates the names and lists).
+    pub fn reflection(&self) -> Result<Reflection, ContainerError> {
+        Ok(Reflection::from_bytes(self.reflection)?)
+    }
+}
+
+/// Writes a container from its parts.
+pub(crate) fn write_container(
+    codec: Codec,
+    decoded_len: usize,
+    dictionary_id: u32,
+    hash: &ContentHash,
+    reflection: &[u8],
+    payload: &[u8],
+) -> Vec<u8> {
+    let payload_at = (HEADER_LEN + reflection.len()).next_multiple_of(4);
+    let mut out = Vec::with_capacity(payload_at + payload.len());
+    out.extend_from_slice(CONTAINER_MAGIC);
+    out.extend_from_slice(&[FORMAT_VERSION, codec.to_byte(), 0, 0]);
+    out.extend_from_slice(&(decoded_len as u32).to_le_bytes());
+    out.extend_from_slice(&dictionary_id.to_le_bytes());
+    out.extend_from_slice(&hash.0);
+    out.extend_from_slice(&(reflection.len() as u32).to_le_bytes());
+    out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    out.extend_from_slice(reflection);
+    out.resize(payload_at, 0);
+    out.extend_from_slice(payload);
+    out
+}

@@ -1,0 +1,335 @@
+//! Building containers, and decoding their payloads back to SPIR-V.
+
+use std::borrow::Cow;
+use std::cell::RefCell;
+
+use zstd::zstd_safe::{self, CParameter, DCtx, DDict};
+
+use crate::codec::{DecodeOptions, EncodeOptions, decode_into, encode};
+use crate::reflect::Reflection;
+
+use super::error::ContainerError;
+use super::format::{Codec, Container, ContentHash, write_container};
+
+/// A zstd dictionary shared by the shaders of a bundle or a crate.
+///
+/// Cheap to clone when it borrows static data (the embedded case).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dictionary {
+    id: u32,
+    bytes: Cow<'static, [u8]>,
+}
+
+impl Dictionary {
+    /// Wraps dictionary bytes as trained by `zstd --train` or
+    /// `zstd::dict::from_samples`; the id is read from its header.
+    pub fn new(bytes: impl Into<Cow<'static, [u8]>>) -> Result<Self, ContainerError> {
+        let bytes = bytes.into();
+        let id = zstd_safe::get_dict_id(&bytes).ok_or(ContainerError::Corrupt {
+            what: "zstd dictionary",
+            reason: "it has no dictionary header",
+        })?;
+        Ok(Self {
+            id: id.get(),
+            bytes,
+        })
+    }
+
+    /// The dictionary id that containers compressed with it record.
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+
+    /// The raw dictionary.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+/// Settings for decoding a container.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DecodeSettings {
+    /// Check the decoded SPIR-V against the blake3 hash recorded at build
+    /// time. On by default; costs about as much as the decode itself.
+    pub verify_hash: bool,
+    /// Refuse containers that declare more SPIR-V than this, before
+    /// allocating. Default: 256 MiB.
+    pub max_decoded_len: usize,
+}
+
+impl Default for DecodeSettings {
+    fn default() -> Self {
+        Self {
+            verify_hash: true,
+            max_decoded_len: 256 << 20,
+        }
+    }
+}
+
+/// Per-thread decoding state, reused so that steady-state decoding does not
+/// allocate: the zstd context, the SMOL-V scratch buffer and the last
+/// prepared dictionary.
+struct Scratch {
+    dctx: DCtx<'static>,
+    smolv: Vec<u8>,
+    ddict: Option<(u32, DDict<'static>)>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Option<Scratch>> = const { RefCell::new(None) };
+}
+
+/// Upper bound of a SMOL-V encoding of `decoded_len` bytes of SPIR-V:
+/// at most five bytes per word plus a count byte, and the header.
+fn max_smolv_len(decoded_len: usize) -> usize {
+    24 + decoded_len / 4 * 6
+}
+
+impl Container<'_> {
+    /// Decodes to SPIR-V words with default settings. Containers that need
+    /// a dictionary must be decoded through their bundle or with
+    /// [`Container::decode_with`].
+    pub fn decode(&self) -> Result<Vec<u32>, ContainerError> {
+        let mut out = Vec::new();
+        self.decode_with(None, &DecodeSettings::default(), &mut out)?;
+        Ok(out)
+    }
+
+    /// Decodes into `out`, replacing its contents and reusing its
+    /// allocation; with `dictionary` for [`Codec::SmolvZstdDictionary`].
+    pub fn decode_with(
+        &self,
+        dictionary: Option<&Dictionary>,
+        settings: &DecodeSettings,
+        out: &mut Vec<u32>,
+    ) -> Result<(), ContainerError> {
+        let result = self
+            .decode_unchecked(dictionary, settings, out)
+            .and_then(|()| {
+                if out.len() * 4 != self.decoded_len() {
+                    return Err(ContainerError::Corrupt {
+                        what: "shader container",
+                        reason: "the payload decodes to a different size than the header records",
+                    });
+                }
+                if settings.verify_hash && ContentHash::of_spirv(out) != self.content_hash() {
+                    return Err(ContainerError::HashMismatch);
+                }
+                Ok(())
+            });
+        if result.is_err() {
+            out.clear();
+        }
+        result
+    }
+
+    fn decode_unchecked(
+        &self,
+        dictionary: Option<&Dictionary>,
+        settings: &DecodeSettings,
+        out: &mut Vec<u32>,
+    ) -> Result<(), ContainerError> {
+        if self.decoded_len() > settings.max_decoded_len {
+            return Err(ContainerError::TooLarge {
+                declared: self.decoded_len(),
+                limit: settings.max_decoded_len,
+            });
+        }
+        let smolv_options = DecodeOptions::new().max_decoded_len(self.decoded_len());
+        match self.codec() {
+            Codec::Spirv => {
+                out.clear();
+                out.extend(
+                    self.payload()
+                        .chunks_exact(4)
+                        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+                );
+                Ok(())
+            }
+            Codec::Smolv => Ok(decode_into(self.payload(), out, &smolv_options)?),
+            Codec::SmolvZstd | Codec::SmolvZstdDictionary => {
+                let dictionary = match (self.codec(), dictionary) {
+                    (Codec::SmolvZstd, _) => None,
+                    (_, Some(d)) if d.id() == self.dictionary_id() => Some(d),
+                    (_, Some(_)) => {
+                        return Err(ContainerError::DictionaryMismatch {
+                            expected: self.dictionary_id(),
+                            found: "a different dictionary was given",
+                        });
+                    }
+                    (_, None) => {
+                        return Err(ContainerError::DictionaryMismatch {
+                            expected: self.dictionary_id(),
+                            found: "no dictionary was given",
+                        });
+                    }
+                };
+                SCRATCH.with(|cell| {
+                    let mut slot = cell.borrow_mut();
+                    let scratch = slot.get_or_insert_with(|| Scratch {
+                        dctx: DCtx::create(),
+                        smolv: Vec::new(),
+                        ddict: None,
+                    });
+                    self.decompress(scratch, dictionary)?;
+                    Ok(decode_into(&scratch.smolv, out, &smolv_options)?)
+                })
+            }
+        }
+    }
+
+    fn decompress(
+        &self,
+        scratch: &mut Scratch,
+        dictionary: Option<&Dictionary>,
+    ) -> Result<(), ContainerError> {
+        scratch.smolv.clear();
+        let bound = max_smolv_len(self.decoded_len());
+        if scratch.smolv.capacity() < bound {
+            scratch.smolv.reserve_exact(bound);
+        }
+        let result = match dictionary {
+            None => scratch.dctx.decompress(&mut scratch.smolv, self.payload()),
+            Some(dictionary) => {
+                if scratch
+                    .ddict
+                    .as_ref()
+                    .is_some_and(|(id, _)| *id != dictionary.id())
+                {
+                    scratch.ddict = None;
+                }
+                let (_, ddict) = scratch
+                    .ddict
+                    .get_or_insert_with(|| (dictionary.id(), DDict::create(dictionary.as_bytes())));
+                scratch
+                    .dctx
+                    .decompress_using_ddict(&mut scratch.smolv, self.payload(), ddict)
+            }
+        };
+        result
+            .map(|_| ())
+            .map_err(|code| ContainerError::Decompress(zstd_safe::get_error_name(code).to_owned()))
+    }
+}
+
+/// Builds a container from SPIR-V and its reflection.
+///
+/// ```
+/// use smolv_runtime::container::{Codec, Container, ContainerBuilder};
+/// use smolv_runtime::reflect::{Reflection, ShaderStage};
+/// # let spirv = smolv_runtime::doc_example_module();
+/// let bytes = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main"))
+///     .codec(Codec::SmolvZstd)
+///     .zstd_level(19)
+///     .build()?;
+/// assert_eq!(Container::parse(&bytes)?.decode()?, spirv);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct ContainerBuilder<'a> {
+    spirv: &'a [u32],
+    reflection: &'a Reflection,
+    codec: Codec,
+    encode_options: EncodeOptions,
+    zstd_level: i32,
+    dictionary: Option<&'a Dictionary>,
+}
+
+impl<'a> ContainerBuilder<'a> {
+    /// A builder for `spirv` (SMOL-V + zstd level 19 by default).
+    pub fn new(spirv: &'a [u32], reflection: &'a Reflection) -> Self {
+        Self {
+            spirv,
+            reflection,
+            codec: Codec::SmolvZstd,
+            encode_options: EncodeOptions::new(),
+            zstd_level: 19,
+            dictionary: None,
+        }
+    }
+
+    /// How to store the payload. [`Codec::SmolvZstdDictionary`] also needs
+    /// [`ContainerBuilder::dictionary`].
+    pub fn codec(mut self, codec: Codec) -> Self {
+        self.codec = codec;
+        self
+    }
+
+    /// SMOL-V settings (for example `strip_debug`). The container records
+    /// the hash of the SPIR-V that actually decodes, stripped or not.
+    pub fn encode_options(mut self, options: EncodeOptions) -> Self {
+        self.encode_options = options;
+        self
+    }
+
+    /// zstd compression level (1–22).
+    pub fn zstd_level(mut self, level: i32) -> Self {
+        self.zstd_level = level;
+        self
+    }
+
+    /// The shared dictionary to compress with.
+    pub fn dictionary(mut self, dictionary: &'a Dictionary) -> Self {
+        self.dictionary = Some(dictionary);
+        self.codec = Codec::SmolvZstdDictionary;
+        self
+    }
+
+    /// Encodes and compresses.
+    pub fn build(&self) -> Result<Vec<u8>, ContainerError> {
+        let smolv = encode(self.spirv, &self.encode_options)
+            .map_err(|e| ContainerError::Build(format!("SMOL-V encoding failed: {e}")))?;
+        // What a reader will get back: the stripped module when stripping.
+        let decoded = crate::codec::decode(&smolv, &DecodeOptions::new())?;
+        let hash = ContentHash::of_spirv(&decoded);
+        let reflection = self.reflection.to_bytes();
+        let decoded_len = decoded.len() * 4;
+        let (payload, dictionary_id) = match self.codec {
+            Codec::Spirv => (decoded.iter().flat_map(|w| w.to_le_bytes()).collect(), 0),
+            Codec::Smolv => (smolv, 0),
+            Codec::SmolvZstd => (compress(&smolv, self.zstd_level, None)?, 0),
+            Codec::SmolvZstdDictionary => {
+                let dictionary = self.dictionary.ok_or_else(|| {
+                    ContainerError::Build(
+                        "Codec::SmolvZstdDictionary needs a dictionary".to_owned(),
+                    )
+                })?;
+                (
+                    compress(&smolv, self.zstd_level, Some(dictionary))?,
+                    dictionary.id(),
+                )
+            }
+        };
+        Ok(write_container(
+            self.codec,
+            decoded_len,
+            dictionary_id,
+            &hash,
+            &reflection,
+            &payload,
+        ))
+    }
+}
+
+/// zstd-compresses `data` without the frame checksum and dictionary id,
+/// which the container already carries.
+pub(crate) fn compress(
+    data: &[u8],
+    level: i32,
+    dictionary: Option<&Dictionary>,
+) -> Result<Vec<u8>, ContainerError> {
+    let failed = |e: std::io::Error| ContainerError::Build(format!("zstd compression failed: {e}"));
+    let mut compressor = match dictionary {
+        Some(d) => zstd::bulk::Compressor::with_dictionary(level, d.as_bytes()),
+        None => zstd::bulk::Compressor::new(level),
+    }
+    .map_err(failed)?;
+    for parameter in [
+        CParameter::ChecksumFlag(false),
+        CParameter::DictIdFlag(false),
+        CParameter::ContentSizeFlag(true),
+    ] {
+        compressor.set_parameter(parameter).map_err(failed)?;
+    }
+    compressor.compress(data).map_err(failed)
+}

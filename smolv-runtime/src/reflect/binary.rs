@@ -1,0 +1,329 @@
+//! The compact binary form of [`Reflection`] stored in shader containers.
+//! See `docs/format.md` for the byte layout.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::types::{
+    DescriptorBinding, DescriptorKind, InterfaceVariable, PushConstantRange, Reflection,
+    ShaderStage, SpecConstant, SpecConstantType,
+};
+
+/// Version byte of the binary reflection layout.
+const VERSION: u8 = 1;
+
+/// Why stored reflection data could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReflectionError {
+    /// The data ends inside a field.
+    #[error("reflection data is truncated at byte {offset}; the shader container is corrupt")]
+    Truncated {
+        /// Byte offset of the field.
+        offset: usize,
+    },
+    /// A field holds a value no writer produces.
+    #[error(
+        "reflection data has an invalid {field} at byte {offset}; the shader container is corrupt"
+    )]
+    Invalid {
+        /// Which field.
+        field: &'static str,
+        /// Byte offset of the field.
+        offset: usize,
+    },
+    /// Written by a newer smolv.
+    #[error(
+        "reflection data version {version} is newer than this smolv-runtime reads (1); upgrade smolv-runtime"
+    )]
+    UnsupportedVersion {
+        /// The version byte.
+        version: u8,
+    },
+    /// Bytes remain after the last record.
+    #[error("reflection data has {remaining} trailing bytes; the shader container is corrupt")]
+    TrailingBytes {
+        /// Bytes left unread.
+        remaining: usize,
+    },
+}
+
+impl Reflection {
+    /// Serializes to the compact binary form.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer(Vec::with_capacity(64));
+        w.u8(VERSION);
+        w.u8(self.stage.to_byte());
+        w.str(&self.entry_point);
+        match self.workgroup_size {
+            Some(size) => {
+                w.u8(1);
+                size.iter().for_each(|&v| w.u32(v));
+            }
+            None => w.u8(0),
+        }
+        w.count(self.bindings.len());
+        for b in &self.bindings {
+            w.u32(b.set);
+            w.u32(b.binding);
+            w.u8(b.kind.to_byte());
+            w.u32(b.count);
+            w.u32(b.stages);
+            w.str(&b.name);
+        }
+        w.count(self.push_constants.len());
+        for p in &self.push_constants {
+            w.u32(p.offset);
+            w.u32(p.size);
+            w.u32(p.stages);
+        }
+        w.count(self.spec_constants.len());
+        for s in &self.spec_constants {
+            w.u32(s.id);
+            w.u8(s.ty.to_byte());
+            w.u64(s.default);
+            w.str(&s.name);
+        }
+        for list in [&self.inputs, &self.outputs] {
+            w.count(list.len());
+            for v in list {
+                w.u32(v.location);
+                w.u32(v.format);
+                w.str(&v.name);
+            }
+        }
+        w.0
+    }
+
+    /// Parses the compact binary form. Counts are checked against the bytes
+    /// left before anything is allocated.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, ReflectionError> {
+        let mut r = Reader { bytes, pos: 0 };
+        let version = r.u8()?;
+        if version != VERSION {
+            return Err(ReflectionError::UnsupportedVersion { version });
+        }
+        let at = r.pos;
+        let stage = ShaderStage::from_byte(r.u8()?).ok_or(ReflectionError::Invalid {
+            field: "stage",
+            offset: at,
+        })?;
+        let entry_point = r.str()?;
+        let workgroup_size = match r.u8()? {
+            0 => None,
+            1 => Some([r.u32()?, r.u32()?, r.u32()?]),
+            _ => {
+                return Err(ReflectionError::Invalid {
+                    field: "workgroup size flag",
+                    offset: r.pos - 1,
+                });
+            }
+        };
+        let bindings = r.list(19, |r| {
+            let (set, binding) = (r.u32()?, r.u32()?);
+            let at = r.pos;
+            let kind = DescriptorKind::from_byte(r.u8()?).ok_or(ReflectionError::Invalid {
+                field: "descriptor kind",
+                offset: at,
+            })?;
+            Ok(DescriptorBinding {
+                set,
+                binding,
+                kind,
+                count: r.u32()?,
+                stages: r.u32()?,
+                name: r.str()?,
+            })
+        })?;
+        let push_constants = r.list(12, |r| {
+            Ok(PushConstantRange {
+                offset: r.u32()?,
+                size: r.u32()?,
+                stages: r.u32()?,
+            })
+        })?;
+        let spec_constants = r.list(15, |r| {
+            let id = r.u32()?;
+            let at = r.pos;
+            let ty = SpecConstantType::from_byte(r.u8()?).ok_or(ReflectionError::Invalid {
+                field: "spec constant type",
+                offset: at,
+            })?;
+            Ok(SpecConstant {
+                id,
+                ty,
+                default: r.u64()?,
+                name: r.str()?,
+            })
+        })?;
+        let interface = |r: &mut Reader<'_>| {
+            r.list(10, |r| {
+                Ok(InterfaceVariable {
+                    location: r.u32()?,
+                    format: r.u32()?,
+                    name: r.str()?,
+                })
+            })
+        };
+        let inputs = interface(&mut r)?;
+        let outputs = interface(&mut r)?;
+        if r.pos != bytes.len() {
+            return Err(ReflectionError::TrailingBytes {
+                remaining: bytes.len() - r.pos,
+            });
+        }
+        Ok(Self {
+            stage,
+            entry_point,
+            bindings,
+            push_constants,
+            spec_constants,
+            inputs,
+            outputs,
+            workgroup_size,
+        })
+    }
+}
+
+struct Writer(Vec<u8>);
+
+impl Writer {
+    fn u8(&mut self, v: u8) {
+        self.0.push(v);
+    }
+    fn u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn count(&mut self, n: usize) {
+        self.u32(n as u32);
+    }
+    fn str(&mut self, s: &str) {
+        // Names longer than 64 KiB are cut: reflection is for humans and lookups.
+        let bytes = &s.as_bytes()[..s.len().min(0xFFFF)];
+        self.0
+            .extend_from_slice(&(bytes.len() as u16).to_le_bytes());
+        self.0.extend_from_slice(bytes);
+    }
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl Reader<'_> {
+    fn take(&mut self, n: usize) -> Result<&[u8], ReflectionError> {
+        let chunk = self
+            .bytes
+            .get(self.pos..self.pos + n)
+            .ok_or(ReflectionError::Truncated { offset: self.pos })?;
+        self.pos += n;
+        Ok(chunk)
+    }
+    fn u8(&mut self) -> Result<u8, ReflectionError> {
+        Ok(self.take(1)?[0])
+    }
+    fn u32(&mut self) -> Result<u32, ReflectionError> {
+        let b = self.take(4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    fn u64(&mut self) -> Result<u64, ReflectionError> {
+        Ok(u64::from(self.u32()?) | u64::from(self.u32()?) << 32)
+    }
+    fn str(&mut self) -> Result<String, ReflectionError> {
+        let len = self.take(2)?;
+        let len = usize::from(u16::from_le_bytes([len[0], len[1]]));
+        let at = self.pos;
+        let bytes = self.take(len)?;
+        String::from_utf8(bytes.to_vec()).map_err(|_| ReflectionError::Invalid {
+            field: "name",
+            offset: at,
+        })
+    }
+    /// A count, then that many records of at least `min_record` bytes each.
+    fn list<T>(
+        &mut self,
+        min_record: usize,
+        mut read: impl FnMut(&mut Self) -> Result<T, ReflectionError>,
+    ) -> Result<Vec<T>, ReflectionError> {
+        let at = self.pos;
+        let count = self.u32()? as usize;
+        if count.saturating_mul(min_record) > self.bytes.len() - self.pos {
+            return Err(ReflectionError::Invalid {
+                field: "record count",
+                offset: at,
+            });
+        }
+        (0..count).map(|_| read(self)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    fn sample() -> Reflection {
+        Reflection {
+            stage: ShaderStage::Fragment,
+            entry_point: "main".into(),
+            bindings: vec![DescriptorBinding {
+                set: 1,
+                binding: 2,
+                kind: DescriptorKind::CombinedImageSampler,
+                count: 4,
+                stages: 0x10,
+                name: "albedo".into(),
+            }],
+            push_constants: vec![PushConstantRange {
+                offset: 0,
+                size: 64,
+                stages: 0x11,
+            }],
+            spec_constants: vec![SpecConstant {
+                id: 3,
+                ty: SpecConstantType::F32,
+                default: 0x3F80_0000,
+                name: "gain".into(),
+            }],
+            inputs: vec![],
+            outputs: vec![InterfaceVariable {
+                location: 0,
+                format: 109,
+                name: "color".into(),
+            }],
+            workgroup_size: Some([8, 8, 1]),
+        }
+    }
+
+    #[test]
+    fn binary_form_round_trips() {
+        let info = sample();
+        assert_eq!(Reflection::from_bytes(&info.to_bytes()).unwrap(), info);
+    }
+
+    #[test]
+    fn every_truncation_is_an_error() {
+        let bytes = sample().to_bytes();
+        for len in 0..bytes.len() {
+            assert!(Reflection::from_bytes(&bytes[..len]).is_err(), "{len}");
+        }
+    }
+
+    #[test]
+    fn hostile_counts_are_refused_before_allocating() {
+        let mut bytes = Reflection::new(ShaderStage::Vertex, "main").to_bytes();
+        // The bindings count follows version, stage, the 2+4 byte name and the workgroup flag.
+        bytes[9..13].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(matches!(
+            Reflection::from_bytes(&bytes),
+            Err(ReflectionError::Invalid {
+                field: "record count",
+                ..
+            })
+        ));
+    }
+}
