@@ -1,27 +1,111 @@
 //! # smolv-build
 //!
-//! The build-time half of [smolv](https://github.com/smolv-rs/smolv), the
-//! shader asset pipeline for Rust + Vulkan games.
+//! The build-time half of [smolv](https://github.com/smolv-rs/smolv): compiles
+//! a crate's GLSL, HLSL and WGSL shaders in `build.rs`, optimizes them for
+//! size, SMOL-V encodes and zstd-compresses them, and caches everything by
+//! content hash, so unchanged shaders are never compiled twice.
 //!
-//! This release ships the `cargo smolv` command-line tool:
+//! ## Tutorial
+//!
+//! Add the crates:
 //!
 //! ```sh
-//! cargo install smolv-build
-//! cargo smolv encode --strip-debug shader.spv -o shader.smolv
-//! cargo smolv decode shader.smolv -o shader.spv
+//! cargo add smolv-runtime
+//! cargo add --build smolv-build
 //! ```
 //!
-//! The codec itself lives in [`smolv_runtime`], re-exported here as
-//! [`codec`] for build scripts that encode SPIR-V they produce themselves:
+//! Put shaders in `shaders/`, for example `shaders/lit.frag`:
 //!
+//! ```glsl
+//! #version 450
+//! #include "common.glsl"   // next to the shader, or in an include dir
+//! layout(location = 0) in vec3 normal;
+//! layout(location = 0) out vec4 color;
+//! void main() { color = vec4(shade(normal), 1.0); }
 //! ```
-//! use smolv_build::codec::{encode, EncodeOptions};
-//! # let spirv = smolv_runtime::doc_example_module();
-//! let smolv = encode(&spirv[..], &EncodeOptions::new().strip_debug(true))?;
-//! # let _ = smolv;
-//! # Ok::<(), Box<dyn std::error::Error>>(())
+//!
+//! and compile them from `build.rs`:
+//!
+//! ```no_run
+//! // build.rs
+//! fn main() {
+//!     smolv_build::Config::new().shader_dir("shaders").compile();
+//! }
 //! ```
+//!
+//! Every shader becomes an artifact in `OUT_DIR`; `smolv_runtime::include_shader!`
+//! embeds it and decodes it at run time. A shader that does not compile
+//! fails the build with every error at `path:line:col`.
+//!
+//! ## What it does
+//!
+//! | step | how |
+//! |---|---|
+//! | find | `.vert .frag .comp .geom .tesc .tese .mesh .task .rgen .rchit .rmiss .rahit .rint .rcall` are GLSL of that stage; `.glsl`/`.hlsl` name their stage with a double extension (`blur.comp.hlsl`) or `#pragma shader_stage(compute)`, and are include files otherwise; `.wgsl` gives one module per entry point (`sky.wgsl#fs_main`) |
+//! | compile | shaderc for GLSL and HLSL (cargo feature `shaderc`), naga for WGSL (feature `wgsl`) |
+//! | optimize | shaderc's size level for GLSL and HLSL; the `spirv-opt -Os` binary for WGSL (see [`optimize`](crate#optimizer)) |
+//! | encode | SMOL-V, stripped of debug info in release builds |
+//! | compress | zstd level 19, with a dictionary trained over the crate's shaders when that makes the total smaller |
+//! | cache | blake3 over sources, includes, defines, options and compiler versions; one directory per workspace |
+//! | emit | containers, a bundle and `manifest.json` in `OUT_DIR/smolv`, `smolv-report.{txt,json}` in `OUT_DIR`, `cargo:rerun-if-changed` for every source, include and directory |
+//!
+//! ## Optimizer
+//!
+//! WGSL output goes through the `spirv-opt` binary rather than an
+//! in-process SPIRV-Tools: it needs no C++ build, a crash in it (2023.1
+//! segfaults on some valid modules) cannot take the build down, and the
+//! recipe is exactly `spirv-opt -Os`. When it fails or is missing, the
+//! module ships unoptimized and the build prints a warning.
+//!
+//! ## Linking shaderc
+//!
+//! The `shaderc` feature links the shaderc C++ library. Point
+//! `SHADERC_LIB_DIR` at a directory holding `libshaderc_combined.a` (the
+//! smolv repository's `scripts/setup.sh` builds one from Debian's static
+//! archives), or enable `shaderc/build-from-source`. WGSL-only crates can
+//! turn the feature off: `default-features = false, features = ["wgsl"]`.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod cache;
+mod config;
+mod emit;
+mod encode;
+mod error;
+mod frontend;
+mod optimize;
+mod pipeline;
+mod reflect;
+mod report;
+mod source;
+
+pub use config::{Config, Define, DictionaryMode, Optimization, SpirvVersion, TargetEnv, Variant};
+pub use emit::{ARTIFACT_DIR, BUNDLE_FILE, MANIFEST_FILE, Manifest, ManifestModule};
+pub use error::{Diagnostic, Error};
+pub use report::{ModuleReport, Report};
+pub use source::Language;
+
+/// The SMOL-V codec, for build scripts that encode SPIR-V themselves.
+///
+/// ```
+/// use smolv_build::codec::{encode, EncodeOptions};
+/// # let spirv = smolv_runtime::doc_example_module();
+/// let smolv = encode(&spirv[..], &EncodeOptions::new().strip_debug(true))?;
+/// # let _ = smolv;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub use smolv_runtime::codec;
+
+/// Compiles every shader in `dir` with default settings; panics with a
+/// readable report on failure. Shorthand for
+/// `Config::new().shader_dir(dir).compile()`.
+///
+/// ```no_run
+/// // build.rs
+/// fn main() {
+///     smolv_build::compile_shaders("shaders");
+/// }
+/// ```
+pub fn compile_shaders(dir: impl AsRef<std::path::Path>) -> Report {
+    Config::new().shader_dir(dir).compile()
+}

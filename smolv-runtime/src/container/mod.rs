@@ -30,4 +30,4 @@ mod payload;
 pub use bundle::{Bundle, BundleBuilder, BundleEntry};
 pub use error::ContainerError;
 pub use format::{Codec, Container, ContentHash};
-pub use payload::{ContainerBuilder, DecodeSettings, Dictionary};
+pub use payload::{ContainerBuilder, DecodeSettings, Dictionary, assemble, compress};

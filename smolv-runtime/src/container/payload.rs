@@ -311,9 +311,30 @@ impl<'a> ContainerBuilder<'a> {
     }
 }
 
-/// zstd-compresses `data` without the frame checksum and dictionary id,
-/// which the container already carries.
-pub(crate) fn compress(
+/// Assembles a container around a payload compressed elsewhere (as
+/// `smolv-build` does after choosing a shared dictionary). `decoded` is the
+/// SPIR-V the payload decodes to; its hash goes in the header.
+pub fn assemble(
+    codec: Codec,
+    decoded: &[u32],
+    dictionary_id: u32,
+    reflection: &Reflection,
+    payload: &[u8],
+) -> Vec<u8> {
+    let hash = ContentHash::of_spirv(decoded);
+    write_container(
+        codec,
+        decoded.len() * 4,
+        dictionary_id,
+        &hash,
+        &reflection.to_bytes(),
+        payload,
+    )
+}
+
+/// zstd-compresses `data` as containers store it: no frame checksum and no
+/// dictionary id (the container carries both kinds of check already).
+pub fn compress(
     data: &[u8],
     level: i32,
     dictionary: Option<&Dictionary>,

@@ -1,0 +1,178 @@
+//! Writing the results: artifacts and manifest in `OUT_DIR`, and the
+//! `cargo:` directives that make Cargo rerun the build exactly when needed.
+
+use std::path::{Path, PathBuf};
+
+use smolv_runtime::reflect::Reflection;
+
+use crate::error::Error;
+use crate::report::Report;
+
+/// Name of the artifact directory inside `OUT_DIR`.
+pub const ARTIFACT_DIR: &str = "smolv";
+/// Name of the manifest inside [`ARTIFACT_DIR`].
+pub const MANIFEST_FILE: &str = "manifest.json";
+/// Name of the bundle of every module inside [`ARTIFACT_DIR`].
+pub const BUNDLE_FILE: &str = "shaders.smvb";
+
+/// One module in the manifest.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct ManifestModule {
+    /// Module name, the key `include_shader!` takes.
+    pub name: String,
+    /// Its container, relative to the artifact directory.
+    pub artifact: String,
+    /// The source file.
+    pub source: PathBuf,
+    /// The variant, if this module is one.
+    pub variant: Option<String>,
+    /// Reflection of the shipped SPIR-V.
+    pub reflection: Reflection,
+    /// Size of the decoded SPIR-V.
+    pub spirv_bytes: usize,
+    /// Size of the container.
+    pub container_bytes: usize,
+}
+
+/// What `smolv-build` wrote, for the macros and tools to read.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct Manifest {
+    /// Manifest format version (1).
+    pub format: u32,
+    /// The bundle of every module, relative to the artifact directory.
+    pub bundle: String,
+    /// The shared dictionary file, if the containers use one.
+    pub dictionary: Option<String>,
+    /// Every module, sorted by name.
+    pub modules: Vec<ManifestModule>,
+}
+
+/// Everything to write into the artifact directory.
+pub(crate) struct Artifacts {
+    pub(crate) manifest: Manifest,
+    pub(crate) containers: Vec<Vec<u8>>,
+    pub(crate) dictionary: Option<Vec<u8>>,
+    pub(crate) bundle: Vec<u8>,
+}
+
+/// File name of a module's container: readable, and unique even where
+/// names differ only in characters that files cannot hold.
+pub(crate) fn artifact_name(index: usize, module: &str) -> String {
+    let safe: String = module
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-@".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("modules/{index:04}-{safe}.smvc")
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| Error::io(parent, e, "check that OUT_DIR is writable"))?;
+    }
+    // Unchanged files keep their timestamps, so include_bytes! does not force rebuilds.
+    if std::fs::read(path).is_ok_and(|old| old == bytes) {
+        return Ok(());
+    }
+    std::fs::write(path, bytes).map_err(|e| Error::io(path, e, "check that OUT_DIR is writable"))
+}
+
+/// Writes the artifact directory, replacing the previous one. Files of
+/// modules that no longer exist are removed.
+pub(crate) fn write_artifacts(
+    out_dir: &Path,
+    artifacts: &Artifacts,
+    report: &Report,
+) -> Result<(), Error> {
+    let dir = out_dir.join(ARTIFACT_DIR);
+    let mut keep: Vec<PathBuf> = Vec::new();
+    for (module, container) in artifacts.manifest.modules.iter().zip(&artifacts.containers) {
+        let path = dir.join(&module.artifact);
+        write(&path, container)?;
+        keep.push(path);
+    }
+    if let (Some(name), Some(bytes)) = (&artifacts.manifest.dictionary, &artifacts.dictionary) {
+        write(&dir.join(name), bytes)?;
+        keep.push(dir.join(name));
+    }
+    write(&dir.join(&artifacts.manifest.bundle), &artifacts.bundle)?;
+    keep.push(dir.join(&artifacts.manifest.bundle));
+    let manifest = serde_json::to_vec_pretty(&artifacts.manifest)
+        .map_err(|e| Error::Internal(e.to_string()))?;
+    write(&dir.join(MANIFEST_FILE), &manifest)?;
+    keep.push(dir.join(MANIFEST_FILE));
+    remove_stale(&dir, &keep);
+    write(
+        &out_dir.join("smolv-report.txt"),
+        report.to_text().as_bytes(),
+    )?;
+    write(
+        &out_dir.join("smolv-report.json"),
+        report.to_json().as_bytes(),
+    )?;
+    Ok(())
+}
+
+fn remove_stale(dir: &Path, keep: &[PathBuf]) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for path in entries.flatten().map(|e| e.path()) {
+        if path.is_dir() {
+            remove_stale(&path, keep);
+        } else if !keep.contains(&path) {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+}
+
+/// Removes the artifacts of an earlier build, so that a failed build leaves
+/// nothing stale for the macros to embed.
+pub(crate) fn remove_artifacts(out_dir: &Path) {
+    let _ = std::fs::remove_dir_all(out_dir.join(ARTIFACT_DIR));
+    let _ = std::fs::remove_file(out_dir.join("smolv-report.txt"));
+    let _ = std::fs::remove_file(out_dir.join("smolv-report.json"));
+}
+
+/// Prints `cargo:` directives (or nothing, outside a build script), each
+/// path once.
+pub(crate) struct Directives {
+    pub(crate) enabled: bool,
+    pub(crate) watched: std::cell::RefCell<std::collections::BTreeSet<PathBuf>>,
+}
+
+impl Directives {
+    pub(crate) fn new(enabled: bool) -> Self {
+        Self {
+            enabled,
+            watched: Default::default(),
+        }
+    }
+
+    pub(crate) fn rerun_if_changed(&self, path: &Path) {
+        if self.enabled && self.watched.borrow_mut().insert(path.to_owned()) {
+            println!("cargo:rerun-if-changed={}", path.display());
+        }
+    }
+
+    pub(crate) fn rerun_if_env_changed(&self, var: &str) {
+        if self.enabled {
+            println!("cargo:rerun-if-env-changed={var}");
+        }
+    }
+
+    /// A warning; each line becomes its own `cargo:warning`.
+    pub(crate) fn warning(&self, text: &str) {
+        if self.enabled {
+            for line in text.lines() {
+                println!("cargo:warning={line}");
+            }
+        }
+    }
+}

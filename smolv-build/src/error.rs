@@ -1,0 +1,98 @@
+//! Build errors and shader diagnostics.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// One compiler message, located in a source file.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Diagnostic {
+    /// The file the message is about (a shader or one of its includes).
+    pub path: PathBuf,
+    /// 1-based line, 0 when unknown.
+    pub line: u32,
+    /// 1-based column, 0 when unknown.
+    pub column: u32,
+    /// The message, without the location.
+    pub message: String,
+    /// Extra rendered context (naga's annotated source snippet), if any.
+    pub rendered: Option<String>,
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.path.display())?;
+        if self.line > 0 {
+            write!(f, ":{}", self.line)?;
+            if self.column > 0 {
+                write!(f, ":{}", self.column)?;
+            }
+        }
+        write!(f, ": error: {}", self.message)?;
+        if let Some(rendered) = &self.rendered {
+            write!(f, "\n{}", rendered.trim_end())?;
+        }
+        Ok(())
+    }
+}
+
+/// Why the shader build failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// One or more shaders did not compile. Every error of every shader is
+    /// listed.
+    #[error("{}", format_compile_errors(.diagnostics, *.failed, *.total))]
+    Compile {
+        /// Every error, in shader order.
+        diagnostics: Vec<Diagnostic>,
+        /// How many shaders failed.
+        failed: usize,
+        /// How many shaders there were.
+        total: usize,
+    },
+    /// A file or directory could not be read or written.
+    #[error("{}: {source}; {hint}", .path.display())]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+        /// What to check.
+        hint: &'static str,
+    },
+    /// The configuration cannot work.
+    #[error("smolv-build configuration: {0}")]
+    Config(String),
+    /// No shader was found where shaders were expected.
+    #[error(
+        "no shaders found in {}; add .vert/.frag/.comp/... (GLSL), .hlsl or .wgsl files, \
+         or point Config::shader_dir at the right directory",
+        .searched
+    )]
+    NoShaders {
+        /// What was searched, for the message.
+        searched: String,
+    },
+    /// A build step that is not about one shader failed.
+    #[error("smolv-build: {0}")]
+    Internal(String),
+}
+
+fn format_compile_errors(diagnostics: &[Diagnostic], failed: usize, total: usize) -> String {
+    let mut text = format!("{failed} of {total} shader modules failed to compile:\n");
+    for diagnostic in diagnostics {
+        text.push_str(&diagnostic.to_string());
+        text.push('\n');
+    }
+    text
+}
+
+impl Error {
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error, hint: &'static str) -> Self {
+        Self::Io {
+            path: path.into(),
+            source,
+            hint,
+        }
+    }
+}

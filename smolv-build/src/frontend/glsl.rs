@@ -1,0 +1,257 @@
+//! GLSL and HLSL through shaderc.
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use shaderc::{
+    CompileOptions, Compiler, EnvVersion, IncludeType, OptimizationLevel, ResolvedInclude,
+    ShaderKind, SourceLanguage, TargetEnv as ShadercEnv,
+};
+use smolv_runtime::reflect::ShaderStage;
+
+use super::{Compiled, CompiledModule};
+use crate::config::{Optimization, SpirvVersion, TargetEnv};
+use crate::error::Diagnostic;
+use crate::pipeline::Settings;
+use crate::source::{Job, Language};
+
+fn compiler() -> Result<&'static Compiler, String> {
+    static COMPILER: OnceLock<Option<Compiler>> = OnceLock::new();
+    COMPILER
+        .get_or_init(|| Compiler::new().ok())
+        .as_ref()
+        .ok_or_else(|| "shaderc failed to initialize".to_owned())
+}
+
+pub(super) fn identity() -> String {
+    // shaderc's own SPIR-V version and the glslang library linked in.
+    let (version, revision) = shaderc::get_spirv_version();
+    format!("shaderc-spirv-{version}.{revision}-crate-0.10;")
+}
+
+fn shader_kind(stage: ShaderStage) -> ShaderKind {
+    match stage {
+        ShaderStage::Vertex => ShaderKind::Vertex,
+        ShaderStage::Fragment => ShaderKind::Fragment,
+        ShaderStage::Compute => ShaderKind::Compute,
+        ShaderStage::Geometry => ShaderKind::Geometry,
+        ShaderStage::TessellationControl => ShaderKind::TessControl,
+        ShaderStage::TessellationEvaluation => ShaderKind::TessEvaluation,
+        ShaderStage::Task => ShaderKind::Task,
+        ShaderStage::Mesh => ShaderKind::Mesh,
+        ShaderStage::RayGeneration => ShaderKind::RayGeneration,
+        ShaderStage::AnyHit => ShaderKind::AnyHit,
+        ShaderStage::ClosestHit => ShaderKind::ClosestHit,
+        ShaderStage::Miss => ShaderKind::Miss,
+        ShaderStage::Intersection => ShaderKind::Intersection,
+        ShaderStage::Callable => ShaderKind::Callable,
+        _ => ShaderKind::InferFromSource,
+    }
+}
+
+fn env_version(env: TargetEnv) -> EnvVersion {
+    match env {
+        TargetEnv::Vulkan1_0 => EnvVersion::Vulkan1_0,
+        TargetEnv::Vulkan1_1 => EnvVersion::Vulkan1_1,
+        TargetEnv::Vulkan1_2 => EnvVersion::Vulkan1_2,
+        TargetEnv::Vulkan1_3 => EnvVersion::Vulkan1_3,
+    }
+}
+
+fn spirv_version(version: SpirvVersion) -> shaderc::SpirvVersion {
+    match version {
+        SpirvVersion::V1_0 => shaderc::SpirvVersion::V1_0,
+        SpirvVersion::V1_1 => shaderc::SpirvVersion::V1_1,
+        SpirvVersion::V1_2 => shaderc::SpirvVersion::V1_2,
+        SpirvVersion::V1_3 => shaderc::SpirvVersion::V1_3,
+        SpirvVersion::V1_4 => shaderc::SpirvVersion::V1_4,
+        SpirvVersion::V1_5 => shaderc::SpirvVersion::V1_5,
+        SpirvVersion::V1_6 => shaderc::SpirvVersion::V1_6,
+    }
+}
+
+/// Finds `requested` as `#include` would: `"..."` next to the including
+/// file first, then in the include directories; `<...>` only there.
+fn resolve_include(
+    requested: &str,
+    kind: IncludeType,
+    requesting: &Path,
+    include_dirs: &[PathBuf],
+) -> Option<PathBuf> {
+    let local = (kind == IncludeType::Relative)
+        .then(|| requesting.parent().map(|dir| dir.join(requested)))
+        .flatten();
+    local
+        .into_iter()
+        .chain(include_dirs.iter().map(|dir| dir.join(requested)))
+        .find(|p| p.is_file())
+}
+
+pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Diagnostic>> {
+    let fail = |message: String| {
+        vec![Diagnostic {
+            path: job.path.clone(),
+            line: 0,
+            column: 0,
+            message,
+            rendered: None,
+        }]
+    };
+    let source = std::fs::read_to_string(&job.path)
+        .map_err(|e| fail(format!("cannot read the shader: {e}")))?;
+    if source.contains('\0') {
+        return Err(fail(
+            "the shader contains a NUL byte; is it a text file?".to_owned(),
+        ));
+    }
+    let stage = job.stage.ok_or_else(|| {
+        fail("no shader stage: use a stage extension or #pragma shader_stage".into())
+    })?;
+    let compiler = compiler().map_err(fail)?;
+    let includes = RefCell::new(Vec::<PathBuf>::new());
+    let run = |level: OptimizationLevel| -> Result<(Vec<u32>, String), Vec<Diagnostic>> {
+        let mut options =
+            CompileOptions::new().map_err(|e| fail(format!("shaderc options: {e}")))?;
+        options.set_target_env(ShadercEnv::Vulkan, env_version(settings.target_env) as u32);
+        options.set_target_spirv(spirv_version(settings.spirv_version));
+        options.set_source_language(match job.language {
+            Language::Hlsl => SourceLanguage::HLSL,
+            _ => SourceLanguage::GLSL,
+        });
+        options.set_optimization_level(level);
+        if !settings.strip_debug {
+            // Line info and source text, for debuggers like RenderDoc.
+            options.set_generate_debug_info();
+        }
+        for define in &job.defines {
+            options.add_macro_definition(&define.name, define.value.as_deref());
+        }
+        options.set_include_callback(|requested, kind, requesting, _depth| {
+            let requesting = Path::new(requesting);
+            let path = resolve_include(requested, kind, requesting, &settings.include_dirs)
+                .ok_or_else(|| format!("cannot find include {requested:?} (searched next to the file and in the include dirs)"))?;
+            let content = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            if content.contains('\0') {
+                return Err(format!("{} contains a NUL byte", path.display()));
+            }
+            includes.borrow_mut().push(path.clone());
+            Ok(ResolvedInclude { resolved_name: path.to_string_lossy().into_owned(), content })
+        });
+        let file_name = job.path.to_string_lossy();
+        match compiler.compile_into_spirv(
+            &source,
+            shader_kind(stage),
+            &file_name,
+            &job.entry_point,
+            Some(&options),
+        ) {
+            Ok(artifact) => Ok((
+                artifact.as_binary().to_vec(),
+                artifact.get_warning_messages(),
+            )),
+            Err(shaderc::Error::CompilationError(_, log)) => Err(parse_log(&log, &job.path)),
+            Err(other) => Err(fail(other.to_string())),
+        }
+    };
+    let (unoptimized, warnings) = run(OptimizationLevel::Zero)?;
+    let optimized = match settings.optimization {
+        Optimization::None => None,
+        Optimization::Size => Some(run(OptimizationLevel::Size)?.0),
+        Optimization::Performance => Some(run(OptimizationLevel::Performance)?.0),
+    };
+    let mut dependencies = vec![job.path.clone()];
+    dependencies.extend(includes.into_inner());
+    dependencies.sort();
+    dependencies.dedup();
+    Ok(Compiled {
+        modules: vec![CompiledModule {
+            name: job.name.clone(),
+            stage,
+            entry_point: job.entry_point.clone(),
+            spirv: unoptimized,
+            optimized,
+        }],
+        dependencies,
+        warnings: warnings
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(str::to_owned)
+            .collect(),
+    })
+}
+
+/// Turns glslang's log (`file:line: error: message` lines) into located
+/// diagnostics, with a column found from the token the message quotes.
+fn parse_log(log: &str, main_file: &Path) -> Vec<Diagnostic> {
+    let mut diagnostics = Vec::new();
+    for line in log.lines() {
+        let Some((location, message)) = line.split_once(": error: ") else {
+            continue;
+        };
+        let (file, line_number) = match location.rsplit_once(':') {
+            Some((file, number)) => (file, number.trim().parse().unwrap_or(0)),
+            None => (location, 0),
+        };
+        let path = if file.is_empty() {
+            main_file.to_owned()
+        } else {
+            PathBuf::from(file)
+        };
+        let column = column_of_quoted_token(&path, line_number, message);
+        if message.trim().ends_with("compilation terminated")
+            || message.contains("compilation errors.  No code generated")
+        {
+            continue;
+        }
+        diagnostics.push(Diagnostic {
+            path,
+            line: line_number,
+            column,
+            message: message.trim().to_owned(),
+            rendered: None,
+        });
+    }
+    if diagnostics.is_empty() {
+        diagnostics.push(Diagnostic {
+            path: main_file.to_owned(),
+            line: 0,
+            column: 0,
+            message: log.trim().to_owned(),
+            rendered: None,
+        });
+    }
+    diagnostics
+}
+
+/// glslang reports no columns; most messages quote the offending token
+/// (`'foo' : undeclared identifier`), so find it on the line.
+fn column_of_quoted_token(path: &Path, line: u32, message: &str) -> u32 {
+    let token = message.split('\'').nth(1).filter(|t| !t.trim().is_empty());
+    let source_line = std::fs::read_to_string(path).ok().and_then(|s| {
+        s.lines()
+            .nth(line.saturating_sub(1) as usize)
+            .map(str::to_owned)
+    });
+    match (token, source_line) {
+        (Some(token), Some(text)) => text.find(token.trim()).map_or(1, |i| i as u32 + 1),
+        (_, Some(text)) => text.len() as u32 - text.trim_start().len() as u32 + 1,
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn glslang_log_lines_become_located_diagnostics() {
+        let log = "shaders/a.frag:3: error: 'foo' : undeclared identifier\n\
+                   shaders/a.frag:5: error: '' :  syntax error\n\
+                   2 errors generated.";
+        let diagnostics = parse_log(log, Path::new("shaders/a.frag"));
+        assert_eq!(diagnostics.len(), 2);
+        assert_eq!(diagnostics[0].line, 3);
+        assert_eq!(diagnostics[0].message, "'foo' : undeclared identifier");
+    }
+}

@@ -1,0 +1,76 @@
+//! Frontends: shader source to SPIR-V.
+//!
+//! GLSL and HLSL go through shaderc (`glsl.rs`), WGSL through naga
+//! (`wgsl.rs`). Each reports every file it read, so the cache and Cargo can
+//! track includes, and every error as a located [`Diagnostic`].
+
+#[cfg(feature = "shaderc")]
+mod glsl;
+#[cfg(feature = "wgsl")]
+mod wgsl;
+
+use std::path::PathBuf;
+
+use smolv_runtime::reflect::ShaderStage;
+
+use crate::error::Diagnostic;
+use crate::pipeline::Settings;
+use crate::source::{Job, Language};
+
+/// What a frontend made of one job.
+#[derive(Debug)]
+pub(crate) struct Compiled {
+    pub(crate) modules: Vec<CompiledModule>,
+    /// Every file read: the source and each resolved include.
+    pub(crate) dependencies: Vec<PathBuf>,
+    pub(crate) warnings: Vec<String>,
+}
+
+/// One module out of a frontend.
+#[derive(Debug, Clone)]
+pub(crate) struct CompiledModule {
+    /// Full module name: the job's, plus `#entry` for WGSL.
+    pub(crate) name: String,
+    pub(crate) stage: ShaderStage,
+    pub(crate) entry_point: String,
+    /// SPIR-V as compiled without optimization (for the size report).
+    pub(crate) spirv: Vec<u32>,
+    /// SPIR-V the frontend already optimized (shaderc does), if any.
+    pub(crate) optimized: Option<Vec<u32>>,
+}
+
+/// Compiles one job with the frontend for its language.
+pub(crate) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Diagnostic>> {
+    match job.language {
+        #[cfg(feature = "shaderc")]
+        Language::Glsl | Language::Hlsl => glsl::compile(job, settings),
+        #[cfg(feature = "wgsl")]
+        Language::Wgsl => wgsl::compile(job, settings),
+        #[allow(unreachable_patterns)]
+        language => Err(vec![Diagnostic {
+            path: job.path.clone(),
+            line: 0,
+            column: 0,
+            message: format!(
+                "{language:?} support is not enabled; enable smolv-build's `{}` feature",
+                if language == Language::Wgsl {
+                    "wgsl"
+                } else {
+                    "shaderc"
+                }
+            ),
+            rendered: None,
+        }]),
+    }
+}
+
+/// Identifies the compilers that produce SPIR-V, for cache keys: a new
+/// compiler version must not reuse old output.
+pub(crate) fn compiler_identity() -> String {
+    let mut identity = String::new();
+    #[cfg(feature = "shaderc")]
+    identity.push_str(&glsl::identity());
+    #[cfg(feature = "wgsl")]
+    identity.push_str("naga-30;");
+    identity
+}

@@ -1,0 +1,513 @@
+//! The build, start to finish:
+//! scan → compile → optimize → (cache) → reflect → encode → compress →
+//! containers and bundle → `OUT_DIR` → Cargo directives and report.
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use smolv_runtime::container::{BundleBuilder, Codec, assemble};
+use smolv_runtime::reflect::ShaderStage;
+
+use crate::cache::{BodyReader, BodyWriter, Cache, Key, KeyBuilder, hash_file};
+use crate::config::{Config, Optimization, SpirvVersion, TargetEnv};
+use crate::emit::{self, Artifacts, Directives, Manifest, ManifestModule};
+use crate::encode::{Packed, encode_module, pack};
+use crate::error::{Diagnostic, Error};
+use crate::frontend::{self, CompiledModule};
+use crate::optimize;
+use crate::reflect::reflect;
+use crate::report::{ModuleReport, Report};
+use crate::source::{Job, Language, Sources};
+
+/// Environment variables the build reads; Cargo reruns it when they change.
+const ENV_KNOBS: [&str; 4] = [
+    "SMOLV_CACHE_DIR",
+    "SMOLV_REPORT",
+    "SMOLV_SPIRV_OPT",
+    "CARGO_TARGET_DIR",
+];
+
+/// Resolved settings every job shares.
+#[derive(Clone, Debug)]
+pub(crate) struct Settings {
+    pub(crate) target_env: TargetEnv,
+    pub(crate) spirv_version: SpirvVersion,
+    pub(crate) optimization: Optimization,
+    pub(crate) strip_debug: bool,
+    pub(crate) include_dirs: Vec<PathBuf>,
+    pub(crate) spirv_opt: Option<PathBuf>,
+}
+
+/// What one job produced, from the compiler or the cache.
+struct JobOutput {
+    modules: Vec<CompiledModule>,
+    dependencies: Vec<PathBuf>,
+    warnings: Vec<String>,
+    cached: bool,
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+/// Finds the shared cache directory (see [`Config::cache_dir`]).
+fn cache_dir(config: &Config, out_dir: &Path) -> PathBuf {
+    if let Some(dir) = config
+        .cache_dir
+        .clone()
+        .or_else(|| env("SMOLV_CACHE_DIR").map(PathBuf::from))
+    {
+        return dir;
+    }
+    if let Some(target) = env("CARGO_TARGET_DIR") {
+        return PathBuf::from(target).join("smolv-cache");
+    }
+    // Cargo marks its target directory with CACHEDIR.TAG.
+    if let Some(target) = out_dir
+        .ancestors()
+        .find(|dir| dir.join("CACHEDIR.TAG").is_file())
+    {
+        return target.join("smolv-cache");
+    }
+    if let Ok(metadata) = cargo_metadata::MetadataCommand::new().no_deps().exec() {
+        return metadata
+            .target_directory
+            .into_std_path_buf()
+            .join("smolv-cache");
+    }
+    out_dir.join("smolv-cache")
+}
+
+pub(crate) fn run(config: &Config) -> Result<Report, Error> {
+    let base = env("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("."));
+    let out_dir = match (&config.out_dir, env("OUT_DIR")) {
+        (Some(dir), _) => base.join(dir),
+        (None, Some(dir)) => PathBuf::from(dir),
+        (None, None) => {
+            return Err(Error::Config(
+                "OUT_DIR is not set: call smolv-build from a build script, or set Config::out_dir"
+                    .into(),
+            ));
+        }
+    };
+    let directives = Directives::new(config.cargo_directives.unwrap_or(config.out_dir.is_none()));
+    ENV_KNOBS
+        .iter()
+        .for_each(|var| directives.rerun_if_env_changed(var));
+
+    let settings = Settings {
+        target_env: config.target_env,
+        spirv_version: config
+            .spirv_version
+            .unwrap_or(config.target_env.default_spirv_version()),
+        optimization: config.optimization,
+        strip_debug: config
+            .strip_debug
+            .unwrap_or_else(|| env("PROFILE").as_deref() == Some("release")),
+        include_dirs: config.include_dirs.iter().map(|d| base.join(d)).collect(),
+        spirv_opt: optimize::find_spirv_opt(config.spirv_opt.as_deref()),
+    };
+    settings
+        .include_dirs
+        .iter()
+        .for_each(|dir| directives.rerun_if_changed(dir));
+
+    let sources = Sources::scan(config, &base)?;
+    sources
+        .watched
+        .iter()
+        .for_each(|path| directives.rerun_if_changed(path));
+    if sources.jobs.is_empty() {
+        emit::remove_artifacts(&out_dir);
+        return Err(Error::NoShaders {
+            searched: describe_inputs(config),
+        });
+    }
+
+    let cache = Cache::new(cache_dir(config, &out_dir));
+    let threads = config
+        .jobs
+        .or_else(|| env("NUM_JOBS").and_then(|n| n.parse().ok()))
+        .unwrap_or(0);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Error::Internal(format!("cannot start worker threads: {e}")))?;
+    let identity = build_identity(&settings, &sources.jobs);
+
+    let outputs: Vec<Result<JobOutput, Vec<Diagnostic>>> = pool.install(|| {
+        sources
+            .jobs
+            .par_iter()
+            .map(|job| build_job(job, &settings, &cache, &identity))
+            .collect()
+    });
+
+    let mut report = Report {
+        out_dir: out_dir.clone(),
+        ..Report::default()
+    };
+    let mut diagnostics = Vec::new();
+    let mut failed = 0;
+    let mut modules: Vec<(CompiledModule, &Job, bool)> = Vec::new();
+    for (job, output) in sources.jobs.iter().zip(outputs) {
+        match output {
+            Ok(output) => {
+                output
+                    .dependencies
+                    .iter()
+                    .for_each(|path| directives.rerun_if_changed(path));
+                report.warnings.extend(output.warnings);
+                if output.cached {
+                    report.cache_hits += 1;
+                } else {
+                    report.compiled += 1;
+                }
+                modules.extend(output.modules.into_iter().map(|m| (m, job, output.cached)));
+            }
+            Err(errors) => {
+                directives.rerun_if_changed(&job.path);
+                failed += 1;
+                diagnostics.extend(errors);
+            }
+        }
+    }
+    report.warnings.iter().for_each(|w| directives.warning(w));
+    if !diagnostics.is_empty() {
+        emit::remove_artifacts(&out_dir);
+        return Err(Error::Compile {
+            diagnostics,
+            failed,
+            total: sources.jobs.len(),
+        });
+    }
+    modules.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+
+    let artifacts = pool.install(|| package(&modules, config, &settings, &cache, &mut report))?;
+    report.total();
+    emit::write_artifacts(&out_dir, &artifacts, &report)?;
+    if env("SMOLV_REPORT").is_some_and(|v| v != "0") {
+        directives.warning(&report.to_text());
+    }
+    Ok(report)
+}
+
+fn describe_inputs(config: &Config) -> String {
+    let mut parts: Vec<String> = config
+        .shader_dirs
+        .iter()
+        .map(|d| d.display().to_string())
+        .collect();
+    parts.extend(config.shader_files.iter().map(|f| f.display().to_string()));
+    parts.extend(config.shader_globs.iter().cloned());
+    if parts.is_empty() {
+        "(no shader_dir, shader or shader_glob configured)".to_owned()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// Versions of everything that turns source into SPIR-V.
+fn build_identity(settings: &Settings, jobs: &[Job]) -> String {
+    let mut identity = format!(
+        "smolv-build-{};{}",
+        env!("CARGO_PKG_VERSION"),
+        frontend::compiler_identity()
+    );
+    if jobs.iter().any(|j| j.language == Language::Wgsl) {
+        if let Some(tool) = &settings.spirv_opt {
+            identity.push_str(&optimize::spirv_opt_version(tool));
+        }
+    }
+    identity
+}
+
+fn job_key(job: &Job, settings: &Settings, identity: &str, source: &[u8]) -> Key {
+    let mut key = KeyBuilder::new("smolv-build module v1");
+    key.text(identity)
+        .text(&job.name)
+        .text(&job.path.to_string_lossy())
+        .text(&format!(
+            "{:?}/{:?}/{}",
+            job.language, job.stage, job.entry_point
+        ))
+        .text(&format!(
+            "{:?}/{:?}/{:?}/{}/{:?}",
+            settings.target_env,
+            settings.spirv_version,
+            settings.optimization,
+            settings.strip_debug,
+            settings.spirv_opt.is_some()
+        ));
+    for define in &job.defines {
+        key.text(&define.name)
+            .text(define.value.as_deref().unwrap_or(""));
+    }
+    for dir in &settings.include_dirs {
+        key.text(&dir.to_string_lossy());
+    }
+    key.field(source).finish()
+}
+
+fn build_job(
+    job: &Job,
+    settings: &Settings,
+    cache: &Cache,
+    identity: &str,
+) -> Result<JobOutput, Vec<Diagnostic>> {
+    let source = std::fs::read(&job.path).map_err(|e| {
+        vec![Diagnostic {
+            path: job.path.clone(),
+            line: 0,
+            column: 0,
+            message: format!("cannot read: {e}"),
+            rendered: None,
+        }]
+    })?;
+    let key = job_key(job, settings, identity, &source);
+    if let Some(output) = cache.get(&key).and_then(|body| read_entry(&body)) {
+        return Ok(output);
+    }
+    let compiled = frontend::compile(job, settings)?;
+    let mut warnings = compiled.warnings;
+    let mut modules = compiled.modules;
+    for module in &mut modules {
+        if module.optimized.is_none() && settings.optimization != Optimization::None {
+            module.optimized = match &settings.spirv_opt {
+                Some(tool) => match optimize::optimize(
+                    &module.spirv,
+                    settings.optimization,
+                    settings.target_env,
+                    tool,
+                ) {
+                    Ok(optimized) => Some(optimized),
+                    Err(why) => {
+                        warnings.push(format!(
+                            "{}: not optimized, shipping it as compiled: {why}",
+                            module.name
+                        ));
+                        None
+                    }
+                },
+                None => {
+                    warnings.push(format!(
+                        "{}: spirv-opt not found, so it is not size-optimized; install SPIRV-Tools \
+                         (apt-get install spirv-tools) or set SMOLV_SPIRV_OPT",
+                        module.name
+                    ));
+                    None
+                }
+            };
+        }
+    }
+    let output = JobOutput {
+        modules,
+        dependencies: compiled.dependencies,
+        warnings,
+        cached: false,
+    };
+    cache.put(&key, &write_entry(&output));
+    Ok(output)
+}
+
+/// Cache entry body: dependencies with their hashes, warnings, modules.
+fn write_entry(output: &JobOutput) -> Vec<u8> {
+    let mut w = BodyWriter::default();
+    w.u32(output.dependencies.len() as u32);
+    for dep in &output.dependencies {
+        w.text(&dep.to_string_lossy())
+            .bytes(&hash_file(dep).unwrap_or_default());
+    }
+    w.u32(output.warnings.len() as u32);
+    output.warnings.iter().for_each(|warning| {
+        w.text(warning);
+    });
+    w.u32(output.modules.len() as u32);
+    for m in &output.modules {
+        w.text(&m.name)
+            .text(m.stage.name())
+            .text(&m.entry_point)
+            .words(&m.spirv);
+        match &m.optimized {
+            Some(optimized) => w.u32(1).words(optimized),
+            None => w.u32(0),
+        };
+    }
+    w.0
+}
+
+/// Reads an entry back; `None` (a miss) if it is malformed or any
+/// dependency changed since it was written.
+fn read_entry(body: &[u8]) -> Option<JobOutput> {
+    let mut r = BodyReader::new(body);
+    let mut dependencies = Vec::new();
+    for _ in 0..r.u32()? {
+        let path = PathBuf::from(r.text()?);
+        if hash_file(&path)?.as_slice() != r.bytes()? {
+            return None;
+        }
+        dependencies.push(path);
+    }
+    let warnings = (0..r.u32()?)
+        .map(|_| r.text())
+        .collect::<Option<Vec<_>>>()?;
+    let mut modules = Vec::new();
+    for _ in 0..r.u32()? {
+        let name = r.text()?;
+        let stage_name = r.text()?;
+        let stage = ShaderStage::ALL
+            .into_iter()
+            .find(|s| s.name() == stage_name)?;
+        let entry_point = r.text()?;
+        let spirv = r.words()?;
+        let optimized = if r.u32()? == 1 {
+            Some(r.words()?)
+        } else {
+            None
+        };
+        modules.push(CompiledModule {
+            name,
+            stage,
+            entry_point,
+            spirv,
+            optimized,
+        });
+    }
+    r.is_empty().then_some(JobOutput {
+        modules,
+        dependencies,
+        warnings,
+        cached: true,
+    })
+}
+
+/// Reflects, encodes, compresses and assembles every module.
+fn package(
+    modules: &[(CompiledModule, &Job, bool)],
+    config: &Config,
+    settings: &Settings,
+    cache: &Cache,
+    report: &mut Report,
+) -> Result<Artifacts, Error> {
+    let encoded: Vec<_> = modules
+        .par_iter()
+        .map(|(module, _, _)| {
+            let shipped = module.optimized.as_ref().unwrap_or(&module.spirv);
+            let reflection = reflect(shipped, module.stage, &module.entry_point);
+            encode_module(shipped, settings.strip_debug).map(|e| (e, reflection))
+        })
+        .collect::<Result<_, _>>()
+        .map_err(Error::Internal)?;
+    let smolv: Vec<Vec<u8>> = encoded.iter().map(|(e, _)| e.smolv.clone()).collect();
+    let packed = packed_set(&smolv, config, cache)?;
+    let dictionary_id = packed.dictionary.as_ref().map_or(0, |d| d.id());
+    let codec = if packed.dictionary.is_some() {
+        Codec::SmolvZstdDictionary
+    } else {
+        Codec::SmolvZstd
+    };
+
+    let mut bundle = BundleBuilder::new();
+    if let Some(dictionary) = &packed.dictionary {
+        bundle = bundle.dictionary(dictionary.clone());
+    }
+    let mut manifest_modules = Vec::new();
+    let mut containers = Vec::new();
+    for (index, (((module, job, cached), (encoded, reflection)), payload)) in modules
+        .iter()
+        .zip(&encoded)
+        .zip(&packed.payloads)
+        .enumerate()
+    {
+        let container = assemble(codec, &encoded.decoded, dictionary_id, reflection, payload);
+        let shipped = module.optimized.as_ref().unwrap_or(&module.spirv);
+        report.modules.push(ModuleReport {
+            name: module.name.clone(),
+            source: job.path.clone(),
+            stage: module.stage.name().to_owned(),
+            entry_point: module.entry_point.clone(),
+            source_bytes: std::fs::metadata(&job.path).map_or(0, |m| m.len() as usize),
+            spirv_bytes: module.spirv.len() * 4,
+            optimized_bytes: shipped.len() * 4,
+            smolv_bytes: encoded.smolv.len(),
+            compressed_bytes: payload.len(),
+            container_bytes: container.len(),
+            cached: *cached,
+        });
+        manifest_modules.push(ManifestModule {
+            name: module.name.clone(),
+            artifact: emit::artifact_name(index, &module.name),
+            source: job.path.clone(),
+            variant: job.variant.clone(),
+            reflection: reflection.clone(),
+            spirv_bytes: encoded.decoded.len() * 4,
+            container_bytes: container.len(),
+        });
+        bundle.push(module.name.clone(), container.clone());
+        containers.push(container);
+    }
+    report.dictionary_bytes = packed.dictionary.as_ref().map_or(0, |d| d.as_bytes().len());
+    let dictionary_bytes = packed.dictionary.as_ref().map(|d| d.as_bytes().to_vec());
+    Ok(Artifacts {
+        manifest: Manifest {
+            format: 1,
+            bundle: emit::BUNDLE_FILE.to_owned(),
+            dictionary: dictionary_bytes
+                .as_ref()
+                .map(|_| "dictionary.zdict".to_owned()),
+            modules: manifest_modules,
+        },
+        containers,
+        dictionary: dictionary_bytes,
+        bundle: bundle.build(),
+    })
+}
+
+/// Compresses the set, or takes the result from the cache: dictionary
+/// training and zstd -19 are the slowest steps after compiling.
+fn packed_set(smolv: &[Vec<u8>], config: &Config, cache: &Cache) -> Result<Packed, Error> {
+    let mut key = KeyBuilder::new("smolv-build pack v1");
+    key.text(env!("CARGO_PKG_VERSION"))
+        .text(&format!("{}/{:?}", config.zstd_level, config.dictionary));
+    smolv.iter().for_each(|m| {
+        key.field(m);
+    });
+    let key = key.finish();
+    if let Some(packed) = cache
+        .get(&key)
+        .and_then(|body| read_packed(&body, smolv.len()))
+    {
+        return Ok(packed);
+    }
+    let packed = pack(smolv, config.zstd_level, config.dictionary).map_err(Error::Internal)?;
+    let mut w = BodyWriter::default();
+    w.bytes(
+        packed
+            .dictionary
+            .as_ref()
+            .map(|d| d.as_bytes())
+            .unwrap_or_default(),
+    );
+    packed.payloads.iter().for_each(|p| {
+        w.bytes(p);
+    });
+    cache.put(&key, &w.0);
+    Ok(packed)
+}
+
+fn read_packed(body: &[u8], count: usize) -> Option<Packed> {
+    let mut r = BodyReader::new(body);
+    let dictionary = match r.bytes()? {
+        [] => None,
+        bytes => Some(smolv_runtime::container::Dictionary::new(bytes.to_vec()).ok()?),
+    };
+    let payloads = (0..count)
+        .map(|_| r.bytes().map(<[u8]>::to_vec))
+        .collect::<Option<Vec<_>>>()?;
+    r.is_empty().then_some(Packed {
+        dictionary,
+        payloads,
+    })
+}

@@ -1,0 +1,301 @@
+//! Finding shader sources and turning them into compile jobs.
+//!
+//! A job is one source compiled with one set of defines. GLSL and HLSL jobs
+//! produce one module; WGSL jobs produce one module per entry point.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use smolv_runtime::reflect::ShaderStage;
+
+use crate::config::{Config, Define};
+use crate::error::Error;
+
+/// A shading language.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    /// GLSL, compiled by shaderc.
+    Glsl,
+    /// HLSL, compiled by shaderc.
+    Hlsl,
+    /// WGSL, compiled by naga.
+    Wgsl,
+}
+
+/// One compilation: a source, its stage (GLSL/HLSL), and its defines.
+#[derive(Clone, Debug)]
+pub(crate) struct Job {
+    /// Module name: the path relative to its shader root, `/`-separated,
+    /// plus `@variant` for variants.
+    pub(crate) name: String,
+    pub(crate) path: PathBuf,
+    pub(crate) language: Language,
+    /// Known for GLSL and HLSL; WGSL takes it from each entry point.
+    pub(crate) stage: Option<ShaderStage>,
+    pub(crate) entry_point: String,
+    pub(crate) defines: Vec<Define>,
+    pub(crate) variant: Option<String>,
+}
+
+/// Scanned inputs: the jobs, and every directory and file Cargo should
+/// watch.
+pub(crate) struct Sources {
+    pub(crate) jobs: Vec<Job>,
+    pub(crate) watched: Vec<PathBuf>,
+}
+
+/// The stage a file extension names (`.vert`, `.frag`, ...).
+pub(crate) fn stage_from_extension(ext: &str) -> Option<ShaderStage> {
+    Some(match ext {
+        "vert" => ShaderStage::Vertex,
+        "frag" => ShaderStage::Fragment,
+        "comp" => ShaderStage::Compute,
+        "geom" => ShaderStage::Geometry,
+        "tesc" => ShaderStage::TessellationControl,
+        "tese" => ShaderStage::TessellationEvaluation,
+        "mesh" => ShaderStage::Mesh,
+        "task" => ShaderStage::Task,
+        "rgen" => ShaderStage::RayGeneration,
+        "rchit" => ShaderStage::ClosestHit,
+        "rmiss" => ShaderStage::Miss,
+        "rahit" => ShaderStage::AnyHit,
+        "rint" => ShaderStage::Intersection,
+        "rcall" => ShaderStage::Callable,
+        _ => return None,
+    })
+}
+
+/// The stage a `#pragma shader_stage(...)` names.
+fn stage_from_pragma_name(name: &str) -> Option<ShaderStage> {
+    Some(match name {
+        "vertex" => ShaderStage::Vertex,
+        "fragment" => ShaderStage::Fragment,
+        "compute" => ShaderStage::Compute,
+        "geometry" => ShaderStage::Geometry,
+        "tesscontrol" => ShaderStage::TessellationControl,
+        "tesseval" => ShaderStage::TessellationEvaluation,
+        "mesh" => ShaderStage::Mesh,
+        "task" => ShaderStage::Task,
+        other => return stage_from_extension(other),
+    })
+}
+
+/// Reads `#pragma shader_stage(<stage>)` from source text.
+pub(crate) fn stage_from_pragma(source: &str) -> Option<ShaderStage> {
+    source.lines().find_map(|line| {
+        let rest = line
+            .trim_start()
+            .strip_prefix("#")?
+            .trim_start()
+            .strip_prefix("pragma")?;
+        let rest = rest
+            .trim_start()
+            .strip_prefix("shader_stage")?
+            .trim_start()
+            .strip_prefix('(')?;
+        stage_from_pragma_name(rest.split(')').next()?.trim())
+    })
+}
+
+/// Classifies a file: its language and, for GLSL/HLSL, its stage (from the
+/// extension, a double extension like `blur.comp.hlsl`, or a pragma).
+/// `Ok(None)` means "not a shader to compile" (an include-only `.glsl`, a
+/// header, or an unrelated file).
+fn classify(path: &Path) -> Result<Option<(Language, Option<ShaderStage>)>, Error> {
+    let file_name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    let mut parts = file_name.rsplit('.');
+    let ext = parts.next().unwrap_or_default();
+    let inner_ext = parts.next().filter(|_| file_name.matches('.').count() >= 2);
+    let language = match ext {
+        "wgsl" => return Ok(Some((Language::Wgsl, None))),
+        "hlsl" => Language::Hlsl,
+        "glsl" => Language::Glsl,
+        other => return Ok(stage_from_extension(other).map(|stage| (Language::Glsl, Some(stage)))),
+    };
+    if let Some(stage) = inner_ext.and_then(stage_from_extension) {
+        return Ok(Some((language, Some(stage))));
+    }
+    let source = std::fs::read_to_string(path)
+        .map_err(|e| Error::io(path, e, "check that the shader file is readable UTF-8 text"))?;
+    // A .glsl/.hlsl file that names no stage is an include file.
+    Ok(stage_from_pragma(&source).map(|stage| (language, Some(stage))))
+}
+
+impl Sources {
+    /// Scans the configured directories, files and globs.
+    pub(crate) fn scan(config: &Config, base: &Path) -> Result<Self, Error> {
+        // name -> (path, language, stage); BTreeMap keeps a stable order.
+        let mut found: BTreeMap<String, (PathBuf, Language, Option<ShaderStage>)> = BTreeMap::new();
+        let mut watched = Vec::new();
+        let add = |name: String, path: PathBuf, found: &mut BTreeMap<_, _>| -> Result<(), Error> {
+            if let Some((language, stage)) = classify(&path)? {
+                found.insert(name, (path, language, stage));
+            }
+            Ok(())
+        };
+        for dir in &config.shader_dirs {
+            let dir = base.join(dir);
+            if !dir.is_dir() {
+                return Err(Error::io(
+                    &dir,
+                    std::io::Error::from(std::io::ErrorKind::NotFound),
+                    "Config::shader_dir must name an existing directory (relative paths start at the crate root)",
+                ));
+            }
+            let mut files = Vec::new();
+            walk(&dir, &mut files, &mut watched)?;
+            for file in files {
+                add(relative_name(&file, &dir), file, &mut found)?;
+            }
+        }
+        for file in &config.shader_files {
+            let file = base.join(file);
+            if !file.is_file() {
+                return Err(Error::io(
+                    &file,
+                    std::io::Error::from(std::io::ErrorKind::NotFound),
+                    "Config::shader must name an existing file",
+                ));
+            }
+            let name = file
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            watched.push(file.clone());
+            add(name, file, &mut found)?;
+        }
+        for pattern in &config.shader_globs {
+            let full = base.join(pattern).to_string_lossy().into_owned();
+            let root = glob_root(Path::new(&full));
+            let paths = glob::glob(&full)
+                .map_err(|e| Error::Config(format!("bad glob {pattern:?}: {e}")))?;
+            watched.push(root.clone());
+            for path in paths.flatten().filter(|p| p.is_file()) {
+                add(relative_name(&path, &root), path, &mut found)?;
+            }
+        }
+        let jobs = expand_jobs(config, found)?;
+        Ok(Self { jobs, watched })
+    }
+}
+
+/// Every file below `dir`; directories are recorded for Cargo to watch, so
+/// that added files trigger a rebuild.
+fn walk(dir: &Path, files: &mut Vec<PathBuf>, watched: &mut Vec<PathBuf>) -> Result<(), Error> {
+    watched.push(dir.to_owned());
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| Error::io(dir, e, "check the shader directory's permissions"))?;
+    let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            walk(&path, files, watched)?;
+        } else {
+            files.push(path);
+        }
+    }
+    Ok(())
+}
+
+fn relative_name(path: &Path, root: &Path) -> String {
+    let relative = path.strip_prefix(root).unwrap_or(path);
+    relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// The directory part of a glob before its first wildcard.
+fn glob_root(pattern: &Path) -> PathBuf {
+    let mut root = PathBuf::new();
+    for component in pattern.components() {
+        let text = component.as_os_str().to_string_lossy();
+        if text.contains(['*', '?', '[']) {
+            break;
+        }
+        root.push(component);
+    }
+    if root == pattern {
+        root.parent().map(Path::to_owned).unwrap_or_default()
+    } else {
+        root
+    }
+}
+
+/// One job per source, plus one per declared variant.
+fn expand_jobs(
+    config: &Config,
+    found: BTreeMap<String, (PathBuf, Language, Option<ShaderStage>)>,
+) -> Result<Vec<Job>, Error> {
+    for (shader, variant) in &config.variants {
+        if !found.contains_key(shader) {
+            let known: Vec<&str> = found.keys().map(String::as_str).collect();
+            return Err(Error::Config(format!(
+                "variant {:?} names shader {shader:?}, which was not found; shaders are: {}",
+                variant.name,
+                known.join(", ")
+            )));
+        }
+    }
+    let mut jobs = Vec::new();
+    for (name, (path, language, stage)) in found {
+        let mut defines = config.defines.clone();
+        defines.extend(
+            config
+                .shader_defines
+                .iter()
+                .filter(|(s, _)| *s == name)
+                .map(|(_, d)| d.clone()),
+        );
+        let base = Job {
+            name: name.clone(),
+            path,
+            language,
+            stage,
+            entry_point: "main".to_owned(),
+            defines,
+            variant: None,
+        };
+        for (_, variant) in config.variants.iter().filter(|(s, _)| *s == name) {
+            let mut job = base.clone();
+            job.name = format!("{name}@{}", variant.name);
+            job.defines.extend(variant.defines.iter().cloned());
+            job.variant = Some(variant.name.clone());
+            jobs.push(job);
+        }
+        jobs.push(base);
+    }
+    Ok(jobs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pragma_names_the_stage() {
+        assert_eq!(
+            stage_from_pragma("#version 450\n#pragma shader_stage(compute)\n"),
+            Some(ShaderStage::Compute)
+        );
+        assert_eq!(
+            stage_from_pragma("  #  pragma shader_stage( fragment )"),
+            Some(ShaderStage::Fragment)
+        );
+        assert_eq!(stage_from_pragma("// no pragma"), None);
+    }
+
+    #[test]
+    fn glob_root_is_the_fixed_prefix() {
+        assert_eq!(
+            glob_root(Path::new("/a/b/**/*.frag")),
+            PathBuf::from("/a/b")
+        );
+        assert_eq!(glob_root(Path::new("/a/b/x.frag")), PathBuf::from("/a/b"));
+    }
+}
