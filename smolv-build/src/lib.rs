@@ -66,6 +66,8 @@
 //! turn the feature off: `default-features = false, features = ["wgsl"]`.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+// The examples are build scripts, and a build script's `main` is the point.
+#![allow(clippy::needless_doctest_main)]
 
 mod cache;
 mod config;

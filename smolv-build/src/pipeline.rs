@@ -167,9 +167,14 @@ pub(crate) fn run(config: &Config) -> Result<Report, Error> {
                 }
                 modules.extend(output.modules.into_iter().map(|m| (m, job, output.cached)));
             }
-            Err(errors) => {
+            Err(mut errors) => {
                 directives.rerun_if_changed(&job.path);
                 failed += 1;
+                if let Some(variant) = &job.variant {
+                    errors.iter_mut().for_each(|d| {
+                        d.message = format!("{} (in variant {variant:?})", d.message)
+                    });
+                }
                 diagnostics.extend(errors);
             }
         }

@@ -182,3 +182,44 @@ impl Failures {
         eprintln!("{what}: all {checked} passed");
     }
 }
+
+/// Runs `spirv-val` on SPIR-V words; `Err` holds its complaint. Panics if
+/// `spirv-val` is not installed (scripts/setup.sh installs it).
+pub fn spirv_val(words: &[u32], target_env: &str) -> Result<(), String> {
+    let dir = tempfile_dir();
+    let path = dir.join(format!("module-{}.spv", unique()));
+    std::fs::write(&path, bytes(words)).expect("write temp module");
+    let output = std::process::Command::new("spirv-val")
+        .args(["--target-env", target_env])
+        .arg(&path)
+        .output()
+        .expect(
+            "spirv-val must be installed (apt-get install spirv-tools; scripts/setup.sh does it)",
+        );
+    let _ = std::fs::remove_file(&path);
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ))
+    }
+}
+
+fn tempfile_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join("smolv-tests");
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    dir
+}
+
+fn unique() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    format!(
+        "{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+}
