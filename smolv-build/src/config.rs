@@ -227,6 +227,7 @@ pub struct Config {
     pub(crate) jobs: Option<usize>,
     pub(crate) spirv_opt: Option<PathBuf>,
     pub(crate) cargo_directives: Option<bool>,
+    pub(crate) keep_going: bool,
 }
 
 impl Default for Config {
@@ -258,6 +259,7 @@ impl Config {
             jobs: None,
             spirv_opt: None,
             cargo_directives: None,
+            keep_going: false,
         }
     }
 
@@ -395,6 +397,14 @@ impl Config {
     /// build script (`OUT_DIR` is set and no `out_dir` was given).
     pub fn cargo_directives(&mut self, emit: bool) -> &mut Self {
         self.cargo_directives = Some(emit);
+        self
+    }
+
+    /// Builds what compiles even when some shaders fail, and lists the
+    /// failures in [`Report::failures`] instead of returning an error (what
+    /// `cargo smolv build` does). Default: off, so one failure fails the build.
+    pub fn keep_going(&mut self, keep_going: bool) -> &mut Self {
+        self.keep_going = keep_going;
         self
     }
 

@@ -84,7 +84,7 @@ mod source;
 pub use config::{Config, Define, DictionaryMode, Optimization, SpirvVersion, TargetEnv, Variant};
 pub use emit::{ARTIFACT_DIR, BUNDLE_FILE, MANIFEST_FILE, Manifest, ManifestModule};
 pub use error::{Diagnostic, Error};
-pub use report::{ModuleReport, Report};
+pub use report::{FailedShader, ModuleReport, Report};
 pub use source::Language;
 
 /// The SMOL-V codec, for build scripts that encode SPIR-V themselves.
@@ -97,6 +97,34 @@ pub use source::Language;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub use smolv_runtime::codec;
+
+/// Sizes of a set of SMOL-V modules compressed together (see [`compress_set`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompressedSet {
+    /// Size of the shared dictionary, 0 if none was worth it.
+    pub dictionary_bytes: usize,
+    /// Each module's compressed payload.
+    pub payloads: Vec<Vec<u8>>,
+}
+
+/// Compresses SMOL-V modules as the build does: zstd at `level`, with a
+/// shared dictionary chosen by `mode`.
+///
+/// ```
+/// use smolv_build::{compress_set, DictionaryMode};
+/// # let spirv = smolv_runtime::doc_example_module();
+/// let smolv = smolv_runtime::encode(&spirv[..], &Default::default())?;
+/// let set = compress_set(&[smolv.clone(), smolv], 19, DictionaryMode::Auto)?;
+/// assert_eq!(set.payloads.len(), 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn compress_set(smolv: &[Vec<u8>], level: i32, mode: DictionaryMode) -> Result<CompressedSet, Error> {
+    let packed = encode::pack(smolv, level, mode).map_err(Error::Internal)?;
+    Ok(CompressedSet {
+        dictionary_bytes: packed.dictionary.as_ref().map_or(0, |d| d.as_bytes().len()),
+        payloads: packed.payloads,
+    })
+}
 
 /// Compiles every shader in `dir` with default settings; panics with a
 /// readable report on failure. Shorthand for

@@ -16,7 +16,7 @@ use crate::error::{Diagnostic, Error};
 use crate::frontend::{self, CompiledModule};
 use crate::optimize;
 use crate::reflect::reflect;
-use crate::report::{ModuleReport, Report};
+use crate::report::{FailedShader, ModuleReport, Report};
 use crate::source::{Job, Language, Sources};
 
 /// Environment variables the build reads; Cargo reruns it when they change.
@@ -175,18 +175,27 @@ pub(crate) fn run(config: &Config) -> Result<Report, Error> {
                         d.message = format!("{} (in variant {variant:?})", d.message)
                     });
                 }
+                report.failures.push(FailedShader {
+                    name: job.name.clone(),
+                    source: job.path.clone(),
+                    errors: errors.iter().map(ToString::to_string).collect(),
+                });
                 diagnostics.extend(errors);
             }
         }
     }
     report.warnings.iter().for_each(|w| directives.warning(w));
-    if !diagnostics.is_empty() {
+    if !diagnostics.is_empty() && !config.keep_going {
         emit::remove_artifacts(&out_dir);
         return Err(Error::Compile {
             diagnostics,
             failed,
             total: sources.jobs.len(),
         });
+    }
+    if modules.is_empty() {
+        emit::remove_artifacts(&out_dir);
+        return Ok(report);
     }
     modules.sort_by(|a, b| a.0.name.cmp(&b.0.name));
 

@@ -30,6 +30,17 @@ pub struct ModuleReport {
     pub cached: bool,
 }
 
+/// A shader that did not compile.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FailedShader {
+    /// Module name.
+    pub name: String,
+    /// The source file.
+    pub source: PathBuf,
+    /// Every error, formatted `path:line:col: error: message`.
+    pub errors: Vec<String>,
+}
+
 /// What a build produced. Written to `OUT_DIR` as `smolv-report.txt` and
 /// `smolv-report.json`; `SMOLV_REPORT=1` also prints it as Cargo warnings.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -56,6 +67,9 @@ pub struct Report {
     pub compiled: usize,
     /// Warnings from compilers and the optimizer.
     pub warnings: Vec<String>,
+    /// Shaders that failed, with [`Config::keep_going`](crate::Config::keep_going);
+    /// otherwise a failure is an [`Error`](crate::Error) instead.
+    pub failures: Vec<FailedShader>,
     /// Where the artifacts were written.
     pub out_dir: PathBuf,
 }

@@ -7,8 +7,10 @@
 //! Exit codes: 0 on success, 1 when an input could not be processed, 2 on a
 //! usage error.
 
+mod build_command;
 mod codec_commands;
 mod io;
+mod stats_command;
 
 use std::process::ExitCode;
 
@@ -25,8 +27,11 @@ enum CargoCli {
 #[derive(clap::Args)]
 #[command(
     version,
-    about = "SMOL-V shader tools: encode and decode SPIR-V as SMOL-V.",
+    about = "smolv shader tools: build shader trees, encode and decode SMOL-V, measure sizes.",
     after_help = "Examples:\n  \
+        cargo smolv build shaders -o target/shaders --strip-debug\n  \
+        cargo smolv build shaders -o target/shaders --json > report.json\n  \
+        cargo smolv stats assets/shaders\n  \
         cargo smolv encode --strip-debug lit.frag.spv -o lit.frag.smolv\n  \
         cargo smolv decode lit.frag.smolv -o lit.frag.spv\n  \
         cargo smolv decode --legacy-2016-08-31 unity.smolv -o unity.spv\n\n\
@@ -43,6 +48,10 @@ enum Command {
     Encode(codec_commands::EncodeArgs),
     /// Decode SMOL-V back to a SPIR-V module.
     Decode(codec_commands::DecodeArgs),
+    /// Compile, optimize, encode and compress a shader tree, with the build cache.
+    Build(build_command::BuildArgs),
+    /// Size table for existing SPIR-V files: raw, SMOL-V, +zstd, +dictionary, solid.
+    Stats(stats_command::StatsArgs),
 }
 
 fn main() -> ExitCode {
@@ -55,6 +64,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Encode(args) => codec_commands::encode(&args),
         Command::Decode(args) => codec_commands::decode(&args),
+        Command::Build(args) => build_command::build(&args),
+        Command::Stats(args) => stats_command::stats(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
