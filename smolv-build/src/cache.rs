@@ -55,6 +55,26 @@ pub(crate) fn hash_file(path: &Path) -> Option<[u8; 32]> {
         .map(|bytes| *blake3::hash(&bytes).as_bytes())
 }
 
+/// File hashes remembered for one build: an include shared by hundreds of
+/// modules is read and hashed once, not once per module.
+#[derive(Default)]
+pub(crate) struct FileHashes(
+    std::sync::Mutex<std::collections::HashMap<PathBuf, Option<[u8; 32]>>>,
+);
+
+impl FileHashes {
+    pub(crate) fn get(&self, path: &Path) -> Option<[u8; 32]> {
+        if let Some(hash) = self.0.lock().ok().and_then(|memo| memo.get(path).copied()) {
+            return hash;
+        }
+        let hash = hash_file(path);
+        if let Ok(mut memo) = self.0.lock() {
+            memo.insert(path.to_owned(), hash);
+        }
+        hash
+    }
+}
+
 /// The cache directory.
 #[derive(Clone, Debug)]
 pub(crate) struct Cache {

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use smolv_runtime::container::{BundleBuilder, Codec, assemble};
 use smolv_runtime::reflect::ShaderStage;
 
-use crate::cache::{BodyReader, BodyWriter, Cache, Key, KeyBuilder, hash_file};
+use crate::cache::{BodyReader, BodyWriter, Cache, FileHashes, Key, KeyBuilder};
 use crate::config::{Config, Optimization, SpirvVersion, TargetEnv};
 use crate::emit::{self, Artifacts, Directives, Manifest, ManifestModule};
 use crate::encode::{Packed, encode_module, pack};
@@ -136,12 +136,13 @@ pub(crate) fn run(config: &Config) -> Result<Report, Error> {
         .build()
         .map_err(|e| Error::Internal(format!("cannot start worker threads: {e}")))?;
     let identity = build_identity(&settings, &sources.jobs);
+    let hashes = FileHashes::default();
 
     let outputs: Vec<Result<JobOutput, Vec<Diagnostic>>> = pool.install(|| {
         sources
             .jobs
             .par_iter()
-            .map(|job| build_job(job, &settings, &cache, &identity))
+            .map(|job| build_job(job, &settings, &cache, &identity, &hashes))
             .collect()
     });
 
@@ -270,6 +271,7 @@ fn build_job(
     settings: &Settings,
     cache: &Cache,
     identity: &str,
+    hashes: &FileHashes,
 ) -> Result<JobOutput, Vec<Diagnostic>> {
     let source = std::fs::read(&job.path).map_err(|e| {
         vec![Diagnostic {
@@ -281,7 +283,7 @@ fn build_job(
         }]
     })?;
     let key = job_key(job, settings, identity, &source);
-    if let Some(output) = cache.get(&key).and_then(|body| read_entry(&body)) {
+    if let Some(output) = cache.get(&key).and_then(|body| read_entry(&body, hashes)) {
         return Ok(output);
     }
     let compiled = frontend::compile(job, settings)?;
@@ -322,17 +324,17 @@ fn build_job(
         warnings,
         cached: false,
     };
-    cache.put(&key, &write_entry(&output));
+    cache.put(&key, &write_entry(&output, hashes));
     Ok(output)
 }
 
 /// Cache entry body: dependencies with their hashes, warnings, modules.
-fn write_entry(output: &JobOutput) -> Vec<u8> {
+fn write_entry(output: &JobOutput, hashes: &FileHashes) -> Vec<u8> {
     let mut w = BodyWriter::default();
     w.u32(output.dependencies.len() as u32);
     for dep in &output.dependencies {
         w.text(&dep.to_string_lossy())
-            .bytes(&hash_file(dep).unwrap_or_default());
+            .bytes(&hashes.get(dep).unwrap_or_default());
     }
     w.u32(output.warnings.len() as u32);
     output.warnings.iter().for_each(|warning| {
@@ -354,12 +356,12 @@ fn write_entry(output: &JobOutput) -> Vec<u8> {
 
 /// Reads an entry back; `None` (a miss) if it is malformed or any
 /// dependency changed since it was written.
-fn read_entry(body: &[u8]) -> Option<JobOutput> {
+fn read_entry(body: &[u8], hashes: &FileHashes) -> Option<JobOutput> {
     let mut r = BodyReader::new(body);
     let mut dependencies = Vec::new();
     for _ in 0..r.u32()? {
         let path = PathBuf::from(r.text()?);
-        if hash_file(&path)?.as_slice() != r.bytes()? {
+        if hashes.get(&path)?.as_slice() != r.bytes()? {
             return None;
         }
         dependencies.push(path);

@@ -185,10 +185,22 @@ fn help_shows_examples() {
 fn shader_tree(dir: &Path, broken: bool) -> PathBuf {
     let shaders = dir.join("shaders");
     std::fs::create_dir_all(&shaders).unwrap();
-    std::fs::write(shaders.join("ok.frag"), "#version 450\nlayout(location=0) out vec4 c;\nvoid main() { c = vec4(1); }\n").unwrap();
-    std::fs::write(shaders.join("fill.comp"), "#version 450\nlayout(local_size_x=1) in;\nvoid main() {}\n").unwrap();
+    std::fs::write(
+        shaders.join("ok.frag"),
+        "#version 450\nlayout(location=0) out vec4 c;\nvoid main() { c = vec4(1); }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        shaders.join("fill.comp"),
+        "#version 450\nlayout(local_size_x=1) in;\nvoid main() {}\n",
+    )
+    .unwrap();
     if broken {
-        std::fs::write(shaders.join("broken.frag"), "#version 450\nvoid main() { undefined_call(); }\n").unwrap();
+        std::fs::write(
+            shaders.join("broken.frag"),
+            "#version 450\nvoid main() { undefined_call(); }\n",
+        )
+        .unwrap();
     }
     shaders
 }
@@ -199,7 +211,16 @@ fn build_compiles_a_tree_and_reports_json() {
     let shaders = shader_tree(dir.path(), false);
     let out = dir.path().join("out");
     let cache = dir.path().join("cache");
-    let args = ["smolv", "build", shaders.to_str().unwrap(), "-o", out.to_str().unwrap(), "--json", "--cache-dir", cache.to_str().unwrap()];
+    let args = [
+        "smolv",
+        "build",
+        shaders.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--json",
+        "--cache-dir",
+        cache.to_str().unwrap(),
+    ];
     let output = cargo_smolv(&args);
     assert!(output.status.success(), "{}", stderr(&output));
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
@@ -207,7 +228,12 @@ fn build_compiles_a_tree_and_reports_json() {
     assert_eq!(shaders_json.len(), 2);
     for shader in shaders_json {
         assert_eq!(shader["ok"], true);
-        for field in ["spirv_bytes", "optimized_bytes", "smolv_bytes", "compressed_bytes"] {
+        for field in [
+            "spirv_bytes",
+            "optimized_bytes",
+            "smolv_bytes",
+            "compressed_bytes",
+        ] {
             assert!(shader[field].as_u64().unwrap() > 0, "{field}");
         }
     }
@@ -215,7 +241,10 @@ fn build_compiles_a_tree_and_reports_json() {
     assert!(json["total_shipped_bytes"].as_u64().unwrap() > 0);
     assert!(out.join("smolv/manifest.json").is_file());
     let again: serde_json::Value = serde_json::from_slice(&cargo_smolv(&args).stdout).unwrap();
-    assert_eq!((again["compiled"].as_u64(), again["cache_hits"].as_u64()), (Some(0), Some(2)));
+    assert_eq!(
+        (again["compiled"].as_u64(), again["cache_hits"].as_u64()),
+        (Some(0), Some(2))
+    );
 }
 
 #[test]
@@ -223,10 +252,20 @@ fn build_reports_the_good_shaders_and_fails_on_a_broken_one() {
     let dir = tempfile::tempdir().unwrap();
     let shaders = shader_tree(dir.path(), true);
     let out = dir.path().join("out");
-    let output = cargo_smolv(&["smolv", "build", shaders.to_str().unwrap(), "-o", out.to_str().unwrap(), "--json"]);
+    let output = cargo_smolv(&[
+        "smolv",
+        "build",
+        shaders.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
     assert_eq!(output.status.code(), Some(1));
     let err = stderr(&output);
-    assert!(err.contains("broken.frag:2:") && err.contains("undefined_call"), "{err}");
+    assert!(
+        err.contains("broken.frag:2:") && err.contains("undefined_call"),
+        "{err}"
+    );
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let shaders_json = json["shaders"].as_array().unwrap();
     assert_eq!(shaders_json.iter().filter(|s| s["ok"] == true).count(), 2);
@@ -239,7 +278,13 @@ fn build_of_a_directory_without_shaders_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("notes.txt"), "no shaders here").unwrap();
     let out = dir.path().join("out");
-    let output = cargo_smolv(&["smolv", "build", dir.path().to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let output = cargo_smolv(&[
+        "smolv",
+        "build",
+        dir.path().to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
     assert_one_line_error(&output, "no shaders found");
 }
 
@@ -252,7 +297,11 @@ fn stats_measures_spirv_found_by_magic() {
     let output = cargo_smolv(&["smolv", "stats", dir.path().to_str().unwrap(), "--json"]);
     assert!(output.status.success(), "{}", stderr(&output));
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(json["files"].as_array().unwrap().len(), 2, "both SPIR-V files, whatever the extension");
+    assert_eq!(
+        json["files"].as_array().unwrap().len(),
+        2,
+        "both SPIR-V files, whatever the extension"
+    );
     assert!(json["smolv_bytes"].as_u64().unwrap() < json["spirv_bytes"].as_u64().unwrap());
 }
 
@@ -261,8 +310,14 @@ fn stats_rejects_non_spirv_and_empty_inputs() {
     let dir = tempfile::tempdir().unwrap();
     let text = dir.path().join("shader.frag");
     std::fs::write(&text, "#version 450\n").unwrap();
-    assert_one_line_error(&cargo_smolv(&["smolv", "stats", text.to_str().unwrap()]), "not a SPIR-V module");
+    assert_one_line_error(
+        &cargo_smolv(&["smolv", "stats", text.to_str().unwrap()]),
+        "not a SPIR-V module",
+    );
     let empty = dir.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
-    assert_one_line_error(&cargo_smolv(&["smolv", "stats", empty.to_str().unwrap()]), "no SPIR-V modules found");
+    assert_one_line_error(
+        &cargo_smolv(&["smolv", "stats", empty.to_str().unwrap()]),
+        "no SPIR-V modules found",
+    );
 }

@@ -35,7 +35,8 @@ pub(crate) struct BuildArgs {
 }
 
 fn parse_target_env(text: &str) -> Result<TargetEnv, String> {
-    TargetEnv::parse(text).ok_or_else(|| format!("{text:?} is not one of vulkan1.0, vulkan1.1, vulkan1.2, vulkan1.3"))
+    TargetEnv::parse(text)
+        .ok_or_else(|| format!("{text:?} is not one of vulkan1.0, vulkan1.1, vulkan1.2, vulkan1.3"))
 }
 
 /// The stable `--json` schema of `cargo smolv build`.
@@ -116,7 +117,9 @@ pub(crate) fn build(args: &BuildArgs) -> Result<(), FileError> {
     if let Some(jobs) = args.jobs {
         config.jobs(jobs);
     }
-    let report = config.try_compile().map_err(|e| FileError::new(&args.dir, e))?;
+    let report = config
+        .try_compile()
+        .map_err(|e| FileError::new(&args.dir, e))?;
     if args.json {
         println!("{}", json(&report));
     } else {
@@ -135,6 +138,10 @@ pub(crate) fn build(args: &BuildArgs) -> Result<(), FileError> {
     }
     Err(FileError::new(
         &args.dir,
-        format!("{} of {} shaders failed to compile", report.failures.len(), report.failures.len() + report.compiled + report.cache_hits),
+        format!(
+            "{} of {} shaders failed to compile",
+            report.failures.len(),
+            report.failures.len() + report.compiled + report.cache_hits
+        ),
     ))
 }
