@@ -6,9 +6,6 @@ fn main() {
     smolv_build::Config::new()
         .shader_dir("shaders")
         .include_dir("shaders/include")
-        .variants(
-            "lit.frag",
-            [smolv_build::Variant::new("shadows").define("SHADOWS", "1")],
-        )
+        .variants("lit.frag", [smolv_build::Variant::new("shadows").define("SHADOWS", "1")])
         .compile();
 }

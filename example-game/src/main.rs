@@ -7,13 +7,9 @@
 fn main() -> std::process::ExitCode {
     let spirv = smolv_runtime::doc_example_module();
     let encoded = smolv_runtime::encode(&spirv[..], &smolv_runtime::EncodeOptions::new());
-    let decoded = encoded
-        .as_deref()
-        .map_err(|e| e.to_string())
-        .and_then(|smolv| {
-            smolv_runtime::decode(smolv, &smolv_runtime::DecodeOptions::new())
-                .map_err(|e| e.to_string())
-        });
+    let decoded = encoded.as_deref().map_err(|e| e.to_string()).and_then(|smolv| {
+        smolv_runtime::decode(smolv, &smolv_runtime::DecodeOptions::new()).map_err(|e| e.to_string())
+    });
     match decoded {
         Ok(words) if words == spirv => {
             println!(

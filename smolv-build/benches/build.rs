@@ -98,10 +98,8 @@ fn config(root: &Path, out: &str, cache: &str, jobs: Option<usize>) -> Config {
         .cache_dir(root.join(cache))
         .cargo_directives(false)
         .strip_debug(true);
-    let permutations = Variant::permutations(&[
-        ("QUALITY", &["0", "1", "2", "3", "4"]),
-        ("STYLE", &["0", "1", "2", "3", "4"]),
-    ]);
+    let permutations =
+        Variant::permutations(&[("QUALITY", &["0", "1", "2", "3", "4"]), ("STYLE", &["0", "1", "2", "3", "4"])]);
     for i in 0..SHADERS {
         let ext = match i % 4 {
             0 | 1 => "frag",
@@ -135,10 +133,7 @@ fn main() {
     let modules = report.modules.len();
     let (cold_n, _) = timed(&config(root, "out-n", "cache-n", Some(threads)));
     let warm_config = config(root, "out-n", "cache-n", Some(threads));
-    let warm = (0..5)
-        .map(|_| timed(&warm_config))
-        .min_by_key(|(t, _)| *t)
-        .unwrap();
+    let warm = (0..5).map(|_| timed(&warm_config)).min_by_key(|(t, _)| *t).unwrap();
     assert_eq!(warm.1.compiled, 0, "the warm build compiled something");
 
     let lighting = root.join("include/lighting.glsl");
@@ -151,10 +146,7 @@ fn main() {
     println!(
         "smolv-build cache benchmark: {SHADERS} shaders × 25 permutations (+ the base) = {modules} modules, {threads} threads"
     );
-    println!(
-        "  cold build, 1 thread            {:>9.2} s",
-        cold_1.as_secs_f64()
-    );
+    println!("  cold build, 1 thread            {:>9.2} s", cold_1.as_secs_f64());
     println!(
         "  cold build, {threads} threads           {:>9.2} s   speedup {:.2}× (target ≥ 1.8× on 2 cores)",
         cold_n.as_secs_f64(),

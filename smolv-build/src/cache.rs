@@ -50,17 +50,13 @@ impl KeyBuilder {
 
 /// blake3 of a file's contents, or `None` if it cannot be read.
 pub(crate) fn hash_file(path: &Path) -> Option<[u8; 32]> {
-    std::fs::read(path)
-        .ok()
-        .map(|bytes| *blake3::hash(&bytes).as_bytes())
+    std::fs::read(path).ok().map(|bytes| *blake3::hash(&bytes).as_bytes())
 }
 
 /// File hashes remembered for one build: an include shared by hundreds of
 /// modules is read and hashed once, not once per module.
 #[derive(Default)]
-pub(crate) struct FileHashes(
-    std::sync::Mutex<std::collections::HashMap<PathBuf, Option<[u8; 32]>>>,
-);
+pub(crate) struct FileHashes(std::sync::Mutex<std::collections::HashMap<PathBuf, Option<[u8; 32]>>>);
 
 impl FileHashes {
     pub(crate) fn get(&self, path: &Path) -> Option<[u8; 32]> {
@@ -111,11 +107,7 @@ impl Cache {
             return false;
         }
         let unique = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let temp = dir.join(format!(
-            ".{}.{}.{unique}.tmp",
-            key.hex(),
-            std::process::id()
-        ));
+        let temp = dir.join(format!(".{}.{}.{unique}.tmp", key.hex(), std::process::id()));
         let written = std::fs::File::create(&temp).and_then(|mut file| {
             file.write_all(ENTRY_MAGIC)?;
             file.write_all(blake3::hash(body).as_bytes())?;
@@ -148,8 +140,7 @@ impl BodyWriter {
     }
     pub(crate) fn words(&mut self, w: &[u32]) -> &mut Self {
         self.u32(w.len() as u32);
-        w.iter()
-            .for_each(|&v| self.0.extend_from_slice(&v.to_le_bytes()));
+        w.iter().for_each(|&v| self.0.extend_from_slice(&v.to_le_bytes()));
         self
     }
 }
@@ -167,8 +158,7 @@ impl<'a> BodyReader<'a> {
         Some(head)
     }
     pub(crate) fn u32(&mut self) -> Option<u32> {
-        self.take(4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        self.take(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
     pub(crate) fn bytes(&mut self) -> Option<&'a [u8]> {
         let len = self.u32()? as usize;
@@ -180,12 +170,7 @@ impl<'a> BodyReader<'a> {
     pub(crate) fn words(&mut self) -> Option<Vec<u32>> {
         let len = self.u32()? as usize;
         let bytes = self.take(len.checked_mul(4)?)?;
-        Some(
-            bytes
-                .chunks_exact(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect(),
-        )
+        Some(bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
     }
     pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()
@@ -211,10 +196,7 @@ mod tests {
         std::fs::write(&path, &bytes).unwrap();
         assert!(cache.get(&key).is_none(), "a flipped bit must be a miss");
         std::fs::write(&path, &bytes[..20]).unwrap();
-        assert!(
-            cache.get(&key).is_none(),
-            "a truncated entry must be a miss"
-        );
+        assert!(cache.get(&key).is_none(), "a truncated entry must be a miss");
     }
 
     #[test]

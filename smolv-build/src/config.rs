@@ -117,10 +117,7 @@ pub struct Define {
 impl Define {
     /// `NAME=value`, or just `NAME` for `None`.
     pub fn new(name: impl Into<String>, value: Option<&str>) -> Self {
-        Self {
-            name: name.into(),
-            value: value.map(str::to_owned),
-        }
+        Self { name: name.into(), value: value.map(str::to_owned) }
     }
 }
 
@@ -148,18 +145,12 @@ pub struct Variant {
 impl Variant {
     /// A variant with no defines yet.
     pub fn new(name: impl Into<String>) -> Self {
-        Self {
-            name: name.into(),
-            defines: Vec::new(),
-        }
+        Self { name: name.into(), defines: Vec::new() }
     }
 
     /// Adds `#define name value`.
     pub fn define(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
-        self.defines.push(Define {
-            name: name.into(),
-            value: Some(value.into()),
-        });
+        self.defines.push(Define { name: name.into(), value: Some(value.into()) });
         self
     }
 
@@ -171,24 +162,23 @@ impl Variant {
     /// One variant per combination of the given define values, named
     /// `A=x,B=y`.
     pub fn permutations(axes: &[(&str, &[&str])]) -> Vec<Variant> {
-        axes.iter()
-            .fold(vec![Variant::new("")], |variants, (name, values)| {
-                variants
-                    .iter()
-                    .flat_map(|v| {
-                        values.iter().map(move |value| {
-                            let label = if v.name.is_empty() {
-                                format!("{name}={value}")
-                            } else {
-                                format!("{},{name}={value}", v.name)
-                            };
-                            let mut next = v.clone().define(*name, *value);
-                            next.name = label;
-                            next
-                        })
+        axes.iter().fold(vec![Variant::new("")], |variants, (name, values)| {
+            variants
+                .iter()
+                .flat_map(|v| {
+                    values.iter().map(move |value| {
+                        let label = if v.name.is_empty() {
+                            format!("{name}={value}")
+                        } else {
+                            format!("{},{name}={value}", v.name)
+                        };
+                        let mut next = v.clone().define(*name, *value);
+                        next.name = label;
+                        next
                     })
-                    .collect()
-            })
+                })
+                .collect()
+        })
     }
 }
 
@@ -292,10 +282,7 @@ impl Config {
 
     /// `#define name value` for every shader.
     pub fn define(&mut self, name: impl Into<String>, value: impl Into<String>) -> &mut Self {
-        self.defines.push(Define {
-            name: name.into(),
-            value: Some(value.into()),
-        });
+        self.defines.push(Define { name: name.into(), value: Some(value.into()) });
         self
     }
 
@@ -306,26 +293,15 @@ impl Config {
         name: impl Into<String>,
         value: impl Into<String>,
     ) -> &mut Self {
-        self.shader_defines.push((
-            shader.into(),
-            Define {
-                name: name.into(),
-                value: Some(value.into()),
-            },
-        ));
+        self.shader_defines.push((shader.into(), Define { name: name.into(), value: Some(value.into()) }));
         self
     }
 
     /// Adds named variants of one shader (by module name). Each becomes a
     /// module `shader@variant` next to the plain `shader`.
-    pub fn variants(
-        &mut self,
-        shader: impl Into<String>,
-        variants: impl IntoIterator<Item = Variant>,
-    ) -> &mut Self {
+    pub fn variants(&mut self, shader: impl Into<String>, variants: impl IntoIterator<Item = Variant>) -> &mut Self {
         let shader = shader.into();
-        self.variants
-            .extend(variants.into_iter().map(|v| (shader.clone(), v)));
+        self.variants.extend(variants.into_iter().map(|v| (shader.clone(), v)));
         self
     }
 

@@ -32,6 +32,9 @@ pub struct ManifestModule {
     pub spirv_bytes: usize,
     /// Size of the container.
     pub container_bytes: usize,
+    /// The optimized SPIR-V before SMOL-V encoding (and before stripping),
+    /// relative to the artifact directory, for debuggers and `spirv-dis`.
+    pub optimized_spirv: String,
 }
 
 /// What `smolv-build` wrote, for the macros and tools to read.
@@ -43,6 +46,8 @@ pub struct Manifest {
     pub bundle: String,
     /// The shared dictionary file, if the containers use one.
     pub dictionary: Option<String>,
+    /// Whether debug info was stripped from what ships.
+    pub strip_debug: bool,
     /// Every module, sorted by name.
     pub modules: Vec<ManifestModule>,
 }
@@ -51,30 +56,25 @@ pub struct Manifest {
 pub(crate) struct Artifacts {
     pub(crate) manifest: Manifest,
     pub(crate) containers: Vec<Vec<u8>>,
+    pub(crate) optimized: Vec<Vec<u8>>,
     pub(crate) dictionary: Option<Vec<u8>>,
     pub(crate) bundle: Vec<u8>,
 }
 
 /// File name of a module's container: readable, and unique even where
 /// names differ only in characters that files cannot hold.
-pub(crate) fn artifact_name(index: usize, module: &str) -> String {
-    let safe: String = module
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "._-@".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    format!("modules/{index:04}-{safe}.smvc")
+pub(crate) fn artifact_name(index: usize, module: &str, kind: &str) -> String {
+    let safe: String =
+        module.chars().map(|c| if c.is_ascii_alphanumeric() || "._-@".contains(c) { c } else { '_' }).collect();
+    match kind {
+        "spv" => format!("spirv/{index:04}-{safe}.spv"),
+        _ => format!("modules/{index:04}-{safe}.smvc"),
+    }
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| Error::io(parent, e, "check that OUT_DIR is writable"))?;
+        std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e, "check that OUT_DIR is writable"))?;
     }
     // Unchanged files keep their timestamps, so include_bytes! does not force rebuilds.
     if std::fs::read(path).is_ok_and(|old| old == bytes) {
@@ -85,17 +85,17 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 
 /// Writes the artifact directory, replacing the previous one. Files of
 /// modules that no longer exist are removed.
-pub(crate) fn write_artifacts(
-    out_dir: &Path,
-    artifacts: &Artifacts,
-    report: &Report,
-) -> Result<(), Error> {
+pub(crate) fn write_artifacts(out_dir: &Path, artifacts: &Artifacts, report: &Report) -> Result<(), Error> {
     let dir = out_dir.join(ARTIFACT_DIR);
     let mut keep: Vec<PathBuf> = Vec::new();
-    for (module, container) in artifacts.manifest.modules.iter().zip(&artifacts.containers) {
-        let path = dir.join(&module.artifact);
-        write(&path, container)?;
-        keep.push(path);
+    for ((module, container), spirv) in
+        artifacts.manifest.modules.iter().zip(&artifacts.containers).zip(&artifacts.optimized)
+    {
+        for (name, bytes) in [(&module.artifact, container), (&module.optimized_spirv, spirv)] {
+            let path = dir.join(name);
+            write(&path, bytes)?;
+            keep.push(path);
+        }
     }
     if let (Some(name), Some(bytes)) = (&artifacts.manifest.dictionary, &artifacts.dictionary) {
         write(&dir.join(name), bytes)?;
@@ -103,19 +103,12 @@ pub(crate) fn write_artifacts(
     }
     write(&dir.join(&artifacts.manifest.bundle), &artifacts.bundle)?;
     keep.push(dir.join(&artifacts.manifest.bundle));
-    let manifest = serde_json::to_vec_pretty(&artifacts.manifest)
-        .map_err(|e| Error::Internal(e.to_string()))?;
+    let manifest = serde_json::to_vec_pretty(&artifacts.manifest).map_err(|e| Error::Internal(e.to_string()))?;
     write(&dir.join(MANIFEST_FILE), &manifest)?;
     keep.push(dir.join(MANIFEST_FILE));
     remove_stale(&dir, &keep);
-    write(
-        &out_dir.join("smolv-report.txt"),
-        report.to_text().as_bytes(),
-    )?;
-    write(
-        &out_dir.join("smolv-report.json"),
-        report.to_json().as_bytes(),
-    )?;
+    write(&out_dir.join("smolv-report.txt"), report.to_text().as_bytes())?;
+    write(&out_dir.join("smolv-report.json"), report.to_json().as_bytes())?;
     Ok(())
 }
 
@@ -149,10 +142,7 @@ pub(crate) struct Directives {
 
 impl Directives {
     pub(crate) fn new(enabled: bool) -> Self {
-        Self {
-            enabled,
-            watched: Default::default(),
-        }
+        Self { enabled, watched: Default::default() }
     }
 
     pub(crate) fn rerun_if_changed(&self, path: &Path) {

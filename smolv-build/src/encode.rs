@@ -17,8 +17,8 @@ pub(crate) struct Encoded {
 pub(crate) fn encode_module(spirv: &[u32], strip_debug: bool) -> Result<Encoded, String> {
     let smolv = smolv_runtime::encode(spirv, &EncodeOptions::new().strip_debug(strip_debug))
         .map_err(|e| format!("SMOL-V encoding failed: {e}"))?;
-    let decoded = smolv_runtime::decode(&smolv, &DecodeOptions::new())
-        .map_err(|e| format!("SMOL-V round trip failed: {e}"))?;
+    let decoded =
+        smolv_runtime::decode(&smolv, &DecodeOptions::new()).map_err(|e| format!("SMOL-V round trip failed: {e}"))?;
     Ok(Encoded { smolv, decoded })
 }
 
@@ -30,33 +30,16 @@ pub(crate) struct Packed {
 
 impl Packed {
     pub(crate) fn total(&self) -> usize {
-        self.payloads.iter().map(Vec::len).sum::<usize>()
-            + self.dictionary.as_ref().map_or(0, |d| d.as_bytes().len())
+        self.payloads.iter().map(Vec::len).sum::<usize>() + self.dictionary.as_ref().map_or(0, |d| d.as_bytes().len())
     }
 }
 
 /// Dictionary sizes tried in automatic mode. Small ones win on small sets:
 /// a dictionary only pays while it is much smaller than what it saves.
-const CANDIDATE_SIZES: [usize; 8] = [
-    1 << 10,
-    2 << 10,
-    4 << 10,
-    8 << 10,
-    16 << 10,
-    32 << 10,
-    64 << 10,
-    110 << 10,
-];
+const CANDIDATE_SIZES: [usize; 8] = [1 << 10, 2 << 10, 4 << 10, 8 << 10, 16 << 10, 32 << 10, 64 << 10, 110 << 10];
 
-fn compress_all(
-    smolv: &[Vec<u8>],
-    level: i32,
-    dictionary: Option<&Dictionary>,
-) -> Result<Vec<Vec<u8>>, String> {
-    smolv
-        .par_iter()
-        .map(|m| compress(m, level, dictionary).map_err(|e| e.to_string()))
-        .collect()
+fn compress_all(smolv: &[Vec<u8>], level: i32, dictionary: Option<&Dictionary>) -> Result<Vec<Vec<u8>>, String> {
+    smolv.par_iter().map(|m| compress(m, level, dictionary).map_err(|e| e.to_string())).collect()
 }
 
 fn train(smolv: &[Vec<u8>], size: usize) -> Option<Dictionary> {
@@ -66,10 +49,7 @@ fn train(smolv: &[Vec<u8>], size: usize) -> Option<Dictionary> {
 
 /// Compresses every module, choosing a dictionary as `mode` says.
 pub(crate) fn pack(smolv: &[Vec<u8>], level: i32, mode: DictionaryMode) -> Result<Packed, String> {
-    let plain = Packed {
-        dictionary: None,
-        payloads: compress_all(smolv, level, None)?,
-    };
+    let plain = Packed { dictionary: None, payloads: compress_all(smolv, level, None)? };
     if smolv.len() < 2 {
         return Ok(plain);
     }
@@ -86,11 +66,7 @@ pub(crate) fn pack(smolv: &[Vec<u8>], level: i32, mode: DictionaryMode) -> Resul
                 .filter_map(|&size| {
                     let dictionary = train(smolv, size)?;
                     let payloads = compress_all(smolv, probe_level, Some(&dictionary)).ok()?;
-                    let total = Packed {
-                        dictionary: Some(dictionary),
-                        payloads,
-                    }
-                    .total();
+                    let total = Packed { dictionary: Some(dictionary), payloads }.total();
                     Some((total, size))
                 })
                 .collect();
@@ -104,10 +80,7 @@ pub(crate) fn pack(smolv: &[Vec<u8>], level: i32, mode: DictionaryMode) -> Resul
         return Ok(plain);
     };
     let payloads = compress_all(smolv, level, Some(&dictionary))?;
-    let with_dictionary = Packed {
-        dictionary: Some(dictionary),
-        payloads,
-    };
+    let with_dictionary = Packed { dictionary: Some(dictionary), payloads };
     let keep = matches!(mode, DictionaryMode::Size(_)) || with_dictionary.total() < plain.total();
     Ok(if keep { with_dictionary } else { plain })
 }

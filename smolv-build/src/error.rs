@@ -89,10 +89,6 @@ fn format_compile_errors(diagnostics: &[Diagnostic], failed: usize, total: usize
 
 impl Error {
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error, hint: &'static str) -> Self {
-        Self::Io {
-            path: path.into(),
-            source,
-            hint,
-        }
+        Self::Io { path: path.into(), source, hint }
     }
 }

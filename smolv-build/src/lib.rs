@@ -118,11 +118,7 @@ pub struct CompressedSet {
 /// assert_eq!(set.payloads.len(), 2);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn compress_set(
-    smolv: &[Vec<u8>],
-    level: i32,
-    mode: DictionaryMode,
-) -> Result<CompressedSet, Error> {
+pub fn compress_set(smolv: &[Vec<u8>], level: i32, mode: DictionaryMode) -> Result<CompressedSet, Error> {
     let packed = encode::pack(smolv, level, mode).map_err(Error::Internal)?;
     Ok(CompressedSet {
         dictionary_bytes: packed.dictionary.as_ref().map_or(0, |d| d.as_bytes().len()),

@@ -28,17 +28,9 @@ pub(crate) fn find_spirv_opt(configured: Option<&Path>) -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("SMOLV_SPIRV_OPT") {
         return Some(PathBuf::from(path));
     }
-    let name = if cfg!(windows) {
-        "spirv-opt.exe"
-    } else {
-        "spirv-opt"
-    };
+    let name = if cfg!(windows) { "spirv-opt.exe" } else { "spirv-opt" };
     std::env::var_os("PATH")
-        .map(|paths| {
-            std::env::split_paths(&paths)
-                .map(|dir| dir.join(name))
-                .collect::<Vec<_>>()
-        })
+        .map(|paths| std::env::split_paths(&paths).map(|dir| dir.join(name)).collect::<Vec<_>>())
         .unwrap_or_default()
         .into_iter()
         .find(|candidate| candidate.is_file())
@@ -49,37 +41,20 @@ pub(crate) fn spirv_opt_version(tool: &Path) -> String {
     Command::new(tool)
         .arg("--version")
         .output()
-        .map(|out| {
-            String::from_utf8_lossy(&out.stdout)
-                .lines()
-                .next()
-                .unwrap_or_default()
-                .to_owned()
-        })
+        .map(|out| String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or_default().to_owned())
         .unwrap_or_default()
 }
 
 /// Optimizes `spirv` with `tool`. Returns why it could not, so the caller
 /// can warn and keep the unoptimized module.
-pub(crate) fn optimize(
-    spirv: &[u32],
-    level: Optimization,
-    env: TargetEnv,
-    tool: &Path,
-) -> Result<Vec<u32>, String> {
+pub(crate) fn optimize(spirv: &[u32], level: Optimization, env: TargetEnv, tool: &Path) -> Result<Vec<u32>, String> {
     let recipe = match level {
         Optimization::None => return Ok(spirv.to_vec()),
         Optimization::Size => "-Os",
         Optimization::Performance => "-O",
     };
     let mut child = Command::new(tool)
-        .args([
-            recipe,
-            &format!("--target-env={}", env.name()),
-            "-",
-            "-o",
-            "-",
-        ])
+        .args([recipe, &format!("--target-env={}", env.name()), "-", "-o", "-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -89,27 +64,15 @@ pub(crate) fn optimize(
     // Feed stdin from a thread so a large module cannot deadlock on full pipes.
     let mut stdin = child.stdin.take().ok_or("spirv-opt has no stdin")?;
     let feeder = std::thread::spawn(move || stdin.write_all(&input));
-    let output = child
-        .wait_with_output()
-        .map_err(|e| format!("spirv-opt failed to run: {e}"))?;
+    let output = child.wait_with_output().map_err(|e| format!("spirv-opt failed to run: {e}"))?;
     let _ = feeder.join();
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
-        return Err(format!(
-            "spirv-opt {recipe} failed ({}): {}",
-            output.status,
-            stderr.trim()
-        ));
+        return Err(format!("spirv-opt {recipe} failed ({}): {}", output.status, stderr.trim()));
     }
     let bytes = output.stdout;
-    if bytes.len() < 20
-        || !bytes.len().is_multiple_of(4)
-        || bytes[..4] != 0x0723_0203u32.to_le_bytes()
-    {
+    if bytes.len() < 20 || !bytes.len().is_multiple_of(4) || bytes[..4] != 0x0723_0203u32.to_le_bytes() {
         return Err("spirv-opt produced no valid module".to_owned());
     }
-    Ok(bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect())
+    Ok(bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
 }

@@ -20,12 +20,7 @@ use crate::report::{FailedShader, ModuleReport, Report};
 use crate::source::{Job, Language, Sources};
 
 /// Environment variables the build reads; Cargo reruns it when they change.
-const ENV_KNOBS: [&str; 4] = [
-    "SMOLV_CACHE_DIR",
-    "SMOLV_REPORT",
-    "SMOLV_SPIRV_OPT",
-    "CARGO_TARGET_DIR",
-];
+const ENV_KNOBS: [&str; 4] = ["SMOLV_CACHE_DIR", "SMOLV_REPORT", "SMOLV_SPIRV_OPT", "CARGO_TARGET_DIR"];
 
 /// Resolved settings every job shares.
 #[derive(Clone, Debug)]
@@ -52,85 +47,55 @@ fn env(name: &str) -> Option<String> {
 
 /// Finds the shared cache directory (see [`Config::cache_dir`]).
 fn cache_dir(config: &Config, out_dir: &Path) -> PathBuf {
-    if let Some(dir) = config
-        .cache_dir
-        .clone()
-        .or_else(|| env("SMOLV_CACHE_DIR").map(PathBuf::from))
-    {
+    if let Some(dir) = config.cache_dir.clone().or_else(|| env("SMOLV_CACHE_DIR").map(PathBuf::from)) {
         return dir;
     }
     if let Some(target) = env("CARGO_TARGET_DIR") {
         return PathBuf::from(target).join("smolv-cache");
     }
     // Cargo marks its target directory with CACHEDIR.TAG.
-    if let Some(target) = out_dir
-        .ancestors()
-        .find(|dir| dir.join("CACHEDIR.TAG").is_file())
-    {
+    if let Some(target) = out_dir.ancestors().find(|dir| dir.join("CACHEDIR.TAG").is_file()) {
         return target.join("smolv-cache");
     }
     if let Ok(metadata) = cargo_metadata::MetadataCommand::new().no_deps().exec() {
-        return metadata
-            .target_directory
-            .into_std_path_buf()
-            .join("smolv-cache");
+        return metadata.target_directory.into_std_path_buf().join("smolv-cache");
     }
     out_dir.join("smolv-cache")
 }
 
 pub(crate) fn run(config: &Config) -> Result<Report, Error> {
-    let base = env("CARGO_MANIFEST_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("."));
+    let base = env("CARGO_MANIFEST_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
     let out_dir = match (&config.out_dir, env("OUT_DIR")) {
         (Some(dir), _) => base.join(dir),
         (None, Some(dir)) => PathBuf::from(dir),
         (None, None) => {
             return Err(Error::Config(
-                "OUT_DIR is not set: call smolv-build from a build script, or set Config::out_dir"
-                    .into(),
+                "OUT_DIR is not set: call smolv-build from a build script, or set Config::out_dir".into(),
             ));
         }
     };
     let directives = Directives::new(config.cargo_directives.unwrap_or(config.out_dir.is_none()));
-    ENV_KNOBS
-        .iter()
-        .for_each(|var| directives.rerun_if_env_changed(var));
+    ENV_KNOBS.iter().for_each(|var| directives.rerun_if_env_changed(var));
 
     let settings = Settings {
         target_env: config.target_env,
-        spirv_version: config
-            .spirv_version
-            .unwrap_or(config.target_env.default_spirv_version()),
+        spirv_version: config.spirv_version.unwrap_or(config.target_env.default_spirv_version()),
         optimization: config.optimization,
-        strip_debug: config
-            .strip_debug
-            .unwrap_or_else(|| env("PROFILE").as_deref() == Some("release")),
+        strip_debug: config.strip_debug.unwrap_or_else(|| env("PROFILE").as_deref() == Some("release")),
         include_dirs: config.include_dirs.iter().map(|d| base.join(d)).collect(),
         spirv_opt: optimize::find_spirv_opt(config.spirv_opt.as_deref()),
     };
-    settings
-        .include_dirs
-        .iter()
-        .for_each(|dir| directives.rerun_if_changed(dir));
+    settings.include_dirs.iter().for_each(|dir| directives.rerun_if_changed(dir));
 
     let sources = Sources::scan(config, &base)?;
-    sources
-        .watched
-        .iter()
-        .for_each(|path| directives.rerun_if_changed(path));
+    sources.watched.iter().for_each(|path| directives.rerun_if_changed(path));
     if sources.jobs.is_empty() {
         emit::remove_artifacts(&out_dir);
-        return Err(Error::NoShaders {
-            searched: describe_inputs(config),
-        });
+        return Err(Error::NoShaders { searched: describe_inputs(config) });
     }
 
     let cache = Cache::new(cache_dir(config, &out_dir));
-    let threads = config
-        .jobs
-        .or_else(|| env("NUM_JOBS").and_then(|n| n.parse().ok()))
-        .unwrap_or(0);
+    let threads = config.jobs.or_else(|| env("NUM_JOBS").and_then(|n| n.parse().ok())).unwrap_or(0);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -138,28 +103,17 @@ pub(crate) fn run(config: &Config) -> Result<Report, Error> {
     let identity = build_identity(&settings, &sources.jobs);
     let hashes = FileHashes::default();
 
-    let outputs: Vec<Result<JobOutput, Vec<Diagnostic>>> = pool.install(|| {
-        sources
-            .jobs
-            .par_iter()
-            .map(|job| build_job(job, &settings, &cache, &identity, &hashes))
-            .collect()
-    });
+    let outputs: Vec<Result<JobOutput, Vec<Diagnostic>>> = pool
+        .install(|| sources.jobs.par_iter().map(|job| build_job(job, &settings, &cache, &identity, &hashes)).collect());
 
-    let mut report = Report {
-        out_dir: out_dir.clone(),
-        ..Report::default()
-    };
+    let mut report = Report { out_dir: out_dir.clone(), ..Report::default() };
     let mut diagnostics = Vec::new();
     let mut failed = 0;
     let mut modules: Vec<(CompiledModule, &Job, bool)> = Vec::new();
     for (job, output) in sources.jobs.iter().zip(outputs) {
         match output {
             Ok(output) => {
-                output
-                    .dependencies
-                    .iter()
-                    .for_each(|path| directives.rerun_if_changed(path));
+                output.dependencies.iter().for_each(|path| directives.rerun_if_changed(path));
                 report.warnings.extend(output.warnings);
                 if output.cached {
                     report.cache_hits += 1;
@@ -172,9 +126,7 @@ pub(crate) fn run(config: &Config) -> Result<Report, Error> {
                 directives.rerun_if_changed(&job.path);
                 failed += 1;
                 if let Some(variant) = &job.variant {
-                    errors.iter_mut().for_each(|d| {
-                        d.message = format!("{} (in variant {variant:?})", d.message)
-                    });
+                    errors.iter_mut().for_each(|d| d.message = format!("{} (in variant {variant:?})", d.message));
                 }
                 report.failures.push(FailedShader {
                     name: job.name.clone(),
@@ -188,11 +140,7 @@ pub(crate) fn run(config: &Config) -> Result<Report, Error> {
     report.warnings.iter().for_each(|w| directives.warning(w));
     if !diagnostics.is_empty() && !config.keep_going {
         emit::remove_artifacts(&out_dir);
-        return Err(Error::Compile {
-            diagnostics,
-            failed,
-            total: sources.jobs.len(),
-        });
+        return Err(Error::Compile { diagnostics, failed, total: sources.jobs.len() });
     }
     if modules.is_empty() {
         emit::remove_artifacts(&out_dir);
@@ -210,27 +158,15 @@ pub(crate) fn run(config: &Config) -> Result<Report, Error> {
 }
 
 fn describe_inputs(config: &Config) -> String {
-    let mut parts: Vec<String> = config
-        .shader_dirs
-        .iter()
-        .map(|d| d.display().to_string())
-        .collect();
+    let mut parts: Vec<String> = config.shader_dirs.iter().map(|d| d.display().to_string()).collect();
     parts.extend(config.shader_files.iter().map(|f| f.display().to_string()));
     parts.extend(config.shader_globs.iter().cloned());
-    if parts.is_empty() {
-        "(no shader_dir, shader or shader_glob configured)".to_owned()
-    } else {
-        parts.join(", ")
-    }
+    if parts.is_empty() { "(no shader_dir, shader or shader_glob configured)".to_owned() } else { parts.join(", ") }
 }
 
 /// Versions of everything that turns source into SPIR-V.
 fn build_identity(settings: &Settings, jobs: &[Job]) -> String {
-    let mut identity = format!(
-        "smolv-build-{};{}",
-        env!("CARGO_PKG_VERSION"),
-        frontend::compiler_identity()
-    );
+    let mut identity = format!("smolv-build-{};{}", env!("CARGO_PKG_VERSION"), frontend::compiler_identity());
     if jobs.iter().any(|j| j.language == Language::Wgsl) {
         if let Some(tool) = &settings.spirv_opt {
             identity.push_str(&optimize::spirv_opt_version(tool));
@@ -244,10 +180,7 @@ fn job_key(job: &Job, settings: &Settings, identity: &str, source: &[u8]) -> Key
     key.text(identity)
         .text(&job.name)
         .text(&job.path.to_string_lossy())
-        .text(&format!(
-            "{:?}/{:?}/{}",
-            job.language, job.stage, job.entry_point
-        ))
+        .text(&format!("{:?}/{:?}/{}", job.language, job.stage, job.entry_point))
         .text(&format!(
             "{:?}/{:?}/{:?}/{}/{:?}",
             settings.target_env,
@@ -257,8 +190,7 @@ fn job_key(job: &Job, settings: &Settings, identity: &str, source: &[u8]) -> Key
             settings.spirv_opt.is_some()
         ));
     for define in &job.defines {
-        key.text(&define.name)
-            .text(define.value.as_deref().unwrap_or(""));
+        key.text(&define.name).text(define.value.as_deref().unwrap_or(""));
     }
     for dir in &settings.include_dirs {
         key.text(&dir.to_string_lossy());
@@ -292,18 +224,11 @@ fn build_job(
     for module in &mut modules {
         if module.optimized.is_none() && settings.optimization != Optimization::None {
             module.optimized = match &settings.spirv_opt {
-                Some(tool) => match optimize::optimize(
-                    &module.spirv,
-                    settings.optimization,
-                    settings.target_env,
-                    tool,
-                ) {
+                Some(tool) => match optimize::optimize(&module.spirv, settings.optimization, settings.target_env, tool)
+                {
                     Ok(optimized) => Some(optimized),
                     Err(why) => {
-                        warnings.push(format!(
-                            "{}: not optimized, shipping it as compiled: {why}",
-                            module.name
-                        ));
+                        warnings.push(format!("{}: not optimized, shipping it as compiled: {why}", module.name));
                         None
                     }
                 },
@@ -318,12 +243,7 @@ fn build_job(
             };
         }
     }
-    let output = JobOutput {
-        modules,
-        dependencies: compiled.dependencies,
-        warnings,
-        cached: false,
-    };
+    let output = JobOutput { modules, dependencies: compiled.dependencies, warnings, cached: false };
     cache.put(&key, &write_entry(&output, hashes));
     Ok(output)
 }
@@ -333,8 +253,7 @@ fn write_entry(output: &JobOutput, hashes: &FileHashes) -> Vec<u8> {
     let mut w = BodyWriter::default();
     w.u32(output.dependencies.len() as u32);
     for dep in &output.dependencies {
-        w.text(&dep.to_string_lossy())
-            .bytes(&hashes.get(dep).unwrap_or_default());
+        w.text(&dep.to_string_lossy()).bytes(&hashes.get(dep).unwrap_or_default());
     }
     w.u32(output.warnings.len() as u32);
     output.warnings.iter().for_each(|warning| {
@@ -342,10 +261,7 @@ fn write_entry(output: &JobOutput, hashes: &FileHashes) -> Vec<u8> {
     });
     w.u32(output.modules.len() as u32);
     for m in &output.modules {
-        w.text(&m.name)
-            .text(m.stage.name())
-            .text(&m.entry_point)
-            .words(&m.spirv);
+        w.text(&m.name).text(m.stage.name()).text(&m.entry_point).words(&m.spirv);
         match &m.optimized {
             Some(optimized) => w.u32(1).words(optimized),
             None => w.u32(0),
@@ -366,37 +282,18 @@ fn read_entry(body: &[u8], hashes: &FileHashes) -> Option<JobOutput> {
         }
         dependencies.push(path);
     }
-    let warnings = (0..r.u32()?)
-        .map(|_| r.text())
-        .collect::<Option<Vec<_>>>()?;
+    let warnings = (0..r.u32()?).map(|_| r.text()).collect::<Option<Vec<_>>>()?;
     let mut modules = Vec::new();
     for _ in 0..r.u32()? {
         let name = r.text()?;
         let stage_name = r.text()?;
-        let stage = ShaderStage::ALL
-            .into_iter()
-            .find(|s| s.name() == stage_name)?;
+        let stage = ShaderStage::ALL.into_iter().find(|s| s.name() == stage_name)?;
         let entry_point = r.text()?;
         let spirv = r.words()?;
-        let optimized = if r.u32()? == 1 {
-            Some(r.words()?)
-        } else {
-            None
-        };
-        modules.push(CompiledModule {
-            name,
-            stage,
-            entry_point,
-            spirv,
-            optimized,
-        });
+        let optimized = if r.u32()? == 1 { Some(r.words()?) } else { None };
+        modules.push(CompiledModule { name, stage, entry_point, spirv, optimized });
     }
-    r.is_empty().then_some(JobOutput {
-        modules,
-        dependencies,
-        warnings,
-        cached: true,
-    })
+    r.is_empty().then_some(JobOutput { modules, dependencies, warnings, cached: true })
 }
 
 /// Reflects, encodes, compresses and assembles every module.
@@ -419,11 +316,7 @@ fn package(
     let smolv: Vec<Vec<u8>> = encoded.iter().map(|(e, _)| e.smolv.clone()).collect();
     let packed = packed_set(&smolv, config, cache)?;
     let dictionary_id = packed.dictionary.as_ref().map_or(0, |d| d.id());
-    let codec = if packed.dictionary.is_some() {
-        Codec::SmolvZstdDictionary
-    } else {
-        Codec::SmolvZstd
-    };
+    let codec = if packed.dictionary.is_some() { Codec::SmolvZstdDictionary } else { Codec::SmolvZstd };
 
     let mut bundle = BundleBuilder::new();
     if let Some(dictionary) = &packed.dictionary {
@@ -431,11 +324,9 @@ fn package(
     }
     let mut manifest_modules = Vec::new();
     let mut containers = Vec::new();
-    for (index, (((module, job, cached), (encoded, reflection)), payload)) in modules
-        .iter()
-        .zip(&encoded)
-        .zip(&packed.payloads)
-        .enumerate()
+    let mut optimized = Vec::new();
+    for (index, (((module, job, cached), (encoded, reflection)), payload)) in
+        modules.iter().zip(&encoded).zip(&packed.payloads).enumerate()
     {
         let container = assemble(codec, &encoded.decoded, dictionary_id, reflection, payload);
         let shipped = module.optimized.as_ref().unwrap_or(&module.spirv);
@@ -454,7 +345,8 @@ fn package(
         });
         manifest_modules.push(ManifestModule {
             name: module.name.clone(),
-            artifact: emit::artifact_name(index, &module.name),
+            artifact: emit::artifact_name(index, &module.name, "smvc"),
+            optimized_spirv: emit::artifact_name(index, &module.name, "spv"),
             source: job.path.clone(),
             variant: job.variant.clone(),
             reflection: reflection.clone(),
@@ -463,6 +355,7 @@ fn package(
         });
         bundle.push(module.name.clone(), container.clone());
         containers.push(container);
+        optimized.push(shipped.iter().flat_map(|w| w.to_le_bytes()).collect());
     }
     report.dictionary_bytes = packed.dictionary.as_ref().map_or(0, |d| d.as_bytes().len());
     let dictionary_bytes = packed.dictionary.as_ref().map(|d| d.as_bytes().to_vec());
@@ -470,12 +363,12 @@ fn package(
         manifest: Manifest {
             format: 1,
             bundle: emit::BUNDLE_FILE.to_owned(),
-            dictionary: dictionary_bytes
-                .as_ref()
-                .map(|_| "dictionary.zdict".to_owned()),
+            dictionary: dictionary_bytes.as_ref().map(|_| "dictionary.zdict".to_owned()),
+            strip_debug: settings.strip_debug,
             modules: manifest_modules,
         },
         containers,
+        optimized,
         dictionary: dictionary_bytes,
         bundle: bundle.build(),
     })
@@ -485,27 +378,17 @@ fn package(
 /// training and zstd -19 are the slowest steps after compiling.
 fn packed_set(smolv: &[Vec<u8>], config: &Config, cache: &Cache) -> Result<Packed, Error> {
     let mut key = KeyBuilder::new("smolv-build pack v1");
-    key.text(env!("CARGO_PKG_VERSION"))
-        .text(&format!("{}/{:?}", config.zstd_level, config.dictionary));
+    key.text(env!("CARGO_PKG_VERSION")).text(&format!("{}/{:?}", config.zstd_level, config.dictionary));
     smolv.iter().for_each(|m| {
         key.field(m);
     });
     let key = key.finish();
-    if let Some(packed) = cache
-        .get(&key)
-        .and_then(|body| read_packed(&body, smolv.len()))
-    {
+    if let Some(packed) = cache.get(&key).and_then(|body| read_packed(&body, smolv.len())) {
         return Ok(packed);
     }
     let packed = pack(smolv, config.zstd_level, config.dictionary).map_err(Error::Internal)?;
     let mut w = BodyWriter::default();
-    w.bytes(
-        packed
-            .dictionary
-            .as_ref()
-            .map(|d| d.as_bytes())
-            .unwrap_or_default(),
-    );
+    w.bytes(packed.dictionary.as_ref().map(|d| d.as_bytes()).unwrap_or_default());
     packed.payloads.iter().for_each(|p| {
         w.bytes(p);
     });
@@ -519,11 +402,6 @@ fn read_packed(body: &[u8], count: usize) -> Option<Packed> {
         [] => None,
         bytes => Some(smolv_runtime::container::Dictionary::new(bytes.to_vec()).ok()?),
     };
-    let payloads = (0..count)
-        .map(|_| r.bytes().map(<[u8]>::to_vec))
-        .collect::<Option<Vec<_>>>()?;
-    r.is_empty().then_some(Packed {
-        dictionary,
-        payloads,
-    })
+    let payloads = (0..count).map(|_| r.bytes().map(<[u8]>::to_vec)).collect::<Option<Vec<_>>>()?;
+    r.is_empty().then_some(Packed { dictionary, payloads })
 }

@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 
 use smolv_runtime::reflect::{
-    DescriptorBinding, DescriptorKind, InterfaceVariable, PushConstantRange, Reflection,
-    ShaderStage, SpecConstant, SpecConstantType,
+    DescriptorBinding, DescriptorKind, InterfaceVariable, PushConstantRange, Reflection, ShaderStage, SpecConstant,
+    SpecConstantType,
 };
 
 /// SPIR-V opcodes and enumerants read here.
@@ -113,11 +113,7 @@ enum SpecDefault {
 }
 
 fn literal_string(words: &[u32]) -> String {
-    let bytes: Vec<u8> = words
-        .iter()
-        .flat_map(|w| w.to_le_bytes())
-        .take_while(|&b| b != 0)
-        .collect();
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).take_while(|&b| b != 0).collect();
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
@@ -152,43 +148,19 @@ impl Module {
                 self.types.insert(op(1), Type::Bool);
             }
             spv::OP_TYPE_INT => {
-                self.types.insert(
-                    op(1),
-                    Type::Int {
-                        width: op(2),
-                        signed: op(3) != 0,
-                    },
-                );
+                self.types.insert(op(1), Type::Int { width: op(2), signed: op(3) != 0 });
             }
             spv::OP_TYPE_FLOAT => {
                 self.types.insert(op(1), Type::Float { width: op(2) });
             }
             spv::OP_TYPE_VECTOR => {
-                self.types.insert(
-                    op(1),
-                    Type::Vector {
-                        component: op(2),
-                        count: op(3),
-                    },
-                );
+                self.types.insert(op(1), Type::Vector { component: op(2), count: op(3) });
             }
             spv::OP_TYPE_MATRIX => {
-                self.types.insert(
-                    op(1),
-                    Type::Matrix {
-                        column: op(2),
-                        count: op(3),
-                    },
-                );
+                self.types.insert(op(1), Type::Matrix { column: op(2), count: op(3) });
             }
             spv::OP_TYPE_IMAGE => {
-                self.types.insert(
-                    op(1),
-                    Type::Image {
-                        dim: op(3),
-                        sampled: op(7),
-                    },
-                );
+                self.types.insert(op(1), Type::Image { dim: op(3), sampled: op(7) });
             }
             spv::OP_TYPE_SAMPLER => {
                 self.types.insert(op(1), Type::Sampler);
@@ -198,25 +170,13 @@ impl Module {
             }
             spv::OP_TYPE_ARRAY => {
                 let length = self.constants.get(&op(3)).copied().unwrap_or(1) as u32;
-                self.types.insert(
-                    op(1),
-                    Type::Array {
-                        element: op(2),
-                        length,
-                    },
-                );
+                self.types.insert(op(1), Type::Array { element: op(2), length });
             }
             spv::OP_TYPE_RUNTIME_ARRAY => {
-                self.types
-                    .insert(op(1), Type::RuntimeArray { element: op(2) });
+                self.types.insert(op(1), Type::RuntimeArray { element: op(2) });
             }
             spv::OP_TYPE_STRUCT => {
-                self.types.insert(
-                    op(1),
-                    Type::Struct {
-                        members: inst.get(2..).unwrap_or_default().to_vec(),
-                    },
-                );
+                self.types.insert(op(1), Type::Struct { members: inst.get(2..).unwrap_or_default().to_vec() });
             }
             spv::OP_TYPE_POINTER => {
                 self.types.insert(op(1), Type::Pointer { pointee: op(3) });
@@ -225,20 +185,14 @@ impl Module {
                 self.types.insert(op(1), Type::AccelerationStructure);
             }
             spv::OP_CONSTANT if inst.len() >= 4 => {
-                self.constants
-                    .insert(op(2), u64::from(op(3)) | u64::from(op(4)) << 32);
+                self.constants.insert(op(2), u64::from(op(3)) | u64::from(op(4)) << 32);
             }
             spv::OP_SPEC_CONSTANT_TRUE | spv::OP_SPEC_CONSTANT_FALSE => {
-                self.spec_constants.push((
-                    op(1),
-                    op(2),
-                    SpecDefault::Bool(opcode == spv::OP_SPEC_CONSTANT_TRUE),
-                ));
+                self.spec_constants.push((op(1), op(2), SpecDefault::Bool(opcode == spv::OP_SPEC_CONSTANT_TRUE)));
             }
             spv::OP_SPEC_CONSTANT if inst.len() >= 4 => {
                 let value = u64::from(op(3)) | u64::from(op(4)) << 32;
-                self.spec_constants
-                    .push((op(1), op(2), SpecDefault::Words(value)));
+                self.spec_constants.push((op(1), op(2), SpecDefault::Words(value)));
             }
             spv::OP_VARIABLE if inst.len() >= 4 => self.variables.push((op(1), op(2), op(3))),
             spv::OP_DECORATE if inst.len() >= 3 => {
@@ -302,26 +256,18 @@ impl Module {
         Some(match self.types.get(&ty)? {
             Type::Sampler => DescriptorKind::Sampler,
             Type::SampledImage => DescriptorKind::CombinedImageSampler,
-            Type::Image {
-                dim: spv::DIM_BUFFER,
-                sampled,
-            } => {
+            Type::Image { dim: spv::DIM_BUFFER, sampled } => {
                 if *sampled == 2 {
                     DescriptorKind::StorageTexelBuffer
                 } else {
                     DescriptorKind::UniformTexelBuffer
                 }
             }
-            Type::Image {
-                dim: spv::DIM_SUBPASS_DATA,
-                ..
-            } => DescriptorKind::InputAttachment,
+            Type::Image { dim: spv::DIM_SUBPASS_DATA, .. } => DescriptorKind::InputAttachment,
             Type::Image { sampled: 2, .. } => DescriptorKind::StorageImage,
             Type::Image { .. } => DescriptorKind::SampledImage,
             Type::AccelerationStructure => DescriptorKind::AccelerationStructure,
-            Type::Struct { .. } if storage == spv::SC_STORAGE_BUFFER => {
-                DescriptorKind::StorageBuffer
-            }
+            Type::Struct { .. } if storage == spv::SC_STORAGE_BUFFER => DescriptorKind::StorageBuffer,
             Type::Struct { .. } if self.decorations.get(&ty).is_some_and(|d| d.buffer_block) => {
                 DescriptorKind::StorageBuffer
             }
@@ -338,9 +284,7 @@ impl Module {
         match self.types.get(&ty) {
             Some(Type::Bool) => 4,
             Some(Type::Int { width, .. } | Type::Float { width }) => width / 8,
-            Some(Type::Vector { component, count }) => {
-                count * self.size_of(*component, None, depth + 1)
-            }
+            Some(Type::Vector { component, count }) => count * self.size_of(*component, None, depth + 1),
             Some(Type::Matrix { column, count }) => {
                 count * matrix_stride.unwrap_or_else(|| self.size_of(*column, None, depth + 1))
             }
@@ -352,12 +296,7 @@ impl Module {
                 .map(|i| {
                     let m = self.members.get(&(ty, i));
                     let offset = m.and_then(|m| m.offset).unwrap_or(0);
-                    offset
-                        + self.size_of(
-                            members[i as usize],
-                            m.and_then(|m| m.matrix_stride),
-                            depth + 1,
-                        )
+                    offset + self.size_of(members[i as usize], m.and_then(|m| m.matrix_stride), depth + 1)
                 })
                 .max()
                 .unwrap_or(0),
@@ -370,9 +309,7 @@ impl Module {
     fn format_of(&self, ty: u32) -> (u32, u32) {
         match self.types.get(&ty) {
             Some(Type::Matrix { column, count }) => (self.format_of(*column).0, *count),
-            Some(Type::Vector { component, count }) => {
-                (vk_format(self.types.get(component), *count), 1)
-            }
+            Some(Type::Vector { component, count }) => (vk_format(self.types.get(component), *count), 1),
             scalar => (vk_format(scalar, 1), 1),
         }
     }
@@ -382,27 +319,11 @@ impl Module {
 fn vk_format(scalar: Option<&Type>, count: u32) -> u32 {
     // R, RG, RGB, RGBA for (uint, sint, sfloat) at 16, 32 and 64 bits.
     const FORMATS_16: [[u32; 3]; 4] = [[74, 75, 76], [81, 82, 83], [88, 89, 90], [95, 96, 97]];
-    const FORMATS_32: [[u32; 3]; 4] = [
-        [98, 99, 100],
-        [101, 102, 103],
-        [104, 105, 106],
-        [107, 108, 109],
-    ];
-    const FORMATS_64: [[u32; 3]; 4] = [
-        [110, 111, 112],
-        [113, 114, 115],
-        [116, 117, 118],
-        [119, 120, 121],
-    ];
+    const FORMATS_32: [[u32; 3]; 4] = [[98, 99, 100], [101, 102, 103], [104, 105, 106], [107, 108, 109]];
+    const FORMATS_64: [[u32; 3]; 4] = [[110, 111, 112], [113, 114, 115], [116, 117, 118], [119, 120, 121]];
     let (width, kind) = match scalar {
-        Some(Type::Int {
-            width,
-            signed: false,
-        }) => (*width, 0),
-        Some(Type::Int {
-            width,
-            signed: true,
-        }) => (*width, 1),
+        Some(Type::Int { width, signed: false }) => (*width, 0),
+        Some(Type::Int { width, signed: true }) => (*width, 1),
         Some(Type::Float { width }) => (*width, 2),
         _ => return 0,
     };
@@ -412,31 +333,17 @@ fn vk_format(scalar: Option<&Type>, count: u32) -> u32 {
         64 => &FORMATS_64,
         _ => return 0,
     };
-    table
-        .get(count.saturating_sub(1) as usize)
-        .map_or(0, |row| row[kind])
+    table.get(count.saturating_sub(1) as usize).map_or(0, |row| row[kind])
 }
 
 fn spec_type(ty: Option<&Type>) -> SpecConstantType {
     match ty {
         Some(Type::Bool) => SpecConstantType::Bool,
-        Some(Type::Int {
-            width: 32,
-            signed: true,
-        }) => SpecConstantType::I32,
-        Some(Type::Int {
-            width: 32,
-            signed: false,
-        }) => SpecConstantType::U32,
+        Some(Type::Int { width: 32, signed: true }) => SpecConstantType::I32,
+        Some(Type::Int { width: 32, signed: false }) => SpecConstantType::U32,
         Some(Type::Float { width: 32 }) => SpecConstantType::F32,
-        Some(Type::Int {
-            width: 64,
-            signed: true,
-        }) => SpecConstantType::I64,
-        Some(Type::Int {
-            width: 64,
-            signed: false,
-        }) => SpecConstantType::U64,
+        Some(Type::Int { width: 64, signed: true }) => SpecConstantType::I64,
+        Some(Type::Int { width: 64, signed: false }) => SpecConstantType::U64,
         Some(Type::Float { width: 64 }) => SpecConstantType::F64,
         _ => SpecConstantType::Other,
     }
@@ -447,11 +354,7 @@ fn spec_type(ty: Option<&Type>) -> SpecConstantType {
 pub(crate) fn reflect(spirv: &[u32], stage: ShaderStage, entry_point: &str) -> Reflection {
     let module = Module::parse(spirv);
     let (stage, entry_id, entry_point) = match &module.entry {
-        Some((model, id, name)) => (
-            ShaderStage::from_execution_model(*model).unwrap_or(stage),
-            *id,
-            name.clone(),
-        ),
+        Some((model, id, name)) => (ShaderStage::from_execution_model(*model).unwrap_or(stage), *id, name.clone()),
         None => (stage, 0, entry_point.to_owned()),
     };
     let stage_flag = stage.vk_stage_flag();
@@ -465,10 +368,8 @@ pub(crate) fn reflect(spirv: &[u32], stage: ShaderStage, entry_point: &str) -> R
         let decorations = module.decorations.get(&id);
         match storage {
             spv::SC_UNIFORM_CONSTANT | spv::SC_UNIFORM | spv::SC_STORAGE_BUFFER => {
-                let (Some(set), Some(binding)) = (
-                    decorations.and_then(|d| d.set),
-                    decorations.and_then(|d| d.binding),
-                ) else {
+                let (Some(set), Some(binding)) = (decorations.and_then(|d| d.set), decorations.and_then(|d| d.binding))
+                else {
                     continue;
                 };
                 let (element, count) = module.strip_arrays(pointee);
@@ -479,14 +380,7 @@ pub(crate) fn reflect(spirv: &[u32], stage: ShaderStage, entry_point: &str) -> R
                 if name.is_empty() {
                     name = module.name(element);
                 }
-                reflection.bindings.push(DescriptorBinding {
-                    set,
-                    binding,
-                    kind,
-                    count,
-                    stages: stage_flag,
-                    name,
-                });
+                reflection.bindings.push(DescriptorBinding { set, binding, kind, count, stages: stage_flag, name });
             }
             spv::SC_PUSH_CONSTANT => {
                 let Some(Type::Struct { members }) = module.types.get(&pointee) else {
@@ -497,11 +391,7 @@ pub(crate) fn reflect(spirv: &[u32], stage: ShaderStage, entry_point: &str) -> R
                     .min()
                     .unwrap_or(0);
                 let size = module.size_of(pointee, None, 0).saturating_sub(offset);
-                reflection.push_constants.push(PushConstantRange {
-                    offset,
-                    size,
-                    stages: stage_flag,
-                });
+                reflection.push_constants.push(PushConstantRange { offset, size, stages: stage_flag });
             }
             spv::SC_INPUT | spv::SC_OUTPUT => {
                 let wanted = (storage == spv::SC_INPUT && stage == ShaderStage::Vertex)
@@ -514,17 +404,9 @@ pub(crate) fn reflect(spirv: &[u32], stage: ShaderStage, entry_point: &str) -> R
                 }
                 let (element, count) = module.strip_arrays(pointee);
                 let (format, locations) = module.format_of(element);
-                let list = if storage == spv::SC_INPUT {
-                    &mut reflection.inputs
-                } else {
-                    &mut reflection.outputs
-                };
+                let list = if storage == spv::SC_INPUT { &mut reflection.inputs } else { &mut reflection.outputs };
                 for i in 0..count.max(1) * locations {
-                    list.push(InterfaceVariable {
-                        location: location + i,
-                        format,
-                        name: module.name(id),
-                    });
+                    list.push(InterfaceVariable { location: location + i, format, name: module.name(id) });
                 }
             }
             _ => {}
@@ -541,12 +423,7 @@ pub(crate) fn reflect(spirv: &[u32], stage: ShaderStage, entry_point: &str) -> R
             SpecDefault::Words(v) if ty.size() == 4 => v & 0xFFFF_FFFF,
             SpecDefault::Words(v) => *v,
         };
-        reflection.spec_constants.push(SpecConstant {
-            id: spec_id,
-            ty,
-            default,
-            name: module.name(*id),
-        });
+        reflection.spec_constants.push(SpecConstant { id: spec_id, ty, default, name: module.name(*id) });
     }
 
     reflection.bindings.sort_by_key(|b| (b.set, b.binding));

@@ -75,11 +75,7 @@ pub struct Report {
 }
 
 fn percent(part: usize, whole: usize) -> f64 {
-    if whole == 0 {
-        0.0
-    } else {
-        100.0 * part as f64 / whole as f64
-    }
+    if whole == 0 { 0.0 } else { 100.0 * part as f64 / whole as f64 }
 }
 
 impl Report {
@@ -95,13 +91,7 @@ impl Report {
 
     /// The report as a fixed-width table.
     pub fn to_text(&self) -> String {
-        let width = self
-            .modules
-            .iter()
-            .map(|m| m.name.len())
-            .max()
-            .unwrap_or(6)
-            .max(6);
+        let width = self.modules.iter().map(|m| m.name.len()).max().unwrap_or(6).max(6);
         let mut out = String::new();
         let _ = writeln!(
             out,

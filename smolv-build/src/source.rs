@@ -84,16 +84,8 @@ fn stage_from_pragma_name(name: &str) -> Option<ShaderStage> {
 /// Reads `#pragma shader_stage(<stage>)` from source text.
 pub(crate) fn stage_from_pragma(source: &str) -> Option<ShaderStage> {
     source.lines().find_map(|line| {
-        let rest = line
-            .trim_start()
-            .strip_prefix("#")?
-            .trim_start()
-            .strip_prefix("pragma")?;
-        let rest = rest
-            .trim_start()
-            .strip_prefix("shader_stage")?
-            .trim_start()
-            .strip_prefix('(')?;
+        let rest = line.trim_start().strip_prefix("#")?.trim_start().strip_prefix("pragma")?;
+        let rest = rest.trim_start().strip_prefix("shader_stage")?.trim_start().strip_prefix('(')?;
         stage_from_pragma_name(rest.split(')').next()?.trim())
     })
 }
@@ -103,10 +95,7 @@ pub(crate) fn stage_from_pragma(source: &str) -> Option<ShaderStage> {
 /// `Ok(None)` means "not a shader to compile" (an include-only `.glsl`, a
 /// header, or an unrelated file).
 fn classify(path: &Path) -> Result<Option<(Language, Option<ShaderStage>)>, Error> {
-    let file_name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default();
+    let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
     let mut parts = file_name.rsplit('.');
     let ext = parts.next().unwrap_or_default();
     let inner_ext = parts.next().filter(|_| file_name.matches('.').count() >= 2);
@@ -161,18 +150,14 @@ impl Sources {
                     "Config::shader must name an existing file",
                 ));
             }
-            let name = file
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
+            let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             watched.push(file.clone());
             add(name, file, &mut found)?;
         }
         for pattern in &config.shader_globs {
             let full = base.join(pattern).to_string_lossy().into_owned();
             let root = glob_root(Path::new(&full));
-            let paths = glob::glob(&full)
-                .map_err(|e| Error::Config(format!("bad glob {pattern:?}: {e}")))?;
+            let paths = glob::glob(&full).map_err(|e| Error::Config(format!("bad glob {pattern:?}: {e}")))?;
             watched.push(root.clone());
             for path in paths.flatten().filter(|p| p.is_file()) {
                 add(relative_name(&path, &root), path, &mut found)?;
@@ -187,8 +172,7 @@ impl Sources {
 /// that added files trigger a rebuild.
 fn walk(dir: &Path, files: &mut Vec<PathBuf>, watched: &mut Vec<PathBuf>) -> Result<(), Error> {
     watched.push(dir.to_owned());
-    let entries = std::fs::read_dir(dir)
-        .map_err(|e| Error::io(dir, e, "check the shader directory's permissions"))?;
+    let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e, "check the shader directory's permissions"))?;
     let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
     entries.sort();
     for path in entries {
@@ -203,11 +187,7 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, watched: &mut Vec<PathBuf>) -> Res
 
 fn relative_name(path: &Path, root: &Path) -> String {
     let relative = path.strip_prefix(root).unwrap_or(path);
-    relative
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/")
+    relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
 }
 
 /// The directory part of a glob before its first wildcard.
@@ -220,11 +200,7 @@ fn glob_root(pattern: &Path) -> PathBuf {
         }
         root.push(component);
     }
-    if root == pattern {
-        root.parent().map(Path::to_owned).unwrap_or_default()
-    } else {
-        root
-    }
+    if root == pattern { root.parent().map(Path::to_owned).unwrap_or_default() } else { root }
 }
 
 /// One job per source, plus one per declared variant.
@@ -245,22 +221,9 @@ fn expand_jobs(
     let mut jobs = Vec::new();
     for (name, (path, language, stage)) in found {
         let mut defines = config.defines.clone();
-        defines.extend(
-            config
-                .shader_defines
-                .iter()
-                .filter(|(s, _)| *s == name)
-                .map(|(_, d)| d.clone()),
-        );
-        let base = Job {
-            name: name.clone(),
-            path,
-            language,
-            stage,
-            entry_point: "main".to_owned(),
-            defines,
-            variant: None,
-        };
+        defines.extend(config.shader_defines.iter().filter(|(s, _)| *s == name).map(|(_, d)| d.clone()));
+        let base =
+            Job { name: name.clone(), path, language, stage, entry_point: "main".to_owned(), defines, variant: None };
         for (_, variant) in config.variants.iter().filter(|(s, _)| *s == name) {
             let mut job = base.clone();
             job.name = format!("{name}@{}", variant.name);
@@ -279,23 +242,14 @@ mod tests {
 
     #[test]
     fn pragma_names_the_stage() {
-        assert_eq!(
-            stage_from_pragma("#version 450\n#pragma shader_stage(compute)\n"),
-            Some(ShaderStage::Compute)
-        );
-        assert_eq!(
-            stage_from_pragma("  #  pragma shader_stage( fragment )"),
-            Some(ShaderStage::Fragment)
-        );
+        assert_eq!(stage_from_pragma("#version 450\n#pragma shader_stage(compute)\n"), Some(ShaderStage::Compute));
+        assert_eq!(stage_from_pragma("  #  pragma shader_stage( fragment )"), Some(ShaderStage::Fragment));
         assert_eq!(stage_from_pragma("// no pragma"), None);
     }
 
     #[test]
     fn glob_root_is_the_fixed_prefix() {
-        assert_eq!(
-            glob_root(Path::new("/a/b/**/*.frag")),
-            PathBuf::from("/a/b")
-        );
+        assert_eq!(glob_root(Path::new("/a/b/**/*.frag")), PathBuf::from("/a/b"));
         assert_eq!(glob_root(Path::new("/a/b/x.frag")), PathBuf::from("/a/b"));
     }
 }

@@ -4,10 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn cargo_smolv(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cargo-smolv"))
-        .args(args)
-        .output()
-        .expect("run cargo-smolv")
+    Command::new(env!("CARGO_BIN_EXE_cargo-smolv")).args(args).output().expect("run cargo-smolv")
 }
 
 fn stderr(output: &Output) -> String {
@@ -20,18 +17,12 @@ fn assert_one_line_error(output: &Output, mentions: &str) {
     assert_eq!(output.status.code(), Some(1), "stderr: {err}");
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(err.lines().count(), 1, "expected one line, got: {err}");
-    assert!(
-        err.starts_with("error: ") && err.contains(mentions),
-        "{err}"
-    );
+    assert!(err.starts_with("error: ") && err.contains(mentions), "{err}");
 }
 
 fn example_spirv(dir: &Path) -> PathBuf {
     let path = dir.join("example.spv");
-    let bytes: Vec<u8> = smolv_runtime::doc_example_module()
-        .iter()
-        .flat_map(|w| w.to_le_bytes())
-        .collect();
+    let bytes: Vec<u8> = smolv_runtime::doc_example_module().iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(&path, bytes).unwrap();
     path
 }
@@ -47,23 +38,11 @@ fn encode_then_decode_round_trips_through_files() {
     let spv = example_spirv(dir.path());
     let smolv = dir.path().join("example.smolv");
     let back = dir.path().join("back.spv");
-    let out = cargo_smolv(&[
-        "smolv",
-        "encode",
-        spv.to_str().unwrap(),
-        "-o",
-        smolv.to_str().unwrap(),
-    ]);
+    let out = cargo_smolv(&["smolv", "encode", spv.to_str().unwrap(), "-o", smolv.to_str().unwrap()]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("bytes of SMOL-V"));
     assert_eq!(&std::fs::read(&smolv).unwrap()[..4], b"LOMS"); // "SMOL" little-endian
-    let out = cargo_smolv(&[
-        "smolv",
-        "decode",
-        smolv.to_str().unwrap(),
-        "-o",
-        back.to_str().unwrap(),
-    ]);
+    let out = cargo_smolv(&["smolv", "decode", smolv.to_str().unwrap(), "-o", back.to_str().unwrap()]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(std::fs::read(&back).unwrap(), std::fs::read(&spv).unwrap());
 }
@@ -74,8 +53,7 @@ fn runs_directly_without_the_cargo_subcommand_word() {
     let spv = example_spirv(dir.path());
     let out = cargo_smolv(&["encode", spv.to_str().unwrap(), "-o", "-"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let expected =
-        smolv_runtime::encode(&std::fs::read(&spv).unwrap()[..], &Default::default()).unwrap();
+    let expected = smolv_runtime::encode(&std::fs::read(&spv).unwrap()[..], &Default::default()).unwrap();
     assert_eq!(out.stdout, expected);
 }
 
@@ -85,14 +63,8 @@ fn encode_matches_the_reference_encoder_with_strip_debug() {
     let dir = tempfile::tempdir().unwrap();
     let input = corpus.join("spirv/dxc/imgui-vs.spv");
     let output = dir.path().join("imgui.smolv");
-    let out = cargo_smolv(&[
-        "smolv",
-        "encode",
-        "--strip-debug",
-        input.to_str().unwrap(),
-        "-o",
-        output.to_str().unwrap(),
-    ]);
+    let out =
+        cargo_smolv(&["smolv", "encode", "--strip-debug", input.to_str().unwrap(), "-o", output.to_str().unwrap()]);
     assert!(out.status.success(), "{}", stderr(&out));
     let reference = std::fs::read(corpus.join("reference/dxc/imgui-vs.spv.strip.smolv")).unwrap();
     assert_eq!(std::fs::read(&output).unwrap(), reference);
@@ -103,8 +75,7 @@ fn legacy_flag_decodes_2016_dialect_files() {
     let Some(corpus) = corpus() else { return };
     let dir = tempfile::tempdir().unwrap();
     let input = corpus.join("legacy/2016-08-31/unity-2456-738-1.smolv");
-    let expected =
-        std::fs::read(corpus.join("legacy/2016-08-31/unity-2456-738-1-exp.spirv")).unwrap();
+    let expected = std::fs::read(corpus.join("legacy/2016-08-31/unity-2456-738-1-exp.spirv")).unwrap();
     let output = dir.path().join("unity.spv");
     let out = cargo_smolv(&[
         "smolv",
@@ -120,13 +91,7 @@ fn legacy_flag_decodes_2016_dialect_files() {
 
 #[test]
 fn missing_input_is_a_one_line_error_naming_the_file() {
-    let out = cargo_smolv(&[
-        "smolv",
-        "encode",
-        "/no/such/shader.spv",
-        "-o",
-        "/tmp/unused.smolv",
-    ]);
+    let out = cargo_smolv(&["smolv", "encode", "/no/such/shader.spv", "-o", "/tmp/unused.smolv"]);
     assert_one_line_error(&out, "/no/such/shader.spv");
 }
 
@@ -143,24 +108,14 @@ fn non_spirv_input_is_a_one_line_error() {
 fn corrupt_smolv_is_a_one_line_error() {
     let dir = tempfile::tempdir().unwrap();
     let spv = example_spirv(dir.path());
-    let mut smolv =
-        smolv_runtime::encode(&std::fs::read(&spv).unwrap()[..], &Default::default()).unwrap();
+    let mut smolv = smolv_runtime::encode(&std::fs::read(&spv).unwrap()[..], &Default::default()).unwrap();
     smolv.truncate(smolv.len() - 3);
     let input = dir.path().join("broken.smolv");
     std::fs::write(&input, smolv).unwrap();
     let output = dir.path().join("never.spv");
-    let out = cargo_smolv(&[
-        "smolv",
-        "decode",
-        input.to_str().unwrap(),
-        "-o",
-        output.to_str().unwrap(),
-    ]);
+    let out = cargo_smolv(&["smolv", "decode", input.to_str().unwrap(), "-o", output.to_str().unwrap()]);
     assert_one_line_error(&out, "broken.smolv");
-    assert!(
-        !output.exists(),
-        "a failed decode must not leave an output file"
-    );
+    assert!(!output.exists(), "a failed decode must not leave an output file");
 }
 
 #[test]
@@ -176,10 +131,7 @@ fn help_shows_examples() {
     let out = cargo_smolv(&["smolv", "--help"]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        text.contains("Examples:") && text.contains("cargo smolv encode"),
-        "{text}"
-    );
+    assert!(text.contains("Examples:") && text.contains("cargo smolv encode"), "{text}");
 }
 
 fn shader_tree(dir: &Path, broken: bool) -> PathBuf {
@@ -190,17 +142,9 @@ fn shader_tree(dir: &Path, broken: bool) -> PathBuf {
         "#version 450\nlayout(location=0) out vec4 c;\nvoid main() { c = vec4(1); }\n",
     )
     .unwrap();
-    std::fs::write(
-        shaders.join("fill.comp"),
-        "#version 450\nlayout(local_size_x=1) in;\nvoid main() {}\n",
-    )
-    .unwrap();
+    std::fs::write(shaders.join("fill.comp"), "#version 450\nlayout(local_size_x=1) in;\nvoid main() {}\n").unwrap();
     if broken {
-        std::fs::write(
-            shaders.join("broken.frag"),
-            "#version 450\nvoid main() { undefined_call(); }\n",
-        )
-        .unwrap();
+        std::fs::write(shaders.join("broken.frag"), "#version 450\nvoid main() { undefined_call(); }\n").unwrap();
     }
     shaders
 }
@@ -228,12 +172,7 @@ fn build_compiles_a_tree_and_reports_json() {
     assert_eq!(shaders_json.len(), 2);
     for shader in shaders_json {
         assert_eq!(shader["ok"], true);
-        for field in [
-            "spirv_bytes",
-            "optimized_bytes",
-            "smolv_bytes",
-            "compressed_bytes",
-        ] {
+        for field in ["spirv_bytes", "optimized_bytes", "smolv_bytes", "compressed_bytes"] {
             assert!(shader[field].as_u64().unwrap() > 0, "{field}");
         }
     }
@@ -241,10 +180,7 @@ fn build_compiles_a_tree_and_reports_json() {
     assert!(json["total_shipped_bytes"].as_u64().unwrap() > 0);
     assert!(out.join("smolv/manifest.json").is_file());
     let again: serde_json::Value = serde_json::from_slice(&cargo_smolv(&args).stdout).unwrap();
-    assert_eq!(
-        (again["compiled"].as_u64(), again["cache_hits"].as_u64()),
-        (Some(0), Some(2))
-    );
+    assert_eq!((again["compiled"].as_u64(), again["cache_hits"].as_u64()), (Some(0), Some(2)));
 }
 
 #[test]
@@ -252,20 +188,10 @@ fn build_reports_the_good_shaders_and_fails_on_a_broken_one() {
     let dir = tempfile::tempdir().unwrap();
     let shaders = shader_tree(dir.path(), true);
     let out = dir.path().join("out");
-    let output = cargo_smolv(&[
-        "smolv",
-        "build",
-        shaders.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--json",
-    ]);
+    let output = cargo_smolv(&["smolv", "build", shaders.to_str().unwrap(), "-o", out.to_str().unwrap(), "--json"]);
     assert_eq!(output.status.code(), Some(1));
     let err = stderr(&output);
-    assert!(
-        err.contains("broken.frag:2:") && err.contains("undefined_call"),
-        "{err}"
-    );
+    assert!(err.contains("broken.frag:2:") && err.contains("undefined_call"), "{err}");
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let shaders_json = json["shaders"].as_array().unwrap();
     assert_eq!(shaders_json.iter().filter(|s| s["ok"] == true).count(), 2);
@@ -278,13 +204,7 @@ fn build_of_a_directory_without_shaders_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("notes.txt"), "no shaders here").unwrap();
     let out = dir.path().join("out");
-    let output = cargo_smolv(&[
-        "smolv",
-        "build",
-        dir.path().to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let output = cargo_smolv(&["smolv", "build", dir.path().to_str().unwrap(), "-o", out.to_str().unwrap()]);
     assert_one_line_error(&output, "no shaders found");
 }
 
@@ -297,11 +217,7 @@ fn stats_measures_spirv_found_by_magic() {
     let output = cargo_smolv(&["smolv", "stats", dir.path().to_str().unwrap(), "--json"]);
     assert!(output.status.success(), "{}", stderr(&output));
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(
-        json["files"].as_array().unwrap().len(),
-        2,
-        "both SPIR-V files, whatever the extension"
-    );
+    assert_eq!(json["files"].as_array().unwrap().len(), 2, "both SPIR-V files, whatever the extension");
     assert!(json["smolv_bytes"].as_u64().unwrap() < json["spirv_bytes"].as_u64().unwrap());
 }
 
@@ -310,14 +226,8 @@ fn stats_rejects_non_spirv_and_empty_inputs() {
     let dir = tempfile::tempdir().unwrap();
     let text = dir.path().join("shader.frag");
     std::fs::write(&text, "#version 450\n").unwrap();
-    assert_one_line_error(
-        &cargo_smolv(&["smolv", "stats", text.to_str().unwrap()]),
-        "not a SPIR-V module",
-    );
+    assert_one_line_error(&cargo_smolv(&["smolv", "stats", text.to_str().unwrap()]), "not a SPIR-V module");
     let empty = dir.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
-    assert_one_line_error(
-        &cargo_smolv(&["smolv", "stats", empty.to_str().unwrap()]),
-        "no SPIR-V modules found",
-    );
+    assert_one_line_error(&cargo_smolv(&["smolv", "stats", empty.to_str().unwrap()]), "no SPIR-V modules found");
 }

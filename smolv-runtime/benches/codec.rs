@@ -27,26 +27,12 @@ struct Workload {
 impl Workload {
     fn load() -> Self {
         let (source, files) = find_spirv();
-        let spirv: Vec<Vec<u32>> = files
-            .into_iter()
-            .filter(|w| smolv_runtime::encode(&w[..], &EncodeOptions::new()).is_ok())
-            .collect();
-        let smolv = spirv
-            .iter()
-            .map(|w| smolv_runtime::encode(&w[..], &EncodeOptions::new()).unwrap())
-            .collect();
-        let zstd = spirv
-            .iter()
-            .map(|w| zstd::bulk::compress(&to_bytes(w), 19).unwrap())
-            .collect();
+        let spirv: Vec<Vec<u32>> =
+            files.into_iter().filter(|w| smolv_runtime::encode(&w[..], &EncodeOptions::new()).is_ok()).collect();
+        let smolv = spirv.iter().map(|w| smolv_runtime::encode(&w[..], &EncodeOptions::new()).unwrap()).collect();
+        let zstd = spirv.iter().map(|w| zstd::bulk::compress(&to_bytes(w), 19).unwrap()).collect();
         let total_bytes = spirv.iter().map(|w| w.len() * 4).sum();
-        Self {
-            source,
-            spirv,
-            smolv,
-            zstd,
-            total_bytes,
-        }
+        Self { source, spirv, smolv, zstd, total_bytes }
     }
 
     fn encode_all(&self, out: &mut Vec<u8>) {
@@ -72,11 +58,7 @@ impl Workload {
         }
     }
 
-    fn zstd_decompress_all(
-        &self,
-        decompressor: &mut zstd::bulk::Decompressor<'_>,
-        out: &mut Vec<u8>,
-    ) {
+    fn zstd_decompress_all(&self, decompressor: &mut zstd::bulk::Decompressor<'_>, out: &mut Vec<u8>) {
         for (blob, module) in self.zstd.iter().zip(&self.spirv) {
             out.clear();
             decompressor.decompress_to_buffer(blob, out).unwrap();
@@ -101,9 +83,7 @@ fn main() {
     let mut words_out = Vec::with_capacity(workload.total_bytes / 4);
     group.bench_function("encode", |b| b.iter(|| workload.encode_all(&mut bytes_out)));
     group.bench_function("decode", |b| b.iter(|| workload.decode_all(&mut words_out)));
-    group.bench_function("memcpy (peer)", |b| {
-        b.iter(|| workload.memcpy_all(&mut words_out))
-    });
+    group.bench_function("memcpy (peer)", |b| b.iter(|| workload.memcpy_all(&mut words_out)));
     let mut decompressor = zstd::bulk::Decompressor::new().unwrap();
     group.bench_function("zstd -19 decompress (peer)", |b| {
         b.iter(|| workload.zstd_decompress_all(&mut decompressor, &mut bytes_out))
@@ -137,10 +117,7 @@ fn print_ratios(workload: &Workload) {
     let mbps = |d: Duration| workload.total_bytes as f64 / d.as_secs_f64() / 1e6;
     let [encode, decode, memcpy, zstd] = best.map(mbps);
     println!();
-    println!(
-        "SMOL-V codec, single thread, best of repeated passes over {} modules:",
-        workload.spirv.len()
-    );
+    println!("SMOL-V codec, single thread, best of repeated passes over {} modules:", workload.spirv.len());
     println!("  {:<28} {:>10.0} MB/s", "encode (SPIR-V in)", encode);
     println!("  {:<28} {:>10.0} MB/s", "decode (SPIR-V out)", decode);
     println!("  {:<28} {:>10.0} MB/s", "memcpy (peer)", memcpy);
@@ -165,10 +142,7 @@ fn find_spirv() -> (String, Vec<Vec<u32>>) {
             return (dir.display().to_string(), modules);
         }
     }
-    (
-        "a synthetic module set (no corpus found)".to_owned(),
-        synthetic_modules(),
-    )
+    ("a synthetic module set (no corpus found)".to_owned(), synthetic_modules())
 }
 
 fn spirv_files_under(dir: &Path) -> Vec<Vec<u32>> {
@@ -182,14 +156,8 @@ fn spirv_files_under(dir: &Path) -> Vec<Vec<u32>> {
             if path.is_dir() {
                 pending.push(path);
             } else if let Ok(bytes) = std::fs::read(&path) {
-                if bytes.len().is_multiple_of(4) && bytes.starts_with(&0x0723_0203u32.to_le_bytes())
-                {
-                    modules.push(
-                        bytes
-                            .chunks_exact(4)
-                            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-                            .collect(),
-                    );
+                if bytes.len().is_multiple_of(4) && bytes.starts_with(&0x0723_0203u32.to_le_bytes()) {
+                    modules.push(bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect());
                 }
             }
         }

@@ -36,10 +36,48 @@ pub mod codec;
 #[cfg(feature = "zstd")]
 pub mod container;
 pub mod reflect;
+#[cfg(feature = "zstd")]
+pub mod shader;
+
+#[cfg(feature = "zstd")]
+pub use shader::{Shader, ShaderSet};
+
+/// Embeds one shader built by `smolv-build`, as a `&'static Shader`.
+///
+/// The argument is the module name: the path below the shader directory,
+/// then `@variant` for a variant and `#entry` for a WGSL entry point:
+/// `"lit.frag"`, `"lit.frag@shadows"`, `"sky.wgsl#fs_main"`. A name that
+/// does not exist is a compile error listing the closest ones. (The
+/// examples need a build script, so they are not doctests; the workspace's
+/// `tests/tests/embed.rs` runs them.)
+///
+/// ```text
+/// static LIT: &smolv_runtime::Shader = smolv_runtime::include_shader!("lit.frag");
+/// let words = LIT.decode()?;
+/// ```
+#[cfg(feature = "macros")]
+pub use smolv_macros::include_shader;
+
+/// Embeds every shader built by `smolv-build` as one [`ShaderSet`]
+/// (a bundle sharing one dictionary).
+///
+/// ```text
+/// static ALL: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
+/// let sky = ALL.get("sky.wgsl#fs_main")?.decode()?;
+/// ```
+#[cfg(feature = "macros")]
+pub use smolv_macros::include_shaders;
+
+/// What the macros expand to; not a stable API.
+#[doc(hidden)]
+#[cfg(feature = "macros")]
+pub mod __private {
+    pub use include_bytes_aligned::include_bytes_aligned;
+}
 
 pub use codec::{
-    DecodeError, DecodeOptions, EncodeError, EncodeOptions, NameFilter, SmolvInfo, SpirvInput,
-    decode, decode_into, decoded_len, encode, encode_into, inspect,
+    DecodeError, DecodeOptions, EncodeError, EncodeOptions, NameFilter, SmolvInfo, SpirvInput, decode, decode_into,
+    decoded_len, encode, encode_into, inspect,
 };
 
 /// A tiny valid SPIR-V 1.0 compute module (an empty `main`), used by the

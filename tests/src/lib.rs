@@ -41,10 +41,7 @@ impl Corpus {
             "the conformance corpus is missing at {} but CI must always have it",
             root.display()
         );
-        eprintln!(
-            "conformance corpus not found at {}; corpus checks not run here",
-            root.display()
-        );
+        eprintln!("conformance corpus not found at {}; corpus checks not run here", root.display());
         None
     }
 
@@ -58,11 +55,7 @@ impl Corpus {
     pub fn spirv_modules(&self) -> Vec<String> {
         let mut modules: Vec<String> = files_under(&self.root.join("spirv"))
             .into_iter()
-            .filter_map(|p| {
-                p.strip_prefix(self.root.join("spirv"))
-                    .ok()
-                    .map(|r| r.to_string_lossy().into_owned())
-            })
+            .filter_map(|p| p.strip_prefix(self.root.join("spirv")).ok().map(|r| r.to_string_lossy().into_owned()))
             .collect();
         modules.sort();
         modules
@@ -76,9 +69,7 @@ impl Corpus {
     /// The reference encoder's output for `module`; `suffix` is `.smolv`,
     /// `.strip.smolv` or `.strip.spv`.
     pub fn reference_path(&self, module: &str, suffix: &str) -> PathBuf {
-        self.root
-            .join("reference")
-            .join(format!("{module}{suffix}"))
+        self.root.join("reference").join(format!("{module}{suffix}"))
     }
 
     /// Every legacy SMOL-V file with its expected SPIR-V, sorted.
@@ -87,21 +78,10 @@ impl Corpus {
             .into_iter()
             .filter(|p| p.extension().is_some_and(|e| e == "smolv"))
             .map(|smolv| {
-                let stem = smolv
-                    .file_stem()
-                    .unwrap_or_default()
-                    .to_string_lossy()
-                    .into_owned();
+                let stem = smolv.file_stem().unwrap_or_default().to_string_lossy().into_owned();
                 let expected = smolv.with_file_name(format!("{stem}-exp.spirv"));
-                let dialect_2016_08_31 = smolv
-                    .parent()
-                    .and_then(Path::file_name)
-                    .is_some_and(|d| d == "2016-08-31");
-                LegacyCase {
-                    smolv,
-                    expected,
-                    dialect_2016_08_31,
-                }
+                let dialect_2016_08_31 = smolv.parent().and_then(Path::file_name).is_some_and(|d| d == "2016-08-31");
+                LegacyCase { smolv, expected, dialect_2016_08_31 }
             })
             .collect();
         cases.sort_by(|a, b| a.smolv.cmp(&b.smolv));
@@ -123,15 +103,8 @@ pub fn read(path: &Path) -> Vec<u8> {
 
 /// Little-endian bytes as SPIR-V words; the length must be a multiple of 4.
 pub fn words(bytes: &[u8]) -> Vec<u32> {
-    assert!(
-        bytes.len().is_multiple_of(4),
-        "{} bytes is not whole words",
-        bytes.len()
-    );
-    bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+    assert!(bytes.len().is_multiple_of(4), "{} bytes is not whole words", bytes.len());
+    bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }
 
 /// SPIR-V words as little-endian bytes.
@@ -173,12 +146,7 @@ impl Failures {
     /// cases were examined, and must be non-zero.
     pub fn assert_none(self, what: &str, checked: usize) {
         assert!(checked > 0, "{what}: no cases were checked");
-        assert!(
-            self.0.is_empty(),
-            "{what}: {} of {checked} failed:\n  {}",
-            self.0.len(),
-            self.0.join("\n  ")
-        );
+        assert!(self.0.is_empty(), "{what}: {} of {checked} failed:\n  {}", self.0.len(), self.0.join("\n  "));
         eprintln!("{what}: all {checked} passed");
     }
 }
@@ -193,18 +161,12 @@ pub fn spirv_val(words: &[u32], target_env: &str) -> Result<(), String> {
         .args(["--target-env", target_env])
         .arg(&path)
         .output()
-        .expect(
-            "spirv-val must be installed (apt-get install spirv-tools; scripts/setup.sh does it)",
-        );
+        .expect("spirv-val must be installed (apt-get install spirv-tools; scripts/setup.sh does it)");
     let _ = std::fs::remove_file(&path);
     if output.status.success() {
         Ok(())
     } else {
-        Err(format!(
-            "{}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        ))
+        Err(format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr)))
     }
 }
 
@@ -217,9 +179,5 @@ fn tempfile_dir() -> PathBuf {
 fn unique() -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(0);
-    format!(
-        "{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    )
+    format!("{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
 }

@@ -19,8 +19,7 @@ fn manifest() -> Manifest {
 }
 
 fn report() -> Report {
-    let text =
-        std::fs::read_to_string(PathBuf::from(env!("OUT_DIR")).join("smolv-report.json")).unwrap();
+    let text = std::fs::read_to_string(PathBuf::from(env!("OUT_DIR")).join("smolv-report.json")).unwrap();
     serde_json::from_str(&text).unwrap()
 }
 
@@ -68,15 +67,8 @@ fn containers_on_disk_match_the_bundle() {
         let bytes = std::fs::read(artifacts().join(&module.artifact)).unwrap();
         let container = Container::parse(&bytes).unwrap();
         let mut words = Vec::new();
-        container
-            .decode_with(dictionary.as_ref(), &DecodeSettings::default(), &mut words)
-            .unwrap();
-        assert_eq!(
-            words,
-            bundle.decode(&module.name).unwrap(),
-            "{}",
-            module.name
-        );
+        container.decode_with(dictionary.as_ref(), &DecodeSettings::default(), &mut words).unwrap();
+        assert_eq!(words, bundle.decode(&module.name).unwrap(), "{}", module.name);
         assert_eq!(container.reflection().unwrap(), module.reflection);
         assert_eq!(bytes.len(), module.container_bytes);
     }
@@ -85,15 +77,7 @@ fn containers_on_disk_match_the_bundle() {
 #[test]
 fn reflection_describes_the_shaders() {
     let manifest = manifest();
-    let get = |name: &str| {
-        manifest
-            .modules
-            .iter()
-            .find(|m| m.name == name)
-            .unwrap()
-            .reflection
-            .clone()
-    };
+    let get = |name: &str| manifest.modules.iter().find(|m| m.name == name).unwrap().reflection.clone();
 
     let vert = get("lit.vert");
     assert_eq!(vert.stage, ShaderStage::Vertex);
@@ -104,14 +88,8 @@ fn reflection_describes_the_shaders() {
 
     let frag = get("lit.frag");
     assert_eq!(
-        frag.bindings
-            .iter()
-            .map(|b| (b.set, b.binding, b.kind))
-            .collect::<Vec<_>>(),
-        [
-            (0, 0, DescriptorKind::UniformBuffer),
-            (1, 0, DescriptorKind::CombinedImageSampler)
-        ]
+        frag.bindings.iter().map(|b| (b.set, b.binding, b.kind)).collect::<Vec<_>>(),
+        [(0, 0, DescriptorKind::UniformBuffer), (1, 0, DescriptorKind::CombinedImageSampler)]
     );
     assert_eq!(frag.spec_constants[0].id, 0);
     assert_eq!(frag.spec_constants[0].ty, SpecConstantType::F32);
@@ -119,13 +97,7 @@ fn reflection_describes_the_shaders() {
     assert_eq!(frag.outputs[0].format, 109, "vec4 output");
 
     let shadows = get("lit.frag@shadows");
-    assert!(
-        shadows
-            .bindings
-            .iter()
-            .any(|b| (b.set, b.binding) == (1, 1)),
-        "the variant adds the shadow map"
-    );
+    assert!(shadows.bindings.iter().any(|b| (b.set, b.binding) == (1, 1)), "the variant adds the shadow map");
 
     let particles = get("particles.comp");
     assert_eq!(particles.workgroup_size, Some([64, 1, 1]));
@@ -141,10 +113,7 @@ fn reflection_describes_the_shaders() {
     let hlsl = get("tonemap.frag.hlsl");
     assert_eq!(hlsl.stage, ShaderStage::Fragment);
     let kinds: Vec<DescriptorKind> = hlsl.bindings.iter().map(|b| b.kind).collect();
-    assert_eq!(
-        kinds,
-        [DescriptorKind::SampledImage, DescriptorKind::Sampler]
-    );
+    assert_eq!(kinds, [DescriptorKind::SampledImage, DescriptorKind::Sampler]);
 }
 
 #[test]
@@ -155,25 +124,12 @@ fn report_matches_the_artifacts() {
     for (row, module) in report.modules.iter().zip(&manifest.modules) {
         assert_eq!(row.name, module.name);
         assert_eq!(row.container_bytes, module.container_bytes);
-        assert!(
-            row.optimized_bytes <= row.spirv_bytes,
-            "{}: the optimizer grew the module",
-            row.name
-        );
-        assert!(
-            row.compressed_bytes < row.smolv_bytes && row.smolv_bytes < row.optimized_bytes,
-            "{}",
-            row.name
-        );
+        assert!(row.optimized_bytes <= row.spirv_bytes, "{}: the optimizer grew the module", row.name);
+        assert!(row.compressed_bytes < row.smolv_bytes && row.smolv_bytes < row.optimized_bytes, "{}", row.name);
     }
     assert_eq!(
         report.total_shipped_bytes,
-        report
-            .modules
-            .iter()
-            .map(|m| m.compressed_bytes)
-            .sum::<usize>()
-            + report.dictionary_bytes
+        report.modules.iter().map(|m| m.compressed_bytes).sum::<usize>() + report.dictionary_bytes
     );
     println!("{}", report.to_text());
 }

@@ -12,9 +12,7 @@ struct Tree {
 
 impl Tree {
     fn new(files: &[(&str, &str)]) -> Self {
-        let tree = Self {
-            dir: tempfile::tempdir().unwrap(),
-        };
+        let tree = Self { dir: tempfile::tempdir().unwrap() };
         for (path, text) in files {
             tree.write(path, text);
         }
@@ -49,15 +47,7 @@ impl Tree {
     fn artifact_bytes(&self, out: &str) -> Vec<(String, Vec<u8>)> {
         let mut files: Vec<_> = walk(&self.path(out).join("smolv"))
             .into_iter()
-            .map(|p| {
-                (
-                    p.strip_prefix(self.path(out))
-                        .unwrap()
-                        .display()
-                        .to_string(),
-                    std::fs::read(&p).unwrap(),
-                )
-            })
+            .map(|p| (p.strip_prefix(self.path(out)).unwrap().display().to_string(), std::fs::read(&p).unwrap()))
             .collect();
         files.sort();
         files
@@ -77,9 +67,9 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 }
 
 const COMMON: &str = "float brighten(float x) { return x * 1.5; }\n";
-const USES_COMMON: &str = "#version 450\n#include <common.glsl>\nlayout(location=0) out vec4 c;\nvoid main() { c = vec4(brighten(0.5)); }\n";
-const STANDALONE: &str =
-    "#version 450\nlayout(location=0) out vec4 c;\nvoid main() { c = vec4(0.25); }\n";
+const USES_COMMON: &str =
+    "#version 450\n#include <common.glsl>\nlayout(location=0) out vec4 c;\nvoid main() { c = vec4(brighten(0.5)); }\n";
+const STANDALONE: &str = "#version 450\nlayout(location=0) out vec4 c;\nvoid main() { c = vec4(0.25); }\n";
 const COMPUTE: &str = "#version 450\nlayout(local_size_x=8) in;\nlayout(set=0,binding=0) buffer B { uint v[]; };\nvoid main() { v[gl_GlobalInvocationID.x] *= 2u; }\n";
 const WGSL: &str = "@fragment fn fs() -> @location(0) vec4<f32> { return vec4<f32>(1.0); }\n@vertex fn vs() -> @builtin(position) vec4<f32> { return vec4<f32>(0.0); }\n";
 
@@ -97,67 +87,34 @@ fn healthy_tree() -> Tree {
 #[test]
 fn broken_shaders_report_every_error_with_its_location() {
     let tree = Tree::new(&[
-        (
-            "include/bad.glsl",
-            "float oops() { return undefined_thing; }\n",
-        ),
+        ("include/bad.glsl", "float oops() { return undefined_thing; }\n"),
         (
             "shaders/two_errors.frag",
             "#version 450\nvoid main() {\n  float a = missing_one;\n  float b = missing_two;\n}\n",
         ),
-        (
-            "shaders/bad_include.frag",
-            "#version 450\n#include <bad.glsl>\nvoid main() {}\n",
-        ),
-        (
-            "shaders/bad.wgsl",
-            "@fragment fn fs() -> @location(0) vec4<f32> {\n  return vec4<f32>(nope);\n}\n",
-        ),
+        ("shaders/bad_include.frag", "#version 450\n#include <bad.glsl>\nvoid main() {}\n"),
+        ("shaders/bad.wgsl", "@fragment fn fs() -> @location(0) vec4<f32> {\n  return vec4<f32>(nope);\n}\n"),
         ("shaders/fine.frag", STANDALONE),
     ]);
     // A stale artifact from an earlier good build must not survive a failure.
     tree.write("out/smolv/manifest.json", "{}");
-    let Err(Error::Compile {
-        diagnostics,
-        failed,
-        total,
-    }) = tree.build()
-    else {
-        panic!("the build must fail")
-    };
+    let Err(Error::Compile { diagnostics, failed, total }) = tree.build() else { panic!("the build must fail") };
     assert_eq!((failed, total), (3, 4));
     let text: Vec<String> = diagnostics.iter().map(ToString::to_string).collect();
     let has = |file: &str, line: u32, token: &str| {
-        diagnostics.iter().any(|d| {
-            d.path.ends_with(file) && d.line == line && d.column > 0 && d.message.contains(token)
-        })
+        diagnostics
+            .iter()
+            .any(|d| d.path.ends_with(file) && d.line == line && d.column > 0 && d.message.contains(token))
     };
     assert!(has("two_errors.frag", 3, "missing_one"), "{text:#?}");
     assert!(has("two_errors.frag", 4, "missing_two"), "{text:#?}");
-    assert!(
-        has("bad.glsl", 1, "undefined_thing"),
-        "errors inside includes name the include: {text:#?}"
-    );
+    assert!(has("bad.glsl", 1, "undefined_thing"), "errors inside includes name the include: {text:#?}");
     assert!(has("bad.wgsl", 2, "nope"), "{text:#?}");
-    let wgsl = diagnostics
-        .iter()
-        .find(|d| d.path.ends_with("bad.wgsl"))
-        .unwrap();
+    let wgsl = diagnostics.iter().find(|d| d.path.ends_with("bad.wgsl")).unwrap();
     assert!(wgsl.to_string().contains("bad.wgsl:2:"), "{wgsl}");
-    assert!(
-        !tree.path("out/smolv").exists(),
-        "a failed build leaves no artifacts behind"
-    );
-    let message = Error::Compile {
-        diagnostics,
-        failed,
-        total,
-    }
-    .to_string();
-    assert!(
-        message.starts_with("3 of 4 shader modules failed to compile"),
-        "{message}"
-    );
+    assert!(!tree.path("out/smolv").exists(), "a failed build leaves no artifacts behind");
+    let message = Error::Compile { diagnostics, failed, total }.to_string();
+    assert!(message.starts_with("3 of 4 shader modules failed to compile"), "{message}");
 }
 
 #[test]
@@ -176,22 +133,10 @@ fn second_build_recompiles_nothing_and_writes_the_same_bytes() {
 fn touching_an_include_recompiles_only_the_shaders_that_use_it() {
     let tree = healthy_tree();
     tree.build().unwrap();
-    tree.write(
-        "include/common.glsl",
-        "float brighten(float x) { return x * 2.0; }\n",
-    );
+    tree.write("include/common.glsl", "float brighten(float x) { return x * 2.0; }\n");
     let report = tree.build().unwrap();
-    assert_eq!(
-        (report.compiled, report.cache_hits),
-        (2, 3),
-        "a.frag and b.frag include it"
-    );
-    let rebuilt: Vec<&str> = report
-        .modules
-        .iter()
-        .filter(|m| !m.cached)
-        .map(|m| m.name.as_str())
-        .collect();
+    assert_eq!((report.compiled, report.cache_hits), (2, 3), "a.frag and b.frag include it");
+    let rebuilt: Vec<&str> = report.modules.iter().filter(|m| !m.cached).map(|m| m.name.as_str()).collect();
     assert_eq!(rebuilt, ["a.frag", "b.frag"]);
 }
 
@@ -210,10 +155,7 @@ fn corrupt_cache_entries_are_recompiled() {
     let tree = healthy_tree();
     tree.build().unwrap();
     let before = tree.artifact_bytes("out");
-    let entries: Vec<PathBuf> = walk(&tree.path("cache"))
-        .into_iter()
-        .filter(|p| p.is_file())
-        .collect();
+    let entries: Vec<PathBuf> = walk(&tree.path("cache")).into_iter().filter(|p| p.is_file()).collect();
     assert!(!entries.is_empty());
     for (i, entry) in entries.iter().enumerate() {
         let mut bytes = std::fs::read(entry).unwrap();
@@ -227,11 +169,7 @@ fn corrupt_cache_entries_are_recompiled() {
     }
     let report = tree.build().unwrap();
     assert_eq!(report.compiled, 5, "every corrupted entry is a miss");
-    assert_eq!(
-        tree.artifact_bytes("out"),
-        before,
-        "and the rebuilt output is identical"
-    );
+    assert_eq!(tree.artifact_bytes("out"), before, "and the rebuilt output is identical");
 }
 
 #[test]
@@ -248,12 +186,7 @@ fn concurrent_builds_share_one_cache_safely() {
     for out in &outs[1..] {
         assert_eq!(tree.artifact_bytes(out), first, "{out} differs");
     }
-    assert!(
-        walk(&tree.path("cache"))
-            .iter()
-            .all(|p| p.extension().is_none_or(|e| e != "tmp")),
-        "no temp files left"
-    );
+    assert!(walk(&tree.path("cache")).iter().all(|p| p.extension().is_none_or(|e| e != "tmp")), "no temp files left");
     let warm = tree.config("out4").try_compile().unwrap();
     assert_eq!(warm.compiled, 0);
 }
@@ -261,16 +194,8 @@ fn concurrent_builds_share_one_cache_safely() {
 #[test]
 fn optimizer_failure_ships_the_unoptimized_module_with_a_warning() {
     let tree = Tree::new(&[("shaders/post.wgsl", WGSL)]);
-    let report = tree
-        .config("out")
-        .spirv_opt("/bin/false")
-        .try_compile()
-        .unwrap();
-    assert!(
-        report.warnings.iter().any(|w| w.contains("not optimized")),
-        "{:?}",
-        report.warnings
-    );
+    let report = tree.config("out").spirv_opt("/bin/false").try_compile().unwrap();
+    assert!(report.warnings.iter().any(|w| w.contains("not optimized")), "{:?}", report.warnings);
     for module in &report.modules {
         assert_eq!(module.optimized_bytes, module.spirv_bytes);
     }
@@ -280,28 +205,17 @@ fn optimizer_failure_ships_the_unoptimized_module_with_a_warning() {
 fn dictionary_is_kept_only_when_it_pays() {
     let tree = healthy_tree();
     let auto = tree.build().unwrap();
-    let off = tree
-        .config("out-off")
-        .dictionary(DictionaryMode::Off)
-        .try_compile()
-        .unwrap();
+    let off = tree.config("out-off").dictionary(DictionaryMode::Off).try_compile().unwrap();
     assert_eq!(off.dictionary_bytes, 0);
     assert!(auto.total_shipped_bytes <= off.total_shipped_bytes);
-    let many = Variant::permutations(&[
-        ("VARIANT_A", &["0", "1", "2", "3"]),
-        ("VARIANT_B", &["0", "1", "2", "3"]),
-    ]);
+    let many = Variant::permutations(&[("VARIANT_A", &["0", "1", "2", "3"]), ("VARIANT_B", &["0", "1", "2", "3"])]);
     let forced = tree
         .config("out-forced")
         .variants("blur.comp", many)
         .dictionary(DictionaryMode::Size(1024))
         .try_compile()
         .unwrap();
-    assert!(
-        forced.dictionary_bytes > 0 && forced.dictionary_bytes <= 1024,
-        "{}",
-        forced.dictionary_bytes
-    );
+    assert!(forced.dictionary_bytes > 0 && forced.dictionary_bytes <= 1024, "{}", forced.dictionary_bytes);
 }
 
 #[test]
@@ -309,47 +223,23 @@ fn variants_multiply_a_source() {
     let tree = healthy_tree();
     let report = tree
         .config("out")
-        .variants(
-            "plain.frag",
-            Variant::permutations(&[("A", &["0", "1"]), ("B", &["x", "y"])]),
-        )
+        .variants("plain.frag", Variant::permutations(&[("A", &["0", "1"]), ("B", &["x", "y"])]))
         .try_compile()
         .unwrap();
-    let names: Vec<&str> = report
-        .modules
-        .iter()
-        .map(|m| m.name.as_str())
-        .filter(|n| n.starts_with("plain"))
-        .collect();
+    let names: Vec<&str> = report.modules.iter().map(|m| m.name.as_str()).filter(|n| n.starts_with("plain")).collect();
     assert_eq!(
         names,
-        [
-            "plain.frag",
-            "plain.frag@A=0,B=x",
-            "plain.frag@A=0,B=y",
-            "plain.frag@A=1,B=x",
-            "plain.frag@A=1,B=y"
-        ]
+        ["plain.frag", "plain.frag@A=0,B=x", "plain.frag@A=0,B=y", "plain.frag@A=1,B=x", "plain.frag@A=1,B=y"]
     );
 }
 
 #[test]
 fn configuration_mistakes_are_clear_errors() {
     let tree = healthy_tree();
-    let err = tree
-        .config("out")
-        .variants("nope.frag", [Variant::new("v")])
-        .try_compile()
-        .unwrap_err();
-    assert!(
-        err.to_string().contains("nope.frag") && err.to_string().contains("a.frag"),
-        "{err}"
-    );
+    let err = tree.config("out").variants("nope.frag", [Variant::new("v")]).try_compile().unwrap_err();
+    assert!(err.to_string().contains("nope.frag") && err.to_string().contains("a.frag"), "{err}");
     let mut missing = Config::new();
-    missing
-        .shader_dir(tree.path("no-such-dir"))
-        .out_dir(tree.path("out"))
-        .cargo_directives(false);
+    missing.shader_dir(tree.path("no-such-dir")).out_dir(tree.path("out")).cargo_directives(false);
     let err = missing.try_compile().unwrap_err();
     assert!(err.to_string().contains("no-such-dir"), "{err}");
     let empty = Tree::new(&[("shaders/readme.txt", "not a shader")]);
@@ -374,15 +264,7 @@ fn stage_pragma_compiles_and_glsl_without_one_is_an_include() {
 #[test]
 fn stripping_debug_info_shrinks_smolv() {
     let tree = healthy_tree();
-    let kept = tree
-        .config("out-debug")
-        .strip_debug(false)
-        .try_compile()
-        .unwrap();
-    let stripped = tree
-        .config("out-release")
-        .strip_debug(true)
-        .try_compile()
-        .unwrap();
+    let kept = tree.config("out-debug").strip_debug(false).try_compile().unwrap();
+    let stripped = tree.config("out-release").strip_debug(true).try_compile().unwrap();
     assert!(stripped.total_smolv_bytes < kept.total_smolv_bytes);
 }

@@ -64,11 +64,9 @@ fn reference_encodings_decode_to_the_original_spirv() {
         let smolv = read(&corpus.reference_path(module, ".smolv"));
         match decode(&smolv, &DecodeOptions::new()) {
             Ok(decoded) if decoded == spirv => {}
-            Ok(decoded) => failures.push(format!(
-                "{module}: decoded {} words, expected {}",
-                decoded.len(),
-                spirv.len()
-            )),
+            Ok(decoded) => {
+                failures.push(format!("{module}: decoded {} words, expected {}", decoded.len(), spirv.len()))
+            }
             Err(e) => failures.push(format!("{module}: {e}")),
         }
     }
@@ -87,11 +85,9 @@ fn stripped_reference_encodings_decode_to_the_stripped_spirv() {
         let smolv = read(&corpus.reference_path(module, ".strip.smolv"));
         match decode(&smolv, &DecodeOptions::new()) {
             Ok(decoded) if decoded == expected => {}
-            Ok(decoded) => failures.push(format!(
-                "{module}: decoded {} words, expected {}",
-                decoded.len(),
-                expected.len()
-            )),
+            Ok(decoded) => {
+                failures.push(format!("{module}: decoded {} words, expected {}", decoded.len(), expected.len()))
+            }
             Err(e) => failures.push(format!("{module}: {e}")),
         }
     }
@@ -125,11 +121,7 @@ fn every_legacy_file_decodes_to_its_expected_spirv() {
         return;
     };
     let cases = corpus.legacy_cases();
-    assert_eq!(
-        cases.len(),
-        62,
-        "the corpus README promises 62 legacy files"
-    );
+    assert_eq!(cases.len(), 62, "the corpus README promises 62 legacy files");
     let mut failures = Failures::default();
     for case in &cases {
         let expected = words(&read(&case.expected));
@@ -164,10 +156,7 @@ fn legacy_files_with_the_wrong_dialect_flag_never_panic() {
         let options = DecodeOptions::new().legacy_2016_08_31(!case.dialect_2016_08_31);
         match decode(&smolv, &options) {
             Ok(decoded) => {
-                assert_eq!(
-                    decoded.len() * 4,
-                    smolv_runtime::decoded_len(&smolv).unwrap()
-                );
+                assert_eq!(decoded.len() * 4, smolv_runtime::decoded_len(&smolv).unwrap());
                 if decoded != expected {
                     decoded_differently += 1;
                 }
@@ -175,10 +164,7 @@ fn legacy_files_with_the_wrong_dialect_flag_never_panic() {
             Err(_) => rejected += 1,
         }
     }
-    assert!(
-        rejected > 0,
-        "no legacy file was rejected under the wrong dialect"
-    );
+    assert!(rejected > 0, "no legacy file was rejected under the wrong dialect");
     eprintln!(
         "wrong dialect: {rejected} of {} legacy files rejected, {decoded_differently} decoded to another module",
         cases.len()
@@ -196,11 +182,7 @@ fn invalid_modules_are_rejected_with_an_error() {
         let bytes = read(file);
         for options in [EncodeOptions::new(), EncodeOptions::new().strip_debug(true)] {
             if let Ok(smolv) = encode(&bytes[..], &options) {
-                failures.push(format!(
-                    "{}: encoded to {} bytes instead of failing",
-                    file.display(),
-                    smolv.len()
-                ));
+                failures.push(format!("{}: encoded to {} bytes instead of failing", file.display(), smolv.len()));
             }
         }
     }

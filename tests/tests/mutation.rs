@@ -44,8 +44,7 @@ fn mutate(rng: &mut Rng, data: &[u8]) -> Vec<u8> {
             let word = rng.below(out.len().min(24) / 4);
             let value = match rng.below(3) {
                 0 => rng.next() as u32,
-                1 => u32::from_le_bytes(out[word * 4..word * 4 + 4].try_into().unwrap())
-                    .wrapping_add(4),
+                1 => u32::from_le_bytes(out[word * 4..word * 4 + 4].try_into().unwrap()).wrapping_add(4),
                 _ => 0xFFFF_FFFC,
             };
             out[word * 4..word * 4 + 4].copy_from_slice(&value.to_le_bytes());
@@ -72,12 +71,7 @@ fn mutated_smolv_never_panics_the_decoder() {
     let mut files: Vec<_> = corpus
         .spirv_modules()
         .iter()
-        .flat_map(|m| {
-            [
-                corpus.reference_path(m, ".smolv"),
-                corpus.reference_path(m, ".strip.smolv"),
-            ]
-        })
+        .flat_map(|m| [corpus.reference_path(m, ".smolv"), corpus.reference_path(m, ".strip.smolv")])
         .collect();
     files.extend(corpus.legacy_cases().into_iter().map(|c| c.smolv));
     let mut rng = Rng(0x5EED_5EED_5EED_5EED);
@@ -89,12 +83,7 @@ fn mutated_smolv_never_panics_the_decoder() {
             for legacy in [false, true] {
                 match decode(&mutated, &DecodeOptions::new().legacy_2016_08_31(legacy)) {
                     Ok(words) => {
-                        assert_eq!(
-                            words.len() * 4,
-                            decoded_len(&mutated).unwrap(),
-                            "{}",
-                            file.display()
-                        );
+                        assert_eq!(words.len() * 4, decoded_len(&mutated).unwrap(), "{}", file.display());
                         decoded += 1;
                     }
                     Err(_) => rejected += 1,
@@ -103,10 +92,7 @@ fn mutated_smolv_never_panics_the_decoder() {
         }
     }
     assert!(rejected > 0 && decoded > 0);
-    eprintln!(
-        "{} files, {decoded} mutations decoded, {rejected} rejected",
-        files.len()
-    );
+    eprintln!("{} files, {decoded} mutations decoded, {rejected} rejected", files.len());
 }
 
 #[test]
@@ -123,11 +109,7 @@ fn mutated_spirv_is_encoded_losslessly_or_rejected() {
             match encode(&mutated[..], &EncodeOptions::new()) {
                 Ok(smolv) => {
                     let decoded = decode(&smolv, &DecodeOptions::new()).unwrap();
-                    assert_eq!(
-                        decoded,
-                        words(&mutated),
-                        "{module}: accepted but not lossless"
-                    );
+                    assert_eq!(decoded, words(&mutated), "{module}: accepted but not lossless");
                     encoded += 1;
                 }
                 Err(_) => rejected += 1,

@@ -17,24 +17,18 @@ fn operand() -> impl Strategy<Value = u32> {
 
 /// Opcodes that the codec treats in every distinct way.
 const INTERESTING_OPCODES: &[u32] = &[
-    0, 1, 2, 3, 5, 6, 7, 8, 11, 12, 14, 15, 17, 19, 21, 23, 32, 33, 43, 44, 54, 55, 56, 57, 59, 61,
-    62, 65, 71, 79, 80, 81, 82, 124, 127, 128, 129, 133, 148, 169, 224, 225, 245, 246, 247, 248,
-    249, 250, 251, 253, 317, 330, 331, 332, 340, 366, 367, 4447, 5341, 0xFFFF,
+    0, 1, 2, 3, 5, 6, 7, 8, 11, 12, 14, 15, 17, 19, 21, 23, 32, 33, 43, 44, 54, 55, 56, 57, 59, 61, 62, 65, 71, 79, 80,
+    81, 82, 124, 127, 128, 129, 133, 148, 169, 224, 225, 245, 246, 247, 248, 249, 250, 251, 253, 317, 330, 331, 332,
+    340, 366, 367, 4447, 5341, 0xFFFF,
 ];
 
 fn general_instruction() -> impl Strategy<Value = Vec<u32>> {
-    (prop::sample::select(INTERESTING_OPCODES), 5usize..12).prop_flat_map(|(opcode, len)| {
-        vec(operand(), len - 1).prop_map(move |ops| instruction(opcode, &ops))
-    })
+    (prop::sample::select(INTERESTING_OPCODES), 5usize..12)
+        .prop_flat_map(|(opcode, len)| vec(operand(), len - 1).prop_map(move |ops| instruction(opcode, &ops)))
 }
 
 fn random_opcode_instruction() -> impl Strategy<Value = Vec<u32>> {
-    (
-        any::<u16>().prop_filter("13 and 72 have their own shapes", |op| {
-            *op != 13 && *op != 72
-        }),
-        5usize..10,
-    )
+    (any::<u16>().prop_filter("13 and 72 have their own shapes", |op| *op != 13 && *op != 72), 5usize..10)
         .prop_flat_map(|(opcode, len)| {
             vec(operand(), len - 1).prop_map(move |ops| instruction(u32::from(opcode), &ops))
         })
@@ -42,11 +36,7 @@ fn random_opcode_instruction() -> impl Strategy<Value = Vec<u32>> {
 
 fn vector_shuffle() -> impl Strategy<Value = Vec<u32>> {
     (5usize..12, prop::bool::ANY).prop_flat_map(|(len, small)| {
-        let selector = if small {
-            (0u32..4).boxed()
-        } else {
-            operand().boxed()
-        };
+        let selector = if small { (0u32..4).boxed() } else { operand().boxed() };
         (vec(operand(), 4), vec(selector, len - 5)).prop_map(|(head, selectors)| {
             let operands: Vec<u32> = head.into_iter().chain(selectors).collect();
             instruction(79, &operands)
@@ -59,25 +49,18 @@ fn vector_shuffle() -> impl Strategy<Value = Vec<u32>> {
 fn member_decorations() -> impl Strategy<Value = Vec<u32>> {
     let decoration = prop_oneof![
         (prop::sample::select(vec![0u32, 2, 3, 4, 5]), Just(0usize)),
-        (
-            prop::sample::select(vec![29u32, 30, 31, 33, 34, 35, 36, 37]),
-            Just(1usize)
-        ),
+        (prop::sample::select(vec![29u32, 30, 31, 33, 34, 35, 36, 37]), Just(1usize)),
         (prop::sample::select(vec![1u32, 6, 11, 24, 5635]), 0usize..3),
     ];
-    (
-        operand(),
-        vec((0u32..40, decoration, vec(operand(), 2)), 1..300),
-    )
-        .prop_map(|(target, members)| {
-            let mut words = Vec::new();
-            for (member, (decoration, extra), values) in members {
-                let mut operands = vec![target, member, decoration];
-                operands.extend_from_slice(&values[..extra]);
-                words.extend(instruction(72, &operands));
-            }
-            words
-        })
+    (operand(), vec((0u32..40, decoration, vec(operand(), 2)), 1..300)).prop_map(|(target, members)| {
+        let mut words = Vec::new();
+        for (member, (decoration, extra), values) in members {
+            let mut operands = vec![target, member, decoration];
+            operands.extend_from_slice(&values[..extra]);
+            words.extend(instruction(72, &operands));
+        }
+        words
+    })
 }
 
 fn instruction(opcode: u32, operands: &[u32]) -> Vec<u32> {

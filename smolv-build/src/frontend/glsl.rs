@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use shaderc::{
-    CompileOptions, Compiler, EnvVersion, IncludeType, OptimizationLevel, ResolvedInclude,
-    ShaderKind, SourceLanguage, TargetEnv as ShadercEnv,
+    CompileOptions, Compiler, EnvVersion, IncludeType, OptimizationLevel, ResolvedInclude, ShaderKind, SourceLanguage,
+    TargetEnv as ShadercEnv,
 };
 use smolv_runtime::reflect::ShaderStage;
 
@@ -18,10 +18,7 @@ use crate::source::{Job, Language};
 
 fn compiler() -> Result<&'static Compiler, String> {
     static COMPILER: OnceLock<Option<Compiler>> = OnceLock::new();
-    COMPILER
-        .get_or_init(|| Compiler::new().ok())
-        .as_ref()
-        .ok_or_else(|| "shaderc failed to initialize".to_owned())
+    COMPILER.get_or_init(|| Compiler::new().ok()).as_ref().ok_or_else(|| "shaderc failed to initialize".to_owned())
 }
 
 pub(super) fn identity() -> String {
@@ -73,46 +70,24 @@ fn spirv_version(version: SpirvVersion) -> shaderc::SpirvVersion {
 
 /// Finds `requested` as `#include` would: `"..."` next to the including
 /// file first, then in the include directories; `<...>` only there.
-fn resolve_include(
-    requested: &str,
-    kind: IncludeType,
-    requesting: &Path,
-    include_dirs: &[PathBuf],
-) -> Option<PathBuf> {
-    let local = (kind == IncludeType::Relative)
-        .then(|| requesting.parent().map(|dir| dir.join(requested)))
-        .flatten();
-    local
-        .into_iter()
-        .chain(include_dirs.iter().map(|dir| dir.join(requested)))
-        .find(|p| p.is_file())
+fn resolve_include(requested: &str, kind: IncludeType, requesting: &Path, include_dirs: &[PathBuf]) -> Option<PathBuf> {
+    let local = (kind == IncludeType::Relative).then(|| requesting.parent().map(|dir| dir.join(requested))).flatten();
+    local.into_iter().chain(include_dirs.iter().map(|dir| dir.join(requested))).find(|p| p.is_file())
 }
 
 pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Diagnostic>> {
-    let fail = |message: String| {
-        vec![Diagnostic {
-            path: job.path.clone(),
-            line: 0,
-            column: 0,
-            message,
-            rendered: None,
-        }]
-    };
-    let source = std::fs::read_to_string(&job.path)
-        .map_err(|e| fail(format!("cannot read the shader: {e}")))?;
+    let fail =
+        |message: String| vec![Diagnostic { path: job.path.clone(), line: 0, column: 0, message, rendered: None }];
+    let source = std::fs::read_to_string(&job.path).map_err(|e| fail(format!("cannot read the shader: {e}")))?;
     if source.contains('\0') {
-        return Err(fail(
-            "the shader contains a NUL byte; is it a text file?".to_owned(),
-        ));
+        return Err(fail("the shader contains a NUL byte; is it a text file?".to_owned()));
     }
-    let stage = job.stage.ok_or_else(|| {
-        fail("no shader stage: use a stage extension or #pragma shader_stage".into())
-    })?;
+    let stage =
+        job.stage.ok_or_else(|| fail("no shader stage: use a stage extension or #pragma shader_stage".into()))?;
     let compiler = compiler().map_err(fail)?;
     let includes = RefCell::new(Vec::<PathBuf>::new());
     let run = |level: OptimizationLevel| -> Result<(Vec<u32>, String), Vec<Diagnostic>> {
-        let mut options =
-            CompileOptions::new().map_err(|e| fail(format!("shaderc options: {e}")))?;
+        let mut options = CompileOptions::new().map_err(|e| fail(format!("shaderc options: {e}")))?;
         options.set_target_env(ShadercEnv::Vulkan, env_version(settings.target_env) as u32);
         options.set_target_spirv(spirv_version(settings.spirv_version));
         options.set_source_language(match job.language {
@@ -129,8 +104,9 @@ pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Di
         }
         options.set_include_callback(|requested, kind, requesting, _depth| {
             let requesting = Path::new(requesting);
-            let path = resolve_include(requested, kind, requesting, &settings.include_dirs)
-                .ok_or_else(|| format!("cannot find include {requested:?} (searched next to the file and in the include dirs)"))?;
+            let path = resolve_include(requested, kind, requesting, &settings.include_dirs).ok_or_else(|| {
+                format!("cannot find include {requested:?} (searched next to the file and in the include dirs)")
+            })?;
             let content = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
             if content.contains('\0') {
                 return Err(format!("{} contains a NUL byte", path.display()));
@@ -139,17 +115,8 @@ pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Di
             Ok(ResolvedInclude { resolved_name: path.to_string_lossy().into_owned(), content })
         });
         let file_name = job.path.to_string_lossy();
-        match compiler.compile_into_spirv(
-            &source,
-            shader_kind(stage),
-            &file_name,
-            &job.entry_point,
-            Some(&options),
-        ) {
-            Ok(artifact) => Ok((
-                artifact.as_binary().to_vec(),
-                artifact.get_warning_messages(),
-            )),
+        match compiler.compile_into_spirv(&source, shader_kind(stage), &file_name, &job.entry_point, Some(&options)) {
+            Ok(artifact) => Ok((artifact.as_binary().to_vec(), artifact.get_warning_messages())),
             Err(shaderc::Error::CompilationError(_, log)) => Err(parse_log(&log, &job.path)),
             Err(other) => Err(fail(other.to_string())),
         }
@@ -173,11 +140,7 @@ pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Di
             optimized,
         }],
         dependencies,
-        warnings: warnings
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(str::to_owned)
-            .collect(),
+        warnings: warnings.lines().filter(|l| !l.trim().is_empty()).map(str::to_owned).collect(),
     })
 }
 
@@ -193,11 +156,7 @@ fn parse_log(log: &str, main_file: &Path) -> Vec<Diagnostic> {
             Some((file, number)) => (file, number.trim().parse().unwrap_or(0)),
             None => (location, 0),
         };
-        let path = if file.is_empty() {
-            main_file.to_owned()
-        } else {
-            PathBuf::from(file)
-        };
+        let path = if file.is_empty() { main_file.to_owned() } else { PathBuf::from(file) };
         let column = column_of_quoted_token(&path, line_number, message);
         if message.trim().ends_with("compilation terminated")
             || message.contains("compilation errors.  No code generated")
@@ -228,11 +187,9 @@ fn parse_log(log: &str, main_file: &Path) -> Vec<Diagnostic> {
 /// (`'foo' : undeclared identifier`), so find it on the line.
 fn column_of_quoted_token(path: &Path, line: u32, message: &str) -> u32 {
     let token = message.split('\'').nth(1).filter(|t| !t.trim().is_empty());
-    let source_line = std::fs::read_to_string(path).ok().and_then(|s| {
-        s.lines()
-            .nth(line.saturating_sub(1) as usize)
-            .map(str::to_owned)
-    });
+    let source_line = std::fs::read_to_string(path)
+        .ok()
+        .and_then(|s| s.lines().nth(line.saturating_sub(1) as usize).map(str::to_owned));
     match (token, source_line) {
         (Some(token), Some(text)) => text.find(token.trim()).map_or(1, |i| i as u32 + 1),
         (_, Some(text)) => text.len() as u32 - text.trim_start().len() as u32 + 1,

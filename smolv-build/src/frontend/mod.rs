@@ -53,11 +53,7 @@ pub(crate) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Di
             column: 0,
             message: format!(
                 "{language:?} support is not enabled; enable smolv-build's `{}` feature",
-                if language == Language::Wgsl {
-                    "wgsl"
-                } else {
-                    "shaderc"
-                }
+                if language == Language::Wgsl { "wgsl" } else { "shaderc" }
             ),
             rendered: None,
         }]),

@@ -35,27 +35,13 @@ fn located(
 ) -> Diagnostic {
     let (line, column) = location.map_or((0, 0), |l| (l.line_number, l.line_position));
     let _ = source;
-    Diagnostic {
-        path: job.path.clone(),
-        line,
-        column,
-        message,
-        rendered: Some(rendered),
-    }
+    Diagnostic { path: job.path.clone(), line, column, message, rendered: Some(rendered) }
 }
 
 pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Diagnostic>> {
-    let fail = |message: String| {
-        vec![Diagnostic {
-            path: job.path.clone(),
-            line: 0,
-            column: 0,
-            message,
-            rendered: None,
-        }]
-    };
-    let source = std::fs::read_to_string(&job.path)
-        .map_err(|e| fail(format!("cannot read the shader: {e}")))?;
+    let fail =
+        |message: String| vec![Diagnostic { path: job.path.clone(), line: 0, column: 0, message, rendered: None }];
+    let source = std::fs::read_to_string(&job.path).map_err(|e| fail(format!("cannot read the shader: {e}")))?;
     let path = job.path.to_string_lossy();
     let module = naga::front::wgsl::parse_str(&source).map_err(|e| {
         vec![located(
@@ -66,27 +52,20 @@ pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Di
             e.emit_to_string_with_path(&source, &path),
         )]
     })?;
-    let info = Validator::new(ValidationFlags::all(), Capabilities::all())
-        .validate(&module)
-        .map_err(|e| {
-            vec![located(
-                job,
-                &source,
-                e.location(&source),
-                e.as_inner().to_string(),
-                e.emit_to_string_with_path(&source, &path),
-            )]
-        })?;
+    let info = Validator::new(ValidationFlags::all(), Capabilities::all()).validate(&module).map_err(|e| {
+        vec![located(
+            job,
+            &source,
+            e.location(&source),
+            e.as_inner().to_string(),
+            e.emit_to_string_with_path(&source, &path),
+        )]
+    })?;
     if module.entry_points.is_empty() {
-        return Err(fail(
-            "the WGSL module has no entry points (@vertex, @fragment or @compute functions)".into(),
-        ));
+        return Err(fail("the WGSL module has no entry points (@vertex, @fragment or @compute functions)".into()));
     }
     let (major, minor) = settings.spirv_version.major_minor();
-    let mut options = spv::Options {
-        lang_version: (major, minor),
-        ..spv::Options::default()
-    };
+    let mut options = spv::Options { lang_version: (major, minor), ..spv::Options::default() };
     options.flags.remove(spv::WriterFlags::DEBUG);
     if !settings.strip_debug {
         options.flags.insert(spv::WriterFlags::DEBUG);
@@ -95,16 +74,10 @@ pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Di
     let mut diagnostics = Vec::new();
     for entry in &module.entry_points {
         let Some(shader_stage) = stage(entry.stage) else {
-            diagnostics.extend(fail(format!(
-                "entry point {} has a stage Vulkan cannot use",
-                entry.name
-            )));
+            diagnostics.extend(fail(format!("entry point {} has a stage Vulkan cannot use", entry.name)));
             continue;
         };
-        let pipeline = spv::PipelineOptions {
-            shader_stage: entry.stage,
-            entry_point: entry.name.clone(),
-        };
+        let pipeline = spv::PipelineOptions { shader_stage: entry.stage, entry_point: entry.name.clone() };
         match spv::write_vec(&module, &info, &options, Some(&pipeline)) {
             Ok(spirv) => modules.push(CompiledModule {
                 name: format!("{}#{}", job.name, entry.name),
@@ -113,18 +86,11 @@ pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Di
                 spirv,
                 optimized: None,
             }),
-            Err(e) => diagnostics.extend(fail(format!(
-                "entry point {}: SPIR-V generation failed: {e}",
-                entry.name
-            ))),
+            Err(e) => diagnostics.extend(fail(format!("entry point {}: SPIR-V generation failed: {e}", entry.name))),
         }
     }
     if !diagnostics.is_empty() {
         return Err(diagnostics);
     }
-    Ok(Compiled {
-        modules,
-        dependencies: vec![job.path.clone()],
-        warnings: Vec::new(),
-    })
+    Ok(Compiled { modules, dependencies: vec![job.path.clone()], warnings: Vec::new() })
 }

@@ -5,8 +5,7 @@ use alloc::vec::Vec;
 use super::error::DecodeError;
 use super::header::{SMOLV_HEADER_BYTES, SPIRV_HEADER_WORDS, SPIRV_MAGIC, SmolvInfo};
 use super::opcodes::{
-    DECORATION_OFFSET, DecodingTable, OpCoding, member_decoration_extra_operands, op,
-    zigzag_in_2016_dialect,
+    DECORATION_OFFSET, DecodingTable, OpCoding, member_decoration_extra_operands, op, zigzag_in_2016_dialect,
 };
 use super::varint::{Reader, unzigzag};
 
@@ -117,11 +116,7 @@ pub fn decode(smolv: &[u8], options: &DecodeOptions) -> Result<Vec<u32>, DecodeE
 /// }
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn decode_into(
-    smolv: &[u8],
-    out: &mut Vec<u32>,
-    options: &DecodeOptions,
-) -> Result<(), DecodeError> {
+pub fn decode_into(smolv: &[u8], out: &mut Vec<u32>, options: &DecodeOptions) -> Result<(), DecodeError> {
     let info = match SmolvInfo::parse(smolv) {
         Ok(info) => info,
         Err(e) => {
@@ -132,10 +127,7 @@ pub fn decode_into(
     if let Some(max) = options.max_decoded_len {
         if info.decoded_len > max {
             out.clear();
-            return Err(DecodeError::DecodedSizeOverLimit {
-                declared: info.decoded_len,
-                limit: max,
-            });
+            return Err(DecodeError::DecodedSizeOverLimit { declared: info.decoded_len, limit: max });
         }
     }
     // Every word of the output is written before success is reported, so
@@ -161,13 +153,8 @@ impl Output<'_> {
     fn claim(&mut self, len: usize, at: usize) -> Result<&mut [u32], DecodeError> {
         let start = self.filled;
         let declared = self.words.len() * 4;
-        let words = self
-            .words
-            .get_mut(start..start + len)
-            .ok_or(DecodeError::OutputOverflow {
-                offset: at,
-                declared,
-            })?;
+        let words =
+            self.words.get_mut(start..start + len).ok_or(DecodeError::OutputOverflow { offset: at, declared })?;
         self.filled += len;
         Ok(words)
     }
@@ -198,26 +185,10 @@ struct Decoder {
 
 /// Decodes everything after the header into `out`, which is exactly the
 /// declared size.
-fn decode_body(
-    smolv: &[u8],
-    out: &mut [u32],
-    info: &SmolvInfo,
-    options: &DecodeOptions,
-) -> Result<(), DecodeError> {
-    let mut output = Output {
-        words: out,
-        filled: 0,
-    };
-    let header = [
-        SPIRV_MAGIC,
-        info.spirv_version,
-        info.generator,
-        info.bound,
-        info.schema,
-    ];
-    output
-        .claim(SPIRV_HEADER_WORDS, 0)?
-        .copy_from_slice(&header);
+fn decode_body(smolv: &[u8], out: &mut [u32], info: &SmolvInfo, options: &DecodeOptions) -> Result<(), DecodeError> {
+    let mut output = Output { words: out, filled: 0 };
+    let header = [SPIRV_MAGIC, info.spirv_version, info.generator, info.bound, info.schema];
+    output.claim(SPIRV_HEADER_WORDS, 0)?.copy_from_slice(&header);
     let mut input = Reader::new(smolv, SMOLV_HEADER_BYTES);
     let mut decoder = Decoder {
         table: DecodingTable::for_version(info.encoding_version),
@@ -227,40 +198,26 @@ fn decode_body(
     };
     while !input.is_at_end() {
         if output.is_full() {
-            return Err(DecodeError::TrailingBytes {
-                remaining: input.remaining(),
-                declared: output.words.len() * 4,
-            });
+            return Err(DecodeError::TrailingBytes { remaining: input.remaining(), declared: output.words.len() * 4 });
         }
         decoder.instruction(&mut input, &mut output)?;
     }
     if !output.is_full() {
-        return Err(DecodeError::SizeMismatch {
-            declared: output.words.len() * 4,
-            actual: output.filled * 4,
-        });
+        return Err(DecodeError::SizeMismatch { declared: output.words.len() * 4, actual: output.filled * 4 });
     }
     Ok(())
 }
 
 impl Decoder {
     #[inline]
-    fn instruction(
-        &mut self,
-        input: &mut Reader<'_>,
-        output: &mut Output<'_>,
-    ) -> Result<(), DecodeError> {
+    fn instruction(&mut self, input: &mut Reader<'_>, output: &mut Output<'_>) -> Result<(), DecodeError> {
         let at = input.offset();
         let packed = input.varint()?;
         let coding = OpCoding::for_decoding((packed >> 4) & 0xFFF0 | packed & 0xF, self.table);
         let opcode = coding.mapped();
         let len = ((packed >> 20) << 4 | (packed >> 4) & 0xF) + coding.min_len();
         if len > 0xFFFF {
-            return Err(DecodeError::InvalidInstructionLength {
-                offset: at,
-                opcode,
-                len: u64::from(len),
-            });
+            return Err(DecodeError::InvalidInstructionLength { offset: at, opcode, len: u64::from(len) });
         }
         if opcode == op::MEMBER_DECORATE && !self.legacy {
             // By value, so the caller's cursor never escapes and stays in registers.
@@ -270,10 +227,7 @@ impl Decoder {
 
         let layout = coding.layout();
         let is_decoration = opcode == op::DECORATE || opcode == op::MEMBER_DECORATE;
-        let fixed = 1
-            + usize::from(layout.has_type())
-            + usize::from(layout.has_result())
-            + usize::from(is_decoration);
+        let fixed = 1 + usize::from(layout.has_type()) + usize::from(layout.has_result()) + usize::from(is_decoration);
         let len = len as usize;
         if fixed > len {
             return Err(DecodeError::InstructionLengthMismatch {
@@ -361,13 +315,11 @@ impl Decoder {
                 Some(n) => n,
                 None => input.varint()?,
             };
-            let len = extra.checked_add(4).filter(|&l| l <= 0xFFFF).ok_or(
-                DecodeError::InvalidInstructionLength {
-                    offset: member_at,
-                    opcode: op::MEMBER_DECORATE,
-                    len: u64::from(extra) + 4,
-                },
-            )?;
+            let len = extra.checked_add(4).filter(|&l| l <= 0xFFFF).ok_or(DecodeError::InvalidInstructionLength {
+                offset: member_at,
+                opcode: op::MEMBER_DECORATE,
+                len: u64::from(extra) + 4,
+            })?;
             if index == 0 && len != first_len {
                 return Err(DecodeError::InstructionLengthMismatch {
                     offset: at,

@@ -6,13 +6,10 @@ use core::fmt;
 
 use super::error::EncodeError;
 use super::header::{
-    CURRENT_ENCODING_VERSION, SMOLV_MAGIC, SPIRV_HEADER_WORDS, SPIRV_MAGIC,
-    is_supported_spirv_version,
+    CURRENT_ENCODING_VERSION, SMOLV_MAGIC, SPIRV_HEADER_WORDS, SPIRV_MAGIC, is_supported_spirv_version,
 };
 use super::input::SpirvInput;
-use super::opcodes::{
-    DECORATION_OFFSET, OpCoding, is_debug_info, member_decoration_extra_operands, op,
-};
+use super::opcodes::{DECORATION_OFFSET, OpCoding, is_debug_info, member_decoration_extra_operands, op};
 use super::varint::{Sink, zigzag};
 
 /// Decides, by name, which `OpName` instructions survive
@@ -79,23 +76,15 @@ impl fmt::Debug for EncodeOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("EncodeOptions")
             .field("strip_debug", &self.strip_debug)
-            .field(
-                "keep_names",
-                &self.keep_names.as_ref().map(|_| "Fn(&str) -> bool"),
-            )
+            .field("keep_names", &self.keep_names.as_ref().map(|_| "Fn(&str) -> bool"))
             .finish()
     }
 }
 
 /// The literal string of an `OpName`: the bytes from word 2 up to the first NUL.
 fn op_name_string(instruction: &[u32]) -> alloc::string::String {
-    let bytes: Vec<u8> = instruction
-        .get(2..)
-        .unwrap_or_default()
-        .iter()
-        .flat_map(|w| w.to_le_bytes())
-        .take_while(|&b| b != 0)
-        .collect();
+    let bytes: Vec<u8> =
+        instruction.get(2..).unwrap_or_default().iter().flat_map(|w| w.to_le_bytes()).take_while(|&b| b != 0).collect();
     alloc::string::String::from_utf8_lossy(&bytes).into_owned()
 }
 
@@ -112,10 +101,7 @@ fn op_name_string(instruction: &[u32]) -> alloc::string::String {
 /// assert_eq!(decode(&smolv, &DecodeOptions::new())?, spirv);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn encode<S: SpirvInput + ?Sized>(
-    spirv: &S,
-    options: &EncodeOptions,
-) -> Result<Vec<u8>, EncodeError> {
+pub fn encode<S: SpirvInput + ?Sized>(spirv: &S, options: &EncodeOptions) -> Result<Vec<u8>, EncodeError> {
     let mut out = Vec::new();
     encode_into(spirv, options, &mut out)?;
     Ok(out)
@@ -176,8 +162,7 @@ impl<'a> Encoder<'a> {
         // SMOL-V usually lands near a third of the SPIR-V size.
         self.out.reserve(words.len() * 2);
         self.out.word(SMOLV_MAGIC);
-        self.out
-            .word(words[1] | u32::from(CURRENT_ENCODING_VERSION) << 24);
+        self.out.word(words[1] | u32::from(CURRENT_ENCODING_VERSION) << 24);
         for &w in &words[2..SPIRV_HEADER_WORDS] {
             self.out.word(w);
         }
@@ -216,28 +201,14 @@ impl<'a> Encoder<'a> {
         }
         match words.get(at..at + len) {
             Some(instruction) => Ok((opcode, instruction)),
-            None => Err(EncodeError::TruncatedInstruction {
-                offset: at,
-                opcode,
-                len,
-                available: words.len() - at,
-            }),
+            None => Err(EncodeError::TruncatedInstruction { offset: at, opcode, len, available: words.len() - at }),
         }
     }
 
     /// Encodes the instruction at word `at` and returns where the next one starts.
     #[inline]
-    fn instruction(
-        &mut self,
-        at: usize,
-        opcode: u32,
-        instruction: &[u32],
-    ) -> Result<usize, EncodeError> {
-        let malformed = |reason| EncodeError::MalformedInstruction {
-            offset: at,
-            opcode,
-            reason,
-        };
+    fn instruction(&mut self, at: usize, opcode: u32, instruction: &[u32]) -> Result<usize, EncodeError> {
+        let malformed = |reason| EncodeError::MalformedInstruction { offset: at, opcode, reason };
         let len = instruction.len();
         if opcode == op::VECTOR_SHUFFLE_COMPACT {
             // The value SMOL-V uses for compact shuffles; encoding it would
@@ -250,46 +221,31 @@ impl<'a> Encoder<'a> {
         let compact_swizzle = if opcode == op::VECTOR_SHUFFLE && len <= 9 {
             let selector = |i: usize| instruction.get(i).copied().unwrap_or(0);
             let selectors = [selector(5), selector(6), selector(7), selector(8)];
-            selectors
-                .iter()
-                .all(|&s| s < 4)
-                .then(|| selectors.iter().fold(0u8, |acc, &s| acc << 2 | s as u8))
+            selectors.iter().all(|&s| s < 4).then(|| selectors.iter().fold(0u8, |acc, &s| acc << 2 | s as u8))
         } else {
             None
         };
-        let coded_op = if compact_swizzle.is_some() {
-            op::VECTOR_SHUFFLE_COMPACT
-        } else {
-            opcode
-        };
+        let coded_op = if compact_swizzle.is_some() { op::VECTOR_SHUFFLE_COMPACT } else { opcode };
 
         let coding = OpCoding::for_encoding(coded_op);
-        self.length_and_opcode(coding, len)
-            .ok_or_else(|| malformed("it is shorter than its opcode requires"))?;
+        self.length_and_opcode(coding, len).ok_or_else(|| malformed("it is shorter than its opcode requires"))?;
 
         let layout = coding.layout();
         let mut operand = 1;
         if layout.has_type() {
-            let ty = *instruction
-                .get(operand)
-                .ok_or_else(|| malformed("its result type is missing"))?;
+            let ty = *instruction.get(operand).ok_or_else(|| malformed("its result type is missing"))?;
             self.out.varint(ty);
             operand += 1;
         }
         if layout.has_result() {
-            let id = *instruction
-                .get(operand)
-                .ok_or_else(|| malformed("its result id is missing"))?;
+            let id = *instruction.get(operand).ok_or_else(|| malformed("its result id is missing"))?;
             self.out.varint(zigzag(id.wrapping_sub(self.prev_result)));
             self.prev_result = id;
             operand += 1;
         }
         if opcode == op::DECORATE || opcode == op::MEMBER_DECORATE {
-            let target = *instruction
-                .get(operand)
-                .ok_or_else(|| malformed("its target id is missing"))?;
-            self.out
-                .varint(zigzag(target.wrapping_sub(self.prev_decorate)));
+            let target = *instruction.get(operand).ok_or_else(|| malformed("its target id is missing"))?;
+            self.out.varint(zigzag(target.wrapping_sub(self.prev_decorate)));
             self.prev_decorate = target;
             if opcode == op::MEMBER_DECORATE {
                 return self.member_decoration_run(at, target);
@@ -327,8 +283,7 @@ impl<'a> Encoder<'a> {
         // Interleave so that an opcode below 16 with a stored length below 8
         // fits a single varint byte: length high bits, opcode high bits,
         // length low nibble, opcode low nibble.
-        let packed =
-            (stored_len >> 4) << 20 | (coded >> 4) << 8 | (stored_len & 0xF) << 4 | (coded & 0xF);
+        let packed = (stored_len >> 4) << 20 | (coded >> 4) << 8 | (stored_len & 0xF) << 4 | (coded & 0xF);
         self.out.varint(packed);
         Some(())
     }
@@ -347,15 +302,9 @@ impl<'a> Encoder<'a> {
             if opcode != op::MEMBER_DECORATE {
                 break;
             }
-            let malformed = |reason| EncodeError::MalformedInstruction {
-                offset: next,
-                opcode,
-                reason,
-            };
+            let malformed = |reason| EncodeError::MalformedInstruction { offset: next, opcode, reason };
             let [_, member_target, member, decoration, operands @ ..] = instruction else {
-                return Err(malformed(
-                    "it needs a target, a member index and a decoration",
-                ));
+                return Err(malformed("it needs a target, a member index and a decoration"));
             };
             if *member_target != target {
                 break;

@@ -166,9 +166,7 @@ pub enum DecodeError {
         offset: usize,
     },
     /// The input ends inside a fixed-size field.
-    #[error(
-        "input ends at byte {offset} where {needed} more bytes were expected; the data is truncated"
-    )]
+    #[error("input ends at byte {offset} where {needed} more bytes were expected; the data is truncated")]
     UnexpectedEnd {
         /// Byte offset of the field.
         offset: usize,

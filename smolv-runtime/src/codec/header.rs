@@ -54,29 +54,19 @@ impl SmolvInfo {
         let Some(header) = smolv.get(..SMOLV_HEADER_BYTES) else {
             return Err(DecodeError::TooShort { len: smolv.len() });
         };
-        let word = |i: usize| {
-            u32::from_le_bytes([
-                header[4 * i],
-                header[4 * i + 1],
-                header[4 * i + 2],
-                header[4 * i + 3],
-            ])
-        };
+        let word =
+            |i: usize| u32::from_le_bytes([header[4 * i], header[4 * i + 1], header[4 * i + 2], header[4 * i + 3]]);
         let magic = word(0);
         if magic != SMOLV_MAGIC {
             return Err(DecodeError::BadMagic { found: magic });
         }
         let spirv_version = word(1) & 0x00FF_FFFF;
         if !is_supported_spirv_version(spirv_version) {
-            return Err(DecodeError::UnsupportedSpirvVersion {
-                version: spirv_version,
-            });
+            return Err(DecodeError::UnsupportedSpirvVersion { version: spirv_version });
         }
         let encoding_version = (word(1) >> 24) as u8;
         if encoding_version > CURRENT_ENCODING_VERSION {
-            return Err(DecodeError::UnsupportedEncodingVersion {
-                version: encoding_version,
-            });
+            return Err(DecodeError::UnsupportedEncodingVersion { version: encoding_version });
         }
         let declared = word(5);
         if declared < (SPIRV_HEADER_WORDS * 4) as u32 || !declared.is_multiple_of(4) {

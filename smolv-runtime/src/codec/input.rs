@@ -54,16 +54,8 @@ impl SpirvInput for [u8] {
                 return Ok(Cow::Borrowed(words));
             }
         }
-        let read: fn([u8; 4]) -> u32 = if big_endian {
-            u32::from_be_bytes
-        } else {
-            u32::from_le_bytes
-        };
-        Ok(Cow::Owned(
-            self.chunks_exact(4)
-                .map(|c| read([c[0], c[1], c[2], c[3]]))
-                .collect::<Vec<u32>>(),
-        ))
+        let read: fn([u8; 4]) -> u32 = if big_endian { u32::from_be_bytes } else { u32::from_le_bytes };
+        Ok(Cow::Owned(self.chunks_exact(4).map(|c| read([c[0], c[1], c[2], c[3]])).collect::<Vec<u32>>()))
     }
 }
 

@@ -51,11 +51,7 @@ impl OpLayout {
     #[inline]
     pub(crate) const fn of(opcode: u32, known_ops: usize) -> Self {
         let index = opcode as usize;
-        if index < known_ops {
-            OP_LAYOUTS[index]
-        } else {
-            UNKNOWN
-        }
+        if index < known_ops { OP_LAYOUTS[index] } else { UNKNOWN }
     }
 
     /// A result id follows (after the type id, if any), stored as a zigzag
@@ -150,11 +146,7 @@ impl OpCoding {
     const fn pack(mapped: u32, min_len: u32, layout: OpLayout, compact: bool) -> Self {
         let compact = if compact { COMPACT_SHUFFLE } else { 0 };
         Self(
-            (mapped & 0xFFFF)
-                | min_len << 16
-                | (layout.flags as u32) << 20
-                | compact
-                | (layout.id_deltas as u32) << 24,
+            (mapped & 0xFFFF) | min_len << 16 | (layout.flags as u32) << 20 | compact | (layout.id_deltas as u32) << 24,
         )
     }
 
@@ -179,24 +171,14 @@ impl OpCoding {
     }
 
     const fn encoding(opcode: u32) -> Self {
-        Self::pack(
-            swap_frequent(opcode),
-            minimum_length(opcode),
-            OpLayout::of(opcode, OPS_KNOWN_V1),
-            false,
-        )
+        Self::pack(swap_frequent(opcode), minimum_length(opcode), OpLayout::of(opcode, OPS_KNOWN_V1), false)
     }
 
     const fn decoding(stored: u32, known_ops: usize) -> Self {
         let coded = swap_frequent(stored);
         let compact = coded == op::VECTOR_SHUFFLE_COMPACT;
         let opcode = if compact { op::VECTOR_SHUFFLE } else { coded };
-        Self::pack(
-            opcode,
-            minimum_length(coded),
-            OpLayout::of(opcode, known_ops),
-            compact,
-        )
+        Self::pack(opcode, minimum_length(coded), OpLayout::of(opcode, known_ops), compact)
     }
 
     /// In an encoding coding, the value stored in the stream; in a decoding
@@ -234,11 +216,7 @@ pub(crate) struct DecodingTable {
 impl DecodingTable {
     /// The table for encoding version `version` (0 or 1).
     pub(crate) fn for_version(version: u8) -> &'static Self {
-        if version == 0 {
-            &DECODING_V0
-        } else {
-            &DECODING_V1
-        }
+        if version == 0 { &DECODING_V0 } else { &DECODING_V1 }
     }
 }
 

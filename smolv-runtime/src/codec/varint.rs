@@ -148,8 +148,7 @@ impl<'a> Reader<'a> {
     /// Two to five bytes, unrolled when five bytes are left to read.
     #[inline]
     fn varint_multibyte(&mut self) -> Result<u32, DecodeError> {
-        let Some(&[b0, b1, b2, b3, b4]) = self.bytes.get(self.pos..).and_then(<[u8]>::first_chunk)
-        else {
+        let Some(&[b0, b1, b2, b3, b4]) = self.bytes.get(self.pos..).and_then(<[u8]>::first_chunk) else {
             return self.varint_near_end();
         };
         let mut value = u32::from(b0 & 0x7F);
@@ -191,10 +190,7 @@ impl<'a> Reader<'a> {
     /// Reads one byte.
     #[inline]
     pub(crate) fn byte(&mut self) -> Result<u8, DecodeError> {
-        let b = *self.bytes.get(self.pos).ok_or(DecodeError::UnexpectedEnd {
-            offset: self.pos,
-            needed: 1,
-        })?;
+        let b = *self.bytes.get(self.pos).ok_or(DecodeError::UnexpectedEnd { offset: self.pos, needed: 1 })?;
         self.pos += 1;
         Ok(b)
     }
@@ -202,13 +198,8 @@ impl<'a> Reader<'a> {
     /// Reads one little-endian 32-bit word.
     #[inline]
     pub(crate) fn word(&mut self) -> Result<u32, DecodeError> {
-        let chunk = self
-            .bytes
-            .get(self.pos..self.pos + 4)
-            .ok_or(DecodeError::UnexpectedEnd {
-                offset: self.pos,
-                needed: 4,
-            })?;
+        let chunk =
+            self.bytes.get(self.pos..self.pos + 4).ok_or(DecodeError::UnexpectedEnd { offset: self.pos, needed: 4 })?;
         self.pos += 4;
         Ok(u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]))
     }
@@ -233,24 +224,15 @@ mod tests {
     #[test]
     fn truncated_varint_is_an_error() {
         let mut reader = Reader::new(&[0x80, 0x80], 0);
-        assert_eq!(
-            reader.varint(),
-            Err(DecodeError::TruncatedVarint { offset: 0 })
-        );
+        assert_eq!(reader.varint(), Err(DecodeError::TruncatedVarint { offset: 0 }));
     }
 
     #[test]
     fn varint_wider_than_32_bits_is_an_error() {
         let mut reader = Reader::new(&[0xFF, 0xFF, 0xFF, 0xFF, 0x1F], 0);
-        assert_eq!(
-            reader.varint(),
-            Err(DecodeError::VarintOverflow { offset: 0 })
-        );
+        assert_eq!(reader.varint(), Err(DecodeError::VarintOverflow { offset: 0 }));
         let mut reader = Reader::new(&[0x80, 0x80, 0x80, 0x80, 0x80, 0x00], 0);
-        assert_eq!(
-            reader.varint(),
-            Err(DecodeError::VarintOverflow { offset: 0 })
-        );
+        assert_eq!(reader.varint(), Err(DecodeError::VarintOverflow { offset: 0 }));
     }
 
     #[test]

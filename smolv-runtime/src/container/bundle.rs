@@ -41,6 +41,7 @@ struct IndexEntry {
 pub struct Bundle<'a> {
     bytes: Cow<'a, [u8]>,
     dictionary: Option<Dictionary>,
+    dictionary_span: Option<Span>,
     index: Vec<IndexEntry>,
 }
 
@@ -51,20 +52,16 @@ pub struct BundleEntry<'b> {
     pub name: &'b str,
     /// Its container.
     pub container: Container<'b>,
+    /// The container's bytes.
+    pub bytes: &'b [u8],
 }
 
 impl<'a> Bundle<'a> {
     /// Parses a bundle held in memory. The dictionary is copied out.
     pub fn parse(bytes: &'a [u8]) -> Result<Self, ContainerError> {
-        let (dictionary, index) = parse_header_and_index(bytes)?;
-        let dictionary = dictionary
-            .map(|(start, end)| Dictionary::new(bytes[start..end].to_vec()))
-            .transpose()?;
-        Ok(Self {
-            bytes: Cow::Borrowed(bytes),
-            dictionary,
-            index,
-        })
+        let (dictionary_span, index) = parse_header_and_index(bytes)?;
+        let dictionary = dictionary_span.map(|(start, end)| Dictionary::new(bytes[start..end].to_vec())).transpose()?;
+        Ok(Self { bytes: Cow::Borrowed(bytes), dictionary, dictionary_span, index })
     }
 
     /// The number of shaders.
@@ -90,10 +87,8 @@ impl<'a> Bundle<'a> {
     /// Every entry, sorted by name.
     pub fn entries(&self) -> impl Iterator<Item = Result<BundleEntry<'_>, ContainerError>> + '_ {
         self.index.iter().map(|e| {
-            Ok(BundleEntry {
-                name: self.name_of(e),
-                container: Container::parse(self.slice(e.container))?,
-            })
+            let bytes = self.slice(e.container);
+            Ok(BundleEntry { name: self.name_of(e), container: Container::parse(bytes)?, bytes })
         })
     }
 
@@ -101,19 +96,21 @@ impl<'a> Bundle<'a> {
     pub fn get(&self, name: &str) -> Result<Container<'_>, ContainerError> {
         match self.index.binary_search_by(|e| self.name_of(e).cmp(name)) {
             Ok(i) => Container::parse(self.slice(self.index[i].container)),
-            Err(_) => Err(ContainerError::NotFound {
-                name: name.to_owned(),
-                suggestion: suggest(name, self.names()),
-            }),
+            Err(_) => Err(ContainerError::NotFound { name: name.to_owned(), suggestion: suggest(name, self.names()) }),
         }
     }
 
     /// Decodes the shader named `name` with default settings.
     pub fn decode(&self, name: &str) -> Result<Vec<u32>, ContainerError> {
         let mut out = Vec::new();
-        self.get(name)?
-            .decode_with(self.dictionary(), &Default::default(), &mut out)?;
+        self.get(name)?.decode_with(self.dictionary(), &Default::default(), &mut out)?;
         Ok(out)
+    }
+
+    /// Byte ranges within the bundle: the dictionary's, and each entry's
+    /// name with its container's, sorted by name.
+    pub(crate) fn layout(&self) -> (Option<Span>, impl Iterator<Item = (&str, Span)> + '_) {
+        (self.dictionary_span, self.index.iter().map(|e| (self.name_of(e), e.container)))
     }
 
     fn name_of(&self, entry: &IndexEntry) -> &str {
@@ -129,62 +126,37 @@ impl<'a> Bundle<'a> {
 impl Bundle<'static> {
     /// Parses a bundle embedded in the binary, borrowing everything.
     pub fn parse_static(bytes: &'static [u8]) -> Result<Self, ContainerError> {
-        let (dictionary, index) = parse_header_and_index(bytes)?;
-        let dictionary = dictionary
-            .map(|(start, end)| Dictionary::new(&bytes[start..end]))
-            .transpose()?;
-        Ok(Self {
-            bytes: Cow::Borrowed(bytes),
-            dictionary,
-            index,
-        })
+        let (dictionary_span, index) = parse_header_and_index(bytes)?;
+        let dictionary = dictionary_span.map(|(start, end)| Dictionary::new(&bytes[start..end])).transpose()?;
+        Ok(Self { bytes: Cow::Borrowed(bytes), dictionary, dictionary_span, index })
     }
 
     /// Takes ownership of bundle bytes, for example read from an asset file.
     pub fn from_vec(bytes: Vec<u8>) -> Result<Self, ContainerError> {
-        let (dictionary, index) = parse_header_and_index(&bytes)?;
-        let dictionary = dictionary
-            .map(|(start, end)| Dictionary::new(bytes[start..end].to_vec()))
-            .transpose()?;
-        Ok(Self {
-            bytes: Cow::Owned(bytes),
-            dictionary,
-            index,
-        })
+        let (dictionary_span, index) = parse_header_and_index(&bytes)?;
+        let dictionary = dictionary_span.map(|(start, end)| Dictionary::new(bytes[start..end].to_vec())).transpose()?;
+        Ok(Self { bytes: Cow::Owned(bytes), dictionary, dictionary_span, index })
     }
 
     /// Reads and parses a bundle file.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, ContainerError> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|source| ContainerError::Io {
-            path: path.to_owned(),
-            source,
-        })?;
+        let bytes = std::fs::read(path).map_err(|source| ContainerError::Io { path: path.to_owned(), source })?;
         Self::from_vec(bytes)
     }
 }
 
-type Span = (usize, usize);
+pub(crate) type Span = (usize, usize);
 
 fn parse_header_and_index(bytes: &[u8]) -> Result<(Option<Span>, Vec<IndexEntry>), ContainerError> {
     if bytes.len() < HEADER_LEN {
-        return Err(ContainerError::TooShort {
-            what: WHAT,
-            len: bytes.len(),
-            needed: HEADER_LEN,
-        });
+        return Err(ContainerError::TooShort { what: WHAT, len: bytes.len(), needed: HEADER_LEN });
     }
     if &bytes[..4] != BUNDLE_MAGIC {
-        return Err(ContainerError::BadMagic {
-            what: WHAT,
-            expected: "SMVB",
-        });
+        return Err(ContainerError::BadMagic { what: WHAT, expected: "SMVB" });
     }
     if bytes[4] != FORMAT_VERSION {
-        return Err(ContainerError::UnsupportedVersion {
-            what: WHAT,
-            version: bytes[4],
-        });
+        return Err(ContainerError::UnsupportedVersion { what: WHAT, version: bytes[4] });
     }
     let corrupt = |reason| ContainerError::Corrupt { what: WHAT, reason };
     let u32_at = |at: usize| -> Result<usize, ContainerError> {
@@ -196,14 +168,10 @@ fn parse_header_and_index(bytes: &[u8]) -> Result<(Option<Span>, Vec<IndexEntry>
     let count = u32_at(8)?;
     let dictionary_len = u32_at(16)?;
     let index_len = u32_at(20)?;
-    let dictionary_end = HEADER_LEN
-        .checked_add(dictionary_len)
-        .ok_or(corrupt("dictionary length overflows"))?;
+    let dictionary_end = HEADER_LEN.checked_add(dictionary_len).ok_or(corrupt("dictionary length overflows"))?;
     let index_start = dictionary_end.next_multiple_of(4);
-    let index_end = index_start
-        .checked_add(index_len)
-        .filter(|&e| e <= bytes.len())
-        .ok_or(corrupt("index runs past the end"))?;
+    let index_end =
+        index_start.checked_add(index_len).filter(|&e| e <= bytes.len()).ok_or(corrupt("index runs past the end"))?;
     if count.saturating_mul(MIN_RECORD) > index_len {
         return Err(corrupt("entry count does not fit the index"));
     }
@@ -217,20 +185,13 @@ fn parse_header_and_index(bytes: &[u8]) -> Result<(Option<Span>, Vec<IndexEntry>
     for _ in 0..count {
         let offset = u32_at(at)?;
         let len = u32_at(at + 4)?;
-        let name_len = bytes
-            .get(at + 8..at + 10)
-            .map(|b| usize::from(u16::from_le_bytes([b[0], b[1]])));
+        let name_len = bytes.get(at + 8..at + 10).map(|b| usize::from(u16::from_le_bytes([b[0], b[1]])));
         let name_len = name_len.ok_or(corrupt("an index record runs past the end"))?;
         let name = (at + 10, at + 10 + name_len);
         if name.1 > index_end || std::str::from_utf8(&bytes[name.0..name.1]).is_err() {
             return Err(corrupt("an entry name is not valid UTF-8 inside the index"));
         }
-        let container = (
-            offset,
-            offset
-                .checked_add(len)
-                .ok_or(corrupt("entry length overflows"))?,
-        );
+        let container = (offset, offset.checked_add(len).ok_or(corrupt("entry length overflows"))?);
         if container.0 < index_end || container.1 > bytes.len() || !container.0.is_multiple_of(4) {
             return Err(corrupt("an entry lies outside the container area"));
         }
@@ -256,11 +217,7 @@ pub(crate) fn suggest<'n>(name: &str, candidates: impl Iterator<Item = &'n str>)
     match scored.as_slice() {
         [] => String::new(),
         close => {
-            let names: Vec<String> = close
-                .iter()
-                .take(3)
-                .map(|(_, c)| format!("{c:?}"))
-                .collect();
+            let names: Vec<String> = close.iter().take(3).map(|(_, c)| format!("{c:?}")).collect();
             format!(", did you mean {}?", names.join(" or "))
         }
     }
@@ -308,29 +265,15 @@ impl BundleBuilder {
     /// Lays out the bundle.
     pub fn build(mut self) -> Vec<u8> {
         self.entries.sort_by(|a, b| a.0.cmp(&b.0));
-        let dictionary = self
-            .dictionary
-            .as_ref()
-            .map(Dictionary::as_bytes)
-            .unwrap_or_default();
+        let dictionary = self.dictionary.as_ref().map(Dictionary::as_bytes).unwrap_or_default();
         let index_start = (HEADER_LEN + dictionary.len()).next_multiple_of(4);
-        let index_len: usize = self
-            .entries
-            .iter()
-            .map(|(n, _)| (10 + n.len()).next_multiple_of(4))
-            .sum();
+        let index_len: usize = self.entries.iter().map(|(n, _)| (10 + n.len()).next_multiple_of(4)).sum();
         let mut offset = index_start + index_len;
         let mut out = Vec::new();
         out.extend_from_slice(BUNDLE_MAGIC);
         out.extend_from_slice(&[FORMAT_VERSION, 0, 0, 0]);
         out.extend_from_slice(&(self.entries.len() as u32).to_le_bytes());
-        out.extend_from_slice(
-            &self
-                .dictionary
-                .as_ref()
-                .map_or(0, Dictionary::id)
-                .to_le_bytes(),
-        );
+        out.extend_from_slice(&self.dictionary.as_ref().map_or(0, Dictionary::id).to_le_bytes());
         out.extend_from_slice(&(dictionary.len() as u32).to_le_bytes());
         out.extend_from_slice(&(index_len as u32).to_le_bytes());
         out.extend_from_slice(dictionary);

@@ -18,9 +18,7 @@ pub enum ContainerError {
         needed: usize,
     },
     /// Wrong magic bytes.
-    #[error(
-        "not a {what} (expected magic {expected:?}); pass a file written by smolv-build or cargo smolv"
-    )]
+    #[error("not a {what} (expected magic {expected:?}); pass a file written by smolv-build or cargo smolv")]
     BadMagic {
         /// "shader container" or "shader bundle".
         what: &'static str,
@@ -28,9 +26,7 @@ pub enum ContainerError {
         expected: &'static str,
     },
     /// Written by a newer format version.
-    #[error(
-        "{what} format version {version} is newer than this smolv-runtime reads (1); upgrade smolv-runtime"
-    )]
+    #[error("{what} format version {version} is newer than this smolv-runtime reads (1); upgrade smolv-runtime")]
     UnsupportedVersion {
         /// "shader container" or "shader bundle".
         what: &'static str,
@@ -77,9 +73,7 @@ pub enum ContainerError {
     #[error("reflection: {0}")]
     Reflection(#[from] ReflectionError),
     /// The decoded SPIR-V does not have the recorded hash.
-    #[error(
-        "decoded SPIR-V does not match the blake3 hash recorded at build time; the shader data is corrupt"
-    )]
+    #[error("decoded SPIR-V does not match the blake3 hash recorded at build time; the shader data is corrupt")]
     HashMismatch,
     /// A bundle has no entry of that name.
     #[error("no shader named {name:?} in this bundle{suggestion}")]

@@ -65,9 +65,7 @@ impl ContentHash {
 
     /// The first eight bytes as a number, for compact keys.
     pub fn short(&self) -> u64 {
-        u64::from_le_bytes([
-            self.0[0], self.0[1], self.0[2], self.0[3], self.0[4], self.0[5], self.0[6], self.0[7],
-        ])
+        u64::from_le_bytes([self.0[0], self.0[1], self.0[2], self.0[3], self.0[4], self.0[5], self.0[6], self.0[7]])
     }
 }
 
@@ -99,32 +97,20 @@ impl<'a> Container<'a> {
     /// length must match the header exactly.
     pub fn parse(bytes: &'a [u8]) -> Result<Self, ContainerError> {
         if bytes.len() < HEADER_LEN {
-            return Err(ContainerError::TooShort {
-                what: WHAT,
-                len: bytes.len(),
-                needed: HEADER_LEN,
-            });
+            return Err(ContainerError::TooShort { what: WHAT, len: bytes.len(), needed: HEADER_LEN });
         }
         if &bytes[..4] != CONTAINER_MAGIC {
-            return Err(ContainerError::BadMagic {
-                what: WHAT,
-                expected: "SMVC",
-            });
+            return Err(ContainerError::BadMagic { what: WHAT, expected: "SMVC" });
         }
         if bytes[4] != FORMAT_VERSION {
-            return Err(ContainerError::UnsupportedVersion {
-                what: WHAT,
-                version: bytes[4],
-            });
+            return Err(ContainerError::UnsupportedVersion { what: WHAT, version: bytes[4] });
         }
         let corrupt = |reason| ContainerError::Corrupt { what: WHAT, reason };
         let codec = Codec::from_byte(bytes[5]).ok_or(corrupt("unknown codec"))?;
         if bytes[6] != 0 || bytes[7] != 0 {
             return Err(corrupt("reserved flags are set"));
         }
-        let u32_at = |at: usize| {
-            u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
-        };
+        let u32_at = |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
         let decoded_len = u32_at(8) as usize;
         let dictionary_id = u32_at(12);
         let mut hash = [0u8; 32];
@@ -139,9 +125,7 @@ impl<'a> Container<'a> {
         }
         let payload_at = (HEADER_LEN + reflection_len).next_multiple_of(4);
         if payload_at.checked_add(payload_len) != Some(bytes.len()) {
-            return Err(corrupt(
-                "section lengths do not add up to the container size",
-            ));
+            return Err(corrupt("section lengths do not add up to the container size"));
         }
         if codec == Codec::Spirv && payload_len != decoded_len {
             return Err(corrupt("raw SPIR-V payload is not the decoded size"));

@@ -27,6 +27,7 @@ mod error;
 mod format;
 mod payload;
 
+pub(crate) use bundle::suggest;
 pub use bundle::{Bundle, BundleBuilder, BundleEntry};
 pub use error::ContainerError;
 pub use format::{Codec, Container, ContentHash};

@@ -25,14 +25,9 @@ impl Dictionary {
     /// `zstd::dict::from_samples`; the id is read from its header.
     pub fn new(bytes: impl Into<Cow<'static, [u8]>>) -> Result<Self, ContainerError> {
         let bytes = bytes.into();
-        let id = zstd_safe::get_dict_id(&bytes).ok_or(ContainerError::Corrupt {
-            what: "zstd dictionary",
-            reason: "it has no dictionary header",
-        })?;
-        Ok(Self {
-            id: id.get(),
-            bytes,
-        })
+        let id = zstd_safe::get_dict_id(&bytes)
+            .ok_or(ContainerError::Corrupt { what: "zstd dictionary", reason: "it has no dictionary header" })?;
+        Ok(Self { id: id.get(), bytes })
     }
 
     /// The dictionary id that containers compressed with it record.
@@ -59,10 +54,7 @@ pub struct DecodeSettings {
 
 impl Default for DecodeSettings {
     fn default() -> Self {
-        Self {
-            verify_hash: true,
-            max_decoded_len: 256 << 20,
-        }
+        Self { verify_hash: true, max_decoded_len: 256 << 20 }
     }
 }
 
@@ -103,20 +95,18 @@ impl Container<'_> {
         settings: &DecodeSettings,
         out: &mut Vec<u32>,
     ) -> Result<(), ContainerError> {
-        let result = self
-            .decode_unchecked(dictionary, settings, out)
-            .and_then(|()| {
-                if out.len() * 4 != self.decoded_len() {
-                    return Err(ContainerError::Corrupt {
-                        what: "shader container",
-                        reason: "the payload decodes to a different size than the header records",
-                    });
-                }
-                if settings.verify_hash && ContentHash::of_spirv(out) != self.content_hash() {
-                    return Err(ContainerError::HashMismatch);
-                }
-                Ok(())
-            });
+        let result = self.decode_unchecked(dictionary, settings, out).and_then(|()| {
+            if out.len() * 4 != self.decoded_len() {
+                return Err(ContainerError::Corrupt {
+                    what: "shader container",
+                    reason: "the payload decodes to a different size than the header records",
+                });
+            }
+            if settings.verify_hash && ContentHash::of_spirv(out) != self.content_hash() {
+                return Err(ContainerError::HashMismatch);
+            }
+            Ok(())
+        });
         if result.is_err() {
             out.clear();
         }
@@ -130,20 +120,13 @@ impl Container<'_> {
         out: &mut Vec<u32>,
     ) -> Result<(), ContainerError> {
         if self.decoded_len() > settings.max_decoded_len {
-            return Err(ContainerError::TooLarge {
-                declared: self.decoded_len(),
-                limit: settings.max_decoded_len,
-            });
+            return Err(ContainerError::TooLarge { declared: self.decoded_len(), limit: settings.max_decoded_len });
         }
         let smolv_options = DecodeOptions::new().max_decoded_len(self.decoded_len());
         match self.codec() {
             Codec::Spirv => {
                 out.clear();
-                out.extend(
-                    self.payload()
-                        .chunks_exact(4)
-                        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-                );
+                out.extend(self.payload().chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])));
                 Ok(())
             }
             Codec::Smolv => Ok(decode_into(self.payload(), out, &smolv_options)?),
@@ -166,11 +149,8 @@ impl Container<'_> {
                 };
                 SCRATCH.with(|cell| {
                     let mut slot = cell.borrow_mut();
-                    let scratch = slot.get_or_insert_with(|| Scratch {
-                        dctx: DCtx::create(),
-                        smolv: Vec::new(),
-                        ddict: None,
-                    });
+                    let scratch =
+                        slot.get_or_insert_with(|| Scratch { dctx: DCtx::create(), smolv: Vec::new(), ddict: None });
                     self.decompress(scratch, dictionary)?;
                     Ok(decode_into(&scratch.smolv, out, &smolv_options)?)
                 })
@@ -178,11 +158,7 @@ impl Container<'_> {
         }
     }
 
-    fn decompress(
-        &self,
-        scratch: &mut Scratch,
-        dictionary: Option<&Dictionary>,
-    ) -> Result<(), ContainerError> {
+    fn decompress(&self, scratch: &mut Scratch, dictionary: Option<&Dictionary>) -> Result<(), ContainerError> {
         scratch.smolv.clear();
         let bound = max_smolv_len(self.decoded_len());
         if scratch.smolv.capacity() < bound {
@@ -191,24 +167,15 @@ impl Container<'_> {
         let result = match dictionary {
             None => scratch.dctx.decompress(&mut scratch.smolv, self.payload()),
             Some(dictionary) => {
-                if scratch
-                    .ddict
-                    .as_ref()
-                    .is_some_and(|(id, _)| *id != dictionary.id())
-                {
+                if scratch.ddict.as_ref().is_some_and(|(id, _)| *id != dictionary.id()) {
                     scratch.ddict = None;
                 }
-                let (_, ddict) = scratch
-                    .ddict
-                    .get_or_insert_with(|| (dictionary.id(), DDict::create(dictionary.as_bytes())));
-                scratch
-                    .dctx
-                    .decompress_using_ddict(&mut scratch.smolv, self.payload(), ddict)
+                let (_, ddict) =
+                    scratch.ddict.get_or_insert_with(|| (dictionary.id(), DDict::create(dictionary.as_bytes())));
+                scratch.dctx.decompress_using_ddict(&mut scratch.smolv, self.payload(), ddict)
             }
         };
-        result
-            .map(|_| ())
-            .map_err(|code| ContainerError::Decompress(zstd_safe::get_error_name(code).to_owned()))
+        result.map(|_| ()).map_err(|code| ContainerError::Decompress(zstd_safe::get_error_name(code).to_owned()))
     }
 }
 
@@ -289,67 +256,35 @@ impl<'a> ContainerBuilder<'a> {
             Codec::Smolv => (smolv, 0),
             Codec::SmolvZstd => (compress(&smolv, self.zstd_level, None)?, 0),
             Codec::SmolvZstdDictionary => {
-                let dictionary = self.dictionary.ok_or_else(|| {
-                    ContainerError::Build(
-                        "Codec::SmolvZstdDictionary needs a dictionary".to_owned(),
-                    )
-                })?;
-                (
-                    compress(&smolv, self.zstd_level, Some(dictionary))?,
-                    dictionary.id(),
-                )
+                let dictionary = self
+                    .dictionary
+                    .ok_or_else(|| ContainerError::Build("Codec::SmolvZstdDictionary needs a dictionary".to_owned()))?;
+                (compress(&smolv, self.zstd_level, Some(dictionary))?, dictionary.id())
             }
         };
-        Ok(write_container(
-            self.codec,
-            decoded_len,
-            dictionary_id,
-            &hash,
-            &reflection,
-            &payload,
-        ))
+        Ok(write_container(self.codec, decoded_len, dictionary_id, &hash, &reflection, &payload))
     }
 }
 
 /// Assembles a container around a payload compressed elsewhere (as
 /// `smolv-build` does after choosing a shared dictionary). `decoded` is the
 /// SPIR-V the payload decodes to; its hash goes in the header.
-pub fn assemble(
-    codec: Codec,
-    decoded: &[u32],
-    dictionary_id: u32,
-    reflection: &Reflection,
-    payload: &[u8],
-) -> Vec<u8> {
+pub fn assemble(codec: Codec, decoded: &[u32], dictionary_id: u32, reflection: &Reflection, payload: &[u8]) -> Vec<u8> {
     let hash = ContentHash::of_spirv(decoded);
-    write_container(
-        codec,
-        decoded.len() * 4,
-        dictionary_id,
-        &hash,
-        &reflection.to_bytes(),
-        payload,
-    )
+    write_container(codec, decoded.len() * 4, dictionary_id, &hash, &reflection.to_bytes(), payload)
 }
 
 /// zstd-compresses `data` as containers store it: no frame checksum and no
 /// dictionary id (the container carries both kinds of check already).
-pub fn compress(
-    data: &[u8],
-    level: i32,
-    dictionary: Option<&Dictionary>,
-) -> Result<Vec<u8>, ContainerError> {
+pub fn compress(data: &[u8], level: i32, dictionary: Option<&Dictionary>) -> Result<Vec<u8>, ContainerError> {
     let failed = |e: std::io::Error| ContainerError::Build(format!("zstd compression failed: {e}"));
     let mut compressor = match dictionary {
         Some(d) => zstd::bulk::Compressor::with_dictionary(level, d.as_bytes()),
         None => zstd::bulk::Compressor::new(level),
     }
     .map_err(failed)?;
-    for parameter in [
-        CParameter::ChecksumFlag(false),
-        CParameter::DictIdFlag(false),
-        CParameter::ContentSizeFlag(true),
-    ] {
+    for parameter in [CParameter::ChecksumFlag(false), CParameter::DictIdFlag(false), CParameter::ContentSizeFlag(true)]
+    {
         compressor.set_parameter(parameter).map_err(failed)?;
     }
     compressor.compress(data).map_err(failed)

@@ -5,8 +5,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::types::{
-    DescriptorBinding, DescriptorKind, InterfaceVariable, PushConstantRange, Reflection,
-    ShaderStage, SpecConstant, SpecConstantType,
+    DescriptorBinding, DescriptorKind, InterfaceVariable, PushConstantRange, Reflection, ShaderStage, SpecConstant,
+    SpecConstantType,
 };
 
 /// Version byte of the binary reflection layout.
@@ -23,9 +23,7 @@ pub enum ReflectionError {
         offset: usize,
     },
     /// A field holds a value no writer produces.
-    #[error(
-        "reflection data has an invalid {field} at byte {offset}; the shader container is corrupt"
-    )]
+    #[error("reflection data has an invalid {field} at byte {offset}; the shader container is corrupt")]
     Invalid {
         /// Which field.
         field: &'static str,
@@ -33,9 +31,7 @@ pub enum ReflectionError {
         offset: usize,
     },
     /// Written by a newer smolv.
-    #[error(
-        "reflection data version {version} is newer than this smolv-runtime reads (1); upgrade smolv-runtime"
-    )]
+    #[error("reflection data version {version} is newer than this smolv-runtime reads (1); upgrade smolv-runtime")]
     UnsupportedVersion {
         /// The version byte.
         version: u8,
@@ -104,84 +100,40 @@ impl Reflection {
             return Err(ReflectionError::UnsupportedVersion { version });
         }
         let at = r.pos;
-        let stage = ShaderStage::from_byte(r.u8()?).ok_or(ReflectionError::Invalid {
-            field: "stage",
-            offset: at,
-        })?;
+        let stage = ShaderStage::from_byte(r.u8()?).ok_or(ReflectionError::Invalid { field: "stage", offset: at })?;
         let entry_point = r.str()?;
         let workgroup_size = match r.u8()? {
             0 => None,
             1 => Some([r.u32()?, r.u32()?, r.u32()?]),
             _ => {
-                return Err(ReflectionError::Invalid {
-                    field: "workgroup size flag",
-                    offset: r.pos - 1,
-                });
+                return Err(ReflectionError::Invalid { field: "workgroup size flag", offset: r.pos - 1 });
             }
         };
         let bindings = r.list(19, |r| {
             let (set, binding) = (r.u32()?, r.u32()?);
             let at = r.pos;
-            let kind = DescriptorKind::from_byte(r.u8()?).ok_or(ReflectionError::Invalid {
-                field: "descriptor kind",
-                offset: at,
-            })?;
-            Ok(DescriptorBinding {
-                set,
-                binding,
-                kind,
-                count: r.u32()?,
-                stages: r.u32()?,
-                name: r.str()?,
-            })
+            let kind = DescriptorKind::from_byte(r.u8()?)
+                .ok_or(ReflectionError::Invalid { field: "descriptor kind", offset: at })?;
+            Ok(DescriptorBinding { set, binding, kind, count: r.u32()?, stages: r.u32()?, name: r.str()? })
         })?;
-        let push_constants = r.list(12, |r| {
-            Ok(PushConstantRange {
-                offset: r.u32()?,
-                size: r.u32()?,
-                stages: r.u32()?,
-            })
-        })?;
+        let push_constants =
+            r.list(12, |r| Ok(PushConstantRange { offset: r.u32()?, size: r.u32()?, stages: r.u32()? }))?;
         let spec_constants = r.list(15, |r| {
             let id = r.u32()?;
             let at = r.pos;
-            let ty = SpecConstantType::from_byte(r.u8()?).ok_or(ReflectionError::Invalid {
-                field: "spec constant type",
-                offset: at,
-            })?;
-            Ok(SpecConstant {
-                id,
-                ty,
-                default: r.u64()?,
-                name: r.str()?,
-            })
+            let ty = SpecConstantType::from_byte(r.u8()?)
+                .ok_or(ReflectionError::Invalid { field: "spec constant type", offset: at })?;
+            Ok(SpecConstant { id, ty, default: r.u64()?, name: r.str()? })
         })?;
         let interface = |r: &mut Reader<'_>| {
-            r.list(10, |r| {
-                Ok(InterfaceVariable {
-                    location: r.u32()?,
-                    format: r.u32()?,
-                    name: r.str()?,
-                })
-            })
+            r.list(10, |r| Ok(InterfaceVariable { location: r.u32()?, format: r.u32()?, name: r.str()? }))
         };
         let inputs = interface(&mut r)?;
         let outputs = interface(&mut r)?;
         if r.pos != bytes.len() {
-            return Err(ReflectionError::TrailingBytes {
-                remaining: bytes.len() - r.pos,
-            });
+            return Err(ReflectionError::TrailingBytes { remaining: bytes.len() - r.pos });
         }
-        Ok(Self {
-            stage,
-            entry_point,
-            bindings,
-            push_constants,
-            spec_constants,
-            inputs,
-            outputs,
-            workgroup_size,
-        })
+        Ok(Self { stage, entry_point, bindings, push_constants, spec_constants, inputs, outputs, workgroup_size })
     }
 }
 
@@ -203,8 +155,7 @@ impl Writer {
     fn str(&mut self, s: &str) {
         // Names longer than 64 KiB are cut: reflection is for humans and lookups.
         let bytes = &s.as_bytes()[..s.len().min(0xFFFF)];
-        self.0
-            .extend_from_slice(&(bytes.len() as u16).to_le_bytes());
+        self.0.extend_from_slice(&(bytes.len() as u16).to_le_bytes());
         self.0.extend_from_slice(bytes);
     }
 }
@@ -216,10 +167,7 @@ struct Reader<'a> {
 
 impl Reader<'_> {
     fn take(&mut self, n: usize) -> Result<&[u8], ReflectionError> {
-        let chunk = self
-            .bytes
-            .get(self.pos..self.pos + n)
-            .ok_or(ReflectionError::Truncated { offset: self.pos })?;
+        let chunk = self.bytes.get(self.pos..self.pos + n).ok_or(ReflectionError::Truncated { offset: self.pos })?;
         self.pos += n;
         Ok(chunk)
     }
@@ -238,10 +186,7 @@ impl Reader<'_> {
         let len = usize::from(u16::from_le_bytes([len[0], len[1]]));
         let at = self.pos;
         let bytes = self.take(len)?;
-        String::from_utf8(bytes.to_vec()).map_err(|_| ReflectionError::Invalid {
-            field: "name",
-            offset: at,
-        })
+        String::from_utf8(bytes.to_vec()).map_err(|_| ReflectionError::Invalid { field: "name", offset: at })
     }
     /// A count, then that many records of at least `min_record` bytes each.
     fn list<T>(
@@ -252,10 +197,7 @@ impl Reader<'_> {
         let at = self.pos;
         let count = self.u32()? as usize;
         if count.saturating_mul(min_record) > self.bytes.len() - self.pos {
-            return Err(ReflectionError::Invalid {
-                field: "record count",
-                offset: at,
-            });
+            return Err(ReflectionError::Invalid { field: "record count", offset: at });
         }
         (0..count).map(|_| read(self)).collect()
     }
@@ -278,11 +220,7 @@ mod tests {
                 stages: 0x10,
                 name: "albedo".into(),
             }],
-            push_constants: vec![PushConstantRange {
-                offset: 0,
-                size: 64,
-                stages: 0x11,
-            }],
+            push_constants: vec![PushConstantRange { offset: 0, size: 64, stages: 0x11 }],
             spec_constants: vec![SpecConstant {
                 id: 3,
                 ty: SpecConstantType::F32,
@@ -290,11 +228,7 @@ mod tests {
                 name: "gain".into(),
             }],
             inputs: vec![],
-            outputs: vec![InterfaceVariable {
-                location: 0,
-                format: 109,
-                name: "color".into(),
-            }],
+            outputs: vec![InterfaceVariable { location: 0, format: 109, name: "color".into() }],
             workgroup_size: Some([8, 8, 1]),
         }
     }
@@ -318,12 +252,6 @@ mod tests {
         let mut bytes = Reflection::new(ShaderStage::Vertex, "main").to_bytes();
         // The bindings count follows version, stage, the 2+4 byte name and the workgroup flag.
         bytes[9..13].copy_from_slice(&u32::MAX.to_le_bytes());
-        assert!(matches!(
-            Reflection::from_bytes(&bytes),
-            Err(ReflectionError::Invalid {
-                field: "record count",
-                ..
-            })
-        ));
+        assert!(matches!(Reflection::from_bytes(&bytes), Err(ReflectionError::Invalid { field: "record count", .. })));
     }
 }

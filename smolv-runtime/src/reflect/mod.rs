@@ -20,6 +20,6 @@ mod types;
 
 pub use binary::ReflectionError;
 pub use types::{
-    DescriptorBinding, DescriptorKind, InterfaceVariable, PushConstantRange, Reflection,
-    ShaderStage, SpecConstant, SpecConstantType,
+    DescriptorBinding, DescriptorKind, InterfaceVariable, PushConstantRange, Reflection, ShaderStage, SpecConstant,
+    SpecConstantType,
 };

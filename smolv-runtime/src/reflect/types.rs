@@ -5,11 +5,7 @@ use alloc::vec::Vec;
 
 /// A pipeline stage, as a SPIR-V execution model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(rename_all = "snake_case")
-)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum ShaderStage {
     /// Vertex shader.
@@ -135,11 +131,7 @@ impl ShaderStage {
 
 /// The kind of resource a descriptor binding holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(rename_all = "snake_case")
-)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum DescriptorKind {
     /// `sampler`
@@ -235,11 +227,7 @@ pub struct PushConstantRange {
 
 /// The scalar type of a specialization constant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(rename_all = "snake_case")
-)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum SpecConstantType {
     /// `bool` (4 bytes in `VkSpecializationInfo`).
@@ -261,16 +249,8 @@ pub enum SpecConstantType {
 }
 
 impl SpecConstantType {
-    const ALL: [SpecConstantType; 8] = [
-        Self::Bool,
-        Self::I32,
-        Self::U32,
-        Self::F32,
-        Self::I64,
-        Self::U64,
-        Self::F64,
-        Self::Other,
-    ];
+    const ALL: [SpecConstantType; 8] =
+        [Self::Bool, Self::I32, Self::U32, Self::F32, Self::I64, Self::U64, Self::F64, Self::Other];
 
     /// Bytes the value takes in `VkSpecializationInfo` data.
     pub fn size(self) -> usize {

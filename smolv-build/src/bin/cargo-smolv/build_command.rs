@@ -35,8 +35,7 @@ pub(crate) struct BuildArgs {
 }
 
 fn parse_target_env(text: &str) -> Result<TargetEnv, String> {
-    TargetEnv::parse(text)
-        .ok_or_else(|| format!("{text:?} is not one of vulkan1.0, vulkan1.1, vulkan1.2, vulkan1.3"))
+    TargetEnv::parse(text).ok_or_else(|| format!("{text:?} is not one of vulkan1.0, vulkan1.1, vulkan1.2, vulkan1.3"))
 }
 
 /// The stable `--json` schema of `cargo smolv build`.
@@ -117,9 +116,7 @@ pub(crate) fn build(args: &BuildArgs) -> Result<(), FileError> {
     if let Some(jobs) = args.jobs {
         config.jobs(jobs);
     }
-    let report = config
-        .try_compile()
-        .map_err(|e| FileError::new(&args.dir, e))?;
+    let report = config.try_compile().map_err(|e| FileError::new(&args.dir, e))?;
     if args.json {
         println!("{}", json(&report));
     } else {

@@ -41,11 +41,9 @@ pub(crate) fn encode(args: &EncodeArgs) -> Result<(), FileError> {
     let mut options = EncodeOptions::new().strip_debug(args.strip_debug);
     if !args.keep_name.is_empty() {
         let prefixes = args.keep_name.clone();
-        options =
-            options.keep_names(move |name| prefixes.iter().any(|p| name.starts_with(p.as_str())));
+        options = options.keep_names(move |name| prefixes.iter().any(|p| name.starts_with(p.as_str())));
     }
-    let smolv =
-        smolv_runtime::encode(&spirv[..], &options).map_err(|e| FileError::new(&args.input, e))?;
+    let smolv = smolv_runtime::encode(&spirv[..], &options).map_err(|e| FileError::new(&args.input, e))?;
     write_output(&args.output, &smolv)?;
     eprintln!(
         "encoded {}: {} bytes of SPIR-V -> {} bytes of SMOL-V ({:.1}%)",
@@ -60,23 +58,13 @@ pub(crate) fn encode(args: &EncodeArgs) -> Result<(), FileError> {
 pub(crate) fn decode(args: &DecodeArgs) -> Result<(), FileError> {
     let smolv = read_input(&args.input)?;
     let options = DecodeOptions::new().legacy_2016_08_31(args.legacy_2016_08_31);
-    let words =
-        smolv_runtime::decode(&smolv, &options).map_err(|e| FileError::new(&args.input, e))?;
+    let words = smolv_runtime::decode(&smolv, &options).map_err(|e| FileError::new(&args.input, e))?;
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     write_output(&args.output, &bytes)?;
-    eprintln!(
-        "decoded {}: {} bytes of SMOL-V -> {} bytes of SPIR-V",
-        args.input.display(),
-        smolv.len(),
-        bytes.len()
-    );
+    eprintln!("decoded {}: {} bytes of SMOL-V -> {} bytes of SPIR-V", args.input.display(), smolv.len(), bytes.len());
     Ok(())
 }
 
 fn percent(part: usize, whole: usize) -> f64 {
-    if whole == 0 {
-        0.0
-    } else {
-        100.0 * part as f64 / whole as f64
-    }
+    if whole == 0 { 0.0 } else { 100.0 * part as f64 / whole as f64 }
 }

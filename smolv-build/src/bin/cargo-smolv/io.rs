@@ -13,10 +13,7 @@ pub(crate) struct FileError {
 
 impl FileError {
     pub(crate) fn new(path: &Path, message: impl fmt::Display) -> Self {
-        Self {
-            path: path.to_owned(),
-            message: message.to_string(),
-        }
+        Self { path: path.to_owned(), message: message.to_string() }
     }
 }
 
@@ -46,17 +43,13 @@ pub(crate) fn write_output(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
             .write_all(bytes)
             .map_err(|e| FileError::new(path, format!("cannot write standard output: {e}")));
     }
-    let file_name = path
-        .file_name()
-        .ok_or_else(|| FileError::new(path, "output path names no file"))?;
+    let file_name = path.file_name().ok_or_else(|| FileError::new(path, "output path names no file"))?;
     let mut temp_name = std::ffi::OsString::from(".");
     temp_name.push(file_name);
     temp_name.push(format!(".{}.tmp", std::process::id()));
     let temp = path.with_file_name(temp_name);
-    std::fs::write(&temp, bytes)
-        .and_then(|()| std::fs::rename(&temp, path))
-        .map_err(|e| {
-            let _ = std::fs::remove_file(&temp);
-            FileError::new(path, format!("cannot write output: {e}"))
-        })
+    std::fs::write(&temp, bytes).and_then(|()| std::fs::rename(&temp, path)).map_err(|e| {
+        let _ = std::fs::remove_file(&temp);
+        FileError::new(path, format!("cannot write output: {e}"))
+    })
 }

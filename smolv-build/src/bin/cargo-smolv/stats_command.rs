@@ -54,10 +54,7 @@ pub(crate) fn find_spirv(paths: &[PathBuf]) -> Result<Vec<(PathBuf, Vec<u8>)>, F
         } else {
             let bytes = crate::io::read_input(path)?;
             if !is_spirv(&bytes) {
-                return Err(FileError::new(
-                    path,
-                    "not a SPIR-V module (it does not start with 0x07230203)",
-                ));
+                return Err(FileError::new(path, "not a SPIR-V module (it does not start with 0x07230203)"));
             }
             found.push((path.clone(), bytes));
         }
@@ -67,8 +64,7 @@ pub(crate) fn find_spirv(paths: &[PathBuf]) -> Result<Vec<(PathBuf, Vec<u8>)>, F
 }
 
 fn collect(dir: &Path, found: &mut Vec<(PathBuf, Vec<u8>)>) -> Result<(), FileError> {
-    let entries = std::fs::read_dir(dir)
-        .map_err(|e| FileError::new(dir, format!("cannot list directory: {e}")))?;
+    let entries = std::fs::read_dir(dir).map_err(|e| FileError::new(dir, format!("cannot list directory: {e}")))?;
     for path in entries.flatten().map(|e| e.path()) {
         if path.is_dir() {
             collect(&path, found)?;
@@ -94,16 +90,13 @@ pub(crate) fn stats(args: &StatsArgs) -> Result<(), FileError> {
     let options = EncodeOptions::new().strip_debug(args.strip_debug);
     let mut smolv = Vec::new();
     for (path, bytes) in &modules {
-        smolv.push(
-            smolv_runtime::encode(&bytes[..], &options).map_err(|e| FileError::new(path, e))?,
-        );
+        smolv.push(smolv_runtime::encode(&bytes[..], &options).map_err(|e| FileError::new(path, e))?);
     }
     let level = args.zstd_level;
     let compress_failed = |e: smolv_build::Error| FileError::new(&args.paths[0], e);
     let alone = compress_set(&smolv, level, DictionaryMode::Off).map_err(compress_failed)?;
     let shared = compress_set(&smolv, level, DictionaryMode::Auto).map_err(compress_failed)?;
-    let solid = zstd::bulk::compress(&smolv.concat(), level)
-        .map_err(|e| FileError::new(&args.paths[0], e))?;
+    let solid = zstd::bulk::compress(&smolv.concat(), level).map_err(|e| FileError::new(&args.paths[0], e))?;
     let files: Vec<FileStats> = modules
         .iter()
         .enumerate()
@@ -121,16 +114,12 @@ pub(crate) fn stats(args: &StatsArgs) -> Result<(), FileError> {
         smolv_bytes: sum(|f| f.smolv_bytes),
         smolv_zstd_bytes: sum(|f| f.smolv_zstd_bytes),
         dictionary_bytes: shared.dictionary_bytes,
-        smolv_zstd_dictionary_bytes: sum(|f| f.smolv_zstd_dictionary_bytes)
-            + shared.dictionary_bytes,
+        smolv_zstd_dictionary_bytes: sum(|f| f.smolv_zstd_dictionary_bytes) + shared.dictionary_bytes,
         solid_smolv_zstd_bytes: solid.len(),
         files,
     };
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&totals).unwrap_or_default()
-        );
+        println!("{}", serde_json::to_string_pretty(&totals).unwrap_or_default());
     } else {
         print_table(&totals);
     }
@@ -139,38 +128,17 @@ pub(crate) fn stats(args: &StatsArgs) -> Result<(), FileError> {
 
 fn print_table(t: &Totals) {
     let pct = |n: usize| 100.0 * n as f64 / t.spirv_bytes.max(1) as f64;
-    let width = t
-        .files
-        .iter()
-        .map(|f| f.path.len())
-        .max()
-        .unwrap_or(4)
-        .clamp(4, 60);
-    println!(
-        "{:<width$} {:>10} {:>10} {:>10} {:>10}",
-        "file", "SPIR-V", "SMOL-V", "+zstd", "+dict"
-    );
+    let width = t.files.iter().map(|f| f.path.len()).max().unwrap_or(4).clamp(4, 60);
+    println!("{:<width$} {:>10} {:>10} {:>10} {:>10}", "file", "SPIR-V", "SMOL-V", "+zstd", "+dict");
     for f in &t.files {
         println!(
             "{:<width$} {:>10} {:>10} {:>10} {:>10}",
             f.path, f.spirv_bytes, f.smolv_bytes, f.smolv_zstd_bytes, f.smolv_zstd_dictionary_bytes
         );
     }
-    println!(
-        "{} files, {} bytes of SPIR-V:",
-        t.files.len(),
-        t.spirv_bytes
-    );
-    println!(
-        "  SMOL-V                          {:>10}  {:5.1}%",
-        t.smolv_bytes,
-        pct(t.smolv_bytes)
-    );
-    println!(
-        "  SMOL-V + zstd, each file alone  {:>10}  {:5.1}%",
-        t.smolv_zstd_bytes,
-        pct(t.smolv_zstd_bytes)
-    );
+    println!("{} files, {} bytes of SPIR-V:", t.files.len(), t.spirv_bytes);
+    println!("  SMOL-V                          {:>10}  {:5.1}%", t.smolv_bytes, pct(t.smolv_bytes));
+    println!("  SMOL-V + zstd, each file alone  {:>10}  {:5.1}%", t.smolv_zstd_bytes, pct(t.smolv_zstd_bytes));
     println!(
         "  SMOL-V + zstd + dictionary      {:>10}  {:5.1}%  (dictionary {} bytes, included)",
         t.smolv_zstd_dictionary_bytes,
