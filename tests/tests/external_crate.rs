@@ -1,0 +1,121 @@
+//! A user's crate outside the workspace, depending on smolv-build and
+//! smolv-runtime by path: it embeds a GLSL shader with an `#include` and a
+//! WGSL shader, decodes both at run time and gets valid SPIR-V; editing the
+//! include and rebuilding changes what it decodes; a misspelled name fails
+//! to compile with a suggestion.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use smolv_tests::{spirv_val, words};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().canonicalize().unwrap()
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+const MAIN: &str = r#"
+static COLOR: &smolv_runtime::Shader = smolv_runtime::include_shader!("color.frag");
+static SKY: &smolv_runtime::Shader = smolv_runtime::include_shader!("sky.wgsl#fs_main");
+
+fn main() {
+    let out = std::path::PathBuf::from(std::env::args().nth(1).expect("output directory"));
+    for shader in [COLOR, SKY] {
+        let words = shader.decode().expect("decode");
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        std::fs::write(out.join(format!("{}.spv", shader.name().replace('#', "-"))), bytes).unwrap();
+        println!("{} {} words, stage {:?}", shader.name(), words.len(), shader.reflection().stage);
+    }
+}
+"#;
+
+fn create_crate(root: &Path) {
+    let ws = workspace();
+    write(
+        &root.join("Cargo.toml"),
+        &format!(
+            "[package]\nname = \"smolv-user\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n\
+             [dependencies]\nsmolv-runtime = {{ path = {:?} }}\n\n\
+             [build-dependencies]\nsmolv-build = {{ path = {:?} }}\n\n[workspace]\n",
+            ws.join("smolv-runtime"),
+            ws.join("smolv-build")
+        ),
+    );
+    // The workspace's lock file pins the same dependency versions it tests with.
+    std::fs::copy(ws.join("Cargo.lock"), root.join("Cargo.lock")).unwrap();
+    write(
+        &root.join("build.rs"),
+        "fn main() {\n    smolv_build::Config::new().shader_dir(\"shaders\").compile();\n}\n",
+    );
+    write(&root.join("shaders/common.glsl"), "const vec3 TINT = vec3(1.0, 0.5, 0.25);\n");
+    write(
+        &root.join("shaders/color.frag"),
+        "#version 450\n#include \"common.glsl\"\nlayout(location = 0) out vec4 color;\nvoid main() { color = vec4(TINT, 1.0); }\n",
+    );
+    write(
+        &root.join("shaders/sky.wgsl"),
+        "@fragment\nfn fs_main() -> @location(0) vec4<f32> {\n    return vec4<f32>(0.2, 0.4, 0.8, 1.0);\n}\n",
+    );
+    write(&root.join("src/main.rs"), MAIN);
+}
+
+fn cargo(root: &Path, args: &[&str]) -> std::process::Output {
+    let ws = workspace();
+    Command::new(env!("CARGO"))
+        .args(args)
+        .current_dir(root)
+        .env("CARGO_TARGET_DIR", ws.join("target/external-crate-test"))
+        .env("SHADERC_LIB_DIR", ws.join("target/shaderc"))
+        .env("SMOLV_CACHE_DIR", root.join("smolv-cache"))
+        .env_remove("OUT_DIR")
+        .env_remove("CARGO_MANIFEST_DIR")
+        .env_remove("CARGO_PRIMARY_PACKAGE")
+        .output()
+        .expect("run cargo")
+}
+
+fn run(root: &Path, out: &Path) -> (String, Vec<u32>, Vec<u32>) {
+    std::fs::create_dir_all(out).unwrap();
+    let output = cargo(root, &["run", "--quiet", "--", out.to_str().unwrap()]);
+    assert!(
+        output.status.success(),
+        "cargo run failed:\n{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let read = |name: &str| words(&std::fs::read(out.join(name)).unwrap());
+    (String::from_utf8_lossy(&output.stdout).into_owned(), read("color.frag.spv"), read("sky.wgsl-fs_main.spv"))
+}
+
+#[test]
+fn a_crate_outside_the_workspace_embeds_and_decodes_its_shaders() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("smolv-user");
+    create_crate(&root);
+
+    let (stdout, color, sky) = run(&root, &dir.path().join("first"));
+    assert!(stdout.contains("color.frag") && stdout.contains("Fragment"), "{stdout}");
+    spirv_val(&color, "vulkan1.2").unwrap();
+    spirv_val(&sky, "vulkan1.2").unwrap();
+
+    // Editing the included file changes what the binary decodes.
+    write(&root.join("shaders/common.glsl"), "const vec3 TINT = vec3(0.0, 0.75, 1.0);\n");
+    let (_, color_after, sky_after) = run(&root, &dir.path().join("second"));
+    assert_ne!(color_after, color, "the include changed, so must the embedded shader");
+    assert_eq!(sky_after, sky);
+    spirv_val(&color_after, "vulkan1.2").unwrap();
+
+    // A misspelled name is a compile error that suggests the right one.
+    write(&root.join("src/main.rs"), &MAIN.replace("\"color.frag\"", "\"colour.frag\""));
+    let output = cargo(&root, &["build", "--quiet"]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("no shader named \"colour.frag\"") && stderr.contains("did you mean \"color.frag\""),
+        "{stderr}"
+    );
+}
