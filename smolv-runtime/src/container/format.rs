@@ -53,12 +53,17 @@ impl ContentHash {
     /// Hashes SPIR-V words.
     pub fn of_spirv(words: &[u32]) -> Self {
         let mut hasher = blake3::Hasher::new();
-        for chunk in words.chunks(1024) {
-            let mut bytes = [0u8; 4096];
-            for (dst, w) in bytes.chunks_exact_mut(4).zip(chunk) {
-                dst.copy_from_slice(&w.to_le_bytes());
+        if cfg!(target_endian = "little") {
+            // The words' memory already is their little-endian byte form.
+            hasher.update(bytemuck::cast_slice(words));
+        } else {
+            for chunk in words.chunks(1024) {
+                let mut bytes = [0u8; 4096];
+                for (dst, w) in bytes.chunks_exact_mut(4).zip(chunk) {
+                    dst.copy_from_slice(&w.to_le_bytes());
+                }
+                hasher.update(&bytes[..chunk.len() * 4]);
             }
-            hasher.update(&bytes[..chunk.len() * 4]);
         }
         Self(*hasher.finalize().as_bytes())
     }
