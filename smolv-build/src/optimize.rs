@@ -76,3 +76,52 @@ pub(crate) fn optimize(spirv: &[u32], level: Optimization, env: TargetEnv, tool:
     }
     Ok(bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn corpus_module(name: &str) -> Option<Vec<u32>> {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/spirv").join(name);
+        let bytes = std::fs::read(path).ok()?;
+        Some(bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+    }
+
+    #[test]
+    fn optimizer_crash_is_an_error_not_a_dead_build() {
+        // spirv-opt 2023.1 segfaults on this valid cooperative-matrix module.
+        let (Some(tool), Some(module)) = (find_spirv_opt(None), corpus_module("glslang/spv.1.3.coopmat.comp.spv"))
+        else {
+            assert!(std::env::var_os("CI").is_none(), "CI must have spirv-opt and the corpus");
+            return;
+        };
+        match optimize(&module, Optimization::Size, TargetEnv::Vulkan1_1, &tool) {
+            Err(why) => assert!(why.contains("spirv-opt"), "{why}"),
+            // A fixed spirv-opt may optimize it; then the output must still be SPIR-V.
+            Ok(optimized) => assert_eq!(optimized[0], 0x0723_0203),
+        }
+    }
+
+    #[test]
+    fn optimizing_shrinks_a_real_module() {
+        let (Some(tool), Some(module)) =
+            (find_spirv_opt(None), corpus_module("blender/43_spv16_overlay_edit_mesh_edge_next_vert.spv"))
+        else {
+            assert!(std::env::var_os("CI").is_none(), "CI must have spirv-opt and the corpus");
+            return;
+        };
+        let optimized = optimize(&module, Optimization::Size, TargetEnv::Vulkan1_3, &tool).unwrap();
+        assert!(optimized.len() < module.len());
+    }
+
+    #[test]
+    fn a_missing_tool_is_an_error() {
+        let err = optimize(
+            &[0x0723_0203, 0x0001_0000, 0, 1, 0],
+            Optimization::Size,
+            TargetEnv::Vulkan1_0,
+            Path::new("/no/such/spirv-opt"),
+        );
+        assert!(err.unwrap_err().contains("cannot run"));
+    }
+}
