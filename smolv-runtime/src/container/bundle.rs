@@ -204,6 +204,10 @@ fn parse_header_and_index(bytes: &[u8]) -> Result<(Option<Span>, Vec<IndexEntry>
         index.push(IndexEntry { name, container });
         at = name.1.next_multiple_of(4);
     }
+    let end = index.iter().map(|e| e.container.1).max().unwrap_or(index_end).max(index_end).next_multiple_of(4);
+    if end != bytes.len() {
+        return Err(corrupt("the bundle's size does not match its index (truncated, or trailing bytes)"));
+    }
     Ok((dictionary, index))
 }
 
