@@ -1,30 +1,42 @@
 //! example-game: a small Vulkan game that ships its shaders through smolv.
 //!
-//! The game itself is not written yet. Until it is, this binary only checks
-//! that the runtime codec round-trips a module, so that the README's first
-//! command has something real to run.
+//! The game itself is not written yet. Until it is, this binary decodes
+//! every shader the build embedded and prints what shipping them costs, so
+//! that the README's first command exercises the whole path from source to
+//! decoded SPIR-V.
 
-fn main() -> std::process::ExitCode {
-    let spirv = smolv_runtime::doc_example_module();
-    let encoded = smolv_runtime::encode(&spirv[..], &smolv_runtime::EncodeOptions::new());
-    let decoded = encoded.as_deref().map_err(|e| e.to_string()).and_then(|smolv| {
-        smolv_runtime::decode(smolv, &smolv_runtime::DecodeOptions::new()).map_err(|e| e.to_string())
-    });
-    match decoded {
-        Ok(words) if words == spirv => {
-            println!(
-                "example-game: the playable game is not here yet; the smolv codec round-tripped a {}-byte module.",
-                spirv.len() * 4
-            );
-            std::process::ExitCode::SUCCESS
+use std::process::ExitCode;
+use std::time::Instant;
+
+use smolv_runtime::ShaderSet;
+
+static SHADERS: ShaderSet = smolv_runtime::include_shaders!();
+
+fn main() -> ExitCode {
+    let mut words = Vec::new();
+    let mut spirv_bytes = 0;
+    let start = Instant::now();
+    for shader in SHADERS.iter() {
+        if let Err(e) = shader.decode_into(&mut words) {
+            eprintln!("example-game: cannot decode {}: {e}", shader.name());
+            return ExitCode::FAILURE;
         }
-        Ok(_) => {
-            eprintln!("example-game: the smolv codec did not round-trip");
-            std::process::ExitCode::FAILURE
-        }
-        Err(e) => {
-            eprintln!("example-game: {e}");
-            std::process::ExitCode::FAILURE
-        }
+        spirv_bytes += words.len() * 4;
     }
+    let decode_time = start.elapsed();
+    println!("example-game: the playable game is not here yet; its shaders are.");
+    println!("  {:<24} {:>8}  stage", "shader", "SPIR-V");
+    for shader in SHADERS.iter() {
+        let size = shader.container().map_or(0, |c| c.decoded_len());
+        println!("  {:<24} {:>8}  {:?}", shader.name(), size, shader.stage());
+    }
+    println!(
+        "  {} modules: {} bytes of SPIR-V embedded as {} bytes ({:.1}%), decoded in {:.2} ms",
+        SHADERS.len(),
+        spirv_bytes,
+        SHADERS.bundle_bytes().len(),
+        100.0 * SHADERS.bundle_bytes().len() as f64 / spirv_bytes.max(1) as f64,
+        decode_time.as_secs_f64() * 1e3
+    );
+    ExitCode::SUCCESS
 }

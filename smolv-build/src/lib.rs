@@ -76,6 +76,7 @@ mod encode;
 mod error;
 mod frontend;
 mod optimize;
+mod pack;
 mod pipeline;
 mod reflect;
 mod report;
@@ -84,6 +85,7 @@ mod source;
 pub use config::{Config, Define, DictionaryMode, Optimization, SpirvVersion, TargetEnv, Variant};
 pub use emit::{ARTIFACT_DIR, BUNDLE_FILE, MANIFEST_FILE, Manifest, ManifestModule};
 pub use error::{Diagnostic, Error};
+pub use pack::{PackOptions, PackedBundle, PackedEntry, pack_bundle};
 pub use report::{FailedShader, ModuleReport, Report};
 pub use source::Language;
 

@@ -231,3 +231,145 @@ fn stats_rejects_non_spirv_and_empty_inputs() {
     std::fs::create_dir(&empty).unwrap();
     assert_one_line_error(&cargo_smolv(&["smolv", "stats", empty.to_str().unwrap()]), "no SPIR-V modules found");
 }
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
+}
+
+#[test]
+fn report_lists_every_smolv_crate_of_the_workspace() {
+    let manifest = workspace_root().join("Cargo.toml");
+    let output = cargo_smolv(&["smolv", "report", "--json", "--manifest-path", manifest.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let crates = json["crates"].as_array().unwrap();
+    let game = crates.iter().find(|c| c["name"] == "example-game").expect("example-game uses smolv-build");
+    assert!(game["modules"].as_u64().unwrap() >= 10);
+    assert!(game["shipped_bytes"].as_u64().unwrap() > 0);
+    assert!(game["shipped_bytes"].as_u64() < game["spirv_bytes"].as_u64());
+    assert_eq!(game["shaders"].as_array().unwrap().len() as u64, game["modules"].as_u64().unwrap());
+    assert!(crates.iter().any(|c| c["name"] == "smolv-tests"));
+    assert_eq!(json["total"]["crates"].as_u64().unwrap() as usize, crates.len());
+    let text = cargo_smolv(&["smolv", "report", "--manifest-path", manifest.to_str().unwrap()]);
+    let table = String::from_utf8_lossy(&text.stdout);
+    assert!(table.contains("example-game") && table.lines().any(|l| l.starts_with("total")), "{table}");
+}
+
+#[test]
+fn pack_verify_unpack_round_trips_the_corpus_bit_for_bit() {
+    let Some(corpus) = corpus() else { return };
+    let spirv = corpus.join("spirv");
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = dir.path().join("corpus.smvb");
+    let out = cargo_smolv(&["smolv", "pack", spirv.to_str().unwrap(), "-o", bundle.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    // spirv-val runs on every entry; the one corpus module it rejects on its
+    // own (16-bit constants, spirv-val 2023.1) is the only one reported.
+    let verified = cargo_smolv(&["smolv", "verify", bundle.to_str().unwrap(), "--json"]);
+    let results: serde_json::Value = serde_json::from_slice(&verified.stdout).unwrap();
+    let failed: Vec<&serde_json::Value> = results.as_array().unwrap().iter().filter(|r| r["ok"] == false).collect();
+    assert_eq!(results.as_array().unwrap().len(), 280);
+    assert!(failed.len() <= 1, "{failed:?}");
+    for entry in &failed {
+        assert_eq!(entry["name"], "glslang/spv.vulkan110.int16.frag.spv");
+        assert!(entry["problem"].as_str().unwrap().starts_with("spirv-val"));
+        assert_eq!(verified.status.code(), Some(1));
+    }
+    let hashes_only = cargo_smolv(&["smolv", "verify", "--no-spirv-val", bundle.to_str().unwrap()]);
+    assert!(hashes_only.status.success(), "{}", stderr(&hashes_only));
+
+    let unpacked = dir.path().join("unpacked");
+    let out = cargo_smolv(&["smolv", "unpack", bundle.to_str().unwrap(), "-o", unpacked.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut count = 0;
+    for entry in walk(&spirv) {
+        let relative = entry.strip_prefix(&spirv).unwrap();
+        assert_eq!(
+            std::fs::read(unpacked.join(relative)).unwrap(),
+            std::fs::read(&entry).unwrap(),
+            "{}",
+            relative.display()
+        );
+        count += 1;
+    }
+    assert_eq!(count, 280);
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for path in std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()) {
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+#[test]
+fn pack_compiles_sources_into_a_bundle_the_runtime_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let shaders = shader_tree(dir.path(), false);
+    let bundle = dir.path().join("assets.smvb");
+    let out = cargo_smolv(&["smolv", "pack", shaders.to_str().unwrap(), "-o", bundle.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let set = smolv_runtime::ShaderSet::open(&bundle).unwrap();
+    let names: Vec<&str> = set.iter().map(|s| s.name()).collect();
+    assert_eq!(names, ["fill.comp", "ok.frag"]);
+    assert_eq!(set.get("fill.comp").unwrap().stage(), smolv_runtime::reflect::ShaderStage::Compute);
+    let verified = cargo_smolv(&["smolv", "verify", bundle.to_str().unwrap()]);
+    assert!(verified.status.success(), "{}", stderr(&verified));
+    assert!(String::from_utf8_lossy(&verified.stdout).contains("2 entries checked, 0 failed"));
+}
+
+#[test]
+fn verify_reports_a_corrupt_bundle_and_exits_non_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let shaders = shader_tree(dir.path(), false);
+    let bundle = dir.path().join("assets.smvb");
+    assert!(
+        cargo_smolv(&["smolv", "pack", shaders.to_str().unwrap(), "-o", bundle.to_str().unwrap()]).status.success()
+    );
+    let mut bytes = std::fs::read(&bundle).unwrap();
+    let last = bytes.len() - 6;
+    bytes[last] ^= 0x55;
+    std::fs::write(&bundle, &bytes).unwrap();
+    let out = cargo_smolv(&["smolv", "verify", bundle.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("assets.smvb") && err.contains("ok.frag"), "the failing entry is named: {err}");
+    assert!(!err.contains("panicked"));
+
+    let truncated = dir.path().join("truncated.smvb");
+    std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
+    let out = cargo_smolv(&["smolv", "verify", truncated.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("corrupt"), "{}", stderr(&out));
+    assert_one_line_error(
+        &cargo_smolv(&["smolv", "unpack", truncated.to_str().unwrap(), "-o", "/tmp/never"]),
+        "truncated.smvb",
+    );
+}
+
+#[test]
+fn pack_and_unpack_refuse_bad_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "nothing to pack").unwrap();
+    let out = dir.path().join("x.smvb");
+    assert_one_line_error(
+        &cargo_smolv(&["smolv", "pack", dir.path().to_str().unwrap(), "-o", out.to_str().unwrap()]),
+        "no shader sources or SPIR-V files",
+    );
+    assert_one_line_error(
+        &cargo_smolv(&["smolv", "pack", "/no/such/dir", "-o", out.to_str().unwrap()]),
+        "/no/such/dir",
+    );
+    assert_one_line_error(&cargo_smolv(&["smolv", "unpack", "/no/such.smvb", "-o", "/tmp/never"]), "/no/such.smvb");
+    let not_bundle = dir.path().join("notes.txt");
+    assert_one_line_error(
+        &cargo_smolv(&["smolv", "unpack", not_bundle.to_str().unwrap(), "-o", "/tmp/never"]),
+        "not a shader bundle",
+    );
+}

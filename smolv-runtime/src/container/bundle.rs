@@ -149,11 +149,11 @@ impl Bundle<'static> {
 pub(crate) type Span = (usize, usize);
 
 fn parse_header_and_index(bytes: &[u8]) -> Result<(Option<Span>, Vec<IndexEntry>), ContainerError> {
+    if bytes.get(..4).is_some_and(|magic| magic != BUNDLE_MAGIC) || bytes.is_empty() {
+        return Err(ContainerError::BadMagic { what: WHAT, expected: "SMVB" });
+    }
     if bytes.len() < HEADER_LEN {
         return Err(ContainerError::TooShort { what: WHAT, len: bytes.len(), needed: HEADER_LEN });
-    }
-    if &bytes[..4] != BUNDLE_MAGIC {
-        return Err(ContainerError::BadMagic { what: WHAT, expected: "SMVB" });
     }
     if bytes[4] != FORMAT_VERSION {
         return Err(ContainerError::UnsupportedVersion { what: WHAT, version: bytes[4] });

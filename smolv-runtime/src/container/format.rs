@@ -101,11 +101,11 @@ impl<'a> Container<'a> {
     /// Checks the header and splits the container into its parts. The total
     /// length must match the header exactly.
     pub fn parse(bytes: &'a [u8]) -> Result<Self, ContainerError> {
+        if bytes.get(..4).is_some_and(|magic| magic != CONTAINER_MAGIC) || bytes.is_empty() {
+            return Err(ContainerError::BadMagic { what: WHAT, expected: "SMVC" });
+        }
         if bytes.len() < HEADER_LEN {
             return Err(ContainerError::TooShort { what: WHAT, len: bytes.len(), needed: HEADER_LEN });
-        }
-        if &bytes[..4] != CONTAINER_MAGIC {
-            return Err(ContainerError::BadMagic { what: WHAT, expected: "SMVC" });
         }
         if bytes[4] != FORMAT_VERSION {
             return Err(ContainerError::UnsupportedVersion { what: WHAT, version: bytes[4] });

@@ -34,7 +34,7 @@ pub(crate) struct BuildArgs {
     json: bool,
 }
 
-fn parse_target_env(text: &str) -> Result<TargetEnv, String> {
+pub(crate) fn parse_target_env(text: &str) -> Result<TargetEnv, String> {
     TargetEnv::parse(text).ok_or_else(|| format!("{text:?} is not one of vulkan1.0, vulkan1.1, vulkan1.2, vulkan1.3"))
 }
 
@@ -116,14 +116,17 @@ pub(crate) fn build(args: &BuildArgs) -> Result<(), FileError> {
     if let Some(jobs) = args.jobs {
         config.jobs(jobs);
     }
-    let report = config.try_compile().map_err(|e| FileError::new(&args.dir, e))?;
+    let spinner = crate::ui::spinner("building");
+    let result = config.try_compile();
+    spinner.finish_and_clear();
+    let report = result.map_err(|e| FileError::new(&args.dir, e))?;
     if args.json {
         println!("{}", json(&report));
     } else {
         print!("{}", report.to_text());
     }
     for warning in &report.warnings {
-        eprintln!("warning: {warning}");
+        eprintln!("{}: {warning}", crate::ui::warning_label());
     }
     if report.failures.is_empty() {
         return Ok(());

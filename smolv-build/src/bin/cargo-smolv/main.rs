@@ -10,7 +10,10 @@
 mod build_command;
 mod codec_commands;
 mod io;
+mod pack_command;
+mod report_command;
 mod stats_command;
+mod ui;
 
 use std::process::ExitCode;
 
@@ -32,6 +35,10 @@ enum CargoCli {
         cargo smolv build shaders -o target/shaders --strip-debug\n  \
         cargo smolv build shaders -o target/shaders --json > report.json\n  \
         cargo smolv stats assets/shaders\n  \
+        cargo smolv report --json\n  \
+        cargo smolv pack assets/shaders -o assets/shaders.smvb\n  \
+        cargo smolv verify assets/shaders.smvb\n  \
+        cargo smolv unpack assets/shaders.smvb -o /tmp/spirv\n  \
         cargo smolv encode --strip-debug lit.frag.spv -o lit.frag.smolv\n  \
         cargo smolv decode lit.frag.smolv -o lit.frag.spv\n  \
         cargo smolv decode --legacy-2016-08-31 unity.smolv -o unity.spv\n\n\
@@ -52,6 +59,14 @@ enum Command {
     Build(build_command::BuildArgs),
     /// Size table for existing SPIR-V files: raw, SMOL-V, +zstd, +dictionary, solid.
     Stats(stats_command::StatsArgs),
+    /// What every smolv-using crate of the workspace ships (from their build reports).
+    Report(report_command::ReportArgs),
+    /// Pack shader sources and SPIR-V files into a bundle asset.
+    Pack(pack_command::PackArgs),
+    /// Unpack a bundle back into SPIR-V files.
+    Unpack(pack_command::UnpackArgs),
+    /// Decode every entry of bundles, check hashes, run spirv-val when installed.
+    Verify(pack_command::VerifyArgs),
 }
 
 fn main() -> ExitCode {
@@ -66,11 +81,15 @@ fn main() -> ExitCode {
         Command::Decode(args) => codec_commands::decode(&args),
         Command::Build(args) => build_command::build(&args),
         Command::Stats(args) => stats_command::stats(&args),
+        Command::Report(args) => report_command::report(&args),
+        Command::Pack(args) => pack_command::pack(&args),
+        Command::Unpack(args) => pack_command::unpack(&args),
+        Command::Verify(args) => pack_command::verify(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {error}");
+            eprintln!("{}: {error}", ui::error_label());
             ExitCode::FAILURE
         }
     }

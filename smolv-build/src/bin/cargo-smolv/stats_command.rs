@@ -64,17 +64,32 @@ pub(crate) fn find_spirv(paths: &[PathBuf]) -> Result<Vec<(PathBuf, Vec<u8>)>, F
 }
 
 fn collect(dir: &Path, found: &mut Vec<(PathBuf, Vec<u8>)>) -> Result<(), FileError> {
-    let entries = std::fs::read_dir(dir).map_err(|e| FileError::new(dir, format!("cannot list directory: {e}")))?;
-    for path in entries.flatten().map(|e| e.path()) {
-        if path.is_dir() {
-            collect(&path, found)?;
-        } else if let Ok(bytes) = std::fs::read(&path) {
+    std::fs::read_dir(dir).map_err(|e| FileError::new(dir, format!("cannot list directory: {e}")))?;
+    for path in files_under(dir) {
+        if let Ok(bytes) = std::fs::read(&path) {
             if is_spirv(&bytes) {
                 found.push((path, bytes));
             }
         }
     }
     Ok(())
+}
+
+/// Every file below `dir`, recursively, sorted.
+pub(crate) fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for path in std::fs::read_dir(&dir).into_iter().flatten().flatten().map(|e| e.path()) {
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
 }
 
 pub(crate) fn is_spirv(bytes: &[u8]) -> bool {
@@ -88,15 +103,19 @@ pub(crate) fn stats(args: &StatsArgs) -> Result<(), FileError> {
         return Err(FileError::new(&args.paths[0], "no SPIR-V modules found"));
     }
     let options = EncodeOptions::new().strip_debug(args.strip_debug);
+    let bar = crate::ui::progress(modules.len(), "encoding");
     let mut smolv = Vec::new();
     for (path, bytes) in &modules {
         smolv.push(smolv_runtime::encode(&bytes[..], &options).map_err(|e| FileError::new(path, e))?);
+        bar.inc(1);
     }
+    bar.set_message("compressing");
     let level = args.zstd_level;
     let compress_failed = |e: smolv_build::Error| FileError::new(&args.paths[0], e);
     let alone = compress_set(&smolv, level, DictionaryMode::Off).map_err(compress_failed)?;
     let shared = compress_set(&smolv, level, DictionaryMode::Auto).map_err(compress_failed)?;
     let solid = zstd::bulk::compress(&smolv.concat(), level).map_err(|e| FileError::new(&args.paths[0], e))?;
+    bar.finish_and_clear();
     let files: Vec<FileStats> = modules
         .iter()
         .enumerate()

@@ -1,0 +1,10 @@
+#version 450
+
+layout(location = 0) in vec2 v_corner;
+layout(location = 1) in vec4 v_color;
+layout(location = 0) out vec4 color;
+
+void main() {
+    float falloff = exp(-4.0 * dot(v_corner, v_corner));
+    color = vec4(v_color.rgb * falloff, v_color.a * falloff);
+}

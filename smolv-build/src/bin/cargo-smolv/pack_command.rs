@@ -1,0 +1,301 @@
+//! `pack`, `unpack` and `verify`: shader bundles as asset files.
+
+use std::path::{Component, Path, PathBuf};
+use std::process::Command;
+
+use smolv_build::{Config, PackOptions, TargetEnv, pack_bundle};
+use smolv_runtime::ShaderSet;
+
+use crate::io::{FileError, write_output};
+use crate::stats_command::is_spirv;
+use crate::ui;
+
+/// Arguments of `cargo smolv pack`.
+#[derive(clap::Args)]
+pub(crate) struct PackArgs {
+    /// Directory of shader sources to compile, and/or SPIR-V files
+    /// (recognised by their magic, whatever their extension).
+    dir: PathBuf,
+    /// The bundle file to write.
+    #[arg(short, long, value_name = "FILE")]
+    output: PathBuf,
+    /// Drop debug info. Without it, unpack gives back SPIR-V files bit for bit.
+    #[arg(long)]
+    strip_debug: bool,
+    /// Target environment for compiled sources.
+    #[arg(long, value_name = "ENV", default_value = "vulkan1.2", value_parser = crate::build_command::parse_target_env)]
+    target_env: TargetEnv,
+    /// Directories searched by #include.
+    #[arg(short = 'I', long = "include-dir", value_name = "DIR")]
+    include_dirs: Vec<PathBuf>,
+    /// zstd level.
+    #[arg(long, default_value_t = 19)]
+    zstd_level: i32,
+    /// Print what was packed as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Arguments of `cargo smolv unpack`.
+#[derive(clap::Args)]
+pub(crate) struct UnpackArgs {
+    /// The bundle to unpack.
+    input: PathBuf,
+    /// Directory to write the SPIR-V files into.
+    #[arg(short, long, value_name = "DIR")]
+    output: PathBuf,
+}
+
+/// Arguments of `cargo smolv verify`.
+#[derive(clap::Args)]
+pub(crate) struct VerifyArgs {
+    /// Bundles to check.
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// Skip spirv-val even when it is installed.
+    #[arg(long)]
+    no_spirv_val: bool,
+    /// Print the results as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+fn shader_sources_exist(dir: &Path) -> bool {
+    const SOURCE_EXTENSIONS: [&str; 17] = [
+        "vert", "frag", "comp", "geom", "tesc", "tese", "mesh", "task", "rgen", "rchit", "rmiss", "rahit", "rint",
+        "rcall", "glsl", "hlsl", "wgsl",
+    ];
+    crate::stats_command::files_under(dir)
+        .iter()
+        .any(|p| p.extension().and_then(|e| e.to_str()).is_some_and(|e| SOURCE_EXTENSIONS.contains(&e)))
+}
+
+fn words(bytes: &[u8]) -> Vec<u32> {
+    let big_endian = bytes[..4] == 0x0723_0203u32.to_be_bytes();
+    bytes
+        .chunks_exact(4)
+        .map(|c| {
+            let word = [c[0], c[1], c[2], c[3]];
+            if big_endian { u32::from_be_bytes(word) } else { u32::from_le_bytes(word) }
+        })
+        .collect()
+}
+
+pub(crate) fn pack(args: &PackArgs) -> Result<(), FileError> {
+    if !args.dir.is_dir() {
+        return Err(FileError::new(&args.dir, "not a directory"));
+    }
+    let mut modules: Vec<(String, Vec<u32>)> = Vec::new();
+    for path in crate::stats_command::files_under(&args.dir) {
+        let Ok(bytes) = std::fs::read(&path) else { continue };
+        if is_spirv(&bytes) && bytes.len().is_multiple_of(4) {
+            let name = path.strip_prefix(&args.dir).unwrap_or(&path);
+            let name = name.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+            modules.push((name, words(&bytes)));
+        }
+    }
+    if shader_sources_exist(&args.dir) {
+        modules.extend(compile_sources(args)?);
+    }
+    if modules.is_empty() {
+        return Err(FileError::new(&args.dir, "no shader sources or SPIR-V files found"));
+    }
+    let bar = ui::progress(modules.len(), "packing");
+    let options = PackOptions { zstd_level: args.zstd_level, strip_debug: args.strip_debug, ..Default::default() };
+    let packed = pack_bundle(&modules, &options).map_err(|e| FileError::new(&args.dir, e))?;
+    bar.finish_and_clear();
+    write_output(&args.output, &packed.bytes)?;
+    let spirv: usize = packed.entries.iter().map(|e| e.spirv_bytes).sum();
+    if args.json {
+        let json = serde_json::json!({
+            "bundle": args.output.display().to_string(),
+            "bundle_bytes": packed.bytes.len(),
+            "dictionary_bytes": packed.dictionary_bytes,
+            "spirv_bytes": spirv,
+            "entries": packed.entries,
+        });
+        println!("{}", serde_json::to_string_pretty(&json).unwrap_or_default());
+    }
+    eprintln!(
+        "packed {} shaders into {}: {} bytes of SPIR-V -> {} bytes ({:.1}%, dictionary {} bytes)",
+        packed.entries.len(),
+        args.output.display(),
+        spirv,
+        packed.bytes.len(),
+        100.0 * packed.bytes.len() as f64 / spirv.max(1) as f64,
+        packed.dictionary_bytes
+    );
+    Ok(())
+}
+
+/// Compiles the sources in the pack directory with the build pipeline and
+/// returns the optimized modules by name.
+fn compile_sources(args: &PackArgs) -> Result<Vec<(String, Vec<u32>)>, FileError> {
+    let out = tempdir(&args.output)?;
+    let mut config = Config::new();
+    config.shader_dir(&args.dir).out_dir(&out).target_env(args.target_env).strip_debug(false).cargo_directives(false);
+    args.include_dirs.iter().for_each(|dir| {
+        config.include_dir(dir);
+    });
+    let spinner = ui::spinner("compiling");
+    let result = config.try_compile();
+    spinner.finish_and_clear();
+    let compiled = result.map_err(|e| FileError::new(&args.dir, e));
+    let modules = compiled.and_then(|_| {
+        let dir = out.join(smolv_build::ARTIFACT_DIR);
+        let text = std::fs::read_to_string(dir.join(smolv_build::MANIFEST_FILE))
+            .map_err(|e| FileError::new(&dir, format!("cannot read the build manifest: {e}")))?;
+        let manifest: smolv_build::Manifest =
+            serde_json::from_str(&text).map_err(|e| FileError::new(&dir, format!("bad build manifest: {e}")))?;
+        manifest
+            .modules
+            .iter()
+            .map(|m| {
+                let path = dir.join(&m.optimized_spirv);
+                let bytes = std::fs::read(&path).map_err(|e| FileError::new(&path, e))?;
+                Ok((m.name.clone(), words(&bytes)))
+            })
+            .collect()
+    });
+    let _ = std::fs::remove_dir_all(&out);
+    modules
+}
+
+fn tempdir(near: &Path) -> Result<PathBuf, FileError> {
+    let dir = std::env::temp_dir().join(format!("cargo-smolv-pack-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| FileError::new(near, format!("cannot create a temporary directory: {e}")))?;
+    Ok(dir)
+}
+
+/// Where an entry is unpacked: its name, plus `.spv` for compiled shaders
+/// (`lit.frag` → `lit.frag.spv`). Names that would escape `root` are refused.
+fn unpack_path(root: &Path, name: &str) -> Option<PathBuf> {
+    let relative = Path::new(name);
+    if name.is_empty() || relative.components().any(|c| !matches!(c, Component::Normal(_))) {
+        return None;
+    }
+    let file = if name.ends_with(".spv") || name.ends_with(".spirv") { name.to_owned() } else { format!("{name}.spv") };
+    Some(root.join(file))
+}
+
+pub(crate) fn unpack(args: &UnpackArgs) -> Result<(), FileError> {
+    let set = ShaderSet::open(&args.input).map_err(|e| FileError::new(&args.input, e))?;
+    let bar = ui::progress(set.len(), "unpacking");
+    for shader in set.iter() {
+        let path = unpack_path(&args.output, shader.name()).ok_or_else(|| {
+            FileError::new(&args.input, format!("entry {:?} is not a safe relative file name", shader.name()))
+        })?;
+        let words = shader.decode().map_err(|e| FileError::new(&args.input, format!("{}: {e}", shader.name())))?;
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| FileError::new(parent, e))?;
+        }
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        write_output(&path, &bytes)?;
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    eprintln!("unpacked {} shaders into {}", set.len(), args.output.display());
+    Ok(())
+}
+
+#[derive(serde::Serialize)]
+struct EntryResult {
+    bundle: String,
+    name: String,
+    ok: bool,
+    problem: Option<String>,
+}
+
+/// `spirv-val`'s verdict on one module, or `None` when it is not installed.
+fn spirv_val(words: &[u32]) -> Option<Result<(), String>> {
+    let minor = (words.get(1).copied().unwrap_or(0) >> 8) & 0xFF;
+    let path = std::env::temp_dir().join(format!("cargo-smolv-verify-{}.spv", std::process::id()));
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&path, bytes).ok()?;
+    let output = Command::new("spirv-val").args(["--target-env", &format!("spv1.{minor}")]).arg(&path).output();
+    let _ = std::fs::remove_file(&path);
+    let output = output.ok()?;
+    Some(if output.status.success() {
+        Ok(())
+    } else {
+        let text = format!("{}{}", String::from_utf8_lossy(&output.stderr), String::from_utf8_lossy(&output.stdout));
+        Err(format!("spirv-val: {}", text.lines().next().unwrap_or("failed")))
+    })
+}
+
+pub(crate) fn verify(args: &VerifyArgs) -> Result<(), FileError> {
+    let mut results = Vec::new();
+    let mut validator_missing = false;
+    for input in &args.inputs {
+        let set = match ShaderSet::open(input) {
+            Ok(set) => set,
+            Err(e) => {
+                results.push(EntryResult {
+                    bundle: input.display().to_string(),
+                    name: String::new(),
+                    ok: false,
+                    problem: Some(e.to_string()),
+                });
+                continue;
+            }
+        };
+        let bar = ui::progress(set.len(), "verifying");
+        for shader in set.iter() {
+            let problem = match shader.decode() {
+                Err(e) => Some(e.to_string()),
+                Ok(_) if args.no_spirv_val => None,
+                Ok(words) => match spirv_val(&words) {
+                    Some(Err(why)) => Some(why),
+                    Some(Ok(())) => None,
+                    None => {
+                        validator_missing = true;
+                        None
+                    }
+                },
+            };
+            results.push(EntryResult {
+                bundle: input.display().to_string(),
+                name: shader.name().to_owned(),
+                ok: problem.is_none(),
+                problem,
+            });
+            bar.inc(1);
+        }
+        bar.finish_and_clear();
+    }
+    if validator_missing {
+        eprintln!("{}: spirv-val is not installed, so modules were only decoded and hash-checked", ui::warning_label());
+    }
+    let failed: Vec<&EntryResult> = results.iter().filter(|r| !r.ok).collect();
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&results).unwrap_or_default());
+    } else {
+        for r in &failed {
+            let entry = if r.name.is_empty() { String::new() } else { format!(" {}", r.name) };
+            eprintln!("{}: {}{entry}: {}", ui::error_label(), r.bundle, r.problem.as_deref().unwrap_or_default());
+        }
+        println!("{} entries checked, {} failed", results.len(), failed.len());
+    }
+    match failed.first() {
+        None => Ok(()),
+        Some(first) => {
+            Err(FileError::new(Path::new(&first.bundle), format!("{} entries failed verification", failed.len())))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unpack_paths_never_escape_the_output_directory() {
+        let root = Path::new("/out");
+        assert_eq!(unpack_path(root, "a/b.spv"), Some(PathBuf::from("/out/a/b.spv")));
+        assert_eq!(unpack_path(root, "lit.frag"), Some(PathBuf::from("/out/lit.frag.spv")));
+        for hostile in ["../x.spv", "/etc/passwd", "a/../../x", ""] {
+            assert_eq!(unpack_path(root, hostile), None, "{hostile}");
+        }
+    }
+}

@@ -1,0 +1,107 @@
+//! Packing ready SPIR-V into a bundle: the asset-file path of `cargo smolv
+//! pack`, and a library function for tools that produce SPIR-V themselves.
+
+use rayon::prelude::*;
+use smolv_runtime::container::{BundleBuilder, Codec, assemble};
+use smolv_runtime::reflect::ShaderStage;
+
+use crate::config::DictionaryMode;
+use crate::encode::{encode_module, pack};
+use crate::error::Error;
+use crate::reflect::reflect;
+
+/// How [`pack_bundle`] encodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PackOptions {
+    /// zstd level (default 19).
+    pub zstd_level: i32,
+    /// Dictionary policy (default automatic).
+    pub dictionary: DictionaryMode,
+    /// Strip debug info. Off by default, so unpacking gives back the input
+    /// bit for bit.
+    pub strip_debug: bool,
+}
+
+impl Default for PackOptions {
+    fn default() -> Self {
+        Self { zstd_level: 19, dictionary: DictionaryMode::Auto, strip_debug: false }
+    }
+}
+
+/// One packed entry's sizes.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct PackedEntry {
+    /// Entry name.
+    pub name: String,
+    /// SPIR-V bytes in.
+    pub spirv_bytes: usize,
+    /// SMOL-V bytes.
+    pub smolv_bytes: usize,
+    /// Compressed payload bytes.
+    pub compressed_bytes: usize,
+}
+
+/// A packed bundle and what went into it.
+#[derive(Clone, Debug)]
+pub struct PackedBundle {
+    /// The bundle, in the format `include_shaders!` embeds.
+    pub bytes: Vec<u8>,
+    /// Per-entry sizes, sorted by name.
+    pub entries: Vec<PackedEntry>,
+    /// Size of the shared dictionary (0 if none).
+    pub dictionary_bytes: usize,
+}
+
+/// Packs named SPIR-V modules into a bundle: reflection from each module,
+/// SMOL-V, zstd with a shared dictionary.
+///
+/// ```
+/// use smolv_build::{pack_bundle, PackOptions};
+/// use smolv_runtime::ShaderSet;
+///
+/// let spirv = smolv_runtime::doc_example_module();
+/// let packed = pack_bundle(&[("blur.comp".to_owned(), spirv.clone())], &PackOptions::default())?;
+/// let set = ShaderSet::from_vec(packed.bytes)?;
+/// assert_eq!(set.get("blur.comp")?.decode()?, spirv);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn pack_bundle(modules: &[(String, Vec<u32>)], options: &PackOptions) -> Result<PackedBundle, Error> {
+    let mut sorted: Vec<&(String, Vec<u32>)> = modules.iter().collect();
+    sorted.sort_by(|a, b| a.0.cmp(&b.0));
+    if let Some(pair) = sorted.windows(2).find(|pair| pair[0].0 == pair[1].0) {
+        return Err(Error::Config(format!("two modules are named {:?}", pair[0].0)));
+    }
+    let encoded = sorted
+        .par_iter()
+        .map(|(name, spirv)| {
+            let encoded = encode_module(spirv, options.strip_debug).map_err(|e| format!("{name}: {e}"))?;
+            Ok((encoded, reflect(spirv, ShaderStage::Vertex, "main")))
+        })
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(Error::Internal)?;
+    let smolv: Vec<Vec<u8>> = encoded.iter().map(|(e, _)| e.smolv.clone()).collect();
+    let packed = pack(&smolv, options.zstd_level, options.dictionary).map_err(Error::Internal)?;
+    let (codec, dictionary_id) = match &packed.dictionary {
+        Some(d) => (Codec::SmolvZstdDictionary, d.id()),
+        None => (Codec::SmolvZstd, 0),
+    };
+    let mut builder = BundleBuilder::new();
+    if let Some(dictionary) = &packed.dictionary {
+        builder = builder.dictionary(dictionary.clone());
+    }
+    let mut entries = Vec::with_capacity(sorted.len());
+    for (((name, spirv), (encoded, reflection)), payload) in sorted.iter().zip(&encoded).zip(&packed.payloads) {
+        builder.push(name.clone(), assemble(codec, &encoded.decoded, dictionary_id, reflection, payload));
+        entries.push(PackedEntry {
+            name: name.clone(),
+            spirv_bytes: spirv.len() * 4,
+            smolv_bytes: encoded.smolv.len(),
+            compressed_bytes: payload.len(),
+        });
+    }
+    Ok(PackedBundle {
+        bytes: builder.build(),
+        entries,
+        dictionary_bytes: packed.dictionary.as_ref().map_or(0, |d| d.as_bytes().len()),
+    })
+}
