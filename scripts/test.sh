@@ -12,4 +12,9 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "==> cargo test --workspace"
 cargo test --workspace --locked "$@"
 echo "==> cargo package (publishable crates)"
+# Cargo unpacks the workspace's own packages from a temporary local registry
+# and caches that unpacked source by version under CARGO_HOME (in folders
+# named "-<hash>"); a stale copy from an earlier run would be verified
+# instead of the current one, so drop those caches first.
+rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-* "$SMOLV_ROOT/target/package"
 cargo package --workspace --exclude example-game --exclude smolv-tests --locked --allow-dirty --quiet

@@ -98,29 +98,26 @@ impl Report {
             "{:<width$} {:>9} {:>9} {:>9} {:>9} {:>9}  {:>6}",
             "module", "source", "SPIR-V", "optimized", "SMOL-V", "shipped", "ratio"
         );
-        for m in &self.modules {
+        let mut row = |name: &str, sizes: [usize; 5]| {
+            let [source, spirv, optimized, smolv, shipped] = sizes;
             let _ = writeln!(
                 out,
-                "{:<width$} {:>9} {:>9} {:>9} {:>9} {:>9}  {:>5.1}%",
-                m.name,
-                m.source_bytes,
-                m.spirv_bytes,
-                m.optimized_bytes,
-                m.smolv_bytes,
-                m.compressed_bytes,
-                percent(m.compressed_bytes, m.spirv_bytes)
+                "{name:<width$} {source:>9} {spirv:>9} {optimized:>9} {smolv:>9} {shipped:>9}  {:>5.1}%",
+                percent(shipped, spirv)
             );
+        };
+        for m in &self.modules {
+            row(&m.name, [m.source_bytes, m.spirv_bytes, m.optimized_bytes, m.smolv_bytes, m.compressed_bytes]);
         }
-        let _ = writeln!(
-            out,
-            "{:<width$} {:>9} {:>9} {:>9} {:>9} {:>9}  {:>5.1}%",
-            format!("total ({} modules)", self.modules.len()),
-            self.total_source_bytes,
-            self.total_spirv_bytes,
-            self.total_optimized_bytes,
-            self.total_smolv_bytes,
-            self.total_shipped_bytes,
-            percent(self.total_shipped_bytes, self.total_spirv_bytes)
+        row(
+            &format!("total ({} modules)", self.modules.len()),
+            [
+                self.total_source_bytes,
+                self.total_spirv_bytes,
+                self.total_optimized_bytes,
+                self.total_smolv_bytes,
+                self.total_shipped_bytes,
+            ],
         );
         let _ = writeln!(
             out,

@@ -4,115 +4,85 @@
 use smolv_runtime::{DecodeOptions, EncodeOptions, decode, encode};
 use smolv_tests::{Corpus, Failures, read, words};
 
-#[test]
-fn encoding_matches_reference_bytes() {
+/// Runs `produce` on every corpus module and compares with `expected`,
+/// reporting every mismatch at once.
+fn check_every_module<T: PartialEq + AsRef<[E]>, E: PartialEq>(
+    what: &str,
+    produce: impl Fn(&Corpus, &str) -> Result<T, String>,
+    expected: impl Fn(&Corpus, &str) -> T,
+) {
     let Some(corpus) = Corpus::locate() else {
         return;
     };
     let modules = corpus.spirv_modules();
     let mut failures = Failures::default();
     for module in &modules {
-        let spirv = read(&corpus.spirv_path(module));
-        let expected = read(&corpus.reference_path(module, ".smolv"));
-        match encode(&spirv[..], &EncodeOptions::new()) {
-            Ok(smolv) if smolv == expected => {}
-            Ok(smolv) => failures.push(format!(
-                "{module}: {} bytes, reference {}{}",
-                smolv.len(),
-                expected.len(),
-                first_difference(&smolv, &expected)
+        let want = expected(&corpus, module);
+        match produce(&corpus, module) {
+            Ok(got) if got == want => {}
+            Ok(got) => failures.push(format!(
+                "{module}: {} units, expected {}{}",
+                got.as_ref().len(),
+                want.as_ref().len(),
+                first_difference(got.as_ref(), want.as_ref())
             )),
             Err(e) => failures.push(format!("{module}: {e}")),
         }
     }
-    failures.assert_none("encode (lossless) vs reference", modules.len());
+    failures.assert_none(what, modules.len());
+}
+
+fn encoded(corpus: &Corpus, module: &str, options: &EncodeOptions) -> Result<Vec<u8>, String> {
+    encode(&read(&corpus.spirv_path(module))[..], options).map_err(|e| e.to_string())
+}
+
+fn decoded(smolv: &[u8]) -> Result<Vec<u32>, String> {
+    decode(smolv, &DecodeOptions::new()).map_err(|e| e.to_string())
+}
+
+#[test]
+fn encoding_matches_reference_bytes() {
+    check_every_module(
+        "encode (lossless) vs reference",
+        |corpus, module| encoded(corpus, module, &EncodeOptions::new()),
+        |corpus, module| read(&corpus.reference_path(module, ".smolv")),
+    );
 }
 
 #[test]
 fn stripped_encoding_matches_reference_bytes() {
-    let Some(corpus) = Corpus::locate() else {
-        return;
-    };
-    let modules = corpus.spirv_modules();
-    let mut failures = Failures::default();
-    for module in &modules {
-        let spirv = read(&corpus.spirv_path(module));
-        let expected = read(&corpus.reference_path(module, ".strip.smolv"));
-        match encode(&spirv[..], &EncodeOptions::new().strip_debug(true)) {
-            Ok(smolv) if smolv == expected => {}
-            Ok(smolv) => failures.push(format!(
-                "{module}: {} bytes, reference {}{}",
-                smolv.len(),
-                expected.len(),
-                first_difference(&smolv, &expected)
-            )),
-            Err(e) => failures.push(format!("{module}: {e}")),
-        }
-    }
-    failures.assert_none("encode (strip) vs reference", modules.len());
+    check_every_module(
+        "encode (strip) vs reference",
+        |corpus, module| encoded(corpus, module, &EncodeOptions::new().strip_debug(true)),
+        |corpus, module| read(&corpus.reference_path(module, ".strip.smolv")),
+    );
 }
 
 #[test]
 fn reference_encodings_decode_to_the_original_spirv() {
-    let Some(corpus) = Corpus::locate() else {
-        return;
-    };
-    let modules = corpus.spirv_modules();
-    let mut failures = Failures::default();
-    for module in &modules {
-        let spirv = words(&read(&corpus.spirv_path(module)));
-        let smolv = read(&corpus.reference_path(module, ".smolv"));
-        match decode(&smolv, &DecodeOptions::new()) {
-            Ok(decoded) if decoded == spirv => {}
-            Ok(decoded) => {
-                failures.push(format!("{module}: decoded {} words, expected {}", decoded.len(), spirv.len()))
-            }
-            Err(e) => failures.push(format!("{module}: {e}")),
-        }
-    }
-    failures.assert_none("decode reference .smolv", modules.len());
+    check_every_module(
+        "decode reference .smolv",
+        |corpus, module| decoded(&read(&corpus.reference_path(module, ".smolv"))),
+        |corpus, module| words(&read(&corpus.spirv_path(module))),
+    );
 }
 
 #[test]
 fn stripped_reference_encodings_decode_to_the_stripped_spirv() {
-    let Some(corpus) = Corpus::locate() else {
-        return;
-    };
-    let modules = corpus.spirv_modules();
-    let mut failures = Failures::default();
-    for module in &modules {
-        let expected = words(&read(&corpus.reference_path(module, ".strip.spv")));
-        let smolv = read(&corpus.reference_path(module, ".strip.smolv"));
-        match decode(&smolv, &DecodeOptions::new()) {
-            Ok(decoded) if decoded == expected => {}
-            Ok(decoded) => {
-                failures.push(format!("{module}: decoded {} words, expected {}", decoded.len(), expected.len()))
-            }
-            Err(e) => failures.push(format!("{module}: {e}")),
-        }
-    }
-    failures.assert_none("decode reference .strip.smolv", modules.len());
+    check_every_module(
+        "decode reference .strip.smolv",
+        |corpus, module| decoded(&read(&corpus.reference_path(module, ".strip.smolv"))),
+        |corpus, module| words(&read(&corpus.reference_path(module, ".strip.spv"))),
+    );
 }
 
 #[test]
 fn our_encodings_round_trip_every_module() {
-    let Some(corpus) = Corpus::locate() else {
-        return;
-    };
-    let modules = corpus.spirv_modules();
-    let mut failures = Failures::default();
-    for module in &modules {
-        let spirv = read(&corpus.spirv_path(module));
-        let round_trip = encode(&spirv[..], &EncodeOptions::new())
-            .map_err(|e| e.to_string())
-            .and_then(|smolv| decode(&smolv, &DecodeOptions::new()).map_err(|e| e.to_string()));
-        match round_trip {
-            Ok(decoded) if decoded == words(&spirv) => {}
-            Ok(_) => failures.push(format!("{module}: round trip changed the module")),
-            Err(e) => failures.push(format!("{module}: {e}")),
-        }
-    }
-    failures.assert_none("encode then decode", modules.len());
+    check_every_module(
+        "encode then decode",
+        |corpus, module| encoded(corpus, module, &EncodeOptions::new()).and_then(|smolv| decoded(&smolv)),
+        |corpus, module| words(&read(&corpus.spirv_path(module))),
+    );
 }
 
 #[test]
@@ -189,9 +159,9 @@ fn invalid_modules_are_rejected_with_an_error() {
     failures.assert_none("invalid modules rejected", files.len());
 }
 
-fn first_difference(ours: &[u8], theirs: &[u8]) -> String {
+fn first_difference<E: PartialEq>(ours: &[E], theirs: &[E]) -> String {
     match ours.iter().zip(theirs).position(|(a, b)| a != b) {
-        Some(at) => format!(", first difference at byte {at}"),
+        Some(at) => format!(", first difference at unit {at}"),
         None => ", one is a prefix of the other".to_owned(),
     }
 }
