@@ -136,16 +136,31 @@ impl Define {
 /// assert_eq!(all.len(), 6);
 /// assert_eq!(all[0].name(), "FOG=0,QUALITY=low");
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Variant {
     pub(crate) name: String,
     pub(crate) defines: Vec<Define>,
+    pub(crate) spec_constants: Vec<(u32, smolv_runtime::specialize::Value)>,
 }
 
 impl Variant {
     /// A variant with no defines yet.
     pub fn new(name: impl Into<String>) -> Self {
-        Self { name: name.into(), defines: Vec::new() }
+        Self { name: name.into(), defines: Vec::new(), spec_constants: Vec::new() }
+    }
+
+    /// Freezes specialization constant `id` to `value` at build time: the
+    /// variant is the ubershader specialized (branches resolved, dead code
+    /// removed) by `smolv_runtime::specialize`.
+    ///
+    /// ```
+    /// use smolv_build::Variant;
+    /// let low = Variant::new("low").spec_constant(0, false).spec_constant(4, 1);
+    /// # let _ = low;
+    /// ```
+    pub fn spec_constant(mut self, id: u32, value: impl Into<smolv_runtime::specialize::Value>) -> Self {
+        self.spec_constants.push((id, value.into()));
+        self
     }
 
     /// Adds `#define name value`.

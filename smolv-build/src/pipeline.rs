@@ -192,6 +192,9 @@ fn job_key(job: &Job, settings: &Settings, identity: &str, source: &[u8]) -> Key
     for define in &job.defines {
         key.text(&define.name).text(define.value.as_deref().unwrap_or(""));
     }
+    for (id, value) in &job.spec_constants {
+        key.text(&format!("spec {id}={value:?}"));
+    }
     for dir in &settings.include_dirs {
         key.text(&dir.to_string_lossy());
     }
@@ -241,6 +244,23 @@ fn build_job(
                     None
                 }
             };
+        }
+    }
+    if !job.spec_constants.is_empty() {
+        for module in &mut modules {
+            let input = module.optimized.as_ref().unwrap_or(&module.spirv);
+            let specialized = smolv_runtime::specialize::Specializer::analyze(input)
+                .and_then(|analysis| analysis.specialize(&job.spec_constants))
+                .map_err(|e| {
+                    vec![Diagnostic {
+                        path: job.path.clone(),
+                        line: 0,
+                        column: 0,
+                        message: format!("specializing {}: {e}", module.name),
+                        rendered: None,
+                    }]
+                })?;
+            module.optimized = Some(specialized);
         }
     }
     let output = JobOutput { modules, dependencies: compiled.dependencies, warnings, cached: false };

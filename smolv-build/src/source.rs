@@ -36,6 +36,8 @@ pub(crate) struct Job {
     pub(crate) entry_point: String,
     pub(crate) defines: Vec<Define>,
     pub(crate) variant: Option<String>,
+    /// Specialization constants frozen at build time.
+    pub(crate) spec_constants: Vec<(u32, smolv_runtime::specialize::Value)>,
 }
 
 /// Scanned inputs: the jobs, and every directory and file Cargo should
@@ -222,13 +224,22 @@ fn expand_jobs(
     for (name, (path, language, stage)) in found {
         let mut defines = config.defines.clone();
         defines.extend(config.shader_defines.iter().filter(|(s, _)| *s == name).map(|(_, d)| d.clone()));
-        let base =
-            Job { name: name.clone(), path, language, stage, entry_point: "main".to_owned(), defines, variant: None };
+        let base = Job {
+            name: name.clone(),
+            path,
+            language,
+            stage,
+            entry_point: "main".to_owned(),
+            defines,
+            variant: None,
+            spec_constants: Vec::new(),
+        };
         for (_, variant) in config.variants.iter().filter(|(s, _)| *s == name) {
             let mut job = base.clone();
             job.name = format!("{name}@{}", variant.name);
             job.defines.extend(variant.defines.iter().cloned());
             job.variant = Some(variant.name.clone());
+            job.spec_constants = variant.spec_constants.clone();
             jobs.push(job);
         }
         jobs.push(base);

@@ -38,6 +38,7 @@ pub mod container;
 pub mod reflect;
 #[cfg(feature = "zstd")]
 pub mod shader;
+pub mod specialize;
 
 #[cfg(feature = "zstd")]
 pub use shader::{Shader, ShaderSet};

@@ -268,3 +268,35 @@ fn stripping_debug_info_shrinks_smolv() {
     let stripped = tree.config("out-release").strip_debug(true).try_compile().unwrap();
     assert!(stripped.total_smolv_bytes < kept.total_smolv_bytes);
 }
+
+const UBER: &str = "#version 450\nlayout(location=0) out vec4 c;\n\
+layout(constant_id=0) const bool FOG = true;\nlayout(constant_id=1) const int MODE = 1;\n\
+layout(set=0, binding=0) uniform sampler2D t;\n\
+void main() {\n  vec4 v = texture(t, vec2(0.5));\n  if (FOG) { for (int i = 0; i < 8; ++i) v = mix(v, texture(t, vec2(i) * 0.1), 0.2); }\n\
+  if (MODE == 2) { v = sqrt(abs(v)); } else if (MODE == 1) { v *= 0.5; }\n  c = v;\n}\n";
+
+#[test]
+fn spec_constant_variants_are_specialized_at_build_time() {
+    let tree = Tree::new(&[("shaders/uber.frag", UBER)]);
+    let variants = [
+        Variant::new("plain").spec_constant(0, false).spec_constant(1, 0),
+        Variant::new("fancy").spec_constant(0, true).spec_constant(1, 2),
+    ];
+    let report = tree.config("out").variants("uber.frag", variants).try_compile().unwrap();
+    let size = |name: &str| report.modules.iter().find(|m| m.name == name).unwrap().optimized_bytes;
+    assert!(size("uber.frag@plain") < size("uber.frag"), "specializing must remove the fog loop");
+    let set = smolv_runtime::ShaderSet::open(tree.path("out/smolv/shaders.smvb")).unwrap();
+    for name in ["uber.frag@plain", "uber.frag@fancy"] {
+        let shader = set.get(name).unwrap();
+        let words = shader.decode().unwrap();
+        smolv_tests::spirv_val(&words, "vulkan1.2").unwrap();
+        assert!(shader.reflection().spec_constants.is_empty(), "{name}: its spec constants are frozen");
+        assert!(
+            !words.iter().any(|&w| matches!(w & 0xFFFF, 48..=50) && w >> 16 >= 3),
+            "{name}: no OpSpecConstant left"
+        );
+    }
+    let bad = tree.config("out-bad").variants("uber.frag", [Variant::new("x").spec_constant(9, true)]).try_compile();
+    let Err(Error::Compile { diagnostics, .. }) = bad else { panic!("an unknown spec id must fail the build") };
+    assert!(diagnostics[0].message.contains("no specialization constant with id 9"), "{}", diagnostics[0]);
+}

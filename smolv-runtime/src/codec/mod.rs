@@ -23,7 +23,7 @@ mod encode;
 mod error;
 mod header;
 mod input;
-mod opcodes;
+pub(crate) mod opcodes;
 mod varint;
 
 pub use decode::{DecodeOptions, decode, decode_into, decoded_len, inspect};

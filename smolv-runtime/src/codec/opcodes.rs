@@ -646,3 +646,18 @@ const OP_LAYOUTS: [OpLayout; OPS_KNOWN_V1] = [
     OpLayout::new(RESULT | TYPE | VARINT_REST, 1), // 365 GroupNonUniformQuadBroadcast
     OpLayout::new(RESULT | TYPE | VARINT_REST, 1), // 366 GroupNonUniformQuadSwap
 ];
+
+/// Whether SPIR-V opcode `opcode` has a result type and a result id, as
+/// far as this table knows: `(false, false)` for opcodes past it. The
+/// encoding table's flags are SPIR-V's except for two debug opcodes.
+pub(crate) fn result_layout(opcode: u32) -> (bool, bool) {
+    match opcode {
+        7 => (false, true),            // OpString
+        330 => (false, false),         // OpModuleProcessed
+        13 | 9 | 18 => (false, false), // not SPIR-V instructions
+        _ => {
+            let layout = OpLayout::of(opcode, OPS_KNOWN_V1);
+            (layout.has_type(), layout.has_result())
+        }
+    }
+}
