@@ -29,7 +29,7 @@ fn random_values(analysis: &Analysis, module: &[u32], rng: &mut Rng) -> Vec<(u32
         .into_iter()
         .filter_map(|id| {
             let value = match kinds.iter().find(|(s, _)| *s == id)?.1 {
-                Kind::Bool => Value::Bool(rng.next() % 2 == 0),
+                Kind::Bool => Value::Bool(rng.next().is_multiple_of(2)),
                 Kind::Int => Value::I32((rng.next() % 7) as i32 - 2),
                 Kind::Float => Value::F32((rng.next() % 9) as f32 * 0.5),
                 Kind::Other => return None,
@@ -215,11 +215,11 @@ fn a_project_ubershader_stays_valid_for_random_feature_sets() {
     let mut sizes = std::collections::BTreeSet::new();
     for _ in 0..24 {
         let values = vec![
-            (0, Value::Bool(rng.next() % 2 == 0)),
-            (1, Value::Bool(rng.next() % 2 == 0)),
+            (0, Value::Bool(rng.next().is_multiple_of(2))),
+            (1, Value::Bool(rng.next().is_multiple_of(2))),
             (2, Value::I32((rng.next() % 5) as i32)),
             (3, Value::I32((rng.next() % 4) as i32)),
-            (4, Value::Bool(rng.next() % 2 == 0)),
+            (4, Value::Bool(rng.next().is_multiple_of(2))),
             (5, Value::F32(0.5 + (rng.next() % 4) as f32)),
         ];
         let out = analysis.specialize(&values).unwrap();
