@@ -106,7 +106,7 @@ pub(crate) fn run(config: &Config) -> Result<Report, Error> {
     let outputs: Vec<Result<JobOutput, Vec<Diagnostic>>> = pool
         .install(|| sources.jobs.par_iter().map(|job| build_job(job, &settings, &cache, &identity, &hashes)).collect());
 
-    let mut report = Report { out_dir: out_dir.clone(), ..Report::default() };
+    let mut report = Report { out_dir: out_dir.clone(), warnings: sources.warnings.clone(), ..Report::default() };
     let mut diagnostics = Vec::new();
     let mut failed = 0;
     let mut modules: Vec<(CompiledModule, &Job, bool)> = Vec::new();

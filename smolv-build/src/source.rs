@@ -45,6 +45,9 @@ pub(crate) struct Job {
 pub(crate) struct Sources {
     pub(crate) jobs: Vec<Job>,
     pub(crate) watched: Vec<PathBuf>,
+    /// Things worth telling the user, like an `.hlsl` file skipped for
+    /// naming no stage.
+    pub(crate) warnings: Vec<String>,
 }
 
 /// The stage a file extension names (`.vert`, `.frag`, ...).
@@ -116,6 +119,12 @@ fn classify(path: &Path) -> Result<Option<(Language, Option<ShaderStage>)>, Erro
     Ok(stage_from_pragma(&source).map(|stage| (language, Some(stage))))
 }
 
+/// Whether a file is an `.hlsl` file without a stage, which is skipped as
+/// an include; HLSL includes are usually `.hlsli`, so this deserves a word.
+fn is_stageless_hlsl(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "hlsl") && matches!(classify(path), Ok(None))
+}
+
 impl Sources {
     /// Scans the configured directories, files and globs.
     pub(crate) fn scan(config: &Config, base: &Path) -> Result<Self, Error> {
@@ -165,8 +174,21 @@ impl Sources {
                 add(relative_name(&path, &root), path, &mut found)?;
             }
         }
+        let warnings = watched
+            .iter()
+            .filter(|dir| dir.is_dir())
+            .flat_map(|dir| std::fs::read_dir(dir).into_iter().flatten().flatten().map(|e| e.path()))
+            .filter(|path| is_stageless_hlsl(path))
+            .map(|path| {
+                format!(
+                    "{} names no shader stage, so it is treated as an include file; name it like \
+                     `blur.comp.hlsl` or add `#pragma shader_stage(compute)` to compile it",
+                    path.display()
+                )
+            })
+            .collect();
         let jobs = expand_jobs(config, found)?;
-        Ok(Self { jobs, watched })
+        Ok(Self { jobs, watched, warnings })
     }
 }
 

@@ -300,3 +300,18 @@ fn spec_constant_variants_are_specialized_at_build_time() {
     let Err(Error::Compile { diagnostics, .. }) = bad else { panic!("an unknown spec id must fail the build") };
     assert!(diagnostics[0].message.contains("no specialization constant with id 9"), "{}", diagnostics[0]);
 }
+
+#[test]
+fn an_hlsl_file_without_a_stage_is_reported_not_silently_skipped() {
+    let tree = Tree::new(&[
+        ("shaders/plain.frag", STANDALONE),
+        ("shaders/mystery.hlsl", "float4 main() : SV_Target { return 1; }\n"),
+    ]);
+    let report = tree.build().unwrap();
+    assert_eq!(report.modules.len(), 1);
+    assert!(
+        report.warnings.iter().any(|w| w.contains("mystery.hlsl") && w.contains("shader_stage")),
+        "{:?}",
+        report.warnings
+    );
+}
