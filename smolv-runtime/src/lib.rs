@@ -27,7 +27,8 @@
 //! - `std` (default): `std::error::Error` for the error types. Without it the
 //!   crate is `no_std` and needs only `alloc`.
 #![cfg_attr(not(feature = "std"), no_std)]
-#![forbid(unsafe_code)]
+// Only the Vulkan layer calls unsafe code (ash); it opts in module by module.
+#![deny(unsafe_code)]
 #![deny(missing_docs)]
 
 extern crate alloc;
@@ -39,6 +40,8 @@ pub mod reflect;
 #[cfg(feature = "zstd")]
 pub mod shader;
 pub mod specialize;
+#[cfg(feature = "vulkan")]
+pub mod vulkan;
 
 #[cfg(feature = "zstd")]
 pub use shader::{Shader, ShaderSet};

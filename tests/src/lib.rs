@@ -8,6 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod vulkan;
+
 /// The conformance corpus: real SPIR-V plus the reference encoder's output.
 #[derive(Debug, Clone)]
 pub struct Corpus {

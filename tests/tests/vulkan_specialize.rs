@@ -5,11 +5,9 @@
 //! Any validation message fails the test.
 #![allow(unsafe_code)]
 
-use std::ffi::c_void;
-use std::sync::Mutex;
-
 use ash::vk;
 use smolv_runtime::specialize::{Specializer, Value};
+use smolv_tests::vulkan::Gpu;
 
 const SIZE: u32 = 64;
 const FORMAT: vk::Format = vk::Format::R8G8B8A8_UNORM;
@@ -50,21 +48,6 @@ void main() {
 }
 "#;
 
-static MESSAGES: Mutex<Vec<String>> = Mutex::new(Vec::new());
-
-unsafe extern "system" fn on_message(
-    _severity: vk::DebugUtilsMessageSeverityFlagsEXT,
-    _kind: vk::DebugUtilsMessageTypeFlagsEXT,
-    data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
-    _user: *mut c_void,
-) -> vk::Bool32 {
-    // SAFETY: the layer passes a valid callback-data pointer for the call.
-    let message = unsafe { data.as_ref().and_then(|d| d.message_as_c_str()) };
-    let text = message.map_or_else(|| "(no message)".to_owned(), |m| m.to_string_lossy().into_owned());
-    MESSAGES.lock().unwrap().push(text);
-    vk::FALSE
-}
-
 /// Compiles the two shaders with smolv-build, as a game would ship them.
 fn shaders() -> (Vec<u32>, Vec<u32>) {
     let dir = tempfile::tempdir().unwrap();
@@ -78,295 +61,182 @@ fn shaders() -> (Vec<u32>, Vec<u32>) {
     (set.get("fullscreen.vert").unwrap().decode().unwrap(), set.get("uber.frag").unwrap().decode().unwrap())
 }
 
-struct Gpu {
-    _entry: ash::Entry,
-    instance: ash::Instance,
-    debug: ash::ext::debug_utils::Instance,
-    messenger: vk::DebugUtilsMessengerEXT,
-    device: ash::Device,
-    queue: vk::Queue,
-    memory_properties: vk::PhysicalDeviceMemoryProperties,
-    pool: vk::CommandPool,
-}
+/// Renders one full-screen triangle and reads the pixels back.
+fn render(gpu: &Gpu, vertex: &[u32], fragment: &[u32], specialization: Option<&vk::SpecializationInfo<'_>>) -> Vec<u8> {
+    let d = &gpu.device;
+    // SAFETY: every object is created, used to completion (queue_wait_idle)
+    // and destroyed within this function.
+    unsafe {
+        let image = d
+            .create_image(
+                &vk::ImageCreateInfo::default()
+                    .image_type(vk::ImageType::TYPE_2D)
+                    .format(FORMAT)
+                    .extent(vk::Extent3D { width: SIZE, height: SIZE, depth: 1 })
+                    .mip_levels(1)
+                    .array_layers(1)
+                    .samples(vk::SampleCountFlags::TYPE_1)
+                    .usage(vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC),
+                None,
+            )
+            .unwrap();
+        let requirements = d.get_image_memory_requirements(image);
+        let image_memory = d
+            .allocate_memory(
+                &vk::MemoryAllocateInfo::default().allocation_size(requirements.size).memory_type_index(
+                    gpu.memory_type(requirements.memory_type_bits, vk::MemoryPropertyFlags::DEVICE_LOCAL),
+                ),
+                None,
+            )
+            .unwrap();
+        d.bind_image_memory(image, image_memory, 0).unwrap();
+        let range =
+            vk::ImageSubresourceRange::default().aspect_mask(vk::ImageAspectFlags::COLOR).level_count(1).layer_count(1);
+        let view = d
+            .create_image_view(
+                &vk::ImageViewCreateInfo::default()
+                    .image(image)
+                    .view_type(vk::ImageViewType::TYPE_2D)
+                    .format(FORMAT)
+                    .subresource_range(range),
+                None,
+            )
+            .unwrap();
+        let bytes = u64::from(SIZE * SIZE * 4);
+        let buffer = d
+            .create_buffer(&vk::BufferCreateInfo::default().size(bytes).usage(vk::BufferUsageFlags::TRANSFER_DST), None)
+            .unwrap();
+        let requirements = d.get_buffer_memory_requirements(buffer);
+        let host = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
+        let buffer_memory = d
+            .allocate_memory(
+                &vk::MemoryAllocateInfo::default()
+                    .allocation_size(requirements.size)
+                    .memory_type_index(gpu.memory_type(requirements.memory_type_bits, host)),
+                None,
+            )
+            .unwrap();
+        d.bind_buffer_memory(buffer, buffer_memory, 0).unwrap();
 
-impl Gpu {
-    fn new() -> Gpu {
-        // SAFETY: plain Vulkan setup; every handle is destroyed in Drop.
-        unsafe {
-            let entry = ash::Entry::load().expect("the Vulkan loader (libvulkan1) must be installed");
-            let layer = c"VK_LAYER_KHRONOS_validation";
-            let layers = entry.enumerate_instance_layer_properties().unwrap();
-            assert!(
-                layers.iter().any(|l| l.layer_name_as_c_str() == Ok(layer)),
-                "the validation layers must be installed (apt-get install vulkan-validationlayers)"
-            );
-            let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_3);
-            let layer_names = [layer.as_ptr()];
-            let extensions = [ash::ext::debug_utils::NAME.as_ptr()];
-            let instance = entry
-                .create_instance(
-                    &vk::InstanceCreateInfo::default()
-                        .application_info(&app)
-                        .enabled_layer_names(&layer_names)
-                        .enabled_extension_names(&extensions),
-                    None,
-                )
-                .unwrap();
-            let debug = ash::ext::debug_utils::Instance::new(&entry, &instance);
-            let messenger = debug
-                .create_debug_utils_messenger(
-                    &vk::DebugUtilsMessengerCreateInfoEXT::default()
-                        .message_severity(
-                            vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
-                                | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
-                        )
-                        .message_type(
-                            vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
-                                | vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
-                                | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
-                        )
-                        .pfn_user_callback(Some(on_message)),
-                    None,
-                )
-                .unwrap();
-            let physical = instance.enumerate_physical_devices().unwrap()[0];
-            let family = instance
-                .get_physical_device_queue_family_properties(physical)
-                .iter()
-                .position(|f| f.queue_flags.contains(vk::QueueFlags::GRAPHICS))
-                .expect("a graphics queue") as u32;
-            let priorities = [1.0];
-            let queues =
-                [vk::DeviceQueueCreateInfo::default().queue_family_index(family).queue_priorities(&priorities)];
-            let mut features13 =
-                vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true).synchronization2(true);
-            let device = instance
-                .create_device(
-                    physical,
-                    &vk::DeviceCreateInfo::default().queue_create_infos(&queues).push_next(&mut features13),
-                    None,
-                )
-                .unwrap();
-            let queue = device.get_device_queue(family, 0);
-            let pool = device
-                .create_command_pool(&vk::CommandPoolCreateInfo::default().queue_family_index(family), None)
-                .unwrap();
-            let memory_properties = instance.get_physical_device_memory_properties(physical);
-            Gpu { _entry: entry, instance, debug, messenger, device, queue, memory_properties, pool }
+        let vertex_module = d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(vertex), None).unwrap();
+        let fragment_module =
+            d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(fragment), None).unwrap();
+        let layout = d.create_pipeline_layout(&vk::PipelineLayoutCreateInfo::default(), None).unwrap();
+        let main = c"main";
+        let mut fragment_stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::FRAGMENT)
+            .module(fragment_module)
+            .name(main);
+        if let Some(info) = specialization {
+            fragment_stage = fragment_stage.specialization_info(info);
         }
-    }
+        let stages = [
+            vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::VERTEX)
+                .module(vertex_module)
+                .name(main),
+            fragment_stage,
+        ];
+        let viewports =
+            [vk::Viewport { x: 0.0, y: 0.0, width: SIZE as f32, height: SIZE as f32, min_depth: 0.0, max_depth: 1.0 }];
+        let scissors =
+            [vk::Rect2D { offset: vk::Offset2D::default(), extent: vk::Extent2D { width: SIZE, height: SIZE } }];
+        let blend = [vk::PipelineColorBlendAttachmentState::default().color_write_mask(vk::ColorComponentFlags::RGBA)];
+        let formats = [FORMAT];
+        let mut rendering = vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
+        let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
+        let assembly =
+            vk::PipelineInputAssemblyStateCreateInfo::default().topology(vk::PrimitiveTopology::TRIANGLE_LIST);
+        let viewport = vk::PipelineViewportStateCreateInfo::default().viewports(&viewports).scissors(&scissors);
+        let raster = vk::PipelineRasterizationStateCreateInfo::default()
+            .polygon_mode(vk::PolygonMode::FILL)
+            .cull_mode(vk::CullModeFlags::NONE)
+            .line_width(1.0);
+        let multisample =
+            vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(vk::SampleCountFlags::TYPE_1);
+        let blending = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend);
+        let info = vk::GraphicsPipelineCreateInfo::default()
+            .stages(&stages)
+            .vertex_input_state(&vertex_input)
+            .input_assembly_state(&assembly)
+            .viewport_state(&viewport)
+            .rasterization_state(&raster)
+            .multisample_state(&multisample)
+            .color_blend_state(&blending)
+            .layout(layout)
+            .push_next(&mut rendering);
+        let pipeline =
+            d.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None).map_err(|(_, e)| e).unwrap()[0];
 
-    fn memory_type(&self, bits: u32, flags: vk::MemoryPropertyFlags) -> u32 {
-        (0..self.memory_properties.memory_type_count)
-            .find(|&i| {
-                bits & (1 << i) != 0 && self.memory_properties.memory_types[i as usize].property_flags.contains(flags)
-            })
-            .expect("a suitable memory type")
-    }
+        let command = d
+            .allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default().command_pool(gpu.pool).command_buffer_count(1),
+            )
+            .unwrap()[0];
+        d.begin_command_buffer(command, &vk::CommandBufferBeginInfo::default()).unwrap();
+        let to_attachment = vk::ImageMemoryBarrier2::default()
+            .src_stage_mask(vk::PipelineStageFlags2::TOP_OF_PIPE)
+            .dst_stage_mask(vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT)
+            .dst_access_mask(vk::AccessFlags2::COLOR_ATTACHMENT_WRITE)
+            .old_layout(vk::ImageLayout::UNDEFINED)
+            .new_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+            .image(image)
+            .subresource_range(range);
+        d.cmd_pipeline_barrier2(
+            command,
+            &vk::DependencyInfo::default().image_memory_barriers(std::slice::from_ref(&to_attachment)),
+        );
+        let attachments = [vk::RenderingAttachmentInfo::default()
+            .image_view(view)
+            .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+            .load_op(vk::AttachmentLoadOp::CLEAR)
+            .store_op(vk::AttachmentStoreOp::STORE)];
+        d.cmd_begin_rendering(
+            command,
+            &vk::RenderingInfo::default().render_area(scissors[0]).layer_count(1).color_attachments(&attachments),
+        );
+        d.cmd_bind_pipeline(command, vk::PipelineBindPoint::GRAPHICS, pipeline);
+        d.cmd_draw(command, 3, 1, 0, 0);
+        d.cmd_end_rendering(command);
+        let to_transfer = vk::ImageMemoryBarrier2::default()
+            .src_stage_mask(vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT)
+            .src_access_mask(vk::AccessFlags2::COLOR_ATTACHMENT_WRITE)
+            .dst_stage_mask(vk::PipelineStageFlags2::COPY)
+            .dst_access_mask(vk::AccessFlags2::TRANSFER_READ)
+            .old_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+            .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
+            .image(image)
+            .subresource_range(range);
+        d.cmd_pipeline_barrier2(
+            command,
+            &vk::DependencyInfo::default().image_memory_barriers(std::slice::from_ref(&to_transfer)),
+        );
+        let region = vk::BufferImageCopy::default()
+            .image_subresource(
+                vk::ImageSubresourceLayers::default().aspect_mask(vk::ImageAspectFlags::COLOR).layer_count(1),
+            )
+            .image_extent(vk::Extent3D { width: SIZE, height: SIZE, depth: 1 });
+        d.cmd_copy_image_to_buffer(command, image, vk::ImageLayout::TRANSFER_SRC_OPTIMAL, buffer, &[region]);
+        d.end_command_buffer(command).unwrap();
+        let commands = [command];
+        d.queue_submit(gpu.queue, &[vk::SubmitInfo::default().command_buffers(&commands)], vk::Fence::null()).unwrap();
+        d.queue_wait_idle(gpu.queue).unwrap();
 
-    /// Renders one full-screen triangle and reads the pixels back.
-    fn render(&self, vertex: &[u32], fragment: &[u32], specialization: Option<&vk::SpecializationInfo<'_>>) -> Vec<u8> {
-        let d = &self.device;
-        // SAFETY: every object is created, used to completion (queue_wait_idle)
-        // and destroyed within this function.
-        unsafe {
-            let image = d
-                .create_image(
-                    &vk::ImageCreateInfo::default()
-                        .image_type(vk::ImageType::TYPE_2D)
-                        .format(FORMAT)
-                        .extent(vk::Extent3D { width: SIZE, height: SIZE, depth: 1 })
-                        .mip_levels(1)
-                        .array_layers(1)
-                        .samples(vk::SampleCountFlags::TYPE_1)
-                        .usage(vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC),
-                    None,
-                )
-                .unwrap();
-            let requirements = d.get_image_memory_requirements(image);
-            let image_memory = d
-                .allocate_memory(
-                    &vk::MemoryAllocateInfo::default().allocation_size(requirements.size).memory_type_index(
-                        self.memory_type(requirements.memory_type_bits, vk::MemoryPropertyFlags::DEVICE_LOCAL),
-                    ),
-                    None,
-                )
-                .unwrap();
-            d.bind_image_memory(image, image_memory, 0).unwrap();
-            let range = vk::ImageSubresourceRange::default()
-                .aspect_mask(vk::ImageAspectFlags::COLOR)
-                .level_count(1)
-                .layer_count(1);
-            let view = d
-                .create_image_view(
-                    &vk::ImageViewCreateInfo::default()
-                        .image(image)
-                        .view_type(vk::ImageViewType::TYPE_2D)
-                        .format(FORMAT)
-                        .subresource_range(range),
-                    None,
-                )
-                .unwrap();
-            let bytes = u64::from(SIZE * SIZE * 4);
-            let buffer = d
-                .create_buffer(
-                    &vk::BufferCreateInfo::default().size(bytes).usage(vk::BufferUsageFlags::TRANSFER_DST),
-                    None,
-                )
-                .unwrap();
-            let requirements = d.get_buffer_memory_requirements(buffer);
-            let host = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
-            let buffer_memory = d
-                .allocate_memory(
-                    &vk::MemoryAllocateInfo::default()
-                        .allocation_size(requirements.size)
-                        .memory_type_index(self.memory_type(requirements.memory_type_bits, host)),
-                    None,
-                )
-                .unwrap();
-            d.bind_buffer_memory(buffer, buffer_memory, 0).unwrap();
+        let mapped = d.map_memory(buffer_memory, 0, bytes, vk::MemoryMapFlags::empty()).unwrap();
+        let pixels = std::slice::from_raw_parts(mapped.cast::<u8>(), bytes as usize).to_vec();
+        d.unmap_memory(buffer_memory);
 
-            let vertex_module =
-                d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(vertex), None).unwrap();
-            let fragment_module =
-                d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(fragment), None).unwrap();
-            let layout = d.create_pipeline_layout(&vk::PipelineLayoutCreateInfo::default(), None).unwrap();
-            let main = c"main";
-            let mut fragment_stage = vk::PipelineShaderStageCreateInfo::default()
-                .stage(vk::ShaderStageFlags::FRAGMENT)
-                .module(fragment_module)
-                .name(main);
-            if let Some(info) = specialization {
-                fragment_stage = fragment_stage.specialization_info(info);
-            }
-            let stages = [
-                vk::PipelineShaderStageCreateInfo::default()
-                    .stage(vk::ShaderStageFlags::VERTEX)
-                    .module(vertex_module)
-                    .name(main),
-                fragment_stage,
-            ];
-            let viewports = [vk::Viewport {
-                x: 0.0,
-                y: 0.0,
-                width: SIZE as f32,
-                height: SIZE as f32,
-                min_depth: 0.0,
-                max_depth: 1.0,
-            }];
-            let scissors =
-                [vk::Rect2D { offset: vk::Offset2D::default(), extent: vk::Extent2D { width: SIZE, height: SIZE } }];
-            let blend =
-                [vk::PipelineColorBlendAttachmentState::default().color_write_mask(vk::ColorComponentFlags::RGBA)];
-            let formats = [FORMAT];
-            let mut rendering = vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
-            let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
-            let assembly =
-                vk::PipelineInputAssemblyStateCreateInfo::default().topology(vk::PrimitiveTopology::TRIANGLE_LIST);
-            let viewport = vk::PipelineViewportStateCreateInfo::default().viewports(&viewports).scissors(&scissors);
-            let raster = vk::PipelineRasterizationStateCreateInfo::default()
-                .polygon_mode(vk::PolygonMode::FILL)
-                .cull_mode(vk::CullModeFlags::NONE)
-                .line_width(1.0);
-            let multisample =
-                vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(vk::SampleCountFlags::TYPE_1);
-            let blending = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend);
-            let info = vk::GraphicsPipelineCreateInfo::default()
-                .stages(&stages)
-                .vertex_input_state(&vertex_input)
-                .input_assembly_state(&assembly)
-                .viewport_state(&viewport)
-                .rasterization_state(&raster)
-                .multisample_state(&multisample)
-                .color_blend_state(&blending)
-                .layout(layout)
-                .push_next(&mut rendering);
-            let pipeline =
-                d.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None).map_err(|(_, e)| e).unwrap()[0];
-
-            let command = d
-                .allocate_command_buffers(
-                    &vk::CommandBufferAllocateInfo::default().command_pool(self.pool).command_buffer_count(1),
-                )
-                .unwrap()[0];
-            d.begin_command_buffer(command, &vk::CommandBufferBeginInfo::default()).unwrap();
-            let to_attachment = vk::ImageMemoryBarrier2::default()
-                .src_stage_mask(vk::PipelineStageFlags2::TOP_OF_PIPE)
-                .dst_stage_mask(vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT)
-                .dst_access_mask(vk::AccessFlags2::COLOR_ATTACHMENT_WRITE)
-                .old_layout(vk::ImageLayout::UNDEFINED)
-                .new_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
-                .image(image)
-                .subresource_range(range);
-            d.cmd_pipeline_barrier2(
-                command,
-                &vk::DependencyInfo::default().image_memory_barriers(std::slice::from_ref(&to_attachment)),
-            );
-            let attachments = [vk::RenderingAttachmentInfo::default()
-                .image_view(view)
-                .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
-                .load_op(vk::AttachmentLoadOp::CLEAR)
-                .store_op(vk::AttachmentStoreOp::STORE)];
-            d.cmd_begin_rendering(
-                command,
-                &vk::RenderingInfo::default().render_area(scissors[0]).layer_count(1).color_attachments(&attachments),
-            );
-            d.cmd_bind_pipeline(command, vk::PipelineBindPoint::GRAPHICS, pipeline);
-            d.cmd_draw(command, 3, 1, 0, 0);
-            d.cmd_end_rendering(command);
-            let to_transfer = vk::ImageMemoryBarrier2::default()
-                .src_stage_mask(vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT)
-                .src_access_mask(vk::AccessFlags2::COLOR_ATTACHMENT_WRITE)
-                .dst_stage_mask(vk::PipelineStageFlags2::COPY)
-                .dst_access_mask(vk::AccessFlags2::TRANSFER_READ)
-                .old_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
-                .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
-                .image(image)
-                .subresource_range(range);
-            d.cmd_pipeline_barrier2(
-                command,
-                &vk::DependencyInfo::default().image_memory_barriers(std::slice::from_ref(&to_transfer)),
-            );
-            let region = vk::BufferImageCopy::default()
-                .image_subresource(
-                    vk::ImageSubresourceLayers::default().aspect_mask(vk::ImageAspectFlags::COLOR).layer_count(1),
-                )
-                .image_extent(vk::Extent3D { width: SIZE, height: SIZE, depth: 1 });
-            d.cmd_copy_image_to_buffer(command, image, vk::ImageLayout::TRANSFER_SRC_OPTIMAL, buffer, &[region]);
-            d.end_command_buffer(command).unwrap();
-            let commands = [command];
-            d.queue_submit(self.queue, &[vk::SubmitInfo::default().command_buffers(&commands)], vk::Fence::null())
-                .unwrap();
-            d.queue_wait_idle(self.queue).unwrap();
-
-            let mapped = d.map_memory(buffer_memory, 0, bytes, vk::MemoryMapFlags::empty()).unwrap();
-            let pixels = std::slice::from_raw_parts(mapped.cast::<u8>(), bytes as usize).to_vec();
-            d.unmap_memory(buffer_memory);
-
-            d.free_command_buffers(self.pool, &commands);
-            d.destroy_pipeline(pipeline, None);
-            d.destroy_pipeline_layout(layout, None);
-            d.destroy_shader_module(vertex_module, None);
-            d.destroy_shader_module(fragment_module, None);
-            d.destroy_buffer(buffer, None);
-            d.free_memory(buffer_memory, None);
-            d.destroy_image_view(view, None);
-            d.destroy_image(image, None);
-            d.free_memory(image_memory, None);
-            pixels
-        }
-    }
-}
-
-impl Drop for Gpu {
-    fn drop(&mut self) {
-        // SAFETY: the device is idle (every render waits), and nothing else uses these handles.
-        unsafe {
-            self.device.destroy_command_pool(self.pool, None);
-            self.device.destroy_device(None);
-            self.debug.destroy_debug_utils_messenger(self.messenger, None);
-            self.instance.destroy_instance(None);
-        }
+        d.free_command_buffers(gpu.pool, &commands);
+        d.destroy_pipeline(pipeline, None);
+        d.destroy_pipeline_layout(layout, None);
+        d.destroy_shader_module(vertex_module, None);
+        d.destroy_shader_module(fragment_module, None);
+        d.destroy_buffer(buffer, None);
+        d.free_memory(buffer_memory, None);
+        d.destroy_image_view(view, None);
+        d.destroy_image(image, None);
+        d.free_memory(image_memory, None);
+        pixels
     }
 }
 
@@ -394,7 +264,7 @@ fn specialized_spirv_renders_the_same_pixels_as_pipeline_specialization() {
         let entries: Vec<vk::SpecializationMapEntry> =
             (0..5).map(|i| vk::SpecializationMapEntry { constant_id: i, offset: i * 4, size: 4 }).collect();
         let info = vk::SpecializationInfo::default().map_entries(&entries).data(&data);
-        let by_driver = gpu.render(&vertex, &ubershader, Some(&info));
+        let by_driver = render(&gpu, &vertex, &ubershader, Some(&info));
         // (b) the SPIR-V smolv specialized ahead of time
         let values = [
             (0, Value::Bool(stripes)),
@@ -405,12 +275,11 @@ fn specialized_spirv_renders_the_same_pixels_as_pipeline_specialization() {
         ];
         let specialized = analysis.specialize(&values).unwrap();
         assert!(specialized.len() < ubershader.len());
-        let by_smolv = gpu.render(&vertex, &specialized, None);
+        let by_smolv = render(&gpu, &vertex, &specialized, None);
         let worst = by_driver.iter().zip(&by_smolv).map(|(a, b)| a.abs_diff(*b)).max().unwrap();
         assert!(worst <= 1, "{values:?}: pixels differ by up to {worst}/255");
         distinct.insert(by_driver);
     }
     assert_eq!(distinct.len(), assignments.len(), "every feature set renders differently");
-    let messages = MESSAGES.lock().unwrap();
-    assert!(messages.is_empty(), "validation messages ({}):\n{}", messages.len(), messages.join("\n"));
+    gpu.assert_validation_clean();
 }

@@ -1,0 +1,81 @@
+//! The Vulkan layer, on ash: pipeline plumbing fed by shader reflection.
+//!
+//! This release has the first two pieces:
+//! - [`LayoutCache`]: descriptor-set and pipeline layouts built from
+//!   [`Reflection`](crate::reflect::Reflection), deduplicated, with
+//!   stage-independent layouts for graphics pipeline libraries and an
+//!   optional bindless set at a fixed index;
+//! - [`PipelineCacheFile`]: a `VkPipelineCache` persisted to a file, loaded
+//!   only when its header matches the device.
+//!
+//! Every type owns its handles and destroys them on drop; the raw handles
+//! stay reachable so they mix with the application's own ash code.
+//!
+//! ## Set mapping
+//!
+//! Sets keep the numbers the shaders declare (`layout(set = N)`). A
+//! program's pipeline layout has one set layout per set number up to the
+//! highest used, the union over its stages (stage flags merged); numbers no
+//! stage uses get an empty set layout. For separable programs (graphics
+//! pipeline libraries) each stage also gets its own pipeline layout, created
+//! with `VK_PIPELINE_LAYOUT_CREATE_INDEPENDENT_SETS_BIT_EXT`, in which the
+//! sets only other stages use are `VK_NULL_HANDLE`, as Mesa's zink does; the
+//! conventional split is set 0 for the vertex stage and set 1 for the
+//! fragment stage. The optional bindless set sits at a fixed index
+//! (default 3) in every layout.
+
+#![allow(unsafe_code)]
+
+mod cache;
+mod layout;
+
+pub use cache::{CacheLoad, PipelineCacheFile};
+pub use layout::{BindlessSet, LayoutCache, LayoutOptions, ProgramLayout};
+
+use ash::vk;
+
+/// Why a Vulkan-layer operation failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum VulkanError {
+    /// A Vulkan call returned an error.
+    #[error("{call} failed: {result}")]
+    Call {
+        /// The Vulkan function.
+        call: &'static str,
+        /// What it returned.
+        result: vk::Result,
+    },
+    /// Two stages declare the same binding differently.
+    #[error(
+        "set {set} binding {binding} is {first} in one stage and {second} in another; \
+         make the shaders agree on the binding's type and count"
+    )]
+    BindingConflict {
+        /// The set.
+        set: u32,
+        /// The binding.
+        binding: u32,
+        /// One declaration.
+        first: String,
+        /// The other.
+        second: String,
+    },
+    /// A shader uses the set reserved for bindless resources.
+    #[error(
+        "a shader declares set {0}, which LayoutOptions reserves for the bindless set; move it or the bindless set"
+    )]
+    BindlessSetTaken(u32),
+    /// The pipeline cache file could not be written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
+
+pub(crate) fn check<T>(call: &'static str, result: Result<T, vk::Result>) -> Result<T, VulkanError> {
+    result.map_err(|result| VulkanError::Call { call, result })
+}
