@@ -165,6 +165,162 @@ impl Gpu {
         assert!(messages.is_empty(), "validation messages ({}):\n{}", messages.len(), messages.join("\n"));
     }
 
+    /// A host-visible buffer holding `bytes`, with its memory.
+    pub fn buffer_with(&self, bytes: &[u8], usage: vk::BufferUsageFlags) -> (vk::Buffer, vk::DeviceMemory) {
+        // SAFETY: plain creation; the caller destroys both.
+        unsafe {
+            let buffer = self
+                .device
+                .create_buffer(&vk::BufferCreateInfo::default().size(bytes.len() as u64).usage(usage), None)
+                .unwrap();
+            let requirements = self.device.get_buffer_memory_requirements(buffer);
+            let host = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
+            let memory = self
+                .device
+                .allocate_memory(
+                    &vk::MemoryAllocateInfo::default()
+                        .allocation_size(requirements.size)
+                        .memory_type_index(self.memory_type(requirements.memory_type_bits, host)),
+                    None,
+                )
+                .unwrap();
+            self.device.bind_buffer_memory(buffer, memory, 0).unwrap();
+            let mapped = self.device.map_memory(memory, 0, bytes.len() as u64, vk::MemoryMapFlags::empty()).unwrap();
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), mapped.cast::<u8>(), bytes.len());
+            self.device.unmap_memory(memory);
+            (buffer, memory)
+        }
+    }
+
+    /// Draws three vertices with `pipeline` (dynamic viewport and scissor)
+    /// into a `size`×`size` RGBA8 image and returns its pixels. `bind`
+    /// records what else the draw needs (descriptor sets, push constants).
+    pub fn draw(&self, pipeline: vk::Pipeline, size: u32, bind: impl FnOnce(vk::CommandBuffer)) -> Vec<u8> {
+        let d = &self.device;
+        let format = vk::Format::R8G8B8A8_UNORM;
+        // SAFETY: every object is created, used to completion (queue_wait_idle)
+        // and destroyed within this function.
+        unsafe {
+            let image = d
+                .create_image(
+                    &vk::ImageCreateInfo::default()
+                        .image_type(vk::ImageType::TYPE_2D)
+                        .format(format)
+                        .extent(vk::Extent3D { width: size, height: size, depth: 1 })
+                        .mip_levels(1)
+                        .array_layers(1)
+                        .samples(vk::SampleCountFlags::TYPE_1)
+                        .usage(vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC),
+                    None,
+                )
+                .unwrap();
+            let requirements = d.get_image_memory_requirements(image);
+            let image_memory = d
+                .allocate_memory(
+                    &vk::MemoryAllocateInfo::default().allocation_size(requirements.size).memory_type_index(
+                        self.memory_type(requirements.memory_type_bits, vk::MemoryPropertyFlags::DEVICE_LOCAL),
+                    ),
+                    None,
+                )
+                .unwrap();
+            d.bind_image_memory(image, image_memory, 0).unwrap();
+            let range = vk::ImageSubresourceRange::default()
+                .aspect_mask(vk::ImageAspectFlags::COLOR)
+                .level_count(1)
+                .layer_count(1);
+            let view = d
+                .create_image_view(
+                    &vk::ImageViewCreateInfo::default()
+                        .image(image)
+                        .view_type(vk::ImageViewType::TYPE_2D)
+                        .format(format)
+                        .subresource_range(range),
+                    None,
+                )
+                .unwrap();
+            let bytes = u64::from(size * size * 4);
+            let (buffer, buffer_memory) =
+                self.buffer_with(&vec![0; bytes as usize], vk::BufferUsageFlags::TRANSFER_DST);
+            let command = d
+                .allocate_command_buffers(
+                    &vk::CommandBufferAllocateInfo::default().command_pool(self.pool).command_buffer_count(1),
+                )
+                .unwrap()[0];
+            d.begin_command_buffer(command, &vk::CommandBufferBeginInfo::default()).unwrap();
+            let to_attachment = vk::ImageMemoryBarrier2::default()
+                .src_stage_mask(vk::PipelineStageFlags2::TOP_OF_PIPE)
+                .dst_stage_mask(vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT)
+                .dst_access_mask(vk::AccessFlags2::COLOR_ATTACHMENT_WRITE)
+                .old_layout(vk::ImageLayout::UNDEFINED)
+                .new_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+                .image(image)
+                .subresource_range(range);
+            d.cmd_pipeline_barrier2(
+                command,
+                &vk::DependencyInfo::default().image_memory_barriers(std::slice::from_ref(&to_attachment)),
+            );
+            let area =
+                vk::Rect2D { offset: vk::Offset2D::default(), extent: vk::Extent2D { width: size, height: size } };
+            let attachments = [vk::RenderingAttachmentInfo::default()
+                .image_view(view)
+                .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+                .load_op(vk::AttachmentLoadOp::CLEAR)
+                .store_op(vk::AttachmentStoreOp::STORE)];
+            d.cmd_begin_rendering(
+                command,
+                &vk::RenderingInfo::default().render_area(area).layer_count(1).color_attachments(&attachments),
+            );
+            d.cmd_bind_pipeline(command, vk::PipelineBindPoint::GRAPHICS, pipeline);
+            let viewport = vk::Viewport {
+                x: 0.0,
+                y: 0.0,
+                width: size as f32,
+                height: size as f32,
+                min_depth: 0.0,
+                max_depth: 1.0,
+            };
+            d.cmd_set_viewport(command, 0, &[viewport]);
+            d.cmd_set_scissor(command, 0, &[area]);
+            bind(command);
+            d.cmd_draw(command, 3, 1, 0, 0);
+            d.cmd_end_rendering(command);
+            let to_transfer = vk::ImageMemoryBarrier2::default()
+                .src_stage_mask(vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT)
+                .src_access_mask(vk::AccessFlags2::COLOR_ATTACHMENT_WRITE)
+                .dst_stage_mask(vk::PipelineStageFlags2::COPY)
+                .dst_access_mask(vk::AccessFlags2::TRANSFER_READ)
+                .old_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+                .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
+                .image(image)
+                .subresource_range(range);
+            d.cmd_pipeline_barrier2(
+                command,
+                &vk::DependencyInfo::default().image_memory_barriers(std::slice::from_ref(&to_transfer)),
+            );
+            let region = vk::BufferImageCopy::default()
+                .image_subresource(
+                    vk::ImageSubresourceLayers::default().aspect_mask(vk::ImageAspectFlags::COLOR).layer_count(1),
+                )
+                .image_extent(vk::Extent3D { width: size, height: size, depth: 1 });
+            d.cmd_copy_image_to_buffer(command, image, vk::ImageLayout::TRANSFER_SRC_OPTIMAL, buffer, &[region]);
+            d.end_command_buffer(command).unwrap();
+            let commands = [command];
+            d.queue_submit(self.queue, &[vk::SubmitInfo::default().command_buffers(&commands)], vk::Fence::null())
+                .unwrap();
+            d.queue_wait_idle(self.queue).unwrap();
+            let mapped = d.map_memory(buffer_memory, 0, bytes, vk::MemoryMapFlags::empty()).unwrap();
+            let pixels = std::slice::from_raw_parts(mapped.cast::<u8>(), bytes as usize).to_vec();
+            d.unmap_memory(buffer_memory);
+            d.free_command_buffers(self.pool, &commands);
+            d.destroy_buffer(buffer, None);
+            d.free_memory(buffer_memory, None);
+            d.destroy_image_view(view, None);
+            d.destroy_image(image, None);
+            d.free_memory(image_memory, None);
+            pixels
+        }
+    }
+
     /// A memory type index among `bits` with `flags`.
     pub fn memory_type(&self, bits: u32, flags: vk::MemoryPropertyFlags) -> u32 {
         (0..self.memory_properties.memory_type_count)

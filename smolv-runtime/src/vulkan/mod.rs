@@ -28,9 +28,11 @@
 
 mod cache;
 mod layout;
+mod pipelines;
 
 pub use cache::{CacheLoad, PipelineCacheFile};
 pub use layout::{BindlessSet, LayoutCache, LayoutOptions, ProgramLayout};
+pub use pipelines::{GraphicsState, PipelineManager, PipelineOptions, PipelineSlot, Stage};
 
 use ash::vk;
 
