@@ -191,6 +191,18 @@ impl Specialization<'_> {
         for index in begin + 1..end {
             let words = a.words_of(index);
             let opcode = a.insts[index].opcode;
+            // OpCompositeConstruct of constants is a constant composite.
+            if opcode == 80
+                && words.len() >= 4
+                && self.constituents_match(words[1], words.len() - 3)
+                && words[3..].iter().all(|&c| self.known_constant(c))
+            {
+                let id = words[2];
+                self.known[id as usize] = Some(Known::Composite(index as u32));
+                self.frozen[id as usize] = true;
+                self.folded_locals.push(id);
+                continue;
+            }
             if words.len() < 4 || !(81..=83).contains(&opcode) && !(113..=200).contains(&opcode) {
                 continue;
             }
@@ -205,6 +217,24 @@ impl Specialization<'_> {
                 self.folded_locals.push(id);
             }
         }
+    }
+
+    /// Whether a constant composite of type `ty` may have `count`
+    /// constituents: a vector construct may concatenate smaller vectors,
+    /// which a constant composite may not.
+    fn constituents_match(&self, ty: u32, count: usize) -> bool {
+        let a = self.analysis;
+        match a.def_of(ty).map(|d| a.words_of(d)) {
+            Some(words) if words[0] & 0xFFFF == 23 => words.get(3) == Some(&(count as u32)),
+            Some(_) => true,
+            None => false,
+        }
+    }
+
+    /// Whether `id` is (now) a module-level constant: a known value whose
+    /// definition is a constant or has been frozen into one.
+    fn known_constant(&self, id: u32) -> bool {
+        self.known.get(id as usize).is_some_and(Option::is_some) && self.frozen_or_constant(id)
     }
 
     /// The words of a constant defining `id` with its known value.

@@ -1,0 +1,207 @@
+//! Pipeline creation: graphics pipeline libraries against monolithic
+//! pipelines, measured in the same run.
+//!
+//! `cargo bench -p smolv-runtime --bench pipelines`
+//!
+//! The scene has 50 materials, each with its own fragment shader, sharing one
+//! vertex stage and one output state. As in DXVK, a material's fragment
+//! library is created when its shader loads (load time), and its pipeline is
+//! linked when a draw first needs it (draw time). It needs a Vulkan device
+//! with VK_EXT_graphics_pipeline_library (lavapipe has it) and
+//! `glslangValidator` to compile the shaders; Mesa's shader cache is
+//! disabled so the numbers are cold.
+#![allow(missing_docs, unsafe_code)]
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use ash::vk;
+use smolv_runtime::reflect::{Reflection, ShaderStage};
+use smolv_runtime::vulkan::{GraphicsState, PipelineManager, PipelineOptions, Stage};
+
+const MATERIALS: usize = 50;
+
+fn compile(dir: &std::path::Path, name: &str, source: &str) -> Vec<u32> {
+    let input = dir.join(name);
+    let output = dir.join(format!("{name}.spv"));
+    std::fs::write(&input, source).unwrap();
+    let status = Command::new("glslangValidator")
+        .args(["-V", "--target-env", "vulkan1.2", "-o"])
+        .arg(&output)
+        .arg(&input)
+        .output()
+        .expect("glslangValidator (glslang-tools) is needed to compile the benchmark's shaders");
+    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stdout));
+    std::fs::read(&output).unwrap().chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+fn material(i: usize) -> String {
+    format!(
+        "#version 450\nlayout(location = 0) in vec2 uv;\nlayout(location = 0) out vec4 color;\n\
+         layout(set = 1, binding = 0) uniform Material {{ vec4 albedo; vec4 params; }} m;\n\
+         void main() {{\n  vec3 c = m.albedo.rgb * {scale:.3};\n\
+           for (int i = 0; i < {loops}; ++i) {{ c = mix(c, vec3(uv, 0.5) * m.params.xyz, 0.{i:02}); c = sin(c * {freq}.0) * 0.5 + 0.5; }}\n\
+           if (m.params.w > {threshold:.2}) {{ c = pow(c, vec3(2.2)); }} else {{ c = sqrt(c); }}\n\
+           color = vec4(c, 1.0);\n}}\n",
+        scale = 0.5 + i as f32 * 0.01,
+        loops = 2 + i % 5,
+        freq = 1 + i % 7,
+        threshold = i as f32 / MATERIALS as f32
+    )
+}
+
+const VERTEX: &str = "#version 450\nlayout(location = 0) out vec2 uv;\n\
+void main() {\n  uv = vec2((gl_VertexIndex << 1) & 2, gl_VertexIndex & 2);\n  gl_Position = vec4(uv * 2.0 - 1.0, 0.0, 1.0);\n}\n";
+
+fn reflection(stage: ShaderStage) -> Reflection {
+    let mut reflection = Reflection::new(stage, "main");
+    if stage == ShaderStage::Fragment {
+        reflection.bindings.push(smolv_runtime::reflect::DescriptorBinding {
+            set: 1,
+            binding: 0,
+            kind: smolv_runtime::reflect::DescriptorKind::UniformBuffer,
+            count: 1,
+            stages: stage.vk_stage_flag(),
+            name: "m".into(),
+        });
+    }
+    reflection
+}
+
+struct Device {
+    // Keeps the Vulkan loader loaded until the device and instance are gone.
+    _entry: ash::Entry,
+    instance: ash::Instance,
+    device: ash::Device,
+}
+
+fn open_device() -> Option<Device> {
+    // SAFETY: plain Vulkan set-up; both handles are destroyed at the end of main.
+    unsafe {
+        let entry = ash::Entry::load().ok()?;
+        let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_3);
+        let instance = entry.create_instance(&vk::InstanceCreateInfo::default().application_info(&app), None).ok()?;
+        let physical = *instance.enumerate_physical_devices().ok()?.first()?;
+        let has_gpl = instance
+            .enumerate_device_extension_properties(physical)
+            .ok()?
+            .iter()
+            .any(|e| e.extension_name_as_c_str() == Ok(ash::ext::graphics_pipeline_library::NAME));
+        if !has_gpl {
+            return None;
+        }
+        let family = instance
+            .get_physical_device_queue_family_properties(physical)
+            .iter()
+            .position(|f| f.queue_flags.contains(vk::QueueFlags::GRAPHICS))? as u32;
+        let priorities = [1.0];
+        let queues = [vk::DeviceQueueCreateInfo::default().queue_family_index(family).queue_priorities(&priorities)];
+        let extensions =
+            [ash::khr::pipeline_library::NAME.as_ptr(), ash::ext::graphics_pipeline_library::NAME.as_ptr()];
+        let mut features13 = vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true);
+        let mut gpl = vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default().graphics_pipeline_library(true);
+        let info = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&queues)
+            .enabled_extension_names(&extensions)
+            .push_next(&mut features13)
+            .push_next(&mut gpl);
+        let device = instance.create_device(physical, &info, None).ok()?;
+        Some(Device { _entry: entry, instance, device })
+    }
+}
+
+fn average(total: Duration, n: usize) -> Duration {
+    total / n as u32
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.3} ms", d.as_secs_f64() * 1e3)
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    // SAFETY: set before any thread starts and before Mesa reads it.
+    unsafe { std::env::set_var("MESA_SHADER_CACHE_DISABLE", "true") };
+    let Some(gpu) = open_device() else {
+        println!("no Vulkan device with VK_EXT_graphics_pipeline_library; install mesa-vulkan-drivers (lavapipe)");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("smolv-pipelines-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let vertex_code = compile(&dir, "scene.vert", VERTEX);
+    let fragments: Vec<Vec<u32>> = (0..MATERIALS).map(|i| compile(&dir, &format!("m{i}.frag"), &material(i))).collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    let (vertex_reflection, fragment_reflection) = (reflection(ShaderStage::Vertex), reflection(ShaderStage::Fragment));
+    let vertex = Stage { spirv: &vertex_code, reflection: &vertex_reflection, code_hash: 1, specialization: &[] };
+    let stage = |i: usize| Stage {
+        spirv: &fragments[i],
+        reflection: &fragment_reflection,
+        code_hash: 100 + i as u64,
+        specialization: &[],
+    };
+    let state = GraphicsState::default();
+
+    let libraries = PipelineManager::new(gpu.device.clone(), vk::PipelineCache::null(), PipelineOptions::default());
+    let monolithic = PipelineManager::new(
+        gpu.device.clone(),
+        vk::PipelineCache::null(),
+        PipelineOptions { force_monolithic: true, ..PipelineOptions::default() },
+    );
+    // Warm-up: the shared vertex-input, pre-rasterization and output libraries.
+    let warm = libraries.get_pipeline(&vertex, &stage(0), &state).unwrap();
+    while !warm.is_optimized() {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+
+    // (a) load time: each material's fragment library.
+    let mut load = Duration::ZERO;
+    for i in 1..MATERIALS {
+        let start = Instant::now();
+        libraries.preload_fragment(&vertex, &stage(i), &state).unwrap();
+        load += start.elapsed();
+    }
+    let load = average(load, MATERIALS - 1);
+
+    // (b) draw time: fast link of cached libraries, and (c) when the
+    // optimized link lands; against a monolithic pipeline made at draw time.
+    let (mut fast, mut optimized, mut mono) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
+    for i in 1..MATERIALS {
+        let start = Instant::now();
+        let slot = libraries.get_pipeline(&vertex, &stage(i), &state).unwrap();
+        fast += start.elapsed();
+        while !slot.is_optimized() {
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        optimized += start.elapsed();
+        let start = Instant::now();
+        monolithic.get_pipeline(&vertex, &stage(i), &state).unwrap();
+        mono += start.elapsed();
+    }
+    let n = MATERIALS - 1;
+    let (fast, optimized, mono) = (average(fast, n), average(optimized, n), average(mono, n));
+    drop(libraries);
+    drop(monolithic);
+
+    println!(
+        "pipeline creation, {MATERIALS} materials (own fragment shader, shared vertex stage and output), averages:"
+    );
+    println!("  {:<58} {:>12}", "(a) load time: fragment library per material", ms(load));
+    println!("  {:<58} {:>12}", "(b) draw time: fast link of cached libraries", ms(fast));
+    println!("  {:<58} {:>12}", "    draw time: monolithic pipeline (peer)", ms(mono));
+    println!("  {:<58} {:>12}", "(c) optimized link ready, after the draw-time request", ms(optimized));
+    println!(
+        "  {:<58} {:>12}   ({:.2} of monolithic)",
+        "(d) load + draw time with libraries",
+        ms(load + fast),
+        (load + fast).as_secs_f64() / mono.as_secs_f64()
+    );
+    println!("first pipeline vs monolithic: {:.3}", fast.as_secs_f64() / mono.as_secs_f64());
+    println!("target: first pipeline vs monolithic <= 0.5");
+    // SAFETY: every pipeline is destroyed (managers dropped) and the device is idle.
+    unsafe {
+        gpu.device.destroy_device(None);
+        gpu.instance.destroy_instance(None);
+    }
+}
