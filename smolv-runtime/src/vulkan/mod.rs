@@ -1,12 +1,24 @@
 //! The Vulkan layer, on ash: pipeline plumbing fed by shader reflection.
 //!
-//! This release has the first two pieces:
+//! - [`PipelineManager`]: graphics pipelines the way Mesa's zink and DXVK
+//!   build them with VK_EXT_graphics_pipeline_library: four per-stage
+//!   libraries cached by state (shader code by content hash), a fast link
+//!   returned at once, the link-time-optimized pipeline linked on a worker
+//!   thread and swapped in atomically ([`PipelineSlot::current`]), and
+//!   monolithic pipelines through the same API where libraries are
+//!   unavailable or `SMOLV_FORCE_MONOLITHIC=1`. Spec constants go to the
+//!   driver, or are folded into the SPIR-V first
+//!   ([`PipelineOptions::specialize_ahead`]).
 //! - [`LayoutCache`]: descriptor-set and pipeline layouts built from
 //!   [`Reflection`](crate::reflect::Reflection), deduplicated, with
 //!   stage-independent layouts for graphics pipeline libraries and an
 //!   optional bindless set at a fixed index;
 //! - [`PipelineCacheFile`]: a `VkPipelineCache` persisted to a file, loaded
 //!   only when its header matches the device.
+//!
+//! The device needs Vulkan 1.3 dynamic rendering, and for libraries
+//! `VK_KHR_pipeline_library` and `VK_EXT_graphics_pipeline_library` with the
+//! `graphicsPipelineLibrary` feature enabled.
 //!
 //! Every type owns its handles and destroys them on drop; the raw handles
 //! stay reachable so they mix with the application's own ash code.
