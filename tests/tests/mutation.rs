@@ -3,23 +3,7 @@
 //! decoder gives back exactly.
 
 use smolv_runtime::{DecodeOptions, EncodeOptions, decode, decoded_len, encode};
-use smolv_tests::{Corpus, read, words};
-
-/// Deterministic xorshift, so a failure reproduces.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
+use smolv_tests::{Corpus, Rng, read, words};
 
 /// One mutation of `data`: a bit flip, a byte overwrite, a truncation, a
 /// header-word edit, or a duplicated span.

@@ -2,19 +2,7 @@
 //! wherever the input did, with default values and with random ones.
 
 use smolv_runtime::specialize::{Analysis, SpecializeError, Specializer, Value};
-use smolv_tests::{Corpus, Failures, read, spirv_val, words};
-
-/// Deterministic xorshift, so a failure reproduces.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
+use smolv_tests::{Corpus, Failures, Rng, read, spirv_val, words};
 
 fn env_of(module: &[u32]) -> String {
     format!("spv1.{}", (module[1] >> 8) & 0xFF)

@@ -359,14 +359,8 @@ impl PipelineManager {
                 let specialization = SpecializationData::new(self.driver_values(vertex));
                 let info_spec = specialization.info();
                 let entry = entry_name(vertex.reflection);
-                let mut stage = vk::PipelineShaderStageCreateInfo::default()
-                    .stage(vk::ShaderStageFlags::VERTEX)
-                    .name(entry.as_c_str())
-                    .push_next(&mut module);
-                if let Some(info) = &info_spec {
-                    stage = stage.specialization_info(info);
-                }
-                let stages = [stage];
+                let stages =
+                    [shader_stage(vk::ShaderStageFlags::VERTEX, &entry, info_spec.as_ref()).push_next(&mut module)];
                 let viewport = vk::PipelineViewportStateCreateInfo::default().viewport_count(1).scissor_count(1);
                 let raster = vk::PipelineRasterizationStateCreateInfo::default()
                     .polygon_mode(vk::PolygonMode::FILL)
@@ -429,14 +423,8 @@ impl PipelineManager {
             let specialization = SpecializationData::new(self.driver_values(fragment));
             let info_spec = specialization.info();
             let entry = entry_name(fragment.reflection);
-            let mut stage = vk::PipelineShaderStageCreateInfo::default()
-                .stage(vk::ShaderStageFlags::FRAGMENT)
-                .name(entry.as_c_str())
-                .push_next(&mut module);
-            if let Some(info) = &info_spec {
-                stage = stage.specialization_info(info);
-            }
-            let stages = [stage];
+            let stages =
+                [shader_stage(vk::ShaderStageFlags::FRAGMENT, &entry, info_spec.as_ref()).push_next(&mut module)];
             let depth = depth_state(state);
             let multisample =
                 vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(vk::SampleCountFlags::TYPE_1);
@@ -499,21 +487,10 @@ impl PipelineManager {
         );
         let (vertex_info, fragment_info) = (vertex_spec.info(), fragment_spec.info());
         let (vertex_entry, fragment_entry) = (entry_name(vertex.reflection), entry_name(fragment.reflection));
-        let mut vertex_stage = vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::VERTEX)
-            .module(modules[0])
-            .name(vertex_entry.as_c_str());
-        if let Some(info) = &vertex_info {
-            vertex_stage = vertex_stage.specialization_info(info);
-        }
-        let mut fragment_stage = vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::FRAGMENT)
-            .module(modules[1])
-            .name(fragment_entry.as_c_str());
-        if let Some(info) = &fragment_info {
-            fragment_stage = fragment_stage.specialization_info(info);
-        }
-        let stages = [vertex_stage, fragment_stage];
+        let stages = [
+            shader_stage(vk::ShaderStageFlags::VERTEX, &vertex_entry, vertex_info.as_ref()).module(modules[0]),
+            shader_stage(vk::ShaderStageFlags::FRAGMENT, &fragment_entry, fragment_info.as_ref()).module(modules[1]),
+        ];
         let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
             .vertex_binding_descriptions(&state.vertex_bindings)
             .vertex_attribute_descriptions(&state.vertex_attributes);
@@ -584,6 +561,19 @@ fn blend_attachments(state: &GraphicsState) -> Vec<vk::PipelineColorBlendAttachm
         .dst_alpha_blend_factor(vk::BlendFactor::ONE_MINUS_SRC_ALPHA)
         .alpha_blend_op(vk::BlendOp::ADD);
     vec![attachment; state.color_formats.len()]
+}
+
+/// A shader stage naming `entry`, with `specialization` when there is one.
+fn shader_stage<'a>(
+    stage: vk::ShaderStageFlags,
+    entry: &'a std::ffi::CStr,
+    specialization: Option<&'a vk::SpecializationInfo<'a>>,
+) -> vk::PipelineShaderStageCreateInfo<'a> {
+    let info = vk::PipelineShaderStageCreateInfo::default().stage(stage).name(entry);
+    match specialization {
+        Some(specialization) => info.specialization_info(specialization),
+        None => info,
+    }
 }
 
 fn entry_name(reflection: &Reflection) -> std::ffi::CString {
