@@ -20,14 +20,14 @@ fn mutate(rng: &mut Rng, data: &[u8]) -> Vec<u8> {
         1 => {
             for _ in 0..1 + rng.below(8) {
                 let at = rng.below(out.len());
-                out[at] = rng.next() as u8;
+                out[at] = rng.next_u64() as u8;
             }
         }
         2 => out.truncate(rng.below(out.len())),
         3 => {
             let word = rng.below(out.len().min(24) / 4);
             let value = match rng.below(3) {
-                0 => rng.next() as u32,
+                0 => rng.next_u64() as u32,
                 1 => u32::from_le_bytes(out[word * 4..word * 4 + 4].try_into().unwrap()).wrapping_add(4),
                 _ => 0xFFFF_FFFC,
             };

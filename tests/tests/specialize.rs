@@ -17,9 +17,9 @@ fn random_values(analysis: &Analysis, module: &[u32], rng: &mut Rng) -> Vec<(u32
         .into_iter()
         .filter_map(|id| {
             let value = match kinds.iter().find(|(s, _)| *s == id)?.1 {
-                Kind::Bool => Value::Bool(rng.next().is_multiple_of(2)),
-                Kind::Int => Value::I32((rng.next() % 7) as i32 - 2),
-                Kind::Float => Value::F32((rng.next() % 9) as f32 * 0.5),
+                Kind::Bool => Value::Bool(rng.next_u64().is_multiple_of(2)),
+                Kind::Int => Value::I32((rng.next_u64() % 7) as i32 - 2),
+                Kind::Float => Value::F32((rng.next_u64() % 9) as f32 * 0.5),
                 Kind::Other => return None,
             };
             Some((id, value))
@@ -145,9 +145,9 @@ fn mutated_modules_never_panic() {
     let module = words(&read(&corpus.spirv_path("blender/43_spv16_eevee_film_frag_frag.spv")));
     for _ in 0..300 {
         let mut mutated = module.clone();
-        for _ in 0..1 + rng.next() % 4 {
-            let at = 5 + (rng.next() as usize) % (mutated.len() - 5);
-            mutated[at] ^= 1 << (rng.next() % 32);
+        for _ in 0..1 + rng.next_u64() % 4 {
+            let at = 5 + (rng.next_u64() as usize) % (mutated.len() - 5);
+            mutated[at] ^= 1 << (rng.next_u64() % 32);
         }
         if let Ok(analysis) = Specializer::analyze(&mutated) {
             let _ = analysis.specialize(&[]);
@@ -203,12 +203,12 @@ fn a_project_ubershader_stays_valid_for_random_feature_sets() {
     let mut sizes = std::collections::BTreeSet::new();
     for _ in 0..24 {
         let values = vec![
-            (0, Value::Bool(rng.next().is_multiple_of(2))),
-            (1, Value::Bool(rng.next().is_multiple_of(2))),
-            (2, Value::I32((rng.next() % 5) as i32)),
-            (3, Value::I32((rng.next() % 4) as i32)),
-            (4, Value::Bool(rng.next().is_multiple_of(2))),
-            (5, Value::F32(0.5 + (rng.next() % 4) as f32)),
+            (0, Value::Bool(rng.next_u64().is_multiple_of(2))),
+            (1, Value::Bool(rng.next_u64().is_multiple_of(2))),
+            (2, Value::I32((rng.next_u64() % 5) as i32)),
+            (3, Value::I32((rng.next_u64() % 4) as i32)),
+            (4, Value::Bool(rng.next_u64().is_multiple_of(2))),
+            (5, Value::F32(0.5 + (rng.next_u64() % 4) as f32)),
         ];
         let out = analysis.specialize(&values).unwrap();
         spirv_val(&out, "vulkan1.2").unwrap_or_else(|e| panic!("{values:?}: {e}"));
