@@ -233,6 +233,8 @@ pub struct Config {
     pub(crate) spirv_opt: Option<PathBuf>,
     pub(crate) cargo_directives: Option<bool>,
     pub(crate) keep_going: bool,
+    pub(crate) auto_map_locations: bool,
+    pub(crate) auto_bind_uniforms: bool,
 }
 
 impl Default for Config {
@@ -265,6 +267,8 @@ impl Config {
             spirv_opt: None,
             cargo_directives: None,
             keep_going: false,
+            auto_map_locations: false,
+            auto_bind_uniforms: false,
         }
     }
 
@@ -377,7 +381,7 @@ impl Config {
         self
     }
 
-    /// The `spirv-opt` binary used for WGSL. Default: `SMOLV_SPIRV_OPT`, else
+    /// The `spirv-opt` binary that size-optimizes every module. Default: `SMOLV_SPIRV_OPT`, else
     /// `spirv-opt` on `PATH`.
     pub fn spirv_opt(&mut self, path: impl AsRef<Path>) -> &mut Self {
         self.spirv_opt = Some(path.as_ref().to_owned());
@@ -396,6 +400,34 @@ impl Config {
     /// `cargo smolv build` does). Default: off, so one failure fails the build.
     pub fn keep_going(&mut self, keep_going: bool) -> &mut Self {
         self.keep_going = keep_going;
+        self
+    }
+
+    /// Gives GLSL and HLSL shader inputs and outputs without a
+    /// `layout(location = N)` one automatically, in declaration order (glslc's
+    /// `-fauto-map-locations`). Default: off, so a missing location is an
+    /// error, as Vulkan GLSL requires.
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders").auto_map_locations(true);
+    /// ```
+    pub fn auto_map_locations(&mut self, auto: bool) -> &mut Self {
+        self.auto_map_locations = auto;
+        self
+    }
+
+    /// Gives GLSL and HLSL uniforms, buffers, textures and images without a
+    /// `layout(binding = N)` one automatically, in set 0 (glslc's
+    /// `-fauto-bind-uniforms`). Default: off. Reflection data reports the
+    /// bindings that were chosen.
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders").auto_bind_uniforms(true);
+    /// ```
+    pub fn auto_bind_uniforms(&mut self, auto: bool) -> &mut Self {
+        self.auto_bind_uniforms = auto;
         self
     }
 

@@ -43,7 +43,7 @@
 //! |---|---|
 //! | find | `.vert .frag .comp .geom .tesc .tese .mesh .task .rgen .rchit .rmiss .rahit .rint .rcall` are GLSL of that stage; `.glsl`/`.hlsl` name their stage with a double extension (`blur.comp.hlsl`) or `#pragma shader_stage(compute)`, and are include files otherwise; `.wgsl` gives one module per entry point (`sky.wgsl#fs_main`) |
 //! | compile | shaderc for GLSL and HLSL (cargo feature `shaderc`), naga for WGSL (feature `wgsl`) |
-//! | optimize | shaderc's size level for GLSL and HLSL; the `spirv-opt -Os` binary for WGSL (see [`optimize`](crate#optimizer)) |
+//! | optimize | the SPIRV-Tools `-Os` recipe, run as the `spirv-opt` binary for every language (shaderc's in-process size level for GLSL/HLSL only when `spirv-opt` is missing; see [Optimizer](crate#optimizer)) |
 //! | encode | SMOL-V, stripped of debug info in release builds |
 //! | compress | zstd level 19, with a dictionary trained over the crate's shaders when that makes the total smaller |
 //! | cache | blake3 over sources, includes, defines, options and compiler versions; one directory per workspace |
@@ -51,11 +51,14 @@
 //!
 //! ## Optimizer
 //!
-//! WGSL output goes through the `spirv-opt` binary rather than an
-//! in-process SPIRV-Tools: it needs no C++ build, a crash in it (2023.1
-//! segfaults on some valid modules) cannot take the build down, and the
-//! recipe is exactly `spirv-opt -Os`. When it fails or is missing, the
-//! module ships unoptimized and the build prints a warning.
+//! Every module goes through the `spirv-opt` binary rather than an
+//! in-process SPIRV-Tools: it needs no C++ build for WGSL users, a crash in
+//! it (2023.1 segfaults on some valid modules, including several of
+//! glslang's test shaders) cannot take the build down, and the recipe is
+//! exactly `spirv-opt -Os`. When it fails, the module ships unoptimized and
+//! the build prints a warning. When `spirv-opt` is not installed, GLSL and
+//! HLSL fall back to shaderc's size level (the same recipe, in-process) and
+//! WGSL ships unoptimized, with a warning.
 //!
 //! ## Linking shaderc
 //!

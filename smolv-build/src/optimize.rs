@@ -1,15 +1,19 @@
-//! The size optimizer for modules their frontend did not optimize (WGSL).
+//! The size optimizer, for every language.
 //!
 //! It runs the `spirv-opt` binary with the SPIRV-Tools `-Os` recipe (or
-//! `-O`), rather than linking SPIRV-Tools in-process:
+//! `-O`) on each compiled module, rather than optimizing in-process (GLSL
+//! and HLSL are compiled by shaderc without optimization first; shaderc's
+//! own size level, the same recipe in-process, is used only when `spirv-opt`
+//! is not installed):
 //! - No C++ build. Debian's SPIRV-Tools has no C API for the optimizer, and
 //!   the `spirv-tools` crate builds SPIRV-Tools from source with CMake,
 //!   minutes per clean build; the binary is one `apt-get install
 //!   spirv-tools` away and is what every Vulkan SDK ships.
-//! - Crash isolation. `spirv-opt` 2023.1 segfaults on some valid modules
-//!   (a cooperative-matrix shader of our corpus); in a separate process a
-//!   crash is just a failed step, and the build falls back to the
-//!   unoptimized module with a warning instead of dying.
+//! - Crash isolation. SPIRV-Tools 2023.1 segfaults on some valid modules
+//!   (a cooperative-matrix shader of our corpus, several of glslang's own
+//!   test shaders); in a separate process a crash is just a failed step,
+//!   and the build falls back to the unoptimized module with a warning,
+//!   where in-process it would kill the build script.
 //! - It is exactly the recipe users know from the command line.
 //!
 //! Spawning costs a few milliseconds per module, paid only on cache misses.

@@ -17,7 +17,7 @@ use crate::frontend::{self, CompiledModule};
 use crate::optimize;
 use crate::reflect::reflect;
 use crate::report::{FailedShader, ModuleReport, Report};
-use crate::source::{Job, Language, Sources};
+use crate::source::{Job, Sources};
 
 /// Environment variables the build reads; Cargo reruns it when they change.
 const ENV_KNOBS: [&str; 4] = ["SMOLV_CACHE_DIR", "SMOLV_REPORT", "SMOLV_SPIRV_OPT", "CARGO_TARGET_DIR"];
@@ -31,6 +31,8 @@ pub(crate) struct Settings {
     pub(crate) strip_debug: bool,
     pub(crate) include_dirs: Vec<PathBuf>,
     pub(crate) spirv_opt: Option<PathBuf>,
+    pub(crate) auto_map_locations: bool,
+    pub(crate) auto_bind_uniforms: bool,
 }
 
 /// What one job produced, from the compiler or the cache.
@@ -84,6 +86,8 @@ pub(crate) fn run(config: &Config) -> Result<Report, Error> {
         strip_debug: config.strip_debug.unwrap_or_else(|| env("PROFILE").as_deref() == Some("release")),
         include_dirs: config.include_dirs.iter().map(|d| base.join(d)).collect(),
         spirv_opt: optimize::find_spirv_opt(config.spirv_opt.as_deref()),
+        auto_map_locations: config.auto_map_locations,
+        auto_bind_uniforms: config.auto_bind_uniforms,
     };
     settings.include_dirs.iter().for_each(|dir| directives.rerun_if_changed(dir));
 
@@ -100,7 +104,7 @@ pub(crate) fn run(config: &Config) -> Result<Report, Error> {
         .num_threads(threads)
         .build()
         .map_err(|e| Error::Internal(format!("cannot start worker threads: {e}")))?;
-    let identity = build_identity(&settings, &sources.jobs);
+    let identity = build_identity(&settings);
     let hashes = FileHashes::default();
 
     let outputs: Vec<Result<JobOutput, Vec<Diagnostic>>> = pool
@@ -165,12 +169,10 @@ fn describe_inputs(config: &Config) -> String {
 }
 
 /// Versions of everything that turns source into SPIR-V.
-fn build_identity(settings: &Settings, jobs: &[Job]) -> String {
+fn build_identity(settings: &Settings) -> String {
     let mut identity = format!("smolv-build-{};{}", env!("CARGO_PKG_VERSION"), frontend::compiler_identity());
-    if jobs.iter().any(|j| j.language == Language::Wgsl) {
-        if let Some(tool) = &settings.spirv_opt {
-            identity.push_str(&optimize::spirv_opt_version(tool));
-        }
+    if let Some(tool) = &settings.spirv_opt {
+        identity.push_str(&optimize::spirv_opt_version(tool));
     }
     identity
 }
@@ -182,12 +184,14 @@ fn job_key(job: &Job, settings: &Settings, identity: &str, source: &[u8]) -> Key
         .text(&job.path.to_string_lossy())
         .text(&format!("{:?}/{:?}/{}", job.language, job.stage, job.entry_point))
         .text(&format!(
-            "{:?}/{:?}/{:?}/{}/{:?}",
+            "{:?}/{:?}/{:?}/{}/{:?}/{}/{}",
             settings.target_env,
             settings.spirv_version,
             settings.optimization,
             settings.strip_debug,
-            settings.spirv_opt.is_some()
+            settings.spirv_opt.is_some(),
+            settings.auto_map_locations,
+            settings.auto_bind_uniforms
         ));
     for define in &job.defines {
         key.text(&define.name).text(define.value.as_deref().unwrap_or(""));

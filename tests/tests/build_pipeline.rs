@@ -315,3 +315,41 @@ fn an_hlsl_file_without_a_stage_is_reported_not_silently_skipped() {
         report.warnings
     );
 }
+
+#[test]
+fn glsl_is_optimized_out_of_process_so_an_optimizer_crash_cannot_kill_the_build() {
+    let tree = Tree::new(&[("shaders/plain.frag", STANDALONE), ("shaders/double.comp", COMPUTE)]);
+    let report = tree.build().unwrap();
+    assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    // A crashing optimizer (here: one that always fails) costs only the
+    // optimization of GLSL modules, never the build.
+    let report = tree.config("out-failing").spirv_opt("/bin/false").try_compile().unwrap();
+    assert_eq!(report.modules.len(), 2);
+    for module in &report.modules {
+        assert_eq!(module.optimized_bytes, module.spirv_bytes, "{}", module.name);
+        assert!(report.warnings.iter().any(|w| w.starts_with(&module.name) && w.contains("not optimized")));
+    }
+}
+
+#[test]
+fn opengl_style_glsl_needs_auto_locations_and_bindings() {
+    const OPENGL_STYLE: &str = "#version 450\nin vec2 uv;\nout vec4 color;\nuniform sampler2D albedo;\n\
+                                layout(std140) uniform Light { vec4 tint; };\n\
+                                void main() { color = texture(albedo, uv) * tint; }\n";
+    let tree = Tree::new(&[("shaders/legacy.frag", OPENGL_STYLE)]);
+    let Err(Error::Compile { diagnostics, .. }) = tree.build() else { panic!("Vulkan GLSL requires locations") };
+    assert!(diagnostics.iter().any(|d| d.message.contains("location")), "{diagnostics:?}");
+
+    let report = tree.config("out-auto").auto_map_locations(true).auto_bind_uniforms(true).try_compile().unwrap();
+    assert_eq!(report.modules.len(), 1);
+    let set = smolv_runtime::ShaderSet::open(tree.path("out-auto/smolv/shaders.smvb")).unwrap();
+    let shader = set.get("legacy.frag").unwrap();
+    smolv_tests::spirv_val(&shader.decode().unwrap(), "vulkan1.2").unwrap();
+    let reflection = shader.reflection();
+    assert_eq!(reflection.outputs.iter().map(|o| o.location).collect::<Vec<_>>(), [0]);
+    let mut bindings: Vec<(u32, u32)> = reflection.bindings.iter().map(|b| (b.set, b.binding)).collect();
+    bindings.sort();
+    assert_eq!(bindings.len(), 2, "{bindings:?}");
+    assert!(bindings.iter().all(|&(set, _)| set == 0));
+    assert_ne!(bindings[0].1, bindings[1].1, "each resource gets its own binding");
+}

@@ -95,6 +95,8 @@ pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Di
             _ => SourceLanguage::GLSL,
         });
         options.set_optimization_level(level);
+        options.set_auto_map_locations(settings.auto_map_locations);
+        options.set_auto_bind_uniforms(settings.auto_bind_uniforms);
         if !settings.strip_debug {
             // Line info and source text, for debuggers like RenderDoc.
             options.set_generate_debug_info();
@@ -122,10 +124,14 @@ pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Di
         }
     };
     let (unoptimized, warnings) = run(OptimizationLevel::Zero)?;
-    let optimized = match settings.optimization {
-        Optimization::None => None,
-        Optimization::Size => Some(run(OptimizationLevel::Size)?.0),
-        Optimization::Performance => Some(run(OptimizationLevel::Performance)?.0),
+    // With spirv-opt installed, the pipeline optimizes in a separate process:
+    // the SPIRV-Tools optimizer linked into shaderc segfaults on some valid
+    // shaders, and in-process that would kill the build script. Without it,
+    // shaderc's own levels run the same recipe here.
+    let optimized = match (settings.optimization, &settings.spirv_opt) {
+        (Optimization::None, _) | (_, Some(_)) => None,
+        (Optimization::Size, None) => Some(run(OptimizationLevel::Size)?.0),
+        (Optimization::Performance, None) => Some(run(OptimizationLevel::Performance)?.0),
     };
     let mut dependencies = vec![job.path.clone()];
     dependencies.extend(includes.into_inner());

@@ -32,6 +32,12 @@ pub(crate) struct BuildArgs {
     /// Print the report as JSON on standard output.
     #[arg(long)]
     json: bool,
+    /// Give GLSL/HLSL inputs and outputs without a location one (like glslc -fauto-map-locations).
+    #[arg(long)]
+    auto_map_locations: bool,
+    /// Give GLSL/HLSL resources without a binding one, in set 0 (like glslc -fauto-bind-uniforms).
+    #[arg(long)]
+    auto_bind_uniforms: bool,
 }
 
 pub(crate) fn parse_target_env(text: &str) -> Result<TargetEnv, String> {
@@ -106,6 +112,8 @@ pub(crate) fn build(args: &BuildArgs) -> Result<(), FileError> {
         .target_env(args.target_env)
         .strip_debug(args.strip_debug)
         .cargo_directives(false)
+        .auto_map_locations(args.auto_map_locations)
+        .auto_bind_uniforms(args.auto_bind_uniforms)
         .keep_going(true);
     args.include_dirs.iter().for_each(|dir| {
         config.include_dir(dir);
