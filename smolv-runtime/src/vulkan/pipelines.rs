@@ -390,11 +390,8 @@ impl PipelineManager {
             self.cached(hash_of(|h| ("output", ()).hash(h)).wrapping_add(hash_of(|h| state.hash_output(h))), || {
                 let attachments = blend_attachments(state);
                 let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&attachments);
-                let multisample = vk::PipelineMultisampleStateCreateInfo::default()
-                    .rasterization_samples(vk::SampleCountFlags::TYPE_1);
-                let mut rendering = vk::PipelineRenderingCreateInfo::default()
-                    .color_attachment_formats(&state.color_formats)
-                    .depth_attachment_format(state.depth_format);
+                let multisample = single_sample();
+                let mut rendering = rendering_formats(state);
                 let mut kind = vk::GraphicsPipelineLibraryCreateInfoEXT::default()
                     .flags(vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_OUTPUT_INTERFACE);
                 let info = library_info()
@@ -426,11 +423,8 @@ impl PipelineManager {
             let stages =
                 [shader_stage(vk::ShaderStageFlags::FRAGMENT, &entry, info_spec.as_ref()).push_next(&mut module)];
             let depth = depth_state(state);
-            let multisample =
-                vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(vk::SampleCountFlags::TYPE_1);
-            let mut rendering = vk::PipelineRenderingCreateInfo::default()
-                .color_attachment_formats(&state.color_formats)
-                .depth_attachment_format(state.depth_format);
+            let multisample = single_sample();
+            let mut rendering = rendering_formats(state);
             let mut kind = vk::GraphicsPipelineLibraryCreateInfoEXT::default()
                 .flags(vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_SHADER);
             let info = library_info()
@@ -501,16 +495,13 @@ impl PipelineManager {
             .cull_mode(state.cull_mode)
             .front_face(vk::FrontFace::COUNTER_CLOCKWISE)
             .line_width(1.0);
-        let multisample =
-            vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(vk::SampleCountFlags::TYPE_1);
+        let multisample = single_sample();
         let depth = depth_state(state);
         let attachments = blend_attachments(state);
         let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&attachments);
         let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
         let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
-        let mut rendering = vk::PipelineRenderingCreateInfo::default()
-            .color_attachment_formats(&state.color_formats)
-            .depth_attachment_format(state.depth_format);
+        let mut rendering = rendering_formats(state);
         let info = vk::GraphicsPipelineCreateInfo::default()
             .stages(&stages)
             .vertex_input_state(&vertex_input)
@@ -540,6 +531,18 @@ fn stage_layout(layout: &ProgramLayout, stage: vk::ShaderStageFlags) -> vk::Pipe
 fn library_info<'a>() -> vk::GraphicsPipelineCreateInfo<'a> {
     vk::GraphicsPipelineCreateInfo::default()
         .flags(vk::PipelineCreateFlags::LIBRARY_KHR | vk::PipelineCreateFlags::RETAIN_LINK_TIME_OPTIMIZATION_INFO_EXT)
+}
+
+/// One sample per pixel: the pipelines render to single-sampled targets.
+fn single_sample() -> vk::PipelineMultisampleStateCreateInfo<'static> {
+    vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(vk::SampleCountFlags::TYPE_1)
+}
+
+/// The attachment formats of dynamic rendering, from the state.
+fn rendering_formats(state: &GraphicsState) -> vk::PipelineRenderingCreateInfo<'_> {
+    vk::PipelineRenderingCreateInfo::default()
+        .color_attachment_formats(&state.color_formats)
+        .depth_attachment_format(state.depth_format)
 }
 
 fn depth_state(state: &GraphicsState) -> vk::PipelineDepthStencilStateCreateInfo<'static> {
