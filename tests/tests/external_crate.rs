@@ -64,9 +64,14 @@ fn create_crate(root: &Path) {
 }
 
 fn cargo(root: &Path, args: &[&str]) -> std::process::Output {
+    cargo_with_env(root, args, &[])
+}
+
+fn cargo_with_env(root: &Path, args: &[&str], envs: &[(&str, &str)]) -> std::process::Output {
     let ws = workspace();
     Command::new(env!("CARGO"))
         .args(args)
+        .envs(envs.iter().copied())
         .current_dir(root)
         .env("CARGO_TARGET_DIR", ws.join("target/external-crate-test"))
         .env("SHADERC_LIB_DIR", ws.join("target/shaderc"))
@@ -117,5 +122,16 @@ fn a_crate_outside_the_workspace_embeds_and_decodes_its_shaders() {
     assert!(
         stderr.contains("no shader named \"colour.frag\"") && stderr.contains("did you mean \"color.frag\""),
         "{stderr}"
+    );
+
+    // SMOLV_REPORT=1 reruns the build script and prints the size table as
+    // Cargo warnings.
+    write(&root.join("src/main.rs"), MAIN);
+    let output = cargo_with_env(&root, &["build"], &[("SMOLV_REPORT", "1")]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("warning: smolv-user@0.1.0: module") && stderr.contains("total ("),
+        "the report must be printed:\n{stderr}"
     );
 }
