@@ -334,9 +334,7 @@ impl PipelineManager {
         let input = self.cached(
             hash_of(|h| ("vertex-input", ()).hash(h)).wrapping_add(hash_of(|h| state.hash_vertex_input(h))),
             || {
-                let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
-                    .vertex_binding_descriptions(&state.vertex_bindings)
-                    .vertex_attribute_descriptions(&state.vertex_attributes);
+                let vertex_input = vertex_input_state(state);
                 let assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(state.topology);
                 let mut kind = vk::GraphicsPipelineLibraryCreateInfoEXT::default()
                     .flags(vk::GraphicsPipelineLibraryFlagsEXT::VERTEX_INPUT_INTERFACE);
@@ -361,14 +359,9 @@ impl PipelineManager {
                 let entry = entry_name(vertex.reflection);
                 let stages =
                     [shader_stage(vk::ShaderStageFlags::VERTEX, &entry, info_spec.as_ref()).push_next(&mut module)];
-                let viewport = vk::PipelineViewportStateCreateInfo::default().viewport_count(1).scissor_count(1);
-                let raster = vk::PipelineRasterizationStateCreateInfo::default()
-                    .polygon_mode(vk::PolygonMode::FILL)
-                    .cull_mode(state.cull_mode)
-                    .front_face(vk::FrontFace::COUNTER_CLOCKWISE)
-                    .line_width(1.0);
-                let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
-                let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
+                let viewport = dynamic_viewport();
+                let raster = rasterization_state(state);
+                let dynamic = dynamic_viewport_state();
                 // Only the view mask: validation 1.3.239 misreports colour formats here.
                 let mut rendering = vk::PipelineRenderingCreateInfo::default().view_mask(0);
                 let mut kind = vk::GraphicsPipelineLibraryCreateInfoEXT::default()
@@ -485,22 +478,15 @@ impl PipelineManager {
             shader_stage(vk::ShaderStageFlags::VERTEX, &vertex_entry, vertex_info.as_ref()).module(modules[0]),
             shader_stage(vk::ShaderStageFlags::FRAGMENT, &fragment_entry, fragment_info.as_ref()).module(modules[1]),
         ];
-        let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
-            .vertex_binding_descriptions(&state.vertex_bindings)
-            .vertex_attribute_descriptions(&state.vertex_attributes);
+        let vertex_input = vertex_input_state(state);
         let assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(state.topology);
-        let viewport = vk::PipelineViewportStateCreateInfo::default().viewport_count(1).scissor_count(1);
-        let raster = vk::PipelineRasterizationStateCreateInfo::default()
-            .polygon_mode(vk::PolygonMode::FILL)
-            .cull_mode(state.cull_mode)
-            .front_face(vk::FrontFace::COUNTER_CLOCKWISE)
-            .line_width(1.0);
+        let viewport = dynamic_viewport();
+        let raster = rasterization_state(state);
         let multisample = single_sample();
         let depth = depth_state(state);
         let attachments = blend_attachments(state);
         let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&attachments);
-        let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
-        let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
+        let dynamic = dynamic_viewport_state();
         let mut rendering = rendering_formats(state);
         let info = vk::GraphicsPipelineCreateInfo::default()
             .stages(&stages)
@@ -531,6 +517,35 @@ fn stage_layout(layout: &ProgramLayout, stage: vk::ShaderStageFlags) -> vk::Pipe
 fn library_info<'a>() -> vk::GraphicsPipelineCreateInfo<'a> {
     vk::GraphicsPipelineCreateInfo::default()
         .flags(vk::PipelineCreateFlags::LIBRARY_KHR | vk::PipelineCreateFlags::RETAIN_LINK_TIME_OPTIMIZATION_INFO_EXT)
+}
+
+/// Vertex buffers and attributes, from the state.
+fn vertex_input_state(state: &GraphicsState) -> vk::PipelineVertexInputStateCreateInfo<'_> {
+    vk::PipelineVertexInputStateCreateInfo::default()
+        .vertex_binding_descriptions(&state.vertex_bindings)
+        .vertex_attribute_descriptions(&state.vertex_attributes)
+}
+
+/// Filled, counter-clockwise front faces, culling from the state.
+fn rasterization_state(state: &GraphicsState) -> vk::PipelineRasterizationStateCreateInfo<'static> {
+    vk::PipelineRasterizationStateCreateInfo::default()
+        .polygon_mode(vk::PolygonMode::FILL)
+        .cull_mode(state.cull_mode)
+        .front_face(vk::FrontFace::COUNTER_CLOCKWISE)
+        .line_width(1.0)
+}
+
+/// Viewport and scissor are dynamic state, so pipelines survive resizes.
+const DYNAMIC_STATES: [vk::DynamicState; 2] = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
+
+/// One viewport and scissor, set at draw time (see [`dynamic_viewport_state`]).
+fn dynamic_viewport() -> vk::PipelineViewportStateCreateInfo<'static> {
+    vk::PipelineViewportStateCreateInfo::default().viewport_count(1).scissor_count(1)
+}
+
+/// [`DYNAMIC_STATES`] as a create info.
+fn dynamic_viewport_state() -> vk::PipelineDynamicStateCreateInfo<'static> {
+    vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&DYNAMIC_STATES)
 }
 
 /// One sample per pixel: the pipelines render to single-sampled targets.
