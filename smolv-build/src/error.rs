@@ -18,6 +18,13 @@ pub struct Diagnostic {
     pub rendered: Option<String>,
 }
 
+impl Diagnostic {
+    /// A message about a whole file, with no line or column.
+    pub(crate) fn whole_file(path: impl Into<PathBuf>, message: impl Into<String>) -> Self {
+        Self { path: path.into(), line: 0, column: 0, message: message.into(), rendered: None }
+    }
+}
+
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.path.display())?;

@@ -212,20 +212,13 @@ fn build_job(
     identity: &str,
     hashes: &FileHashes,
 ) -> Result<JobOutput, Vec<Diagnostic>> {
-    let source = std::fs::read(&job.path).map_err(|e| {
-        vec![Diagnostic {
-            path: job.path.clone(),
-            line: 0,
-            column: 0,
-            message: format!("cannot read: {e}"),
-            rendered: None,
-        }]
-    })?;
+    let source = std::fs::read(&job.path)
+        .map_err(|e| vec![Diagnostic::whole_file(&job.path, format!("cannot read the shader: {e}"))])?;
     let key = job_key(job, settings, identity, &source);
     if let Some(output) = cache.get(&key).and_then(|body| read_entry(&body, hashes)) {
         return Ok(output);
     }
-    let compiled = frontend::compile(job, settings)?;
+    let compiled = frontend::compile(job, &source, settings)?;
     let mut warnings = compiled.warnings;
     let mut modules = compiled.modules;
     for module in &mut modules {
@@ -255,15 +248,7 @@ fn build_job(
             let input = module.optimized.as_ref().unwrap_or(&module.spirv);
             let specialized = smolv_runtime::specialize::Specializer::analyze(input)
                 .and_then(|analysis| analysis.specialize(&job.spec_constants))
-                .map_err(|e| {
-                    vec![Diagnostic {
-                        path: job.path.clone(),
-                        line: 0,
-                        column: 0,
-                        message: format!("specializing {}: {e}", module.name),
-                        rendered: None,
-                    }]
-                })?;
+                .map_err(|e| vec![Diagnostic::whole_file(&job.path, format!("specializing {}: {e}", module.name))])?;
             module.optimized = Some(specialized);
         }
     }

@@ -75,10 +75,8 @@ fn resolve_include(requested: &str, kind: IncludeType, requesting: &Path, includ
     local.into_iter().chain(include_dirs.iter().map(|dir| dir.join(requested))).find(|p| p.is_file())
 }
 
-pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Diagnostic>> {
-    let fail =
-        |message: String| vec![Diagnostic { path: job.path.clone(), line: 0, column: 0, message, rendered: None }];
-    let source = std::fs::read_to_string(&job.path).map_err(|e| fail(format!("cannot read the shader: {e}")))?;
+pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Compiled, Vec<Diagnostic>> {
+    let fail = |message: String| vec![Diagnostic::whole_file(&job.path, message)];
     if source.contains('\0') {
         return Err(fail("the shader contains a NUL byte; is it a text file?".to_owned()));
     }
@@ -117,7 +115,7 @@ pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Di
             Ok(ResolvedInclude { resolved_name: path.to_string_lossy().into_owned(), content })
         });
         let file_name = job.path.to_string_lossy();
-        match compiler.compile_into_spirv(&source, shader_kind(stage), &file_name, &job.entry_point, Some(&options)) {
+        match compiler.compile_into_spirv(source, shader_kind(stage), &file_name, &job.entry_point, Some(&options)) {
             Ok(artifact) => Ok((artifact.as_binary().to_vec(), artifact.get_warning_messages())),
             Err(shaderc::Error::CompilationError(_, log)) => Err(parse_log(&log, &job.path)),
             Err(other) => Err(fail(other.to_string())),
@@ -178,13 +176,7 @@ fn parse_log(log: &str, main_file: &Path) -> Vec<Diagnostic> {
         });
     }
     if diagnostics.is_empty() {
-        diagnostics.push(Diagnostic {
-            path: main_file.to_owned(),
-            line: 0,
-            column: 0,
-            message: log.trim().to_owned(),
-            rendered: None,
-        });
+        diagnostics.push(Diagnostic::whole_file(main_file, log.trim()));
     }
     diagnostics
 }

@@ -39,24 +39,25 @@ pub(crate) struct CompiledModule {
     pub(crate) optimized: Option<Vec<u32>>,
 }
 
-/// Compiles one job with the frontend for its language.
-pub(crate) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Diagnostic>> {
+/// Compiles one job, whose file holds `source`, with the frontend for its
+/// language.
+#[cfg_attr(not(any(feature = "shaderc", feature = "wgsl")), allow(unused_variables))]
+pub(crate) fn compile(job: &Job, source: &[u8], settings: &Settings) -> Result<Compiled, Vec<Diagnostic>> {
+    let source = std::str::from_utf8(source)
+        .map_err(|e| vec![Diagnostic::whole_file(&job.path, format!("the shader is not UTF-8 text: {e}"))])?;
     match job.language {
         #[cfg(feature = "shaderc")]
-        Language::Glsl | Language::Hlsl => glsl::compile(job, settings),
+        Language::Glsl | Language::Hlsl => glsl::compile(job, source, settings),
         #[cfg(feature = "wgsl")]
-        Language::Wgsl => wgsl::compile(job, settings),
+        Language::Wgsl => wgsl::compile(job, source, settings),
         #[allow(unreachable_patterns)]
-        language => Err(vec![Diagnostic {
-            path: job.path.clone(),
-            line: 0,
-            column: 0,
-            message: format!(
+        language => Err(vec![Diagnostic::whole_file(
+            &job.path,
+            format!(
                 "{language:?} support is not enabled; enable smolv-build's `{}` feature",
                 if language == Language::Wgsl { "wgsl" } else { "shaderc" }
             ),
-            rendered: None,
-        }]),
+        )]),
     }
 }
 

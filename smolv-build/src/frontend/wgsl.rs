@@ -26,40 +26,19 @@ fn stage(stage: naga::ShaderStage) -> Option<ShaderStage> {
 }
 
 /// A diagnostic at naga's first span, with its codespan rendering.
-fn located(
-    job: &Job,
-    source: &str,
-    location: Option<naga::SourceLocation>,
-    message: String,
-    rendered: String,
-) -> Diagnostic {
+fn located(job: &Job, location: Option<naga::SourceLocation>, message: String, rendered: String) -> Diagnostic {
     let (line, column) = location.map_or((0, 0), |l| (l.line_number, l.line_position));
-    let _ = source;
     Diagnostic { path: job.path.clone(), line, column, message, rendered: Some(rendered) }
 }
 
-pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Diagnostic>> {
-    let fail =
-        |message: String| vec![Diagnostic { path: job.path.clone(), line: 0, column: 0, message, rendered: None }];
-    let source = std::fs::read_to_string(&job.path).map_err(|e| fail(format!("cannot read the shader: {e}")))?;
+pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Compiled, Vec<Diagnostic>> {
+    let fail = |message: String| vec![Diagnostic::whole_file(&job.path, message)];
     let path = job.path.to_string_lossy();
-    let module = naga::front::wgsl::parse_str(&source).map_err(|e| {
-        vec![located(
-            job,
-            &source,
-            e.location(&source),
-            e.message().to_owned(),
-            e.emit_to_string_with_path(&source, &path),
-        )]
+    let module = naga::front::wgsl::parse_str(source).map_err(|e| {
+        vec![located(job, e.location(source), e.message().to_owned(), e.emit_to_string_with_path(source, &path))]
     })?;
     let info = Validator::new(ValidationFlags::all(), Capabilities::all()).validate(&module).map_err(|e| {
-        vec![located(
-            job,
-            &source,
-            e.location(&source),
-            e.as_inner().to_string(),
-            e.emit_to_string_with_path(&source, &path),
-        )]
+        vec![located(job, e.location(source), e.as_inner().to_string(), e.emit_to_string_with_path(source, &path))]
     })?;
     if module.entry_points.is_empty() {
         return Err(fail("the WGSL module has no entry points (@vertex, @fragment or @compute functions)".into()));
