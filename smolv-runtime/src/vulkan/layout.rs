@@ -5,7 +5,7 @@ use std::sync::Mutex;
 
 use ash::vk;
 
-use super::{VulkanError, check};
+use super::{VulkanError, check, lock};
 use crate::reflect::{DescriptorKind, Reflection};
 
 /// A bindless set: one large array of descriptors at a fixed set index.
@@ -110,7 +110,7 @@ impl LayoutCache {
 
     fn set_layout(&self, mut bindings: Vec<BindingKey>) -> Result<vk::DescriptorSetLayout, VulkanError> {
         bindings.sort();
-        let mut cache = self.set_layouts.lock().unwrap_or_else(|e| e.into_inner());
+        let mut cache = lock(&self.set_layouts);
         if let Some(&layout) = cache.get(&bindings) {
             return Ok(layout);
         }
@@ -161,7 +161,7 @@ impl LayoutCache {
             push_constants: push_constants.iter().map(|p| (p.stage_flags.as_raw(), p.offset, p.size)).collect(),
             independent_sets,
         };
-        let mut cache = self.pipeline_layouts.lock().unwrap_or_else(|e| e.into_inner());
+        let mut cache = lock(&self.pipeline_layouts);
         if let Some(&layout) = cache.get(&key) {
             return Ok(layout);
         }

@@ -93,3 +93,9 @@ pub enum VulkanError {
 pub(crate) fn check<T>(call: &'static str, result: Result<T, vk::Result>) -> Result<T, VulkanError> {
     result.map_err(|result| VulkanError::Call { call, result })
 }
+
+/// Locks a cache. A panic in another thread cannot leave these maps
+/// half-updated (each update is one insert), so a poisoned lock is used as is.
+pub(crate) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}

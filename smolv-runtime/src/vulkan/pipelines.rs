@@ -12,9 +12,9 @@ use ash::vk;
 use ash::vk::Handle;
 
 use super::layout::{LayoutCache, LayoutOptions, ProgramLayout};
-use super::{VulkanError, check};
+use super::{VulkanError, check, lock};
 use crate::reflect::Reflection;
-use crate::specialize::{Specializer, Value};
+use crate::specialize::{Analysis, Specializer, Value};
 
 /// One shader stage of a program: SPIR-V, its reflection, a stable hash of
 /// the code (a container's content hash), and spec-constant values.
@@ -163,6 +163,9 @@ pub struct PipelineManager {
     layouts: LayoutCache,
     options: PipelineOptions,
     libraries: Mutex<HashMap<u64, vk::Pipeline>>,
+    /// Specializer analyses by `Stage::code_hash`: analyzed once per
+    /// shader, specialized once per material.
+    analyses: Mutex<HashMap<u64, Arc<Analysis>>>,
     pipelines: Mutex<HashMap<u64, Arc<PipelineSlot>>>,
     sender: Option<mpsc::Sender<LinkJob>>,
     workers: Vec<JoinHandle<()>>,
@@ -229,6 +232,7 @@ impl PipelineManager {
             layouts,
             options,
             libraries: Mutex::default(),
+            analyses: Mutex::default(),
             pipelines: Mutex::default(),
             sender: Some(sender),
             workers,
@@ -264,7 +268,7 @@ impl PipelineManager {
             state.hash_output(h);
             (state.cull_mode.as_raw(), state.depth_test).hash(h);
         });
-        if let Some(slot) = self.pipelines.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        if let Some(slot) = lock(&self.pipelines).get(&key) {
             return Ok(Arc::clone(slot));
         }
         let layout = self.program_layout(vertex, fragment)?;
@@ -284,7 +288,7 @@ impl PipelineManager {
                 layout: layout.pipeline_layout,
             })
         };
-        let mut pipelines = self.pipelines.lock().unwrap_or_else(|e| e.into_inner());
+        let mut pipelines = lock(&self.pipelines);
         Ok(Arc::clone(pipelines.entry(key).or_insert(slot)))
     }
 
@@ -305,11 +309,11 @@ impl PipelineManager {
         key: u64,
         create: impl FnOnce() -> Result<vk::Pipeline, VulkanError>,
     ) -> Result<vk::Pipeline, VulkanError> {
-        if let Some(&library) = self.libraries.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        if let Some(&library) = lock(&self.libraries).get(&key) {
             return Ok(library);
         }
         let library = create()?;
-        let mut libraries = self.libraries.lock().unwrap_or_else(|e| e.into_inner());
+        let mut libraries = lock(&self.libraries);
         match libraries.get(&key) {
             // Another thread made it meanwhile: keep theirs.
             Some(&existing) => {
@@ -434,12 +438,22 @@ impl PipelineManager {
     /// The SPIR-V to give the driver: specialized ahead when so configured.
     fn code(&self, stage: &Stage<'_>) -> Vec<u32> {
         if self.options.specialize_ahead && !stage.specialization.is_empty() {
-            if let Ok(specialized) = Specializer::analyze(stage.spirv).and_then(|a| a.specialize(stage.specialization))
-            {
+            if let Some(specialized) = self.analysis(stage).and_then(|a| a.specialize(stage.specialization).ok()) {
                 return specialized;
             }
         }
         stage.spirv.to_vec()
+    }
+
+    /// The stage's specializer analysis, made on first use; `None` when the
+    /// module cannot be analyzed (it then goes to the driver as it is).
+    fn analysis(&self, stage: &Stage<'_>) -> Option<Arc<Analysis>> {
+        let cached = lock(&self.analyses).get(&stage.code_hash).cloned();
+        cached.or_else(|| {
+            let analysis = Arc::new(Specializer::analyze(stage.spirv).ok()?);
+            lock(&self.analyses).insert(stage.code_hash, Arc::clone(&analysis));
+            Some(analysis)
+        })
     }
 
     /// The spec-constant values left for the driver.
