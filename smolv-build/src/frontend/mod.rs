@@ -64,6 +64,7 @@ pub(crate) fn compile(job: &Job, source: &[u8], settings: &Settings) -> Result<C
 /// Identifies the compilers that produce SPIR-V, for cache keys: a new
 /// compiler version must not reuse old output.
 pub(crate) fn compiler_identity() -> String {
+    #[cfg_attr(not(any(feature = "shaderc", feature = "wgsl")), allow(unused_mut))]
     let mut identity = String::new();
     #[cfg(feature = "shaderc")]
     identity.push_str(&glsl::identity());
