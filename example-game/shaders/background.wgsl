@@ -26,14 +26,25 @@ fn hash(p: vec2<f32>) -> f32 {
     return fract(sin(dot(p, vec2<f32>(127.1, 311.7))) * 43758.5453);
 }
 
+// One layer of stars: at most one soft, twinkling point per grid cell.
+fn stars(uv: vec2<f32>, scale: f32, drift: f32) -> f32 {
+    let aspect = frame.resolution.x / max(frame.resolution.y, 1.0);
+    let p = uv * vec2<f32>(scale * aspect, scale) + vec2<f32>(drift, 0.0);
+    let cell = floor(p);
+    let h = hash(cell);
+    let center = vec2<f32>(hash(cell + vec2<f32>(17.0, 3.0)), hash(cell + vec2<f32>(5.0, 31.0))) * 0.6 + 0.2;
+    let d = length(fract(p) - center);
+    let twinkle = 0.65 + 0.35 * sin(frame.time * 3.0 + h * 60.0);
+    return step(0.9, h) * (1.0 - smoothstep(0.0, 0.09, d)) * twinkle;
+}
+
 @fragment
 fn fs_main(in: VertexOutput) -> @location(0) vec4<f32> {
     var color = mix(vec3<f32>(0.01, 0.01, 0.04), vec3<f32>(0.05, 0.02, 0.10), in.uv.y);
     for (var layer = 1; layer <= 3; layer = layer + 1) {
-        let scale = f32(layer) * 60.0;
-        let cell = floor(in.uv * scale + vec2<f32>(frame.time * 0.02 * f32(layer), 0.0));
-        let star = step(0.985, hash(cell));
-        color = color + vec3<f32>(star * 0.6 / f32(layer));
+        let depth = f32(layer);
+        let brightness = stars(in.uv, 14.0 * depth, frame.time * 0.15 / depth) / depth;
+        color = color + vec3<f32>(0.8, 0.85, 1.0) * brightness;
     }
     return vec4<f32>(color, 1.0);
 }

@@ -14,21 +14,25 @@ layout(location = 0) in vec2 v_uv;
 layout(location = 0) out vec4 color;
 
 vec3 bloom(vec2 uv) {
+    // A 5x5 Gaussian of what is brighter than 0.6, three texels apart.
     vec3 sum = vec3(0.0);
+    float total = 0.0;
     vec2 texel = 1.0 / frame.resolution;
-    for (int i = -3; i <= 3; ++i) {
-        for (int j = -3; j <= 3; ++j) {
-            vec3 c = texture(scene, uv + vec2(i, j) * texel * 2.0).rgb;
-            sum += max(c - 0.6, 0.0);
+    for (int i = -2; i <= 2; ++i) {
+        for (int j = -2; j <= 2; ++j) {
+            float weight = exp(-0.5 * float(i * i + j * j));
+            vec3 c = texture(scene, uv + vec2(i, j) * texel * 3.0).rgb;
+            sum += max(c - 0.6, 0.0) * weight;
+            total += weight;
         }
     }
-    return sum / 49.0;
+    return sum / total;
 }
 
 void main() {
     vec3 c;
     if (CHROMATIC) {
-        vec2 offset = (v_uv - 0.5) * 0.004;
+        vec2 offset = (v_uv - 0.5) * (0.004 + 0.03 * frame.shake);
         c = vec3(texture(scene, v_uv + offset).r, texture(scene, v_uv).g, texture(scene, v_uv - offset).b);
     } else {
         c = texture(scene, v_uv).rgb;

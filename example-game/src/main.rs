@@ -1,42 +1,75 @@
-//! example-game: a small Vulkan game that ships its shaders through smolv.
+//! Rock Storm, the smolv example game: a small Vulkan arena shooter whose
+//! shaders travel the whole smolv path.
 //!
-//! The game itself is not written yet. Until it is, this binary decodes
-//! every shader the build embedded and prints what shipping them costs, so
-//! that the README's first command exercises the whole path from source to
-//! decoded SPIR-V.
+//! `build.rs` compiles GLSL and WGSL (with a shared include and a define
+//! variant) through smolv-build; `include_shaders!` embeds the compressed
+//! SMOL-V bundle; at start the game decodes it, builds graphics pipeline
+//! libraries with independent descriptor sets (fast link now, optimized
+//! link in the background), folds the ubershaders' spec constants in with
+//! smolv's specializer, and simulates particles in a compute shader.
+//!
+//! ```text
+//! example-game [--headless | --window] [--frames N] [--screenshot PATH] ...
+//! ```
+//!
+//! Exit codes: 0 played; 1 could not run (the message says what to
+//! install or change); 2 bad command line; 3 the validation layer reported
+//! problems.
+
+mod cli;
+mod error;
+mod game;
+mod gpu;
+mod headless;
+mod render;
+mod report;
+mod screenshot;
+mod shaders;
+mod window;
 
 use std::process::ExitCode;
-use std::time::Instant;
 
-use smolv_runtime::ShaderSet;
+use clap::Parser;
 
-static SHADERS: ShaderSet = smolv_runtime::include_shaders!();
+use cli::Args;
+use error::GameError;
+use gpu::Validation;
+
+/// What a run leaves to print.
+pub(crate) struct Outcome {
+    pub(crate) table: String,
+    pub(crate) validation_messages: usize,
+}
+
+/// The validation setting the command line asks for.
+pub(crate) fn validation_mode(args: &Args) -> Validation {
+    match (args.validation, args.no_validation) {
+        (true, _) => Validation::Required,
+        (_, true) => Validation::Off,
+        _ => Validation::Auto,
+    }
+}
 
 fn main() -> ExitCode {
-    let mut words = Vec::new();
-    let mut spirv_bytes = 0;
-    let start = Instant::now();
-    for shader in SHADERS.iter() {
-        if let Err(e) = shader.decode_into(&mut words) {
-            eprintln!("example-game: cannot decode {}: {e}", shader.name());
-            return ExitCode::FAILURE;
+    let args = Args::parse();
+    let shaders = match shaders::Shaders::load() {
+        Ok(shaders) => shaders,
+        Err(e) => return fail(&e),
+    };
+    let outcome = if args.is_headless() { headless::run(&args, &shaders) } else { window::run(&args, &shaders) };
+    match outcome {
+        Ok(outcome) => {
+            print!("{}", outcome.table);
+            if outcome.validation_messages > 0 {
+                return fail(&GameError::Validation(outcome.validation_messages));
+            }
+            ExitCode::SUCCESS
         }
-        spirv_bytes += words.len() * 4;
+        Err(e) => fail(&e),
     }
-    let decode_time = start.elapsed();
-    println!("example-game: the playable game is not here yet; its shaders are.");
-    println!("  {:<24} {:>8}  stage", "shader", "SPIR-V");
-    for shader in SHADERS.iter() {
-        let size = shader.container().map_or(0, |c| c.decoded_len());
-        println!("  {:<24} {:>8}  {:?}", shader.name(), size, shader.stage());
-    }
-    println!(
-        "  {} modules: {} bytes of SPIR-V embedded as {} bytes ({:.1}%), decoded in {:.2} ms",
-        SHADERS.len(),
-        spirv_bytes,
-        SHADERS.bundle_bytes().len(),
-        100.0 * SHADERS.bundle_bytes().len() as f64 / spirv_bytes.max(1) as f64,
-        decode_time.as_secs_f64() * 1e3
-    );
-    ExitCode::SUCCESS
+}
+
+fn fail(error: &GameError) -> ExitCode {
+    eprintln!("example-game: {error}");
+    ExitCode::from(if matches!(error, GameError::Validation(_)) { 3 } else { 1 })
 }

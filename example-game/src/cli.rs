@@ -1,0 +1,94 @@
+//! The command line.
+
+use std::path::PathBuf;
+
+use clap::Parser;
+
+use crate::render::PostPreset;
+
+/// Rock Storm: a small Vulkan arena shooter whose shaders ship through smolv.
+///
+/// Steer with the arrow keys or WASD, thrust with Up/W, fire with Space,
+/// switch the post-processing ubershader's feature set with P, quit with
+/// Esc. Without a display (or with --headless) a scripted pilot plays.
+#[derive(Debug, Parser)]
+#[command(name = "example-game", version, about, long_about)]
+pub(crate) struct Args {
+    /// Render off-screen with the scripted pilot (the default with no display).
+    #[arg(long, conflicts_with = "window")]
+    pub(crate) headless: bool,
+    /// Open a window and play with the keyboard (the default with a display).
+    #[arg(long)]
+    pub(crate) window: bool,
+    /// Frames to run: headless runs default to 120, windows run until closed.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub(crate) frames: Option<u64>,
+    /// Write the last frame to this PNG file.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) screenshot: Option<PathBuf>,
+    /// Frame size for headless runs, or the initial window size.
+    #[arg(long, value_name = "WxH", default_value = "960x540", value_parser = parse_size)]
+    pub(crate) size: (u32, u32),
+    /// The post-processing ubershader's feature set (spec constants).
+    #[arg(long, value_enum, default_value_t = PostPreset::Arcade)]
+    pub(crate) post: PostPreset,
+    /// Seed of the rock field.
+    #[arg(long, default_value_t = 2026)]
+    pub(crate) seed: u64,
+    /// Require the Khronos validation layer (by default it is used when installed).
+    #[arg(long, conflicts_with = "no_validation")]
+    pub(crate) validation: bool,
+    /// Run without the validation layer.
+    #[arg(long)]
+    pub(crate) no_validation: bool,
+    /// Build monolithic pipelines instead of pipeline libraries (like
+    /// SMOLV_FORCE_MONOLITHIC=1).
+    #[arg(long)]
+    pub(crate) monolithic: bool,
+}
+
+fn parse_size(text: &str) -> Result<(u32, u32), String> {
+    let (w, h) = text.split_once(['x', 'X']).ok_or_else(|| format!("`{text}` is not WIDTHxHEIGHT, e.g. 960x540"))?;
+    let parse = |s: &str| s.trim().parse::<u32>().ok().filter(|v| (16..=8192).contains(v));
+    match (parse(w), parse(h)) {
+        (Some(w), Some(h)) => Ok((w, h)),
+        _ => Err(format!("`{text}`: width and height must be whole numbers from 16 to 8192")),
+    }
+}
+
+impl Args {
+    /// Whether to run headless: asked for, or no display to open a window on.
+    pub(crate) fn is_headless(&self) -> bool {
+        if self.headless {
+            return true;
+        }
+        if self.window {
+            return false;
+        }
+        let has = |var| std::env::var_os(var).is_some_and(|v| !v.is_empty());
+        !(has("DISPLAY") || has("WAYLAND_DISPLAY"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("640x360"), Ok((640, 360)));
+        assert!(parse_size("640").is_err());
+        assert!(parse_size("0x10").is_err());
+        assert!(parse_size("axb").is_err());
+    }
+
+    #[test]
+    fn flags() {
+        let args = Args::try_parse_from(["game", "--headless", "--frames", "5", "--post", "retro"]).unwrap();
+        assert!(args.is_headless());
+        assert_eq!(args.frames, Some(5));
+        assert_eq!(args.post, PostPreset::Retro);
+        assert!(Args::try_parse_from(["game", "--headless", "--window"]).is_err());
+        assert!(Args::try_parse_from(["game", "--frames", "0"]).is_err());
+    }
+}

@@ -1,0 +1,294 @@
+//! The Vulkan instance and device: Vulkan 1.3 with dynamic rendering and
+//! synchronization2, VK_EXT_graphics_pipeline_library where the driver has
+//! it, and the Khronos validation layer with every message counted.
+
+use std::ffi::{CStr, c_char, c_void};
+use std::sync::Mutex;
+
+use ash::vk;
+
+use crate::error::{GameError, vk_check};
+
+const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
+
+/// Whether to run with the validation layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Validation {
+    /// On when the layer is installed.
+    Auto,
+    /// On; an error when the layer is missing.
+    Required,
+    /// Off.
+    Off,
+}
+
+/// The messages the validation layer sent, counted and echoed to stderr.
+type MessageLog = Mutex<Vec<String>>;
+
+unsafe extern "system" fn on_validation_message(
+    _severity: vk::DebugUtilsMessageSeverityFlagsEXT,
+    _kind: vk::DebugUtilsMessageTypeFlagsEXT,
+    data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
+    user: *mut c_void,
+) -> vk::Bool32 {
+    // SAFETY: the layer passes valid callback data for the duration of the call.
+    let text = unsafe { data.as_ref().and_then(|d| d.message_as_c_str()) }
+        .map_or_else(|| "(no message)".to_owned(), |m| m.to_string_lossy().into_owned());
+    eprintln!("validation: {text}");
+    // SAFETY: `user` points at the boxed log owned by the `Context`, which
+    // destroys this messenger before dropping the log.
+    if let Some(log) = unsafe { user.cast::<MessageLog>().as_ref() } {
+        log.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(text);
+    }
+    vk::FALSE
+}
+
+struct Messenger {
+    loader: ash::ext::debug_utils::Instance,
+    handle: vk::DebugUtilsMessengerEXT,
+    log: Box<MessageLog>,
+}
+
+/// An instance, one device with one graphics (and compute) queue, and what
+/// the game needs to know about them.
+pub(crate) struct Context {
+    pub(crate) entry: ash::Entry,
+    pub(crate) instance: ash::Instance,
+    messenger: Option<Messenger>,
+    pub(crate) physical: vk::PhysicalDevice,
+    pub(crate) device: ash::Device,
+    pub(crate) queue: vk::Queue,
+    pub(crate) queue_family: u32,
+    pub(crate) memory: vk::PhysicalDeviceMemoryProperties,
+    pub(crate) device_name: String,
+    /// Whether VK_EXT_graphics_pipeline_library is enabled.
+    pub(crate) graphics_pipeline_library: bool,
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context").field("device", &self.device_name).finish_non_exhaustive()
+    }
+}
+
+impl Context {
+    /// Opens the first device that can run the game. `surface_extensions`
+    /// are the instance extensions a window needs (none when headless);
+    /// with any, the device also gets VK_KHR_swapchain.
+    pub(crate) fn new(validation: Validation, surface_extensions: &[*const c_char]) -> Result<Self, GameError> {
+        // SAFETY: loading the system's Vulkan loader runs its initialisation;
+        // nothing else in the process depends on it.
+        let entry = unsafe { ash::Entry::load() }.map_err(|e| GameError::NoLoader(e.to_string()))?;
+        // SAFETY: plain instance creation; everything created is owned by
+        // `Context` and destroyed in `Drop`.
+        unsafe {
+            let layers = entry.enumerate_instance_layer_properties().unwrap_or_default();
+            let has_layer = layers.iter().any(|l| l.layer_name_as_c_str() == Ok(VALIDATION_LAYER));
+            let validate = match validation {
+                Validation::Off => false,
+                Validation::Auto => has_layer,
+                Validation::Required if has_layer => true,
+                Validation::Required => return Err(GameError::NoValidationLayer),
+            };
+            let app = vk::ApplicationInfo::default()
+                .application_name(c"Rock Storm (smolv example)")
+                .api_version(vk::API_VERSION_1_3);
+            let layer_names = if validate { vec![VALIDATION_LAYER.as_ptr()] } else { Vec::new() };
+            let mut extensions = surface_extensions.to_vec();
+            if validate {
+                extensions.push(ash::ext::debug_utils::NAME.as_ptr());
+            }
+            let instance = entry
+                .create_instance(
+                    &vk::InstanceCreateInfo::default()
+                        .application_info(&app)
+                        .enabled_layer_names(&layer_names)
+                        .enabled_extension_names(&extensions),
+                    None,
+                )
+                .map_err(|result| match result {
+                    vk::Result::ERROR_INCOMPATIBLE_DRIVER => {
+                        GameError::NoDevice("(the loader found no driver)".to_owned())
+                    }
+                    result => GameError::Vulkan { call: "vkCreateInstance", result },
+                })?;
+            let messenger = if validate { Some(create_messenger(&entry, &instance)?) } else { None };
+            Self::open_device(entry, instance, messenger, !surface_extensions.is_empty())
+        }
+    }
+
+    /// # Safety
+    /// `instance` must be a live instance created from `entry`; on error it
+    /// is destroyed here.
+    unsafe fn open_device(
+        entry: ash::Entry,
+        instance: ash::Instance,
+        messenger: Option<Messenger>,
+        swapchain: bool,
+    ) -> Result<Self, GameError> {
+        let destroy = |messenger: Option<Messenger>, instance: &ash::Instance| {
+            // SAFETY: nothing was created from the instance but the messenger.
+            unsafe {
+                if let Some(m) = messenger {
+                    m.loader.destroy_debug_utils_messenger(m.handle, None);
+                }
+                instance.destroy_instance(None);
+            }
+        };
+        // SAFETY: queries on a live instance.
+        let chosen = unsafe { choose_device(&instance) };
+        let (physical, queue_family, device_name, graphics_pipeline_library) = match chosen {
+            Ok(found) => found,
+            Err(e) => {
+                destroy(messenger, &instance);
+                return Err(e);
+            }
+        };
+        let priorities = [1.0];
+        let queues =
+            [vk::DeviceQueueCreateInfo::default().queue_family_index(queue_family).queue_priorities(&priorities)];
+        let mut features13 =
+            vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true).synchronization2(true);
+        let mut gpl = vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default().graphics_pipeline_library(true);
+        let mut extensions = Vec::new();
+        if swapchain {
+            extensions.push(ash::khr::swapchain::NAME.as_ptr());
+        }
+        if graphics_pipeline_library {
+            extensions.push(ash::khr::pipeline_library::NAME.as_ptr());
+            extensions.push(ash::ext::graphics_pipeline_library::NAME.as_ptr());
+        }
+        let mut info = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&queues)
+            .enabled_extension_names(&extensions)
+            .push_next(&mut features13);
+        if graphics_pipeline_library {
+            info = info.push_next(&mut gpl);
+        }
+        // SAFETY: `physical` came from this instance and `info` is complete.
+        let device = match unsafe { instance.create_device(physical, &info, None) } {
+            Ok(device) => device,
+            Err(result) => {
+                destroy(messenger, &instance);
+                return Err(GameError::Vulkan { call: "vkCreateDevice", result });
+            }
+        };
+        // SAFETY: queue 0 of a family the device was created with.
+        let queue = unsafe { device.get_device_queue(queue_family, 0) };
+        // SAFETY: a query on a live physical device.
+        let memory = unsafe { instance.get_physical_device_memory_properties(physical) };
+        Ok(Self {
+            entry,
+            instance,
+            messenger,
+            physical,
+            device,
+            queue,
+            queue_family,
+            memory,
+            device_name,
+            graphics_pipeline_library,
+        })
+    }
+
+    /// Whether the validation layer is on.
+    pub(crate) fn validating(&self) -> bool {
+        self.messenger.is_some()
+    }
+
+    /// How many messages the validation layer has sent so far.
+    pub(crate) fn validation_messages(&self) -> usize {
+        self.messenger.as_ref().map_or(0, |m| m.log.lock().unwrap_or_else(std::sync::PoisonError::into_inner).len())
+    }
+
+    /// A memory type index with `flags` among those `bits` allows.
+    pub(crate) fn memory_type(&self, bits: u32, flags: vk::MemoryPropertyFlags) -> Option<u32> {
+        (0..self.memory.memory_type_count)
+            .find(|&i| bits & (1 << i) != 0 && self.memory.memory_types[i as usize].property_flags.contains(flags))
+    }
+
+    /// Waits until the device is idle (before destroying anything).
+    pub(crate) fn wait_idle(&self) -> Result<(), GameError> {
+        // SAFETY: the device is live.
+        vk_check("vkDeviceWaitIdle", unsafe { self.device.device_wait_idle() })
+    }
+}
+
+impl Drop for Context {
+    fn drop(&mut self) {
+        // SAFETY: every object created from the device is destroyed by its
+        // owner before the context (the context is declared last), and the
+        // device is idle.
+        unsafe {
+            let _ = self.device.device_wait_idle();
+            self.device.destroy_device(None);
+            if let Some(m) = self.messenger.take() {
+                m.loader.destroy_debug_utils_messenger(m.handle, None);
+            }
+            self.instance.destroy_instance(None);
+        }
+    }
+}
+
+/// # Safety
+/// `instance` must be live.
+unsafe fn create_messenger(entry: &ash::Entry, instance: &ash::Instance) -> Result<Messenger, GameError> {
+    let loader = ash::ext::debug_utils::Instance::new(entry, instance);
+    let log: Box<MessageLog> = Box::default();
+    let info = vk::DebugUtilsMessengerCreateInfoEXT::default()
+        .message_severity(vk::DebugUtilsMessageSeverityFlagsEXT::WARNING | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR)
+        .message_type(
+            vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+                | vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
+                | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
+        )
+        .pfn_user_callback(Some(on_validation_message))
+        .user_data(std::ptr::from_ref::<MessageLog>(&log).cast_mut().cast());
+    // SAFETY: `log` is boxed, so the pointer stays valid while the box lives.
+    let handle =
+        vk_check("vkCreateDebugUtilsMessengerEXT", unsafe { loader.create_debug_utils_messenger(&info, None) })?;
+    Ok(Messenger { loader, handle, log })
+}
+
+/// The first physical device with Vulkan 1.3 and a graphics + compute
+/// queue: (device, queue family, name, has graphics pipeline libraries).
+///
+/// # Safety
+/// `instance` must be live.
+unsafe fn choose_device(instance: &ash::Instance) -> Result<(vk::PhysicalDevice, u32, String, bool), GameError> {
+    // SAFETY: queries on a live instance.
+    let devices = unsafe { instance.enumerate_physical_devices() }
+        .map_err(|result| GameError::NoDevice(format!("(vkEnumeratePhysicalDevices: {result})")))?;
+    if devices.is_empty() {
+        return Err(GameError::NoDevice("found".to_owned()));
+    }
+    let mut rejected = Vec::new();
+    for physical in devices {
+        // SAFETY: `physical` came from this instance.
+        let (properties, families, extensions) = unsafe {
+            (
+                instance.get_physical_device_properties(physical),
+                instance.get_physical_device_queue_family_properties(physical),
+                instance.enumerate_device_extension_properties(physical).unwrap_or_default(),
+            )
+        };
+        let name = properties.device_name_as_c_str().map_or_else(|_| "?".to_owned(), |n| n.to_string_lossy().into());
+        if properties.api_version < vk::API_VERSION_1_3 {
+            rejected.push(format!(
+                "{name} (Vulkan {}.{})",
+                vk::api_version_major(properties.api_version),
+                vk::api_version_minor(properties.api_version)
+            ));
+            continue;
+        }
+        let wanted = vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE;
+        let Some(family) = families.iter().position(|f| f.queue_flags.contains(wanted)) else {
+            rejected.push(format!("{name} (no graphics + compute queue)"));
+            continue;
+        };
+        let has = |wanted: &CStr| extensions.iter().any(|e| e.extension_name_as_c_str() == Ok(wanted));
+        let gpl = has(ash::khr::pipeline_library::NAME) && has(ash::ext::graphics_pipeline_library::NAME);
+        return Ok((physical, family as u32, name, gpl));
+    }
+    Err(GameError::NoDevice(format!("with Vulkan 1.3 (found only {})", rejected.join(", "))))
+}

@@ -1,0 +1,69 @@
+//! Headless runs: the scripted pilot plays `--frames` frames into an
+//! off-screen image on any Vulkan device (lavapipe is enough).
+
+use std::time::Instant;
+
+use ash::vk;
+
+use crate::cli::Args;
+use crate::error::GameError;
+use crate::game::{World, scripted_input};
+use crate::gpu::{Buffer, Context, Image};
+use crate::render::{FrameSync, Renderer, Target};
+use crate::report::{self, RunSummary};
+use crate::shaders::Shaders;
+use crate::{Outcome, validation_mode};
+
+/// The format of the off-screen output (and so of the screenshot).
+const OUTPUT_FORMAT: vk::Format = vk::Format::R8G8B8A8_UNORM;
+
+/// Frames a headless run plays unless `--frames` says otherwise.
+pub(crate) const DEFAULT_FRAMES: u64 = 120;
+
+/// Plays the scripted game off-screen.
+pub(crate) fn run(args: &Args, shaders: &Shaders) -> Result<Outcome, GameError> {
+    let context = Context::new(validation_mode(args), &[])?;
+    let extent = vk::Extent2D { width: args.size.0, height: args.size.1 };
+    let output = Image::new(
+        &context,
+        OUTPUT_FORMAT,
+        extent,
+        vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
+    )?;
+    let readback =
+        Buffer::new(&context, (extent.width * extent.height * 4) as usize, vk::BufferUsageFlags::TRANSFER_DST)?;
+    let mut renderer = Renderer::new(&context, shaders, OUTPUT_FORMAT, extent, args.post, args.monolithic)?;
+    let target =
+        Target { image: output.handle, view: output.view, extent, final_layout: vk::ImageLayout::TRANSFER_SRC_OPTIMAL };
+    let frames = args.frames.unwrap_or(DEFAULT_FRAMES);
+    let mut world = World::new(args.seed);
+    let start = Instant::now();
+    for frame in 0..frames {
+        world.step(&scripted_input(&world, frame));
+        let last = frame + 1 == frames;
+        let readback = (last && args.screenshot.is_some()).then_some(&readback);
+        renderer.draw(&context, &world, target, FrameSync::default(), readback)?;
+    }
+    renderer.wait()?;
+    let frame_time = start.elapsed();
+    if let Some(path) = &args.screenshot {
+        crate::screenshot::write_png(path, &readback.read(), extent, OUTPUT_FORMAT)?;
+    }
+    let validation_messages = context.validation_messages();
+    let table = report::table(
+        shaders,
+        &renderer.timings,
+        &RunSummary {
+            mode: "headless",
+            device: &context.device_name,
+            size: args.size,
+            frames,
+            frame_time,
+            score: world.score,
+            wave: world.wave,
+            validation_messages: context.validating().then_some(validation_messages),
+            screenshot: args.screenshot.as_deref(),
+        },
+    );
+    Ok(Outcome { table, validation_messages })
+}

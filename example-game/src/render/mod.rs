@@ -1,0 +1,608 @@
+//! Drawing a frame: the particle simulation on a compute queue, the world
+//! into an HDR scene image with pipeline-library pipelines, then the
+//! post-processing ubershader and the HUD onto the output image (a
+//! swapchain image, or an off-screen image to read back).
+#![allow(unsafe_code)]
+
+mod descriptors;
+mod programs;
+mod scene;
+
+use std::collections::HashMap;
+
+use ash::vk;
+use smolv_runtime::vulkan::{LayoutCache, LayoutOptions, PipelineManager, PipelineOptions};
+
+pub(crate) use programs::{PipelineTimings, PostPreset};
+
+use crate::error::{GameError, vk_check};
+use crate::game::{Particle, World};
+use crate::gpu::{Buffer, COLOR_RANGE, Context, Image};
+use crate::shaders::Shaders;
+use descriptors::{Descriptors, ProgramSets, Resources};
+use programs::{HUD_BYTES, Program, ProgramPipeline, SCENE_FORMAT, SPRITE_BYTES};
+
+/// Particles the GPU simulates (a ring: new ones replace the oldest).
+const PARTICLES: usize = 4096;
+const MAX_SPRITES: usize = 1024;
+const MAX_HUD_RECTS: usize = 256;
+const FRAME_UNIFORM_BYTES: usize = 80;
+
+/// The image a frame ends up in.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Target {
+    pub(crate) image: vk::Image,
+    pub(crate) view: vk::ImageView,
+    pub(crate) extent: vk::Extent2D,
+    /// The layout to leave it in: `PRESENT_SRC_KHR` for a swapchain,
+    /// `TRANSFER_SRC_OPTIMAL` for a read-back.
+    pub(crate) final_layout: vk::ImageLayout,
+}
+
+/// Semaphores a frame waits on and signals (window mode).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct FrameSync {
+    pub(crate) wait: Option<vk::Semaphore>,
+    pub(crate) signal: Option<vk::Semaphore>,
+}
+
+/// The compute pipeline that moves the particles.
+struct ParticlePass {
+    /// Owns the layouts below (destroyed with the pass).
+    _layouts: LayoutCache,
+    pipeline: vk::Pipeline,
+    layout: vk::PipelineLayout,
+    sets: ProgramSets,
+}
+
+/// Everything needed to draw frames. Create it after the [`Context`] and
+/// drop it before.
+pub(crate) struct Renderer {
+    device: ash::Device,
+    // Drop order: sets and pipelines before the resources they point to.
+    programs: HashMap<Program, (ProgramPipeline, ProgramSets)>,
+    particle_pass: ParticlePass,
+    manager: PipelineManager,
+    descriptors: Descriptors,
+    frame: Buffer,
+    corners: Buffer,
+    sprites: Buffer,
+    hud: Buffer,
+    particles: Buffer,
+    particle_cursor: usize,
+    scene: Image,
+    sampler: vk::Sampler,
+    command_pool: vk::CommandPool,
+    commands: vk::CommandBuffer,
+    fence: vk::Fence,
+    output_format: vk::Format,
+    post: PostPreset,
+    /// How long the pipelines took at load.
+    pub(crate) timings: PipelineTimings,
+}
+
+impl Renderer {
+    /// Builds every pipeline and resource for drawing `extent` frames into
+    /// images of `output_format`.
+    pub(crate) fn new(
+        context: &Context,
+        shaders: &Shaders,
+        output_format: vk::Format,
+        extent: vk::Extent2D,
+        post: PostPreset,
+        force_monolithic: bool,
+    ) -> Result<Self, GameError> {
+        let device = context.device.clone();
+        let manager = PipelineManager::new(
+            device.clone(),
+            vk::PipelineCache::null(),
+            PipelineOptions {
+                graphics_pipeline_library: context.graphics_pipeline_library,
+                force_monolithic,
+                // Fold spec constants (sprite shapes, post effects) into the
+                // SPIR-V with smolv's specializer before the driver sees it.
+                specialize_ahead: true,
+                workers: 1,
+            },
+        );
+        let (pipelines, timings) = programs::build_all(&device, &manager, shaders, post, output_format)?;
+        let mut frame = Buffer::new(context, FRAME_UNIFORM_BYTES, vk::BufferUsageFlags::UNIFORM_BUFFER)?;
+        frame.write(0, &[0; FRAME_UNIFORM_BYTES]);
+        let mut corners = Buffer::new(context, 6 * 8, vk::BufferUsageFlags::VERTEX_BUFFER)?;
+        corners.write_f32s(0, &[-1.0, -1.0, 1.0, -1.0, 1.0, 1.0, -1.0, -1.0, 1.0, 1.0, -1.0, 1.0]);
+        let sprites = Buffer::new(context, MAX_SPRITES * SPRITE_BYTES, vk::BufferUsageFlags::VERTEX_BUFFER)?;
+        let hud = Buffer::new(context, MAX_HUD_RECTS * HUD_BYTES, vk::BufferUsageFlags::VERTEX_BUFFER)?;
+        let mut particles = Buffer::new(
+            context,
+            PARTICLES * Particle::BYTES,
+            vk::BufferUsageFlags::VERTEX_BUFFER | vk::BufferUsageFlags::STORAGE_BUFFER,
+        )?;
+        particles.write(0, &vec![0; PARTICLES * Particle::BYTES]);
+        let scene = scene_image(context, extent)?;
+        // SAFETY: creation on a live device; everything is destroyed in Drop.
+        let (sampler, command_pool, commands, fence) = unsafe {
+            let sampler = vk_check(
+                "vkCreateSampler",
+                device.create_sampler(
+                    &vk::SamplerCreateInfo::default()
+                        .mag_filter(vk::Filter::LINEAR)
+                        .min_filter(vk::Filter::LINEAR)
+                        .address_mode_u(vk::SamplerAddressMode::CLAMP_TO_EDGE)
+                        .address_mode_v(vk::SamplerAddressMode::CLAMP_TO_EDGE)
+                        .address_mode_w(vk::SamplerAddressMode::CLAMP_TO_EDGE),
+                    None,
+                ),
+            )?;
+            let command_pool = vk_check(
+                "vkCreateCommandPool",
+                device.create_command_pool(
+                    &vk::CommandPoolCreateInfo::default()
+                        .queue_family_index(context.queue_family)
+                        .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER),
+                    None,
+                ),
+            )?;
+            let commands = vk_check(
+                "vkAllocateCommandBuffers",
+                device.allocate_command_buffers(
+                    &vk::CommandBufferAllocateInfo::default().command_pool(command_pool).command_buffer_count(1),
+                ),
+            )?[0];
+            let fence = vk_check(
+                "vkCreateFence",
+                device.create_fence(&vk::FenceCreateInfo::default().flags(vk::FenceCreateFlags::SIGNALED), None),
+            )?;
+            (sampler, command_pool, commands, fence)
+        };
+        let descriptors = Descriptors::new(&device)?;
+        let resources = Resources { frame: frame.handle, particles: particles.handle, scene_view: scene.view, sampler };
+        let particle_pass = particle_pass(&device, shaders, &descriptors, &resources)?;
+        let mut programs = HashMap::new();
+        for pipeline in pipelines {
+            let stages = programs::reflections(shaders, pipeline.program)?;
+            let sets = descriptors.program_sets(&stages, &pipeline.layout.set_layouts, &resources)?;
+            programs.insert(pipeline.program, (pipeline, sets));
+        }
+        Ok(Self {
+            device,
+            programs,
+            particle_pass,
+            manager,
+            descriptors,
+            frame,
+            corners,
+            sprites,
+            hud,
+            particles,
+            particle_cursor: 0,
+            scene,
+            sampler,
+            command_pool,
+            commands,
+            fence,
+            output_format,
+            post,
+            timings,
+        })
+    }
+
+    /// The post-processing preset in use.
+    pub(crate) fn post(&self) -> PostPreset {
+        self.post
+    }
+
+    /// Switches the post-processing ubershader to another feature set: a
+    /// newly specialized fragment library and a fast link now, the
+    /// optimized pipeline from the background worker shortly after.
+    pub(crate) fn set_post(&mut self, shaders: &Shaders, post: PostPreset) -> Result<(), GameError> {
+        self.wait()?;
+        let pipeline = programs::pipeline(&self.manager, shaders, Program::Post, post, self.output_format)?;
+        if let Some((current, _)) = self.programs.get_mut(&Program::Post) {
+            *current = pipeline;
+        }
+        self.post = post;
+        Ok(())
+    }
+
+    /// Recreates the scene image for a new output size.
+    pub(crate) fn resize(&mut self, context: &Context, extent: vk::Extent2D) -> Result<(), GameError> {
+        if self.scene.extent == extent {
+            return Ok(());
+        }
+        context.wait_idle()?;
+        self.scene = scene_image(context, extent)?;
+        let resources = self.resources();
+        for (_, sets) in self.programs.values() {
+            self.descriptors.write(sets, &resources)?;
+        }
+        Ok(())
+    }
+
+    fn resources(&self) -> Resources {
+        Resources {
+            frame: self.frame.handle,
+            particles: self.particles.handle,
+            scene_view: self.scene.view,
+            sampler: self.sampler,
+        }
+    }
+
+    /// Waits for the previous frame to finish on the GPU.
+    pub(crate) fn wait(&self) -> Result<(), GameError> {
+        // SAFETY: the fence is live.
+        vk_check("vkWaitForFences", unsafe { self.device.wait_for_fences(&[self.fence], true, u64::MAX) })
+    }
+
+    /// Draws `world` into `target` and submits the frame. With `readback`,
+    /// also copies the finished image into that buffer (call
+    /// [`wait`](Self::wait) before reading it).
+    pub(crate) fn draw(
+        &mut self,
+        context: &Context,
+        world: &World,
+        target: Target,
+        sync: FrameSync,
+        readback: Option<&Buffer>,
+    ) -> Result<(), GameError> {
+        self.wait()?;
+        if self.scene.extent != target.extent {
+            self.resize(context, target.extent)?;
+        }
+        let counts = self.upload(world, target.extent);
+        let commands = self.commands;
+        // SAFETY: the previous submission finished (fence), so the command
+        // buffer and every buffer written above are free; all handles are live.
+        unsafe {
+            vk_check("vkResetFences", self.device.reset_fences(&[self.fence]))?;
+            vk_check(
+                "vkResetCommandBuffer",
+                self.device.reset_command_buffer(commands, vk::CommandBufferResetFlags::empty()),
+            )?;
+            vk_check(
+                "vkBeginCommandBuffer",
+                self.device.begin_command_buffer(
+                    commands,
+                    &vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
+                ),
+            )?;
+            self.record_particles(commands);
+            self.record_scene(commands, &counts);
+            self.record_output(commands, target, &counts);
+            if let Some(buffer) = readback {
+                record_readback(&self.device, commands, target, buffer);
+            }
+            vk_check("vkEndCommandBuffer", self.device.end_command_buffer(commands))?;
+            let command_infos = [vk::CommandBufferSubmitInfo::default().command_buffer(commands)];
+            let waits: Vec<_> = sync
+                .wait
+                .iter()
+                .map(|&s| {
+                    vk::SemaphoreSubmitInfo::default()
+                        .semaphore(s)
+                        .stage_mask(vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT)
+                })
+                .collect();
+            let signals: Vec<_> = sync
+                .signal
+                .iter()
+                .map(|&s| {
+                    vk::SemaphoreSubmitInfo::default()
+                        .semaphore(s)
+                        .stage_mask(vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT)
+                })
+                .collect();
+            let submit = vk::SubmitInfo2::default()
+                .command_buffer_infos(&command_infos)
+                .wait_semaphore_infos(&waits)
+                .signal_semaphore_infos(&signals);
+            vk_check("vkQueueSubmit2", self.device.queue_submit2(context.queue, &[submit], self.fence))?;
+        }
+        Ok(())
+    }
+
+    /// Writes this frame's data; returns the draw counts.
+    fn upload(&mut self, world: &World, extent: vk::Extent2D) -> DrawCounts {
+        self.frame.write_f32s(0, &scene::frame_uniforms(world, extent));
+        let sprites = scene::sprites(world);
+        let mut offset = 0;
+        let mut ranges = [(0u32, 0u32); 3];
+        for (range, list) in ranges.iter_mut().zip([&sprites.rocks, &sprites.ship, &sprites.bullets]) {
+            let list = &list[..list.len().min(MAX_SPRITES - offset)];
+            self.sprites.write_f32s(offset * SPRITE_BYTES, list.as_flattened());
+            *range = (offset as u32, list.len() as u32);
+            offset += list.len();
+        }
+        let hud = scene::hud(world, extent);
+        let hud = &hud[..hud.len().min(MAX_HUD_RECTS)];
+        self.hud.write_f32s(0, hud.as_flattened());
+        for particle in &world.spawned {
+            self.particles.write_f32s(self.particle_cursor * Particle::BYTES, &particle.to_words());
+            self.particle_cursor = (self.particle_cursor + 1) % PARTICLES;
+        }
+        DrawCounts { rocks: ranges[0], ship: ranges[1], bullets: ranges[2], hud: hud.len() as u32 }
+    }
+
+    /// # Safety
+    /// `commands` is recording.
+    unsafe fn record_particles(&self, commands: vk::CommandBuffer) {
+        let pass = &self.particle_pass;
+        let mut push = Vec::with_capacity(8);
+        push.extend_from_slice(&crate::game::STEP.to_le_bytes());
+        push.extend_from_slice(&(PARTICLES as u32).to_le_bytes());
+        // SAFETY: the caller guarantees recording; handles are live.
+        unsafe {
+            self.device.cmd_bind_pipeline(commands, vk::PipelineBindPoint::COMPUTE, pass.pipeline);
+            for &(number, set) in &pass.sets.sets {
+                self.device.cmd_bind_descriptor_sets(
+                    commands,
+                    vk::PipelineBindPoint::COMPUTE,
+                    pass.layout,
+                    number,
+                    &[set],
+                    &[],
+                );
+            }
+            self.device.cmd_push_constants(commands, pass.layout, vk::ShaderStageFlags::COMPUTE, 0, &push);
+            self.device.cmd_dispatch(commands, PARTICLES.div_ceil(64) as u32, 1, 1);
+            let barrier = vk::MemoryBarrier2::default()
+                .src_stage_mask(vk::PipelineStageFlags2::COMPUTE_SHADER)
+                .src_access_mask(vk::AccessFlags2::SHADER_STORAGE_WRITE)
+                .dst_stage_mask(vk::PipelineStageFlags2::VERTEX_ATTRIBUTE_INPUT)
+                .dst_access_mask(vk::AccessFlags2::VERTEX_ATTRIBUTE_READ);
+            let barriers = [barrier];
+            self.device.cmd_pipeline_barrier2(commands, &vk::DependencyInfo::default().memory_barriers(&barriers));
+        }
+    }
+
+    /// # Safety
+    /// `commands` is recording.
+    unsafe fn record_scene(&self, commands: vk::CommandBuffer, counts: &DrawCounts) {
+        let device = &self.device;
+        let extent = self.scene.extent;
+        // SAFETY: the caller guarantees recording; handles are live.
+        unsafe {
+            image_barrier(
+                device,
+                commands,
+                self.scene.handle,
+                (vk::ImageLayout::UNDEFINED, vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL),
+                (vk::PipelineStageFlags2::FRAGMENT_SHADER, vk::AccessFlags2::NONE),
+                (vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT, vk::AccessFlags2::COLOR_ATTACHMENT_WRITE),
+            );
+            begin_rendering(device, commands, self.scene.view, extent, [0.0, 0.0, 0.0, 1.0]);
+            self.draw_program(commands, Program::Background, &[], 3, (0, 1));
+            let sprite_buffers = [self.corners.handle, self.sprites.handle];
+            self.draw_program(commands, Program::Rocks, &sprite_buffers, 6, counts.rocks);
+            self.draw_program(
+                commands,
+                Program::Particles,
+                &[self.corners.handle, self.particles.handle],
+                6,
+                (0, PARTICLES as u32),
+            );
+            self.draw_program(commands, Program::Bullets, &sprite_buffers, 6, counts.bullets);
+            self.draw_program(commands, Program::Ship, &sprite_buffers, 6, counts.ship);
+            device.cmd_end_rendering(commands);
+            image_barrier(
+                device,
+                commands,
+                self.scene.handle,
+                (vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL, vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL),
+                (vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT, vk::AccessFlags2::COLOR_ATTACHMENT_WRITE),
+                (vk::PipelineStageFlags2::FRAGMENT_SHADER, vk::AccessFlags2::SHADER_SAMPLED_READ),
+            );
+        }
+    }
+
+    /// # Safety
+    /// `commands` is recording.
+    unsafe fn record_output(&self, commands: vk::CommandBuffer, target: Target, counts: &DrawCounts) {
+        let device = &self.device;
+        // SAFETY: the caller guarantees recording; handles are live.
+        unsafe {
+            image_barrier(
+                device,
+                commands,
+                target.image,
+                (vk::ImageLayout::UNDEFINED, vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL),
+                (vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT, vk::AccessFlags2::NONE),
+                (vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT, vk::AccessFlags2::COLOR_ATTACHMENT_WRITE),
+            );
+            begin_rendering(device, commands, target.view, target.extent, [0.0, 0.0, 0.0, 1.0]);
+            self.draw_program(commands, Program::Post, &[], 3, (0, 1));
+            self.draw_program(commands, Program::Hud, &[self.hud.handle], 6, (0, counts.hud));
+            device.cmd_end_rendering(commands);
+            let (dst_stage, dst_access) = if target.final_layout == vk::ImageLayout::TRANSFER_SRC_OPTIMAL {
+                (vk::PipelineStageFlags2::COPY, vk::AccessFlags2::TRANSFER_READ)
+            } else {
+                (vk::PipelineStageFlags2::NONE, vk::AccessFlags2::NONE)
+            };
+            image_barrier(
+                device,
+                commands,
+                target.image,
+                (vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL, target.final_layout),
+                (vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT, vk::AccessFlags2::COLOR_ATTACHMENT_WRITE),
+                (dst_stage, dst_access),
+            );
+        }
+    }
+
+    /// Draws `instances.1` instances from `instances.0` of `program`.
+    ///
+    /// # Safety
+    /// `commands` is recording inside a rendering scope.
+    unsafe fn draw_program(
+        &self,
+        commands: vk::CommandBuffer,
+        program: Program,
+        vertex_buffers: &[vk::Buffer],
+        vertices: u32,
+        instances: (u32, u32),
+    ) {
+        let Some((pipeline, sets)) = self.programs.get(&program) else { return };
+        if instances.1 == 0 {
+            return;
+        }
+        let device = &self.device;
+        // SAFETY: the caller guarantees recording; handles are live.
+        unsafe {
+            device.cmd_bind_pipeline(commands, vk::PipelineBindPoint::GRAPHICS, pipeline.slot.current());
+            for &(number, set) in &sets.sets {
+                device.cmd_bind_descriptor_sets(
+                    commands,
+                    vk::PipelineBindPoint::GRAPHICS,
+                    pipeline.slot.layout(),
+                    number,
+                    &[set],
+                    &[],
+                );
+            }
+            if !vertex_buffers.is_empty() {
+                let offsets = vec![0; vertex_buffers.len()];
+                device.cmd_bind_vertex_buffers(commands, 0, vertex_buffers, &offsets);
+            }
+            device.cmd_draw(commands, vertices, instances.1, 0, instances.0);
+        }
+    }
+}
+
+impl Drop for Renderer {
+    fn drop(&mut self) {
+        // SAFETY: after the GPU is idle nothing uses these handles.
+        unsafe {
+            let _ = self.device.device_wait_idle();
+            self.device.destroy_fence(self.fence, None);
+            self.device.destroy_command_pool(self.command_pool, None);
+            self.device.destroy_sampler(self.sampler, None);
+            self.device.destroy_pipeline(self.particle_pass.pipeline, None);
+        }
+        // The particle pass's layouts, the manager's pipelines, the
+        // descriptor pool, buffers and images go with their fields.
+    }
+}
+
+/// How many instances each draw has this frame: `(first, count)`.
+struct DrawCounts {
+    rocks: (u32, u32),
+    ship: (u32, u32),
+    bullets: (u32, u32),
+    hud: u32,
+}
+
+fn scene_image(context: &Context, extent: vk::Extent2D) -> Result<Image, GameError> {
+    Image::new(context, SCENE_FORMAT, extent, vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::SAMPLED)
+}
+
+/// The particle simulation: `particles.comp` with a layout from its reflection.
+fn particle_pass(
+    device: &ash::Device,
+    shaders: &Shaders,
+    descriptors: &Descriptors,
+    resources: &Resources,
+) -> Result<ParticlePass, GameError> {
+    let shader = shaders.get("particles.comp")?;
+    let layouts = LayoutCache::new(device.clone());
+    let program = layouts
+        .program(&[&shader.reflection], &LayoutOptions { independent_sets: false, ..LayoutOptions::default() })?;
+    let entry = std::ffi::CString::new(shader.reflection.entry_point.as_str()).unwrap_or_else(|_| c"main".to_owned());
+    let mut module = vk::ShaderModuleCreateInfo::default().code(&shader.words);
+    let stage = vk::PipelineShaderStageCreateInfo::default()
+        .stage(vk::ShaderStageFlags::COMPUTE)
+        .name(&entry)
+        .push_next(&mut module);
+    let info = vk::ComputePipelineCreateInfo::default().stage(stage).layout(program.pipeline_layout);
+    // SAFETY: the shader code and layout are valid; destroyed by the renderer.
+    let pipeline = unsafe { device.create_compute_pipelines(vk::PipelineCache::null(), &[info], None) }
+        .map_err(|(_, result)| GameError::Vulkan { call: "vkCreateComputePipelines", result })?[0];
+    let sets = descriptors.program_sets(&[&shader.reflection], &program.set_layouts, resources)?;
+    Ok(ParticlePass { _layouts: layouts, pipeline, layout: program.pipeline_layout, sets })
+}
+
+/// # Safety
+/// `commands` is recording.
+unsafe fn image_barrier(
+    device: &ash::Device,
+    commands: vk::CommandBuffer,
+    image: vk::Image,
+    layouts: (vk::ImageLayout, vk::ImageLayout),
+    src: (vk::PipelineStageFlags2, vk::AccessFlags2),
+    dst: (vk::PipelineStageFlags2, vk::AccessFlags2),
+) {
+    let barrier = vk::ImageMemoryBarrier2::default()
+        .image(image)
+        .old_layout(layouts.0)
+        .new_layout(layouts.1)
+        .src_stage_mask(src.0)
+        .src_access_mask(src.1)
+        .dst_stage_mask(dst.0)
+        .dst_access_mask(dst.1)
+        .subresource_range(COLOR_RANGE);
+    let barriers = [barrier];
+    // SAFETY: the caller guarantees recording.
+    unsafe { device.cmd_pipeline_barrier2(commands, &vk::DependencyInfo::default().image_memory_barriers(&barriers)) };
+}
+
+/// # Safety
+/// `commands` is recording and `view` is in `COLOR_ATTACHMENT_OPTIMAL`.
+unsafe fn begin_rendering(
+    device: &ash::Device,
+    commands: vk::CommandBuffer,
+    view: vk::ImageView,
+    extent: vk::Extent2D,
+    clear: [f32; 4],
+) {
+    let attachments = [vk::RenderingAttachmentInfo::default()
+        .image_view(view)
+        .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+        .load_op(vk::AttachmentLoadOp::CLEAR)
+        .store_op(vk::AttachmentStoreOp::STORE)
+        .clear_value(vk::ClearValue { color: vk::ClearColorValue { float32: clear } })];
+    let area = vk::Rect2D { offset: vk::Offset2D::default(), extent };
+    let info = vk::RenderingInfo::default().render_area(area).layer_count(1).color_attachments(&attachments);
+    let viewport = vk::Viewport {
+        x: 0.0,
+        y: 0.0,
+        width: extent.width as f32,
+        height: extent.height as f32,
+        min_depth: 0.0,
+        max_depth: 1.0,
+    };
+    // SAFETY: the caller guarantees recording.
+    unsafe {
+        device.cmd_begin_rendering(commands, &info);
+        device.cmd_set_viewport(commands, 0, &[viewport]);
+        device.cmd_set_scissor(commands, 0, &[area]);
+    }
+}
+
+/// # Safety
+/// `commands` is recording; `target.image` is in `TRANSFER_SRC_OPTIMAL`
+/// and `buffer` holds `width * height * 4` bytes.
+unsafe fn record_readback(device: &ash::Device, commands: vk::CommandBuffer, target: Target, buffer: &Buffer) {
+    let region = vk::BufferImageCopy::default()
+        .image_subresource(vk::ImageSubresourceLayers {
+            aspect_mask: vk::ImageAspectFlags::COLOR,
+            mip_level: 0,
+            base_array_layer: 0,
+            layer_count: 1,
+        })
+        .image_extent(vk::Extent3D { width: target.extent.width, height: target.extent.height, depth: 1 });
+    let barrier = vk::MemoryBarrier2::default()
+        .src_stage_mask(vk::PipelineStageFlags2::COPY)
+        .src_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
+        .dst_stage_mask(vk::PipelineStageFlags2::HOST)
+        .dst_access_mask(vk::AccessFlags2::HOST_READ);
+    let barriers = [barrier];
+    // SAFETY: the caller guarantees the layouts and sizes.
+    unsafe {
+        device.cmd_copy_image_to_buffer(
+            commands,
+            target.image,
+            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+            buffer.handle,
+            &[region],
+        );
+        device.cmd_pipeline_barrier2(commands, &vk::DependencyInfo::default().memory_barriers(&barriers));
+    }
+}

@@ -1,0 +1,133 @@
+//! What the GPU is told about the world each frame: the frame uniforms,
+//! one sprite instance per ship, rock and bullet, and the HUD rectangles.
+//! Plain data, no Vulkan.
+
+use ash::vk;
+
+use crate::game::{HALF_ARENA, World};
+
+/// The `Frame` uniform block of `include/frame.glsl` (std140), as floats.
+pub(crate) fn frame_uniforms(world: &World, extent: vk::Extent2D) -> [f32; 20] {
+    let (width, height) = (extent.width.max(1) as f32, extent.height.max(1) as f32);
+    // Fit the whole arena in the view, keeping its aspect.
+    let pixels_per_unit = (width / (2.0 * HALF_ARENA[0])).min(height / (2.0 * HALF_ARENA[1]));
+    let sx = 2.0 * pixels_per_unit / width;
+    let sy = -2.0 * pixels_per_unit / height;
+    let shake = world.shake * world.shake * 0.35;
+    let (dx, dy) = ((world.time * 53.0).sin() * shake, (world.time * 41.0).cos() * shake);
+    #[rustfmt::skip]
+    let uniforms = [
+        sx, 0.0, 0.0, 0.0,
+        0.0, sy, 0.0, 0.0,
+        0.0, 0.0, 1.0, 0.0,
+        dx * sx, dy * sy, 0.0, 1.0,
+        width, height, world.time, world.shake,
+    ];
+    uniforms
+}
+
+/// Sprite instances, grouped by program: (rocks, ship, bullets), each a
+/// list of `[x, y, rotation, scale, r, g, b, a]`.
+pub(crate) struct Sprites {
+    pub(crate) rocks: Vec<[f32; 8]>,
+    pub(crate) ship: Vec<[f32; 8]>,
+    pub(crate) bullets: Vec<[f32; 8]>,
+}
+
+/// The sprites of `world`.
+pub(crate) fn sprites(world: &World) -> Sprites {
+    let rocks = world
+        .rocks
+        .iter()
+        .map(|rock| {
+            let [x, y] = rock.position;
+            let tint = [[0.75, 0.55, 0.95], [0.55, 0.75, 1.0], [0.6, 1.0, 0.8]][rock.size];
+            [x, y, rock.angle, rock.radius() / 0.78, tint[0], tint[1], tint[2], 1.0]
+        })
+        .collect();
+    let mut ship = Vec::new();
+    if world.ship.is_alive() {
+        let [x, y] = world.ship.position;
+        // Blinks while invulnerable after a respawn.
+        let alpha = if world.ship.invulnerable > 0.0 && (world.time * 12.0).sin() < 0.0 { 0.3 } else { 1.0 };
+        ship.push([x, y, world.ship.angle, 1.5, 0.45, 0.95, 1.0, alpha]);
+    }
+    let bullets = world.bullets.iter().map(|b| [b.position[0], b.position[1], 0.0, 0.35, 1.0, 0.9, 0.4, 1.0]).collect();
+    Sprites { rocks, ship, bullets }
+}
+
+/// Segments of the digits 0–9 (bits a–g of a seven-segment display).
+const DIGIT_SEGMENTS: [u8; 10] = [0x3F, 0x06, 0x5B, 0x4F, 0x66, 0x6D, 0x7D, 0x07, 0x7F, 0x6F];
+
+/// HUD rectangles `[x0, y0, x1, y1, r, g, b, a]` in WebGPU's normalized
+/// device coordinates (y up; naga flips WGSL's position for Vulkan): the score as seven-segment digits (top left) and one block
+/// per life (top right).
+pub(crate) fn hud(world: &World, extent: vk::Extent2D) -> Vec<[f32; 8]> {
+    let (width, height) = (extent.width.max(1) as f32, extent.height.max(1) as f32);
+    // Sizes in pixels, converted to NDC.
+    let unit = (height / 90.0).max(2.0);
+    let to_x = |px: f32| -1.0 + 2.0 * px / width;
+    let to_y = |py: f32| 1.0 - 2.0 * py / height;
+    let mut rects = Vec::new();
+    let mut rect = |x0: f32, y0: f32, x1: f32, y1: f32, color: [f32; 4]| {
+        rects.push([to_x(x0), to_y(y0), to_x(x1), to_y(y1), color[0], color[1], color[2], color[3]]);
+    };
+    let score_color = [1.0, 0.85, 0.4, 0.95];
+    let (digit_w, digit_h, thick) = (3.0 * unit, 5.0 * unit, unit);
+    let digits = format!("{:06}", world.score);
+    for (i, digit) in digits.bytes().enumerate() {
+        let segments = DIGIT_SEGMENTS[usize::from(digit - b'0')];
+        let x = 3.0 * unit + i as f32 * (digit_w + 1.5 * unit);
+        let y = 3.0 * unit;
+        let (mid, bottom) = (y + (digit_h - thick) / 2.0, y + digit_h - thick);
+        let horizontal = [(0, y), (6, mid), (3, bottom)];
+        for (bit, top) in horizontal {
+            if segments & (1 << bit) != 0 {
+                rect(x, top, x + digit_w, top + thick, score_color);
+            }
+        }
+        // (bit, left column?, upper half?)
+        for (bit, left, upper) in [(5, true, true), (1, false, true), (4, true, false), (2, false, false)] {
+            if segments & (1 << bit) != 0 {
+                let sx = if left { x } else { x + digit_w - thick };
+                let (y0, y1) = if upper { (y, mid + thick) } else { (mid, bottom + thick) };
+                rect(sx, y0, sx + thick, y1, score_color);
+            }
+        }
+    }
+    for life in 0..world.lives {
+        let x = width - 3.0 * unit - (life as f32 + 1.0) * 4.0 * unit;
+        rect(x, 3.0 * unit, x + 3.0 * unit, 6.0 * unit, [0.45, 0.95, 1.0, 0.9]);
+    }
+    rects
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_arena_fits_the_view() {
+        let world = World::new(1);
+        let u = frame_uniforms(&world, vk::Extent2D { width: 1600, height: 900 });
+        // The arena's corner maps to the view's corner at 16:9.
+        assert!((u[0] * HALF_ARENA[0] - 1.0).abs() < 1e-5);
+        assert!((u[5] * HALF_ARENA[1] + 1.0).abs() < 1e-5);
+        // A tall window letterboxes horizontally instead.
+        let u = frame_uniforms(&world, vk::Extent2D { width: 900, height: 1600 });
+        assert!((u[0] * HALF_ARENA[0] - 1.0).abs() < 1e-5);
+        assert!(u[5].abs() * HALF_ARENA[1] < 1.0);
+    }
+
+    #[test]
+    fn hud_draws_every_digit_and_life() {
+        let mut world = World::new(1);
+        world.score = 0;
+        let zeros = hud(&world, vk::Extent2D { width: 800, height: 450 });
+        // Six zeros of six segments, plus three lives.
+        assert_eq!(zeros.len(), 6 * 6 + 3);
+        world.score = 111_111;
+        world.lives = 1;
+        assert_eq!(hud(&world, vk::Extent2D { width: 800, height: 450 }).len(), 6 * 2 + 1);
+    }
+}

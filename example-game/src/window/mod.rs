@@ -1,0 +1,322 @@
+//! Window mode: winit, an ash surface and a FIFO (vsync) swapchain,
+//! keyboard controls, resizing; Esc or closing the window quits.
+#![allow(unsafe_code)]
+
+mod swapchain;
+
+use std::time::{Duration, Instant};
+
+use ash::vk;
+use raw_window_handle::{HasDisplayHandle, HasWindowHandle};
+use winit::application::ApplicationHandler;
+use winit::dpi::PhysicalSize;
+use winit::event::{ElementState, KeyEvent, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
+use winit::keyboard::{KeyCode, PhysicalKey};
+use winit::window::{Window, WindowId};
+
+use crate::cli::Args;
+use crate::error::{GameError, vk_check};
+use crate::game::{Input, STEP, World};
+use crate::gpu::{Buffer, Context};
+use crate::render::{FrameSync, Renderer, Target};
+use crate::report::{self, RunSummary};
+use crate::shaders::Shaders;
+use crate::{Outcome, validation_mode};
+use swapchain::{Acquired, Surface, Swapchain};
+
+/// Plays in a window until Esc, the window closes, or `--frames` frames.
+pub(crate) fn run(args: &Args, shaders: &Shaders) -> Result<Outcome, GameError> {
+    let event_loop = EventLoop::new().map_err(|e| GameError::Window(e.to_string()))?;
+    event_loop.set_control_flow(ControlFlow::Poll);
+    let mut app = App { args, shaders, running: None, error: None, outcome: None };
+    event_loop.run_app(&mut app).map_err(|e| GameError::Window(e.to_string()))?;
+    if let Some(error) = app.error {
+        return Err(error);
+    }
+    app.outcome.ok_or_else(|| GameError::Window("the window closed before the game started".to_owned()))
+}
+
+/// Which keys are down.
+#[derive(Default)]
+struct Keys {
+    left: bool,
+    right: bool,
+    thrust: bool,
+    fire: bool,
+}
+
+impl Keys {
+    fn input(&self) -> Input {
+        Input {
+            turn: f32::from(u8::from(self.left)) - f32::from(u8::from(self.right)),
+            thrust: self.thrust,
+            fire: self.fire,
+        }
+    }
+}
+
+/// The game in a window. Fields drop in order: the renderer and
+/// swapchain before the surface, the surface before the context's
+/// instance, and the window last.
+struct Running {
+    renderer: Renderer,
+    swapchain: Option<Swapchain>,
+    surface: Surface,
+    context: Context,
+    window: Window,
+    world: World,
+    keys: Keys,
+    frames: u64,
+    started: Instant,
+    last_step: Instant,
+    lag: Duration,
+}
+
+struct App<'a> {
+    args: &'a Args,
+    shaders: &'a Shaders,
+    running: Option<Running>,
+    error: Option<GameError>,
+    outcome: Option<Outcome>,
+}
+
+impl App<'_> {
+    fn start(&mut self, event_loop: &ActiveEventLoop) -> Result<Running, GameError> {
+        let window_error = |e: &dyn std::fmt::Display| GameError::Window(e.to_string());
+        let (width, height) = self.args.size;
+        let window = event_loop
+            .create_window(
+                Window::default_attributes()
+                    .with_title("Rock Storm (smolv example)")
+                    .with_inner_size(PhysicalSize::new(width, height)),
+            )
+            .map_err(|e| window_error(&e))?;
+        let display = event_loop.display_handle().map_err(|e| window_error(&e))?.as_raw();
+        let extensions = ash_window::enumerate_required_extensions(display).map_err(|result| GameError::Vulkan {
+            call: "vkEnumerateInstanceExtensionProperties (surface extensions)",
+            result,
+        })?;
+        let context = Context::new(validation_mode(self.args), extensions)?;
+        let window_handle = window.window_handle().map_err(|e| window_error(&e))?.as_raw();
+        // SAFETY: the handles belong to the live window and event loop; the
+        // surface is destroyed (field order of `Running`) before the window
+        // and the instance.
+        let handle = vk_check("vkCreate*SurfaceKHR", unsafe {
+            ash_window::create_surface(&context.entry, &context.instance, display, window_handle, None)
+        })?;
+        let surface = Surface { loader: ash::khr::surface::Instance::new(&context.entry, &context.instance), handle };
+        // SAFETY: a query on live handles.
+        let supported = unsafe {
+            surface.loader.get_physical_device_surface_support(context.physical, context.queue_family, surface.handle)
+        }
+        .unwrap_or(false);
+        if !supported {
+            return Err(GameError::Window(format!("{} cannot present to this window", context.device_name)));
+        }
+        let size = window.inner_size();
+        let swapchain = Swapchain::new(&context, &surface, (size.width, size.height), None)?;
+        let renderer = Renderer::new(
+            &context,
+            self.shaders,
+            swapchain.format,
+            swapchain.extent,
+            self.args.post,
+            self.args.monolithic,
+        )?;
+        let now = Instant::now();
+        Ok(Running {
+            renderer,
+            swapchain: Some(swapchain),
+            surface,
+            context,
+            window,
+            world: World::new(self.args.seed),
+            keys: Keys::default(),
+            frames: 0,
+            started: now,
+            last_step: now,
+            lag: Duration::ZERO,
+        })
+    }
+
+    /// Steps the game and draws one frame; returns whether to go on.
+    fn frame(&mut self) -> Result<bool, GameError> {
+        let Some(running) = &mut self.running else { return Ok(true) };
+        let size = running.window.inner_size();
+        if size.width == 0 || size.height == 0 {
+            return Ok(true); // minimized
+        }
+        running.renderer.wait()?;
+        let stale =
+            running.swapchain.as_ref().is_none_or(|s| s.extent.width != size.width || s.extent.height != size.height);
+        if stale {
+            recreate(running)?;
+        }
+        let Some(swapchain) = &running.swapchain else { return Ok(true) };
+        let (index, ready, rendered) = match swapchain.acquire()? {
+            Acquired::Image { index, ready, rendered } => (index, ready, rendered),
+            Acquired::OutOfDate => {
+                recreate(running)?;
+                return Ok(true);
+            }
+        };
+        // Fixed 60 Hz steps, whatever the display's rate; one step per
+        // frame when a frame count makes the run reproducible.
+        let now = Instant::now();
+        running.lag = (running.lag + (now - running.last_step)).min(Duration::from_millis(250));
+        running.last_step = now;
+        let step = Duration::from_secs_f32(STEP);
+        let input = running.keys.input();
+        if self.args.frames.is_some() {
+            running.world.step(&input);
+        } else {
+            while running.lag >= step {
+                running.world.step(&input);
+                running.lag -= step;
+            }
+        }
+        running.frames += 1;
+        let last = self.args.frames.is_some_and(|n| running.frames >= n);
+        let want_screenshot = last && self.args.screenshot.is_some() && swapchain.readable;
+        let target = Target {
+            image: swapchain.images[index as usize],
+            view: swapchain.views[index as usize],
+            extent: swapchain.extent,
+            final_layout: if want_screenshot {
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL
+            } else {
+                vk::ImageLayout::PRESENT_SRC_KHR
+            },
+        };
+        let readback = if want_screenshot {
+            let bytes = (target.extent.width * target.extent.height * 4) as usize;
+            Some(Buffer::new(&running.context, bytes, vk::BufferUsageFlags::TRANSFER_DST)?)
+        } else {
+            None
+        };
+        let sync = FrameSync { wait: Some(ready), signal: Some(rendered) };
+        running.renderer.draw(&running.context, &running.world, target, sync, readback.as_ref())?;
+        if let (Some(buffer), Some(path)) = (&readback, &self.args.screenshot) {
+            running.renderer.wait()?;
+            crate::screenshot::write_png(path, &buffer.read(), target.extent, swapchain.format)?;
+            // The image was left for copying; the swapchain is rebuilt below
+            // before anything else would present it.
+            return Ok(false);
+        }
+        if !swapchain.present(running.context.queue, index, rendered)? {
+            recreate(running)?;
+        }
+        if running.frames.is_multiple_of(30) {
+            running.window.set_title(&format!(
+                "Rock Storm (smolv example): score {}, wave {}, post {:?} (P to change)",
+                running.world.score,
+                running.world.wave,
+                running.renderer.post()
+            ));
+        }
+        Ok(!last)
+    }
+
+    fn key(&mut self, event: &KeyEvent, event_loop: &ActiveEventLoop) -> Result<(), GameError> {
+        let Some(running) = &mut self.running else { return Ok(()) };
+        let down = event.state == ElementState::Pressed;
+        let PhysicalKey::Code(code) = event.physical_key else { return Ok(()) };
+        match code {
+            KeyCode::ArrowLeft | KeyCode::KeyA => running.keys.left = down,
+            KeyCode::ArrowRight | KeyCode::KeyD => running.keys.right = down,
+            KeyCode::ArrowUp | KeyCode::KeyW => running.keys.thrust = down,
+            KeyCode::Space => running.keys.fire = down,
+            KeyCode::KeyP if down && !event.repeat => {
+                let next = running.renderer.post().next();
+                running.renderer.set_post(self.shaders, next)?;
+            }
+            KeyCode::Escape if down => self.finish(event_loop),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Prints nothing itself: builds the outcome and ends the event loop.
+    fn finish(&mut self, event_loop: &ActiveEventLoop) {
+        if let Some(running) = self.running.take() {
+            let validation_messages = running.context.validation_messages();
+            let size = running.swapchain.as_ref().map_or(self.args.size, |s| (s.extent.width, s.extent.height));
+            let table = report::table(
+                self.shaders,
+                &running.renderer.timings,
+                &RunSummary {
+                    mode: "window",
+                    device: &running.context.device_name,
+                    size,
+                    frames: running.frames,
+                    frame_time: running.started.elapsed(),
+                    score: running.world.score,
+                    wave: running.world.wave,
+                    validation_messages: running.context.validating().then_some(validation_messages),
+                    screenshot: self.args.screenshot.as_deref().filter(|_| self.args.frames.is_some()),
+                },
+            );
+            self.outcome = Some(Outcome { table, validation_messages });
+            // `running` drops here: GPU idle, then everything in order.
+        }
+        event_loop.exit();
+    }
+
+    fn fail(&mut self, error: GameError, event_loop: &ActiveEventLoop) {
+        self.error = Some(error);
+        self.running = None;
+        event_loop.exit();
+    }
+}
+
+fn recreate(running: &mut Running) -> Result<(), GameError> {
+    running.context.wait_idle()?;
+    let size = running.window.inner_size();
+    let old = running.swapchain.take();
+    let new = Swapchain::new(&running.context, &running.surface, (size.width, size.height), old.as_ref())?;
+    drop(old);
+    running.renderer.resize(&running.context, new.extent)?;
+    running.swapchain = Some(new);
+    Ok(())
+}
+
+impl ApplicationHandler for App<'_> {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.running.is_some() || self.error.is_some() {
+            return;
+        }
+        match self.start(event_loop) {
+            Ok(running) => self.running = Some(running),
+            Err(e) => self.fail(e, event_loop),
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _window: WindowId, event: WindowEvent) {
+        let result = match event {
+            WindowEvent::CloseRequested => {
+                self.finish(event_loop);
+                Ok(())
+            }
+            WindowEvent::KeyboardInput { event, .. } => self.key(&event, event_loop),
+            WindowEvent::RedrawRequested => match self.frame() {
+                Ok(true) => Ok(()),
+                Ok(false) => {
+                    self.finish(event_loop);
+                    Ok(())
+                }
+                Err(e) => Err(e),
+            },
+            _ => Ok(()),
+        };
+        if let Err(e) = result {
+            self.fail(e, event_loop);
+        }
+    }
+
+    fn about_to_wait(&mut self, _event_loop: &ActiveEventLoop) {
+        if let Some(running) = &self.running {
+            running.window.request_redraw();
+        }
+    }
+}
