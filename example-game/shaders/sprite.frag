@@ -24,7 +24,8 @@ void main() {
     float edge = fwidth(d);
     float fill = 1.0 - smoothstep(-edge, edge, d);
     // A halo outside the shape (and, except for rocks, inside it too).
-    float glow = d > 0.0 ? exp(-8.0 * d) : float(SHAPE != 1);
+    // Rocks fill most of their quad, so their halo must fade out sooner.
+    float glow = d > 0.0 ? exp(-(SHAPE == 1 ? 24.0 : 8.0) * d) : float(SHAPE != 1);
     // Rocks are dark with a bright rim; the ship and bullets are solid.
     float rim = SHAPE == 1 ? exp(-abs(d) * 40.0) : 0.0;
     float body = SHAPE == 1 ? 0.25 : 1.0;

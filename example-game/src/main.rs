@@ -29,7 +29,7 @@ mod window;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 
 use cli::Args;
 use error::GameError;
@@ -51,7 +51,10 @@ pub(crate) fn validation_mode(args: &Args) -> Validation {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args = match Args::try_parse() {
+        Ok(args) => args,
+        Err(e) => return usage_error(&e),
+    };
     let shaders = match shaders::Shaders::load() {
         Ok(shaders) => shaders,
         Err(e) => return fail(&e),
@@ -67,6 +70,19 @@ fn main() -> ExitCode {
         }
         Err(e) => fail(&e),
     }
+}
+
+/// Prints clap's message, always followed by the usage line; exit code 2
+/// (0 for `--help` and `--version`).
+fn usage_error(error: &clap::Error) -> ExitCode {
+    let _ = error.print();
+    if !error.use_stderr() {
+        return ExitCode::SUCCESS;
+    }
+    if !error.to_string().contains("Usage:") {
+        eprintln!("\n{}", Args::command().render_usage());
+    }
+    ExitCode::from(2)
 }
 
 fn fail(error: &GameError) -> ExitCode {

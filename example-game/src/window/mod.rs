@@ -229,7 +229,12 @@ impl App<'_> {
             KeyCode::Space => running.keys.fire = down,
             KeyCode::KeyP if down && !event.repeat => {
                 let next = running.renderer.post().next();
+                let start = Instant::now();
                 running.renderer.set_post(self.shaders, next)?;
+                println!(
+                    "post-processing: {next:?} (ubershader specialized and fast-linked in {:.2} ms)",
+                    start.elapsed().as_secs_f64() * 1e3
+                );
             }
             KeyCode::Escape if down => self.finish(event_loop),
             _ => {}

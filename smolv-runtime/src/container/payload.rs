@@ -25,7 +25,7 @@ impl Dictionary {
     /// `zstd::dict::from_samples`; the id is read from its header.
     pub fn new(bytes: impl Into<Cow<'static, [u8]>>) -> Result<Self, ContainerError> {
         let bytes = bytes.into();
-        let id = zstd_safe::get_dict_id(&bytes)
+        let id = zstd_safe::get_dict_id_from_dict(&bytes)
             .ok_or(ContainerError::Corrupt { what: "zstd dictionary", reason: "it has no dictionary header" })?;
         Ok(Self { id: id.get(), bytes })
     }

@@ -1,0 +1,124 @@
+//! The game headless on lavapipe (or any Vulkan device), with the
+//! validation layer required: the README's first command, a golden image,
+//! a clean validation log over 120 frames, and the monolithic fallback.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use common::{compare, game, mean_brightness, read_png, run, scratch};
+
+const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/rock-storm-120.png");
+
+/// The README's command (`--headless --frames 120 --screenshot shot.png`),
+/// run once for the tests below, with validation required.
+fn readme_run() -> &'static (std::process::Output, PathBuf) {
+    static RUN: OnceLock<(std::process::Output, PathBuf)> = OnceLock::new();
+    RUN.get_or_init(|| {
+        let shot = scratch("readme").join("shot.png");
+        let output = run(game().args(["--headless", "--frames", "120", "--validation", "--screenshot"]).arg(&shot));
+        (output, shot)
+    })
+}
+
+#[test]
+fn validation_is_clean_over_120_frames() {
+    let (output, _) = readme_run();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "the game failed: {:?}", output.status);
+    assert!(stdout.contains("validation               on, 0 messages"), "{stdout}");
+    assert!(stdout.contains("frames                   120 in"), "{stdout}");
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("validation:"), "the layer printed messages");
+}
+
+#[test]
+fn the_table_reports_modules_sizes_and_pipeline_times() {
+    let (output, _) = readme_run();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    for row in
+        ["shader modules", "raw SPIR-V", "embedded", "decode (all modules)", "fast link", "LTO link", "monolithic"]
+    {
+        assert!(stdout.contains(row), "no `{row}` row in:\n{stdout}");
+    }
+    let modules: usize = value_of(&stdout, "shader modules").parse().unwrap();
+    assert!(modules >= 12, "{modules} modules");
+    let raw: usize = value_of(&stdout, "raw SPIR-V").trim_end_matches(" bytes").parse().unwrap();
+    let embedded: usize = value_of(&stdout, "embedded").split(' ').next().unwrap().parse().unwrap();
+    assert!(embedded * 2 < raw, "smolv should at least halve the SPIR-V: {embedded} of {raw}");
+    // Lavapipe has graphics pipeline libraries, so pipelines come from them.
+    assert!(stdout.contains("from graphics pipeline libraries"), "{stdout}");
+    assert!(stdout.contains("all ready"), "the optimized links never arrived:\n{stdout}");
+}
+
+fn value_of<'a>(table: &'a str, row: &str) -> &'a str {
+    let line = table.lines().find(|l| l.trim_start().starts_with(row)).unwrap_or_else(|| panic!("no {row}"));
+    line.trim_start()[row.len()..].trim()
+}
+
+#[test]
+fn the_last_frame_matches_the_golden_image() {
+    let (output, shot) = readme_run();
+    assert!(output.status.success());
+    let frame = read_png(shot);
+    assert_eq!((frame.width, frame.height), (960, 540));
+    if std::env::var_os("SMOLV_UPDATE_GOLDEN").is_some() {
+        std::fs::copy(shot, GOLDEN).expect("update the golden image");
+    }
+    let golden = read_png(Path::new(GOLDEN));
+    let difference = compare(&frame, &golden);
+    // Different LLVM versions under lavapipe, or a real GPU, round a little
+    // differently; the game state itself is deterministic.
+    assert!(
+        difference.mean < 2.0 && difference.outliers < 0.01,
+        "frame 120 differs from {GOLDEN}: {difference:?}; if the change is intended, \
+         rerun with SMOLV_UPDATE_GOLDEN=1 (the README shows this image)"
+    );
+}
+
+#[test]
+fn monolithic_pipelines_render_the_same_frame() {
+    let dir = scratch("monolithic");
+    let frame = |name: &str, extra: &[&str]| {
+        let path = dir.join(name);
+        let output = run(game()
+            .args(["--headless", "--frames", "20", "--size", "320x180", "--validation", "--screenshot"])
+            .arg(&path)
+            .args(extra));
+        assert!(output.status.success(), "{name}: {:?}", output.status);
+        (read_png(&path), String::from_utf8_lossy(&output.stdout).into_owned())
+    };
+    let (libraries, _) = frame("libraries.png", &[]);
+    let (monolithic, table) = frame("monolithic.png", &["--monolithic"]);
+    assert!(table.contains("monolithic (no pipeline libraries)"), "{table}");
+    assert!(mean_brightness(&libraries) > 3.0, "the frame is black");
+    let difference = compare(&libraries, &monolithic);
+    assert!(difference.mean < 0.5 && difference.outliers < 0.001, "{difference:?}");
+}
+
+#[test]
+fn every_post_processing_preset_renders() {
+    let dir = scratch("presets");
+    let mut frames = Vec::new();
+    for preset in ["arcade", "retro", "clean"] {
+        let path = dir.join(format!("{preset}.png"));
+        let output = run(game()
+            .args([
+                "--headless",
+                "--frames",
+                "3",
+                "--size",
+                "320x180",
+                "--validation",
+                "--post",
+                preset,
+                "--screenshot",
+            ])
+            .arg(&path));
+        assert!(output.status.success(), "{preset}: {:?}", output.status);
+        frames.push(read_png(&path));
+    }
+    // The spec constants change what the ubershader does.
+    assert!(compare(&frames[0], &frames[1]).mean > 0.5);
+    assert!(compare(&frames[1], &frames[2]).mean > 0.5);
+}
