@@ -5,7 +5,9 @@
 # (it only does what is missing). It:
 #   1. installs the system packages the workspace needs (shaderc, glslang and
 #      SPIRV-Tools static archives and tools, lavapipe and the Vulkan
-#      validation layers), with apt-get, as root or through sudo;
+#      validation layers, the X11 libraries the example game's window loads,
+#      and Xvfb + xdotool for its window tests), with apt-get, as root or
+#      through sudo;
 #   2. makes sure rustfmt and clippy are installed;
 #   3. merges Debian's static shaderc/glslang/SPIRV-Tools archives into one
 #      target/shaderc/libshaderc_combined.a (Debian's libshaderc.so cannot be
@@ -18,6 +20,8 @@ smolv_packages=(
   libshaderc-dev glslang-dev spirv-tools glslang-tools
   mesa-vulkan-drivers vulkan-validationlayers libvulkan-dev vulkan-tools
   pkg-config
+  libx11-6 libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcommon-x11-0
+  xvfb xauth xdotool
 )
 
 smolv_log() { printf 'setup: %s\n' "$*" >&2; }

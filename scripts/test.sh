@@ -11,6 +11,8 @@ echo "==> cargo clippy --workspace --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "==> cargo test --workspace"
 cargo test --workspace --locked "$@"
+echo "==> the README's first command: the example game headless, release build"
+cargo run --release --locked -p example-game -- --headless --frames 120 --validation --screenshot target/shot.png
 echo "==> cargo package (publishable crates)"
 # Cargo unpacks the workspace's own packages from a temporary local registry
 # and caches that unpacked source by version under CARGO_HOME (in folders
