@@ -7,8 +7,9 @@ use ash::vk;
 
 use crate::cli::Args;
 use crate::error::GameError;
-use crate::game::{World, scripted_input};
+use crate::game::World;
 use crate::gpu::{Buffer, Context, Image};
+use crate::pilot::scripted_input;
 use crate::render::{FrameSync, Renderer, Target};
 use crate::report::{self, RunSummary};
 use crate::shaders::Shaders;

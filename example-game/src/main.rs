@@ -21,6 +21,7 @@ mod error;
 mod game;
 mod gpu;
 mod headless;
+mod pilot;
 mod render;
 mod report;
 mod screenshot;

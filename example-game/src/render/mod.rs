@@ -4,6 +4,7 @@
 //! swapchain image, or an off-screen image to read back).
 #![allow(unsafe_code)]
 
+mod commands;
 mod descriptors;
 mod programs;
 mod scene;
@@ -17,8 +18,9 @@ pub(crate) use programs::{PipelineTimings, PostPreset};
 
 use crate::error::{GameError, vk_check};
 use crate::game::{Particle, World};
-use crate::gpu::{Buffer, COLOR_RANGE, Context, Image};
+use crate::gpu::{Buffer, Context, Image};
 use crate::shaders::Shaders;
+use commands::{begin_rendering, image_barrier, record_readback, semaphore_infos};
 use descriptors::{Descriptors, ProgramSets, Resources};
 use programs::{HUD_BYTES, Program, ProgramPipeline, SCENE_FORMAT, SPRITE_BYTES};
 
@@ -273,24 +275,8 @@ impl Renderer {
             }
             vk_check("vkEndCommandBuffer", self.device.end_command_buffer(commands))?;
             let command_infos = [vk::CommandBufferSubmitInfo::default().command_buffer(commands)];
-            let waits: Vec<_> = sync
-                .wait
-                .iter()
-                .map(|&s| {
-                    vk::SemaphoreSubmitInfo::default()
-                        .semaphore(s)
-                        .stage_mask(vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT)
-                })
-                .collect();
-            let signals: Vec<_> = sync
-                .signal
-                .iter()
-                .map(|&s| {
-                    vk::SemaphoreSubmitInfo::default()
-                        .semaphore(s)
-                        .stage_mask(vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT)
-                })
-                .collect();
+            let waits = semaphore_infos(sync.wait);
+            let signals = semaphore_infos(sync.signal);
             let submit = vk::SubmitInfo2::default()
                 .command_buffer_infos(&command_infos)
                 .wait_semaphore_infos(&waits)
@@ -517,92 +503,4 @@ fn particle_pass(
         .map_err(|(_, result)| GameError::Vulkan { call: "vkCreateComputePipelines", result })?[0];
     let sets = descriptors.program_sets(&[&shader.reflection], &program.set_layouts, resources)?;
     Ok(ParticlePass { _layouts: layouts, pipeline, layout: program.pipeline_layout, sets })
-}
-
-/// # Safety
-/// `commands` is recording.
-unsafe fn image_barrier(
-    device: &ash::Device,
-    commands: vk::CommandBuffer,
-    image: vk::Image,
-    layouts: (vk::ImageLayout, vk::ImageLayout),
-    src: (vk::PipelineStageFlags2, vk::AccessFlags2),
-    dst: (vk::PipelineStageFlags2, vk::AccessFlags2),
-) {
-    let barrier = vk::ImageMemoryBarrier2::default()
-        .image(image)
-        .old_layout(layouts.0)
-        .new_layout(layouts.1)
-        .src_stage_mask(src.0)
-        .src_access_mask(src.1)
-        .dst_stage_mask(dst.0)
-        .dst_access_mask(dst.1)
-        .subresource_range(COLOR_RANGE);
-    let barriers = [barrier];
-    // SAFETY: the caller guarantees recording.
-    unsafe { device.cmd_pipeline_barrier2(commands, &vk::DependencyInfo::default().image_memory_barriers(&barriers)) };
-}
-
-/// # Safety
-/// `commands` is recording and `view` is in `COLOR_ATTACHMENT_OPTIMAL`.
-unsafe fn begin_rendering(
-    device: &ash::Device,
-    commands: vk::CommandBuffer,
-    view: vk::ImageView,
-    extent: vk::Extent2D,
-    clear: [f32; 4],
-) {
-    let attachments = [vk::RenderingAttachmentInfo::default()
-        .image_view(view)
-        .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
-        .load_op(vk::AttachmentLoadOp::CLEAR)
-        .store_op(vk::AttachmentStoreOp::STORE)
-        .clear_value(vk::ClearValue { color: vk::ClearColorValue { float32: clear } })];
-    let area = vk::Rect2D { offset: vk::Offset2D::default(), extent };
-    let info = vk::RenderingInfo::default().render_area(area).layer_count(1).color_attachments(&attachments);
-    let viewport = vk::Viewport {
-        x: 0.0,
-        y: 0.0,
-        width: extent.width as f32,
-        height: extent.height as f32,
-        min_depth: 0.0,
-        max_depth: 1.0,
-    };
-    // SAFETY: the caller guarantees recording.
-    unsafe {
-        device.cmd_begin_rendering(commands, &info);
-        device.cmd_set_viewport(commands, 0, &[viewport]);
-        device.cmd_set_scissor(commands, 0, &[area]);
-    }
-}
-
-/// # Safety
-/// `commands` is recording; `target.image` is in `TRANSFER_SRC_OPTIMAL`
-/// and `buffer` holds `width * height * 4` bytes.
-unsafe fn record_readback(device: &ash::Device, commands: vk::CommandBuffer, target: Target, buffer: &Buffer) {
-    let region = vk::BufferImageCopy::default()
-        .image_subresource(vk::ImageSubresourceLayers {
-            aspect_mask: vk::ImageAspectFlags::COLOR,
-            mip_level: 0,
-            base_array_layer: 0,
-            layer_count: 1,
-        })
-        .image_extent(vk::Extent3D { width: target.extent.width, height: target.extent.height, depth: 1 });
-    let barrier = vk::MemoryBarrier2::default()
-        .src_stage_mask(vk::PipelineStageFlags2::COPY)
-        .src_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
-        .dst_stage_mask(vk::PipelineStageFlags2::HOST)
-        .dst_access_mask(vk::AccessFlags2::HOST_READ);
-    let barriers = [barrier];
-    // SAFETY: the caller guarantees the layouts and sizes.
-    unsafe {
-        device.cmd_copy_image_to_buffer(
-            commands,
-            target.image,
-            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-            buffer.handle,
-            &[region],
-        );
-        device.cmd_pipeline_barrier2(commands, &vk::DependencyInfo::default().memory_barriers(&barriers));
-    }
 }
