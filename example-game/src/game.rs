@@ -391,4 +391,22 @@ mod tests {
         assert_eq!(world.score, 20);
         assert!(!world.spawned.is_empty());
     }
+
+    #[test]
+    fn losing_the_last_life_starts_a_new_game() {
+        let mut world = World::new(5);
+        world.lives = 1;
+        world.score = 500;
+        world.ship.invulnerable = 0.0;
+        let rock = world.rocks[0].position;
+        world.ship.position = rock;
+        world.collide();
+        assert_eq!(world.lives, 0);
+        assert!(!world.ship.is_alive());
+        for _ in 0..((RESPAWN_DELAY / STEP) as usize + 2) {
+            world.step(&Input::default());
+        }
+        assert!(world.ship.is_alive());
+        assert_eq!((world.lives, world.score, world.wave), (STARTING_LIVES, 0, 1));
+    }
 }
