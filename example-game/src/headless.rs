@@ -50,10 +50,11 @@ pub(crate) fn run(args: &Args, shaders: &Shaders) -> Result<Outcome, GameError> 
     if let Some(path) = &args.screenshot {
         crate::screenshot::write_png(path, &readback.read(), extent, OUTPUT_FORMAT)?;
     }
+    let timings = renderer.pipeline_timings(shaders)?;
     let validation_messages = context.validation_messages();
     let table = report::table(
         shaders,
-        &renderer.timings,
+        &timings,
         &RunSummary {
             mode: "headless",
             device: &context.device_name,

@@ -48,14 +48,18 @@ impl Buffer {
     /// dropped. The GPU must not be using that range.
     pub(crate) fn write(&mut self, offset: usize, data: &[u8]) {
         let len = data.len().min(self.size.saturating_sub(offset));
+        if len == 0 {
+            return;
+        }
         // SAFETY: `mapped` covers `size` bytes and `offset + len <= size`.
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), self.mapped.add(offset), len) };
     }
 
     /// Writes `values` as little-endian 32-bit floats at byte `offset`.
     pub(crate) fn write_f32s(&mut self, offset: usize, values: &[f32]) {
-        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-        self.write(offset, &bytes);
+        for (i, value) in values.iter().enumerate() {
+            self.write(offset + 4 * i, &value.to_le_bytes());
+        }
     }
 
     /// Reads the whole buffer. The GPU must be done writing it.

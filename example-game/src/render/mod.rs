@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use ash::vk;
 use smolv_runtime::vulkan::{LayoutCache, LayoutOptions, PipelineManager, PipelineOptions};
 
+use programs::LoadTimings;
 pub(crate) use programs::{PipelineTimings, PostPreset};
 
 use crate::error::{GameError, vk_check};
@@ -79,8 +80,9 @@ pub(crate) struct Renderer {
     fence: vk::Fence,
     output_format: vk::Format,
     post: PostPreset,
-    /// How long the pipelines took at load.
-    pub(crate) timings: PipelineTimings,
+    /// How long the pipelines took at load, until [`pipeline_timings`](Self::pipeline_timings).
+    load: Option<LoadTimings>,
+    timings: Option<PipelineTimings>,
 }
 
 impl Renderer {
@@ -107,7 +109,7 @@ impl Renderer {
                 workers: 1,
             },
         );
-        let (pipelines, timings) = programs::build_all(&device, &manager, shaders, post, output_format)?;
+        let (pipelines, load) = programs::build_all(&manager, shaders, post, output_format)?;
         let mut frame = Buffer::new(context, FRAME_UNIFORM_BYTES, vk::BufferUsageFlags::UNIFORM_BUFFER)?;
         frame.write(0, &[0; FRAME_UNIFORM_BYTES]);
         let mut corners = Buffer::new(context, 6 * 8, vk::BufferUsageFlags::VERTEX_BUFFER)?;
@@ -184,8 +186,19 @@ impl Renderer {
             fence,
             output_format,
             post,
-            timings,
+            load: Some(load),
+            timings: None,
         })
+    }
+
+    /// What the pipelines cost: fast links, when the optimized pipelines
+    /// arrived, and the same pipelines built monolithically (measured now,
+    /// on the first call).
+    pub(crate) fn pipeline_timings(&mut self, shaders: &Shaders) -> Result<PipelineTimings, GameError> {
+        if let Some(load) = self.load.take() {
+            self.timings = Some(load.finish(&self.device, shaders, self.post, self.output_format)?);
+        }
+        Ok(self.timings.unwrap_or_default())
     }
 
     /// The post-processing preset in use.
@@ -197,7 +210,6 @@ impl Renderer {
     /// newly specialized fragment library and a fast link now, the
     /// optimized pipeline from the background worker shortly after.
     pub(crate) fn set_post(&mut self, shaders: &Shaders, post: PostPreset) -> Result<(), GameError> {
-        self.wait()?;
         let pipeline = programs::pipeline(&self.manager, shaders, Program::Post, post, self.output_format)?;
         if let Some((current, _)) = self.programs.get_mut(&Program::Post) {
             *current = pipeline;
@@ -206,8 +218,8 @@ impl Renderer {
         Ok(())
     }
 
-    /// Recreates the scene image for a new output size.
-    pub(crate) fn resize(&mut self, context: &Context, extent: vk::Extent2D) -> Result<(), GameError> {
+    /// Recreates the scene image when the output size changed.
+    fn resize(&mut self, context: &Context, extent: vk::Extent2D) -> Result<(), GameError> {
         if self.scene.extent == extent {
             return Ok(());
         }
@@ -247,9 +259,7 @@ impl Renderer {
         readback: Option<&Buffer>,
     ) -> Result<(), GameError> {
         self.wait()?;
-        if self.scene.extent != target.extent {
-            self.resize(context, target.extent)?;
-        }
+        self.resize(context, target.extent)?;
         let counts = self.upload(world, target.extent);
         let commands = self.commands;
         // SAFETY: the previous submission finished (fence), so the command

@@ -178,7 +178,13 @@ impl App<'_> {
         }
         running.frames += 1;
         let last = self.args.frames.is_some_and(|n| running.frames >= n);
-        let want_screenshot = last && self.args.screenshot.is_some() && swapchain.readable;
+        let want_screenshot = last && self.args.screenshot.is_some();
+        if want_screenshot && !swapchain.readable {
+            return Err(GameError::Screenshot {
+                path: self.args.screenshot.clone().unwrap_or_default(),
+                reason: "this surface's swapchain images cannot be copied; take it with --headless".to_owned(),
+            });
+        }
         let target = Target {
             image: swapchain.images[index as usize],
             view: swapchain.views[index as usize],
@@ -244,22 +250,31 @@ impl App<'_> {
 
     /// Prints nothing itself: builds the outcome and ends the event loop.
     fn finish(&mut self, event_loop: &ActiveEventLoop) {
-        if let Some(running) = self.running.take() {
+        if let Some(mut running) = self.running.take() {
+            let frame_time = running.started.elapsed();
+            let timings = match running.renderer.pipeline_timings(self.shaders) {
+                Ok(timings) => timings,
+                Err(e) => return self.fail(e, event_loop),
+            };
             let validation_messages = running.context.validation_messages();
             let size = running.swapchain.as_ref().map_or(self.args.size, |s| (s.extent.width, s.extent.height));
             let table = report::table(
                 self.shaders,
-                &running.renderer.timings,
+                &timings,
                 &RunSummary {
                     mode: "window",
                     device: &running.context.device_name,
                     size,
                     frames: running.frames,
-                    frame_time: running.started.elapsed(),
+                    frame_time,
                     score: running.world.score,
                     wave: running.world.wave,
                     validation_messages: running.context.validating().then_some(validation_messages),
-                    screenshot: self.args.screenshot.as_deref().filter(|_| self.args.frames.is_some()),
+                    screenshot: self
+                        .args
+                        .screenshot
+                        .as_deref()
+                        .filter(|_| running.frames == self.args.frames.unwrap_or(0)),
                 },
             );
             self.outcome = Some(Outcome { table, validation_messages });
@@ -281,7 +296,7 @@ fn recreate(running: &mut Running) -> Result<(), GameError> {
     let old = running.swapchain.take();
     let new = Swapchain::new(&running.context, &running.surface, (size.width, size.height), old.as_ref())?;
     drop(old);
-    running.renderer.resize(&running.context, new.extent)?;
+    // The renderer follows the new extent on the next draw.
     running.swapchain = Some(new);
     Ok(())
 }
