@@ -27,22 +27,14 @@ fn write_raw_spirv(out_dir: &Path) -> Result<(), String> {
     std::fs::create_dir_all(&raw_dir).map_err(|e| format!("{}: {e}", raw_dir.display()))?;
     let bundle = out_dir.join(smolv_build::ARTIFACT_DIR).join(smolv_build::BUNDLE_FILE);
     let set = smolv_runtime::ShaderSet::open(&bundle).map_err(|e| e.to_string())?;
-    let mut table = String::from("/// Every shader as plain SPIR-V plus its reflection, by name.\n");
-    table.push_str("pub(crate) static RAW_SHADERS: &[(&str, &[u8], &[u8])] = &[\n");
-    for (index, shader) in set.iter().enumerate() {
+    let mut table = String::from("/// Every shader as plain SPIR-V, by name.\n");
+    table.push_str("pub(crate) static RAW_SHADERS: &[(&str, &[u8])] = &[\n");
+    for (index, shader) in set.iter().map_err(|e| e.to_string())?.enumerate() {
         let words = shader.decode().map_err(|e| format!("{}: {e}", shader.name()))?;
         let spirv: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         let spirv_path = raw_dir.join(format!("{index}.spv"));
-        let reflection_path = raw_dir.join(format!("{index}.refl"));
         std::fs::write(&spirv_path, spirv).map_err(|e| format!("{}: {e}", spirv_path.display()))?;
-        std::fs::write(&reflection_path, shader.reflection().to_bytes())
-            .map_err(|e| format!("{}: {e}", reflection_path.display()))?;
-        table.push_str(&format!(
-            "    ({:?}, include_bytes!({:?}), include_bytes!({:?})),\n",
-            shader.name(),
-            spirv_path.display().to_string(),
-            reflection_path.display().to_string()
-        ));
+        table.push_str(&format!("    ({:?}, include_bytes!({:?})),\n", shader.name(), spirv_path.display().to_string()));
     }
     table.push_str("];\n");
     let table_path = out_dir.join("raw_shaders.rs");

@@ -52,6 +52,7 @@ pub(crate) fn validation_mode(args: &Args) -> Validation {
 }
 
 fn main() -> ExitCode {
+    cold_shader_cache();
     let args = match Args::try_parse() {
         Ok(args) => args,
         Err(e) => return usage_error(&e),
@@ -70,6 +71,23 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => fail(&e),
+    }
+}
+
+/// Turns Mesa's on-disk shader cache off for this process, unless the user
+/// chose a setting. The table compares pipeline libraries with monolithic
+/// pipelines built from the same shaders; with the cache on, whichever side
+/// compiles second (and both, from the second run on) would load machine
+/// code from disk instead of compiling it. Mesa reads the variable when the
+/// driver loads, so this runs first, before any thread exists.
+#[allow(unsafe_code)]
+fn cold_shader_cache() {
+    // `MESA_GLSL_CACHE_DISABLE` is the older name, still read when the new
+    // one is unset: a user who set either has chosen.
+    if ["MESA_SHADER_CACHE_DISABLE", "MESA_GLSL_CACHE_DISABLE"].iter().all(|name| std::env::var_os(name).is_none()) {
+        // SAFETY: the process has one thread yet, so nothing reads the
+        // environment concurrently.
+        unsafe { std::env::set_var("MESA_SHADER_CACHE_DISABLE", "true") };
     }
 }
 

@@ -19,6 +19,21 @@ pub(crate) struct RunSummary<'a> {
     pub(crate) screenshot: Option<&'a std::path::Path>,
 }
 
+/// Whether Mesa's shader cache is off in this process, read as Mesa reads
+/// it (`main` turns it off unless the user chose).
+fn mesa_shader_cache() -> String {
+    let setting = ["MESA_SHADER_CACHE_DISABLE", "MESA_GLSL_CACHE_DISABLE"]
+        .iter()
+        .find_map(|name| std::env::var(name).ok().map(|value| (*name, value)));
+    match setting {
+        Some((_, value)) if !matches!(value.to_ascii_lowercase().as_str(), "0" | "n" | "no" | "f" | "false") => {
+            "off (both sides compile cold)".to_owned()
+        }
+        Some((name, value)) => format!("on ({name}={value}): times may include cache hits"),
+        None => "on: times may include cache hits".to_owned(),
+    }
+}
+
 fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1e3)
 }
@@ -51,6 +66,7 @@ pub(crate) fn table(shaders: &Shaders, pipelines: &PipelineTimings, run: &RunSum
                 ),
             ));
             rows.push(("  monolithic", per(pipelines.monolithic)));
+            rows.push(("  Mesa shader cache", mesa_shader_cache()));
         }
         (None, _) => {
             rows.push(("pipelines", format!("{}, monolithic (no pipeline libraries)", pipelines.count)));

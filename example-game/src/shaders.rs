@@ -1,9 +1,10 @@
 //! The shaders the build embedded, decoded once at start.
 //!
-//! Normally they come from the smolv bundle that `include_shaders!` embeds
-//! (zstd + SMOL-V + reflection). With the `raw-spirv` feature the same
-//! modules are embedded as plain SPIR-V instead, which is what
-//! `tests/binary_size.rs` compares against.
+//! Normally they come from the set that `include_shaders!` embeds, packed
+//! the way smolv-build chose (for this game's 21 KB of SPIR-V that is raw
+//! SPIR-V or SMOL-V + LZ4; see the README's size section). Reflection is
+//! read from the decoded SPIR-V. With the `raw-spirv` feature the same
+//! modules are embedded as plain `include_bytes!` instead.
 
 use std::time::{Duration, Instant};
 
@@ -19,8 +20,6 @@ pub(crate) struct LoadedShader {
     pub(crate) name: String,
     pub(crate) words: Vec<u32>,
     pub(crate) reflection: Reflection,
-    /// Identifies the code in pipeline-cache keys.
-    pub(crate) code_hash: u64,
 }
 
 /// Every module, and what loading them cost.
@@ -33,8 +32,8 @@ pub(crate) struct Shaders {
     pub(crate) spirv_bytes: usize,
     /// Time to decode (decompress + SMOL-V decode) all of them.
     pub(crate) decode_time: Duration,
-    /// How they were embedded.
-    pub(crate) encoding: &'static str,
+    /// How they were embedded (the packing smolv-build chose).
+    pub(crate) encoding: String,
 }
 
 impl Shaders {
@@ -63,56 +62,50 @@ impl Shaders {
     /// A pipeline stage of module `name` with `specialization`.
     pub(crate) fn stage<'a>(&'a self, name: &str, specialization: &'a [(u32, Value)]) -> Result<Stage<'a>, GameError> {
         let module = self.get(name)?;
-        Ok(Stage { spirv: &module.words, reflection: &module.reflection, code_hash: module.code_hash, specialization })
+        Ok(Stage { spirv: &module.words, reflection: &module.reflection, specialization })
     }
 }
 
 #[cfg(not(feature = "raw-spirv"))]
 mod embedded {
+    use smolv_runtime::reflect::Reflection;
+
     use super::{GameError, LoadedShader};
 
     static SHADERS: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
 
-    pub(super) fn load() -> Result<(Vec<LoadedShader>, usize, &'static str), GameError> {
+    pub(super) fn load() -> Result<(Vec<LoadedShader>, usize, String), GameError> {
         let error =
             |name: &str, e: &dyn std::fmt::Display| GameError::Shader { name: name.to_owned(), reason: e.to_string() };
-        let mut modules = Vec::with_capacity(SHADERS.len());
-        for shader in SHADERS.iter() {
+        let shaders = SHADERS.shaders().map_err(|e| error("(the embedded set)", &e))?;
+        let mut modules = Vec::with_capacity(shaders.len());
+        for shader in shaders {
             let words = shader.decode().map_err(|e| error(shader.name(), &e))?;
-            let code_hash = shader.content_hash().map_err(|e| error(shader.name(), &e))?.short();
-            modules.push(LoadedShader {
-                name: shader.name().to_owned(),
-                words,
-                reflection: shader.reflection().clone(),
-                code_hash,
-            });
+            let reflection = Reflection::from_spirv(&words).map_err(|e| error(shader.name(), &e))?;
+            modules.push(LoadedShader { name: shader.name().to_owned(), words, reflection });
         }
-        Ok((modules, SHADERS.bundle_bytes().len(), "smolv bundle"))
+        Ok((modules, SHADERS.stored_len(), format!("smolv, {}", SHADERS.packing())))
     }
 }
 
 #[cfg(feature = "raw-spirv")]
 mod embedded {
-    use std::hash::{Hash, Hasher};
-
     use smolv_runtime::reflect::Reflection;
 
     use super::{GameError, LoadedShader};
 
     include!(concat!(env!("OUT_DIR"), "/raw_shaders.rs"));
 
-    pub(super) fn load() -> Result<(Vec<LoadedShader>, usize, &'static str), GameError> {
+    pub(super) fn load() -> Result<(Vec<LoadedShader>, usize, String), GameError> {
         let mut modules = Vec::with_capacity(RAW_SHADERS.len());
         let mut embedded = 0;
-        for &(name, spirv, reflection) in RAW_SHADERS {
-            embedded += spirv.len() + reflection.len();
-            let words = spirv.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
-            let reflection = Reflection::from_bytes(reflection)
+        for &(name, spirv) in RAW_SHADERS {
+            embedded += spirv.len();
+            let words: Vec<u32> = spirv.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
+            let reflection = Reflection::from_spirv(&words)
                 .map_err(|e| GameError::Shader { name: name.to_owned(), reason: e.to_string() })?;
-            let mut hasher = std::collections::hash_map::DefaultHasher::new();
-            spirv.hash(&mut hasher);
-            modules.push(LoadedShader { name: name.to_owned(), words, reflection, code_hash: hasher.finish() });
+            modules.push(LoadedShader { name: name.to_owned(), words, reflection });
         }
-        Ok((modules, embedded, "raw SPIR-V"))
+        Ok((modules, embedded, "raw SPIR-V".to_owned()))
     }
 }

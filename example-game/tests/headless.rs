@@ -122,3 +122,33 @@ fn every_post_processing_preset_renders() {
     assert!(compare(&frames[0], &frames[1]).mean > 0.5);
     assert!(compare(&frames[1], &frames[2]).mean > 0.5);
 }
+
+#[test]
+fn pipeline_timings_are_taken_with_mesas_shader_cache_off() {
+    // Lavapipe keeps compiled shaders in Mesa's on-disk cache when allowed
+    // to, so the side of the comparison built second (and, from the second
+    // run on, both) would load them instead of compiling. The game turns
+    // the cache off for itself unless the user chose a setting.
+    let files = |dir: &Path| std::fs::read_dir(dir).map_or(0, |entries| entries.count());
+    let play = |cache: &Path, setting: Option<&str>| {
+        let mut command = game();
+        command.env("MESA_SHADER_CACHE_DIR", cache).env_remove("MESA_GLSL_CACHE_DISABLE");
+        match setting {
+            Some(value) => command.env("MESA_SHADER_CACHE_DISABLE", value),
+            None => command.env_remove("MESA_SHADER_CACHE_DISABLE"),
+        };
+        let output = run(command.args(["--headless", "--frames", "2", "--size", "64x64", "--validation"]));
+        assert!(output.status.success(), "{:?}", output.status);
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+
+    let cold = scratch("shader-cache-off");
+    let table = play(&cold, None);
+    assert_eq!(value_of(&table, "Mesa shader cache"), "off (both sides compile cold)");
+    assert_eq!(files(&cold), 0, "nothing was written to the shader cache");
+
+    let warm = scratch("shader-cache-on");
+    let table = play(&warm, Some("false"));
+    assert!(value_of(&table, "Mesa shader cache").starts_with("on (MESA_SHADER_CACHE_DISABLE=false)"), "{table}");
+    assert!(files(&warm) > 0, "the driver used the shader cache it was allowed to use");
+}

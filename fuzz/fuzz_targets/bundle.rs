@@ -18,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(set) = ShaderSet::from_vec(data.to_vec()) {
         let settings = DecodeSettings { verify_hash: true, max_decoded_len: 1 << 24 };
         let mut out = Vec::new();
-        for shader in set.iter() {
+        for shader in set.iter().into_iter().flatten() {
             let _ = shader.reflection();
             let _ = shader.decode_with(&settings, &mut out);
         }

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
+use crate::packing::{Packing, SizeGoal};
 use crate::report::Report;
 
 /// Which Vulkan version the SPIR-V targets.
@@ -227,6 +228,8 @@ pub struct Config {
     pub(crate) strip_debug: Option<bool>,
     pub(crate) zstd_level: i32,
     pub(crate) dictionary: DictionaryMode,
+    pub(crate) packing: Option<Packing>,
+    pub(crate) size_goal: Option<SizeGoal>,
     pub(crate) cache_dir: Option<PathBuf>,
     pub(crate) out_dir: Option<PathBuf>,
     pub(crate) jobs: Option<usize>,
@@ -245,7 +248,8 @@ impl Default for Config {
 
 impl Config {
     /// Defaults: Vulkan 1.2, optimize for size, strip debug info in release
-    /// builds, zstd level 19, automatic dictionary, Cargo's `NUM_JOBS`.
+    /// builds, the packing that makes the installed binary smallest, zstd
+    /// level 19, automatic dictionary, Cargo's `NUM_JOBS`.
     pub fn new() -> Self {
         Self {
             shader_dirs: Vec::new(),
@@ -261,6 +265,8 @@ impl Config {
             strip_debug: None,
             zstd_level: 19,
             dictionary: DictionaryMode::default(),
+            packing: None,
+            size_goal: None,
             cache_dir: None,
             out_dir: None,
             jobs: None,
@@ -349,7 +355,8 @@ impl Config {
         self
     }
 
-    /// zstd level, 1–22 (default 19).
+    /// zstd level, 1–22 (default 19), for bundles and for embedded sets
+    /// packed with zstd.
     pub fn zstd_level(&mut self, level: i32) -> &mut Self {
         self.zstd_level = level;
         self
@@ -358,6 +365,39 @@ impl Config {
     /// Shared-dictionary policy (default: automatic).
     pub fn dictionary(&mut self, mode: DictionaryMode) -> &mut Self {
         self.dictionary = mode;
+        self
+    }
+
+    /// How the embedded set (what `include_shaders!` and `include_shader!`
+    /// put in the binary) is packed. Default: `SMOLV_PACKING` if set (`auto`,
+    /// `raw`, `smolv`, `lz4`, `lz4-stream`, `zstd`, `zstd-stream`,
+    /// `zstd-dictionary`), else [`Packing::Auto`], which picks the smallest
+    /// total of stored bytes and the decoder code the packing links, for
+    /// the [`size_goal`](Config::size_goal). This setter wins over the
+    /// variable.
+    ///
+    /// ```no_run
+    /// // build.rs: always ship SMOL-V + LZ4 as one stream.
+    /// use smolv_build::{Config, Layout, Packing};
+    /// Config::new().shader_dir("shaders").packing(Packing::Lz4 { layout: Layout::Stream }).compile();
+    /// ```
+    pub fn packing(&mut self, packing: Packing) -> &mut Self {
+        self.packing = Some(packing);
+        self
+    }
+
+    /// What [`Packing::Auto`] makes smallest: the binary as installed
+    /// (default), or as downloaded after `xz -9` ([`SizeGoal::Download`]),
+    /// for games whose store or installer compresses them. Default:
+    /// `SMOLV_SIZE_GOAL` if set (`installed` or `download`), else
+    /// installed. This setter wins over the variable.
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders").size_goal(smolv_build::SizeGoal::Download);
+    /// ```
+    pub fn size_goal(&mut self, goal: SizeGoal) -> &mut Self {
+        self.size_goal = Some(goal);
         self
     }
 

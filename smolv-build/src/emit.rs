@@ -15,6 +15,14 @@ pub const MANIFEST_FILE: &str = "manifest.json";
 /// Name of the bundle of every module inside [`ARTIFACT_DIR`].
 pub const BUNDLE_FILE: &str = "shaders.smvb";
 
+/// Name of the embedded set's directory inside [`ARTIFACT_DIR`].
+pub const EMBEDDED_DIRECTORY_FILE: &str = "embedded/set.smvd";
+/// Name of the embedded set's data inside [`ARTIFACT_DIR`].
+pub const EMBEDDED_DATA_FILE: &str = "embedded/set.data";
+/// Name of the embedded set's zstd dictionary inside [`ARTIFACT_DIR`]
+/// (codec `smolv-zstd-dictionary` only).
+pub const EMBEDDED_DICTIONARY_FILE: &str = "embedded/set.zdict";
+
 /// One module in the manifest.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ManifestModule {
@@ -22,6 +30,9 @@ pub struct ManifestModule {
     pub name: String,
     /// Its container, relative to the artifact directory.
     pub artifact: String,
+    /// The optimized SPIR-V before SMOL-V encoding (and before stripping),
+    /// relative to the artifact directory, for debuggers and `spirv-dis`.
+    pub optimized_spirv: String,
     /// The source file.
     pub source: PathBuf,
     /// The variant, if this module is one.
@@ -32,15 +43,52 @@ pub struct ManifestModule {
     pub spirv_bytes: usize,
     /// Size of the container.
     pub container_bytes: usize,
-    /// The optimized SPIR-V before SMOL-V encoding (and before stripping),
-    /// relative to the artifact directory, for debuggers and `spirv-dis`.
-    pub optimized_spirv: String,
+    /// The module as `include_shader!` embeds it.
+    pub embedded: ManifestEmbeddedModule,
+}
+
+/// One module on its own, packed with the embedded set's codec in layout
+/// `module` (`docs/format.md`, "Embedded sets").
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ManifestEmbeddedModule {
+    /// The packed module, relative to the artifact directory.
+    pub data: String,
+    /// Bytes it unpacks to: SMOL-V, or SPIR-V for codec `spirv`.
+    pub unpacked_bytes: usize,
+    /// Bytes of SPIR-V it decodes to.
+    pub spirv_bytes: usize,
+    /// xxHash32 (seed 0) of the decoded SPIR-V.
+    pub check: u32,
+}
+
+/// The embedded set: what `include_shaders!` puts in the binary.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ManifestEmbeddedSet {
+    /// `spirv`, `smolv`, `smolv-lz4`, `smolv-zstd` or `smolv-zstd-dictionary`.
+    pub codec: String,
+    /// `module` or `stream`.
+    pub layout: String,
+    /// The [`SizeGoal`](crate::SizeGoal) it was chosen for: `installed` or `download`.
+    pub goal: String,
+    /// The `SMVD` directory, relative to the artifact directory.
+    pub directory: String,
+    /// The data, relative to the artifact directory.
+    pub data: String,
+    /// The zstd dictionary, for codec `smolv-zstd-dictionary` only.
+    pub dictionary: Option<String>,
+    /// Bytes of SPIR-V the set decodes to.
+    pub spirv_bytes: usize,
+    /// What the binary carries: data, dictionary, names, and 24 bytes of
+    /// table per module (the macros turn the directory into tables).
+    pub stored_bytes: usize,
+    /// Estimated bytes of decoder code the codec links.
+    pub decoder_bytes: usize,
 }
 
 /// What `smolv-build` wrote, for the macros and tools to read.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Manifest {
-    /// Manifest format version (1).
+    /// Manifest format version (2).
     pub format: u32,
     /// The bundle of every module, relative to the artifact directory.
     pub bundle: String,
@@ -48,8 +96,22 @@ pub struct Manifest {
     pub dictionary: Option<String>,
     /// Whether debug info was stripped from what ships.
     pub strip_debug: bool,
+    /// The embedded set.
+    pub embedded: ManifestEmbeddedSet,
     /// Every module, sorted by name.
     pub modules: Vec<ManifestModule>,
+}
+
+/// The manifest format this smolv-build writes.
+pub(crate) const MANIFEST_FORMAT: u32 = 2;
+
+/// The embedded set's files.
+pub(crate) struct EmbeddedFiles {
+    pub(crate) directory: Vec<u8>,
+    pub(crate) data: Vec<u8>,
+    pub(crate) dictionary: Option<Vec<u8>>,
+    /// Per module, in manifest order: the module packed alone.
+    pub(crate) modules: Vec<Vec<u8>>,
 }
 
 /// Everything to write into the artifact directory.
@@ -59,6 +121,7 @@ pub(crate) struct Artifacts {
     pub(crate) optimized: Vec<Vec<u8>>,
     pub(crate) dictionary: Option<Vec<u8>>,
     pub(crate) bundle: Vec<u8>,
+    pub(crate) embedded: EmbeddedFiles,
 }
 
 /// File name of a module's container: readable, and unique even where
@@ -68,6 +131,7 @@ pub(crate) fn artifact_name(index: usize, module: &str, kind: &str) -> String {
         module.chars().map(|c| if c.is_ascii_alphanumeric() || "._-@".contains(c) { c } else { '_' }).collect();
     match kind {
         "spv" => format!("spirv/{index:04}-{safe}.spv"),
+        "data" => format!("embedded/modules/{index:04}-{safe}.data"),
         _ => format!("modules/{index:04}-{safe}.smvc"),
     }
 }
@@ -103,6 +167,19 @@ pub(crate) fn write_artifacts(out_dir: &Path, artifacts: &Artifacts, report: &Re
     }
     write(&dir.join(&artifacts.manifest.bundle), &artifacts.bundle)?;
     keep.push(dir.join(&artifacts.manifest.bundle));
+    let embedded = &artifacts.manifest.embedded;
+    let mut embedded_files =
+        vec![(&embedded.directory, &artifacts.embedded.directory), (&embedded.data, &artifacts.embedded.data)];
+    if let (Some(name), Some(bytes)) = (&embedded.dictionary, &artifacts.embedded.dictionary) {
+        embedded_files.push((name, bytes));
+    }
+    for (module, data) in artifacts.manifest.modules.iter().zip(&artifacts.embedded.modules) {
+        embedded_files.push((&module.embedded.data, data));
+    }
+    for (name, bytes) in embedded_files {
+        write(&dir.join(name), bytes)?;
+        keep.push(dir.join(name));
+    }
     let manifest = serde_json::to_vec_pretty(&artifacts.manifest).map_err(|e| Error::Internal(e.to_string()))?;
     write(&dir.join(MANIFEST_FILE), &manifest)?;
     keep.push(dir.join(MANIFEST_FILE));

@@ -72,8 +72,8 @@ pub enum Error {
     Config(String),
     /// No shader was found where shaders were expected.
     #[error(
-        "no shaders found in {}; add .vert/.frag/.comp/... (GLSL), .hlsl or .wgsl files, \
-         or point Config::shader_dir at the right directory",
+        "no shaders found in {}; add .vert/.frag/.comp/... (GLSL), .hlsl, .wgsl or .spv (SPIR-V) \
+         files, or point Config::shader_dir at the right directory",
         .searched
     )]
     NoShaders {

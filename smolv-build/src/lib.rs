@@ -1,9 +1,10 @@
 //! # smolv-build
 //!
 //! The build-time half of [smolv](https://github.com/smolv-rs/smolv): compiles
-//! a crate's GLSL, HLSL and WGSL shaders in `build.rs`, optimizes them for
-//! size, SMOL-V encodes and zstd-compresses them, and caches everything by
-//! content hash, so unchanged shaders are never compiled twice.
+//! a crate's GLSL, HLSL and WGSL shaders (or takes precompiled SPIR-V) in
+//! `build.rs`, optimizes them for size, SMOL-V encodes them, packs them the
+//! way that makes the binary smallest, and caches everything by content
+//! hash, so unchanged shaders are never compiled twice.
 //!
 //! ## Tutorial
 //!
@@ -41,13 +42,29 @@
 //!
 //! | step | how |
 //! |---|---|
-//! | find | `.vert .frag .comp .geom .tesc .tese .mesh .task .rgen .rchit .rmiss .rahit .rint .rcall` are GLSL of that stage; `.glsl`/`.hlsl` name their stage with a double extension (`blur.comp.hlsl`) or `#pragma shader_stage(compute)`, and are include files otherwise; `.wgsl` gives one module per entry point (`sky.wgsl#fs_main`) |
+//! | find | `.vert .frag .comp .geom .tesc .tese .mesh .task .rgen .rchit .rmiss .rahit .rint .rcall` are GLSL of that stage; `.glsl`/`.hlsl` name their stage with a double extension (`blur.comp.hlsl`) or `#pragma shader_stage(compute)`, and are include files otherwise; `.wgsl` gives one module per entry point (`sky.wgsl#fs_main`); `.spv`/`.spirv` are precompiled SPIR-V, stage and entry point from their first `OpEntryPoint` (`blur.comp.spv`) |
 //! | compile | shaderc for GLSL and HLSL (cargo feature `shaderc`), naga for WGSL (feature `wgsl`) |
 //! | optimize | the SPIRV-Tools `-Os` recipe, run as the `spirv-opt` binary for every language (shaderc's in-process size level for GLSL/HLSL only when `spirv-opt` is missing; see [Optimizer](crate#optimizer)) |
 //! | encode | SMOL-V, stripped of debug info in release builds |
-//! | compress | zstd level 19, with a dictionary trained over the crate's shaders when that makes the total smaller |
+//! | pack | what the binary embeds: raw SPIR-V, SMOL-V, or SMOL-V + LZ4 (HC 12) or zstd (level 19, optionally with a trained dictionary), per module or as one stream; by default the smallest total of stored bytes *and* the decoder code the packing links ([`Packing`], [`SizeGoal`]) |
+//! | bundle | zstd level 19 containers with blake3 hashes, with a dictionary when that makes the total smaller: the asset-file form, for tools |
 //! | cache | blake3 over sources, includes, defines, options and compiler versions; one directory per workspace |
-//! | emit | containers, a bundle and `manifest.json` in `OUT_DIR/smolv`, `smolv-report.{txt,json}` in `OUT_DIR`, `cargo:rerun-if-changed` for every source, include and directory |
+//! | emit | the embedded set (`embedded/`), containers, a bundle and `manifest.json` in `OUT_DIR/smolv`, `smolv-report.{txt,json}` in `OUT_DIR`, `cargo:rerun-if-changed` for every source, include and directory, `cargo:rerun-if-env-changed` for every variable read |
+//!
+//! ## Packing
+//!
+//! A decoder is code in the binary too, so the build weighs it: small sets
+//! ship as raw SPIR-V (no decoder at all), larger ones as SMOL-V + LZ4 or
+//! zstd, whichever makes stored bytes plus decoder code smallest. The report
+//! says what was chosen and what it saved:
+//!
+//! ```text
+//! packing smolv-lz4 (stream): shaders 74.0 KB → 13.5 KB, decoder +24.0 KB, net −36.5 KB
+//! ```
+//!
+//! [`Config::packing`] (or `SMOLV_PACKING`) forces a packing, and
+//! [`Config::size_goal`] (or `SMOLV_SIZE_GOAL=download`) weighs sizes after
+//! `xz -9` instead, for games whose store or installer compresses them.
 //!
 //! ## Optimizer
 //!
@@ -80,16 +97,21 @@ mod error;
 mod frontend;
 mod optimize;
 mod pack;
+mod packing;
 mod pipeline;
 mod reflect;
 mod report;
 mod source;
 
 pub use config::{Config, Define, DictionaryMode, Optimization, SpirvVersion, TargetEnv, Variant};
-pub use emit::{ARTIFACT_DIR, BUNDLE_FILE, MANIFEST_FILE, Manifest, ManifestModule};
+pub use emit::{
+    ARTIFACT_DIR, BUNDLE_FILE, EMBEDDED_DATA_FILE, EMBEDDED_DICTIONARY_FILE, EMBEDDED_DIRECTORY_FILE, MANIFEST_FILE,
+    Manifest, ManifestEmbeddedModule, ManifestEmbeddedSet, ManifestModule,
+};
 pub use error::{Diagnostic, Error};
 pub use pack::{PackOptions, PackedBundle, PackedEntry, pack_bundle};
-pub use report::{FailedShader, ModuleReport, Report};
+pub use packing::{Layout, Packing, SizeGoal};
+pub use report::{CandidateReport, FailedShader, ModuleReport, PackingReport, Report};
 pub use source::Language;
 
 /// The SMOL-V codec, for build scripts that encode SPIR-V themselves.

@@ -74,7 +74,8 @@ pub fn pack_bundle(modules: &[(String, Vec<u32>)], options: &PackOptions) -> Res
     let encoded = sorted
         .par_iter()
         .map(|(name, spirv)| {
-            let encoded = encode_module(spirv, options.strip_debug).map_err(|e| format!("{name}: {e}"))?;
+            // Containers carry their reflection, so stripping keeps no names.
+            let encoded = encode_module(spirv, options.strip_debug, None).map_err(|e| format!("{name}: {e}"))?;
             Ok((encoded, reflect(spirv, ShaderStage::Vertex, "main")))
         })
         .collect::<Result<Vec<_>, String>>()

@@ -1,6 +1,7 @@
 //! The build, start to finish:
 //! scan → compile → optimize → (cache) → reflect → encode → compress →
-//! containers and bundle → `OUT_DIR` → Cargo directives and report.
+//! containers and bundle, and the embedded set's packing → `OUT_DIR` →
+//! Cargo directives and report.
 
 use std::path::{Path, PathBuf};
 
@@ -10,17 +11,21 @@ use smolv_runtime::reflect::ShaderStage;
 
 use crate::cache::{BodyReader, BodyWriter, Cache, FileHashes, Key, KeyBuilder};
 use crate::config::{Config, Optimization, SpirvVersion, TargetEnv};
-use crate::emit::{self, Artifacts, Directives, Manifest, ManifestModule};
-use crate::encode::{Packed, encode_module, pack};
+use crate::emit::{
+    self, Artifacts, Directives, EmbeddedFiles, Manifest, ManifestEmbeddedModule, ManifestEmbeddedSet, ManifestModule,
+};
+use crate::encode::{Packed, ZstdForms, compress_forms, encode_module};
 use crate::error::{Diagnostic, Error};
 use crate::frontend::{self, CompiledModule};
 use crate::optimize;
-use crate::reflect::reflect;
-use crate::report::{FailedShader, ModuleReport, Report};
+use crate::packing::{self, PackInput, Packing, SizeGoal};
+use crate::reflect::{names_read, reflect};
+use crate::report::{FailedShader, ModuleReport, Report, packing_report};
 use crate::source::{Job, Sources};
 
 /// Environment variables the build reads; Cargo reruns it when they change.
-const ENV_KNOBS: [&str; 4] = ["SMOLV_CACHE_DIR", "SMOLV_REPORT", "SMOLV_SPIRV_OPT", "CARGO_TARGET_DIR"];
+const ENV_KNOBS: [&str; 6] =
+    ["SMOLV_CACHE_DIR", "SMOLV_REPORT", "SMOLV_SPIRV_OPT", "CARGO_TARGET_DIR", "SMOLV_PACKING", "SMOLV_SIZE_GOAL"];
 
 /// Resolved settings every job shares.
 #[derive(Clone, Debug)]
@@ -45,6 +50,26 @@ struct JobOutput {
 
 fn env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+/// The packing and goal: the [`Config`] setters, else `SMOLV_PACKING` and
+/// `SMOLV_SIZE_GOAL` (looked up with `var`), else the defaults. A variable
+/// naming nothing known is an error rather than a silent default.
+fn packing_options(config: &Config, var: impl Fn(&str) -> Option<String>) -> Result<packing::Options, Error> {
+    let packing = match (config.packing, var("SMOLV_PACKING")) {
+        (Some(packing), _) => packing,
+        (None, Some(text)) => Packing::parse(text.trim()).ok_or_else(|| {
+            Error::Config(format!("SMOLV_PACKING={text:?} is not one of {}", Packing::NAMES.join(", ")))
+        })?,
+        (None, None) => Packing::default(),
+    };
+    let goal = match (config.size_goal, var("SMOLV_SIZE_GOAL")) {
+        (Some(goal), _) => goal,
+        (None, Some(text)) => SizeGoal::parse(text.trim())
+            .ok_or_else(|| Error::Config(format!("SMOLV_SIZE_GOAL={text:?} is not one of installed, download")))?,
+        (None, None) => SizeGoal::default(),
+    };
+    Ok(packing::Options { packing, goal, zstd_level: config.zstd_level })
 }
 
 /// Finds the shared cache directory (see [`Config::cache_dir`]).
@@ -78,6 +103,7 @@ pub(crate) fn run(config: &Config) -> Result<Report, Error> {
     };
     let directives = Directives::new(config.cargo_directives.unwrap_or(config.out_dir.is_none()));
     ENV_KNOBS.iter().for_each(|var| directives.rerun_if_env_changed(var));
+    let packing = packing_options(config, env)?;
 
     let settings = Settings {
         target_env: config.target_env,
@@ -152,7 +178,7 @@ pub(crate) fn run(config: &Config) -> Result<Report, Error> {
     }
     modules.sort_by(|a, b| a.0.name.cmp(&b.0.name));
 
-    let artifacts = pool.install(|| package(&modules, config, &settings, &cache, &mut report))?;
+    let artifacts = pool.install(|| package(&modules, config, &settings, &packing, &cache, &mut report))?;
     report.total();
     emit::write_artifacts(&out_dir, &artifacts, &report)?;
     if env("SMOLV_REPORT").is_some_and(|v| v != "0") {
@@ -305,11 +331,13 @@ fn read_entry(body: &[u8], hashes: &FileHashes) -> Option<JobOutput> {
     r.is_empty().then_some(JobOutput { modules, dependencies, warnings, cached: true })
 }
 
-/// Reflects, encodes, compresses and assembles every module.
+/// Reflects, encodes, compresses and assembles every module, and packs the
+/// embedded set.
 fn package(
     modules: &[(CompiledModule, &Job, bool)],
     config: &Config,
     settings: &Settings,
+    packing: &packing::Options,
     cache: &Cache,
     report: &mut Report,
 ) -> Result<Artifacts, Error> {
@@ -318,14 +346,24 @@ fn package(
         .map(|(module, _, _)| {
             let shipped = module.optimized.as_ref().unwrap_or(&module.spirv);
             let reflection = reflect(shipped, module.stage, &module.entry_point);
-            encode_module(shipped, settings.strip_debug).map(|e| (e, reflection))
+            encode_module(shipped, settings.strip_debug, Some(names_read(&reflection))).map(|e| (e, reflection))
         })
         .collect::<Result<_, _>>()
         .map_err(Error::Internal)?;
     let smolv: Vec<Vec<u8>> = encoded.iter().map(|(e, _)| e.smolv.clone()).collect();
-    let packed = packed_set(&smolv, config, cache)?;
+    let zstd = zstd_forms(&smolv, config, cache)?;
+    let packed = zstd.preferred();
     let dictionary_id = packed.dictionary.as_ref().map_or(0, |d| d.id());
     let codec = if packed.dictionary.is_some() { Codec::SmolvZstdDictionary } else { Codec::SmolvZstd };
+
+    let inputs: Vec<PackInput> = modules
+        .iter()
+        .zip(&encoded)
+        .map(|((module, _, _), (encoded, _))| {
+            PackInput::new(module.name.clone(), encoded.smolv.clone(), &encoded.decoded)
+        })
+        .collect();
+    let embedded = packing::pack_cached(&inputs, &zstd, packing, config.dictionary, cache)?;
 
     let mut bundle = BundleBuilder::new();
     if let Some(dictionary) = &packed.dictionary {
@@ -339,6 +377,7 @@ fn package(
     {
         let container = assemble(codec, &encoded.decoded, dictionary_id, reflection, payload);
         let shipped = module.optimized.as_ref().unwrap_or(&module.spirv);
+        let input = &inputs[index];
         report.modules.push(ModuleReport {
             name: module.name.clone(),
             source: job.path.clone(),
@@ -361,6 +400,12 @@ fn package(
             reflection: reflection.clone(),
             spirv_bytes: encoded.decoded.len() * 4,
             container_bytes: container.len(),
+            embedded: ManifestEmbeddedModule {
+                data: emit::artifact_name(index, &module.name, "data"),
+                unpacked_bytes: packing::unpacked_len(embedded.scheme.codec, input),
+                spirv_bytes: input.spirv.len(),
+                check: input.check,
+            },
         });
         bundle.push(module.name.clone(), container.clone());
         containers.push(container);
@@ -368,49 +413,130 @@ fn package(
     }
     report.dictionary_bytes = packed.dictionary.as_ref().map_or(0, |d| d.as_bytes().len());
     let dictionary_bytes = packed.dictionary.as_ref().map(|d| d.as_bytes().to_vec());
+    let spirv_bytes = inputs.iter().map(|m| m.spirv.len()).sum();
+    let packing_report = packing_report(&embedded, spirv_bytes);
+    let manifest_embedded = ManifestEmbeddedSet {
+        codec: packing_report.codec.clone(),
+        layout: packing_report.layout.clone(),
+        goal: packing_report.goal.clone(),
+        directory: emit::EMBEDDED_DIRECTORY_FILE.to_owned(),
+        data: emit::EMBEDDED_DATA_FILE.to_owned(),
+        dictionary: embedded.dictionary.as_ref().map(|_| emit::EMBEDDED_DICTIONARY_FILE.to_owned()),
+        spirv_bytes,
+        stored_bytes: packing_report.stored_bytes,
+        decoder_bytes: packing_report.decoder_bytes,
+    };
+    report.packing = Some(packing_report);
     Ok(Artifacts {
         manifest: Manifest {
-            format: 1,
+            format: emit::MANIFEST_FORMAT,
             bundle: emit::BUNDLE_FILE.to_owned(),
             dictionary: dictionary_bytes.as_ref().map(|_| "dictionary.zdict".to_owned()),
             strip_debug: settings.strip_debug,
+            embedded: manifest_embedded,
             modules: manifest_modules,
         },
         containers,
         optimized,
         dictionary: dictionary_bytes,
         bundle: bundle.build(),
+        embedded: EmbeddedFiles {
+            directory: embedded.directory,
+            data: embedded.data,
+            dictionary: embedded.dictionary,
+            modules: embedded.modules,
+        },
     })
 }
 
-/// Compresses the set, or takes the result from the cache: dictionary
-/// training and zstd -19 are the slowest steps after compiling.
-fn packed_set(smolv: &[Vec<u8>], config: &Config, cache: &Cache) -> Result<Packed, Error> {
-    let mut key = KeyBuilder::new("smolv-build pack v1");
+/// Compresses the set with zstd, alone and with a dictionary, or takes both
+/// from the cache: dictionary training and zstd -19 are the slowest steps
+/// after compiling.
+fn zstd_forms(smolv: &[Vec<u8>], config: &Config, cache: &Cache) -> Result<ZstdForms, Error> {
+    let mut key = KeyBuilder::new("smolv-build pack v2");
     key.text(env!("CARGO_PKG_VERSION")).text(&format!("{}/{:?}", config.zstd_level, config.dictionary));
     smolv.iter().for_each(|m| {
         key.field(m);
     });
     let key = key.finish();
-    if let Some(packed) = cache.get(&key).and_then(|body| read_packed(&body, smolv.len())) {
-        return Ok(packed);
+    if let Some(forms) = cache.get(&key).and_then(|body| read_forms(&body, smolv.len())) {
+        return Ok(forms);
     }
-    let packed = pack(smolv, config.zstd_level, config.dictionary).map_err(Error::Internal)?;
+    let forms = compress_forms(smolv, config.zstd_level, config.dictionary).map_err(Error::Internal)?;
     let mut w = BodyWriter::default();
+    write_packed(&mut w, &forms.plain);
+    match &forms.with_dictionary {
+        Some(packed) => write_packed(w.u32(1).u32(u32::from(forms.prefer_dictionary)), packed),
+        None => {
+            w.u32(0);
+        }
+    }
+    cache.put(&key, &w.0);
+    Ok(forms)
+}
+
+fn write_packed(w: &mut BodyWriter, packed: &Packed) {
     w.bytes(packed.dictionary.as_ref().map(|d| d.as_bytes()).unwrap_or_default());
     packed.payloads.iter().for_each(|p| {
         w.bytes(p);
     });
-    cache.put(&key, &w.0);
-    Ok(packed)
 }
 
-fn read_packed(body: &[u8], count: usize) -> Option<Packed> {
-    let mut r = BodyReader::new(body);
+fn read_packed(r: &mut BodyReader<'_>, count: usize) -> Option<Packed> {
     let dictionary = match r.bytes()? {
         [] => None,
         bytes => Some(smolv_runtime::container::Dictionary::new(bytes.to_vec()).ok()?),
     };
     let payloads = (0..count).map(|_| r.bytes().map(<[u8]>::to_vec)).collect::<Option<Vec<_>>>()?;
-    r.is_empty().then_some(Packed { dictionary, payloads })
+    Some(Packed { dictionary, payloads })
+}
+
+fn read_forms(body: &[u8], count: usize) -> Option<ZstdForms> {
+    let mut r = BodyReader::new(body);
+    let plain = read_packed(&mut r, count)?;
+    let (with_dictionary, prefer_dictionary) = match r.u32()? {
+        0 => (None, false),
+        _ => {
+            let prefer = r.u32()? == 1;
+            (Some(read_packed(&mut r, count)?), prefer)
+        }
+    };
+    r.is_empty().then_some(ZstdForms { plain, with_dictionary, prefer_dictionary })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |name| pairs.iter().find(|(n, _)| *n == name).map(|(_, v)| (*v).to_owned())
+    }
+
+    #[test]
+    fn packing_and_goal_come_from_setters_then_variables_then_defaults() {
+        let mut config = Config::new();
+        let defaults = packing_options(&config, vars(&[])).unwrap();
+        assert_eq!((defaults.packing, defaults.goal), (Packing::Auto, SizeGoal::Installed));
+        let from_env =
+            packing_options(&config, vars(&[("SMOLV_PACKING", "zstd-stream"), ("SMOLV_SIZE_GOAL", "download")])).unwrap();
+        let zstd_stream = Packing::Zstd { layout: packing::Layout::Stream };
+        assert_eq!((from_env.packing, from_env.goal), (zstd_stream, SizeGoal::Download));
+        config.packing(Packing::Raw).size_goal(SizeGoal::Installed);
+        let set = packing_options(&config, vars(&[("SMOLV_PACKING", "lz4"), ("SMOLV_SIZE_GOAL", "download")])).unwrap();
+        assert_eq!((set.packing, set.goal), (Packing::Raw, SizeGoal::Installed), "setters win");
+    }
+
+    #[test]
+    fn unknown_packing_or_goal_values_are_config_errors() {
+        let config = Config::new();
+        let error = packing_options(&config, vars(&[("SMOLV_PACKING", "brotli")])).unwrap_err();
+        assert!(matches!(&error, Error::Config(why) if why.contains("\"brotli\"") && why.contains("lz4-stream")));
+        let error = packing_options(&config, vars(&[("SMOLV_SIZE_GOAL", "tiny")])).unwrap_err();
+        assert!(matches!(&error, Error::Config(why) if why.contains("installed, download")));
+    }
+
+    #[test]
+    fn cargo_reruns_the_build_when_a_packing_variable_changes() {
+        assert!(ENV_KNOBS.contains(&"SMOLV_PACKING") && ENV_KNOBS.contains(&"SMOLV_SIZE_GOAL"));
+    }
 }

@@ -22,12 +22,98 @@ pub struct ModuleReport {
     pub optimized_bytes: usize,
     /// SMOL-V (stripped as configured).
     pub smolv_bytes: usize,
-    /// SMOL-V after zstd (with the shared dictionary, if any).
+    /// SMOL-V after zstd (with the bundle's shared dictionary, if any).
     pub compressed_bytes: usize,
     /// The container as embedded: compressed payload plus header and reflection.
     pub container_bytes: usize,
     /// Whether the compiled module came from the cache.
     pub cached: bool,
+}
+
+/// The embedded set's packing: what was chosen, what it costs, and every
+/// candidate it was chosen from.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PackingReport {
+    /// The chosen packing, as `SMOLV_PACKING` names it (`lz4-stream`).
+    pub packing: String,
+    /// Its codec, as the manifest names it (`smolv-lz4`).
+    pub codec: String,
+    /// `module` or `stream`.
+    pub layout: String,
+    /// The [`SizeGoal`](crate::SizeGoal): `installed` or `download`.
+    pub goal: String,
+    /// Bytes of SPIR-V the set decodes to: what embedding it raw would store.
+    pub spirv_bytes: usize,
+    /// What the set stores: directory, data and dictionary.
+    pub stored_bytes: usize,
+    /// Estimated decoder code the packing links.
+    pub decoder_bytes: usize,
+    /// `stored_bytes + decoder_bytes − spirv_bytes`: negative when smolv
+    /// makes the binary smaller than raw SPIR-V would.
+    pub net_bytes: i64,
+    /// Every packing that was built, simplest first.
+    pub candidates: Vec<CandidateReport>,
+}
+
+/// One candidate packing's sizes.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct CandidateReport {
+    /// The packing, as `SMOLV_PACKING` names it.
+    pub packing: String,
+    /// Its codec, as the manifest names it.
+    pub codec: String,
+    /// `module` or `stream`.
+    pub layout: String,
+    /// Directory, data and dictionary.
+    pub stored_bytes: usize,
+    /// Estimated decoder code it links.
+    pub decoder_bytes: usize,
+    /// `stored_bytes + decoder_bytes`: what the installed goal weighs.
+    pub installed_bytes: usize,
+    /// The stored bytes after `xz -9`, estimated for the download goal only.
+    pub stored_xz_bytes: Option<usize>,
+    /// `stored_xz_bytes` plus the decoder after `xz -9`: what the download
+    /// goal weighs.
+    pub download_bytes: Option<usize>,
+    /// Whether this is the packing that ships.
+    pub chosen: bool,
+}
+
+/// `74.0 KB` (1 KB = 1000 bytes).
+fn kilobytes(bytes: usize) -> String {
+    format!("{:.1} KB", bytes as f64 / 1000.0)
+}
+
+impl PackingReport {
+    /// One line: `packing smolv-lz4 (stream): shaders 74.0 KB → 13.5 KB,
+    /// decoder +24.0 KB, net −36.5 KB` (KB are 1000 bytes; a negative net
+    /// means the binary is smaller than with raw SPIR-V).
+    pub fn summary(&self) -> String {
+        let sign = if self.net_bytes < 0 { '\u{2212}' } else { '+' };
+        format!(
+            "packing {} ({}): shaders {} \u{2192} {}, decoder +{}, net {sign}{}",
+            self.codec,
+            self.layout,
+            kilobytes(self.spirv_bytes),
+            kilobytes(self.stored_bytes),
+            kilobytes(self.decoder_bytes),
+            kilobytes(usize::try_from(self.net_bytes.unsigned_abs()).unwrap_or(usize::MAX)),
+        )
+    }
+
+    /// One line with every candidate's total for the goal, decoder included.
+    pub fn candidates_line(&self) -> String {
+        let totals: Vec<String> = self
+            .candidates
+            .iter()
+            .map(|c| {
+                let total = if self.goal == "download" { c.download_bytes } else { Some(c.installed_bytes) };
+                let mark = if c.chosen { "*" } else { "" };
+                format!("{}{mark} {}", c.packing, total.map_or_else(|| "?".to_owned(), kilobytes))
+            })
+            .collect();
+        format!("goal {} (totals with decoder): {}", self.goal, totals.join(", "))
+    }
 }
 
 /// A shader that did not compile.
@@ -47,7 +133,7 @@ pub struct FailedShader {
 pub struct Report {
     /// One row per module, in name order.
     pub modules: Vec<ModuleReport>,
-    /// Size of the shared zstd dictionary (0 if none).
+    /// Size of the bundle's shared zstd dictionary (0 if none).
     pub dictionary_bytes: usize,
     /// Sum of source sizes (a source with variants counts once per module).
     pub total_source_bytes: usize,
@@ -59,8 +145,12 @@ pub struct Report {
     pub total_smolv_bytes: usize,
     /// Sum of compressed payloads.
     pub total_compressed_bytes: usize,
-    /// What ships: compressed payloads plus the dictionary.
+    /// The bundle's size as an asset: compressed payloads plus the
+    /// dictionary. What the binary embeds is in [`Report::packing`].
     pub total_shipped_bytes: usize,
+    /// The embedded set's packing (absent in reports of older versions).
+    #[serde(default)]
+    pub packing: Option<PackingReport>,
     /// Compile jobs served from the cache.
     pub cache_hits: usize,
     /// Compile jobs actually compiled.
@@ -96,7 +186,7 @@ impl Report {
         let _ = writeln!(
             out,
             "{:<width$} {:>9} {:>9} {:>9} {:>9} {:>9}  {:>6}",
-            "module", "source", "SPIR-V", "optimized", "SMOL-V", "shipped", "ratio"
+            "module", "source", "SPIR-V", "optimized", "SMOL-V", "zstd", "ratio"
         );
         let mut row = |name: &str, sizes: [usize; 5]| {
             let [source, spirv, optimized, smolv, shipped] = sizes;
@@ -121,9 +211,13 @@ impl Report {
         );
         let _ = writeln!(
             out,
-            "dictionary: {} bytes (included in the shipped total); {} compiled, {} from cache",
+            "bundle dictionary: {} bytes (included in the zstd total); {} compiled, {} from cache",
             self.dictionary_bytes, self.compiled, self.cache_hits
         );
+        if let Some(packing) = &self.packing {
+            let _ = writeln!(out, "{}", packing.summary());
+            let _ = writeln!(out, "{}", packing.candidates_line());
+        }
         out
     }
 
@@ -136,5 +230,38 @@ impl Report {
 impl std::fmt::Display for Report {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.to_text())
+    }
+}
+
+/// The report of a packed set whose modules decode to `spirv_bytes`.
+pub(crate) fn packing_report(set: &crate::packing::EmbeddedSet, spirv_bytes: usize) -> PackingReport {
+    let chosen = set.chosen();
+    let decoder_bytes = chosen.decoder().installed;
+    let signed = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+    let candidates = set
+        .candidates
+        .iter()
+        .map(|c| CandidateReport {
+            packing: c.scheme.packing_name().to_owned(),
+            codec: c.scheme.codec.name().to_owned(),
+            layout: c.scheme.layout.name().to_owned(),
+            stored_bytes: c.stored,
+            decoder_bytes: c.decoder().installed,
+            installed_bytes: c.installed_total(),
+            stored_xz_bytes: c.stored_xz,
+            download_bytes: c.download_total(),
+            chosen: c.scheme == set.scheme,
+        })
+        .collect();
+    PackingReport {
+        packing: set.scheme.packing_name().to_owned(),
+        codec: set.scheme.codec.name().to_owned(),
+        layout: set.scheme.layout.name().to_owned(),
+        goal: set.goal.name().to_owned(),
+        spirv_bytes,
+        stored_bytes: set.stored_len(),
+        decoder_bytes,
+        net_bytes: signed(set.stored_len()) + signed(decoder_bytes) - signed(spirv_bytes),
+        candidates,
     }
 }

@@ -21,6 +21,10 @@ pub enum Language {
     Hlsl,
     /// WGSL, compiled by naga.
     Wgsl,
+    /// Precompiled SPIR-V (`.spv`, `.spirv`): stage and entry point come
+    /// from its first `OpEntryPoint`; it is optimized and stripped like a
+    /// compiled module. Defines do not apply to it.
+    Spirv,
 }
 
 /// One compilation: a source, its stage (GLSL/HLSL), and its defines.
@@ -31,7 +35,7 @@ pub(crate) struct Job {
     pub(crate) name: String,
     pub(crate) path: PathBuf,
     pub(crate) language: Language,
-    /// Known for GLSL and HLSL; WGSL takes it from each entry point.
+    /// Known for GLSL and HLSL; WGSL and SPIR-V take it from the module.
     pub(crate) stage: Option<ShaderStage>,
     pub(crate) entry_point: String,
     pub(crate) defines: Vec<Define>,
@@ -98,7 +102,8 @@ pub(crate) fn stage_from_pragma(source: &str) -> Option<ShaderStage> {
 /// Classifies a file: its language and, for GLSL/HLSL, its stage (from the
 /// extension, a double extension like `blur.comp.hlsl`, or a pragma).
 /// `Ok(None)` means "not a shader to compile" (an include-only `.glsl`, a
-/// header, or an unrelated file).
+/// header, or an unrelated file). `.spv` and `.spirv` files are precompiled
+/// modules.
 fn classify(path: &Path) -> Result<Option<(Language, Option<ShaderStage>)>, Error> {
     let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
     let mut parts = file_name.rsplit('.');
@@ -106,6 +111,7 @@ fn classify(path: &Path) -> Result<Option<(Language, Option<ShaderStage>)>, Erro
     let inner_ext = parts.next().filter(|_| file_name.matches('.').count() >= 2);
     let language = match ext {
         "wgsl" => return Ok(Some((Language::Wgsl, None))),
+        "spv" | "spirv" => return Ok(Some((Language::Spirv, None))),
         "hlsl" => Language::Hlsl,
         "glsl" => Language::Glsl,
         other => return Ok(stage_from_extension(other).map(|stage| (Language::Glsl, Some(stage)))),

@@ -184,6 +184,43 @@ fn build_compiles_a_tree_and_reports_json() {
 }
 
 #[test]
+fn build_forces_a_packing_and_reports_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let shaders = shader_tree(dir.path(), false);
+    let out = dir.path().join("out");
+    let args = ["smolv", "build", shaders.to_str().unwrap(), "-o", out.to_str().unwrap(), "--packing", "lz4-stream"];
+    let output = cargo_smolv(&[&args[..], &["--goal", "download", "--json"]].concat());
+    assert!(output.status.success(), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let packing = &json["packing"];
+    assert_eq!((packing["codec"].as_str(), packing["layout"].as_str()), (Some("smolv-lz4"), Some("stream")));
+    assert_eq!(packing["goal"], "download");
+    assert!(packing["candidates"].as_array().unwrap().iter().all(|c| c["download_bytes"].as_u64().is_some()));
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("smolv/manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["embedded"]["codec"], "smolv-lz4");
+    let text = cargo_smolv(&args);
+    let report = String::from_utf8_lossy(&text.stdout);
+    let line = report.lines().find(|l| l.starts_with("packing smolv-lz4 (stream): shaders ")).unwrap_or_default();
+    assert!(line.contains(" KB → ") && line.contains(" KB, decoder +") && line.contains(" KB, net "), "{report}");
+}
+
+#[test]
+fn a_bad_packing_name_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let shaders = shader_tree(dir.path(), false);
+    let out = dir.path().join("out");
+    let output = Command::new(env!("CARGO_BIN_EXE_cargo-smolv"))
+        .args(["smolv", "build", shaders.to_str().unwrap(), "-o", out.to_str().unwrap()])
+        .env("SMOLV_PACKING", "brotli")
+        .output()
+        .unwrap();
+    assert_one_line_error(&output, "SMOLV_PACKING=\"brotli\" is not one of auto, raw, smolv");
+    let flag = cargo_smolv(&["smolv", "build", shaders.to_str().unwrap(), "-o", "x", "--packing", "brotli"]);
+    assert_eq!(flag.status.code(), Some(2), "a bad flag value is a usage error");
+}
+
+#[test]
 fn build_reports_the_good_shaders_and_fails_on_a_broken_one() {
     let dir = tempfile::tempdir().unwrap();
     let shaders = shader_tree(dir.path(), true);
@@ -315,10 +352,11 @@ fn pack_compiles_sources_into_a_bundle_the_runtime_reads() {
     let bundle = dir.path().join("assets.smvb");
     let out = cargo_smolv(&["smolv", "pack", shaders.to_str().unwrap(), "-o", bundle.to_str().unwrap(), "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let set = smolv_runtime::ShaderSet::open(&bundle).unwrap();
-    let names: Vec<&str> = set.iter().map(|s| s.name()).collect();
+    let set = smolv_runtime::container::Bundle::open(&bundle).unwrap();
+    let names: Vec<&str> = set.names().collect();
     assert_eq!(names, ["fill.comp", "ok.frag"]);
-    assert_eq!(set.get("fill.comp").unwrap().stage(), smolv_runtime::reflect::ShaderStage::Compute);
+    let stage = set.get("fill.comp").unwrap().reflection().unwrap().stage;
+    assert_eq!(stage, smolv_runtime::reflect::ShaderStage::Compute);
     let verified = cargo_smolv(&["smolv", "verify", bundle.to_str().unwrap()]);
     assert!(verified.status.success(), "{}", stderr(&verified));
     assert!(String::from_utf8_lossy(&verified.stdout).contains("2 entries checked, 0 failed"));

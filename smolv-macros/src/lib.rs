@@ -10,11 +10,14 @@
 //! ```
 //!
 //! The macros read `OUT_DIR/smolv/manifest.json` at compile time, check the
-//! artifact, and embed it 4-byte aligned with `include_bytes!`, so a rebuilt
-//! shader recompiles the crate that embeds it. A name that does not exist
-//! is a compile error that lists the closest names.
+//! artifacts, and embed them 4-byte aligned with `include_bytes!`, so a
+//! rebuilt shader recompiles the crate that embeds it. The generated code
+//! names only the decoder of the packing smolv-build chose, so a binary
+//! links nothing else. A name that does not exist is a compile error that
+//! lists the closest names.
 #![forbid(unsafe_code)]
 
+mod check;
 mod manifest;
 
 use proc_macro::TokenStream;
@@ -48,21 +51,27 @@ pub fn include_shader(input: TokenStream) -> TokenStream {
         Ok(module) => module,
         Err(message) => return compile_error(name.span(), &message),
     };
-    let container = module.artifact_path.to_string_lossy().into_owned();
-    let dictionary = match &manifest.dictionary {
-        Some(path) => {
-            let path = path.to_string_lossy().into_owned();
-            quote!(::core::option::Option::Some(::smolv_runtime::__private::include_bytes_aligned!(4, #path)))
-        }
-        None => quote!(::core::option::Option::None),
+    let unpacker = match unpacker(&manifest.packing.codec) {
+        Ok(unpacker) => unpacker,
+        Err(message) => return compile_error(name.span(), &message),
     };
-    let shader_name = module.name;
+    let data = path_literal(&module.data);
+    let dictionary = dictionary(&manifest.packing.dictionary);
+    let (Ok(unpacked_len), Ok(spirv_len)) = (usize::try_from(module.unpacked_len), usize::try_from(module.spirv_len))
+    else {
+        return compile_error(name.span(), "smolv: this shader is too large for the target's address space");
+    };
+    let (shader_name, check) = (module.name, module.check);
     quote! {
         {
-            static SHADER: ::smolv_runtime::Shader = ::smolv_runtime::Shader::from_static(
+            static SHADER: ::smolv_runtime::Shader = ::smolv_runtime::Shader::embedded(
                 #shader_name,
-                ::smolv_runtime::__private::include_bytes_aligned!(4, #container),
+                #unpacker,
+                ::smolv_runtime::__private::include_bytes_aligned!(4, #data),
                 #dictionary,
+                #unpacked_len,
+                #spirv_len,
+                #check,
             );
             &SHADER
         }
@@ -70,22 +79,79 @@ pub fn include_shader(input: TokenStream) -> TokenStream {
     .into()
 }
 
-/// Embeds every shader of the crate as one `smolv_runtime::ShaderSet`: a
-/// bundle whose shaders share one zstd dictionary.
+/// Embeds every shader of the crate as one `smolv_runtime::ShaderSet`,
+/// packed the way smolv-build chose (raw SPIR-V, SMOL-V, or SMOL-V + LZ4 or
+/// zstd). Only the decoders of that packing are linked. Meant for a
+/// `static`: a set packed as one stream unpacks it on first access and
+/// keeps it for the rest of the program.
 #[proc_macro]
 pub fn include_shaders(input: TokenStream) -> TokenStream {
+    let span = proc_macro2::Span::call_site();
     if !input.is_empty() {
-        return compile_error(proc_macro2::Span::call_site(), "include_shaders! takes no arguments");
+        return compile_error(span, "include_shaders! takes no arguments");
     }
     let manifest = match Manifest::load() {
         Ok(manifest) => manifest,
-        Err(message) => return compile_error(proc_macro2::Span::call_site(), &message),
+        Err(message) => return compile_error(span, &message),
     };
-    let bundle = manifest.bundle.to_string_lossy().into_owned();
+    let (directory, unpacker) = match manifest.directory().and_then(|d| Ok((d, unpacker(&manifest.packing.codec)?))) {
+        Ok(found) => found,
+        Err(message) => return compile_error(span, &message),
+    };
+    let data = path_literal(&manifest.packing.data);
+    let dictionary = dictionary(&manifest.packing.dictionary);
+    let mut names = String::new();
+    let mut entries = Vec::with_capacity(directory.entries.len());
+    for entry in &directory.entries {
+        names.push_str(&entry.name);
+        let Ok(name_end) = u32::try_from(names.len()) else {
+            return compile_error(span, "smolv: the shader names are longer than 4 GiB together");
+        };
+        let (offset, packed, unpacked, spirv, check) =
+            (entry.offset, entry.packed_len, entry.unpacked_len, entry.spirv_len, entry.check);
+        entries.push(quote! {
+            ::smolv_runtime::__private::EmbeddedEntry::new(#name_end, #offset, #packed, #unpacked, #spirv, #check)
+        });
+    }
+    let (stream_len, stream_check) = directory.stream;
     quote! {
-        ::smolv_runtime::ShaderSet::from_static(::smolv_runtime::__private::include_bytes_aligned!(4, #bundle))
+        ::smolv_runtime::ShaderSet::embedded(
+            #unpacker,
+            ::smolv_runtime::__private::include_bytes_aligned!(4, #data),
+            #dictionary,
+            #names,
+            &[#(#entries),*],
+            (#stream_len, #stream_check),
+        )
     }
     .into()
+}
+
+/// The unpacker of `codec`: a path to it, or, for the compressing codecs,
+/// a smolv-runtime macro that names it or says which feature to turn on.
+fn unpacker(codec: &str) -> Result<proc_macro2::TokenStream, String> {
+    check::codec_byte(codec)?;
+    Ok(match codec {
+        "spirv" => quote!(&::smolv_runtime::__private::RAW),
+        "smolv" => quote!(&::smolv_runtime::__private::SMOLV),
+        "smolv-lz4" => quote!(::smolv_runtime::__smolv_lz4!(SMOLV_LZ4)),
+        "smolv-zstd" => quote!(::smolv_runtime::__smolv_zstd!(SMOLV_ZSTD)),
+        _ => quote!(::smolv_runtime::__smolv_zstd!(SMOLV_ZSTD_DICTIONARY)),
+    })
+}
+
+fn dictionary(path: &Option<std::path::PathBuf>) -> proc_macro2::TokenStream {
+    match path {
+        Some(path) => {
+            let path = path_literal(path);
+            quote!(::smolv_runtime::__private::include_bytes_aligned!(4, #path))
+        }
+        None => quote!(&[]),
+    }
+}
+
+fn path_literal(path: &std::path::Path) -> String {
+    path.to_string_lossy().into_owned()
 }
 
 fn compile_error(span: proc_macro2::Span, message: &str) -> TokenStream {

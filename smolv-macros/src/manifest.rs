@@ -1,69 +1,119 @@
-//! Reading what smolv-build wrote to `OUT_DIR`.
+//! Reading what smolv-build wrote to `OUT_DIR` (`docs/format.md`, build
+//! manifest format 2), and checking the files before they are embedded.
 
 use std::path::PathBuf;
 
-/// The parts of `OUT_DIR/smolv/manifest.json` the macros need.
-pub(crate) struct Manifest {
-    pub(crate) dir: PathBuf,
-    pub(crate) bundle: PathBuf,
+use serde_json::Value;
+
+use crate::check;
+
+/// The manifest format this smolv-macros reads.
+const FORMAT: u64 = 2;
+
+/// How the set was packed: the codec names the unpacker to link.
+pub(crate) struct Packing {
+    pub(crate) codec: String,
+    pub(crate) directory: PathBuf,
+    pub(crate) data: PathBuf,
     pub(crate) dictionary: Option<PathBuf>,
-    modules: Vec<(String, String)>,
 }
 
-/// One module to embed.
+/// One module as `include_shader!` embeds it.
 pub(crate) struct Module {
     pub(crate) name: String,
-    pub(crate) artifact_path: PathBuf,
+    pub(crate) data: PathBuf,
+    pub(crate) unpacked_len: u64,
+    pub(crate) spirv_len: u64,
+    pub(crate) check: u32,
+}
+
+/// The parts of `OUT_DIR/smolv/manifest.json` the macros need.
+pub(crate) struct Manifest {
+    pub(crate) packing: Packing,
+    modules: Vec<Value>,
+    dir: PathBuf,
+}
+
+fn text(value: &Value, what: &str) -> Result<String, String> {
+    value.as_str().map(str::to_owned).ok_or_else(|| format!("smolv: the manifest has no {what}; rebuild"))
+}
+
+fn number(value: &Value, what: &str) -> Result<u64, String> {
+    value.as_u64().ok_or_else(|| format!("smolv: the manifest has no {what}; rebuild"))
 }
 
 impl Manifest {
-    /// Loads the manifest of the crate being compiled.
+    /// Loads the manifest of the crate being compiled, and checks the
+    /// embedded set it names.
     pub(crate) fn load() -> Result<Self, String> {
         let out_dir = std::env::var_os("OUT_DIR").ok_or(
             "smolv: OUT_DIR is not set; add a build.rs that runs smolv_build::Config::new().shader_dir(\"shaders\").compile()",
         )?;
         let dir = PathBuf::from(out_dir).join("smolv");
         let path = dir.join("manifest.json");
-        let text = std::fs::read_to_string(&path).map_err(|e| {
+        let text_of_file = std::fs::read_to_string(&path).map_err(|e| {
             format!("smolv: cannot read {} ({e}); does build.rs run smolv_build, and did it succeed?", path.display())
         })?;
-        let json: serde_json::Value = serde_json::from_str(&text)
+        let json: Value = serde_json::from_str(&text_of_file)
             .map_err(|e| format!("smolv: {} is not valid JSON: {e}; rebuild", path.display()))?;
-        if json["format"] != 1 {
+        if json["format"].as_u64() != Some(FORMAT) {
             return Err(format!(
-                "smolv: {} has manifest format {}, this smolv-macros reads 1; use matching smolv-build and smolv-runtime versions",
+                "smolv: {} has manifest format {}, this smolv-macros reads {FORMAT}; use matching smolv-build and \
+                 smolv-runtime versions",
                 path.display(),
                 json["format"]
             ));
         }
-        let text_field = |value: &serde_json::Value| value.as_str().map(str::to_owned);
-        let modules = json["modules"]
-            .as_array()
-            .map(|modules| {
-                modules.iter().filter_map(|m| Some((text_field(&m["name"])?, text_field(&m["artifact"])?))).collect()
-            })
-            .unwrap_or_default();
-        let bundle = dir.join(text_field(&json["bundle"]).ok_or("smolv: the manifest names no bundle; rebuild")?);
-        let dictionary = text_field(&json["dictionary"]).map(|d| dir.join(d));
-        Ok(Self { dir, bundle, dictionary, modules })
+        let embedded = &json["embedded"];
+        let packing = Packing {
+            codec: text(&embedded["codec"], "embedded codec")?,
+            directory: dir.join(text(&embedded["directory"], "embedded directory")?),
+            data: dir.join(text(&embedded["data"], "embedded data")?),
+            dictionary: embedded["dictionary"].as_str().map(|d| dir.join(d)),
+        };
+        let modules = json["modules"].as_array().cloned().unwrap_or_default();
+        Ok(Self { packing, modules, dir })
     }
 
-    /// The module named `name`, checked to exist on disk and to look like
-    /// a container; otherwise a message listing the closest names.
+    /// Reads and checks the set's directory against the manifest's codec
+    /// and the data's length.
+    pub(crate) fn directory(&self) -> Result<check::Directory, String> {
+        let directory = std::fs::read(&self.packing.directory)
+            .map_err(|e| format!("smolv: cannot read {} ({e}); rebuild", self.packing.directory.display()))?;
+        let data_len = std::fs::metadata(&self.packing.data)
+            .map_err(|e| format!("smolv: cannot read {} ({e}); rebuild", self.packing.data.display()))?
+            .len();
+        check::directory(&directory, check::codec_byte(&self.packing.codec)?, data_len)
+            .map_err(|why| format!("smolv: {} {why}; rebuild", self.packing.directory.display()))
+    }
+
+    /// The module named `name`, its files checked to exist; otherwise a
+    /// message listing the closest names.
     pub(crate) fn module(&self, name: &str) -> Result<Module, String> {
-        let Some((name, artifact)) = self.modules.iter().find(|(n, _)| n == name) else {
+        let Some(module) = self.modules.iter().find(|m| m["name"].as_str() == Some(name)) else {
             return Err(self.not_found(name));
         };
-        let artifact_path = self.dir.join(artifact);
-        let bytes = std::fs::read(&artifact_path)
-            .map_err(|e| format!("smolv: cannot read {} ({e}); rebuild", artifact_path.display()))?;
-        check_container(&bytes).map_err(|why| format!("smolv: {} {why}; rebuild", artifact_path.display()))?;
-        Ok(Module { name: name.clone(), artifact_path })
+        let embedded = &module["embedded"];
+        let module = Module {
+            name: name.to_owned(),
+            data: self.dir.join(text(&embedded["data"], "module data")?),
+            unpacked_len: number(&embedded["unpacked_bytes"], "module unpacked size")?,
+            spirv_len: number(&embedded["spirv_bytes"], "module SPIR-V size")?,
+            check: u32::try_from(number(&embedded["check"], "module check")?)
+                .map_err(|_| "smolv: a module check is not 32 bits; rebuild".to_owned())?,
+        };
+        std::fs::metadata(&module.data)
+            .map_err(|e| format!("smolv: cannot read {} ({e}); rebuild", module.data.display()))?;
+        Ok(module)
     }
 
     fn not_found(&self, name: &str) -> String {
-        let mut scored: Vec<(usize, &str)> =
-            self.modules.iter().map(|(n, _)| (strsim::levenshtein(name, n), n.as_str())).collect();
+        let mut scored: Vec<(usize, &str)> = self
+            .modules
+            .iter()
+            .filter_map(|m| m["name"].as_str())
+            .map(|n| (strsim::levenshtein(name, n), n))
+            .collect();
         scored.sort();
         let closest: Vec<String> = scored.iter().take(3).map(|(_, n)| format!("\"{n}\"")).collect();
         if closest.is_empty() {
@@ -75,21 +125,4 @@ impl Manifest {
             closest.join(" or ")
         )
     }
-}
-
-/// The container header checks `Container::parse` makes, so a damaged
-/// artifact fails the build instead of the program.
-fn check_container(bytes: &[u8]) -> Result<(), &'static str> {
-    if bytes.len() < 56 || &bytes[..4] != b"SMVC" {
-        return Err("is not a smolv shader container");
-    }
-    if bytes[4] != 1 {
-        return Err("has a container format this smolv-macros does not read");
-    }
-    let u32_at = |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]) as usize;
-    let payload_at = (56 + u32_at(48)).next_multiple_of(4);
-    if payload_at + u32_at(52) != bytes.len() {
-        return Err("is truncated or corrupt");
-    }
-    Ok(())
 }

@@ -16,7 +16,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use smolv_runtime::ShaderSet;
-use smolv_runtime::container::{BundleBuilder, ContainerBuilder, DecodeSettings, Dictionary};
+use smolv_runtime::container::{BundleBuilder, Container, ContainerBuilder, DecodeSettings, Dictionary};
 use smolv_runtime::reflect::{Reflection, ShaderStage};
 
 fn corpus_modules() -> Vec<(String, Vec<u32>)> {
@@ -76,7 +76,8 @@ fn main() {
     }
     let bundle = builder.build();
     let set = ShaderSet::from_vec(bundle.clone()).unwrap();
-    let payloads: Vec<Vec<u8>> = set.iter().map(|s| s.container().unwrap().payload().to_vec()).collect();
+    let payloads: Vec<Vec<u8>> =
+        set.iter().unwrap().map(|s| Container::parse(s.stored_bytes()).unwrap().payload().to_vec()).collect();
 
     let mut words = Vec::with_capacity(total_bytes / 4);
     let checked = DecodeSettings::default();

@@ -73,6 +73,7 @@ struct Device {
     _entry: ash::Entry,
     instance: ash::Instance,
     device: ash::Device,
+    limits: vk::PhysicalDeviceLimits,
 }
 
 fn open_device() -> Option<Device> {
@@ -106,7 +107,8 @@ fn open_device() -> Option<Device> {
             .push_next(&mut features13)
             .push_next(&mut gpl);
         let device = instance.create_device(physical, &info, None).ok()?;
-        Some(Device { _entry: entry, instance, device })
+        let limits = instance.get_physical_device_properties(physical).limits;
+        Some(Device { _entry: entry, instance, device, limits })
     }
 }
 
@@ -134,23 +136,22 @@ fn main() {
     let fragments: Vec<Vec<u32>> = (0..MATERIALS).map(|i| compile(&dir, &format!("m{i}.frag"), &material(i))).collect();
     let _ = std::fs::remove_dir_all(&dir);
     let (vertex_reflection, fragment_reflection) = (reflection(ShaderStage::Vertex), reflection(ShaderStage::Fragment));
-    let vertex = Stage { spirv: &vertex_code, reflection: &vertex_reflection, code_hash: 1, specialization: &[] };
-    let stage = |i: usize| Stage {
-        spirv: &fragments[i],
-        reflection: &fragment_reflection,
-        code_hash: 100 + i as u64,
-        specialization: &[],
-    };
+    let vertex = Stage { spirv: &vertex_code, reflection: &vertex_reflection, specialization: &[] };
+    let stage = |i: usize| Stage { spirv: &fragments[i], reflection: &fragment_reflection, specialization: &[] };
     let state = GraphicsState::default();
 
-    let libraries = PipelineManager::new(gpu.device.clone(), vk::PipelineCache::null(), PipelineOptions::default());
-    let monolithic = PipelineManager::new(
-        gpu.device.clone(),
-        vk::PipelineCache::null(),
-        PipelineOptions { force_monolithic: true, ..PipelineOptions::default() },
-    );
+    let manager = |options| {
+        // SAFETY: the device has dynamic rendering and graphics pipeline
+        // libraries enabled; both managers are dropped before the device.
+        unsafe { PipelineManager::new(gpu.device.clone(), vk::PipelineCache::null(), &gpu.limits, options) }
+    };
+    let libraries = manager(PipelineOptions::default());
+    let monolithic = manager(PipelineOptions { force_monolithic: true, ..PipelineOptions::default() });
+    // SAFETY (every `get_pipeline` and `preload_fragment` below): the
+    // modules come from glslangValidator, the reflections above describe
+    // them, and the state is the default RGBA8 one.
     // Warm-up: the shared vertex-input, pre-rasterization and output libraries.
-    let warm = libraries.get_pipeline(&vertex, &stage(0), &state).unwrap();
+    let warm = unsafe { libraries.get_pipeline(&vertex, &stage(0), &state) }.unwrap();
     while !warm.is_optimized() {
         std::thread::sleep(Duration::from_millis(1));
     }
@@ -159,7 +160,8 @@ fn main() {
     let mut load = Duration::ZERO;
     for i in 1..MATERIALS {
         let start = Instant::now();
-        libraries.preload_fragment(&vertex, &stage(i), &state).unwrap();
+        // SAFETY: see above.
+        unsafe { libraries.preload_fragment(&vertex, &stage(i), &state) }.unwrap();
         load += start.elapsed();
     }
     let load = average(load, MATERIALS - 1);
@@ -169,14 +171,16 @@ fn main() {
     let (mut fast, mut optimized, mut mono) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
     for i in 1..MATERIALS {
         let start = Instant::now();
-        let slot = libraries.get_pipeline(&vertex, &stage(i), &state).unwrap();
+        // SAFETY: see above.
+        let slot = unsafe { libraries.get_pipeline(&vertex, &stage(i), &state) }.unwrap();
         fast += start.elapsed();
         while !slot.is_optimized() {
             std::thread::sleep(Duration::from_micros(200));
         }
         optimized += start.elapsed();
         let start = Instant::now();
-        monolithic.get_pipeline(&vertex, &stage(i), &state).unwrap();
+        // SAFETY: see above.
+        unsafe { monolithic.get_pipeline(&vertex, &stage(i), &state) }.unwrap();
         mono += start.elapsed();
     }
     let n = MATERIALS - 1;

@@ -24,8 +24,22 @@
 //! ```
 //!
 //! ## Features
-//! - `std` (default): `std::error::Error` for the error types. Without it the
-//!   crate is `no_std` and needs only `alloc`.
+//! - `std` (default): `std::error::Error` for the error types, shaders and
+//!   shader sets. Without it the crate is `no_std` and needs only `alloc`
+//!   (the codec, reflection and the specializer).
+//! - `macros` (default): `include_shader!` and `include_shaders!`.
+//! - `lz4` (default): LZ4 decoding, for shaders smolv-build packed with LZ4.
+//! - `zstd` (default): zstd decoding in zstd's small (`thin`) build, for
+//!   shaders packed with zstd and for bundle and container files.
+//!   `zstd-fast` is the full-speed build; Cargo features add up, so name it
+//!   instead of `zstd`, with `default-features = false`. (In the code,
+//!   `cfg(feature = "zstd-fast")` means "zstd is available": `zstd` turns it
+//!   on.)
+//! - `vulkan` (default): the ash layer.
+//! - `serde`: derives for the reflection types.
+//!
+//! Whatever is enabled, a binary links only the decoders its embedded
+//! shaders use: the macros name them, and nothing else does.
 #![cfg_attr(not(feature = "std"), no_std)]
 // Only the Vulkan layer calls unsafe code (ash); it opts in module by module.
 #![deny(unsafe_code)]
@@ -34,16 +48,18 @@
 extern crate alloc;
 
 pub mod codec;
-#[cfg(feature = "zstd")]
+#[cfg(feature = "std")]
 pub mod container;
+#[cfg(feature = "std")]
+mod embed;
 pub mod reflect;
-#[cfg(feature = "zstd")]
+#[cfg(feature = "std")]
 pub mod shader;
 pub mod specialize;
 #[cfg(feature = "vulkan")]
 pub mod vulkan;
 
-#[cfg(feature = "zstd")]
+#[cfg(feature = "std")]
 pub use shader::{Shader, ShaderSet};
 
 /// Embeds one shader built by `smolv-build`, as a `&'static Shader`.
@@ -76,7 +92,59 @@ pub use smolv_macros::include_shaders;
 #[doc(hidden)]
 #[cfg(feature = "macros")]
 pub mod __private {
+    #[cfg(feature = "lz4")]
+    pub use crate::embed::unpack::SMOLV_LZ4;
+    pub use crate::embed::EmbeddedEntry;
+    pub use crate::embed::unpack::{RAW, SMOLV, Unpacker};
+    #[cfg(feature = "zstd-fast")]
+    pub use crate::embed::unpack::{SMOLV_ZSTD, SMOLV_ZSTD_DICTIONARY};
     pub use include_bytes_aligned::include_bytes_aligned;
+}
+
+/// The LZ4 unpacker for `include_shaders!`, or a compile error naming the
+/// feature to turn on. Not a stable API.
+#[doc(hidden)]
+#[cfg(all(feature = "macros", feature = "lz4"))]
+#[macro_export]
+macro_rules! __smolv_lz4 {
+    ($name:ident) => {
+        &$crate::__private::$name
+    };
+}
+
+#[doc(hidden)]
+#[cfg(all(feature = "macros", not(feature = "lz4")))]
+#[macro_export]
+macro_rules! __smolv_lz4 {
+    ($name:ident) => {
+        ::core::compile_error!(
+            "smolv-build packed these shaders with LZ4: enable smolv-runtime's `lz4` feature, \
+             or choose another packing with smolv_build::Config::packing"
+        )
+    };
+}
+
+/// The zstd unpackers for `include_shaders!`, or a compile error naming the
+/// feature to turn on. Not a stable API.
+#[doc(hidden)]
+#[cfg(all(feature = "macros", feature = "zstd-fast"))]
+#[macro_export]
+macro_rules! __smolv_zstd {
+    ($name:ident) => {
+        &$crate::__private::$name
+    };
+}
+
+#[doc(hidden)]
+#[cfg(all(feature = "macros", not(feature = "zstd-fast")))]
+#[macro_export]
+macro_rules! __smolv_zstd {
+    ($name:ident) => {
+        ::core::compile_error!(
+            "smolv-build packed these shaders with zstd: enable smolv-runtime's `zstd` feature, \
+             or choose another packing with smolv_build::Config::packing"
+        )
+    };
 }
 
 pub use codec::{

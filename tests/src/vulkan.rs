@@ -3,6 +3,7 @@
 //! test can fail on any of them.
 #![allow(unsafe_code)]
 
+use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::Mutex;
 
@@ -25,6 +26,37 @@ unsafe extern "system" fn on_message(
     vk::FALSE
 }
 
+/// What [`Gpu::recording_device`] saw: per device, the real
+/// `vkCreateGraphicsPipelines` and the pipeline cache of every call.
+struct Recorded {
+    create_graphics_pipelines: vk::PFN_vkCreateGraphicsPipelines,
+    caches: Vec<vk::PipelineCache>,
+}
+
+static RECORDED: Mutex<Option<HashMap<vk::Device, Recorded>>> = Mutex::new(None);
+
+/// `vkCreateGraphicsPipelines` that notes the pipeline cache, then calls the real one.
+unsafe extern "system" fn record_create_graphics_pipelines(
+    device: vk::Device,
+    cache: vk::PipelineCache,
+    count: u32,
+    infos: *const vk::GraphicsPipelineCreateInfo<'_>,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    pipelines: *mut vk::Pipeline,
+) -> vk::Result {
+    let real = {
+        let mut recorded = RECORDED.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(entry) = recorded.as_mut().and_then(|r| r.get_mut(&device)) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        entry.caches.push(cache);
+        entry.create_graphics_pipelines
+    };
+    // SAFETY: the caller's arguments, passed on unchanged to the function
+    // this one stands in for.
+    unsafe { real(device, cache, count, infos, allocator, pipelines) }
+}
+
 /// An instance with validation, a device with one graphics queue, and a
 /// command pool.
 pub struct Gpu {
@@ -35,6 +67,8 @@ pub struct Gpu {
     messenger: vk::DebugUtilsMessengerEXT,
     /// The physical device.
     pub physical: vk::PhysicalDevice,
+    /// Its properties (limits, pipeline cache UUID).
+    pub properties: vk::PhysicalDeviceProperties,
     /// The device.
     pub device: ash::Device,
     /// Its graphics queue.
@@ -44,7 +78,12 @@ pub struct Gpu {
     pub pool: vk::CommandPool,
     /// Whether VK_EXT_graphics_pipeline_library is enabled.
     pub graphics_pipeline_library: bool,
+    /// Whether the `shaderInt64` feature is enabled (where the device has it).
+    pub shader_int64: bool,
+    /// Whether the `shaderFloat64` feature is enabled (where the device has it).
+    pub shader_float64: bool,
     messages: Box<Mutex<Vec<String>>>,
+    device_destroyed: bool,
 }
 
 impl Default for Gpu {
@@ -55,7 +94,8 @@ impl Default for Gpu {
 
 impl Gpu {
     /// Opens the first device with Vulkan 1.3 dynamic rendering and
-    /// synchronization2.
+    /// synchronization2, and `shaderInt64` and `shaderFloat64` where it has
+    /// them.
     pub fn new() -> Gpu {
         // SAFETY: plain Vulkan setup; every handle is destroyed in Drop.
         unsafe {
@@ -116,14 +156,21 @@ impl Gpu {
                 .any(|e| e.extension_name_as_c_str() == Ok(ash::ext::graphics_pipeline_library::NAME));
             let mut gpl =
                 vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default().graphics_pipeline_library(true);
+            let supported = instance.get_physical_device_features(physical);
+            let (shader_int64, shader_float64) =
+                (supported.shader_int64 == vk::TRUE, supported.shader_float64 == vk::TRUE);
+            let features =
+                vk::PhysicalDeviceFeatures::default().shader_int64(shader_int64).shader_float64(shader_float64);
             let gpl_extensions =
                 [ash::khr::pipeline_library::NAME.as_ptr(), ash::ext::graphics_pipeline_library::NAME.as_ptr()];
             let device = instance
                 .create_device(
                     physical,
                     &{
-                        let info =
-                            vk::DeviceCreateInfo::default().queue_create_infos(&queues).push_next(&mut features13);
+                        let info = vk::DeviceCreateInfo::default()
+                            .queue_create_infos(&queues)
+                            .enabled_features(&features)
+                            .push_next(&mut features13);
                         if graphics_pipeline_library {
                             info.enabled_extension_names(&gpl_extensions).push_next(&mut gpl)
                         } else {
@@ -138,18 +185,23 @@ impl Gpu {
                 .create_command_pool(&vk::CommandPoolCreateInfo::default().queue_family_index(family), None)
                 .unwrap();
             let memory_properties = instance.get_physical_device_memory_properties(physical);
+            let properties = instance.get_physical_device_properties(physical);
             Gpu {
                 _entry: entry,
                 instance,
                 debug,
                 messenger,
                 physical,
+                properties,
                 device,
                 queue,
                 memory_properties,
                 pool,
                 graphics_pipeline_library,
+                shader_int64,
+                shader_float64,
                 messages,
+                device_destroyed: false,
             }
         }
     }
@@ -163,6 +215,71 @@ impl Gpu {
     pub fn assert_validation_clean(&self) {
         let messages = self.validation_messages();
         assert!(messages.is_empty(), "validation messages ({}):\n{}", messages.len(), messages.join("\n"));
+    }
+
+    /// The same device, with `vkCreateGraphicsPipelines` wrapped so that
+    /// [`pipeline_caches_used`](Self::pipeline_caches_used) can tell which
+    /// pipeline cache each call passed: proof that a cache is used even on
+    /// a driver whose cache keeps nothing (lavapipe 22.3's returns only its
+    /// 32-byte header).
+    pub fn recording_device(&self) -> ash::Device {
+        let get_device_proc_addr = self.instance.fp_v1_0().get_device_proc_addr;
+        let handle = self.device.handle();
+        // SAFETY: every function comes from `vkGetDeviceProcAddr` for this
+        // device, except `vkCreateGraphicsPipelines`, whose stand-in has the
+        // same signature and calls the real one.
+        unsafe {
+            ash::Device::load_with(
+                |name| {
+                    let real = get_device_proc_addr(handle, name.as_ptr());
+                    if name == c"vkCreateGraphicsPipelines" {
+                        let real = real.expect("vkCreateGraphicsPipelines");
+                        let create_graphics_pipelines =
+                            std::mem::transmute::<unsafe extern "system" fn(), vk::PFN_vkCreateGraphicsPipelines>(real);
+                        let mut recorded = RECORDED.lock().unwrap_or_else(|e| e.into_inner());
+                        recorded
+                            .get_or_insert_with(HashMap::new)
+                            .insert(handle, Recorded { create_graphics_pipelines, caches: Vec::new() });
+                        let stand_in: vk::PFN_vkCreateGraphicsPipelines = record_create_graphics_pipelines;
+                        return stand_in as *const c_void;
+                    }
+                    real.map_or(std::ptr::null(), |f| f as *const c_void)
+                },
+                handle,
+            )
+        }
+    }
+
+    /// The pipeline cache of every `vkCreateGraphicsPipelines` call made
+    /// through [`recording_device`](Self::recording_device) so far.
+    pub fn pipeline_caches_used(&self) -> Vec<vk::PipelineCache> {
+        let recorded = RECORDED.lock().unwrap_or_else(|e| e.into_inner());
+        recorded.as_ref().and_then(|r| r.get(&self.device.handle())).map_or_else(Vec::new, |r| r.caches.clone())
+    }
+
+    /// Destroys the device, then panics listing every validation message,
+    /// if there was any. Destroying the device makes the layer report every
+    /// object still alive on it, so a leaked pipeline, layout or cache
+    /// fails here. Call it last, once everything made on the device is
+    /// dropped.
+    pub fn finish(mut self) {
+        self.destroy_device();
+        self.assert_validation_clean();
+    }
+
+    fn destroy_device(&mut self) {
+        if std::mem::replace(&mut self.device_destroyed, true) {
+            return;
+        }
+        // SAFETY: the device is idle (every render waits), and whoever calls
+        // this (`finish`, `drop`) is done with it.
+        unsafe {
+            self.device.destroy_command_pool(self.pool, None);
+            self.device.destroy_device(None);
+        }
+        if let Some(recorded) = RECORDED.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+            recorded.remove(&self.device.handle());
+        }
     }
 
     /// A host-visible buffer holding `bytes`, with its memory.
@@ -333,10 +450,9 @@ impl Gpu {
 
 impl Drop for Gpu {
     fn drop(&mut self) {
-        // SAFETY: the device is idle (every render waits), and nothing else uses these handles.
+        self.destroy_device();
+        // SAFETY: the device is gone, and nothing else uses these handles.
         unsafe {
-            self.device.destroy_command_pool(self.pool, None);
-            self.device.destroy_device(None);
             self.debug.destroy_debug_utils_messenger(self.messenger, None);
             self.instance.destroy_instance(None);
         }

@@ -46,52 +46,109 @@ fn embedded_shaders_decode_to_the_optimized_modules_bit_for_bit() {
     for shader in [LIT, SHADOWS, SKY] {
         assert_eq!(shader.decode().unwrap(), optimized_module(shader.name()), "{}", shader.name());
     }
-    for shader in ALL.iter() {
+    for shader in ALL.shaders().unwrap() {
         assert_eq!(shader.decode().unwrap(), optimized_module(shader.name()), "{}", shader.name());
     }
 }
 
 #[test]
 fn embedded_shaders_pass_spirv_val() {
-    for shader in [LIT, SHADOWS, SKY].into_iter().chain(ALL.iter()) {
+    for shader in [LIT, SHADOWS, SKY].into_iter().chain(ALL.shaders().unwrap()) {
         let words = shader.decode().unwrap();
         spirv_val(&words, "vulkan1.2").unwrap_or_else(|e| panic!("{}: {e}", shader.name()));
     }
 }
 
-#[test]
-fn embedded_bytes_are_aligned_and_sized_as_reported() {
-    let report = report();
-    println!("{:<20} {:>10} {:>10} {:>9}", "shader", "payload", "container", "overhead");
-    for shader in [LIT, SHADOWS, SKY] {
-        let bytes = shader.container_bytes();
-        assert_eq!(bytes.as_ptr() as usize % 4, 0, "{} is not 4-byte aligned", shader.name());
-        let row = report.modules.iter().find(|m| m.name == shader.name()).unwrap();
-        assert_eq!(bytes.len(), row.container_bytes);
-        let container = shader.container().unwrap();
-        assert_eq!(container.payload().len(), row.compressed_bytes);
-        // The overhead is the 56-byte header, the reflection and alignment padding.
-        let overhead = bytes.len() - row.compressed_bytes;
-        let reflection = container.reflection_bytes().len();
-        assert_eq!(overhead, (56 + reflection).next_multiple_of(4));
-        println!("{:<20} {:>10} {:>10} {:>9}", shader.name(), row.compressed_bytes, bytes.len(), overhead);
-    }
-    assert_eq!(ALL.bundle_bytes().as_ptr() as usize % 4, 0);
+/// The manifest's JSON, for the embedded-set fields.
+fn manifest_json() -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(artifacts().join("manifest.json")).unwrap()).unwrap()
 }
 
 #[test]
-fn reflection_is_available_without_decoding() {
-    let info = LIT.reflection();
+fn embedded_bytes_are_aligned_and_sized_as_reported() {
+    let json = manifest_json();
+    for shader in [LIT, SHADOWS, SKY] {
+        let bytes = shader.stored_bytes();
+        assert_eq!(bytes.as_ptr() as usize % 4, 0, "{} is not 4-byte aligned", shader.name());
+        let module = json["modules"].as_array().unwrap().iter().find(|m| m["name"] == shader.name()).unwrap();
+        let data = std::fs::read(artifacts().join(module["embedded"]["data"].as_str().unwrap())).unwrap();
+        assert_eq!(bytes, &data[..], "{}", shader.name());
+        assert_eq!(shader.spirv_len() as u64, module["embedded"]["spirv_bytes"].as_u64().unwrap());
+    }
+    assert_eq!(ALL.stored_len() as u64, json["embedded"]["stored_bytes"].as_u64().unwrap());
+    let packing = ALL.packing();
+    assert_eq!(packing.codec, json["embedded"]["codec"].as_str().unwrap());
+    assert_eq!(packing.one_stream, json["embedded"]["layout"] == "stream");
+}
+
+#[test]
+fn reflection_is_read_from_the_spirv_as_the_build_saw_it() {
+    let info = LIT.reflection().unwrap();
     assert_eq!(info.stage, ShaderStage::Fragment);
     assert_eq!(info.entry_point, "main");
     assert_eq!(info.spec_constants[0].name, "EXPOSURE");
-    assert_eq!(SKY.reflection().entry_point, "fs_main");
-    assert_eq!(SHADOWS.reflection().bindings.len(), LIT.reflection().bindings.len() + 1);
+    assert_eq!(SKY.reflection().unwrap().entry_point, "fs_main");
+    assert_eq!(SHADOWS.reflection().unwrap().bindings.len(), LIT.reflection().unwrap().bindings.len() + 1);
+    // Every embedded module reflects exactly as the build's reflection in
+    // the manifest (names included, even where debug info was stripped).
+    let manifest = manifest();
+    for shader in ALL.shaders().unwrap() {
+        let module = manifest.modules.iter().find(|m| m.name == shader.name()).unwrap();
+        assert_eq!(shader.reflection().unwrap(), module.reflection, "{}", shader.name());
+    }
+}
+
+#[test]
+fn a_damaged_embedded_module_is_an_error_never_a_panic_or_wrong_words() {
+    let json = manifest_json();
+    let module = json["modules"].as_array().unwrap().iter().find(|m| m["name"] == "lit.frag").unwrap();
+    let embedded = &module["embedded"];
+    let number = |field: &str| usize::try_from(embedded[field].as_u64().unwrap()).unwrap();
+    let check = u32::try_from(embedded["check"].as_u64().unwrap()).unwrap();
+    let dictionary: &'static [u8] = match json["embedded"]["dictionary"].as_str() {
+        Some(path) => std::fs::read(artifacts().join(path)).unwrap().leak(),
+        None => &[],
+    };
+    let unpacker = match json["embedded"]["codec"].as_str().unwrap() {
+        "spirv" => &smolv_runtime::__private::RAW,
+        "smolv" => &smolv_runtime::__private::SMOLV,
+        "smolv-lz4" => &smolv_runtime::__private::SMOLV_LZ4,
+        "smolv-zstd" => &smolv_runtime::__private::SMOLV_ZSTD,
+        _ => &smolv_runtime::__private::SMOLV_ZSTD_DICTIONARY,
+    };
+    let expected = LIT.decode().unwrap();
+    let packed = LIT.stored_bytes();
+    let shader = |bytes: Vec<u8>| {
+        Shader::embedded("lit.frag", unpacker, bytes.leak(), dictionary, number("unpacked_bytes"), number("spirv_bytes"), check)
+    };
+    assert_eq!(shader(packed.to_vec()).decode().unwrap(), expected);
+    // Raw SPIR-V is served as stored (only its magic number is checked);
+    // every other codec checks what it decodes against the module's hash.
+    let raw = json["embedded"]["codec"] == "spirv";
+    let mut rejected = 0;
+    for bit in 0..packed.len() * 8 {
+        let mut flipped = packed.to_vec();
+        flipped[bit / 8] ^= 1 << (bit % 8);
+        let as_stored = smolv_tests::words(&flipped);
+        match shader(flipped).decode() {
+            Ok(words) if raw => assert_eq!(words, as_stored, "bit {bit}"),
+            Ok(words) => assert_eq!(words, expected, "bit {bit} decoded to other words"),
+            Err(_) => rejected += 1,
+        }
+        if raw {
+            assert_eq!(rejected, (bit + 1).min(32), "raw modules are checked by their magic number alone");
+        }
+    }
+    for len in 0..packed.len() {
+        assert!(shader(packed[..len].to_vec()).decode().is_err(), "truncated to {len}");
+    }
+    println!("{rejected} of {} single-bit flips rejected, the rest decode to the same words", packed.len() * 8);
+    assert!(rejected > 0);
 }
 
 #[test]
 fn sets_address_entry_points_and_variants_by_name() {
-    assert_eq!(ALL.len(), 7);
+    assert_eq!(ALL.shaders().unwrap().len(), 7);
     let sky = ALL.get("sky.wgsl#fs_main").unwrap();
     assert_eq!(sky.decode().unwrap(), SKY.decode().unwrap());
     assert_eq!(ALL.get("lit.frag@shadows").unwrap().decode().unwrap(), SHADOWS.decode().unwrap());
@@ -122,10 +179,11 @@ fn decode_cache_decodes_once() {
 #[test]
 fn sets_and_shaders_load_from_files_through_the_same_api() {
     let set = ShaderSet::open(artifacts().join("shaders.smvb")).unwrap();
-    assert_eq!(set.len(), ALL.len());
-    for (loaded, embedded) in set.iter().zip(ALL.iter()) {
+    assert_eq!(set.shaders().unwrap().len(), ALL.shaders().unwrap().len());
+    for (loaded, embedded) in set.iter().unwrap().zip(ALL.iter().unwrap()) {
         assert_eq!(loaded.name(), embedded.name());
         assert_eq!(loaded.decode().unwrap(), embedded.decode().unwrap());
+        assert_eq!(loaded.reflection().unwrap(), embedded.reflection().unwrap());
     }
     let manifest = manifest();
     let dictionary = manifest.dictionary.as_ref().map(|d| std::fs::read(artifacts().join(d)).unwrap());
@@ -142,7 +200,8 @@ fn sets_and_shaders_load_from_files_through_the_same_api() {
 fn content_hash_is_checked_unless_switched_off() {
     let manifest = manifest();
     let dictionary = manifest.dictionary.as_ref().map(|d| std::fs::read(artifacts().join(d)).unwrap());
-    let mut bytes = LIT.container_bytes().to_vec();
+    let module = manifest.modules.iter().find(|m| m.name == "lit.frag").unwrap();
+    let mut bytes = std::fs::read(artifacts().join(&module.artifact)).unwrap();
     bytes[16] ^= 0xFF; // first byte of the recorded hash
     let tampered = Shader::from_container("lit.frag", bytes, dictionary).unwrap();
     assert!(matches!(tampered.decode(), Err(ContainerError::HashMismatch)));
@@ -154,10 +213,13 @@ fn content_hash_is_checked_unless_switched_off() {
 
 #[test]
 fn a_corrupt_entry_does_not_affect_its_neighbours() {
-    let mut bytes = ALL.bundle_bytes().to_vec();
-    let lit = LIT.container_bytes();
+    let mut bytes = std::fs::read(artifacts().join("shaders.smvb")).unwrap();
+    let manifest = manifest();
+    let module = manifest.modules.iter().find(|m| m.name == "lit.frag").unwrap();
+    let lit = std::fs::read(artifacts().join(&module.artifact)).unwrap();
     let at = bytes.windows(lit.len()).position(|w| w == lit).expect("lit.frag is in the bundle");
-    let payload_at = at + lit.len() - LIT.container().unwrap().payload().len();
+    let payload = smolv_runtime::container::Container::parse(&lit).unwrap().payload().len();
+    let payload_at = at + lit.len() - payload;
     for byte in &mut bytes[payload_at..at + lit.len()] {
         *byte = 0xAA;
     }

@@ -28,7 +28,7 @@ fn main() {
         let words = shader.decode().expect("decode");
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         std::fs::write(out.join(format!("{}.spv", shader.name().replace('#', "-"))), bytes).unwrap();
-        println!("{} {} words, stage {:?}", shader.name(), words.len(), shader.reflection().stage);
+        println!("{} {} words, stage {:?}", shader.name(), words.len(), shader.reflection().unwrap().stage);
     }
 }
 "#;

@@ -9,13 +9,25 @@ use smolv_tests::vulkan::Gpu;
 #[test]
 fn the_environment_variable_forces_monolithic_pipelines() {
     let gpu = Gpu::new();
-    let default = PipelineManager::new(gpu.device.clone(), vk::PipelineCache::null(), PipelineOptions::default());
+    let manager = || {
+        // SAFETY: `Gpu` enables what the manager needs; each is dropped
+        // before the device.
+        unsafe {
+            PipelineManager::new(
+                gpu.device.clone(),
+                vk::PipelineCache::null(),
+                &gpu.properties.limits,
+                PipelineOptions::default(),
+            )
+        }
+    };
+    let default = manager();
     assert!(default.uses_libraries());
     drop(default);
     // SAFETY: this test binary has no other threads reading the environment.
     unsafe { std::env::set_var("SMOLV_FORCE_MONOLITHIC", "1") };
-    let forced = PipelineManager::new(gpu.device.clone(), vk::PipelineCache::null(), PipelineOptions::default());
+    let forced = manager();
     assert!(!forced.uses_libraries());
     drop(forced);
-    gpu.assert_validation_clean();
+    gpu.finish();
 }

@@ -4,8 +4,22 @@
 
 use ash::vk;
 use smolv_runtime::reflect::{DescriptorBinding, DescriptorKind, PushConstantRange, Reflection, ShaderStage};
-use smolv_runtime::vulkan::{BindlessSet, CacheLoad, LayoutCache, LayoutOptions, PipelineCacheFile, VulkanError};
+use smolv_runtime::vulkan::{
+    BindlessSet, CacheLoad, CacheRejected, LayoutCache, LayoutOptions, PipelineCacheFile, VulkanError,
+};
 use smolv_tests::vulkan::Gpu;
+
+fn layout_cache(gpu: &Gpu) -> LayoutCache {
+    // SAFETY: the device and its limits; every test drops the cache before
+    // finishing the device, and uses no layout after that.
+    unsafe { LayoutCache::new(gpu.device.clone(), &gpu.properties.limits) }
+}
+
+fn open_cache(gpu: &Gpu, path: &std::path::Path) -> (PipelineCacheFile, CacheLoad) {
+    // SAFETY: the device and its properties; every test drops the cache
+    // before finishing the device, and makes no pipeline with it.
+    unsafe { PipelineCacheFile::open(gpu.device.clone(), &gpu.properties, path) }.unwrap()
+}
 
 fn binding(set: u32, binding: u32, kind: DescriptorKind, stage: ShaderStage) -> DescriptorBinding {
     DescriptorBinding { set, binding, kind, count: 1, stages: stage.vk_stage_flag(), name: String::new() }
@@ -32,7 +46,7 @@ fn program() -> (Reflection, Reflection) {
 fn program_layouts_come_from_reflection_and_are_deduplicated() {
     let gpu = Gpu::new();
     {
-        let cache = LayoutCache::new(gpu.device.clone());
+        let cache = layout_cache(&gpu);
         let (vertex, fragment) = program();
         let layout = cache.program(&[&vertex, &fragment], &LayoutOptions::default()).unwrap();
         assert_eq!(layout.set_layouts.len(), 2);
@@ -56,14 +70,14 @@ fn program_layouts_come_from_reflection_and_are_deduplicated() {
         assert_eq!(second.set_layouts[0], layout.set_layouts[0]);
         assert_ne!(second.set_layouts[1], layout.set_layouts[1]);
     }
-    gpu.assert_validation_clean();
+    gpu.finish();
 }
 
 #[test]
 fn the_bindless_set_sits_at_its_fixed_index() {
     let gpu = Gpu::new();
     {
-        let cache = LayoutCache::new(gpu.device.clone());
+        let cache = layout_cache(&gpu);
         let (vertex, fragment) = program();
         // lavapipe 22.3 has no descriptor indexing, so a plain array here.
         let bindless = BindlessSet { max_descriptors: 16, descriptor_indexing: false, ..BindlessSet::default() };
@@ -74,14 +88,14 @@ fn the_bindless_set_sits_at_its_fixed_index() {
         taken.bindings.push(binding(3, 0, DescriptorKind::UniformBuffer, ShaderStage::Fragment));
         assert!(matches!(cache.program(&[&taken], &options), Err(VulkanError::BindlessSetTaken(3))));
     }
-    gpu.assert_validation_clean();
+    gpu.finish();
 }
 
 #[test]
 fn conflicting_bindings_are_an_error() {
     let gpu = Gpu::new();
     {
-        let cache = LayoutCache::new(gpu.device.clone());
+        let cache = layout_cache(&gpu);
         let mut vertex = Reflection::new(ShaderStage::Vertex, "main");
         vertex.bindings.push(binding(0, 0, DescriptorKind::UniformBuffer, ShaderStage::Vertex));
         let mut fragment = Reflection::new(ShaderStage::Fragment, "main");
@@ -93,45 +107,120 @@ fn conflicting_bindings_are_an_error() {
         shared.bindings.push(binding(0, 0, DescriptorKind::UniformBuffer, ShaderStage::Fragment));
         assert!(cache.program(&[&vertex, &shared], &LayoutOptions::default()).is_ok());
     }
-    gpu.assert_validation_clean();
+    gpu.finish();
 }
 
 #[test]
-fn pipeline_cache_persists_and_refuses_foreign_or_corrupt_files() {
+fn pipeline_cache_round_trips_and_refuses_damaged_files() {
     let gpu = Gpu::new();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("pipelines.bin");
-    // SAFETY: a plain query on a live physical device.
-    let properties = unsafe { gpu.instance.get_physical_device_properties(gpu.physical) };
+    let saved;
     {
-        let (cache, load) = PipelineCacheFile::open(gpu.device.clone(), &properties, &path).unwrap();
+        let (cache, load) = open_cache(&gpu, &path);
         assert_eq!(load, CacheLoad::Missing);
         assert!(cache.handle() != vk::PipelineCache::null());
-        assert!(cache.save().unwrap() >= 32);
-    }
-    {
-        let (_, load) = PipelineCacheFile::open(gpu.device.clone(), &properties, &path).unwrap();
-        assert!(matches!(load, CacheLoad::Loaded { bytes } if bytes >= 32), "{load:?}");
+        saved = cache.data().unwrap();
+        assert_eq!(cache.save().unwrap(), saved.len());
     }
     let good = std::fs::read(&path).unwrap();
-    let mut foreign = good.clone();
-    foreign[8] ^= 0xFF; // vendor id
-    let mut other_driver = good.clone();
-    other_driver[20] ^= 0xFF; // pipeline cache UUID
-    for (name, bytes) in [("truncated", good[..10].to_vec()), ("foreign", foreign), ("other driver", other_driver)] {
-        std::fs::write(&path, &bytes).unwrap();
-        let (cache, load) = PipelineCacheFile::open(gpu.device.clone(), &properties, &path).unwrap();
-        assert!(matches!(load, CacheLoad::Ignored { .. }), "{name}: {load:?}");
-        drop(cache);
+    assert_eq!(good.len(), 56 + saved.len(), "a 56-byte header, then the driver's data");
+    assert_eq!(&good[..8], b"SMOLVPC\0");
+    assert_eq!(&good[56..], &saved[..]);
+    {
+        let (cache, load) = open_cache(&gpu, &path);
+        assert_eq!(load, CacheLoad::Loaded { bytes: saved.len() });
+        assert_eq!(cache.data().unwrap(), saved, "the driver took the data back");
     }
-    gpu.assert_validation_clean();
+
+    let mut flipped = good.clone();
+    *flipped.last_mut().unwrap() ^= 0x01;
+    let mut wrong_length = good.clone();
+    wrong_length[16] ^= 0x01;
+    let mut appended = good.clone();
+    appended.push(0);
+    type IsExpected = fn(&CacheRejected) -> bool;
+    let cases: [(&str, Vec<u8>, IsExpected); 6] = [
+        ("truncated in the header", good[..10].to_vec(), |r| matches!(r, CacheRejected::NotACacheFile(_))),
+        ("truncated in the body", good[..good.len() - 1].to_vec(), |r| matches!(r, CacheRejected::Length { .. })),
+        ("a flipped body byte", flipped, |r| matches!(r, CacheRejected::Checksum(_))),
+        ("a wrong length", wrong_length, |r| matches!(r, CacheRejected::Length { .. })),
+        ("appended bytes", appended, |r| matches!(r, CacheRejected::Length { .. })),
+        ("bare driver data (no smolv header)", saved.clone(), |r| matches!(r, CacheRejected::NotACacheFile(_))),
+    ];
+    for (name, bytes, expected) in cases {
+        std::fs::write(&path, &bytes).unwrap();
+        let (cache, load) = open_cache(&gpu, &path);
+        match &load {
+            CacheLoad::Ignored { reason } => assert!(expected(reason), "{name}: {reason}"),
+            other => panic!("{name}: {other:?}"),
+        }
+        assert!(cache.handle() != vk::PipelineCache::null(), "{name}: an empty cache all the same");
+        // Saving over a damaged file repairs it.
+        cache.save().unwrap();
+        drop(cache);
+        assert!(matches!(open_cache(&gpu, &path).1, CacheLoad::Loaded { .. }), "{name}");
+    }
+    gpu.finish();
+}
+
+#[test]
+fn hostile_set_numbers_descriptor_counts_and_push_constants_are_errors() {
+    let gpu = Gpu::new();
+    let limits = gpu.properties.limits;
+    {
+        let cache = layout_cache(&gpu);
+        for set in [limits.max_bound_descriptor_sets, u32::MAX - 1, u32::MAX] {
+            let mut hostile = Reflection::new(ShaderStage::Fragment, "main");
+            hostile.bindings.push(binding(set, 0, DescriptorKind::UniformBuffer, ShaderStage::Fragment));
+            let err = cache.program(&[&hostile], &LayoutOptions::default()).unwrap_err();
+            assert!(matches!(err, VulkanError::SetOutOfRange { set: s, .. } if s == set), "{err}");
+        }
+        let mut last = Reflection::new(ShaderStage::Fragment, "main");
+        let top = limits.max_bound_descriptor_sets - 1;
+        last.bindings.push(binding(top, 0, DescriptorKind::UniformBuffer, ShaderStage::Fragment));
+        let layout = cache.program(&[&last], &LayoutOptions::default()).unwrap();
+        assert_eq!(
+            layout.set_layouts.len(),
+            usize::try_from(top).unwrap() + 1,
+            "the highest set the device binds works"
+        );
+
+        let bindless = BindlessSet { set: u32::MAX, descriptor_indexing: false, ..BindlessSet::default() };
+        let options = LayoutOptions { bindless: Some(bindless), ..LayoutOptions::default() };
+        let err = cache.program(&[&last], &options).unwrap_err();
+        assert!(matches!(err, VulkanError::SetOutOfRange { set: u32::MAX, .. }), "{err}");
+
+        for (kind, limit) in [
+            (DescriptorKind::UniformBuffer, limits.max_per_stage_descriptor_uniform_buffers),
+            (DescriptorKind::SampledImage, limits.max_per_stage_descriptor_sampled_images),
+            (DescriptorKind::StorageImage, limits.max_per_stage_descriptor_storage_images),
+        ] {
+            let mut hostile = Reflection::new(ShaderStage::Fragment, "main");
+            hostile.bindings.push(DescriptorBinding { count: u32::MAX, ..binding(0, 0, kind, ShaderStage::Fragment) });
+            let err = cache.program(&[&hostile], &LayoutOptions::default()).unwrap_err();
+            assert!(matches!(err, VulkanError::DescriptorLimit { count, .. } if count == u64::from(u32::MAX)), "{err}");
+            // Right at the limit is fine.
+            let mut full = Reflection::new(ShaderStage::Fragment, "main");
+            full.bindings.push(DescriptorBinding { count: limit, ..binding(0, 0, kind, ShaderStage::Fragment) });
+            assert!(cache.program(&[&full], &LayoutOptions::default()).is_ok(), "{kind:?} × {limit}");
+        }
+
+        for (offset, size) in [(u32::MAX, u32::MAX), (0, limits.max_push_constants_size + 4)] {
+            let mut pushy = Reflection::new(ShaderStage::Vertex, "main");
+            pushy.push_constants.push(PushConstantRange { offset, size, stages: ShaderStage::Vertex.vk_stage_flag() });
+            let err = cache.program(&[&pushy], &LayoutOptions::default()).unwrap_err();
+            assert!(matches!(err, VulkanError::PushConstantsOutOfRange { .. }), "{err}");
+        }
+    }
+    gpu.finish();
 }
 
 #[test]
 fn monolithic_programs_get_plain_layouts() {
     let gpu = Gpu::new();
     {
-        let cache = LayoutCache::new(gpu.device.clone());
+        let cache = layout_cache(&gpu);
         let (vertex, fragment) = program();
         let options = LayoutOptions { independent_sets: false, ..LayoutOptions::default() };
         let plain = cache.program(&[&vertex, &fragment], &options).unwrap();
@@ -140,5 +229,5 @@ fn monolithic_programs_get_plain_layouts() {
         assert_eq!(plain.set_layouts, separable.set_layouts, "set layouts are shared");
         assert_ne!(plain.pipeline_layout, separable.pipeline_layout);
     }
-    gpu.assert_validation_clean();
+    gpu.finish();
 }

@@ -3,10 +3,10 @@
 //! (a) with its spec constants set at pipeline creation and (b) from the
 //! SPIR-V that `smolv_runtime::specialize` produced for the same values.
 //! Any validation message fails the test.
+#![allow(unsafe_code)]
 
 use ash::vk;
-use smolv_runtime::container::ContentHash;
-use smolv_runtime::reflect::{Reflection, ShaderStage};
+use smolv_runtime::reflect::{Reflection, ShaderStage, SpecConstantType};
 use smolv_runtime::specialize::{Specializer, Value};
 use smolv_runtime::vulkan::{GraphicsState, PipelineManager, PipelineOptions, Stage};
 use smolv_tests::vulkan::Gpu;
@@ -49,26 +49,51 @@ void main() {
 }
 "#;
 
-/// Compiles the two shaders with smolv-build, as a game would ship them.
-fn shaders() -> (Vec<u32>, Vec<u32>) {
+/// Compiles `shaders` (name, GLSL) with smolv-build, as a game would ship
+/// them, and decodes them again.
+fn compile(shaders: &[(&str, &str)]) -> Vec<(Vec<u32>, Reflection)> {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("shaders")).unwrap();
-    std::fs::write(dir.path().join("shaders/fullscreen.vert"), VERTEX).unwrap();
-    std::fs::write(dir.path().join("shaders/uber.frag"), UBERSHADER).unwrap();
+    for (name, source) in shaders {
+        std::fs::write(dir.path().join("shaders").join(name), source).unwrap();
+    }
     let mut config = smolv_build::Config::new();
     config.shader_dir(dir.path().join("shaders")).out_dir(dir.path().join("out")).cargo_directives(false);
     config.try_compile().unwrap();
     let set = smolv_runtime::ShaderSet::open(dir.path().join("out/smolv/shaders.smvb")).unwrap();
-    (set.get("fullscreen.vert").unwrap().decode().unwrap(), set.get("uber.frag").unwrap().decode().unwrap())
+    shaders
+        .iter()
+        .map(|(name, _)| {
+            let shader = set.get(name).unwrap();
+            (shader.decode().unwrap(), shader.reflection().unwrap())
+        })
+        .collect()
+}
+
+/// The two shaders of the ubershader test.
+fn shaders() -> (Vec<u32>, Vec<u32>) {
+    let mut modules = compile(&[("fullscreen.vert", VERTEX), ("uber.frag", UBERSHADER)]).into_iter();
+    let (vertex, _) = modules.next().unwrap();
+    let (ubershader, _) = modules.next().unwrap();
+    (vertex, ubershader)
 }
 
 /// Renders a full-screen triangle with a monolithic pipeline (the driver's
 /// own specialization path) and reads the pixels back.
 fn render(gpu: &Gpu, vertex: &Stage<'_>, fragment: &Stage<'_>) -> Vec<u8> {
-    let options = PipelineOptions { force_monolithic: true, ..PipelineOptions::default() };
-    let manager = PipelineManager::new(gpu.device.clone(), vk::PipelineCache::null(), options);
+    render_with(gpu, vertex, fragment, PipelineOptions { force_monolithic: true, ..PipelineOptions::default() })
+}
+
+fn render_with(gpu: &Gpu, vertex: &Stage<'_>, fragment: &Stage<'_>, options: PipelineOptions) -> Vec<u8> {
+    // SAFETY: `Gpu` enables what the manager needs, and the manager is
+    // dropped here, after `draw` waited for the queue.
+    let manager =
+        unsafe { PipelineManager::new(gpu.device.clone(), vk::PipelineCache::null(), &gpu.properties.limits, options) };
     let state = GraphicsState { color_formats: vec![vk::Format::R8G8B8A8_UNORM], ..GraphicsState::default() };
-    let slot = manager.get_pipeline(vertex, fragment, &state).unwrap();
+    // SAFETY: the modules come from smolv-build (compiled and validated);
+    // their reflections name their entry points, and they use no
+    // descriptors or push constants; RGBA8 is a colour format every device has.
+    let slot = unsafe { manager.get_pipeline(vertex, fragment, &state) }.unwrap();
     gpu.draw(slot.current(), SIZE, |_| {})
 }
 
@@ -79,12 +104,7 @@ fn specialized_spirv_renders_the_same_pixels_as_pipeline_specialization() {
     assert_eq!(analysis.spec_ids(), [0, 1, 2, 3, 4]);
     let vertex_reflection = Reflection::new(ShaderStage::Vertex, "main");
     let fragment_reflection = Reflection::new(ShaderStage::Fragment, "main");
-    let vertex_stage = Stage {
-        spirv: &vertex,
-        reflection: &vertex_reflection,
-        code_hash: ContentHash::of_spirv(&vertex).short(),
-        specialization: &[],
-    };
+    let vertex_stage = Stage { spirv: &vertex, reflection: &vertex_reflection, specialization: &[] };
     let gpu = Gpu::new();
     // stripes, circle, palette, bands, invert
     let assignments: [(bool, bool, i32, i32, bool); 5] = [
@@ -104,27 +124,68 @@ fn specialized_spirv_renders_the_same_pixels_as_pipeline_specialization() {
             (4, Value::Bool(invert)),
         ];
         // (a) the ubershader, specialized by the driver at pipeline creation
-        let ubershader_stage = Stage {
-            spirv: &ubershader,
-            reflection: &fragment_reflection,
-            code_hash: ContentHash::of_spirv(&ubershader).short(),
-            specialization: &values,
-        };
+        let ubershader_stage = Stage { spirv: &ubershader, reflection: &fragment_reflection, specialization: &values };
         let by_driver = render(&gpu, &vertex_stage, &ubershader_stage);
         // (b) the SPIR-V smolv specialized ahead of time, with no spec constants left
         let specialized = analysis.specialize(&values).unwrap();
         assert!(specialized.len() < ubershader.len());
-        let specialized_stage = Stage {
-            spirv: &specialized,
-            reflection: &fragment_reflection,
-            code_hash: ContentHash::of_spirv(&specialized).short(),
-            specialization: &[],
-        };
+        let specialized_stage = Stage { spirv: &specialized, reflection: &fragment_reflection, specialization: &[] };
         let by_smolv = render(&gpu, &vertex_stage, &specialized_stage);
         let worst = by_driver.iter().zip(&by_smolv).map(|(a, b)| a.abs_diff(*b)).max().unwrap();
         assert!(worst <= 1, "{values:?}: pixels differ by up to {worst}/255");
         distinct.insert(by_driver);
     }
     assert_eq!(distinct.len(), assignments.len(), "every feature set renders differently");
-    gpu.assert_validation_clean();
+    gpu.finish();
+}
+
+/// A fragment shader with a 64-bit integer and a 64-bit float spec
+/// constant, each of which lands in the colour only if all 8 bytes arrive.
+const WIDE: &str = r#"#version 450
+#extension GL_ARB_gpu_shader_int64 : require
+layout(location = 0) out vec4 color;
+layout(constant_id = 0) const uint64_t PACKED = 0ul;
+layout(constant_id = 1) const double SCALE = 0.0lf;
+layout(constant_id = 2) const int SMALL = 0;
+void main() {
+    // The high word holds red, the low word green; SCALE is blue.
+    float red = float(uint(PACKED >> 32ul)) / 255.0;
+    float green = float(uint(PACKED & 0xFFFFFFFFul)) / 255.0;
+    color = vec4(red, green, float(SCALE), float(SMALL) / 255.0);
+}
+"#;
+
+/// A full-screen triangle with no outputs, for [`WIDE`].
+const BARE_VERTEX: &str = "#version 450\n\
+void main() {\n  vec2 p = vec2((gl_VertexIndex << 1) & 2, gl_VertexIndex & 2);\n  gl_Position = vec4(p * 2.0 - 1.0, 0.0, 1.0);\n}\n";
+
+#[test]
+fn sixty_four_bit_spec_constants_reach_the_shader_whole() {
+    let gpu = Gpu::new();
+    assert!(gpu.shader_int64 && gpu.shader_float64, "lavapipe has shaderInt64 and shaderFloat64");
+    let modules = compile(&[("bare.vert", BARE_VERTEX), ("wide.frag", WIDE)]);
+    let [(vertex, vertex_reflection), (wide, wide_reflection)] = &modules[..] else { unreachable!() };
+    let types: Vec<_> = wide_reflection.spec_constants.iter().map(|c| (c.id, c.ty)).collect();
+    assert_eq!(
+        types,
+        [(0, SpecConstantType::U64), (1, SpecConstantType::F64), (2, SpecConstantType::I32)],
+        "the reflection knows the widths too"
+    );
+    let vertex_stage = Stage { spirv: vertex, reflection: vertex_reflection, specialization: &[] };
+    // Red 200 in the high word, green 100 in the low one; blue 0.5 as f64 bits.
+    let values = [(0, Value::Bits((200 << 32) | 100)), (1, Value::Bits(0.5f64.to_bits())), (2, Value::I32(51))];
+    let wide_stage = Stage { spirv: wide, reflection: wide_reflection, specialization: &values };
+    let mut images = Vec::new();
+    for options in [
+        PipelineOptions { force_monolithic: true, ..PipelineOptions::default() },
+        PipelineOptions::default(),
+        PipelineOptions { specialize_ahead: true, ..PipelineOptions::default() },
+    ] {
+        let image = render_with(&gpu, &vertex_stage, &wide_stage, options);
+        let center = &image[((SIZE / 2) * SIZE * 4 + (SIZE / 2) * 4) as usize..][..4];
+        assert_eq!(center, [200, 100, 128, 51], "{options:?}");
+        images.push(image);
+    }
+    assert!(images.iter().all(|image| *image == images[0]));
+    gpu.finish();
 }

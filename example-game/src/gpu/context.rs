@@ -60,6 +60,8 @@ pub(crate) struct Context {
     pub(crate) queue: vk::Queue,
     pub(crate) queue_family: u32,
     pub(crate) memory: vk::PhysicalDeviceMemoryProperties,
+    /// The physical device's limits.
+    pub(crate) limits: vk::PhysicalDeviceLimits,
     pub(crate) device_name: String,
     /// Whether VK_EXT_graphics_pipeline_library is enabled.
     pub(crate) graphics_pipeline_library: bool,
@@ -98,20 +100,32 @@ impl Context {
             if validate {
                 extensions.push(ash::ext::debug_utils::NAME.as_ptr());
             }
-            let instance = entry
-                .create_instance(
-                    &vk::InstanceCreateInfo::default()
-                        .application_info(&app)
-                        .enabled_layer_names(&layer_names)
-                        .enabled_extension_names(&extensions),
-                    None,
-                )
-                .map_err(|result| match result {
-                    vk::Result::ERROR_INCOMPATIBLE_DRIVER => {
-                        GameError::NoDevice("(the loader found no driver)".to_owned())
-                    }
-                    result => GameError::Vulkan { call: "vkCreateInstance", result },
-                })?;
+            // The layer skips SPIR-V it validated before, in this run or (from
+            // its cache file) an earlier one. The pipeline timings compare two
+            // ways of building the same shaders, so each must validate them
+            // afresh: turn that cache off (see `LoadTimings::finish`).
+            let validation_features = validate
+                && entry
+                    .enumerate_instance_extension_properties(Some(VALIDATION_LAYER))
+                    .unwrap_or_default()
+                    .iter()
+                    .any(|e| e.extension_name_as_c_str() == Ok(ash::ext::validation_features::NAME));
+            if validation_features {
+                extensions.push(ash::ext::validation_features::NAME.as_ptr());
+            }
+            let disabled = [vk::ValidationFeatureDisableEXT::SHADER_VALIDATION_CACHE];
+            let mut features = vk::ValidationFeaturesEXT::default().disabled_validation_features(&disabled);
+            let mut info = vk::InstanceCreateInfo::default()
+                .application_info(&app)
+                .enabled_layer_names(&layer_names)
+                .enabled_extension_names(&extensions);
+            if validation_features {
+                info = info.push_next(&mut features);
+            }
+            let instance = entry.create_instance(&info, None).map_err(|result| match result {
+                vk::Result::ERROR_INCOMPATIBLE_DRIVER => GameError::NoDevice("(the loader found no driver)".to_owned()),
+                result => GameError::Vulkan { call: "vkCreateInstance", result },
+            })?;
             let messenger = if validate { Some(create_messenger(&entry, &instance)?) } else { None };
             Self::open_device(entry, instance, messenger, !surface_extensions.is_empty())
         }
@@ -175,8 +189,13 @@ impl Context {
         };
         // SAFETY: queue 0 of a family the device was created with.
         let queue = unsafe { device.get_device_queue(queue_family, 0) };
-        // SAFETY: a query on a live physical device.
-        let memory = unsafe { instance.get_physical_device_memory_properties(physical) };
+        // SAFETY: queries on a live physical device.
+        let (memory, limits) = unsafe {
+            (
+                instance.get_physical_device_memory_properties(physical),
+                instance.get_physical_device_properties(physical).limits,
+            )
+        };
         Ok(Self {
             entry,
             instance,
@@ -186,6 +205,7 @@ impl Context {
             queue,
             queue_family,
             memory,
+            limits,
             device_name,
             graphics_pipeline_library,
         })

@@ -62,6 +62,7 @@ struct ParticlePass {
 /// drop it before.
 pub(crate) struct Renderer {
     device: ash::Device,
+    limits: vk::PhysicalDeviceLimits,
     // Drop order: sets and pipelines before the resources they point to.
     programs: HashMap<Program, (ProgramPipeline, ProgramSets)>,
     particle_pass: ParticlePass,
@@ -97,18 +98,25 @@ impl Renderer {
         force_monolithic: bool,
     ) -> Result<Self, GameError> {
         let device = context.device.clone();
-        let manager = PipelineManager::new(
-            device.clone(),
-            vk::PipelineCache::null(),
-            PipelineOptions {
-                graphics_pipeline_library: context.graphics_pipeline_library,
-                force_monolithic,
-                // Fold spec constants (sprite shapes, post effects) into the
-                // SPIR-V with smolv's specializer before the driver sees it.
-                specialize_ahead: true,
-                workers: 1,
-            },
-        );
+        // SAFETY: the context enables dynamic rendering, and the pipeline
+        // library extensions whenever `graphics_pipeline_library` is set;
+        // the renderer is dropped before the context, and its `Drop` waits
+        // for the device to be idle before the manager goes.
+        let manager = unsafe {
+            PipelineManager::new(
+                device.clone(),
+                vk::PipelineCache::null(),
+                &context.limits,
+                PipelineOptions {
+                    graphics_pipeline_library: context.graphics_pipeline_library,
+                    force_monolithic,
+                    // Fold spec constants (sprite shapes, post effects) into the
+                    // SPIR-V with smolv's specializer before the driver sees it.
+                    specialize_ahead: true,
+                    workers: 1,
+                },
+            )
+        };
         let (pipelines, load) = programs::build_all(&manager, shaders, post, output_format)?;
         let mut frame = Buffer::new(context, FRAME_UNIFORM_BYTES, vk::BufferUsageFlags::UNIFORM_BUFFER)?;
         frame.write(0, &[0; FRAME_UNIFORM_BYTES]);
@@ -160,7 +168,7 @@ impl Renderer {
         };
         let descriptors = Descriptors::new(&device)?;
         let resources = Resources { frame: frame.handle, particles: particles.handle, scene_view: scene.view, sampler };
-        let particle_pass = particle_pass(&device, shaders, &descriptors, &resources)?;
+        let particle_pass = particle_pass(context, shaders, &descriptors, &resources)?;
         let mut programs = HashMap::new();
         for pipeline in pipelines {
             let stages = programs::reflections(shaders, pipeline.program)?;
@@ -169,6 +177,7 @@ impl Renderer {
         }
         Ok(Self {
             device,
+            limits: context.limits,
             programs,
             particle_pass,
             manager,
@@ -196,7 +205,7 @@ impl Renderer {
     /// on the first call).
     pub(crate) fn pipeline_timings(&mut self, shaders: &Shaders) -> Result<PipelineTimings, GameError> {
         if let Some(load) = self.load.take() {
-            self.timings = Some(load.finish(&self.device, shaders, self.post, self.output_format)?);
+            self.timings = Some(load.finish(&self.device, &self.limits, shaders, self.post, self.output_format)?);
         }
         Ok(self.timings.unwrap_or_default())
     }
@@ -492,13 +501,17 @@ fn scene_image(context: &Context, extent: vk::Extent2D) -> Result<Image, GameErr
 
 /// The particle simulation: `particles.comp` with a layout from its reflection.
 fn particle_pass(
-    device: &ash::Device,
+    context: &Context,
     shaders: &Shaders,
     descriptors: &Descriptors,
     resources: &Resources,
 ) -> Result<ParticlePass, GameError> {
+    let device = &context.device;
     let shader = shaders.get("particles.comp")?;
-    let layouts = LayoutCache::new(device.clone());
+    // SAFETY: the context's device and limits; the pass (which owns the
+    // cache) is dropped by the renderer after the device is idle, and
+    // before the context.
+    let layouts = unsafe { LayoutCache::new(device.clone(), &context.limits) };
     let program = layouts
         .program(&[&shader.reflection], &LayoutOptions { independent_sets: false, ..LayoutOptions::default() })?;
     let entry = std::ffi::CString::new(shader.reflection.entry_point.as_str()).unwrap_or_else(|_| c"main".to_owned());

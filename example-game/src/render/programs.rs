@@ -230,7 +230,11 @@ pub(crate) fn pipeline(
     let fragment_constants = if program == Program::Post { &post_constants[..] } else { spec.specialization };
     let vertex = shaders.stage(spec.vertex, &[])?;
     let fragment = shaders.stage(spec.fragment, fragment_constants)?;
-    let slot = manager.get_pipeline(&vertex, &fragment, &graphics_state(&spec, output_format))?;
+    // SAFETY: the modules were compiled and validated by smolv-build at
+    // build time and come with their own reflection; the states use the
+    // scene format and the output format the renderer draws to, and vertex
+    // formats every Vulkan device supports (R32G32[B32A32]_SFLOAT).
+    let slot = unsafe { manager.get_pipeline(&vertex, &fragment, &graphics_state(&spec, output_format)) }?;
     let layout = manager.program_layout(&vertex, &fragment)?;
     Ok(ProgramPipeline { program, slot, layout })
 }
@@ -290,9 +294,20 @@ impl LoadTimings {
     /// The timings for the table: waits for the watcher, and builds the
     /// same pipelines monolithically with a second manager as the peer
     /// (after the run, so that it competes with nothing).
+    ///
+    /// Both sides are measured cold. `main` turns Mesa's on-disk shader
+    /// cache off before the driver loads (`MESA_SHADER_CACHE_DISABLE`);
+    /// with it on, the peer, built second from the same shaders, would load
+    /// the machine code the library side had just compiled instead of
+    /// compiling it, and in a second run both sides would. The context
+    /// likewise turns off the validation layer's cache of validated SPIR-V,
+    /// which the second side would otherwise hit. The peer has a manager of
+    /// its own (no libraries, analyses or pipelines to share) and no
+    /// `VkPipelineCache`, like the library side.
     pub(crate) fn finish(
         self,
         device: &ash::Device,
+        limits: &vk::PhysicalDeviceLimits,
         shaders: &Shaders,
         post: PostPreset,
         output_format: vk::Format,
@@ -305,11 +320,16 @@ impl LoadTimings {
         timings.libraries = true;
         timings.fast_link = Some(self.built);
         timings.optimized = watcher.join().ok().flatten();
-        let monolithic = PipelineManager::new(
-            device.clone(),
-            vk::PipelineCache::null(),
-            PipelineOptions { force_monolithic: true, specialize_ahead: true, ..PipelineOptions::default() },
-        );
+        // SAFETY: the renderer's device and limits; the manager is dropped
+        // at the end of this function, and no pipeline of it is ever used.
+        let monolithic = unsafe {
+            PipelineManager::new(
+                device.clone(),
+                vk::PipelineCache::null(),
+                limits,
+                PipelineOptions { force_monolithic: true, specialize_ahead: true, ..PipelineOptions::default() },
+            )
+        };
         let start = Instant::now();
         for &program in &Program::ALL {
             pipeline(&monolithic, shaders, program, post, output_format)?;

@@ -1,11 +1,13 @@
 //! Frontends: shader source to SPIR-V.
 //!
 //! GLSL and HLSL go through shaderc (`glsl.rs`), WGSL through naga
-//! (`wgsl.rs`). Each reports every file it read, so the cache and Cargo can
+//! (`wgsl.rs`); precompiled SPIR-V is checked and taken as it is
+//! (`spirv.rs`). Each reports every file it read, so the cache and Cargo can
 //! track includes, and every error as a located [`Diagnostic`].
 
 #[cfg(feature = "shaderc")]
 mod glsl;
+mod spirv;
 #[cfg(feature = "wgsl")]
 mod wgsl;
 
@@ -43,6 +45,9 @@ pub(crate) struct CompiledModule {
 /// language.
 #[cfg_attr(not(any(feature = "shaderc", feature = "wgsl")), allow(unused_variables))]
 pub(crate) fn compile(job: &Job, source: &[u8], settings: &Settings) -> Result<Compiled, Vec<Diagnostic>> {
+    if job.language == Language::Spirv {
+        return spirv::compile(job, source);
+    }
     let source = std::str::from_utf8(source)
         .map_err(|e| vec![Diagnostic::whole_file(&job.path, format!("the shader is not UTF-8 text: {e}"))])?;
     match job.language {

@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 use super::error::DecodeError;
 use super::header::{SMOLV_HEADER_BYTES, SPIRV_HEADER_WORDS, SPIRV_MAGIC, SmolvInfo};
 use super::opcodes::{
-    DECORATION_OFFSET, DecodingTable, OpCoding, member_decoration_extra_operands, op, zigzag_in_2016_dialect,
+    Codings, ComputedV1, DECORATION_OFFSET, DecodingTable, member_decoration_extra_operands, op, zigzag_in_2016_dialect,
 };
 use super::varint::{Reader, unzigzag};
 
@@ -117,6 +117,32 @@ pub fn decode(smolv: &[u8], options: &DecodeOptions) -> Result<Vec<u32>, DecodeE
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn decode_into(smolv: &[u8], out: &mut Vec<u32>, options: &DecodeOptions) -> Result<(), DecodeError> {
+    decode_with(smolv, out, options, DecodingTable::for_version)
+}
+
+/// [`decode_into`] for data written by this crate's encoder (encoding
+/// version 1) alone, built for size: what embedded shaders use, so that
+/// binaries which decode their shaders once at start carry neither the
+/// version-0 rules nor the opcode tables. Older data is an error.
+#[cfg(feature = "std")]
+#[inline]
+pub(crate) fn decode_current_into(smolv: &[u8], out: &mut Vec<u32>, max_decoded_len: usize) -> Result<(), DecodeError> {
+    fn current_only(_: u8) -> ComputedV1 {
+        ComputedV1
+    }
+    if let Some(version) = SmolvInfo::parse(smolv).ok().map(|info| info.encoding_version).filter(|&v| v != 1) {
+        out.clear();
+        return Err(DecodeError::UnsupportedEncodingVersion { version });
+    }
+    decode_with(smolv, out, &DecodeOptions::new().max_decoded_len(max_decoded_len), current_only)
+}
+
+fn decode_with<C: Codings>(
+    smolv: &[u8],
+    out: &mut Vec<u32>,
+    options: &DecodeOptions,
+    codings_for_version: fn(u8) -> C,
+) -> Result<(), DecodeError> {
     let info = match SmolvInfo::parse(smolv) {
         Ok(info) => info,
         Err(e) => {
@@ -133,7 +159,8 @@ pub fn decode_into(smolv: &[u8], out: &mut Vec<u32>, options: &DecodeOptions) ->
     // Every word of the output is written before success is reported, so
     // words left from an earlier decode need no zeroing: only growth does.
     out.resize(info.decoded_len / 4, 0);
-    let result = decode_body(smolv, out, &info, options);
+    let codings = codings_for_version(info.encoding_version);
+    let result = decode_body(smolv, out, &info, codings, options);
     if result.is_err() {
         out.clear();
     }
@@ -176,8 +203,8 @@ fn put(slots: &mut core::slice::IterMut<'_, u32>, word: u32) {
 /// Decoding state carried from one instruction to the next. The input and
 /// output cursors are kept apart, as locals of [`decode_body`], so that the
 /// compiler keeps them in registers.
-struct Decoder {
-    table: &'static DecodingTable,
+struct Decoder<C> {
+    codings: C,
     legacy: bool,
     prev_result: u32,
     prev_decorate: u32,
@@ -185,13 +212,19 @@ struct Decoder {
 
 /// Decodes everything after the header into `out`, which is exactly the
 /// declared size.
-fn decode_body(smolv: &[u8], out: &mut [u32], info: &SmolvInfo, options: &DecodeOptions) -> Result<(), DecodeError> {
+fn decode_body<C: Codings>(
+    smolv: &[u8],
+    out: &mut [u32],
+    info: &SmolvInfo,
+    codings: C,
+    options: &DecodeOptions,
+) -> Result<(), DecodeError> {
     let mut output = Output { words: out, filled: 0 };
     let header = [SPIRV_MAGIC, info.spirv_version, info.generator, info.bound, info.schema];
     output.claim(SPIRV_HEADER_WORDS, 0)?.copy_from_slice(&header);
     let mut input = Reader::new(smolv, SMOLV_HEADER_BYTES);
     let mut decoder = Decoder {
-        table: DecodingTable::for_version(info.encoding_version),
+        codings,
         legacy: info.encoding_version == 0 && options.legacy_2016_08_31,
         prev_result: 0,
         prev_decorate: 0,
@@ -208,12 +241,12 @@ fn decode_body(smolv: &[u8], out: &mut [u32], info: &SmolvInfo, options: &Decode
     Ok(())
 }
 
-impl Decoder {
+impl<C: Codings> Decoder<C> {
     #[inline]
     fn instruction(&mut self, input: &mut Reader<'_>, output: &mut Output<'_>) -> Result<(), DecodeError> {
         let at = input.offset();
         let packed = input.varint()?;
-        let coding = OpCoding::for_decoding((packed >> 4) & 0xFFF0 | packed & 0xF, self.table);
+        let coding = self.codings.coding((packed >> 4) & 0xFFF0 | packed & 0xF);
         let opcode = coding.mapped();
         let len = ((packed >> 20) << 4 | (packed >> 4) & 0xF) + coding.min_len();
         if len > 0xFFFF {

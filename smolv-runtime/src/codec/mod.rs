@@ -26,6 +26,8 @@ mod input;
 pub(crate) mod opcodes;
 mod varint;
 
+#[cfg(feature = "std")]
+pub(crate) use decode::decode_current_into;
 pub use decode::{DecodeOptions, decode, decode_into, decoded_len, inspect};
 pub use encode::{EncodeOptions, NameFilter, encode, encode_into};
 pub use error::{DecodeError, EncodeError};

@@ -174,7 +174,8 @@ impl OpCoding {
         Self::pack(swap_frequent(opcode), minimum_length(opcode), OpLayout::of(opcode, OPS_KNOWN_V1), false)
     }
 
-    const fn decoding(stored: u32, known_ops: usize) -> Self {
+    #[inline]
+    pub(crate) const fn decoding(stored: u32, known_ops: usize) -> Self {
         let coded = swap_frequent(stored);
         let compact = coded == op::VECTOR_SHUFFLE_COMPACT;
         let opcode = if compact { op::VECTOR_SHUFFLE } else { coded };
@@ -204,6 +205,32 @@ impl OpCoding {
     #[inline]
     pub(crate) const fn is_compact_shuffle(self) -> bool {
         self.0 & COMPACT_SHUFFLE != 0
+    }
+}
+
+/// Where the decoder finds what a stored opcode value means: a precomputed
+/// table (fast), or computed per instruction from the small layout table
+/// (about 2 KB less code, for binaries that decode a few shaders once).
+pub(crate) trait Codings: Copy {
+    /// What the decoder makes of stored opcode value `stored`.
+    fn coding(self, stored: u32) -> OpCoding;
+}
+
+impl Codings for &'static DecodingTable {
+    #[inline]
+    fn coding(self, stored: u32) -> OpCoding {
+        OpCoding::for_decoding(stored, self)
+    }
+}
+
+/// The codings of encoding version 1, computed rather than looked up.
+#[derive(Clone, Copy)]
+pub(crate) struct ComputedV1;
+
+impl Codings for ComputedV1 {
+    #[inline]
+    fn coding(self, stored: u32) -> OpCoding {
+        OpCoding::decoding(stored, OPS_KNOWN_V1)
     }
 }
 

@@ -167,6 +167,7 @@ impl<'a> Reader<'a> {
     }
 
     #[cold]
+    #[inline]
     fn varint_near_end(&mut self) -> Result<u32, DecodeError> {
         let start = self.pos;
         let mut value = 0u32;

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use super::error::ContainerError;
+use super::error::{ContainerError, suggest};
 use super::format::Container;
 use super::payload::Dictionary;
 
@@ -211,21 +211,6 @@ fn parse_header_and_index(bytes: &[u8]) -> Result<(Option<Span>, Vec<IndexEntry>
     Ok((dictionary, index))
 }
 
-/// ", did you mean \"x\"?" naming up to three close names, or "".
-pub(crate) fn suggest<'n>(name: &str, candidates: impl Iterator<Item = &'n str>) -> String {
-    let mut scored: Vec<(usize, &str)> = candidates
-        .map(|c| (strsim::levenshtein(name, c), c))
-        .filter(|(d, c)| *d <= name.len().max(c.len()) / 2 || c.contains(name))
-        .collect();
-    scored.sort();
-    match scored.as_slice() {
-        [] => String::new(),
-        close => {
-            let names: Vec<String> = close.iter().take(3).map(|(_, c)| format!("{c:?}")).collect();
-            format!(", did you mean {}?", names.join(" or "))
-        }
-    }
-}
 
 /// Writes a bundle.
 ///

@@ -24,6 +24,7 @@ pub enum Codec {
 }
 
 impl Codec {
+    #[cfg(feature = "zstd-fast")]
     pub(crate) fn to_byte(self) -> u8 {
         match self {
             Self::Spirv => 0,
@@ -182,6 +183,7 @@ impl<'a> Container<'a> {
 }
 
 /// Writes a container from its parts.
+#[cfg(feature = "zstd-fast")]
 pub(crate) fn write_container(
     codec: Codec,
     decoded_len: usize,

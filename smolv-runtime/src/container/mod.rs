@@ -1,5 +1,9 @@
 //! Shader containers and bundles: how smolv ships shaders.
 //!
+//! (Embedded shaders use a leaner format of their own: see
+//! [`ShaderSet`](crate::ShaderSet) and `docs/format.md`.) Containers and
+//! bundles need the `zstd` (or `zstd-fast`) feature.
+//!
 //! A **container** (`SMVC`) holds one shader: its payload (raw SPIR-V,
 //! SMOL-V, or SMOL-V compressed with zstd, optionally with a shared
 //! dictionary), the decoded size, a blake3 hash of the decoded SPIR-V, and
@@ -22,18 +26,24 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#[cfg(feature = "zstd-fast")]
 mod bundle;
 mod error;
 mod format;
+#[cfg(feature = "zstd-fast")]
 mod payload;
+mod settings;
 
-pub(crate) use bundle::suggest;
+#[cfg(feature = "zstd-fast")]
 pub use bundle::{Bundle, BundleBuilder, BundleEntry};
+pub(crate) use error::suggest;
 pub use error::ContainerError;
 pub use format::{Codec, Container, ContentHash};
-pub use payload::{ContainerBuilder, DecodeSettings, Dictionary, assemble, compress};
+#[cfg(feature = "zstd-fast")]
+pub use payload::{ContainerBuilder, Dictionary, assemble, compress};
+pub use settings::DecodeSettings;
 
-#[cfg(test)]
+#[cfg(all(test, feature = "zstd-fast"))]
 mod tests {
     use super::*;
     use crate::reflect::{Reflection, ShaderStage};
@@ -70,7 +80,7 @@ mod tests {
             let mut flipped = bundle.clone();
             flipped[bit / 8] ^= 1 << (bit % 8);
             if let Ok(set) = ShaderSet::from_vec(flipped) {
-                for shader in set.iter() {
+                for shader in set.iter().into_iter().flatten() {
                     if let Ok(words) = shader.decode() {
                         assert_eq!(words, spirv, "bit {bit}");
                     }
@@ -88,5 +98,52 @@ mod tests {
         let (_, mut bundle) = sample_bundle();
         bundle[8..12].copy_from_slice(&u32::MAX.to_le_bytes());
         assert!(Bundle::parse(&bundle).is_err());
+    }
+
+    fn module_of(words: usize) -> Vec<u32> {
+        // A valid module padded with OpNop-free filler: repeated OpName.
+        let mut spirv = crate::doc_example_module();
+        for i in 0..words / 4 {
+            spirv.extend([0x0004_0005, 1, 0x6E69_616D ^ (i as u32 & 0xFF), 0]);
+        }
+        spirv
+    }
+
+    #[test]
+    fn a_zstd_frame_larger_than_its_container_allows_is_refused_before_allocating() {
+        let reflection = Reflection::new(ShaderStage::Compute, "main");
+        let (small, large) = (crate::doc_example_module(), module_of(4096));
+        let large_payload =
+            Container::parse(&ContainerBuilder::new(&large, &reflection).build().unwrap()).unwrap().payload().to_vec();
+        let forged = assemble(Codec::SmolvZstd, &small, 0, &reflection, &large_payload);
+        let err = Container::parse(&forged).unwrap().decode().unwrap_err();
+        assert!(matches!(err, ContainerError::Corrupt { .. }), "{err}");
+    }
+
+    #[test]
+    fn dictionaries_that_share_an_id_are_told_apart() {
+        let reflection = Reflection::new(ShaderStage::Compute, "main");
+        let samples: Vec<Vec<u8>> = (0..64)
+            .map(|i| crate::encode(&module_of(64 + i)[..], &crate::EncodeOptions::new()).unwrap())
+            .collect();
+        let first = Dictionary::new(zstd::dict::from_samples(&samples, 4096).unwrap()).unwrap();
+        // Same header (and so the same id), different content at the end.
+        let mut bytes = first.as_bytes().to_vec();
+        let last = bytes.len() - 1;
+        for byte in &mut bytes[last - 64..] {
+            *byte ^= 0x5A;
+        }
+        let second = Dictionary::new(bytes).unwrap();
+        assert_eq!(first.id(), second.id());
+        let spirv = module_of(80);
+        let with = |d: &Dictionary| ContainerBuilder::new(&spirv, &reflection).dictionary(d).build().unwrap();
+        let (a, b) = (with(&first), with(&second));
+        let mut out = Vec::new();
+        for _ in 0..2 {
+            Container::parse(&a).unwrap().decode_with(Some(&first), &DecodeSettings::default(), &mut out).unwrap();
+            assert_eq!(out, spirv);
+            Container::parse(&b).unwrap().decode_with(Some(&second), &DecodeSettings::default(), &mut out).unwrap();
+            assert_eq!(out, spirv);
+        }
     }
 }

@@ -10,6 +10,7 @@ use crate::reflect::Reflection;
 
 use super::error::ContainerError;
 use super::format::{Codec, Container, ContentHash, write_container};
+use super::settings::DecodeSettings;
 
 /// A zstd dictionary shared by the shaders of a bundle or a crate.
 ///
@@ -41,31 +42,17 @@ impl Dictionary {
     }
 }
 
-/// Settings for decoding a container.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DecodeSettings {
-    /// Check the decoded SPIR-V against the blake3 hash recorded at build
-    /// time. On by default; costs about as much as the decode itself.
-    pub verify_hash: bool,
-    /// Refuse containers that declare more SPIR-V than this, before
-    /// allocating. Default: 256 MiB.
-    pub max_decoded_len: usize,
-}
-
-impl Default for DecodeSettings {
-    fn default() -> Self {
-        Self { verify_hash: true, max_decoded_len: 256 << 20 }
-    }
-}
-
 /// Per-thread decoding state, reused so that steady-state decoding does not
 /// allocate: the zstd context, the SMOL-V scratch buffer and the last
 /// prepared dictionary.
 struct Scratch {
     dctx: DCtx<'static>,
     smolv: Vec<u8>,
-    ddict: Option<(u32, DDict<'static>)>,
+    ddict: Option<(Box<[u8]>, DDict<'static>)>,
 }
+
+/// Scratch capacity kept between decodes; anything larger is given back.
+const SCRATCH_KEPT: usize = 4 << 20;
 
 thread_local! {
     static SCRATCH: RefCell<Option<Scratch>> = const { RefCell::new(None) };
@@ -159,19 +146,33 @@ impl Container<'_> {
     }
 
     fn decompress(&self, scratch: &mut Scratch, dictionary: Option<&Dictionary>) -> Result<(), ContainerError> {
-        scratch.smolv.clear();
-        let bound = max_smolv_len(self.decoded_len());
-        if scratch.smolv.capacity() < bound {
-            scratch.smolv.reserve_exact(bound);
+        // The frame records its size; allocate that, never more than the
+        // SMOL-V that the declared SPIR-V could encode to.
+        let len = match zstd_safe::get_frame_content_size(self.payload()) {
+            Ok(Some(len)) => usize::try_from(len).ok().filter(|&len| len <= max_smolv_len(self.decoded_len())),
+            _ => None,
         }
+        .ok_or(ContainerError::Corrupt {
+            what: "shader container",
+            reason: "the zstd frame records no size, or more than the SPIR-V could encode to",
+        })?;
+        // A huge shader once must not keep a huge buffer for the thread's life.
+        if scratch.smolv.capacity() > SCRATCH_KEPT.max(len) {
+            scratch.smolv = Vec::new();
+        }
+        scratch.smolv.clear();
+        scratch.smolv.reserve_exact(len);
         let result = match dictionary {
             None => scratch.dctx.decompress(&mut scratch.smolv, self.payload()),
             Some(dictionary) => {
-                if scratch.ddict.as_ref().is_some_and(|(id, _)| *id != dictionary.id()) {
+                // Keyed by the dictionary's bytes, not its id: two
+                // dictionaries may share an id.
+                if scratch.ddict.as_ref().is_some_and(|(bytes, _)| bytes[..] != *dictionary.as_bytes()) {
                     scratch.ddict = None;
                 }
-                let (_, ddict) =
-                    scratch.ddict.get_or_insert_with(|| (dictionary.id(), DDict::create(dictionary.as_bytes())));
+                let (_, ddict) = scratch
+                    .ddict
+                    .get_or_insert_with(|| (dictionary.as_bytes().into(), DDict::create(dictionary.as_bytes())));
                 scratch.dctx.decompress_using_ddict(&mut scratch.smolv, self.payload(), ddict)
             }
         };

@@ -36,6 +36,12 @@ pub enum ReflectionError {
         /// The version byte.
         version: u8,
     },
+    /// [`Reflection::from_spirv`] was given something that is not SPIR-V.
+    #[error("cannot reflect: the words are not a SPIR-V module (no magic number)")]
+    NotSpirv,
+    /// [`Reflection::from_spirv`] found no `OpEntryPoint` of a known stage.
+    #[error("cannot reflect: the SPIR-V module has no entry point of a known stage")]
+    NoEntryPoint,
     /// Bytes remain after the last record.
     #[error("reflection data has {remaining} trailing bytes; the shader container is corrupt")]
     TrailingBytes {

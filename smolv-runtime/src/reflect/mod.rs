@@ -2,8 +2,11 @@
 //! point, descriptor bindings, push constants, specialization constants and
 //! its vertex inputs and fragment outputs.
 //!
-//! `smolv-build` reads this from the final SPIR-V at build time and stores
-//! it next to each shader, so it is available without decoding anything:
+//! [`Reflection::from_spirv`] reads it from a module. Shader containers and
+//! bundles (files) store it next to each shader, so it is available without
+//! decoding anything; embedded shaders read it from their SPIR-V when
+//! asked, so that binaries which never ask carry neither the bytes nor the
+//! code:
 //!
 //! ```
 //! use smolv_runtime::reflect::{DescriptorKind, Reflection, ShaderStage};
@@ -16,6 +19,7 @@
 //! ```
 
 mod binary;
+mod spirv;
 mod types;
 
 pub use binary::ReflectionError;

@@ -1,6 +1,26 @@
 //! A `VkPipelineCache` persisted to a file.
+//!
+//! `vkCreatePipelineCache` requires its initial data to be bytes that
+//! `vkGetPipelineCacheData` returned; a driver is not required to survive
+//! anything else. The file therefore wraps the driver's data in a header of
+//! its own, and only data that comes back whole and unchanged reaches the
+//! driver:
+//!
+//! | offset | size | field                                        |
+//! |-------:|-----:|----------------------------------------------|
+//! | 0      | 8    | magic `SMOLVPC\0`                            |
+//! | 8      | 4    | format version, little-endian (1)            |
+//! | 12     | 4    | reserved, zero                               |
+//! | 16     | 8    | length of the driver data, little-endian     |
+//! | 24     | 32   | BLAKE3 hash of the driver data               |
+//! | 56     | ...  | the driver data (`vkGetPipelineCacheData`)   |
+//!
+//! The hash catches truncation, bit rot and partial writes; it is not a
+//! signature, so a file forged on purpose with a matching hash is outside
+//! what it guards against (as with any cache a user can write to).
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use ash::vk;
 
@@ -9,27 +29,105 @@ use super::{VulkanError, check};
 /// What loading the cache file found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CacheLoad {
-    /// The file matched this device; its contents seed the cache.
+    /// The file was whole and matched this device; its driver data seeds
+    /// the cache.
     Loaded {
-        /// Bytes read.
+        /// Bytes of driver data the cache was seeded with.
         bytes: usize,
     },
     /// There was no file yet.
     Missing,
-    /// The file was unusable and was ignored; the cache starts empty.
-    /// Show the reason to the user as a warning.
+    /// The file was unusable and was ignored; the cache starts empty. Show
+    /// the reason to the user as a warning.
     Ignored {
         /// Why.
-        reason: String,
+        reason: CacheRejected,
+    },
+}
+
+/// Why a pipeline cache file was ignored.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CacheRejected {
+    /// The file exists but could not be read.
+    #[error("{path}: cannot read it: {message}")]
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error, as text.
+        message: String,
+    },
+    /// The file does not start with the smolv pipeline-cache header.
+    #[error("{0}: not a smolv pipeline cache file (no SMOLVPC header); it will be replaced on save")]
+    NotACacheFile(PathBuf),
+    /// The file was written in another format version.
+    #[error("{path}: format version {found}, this smolv reads version {FORMAT_VERSION}; it will be replaced on save")]
+    Version {
+        /// The file.
+        path: PathBuf,
+        /// The version in the file.
+        found: u32,
+    },
+    /// The header's length does not match the bytes that follow it.
+    #[error(
+        "{path}: its header announces {expected} bytes of driver data but {found} follow; \
+         the file is truncated or was appended to"
+    )]
+    Length {
+        /// The file.
+        path: PathBuf,
+        /// The length in the header.
+        expected: u64,
+        /// The length on disk.
+        found: u64,
+    },
+    /// The driver data does not match the hash in the header.
+    #[error("{0}: its contents do not match their checksum; the file is corrupt")]
+    Checksum(PathBuf),
+    /// The driver data does not start with a well-formed
+    /// `VkPipelineCacheHeaderVersionOne`.
+    #[error("{path}: its driver data has a malformed header: {reason}")]
+    DriverHeader {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// The data was written on another device.
+    #[error("{path}: it was written on device {vendor:04x}:{device:04x}, not this {this_vendor:04x}:{this_device:04x}")]
+    OtherDevice {
+        /// The file.
+        path: PathBuf,
+        /// Its vendor id.
+        vendor: u32,
+        /// Its device id.
+        device: u32,
+        /// This device's vendor id.
+        this_vendor: u32,
+        /// This device's device id.
+        this_device: u32,
+    },
+    /// The data was written by another driver build.
+    #[error("{0}: it was written by another driver version (pipeline cache UUID differs)")]
+    OtherDriver(PathBuf),
+    /// The driver refused the data although the checks passed.
+    #[error("{path}: the driver rejected it ({result})")]
+    DriverRejected {
+        /// The file.
+        path: PathBuf,
+        /// What `vkCreatePipelineCache` returned.
+        result: vk::Result,
     },
 }
 
 /// A pipeline cache that lives in a file between runs.
 ///
-/// The file is used only when its header names this device: the same
-/// vendor, device and pipeline-cache UUID. Anything else, a corrupt or
-/// truncated file included, is ignored (see [`CacheLoad::Ignored`]).
-/// Saving writes a temporary file and renames it into place.
+/// The file is used only when it is whole (its own header's length and
+/// BLAKE3 hash match the data) and the driver data names this device: the
+/// same vendor, device and pipeline-cache UUID. Anything else is ignored
+/// (see [`CacheLoad::Ignored`]) and the cache starts empty. Saving writes a
+/// temporary file and renames it into place. The file format is described
+/// in this module's source.
 pub struct PipelineCacheFile {
     device: ash::Device,
     cache: vk::PipelineCache,
@@ -42,67 +140,147 @@ impl std::fmt::Debug for PipelineCacheFile {
     }
 }
 
-/// Size of the version-one pipeline cache header.
-const HEADER_LEN: usize = 32;
+const MAGIC: [u8; 8] = *b"SMOLVPC\0";
+/// The file format version [`PipelineCacheFile`] reads and writes.
+const FORMAT_VERSION: u32 = 1;
+/// Size of the file's own header.
+const FILE_HEADER_LEN: usize = 56;
+/// Size of the driver's `VkPipelineCacheHeaderVersionOne`.
+const DRIVER_HEADER_LEN: usize = 32;
 
-/// Why `data` cannot seed a cache on a device with `properties`, if it cannot.
-fn header_mismatch(data: &[u8], properties: &vk::PhysicalDeviceProperties) -> Option<String> {
-    if data.len() < HEADER_LEN {
-        return Some(format!("it is {} bytes, shorter than a pipeline cache header", data.len()));
+fn u32_at(data: &[u8], at: usize) -> u32 {
+    let mut word = [0; 4];
+    word.copy_from_slice(&data[at..at + 4]);
+    u32::from_le_bytes(word)
+}
+
+/// The driver data inside a cache file, if the file is whole and written
+/// for this device.
+fn driver_data<'d>(
+    path: &Path,
+    file: &'d [u8],
+    properties: &vk::PhysicalDeviceProperties,
+) -> Result<&'d [u8], CacheRejected> {
+    let path = || path.to_owned();
+    if file.len() < FILE_HEADER_LEN || file[..8] != MAGIC {
+        return Err(CacheRejected::NotACacheFile(path()));
     }
-    let u32_at = |at: usize| u32::from_le_bytes([data[at], data[at + 1], data[at + 2], data[at + 3]]);
-    let (header_len, version, vendor, device) = (u32_at(0), u32_at(4), u32_at(8), u32_at(12));
-    if (header_len as usize) < HEADER_LEN || header_len as usize > data.len() {
-        return Some(format!("its header claims {header_len} bytes"));
+    let version = u32_at(file, 8);
+    if version != FORMAT_VERSION {
+        return Err(CacheRejected::Version { path: path(), found: version });
     }
-    if version != vk::PipelineCacheHeaderVersion::ONE.as_raw() as u32 {
-        return Some(format!("its header version is {version}"));
+    let mut length = [0; 8];
+    length.copy_from_slice(&file[16..24]);
+    let expected = u64::from_le_bytes(length);
+    let body = &file[FILE_HEADER_LEN..];
+    let found = u64::try_from(body.len()).unwrap_or(u64::MAX);
+    if expected != found {
+        return Err(CacheRejected::Length { path: path(), expected, found });
     }
+    if blake3::hash(body).as_bytes()[..] != file[24..56] {
+        return Err(CacheRejected::Checksum(path()));
+    }
+    check_driver_header(path, body, properties)?;
+    Ok(body)
+}
+
+/// Checks the driver's own header (`VkPipelineCacheHeaderVersionOne`)
+/// against this device.
+fn check_driver_header(
+    path: impl Fn() -> PathBuf,
+    data: &[u8],
+    properties: &vk::PhysicalDeviceProperties,
+) -> Result<(), CacheRejected> {
+    let malformed = |reason| Err(CacheRejected::DriverHeader { path: path(), reason });
+    if data.len() < DRIVER_HEADER_LEN {
+        return malformed("shorter than VkPipelineCacheHeaderVersionOne");
+    }
+    let header_len = usize::try_from(u32_at(data, 0)).unwrap_or(usize::MAX);
+    if header_len < DRIVER_HEADER_LEN || header_len > data.len() {
+        return malformed("its headerSize is out of range");
+    }
+    if u32_at(data, 4) != vk::PipelineCacheHeaderVersion::ONE.as_raw().cast_unsigned() {
+        return malformed("its headerVersion is not VK_PIPELINE_CACHE_HEADER_VERSION_ONE");
+    }
+    let (vendor, device) = (u32_at(data, 8), u32_at(data, 12));
     if vendor != properties.vendor_id || device != properties.device_id {
-        return Some(format!(
-            "it was written on device {vendor:04x}:{device:04x}, not this {:04x}:{:04x}",
-            properties.vendor_id, properties.device_id
-        ));
+        return Err(CacheRejected::OtherDevice {
+            path: path(),
+            vendor,
+            device,
+            this_vendor: properties.vendor_id,
+            this_device: properties.device_id,
+        });
     }
     if data[16..32] != properties.pipeline_cache_uuid {
-        return Some("it was written by another driver version (pipeline cache UUID differs)".to_owned());
+        return Err(CacheRejected::OtherDriver(path()));
     }
-    None
+    Ok(())
+}
+
+/// The file bytes for `data`: the smolv header, then the driver data.
+fn file_bytes(data: &[u8]) -> Vec<u8> {
+    let mut file = Vec::with_capacity(FILE_HEADER_LEN + data.len());
+    file.extend_from_slice(&MAGIC);
+    file.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    file.extend_from_slice(&0u32.to_le_bytes());
+    file.extend_from_slice(&u64::try_from(data.len()).unwrap_or(u64::MAX).to_le_bytes());
+    file.extend_from_slice(blake3::hash(data).as_bytes());
+    file.extend_from_slice(data);
+    file
 }
 
 impl PipelineCacheFile {
-    /// Creates the cache, seeded from `path` when the file suits this
-    /// device. `properties` are the physical device's.
-    pub fn open(
+    /// Creates the cache, seeded from `path` when the file is whole and
+    /// suits this device (see [`CacheLoad`] for what was found).
+    ///
+    /// # Errors
+    /// Only when `vkCreatePipelineCache` fails for an empty cache; an
+    /// unusable file is not an error.
+    ///
+    /// # Safety
+    /// - `device` must be a valid device, and `properties` those of its
+    ///   physical device.
+    /// - `device` must outlive the returned value.
+    /// - When the value is dropped, no pipeline creation that uses
+    ///   [`handle`](Self::handle) may be in progress or follow, for
+    ///   example from a [`PipelineManager`](super::PipelineManager) given
+    ///   this handle: drop that first.
+    pub unsafe fn open(
         device: ash::Device,
         properties: &vk::PhysicalDeviceProperties,
         path: impl AsRef<Path>,
     ) -> Result<(Self, CacheLoad), VulkanError> {
         let path = path.as_ref().to_owned();
-        let (data, load) = match std::fs::read(&path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Vec::new(), CacheLoad::Missing),
-            Err(e) => (Vec::new(), CacheLoad::Ignored { reason: format!("{}: cannot read it: {e}", path.display()) }),
-            Ok(data) => match header_mismatch(&data, properties) {
-                Some(reason) => (Vec::new(), CacheLoad::Ignored { reason: format!("{}: {reason}", path.display()) }),
-                None => {
-                    let bytes = data.len();
-                    (data, CacheLoad::Loaded { bytes })
-                }
+        let file = match std::fs::read(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(CacheLoad::Missing),
+            Err(e) => Err(CacheLoad::Ignored {
+                reason: CacheRejected::Unreadable { path: path.clone(), message: e.to_string() },
+            }),
+            Ok(file) => Ok(file),
+        };
+        let (data, load) = match &file {
+            Err(load) => (&[][..], load.clone()),
+            Ok(file) => match driver_data(&path, file, properties) {
+                Ok(data) => (data, CacheLoad::Loaded { bytes: data.len() }),
+                Err(reason) => (&[][..], CacheLoad::Ignored { reason }),
             },
         };
-        let info = vk::PipelineCacheCreateInfo::default().initial_data(&data);
-        // SAFETY: `info` points at `data`, which lives across the call; the
-        // header was checked against this device above.
+        let info = vk::PipelineCacheCreateInfo::default().initial_data(data);
+        // SAFETY: `device` is valid (the caller's contract); `info` points at
+        // `data`, which lives across the call and is either empty or exactly
+        // the bytes `vkGetPipelineCacheData` returned when saving (its length
+        // and hash match), for this device and driver.
         let created = unsafe { device.create_pipeline_cache(&info, None) };
         let (cache, load) = match (created, load) {
             (Ok(cache), load) => (cache, load),
-            // A driver that rejects the contents despite a matching header:
-            // start empty rather than fail.
+            // A driver that refuses its own data despite the checks: start
+            // empty rather than fail.
             (Err(result), CacheLoad::Loaded { .. }) => {
                 let empty = vk::PipelineCacheCreateInfo::default();
                 // SAFETY: as above, with no initial data.
                 let cache = check("vkCreatePipelineCache", unsafe { device.create_pipeline_cache(&empty, None) })?;
-                (cache, CacheLoad::Ignored { reason: format!("{}: the driver rejected it ({result})", path.display()) })
+                (cache, CacheLoad::Ignored { reason: CacheRejected::DriverRejected { path: path.clone(), result } })
             }
             (Err(result), _) => return Err(VulkanError::Call { call: "vkCreatePipelineCache", result }),
         };
@@ -114,16 +292,36 @@ impl PipelineCacheFile {
         self.cache
     }
 
-    /// Writes the cache's current contents to its file, atomically.
+    /// The driver's current cache data: what [`save`](Self::save) writes
+    /// after the header.
+    ///
+    /// # Errors
+    /// When `vkGetPipelineCacheData` fails.
+    pub fn data(&self) -> Result<Vec<u8>, VulkanError> {
+        // SAFETY: the cache is a live handle owned by this object, on a
+        // device that outlives it (the contract of `open`).
+        check("vkGetPipelineCacheData", unsafe { self.device.get_pipeline_cache_data(self.cache) })
+    }
+
+    /// Writes the cache's current contents to its file, atomically, and
+    /// returns how many bytes of driver data it wrote (the file has a
+    /// 56-byte header on top).
+    ///
+    /// # Errors
+    /// When the driver cannot return the data, or the file cannot be written.
     pub fn save(&self) -> Result<usize, VulkanError> {
-        // SAFETY: the cache is a live handle owned by this object.
-        let data = check("vkGetPipelineCacheData", unsafe { self.device.get_pipeline_cache_data(self.cache) })?;
+        static TEMP: AtomicU64 = AtomicU64::new(0);
+        let data = self.data()?;
         let io = |source| VulkanError::Io { path: self.path.clone(), source };
         if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(io)?;
         }
-        let temp = self.path.with_extension(format!("tmp.{}", std::process::id()));
-        std::fs::write(&temp, &data).and_then(|()| std::fs::rename(&temp, &self.path)).map_err(|e| {
+        // Unique per process and per call, so that concurrent saves (other
+        // threads, other processes) never write the same temporary file.
+        let mut temp = self.path.clone().into_os_string();
+        temp.push(format!(".tmp.{}.{}", std::process::id(), TEMP.fetch_add(1, Ordering::Relaxed)));
+        let temp = PathBuf::from(temp);
+        std::fs::write(&temp, file_bytes(&data)).and_then(|()| std::fs::rename(&temp, &self.path)).map_err(|e| {
             let _ = std::fs::remove_file(&temp);
             io(e)
         })?;
@@ -133,7 +331,108 @@ impl PipelineCacheFile {
 
 impl Drop for PipelineCacheFile {
     fn drop(&mut self) {
-        // SAFETY: the cache is owned by this object and no longer used.
+        // SAFETY: the cache is owned by this object; the caller of `open`
+        // guarantees the device is alive and nothing uses the handle now.
         unsafe { self.device.destroy_pipeline_cache(self.cache, None) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn properties() -> vk::PhysicalDeviceProperties {
+        vk::PhysicalDeviceProperties {
+            vendor_id: 0x10005,
+            device_id: 7,
+            pipeline_cache_uuid: [3; 16],
+            ..vk::PhysicalDeviceProperties::default()
+        }
+    }
+
+    /// Driver data as a driver for `properties()` writes it, with a body.
+    fn driver_bytes() -> Vec<u8> {
+        let mut data = Vec::new();
+        data.extend_from_slice(&32u32.to_le_bytes());
+        data.extend_from_slice(&1u32.to_le_bytes());
+        data.extend_from_slice(&0x10005u32.to_le_bytes());
+        data.extend_from_slice(&7u32.to_le_bytes());
+        data.extend_from_slice(&[3; 16]);
+        data.extend_from_slice(b"compiled pipelines");
+        data
+    }
+
+    fn load(file: &[u8]) -> Result<&[u8], CacheRejected> {
+        driver_data(Path::new("p.bin"), file, &properties())
+    }
+
+    #[test]
+    fn a_saved_file_gives_back_exactly_the_driver_data() {
+        let file = file_bytes(&driver_bytes());
+        assert_eq!(file.len(), FILE_HEADER_LEN + driver_bytes().len());
+        assert_eq!(load(&file), Ok(&driver_bytes()[..]));
+    }
+
+    #[test]
+    fn truncated_files_are_refused() {
+        let file = file_bytes(&driver_bytes());
+        for len in [0, 10, FILE_HEADER_LEN - 1] {
+            assert!(matches!(load(&file[..len]), Err(CacheRejected::NotACacheFile(_))), "{len}");
+        }
+        for len in [FILE_HEADER_LEN, FILE_HEADER_LEN + 31, file.len() - 1] {
+            assert!(matches!(load(&file[..len]), Err(CacheRejected::Length { .. })), "{len}");
+        }
+    }
+
+    #[test]
+    fn appended_bytes_are_refused() {
+        let mut file = file_bytes(&driver_bytes());
+        file.push(0);
+        assert!(matches!(load(&file), Err(CacheRejected::Length { expected: 50, found: 51, .. })));
+    }
+
+    #[test]
+    fn every_flipped_body_byte_is_refused() {
+        let file = file_bytes(&driver_bytes());
+        for at in FILE_HEADER_LEN..file.len() {
+            let mut tampered = file.clone();
+            tampered[at] ^= 0x01;
+            assert!(matches!(load(&tampered), Err(CacheRejected::Checksum(_))), "byte {at}");
+        }
+    }
+
+    #[test]
+    fn a_wrong_length_field_is_refused() {
+        let mut file = file_bytes(&driver_bytes());
+        file[16] = file[16].wrapping_add(1);
+        assert!(matches!(load(&file), Err(CacheRejected::Length { .. })));
+        file[16] = file[16].wrapping_sub(1);
+        file[23] = 0x80; // a length no file has
+        assert!(matches!(load(&file), Err(CacheRejected::Length { .. })));
+    }
+
+    #[test]
+    fn headers_of_other_formats_and_devices_are_refused() {
+        let file = file_bytes(&driver_bytes());
+        let mut magic = file.clone();
+        magic[0] = b'X';
+        assert!(matches!(load(&magic), Err(CacheRejected::NotACacheFile(_))));
+        let mut version = file.clone();
+        version[8] = 2;
+        assert!(matches!(load(&version), Err(CacheRejected::Version { found: 2, .. })));
+
+        let mut other_vendor = driver_bytes();
+        other_vendor[8] ^= 0xFF;
+        assert!(matches!(
+            load(&file_bytes(&other_vendor)),
+            Err(CacheRejected::OtherDevice { this_vendor: 0x10005, this_device: 7, .. })
+        ));
+        let mut other_driver = driver_bytes();
+        other_driver[20] ^= 0xFF;
+        assert!(matches!(load(&file_bytes(&other_driver)), Err(CacheRejected::OtherDriver(_))));
+        let mut header_size = driver_bytes();
+        header_size[0] = 200;
+        assert!(matches!(load(&file_bytes(&header_size)), Err(CacheRejected::DriverHeader { .. })));
+        assert!(matches!(load(&file_bytes(&driver_bytes()[..31])), Err(CacheRejected::DriverHeader { .. })));
     }
 }

@@ -84,6 +84,8 @@ struct PipelineLayoutKey {
 /// handle. Destroys everything it created when dropped.
 pub struct LayoutCache {
     device: ash::Device,
+    /// The device's limits: layouts that exceed them are refused.
+    limits: vk::PhysicalDeviceLimits,
     set_layouts: Mutex<HashMap<Vec<BindingKey>, vk::DescriptorSetLayout>>,
     pipeline_layouts: Mutex<HashMap<PipelineLayoutKey, vk::PipelineLayout>>,
 }
@@ -98,9 +100,22 @@ impl std::fmt::Debug for LayoutCache {
 }
 
 impl LayoutCache {
-    /// A cache creating layouts on `device`. The device must outlive it.
-    pub fn new(device: ash::Device) -> Self {
-        Self { device, set_layouts: Mutex::default(), pipeline_layouts: Mutex::default() }
+    /// A cache creating layouts on `device`, whose physical device has
+    /// `limits`. Layouts that would exceed them (`maxBoundDescriptorSets`,
+    /// `maxPushConstantsSize`, the per-stage and per-layout descriptor
+    /// counts) are refused with an error.
+    ///
+    /// # Safety
+    /// - `device` must be a valid device, and `limits` the limits of its
+    ///   physical device (or lower).
+    /// - `device` must outlive the cache.
+    /// - When the cache is dropped, the layouts it handed out must no longer
+    ///   be in use: no pipeline creation or command buffer recording with
+    ///   them in progress, and no object created with them that still needs
+    ///   them (Vulkan lets pipelines and descriptor sets outlive their
+    ///   layouts, but not pending creation calls).
+    pub unsafe fn new(device: ash::Device, limits: &vk::PhysicalDeviceLimits) -> Self {
+        Self { device, limits: *limits, set_layouts: Mutex::default(), pipeline_layouts: Mutex::default() }
     }
 
     /// How many distinct set and pipeline layouts exist.
@@ -180,7 +195,17 @@ impl LayoutCache {
 
     /// The layouts of a program made of `shaders` (one reflection per
     /// stage). Bindings of the same set and number are merged across
-    /// stages; a disagreement on their type or count is an error.
+    /// stages.
+    ///
+    /// # Errors
+    /// A disagreement on a binding's type or count, a shader using the
+    /// bindless set, a set number at or past the device's
+    /// `maxBoundDescriptorSets`, push constants past its
+    /// `maxPushConstantsSize`, more descriptors than its per-stage or
+    /// per-layout limits allow (`maxPerStageDescriptorSamplers` and
+    /// friends; a bindless set with descriptor indexing counts against the
+    /// update-after-bind limits instead, which it does not check), or a
+    /// failing Vulkan call.
     pub fn program(&self, shaders: &[&Reflection], options: &LayoutOptions) -> Result<ProgramLayout, VulkanError> {
         // set -> binding -> key
         let mut sets: Vec<Vec<BindingKey>> = Vec::new();
@@ -192,7 +217,7 @@ impl LayoutCache {
                 if options.bindless.is_some_and(|bindless| bindless.set == b.set) {
                     return Err(VulkanError::BindlessSetTaken(b.set));
                 }
-                let set = b.set as usize;
+                let set = self.set_index(b.set)?;
                 if sets.len() <= set {
                     sets.resize(set + 1, Vec::new());
                 }
@@ -228,7 +253,7 @@ impl LayoutCache {
             stage_sets.push((stage, used));
         }
         if let Some(bindless) = options.bindless {
-            let set = bindless.set as usize;
+            let set = self.set_index(bindless.set)?;
             if sets.len() <= set {
                 sets.resize(set + 1, Vec::new());
             }
@@ -241,8 +266,9 @@ impl LayoutCache {
                 bindless: bindless.descriptor_indexing,
             }];
         }
+        self.check_descriptor_counts(&sets)?;
+        let push_constants = merged_push_constants(shaders, self.limits.max_push_constants_size)?;
         let set_layouts = sets.into_iter().map(|bindings| self.set_layout(bindings)).collect::<Result<Vec<_>, _>>()?;
-        let push_constants = merged_push_constants(shaders);
         let pipeline_layout = self.pipeline_layout(&set_layouts, &push_constants, options.independent_sets)?;
         if !options.independent_sets {
             return Ok(ProgramLayout { set_layouts, push_constants, pipeline_layout, stage_layouts: Vec::new() });
@@ -255,7 +281,8 @@ impl LayoutCache {
                     .iter()
                     .enumerate()
                     .map(|(i, &layout)| {
-                        let i = i as u32;
+                        // `i` is below `max_sets` (checked by `set_index`), so it fits.
+                        let i = u32::try_from(i).unwrap_or(u32::MAX);
                         if used.contains(&i) || bindless_set == Some(i) {
                             layout
                         } else {
@@ -268,32 +295,134 @@ impl LayoutCache {
             .collect::<Result<Vec<_>, VulkanError>>()?;
         Ok(ProgramLayout { set_layouts, push_constants, pipeline_layout, stage_layouts })
     }
+
+    /// `set` as an index, when the device can bind that many sets. A
+    /// hostile set number from reflection would otherwise size a vector.
+    fn set_index(&self, set: u32) -> Result<usize, VulkanError> {
+        let max_sets = self.limits.max_bound_descriptor_sets;
+        let out_of_range = || VulkanError::SetOutOfRange { set, max_bound_descriptor_sets: max_sets };
+        if set >= max_sets {
+            return Err(out_of_range());
+        }
+        usize::try_from(set).map_err(|_| out_of_range())
+    }
+
+    /// An error if `sets` hold more descriptors of a kind than the device
+    /// allows in one shader stage or one pipeline layout. (Counts come from
+    /// reflection: a hostile one would otherwise reach the driver.)
+    fn check_descriptor_counts(&self, sets: &[Vec<BindingKey>]) -> Result<(), VulkanError> {
+        use vk::DescriptorType as T;
+        let l = &self.limits;
+        let categories: [(&'static str, &[T], u32, u32); 7] = [
+            (
+                "samplers",
+                &[T::SAMPLER, T::COMBINED_IMAGE_SAMPLER],
+                l.max_per_stage_descriptor_samplers,
+                l.max_descriptor_set_samplers,
+            ),
+            (
+                "uniform buffers",
+                &[T::UNIFORM_BUFFER],
+                l.max_per_stage_descriptor_uniform_buffers,
+                l.max_descriptor_set_uniform_buffers,
+            ),
+            (
+                "storage buffers",
+                &[T::STORAGE_BUFFER],
+                l.max_per_stage_descriptor_storage_buffers,
+                l.max_descriptor_set_storage_buffers,
+            ),
+            (
+                "sampled images",
+                &[T::COMBINED_IMAGE_SAMPLER, T::SAMPLED_IMAGE, T::UNIFORM_TEXEL_BUFFER],
+                l.max_per_stage_descriptor_sampled_images,
+                l.max_descriptor_set_sampled_images,
+            ),
+            (
+                "storage images",
+                &[T::STORAGE_IMAGE, T::STORAGE_TEXEL_BUFFER],
+                l.max_per_stage_descriptor_storage_images,
+                l.max_descriptor_set_storage_images,
+            ),
+            (
+                "input attachments",
+                &[T::INPUT_ATTACHMENT],
+                l.max_per_stage_descriptor_input_attachments,
+                l.max_descriptor_set_input_attachments,
+            ),
+            (
+                "resources",
+                &[
+                    T::SAMPLER,
+                    T::COMBINED_IMAGE_SAMPLER,
+                    T::SAMPLED_IMAGE,
+                    T::STORAGE_IMAGE,
+                    T::UNIFORM_TEXEL_BUFFER,
+                    T::STORAGE_TEXEL_BUFFER,
+                    T::UNIFORM_BUFFER,
+                    T::STORAGE_BUFFER,
+                    T::INPUT_ATTACHMENT,
+                ],
+                l.max_per_stage_resources,
+                u32::MAX,
+            ),
+        ];
+        // Descriptor-indexing bindless sets have limits of their own.
+        let bindings = || sets.iter().flatten().filter(|b| !b.bindless);
+        let stages = bindings().fold(0, |acc, b| acc | b.stages);
+        for (what, types, per_stage, per_layout) in categories {
+            let counted = |b: &&BindingKey| types.iter().any(|t| t.as_raw() == b.descriptor_type);
+            let total: u64 = bindings().filter(counted).map(|b| u64::from(b.count)).sum();
+            if total > u64::from(per_layout) {
+                return Err(VulkanError::DescriptorLimit {
+                    what,
+                    scope: "a pipeline layout",
+                    count: total,
+                    limit: per_layout,
+                });
+            }
+            for stage in (0..32).map(|bit| 1u32 << bit).filter(|bit| stages & bit != 0) {
+                let count: u64 =
+                    bindings().filter(counted).filter(|b| b.stages & stage != 0).map(|b| u64::from(b.count)).sum();
+                if count > u64::from(per_stage) {
+                    return Err(VulkanError::DescriptorLimit {
+                        what,
+                        scope: "one shader stage",
+                        count,
+                        limit: per_stage,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// One range covering every stage's push constants (ranges of all stages
-/// must be identical across independent-set layouts).
-fn merged_push_constants(shaders: &[&Reflection]) -> Vec<vk::PushConstantRange> {
+/// must be identical across independent-set layouts), within `max_size`.
+fn merged_push_constants(shaders: &[&Reflection], max_size: u32) -> Result<Vec<vk::PushConstantRange>, VulkanError> {
     let ranges = shaders.iter().flat_map(|r| r.push_constants.iter());
-    let (mut start, mut end, mut stages) = (u32::MAX, 0u32, 0u32);
+    let (mut start, mut end, mut stages) = (u32::MAX, 0u64, 0u32);
     for range in ranges {
         start = start.min(range.offset);
-        end = end.max(range.offset + range.size);
+        end = end.max(u64::from(range.offset) + u64::from(range.size));
         stages |= range.stages;
     }
     if end == 0 {
-        return Vec::new();
+        return Ok(Vec::new());
     }
-    vec![vk::PushConstantRange {
-        stage_flags: vk::ShaderStageFlags::from_raw(stages),
-        offset: start,
-        size: end - start,
-    }]
+    let too_large = || VulkanError::PushConstantsOutOfRange { end, max_push_constants_size: max_size };
+    let size = u32::try_from(end - u64::from(start)).map_err(|_| too_large())?;
+    if end > u64::from(max_size) {
+        return Err(too_large());
+    }
+    Ok(vec![vk::PushConstantRange { stage_flags: vk::ShaderStageFlags::from_raw(stages), offset: start, size }])
 }
 
 impl Drop for LayoutCache {
     fn drop(&mut self) {
-        // SAFETY: the caller keeps the device alive and idle with respect to
-        // these layouts when the cache is dropped, as documented on `new`.
+        // SAFETY: the caller keeps the device alive and the layouts unused
+        // when the cache is dropped (the contract of `new`).
         unsafe {
             for (_, layout) in self.pipeline_layouts.get_mut().unwrap_or_else(|e| e.into_inner()).drain() {
                 self.device.destroy_pipeline_layout(layout, None);

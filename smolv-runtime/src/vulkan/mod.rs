@@ -2,9 +2,10 @@
 //!
 //! - [`PipelineManager`]: graphics pipelines the way Mesa's zink and DXVK
 //!   build them with VK_EXT_graphics_pipeline_library: four per-stage
-//!   libraries cached by state (shader code by content hash), a fast link
-//!   returned at once, the link-time-optimized pipeline linked on a worker
-//!   thread and swapped in atomically ([`PipelineSlot::current`]), and
+//!   libraries cached by state (shader code, reflection and spec-constant
+//!   values compared in full, never by hash), a fast link returned at
+//!   once, the link-time-optimized pipeline linked on a worker thread and
+//!   swapped in atomically ([`PipelineSlot::current`]), and
 //!   monolithic pipelines through the same API where libraries are
 //!   unavailable or `SMOLV_FORCE_MONOLITHIC=1`. Spec constants go to the
 //!   driver, or are folded into the SPIR-V first
@@ -14,7 +15,8 @@
 //!   stage-independent layouts for graphics pipeline libraries and an
 //!   optional bindless set at a fixed index;
 //! - [`PipelineCacheFile`]: a `VkPipelineCache` persisted to a file, loaded
-//!   only when its header matches the device.
+//!   only when the file is whole (its own length and BLAKE3 hash) and the
+//!   driver data matches the device.
 //!
 //! The device needs Vulkan 1.3 dynamic rendering, and for libraries
 //! `VK_KHR_pipeline_library` and `VK_EXT_graphics_pipeline_library` with the
@@ -22,6 +24,17 @@
 //!
 //! Every type owns its handles and destroys them on drop; the raw handles
 //! stay reachable so they mix with the application's own ash code.
+//!
+//! As in ash, what the caller must uphold is in the signatures: the
+//! constructors are `unsafe` (the device outlives the object and is done
+//! with its handles when it is dropped), and so are the calls that hand
+//! SPIR-V and fixed-function state to the driver
+//! ([`PipelineManager::get_pipeline`], [`PipelineManager::preload_fragment`]),
+//! for which Vulkan defines no behaviour on invalid input. What the layer
+//! can check, it checks and refuses with a [`VulkanError`] or
+//! [`CacheLoad::Ignored`]: layouts from reflection against the device's
+//! limits, spec-constant values against their types, cache files against
+//! their length and hash.
 //!
 //! ## Set mapping
 //!
@@ -41,8 +54,9 @@
 mod cache;
 mod layout;
 mod pipelines;
+mod specialization;
 
-pub use cache::{CacheLoad, PipelineCacheFile};
+pub use cache::{CacheLoad, CacheRejected, PipelineCacheFile};
 pub use layout::{BindlessSet, LayoutCache, LayoutOptions, ProgramLayout};
 pub use pipelines::{GraphicsState, PipelineManager, PipelineOptions, PipelineSlot, Stage};
 
@@ -80,6 +94,62 @@ pub enum VulkanError {
         "a shader declares set {0}, which LayoutOptions reserves for the bindless set; move it or the bindless set"
     )]
     BindlessSetTaken(u32),
+    /// A set number the device cannot bind.
+    #[error(
+        "set {set} is out of range: the device binds at most {max_bound_descriptor_sets} sets \
+         (maxBoundDescriptorSets); use lower set numbers"
+    )]
+    SetOutOfRange {
+        /// The set number, from a reflection or the bindless set.
+        set: u32,
+        /// The device's limit.
+        max_bound_descriptor_sets: u32,
+    },
+    /// More descriptors than the device allows.
+    #[error(
+        "the program has {count} {what} in {scope}, more than the device's limit of {limit}; \
+         use fewer or smaller descriptor arrays"
+    )]
+    DescriptorLimit {
+        /// The kind of descriptor, as the limit counts them.
+        what: &'static str,
+        /// Where the limit applies: one shader stage or a pipeline layout.
+        scope: &'static str,
+        /// How many the program has there.
+        count: u64,
+        /// The device's limit.
+        limit: u32,
+    },
+    /// Push constants that end past the device's limit.
+    #[error(
+        "push constants end at byte {end}, past the device's maxPushConstantsSize of \
+         {max_push_constants_size}; make the push-constant blocks smaller"
+    )]
+    PushConstantsOutOfRange {
+        /// Where the last range ends.
+        end: u64,
+        /// The device's limit.
+        max_push_constants_size: u32,
+    },
+    /// A specialization value that does not fit its constant's type.
+    #[error(
+        "specialization constant {id} is {ty} in the shader, which cannot hold {value:?}; \
+         pass a value of that type (Value::Bits with the raw bits for 64-bit and 16-bit types)"
+    )]
+    SpecConstantValue {
+        /// The constant id.
+        id: u32,
+        /// The constant's type, in words.
+        ty: String,
+        /// The value given.
+        value: crate::specialize::Value,
+    },
+    /// The same specialization constant was given twice.
+    #[error("specialization constant {0} is given more than once; give each id one value")]
+    DuplicateSpecConstant(u32),
+    /// More specialization data than `VkSpecializationInfo` can address.
+    #[error("{0} specialization constants are more than a VkSpecializationInfo can hold")]
+    TooManySpecConstants(usize),
     /// The pipeline cache file could not be written.
     #[error("{path}: {source}")]
     Io {

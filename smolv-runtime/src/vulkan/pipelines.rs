@@ -2,8 +2,8 @@
 //! link now, the link-time-optimized pipeline from a background worker,
 //! and monolithic pipelines where libraries are unavailable.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread::JoinHandle;
@@ -12,22 +12,27 @@ use ash::vk;
 use ash::vk::Handle;
 
 use super::layout::{LayoutCache, LayoutOptions, ProgramLayout};
+use super::specialization::{SpecializationData, check_unique};
 use super::{VulkanError, check, lock};
 use crate::reflect::Reflection;
 use crate::specialize::{Analysis, Specializer, Value};
 
-/// One shader stage of a program: SPIR-V, its reflection, a stable hash of
-/// the code (a container's content hash), and spec-constant values.
-#[derive(Clone, Debug)]
+/// One shader stage of a program: SPIR-V, its reflection, and
+/// spec-constant values.
+///
+/// The manager tells stages apart by their whole contents: the SPIR-V
+/// words, the reflection and the values are compared, never only hashed,
+/// so two different modules can never share a pipeline.
+#[derive(Clone, Copy, Debug)]
 pub struct Stage<'a> {
     /// SPIR-V words.
     pub spirv: &'a [u32],
     /// Its reflection (stage, entry point, bindings, push constants).
     pub reflection: &'a Reflection,
-    /// Identifies the code in cache keys, for example
-    /// `Shader::content_hash().short()`.
-    pub code_hash: u64,
-    /// Specialization constants, as `(constant id, value)`.
+    /// Specialization constants, as `(constant id, value)`, each id once.
+    /// Each value is written at the size of its constant's type in the
+    /// module: 8 bytes for 64-bit types (give those as [`Value::Bits`], or
+    /// a narrower value that widens exactly).
     pub specialization: &'a [(u32, Value)],
 }
 
@@ -68,21 +73,110 @@ impl Default for GraphicsState {
     }
 }
 
-impl GraphicsState {
-    fn hash_vertex_input(&self, h: &mut impl Hasher) {
-        self.topology.as_raw().hash(h);
-        for b in &self.vertex_bindings {
-            (b.binding, b.stride, b.input_rate.as_raw()).hash(h);
-        }
-        for a in &self.vertex_attributes {
-            (a.location, a.binding, a.format.as_raw(), a.offset).hash(h);
-        }
-    }
+/// The vertex-input part of a [`GraphicsState`], as a map key.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct VertexInputKey {
+    topology: i32,
+    bindings: Vec<(u32, u32, i32)>,
+    attributes: Vec<(u32, u32, i32, u32)>,
+}
 
-    fn hash_output(&self, h: &mut impl Hasher) {
-        self.color_formats.iter().for_each(|f| f.as_raw().hash(h));
-        (self.depth_format.as_raw(), self.alpha_blend).hash(h);
+impl VertexInputKey {
+    fn of(state: &GraphicsState) -> Self {
+        Self {
+            topology: state.topology.as_raw(),
+            bindings: state.vertex_bindings.iter().map(|b| (b.binding, b.stride, b.input_rate.as_raw())).collect(),
+            attributes: state
+                .vertex_attributes
+                .iter()
+                .map(|a| (a.location, a.binding, a.format.as_raw(), a.offset))
+                .collect(),
+        }
     }
+}
+
+/// The fragment-output part of a [`GraphicsState`], as a map key.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct OutputKey {
+    color_formats: Vec<i32>,
+    depth_format: i32,
+    alpha_blend: bool,
+}
+
+impl OutputKey {
+    fn of(state: &GraphicsState) -> Self {
+        Self {
+            color_formats: state.color_formats.iter().map(|f| f.as_raw()).collect(),
+            depth_format: state.depth_format.as_raw(),
+            alpha_blend: state.alpha_blend,
+        }
+    }
+}
+
+/// A spec-constant value as a key: id, variant and bits, so that equal
+/// keys are identical values.
+type ValueKey = (u32, u8, u64);
+
+fn value_key(&(id, value): &(u32, Value)) -> ValueKey {
+    let variant = match value {
+        Value::Bool(_) => 0,
+        Value::I32(_) => 1,
+        Value::U32(_) => 2,
+        Value::F32(_) => 3,
+        Value::Bits(_) => 4,
+    };
+    (id, variant, value.bits())
+}
+
+/// A stage as a map key: its module and reflection by interned id (see
+/// [`Interned`]), its values sorted by id.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct StageKey {
+    code: usize,
+    reflection: usize,
+    values: Vec<ValueKey>,
+}
+
+/// Everything a pipeline is made from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct PipelineKey {
+    vertex: StageKey,
+    fragment: StageKey,
+    vertex_input: VertexInputKey,
+    output: OutputKey,
+    cull_mode: u32,
+    depth_test: bool,
+}
+
+/// Everything each of the four libraries is made from. Pipeline layouts
+/// are compared by handle: the layout cache gives equal layouts one handle
+/// and destroys none while the manager lives.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum LibraryKey {
+    VertexInput(VertexInputKey),
+    PreRaster {
+        vertex: StageKey,
+        cull_mode: u32,
+        layout: u64,
+    },
+    /// The colour formats are not part of it: Vulkan reads them only for
+    /// the fragment-output interface.
+    Fragment {
+        fragment: StageKey,
+        depth_format: i32,
+        depth_test: bool,
+        layout: u64,
+    },
+    Output(OutputKey),
+}
+
+/// Modules and reflections seen so far, each stored once and numbered, so
+/// that keys compare small numbers while meaning the full contents. A
+/// lookup hashes and compares the whole module.
+#[derive(Default)]
+struct Interned {
+    code: HashMap<Box<[u32]>, usize>,
+    reflections: HashMap<Reflection, usize>,
 }
 
 /// How the manager builds pipelines.
@@ -95,7 +189,8 @@ pub struct PipelineOptions {
     pub force_monolithic: bool,
     /// Fold spec constants into the SPIR-V with
     /// [`specialize`](crate::specialize) before creating a library, instead
-    /// of passing them to the driver.
+    /// of passing them to the driver. A module the specializer cannot
+    /// handle goes to the driver with its values instead.
     pub specialize_ahead: bool,
     /// Background link-time-optimization workers (default 1).
     pub workers: usize,
@@ -150,23 +245,25 @@ struct LinkJob {
 
 /// Builds and caches graphics pipelines the way Mesa's zink and DXVK do
 /// with VK_EXT_graphics_pipeline_library: four per-stage libraries, each
-/// cached by a hash of its state (shader code by its content hash), a fast
-/// link returned at once, and the link-time-optimized pipeline linked on a
-/// worker thread and swapped in when ready. Without libraries it builds
-/// monolithic pipelines through the same API.
+/// cached by everything it is made from (shader code, reflection and
+/// spec-constant values compared in full), a fast link returned at once,
+/// and the link-time-optimized pipeline linked on a worker thread and
+/// swapped in when ready. Without libraries it builds monolithic pipelines
+/// through the same API.
 ///
 /// Dropping the manager waits for links in flight, then destroys every
-/// pipeline and library it made; the device must be idle by then.
+/// pipeline and library it made (see the contract of [`new`](Self::new)).
 pub struct PipelineManager {
     device: ash::Device,
     cache: vk::PipelineCache,
     layouts: LayoutCache,
     options: PipelineOptions,
-    libraries: Mutex<HashMap<u64, vk::Pipeline>>,
-    /// Specializer analyses by `Stage::code_hash`: analyzed once per
-    /// shader, specialized once per material.
-    analyses: Mutex<HashMap<u64, Arc<Analysis>>>,
-    pipelines: Mutex<HashMap<u64, Arc<PipelineSlot>>>,
+    interned: Mutex<Interned>,
+    libraries: Mutex<HashMap<LibraryKey, vk::Pipeline>>,
+    /// Specializer analyses by interned module: analyzed once per shader,
+    /// specialized once per material.
+    analyses: Mutex<HashMap<usize, Arc<Analysis>>>,
+    pipelines: Mutex<HashMap<PipelineKey, Arc<PipelineSlot>>>,
     sender: Option<mpsc::Sender<LinkJob>>,
     workers: Vec<JoinHandle<()>>,
 }
@@ -180,22 +277,29 @@ impl std::fmt::Debug for PipelineManager {
     }
 }
 
-fn hash_of(parts: impl FnOnce(&mut std::collections::hash_map::DefaultHasher)) -> u64 {
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    parts(&mut hasher);
-    hasher.finish()
-}
-
-fn hash_specialization(h: &mut impl Hasher, values: &[(u32, Value)]) {
-    for (id, value) in values {
-        (id, value.bits()).hash(h);
-    }
-}
-
 impl PipelineManager {
-    /// A manager creating pipelines on `device`, through `cache` (may be
-    /// null). The device must outlive the manager.
-    pub fn new(device: ash::Device, cache: vk::PipelineCache, options: PipelineOptions) -> Self {
+    /// A manager creating pipelines on `device` (whose physical device has
+    /// `limits`), through `cache` (may be null).
+    ///
+    /// # Safety
+    /// - `device` must be a valid device with Vulkan 1.3 dynamic rendering
+    ///   enabled, and `limits` the limits of its physical device (or lower).
+    ///   With [`PipelineOptions::graphics_pipeline_library`] (the default)
+    ///   it must also have VK_KHR_pipeline_library and
+    ///   VK_EXT_graphics_pipeline_library with the `graphicsPipelineLibrary`
+    ///   feature enabled.
+    /// - `cache` must be null or a pipeline cache of `device` that stays
+    ///   valid until the manager is dropped (background workers use it).
+    /// - `device` must outlive the manager.
+    /// - When the manager is dropped, the device must be done with every
+    ///   pipeline it handed out: no command buffer that uses one may still
+    ///   be pending (wait for the queue or the device to be idle first).
+    pub unsafe fn new(
+        device: ash::Device,
+        cache: vk::PipelineCache,
+        limits: &vk::PhysicalDeviceLimits,
+        options: PipelineOptions,
+    ) -> Self {
         let mut options = options;
         if std::env::var("SMOLV_FORCE_MONOLITHIC").is_ok_and(|v| v == "1") {
             options.force_monolithic = true;
@@ -225,12 +329,16 @@ impl PipelineManager {
         } else {
             Vec::new()
         };
-        let layouts = LayoutCache::new(device.clone());
+        // SAFETY: the same device, limits and lifetime as this manager's
+        // (the caller's contract); the manager drops the layouts after its
+        // pipelines, and pipeline creation never outlives a call.
+        let layouts = unsafe { LayoutCache::new(device.clone(), limits) };
         Self {
             device,
             cache,
             layouts,
             options,
+            interned: Mutex::default(),
             libraries: Mutex::default(),
             analyses: Mutex::default(),
             pipelines: Mutex::default(),
@@ -245,6 +353,9 @@ impl PipelineManager {
     }
 
     /// The layouts of a vertex + fragment program, as the manager builds them.
+    ///
+    /// # Errors
+    /// See [`LayoutCache::program`].
     pub fn program_layout(&self, vertex: &Stage<'_>, fragment: &Stage<'_>) -> Result<ProgramLayout, VulkanError> {
         let options = LayoutOptions { independent_sets: self.uses_libraries(), ..LayoutOptions::default() };
         self.layouts.program(&[vertex.reflection, fragment.reflection], &options)
@@ -253,60 +364,119 @@ impl PipelineManager {
     /// The pipeline for `vertex` + `fragment` with `state`. The first call
     /// for a combination builds what is missing and returns a fast-linked
     /// pipeline (queuing the optimized link in the background), or a
-    /// monolithic one; later calls return the same slot.
-    pub fn get_pipeline(
+    /// monolithic one; later calls return the same slot. When threads race
+    /// for the same combination, one slot wins and the others' pipelines
+    /// are destroyed.
+    ///
+    /// # Errors
+    /// Layout errors, spec-constant values that do not fit their
+    /// constants, and failing Vulkan calls.
+    ///
+    /// # Safety
+    /// What `vkCreateGraphicsPipelines` requires of its inputs:
+    /// - each stage's `spirv` is a valid SPIR-V module for the device and
+    ///   its enabled features and has the entry point its reflection names;
+    /// - each reflection describes its module: every binding and push
+    ///   constant the module uses is in it, with its type and count;
+    /// - `state` is valid for the device: formats it supports as colour and
+    ///   depth attachments and as vertex attributes, counts within its
+    ///   limits, vertex inputs that match the vertex stage.
+    pub unsafe fn get_pipeline(
         &self,
         vertex: &Stage<'_>,
         fragment: &Stage<'_>,
         state: &GraphicsState,
     ) -> Result<Arc<PipelineSlot>, VulkanError> {
-        let key = hash_of(|h| {
-            (vertex.code_hash, fragment.code_hash).hash(h);
-            hash_specialization(h, vertex.specialization);
-            hash_specialization(h, fragment.specialization);
-            state.hash_vertex_input(h);
-            state.hash_output(h);
-            (state.cull_mode.as_raw(), state.depth_test).hash(h);
-        });
+        let (vertex_key, fragment_key) = (self.stage_key(vertex)?, self.stage_key(fragment)?);
+        let key = PipelineKey {
+            vertex: vertex_key.clone(),
+            fragment: fragment_key.clone(),
+            vertex_input: VertexInputKey::of(state),
+            output: OutputKey::of(state),
+            cull_mode: state.cull_mode.as_raw(),
+            depth_test: state.depth_test,
+        };
         if let Some(slot) = lock(&self.pipelines).get(&key) {
             return Ok(Arc::clone(slot));
         }
         let layout = self.program_layout(vertex, fragment)?;
-        let slot = if self.uses_libraries() {
-            let libraries = self.libraries_for(vertex, fragment, state, &layout)?;
+        let (slot, libraries) = if self.uses_libraries() {
+            let libraries = self.libraries_for((vertex, vertex_key), (fragment, fragment_key), state, &layout)?;
             let fast = link(&self.device, self.cache, &libraries, layout.pipeline_layout, false)?;
-            let slot = Arc::new(PipelineSlot { fast, optimized: AtomicU64::new(0), layout: layout.pipeline_layout });
-            if let Some(sender) = &self.sender {
-                let _ = sender.send(LinkJob { slot: Arc::clone(&slot), libraries });
-            }
-            slot
+            let slot = PipelineSlot { fast, optimized: AtomicU64::new(0), layout: layout.pipeline_layout };
+            (slot, Some(libraries))
         } else {
-            let pipeline = self.monolithic(vertex, fragment, state, layout.pipeline_layout)?;
-            Arc::new(PipelineSlot {
+            let pipeline =
+                self.monolithic((vertex, &vertex_key), (fragment, &fragment_key), state, layout.pipeline_layout)?;
+            let slot = PipelineSlot {
                 fast: pipeline,
                 optimized: AtomicU64::new(pipeline.as_raw()),
                 layout: layout.pipeline_layout,
-            })
+            };
+            (slot, None)
         };
         let mut pipelines = lock(&self.pipelines);
-        Ok(Arc::clone(pipelines.entry(key).or_insert(slot)))
+        if let Some(existing) = pipelines.get(&key) {
+            // Another thread made the same pipeline meanwhile: keep theirs,
+            // as `cached` does for libraries. Nothing was queued for ours.
+            let existing = Arc::clone(existing);
+            drop(pipelines);
+            // SAFETY: `slot.fast` was just created by this call and never
+            // handed out or used.
+            unsafe { self.device.destroy_pipeline(slot.fast, None) };
+            return Ok(existing);
+        }
+        let slot = Arc::new(slot);
+        pipelines.insert(key, Arc::clone(&slot));
+        drop(pipelines);
+        if let (Some(libraries), Some(sender)) = (libraries, &self.sender) {
+            let _ = sender.send(LinkJob { slot: Arc::clone(&slot), libraries });
+        }
+        Ok(slot)
     }
 
     /// Creates (or finds) the fragment-shader library of `fragment` alone:
     /// what a game does when a material's shader loads, ahead of any draw.
-    pub fn preload_fragment(
+    ///
+    /// # Errors
+    /// As [`get_pipeline`](Self::get_pipeline).
+    ///
+    /// # Safety
+    /// As [`get_pipeline`](Self::get_pipeline).
+    pub unsafe fn preload_fragment(
         &self,
         vertex: &Stage<'_>,
         fragment: &Stage<'_>,
         state: &GraphicsState,
     ) -> Result<vk::Pipeline, VulkanError> {
         let layout = self.program_layout(vertex, fragment)?;
-        self.fragment_library(fragment, state, stage_layout(&layout, vk::ShaderStageFlags::FRAGMENT))
+        let key = self.stage_key(fragment)?;
+        self.fragment_library((fragment, key), state, stage_layout(&layout, vk::ShaderStageFlags::FRAGMENT))
+    }
+
+    /// The key of `stage`: its module and reflection interned, its values
+    /// checked for repeated ids and sorted.
+    fn stage_key(&self, stage: &Stage<'_>) -> Result<StageKey, VulkanError> {
+        check_unique(stage.specialization)?;
+        let mut values: Vec<ValueKey> = stage.specialization.iter().map(value_key).collect();
+        values.sort_unstable();
+        let mut interned = lock(&self.interned);
+        let next = interned.code.len();
+        let code = match interned.code.get(stage.spirv) {
+            Some(&id) => id,
+            None => *interned.code.entry(stage.spirv.into()).or_insert(next),
+        };
+        let next = interned.reflections.len();
+        let reflection = match interned.reflections.get(stage.reflection) {
+            Some(&id) => id,
+            None => *interned.reflections.entry(stage.reflection.clone()).or_insert(next),
+        };
+        Ok(StageKey { code, reflection, values })
     }
 
     fn cached(
         &self,
-        key: u64,
+        key: LibraryKey,
         create: impl FnOnce() -> Result<vk::Pipeline, VulkanError>,
     ) -> Result<vk::Pipeline, VulkanError> {
         if let Some(&library) = lock(&self.libraries).get(&key) {
@@ -317,6 +487,7 @@ impl PipelineManager {
         match libraries.get(&key) {
             // Another thread made it meanwhile: keep theirs.
             Some(&existing) => {
+                drop(libraries);
                 // SAFETY: `library` was just created and never handed out.
                 unsafe { self.device.destroy_pipeline(library, None) };
                 Ok(existing)
@@ -330,91 +501,88 @@ impl PipelineManager {
 
     fn libraries_for(
         &self,
-        vertex: &Stage<'_>,
-        fragment: &Stage<'_>,
+        (vertex, vertex_key): (&Stage<'_>, StageKey),
+        fragment: (&Stage<'_>, StageKey),
         state: &GraphicsState,
         layout: &ProgramLayout,
     ) -> Result<[vk::Pipeline; 4], VulkanError> {
-        let input = self.cached(
-            hash_of(|h| ("vertex-input", ()).hash(h)).wrapping_add(hash_of(|h| state.hash_vertex_input(h))),
-            || {
-                let vertex_input = vertex_input_state(state);
-                let assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(state.topology);
-                let mut kind = vk::GraphicsPipelineLibraryCreateInfoEXT::default()
-                    .flags(vk::GraphicsPipelineLibraryFlagsEXT::VERTEX_INPUT_INTERFACE);
-                let info = library_info()
-                    .vertex_input_state(&vertex_input)
-                    .input_assembly_state(&assembly)
-                    .push_next(&mut kind);
-                self.create(&info)
-            },
-        )?;
+        let input = self.cached(LibraryKey::VertexInput(VertexInputKey::of(state)), || {
+            let vertex_input = vertex_input_state(state);
+            let assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(state.topology);
+            let mut kind = vk::GraphicsPipelineLibraryCreateInfoEXT::default()
+                .flags(vk::GraphicsPipelineLibraryFlagsEXT::VERTEX_INPUT_INTERFACE);
+            let info =
+                library_info().vertex_input_state(&vertex_input).input_assembly_state(&assembly).push_next(&mut kind);
+            self.create(&info)
+        })?;
         let pre_raster_layout = stage_layout(layout, vk::ShaderStageFlags::VERTEX);
-        let pre_raster = self.cached(
-            hash_of(|h| {
-                ("pre-raster", vertex.code_hash, state.cull_mode.as_raw(), pre_raster_layout.as_raw()).hash(h);
-                hash_specialization(h, vertex.specialization);
-            }),
-            || {
-                let code = self.code(vertex);
-                let mut module = vk::ShaderModuleCreateInfo::default().code(&code);
-                let specialization = SpecializationData::new(self.driver_values(vertex));
-                let info_spec = specialization.info();
-                let entry = entry_name(vertex.reflection);
-                let stages =
-                    [shader_stage(vk::ShaderStageFlags::VERTEX, &entry, info_spec.as_ref()).push_next(&mut module)];
-                let viewport = dynamic_viewport();
-                let raster = rasterization_state(state);
-                let dynamic = dynamic_viewport_state();
-                // Only the view mask: validation 1.3.239 misreports colour formats here.
-                let mut rendering = vk::PipelineRenderingCreateInfo::default().view_mask(0);
-                let mut kind = vk::GraphicsPipelineLibraryCreateInfoEXT::default()
-                    .flags(vk::GraphicsPipelineLibraryFlagsEXT::PRE_RASTERIZATION_SHADERS);
-                let info = library_info()
-                    .stages(&stages)
-                    .viewport_state(&viewport)
-                    .rasterization_state(&raster)
-                    .dynamic_state(&dynamic)
-                    .layout(pre_raster_layout)
-                    .push_next(&mut rendering)
-                    .push_next(&mut kind);
-                self.create(&info)
-            },
-        )?;
+        let code_id = vertex_key.code;
+        let pre_raster_key = LibraryKey::PreRaster {
+            vertex: vertex_key,
+            cull_mode: state.cull_mode.as_raw(),
+            layout: pre_raster_layout.as_raw(),
+        };
+        let pre_raster = self.cached(pre_raster_key, || {
+            let (code, values) = self.code(code_id, vertex);
+            let specialization = SpecializationData::new(&code, values)?;
+            let mut module = vk::ShaderModuleCreateInfo::default().code(&code);
+            let info_spec = specialization.info();
+            let entry = entry_name(vertex.reflection);
+            let stages =
+                [shader_stage(vk::ShaderStageFlags::VERTEX, &entry, info_spec.as_ref()).push_next(&mut module)];
+            let viewport = dynamic_viewport();
+            let raster = rasterization_state(state);
+            let dynamic = dynamic_viewport_state();
+            // Only the view mask: validation 1.3.239 misreports colour formats here.
+            let mut rendering = vk::PipelineRenderingCreateInfo::default().view_mask(0);
+            let mut kind = vk::GraphicsPipelineLibraryCreateInfoEXT::default()
+                .flags(vk::GraphicsPipelineLibraryFlagsEXT::PRE_RASTERIZATION_SHADERS);
+            let info = library_info()
+                .stages(&stages)
+                .viewport_state(&viewport)
+                .rasterization_state(&raster)
+                .dynamic_state(&dynamic)
+                .layout(pre_raster_layout)
+                .push_next(&mut rendering)
+                .push_next(&mut kind);
+            self.create(&info)
+        })?;
         let fragment_library =
             self.fragment_library(fragment, state, stage_layout(layout, vk::ShaderStageFlags::FRAGMENT))?;
-        let output =
-            self.cached(hash_of(|h| ("output", ()).hash(h)).wrapping_add(hash_of(|h| state.hash_output(h))), || {
-                let attachments = blend_attachments(state);
-                let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&attachments);
-                let multisample = single_sample();
-                let mut rendering = rendering_formats(state);
-                let mut kind = vk::GraphicsPipelineLibraryCreateInfoEXT::default()
-                    .flags(vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_OUTPUT_INTERFACE);
-                let info = library_info()
-                    .color_blend_state(&blend)
-                    .multisample_state(&multisample)
-                    .push_next(&mut rendering)
-                    .push_next(&mut kind);
-                self.create(&info)
-            })?;
+        let output = self.cached(LibraryKey::Output(OutputKey::of(state)), || {
+            let attachments = blend_attachments(state);
+            let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&attachments);
+            let multisample = single_sample();
+            let mut rendering = rendering_formats(state);
+            let mut kind = vk::GraphicsPipelineLibraryCreateInfoEXT::default()
+                .flags(vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_OUTPUT_INTERFACE);
+            let info = library_info()
+                .color_blend_state(&blend)
+                .multisample_state(&multisample)
+                .push_next(&mut rendering)
+                .push_next(&mut kind);
+            self.create(&info)
+        })?;
         Ok([input, pre_raster, fragment_library, output])
     }
 
     fn fragment_library(
         &self,
-        fragment: &Stage<'_>,
+        (fragment, fragment_key): (&Stage<'_>, StageKey),
         state: &GraphicsState,
         layout: vk::PipelineLayout,
     ) -> Result<vk::Pipeline, VulkanError> {
-        let key = hash_of(|h| {
-            ("fragment", fragment.code_hash, state.depth_format.as_raw(), state.depth_test, layout.as_raw()).hash(h);
-            hash_specialization(h, fragment.specialization);
-        });
+        let code_id = fragment_key.code;
+        let key = LibraryKey::Fragment {
+            fragment: fragment_key,
+            depth_format: state.depth_format.as_raw(),
+            depth_test: state.depth_test,
+            layout: layout.as_raw(),
+        };
         self.cached(key, || {
-            let code = self.code(fragment);
+            let (code, values) = self.code(code_id, fragment);
+            let specialization = SpecializationData::new(&code, values)?;
             let mut module = vk::ShaderModuleCreateInfo::default().code(&code);
-            let specialization = SpecializationData::new(self.driver_values(fragment));
             let info_spec = specialization.info();
             let entry = entry_name(fragment.reflection);
             let stages =
@@ -435,57 +603,62 @@ impl PipelineManager {
         })
     }
 
-    /// The SPIR-V to give the driver: specialized ahead when so configured.
-    fn code(&self, stage: &Stage<'_>) -> Vec<u32> {
+    /// The SPIR-V to give the driver and the spec-constant values left for
+    /// it: the module specialized ahead with none left when so configured
+    /// and the specializer can, else the module as it is with all of them.
+    fn code<'s>(&self, code_id: usize, stage: &Stage<'s>) -> (Cow<'s, [u32]>, &'s [(u32, Value)]) {
         if self.options.specialize_ahead && !stage.specialization.is_empty() {
-            if let Some(specialized) = self.analysis(stage).and_then(|a| a.specialize(stage.specialization).ok()) {
-                return specialized;
+            if let Some(specialized) =
+                self.analysis(code_id, stage).and_then(|a| a.specialize(stage.specialization).ok())
+            {
+                return (Cow::Owned(specialized), &[]);
             }
         }
-        stage.spirv.to_vec()
+        (Cow::Borrowed(stage.spirv), stage.specialization)
     }
 
     /// The stage's specializer analysis, made on first use; `None` when the
     /// module cannot be analyzed (it then goes to the driver as it is).
-    fn analysis(&self, stage: &Stage<'_>) -> Option<Arc<Analysis>> {
-        let cached = lock(&self.analyses).get(&stage.code_hash).cloned();
+    fn analysis(&self, code_id: usize, stage: &Stage<'_>) -> Option<Arc<Analysis>> {
+        let cached = lock(&self.analyses).get(&code_id).cloned();
         cached.or_else(|| {
             let analysis = Arc::new(Specializer::analyze(stage.spirv).ok()?);
-            lock(&self.analyses).insert(stage.code_hash, Arc::clone(&analysis));
-            Some(analysis)
+            Some(Arc::clone(lock(&self.analyses).entry(code_id).or_insert(analysis)))
         })
     }
 
-    /// The spec-constant values left for the driver.
-    fn driver_values<'s>(&self, stage: &Stage<'s>) -> &'s [(u32, Value)] {
-        if self.options.specialize_ahead { &[] } else { stage.specialization }
-    }
-
     fn create(&self, info: &vk::GraphicsPipelineCreateInfo<'_>) -> Result<vk::Pipeline, VulkanError> {
-        // SAFETY: `info` and everything it points to live across the call.
+        // SAFETY: `info` and everything it points to live across the call;
+        // its shaders and state are valid (the contract of `get_pipeline`).
         let result = unsafe { self.device.create_graphics_pipelines(self.cache, std::slice::from_ref(info), None) };
         check("vkCreateGraphicsPipelines", result.map(|p| p[0]).map_err(|(_, e)| e))
     }
 
     fn monolithic(
         &self,
-        vertex: &Stage<'_>,
-        fragment: &Stage<'_>,
+        (vertex, vertex_key): (&Stage<'_>, &StageKey),
+        (fragment, fragment_key): (&Stage<'_>, &StageKey),
         state: &GraphicsState,
         layout: vk::PipelineLayout,
     ) -> Result<vk::Pipeline, VulkanError> {
-        let (vertex_code, fragment_code) = (self.code(vertex), self.code(fragment));
+        let (vertex_code, vertex_values) = self.code(vertex_key.code, vertex);
+        let (fragment_code, fragment_values) = self.code(fragment_key.code, fragment);
+        let vertex_spec = SpecializationData::new(&vertex_code, vertex_values)?;
+        let fragment_spec = SpecializationData::new(&fragment_code, fragment_values)?;
         let mut modules = Vec::new();
         for code in [&vertex_code, &fragment_code] {
-            // SAFETY: the create info points at `code`, alive across the call.
+            // SAFETY: the create info points at `code`, alive across the
+            // call; the module is valid SPIR-V (the contract of `get_pipeline`).
             let module =
                 unsafe { self.device.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(code), None) };
-            modules.push(check("vkCreateShaderModule", module)?);
+            match check("vkCreateShaderModule", module) {
+                Ok(module) => modules.push(module),
+                Err(e) => {
+                    self.destroy_modules(modules);
+                    return Err(e);
+                }
+            }
         }
-        let (vertex_spec, fragment_spec) = (
-            SpecializationData::new(self.driver_values(vertex)),
-            SpecializationData::new(self.driver_values(fragment)),
-        );
         let (vertex_info, fragment_info) = (vertex_spec.info(), fragment_spec.info());
         let (vertex_entry, fragment_entry) = (entry_name(vertex.reflection), entry_name(fragment.reflection));
         let stages = [
@@ -515,11 +688,15 @@ impl PipelineManager {
             .layout(layout)
             .push_next(&mut rendering);
         let pipeline = self.create(&info);
+        self.destroy_modules(modules);
+        pipeline
+    }
+
+    fn destroy_modules(&self, modules: Vec<vk::ShaderModule>) {
         for module in modules {
-            // SAFETY: modules may be destroyed once the pipeline is created.
+            // SAFETY: modules may be destroyed once pipeline creation returned.
             unsafe { self.device.destroy_shader_module(module, None) };
         }
-        pipeline
     }
 }
 
@@ -629,38 +806,16 @@ fn link(
     check("vkCreateGraphicsPipelines (link)", result.map(|p| p[0]).map_err(|(_, e)| e))
 }
 
-/// Specialization data for the driver, kept alive while pipelines are made.
-struct SpecializationData {
-    entries: Vec<vk::SpecializationMapEntry>,
-    data: Vec<u8>,
-}
-
-impl SpecializationData {
-    fn new(values: &[(u32, Value)]) -> Self {
-        let mut entries = Vec::with_capacity(values.len());
-        let mut data = Vec::with_capacity(values.len() * 4);
-        for &(id, value) in values {
-            entries.push(vk::SpecializationMapEntry { constant_id: id, offset: data.len() as u32, size: 4 });
-            data.extend_from_slice(&(value.bits() as u32).to_le_bytes());
-        }
-        Self { entries, data }
-    }
-
-    fn info(&self) -> Option<vk::SpecializationInfo<'_>> {
-        (!self.entries.is_empty())
-            .then(|| vk::SpecializationInfo::default().map_entries(&self.entries).data(&self.data))
-    }
-}
-
 impl Drop for PipelineManager {
     fn drop(&mut self) {
-        // Stop the workers: links in flight finish, the rest are dropped.
+        // Stop the workers: they finish the links already queued, then see
+        // the channel closed.
         self.sender = None;
         for worker in self.workers.drain(..) {
             let _ = worker.join();
         }
-        // SAFETY: the workers are gone and the caller keeps the device idle
-        // with respect to these pipelines, as documented on the type.
+        // SAFETY: the workers are gone, and the caller keeps the device alive
+        // and done with these pipelines (the contract of `new`).
         unsafe {
             for (_, slot) in self.pipelines.get_mut().unwrap_or_else(|e| e.into_inner()).drain() {
                 let optimized = slot.optimized.load(Ordering::Acquire);

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use smolv_build::{Config, Report, TargetEnv};
+use smolv_build::{Config, Packing, PackingReport, Report, SizeGoal, TargetEnv};
 
 use crate::io::FileError;
 
@@ -32,6 +32,13 @@ pub(crate) struct BuildArgs {
     /// Print the report as JSON on standard output.
     #[arg(long)]
     json: bool,
+    /// How the embedded set is packed (default: SMOLV_PACKING, else auto, the smallest total).
+    #[arg(long, value_name = "PACKING", value_parser = parse_packing)]
+    packing: Option<Packing>,
+    /// What auto packing makes smallest: the installed binary, or the download after xz -9
+    /// (default: SMOLV_SIZE_GOAL, else installed).
+    #[arg(long, value_name = "GOAL", value_parser = parse_goal)]
+    goal: Option<SizeGoal>,
     /// Give GLSL/HLSL inputs and outputs without a location one (like glslc -fauto-map-locations).
     #[arg(long)]
     auto_map_locations: bool,
@@ -44,6 +51,14 @@ pub(crate) fn parse_target_env(text: &str) -> Result<TargetEnv, String> {
     TargetEnv::parse(text).ok_or_else(|| format!("{text:?} is not one of vulkan1.0, vulkan1.1, vulkan1.2, vulkan1.3"))
 }
 
+fn parse_packing(text: &str) -> Result<Packing, String> {
+    Packing::parse(text).ok_or_else(|| format!("{text:?} is not one of {}", Packing::NAMES.join(", ")))
+}
+
+fn parse_goal(text: &str) -> Result<SizeGoal, String> {
+    SizeGoal::parse(text).ok_or_else(|| format!("{text:?} is not one of installed, download"))
+}
+
 /// The stable `--json` schema of `cargo smolv build`.
 #[derive(serde::Serialize)]
 struct JsonReport<'a> {
@@ -52,6 +67,7 @@ struct JsonReport<'a> {
     total_shipped_bytes: usize,
     cache_hits: usize,
     compiled: usize,
+    packing: Option<&'a PackingReport>,
 }
 
 #[derive(serde::Serialize)]
@@ -100,6 +116,7 @@ fn json(report: &Report) -> String {
         total_shipped_bytes: report.total_shipped_bytes,
         cache_hits: report.cache_hits,
         compiled: report.compiled,
+        packing: report.packing.as_ref(),
     };
     serde_json::to_string_pretty(&report).unwrap_or_default()
 }
@@ -123,6 +140,12 @@ pub(crate) fn build(args: &BuildArgs) -> Result<(), FileError> {
     }
     if let Some(jobs) = args.jobs {
         config.jobs(jobs);
+    }
+    if let Some(packing) = args.packing {
+        config.packing(packing);
+    }
+    if let Some(goal) = args.goal {
+        config.size_goal(goal);
     }
     let spinner = crate::ui::spinner("building");
     let result = config.try_compile();

@@ -4,7 +4,7 @@ use std::path::{Component, Path, PathBuf};
 use std::process::Command;
 
 use smolv_build::{Config, PackOptions, TargetEnv, pack_bundle};
-use smolv_runtime::ShaderSet;
+use smolv_runtime::container::Bundle;
 
 use crate::io::{FileError, write_output};
 use crate::stats_command::is_spirv;
@@ -180,13 +180,12 @@ fn unpack_path(root: &Path, name: &str) -> Option<PathBuf> {
 }
 
 pub(crate) fn unpack(args: &UnpackArgs) -> Result<(), FileError> {
-    let set = ShaderSet::open(&args.input).map_err(|e| FileError::new(&args.input, e))?;
-    let bar = ui::progress(set.len(), "unpacking");
-    for shader in set.iter() {
-        let path = unpack_path(&args.output, shader.name()).ok_or_else(|| {
-            FileError::new(&args.input, format!("entry {:?} is not a safe relative file name", shader.name()))
-        })?;
-        let words = shader.decode().map_err(|e| FileError::new(&args.input, format!("{}: {e}", shader.name())))?;
+    let bundle = Bundle::open(&args.input).map_err(|e| FileError::new(&args.input, e))?;
+    let bar = ui::progress(bundle.len(), "unpacking");
+    for name in bundle.names() {
+        let path = unpack_path(&args.output, name)
+            .ok_or_else(|| FileError::new(&args.input, format!("entry {name:?} is not a safe relative file name")))?;
+        let words = bundle.decode(name).map_err(|e| FileError::new(&args.input, format!("{name}: {e}")))?;
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| FileError::new(parent, e))?;
         }
@@ -195,7 +194,7 @@ pub(crate) fn unpack(args: &UnpackArgs) -> Result<(), FileError> {
         bar.inc(1);
     }
     bar.finish_and_clear();
-    eprintln!("unpacked {} shaders into {}", set.len(), args.output.display());
+    eprintln!("unpacked {} shaders into {}", bundle.len(), args.output.display());
     Ok(())
 }
 
@@ -228,8 +227,8 @@ pub(crate) fn verify(args: &VerifyArgs) -> Result<(), FileError> {
     let mut results = Vec::new();
     let mut validator_missing = false;
     for input in &args.inputs {
-        let set = match ShaderSet::open(input) {
-            Ok(set) => set,
+        let bundle = match Bundle::open(input) {
+            Ok(bundle) => bundle,
             Err(e) => {
                 results.push(EntryResult {
                     bundle: input.display().to_string(),
@@ -240,9 +239,9 @@ pub(crate) fn verify(args: &VerifyArgs) -> Result<(), FileError> {
                 continue;
             }
         };
-        let bar = ui::progress(set.len(), "verifying");
-        for shader in set.iter() {
-            let problem = match shader.decode() {
+        let bar = ui::progress(bundle.len(), "verifying");
+        for name in bundle.names() {
+            let problem = match bundle.decode(name) {
                 Err(e) => Some(e.to_string()),
                 Ok(_) if args.no_spirv_val => None,
                 Ok(words) => match spirv_val(&words) {
@@ -256,7 +255,7 @@ pub(crate) fn verify(args: &VerifyArgs) -> Result<(), FileError> {
             };
             results.push(EntryResult {
                 bundle: input.display().to_string(),
-                name: shader.name().to_owned(),
+                name: name.to_owned(),
                 ok: problem.is_none(),
                 problem,
             });

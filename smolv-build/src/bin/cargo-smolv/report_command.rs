@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use cargo_metadata::{DependencyKind, MetadataCommand, Package};
-use smolv_build::Report;
+use smolv_build::{PackingReport, Report};
 
 use crate::io::FileError;
 
@@ -31,6 +31,7 @@ struct CrateReport {
     compressed_bytes: usize,
     dictionary_bytes: usize,
     shipped_bytes: usize,
+    packing: Option<PackingReport>,
     shaders: Vec<smolv_build::ModuleReport>,
 }
 
@@ -138,6 +139,7 @@ pub(crate) fn report(args: &ReportArgs) -> Result<(), FileError> {
             compressed_bytes: report.total_compressed_bytes,
             dictionary_bytes: report.dictionary_bytes,
             shipped_bytes: report.total_shipped_bytes,
+            packing: report.packing,
             shaders: report.modules,
         });
     }
@@ -158,18 +160,22 @@ pub(crate) fn report(args: &ReportArgs) -> Result<(), FileError> {
     let pct = |part: usize, whole: usize| 100.0 * part as f64 / whole.max(1) as f64;
     for c in &crates {
         println!("{} ({} modules, report {})", c.name, c.modules, c.report_path);
-        println!("  {:<28} {:>10} {:>10} {:>10} {:>10}", "module", "SPIR-V", "optimized", "SMOL-V", "shipped");
+        println!("  {:<28} {:>10} {:>10} {:>10} {:>10}", "module", "SPIR-V", "optimized", "SMOL-V", "zstd");
         for s in &c.shaders {
             println!(
                 "  {:<28} {:>10} {:>10} {:>10} {:>10}",
                 s.name, s.spirv_bytes, s.optimized_bytes, s.smolv_bytes, s.compressed_bytes
             );
         }
-        println!("  dictionary {} bytes\n", c.dictionary_bytes);
+        println!("  dictionary {} bytes", c.dictionary_bytes);
+        match &c.packing {
+            Some(packing) => println!("  {}\n  {}\n", packing.summary(), packing.candidates_line()),
+            None => println!("  packing: not in this report (built by an older smolv-build)\n"),
+        }
     }
     println!(
         "{:<20} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>7}",
-        "crate", "modules", "SPIR-V", "optimized", "SMOL-V", "dictionary", "shipped", "ratio"
+        "crate", "modules", "SPIR-V", "optimized", "SMOL-V", "dictionary", "bundle", "ratio"
     );
     for c in &crates {
         println!(
@@ -195,5 +201,9 @@ pub(crate) fn report(args: &ReportArgs) -> Result<(), FileError> {
         total.shipped_bytes,
         pct(total.shipped_bytes, total.spirv_bytes)
     );
+    println!();
+    for c in crates.iter().filter_map(|c| Some((&c.name, c.packing.as_ref()?))) {
+        println!("{:<20} {}", c.0, c.1.summary());
+    }
     Ok(())
 }

@@ -1,0 +1,76 @@
+//! Choosing what ships: the smallest total for the goal, decoder code
+//! included; a tie goes to the simpler packing.
+
+use super::SizeGoal;
+use super::codec::Scheme;
+use super::cost::DecoderCost;
+
+/// One candidate's sizes: what it stores, and (for the download goal) what
+/// that stores to after `xz -9`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Measured {
+    pub(crate) scheme: Scheme,
+    pub(crate) stored: usize,
+    pub(crate) stored_xz: Option<usize>,
+}
+
+impl Measured {
+    /// The decoder code this candidate links.
+    pub(crate) fn decoder(&self) -> DecoderCost {
+        DecoderCost::of(self.scheme.codec)
+    }
+
+    /// Stored bytes plus decoder code, installed.
+    pub(crate) fn installed_total(&self) -> usize {
+        self.stored + self.decoder().installed
+    }
+
+    /// Estimated bytes after `xz -9`, decoder included, if measured.
+    pub(crate) fn download_total(&self) -> Option<usize> {
+        self.stored_xz.map(|xz| xz + self.decoder().download)
+    }
+
+    /// The total the goal weighs (a download goal without an estimate
+    /// falls back to the installed size).
+    pub(crate) fn total(&self, goal: SizeGoal) -> usize {
+        match goal {
+            SizeGoal::Installed => self.installed_total(),
+            SizeGoal::Download => self.download_total().unwrap_or_else(|| self.installed_total()),
+        }
+    }
+}
+
+/// The index of the candidate with the smallest total for `goal`; among
+/// equals, the simplest ([`Scheme::ALL`] order). `None` for no candidates.
+pub(crate) fn choose(candidates: &[Measured], goal: SizeGoal) -> Option<usize> {
+    (0..candidates.len()).min_by_key(|&i| (candidates[i].total(goal), candidates[i].scheme.rank()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn measured(index: usize, stored: usize, stored_xz: usize) -> Measured {
+        Measured { scheme: Scheme::ALL[index], stored, stored_xz: Some(stored_xz) }
+    }
+
+    #[test]
+    fn the_decoder_counts_so_small_sets_ship_raw() {
+        // 3 KB raw beats 1 KB of SMOL-V that needs a 22 KB decoder.
+        let candidates = [measured(0, 3_000, 900), measured(1, 1_000, 700), measured(2, 600, 500)];
+        assert_eq!(choose(&candidates, SizeGoal::Installed), Some(0));
+    }
+
+    #[test]
+    fn large_sets_ship_compressed_and_ties_go_to_the_simpler_packing() {
+        let raw = measured(0, 500_000, 70_000);
+        let smolv = measured(1, 180_000, 55_000);
+        let lz4 = measured(2, 80_000, 67_000);
+        assert_eq!(choose(&[raw, smolv, lz4], SizeGoal::Installed), Some(2));
+        // The download goal weighs xz sizes: SMOL-V compresses again, LZ4 does not.
+        assert_eq!(choose(&[raw, smolv, lz4], SizeGoal::Download), Some(1));
+        let lz4_stream = Measured { scheme: Scheme::ALL[3], ..lz4 };
+        assert_eq!(choose(&[lz4_stream, lz4], SizeGoal::Installed), Some(1));
+        assert_eq!(choose(&[], SizeGoal::Installed), None);
+    }
+}

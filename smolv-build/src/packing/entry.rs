@@ -1,0 +1,105 @@
+//! The packing step's cache entry: LZ4 HC, zstd -19 streams and xz
+//! estimates are slow, and a warm build with the same inputs must not
+//! repeat them. The key covers every input by value.
+
+use super::candidate::tables_len;
+use super::codec::Scheme;
+use super::{EmbeddedSet, Measured, Options, PackInput, SizeGoal, cost, pack};
+use crate::cache::{BodyReader, BodyWriter, Cache, Key, KeyBuilder};
+use crate::config::DictionaryMode;
+use crate::encode::ZstdForms;
+use crate::error::Error;
+
+/// [`pack`], or its result from the cache.
+pub(crate) fn pack_cached(
+    inputs: &[PackInput],
+    zstd: &ZstdForms,
+    options: &Options,
+    dictionary_mode: DictionaryMode,
+    cache: &Cache,
+) -> Result<EmbeddedSet, Error> {
+    let key = key(inputs, zstd, options, dictionary_mode);
+    if let Some(set) = cache.get(&key).and_then(|body| read(&body, inputs, options.goal)) {
+        return Ok(set);
+    }
+    let set = pack(inputs, zstd, options)?;
+    if let Some(body) = write(&set) {
+        cache.put(&key, &body);
+    }
+    Ok(set)
+}
+
+fn key(inputs: &[PackInput], zstd: &ZstdForms, options: &Options, dictionary_mode: DictionaryMode) -> Key {
+    let mut key = KeyBuilder::new("smolv-build embedded set v2");
+    key.text(env!("CARGO_PKG_VERSION"))
+        .text(options.packing.name())
+        .text(options.goal.name())
+        .text(&format!("zstd {} {dictionary_mode:?}", options.zstd_level))
+        .text(&cost::table_identity());
+    // The zstd forms follow from the SMOL-V, level and mode above; the
+    // dictionary is keyed as well, so a different trainer cannot mix in.
+    let dictionary = zstd.with_dictionary.as_ref().and_then(|p| p.dictionary.as_ref());
+    key.field(dictionary.map(|d| d.as_bytes()).unwrap_or_default());
+    for input in inputs {
+        key.text(&input.name).field(&input.smolv).field(&input.spirv);
+    }
+    key.finish()
+}
+
+fn to_u32(value: usize) -> Option<u32> {
+    u32::try_from(value).ok()
+}
+
+/// The entry body; `None` if something does not fit its fields (then the
+/// set is simply not cached).
+fn write(set: &EmbeddedSet) -> Option<Vec<u8>> {
+    let mut w = BodyWriter::default();
+    w.u32(to_u32(set.scheme.rank())?);
+    w.bytes(&set.directory).bytes(&set.data).bytes(set.dictionary.as_deref().unwrap_or_default());
+    w.u32(u32::from(set.dictionary.is_some()));
+    set.modules.iter().for_each(|m| {
+        w.bytes(m);
+    });
+    w.u32(to_u32(set.candidates.len())?);
+    for candidate in &set.candidates {
+        w.u32(to_u32(candidate.scheme.rank())?).u32(to_u32(candidate.stored)?);
+        // 0 for "not estimated", else the estimate plus one.
+        w.u32(to_u32(candidate.stored_xz.map_or(0, |xz| xz + 1))?);
+    }
+    Some(w.0)
+}
+
+fn scheme(rank: u32) -> Option<Scheme> {
+    Scheme::ALL.get(usize::try_from(rank).ok()?).copied()
+}
+
+fn read(body: &[u8], inputs: &[PackInput], goal: SizeGoal) -> Option<EmbeddedSet> {
+    let mut r = BodyReader::new(body);
+    let chosen = scheme(r.u32()?)?;
+    let directory = r.bytes()?.to_vec();
+    let data = r.bytes()?.to_vec();
+    let dictionary_bytes = r.bytes()?.to_vec();
+    let dictionary = (r.u32()? == 1).then_some(dictionary_bytes);
+    let modules = inputs.iter().map(|_| r.bytes().map(<[u8]>::to_vec)).collect::<Option<Vec<_>>>()?;
+    let mut candidates = Vec::new();
+    for _ in 0..r.u32()? {
+        let scheme = scheme(r.u32()?)?;
+        let stored = usize::try_from(r.u32()?).ok()?;
+        let stored_xz = match r.u32()? {
+            0 => None,
+            xz => Some(usize::try_from(xz - 1).ok()?),
+        };
+        candidates.push(Measured { scheme, stored, stored_xz });
+    }
+    let tables_len = tables_len(inputs);
+    r.is_empty().then_some(EmbeddedSet {
+        scheme: chosen,
+        goal,
+        directory,
+        data,
+        dictionary,
+        modules,
+        candidates,
+        tables_len,
+    })
+}

@@ -1,0 +1,330 @@
+//! Packing the embedded set: every way the format allows, measured, and
+//! the smallest chosen, decoder code included (`docs/format.md`, "Embedded
+//! sets").
+//!
+//! encode (SMOL-V, zstd forms) → `candidate` (directory + data per packing)
+//! → `xz` (download estimates) → `choose` (with `cost`) → the set that ships
+//! and each module's `include_shader!` form. `entry` caches the lot.
+
+mod candidate;
+mod choose;
+mod codec;
+mod cost;
+mod directory;
+mod entry;
+mod lz4;
+mod xz;
+
+use rayon::prelude::*;
+
+use crate::encode::ZstdForms;
+use crate::error::Error;
+
+pub(crate) use choose::Measured;
+pub(crate) use codec::{Codec, Scheme};
+pub(crate) use entry::pack_cached;
+
+/// How the modules of an embedded set are laid out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// Each module packed alone: decoding one unpacks only it. The default.
+    #[default]
+    PerModule,
+    /// Every module packed as one stream, which
+    /// compresses better: unpacked once, on the set's first access, then
+    /// served per shader.
+    Stream,
+}
+
+impl Layout {
+    /// The manifest's name: `module` or `stream`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::PerModule => "module",
+            Self::Stream => "stream",
+        }
+    }
+
+    pub(crate) fn byte(self) -> u8 {
+        match self {
+            Self::PerModule => 0,
+            Self::Stream => 1,
+        }
+    }
+}
+
+/// How the embedded set is packed (see [`Config::packing`](crate::Config::packing)).
+///
+/// Every variant but `Auto` forces one packing; the names in parentheses
+/// are what `SMOLV_PACKING` and `cargo smolv build --packing` take.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Packing {
+    /// (`auto`) The smallest total for the [`SizeGoal`]: stored bytes plus
+    /// the decoder code the packing links. Small sets ship raw, larger ones
+    /// compressed. The default.
+    ///
+    /// ```
+    /// smolv_build::Config::new().packing(smolv_build::Packing::Auto);
+    /// ```
+    #[default]
+    Auto,
+    /// (`raw`) Plain SPIR-V, served zero-copy: no decoder at all.
+    ///
+    /// ```
+    /// smolv_build::Config::new().packing(smolv_build::Packing::Raw);
+    /// ```
+    Raw,
+    /// (`smolv`) SMOL-V, uncompressed: the SMOL-V decoder only. What
+    /// compresses best again when the binary is downloaded compressed.
+    ///
+    /// ```
+    /// smolv_build::Config::new().packing(smolv_build::Packing::Smolv);
+    /// ```
+    Smolv,
+    /// (`lz4`, `lz4-stream`) SMOL-V + LZ4 (HC level 12): a decoder of a few
+    /// KB, the usual winner for installed size.
+    ///
+    /// ```
+    /// use smolv_build::{Config, Layout, Packing};
+    /// Config::new().packing(Packing::Lz4 { layout: Layout::Stream });
+    /// ```
+    Lz4 {
+        /// Per module, or one stream.
+        layout: Layout,
+    },
+    /// (`zstd`, `zstd-stream`) SMOL-V + zstd at [`Config::zstd_level`](crate::Config::zstd_level):
+    /// the best ratio, for a larger decoder.
+    ///
+    /// ```
+    /// use smolv_build::{Config, Layout, Packing};
+    /// Config::new().packing(Packing::Zstd { layout: Layout::PerModule });
+    /// ```
+    Zstd {
+        /// Per module, or one stream.
+        layout: Layout,
+    },
+    /// (`zstd-dictionary`) SMOL-V + zstd per module, with a dictionary
+    /// trained over the set ([`Config::dictionary`](crate::Config::dictionary)
+    /// sets its size). Needs two or more modules.
+    ///
+    /// ```
+    /// smolv_build::Config::new().packing(smolv_build::Packing::ZstdDictionary);
+    /// ```
+    ZstdDictionary,
+}
+
+impl Packing {
+    /// Every name [`Packing::parse`] takes.
+    pub const NAMES: [&'static str; 8] =
+        ["auto", "raw", "smolv", "lz4", "lz4-stream", "zstd", "zstd-stream", "zstd-dictionary"];
+
+    /// Parses `auto`, `raw`, `smolv`, `lz4`, `lz4-stream`, `zstd`,
+    /// `zstd-stream` or `zstd-dictionary`.
+    ///
+    /// ```
+    /// use smolv_build::{Layout, Packing};
+    /// assert_eq!(Packing::parse("lz4-stream"), Some(Packing::Lz4 { layout: Layout::Stream }));
+    /// assert_eq!(Packing::parse("brotli"), None);
+    /// ```
+    pub fn parse(text: &str) -> Option<Self> {
+        Some(match text {
+            "auto" => Self::Auto,
+            other => Self::from_scheme(Scheme::ALL.into_iter().find(|s| s.packing_name() == other)?),
+        })
+    }
+
+    /// The name [`Packing::parse`] reads.
+    pub fn name(self) -> &'static str {
+        self.scheme().map_or("auto", Scheme::packing_name)
+    }
+
+    /// The one scheme a forced packing means; `None` for `Auto`.
+    pub(crate) fn scheme(self) -> Option<Scheme> {
+        let (codec, layout) = match self {
+            Self::Auto => return None,
+            Self::Raw => (Codec::Spirv, Layout::PerModule),
+            Self::Smolv => (Codec::Smolv, Layout::PerModule),
+            Self::Lz4 { layout } => (Codec::SmolvLz4, layout),
+            Self::Zstd { layout } => (Codec::SmolvZstd, layout),
+            Self::ZstdDictionary => (Codec::SmolvZstdDictionary, Layout::PerModule),
+        };
+        Some(Scheme { codec, layout })
+    }
+
+    fn from_scheme(scheme: Scheme) -> Self {
+        match scheme.codec {
+            Codec::Spirv => Self::Raw,
+            Codec::Smolv => Self::Smolv,
+            Codec::SmolvLz4 => Self::Lz4 { layout: scheme.layout },
+            Codec::SmolvZstd => Self::Zstd { layout: scheme.layout },
+            Codec::SmolvZstdDictionary => Self::ZstdDictionary,
+        }
+    }
+}
+
+/// What [`Packing::Auto`] makes smallest (see [`Config::size_goal`](crate::Config::size_goal)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SizeGoal {
+    /// (`installed`) The binary as installed: stored bytes plus decoder
+    /// code. The default.
+    #[default]
+    Installed,
+    /// (`download`) The binary after `xz -9`, for games whose store,
+    /// installer or archive compresses them again: compressed shaders do
+    /// not shrink a second time, so this usually picks plain SMOL-V, or raw
+    /// SPIR-V for small sets.
+    Download,
+}
+
+impl SizeGoal {
+    /// Parses `installed` or `download`.
+    ///
+    /// ```
+    /// assert_eq!(smolv_build::SizeGoal::parse("download"), Some(smolv_build::SizeGoal::Download));
+    /// ```
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "installed" => Some(Self::Installed),
+            "download" => Some(Self::Download),
+            _ => None,
+        }
+    }
+
+    /// The name [`SizeGoal::parse`] reads.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Installed => "installed",
+            Self::Download => "download",
+        }
+    }
+}
+
+/// What the packing step works on.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Options {
+    pub(crate) packing: Packing,
+    pub(crate) goal: SizeGoal,
+    pub(crate) zstd_level: i32,
+}
+
+/// One module, as the packing step sees it.
+pub(crate) struct PackInput {
+    pub(crate) name: String,
+    pub(crate) smolv: Vec<u8>,
+    /// The SPIR-V it decodes to, as little-endian bytes.
+    pub(crate) spirv: Vec<u8>,
+    /// xxHash32 (seed 0) of `spirv`.
+    pub(crate) check: u32,
+}
+
+impl PackInput {
+    pub(crate) fn new(name: String, smolv: Vec<u8>, spirv: &[u32]) -> Self {
+        let spirv: Vec<u8> = spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let check = xxhash_rust::xxh32::xxh32(&spirv, 0);
+        Self { name, smolv, spirv, check }
+    }
+}
+
+/// The packed set: what ships, and what the choice weighed.
+pub(crate) struct EmbeddedSet {
+    pub(crate) scheme: Scheme,
+    pub(crate) goal: SizeGoal,
+    pub(crate) directory: Vec<u8>,
+    pub(crate) data: Vec<u8>,
+    /// The zstd dictionary, for [`Codec::SmolvZstdDictionary`] only.
+    pub(crate) dictionary: Option<Vec<u8>>,
+    /// Each module packed alone with the set's codec, for `include_shader!`.
+    pub(crate) modules: Vec<Vec<u8>>,
+    /// Every candidate, in [`Scheme::ALL`] order.
+    pub(crate) candidates: Vec<Measured>,
+    /// Names and tables the macros generate (see `docs/format.md`).
+    pub(crate) tables_len: usize,
+}
+
+impl EmbeddedSet {
+    /// The chosen candidate's sizes.
+    pub(crate) fn chosen(&self) -> Measured {
+        self.candidates.iter().find(|c| c.scheme == self.scheme).copied().unwrap_or(Measured {
+            scheme: self.scheme,
+            stored: self.stored_len(),
+            stored_xz: None,
+        })
+    }
+
+    /// What the binary carries: data, dictionary, names and tables.
+    pub(crate) fn stored_len(&self) -> usize {
+        self.data.len() + self.dictionary.as_ref().map_or(0, Vec::len) + self.tables_len
+    }
+}
+
+/// Builds every candidate packing of `inputs` (sorted by name), measures
+/// them, and keeps the one `options` asks for.
+pub(crate) fn pack(inputs: &[PackInput], zstd: &ZstdForms, options: &Options) -> Result<EmbeddedSet, Error> {
+    let schemes: Vec<Scheme> = Scheme::ALL
+        .into_iter()
+        .filter(|s| s.codec != Codec::SmolvZstdDictionary || zstd.with_dictionary.is_some())
+        .collect();
+    let forced = options.packing.scheme();
+    if let Some(scheme) = forced.filter(|s| !schemes.contains(s)) {
+        return Err(Error::Config(format!(
+            "packing {} needs a zstd dictionary, and none could be trained: that takes two or more modules, \
+             about 4 KB of SMOL-V, and Config::dictionary other than DictionaryMode::Off",
+            scheme.packing_name()
+        )));
+    }
+    let forms = [Codec::Spirv, Codec::Smolv, Codec::SmolvLz4, Codec::SmolvZstd, Codec::SmolvZstdDictionary]
+        .into_par_iter()
+        .filter(|codec| schemes.iter().any(|s| s.codec == *codec))
+        .map(|codec| candidate::ModuleForms::new(codec, inputs, zstd))
+        .collect::<Result<Vec<_>, Error>>()?;
+    let forms_of = |codec| forms.iter().find(|f| f.codec == codec);
+    let candidates = schemes
+        .par_iter()
+        .map(|&scheme| match (scheme.layout, forms_of(scheme.codec)) {
+            (Layout::PerModule, Some(forms)) => candidate::per_module(inputs, forms),
+            (Layout::Stream, _) => candidate::stream(inputs, scheme.codec, options.zstd_level),
+            (Layout::PerModule, None) => {
+                Err(Error::Internal(format!("no modules packed with {}", scheme.codec.name())))
+            }
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    let measured = candidates
+        .par_iter()
+        .map(|c| {
+            let stored_xz = match options.goal {
+                SizeGoal::Download => Some(xz::compressed_len(&c.stored_bytes())?),
+                SizeGoal::Installed => None,
+            };
+            Ok(Measured { scheme: c.scheme, stored: c.stored_len(), stored_xz })
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    let index = match forced {
+        Some(scheme) => measured.iter().position(|m| m.scheme == scheme),
+        None => choose::choose(&measured, options.goal),
+    }
+    .ok_or_else(|| Error::Internal("no packing candidate was built".to_owned()))?;
+    let chosen = candidates
+        .into_iter()
+        .nth(index)
+        .ok_or_else(|| Error::Internal("the chosen packing candidate is missing".to_owned()))?;
+    let modules = forms
+        .into_iter()
+        .find(|f| f.codec == chosen.scheme.codec)
+        .map(|f| f.packed)
+        .ok_or_else(|| Error::Internal("the chosen codec packed no modules".to_owned()))?;
+    Ok(EmbeddedSet {
+        scheme: chosen.scheme,
+        goal: options.goal,
+        dictionary: chosen.dictionary.as_ref().map(|d| d.as_bytes().to_vec()),
+        directory: chosen.directory,
+        data: chosen.data,
+        modules,
+        candidates: measured,
+        tables_len: chosen.tables_len,
+    })
+}
+
+/// Bytes a module unpacks to in a set packed with `codec`.
+pub(crate) fn unpacked_len(codec: Codec, input: &PackInput) -> usize {
+    candidate::unpacked_len(codec, input)
+}

@@ -1,0 +1,113 @@
+//! Reading an embedded set's directory (`docs/format.md`, "Embedded sets")
+//! at compile time. Everything the runtime relies on is checked here, so a
+//! damaged artifact fails the build instead of the program. (smolv-runtime
+//! depends on this crate, so the two cannot share a parser; the runtime
+//! never parses a directory.)
+
+/// One module of the directory.
+pub(crate) struct Entry {
+    pub(crate) name: String,
+    pub(crate) offset: u32,
+    pub(crate) packed_len: u32,
+    pub(crate) unpacked_len: u32,
+    pub(crate) spirv_len: u32,
+    pub(crate) check: u32,
+}
+
+/// A checked directory.
+pub(crate) struct Directory {
+    /// `(unpacked length, xxHash32)` of the stream; `(0, 0)` per module.
+    pub(crate) stream: (u32, u32),
+    pub(crate) entries: Vec<Entry>,
+}
+
+/// The directory's codec byte for a manifest codec name.
+pub(crate) fn codec_byte(codec: &str) -> Result<u8, String> {
+    Ok(match codec {
+        "spirv" => 0,
+        "smolv" => 1,
+        "smolv-lz4" => 2,
+        "smolv-zstd" => 3,
+        "smolv-zstd-dictionary" => 4,
+        other => {
+            return Err(format!(
+                "smolv: the manifest names codec {other:?}, which this smolv-macros does not know; use matching \
+                 smolv-build and smolv-runtime versions"
+            ));
+        }
+    })
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> Result<u32, &'static str> {
+    let b = bytes.get(at..at + 4).ok_or("is truncated")?;
+    Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+fn within(offset: u32, len: u32, limit: u64) -> bool {
+    u64::from(offset) + u64::from(len) <= limit
+}
+
+/// Parses and checks a directory of codec `codec` whose data is
+/// `data_len` bytes long: the header, every entry inside the directory and
+/// its module inside the data (or the stream), lengths that fit the codec,
+/// and names that are sorted and unique.
+pub(crate) fn directory(bytes: &[u8], codec: u8, data_len: u64) -> Result<Directory, &'static str> {
+    if bytes.len() < 20 || &bytes[..4] != b"SMVD" {
+        return Err("is not a smolv embedded-set directory");
+    }
+    if bytes[4] != 1 {
+        return Err("has a directory format this smolv-macros does not read");
+    }
+    if bytes[5] != codec {
+        return Err("names another codec than the manifest");
+    }
+    let stream = match (codec, bytes[6]) {
+        (_, 0) => false,
+        (2 | 3, 1) => true,
+        _ => return Err("has an unknown layout for its codec"),
+    };
+    let count = u32_at(bytes, 8)?;
+    let stream_info = (u32_at(bytes, 12)?, u32_at(bytes, 16)?);
+    if !stream && stream_info != (0, 0) {
+        return Err("has stream fields set for modules packed one by one");
+    }
+    let limit = if stream { u64::from(stream_info.0) } else { data_len };
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut at = 20;
+    for _ in 0..count {
+        let field = |i: usize| u32_at(bytes, at + 4 * i);
+        let name_len = bytes.get(at + 20..at + 22).map(|b| usize::from(u16::from_le_bytes([b[0], b[1]])));
+        let name_len = name_len.ok_or("is truncated")?;
+        let name = bytes.get(at + 22..at + 22 + name_len).ok_or("is truncated")?;
+        let name = String::from_utf8(name.to_vec()).map_err(|_| "has a name that is not UTF-8")?;
+        let entry = Entry {
+            name,
+            offset: field(0)?,
+            packed_len: field(1)?,
+            unpacked_len: field(2)?,
+            spirv_len: field(3)?,
+            check: field(4)?,
+        };
+        if !within(entry.offset, entry.packed_len, limit) {
+            return Err("has a module outside its data");
+        }
+        if entry.spirv_len < 20 || !entry.spirv_len.is_multiple_of(4) {
+            return Err("has a SPIR-V length that is not a whole module");
+        }
+        let stored_as_is = codec < 2 || stream;
+        if (stored_as_is && entry.packed_len != entry.unpacked_len)
+            || (codec == 0 && (!entry.offset.is_multiple_of(4) || entry.unpacked_len != entry.spirv_len))
+        {
+            return Err("has lengths that do not fit its codec");
+        }
+        if entries.last().is_some_and(|last| last.name >= entry.name) {
+            return Err("has names out of order");
+        }
+        entries.push(entry);
+        at = (at + 22 + name_len).next_multiple_of(4);
+    }
+    if at != bytes.len() {
+        return Err("does not end after its last entry");
+    }
+    Ok(Directory { stream: stream_info, entries })
+}

@@ -1,0 +1,20 @@
+//! How shaders are decoded: the checks and limits every decoder applies.
+
+/// Settings for decoding a container.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DecodeSettings {
+    /// Check the decoded SPIR-V against the hash recorded at build time:
+    /// blake3 for containers and bundles (files), xxHash32 for embedded
+    /// shaders. On by default.
+    pub verify_hash: bool,
+    /// Refuse containers that declare more SPIR-V than this, before
+    /// allocating. Default: 256 MiB.
+    pub max_decoded_len: usize,
+}
+
+impl Default for DecodeSettings {
+    fn default() -> Self {
+        Self { verify_hash: true, max_decoded_len: 256 << 20 }
+    }
+}
+

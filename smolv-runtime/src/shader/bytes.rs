@@ -1,0 +1,79 @@
+//! Byte and word storage shared by shaders and sets: embedded in the
+//! binary, or shared with a loaded file or an unpacked stream.
+
+#[cfg(feature = "zstd-fast")]
+use std::sync::Arc;
+
+/// Bytes that are either `'static` or a range of shared memory (a loaded
+/// file).
+#[cfg(feature = "zstd-fast")]
+#[derive(Clone, Debug)]
+pub(crate) enum Bytes {
+    Static(&'static [u8]),
+    Shared { data: Arc<[u8]>, start: usize, end: usize },
+}
+
+#[cfg(feature = "zstd-fast")]
+impl Bytes {
+    pub(crate) fn shared(data: Arc<[u8]>) -> Self {
+        let end = data.len();
+        Self::Shared { data, start: 0, end }
+    }
+
+    #[inline]
+    pub(crate) fn get(&self) -> &[u8] {
+        match self {
+            Self::Static(bytes) => bytes,
+            Self::Shared { data, start, end } => data.get(*start..*end).unwrap_or_default(),
+        }
+    }
+
+    /// The part `start..end` of these bytes (empty if out of range).
+    pub(crate) fn slice(&self, start: usize, end: usize) -> Self {
+        match self {
+            Self::Static(bytes) => Self::Static(bytes.get(start..end).unwrap_or_default()),
+            Self::Shared { data, start: base, end: limit } => {
+                let (start, end) = match (base.checked_add(start), base.checked_add(end)) {
+                    (Some(s), Some(e)) if s <= e && e <= *limit => (s, e),
+                    _ => (*base, *base),
+                };
+                Self::Shared { data: Arc::clone(data), start, end }
+            }
+        }
+    }
+}
+
+/// A shader's name: from the binary, or owned.
+#[derive(Clone, Debug)]
+pub(crate) enum Name {
+    Static(&'static str),
+    #[cfg_attr(not(feature = "zstd-fast"), allow(dead_code))]
+    Owned(Box<str>),
+}
+
+impl Name {
+    #[inline]
+    pub(crate) fn get(&self) -> &str {
+        match self {
+            Self::Static(name) => name,
+            Self::Owned(name) => name,
+        }
+    }
+}
+
+/// Decoded SPIR-V: served straight from the binary (raw sets), or owned.
+#[derive(Debug)]
+pub(crate) enum Words {
+    Static(&'static [u32]),
+    Owned(Vec<u32>),
+}
+
+impl Words {
+    #[inline]
+    pub(crate) fn get(&self) -> &[u32] {
+        match self {
+            Self::Static(words) => words,
+            Self::Owned(words) => words,
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! Shaders from asset files: containers (`.smvc`) and bundles (`.smvb`),
+//! which keep the full blake3 check of everything they decode.
+
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+use super::{Bytes, Name, Shader, Source};
+use crate::container::{Container, ContainerError, ContentHash, DecodeSettings, Dictionary};
+
+/// A loaded shader's bytes, behind a trait object: calls go through its
+/// vtable, which only loading code creates, so binaries that only embed
+/// shaders link none of this (nor zstd, nor `Arc`).
+pub(crate) trait LoadedSource: core::fmt::Debug + Send + Sync {
+    fn bytes(&self) -> &[u8];
+    fn reflection(&self) -> &[u8];
+    fn spirv_len(&self) -> usize;
+    fn content_hash(&self) -> ContentHash;
+    fn decode(&self, settings: &DecodeSettings, out: &mut Vec<u32>) -> Result<(), ContainerError>;
+}
+
+/// A loaded container: what its header records, and the dictionary it
+/// shares with the rest of its bundle.
+#[derive(Debug)]
+struct LoadedContainer {
+    bytes: Bytes,
+    reflection: Bytes,
+    dictionary: Option<Arc<Dictionary>>,
+    hash: ContentHash,
+    spirv_len: usize,
+}
+
+impl LoadedSource for LoadedContainer {
+    fn bytes(&self) -> &[u8] {
+        self.bytes.get()
+    }
+
+    fn reflection(&self) -> &[u8] {
+        self.reflection.get()
+    }
+
+    fn spirv_len(&self) -> usize {
+        self.spirv_len
+    }
+
+    fn content_hash(&self) -> ContentHash {
+        self.hash
+    }
+
+    fn decode(&self, settings: &DecodeSettings, out: &mut Vec<u32>) -> Result<(), ContainerError> {
+        Container::parse(self.bytes.get())?.decode_with(self.dictionary.as_deref(), settings, out)
+    }
+}
+
+/// A shader over container bytes, checked now: the header, the reflection
+/// and the dictionary the container names.
+pub(crate) fn shader_from_container(
+    name: Name,
+    bytes: Bytes,
+    dictionary: Option<Arc<Dictionary>>,
+) -> Result<Shader, ContainerError> {
+    let container = Container::parse(bytes.get())?;
+    // Checked now, so that a loaded shader's reflection always parses.
+    container.reflection()?;
+    if container.dictionary_id() != 0 {
+        let found = match &dictionary {
+            Some(d) if d.id() == container.dictionary_id() => None,
+            Some(_) => Some("a different dictionary was given"),
+            None => Some("no dictionary was given"),
+        };
+        if let Some(found) = found {
+            return Err(ContainerError::DictionaryMismatch { expected: container.dictionary_id(), found });
+        }
+    }
+    let reflection_at = container.reflection_bytes().as_ptr() as usize - bytes.get().as_ptr() as usize;
+    let reflection = bytes.slice(reflection_at, reflection_at + container.reflection_bytes().len());
+    let (hash, spirv_len) = (container.content_hash(), container.decoded_len());
+    let source = Source::Container(Box::new(LoadedContainer { bytes, reflection, dictionary, hash, spirv_len }));
+    Ok(Shader::new(name, source))
+}
+
+impl Shader {
+    /// A shader from container bytes (a `.smvc` file), checked now.
+    /// `dictionary` is needed when the container was compressed with one.
+    ///
+    /// ```
+    /// use smolv_runtime::container::ContainerBuilder;
+    /// use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// use smolv_runtime::Shader;
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// let bytes = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// let shader = Shader::from_container("blur.comp", bytes, None)?;
+    /// assert_eq!(shader.decode()?, spirv);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_container(
+        name: impl Into<String>,
+        container: Vec<u8>,
+        dictionary: Option<Vec<u8>>,
+    ) -> Result<Self, ContainerError> {
+        let dictionary = dictionary.map(|d| Dictionary::new(d).map(Arc::new)).transpose()?;
+        shader_from_container(Name::Owned(name.into().into_boxed_str()), Bytes::shared(container.into()), dictionary)
+    }
+
+    /// Reads a container file.
+    pub fn open(path: impl AsRef<Path>, dictionary: Option<Vec<u8>>) -> Result<Self, ContainerError> {
+        let path = path.as_ref();
+        let bytes = std::fs::read(path).map_err(|source| ContainerError::Io { path: path.to_owned(), source })?;
+        Self::from_container(path.file_name().unwrap_or_default().to_string_lossy(), bytes, dictionary)
+    }
+}
+
+/// The shaders of a bundle, sharing its bytes and one parsed dictionary.
+pub(crate) fn bundle_shaders(bytes: &Bytes) -> Result<Vec<Shader>, ContainerError> {
+    let bundle = crate::container::Bundle::parse(bytes.get())?;
+    let (dictionary_span, entries) = bundle.layout();
+    let dictionary = dictionary_span.map(|(start, end)| Dictionary::new(bytes.get()[start..end].to_vec()).map(Arc::new)).transpose()?;
+    let mut shaders = Vec::with_capacity(bundle.len());
+    for (name, (start, end)) in entries {
+        shaders.push(shader_from_container(Name::Owned(name.into()), bytes.slice(start, end), dictionary.clone())?);
+    }
+    Ok(shaders)
+}
+
+/// A set's shaders, once indexed (or why the set could not be).
+pub(crate) type Index = OnceLock<Result<Vec<Shader>, ContainerError>>;
+
+/// Used by [`ShaderSet`](super::ShaderSet) to build a loaded set.
+pub(crate) fn loaded_set(bytes: Vec<u8>) -> Result<(Bytes, Index), ContainerError> {
+    let bytes = Bytes::shared(bytes.into());
+    let shaders = bundle_shaders(&bytes)?;
+    Ok((bytes, OnceLock::from(Ok(shaders))))
+}

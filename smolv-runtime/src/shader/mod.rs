@@ -1,0 +1,187 @@
+//! Shaders and shader sets: what `include_shader!` and `include_shaders!`
+//! produce, and what asset files load into.
+//!
+//! ```
+//! use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
+//! use smolv_runtime::reflect::{Reflection, ShaderStage};
+//! use smolv_runtime::ShaderSet;
+//!
+//! # let spirv = smolv_runtime::doc_example_module();
+//! # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+//! # let asset = BundleBuilder::new().add("blur.comp", container).build();
+//! // let asset = std::fs::read("assets/shaders.smvb")?;
+//! let shaders = ShaderSet::from_vec(asset)?;
+//! let blur = shaders.get("blur.comp")?;
+//! assert_eq!(blur.reflection()?.stage, ShaderStage::Compute);
+//! let words = blur.decode()?;
+//! assert_eq!(words[0], 0x0723_0203);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod bytes;
+#[cfg(feature = "zstd-fast")]
+mod loaded;
+mod set;
+
+use std::sync::OnceLock;
+
+#[cfg(feature = "zstd-fast")]
+pub(crate) use bytes::Bytes;
+pub(crate) use bytes::{Name, Words};
+pub use set::{Packing, ShaderSet};
+
+use crate::container::{ContainerError, ContentHash, DecodeSettings};
+use crate::embed::EmbeddedModule;
+use crate::embed::unpack::Unpacker;
+use crate::reflect::{Reflection, ShaderStage};
+
+/// Where a shader's bytes come from, and so how they decode.
+#[derive(Debug)]
+pub(crate) enum Source {
+    /// Embedded by the macros (`docs/format.md`, embedded sets), or a module
+    /// of an unpacked stream.
+    Embedded(EmbeddedModule),
+    /// A container from a file or a bundle.
+    #[cfg(feature = "zstd-fast")]
+    Container(Box<dyn loaded::LoadedSource>),
+}
+
+/// One shader: its stored bytes, its reflection, and how to decode it.
+///
+/// Decoding allocates only the output; [`Shader::decode_into`] reuses a
+/// buffer, and [`Shader::decode_cached`] decodes once and keeps the result
+/// (for a raw-SPIR-V build it serves the words straight from the binary).
+#[derive(Debug)]
+pub struct Shader {
+    name: Name,
+    source: Source,
+    decoded: OnceLock<Words>,
+}
+
+impl Shader {
+#[inline]
+    pub(crate) fn new(name: Name, source: Source) -> Self {
+        Self { name, source, decoded: OnceLock::new() }
+    }
+
+    /// For `include_shader!`: one module embedded on its own, packed with
+    /// `unpacker`'s codec. Not a stable API.
+    #[doc(hidden)]
+    pub const fn embedded(
+        name: &'static str,
+        unpacker: &'static Unpacker,
+        packed: &'static [u8],
+        dictionary: &'static [u8],
+        unpacked_len: usize,
+        spirv_len: usize,
+        check: u32,
+    ) -> Self {
+        let module = EmbeddedModule::new(unpacker, packed, dictionary, unpacked_len, spirv_len, check);
+        Self { name: Name::Static(name), source: Source::Embedded(module), decoded: OnceLock::new() }
+    }
+
+    /// The shader's name: `lit.frag`, `lit.frag@shadows`, `sky.wgsl#fs_main`.
+#[inline]
+    pub fn name(&self) -> &str {
+        self.name.get()
+    }
+
+    /// The bytes this shader occupies as stored: its packed module
+    /// (embedded), or its container (loaded from a file).
+#[inline]
+    pub fn stored_bytes(&self) -> &[u8] {
+        match &self.source {
+            Source::Embedded(module) => module.stored(),
+            #[cfg(feature = "zstd-fast")]
+            Source::Container(container) => container.bytes(),
+        }
+    }
+
+    /// Stage, entry point, bindings, push constants, spec constants and
+    /// interface, parsed on each call (keep the result where it is needed
+    /// often). Loaded containers store it; embedded shaders read it from
+    /// their SPIR-V ([`Reflection::from_spirv`]), so binaries that never ask
+    /// carry neither the bytes nor the code.
+    pub fn reflection(&self) -> Result<Reflection, ContainerError> {
+        match &self.source {
+            Source::Embedded(_) => Ok(Reflection::from_spirv(self.decode_cached()?)?),
+            #[cfg(feature = "zstd-fast")]
+            Source::Container(container) => Ok(Reflection::from_bytes(container.reflection())?),
+        }
+    }
+
+    /// The stage, from the reflection.
+    pub fn stage(&self) -> Result<ShaderStage, ContainerError> {
+        Ok(self.reflection()?.stage)
+    }
+
+    /// Bytes of SPIR-V this shader decodes to, from its metadata.
+#[inline]
+    pub fn spirv_len(&self) -> usize {
+        match &self.source {
+            Source::Embedded(module) => module.spirv_len(),
+            #[cfg(feature = "zstd-fast")]
+            Source::Container(container) => container.spirv_len(),
+        }
+    }
+
+    /// blake3 of the decoded SPIR-V: a stable pipeline-cache key. Loaded
+    /// containers record it; embedded shaders compute it on first use
+    /// (so that binaries which never ask do not carry blake3).
+    pub fn content_hash(&self) -> Result<ContentHash, ContainerError> {
+        match &self.source {
+            Source::Embedded(_) => Ok(ContentHash::of_spirv(self.decode_cached()?)),
+            #[cfg(feature = "zstd-fast")]
+            Source::Container(container) => Ok(container.content_hash()),
+        }
+    }
+
+    /// Decodes to SPIR-V words, checking the recorded hash.
+#[inline]
+    pub fn decode(&self) -> Result<Vec<u32>, ContainerError> {
+        let mut out = Vec::new();
+        self.decode_into(&mut out)?;
+        Ok(out)
+    }
+
+    /// Decodes into `out`, reusing its allocation.
+#[inline]
+    pub fn decode_into(&self, out: &mut Vec<u32>) -> Result<(), ContainerError> {
+        self.decode_with(&DecodeSettings::default(), out)
+    }
+
+    /// Decodes with explicit settings (for example without the hash check).
+    /// On error `out` is left empty.
+#[inline]
+    pub fn decode_with(&self, settings: &DecodeSettings, out: &mut Vec<u32>) -> Result<(), ContainerError> {
+        let result = match &self.source {
+            Source::Embedded(module) => module.decode(settings, out),
+            #[cfg(feature = "zstd-fast")]
+            Source::Container(container) => container.decode(settings, out),
+        };
+        if result.is_err() {
+            out.clear();
+        }
+        result
+    }
+
+    /// Decodes once, thread-safely, and keeps the words for the life of the
+    /// shader. A raw-SPIR-V build serves them straight from the binary,
+    /// without a copy.
+#[inline]
+    pub fn decode_cached(&self) -> Result<&[u32], ContainerError> {
+        if let Some(words) = self.decoded.get() {
+            return Ok(words.get());
+        }
+        let borrowed = match &self.source {
+            Source::Embedded(module) => module.borrow_raw()?,
+            #[cfg(feature = "zstd-fast")]
+            Source::Container(_) => None,
+        };
+        let words = match borrowed {
+            Some(words) => Words::Static(words),
+            None => Words::Owned(self.decode()?),
+        };
+        Ok(self.decoded.get_or_init(|| words).get())
+    }
+}

@@ -1,0 +1,146 @@
+//! Shader sets: every shader of a crate (`include_shaders!`), or of a
+//! bundle file.
+
+use std::sync::OnceLock;
+
+use super::Shader;
+use crate::container::ContainerError;
+use crate::embed::{EmbeddedEntry, EmbeddedSet};
+use crate::embed::unpack::Unpacker;
+
+/// How a set's shaders are packed: the codec's name as in the build
+/// manifest (`spirv`, `smolv`, `smolv-lz4`, `smolv-zstd`,
+/// `smolv-zstd-dictionary`, or `bundle` for a loaded bundle file), and
+/// whether they are one stream. Displays as the build report does:
+/// `smolv-lz4 (stream)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Packing {
+    /// The codec's name.
+    pub codec: &'static str,
+    /// Whether the modules are packed as one stream (unpacked on first
+    /// access) rather than one by one.
+    pub one_stream: bool,
+}
+
+impl core::fmt::Display for Packing {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{} ({})", self.codec, if self.one_stream { "stream" } else { "per module" })
+    }
+}
+
+/// Where a set's shaders come from.
+#[derive(Debug)]
+enum SetSource {
+    /// Embedded by `include_shaders!`: unpacked on first access.
+    Embedded(EmbeddedSet),
+    /// A bundle file, checked when it was loaded.
+    #[cfg(feature = "zstd-fast")]
+    Bundle(super::Bytes),
+}
+
+/// Many shaders: what `include_shaders!` embeds, and what
+/// `cargo smolv pack` writes as an asset file (a bundle). Looking one up is
+/// a binary search by name; decoding one never decodes the others.
+///
+/// An embedded set is checked and, when it was packed as one stream,
+/// unpacked on its first access; a bundle is checked when it is loaded.
+///
+/// ```text
+/// static ALL: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
+/// let sky = ALL.get("sky.wgsl#fs_main")?.decode()?;
+/// for shader in ALL.shaders()? {
+///     println!("{}: {} bytes of SPIR-V", shader.name(), shader.spirv_len());
+/// }
+/// ```
+#[derive(Debug)]
+pub struct ShaderSet {
+    source: SetSource,
+    shaders: OnceLock<Result<Vec<Shader>, ContainerError>>,
+}
+
+impl ShaderSet {
+    /// For `include_shaders!`: an embedded set (`docs/format.md`), its
+    /// directory turned into a table by the macro, which checked it at
+    /// compile time; the table is checked again on first access. Not a
+    /// stable API.
+    #[doc(hidden)]
+    pub const fn embedded(
+        unpacker: &'static Unpacker,
+        data: &'static [u8],
+        dictionary: &'static [u8],
+        names: &'static str,
+        entries: &'static [EmbeddedEntry],
+        stream: (u32, u32),
+    ) -> Self {
+        Self {
+            source: SetSource::Embedded(EmbeddedSet::new(unpacker, data, dictionary, names, entries, stream)),
+            shaders: OnceLock::new(),
+        }
+    }
+
+    /// A set from bundle bytes (an `.smvb` asset), checked now; every
+    /// decode is checked against the bundle's blake3 hashes.
+    #[cfg(feature = "zstd-fast")]
+    pub fn from_vec(bundle: Vec<u8>) -> Result<Self, ContainerError> {
+        let (bytes, shaders) = super::loaded::loaded_set(bundle)?;
+        Ok(Self { source: SetSource::Bundle(bytes), shaders })
+    }
+
+    /// Reads a bundle file.
+    #[cfg(feature = "zstd-fast")]
+    pub fn open(path: impl AsRef<std::path::Path>) -> Result<Self, ContainerError> {
+        let path = path.as_ref();
+        let bytes = std::fs::read(path).map_err(|source| ContainerError::Io { path: path.to_owned(), source })?;
+        Self::from_vec(bytes)
+    }
+
+    /// Every shader, sorted by name; an error if the set is damaged.
+#[inline]
+    pub fn shaders(&self) -> Result<&[Shader], ContainerError> {
+        let shaders = self.shaders.get_or_init(|| match &self.source {
+            SetSource::Embedded(set) => set.shaders(),
+            // Loaded sets fill `shaders` when they are created.
+            #[cfg(feature = "zstd-fast")]
+            SetSource::Bundle(_) => Err(ContainerError::Corrupt { what: "shader bundle", reason: "it was not indexed" }),
+        });
+        shaders.as_deref().map_err(ContainerError::again)
+    }
+
+    /// Iterates over every shader, sorted by name.
+#[inline]
+    pub fn iter(&self) -> Result<std::slice::Iter<'_, Shader>, ContainerError> {
+        Ok(self.shaders()?.iter())
+    }
+
+    /// The shader named `name`. A miss suggests the closest names.
+#[inline]
+    pub fn get(&self, name: &str) -> Result<&Shader, ContainerError> {
+        let shaders = self.shaders()?;
+        match shaders.binary_search_by(|s| s.name().cmp(name)) {
+            Ok(i) => Ok(&shaders[i]),
+            Err(_) => Err(ContainerError::NotFound {
+                name: name.to_owned(),
+                suggestion: crate::container::suggest(name, shaders.iter().map(Shader::name)),
+            }),
+        }
+    }
+
+    /// How the set is packed, as smolv-build chose it.
+    pub fn packing(&self) -> Packing {
+        match &self.source {
+            SetSource::Embedded(set) => set.packing(),
+            #[cfg(feature = "zstd-fast")]
+            SetSource::Bundle(_) => Packing { codec: "bundle", one_stream: false },
+        }
+    }
+
+    /// How many bytes the set occupies in the binary (data, dictionary,
+    /// names and table) or as a file.
+    pub fn stored_len(&self) -> usize {
+        match &self.source {
+            SetSource::Embedded(set) => set.stored_len(),
+            #[cfg(feature = "zstd-fast")]
+            SetSource::Bundle(bytes) => bytes.get().len(),
+        }
+    }
+}

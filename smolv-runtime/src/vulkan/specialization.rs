@@ -1,0 +1,300 @@
+//! Specialization constants for the driver: a `VkSpecializationInfo` with
+//! each value written at the size of its constant's type, which comes from
+//! the SPIR-V itself (4 bytes for `bool` and 32-bit types, 8 for 64-bit
+//! ones, 2 and 1 for 16- and 8-bit ones).
+
+use std::collections::HashMap;
+
+use ash::vk;
+
+use super::VulkanError;
+use crate::specialize::Value;
+
+/// The scalar type of a specialization constant, as the module declares it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scalar {
+    Bool,
+    Int { width: u32, signed: bool },
+    Float { width: u32 },
+}
+
+impl Scalar {
+    /// Bytes of the value in `VkSpecializationInfo` data (`VkBool32` for bools).
+    fn size(self) -> u32 {
+        match self {
+            Self::Bool => 4,
+            Self::Int { width, .. } | Self::Float { width } => width / 8,
+        }
+    }
+
+    fn describe(self) -> String {
+        match self {
+            Self::Bool => "a bool".to_owned(),
+            Self::Int { width, signed: true } => format!("a {width}-bit signed integer"),
+            Self::Int { width, signed: false } => format!("a {width}-bit unsigned integer"),
+            Self::Float { width } => format!("a {width}-bit float"),
+        }
+    }
+}
+
+const SPIRV_MAGIC: u32 = 0x0723_0203;
+const OP_TYPE_BOOL: u32 = 20;
+const OP_TYPE_INT: u32 = 21;
+const OP_TYPE_FLOAT: u32 = 22;
+const OP_SPEC_CONSTANT_TRUE: u32 = 48;
+const OP_SPEC_CONSTANT_FALSE: u32 = 49;
+const OP_SPEC_CONSTANT: u32 = 50;
+const OP_FUNCTION: u32 = 54;
+const OP_DECORATE: u32 = 71;
+const DECORATION_SPEC_ID: u32 = 1;
+
+/// The scalar type of every specialization constant of `spirv`, by SpecId.
+/// A module that cannot be read gives what was found before the damage.
+fn spec_constant_types(spirv: &[u32]) -> HashMap<u32, Scalar> {
+    let mut spec_ids = HashMap::new(); // result id -> SpecId
+    let mut types = HashMap::new(); // type id -> scalar
+    let mut constants = Vec::new(); // (result id, type id)
+    if spirv.first() != Some(&SPIRV_MAGIC) {
+        return HashMap::new();
+    }
+    let mut at = 5;
+    while let Some(&word) = spirv.get(at) {
+        let count = usize::try_from(word >> 16).unwrap_or(0);
+        let Some(operands) = spirv.get(at + 1..at + count) else { break };
+        if count == 0 {
+            break;
+        }
+        match (word & 0xFFFF, operands) {
+            (OP_DECORATE, &[target, DECORATION_SPEC_ID, id, ..]) => {
+                spec_ids.insert(target, id);
+            }
+            (OP_TYPE_BOOL, &[result, ..]) => {
+                types.insert(result, Scalar::Bool);
+            }
+            (OP_TYPE_INT, &[result, width, signedness, ..]) => {
+                types.insert(result, Scalar::Int { width, signed: signedness != 0 });
+            }
+            (OP_TYPE_FLOAT, &[result, width, ..]) => {
+                types.insert(result, Scalar::Float { width });
+            }
+            (OP_SPEC_CONSTANT_TRUE | OP_SPEC_CONSTANT_FALSE | OP_SPEC_CONSTANT, &[ty, result, ..]) => {
+                constants.push((result, ty));
+            }
+            // Types and constants all come before the first function.
+            (OP_FUNCTION, _) => break,
+            _ => {}
+        }
+        at += count;
+    }
+    constants.into_iter().filter_map(|(result, ty)| Some((*spec_ids.get(&result)?, *types.get(&ty)?))).collect()
+}
+
+/// `value` for a constant of type `ty`: its size in bytes and its bits,
+/// or an error when it does not fit (nothing is truncated).
+fn encode(id: u32, value: Value, ty: Option<Scalar>) -> Result<(u32, u64), VulkanError> {
+    let Some(ty) = ty else {
+        // The module has no such constant (the optimizer may have removed
+        // an unused one): the driver ignores the entry, whatever its size.
+        return Ok(if value.bits() > u64::from(u32::MAX) { (8, value.bits()) } else { (4, value.bits()) });
+    };
+    let wrong = || VulkanError::SpecConstantValue { id, ty: ty.describe(), value };
+    let fits = |bits: u64, width: u32| width >= 64 || bits >> width == 0;
+    let bits = match (ty, value) {
+        (Scalar::Bool, Value::Bool(b)) => u64::from(b),
+        (Scalar::Bool, Value::I32(_) | Value::U32(_) | Value::Bits(_)) if value.bits() <= 1 => value.bits(),
+        (Scalar::Int { width, .. }, Value::I32(v)) => {
+            // Accepted when it fits the width as signed or as unsigned; written
+            // sign-extended to the width (so -1 is all ones in 64 bits too).
+            let v = i64::from(v);
+            let in_range = match width {
+                0 => false,
+                64.. => true,
+                _ => v >= -(1 << (width - 1)) && v < (1 << width),
+            };
+            if !in_range {
+                return Err(wrong());
+            }
+            let mask = if width >= 64 { u64::MAX } else { (1 << width) - 1 };
+            v.cast_unsigned() & mask
+        }
+        (Scalar::Int { width, .. }, Value::U32(_) | Value::Bool(_) | Value::Bits(_))
+        | (Scalar::Float { width }, Value::Bits(_))
+            if fits(value.bits(), width) =>
+        {
+            value.bits()
+        }
+        (Scalar::Float { width: 32 }, Value::F32(f)) => u64::from(f.to_bits()),
+        (Scalar::Float { width: 64 }, Value::F32(f)) => f64::from(f).to_bits(),
+        _ => return Err(wrong()),
+    };
+    if ty.size() == 0 {
+        return Err(wrong());
+    }
+    Ok((ty.size(), bits))
+}
+
+/// Specialization data for the driver, kept alive while pipelines are made.
+#[derive(Debug)]
+pub(super) struct SpecializationData {
+    entries: Vec<vk::SpecializationMapEntry>,
+    data: Vec<u8>,
+}
+
+impl SpecializationData {
+    /// The map entries and data of `values` for the module `spirv`.
+    ///
+    /// # Errors
+    /// A value that does not fit its constant's type, or an id given twice.
+    pub(super) fn new(spirv: &[u32], values: &[(u32, Value)]) -> Result<Self, VulkanError> {
+        check_unique(values)?;
+        let types = if values.is_empty() { HashMap::new() } else { spec_constant_types(spirv) };
+        let mut entries = Vec::with_capacity(values.len());
+        let mut data = Vec::with_capacity(values.len() * 8);
+        for &(id, value) in values {
+            let (size, bits) = encode(id, value, types.get(&id).copied())?;
+            let offset = u32::try_from(data.len()).map_err(|_| VulkanError::TooManySpecConstants(values.len()))?;
+            let bytes = usize::try_from(size).map_err(|_| VulkanError::TooManySpecConstants(values.len()))?;
+            entries.push(vk::SpecializationMapEntry { constant_id: id, offset, size: bytes });
+            data.extend_from_slice(&bits.to_le_bytes()[..bytes]);
+        }
+        Ok(Self { entries, data })
+    }
+
+    /// The info to point a shader stage at, if there are any values.
+    pub(super) fn info(&self) -> Option<vk::SpecializationInfo<'_>> {
+        (!self.entries.is_empty())
+            .then(|| vk::SpecializationInfo::default().map_entries(&self.entries).data(&self.data))
+    }
+}
+
+/// An error if an id appears twice in `values` (Vulkan requires unique ids).
+pub(super) fn check_unique(values: &[(u32, Value)]) -> Result<(), VulkanError> {
+    let mut ids: Vec<u32> = values.iter().map(|&(id, _)| id).collect();
+    ids.sort_unstable();
+    match ids.windows(2).find(|pair| pair[0] == pair[1]) {
+        Some(pair) => Err(VulkanError::DuplicateSpecConstant(pair[0])),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A module declaring spec constants of every type the tests need:
+    /// SpecIds 0 bool, 1 i32, 2 u32, 3 f32, 4 i64, 5 u64, 6 f64, 7 u16.
+    fn module() -> Vec<u32> {
+        let op = |opcode: u32, operands: &[u32]| {
+            let mut words = vec![((u32::try_from(operands.len()).unwrap() + 1) << 16) | opcode];
+            words.extend_from_slice(operands);
+            words
+        };
+        let mut words = vec![SPIRV_MAGIC, 0x0001_0000, 0, 100, 0];
+        // %10 bool, %11 i32, %12 u32, %13 f32, %14 i64, %15 u64, %16 f64, %17 u16
+        let types = [
+            op(OP_TYPE_BOOL, &[10]),
+            op(OP_TYPE_INT, &[11, 32, 1]),
+            op(OP_TYPE_INT, &[12, 32, 0]),
+            op(OP_TYPE_FLOAT, &[13, 32]),
+            op(OP_TYPE_INT, &[14, 64, 1]),
+            op(OP_TYPE_INT, &[15, 64, 0]),
+            op(OP_TYPE_FLOAT, &[16, 64]),
+            op(OP_TYPE_INT, &[17, 16, 0]),
+        ];
+        for (spec_id, result) in (20..28).enumerate() {
+            words.extend(op(OP_DECORATE, &[result, DECORATION_SPEC_ID, u32::try_from(spec_id).unwrap()]));
+        }
+        types.into_iter().for_each(|t| words.extend(t));
+        words.extend(op(OP_SPEC_CONSTANT_TRUE, &[10, 20]));
+        words.extend(op(OP_SPEC_CONSTANT, &[11, 21, 0]));
+        words.extend(op(OP_SPEC_CONSTANT, &[12, 22, 0]));
+        words.extend(op(OP_SPEC_CONSTANT, &[13, 23, 0]));
+        words.extend(op(OP_SPEC_CONSTANT, &[14, 24, 0, 0]));
+        words.extend(op(OP_SPEC_CONSTANT, &[15, 25, 0, 0]));
+        words.extend(op(OP_SPEC_CONSTANT, &[16, 26, 0, 0]));
+        words.extend(op(OP_SPEC_CONSTANT, &[17, 27, 0]));
+        words
+    }
+
+    fn entries(data: &SpecializationData) -> Vec<(u32, u32, usize)> {
+        data.entries.iter().map(|e| (e.constant_id, e.offset, e.size)).collect()
+    }
+
+    #[test]
+    fn the_module_declares_each_constants_type() {
+        let types = spec_constant_types(&module());
+        assert_eq!(types.len(), 8);
+        assert_eq!(types[&0], Scalar::Bool);
+        assert_eq!(types[&4], Scalar::Int { width: 64, signed: true });
+        assert_eq!(types[&6], Scalar::Float { width: 64 });
+        assert_eq!(types[&7], Scalar::Int { width: 16, signed: false });
+    }
+
+    #[test]
+    fn sixty_four_bit_constants_take_eight_bytes() {
+        let values = [
+            (0, Value::Bool(true)),
+            (4, Value::Bits(0x1122_3344_5566_7788)),
+            (1, Value::I32(-2)),
+            (5, Value::Bits(u64::MAX)),
+            (6, Value::Bits(2.5f64.to_bits())),
+            (3, Value::F32(0.5)),
+            (2, Value::U32(7)),
+        ];
+        let data = SpecializationData::new(&module(), &values).unwrap();
+        assert_eq!(entries(&data), [(0, 0, 4), (4, 4, 8), (1, 12, 4), (5, 16, 8), (6, 24, 8), (3, 32, 4), (2, 36, 4)]);
+        let mut expected = Vec::new();
+        expected.extend_from_slice(&1u32.to_le_bytes());
+        expected.extend_from_slice(&0x1122_3344_5566_7788u64.to_le_bytes());
+        expected.extend_from_slice(&(-2i32).to_le_bytes());
+        expected.extend_from_slice(&u64::MAX.to_le_bytes());
+        expected.extend_from_slice(&2.5f64.to_le_bytes());
+        expected.extend_from_slice(&0.5f32.to_le_bytes());
+        expected.extend_from_slice(&7u32.to_le_bytes());
+        assert_eq!(data.data, expected);
+        let info = data.info().unwrap();
+        assert_eq!((info.map_entry_count, info.data_size), (7, 40));
+    }
+
+    #[test]
+    fn narrower_values_widen_to_the_constants_type() {
+        let values = [(4, Value::I32(-1)), (5, Value::U32(9)), (6, Value::F32(0.25)), (7, Value::U32(0xFFFF))];
+        let data = SpecializationData::new(&module(), &values).unwrap();
+        assert_eq!(entries(&data), [(4, 0, 8), (5, 8, 8), (6, 16, 8), (7, 24, 2)]);
+        assert_eq!(&data.data[..8], &(-1i64).to_le_bytes());
+        assert_eq!(&data.data[8..16], &9u64.to_le_bytes());
+        assert_eq!(&data.data[16..24], &0.25f64.to_le_bytes());
+        assert_eq!(&data.data[24..], &0xFFFFu16.to_le_bytes());
+    }
+
+    #[test]
+    fn values_that_do_not_fit_are_errors_not_truncated() {
+        for (id, value) in [
+            (1, Value::Bits(1 << 32)),
+            (2, Value::F32(1.0)),
+            (3, Value::I32(1)),
+            (6, Value::U32(1)),
+            (7, Value::U32(0x1_0000)),
+            (7, Value::I32(-40_000)),
+            (0, Value::U32(2)),
+        ] {
+            let err = SpecializationData::new(&module(), &[(id, value)]).unwrap_err();
+            assert!(matches!(err, VulkanError::SpecConstantValue { id: i, .. } if i == id), "{id} {value:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn an_id_given_twice_is_an_error() {
+        let err = SpecializationData::new(&module(), &[(1, Value::I32(1)), (1, Value::I32(2))]).unwrap_err();
+        assert!(matches!(err, VulkanError::DuplicateSpecConstant(1)), "{err}");
+    }
+
+    #[test]
+    fn ids_the_module_lacks_keep_their_natural_size() {
+        let data = SpecializationData::new(&module(), &[(40, Value::U32(1)), (41, Value::Bits(1 << 40))]).unwrap();
+        assert_eq!(entries(&data), [(40, 0, 4), (41, 4, 8)]);
+        // Not SPIR-V at all: nothing is known, nothing panics.
+        assert!(SpecializationData::new(&[1, 2, 3], &[(0, Value::Bool(true))]).is_ok());
+        assert!(SpecializationData::new(&[SPIRV_MAGIC, 0, 0, 0, 0, 0xFFFF_0047], &[(0, Value::Bool(true))]).is_ok());
+    }
+}

@@ -1,0 +1,397 @@
+//! What smolv does to the size of a binary, measured as a user would see
+//! it: for each shader set, a small program outside the workspace embeds
+//! the set with `include_shaders!` and smolv's defaults, and a second one
+//! embeds the very same SPIR-V (what the first decodes to: optimized,
+//! stripped) with plain `include_bytes!` and no smolv code at all. Both
+//! are built with `cargo build --release`, `strip = true` and no LTO, and
+//! both decode every module and print a checksum of the words, which must
+//! agree.
+//!
+//! The sets: Rock Storm's shaders (`example-game/shaders`), about 75 KB of
+//! SPIR-V from the corpus, and the whole corpus. For each, the test prints
+//!
+//! ```text
+//! binary size <set>: smolv A B, raw B B, difference D B, decoder N B
+//! ```
+//!
+//! (the decoder being the difference less what the data itself saves), the
+//! same after `xz -9` of both binaries for the default goal and for the
+//! `download` goal, and what the decoder is made of, by crate.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use smolv_tests::Corpus;
+
+/// The fixed cost the default decode path may add (issue 20).
+const DECODER_BUDGET: i64 = 24 * 1024;
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace").to_owned()
+}
+
+fn scratch() -> PathBuf {
+    workspace().join("target").join("binary-size")
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    // Unchanged files keep their timestamps, so Cargo rebuilds nothing.
+    if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
+        return;
+    }
+    std::fs::write(path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+}
+
+/// The program that embeds a set through smolv.
+const SMOLV_MAIN: &str = r#"
+static SHADERS: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
+
+fn main() {
+    let Ok(shaders) = SHADERS.shaders() else { std::process::exit(2) };
+    let mut sum = 0u64;
+    for shader in shaders {
+        let Ok(words) = shader.decode_cached() else { std::process::exit(3) };
+        for &word in words {
+            sum = sum.wrapping_mul(31).wrapping_add(u64::from(word));
+        }
+    }
+    println!("{} {} {sum}", shaders.len(), SHADERS.stored_len());
+}
+"#;
+
+/// The program that embeds the same SPIR-V raw: a table of names and
+/// `include_bytes!`, copied into words as `ash::util::read_spv` would.
+fn raw_main(modules: &[(String, PathBuf)]) -> String {
+    let mut table = String::from("static SHADERS: &[(&str, &[u8])] = &[\n");
+    for (name, path) in modules {
+        table.push_str(&format!("    ({name:?}, include_bytes!({:?})),\n", path.display().to_string()));
+    }
+    table.push_str("];\n");
+    table
+        + r#"
+fn main() {
+    let mut sum = 0u64;
+    let mut stored = 0;
+    for (name, bytes) in SHADERS {
+        stored += name.len() + bytes.len();
+        let words: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        for &word in &words {
+            sum = sum.wrapping_mul(31).wrapping_add(u64::from(word));
+        }
+    }
+    println!("{} {stored} {sum}", SHADERS.len());
+}
+"#
+}
+
+/// One shader set to measure.
+struct Set {
+    name: &'static str,
+    /// What the probe's `build.rs` passes to smolv-build after `Config::new()`.
+    config: String,
+}
+
+fn probe_manifest(name: &str, dependencies: &str) -> String {
+    format!(
+        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n{dependencies}\n\
+         [profile.release]\nstrip = true\n\n[workspace]\n"
+    )
+}
+
+/// Runs cargo in `dir` with the shared target directory and cache.
+fn cargo(dir: &Path, args: &[&str], envs: &[(&str, &str)]) {
+    let output = Command::new(env!("CARGO"))
+        .args(args)
+        .envs(envs.iter().copied())
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", scratch().join("target"))
+        .env("SHADERC_LIB_DIR", workspace().join("target/shaderc"))
+        .env("SMOLV_CACHE_DIR", scratch().join("smolv-cache"))
+        .env_remove("OUT_DIR")
+        .env_remove("CARGO_MANIFEST_DIR")
+        .env_remove("CARGO_PRIMARY_PACKAGE")
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .output()
+        .expect("run cargo");
+    assert!(
+        output.status.success(),
+        "cargo {args:?} in {} failed:\n{}\n{}",
+        dir.display(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// Builds `crate_name` in `dir` in release mode, runs it, and returns a
+/// copy of the binary (named `copy`) and what it printed.
+fn build_and_run(dir: &Path, crate_name: &str, copy: &str, envs: &[(&str, &str)]) -> (PathBuf, String) {
+    cargo(dir, &["build", "--release", "--quiet"], envs);
+    let binary = scratch().join("target/release").join(crate_name);
+    let copy = scratch().join("binaries").join(copy);
+    std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+    std::fs::copy(&binary, &copy).unwrap();
+    let output = Command::new(&copy).output().expect("run the probe");
+    assert!(output.status.success(), "{} failed: {:?}", copy.display(), output.status);
+    (copy, String::from_utf8_lossy(&output.stdout).trim().to_owned())
+}
+
+fn xz_size(path: &Path) -> i64 {
+    let output = Command::new("xz").args(["-9", "-c", "-k"]).arg(path).output().expect("xz (apt-get install xz-utils)");
+    assert!(output.status.success());
+    output.stdout.len() as i64
+}
+
+fn size(path: &Path) -> i64 {
+    std::fs::metadata(path).unwrap().len() as i64
+}
+
+/// The manifest the probe's build wrote (the newest one of that crate).
+fn probe_artifacts(crate_name: &str) -> PathBuf {
+    let build = scratch().join("target/release/build");
+    let mut found: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(&build)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&format!("{crate_name}-")))
+        .map(|e| e.path().join("out/smolv"))
+        .filter(|p| p.join("manifest.json").is_file())
+        .map(|p| (std::fs::metadata(p.join("manifest.json")).unwrap().modified().unwrap(), p))
+        .collect();
+    found.sort();
+    found.pop().expect("the probe's build wrote a manifest").1
+}
+
+/// Symbol bytes per crate that `smolv` has and `raw` has not (both built
+/// without stripping), largest first.
+fn cost_by_crate(smolv: &Path, raw: &Path) -> Vec<(String, i64)> {
+    let symbols = |path: &Path| -> std::collections::HashMap<String, i64> {
+        let output = Command::new("nm").args(["-S", "-C", "--size-sort"]).arg(path).output().expect("nm");
+        String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .filter_map(|line| {
+                let mut parts = line.splitn(4, ' ');
+                let (_, size, _, name) = (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
+                Some((name.to_owned(), i64::from_str_radix(size, 16).ok()?))
+            })
+            .collect()
+    };
+    let (with, without) = (symbols(smolv), symbols(raw));
+    let mut groups: std::collections::BTreeMap<String, i64> = Default::default();
+    for (name, size) in with.into_iter().filter(|(name, _)| !without.contains_key(name)) {
+        let trimmed = name.trim_start_matches(['<', '&', '*', ' ']).trim_start_matches("dyn ");
+        let group = trimmed.split("::").next().unwrap_or("?").split(['<', ' ', '(']).next().unwrap_or("?");
+        let group = if group.starts_with("anon.") || group.is_empty() { "(data)" } else { group };
+        *groups.entry(group.to_owned()).or_default() += size;
+    }
+    let mut groups: Vec<(String, i64)> = groups.into_iter().collect();
+    groups.sort_by_key(|(_, size)| -size);
+    groups
+}
+
+struct Measured {
+    spirv: i64,
+    smolv: i64,
+    raw: i64,
+    decoder: i64,
+    packing: String,
+    smolv_xz: i64,
+    raw_xz: i64,
+    download_xz: i64,
+    download_packing: String,
+}
+
+fn measure(set: &Set, by_crate: bool) -> Measured {
+    let root = scratch().join(set.name);
+    let smolv_crate = format!("smolv-{}", set.name);
+    let raw_crate = format!("raw-{}", set.name);
+    let ws = workspace();
+    let smolv_dir = root.join("smolv");
+    write(
+        &smolv_dir.join("Cargo.toml"),
+        &probe_manifest(
+            &smolv_crate,
+            &format!(
+                "[dependencies]\nsmolv-runtime = {{ path = {:?} }}\n\n[build-dependencies]\nsmolv-build = {{ path = {:?} }}\n",
+                ws.join("smolv-runtime"),
+                ws.join("smolv-build")
+            ),
+        ),
+    );
+    std::fs::copy(ws.join("Cargo.lock"), smolv_dir.join("Cargo.lock")).unwrap();
+    write(&smolv_dir.join("build.rs"), &format!("fn main() {{\n    smolv_build::Config::new(){}.compile();\n}}\n", set.config));
+    write(&smolv_dir.join("src/main.rs"), SMOLV_MAIN);
+
+    // The default goal, then the download goal.
+    let (smolv, printed) = build_and_run(&smolv_dir, &smolv_crate, &format!("{}-smolv", set.name), &[]);
+    let artifacts = probe_artifacts(&smolv_crate);
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(artifacts.join("manifest.json")).unwrap()).unwrap();
+    let embedded = &manifest["embedded"];
+    let packing = format!("{} ({})", embedded["codec"].as_str().unwrap(), embedded["layout"].as_str().unwrap());
+
+    // The raw program gets exactly what the smolv one decodes.
+    let set_file = smolv_runtime::ShaderSet::open(artifacts.join("shaders.smvb")).unwrap();
+    let spirv_dir = root.join("raw/spirv");
+    let mut modules = Vec::new();
+    let mut spirv = 0;
+    for (index, shader) in set_file.iter().unwrap().enumerate() {
+        let words = shader.decode().unwrap();
+        spirv += words.len() as i64 * 4;
+        let path = spirv_dir.join(format!("{index}.spv"));
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        if std::fs::read(&path).ok().as_deref() != Some(&bytes[..]) {
+            std::fs::create_dir_all(&spirv_dir).unwrap();
+            std::fs::write(&path, bytes).unwrap();
+        }
+        modules.push((shader.name().to_owned(), path));
+    }
+    let raw_dir = root.join("raw");
+    write(&raw_dir.join("Cargo.toml"), &probe_manifest(&raw_crate, ""));
+    write(&raw_dir.join("src/main.rs"), &raw_main(&modules));
+    let (raw, raw_printed) = build_and_run(&raw_dir, &raw_crate, &format!("{}-raw", set.name), &[]);
+
+    let numbers = |printed: &str| -> Vec<i64> { printed.split_whitespace().map(|n| n.parse().unwrap()).collect() };
+    let (smolv_numbers, raw_numbers) = (numbers(&printed), numbers(&raw_printed));
+    assert_eq!(smolv_numbers[0], raw_numbers[0], "{}: both programs must hold the same modules", set.name);
+    assert_eq!(smolv_numbers[2], raw_numbers[2], "{}: both programs must decode the same SPIR-V", set.name);
+    // What each binary stores for its shaders: smolv's data, dictionary,
+    // names and table; raw's SPIR-V and names plus a 32-byte table row.
+    let smolv_data = smolv_numbers[1];
+    let raw_data = raw_numbers[1] + 32 * raw_numbers[0];
+    let (smolv_size, raw_size) = (size(&smolv), size(&raw));
+    let difference = smolv_size - raw_size;
+    let decoder = difference - (smolv_data - raw_data);
+    println!(
+        "binary size {}: smolv {smolv_size} B, raw {raw_size} B, difference {difference} B, decoder {decoder} B \
+         ({} modules, {spirv} B of SPIR-V packed as {packing} into {smolv_data} B)",
+        set.name, smolv_numbers[0]
+    );
+    let (smolv_xz, raw_xz) = (xz_size(&smolv), xz_size(&raw));
+    println!(
+        "binary size {} after xz -9, default goal: smolv {smolv_xz} B, raw {raw_xz} B, difference {} B",
+        set.name,
+        smolv_xz - raw_xz
+    );
+
+    if by_crate {
+        let unstripped = [("CARGO_PROFILE_RELEASE_STRIP", "false")];
+        let (smolv_symbols, _) =
+            build_and_run(&smolv_dir, &smolv_crate, &format!("{}-smolv-symbols", set.name), &unstripped);
+        let (raw_symbols, _) = build_and_run(&raw_dir, &raw_crate, &format!("{}-raw-symbols", set.name), &unstripped);
+        let groups = cost_by_crate(&smolv_symbols, &raw_symbols);
+        let listed: Vec<String> = groups.iter().take(8).map(|(group, size)| format!("{group} {size} B")).collect();
+        println!("decoder code of {} by crate (symbols only): {}", set.name, listed.join(", "));
+    }
+
+    let download_env = [("SMOLV_SIZE_GOAL", "download")];
+    let (download, _) = build_and_run(&smolv_dir, &smolv_crate, &format!("{}-smolv-download", set.name), &download_env);
+    let download_manifest: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(probe_artifacts(&smolv_crate).join("manifest.json")).unwrap(),
+    )
+    .unwrap();
+    let download_embedded = &download_manifest["embedded"];
+    let download_packing =
+        format!("{} ({})", download_embedded["codec"].as_str().unwrap(), download_embedded["layout"].as_str().unwrap());
+    let download_xz = xz_size(&download);
+    println!(
+        "binary size {} after xz -9, download goal: smolv {download_xz} B, raw {raw_xz} B, difference {} B \
+         (packed as {download_packing}; installed {} B)",
+        set.name,
+        download_xz - raw_xz,
+        size(&download)
+    );
+    // Leave the probe built with the default goal, as the next run expects.
+    cargo(&smolv_dir, &["build", "--release", "--quiet"], &[]);
+
+    Measured {
+        spirv,
+        smolv: smolv_size,
+        raw: raw_size,
+        decoder,
+        packing,
+        smolv_xz,
+        raw_xz,
+        download_xz,
+        download_packing,
+    }
+}
+
+/// About 75 KB of the corpus's SPIR-V, as a set of `.spv` files: the first
+/// modules in name order until the raw input passes 100 KB (the optimizer
+/// and stripping shrink it by about a quarter).
+fn corpus_subset(corpus: &Corpus, dir: &Path, limit: u64) -> usize {
+    let mut total = 0;
+    let mut count = 0;
+    for module in corpus.spirv_modules() {
+        let source = corpus.spirv_path(&module);
+        let len = std::fs::metadata(&source).unwrap().len();
+        if total + len > limit {
+            continue;
+        }
+        total += len;
+        count += 1;
+        let target = dir.join(&module);
+        if !target.is_file() {
+            std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+            std::fs::copy(&source, &target).unwrap();
+        }
+    }
+    count
+}
+
+#[test]
+fn smolv_never_grows_a_binary_and_shrinks_larger_sets() {
+    let ws = workspace();
+    let game = ws.join("example-game/shaders");
+    let mut sets = vec![Set {
+        name: "rock-storm",
+        config: format!(
+            ".shader_dir({:?}).include_dir({:?}).variants(\"sprite.frag\", [smolv_build::Variant::new(\"additive\").define(\"ADDITIVE\", \"1\")])",
+            game,
+            game.join("include")
+        ),
+    }];
+    if let Some(corpus) = Corpus::locate() {
+        let subset = scratch().join("corpus-75k/shaders");
+        assert!(corpus_subset(&corpus, &subset, 100_000) >= 10);
+        sets.push(Set { name: "corpus-75k", config: format!(".shader_dir({subset:?})") });
+        let all = scratch().join("corpus/shaders");
+        corpus_subset(&corpus, &all, u64::MAX);
+        sets.push(Set { name: "corpus", config: format!(".shader_dir({all:?})") });
+    }
+
+    let mut failures = Vec::new();
+    for set in &sets {
+        let m = measure(set, set.name == "corpus-75k");
+        let saved = m.raw - m.smolv;
+        println!(
+            "  {}: {:.1}% of the SPIR-V saved ({saved} B), packed as {}; download goal packs as {}",
+            set.name,
+            100.0 * saved as f64 / m.spirv as f64,
+            m.packing,
+            m.download_packing
+        );
+        if m.smolv > m.raw {
+            failures.push(format!("{}: the smolv binary is {} B larger than raw", set.name, m.smolv - m.raw));
+        }
+        if m.download_xz > m.raw_xz {
+            failures.push(format!(
+                "{}: with the download goal, the binary is {} B larger than raw after xz -9",
+                set.name,
+                m.download_xz - m.raw_xz
+            ));
+        }
+        if !m.packing.starts_with("spirv") && m.decoder > DECODER_BUDGET {
+            failures.push(format!("{}: the decoder costs {} B, over {DECODER_BUDGET} B", set.name, m.decoder));
+        }
+        if set.name == "corpus-75k" && saved < 30_000.max(m.spirv * 2 / 5) {
+            failures.push(format!("{}: only {saved} B smaller than raw (goal: 40% of {} B and 30 KB)", set.name, m.spirv));
+        }
+        if set.name == "corpus" && saved < m.spirv * 3 / 4 {
+            failures.push(format!("{}: only {saved} B smaller than raw (goal: 75% of {} B)", set.name, m.spirv));
+        }
+        let _ = m.smolv_xz;
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
