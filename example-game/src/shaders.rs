@@ -1,10 +1,8 @@
 //! The shaders the build embedded, decoded once at start.
 //!
-//! Normally they come from the set that `include_shaders!` embeds, packed
-//! the way smolv-build chose (for this game's 21 KB of SPIR-V that is raw
-//! SPIR-V or SMOL-V + LZ4; see the README's size section). Reflection is
-//! read from the decoded SPIR-V. With the `raw-spirv` feature the same
-//! modules are embedded as plain `include_bytes!` instead.
+//! They come from the set that `include_shaders!` embeds, packed the way
+//! smolv-build found smallest for this game's SPIR-V (see the README's size
+//! section). Reflection is read from the decoded SPIR-V.
 
 use std::time::{Duration, Instant};
 
@@ -66,7 +64,6 @@ impl Shaders {
     }
 }
 
-#[cfg(not(feature = "raw-spirv"))]
 mod embedded {
     use smolv_runtime::reflect::Reflection;
 
@@ -85,27 +82,5 @@ mod embedded {
             modules.push(LoadedShader { name: shader.name().to_owned(), words, reflection });
         }
         Ok((modules, SHADERS.stored_len(), format!("smolv, {}", SHADERS.packing())))
-    }
-}
-
-#[cfg(feature = "raw-spirv")]
-mod embedded {
-    use smolv_runtime::reflect::Reflection;
-
-    use super::{GameError, LoadedShader};
-
-    include!(concat!(env!("OUT_DIR"), "/raw_shaders.rs"));
-
-    pub(super) fn load() -> Result<(Vec<LoadedShader>, usize, String), GameError> {
-        let mut modules = Vec::with_capacity(RAW_SHADERS.len());
-        let mut embedded = 0;
-        for &(name, spirv) in RAW_SHADERS {
-            embedded += spirv.len();
-            let words: Vec<u32> = spirv.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
-            let reflection = Reflection::from_spirv(&words)
-                .map_err(|e| GameError::Shader { name: name.to_owned(), reason: e.to_string() })?;
-            modules.push(LoadedShader { name: name.to_owned(), words, reflection });
-        }
-        Ok((modules, embedded, "raw SPIR-V".to_owned()))
     }
 }

@@ -45,7 +45,15 @@ fn the_table_reports_modules_sizes_and_pipeline_times() {
     assert!(modules >= 12, "{modules} modules");
     let raw: usize = value_of(&stdout, "raw SPIR-V").trim_end_matches(" bytes").parse().unwrap();
     let embedded: usize = value_of(&stdout, "embedded").split(' ').next().unwrap().parse().unwrap();
-    assert!(embedded * 2 < raw, "smolv should at least halve the SPIR-V: {embedded} of {raw}");
+    // The build packs the shaders however the binary comes out smallest:
+    // raw SPIR-V costs its bytes plus names and a table; anything else must
+    // store less than the SPIR-V.
+    let packing = value_of(&stdout, "embedded");
+    if packing.contains("spirv (") {
+        assert!((raw..raw + 2048).contains(&embedded), "raw SPIR-V stored in {embedded} of {raw} bytes");
+    } else {
+        assert!(embedded < raw, "{packing}: {embedded} bytes stored for {raw} of SPIR-V");
+    }
     // Lavapipe has graphics pipeline libraries, so pipelines come from them.
     assert!(stdout.contains("from graphics pipeline libraries"), "{stdout}");
     assert!(stdout.contains("all ready"), "the optimized links never arrived:\n{stdout}");

@@ -164,10 +164,13 @@ fn main() {
         expected
     );
     println!(
-        "  shipped: {} bytes for {} bytes of SPIR-V ({:.1}%), dictionary {} bytes",
+        "  bundle (zstd): {} bytes for {} bytes of SPIR-V ({:.1}%), dictionary {} bytes",
         report.total_shipped_bytes,
         report.total_spirv_bytes,
         100.0 * report.total_shipped_bytes as f64 / report.total_spirv_bytes as f64,
         report.dictionary_bytes
     );
+    if let Some(packing) = &report.packing {
+        println!("  embedded: {}", packing.summary());
+    }
 }

@@ -518,7 +518,8 @@ mod tests {
         let defaults = packing_options(&config, vars(&[])).unwrap();
         assert_eq!((defaults.packing, defaults.goal), (Packing::Auto, SizeGoal::Installed));
         let from_env =
-            packing_options(&config, vars(&[("SMOLV_PACKING", "zstd-stream"), ("SMOLV_SIZE_GOAL", "download")])).unwrap();
+            packing_options(&config, vars(&[("SMOLV_PACKING", "zstd-stream"), ("SMOLV_SIZE_GOAL", "download")]))
+                .unwrap();
         let zstd_stream = Packing::Zstd { layout: packing::Layout::Stream };
         assert_eq!((from_env.packing, from_env.goal), (zstd_stream, SizeGoal::Download));
         config.packing(Packing::Raw).size_goal(SizeGoal::Installed);

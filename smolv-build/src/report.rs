@@ -265,3 +265,32 @@ pub(crate) fn packing_report(set: &crate::packing::EmbeddedSet, spirv_bytes: usi
         candidates,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn packing(spirv_bytes: usize, stored_bytes: usize, decoder_bytes: usize) -> PackingReport {
+        let net_bytes = (stored_bytes + decoder_bytes) as i64 - spirv_bytes as i64;
+        PackingReport {
+            packing: "lz4-stream".into(),
+            codec: "smolv-lz4".into(),
+            layout: "stream".into(),
+            goal: "installed".into(),
+            spirv_bytes,
+            stored_bytes,
+            decoder_bytes,
+            net_bytes,
+            candidates: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_summary_line_has_the_documented_shape() {
+        assert_eq!(
+            packing(74_004, 13_547, 24_000).summary(),
+            "packing smolv-lz4 (stream): shaders 74.0 KB \u{2192} 13.5 KB, decoder +24.0 KB, net \u{2212}36.5 KB"
+        );
+        assert!(packing(20_000, 21_000, 0).summary().ends_with("decoder +0.0 KB, net +1.0 KB"));
+    }
+}

@@ -90,8 +90,8 @@ fn main() {
         for (which, slot) in best.iter_mut().enumerate() {
             let start = Instant::now();
             match which {
-                0 => set.iter().for_each(|s| s.decode_with(&checked, &mut words).unwrap()),
-                1 => set.iter().for_each(|s| s.decode_with(&unchecked, &mut words).unwrap()),
+                0 => set.iter().unwrap().for_each(|s| s.decode_with(&checked, &mut words).unwrap()),
+                1 => set.iter().unwrap().for_each(|s| s.decode_with(&unchecked, &mut words).unwrap()),
                 _ => payloads.iter().for_each(|p| {
                     scratch.clear();
                     dctx.decompress_to_buffer(p, &mut scratch).unwrap();

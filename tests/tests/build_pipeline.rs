@@ -290,7 +290,7 @@ fn spec_constant_variants_are_specialized_at_build_time() {
         let shader = set.get(name).unwrap();
         let words = shader.decode().unwrap();
         smolv_tests::spirv_val(&words, "vulkan1.2").unwrap();
-        assert!(shader.reflection().spec_constants.is_empty(), "{name}: its spec constants are frozen");
+        assert!(shader.reflection().unwrap().spec_constants.is_empty(), "{name}: its spec constants are frozen");
         assert!(
             !words.iter().any(|&w| matches!(w & 0xFFFF, 48..=50) && w >> 16 >= 3),
             "{name}: no OpSpecConstant left"
@@ -345,7 +345,7 @@ fn opengl_style_glsl_needs_auto_locations_and_bindings() {
     let set = smolv_runtime::ShaderSet::open(tree.path("out-auto/smolv/shaders.smvb")).unwrap();
     let shader = set.get("legacy.frag").unwrap();
     smolv_tests::spirv_val(&shader.decode().unwrap(), "vulkan1.2").unwrap();
-    let reflection = shader.reflection();
+    let reflection = shader.reflection().unwrap();
     assert_eq!(reflection.outputs.iter().map(|o| o.location).collect::<Vec<_>>(), [0]);
     let mut bindings: Vec<(u32, u32)> = reflection.bindings.iter().map(|b| (b.set, b.binding)).collect();
     bindings.sort();

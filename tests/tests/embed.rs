@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use smolv_build::{Manifest, Report};
+use smolv_build::Manifest;
 use smolv_runtime::container::{ContainerError, DecodeSettings};
 use smolv_runtime::reflect::ShaderStage;
 use smolv_runtime::{Shader, ShaderSet, include_shader, include_shaders};
@@ -20,11 +20,6 @@ fn artifacts() -> PathBuf {
 
 fn manifest() -> Manifest {
     serde_json::from_str(&std::fs::read_to_string(artifacts().join("manifest.json")).unwrap()).unwrap()
-}
-
-fn report() -> Report {
-    let path = PathBuf::from(env!("OUT_DIR")).join("smolv-report.json");
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 /// The optimizer's output for `name`, as the build wrote it, with debug
@@ -119,7 +114,15 @@ fn a_damaged_embedded_module_is_an_error_never_a_panic_or_wrong_words() {
     let expected = LIT.decode().unwrap();
     let packed = LIT.stored_bytes();
     let shader = |bytes: Vec<u8>| {
-        Shader::embedded("lit.frag", unpacker, bytes.leak(), dictionary, number("unpacked_bytes"), number("spirv_bytes"), check)
+        Shader::embedded(
+            "lit.frag",
+            unpacker,
+            bytes.leak(),
+            dictionary,
+            number("unpacked_bytes"),
+            number("spirv_bytes"),
+            check,
+        )
     };
     assert_eq!(shader(packed.to_vec()).decode().unwrap(), expected);
     // Raw SPIR-V is served as stored (only its magic number is checked);

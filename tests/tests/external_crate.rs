@@ -21,6 +21,7 @@ fn write(path: &Path, text: &str) {
 const MAIN: &str = r#"
 static COLOR: &smolv_runtime::Shader = smolv_runtime::include_shader!("color.frag");
 static SKY: &smolv_runtime::Shader = smolv_runtime::include_shader!("sky.wgsl#fs_main");
+static ALL: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
 
 fn main() {
     let out = std::path::PathBuf::from(std::env::args().nth(1).expect("output directory"));
@@ -30,6 +31,13 @@ fn main() {
         std::fs::write(out.join(format!("{}.spv", shader.name().replace('#', "-"))), bytes).unwrap();
         println!("{} {} words, stage {:?}", shader.name(), words.len(), shader.reflection().unwrap().stage);
     }
+    for shader in ALL.shaders().expect("the set") {
+        let words = shader.decode_cached().expect("decode");
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        std::fs::write(out.join(format!("set-{}.spv", shader.name().replace('#', "-"))), bytes).unwrap();
+        println!("set {} {:?}", shader.name(), shader.reflection().expect("reflection"));
+    }
+    println!("packing {}", ALL.packing());
 }
 "#;
 
@@ -134,4 +142,46 @@ fn a_crate_outside_the_workspace_embeds_and_decodes_its_shaders() {
         stderr.contains("warning: smolv-user@0.1.0: module") && stderr.contains("total ("),
         "the report must be printed:\n{stderr}"
     );
+}
+
+#[test]
+fn every_packing_embeds_the_same_spirv_and_reflection() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("smolv-user");
+    create_crate(&root);
+    let mut first: Option<(Vec<String>, Vec<Vec<u8>>)> = None;
+    for packing in smolv_build::Packing::NAMES {
+        let out = dir.path().join(packing);
+        std::fs::create_dir_all(&out).unwrap();
+        let output =
+            cargo_with_env(&root, &["run", "--quiet", "--", out.to_str().unwrap()], &[("SMOLV_PACKING", packing)]);
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert!(output.status.success(), "{packing}: {stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+        let line = stdout.lines().find(|l| l.starts_with("packing ")).unwrap().to_owned();
+        let expected = match packing {
+            "auto" => None,
+            "raw" => Some("spirv (per module)"),
+            "smolv" => Some("smolv (per module)"),
+            "lz4" => Some("smolv-lz4 (per module)"),
+            "lz4-stream" => Some("smolv-lz4 (stream)"),
+            "zstd" => Some("smolv-zstd (per module)"),
+            "zstd-stream" => Some("smolv-zstd (stream)"),
+            _ => Some("smolv-zstd-dictionary (per module)"),
+        };
+        if let Some(expected) = expected {
+            assert_eq!(line, format!("packing {expected}"), "{packing}");
+        }
+        let mut names: Vec<String> =
+            std::fs::read_dir(&out).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        let files: Vec<Vec<u8>> = names.iter().map(|n| std::fs::read(out.join(n)).unwrap()).collect();
+        let reflections: Vec<String> = stdout.lines().filter(|l| l.starts_with("set ")).map(str::to_owned).collect();
+        match &first {
+            None => first = Some((reflections, files)),
+            Some((first_reflections, first_files)) => {
+                assert_eq!(&files, first_files, "{packing}: the decoded SPIR-V differs");
+                assert_eq!(&reflections, first_reflections, "{packing}: the reflection differs");
+            }
+        }
+    }
 }

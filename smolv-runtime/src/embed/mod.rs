@@ -202,11 +202,13 @@ impl EmbeddedSet {
         Self { unpacker, data, dictionary, names, entries, stream }
     }
 
+    #[inline]
     pub(crate) fn packing(&self) -> crate::shader::Packing {
         crate::shader::Packing { codec: self.unpacker.name, one_stream: self.stream.0 != 0 }
     }
 
     /// Bytes of data, dictionary, names and table.
+    #[inline]
     pub(crate) fn stored_len(&self) -> usize {
         self.data.len() + self.dictionary.len() + self.names.len() + size_of_val(self.entries)
     }

@@ -102,6 +102,7 @@ impl Shader {
     /// often). Loaded containers store it; embedded shaders read it from
     /// their SPIR-V ([`Reflection::from_spirv`]), so binaries that never ask
     /// carry neither the bytes nor the code.
+    #[inline]
     pub fn reflection(&self) -> Result<Reflection, ContainerError> {
         match &self.source {
             Source::Embedded(_) => Ok(Reflection::from_spirv(self.decode_cached()?)?),
@@ -111,6 +112,7 @@ impl Shader {
     }
 
     /// The stage, from the reflection.
+    #[inline]
     pub fn stage(&self) -> Result<ShaderStage, ContainerError> {
         Ok(self.reflection()?.stage)
     }
@@ -128,6 +130,7 @@ impl Shader {
     /// blake3 of the decoded SPIR-V: a stable pipeline-cache key. Loaded
     /// containers record it; embedded shaders compute it on first use
     /// (so that binaries which never ask do not carry blake3).
+    #[inline]
     pub fn content_hash(&self) -> Result<ContentHash, ContainerError> {
         match &self.source {
             Source::Embedded(_) => Ok(ContentHash::of_spirv(self.decode_cached()?)),

@@ -23,6 +23,7 @@ pub struct Packing {
 }
 
 impl core::fmt::Display for Packing {
+    #[inline]
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "{} ({})", self.codec, if self.one_stream { "stream" } else { "per module" })
     }
@@ -81,6 +82,7 @@ impl ShaderSet {
     /// A set from bundle bytes (an `.smvb` asset), checked now; every
     /// decode is checked against the bundle's blake3 hashes.
     #[cfg(feature = "zstd-fast")]
+    #[inline]
     pub fn from_vec(bundle: Vec<u8>) -> Result<Self, ContainerError> {
         let (bytes, shaders) = super::loaded::loaded_set(bundle)?;
         Ok(Self { source: SetSource::Bundle(bytes), shaders })
@@ -88,6 +90,7 @@ impl ShaderSet {
 
     /// Reads a bundle file.
     #[cfg(feature = "zstd-fast")]
+    #[inline]
     pub fn open(path: impl AsRef<std::path::Path>) -> Result<Self, ContainerError> {
         let path = path.as_ref();
         let bytes = std::fs::read(path).map_err(|source| ContainerError::Io { path: path.to_owned(), source })?;
@@ -126,6 +129,7 @@ impl ShaderSet {
     }
 
     /// How the set is packed, as smolv-build chose it.
+    #[inline]
     pub fn packing(&self) -> Packing {
         match &self.source {
             SetSource::Embedded(set) => set.packing(),
@@ -136,6 +140,7 @@ impl ShaderSet {
 
     /// How many bytes the set occupies in the binary (data, dictionary,
     /// names and table) or as a file.
+    #[inline]
     pub fn stored_len(&self) -> usize {
         match &self.source {
             SetSource::Embedded(set) => set.stored_len(),
