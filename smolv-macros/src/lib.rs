@@ -57,9 +57,9 @@ pub fn include_shader(input: TokenStream) -> TokenStream {
     };
     let data = path_literal(&module.data);
     let dictionary = dictionary(&manifest.packing.dictionary);
-    let (Ok(unpacked_len), Ok(spirv_len)) = (usize::try_from(module.unpacked_len), usize::try_from(module.spirv_len))
+    let (Ok(unpacked_len), Ok(spirv_len)) = (u32::try_from(module.unpacked_len), u32::try_from(module.spirv_len))
     else {
-        return compile_error(name.span(), "smolv: this shader is too large for the target's address space");
+        return compile_error(name.span(), "smolv: this shader is larger than 4 GiB");
     };
     let (shader_name, check) = (module.name, module.check);
     quote! {

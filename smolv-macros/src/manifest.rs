@@ -108,12 +108,8 @@ impl Manifest {
     }
 
     fn not_found(&self, name: &str) -> String {
-        let mut scored: Vec<(usize, &str)> = self
-            .modules
-            .iter()
-            .filter_map(|m| m["name"].as_str())
-            .map(|n| (strsim::levenshtein(name, n), n))
-            .collect();
+        let mut scored: Vec<(usize, &str)> =
+            self.modules.iter().filter_map(|m| m["name"].as_str()).map(|n| (strsim::levenshtein(name, n), n)).collect();
         scored.sort();
         let closest: Vec<String> = scored.iter().take(3).map(|(_, n)| format!("\"{n}\"")).collect();
         if closest.is_empty() {

@@ -92,9 +92,9 @@ pub use smolv_macros::include_shaders;
 #[doc(hidden)]
 #[cfg(feature = "macros")]
 pub mod __private {
+    pub use crate::embed::EmbeddedEntry;
     #[cfg(feature = "lz4")]
     pub use crate::embed::unpack::SMOLV_LZ4;
-    pub use crate::embed::EmbeddedEntry;
     pub use crate::embed::unpack::{RAW, SMOLV, Unpacker};
     #[cfg(feature = "zstd-fast")]
     pub use crate::embed::unpack::{SMOLV_ZSTD, SMOLV_ZSTD_DICTIONARY};

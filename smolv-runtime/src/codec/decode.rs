@@ -242,10 +242,23 @@ fn decode_body<C: Codings>(
 }
 
 impl<C: Codings> Decoder<C> {
+    /// One varint: inline for the fast decoder, one shared out-of-line
+    /// copy for the compact one (it is generic, so it is compiled where the
+    /// decoder is used).
+    #[inline(always)]
+    fn varint(input: &mut Reader<'_>) -> Result<u32, DecodeError> {
+        if C::COMPACT { Self::varint_out_of_line(input) } else { input.varint() }
+    }
+
+    #[inline(never)]
+    fn varint_out_of_line(input: &mut Reader<'_>) -> Result<u32, DecodeError> {
+        input.varint()
+    }
+
     #[inline]
     fn instruction(&mut self, input: &mut Reader<'_>, output: &mut Output<'_>) -> Result<(), DecodeError> {
         let at = input.offset();
-        let packed = input.varint()?;
+        let packed = Self::varint(input)?;
         let coding = self.codings.coding((packed >> 4) & 0xFFF0 | packed & 0xF);
         let opcode = coding.mapped();
         let len = ((packed >> 20) << 4 | (packed >> 4) & 0xF) + coding.min_len();
@@ -273,14 +286,14 @@ impl<C: Codings> Decoder<C> {
         let mut slots = output.claim(len, at)?.iter_mut();
         put(&mut slots, (len as u32) << 16 | opcode);
         if layout.has_type() {
-            put(&mut slots, input.varint()?);
+            put(&mut slots, Self::varint(input)?);
         }
         if layout.has_result() {
-            self.prev_result = self.prev_result.wrapping_add(unzigzag(input.varint()?));
+            self.prev_result = self.prev_result.wrapping_add(unzigzag(Self::varint(input)?));
             put(&mut slots, self.prev_result);
         }
         if is_decoration {
-            let coded = input.varint()?;
+            let coded = Self::varint(input)?;
             let delta = if self.legacy { coded } else { unzigzag(coded) };
             self.prev_decorate = self.prev_decorate.wrapping_add(delta);
             put(&mut slots, self.prev_decorate);
@@ -290,7 +303,7 @@ impl<C: Codings> Decoder<C> {
         let (ids, rest) = rest.split_at_mut(layout.id_deltas().min(rest.len()));
         let zigzag_ids = !self.legacy || zigzag_in_2016_dialect(opcode);
         for slot in ids {
-            let coded = input.varint()?;
+            let coded = Self::varint(input)?;
             let delta = if zigzag_ids { unzigzag(coded) } else { coded };
             *slot = self.prev_result.wrapping_sub(delta);
         }
@@ -302,7 +315,7 @@ impl<C: Codings> Decoder<C> {
             }
         } else if layout.varint_rest() {
             for slot in rest {
-                *slot = input.varint()?;
+                *slot = Self::varint(input)?;
             }
         } else {
             for slot in rest {
@@ -322,7 +335,7 @@ impl<C: Codings> Decoder<C> {
         at: usize,
         first_len: u32,
     ) -> Result<Reader<'r>, DecodeError> {
-        self.prev_decorate = self.prev_decorate.wrapping_add(unzigzag(input.varint()?));
+        self.prev_decorate = self.prev_decorate.wrapping_add(unzigzag(Self::varint(&mut input)?));
         let target = self.prev_decorate;
         let count = input.byte()?;
         if count == 0 {
@@ -342,11 +355,11 @@ impl<C: Codings> Decoder<C> {
         let mut offset = 0u32;
         for index in 0..count {
             let member_at = if index == 0 { at } else { input.offset() };
-            member = member.wrapping_add(input.varint()?);
-            let decoration = input.varint()?;
+            member = member.wrapping_add(Self::varint(&mut input)?);
+            let decoration = Self::varint(&mut input)?;
             let extra = match member_decoration_extra_operands(decoration) {
                 Some(n) => n,
-                None => input.varint()?,
+                None => Self::varint(&mut input)?,
             };
             let len = extra.checked_add(4).filter(|&l| l <= 0xFFFF).ok_or(DecodeError::InvalidInstructionLength {
                 offset: member_at,
@@ -373,11 +386,11 @@ impl<C: Codings> Decoder<C> {
                         actual: 5,
                     });
                 };
-                offset = offset.wrapping_add(input.varint()?);
+                offset = offset.wrapping_add(Self::varint(&mut input)?);
                 *slot = offset;
             } else {
                 for slot in operands {
-                    *slot = input.varint()?;
+                    *slot = Self::varint(&mut input)?;
                 }
             }
         }

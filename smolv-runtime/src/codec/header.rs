@@ -50,7 +50,7 @@ impl SmolvInfo {
     /// whole SPIR-V module that the rest of the input could actually produce:
     /// no SMOL-V construct yields more than two SPIR-V words per input byte,
     /// so anything larger is refused before a byte is allocated.
-#[inline]
+    #[inline]
     pub(crate) fn parse(smolv: &[u8]) -> Result<Self, DecodeError> {
         let Some(header) = smolv.get(..SMOLV_HEADER_BYTES) else {
             return Err(DecodeError::TooShort { len: smolv.len() });

@@ -212,6 +212,10 @@ impl OpCoding {
 /// table (fast), or computed per instruction from the small layout table
 /// (about 2 KB less code, for binaries that decode a few shaders once).
 pub(crate) trait Codings: Copy {
+    /// Whether the decoder is built for size rather than speed (varints
+    /// read out of line).
+    const COMPACT: bool = false;
+
     /// What the decoder makes of stored opcode value `stored`.
     fn coding(self, stored: u32) -> OpCoding;
 }
@@ -228,6 +232,8 @@ impl Codings for &'static DecodingTable {
 pub(crate) struct ComputedV1;
 
 impl Codings for ComputedV1 {
+    const COMPACT: bool = true;
+
     #[inline]
     fn coding(self, stored: u32) -> OpCoding {
         OpCoding::decoding(stored, OPS_KNOWN_V1)

@@ -211,7 +211,6 @@ fn parse_header_and_index(bytes: &[u8]) -> Result<(Option<Span>, Vec<IndexEntry>
     Ok((dictionary, index))
 }
 
-
 /// Writes a bundle.
 ///
 /// ```

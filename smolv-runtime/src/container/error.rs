@@ -118,7 +118,7 @@ impl ContainerError {
     /// with owned parts (which cannot be cloned, and which reading an
     /// embedded set never returns) become a plain `Corrupt`; formatting
     /// them here would link every error message into every binary.
-#[inline]
+    #[inline]
     pub(crate) fn again(&self) -> Self {
         match self {
             Self::TooShort { what, len, needed } => Self::TooShort { what, len: *len, needed: *needed },

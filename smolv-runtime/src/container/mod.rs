@@ -36,8 +36,8 @@ mod settings;
 
 #[cfg(feature = "zstd-fast")]
 pub use bundle::{Bundle, BundleBuilder, BundleEntry};
-pub(crate) use error::suggest;
 pub use error::ContainerError;
+pub(crate) use error::suggest;
 pub use format::{Codec, Container, ContentHash};
 #[cfg(feature = "zstd-fast")]
 pub use payload::{ContainerBuilder, Dictionary, assemble, compress};
@@ -123,9 +123,8 @@ mod tests {
     #[test]
     fn dictionaries_that_share_an_id_are_told_apart() {
         let reflection = Reflection::new(ShaderStage::Compute, "main");
-        let samples: Vec<Vec<u8>> = (0..64)
-            .map(|i| crate::encode(&module_of(64 + i)[..], &crate::EncodeOptions::new()).unwrap())
-            .collect();
+        let samples: Vec<Vec<u8>> =
+            (0..64).map(|i| crate::encode(&module_of(64 + i)[..], &crate::EncodeOptions::new()).unwrap()).collect();
         let first = Dictionary::new(zstd::dict::from_samples(&samples, 4096).unwrap()).unwrap();
         // Same header (and so the same id), different content at the end.
         let mut bytes = first.as_bytes().to_vec();

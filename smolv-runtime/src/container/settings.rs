@@ -17,4 +17,3 @@ impl Default for DecodeSettings {
         Self { verify_hash: true, max_decoded_len: 256 << 20 }
     }
 }
-

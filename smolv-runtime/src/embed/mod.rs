@@ -14,7 +14,7 @@
 #[cfg_attr(not(feature = "macros"), allow(dead_code, unreachable_pub))]
 pub(crate) mod unpack;
 
-use unpack::{Decode, Decompress, Hash, Unpacker};
+use unpack::{Hash, Unpacker};
 
 use crate::container::{ContainerError, DecodeSettings};
 use crate::shader::{Name, Shader, Source};
@@ -93,13 +93,13 @@ impl EmbeddedEntry {
 #[derive(Debug)]
 pub(crate) struct EmbeddedModule {
     stored: &'static [u8],
-    decompress: Option<Decompress>,
-    decode: Decode,
-    hash: Option<Hash>,
+    unpacker: &'static Unpacker,
     dictionary: &'static [u8],
-    unpacked_len: usize,
-    spirv_len: usize,
+    unpacked_len: u32,
+    spirv_len: u32,
     check: u32,
+    /// A module of an unpacked stream: stored as it decodes.
+    unpacked: bool,
 }
 
 impl EmbeddedModule {
@@ -107,53 +107,46 @@ impl EmbeddedModule {
         unpacker: &'static Unpacker,
         stored: &'static [u8],
         dictionary: &'static [u8],
-        unpacked_len: usize,
-        spirv_len: usize,
+        unpacked_len: u32,
+        spirv_len: u32,
         check: u32,
     ) -> Self {
-        Self {
-            stored,
-            decompress: unpacker.decompress,
-            decode: unpacker.decode,
-            hash: unpacker.hash,
-            dictionary,
-            unpacked_len,
-            spirv_len,
-            check,
-        }
+        Self { stored, unpacker, dictionary, unpacked_len, spirv_len, check, unpacked: false }
     }
 
-#[inline]
+    #[inline]
     pub(crate) fn stored(&self) -> &'static [u8] {
         self.stored
     }
 
-#[inline]
+    #[inline]
     pub(crate) fn spirv_len(&self) -> usize {
-        self.spirv_len
+        checked(self.spirv_len)
     }
 
     /// Unpacks and decodes. Decoded modules are checked against their
     /// xxHash32; raw ones are served as stored, so only their magic number
     /// is checked (there is no decoding step to go wrong, and no hash code
     /// to link).
-#[inline]
+    #[inline]
     pub(crate) fn decode(&self, settings: &DecodeSettings, out: &mut Vec<u32>) -> Result<(), ContainerError> {
-        if self.spirv_len > settings.max_decoded_len {
-            return Err(ContainerError::TooLarge { declared: self.spirv_len, limit: settings.max_decoded_len });
+        let (spirv_len, unpacker) = (checked(self.spirv_len), self.unpacker);
+        if spirv_len > settings.max_decoded_len {
+            return Err(ContainerError::TooLarge { declared: spirv_len, limit: settings.max_decoded_len });
         }
-        match self.decompress {
-            None => (self.decode)(self.stored, self.spirv_len, out)?,
+        match unpacker.decompress.filter(|_| !self.unpacked) {
+            None => (unpacker.decode)(self.stored, spirv_len, out)?,
             Some(decompress) => {
-                if self.unpacked_len > max_smolv_len(self.spirv_len) {
+                let unpacked_len = checked(self.unpacked_len);
+                if unpacked_len > max_smolv_len(spirv_len) {
                     return Err(corrupt("the packed module is larger than its SPIR-V could encode to"));
                 }
-                let mut unpacked = vec![0; self.unpacked_len];
+                let mut unpacked = vec![0; unpacked_len];
                 decompress(self.stored, self.dictionary, &mut unpacked)?;
-                (self.decode)(&unpacked, self.spirv_len, out)?;
+                (unpacker.decode)(&unpacked, spirv_len, out)?;
             }
         }
-        if (settings.verify_hash || self.hash.is_none()) && !intact(out, self.hash, self.check) {
+        if (settings.verify_hash || unpacker.hash.is_none()) && !intact(out, unpacker.hash, self.check) {
             return Err(ContainerError::HashMismatch);
         }
         Ok(())
@@ -161,10 +154,10 @@ impl EmbeddedModule {
 
     /// The words of a raw module, straight from the binary; `None` where
     /// they cannot be borrowed (not raw, unaligned, or a big-endian target).
-#[inline]
+    #[inline]
     pub(crate) fn borrow_raw(&self) -> Result<Option<&'static [u32]>, ContainerError> {
-        let raw = self.hash.is_none();
-        if !raw || !cfg!(target_endian = "little") || self.stored.len() != self.spirv_len {
+        let raw = self.unpacker.hash.is_none();
+        if !raw || !cfg!(target_endian = "little") || self.stored.len() != checked(self.spirv_len) {
             return Ok(None);
         }
         let Ok(words) = bytemuck::try_cast_slice::<u8, u32>(self.stored) else {
@@ -216,17 +209,17 @@ impl EmbeddedSet {
     /// Makes one [`Shader`] per entry. A stream is unpacked and checked
     /// here, once, for the life of the program: an embedded set is a
     /// `static`, and its shaders borrow what it unpacked.
-#[inline]
+    #[inline]
     pub(crate) fn shaders(&self) -> Result<Vec<Shader>, ContainerError> {
-        let (modules, decompress) = match (self.stream, self.unpacker.decompress, self.unpacker.hash) {
-            ((0, _), decompress, _) => (self.data, decompress),
+        let (modules, unpacked) = match (self.stream, self.unpacker.decompress, self.unpacker.hash) {
+            ((0, _), _, _) => (self.data, false),
             ((stream_len, check), Some(decompress), Some(hash)) => {
                 let mut stream = vec![0; len(stream_len).ok_or_else(|| corrupt("the stream is too large"))?];
                 decompress(self.data, self.dictionary, &mut stream)?;
                 if hash(&stream) != check {
                     return Err(ContainerError::HashMismatch);
                 }
-                (&*Vec::leak(stream), None)
+                (&*Vec::leak(stream), true)
             }
             _ => return Err(corrupt("a set stored as is cannot be a stream")),
         };
@@ -255,13 +248,12 @@ impl EmbeddedSet {
                 name_start = name_end;
                 let module = EmbeddedModule {
                     stored: modules.get(offset..offset.saturating_add(checked(entry.packed_len))).unwrap_or_default(),
-                    decompress,
-                    decode: self.unpacker.decode,
-                    hash: self.unpacker.hash,
+                    unpacker: self.unpacker,
                     dictionary: self.dictionary,
-                    unpacked_len: checked(entry.unpacked_len),
-                    spirv_len: checked(entry.spirv_len),
+                    unpacked_len: entry.unpacked_len,
+                    spirv_len: entry.spirv_len,
                     check: entry.check,
+                    unpacked,
                 };
                 Shader::new(Name::Static(name), Source::Embedded(module))
             })

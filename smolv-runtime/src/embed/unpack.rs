@@ -63,8 +63,12 @@ pub const SMOLV_ZSTD: Unpacker =
 
 /// SMOL-V + zstd frames with a shared dictionary.
 #[cfg(feature = "zstd-fast")]
-pub const SMOLV_ZSTD_DICTIONARY: Unpacker =
-    Unpacker { name: "smolv-zstd-dictionary", decompress: Some(decompress_zstd), decode: decode_smolv, hash: Some(xxh32) };
+pub const SMOLV_ZSTD_DICTIONARY: Unpacker = Unpacker {
+    name: "smolv-zstd-dictionary",
+    decompress: Some(decompress_zstd),
+    decode: decode_smolv,
+    hash: Some(xxh32),
+};
 
 #[inline]
 fn copy_words(unpacked: &[u8], spirv_len: usize, out: &mut Vec<u32>) -> Result<(), ContainerError> {
@@ -91,7 +95,9 @@ fn decode_smolv(unpacked: &[u8], spirv_len: usize, out: &mut Vec<u32>) -> Result
 fn decompress_lz4(packed: &[u8], _dictionary: &[u8], out: &mut [u8]) -> Result<(), ContainerError> {
     match lz4_flex::block::decompress_into(packed, out) {
         Ok(len) if len == out.len() => Ok(()),
-        Ok(_) => Err(ContainerError::Corrupt { what: WHAT, reason: "LZ4 block unpacks to a different size than recorded" }),
+        Ok(_) => {
+            Err(ContainerError::Corrupt { what: WHAT, reason: "LZ4 block unpacks to a different size than recorded" })
+        }
         Err(_) => Err(ContainerError::Corrupt { what: WHAT, reason: "LZ4 block is invalid" }),
     }
 }
@@ -101,29 +107,23 @@ fn decompress_lz4(packed: &[u8], _dictionary: &[u8], out: &mut [u8]) -> Result<(
 fn decompress_zstd(packed: &[u8], dictionary: &[u8], out: &mut [u8]) -> Result<(), ContainerError> {
     use zstd::zstd_safe::{DCtx, get_frame_content_size};
     if !matches!(get_frame_content_size(packed), Ok(Some(len)) if u64::try_from(out.len()) == Ok(len)) {
-        return Err(ContainerError::Corrupt { what: WHAT, reason: "zstd frame records a different size than the directory" });
+        return Err(ContainerError::Corrupt {
+            what: WHAT,
+            reason: "zstd frame records a different size than the directory",
+        });
     }
-    // Embedded dictionaries are `'static`, so their address and length
-    // identify them for the life of the program: a context that loaded one
-    // (zstd copies it in) is reused only for the very same bytes.
-    std::thread_local! {
-        static CONTEXT: core::cell::RefCell<Option<(usize, usize, DCtx<'static>)>> = const { core::cell::RefCell::new(None) };
+    // A context per call, with no `static` to keep one in: a static here
+    // would be an item of this crate, and taking it would link this crate's
+    // object files (and their unwinding tables) into every binary that
+    // unpacks zstd (see the module docs). Embedded sets unpack once, at
+    // start.
+    let mut dctx = DCtx::create();
+    if !dictionary.is_empty() {
+        dctx.load_dictionary(dictionary)
+            .map_err(|_| ContainerError::Corrupt { what: WHAT, reason: "the zstd dictionary is invalid" })?;
     }
-    let key = (dictionary.as_ptr() as usize, dictionary.len());
-    CONTEXT.with(|cell| {
-        let mut slot = cell.borrow_mut();
-        if slot.as_ref().is_none_or(|(ptr, len, _)| (*ptr, *len) != key) {
-            let mut dctx = DCtx::create();
-            if !dictionary.is_empty() {
-                dctx.load_dictionary(dictionary)
-                    .map_err(|_| ContainerError::Corrupt { what: WHAT, reason: "the zstd dictionary is invalid" })?;
-            }
-            *slot = Some((key.0, key.1, dctx));
-        }
-        let (_, _, dctx) = slot.as_mut().ok_or(ContainerError::Corrupt { what: WHAT, reason: "no zstd context" })?;
-        match dctx.decompress(out, packed) {
-            Ok(len) if len == out.len() => Ok(()),
-            _ => Err(ContainerError::Corrupt { what: WHAT, reason: "zstd frame is invalid" }),
-        }
-    })
+    match dctx.decompress(out, packed) {
+        Ok(len) if len == out.len() => Ok(()),
+        _ => Err(ContainerError::Corrupt { what: WHAT, reason: "zstd frame is invalid" }),
+    }
 }

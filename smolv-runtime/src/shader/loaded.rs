@@ -113,7 +113,9 @@ impl Shader {
 pub(crate) fn bundle_shaders(bytes: &Bytes) -> Result<Vec<Shader>, ContainerError> {
     let bundle = crate::container::Bundle::parse(bytes.get())?;
     let (dictionary_span, entries) = bundle.layout();
-    let dictionary = dictionary_span.map(|(start, end)| Dictionary::new(bytes.get()[start..end].to_vec()).map(Arc::new)).transpose()?;
+    let dictionary = dictionary_span
+        .map(|(start, end)| Dictionary::new(bytes.get()[start..end].to_vec()).map(Arc::new))
+        .transpose()?;
     let mut shaders = Vec::with_capacity(bundle.len());
     for (name, (start, end)) in entries {
         shaders.push(shader_from_container(Name::Owned(name.into()), bytes.slice(start, end), dictionary.clone())?);

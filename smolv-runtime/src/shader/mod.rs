@@ -59,7 +59,7 @@ pub struct Shader {
 }
 
 impl Shader {
-#[inline]
+    #[inline]
     pub(crate) fn new(name: Name, source: Source) -> Self {
         Self { name, source, decoded: OnceLock::new() }
     }
@@ -72,8 +72,8 @@ impl Shader {
         unpacker: &'static Unpacker,
         packed: &'static [u8],
         dictionary: &'static [u8],
-        unpacked_len: usize,
-        spirv_len: usize,
+        unpacked_len: u32,
+        spirv_len: u32,
         check: u32,
     ) -> Self {
         let module = EmbeddedModule::new(unpacker, packed, dictionary, unpacked_len, spirv_len, check);
@@ -81,14 +81,14 @@ impl Shader {
     }
 
     /// The shader's name: `lit.frag`, `lit.frag@shadows`, `sky.wgsl#fs_main`.
-#[inline]
+    #[inline]
     pub fn name(&self) -> &str {
         self.name.get()
     }
 
     /// The bytes this shader occupies as stored: its packed module
     /// (embedded), or its container (loaded from a file).
-#[inline]
+    #[inline]
     pub fn stored_bytes(&self) -> &[u8] {
         match &self.source {
             Source::Embedded(module) => module.stored(),
@@ -118,7 +118,7 @@ impl Shader {
     }
 
     /// Bytes of SPIR-V this shader decodes to, from its metadata.
-#[inline]
+    #[inline]
     pub fn spirv_len(&self) -> usize {
         match &self.source {
             Source::Embedded(module) => module.spirv_len(),
@@ -140,7 +140,7 @@ impl Shader {
     }
 
     /// Decodes to SPIR-V words, checking the recorded hash.
-#[inline]
+    #[inline]
     pub fn decode(&self) -> Result<Vec<u32>, ContainerError> {
         let mut out = Vec::new();
         self.decode_into(&mut out)?;
@@ -148,14 +148,14 @@ impl Shader {
     }
 
     /// Decodes into `out`, reusing its allocation.
-#[inline]
+    #[inline]
     pub fn decode_into(&self, out: &mut Vec<u32>) -> Result<(), ContainerError> {
         self.decode_with(&DecodeSettings::default(), out)
     }
 
     /// Decodes with explicit settings (for example without the hash check).
     /// On error `out` is left empty.
-#[inline]
+    #[inline]
     pub fn decode_with(&self, settings: &DecodeSettings, out: &mut Vec<u32>) -> Result<(), ContainerError> {
         let result = match &self.source {
             Source::Embedded(module) => module.decode(settings, out),
@@ -171,7 +171,7 @@ impl Shader {
     /// Decodes once, thread-safely, and keeps the words for the life of the
     /// shader. A raw-SPIR-V build serves them straight from the binary,
     /// without a copy.
-#[inline]
+    #[inline]
     pub fn decode_cached(&self) -> Result<&[u32], ContainerError> {
         if let Some(words) = self.decoded.get() {
             return Ok(words.get());

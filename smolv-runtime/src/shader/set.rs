@@ -5,8 +5,8 @@ use std::sync::OnceLock;
 
 use super::Shader;
 use crate::container::ContainerError;
-use crate::embed::{EmbeddedEntry, EmbeddedSet};
 use crate::embed::unpack::Unpacker;
+use crate::embed::{EmbeddedEntry, EmbeddedSet};
 
 /// How a set's shaders are packed: the codec's name as in the build
 /// manifest (`spirv`, `smolv`, `smolv-lz4`, `smolv-zstd`,
@@ -98,25 +98,27 @@ impl ShaderSet {
     }
 
     /// Every shader, sorted by name; an error if the set is damaged.
-#[inline]
+    #[inline]
     pub fn shaders(&self) -> Result<&[Shader], ContainerError> {
         let shaders = self.shaders.get_or_init(|| match &self.source {
             SetSource::Embedded(set) => set.shaders(),
             // Loaded sets fill `shaders` when they are created.
             #[cfg(feature = "zstd-fast")]
-            SetSource::Bundle(_) => Err(ContainerError::Corrupt { what: "shader bundle", reason: "it was not indexed" }),
+            SetSource::Bundle(_) => {
+                Err(ContainerError::Corrupt { what: "shader bundle", reason: "it was not indexed" })
+            }
         });
         shaders.as_deref().map_err(ContainerError::again)
     }
 
     /// Iterates over every shader, sorted by name.
-#[inline]
+    #[inline]
     pub fn iter(&self) -> Result<std::slice::Iter<'_, Shader>, ContainerError> {
         Ok(self.shaders()?.iter())
     }
 
     /// The shader named `name`. A miss suggests the closest names.
-#[inline]
+    #[inline]
     pub fn get(&self, name: &str) -> Result<&Shader, ContainerError> {
         let shaders = self.shaders()?;
         match shaders.binary_search_by(|s| s.name().cmp(name)) {
