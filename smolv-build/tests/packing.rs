@@ -349,7 +349,8 @@ fn auto_ships_a_tiny_set_raw() {
     let out = dir.path().join("out");
     let report = config(&files[..2], &out).try_compile().unwrap();
     let packing = report.packing.unwrap();
-    assert_eq!((packing.codec.as_str(), packing.decoder_bytes), ("spirv", 0));
+    assert_eq!(packing.codec, "spirv");
+    assert!(packing.decoder_bytes < 8_000, "raw SPIR-V links only the set's glue: {}", packing.decoder_bytes);
     assert_eq!(packing.goal, "installed");
     assert_eq!(packing.candidates.len(), 6, "every packing but the dictionary was weighed");
     let smallest = packing.candidates.iter().map(|c| c.installed_bytes).min().unwrap();

@@ -195,6 +195,31 @@ fn cost_by_crate(smolv: &Path, raw: &Path) -> Vec<(String, i64)> {
     groups
 }
 
+/// Fails unless the binary at `path` (not stripped) holds the decoders
+/// `packing` needs and no others.
+fn assert_links_only_its_decoders(path: &Path, packing: &str) {
+    let output = Command::new("nm").args(["-C"]).arg(path).output().expect("nm");
+    let symbols = String::from_utf8_lossy(&output.stdout);
+    let has = |needle: &str| symbols.lines().any(|line| line.contains(needle));
+    // lz4_flex's block decoder is inlined into smolv's LZ4 step.
+    let lz4 = has("lz4_flex::") || has("smolv_runtime::embed::unpack::decompress_lz4");
+    let (smolv, zstd) = (has("smolv_runtime::codec::decode::"), has("ZSTD_decompress"));
+    let expected = match packing.split(' ').next().unwrap() {
+        "spirv" => (false, false, false),
+        "smolv" => (true, false, false),
+        "smolv-lz4" => (true, true, false),
+        _ => (true, false, true),
+    };
+    assert_eq!(
+        (smolv, lz4, zstd),
+        expected,
+        "{}: packed as {packing}, the binary links (SMOL-V decoder, lz4_flex, zstd) = {:?}",
+        path.display(),
+        (smolv, lz4, zstd)
+    );
+    println!("  {}: packed as {packing}, links SMOL-V {smolv}, LZ4 {lz4}, zstd {zstd}", path.display());
+}
+
 struct Measured {
     spirv: i64,
     smolv: i64,
@@ -283,10 +308,21 @@ fn measure(set: &Set, by_crate: bool) -> Measured {
         smolv_xz - raw_xz
     );
 
+    // Only the chosen packing's decoders are linked: look at the symbols of
+    // an unstripped build of the same program.
+    let unstripped = [("CARGO_PROFILE_RELEASE_STRIP", "false")];
+    let (smolv_symbols, _) =
+        build_and_run(&smolv_dir, &smolv_crate, &format!("{}-smolv-symbols", set.name), &unstripped);
+    assert_links_only_its_decoders(&smolv_symbols, &packing);
+    if set.name == "rock-storm" {
+        // A raw set links neither a decompressor nor the SMOL-V decoder.
+        let raw_env = [("CARGO_PROFILE_RELEASE_STRIP", "false"), ("SMOLV_PACKING", "raw")];
+        let (raw_packed, _) =
+            build_and_run(&smolv_dir, &smolv_crate, &format!("{}-smolv-raw-symbols", set.name), &raw_env);
+        assert_links_only_its_decoders(&raw_packed, "spirv (module)");
+    }
+
     if by_crate {
-        let unstripped = [("CARGO_PROFILE_RELEASE_STRIP", "false")];
-        let (smolv_symbols, _) =
-            build_and_run(&smolv_dir, &smolv_crate, &format!("{}-smolv-symbols", set.name), &unstripped);
         let (raw_symbols, _) = build_and_run(&raw_dir, &raw_crate, &format!("{}-raw-symbols", set.name), &unstripped);
         let groups = cost_by_crate(&smolv_symbols, &raw_symbols);
         let listed: Vec<String> = groups.iter().take(8).map(|(group, size)| format!("{group} {size} B")).collect();

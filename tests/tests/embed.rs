@@ -98,7 +98,7 @@ fn a_damaged_embedded_module_is_an_error_never_a_panic_or_wrong_words() {
     let json = manifest_json();
     let module = json["modules"].as_array().unwrap().iter().find(|m| m["name"] == "lit.frag").unwrap();
     let embedded = &module["embedded"];
-    let number = |field: &str| usize::try_from(embedded[field].as_u64().unwrap()).unwrap();
+    let number = |field: &str| u32::try_from(embedded[field].as_u64().unwrap()).unwrap();
     let check = u32::try_from(embedded["check"].as_u64().unwrap()).unwrap();
     let dictionary: &'static [u8] = match json["embedded"]["dictionary"].as_str() {
         Some(path) => std::fs::read(artifacts().join(path)).unwrap().leak(),
@@ -177,6 +177,12 @@ fn decode_cache_decodes_once() {
     let second = LIT.decode_cached().unwrap();
     assert_eq!(first.as_ptr(), second.as_ptr());
     assert_eq!(first, LIT.decode().unwrap().as_slice());
+    // Raw SPIR-V is served from the embedded bytes themselves, zero-copy.
+    for shader in ALL.shaders().unwrap().iter().chain([LIT, SHADOWS, SKY]) {
+        let served = shader.decode_cached().unwrap().as_ptr() as usize;
+        let stored = shader.stored_bytes().as_ptr() as usize;
+        assert_eq!(served == stored, ALL.packing().codec == "spirv", "{}", shader.name());
+    }
 }
 
 #[test]

@@ -156,7 +156,14 @@ fn every_packing_embeds_the_same_spirv_and_reflection() {
         let output =
             cargo_with_env(&root, &["run", "--quiet", "--", out.to_str().unwrap()], &[("SMOLV_PACKING", packing)]);
         let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-        assert!(output.status.success(), "{packing}: {stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        if packing == "zstd-dictionary" {
+            // Three small modules are too little to train a dictionary on:
+            // forcing one is an error that says so.
+            assert!(!output.status.success() && stderr.contains("needs a zstd dictionary"), "{stderr}");
+            continue;
+        }
+        assert!(output.status.success(), "{packing}: {stdout}\n{stderr}");
         let line = stdout.lines().find(|l| l.starts_with("packing ")).unwrap().to_owned();
         let expected = match packing {
             "auto" => None,
