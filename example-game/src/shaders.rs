@@ -81,6 +81,6 @@ mod embedded {
             let reflection = Reflection::from_spirv(&words).map_err(|e| error(shader.name(), &e))?;
             modules.push(LoadedShader { name: shader.name().to_owned(), words, reflection });
         }
-        Ok((modules, SHADERS.stored_len(), format!("smolv, {}", SHADERS.packing())))
+        Ok((modules, SHADERS.stored_len(), SHADERS.packing().to_string()))
     }
 }
