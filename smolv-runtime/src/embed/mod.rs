@@ -92,28 +92,17 @@ impl EmbeddedEntry {
 /// must decode to.
 #[derive(Debug)]
 pub(crate) struct EmbeddedModule {
-    stored: &'static [u8],
-    unpacker: &'static Unpacker,
-    dictionary: &'static [u8],
-    unpacked_len: u32,
-    spirv_len: u32,
-    check: u32,
+    pub(crate) stored: &'static [u8],
+    pub(crate) unpacker: &'static Unpacker,
+    pub(crate) dictionary: &'static [u8],
+    pub(crate) unpacked_len: u32,
+    pub(crate) spirv_len: u32,
+    pub(crate) check: u32,
     /// A module of an unpacked stream: stored as it decodes.
-    unpacked: bool,
+    pub(crate) unpacked: bool,
 }
 
 impl EmbeddedModule {
-    pub(crate) const fn new(
-        unpacker: &'static Unpacker,
-        stored: &'static [u8],
-        dictionary: &'static [u8],
-        unpacked_len: u32,
-        spirv_len: u32,
-        check: u32,
-    ) -> Self {
-        Self { stored, unpacker, dictionary, unpacked_len, spirv_len, check, unpacked: false }
-    }
-
     #[inline]
     pub(crate) fn stored(&self) -> &'static [u8] {
         self.stored
@@ -173,28 +162,17 @@ impl EmbeddedModule {
 /// The statics `include_shaders!` generates.
 #[derive(Debug)]
 pub(crate) struct EmbeddedSet {
-    unpacker: &'static Unpacker,
-    data: &'static [u8],
-    dictionary: &'static [u8],
-    names: &'static str,
-    entries: &'static [EmbeddedEntry],
+    pub(crate) unpacker: &'static Unpacker,
+    pub(crate) data: &'static [u8],
+    pub(crate) dictionary: &'static [u8],
+    pub(crate) names: &'static str,
+    pub(crate) entries: &'static [EmbeddedEntry],
     /// Layout "one stream": its unpacked length and xxHash32; `(0, 0)` for
     /// modules packed one by one.
-    stream: (u32, u32),
+    pub(crate) stream: (u32, u32),
 }
 
 impl EmbeddedSet {
-    pub(crate) const fn new(
-        unpacker: &'static Unpacker,
-        data: &'static [u8],
-        dictionary: &'static [u8],
-        names: &'static str,
-        entries: &'static [EmbeddedEntry],
-        stream: (u32, u32),
-    ) -> Self {
-        Self { unpacker, data, dictionary, names, entries, stream }
-    }
-
     #[inline]
     pub(crate) fn packing(&self) -> crate::shader::Packing {
         crate::shader::Packing { codec: self.unpacker.name, one_stream: self.stream.0 != 0 }

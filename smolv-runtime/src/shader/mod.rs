@@ -76,7 +76,8 @@ impl Shader {
         spirv_len: u32,
         check: u32,
     ) -> Self {
-        let module = EmbeddedModule::new(unpacker, packed, dictionary, unpacked_len, spirv_len, check);
+        let module =
+            EmbeddedModule { stored: packed, unpacker, dictionary, unpacked_len, spirv_len, check, unpacked: false };
         Self { name: Name::Static(name), source: Source::Embedded(module), decoded: OnceLock::new() }
     }
 

@@ -74,7 +74,7 @@ impl ShaderSet {
         stream: (u32, u32),
     ) -> Self {
         Self {
-            source: SetSource::Embedded(EmbeddedSet::new(unpacker, data, dictionary, names, entries, stream)),
+            source: SetSource::Embedded(EmbeddedSet { unpacker, data, dictionary, names, entries, stream }),
             shaders: OnceLock::new(),
         }
     }
