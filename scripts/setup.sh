@@ -6,7 +6,8 @@
 #   1. installs the system packages the workspace needs (shaderc, glslang and
 #      SPIRV-Tools static archives and tools, lavapipe and the Vulkan
 #      validation layers, the X11 libraries the example game's window loads,
-#      and Xvfb + xdotool for its window tests), with apt-get, as root or
+#      Xvfb + xdotool for its window tests, and xz + nm for the binary-size
+#      test), with apt-get, as root or
 #      through sudo;
 #   2. makes sure rustfmt and clippy are installed;
 #   3. merges Debian's static shaderc/glslang/SPIRV-Tools archives into one
@@ -22,6 +23,7 @@ smolv_packages=(
   pkg-config
   libx11-6 libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcommon-x11-0
   xvfb xauth xdotool
+  xz-utils binutils
 )
 
 smolv_log() { printf 'setup: %s\n' "$*" >&2; }
