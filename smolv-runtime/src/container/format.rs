@@ -129,7 +129,11 @@ impl<'a> Container<'a> {
         if (codec == Codec::SmolvZstdDictionary) != (dictionary_id != 0) {
             return Err(corrupt("dictionary id does not match the codec"));
         }
-        let payload_at = (HEADER_LEN + reflection_len).next_multiple_of(4);
+        // Checked: on 32-bit targets a forged length near u32::MAX overflows.
+        let payload_at = HEADER_LEN
+            .checked_add(reflection_len)
+            .and_then(|end| end.checked_next_multiple_of(4))
+            .ok_or(corrupt("section lengths do not add up to the container size"))?;
         if payload_at.checked_add(payload_len) != Some(bytes.len()) {
             return Err(corrupt("section lengths do not add up to the container size"));
         }

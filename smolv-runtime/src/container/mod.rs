@@ -100,6 +100,18 @@ mod tests {
         assert!(Bundle::parse(&bundle).is_err());
     }
 
+    #[test]
+    fn forged_section_lengths_near_u32_max_are_errors() {
+        let (container, _) = sample_bundle();
+        for field in [48, 52] {
+            for value in [u32::MAX, u32::MAX - 3, u32::MAX - 56] {
+                let mut forged = container.clone();
+                forged[field..field + 4].copy_from_slice(&value.to_le_bytes());
+                assert!(Container::parse(&forged).is_err(), "field {field} = {value:#x}");
+            }
+        }
+    }
+
     fn module_of(words: usize) -> Vec<u32> {
         // A valid module padded with OpNop-free filler: repeated OpName.
         let mut spirv = crate::doc_example_module();
