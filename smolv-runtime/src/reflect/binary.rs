@@ -159,10 +159,15 @@ impl Writer {
         self.u32(n as u32);
     }
     fn str(&mut self, s: &str) {
-        // Names longer than 64 KiB are cut: reflection is for humans and lookups.
-        let bytes = &s.as_bytes()[..s.len().min(0xFFFF)];
-        self.0.extend_from_slice(&(bytes.len() as u16).to_le_bytes());
-        self.0.extend_from_slice(bytes);
+        // Names longer than 64 KiB are cut (reflection is for humans and
+        // lookups), at a character boundary, so the reader takes them back.
+        let mut end = s.len().min(usize::from(u16::MAX));
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        let len = u16::try_from(end).unwrap_or(u16::MAX);
+        self.0.extend_from_slice(&len.to_le_bytes());
+        self.0.extend_from_slice(&s.as_bytes()[..end]);
     }
 }
 
@@ -213,6 +218,17 @@ impl Reader<'_> {
 mod tests {
     use super::*;
     use alloc::vec;
+
+    #[test]
+    fn names_longer_than_64_kib_are_cut_at_a_character_and_read_back() {
+        // 'é' is two bytes, so byte 65,535 falls inside one.
+        let long: alloc::string::String = core::iter::repeat_n('é', 40_000).collect();
+        let mut reflection = Reflection::new(ShaderStage::Fragment, "main");
+        reflection.entry_point = long.clone();
+        let back = Reflection::from_bytes(&reflection.to_bytes()).unwrap();
+        assert!(long.starts_with(&back.entry_point));
+        assert_eq!(back.entry_point.len(), 65_534);
+    }
 
     fn sample() -> Reflection {
         Reflection {
