@@ -4,8 +4,10 @@ use alloc::vec::Vec;
 
 use super::error::DecodeError;
 use super::header::{SMOLV_HEADER_BYTES, SPIRV_HEADER_WORDS, SPIRV_MAGIC, SmolvInfo};
+#[cfg(feature = "std")]
+use super::opcodes::ComputedV1;
 use super::opcodes::{
-    Codings, ComputedV1, DECORATION_OFFSET, DecodingTable, member_decoration_extra_operands, op, zigzag_in_2016_dialect,
+    Codings, DECORATION_OFFSET, DecodingTable, member_decoration_extra_operands, op, zigzag_in_2016_dialect,
 };
 use super::varint::{Reader, unzigzag};
 

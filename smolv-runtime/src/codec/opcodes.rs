@@ -228,9 +228,11 @@ impl Codings for &'static DecodingTable {
 }
 
 /// The codings of encoding version 1, computed rather than looked up.
+#[cfg(feature = "std")]
 #[derive(Clone, Copy)]
 pub(crate) struct ComputedV1;
 
+#[cfg(feature = "std")]
 impl Codings for ComputedV1 {
     const COMPACT: bool = true;
 
