@@ -305,13 +305,16 @@ impl Config {
         self
     }
 
-    /// `#define name value` for every shader.
+    /// `#define name value` for every GLSL and HLSL shader. WGSL has no
+    /// preprocessor, so WGSL files do not see it (and a define given to a
+    /// WGSL file alone, or through a variant, is an error).
     pub fn define(&mut self, name: impl Into<String>, value: impl Into<String>) -> &mut Self {
         self.defines.push(Define { name: name.into(), value: Some(value.into()) });
         self
     }
 
     /// `#define name value` for one shader, by module name (`lit.frag`).
+    /// A name that matches no shader is an error when the build runs.
     pub fn shader_define(
         &mut self,
         shader: impl Into<String>,

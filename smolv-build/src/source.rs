@@ -137,8 +137,16 @@ impl Sources {
         // name -> (path, language, stage); BTreeMap keeps a stable order.
         let mut found: BTreeMap<String, (PathBuf, Language, Option<ShaderStage>)> = BTreeMap::new();
         let mut watched = Vec::new();
-        let add = |name: String, path: PathBuf, found: &mut BTreeMap<_, _>| -> Result<(), Error> {
+        let add = |name: String, path: PathBuf, found: &mut BTreeMap<String, (PathBuf, _, _)>| -> Result<(), Error> {
             if let Some((language, stage)) = classify(&path)? {
+                if let Some((other, _, _)) = found.get(&name).filter(|(other, _, _)| *other != path) {
+                    return Err(Error::Config(format!(
+                        "two shaders are named {name:?}: {} and {}; module names are paths below their shader \
+                         directory, so give one of them another name or directory",
+                        other.display(),
+                        path.display()
+                    )));
+                }
                 found.insert(name, (path, language, stage));
             }
             Ok(())
@@ -248,10 +256,28 @@ fn expand_jobs(
             )));
         }
     }
+    for (shader, define) in &config.shader_defines {
+        if !found.contains_key(shader) {
+            let known: Vec<&str> = found.keys().map(String::as_str).collect();
+            return Err(Error::Config(format!(
+                "shader_define {:?} names shader {shader:?}, which was not found; shaders are: {}",
+                define.name,
+                known.join(", ")
+            )));
+        }
+    }
     let mut jobs = Vec::new();
     for (name, (path, language, stage)) in found {
-        let mut defines = config.defines.clone();
-        defines.extend(config.shader_defines.iter().filter(|(s, _)| *s == name).map(|(_, d)| d.clone()));
+        let own_defines = config.shader_defines.iter().filter(|(s, _)| *s == name).map(|(_, d)| d.clone());
+        let variant_defines = config.variants.iter().filter(|(s, v)| *s == name && !v.defines.is_empty());
+        if language == Language::Wgsl && (own_defines.clone().next().is_some() || variant_defines.count() > 0) {
+            return Err(Error::Config(format!(
+                "{name} is WGSL, which has no preprocessor, so defines cannot change it; use a pipeline-overridable \
+                 constant (`override`) and Variant::spec_constant instead"
+            )));
+        }
+        let mut defines = if language == Language::Wgsl { Vec::new() } else { config.defines.clone() };
+        defines.extend(own_defines);
         let base = Job {
             name: name.clone(),
             path,
@@ -284,6 +310,56 @@ mod tests {
         assert_eq!(stage_from_pragma("#version 450\n#pragma shader_stage(compute)\n"), Some(ShaderStage::Compute));
         assert_eq!(stage_from_pragma("  #  pragma shader_stage( fragment )"), Some(ShaderStage::Fragment));
         assert_eq!(stage_from_pragma("// no pragma"), None);
+    }
+
+    fn tree(files: &[&str]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for file in files {
+            let path = dir.path().join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "#version 450\nvoid main() {}\n").unwrap();
+        }
+        dir
+    }
+
+    fn scan(config: &Config) -> Result<Sources, Error> {
+        Sources::scan(config, Path::new("/"))
+    }
+
+    #[test]
+    fn two_shaders_of_one_name_are_an_error() {
+        let (a, b) = (tree(&["lit.frag"]), tree(&["lit.frag"]));
+        let mut config = Config::new();
+        config.shader_dir(a.path()).shader_dir(b.path());
+        let Err(Error::Config(message)) = scan(&config) else { panic!("two lit.frag must not be accepted") };
+        assert!(message.contains("two shaders are named \"lit.frag\""), "{message}");
+        // The same file named twice is one shader.
+        let mut config = Config::new();
+        config.shader_dir(a.path()).shader(a.path().join("lit.frag"));
+        assert_eq!(scan(&config).unwrap().jobs.len(), 1);
+    }
+
+    #[test]
+    fn a_define_for_an_unknown_shader_is_an_error() {
+        let dir = tree(&["lit.frag"]);
+        let mut config = Config::new();
+        config.shader_dir(dir.path()).shader_define("lit.farg", "FOG", "1");
+        let Err(Error::Config(message)) = scan(&config) else { panic!("a define for no shader must not be accepted") };
+        assert!(message.contains("\"lit.farg\"") && message.contains("lit.frag"), "{message}");
+    }
+
+    #[test]
+    fn defines_on_wgsl_are_an_error_and_global_ones_skip_it() {
+        let dir = tree(&["lit.frag"]);
+        std::fs::write(dir.path().join("sky.wgsl"), "@fragment fn fs() {}\n").unwrap();
+        let mut config = Config::new();
+        config.shader_dir(dir.path()).define("QUALITY", "2");
+        let jobs = scan(&config).unwrap().jobs;
+        let defines = |name: &str| jobs.iter().find(|j| j.name == name).unwrap().defines.len();
+        assert_eq!((defines("lit.frag"), defines("sky.wgsl")), (1, 0));
+        config.variants("sky.wgsl", [crate::Variant::new("night").define("NIGHT", "1")]);
+        let Err(Error::Config(message)) = scan(&config) else { panic!("a WGSL define variant must not be accepted") };
+        assert!(message.contains("sky.wgsl is WGSL"), "{message}");
     }
 
     #[test]
