@@ -125,13 +125,22 @@ pub use source::Language;
 /// ```
 pub use smolv_runtime::codec;
 
-/// Sizes of a set of SMOL-V modules compressed together (see [`compress_set`]).
+/// A set of SMOL-V modules compressed together (see [`compress_set`]):
+/// everything needed to decompress them again.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CompressedSet {
-    /// Size of the shared dictionary, 0 if none was worth it.
-    pub dictionary_bytes: usize,
-    /// Each module's compressed payload.
+    /// The shared zstd dictionary the payloads need, if one was worth it.
+    pub dictionary: Option<Vec<u8>>,
+    /// Each module's compressed payload: one zstd frame with the content
+    /// size, without checksum or dictionary id.
     pub payloads: Vec<Vec<u8>>,
+}
+
+impl CompressedSet {
+    /// Size of the shared dictionary, 0 if there is none.
+    pub fn dictionary_len(&self) -> usize {
+        self.dictionary.as_ref().map_or(0, Vec::len)
+    }
 }
 
 /// Compresses SMOL-V modules as the build does: zstd at `level`, with a
@@ -141,16 +150,19 @@ pub struct CompressedSet {
 /// use smolv_build::{compress_set, DictionaryMode};
 /// # let spirv = smolv_runtime::doc_example_module();
 /// let smolv = smolv_runtime::encode(&spirv[..], &Default::default())?;
-/// let set = compress_set(&[smolv.clone(), smolv], 19, DictionaryMode::Auto)?;
+/// let set = compress_set(&[smolv.clone(), smolv.clone()], 19, DictionaryMode::Auto)?;
 /// assert_eq!(set.payloads.len(), 2);
+/// // Everything to decompress them is in the set.
+/// let mut zstd = match &set.dictionary {
+///     Some(dictionary) => zstd::bulk::Decompressor::with_dictionary(dictionary)?,
+///     None => zstd::bulk::Decompressor::new()?,
+/// };
+/// assert_eq!(zstd.decompress(&set.payloads[0], smolv.len())?, smolv);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn compress_set(smolv: &[Vec<u8>], level: i32, mode: DictionaryMode) -> Result<CompressedSet, Error> {
     let packed = encode::pack(smolv, level, mode).map_err(Error::Internal)?;
-    Ok(CompressedSet {
-        dictionary_bytes: packed.dictionary.as_ref().map_or(0, |d| d.as_bytes().len()),
-        payloads: packed.payloads,
-    })
+    Ok(CompressedSet { dictionary: packed.dictionary.map(|d| d.as_bytes().to_vec()), payloads: packed.payloads })
 }
 
 /// Compiles every shader in `dir` with default settings; panics with a

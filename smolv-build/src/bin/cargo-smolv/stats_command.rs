@@ -132,8 +132,8 @@ pub(crate) fn stats(args: &StatsArgs) -> Result<(), FileError> {
         spirv_bytes: sum(|f| f.spirv_bytes),
         smolv_bytes: sum(|f| f.smolv_bytes),
         smolv_zstd_bytes: sum(|f| f.smolv_zstd_bytes),
-        dictionary_bytes: shared.dictionary_bytes,
-        smolv_zstd_dictionary_bytes: sum(|f| f.smolv_zstd_dictionary_bytes) + shared.dictionary_bytes,
+        dictionary_bytes: shared.dictionary_len(),
+        smolv_zstd_dictionary_bytes: sum(|f| f.smolv_zstd_dictionary_bytes) + shared.dictionary_len(),
         solid_smolv_zstd_bytes: solid.len(),
         files,
     };
