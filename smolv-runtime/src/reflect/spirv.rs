@@ -175,7 +175,7 @@ impl Module {
                 self.types.insert(op(1), Type::SampledImage);
             }
             spv::OP_TYPE_ARRAY => {
-                let length = self.constants.get(&op(3)).copied().unwrap_or(1) as u32;
+                let length = self.constants.get(&op(3)).map_or(1, |&l| u32::try_from(l).unwrap_or(u32::MAX));
                 self.types.insert(op(1), Type::Array { element: op(2), length });
             }
             spv::OP_TYPE_RUNTIME_ARRAY => {
@@ -289,20 +289,23 @@ impl Module {
         }
         match self.types.get(&ty) {
             Some(Type::Bool) => 4,
+            // Saturating throughout: hostile counts must not overflow.
             Some(Type::Int { width, .. } | Type::Float { width }) => width / 8,
-            Some(Type::Vector { component, count }) => count * self.size_of(*component, None, depth + 1),
+            Some(Type::Vector { component, count }) => count.saturating_mul(self.size_of(*component, None, depth + 1)),
             Some(Type::Matrix { column, count }) => {
-                count * matrix_stride.unwrap_or_else(|| self.size_of(*column, None, depth + 1))
+                count.saturating_mul(matrix_stride.unwrap_or_else(|| self.size_of(*column, None, depth + 1)))
             }
             Some(Type::Array { element, length }) => {
                 let stride = self.decorations.get(&ty).and_then(|d| d.array_stride);
-                length * stride.unwrap_or_else(|| self.size_of(*element, matrix_stride, depth + 1))
+                length.saturating_mul(stride.unwrap_or_else(|| self.size_of(*element, matrix_stride, depth + 1)))
             }
-            Some(Type::Struct { members }) => (0..members.len() as u32)
-                .map(|i| {
+            Some(Type::Struct { members }) => members
+                .iter()
+                .zip(0u32..)
+                .map(|(&member, i)| {
                     let m = self.members.get(&(ty, i));
                     let offset = m.and_then(|m| m.offset).unwrap_or(0);
-                    offset + self.size_of(members[i as usize], m.and_then(|m| m.matrix_stride), depth + 1)
+                    offset.saturating_add(self.size_of(member, m.and_then(|m| m.matrix_stride), depth + 1))
                 })
                 .max()
                 .unwrap_or(0),
@@ -383,6 +386,10 @@ impl Reflection {
     }
 }
 
+/// Most locations one interface variable is reflected as (far beyond any
+/// device's `maxVertexInputAttributes` or `maxFragmentOutputAttachments`).
+const MAX_INTERFACE_LOCATIONS: u32 = 1024;
+
 fn reflect(module: &Module, stage: ShaderStage, entry_id: u32, entry_point: String) -> Reflection {
     let stage_flag = stage.vk_stage_flag();
     let mut reflection = Reflection::new(stage, entry_point);
@@ -413,7 +420,7 @@ fn reflect(module: &Module, stage: ShaderStage, entry_id: u32, entry_point: Stri
                 let Some(Type::Struct { members }) = module.types.get(&pointee) else {
                     continue;
                 };
-                let offset = (0..members.len() as u32)
+                let offset = (0..u32::try_from(members.len()).unwrap_or(u32::MAX))
                     .filter_map(|i| module.members.get(&(pointee, i)).and_then(|m| m.offset))
                     .min()
                     .unwrap_or(0);
@@ -432,8 +439,11 @@ fn reflect(module: &Module, stage: ShaderStage, entry_id: u32, entry_point: Stri
                 let (element, count) = module.strip_arrays(pointee);
                 let (format, locations) = module.format_of(element);
                 let list = if storage == spv::SC_INPUT { &mut reflection.inputs } else { &mut reflection.outputs };
-                for i in 0..count.max(1) * locations {
-                    list.push(InterfaceVariable { location: location + i, format, name: module.name(id) });
+                // No device has more than a few dozen locations; a hostile
+                // array length must not allocate without bound.
+                let slots = count.max(1).saturating_mul(locations).min(MAX_INTERFACE_LOCATIONS);
+                for location in (0..slots).map_while(|i| location.checked_add(i)) {
+                    list.push(InterfaceVariable { location, format, name: module.name(id) });
                 }
             }
             _ => {}
@@ -458,4 +468,47 @@ fn reflect(module: &Module, stage: ShaderStage, entry_id: u32, entry_point: Stri
     reflection.inputs.sort_by_key(|v| v.location);
     reflection.outputs.sort_by_key(|v| v.location);
     reflection
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    /// A vertex module with one input `float[length]` at location 5, and a
+    /// push-constant block holding a vector of `vector_count` floats.
+    fn hostile(length: u32, vector_count: u32) -> Vec<u32> {
+        let mut m = vec![0x0723_0203, 0x0001_0000, 0, 20, 0];
+        let mut inst = |op: u32, operands: &[u32]| {
+            m.push(((operands.len() as u32 + 1) << 16) | op);
+            m.extend_from_slice(operands);
+        };
+        inst(17, &[1]); // OpCapability Shader
+        inst(14, &[0, 1]); // OpMemoryModel
+        inst(15, &[0, 1, 0x6E69_616D, 0, 6]); // OpEntryPoint Vertex %1 "main" %6
+        inst(71, &[6, 30, 5]); // OpDecorate %6 Location 5
+        inst(22, &[2, 32]); // %2 = OpTypeFloat 32
+        inst(21, &[3, 32, 0]); // %3 = OpTypeInt 32 0
+        inst(43, &[3, 4, length]); // %4 = OpConstant %3 length
+        inst(28, &[5, 2, 4]); // %5 = OpTypeArray %2 %4
+        inst(32, &[7, 1, 5]); // %7 = OpTypePointer Input %5
+        inst(59, &[7, 6, 1]); // %6 = OpVariable %7 Input
+        inst(23, &[8, 2, vector_count]); // %8 = OpTypeVector %2 n
+        inst(30, &[9, 8]); // %9 = OpTypeStruct %8
+        inst(71, &[9, 2]); // OpDecorate %9 Block
+        inst(32, &[10, 9, 9]); // %10 = OpTypePointer PushConstant %9
+        inst(59, &[10, 11, 9]); // %11 = OpVariable %10 PushConstant
+        m
+    }
+
+    #[test]
+    fn hostile_counts_neither_panic_nor_allocate_without_bound() {
+        let reflection = Reflection::from_spirv(&hostile(u32::MAX, 0x4000_0001)).unwrap();
+        assert_eq!(reflection.inputs.len(), MAX_INTERFACE_LOCATIONS as usize);
+        assert_eq!(reflection.inputs[0].location, 5);
+        assert_eq!(reflection.push_constants[0].size, u32::MAX);
+        let reflection = Reflection::from_spirv(&hostile(3, 4)).unwrap();
+        assert_eq!(reflection.inputs.iter().map(|v| v.location).collect::<Vec<_>>(), [5, 6, 7]);
+        assert_eq!(reflection.push_constants[0].size, 16);
+    }
 }
