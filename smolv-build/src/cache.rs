@@ -7,7 +7,7 @@
 //! its body, checked on every read: a corrupt or truncated entry is a miss
 //! and gets rebuilt.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -87,12 +87,21 @@ impl Cache {
         self.root.join("v1").join(&hex[..2]).join(hex)
     }
 
-    /// The entry's body, if present and intact.
+    /// The entry's body, if present and intact. A hit marks the entry as
+    /// used now (its modification time), so [`trim`] evicts the least
+    /// recently used entries first, as ccache does.
     pub(crate) fn get(&self, key: &Key) -> Option<Vec<u8>> {
-        let bytes = std::fs::read(self.path(key)).ok()?;
+        let mut file = std::fs::File::open(self.path(key)).ok()?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).ok()?;
         let rest = bytes.strip_prefix(ENTRY_MAGIC.as_slice())?;
         let (hash, body) = rest.split_at_checked(32)?;
-        (blake3::hash(body).as_bytes() == hash).then(|| body.to_vec())
+        if blake3::hash(body).as_bytes() != hash {
+            return None;
+        }
+        // Best effort: a read-only cache still serves hits.
+        let _ = file.set_modified(std::time::SystemTime::now());
+        Some(body.to_vec())
     }
 
     /// Stores an entry atomically. Failing to cache is not a build error,
@@ -106,8 +115,12 @@ impl Cache {
         if std::fs::create_dir_all(dir).is_err() {
             return false;
         }
+        // Unique per process (pid), per thread and per call (counter): two
+        // threads storing the same key never write one temporary file.
         let unique = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let temp = dir.join(format!(".{}.{}.{unique}.tmp", key.hex(), std::process::id()));
+        let thread: String =
+            format!("{:?}", std::thread::current().id()).chars().filter(char::is_ascii_digit).collect();
+        let temp = dir.join(format!(".{}.{}.{thread}.{unique}.tmp", key.hex(), std::process::id()));
         let written = std::fs::File::create(&temp).and_then(|mut file| {
             file.write_all(ENTRY_MAGIC)?;
             file.write_all(blake3::hash(body).as_bytes())?;
@@ -119,6 +132,99 @@ impl Cache {
         }
         true
     }
+}
+
+/// What the cache directory holds (see [`stats`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Intact-looking entries (files of the entry layout).
+    pub entries: u64,
+    /// Their total size in bytes.
+    pub bytes: u64,
+}
+
+/// Every entry file under `root`, with its size and last use (mtime).
+fn entries(root: &Path) -> Vec<(PathBuf, u64, std::time::SystemTime)> {
+    let mut found = Vec::new();
+    let Ok(shards) = std::fs::read_dir(root.join("v1")) else {
+        return found;
+    };
+    for shard in shards.flatten() {
+        let Ok(files) = std::fs::read_dir(shard.path()) else {
+            continue;
+        };
+        for file in files.flatten() {
+            let name = file.file_name();
+            // Entries are named by 64 hex digits; temporaries start with a dot.
+            if name.len() != 64 || name.to_string_lossy().starts_with('.') {
+                continue;
+            }
+            if let Some(meta) = file.metadata().ok().filter(|m| m.is_file()) {
+                found.push((file.path(), meta.len(), meta.modified().unwrap_or(std::time::UNIX_EPOCH)));
+            }
+        }
+    }
+    found
+}
+
+/// Counts the entries of the cache at `root` and their size. A missing
+/// directory is an empty cache.
+pub fn stats(root: &Path) -> CacheStats {
+    entries(root)
+        .iter()
+        .fold(CacheStats::default(), |s, (_, len, _)| CacheStats { entries: s.entries + 1, bytes: s.bytes + len })
+}
+
+/// Removes every entry of the cache at `root` (the `v1` tree and any
+/// temporaries in it); other files in `root` are left alone. Returns what
+/// was removed.
+pub fn clean(root: &Path) -> std::io::Result<CacheStats> {
+    let before = stats(root);
+    match std::fs::remove_dir_all(root.join("v1")) {
+        Ok(()) => Ok(before),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(CacheStats::default()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Evicts least-recently-used entries (oldest modification time first;
+/// every hit refreshes it) until the cache at `root` holds at most
+/// `max_bytes`. Returns what was removed. An entry that cannot be removed
+/// is skipped.
+pub fn trim(root: &Path, max_bytes: u64) -> CacheStats {
+    let mut all = entries(root);
+    let mut total: u64 = all.iter().map(|(_, len, _)| len).sum();
+    all.sort_by(|a, b| a.2.cmp(&b.2).then_with(|| a.0.cmp(&b.0)));
+    let mut removed = CacheStats::default();
+    for (path, len, _) in all {
+        if total <= max_bytes {
+            break;
+        }
+        if std::fs::remove_file(&path).is_ok() {
+            total -= len;
+            removed.entries += 1;
+            removed.bytes += len;
+        }
+    }
+    removed
+}
+
+/// Parses a size: bytes, or a number with `K`, `M` or `G` (powers of
+/// 1024, as ccache's `max_size`; an optional trailing `B`/`iB` is
+/// accepted). `None` for anything else or an overflow.
+pub fn parse_size(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let upper = text.to_ascii_uppercase();
+    let trimmed = upper.strip_suffix("IB").or_else(|| upper.strip_suffix('B')).unwrap_or(&upper);
+    let (number, shift) = match trimmed.chars().last()? {
+        'K' => (&trimmed[..trimmed.len() - 1], 10),
+        'M' => (&trimmed[..trimmed.len() - 1], 20),
+        'G' => (&trimmed[..trimmed.len() - 1], 30),
+        c if c.is_ascii_digit() => (trimmed, 0),
+        _ => return None,
+    };
+    let number: u64 = number.trim().parse().ok()?;
+    number.checked_mul(1u64 << shift)
 }
 
 /// Little-endian field writer for cache entry bodies.
@@ -197,6 +303,80 @@ mod tests {
         assert!(cache.get(&key).is_none(), "a flipped bit must be a miss");
         std::fs::write(&path, &bytes[..20]).unwrap();
         assert!(cache.get(&key).is_none(), "a truncated entry must be a miss");
+    }
+
+    #[test]
+    fn concurrent_puts_never_corrupt_or_lose_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::new(dir.path().to_owned());
+        let shared = KeyBuilder::new("test").text("shared").finish();
+        std::thread::scope(|scope| {
+            for thread in 0..16u32 {
+                let cache = &cache;
+                scope.spawn(move || {
+                    for round in 0..40u32 {
+                        // Same key, same body from every thread; and one key per thread and round.
+                        assert!(cache.put(&shared, &[7u8; 4096]), "put of the shared key failed");
+                        let own = KeyBuilder::new("test").text(&format!("{thread}/{round}")).finish();
+                        let body = format!("{thread}/{round}").repeat(200);
+                        assert!(cache.put(&own, body.as_bytes()));
+                        assert_eq!(cache.get(&shared).as_deref(), Some(&[7u8; 4096][..]));
+                    }
+                });
+            }
+        });
+        assert_eq!(cache.get(&shared).unwrap(), vec![7u8; 4096]);
+        for thread in 0..16u32 {
+            for round in 0..40u32 {
+                let own = KeyBuilder::new("test").text(&format!("{thread}/{round}")).finish();
+                assert_eq!(cache.get(&own).unwrap(), format!("{thread}/{round}").repeat(200).into_bytes());
+            }
+        }
+        assert_eq!(stats(dir.path()).entries, 16 * 40 + 1, "no temporaries left, no entry lost");
+        let leftovers = std::fs::read_dir(cache.path(&shared).parent().unwrap())
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .count();
+        assert_eq!(leftovers, 0);
+    }
+
+    #[test]
+    fn trim_evicts_least_recently_used_first_and_reads_count_as_use() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::new(dir.path().to_owned());
+        let keys: Vec<Key> = (0..4).map(|i| KeyBuilder::new("test").text(&i.to_string()).finish()).collect();
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        for (i, key) in keys.iter().enumerate() {
+            assert!(cache.put(key, &[0u8; 1000]));
+            let file = std::fs::File::options().write(true).open(cache.path(key)).unwrap();
+            file.set_modified(old + std::time::Duration::from_secs(i as u64)).unwrap();
+        }
+        let entry_len = stats(dir.path()).bytes / 4;
+        // Key 0 is the oldest write, but reading it makes it the most recently used.
+        assert!(cache.get(&keys[0]).is_some());
+        let removed = trim(dir.path(), entry_len * 2);
+        assert_eq!(removed, CacheStats { entries: 2, bytes: entry_len * 2 });
+        assert!(cache.get(&keys[0]).is_some(), "the entry just read survives");
+        assert!(cache.get(&keys[1]).is_none() && cache.get(&keys[2]).is_none());
+        assert!(cache.get(&keys[3]).is_some());
+        assert_eq!(clean(dir.path()).unwrap().entries, 2);
+        assert_eq!(stats(dir.path()), CacheStats::default());
+        assert_eq!(clean(dir.path()).unwrap(), CacheStats::default(), "cleaning an empty cache is fine");
+    }
+
+    #[test]
+    fn sizes_parse_with_binary_suffixes() {
+        assert_eq!(parse_size("1000"), Some(1000));
+        assert_eq!(parse_size("2K"), Some(2048));
+        assert_eq!(parse_size("3M"), Some(3 << 20));
+        assert_eq!(parse_size("5g"), Some(5 << 30));
+        assert_eq!(parse_size("1GiB"), Some(1 << 30));
+        assert_eq!(parse_size(""), None);
+        assert_eq!(parse_size("lots"), None);
+        assert_eq!(parse_size("1T"), None);
+        assert_eq!(parse_size("-1"), None);
+        assert_eq!(parse_size("99999999999999999999G"), None);
     }
 
     #[test]

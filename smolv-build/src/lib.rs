@@ -114,6 +114,22 @@ pub use packing::{Layout, Packing, SizeGoal};
 pub use report::{CandidateReport, FailedShader, ModuleReport, PackingReport, Report};
 pub use source::Language;
 
+/// Upkeep of the shared build cache: what `cargo smolv cache` runs.
+///
+/// Entries are touched on every hit, so [`trim`](cache_maintenance::trim)
+/// evicts the least recently used first (ccache's `max_size` model).
+pub mod cache_maintenance {
+    pub use crate::cache::{CacheStats, clean, parse_size, stats, trim};
+
+    /// The cache directory builds use outside a build script:
+    /// `SMOLV_CACHE_DIR`, else `smolv-cache` in Cargo's target directory
+    /// (`CARGO_TARGET_DIR`, else the workspace's, from `cargo metadata`),
+    /// else `target/smolv-cache`.
+    pub fn cache_dir() -> std::path::PathBuf {
+        crate::pipeline::default_cache_dir(std::path::Path::new("target"))
+    }
+}
+
 /// The SMOL-V codec, for build scripts that encode SPIR-V themselves.
 ///
 /// ```

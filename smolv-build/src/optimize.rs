@@ -22,6 +22,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use crate::cache::{Cache, KeyBuilder};
 use crate::config::{Optimization, TargetEnv};
 
 /// Finds `spirv-opt`: the configured path, `SMOLV_SPIRV_OPT`, or `PATH`.
@@ -47,6 +48,31 @@ pub(crate) fn spirv_opt_version(tool: &Path) -> String {
         .output()
         .map(|out| String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or_default().to_owned())
         .unwrap_or_default()
+}
+
+/// `spirv-opt --version`, for cache keys, remembered in the cache by the
+/// tool's path, size and modification time: a warm build spawns nothing,
+/// and a replaced binary is asked again. A version that cannot be read is
+/// not remembered.
+pub(crate) fn spirv_opt_identity(tool: &Path, cache: &Cache) -> String {
+    let Ok(meta) = std::fs::metadata(tool) else {
+        return spirv_opt_version(tool);
+    };
+    let mtime =
+        meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos());
+    let key = KeyBuilder::new("smolv-build tool identity v1")
+        .text(&tool.to_string_lossy())
+        .field(&meta.len().to_le_bytes())
+        .field(&mtime.to_le_bytes())
+        .finish();
+    if let Some(version) = cache.get(&key).and_then(|body| String::from_utf8(body).ok()) {
+        return version;
+    }
+    let version = spirv_opt_version(tool);
+    if !version.is_empty() {
+        cache.put(&key, version.as_bytes());
+    }
+    version
 }
 
 /// Optimizes `spirv` with `tool`. Returns why it could not, so the caller
@@ -116,6 +142,32 @@ mod tests {
         };
         let optimized = optimize(&module, Optimization::Size, TargetEnv::Vulkan1_3, &tool).unwrap();
         assert!(optimized.len() < module.len());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_version_is_asked_once_per_binary() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let (tool, log) = (dir.path().join("spirv-opt"), dir.path().join("log"));
+        let script = format!("#!/bin/sh\necho run >> '{}'\necho 'SPIRV-Tools v1'\n", log.display());
+        // Written aside and renamed: an executable open for writing while a
+        // test thread forks could fail with "text file busy".
+        let install = |script: &str| {
+            let temp = dir.path().join("spirv-opt.new");
+            std::fs::write(&temp, script).unwrap();
+            std::fs::set_permissions(&temp, std::fs::Permissions::from_mode(0o755)).unwrap();
+            std::fs::rename(&temp, &tool).unwrap();
+        };
+        install(&script);
+        let cache = Cache::new(dir.path().join("cache"));
+        let runs = || std::fs::read_to_string(&log).map_or(0, |l| l.lines().count());
+        assert_eq!(spirv_opt_identity(&tool, &cache), "SPIRV-Tools v1");
+        assert_eq!(spirv_opt_identity(&tool, &cache), "SPIRV-Tools v1");
+        assert_eq!(runs(), 1, "the second lookup spawns nothing");
+        install(&script.replace("v1", "v22"));
+        assert_eq!(spirv_opt_identity(&tool, &cache), "SPIRV-Tools v22", "a replaced binary is asked again");
+        assert_eq!(runs(), 2);
     }
 
     #[test]

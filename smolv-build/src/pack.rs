@@ -92,7 +92,9 @@ pub fn pack_bundle(modules: &[(String, Vec<u32>)], options: &PackOptions) -> Res
     }
     let mut entries = Vec::with_capacity(sorted.len());
     for (((name, spirv), (encoded, reflection)), payload) in sorted.iter().zip(&encoded).zip(&packed.payloads) {
-        builder.push(name.clone(), assemble(codec, &encoded.decoded, dictionary_id, reflection, payload));
+        let container = assemble(codec, &encoded.decoded, dictionary_id, reflection, payload)
+            .map_err(|e| Error::Internal(format!("{name}: {e}")))?;
+        builder.push(name.clone(), container);
         entries.push(PackedEntry {
             name: name.clone(),
             spirv_bytes: spirv.len() * 4,
@@ -101,7 +103,7 @@ pub fn pack_bundle(modules: &[(String, Vec<u32>)], options: &PackOptions) -> Res
         });
     }
     Ok(PackedBundle {
-        bytes: builder.build(),
+        bytes: builder.build().map_err(|e| Error::Internal(e.to_string()))?,
         entries,
         dictionary_bytes: packed.dictionary.as_ref().map_or(0, |d| d.as_bytes().len()),
     })

@@ -43,7 +43,11 @@ pub(crate) struct Settings {
 /// What one job produced, from the compiler or the cache.
 struct JobOutput {
     modules: Vec<CompiledModule>,
-    dependencies: Vec<PathBuf>,
+    /// Every file read, with the blake3 of the bytes the compiler got.
+    dependencies: Vec<(PathBuf, [u8; 32])>,
+    /// Include candidates that did not exist, searched before the file
+    /// found: if one appears it shadows that file, so the entry is stale.
+    missing: Vec<PathBuf>,
     warnings: Vec<String>,
     cached: bool,
 }
@@ -74,8 +78,18 @@ fn packing_options(config: &Config, var: impl Fn(&str) -> Option<String>) -> Res
 
 /// Finds the shared cache directory (see [`Config::cache_dir`]).
 fn cache_dir(config: &Config, out_dir: &Path) -> PathBuf {
-    if let Some(dir) = config.cache_dir.clone().or_else(|| env("SMOLV_CACHE_DIR").map(PathBuf::from)) {
+    if let Some(dir) = config.cache_dir.clone() {
         return dir;
+    }
+    default_cache_dir(out_dir)
+}
+
+/// The cache directory when none is configured: `SMOLV_CACHE_DIR`, else
+/// `smolv-cache` in Cargo's target directory (found from `out_dir`, else
+/// from `cargo metadata`), else in `out_dir`.
+pub(crate) fn default_cache_dir(out_dir: &Path) -> PathBuf {
+    if let Some(dir) = env("SMOLV_CACHE_DIR") {
+        return PathBuf::from(dir);
     }
     if let Some(target) = env("CARGO_TARGET_DIR") {
         return PathBuf::from(target).join("smolv-cache");
@@ -130,7 +144,7 @@ pub(crate) fn run(config: &Config) -> Result<Report, Error> {
         .num_threads(threads)
         .build()
         .map_err(|e| Error::Internal(format!("cannot start worker threads: {e}")))?;
-    let identity = build_identity(&settings);
+    let identity = build_identity(&settings, &cache);
     let hashes = FileHashes::default();
 
     let outputs: Vec<Result<JobOutput, Vec<Diagnostic>>> = pool
@@ -143,7 +157,15 @@ pub(crate) fn run(config: &Config) -> Result<Report, Error> {
     for (job, output) in sources.jobs.iter().zip(outputs) {
         match output {
             Ok(output) => {
-                output.dependencies.iter().for_each(|path| directives.rerun_if_changed(path));
+                output.dependencies.iter().for_each(|(path, _)| directives.rerun_if_changed(path));
+                // A missing path itself cannot be watched (Cargo reruns on every
+                // build for a path that does not exist); its directory, watched
+                // recursively, sees a shadowing file appear.
+                output
+                    .missing
+                    .iter()
+                    .filter_map(|path| path.parent().filter(|dir| dir.is_dir()))
+                    .for_each(|dir| directives.rerun_if_changed(dir));
                 report.warnings.extend(output.warnings);
                 if output.cached {
                     report.cache_hits += 1;
@@ -195,16 +217,16 @@ fn describe_inputs(config: &Config) -> String {
 }
 
 /// Versions of everything that turns source into SPIR-V.
-fn build_identity(settings: &Settings) -> String {
+fn build_identity(settings: &Settings, cache: &Cache) -> String {
     let mut identity = format!("smolv-build-{};{}", env!("CARGO_PKG_VERSION"), frontend::compiler_identity());
     if let Some(tool) = &settings.spirv_opt {
-        identity.push_str(&optimize::spirv_opt_version(tool));
+        identity.push_str(&optimize::spirv_opt_identity(tool, cache));
     }
     identity
 }
 
 fn job_key(job: &Job, settings: &Settings, identity: &str, source: &[u8]) -> Key {
-    let mut key = KeyBuilder::new("smolv-build module v1");
+    let mut key = KeyBuilder::new("smolv-build module v2");
     key.text(identity)
         .text(&job.name)
         .text(&job.path.to_string_lossy())
@@ -278,17 +300,27 @@ fn build_job(
             module.optimized = Some(specialized);
         }
     }
-    let output = JobOutput { modules, dependencies: compiled.dependencies, warnings, cached: false };
-    cache.put(&key, &write_entry(&output, hashes));
+    // The hashes of the bytes the compiler read, not of the files now: a
+    // file edited during the compile must not be cached under its new hash.
+    let mut dependencies = vec![(job.path.clone(), *blake3::hash(&source).as_bytes())];
+    dependencies.extend(compiled.dependencies);
+    dependencies.sort();
+    dependencies.dedup();
+    let output = JobOutput { modules, dependencies, missing: compiled.missing, warnings, cached: false };
+    cache.put(&key, &write_entry(&output));
     Ok(output)
 }
 
 /// Cache entry body: dependencies with their hashes, warnings, modules.
-fn write_entry(output: &JobOutput, hashes: &FileHashes) -> Vec<u8> {
+fn write_entry(output: &JobOutput) -> Vec<u8> {
     let mut w = BodyWriter::default();
     w.u32(output.dependencies.len() as u32);
-    for dep in &output.dependencies {
-        w.text(&dep.to_string_lossy()).bytes(&hashes.get(dep).unwrap_or_default());
+    for (path, hash) in &output.dependencies {
+        w.text(&path.to_string_lossy()).bytes(hash);
+    }
+    w.u32(output.missing.len() as u32);
+    for path in &output.missing {
+        w.text(&path.to_string_lossy());
     }
     w.u32(output.warnings.len() as u32);
     output.warnings.iter().for_each(|warning| {
@@ -306,16 +338,26 @@ fn write_entry(output: &JobOutput, hashes: &FileHashes) -> Vec<u8> {
 }
 
 /// Reads an entry back; `None` (a miss) if it is malformed or any
-/// dependency changed since it was written.
+/// dependency changed since it was written, or a file now exists where an
+/// include was searched for and not found (it would shadow the one used).
 fn read_entry(body: &[u8], hashes: &FileHashes) -> Option<JobOutput> {
     let mut r = BodyReader::new(body);
     let mut dependencies = Vec::new();
     for _ in 0..r.u32()? {
         let path = PathBuf::from(r.text()?);
-        if hashes.get(&path)?.as_slice() != r.bytes()? {
+        let hash: [u8; 32] = r.bytes()?.try_into().ok()?;
+        if hashes.get(&path)? != hash {
             return None;
         }
-        dependencies.push(path);
+        dependencies.push((path, hash));
+    }
+    let mut missing = Vec::new();
+    for _ in 0..r.u32()? {
+        let path = PathBuf::from(r.text()?);
+        if path.is_file() {
+            return None;
+        }
+        missing.push(path);
     }
     let warnings = (0..r.u32()?).map(|_| r.text()).collect::<Option<Vec<_>>>()?;
     let mut modules = Vec::new();
@@ -328,7 +370,7 @@ fn read_entry(body: &[u8], hashes: &FileHashes) -> Option<JobOutput> {
         let optimized = if r.u32()? == 1 { Some(r.words()?) } else { None };
         modules.push(CompiledModule { name, stage, entry_point, spirv, optimized });
     }
-    r.is_empty().then_some(JobOutput { modules, dependencies, warnings, cached: true })
+    r.is_empty().then_some(JobOutput { modules, dependencies, missing, warnings, cached: true })
 }
 
 /// Reflects, encodes, compresses and assembles every module, and packs the
@@ -375,7 +417,8 @@ fn package(
     for (index, (((module, job, cached), (encoded, reflection)), payload)) in
         modules.iter().zip(&encoded).zip(&packed.payloads).enumerate()
     {
-        let container = assemble(codec, &encoded.decoded, dictionary_id, reflection, payload);
+        let container = assemble(codec, &encoded.decoded, dictionary_id, reflection, payload)
+            .map_err(|e| Error::Internal(format!("{}: {e}", module.name)))?;
         let shipped = module.optimized.as_ref().unwrap_or(&module.spirv);
         let input = &inputs[index];
         report.modules.push(ModuleReport {
@@ -439,7 +482,7 @@ fn package(
         containers,
         optimized,
         dictionary: dictionary_bytes,
-        bundle: bundle.build(),
+        bundle: bundle.build().map_err(|e| Error::Internal(e.to_string()))?,
         embedded: EmbeddedFiles {
             directory: embedded.directory,
             data: embedded.data,
@@ -534,6 +577,119 @@ mod tests {
         assert!(matches!(&error, Error::Config(why) if why.contains("\"brotli\"") && why.contains("lz4-stream")));
         let error = packing_options(&config, vars(&[("SMOLV_SIZE_GOAL", "tiny")])).unwrap_err();
         assert!(matches!(&error, Error::Config(why) if why.contains("installed, download")));
+    }
+
+    fn module(name: &str) -> CompiledModule {
+        let spirv = smolv_runtime::doc_example_module();
+        CompiledModule {
+            name: name.into(),
+            stage: ShaderStage::Compute,
+            entry_point: "main".into(),
+            spirv,
+            optimized: None,
+        }
+    }
+
+    #[test]
+    fn entries_record_the_hash_of_what_was_read_not_of_the_file_afterwards() {
+        let dir = tempfile::tempdir().unwrap();
+        let include = dir.path().join("common.glsl");
+        // The compiler read "old"; the file was edited before the entry was written.
+        std::fs::write(&include, "new").unwrap();
+        let output = JobOutput {
+            modules: vec![module("a")],
+            dependencies: vec![(include.clone(), *blake3::hash(b"old").as_bytes())],
+            missing: Vec::new(),
+            warnings: Vec::new(),
+            cached: false,
+        };
+        let body = write_entry(&output);
+        assert!(read_entry(&body, &FileHashes::default()).is_none(), "the edit must be a miss");
+        std::fs::write(&include, "old").unwrap();
+        let back = read_entry(&body, &FileHashes::default()).expect("unchanged file is a hit");
+        assert_eq!(back.dependencies, output.dependencies);
+    }
+
+    #[test]
+    fn a_file_appearing_at_a_searched_include_path_is_a_miss() {
+        let dir = tempfile::tempdir().unwrap();
+        let shadow = dir.path().join("common.glsl");
+        let output = JobOutput {
+            modules: vec![module("a")],
+            dependencies: Vec::new(),
+            missing: vec![shadow.clone()],
+            warnings: Vec::new(),
+            cached: false,
+        };
+        let body = write_entry(&output);
+        assert!(read_entry(&body, &FileHashes::default()).is_some());
+        std::fs::write(&shadow, "// shadows the include").unwrap();
+        assert!(read_entry(&body, &FileHashes::default()).is_none());
+    }
+
+    #[cfg(feature = "shaderc")]
+    #[test]
+    fn an_include_shadowed_earlier_in_the_search_path_is_recompiled() {
+        let dir = tempfile::tempdir().unwrap();
+        let (shaders, include) = (dir.path().join("shaders"), dir.path().join("include"));
+        std::fs::create_dir_all(&shaders).unwrap();
+        std::fs::create_dir_all(&include).unwrap();
+        let main = "#version 450\n#include \"common.glsl\"\nlayout(location = 0) out vec4 color;\n\
+                    void main() { color = vec4(VALUE); }\n";
+        std::fs::write(shaders.join("a.frag"), main).unwrap();
+        std::fs::write(include.join("common.glsl"), "#define VALUE 0.25\n").unwrap();
+        let mut config = Config::new();
+        config
+            .shader_dir(&shaders)
+            .include_dir(&include)
+            .out_dir(dir.path().join("out"))
+            .cache_dir(dir.path().join("cache"))
+            .cargo_directives(false)
+            .optimization(Optimization::None);
+        let out = dir.path().join("out").join(emit::ARTIFACT_DIR);
+        let spirv = || std::fs::read(out.join(emit::artifact_name(0, "a.frag", "spv"))).unwrap();
+        let first = config.try_compile().unwrap();
+        assert_eq!((first.compiled, first.cache_hits), (1, 0));
+        let first_spirv = spirv();
+        let again = config.try_compile().unwrap();
+        assert_eq!((again.compiled, again.cache_hits), (0, 1), "unchanged: a hit");
+        std::fs::write(shaders.join("common.glsl"), "#define VALUE 0.75\n").unwrap();
+        let shadowed = config.try_compile().unwrap();
+        assert_eq!((shadowed.compiled, shadowed.cache_hits), (1, 0), "the shadowing file must be compiled");
+        assert_ne!(first_spirv, spirv(), "the new file's value is used");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_warm_build_does_not_run_spirv_opt() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let (tool, log) = (dir.path().join("spirv-opt"), dir.path().join("log"));
+        let script = format!(
+            "#!/bin/sh\nif [ \"$1\" = --version ]; then echo version >> '{}'; echo 'SPIRV-Tools fake'; exit 0; fi\ncat\n",
+            log.display()
+        );
+        let temp = dir.path().join("spirv-opt.new");
+        std::fs::write(&temp, script).unwrap();
+        std::fs::set_permissions(&temp, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::rename(&temp, &tool).unwrap();
+        let shaders = dir.path().join("shaders");
+        std::fs::create_dir_all(&shaders).unwrap();
+        let bytes: Vec<u8> = smolv_runtime::doc_example_module().iter().flat_map(|w| w.to_le_bytes()).collect();
+        std::fs::write(shaders.join("fill.spv"), bytes).unwrap();
+        let mut config = Config::new();
+        config
+            .shader_dir(&shaders)
+            .out_dir(dir.path().join("out"))
+            .cache_dir(dir.path().join("cache"))
+            .cargo_directives(false)
+            .spirv_opt(&tool);
+        let versions = || std::fs::read_to_string(&log).map_or(0, |l| l.lines().count());
+        assert_eq!(config.try_compile().unwrap().compiled, 1);
+        assert_eq!(versions(), 1);
+        let warm = config.try_compile().unwrap();
+        assert_eq!(warm.cache_hits, 1);
+        assert_eq!(versions(), 1, "a warm build spawns no spirv-opt --version");
     }
 
     #[test]

@@ -411,3 +411,48 @@ fn pack_and_unpack_refuse_bad_inputs() {
         "not a shader bundle",
     );
 }
+
+#[test]
+fn cache_stats_trim_and_clean_manage_the_build_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let shaders = shader_tree(dir.path(), false);
+    let (out, cache) = (dir.path().join("out"), dir.path().join("cache"));
+    let build = [
+        "smolv",
+        "build",
+        shaders.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--json",
+        "--cache-dir",
+        cache.to_str().unwrap(),
+    ];
+    let cache_cmd = |args: &[&str]| {
+        let mut all = vec!["smolv", "cache", "--cache-dir", cache.to_str().unwrap(), "--json"];
+        all.extend_from_slice(args);
+        let output = cargo_smolv(&all);
+        assert!(output.status.success(), "{}", stderr(&output));
+        serde_json::from_slice::<serde_json::Value>(&output.stdout).unwrap()
+    };
+    assert!(cargo_smolv(&build).status.success());
+    let stats = cache_cmd(&["stats"]);
+    let (entries, bytes) = (stats["entries"].as_u64().unwrap(), stats["bytes"].as_u64().unwrap());
+    assert!(entries >= 2 && bytes > 0, "{stats}");
+
+    // Trimming to the current size removes nothing; to zero, everything.
+    let same = cache_cmd(&["trim", "--max-size", &bytes.to_string()]);
+    assert_eq!((same["removed_entries"].as_u64(), same["entries"].as_u64()), (Some(0), Some(entries)));
+    let empty = cache_cmd(&["trim", "--max-size", "0"]);
+    assert_eq!((empty["removed_entries"].as_u64(), empty["entries"].as_u64()), (Some(entries), Some(0)));
+    let rebuilt: serde_json::Value = serde_json::from_slice(&cargo_smolv(&build).stdout).unwrap();
+    assert_eq!(rebuilt["compiled"], 2, "a trimmed cache recompiles");
+
+    assert_eq!(cache_cmd(&["trim", "--max-size", "1G"])["removed_entries"], 0);
+    let cleaned = cache_cmd(&["clean"]);
+    assert_eq!((cleaned["removed_entries"].as_u64(), cleaned["entries"].as_u64()), (Some(entries), Some(0)));
+
+    let human = cargo_smolv(&["smolv", "cache", "stats", "--cache-dir", cache.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&human.stdout).contains("0 entries"), "{}", stderr(&human));
+    let bad = cargo_smolv(&["smolv", "cache", "trim", "--max-size", "lots", "--cache-dir", cache.to_str().unwrap()]);
+    assert_eq!(bad.status.code(), Some(2), "a bad size is a usage error: {}", stderr(&bad));
+}

@@ -70,9 +70,35 @@ fn spirv_version(version: SpirvVersion) -> shaderc::SpirvVersion {
 
 /// Finds `requested` as `#include` would: `"..."` next to the including
 /// file first, then in the include directories; `<...>` only there.
-fn resolve_include(requested: &str, kind: IncludeType, requesting: &Path, include_dirs: &[PathBuf]) -> Option<PathBuf> {
+/// Also returns the candidates tried before it that did not exist, in
+/// search order: a file appearing at one of them would shadow the result.
+fn resolve_include(
+    requested: &str,
+    kind: IncludeType,
+    requesting: &Path,
+    include_dirs: &[PathBuf],
+) -> (Option<PathBuf>, Vec<PathBuf>) {
     let local = (kind == IncludeType::Relative).then(|| requesting.parent().map(|dir| dir.join(requested))).flatten();
-    local.into_iter().chain(include_dirs.iter().map(|dir| dir.join(requested))).find(|p| p.is_file())
+    let mut missing = Vec::new();
+    for candidate in local.into_iter().chain(include_dirs.iter().map(|dir| dir.join(requested))) {
+        if candidate.is_file() {
+            return (Some(candidate), missing);
+        }
+        missing.push(candidate);
+    }
+    (None, missing)
+}
+
+/// Reads an include as handed to the compiler: its text and the blake3 of
+/// exactly those bytes, so the cache records what was compiled.
+fn read_include(path: &Path) -> Result<(String, [u8; 32]), String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let hash = *blake3::hash(&bytes).as_bytes();
+    let content = String::from_utf8(bytes).map_err(|e| format!("{} is not UTF-8 text: {e}", path.display()))?;
+    if content.contains('\0') {
+        return Err(format!("{} contains a NUL byte", path.display()));
+    }
+    Ok((content, hash))
 }
 
 pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Compiled, Vec<Diagnostic>> {
@@ -83,7 +109,8 @@ pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Co
     let stage =
         job.stage.ok_or_else(|| fail("no shader stage: use a stage extension or #pragma shader_stage".into()))?;
     let compiler = compiler().map_err(fail)?;
-    let includes = RefCell::new(Vec::<PathBuf>::new());
+    let includes = RefCell::new(Vec::<(PathBuf, [u8; 32])>::new());
+    let missing = RefCell::new(Vec::<PathBuf>::new());
     let run = |level: OptimizationLevel| -> Result<(Vec<u32>, String), Vec<Diagnostic>> {
         let mut options = CompileOptions::new().map_err(|e| fail(format!("shaderc options: {e}")))?;
         options.set_target_env(ShadercEnv::Vulkan, env_version(settings.target_env) as u32);
@@ -104,14 +131,13 @@ pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Co
         }
         options.set_include_callback(|requested, kind, requesting, _depth| {
             let requesting = Path::new(requesting);
-            let path = resolve_include(requested, kind, requesting, &settings.include_dirs).ok_or_else(|| {
+            let (found, tried) = resolve_include(requested, kind, requesting, &settings.include_dirs);
+            missing.borrow_mut().extend(tried);
+            let path = found.ok_or_else(|| {
                 format!("cannot find include {requested:?} (searched next to the file and in the include dirs)")
             })?;
-            let content = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            if content.contains('\0') {
-                return Err(format!("{} contains a NUL byte", path.display()));
-            }
-            includes.borrow_mut().push(path.clone());
+            let (content, hash) = read_include(&path)?;
+            includes.borrow_mut().push((path.clone(), hash));
             Ok(ResolvedInclude { resolved_name: path.to_string_lossy().into_owned(), content })
         });
         let file_name = job.path.to_string_lossy();
@@ -131,10 +157,12 @@ pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Co
         (Optimization::Size, None) => Some(run(OptimizationLevel::Size)?.0),
         (Optimization::Performance, None) => Some(run(OptimizationLevel::Performance)?.0),
     };
-    let mut dependencies = vec![job.path.clone()];
-    dependencies.extend(includes.into_inner());
+    let mut dependencies = includes.into_inner();
     dependencies.sort();
     dependencies.dedup();
+    let mut missing = missing.into_inner();
+    missing.sort();
+    missing.dedup();
     Ok(Compiled {
         modules: vec![CompiledModule {
             name: job.name.clone(),
@@ -144,6 +172,7 @@ pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Co
             optimized,
         }],
         dependencies,
+        missing,
         warnings: warnings.lines().filter(|l| !l.trim().is_empty()).map(str::to_owned).collect(),
     })
 }
@@ -208,5 +237,31 @@ mod tests {
         assert_eq!(diagnostics.len(), 2);
         assert_eq!(diagnostics[0].line, 3);
         assert_eq!(diagnostics[0].message, "'foo' : undeclared identifier");
+    }
+
+    #[test]
+    fn includes_report_the_candidates_tried_before_the_one_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let (shaders, first, second) = (dir.path().join("shaders"), dir.path().join("a"), dir.path().join("b"));
+        [&shaders, &first, &second].iter().for_each(|d| std::fs::create_dir_all(d).unwrap());
+        std::fs::write(second.join("common.glsl"), "// b").unwrap();
+        let requesting = shaders.join("main.frag");
+        let dirs = [first.clone(), second.clone()];
+        let (found, missing) = resolve_include("common.glsl", IncludeType::Relative, &requesting, &dirs);
+        assert_eq!(found, Some(second.join("common.glsl")));
+        assert_eq!(missing, [shaders.join("common.glsl"), first.join("common.glsl")], "in search order");
+        let (found, missing) = resolve_include("common.glsl", IncludeType::Standard, &requesting, &dirs);
+        assert_eq!((found, missing), (Some(second.join("common.glsl")), vec![first.join("common.glsl")]));
+    }
+
+    #[test]
+    fn an_include_is_hashed_as_the_bytes_handed_to_the_compiler() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("common.glsl");
+        std::fs::write(&path, "float f() { return 1.0; }\n").unwrap();
+        let (content, hash) = read_include(&path).unwrap();
+        assert_eq!(hash, *blake3::hash(content.as_bytes()).as_bytes());
+        std::fs::write(&path, b"bad \xff").unwrap();
+        assert!(read_include(&path).unwrap_err().contains("UTF-8"));
     }
 }

@@ -23,8 +23,12 @@ use crate::source::{Job, Language};
 #[derive(Debug)]
 pub(crate) struct Compiled {
     pub(crate) modules: Vec<CompiledModule>,
-    /// Every file read: the source and each resolved include.
-    pub(crate) dependencies: Vec<PathBuf>,
+    /// Every file read besides the job's source (resolved includes), with
+    /// the blake3 of the bytes handed to the compiler.
+    pub(crate) dependencies: Vec<(PathBuf, [u8; 32])>,
+    /// Include candidates searched before the file found, in search order,
+    /// that did not exist.
+    pub(crate) missing: Vec<PathBuf>,
     pub(crate) warnings: Vec<String>,
 }
 

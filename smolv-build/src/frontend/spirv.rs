@@ -43,7 +43,8 @@ pub(super) fn compile(job: &Job, bytes: &[u8]) -> Result<Compiled, Vec<Diagnosti
         .map_err(|_| fail("the SPIR-V module has no OpEntryPoint of a Vulkan stage".to_owned()))?;
     Ok(Compiled {
         modules: vec![CompiledModule { name: job.name.clone(), stage, entry_point, spirv, optimized: None }],
-        dependencies: vec![job.path.clone()],
+        dependencies: Vec::new(),
+        missing: Vec::new(),
         warnings: Vec::new(),
     })
 }

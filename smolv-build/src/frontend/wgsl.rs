@@ -71,5 +71,5 @@ pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Co
     if !diagnostics.is_empty() {
         return Err(diagnostics);
     }
-    Ok(Compiled { modules, dependencies: vec![job.path.clone()], warnings: Vec::new() })
+    Ok(Compiled { modules, dependencies: Vec::new(), missing: Vec::new(), warnings: Vec::new() })
 }

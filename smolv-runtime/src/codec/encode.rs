@@ -116,11 +116,13 @@ pub fn encode_into<S: SpirvInput + ?Sized>(
 ) -> Result<(), EncodeError> {
     let words = spirv.spirv_words()?;
     check_header(&words)?;
+    let decoded_len = decoded_len_field(words.len())?;
     let start = out.len();
     let mut encoder = Encoder {
         words: &words,
         options,
         out: Sink::new(core::mem::take(out)),
+        decoded_len,
         size_field_at: 0,
         prev_result: 0,
         prev_decorate: 0,
@@ -146,10 +148,18 @@ fn check_header(words: &[u32]) -> Result<(), EncodeError> {
     Ok(())
 }
 
+/// The header's decoded-size field for a module of `words` words: its size
+/// in bytes, which must fit 32 bits.
+fn decoded_len_field(words: usize) -> Result<u32, EncodeError> {
+    words.checked_mul(4).and_then(|bytes| u32::try_from(bytes).ok()).ok_or(EncodeError::TooLarge { words })
+}
+
 struct Encoder<'a> {
     words: &'a [u32],
     options: &'a EncodeOptions,
     out: Sink,
+    /// Bytes of the input module, as [`decoded_len_field`] checked them.
+    decoded_len: u32,
     size_field_at: usize,
     prev_result: u32,
     prev_decorate: u32,
@@ -167,9 +177,9 @@ impl<'a> Encoder<'a> {
             self.out.word(w);
         }
         self.size_field_at = self.out.len();
-        self.out.word((words.len() * 4) as u32);
+        self.out.word(self.decoded_len);
 
-        let mut stripped_words = 0;
+        let mut stripped_words = 0usize;
         let mut at = SPIRV_HEADER_WORDS;
         while at < words.len() {
             let (opcode, instruction) = self.instruction_at(at)?;
@@ -183,7 +193,8 @@ impl<'a> Encoder<'a> {
             at = self.instruction(at, opcode, instruction)?;
         }
         if stripped_words > 0 {
-            let size = ((words.len() - stripped_words) * 4) as u32;
+            // Smaller than the whole module, whose size fit.
+            let size = decoded_len_field(words.len() - stripped_words)?;
             self.out.patch(self.size_field_at, &size.to_le_bytes());
         }
         Ok(())
@@ -221,7 +232,7 @@ impl<'a> Encoder<'a> {
         let compact_swizzle = if opcode == op::VECTOR_SHUFFLE && len <= 9 {
             let selector = |i: usize| instruction.get(i).copied().unwrap_or(0);
             let selectors = [selector(5), selector(6), selector(7), selector(8)];
-            selectors.iter().all(|&s| s < 4).then(|| selectors.iter().fold(0u8, |acc, &s| acc << 2 | s as u8))
+            selectors.iter().try_fold(0u8, |acc, &s| u8::try_from(s).ok().filter(|&s| s < 4).map(|s| acc << 2 | s))
         } else {
             None
         };
@@ -278,7 +289,8 @@ impl<'a> Encoder<'a> {
     /// instruction is shorter than the minimum its opcode's coding assumes.
     #[inline]
     fn length_and_opcode(&mut self, coding: OpCoding, len: usize) -> Option<()> {
-        let stored_len = (len as u32).checked_sub(coding.min_len())?;
+        // Cannot fail: an instruction's word count is the 16-bit high half of its first word.
+        let stored_len = u32::try_from(len).ok()?.checked_sub(coding.min_len())?;
         let coded = coding.mapped();
         // Interleave so that an opcode below 16 with a stored length below 8
         // fits a single varint byte: length high bits, opcode high bits,
@@ -314,7 +326,10 @@ impl<'a> Encoder<'a> {
             prev_member = *member;
             self.out.varint(*decoration);
             match member_decoration_extra_operands(*decoration) {
-                None => self.out.varint(operands.len() as u32),
+                None => self.out.varint(
+                    // Cannot fail: the operands are part of one instruction, of at most 0xFFFF words.
+                    u32::try_from(operands.len()).map_err(|_| malformed("it has more operands than SPIR-V allows"))?,
+                ),
                 Some(n) if n as usize == operands.len() => {}
                 Some(_) => {
                     return Err(malformed("its decoration has the wrong number of operands"));
@@ -335,5 +350,38 @@ impl<'a> Encoder<'a> {
         }
         self.out.patch(count_at, &[count]);
         Ok(next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modules_of_4_gib_or_more_are_errors_not_a_truncated_size() {
+        // Lengths only: nothing of this size is allocated.
+        assert_eq!(decoded_len_field(5), Ok(20));
+        assert_eq!(decoded_len_field((1 << 30) - 1), Ok(u32::MAX - 3));
+        assert_eq!(decoded_len_field(1 << 30), Err(EncodeError::TooLarge { words: 1 << 30 }));
+        assert_eq!(decoded_len_field(usize::MAX), Err(EncodeError::TooLarge { words: usize::MAX }));
+    }
+
+    #[test]
+    fn compact_shuffles_take_only_selectors_below_four() {
+        // %90 = OpVectorShuffle %2 %4 %4 <selectors>, inside the function:
+        // compact (one byte for all four) only when each selector is 0..=3.
+        let encoded_len = |selectors: [u32; 4]| {
+            let mut module = crate::doc_example_module();
+            let at = module.len() - 2; // before OpReturn, OpFunctionEnd
+            module.splice(at..at, [0x0009_004F, 2, 90, 4, 4].into_iter().chain(selectors));
+            module[3] = 91;
+            let smolv = encode(&module[..], &EncodeOptions::new()).unwrap();
+            assert_eq!(crate::decode(&smolv, &crate::DecodeOptions::new()).unwrap(), module, "{selectors:?}");
+            smolv.len()
+        };
+        let compact = encoded_len([0, 1, 2, 3]);
+        assert!(compact < encoded_len([0, 1, 2, 4]), "a selector of 4 is stored in full");
+        // 0x103 would read as 3 if it were cut to a byte.
+        assert!(compact < encoded_len([0, 1, 2, 0x103]), "a selector of 0x103 is stored in full");
     }
 }

@@ -81,6 +81,13 @@ pub enum EncodeError {
         /// What is wrong with it.
         reason: &'static str,
     },
+    /// The module is 4 GiB or larger: SMOL-V records the decoded size in
+    /// 32 bits.
+    #[error("SPIR-V input is {words} words long; SMOL-V holds modules under 4 GiB (fewer than 1,073,741,824 words)")]
+    TooLarge {
+        /// Length of the input in words.
+        words: usize,
+    },
 }
 
 /// Why a SMOL-V blob could not be decoded.

@@ -12,6 +12,9 @@ pub(crate) const CURRENT_ENCODING_VERSION: u8 = 1;
 pub(crate) const SPIRV_HEADER_WORDS: usize = 5;
 /// SMOL-V header bytes: the five SPIR-V header words plus the decoded size.
 pub(crate) const SMOLV_HEADER_BYTES: usize = 24;
+/// The smallest decoded size: a SPIR-V header alone, in bytes.
+const MIN_DECODED_LEN: u32 = 20;
+const _: () = assert!(MIN_DECODED_LEN as usize == SPIRV_HEADER_WORDS * 4);
 
 const MIN_SPIRV_VERSION: u32 = 0x0001_0000;
 const MAX_SPIRV_VERSION: u32 = 0x0001_0600;
@@ -65,12 +68,13 @@ impl SmolvInfo {
         if !is_supported_spirv_version(spirv_version) {
             return Err(DecodeError::UnsupportedSpirvVersion { version: spirv_version });
         }
-        let encoding_version = (word(1) >> 24) as u8;
+        // The high byte of word 1.
+        let encoding_version = header[7];
         if encoding_version > CURRENT_ENCODING_VERSION {
             return Err(DecodeError::UnsupportedEncodingVersion { version: encoding_version });
         }
         let declared = word(5);
-        if declared < (SPIRV_HEADER_WORDS * 4) as u32 || !declared.is_multiple_of(4) {
+        if declared < MIN_DECODED_LEN || !declared.is_multiple_of(4) {
             return Err(DecodeError::InvalidDecodedSize { declared });
         }
         let limit = max_decoded_len(smolv.len());

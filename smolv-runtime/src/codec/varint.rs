@@ -59,10 +59,11 @@ impl Sink {
     #[inline]
     pub(crate) fn varint(&mut self, mut value: u32) {
         while value >= 0x80 {
-            self.byte(value as u8 | 0x80);
+            self.byte((value & 0x7F) as u8 | 0x80);
             value >>= 7;
         }
-        self.byte(value as u8);
+        // Below 0x80 here, so the mask changes nothing.
+        self.byte((value & 0x7F) as u8);
     }
 
     /// Appends `value` as four little-endian bytes.

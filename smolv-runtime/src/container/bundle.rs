@@ -31,7 +31,7 @@ struct IndexEntry {
 /// use smolv_runtime::reflect::{Reflection, ShaderStage};
 /// # let spirv = smolv_runtime::doc_example_module();
 /// let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-/// let bytes = BundleBuilder::new().add("blur.comp", container).build();
+/// let bytes = BundleBuilder::new().add("blur.comp", container).build()?;
 /// let bundle = Bundle::parse(&bytes)?;
 /// assert_eq!(bundle.decode("blur.comp")?, spirv);
 /// assert!(bundle.get("blurr.comp").unwrap_err().to_string().contains("did you mean \"blur.comp\""));
@@ -169,7 +169,8 @@ fn parse_header_and_index(bytes: &[u8]) -> Result<(Option<Span>, Vec<IndexEntry>
     let dictionary_len = u32_at(16)?;
     let index_len = u32_at(20)?;
     let dictionary_end = HEADER_LEN.checked_add(dictionary_len).ok_or(corrupt("dictionary length overflows"))?;
-    let index_start = dictionary_end.next_multiple_of(4);
+    // Checked: on 32-bit targets a forged length near u32::MAX overflows.
+    let index_start = dictionary_end.checked_next_multiple_of(4).ok_or(corrupt("dictionary length overflows"))?;
     let index_end =
         index_start.checked_add(index_len).filter(|&e| e <= bytes.len()).ok_or(corrupt("index runs past the end"))?;
     if count.saturating_mul(MIN_RECORD) > index_len {
@@ -215,7 +216,7 @@ fn parse_header_and_index(bytes: &[u8]) -> Result<(Option<Span>, Vec<IndexEntry>
 ///
 /// ```
 /// use smolv_runtime::container::BundleBuilder;
-/// let empty = BundleBuilder::new().build();
+/// let empty = BundleBuilder::new().build()?;
 /// assert_eq!(smolv_runtime::container::Bundle::parse(&empty)?.len(), 0);
 /// # Ok::<(), smolv_runtime::container::ContainerError>(())
 /// ```
@@ -251,33 +252,170 @@ impl BundleBuilder {
     }
 
     /// Lays out the bundle.
-    pub fn build(mut self) -> Vec<u8> {
+    ///
+    /// # Errors
+    ///
+    /// [`ContainerError::TooLargeToWrite`] when a name is longer than
+    /// 65,535 bytes, or a container, the dictionary or a container's offset
+    /// passes 4 GiB: the format's fields are 16 and 32 bits, and the bundle
+    /// is refused rather than written with a truncated field.
+    pub fn build(mut self) -> Result<Vec<u8>, ContainerError> {
         self.entries.sort_by(|a, b| a.0.cmp(&b.0));
         let dictionary = self.dictionary.as_ref().map(Dictionary::as_bytes).unwrap_or_default();
-        let index_start = (HEADER_LEN + dictionary.len()).next_multiple_of(4);
-        let index_len: usize = self.entries.iter().map(|(n, _)| (10 + n.len()).next_multiple_of(4)).sum();
-        let mut offset = index_start + index_len;
-        let mut out = Vec::new();
+        let layout = Layout::new(dictionary.len(), self.entries.iter().map(|(n, c)| (n.len(), c.len())))?;
+        let mut out = Vec::with_capacity(layout.total);
         out.extend_from_slice(BUNDLE_MAGIC);
         out.extend_from_slice(&[FORMAT_VERSION, 0, 0, 0]);
-        out.extend_from_slice(&(self.entries.len() as u32).to_le_bytes());
+        out.extend_from_slice(&layout.count.to_le_bytes());
         out.extend_from_slice(&self.dictionary.as_ref().map_or(0, Dictionary::id).to_le_bytes());
-        out.extend_from_slice(&(dictionary.len() as u32).to_le_bytes());
-        out.extend_from_slice(&(index_len as u32).to_le_bytes());
+        out.extend_from_slice(&layout.dictionary_len.to_le_bytes());
+        out.extend_from_slice(&layout.index_len.to_le_bytes());
         out.extend_from_slice(dictionary);
-        out.resize(index_start, 0);
-        for (name, container) in &self.entries {
-            out.extend_from_slice(&(offset as u32).to_le_bytes());
-            out.extend_from_slice(&(container.len() as u32).to_le_bytes());
-            out.extend_from_slice(&(name.len() as u16).to_le_bytes());
+        out.resize(layout.index_start, 0);
+        for ((name, _), record) in self.entries.iter().zip(&layout.records) {
+            out.extend_from_slice(&record.offset.to_le_bytes());
+            out.extend_from_slice(&record.len.to_le_bytes());
+            out.extend_from_slice(&record.name_len.to_le_bytes());
             out.extend_from_slice(name.as_bytes());
             out.resize(out.len().next_multiple_of(4), 0);
-            offset += container.len().next_multiple_of(4);
         }
         for (_, container) in &self.entries {
             out.extend_from_slice(container);
             out.resize(out.len().next_multiple_of(4), 0);
         }
-        out
+        debug_assert_eq!(out.len(), layout.total);
+        Ok(out)
+    }
+}
+
+/// The header fields and index records of a bundle, each checked to fit its
+/// field. Computed from lengths alone, before anything is written.
+#[derive(Debug)]
+struct Layout {
+    count: u32,
+    dictionary_len: u32,
+    index_start: usize,
+    index_len: u32,
+    records: Vec<Record>,
+    total: usize,
+}
+
+/// One index record: where the container is, how long, and the name's length.
+#[derive(Debug)]
+struct Record {
+    offset: u32,
+    len: u32,
+    name_len: u16,
+}
+
+impl Layout {
+    /// `entries` gives each entry's name and container length, in index order.
+    fn new(
+        dictionary_len: usize,
+        entries: impl ExactSizeIterator<Item = (usize, usize)> + Clone,
+    ) -> Result<Self, ContainerError> {
+        let too_large = |part, len, max| ContainerError::TooLargeToWrite { what: WHAT, part, len, max };
+        let u32_field = |part, len: usize| u32::try_from(len).map_err(|_| too_large(part, len, u64::from(u32::MAX)));
+        let beyond_memory = |part| too_large(part, usize::MAX, u64::try_from(usize::MAX).unwrap_or(u64::MAX));
+        let name_lens: Vec<u16> = entries
+            .clone()
+            .map(|(len, _)| u16::try_from(len).map_err(|_| too_large("entry name (bytes)", len, u64::from(u16::MAX))))
+            .collect::<Result<_, _>>()?;
+        // A record: offset, length, name length, the name, padded to 4 bytes.
+        let index_len = name_lens
+            .iter()
+            .try_fold(0usize, |sum, &len| sum.checked_add((10 + usize::from(len)).next_multiple_of(4)))
+            .ok_or(beyond_memory("index (bytes)"))?;
+        let count = u32_field("entry count", entries.len())?;
+        let dictionary_field = u32_field("dictionary (bytes)", dictionary_len)?;
+        let index_field = u32_field("index (bytes)", index_len)?;
+        let index_start = HEADER_LEN
+            .checked_add(dictionary_len)
+            .and_then(|end| end.checked_next_multiple_of(4))
+            .ok_or(beyond_memory("dictionary (bytes)"))?;
+        let mut offset = index_start.checked_add(index_len).ok_or(beyond_memory("bundle (bytes)"))?;
+        let mut records = Vec::with_capacity(entries.len());
+        for (name_len, (_, len)) in name_lens.into_iter().zip(entries) {
+            records.push(Record {
+                offset: u32_field("container offset (bytes into the bundle)", offset)?,
+                len: u32_field("container (bytes)", len)?,
+                name_len,
+            });
+            offset = len
+                .checked_next_multiple_of(4)
+                .and_then(|padded| offset.checked_add(padded))
+                .ok_or(beyond_memory("bundle (bytes)"))?;
+        }
+        Ok(Self {
+            count,
+            dictionary_len: dictionary_field,
+            index_start,
+            index_len: index_field,
+            records,
+            total: offset,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn container() -> Vec<u8> {
+        let spirv = crate::doc_example_module();
+        let reflection = crate::reflect::Reflection::new(crate::reflect::ShaderStage::Compute, "main");
+        super::super::ContainerBuilder::new(&spirv, &reflection).build().unwrap()
+    }
+
+    #[test]
+    fn a_name_longer_than_65535_bytes_is_an_error_not_a_corrupt_bundle() {
+        let long = "n".repeat(70_000);
+        let err = BundleBuilder::new().add("a.comp", container()).add(long, container()).build().unwrap_err();
+        assert!(
+            matches!(err, ContainerError::TooLargeToWrite { part: "entry name (bytes)", len: 70_000, max: 65_535, .. }),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_name_of_exactly_65535_bytes_round_trips() {
+        // Multi-byte characters up to the limit: the limit is in bytes.
+        let name = format!("{}x", "é".repeat(32_767));
+        assert_eq!(name.len(), 65_535);
+        let bytes = BundleBuilder::new().add(name.clone(), container()).add("b", container()).build().unwrap();
+        let bundle = Bundle::parse(&bytes).unwrap();
+        assert_eq!(bundle.names().collect::<Vec<_>>(), ["b", name.as_str()]);
+        assert_eq!(bundle.decode(&name).unwrap(), crate::doc_example_module());
+    }
+
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn offsets_and_sizes_past_4_gib_are_errors() {
+        // Lengths only: nothing of this size is allocated.
+        let layout = Layout::new(0, [(1, 100), (1, 200)].into_iter()).unwrap();
+        let offsets: Vec<u32> = layout.records.iter().map(|r| r.offset).collect();
+        assert_eq!(offsets, [48, 148], "24-byte header, two 12-byte records, 4-aligned containers");
+        assert_eq!(layout.total, 348);
+
+        let gib4 = usize::try_from(u64::from(u32::MAX) + 1).unwrap();
+        let err = Layout::new(0, [(1, gib4)].into_iter()).unwrap_err();
+        assert!(matches!(err, ContainerError::TooLargeToWrite { part: "container (bytes)", .. }), "{err}");
+        // Each container fits, but the second one starts past 4 GiB.
+        let err = Layout::new(0, [(1, gib4 - 32), (1, 100)].into_iter()).unwrap_err();
+        assert!(
+            matches!(err, ContainerError::TooLargeToWrite { part, .. } if part.starts_with("container offset")),
+            "{err}"
+        );
+        let err = Layout::new(gib4, [].into_iter()).unwrap_err();
+        assert!(matches!(err, ContainerError::TooLargeToWrite { part: "dictionary (bytes)", .. }), "{err}");
+        // The last container may end past 4 GiB: only its offset is a 32-bit field.
+        assert!(Layout::new(0, [(1, gib4 - 32)].into_iter()).is_ok());
+    }
+
+    #[test]
+    fn built_bundles_match_their_computed_size() {
+        let bytes = BundleBuilder::new().add("a", container()).add("bb", vec![0; 5]).build().unwrap();
+        let layout = Layout::new(0, [(1, container().len()), (2, 5)].into_iter()).unwrap();
+        assert_eq!(bytes.len(), layout.total);
     }
 }

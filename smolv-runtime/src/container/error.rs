@@ -86,6 +86,19 @@ pub enum ContainerError {
     /// A container could not be built.
     #[error("cannot build shader container: {0}")]
     Build(String),
+    /// A part is too large for its field in the format: writing it would
+    /// have truncated the field and produced a file no reader accepts.
+    #[error("cannot write {what}: {part} is {len}, over the format's limit of {max}; split or shorten it")]
+    TooLargeToWrite {
+        /// "shader container" or "shader bundle".
+        what: &'static str,
+        /// Which part, with its unit: "entry name (bytes)", "entry count", ...
+        part: &'static str,
+        /// Its size.
+        len: usize,
+        /// The largest size the format holds.
+        max: u64,
+    },
     /// A file could not be read.
     #[error("{path}: {source}")]
     Io {

@@ -117,26 +117,23 @@ impl<'a> Container<'a> {
             return Err(corrupt("reserved flags are set"));
         }
         let u32_at = |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
-        let decoded_len = u32_at(8) as usize;
+        // A length that does not fit `usize` (16-bit targets) cannot match the input's.
+        let len_at = |at: usize| usize::try_from(u32_at(at)).map_err(|_| corrupt("a length does not fit in memory"));
+        let decoded_len = len_at(8)?;
         let dictionary_id = u32_at(12);
         let mut hash = [0u8; 32];
         hash.copy_from_slice(&bytes[16..48]);
-        let reflection_len = u32_at(48) as usize;
-        let payload_len = u32_at(52) as usize;
+        let reflection_len = len_at(48)?;
+        let payload_len = len_at(52)?;
         if decoded_len < 20 || !decoded_len.is_multiple_of(4) {
             return Err(corrupt("decoded size is not a whole SPIR-V module"));
         }
         if (codec == Codec::SmolvZstdDictionary) != (dictionary_id != 0) {
             return Err(corrupt("dictionary id does not match the codec"));
         }
-        // Checked: on 32-bit targets a forged length near u32::MAX overflows.
-        let payload_at = HEADER_LEN
-            .checked_add(reflection_len)
-            .and_then(|end| end.checked_next_multiple_of(4))
+        let (payload_at, _) = section_layout(reflection_len, payload_len)
+            .filter(|&(_, end)| end == bytes.len())
             .ok_or(corrupt("section lengths do not add up to the container size"))?;
-        if payload_at.checked_add(payload_len) != Some(bytes.len()) {
-            return Err(corrupt("section lengths do not add up to the container size"));
-        }
         if codec == Codec::Spirv && payload_len != decoded_len {
             return Err(corrupt("raw SPIR-V payload is not the decoded size"));
         }
@@ -145,6 +142,7 @@ impl<'a> Container<'a> {
             decoded_len,
             dictionary_id,
             hash: ContentHash(hash),
+            // In bounds: HEADER_LEN + reflection_len <= payload_at <= bytes.len().
             reflection: &bytes[HEADER_LEN..HEADER_LEN + reflection_len],
             payload: &bytes[payload_at..],
         })
@@ -186,7 +184,18 @@ impl<'a> Container<'a> {
     }
 }
 
+/// Where the payload of a container starts, and where the container ends,
+/// for sections of these lengths: `None` where the sum overflows `usize`,
+/// which a forged header near `u32::MAX` does on 32-bit targets.
+fn section_layout(reflection_len: usize, payload_len: usize) -> Option<(usize, usize)> {
+    let payload_at = HEADER_LEN.checked_add(reflection_len)?.checked_next_multiple_of(4)?;
+    Some((payload_at, payload_at.checked_add(payload_len)?))
+}
+
 /// Writes a container from its parts.
+///
+/// Errors with [`ContainerError::TooLargeToWrite`] where a size does not
+/// fit its 32-bit header field, instead of writing a truncated one.
 #[cfg(feature = "zstd-fast")]
 pub(crate) fn write_container(
     codec: Codec,
@@ -195,18 +204,69 @@ pub(crate) fn write_container(
     hash: &ContentHash,
     reflection: &[u8],
     payload: &[u8],
-) -> Vec<u8> {
-    let payload_at = (HEADER_LEN + reflection.len()).next_multiple_of(4);
-    let mut out = Vec::with_capacity(payload_at + payload.len());
+) -> Result<Vec<u8>, ContainerError> {
+    let field = |part, len: usize| {
+        u32::try_from(len).map_err(|_| ContainerError::TooLargeToWrite {
+            what: WHAT,
+            part,
+            len,
+            max: u64::from(u32::MAX),
+        })
+    };
+    let decoded_field = field("decoded SPIR-V (bytes)", decoded_len)?;
+    let reflection_field = field("reflection (bytes)", reflection.len())?;
+    let payload_field = field("payload (bytes)", payload.len())?;
+    let (payload_at, total) =
+        section_layout(reflection.len(), payload.len()).ok_or(ContainerError::TooLargeToWrite {
+            what: WHAT,
+            part: "container (bytes)",
+            len: reflection.len().saturating_add(payload.len()),
+            max: u64::try_from(usize::MAX).unwrap_or(u64::MAX),
+        })?;
+    let mut out = Vec::with_capacity(total);
     out.extend_from_slice(CONTAINER_MAGIC);
     out.extend_from_slice(&[FORMAT_VERSION, codec.to_byte(), 0, 0]);
-    out.extend_from_slice(&(decoded_len as u32).to_le_bytes());
+    out.extend_from_slice(&decoded_field.to_le_bytes());
     out.extend_from_slice(&dictionary_id.to_le_bytes());
     out.extend_from_slice(&hash.0);
-    out.extend_from_slice(&(reflection.len() as u32).to_le_bytes());
-    out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    out.extend_from_slice(&reflection_field.to_le_bytes());
+    out.extend_from_slice(&payload_field.to_le_bytes());
     out.extend_from_slice(reflection);
     out.resize(payload_at, 0);
     out.extend_from_slice(payload);
-    out
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn section_lengths_that_overflow_usize_are_refused() {
+        // On 32-bit targets usize::MAX is u32::MAX, so these are the sums a
+        // forged header reaches there.
+        for reflection_len in [usize::MAX, usize::MAX - 3, usize::MAX - HEADER_LEN, usize::MAX - HEADER_LEN + 1] {
+            assert_eq!(section_layout(reflection_len, 0), None, "reflection length {reflection_len:#x}");
+        }
+        assert_eq!(section_layout(0, usize::MAX), None);
+        assert_eq!(section_layout(4, usize::MAX - HEADER_LEN - 3), None, "one byte past usize::MAX");
+        assert_eq!(section_layout(1, 8), Some((60, 68)), "the payload starts 4-aligned after the reflection");
+    }
+
+    #[test]
+    fn forged_header_lengths_near_u32_max_are_errors() {
+        let mut header = [0u8; HEADER_LEN];
+        header[..4].copy_from_slice(CONTAINER_MAGIC);
+        header[4] = FORMAT_VERSION;
+        header[8..12].copy_from_slice(&20u32.to_le_bytes());
+        for (reflection_len, payload_len) in
+            [(u32::MAX, 0), (0, u32::MAX), (u32::MAX - 56, 0), (u32::MAX - 59, 4), (u32::MAX / 2, u32::MAX / 2 + 2)]
+        {
+            let mut forged = header;
+            forged[48..52].copy_from_slice(&reflection_len.to_le_bytes());
+            forged[52..56].copy_from_slice(&payload_len.to_le_bytes());
+            let err = Container::parse(&forged).unwrap_err();
+            assert!(matches!(err, ContainerError::Corrupt { .. }), "{reflection_len:#x} + {payload_len:#x}: {err}");
+        }
+    }
 }

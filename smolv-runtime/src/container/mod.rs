@@ -53,7 +53,8 @@ mod tests {
         let spirv = crate::doc_example_module();
         let reflection = Reflection::new(ShaderStage::Compute, "main");
         let container = ContainerBuilder::new(&spirv, &reflection).build().unwrap();
-        let bundle = BundleBuilder::new().add("a.comp", container.clone()).add("b.comp", container.clone()).build();
+        let bundle =
+            BundleBuilder::new().add("a.comp", container.clone()).add("b.comp", container.clone()).build().unwrap();
         (container, bundle)
     }
 
@@ -127,7 +128,7 @@ mod tests {
         let (small, large) = (crate::doc_example_module(), module_of(4096));
         let large_payload =
             Container::parse(&ContainerBuilder::new(&large, &reflection).build().unwrap()).unwrap().payload().to_vec();
-        let forged = assemble(Codec::SmolvZstd, &small, 0, &reflection, &large_payload);
+        let forged = assemble(Codec::SmolvZstd, &small, 0, &reflection, &large_payload).unwrap();
         let err = Container::parse(&forged).unwrap().decode().unwrap_err();
         assert!(matches!(err, ContainerError::Corrupt { .. }), "{err}");
     }

@@ -250,7 +250,7 @@ impl<'a> ContainerBuilder<'a> {
         // What a reader will get back: the stripped module when stripping.
         let decoded = crate::codec::decode(&smolv, &DecodeOptions::new())?;
         let hash = ContentHash::of_spirv(&decoded);
-        let reflection = self.reflection.to_bytes();
+        let reflection = self.reflection.to_bytes()?;
         let decoded_len = decoded.len() * 4;
         let (payload, dictionary_id) = match self.codec {
             Codec::Spirv => (decoded.iter().flat_map(|w| w.to_le_bytes()).collect(), 0),
@@ -263,16 +263,23 @@ impl<'a> ContainerBuilder<'a> {
                 (compress(&smolv, self.zstd_level, Some(dictionary))?, dictionary.id())
             }
         };
-        Ok(write_container(self.codec, decoded_len, dictionary_id, &hash, &reflection, &payload))
+        write_container(self.codec, decoded_len, dictionary_id, &hash, &reflection, &payload)
     }
 }
 
 /// Assembles a container around a payload compressed elsewhere (as
 /// `smolv-build` does after choosing a shared dictionary). `decoded` is the
-/// SPIR-V the payload decodes to; its hash goes in the header.
-pub fn assemble(codec: Codec, decoded: &[u32], dictionary_id: u32, reflection: &Reflection, payload: &[u8]) -> Vec<u8> {
+/// SPIR-V the payload decodes to; its hash goes in the header. A size or
+/// name too large for the format is an error, never a truncated field.
+pub fn assemble(
+    codec: Codec,
+    decoded: &[u32],
+    dictionary_id: u32,
+    reflection: &Reflection,
+    payload: &[u8],
+) -> Result<Vec<u8>, ContainerError> {
     let hash = ContentHash::of_spirv(decoded);
-    write_container(codec, decoded.len() * 4, dictionary_id, &hash, &reflection.to_bytes(), payload)
+    write_container(codec, decoded.len() * 4, dictionary_id, &hash, &reflection.to_bytes()?, payload)
 }
 
 /// zstd-compresses `data` as containers store it: no frame checksum and no

@@ -48,15 +48,33 @@ pub enum ReflectionError {
         /// Bytes left unread.
         remaining: usize,
     },
+    /// [`Reflection::to_bytes`] was given a name or list longer than the
+    /// binary form holds (names: 65,535 bytes of UTF-8; lists: `u32::MAX`
+    /// records). Cutting it would change what lookups by name find.
+    #[error("cannot store reflection: {field} has length {len}, over the binary form's limit of {max}")]
+    TooLong {
+        /// Which name or list.
+        field: &'static str,
+        /// Its length: bytes for a name, records for a list.
+        len: usize,
+        /// The limit.
+        max: u32,
+    },
 }
 
 impl Reflection {
     /// Serializes to the compact binary form.
-    pub fn to_bytes(&self) -> Vec<u8> {
+    ///
+    /// # Errors
+    ///
+    /// [`ReflectionError::TooLong`] for a name longer than 65,535 bytes or a
+    /// list of more than `u32::MAX` records: the form stores their lengths in
+    /// 16 and 32 bits, and is not written with a length that was cut.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, ReflectionError> {
         let mut w = Writer(Vec::with_capacity(64));
         w.u8(VERSION);
         w.u8(self.stage.to_byte());
-        w.str(&self.entry_point);
+        w.str("entry point name", &self.entry_point)?;
         match self.workgroup_size {
             Some(size) => {
                 w.u8(1);
@@ -64,37 +82,37 @@ impl Reflection {
             }
             None => w.u8(0),
         }
-        w.count(self.bindings.len());
+        w.count("descriptor bindings", self.bindings.len())?;
         for b in &self.bindings {
             w.u32(b.set);
             w.u32(b.binding);
             w.u8(b.kind.to_byte());
             w.u32(b.count);
             w.u32(b.stages);
-            w.str(&b.name);
+            w.str("descriptor binding name", &b.name)?;
         }
-        w.count(self.push_constants.len());
+        w.count("push constant ranges", self.push_constants.len())?;
         for p in &self.push_constants {
             w.u32(p.offset);
             w.u32(p.size);
             w.u32(p.stages);
         }
-        w.count(self.spec_constants.len());
+        w.count("specialization constants", self.spec_constants.len())?;
         for s in &self.spec_constants {
             w.u32(s.id);
             w.u8(s.ty.to_byte());
             w.u64(s.default);
-            w.str(&s.name);
+            w.str("specialization constant name", &s.name)?;
         }
-        for list in [&self.inputs, &self.outputs] {
-            w.count(list.len());
+        for (list, what) in [(&self.inputs, "inputs"), (&self.outputs, "outputs")] {
+            w.count(what, list.len())?;
             for v in list {
                 w.u32(v.location);
                 w.u32(v.format);
-                w.str(&v.name);
+                w.str("interface variable name", &v.name)?;
             }
         }
-        w.0
+        Ok(w.0)
     }
 
     /// Parses the compact binary form. Counts are checked against the bytes
@@ -155,19 +173,20 @@ impl Writer {
     fn u64(&mut self, v: u64) {
         self.0.extend_from_slice(&v.to_le_bytes());
     }
-    fn count(&mut self, n: usize) {
-        self.u32(n as u32);
+    fn count(&mut self, field: &'static str, n: usize) -> Result<(), ReflectionError> {
+        let count = u32::try_from(n).map_err(|_| ReflectionError::TooLong { field, len: n, max: u32::MAX })?;
+        self.u32(count);
+        Ok(())
     }
-    fn str(&mut self, s: &str) {
-        // Names longer than 64 KiB are cut (reflection is for humans and
-        // lookups), at a character boundary, so the reader takes them back.
-        let mut end = s.len().min(usize::from(u16::MAX));
-        while !s.is_char_boundary(end) {
-            end -= 1;
-        }
-        let len = u16::try_from(end).unwrap_or(u16::MAX);
+    fn str(&mut self, field: &'static str, s: &str) -> Result<(), ReflectionError> {
+        let len = u16::try_from(s.len()).map_err(|_| ReflectionError::TooLong {
+            field,
+            len: s.len(),
+            max: u32::from(u16::MAX),
+        })?;
         self.0.extend_from_slice(&len.to_le_bytes());
-        self.0.extend_from_slice(&s.as_bytes()[..end]);
+        self.0.extend_from_slice(s.as_bytes());
+        Ok(())
     }
 }
 
@@ -206,7 +225,8 @@ impl Reader<'_> {
         mut read: impl FnMut(&mut Self) -> Result<T, ReflectionError>,
     ) -> Result<Vec<T>, ReflectionError> {
         let at = self.pos;
-        let count = self.u32()? as usize;
+        // A count that does not fit `usize` (16-bit targets) cannot fit the bytes either.
+        let count = usize::try_from(self.u32()?).unwrap_or(usize::MAX);
         if count.saturating_mul(min_record) > self.bytes.len() - self.pos {
             return Err(ReflectionError::Invalid { field: "record count", offset: at });
         }
@@ -220,14 +240,31 @@ mod tests {
     use alloc::vec;
 
     #[test]
-    fn names_longer_than_64_kib_are_cut_at_a_character_and_read_back() {
-        // 'é' is two bytes, so byte 65,535 falls inside one.
-        let long: alloc::string::String = core::iter::repeat_n('é', 40_000).collect();
+    fn names_longer_than_65535_bytes_are_errors_never_bytes_the_reader_rejects() {
+        // 'é' is two bytes, so byte 65,535 falls inside one: cutting there
+        // gave bytes that are not UTF-8, which the reader refused.
+        let long: String = core::iter::repeat_n('é', 40_000).collect();
         let mut reflection = Reflection::new(ShaderStage::Fragment, "main");
         reflection.entry_point = long.clone();
-        let back = Reflection::from_bytes(&reflection.to_bytes()).unwrap();
-        assert!(long.starts_with(&back.entry_point));
-        assert_eq!(back.entry_point.len(), 65_534);
+        assert_eq!(
+            reflection.to_bytes(),
+            Err(ReflectionError::TooLong { field: "entry point name", len: 80_000, max: 65_535 })
+        );
+        let mut reflection = sample();
+        reflection.bindings[0].name = long;
+        assert!(matches!(
+            reflection.to_bytes(),
+            Err(ReflectionError::TooLong { field: "descriptor binding name", .. })
+        ));
+    }
+
+    #[test]
+    fn names_of_exactly_65535_bytes_round_trip() {
+        let mut reflection = sample();
+        reflection.entry_point = core::iter::repeat_n('é', 32_767).chain(['x']).collect();
+        reflection.outputs[0].name = "o".repeat(65_535);
+        assert_eq!(reflection.entry_point.len(), 65_535);
+        assert_eq!(Reflection::from_bytes(&reflection.to_bytes().unwrap()).unwrap(), reflection);
     }
 
     fn sample() -> Reflection {
@@ -258,12 +295,12 @@ mod tests {
     #[test]
     fn binary_form_round_trips() {
         let info = sample();
-        assert_eq!(Reflection::from_bytes(&info.to_bytes()).unwrap(), info);
+        assert_eq!(Reflection::from_bytes(&info.to_bytes().unwrap()).unwrap(), info);
     }
 
     #[test]
     fn every_truncation_is_an_error() {
-        let bytes = sample().to_bytes();
+        let bytes = sample().to_bytes().unwrap();
         for len in 0..bytes.len() {
             assert!(Reflection::from_bytes(&bytes[..len]).is_err(), "{len}");
         }
@@ -271,7 +308,7 @@ mod tests {
 
     #[test]
     fn hostile_counts_are_refused_before_allocating() {
-        let mut bytes = Reflection::new(ShaderStage::Vertex, "main").to_bytes();
+        let mut bytes = Reflection::new(ShaderStage::Vertex, "main").to_bytes().unwrap();
         // The bindings count follows version, stage, the 2+4 byte name and the workgroup flag.
         bytes[9..13].copy_from_slice(&u32::MAX.to_le_bytes());
         assert!(matches!(Reflection::from_bytes(&bytes), Err(ReflectionError::Invalid { field: "record count", .. })));

@@ -12,7 +12,7 @@
 //! use smolv_runtime::reflect::{DescriptorKind, Reflection, ShaderStage};
 //!
 //! let info = Reflection::new(ShaderStage::Fragment, "main");
-//! let bytes = info.to_bytes();
+//! let bytes = info.to_bytes()?;
 //! assert_eq!(Reflection::from_bytes(&bytes)?, info);
 //! assert_eq!(DescriptorKind::UniformBuffer.vk_descriptor_type(), 6);
 //! # Ok::<(), smolv_runtime::reflect::ReflectionError>(())

@@ -3,6 +3,16 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
+/// The stored byte of `value`: its index in `all`, the type's `ALL` list.
+/// Every such list has fewer than 256 entries (checked below), so the
+/// index always fits.
+fn byte_of<T: PartialEq>(all: &[T], value: T) -> u8 {
+    all.iter().position(|v| *v == value).and_then(|i| u8::try_from(i).ok()).unwrap_or(0)
+}
+
+const _: () =
+    assert!(ShaderStage::ALL.len() <= 256 && DescriptorKind::ALL.len() <= 256 && SpecConstantType::ALL.len() <= 256);
+
 /// A pipeline stage, as a SPIR-V execution model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
@@ -121,7 +131,7 @@ impl ShaderStage {
     }
 
     pub(crate) fn to_byte(self) -> u8 {
-        Self::ALL.iter().position(|&s| s == self).unwrap_or(0) as u8
+        byte_of(&Self::ALL, self)
     }
 
     pub(crate) fn from_byte(byte: u8) -> Option<Self> {
@@ -187,7 +197,7 @@ impl DescriptorKind {
     }
 
     pub(crate) fn to_byte(self) -> u8 {
-        Self::ALL.iter().position(|&k| k == self).unwrap_or(0) as u8
+        byte_of(&Self::ALL, self)
     }
 
     pub(crate) fn from_byte(byte: u8) -> Option<Self> {
@@ -261,7 +271,7 @@ impl SpecConstantType {
     }
 
     pub(crate) fn to_byte(self) -> u8 {
-        Self::ALL.iter().position(|&t| t == self).unwrap_or(0) as u8
+        byte_of(&Self::ALL, self)
     }
 
     pub(crate) fn from_byte(byte: u8) -> Option<Self> {

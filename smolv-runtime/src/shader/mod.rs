@@ -8,7 +8,7 @@
 //!
 //! # let spirv = smolv_runtime::doc_example_module();
 //! # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-//! # let asset = BundleBuilder::new().add("blur.comp", container).build();
+//! # let asset = BundleBuilder::new().add("blur.comp", container).build()?;
 //! // let asset = std::fs::read("assets/shaders.smvb")?;
 //! let shaders = ShaderSet::from_vec(asset)?;
 //! let blur = shaders.get("blur.comp")?;

@@ -8,6 +8,11 @@ use crate::codec::opcodes::result_layout;
 
 pub(crate) const NO_DEF: u32 = u32::MAX;
 
+/// The most words a module may have: 4 GiB. Instruction positions and
+/// indices are kept as `u32`, and the output has fewer than twice as many
+/// instructions as the input has words, so every index fits with room.
+pub(crate) const MAX_WORDS: usize = 1 << 30;
+
 /// One instruction: where its words are.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Inst {
@@ -86,6 +91,9 @@ impl Specializer {
         if words.len() < 5 {
             return Err(SpecializeError::NotSpirv("it is shorter than the header"));
         }
+        if words.len() > MAX_WORDS {
+            return Err(SpecializeError::TooLarge { words: words.len(), max: MAX_WORDS });
+        }
         let bound = words[3];
         // Remapped modules use sparse ids, so the bound may exceed the id
         // count by far; it is still capped before the id table is allocated.
@@ -150,7 +158,9 @@ impl Analysis {
                 });
             }
             let index = self.insts.len();
-            self.insts.push(Inst { start: at as u32, len: len as u32, opcode });
+            // In range: the module has at most MAX_WORDS words (checked in analyze).
+            let too_large = |_| SpecializeError::TooLarge { words: self.words.len(), max: MAX_WORDS };
+            self.insts.push(Inst { start: u32::try_from(at).map_err(too_large)?, len: first >> 16, opcode });
             let (has_type, has_result) = result_layout(opcode);
             if has_result {
                 let id = *self.words.get(at + 1 + usize::from(has_type)).ok_or(SpecializeError::Malformed {
@@ -161,7 +171,7 @@ impl Analysis {
                     offset: at,
                     reason: "a result id is not below the id bound",
                 })?;
-                *slot = index as u32;
+                *slot = u32::try_from(index).map_err(too_large)?;
             }
             match opcode {
                 71 if len >= 4 && self.words[at + 2] == 1 => spec_ids.push((self.words[at + 3], self.words[at + 1])),

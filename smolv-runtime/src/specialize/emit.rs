@@ -34,8 +34,13 @@ const OP_UNREACHABLE: u32 = 255;
 const OP_DECORATE_ID: u32 = 332;
 
 fn instruction(opcode: u32, operands: &[u32]) -> Vec<u32> {
+    // Every operand list here is a few words made here, or (a subset of)
+    // one input instruction's operands, so the word count fits its 16 bits.
+    debug_assert!(operands.len() < 0xFFFF);
+    #[allow(clippy::cast_possible_truncation)] // below 0xFFFF, as above
+    let count = (operands.len() + 1) as u32;
     let mut words = Vec::with_capacity(operands.len() + 1);
-    words.push(((operands.len() as u32 + 1) << 16) | opcode);
+    words.push((count << 16) | opcode);
     words.extend_from_slice(operands);
     words
 }
@@ -125,7 +130,7 @@ impl Specialization<'_> {
                 42 | 49 => Some(Known::Scalar(Scalar::Bool, 0)),
                 43 | 50 => scalar.map(|t| Known::Scalar(t, Self::literal(&words[3..], t))),
                 46 => scalar.map(|t| Known::Scalar(t, 0)),
-                44 | 51 => Some(Known::Composite(index as u32)),
+                44 | 51 => Some(Known::Composite(index)),
                 52 => self
                     .fold_operation(scalar, &words[3..])
                     .map(|bits| Known::Scalar(scalar.unwrap_or(Scalar::Bool), bits)),
@@ -168,9 +173,7 @@ impl Specialization<'_> {
             let mut id = composite;
             for &index in indices {
                 match self.known.get(id as usize)? {
-                    Some(Known::Composite(inst)) => {
-                        id = *self.analysis.words_of(*inst as usize).get(3 + index as usize)?
-                    }
+                    Some(Known::Composite(inst)) => id = *self.analysis.words_of(*inst).get(3 + index as usize)?,
                     _ => return None,
                 }
             }
@@ -198,7 +201,7 @@ impl Specialization<'_> {
                 && words[3..].iter().all(|&c| self.known_constant(c))
             {
                 let id = words[2];
-                self.known[id as usize] = Some(Known::Composite(index as u32));
+                self.known[id as usize] = Some(Known::Composite(index));
                 self.frozen[id as usize] = true;
                 self.folded_locals.push(id);
                 continue;
@@ -225,7 +228,7 @@ impl Specialization<'_> {
     fn constituents_match(&self, ty: u32, count: usize) -> bool {
         let a = self.analysis;
         match a.def_of(ty).map(|d| a.words_of(d)) {
-            Some(words) if words[0] & 0xFFFF == 23 => words.get(3) == Some(&(count as u32)),
+            Some(words) if words[0] & 0xFFFF == 23 => words.get(3).copied() == u32::try_from(count).ok(),
             Some(_) => true,
             None => false,
         }
@@ -242,10 +245,10 @@ impl Specialization<'_> {
         match self.known.get(id as usize)? {
             Some(Known::Scalar(Scalar::Bool, bits)) => Some(instruction(if *bits != 0 { 41 } else { 42 }, &[ty, id])),
             Some(Known::Scalar(t, bits)) if t.literal_words() == 2 => {
-                Some(instruction(43, &[ty, id, *bits as u32, (*bits >> 32) as u32]))
+                Some(instruction(43, &[ty, id, low_word(*bits), (*bits >> 32) as u32]))
             }
-            Some(Known::Scalar(_, bits)) => Some(instruction(43, &[ty, id, *bits as u32])),
-            Some(Known::Composite(inst)) => Some(instruction(44, &self.analysis.words_of(*inst as usize)[1..])),
+            Some(Known::Scalar(_, bits)) => Some(instruction(43, &[ty, id, low_word(*bits)])),
+            Some(Known::Composite(inst)) => Some(instruction(44, &self.analysis.words_of(*inst)[1..])),
             None => original.map(|w| instruction(43, &w[1..])),
         }
     }
@@ -283,7 +286,9 @@ impl Specialization<'_> {
         let mut block_of = vec![u32::MAX; a.bound as usize];
         for function in &a.functions {
             for (i, block) in function.blocks.iter().enumerate() {
-                block_of[block.label as usize] = i as u32;
+                // A function has fewer blocks than the module has words
+                // (Specializer::analyze caps those), so this never saturates.
+                block_of[block.label as usize] = u32::try_from(i).unwrap_or(u32::MAX);
             }
             self.rewrite_function(function.begin, &function.blocks, function.end, &block_of, &mut out);
             for block in &function.blocks {
@@ -314,11 +319,10 @@ impl Specialization<'_> {
             OP_SWITCH if words.len() >= 3 => {
                 let selector_type = a.def_of(words[1]).and_then(|d| a.words_of(d).get(1).copied());
                 let width = selector_type.and_then(|t| scalar_type(a, t)).map_or(1, |t| t.literal_words());
+                let case_type = Scalar::Int { width: if width == 2 { 64 } else { 32 }, signed: false };
                 let cases: Vec<(u64, u32)> = words[3..]
                     .chunks_exact(width + 1)
-                    .map(|c| {
-                        (Self::literal(&c[..width], Scalar::Int { width: 32 * width as u32, signed: false }), c[width])
-                    })
+                    .map(|c| (Self::literal(&c[..width], case_type), c[width]))
                     .collect();
                 match self.scalar(words[1]) {
                     Some((_, bits)) if selection => {
@@ -552,7 +556,11 @@ impl Specialization<'_> {
             let opcode = words[0] & 0xFFFF;
             if let Some(id) = result_of(words) {
                 if let Some(slot) = def_at.get_mut(id as usize) {
-                    *slot = i as u32;
+                    // Fits: the output has at most about twice as many
+                    // instructions as the input has words (capped by
+                    // Specializer::analyze). u32::MAX would only keep `id`'s
+                    // definition from being removed.
+                    *slot = u32::try_from(i).unwrap_or(u32::MAX);
                 }
             }
             match opcode {
@@ -648,6 +656,11 @@ impl Specialization<'_> {
         }
         module
     }
+}
+
+/// The low 32 bits of a literal: its first word.
+fn low_word(bits: u64) -> u32 {
+    (bits & 0xFFFF_FFFF) as u32
 }
 
 fn mask_for(t: Scalar) -> u64 {

@@ -30,7 +30,7 @@ impl Scalar {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Known {
     Scalar(Scalar, u64),
-    Composite(u32),
+    Composite(usize),
 }
 
 /// The scalar type `id` names, if it is one folding handles.
@@ -51,7 +51,7 @@ fn sign_extend(bits: u64, width: u32) -> i64 {
 }
 
 fn float(bits: u64, width: u32) -> f64 {
-    if width == 32 { f64::from(f32::from_bits(bits as u32)) } else { f64::from_bits(bits) }
+    if width == 32 { f64::from(f32::from_bits((bits & 0xFFFF_FFFF) as u32)) } else { f64::from_bits(bits) }
 }
 
 /// Folds `opcode` applied to `args` into a value of type `result`.

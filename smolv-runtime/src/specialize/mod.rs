@@ -104,6 +104,15 @@ pub enum SpecializeError {
     /// A bool value for a non-bool constant, or the reverse.
     #[error("specialization constant {0} is {1}, and the value given is not")]
     WrongType(u32, &'static str),
+    /// The module is larger than the specializer's compact 32-bit
+    /// instruction tables hold.
+    #[error("the module is {words} words long; the specializer takes modules of up to {max} words (4 GiB)")]
+    TooLarge {
+        /// The module's length in words.
+        words: usize,
+        /// The most words it takes.
+        max: usize,
+    },
 }
 
 /// A tiny fragment shader with one bool specialization constant guarding a

@@ -8,6 +8,7 @@
 //! usage error.
 
 mod build_command;
+mod cache_command;
 mod codec_commands;
 mod io;
 mod pack_command;
@@ -38,6 +39,7 @@ enum CargoCli {
         cargo smolv report --json\n  \
         cargo smolv pack assets/shaders -o assets/shaders.smvb\n  \
         cargo smolv verify assets/shaders.smvb\n  \
+        cargo smolv cache trim --max-size 2G\n  \
         cargo smolv unpack assets/shaders.smvb -o /tmp/spirv\n  \
         cargo smolv encode --strip-debug lit.frag.spv -o lit.frag.smolv\n  \
         cargo smolv decode lit.frag.smolv -o lit.frag.spv\n  \
@@ -67,6 +69,8 @@ enum Command {
     Unpack(pack_command::UnpackArgs),
     /// Decode every entry of bundles, check hashes, run spirv-val when installed.
     Verify(pack_command::VerifyArgs),
+    /// Size (`stats`), clear (`clean`) or trim (`trim --max-size`) the build cache, least recently used first.
+    Cache(cache_command::CacheArgs),
 }
 
 fn main() -> ExitCode {
@@ -85,6 +89,7 @@ fn main() -> ExitCode {
         Command::Pack(args) => pack_command::pack(&args),
         Command::Unpack(args) => pack_command::unpack(&args),
         Command::Verify(args) => pack_command::verify(&args),
+        Command::Cache(args) => cache_command::cache(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

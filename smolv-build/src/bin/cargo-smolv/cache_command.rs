@@ -1,0 +1,75 @@
+//! `cache`: size, clear and trim the shared build cache.
+
+use std::path::PathBuf;
+
+use smolv_build::cache_maintenance::{self, CacheStats};
+
+use crate::io::FileError;
+
+/// Arguments of `cargo smolv cache`.
+#[derive(clap::Args)]
+pub(crate) struct CacheArgs {
+    #[command(subcommand)]
+    action: CacheAction,
+    /// Cache directory (default: SMOLV_CACHE_DIR, else smolv-cache in Cargo's target dir).
+    #[arg(long, value_name = "DIR", global = true)]
+    cache_dir: Option<PathBuf>,
+    /// Print the result as JSON on standard output.
+    #[arg(long, global = true)]
+    json: bool,
+}
+
+#[derive(clap::Subcommand)]
+enum CacheAction {
+    /// Entries and bytes in the cache.
+    Stats,
+    /// Remove every entry.
+    Clean,
+    /// Evict least recently used entries until the cache fits in a size.
+    Trim {
+        /// Largest size to keep: bytes, or with K, M or G (powers of 1024).
+        #[arg(long, value_name = "SIZE", value_parser = parse_max_size)]
+        max_size: u64,
+    },
+}
+
+fn parse_max_size(text: &str) -> Result<u64, String> {
+    cache_maintenance::parse_size(text).ok_or_else(|| format!("{text:?} is not a size like 500M, 2G or 1048576"))
+}
+
+#[derive(serde::Serialize)]
+struct JsonCache {
+    cache_dir: String,
+    entries: u64,
+    bytes: u64,
+    removed_entries: u64,
+    removed_bytes: u64,
+}
+
+pub(crate) fn cache(args: &CacheArgs) -> Result<(), FileError> {
+    let dir = args.cache_dir.clone().unwrap_or_else(cache_maintenance::cache_dir);
+    let removed = match &args.action {
+        CacheAction::Stats => CacheStats::default(),
+        CacheAction::Clean => {
+            cache_maintenance::clean(&dir).map_err(|e| FileError::new(&dir, format!("cannot clean the cache: {e}")))?
+        }
+        CacheAction::Trim { max_size } => cache_maintenance::trim(&dir, *max_size),
+    };
+    let now = cache_maintenance::stats(&dir);
+    if args.json {
+        let json = JsonCache {
+            cache_dir: dir.display().to_string(),
+            entries: now.entries,
+            bytes: now.bytes,
+            removed_entries: removed.entries,
+            removed_bytes: removed.bytes,
+        };
+        println!("{}", serde_json::to_string_pretty(&json).unwrap_or_default());
+        return Ok(());
+    }
+    if !matches!(args.action, CacheAction::Stats) {
+        println!("removed {} entries ({} bytes)", removed.entries, removed.bytes);
+    }
+    println!("{}: {} entries, {} bytes", dir.display(), now.entries, now.bytes);
+    Ok(())
+}
