@@ -246,25 +246,15 @@ fn expand_jobs(
     config: &Config,
     found: BTreeMap<String, (PathBuf, Language, Option<ShaderStage>)>,
 ) -> Result<Vec<Job>, Error> {
-    for (shader, variant) in &config.variants {
-        if !found.contains_key(shader) {
-            let known: Vec<&str> = found.keys().map(String::as_str).collect();
-            return Err(Error::Config(format!(
-                "variant {:?} names shader {shader:?}, which was not found; shaders are: {}",
-                variant.name,
-                known.join(", ")
-            )));
-        }
-    }
-    for (shader, define) in &config.shader_defines {
-        if !found.contains_key(shader) {
-            let known: Vec<&str> = found.keys().map(String::as_str).collect();
-            return Err(Error::Config(format!(
-                "shader_define {:?} names shader {shader:?}, which was not found; shaders are: {}",
-                define.name,
-                known.join(", ")
-            )));
-        }
+    // Every shader a variant or a shader_define names must exist.
+    let variants = config.variants.iter().map(|(shader, v)| (shader, format!("variant {:?}", v.name)));
+    let defines = config.shader_defines.iter().map(|(shader, d)| (shader, format!("shader_define {:?}", d.name)));
+    if let Some((shader, what)) = variants.chain(defines).find(|(shader, _)| !found.contains_key(*shader)) {
+        let known: Vec<&str> = found.keys().map(String::as_str).collect();
+        return Err(Error::Config(format!(
+            "{what} names shader {shader:?}, which was not found; shaders are: {}",
+            known.join(", ")
+        )));
     }
     let mut jobs = Vec::new();
     for (name, (path, language, stage)) in found {
