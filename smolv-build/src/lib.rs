@@ -59,7 +59,7 @@
 //! says what was chosen and what it saved:
 //!
 //! ```text
-//! packing smolv-lz4 (stream): shaders 74.0 KB → 13.5 KB, decoder +24.0 KB, net −36.5 KB
+//! packing smolv-lz4 (stream): shaders 74.0 KB → 13.5 KB, decoder +16.3 KB, net −44.2 KB
 //! ```
 //!
 //! [`Config::packing`] (or `SMOLV_PACKING`) forces a packing, and

@@ -73,7 +73,8 @@ fn packing_options(config: &Config, var: impl Fn(&str) -> Option<String>) -> Res
             .ok_or_else(|| Error::Config(format!("SMOLV_SIZE_GOAL={text:?} is not one of installed, download")))?,
         (None, None) => SizeGoal::default(),
     };
-    Ok(packing::Options { packing, goal, zstd_level: config.zstd_level })
+    let runtime = packing::RuntimeCodecs::from_env(var);
+    Ok(packing::Options { packing, goal, zstd_level: config.zstd_level, runtime })
 }
 
 /// Finds the shared cache directory (see [`Config::cache_dir`]).
@@ -116,7 +117,7 @@ pub(crate) fn run(config: &Config) -> Result<Report, Error> {
         }
     };
     let directives = Directives::new(config.cargo_directives.unwrap_or(config.out_dir.is_none()));
-    ENV_KNOBS.iter().for_each(|var| directives.rerun_if_env_changed(var));
+    ENV_KNOBS.iter().chain(&packing::RUNTIME_VARIABLES).for_each(|var| directives.rerun_if_env_changed(var));
     let packing = packing_options(config, env)?;
 
     let settings = Settings {

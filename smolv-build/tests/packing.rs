@@ -169,6 +169,80 @@ fn decode(codec: u8, unpacked: &[u8]) -> Vec<u32> {
 
 const CODECS: [&str; 5] = ["spirv", "smolv", "smolv-lz4", "smolv-zstd", "smolv-zstd-dictionary"];
 
+/// The index of `entry` in `directory`.
+fn index_of(directory: &Directory, entry: &Entry) -> usize {
+    directory.entries.iter().position(|e| std::ptr::eq(e, entry)).unwrap()
+}
+
+/// The module as `include_shader!` would embed it, through the runtime.
+fn runtime_alone(
+    codec: &str,
+    entry: &Entry,
+    packed: Vec<u8>,
+    dictionary: Option<&[u8]>,
+    (dictionary_len, dictionary_check): (usize, u32),
+) -> &'static smolv_runtime::Shader {
+    let field = |value: usize| u32::try_from(value).unwrap();
+    let module = smolv_runtime::__private::EmbeddedModule::new(
+        entry.name.clone().leak(),
+        match codec {
+            "spirv" => &smolv_runtime::__private::RAW_MODULE,
+            "smolv" => &smolv_runtime::__private::SMOLV_MODULE,
+            "smolv-lz4" => &smolv_runtime::__private::SMOLV_LZ4_MODULE,
+            _ => &smolv_runtime::__private::SMOLV_ZSTD_MODULE,
+        },
+        packed.leak(),
+        dictionary.map(|d| &*d.to_vec().leak()).unwrap_or_default(),
+        (field(dictionary_len), dictionary_check),
+        field(entry.unpacked_len),
+        field(entry.spirv_len),
+        entry.check,
+    );
+    Box::leak(Box::new(smolv_runtime::Shader::embedded(Box::leak(Box::new(module)))))
+}
+
+fn unpacker(codec: &str) -> &'static smolv_runtime::__private::Unpacker {
+    match codec {
+        "spirv" => &smolv_runtime::__private::RAW,
+        "smolv" => &smolv_runtime::__private::SMOLV,
+        "smolv-lz4" => &smolv_runtime::__private::SMOLV_LZ4,
+        "smolv-zstd" => &smolv_runtime::__private::SMOLV_ZSTD,
+        _ => &smolv_runtime::__private::SMOLV_ZSTD_DICTIONARY,
+    }
+}
+
+/// The set as `include_shaders!` would embed it, through the runtime's
+/// embedded-set code (everything leaked, as the macro's statics are).
+fn runtime_set(directory: &Directory, codec: &str, data: &[u8], dictionary: Option<&[u8]>) -> smolv_runtime::ShaderSet {
+    use smolv_runtime::__private::{EmbeddedEntry, EmbeddedSet, leaked_embedded_set};
+    let unpacker = unpacker(codec);
+    let (mut names, mut entries) = (String::new(), Vec::new());
+    let field = |value: usize| u32::try_from(value).unwrap();
+    for entry in &directory.entries {
+        names.push_str(&entry.name);
+        entries.push(EmbeddedEntry::new(
+            field(names.len()),
+            field(entry.offset),
+            field(entry.packed_len),
+            field(entry.unpacked_len),
+            field(entry.spirv_len),
+            entry.check,
+        ));
+    }
+    // The data is 4-byte aligned in a binary; so it is here.
+    let aligned: &'static mut [u32] = vec![0u32; data.len().div_ceil(4)].leak();
+    let aligned: &'static mut [u8] = &mut bytemuck::cast_slice_mut(aligned)[..data.len()];
+    aligned.copy_from_slice(data);
+    leaked_embedded_set(EmbeddedSet::new(
+        unpacker,
+        aligned,
+        dictionary.map(|d| &*d.to_vec().leak()).unwrap_or_default(),
+        names.leak(),
+        entries.leak(),
+        (field(directory.stream_len), directory.stream_check),
+    ))
+}
+
 /// Reads the embedded set and every module's `include_shader!` form back
 /// with independent decoders, and checks them against the SPIR-V the
 /// build wrote (`optimized_spirv`) and against the format's rules.
@@ -198,9 +272,21 @@ fn check_embedded(out: &Path) -> Directory {
         assert_eq!(xxhash_rust::xxh32::xxh32(&stream, 0), directory.stream_check);
         stream
     });
-    if stream.is_none() {
+    // The dictionary ships as one zstd frame; the directory's "once"
+    // fields give its unpacked length and check.
+    let packed_dictionary = dictionary.clone();
+    let dictionary = dictionary.map(|packed| {
+        assert!(packed.len() < directory.stream_len, "the dictionary ships packed");
+        let unpacked = unpack(3, &packed, directory.stream_len, None);
+        assert_eq!(xxhash_rust::xxh32::xxh32(&unpacked, 0), directory.stream_check);
+        unpacked
+    });
+    if stream.is_none() && dictionary.is_none() {
         assert_eq!((directory.stream_len, directory.stream_check), (0, 0));
     }
+    let runtime_set = runtime_set(&directory, &embedded.codec, &data, packed_dictionary.as_deref());
+    let runtime_shaders = runtime_set.shaders().unwrap();
+    assert_eq!(runtime_shaders.len(), directory.entries.len());
 
     let names: Vec<&str> = directory.entries.iter().map(|e| e.name.as_str()).collect();
     let mut sorted = names.clone();
@@ -249,6 +335,10 @@ fn check_embedded(out: &Path) -> Directory {
         end = entry.offset + entry.packed_len;
         let decoded = decode(directory.codec, &unpacked);
         assert_eq!(decoded, expected, "{}", entry.name);
+        // The runtime's embedded-set code decodes it the same.
+        let in_set = &runtime_shaders[index_of(&directory, entry)];
+        assert_eq!(in_set.name(), entry.name);
+        assert_eq!(in_set.decode().unwrap(), expected, "{} through the runtime", entry.name);
         // Embedded shaders reflect their decoded SPIR-V: stripping kept the
         // names that reflection reads.
         assert_eq!(Reflection::from_spirv(&decoded).unwrap(), module.reflection, "{}", entry.name);
@@ -262,6 +352,9 @@ fn check_embedded(out: &Path) -> Directory {
         let packed = read(out, &alone.data);
         let unpacked_alone = unpack(directory.codec, &packed, alone.unpacked_bytes, dictionary.as_deref());
         assert_eq!(decode(directory.codec, &unpacked_alone), expected, "{} alone", entry.name);
+        let once = if packed_dictionary.is_some() { (directory.stream_len, directory.stream_check) } else { (0, 0) };
+        let alone = runtime_alone(&embedded.codec, entry, packed, packed_dictionary.as_deref(), once);
+        assert_eq!(alone.decode().unwrap(), expected, "{} alone through the runtime", entry.name);
         spirv_total += entry.spirv_len;
     }
     assert_eq!(end, stream.as_ref().map_or(data.len(), Vec::len), "the modules fill the data");

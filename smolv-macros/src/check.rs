@@ -16,8 +16,9 @@ pub(crate) struct Entry {
 
 /// A checked directory.
 pub(crate) struct Directory {
-    /// `(unpacked length, xxHash32)` of the stream; `(0, 0)` per module.
-    pub(crate) stream: (u32, u32),
+    /// `(unpacked length, xxHash32)` of what the set unpacks once: the
+    /// stream (layout 1) or the dictionary (codec 4); `(0, 0)` otherwise.
+    pub(crate) once: (u32, u32),
     pub(crate) entries: Vec<Entry>,
 }
 
@@ -67,11 +68,14 @@ pub(crate) fn directory(bytes: &[u8], codec: u8, data_len: u64) -> Result<Direct
         _ => return Err("has an unknown layout for its codec"),
     };
     let count = u32_at(bytes, 8)?;
-    let stream_info = (u32_at(bytes, 12)?, u32_at(bytes, 16)?);
-    if !stream && stream_info != (0, 0) {
+    let once = (u32_at(bytes, 12)?, u32_at(bytes, 16)?);
+    if codec == 4 && once.0 == 0 {
+        return Err("has no dictionary length for a dictionary codec");
+    }
+    if !stream && codec != 4 && once != (0, 0) {
         return Err("has stream fields set for modules packed one by one");
     }
-    let limit = if stream { u64::from(stream_info.0) } else { data_len };
+    let limit = if stream { u64::from(once.0) } else { data_len };
     let mut entries: Vec<Entry> = Vec::new();
     let mut at = 20;
     for _ in 0..count {
@@ -109,5 +113,5 @@ pub(crate) fn directory(bytes: &[u8], codec: u8, data_len: u64) -> Result<Direct
     if at != bytes.len() {
         return Err("does not end after its last entry");
     }
-    Ok(Directory { stream: stream_info, entries })
+    Ok(Directory { once, entries })
 }

@@ -51,12 +51,22 @@ pub fn include_shader(input: TokenStream) -> TokenStream {
         Ok(module) => module,
         Err(message) => return compile_error(name.span(), &message),
     };
-    let unpacker = match unpacker(&manifest.packing.codec) {
+    let unpacker = match module_unpacker(&manifest.packing.codec) {
         Ok(unpacker) => unpacker,
         Err(message) => return compile_error(name.span(), &message),
     };
     let data = path_literal(&module.data);
     let dictionary = dictionary(&manifest.packing.dictionary);
+    // A dictionary codec's module needs the dictionary's unpacked length
+    // and check, which only the set's directory records.
+    let packed_dictionary = match manifest.packing.dictionary {
+        None => (0, 0),
+        Some(_) => match manifest.directory() {
+            Ok(directory) => directory.once,
+            Err(message) => return compile_error(name.span(), &message),
+        },
+    };
+    let (dictionary_len, dictionary_check) = packed_dictionary;
     let (Ok(unpacked_len), Ok(spirv_len)) = (u32::try_from(module.unpacked_len), u32::try_from(module.spirv_len))
     else {
         return compile_error(name.span(), "smolv: this shader is larger than 4 GiB");
@@ -64,15 +74,17 @@ pub fn include_shader(input: TokenStream) -> TokenStream {
     let (shader_name, check) = (module.name, module.check);
     quote! {
         {
-            static SHADER: ::smolv_runtime::Shader = ::smolv_runtime::Shader::embedded(
+            static MODULE: ::smolv_runtime::__private::EmbeddedModule = ::smolv_runtime::__private::EmbeddedModule::new(
                 #shader_name,
                 #unpacker,
                 ::smolv_runtime::__private::include_bytes_aligned!(4, #data),
                 #dictionary,
+                (#dictionary_len, #dictionary_check),
                 #unpacked_len,
                 #spirv_len,
                 #check,
             );
+            static SHADER: ::smolv_runtime::Shader = ::smolv_runtime::Shader::embedded(&MODULE);
             &SHADER
         }
     }
@@ -113,16 +125,19 @@ pub fn include_shaders(input: TokenStream) -> TokenStream {
             ::smolv_runtime::__private::EmbeddedEntry::new(#name_end, #offset, #packed, #unpacked, #spirv, #check)
         });
     }
-    let (stream_len, stream_check) = directory.stream;
+    let (once_len, once_check) = directory.once;
     quote! {
-        ::smolv_runtime::ShaderSet::embedded(
-            #unpacker,
-            ::smolv_runtime::__private::include_bytes_aligned!(4, #data),
-            #dictionary,
-            #names,
-            &[#(#entries),*],
-            (#stream_len, #stream_check),
-        )
+        {
+            static SET: ::smolv_runtime::__private::EmbeddedSet = ::smolv_runtime::__private::EmbeddedSet::new(
+                #unpacker,
+                ::smolv_runtime::__private::include_bytes_aligned!(4, #data),
+                #dictionary,
+                #names,
+                &[#(#entries),*],
+                (#once_len, #once_check),
+            );
+            ::smolv_runtime::ShaderSet::embedded(&SET)
+        }
     }
     .into()
 }
@@ -137,6 +152,17 @@ fn unpacker(codec: &str) -> Result<proc_macro2::TokenStream, String> {
         "smolv-lz4" => quote!(::smolv_runtime::__smolv_lz4!(SMOLV_LZ4)),
         "smolv-zstd" => quote!(::smolv_runtime::__smolv_zstd!(SMOLV_ZSTD)),
         _ => quote!(::smolv_runtime::__smolv_zstd!(SMOLV_ZSTD_DICTIONARY)),
+    })
+}
+
+/// What `include_shader!` names for a lone module of `codec`.
+fn module_unpacker(codec: &str) -> Result<proc_macro2::TokenStream, String> {
+    check::codec_byte(codec)?;
+    Ok(match codec {
+        "spirv" => quote!(&::smolv_runtime::__private::RAW_MODULE),
+        "smolv" => quote!(&::smolv_runtime::__private::SMOLV_MODULE),
+        "smolv-lz4" => quote!(::smolv_runtime::__smolv_lz4!(SMOLV_LZ4_MODULE)),
+        _ => quote!(::smolv_runtime::__smolv_zstd!(SMOLV_ZSTD_MODULE)),
     })
 }
 

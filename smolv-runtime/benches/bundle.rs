@@ -33,7 +33,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use smolv_build::{Config, Layout, Optimization, Packing};
-use smolv_runtime::__private::{EmbeddedEntry, RAW, SMOLV, SMOLV_LZ4, SMOLV_ZSTD, SMOLV_ZSTD_DICTIONARY, Unpacker};
+use smolv_runtime::__private::{
+    EmbeddedEntry, EmbeddedSet, RAW, SMOLV, SMOLV_LZ4, SMOLV_ZSTD, SMOLV_ZSTD_DICTIONARY, Unpacker, leaked_embedded_set,
+};
 use smolv_runtime::ShaderSet;
 
 /// Every packing of the embedded-set format (`docs/format.md`).
@@ -85,14 +87,22 @@ struct Embedded {
     dictionary: &'static [u8],
     names: &'static str,
     entries: &'static [EmbeddedEntry],
-    stream: (u32, u32),
+    /// What the set unpacks once (a stream or a dictionary): length and check.
+    once: (u32, u32),
     /// Each module's (offset, length) in `data`: for the raw set, its SPIR-V.
     ranges: Vec<(usize, usize)>,
 }
 
 impl Embedded {
     fn fresh(&self) -> ShaderSet {
-        ShaderSet::embedded(self.unpacker, self.data, self.dictionary, self.names, self.entries, self.stream)
+        leaked_embedded_set(EmbeddedSet::new(
+            self.unpacker,
+            self.data,
+            self.dictionary,
+            self.names,
+            self.entries,
+            self.once,
+        ))
     }
 }
 
@@ -147,7 +157,7 @@ fn build(corpus: &Path, out: &Path, packing: Packing) -> Embedded {
         dictionary: leak("set.zdict"),
         names: names.leak(),
         entries: entries.leak(),
-        stream: (u32_at(12), u32_at(16)),
+        once: (u32_at(12), u32_at(16)),
         ranges,
     }
 }

@@ -78,8 +78,9 @@ pub use shader::{Shader, ShaderSet};
 #[cfg(feature = "macros")]
 pub use smolv_macros::include_shader;
 
-/// Embeds every shader built by `smolv-build` as one [`ShaderSet`]
-/// (a bundle sharing one dictionary).
+/// Embeds every shader built by `smolv-build` as one [`ShaderSet`],
+/// packed the way the build chose (raw SPIR-V, SMOL-V, or SMOL-V + LZ4 or
+/// zstd; see `docs/format.md`, "Embedded sets").
 ///
 /// ```text
 /// static ALL: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
@@ -92,12 +93,13 @@ pub use smolv_macros::include_shaders;
 #[doc(hidden)]
 #[cfg(feature = "macros")]
 pub mod __private {
-    pub use crate::embed::EmbeddedEntry;
+    pub use crate::embed::unpack::{ModuleUnpacker, RAW, RAW_MODULE, SMOLV, SMOLV_MODULE, Unpacker};
     #[cfg(feature = "lz4")]
-    pub use crate::embed::unpack::SMOLV_LZ4;
-    pub use crate::embed::unpack::{RAW, SMOLV, Unpacker};
+    pub use crate::embed::unpack::{SMOLV_LZ4, SMOLV_LZ4_MODULE};
     #[cfg(feature = "zstd-fast")]
-    pub use crate::embed::unpack::{SMOLV_ZSTD, SMOLV_ZSTD_DICTIONARY};
+    pub use crate::embed::unpack::{SMOLV_ZSTD, SMOLV_ZSTD_DICTIONARY, SMOLV_ZSTD_MODULE};
+    pub use crate::embed::{EmbeddedEntry, EmbeddedModule, EmbeddedSet};
+    pub use crate::shader::leaked_embedded_set;
     pub use include_bytes_aligned::include_bytes_aligned;
 }
 

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use smolv_build::Manifest;
+use smolv_runtime::__private::EmbeddedModule;
 use smolv_runtime::container::{ContainerError, DecodeSettings};
 use smolv_runtime::reflect::ShaderStage;
 use smolv_runtime::{Shader, ShaderSet, include_shader, include_shaders};
@@ -105,24 +106,34 @@ fn a_damaged_embedded_module_is_an_error_never_a_panic_or_wrong_words() {
         None => &[],
     };
     let unpacker = match json["embedded"]["codec"].as_str().unwrap() {
-        "spirv" => &smolv_runtime::__private::RAW,
-        "smolv" => &smolv_runtime::__private::SMOLV,
-        "smolv-lz4" => &smolv_runtime::__private::SMOLV_LZ4,
-        "smolv-zstd" => &smolv_runtime::__private::SMOLV_ZSTD,
-        _ => &smolv_runtime::__private::SMOLV_ZSTD_DICTIONARY,
+        "spirv" => &smolv_runtime::__private::RAW_MODULE,
+        "smolv" => &smolv_runtime::__private::SMOLV_MODULE,
+        "smolv-lz4" => &smolv_runtime::__private::SMOLV_LZ4_MODULE,
+        _ => &smolv_runtime::__private::SMOLV_ZSTD_MODULE,
     };
     let expected = LIT.decode().unwrap();
     let packed = LIT.stored_bytes();
-    let shader = |bytes: Vec<u8>| {
-        Shader::embedded(
+    // A dictionary ships packed; the set's directory records its unpacked
+    // length and check.
+    let packed_dictionary = if dictionary.is_empty() {
+        (0, 0)
+    } else {
+        let directory = std::fs::read(artifacts().join(json["embedded"]["directory"].as_str().unwrap())).unwrap();
+        let u32_at = |at: usize| u32::from_le_bytes(directory[at..at + 4].try_into().unwrap());
+        (u32_at(12), u32_at(16))
+    };
+    let shader = |bytes: Vec<u8>| -> &'static Shader {
+        let module = EmbeddedModule::new(
             "lit.frag",
             unpacker,
             bytes.leak(),
             dictionary,
+            packed_dictionary,
             number("unpacked_bytes"),
             number("spirv_bytes"),
             check,
-        )
+        );
+        Box::leak(Box::new(Shader::embedded(Box::leak(Box::new(module)))))
     };
     assert_eq!(shader(packed.to_vec()).decode().unwrap(), expected);
     // Raw SPIR-V is served as stored (only its magic number is checked);

@@ -2,10 +2,10 @@
 //! its dictionary, exactly as they would be embedded.
 
 use rayon::prelude::*;
-use smolv_runtime::container::Dictionary;
 
 use super::codec::{Codec, Scheme, pack_block};
-use super::directory::{self, Entry, Stream};
+use super::dictionary::EmbeddedDictionary;
+use super::directory::{self, Entry, Once};
 use super::{Layout, PackInput};
 use crate::encode::ZstdForms;
 use crate::error::Error;
@@ -25,7 +25,8 @@ pub(crate) struct Candidate {
     pub(crate) scheme: Scheme,
     pub(crate) directory: Vec<u8>,
     pub(crate) data: Vec<u8>,
-    pub(crate) dictionary: Option<Dictionary>,
+    /// The dictionary as it ships (packed), for codec 4.
+    pub(crate) dictionary: Option<Vec<u8>>,
     /// [`tables_len`] of the set.
     pub(crate) tables_len: usize,
 }
@@ -33,29 +34,36 @@ pub(crate) struct Candidate {
 impl Candidate {
     /// What the set adds to the binary: data, dictionary, names and tables.
     pub(crate) fn stored_len(&self) -> usize {
-        self.data.len() + self.dictionary.as_ref().map_or(0, |d| d.as_bytes().len()) + self.tables_len
+        self.data.len() + self.dictionary.as_ref().map_or(0, Vec::len) + self.tables_len
     }
 
     /// Directory (standing in for the names and tables), data and
     /// dictionary as one buffer, for size estimates.
     pub(crate) fn stored_bytes(&self) -> Vec<u8> {
-        let dictionary = self.dictionary.as_ref().map(Dictionary::as_bytes).unwrap_or_default();
+        let dictionary = self.dictionary.as_deref().unwrap_or_default();
         [self.directory.as_slice(), &self.data, dictionary].concat()
     }
 }
 
 /// Each module packed alone with `codec` (what layout 0 stores, and what
-/// `include_shader!` embeds), with the dictionary they need, if any.
+/// `include_shader!` embeds), with the dictionary they need, if any: as it
+/// ships (packed), and its unpacked length and check.
 pub(crate) struct ModuleForms {
     pub(crate) codec: Codec,
     pub(crate) packed: Vec<Vec<u8>>,
-    pub(crate) dictionary: Option<Dictionary>,
+    pub(crate) dictionary: Option<(Vec<u8>, Once)>,
 }
 
 impl ModuleForms {
-    /// Packs every module with `codec`; zstd payloads come from `zstd`,
-    /// which the bundle shares.
-    pub(crate) fn new(codec: Codec, inputs: &[PackInput], zstd: &ZstdForms) -> Result<Self, Error> {
+    /// Packs every module with `codec`; plain zstd payloads come from
+    /// `zstd`, which the bundle shares, and dictionary ones from the set's
+    /// own `dictionary`.
+    pub(crate) fn new(
+        codec: Codec,
+        inputs: &[PackInput],
+        zstd: &ZstdForms,
+        dictionary: Option<&EmbeddedDictionary>,
+    ) -> Result<Self, Error> {
         let (packed, dictionary) = match codec {
             Codec::Spirv => (inputs.iter().map(|m| m.spirv.clone()).collect(), None),
             Codec::Smolv => (inputs.iter().map(|m| m.smolv.clone()).collect(), None),
@@ -68,10 +76,11 @@ impl ModuleForms {
             }
             Codec::SmolvZstd => (zstd.plain.payloads.clone(), None),
             Codec::SmolvZstdDictionary => {
-                let packed = zstd.with_dictionary.as_ref().ok_or_else(|| {
+                let trained = dictionary.ok_or_else(|| {
                     Error::Internal("packing with a zstd dictionary, but none could be trained".to_owned())
                 })?;
-                (packed.payloads.clone(), packed.dictionary.clone())
+                let once = Once { len: trained.len, check: trained.check };
+                (trained.payloads.clone(), Some((trained.packed.clone(), once)))
             }
         };
         Ok(Self { codec, packed, dictionary })
@@ -101,12 +110,16 @@ pub(crate) fn per_module(inputs: &[PackInput], forms: &ModuleForms) -> Result<Ca
         });
         data.extend_from_slice(packed);
     }
-    let directory = directory::write(codec, Layout::PerModule, Stream::default(), &entries)?;
+    let (dictionary, once) = match &forms.dictionary {
+        Some((packed, once)) => (Some(packed.clone()), *once),
+        None => (None, Once::default()),
+    };
+    let directory = directory::write(codec, Layout::PerModule, once, &entries)?;
     Ok(Candidate {
         scheme: Scheme { codec, layout: Layout::PerModule },
         directory,
         data,
-        dictionary: forms.dictionary.clone(),
+        dictionary,
         tables_len: tables_len(inputs),
     })
 }
@@ -126,7 +139,7 @@ pub(crate) fn stream(inputs: &[PackInput], codec: Codec, zstd_level: i32) -> Res
         });
         stream.extend_from_slice(&input.smolv);
     }
-    let header = Stream { len: stream.len(), check: xxhash_rust::xxh32::xxh32(&stream, 0) };
+    let header = Once { len: stream.len(), check: xxhash_rust::xxh32::xxh32(&stream, 0) };
     let data = pack_block(codec, &stream, zstd_level, None)?;
     let directory = directory::write(codec, Layout::Stream, header, &entries)?;
     Ok(Candidate {

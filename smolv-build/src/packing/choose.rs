@@ -12,12 +12,15 @@ pub(crate) struct Measured {
     pub(crate) scheme: Scheme,
     pub(crate) stored: usize,
     pub(crate) stored_xz: Option<usize>,
+    /// Whether the runtime links zstd's full-speed build (which costs
+    /// more code than the default `thin` one).
+    pub(crate) zstd_fast: bool,
 }
 
 impl Measured {
     /// The decoder code this candidate links.
     pub(crate) fn decoder(&self) -> DecoderCost {
-        DecoderCost::of(self.scheme.codec)
+        DecoderCost::linked(self.scheme.codec, self.zstd_fast)
     }
 
     /// Stored bytes plus decoder code, installed.
@@ -51,7 +54,7 @@ mod tests {
     use super::*;
 
     fn measured(index: usize, stored: usize, stored_xz: usize) -> Measured {
-        Measured { scheme: Scheme::ALL[index], stored, stored_xz: Some(stored_xz) }
+        Measured { scheme: Scheme::ALL[index], stored, stored_xz: Some(stored_xz), zstd_fast: false }
     }
 
     #[test]

@@ -8,12 +8,13 @@ use crate::error::Error;
 const MAGIC: &[u8; 4] = b"SMVD";
 const FORMAT_VERSION: u8 = 1;
 
-/// The directory's stream fields.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Stream {
-    /// Layout 1: bytes the stream unpacks to; layout 0: 0.
+/// The directory's fields for what a set unpacks once: its stream (layout
+/// 1) or its dictionary (codec 4); zero otherwise.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Once {
+    /// Bytes it unpacks to.
     pub(crate) len: usize,
-    /// Layout 1: xxHash32 of the unpacked stream; layout 0: 0.
+    /// xxHash32 (seed 0) of what it unpacks to.
     pub(crate) check: u32,
 }
 
@@ -40,7 +41,7 @@ fn push_u32(out: &mut Vec<u8>, value: usize, what: &str) -> Result<(), Error> {
 
 /// The directory of `entries`, which must be sorted by name bytes and
 /// unique (the caller's modules are).
-pub(crate) fn write(codec: Codec, layout: Layout, stream: Stream, entries: &[Entry<'_>]) -> Result<Vec<u8>, Error> {
+pub(crate) fn write(codec: Codec, layout: Layout, once: Once, entries: &[Entry<'_>]) -> Result<Vec<u8>, Error> {
     if let Some(pair) = entries.windows(2).find(|pair| pair[0].name >= pair[1].name) {
         return Err(Error::Config(format!(
             "two shader modules are named {:?} (or names are out of order: {:?} before {:?})",
@@ -51,8 +52,8 @@ pub(crate) fn write(codec: Codec, layout: Layout, stream: Stream, entries: &[Ent
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&[FORMAT_VERSION, codec.byte(), layout.byte(), 0]);
     push_u32(&mut out, entries.len(), "the module count")?;
-    push_u32(&mut out, stream.len, "the stream length")?;
-    out.extend_from_slice(&stream.check.to_le_bytes());
+    push_u32(&mut out, once.len, "the stream or dictionary length")?;
+    out.extend_from_slice(&once.check.to_le_bytes());
     for entry in entries {
         push_u32(&mut out, entry.offset, "a module offset")?;
         push_u32(&mut out, entry.packed_len, "a packed module length")?;
@@ -78,7 +79,7 @@ mod tests {
 
     #[test]
     fn header_and_entries_are_laid_out_as_the_format_says() {
-        let stream = Stream { len: 100, check: 0x0102_0304 };
+        let stream = Once { len: 100, check: 0x0102_0304 };
         let bytes = write(Codec::SmolvLz4, Layout::Stream, stream, &[entry("a.frag"), entry("b.vert1")]).unwrap();
         assert_eq!(&bytes[..8], b"SMVD\x01\x02\x01\x00");
         let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
@@ -95,14 +96,14 @@ mod tests {
 
     #[test]
     fn per_module_sets_leave_the_stream_fields_zero() {
-        let bytes = write(Codec::Spirv, Layout::PerModule, Stream::default(), &[entry("abc")]).unwrap();
+        let bytes = write(Codec::Spirv, Layout::PerModule, Once::default(), &[entry("abc")]).unwrap();
         assert_eq!(&bytes[12..20], &[0; 8]);
         assert_eq!(bytes.len(), 20 + (22 + 3usize).next_multiple_of(4));
     }
 
     #[test]
     fn duplicate_or_unsorted_names_are_errors() {
-        let stream = Stream::default();
+        let stream = Once::default();
         assert!(write(Codec::Smolv, Layout::PerModule, stream, &[entry("a"), entry("a")]).is_err());
         assert!(write(Codec::Smolv, Layout::PerModule, stream, &[entry("b"), entry("a")]).is_err());
     }

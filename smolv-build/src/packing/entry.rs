@@ -4,7 +4,7 @@
 
 use super::candidate::tables_len;
 use super::codec::Scheme;
-use super::{EmbeddedSet, Measured, Options, PackInput, SizeGoal, cost, pack};
+use super::{EmbeddedSet, Measured, Options, PackInput, cost, pack};
 use crate::cache::{BodyReader, BodyWriter, Cache, Key, KeyBuilder};
 use crate::config::DictionaryMode;
 use crate::encode::ZstdForms;
@@ -18,28 +18,29 @@ pub(crate) fn pack_cached(
     dictionary_mode: DictionaryMode,
     cache: &Cache,
 ) -> Result<EmbeddedSet, Error> {
-    let key = key(inputs, zstd, options, dictionary_mode);
-    if let Some(set) = cache.get(&key).and_then(|body| read(&body, inputs, options.goal)) {
+    let key = key(inputs, options, dictionary_mode);
+    if let Some(set) = cache.get(&key).and_then(|body| read(&body, inputs, options)) {
         return Ok(set);
     }
-    let set = pack(inputs, zstd, options)?;
+    let set = pack(inputs, zstd, options, dictionary_mode)?;
     if let Some(body) = write(&set) {
         cache.put(&key, &body);
     }
     Ok(set)
 }
 
-fn key(inputs: &[PackInput], zstd: &ZstdForms, options: &Options, dictionary_mode: DictionaryMode) -> Key {
-    let mut key = KeyBuilder::new("smolv-build embedded set v2");
+fn key(inputs: &[PackInput], options: &Options, dictionary_mode: DictionaryMode) -> Key {
+    // v3: the dictionary is trained here, and ships packed.
+    let mut key = KeyBuilder::new("smolv-build embedded set v3");
     key.text(env!("CARGO_PKG_VERSION"))
         .text(options.packing.name())
         .text(options.goal.name())
         .text(&format!("zstd {} {dictionary_mode:?}", options.zstd_level))
-        .text(&cost::table_identity());
-    // The zstd forms follow from the SMOL-V, level and mode above; the
-    // dictionary is keyed as well, so a different trainer cannot mix in.
-    let dictionary = zstd.with_dictionary.as_ref().and_then(|p| p.dictionary.as_ref());
-    key.field(dictionary.map(|d| d.as_bytes()).unwrap_or_default());
+        .text(&cost::table_identity())
+        .text(&options.runtime.identity());
+    // Everything packed follows from the SMOL-V, level and mode above, and
+    // from the zstd build (its version is keyed with the crate's).
+    key.text(zstd::zstd_safe::version_string());
     for input in inputs {
         key.text(&input.name).field(&input.smolv).field(&input.spirv);
     }
@@ -73,7 +74,8 @@ fn scheme(rank: u32) -> Option<Scheme> {
     Scheme::ALL.get(usize::try_from(rank).ok()?).copied()
 }
 
-fn read(body: &[u8], inputs: &[PackInput], goal: SizeGoal) -> Option<EmbeddedSet> {
+fn read(body: &[u8], inputs: &[PackInput], options: &Options) -> Option<EmbeddedSet> {
+    let goal = options.goal;
     let mut r = BodyReader::new(body);
     let chosen = scheme(r.u32()?)?;
     let directory = r.bytes()?.to_vec();
@@ -89,7 +91,7 @@ fn read(body: &[u8], inputs: &[PackInput], goal: SizeGoal) -> Option<EmbeddedSet
             0 => None,
             xz => Some(usize::try_from(xz - 1).ok()?),
         };
-        candidates.push(Measured { scheme, stored, stored_xz });
+        candidates.push(Measured { scheme, stored, stored_xz, zstd_fast: options.runtime.zstd_fast });
     }
     let tables_len = tables_len(inputs);
     r.is_empty().then_some(EmbeddedSet {

@@ -10,19 +10,24 @@ mod candidate;
 mod choose;
 mod codec;
 mod cost;
+mod dictionary;
 mod directory;
 mod entry;
 mod lz4;
+mod runtime;
 mod xz;
 
 use rayon::prelude::*;
 
+use crate::config::DictionaryMode;
 use crate::encode::ZstdForms;
 use crate::error::Error;
 
 pub(crate) use choose::Measured;
 pub(crate) use codec::{Codec, Scheme};
 pub(crate) use entry::pack_cached;
+pub(crate) use runtime::RuntimeCodecs;
+pub(crate) use runtime::VARIABLES as RUNTIME_VARIABLES;
 
 /// How the modules of an embedded set are laid out.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -200,11 +205,13 @@ impl SizeGoal {
 }
 
 /// What the packing step works on.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Options {
     pub(crate) packing: Packing,
     pub(crate) goal: SizeGoal,
     pub(crate) zstd_level: i32,
+    /// What the runtime that embeds the set can unpack.
+    pub(crate) runtime: RuntimeCodecs,
 }
 
 /// One module, as the packing step sees it.
@@ -231,7 +238,8 @@ pub(crate) struct EmbeddedSet {
     pub(crate) goal: SizeGoal,
     pub(crate) directory: Vec<u8>,
     pub(crate) data: Vec<u8>,
-    /// The zstd dictionary, for [`Codec::SmolvZstdDictionary`] only.
+    /// The zstd dictionary as it ships (one zstd frame), for
+    /// [`Codec::SmolvZstdDictionary`] only.
     pub(crate) dictionary: Option<Vec<u8>>,
     /// Each module packed alone with the set's codec, for `include_shader!`.
     pub(crate) modules: Vec<Vec<u8>>,
@@ -248,6 +256,7 @@ impl EmbeddedSet {
             scheme: self.scheme,
             stored: self.stored_len(),
             stored_xz: None,
+            zstd_fast: false,
         })
     }
 
@@ -259,12 +268,22 @@ impl EmbeddedSet {
 
 /// Builds every candidate packing of `inputs` (sorted by name), measures
 /// them, and keeps the one `options` asks for.
-pub(crate) fn pack(inputs: &[PackInput], zstd: &ZstdForms, options: &Options) -> Result<EmbeddedSet, Error> {
+pub(crate) fn pack(
+    inputs: &[PackInput],
+    zstd: &ZstdForms,
+    options: &Options,
+    dictionary_mode: DictionaryMode,
+) -> Result<EmbeddedSet, Error> {
+    let trained = dictionary::train(inputs, options.zstd_level, dictionary_mode)?;
+    let forced = options.packing.scheme();
+    if let Some(scheme) = forced {
+        options.runtime.require(scheme.codec, scheme.packing_name())?;
+    }
     let schemes: Vec<Scheme> = Scheme::ALL
         .into_iter()
-        .filter(|s| s.codec != Codec::SmolvZstdDictionary || zstd.with_dictionary.is_some())
+        .filter(|s| s.codec != Codec::SmolvZstdDictionary || trained.is_some())
+        .filter(|s| options.runtime.decodes(s.codec))
         .collect();
-    let forced = options.packing.scheme();
     if let Some(scheme) = forced.filter(|s| !schemes.contains(s)) {
         return Err(Error::Config(format!(
             "packing {} needs a zstd dictionary, and none could be trained: that takes two or more modules, \
@@ -275,7 +294,7 @@ pub(crate) fn pack(inputs: &[PackInput], zstd: &ZstdForms, options: &Options) ->
     let forms = [Codec::Spirv, Codec::Smolv, Codec::SmolvLz4, Codec::SmolvZstd, Codec::SmolvZstdDictionary]
         .into_par_iter()
         .filter(|codec| schemes.iter().any(|s| s.codec == *codec))
-        .map(|codec| candidate::ModuleForms::new(codec, inputs, zstd))
+        .map(|codec| candidate::ModuleForms::new(codec, inputs, zstd, trained.as_ref()))
         .collect::<Result<Vec<_>, Error>>()?;
     let forms_of = |codec| forms.iter().find(|f| f.codec == codec);
     let candidates = schemes
@@ -295,7 +314,7 @@ pub(crate) fn pack(inputs: &[PackInput], zstd: &ZstdForms, options: &Options) ->
                 SizeGoal::Download => Some(xz::compressed_len(&c.stored_bytes())?),
                 SizeGoal::Installed => None,
             };
-            Ok(Measured { scheme: c.scheme, stored: c.stored_len(), stored_xz })
+            Ok(Measured { scheme: c.scheme, stored: c.stored_len(), stored_xz, zstd_fast: options.runtime.zstd_fast })
         })
         .collect::<Result<Vec<_>, Error>>()?;
     let index = match forced {
@@ -315,7 +334,7 @@ pub(crate) fn pack(inputs: &[PackInput], zstd: &ZstdForms, options: &Options) ->
     Ok(EmbeddedSet {
         scheme: chosen.scheme,
         goal: options.goal,
-        dictionary: chosen.dictionary.as_ref().map(|d| d.as_bytes().to_vec()),
+        dictionary: chosen.dictionary,
         directory: chosen.directory,
         data: chosen.data,
         modules,

@@ -1,25 +1,19 @@
-//! Download-size estimates: what bytes cost after `xz -9e`, the way stores,
+//! Download-size estimates: what bytes cost after `xz -9`, the way stores,
 //! installers and archives compress a binary again.
 
-use lzma_rust2::{LzmaOptions, XzOptions, XzWriter};
+use lzma_rust2::{XzOptions, XzWriter};
 
 use crate::error::Error;
 
-/// xz's highest preset.
+/// xz's highest preset, `xz -9`.
 const PRESET: u32 = 9;
-/// `xz -9e`'s match finder settings (liblzma's "extreme" flag): the longest
-/// nice length, and a deeper search than the preset's default.
-const EXTREME_NICE_LEN: u32 = LzmaOptions::NICE_LEN_MAX;
-const EXTREME_DEPTH: i32 = 512;
 /// liblzma's smallest dictionary.
 const MIN_DICTIONARY: u32 = 4096;
 
-/// The size of `bytes` as one `.xz` stream at preset 9, extreme.
+/// The size of `bytes` as one `.xz` stream at preset 9.
 pub(crate) fn compressed_len(bytes: &[u8]) -> Result<usize, Error> {
     let failed = |e: std::io::Error| Error::Internal(format!("xz size estimate failed: {e}"));
     let mut options = XzOptions::with_preset(PRESET);
-    options.lzma_options.nice_len = EXTREME_NICE_LEN;
-    options.lzma_options.depth_limit = EXTREME_DEPTH;
     // A dictionary larger than the input finds nothing more, so shrink
     // preset 9's 64 MiB to the input and keep the match finder's memory
     // (several times the dictionary) proportionate. The output is the same.

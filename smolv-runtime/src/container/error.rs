@@ -125,22 +125,3 @@ pub(crate) fn suggest<'n>(name: &str, candidates: impl Iterator<Item = &'n str>)
         }
     }
 }
-
-impl ContainerError {
-    /// The same error again, for errors kept in a set's index. The variants
-    /// with owned parts (which cannot be cloned, and which reading an
-    /// embedded set never returns) become a plain `Corrupt`; formatting
-    /// them here would link every error message into every binary.
-    #[inline]
-    pub(crate) fn again(&self) -> Self {
-        match self {
-            Self::TooShort { what, len, needed } => Self::TooShort { what, len: *len, needed: *needed },
-            Self::BadMagic { what, expected } => Self::BadMagic { what, expected },
-            Self::UnsupportedVersion { what, version } => Self::UnsupportedVersion { what, version: *version },
-            Self::Corrupt { what, reason } => Self::Corrupt { what, reason },
-            Self::TooLarge { declared, limit } => Self::TooLarge { declared: *declared, limit: *limit },
-            Self::HashMismatch => Self::HashMismatch,
-            _ => Self::Corrupt { what: "shader set", reason: "it could not be read (see the first error)" },
-        }
-    }
-}

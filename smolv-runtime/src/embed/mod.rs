@@ -5,58 +5,28 @@
 //! smallest, decoder code included: raw SPIR-V, SMOL-V, or SMOL-V + LZ4 or
 //! zstd, per module or as one stream. The macros read the set's directory
 //! at compile time and turn it into constant tables (no pointers, so no
-//! relocations), and name the [`Unpacker`] of that packing, so only its
-//! decoders are linked. Decoded modules are checked with a 32-bit xxHash
-//! (and a stream once, when it is unpacked); see the format's threat model
-//! for why not blake3. Raw modules are served as stored, zero-copy.
+//! relocations) and one `static` [`Shader`](crate::Shader) per module, so
+//! nothing is built at run time, and name the [`Unpacker`] of that
+//! packing, so only its decoders are linked. Decoded modules are checked
+//! with a 32-bit xxHash (a stream or dictionary once, when it is
+//! unpacked); see the format's threat model for why not blake3. Raw
+//! modules are served as stored, zero-copy.
 
 // Without the macros nothing names the unpackers.
 #[cfg_attr(not(feature = "macros"), allow(dead_code, unreachable_pub))]
 pub(crate) mod unpack;
 
-use unpack::{Hash, Unpacker};
+use std::sync::OnceLock;
+
+use unpack::{Decode, ModuleUnpacker, Packed, UnpackOnce, Unpacker, len};
 
 use crate::container::{ContainerError, DecodeSettings};
-use crate::shader::{Name, Shader, Source};
 
 const WHAT: &str = "embedded shader";
-const SPIRV_MAGIC: u32 = 0x0723_0203;
-
-/// Whether decoded `words` are intact: their hash (of the words as
-/// little-endian bytes) is `check`, or, for raw SPIR-V (no hash), they
-/// start with the SPIR-V magic number.
-#[inline]
-fn intact(words: &[u32], hash: Option<Hash>, check: u32) -> bool {
-    match hash {
-        None => words.first() == Some(&SPIRV_MAGIC),
-        Some(hash) if cfg!(target_endian = "little") => hash(bytemuck::cast_slice(words)) == check,
-        Some(hash) => hash(&words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>()) == check,
-    }
-}
-
-/// Most bytes of SMOL-V that `spirv_len` bytes of SPIR-V can encode to: at
-/// most five bytes per word plus a count byte, and the header.
-#[inline]
-fn max_smolv_len(spirv_len: usize) -> usize {
-    24 + spirv_len / 4 * 6
-}
 
 #[inline]
 fn corrupt(reason: &'static str) -> ContainerError {
     ContainerError::Corrupt { what: WHAT, reason }
-}
-
-/// A length from a generated table: tables hold `u32`s, which fit every
-/// target Rust supports with `std` (`None` would mean one that does not).
-#[inline]
-fn len(value: u32) -> Option<usize> {
-    usize::try_from(value).ok()
-}
-
-/// A length [`len`] already accepted.
-#[inline]
-fn checked(value: u32) -> usize {
-    len(value).unwrap_or(usize::MAX)
 }
 
 /// One module of an embedded set's table, as `include_shaders!` writes it
@@ -88,94 +58,151 @@ impl EmbeddedEntry {
     }
 }
 
-/// One embedded module: its bytes, how to unpack them, and what they
-/// must decode to.
+/// Whether raw `words` can be served: they start with the SPIR-V magic.
+#[inline]
+fn raw_intact(words: &[u32]) -> Result<&[u32], ContainerError> {
+    match words.first() {
+        Some(&0x0723_0203) => Ok(words),
+        _ => Err(ContainerError::HashMismatch),
+    }
+}
+
+/// The words of a raw module, straight from the binary; `None` where they
+/// cannot be borrowed (not raw, unaligned, or a big-endian target).
+#[inline]
+fn borrow_raw(raw: bool, stored: &'static [u8], spirv_len: u32) -> Result<Option<&'static [u32]>, ContainerError> {
+    if !raw || !cfg!(target_endian = "little") || stored.len() != len(spirv_len)? {
+        return Ok(None);
+    }
+    match bytemuck::try_cast_slice::<u8, u32>(stored) {
+        Ok(words) => raw_intact(words).map(Some),
+        Err(_) => Ok(None),
+    }
+}
+
+/// One module embedded on its own by `include_shader!`. Not a stable API.
+#[doc(hidden)]
 #[derive(Debug)]
-pub(crate) struct EmbeddedModule {
-    pub(crate) stored: &'static [u8],
-    pub(crate) unpacker: &'static Unpacker,
-    pub(crate) dictionary: &'static [u8],
-    pub(crate) unpacked_len: u32,
-    pub(crate) spirv_len: u32,
-    pub(crate) check: u32,
-    /// A module of an unpacked stream: stored as it decodes.
-    pub(crate) unpacked: bool,
+pub struct EmbeddedModule {
+    name: &'static str,
+    unpacker: &'static ModuleUnpacker,
+    stored: &'static [u8],
+    /// The set's dictionary as stored (packed), if the codec uses one: it
+    /// is unpacked on each decode.
+    dictionary: &'static [u8],
+    /// `(unpacked length, xxHash32)` of `dictionary`; `(0, 0)` without one.
+    packed_dictionary: (u32, u32),
+    unpacked_len: u32,
+    spirv_len: u32,
+    check: u32,
 }
 
 impl EmbeddedModule {
+    /// A module packed alone with `unpacker`'s codec; `dictionary` is the
+    /// set's dictionary as stored, `packed_dictionary` its unpacked length
+    /// and xxHash32, or `(0, 0)` without one.
+    #[allow(clippy::too_many_arguments)]
+    pub const fn new(
+        name: &'static str,
+        unpacker: &'static ModuleUnpacker,
+        stored: &'static [u8],
+        dictionary: &'static [u8],
+        packed_dictionary: (u32, u32),
+        unpacked_len: u32,
+        spirv_len: u32,
+        check: u32,
+    ) -> Self {
+        Self { name, unpacker, stored, dictionary, packed_dictionary, unpacked_len, spirv_len, check }
+    }
+
+    #[inline]
+    pub(crate) fn name(&self) -> &'static str {
+        self.name
+    }
+
     #[inline]
     pub(crate) fn stored(&self) -> &'static [u8] {
         self.stored
     }
 
     #[inline]
-    pub(crate) fn spirv_len(&self) -> usize {
-        checked(self.spirv_len)
+    pub(crate) fn spirv_len(&self) -> Result<usize, ContainerError> {
+        len(self.spirv_len)
     }
 
-    /// Unpacks and decodes. Decoded modules are checked against their
-    /// xxHash32; raw ones are served as stored, so only their magic number
-    /// is checked (there is no decoding step to go wrong, and no hash code
-    /// to link).
+    /// Decodes with the codec's `decode`; `unpack_once` unpacks the
+    /// dictionary (on each decode), `None` for codecs without one.
     #[inline]
-    pub(crate) fn decode(&self, settings: &DecodeSettings, out: &mut Vec<u32>) -> Result<(), ContainerError> {
-        let (spirv_len, unpacker) = (checked(self.spirv_len), self.unpacker);
-        if spirv_len > settings.max_decoded_len {
-            return Err(ContainerError::TooLarge { declared: spirv_len, limit: settings.max_decoded_len });
-        }
-        match unpacker.decompress.filter(|_| !self.unpacked) {
-            None => (unpacker.decode)(self.stored, spirv_len, out)?,
-            Some(decompress) => {
-                let unpacked_len = checked(self.unpacked_len);
-                if unpacked_len > max_smolv_len(spirv_len) {
-                    return Err(corrupt("the packed module is larger than its SPIR-V could encode to"));
-                }
-                let mut unpacked = vec![0; unpacked_len];
-                decompress(self.stored, self.dictionary, &mut unpacked)?;
-                (unpacker.decode)(&unpacked, spirv_len, out)?;
-            }
-        }
-        if (settings.verify_hash || unpacker.hash.is_none()) && !intact(out, unpacker.hash, self.check) {
-            return Err(ContainerError::HashMismatch);
-        }
-        Ok(())
+    pub(crate) fn decode(
+        &self,
+        settings: &DecodeSettings,
+        out: &mut Vec<u32>,
+        decode: Decode,
+        unpack_once: Option<UnpackOnce>,
+    ) -> Result<(), ContainerError> {
+        let unpacked_dictionary = match (self.packed_dictionary, unpack_once) {
+            ((0, _), _) | (_, None) => Vec::new(),
+            (once, Some(unpack_once)) => unpack_once(self.dictionary, once)?,
+        };
+        let module = Packed {
+            stored: self.stored,
+            dictionary: &unpacked_dictionary,
+            unpacked_len: self.unpacked_len,
+            spirv_len: self.spirv_len,
+            check: self.check,
+            unpacked: false,
+        };
+        decode(&module, settings, out)
     }
 
-    /// The words of a raw module, straight from the binary; `None` where
-    /// they cannot be borrowed (not raw, unaligned, or a big-endian target).
+    /// Decodes with the codec's own entry point.
+    #[inline]
+    pub(crate) fn decode_checked(&self, settings: &DecodeSettings, out: &mut Vec<u32>) -> Result<(), ContainerError> {
+        (self.unpacker.decode)(self, settings, out)
+    }
+
     #[inline]
     pub(crate) fn borrow_raw(&self) -> Result<Option<&'static [u32]>, ContainerError> {
-        let raw = self.unpacker.hash.is_none();
-        if !raw || !cfg!(target_endian = "little") || self.stored.len() != checked(self.spirv_len) {
-            return Ok(None);
-        }
-        let Ok(words) = bytemuck::try_cast_slice::<u8, u32>(self.stored) else {
-            return Ok(None);
-        };
-        if !intact(words, None, self.check) {
-            return Err(ContainerError::HashMismatch);
-        }
-        Ok(Some(words))
+        borrow_raw(self.unpacker.raw, self.stored, self.spirv_len)
     }
 }
 
-/// The statics `include_shaders!` generates.
+/// What `include_shaders!` generates: the set's data and tables, and
+/// what it unpacked once (a stream or a dictionary). Not a stable API.
+#[doc(hidden)]
 #[derive(Debug)]
-pub(crate) struct EmbeddedSet {
-    pub(crate) unpacker: &'static Unpacker,
-    pub(crate) data: &'static [u8],
-    pub(crate) dictionary: &'static [u8],
-    pub(crate) names: &'static str,
-    pub(crate) entries: &'static [EmbeddedEntry],
-    /// Layout "one stream": its unpacked length and xxHash32; `(0, 0)` for
-    /// modules packed one by one.
-    pub(crate) stream: (u32, u32),
+pub struct EmbeddedSet {
+    unpacker: &'static Unpacker,
+    data: &'static [u8],
+    /// The codec's dictionary as stored (packed), if it uses one.
+    dictionary: &'static [u8],
+    names: &'static str,
+    entries: &'static [EmbeddedEntry],
+    /// `(unpacked length, xxHash32)` of what the set unpacks once: its
+    /// stream (layout "one stream"), or its dictionary (a dictionary
+    /// codec); `(0, 0)` for modules packed one by one without one.
+    once: (u32, u32),
+    unpacked: OnceLock<&'static [u8]>,
 }
 
 impl EmbeddedSet {
+    /// A set: its codec, data, dictionary (as stored), names (one string),
+    /// table, and the length and xxHash32 of what it unpacks once.
+    pub const fn new(
+        unpacker: &'static Unpacker,
+        data: &'static [u8],
+        dictionary: &'static [u8],
+        names: &'static str,
+        entries: &'static [EmbeddedEntry],
+        once: (u32, u32),
+    ) -> Self {
+        Self { unpacker, data, dictionary, names, entries, once, unpacked: OnceLock::new() }
+    }
+
     #[inline]
     pub(crate) fn packing(&self) -> crate::shader::Packing {
-        crate::shader::Packing { codec: self.unpacker.name, one_stream: self.stream.0 != 0 }
+        let one_stream = self.once != (0, 0) && !self.unpacker.dictionary;
+        crate::shader::Packing { codec: self.unpacker.name, one_stream }
     }
 
     /// Bytes of data, dictionary, names and table.
@@ -184,58 +211,103 @@ impl EmbeddedSet {
         self.data.len() + self.dictionary.len() + self.names.len() + size_of_val(self.entries)
     }
 
-    /// Makes one [`Shader`] per entry. A stream is unpacked and checked
-    /// here, once, for the life of the program: an embedded set is a
-    /// `static`, and its shaders borrow what it unpacked.
     #[inline]
-    pub(crate) fn shaders(&self) -> Result<Vec<Shader>, ContainerError> {
-        let (modules, unpacked) = match (self.stream, self.unpacker.decompress, self.unpacker.hash) {
-            ((0, _), _, _) => (self.data, false),
-            ((stream_len, check), Some(decompress), Some(hash)) => {
-                let mut stream = vec![0; len(stream_len).ok_or_else(|| corrupt("the stream is too large"))?];
-                decompress(self.data, self.dictionary, &mut stream)?;
-                if hash(&stream) != check {
-                    return Err(ContainerError::HashMismatch);
-                }
-                (&*Vec::leak(stream), true)
-            }
-            _ => return Err(corrupt("a set stored as is cannot be a stream")),
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    #[inline]
+    fn entry(&self, index: usize) -> Result<&EmbeddedEntry, ContainerError> {
+        self.entries.get(index).ok_or_else(|| corrupt("a shader lies outside its set's table"))
+    }
+
+    /// The name of module `index` (empty if the table is damaged).
+    #[inline]
+    pub(crate) fn name(&self, index: usize) -> &'static str {
+        let start = match index.checked_sub(1) {
+            Some(previous) => self.entries.get(previous).map_or(usize::MAX, |e| len(e.name_end).unwrap_or(usize::MAX)),
+            None => 0,
         };
-        // Every range is checked first, so that the shaders are then made
-        // by one exact-size `collect` (whose allocation code is generic, so
-        // compiled where the set is embedded: see `unpack`).
-        let mut name_start = 0;
-        for entry in self.entries {
-            let fits = |entry: &EmbeddedEntry| -> Option<usize> {
-                let (name_end, offset, packed_len) = (len(entry.name_end)?, len(entry.offset)?, len(entry.packed_len)?);
-                self.names.get(name_start..name_end)?;
-                modules.get(offset..offset.checked_add(packed_len)?)?;
-                len(entry.unpacked_len)?;
-                len(entry.spirv_len)?;
-                Some(name_end)
-            };
-            name_start = fits(entry).ok_or_else(|| corrupt("a name or module lies outside the set's data"))?;
+        let end = self.entries.get(index).map_or(0, |e| len(e.name_end).unwrap_or(0));
+        self.names.get(start..end).unwrap_or_default()
+    }
+
+    #[inline]
+    pub(crate) fn spirv_len(&self, index: usize) -> Result<usize, ContainerError> {
+        len(self.entry(index)?.spirv_len)
+    }
+
+    /// The stream or dictionary, unpacked and checked on first use and
+    /// kept for the life of the program (an embedded set is a `static`).
+    /// A failure is not kept: the next call tries again.
+    #[inline]
+    fn unpacked_once(&self, unpack_once: UnpackOnce) -> Result<&'static [u8], ContainerError> {
+        if let Some(unpacked) = self.unpacked.get() {
+            return Ok(unpacked);
         }
-        let mut name_start = 0;
-        let shaders = self
-            .entries
-            .iter()
-            .map(|entry| {
-                let (name_end, offset) = (checked(entry.name_end), checked(entry.offset));
-                let name = self.names.get(name_start..name_end).unwrap_or_default();
-                name_start = name_end;
-                let module = EmbeddedModule {
-                    stored: modules.get(offset..offset.saturating_add(checked(entry.packed_len))).unwrap_or_default(),
-                    unpacker: self.unpacker,
-                    dictionary: self.dictionary,
-                    unpacked_len: entry.unpacked_len,
-                    spirv_len: entry.spirv_len,
-                    check: entry.check,
-                    unpacked,
-                };
-                Shader::new(Name::Static(name), Source::Embedded(module))
-            })
-            .collect();
-        Ok(shaders)
+        let packed = if self.unpacker.dictionary { self.dictionary } else { self.data };
+        let unpacked = unpack_once(packed, self.once)?;
+        Ok(self.unpacked.get_or_init(|| Vec::leak(unpacked)))
+    }
+
+    /// Module `index` as stored, with its dictionary if any; `stored` is
+    /// its packed bytes, or its SMOL-V in the unpacked stream.
+    /// `unpack_once` unpacks streams and dictionaries: `None` for codecs
+    /// that have neither.
+    #[inline]
+    pub(crate) fn packed(
+        &self,
+        index: usize,
+        unpack_once: Option<UnpackOnce>,
+    ) -> Result<Packed<'static>, ContainerError> {
+        let entry = self.entry(index)?;
+        let (modules, dictionary, unpacked) = match unpack_once {
+            None => (self.data, &[][..], false),
+            Some(_) if self.once == (0, 0) && self.unpacker.dictionary => {
+                return Err(corrupt("a set packed with a dictionary has none"));
+            }
+            Some(_) if self.once == (0, 0) => (self.data, &[][..], false),
+            Some(unpack_once) if self.unpacker.dictionary => (self.data, self.unpacked_once(unpack_once)?, false),
+            Some(unpack_once) => (self.unpacked_once(unpack_once)?, &[][..], true),
+        };
+        let offset = len(entry.offset)?;
+        let end = offset.checked_add(len(entry.packed_len)?);
+        let stored = end
+            .and_then(|end| modules.get(offset..end))
+            .ok_or_else(|| corrupt("a module lies outside its set's data"))?;
+        Ok(Packed {
+            stored,
+            dictionary,
+            unpacked_len: entry.unpacked_len,
+            spirv_len: entry.spirv_len,
+            check: entry.check,
+            unpacked,
+        })
+    }
+
+    /// Module `index` as stored: its packed bytes, or for a stream its
+    /// SMOL-V in the unpacked stream (empty if that cannot be unpacked).
+    #[inline]
+    pub(crate) fn stored(&self, index: usize) -> &'static [u8] {
+        self.packed(index, self.unpacker.unpack_once).map_or(&[][..], |module| module.stored)
+    }
+
+    #[inline]
+    pub(crate) fn decode(
+        &self,
+        index: usize,
+        settings: &DecodeSettings,
+        out: &mut Vec<u32>,
+    ) -> Result<(), ContainerError> {
+        (self.unpacker.decode_in_set)(self, index, settings, out)
+    }
+
+    #[inline]
+    pub(crate) fn borrow_raw(&self, index: usize) -> Result<Option<&'static [u32]>, ContainerError> {
+        if !self.unpacker.raw {
+            return Ok(None);
+        }
+        let module = self.packed(index, None)?;
+        borrow_raw(true, module.stored, module.spirv_len)
     }
 }

@@ -1,25 +1,65 @@
 //! Unpacking embedded shaders: decompress (LZ4 or zstd, if packed), then
-//! decode (SMOL-V, or plain words).
+//! decode (SMOL-V, or plain words), then check.
 //!
-//! Each codec is a table of two functions. `include_shaders!` names the
-//! table its build chose, and nothing else refers to the functions, so a
-//! binary links exactly the decoders its shaders need: a raw set links no
-//! decompressor and no SMOL-V decoder, a SMOL-V set no decompressor, and an
-//! LZ4 set no zstd.
+//! Each codec is a table of functions. The macros name the table their
+//! build chose, and nothing else refers to the functions, so a binary
+//! links exactly the decoders its shaders need: a raw set links no
+//! decompressor, no SMOL-V decoder and no hash, a SMOL-V set no
+//! decompressor, and an LZ4 set no zstd. Each codec's `decode` is one
+//! function of its own, so none carries another codec's branches.
 
 use alloc::vec::Vec;
 
+use super::{EmbeddedModule, EmbeddedSet};
 use crate::codec::decode_current_into;
-use crate::container::ContainerError;
+use crate::container::{ContainerError, DecodeSettings};
 
 const WHAT: &str = "embedded shader";
+const SPIRV_MAGIC: u32 = 0x0723_0203;
 
-/// Decompresses `packed` into `out`, which is exactly as long as the
-/// unpacked data; `dictionary` is empty unless the codec uses one.
-pub(crate) type Decompress = fn(packed: &[u8], dictionary: &[u8], out: &mut [u8]) -> Result<(), ContainerError>;
+#[inline]
+fn corrupt(reason: &'static str) -> ContainerError {
+    ContainerError::Corrupt { what: WHAT, reason }
+}
 
-/// Turns unpacked bytes into exactly `spirv_len` bytes of SPIR-V words.
-pub(crate) type Decode = fn(unpacked: &[u8], spirv_len: usize, out: &mut Vec<u32>) -> Result<(), ContainerError>;
+/// A length from a generated table: tables hold `u32`s, which fit every
+/// target Rust supports with `std`; one that does not is an error.
+#[inline]
+pub(crate) fn len(value: u32) -> Result<usize, ContainerError> {
+    usize::try_from(value).map_err(|_| corrupt("a length does not fit this target"))
+}
+
+/// One module as stored, with what decoding it needs.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Packed<'a> {
+    pub(crate) stored: &'a [u8],
+    /// The codec's dictionary, unpacked; empty without one.
+    pub(crate) dictionary: &'a [u8],
+    pub(crate) unpacked_len: u32,
+    pub(crate) spirv_len: u32,
+    /// xxHash32 (seed 0) of the decoded SPIR-V.
+    pub(crate) check: u32,
+    /// Stored as it decodes: a module of an unpacked stream.
+    pub(crate) unpacked: bool,
+}
+
+/// Decompresses `packed` (with `dictionary`, empty without one) into
+/// `out`, which is exactly as long as the unpacked data.
+type Decompress = fn(packed: &[u8], dictionary: &[u8], out: &mut [u8]) -> Result<(), ContainerError>;
+
+/// Decodes one module into `out`, checked.
+pub(crate) type Decode = fn(&Packed<'_>, &DecodeSettings, &mut Vec<u32>) -> Result<(), ContainerError>;
+
+/// Unpacks what a set unpacks once, its stream or its dictionary: one
+/// block of the codec, without a dictionary, to exactly the given length,
+/// which must hash to the given check.
+pub(crate) type UnpackOnce = fn(&[u8], (u32, u32)) -> Result<Vec<u8>, ContainerError>;
+
+/// Decodes module `index` of a set.
+type DecodeInSet = fn(&EmbeddedSet, usize, &DecodeSettings, &mut Vec<u32>) -> Result<(), ContainerError>;
+
+/// Decodes a module embedded on its own.
+type DecodeAlone = fn(&EmbeddedModule, &DecodeSettings, &mut Vec<u32>) -> Result<(), ContainerError>;
 
 /// One codec of the embedded-set format (`docs/format.md`): what the macros
 /// name, so that the binary links only its functions. Not a stable API.
@@ -28,66 +68,245 @@ pub(crate) type Decode = fn(unpacked: &[u8], spirv_len: usize, out: &mut Vec<u32
 pub struct Unpacker {
     /// The codec's name in the build manifest (`smolv-lz4`, ...).
     pub(crate) name: &'static str,
-    /// `None` when modules are stored as they decode (raw SPIR-V, SMOL-V).
-    pub(crate) decompress: Option<Decompress>,
-    pub(crate) decode: Decode,
-    /// The hash decoded modules (and a stream) are checked with; `None`
-    /// for raw SPIR-V, which is served as stored and checked by its magic
-    /// number, so that a raw set links no hash code.
-    pub(crate) hash: Option<Hash>,
+    pub(crate) decode_in_set: DecodeInSet,
+    /// Unpacks a stream or dictionary: `None` for codecs that have
+    /// neither. (The entry points name it themselves; this is for
+    /// `Shader::stored_bytes` of a stream's module.)
+    pub(crate) unpack_once: Option<UnpackOnce>,
+    /// Whether modules are packed against a dictionary, which is stored
+    /// packed itself (one frame of this codec) and unpacked once.
+    pub(crate) dictionary: bool,
+    /// Raw SPIR-V: stored as it decodes, so it can be served zero-copy.
+    pub(crate) raw: bool,
+}
+
+/// Each codec's two entry points: the whole path from a set's table (or a
+/// lone module) to checked words, with the codec's decoder and unpacker
+/// known at compile time, so that no codec carries another's branches (a
+/// raw set none of the unpacking of streams and dictionaries).
+macro_rules! entry_points {
+    ($in_set:ident, $alone:ident, $decode:expr, $unpack_once:expr) => {
+        #[inline]
+        fn $in_set(
+            set: &EmbeddedSet,
+            index: usize,
+            settings: &DecodeSettings,
+            out: &mut Vec<u32>,
+        ) -> Result<(), ContainerError> {
+            $decode(&set.packed(index, $unpack_once)?, settings, out)
+        }
+
+        #[inline]
+        fn $alone(
+            module: &EmbeddedModule,
+            settings: &DecodeSettings,
+            out: &mut Vec<u32>,
+        ) -> Result<(), ContainerError> {
+            module.decode(settings, out, $decode, $unpack_once)
+        }
+    };
+}
+
+entry_points!(raw_in_set, raw_alone, decode_raw, None);
+entry_points!(smolv_in_set, smolv_alone, decode_smolv, None);
+#[cfg(feature = "lz4")]
+entry_points!(lz4_in_set, lz4_alone, decode_lz4, Some(unpack_once_lz4 as UnpackOnce));
+#[cfg(feature = "zstd-fast")]
+entry_points!(zstd_in_set, zstd_alone, decode_zstd, Some(unpack_once_zstd as UnpackOnce));
+
+/// What `include_shader!` names for a module embedded on its own: a table
+/// of its own, so that a binary using only sets links no lone-module code,
+/// and the reverse. Not a stable API.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct ModuleUnpacker {
+    pub(crate) decode: DecodeAlone,
+    /// Raw SPIR-V: stored as it decodes, so it can be served zero-copy.
+    pub(crate) raw: bool,
+}
+
+/// Raw SPIR-V, one module.
+pub const RAW_MODULE: ModuleUnpacker = ModuleUnpacker { decode: raw_alone, raw: true };
+/// SMOL-V, one module.
+pub const SMOLV_MODULE: ModuleUnpacker = ModuleUnpacker { decode: smolv_alone, raw: false };
+/// SMOL-V + LZ4, one module.
+#[cfg(feature = "lz4")]
+pub const SMOLV_LZ4_MODULE: ModuleUnpacker = ModuleUnpacker { decode: lz4_alone, raw: false };
+/// SMOL-V + zstd, one module, with or without the set's dictionary.
+#[cfg(feature = "zstd-fast")]
+pub const SMOLV_ZSTD_MODULE: ModuleUnpacker = ModuleUnpacker { decode: zstd_alone, raw: false };
+
+/// Raw SPIR-V: nothing to decompress or decode.
+pub const RAW: Unpacker =
+    Unpacker { name: "spirv", decode_in_set: raw_in_set, unpack_once: None, dictionary: false, raw: true };
+
+/// SMOL-V, stored as is.
+pub const SMOLV: Unpacker =
+    Unpacker { name: "smolv", decode_in_set: smolv_in_set, unpack_once: None, dictionary: false, raw: false };
+
+/// SMOL-V + LZ4 blocks.
+#[cfg(feature = "lz4")]
+pub const SMOLV_LZ4: Unpacker = Unpacker {
+    name: "smolv-lz4",
+    decode_in_set: lz4_in_set,
+
+    unpack_once: Some(unpack_once_lz4),
+    dictionary: false,
+    raw: false,
+};
+
+/// SMOL-V + zstd frames.
+#[cfg(feature = "zstd-fast")]
+pub const SMOLV_ZSTD: Unpacker = Unpacker {
+    name: "smolv-zstd",
+    decode_in_set: zstd_in_set,
+
+    unpack_once: Some(unpack_once_zstd),
+    dictionary: false,
+    raw: false,
+};
+
+/// SMOL-V + zstd frames with a shared dictionary, which is stored as one
+/// zstd frame itself.
+#[cfg(feature = "zstd-fast")]
+pub const SMOLV_ZSTD_DICTIONARY: Unpacker = Unpacker {
+    name: "smolv-zstd-dictionary",
+    decode_in_set: zstd_in_set,
+
+    unpack_once: Some(unpack_once_zstd),
+    dictionary: true,
+    raw: false,
+};
+
+/// The module's SPIR-V length, if `settings` allow it.
+#[inline]
+fn spirv_len(module: &Packed<'_>, settings: &DecodeSettings) -> Result<usize, ContainerError> {
+    let spirv_len = len(module.spirv_len)?;
+    if spirv_len > settings.max_decoded_len {
+        return Err(ContainerError::TooLarge { declared: spirv_len, limit: settings.max_decoded_len });
+    }
+    Ok(spirv_len)
+}
+
+/// Raw SPIR-V: copied as stored, and checked by its magic number only
+/// (there is no decoding step to go wrong, and no hash code to link).
+/// Embedded data is 4-byte aligned, so on little-endian targets the copy
+/// is one `memcpy`.
+#[inline]
+fn decode_raw(module: &Packed<'_>, settings: &DecodeSettings, out: &mut Vec<u32>) -> Result<(), ContainerError> {
+    if module.stored.len() != spirv_len(module, settings)? {
+        return Err(corrupt("raw SPIR-V is not the recorded size"));
+    }
+    out.clear();
+    if cfg!(target_endian = "little") {
+        let words = bytemuck::try_cast_slice::<u8, u32>(module.stored)
+            .map_err(|_| corrupt("raw SPIR-V is not 4-byte aligned"))?;
+        out.extend_from_slice(words);
+    } else {
+        out.extend(module.stored.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])));
+    }
+    if out.first() != Some(&SPIRV_MAGIC) {
+        return Err(ContainerError::HashMismatch);
+    }
+    Ok(())
 }
 
 /// xxHash32 (seed 0) of bytes.
-pub(crate) type Hash = fn(&[u8]) -> u32;
-
 #[inline]
 fn xxh32(bytes: &[u8]) -> u32 {
     xxhash_rust::xxh32::xxh32(bytes, 0)
 }
 
-/// Raw SPIR-V: nothing to decompress or decode.
-pub const RAW: Unpacker = Unpacker { name: "spirv", decompress: None, decode: copy_words, hash: None };
-
-/// SMOL-V, stored as is.
-pub const SMOLV: Unpacker = Unpacker { name: "smolv", decompress: None, decode: decode_smolv, hash: Some(xxh32) };
-
-/// SMOL-V + LZ4 blocks.
-#[cfg(feature = "lz4")]
-pub const SMOLV_LZ4: Unpacker =
-    Unpacker { name: "smolv-lz4", decompress: Some(decompress_lz4), decode: decode_smolv, hash: Some(xxh32) };
-
-/// SMOL-V + zstd frames.
-#[cfg(feature = "zstd-fast")]
-pub const SMOLV_ZSTD: Unpacker =
-    Unpacker { name: "smolv-zstd", decompress: Some(decompress_zstd), decode: decode_smolv, hash: Some(xxh32) };
-
-/// SMOL-V + zstd frames with a shared dictionary.
-#[cfg(feature = "zstd-fast")]
-pub const SMOLV_ZSTD_DICTIONARY: Unpacker = Unpacker {
-    name: "smolv-zstd-dictionary",
-    decompress: Some(decompress_zstd),
-    decode: decode_smolv,
-    hash: Some(xxh32),
-};
-
+/// Whether decoded `words` hash (as little-endian bytes) to `check`.
 #[inline]
-fn copy_words(unpacked: &[u8], spirv_len: usize, out: &mut Vec<u32>) -> Result<(), ContainerError> {
-    if unpacked.len() != spirv_len {
-        return Err(ContainerError::Corrupt { what: WHAT, reason: "raw SPIR-V is not the recorded size" });
+fn intact(words: &[u32], check: u32) -> bool {
+    if cfg!(target_endian = "little") {
+        xxh32(bytemuck::cast_slice(words)) == check
+    } else {
+        xxh32(&words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>()) == check
     }
-    out.clear();
-    out.extend(unpacked.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])));
+}
+
+/// Decodes unpacked SMOL-V to exactly `spirv_len` bytes, and checks them.
+#[inline]
+fn finish_smolv(
+    smolv: &[u8],
+    spirv_len: usize,
+    module: &Packed<'_>,
+    settings: &DecodeSettings,
+    out: &mut Vec<u32>,
+) -> Result<(), ContainerError> {
+    decode_current_into(smolv, out, spirv_len)?;
+    if out.len().checked_mul(4) != Some(spirv_len) {
+        out.clear();
+        return Err(corrupt("SMOL-V decodes to a different size than recorded"));
+    }
+    if settings.verify_hash && !intact(out, module.check) {
+        return Err(ContainerError::HashMismatch);
+    }
     Ok(())
 }
 
 #[inline]
-fn decode_smolv(unpacked: &[u8], spirv_len: usize, out: &mut Vec<u32>) -> Result<(), ContainerError> {
-    decode_current_into(unpacked, out, spirv_len)?;
-    if out.len().checked_mul(4) != Some(spirv_len) {
-        out.clear();
-        return Err(ContainerError::Corrupt { what: WHAT, reason: "SMOL-V decodes to a different size than recorded" });
+fn decode_smolv(module: &Packed<'_>, settings: &DecodeSettings, out: &mut Vec<u32>) -> Result<(), ContainerError> {
+    let spirv_len = spirv_len(module, settings)?;
+    finish_smolv(module.stored, spirv_len, module, settings, out)
+}
+
+/// Most bytes of SMOL-V that `spirv_len` bytes of SPIR-V can encode to: at
+/// most five bytes per word plus a count byte, and the header.
+#[inline]
+fn max_smolv_len(spirv_len: usize) -> usize {
+    24 + spirv_len / 4 * 6
+}
+
+/// Decompresses a module with `decompress` (unless it is a module of an
+/// unpacked stream), then decodes its SMOL-V.
+#[inline]
+fn decode_packed(
+    module: &Packed<'_>,
+    settings: &DecodeSettings,
+    out: &mut Vec<u32>,
+    decompress: Decompress,
+) -> Result<(), ContainerError> {
+    let spirv_len = spirv_len(module, settings)?;
+    if module.unpacked {
+        return finish_smolv(module.stored, spirv_len, module, settings, out);
     }
-    Ok(())
+    let unpacked_len = len(module.unpacked_len)?;
+    if unpacked_len > max_smolv_len(spirv_len) {
+        return Err(corrupt("the packed module is larger than its SMOL-V could encode to"));
+    }
+    let mut unpacked = alloc::vec![0; unpacked_len];
+    decompress(module.stored, module.dictionary, &mut unpacked)?;
+    finish_smolv(&unpacked, spirv_len, module, settings, out)
+}
+
+/// Unpacks one block to exactly `unpacked_len` bytes hashing to `check`.
+#[inline]
+fn unpack_once_with(
+    packed: &[u8],
+    (unpacked_len, check): (u32, u32),
+    decompress: Decompress,
+) -> Result<Vec<u8>, ContainerError> {
+    let mut unpacked = alloc::vec![0; len(unpacked_len)?];
+    decompress(packed, &[], &mut unpacked)?;
+    if xxh32(&unpacked) != check {
+        return Err(ContainerError::HashMismatch);
+    }
+    Ok(unpacked)
+}
+
+#[cfg(feature = "lz4")]
+#[inline]
+fn decode_lz4(module: &Packed<'_>, settings: &DecodeSettings, out: &mut Vec<u32>) -> Result<(), ContainerError> {
+    decode_packed(module, settings, out, decompress_lz4)
+}
+
+#[cfg(feature = "lz4")]
+#[inline]
+fn unpack_once_lz4(packed: &[u8], once: (u32, u32)) -> Result<Vec<u8>, ContainerError> {
+    unpack_once_with(packed, once, decompress_lz4)
 }
 
 #[cfg(feature = "lz4")]
@@ -95,11 +314,21 @@ fn decode_smolv(unpacked: &[u8], spirv_len: usize, out: &mut Vec<u32>) -> Result
 fn decompress_lz4(packed: &[u8], _dictionary: &[u8], out: &mut [u8]) -> Result<(), ContainerError> {
     match lz4_flex::block::decompress_into(packed, out) {
         Ok(len) if len == out.len() => Ok(()),
-        Ok(_) => {
-            Err(ContainerError::Corrupt { what: WHAT, reason: "LZ4 block unpacks to a different size than recorded" })
-        }
-        Err(_) => Err(ContainerError::Corrupt { what: WHAT, reason: "LZ4 block is invalid" }),
+        Ok(_) => Err(corrupt("LZ4 block unpacks to a different size than recorded")),
+        Err(_) => Err(corrupt("LZ4 block is invalid")),
     }
+}
+
+#[cfg(feature = "zstd-fast")]
+#[inline]
+fn decode_zstd(module: &Packed<'_>, settings: &DecodeSettings, out: &mut Vec<u32>) -> Result<(), ContainerError> {
+    decode_packed(module, settings, out, decompress_zstd)
+}
+
+#[cfg(feature = "zstd-fast")]
+#[inline]
+fn unpack_once_zstd(packed: &[u8], once: (u32, u32)) -> Result<Vec<u8>, ContainerError> {
+    unpack_once_with(packed, once, decompress_zstd)
 }
 
 #[cfg(feature = "zstd-fast")]
@@ -107,10 +336,7 @@ fn decompress_lz4(packed: &[u8], _dictionary: &[u8], out: &mut [u8]) -> Result<(
 fn decompress_zstd(packed: &[u8], dictionary: &[u8], out: &mut [u8]) -> Result<(), ContainerError> {
     use zstd::zstd_safe::{DCtx, get_frame_content_size};
     if !matches!(get_frame_content_size(packed), Ok(Some(len)) if u64::try_from(out.len()) == Ok(len)) {
-        return Err(ContainerError::Corrupt {
-            what: WHAT,
-            reason: "zstd frame records a different size than the directory",
-        });
+        return Err(corrupt("zstd frame records a different size than the directory"));
     }
     // A context per call, with no `static` to keep one in: a static here
     // would be an item of this crate, and taking it would link this crate's
@@ -119,11 +345,10 @@ fn decompress_zstd(packed: &[u8], dictionary: &[u8], out: &mut [u8]) -> Result<(
     // start.
     let mut dctx = DCtx::create();
     if !dictionary.is_empty() {
-        dctx.load_dictionary(dictionary)
-            .map_err(|_| ContainerError::Corrupt { what: WHAT, reason: "the zstd dictionary is invalid" })?;
+        dctx.load_dictionary(dictionary).map_err(|_| corrupt("the zstd dictionary is invalid"))?;
     }
     match dctx.decompress(out, packed) {
         Ok(len) if len == out.len() => Ok(()),
-        _ => Err(ContainerError::Corrupt { what: WHAT, reason: "zstd frame is invalid" }),
+        _ => Err(corrupt("zstd frame is invalid")),
     }
 }

@@ -43,24 +43,6 @@ impl Bytes {
     }
 }
 
-/// A shader's name: from the binary, or owned.
-#[derive(Clone, Debug)]
-pub(crate) enum Name {
-    Static(&'static str),
-    #[cfg_attr(not(feature = "zstd-fast"), allow(dead_code))]
-    Owned(Box<str>),
-}
-
-impl Name {
-    #[inline]
-    pub(crate) fn get(&self) -> &str {
-        match self {
-            Self::Static(name) => name,
-            Self::Owned(name) => name,
-        }
-    }
-}
-
 /// Decoded SPIR-V: served straight from the binary (raw sets), or owned.
 #[derive(Debug)]
 pub(crate) enum Words {

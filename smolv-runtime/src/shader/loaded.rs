@@ -2,15 +2,16 @@
 //! which keep the full blake3 check of everything they decode.
 
 use std::path::Path;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
-use super::{Bytes, Name, Shader, Source};
+use super::{Bytes, Shader, Source};
 use crate::container::{Container, ContainerError, ContentHash, DecodeSettings, Dictionary};
 
 /// A loaded shader's bytes, behind a trait object: calls go through its
 /// vtable, which only loading code creates, so binaries that only embed
 /// shaders link none of this (nor zstd, nor `Arc`).
 pub(crate) trait LoadedSource: core::fmt::Debug + Send + Sync {
+    fn name(&self) -> &str;
     fn bytes(&self) -> &[u8];
     fn reflection(&self) -> &[u8];
     fn spirv_len(&self) -> usize;
@@ -22,6 +23,7 @@ pub(crate) trait LoadedSource: core::fmt::Debug + Send + Sync {
 /// shares with the rest of its bundle.
 #[derive(Debug)]
 struct LoadedContainer {
+    name: Box<str>,
     bytes: Bytes,
     reflection: Bytes,
     dictionary: Option<Arc<Dictionary>>,
@@ -30,6 +32,10 @@ struct LoadedContainer {
 }
 
 impl LoadedSource for LoadedContainer {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
     fn bytes(&self) -> &[u8] {
         self.bytes.get()
     }
@@ -54,7 +60,7 @@ impl LoadedSource for LoadedContainer {
 /// A shader over container bytes, checked now: the header, the reflection
 /// and the dictionary the container names.
 pub(crate) fn shader_from_container(
-    name: Name,
+    name: Box<str>,
     bytes: Bytes,
     dictionary: Option<Arc<Dictionary>>,
 ) -> Result<Shader, ContainerError> {
@@ -74,8 +80,8 @@ pub(crate) fn shader_from_container(
     let reflection_at = container.reflection_bytes().as_ptr() as usize - bytes.get().as_ptr() as usize;
     let reflection = bytes.slice(reflection_at, reflection_at + container.reflection_bytes().len());
     let (hash, spirv_len) = (container.content_hash(), container.decoded_len());
-    let source = Source::Container(Box::new(LoadedContainer { bytes, reflection, dictionary, hash, spirv_len }));
-    Ok(Shader::new(name, source))
+    let source = Source::Container(Box::new(LoadedContainer { name, bytes, reflection, dictionary, hash, spirv_len }));
+    Ok(Shader::new(source))
 }
 
 impl Shader {
@@ -98,7 +104,7 @@ impl Shader {
         dictionary: Option<Vec<u8>>,
     ) -> Result<Self, ContainerError> {
         let dictionary = dictionary.map(|d| Dictionary::new(d).map(Arc::new)).transpose()?;
-        shader_from_container(Name::Owned(name.into().into_boxed_str()), Bytes::shared(container.into()), dictionary)
+        shader_from_container(name.into().into_boxed_str(), Bytes::shared(container.into()), dictionary)
     }
 
     /// Reads a container file.
@@ -118,17 +124,14 @@ pub(crate) fn bundle_shaders(bytes: &Bytes) -> Result<Vec<Shader>, ContainerErro
         .transpose()?;
     let mut shaders = Vec::with_capacity(bundle.len());
     for (name, (start, end)) in entries {
-        shaders.push(shader_from_container(Name::Owned(name.into()), bytes.slice(start, end), dictionary.clone())?);
+        shaders.push(shader_from_container(name.into(), bytes.slice(start, end), dictionary.clone())?);
     }
     Ok(shaders)
 }
 
-/// A set's shaders, once indexed (or why the set could not be).
-pub(crate) type Index = OnceLock<Result<Vec<Shader>, ContainerError>>;
-
 /// Used by [`ShaderSet`](super::ShaderSet) to build a loaded set.
-pub(crate) fn loaded_set(bytes: Vec<u8>) -> Result<(Bytes, Index), ContainerError> {
+pub(crate) fn loaded_set(bytes: Vec<u8>) -> Result<(Bytes, Vec<Shader>), ContainerError> {
     let bytes = Bytes::shared(bytes.into());
     let shaders = bundle_shaders(&bytes)?;
-    Ok((bytes, OnceLock::from(Ok(shaders))))
+    Ok((bytes, shaders))
 }

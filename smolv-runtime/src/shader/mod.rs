@@ -27,20 +27,20 @@ use std::sync::OnceLock;
 
 #[cfg(feature = "zstd-fast")]
 pub(crate) use bytes::Bytes;
-pub(crate) use bytes::{Name, Words};
-pub use set::{Packing, ShaderSet};
+pub(crate) use bytes::Words;
+pub use set::{Packing, ShaderSet, leaked_embedded_set};
 
 use crate::container::{ContainerError, ContentHash, DecodeSettings};
-use crate::embed::EmbeddedModule;
-use crate::embed::unpack::Unpacker;
+use crate::embed::{EmbeddedModule, EmbeddedSet};
 use crate::reflect::{Reflection, ShaderStage};
 
 /// Where a shader's bytes come from, and so how they decode.
 #[derive(Debug)]
 pub(crate) enum Source {
-    /// Embedded by the macros (`docs/format.md`, embedded sets), or a module
-    /// of an unpacked stream.
-    Embedded(EmbeddedModule),
+    /// Module `index` of a set that `include_shaders!` embedded.
+    InSet { set: &'static EmbeddedSet, index: usize },
+    /// A module that `include_shader!` embedded on its own.
+    Alone(&'static EmbeddedModule),
     /// A container from a file or a bundle.
     #[cfg(feature = "zstd-fast")]
     Container(Box<dyn loaded::LoadedSource>),
@@ -53,38 +53,40 @@ pub(crate) enum Source {
 /// (for a raw-SPIR-V build it serves the words straight from the binary).
 #[derive(Debug)]
 pub struct Shader {
-    name: Name,
     source: Source,
     decoded: OnceLock<Words>,
 }
 
 impl Shader {
+    #[cfg(feature = "zstd-fast")]
     #[inline]
-    pub(crate) fn new(name: Name, source: Source) -> Self {
-        Self { name, source, decoded: OnceLock::new() }
+    pub(crate) fn new(source: Source) -> Self {
+        Self { source, decoded: OnceLock::new() }
     }
 
-    /// For `include_shader!`: one module embedded on its own, packed with
-    /// `unpacker`'s codec. Not a stable API.
+    /// For `include_shader!`: one module embedded on its own. Not a stable
+    /// API.
     #[doc(hidden)]
-    pub const fn embedded(
-        name: &'static str,
-        unpacker: &'static Unpacker,
-        packed: &'static [u8],
-        dictionary: &'static [u8],
-        unpacked_len: u32,
-        spirv_len: u32,
-        check: u32,
-    ) -> Self {
-        let module =
-            EmbeddedModule { stored: packed, unpacker, dictionary, unpacked_len, spirv_len, check, unpacked: false };
-        Self { name: Name::Static(name), source: Source::Embedded(module), decoded: OnceLock::new() }
+    pub const fn embedded(module: &'static EmbeddedModule) -> Self {
+        Self { source: Source::Alone(module), decoded: OnceLock::new() }
+    }
+
+    /// For `include_shaders!`: module `index` of an embedded set. Not a
+    /// stable API.
+    #[doc(hidden)]
+    pub const fn in_set(set: &'static EmbeddedSet, index: usize) -> Self {
+        Self { source: Source::InSet { set, index }, decoded: OnceLock::new() }
     }
 
     /// The shader's name: `lit.frag`, `lit.frag@shadows`, `sky.wgsl#fs_main`.
     #[inline]
     pub fn name(&self) -> &str {
-        self.name.get()
+        match &self.source {
+            Source::InSet { set, index } => set.name(*index),
+            Source::Alone(module) => module.name(),
+            #[cfg(feature = "zstd-fast")]
+            Source::Container(container) => container.name(),
+        }
     }
 
     /// The bytes this shader occupies as stored: its packed module
@@ -92,7 +94,8 @@ impl Shader {
     #[inline]
     pub fn stored_bytes(&self) -> &[u8] {
         match &self.source {
-            Source::Embedded(module) => module.stored(),
+            Source::InSet { set, index } => set.stored(*index),
+            Source::Alone(module) => module.stored(),
             #[cfg(feature = "zstd-fast")]
             Source::Container(container) => container.bytes(),
         }
@@ -106,7 +109,7 @@ impl Shader {
     #[inline]
     pub fn reflection(&self) -> Result<Reflection, ContainerError> {
         match &self.source {
-            Source::Embedded(_) => Ok(Reflection::from_spirv(self.decode_cached()?)?),
+            Source::InSet { .. } | Source::Alone(_) => Ok(Reflection::from_spirv(self.decode_cached()?)?),
             #[cfg(feature = "zstd-fast")]
             Source::Container(container) => Ok(Reflection::from_bytes(container.reflection())?),
         }
@@ -118,11 +121,13 @@ impl Shader {
         Ok(self.reflection()?.stage)
     }
 
-    /// Bytes of SPIR-V this shader decodes to, from its metadata.
+    /// Bytes of SPIR-V this shader decodes to, from its metadata (0 if an
+    /// embedded table is damaged, which decoding reports).
     #[inline]
     pub fn spirv_len(&self) -> usize {
         match &self.source {
-            Source::Embedded(module) => module.spirv_len(),
+            Source::InSet { set, index } => set.spirv_len(*index).unwrap_or(0),
+            Source::Alone(module) => module.spirv_len().unwrap_or(0),
             #[cfg(feature = "zstd-fast")]
             Source::Container(container) => container.spirv_len(),
         }
@@ -134,7 +139,7 @@ impl Shader {
     #[inline]
     pub fn content_hash(&self) -> Result<ContentHash, ContainerError> {
         match &self.source {
-            Source::Embedded(_) => Ok(ContentHash::of_spirv(self.decode_cached()?)),
+            Source::InSet { .. } | Source::Alone(_) => Ok(ContentHash::of_spirv(self.decode_cached()?)),
             #[cfg(feature = "zstd-fast")]
             Source::Container(container) => Ok(container.content_hash()),
         }
@@ -159,7 +164,8 @@ impl Shader {
     #[inline]
     pub fn decode_with(&self, settings: &DecodeSettings, out: &mut Vec<u32>) -> Result<(), ContainerError> {
         let result = match &self.source {
-            Source::Embedded(module) => module.decode(settings, out),
+            Source::InSet { set, index } => set.decode(*index, settings, out),
+            Source::Alone(module) => module.decode_checked(settings, out),
             #[cfg(feature = "zstd-fast")]
             Source::Container(container) => container.decode(settings, out),
         };
@@ -178,7 +184,8 @@ impl Shader {
             return Ok(words.get());
         }
         let borrowed = match &self.source {
-            Source::Embedded(module) => module.borrow_raw()?,
+            Source::InSet { set, index } => set.borrow_raw(*index)?,
+            Source::Alone(module) => module.borrow_raw()?,
             #[cfg(feature = "zstd-fast")]
             Source::Container(_) => None,
         };

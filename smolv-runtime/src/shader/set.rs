@@ -5,8 +5,7 @@ use std::sync::OnceLock;
 
 use super::Shader;
 use crate::container::ContainerError;
-use crate::embed::unpack::Unpacker;
-use crate::embed::{EmbeddedEntry, EmbeddedSet};
+use crate::embed::EmbeddedSet;
 
 /// How a set's shaders are packed: the codec's name as in the build
 /// manifest (`spirv`, `smolv`, `smolv-lz4`, `smolv-zstd`,
@@ -32,19 +31,22 @@ impl core::fmt::Display for Packing {
 /// Where a set's shaders come from.
 #[derive(Debug)]
 enum SetSource {
-    /// Embedded by `include_shaders!`: unpacked on first access.
-    Embedded(EmbeddedSet),
+    /// Embedded by `include_shaders!`: the set, and a shader per module,
+    /// made on first access (a few words each, on the heap rather than in
+    /// the binary, where each would cost a relocation).
+    Embedded { set: &'static EmbeddedSet, shaders: OnceLock<Vec<Shader>> },
     /// A bundle file, checked when it was loaded.
     #[cfg(feature = "zstd-fast")]
-    Bundle(super::Bytes),
+    Bundle { bytes: super::Bytes, shaders: Vec<Shader> },
 }
 
 /// Many shaders: what `include_shaders!` embeds, and what
 /// `cargo smolv pack` writes as an asset file (a bundle). Looking one up is
 /// a binary search by name; decoding one never decodes the others.
 ///
-/// An embedded set is checked and, when it was packed as one stream,
-/// unpacked on its first access; a bundle is checked when it is loaded.
+/// An embedded set does no work before its first decode: a set packed as
+/// one stream (or with a dictionary) unpacks and checks it then, once, for
+/// the life of the program. A bundle is checked when it is loaded.
 ///
 /// ```text
 /// static ALL: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
@@ -56,27 +58,14 @@ enum SetSource {
 #[derive(Debug)]
 pub struct ShaderSet {
     source: SetSource,
-    shaders: OnceLock<Result<Vec<Shader>, ContainerError>>,
 }
 
 impl ShaderSet {
-    /// For `include_shaders!`: an embedded set (`docs/format.md`), its
-    /// directory turned into a table by the macro, which checked it at
-    /// compile time; the table is checked again on first access. Not a
+    /// For `include_shaders!`: an embedded set (`docs/format.md`). Not a
     /// stable API.
     #[doc(hidden)]
-    pub const fn embedded(
-        unpacker: &'static Unpacker,
-        data: &'static [u8],
-        dictionary: &'static [u8],
-        names: &'static str,
-        entries: &'static [EmbeddedEntry],
-        stream: (u32, u32),
-    ) -> Self {
-        Self {
-            source: SetSource::Embedded(EmbeddedSet { unpacker, data, dictionary, names, entries, stream }),
-            shaders: OnceLock::new(),
-        }
+    pub const fn embedded(set: &'static EmbeddedSet) -> Self {
+        Self { source: SetSource::Embedded { set, shaders: OnceLock::new() } }
     }
 
     /// A set from bundle bytes (an `.smvb` asset), checked now; every
@@ -85,7 +74,7 @@ impl ShaderSet {
     #[inline]
     pub fn from_vec(bundle: Vec<u8>) -> Result<Self, ContainerError> {
         let (bytes, shaders) = super::loaded::loaded_set(bundle)?;
-        Ok(Self { source: SetSource::Bundle(bytes), shaders })
+        Ok(Self { source: SetSource::Bundle { bytes, shaders } })
     }
 
     /// Reads a bundle file.
@@ -97,18 +86,17 @@ impl ShaderSet {
         Self::from_vec(bytes)
     }
 
-    /// Every shader, sorted by name; an error if the set is damaged.
+    /// Every shader, sorted by name. (Embedded sets cannot fail here; a
+    /// damaged module is an error when it is decoded.)
     #[inline]
     pub fn shaders(&self) -> Result<&[Shader], ContainerError> {
-        let shaders = self.shaders.get_or_init(|| match &self.source {
-            SetSource::Embedded(set) => set.shaders(),
-            // Loaded sets fill `shaders` when they are created.
-            #[cfg(feature = "zstd-fast")]
-            SetSource::Bundle(_) => {
-                Err(ContainerError::Corrupt { what: "shader bundle", reason: "it was not indexed" })
+        match &self.source {
+            SetSource::Embedded { set, shaders } => {
+                Ok(shaders.get_or_init(|| (0..set.len()).map(|index| Shader::in_set(set, index)).collect()))
             }
-        });
-        shaders.as_deref().map_err(ContainerError::again)
+            #[cfg(feature = "zstd-fast")]
+            SetSource::Bundle { shaders, .. } => Ok(shaders),
+        }
     }
 
     /// Iterates over every shader, sorted by name.
@@ -134,9 +122,9 @@ impl ShaderSet {
     #[inline]
     pub fn packing(&self) -> Packing {
         match &self.source {
-            SetSource::Embedded(set) => set.packing(),
+            SetSource::Embedded { set, .. } => set.packing(),
             #[cfg(feature = "zstd-fast")]
-            SetSource::Bundle(_) => Packing { codec: "bundle", one_stream: false },
+            SetSource::Bundle { .. } => Packing { codec: "bundle", one_stream: false },
         }
     }
 
@@ -145,9 +133,17 @@ impl ShaderSet {
     #[inline]
     pub fn stored_len(&self) -> usize {
         match &self.source {
-            SetSource::Embedded(set) => set.stored_len(),
+            SetSource::Embedded { set, .. } => set.stored_len(),
             #[cfg(feature = "zstd-fast")]
-            SetSource::Bundle(bytes) => bytes.get().len(),
+            SetSource::Bundle { bytes, .. } => bytes.get().len(),
         }
     }
+}
+
+/// An embedded set built at run time rather than by `include_shaders!`
+/// (for tests and benchmarks of the embedded format): the set is leaked,
+/// as the macro's is a `static`. Not a stable API.
+#[doc(hidden)]
+pub fn leaked_embedded_set(set: EmbeddedSet) -> ShaderSet {
+    ShaderSet::embedded(Box::leak(Box::new(set)))
 }

@@ -1,0 +1,93 @@
+//! What the smolv-runtime that embeds the set can unpack: its build script
+//! publishes its codecs through Cargo's `links` metadata, which Cargo
+//! passes to the build scripts of the crates that depend on it
+//! (`DEP_SMOLV_RUNTIME_CODECS`, `DEP_SMOLV_RUNTIME_ZSTD`). Automatic
+//! packing chooses only among those, and prices zstd at the build that is
+//! linked; a forced packing the runtime cannot unpack is an error that
+//! names the feature to turn on.
+
+use super::Codec;
+use crate::error::Error;
+
+/// The variables read, for `cargo:rerun-if-env-changed`.
+pub(crate) const VARIABLES: [&str; 2] = ["DEP_SMOLV_RUNTIME_CODECS", "DEP_SMOLV_RUNTIME_ZSTD"];
+
+/// The codecs the runtime decodes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct RuntimeCodecs {
+    /// `None` when unknown (outside a build script, or in a crate that does
+    /// not depend on smolv-runtime directly): every codec is allowed.
+    codecs: Option<Vec<Codec>>,
+    /// Its zstd is the full-speed build (feature `zstd-fast` without `zstd`).
+    pub(crate) zstd_fast: bool,
+}
+
+const CODECS: [Codec; 5] = [Codec::Spirv, Codec::Smolv, Codec::SmolvLz4, Codec::SmolvZstd, Codec::SmolvZstdDictionary];
+
+impl RuntimeCodecs {
+    /// From the variables, looked up with `var`.
+    pub(crate) fn from_env(var: impl Fn(&str) -> Option<String>) -> Self {
+        let codecs = var(VARIABLES[0]).map(|list| {
+            let names: Vec<&str> = list.split(',').map(str::trim).collect();
+            CODECS.into_iter().filter(|c| names.contains(&c.name())).collect()
+        });
+        Self { codecs, zstd_fast: var(VARIABLES[1]).is_some_and(|zstd| zstd.trim() == "fast") }
+    }
+
+    /// Whether the runtime decodes `codec`.
+    pub(crate) fn decodes(&self, codec: Codec) -> bool {
+        self.codecs.as_ref().is_none_or(|codecs| codecs.contains(&codec))
+    }
+
+    /// An error unless the runtime decodes `codec`, the forced packing's.
+    pub(crate) fn require(&self, codec: Codec, packing: &str) -> Result<(), Error> {
+        if self.decodes(codec) {
+            return Ok(());
+        }
+        let feature = match codec {
+            Codec::SmolvLz4 => "lz4",
+            _ => "zstd",
+        };
+        Err(Error::Config(format!(
+            "packing {packing} needs smolv-runtime's `{feature}` feature, which this crate's smolv-runtime \
+             dependency does not enable: enable it, or choose another packing (Config::packing, SMOLV_PACKING)"
+        )))
+    }
+
+    /// The value for cache keys.
+    pub(crate) fn identity(&self) -> String {
+        format!(
+            "{:?} fast={}",
+            self.codecs.as_ref().map(|c| c.iter().map(|c| c.name()).collect::<Vec<_>>()),
+            self.zstd_fast
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn from(codecs: Option<&str>, zstd: Option<&str>) -> RuntimeCodecs {
+        RuntimeCodecs::from_env(|name| match name {
+            "DEP_SMOLV_RUNTIME_CODECS" => codecs.map(str::to_owned),
+            "DEP_SMOLV_RUNTIME_ZSTD" => zstd.map(str::to_owned),
+            _ => None,
+        })
+    }
+
+    #[test]
+    fn unknown_runtimes_allow_everything_and_known_ones_only_their_codecs() {
+        let unknown = from(None, None);
+        assert!(CODECS.iter().all(|&c| unknown.decodes(c)));
+        let lean = from(Some("spirv,smolv,smolv-lz4"), None);
+        assert!(lean.decodes(Codec::SmolvLz4) && !lean.decodes(Codec::SmolvZstd));
+        let error = lean.require(Codec::SmolvZstdDictionary, "zstd-dictionary").unwrap_err().to_string();
+        assert!(error.contains("`zstd` feature"), "{error}");
+        assert!(
+            from(Some("spirv,smolv"), None).require(Codec::SmolvLz4, "lz4").unwrap_err().to_string().contains("`lz4`")
+        );
+        assert!(from(Some("spirv,smolv,smolv-zstd"), Some("fast")).zstd_fast);
+        assert!(!from(Some("spirv,smolv,smolv-zstd"), Some("thin")).zstd_fast);
+    }
+}
