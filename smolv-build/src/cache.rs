@@ -24,13 +24,27 @@ impl Key {
     }
 }
 
+/// smolv-build's own identity: blake3 over its source files, computed by
+/// its build script. Every key starts with it, so entries written by
+/// another smolv-build (a patched copy, a git checkout, another release)
+/// are never read, whatever its version number says.
+pub(crate) const SMOLV_BUILD_IDENTITY: &str = env!("SMOLV_BUILD_SOURCE_HASH");
+
 /// Builds a [`Key`] from fields; each is length-prefixed so that fields
 /// cannot run into each other.
 pub(crate) struct KeyBuilder(blake3::Hasher);
 
 impl KeyBuilder {
+    /// A key in `domain` (what kind of entry it is), of this smolv-build.
     pub(crate) fn new(domain: &str) -> Self {
-        Self(blake3::Hasher::new_derive_key(domain))
+        Self::of_build(domain, SMOLV_BUILD_IDENTITY)
+    }
+
+    /// A key in `domain` of the smolv-build identified by `build`.
+    fn of_build(domain: &str, build: &str) -> Self {
+        let mut key = Self(blake3::Hasher::new_derive_key(domain));
+        key.text(build);
+        key
     }
 
     pub(crate) fn field(&mut self, bytes: &[u8]) -> &mut Self {
@@ -377,6 +391,47 @@ mod tests {
         assert_eq!(parse_size("1T"), None);
         assert_eq!(parse_size("-1"), None);
         assert_eq!(parse_size("99999999999999999999G"), None);
+    }
+
+    #[test]
+    fn keys_change_with_smolv_builds_own_sources() {
+        let key = |build: &str| KeyBuilder::of_build("test", build).text("same fields").finish();
+        assert_ne!(key("a"), key("b"), "another smolv-build must not read these entries");
+        assert_eq!(KeyBuilder::new("test").text("same fields").finish(), key(SMOLV_BUILD_IDENTITY));
+    }
+
+    /// The build script's hash, recomputed: names relative to the crate
+    /// and contents of `src/**`, `build.rs` and `Cargo.toml`, sorted by name.
+    fn source_hash() -> String {
+        fn collect(dir: &Path, files: &mut Vec<PathBuf>) {
+            for entry in std::fs::read_dir(dir).unwrap().flatten() {
+                if entry.path().is_dir() { collect(&entry.path(), files) } else { files.push(entry.path()) }
+            }
+        }
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files = vec![root.join("build.rs"), root.join("Cargo.toml")];
+        collect(&root.join("src"), &mut files);
+        let mut named: Vec<(String, PathBuf)> = files
+            .into_iter()
+            .map(|path| {
+                let relative = path.strip_prefix(root).unwrap();
+                let name: Vec<_> = relative.components().map(|c| c.as_os_str().to_string_lossy()).collect();
+                (name.join("/"), path)
+            })
+            .collect();
+        named.sort();
+        let mut hasher = blake3::Hasher::new();
+        for (name, path) in named {
+            let bytes = std::fs::read(path).unwrap();
+            hasher.update(&(name.len() as u64).to_le_bytes()).update(name.as_bytes());
+            hasher.update(&(bytes.len() as u64).to_le_bytes()).update(&bytes);
+        }
+        hasher.finalize().to_hex().to_string()
+    }
+
+    #[test]
+    fn the_build_identity_is_the_hash_of_the_sources_compiled() {
+        assert_eq!(SMOLV_BUILD_IDENTITY, source_hash(), "the build script must rerun when a source changes");
     }
 
     #[test]

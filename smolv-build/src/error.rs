@@ -23,6 +23,16 @@ impl Diagnostic {
     pub(crate) fn whole_file(path: impl Into<PathBuf>, message: impl Into<String>) -> Self {
         Self { path: path.into(), line: 0, column: 0, message: message.into(), rendered: None }
     }
+
+    /// `path:line:col: message`, without the rendered context; line and
+    /// column only when known.
+    pub fn headline(&self) -> String {
+        match (self.line, self.column) {
+            (0, _) => format!("{}: {}", self.path.display(), self.message),
+            (line, 0) => format!("{}:{line}: {}", self.path.display(), self.message),
+            (line, column) => format!("{}:{line}:{column}: {}", self.path.display(), self.message),
+        }
+    }
 }
 
 impl fmt::Display for Diagnostic {
