@@ -68,7 +68,7 @@ pub(crate) fn build_artifacts(
             source: job.path.clone(),
             stage: module.stage.name().to_owned(),
             entry_point: module.entry_point.clone(),
-            source_bytes: std::fs::metadata(&job.path).map_or(0, |m| m.len() as usize),
+            source_bytes: std::fs::metadata(&job.path).map_or(0, |m| usize::try_from(m.len()).unwrap_or(usize::MAX)),
             spirv_bytes: module.spirv.len() * 4,
             optimized_bytes: shipped.len() * 4,
             smolv_bytes: encoded.smolv.len(),
@@ -155,7 +155,9 @@ fn zstd_forms(smolv: &[Vec<u8>], plan: &Plan, cache: &Cache) -> Result<ZstdForms
             w.u32(0);
         }
     }
-    cache.put(&key, &w.0);
+    if let Some(body) = w.finish() {
+        cache.put(&key, &body);
+    }
     Ok(forms)
 }
 

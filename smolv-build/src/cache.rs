@@ -241,27 +241,52 @@ pub fn parse_size(text: &str) -> Option<u64> {
     number.checked_mul(1u64 << shift)
 }
 
-/// Little-endian field writer for cache entry bodies.
+/// Little-endian field writer for cache entry bodies. Lengths and counts
+/// are `u32`; one that does not fit poisons the writer instead of being
+/// truncated: the body is emptied, later writes are ignored, and
+/// [`finish`](BodyWriter::finish) gives `None` (an empty body never reads
+/// back as an entry, so whoever stores it anyway just gets a miss).
 #[derive(Default)]
-pub(crate) struct BodyWriter(pub(crate) Vec<u8>);
+pub(crate) struct BodyWriter(pub(crate) Vec<u8>, bool);
 
 impl BodyWriter {
     pub(crate) fn u32(&mut self, v: u32) -> &mut Self {
-        self.0.extend_from_slice(&v.to_le_bytes());
+        if !self.1 {
+            self.0.extend_from_slice(&v.to_le_bytes());
+        }
         self
     }
+    /// A length or count, which must fit a `u32`.
+    pub(crate) fn count(&mut self, n: usize) -> &mut Self {
+        match u32::try_from(n) {
+            Ok(n) => self.u32(n),
+            Err(_) => {
+                self.0 = Vec::new();
+                self.1 = true;
+                self
+            }
+        }
+    }
     pub(crate) fn bytes(&mut self, b: &[u8]) -> &mut Self {
-        self.u32(b.len() as u32);
-        self.0.extend_from_slice(b);
+        self.count(b.len());
+        if !self.1 {
+            self.0.extend_from_slice(b);
+        }
         self
     }
     pub(crate) fn text(&mut self, s: &str) -> &mut Self {
         self.bytes(s.as_bytes())
     }
     pub(crate) fn words(&mut self, w: &[u32]) -> &mut Self {
-        self.u32(w.len() as u32);
-        w.iter().for_each(|&v| self.0.extend_from_slice(&v.to_le_bytes()));
+        self.count(w.len());
+        if !self.1 {
+            w.iter().for_each(|&v| self.0.extend_from_slice(&v.to_le_bytes()));
+        }
         self
+    }
+    /// The body, or `None` if a length did not fit.
+    pub(crate) fn finish(self) -> Option<Vec<u8>> {
+        (!self.1).then_some(self.0)
     }
 }
 
@@ -432,6 +457,18 @@ mod tests {
     #[test]
     fn the_build_identity_is_the_hash_of_the_sources_compiled() {
         assert_eq!(SMOLV_BUILD_IDENTITY, source_hash(), "the build script must rerun when a source changes");
+    }
+
+    #[test]
+    fn a_count_too_large_for_its_field_poisons_the_body_instead_of_truncating() {
+        let mut w = BodyWriter::default();
+        w.u32(7).text("kept");
+        assert_eq!(w.finish().unwrap().len(), 4 + 4 + 4);
+        let mut w = BodyWriter::default();
+        w.u32(7).count(usize::try_from(u64::from(u32::MAX) + 1).unwrap()).text("after");
+        assert!(w.0.is_empty(), "nothing of a poisoned body is kept");
+        assert!(w.finish().is_none());
+        assert!(BodyReader::new(&[]).u32().is_none(), "an empty body reads as no entry");
     }
 
     #[test]

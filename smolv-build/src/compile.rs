@@ -173,7 +173,9 @@ pub(crate) fn compile_job(job: &Job, cx: &Context<'_>) -> Result<JobOutput, JobF
     dependencies.sort();
     dependencies.dedup();
     let output = JobOutput { modules, dependencies, missing: compiled.missing, warnings, cached: false };
-    cx.cache.put(&key, &write_entry(&output));
+    if let Some(body) = write_entry(&output) {
+        cx.cache.put(&key, &body);
+    }
     Ok(output)
 }
 
@@ -193,22 +195,23 @@ fn crash_diagnostic(job: &Job, how: &str) -> Diagnostic {
     )
 }
 
-/// Cache entry body: dependencies with their hashes, warnings, modules.
-fn write_entry(output: &JobOutput) -> Vec<u8> {
+/// Cache entry body: dependencies with their hashes, warnings, modules;
+/// `None` if something does not fit its field (then it is not cached).
+fn write_entry(output: &JobOutput) -> Option<Vec<u8>> {
     let mut w = BodyWriter::default();
-    w.u32(output.dependencies.len() as u32);
+    w.count(output.dependencies.len());
     for (path, hash) in &output.dependencies {
         w.text(&path.to_string_lossy()).bytes(hash);
     }
-    w.u32(output.missing.len() as u32);
+    w.count(output.missing.len());
     for path in &output.missing {
         w.text(&path.to_string_lossy());
     }
-    w.u32(output.warnings.len() as u32);
+    w.count(output.warnings.len());
     output.warnings.iter().for_each(|warning| {
         w.text(warning);
     });
-    w.u32(output.modules.len() as u32);
+    w.count(output.modules.len());
     for m in &output.modules {
         w.text(&m.name).text(m.stage.name()).text(&m.entry_point).words(&m.spirv);
         match &m.optimized {
@@ -216,7 +219,7 @@ fn write_entry(output: &JobOutput) -> Vec<u8> {
             None => w.u32(0),
         };
     }
-    w.0
+    w.finish()
 }
 
 /// Reads an entry back; `None` (a miss) if it is malformed or any
@@ -283,7 +286,7 @@ mod tests {
             warnings: Vec::new(),
             cached: false,
         };
-        let body = write_entry(&output);
+        let body = write_entry(&output).unwrap();
         assert!(read_entry(&body, &FileHashes::default()).is_none(), "the edit must be a miss");
         std::fs::write(&include, "old").unwrap();
         let back = read_entry(&body, &FileHashes::default()).expect("unchanged file is a hit");
@@ -301,7 +304,7 @@ mod tests {
             warnings: Vec::new(),
             cached: false,
         };
-        let body = write_entry(&output);
+        let body = write_entry(&output).unwrap();
         assert!(read_entry(&body, &FileHashes::default()).is_some());
         std::fs::write(&shadow, "// shadows the include").unwrap();
         assert!(read_entry(&body, &FileHashes::default()).is_none());

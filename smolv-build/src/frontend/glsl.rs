@@ -243,9 +243,11 @@ fn column_of_quoted_token(path: &Path, line: u32, message: &str) -> u32 {
     let source_line = std::fs::read_to_string(path)
         .ok()
         .and_then(|s| s.lines().nth(line.saturating_sub(1) as usize).map(str::to_owned));
+    // 1-based; a column past u32::MAX is reported as unknown (0).
+    let column = |offset: usize| u32::try_from(offset + 1).unwrap_or(0);
     match (token, source_line) {
-        (Some(token), Some(text)) => text.find(token.trim()).map_or(1, |i| i as u32 + 1),
-        (_, Some(text)) => text.len() as u32 - text.trim_start().len() as u32 + 1,
+        (Some(token), Some(text)) => text.find(token.trim()).map_or(1, column),
+        (_, Some(text)) => column(text.len() - text.trim_start().len()),
         _ => 0,
     }
 }
