@@ -202,8 +202,12 @@ const CRASHES_GLSLANG: &str = "#version 450\nlayout(binding = 0) buffer B { uint
 #[test]
 fn a_compiler_crash_is_named_and_the_next_build_reports_it_as_a_cargo_error() {
     let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("smolv-user");
+    let root = dir.path().join("smolv-crash");
     create_crate(&root);
+    // A package of its own: the other tests' builds of `smolv-user` share
+    // its build directory (and OUT_DIR) in this target directory.
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    write(&root.join("Cargo.toml"), &manifest.replace("name = \"smolv-user\"", "name = \"smolv-crash\""));
     let crash = root.join("shaders/crash.vert");
     write(&crash, CRASHES_GLSLANG);
     write(
@@ -226,7 +230,7 @@ fn a_compiler_crash_is_named_and_the_next_build_reports_it_as_a_cargo_error() {
     let output = cargo(&root, &["build"]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success());
-    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error: smolv-user@0.1.0: ")).collect();
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error: smolv-crash@0.1.0: ")).collect();
     let typo = root.join("shaders/typo.frag");
     assert!(
         errors.iter().any(|l| l.ends_with(&format!("{}:3:28: 'tint' : undeclared identifier", typo.display()))),
