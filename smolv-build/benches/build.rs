@@ -122,10 +122,12 @@ fn timed(config: &Config) -> (Duration, Report) {
     (start.elapsed(), report)
 }
 
+/// The middle run, or the mean of the middle two.
 fn median(runs: &[Duration]) -> Duration {
     let mut sorted = runs.to_vec();
     sorted.sort();
-    sorted[sorted.len() / 2]
+    let middle = sorted.len() / 2;
+    if sorted.len() % 2 == 0 { (sorted[middle - 1] + sorted[middle]) / 2 } else { sorted[middle] }
 }
 
 fn main() {

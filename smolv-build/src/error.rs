@@ -25,7 +25,19 @@ impl Diagnostic {
     }
 
     /// `path:line:col: message`, without the rendered context; line and
-    /// column only when known.
+    /// column only when known. This is what a failed build script prints
+    /// after `cargo::error=`.
+    ///
+    /// ```
+    /// let diagnostic = smolv_build::Diagnostic {
+    ///     path: "shaders/lit.frag".into(),
+    ///     line: 3,
+    ///     column: 28,
+    ///     message: "'tint' : undeclared identifier".into(),
+    ///     rendered: None,
+    /// };
+    /// assert_eq!(diagnostic.headline(), "shaders/lit.frag:3:28: 'tint' : undeclared identifier");
+    /// ```
     pub fn headline(&self) -> String {
         match (self.line, self.column) {
             (0, _) => format!("{}: {}", self.path.display(), self.message),
