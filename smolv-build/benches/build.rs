@@ -127,7 +127,7 @@ fn median(runs: &[Duration]) -> Duration {
     let mut sorted = runs.to_vec();
     sorted.sort();
     let middle = sorted.len() / 2;
-    if sorted.len() % 2 == 0 { (sorted[middle - 1] + sorted[middle]) / 2 } else { sorted[middle] }
+    if sorted.len().is_multiple_of(2) { (sorted[middle - 1] + sorted[middle]) / 2 } else { sorted[middle] }
 }
 
 fn main() {
