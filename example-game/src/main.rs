@@ -15,6 +15,10 @@
 //! Exit codes: 0 played; 1 could not run (the message says what to
 //! install or change); 2 bad command line; 3 the validation layer reported
 //! problems.
+#![allow(
+    clippy::cast_possible_truncation,
+    reason = "the example game converts window sizes, frame counts and timings it bounds itself"
+)]
 
 mod cli;
 mod error;

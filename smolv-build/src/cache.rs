@@ -24,13 +24,27 @@ impl Key {
     }
 }
 
+/// smolv-build's own identity: blake3 over its source files, computed by
+/// its build script. Every key starts with it, so entries written by
+/// another smolv-build (a patched copy, a git checkout, another release)
+/// are never read, whatever its version number says.
+pub(crate) const SMOLV_BUILD_IDENTITY: &str = env!("SMOLV_BUILD_SOURCE_HASH");
+
 /// Builds a [`Key`] from fields; each is length-prefixed so that fields
 /// cannot run into each other.
 pub(crate) struct KeyBuilder(blake3::Hasher);
 
 impl KeyBuilder {
+    /// A key in `domain` (what kind of entry it is), of this smolv-build.
     pub(crate) fn new(domain: &str) -> Self {
-        Self(blake3::Hasher::new_derive_key(domain))
+        Self::of_build(domain, SMOLV_BUILD_IDENTITY)
+    }
+
+    /// A key in `domain` of the smolv-build identified by `build`.
+    fn of_build(domain: &str, build: &str) -> Self {
+        let mut key = Self(blake3::Hasher::new_derive_key(domain));
+        key.text(build);
+        key
     }
 
     pub(crate) fn field(&mut self, bytes: &[u8]) -> &mut Self {
@@ -227,27 +241,52 @@ pub fn parse_size(text: &str) -> Option<u64> {
     number.checked_mul(1u64 << shift)
 }
 
-/// Little-endian field writer for cache entry bodies.
+/// Little-endian field writer for cache entry bodies. Lengths and counts
+/// are `u32`; one that does not fit poisons the writer instead of being
+/// truncated: the body is emptied, later writes are ignored, and
+/// [`finish`](BodyWriter::finish) gives `None` (an empty body never reads
+/// back as an entry, so whoever stores it anyway just gets a miss).
 #[derive(Default)]
-pub(crate) struct BodyWriter(pub(crate) Vec<u8>);
+pub(crate) struct BodyWriter(pub(crate) Vec<u8>, bool);
 
 impl BodyWriter {
     pub(crate) fn u32(&mut self, v: u32) -> &mut Self {
-        self.0.extend_from_slice(&v.to_le_bytes());
+        if !self.1 {
+            self.0.extend_from_slice(&v.to_le_bytes());
+        }
         self
     }
+    /// A length or count, which must fit a `u32`.
+    pub(crate) fn count(&mut self, n: usize) -> &mut Self {
+        match u32::try_from(n) {
+            Ok(n) => self.u32(n),
+            Err(_) => {
+                self.0 = Vec::new();
+                self.1 = true;
+                self
+            }
+        }
+    }
     pub(crate) fn bytes(&mut self, b: &[u8]) -> &mut Self {
-        self.u32(b.len() as u32);
-        self.0.extend_from_slice(b);
+        self.count(b.len());
+        if !self.1 {
+            self.0.extend_from_slice(b);
+        }
         self
     }
     pub(crate) fn text(&mut self, s: &str) -> &mut Self {
         self.bytes(s.as_bytes())
     }
     pub(crate) fn words(&mut self, w: &[u32]) -> &mut Self {
-        self.u32(w.len() as u32);
-        w.iter().for_each(|&v| self.0.extend_from_slice(&v.to_le_bytes()));
+        self.count(w.len());
+        if !self.1 {
+            w.iter().for_each(|&v| self.0.extend_from_slice(&v.to_le_bytes()));
+        }
         self
+    }
+    /// The body, or `None` if a length did not fit.
+    pub(crate) fn finish(self) -> Option<Vec<u8>> {
+        (!self.1).then_some(self.0)
     }
 }
 
@@ -377,6 +416,59 @@ mod tests {
         assert_eq!(parse_size("1T"), None);
         assert_eq!(parse_size("-1"), None);
         assert_eq!(parse_size("99999999999999999999G"), None);
+    }
+
+    #[test]
+    fn keys_change_with_smolv_builds_own_sources() {
+        let key = |build: &str| KeyBuilder::of_build("test", build).text("same fields").finish();
+        assert_ne!(key("a"), key("b"), "another smolv-build must not read these entries");
+        assert_eq!(KeyBuilder::new("test").text("same fields").finish(), key(SMOLV_BUILD_IDENTITY));
+    }
+
+    /// The build script's hash, recomputed: names relative to the crate
+    /// and contents of `src/**`, `build.rs` and `Cargo.toml`, sorted by name.
+    fn source_hash() -> String {
+        fn collect(dir: &Path, files: &mut Vec<PathBuf>) {
+            for entry in std::fs::read_dir(dir).unwrap().flatten() {
+                if entry.path().is_dir() { collect(&entry.path(), files) } else { files.push(entry.path()) }
+            }
+        }
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files = vec![root.join("build.rs"), root.join("Cargo.toml")];
+        collect(&root.join("src"), &mut files);
+        let mut named: Vec<(String, PathBuf)> = files
+            .into_iter()
+            .map(|path| {
+                let relative = path.strip_prefix(root).unwrap();
+                let name: Vec<_> = relative.components().map(|c| c.as_os_str().to_string_lossy()).collect();
+                (name.join("/"), path)
+            })
+            .collect();
+        named.sort();
+        let mut hasher = blake3::Hasher::new();
+        for (name, path) in named {
+            let bytes = std::fs::read(path).unwrap();
+            hasher.update(&(name.len() as u64).to_le_bytes()).update(name.as_bytes());
+            hasher.update(&(bytes.len() as u64).to_le_bytes()).update(&bytes);
+        }
+        hasher.finalize().to_hex().to_string()
+    }
+
+    #[test]
+    fn the_build_identity_is_the_hash_of_the_sources_compiled() {
+        assert_eq!(SMOLV_BUILD_IDENTITY, source_hash(), "the build script must rerun when a source changes");
+    }
+
+    #[test]
+    fn a_count_too_large_for_its_field_poisons_the_body_instead_of_truncating() {
+        let mut w = BodyWriter::default();
+        w.u32(7).text("kept");
+        assert_eq!(w.finish().unwrap().len(), 4 + 4 + 4);
+        let mut w = BodyWriter::default();
+        w.u32(7).count(usize::try_from(u64::from(u32::MAX) + 1).unwrap()).text("after");
+        assert!(w.0.is_empty(), "nothing of a poisoned body is kept");
+        assert!(w.finish().is_none());
+        assert!(BodyReader::new(&[]).u32().is_none(), "an empty body reads as no entry");
     }
 
     #[test]

@@ -1,202 +1,15 @@
-//! The [`Config`] builder: what to compile and how.
+//! The [`Config`] builder: what to compile and how. Running it resolves
+//! the builder and the environment into a [`Plan`] and hands that to
+//! [`run`](crate::run::run).
 
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
-use crate::packing::{Packing, SizeGoal};
+use crate::optimize;
+use crate::options::{Define, DictionaryMode, Optimization, SpirvVersion, TargetEnv, Variant};
+use crate::packing::{self, Packing, SizeGoal};
 use crate::report::Report;
-
-/// Which Vulkan version the SPIR-V targets.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum TargetEnv {
-    /// Vulkan 1.0 (SPIR-V 1.0).
-    Vulkan1_0,
-    /// Vulkan 1.1 (SPIR-V up to 1.3).
-    Vulkan1_1,
-    /// Vulkan 1.2 (SPIR-V up to 1.5). The default.
-    #[default]
-    Vulkan1_2,
-    /// Vulkan 1.3 (SPIR-V up to 1.6).
-    Vulkan1_3,
-}
-
-impl TargetEnv {
-    /// The SPIR-V version this environment uses by default.
-    pub fn default_spirv_version(self) -> SpirvVersion {
-        match self {
-            Self::Vulkan1_0 => SpirvVersion::V1_0,
-            Self::Vulkan1_1 => SpirvVersion::V1_3,
-            Self::Vulkan1_2 => SpirvVersion::V1_5,
-            Self::Vulkan1_3 => SpirvVersion::V1_6,
-        }
-    }
-
-    /// The `spirv-opt --target-env` spelling: `vulkan1.2`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Vulkan1_0 => "vulkan1.0",
-            Self::Vulkan1_1 => "vulkan1.1",
-            Self::Vulkan1_2 => "vulkan1.2",
-            Self::Vulkan1_3 => "vulkan1.3",
-        }
-    }
-
-    /// Parses `vulkan1.0` … `vulkan1.3` (also `1.2`).
-    pub fn parse(text: &str) -> Option<Self> {
-        Some(match text.trim_start_matches("vulkan") {
-            "1.0" => Self::Vulkan1_0,
-            "1.1" => Self::Vulkan1_1,
-            "1.2" => Self::Vulkan1_2,
-            "1.3" => Self::Vulkan1_3,
-            _ => return None,
-        })
-    }
-}
-
-/// A SPIR-V version.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum SpirvVersion {
-    /// SPIR-V 1.0.
-    V1_0,
-    /// SPIR-V 1.1.
-    V1_1,
-    /// SPIR-V 1.2.
-    V1_2,
-    /// SPIR-V 1.3.
-    V1_3,
-    /// SPIR-V 1.4.
-    V1_4,
-    /// SPIR-V 1.5.
-    V1_5,
-    /// SPIR-V 1.6.
-    V1_6,
-}
-
-impl SpirvVersion {
-    /// `(major, minor)`.
-    pub fn major_minor(self) -> (u8, u8) {
-        (1, self as u8)
-    }
-}
-
-/// How hard to optimize.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Optimization {
-    /// No optimization.
-    None,
-    /// The SPIRV-Tools `-Os` recipe. The default: shaders ship smallest.
-    #[default]
-    Size,
-    /// The SPIRV-Tools `-O` recipe.
-    Performance,
-}
-
-/// Whether to train a shared zstd dictionary over the crate's shaders.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum DictionaryMode {
-    /// Train one when there are two or more modules, try several sizes, and
-    /// keep the best only if it lowers the total *including* the
-    /// dictionary. The default.
-    #[default]
-    Auto,
-    /// Compress each module on its own.
-    Off,
-    /// Always use a dictionary of this many bytes (when there are two or
-    /// more modules to train on).
-    Size(usize),
-}
-
-/// A preprocessor define: `NAME` or `NAME=value`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Define {
-    /// The macro name.
-    pub name: String,
-    /// Its value, if any.
-    pub value: Option<String>,
-}
-
-impl Define {
-    /// `NAME=value`, or just `NAME` for `None`.
-    pub fn new(name: impl Into<String>, value: Option<&str>) -> Self {
-        Self { name: name.into(), value: value.map(str::to_owned) }
-    }
-}
-
-/// A named set of defines that turns one source into one more module,
-/// addressed as `shader@variant` (for example `lit.frag@shadows`).
-///
-/// ```
-/// use smolv_build::Variant;
-///
-/// let shadows = Variant::new("shadows").define("SHADOWS", "1").define("PCF_TAPS", "16");
-/// assert_eq!(shadows.name(), "shadows");
-///
-/// // Every combination of feature values: 2 × 3 = 6 variants,
-/// // named "FOG=0,QUALITY=low" and so on.
-/// let all = Variant::permutations(&[("FOG", &["0", "1"]), ("QUALITY", &["low", "mid", "high"])]);
-/// assert_eq!(all.len(), 6);
-/// assert_eq!(all[0].name(), "FOG=0,QUALITY=low");
-/// ```
-#[derive(Clone, Debug, PartialEq)]
-pub struct Variant {
-    pub(crate) name: String,
-    pub(crate) defines: Vec<Define>,
-    pub(crate) spec_constants: Vec<(u32, smolv_runtime::specialize::Value)>,
-}
-
-impl Variant {
-    /// A variant with no defines yet.
-    pub fn new(name: impl Into<String>) -> Self {
-        Self { name: name.into(), defines: Vec::new(), spec_constants: Vec::new() }
-    }
-
-    /// Freezes specialization constant `id` to `value` at build time: the
-    /// variant is the ubershader specialized (branches resolved, dead code
-    /// removed) by `smolv_runtime::specialize`.
-    ///
-    /// ```
-    /// use smolv_build::Variant;
-    /// let low = Variant::new("low").spec_constant(0, false).spec_constant(4, 1);
-    /// # let _ = low;
-    /// ```
-    pub fn spec_constant(mut self, id: u32, value: impl Into<smolv_runtime::specialize::Value>) -> Self {
-        self.spec_constants.push((id, value.into()));
-        self
-    }
-
-    /// Adds `#define name value`.
-    pub fn define(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
-        self.defines.push(Define { name: name.into(), value: Some(value.into()) });
-        self
-    }
-
-    /// The variant's name.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// One variant per combination of the given define values, named
-    /// `A=x,B=y`.
-    pub fn permutations(axes: &[(&str, &[&str])]) -> Vec<Variant> {
-        axes.iter().fold(vec![Variant::new("")], |variants, (name, values)| {
-            variants
-                .iter()
-                .flat_map(|v| {
-                    values.iter().map(move |value| {
-                        let label = if v.name.is_empty() {
-                            format!("{name}={value}")
-                        } else {
-                            format!("{},{name}={value}", v.name)
-                        };
-                        let mut next = v.clone().define(*name, *value);
-                        next.name = label;
-                        next
-                    })
-                })
-                .collect()
-        })
-    }
-}
+use crate::settings::{Inputs, Plan, Settings, default_cache_dir, env};
 
 /// Configures and runs the shader build. Setters take `&mut self` and
 /// return it, in the style of `cc` and `prost-build`.
@@ -474,17 +287,142 @@ impl Config {
         self
     }
 
-    /// Builds every shader. On failure, panics with a report that lists
-    /// every error of every shader at `path:line:col`, which Cargo prints.
+    /// Builds every shader. On failure, prints every error of every shader
+    /// as a `cargo::error=path:line:col: message` line, which Cargo shows
+    /// as the build's errors (under a build script), and panics with the
+    /// full report.
     pub fn compile(&self) -> Report {
         match self.try_compile() {
             Ok(report) => report,
-            Err(error) => panic!("\n{error}\n"),
+            Err(error) => {
+                if self.prints_cargo_directives() {
+                    crate::emit::cargo_errors(&error).iter().for_each(|line| println!("{line}"));
+                }
+                panic!("\n{error}\n")
+            }
         }
     }
 
     /// Builds every shader, returning what was built or why it failed.
     pub fn try_compile(&self) -> Result<Report, Error> {
-        crate::pipeline::run(self)
+        crate::run::run(&self.plan()?)
+    }
+
+    /// Whether the build prints `cargo:` directives: as set, else when it
+    /// runs under a build script with the default output directory.
+    fn prints_cargo_directives(&self) -> bool {
+        self.cargo_directives.unwrap_or(self.out_dir.is_none() && env("OUT_DIR").is_some())
+    }
+
+    /// The inputs, relative paths resolved against `base`.
+    pub(crate) fn inputs(&self, base: &Path) -> Inputs {
+        Inputs {
+            base: base.to_owned(),
+            shader_dirs: self.shader_dirs.clone(),
+            shader_files: self.shader_files.clone(),
+            shader_globs: self.shader_globs.clone(),
+            defines: self.defines.clone(),
+            shader_defines: self.shader_defines.clone(),
+            variants: self.variants.clone(),
+        }
+    }
+
+    /// Resolves the builder and the environment (`CARGO_MANIFEST_DIR`,
+    /// `OUT_DIR`, `PROFILE`, `NUM_JOBS`, the `SMOLV_*` variables) into
+    /// what the build runs on.
+    pub(crate) fn plan(&self) -> Result<Plan, Error> {
+        let base = env("CARGO_MANIFEST_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
+        let out_dir = match (&self.out_dir, env("OUT_DIR")) {
+            (Some(dir), _) => base.join(dir),
+            (None, Some(dir)) => PathBuf::from(dir),
+            (None, None) => {
+                return Err(Error::Config(
+                    "OUT_DIR is not set: call smolv-build from a build script, or set Config::out_dir".into(),
+                ));
+            }
+        };
+        let settings = Settings {
+            target_env: self.target_env,
+            spirv_version: self.spirv_version.unwrap_or(self.target_env.default_spirv_version()),
+            optimization: self.optimization,
+            strip_debug: self.strip_debug.unwrap_or_else(|| env("PROFILE").as_deref() == Some("release")),
+            include_dirs: self.include_dirs.iter().map(|d| base.join(d)).collect(),
+            spirv_opt: optimize::find_spirv_opt(self.spirv_opt.as_deref()),
+            auto_map_locations: self.auto_map_locations,
+            auto_bind_uniforms: self.auto_bind_uniforms,
+        };
+        Ok(Plan {
+            inputs: self.inputs(&base),
+            settings,
+            cache_dir: self.cache_dir.clone().unwrap_or_else(|| default_cache_dir(&out_dir)),
+            out_dir,
+            threads: self.jobs.or_else(|| env("NUM_JOBS").and_then(|n| n.parse().ok())).unwrap_or(0),
+            dictionary: self.dictionary,
+            zstd_level: self.zstd_level,
+            packing: packing_options(self, env)?,
+            keep_going: self.keep_going,
+            directives: self.prints_cargo_directives(),
+            print_report: env("SMOLV_REPORT").is_some_and(|v| v != "0"),
+        })
+    }
+}
+
+/// The packing and goal: the [`Config`] setters, else `SMOLV_PACKING` and
+/// `SMOLV_SIZE_GOAL` (looked up with `var`), else the defaults. A variable
+/// naming nothing known is an error rather than a silent default.
+fn packing_options(config: &Config, var: impl Fn(&str) -> Option<String>) -> Result<packing::Options, Error> {
+    let packing = match (config.packing, var("SMOLV_PACKING")) {
+        (Some(packing), _) => packing,
+        (None, Some(text)) => Packing::parse(text.trim()).ok_or_else(|| {
+            Error::Config(format!("SMOLV_PACKING={text:?} is not one of {}", Packing::NAMES.join(", ")))
+        })?,
+        (None, None) => Packing::default(),
+    };
+    let goal = match (config.size_goal, var("SMOLV_SIZE_GOAL")) {
+        (Some(goal), _) => goal,
+        (None, Some(text)) => SizeGoal::parse(text.trim())
+            .ok_or_else(|| Error::Config(format!("SMOLV_SIZE_GOAL={text:?} is not one of installed, download")))?,
+        (None, None) => SizeGoal::default(),
+    };
+    let runtime = packing::RuntimeCodecs::from_env(var);
+    Ok(packing::Options { packing, goal, zstd_level: config.zstd_level, runtime })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |name| pairs.iter().find(|(n, _)| *n == name).map(|(_, v)| (*v).to_owned())
+    }
+
+    #[test]
+    fn packing_and_goal_come_from_setters_then_variables_then_defaults() {
+        let mut config = Config::new();
+        let defaults = packing_options(&config, vars(&[])).unwrap();
+        assert_eq!((defaults.packing, defaults.goal), (Packing::Auto, SizeGoal::Installed));
+        let from_env =
+            packing_options(&config, vars(&[("SMOLV_PACKING", "zstd-stream"), ("SMOLV_SIZE_GOAL", "download")]))
+                .unwrap();
+        let zstd_stream = Packing::Zstd { layout: packing::Layout::Stream };
+        assert_eq!((from_env.packing, from_env.goal), (zstd_stream, SizeGoal::Download));
+        config.packing(Packing::Raw).size_goal(SizeGoal::Installed);
+        let set = packing_options(&config, vars(&[("SMOLV_PACKING", "lz4"), ("SMOLV_SIZE_GOAL", "download")])).unwrap();
+        assert_eq!((set.packing, set.goal), (Packing::Raw, SizeGoal::Installed), "setters win");
+    }
+
+    #[test]
+    fn unknown_packing_or_goal_values_are_config_errors() {
+        let config = Config::new();
+        let error = packing_options(&config, vars(&[("SMOLV_PACKING", "brotli")])).unwrap_err();
+        assert!(matches!(&error, Error::Config(why) if why.contains("\"brotli\"") && why.contains("lz4-stream")));
+        let error = packing_options(&config, vars(&[("SMOLV_SIZE_GOAL", "tiny")])).unwrap_err();
+        assert!(matches!(&error, Error::Config(why) if why.contains("installed, download")));
+    }
+
+    #[test]
+    fn cargo_reruns_the_build_when_a_packing_variable_changes() {
+        let knobs = crate::settings::ENV_KNOBS;
+        assert!(knobs.contains(&"SMOLV_PACKING") && knobs.contains(&"SMOLV_SIZE_GOAL"));
     }
 }

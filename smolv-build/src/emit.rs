@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use smolv_runtime::reflect::Reflection;
 
-use crate::error::Error;
+use crate::error::{Diagnostic, Error};
 use crate::report::Report;
 
 /// Name of the artifact directory inside `OUT_DIR`.
@@ -210,6 +210,21 @@ pub(crate) fn remove_artifacts(out_dir: &Path) {
     let _ = std::fs::remove_file(out_dir.join("smolv-report.json"));
 }
 
+/// The `cargo::error=` lines that make Cargo show `error` as the build's
+/// errors: one per shader diagnostic, `path:line:col: message` (what Cargo
+/// prints after `error:`), and one per line of any other error.
+pub(crate) fn cargo_errors(error: &Error) -> Vec<String> {
+    let messages: Vec<String> = match error {
+        Error::Compile { diagnostics, .. } => diagnostics.iter().map(Diagnostic::headline).collect(),
+        other => vec![other.to_string()],
+    };
+    messages
+        .iter()
+        .flat_map(|message| message.lines().filter(|line| !line.trim().is_empty()))
+        .map(|line| format!("cargo::error={line}"))
+        .collect()
+}
+
 /// Prints `cargo:` directives (or nothing, outside a build script), each
 /// path once.
 pub(crate) struct Directives {
@@ -241,5 +256,40 @@ impl Directives {
                 println!("cargo:warning={line}");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_shader_error_becomes_a_cargo_error_line() {
+        let error = Error::Compile {
+            diagnostics: vec![
+                Diagnostic {
+                    path: "shaders/a.frag".into(),
+                    line: 3,
+                    column: 5,
+                    message: "'foo' : undeclared identifier".into(),
+                    rendered: Some("  |\n3 | foo\n  | ^^^".into()),
+                },
+                Diagnostic::whole_file("shaders/b.comp", "the shader compiler crashed on this shader"),
+            ],
+            failed: 2,
+            total: 3,
+        };
+        assert_eq!(
+            cargo_errors(&error),
+            [
+                "cargo::error=shaders/a.frag:3:5: 'foo' : undeclared identifier",
+                "cargo::error=shaders/b.comp: the shader compiler crashed on this shader",
+            ]
+        );
+        let lines = cargo_errors(&Error::Config("two shaders are named \"a\"\nrename one".into()));
+        assert_eq!(
+            lines,
+            ["cargo::error=smolv-build configuration: two shaders are named \"a\"", "cargo::error=rename one"]
+        );
     }
 }

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 use smolv_runtime::codec::{DecodeOptions, EncodeOptions};
 use smolv_runtime::container::{Dictionary, compress};
 
-use crate::config::DictionaryMode;
+use crate::options::DictionaryMode;
 
 /// One module's SMOL-V, and the SPIR-V that it decodes to (without debug
 /// info when stripped).

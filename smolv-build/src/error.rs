@@ -23,6 +23,28 @@ impl Diagnostic {
     pub(crate) fn whole_file(path: impl Into<PathBuf>, message: impl Into<String>) -> Self {
         Self { path: path.into(), line: 0, column: 0, message: message.into(), rendered: None }
     }
+
+    /// `path:line:col: message`, without the rendered context; line and
+    /// column only when known. This is what a failed build script prints
+    /// after `cargo::error=`.
+    ///
+    /// ```
+    /// let diagnostic = smolv_build::Diagnostic {
+    ///     path: "shaders/lit.frag".into(),
+    ///     line: 3,
+    ///     column: 28,
+    ///     message: "'tint' : undeclared identifier".into(),
+    ///     rendered: None,
+    /// };
+    /// assert_eq!(diagnostic.headline(), "shaders/lit.frag:3:28: 'tint' : undeclared identifier");
+    /// ```
+    pub fn headline(&self) -> String {
+        match (self.line, self.column) {
+            (0, _) => format!("{}: {}", self.path.display(), self.message),
+            (line, 0) => format!("{}:{line}: {}", self.path.display(), self.message),
+            (line, column) => format!("{}:{line}:{column}: {}", self.path.display(), self.message),
+        }
+    }
 }
 
 impl fmt::Display for Diagnostic {

@@ -36,7 +36,14 @@
 //!
 //! Every shader becomes an artifact in `OUT_DIR`; `smolv_runtime::include_shader!`
 //! embeds it and decodes it at run time. A shader that does not compile
-//! fails the build with every error at `path:line:col`.
+//! fails the build with every error at `path:line:col`, each a Cargo error
+//! (`cargo::error=`).
+//!
+//! If the shader compiler crashes (glslang 2023.1 segfaults on some
+//! invalid shaders), the build script dies, and Cargo's output of it names
+//! the shaders that were compiling. Build again: smolv-build then compiles
+//! those alone, each in a separate process, and the one that crashes the
+//! compiler becomes an ordinary error naming it.
 //!
 //! ## What it does
 //!
@@ -48,7 +55,7 @@
 //! | encode | SMOL-V, stripped of debug info in release builds |
 //! | pack | what the binary embeds: raw SPIR-V, SMOL-V, or SMOL-V + LZ4 (HC 12) or zstd (level 19, optionally with a trained dictionary), per module or as one stream; by default the smallest total of stored bytes *and* the decoder code the packing links ([`Packing`], [`SizeGoal`]) |
 //! | bundle | zstd level 19 containers with blake3 hashes, with a dictionary when that makes the total smaller: the asset-file form, for tools |
-//! | cache | blake3 over sources, includes, defines, options and compiler versions; one directory per workspace |
+//! | cache | blake3 over sources, includes (and the include paths searched before them), defines, options, the compilers as linked (the shaderc library's bytes, naga's exact version, `spirv-opt --version`) and smolv-build's own sources; one directory per workspace |
 //! | emit | the embedded set (`embedded/`), containers, a bundle and `manifest.json` in `OUT_DIR/smolv`, `smolv-report.{txt,json}` in `OUT_DIR`, `cargo:rerun-if-changed` for every source, include and directory, `cargo:rerun-if-env-changed` for every variable read |
 //!
 //! ## Packing
@@ -82,34 +89,55 @@
 //! The `shaderc` feature links the shaderc C++ library. Point
 //! `SHADERC_LIB_DIR` at a directory holding `libshaderc_combined.a` (the
 //! smolv repository's `scripts/setup.sh` builds one from Debian's static
-//! archives), or enable `shaderc/build-from-source`. WGSL-only crates can
+//! archives), or enable smolv-build's `shaderc-build-from-source` feature
+//! (rather than shaderc's own `build-from-source`: smolv-build's build script
+//! finds the library shaderc-sys links and keys its cache on its bytes, and
+//! its feature tells it that there is none to find). WGSL-only crates can
 //! turn the feature off: `default-features = false, features = ["wgsl"]`.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 // The examples are build scripts, and a build script's `main` is the point.
 #![allow(clippy::needless_doctest_main)]
 
-mod cache;
+// What to build: the builder, its option types, and what they resolve to.
 mod config;
-mod emit;
-mod encode;
-mod error;
-mod frontend;
-mod optimize;
-mod pack;
-mod packing;
-mod pipeline;
-mod reflect;
-mod report;
+mod options;
+mod settings;
+
+// The build's steps, in the order data flows through them (`run` drives
+// them): find the shaders and make jobs,
 mod source;
 
-pub use config::{Config, Define, DictionaryMode, Optimization, SpirvVersion, TargetEnv, Variant};
+// compile each job (cache lookup, frontend, optimizer; crashes isolated),
+mod compile;
+mod frontend;
+mod isolate;
+mod optimize;
+
+// reflect, SMOL-V encode and compress, pack the embedded set and bundle,
+mod artifacts;
+mod bundle;
+mod encode;
+mod packing;
+mod reflect;
+
+// write OUT_DIR, the Cargo directives and the report.
+mod emit;
+mod report;
+
+// Beside them: the content-hash cache, the errors, and the driver.
+mod cache;
+mod error;
+mod run;
+
+pub use bundle::{PackOptions, PackedBundle, PackedEntry, pack_bundle};
+pub use config::Config;
 pub use emit::{
     ARTIFACT_DIR, BUNDLE_FILE, EMBEDDED_DATA_FILE, EMBEDDED_DICTIONARY_FILE, EMBEDDED_DIRECTORY_FILE, MANIFEST_FILE,
     Manifest, ManifestEmbeddedModule, ManifestEmbeddedSet, ManifestModule,
 };
 pub use error::{Diagnostic, Error};
-pub use pack::{PackOptions, PackedBundle, PackedEntry, pack_bundle};
+pub use options::{Define, DictionaryMode, Optimization, SpirvVersion, TargetEnv, Variant};
 pub use packing::{Layout, Packing, SizeGoal};
 pub use report::{CandidateReport, FailedShader, ModuleReport, PackingReport, Report};
 pub use source::Language;
@@ -126,7 +154,7 @@ pub mod cache_maintenance {
     /// (`CARGO_TARGET_DIR`, else the workspace's, from `cargo metadata`),
     /// else `target/smolv-cache`.
     pub fn cache_dir() -> std::path::PathBuf {
-        crate::pipeline::default_cache_dir(std::path::Path::new("target"))
+        crate::settings::default_cache_dir(std::path::Path::new("target"))
     }
 }
 

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::cache::{Cache, KeyBuilder};
-use crate::config::{Optimization, TargetEnv};
+use crate::options::{Optimization, TargetEnv};
 
 /// Finds `spirv-opt`: the configured path, `SMOLV_SPIRV_OPT`, or `PATH`.
 pub(crate) fn find_spirv_opt(configured: Option<&Path>) -> Option<PathBuf> {

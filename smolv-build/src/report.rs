@@ -1,16 +1,16 @@
-//! The size report: what each stage of the pipeline did to each module.
+//! The size report: what each step of the build did to each module.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-/// Sizes of one module through the pipeline, in bytes.
+/// Sizes of one module through the build, in bytes.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ModuleReport {
     /// Module name (`lit.frag`, `lit.frag@shadows`, `sky.wgsl#fs_main`).
     pub name: String,
     /// The source file.
     pub source: PathBuf,
-    /// Pipeline stage.
+    /// Shader stage.
     pub stage: String,
     /// Entry point.
     pub entry_point: String,

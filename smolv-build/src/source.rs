@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 
 use smolv_runtime::reflect::ShaderStage;
 
-use crate::config::{Config, Define};
 use crate::error::Error;
+use crate::options::Define;
+use crate::settings::Inputs;
 
 /// A shading language.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -133,7 +134,8 @@ fn is_stageless_hlsl(path: &Path) -> bool {
 
 impl Sources {
     /// Scans the configured directories, files and globs.
-    pub(crate) fn scan(config: &Config, base: &Path) -> Result<Self, Error> {
+    pub(crate) fn scan(inputs: &Inputs) -> Result<Self, Error> {
+        let base = inputs.base.as_path();
         // name -> (path, language, stage); BTreeMap keeps a stable order.
         let mut found: BTreeMap<String, (PathBuf, Language, Option<ShaderStage>)> = BTreeMap::new();
         let mut watched = Vec::new();
@@ -151,7 +153,7 @@ impl Sources {
             }
             Ok(())
         };
-        for dir in &config.shader_dirs {
+        for dir in &inputs.shader_dirs {
             let dir = base.join(dir);
             if !dir.is_dir() {
                 return Err(Error::io(
@@ -166,7 +168,7 @@ impl Sources {
                 add(relative_name(&file, &dir), file, &mut found)?;
             }
         }
-        for file in &config.shader_files {
+        for file in &inputs.shader_files {
             let file = base.join(file);
             if !file.is_file() {
                 return Err(Error::io(
@@ -179,7 +181,7 @@ impl Sources {
             watched.push(file.clone());
             add(name, file, &mut found)?;
         }
-        for pattern in &config.shader_globs {
+        for pattern in &inputs.shader_globs {
             let full = base.join(pattern).to_string_lossy().into_owned();
             let root = glob_root(Path::new(&full));
             let paths = glob::glob(&full).map_err(|e| Error::Config(format!("bad glob {pattern:?}: {e}")))?;
@@ -201,7 +203,7 @@ impl Sources {
                 )
             })
             .collect();
-        let jobs = expand_jobs(config, found)?;
+        let jobs = expand_jobs(inputs, found)?;
         Ok(Self { jobs, watched, warnings })
     }
 }
@@ -243,12 +245,12 @@ fn glob_root(pattern: &Path) -> PathBuf {
 
 /// One job per source, plus one per declared variant.
 fn expand_jobs(
-    config: &Config,
+    inputs: &Inputs,
     found: BTreeMap<String, (PathBuf, Language, Option<ShaderStage>)>,
 ) -> Result<Vec<Job>, Error> {
     // Every shader a variant or a shader_define names must exist.
-    let variants = config.variants.iter().map(|(shader, v)| (shader, format!("variant {:?}", v.name)));
-    let defines = config.shader_defines.iter().map(|(shader, d)| (shader, format!("shader_define {:?}", d.name)));
+    let variants = inputs.variants.iter().map(|(shader, v)| (shader, format!("variant {:?}", v.name)));
+    let defines = inputs.shader_defines.iter().map(|(shader, d)| (shader, format!("shader_define {:?}", d.name)));
     if let Some((shader, what)) = variants.chain(defines).find(|(shader, _)| !found.contains_key(*shader)) {
         let known: Vec<&str> = found.keys().map(String::as_str).collect();
         return Err(Error::Config(format!(
@@ -258,15 +260,15 @@ fn expand_jobs(
     }
     let mut jobs = Vec::new();
     for (name, (path, language, stage)) in found {
-        let own_defines = config.shader_defines.iter().filter(|(s, _)| *s == name).map(|(_, d)| d.clone());
-        let variant_defines = config.variants.iter().filter(|(s, v)| *s == name && !v.defines.is_empty());
+        let own_defines = inputs.shader_defines.iter().filter(|(s, _)| *s == name).map(|(_, d)| d.clone());
+        let variant_defines = inputs.variants.iter().filter(|(s, v)| *s == name && !v.defines.is_empty());
         if language == Language::Wgsl && (own_defines.clone().next().is_some() || variant_defines.count() > 0) {
             return Err(Error::Config(format!(
                 "{name} is WGSL, which has no preprocessor, so defines cannot change it; use a pipeline-overridable \
                  constant (`override`) and Variant::spec_constant instead"
             )));
         }
-        let mut defines = if language == Language::Wgsl { Vec::new() } else { config.defines.clone() };
+        let mut defines = if language == Language::Wgsl { Vec::new() } else { inputs.defines.clone() };
         defines.extend(own_defines);
         let base = Job {
             name: name.clone(),
@@ -278,7 +280,7 @@ fn expand_jobs(
             variant: None,
             spec_constants: Vec::new(),
         };
-        for (_, variant) in config.variants.iter().filter(|(s, _)| *s == name) {
+        for (_, variant) in inputs.variants.iter().filter(|(s, _)| *s == name) {
             let mut job = base.clone();
             job.name = format!("{name}@{}", variant.name);
             job.defines.extend(variant.defines.iter().cloned());
@@ -312,19 +314,19 @@ mod tests {
         dir
     }
 
-    fn scan(config: &Config) -> Result<Sources, Error> {
-        Sources::scan(config, Path::new("/"))
+    fn scan(config: &crate::Config) -> Result<Sources, Error> {
+        Sources::scan(&config.inputs(Path::new("/")))
     }
 
     #[test]
     fn two_shaders_of_one_name_are_an_error() {
         let (a, b) = (tree(&["lit.frag"]), tree(&["lit.frag"]));
-        let mut config = Config::new();
+        let mut config = crate::Config::new();
         config.shader_dir(a.path()).shader_dir(b.path());
         let Err(Error::Config(message)) = scan(&config) else { panic!("two lit.frag must not be accepted") };
         assert!(message.contains("two shaders are named \"lit.frag\""), "{message}");
         // The same file named twice is one shader.
-        let mut config = Config::new();
+        let mut config = crate::Config::new();
         config.shader_dir(a.path()).shader(a.path().join("lit.frag"));
         assert_eq!(scan(&config).unwrap().jobs.len(), 1);
     }
@@ -332,7 +334,7 @@ mod tests {
     #[test]
     fn a_define_for_an_unknown_shader_is_an_error() {
         let dir = tree(&["lit.frag"]);
-        let mut config = Config::new();
+        let mut config = crate::Config::new();
         config.shader_dir(dir.path()).shader_define("lit.farg", "FOG", "1");
         let Err(Error::Config(message)) = scan(&config) else { panic!("a define for no shader must not be accepted") };
         assert!(message.contains("\"lit.farg\"") && message.contains("lit.frag"), "{message}");
@@ -342,7 +344,7 @@ mod tests {
     fn defines_on_wgsl_are_an_error_and_global_ones_skip_it() {
         let dir = tree(&["lit.frag"]);
         std::fs::write(dir.path().join("sky.wgsl"), "@fragment fn fs() {}\n").unwrap();
-        let mut config = Config::new();
+        let mut config = crate::Config::new();
         config.shader_dir(dir.path()).define("QUALITY", "2");
         let jobs = scan(&config).unwrap().jobs;
         let defines = |name: &str| jobs.iter().find(|j| j.name == name).unwrap().defines.len();

@@ -1,4 +1,5 @@
 //! `cargo smolv encode` and `decode`, run as a user would.
+#![allow(clippy::cast_possible_truncation, reason = "test code: the sizes it converts are small and fixed by the test")]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

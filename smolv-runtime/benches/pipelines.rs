@@ -11,6 +11,7 @@
 //! `glslangValidator` to compile the shaders; Mesa's shader cache is
 //! disabled so the numbers are cold.
 #![allow(missing_docs, unsafe_code)]
+#![allow(clippy::cast_possible_truncation, reason = "benchmark code: the counts it converts are small and fixed")]
 
 use std::process::Command;
 use std::time::{Duration, Instant};

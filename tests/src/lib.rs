@@ -5,6 +5,10 @@
 //! be used for SMOL-V testing only, so it is never copied in). Set
 //! `SMOLV_CORPUS_DIR` to use another location. Tests that need it call
 //! [`Corpus::locate`], which fails the test under CI when it is missing.
+#![allow(
+    clippy::cast_possible_truncation,
+    reason = "test support code: the sizes it converts are small and fixed by the tests"
+)]
 
 use std::path::{Path, PathBuf};
 

@@ -192,3 +192,82 @@ fn every_packing_embeds_the_same_spirv_and_reflection() {
         }
     }
 }
+
+/// Passing an rvalue where `atomicAdd` wants a buffer member: glslang 12
+/// (Debian's shaderc 2023.x, which `scripts/setup.sh` links) dies of
+/// SIGSEGV on it instead of reporting the error. Written for this test.
+const CRASHES_GLSLANG: &str = "#version 450\nlayout(binding = 0) buffer B { uint counter; };\n\
+                               void main() {\n    atomicAdd(counter + 1u, 1u);\n}\n";
+
+#[test]
+fn a_compiler_crash_is_named_and_the_next_build_reports_it_as_a_cargo_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("smolv-crash");
+    create_crate(&root);
+    // A package of its own: the other tests' builds of `smolv-user` share
+    // its build directory (and OUT_DIR) in this target directory.
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    write(&root.join("Cargo.toml"), &manifest.replace("name = \"smolv-user\"", "name = \"smolv-crash\""));
+    let crash = root.join("shaders/crash.vert");
+    write(&crash, CRASHES_GLSLANG);
+    write(
+        &root.join("shaders/typo.frag"),
+        "#version 450\nlayout(location = 0) out vec4 color;\nvoid main() { color = vec4(tint); }\n",
+    );
+
+    // The crash kills the build script; the output Cargo shows names the
+    // shaders that were compiling, crash.vert among them.
+    let output = cargo(&root, &["build"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(stderr.contains("SIGSEGV"), "glslang is expected to crash on this shader:\n{stderr}");
+    assert!(stderr.contains(&format!("smolv-build: compiling {}", crash.display())), "{stderr}");
+    assert!(!stderr.contains(&format!("smolv-build: compiled {}", crash.display())), "{stderr}");
+
+    // The next build compiles the suspects alone, in a child process: the
+    // crash becomes an error naming the shader, next to the ordinary
+    // compile error, both as `cargo::error` lines, and nothing dies.
+    let output = cargo(&root, &["build"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error: smolv-crash@0.1.0: ")).collect();
+    let typo = root.join("shaders/typo.frag");
+    assert!(
+        errors.iter().any(|l| l.ends_with(&format!("{}:3:28: 'tint' : undeclared identifier", typo.display()))),
+        "{stderr}"
+    );
+    assert!(
+        errors.iter().any(|l| l.contains(&format!("{}: the shader compiler crashed on this shader", crash.display()))
+            && l.contains("signal 11 (SIGSEGV)")),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("signal: 11"), "the build script itself must not crash again:\n{stderr}");
+    assert!(stderr.contains("process didn't exit successfully") && !stderr.contains("SIGSEGV: invalid"), "{stderr}");
+
+    // Fixed, it builds, and no suspect is left behind.
+    write(&crash, &CRASHES_GLSLANG.replace("counter + 1u", "counter"));
+    write(
+        &root.join("shaders/typo.frag"),
+        "#version 450\nlayout(location = 0) out vec4 color;\nvoid main() { color = vec4(1.0); }\n",
+    );
+    let output = cargo(&root, &["build"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let out_dir = out_dir(&root);
+    assert!(out_dir.join("smolv").is_dir(), "{}", out_dir.display());
+    assert!(!out_dir.join("smolv-in-flight").exists(), "a suspect was left in {}", out_dir.display());
+}
+
+/// The `OUT_DIR` of the build script of the crate at `root`: the one whose
+/// recorded output watches `root`'s shaders.
+fn out_dir(root: &Path) -> PathBuf {
+    let watch = format!("cargo:rerun-if-changed={}", root.join("shaders").display());
+    let build = workspace().join("target/external-crate-test/debug/build");
+    let found: Vec<PathBuf> = std::fs::read_dir(build)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|dir| std::fs::read_to_string(dir.join("output")).is_ok_and(|o| o.lines().any(|l| l == watch)))
+        .collect();
+    assert_eq!(found.len(), 1, "{found:?}");
+    found[0].join("out")
+}

@@ -1,6 +1,7 @@
 //! Mutations of real corpus files (bit flips, truncations, header edits)
 //! end in `Ok` or `Err`, never a panic; and whatever the encoder accepts, the
 //! decoder gives back exactly.
+#![allow(clippy::cast_possible_truncation, reason = "test code: the sizes it converts are small and fixed by the test")]
 
 use smolv_runtime::{DecodeOptions, EncodeOptions, decode, decoded_len, encode};
 use smolv_tests::{Corpus, Rng, read, words};

@@ -1,5 +1,6 @@
 //! Property tests: generated modules round-trip, and arbitrary bytes never
 //! make the decoder panic.
+#![allow(clippy::cast_possible_truncation, reason = "test code: the sizes it converts are small and fixed by the test")]
 
 use proptest::collection::vec;
 use proptest::prelude::*;

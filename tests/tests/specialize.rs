@@ -1,5 +1,6 @@
 //! The specializer on real ubershaders: every output passes spirv-val
 //! wherever the input did, with default values and with random ones.
+#![allow(clippy::cast_possible_truncation, reason = "test code: the sizes it converts are small and fixed by the test")]
 
 use smolv_runtime::specialize::{Analysis, SpecializeError, Specializer, Value};
 use smolv_tests::{Corpus, Failures, Rng, read, spirv_val, words};

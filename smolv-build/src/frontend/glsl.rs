@@ -11,9 +11,9 @@ use shaderc::{
 use smolv_runtime::reflect::ShaderStage;
 
 use super::{Compiled, CompiledModule};
-use crate::config::{Optimization, SpirvVersion, TargetEnv};
 use crate::error::Diagnostic;
-use crate::pipeline::Settings;
+use crate::options::{Optimization, SpirvVersion, TargetEnv};
+use crate::settings::Settings;
 use crate::source::{Job, Language};
 
 fn compiler() -> Result<&'static Compiler, String> {
@@ -21,10 +21,36 @@ fn compiler() -> Result<&'static Compiler, String> {
     COMPILER.get_or_init(|| Compiler::new().ok()).as_ref().ok_or_else(|| "shaderc failed to initialize".to_owned())
 }
 
+/// The shaderc library linked in, as smolv-build's build script found it
+/// where shaderc-sys does: `blake3=<hex>` of its bytes, then the glslang
+/// and SPIRV-Tools versions it names. Empty when it was not found.
+const LINKED_LIBRARY: &str = env!("SMOLV_SHADERC_IDENTITY");
+
+/// shaderc's identity, for cache keys: the bytes of the library linked in
+/// (a different `libshaderc_combined.a` is a different compiler, whatever
+/// its version says), else those of this executable, which contains it.
 pub(super) fn identity() -> String {
-    // shaderc's own SPIR-V version and the glslang library linked in.
-    let (version, revision) = shaderc::get_spirv_version();
-    format!("shaderc-spirv-{version}.{revision}-crate-0.10;")
+    static IDENTITY: OnceLock<String> = OnceLock::new();
+    IDENTITY.get_or_init(|| library_identity(LINKED_LIBRARY, executable_identity)).clone()
+}
+
+/// `library`, or when it is unknown, `fallback()`.
+fn library_identity(library: &str, fallback: impl FnOnce() -> String) -> String {
+    let library = if library.is_empty() { fallback() } else { library.to_owned() };
+    format!("shaderc [{library}];")
+}
+
+/// blake3 of the running executable, which links shaderc; if it cannot be
+/// read, a value no other process gives, so nothing is reused.
+fn executable_identity() -> String {
+    match std::env::current_exe().and_then(std::fs::read) {
+        Ok(bytes) => format!("executable blake3={}", blake3::hash(&bytes).to_hex()),
+        Err(_) => format!(
+            "unidentified, process {} at {:?}",
+            std::process::id(),
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default()
+        ),
+    }
 }
 
 fn shader_kind(stage: ShaderStage) -> ShaderKind {
@@ -148,7 +174,7 @@ pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Co
         }
     };
     let (unoptimized, warnings) = run(OptimizationLevel::Zero)?;
-    // With spirv-opt installed, the pipeline optimizes in a separate process:
+    // With spirv-opt installed, the build optimizes in a separate process:
     // the SPIRV-Tools optimizer linked into shaderc segfaults on some valid
     // shaders, and in-process that would kill the build script. Without it,
     // shaderc's own levels run the same recipe here.
@@ -217,9 +243,11 @@ fn column_of_quoted_token(path: &Path, line: u32, message: &str) -> u32 {
     let source_line = std::fs::read_to_string(path)
         .ok()
         .and_then(|s| s.lines().nth(line.saturating_sub(1) as usize).map(str::to_owned));
+    // 1-based; a column past u32::MAX is reported as unknown (0).
+    let column = |offset: usize| u32::try_from(offset + 1).unwrap_or(0);
     match (token, source_line) {
-        (Some(token), Some(text)) => text.find(token.trim()).map_or(1, |i| i as u32 + 1),
-        (_, Some(text)) => text.len() as u32 - text.trim_start().len() as u32 + 1,
+        (Some(token), Some(text)) => text.find(token.trim()).map_or(1, column),
+        (_, Some(text)) => column(text.len() - text.trim_start().len()),
         _ => 0,
     }
 }
@@ -227,6 +255,27 @@ fn column_of_quoted_token(path: &Path, line: u32, message: &str) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_identity_is_the_linked_library_s_bytes() {
+        let path = env!("SMOLV_SHADERC_LIBRARY");
+        assert!(!path.is_empty(), "the build script must find the library shaderc-sys links");
+        if let Some(dir) = std::env::var_os("SHADERC_LIB_DIR") {
+            let expected = Path::new(&dir).join("libshaderc_combined.a").canonicalize().unwrap();
+            assert_eq!(Path::new(path), expected, "the library in SHADERC_LIB_DIR is the one linked");
+        }
+        let hash = blake3::hash(&std::fs::read(path).unwrap()).to_hex().to_string();
+        assert!(identity().contains(&format!("blake3={hash}")), "{}", identity());
+        assert!(identity().contains("glslang"), "the version strings are named: {}", identity());
+    }
+
+    #[test]
+    fn an_unknown_library_is_identified_by_the_executable() {
+        let identity = library_identity("", executable_identity);
+        let exe = blake3::hash(&std::fs::read(std::env::current_exe().unwrap()).unwrap()).to_hex().to_string();
+        assert_eq!(identity, format!("shaderc [executable blake3={exe}];"));
+        assert_eq!(library_identity("blake3=00", || unreachable!()), "shaderc [blake3=00];");
+    }
 
     #[test]
     fn glslang_log_lines_become_located_diagnostics() {

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use smolv_runtime::reflect::ShaderStage;
 
 use crate::error::Diagnostic;
-use crate::pipeline::Settings;
+use crate::settings::Settings;
 use crate::source::{Job, Language};
 
 /// What a frontend made of one job.
@@ -70,14 +70,15 @@ pub(crate) fn compile(job: &Job, source: &[u8], settings: &Settings) -> Result<C
     }
 }
 
-/// Identifies the compilers that produce SPIR-V, for cache keys: a new
-/// compiler version must not reuse old output.
+/// Identifies the compilers that produce SPIR-V, for cache keys: what
+/// actually compiled (the linked shaderc library's bytes, naga's exact
+/// version), so another compiler never reuses old output.
 pub(crate) fn compiler_identity() -> String {
     #[cfg_attr(not(any(feature = "shaderc", feature = "wgsl")), allow(unused_mut))]
     let mut identity = String::new();
     #[cfg(feature = "shaderc")]
     identity.push_str(&glsl::identity());
     #[cfg(feature = "wgsl")]
-    identity.push_str("naga-30;");
+    identity.push_str(&wgsl::identity());
     identity
 }

@@ -6,8 +6,18 @@ use smolv_runtime::reflect::ShaderStage;
 
 use super::{Compiled, CompiledModule};
 use crate::error::Diagnostic;
-use crate::pipeline::Settings;
+use crate::settings::Settings;
 use crate::source::Job;
+
+/// The naga that compiles WGSL, exactly: the workspace pins it with `=`
+/// (a build script cannot see a dependency's version), and a test checks
+/// that the pin, the lock file and this agree.
+pub(super) const NAGA_VERSION: &str = "30.0.1";
+
+/// naga's identity, for cache keys.
+pub(super) fn identity() -> String {
+    format!("naga {NAGA_VERSION};")
+}
 
 fn stage(stage: naga::ShaderStage) -> Option<ShaderStage> {
     Some(match stage {
@@ -56,8 +66,8 @@ pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Co
             diagnostics.extend(fail(format!("entry point {} has a stage Vulkan cannot use", entry.name)));
             continue;
         };
-        let pipeline = spv::PipelineOptions { shader_stage: entry.stage, entry_point: entry.name.clone() };
-        match spv::write_vec(&module, &info, &options, Some(&pipeline)) {
+        let entry_options = spv::PipelineOptions { shader_stage: entry.stage, entry_point: entry.name.clone() };
+        match spv::write_vec(&module, &info, &options, Some(&entry_options)) {
             Ok(spirv) => modules.push(CompiledModule {
                 name: format!("{}#{}", job.name, entry.name),
                 stage: shader_stage,
@@ -72,4 +82,29 @@ pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Co
         return Err(diagnostics);
     }
     Ok(Compiled { modules, dependencies: Vec::new(), missing: Vec::new(), warnings: Vec::new() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `version` of `[[package]] name = "naga"` in a lock file.
+    fn locked_version(lock: &str, package: &str) -> Option<String> {
+        let header = format!("name = \"{package}\"\nversion = \"");
+        let start = lock.find(&header)? + header.len();
+        Some(lock[start..].split('"').next()?.to_owned())
+    }
+
+    #[test]
+    fn the_naga_identity_is_the_exact_version_cargo_resolved() {
+        let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let lock = std::fs::read_to_string(workspace.join("Cargo.lock")).unwrap();
+        assert_eq!(locked_version(&lock, "naga").as_deref(), Some(NAGA_VERSION), "Cargo.lock resolves another naga");
+        let manifest = std::fs::read_to_string(workspace.join("Cargo.toml")).unwrap();
+        assert!(
+            manifest.contains(&format!("naga = {{ version = \"={NAGA_VERSION}\"")),
+            "the workspace must pin naga to exactly {NAGA_VERSION}, or the cache key could name another version"
+        );
+        assert_eq!(identity(), format!("naga {NAGA_VERSION};"));
+    }
 }

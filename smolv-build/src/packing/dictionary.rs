@@ -12,8 +12,8 @@ use rayon::prelude::*;
 use smolv_runtime::container::{Dictionary, compress};
 
 use super::PackInput;
-use crate::config::DictionaryMode;
 use crate::error::Error;
+use crate::options::DictionaryMode;
 
 /// Sizes tried in automatic mode: packed, the larger ones usually win.
 const CANDIDATE_SIZES: [usize; 7] = [4 << 10, 8 << 10, 16 << 10, 32 << 10, 64 << 10, 110 << 10, 256 << 10];

@@ -19,9 +19,9 @@ mod xz;
 
 use rayon::prelude::*;
 
-use crate::config::DictionaryMode;
 use crate::encode::ZstdForms;
 use crate::error::Error;
+use crate::options::DictionaryMode;
 
 pub(crate) use choose::Measured;
 pub(crate) use codec::{Codec, Scheme};

@@ -276,17 +276,13 @@ impl<C: Codings> Decoder<C> {
         let layout = coding.layout();
         let is_decoration = opcode == op::DECORATE || opcode == op::MEMBER_DECORATE;
         let fixed = 1 + usize::from(layout.has_type()) + usize::from(layout.has_result()) + usize::from(is_decoration);
-        let len = len as usize;
-        if fixed > len {
-            return Err(DecodeError::InstructionLengthMismatch {
-                offset: at,
-                opcode,
-                declared: len as u32,
-                actual: fixed,
-            });
+        // u32 to usize never truncates (smolv needs a 32- or 64-bit target).
+        let words = len as usize;
+        if fixed > words {
+            return Err(DecodeError::InstructionLengthMismatch { offset: at, opcode, declared: len, actual: fixed });
         }
-        let mut slots = output.claim(len, at)?.iter_mut();
-        put(&mut slots, (len as u32) << 16 | opcode);
+        let mut slots = output.claim(words, at)?.iter_mut();
+        put(&mut slots, len << 16 | opcode);
         if layout.has_type() {
             put(&mut slots, Self::varint(input)?);
         }

@@ -257,10 +257,11 @@ impl DecodingTable {
 
 static ENCODING: [OpCoding; TABLE_SIZE] = {
     let mut table = [OpCoding::encoding(0); TABLE_SIZE];
-    let mut i = 0;
-    while i < TABLE_SIZE {
-        table[i] = OpCoding::encoding(i as u32);
-        i += 1;
+    // Counting in u32, the opcode's type: indexes widen, nothing narrows.
+    let mut op: u32 = 0;
+    while (op as usize) < TABLE_SIZE {
+        table[op as usize] = OpCoding::encoding(op);
+        op += 1;
     }
     table
 };
@@ -270,10 +271,10 @@ static DECODING_V1: DecodingTable = decoding_table(OPS_KNOWN_V1);
 
 const fn decoding_table(known_ops: usize) -> DecodingTable {
     let mut codings = [OpCoding::decoding(0, known_ops); TABLE_SIZE];
-    let mut i = 0;
-    while i < TABLE_SIZE {
-        codings[i] = OpCoding::decoding(i as u32, known_ops);
-        i += 1;
+    let mut op: u32 = 0;
+    while (op as usize) < TABLE_SIZE {
+        codings[op as usize] = OpCoding::decoding(op, known_ops);
+        op += 1;
     }
     DecodingTable { codings, known_ops }
 }

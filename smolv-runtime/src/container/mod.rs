@@ -117,7 +117,7 @@ mod tests {
         // A valid module padded with OpNop-free filler: repeated OpName.
         let mut spirv = crate::doc_example_module();
         for i in 0..words / 4 {
-            spirv.extend([0x0004_0005, 1, 0x6E69_616D ^ (i as u32 & 0xFF), 0]);
+            spirv.extend([0x0004_0005, 1, 0x6E69_616D ^ u32::from(i.to_le_bytes()[0]), 0]);
         }
         spirv
     }

@@ -480,7 +480,7 @@ mod tests {
     fn hostile(length: u32, vector_count: u32) -> Vec<u32> {
         let mut m = vec![0x0723_0203, 0x0001_0000, 0, 20, 0];
         let mut inst = |op: u32, operands: &[u32]| {
-            m.push(((operands.len() as u32 + 1) << 16) | op);
+            m.push(((u32::try_from(operands.len()).unwrap() + 1) << 16) | op);
             m.extend_from_slice(operands);
         };
         inst(17, &[1]); // OpCapability Shader

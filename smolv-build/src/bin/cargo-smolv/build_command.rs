@@ -1,4 +1,4 @@
-//! `build`: the smolv-build pipeline and cache, outside Cargo.
+//! `build`: smolv-build's shader build and cache, outside Cargo.
 
 use std::path::PathBuf;
 

@@ -1,4 +1,4 @@
-//! `cargo smolv`: the command-line face of the smolv shader pipeline.
+//! `cargo smolv`: the command-line face of the smolv shader toolchain.
 //!
 //! Installed on `PATH`, it runs as `cargo smolv <COMMAND>`; Cargo passes
 //! `smolv` as the first argument. Run directly, `cargo-smolv smolv <COMMAND>`

@@ -128,7 +128,7 @@ pub(crate) fn pack(args: &PackArgs) -> Result<(), FileError> {
     Ok(())
 }
 
-/// Compiles the sources in the pack directory with the build pipeline and
+/// Compiles the sources in the pack directory with the shader build and
 /// returns the optimized modules by name.
 fn compile_sources(args: &PackArgs) -> Result<Vec<(String, Vec<u32>)>, FileError> {
     let out = tempdir(&args.output)?;

@@ -1,14 +1,50 @@
-//! Packing ready SPIR-V into a bundle: the asset-file path of `cargo smolv
-//! pack`, and a library function for tools that produce SPIR-V themselves.
+//! Bundles: one container per module (SMOL-V, zstd with the shared
+//! dictionary, reflection) and the bundle of them all, the asset-file form.
+//! The build writes one to `OUT_DIR`; [`pack_bundle`] makes one from ready
+//! SPIR-V, for `cargo smolv pack` and tools that produce SPIR-V themselves.
 
 use rayon::prelude::*;
 use smolv_runtime::container::{BundleBuilder, Codec, assemble};
-use smolv_runtime::reflect::ShaderStage;
+use smolv_runtime::reflect::{Reflection, ShaderStage};
 
-use crate::config::DictionaryMode;
-use crate::encode::{encode_module, pack};
+use crate::encode::{Encoded, Packed, encode_module, pack};
 use crate::error::Error;
+use crate::options::DictionaryMode;
 use crate::reflect::reflect;
+
+/// One module going into a bundle.
+pub(crate) struct BundleModule<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) encoded: &'a Encoded,
+    pub(crate) reflection: &'a Reflection,
+}
+
+/// A bundle, and each module's container in it, in input order.
+pub(crate) struct Bundled {
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) containers: Vec<Vec<u8>>,
+}
+
+/// Assembles each module's container from its payload in `packed` (in the
+/// same order) and the bundle of them all, with `packed`'s dictionary.
+pub(crate) fn assemble_bundle(modules: &[BundleModule<'_>], packed: &Packed) -> Result<Bundled, Error> {
+    let (codec, dictionary_id) = match &packed.dictionary {
+        Some(dictionary) => (Codec::SmolvZstdDictionary, dictionary.id()),
+        None => (Codec::SmolvZstd, 0),
+    };
+    let mut builder = BundleBuilder::new();
+    if let Some(dictionary) = &packed.dictionary {
+        builder = builder.dictionary(dictionary.clone());
+    }
+    let mut containers = Vec::with_capacity(modules.len());
+    for (module, payload) in modules.iter().zip(&packed.payloads) {
+        let container = assemble(codec, &module.encoded.decoded, dictionary_id, module.reflection, payload)
+            .map_err(|e| Error::Internal(format!("{}: {e}", module.name)))?;
+        builder.push(module.name.to_owned(), container.clone());
+        containers.push(container);
+    }
+    Ok(Bundled { bytes: builder.build().map_err(|e| Error::Internal(e.to_string()))?, containers })
+}
 
 /// How [`pack_bundle`] encodes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,28 +118,25 @@ pub fn pack_bundle(modules: &[(String, Vec<u32>)], options: &PackOptions) -> Res
         .map_err(Error::Internal)?;
     let smolv: Vec<Vec<u8>> = encoded.iter().map(|(e, _)| e.smolv.clone()).collect();
     let packed = pack(&smolv, options.zstd_level, options.dictionary).map_err(Error::Internal)?;
-    let (codec, dictionary_id) = match &packed.dictionary {
-        Some(d) => (Codec::SmolvZstdDictionary, d.id()),
-        None => (Codec::SmolvZstd, 0),
-    };
-    let mut builder = BundleBuilder::new();
-    if let Some(dictionary) = &packed.dictionary {
-        builder = builder.dictionary(dictionary.clone());
-    }
-    let mut entries = Vec::with_capacity(sorted.len());
-    for (((name, spirv), (encoded, reflection)), payload) in sorted.iter().zip(&encoded).zip(&packed.payloads) {
-        let container = assemble(codec, &encoded.decoded, dictionary_id, reflection, payload)
-            .map_err(|e| Error::Internal(format!("{name}: {e}")))?;
-        builder.push(name.clone(), container);
-        entries.push(PackedEntry {
+    let modules: Vec<BundleModule<'_>> = sorted
+        .iter()
+        .zip(&encoded)
+        .map(|((name, _), (encoded, reflection))| BundleModule { name, encoded, reflection })
+        .collect();
+    let bundled = assemble_bundle(&modules, &packed)?;
+    let entries = sorted
+        .iter()
+        .zip(&encoded)
+        .zip(&packed.payloads)
+        .map(|(((name, spirv), (encoded, _)), payload)| PackedEntry {
             name: name.clone(),
             spirv_bytes: spirv.len() * 4,
             smolv_bytes: encoded.smolv.len(),
             compressed_bytes: payload.len(),
-        });
-    }
+        })
+        .collect();
     Ok(PackedBundle {
-        bytes: builder.build().map_err(|e| Error::Internal(e.to_string()))?,
+        bytes: bundled.bytes,
         entries,
         dictionary_bytes: packed.dictionary.as_ref().map_or(0, |d| d.as_bytes().len()),
     })

@@ -1,0 +1,191 @@
+//! From compiled modules to the artifacts [`emit`](crate::emit) writes:
+//! reflect, SMOL-V encode, compress (zstd forms, cached), pack the embedded
+//! set, and assemble the containers, the bundle, the manifest and the
+//! report's rows.
+
+use rayon::prelude::*;
+
+use crate::bundle::{BundleModule, assemble_bundle};
+use crate::cache::{BodyReader, BodyWriter, Cache, KeyBuilder};
+use crate::emit::{
+    self, Artifacts, EmbeddedFiles, Manifest, ManifestEmbeddedModule, ManifestEmbeddedSet, ManifestModule,
+};
+use crate::encode::{Packed, ZstdForms, compress_forms, encode_module};
+use crate::error::Error;
+use crate::frontend::CompiledModule;
+use crate::packing::{self, PackInput};
+use crate::reflect::{names_read, reflect};
+use crate::report::{ModuleReport, Report, packing_report};
+use crate::settings::Plan;
+use crate::source::Job;
+
+/// Reflects, encodes, compresses and assembles every compiled module (with
+/// its job, and whether it came from the cache), and packs the embedded set.
+pub(crate) fn build_artifacts(
+    modules: &[(CompiledModule, &Job, bool)],
+    plan: &Plan,
+    cache: &Cache,
+    report: &mut Report,
+) -> Result<Artifacts, Error> {
+    let settings = &plan.settings;
+    let encoded: Vec<_> = modules
+        .par_iter()
+        .map(|(module, _, _)| {
+            let shipped = module.optimized.as_ref().unwrap_or(&module.spirv);
+            let reflection = reflect(shipped, module.stage, &module.entry_point);
+            encode_module(shipped, settings.strip_debug, Some(names_read(&reflection))).map(|e| (e, reflection))
+        })
+        .collect::<Result<_, _>>()
+        .map_err(Error::Internal)?;
+    let smolv: Vec<Vec<u8>> = encoded.iter().map(|(e, _)| e.smolv.clone()).collect();
+    let zstd = zstd_forms(&smolv, plan, cache)?;
+    let packed = zstd.preferred();
+
+    let inputs: Vec<PackInput> = modules
+        .iter()
+        .zip(&encoded)
+        .map(|((module, _, _), (encoded, _))| {
+            PackInput::new(module.name.clone(), encoded.smolv.clone(), &encoded.decoded)
+        })
+        .collect();
+    let embedded = packing::pack_cached(&inputs, &zstd, &plan.packing, plan.dictionary, cache)?;
+
+    let bundle_modules: Vec<BundleModule<'_>> = modules
+        .iter()
+        .zip(&encoded)
+        .map(|((module, _, _), (encoded, reflection))| BundleModule { name: &module.name, encoded, reflection })
+        .collect();
+    let bundled = assemble_bundle(&bundle_modules, packed)?;
+    let mut manifest_modules = Vec::new();
+    let mut optimized = Vec::new();
+    for (index, ((((module, job, cached), (encoded, reflection)), payload), container)) in
+        modules.iter().zip(&encoded).zip(&packed.payloads).zip(&bundled.containers).enumerate()
+    {
+        let shipped = module.optimized.as_ref().unwrap_or(&module.spirv);
+        let input = &inputs[index];
+        report.modules.push(ModuleReport {
+            name: module.name.clone(),
+            source: job.path.clone(),
+            stage: module.stage.name().to_owned(),
+            entry_point: module.entry_point.clone(),
+            source_bytes: std::fs::metadata(&job.path).map_or(0, |m| usize::try_from(m.len()).unwrap_or(usize::MAX)),
+            spirv_bytes: module.spirv.len() * 4,
+            optimized_bytes: shipped.len() * 4,
+            smolv_bytes: encoded.smolv.len(),
+            compressed_bytes: payload.len(),
+            container_bytes: container.len(),
+            cached: *cached,
+        });
+        manifest_modules.push(ManifestModule {
+            name: module.name.clone(),
+            artifact: emit::artifact_name(index, &module.name, "smvc"),
+            optimized_spirv: emit::artifact_name(index, &module.name, "spv"),
+            source: job.path.clone(),
+            variant: job.variant.clone(),
+            reflection: reflection.clone(),
+            spirv_bytes: encoded.decoded.len() * 4,
+            container_bytes: container.len(),
+            embedded: ManifestEmbeddedModule {
+                data: emit::artifact_name(index, &module.name, "data"),
+                unpacked_bytes: packing::unpacked_len(embedded.scheme.codec, input),
+                spirv_bytes: input.spirv.len(),
+                check: input.check,
+            },
+        });
+        optimized.push(shipped.iter().flat_map(|w| w.to_le_bytes()).collect());
+    }
+    report.dictionary_bytes = packed.dictionary.as_ref().map_or(0, |d| d.as_bytes().len());
+    let dictionary_bytes = packed.dictionary.as_ref().map(|d| d.as_bytes().to_vec());
+    let spirv_bytes = inputs.iter().map(|m| m.spirv.len()).sum();
+    let packing_report = packing_report(&embedded, spirv_bytes);
+    let manifest_embedded = ManifestEmbeddedSet {
+        codec: packing_report.codec.clone(),
+        layout: packing_report.layout.clone(),
+        goal: packing_report.goal.clone(),
+        directory: emit::EMBEDDED_DIRECTORY_FILE.to_owned(),
+        data: emit::EMBEDDED_DATA_FILE.to_owned(),
+        dictionary: embedded.dictionary.as_ref().map(|_| emit::EMBEDDED_DICTIONARY_FILE.to_owned()),
+        spirv_bytes,
+        stored_bytes: packing_report.stored_bytes,
+        decoder_bytes: packing_report.decoder_bytes,
+    };
+    report.packing = Some(packing_report);
+    Ok(Artifacts {
+        manifest: Manifest {
+            format: emit::MANIFEST_FORMAT,
+            bundle: emit::BUNDLE_FILE.to_owned(),
+            dictionary: dictionary_bytes.as_ref().map(|_| "dictionary.zdict".to_owned()),
+            strip_debug: settings.strip_debug,
+            embedded: manifest_embedded,
+            modules: manifest_modules,
+        },
+        containers: bundled.containers,
+        optimized,
+        dictionary: dictionary_bytes,
+        bundle: bundled.bytes,
+        embedded: EmbeddedFiles {
+            directory: embedded.directory,
+            data: embedded.data,
+            dictionary: embedded.dictionary,
+            modules: embedded.modules,
+        },
+    })
+}
+
+/// Compresses the set with zstd, alone and with a dictionary, or takes both
+/// from the cache: dictionary training and zstd -19 are the slowest steps
+/// after compiling.
+fn zstd_forms(smolv: &[Vec<u8>], plan: &Plan, cache: &Cache) -> Result<ZstdForms, Error> {
+    // smolv-build's own identity is in every key (KeyBuilder::new).
+    let mut key = KeyBuilder::new("smolv-build pack v3");
+    key.text(&format!("{}/{:?}", plan.zstd_level, plan.dictionary));
+    smolv.iter().for_each(|m| {
+        key.field(m);
+    });
+    let key = key.finish();
+    if let Some(forms) = cache.get(&key).and_then(|body| read_forms(&body, smolv.len())) {
+        return Ok(forms);
+    }
+    let forms = compress_forms(smolv, plan.zstd_level, plan.dictionary).map_err(Error::Internal)?;
+    let mut w = BodyWriter::default();
+    write_packed(&mut w, &forms.plain);
+    match &forms.with_dictionary {
+        Some(packed) => write_packed(w.u32(1).u32(u32::from(forms.prefer_dictionary)), packed),
+        None => {
+            w.u32(0);
+        }
+    }
+    if let Some(body) = w.finish() {
+        cache.put(&key, &body);
+    }
+    Ok(forms)
+}
+
+fn write_packed(w: &mut BodyWriter, packed: &Packed) {
+    w.bytes(packed.dictionary.as_ref().map(|d| d.as_bytes()).unwrap_or_default());
+    packed.payloads.iter().for_each(|p| {
+        w.bytes(p);
+    });
+}
+
+fn read_packed(r: &mut BodyReader<'_>, count: usize) -> Option<Packed> {
+    let dictionary = match r.bytes()? {
+        [] => None,
+        bytes => Some(smolv_runtime::container::Dictionary::new(bytes.to_vec()).ok()?),
+    };
+    let payloads = (0..count).map(|_| r.bytes().map(<[u8]>::to_vec)).collect::<Option<Vec<_>>>()?;
+    Some(Packed { dictionary, payloads })
+}
+
+fn read_forms(body: &[u8], count: usize) -> Option<ZstdForms> {
+    let mut r = BodyReader::new(body);
+    let plain = read_packed(&mut r, count)?;
+    let (with_dictionary, prefer_dictionary) = match r.u32()? {
+        0 => (None, false),
+        _ => {
+            let prefer = r.u32()? == 1;
+            (Some(read_packed(&mut r, count)?), prefer)
+        }
+    };
+    r.is_empty().then_some(ZstdForms { plain, with_dictionary, prefer_dictionary })
+}

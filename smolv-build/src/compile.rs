@@ -1,0 +1,356 @@
+//! Compiling one job: the cache lookup, the frontend, the optimizer and
+//! build-time specialization, and the cache entry that stores the result.
+
+use std::path::PathBuf;
+
+use smolv_runtime::reflect::ShaderStage;
+
+use crate::cache::{BodyReader, BodyWriter, Cache, FileHashes, Key, KeyBuilder};
+use crate::error::Diagnostic;
+use crate::frontend::{self, CompiledModule};
+use crate::isolate::{self, Isolated, Journal};
+use crate::optimize;
+use crate::options::Optimization;
+use crate::settings::Settings;
+use crate::source::{Job, Language};
+
+/// What one job produced, from the compiler or the cache.
+pub(crate) struct JobOutput {
+    pub(crate) modules: Vec<CompiledModule>,
+    /// Every file read, with the blake3 of the bytes the compiler got.
+    pub(crate) dependencies: Vec<(PathBuf, [u8; 32])>,
+    /// Include candidates that did not exist, searched before the file
+    /// found: if one appears it shadows that file, so the entry is stale.
+    pub(crate) missing: Vec<PathBuf>,
+    pub(crate) warnings: Vec<String>,
+    pub(crate) cached: bool,
+}
+
+/// Why a job failed: its errors, and the key (hex) of a job that crashed
+/// the compiler when compiled alone.
+pub(crate) struct JobFailure {
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    pub(crate) crashed: Option<String>,
+}
+
+impl From<Vec<Diagnostic>> for JobFailure {
+    fn from(diagnostics: Vec<Diagnostic>) -> Self {
+        Self { diagnostics, crashed: None }
+    }
+}
+
+/// What every job of one build shares.
+pub(crate) struct Context<'a> {
+    pub(crate) settings: &'a Settings,
+    pub(crate) cache: &'a Cache,
+    /// [`compiler_identity`], computed once per build.
+    pub(crate) identity: String,
+    pub(crate) hashes: FileHashes,
+    pub(crate) journal: &'a Journal,
+    /// Where children that compile one job alone report progress.
+    pub(crate) isolation_dir: PathBuf,
+}
+
+/// What turns source into SPIR-V, for cache keys: the compilers as linked
+/// (see [`frontend::compiler_identity`]) and `spirv-opt`'s version.
+/// smolv-build's own identity is in every key already
+/// ([`KeyBuilder::new`]).
+pub(crate) fn compiler_identity(settings: &Settings, cache: &Cache) -> String {
+    let mut identity = frontend::compiler_identity();
+    if let Some(tool) = &settings.spirv_opt {
+        identity.push_str(&optimize::spirv_opt_identity(tool, cache));
+    }
+    identity
+}
+
+/// The job's cache key: everything that decides its output.
+pub(crate) fn job_key(job: &Job, settings: &Settings, identity: &str, source: &[u8]) -> Key {
+    let mut key = KeyBuilder::new("smolv-build module v2");
+    key.text(identity)
+        .text(&job.name)
+        .text(&job.path.to_string_lossy())
+        .text(&format!("{:?}/{:?}/{}", job.language, job.stage, job.entry_point))
+        .text(&format!(
+            "{:?}/{:?}/{:?}/{}/{:?}/{}/{}",
+            settings.target_env,
+            settings.spirv_version,
+            settings.optimization,
+            settings.strip_debug,
+            settings.spirv_opt.is_some(),
+            settings.auto_map_locations,
+            settings.auto_bind_uniforms
+        ));
+    for define in &job.defines {
+        key.text(&define.name).text(define.value.as_deref().unwrap_or(""));
+    }
+    for (id, value) in &job.spec_constants {
+        key.text(&format!("spec {id}={value:?}"));
+    }
+    for dir in &settings.include_dirs {
+        key.text(&dir.to_string_lossy());
+    }
+    key.field(source).finish()
+}
+
+fn read_source(job: &Job) -> Result<Vec<u8>, Vec<Diagnostic>> {
+    std::fs::read(&job.path)
+        .map_err(|e| vec![Diagnostic::whole_file(&job.path, format!("cannot read the shader: {e}"))])
+}
+
+/// The job's key, from its source as it is now.
+pub(crate) fn current_key(job: &Job, cx: &Context<'_>) -> Option<Key> {
+    read_source(job).ok().map(|source| job_key(job, cx.settings, &cx.identity, &source))
+}
+
+/// Compiles one job, or takes it from the cache: frontend, optimizer,
+/// build-time specialization. A job that crashed the compiler in an
+/// earlier build is first compiled alone in a child process (see
+/// [`isolate`](crate::isolate)).
+pub(crate) fn compile_job(job: &Job, cx: &Context<'_>) -> Result<JobOutput, JobFailure> {
+    let settings = cx.settings;
+    let source = read_source(job)?;
+    let key = job_key(job, settings, &cx.identity, &source);
+    if let Some(output) = cx.cache.get(&key).and_then(|body| read_entry(&body, &cx.hashes)) {
+        return Ok(output);
+    }
+    if cx.journal.is_suspect(&key) {
+        match isolate::compile_in_child(&key, &cx.isolation_dir) {
+            Isolated::Crashed(how) => {
+                return Err(JobFailure { diagnostics: vec![crash_diagnostic(job, &how)], crashed: Some(key.hex()) });
+            }
+            // It compiled alone: its entry is in the cache, or its errors
+            // (or the failure to store it) come again below.
+            Isolated::Survived => {
+                if let Some(output) = cx.cache.get(&key).and_then(|body| read_entry(&body, &cx.hashes)) {
+                    return Ok(output);
+                }
+            }
+            // Nothing learned; compile here, recorded in the journal again.
+            Isolated::NotReached(_) => {}
+        }
+    }
+    let compiled = {
+        let _in_flight = (job.language != Language::Spirv).then(|| cx.journal.begin(&key, job));
+        frontend::compile(job, &source, settings)?
+    };
+    let mut warnings = compiled.warnings;
+    let mut modules = compiled.modules;
+    for module in &mut modules {
+        if module.optimized.is_none() && settings.optimization != Optimization::None {
+            module.optimized = match &settings.spirv_opt {
+                Some(tool) => match optimize::optimize(&module.spirv, settings.optimization, settings.target_env, tool)
+                {
+                    Ok(optimized) => Some(optimized),
+                    Err(why) => {
+                        warnings.push(format!("{}: not optimized, shipping it as compiled: {why}", module.name));
+                        None
+                    }
+                },
+                None => {
+                    warnings.push(format!(
+                        "{}: spirv-opt not found, so it is not size-optimized; install SPIRV-Tools \
+                         (apt-get install spirv-tools) or set SMOLV_SPIRV_OPT",
+                        module.name
+                    ));
+                    None
+                }
+            };
+        }
+    }
+    if !job.spec_constants.is_empty() {
+        for module in &mut modules {
+            let input = module.optimized.as_ref().unwrap_or(&module.spirv);
+            let specialized = smolv_runtime::specialize::Specializer::analyze(input)
+                .and_then(|analysis| analysis.specialize(&job.spec_constants))
+                .map_err(|e| vec![Diagnostic::whole_file(&job.path, format!("specializing {}: {e}", module.name))])?;
+            module.optimized = Some(specialized);
+        }
+    }
+    // The hashes of the bytes the compiler read, not of the files now: a
+    // file edited during the compile must not be cached under its new hash.
+    let mut dependencies = vec![(job.path.clone(), *blake3::hash(&source).as_bytes())];
+    dependencies.extend(compiled.dependencies);
+    dependencies.sort();
+    dependencies.dedup();
+    let output = JobOutput { modules, dependencies, missing: compiled.missing, warnings, cached: false };
+    if let Some(body) = write_entry(&output) {
+        cx.cache.put(&key, &body);
+    }
+    Ok(output)
+}
+
+/// The error of a job whose compile crashed the compiler when run alone.
+fn crash_diagnostic(job: &Job, how: &str) -> Diagnostic {
+    let compiler = match job.language {
+        Language::Wgsl => "naga",
+        _ => "glslang (shaderc)",
+    };
+    Diagnostic::whole_file(
+        &job.path,
+        format!(
+            "the shader compiler crashed on this shader: an earlier build died while compiling it, and compiled \
+             alone in a separate process, {compiler} {how}; this is a compiler bug, so rewrite the construct it \
+             fails on (an earlier build's output lists what was compiling) or use another shaderc/glslang version"
+        ),
+    )
+}
+
+/// Cache entry body: dependencies with their hashes, warnings, modules;
+/// `None` if something does not fit its field (then it is not cached).
+fn write_entry(output: &JobOutput) -> Option<Vec<u8>> {
+    let mut w = BodyWriter::default();
+    w.count(output.dependencies.len());
+    for (path, hash) in &output.dependencies {
+        w.text(&path.to_string_lossy()).bytes(hash);
+    }
+    w.count(output.missing.len());
+    for path in &output.missing {
+        w.text(&path.to_string_lossy());
+    }
+    w.count(output.warnings.len());
+    output.warnings.iter().for_each(|warning| {
+        w.text(warning);
+    });
+    w.count(output.modules.len());
+    for m in &output.modules {
+        w.text(&m.name).text(m.stage.name()).text(&m.entry_point).words(&m.spirv);
+        match &m.optimized {
+            Some(optimized) => w.u32(1).words(optimized),
+            None => w.u32(0),
+        };
+    }
+    w.finish()
+}
+
+/// Reads an entry back; `None` (a miss) if it is malformed or any
+/// dependency changed since it was written, or a file now exists where an
+/// include was searched for and not found (it would shadow the one used).
+fn read_entry(body: &[u8], hashes: &FileHashes) -> Option<JobOutput> {
+    let mut r = BodyReader::new(body);
+    let mut dependencies = Vec::new();
+    for _ in 0..r.u32()? {
+        let path = PathBuf::from(r.text()?);
+        let hash: [u8; 32] = r.bytes()?.try_into().ok()?;
+        if hashes.get(&path)? != hash {
+            return None;
+        }
+        dependencies.push((path, hash));
+    }
+    let mut missing = Vec::new();
+    for _ in 0..r.u32()? {
+        let path = PathBuf::from(r.text()?);
+        if path.is_file() {
+            return None;
+        }
+        missing.push(path);
+    }
+    let warnings = (0..r.u32()?).map(|_| r.text()).collect::<Option<Vec<_>>>()?;
+    let mut modules = Vec::new();
+    for _ in 0..r.u32()? {
+        let name = r.text()?;
+        let stage_name = r.text()?;
+        let stage = ShaderStage::ALL.into_iter().find(|s| s.name() == stage_name)?;
+        let entry_point = r.text()?;
+        let spirv = r.words()?;
+        let optimized = if r.u32()? == 1 { Some(r.words()?) } else { None };
+        modules.push(CompiledModule { name, stage, entry_point, spirv, optimized });
+    }
+    r.is_empty().then_some(JobOutput { modules, dependencies, missing, warnings, cached: true })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn module(name: &str) -> CompiledModule {
+        let spirv = smolv_runtime::doc_example_module();
+        CompiledModule {
+            name: name.into(),
+            stage: ShaderStage::Compute,
+            entry_point: "main".into(),
+            spirv,
+            optimized: None,
+        }
+    }
+
+    #[test]
+    fn entries_record_the_hash_of_what_was_read_not_of_the_file_afterwards() {
+        let dir = tempfile::tempdir().unwrap();
+        let include = dir.path().join("common.glsl");
+        // The compiler read "old"; the file was edited before the entry was written.
+        std::fs::write(&include, "new").unwrap();
+        let output = JobOutput {
+            modules: vec![module("a")],
+            dependencies: vec![(include.clone(), *blake3::hash(b"old").as_bytes())],
+            missing: Vec::new(),
+            warnings: Vec::new(),
+            cached: false,
+        };
+        let body = write_entry(&output).unwrap();
+        assert!(read_entry(&body, &FileHashes::default()).is_none(), "the edit must be a miss");
+        std::fs::write(&include, "old").unwrap();
+        let back = read_entry(&body, &FileHashes::default()).expect("unchanged file is a hit");
+        assert_eq!(back.dependencies, output.dependencies);
+    }
+
+    #[test]
+    fn a_file_appearing_at_a_searched_include_path_is_a_miss() {
+        let dir = tempfile::tempdir().unwrap();
+        let shadow = dir.path().join("common.glsl");
+        let output = JobOutput {
+            modules: vec![module("a")],
+            dependencies: Vec::new(),
+            missing: vec![shadow.clone()],
+            warnings: Vec::new(),
+            cached: false,
+        };
+        let body = write_entry(&output).unwrap();
+        assert!(read_entry(&body, &FileHashes::default()).is_some());
+        std::fs::write(&shadow, "// shadows the include").unwrap();
+        assert!(read_entry(&body, &FileHashes::default()).is_none());
+    }
+
+    fn settings() -> Settings {
+        Settings {
+            target_env: crate::TargetEnv::Vulkan1_2,
+            spirv_version: crate::SpirvVersion::V1_5,
+            optimization: Optimization::Size,
+            strip_debug: false,
+            include_dirs: Vec::new(),
+            spirv_opt: None,
+            auto_map_locations: false,
+            auto_bind_uniforms: false,
+        }
+    }
+
+    #[test]
+    fn the_key_changes_when_the_compiler_identity_changes() {
+        let job = Job {
+            name: "a.frag".to_owned(),
+            path: PathBuf::from("shaders/a.frag"),
+            language: Language::Glsl,
+            stage: Some(ShaderStage::Fragment),
+            entry_point: "main".to_owned(),
+            defines: Vec::new(),
+            variant: None,
+            spec_constants: Vec::new(),
+        };
+        let key = |identity: &str| job_key(&job, &settings(), identity, b"#version 450\nvoid main() {}\n");
+        let linked = "shaderc [blake3=0123 glslang Khronos. 12.0.0];naga 30.0.1;";
+        assert_eq!(key(linked), key(linked));
+        // Another library with the same version strings is another compiler.
+        assert_ne!(key(linked), key("shaderc [blake3=4567 glslang Khronos. 12.0.0];naga 30.0.1;"));
+        assert_ne!(key(linked), key("shaderc [blake3=0123 glslang Khronos. 12.0.0];naga 30.0.2;"));
+        assert_ne!(key(linked), key(&format!("{linked}SPIRV-Tools v2023.2")), "another spirv-opt");
+    }
+
+    #[test]
+    fn the_identity_names_what_actually_compiles() {
+        let identity = frontend::compiler_identity();
+        #[cfg(feature = "shaderc")]
+        assert!(identity.contains("shaderc [blake3="), "the linked library's bytes: {identity}");
+        #[cfg(feature = "wgsl")]
+        assert!(identity.contains("naga 30.0.1;"), "naga's exact version: {identity}");
+        assert!(!identity.contains("naga-30;"), "not a major version alone: {identity}");
+    }
+}

@@ -1,0 +1,195 @@
+//! The option types a [`Config`](crate::Config) is made of: target
+//! environment, SPIR-V version, optimization, dictionary policy, defines
+//! and variants. Plain values, used by the builder and by every build step.
+
+/// Which Vulkan version the SPIR-V targets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum TargetEnv {
+    /// Vulkan 1.0 (SPIR-V 1.0).
+    Vulkan1_0,
+    /// Vulkan 1.1 (SPIR-V up to 1.3).
+    Vulkan1_1,
+    /// Vulkan 1.2 (SPIR-V up to 1.5). The default.
+    #[default]
+    Vulkan1_2,
+    /// Vulkan 1.3 (SPIR-V up to 1.6).
+    Vulkan1_3,
+}
+
+impl TargetEnv {
+    /// The SPIR-V version this environment uses by default.
+    pub fn default_spirv_version(self) -> SpirvVersion {
+        match self {
+            Self::Vulkan1_0 => SpirvVersion::V1_0,
+            Self::Vulkan1_1 => SpirvVersion::V1_3,
+            Self::Vulkan1_2 => SpirvVersion::V1_5,
+            Self::Vulkan1_3 => SpirvVersion::V1_6,
+        }
+    }
+
+    /// The `spirv-opt --target-env` spelling: `vulkan1.2`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Vulkan1_0 => "vulkan1.0",
+            Self::Vulkan1_1 => "vulkan1.1",
+            Self::Vulkan1_2 => "vulkan1.2",
+            Self::Vulkan1_3 => "vulkan1.3",
+        }
+    }
+
+    /// Parses `vulkan1.0` … `vulkan1.3` (also `1.2`).
+    pub fn parse(text: &str) -> Option<Self> {
+        Some(match text.trim_start_matches("vulkan") {
+            "1.0" => Self::Vulkan1_0,
+            "1.1" => Self::Vulkan1_1,
+            "1.2" => Self::Vulkan1_2,
+            "1.3" => Self::Vulkan1_3,
+            _ => return None,
+        })
+    }
+}
+
+/// A SPIR-V version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SpirvVersion {
+    /// SPIR-V 1.0.
+    V1_0,
+    /// SPIR-V 1.1.
+    V1_1,
+    /// SPIR-V 1.2.
+    V1_2,
+    /// SPIR-V 1.3.
+    V1_3,
+    /// SPIR-V 1.4.
+    V1_4,
+    /// SPIR-V 1.5.
+    V1_5,
+    /// SPIR-V 1.6.
+    V1_6,
+}
+
+impl SpirvVersion {
+    /// `(major, minor)`.
+    pub fn major_minor(self) -> (u8, u8) {
+        (1, self as u8)
+    }
+}
+
+/// How hard to optimize.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Optimization {
+    /// No optimization.
+    None,
+    /// The SPIRV-Tools `-Os` recipe. The default: shaders ship smallest.
+    #[default]
+    Size,
+    /// The SPIRV-Tools `-O` recipe.
+    Performance,
+}
+
+/// Whether to train a shared zstd dictionary over the crate's shaders.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum DictionaryMode {
+    /// Train one when there are two or more modules, try several sizes, and
+    /// keep the best only if it lowers the total *including* the
+    /// dictionary. The default.
+    #[default]
+    Auto,
+    /// Compress each module on its own.
+    Off,
+    /// Always use a dictionary of this many bytes (when there are two or
+    /// more modules to train on).
+    Size(usize),
+}
+
+/// A preprocessor define: `NAME` or `NAME=value`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Define {
+    /// The macro name.
+    pub name: String,
+    /// Its value, if any.
+    pub value: Option<String>,
+}
+
+impl Define {
+    /// `NAME=value`, or just `NAME` for `None`.
+    pub fn new(name: impl Into<String>, value: Option<&str>) -> Self {
+        Self { name: name.into(), value: value.map(str::to_owned) }
+    }
+}
+
+/// A named set of defines that turns one source into one more module,
+/// addressed as `shader@variant` (for example `lit.frag@shadows`).
+///
+/// ```
+/// use smolv_build::Variant;
+///
+/// let shadows = Variant::new("shadows").define("SHADOWS", "1").define("PCF_TAPS", "16");
+/// assert_eq!(shadows.name(), "shadows");
+///
+/// // Every combination of feature values: 2 × 3 = 6 variants,
+/// // named "FOG=0,QUALITY=low" and so on.
+/// let all = Variant::permutations(&[("FOG", &["0", "1"]), ("QUALITY", &["low", "mid", "high"])]);
+/// assert_eq!(all.len(), 6);
+/// assert_eq!(all[0].name(), "FOG=0,QUALITY=low");
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Variant {
+    pub(crate) name: String,
+    pub(crate) defines: Vec<Define>,
+    pub(crate) spec_constants: Vec<(u32, smolv_runtime::specialize::Value)>,
+}
+
+impl Variant {
+    /// A variant with no defines yet.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self { name: name.into(), defines: Vec::new(), spec_constants: Vec::new() }
+    }
+
+    /// Freezes specialization constant `id` to `value` at build time: the
+    /// variant is the ubershader specialized (branches resolved, dead code
+    /// removed) by `smolv_runtime::specialize`.
+    ///
+    /// ```
+    /// use smolv_build::Variant;
+    /// let low = Variant::new("low").spec_constant(0, false).spec_constant(4, 1);
+    /// # let _ = low;
+    /// ```
+    pub fn spec_constant(mut self, id: u32, value: impl Into<smolv_runtime::specialize::Value>) -> Self {
+        self.spec_constants.push((id, value.into()));
+        self
+    }
+
+    /// Adds `#define name value`.
+    pub fn define(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.defines.push(Define { name: name.into(), value: Some(value.into()) });
+        self
+    }
+
+    /// The variant's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// One variant per combination of the given define values, named
+    /// `A=x,B=y`.
+    pub fn permutations(axes: &[(&str, &[&str])]) -> Vec<Variant> {
+        axes.iter().fold(vec![Variant::new("")], |variants, (name, values)| {
+            variants
+                .iter()
+                .flat_map(|v| {
+                    values.iter().map(move |value| {
+                        let label = if v.name.is_empty() {
+                            format!("{name}={value}")
+                        } else {
+                            format!("{},{name}={value}", v.name)
+                        };
+                        let mut next = v.clone().define(*name, *value);
+                        next.name = label;
+                        next
+                    })
+                })
+                .collect()
+        })
+    }
+}

@@ -1,0 +1,208 @@
+//! The build, start to finish, on a resolved [`Plan`]:
+//! [`source`](crate::source) (find the shaders) → [`compile`](crate::compile)
+//! (frontend, optimizer; cached) → [`artifacts`](crate::artifacts) (encode,
+//! compress, pack, bundle) → [`emit`](crate::emit) (`OUT_DIR`, Cargo
+//! directives, report).
+
+use std::collections::BTreeSet;
+
+use rayon::prelude::*;
+
+use crate::artifacts::build_artifacts;
+use crate::cache::{Cache, FileHashes};
+use crate::compile::{Context, JobFailure, JobOutput, compile_job, compiler_identity, current_key};
+use crate::emit::{self, Directives};
+use crate::error::Error;
+use crate::frontend::CompiledModule;
+use crate::isolate::{ChildRequest, Journal};
+use crate::report::{FailedShader, Report};
+use crate::settings::{ENV_KNOBS, Plan};
+use crate::source::{Job, Sources};
+
+/// Runs the build `plan` describes.
+pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
+    let directives = Directives::new(plan.directives);
+    ENV_KNOBS.iter().chain(&crate::packing::RUNTIME_VARIABLES).for_each(|var| directives.rerun_if_env_changed(var));
+    let settings = &plan.settings;
+    settings.include_dirs.iter().for_each(|dir| directives.rerun_if_changed(dir));
+
+    let sources = Sources::scan(&plan.inputs)?;
+    sources.watched.iter().for_each(|path| directives.rerun_if_changed(path));
+    if sources.jobs.is_empty() {
+        emit::remove_artifacts(&plan.out_dir);
+        return Err(Error::NoShaders { searched: plan.inputs.describe() });
+    }
+
+    let cache = Cache::new(plan.cache_dir.clone());
+    let child = ChildRequest::from_env();
+    // A child compiles its one job as it is: no journal, no isolation.
+    let journal = if child.is_some() { Journal::inert() } else { Journal::open(&plan.out_dir, plan.directives) };
+    let cx = Context {
+        settings,
+        cache: &cache,
+        identity: compiler_identity(settings, &cache),
+        hashes: FileHashes::default(),
+        journal: &journal,
+        isolation_dir: plan.out_dir.join("smolv-isolated"),
+    };
+    if let Some(request) = child {
+        return compile_alone(&sources.jobs, &cx, &request);
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(plan.threads)
+        .build()
+        .map_err(|e| Error::Internal(format!("cannot start worker threads: {e}")))?;
+    let outputs: Vec<Result<JobOutput, JobFailure>> =
+        pool.install(|| sources.jobs.par_iter().map(|job| compile_job(job, &cx)).collect());
+    let mut report = Report { out_dir: plan.out_dir.clone(), warnings: sources.warnings.clone(), ..Report::default() };
+    let mut diagnostics = Vec::new();
+    let mut failed = 0;
+    let mut crashed = BTreeSet::new();
+    let mut modules: Vec<(CompiledModule, &Job, bool)> = Vec::new();
+    for (job, output) in sources.jobs.iter().zip(outputs) {
+        match output {
+            Ok(output) => {
+                output.dependencies.iter().for_each(|(path, _)| directives.rerun_if_changed(path));
+                // A missing path itself cannot be watched (Cargo reruns on every
+                // build for a path that does not exist); its directory, watched
+                // recursively, sees a shadowing file appear.
+                output
+                    .missing
+                    .iter()
+                    .filter_map(|path| path.parent().filter(|dir| dir.is_dir()))
+                    .for_each(|dir| directives.rerun_if_changed(dir));
+                report.warnings.extend(output.warnings);
+                if output.cached {
+                    report.cache_hits += 1;
+                } else {
+                    report.compiled += 1;
+                }
+                modules.extend(output.modules.into_iter().map(|m| (m, job, output.cached)));
+            }
+            Err(JobFailure { diagnostics: mut errors, crashed: crash }) => {
+                directives.rerun_if_changed(&job.path);
+                crashed.extend(crash);
+                failed += 1;
+                if let Some(variant) = &job.variant {
+                    errors.iter_mut().for_each(|d| d.message = format!("{} (in variant {variant:?})", d.message));
+                }
+                report.failures.push(FailedShader {
+                    name: job.name.clone(),
+                    source: job.path.clone(),
+                    errors: errors.iter().map(ToString::to_string).collect(),
+                });
+                diagnostics.extend(errors);
+            }
+        }
+    }
+    // Jobs that crashed the compiler alone stay suspects for the next build.
+    journal.finish(&crashed);
+    report.warnings.iter().for_each(|w| directives.warning(w));
+    if !diagnostics.is_empty() && !plan.keep_going {
+        emit::remove_artifacts(&plan.out_dir);
+        return Err(Error::Compile { diagnostics, failed, total: sources.jobs.len() });
+    }
+    // keep_going under a build script: the failures do not fail the build,
+    // so Cargo shows them as warnings.
+    diagnostics.iter().for_each(|d| directives.warning(&d.to_string()));
+    if modules.is_empty() {
+        emit::remove_artifacts(&plan.out_dir);
+        return Ok(report);
+    }
+    modules.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+
+    let artifacts = pool.install(|| build_artifacts(&modules, plan, &cache, &mut report))?;
+    report.total();
+    emit::write_artifacts(&plan.out_dir, &artifacts, &report)?;
+    if plan.print_report {
+        directives.warning(&report.to_text());
+    }
+    Ok(report)
+}
+
+/// In a child started to compile one job alone (see
+/// [`isolate`](crate::isolate)): compiles the job whose key the parent
+/// named, which stores it in the cache, and ends the process. A build
+/// without that job returns an error, so the parent learns nothing.
+fn compile_alone(jobs: &[Job], cx: &Context<'_>, request: &ChildRequest) -> Result<Report, Error> {
+    let job = jobs.iter().find(|job| current_key(job, cx).is_some_and(|key| key.hex() == request.key));
+    let Some(job) = job else {
+        return Err(Error::Internal(format!("no job has key {} to compile alone", request.key)));
+    };
+    request.started();
+    // Its errors, if any, are the parent's to report: it compiles the job
+    // again (it now knows that this does not crash).
+    let _ = compile_job(job, cx);
+    request.finished()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Config;
+    use crate::options::Optimization;
+
+    #[test]
+    fn an_include_shadowed_earlier_in_the_search_path_is_recompiled() {
+        let dir = tempfile::tempdir().unwrap();
+        let (shaders, include) = (dir.path().join("shaders"), dir.path().join("include"));
+        std::fs::create_dir_all(&shaders).unwrap();
+        std::fs::create_dir_all(&include).unwrap();
+        let main = "#version 450\n#include \"common.glsl\"\nlayout(location = 0) out vec4 color;\n\
+                    void main() { color = vec4(VALUE); }\n";
+        std::fs::write(shaders.join("a.frag"), main).unwrap();
+        std::fs::write(include.join("common.glsl"), "#define VALUE 0.25\n").unwrap();
+        let mut config = Config::new();
+        config
+            .shader_dir(&shaders)
+            .include_dir(&include)
+            .out_dir(dir.path().join("out"))
+            .cache_dir(dir.path().join("cache"))
+            .cargo_directives(false)
+            .optimization(Optimization::None);
+        let out = dir.path().join("out").join(emit::ARTIFACT_DIR);
+        let spirv = || std::fs::read(out.join(emit::artifact_name(0, "a.frag", "spv"))).unwrap();
+        let first = config.try_compile().unwrap();
+        assert_eq!((first.compiled, first.cache_hits), (1, 0));
+        let first_spirv = spirv();
+        let again = config.try_compile().unwrap();
+        assert_eq!((again.compiled, again.cache_hits), (0, 1), "unchanged: a hit");
+        std::fs::write(shaders.join("common.glsl"), "#define VALUE 0.75\n").unwrap();
+        let shadowed = config.try_compile().unwrap();
+        assert_eq!((shadowed.compiled, shadowed.cache_hits), (1, 0), "the shadowing file must be compiled");
+        assert_ne!(first_spirv, spirv(), "the new file's value is used");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_warm_build_does_not_run_spirv_opt() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let (tool, log) = (dir.path().join("spirv-opt"), dir.path().join("log"));
+        let script = format!(
+            "#!/bin/sh\nif [ \"$1\" = --version ]; then echo version >> '{}'; echo 'SPIRV-Tools fake'; exit 0; fi\ncat\n",
+            log.display()
+        );
+        let temp = dir.path().join("spirv-opt.new");
+        std::fs::write(&temp, script).unwrap();
+        std::fs::set_permissions(&temp, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::rename(&temp, &tool).unwrap();
+        let shaders = dir.path().join("shaders");
+        std::fs::create_dir_all(&shaders).unwrap();
+        let bytes: Vec<u8> = smolv_runtime::doc_example_module().iter().flat_map(|w| w.to_le_bytes()).collect();
+        std::fs::write(shaders.join("fill.spv"), bytes).unwrap();
+        let mut config = Config::new();
+        config
+            .shader_dir(&shaders)
+            .out_dir(dir.path().join("out"))
+            .cache_dir(dir.path().join("cache"))
+            .cargo_directives(false)
+            .spirv_opt(&tool);
+        let versions = || std::fs::read_to_string(&log).map_or(0, |l| l.lines().count());
+        assert_eq!(config.try_compile().unwrap().compiled, 1);
+        assert_eq!(versions(), 1);
+        let warm = config.try_compile().unwrap();
+        assert_eq!(warm.cache_hits, 1);
+        assert_eq!(versions(), 1, "a warm build spawns no spirv-opt --version");
+    }
+}

@@ -1,0 +1,96 @@
+//! What one build needs, resolved from a [`Config`](crate::Config) and the
+//! environment: the inputs to scan, the settings every compile job shares,
+//! and where the results go. The build steps read these, never the builder,
+//! so the builder depends on the build and not the other way round.
+
+use std::path::{Path, PathBuf};
+
+use crate::options::{Define, DictionaryMode, Optimization, SpirvVersion, TargetEnv, Variant};
+use crate::packing;
+
+/// Environment variables the build reads; Cargo reruns it when they change.
+pub(crate) const ENV_KNOBS: [&str; 6] =
+    ["SMOLV_CACHE_DIR", "SMOLV_REPORT", "SMOLV_SPIRV_OPT", "CARGO_TARGET_DIR", "SMOLV_PACKING", "SMOLV_SIZE_GOAL"];
+
+/// A set, non-empty environment variable.
+pub(crate) fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+/// The shaders to find: directories, files and globs as configured
+/// (relative to `base`, the crate root), and the defines and variants that
+/// turn each source into compile jobs.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Inputs {
+    pub(crate) base: PathBuf,
+    pub(crate) shader_dirs: Vec<PathBuf>,
+    pub(crate) shader_files: Vec<PathBuf>,
+    pub(crate) shader_globs: Vec<String>,
+    pub(crate) defines: Vec<Define>,
+    pub(crate) shader_defines: Vec<(String, Define)>,
+    pub(crate) variants: Vec<(String, Variant)>,
+}
+
+impl Inputs {
+    /// What was searched, for "no shaders found".
+    pub(crate) fn describe(&self) -> String {
+        let mut parts: Vec<String> = self.shader_dirs.iter().map(|d| d.display().to_string()).collect();
+        parts.extend(self.shader_files.iter().map(|f| f.display().to_string()));
+        parts.extend(self.shader_globs.iter().cloned());
+        if parts.is_empty() { "(no shader_dir, shader or shader_glob configured)".to_owned() } else { parts.join(", ") }
+    }
+}
+
+/// Settings every compile job shares.
+#[derive(Clone, Debug)]
+pub(crate) struct Settings {
+    pub(crate) target_env: TargetEnv,
+    pub(crate) spirv_version: SpirvVersion,
+    pub(crate) optimization: Optimization,
+    pub(crate) strip_debug: bool,
+    pub(crate) include_dirs: Vec<PathBuf>,
+    pub(crate) spirv_opt: Option<PathBuf>,
+    pub(crate) auto_map_locations: bool,
+    pub(crate) auto_bind_uniforms: bool,
+}
+
+/// Everything one build needs.
+#[derive(Clone, Debug)]
+pub(crate) struct Plan {
+    pub(crate) inputs: Inputs,
+    pub(crate) settings: Settings,
+    /// Where the artifacts go (`OUT_DIR`).
+    pub(crate) out_dir: PathBuf,
+    pub(crate) cache_dir: PathBuf,
+    /// Worker threads; 0 for one per core.
+    pub(crate) threads: usize,
+    pub(crate) dictionary: DictionaryMode,
+    pub(crate) zstd_level: i32,
+    /// How the embedded set is packed.
+    pub(crate) packing: packing::Options,
+    pub(crate) keep_going: bool,
+    /// Whether to print `cargo:` directives (under a build script).
+    pub(crate) directives: bool,
+    /// Whether to print the size report as Cargo warnings (`SMOLV_REPORT`).
+    pub(crate) print_report: bool,
+}
+
+/// The cache directory when none is configured: `SMOLV_CACHE_DIR`, else
+/// `smolv-cache` in Cargo's target directory (found from `out_dir`, else
+/// from `cargo metadata`), else in `out_dir`.
+pub(crate) fn default_cache_dir(out_dir: &Path) -> PathBuf {
+    if let Some(dir) = env("SMOLV_CACHE_DIR") {
+        return PathBuf::from(dir);
+    }
+    if let Some(target) = env("CARGO_TARGET_DIR") {
+        return PathBuf::from(target).join("smolv-cache");
+    }
+    // Cargo marks its target directory with CACHEDIR.TAG.
+    if let Some(target) = out_dir.ancestors().find(|dir| dir.join("CACHEDIR.TAG").is_file()) {
+        return target.join("smolv-cache");
+    }
+    if let Ok(metadata) = cargo_metadata::MetadataCommand::new().no_deps().exec() {
+        return metadata.target_directory.into_std_path_buf().join("smolv-cache");
+    }
+    out_dir.join("smolv-cache")
+}
