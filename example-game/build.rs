@@ -4,9 +4,12 @@
 //! finds smallest (see the README's size section).
 
 fn main() {
-    smolv_build::Config::new()
+    let report = smolv_build::Config::new()
         .shader_dir("shaders")
         .include_dir("shaders/include")
         .variants("sprite.frag", [smolv_build::Variant::new("additive").define("ADDITIVE", "1")])
         .compile();
+    // The packing's net effect on the binary, for the game's table.
+    let summary = report.packing.map(|p| p.summary()).unwrap_or_default();
+    println!("cargo:rustc-env=ROCK_STORM_PACKING={}", summary.trim_start_matches("packing "));
 }
