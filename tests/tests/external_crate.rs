@@ -271,3 +271,64 @@ fn out_dir(root: &Path) -> PathBuf {
     assert_eq!(found.len(), 1, "{found:?}");
     found[0].join("out")
 }
+
+/// smolv-build packs only with the codecs the crate's smolv-runtime
+/// decodes (its `links` metadata): without `lz4` and `zstd`, automatic
+/// packing never picks them for a set where they would win, and forcing
+/// one fails in the build script, naming the feature to turn on.
+#[test]
+fn packing_follows_the_codecs_smolv_runtime_was_built_with() {
+    let Some(corpus) = smolv_tests::Corpus::locate() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("smolv-lean");
+    create_crate(&root);
+    // About 75 KB of SPIR-V (Unity's smallest modules), where LZ4 wins.
+    let mut modules: Vec<(u64, String)> = corpus
+        .spirv_modules()
+        .into_iter()
+        .filter(|m| m.starts_with("unity/"))
+        .map(|m| (std::fs::metadata(corpus.spirv_path(&m)).unwrap().len(), m))
+        .collect();
+    modules.sort();
+    let mut total = 0;
+    for (len, module) in modules.into_iter().take_while(|(len, _)| {
+        total += len;
+        total < 88_000
+    }) {
+        let target = root.join("shaders").join(module.replace('/', "_"));
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::copy(corpus.spirv_path(&module), target).unwrap();
+        let _ = len;
+    }
+    let manifest = |features: &str| {
+        format!(
+            "[package]\nname = \"smolv-lean\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n\
+             [dependencies]\nsmolv-runtime = {{ path = {:?}, {features} }}\n\n\
+             [build-dependencies]\nsmolv-build = {{ path = {:?} }}\n\n[workspace]\n",
+            workspace().join("smolv-runtime"),
+            workspace().join("smolv-build")
+        )
+    };
+    let out = dir.path().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let packing = |root: &Path| -> String {
+        let output =
+            cargo_with_env(root, &["run", "--quiet", "--", out.to_str().unwrap()], &[("SMOLV_PACKING", "auto")]);
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+        stdout.lines().find(|l| l.starts_with("packing ")).unwrap().to_owned()
+    };
+    write(&root.join("Cargo.toml"), &manifest("default-features = false, features = [\"macros\"]"));
+    for (forced, feature) in [("lz4", "lz4"), ("zstd-stream", "zstd")] {
+        let output = cargo_with_env(&root, &["build", "--quiet"], &[("SMOLV_PACKING", forced)]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let message = format!("packing {forced} needs smolv-runtime's `{feature}` feature");
+        assert!(!output.status.success() && stderr.contains(&message), "{forced}: {stderr}");
+    }
+    let lean = packing(&root);
+    assert!(lean == "packing spirv (per module)" || lean == "packing smolv (per module)", "{lean}");
+    // The same set with smolv-runtime's default features compresses.
+    write(&root.join("Cargo.toml"), &manifest("default-features = true"));
+    let full = packing(&root);
+    assert!(full.contains("smolv-lz4") || full.contains("smolv-zstd"), "{full}");
+}

@@ -12,8 +12,10 @@
 //! unpacked); see the format's threat model for why not blake3. Raw
 //! modules are served as stored, zero-copy.
 
-// Without the macros nothing names the unpackers.
-#[cfg_attr(not(feature = "macros"), allow(dead_code, unreachable_pub))]
+// Without the macros nothing names the unpackers; without LZ4 and zstd the
+// shared unpacking code has no user.
+#[cfg_attr(not(all(feature = "macros", any(feature = "lz4", feature = "zstd-fast"))), allow(dead_code))]
+#[cfg_attr(not(feature = "macros"), allow(unreachable_pub))]
 pub(crate) mod unpack;
 
 use std::sync::OnceLock;
