@@ -295,6 +295,7 @@ fn check_embedded(out: &Path) -> Directory {
     assert_eq!(names, sorted, "names sorted by bytes and unique");
 
     let mut end = 0;
+    let mut stream_ranges = Vec::new();
     let mut spirv_total = 0;
     for (entry, module) in directory.entries.iter().zip(&manifest.modules) {
         assert_eq!(entry.name, module.name);
@@ -316,7 +317,7 @@ fn check_embedded(out: &Path) -> Directory {
         let unpacked = match &stream {
             Some(stream) => {
                 assert_eq!(entry.packed_len, entry.unpacked_len);
-                assert_eq!(entry.offset, end, "modules follow each other in entry order");
+                stream_ranges.push((entry.offset, entry.offset + entry.packed_len));
                 stream[entry.offset..entry.offset + entry.packed_len].to_vec()
             }
             None => {
@@ -357,7 +358,15 @@ fn check_embedded(out: &Path) -> Directory {
         assert_eq!(alone.decode().unwrap(), expected, "{} alone through the runtime", entry.name);
         spirv_total += entry.spirv_len;
     }
-    assert_eq!(end, stream.as_ref().map_or(data.len(), Vec::len), "the modules fill the data");
+    // A stream holds every module once, in any order, and nothing else.
+    stream_ranges.sort_unstable();
+    if let Some(stream) = &stream {
+        assert!(stream_ranges.windows(2).all(|w| w[0].1 == w[1].0), "stream modules tile the stream");
+        assert_eq!(stream_ranges.first().map(|r| r.0), Some(0));
+        assert_eq!(stream_ranges.last().map(|r| r.1), Some(stream.len()), "the modules fill the stream");
+    } else {
+        assert_eq!(end, data.len(), "the modules fill the data");
+    }
     assert_eq!(embedded.spirv_bytes, spirv_total);
     directory
 }

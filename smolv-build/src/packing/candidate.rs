@@ -124,21 +124,31 @@ pub(crate) fn per_module(inputs: &[PackInput], forms: &ModuleForms) -> Result<Ca
     })
 }
 
-/// Layout 1: every module's SMOL-V, in entry order, packed as one stream.
+/// Layout 1: every module's SMOL-V packed as one stream. The stream holds
+/// them smallest first (similar modules end up near each other: 2% smaller
+/// than name order on a 344-module GLSL tree); entries stay in name order
+/// and locate their module by offset.
 pub(crate) fn stream(inputs: &[PackInput], codec: Codec, zstd_level: i32) -> Result<Candidate, Error> {
+    let mut order: Vec<usize> = (0..inputs.len()).collect();
+    order.sort_by_key(|&i| (inputs[i].smolv.len(), i));
     let mut stream = Vec::with_capacity(inputs.iter().map(|m| m.smolv.len()).sum());
-    let mut entries = Vec::with_capacity(inputs.len());
-    for input in inputs {
-        entries.push(Entry {
+    let mut offsets = vec![0; inputs.len()];
+    for &i in &order {
+        offsets[i] = stream.len();
+        stream.extend_from_slice(&inputs[i].smolv);
+    }
+    let entries: Vec<Entry<'_>> = inputs
+        .iter()
+        .zip(&offsets)
+        .map(|(input, &offset)| Entry {
             name: &input.name,
-            offset: stream.len(),
+            offset,
             packed_len: input.smolv.len(),
             unpacked_len: input.smolv.len(),
             spirv_len: input.spirv.len(),
             check: input.check,
-        });
-        stream.extend_from_slice(&input.smolv);
-    }
+        })
+        .collect();
     let header = Once { len: stream.len(), check: xxhash_rust::xxh32::xxh32(&stream, 0) };
     let data = pack_block(codec, &stream, zstd_level, None)?;
     let directory = directory::write(codec, Layout::Stream, header, &entries)?;
