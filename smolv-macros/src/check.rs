@@ -48,6 +48,21 @@ fn within(offset: u32, len: u32, limit: u64) -> bool {
     u64::from(offset) + u64::from(len) <= limit
 }
 
+/// Whether the entries' ranges cover `0..len` exactly, without overlap.
+fn tiles(entries: &[Entry], len: u32) -> bool {
+    let mut ranges: Vec<(u64, u64)> =
+        entries.iter().map(|e| (u64::from(e.offset), u64::from(e.offset) + u64::from(e.packed_len))).collect();
+    ranges.sort_unstable();
+    let mut end = 0;
+    for (start, stop) in ranges {
+        if start != end {
+            return false;
+        }
+        end = stop;
+    }
+    end == u64::from(len)
+}
+
 /// Parses and checks a directory of codec `codec` whose data is
 /// `data_len` bytes long: the header, every entry inside the directory and
 /// its module inside the data (or the stream), lengths that fit the codec,
@@ -113,5 +128,45 @@ pub(crate) fn directory(bytes: &[u8], codec: u8, data_len: u64) -> Result<Direct
     if at != bytes.len() {
         return Err("does not end after its last entry");
     }
+    if stream && !tiles(&entries, once.0) {
+        return Err("has stream modules that do not fill the stream exactly once");
+    }
     Ok(Directory { once, entries })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A directory of codec 2 (LZ4), layout 1 (stream), with `entries` of
+    /// (name, offset, length) over a stream of `stream_len` bytes.
+    fn stream_directory(stream_len: u32, entries: &[(&str, u32, u32)]) -> Vec<u8> {
+        let mut out = b"SMVD".to_vec();
+        out.extend_from_slice(&[1, 2, 1, 0]);
+        out.extend_from_slice(&u32::try_from(entries.len()).unwrap().to_le_bytes());
+        out.extend_from_slice(&stream_len.to_le_bytes());
+        out.extend_from_slice(&7u32.to_le_bytes());
+        for (name, offset, len) in entries {
+            for field in [*offset, *len, *len, 20, 0] {
+                out.extend_from_slice(&field.to_le_bytes());
+            }
+            out.extend_from_slice(&u16::try_from(name.len()).unwrap().to_le_bytes());
+            out.extend_from_slice(name.as_bytes());
+            out.resize(out.len().next_multiple_of(4), 0);
+        }
+        out
+    }
+
+    #[test]
+    fn stream_modules_must_fill_the_stream_exactly_once_in_any_order() {
+        let ok = stream_directory(30, &[("a", 10, 20), ("b", 0, 10)]);
+        assert_eq!(directory(&ok, 2, 5).unwrap().once, (30, 7));
+        for bad in [
+            stream_directory(30, &[("a", 0, 10), ("b", 15, 15)]),
+            stream_directory(30, &[("a", 0, 20), ("b", 10, 20)]),
+            stream_directory(40, &[("a", 0, 20), ("b", 20, 10)]),
+        ] {
+            assert!(directory(&bad, 2, 5).is_err());
+        }
+    }
 }

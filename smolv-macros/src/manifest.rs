@@ -102,6 +102,11 @@ impl Manifest {
             check: u32::try_from(number(&embedded["check"], "module check")?)
                 .map_err(|_| "smolv: a module check is not 32 bits; rebuild".to_owned())?,
         };
+        if module.spirv_len < 20 || !module.spirv_len.is_multiple_of(4) {
+            return Err(format!(
+                "smolv: the manifest gives {name} a SPIR-V length that is not a whole module; rebuild"
+            ));
+        }
         std::fs::metadata(&module.data)
             .map_err(|e| format!("smolv: cannot read {} ({e}); rebuild", module.data.display()))?;
         Ok(module)
