@@ -481,6 +481,12 @@ fn build_json_stays_parseable_while_glslang_prints_its_prelude_to_stdout() {
         .collect();
     assert_eq!(failed, ["old.comp"]);
     assert_eq!(json["languages"][0]["pass_rate"], 66.7);
+    // `pack` compiles too, and fails on old.comp: its stdout stays empty.
+    let bundle = dir.path().join("assets.smvb");
+    let packed = cargo_smolv(&["smolv", "pack", shaders.to_str().unwrap(), "-o", bundle.to_str().unwrap(), "--json"]);
+    assert_eq!(packed.status.code(), Some(1));
+    assert!(stderr(&packed).contains("Unable to parse built-ins"), "{}", stderr(&packed));
+    assert_eq!(String::from_utf8_lossy(&packed.stdout), "", "nothing but --json output may reach stdout");
 }
 
 #[test]

@@ -12,7 +12,7 @@
 //! which SPIRV-Tools before 2023.2 rejects ("Invalid source language
 //! operand: 11"), so the optimizer and `spirv-val` would refuse every
 //! module. The frontend rewrites that operand to 0 (Unknown), which every
-//! version accepts; the file name and source text (with debug info) stay.
+//! version accepts.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -101,9 +101,9 @@ pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Di
             .arg(&output)
             .arg("-depfile")
             .arg(&depfile);
-        if !settings.strip_debug {
-            command.arg("-g");
-        }
+        // No `-g`: Slang's debug info is NonSemantic.Shader.DebugInfo, which
+        // needs VK_KHR_shader_non_semantic_info on the device. Without it,
+        // modules still carry names (OpName), as GLSL's do.
         for warning in run(&mut command, slangc, job)? {
             if !warnings.contains(&warning) {
                 warnings.push(warning);
