@@ -11,6 +11,7 @@
 //! process-wide descriptor (another thread may be printing `cargo:` lines).
 #![allow(unsafe_code, reason = "dup/dup2/fflush on the process's own standard descriptors")]
 
+#[cfg(unix)]
 use std::io::Write;
 
 /// Standard output pointed at stderr until dropped (a no-op where the
