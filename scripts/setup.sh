@@ -12,7 +12,11 @@
 #   2. makes sure rustfmt and clippy are installed;
 #   3. merges Debian's static shaderc/glslang/SPIRV-Tools archives into one
 #      target/shaderc/libshaderc_combined.a (Debian's libshaderc.so cannot be
-#      linked from Rust) and exports SHADERC_LIB_DIR pointing at it.
+#      linked from Rust) and exports SHADERC_LIB_DIR pointing at it;
+#   4. when no slangc is set (SMOLV_SLANGC) or on PATH, unpacks the official
+#      slangc (with libslang-compiler.so) from the slangtorch wheel on PyPI
+#      into target/slang and exports SMOLV_SLANGC pointing at it, for the
+#      Slang tests (Debian ships no slangc; the Vulkan SDK does).
 set -euo pipefail
 
 SMOLV_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -82,6 +86,41 @@ smolv_build_shaderc_archive() {
   export SHADERC_LIB_DIR="$out"
 }
 
+# The slangtorch wheel whose slangtorch/bin/ holds slangc 2026.14.1.
+SMOLV_SLANGTORCH_VERSION=1.3.22
+
+smolv_install_slangc() {
+  if [ -n "${SMOLV_SLANGC:-}" ] && [ -x "$SMOLV_SLANGC" ]; then return 0; fi
+  command -v slangc >/dev/null && return 0
+  local dir="$SMOLV_ROOT/target/slang"
+  local slangc="$dir/slangtorch/bin/slangc"
+  if [ ! -x "$slangc" ]; then
+    python3 -m pip --version >/dev/null 2>&1 || {
+      smolv_log "no slangc and no pip to fetch it: install the Vulkan SDK's slangc or python3-pip; Slang tests will fail"
+      return 0
+    }
+    smolv_log "fetching slangc from the slangtorch $SMOLV_SLANGTORCH_VERSION wheel into $dir"
+    rm -rf "$dir" && mkdir -p "$dir/wheel"
+    if ! python3 -m pip download --quiet --no-deps "slangtorch==$SMOLV_SLANGTORCH_VERSION" -d "$dir/wheel" >&2; then
+      smolv_log "could not download slangtorch (offline?); Slang tests will fail until slangc is installed"
+      return 0
+    fi
+    # Only slangc and the libraries beside it (it finds them through $ORIGIN).
+    python3 - "$dir" <<'PY'
+import glob, os, sys, zipfile
+root = sys.argv[1]
+with zipfile.ZipFile(glob.glob(os.path.join(root, "wheel", "slangtorch-*.whl"))[0]) as wheel:
+    for name in wheel.namelist():
+        if name.startswith("slangtorch/bin/"):
+            wheel.extract(name, root)
+PY
+    chmod +x "$slangc"
+    rm -rf "$dir/wheel"
+  fi
+  export SMOLV_SLANGC="$slangc"
+}
+
 smolv_install_packages
 smolv_check_rust
 smolv_build_shaderc_archive
+smolv_install_slangc

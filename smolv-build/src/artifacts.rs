@@ -66,6 +66,7 @@ pub(crate) fn build_artifacts(
         report.modules.push(ModuleReport {
             name: module.name.clone(),
             source: job.path.clone(),
+            language: Some(job.language),
             stage: module.stage.name().to_owned(),
             entry_point: module.entry_point.clone(),
             source_bytes: std::fs::metadata(&job.path).map_or(0, |m| usize::try_from(m.len()).unwrap_or(usize::MAX)),

@@ -10,7 +10,7 @@ use crate::error::Diagnostic;
 use crate::frontend::{self, CompiledModule};
 use crate::isolate::{self, Isolated, Journal};
 use crate::optimize;
-use crate::options::Optimization;
+use crate::options::{HlslOptions, Optimization};
 use crate::settings::Settings;
 use crate::source::{Job, Language};
 
@@ -45,6 +45,8 @@ pub(crate) struct Context<'a> {
     pub(crate) cache: &'a Cache,
     /// [`compiler_identity`], computed once per build.
     pub(crate) identity: String,
+    /// [`slang_identity`], for Slang jobs; empty without `slangc`.
+    pub(crate) slang_identity: String,
     pub(crate) hashes: FileHashes,
     pub(crate) journal: &'a Journal,
     /// Where children that compile one job alone report progress.
@@ -61,6 +63,23 @@ pub(crate) fn compiler_identity(settings: &Settings, cache: &Cache) -> String {
         identity.push_str(&optimize::spirv_opt_identity(tool, cache));
     }
     identity
+}
+
+/// What compiles Slang, for the keys of Slang jobs only (so that
+/// installing or updating `slangc` leaves the other entries valid):
+/// `slangc -v`, remembered by the binary's path, size and time.
+pub(crate) fn slang_identity(settings: &Settings, cache: &Cache) -> String {
+    settings.slangc.as_deref().map(|slangc| frontend::slangc_identity(slangc, cache)).unwrap_or_default()
+}
+
+impl Context<'_> {
+    /// The identity of what compiles `job`.
+    pub(crate) fn identity_of(&self, job: &Job) -> String {
+        match job.language {
+            Language::Slang => format!("{}{}", self.identity, self.slang_identity),
+            _ => self.identity.clone(),
+        }
+    }
 }
 
 /// The job's cache key: everything that decides its output.
@@ -80,6 +99,14 @@ pub(crate) fn job_key(job: &Job, settings: &Settings, identity: &str, source: &[
             settings.auto_map_locations,
             settings.auto_bind_uniforms
         ));
+    // Only what can change the job's output, so that GLSL entries survive a
+    // new HLSL option (and the keys of builds without these stay as they were).
+    if matches!(job.language, Language::Glsl | Language::Hlsl) && !settings.binding_bases.is_empty() {
+        key.text(&format!("binding bases {:?}", settings.binding_bases));
+    }
+    if matches!(job.language, Language::Glsl | Language::Hlsl) && settings.hlsl != HlslOptions::default() {
+        key.text(&format!("hlsl {:?}", settings.hlsl));
+    }
     for define in &job.defines {
         key.text(&define.name).text(define.value.as_deref().unwrap_or(""));
     }
@@ -99,7 +126,7 @@ fn read_source(job: &Job) -> Result<Vec<u8>, Vec<Diagnostic>> {
 
 /// The job's key, from its source as it is now.
 pub(crate) fn current_key(job: &Job, cx: &Context<'_>) -> Option<Key> {
-    read_source(job).ok().map(|source| job_key(job, cx.settings, &cx.identity, &source))
+    read_source(job).ok().map(|source| job_key(job, cx.settings, &cx.identity_of(job), &source))
 }
 
 /// Compiles one job, or takes it from the cache: frontend, optimizer,
@@ -109,7 +136,7 @@ pub(crate) fn current_key(job: &Job, cx: &Context<'_>) -> Option<Key> {
 pub(crate) fn compile_job(job: &Job, cx: &Context<'_>) -> Result<JobOutput, JobFailure> {
     let settings = cx.settings;
     let source = read_source(job)?;
-    let key = job_key(job, settings, &cx.identity, &source);
+    let key = job_key(job, settings, &cx.identity_of(job), &source);
     if let Some(output) = cx.cache.get(&key).and_then(|body| read_entry(&body, &cx.hashes)) {
         return Ok(output);
     }
@@ -130,7 +157,8 @@ pub(crate) fn compile_job(job: &Job, cx: &Context<'_>) -> Result<JobOutput, JobF
         }
     }
     let compiled = {
-        let _in_flight = (job.language != Language::Spirv).then(|| cx.journal.begin(&key, job));
+        // Only an in-process compiler can take the build down with it.
+        let _in_flight = job.language.compiles_in_process().then(|| cx.journal.begin(&key, job));
         frontend::compile(job, &source, settings)?
     };
     let mut warnings = compiled.warnings;
@@ -320,6 +348,9 @@ mod tests {
             spirv_opt: None,
             auto_map_locations: false,
             auto_bind_uniforms: false,
+            binding_bases: Vec::new(),
+            hlsl: HlslOptions::default(),
+            slangc: None,
         }
     }
 

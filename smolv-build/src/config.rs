@@ -4,12 +4,19 @@
 
 use std::path::{Path, PathBuf};
 
+use smolv_runtime::reflect::ShaderStage;
+
 use crate::error::Error;
+use crate::frontend;
 use crate::optimize;
-use crate::options::{Define, DictionaryMode, Optimization, SpirvVersion, TargetEnv, Variant};
+use crate::options::{
+    BindingBase, Define, DictionaryMode, HlslOptions, Optimization, RegisterBinding, ResourceKind, SpirvVersion,
+    TargetEnv, Variant,
+};
 use crate::packing::{self, Packing, SizeGoal};
 use crate::report::Report;
 use crate::settings::{Inputs, Plan, Settings, default_cache_dir, env};
+use crate::source::Language;
 
 /// Configures and runs the shader build. Setters take `&mut self` and
 /// return it, in the style of `cc` and `prost-build`.
@@ -51,6 +58,11 @@ pub struct Config {
     pub(crate) keep_going: bool,
     pub(crate) auto_map_locations: bool,
     pub(crate) auto_bind_uniforms: bool,
+    pub(crate) languages: Vec<(String, Language)>,
+    pub(crate) hlsl_entry_point: Option<String>,
+    pub(crate) hlsl: HlslOptions,
+    pub(crate) binding_bases: Vec<BindingBase>,
+    pub(crate) slangc: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -88,6 +100,11 @@ impl Config {
             keep_going: false,
             auto_map_locations: false,
             auto_bind_uniforms: false,
+            languages: Vec::new(),
+            hlsl_entry_point: None,
+            hlsl: HlslOptions::default(),
+            binding_bases: Vec::new(),
+            slangc: None,
         }
     }
 
@@ -287,6 +304,137 @@ impl Config {
         self
     }
 
+    /// States the language of the GLSL-or-HLSL shaders in a directory
+    /// (everything below it), a glob, or one file, relative to the crate
+    /// root: glslc's `-x glsl` / `-x hlsl`. Real HLSL trees often name
+    /// files by stage like GLSL (`triangle.vert`), which are otherwise read
+    /// as GLSL. When several cover a file, the last one wins. It applies to
+    /// files named by stage, `.glsl` and `.hlsl`; WGSL, Slang and SPIR-V
+    /// are known by their extension, and stating them is an error, as is a
+    /// pattern that covers no shader.
+    ///
+    /// ```
+    /// use smolv_build::{Config, Language};
+    /// let mut config = Config::new();
+    /// config
+    ///     .shader_dir("shaders")
+    ///     .language("shaders/hlsl", Language::Hlsl) // a directory
+    ///     .language("shaders/**/*.ps.vert", Language::Hlsl) // a glob
+    ///     .language("shaders/hlsl/legacy.frag", Language::Glsl); // a file
+    /// ```
+    pub fn language(&mut self, path_or_glob: impl Into<String>, language: Language) -> &mut Self {
+        self.languages.push((path_or_glob.into(), language));
+        self
+    }
+
+    /// The entry point function of HLSL shaders (glslc's `-fentry-point`).
+    /// Default: `main`.
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders").hlsl_entry_point("VSMain");
+    /// ```
+    pub fn hlsl_entry_point(&mut self, name: impl Into<String>) -> &mut Self {
+        self.hlsl_entry_point = Some(name.into());
+        self
+    }
+
+    /// Picks the binding shift of an HLSL resource by its register class
+    /// (`t`, `s`, `b`, `u`) rather than by its type, as DXC does (glslc's
+    /// `-fhlsl-iomap`): with it, a `StructuredBuffer` in `register(t1)` is
+    /// shifted by the [`ResourceKind::Texture`] base, not the
+    /// [`ResourceKind::StorageBuffer`] one. Default: off.
+    ///
+    /// ```
+    /// use smolv_build::{Config, ResourceKind};
+    /// let mut config = Config::new();
+    /// config.shader_dir("shaders").hlsl_io_mapping(true).binding_base(ResourceKind::Texture, 20);
+    /// ```
+    pub fn hlsl_io_mapping(&mut self, on: bool) -> &mut Self {
+        self.hlsl.io_mapping = on;
+        self
+    }
+
+    /// Lays out GLSL uniform and storage blocks with HLSL's packing rules
+    /// for member offsets (glslc's `-fhlsl-offsets`): a `vec2` after a
+    /// `float` sits at offset 4, not 8. HLSL always uses those rules.
+    /// Default: off.
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders").hlsl_offsets(true);
+    /// ```
+    pub fn hlsl_offsets(&mut self, on: bool) -> &mut Self {
+        self.hlsl.offsets = on;
+        self
+    }
+
+    /// Places HLSL register `register` (`b0`, `t3`, `u1`, `s2`) at
+    /// descriptor `set` and `binding`, in every stage (glslc's
+    /// `-fresource-set-binding <reg> <set> <binding>`).
+    ///
+    /// ```
+    /// use smolv_build::{Config, ResourceKind};
+    /// let mut config = Config::new();
+    /// config
+    ///     .shader_dir("shaders")
+    ///     .hlsl_register_binding("b0", 1, 0)
+    ///     .binding_base(ResourceKind::Texture, 16); // t0 → binding 16
+    /// ```
+    pub fn hlsl_register_binding(&mut self, register: impl Into<String>, set: u32, binding: u32) -> &mut Self {
+        self.hlsl.register_bindings.push(RegisterBinding { stage: None, register: register.into(), set, binding });
+        self
+    }
+
+    /// Like [`hlsl_register_binding`](Config::hlsl_register_binding), for
+    /// shaders of one stage only (`-fresource-set-binding <stage> …`).
+    pub fn hlsl_register_binding_for_stage(
+        &mut self,
+        stage: ShaderStage,
+        register: impl Into<String>,
+        set: u32,
+        binding: u32,
+    ) -> &mut Self {
+        self.hlsl.register_bindings.push(RegisterBinding {
+            stage: Some(stage),
+            register: register.into(),
+            set,
+            binding,
+        });
+        self
+    }
+
+    /// The lowest binding given to resources of `kind` (glslc's
+    /// `-f<kind>-binding-base`, such as `-fubo-binding-base`): HLSL
+    /// registers of that kind are shifted by `base`, and GLSL resources
+    /// bound automatically ([`auto_bind_uniforms`](Config::auto_bind_uniforms))
+    /// start there.
+    pub fn binding_base(&mut self, kind: ResourceKind, base: u32) -> &mut Self {
+        self.binding_bases.push(BindingBase { stage: None, kind, base });
+        self
+    }
+
+    /// Like [`binding_base`](Config::binding_base), for shaders of one
+    /// stage only (`-f<kind>-binding-base <stage> <base>`).
+    pub fn binding_base_for_stage(&mut self, stage: ShaderStage, kind: ResourceKind, base: u32) -> &mut Self {
+        self.binding_bases.push(BindingBase { stage: Some(stage), kind, base });
+        self
+    }
+
+    /// The `slangc` binary that compiles `.slang` files. Default:
+    /// `SMOLV_SLANGC`, else `slangc` on `PATH`. The Vulkan SDK ships it, and
+    /// so does the `slangtorch` Python wheel (`pip install --no-deps
+    /// slangtorch`; it is in `slangtorch/bin/`).
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders").slangc("/opt/vulkan-sdk/bin/slangc");
+    /// ```
+    pub fn slangc(&mut self, path: impl AsRef<Path>) -> &mut Self {
+        self.slangc = Some(path.as_ref().to_owned());
+        self
+    }
+
     /// Builds every shader. On failure, prints every error of every shader
     /// as a `cargo::error=path:line:col: message` line, which Cargo shows
     /// as the build's errors (under a build script), and panics with the
@@ -324,6 +472,8 @@ impl Config {
             defines: self.defines.clone(),
             shader_defines: self.shader_defines.clone(),
             variants: self.variants.clone(),
+            languages: self.languages.clone(),
+            hlsl_entry_point: self.hlsl_entry_point.clone(),
         }
     }
 
@@ -341,6 +491,12 @@ impl Config {
                 ));
             }
         };
+        if let Some(bad) = self.hlsl.register_bindings.iter().find(|b| !is_register_name(&b.register)) {
+            return Err(Error::Config(format!(
+                "hlsl_register_binding: {:?} is not an HLSL register; name one like b0, t3, u1 or s2",
+                bad.register
+            )));
+        }
         let settings = Settings {
             target_env: self.target_env,
             spirv_version: self.spirv_version.unwrap_or(self.target_env.default_spirv_version()),
@@ -350,6 +506,9 @@ impl Config {
             spirv_opt: optimize::find_spirv_opt(self.spirv_opt.as_deref()),
             auto_map_locations: self.auto_map_locations,
             auto_bind_uniforms: self.auto_bind_uniforms,
+            binding_bases: self.binding_bases.clone(),
+            hlsl: self.hlsl.clone(),
+            slangc: frontend::find_slangc(self.slangc.as_deref()),
         };
         Ok(Plan {
             inputs: self.inputs(&base),
@@ -365,6 +524,14 @@ impl Config {
             print_report: env("SMOLV_REPORT").is_some_and(|v| v != "0"),
         })
     }
+}
+
+/// An HLSL register name: a letter and a number (`b0`, `t12`).
+fn is_register_name(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && !chars.as_str().is_empty()
+        && chars.all(|c| c.is_ascii_digit())
 }
 
 /// The packing and goal: the [`Config`] setters, else `SMOLV_PACKING` and
@@ -418,6 +585,15 @@ mod tests {
         assert!(matches!(&error, Error::Config(why) if why.contains("\"brotli\"") && why.contains("lz4-stream")));
         let error = packing_options(&config, vars(&[("SMOLV_SIZE_GOAL", "tiny")])).unwrap_err();
         assert!(matches!(&error, Error::Config(why) if why.contains("installed, download")));
+    }
+
+    #[test]
+    fn register_names_are_a_letter_and_a_number() {
+        assert!(is_register_name("b0") && is_register_name("t12"));
+        assert!(!is_register_name("b") && !is_register_name("0b") && !is_register_name("b\0") && !is_register_name(""));
+        let mut config = Config::new();
+        config.out_dir("out").hlsl_register_binding("b\0", 0, 0);
+        assert!(matches!(config.plan(), Err(Error::Config(why)) if why.contains("not an HLSL register")));
     }
 
     #[test]

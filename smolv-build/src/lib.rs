@@ -1,7 +1,7 @@
 //! # smolv-build
 //!
 //! The build-time half of [smolv](https://github.com/smolv-rs/smolv): compiles
-//! a crate's GLSL, HLSL and WGSL shaders (or takes precompiled SPIR-V) in
+//! a crate's GLSL, HLSL, WGSL and Slang shaders (or takes precompiled SPIR-V) in
 //! `build.rs`, optimizes them for size, SMOL-V encodes them, packs them the
 //! way that makes the binary smallest, and caches everything by content
 //! hash, so unchanged shaders are never compiled twice.
@@ -49,14 +49,41 @@
 //!
 //! | step | how |
 //! |---|---|
-//! | find | `.vert .frag .comp .geom .tesc .tese .mesh .task .rgen .rchit .rmiss .rahit .rint .rcall` are GLSL of that stage; `.glsl`/`.hlsl` name their stage with a double extension (`blur.comp.hlsl`) or `#pragma shader_stage(compute)`, and are include files otherwise; `.wgsl` gives one module per entry point (`sky.wgsl#fs_main`); `.spv`/`.spirv` are precompiled SPIR-V, stage and entry point from their first `OpEntryPoint` (`blur.comp.spv`) |
-//! | compile | shaderc for GLSL and HLSL (cargo feature `shaderc`), naga for WGSL (feature `wgsl`) |
+//! | find | `.vert .frag .comp .geom .tesc .tese .mesh .task .rgen .rchit .rmiss .rahit .rint .rcall` are GLSL of that stage; `.glsl`/`.hlsl` name their stage with a double extension (`blur.comp.hlsl`) or `#pragma shader_stage(compute)`, and are include files otherwise; `.wgsl` gives one module per entry point (`sky.wgsl#fs_main`), and so does `.slang`, per `[shader("…")]` entry point (`tri.slang#vs_main`; a `.slang` file without one is a module for `import`); `.spv`/`.spirv` are precompiled SPIR-V, stage and entry point from their first `OpEntryPoint` (`blur.comp.spv`); [`Config::language`] states that stage-named files are HLSL (glslc's `-x hlsl`) |
+//! | compile | shaderc for GLSL and HLSL (cargo feature `shaderc`), naga for WGSL (feature `wgsl`), the `slangc` binary for Slang ([`Config::slangc`], `SMOLV_SLANGC`, else `PATH`), which writes the depfile that tracks its imports |
 //! | optimize | the SPIRV-Tools `-Os` recipe, run as the `spirv-opt` binary for every language (shaderc's in-process size level for GLSL/HLSL only when `spirv-opt` is missing; see [Optimizer](crate#optimizer)) |
 //! | encode | SMOL-V, stripped of debug info in release builds |
 //! | pack | what the binary embeds: raw SPIR-V, SMOL-V, or SMOL-V + LZ4 (HC 12) or zstd (level 19, optionally with a trained dictionary), per module or as one stream; by default the smallest total of stored bytes *and* the decoder code the packing links ([`Packing`], [`SizeGoal`]) |
 //! | bundle | zstd level 19 containers with blake3 hashes, with a dictionary when that makes the total smaller: the asset-file form, for tools |
-//! | cache | blake3 over sources, includes (and the include paths searched before them), defines, options, the compilers as linked (the shaderc library's bytes, naga's exact version, `spirv-opt --version`) and smolv-build's own sources; one directory per workspace |
+//! | cache | blake3 over sources, includes and imports (and the include paths searched before them), defines, options, the compilers as linked (the shaderc library's bytes, naga's exact version, `slangc -v`, `spirv-opt --version`) and smolv-build's own sources; one directory per workspace |
 //! | emit | the embedded set (`embedded/`), containers, a bundle and `manifest.json` in `OUT_DIR/smolv`, `smolv-report.{txt,json}` in `OUT_DIR`, `cargo:rerun-if-changed` for every source, include and directory, `cargo:rerun-if-env-changed` for every variable read |
+//!
+//! ## HLSL trees named by stage, and Slang
+//!
+//! HLSL written for `dxc -spirv` or `glslc -x hlsl` often names files by
+//! stage like GLSL (`triangle.vert`); state their language, and glslc's
+//! HLSL options, on the builder:
+//!
+//! ```no_run
+//! // build.rs
+//! use smolv_build::{Config, Language, ResourceKind};
+//! Config::new()
+//!     .shader_dir("shaders")
+//!     .language("shaders/hlsl", Language::Hlsl) // glslc -x hlsl
+//!     .hlsl_entry_point("main") // -fentry-point
+//!     .hlsl_io_mapping(true) // -fhlsl-iomap
+//!     .binding_base(ResourceKind::Texture, 16) // -ftexture-binding-base
+//!     .compile();
+//! ```
+//!
+//! `.slang` files are compiled by `slangc`, one module per entry point,
+//! then optimized like every other language. Slang marks its SPIR-V as
+//! source language 11, which SPIRV-Tools before 2023.2 rejects, so that
+//! operand of `OpSource` is rewritten to Unknown. Without `slangc`, a
+//! `.slang` file is an error that says how to install it.
+//!
+//! The [`Report`] counts, per language, how many shaders compiled
+//! ([`Report::languages`]).
 //!
 //! ## Packing
 //!
@@ -125,10 +152,12 @@ mod reflect;
 mod emit;
 mod report;
 
-// Beside them: the content-hash cache, the errors, and the driver.
+// Beside them: the content-hash cache, the errors, the external tools,
+// and the driver.
 mod cache;
 mod error;
 mod run;
+mod tool;
 
 pub use bundle::{PackOptions, PackedBundle, PackedEntry, pack_bundle};
 pub use config::Config;
@@ -137,9 +166,9 @@ pub use emit::{
     Manifest, ManifestEmbeddedModule, ManifestEmbeddedSet, ManifestModule,
 };
 pub use error::{Diagnostic, Error};
-pub use options::{Define, DictionaryMode, Optimization, SpirvVersion, TargetEnv, Variant};
+pub use options::{Define, DictionaryMode, Optimization, ResourceKind, SpirvVersion, TargetEnv, Variant};
 pub use packing::{Layout, Packing, SizeGoal};
-pub use report::{CandidateReport, FailedShader, ModuleReport, PackingReport, Report};
+pub use report::{CandidateReport, FailedShader, LanguageReport, ModuleReport, PackingReport, Report};
 pub use source::Language;
 
 /// Upkeep of the shared build cache: what `cargo smolv cache` runs.

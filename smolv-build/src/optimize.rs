@@ -22,57 +22,19 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::cache::{Cache, KeyBuilder};
+use crate::cache::Cache;
 use crate::options::{Optimization, TargetEnv};
+use crate::tool;
 
 /// Finds `spirv-opt`: the configured path, `SMOLV_SPIRV_OPT`, or `PATH`.
 pub(crate) fn find_spirv_opt(configured: Option<&Path>) -> Option<PathBuf> {
-    if let Some(path) = configured {
-        return Some(path.to_owned());
-    }
-    if let Some(path) = std::env::var_os("SMOLV_SPIRV_OPT") {
-        return Some(PathBuf::from(path));
-    }
-    let name = if cfg!(windows) { "spirv-opt.exe" } else { "spirv-opt" };
-    std::env::var_os("PATH")
-        .map(|paths| std::env::split_paths(&paths).map(|dir| dir.join(name)).collect::<Vec<_>>())
-        .unwrap_or_default()
-        .into_iter()
-        .find(|candidate| candidate.is_file())
-}
-
-/// `spirv-opt --version`'s first line, for cache keys.
-pub(crate) fn spirv_opt_version(tool: &Path) -> String {
-    Command::new(tool)
-        .arg("--version")
-        .output()
-        .map(|out| String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or_default().to_owned())
-        .unwrap_or_default()
+    tool::find(configured, "SMOLV_SPIRV_OPT", "spirv-opt")
 }
 
 /// `spirv-opt --version`, for cache keys, remembered in the cache by the
-/// tool's path, size and modification time: a warm build spawns nothing,
-/// and a replaced binary is asked again. A version that cannot be read is
-/// not remembered.
+/// tool's path, size and modification time (see [`tool::identity`]).
 pub(crate) fn spirv_opt_identity(tool: &Path, cache: &Cache) -> String {
-    let Ok(meta) = std::fs::metadata(tool) else {
-        return spirv_opt_version(tool);
-    };
-    let mtime =
-        meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos());
-    let key = KeyBuilder::new("smolv-build tool identity v1")
-        .text(&tool.to_string_lossy())
-        .field(&meta.len().to_le_bytes())
-        .field(&mtime.to_le_bytes())
-        .finish();
-    if let Some(version) = cache.get(&key).and_then(|body| String::from_utf8(body).ok()) {
-        return version;
-    }
-    let version = spirv_opt_version(tool);
-    if !version.is_empty() {
-        cache.put(&key, version.as_bytes());
-    }
-    version
+    tool::identity(tool, "--version", cache)
 }
 
 /// Optimizes `spirv` with `tool`. Returns why it could not, so the caller

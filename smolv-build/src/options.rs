@@ -1,6 +1,9 @@
 //! The option types a [`Config`](crate::Config) is made of: target
 //! environment, SPIR-V version, optimization, dictionary policy, defines
-//! and variants. Plain values, used by the builder and by every build step.
+//! and variants, resource bindings. Plain values, used by the builder and by
+//! every build step.
+
+use smolv_runtime::reflect::ShaderStage;
 
 /// Which Vulkan version the SPIR-V targets.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -192,4 +195,90 @@ impl Variant {
                 .collect()
         })
     }
+}
+
+/// A kind of shader resource, for [`Config::binding_base`](crate::Config::binding_base):
+/// glslc's `-f<kind>-binding-base` flags.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ResourceKind {
+    /// Storage images and image buffers (`image`).
+    Image,
+    /// Pure samplers (`sampler`; HLSL `s` registers).
+    Sampler,
+    /// Sampled textures (`texture`; HLSL `t` registers, shader resource views).
+    Texture,
+    /// Uniform buffers (`ubo`, also `cbuffer`; HLSL `b` registers).
+    UniformBuffer,
+    /// Storage buffers (`ssbo`).
+    StorageBuffer,
+    /// HLSL unordered access views (`uav`; `u` registers).
+    UnorderedAccessView,
+}
+
+impl ResourceKind {
+    /// Every kind, in glslc's order.
+    pub const ALL: [Self; 6] = [
+        Self::Image,
+        Self::Sampler,
+        Self::Texture,
+        Self::UniformBuffer,
+        Self::StorageBuffer,
+        Self::UnorderedAccessView,
+    ];
+
+    /// glslc's name, as in `-fubo-binding-base`: `image`, `sampler`,
+    /// `texture`, `ubo`, `ssbo`, `uav`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Image => "image",
+            Self::Sampler => "sampler",
+            Self::Texture => "texture",
+            Self::UniformBuffer => "ubo",
+            Self::StorageBuffer => "ssbo",
+            Self::UnorderedAccessView => "uav",
+        }
+    }
+
+    /// Parses glslc's names (and `cbuffer`, glslc's other name for `ubo`).
+    ///
+    /// ```
+    /// use smolv_build::ResourceKind;
+    /// assert_eq!(ResourceKind::parse("cbuffer"), Some(ResourceKind::UniformBuffer));
+    /// assert_eq!(ResourceKind::parse("uav"), Some(ResourceKind::UnorderedAccessView));
+    /// ```
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "cbuffer" => Some(Self::UniformBuffer),
+            _ => Self::ALL.into_iter().find(|kind| kind.name() == text),
+        }
+    }
+}
+
+/// The lowest binding given to resources of one kind (shaderc's binding
+/// base), in every stage or in one.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct BindingBase {
+    pub(crate) stage: Option<ShaderStage>,
+    pub(crate) kind: ResourceKind,
+    pub(crate) base: u32,
+}
+
+/// An HLSL register placed at a descriptor set and binding (glslc's
+/// `-fresource-set-binding`), in every stage or in one.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct RegisterBinding {
+    pub(crate) stage: Option<ShaderStage>,
+    pub(crate) register: String,
+    pub(crate) set: u32,
+    pub(crate) binding: u32,
+}
+
+/// HLSL's resource and layout rules, with glslc's flags (`-fhlsl-iomap`,
+/// `-fresource-set-binding` for HLSL; `-fhlsl-offsets` opts GLSL in to
+/// HLSL's block layout).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub(crate) struct HlslOptions {
+    pub(crate) io_mapping: bool,
+    pub(crate) offsets: bool,
+    pub(crate) register_bindings: Vec<RegisterBinding>,
 }

@@ -3,6 +3,8 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+use crate::source::Language;
+
 /// Sizes of one module through the build, in bytes.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ModuleReport {
@@ -10,6 +12,9 @@ pub struct ModuleReport {
     pub name: String,
     /// The source file.
     pub source: PathBuf,
+    /// The language it was compiled as (absent in reports of older versions).
+    #[serde(default)]
+    pub language: Option<Language>,
     /// Shader stage.
     pub stage: String,
     /// Entry point.
@@ -124,8 +129,45 @@ pub struct FailedShader {
     pub name: String,
     /// The source file.
     pub source: PathBuf,
+    /// The language it was compiled as (absent in reports of older versions).
+    #[serde(default)]
+    pub language: Option<Language>,
     /// Every error, formatted `path:line:col: error: message`.
     pub errors: Vec<String>,
+}
+
+/// How many shaders of one language compiled: the pass rate a tree of
+/// shaders in several languages (or stated with
+/// [`Config::language`](crate::Config::language)) shows per language.
+/// Shaders are compile jobs: a source, or one variant of it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LanguageReport {
+    /// The language.
+    pub language: Language,
+    /// Shaders of the language.
+    pub shaders: usize,
+    /// How many of them compiled.
+    pub compiled: usize,
+    /// How many failed (listed in [`Report::failures`]).
+    pub failed: usize,
+}
+
+impl LanguageReport {
+    /// The share that compiled, in percent (100 for no shaders).
+    ///
+    /// ```
+    /// use smolv_build::{Language, LanguageReport};
+    /// let hlsl = LanguageReport { language: Language::Hlsl, shaders: 308, compiled: 265, failed: 43 };
+    /// assert_eq!(format!("{:.1}", hlsl.pass_rate()), "86.0");
+    /// ```
+    pub fn pass_rate(&self) -> f64 {
+        if self.shaders == 0 { 100.0 } else { percent(self.compiled, self.shaders) }
+    }
+
+    /// `HLSL 265 of 308 compiled (86.0%)`.
+    pub fn summary(&self) -> String {
+        format!("{} {} of {} compiled ({:.1}%)", self.language, self.compiled, self.shaders, self.pass_rate())
+    }
 }
 
 /// What a build produced. Written to `OUT_DIR` as `smolv-report.txt` and
@@ -161,6 +203,10 @@ pub struct Report {
     /// Shaders that failed, with [`Config::keep_going`](crate::Config::keep_going);
     /// otherwise a failure is an [`Error`](crate::Error) instead.
     pub failures: Vec<FailedShader>,
+    /// Per language, how many shaders compiled, in [`Language`] order
+    /// (absent in reports of older versions).
+    #[serde(default)]
+    pub languages: Vec<LanguageReport>,
     /// Where the artifacts were written.
     pub out_dir: PathBuf,
 }
@@ -170,6 +216,29 @@ fn percent(part: usize, whole: usize) -> f64 {
 }
 
 impl Report {
+    /// Counts, per language, the jobs that compiled and those that failed.
+    pub(crate) fn count_languages(&mut self, outcomes: impl IntoIterator<Item = (Language, bool)>) {
+        let mut languages: Vec<LanguageReport> = Vec::new();
+        for (language, compiled) in outcomes {
+            let index = match languages.iter().position(|l| l.language == language) {
+                Some(index) => index,
+                None => {
+                    languages.push(LanguageReport { language, shaders: 0, compiled: 0, failed: 0 });
+                    languages.len() - 1
+                }
+            };
+            let entry = &mut languages[index];
+            entry.shaders += 1;
+            if compiled {
+                entry.compiled += 1;
+            } else {
+                entry.failed += 1;
+            }
+        }
+        languages.sort_by_key(|l| l.language);
+        self.languages = languages;
+    }
+
     pub(crate) fn total(&mut self) {
         let sum = |f: fn(&ModuleReport) -> usize| self.modules.iter().map(f).sum::<usize>();
         self.total_source_bytes = sum(|m| m.source_bytes);
@@ -215,6 +284,10 @@ impl Report {
             "bundle dictionary: {} bytes (included in the zstd total); {} compiled, {} from cache",
             self.dictionary_bytes, self.compiled, self.cache_hits
         );
+        if !self.languages.is_empty() {
+            let languages: Vec<String> = self.languages.iter().map(LanguageReport::summary).collect();
+            let _ = writeln!(out, "languages: {}", languages.join(", "));
+        }
         if let Some(packing) = &self.packing {
             let _ = writeln!(out, "{}", packing.summary());
             let _ = writeln!(out, "{}", packing.candidates_line());
@@ -284,6 +357,30 @@ mod tests {
             net_bytes,
             candidates: Vec::new(),
         }
+    }
+
+    #[test]
+    fn languages_are_counted_per_job_in_language_order() {
+        let mut report = Report::default();
+        let outcomes =
+            [(Language::Hlsl, true), (Language::Glsl, true), (Language::Hlsl, false), (Language::Hlsl, true)];
+        report.count_languages(outcomes);
+        let rows: Vec<(Language, usize, usize, usize)> =
+            report.languages.iter().map(|l| (l.language, l.shaders, l.compiled, l.failed)).collect();
+        assert_eq!(rows, [(Language::Glsl, 1, 1, 0), (Language::Hlsl, 3, 2, 1)]);
+        assert!(report.to_text().contains("languages: GLSL 1 of 1 compiled (100.0%), HLSL 2 of 3 compiled (66.7%)"));
+        let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
+        assert_eq!(json["languages"][1]["language"], "hlsl");
+        assert_eq!(json["languages"][1]["failed"], 1);
+    }
+
+    #[test]
+    fn reports_of_older_versions_still_read() {
+        let old = r#"{"modules": [], "dictionary_bytes": 0, "total_source_bytes": 0, "total_spirv_bytes": 0,
+            "total_optimized_bytes": 0, "total_smolv_bytes": 0, "total_compressed_bytes": 0, "total_shipped_bytes": 0,
+            "cache_hits": 0, "compiled": 0, "warnings": [], "failures": [], "out_dir": "out"}"#;
+        let report: Report = serde_json::from_str(old).unwrap();
+        assert!(report.languages.is_empty());
     }
 
     #[test]

@@ -10,14 +10,14 @@ use rayon::prelude::*;
 
 use crate::artifacts::build_artifacts;
 use crate::cache::{Cache, FileHashes};
-use crate::compile::{Context, JobFailure, JobOutput, compile_job, compiler_identity, current_key};
+use crate::compile::{Context, JobFailure, JobOutput, compile_job, compiler_identity, current_key, slang_identity};
 use crate::emit::{self, Directives};
 use crate::error::Error;
 use crate::frontend::CompiledModule;
 use crate::isolate::{ChildRequest, Journal};
 use crate::report::{FailedShader, Report};
 use crate::settings::{ENV_KNOBS, Plan};
-use crate::source::{Job, Sources};
+use crate::source::{Job, Language, Sources};
 
 /// Runs the build `plan` describes.
 pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
@@ -41,6 +41,12 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
         settings,
         cache: &cache,
         identity: compiler_identity(settings, &cache),
+        // Asked only when there is Slang to compile.
+        slang_identity: if sources.jobs.iter().any(|job| job.language == Language::Slang) {
+            slang_identity(settings, &cache)
+        } else {
+            String::new()
+        },
         hashes: FileHashes::default(),
         journal: &journal,
         isolation_dir: plan.out_dir.join("smolv-isolated"),
@@ -59,6 +65,7 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     let mut failed = 0;
     let mut crashed = BTreeSet::new();
     let mut modules: Vec<(CompiledModule, &Job, bool)> = Vec::new();
+    report.count_languages(sources.jobs.iter().zip(&outputs).map(|(job, output)| (job.language, output.is_ok())));
     for (job, output) in sources.jobs.iter().zip(outputs) {
         match output {
             Ok(output) => {
@@ -89,6 +96,7 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
                 report.failures.push(FailedShader {
                     name: job.name.clone(),
                     source: job.path.clone(),
+                    language: Some(job.language),
                     errors: errors.iter().map(ToString::to_string).collect(),
                 });
                 diagnostics.extend(errors);

@@ -5,12 +5,22 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::options::{Define, DictionaryMode, Optimization, SpirvVersion, TargetEnv, Variant};
+use crate::options::{
+    BindingBase, Define, DictionaryMode, HlslOptions, Optimization, SpirvVersion, TargetEnv, Variant,
+};
 use crate::packing;
+use crate::source::Language;
 
 /// Environment variables the build reads; Cargo reruns it when they change.
-pub(crate) const ENV_KNOBS: [&str; 6] =
-    ["SMOLV_CACHE_DIR", "SMOLV_REPORT", "SMOLV_SPIRV_OPT", "CARGO_TARGET_DIR", "SMOLV_PACKING", "SMOLV_SIZE_GOAL"];
+pub(crate) const ENV_KNOBS: [&str; 7] = [
+    "SMOLV_CACHE_DIR",
+    "SMOLV_REPORT",
+    "SMOLV_SPIRV_OPT",
+    "CARGO_TARGET_DIR",
+    "SMOLV_PACKING",
+    "SMOLV_SIZE_GOAL",
+    "SMOLV_SLANGC",
+];
 
 /// A set, non-empty environment variable.
 pub(crate) fn env(name: &str) -> Option<String> {
@@ -29,6 +39,10 @@ pub(crate) struct Inputs {
     pub(crate) defines: Vec<Define>,
     pub(crate) shader_defines: Vec<(String, Define)>,
     pub(crate) variants: Vec<(String, Variant)>,
+    /// Languages stated for directories, globs or files (pattern, language).
+    pub(crate) languages: Vec<(String, Language)>,
+    /// The entry point of HLSL shaders; `main` when `None`.
+    pub(crate) hlsl_entry_point: Option<String>,
 }
 
 impl Inputs {
@@ -52,6 +66,11 @@ pub(crate) struct Settings {
     pub(crate) spirv_opt: Option<PathBuf>,
     pub(crate) auto_map_locations: bool,
     pub(crate) auto_bind_uniforms: bool,
+    /// Lowest bindings per resource kind (GLSL and HLSL).
+    pub(crate) binding_bases: Vec<BindingBase>,
+    pub(crate) hlsl: HlslOptions,
+    /// The `slangc` binary that compiles `.slang` files, if found.
+    pub(crate) slangc: Option<PathBuf>,
 }
 
 /// Everything one build needs.

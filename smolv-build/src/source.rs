@@ -1,7 +1,9 @@
 //! Finding shader sources and turning them into compile jobs.
 //!
 //! A job is one source compiled with one set of defines. GLSL and HLSL jobs
-//! produce one module; WGSL jobs produce one module per entry point.
+//! produce one module; WGSL and Slang jobs produce one module per entry
+//! point. A file's language comes from its extension, unless
+//! [`Config::language`](crate::Config::language) states GLSL or HLSL for it.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -13,7 +15,7 @@ use crate::options::Define;
 use crate::settings::Inputs;
 
 /// A shading language.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Language {
     /// GLSL, compiled by shaderc.
@@ -26,6 +28,56 @@ pub enum Language {
     /// from its first `OpEntryPoint`; it is optimized and stripped like a
     /// compiled module. Defines do not apply to it.
     Spirv,
+    /// Slang (`.slang`), compiled by the `slangc` binary: one module per
+    /// `[shader("…")]` entry point.
+    Slang,
+}
+
+impl Language {
+    /// Every language.
+    pub const ALL: [Self; 5] = [Self::Glsl, Self::Hlsl, Self::Wgsl, Self::Spirv, Self::Slang];
+
+    /// The lowercase name glslc's `-x` and the reports use: `glsl`, `hlsl`,
+    /// `wgsl`, `spirv`, `slang`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Glsl => "glsl",
+            Self::Hlsl => "hlsl",
+            Self::Wgsl => "wgsl",
+            Self::Spirv => "spirv",
+            Self::Slang => "slang",
+        }
+    }
+
+    /// Parses [`name`](Self::name), in any case.
+    ///
+    /// ```
+    /// use smolv_build::Language;
+    /// assert_eq!(Language::parse("HLSL"), Some(Language::Hlsl));
+    /// assert_eq!(Language::parse("cg"), None);
+    /// ```
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|language| language.name().eq_ignore_ascii_case(text.trim()))
+    }
+
+    /// Whether its compiler runs inside the build's process (shaderc,
+    /// naga), where a crash takes the build down; `slangc` and `spirv-opt`
+    /// run as child processes.
+    pub(crate) fn compiles_in_process(self) -> bool {
+        matches!(self, Self::Glsl | Self::Hlsl | Self::Wgsl)
+    }
+}
+
+impl std::fmt::Display for Language {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Glsl => "GLSL",
+            Self::Hlsl => "HLSL",
+            Self::Wgsl => "WGSL",
+            Self::Spirv => "SPIR-V",
+            Self::Slang => "Slang",
+        })
+    }
 }
 
 /// One compilation: a source, its stage (GLSL/HLSL), and its defines.
@@ -103,16 +155,22 @@ pub(crate) fn stage_from_pragma(source: &str) -> Option<ShaderStage> {
 /// Classifies a file: its language and, for GLSL/HLSL, its stage (from the
 /// extension, a double extension like `blur.comp.hlsl`, or a pragma).
 /// `Ok(None)` means "not a shader to compile" (an include-only `.glsl`, a
-/// header, or an unrelated file). `.spv` and `.spirv` files are precompiled
-/// modules.
+/// Slang module with no `[shader("…")]` entry point, a header, or an
+/// unrelated file). `.spv` and `.spirv` files are precompiled modules.
 fn classify(path: &Path) -> Result<Option<(Language, Option<ShaderStage>)>, Error> {
     let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
     let mut parts = file_name.rsplit('.');
     let ext = parts.next().unwrap_or_default();
     let inner_ext = parts.next().filter(|_| file_name.matches('.').count() >= 2);
+    let read = || {
+        std::fs::read_to_string(path)
+            .map_err(|e| Error::io(path, e, "check that the shader file is readable UTF-8 text"))
+    };
     let language = match ext {
         "wgsl" => return Ok(Some((Language::Wgsl, None))),
         "spv" | "spirv" => return Ok(Some((Language::Spirv, None))),
+        // A Slang file without entry points is a module for `import`.
+        "slang" => return Ok(has_slang_entry_point(&read()?).then_some((Language::Slang, None))),
         "hlsl" => Language::Hlsl,
         "glsl" => Language::Glsl,
         other => return Ok(stage_from_extension(other).map(|stage| (Language::Glsl, Some(stage)))),
@@ -120,10 +178,82 @@ fn classify(path: &Path) -> Result<Option<(Language, Option<ShaderStage>)>, Erro
     if let Some(stage) = inner_ext.and_then(stage_from_extension) {
         return Ok(Some((language, Some(stage))));
     }
-    let source = std::fs::read_to_string(path)
-        .map_err(|e| Error::io(path, e, "check that the shader file is readable UTF-8 text"))?;
     // A .glsl/.hlsl file that names no stage is an include file.
-    Ok(stage_from_pragma(&source).map(|stage| (language, Some(stage))))
+    Ok(stage_from_pragma(&read()?).map(|stage| (language, Some(stage))))
+}
+
+/// Whether Slang source has a `[shader("…")]` attribute, which makes a
+/// function an entry point (whitespace inside the brackets allowed).
+pub(crate) fn has_slang_entry_point(source: &str) -> bool {
+    source.match_indices('[').any(|(at, _)| {
+        let rest = source[at + 1..].trim_start();
+        rest.strip_prefix("shader").is_some_and(|rest| rest.trim_start().starts_with('('))
+    })
+}
+
+/// A language stated for a directory, a glob or a file
+/// ([`Config::language`](crate::Config::language)), resolved against the
+/// crate root.
+#[derive(Clone, Debug)]
+pub(crate) struct LanguageOverride {
+    /// As configured, for messages.
+    pub(crate) pattern: String,
+    pub(crate) language: Language,
+    matcher: Matcher,
+}
+
+#[derive(Clone, Debug)]
+enum Matcher {
+    /// A directory (everything below it) or a file.
+    Path(PathBuf),
+    Glob(glob::Pattern),
+}
+
+impl LanguageOverride {
+    /// `pattern` (a directory, a file or a glob, relative to `base`)
+    /// stated to hold `language`, which must be GLSL or HLSL.
+    pub(crate) fn new(base: &Path, pattern: &str, language: Language) -> Result<Self, Error> {
+        if !matches!(language, Language::Glsl | Language::Hlsl) {
+            return Err(Error::Config(format!(
+                "Config::language({pattern:?}, {language}): only GLSL and HLSL can be stated (glslc's `-x glsl` \
+                 and `-x hlsl`); WGSL, Slang and SPIR-V files are known by their extension"
+            )));
+        }
+        let full = base.join(pattern);
+        let matcher = if pattern.contains(['*', '?', '[']) {
+            let text = full.to_string_lossy();
+            Matcher::Glob(
+                glob::Pattern::new(&text).map_err(|e| Error::Config(format!("bad language glob {pattern:?}: {e}")))?,
+            )
+        } else {
+            Matcher::Path(full)
+        };
+        Ok(Self { pattern: pattern.to_owned(), language, matcher })
+    }
+
+    /// Whether `path` (as the scan found it) is covered.
+    fn covers(&self, path: &Path) -> bool {
+        match &self.matcher {
+            Matcher::Glob(glob) => glob.matches_path(path),
+            Matcher::Path(root) => {
+                path.starts_with(root)
+                    || matches!((path.canonicalize(), root.canonicalize()), (Ok(p), Ok(r)) if p.starts_with(&r))
+            }
+        }
+    }
+}
+
+/// The language of a GLSL or HLSL file after the overrides (the last one
+/// that covers it wins), and which override decided it. Other languages
+/// are known by their extension and stay as they are.
+fn stated_language(path: &Path, language: Language, overrides: &[LanguageOverride]) -> (Language, Option<usize>) {
+    if !matches!(language, Language::Glsl | Language::Hlsl) {
+        return (language, None);
+    }
+    match overrides.iter().rposition(|o| o.covers(path)) {
+        Some(index) => (overrides[index].language, Some(index)),
+        None => (language, None),
+    }
 }
 
 /// Whether a file is an `.hlsl` file without a stage, which is skipped as
@@ -136,23 +266,32 @@ impl Sources {
     /// Scans the configured directories, files and globs.
     pub(crate) fn scan(inputs: &Inputs) -> Result<Self, Error> {
         let base = inputs.base.as_path();
+        let overrides = inputs
+            .languages
+            .iter()
+            .map(|(pattern, language)| LanguageOverride::new(base, pattern, *language))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut used = vec![false; overrides.len()];
         // name -> (path, language, stage); BTreeMap keeps a stable order.
         let mut found: BTreeMap<String, (PathBuf, Language, Option<ShaderStage>)> = BTreeMap::new();
         let mut watched = Vec::new();
-        let add = |name: String, path: PathBuf, found: &mut BTreeMap<String, (PathBuf, _, _)>| -> Result<(), Error> {
-            if let Some((language, stage)) = classify(&path)? {
-                if let Some((other, _, _)) = found.get(&name).filter(|(other, _, _)| *other != path) {
-                    return Err(Error::Config(format!(
-                        "two shaders are named {name:?}: {} and {}; module names are paths below their shader \
+        let mut add =
+            |name: String, path: PathBuf, found: &mut BTreeMap<String, (PathBuf, _, _)>| -> Result<(), Error> {
+                if let Some((language, stage)) = classify(&path)? {
+                    let (language, decided_by) = stated_language(&path, language, &overrides);
+                    decided_by.iter().for_each(|&index| used[index] = true);
+                    if let Some((other, _, _)) = found.get(&name).filter(|(other, _, _)| *other != path) {
+                        return Err(Error::Config(format!(
+                            "two shaders are named {name:?}: {} and {}; module names are paths below their shader \
                          directory, so give one of them another name or directory",
-                        other.display(),
-                        path.display()
-                    )));
+                            other.display(),
+                            path.display()
+                        )));
+                    }
+                    found.insert(name, (path, language, stage));
                 }
-                found.insert(name, (path, language, stage));
-            }
-            Ok(())
-        };
+                Ok(())
+            };
         for dir in &inputs.shader_dirs {
             let dir = base.join(dir);
             if !dir.is_dir() {
@@ -189,6 +328,13 @@ impl Sources {
             for path in paths.flatten().filter(|p| p.is_file()) {
                 add(relative_name(&path, &root), path, &mut found)?;
             }
+        }
+        if let Some(unused) = overrides.iter().zip(&used).find(|(_, used)| !**used) {
+            return Err(Error::Config(format!(
+                "the language stated for {:?} ({}) covers no GLSL or HLSL shader; name a directory, glob or file \
+                 (relative to the crate root) that holds shaders named by stage (`.vert`, `blur.comp.hlsl`)",
+                unused.0.pattern, unused.0.language
+            )));
         }
         let warnings = watched
             .iter()
@@ -275,7 +421,10 @@ fn expand_jobs(
             path,
             language,
             stage,
-            entry_point: "main".to_owned(),
+            entry_point: match (language, &inputs.hlsl_entry_point) {
+                (Language::Hlsl, Some(entry_point)) => entry_point.clone(),
+                _ => "main".to_owned(),
+            },
             defines,
             variant: None,
             spec_constants: Vec::new(),
@@ -352,6 +501,71 @@ mod tests {
         config.variants("sky.wgsl", [crate::Variant::new("night").define("NIGHT", "1")]);
         let Err(Error::Config(message)) = scan(&config) else { panic!("a WGSL define variant must not be accepted") };
         assert!(message.contains("sky.wgsl is WGSL"), "{message}");
+    }
+
+    fn language_of(jobs: &[Job], name: &str) -> Language {
+        jobs.iter().find(|j| j.name == name).unwrap_or_else(|| panic!("no job {name}")).language
+    }
+
+    #[test]
+    fn a_stated_language_covers_a_directory_a_glob_or_a_file_and_the_last_wins() {
+        let dir = tree(&["hlsl/a.vert", "hlsl/b.frag", "hlsl/legacy.frag", "glsl/c.frag", "mixed/d.ps.frag"]);
+        let root = dir.path().to_string_lossy().into_owned();
+        let mut config = crate::Config::new();
+        config
+            .shader_dir(dir.path())
+            .language(format!("{root}/hlsl"), Language::Hlsl)
+            .language(format!("{root}/**/*.ps.frag"), Language::Hlsl)
+            .language(format!("{root}/hlsl/legacy.frag"), Language::Glsl);
+        let jobs = scan(&config).unwrap().jobs;
+        assert_eq!(language_of(&jobs, "hlsl/a.vert"), Language::Hlsl, "a directory");
+        assert_eq!(language_of(&jobs, "hlsl/b.frag"), Language::Hlsl);
+        assert_eq!(language_of(&jobs, "mixed/d.ps.frag"), Language::Hlsl, "a glob");
+        assert_eq!(language_of(&jobs, "hlsl/legacy.frag"), Language::Glsl, "a file, stated last, wins");
+        assert_eq!(language_of(&jobs, "glsl/c.frag"), Language::Glsl, "the rest keep their extension's language");
+        let stage = jobs.iter().find(|j| j.name == "hlsl/a.vert").unwrap().stage;
+        assert_eq!(stage, Some(ShaderStage::Vertex), "the stage still comes from the extension");
+    }
+
+    #[test]
+    fn hlsl_jobs_take_the_configured_entry_point() {
+        let dir = tree(&["a.vert", "b.frag"]);
+        let mut config = crate::Config::new();
+        config.shader_dir(dir.path()).language(dir.path().join("a.vert").to_string_lossy(), Language::Hlsl);
+        config.hlsl_entry_point("VSMain");
+        let jobs = scan(&config).unwrap().jobs;
+        let entry = |name: &str| jobs.iter().find(|j| j.name == name).unwrap().entry_point.clone();
+        assert_eq!((entry("a.vert").as_str(), entry("b.frag").as_str()), ("VSMain", "main"), "GLSL keeps main");
+    }
+
+    #[test]
+    fn a_stated_language_must_cover_a_shader_and_be_glsl_or_hlsl() {
+        let dir = tree(&["a.vert"]);
+        std::fs::write(dir.path().join("sky.wgsl"), "@fragment fn fs() {}\n").unwrap();
+        let mut config = crate::Config::new();
+        config.shader_dir(dir.path()).language(dir.path().join("sky.wgsl").to_string_lossy(), Language::Hlsl);
+        let Err(Error::Config(message)) = scan(&config) else { panic!("a WGSL file cannot be stated HLSL") };
+        assert!(message.contains("covers no GLSL or HLSL shader"), "{message}");
+        let mut config = crate::Config::new();
+        config.shader_dir(dir.path()).language(dir.path().to_string_lossy(), Language::Wgsl);
+        let Err(Error::Config(message)) = scan(&config) else { panic!("only GLSL and HLSL can be stated") };
+        assert!(message.contains("only GLSL and HLSL"), "{message}");
+    }
+
+    #[test]
+    fn slang_files_without_entry_points_are_modules_for_import() {
+        assert!(has_slang_entry_point("[shader(\"vertex\")]\nfloat4 vs() : SV_Position { return 0; }"));
+        assert!(has_slang_entry_point("[ shader ( \"compute\" ) ] [numthreads(1,1,1)] void cs() {}"));
+        assert!(!has_slang_entry_point("module common;\npublic float3 tint(float3 c) { return c; }\nint a[2];"));
+        let dir = tree(&[]);
+        std::fs::write(dir.path().join("common.slang"), "module common;\n").unwrap();
+        std::fs::write(dir.path().join("tri.slang"), "import common;\n[shader(\"vertex\")] float4 v() {}\n").unwrap();
+        let mut config = crate::Config::new();
+        config.shader_dir(dir.path()).define("QUALITY", "2");
+        let jobs = scan(&config).unwrap().jobs;
+        assert_eq!(jobs.len(), 1);
+        assert_eq!((jobs[0].name.as_str(), jobs[0].language), ("tri.slang", Language::Slang));
+        assert_eq!(jobs[0].defines.len(), 1, "Slang has a preprocessor, so defines apply");
     }
 
     #[test]

@@ -457,3 +457,121 @@ fn cache_stats_trim_and_clean_manage_the_build_cache() {
     let bad = cargo_smolv(&["smolv", "cache", "trim", "--max-size", "lots", "--cache-dir", cache.to_str().unwrap()]);
     assert_eq!(bad.status.code(), Some(2), "a bad size is a usage error: {}", stderr(&bad));
 }
+
+#[test]
+fn build_json_stays_parseable_while_glslang_prints_its_prelude_to_stdout() {
+    // glslang 2023 cannot parse its own built-ins for a #version 140
+    // compute shader, and prints them all to the process's stdout.
+    let dir = tempfile::tempdir().unwrap();
+    let shaders = shader_tree(dir.path(), false);
+    std::fs::write(shaders.join("old.comp"), "#version 140\nvoid main() {}\n").unwrap();
+    let out = dir.path().join("out");
+    let output = cargo_smolv(&["smolv", "build", shaders.to_str().unwrap(), "-o", out.to_str().unwrap(), "--json"]);
+    assert_eq!(output.status.code(), Some(1), "old.comp does not compile");
+    let err = stderr(&output);
+    assert!(err.contains("Unable to parse built-ins"), "the compile must print its prelude (to stderr): {err}");
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", String::from_utf8_lossy(&output.stdout)));
+    let failed: Vec<&str> = json["shaders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["ok"] == false)
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(failed, ["old.comp"]);
+    assert_eq!(json["languages"][0]["pass_rate"], 66.7);
+    // `pack` compiles too, and fails on old.comp: its stdout stays empty.
+    let bundle = dir.path().join("assets.smvb");
+    let packed = cargo_smolv(&["smolv", "pack", shaders.to_str().unwrap(), "-o", bundle.to_str().unwrap(), "--json"]);
+    assert_eq!(packed.status.code(), Some(1));
+    assert!(stderr(&packed).contains("Unable to parse built-ins"), "{}", stderr(&packed));
+    assert_eq!(String::from_utf8_lossy(&packed.stdout), "", "nothing but --json output may reach stdout");
+}
+
+#[test]
+fn build_reads_a_stage_named_tree_as_hlsl_with_x_hlsl() {
+    let dir = tempfile::tempdir().unwrap();
+    let shaders = dir.path().join("shaders");
+    std::fs::create_dir_all(shaders.join("glsl")).unwrap();
+    std::fs::write(shaders.join("tri.vert"), "float4 VSMain(uint id : SV_VertexID) : SV_Position { return id; }\n")
+        .unwrap();
+    std::fs::write(shaders.join("tri.frag"), "float4 VSMain() : SV_Target { return 1; }\n").unwrap();
+    std::fs::write(
+        shaders.join("glsl/fill.frag"),
+        "#version 450\nlayout(location=0) out vec4 c;\nvoid main() { c = vec4(1); }\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let build = |extra: &[&str]| {
+        let args = ["smolv", "build", shaders.to_str().unwrap(), "-o", out.to_str().unwrap(), "--json"];
+        cargo_smolv(&[&args[..], extra].concat())
+    };
+    let output = build(&["-x", "hlsl", "-x", "glsl=glsl", "-fentry-point=VSMain"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let languages: Vec<(&str, u64, u64)> = json["languages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["language"].as_str().unwrap(), l["shaders"].as_u64().unwrap(), l["compiled"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(languages, [("glsl", 1, 1), ("hlsl", 2, 2)], "the last -x covering a file wins");
+    let entries: Vec<(&str, &str)> = json["shaders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["name"].as_str().unwrap(), s["entry"].as_str().unwrap()))
+        .collect();
+    assert_eq!(entries, [("glsl/fill.frag", "main"), ("tri.frag", "VSMain"), ("tri.vert", "VSMain")]);
+    let as_glsl = build(&[]);
+    assert_eq!(as_glsl.status.code(), Some(1), "without -x, .vert is GLSL");
+    let args = ["smolv", "build", shaders.to_str().unwrap(), "-o", out.to_str().unwrap(), "-x", "hlsl=tri.*"];
+    let text = cargo_smolv(&[&args[..], &["-fentry-point=VSMain"]].concat());
+    let report = String::from_utf8_lossy(&text.stdout);
+    assert!(report.contains("languages: GLSL 1 of 1 compiled (100.0%), HLSL 2 of 2 compiled (100.0%)"), "{report}");
+}
+
+#[test]
+fn build_refuses_languages_and_flags_it_cannot_honour() {
+    let dir = tempfile::tempdir().unwrap();
+    let shaders = shader_tree(dir.path(), false);
+    let build = |extra: &[&str]| {
+        let args = ["smolv", "build", shaders.to_str().unwrap(), "-o", "unused"];
+        cargo_smolv(&[&args[..], extra].concat())
+    };
+    for (flag, says) in [
+        (&["-x", "wgsl"][..], "known by their extension"),
+        (&["-fhlsl-16bit-types"][..], "not supported"),
+        (&["-fresource-set-binding=frag,t0,1"][..], "takes 3 comma-separated values"),
+        (&["-fresource-set-binding=t0,one,1"][..], "\"one\" is not a number"),
+        (&["-fvertex-binding-base=3"][..], "the kinds are"),
+        (&["-fno-such-flag"][..], "is not one of"),
+    ] {
+        let output = build(flag);
+        assert_eq!(output.status.code(), Some(2), "{flag:?} is a usage error");
+        assert!(stderr(&output).contains(says), "{flag:?}: {}", stderr(&output));
+    }
+}
+
+#[test]
+fn build_of_slang_without_slangc_says_how_to_install_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let shaders = dir.path().join("shaders");
+    std::fs::create_dir_all(&shaders).unwrap();
+    std::fs::write(shaders.join("fill.slang"), "[shader(\"compute\")]\n[numthreads(1, 1, 1)]\nvoid main() {}\n")
+        .unwrap();
+    let empty_path = dir.path().join("bin");
+    std::fs::create_dir_all(&empty_path).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_cargo-smolv"))
+        .args(["smolv", "build", shaders.to_str().unwrap(), "-o", dir.path().join("out").to_str().unwrap(), "--json"])
+        .env_remove("SMOLV_SLANGC")
+        .env("PATH", &empty_path)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let error = json["shaders"][0]["error"].as_str().unwrap();
+    assert!(error.contains("fill.slang") && error.contains("slangc, which was not found"), "{error}");
+    assert!(error.contains("pip install --no-deps slangtorch") && error.contains("SMOLV_SLANGC"), "{error}");
+}

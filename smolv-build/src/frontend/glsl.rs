@@ -12,7 +12,7 @@ use smolv_runtime::reflect::ShaderStage;
 
 use super::{Compiled, CompiledModule};
 use crate::error::Diagnostic;
-use crate::options::{Optimization, SpirvVersion, TargetEnv};
+use crate::options::{Optimization, ResourceKind, SpirvVersion, TargetEnv};
 use crate::settings::Settings;
 use crate::source::{Job, Language};
 
@@ -70,6 +70,17 @@ fn shader_kind(stage: ShaderStage) -> ShaderKind {
         ShaderStage::Intersection => ShaderKind::Intersection,
         ShaderStage::Callable => ShaderKind::Callable,
         _ => ShaderKind::InferFromSource,
+    }
+}
+
+fn resource_kind(kind: ResourceKind) -> shaderc::ResourceKind {
+    match kind {
+        ResourceKind::Image => shaderc::ResourceKind::Image,
+        ResourceKind::Sampler => shaderc::ResourceKind::Sampler,
+        ResourceKind::Texture => shaderc::ResourceKind::Texture,
+        ResourceKind::UniformBuffer => shaderc::ResourceKind::Buffer,
+        ResourceKind::StorageBuffer => shaderc::ResourceKind::StorageBuffer,
+        ResourceKind::UnorderedAccessView => shaderc::ResourceKind::UnorderedAccessView,
     }
 }
 
@@ -148,6 +159,32 @@ pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Co
         options.set_optimization_level(level);
         options.set_auto_map_locations(settings.auto_map_locations);
         options.set_auto_bind_uniforms(settings.auto_bind_uniforms);
+        for base in &settings.binding_bases {
+            match base.stage {
+                None => options.set_binding_base(resource_kind(base.kind), base.base),
+                Some(stage) => {
+                    options.set_binding_base_for_stage(shader_kind(stage), resource_kind(base.kind), base.base);
+                }
+            }
+        }
+        // HLSL always lays blocks out with HLSL's rules; this opts GLSL in.
+        options.set_hlsl_offsets(settings.hlsl.offsets);
+        if job.language == Language::Hlsl {
+            options.set_hlsl_io_mapping(settings.hlsl.io_mapping);
+            for binding in &settings.hlsl.register_bindings {
+                // Registers were checked for NUL bytes, which shaderc's binding panics on.
+                let (set, slot) = (binding.set.to_string(), binding.binding.to_string());
+                match binding.stage {
+                    None => options.set_hlsl_register_set_and_binding(&binding.register, &set, &slot),
+                    Some(stage) => options.set_hlsl_register_set_and_binding_for_stage(
+                        shader_kind(stage),
+                        &binding.register,
+                        &set,
+                        &slot,
+                    ),
+                }
+            }
+        }
         if !settings.strip_debug {
             // Line info and source text, for debuggers like RenderDoc.
             options.set_generate_debug_info();

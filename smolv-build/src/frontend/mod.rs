@@ -1,17 +1,20 @@
 //! Frontends: shader source to SPIR-V.
 //!
 //! GLSL and HLSL go through shaderc (`glsl.rs`), WGSL through naga
-//! (`wgsl.rs`); precompiled SPIR-V is checked and taken as it is
-//! (`spirv.rs`). Each reports every file it read, so the cache and Cargo can
+//! (`wgsl.rs`), Slang through the `slangc` binary (`slang.rs`); precompiled
+//! SPIR-V is checked and taken as it is (`spirv.rs`). Each reports every file it read, so the cache and Cargo can
 //! track includes, and every error as a located [`Diagnostic`].
 
 #[cfg(feature = "shaderc")]
 mod glsl;
+mod slang;
 mod spirv;
 #[cfg(feature = "wgsl")]
 mod wgsl;
 
 use std::path::PathBuf;
+
+pub(crate) use slang::{find_slangc, identity as slangc_identity};
 
 use smolv_runtime::reflect::ShaderStage;
 
@@ -35,7 +38,7 @@ pub(crate) struct Compiled {
 /// One module out of a frontend.
 #[derive(Debug, Clone)]
 pub(crate) struct CompiledModule {
-    /// Full module name: the job's, plus `#entry` for WGSL.
+    /// Full module name: the job's, plus `#entry` for WGSL and Slang.
     pub(crate) name: String,
     pub(crate) stage: ShaderStage,
     pub(crate) entry_point: String,
@@ -51,6 +54,9 @@ pub(crate) struct CompiledModule {
 pub(crate) fn compile(job: &Job, source: &[u8], settings: &Settings) -> Result<Compiled, Vec<Diagnostic>> {
     if job.language == Language::Spirv {
         return spirv::compile(job, source);
+    }
+    if job.language == Language::Slang {
+        return slang::compile(job, settings);
     }
     let source = std::str::from_utf8(source)
         .map_err(|e| vec![Diagnostic::whole_file(&job.path, format!("the shader is not UTF-8 text: {e}"))])?;

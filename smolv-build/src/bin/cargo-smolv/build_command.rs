@@ -2,14 +2,17 @@
 
 use std::path::PathBuf;
 
-use smolv_build::{Config, Packing, PackingReport, Report, SizeGoal, TargetEnv};
+use smolv_build::{
+    Config, Language, LanguageReport, Packing, PackingReport, Report, ResourceKind, SizeGoal, TargetEnv,
+};
+use smolv_runtime::reflect::ShaderStage;
 
 use crate::io::FileError;
 
 /// Arguments of `cargo smolv build`.
 #[derive(clap::Args)]
 pub(crate) struct BuildArgs {
-    /// Directory of GLSL, HLSL and WGSL shaders.
+    /// Directory of GLSL, HLSL, WGSL and Slang shaders.
     dir: PathBuf,
     /// Where to write containers, the bundle, the manifest and the report.
     #[arg(short, long, value_name = "OUTDIR")]
@@ -45,6 +48,148 @@ pub(crate) struct BuildArgs {
     /// Give GLSL/HLSL resources without a binding one, in set 0 (like glslc -fauto-bind-uniforms).
     #[arg(long)]
     auto_bind_uniforms: bool,
+    /// The language of shaders named by stage (.vert, .frag, …), .glsl and .hlsl files, like glslc -x:
+    /// `hlsl` for the whole tree, or `hlsl=PATH` for a directory, glob or file below DIR. Repeatable;
+    /// the last one that covers a file wins.
+    #[arg(short = 'x', long = "language", value_name = "glsl|hlsl[=PATH]", value_parser = parse_language)]
+    languages: Vec<(Language, Option<String>)>,
+    /// glslc's HLSL and binding flags: -fentry-point=NAME, -fhlsl-iomap, -fhlsl-offsets,
+    /// -fresource-set-binding=[STAGE,]REG,SET,BINDING (e.g. -fresource-set-binding=frag,t0,1,2),
+    /// -f<image|sampler|texture|ubo|cbuffer|ssbo|uav>-binding-base=[STAGE,]BASE, -fauto-map-locations,
+    /// -fauto-bind-uniforms.
+    #[arg(short = 'f', value_name = "FLAG", value_parser = parse_glslc_flag)]
+    glslc_flags: Vec<GlslcFlag>,
+    /// The slangc that compiles .slang files (default: SMOLV_SLANGC, else slangc on PATH).
+    #[arg(long, value_name = "PATH")]
+    slangc: Option<PathBuf>,
+}
+
+/// One of glslc's `-f` flags that `build` takes.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum GlslcFlag {
+    EntryPoint(String),
+    HlslIoMap,
+    HlslOffsets,
+    AutoMapLocations,
+    AutoBindUniforms,
+    ResourceSetBinding { stage: Option<ShaderStage>, register: String, set: u32, binding: u32 },
+    BindingBase { stage: Option<ShaderStage>, kind: ResourceKind, base: u32 },
+}
+
+/// `hlsl` or `hlsl=PATH`.
+fn parse_language(text: &str) -> Result<(Language, Option<String>), String> {
+    let (name, path) = match text.split_once('=') {
+        Some((name, path)) => (name, Some(path.to_owned())),
+        None => (text, None),
+    };
+    match Language::parse(name) {
+        Some(language @ (Language::Glsl | Language::Hlsl)) => Ok((language, path)),
+        _ => Err(format!("{name:?} is not glsl or hlsl; WGSL, Slang and SPIR-V files are known by their extension")),
+    }
+}
+
+/// A stage as glslc names it: `vertex`/`vert`, `fragment`/`frag`, `compute`/`comp`, …
+fn parse_stage(text: &str) -> Option<ShaderStage> {
+    let by_extension = match text {
+        "vert" => Some(ShaderStage::Vertex),
+        "frag" => Some(ShaderStage::Fragment),
+        "comp" => Some(ShaderStage::Compute),
+        "geom" => Some(ShaderStage::Geometry),
+        "tesc" => Some(ShaderStage::TessellationControl),
+        "tese" => Some(ShaderStage::TessellationEvaluation),
+        _ => None,
+    };
+    by_extension.or_else(|| ShaderStage::ALL.into_iter().find(|stage| stage.name() == text))
+}
+
+/// The value after `-f`: glslc's flag name, with `=` and commas for its
+/// arguments (glslc separates them with spaces).
+fn parse_glslc_flag(text: &str) -> Result<GlslcFlag, String> {
+    let (name, value) = match text.split_once('=') {
+        Some((name, value)) => (name, Some(value)),
+        None => (text, None),
+    };
+    let number = |part: &str| part.trim().parse::<u32>().map_err(|_| format!("-f{name}: {part:?} is not a number"));
+    // `[STAGE,]rest`: the stage, when the first part names one, and the rest.
+    let staged = |value: &str, parts: usize| -> Result<(Option<ShaderStage>, Vec<String>), String> {
+        let mut all: Vec<String> = value.split(',').map(|p| p.trim().to_owned()).collect();
+        let stage = all.first().and_then(|first| parse_stage(first));
+        if stage.is_some() {
+            all.remove(0);
+        }
+        if all.len() != parts {
+            return Err(format!("-f{name} takes {parts} comma-separated values, after an optional stage"));
+        }
+        Ok((stage, all))
+    };
+    let flag = match (name, value) {
+        ("entry-point", Some(entry)) if !entry.is_empty() => GlslcFlag::EntryPoint(entry.to_owned()),
+        ("hlsl-iomap", None) => GlslcFlag::HlslIoMap,
+        ("hlsl-offsets", None) => GlslcFlag::HlslOffsets,
+        ("auto-map-locations", None) => GlslcFlag::AutoMapLocations,
+        ("auto-bind-uniforms", None) => GlslcFlag::AutoBindUniforms,
+        ("hlsl-16bit-types", None) => {
+            return Err("-fhlsl-16bit-types is not supported: the shaderc Rust binding smolv-build links (0.10) \
+                        does not expose shaderc's switch for it"
+                .to_owned());
+        }
+        ("resource-set-binding", Some(value)) => {
+            let (stage, parts) = staged(value, 3)?;
+            GlslcFlag::ResourceSetBinding {
+                stage,
+                register: parts[0].clone(),
+                set: number(&parts[1])?,
+                binding: number(&parts[2])?,
+            }
+        }
+        (flag, Some(value)) if flag.ends_with("-binding-base") => {
+            let kind = ResourceKind::parse(flag.trim_end_matches("-binding-base"))
+                .ok_or_else(|| format!("-f{flag}: the kinds are image, sampler, texture, ubo, cbuffer, ssbo, uav"))?;
+            let (stage, parts) = staged(value, 1)?;
+            GlslcFlag::BindingBase { stage, kind, base: number(&parts[0])? }
+        }
+        _ => {
+            return Err(format!(
+                "-f{text} is not one of -fentry-point=NAME, -fhlsl-iomap, -fhlsl-offsets, \
+                 -fresource-set-binding=[STAGE,]REG,SET,BINDING, -f<kind>-binding-base=[STAGE,]BASE, \
+                 -fauto-map-locations, -fauto-bind-uniforms"
+            ));
+        }
+    };
+    Ok(flag)
+}
+
+/// Applies `-x` and `-f` flags to the build.
+fn apply_language_flags(config: &mut Config, args: &BuildArgs) {
+    for (language, path) in &args.languages {
+        let pattern = match path {
+            Some(path) => args.dir.join(path),
+            None => args.dir.clone(),
+        };
+        config.language(pattern.to_string_lossy(), *language);
+    }
+    for flag in &args.glslc_flags {
+        match flag {
+            GlslcFlag::EntryPoint(name) => config.hlsl_entry_point(name),
+            GlslcFlag::HlslIoMap => config.hlsl_io_mapping(true),
+            GlslcFlag::HlslOffsets => config.hlsl_offsets(true),
+            GlslcFlag::AutoMapLocations => config.auto_map_locations(true),
+            GlslcFlag::AutoBindUniforms => config.auto_bind_uniforms(true),
+            GlslcFlag::ResourceSetBinding { stage: None, register, set, binding } => {
+                config.hlsl_register_binding(register, *set, *binding)
+            }
+            GlslcFlag::ResourceSetBinding { stage: Some(stage), register, set, binding } => {
+                config.hlsl_register_binding_for_stage(*stage, register, *set, *binding)
+            }
+            GlslcFlag::BindingBase { stage: None, kind, base } => config.binding_base(*kind, *base),
+            GlslcFlag::BindingBase { stage: Some(stage), kind, base } => {
+                config.binding_base_for_stage(*stage, *kind, *base)
+            }
+        };
+    }
+    if let Some(slangc) = &args.slangc {
+        config.slangc(slangc);
+    }
 }
 
 pub(crate) fn parse_target_env(text: &str) -> Result<TargetEnv, String> {
@@ -68,12 +213,36 @@ struct JsonReport<'a> {
     cache_hits: usize,
     compiled: usize,
     packing: Option<&'a PackingReport>,
+    languages: Vec<JsonLanguage>,
+}
+
+/// One language's pass rate.
+#[derive(serde::Serialize)]
+struct JsonLanguage {
+    language: Language,
+    shaders: usize,
+    compiled: usize,
+    failed: usize,
+    pass_rate: f64,
+}
+
+impl From<&LanguageReport> for JsonLanguage {
+    fn from(report: &LanguageReport) -> Self {
+        Self {
+            language: report.language,
+            shaders: report.shaders,
+            compiled: report.compiled,
+            failed: report.failed,
+            pass_rate: (report.pass_rate() * 10.0).round() / 10.0,
+        }
+    }
 }
 
 #[derive(serde::Serialize)]
 struct JsonShader<'a> {
     name: &'a str,
     path: String,
+    language: Option<Language>,
     entry: &'a str,
     ok: bool,
     error: Option<String>,
@@ -90,6 +259,7 @@ fn json(report: &Report) -> String {
         .map(|m| JsonShader {
             name: &m.name,
             path: m.source.display().to_string(),
+            language: m.language,
             entry: &m.entry_point,
             ok: true,
             error: None,
@@ -102,6 +272,7 @@ fn json(report: &Report) -> String {
     shaders.extend(report.failures.iter().map(|f| JsonShader {
         name: &f.name,
         path: f.source.display().to_string(),
+        language: f.language,
         entry: "",
         ok: false,
         error: Some(f.errors.join("\n")),
@@ -117,6 +288,7 @@ fn json(report: &Report) -> String {
         cache_hits: report.cache_hits,
         compiled: report.compiled,
         packing: report.packing.as_ref(),
+        languages: report.languages.iter().map(JsonLanguage::from).collect(),
     };
     serde_json::to_string_pretty(&report).unwrap_or_default()
 }
@@ -147,8 +319,13 @@ pub(crate) fn build(args: &BuildArgs) -> Result<(), FileError> {
     if let Some(goal) = args.goal {
         config.size_goal(goal);
     }
+    apply_language_flags(&mut config, args);
     let spinner = crate::ui::spinner("building");
-    let result = config.try_compile();
+    // Compilers print to stdout on some inputs; only the report may go there.
+    let result = {
+        let _quiet = crate::quiet_stdout::StdoutToStderr::begin();
+        config.try_compile()
+    };
     spinner.finish_and_clear();
     let report = result.map_err(|e| FileError::new(&args.dir, e))?;
     if args.json {
@@ -175,4 +352,37 @@ pub(crate) fn build(args: &BuildArgs) -> Result<(), FileError> {
             report.failures.len() + report.compiled + report.cache_hits
         ),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn glslc_flags_parse_with_an_optional_stage() {
+        assert_eq!(parse_glslc_flag("entry-point=PSMain"), Ok(GlslcFlag::EntryPoint("PSMain".into())));
+        assert_eq!(
+            parse_glslc_flag("resource-set-binding=frag,t0,1,2"),
+            Ok(GlslcFlag::ResourceSetBinding {
+                stage: Some(ShaderStage::Fragment),
+                register: "t0".into(),
+                set: 1,
+                binding: 2
+            })
+        );
+        assert_eq!(
+            parse_glslc_flag("cbuffer-binding-base=10"),
+            Ok(GlslcFlag::BindingBase { stage: None, kind: ResourceKind::UniformBuffer, base: 10 })
+        );
+        assert_eq!(
+            parse_glslc_flag("uav-binding-base=compute,3"),
+            Ok(GlslcFlag::BindingBase {
+                stage: Some(ShaderStage::Compute),
+                kind: ResourceKind::UnorderedAccessView,
+                base: 3
+            })
+        );
+        assert_eq!(parse_language("hlsl=legacy/**/*.vert"), Ok((Language::Hlsl, Some("legacy/**/*.vert".into()))));
+        assert_eq!(parse_language("GLSL"), Ok((Language::Glsl, None)));
+    }
 }

@@ -12,6 +12,7 @@ mod cache_command;
 mod codec_commands;
 mod io;
 mod pack_command;
+mod quiet_stdout;
 mod report_command;
 mod stats_command;
 mod ui;
@@ -35,6 +36,7 @@ enum CargoCli {
     after_help = "Examples:\n  \
         cargo smolv build shaders -o target/shaders --strip-debug\n  \
         cargo smolv build shaders -o target/shaders --json > report.json\n  \
+        cargo smolv build hlsl-shaders -o target/shaders -x hlsl -fhlsl-iomap\n  \
         cargo smolv stats assets/shaders\n  \
         cargo smolv report --json\n  \
         cargo smolv pack assets/shaders -o assets/shaders.smvb\n  \

@@ -138,7 +138,11 @@ fn compile_sources(args: &PackArgs) -> Result<Vec<(String, Vec<u32>)>, FileError
         config.include_dir(dir);
     });
     let spinner = ui::spinner("compiling");
-    let result = config.try_compile();
+    // Compilers print to stdout on some inputs; only `--json` output may go there.
+    let result = {
+        let _quiet = crate::quiet_stdout::StdoutToStderr::begin();
+        config.try_compile()
+    };
     spinner.finish_and_clear();
     let compiled = result.map_err(|e| FileError::new(&args.dir, e));
     let modules = compiled.and_then(|_| {

@@ -1,0 +1,509 @@
+//! Slang through the `slangc` binary: one module per `[shader("…")]`
+//! entry point, as WGSL gives one per entry point.
+//!
+//! For each job, `slangc` runs once to list the entry points (reflection
+//! JSON, no code generation), then once per entry point with
+//! `-fvk-use-entrypoint-name`, so each module keeps its entry point's name,
+//! and `-depfile`, so every imported module and included file is tracked.
+//! It runs at `-O0`: every language goes through the same `spirv-opt`
+//! recipe afterwards.
+//!
+//! Slang marks its output as source language 11 (Slang) in `OpSource`,
+//! which SPIRV-Tools before 2023.2 rejects ("Invalid source language
+//! operand: 11"), so the optimizer and `spirv-val` would refuse every
+//! module. The frontend rewrites that operand to 0 (Unknown), which every
+//! version accepts.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime};
+
+use smolv_runtime::reflect::Reflection;
+
+use super::{Compiled, CompiledModule};
+use crate::cache::Cache;
+use crate::error::Diagnostic;
+use crate::settings::Settings;
+use crate::source::Job;
+use crate::tool;
+
+/// What the error says when `slangc` is not found.
+const INSTALL_HINT: &str = "`.slang` files are compiled by slangc, which was not found: install the Vulkan SDK \
+     (it ships slangc) or `pip install --no-deps slangtorch` (slangc is in slangtorch/bin/), then put slangc on \
+     PATH or set SMOLV_SLANGC (or Config::slangc) to its path";
+
+/// `OpSource`'s opcode.
+const OP_SOURCE: u32 = 3;
+/// The highest `SourceLanguage` SPIRV-Tools 2023.1 knows (WGSL).
+const LAST_LANGUAGE_KNOWN_TO_OLD_TOOLS: u32 = 10;
+/// `SourceLanguage` Unknown.
+const UNKNOWN_LANGUAGE: u32 = 0;
+
+/// Finds `slangc`: the configured path, `SMOLV_SLANGC`, or `PATH`.
+pub(crate) fn find_slangc(configured: Option<&Path>) -> Option<PathBuf> {
+    tool::find(configured, "SMOLV_SLANGC", "slangc")
+}
+
+/// `slangc -v`, for the cache keys of Slang jobs.
+pub(crate) fn identity(slangc: &Path, cache: &Cache) -> String {
+    format!("slangc [{}];", tool::identity(slangc, "-v", cache))
+}
+
+/// A directory of its own for one job's `slangc` outputs, removed on drop.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> std::io::Result<Self> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let name = format!("smolv-slangc-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+        let dir = std::env::temp_dir().join(name);
+        std::fs::create_dir_all(&dir)?;
+        Ok(Self(dir))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Diagnostic>> {
+    let fail = |message: String| vec![Diagnostic::whole_file(&job.path, message)];
+    let slangc = settings.slangc.as_deref().ok_or_else(|| fail(INSTALL_HINT.to_owned()))?;
+    let scratch = Scratch::new().map_err(|e| fail(format!("cannot create a directory for slangc's output: {e}")))?;
+    let started = SystemTime::now();
+    let common = common_args(job, settings);
+
+    let reflection = scratch.0.join("reflection.json");
+    let mut list = Command::new(slangc);
+    list.args(&common).arg("-no-codegen").arg("-reflection-json").arg(&reflection);
+    let mut warnings = run(&mut list, slangc, job)?;
+    let json = std::fs::read(&reflection)
+        .map_err(|e| fail(format!("slangc wrote no reflection data listing the entry points: {e}")))?;
+    let entry_points = entry_points(&json).map_err(fail)?;
+    if entry_points.is_empty() {
+        return Err(fail(
+            "the Slang file has no entry points; mark each with [shader(\"vertex\")] (or fragment, compute, …)".into(),
+        ));
+    }
+
+    let mut modules = Vec::new();
+    let mut read = Vec::new();
+    for (index, entry) in entry_points.iter().enumerate() {
+        let (output, depfile) = (scratch.0.join(format!("{index}.spv")), scratch.0.join(format!("{index}.d")));
+        let mut command = Command::new(slangc);
+        command
+            .args(&common)
+            .args(["-emit-spirv-directly", "-O0", "-fvk-use-entrypoint-name", "-entry", entry])
+            .arg("-o")
+            .arg(&output)
+            .arg("-depfile")
+            .arg(&depfile);
+        // No `-g`: Slang's debug info is NonSemantic.Shader.DebugInfo, which
+        // needs VK_KHR_shader_non_semantic_info on the device. Without it,
+        // modules still carry names (OpName), as GLSL's do.
+        for warning in run(&mut command, slangc, job)? {
+            if !warnings.contains(&warning) {
+                warnings.push(warning);
+            }
+        }
+        let bytes = std::fs::read(&output).map_err(|e| fail(format!("slangc wrote no module for {entry}: {e}")))?;
+        let mut spirv = words(&bytes).ok_or_else(|| fail(format!("slangc wrote no SPIR-V module for {entry}")))?;
+        patch_source_language(&mut spirv);
+        let Reflection { stage, entry_point, .. } = Reflection::from_spirv(&spirv)
+            .map_err(|_| fail(format!("slangc's module for {entry} has no OpEntryPoint of a Vulkan stage")))?;
+        let depfile = std::fs::read_to_string(&depfile).unwrap_or_default();
+        read.extend(parse_depfile(&depfile));
+        modules.push(CompiledModule {
+            name: format!("{}#{entry}", job.name),
+            stage,
+            entry_point,
+            spirv,
+            optimized: None,
+        });
+    }
+    read.sort();
+    read.dedup();
+    let dependencies = read.iter().map(|path| (path.clone(), hash_read(path, started))).collect();
+    Ok(Compiled { modules, dependencies, missing: missing_candidates(job, settings, &read), warnings })
+}
+
+/// Arguments every `slangc` run of the job shares: the file, the target,
+/// include directories and defines.
+fn common_args(job: &Job, settings: &Settings) -> Vec<std::ffi::OsString> {
+    let (major, minor) = settings.spirv_version.major_minor();
+    let mut args: Vec<std::ffi::OsString> = vec![job.path.clone().into()];
+    args.extend(["-target".into(), "spirv".into(), "-profile".into(), format!("spirv_{major}_{minor}").into()]);
+    for dir in &settings.include_dirs {
+        args.push("-I".into());
+        args.push(dir.clone().into());
+    }
+    for define in &job.defines {
+        args.push("-D".into());
+        args.push(match &define.value {
+            Some(value) => format!("{}={value}", define.name).into(),
+            None => define.name.clone().into(),
+        });
+    }
+    args
+}
+
+/// Runs `slangc`; its warnings on success, its errors (located) on failure.
+fn run(command: &mut Command, slangc: &Path, job: &Job) -> Result<Vec<String>, Vec<Diagnostic>> {
+    let output = command.stdin(std::process::Stdio::null()).output().map_err(|e| {
+        vec![Diagnostic::whole_file(
+            &job.path,
+            format!("cannot run slangc ({}): {e}; {INSTALL_HINT}", slangc.display()),
+        )]
+    })?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let messages = parse_diagnostics(&stderr);
+    if output.status.success() {
+        return Ok(messages
+            .into_iter()
+            .filter(|m| m.severity == Severity::Warning)
+            .map(|m| m.diagnostic.to_string())
+            .collect());
+    }
+    let errors: Vec<Diagnostic> =
+        messages.into_iter().filter(|m| m.severity == Severity::Error).map(|m| m.diagnostic).collect();
+    if errors.is_empty() {
+        let text = stderr.trim();
+        let why = if text.is_empty() { format!("slangc {}", describe(output.status)) } else { text.to_owned() };
+        return Err(vec![Diagnostic::whole_file(&job.path, why)]);
+    }
+    Err(errors)
+}
+
+fn describe(status: std::process::ExitStatus) -> String {
+    match status.code() {
+        Some(code) => format!("exited with status {code} and printed nothing"),
+        None => format!("ended without an exit status ({status})"),
+    }
+}
+
+/// The entry points' names in slangc's reflection JSON, in its order.
+fn entry_points(json: &[u8]) -> Result<Vec<String>, String> {
+    let value: serde_json::Value =
+        serde_json::from_slice(json).map_err(|e| format!("slangc's reflection JSON does not parse: {e}"))?;
+    let Some(entries) = value.get("entryPoints") else {
+        return Ok(Vec::new());
+    };
+    let entries = entries.as_array().ok_or("slangc's reflection JSON has entryPoints that are not a list")?;
+    entries
+        .iter()
+        .map(|entry| {
+            entry
+                .get("name")
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned)
+                .ok_or_else(|| "slangc's reflection JSON has an entry point without a name".to_owned())
+        })
+        .collect()
+}
+
+/// Little-endian words of a SPIR-V module, if it is one.
+fn words(bytes: &[u8]) -> Option<Vec<u32>> {
+    if bytes.len() < 20 || !bytes.len().is_multiple_of(4) || bytes[..4] != 0x0723_0203u32.to_le_bytes() {
+        return None;
+    }
+    Some(bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+}
+
+/// Rewrites `OpSource` languages newer than SPIRV-Tools 2023.1 knows
+/// (Slang is 11) to Unknown, so that every SPIRV-Tools accepts the module.
+fn patch_source_language(spirv: &mut [u32]) {
+    let mut at = 5;
+    while at < spirv.len() {
+        let (count, opcode) = ((spirv[at] >> 16) as usize, spirv[at] & 0xffff);
+        if count == 0 {
+            return; // malformed; the validator will say so
+        }
+        if opcode == OP_SOURCE && count >= 3 && at + 1 < spirv.len() && spirv[at + 1] > LAST_LANGUAGE_KNOWN_TO_OLD_TOOLS
+        {
+            spirv[at + 1] = UNKNOWN_LANGUAGE;
+        }
+        at += count;
+    }
+}
+
+/// The prerequisites of a Make rule as slangc's `-depfile` writes it
+/// (`out.spv: a.slang b\ c.slang`): `\ ` is a space, `\` at a line's end
+/// continues it, `$$` is `$`.
+fn parse_depfile(text: &str) -> Vec<PathBuf> {
+    let joined = text.replace("\\\r\n", " ").replace("\\\n", " ");
+    let mut paths = Vec::new();
+    for line in joined.lines() {
+        let Some(colon) = rule_colon(line) else { continue };
+        let mut current = String::new();
+        let mut chars = line[colon + 1..].chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' if matches!(chars.peek(), Some(' ' | '#' | '\\')) => current.extend(chars.next()),
+                '$' if chars.peek() == Some(&'$') => current.extend(chars.next()),
+                c if c.is_whitespace() => {
+                    if !current.is_empty() {
+                        paths.push(PathBuf::from(std::mem::take(&mut current)));
+                    }
+                }
+                c => current.push(c),
+            }
+        }
+        if !current.is_empty() {
+            paths.push(PathBuf::from(current));
+        }
+    }
+    paths
+}
+
+/// The colon that ends a rule's target: the first `: ` (or `:` at the
+/// end), so a Windows drive letter (`C:\…`) in the target is not taken.
+fn rule_colon(line: &str) -> Option<usize> {
+    line.match_indices(':')
+        .map(|(at, _)| at)
+        .find(|&at| line[at + 1..].starts_with([' ', '\t']) || at + 1 == line.len())
+}
+
+/// The blake3 of a file slangc read, or, if it was modified after the
+/// compile started (or within the two seconds before, for file systems
+/// with coarse timestamps), a value no content hashes to: the bytes slangc
+/// read are unknown, so the cache entry must never be reused.
+fn hash_read(path: &Path, started: SystemTime) -> [u8; 32] {
+    const UNKNOWN: [u8; 32] = [0; 32];
+    let Ok(bytes) = std::fs::read(path) else {
+        return UNKNOWN;
+    };
+    let window = started.checked_sub(Duration::from_secs(2)).unwrap_or(SystemTime::UNIX_EPOCH);
+    match std::fs::metadata(path).and_then(|m| m.modified()) {
+        Ok(modified) if modified < window => *blake3::hash(&bytes).as_bytes(),
+        _ => UNKNOWN,
+    }
+}
+
+/// Where a file that slangc found would have been found first, had it
+/// existed: the same file name in the directories searched before its own
+/// (the job's directory, then the include directories). A file appearing
+/// there would shadow it, so the cache entry records them.
+fn missing_candidates(job: &Job, settings: &Settings, read: &[PathBuf]) -> Vec<PathBuf> {
+    let search: Vec<PathBuf> = job
+        .path
+        .parent()
+        .map(Path::to_owned)
+        .into_iter()
+        .chain(settings.include_dirs.iter().cloned())
+        .map(|dir| dir.canonicalize().unwrap_or(dir))
+        .collect();
+    let mut missing = Vec::new();
+    for path in read {
+        let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else { continue };
+        for earlier in search.iter().take_while(|earlier| earlier.as_path() != dir) {
+            let candidate = earlier.join(name);
+            if !candidate.exists() {
+                missing.push(candidate);
+            }
+        }
+    }
+    missing.sort();
+    missing.dedup();
+    missing
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Severity {
+    Error,
+    Warning,
+    Other,
+}
+
+/// One message of slangc's.
+#[derive(Debug)]
+struct Message {
+    severity: Severity,
+    diagnostic: Diagnostic,
+}
+
+fn severity(word: &str) -> Severity {
+    match word {
+        "error" | "fatal error" | "internal error" => Severity::Error,
+        "warning" => Severity::Warning,
+        _ => Severity::Other,
+    }
+}
+
+/// Reads slangc's diagnostics, in either of its formats:
+///
+/// ```text
+/// error[E20001]: unexpected token            (slangc 2025 and newer)
+///  --> shaders/tri.slang:5:1
+///   |
+/// 5 | }
+///   | ^ unexpected '}', expected ';'
+///
+/// shaders/tri.slang(5): error 20001: unexpected '}', expected ';'   (older)
+/// }
+/// ^
+/// ```
+///
+/// Messages without a location (`compilation ceased`) that follow located
+/// errors are dropped; alone, they are reported for the whole file.
+fn parse_diagnostics(stderr: &str) -> Vec<Message> {
+    let lines: Vec<&str> = stderr.lines().collect();
+    let mut messages: Vec<Message> = Vec::new();
+    let mut at = 0;
+    while at < lines.len() {
+        if let Some((severity, message)) = rich_headline(lines[at]) {
+            let end = (at + 1..lines.len()).find(|&i| rich_headline(lines[i]).is_some() || classic(lines[i]).is_some());
+            let block = &lines[at..end.unwrap_or(lines.len())];
+            messages.push(rich_message(severity, message, block));
+            at += block.len();
+        } else if let Some((path, line, severity, message)) = classic(lines[at]) {
+            // The source line and a caret line under it give the column.
+            let column = lines
+                .get(at + 2)
+                .and_then(|caret| caret.find('^'))
+                .and_then(|offset| u32::try_from(offset + 1).ok())
+                .unwrap_or(0);
+            let diagnostic = Diagnostic { path: PathBuf::from(path), line, column, message, rendered: None };
+            messages.push(Message { severity, diagnostic });
+            at += 1;
+        } else {
+            at += 1;
+        }
+    }
+    let located = messages.iter().any(|m| m.severity == Severity::Error && m.diagnostic.line > 0);
+    if located {
+        messages.retain(|m| m.severity != Severity::Error || m.diagnostic.line > 0);
+    }
+    messages
+}
+
+/// `error[E20001]: unexpected token` → (severity, message).
+fn rich_headline(line: &str) -> Option<(Severity, String)> {
+    let (word, rest) = line.split_once('[')?;
+    let (code, message) = rest.split_once("]: ")?;
+    let known = matches!(word, "error" | "fatal error" | "internal error" | "warning" | "note");
+    (known && code.bytes().all(|b| b.is_ascii_alphanumeric())).then(|| (severity(word), message.trim().to_owned()))
+}
+
+/// A rich block: the headline's message, its ` --> path:line:col`, and
+/// the label under the carets, which often says more (`unexpected '}',
+/// expected ';'`).
+fn rich_message(severity: Severity, headline: String, block: &[&str]) -> Message {
+    let location = block.iter().find_map(|line| line.trim_start().strip_prefix("--> ")).and_then(|location| {
+        let (rest, column) = location.trim().rsplit_once(':')?;
+        let (path, line) = rest.rsplit_once(':')?;
+        Some((PathBuf::from(path), line.parse().ok()?, column.parse().ok()?))
+    });
+    let label = block.iter().find_map(|line| {
+        let (_, after_gutter) = line.split_once('|')?;
+        let label = after_gutter.trim_start().strip_prefix('^')?.trim_start_matches(['^', '~', '-']).trim();
+        (!label.is_empty()).then(|| label.to_owned())
+    });
+    let message = match label {
+        Some(label) if label.starts_with(&headline) => label,
+        Some(label) if !headline.contains(&label) => format!("{headline}: {label}"),
+        _ => headline,
+    };
+    let rendered = block.iter().skip(1).filter(|line| line.trim() != "--'").copied().collect::<Vec<_>>().join("\n");
+    let (path, line, column) = location.unwrap_or_default();
+    let rendered = (!rendered.trim().is_empty()).then_some(rendered);
+    Message { severity, diagnostic: Diagnostic { path, line, column, message, rendered } }
+}
+
+/// `path(line): error 20001: message` → (path, line, severity, message).
+fn classic(text: &str) -> Option<(&str, u32, Severity, String)> {
+    let (location, rest) = text.split_once("): ")?;
+    let (path, line) = location.rsplit_once('(')?;
+    let line = line.split(',').next()?.trim().parse().ok()?;
+    let (word, rest) = rest.split_once(' ')?;
+    let (_code, message) = rest.split_once(": ")?;
+    let severity = severity(word);
+    (severity != Severity::Other || word == "note").then(|| (path, line, severity, message.trim().to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rich_diagnostics_are_located_and_keep_the_caret_label() {
+        let stderr = "error[E20001]: unexpected token\n --> shaders/bad.slang:5:1\n  |\n5 | }\n  | ^ unexpected '}', \
+                      expected ';'\n--'\nfatal error[E40003]: compilation ceased\n";
+        let messages = parse_diagnostics(stderr);
+        assert_eq!(messages.len(), 1, "{messages:?}");
+        let d = &messages[0].diagnostic;
+        assert_eq!((d.path.as_path(), d.line, d.column), (Path::new("shaders/bad.slang"), 5, 1));
+        assert_eq!(d.message, "unexpected token: unexpected '}', expected ';'");
+        assert_eq!(d.headline(), "shaders/bad.slang:5:1: unexpected token: unexpected '}', expected ';'");
+        assert!(d.rendered.as_deref().unwrap().contains("5 | }"));
+    }
+
+    #[test]
+    fn a_label_that_repeats_the_headline_replaces_it() {
+        let stderr = "error[E30015]: undefined identifier\n --> c.slang:2:43\n  |\n2 | x * oops;\n  |     ^^^^ \
+                      undefined identifier 'oops'.\n--'\nwarning[E30081]: implicit conversion not recommended\n --> \
+                      c.slang:3:9\n";
+        let messages = parse_diagnostics(stderr);
+        assert_eq!(messages[0].diagnostic.message, "undefined identifier 'oops'.");
+        assert_eq!(messages[1].severity, Severity::Warning);
+        assert_eq!((messages[1].diagnostic.line, messages[1].diagnostic.column), (3, 9));
+    }
+
+    #[test]
+    fn classic_diagnostics_take_the_column_from_the_caret() {
+        let stderr = "shaders/tri.slang(5): error 20001: unexpected '}', expected ';'\n}\n^\n";
+        let messages = parse_diagnostics(stderr);
+        let d = &messages[0].diagnostic;
+        assert_eq!((d.line, d.column, messages[0].severity == Severity::Error), (5, 1, true));
+        assert_eq!(d.message, "unexpected '}', expected ';'");
+    }
+
+    #[test]
+    fn an_unlocated_failure_is_kept_when_it_is_all_there_is() {
+        let messages = parse_diagnostics("error[E00100]: failed to load downstream compiler 'spirv-opt'\n");
+        assert_eq!(messages.len(), 1);
+        assert_eq!(messages[0].diagnostic.line, 0);
+    }
+
+    #[test]
+    fn depfiles_read_as_make_rules() {
+        let text = "/tmp/x/0.spv: /src/tri.slang /src/my\\ common.slang \\\n  /src/defs.h\n";
+        assert_eq!(
+            parse_depfile(text),
+            [PathBuf::from("/src/tri.slang"), PathBuf::from("/src/my common.slang"), PathBuf::from("/src/defs.h")]
+        );
+        assert_eq!(parse_depfile("C:\\out\\0.spv: C:\\src\\a.slang\n"), [PathBuf::from("C:\\src\\a.slang")]);
+    }
+
+    #[test]
+    fn slang_s_source_language_becomes_unknown() {
+        // Header, then OpSource Slang 1 (3 words), then OpSource GLSL 450.
+        let mut spirv = vec![0x0723_0203, 0x0001_0500, 0, 10, 0, (3 << 16) | OP_SOURCE, 11, 1, (3 << 16) | 3, 2, 450];
+        patch_source_language(&mut spirv);
+        assert_eq!((spirv[6], spirv[9]), (UNKNOWN_LANGUAGE, 2), "only languages old tools reject change");
+        let mut truncated = vec![0x0723_0203, 0x0001_0500, 0, 10, 0, 0];
+        patch_source_language(&mut truncated); // a zero word count must not loop
+    }
+
+    #[test]
+    fn entry_points_come_in_reflection_order() {
+        let json = br#"{"parameters": [], "entryPoints": [{"name": "vs_main", "stage": "vertex"},
+                        {"name": "fs_main", "stage": "fragment"}]}"#;
+        assert_eq!(entry_points(json).unwrap(), ["vs_main", "fs_main"]);
+        assert_eq!(entry_points(b"{}").unwrap(), Vec::<String>::new());
+        assert!(entry_points(b"not json").unwrap_err().contains("does not parse"));
+    }
+
+    #[test]
+    fn a_file_edited_during_the_compile_is_never_reused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("common.slang");
+        std::fs::write(&path, "module common;").unwrap();
+        let started_later = SystemTime::now() + Duration::from_secs(60);
+        assert_eq!(hash_read(&path, started_later), *blake3::hash(b"module common;").as_bytes());
+        assert_eq!(hash_read(&path, SystemTime::now()), [0; 32], "modified just now: unknown");
+        assert_eq!(hash_read(&dir.path().join("gone.slang"), started_later), [0; 32]);
+    }
+}

@@ -1,0 +1,337 @@
+//! Every shader language a game ships: HLSL trees named by stage like GLSL
+//! (`Config::language`, glslc's HLSL options), and Slang through `slangc`
+//! (one module per entry point, imports tracked, errors located, output
+//! accepted by SPIRV-Tools 2023.1).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, SystemTime};
+
+use smolv_build::{Config, Error, Language, Manifest, Report, ResourceKind, SpirvVersion};
+use smolv_runtime::reflect::{Reflection, ShaderStage};
+
+const HLSL_VERTEX: &str = "\
+struct VOut { float4 pos : SV_Position; float3 color : COLOR0; };
+cbuffer Params : register(b0) { float4 tint; };
+VOut Main(uint id : SV_VertexID) {
+    VOut o;
+    o.pos = float4(float(id), 0.0, 0.0, 1.0);
+    o.color = tint.rgb;
+    return o;
+}
+";
+
+const HLSL_FRAGMENT: &str = "\
+StructuredBuffer<float4> lights : register(t1);
+Texture2D albedo : register(t0);
+SamplerState linear_sampler : register(s0);
+float4 Main(float4 pos : SV_Position, float3 color : COLOR0) : SV_Target {
+    return albedo.Sample(linear_sampler, color.xy) * lights[0];
+}
+";
+
+const SLANG_COMMON: &str = "\
+module common;
+public float3 tint(float3 color) { return color * 0.5; }
+";
+
+const SLANG_TRIANGLE: &str = "\
+import common;
+struct VOut { float4 pos : SV_Position; float3 color : COLOR0; };
+
+[shader(\"vertex\")]
+VOut vs_main(uint id : SV_VertexID) {
+    VOut o;
+    o.pos = float4(float(id), 0.0, 0.0, 1.0);
+    o.color = float3(1.0, 0.0, 0.0);
+    return o;
+}
+
+[shader(\"fragment\")]
+float4 fs_main(VOut input) : SV_Target {
+    return float4(tint(input.color), 1.0);
+}
+";
+
+/// glslang decorates a `StructuredBuffer` `BufferBlock`, which SPIR-V 1.4
+/// and newer forbid, so HLSL with one targets SPIR-V 1.3 (as it must with
+/// glslc).
+const HLSL_SPIRV: SpirvVersion = SpirvVersion::V1_3;
+
+/// Writes `files` (path, text) below a new directory.
+fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
+
+/// A build of `dir/shaders` into `dir/out`, with its own cache.
+fn config(dir: &Path) -> Config {
+    let mut config = Config::new();
+    config
+        .shader_dir(dir.join("shaders"))
+        .out_dir(dir.join("out"))
+        .cache_dir(dir.join("cache"))
+        .cargo_directives(false);
+    config
+}
+
+fn manifest(dir: &Path) -> Manifest {
+    serde_json::from_slice(&std::fs::read(dir.join("out/smolv/manifest.json")).unwrap()).unwrap()
+}
+
+/// The optimized SPIR-V of module `name`, as the manifest lists it.
+fn module_spirv(dir: &Path, name: &str) -> (PathBuf, Vec<u32>) {
+    let manifest = manifest(dir);
+    let module = manifest.modules.iter().find(|m| m.name == name).unwrap_or_else(|| panic!("no module {name}"));
+    let path = dir.join("out/smolv").join(&module.optimized_spirv);
+    let bytes = std::fs::read(&path).unwrap();
+    (path, bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+}
+
+/// Runs the installed `spirv-val` (Debian's SPIRV-Tools 2023.1 here) on a module.
+fn assert_valid(path: &Path) {
+    let out = Command::new("spirv-val")
+        .args(["--target-env", "vulkan1.2"])
+        .arg(path)
+        .output()
+        .expect("spirv-val must be installed (scripts/setup.sh installs spirv-tools)");
+    assert!(out.status.success(), "{}: {}", path.display(), String::from_utf8_lossy(&out.stderr));
+}
+
+/// `(member, offset)` of every `OpMemberDecorate … Offset` in a module.
+fn member_offsets(spirv: &[u32]) -> Vec<(u32, u32)> {
+    const OP_MEMBER_DECORATE: u32 = 72;
+    const OFFSET: u32 = 35;
+    let mut offsets = Vec::new();
+    let mut at = 5;
+    while at < spirv.len() {
+        let (count, opcode) = ((spirv[at] >> 16) as usize, spirv[at] & 0xffff);
+        if opcode == OP_MEMBER_DECORATE && count == 5 && spirv[at + 3] == OFFSET {
+            offsets.push((spirv[at + 2], spirv[at + 4]));
+        }
+        at += count.max(1);
+    }
+    offsets
+}
+
+fn binding_of(reflection: &Reflection, name: &str) -> (u32, u32) {
+    let binding = reflection.bindings.iter().find(|b| b.name.contains(name));
+    let binding = binding.unwrap_or_else(|| panic!("no binding {name} in {:?}", reflection.bindings));
+    (binding.set, binding.binding)
+}
+
+/// Sets a file's modification time an hour back, so that a build does not
+/// take it for a file being edited while it compiles.
+fn age(path: &Path) {
+    let file = std::fs::File::options().write(true).open(path).unwrap();
+    file.set_modified(SystemTime::now() - Duration::from_secs(3600)).unwrap();
+}
+
+/// Fails, saying how to get it, when no `slangc` is set up.
+fn require_slangc() {
+    let on_path = std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join("slangc").is_file()));
+    assert!(
+        std::env::var_os("SMOLV_SLANGC").is_some() || on_path,
+        "the Slang tests need slangc: `source scripts/setup.sh` fetches it and sets SMOLV_SLANGC"
+    );
+}
+
+#[test]
+fn an_hlsl_tree_named_by_stage_is_read_as_glsl_unless_stated() {
+    let dir = tree(&[("shaders/tri.vert", HLSL_VERTEX), ("shaders/tri.frag", HLSL_FRAGMENT)]);
+    let Err(Error::Compile { failed, .. }) = config(dir.path()).try_compile() else {
+        panic!("HLSL in .vert/.frag files is GLSL to the compiler until stated otherwise");
+    };
+    assert_eq!(failed, 2);
+    let mut config = config(dir.path());
+    config
+        .language(dir.path().join("shaders").to_string_lossy(), Language::Hlsl)
+        .hlsl_entry_point("Main")
+        .spirv_version(HLSL_SPIRV);
+    let report = config.try_compile().unwrap();
+    assert_eq!(report.languages.len(), 1);
+    assert_eq!(report.languages[0].summary(), "HLSL 2 of 2 compiled (100.0%)");
+    assert!(report.to_text().contains("languages: HLSL 2 of 2 compiled (100.0%)"), "{}", report.to_text());
+    for module in &report.modules {
+        assert_eq!((module.language, module.entry_point.as_str()), (Some(Language::Hlsl), "Main"));
+        assert_valid(&module_spirv(dir.path(), &module.name).0);
+    }
+    let stages: Vec<ShaderStage> = ["tri.frag", "tri.vert"]
+        .iter()
+        .map(|n| manifest(dir.path()).modules.iter().find(|m| m.name == *n).unwrap().reflection.stage)
+        .collect();
+    assert_eq!(stages, [ShaderStage::Fragment, ShaderStage::Vertex], "stages come from the extensions");
+}
+
+#[test]
+fn hlsl_registers_move_with_set_bindings_shifts_and_the_io_map() {
+    let dir = tree(&[("shaders/tri.vert", HLSL_VERTEX), ("shaders/tri.frag", HLSL_FRAGMENT)]);
+    let base = |config: &mut Config| {
+        config
+            .language(dir.path().join("shaders").to_string_lossy(), Language::Hlsl)
+            .hlsl_entry_point("Main")
+            .spirv_version(HLSL_SPIRV)
+            .hlsl_register_binding_for_stage(ShaderStage::Fragment, "s0", 2, 7)
+            .binding_base(ResourceKind::UniformBuffer, 10)
+            .binding_base(ResourceKind::Texture, 20)
+            .binding_base(ResourceKind::StorageBuffer, 40);
+    };
+    let mut plain = config(dir.path());
+    base(&mut plain);
+    plain.try_compile().unwrap();
+    let vertex = manifest(dir.path()).modules.into_iter().find(|m| m.name == "tri.vert").unwrap().reflection;
+    let fragment = manifest(dir.path()).modules.into_iter().find(|m| m.name == "tri.frag").unwrap().reflection;
+    assert_eq!(binding_of(&vertex, "Params"), (0, 10), "b0 shifted by the uniform-buffer base");
+    assert_eq!(binding_of(&fragment, "albedo"), (0, 20), "t0 shifted by the texture base");
+    assert_eq!(binding_of(&fragment, "linear_sampler"), (2, 7), "s0 placed in the fragment stage");
+    assert_eq!(binding_of(&fragment, "lights"), (0, 41), "a StructuredBuffer is shifted as a storage buffer");
+
+    let mut io_mapped = config(dir.path());
+    base(&mut io_mapped);
+    io_mapped.hlsl_io_mapping(true).try_compile().unwrap();
+    let fragment = manifest(dir.path()).modules.into_iter().find(|m| m.name == "tri.frag").unwrap().reflection;
+    assert_eq!(binding_of(&fragment, "lights"), (0, 21), "with the io map, register t takes the texture base");
+}
+
+#[test]
+fn hlsl_offsets_lay_glsl_blocks_out_by_hlsl_rules() {
+    let glsl = "#version 450\nlayout(binding = 0) uniform Params { float a; vec2 b; };\n\
+                layout(location = 0) out vec4 color;\nvoid main() { color = vec4(b, a, 1.0); }\n";
+    let dir = tree(&[("shaders/params.frag", glsl)]);
+    config(dir.path()).try_compile().unwrap();
+    assert_eq!(member_offsets(&module_spirv(dir.path(), "params.frag").1), [(0, 0), (1, 8)], "std140");
+    config(dir.path()).hlsl_offsets(true).try_compile().unwrap();
+    assert_eq!(member_offsets(&module_spirv(dir.path(), "params.frag").1), [(0, 0), (1, 4)], "HLSL packing");
+}
+
+#[test]
+fn the_report_gives_the_pass_rate_of_each_language() {
+    let broken_hlsl = "float4 Main() : SV_Target { return undefined_value; }\n";
+    let glsl = "#version 450\nlayout(location = 0) out vec4 c;\nvoid main() { c = vec4(1.0); }\n";
+    let dir = tree(&[
+        ("shaders/hlsl/tri.vert", HLSL_VERTEX),
+        ("shaders/hlsl/broken.frag", broken_hlsl),
+        ("shaders/fill.frag", glsl),
+        ("shaders/sky.wgsl", "@fragment fn fs_main() -> @location(0) vec4<f32> { return vec4<f32>(1.0); }\n"),
+    ]);
+    let mut config = config(dir.path());
+    config
+        .language(dir.path().join("shaders/hlsl").to_string_lossy(), Language::Hlsl)
+        .hlsl_entry_point("Main")
+        .keep_going(true);
+    let report = config.try_compile().unwrap();
+    let summaries: Vec<String> = report.languages.iter().map(|l| l.summary()).collect();
+    assert_eq!(
+        summaries,
+        ["GLSL 1 of 1 compiled (100.0%)", "HLSL 1 of 2 compiled (50.0%)", "WGSL 1 of 1 compiled (100.0%)"]
+    );
+    assert_eq!(report.failures[0].language, Some(Language::Hlsl));
+    let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
+    assert_eq!(json["languages"][1], serde_json::json!({"language": "hlsl", "shaders": 2, "compiled": 1, "failed": 1}));
+}
+
+#[test]
+fn slang_entry_points_become_modules_that_spirv_tools_2023_accepts() {
+    require_slangc();
+    let dir = tree(&[("shaders/common.slang", SLANG_COMMON), ("shaders/triangle.slang", SLANG_TRIANGLE)]);
+    // Names and Slang's OpSource ship unless stripped.
+    for strip_debug in [false, true] {
+        let report = config(dir.path()).strip_debug(strip_debug).try_compile().unwrap();
+        let names: Vec<(&str, &str, Option<Language>)> =
+            report.modules.iter().map(|m| (m.name.as_str(), m.stage.as_str(), m.language)).collect();
+        assert_eq!(
+            names,
+            [
+                ("triangle.slang#fs_main", "fragment", Some(Language::Slang)),
+                ("triangle.slang#vs_main", "vertex", Some(Language::Slang))
+            ],
+            "one module per [shader] entry point; common.slang has none, so it is a module for import"
+        );
+        for module in &report.modules {
+            assert_eq!(module.entry_point, module.name.split('#').nth(1).unwrap(), "the entry point keeps its name");
+            assert!(module.optimized_bytes < module.spirv_bytes, "spirv-opt -Os ran on {}", module.name);
+            let (path, _) = module_spirv(dir.path(), &module.name);
+            assert_valid(&path);
+            let bytes = std::fs::read(&path).unwrap();
+            let needs = |what: &[u8]| bytes.windows(what.len()).any(|w| w == what);
+            assert!(!needs(b"SPV_KHR_non_semantic_info"), "no module may need VK_KHR_shader_non_semantic_info");
+        }
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+        assert_eq!(report.languages[0].summary(), "Slang 1 of 1 compiled (100.0%)");
+    }
+}
+
+#[test]
+fn editing_an_imported_slang_module_recompiles_the_importer() {
+    require_slangc();
+    let dir = tree(&[("shaders/common.slang", SLANG_COMMON), ("shaders/triangle.slang", SLANG_TRIANGLE)]);
+    let common = dir.path().join("shaders/common.slang");
+    [&common, &dir.path().join("shaders/triangle.slang")].into_iter().for_each(|path| age(path));
+    let config = config(dir.path());
+    let first = config.try_compile().unwrap();
+    assert_eq!((first.compiled, first.cache_hits), (1, 0));
+    let fragment = module_spirv(dir.path(), "triangle.slang#fs_main").1;
+    let again = config.try_compile().unwrap();
+    assert_eq!((again.compiled, again.cache_hits), (0, 1), "nothing changed: a cache hit");
+    std::fs::write(&common, SLANG_COMMON.replace("color * 0.5", "color * 0.25")).unwrap();
+    age(&common);
+    let edited = config.try_compile().unwrap();
+    assert_eq!((edited.compiled, edited.cache_hits), (1, 0), "the imported module changed: a miss");
+    assert_ne!(module_spirv(dir.path(), "triangle.slang#fs_main").1, fragment, "the new constant is compiled in");
+}
+
+#[test]
+fn slang_errors_are_reported_at_path_line_and_column() {
+    require_slangc();
+    let broken = "import common;\n[shader(\"fragment\")]\nfloat4 fs_main() : SV_Target {\n    \
+                  return float4(tint(float3(1.0)), 1.0)\n}\n";
+    let broken_module = "module common;\npublic float3 tint(float3 c) { return c * missing_scale; }\n";
+    let dir = tree(&[("shaders/common.slang", SLANG_COMMON), ("shaders/broken.slang", broken)]);
+    let Err(Error::Compile { diagnostics, .. }) = config(dir.path()).try_compile() else {
+        panic!("a syntax error must fail the build");
+    };
+    let headline = diagnostics[0].headline();
+    let expected = format!("{}:5:1: ", dir.path().join("shaders/broken.slang").display());
+    assert!(headline.starts_with(&expected) && headline.contains("expected ';'"), "{headline}");
+
+    // An error in an imported module is located in that module.
+    std::fs::write(dir.path().join("shaders/broken.slang"), SLANG_TRIANGLE).unwrap();
+    std::fs::write(dir.path().join("shaders/common.slang"), broken_module).unwrap();
+    let Err(Error::Compile { diagnostics, .. }) = config(dir.path()).try_compile() else {
+        panic!("an error in an imported module must fail the build");
+    };
+    let in_module = diagnostics.iter().find(|d| d.path.ends_with("common.slang")).expect("located in common.slang");
+    let column = broken_module.lines().nth(1).unwrap().find("missing_scale").unwrap() + 1;
+    assert_eq!((in_module.line, in_module.column as usize), (2, column), "{in_module}");
+    assert!(in_module.message.contains("missing_scale"), "{in_module}");
+}
+
+#[test]
+fn a_slangc_that_cannot_run_is_an_error_saying_how_to_install_it() {
+    let dir = tree(&[("shaders/triangle.slang", SLANG_TRIANGLE)]);
+    let Err(Error::Compile { diagnostics, .. }) = config(dir.path()).slangc("/no/such/slangc").try_compile() else {
+        panic!("a .slang file must not be skipped");
+    };
+    let message = &diagnostics[0].message;
+    assert!(message.contains("cannot run slangc") && message.contains("pip install --no-deps slangtorch"), "{message}");
+}
+
+#[test]
+fn slang_takes_defines_and_variants() {
+    require_slangc();
+    let shader = "[shader(\"fragment\")]\nfloat4 fs_main() : SV_Target {\n#ifdef RED\n    return float4(1, 0, 0, 1);\n\
+                  #else\n    return float4(0, 0, 1, 1);\n#endif\n}\n";
+    let dir = tree(&[("shaders/color.slang", shader)]);
+    let mut config = config(dir.path());
+    config.variants("color.slang", [smolv_build::Variant::new("red").define("RED", "1")]);
+    let report: Report = config.try_compile().unwrap();
+    let names: Vec<&str> = report.modules.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, ["color.slang#fs_main", "color.slang@red#fs_main"]);
+    assert_ne!(module_spirv(dir.path(), names[0]).1, module_spirv(dir.path(), names[1]).1);
+}
