@@ -101,6 +101,9 @@ pub(crate) fn job_key(job: &Job, settings: &Settings, identity: &str, source: &[
         ));
     // Only what can change the job's output, so that GLSL entries survive a
     // new HLSL option (and the keys of builds without these stay as they were).
+    if job.language == Language::Wgsl && !settings.wgsl_adjust_coordinate_space {
+        key.text("wgsl: keep the position's y");
+    }
     if matches!(job.language, Language::Glsl | Language::Hlsl) && !settings.binding_bases.is_empty() {
         key.text(&format!("binding bases {:?}", settings.binding_bases));
     }
@@ -348,6 +351,7 @@ mod tests {
             spirv_opt: None,
             auto_map_locations: false,
             auto_bind_uniforms: false,
+            wgsl_adjust_coordinate_space: true,
             binding_bases: Vec::new(),
             hlsl: HlslOptions::default(),
             slangc: None,

@@ -58,6 +58,7 @@ pub struct Config {
     pub(crate) keep_going: bool,
     pub(crate) auto_map_locations: bool,
     pub(crate) auto_bind_uniforms: bool,
+    pub(crate) wgsl_adjust_coordinate_space: bool,
     pub(crate) languages: Vec<(String, Language)>,
     pub(crate) hlsl_entry_point: Option<String>,
     pub(crate) hlsl: HlslOptions,
@@ -100,6 +101,7 @@ impl Config {
             keep_going: false,
             auto_map_locations: false,
             auto_bind_uniforms: false,
+            wgsl_adjust_coordinate_space: true,
             languages: Vec::new(),
             hlsl_entry_point: None,
             hlsl: HlslOptions::default(),
@@ -301,6 +303,23 @@ impl Config {
     /// ```
     pub fn auto_bind_uniforms(&mut self, auto: bool) -> &mut Self {
         self.auto_bind_uniforms = auto;
+        self
+    }
+
+    /// Whether WGSL vertex (and other pre-rasterization) shaders have the
+    /// `y` of their `@builtin(position)` output negated, naga's
+    /// `ADJUST_COORDINATE_SPACE`. WGSL's normalized device coordinates have
+    /// `y` up, Vulkan's `y` down, so with the default (on) a WGSL shader
+    /// written for WebGPU draws the same way up on Vulkan. Turn it off when
+    /// WGSL and GLSL shaders share a pass and the WGSL ones already use
+    /// Vulkan's convention, as GLSL does: then both see the same NDC `y`.
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders").wgsl_adjust_coordinate_space(false);
+    /// ```
+    pub fn wgsl_adjust_coordinate_space(&mut self, adjust: bool) -> &mut Self {
+        self.wgsl_adjust_coordinate_space = adjust;
         self
     }
 
@@ -506,6 +525,7 @@ impl Config {
             spirv_opt: optimize::find_spirv_opt(self.spirv_opt.as_deref()),
             auto_map_locations: self.auto_map_locations,
             auto_bind_uniforms: self.auto_bind_uniforms,
+            wgsl_adjust_coordinate_space: self.wgsl_adjust_coordinate_space,
             binding_bases: self.binding_bases.clone(),
             hlsl: self.hlsl.clone(),
             slangc: frontend::find_slangc(self.slangc.as_deref()),

@@ -66,6 +66,8 @@ pub(crate) struct Settings {
     pub(crate) spirv_opt: Option<PathBuf>,
     pub(crate) auto_map_locations: bool,
     pub(crate) auto_bind_uniforms: bool,
+    /// naga's `ADJUST_COORDINATE_SPACE` for WGSL (negate the position's `y`).
+    pub(crate) wgsl_adjust_coordinate_space: bool,
     /// Lowest bindings per resource kind (GLSL and HLSL).
     pub(crate) binding_bases: Vec<BindingBase>,
     pub(crate) hlsl: HlslOptions,

@@ -56,6 +56,7 @@ pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Co
     let (major, minor) = settings.spirv_version.major_minor();
     let mut options = spv::Options { lang_version: (major, minor), ..spv::Options::default() };
     options.flags.remove(spv::WriterFlags::DEBUG);
+    options.flags.set(spv::WriterFlags::ADJUST_COORDINATE_SPACE, settings.wgsl_adjust_coordinate_space);
     if !settings.strip_debug {
         options.flags.insert(spv::WriterFlags::DEBUG);
     }
