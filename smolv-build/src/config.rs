@@ -238,6 +238,8 @@ pub struct Config {
     pub(crate) keep_going: bool,
     pub(crate) auto_map_locations: bool,
     pub(crate) auto_bind_uniforms: bool,
+    /// Setters in `remote_cache::settings`.
+    pub(crate) remote_cache: crate::remote_cache::RemoteSettings,
 }
 
 impl Default for Config {
@@ -275,6 +277,7 @@ impl Config {
             keep_going: false,
             auto_map_locations: false,
             auto_bind_uniforms: false,
+            remote_cache: Default::default(),
         }
     }
 

@@ -48,7 +48,7 @@
 //! | encode | SMOL-V, stripped of debug info in release builds |
 //! | pack | what the binary embeds: raw SPIR-V, SMOL-V, or SMOL-V + LZ4 (HC 12) or zstd (level 19, optionally with a trained dictionary), per module or as one stream; by default the smallest total of stored bytes *and* the decoder code the packing links ([`Packing`], [`SizeGoal`]) |
 //! | bundle | zstd level 19 containers with blake3 hashes, with a dictionary when that makes the total smaller: the asset-file form, for tools |
-//! | cache | blake3 over sources, includes, defines, options and compiler versions; one directory per workspace |
+//! | cache | blake3 over sources, includes, defines, options and compiler versions; one directory per workspace; optionally a second level on a Bazel HTTP remote cache shared by CI and developers ([`Config::remote_cache`], feature `remote-cache`) |
 //! | emit | the embedded set (`embedded/`), containers, a bundle and `manifest.json` in `OUT_DIR/smolv`, `smolv-report.{txt,json}` in `OUT_DIR`, `cargo:rerun-if-changed` for every source, include and directory, `cargo:rerun-if-env-changed` for every variable read |
 //!
 //! ## Packing
@@ -100,6 +100,7 @@ mod pack;
 mod packing;
 mod pipeline;
 mod reflect;
+mod remote_cache;
 mod report;
 mod source;
 
@@ -111,6 +112,7 @@ pub use emit::{
 pub use error::{Diagnostic, Error};
 pub use pack::{PackOptions, PackedBundle, PackedEntry, pack_bundle};
 pub use packing::{Layout, Packing, SizeGoal};
+pub use remote_cache::RemoteCacheMode;
 pub use report::{CandidateReport, FailedShader, ModuleReport, PackingReport, Report};
 pub use source::Language;
 

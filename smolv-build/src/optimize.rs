@@ -65,12 +65,13 @@ pub(crate) fn spirv_opt_identity(tool: &Path, cache: &Cache) -> String {
         .field(&meta.len().to_le_bytes())
         .field(&mtime.to_le_bytes())
         .finish();
-    if let Some(version) = cache.get(&key).and_then(|body| String::from_utf8(body).ok()) {
+    // Local only: the entry describes this machine's binary.
+    if let Some(version) = cache.get_local(&key).and_then(|body| String::from_utf8(body).ok()) {
         return version;
     }
     let version = spirv_opt_version(tool);
     if !version.is_empty() {
-        cache.put(&key, version.as_bytes());
+        cache.put_local(&key, version.as_bytes());
     }
     version
 }

@@ -24,6 +24,9 @@ use crate::report::{FailedShader, ModuleReport, Report, packing_report};
 use crate::source::{Job, Sources};
 
 /// Environment variables the build reads; Cargo reruns it when they change.
+/// The `SMOLV_REMOTE_CACHE*` ones are left out: they change where entries
+/// come from, never the output (and Cargo would keep the header's value in
+/// its fingerprint files).
 const ENV_KNOBS: [&str; 6] =
     ["SMOLV_CACHE_DIR", "SMOLV_REPORT", "SMOLV_SPIRV_OPT", "CARGO_TARGET_DIR", "SMOLV_PACKING", "SMOLV_SIZE_GOAL"];
 
@@ -138,7 +141,8 @@ pub(crate) fn run(config: &Config) -> Result<Report, Error> {
         return Err(Error::NoShaders { searched: describe_inputs(config) });
     }
 
-    let cache = Cache::new(cache_dir(config, &out_dir));
+    let remote = crate::remote_cache::Session::start(&config.remote_cache, env);
+    let cache = Cache::new(cache_dir(config, &out_dir)).with_remote(remote.client());
     let threads = config.jobs.or_else(|| env("NUM_JOBS").and_then(|n| n.parse().ok())).unwrap_or(0);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -201,6 +205,7 @@ pub(crate) fn run(config: &Config) -> Result<Report, Error> {
     modules.sort_by(|a, b| a.0.name.cmp(&b.0.name));
 
     let artifacts = pool.install(|| package(&modules, config, &settings, &packing, &cache, &mut report))?;
+    remote.finish(&mut report).iter().for_each(|w| directives.warning(w));
     report.total();
     emit::write_artifacts(&out_dir, &artifacts, &report)?;
     if env("SMOLV_REPORT").is_some_and(|v| v != "0") {
@@ -263,7 +268,7 @@ fn build_job(
     let source = std::fs::read(&job.path)
         .map_err(|e| vec![Diagnostic::whole_file(&job.path, format!("cannot read the shader: {e}"))])?;
     let key = job_key(job, settings, identity, &source);
-    if let Some(output) = cache.get(&key).and_then(|body| read_entry(&body, hashes)) {
+    if let Some(output) = cache.get_valid(&key, |body| read_entry(body, hashes)) {
         return Ok(output);
     }
     let compiled = frontend::compile(job, &source, settings)?;

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use smolv_build::{Config, Packing, PackingReport, Report, SizeGoal, TargetEnv};
+use smolv_build::{Config, Packing, PackingReport, RemoteCacheMode, Report, SizeGoal, TargetEnv};
 
 use crate::io::FileError;
 
@@ -45,6 +45,15 @@ pub(crate) struct BuildArgs {
     /// Give GLSL/HLSL resources without a binding one, in set 0 (like glslc -fauto-bind-uniforms).
     #[arg(long)]
     auto_bind_uniforms: bool,
+    /// A Bazel HTTP remote cache (bazel-remote, nginx WebDAV) behind the local one:
+    /// http(s)://host[:port][/prefix] (default: SMOLV_REMOTE_CACHE). An auth header comes
+    /// from SMOLV_REMOTE_CACHE_HEADER only, never from the command line.
+    #[arg(long, value_name = "URL")]
+    remote_cache: Option<String>,
+    /// read-write (upload what was compiled), read-only or off (default:
+    /// SMOLV_REMOTE_CACHE_MODE, else read-write).
+    #[arg(long, value_name = "MODE", value_parser = parse_remote_mode)]
+    remote_cache_mode: Option<RemoteCacheMode>,
 }
 
 pub(crate) fn parse_target_env(text: &str) -> Result<TargetEnv, String> {
@@ -53,6 +62,10 @@ pub(crate) fn parse_target_env(text: &str) -> Result<TargetEnv, String> {
 
 fn parse_packing(text: &str) -> Result<Packing, String> {
     Packing::parse(text).ok_or_else(|| format!("{text:?} is not one of {}", Packing::NAMES.join(", ")))
+}
+
+fn parse_remote_mode(text: &str) -> Result<RemoteCacheMode, String> {
+    RemoteCacheMode::parse(text).ok_or_else(|| format!("{text:?} is not one of {}", RemoteCacheMode::NAMES.join(", ")))
 }
 
 fn parse_goal(text: &str) -> Result<SizeGoal, String> {
@@ -68,6 +81,12 @@ struct JsonReport<'a> {
     cache_hits: usize,
     compiled: usize,
     packing: Option<&'a PackingReport>,
+    remote_hits: usize,
+    remote_misses: usize,
+    remote_uploads: usize,
+    remote_bytes_down: u64,
+    remote_bytes_up: u64,
+    remote_seconds: f64,
 }
 
 #[derive(serde::Serialize)]
@@ -117,6 +136,12 @@ fn json(report: &Report) -> String {
         cache_hits: report.cache_hits,
         compiled: report.compiled,
         packing: report.packing.as_ref(),
+        remote_hits: report.remote_hits,
+        remote_misses: report.remote_misses,
+        remote_uploads: report.remote_uploads,
+        remote_bytes_down: report.remote_bytes_down,
+        remote_bytes_up: report.remote_bytes_up,
+        remote_seconds: report.remote_seconds,
     };
     serde_json::to_string_pretty(&report).unwrap_or_default()
 }
@@ -146,6 +171,12 @@ pub(crate) fn build(args: &BuildArgs) -> Result<(), FileError> {
     }
     if let Some(goal) = args.goal {
         config.size_goal(goal);
+    }
+    if let Some(url) = &args.remote_cache {
+        config.remote_cache(url);
+    }
+    if let Some(mode) = args.remote_cache_mode {
+        config.remote_cache_mode(mode);
     }
     let spinner = crate::ui::spinner("building");
     let result = config.try_compile();

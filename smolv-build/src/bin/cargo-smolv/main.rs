@@ -35,6 +35,7 @@ enum CargoCli {
     after_help = "Examples:\n  \
         cargo smolv build shaders -o target/shaders --strip-debug\n  \
         cargo smolv build shaders -o target/shaders --json > report.json\n  \
+        cargo smolv build shaders -o target/shaders --remote-cache http://cache:8080 --remote-cache-mode read-only\n  \
         cargo smolv stats assets/shaders\n  \
         cargo smolv report --json\n  \
         cargo smolv pack assets/shaders -o assets/shaders.smvb\n  \
