@@ -95,6 +95,21 @@ impl Cache {
         self
     }
 
+    /// Whether a remote cache is behind this one.
+    pub(crate) fn has_remote(&self) -> bool {
+        self.remote.is_some()
+    }
+
+    /// Asks the remote cache for the entries of `keys` missing locally,
+    /// many at once, so that the lookups that follow need not wait for the
+    /// network one by one.
+    pub(crate) fn prefetch(&self, keys: &[Key]) {
+        if let Some(remote) = &self.remote {
+            let missing: Vec<Key> = keys.iter().filter(|key| !self.path(key).is_file()).copied().collect();
+            remote.prefetch(&missing);
+        }
+    }
+
     /// The entry's body from the local cache, else from the remote one
     /// (verified there, and then stored locally).
     pub(crate) fn get(&self, key: &Key) -> Option<Vec<u8>> {

@@ -150,6 +150,13 @@ pub(crate) fn run(config: &Config) -> Result<Report, Error> {
         .map_err(|e| Error::Internal(format!("cannot start worker threads: {e}")))?;
     let identity = build_identity(&settings, &cache);
     let hashes = FileHashes::default();
+    if cache.has_remote() {
+        // Remote lookups wait on the network: ask for every job's entry at once.
+        let keys: Vec<Key> = (sources.jobs.iter())
+            .filter_map(|job| std::fs::read(&job.path).ok().map(|source| job_key(job, &settings, &identity, &source)))
+            .collect();
+        cache.prefetch(&keys);
+    }
 
     let outputs: Vec<Result<JobOutput, Vec<Diagnostic>>> = pool
         .install(|| sources.jobs.par_iter().map(|job| build_job(job, &settings, &cache, &identity, &hashes)).collect());

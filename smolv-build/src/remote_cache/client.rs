@@ -1,6 +1,6 @@
 //! The HTTP side: `GET`/`PUT` of `/ac/<key>` and `/cas/<sha256>` with
-//! ureq, every downloaded blob checked, and the remote switched off for
-//! the rest of the build at the first failure of the server.
+//! ureq, every downloaded blob checked, and the server switched off for
+//! the rest of the build at its first failure.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -25,8 +25,8 @@ const MAX_RECORD_BYTES: u64 = 64 * 1024;
 /// The largest entry uploaded or downloaded: far above any shader set's.
 const MAX_BLOB_BYTES: u64 = 512 * 1024 * 1024;
 
-/// The remote cache of one build, shared by its worker threads.
-pub(crate) struct Remote {
+/// The server of one build, shared by its worker and upload threads.
+pub(crate) struct Server {
     base: String,
     upload: bool,
     header: Option<Header>,
@@ -41,9 +41,9 @@ pub(crate) struct Remote {
     warnings: Mutex<Vec<String>>,
 }
 
-impl std::fmt::Debug for Remote {
+impl std::fmt::Debug for Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Remote")
+        f.debug_struct("Server")
             .field("base", &self.base)
             .field("upload", &self.upload)
             .field("header", &self.header)
@@ -63,7 +63,7 @@ fn sha256_hex(bytes: &[u8]) -> String {
     sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
-impl Remote {
+impl Server {
     pub(crate) fn new(resolved: Resolved) -> Self {
         let tls = ureq::tls::TlsConfig::builder().root_certs(ureq::tls::RootCerts::PlatformVerifier).build();
         let agent: ureq::Agent = ureq::Agent::config_builder()
@@ -148,11 +148,16 @@ impl Remote {
         counter.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// Whether [`put`](Self::put) would upload anything now.
+    pub(crate) fn uploads(&self) -> bool {
+        self.upload && !self.off.load(Ordering::Relaxed)
+    }
+
     /// Uploads an entry: the blob to the CAS first, so that the record
     /// never names a missing blob (bazel-remote checks). Does nothing in
-    /// read-only mode or once the remote is off.
+    /// read-only mode or once the server is off.
     pub(crate) fn put(&self, key: &Key, body: &[u8]) {
-        if !self.upload || self.off.load(Ordering::Relaxed) || body.len() as u64 > MAX_BLOB_BYTES {
+        if !self.uploads() || body.len() as u64 > MAX_BLOB_BYTES {
             return;
         }
         let digest = Digest { hash: sha256_hex(body), size: body.len() as u64 };
@@ -271,7 +276,7 @@ mod tests {
     fn a_closed_port_switches_the_remote_off_with_one_warning() {
         // Bind, then drop: nothing listens on the port any more.
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let remote = Remote::new(Resolved { base: format!("http://127.0.0.1:{port}"), upload: true, header: None });
+        let remote = Server::new(Resolved { base: format!("http://127.0.0.1:{port}"), upload: true, header: None });
         let key = crate::cache::KeyBuilder::new("test").text("a").finish();
         assert!(remote.get(&key).is_none());
         remote.put(&key, b"body");

@@ -5,8 +5,10 @@
 //! The action-cache key is the local cache key; the record stored there
 //! names the entry's blob in the CAS by its SHA-256 (see `record` and
 //! `docs/format.md`). [`Cache`](crate::cache::Cache) asks the remote on a
-//! local miss and uploads after storing locally. Nothing here can fail a
-//! build: what goes wrong is a miss, and a warning in the report.
+//! local miss and uploads after storing locally (`remote`: uploads run on
+//! background threads; `client`: the HTTP requests and checks). Nothing
+//! here can fail a build: what goes wrong is a miss, and a warning in the
+//! report.
 //!
 //! The HTTP client (ureq with rustls) is compiled only with the
 //! `remote-cache` feature; without it a configured remote is one warning.
@@ -17,6 +19,8 @@ mod settings;
 mod client;
 #[cfg(feature = "remote-cache")]
 mod record;
+#[cfg(feature = "remote-cache")]
+mod remote;
 
 use std::sync::Arc;
 
@@ -31,7 +35,7 @@ pub(crate) const WARNING_PREFIX: &str = "remote cache";
 
 /// The client: with the feature, the real one.
 #[cfg(feature = "remote-cache")]
-pub(crate) use client::Remote;
+pub(crate) use remote::Remote;
 
 /// Without the feature no client can exist, so a [`Cache`](crate::cache::Cache)
 /// never has one.
@@ -50,6 +54,10 @@ impl Remote {
     }
 
     pub(crate) fn count(&self, _used: bool) {
+        match *self {}
+    }
+
+    pub(crate) fn prefetch(&self, _keys: &[crate::cache::Key]) {
         match *self {}
     }
 
