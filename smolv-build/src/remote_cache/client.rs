@@ -135,7 +135,7 @@ impl Server {
             return self.unusable(&hex, &why);
         }
         if sha256_hex(&blob) != digest.hash {
-            return self.unusable(&hex, "its blob does not match its SHA-256 (corrupted on the server)");
+            return self.unusable(&hex, "its blob does not match its SHA-256 (damaged on the server or on the way)");
         }
         Some(blob)
     }

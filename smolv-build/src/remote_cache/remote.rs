@@ -27,7 +27,6 @@ const QUEUE_LEN: usize = 64;
 type Upload = (Key, Vec<u8>);
 
 /// The remote cache of one build, shared by its worker threads.
-#[derive(Debug)]
 pub(crate) struct Remote {
     server: Arc<Server>,
     queue: Mutex<Option<SyncSender<Upload>>>,
@@ -35,6 +34,13 @@ pub(crate) struct Remote {
     /// What [`prefetch`](Self::prefetch) found, until [`get`](Self::get)
     /// takes it: the verified entry, or `None` for a miss.
     prefetched: Mutex<HashMap<Key, Option<Vec<u8>>>>,
+}
+
+// By hand: the prefetched entries are not worth printing.
+impl std::fmt::Debug for Remote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Remote").field("server", &self.server).finish_non_exhaustive()
+    }
 }
 
 impl Remote {
