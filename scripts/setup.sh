@@ -6,9 +6,10 @@
 #   1. installs the system packages the workspace needs (shaderc, glslang and
 #      SPIRV-Tools static archives and tools, lavapipe and the Vulkan
 #      validation layers, the X11 libraries the example game's window loads,
-#      Xvfb + xdotool for its window tests, and xz + nm for the binary-size
-#      test), with apt-get, as root or
-#      through sudo;
+#      Xvfb + xdotool for its window tests, xz + nm for the binary-size
+#      test, and nginx + openssl for the remote-cache tests, which start
+#      their own nginx on a free port of 127.0.0.1, never the package's
+#      service), with apt-get, as root or through sudo;
 #   2. makes sure rustfmt and clippy are installed;
 #   3. merges Debian's static shaderc/glslang/SPIRV-Tools archives into one
 #      target/shaderc/libshaderc_combined.a (Debian's libshaderc.so cannot be
@@ -28,6 +29,7 @@ smolv_packages=(
   libx11-6 libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcommon-x11-0
   xvfb xauth xdotool
   xz-utils binutils
+  nginx openssl
 )
 
 smolv_log() { printf 'setup: %s\n' "$*" >&2; }

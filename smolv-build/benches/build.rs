@@ -10,7 +10,18 @@
 //! include, and prints every cold run and the ratios against the targets:
 //! warm ≤ 2% of cold, parallel speedup ≥ 1.8× on 2 cores, and a touched
 //! include recompiling only the modules that include it.
+//!
+//! With the `remote-cache` feature (on through the default `cli`), it also
+//! starts nginx as a Bazel HTTP remote cache (as the remote_cache tests
+//! do), builds cold while uploading, then builds as a new machine (empty
+//! local cache, warm remote), and prints that against the cold build:
+//! target ≤ 10%. A new machine given a copy of the local cache instead is
+//! printed beside it: the same build without the network.
 #![allow(missing_docs)]
+
+#[cfg(feature = "remote-cache")]
+#[path = "../tests/support/nginx.rs"]
+mod nginx;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -202,4 +213,59 @@ fn main() {
     if let Some(packing) = &report.packing {
         println!("  embedded: {}", packing.summary());
     }
+    #[cfg(feature = "remote-cache")]
+    remote(root, threads, median_n);
+}
+
+/// Cold with uploads, then a new machine against the warm remote; and, for
+/// reference, a new machine given a copy of the local cache (what a new
+/// machine costs without any network: a fresh output directory).
+#[cfg(feature = "remote-cache")]
+fn remote(root: &Path, threads: usize, cold: Duration) {
+    fn copy_dir(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap().flatten() {
+            let target = to.join(entry.file_name());
+            if entry.path().is_dir() {
+                copy_dir(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), target).unwrap();
+            }
+        }
+    }
+    let server = nginx::Nginx::start();
+    let url = server.url();
+    let machine = |name: &str| {
+        let mut config = config(root, &format!("out-{name}"), &format!("cache-{name}"), Some(threads));
+        config.remote_cache(url.as_str()).remote_cache_mode(smolv_build::RemoteCacheMode::ReadWrite);
+        config
+    };
+    let (upload, uploaded) = timed(&machine("ci"));
+    let (fresh, new_machine) = timed(&machine("new"));
+    assert_eq!(new_machine.compiled, 0, "the new machine compiled something");
+    assert_eq!(new_machine.remote_misses, 0, "the new machine missed the remote");
+    assert!(new_machine.warnings.is_empty(), "{:?}", new_machine.warnings);
+    copy_dir(&root.join("cache-ci"), &root.join("cache-copied"));
+    let (copied, _) = timed(&config(root, "out-copied", "cache-copied", Some(threads)));
+    let percent = |t: Duration| 100.0 * t.as_secs_f64() / cold.as_secs_f64();
+    println!(
+        "  cold build + upload to nginx    {:>9.2} s   {:.0}% of cold; {} entries, {:.1} KB up, {:.2} s in requests (all threads)",
+        upload.as_secs_f64(),
+        percent(upload),
+        uploaded.remote_uploads,
+        uploaded.remote_bytes_up as f64 / 1000.0,
+        uploaded.remote_seconds
+    );
+    println!(
+        "  new machine, warm remote        {:>9.3} s   {:.1}% of cold (target ≤ 10%); {} remote hits, {:.1} KB down, 0 compiled",
+        fresh.as_secs_f64(),
+        percent(fresh),
+        new_machine.remote_hits,
+        new_machine.remote_bytes_down as f64 / 1000.0
+    );
+    println!(
+        "  new machine, local cache copied {:>9.3} s   {:.1}% of cold (no network: the fresh output directory's share)",
+        copied.as_secs_f64(),
+        percent(copied)
+    );
 }

@@ -6,10 +6,16 @@
 //! so concurrent builds never see half an entry, and each carries a hash of
 //! its body, checked on every read: a corrupt or truncated entry is a miss
 //! and gets rebuilt.
+//!
+//! A [`Remote`] cache, when configured, is the second level: asked on a
+//! local miss (a hit is stored locally too), and sent every new entry.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::remote_cache::Remote;
 
 const ENTRY_MAGIC: &[u8; 12] = b"SMOLVCACHE1\0";
 
@@ -85,15 +91,73 @@ impl FileHashes {
     }
 }
 
-/// The cache directory.
+/// The cache directory, and the remote cache behind it.
 #[derive(Clone, Debug)]
 pub(crate) struct Cache {
     root: PathBuf,
+    remote: Option<Arc<Remote>>,
 }
 
 impl Cache {
     pub(crate) fn new(root: PathBuf) -> Self {
-        Self { root }
+        Self { root, remote: None }
+    }
+
+    /// Puts `remote` behind the local cache.
+    pub(crate) fn with_remote(mut self, remote: Option<Arc<Remote>>) -> Self {
+        self.remote = remote;
+        self
+    }
+
+    /// Whether a remote cache is behind this one.
+    pub(crate) fn has_remote(&self) -> bool {
+        self.remote.is_some()
+    }
+
+    /// Asks the remote cache for the entries of `keys` missing locally,
+    /// many at once, so that the lookups that follow need not wait for the
+    /// network one by one.
+    pub(crate) fn prefetch(&self, keys: &[Key]) {
+        if let Some(remote) = &self.remote {
+            let missing: Vec<Key> = keys.iter().filter(|key| !self.path(key).is_file()).copied().collect();
+            remote.prefetch(&missing);
+        }
+    }
+
+    /// The entry's body from the local cache, else from the remote one
+    /// (verified there, and then stored locally).
+    pub(crate) fn get(&self, key: &Key) -> Option<Vec<u8>> {
+        self.get_valid(key, |body| Some(body.to_vec()))
+    }
+
+    /// The entry under `key` that `read` accepts: the local one, else the
+    /// remote one, which is then stored locally. An entry can be intact
+    /// and still stale (an include it records has changed); then the
+    /// remote may have the current one, uploaded by a machine that built
+    /// after the change.
+    pub(crate) fn get_valid<T>(&self, key: &Key, read: impl Fn(&[u8]) -> Option<T>) -> Option<T> {
+        if let Some(found) = self.get_local(key).and_then(|body| read(&body)) {
+            return Some(found);
+        }
+        let remote = self.remote.as_ref()?;
+        let body = remote.get(key)?;
+        let found = read(&body);
+        remote.count(found.is_some());
+        if found.is_some() {
+            self.put_local(key, &body);
+        }
+        found
+    }
+
+    /// Stores an entry locally and uploads it to the remote cache. Failing
+    /// to cache is not a build error, so this only reports whether the
+    /// local store worked.
+    pub(crate) fn put(&self, key: &Key, body: &[u8]) -> bool {
+        let stored = self.put_local(key, body);
+        if let Some(remote) = &self.remote {
+            remote.put(key, body);
+        }
+        stored
     }
 
     fn path(&self, key: &Key) -> PathBuf {
@@ -101,10 +165,11 @@ impl Cache {
         self.root.join("v1").join(&hex[..2]).join(hex)
     }
 
-    /// The entry's body, if present and intact. A hit marks the entry as
-    /// used now (its modification time), so [`trim`] evicts the least
+    /// The entry's body, if present and intact in the local cache: for
+    /// entries that only make sense on this machine. A hit marks the entry
+    /// as used now (its modification time), so [`trim`] evicts the least
     /// recently used entries first, as ccache does.
-    pub(crate) fn get(&self, key: &Key) -> Option<Vec<u8>> {
+    pub(crate) fn get_local(&self, key: &Key) -> Option<Vec<u8>> {
         let mut file = std::fs::File::open(self.path(key)).ok()?;
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).ok()?;
@@ -118,9 +183,9 @@ impl Cache {
         Some(body.to_vec())
     }
 
-    /// Stores an entry atomically. Failing to cache is not a build error,
-    /// so this only reports whether it worked.
-    pub(crate) fn put(&self, key: &Key, body: &[u8]) -> bool {
+    /// Stores an entry atomically in the local cache only. Failing to
+    /// cache is not a build error, so this only reports whether it worked.
+    pub(crate) fn put_local(&self, key: &Key, body: &[u8]) -> bool {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let path = self.path(key);
         let Some(dir) = path.parent() else {

@@ -140,7 +140,7 @@ pub(crate) fn compile_job(job: &Job, cx: &Context<'_>) -> Result<JobOutput, JobF
     let settings = cx.settings;
     let source = read_source(job)?;
     let key = job_key(job, settings, &cx.identity_of(job), &source);
-    if let Some(output) = cx.cache.get(&key).and_then(|body| read_entry(&body, &cx.hashes)) {
+    if let Some(output) = cx.cache.get_valid(&key, |body| read_entry(body, &cx.hashes)) {
         return Ok(output);
     }
     if cx.journal.is_suspect(&key) {
@@ -151,7 +151,7 @@ pub(crate) fn compile_job(job: &Job, cx: &Context<'_>) -> Result<JobOutput, JobF
             // It compiled alone: its entry is in the cache, or its errors
             // (or the failure to store it) come again below.
             Isolated::Survived => {
-                if let Some(output) = cx.cache.get(&key).and_then(|body| read_entry(&body, &cx.hashes)) {
+                if let Some(output) = cx.cache.get_valid(&key, |body| read_entry(body, &cx.hashes)) {
                     return Ok(output);
                 }
             }

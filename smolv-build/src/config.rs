@@ -64,6 +64,8 @@ pub struct Config {
     pub(crate) hlsl: HlslOptions,
     pub(crate) binding_bases: Vec<BindingBase>,
     pub(crate) slangc: Option<PathBuf>,
+    /// Setters in `remote_cache::settings`.
+    pub(crate) remote_cache: crate::remote_cache::RemoteSettings,
 }
 
 impl Default for Config {
@@ -107,6 +109,7 @@ impl Config {
             hlsl: HlslOptions::default(),
             binding_bases: Vec::new(),
             slangc: None,
+            remote_cache: Default::default(),
         }
     }
 
@@ -542,6 +545,7 @@ impl Config {
             keep_going: self.keep_going,
             directives: self.prints_cargo_directives(),
             print_report: env("SMOLV_REPORT").is_some_and(|v| v != "0"),
+            remote_cache: self.remote_cache.clone(),
         })
     }
 }

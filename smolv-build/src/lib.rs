@@ -55,7 +55,7 @@
 //! | encode | SMOL-V, stripped of debug info in release builds |
 //! | pack | what the binary embeds: raw SPIR-V, SMOL-V, or SMOL-V + LZ4 (HC 12) or zstd (level 19, optionally with a trained dictionary), per module or as one stream; by default the smallest total of stored bytes *and* the decoder code the packing links ([`Packing`], [`SizeGoal`]) |
 //! | bundle | zstd level 19 containers with blake3 hashes, with a dictionary when that makes the total smaller: the asset-file form, for tools |
-//! | cache | blake3 over sources, includes and imports (and the include paths searched before them), defines, options, the compilers as linked (the shaderc library's bytes, naga's exact version, `slangc -v`, `spirv-opt --version`) and smolv-build's own sources; one directory per workspace |
+//! | cache | blake3 over sources, includes and imports (and the include paths searched before them), defines, options, the compilers as linked (the shaderc library's bytes, naga's exact version, `slangc -v`, `spirv-opt --version`) and smolv-build's own sources; one directory per workspace; optionally a second level on a Bazel HTTP remote cache shared by CI and developers ([`Config::remote_cache`], feature `remote-cache`) |
 //! | emit | the embedded set (`embedded/`), containers, a bundle and `manifest.json` in `OUT_DIR/smolv`, `smolv-report.{txt,json}` in `OUT_DIR`, `cargo:rerun-if-changed` for every source, include and directory, `cargo:rerun-if-env-changed` for every variable read |
 //!
 //! ## HLSL trees named by stage, and Slang
@@ -156,6 +156,7 @@ mod report;
 // and the driver.
 mod cache;
 mod error;
+mod remote_cache;
 mod run;
 mod tool;
 
@@ -168,6 +169,7 @@ pub use emit::{
 pub use error::{Diagnostic, Error};
 pub use options::{Define, DictionaryMode, Optimization, ResourceKind, SpirvVersion, TargetEnv, Variant};
 pub use packing::{Layout, Packing, SizeGoal};
+pub use remote_cache::RemoteCacheMode;
 pub use report::{CandidateReport, FailedShader, LanguageReport, ModuleReport, PackingReport, Report};
 pub use source::Language;
 

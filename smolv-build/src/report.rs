@@ -172,7 +172,7 @@ impl LanguageReport {
 
 /// What a build produced. Written to `OUT_DIR` as `smolv-report.txt` and
 /// `smolv-report.json`; `SMOLV_REPORT=1` also prints it as Cargo warnings.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Report {
     /// One row per module, in name order.
     pub modules: Vec<ModuleReport>,
@@ -198,6 +198,26 @@ pub struct Report {
     pub cache_hits: usize,
     /// Compile jobs actually compiled.
     pub compiled: usize,
+    /// Entries (compiled modules, compressed sets) the remote cache served
+    /// after a local miss, verified ([`Config::remote_cache`](crate::Config::remote_cache)).
+    #[serde(default)]
+    pub remote_hits: usize,
+    /// Remote lookups that found nothing, or an entry that failed
+    /// verification (each of those also has a warning).
+    #[serde(default)]
+    pub remote_misses: usize,
+    /// Entries uploaded to the remote cache.
+    #[serde(default)]
+    pub remote_uploads: usize,
+    /// Bytes downloaded from the remote cache (records and blobs).
+    #[serde(default)]
+    pub remote_bytes_down: u64,
+    /// Bytes uploaded to the remote cache (records and blobs).
+    #[serde(default)]
+    pub remote_bytes_up: u64,
+    /// Time spent in remote-cache requests, summed over worker threads.
+    #[serde(default)]
+    pub remote_seconds: f64,
     /// Warnings from compilers and the optimizer.
     pub warnings: Vec<String>,
     /// Shaders that failed, with [`Config::keep_going`](crate::Config::keep_going);
@@ -292,7 +312,28 @@ impl Report {
             let _ = writeln!(out, "{}", packing.summary());
             let _ = writeln!(out, "{}", packing.candidates_line());
         }
+        if let Some(line) = self.remote_line() {
+            let _ = writeln!(out, "{line}");
+        }
         out
+    }
+
+    /// `remote cache: 12 hits, 0 misses, 0 uploads; 40.1 KB down, 0.0 KB up
+    /// in 0.05 s`, or `None` when the build used no remote cache.
+    pub fn remote_line(&self) -> Option<String> {
+        let used = self.remote_hits + self.remote_misses + self.remote_uploads > 0 || self.remote_seconds > 0.0;
+        let kb = |bytes: u64| format!("{:.1} KB", bytes as f64 / 1000.0);
+        used.then(|| {
+            format!(
+                "remote cache: {} hits, {} misses, {} uploads; {} down, {} up in {:.2} s",
+                self.remote_hits,
+                self.remote_misses,
+                self.remote_uploads,
+                kb(self.remote_bytes_down),
+                kb(self.remote_bytes_up),
+                self.remote_seconds
+            )
+        })
     }
 
     /// The report as pretty JSON.
@@ -381,6 +422,33 @@ mod tests {
             "cache_hits": 0, "compiled": 0, "warnings": [], "failures": [], "out_dir": "out"}"#;
         let report: Report = serde_json::from_str(old).unwrap();
         assert!(report.languages.is_empty());
+    }
+
+    #[test]
+    fn the_remote_line_shows_only_when_a_remote_was_used() {
+        let mut report = Report::default();
+        assert_eq!(report.remote_line(), None);
+        assert!(!report.to_text().contains("remote cache"));
+        report.remote_hits = 12;
+        report.remote_bytes_down = 40_100;
+        report.remote_seconds = 0.05;
+        let line = "remote cache: 12 hits, 0 misses, 0 uploads; 40.1 KB down, 0.0 KB up in 0.05 s";
+        assert_eq!(report.remote_line().as_deref(), Some(line));
+        assert!(report.to_text().contains(line));
+        let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
+        for field in ["remote_hits", "remote_misses", "remote_uploads", "remote_bytes_down", "remote_bytes_up"] {
+            assert!(json[field].is_u64(), "{field} missing from {json}");
+        }
+        assert_eq!(json["remote_seconds"].as_f64(), Some(0.05));
+    }
+
+    #[test]
+    fn reports_without_remote_fields_still_parse() {
+        let mut json: serde_json::Value = serde_json::from_str(&Report::default().to_json()).unwrap();
+        let object = json.as_object_mut().unwrap();
+        object.retain(|name, _| !name.starts_with("remote_"));
+        let report: Report = serde_json::from_value(json).unwrap();
+        assert_eq!(report.remote_hits, 0);
     }
 
     #[test]

@@ -33,7 +33,8 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
         return Err(Error::NoShaders { searched: plan.inputs.describe() });
     }
 
-    let cache = Cache::new(plan.cache_dir.clone());
+    let remote = crate::remote_cache::Session::start(&plan.remote_cache, crate::settings::env);
+    let cache = Cache::new(plan.cache_dir.clone()).with_remote(remote.client());
     let child = ChildRequest::from_env();
     // A child compiles its one job as it is: no journal, no isolation.
     let journal = if child.is_some() { Journal::inert() } else { Journal::open(&plan.out_dir, plan.directives) };
@@ -53,6 +54,11 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     };
     if let Some(request) = child {
         return compile_alone(&sources.jobs, &cx, &request);
+    }
+    if cache.has_remote() {
+        // Remote lookups wait on the network: ask for every job's entry at once.
+        let keys: Vec<_> = sources.jobs.iter().filter_map(|job| current_key(job, &cx)).collect();
+        cache.prefetch(&keys);
     }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(plan.threads)
@@ -120,6 +126,7 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     modules.sort_by(|a, b| a.0.name.cmp(&b.0.name));
 
     let artifacts = pool.install(|| build_artifacts(&modules, plan, &cache, &mut report))?;
+    remote.finish(&mut report).iter().for_each(|w| directives.warning(w));
     report.total();
     emit::write_artifacts(&plan.out_dir, &artifacts, &report)?;
     if plan.print_report {

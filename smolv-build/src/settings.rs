@@ -12,6 +12,9 @@ use crate::packing;
 use crate::source::Language;
 
 /// Environment variables the build reads; Cargo reruns it when they change.
+/// The `SMOLV_REMOTE_CACHE*` ones are left out: they change where entries
+/// come from, never the output (and Cargo would keep the header's value in
+/// its fingerprint files).
 pub(crate) const ENV_KNOBS: [&str; 7] = [
     "SMOLV_CACHE_DIR",
     "SMOLV_REPORT",
@@ -94,6 +97,8 @@ pub(crate) struct Plan {
     pub(crate) directives: bool,
     /// Whether to print the size report as Cargo warnings (`SMOLV_REPORT`).
     pub(crate) print_report: bool,
+    /// The second cache level, if any (`Config::remote_cache`).
+    pub(crate) remote_cache: crate::remote_cache::RemoteSettings,
 }
 
 /// The cache directory when none is configured: `SMOLV_CACHE_DIR`, else

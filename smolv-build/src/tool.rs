@@ -53,12 +53,13 @@ pub(crate) fn identity(tool: &Path, version_arg: &str, cache: &Cache) -> String 
         .field(&mtime.to_le_bytes())
         .text(version_arg)
         .finish();
-    if let Some(version) = cache.get(&key).and_then(|body| String::from_utf8(body).ok()) {
+    // Local only: the entry describes this machine's binary, never shared.
+    if let Some(version) = cache.get_local(&key).and_then(|body| String::from_utf8(body).ok()) {
         return version;
     }
     let version = version(tool, version_arg);
     if !version.is_empty() {
-        cache.put(&key, version.as_bytes());
+        cache.put_local(&key, version.as_bytes());
     }
     version
 }

@@ -3,7 +3,8 @@
 use std::path::PathBuf;
 
 use smolv_build::{
-    Config, Language, LanguageReport, Packing, PackingReport, Report, ResourceKind, SizeGoal, TargetEnv,
+    Config, Language, LanguageReport, Packing, PackingReport, RemoteCacheMode, Report, ResourceKind, SizeGoal,
+    TargetEnv,
 };
 use smolv_runtime::reflect::ShaderStage;
 
@@ -62,6 +63,15 @@ pub(crate) struct BuildArgs {
     /// The slangc that compiles .slang files (default: SMOLV_SLANGC, else slangc on PATH).
     #[arg(long, value_name = "PATH")]
     slangc: Option<PathBuf>,
+    /// A Bazel HTTP remote cache (bazel-remote, nginx WebDAV) behind the local one:
+    /// http(s)://host[:port][/prefix] (default: SMOLV_REMOTE_CACHE). An auth header comes
+    /// from SMOLV_REMOTE_CACHE_HEADER only, never from the command line.
+    #[arg(long, value_name = "URL")]
+    remote_cache: Option<String>,
+    /// read-write (upload what was compiled), read-only or off (default:
+    /// SMOLV_REMOTE_CACHE_MODE, else read-write).
+    #[arg(long, value_name = "MODE", value_parser = parse_remote_mode)]
+    remote_cache_mode: Option<RemoteCacheMode>,
 }
 
 /// One of glslc's `-f` flags that `build` takes.
@@ -200,6 +210,10 @@ fn parse_packing(text: &str) -> Result<Packing, String> {
     Packing::parse(text).ok_or_else(|| format!("{text:?} is not one of {}", Packing::NAMES.join(", ")))
 }
 
+fn parse_remote_mode(text: &str) -> Result<RemoteCacheMode, String> {
+    RemoteCacheMode::parse(text).ok_or_else(|| format!("{text:?} is not one of {}", RemoteCacheMode::NAMES.join(", ")))
+}
+
 fn parse_goal(text: &str) -> Result<SizeGoal, String> {
     SizeGoal::parse(text).ok_or_else(|| format!("{text:?} is not one of installed, download"))
 }
@@ -214,6 +228,12 @@ struct JsonReport<'a> {
     compiled: usize,
     packing: Option<&'a PackingReport>,
     languages: Vec<JsonLanguage>,
+    remote_hits: usize,
+    remote_misses: usize,
+    remote_uploads: usize,
+    remote_bytes_down: u64,
+    remote_bytes_up: u64,
+    remote_seconds: f64,
 }
 
 /// One language's pass rate.
@@ -289,6 +309,12 @@ fn json(report: &Report) -> String {
         compiled: report.compiled,
         packing: report.packing.as_ref(),
         languages: report.languages.iter().map(JsonLanguage::from).collect(),
+        remote_hits: report.remote_hits,
+        remote_misses: report.remote_misses,
+        remote_uploads: report.remote_uploads,
+        remote_bytes_down: report.remote_bytes_down,
+        remote_bytes_up: report.remote_bytes_up,
+        remote_seconds: report.remote_seconds,
     };
     serde_json::to_string_pretty(&report).unwrap_or_default()
 }
@@ -320,6 +346,12 @@ pub(crate) fn build(args: &BuildArgs) -> Result<(), FileError> {
         config.size_goal(goal);
     }
     apply_language_flags(&mut config, args);
+    if let Some(url) = &args.remote_cache {
+        config.remote_cache(url);
+    }
+    if let Some(mode) = args.remote_cache_mode {
+        config.remote_cache_mode(mode);
+    }
     let spinner = crate::ui::spinner("building");
     // Compilers print to stdout on some inputs; only the report may go there.
     let result = {

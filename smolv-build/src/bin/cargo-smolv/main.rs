@@ -37,6 +37,7 @@ enum CargoCli {
         cargo smolv build shaders -o target/shaders --strip-debug\n  \
         cargo smolv build shaders -o target/shaders --json > report.json\n  \
         cargo smolv build hlsl-shaders -o target/shaders -x hlsl -fhlsl-iomap\n  \
+        cargo smolv build shaders -o target/shaders --remote-cache http://cache:8080 --remote-cache-mode read-only\n  \
         cargo smolv stats assets/shaders\n  \
         cargo smolv report --json\n  \
         cargo smolv pack assets/shaders -o assets/shaders.smvb\n  \
