@@ -9,6 +9,8 @@ echo "==> cargo fmt --check"
 cargo fmt --all -- --check
 echo "==> cargo clippy --workspace --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
+echo "==> smolv-runtime without default features (no_std + alloc)"
+cargo build -p smolv-runtime --no-default-features --locked
 echo "==> cargo test --workspace"
 cargo test --workspace --locked "$@"
 echo "==> the README's first command: the example game headless, release build"

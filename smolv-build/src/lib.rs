@@ -94,7 +94,8 @@
 //! finds the library shaderc-sys links and keys its cache on its bytes, and
 //! its feature tells it that there is none to find). WGSL-only crates can
 //! turn the feature off: `default-features = false, features = ["wgsl"]`.
-#![forbid(unsafe_code)]
+// One exception, in `tokens`: joining Cargo's jobserver.
+#![deny(unsafe_code)]
 #![deny(missing_docs)]
 // The examples are build scripts, and a build script's `main` is the point.
 #![allow(clippy::needless_doctest_main)]
@@ -125,10 +126,12 @@ mod reflect;
 mod emit;
 mod report;
 
-// Beside them: the content-hash cache, the errors, and the driver.
+// Beside them: the content-hash cache, the errors, the driver, and the
+// worker tokens it runs jobs on.
 mod cache;
 mod error;
 mod run;
+mod tokens;
 
 pub use bundle::{PackOptions, PackedBundle, PackedEntry, pack_bundle};
 pub use config::Config;
