@@ -9,10 +9,18 @@ echo "==> cargo fmt --check"
 cargo fmt --all -- --check
 echo "==> cargo clippy --workspace --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
+echo "==> smolv-runtime without default features (no_std + alloc)"
+cargo build -p smolv-runtime --no-default-features --locked
 echo "==> cargo test --workspace"
 cargo test --workspace --locked "$@"
 echo "==> the README's first command: the example game headless, release build"
 cargo run --release --locked -p example-game -- --headless --frames 120 --validation --screenshot target/shot.png
+echo "==> cargo install --path cargo-smolv"
+# A debug build in the workspace's target directory: what the tests built
+# already, so this checks that the install works without a release build.
+CARGO_TARGET_DIR="$SMOLV_ROOT/target" cargo install --path cargo-smolv --debug --locked --quiet \
+  --root "$SMOLV_ROOT/target/install"
+"$SMOLV_ROOT/target/install/bin/cargo-smolv" smolv --help >/dev/null
 echo "==> cargo package (publishable crates)"
 # Cargo unpacks the workspace's own packages from a temporary local registry
 # and caches that unpacked source by version under CARGO_HOME (in folders

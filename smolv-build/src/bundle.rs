@@ -47,6 +47,14 @@ pub(crate) fn assemble_bundle(modules: &[BundleModule<'_>], packed: &Packed) -> 
 }
 
 /// How [`pack_bundle`] encodes.
+///
+/// ```
+/// use smolv_build::{pack_bundle, DictionaryMode, PackOptions};
+/// let options = PackOptions { zstd_level: 22, dictionary: DictionaryMode::Off, strip_debug: true };
+/// let packed = pack_bundle(&[("fill.comp".to_owned(), smolv_runtime::doc_example_module())], &options)?;
+/// assert_eq!(packed.dictionary_bytes, 0);
+/// # Ok::<(), smolv_build::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PackOptions {
     /// zstd level (default 19).
@@ -65,6 +73,16 @@ impl Default for PackOptions {
 }
 
 /// One packed entry's sizes.
+///
+/// ```
+/// use smolv_build::{pack_bundle, PackOptions};
+/// let spirv = smolv_runtime::doc_example_module();
+/// let packed = pack_bundle(&[("fill.comp".to_owned(), spirv.clone())], &PackOptions::default())?;
+/// let entry = &packed.entries[0];
+/// assert_eq!((entry.name.as_str(), entry.spirv_bytes), ("fill.comp", spirv.len() * 4));
+/// assert!(entry.smolv_bytes < entry.spirv_bytes);
+/// # Ok::<(), smolv_build::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct PackedEntry {
     /// Entry name.
@@ -78,6 +96,15 @@ pub struct PackedEntry {
 }
 
 /// A packed bundle and what went into it.
+///
+/// ```no_run
+/// use smolv_build::{pack_bundle, PackOptions};
+/// # let (blur, sky) = (smolv_runtime::doc_example_module(), smolv_runtime::doc_example_module());
+/// let packed = pack_bundle(&[("blur.comp".to_owned(), blur), ("sky.frag".to_owned(), sky)], &PackOptions::default())?;
+/// std::fs::write("assets/shaders.smvb", &packed.bytes)?;
+/// println!("{} entries, dictionary {} bytes", packed.entries.len(), packed.dictionary_bytes);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct PackedBundle {
     /// The bundle, in the format `include_shaders!` embeds.

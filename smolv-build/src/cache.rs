@@ -214,6 +214,14 @@ impl Cache {
 }
 
 /// What the cache directory holds (see [`stats`]).
+///
+/// ```
+/// use smolv_build::cache_maintenance::stats;
+/// let dir = tempfile::tempdir()?;
+/// let empty = stats(dir.path());
+/// assert_eq!((empty.entries, empty.bytes), (0, 0));
+/// # Ok::<(), std::io::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CacheStats {
     /// Intact-looking entries (files of the entry layout).
@@ -248,6 +256,12 @@ fn entries(root: &Path) -> Vec<(PathBuf, u64, std::time::SystemTime)> {
 
 /// Counts the entries of the cache at `root` and their size. A missing
 /// directory is an empty cache.
+///
+/// ```no_run
+/// use smolv_build::cache_maintenance::{cache_dir, stats};
+/// let now = stats(&cache_dir());
+/// println!("{} entries, {} bytes", now.entries, now.bytes);
+/// ```
 pub fn stats(root: &Path) -> CacheStats {
     entries(root)
         .iter()
@@ -257,6 +271,14 @@ pub fn stats(root: &Path) -> CacheStats {
 /// Removes every entry of the cache at `root` (the `v1` tree and any
 /// temporaries in it); other files in `root` are left alone. Returns what
 /// was removed.
+///
+/// ```
+/// use smolv_build::cache_maintenance::{clean, stats};
+/// let dir = tempfile::tempdir()?;
+/// clean(dir.path())?; // an empty or missing cache is fine
+/// assert_eq!(stats(dir.path()).entries, 0);
+/// # Ok::<(), std::io::Error>(())
+/// ```
 pub fn clean(root: &Path) -> std::io::Result<CacheStats> {
     let before = stats(root);
     match std::fs::remove_dir_all(root.join("v1")) {
@@ -270,6 +292,12 @@ pub fn clean(root: &Path) -> std::io::Result<CacheStats> {
 /// every hit refreshes it) until the cache at `root` holds at most
 /// `max_bytes`. Returns what was removed. An entry that cannot be removed
 /// is skipped.
+///
+/// ```no_run
+/// use smolv_build::cache_maintenance::{cache_dir, parse_size, trim};
+/// let removed = trim(&cache_dir(), parse_size("2G").unwrap());
+/// println!("evicted {} entries, {} bytes", removed.entries, removed.bytes);
+/// ```
 pub fn trim(root: &Path, max_bytes: u64) -> CacheStats {
     let mut all = entries(root);
     let mut total: u64 = all.iter().map(|(_, len, _)| len).sum();
@@ -291,6 +319,14 @@ pub fn trim(root: &Path, max_bytes: u64) -> CacheStats {
 /// Parses a size: bytes, or a number with `K`, `M` or `G` (powers of
 /// 1024, as ccache's `max_size`; an optional trailing `B`/`iB` is
 /// accepted). `None` for anything else or an overflow.
+///
+/// ```
+/// use smolv_build::cache_maintenance::parse_size;
+/// assert_eq!(parse_size("500M"), Some(500 << 20));
+/// assert_eq!(parse_size("2GiB"), Some(2 << 30));
+/// assert_eq!(parse_size("1048576"), Some(1 << 20));
+/// assert_eq!(parse_size("lots"), None);
+/// ```
 pub fn parse_size(text: &str) -> Option<u64> {
     let text = text.trim();
     let upper = text.to_ascii_uppercase();

@@ -78,6 +78,11 @@ impl Config {
     /// Defaults: Vulkan 1.2, optimize for size, strip debug info in release
     /// builds, the packing that makes the installed binary smallest, zstd
     /// level 19, automatic dictionary, Cargo's `NUM_JOBS`.
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders");
+    /// ```
     pub fn new() -> Self {
         Self {
             shader_dirs: Vec::new(),
@@ -115,12 +120,22 @@ impl Config {
 
     /// Compiles every shader below `dir` (recursively). Module names are
     /// paths relative to it: `post/blur.comp`.
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders").shader_dir("third_party/shaders");
+    /// ```
     pub fn shader_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
         self.shader_dirs.push(dir.as_ref().to_owned());
         self
     }
 
     /// Compiles one shader file; its module name is its file name.
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader("assets/post.frag").shader("assets/sky.wgsl");
+    /// ```
     pub fn shader(&mut self, file: impl AsRef<Path>) -> &mut Self {
         self.shader_files.push(file.as_ref().to_owned());
         self
@@ -128,6 +143,11 @@ impl Config {
 
     /// Compiles the files matching a glob such as `shaders/**/*.frag`;
     /// module names are relative to the glob's fixed leading directory.
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_glob("shaders/**/*.frag"); // shaders/ui/text.frag is the module `ui/text.frag`
+    /// ```
     pub fn shader_glob(&mut self, pattern: impl Into<String>) -> &mut Self {
         self.shader_globs.push(pattern.into());
         self
@@ -135,6 +155,11 @@ impl Config {
 
     /// Searched by `#include <...>`, and by `#include "..."` after the
     /// including file's own directory.
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders").include_dir("shaders/include");
+    /// ```
     pub fn include_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
         self.include_dirs.push(dir.as_ref().to_owned());
         self
@@ -143,6 +168,11 @@ impl Config {
     /// `#define name value` for every GLSL and HLSL shader. WGSL has no
     /// preprocessor, so WGSL files do not see it (and a define given to a
     /// WGSL file alone, or through a variant, is an error).
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders").define("MAX_LIGHTS", "16");
+    /// ```
     pub fn define(&mut self, name: impl Into<String>, value: impl Into<String>) -> &mut Self {
         self.defines.push(Define { name: name.into(), value: Some(value.into()) });
         self
@@ -150,6 +180,11 @@ impl Config {
 
     /// `#define name value` for one shader, by module name (`lit.frag`).
     /// A name that matches no shader is an error when the build runs.
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders").shader_define("blur.comp", "RADIUS", "4");
+    /// ```
     pub fn shader_define(
         &mut self,
         shader: impl Into<String>,
@@ -162,6 +197,16 @@ impl Config {
 
     /// Adds named variants of one shader (by module name). Each becomes a
     /// module `shader@variant` next to the plain `shader`.
+    ///
+    /// ```
+    /// use smolv_build::{Config, Variant};
+    /// let mut config = Config::new();
+    /// // lit.frag, lit.frag@shadows and lit.frag@fog
+    /// config.shader_dir("shaders").variants(
+    ///     "lit.frag",
+    ///     [Variant::new("shadows").define("SHADOWS", "1"), Variant::new("fog").define("FOG", "1")],
+    /// );
+    /// ```
     pub fn variants(&mut self, shader: impl Into<String>, variants: impl IntoIterator<Item = Variant>) -> &mut Self {
         let shader = shader.into();
         self.variants.extend(variants.into_iter().map(|v| (shader.clone(), v)));
@@ -169,18 +214,35 @@ impl Config {
     }
 
     /// Target Vulkan version (default 1.2).
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders").target_env(smolv_build::TargetEnv::Vulkan1_3);
+    /// ```
     pub fn target_env(&mut self, env: TargetEnv) -> &mut Self {
         self.target_env = env;
         self
     }
 
     /// SPIR-V version (default: the target environment's).
+    ///
+    /// ```
+    /// use smolv_build::{Config, SpirvVersion, TargetEnv};
+    /// let mut config = Config::new();
+    /// // Vulkan 1.1 drivers, SPIR-V 1.3 modules.
+    /// config.shader_dir("shaders").target_env(TargetEnv::Vulkan1_1).spirv_version(SpirvVersion::V1_3);
+    /// ```
     pub fn spirv_version(&mut self, version: SpirvVersion) -> &mut Self {
         self.spirv_version = Some(version);
         self
     }
 
     /// Optimization level (default: size).
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders").optimization(smolv_build::Optimization::Performance);
+    /// ```
     pub fn optimization(&mut self, level: Optimization) -> &mut Self {
         self.optimization = level;
         self
@@ -188,6 +250,11 @@ impl Config {
 
     /// Strips debug info (names, source text, line info) from what ships.
     /// Default: on when Cargo's `PROFILE` is `release`, off otherwise.
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders").strip_debug(true); // in debug builds too
+    /// ```
     pub fn strip_debug(&mut self, strip: bool) -> &mut Self {
         self.strip_debug = Some(strip);
         self
@@ -195,12 +262,22 @@ impl Config {
 
     /// zstd level, 1–22 (default 19), for bundles and for embedded sets
     /// packed with zstd.
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders").zstd_level(22);
+    /// ```
     pub fn zstd_level(&mut self, level: i32) -> &mut Self {
         self.zstd_level = level;
         self
     }
 
     /// Shared-dictionary policy (default: automatic).
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders").dictionary(smolv_build::DictionaryMode::Off);
+    /// ```
     pub fn dictionary(&mut self, mode: DictionaryMode) -> &mut Self {
         self.dictionary = mode;
         self
@@ -242,18 +319,37 @@ impl Config {
     /// Where compiled modules are cached. Default: `SMOLV_CACHE_DIR`, else
     /// `smolv-cache` in Cargo's target directory, shared by every crate and
     /// profile of the workspace.
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders").cache_dir("/var/cache/smolv");
+    /// ```
     pub fn cache_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
         self.cache_dir = Some(dir.as_ref().to_owned());
         self
     }
 
     /// Where artifacts go. Default: Cargo's `OUT_DIR`.
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// // Outside a build script, for a tool: no OUT_DIR there.
+    /// config.shader_dir("shaders").out_dir("target/shaders").cargo_directives(false);
+    /// ```
     pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
         self.out_dir = Some(dir.as_ref().to_owned());
         self
     }
 
-    /// Worker threads. Default: Cargo's `NUM_JOBS`, else every core.
+    /// Worker threads. Default: Cargo's `NUM_JOBS`, else every core. Under
+    /// Cargo, each compile also runs on a token from Cargo's jobserver (as
+    /// cc's do), so the shader crates of a workspace building at once
+    /// together keep to `cargo build -j N`.
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders").jobs(2);
+    /// ```
     pub fn jobs(&mut self, jobs: usize) -> &mut Self {
         self.jobs = Some(jobs.max(1));
         self
@@ -261,6 +357,11 @@ impl Config {
 
     /// The `spirv-opt` binary that size-optimizes every module. Default: `SMOLV_SPIRV_OPT`, else
     /// `spirv-opt` on `PATH`.
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders").spirv_opt("/opt/vulkan-sdk/bin/spirv-opt");
+    /// ```
     pub fn spirv_opt(&mut self, path: impl AsRef<Path>) -> &mut Self {
         self.spirv_opt = Some(path.as_ref().to_owned());
         self
@@ -268,6 +369,11 @@ impl Config {
 
     /// Whether to print `cargo:` directives. Default: when running under a
     /// build script (`OUT_DIR` is set and no `out_dir` was given).
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders").out_dir("target/shaders").cargo_directives(false);
+    /// ```
     pub fn cargo_directives(&mut self, emit: bool) -> &mut Self {
         self.cargo_directives = Some(emit);
         self
@@ -276,6 +382,13 @@ impl Config {
     /// Builds what compiles even when some shaders fail, and lists the
     /// failures in [`Report::failures`] instead of returning an error (what
     /// `cargo smolv build` does). Default: off, so one failure fails the build.
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders").out_dir("target/shaders").keep_going(true);
+    /// // let report = config.try_compile()?;
+    /// // for failed in &report.failures { eprintln!("{}: {}", failed.name, failed.errors.join("\n")); }
+    /// ```
     pub fn keep_going(&mut self, keep_going: bool) -> &mut Self {
         self.keep_going = keep_going;
         self
@@ -461,6 +574,14 @@ impl Config {
     /// as a `cargo::error=path:line:col: message` line, which Cargo shows
     /// as the build's errors (under a build script), and panics with the
     /// full report.
+    ///
+    /// ```no_run
+    /// // build.rs
+    /// fn main() {
+    ///     let report = smolv_build::Config::new().shader_dir("shaders").compile();
+    ///     println!("cargo:warning={} modules, {} bytes shipped", report.modules.len(), report.total_shipped_bytes);
+    /// }
+    /// ```
     pub fn compile(&self) -> Report {
         match self.try_compile() {
             Ok(report) => report,
@@ -474,6 +595,27 @@ impl Config {
     }
 
     /// Builds every shader, returning what was built or why it failed.
+    ///
+    /// A whole build outside Cargo, of a precompiled SPIR-V module (no
+    /// shader compiler needed):
+    ///
+    /// ```
+    /// use smolv_build::Config;
+    /// let dir = tempfile::tempdir()?;
+    /// let spirv: Vec<u8> = smolv_runtime::doc_example_module().iter().flat_map(|w| w.to_le_bytes()).collect();
+    /// std::fs::create_dir(dir.path().join("shaders"))?;
+    /// std::fs::write(dir.path().join("shaders/fill.comp.spv"), spirv)?;
+    ///
+    /// let report = Config::new()
+    ///     .shader_dir(dir.path().join("shaders"))
+    ///     .out_dir(dir.path().join("out"))
+    ///     .cache_dir(dir.path().join("cache"))
+    ///     .cargo_directives(false)
+    ///     .try_compile()?;
+    /// assert_eq!(report.modules[0].name, "fill.comp.spv");
+    /// assert!(dir.path().join("out/smolv/manifest.json").is_file());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn try_compile(&self) -> Result<Report, Error> {
         crate::run::run(&self.plan()?)
     }

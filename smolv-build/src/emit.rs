@@ -24,6 +24,23 @@ pub const EMBEDDED_DATA_FILE: &str = "embedded/set.data";
 pub const EMBEDDED_DICTIONARY_FILE: &str = "embedded/set.zdict";
 
 /// One module in the manifest.
+///
+/// ```
+/// use smolv_build::{ARTIFACT_DIR, MANIFEST_FILE, Manifest};
+/// # let dir = tempfile::tempdir()?;
+/// # let spirv: Vec<u8> = smolv_runtime::doc_example_module().iter().flat_map(|w| w.to_le_bytes()).collect();
+/// # std::fs::create_dir(dir.path().join("shaders"))?;
+/// # std::fs::write(dir.path().join("shaders/fill.comp.spv"), spirv)?;
+/// # let mut config = smolv_build::Config::new();
+/// # config.shader_dir(dir.path().join("shaders")).cache_dir(dir.path().join("cache")).cargo_directives(false);
+/// # let out_dir = dir.path().join("out");
+/// # config.out_dir(&out_dir).try_compile()?;
+/// let manifest: Manifest = serde_json::from_slice(&std::fs::read(out_dir.join(ARTIFACT_DIR).join(MANIFEST_FILE))?)?;
+/// let module = &manifest.modules[0];
+/// println!("{}: {} bytes of SPIR-V, {:?}", module.name, module.spirv_bytes, module.reflection.stage);
+/// assert!(out_dir.join(ARTIFACT_DIR).join(&module.artifact).is_file());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ManifestModule {
     /// Module name, the key `include_shader!` takes.
@@ -49,6 +66,23 @@ pub struct ManifestModule {
 
 /// One module on its own, packed with the embedded set's codec in layout
 /// `module` (`docs/format.md`, "Embedded sets").
+///
+/// ```
+/// use smolv_build::{ARTIFACT_DIR, MANIFEST_FILE, Manifest};
+/// # let dir = tempfile::tempdir()?;
+/// # let spirv: Vec<u8> = smolv_runtime::doc_example_module().iter().flat_map(|w| w.to_le_bytes()).collect();
+/// # std::fs::create_dir(dir.path().join("shaders"))?;
+/// # std::fs::write(dir.path().join("shaders/fill.comp.spv"), spirv)?;
+/// # let mut config = smolv_build::Config::new();
+/// # config.shader_dir(dir.path().join("shaders")).cache_dir(dir.path().join("cache")).cargo_directives(false);
+/// # let out_dir = dir.path().join("out");
+/// # config.out_dir(&out_dir).try_compile()?;
+/// let manifest: Manifest = serde_json::from_slice(&std::fs::read(out_dir.join(ARTIFACT_DIR).join(MANIFEST_FILE))?)?;
+/// let embedded = &manifest.modules[0].embedded;
+/// assert_eq!(embedded.spirv_bytes, manifest.modules[0].spirv_bytes);
+/// assert!(out_dir.join(ARTIFACT_DIR).join(&embedded.data).is_file());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ManifestEmbeddedModule {
     /// The packed module, relative to the artifact directory.
@@ -62,6 +96,23 @@ pub struct ManifestEmbeddedModule {
 }
 
 /// The embedded set: what `include_shaders!` puts in the binary.
+///
+/// ```
+/// use smolv_build::{ARTIFACT_DIR, MANIFEST_FILE, Manifest};
+/// # let dir = tempfile::tempdir()?;
+/// # let spirv: Vec<u8> = smolv_runtime::doc_example_module().iter().flat_map(|w| w.to_le_bytes()).collect();
+/// # std::fs::create_dir(dir.path().join("shaders"))?;
+/// # std::fs::write(dir.path().join("shaders/fill.comp.spv"), spirv)?;
+/// # let mut config = smolv_build::Config::new();
+/// # config.shader_dir(dir.path().join("shaders")).cache_dir(dir.path().join("cache")).cargo_directives(false);
+/// # let out_dir = dir.path().join("out");
+/// # config.out_dir(&out_dir).try_compile()?;
+/// let manifest: Manifest = serde_json::from_slice(&std::fs::read(out_dir.join(ARTIFACT_DIR).join(MANIFEST_FILE))?)?;
+/// let set = &manifest.embedded;
+/// println!("{} ({}): {} bytes stored, decoder {} bytes", set.codec, set.layout, set.stored_bytes, set.decoder_bytes);
+/// assert_eq!(set.codec, "spirv", "one tiny module ships raw");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ManifestEmbeddedSet {
     /// `spirv`, `smolv`, `smolv-lz4`, `smolv-zstd` or `smolv-zstd-dictionary`.
@@ -86,6 +137,23 @@ pub struct ManifestEmbeddedSet {
 }
 
 /// What `smolv-build` wrote, for the macros and tools to read.
+///
+/// ```
+/// use smolv_build::{ARTIFACT_DIR, MANIFEST_FILE, Manifest};
+/// # let dir = tempfile::tempdir()?;
+/// # let spirv: Vec<u8> = smolv_runtime::doc_example_module().iter().flat_map(|w| w.to_le_bytes()).collect();
+/// # std::fs::create_dir(dir.path().join("shaders"))?;
+/// # std::fs::write(dir.path().join("shaders/fill.comp.spv"), spirv)?;
+/// # let mut config = smolv_build::Config::new();
+/// # config.shader_dir(dir.path().join("shaders")).cache_dir(dir.path().join("cache")).cargo_directives(false);
+/// # let out_dir = dir.path().join("out");
+/// # config.out_dir(&out_dir).try_compile()?;
+/// let manifest: Manifest = serde_json::from_slice(&std::fs::read(out_dir.join(ARTIFACT_DIR).join(MANIFEST_FILE))?)?;
+/// assert_eq!(manifest.format, 2);
+/// let bundle = smolv_runtime::ShaderSet::from_vec(std::fs::read(out_dir.join(ARTIFACT_DIR).join(&manifest.bundle))?)?;
+/// assert_eq!(bundle.shaders()?.len(), manifest.modules.len());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Manifest {
     /// Manifest format version (2).

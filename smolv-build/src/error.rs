@@ -4,6 +4,17 @@ use std::fmt;
 use std::path::PathBuf;
 
 /// One compiler message, located in a source file.
+///
+/// ```no_run
+/// use smolv_build::{Config, Error};
+/// let mut config = Config::new();
+/// config.shader_dir("shaders").out_dir("target/shaders");
+/// if let Err(Error::Compile { diagnostics, .. }) = config.try_compile() {
+///     for d in &diagnostics {
+///         eprintln!("{}:{}:{}: {}", d.path.display(), d.line, d.column, d.message);
+///     }
+/// }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Diagnostic {
     /// The file the message is about (a shader or one of its includes).
@@ -65,6 +76,18 @@ impl fmt::Display for Diagnostic {
 }
 
 /// Why the shader build failed.
+///
+/// ```
+/// use smolv_build::{Config, Error};
+/// let dir = tempfile::tempdir()?;
+/// let result = Config::new()
+///     .shader_dir(dir.path())
+///     .out_dir(dir.path().join("out"))
+///     .cargo_directives(false)
+///     .try_compile();
+/// assert!(matches!(result, Err(Error::NoShaders { .. })), "an empty directory has no shaders");
+/// # Ok::<(), std::io::Error>(())
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {

@@ -121,7 +121,8 @@
 //! finds the library shaderc-sys links and keys its cache on its bytes, and
 //! its feature tells it that there is none to find). WGSL-only crates can
 //! turn the feature off: `default-features = false, features = ["wgsl"]`.
-#![forbid(unsafe_code)]
+// One exception, in `tokens`: joining Cargo's jobserver.
+#![deny(unsafe_code)]
 #![deny(missing_docs)]
 // The examples are build scripts, and a build script's `main` is the point.
 #![allow(clippy::needless_doctest_main)]
@@ -153,11 +154,12 @@ mod emit;
 mod report;
 
 // Beside them: the content-hash cache, the errors, the external tools,
-// and the driver.
+// the driver, and the worker tokens it runs jobs on.
 mod cache;
 mod error;
 mod remote_cache;
 mod run;
+mod tokens;
 mod tool;
 
 pub use bundle::{PackOptions, PackedBundle, PackedEntry, pack_bundle};
@@ -168,7 +170,28 @@ pub use emit::{
 };
 pub use error::{Diagnostic, Error};
 pub use options::{Define, DictionaryMode, Optimization, ResourceKind, SpirvVersion, TargetEnv, Variant};
-pub use packing::{Layout, Packing, SizeGoal};
+/// ```
+/// use smolv_build::{Config, Layout, Packing};
+/// let mut config = Config::new();
+/// config.shader_dir("shaders").packing(Packing::Zstd { layout: Layout::Stream });
+/// assert_eq!(Layout::Stream.name(), "stream");
+/// ```
+pub use packing::Layout;
+/// ```
+/// use smolv_build::Packing;
+/// let packing = Packing::parse("lz4-stream").unwrap();
+/// assert_eq!(packing.name(), "lz4-stream");
+/// assert!(Packing::NAMES.iter().all(|name| Packing::parse(name).is_some()));
+/// ```
+pub use packing::Packing;
+/// ```
+/// use smolv_build::{Config, SizeGoal};
+/// let goal = SizeGoal::parse("download").unwrap();
+/// let mut config = Config::new();
+/// config.shader_dir("shaders").size_goal(goal);
+/// assert_eq!(goal.name(), "download");
+/// ```
+pub use packing::SizeGoal;
 pub use remote_cache::RemoteCacheMode;
 pub use report::{CandidateReport, FailedShader, LanguageReport, ModuleReport, PackingReport, Report};
 pub use source::Language;
@@ -184,6 +207,11 @@ pub mod cache_maintenance {
     /// `SMOLV_CACHE_DIR`, else `smolv-cache` in Cargo's target directory
     /// (`CARGO_TARGET_DIR`, else the workspace's, from `cargo metadata`),
     /// else `target/smolv-cache`.
+    ///
+    /// ```no_run
+    /// let dir = smolv_build::cache_maintenance::cache_dir();
+    /// println!("the build cache is in {}", dir.display());
+    /// ```
     pub fn cache_dir() -> std::path::PathBuf {
         crate::settings::default_cache_dir(std::path::Path::new("target"))
     }
@@ -202,6 +230,16 @@ pub use smolv_runtime::codec;
 
 /// A set of SMOL-V modules compressed together (see [`compress_set`]):
 /// everything needed to decompress them again.
+///
+/// ```
+/// use smolv_build::{compress_set, DictionaryMode};
+/// # let spirv = smolv_runtime::doc_example_module();
+/// let smolv = smolv_runtime::encode(&spirv[..], &Default::default())?;
+/// let set = compress_set(&[smolv], 19, DictionaryMode::Auto)?;
+/// assert_eq!(set.payloads.len(), 1);
+/// assert_eq!(set.dictionary, None, "one module is too little to train a dictionary on");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CompressedSet {
     /// The shared zstd dictionary the payloads need, if one was worth it.
@@ -213,6 +251,11 @@ pub struct CompressedSet {
 
 impl CompressedSet {
     /// Size of the shared dictionary, 0 if there is none.
+    ///
+    /// ```
+    /// let set = smolv_build::CompressedSet { dictionary: Some(vec![0; 1024]), payloads: Vec::new() };
+    /// assert_eq!(set.dictionary_len(), 1024);
+    /// ```
     pub fn dictionary_len(&self) -> usize {
         self.dictionary.as_ref().map_or(0, Vec::len)
     }

@@ -6,6 +6,14 @@
 use smolv_runtime::reflect::ShaderStage;
 
 /// Which Vulkan version the SPIR-V targets.
+///
+/// ```
+/// use smolv_build::{SpirvVersion, TargetEnv};
+/// let env = TargetEnv::parse("vulkan1.3").unwrap();
+/// assert_eq!(env, TargetEnv::Vulkan1_3);
+/// assert_eq!(env.default_spirv_version(), SpirvVersion::V1_6);
+/// assert_eq!(TargetEnv::default().name(), "vulkan1.2");
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum TargetEnv {
     /// Vulkan 1.0 (SPIR-V 1.0).
@@ -21,6 +29,11 @@ pub enum TargetEnv {
 
 impl TargetEnv {
     /// The SPIR-V version this environment uses by default.
+    ///
+    /// ```
+    /// use smolv_build::{SpirvVersion, TargetEnv};
+    /// assert_eq!(TargetEnv::Vulkan1_1.default_spirv_version(), SpirvVersion::V1_3);
+    /// ```
     pub fn default_spirv_version(self) -> SpirvVersion {
         match self {
             Self::Vulkan1_0 => SpirvVersion::V1_0,
@@ -31,6 +44,10 @@ impl TargetEnv {
     }
 
     /// The `spirv-opt --target-env` spelling: `vulkan1.2`.
+    ///
+    /// ```
+    /// assert_eq!(smolv_build::TargetEnv::Vulkan1_0.name(), "vulkan1.0");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Self::Vulkan1_0 => "vulkan1.0",
@@ -41,6 +58,13 @@ impl TargetEnv {
     }
 
     /// Parses `vulkan1.0` … `vulkan1.3` (also `1.2`).
+    ///
+    /// ```
+    /// use smolv_build::TargetEnv;
+    /// assert_eq!(TargetEnv::parse("vulkan1.1"), Some(TargetEnv::Vulkan1_1));
+    /// assert_eq!(TargetEnv::parse("1.2"), Some(TargetEnv::Vulkan1_2));
+    /// assert_eq!(TargetEnv::parse("opengl4.5"), None);
+    /// ```
     pub fn parse(text: &str) -> Option<Self> {
         Some(match text.trim_start_matches("vulkan") {
             "1.0" => Self::Vulkan1_0,
@@ -53,6 +77,12 @@ impl TargetEnv {
 }
 
 /// A SPIR-V version.
+///
+/// ```
+/// use smolv_build::SpirvVersion;
+/// assert!(SpirvVersion::V1_3 < SpirvVersion::V1_6);
+/// assert_eq!(SpirvVersion::V1_5.major_minor(), (1, 5));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SpirvVersion {
     /// SPIR-V 1.0.
@@ -73,12 +103,23 @@ pub enum SpirvVersion {
 
 impl SpirvVersion {
     /// `(major, minor)`.
+    ///
+    /// ```
+    /// assert_eq!(smolv_build::SpirvVersion::V1_0.major_minor(), (1, 0));
+    /// ```
     pub fn major_minor(self) -> (u8, u8) {
         (1, self as u8)
     }
 }
 
 /// How hard to optimize.
+///
+/// ```
+/// use smolv_build::{Config, Optimization};
+/// assert_eq!(Optimization::default(), Optimization::Size);
+/// let mut config = Config::new();
+/// config.shader_dir("shaders").optimization(Optimization::None); // debugging a miscompile
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Optimization {
     /// No optimization.
@@ -91,6 +132,15 @@ pub enum Optimization {
 }
 
 /// Whether to train a shared zstd dictionary over the crate's shaders.
+///
+/// ```
+/// use smolv_build::{compress_set, DictionaryMode};
+/// # let spirv = smolv_runtime::doc_example_module();
+/// let smolv = smolv_runtime::encode(&spirv[..], &Default::default())?;
+/// let alone = compress_set(&[smolv.clone(), smolv.clone()], 19, DictionaryMode::Off)?;
+/// assert_eq!(alone.dictionary, None);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum DictionaryMode {
     /// Train one when there are two or more modules, try several sizes, and
@@ -106,6 +156,13 @@ pub enum DictionaryMode {
 }
 
 /// A preprocessor define: `NAME` or `NAME=value`.
+///
+/// ```
+/// use smolv_build::Define;
+/// let debug = Define::new("DEBUG", None); // #define DEBUG
+/// let lights = Define::new("MAX_LIGHTS", Some("16")); // #define MAX_LIGHTS 16
+/// assert_eq!((debug.value, lights.value.as_deref()), (None, Some("16")));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Define {
     /// The macro name.
@@ -116,6 +173,11 @@ pub struct Define {
 
 impl Define {
     /// `NAME=value`, or just `NAME` for `None`.
+    ///
+    /// ```
+    /// let define = smolv_build::Define::new("MAX_LIGHTS", Some("16"));
+    /// assert_eq!(define.name, "MAX_LIGHTS");
+    /// ```
     pub fn new(name: impl Into<String>, value: Option<&str>) -> Self {
         Self { name: name.into(), value: value.map(str::to_owned) }
     }
@@ -145,6 +207,11 @@ pub struct Variant {
 
 impl Variant {
     /// A variant with no defines yet.
+    ///
+    /// ```
+    /// let plain = smolv_build::Variant::new("plain");
+    /// assert_eq!(plain.name(), "plain");
+    /// ```
     pub fn new(name: impl Into<String>) -> Self {
         Self { name: name.into(), defines: Vec::new(), spec_constants: Vec::new() }
     }
@@ -164,18 +231,34 @@ impl Variant {
     }
 
     /// Adds `#define name value`.
+    ///
+    /// ```
+    /// let fog = smolv_build::Variant::new("fog").define("FOG", "1").define("FOG_DENSITY", "0.02");
+    /// # let _ = fog;
+    /// ```
     pub fn define(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.defines.push(Define { name: name.into(), value: Some(value.into()) });
         self
     }
 
     /// The variant's name.
+    ///
+    /// ```
+    /// assert_eq!(smolv_build::Variant::new("shadows").name(), "shadows");
+    /// ```
     pub fn name(&self) -> &str {
         &self.name
     }
 
     /// One variant per combination of the given define values, named
     /// `A=x,B=y`.
+    ///
+    /// ```
+    /// use smolv_build::Variant;
+    /// let all = Variant::permutations(&[("MSAA", &["1", "4"]), ("HDR", &["0", "1"])]);
+    /// let names: Vec<&str> = all.iter().map(Variant::name).collect();
+    /// assert_eq!(names, ["MSAA=1,HDR=0", "MSAA=1,HDR=1", "MSAA=4,HDR=0", "MSAA=4,HDR=1"]);
+    /// ```
     pub fn permutations(axes: &[(&str, &[&str])]) -> Vec<Variant> {
         axes.iter().fold(vec![Variant::new("")], |variants, (name, values)| {
             variants

@@ -6,6 +6,16 @@ use std::path::PathBuf;
 use crate::source::Language;
 
 /// Sizes of one module through the build, in bytes.
+///
+/// ```no_run
+/// // A tool reading the report a build script wrote to its OUT_DIR.
+/// let text = std::fs::read_to_string("target/debug/build/game-0123abcd/out/smolv-report.json")?;
+/// let report: smolv_build::Report = serde_json::from_str(&text)?;
+/// for module in &report.modules {
+///     println!("{} ({}): {} → {} bytes", module.name, module.stage, module.spirv_bytes, module.smolv_bytes);
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ModuleReport {
     /// Module name (`lit.frag`, `lit.frag@shadows`, `sky.wgsl#fs_main`).
@@ -37,6 +47,16 @@ pub struct ModuleReport {
 
 /// The embedded set's packing: what was chosen, what it costs, and every
 /// candidate it was chosen from.
+///
+/// ```no_run
+/// let report = smolv_build::Config::new().shader_dir("shaders").compile();
+/// if let Some(packing) = &report.packing {
+///     println!("cargo:warning={}", packing.summary());
+///     for candidate in &packing.candidates {
+///         println!("cargo:warning={}: {} bytes installed", candidate.packing, candidate.installed_bytes);
+///     }
+/// }
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PackingReport {
     /// The chosen packing, as `SMOLV_PACKING` names it (`lz4-stream`).
@@ -62,6 +82,13 @@ pub struct PackingReport {
 }
 
 /// One candidate packing's sizes.
+///
+/// ```no_run
+/// let report = smolv_build::Config::new().shader_dir("shaders").compile();
+/// let packing = report.packing.expect("a set was packed");
+/// let chosen = packing.candidates.iter().find(|c| c.chosen).expect("one candidate ships");
+/// assert_eq!(chosen.packing, packing.packing);
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CandidateReport {
     /// The packing, as `SMOLV_PACKING` names it.
@@ -94,6 +121,19 @@ impl PackingReport {
     /// One line: `packing smolv-lz4 (stream): shaders 74.0 KB → 13.5 KB,
     /// decoder +16.3 KB, net −44.2 KB` (KB are 1000 bytes; a negative net
     /// means the binary is smaller than with raw SPIR-V).
+    ///
+    /// ```
+    /// let packing = smolv_build::PackingReport {
+    ///     codec: "smolv-lz4".into(),
+    ///     layout: "stream".into(),
+    ///     spirv_bytes: 74_004,
+    ///     stored_bytes: 13_547,
+    ///     decoder_bytes: 16_300,
+    ///     net_bytes: 13_547 + 16_300 - 74_004,
+    ///     ..Default::default()
+    /// };
+    /// assert_eq!(packing.summary(), "packing smolv-lz4 (stream): shaders 74.0 KB → 13.5 KB, decoder +16.3 KB, net −44.2 KB");
+    /// ```
     pub fn summary(&self) -> String {
         let sign = if self.net_bytes < 0 { '\u{2212}' } else { '+' };
         format!(
@@ -108,6 +148,14 @@ impl PackingReport {
     }
 
     /// One line with every candidate's total for the goal, decoder included.
+    ///
+    /// ```
+    /// use smolv_build::{CandidateReport, PackingReport};
+    /// let raw = CandidateReport { packing: "raw".into(), installed_bytes: 21_240, ..Default::default() };
+    /// let smolv = CandidateReport { packing: "smolv".into(), installed_bytes: 8_365, chosen: true, ..Default::default() };
+    /// let packing = PackingReport { goal: "installed".into(), candidates: vec![raw, smolv], ..Default::default() };
+    /// assert_eq!(packing.candidates_line(), "goal installed (totals with decoder): raw 21.2 KB, smolv* 8.4 KB");
+    /// ```
     pub fn candidates_line(&self) -> String {
         let totals: Vec<String> = self
             .candidates
@@ -123,6 +171,17 @@ impl PackingReport {
 }
 
 /// A shader that did not compile.
+///
+/// ```no_run
+/// use smolv_build::Config;
+/// let mut config = Config::new();
+/// config.shader_dir("shaders").out_dir("target/shaders").keep_going(true);
+/// let report = config.try_compile()?;
+/// for failed in &report.failures {
+///     eprintln!("{} ({}):\n{}", failed.name, failed.source.display(), failed.errors.join("\n"));
+/// }
+/// # Ok::<(), smolv_build::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FailedShader {
     /// Module name.
@@ -172,6 +231,20 @@ impl LanguageReport {
 
 /// What a build produced. Written to `OUT_DIR` as `smolv-report.txt` and
 /// `smolv-report.json`; `SMOLV_REPORT=1` also prints it as Cargo warnings.
+///
+/// ```no_run
+/// // build.rs
+/// fn main() {
+///     let report = smolv_build::Config::new().shader_dir("shaders").compile();
+///     println!(
+///         "cargo:warning={} modules: {} bytes of SPIR-V, {} compiled, {} from the cache",
+///         report.modules.len(),
+///         report.total_spirv_bytes,
+///         report.compiled,
+///         report.cache_hits
+///     );
+/// }
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Report {
     /// One row per module, in name order.
@@ -270,6 +343,12 @@ impl Report {
     }
 
     /// The report as a fixed-width table.
+    ///
+    /// ```
+    /// let report = smolv_build::Report::default();
+    /// let text = report.to_text();
+    /// assert!(text.starts_with("module ") && text.contains("total (0 modules)"));
+    /// ```
     pub fn to_text(&self) -> String {
         let width = self.modules.iter().map(|m| m.name.len()).max().unwrap_or(6).max(6);
         let mut out = String::new();
@@ -337,6 +416,13 @@ impl Report {
     }
 
     /// The report as pretty JSON.
+    ///
+    /// ```
+    /// let report = smolv_build::Report::default();
+    /// let back: smolv_build::Report = serde_json::from_str(&report.to_json())?;
+    /// assert_eq!(back, report);
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }

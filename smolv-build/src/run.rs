@@ -18,6 +18,7 @@ use crate::isolate::{ChildRequest, Journal};
 use crate::report::{FailedShader, Report};
 use crate::settings::{ENV_KNOBS, Plan};
 use crate::source::{Job, Language, Sources};
+use crate::tokens::{JobLog, Tokens};
 
 /// Runs the build `plan` describes.
 pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
@@ -60,12 +61,21 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
         let keys: Vec<_> = sources.jobs.iter().filter_map(|job| current_key(job, &cx)).collect();
         cache.prefetch(&keys);
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(plan.threads)
-        .build()
-        .map_err(|e| Error::Internal(format!("cannot start worker threads: {e}")))?;
-    let outputs: Vec<Result<JobOutput, JobFailure>> =
-        pool.install(|| sources.jobs.par_iter().map(|job| compile_job(job, &cx)).collect());
+    let pool = thread_pool(plan.threads)?;
+    // Each job runs on a token: Cargo's `-j` is shared by every build script.
+    let tokens = Tokens::from_env();
+    let outputs: Vec<Result<JobOutput, JobFailure>> = pool.install(|| {
+        sources
+            .jobs
+            .par_iter()
+            .enumerate()
+            .map(|(index, job)| {
+                let _token = tokens.acquire();
+                let _log = JobLog::start(index);
+                compile_job(job, &cx)
+            })
+            .collect()
+    });
     let mut report = Report { out_dir: plan.out_dir.clone(), warnings: sources.warnings.clone(), ..Report::default() };
     let mut diagnostics = Vec::new();
     let mut failed = 0;
@@ -125,7 +135,14 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     }
     modules.sort_by(|a, b| a.0.name.cmp(&b.0.name));
 
-    let artifacts = pool.install(|| build_artifacts(&modules, plan, &cache, &mut report))?;
+    // Packing splits its work across threads by itself: as many as it has
+    // tokens for now.
+    let artifacts = if tokens.limited() {
+        let lease = tokens.lease(pool.current_num_threads());
+        thread_pool(lease.len())?.install(|| build_artifacts(&modules, plan, &cache, &mut report))?
+    } else {
+        pool.install(|| build_artifacts(&modules, plan, &cache, &mut report))?
+    };
     remote.finish(&mut report).iter().for_each(|w| directives.warning(w));
     report.total();
     emit::write_artifacts(&plan.out_dir, &artifacts, &report)?;
@@ -133,6 +150,14 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
         directives.warning(&report.to_text());
     }
     Ok(report)
+}
+
+/// Worker threads; 0 for one per core.
+fn thread_pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Error::Internal(format!("cannot start worker threads: {e}")))
 }
 
 /// In a child started to compile one job alone (see

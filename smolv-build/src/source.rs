@@ -15,6 +15,13 @@ use crate::options::Define;
 use crate::settings::Inputs;
 
 /// A shading language.
+///
+/// ```
+/// use smolv_build::Language;
+/// // As the JSON reports name it.
+/// assert_eq!(serde_json::to_string(&Language::Wgsl)?, "\"wgsl\"");
+/// # Ok::<(), serde_json::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Language {

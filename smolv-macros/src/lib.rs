@@ -32,6 +32,21 @@ use manifest::Manifest;
 /// `@variant` for a variant or `#entry` for a WGSL entry point, as in
 /// `"lit.frag"`, `"post/blur.comp"`, `"lit.frag@shadows"` or
 /// `"sky.wgsl#fs_main"`.
+///
+/// In a crate whose `build.rs` runs smolv-build (a doctest has no such
+/// build, so this one is not run; the smolv repository's
+/// `tests/tests/readme.rs` builds the same code in a new crate):
+///
+/// ```ignore
+/// static LIT: &smolv_runtime::Shader = smolv_runtime::include_shader!("lit.frag");
+/// static SKY: &smolv_runtime::Shader = smolv_runtime::include_shader!("sky.wgsl#fs_main");
+///
+/// fn main() -> Result<(), Box<dyn std::error::Error>> {
+///     let words: Vec<u32> = LIT.decode()?;
+///     println!("{}: {} words, {:?}", LIT.name(), words.len(), SKY.reflection()?.stage);
+///     Ok(())
+/// }
+/// ```
 #[proc_macro]
 pub fn include_shader(input: TokenStream) -> TokenStream {
     let name = match syn::parse::<LitStr>(input) {
@@ -96,6 +111,22 @@ pub fn include_shader(input: TokenStream) -> TokenStream {
 /// zstd). Only the decoders of that packing are linked. Meant for a
 /// `static`: a set packed as one stream unpacks it on first access and
 /// keeps it for the rest of the program.
+///
+/// In a crate whose `build.rs` runs smolv-build (not run here, as for
+/// [`include_shader!`](macro@include_shader)):
+///
+/// ```ignore
+/// static ALL: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
+///
+/// fn main() -> Result<(), Box<dyn std::error::Error>> {
+///     for shader in ALL.shaders()? {
+///         println!("{}: {} words", shader.name(), shader.decode()?.len());
+///     }
+///     let sky = ALL.get("sky.wgsl#fs_main")?.decode()?;
+///     # let _ = sky;
+///     Ok(())
+/// }
+/// ```
 #[proc_macro]
 pub fn include_shaders(input: TokenStream) -> TokenStream {
     let span = proc_macro2::Span::call_site();

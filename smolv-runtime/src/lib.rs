@@ -35,7 +35,9 @@
 //!   instead of `zstd`, with `default-features = false`. (In the code,
 //!   `cfg(feature = "zstd-fast")` means "zstd is available": `zstd` turns it
 //!   on.)
-//! - `vulkan` (default): the ash layer.
+//! - `vulkan`: the ash layer (not a default, so that a crate that only
+//!   decodes compiles no ash): `smolv-runtime = { version = "0.1",
+//!   features = ["vulkan"] }`.
 //! - `serde`: derives for the reflection types.
 //!
 //! Whatever is enabled, a binary links only the decoders its embedded

@@ -12,6 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod outside;
 pub mod vulkan;
 
 /// The conformance corpus: real SPIR-V plus the reference encoder's output.

@@ -30,6 +30,14 @@ pub struct DecodeOptions {
 
 impl DecodeOptions {
     /// Default settings: current dialect, size bounded only by the input.
+    ///
+    /// ```
+    /// use smolv_runtime::{decode, encode, DecodeOptions, EncodeOptions};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// let smolv = encode(&spirv[..], &EncodeOptions::new())?;
+    /// assert_eq!(decode(&smolv, &DecodeOptions::new())?, spirv);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn new() -> Self {
         Self::default()
     }
@@ -38,6 +46,14 @@ impl DecodeOptions {
     /// encoder, which Unity 2017–2020 used. That dialect shares version byte
     /// 0 with later encoders, so it cannot be detected and must be asked for.
     /// Has no effect on version-1 data.
+    ///
+    /// ```no_run
+    /// use smolv_runtime::{decode, DecodeOptions};
+    /// let unity = std::fs::read("unity-2019.smolv")?;
+    /// let words = decode(&unity, &DecodeOptions::new().legacy_2016_08_31(true))?;
+    /// # let _ = words;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn legacy_2016_08_31(mut self, legacy: bool) -> Self {
         self.legacy_2016_08_31 = legacy;
         self
@@ -46,6 +62,16 @@ impl DecodeOptions {
     /// Refuses data whose header declares more than `max` bytes of SPIR-V,
     /// before allocating anything. Without this, the bound is what the input
     /// length can justify (at most eight times the input).
+    ///
+    /// ```
+    /// use smolv_runtime::{decode, encode, DecodeOptions, EncodeOptions};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// let smolv = encode(&spirv[..], &EncodeOptions::new())?;
+    /// let too_small = DecodeOptions::new().max_decoded_len(16);
+    /// assert!(decode(&smolv, &too_small).is_err(), "refused before allocating");
+    /// assert!(decode(&smolv, &DecodeOptions::new().max_decoded_len(1 << 20)).is_ok());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn max_decoded_len(mut self, max: usize) -> Self {
         self.max_decoded_len = Some(max);
         self

@@ -37,6 +37,14 @@ pub struct EncodeOptions {
 
 impl EncodeOptions {
     /// Lossless encoding.
+    ///
+    /// ```
+    /// use smolv_runtime::{decode, encode, DecodeOptions, EncodeOptions};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// let smolv = encode(&spirv[..], &EncodeOptions::new())?;
+    /// assert_eq!(decode(&smolv, &DecodeOptions::new())?, spirv, "bit for bit");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn new() -> Self {
         Self::default()
     }
@@ -44,6 +52,15 @@ impl EncodeOptions {
     /// Drops debug-only instructions: `OpSource*`, `OpName`, `OpMemberName`,
     /// `OpString`, `OpLine`, `OpNoLine` and `OpModuleProcessed`. The decoded
     /// module is then smaller than the input, and the header says so.
+    ///
+    /// ```
+    /// use smolv_runtime::{decode, encode, DecodeOptions, EncodeOptions};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// let smolv = encode(&spirv[..], &EncodeOptions::new().strip_debug(true))?;
+    /// // The module names `main` with an OpName, which stripping drops.
+    /// assert!(decode(&smolv, &DecodeOptions::new())?.len() < spirv.len());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn strip_debug(mut self, strip: bool) -> Self {
         self.strip_debug = strip;
         self
@@ -51,12 +68,27 @@ impl EncodeOptions {
 
     /// While stripping, keeps each `OpName` whose name `keep` accepts. Names
     /// that are not UTF-8 are passed through lossily converted.
+    ///
+    /// ```
+    /// use smolv_runtime::{decode, encode, DecodeOptions, EncodeOptions};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// let keep_main = EncodeOptions::new().strip_debug(true).keep_names(|name| name == "main");
+    /// let smolv = encode(&spirv[..], &keep_main)?;
+    /// assert_eq!(decode(&smolv, &DecodeOptions::new())?, spirv, "its only debug info is OpName %main");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn keep_names(mut self, keep: impl Fn(&str) -> bool + Send + Sync + 'static) -> Self {
         self.keep_names = Some(Arc::new(keep));
         self
     }
 
     /// Whether debug instructions are stripped.
+    ///
+    /// ```
+    /// use smolv_runtime::EncodeOptions;
+    /// assert!(!EncodeOptions::new().strips_debug());
+    /// assert!(EncodeOptions::new().strip_debug(true).strips_debug());
+    /// ```
     pub fn strips_debug(&self) -> bool {
         self.strip_debug
     }
@@ -109,6 +141,17 @@ pub fn encode<S: SpirvInput + ?Sized>(spirv: &S, options: &EncodeOptions) -> Res
 
 /// Like [`encode`], but appends to `out`, so one buffer can serve many
 /// modules. On error, `out` is left as it was.
+///
+/// ```
+/// use smolv_runtime::{encode_into, EncodeOptions};
+/// # let (a, b) = (smolv_runtime::doc_example_module(), smolv_runtime::doc_example_module());
+/// let mut out = Vec::new();
+/// encode_into(&a[..], &EncodeOptions::new(), &mut out)?;
+/// let first = out.len();
+/// encode_into(&b[..], &EncodeOptions::new(), &mut out)?; // appended
+/// assert_eq!(out.len(), 2 * first);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn encode_into<S: SpirvInput + ?Sized>(
     spirv: &S,
     options: &EncodeOptions,

@@ -4,6 +4,14 @@
 ///
 /// Word offsets count 32-bit words from the start of the module, so they can
 /// be matched against `spirv-dis --offsets` output.
+///
+/// ```
+/// use smolv_runtime::{encode, EncodeError, EncodeOptions};
+/// let truncated: [u8; 5] = [0x03, 0x02, 0x23, 0x07, 0x00];
+/// let error = encode(&truncated[..], &EncodeOptions::new()).unwrap_err();
+/// assert_eq!(error, EncodeError::NotWordAligned { len: 5 });
+/// println!("{error}"); // says what is wrong and what to check
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum EncodeError {
@@ -93,6 +101,12 @@ pub enum EncodeError {
 /// Why a SMOL-V blob could not be decoded.
 ///
 /// Byte offsets count from the start of the SMOL-V blob.
+///
+/// ```
+/// use smolv_runtime::{decode, DecodeError, DecodeOptions};
+/// let error = decode(b"SMOL", &DecodeOptions::new()).unwrap_err();
+/// assert_eq!(error, DecodeError::TooShort { len: 4 });
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum DecodeError {

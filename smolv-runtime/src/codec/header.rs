@@ -29,6 +29,14 @@ pub(crate) fn is_supported_spirv_version(version: u32) -> bool {
 /// What the header of a SMOL-V blob says, checked for consistency.
 ///
 /// Returned by [`inspect`](crate::inspect).
+///
+/// ```
+/// use smolv_runtime::{encode, inspect, EncodeOptions};
+/// # let spirv = smolv_runtime::doc_example_module();
+/// let info = inspect(&encode(&spirv[..], &EncodeOptions::new())?)?;
+/// assert_eq!((info.spirv_version, info.bound), (0x0001_0000, 5));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct SmolvInfo {

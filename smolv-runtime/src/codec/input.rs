@@ -15,6 +15,18 @@ use super::header::SPIRV_MAGIC;
 ///
 /// This trait is sealed: it is implemented for `[u32]`, `[u8]`, their `Vec`s
 /// and arrays.
+///
+/// ```
+/// use smolv_runtime::{encode, EncodeOptions};
+/// let words: Vec<u32> = smolv_runtime::doc_example_module();
+/// let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect(); // as read from a .spv file
+/// let swapped: Vec<u8> = words.iter().flat_map(|w| w.to_be_bytes()).collect(); // the other byte order
+/// let options = EncodeOptions::new();
+/// let smolv = encode(&words[..], &options)?;
+/// assert_eq!(encode(&bytes[..], &options)?, smolv);
+/// assert_eq!(encode(&swapped[..], &options)?, smolv);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub trait SpirvInput: sealed::Sealed {
     /// The module as native-order words.
     #[doc(hidden)]

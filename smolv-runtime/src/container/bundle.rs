@@ -46,6 +46,20 @@ pub struct Bundle<'a> {
 }
 
 /// A bundle entry: its name and its container.
+///
+/// ```
+/// # use smolv_runtime::container::{Bundle, BundleBuilder, ContainerBuilder};
+/// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+/// # let spirv = smolv_runtime::doc_example_module();
+/// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+/// # let bytes = BundleBuilder::new().add("blur.comp", container.clone()).add("sky.comp", container.clone()).build()?;
+/// let bundle = Bundle::parse(&bytes)?;
+/// for entry in bundle.entries() {
+///     let entry = entry?;
+///     println!("{}: {} bytes, {:?}", entry.name, entry.bytes.len(), entry.container.codec());
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct BundleEntry<'b> {
     /// The shader's name, for example `lit.frag` or `sky.wgsl#fs_main`.
@@ -58,6 +72,17 @@ pub struct BundleEntry<'b> {
 
 impl<'a> Bundle<'a> {
     /// Parses a bundle held in memory. The dictionary is copied out.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{Bundle, BundleBuilder, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # let bytes = BundleBuilder::new().add("blur.comp", container.clone()).add("sky.comp", container.clone()).build()?;
+    /// assert_eq!(Bundle::parse(&bytes)?.len(), 2);
+    /// assert!(Bundle::parse(b"SMVC").is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn parse(bytes: &'a [u8]) -> Result<Self, ContainerError> {
         let (dictionary_span, index) = parse_header_and_index(bytes)?;
         let dictionary = dictionary_span.map(|(start, end)| Dictionary::new(bytes[start..end].to_vec())).transpose()?;
@@ -65,26 +90,75 @@ impl<'a> Bundle<'a> {
     }
 
     /// The number of shaders.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{Bundle, BundleBuilder, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # let bytes = BundleBuilder::new().add("blur.comp", container.clone()).add("sky.comp", container.clone()).build()?;
+    /// assert_eq!(Bundle::parse(&bytes)?.len(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn len(&self) -> usize {
         self.index.len()
     }
 
     /// Whether the bundle holds no shaders.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{Bundle, BundleBuilder};
+    /// assert!(Bundle::parse(&BundleBuilder::new().build()?)?.is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.index.is_empty()
     }
 
     /// The shared dictionary, if the shaders use one.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{Bundle, BundleBuilder, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # let bytes = BundleBuilder::new().add("blur.comp", container.clone()).add("sky.comp", container.clone()).build()?;
+    /// assert!(Bundle::parse(&bytes)?.dictionary().is_none(), "built without one");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn dictionary(&self) -> Option<&Dictionary> {
         self.dictionary.as_ref()
     }
 
     /// Shader names, sorted.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{Bundle, BundleBuilder, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # let bytes = BundleBuilder::new().add("blur.comp", container.clone()).add("sky.comp", container.clone()).build()?;
+    /// let bundle = Bundle::parse(&bytes)?;
+    /// assert_eq!(bundle.names().collect::<Vec<_>>(), ["blur.comp", "sky.comp"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn names(&self) -> impl Iterator<Item = &str> + '_ {
         self.index.iter().map(|e| self.name_of(e))
     }
 
     /// Every entry, sorted by name.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{Bundle, BundleBuilder, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # let bytes = BundleBuilder::new().add("blur.comp", container.clone()).add("sky.comp", container.clone()).build()?;
+    /// let bundle = Bundle::parse(&bytes)?;
+    /// let total: usize = bundle.entries().map(|e| e.map(|e| e.container.decoded_len())).sum::<Result<_, _>>()?;
+    /// assert_eq!(total, 2 * spirv.len() * 4);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn entries(&self) -> impl Iterator<Item = Result<BundleEntry<'_>, ContainerError>> + '_ {
         self.index.iter().map(|e| {
             let bytes = self.slice(e.container);
@@ -93,6 +167,18 @@ impl<'a> Bundle<'a> {
     }
 
     /// The container named `name`; a miss suggests the closest names.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{Bundle, BundleBuilder, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # let bytes = BundleBuilder::new().add("blur.comp", container.clone()).add("sky.comp", container.clone()).build()?;
+    /// let bundle = Bundle::parse(&bytes)?;
+    /// assert_eq!(bundle.get("sky.comp")?.decoded_len(), spirv.len() * 4);
+    /// assert!(bundle.get("sky.frag").unwrap_err().to_string().contains("did you mean \"sky.comp\""));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn get(&self, name: &str) -> Result<Container<'_>, ContainerError> {
         match self.index.binary_search_by(|e| self.name_of(e).cmp(name)) {
             Ok(i) => Container::parse(self.slice(self.index[i].container)),
@@ -101,6 +187,16 @@ impl<'a> Bundle<'a> {
     }
 
     /// Decodes the shader named `name` with default settings.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{Bundle, BundleBuilder, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # let bytes = BundleBuilder::new().add("blur.comp", container.clone()).add("sky.comp", container.clone()).build()?;
+    /// assert_eq!(Bundle::parse(&bytes)?.decode("blur.comp")?, spirv);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn decode(&self, name: &str) -> Result<Vec<u32>, ContainerError> {
         let mut out = Vec::new();
         self.get(name)?.decode_with(self.dictionary(), &Default::default(), &mut out)?;
@@ -125,6 +221,19 @@ impl<'a> Bundle<'a> {
 
 impl Bundle<'static> {
     /// Parses a bundle embedded in the binary, borrowing everything.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{Bundle, BundleBuilder, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # let built = BundleBuilder::new().add("blur.comp", container).build()?;
+    /// # let bytes: &'static [u8] = Box::leak(built.into_boxed_slice());
+    /// // bytes: &'static [u8], for example include_bytes!("shaders.smvb")
+    /// let bundle = Bundle::parse_static(bytes)?;
+    /// assert_eq!(bundle.decode("blur.comp")?, spirv);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn parse_static(bytes: &'static [u8]) -> Result<Self, ContainerError> {
         let (dictionary_span, index) = parse_header_and_index(bytes)?;
         let dictionary = dictionary_span.map(|(start, end)| Dictionary::new(&bytes[start..end])).transpose()?;
@@ -132,6 +241,17 @@ impl Bundle<'static> {
     }
 
     /// Takes ownership of bundle bytes, for example read from an asset file.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{Bundle, BundleBuilder, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # let bytes = BundleBuilder::new().add("blur.comp", container.clone()).add("sky.comp", container.clone()).build()?;
+    /// let owned: Bundle<'static> = Bundle::from_vec(bytes)?;
+    /// assert_eq!(owned.decode("sky.comp")?, spirv);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn from_vec(bytes: Vec<u8>) -> Result<Self, ContainerError> {
         let (dictionary_span, index) = parse_header_and_index(&bytes)?;
         let dictionary = dictionary_span.map(|(start, end)| Dictionary::new(bytes[start..end].to_vec())).transpose()?;
@@ -139,6 +259,14 @@ impl Bundle<'static> {
     }
 
     /// Reads and parses a bundle file.
+    ///
+    /// ```no_run
+    /// use smolv_runtime::container::Bundle;
+    /// let bundle = Bundle::open("assets/shaders.smvb")?;
+    /// let post = bundle.decode("post.frag")?;
+    /// # let _ = post;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn open(path: impl AsRef<Path>) -> Result<Self, ContainerError> {
         let path = path.as_ref();
         let bytes = std::fs::read(path).map_err(|source| ContainerError::Io { path: path.to_owned(), source })?;
@@ -228,23 +356,71 @@ pub struct BundleBuilder {
 
 impl BundleBuilder {
     /// An empty bundle.
+    ///
+    /// ```
+    /// use smolv_runtime::container::{Bundle, BundleBuilder};
+    /// let empty = BundleBuilder::new().build()?;
+    /// assert!(Bundle::parse(&empty)?.is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn new() -> Self {
         Self::default()
     }
 
     /// The dictionary the containers were compressed with.
+    ///
+    /// ```
+    /// use smolv_runtime::container::{Bundle, BundleBuilder, ContainerBuilder, Dictionary};
+    /// use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let samples: Vec<Vec<u8>> = (0..64)
+    /// #     .map(|i| format!("#version 450\nlayout(location = {i}) out vec4 c{i};\nvoid main() {{ c{i} = vec4({i}.0); }}\n").repeat(4).into_bytes())
+    /// #     .collect();
+    /// # let trained = zstd::dict::from_samples(&samples, 1024)?;
+    /// let dictionary = Dictionary::new(trained)?;
+    /// let reflection = Reflection::new(ShaderStage::Compute, "main");
+    /// let container = ContainerBuilder::new(&spirv, &reflection).dictionary(&dictionary).build()?;
+    /// let bytes = BundleBuilder::new().dictionary(dictionary).add("blur.comp", container).build()?;
+    /// assert_eq!(Bundle::parse(&bytes)?.decode("blur.comp")?, spirv); // the bundle carries its dictionary
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn dictionary(mut self, dictionary: Dictionary) -> Self {
         self.dictionary = Some(dictionary);
         self
     }
 
     /// Adds a container under `name`; a later entry of the same name replaces it.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{Bundle, BundleBuilder, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # let bytes = BundleBuilder::new().add("blur.comp", container.clone()).add("sky.comp", container.clone()).build()?;
+    /// let replaced = BundleBuilder::new().add("a.comp", container.clone()).add("a.comp", container).build()?;
+    /// assert_eq!(Bundle::parse(&replaced)?.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn add(mut self, name: impl Into<String>, container: Vec<u8>) -> Self {
         self.push(name, container);
         self
     }
 
     /// Adds a container under `name`, by reference.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{Bundle, BundleBuilder, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # let bytes = BundleBuilder::new().add("blur.comp", container.clone()).add("sky.comp", container.clone()).build()?;
+    /// let mut builder = BundleBuilder::new();
+    /// for name in ["a.comp", "b.comp", "c.comp"] {
+    ///     builder.push(name, container.clone());
+    /// }
+    /// assert_eq!(Bundle::parse(&builder.build()?)?.len(), 3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn push(&mut self, name: impl Into<String>, container: Vec<u8>) {
         let name = name.into();
         self.entries.retain(|(n, _)| *n != name);
@@ -259,6 +435,17 @@ impl BundleBuilder {
     /// 65,535 bytes, or a container, the dictionary or a container's offset
     /// passes 4 GiB: the format's fields are 16 and 32 bits, and the bundle
     /// is refused rather than written with a truncated field.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{Bundle, BundleBuilder, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # let bytes = BundleBuilder::new().add("blur.comp", container.clone()).add("sky.comp", container.clone()).build()?;
+    /// let bundle = Bundle::parse(&bytes)?;
+    /// assert_eq!(bundle.names().count(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn build(mut self) -> Result<Vec<u8>, ContainerError> {
         self.entries.sort_by(|a, b| a.0.cmp(&b.0));
         let dictionary = self.dictionary.as_ref().map(Dictionary::as_bytes).unwrap_or_default();

@@ -4,6 +4,13 @@ use crate::codec::DecodeError;
 use crate::reflect::ReflectionError;
 
 /// Why a container or bundle could not be read or decoded.
+///
+/// ```
+/// use smolv_runtime::container::{Container, ContainerError};
+/// let error = Container::parse(b"SMVC").unwrap_err();
+/// assert!(matches!(error, ContainerError::TooShort { .. }));
+/// println!("{error}"); // names the problem and what to do
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ContainerError {

@@ -10,6 +10,18 @@ pub(crate) const HEADER_LEN: usize = 56;
 const WHAT: &str = "shader container";
 
 /// How a container's payload is stored.
+///
+/// ```
+/// use smolv_runtime::container::{Codec, Container, ContainerBuilder};
+/// use smolv_runtime::reflect::{Reflection, ShaderStage};
+/// # let spirv = smolv_runtime::doc_example_module();
+/// let reflection = Reflection::new(ShaderStage::Compute, "main");
+/// for codec in [Codec::Spirv, Codec::Smolv, Codec::SmolvZstd] {
+///     let bytes = ContainerBuilder::new(&spirv, &reflection).codec(codec).build()?;
+///     assert_eq!(Container::parse(&bytes)?.codec(), codec);
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Codec {
@@ -47,11 +59,26 @@ impl Codec {
 
 /// blake3 hash of a shader's decoded SPIR-V bytes (little-endian words):
 /// a stable key for pipeline caches, and an integrity check.
+///
+/// ```
+/// use smolv_runtime::container::ContentHash;
+/// # let spirv = smolv_runtime::doc_example_module();
+/// let hash = ContentHash::of_spirv(&spirv);
+/// println!("pipeline cache key {:016x} for {hash}", hash.short());
+/// assert_eq!(hash, ContentHash::of_spirv(&spirv.clone()));
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ContentHash(pub [u8; 32]);
 
 impl ContentHash {
     /// Hashes SPIR-V words.
+    ///
+    /// ```
+    /// use smolv_runtime::container::ContentHash;
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// let bytes: Vec<u8> = spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
+    /// assert_eq!(ContentHash::of_spirv(&spirv).0, *blake3::hash(&bytes).as_bytes());
+    /// ```
     pub fn of_spirv(words: &[u32]) -> Self {
         let mut hasher = blake3::Hasher::new();
         if cfg!(target_endian = "little") {
@@ -70,6 +97,12 @@ impl ContentHash {
     }
 
     /// The first eight bytes as a number, for compact keys.
+    ///
+    /// ```
+    /// use smolv_runtime::container::ContentHash;
+    /// let hash = ContentHash([7; 32]);
+    /// assert_eq!(hash.short(), u64::from_le_bytes([7; 8]));
+    /// ```
     pub fn short(&self) -> u64 {
         u64::from_le_bytes([self.0[0], self.0[1], self.0[2], self.0[3], self.0[4], self.0[5], self.0[6], self.0[7]])
     }
@@ -88,6 +121,18 @@ impl core::fmt::Display for ContentHash {
 }
 
 /// A parsed view of one shader container; nothing is copied or decoded.
+///
+/// ```
+/// # use smolv_runtime::container::{Codec, Container, ContainerBuilder};
+/// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+/// # let spirv = smolv_runtime::doc_example_module();
+/// # let reflection = Reflection::new(ShaderStage::Compute, "main");
+/// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+/// let container = Container::parse(&bytes)?;
+/// println!("{:?}, {} bytes of SPIR-V, hash {}", container.codec(), container.decoded_len(), container.content_hash());
+/// assert_eq!(container.decode()?, spirv);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Container<'a> {
     codec: Codec,
@@ -101,6 +146,17 @@ pub struct Container<'a> {
 impl<'a> Container<'a> {
     /// Checks the header and splits the container into its parts. The total
     /// length must match the header exactly.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{Codec, Container, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
+    /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+    /// assert!(Container::parse(&bytes).is_ok());
+    /// assert!(Container::parse(&bytes[..bytes.len() - 1]).is_err(), "the length must match the header");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn parse(bytes: &'a [u8]) -> Result<Self, ContainerError> {
         if bytes.get(..4).is_some_and(|magic| magic != CONTAINER_MAGIC) || bytes.is_empty() {
             return Err(ContainerError::BadMagic { what: WHAT, expected: "SMVC" });
@@ -149,36 +205,110 @@ impl<'a> Container<'a> {
     }
 
     /// How the payload is stored.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{Codec, Container, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
+    /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+    /// assert_eq!(Container::parse(&bytes)?.codec(), Codec::SmolvZstd, "the builder's default");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn codec(&self) -> Codec {
         self.codec
     }
 
     /// Size of the decoded SPIR-V in bytes.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{Codec, Container, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
+    /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+    /// assert_eq!(Container::parse(&bytes)?.decoded_len(), spirv.len() * 4);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn decoded_len(&self) -> usize {
         self.decoded_len
     }
 
     /// The zstd dictionary the payload needs, or 0.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{Codec, Container, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
+    /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+    /// assert_eq!(Container::parse(&bytes)?.dictionary_id(), 0, "no dictionary");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn dictionary_id(&self) -> u32 {
         self.dictionary_id
     }
 
     /// blake3 hash of the decoded SPIR-V.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::ContentHash;
+    /// # use smolv_runtime::container::{Codec, Container, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
+    /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+    /// assert_eq!(Container::parse(&bytes)?.content_hash(), ContentHash::of_spirv(&spirv));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn content_hash(&self) -> ContentHash {
         self.hash
     }
 
     /// The stored payload bytes.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{Codec, Container, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
+    /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+    /// let container = Container::parse(&bytes)?;
+    /// let smolv = zstd::bulk::decompress(container.payload(), 1 << 20)?;
+    /// assert_eq!(smolv_runtime::decode(&smolv, &Default::default())?, spirv);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn payload(&self) -> &'a [u8] {
         self.payload
     }
 
     /// The serialized reflection.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{Codec, Container, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
+    /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+    /// let container = Container::parse(&bytes)?;
+    /// assert_eq!(Reflection::from_bytes(container.reflection_bytes())?, reflection);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn reflection_bytes(&self) -> &'a [u8] {
         self.reflection
     }
 
     /// Parses the reflection (allocates the names and lists).
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{Codec, Container, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
+    /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+    /// assert_eq!(Container::parse(&bytes)?.reflection()?.stage, ShaderStage::Compute);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn reflection(&self) -> Result<Reflection, ContainerError> {
         Ok(Reflection::from_bytes(self.reflection)?)
     }

@@ -15,6 +15,26 @@ use super::settings::DecodeSettings;
 /// A zstd dictionary shared by the shaders of a bundle or a crate.
 ///
 /// Cheap to clone when it borrows static data (the embedded case).
+///
+/// ```
+/// use smolv_runtime::container::{Container, ContainerBuilder, DecodeSettings, Dictionary};
+/// use smolv_runtime::reflect::{Reflection, ShaderStage};
+/// # let spirv = smolv_runtime::doc_example_module();
+/// # let samples: Vec<Vec<u8>> = (0..64)
+/// #     .map(|i| format!("#version 450\nlayout(location = {i}) out vec4 c{i};\nvoid main() {{ c{i} = vec4({i}.0); }}\n").repeat(4).into_bytes())
+/// #     .collect();
+/// # let trained = zstd::dict::from_samples(&samples, 1024)?;
+/// // trained = zstd::dict::from_samples(&samples, 1024)?, or `zstd --train`
+/// let dictionary = Dictionary::new(trained)?;
+/// let reflection = Reflection::new(ShaderStage::Compute, "main");
+/// let bytes = ContainerBuilder::new(&spirv, &reflection).dictionary(&dictionary).build()?;
+/// let container = Container::parse(&bytes)?;
+/// assert_eq!(container.dictionary_id(), dictionary.id());
+/// let mut words = Vec::new();
+/// container.decode_with(Some(&dictionary), &DecodeSettings::default(), &mut words)?;
+/// assert_eq!(words, spirv);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Dictionary {
     id: u32,
@@ -24,6 +44,13 @@ pub struct Dictionary {
 impl Dictionary {
     /// Wraps dictionary bytes as trained by `zstd --train` or
     /// `zstd::dict::from_samples`; the id is read from its header.
+    ///
+    /// ```no_run
+    /// use smolv_runtime::container::Dictionary;
+    /// let dictionary = Dictionary::new(std::fs::read("assets/shaders.zdict")?)?;
+    /// println!("dictionary {}", dictionary.id());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn new(bytes: impl Into<Cow<'static, [u8]>>) -> Result<Self, ContainerError> {
         let bytes = bytes.into();
         let id = zstd_safe::get_dict_id_from_dict(&bytes)
@@ -32,11 +59,33 @@ impl Dictionary {
     }
 
     /// The dictionary id that containers compressed with it record.
+    ///
+    /// ```
+    /// use smolv_runtime::container::Dictionary;
+    /// # let samples: Vec<Vec<u8>> = (0..64)
+    /// #     .map(|i| format!("#version 450\nlayout(location = {i}) out vec4 c{i};\nvoid main() {{ c{i} = vec4({i}.0); }}\n").repeat(4).into_bytes())
+    /// #     .collect();
+    /// # let trained = zstd::dict::from_samples(&samples, 1024)?;
+    /// let id = u32::from_le_bytes(trained[4..8].try_into()?); // after the magic
+    /// assert_eq!(Dictionary::new(trained)?.id(), id);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn id(&self) -> u32 {
         self.id
     }
 
     /// The raw dictionary.
+    ///
+    /// ```
+    /// use smolv_runtime::container::Dictionary;
+    /// # let samples: Vec<Vec<u8>> = (0..64)
+    /// #     .map(|i| format!("#version 450\nlayout(location = {i}) out vec4 c{i};\nvoid main() {{ c{i} = vec4({i}.0); }}\n").repeat(4).into_bytes())
+    /// #     .collect();
+    /// # let trained = zstd::dict::from_samples(&samples, 1024)?;
+    /// let dictionary = Dictionary::new(trained.clone())?;
+    /// assert_eq!(dictionary.as_bytes(), &trained[..]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn as_bytes(&self) -> &[u8] {
         &self.bytes
     }
@@ -68,6 +117,16 @@ impl Container<'_> {
     /// Decodes to SPIR-V words with default settings. Containers that need
     /// a dictionary must be decoded through their bundle or with
     /// [`Container::decode_with`].
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{Codec, Container, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
+    /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+    /// assert_eq!(Container::parse(&bytes)?.decode()?, spirv);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn decode(&self) -> Result<Vec<u32>, ContainerError> {
         let mut out = Vec::new();
         self.decode_with(None, &DecodeSettings::default(), &mut out)?;
@@ -76,6 +135,20 @@ impl Container<'_> {
 
     /// Decodes into `out`, replacing its contents and reusing its
     /// allocation; with `dictionary` for [`Codec::SmolvZstdDictionary`].
+    ///
+    /// ```
+    /// # use smolv_runtime::container::DecodeSettings;
+    /// # use smolv_runtime::container::{Codec, Container, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
+    /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+    /// let mut words = Vec::new(); // reused from shader to shader
+    /// let container = Container::parse(&bytes)?;
+    /// container.decode_with(None, &DecodeSettings::default(), &mut words)?;
+    /// assert_eq!(words, spirv);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn decode_with(
         &self,
         dictionary: Option<&Dictionary>,
@@ -193,6 +266,21 @@ impl Container<'_> {
 /// assert_eq!(Container::parse(&bytes)?.decode()?, spirv);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// ```
+/// # use smolv_runtime::container::{Codec, Container, ContainerBuilder};
+/// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+/// # let spirv = smolv_runtime::doc_example_module();
+/// # let reflection = Reflection::new(ShaderStage::Compute, "main");
+/// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+/// let stripped = ContainerBuilder::new(&spirv, &reflection)
+///     .codec(Codec::SmolvZstd)
+///     .encode_options(smolv_runtime::EncodeOptions::new().strip_debug(true))
+///     .zstd_level(22)
+///     .build()?;
+/// assert!(Container::parse(&stripped)?.decoded_len() < spirv.len() * 4);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct ContainerBuilder<'a> {
     spirv: &'a [u32],
@@ -205,6 +293,16 @@ pub struct ContainerBuilder<'a> {
 
 impl<'a> ContainerBuilder<'a> {
     /// A builder for `spirv` (SMOL-V + zstd level 19 by default).
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{Codec, Container, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
+    /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+    /// assert_eq!(Container::parse(&bytes)?.decode()?, spirv);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn new(spirv: &'a [u32], reflection: &'a Reflection) -> Self {
         Self {
             spirv,
@@ -218,6 +316,17 @@ impl<'a> ContainerBuilder<'a> {
 
     /// How to store the payload. [`Codec::SmolvZstdDictionary`] also needs
     /// [`ContainerBuilder::dictionary`].
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{Codec, Container, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
+    /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+    /// let raw = ContainerBuilder::new(&spirv, &reflection).codec(Codec::Spirv).build()?;
+    /// assert_eq!(Container::parse(&raw)?.payload().len(), spirv.len() * 4);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn codec(mut self, codec: Codec) -> Self {
         self.codec = codec;
         self
@@ -225,18 +334,58 @@ impl<'a> ContainerBuilder<'a> {
 
     /// SMOL-V settings (for example `strip_debug`). The container records
     /// the hash of the SPIR-V that actually decodes, stripped or not.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{Codec, Container, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
+    /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+    /// let options = smolv_runtime::EncodeOptions::new().strip_debug(true);
+    /// let stripped = ContainerBuilder::new(&spirv, &reflection).encode_options(options).build()?;
+    /// assert!(Container::parse(&stripped)?.decode()?.len() < spirv.len());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn encode_options(mut self, options: EncodeOptions) -> Self {
         self.encode_options = options;
         self
     }
 
     /// zstd compression level (1–22).
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{Codec, Container, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
+    /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+    /// let fast = ContainerBuilder::new(&spirv, &reflection).zstd_level(1).build()?;
+    /// assert_eq!(Container::parse(&fast)?.decode()?, spirv);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn zstd_level(mut self, level: i32) -> Self {
         self.zstd_level = level;
         self
     }
 
     /// The shared dictionary to compress with.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::Dictionary;
+    /// # use smolv_runtime::container::{Codec, Container, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
+    /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+    /// # let samples: Vec<Vec<u8>> = (0..64)
+    /// #     .map(|i| format!("#version 450\nlayout(location = {i}) out vec4 c{i};\nvoid main() {{ c{i} = vec4({i}.0); }}\n").repeat(4).into_bytes())
+    /// #     .collect();
+    /// # let trained = zstd::dict::from_samples(&samples, 1024)?;
+    /// let dictionary = Dictionary::new(trained)?;
+    /// let bytes = ContainerBuilder::new(&spirv, &reflection).dictionary(&dictionary).build()?;
+    /// assert_eq!(Container::parse(&bytes)?.codec(), Codec::SmolvZstdDictionary);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn dictionary(mut self, dictionary: &'a Dictionary) -> Self {
         self.dictionary = Some(dictionary);
         self.codec = Codec::SmolvZstdDictionary;
@@ -244,6 +393,17 @@ impl<'a> ContainerBuilder<'a> {
     }
 
     /// Encodes and compresses.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{Codec, Container, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
+    /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+    /// let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+    /// std::fs::write(std::env::temp_dir().join("fill.comp.smvc"), &bytes)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn build(&self) -> Result<Vec<u8>, ContainerError> {
         let smolv = encode(self.spirv, &self.encode_options)
             .map_err(|e| ContainerError::Build(format!("SMOL-V encoding failed: {e}")))?;
@@ -271,6 +431,17 @@ impl<'a> ContainerBuilder<'a> {
 /// `smolv-build` does after choosing a shared dictionary). `decoded` is the
 /// SPIR-V the payload decodes to; its hash goes in the header. A size or
 /// name too large for the format is an error, never a truncated field.
+///
+/// ```
+/// use smolv_runtime::container::{assemble, compress, Codec, Container};
+/// use smolv_runtime::reflect::{Reflection, ShaderStage};
+/// # let spirv = smolv_runtime::doc_example_module();
+/// let smolv = smolv_runtime::encode(&spirv[..], &Default::default())?;
+/// let payload = compress(&smolv, 19, None)?; // compressed elsewhere, for example in parallel
+/// let bytes = assemble(Codec::SmolvZstd, &spirv, 0, &Reflection::new(ShaderStage::Compute, "main"), &payload)?;
+/// assert_eq!(Container::parse(&bytes)?.decode()?, spirv);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn assemble(
     codec: Codec,
     decoded: &[u32],
@@ -284,6 +455,15 @@ pub fn assemble(
 
 /// zstd-compresses `data` as containers store it: no frame checksum and no
 /// dictionary id (the container carries both kinds of check already).
+///
+/// ```
+/// use smolv_runtime::container::compress;
+/// # let spirv = smolv_runtime::doc_example_module();
+/// let smolv = smolv_runtime::encode(&spirv[..], &Default::default())?;
+/// let payload = compress(&smolv, 19, None)?;
+/// assert_eq!(zstd::bulk::decompress(&payload, smolv.len())?, smolv);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn compress(data: &[u8], level: i32, dictionary: Option<&Dictionary>) -> Result<Vec<u8>, ContainerError> {
     let failed = |e: std::io::Error| ContainerError::Build(format!("zstd compression failed: {e}"));
     let mut compressor = match dictionary {

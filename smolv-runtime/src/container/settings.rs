@@ -1,6 +1,17 @@
 //! How shaders are decoded: the checks and limits every decoder applies.
 
 /// Settings for decoding a container.
+///
+/// ```
+/// use smolv_runtime::container::{Container, ContainerBuilder, DecodeSettings};
+/// use smolv_runtime::reflect::{Reflection, ShaderStage};
+/// # let spirv = smolv_runtime::doc_example_module();
+/// let bytes = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+/// let strict = DecodeSettings { max_decoded_len: 16, ..DecodeSettings::default() };
+/// let mut words = Vec::new();
+/// assert!(Container::parse(&bytes)?.decode_with(None, &strict, &mut words).is_err(), "larger than allowed");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DecodeSettings {
     /// Check the decoded SPIR-V against the hash recorded at build time:

@@ -13,6 +13,11 @@ use super::types::{
 const VERSION: u8 = 1;
 
 /// Why stored reflection data could not be read.
+///
+/// ```
+/// use smolv_runtime::reflect::{Reflection, ReflectionError};
+/// assert!(matches!(Reflection::from_spirv(&[1, 2, 3]), Err(ReflectionError::NotSpirv)));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ReflectionError {
@@ -70,6 +75,14 @@ impl Reflection {
     /// [`ReflectionError::TooLong`] for a name longer than 65,535 bytes or a
     /// list of more than `u32::MAX` records: the form stores their lengths in
     /// 16 and 32 bits, and is not written with a length that was cut.
+    ///
+    /// ```
+    /// use smolv_runtime::reflect::Reflection;
+    /// let reflection = Reflection::from_spirv(&smolv_runtime::doc_example_module())?;
+    /// let bytes = reflection.to_bytes()?;
+    /// assert_eq!(Reflection::from_bytes(&bytes)?, reflection);
+    /// # Ok::<(), smolv_runtime::reflect::ReflectionError>(())
+    /// ```
     pub fn to_bytes(&self) -> Result<Vec<u8>, ReflectionError> {
         let mut w = Writer(Vec::with_capacity(64));
         w.u8(VERSION);
@@ -117,6 +130,13 @@ impl Reflection {
 
     /// Parses the compact binary form. Counts are checked against the bytes
     /// left before anything is allocated.
+    ///
+    /// ```
+    /// use smolv_runtime::reflect::Reflection;
+    /// let bytes = Reflection::from_spirv(&smolv_runtime::doc_example_module())?.to_bytes()?;
+    /// assert!(Reflection::from_bytes(&bytes[..bytes.len() - 1]).is_err(), "truncated data is an error");
+    /// # Ok::<(), smolv_runtime::reflect::ReflectionError>(())
+    /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, ReflectionError> {
         let mut r = Reader { bytes, pos: 0 };
         let version = r.u8()?;

@@ -14,6 +14,14 @@ const _: () =
     assert!(ShaderStage::ALL.len() <= 256 && DescriptorKind::ALL.len() <= 256 && SpecConstantType::ALL.len() <= 256);
 
 /// A pipeline stage, as a SPIR-V execution model.
+///
+/// ```
+/// use smolv_runtime::reflect::{Reflection, ShaderStage};
+/// let reflection = Reflection::from_spirv(&smolv_runtime::doc_example_module())?;
+/// assert_eq!(reflection.stage, ShaderStage::Compute);
+/// assert_eq!(reflection.stage.name(), "compute");
+/// # Ok::<(), smolv_runtime::reflect::ReflectionError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
 #[non_exhaustive]
@@ -69,6 +77,12 @@ impl ShaderStage {
 
     /// The stage of a SPIR-V `OpEntryPoint` execution model, if it is a
     /// Vulkan shader stage.
+    ///
+    /// ```
+    /// use smolv_runtime::reflect::ShaderStage;
+    /// assert_eq!(ShaderStage::from_execution_model(4), Some(ShaderStage::Fragment)); // Fragment
+    /// assert_eq!(ShaderStage::from_execution_model(6), None); // Kernel: OpenCL, not Vulkan
+    /// ```
     pub fn from_execution_model(model: u32) -> Option<Self> {
         Some(match model {
             0 => Self::Vertex,
@@ -90,6 +104,12 @@ impl ShaderStage {
     }
 
     /// The stage's `VkShaderStageFlagBits` value.
+    ///
+    /// ```
+    /// use smolv_runtime::reflect::ShaderStage;
+    /// assert_eq!(ShaderStage::Vertex.vk_stage_flag(), 0x1); // VK_SHADER_STAGE_VERTEX_BIT
+    /// assert_eq!(ShaderStage::Compute.vk_stage_flag(), 0x20); // VK_SHADER_STAGE_COMPUTE_BIT
+    /// ```
     pub fn vk_stage_flag(self) -> u32 {
         match self {
             Self::Vertex => 0x1,
@@ -111,6 +131,12 @@ impl ShaderStage {
 
     /// Short lower-case name, as in `#pragma shader_stage(...)`: `vertex`,
     /// `fragment`, `compute`, `rgen`, ...
+    ///
+    /// ```
+    /// use smolv_runtime::reflect::ShaderStage;
+    /// assert_eq!(ShaderStage::Fragment.name(), "fragment");
+    /// assert!(ShaderStage::ALL.iter().all(|stage| !stage.name().is_empty()));
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Self::Vertex => "vertex",
@@ -140,6 +166,15 @@ impl ShaderStage {
 }
 
 /// The kind of resource a descriptor binding holds.
+///
+/// ```
+/// use smolv_runtime::reflect::{DescriptorKind, Reflection};
+/// # let spirv = smolv_runtime::doc_example_module();
+/// let reflection = Reflection::from_spirv(&spirv)?;
+/// let buffers = reflection.bindings.iter().filter(|b| b.kind == DescriptorKind::StorageBuffer).count();
+/// assert_eq!(buffers, 0, "the example module binds nothing");
+/// # Ok::<(), smolv_runtime::reflect::ReflectionError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
 #[non_exhaustive]
@@ -181,6 +216,11 @@ impl DescriptorKind {
     ];
 
     /// The matching `VkDescriptorType` value.
+    ///
+    /// ```
+    /// use smolv_runtime::reflect::DescriptorKind;
+    /// assert_eq!(DescriptorKind::UniformBuffer.vk_descriptor_type(), 6); // VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+    /// ```
     pub fn vk_descriptor_type(self) -> i32 {
         match self {
             Self::Sampler => 0,
@@ -206,6 +246,19 @@ impl DescriptorKind {
 }
 
 /// One descriptor binding used by the shader.
+///
+/// ```
+/// use smolv_runtime::reflect::{DescriptorBinding, DescriptorKind};
+/// let camera = DescriptorBinding {
+///     set: 0,
+///     binding: 1,
+///     kind: DescriptorKind::UniformBuffer,
+///     count: 1,
+///     stages: 0x1 | 0x10, // vertex and fragment
+///     name: "Camera".into(),
+/// };
+/// assert_eq!(camera.kind.vk_descriptor_type(), 6);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct DescriptorBinding {
@@ -224,6 +277,14 @@ pub struct DescriptorBinding {
 }
 
 /// A push-constant block.
+///
+/// ```
+/// use smolv_runtime::reflect::{PushConstantRange, Reflection};
+/// let reflection = Reflection::from_spirv(&smolv_runtime::doc_example_module())?;
+/// let bytes: u32 = reflection.push_constants.iter().map(|range: &PushConstantRange| range.size).sum();
+/// assert_eq!(bytes, 0);
+/// # Ok::<(), smolv_runtime::reflect::ReflectionError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct PushConstantRange {
@@ -236,6 +297,12 @@ pub struct PushConstantRange {
 }
 
 /// The scalar type of a specialization constant.
+///
+/// ```
+/// use smolv_runtime::reflect::SpecConstantType;
+/// assert_eq!(SpecConstantType::Bool.size(), 4); // a VkBool32
+/// assert_eq!(SpecConstantType::F64.size(), 8);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
 #[non_exhaustive]
@@ -263,6 +330,11 @@ impl SpecConstantType {
         [Self::Bool, Self::I32, Self::U32, Self::F32, Self::I64, Self::U64, Self::F64, Self::Other];
 
     /// Bytes the value takes in `VkSpecializationInfo` data.
+    ///
+    /// ```
+    /// use smolv_runtime::reflect::SpecConstantType;
+    /// assert_eq!(SpecConstantType::U32.size() + SpecConstantType::I64.size(), 12);
+    /// ```
     pub fn size(self) -> usize {
         match self {
             Self::I64 | Self::U64 | Self::F64 => 8,
@@ -280,6 +352,14 @@ impl SpecConstantType {
 }
 
 /// A specialization constant (`layout(constant_id = ...)`).
+///
+/// ```
+/// use smolv_runtime::reflect::{SpecConstant, SpecConstantType};
+/// let quality = SpecConstant { id: 0, ty: SpecConstantType::U32, default: 2, name: "QUALITY".into() };
+/// // Where it goes in VkSpecializationInfo data.
+/// let entry = (quality.id, 0usize, quality.ty.size());
+/// assert_eq!(entry, (0, 0, 4));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct SpecConstant {
@@ -294,6 +374,12 @@ pub struct SpecConstant {
 }
 
 /// A vertex input or fragment output.
+///
+/// ```
+/// use smolv_runtime::reflect::InterfaceVariable;
+/// let position = InterfaceVariable { location: 0, format: 106, name: "position".into() }; // R32G32B32_SFLOAT
+/// assert_eq!(position.format, 106);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct InterfaceVariable {
@@ -307,6 +393,15 @@ pub struct InterfaceVariable {
 }
 
 /// Everything reflected from one shader module.
+///
+/// ```
+/// use smolv_runtime::reflect::Reflection;
+/// let reflection = Reflection::from_spirv(&smolv_runtime::doc_example_module())?;
+/// println!("{} {:?}: {} bindings", reflection.entry_point, reflection.stage, reflection.bindings.len());
+/// // The compact form containers store.
+/// assert_eq!(Reflection::from_bytes(&reflection.to_bytes()?)?, reflection);
+/// # Ok::<(), smolv_runtime::reflect::ReflectionError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Reflection {
@@ -330,6 +425,12 @@ pub struct Reflection {
 
 impl Reflection {
     /// A reflection with nothing but a stage and an entry point.
+    ///
+    /// ```
+    /// use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// let empty = Reflection::new(ShaderStage::Vertex, "main");
+    /// assert!(empty.bindings.is_empty() && empty.workgroup_size.is_none());
+    /// ```
     pub fn new(stage: ShaderStage, entry_point: impl Into<String>) -> Self {
         Self {
             stage,

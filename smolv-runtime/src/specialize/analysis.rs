@@ -40,10 +40,30 @@ pub(crate) struct Function {
 }
 
 /// Entry point to the specializer.
+///
+/// ```
+/// use smolv_runtime::specialize::{Specializer, Value};
+/// # let ubershader = smolv_runtime::specialize::doc_ubershader();
+/// let analysis = Specializer::analyze(&ubershader)?;
+/// let fast_path = analysis.specialize(&[(0, Value::Bool(false))])?;
+/// assert!(fast_path.len() < ubershader.len());
+/// # Ok::<(), smolv_runtime::specialize::SpecializeError>(())
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Specializer;
 
 /// A module analyzed once, ready to be specialized many times.
+///
+/// ```
+/// use smolv_runtime::specialize::{Specializer, Value};
+/// # let ubershader = smolv_runtime::specialize::doc_ubershader();
+/// let analysis = Specializer::analyze(&ubershader)?; // parsed once
+/// for value in [true, false] {
+///     let specialized = analysis.specialize(&[(0, Value::Bool(value))])?; // one pass each
+///     assert!(specialized.len() < ubershader.len(), "the branch is resolved");
+/// }
+/// # Ok::<(), smolv_runtime::specialize::SpecializeError>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Analysis {
     pub(crate) words: Vec<u32>,
@@ -82,6 +102,13 @@ fn is_terminator(opcode: u32) -> bool {
 impl Specializer {
     /// Parses `spirv` (native-order words) and records what specializing
     /// needs: definitions, blocks and specialization constants.
+    ///
+    /// ```
+    /// use smolv_runtime::specialize::{SpecializeError, Specializer};
+    /// # let ubershader = smolv_runtime::specialize::doc_ubershader();
+    /// assert!(Specializer::analyze(&ubershader).is_ok());
+    /// assert!(matches!(Specializer::analyze(&[1, 2, 3]), Err(SpecializeError::NotSpirv(_))));
+    /// ```
     pub fn analyze(spirv: &[u32]) -> Result<Analysis, SpecializeError> {
         let words: Vec<u32> = match spirv.first() {
             Some(&0x0723_0203) => spirv.to_vec(),
@@ -238,12 +265,29 @@ impl Analysis {
     }
 
     /// The spec ids of the module's scalar specialization constants, sorted.
+    ///
+    /// ```
+    /// use smolv_runtime::specialize::Specializer;
+    /// # let ubershader = smolv_runtime::specialize::doc_ubershader();
+    /// assert_eq!(Specializer::analyze(&ubershader)?.spec_ids(), [0]);
+    /// # Ok::<(), smolv_runtime::specialize::SpecializeError>(())
+    /// ```
     pub fn spec_ids(&self) -> Vec<u32> {
         self.spec.iter().map(|&(spec_id, _)| spec_id).collect()
     }
 
     /// The module, specialized: constants given in `values` take those
     /// values, the rest keep their defaults.
+    ///
+    /// ```
+    /// use smolv_runtime::specialize::{SpecializeError, Specializer, Value};
+    /// # let ubershader = smolv_runtime::specialize::doc_ubershader();
+    /// let analysis = Specializer::analyze(&ubershader)?;
+    /// let specialized = analysis.specialize(&[(0, false.into())])?;
+    /// assert_eq!(Specializer::analyze(&specialized)?.spec_ids(), Vec::<u32>::new(), "folded away");
+    /// assert_eq!(analysis.specialize(&[(7, Value::U32(1))]), Err(SpecializeError::UnknownSpecId(7)));
+    /// # Ok::<(), smolv_runtime::specialize::SpecializeError>(())
+    /// ```
     pub fn specialize(&self, values: &[(u32, Value)]) -> Result<Vec<u32>, SpecializeError> {
         super::emit::specialize(self, values)
     }

@@ -33,6 +33,14 @@ mod fold;
 pub use analysis::{Analysis, Specializer};
 
 /// A specialization value.
+///
+/// ```
+/// use smolv_runtime::specialize::Value;
+/// assert_eq!(Value::from(true), Value::Bool(true));
+/// assert_eq!(Value::from(3u32), Value::U32(3));
+/// let half = Value::Bits(u64::from(0x3C00u16)); // a 16-bit float's bits
+/// # let _ = half;
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Value {
     /// For `bool` constants.
@@ -84,6 +92,15 @@ impl Value {
 }
 
 /// Why a module could not be analyzed or specialized.
+///
+/// ```
+/// use smolv_runtime::specialize::{SpecializeError, Specializer, Value};
+/// # let ubershader = smolv_runtime::specialize::doc_ubershader();
+/// let analysis = Specializer::analyze(&ubershader)?;
+/// let error = analysis.specialize(&[(0, Value::U32(1))]).unwrap_err();
+/// assert!(matches!(error, SpecializeError::WrongType(0, _)), "constant 0 is a bool");
+/// # Ok::<(), SpecializeError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum SpecializeError {

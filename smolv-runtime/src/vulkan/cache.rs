@@ -27,6 +27,31 @@ use ash::vk;
 use super::{VulkanError, check};
 
 /// What loading the cache file found.
+///
+/// ```no_run
+/// # use ash::vk;
+/// # use smolv_runtime::reflect::Reflection;
+/// # #[allow(unused)]
+/// # fn example(
+/// #     device: ash::Device,
+/// #     properties: &vk::PhysicalDeviceProperties,
+/// #     vertex_spirv: &[u32],
+/// #     fragment_spirv: &[u32],
+/// #     cmd: vk::CommandBuffer,
+/// # ) -> Result<(), Box<dyn std::error::Error>> {
+/// use smolv_runtime::vulkan::{CacheLoad, PipelineCacheFile};
+/// // SAFETY: `device` is valid, `properties` are its physical device's, and the
+/// // cache outlives every pipeline creation that uses it.
+/// let (cache, load) = unsafe { PipelineCacheFile::open(device.clone(), properties, "pipelines.bin")? };
+/// match load {
+///     CacheLoad::Loaded { bytes } => println!("pipeline cache: {bytes} bytes"),
+///     CacheLoad::Missing => println!("pipeline cache: first run"),
+///     CacheLoad::Ignored { reason } => eprintln!("warning: {reason}"),
+/// }
+/// # let _ = cache;
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CacheLoad {
     /// The file was whole and matched this device; its driver data seeds
@@ -46,6 +71,27 @@ pub enum CacheLoad {
 }
 
 /// Why a pipeline cache file was ignored.
+///
+/// ```no_run
+/// # use ash::vk;
+/// # use smolv_runtime::reflect::Reflection;
+/// # #[allow(unused)]
+/// # fn example(
+/// #     device: ash::Device,
+/// #     properties: &vk::PhysicalDeviceProperties,
+/// #     vertex_spirv: &[u32],
+/// #     fragment_spirv: &[u32],
+/// #     cmd: vk::CommandBuffer,
+/// # ) -> Result<(), Box<dyn std::error::Error>> {
+/// use smolv_runtime::vulkan::{CacheLoad, CacheRejected, PipelineCacheFile};
+/// // SAFETY: as in `PipelineCacheFile::open`.
+/// let (_cache, load) = unsafe { PipelineCacheFile::open(device.clone(), properties, "pipelines.bin")? };
+/// if let CacheLoad::Ignored { reason: CacheRejected::NotACacheFile(path) } = load {
+///     eprintln!("{} is not a pipeline cache; it will be replaced", path.display());
+/// }
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum CacheRejected {
@@ -128,6 +174,29 @@ pub enum CacheRejected {
 /// (see [`CacheLoad::Ignored`]) and the cache starts empty. Saving writes a
 /// temporary file and renames it into place. The file format is described
 /// in this module's source.
+///
+/// ```no_run
+/// # use ash::vk;
+/// # use smolv_runtime::reflect::Reflection;
+/// # #[allow(unused)]
+/// # fn example(
+/// #     device: ash::Device,
+/// #     properties: &vk::PhysicalDeviceProperties,
+/// #     vertex_spirv: &[u32],
+/// #     fragment_spirv: &[u32],
+/// #     cmd: vk::CommandBuffer,
+/// # ) -> Result<(), Box<dyn std::error::Error>> {
+/// use smolv_runtime::vulkan::{PipelineCacheFile, PipelineManager, PipelineOptions};
+/// // SAFETY: `device` is valid, and the manager (which uses the cache) is
+/// // dropped before the cache.
+/// let (cache, _) = unsafe { PipelineCacheFile::open(device.clone(), properties, "pipelines.bin")? };
+/// let manager = unsafe { PipelineManager::new(device.clone(), cache.handle(), &properties.limits, PipelineOptions::default()) };
+/// // ... the game runs ...
+/// drop(manager);
+/// cache.save()?;
+/// # Ok(())
+/// # }
+/// ```
 pub struct PipelineCacheFile {
     device: ash::Device,
     cache: vk::PipelineCache,
@@ -246,6 +315,27 @@ impl PipelineCacheFile {
     ///   [`handle`](Self::handle) may be in progress or follow, for
     ///   example from a [`PipelineManager`](super::PipelineManager) given
     ///   this handle: drop that first.
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # use smolv_runtime::reflect::Reflection;
+    /// # #[allow(unused)]
+    /// # fn example(
+    /// #     device: ash::Device,
+    /// #     properties: &vk::PhysicalDeviceProperties,
+    /// #     vertex_spirv: &[u32],
+    /// #     fragment_spirv: &[u32],
+    /// #     cmd: vk::CommandBuffer,
+    /// # ) -> Result<(), Box<dyn std::error::Error>> {
+    /// use smolv_runtime::vulkan::PipelineCacheFile;
+    /// // SAFETY: `device` is valid, `properties` are its physical device's, and no
+    /// // pipeline creation uses the cache after it is dropped.
+    /// let (cache, load) = unsafe { PipelineCacheFile::open(device.clone(), properties, "pipelines.bin")? };
+    /// println!("{load:?}");
+    /// # let _ = cache;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub unsafe fn open(
         device: ash::Device,
         properties: &vk::PhysicalDeviceProperties,
@@ -288,6 +378,26 @@ impl PipelineCacheFile {
     }
 
     /// The cache handle, for `vkCreateGraphicsPipelines` and friends.
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # use smolv_runtime::reflect::Reflection;
+    /// # #[allow(unused)]
+    /// # fn example(
+    /// #     device: ash::Device,
+    /// #     properties: &vk::PhysicalDeviceProperties,
+    /// #     vertex_spirv: &[u32],
+    /// #     fragment_spirv: &[u32],
+    /// #     cmd: vk::CommandBuffer,
+    /// # ) -> Result<(), Box<dyn std::error::Error>> {
+    /// use smolv_runtime::vulkan::PipelineCacheFile;
+    /// // SAFETY: as in `PipelineCacheFile::open`.
+    /// let (cache, _) = unsafe { PipelineCacheFile::open(device.clone(), properties, "pipelines.bin")? };
+    /// let handle: vk::PipelineCache = cache.handle(); // for the application's own vkCreate*Pipelines
+    /// # let _ = handle;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn handle(&self) -> vk::PipelineCache {
         self.cache
     }
@@ -297,6 +407,25 @@ impl PipelineCacheFile {
     ///
     /// # Errors
     /// When `vkGetPipelineCacheData` fails.
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # use smolv_runtime::reflect::Reflection;
+    /// # #[allow(unused)]
+    /// # fn example(
+    /// #     device: ash::Device,
+    /// #     properties: &vk::PhysicalDeviceProperties,
+    /// #     vertex_spirv: &[u32],
+    /// #     fragment_spirv: &[u32],
+    /// #     cmd: vk::CommandBuffer,
+    /// # ) -> Result<(), Box<dyn std::error::Error>> {
+    /// use smolv_runtime::vulkan::PipelineCacheFile;
+    /// // SAFETY: as in `PipelineCacheFile::open`.
+    /// let (cache, _) = unsafe { PipelineCacheFile::open(device.clone(), properties, "pipelines.bin")? };
+    /// println!("the driver holds {} bytes of pipeline cache", cache.data()?.len());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn data(&self) -> Result<Vec<u8>, VulkanError> {
         // SAFETY: the cache is a live handle owned by this object, on a
         // device that outlives it (the contract of `open`).
@@ -309,6 +438,26 @@ impl PipelineCacheFile {
     ///
     /// # Errors
     /// When the driver cannot return the data, or the file cannot be written.
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # use smolv_runtime::reflect::Reflection;
+    /// # #[allow(unused)]
+    /// # fn example(
+    /// #     device: ash::Device,
+    /// #     properties: &vk::PhysicalDeviceProperties,
+    /// #     vertex_spirv: &[u32],
+    /// #     fragment_spirv: &[u32],
+    /// #     cmd: vk::CommandBuffer,
+    /// # ) -> Result<(), Box<dyn std::error::Error>> {
+    /// use smolv_runtime::vulkan::PipelineCacheFile;
+    /// // SAFETY: as in `PipelineCacheFile::open`.
+    /// let (cache, _) = unsafe { PipelineCacheFile::open(device.clone(), properties, "pipelines.bin")? };
+    /// let written = cache.save()?; // at exit, or after a level loads
+    /// println!("saved {written} bytes");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn save(&self) -> Result<usize, VulkanError> {
         static TEMP: AtomicU64 = AtomicU64::new(0);
         let data = self.data()?;

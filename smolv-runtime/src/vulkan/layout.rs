@@ -9,6 +9,14 @@ use super::{VulkanError, check, lock};
 use crate::reflect::{DescriptorKind, Reflection};
 
 /// A bindless set: one large array of descriptors at a fixed set index.
+///
+/// ```
+/// use smolv_runtime::reflect::DescriptorKind;
+/// use smolv_runtime::vulkan::{BindlessSet, LayoutOptions};
+/// let textures = BindlessSet { set: 3, kind: DescriptorKind::CombinedImageSampler, max_descriptors: 4096, descriptor_indexing: true };
+/// let options = LayoutOptions { bindless: Some(textures), ..LayoutOptions::default() };
+/// # let _ = options;
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BindlessSet {
     /// The set number (default 3).
@@ -30,6 +38,13 @@ impl Default for BindlessSet {
 }
 
 /// How program layouts are built.
+///
+/// ```
+/// use smolv_runtime::vulkan::LayoutOptions;
+/// // Plain layouts, for monolithic pipelines only.
+/// let options = LayoutOptions { independent_sets: false, ..LayoutOptions::default() };
+/// assert!(options.bindless.is_none());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct LayoutOptions {
     /// Add a bindless set.
@@ -49,6 +64,29 @@ impl Default for LayoutOptions {
 
 /// The layouts of a program: one set layout per set number, the full
 /// pipeline layout, and one independent-sets layout per stage.
+///
+/// ```no_run
+/// # use ash::vk;
+/// # use smolv_runtime::reflect::Reflection;
+/// # #[allow(unused)]
+/// # fn example(
+/// #     device: ash::Device,
+/// #     properties: &vk::PhysicalDeviceProperties,
+/// #     vertex_spirv: &[u32],
+/// #     fragment_spirv: &[u32],
+/// #     cmd: vk::CommandBuffer,
+/// # ) -> Result<(), Box<dyn std::error::Error>> {
+/// use smolv_runtime::vulkan::{LayoutCache, LayoutOptions};
+/// # let (vertex, fragment) = (Reflection::from_spirv(vertex_spirv)?, Reflection::from_spirv(fragment_spirv)?);
+/// // SAFETY: `device` is valid, outlives the cache, and is idle when the cache drops.
+/// let layouts = unsafe { LayoutCache::new(device.clone(), &properties.limits) };
+/// let program = layouts.program(&[&vertex, &fragment], &LayoutOptions::default())?;
+/// let set_layout = program.set_layouts[0]; // for vkAllocateDescriptorSets
+/// let pipeline_layout = program.pipeline_layout; // for the whole program
+/// # let _ = (set_layout, pipeline_layout);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Debug)]
 pub struct ProgramLayout {
     /// Set layouts by set number; unused numbers hold an empty layout.
@@ -82,6 +120,28 @@ struct PipelineLayoutKey {
 
 /// Creates layouts and keeps them: the same bindings always give the same
 /// handle. Destroys everything it created when dropped.
+///
+/// ```no_run
+/// # use ash::vk;
+/// # use smolv_runtime::reflect::Reflection;
+/// # #[allow(unused)]
+/// # fn example(
+/// #     device: ash::Device,
+/// #     properties: &vk::PhysicalDeviceProperties,
+/// #     vertex_spirv: &[u32],
+/// #     fragment_spirv: &[u32],
+/// #     cmd: vk::CommandBuffer,
+/// # ) -> Result<(), Box<dyn std::error::Error>> {
+/// use smolv_runtime::vulkan::{LayoutCache, LayoutOptions};
+/// # let (vertex, fragment) = (Reflection::from_spirv(vertex_spirv)?, Reflection::from_spirv(fragment_spirv)?);
+/// // SAFETY: `device` is valid, outlives the cache, and is idle when the cache drops.
+/// let layouts = unsafe { LayoutCache::new(device.clone(), &properties.limits) };
+/// let first = layouts.program(&[&vertex, &fragment], &LayoutOptions::default())?;
+/// let again = layouts.program(&[&vertex, &fragment], &LayoutOptions::default())?;
+/// assert_eq!(first.pipeline_layout, again.pipeline_layout, "created once");
+/// # Ok(())
+/// # }
+/// ```
 pub struct LayoutCache {
     device: ash::Device,
     /// The device's limits: layouts that exceed them are refused.
@@ -114,11 +174,53 @@ impl LayoutCache {
     ///   them in progress, and no object created with them that still needs
     ///   them (Vulkan lets pipelines and descriptor sets outlive their
     ///   layouts, but not pending creation calls).
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # use smolv_runtime::reflect::Reflection;
+    /// # #[allow(unused)]
+    /// # fn example(
+    /// #     device: ash::Device,
+    /// #     properties: &vk::PhysicalDeviceProperties,
+    /// #     vertex_spirv: &[u32],
+    /// #     fragment_spirv: &[u32],
+    /// #     cmd: vk::CommandBuffer,
+    /// # ) -> Result<(), Box<dyn std::error::Error>> {
+    /// use smolv_runtime::vulkan::LayoutCache;
+    /// // SAFETY: `device` is valid, `limits` are its physical device's, and the
+    /// // device outlives the cache and is idle when it drops.
+    /// let layouts = unsafe { LayoutCache::new(device.clone(), &properties.limits) };
+    /// assert_eq!(layouts.len(), (0, 0));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub unsafe fn new(device: ash::Device, limits: &vk::PhysicalDeviceLimits) -> Self {
         Self { device, limits: *limits, set_layouts: Mutex::default(), pipeline_layouts: Mutex::default() }
     }
 
     /// How many distinct set and pipeline layouts exist.
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # use smolv_runtime::reflect::Reflection;
+    /// # #[allow(unused)]
+    /// # fn example(
+    /// #     device: ash::Device,
+    /// #     properties: &vk::PhysicalDeviceProperties,
+    /// #     vertex_spirv: &[u32],
+    /// #     fragment_spirv: &[u32],
+    /// #     cmd: vk::CommandBuffer,
+    /// # ) -> Result<(), Box<dyn std::error::Error>> {
+    /// use smolv_runtime::vulkan::{LayoutCache, LayoutOptions};
+    /// # let vertex = Reflection::from_spirv(vertex_spirv)?;
+    /// // SAFETY: as in `LayoutCache::new`.
+    /// let layouts = unsafe { LayoutCache::new(device.clone(), &properties.limits) };
+    /// layouts.program(&[&vertex], &LayoutOptions::default())?;
+    /// let (set_layouts, pipeline_layouts) = layouts.len();
+    /// println!("{set_layouts} set layouts, {pipeline_layouts} pipeline layouts");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn len(&self) -> (usize, usize) {
         (self.set_layouts.lock().map_or(0, |m| m.len()), self.pipeline_layouts.lock().map_or(0, |m| m.len()))
     }
@@ -206,6 +308,30 @@ impl LayoutCache {
     /// friends; a bindless set with descriptor indexing counts against the
     /// update-after-bind limits instead, which it does not check), or a
     /// failing Vulkan call.
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # use smolv_runtime::reflect::Reflection;
+    /// # #[allow(unused)]
+    /// # fn example(
+    /// #     device: ash::Device,
+    /// #     properties: &vk::PhysicalDeviceProperties,
+    /// #     vertex_spirv: &[u32],
+    /// #     fragment_spirv: &[u32],
+    /// #     cmd: vk::CommandBuffer,
+    /// # ) -> Result<(), Box<dyn std::error::Error>> {
+    /// use smolv_runtime::vulkan::{LayoutCache, LayoutOptions, VulkanError};
+    /// # let (vertex, fragment) = (Reflection::from_spirv(vertex_spirv)?, Reflection::from_spirv(fragment_spirv)?);
+    /// // SAFETY: as in `LayoutCache::new`.
+    /// let layouts = unsafe { LayoutCache::new(device.clone(), &properties.limits) };
+    /// match layouts.program(&[&vertex, &fragment], &LayoutOptions::default()) {
+    ///     Ok(program) => println!("{} sets", program.set_layouts.len()),
+    ///     Err(VulkanError::BindingConflict { set, binding, .. }) => eprintln!("the stages disagree on set {set} binding {binding}"),
+    ///     Err(other) => return Err(other.into()),
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn program(&self, shaders: &[&Reflection], options: &LayoutOptions) -> Result<ProgramLayout, VulkanError> {
         // set -> binding -> key
         let mut sets: Vec<Vec<BindingKey>> = Vec::new();

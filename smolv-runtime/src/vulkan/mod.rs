@@ -63,6 +63,31 @@ pub use pipelines::{GraphicsState, PipelineManager, PipelineOptions, PipelineSlo
 use ash::vk;
 
 /// Why a Vulkan-layer operation failed.
+///
+/// ```no_run
+/// # use ash::vk;
+/// # use smolv_runtime::reflect::Reflection;
+/// # #[allow(unused)]
+/// # fn example(
+/// #     device: ash::Device,
+/// #     properties: &vk::PhysicalDeviceProperties,
+/// #     vertex_spirv: &[u32],
+/// #     fragment_spirv: &[u32],
+/// #     cmd: vk::CommandBuffer,
+/// # ) -> Result<(), Box<dyn std::error::Error>> {
+/// use smolv_runtime::vulkan::{LayoutCache, LayoutOptions, VulkanError};
+/// # let vertex = Reflection::from_spirv(vertex_spirv)?;
+/// // SAFETY: as in `LayoutCache::new`.
+/// let layouts = unsafe { LayoutCache::new(device.clone(), &properties.limits) };
+/// if let Err(error) = layouts.program(&[&vertex], &LayoutOptions::default()) {
+///     eprintln!("{error}"); // names the set, binding or limit, and what to change
+///     if let VulkanError::Call { result, .. } = error {
+///         assert_ne!(result, vk::Result::SUCCESS);
+///     }
+/// }
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum VulkanError {

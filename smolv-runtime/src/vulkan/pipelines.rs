@@ -23,6 +23,27 @@ use crate::specialize::{Analysis, Specializer, Value};
 /// The manager tells stages apart by their whole contents: the SPIR-V
 /// words, the reflection and the values are compared, never only hashed,
 /// so two different modules can never share a pipeline.
+///
+/// ```no_run
+/// # use ash::vk;
+/// # use smolv_runtime::reflect::Reflection;
+/// # #[allow(unused)]
+/// # fn example(
+/// #     device: ash::Device,
+/// #     properties: &vk::PhysicalDeviceProperties,
+/// #     vertex_spirv: &[u32],
+/// #     fragment_spirv: &[u32],
+/// #     cmd: vk::CommandBuffer,
+/// # ) -> Result<(), Box<dyn std::error::Error>> {
+/// use smolv_runtime::specialize::Value;
+/// use smolv_runtime::vulkan::Stage;
+/// let reflection = Reflection::from_spirv(fragment_spirv)?;
+/// // Spec constant 0 (say, the number of lights) set to 4 for this pipeline.
+/// let fragment = Stage { spirv: fragment_spirv, reflection: &reflection, specialization: &[(0, Value::U32(4))] };
+/// # let _ = fragment;
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Stage<'a> {
     /// SPIR-V words.
@@ -38,6 +59,19 @@ pub struct Stage<'a> {
 
 /// Fixed-function state of a graphics pipeline. Viewport and scissor are
 /// dynamic.
+///
+/// ```
+/// use ash::vk;
+/// use smolv_runtime::vulkan::GraphicsState;
+/// let state = GraphicsState {
+///     color_formats: vec![vk::Format::B8G8R8A8_SRGB],
+///     depth_format: vk::Format::D32_SFLOAT,
+///     cull_mode: vk::CullModeFlags::BACK,
+///     depth_test: true,
+///     ..GraphicsState::default()
+/// };
+/// assert_eq!(state.topology, vk::PrimitiveTopology::TRIANGLE_LIST);
+/// ```
 #[derive(Clone, Debug)]
 pub struct GraphicsState {
     /// Colour attachment formats (dynamic rendering).
@@ -180,6 +214,14 @@ struct Interned {
 }
 
 /// How the manager builds pipelines.
+///
+/// ```
+/// use smolv_runtime::vulkan::PipelineOptions;
+/// // A device without VK_EXT_graphics_pipeline_library: monolithic pipelines,
+/// // with spec constants folded into the SPIR-V by smolv's specializer.
+/// let options = PipelineOptions { graphics_pipeline_library: false, specialize_ahead: true, ..PipelineOptions::default() };
+/// assert_eq!(options.workers, 1);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PipelineOptions {
     /// Whether the device has VK_EXT_graphics_pipeline_library enabled.
@@ -205,6 +247,33 @@ impl Default for PipelineOptions {
 /// A pipeline that gets better: a fast-linked (or monolithic) pipeline at
 /// once, swapped atomically for the link-time-optimized one when the
 /// background link finishes.
+///
+/// ```no_run
+/// # use ash::vk;
+/// # use smolv_runtime::reflect::Reflection;
+/// # #[allow(unused)]
+/// # fn example(
+/// #     device: ash::Device,
+/// #     properties: &vk::PhysicalDeviceProperties,
+/// #     vertex_spirv: &[u32],
+/// #     fragment_spirv: &[u32],
+/// #     cmd: vk::CommandBuffer,
+/// # ) -> Result<(), Box<dyn std::error::Error>> {
+/// # use smolv_runtime::vulkan::{GraphicsState, PipelineManager, PipelineOptions, Stage};
+/// # let (vertex_reflection, fragment_reflection) = (Reflection::from_spirv(vertex_spirv)?, Reflection::from_spirv(fragment_spirv)?);
+/// # let vertex = Stage { spirv: vertex_spirv, reflection: &vertex_reflection, specialization: &[] };
+/// # let fragment = Stage { spirv: fragment_spirv, reflection: &fragment_reflection, specialization: &[] };
+/// # let state = GraphicsState::default();
+/// # // SAFETY: as the example of `PipelineManager::new` says.
+/// # let manager = unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), &properties.limits, PipelineOptions::default()) };
+/// // SAFETY: the stages and state are valid for the device (see `get_pipeline`).
+/// let slot = unsafe { manager.get_pipeline(&vertex, &fragment, &state)? };
+/// // Every frame: the best pipeline there is, optimized once the background link is done.
+/// // SAFETY: `cmd` is a command buffer of `device` in the recording state.
+/// unsafe { device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, slot.current()) };
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug)]
 pub struct PipelineSlot {
     fast: vk::Pipeline,
@@ -214,6 +283,33 @@ pub struct PipelineSlot {
 
 impl PipelineSlot {
     /// The best pipeline available now.
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # use smolv_runtime::reflect::Reflection;
+    /// # #[allow(unused)]
+    /// # fn example(
+    /// #     device: ash::Device,
+    /// #     properties: &vk::PhysicalDeviceProperties,
+    /// #     vertex_spirv: &[u32],
+    /// #     fragment_spirv: &[u32],
+    /// #     cmd: vk::CommandBuffer,
+    /// # ) -> Result<(), Box<dyn std::error::Error>> {
+    /// # use smolv_runtime::vulkan::{GraphicsState, PipelineManager, PipelineOptions, Stage};
+    /// # let (vertex_reflection, fragment_reflection) = (Reflection::from_spirv(vertex_spirv)?, Reflection::from_spirv(fragment_spirv)?);
+    /// # let vertex = Stage { spirv: vertex_spirv, reflection: &vertex_reflection, specialization: &[] };
+    /// # let fragment = Stage { spirv: fragment_spirv, reflection: &fragment_reflection, specialization: &[] };
+    /// # let state = GraphicsState::default();
+    /// # // SAFETY: as the example of `PipelineManager::new` says.
+    /// # let manager = unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), &properties.limits, PipelineOptions::default()) };
+    /// // SAFETY: as in `PipelineManager::get_pipeline`.
+    /// let slot = unsafe { manager.get_pipeline(&vertex, &fragment, &state)? };
+    /// let pipeline = slot.current(); // read again every frame
+    /// // SAFETY: `cmd` is a command buffer of `device` in the recording state.
+    /// unsafe { device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipeline) };
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn current(&self) -> vk::Pipeline {
         match self.optimized.load(Ordering::Acquire) {
             0 => self.fast,
@@ -223,16 +319,97 @@ impl PipelineSlot {
 
     /// Whether the optimized pipeline has arrived (always true for
     /// monolithic pipelines, which are optimized from the start).
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # use smolv_runtime::reflect::Reflection;
+    /// # #[allow(unused)]
+    /// # fn example(
+    /// #     device: ash::Device,
+    /// #     properties: &vk::PhysicalDeviceProperties,
+    /// #     vertex_spirv: &[u32],
+    /// #     fragment_spirv: &[u32],
+    /// #     cmd: vk::CommandBuffer,
+    /// # ) -> Result<(), Box<dyn std::error::Error>> {
+    /// # use smolv_runtime::vulkan::{GraphicsState, PipelineManager, PipelineOptions, Stage};
+    /// # let (vertex_reflection, fragment_reflection) = (Reflection::from_spirv(vertex_spirv)?, Reflection::from_spirv(fragment_spirv)?);
+    /// # let vertex = Stage { spirv: vertex_spirv, reflection: &vertex_reflection, specialization: &[] };
+    /// # let fragment = Stage { spirv: fragment_spirv, reflection: &fragment_reflection, specialization: &[] };
+    /// # let state = GraphicsState::default();
+    /// # // SAFETY: as the example of `PipelineManager::new` says.
+    /// # let manager = unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), &properties.limits, PipelineOptions::default()) };
+    /// // SAFETY: as in `PipelineManager::get_pipeline`.
+    /// let slot = unsafe { manager.get_pipeline(&vertex, &fragment, &state)? };
+    /// while !slot.is_optimized() {
+    ///     std::thread::sleep(std::time::Duration::from_millis(1)); // a loading screen would draw here
+    /// }
+    /// assert_ne!(slot.current(), slot.fast());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn is_optimized(&self) -> bool {
         self.optimized.load(Ordering::Acquire) != 0
     }
 
     /// The fast-linked pipeline (or the monolithic one).
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # use smolv_runtime::reflect::Reflection;
+    /// # #[allow(unused)]
+    /// # fn example(
+    /// #     device: ash::Device,
+    /// #     properties: &vk::PhysicalDeviceProperties,
+    /// #     vertex_spirv: &[u32],
+    /// #     fragment_spirv: &[u32],
+    /// #     cmd: vk::CommandBuffer,
+    /// # ) -> Result<(), Box<dyn std::error::Error>> {
+    /// # use smolv_runtime::vulkan::{GraphicsState, PipelineManager, PipelineOptions, Stage};
+    /// # let (vertex_reflection, fragment_reflection) = (Reflection::from_spirv(vertex_spirv)?, Reflection::from_spirv(fragment_spirv)?);
+    /// # let vertex = Stage { spirv: vertex_spirv, reflection: &vertex_reflection, specialization: &[] };
+    /// # let fragment = Stage { spirv: fragment_spirv, reflection: &fragment_reflection, specialization: &[] };
+    /// # let state = GraphicsState::default();
+    /// # // SAFETY: as the example of `PipelineManager::new` says.
+    /// # let manager = unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), &properties.limits, PipelineOptions::default()) };
+    /// // SAFETY: as in `PipelineManager::get_pipeline`.
+    /// let slot = unsafe { manager.get_pipeline(&vertex, &fragment, &state)? };
+    /// let fast = slot.fast(); // the fast link (or the monolithic pipeline), for comparisons
+    /// # let _ = fast;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn fast(&self) -> vk::Pipeline {
         self.fast
     }
 
     /// The pipeline layout to bind descriptor sets with.
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # use smolv_runtime::reflect::Reflection;
+    /// # #[allow(unused)]
+    /// # fn example(
+    /// #     device: ash::Device,
+    /// #     properties: &vk::PhysicalDeviceProperties,
+    /// #     vertex_spirv: &[u32],
+    /// #     fragment_spirv: &[u32],
+    /// #     cmd: vk::CommandBuffer,
+    /// # ) -> Result<(), Box<dyn std::error::Error>> {
+    /// # use smolv_runtime::vulkan::{GraphicsState, PipelineManager, PipelineOptions, Stage};
+    /// # let (vertex_reflection, fragment_reflection) = (Reflection::from_spirv(vertex_spirv)?, Reflection::from_spirv(fragment_spirv)?);
+    /// # let vertex = Stage { spirv: vertex_spirv, reflection: &vertex_reflection, specialization: &[] };
+    /// # let fragment = Stage { spirv: fragment_spirv, reflection: &fragment_reflection, specialization: &[] };
+    /// # let state = GraphicsState::default();
+    /// # // SAFETY: as the example of `PipelineManager::new` says.
+    /// # let manager = unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), &properties.limits, PipelineOptions::default()) };
+    /// # let sets: Vec<vk::DescriptorSet> = Vec::new();
+    /// // SAFETY: as in `PipelineManager::get_pipeline`.
+    /// let slot = unsafe { manager.get_pipeline(&vertex, &fragment, &state)? };
+    /// // SAFETY: `cmd` is recording, and `sets` match the layout.
+    /// unsafe { device.cmd_bind_descriptor_sets(cmd, vk::PipelineBindPoint::GRAPHICS, slot.layout(), 0, &sets, &[]) };
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn layout(&self) -> vk::PipelineLayout {
         self.layout
     }
@@ -253,6 +430,36 @@ struct LinkJob {
 ///
 /// Dropping the manager waits for links in flight, then destroys every
 /// pipeline and library it made (see the contract of [`new`](Self::new)).
+///
+/// ```no_run
+/// # use ash::vk;
+/// # use smolv_runtime::reflect::Reflection;
+/// # #[allow(unused)]
+/// # fn example(
+/// #     device: ash::Device,
+/// #     properties: &vk::PhysicalDeviceProperties,
+/// #     vertex_spirv: &[u32],
+/// #     fragment_spirv: &[u32],
+/// #     cmd: vk::CommandBuffer,
+/// # ) -> Result<(), Box<dyn std::error::Error>> {
+/// use smolv_runtime::vulkan::{GraphicsState, PipelineManager, PipelineOptions, Stage};
+/// let (vertex_reflection, fragment_reflection) = (Reflection::from_spirv(vertex_spirv)?, Reflection::from_spirv(fragment_spirv)?);
+/// let vertex = Stage { spirv: vertex_spirv, reflection: &vertex_reflection, specialization: &[] };
+/// let fragment = Stage { spirv: fragment_spirv, reflection: &fragment_reflection, specialization: &[] };
+/// // SAFETY: `device` is valid, has dynamic rendering and the pipeline-library
+/// // extensions enabled, and outlives the manager, which is dropped only once
+/// // the device is idle.
+/// let manager =
+///     unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), &properties.limits, PipelineOptions::default()) };
+/// let state = GraphicsState { color_formats: vec![vk::Format::B8G8R8A8_SRGB], ..GraphicsState::default() };
+/// // SAFETY: the modules are valid SPIR-V for the device, their reflections
+/// // describe them, and the state suits the device.
+/// let slot = unsafe { manager.get_pipeline(&vertex, &fragment, &state)? };
+/// // SAFETY: `cmd` is a command buffer of `device` in the recording state.
+/// unsafe { device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, slot.current()) };
+/// # Ok(())
+/// # }
+/// ```
 pub struct PipelineManager {
     device: ash::Device,
     cache: vk::PipelineCache,
@@ -294,6 +501,27 @@ impl PipelineManager {
     /// - When the manager is dropped, the device must be done with every
     ///   pipeline it handed out: no command buffer that uses one may still
     ///   be pending (wait for the queue or the device to be idle first).
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # use smolv_runtime::reflect::Reflection;
+    /// # #[allow(unused)]
+    /// # fn example(
+    /// #     device: ash::Device,
+    /// #     properties: &vk::PhysicalDeviceProperties,
+    /// #     vertex_spirv: &[u32],
+    /// #     fragment_spirv: &[u32],
+    /// #     cmd: vk::CommandBuffer,
+    /// # ) -> Result<(), Box<dyn std::error::Error>> {
+    /// use smolv_runtime::vulkan::{PipelineManager, PipelineOptions};
+    /// // SAFETY: `device` is valid with the features `new` lists, and outlives the
+    /// // manager, which is dropped after `device_wait_idle`.
+    /// let manager =
+    ///     unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), &properties.limits, PipelineOptions::default()) };
+    /// # let _ = manager;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub unsafe fn new(
         device: ash::Device,
         cache: vk::PipelineCache,
@@ -348,6 +576,31 @@ impl PipelineManager {
     }
 
     /// Whether pipelines are built from libraries (false: monolithic).
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # use smolv_runtime::reflect::Reflection;
+    /// # #[allow(unused)]
+    /// # fn example(
+    /// #     device: ash::Device,
+    /// #     properties: &vk::PhysicalDeviceProperties,
+    /// #     vertex_spirv: &[u32],
+    /// #     fragment_spirv: &[u32],
+    /// #     cmd: vk::CommandBuffer,
+    /// # ) -> Result<(), Box<dyn std::error::Error>> {
+    /// # use smolv_runtime::vulkan::{GraphicsState, PipelineManager, PipelineOptions, Stage};
+    /// # let (vertex_reflection, fragment_reflection) = (Reflection::from_spirv(vertex_spirv)?, Reflection::from_spirv(fragment_spirv)?);
+    /// # let vertex = Stage { spirv: vertex_spirv, reflection: &vertex_reflection, specialization: &[] };
+    /// # let fragment = Stage { spirv: fragment_spirv, reflection: &fragment_reflection, specialization: &[] };
+    /// # let state = GraphicsState::default();
+    /// # // SAFETY: as the example of `PipelineManager::new` says.
+    /// # let manager = unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), &properties.limits, PipelineOptions::default()) };
+    /// if !manager.uses_libraries() {
+    ///     eprintln!("no VK_EXT_graphics_pipeline_library: building monolithic pipelines");
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn uses_libraries(&self) -> bool {
         self.options.graphics_pipeline_library && !self.options.force_monolithic
     }
@@ -356,6 +609,31 @@ impl PipelineManager {
     ///
     /// # Errors
     /// See [`LayoutCache::program`].
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # use smolv_runtime::reflect::Reflection;
+    /// # #[allow(unused)]
+    /// # fn example(
+    /// #     device: ash::Device,
+    /// #     properties: &vk::PhysicalDeviceProperties,
+    /// #     vertex_spirv: &[u32],
+    /// #     fragment_spirv: &[u32],
+    /// #     cmd: vk::CommandBuffer,
+    /// # ) -> Result<(), Box<dyn std::error::Error>> {
+    /// # use smolv_runtime::vulkan::{GraphicsState, PipelineManager, PipelineOptions, Stage};
+    /// # let (vertex_reflection, fragment_reflection) = (Reflection::from_spirv(vertex_spirv)?, Reflection::from_spirv(fragment_spirv)?);
+    /// # let vertex = Stage { spirv: vertex_spirv, reflection: &vertex_reflection, specialization: &[] };
+    /// # let fragment = Stage { spirv: fragment_spirv, reflection: &fragment_reflection, specialization: &[] };
+    /// # let state = GraphicsState::default();
+    /// # // SAFETY: as the example of `PipelineManager::new` says.
+    /// # let manager = unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), &properties.limits, PipelineOptions::default()) };
+    /// let layout = manager.program_layout(&vertex, &fragment)?;
+    /// // Allocate descriptor sets with layout.set_layouts[set], bind with layout.pipeline_layout.
+    /// println!("{} set layouts", layout.set_layouts.len());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn program_layout(&self, vertex: &Stage<'_>, fragment: &Stage<'_>) -> Result<ProgramLayout, VulkanError> {
         let options = LayoutOptions { independent_sets: self.uses_libraries(), ..LayoutOptions::default() };
         self.layouts.program(&[vertex.reflection, fragment.reflection], &options)
@@ -381,6 +659,35 @@ impl PipelineManager {
     /// - `state` is valid for the device: formats it supports as colour and
     ///   depth attachments and as vertex attributes, counts within its
     ///   limits, vertex inputs that match the vertex stage.
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # use smolv_runtime::reflect::Reflection;
+    /// # #[allow(unused)]
+    /// # fn example(
+    /// #     device: ash::Device,
+    /// #     properties: &vk::PhysicalDeviceProperties,
+    /// #     vertex_spirv: &[u32],
+    /// #     fragment_spirv: &[u32],
+    /// #     cmd: vk::CommandBuffer,
+    /// # ) -> Result<(), Box<dyn std::error::Error>> {
+    /// # use smolv_runtime::vulkan::{GraphicsState, PipelineManager, PipelineOptions, Stage};
+    /// # let (vertex_reflection, fragment_reflection) = (Reflection::from_spirv(vertex_spirv)?, Reflection::from_spirv(fragment_spirv)?);
+    /// # let vertex = Stage { spirv: vertex_spirv, reflection: &vertex_reflection, specialization: &[] };
+    /// # let fragment = Stage { spirv: fragment_spirv, reflection: &fragment_reflection, specialization: &[] };
+    /// # let state = GraphicsState::default();
+    /// # // SAFETY: as the example of `PipelineManager::new` says.
+    /// # let manager = unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), &properties.limits, PipelineOptions::default()) };
+    /// // SAFETY: the modules are valid SPIR-V for the device, their reflections
+    /// // describe them, and the state suits the device.
+    /// let slot = unsafe { manager.get_pipeline(&vertex, &fragment, &state)? };
+    /// // The same combination again: the same slot, nothing built.
+    /// // SAFETY: as above.
+    /// let again = unsafe { manager.get_pipeline(&vertex, &fragment, &state)? };
+    /// assert!(std::sync::Arc::ptr_eq(&slot, &again));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub unsafe fn get_pipeline(
         &self,
         vertex: &Stage<'_>,
@@ -443,6 +750,32 @@ impl PipelineManager {
     ///
     /// # Safety
     /// As [`get_pipeline`](Self::get_pipeline).
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # use smolv_runtime::reflect::Reflection;
+    /// # #[allow(unused)]
+    /// # fn example(
+    /// #     device: ash::Device,
+    /// #     properties: &vk::PhysicalDeviceProperties,
+    /// #     vertex_spirv: &[u32],
+    /// #     fragment_spirv: &[u32],
+    /// #     cmd: vk::CommandBuffer,
+    /// # ) -> Result<(), Box<dyn std::error::Error>> {
+    /// # use smolv_runtime::vulkan::{GraphicsState, PipelineManager, PipelineOptions, Stage};
+    /// # let (vertex_reflection, fragment_reflection) = (Reflection::from_spirv(vertex_spirv)?, Reflection::from_spirv(fragment_spirv)?);
+    /// # let vertex = Stage { spirv: vertex_spirv, reflection: &vertex_reflection, specialization: &[] };
+    /// # let fragment = Stage { spirv: fragment_spirv, reflection: &fragment_reflection, specialization: &[] };
+    /// # let state = GraphicsState::default();
+    /// # // SAFETY: as the example of `PipelineManager::new` says.
+    /// # let manager = unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), &properties.limits, PipelineOptions::default()) };
+    /// // When a material loads, before anything draws with it.
+    /// // SAFETY: as in `get_pipeline`.
+    /// let library = unsafe { manager.preload_fragment(&vertex, &fragment, &state)? };
+    /// # let _ = library;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub unsafe fn preload_fragment(
         &self,
         vertex: &Stage<'_>,

@@ -4,18 +4,18 @@
 //! "Machines" are separate local cache and output directories building the
 //! same shader tree, so their paths, and so their cache keys, agree.
 
-mod support {
-    pub(crate) mod nginx;
-}
+// The server harness smolv-build's build bench shares.
+#[path = "../../smolv-build/tests/support/nginx.rs"]
+mod nginx;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
+use nginx::{Nginx, Options};
 use sha2::Digest as _;
 use smolv_build::{Config, RemoteCacheMode, Report, Variant};
-use support::nginx::{Nginx, Options};
 
 /// `lit.frag` (an include, 5 variants + the base), `blur.comp`, `sky.vert`,
 /// `tint.frag`: 9 compile jobs.

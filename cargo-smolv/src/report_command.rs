@@ -1,9 +1,12 @@
-//! `report`: what every smolv-using crate of the workspace ships.
+//! `report`: what every smolv-using crate of the workspace ships, from the
+//! reports their build scripts wrote, found through Cargo's JSON messages.
 
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
-use cargo_metadata::{DependencyKind, MetadataCommand, Package};
+use cargo_metadata::{DependencyKind, Message, Metadata, MetadataCommand, Node, Package, PackageId};
 use smolv_build::{PackingReport, Report};
 
 use crate::io::FileError;
@@ -17,6 +20,9 @@ pub(crate) struct ReportArgs {
     /// The workspace's Cargo.toml (default: found from the current directory).
     #[arg(long, value_name = "PATH")]
     manifest_path: Option<PathBuf>,
+    /// Report the release build's shaders (default: the dev build's).
+    #[arg(long)]
+    release: bool,
 }
 
 #[derive(serde::Serialize)]
@@ -46,86 +52,112 @@ struct Total {
     shipped_bytes: usize,
 }
 
-fn uses_smolv_build(package: &Package) -> bool {
-    package.dependencies.iter().any(|d| d.name == "smolv-build" && d.kind == DependencyKind::Build)
+/// The workspace members whose build scripts run smolv-build: it is among
+/// their build-dependencies, or among what those depend on (a shared build
+/// helper crate), under any name.
+fn smolv_packages(metadata: &Metadata) -> Vec<&Package> {
+    let Some(resolve) = &metadata.resolve else { return Vec::new() };
+    let nodes: BTreeMap<&PackageId, &Node> = resolve.nodes.iter().map(|node| (&node.id, node)).collect();
+    let smolv_build: BTreeSet<&PackageId> =
+        metadata.packages.iter().filter(|p| p.name.as_str() == "smolv-build").map(|p| &p.id).collect();
+    let deps_of = |id: &PackageId, kind: DependencyKind| -> Vec<&PackageId> {
+        nodes.get(id).map_or_else(Vec::new, |node| {
+            node.deps.iter().filter(|dep| dep.dep_kinds.iter().any(|k| k.kind == kind)).map(|dep| &dep.pkg).collect()
+        })
+    };
+    let runs_smolv_build = |member: &PackageId| {
+        // What the build script links: its build-dependencies and, from
+        // there, normal dependencies all the way down.
+        let mut pending = deps_of(member, DependencyKind::Build);
+        let mut seen = BTreeSet::new();
+        while let Some(id) = pending.pop() {
+            if smolv_build.contains(id) {
+                return true;
+            }
+            if seen.insert(id) {
+                pending.extend(deps_of(id, DependencyKind::Normal));
+            }
+        }
+        false
+    };
+    metadata.workspace_packages().into_iter().filter(|package| runs_smolv_build(&package.id)).collect()
 }
 
-/// The newest `smolv-report.json` of `package` anywhere under the target
-/// directory (any profile, any target triple).
-fn find_report(target: &Path, package: &str) -> Option<PathBuf> {
-    let prefix = format!("{package}-");
-    let mut newest: Option<(std::time::SystemTime, PathBuf)> = None;
-    let mut build_dirs = Vec::new();
-    for level1 in std::fs::read_dir(target).into_iter().flatten().flatten().map(|e| e.path()) {
-        build_dirs.push(level1.join("build"));
-        for level2 in std::fs::read_dir(&level1).into_iter().flatten().flatten().map(|e| e.path()) {
-            build_dirs.push(level2.join("build"));
-        }
+/// Builds `packages` and returns the `OUT_DIR` of each one's build script,
+/// as Cargo reports it in its JSON messages.
+fn build_out_dirs(
+    manifest: &Path,
+    packages: &[&Package],
+    release: bool,
+) -> Result<BTreeMap<PackageId, PathBuf>, FileError> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(cargo);
+    // Diagnostics rendered on stderr as usual; stdout carries the messages.
+    command.args(["build", "--quiet", "--message-format=json-render-diagnostics", "--manifest-path"]).arg(manifest);
+    for package in packages {
+        command.args(["-p", package.name.as_str()]);
     }
-    for build in build_dirs {
-        for dir in std::fs::read_dir(&build).into_iter().flatten().flatten().map(|e| e.path()) {
-            let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            let Some(hash) = name.strip_prefix(&prefix) else { continue };
-            if hash.contains('-') {
-                continue; // another package whose name extends this one
-            }
-            let report = dir.join("out").join("smolv-report.json");
-            if let Ok(modified) = std::fs::metadata(&report).and_then(|m| m.modified()) {
-                if newest.as_ref().is_none_or(|(t, _)| modified > *t) {
-                    newest = Some((modified, report));
+    if release {
+        command.arg("--release");
+    }
+    let mut child = command
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| FileError::new(manifest, format!("cannot run cargo: {e}")))?;
+    let mut out_dirs = BTreeMap::new();
+    if let Some(stdout) = child.stdout.take() {
+        for message in Message::parse_stream(BufReader::new(stdout)) {
+            let message = message.map_err(|e| FileError::new(manifest, format!("cannot read cargo's output: {e}")))?;
+            if let Message::BuildScriptExecuted(script) = message {
+                if packages.iter().any(|p| p.id == script.package_id) {
+                    out_dirs.insert(script.package_id, script.out_dir.into_std_path_buf());
                 }
             }
         }
     }
-    newest.map(|(_, path)| path)
-}
-
-fn build_package(manifest: &Path, package: &str) -> Result<(), FileError> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = Command::new(cargo)
-        .args(["build", "--quiet", "-p", package, "--manifest-path"])
-        .arg(manifest)
-        .status()
-        .map_err(|e| FileError::new(manifest, format!("cannot run cargo: {e}")))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(FileError::new(
+    let status = child.wait().map_err(|e| FileError::new(manifest, format!("cannot run cargo: {e}")))?;
+    if !status.success() {
+        let names: Vec<&str> = packages.iter().map(|p| p.name.as_str()).collect();
+        return Err(FileError::new(
             manifest,
-            format!("cargo build -p {package} failed; fix the build, then run the report again"),
-        ))
+            format!("cargo build of {} failed; fix the build, then run the report again", names.join(", ")),
+        ));
     }
+    Ok(out_dirs)
 }
 
 pub(crate) fn report(args: &ReportArgs) -> Result<(), FileError> {
     let mut command = MetadataCommand::new();
-    command.no_deps();
     if let Some(path) = &args.manifest_path {
         command.manifest_path(path);
     }
     let here = args.manifest_path.clone().unwrap_or_else(|| PathBuf::from("Cargo.toml"));
     let metadata = command.exec().map_err(|e| FileError::new(&here, format!("cargo metadata failed: {e}")))?;
-    let target = metadata.target_directory.clone().into_std_path_buf();
     let workspace_manifest = metadata.workspace_root.join("Cargo.toml").into_std_path_buf();
-    let packages: Vec<&Package> = metadata.workspace_packages().into_iter().filter(|p| uses_smolv_build(p)).collect();
+    let packages = smolv_packages(&metadata);
     if packages.is_empty() {
-        return Err(FileError::new(&workspace_manifest, "no workspace package has smolv-build as a build-dependency"));
+        return Err(FileError::new(&workspace_manifest, "no workspace package runs smolv-build in its build script"));
     }
+    let spinner = crate::ui::spinner("building");
+    let built = build_out_dirs(&workspace_manifest, &packages, args.release);
+    spinner.finish_and_clear();
+    let out_dirs = built?;
     let mut crates = Vec::new();
     for package in packages {
         let name = package.name.to_string();
-        let path = match find_report(&target, &name) {
-            Some(path) => path,
-            None => {
-                let spinner = crate::ui::spinner("building");
-                let built = build_package(&workspace_manifest, &name);
-                spinner.finish_and_clear();
-                built?;
-                find_report(&target, &name)
-                    .ok_or_else(|| FileError::new(&target, format!("{name} built, but wrote no smolv-report.json")))?
-            }
+        let Some(out_dir) = out_dirs.get(&package.id) else {
+            return Err(FileError::new(
+                package.manifest_path.as_std_path(),
+                format!("cargo built {name} but reported no build script run for it"),
+            ));
         };
-        let text = std::fs::read_to_string(&path).map_err(|e| FileError::new(&path, e))?;
+        let path = out_dir.join("smolv-report.json");
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            FileError::new(
+                &path,
+                format!("{name}'s build script wrote no smolv report here ({e}); does it call smolv-build?"),
+            )
+        })?;
         let report: Report =
             serde_json::from_str(&text).map_err(|e| FileError::new(&path, format!("not a smolv report: {e}")))?;
         crates.push(CrateReport {

@@ -1,0 +1,221 @@
+//! Worker tokens: how many jobs of this build run at once.
+//!
+//! Cargo shares its `-j` limit with build scripts through a jobserver
+//! (make's protocol, named in `CARGO_MAKEFLAGS`): a running build script
+//! holds one token, and must take another from the jobserver for each
+//! extra thread it keeps busy. smolv-build does what cc does: each compile
+//! job runs on a token, the build script's own one first, so several
+//! shader crates building at once run no more compiles together than `-j`
+//! allows. Without a jobserver (the CLI, a plain program) the thread count
+//! alone limits the build.
+
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// Where the tokens come from.
+pub(crate) struct Tokens {
+    client: Option<jobserver::Client>,
+    /// Whether the token this process holds by running is free.
+    implicit_free: AtomicBool,
+}
+
+/// The right to keep one thread busy; given back when dropped.
+pub(crate) enum Token<'a> {
+    /// No jobserver: the thread count is the limit.
+    Unlimited,
+    /// The token this process holds by running.
+    Implicit(&'a AtomicBool),
+    /// A token taken from the jobserver.
+    Acquired(#[allow(dead_code, reason = "held for its Drop, which gives the token back")] jobserver::Acquired),
+}
+
+impl Drop for Token<'_> {
+    fn drop(&mut self) {
+        if let Token::Implicit(free) = self {
+            free.store(true, Ordering::Release);
+        }
+    }
+}
+
+/// Cargo's jobserver, if this process inherited one; connected once and
+/// kept for the life of the process, as cc keeps its own.
+fn inherited() -> Option<jobserver::Client> {
+    static CLIENT: OnceLock<Option<jobserver::Client>> = OnceLock::new();
+    CLIENT.get_or_init(connect).clone()
+}
+
+#[allow(unsafe_code, reason = "the jobserver crate's only way to join an inherited jobserver")]
+fn connect() -> Option<jobserver::Client> {
+    // SAFETY: `from_env_ext` trusts that the descriptors named in
+    // `CARGO_MAKEFLAGS` are the jobserver's. Cargo passes them to its build
+    // scripts for exactly this, smolv-build never closes descriptors it did
+    // not open, and `true` makes the crate check that both are pipes, so a
+    // reused number is refused, not read. It works on copies of its own
+    // (`/dev/fd/N` on Linux) and leaves the inherited ones alone.
+    unsafe { jobserver::Client::from_env_ext(true) }.client.ok()
+}
+
+impl Tokens {
+    /// Tokens from Cargo's jobserver when this process has one, else
+    /// unlimited.
+    pub(crate) fn from_env() -> Self {
+        Self::new(inherited())
+    }
+
+    /// Tokens from `client` (`None`: unlimited), with this process's own
+    /// token free.
+    pub(crate) fn new(client: Option<jobserver::Client>) -> Self {
+        Self { client, implicit_free: AtomicBool::new(true) }
+    }
+
+    /// Whether a jobserver limits this build.
+    pub(crate) fn limited(&self) -> bool {
+        self.client.is_some()
+    }
+
+    /// A token, waiting until one is free: this process's own if it is
+    /// free, else one from the jobserver. Waits by polling both, so a job
+    /// never waits on the jobserver while this process's own token sits
+    /// idle. Should the jobserver fail, the job runs anyway: the thread
+    /// count still bounds the build.
+    pub(crate) fn acquire(&self) -> Token<'_> {
+        loop {
+            match self.try_acquire() {
+                Ok(Some(token)) => return token,
+                Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+                // Non-blocking reads unsupported here: block on the jobserver.
+                Err(_) => {
+                    return match self.client.as_ref().map(jobserver::Client::acquire) {
+                        Some(Ok(acquired)) => Token::Acquired(acquired),
+                        _ => Token::Unlimited,
+                    };
+                }
+            }
+        }
+    }
+
+    /// A token if one is free now.
+    pub(crate) fn try_acquire(&self) -> std::io::Result<Option<Token<'_>>> {
+        let Some(client) = &self.client else { return Ok(Some(Token::Unlimited)) };
+        if self.implicit_free.swap(false, Ordering::AcqRel) {
+            return Ok(Some(Token::Implicit(&self.implicit_free)));
+        }
+        Ok(client.try_acquire()?.map(Token::Acquired))
+    }
+
+    /// Up to `most` tokens that are free now (at least one: this process's
+    /// own is free between jobs), for a stage that splits work across
+    /// threads by itself.
+    pub(crate) fn lease(&self, most: usize) -> Vec<Token<'_>> {
+        let mut tokens = vec![self.acquire()];
+        while tokens.len() < most {
+            match self.try_acquire() {
+                Ok(Some(token)) => tokens.push(token),
+                _ => break,
+            }
+        }
+        tokens
+    }
+}
+
+/// A test hook, inert unless `SMOLV_TEST_JOB_LOG` names a directory: each
+/// job then holds its token a further 100 ms and writes one file there
+/// with the times (nanoseconds since the Unix epoch) it started and ended
+/// on its token, so a test can count the jobs that ran at once across
+/// build scripts. Nothing it writes reaches the build's output, so it
+/// asks Cargo for no rerun.
+pub(crate) struct JobLog {
+    file: std::path::PathBuf,
+    started: u128,
+}
+
+/// The test hook's variable.
+const JOB_LOG: &str = "SMOLV_TEST_JOB_LOG";
+
+fn now() -> u128 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos())
+}
+
+impl JobLog {
+    /// Starts the record of one job, when the hook is on.
+    pub(crate) fn start(job: usize) -> Option<Self> {
+        let dir = std::env::var_os(JOB_LOG)?;
+        let file = std::path::Path::new(&dir).join(format!("{}-{job}", std::process::id()));
+        Some(Self { file, started: now() })
+    }
+}
+
+impl Drop for JobLog {
+    fn drop(&mut self) {
+        std::thread::sleep(Duration::from_millis(100));
+        // A test hook: a failed write shows up as a missing job in the test.
+        let _ = std::fs::write(&self.file, format!("{} {}\n", self.started, now()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicUsize;
+
+    use rayon::prelude::*;
+
+    use super::*;
+
+    fn busiest(tokens: &Tokens, threads: usize, jobs: usize) -> usize {
+        let (running, most) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let done: usize = pool.install(|| {
+            (0..jobs)
+                .into_par_iter()
+                .map(|_| {
+                    let _token = tokens.acquire();
+                    let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                    most.fetch_max(now, Ordering::SeqCst);
+                    std::thread::sleep(Duration::from_millis(20));
+                    running.fetch_sub(1, Ordering::SeqCst);
+                    1
+                })
+                .sum()
+        });
+        assert_eq!(done, jobs);
+        most.into_inner()
+    }
+
+    #[test]
+    fn a_jobserver_caps_the_jobs_at_its_tokens_plus_our_own() {
+        // Two tokens in the jobserver, plus the one this process holds.
+        let tokens = Tokens::new(Some(jobserver::Client::new(2).unwrap()));
+        assert!(tokens.limited());
+        let most = busiest(&tokens, 6, 24);
+        assert!((1..=3).contains(&most), "{most} jobs ran at once on 3 tokens");
+    }
+
+    #[test]
+    fn tokens_go_back_to_the_jobserver() {
+        let client = jobserver::Client::new(1).unwrap();
+        let tokens = Tokens::new(Some(client.clone()));
+        let own = tokens.acquire();
+        assert!(matches!(own, Token::Implicit(_)), "our own token first");
+        let taken = tokens.acquire();
+        assert!(matches!(taken, Token::Acquired(_)), "then the jobserver's");
+        assert_eq!(client.available().unwrap(), 0);
+        drop((own, taken));
+        assert_eq!(client.available().unwrap(), 1, "the jobserver's token came back");
+        // A lease takes what is free now: our own, and the jobserver's
+        // where it can be read without waiting (not on a pipe made here).
+        let lease = tokens.lease(8);
+        assert!(matches!(lease[0], Token::Implicit(_)), "our own token came back too");
+        assert!((1..=2).contains(&lease.len()));
+        drop(lease);
+        assert_eq!(client.available().unwrap(), 1);
+    }
+
+    #[test]
+    fn without_a_jobserver_the_threads_are_the_limit() {
+        let tokens = Tokens::new(None);
+        assert!(!tokens.limited());
+        assert_eq!(tokens.lease(4).len(), 4);
+        assert!(busiest(&tokens, 3, 12) <= 3);
+    }
+}
