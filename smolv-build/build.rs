@@ -2,8 +2,10 @@
 //! entry is reused only when the code that produced it is the same.
 //!
 //! - `SMOLV_BUILD_SOURCE_HASH`: blake3 over smolv-build's own sources
-//!   (`src/`, `build.rs`, `Cargo.toml`), so a patched or git checkout never
-//!   reuses entries of another one with the same version number.
+//!   (`src/`, `build.rs`, `Cargo.toml`) and smolv-runtime's (found through
+//!   its `links` metadata, `DEP_SMOLV_RUNTIME_MANIFEST_DIR`: its
+//!   specializer and reflection run at build time), so a patched or git
+//!   checkout never reuses entries of another one with the same version.
 //! - `SMOLV_SHADERC_LIBRARY` and `SMOLV_SHADERC_IDENTITY` (feature
 //!   `shaderc`): the shaderc library that shaderc-sys links, found the way
 //!   shaderc-sys 0.10 finds it, and its blake3 with the glslang and
@@ -18,7 +20,14 @@ fn main() {
     for watched in ["src", "build.rs", "Cargo.toml"] {
         println!("cargo:rerun-if-changed={watched}");
     }
-    println!("cargo:rustc-env=SMOLV_BUILD_SOURCE_HASH={}", source_hash(&manifest_dir));
+    let mut identity = source_hash(&manifest_dir);
+    if let Some(runtime) = std::env::var_os("DEP_SMOLV_RUNTIME_MANIFEST_DIR").map(PathBuf::from) {
+        for watched in ["src", "build.rs", "Cargo.toml"] {
+            println!("cargo:rerun-if-changed={}", runtime.join(watched).display());
+        }
+        identity = format!("{identity}+{}", source_hash(&runtime));
+    }
+    println!("cargo:rustc-env=SMOLV_BUILD_SOURCE_HASH={identity}");
 
     let library = if std::env::var_os("CARGO_FEATURE_SHADERC").is_some()
         && std::env::var_os("CARGO_FEATURE_SHADERC_BUILD_FROM_SOURCE").is_none()

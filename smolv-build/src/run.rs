@@ -34,9 +34,12 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
         return Err(Error::NoShaders { searched: plan.inputs.describe() });
     }
 
-    let remote = crate::remote_cache::Session::start(&plan.remote_cache, crate::settings::env);
-    let cache = Cache::new(plan.cache_dir.clone()).with_remote(remote.client());
     let child = ChildRequest::from_env();
+    // A child process (compiling one suspect job alone) stays local: it
+    // exits without waiting for uploads, and its parent uploads the entry.
+    let remote_settings = if child.is_some() { Default::default() } else { plan.remote_cache.clone() };
+    let remote = crate::remote_cache::Session::start(&remote_settings, crate::settings::env);
+    let cache = Cache::new(plan.cache_dir.clone()).with_remote(remote.client());
     // A child compiles its one job as it is: no journal, no isolation.
     let journal = if child.is_some() { Journal::inert() } else { Journal::open(&plan.out_dir, plan.directives) };
     let cx = Context {
@@ -124,6 +127,8 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     report.warnings.iter().for_each(|w| directives.warning(w));
     if !diagnostics.is_empty() && !plan.keep_going {
         emit::remove_artifacts(&plan.out_dir);
+        // What did compile is uploaded all the same (waited for here).
+        remote.finish(&mut report).iter().for_each(|w| directives.warning(w));
         return Err(Error::Compile { diagnostics, failed, total: sources.jobs.len() });
     }
     // keep_going under a build script: the failures do not fail the build,
@@ -131,6 +136,7 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     diagnostics.iter().for_each(|d| directives.warning(&d.to_string()));
     if modules.is_empty() {
         emit::remove_artifacts(&plan.out_dir);
+        remote.finish(&mut report).iter().for_each(|w| directives.warning(w));
         return Ok(report);
     }
     modules.sort_by(|a, b| a.0.name.cmp(&b.0.name));

@@ -109,8 +109,8 @@ pub fn include_shader(input: TokenStream) -> TokenStream {
 /// Embeds every shader of the crate as one `smolv_runtime::ShaderSet`,
 /// packed the way smolv-build chose (raw SPIR-V, SMOL-V, or SMOL-V + LZ4 or
 /// zstd). Only the decoders of that packing are linked. Meant for a
-/// `static`: a set packed as one stream unpacks it on first access and
-/// keeps it for the rest of the program.
+/// `static`: a set packed as one stream (or with a dictionary) unpacks it
+/// on its first decode and keeps it for the rest of the program.
 ///
 /// In a crate whose `build.rs` runs smolv-build (not run here, as for
 /// [`include_shader!`](macro@include_shader)):

@@ -71,6 +71,12 @@ impl Manifest {
             data: dir.join(text(&embedded["data"], "embedded data")?),
             dictionary: embedded["dictionary"].as_str().map(|d| dir.join(d)),
         };
+        if packing.dictionary.is_some() != (packing.codec == "smolv-zstd-dictionary") {
+            return Err(format!(
+                "smolv: {} names a dictionary exactly when its codec is not smolv-zstd-dictionary; rebuild",
+                path.display()
+            ));
+        }
         let modules = json["modules"].as_array().cloned().unwrap_or_default();
         Ok(Self { packing, modules, dir })
     }

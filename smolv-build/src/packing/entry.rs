@@ -67,7 +67,7 @@ fn write(set: &EmbeddedSet) -> Option<Vec<u8>> {
         // 0 for "not estimated", else the estimate plus one.
         w.u32(to_u32(candidate.stored_xz.map_or(0, |xz| xz + 1))?);
     }
-    Some(w.0)
+    w.finish()
 }
 
 fn scheme(rank: u32) -> Option<Scheme> {

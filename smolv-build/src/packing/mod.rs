@@ -36,7 +36,7 @@ pub enum Layout {
     #[default]
     PerModule,
     /// Every module packed as one stream, which
-    /// compresses better: unpacked once, on the set's first access, then
+    /// compresses better: unpacked once, on the set's first decode, then
     /// served per shader.
     Stream,
 }
@@ -274,8 +274,12 @@ pub(crate) fn pack(
     options: &Options,
     dictionary_mode: DictionaryMode,
 ) -> Result<EmbeddedSet, Error> {
-    let trained = dictionary::train(inputs, options.zstd_level, dictionary_mode)?;
     let forced = options.packing.scheme();
+    // Training is the slowest step: only when the dictionary codec can win.
+    let dictionary_wanted = options.runtime.decodes(Codec::SmolvZstdDictionary)
+        && forced.is_none_or(|scheme| scheme.codec == Codec::SmolvZstdDictionary);
+    let trained =
+        if dictionary_wanted { dictionary::train(inputs, options.zstd_level, dictionary_mode)? } else { None };
     if let Some(scheme) = forced {
         options.runtime.require(scheme.codec, scheme.packing_name())?;
     }
