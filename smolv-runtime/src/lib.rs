@@ -62,7 +62,7 @@ pub mod specialize;
 pub mod vulkan;
 
 #[cfg(feature = "std")]
-pub use shader::{Shader, ShaderSet};
+pub use shader::{SetPacking, Shader, ShaderSet};
 
 /// Embeds one shader built by `smolv-build`, as a `&'static Shader`.
 ///

@@ -43,6 +43,10 @@ pub enum Layout {
 
 impl Layout {
     /// The manifest's name: `module` or `stream`.
+    ///
+    /// ```
+    /// assert_eq!(smolv_build::Layout::Stream.name(), "stream");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Self::PerModule => "module",
@@ -139,6 +143,11 @@ impl Packing {
     }
 
     /// The name [`Packing::parse`] reads.
+    ///
+    /// ```
+    /// use smolv_build::{Layout, Packing};
+    /// assert_eq!(Packing::Lz4 { layout: Layout::Stream }.name(), "lz4-stream");
+    /// ```
     pub fn name(self) -> &'static str {
         self.scheme().map_or("auto", Scheme::packing_name)
     }
@@ -196,6 +205,10 @@ impl SizeGoal {
     }
 
     /// The name [`SizeGoal::parse`] reads.
+    ///
+    /// ```
+    /// assert_eq!(smolv_build::SizeGoal::Download.name(), "download");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Self::Installed => "installed",

@@ -202,9 +202,9 @@ impl EmbeddedSet {
     }
 
     #[inline]
-    pub(crate) fn packing(&self) -> crate::shader::Packing {
+    pub(crate) fn packing(&self) -> crate::shader::SetPacking {
         let one_stream = self.once != (0, 0) && !self.unpacker.dictionary;
-        crate::shader::Packing { codec: self.unpacker.name, one_stream }
+        crate::shader::SetPacking { codec: self.unpacker.name, one_stream }
     }
 
     /// Bytes of data, dictionary, names and table.

@@ -108,6 +108,12 @@ impl Shader {
     }
 
     /// Reads a container file.
+    ///
+    /// ```no_run
+    /// let blur = smolv_runtime::Shader::open("assets/blur.comp.smvc", None)?;
+    /// let words = blur.decode()?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn open(path: impl AsRef<Path>, dictionary: Option<Vec<u8>>) -> Result<Self, ContainerError> {
         let path = path.as_ref();
         let bytes = std::fs::read(path).map_err(|source| ContainerError::Io { path: path.to_owned(), source })?;

@@ -28,7 +28,7 @@ use std::sync::OnceLock;
 #[cfg(feature = "zstd-fast")]
 pub(crate) use bytes::Bytes;
 pub(crate) use bytes::Words;
-pub use set::{Packing, ShaderSet, leaked_embedded_set};
+pub use set::{SetPacking, ShaderSet, leaked_embedded_set};
 
 use crate::container::{ContainerError, ContentHash, DecodeSettings};
 use crate::embed::{EmbeddedModule, EmbeddedSet};
@@ -79,6 +79,18 @@ impl Shader {
     }
 
     /// The shader's name: `lit.frag`, `lit.frag@shadows`, `sky.wgsl#fs_main`.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
+    /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
+    /// let shader = set.get("blur.comp")?;
+    /// assert_eq!(shader.name(), "blur.comp");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[inline]
     pub fn name(&self) -> &str {
         match &self.source {
@@ -91,6 +103,18 @@ impl Shader {
 
     /// The bytes this shader occupies as stored: its packed module
     /// (embedded), or its container (loaded from a file).
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
+    /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
+    /// let shader = set.get("blur.comp")?;
+    /// assert!(!shader.stored_bytes().is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[inline]
     pub fn stored_bytes(&self) -> &[u8] {
         match &self.source {
@@ -106,6 +130,18 @@ impl Shader {
     /// often). Loaded containers store it; embedded shaders read it from
     /// their SPIR-V ([`Reflection::from_spirv`]), so binaries that never ask
     /// carry neither the bytes nor the code.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
+    /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
+    /// let shader = set.get("blur.comp")?;
+    /// assert_eq!(shader.reflection()?.entry_point, "main");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[inline]
     pub fn reflection(&self) -> Result<Reflection, ContainerError> {
         match &self.source {
@@ -116,6 +152,18 @@ impl Shader {
     }
 
     /// The stage, from the reflection.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
+    /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
+    /// let shader = set.get("blur.comp")?;
+    /// assert_eq!(shader.stage()?, ShaderStage::Compute);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[inline]
     pub fn stage(&self) -> Result<ShaderStage, ContainerError> {
         Ok(self.reflection()?.stage)
@@ -123,6 +171,18 @@ impl Shader {
 
     /// Bytes of SPIR-V this shader decodes to, from its metadata (0 if an
     /// embedded table is damaged, which decoding reports).
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
+    /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
+    /// let shader = set.get("blur.comp")?;
+    /// assert_eq!(shader.spirv_len(), spirv.len() * 4);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[inline]
     pub fn spirv_len(&self) -> usize {
         match &self.source {
@@ -136,6 +196,19 @@ impl Shader {
     /// blake3 of the decoded SPIR-V: a stable pipeline-cache key. Loaded
     /// containers record it; embedded shaders compute it on first use
     /// (so that binaries which never ask do not carry blake3).
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
+    /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
+    /// let shader = set.get("blur.comp")?;
+    /// // A stable key for a pipeline cache.
+    /// assert_eq!(shader.content_hash()?, smolv_runtime::container::ContentHash::of_spirv(&spirv));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[inline]
     pub fn content_hash(&self) -> Result<ContentHash, ContainerError> {
         match &self.source {
@@ -146,6 +219,18 @@ impl Shader {
     }
 
     /// Decodes to SPIR-V words, checking the recorded hash.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
+    /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
+    /// let shader = set.get("blur.comp")?;
+    /// assert_eq!(shader.decode()?, spirv);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[inline]
     pub fn decode(&self) -> Result<Vec<u32>, ContainerError> {
         let mut out = Vec::new();
@@ -154,6 +239,20 @@ impl Shader {
     }
 
     /// Decodes into `out`, reusing its allocation.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
+    /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
+    /// let shader = set.get("blur.comp")?;
+    /// let mut words = Vec::new();
+    /// shader.decode_into(&mut words)?;
+    /// assert_eq!(words, spirv);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[inline]
     pub fn decode_into(&self, out: &mut Vec<u32>) -> Result<(), ContainerError> {
         self.decode_with(&DecodeSettings::default(), out)
@@ -161,6 +260,21 @@ impl Shader {
 
     /// Decodes with explicit settings (for example without the hash check).
     /// On error `out` is left empty.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
+    /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
+    /// let shader = set.get("blur.comp")?;
+    /// let settings = smolv_runtime::container::DecodeSettings::default();
+    /// let mut words = Vec::new();
+    /// shader.decode_with(&settings, &mut words)?;
+    /// assert_eq!(words, spirv);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[inline]
     pub fn decode_with(&self, settings: &DecodeSettings, out: &mut Vec<u32>) -> Result<(), ContainerError> {
         let result = match &self.source {
@@ -178,6 +292,19 @@ impl Shader {
     /// Decodes once, thread-safely, and keeps the words for the life of the
     /// shader. A raw-SPIR-V build serves them straight from the binary,
     /// without a copy.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
+    /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
+    /// let shader = set.get("blur.comp")?;
+    /// let words: &[u32] = shader.decode_cached()?;
+    /// assert_eq!(words, &spirv[..]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[inline]
     pub fn decode_cached(&self) -> Result<&[u32], ContainerError> {
         if let Some(words) = self.decoded.get() {

@@ -12,8 +12,13 @@ use crate::embed::EmbeddedSet;
 /// `smolv-zstd-dictionary`, or `bundle` for a loaded bundle file), and
 /// whether they are one stream. Displays as the build report does:
 /// `smolv-lz4 (stream)`.
+///
+/// ```
+/// let packing = smolv_runtime::SetPacking { codec: "smolv-lz4", one_stream: true };
+/// assert_eq!(packing.to_string(), "smolv-lz4 (stream)");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Packing {
+pub struct SetPacking {
     /// The codec's name.
     pub codec: &'static str,
     /// Whether the modules are packed as one stream (unpacked on first
@@ -21,7 +26,7 @@ pub struct Packing {
     pub one_stream: bool,
 }
 
-impl core::fmt::Display for Packing {
+impl core::fmt::Display for SetPacking {
     #[inline]
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "{} ({})", self.codec, if self.one_stream { "stream" } else { "per module" })
@@ -70,6 +75,18 @@ impl ShaderSet {
 
     /// A set from bundle bytes (an `.smvb` asset), checked now; every
     /// decode is checked against the bundle's blake3 hashes.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
+    /// // let bundle = std::fs::read("assets/shaders.smvb")?;
+    /// let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
+    /// assert_eq!(set.get("blur.comp")?.decode()?, spirv);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[cfg(feature = "zstd-fast")]
     #[inline]
     pub fn from_vec(bundle: Vec<u8>) -> Result<Self, ContainerError> {
@@ -78,6 +95,12 @@ impl ShaderSet {
     }
 
     /// Reads a bundle file.
+    ///
+    /// ```no_run
+    /// let set = smolv_runtime::ShaderSet::open("assets/shaders.smvb")?;
+    /// let sky = set.get("sky.wgsl#fs_main")?.decode()?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[cfg(feature = "zstd-fast")]
     #[inline]
     pub fn open(path: impl AsRef<std::path::Path>) -> Result<Self, ContainerError> {
@@ -88,6 +111,17 @@ impl ShaderSet {
 
     /// Every shader, sorted by name. (Embedded sets cannot fail here; a
     /// damaged module is an error when it is decoded.)
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
+    /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
+    /// assert_eq!(set.shaders()?.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[inline]
     pub fn shaders(&self) -> Result<&[Shader], ContainerError> {
         match &self.source {
@@ -100,12 +134,38 @@ impl ShaderSet {
     }
 
     /// Iterates over every shader, sorted by name.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
+    /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
+    /// for shader in set.iter()? {
+    ///     println!("{}: {} bytes of SPIR-V", shader.name(), shader.spirv_len());
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[inline]
     pub fn iter(&self) -> Result<std::slice::Iter<'_, Shader>, ContainerError> {
         Ok(self.shaders()?.iter())
     }
 
     /// The shader named `name`. A miss suggests the closest names.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
+    /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
+    /// assert_eq!(set.get("blur.comp")?.name(), "blur.comp");
+    /// let missing = set.get("blur.com").unwrap_err();
+    /// assert!(missing.to_string().contains("blur.comp"), "{missing}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[inline]
     pub fn get(&self, name: &str) -> Result<&Shader, ContainerError> {
         let shaders = self.shaders()?;
@@ -119,17 +179,40 @@ impl ShaderSet {
     }
 
     /// How the set is packed, as smolv-build chose it.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
+    /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
+    /// // A loaded bundle; embedded sets name their codec, such as "smolv-lz4".
+    /// assert_eq!(set.packing().codec, "bundle");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[inline]
-    pub fn packing(&self) -> Packing {
+    pub fn packing(&self) -> SetPacking {
         match &self.source {
             SetSource::Embedded { set, .. } => set.packing(),
             #[cfg(feature = "zstd-fast")]
-            SetSource::Bundle { .. } => Packing { codec: "bundle", one_stream: false },
+            SetSource::Bundle { .. } => SetPacking { codec: "bundle", one_stream: false },
         }
     }
 
     /// How many bytes the set occupies in the binary (data, dictionary,
     /// names and table) or as a file.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
+    /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
+    /// assert!(set.stored_len() > 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[inline]
     pub fn stored_len(&self) -> usize {
         match &self.source {
