@@ -5,18 +5,9 @@
 //! to compile with a suggestion.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
+use smolv_tests::outside::{self, workspace, write};
 use smolv_tests::{spirv_val, words};
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().canonicalize().unwrap()
-}
-
-fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
 
 const MAIN: &str = r#"
 static COLOR: &smolv_runtime::Shader = smolv_runtime::include_shader!("color.frag");
@@ -76,19 +67,7 @@ fn cargo(root: &Path, args: &[&str]) -> std::process::Output {
 }
 
 fn cargo_with_env(root: &Path, args: &[&str], envs: &[(&str, &str)]) -> std::process::Output {
-    let ws = workspace();
-    Command::new(env!("CARGO"))
-        .args(args)
-        .envs(envs.iter().copied())
-        .current_dir(root)
-        .env("CARGO_TARGET_DIR", ws.join("target/external-crate-test"))
-        .env("SHADERC_LIB_DIR", ws.join("target/shaderc"))
-        .env("SMOLV_CACHE_DIR", root.join("smolv-cache"))
-        .env_remove("OUT_DIR")
-        .env_remove("CARGO_MANIFEST_DIR")
-        .env_remove("CARGO_PRIMARY_PACKAGE")
-        .output()
-        .expect("run cargo")
+    outside::output(outside::cargo(root, args).envs(envs.iter().copied()))
 }
 
 fn run(root: &Path, out: &Path) -> (String, Vec<u32>, Vec<u32>) {
