@@ -157,6 +157,8 @@ pub fn include_shaders(input: TokenStream) -> TokenStream {
         });
     }
     let (once_len, once_check) = directory.once;
+    let count = entries.len();
+    let indices = 0..count;
     quote! {
         {
             static SET: ::smolv_runtime::__private::EmbeddedSet = ::smolv_runtime::__private::EmbeddedSet::new(
@@ -167,7 +169,8 @@ pub fn include_shaders(input: TokenStream) -> TokenStream {
                 &[#(#entries),*],
                 (#once_len, #once_check),
             );
-            ::smolv_runtime::ShaderSet::embedded(&SET)
+            static SHADERS: [::smolv_runtime::Shader; #count] = [#(::smolv_runtime::Shader::in_set(&SET, #indices)),*];
+            ::smolv_runtime::ShaderSet::embedded(&SET, &SHADERS)
         }
     }
     .into()

@@ -197,12 +197,19 @@ fn decode_raw(module: &Packed<'_>, settings: &DecodeSettings, out: &mut Vec<u32>
     if module.stored.len() != spirv_len(module, settings)? {
         return Err(corrupt("raw SPIR-V is not the recorded size"));
     }
-    out.clear();
     if cfg!(target_endian = "little") {
         let words = bytemuck::try_cast_slice::<u8, u32>(module.stored)
             .map_err(|_| corrupt("raw SPIR-V is not 4-byte aligned"))?;
-        out.extend_from_slice(words);
+        // Into `out`'s allocation where it fits, else a fresh copy: no
+        // call links `Vec`'s growth path, which nothing else here needs.
+        if out.capacity() >= words.len() {
+            out.clear();
+            out.extend_from_slice(words);
+        } else {
+            *out = words.to_vec();
+        }
     } else {
+        out.clear();
         out.extend(module.stored.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])));
     }
     if out.first() != Some(&SPIRV_MAGIC) {
