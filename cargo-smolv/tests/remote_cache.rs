@@ -2,7 +2,9 @@
 //! `PUT`, started on 127.0.0.1 by each test and stopped afterwards.
 //!
 //! "Machines" are separate local cache and output directories building the
-//! same shader tree, so their paths, and so their cache keys, agree.
+//! same shader tree, or two copies of it at different paths (two
+//! checkouts): keys record paths relative to the build's root, so they
+//! agree either way.
 
 // The server harness smolv-build's build bench shares.
 #[path = "../../smolv-build/tests/support/nginx.rs"]
@@ -117,10 +119,10 @@ fn sha256_hex(bytes: &[u8]) -> String {
     sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The CAS blob whose entry records `needle` (a source path), and the AC
-/// record that names it.
-fn entry_files(server: &Nginx, needle: &Path) -> (PathBuf, PathBuf) {
-    let needle = needle.to_string_lossy().into_owned().into_bytes();
+/// The CAS blob whose entry records `needle` (a source path as entries
+/// record it: `<root>/shaders/...`), and the AC record that names it.
+fn entry_files(server: &Nginx, needle: &str) -> (PathBuf, PathBuf) {
+    let needle = needle.as_bytes().to_vec();
     let blobs: Vec<PathBuf> = server
         .files("cas")
         .into_iter()
@@ -181,6 +183,40 @@ fn a_new_machine_gets_every_entry_from_the_remote_and_compiles_nothing() {
     // The remote hits were stored locally: B's next build never asks.
     let again = tree.machine("b", remote).try_compile().unwrap();
     assert_eq!((again.cache_hits, again.remote_hits, again.remote_misses), (JOBS, 0, 0));
+}
+
+#[test]
+fn a_checkout_at_another_path_gets_every_entry_from_the_remote() {
+    let server = Nginx::start();
+    let (ci, laptop) = (Tree::new(), Tree::new());
+    assert_ne!(ci.root(), laptop.root());
+    let url = server.url();
+    let remote = Some((url.as_str(), RemoteCacheMode::ReadWrite));
+
+    let a = ci.machine("a", remote).try_compile().unwrap();
+    assert_eq!((a.compiled, a.cache_hits), (JOBS, 0));
+    let b = laptop.machine("b", remote).try_compile().unwrap();
+    assert_eq!((b.compiled, b.cache_hits), (0, JOBS), "the other checkout compiles nothing");
+    assert_eq!((b.remote_hits, b.remote_misses, b.remote_uploads), (a.remote_uploads, 0, 0), "100% remote hits");
+    assert!(b.warnings.is_empty(), "{:?}", b.warnings);
+    // The same bytes, except where the manifest names each checkout's files.
+    let local = |tree: &Tree, machine: &str| -> BTreeMap<PathBuf, Vec<u8>> {
+        let root = tree.root().to_string_lossy().into_owned();
+        outputs(&tree.out(machine))
+            .into_iter()
+            .map(|(path, bytes)| match path.extension().is_some_and(|e| e == "json") {
+                true => (path, String::from_utf8(bytes).unwrap().replace(&root, "<root>").into_bytes()),
+                false => (path, bytes),
+            })
+            .collect()
+    };
+    assert_eq!(local(&ci, "a"), local(&laptop, "b"), "bit-identical outputs");
+
+    // Only files that are the same in both checkouts count: an include
+    // edited on the laptop is compiled there.
+    write(&laptop.root().join("include/light.glsl"), "vec3 light(vec3 n) { return n; }\n");
+    let edited = laptop.machine("b", remote).try_compile().unwrap();
+    assert_eq!(edited.compiled, 6, "lit.frag and its five variants");
 }
 
 #[test]
@@ -252,15 +288,15 @@ fn a_corrupted_truncated_or_garbled_entry_is_a_miss_with_a_warning_and_is_rebuil
 
     // One blob with a flipped bit, one cut short, and one record that is
     // not a protobuf at all.
-    let (flipped, _) = entry_files(&server, &tree.root().join("shaders/blur.comp"));
+    let (flipped, _) = entry_files(&server, "<root>/shaders/blur.comp");
     let mut bytes = std::fs::read(&flipped).unwrap();
     let middle = bytes.len() / 2;
     bytes[middle] ^= 0x10;
     std::fs::write(&flipped, bytes).unwrap();
-    let (cut, _) = entry_files(&server, &tree.root().join("shaders/sky.vert"));
+    let (cut, _) = entry_files(&server, "<root>/shaders/sky.vert");
     let bytes = std::fs::read(&cut).unwrap();
     std::fs::write(&cut, &bytes[..bytes.len() - 7]).unwrap();
-    let (_, garbled) = entry_files(&server, &tree.root().join("shaders/tint.frag"));
+    let (_, garbled) = entry_files(&server, "<root>/shaders/tint.frag");
     std::fs::write(&garbled, b"\xff\xff\xff not an ActionResult").unwrap();
 
     let b = tree.machine("b", remote).try_compile().unwrap();

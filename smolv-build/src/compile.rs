@@ -11,6 +11,7 @@ use crate::frontend::{self, CompiledModule};
 use crate::isolate::{self, Isolated, Journal};
 use crate::optimize;
 use crate::options::{HlslOptions, Optimization};
+use crate::portable::PortablePaths;
 use crate::settings::Settings;
 use crate::source::{Job, Language};
 
@@ -48,6 +49,8 @@ pub(crate) struct Context<'a> {
     /// [`slang_identity`], for Slang jobs; empty without `slangc`.
     pub(crate) slang_identity: String,
     pub(crate) hashes: FileHashes,
+    /// How keys and entries record paths (relative to the build's root).
+    pub(crate) paths: PortablePaths,
     pub(crate) journal: &'a Journal,
     /// Where children that compile one job alone report progress.
     pub(crate) isolation_dir: PathBuf,
@@ -82,12 +85,15 @@ impl Context<'_> {
     }
 }
 
-/// The job's cache key: everything that decides its output.
-pub(crate) fn job_key(job: &Job, settings: &Settings, identity: &str, source: &[u8]) -> Key {
-    let mut key = KeyBuilder::new("smolv-build module v2");
+/// The job's cache key: everything that decides its output. Paths are
+/// recorded relative to the build's root ([`PortablePaths`]), so that
+/// checkouts at different paths share entries; with debug info, which
+/// names the files, the root's own path is part of the key too.
+pub(crate) fn job_key(job: &Job, settings: &Settings, paths: &PortablePaths, identity: &str, source: &[u8]) -> Key {
+    let mut key = KeyBuilder::new("smolv-build module v3");
     key.text(identity)
         .text(&job.name)
-        .text(&job.path.to_string_lossy())
+        .text(&paths.portable(&job.path))
         .text(&format!("{:?}/{:?}/{}", job.language, job.stage, job.entry_point))
         .text(&format!(
             "{:?}/{:?}/{:?}/{}/{:?}/{}/{}",
@@ -117,7 +123,10 @@ pub(crate) fn job_key(job: &Job, settings: &Settings, identity: &str, source: &[
         key.text(&format!("spec {id}={value:?}"));
     }
     for dir in &settings.include_dirs {
-        key.text(&dir.to_string_lossy());
+        key.text(&paths.portable(dir));
+    }
+    if !settings.strip_debug {
+        key.text(&format!("debug info names files under {}", paths.root().display()));
     }
     key.field(source).finish()
 }
@@ -129,7 +138,7 @@ fn read_source(job: &Job) -> Result<Vec<u8>, Vec<Diagnostic>> {
 
 /// The job's key, from its source as it is now.
 pub(crate) fn current_key(job: &Job, cx: &Context<'_>) -> Option<Key> {
-    read_source(job).ok().map(|source| job_key(job, cx.settings, &cx.identity_of(job), &source))
+    read_source(job).ok().map(|source| job_key(job, cx.settings, &cx.paths, &cx.identity_of(job), &source))
 }
 
 /// Compiles one job, or takes it from the cache: frontend, optimizer,
@@ -139,8 +148,8 @@ pub(crate) fn current_key(job: &Job, cx: &Context<'_>) -> Option<Key> {
 pub(crate) fn compile_job(job: &Job, cx: &Context<'_>) -> Result<JobOutput, JobFailure> {
     let settings = cx.settings;
     let source = read_source(job)?;
-    let key = job_key(job, settings, &cx.identity_of(job), &source);
-    if let Some(output) = cx.cache.get_valid(&key, |body| read_entry(body, &cx.hashes)) {
+    let key = job_key(job, settings, &cx.paths, &cx.identity_of(job), &source);
+    if let Some(output) = cx.cache.get_valid(&key, |body| read_entry(body, &cx.hashes, &cx.paths)) {
         return Ok(output);
     }
     if cx.journal.is_suspect(&key) {
@@ -151,7 +160,7 @@ pub(crate) fn compile_job(job: &Job, cx: &Context<'_>) -> Result<JobOutput, JobF
             // It compiled alone: its entry is in the cache, or its errors
             // (or the failure to store it) come again below.
             Isolated::Survived => {
-                if let Some(output) = cx.cache.get_valid(&key, |body| read_entry(body, &cx.hashes)) {
+                if let Some(output) = cx.cache.get_valid(&key, |body| read_entry(body, &cx.hashes, &cx.paths)) {
                     return Ok(output);
                 }
             }
@@ -204,7 +213,7 @@ pub(crate) fn compile_job(job: &Job, cx: &Context<'_>) -> Result<JobOutput, JobF
     dependencies.sort();
     dependencies.dedup();
     let output = JobOutput { modules, dependencies, missing: compiled.missing, warnings, cached: false };
-    if let Some(body) = write_entry(&output) {
+    if let Some(body) = write_entry(&output, &cx.paths) {
         cx.cache.put(&key, &body);
     }
     Ok(output)
@@ -226,21 +235,22 @@ fn crash_diagnostic(job: &Job, how: &str) -> Diagnostic {
     )
 }
 
-/// Cache entry body: dependencies with their hashes, warnings, modules;
-/// `None` if something does not fit its field (then it is not cached).
-fn write_entry(output: &JobOutput) -> Option<Vec<u8>> {
+/// Cache entry body: dependencies with their hashes, warnings, modules,
+/// with paths relative to the build's root; `None` if something does not
+/// fit its field (then it is not cached).
+fn write_entry(output: &JobOutput, paths: &PortablePaths) -> Option<Vec<u8>> {
     let mut w = BodyWriter::default();
     w.count(output.dependencies.len());
     for (path, hash) in &output.dependencies {
-        w.text(&path.to_string_lossy()).bytes(hash);
+        w.text(&paths.portable(path)).bytes(hash);
     }
     w.count(output.missing.len());
     for path in &output.missing {
-        w.text(&path.to_string_lossy());
+        w.text(&paths.portable(path));
     }
     w.count(output.warnings.len());
     output.warnings.iter().for_each(|warning| {
-        w.text(warning);
+        w.text(&paths.portable_text(warning));
     });
     w.count(output.modules.len());
     for m in &output.modules {
@@ -256,11 +266,11 @@ fn write_entry(output: &JobOutput) -> Option<Vec<u8>> {
 /// Reads an entry back; `None` (a miss) if it is malformed or any
 /// dependency changed since it was written, or a file now exists where an
 /// include was searched for and not found (it would shadow the one used).
-fn read_entry(body: &[u8], hashes: &FileHashes) -> Option<JobOutput> {
+fn read_entry(body: &[u8], hashes: &FileHashes, paths: &PortablePaths) -> Option<JobOutput> {
     let mut r = BodyReader::new(body);
     let mut dependencies = Vec::new();
     for _ in 0..r.u32()? {
-        let path = PathBuf::from(r.text()?);
+        let path = paths.local(&r.text()?);
         let hash: [u8; 32] = r.bytes()?.try_into().ok()?;
         if hashes.get(&path)? != hash {
             return None;
@@ -269,13 +279,13 @@ fn read_entry(body: &[u8], hashes: &FileHashes) -> Option<JobOutput> {
     }
     let mut missing = Vec::new();
     for _ in 0..r.u32()? {
-        let path = PathBuf::from(r.text()?);
+        let path = paths.local(&r.text()?);
         if path.is_file() {
             return None;
         }
         missing.push(path);
     }
-    let warnings = (0..r.u32()?).map(|_| r.text()).collect::<Option<Vec<_>>>()?;
+    let warnings = (0..r.u32()?).map(|_| r.text().map(|w| paths.local_text(&w))).collect::<Option<Vec<_>>>()?;
     let mut modules = Vec::new();
     for _ in 0..r.u32()? {
         let name = r.text()?;
@@ -317,10 +327,11 @@ mod tests {
             warnings: Vec::new(),
             cached: false,
         };
-        let body = write_entry(&output).unwrap();
-        assert!(read_entry(&body, &FileHashes::default()).is_none(), "the edit must be a miss");
+        let paths = PortablePaths::new([include.as_path()], []);
+        let body = write_entry(&output, &paths).unwrap();
+        assert!(read_entry(&body, &FileHashes::default(), &paths).is_none(), "the edit must be a miss");
         std::fs::write(&include, "old").unwrap();
-        let back = read_entry(&body, &FileHashes::default()).expect("unchanged file is a hit");
+        let back = read_entry(&body, &FileHashes::default(), &paths).expect("unchanged file is a hit");
         assert_eq!(back.dependencies, output.dependencies);
     }
 
@@ -335,10 +346,39 @@ mod tests {
             warnings: Vec::new(),
             cached: false,
         };
-        let body = write_entry(&output).unwrap();
-        assert!(read_entry(&body, &FileHashes::default()).is_some());
+        let paths = PortablePaths::new([shadow.as_path()], []);
+        let body = write_entry(&output, &paths).unwrap();
+        assert!(read_entry(&body, &FileHashes::default(), &paths).is_some());
         std::fs::write(&shadow, "// shadows the include").unwrap();
-        assert!(read_entry(&body, &FileHashes::default()).is_none());
+        assert!(read_entry(&body, &FileHashes::default(), &paths).is_none());
+    }
+
+    #[test]
+    fn an_entry_written_in_one_checkout_is_read_in_another_against_its_files() {
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        for dir in [&a, &b] {
+            std::fs::create_dir_all(dir.path().join("shaders")).unwrap();
+            std::fs::write(dir.path().join("shaders/common.glsl"), "same").unwrap();
+        }
+        let include = a.path().join("shaders/common.glsl");
+        let output = JobOutput {
+            modules: vec![module("a")],
+            dependencies: vec![(include.clone(), *blake3::hash(b"same").as_bytes())],
+            missing: vec![a.path().join("shaders/shadow.glsl")],
+            warnings: vec![format!("{}: warning: unused", include.display())],
+            cached: false,
+        };
+        let body = write_entry(&output, &PortablePaths::new([include.as_path()], [])).unwrap();
+        let in_b = PortablePaths::new([b.path().join("shaders/lit.frag").as_path()], []);
+        let back = read_entry(&body, &FileHashes::default(), &in_b).expect("the same files in B: a hit");
+        let b_include = b.path().join("shaders/common.glsl");
+        assert_eq!(back.dependencies[0].0, b_include, "dependencies are B's files, for rerun-if-changed");
+        assert_eq!(back.warnings, [format!("{}: warning: unused", b_include.display())]);
+        std::fs::write(b.path().join("shaders/shadow.glsl"), "// shadows").unwrap();
+        assert!(read_entry(&body, &FileHashes::default(), &in_b).is_none(), "a shadowing file in B is a miss");
+        std::fs::remove_file(b.path().join("shaders/shadow.glsl")).unwrap();
+        std::fs::write(&b_include, "edited in B").unwrap();
+        assert!(read_entry(&body, &FileHashes::default(), &in_b).is_none(), "B's edit is a miss");
     }
 
     fn settings() -> Settings {
@@ -370,13 +410,38 @@ mod tests {
             variant: None,
             spec_constants: Vec::new(),
         };
-        let key = |identity: &str| job_key(&job, &settings(), identity, b"#version 450\nvoid main() {}\n");
+        let paths = PortablePaths::new([job.path.as_path()], []);
+        let key = |identity: &str| job_key(&job, &settings(), &paths, identity, b"#version 450\nvoid main() {}\n");
         let linked = "shaderc [blake3=0123 glslang Khronos. 12.0.0];naga 30.0.1;";
         assert_eq!(key(linked), key(linked));
         // Another library with the same version strings is another compiler.
         assert_ne!(key(linked), key("shaderc [blake3=4567 glslang Khronos. 12.0.0];naga 30.0.1;"));
         assert_ne!(key(linked), key("shaderc [blake3=0123 glslang Khronos. 12.0.0];naga 30.0.2;"));
         assert_ne!(key(linked), key(&format!("{linked}SPIRV-Tools v2023.2")), "another spirv-opt");
+    }
+
+    #[test]
+    fn keys_name_paths_relative_to_the_root_unless_debug_info_names_them() {
+        let job_in = |root: &str| Job {
+            name: "a.frag".to_owned(),
+            path: PathBuf::from(format!("{root}/shaders/a.frag")),
+            language: Language::Glsl,
+            stage: Some(ShaderStage::Fragment),
+            entry_point: "main".to_owned(),
+            defines: Vec::new(),
+            variant: None,
+            spec_constants: Vec::new(),
+        };
+        let key = |root: &str, strip_debug: bool| {
+            let job = job_in(root);
+            let settings =
+                Settings { strip_debug, include_dirs: vec![PathBuf::from(format!("{root}/include"))], ..settings() };
+            let paths = PortablePaths::new([job.path.as_path()], settings.include_dirs.iter().map(PathBuf::as_path));
+            job_key(&job, &settings, &paths, "identity", b"#version 450\nvoid main() {}\n")
+        };
+        assert_eq!(key("/home/ana/game", true), key("/builds/7/game", true), "stripped: shared between checkouts");
+        assert_ne!(key("/home/ana/game", false), key("/builds/7/game", false), "debug info holds the paths");
+        assert_ne!(key("/home/ana/game", true), key("/home/ana/game", false));
     }
 
     #[test]

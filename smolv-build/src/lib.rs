@@ -153,10 +153,11 @@ mod reflect;
 mod emit;
 mod report;
 
-// Beside them: the content-hash cache, the errors, the external tools,
+// Beside them: the content-hash cache (and the paths it records), the errors, the external tools,
 // the driver, and the worker tokens it runs jobs on.
 mod cache;
 mod error;
+mod portable;
 mod remote_cache;
 mod run;
 mod tokens;

@@ -5,6 +5,7 @@
 //! directives, report).
 
 use std::collections::BTreeSet;
+use std::path::PathBuf;
 
 use rayon::prelude::*;
 
@@ -15,6 +16,7 @@ use crate::emit::{self, Directives};
 use crate::error::Error;
 use crate::frontend::CompiledModule;
 use crate::isolate::{ChildRequest, Journal};
+use crate::portable::PortablePaths;
 use crate::report::{FailedShader, Report};
 use crate::settings::{ENV_KNOBS, Plan};
 use crate::source::{Job, Language, Sources};
@@ -53,6 +55,10 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
             String::new()
         },
         hashes: FileHashes::default(),
+        paths: PortablePaths::new(
+            sources.jobs.iter().map(|job| job.path.as_path()),
+            settings.include_dirs.iter().map(PathBuf::as_path),
+        ),
         journal: &journal,
         isolation_dir: plan.out_dir.join("smolv-isolated"),
     };
