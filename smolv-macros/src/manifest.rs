@@ -16,6 +16,8 @@ pub(crate) struct Packing {
     pub(crate) directory: PathBuf,
     pub(crate) data: PathBuf,
     pub(crate) dictionary: Option<PathBuf>,
+    /// The size goal the packing was chosen for: `installed` or `download`.
+    pub(crate) goal: String,
 }
 
 /// One module as `include_shader!` embeds it.
@@ -70,6 +72,7 @@ impl Manifest {
             directory: dir.join(text(&embedded["directory"], "embedded directory")?),
             data: dir.join(text(&embedded["data"], "embedded data")?),
             dictionary: embedded["dictionary"].as_str().map(|d| dir.join(d)),
+            goal: embedded["goal"].as_str().unwrap_or("installed").to_owned(),
         };
         if packing.dictionary.is_some() != (packing.codec == "smolv-zstd-dictionary") {
             return Err(format!(

@@ -185,6 +185,9 @@ pub struct EmbeddedSet {
     /// codec); `(0, 0)` for modules packed one by one without one.
     once: (u32, u32),
     unpacked: OnceLock<&'static [u8]>,
+    /// The set's shaders, made on first access, for a set the macro wrote
+    /// no `static` shaders for (a large one; see [`Self::shaders`]).
+    made: OnceLock<Vec<crate::Shader>>,
 }
 
 impl EmbeddedSet {
@@ -198,7 +201,7 @@ impl EmbeddedSet {
         entries: &'static [EmbeddedEntry],
         once: (u32, u32),
     ) -> Self {
-        Self { unpacker, data, dictionary, names, entries, once, unpacked: OnceLock::new() }
+        Self { unpacker, data, dictionary, names, entries, once, unpacked: OnceLock::new(), made: OnceLock::new() }
     }
 
     #[inline]
@@ -216,6 +219,15 @@ impl EmbeddedSet {
     #[inline]
     pub(crate) fn len(&self) -> usize {
         self.entries.len()
+    }
+
+    /// A shader per module, made on first access and kept for the life of
+    /// the program. The macros write small sets' shaders as `static`s
+    /// instead (80 bytes each with its relocation, against about 1 KB of
+    /// code for making them), and then nothing links this.
+    #[inline]
+    pub(crate) fn shaders(&'static self) -> &'static [crate::Shader] {
+        self.made.get_or_init(|| (0..self.len()).map(|index| crate::Shader::in_set(self, index)).collect())
     }
 
     #[inline]

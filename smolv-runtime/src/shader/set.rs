@@ -35,8 +35,10 @@ impl core::fmt::Display for SetPacking {
 #[derive(Debug)]
 enum SetSource {
     /// Embedded by `include_shaders!`: the set, and a `static` shader per
-    /// module. (Statics cost a relocation each, but less than the code that
-    /// would make the shaders on first access: 400 B less for Rock Storm.)
+    /// module, or none for a set whose shaders are made on first access
+    /// ([`EmbeddedSet::shaders`]). `ShaderSet` has no interior mutability,
+    /// so the compiler folds which of the two a set uses, and links only
+    /// that one.
     Embedded { set: &'static EmbeddedSet, shaders: &'static [Shader] },
     /// A bundle file, checked when it was loaded.
     #[cfg(feature = "zstd-fast")]
@@ -64,8 +66,9 @@ pub struct ShaderSet {
 }
 
 impl ShaderSet {
-    /// For `include_shaders!`: an embedded set (`docs/format.md`). Not a
-    /// stable API.
+    /// For `include_shaders!`: an embedded set (`docs/format.md`), with a
+    /// `static` shader per module, or `&[]` to make them on first access.
+    /// Not a stable API.
     #[doc(hidden)]
     pub const fn embedded(set: &'static EmbeddedSet, shaders: &'static [Shader]) -> Self {
         Self { source: SetSource::Embedded { set, shaders } }
@@ -123,7 +126,7 @@ impl ShaderSet {
     #[inline]
     pub fn shaders(&self) -> Result<&[Shader], ContainerError> {
         match &self.source {
-            SetSource::Embedded { shaders, .. } => Ok(shaders),
+            SetSource::Embedded { set, shaders } => Ok(if shaders.is_empty() { set.shaders() } else { shaders }),
             #[cfg(feature = "zstd-fast")]
             SetSource::Bundle { shaders, .. } => Ok(shaders),
         }
@@ -224,7 +227,5 @@ impl ShaderSet {
 /// as the macro's is a `static`. Not a stable API.
 #[doc(hidden)]
 pub fn leaked_embedded_set(set: EmbeddedSet) -> ShaderSet {
-    let set: &'static EmbeddedSet = Box::leak(Box::new(set));
-    let shaders: Vec<Shader> = (0..set.len()).map(|index| Shader::in_set(set, index)).collect();
-    ShaderSet::embedded(set, shaders.leak())
+    ShaderSet::embedded(Box::leak(Box::new(set)), &[])
 }
