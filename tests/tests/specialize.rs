@@ -139,6 +139,26 @@ fn bad_requests_are_errors() {
     assert!(Specializer::analyze(&truncated).is_err());
 }
 
+/// Found by `cargo fuzz run specialize`: with an id defined twice, the
+/// specializer wrote the id's constant at every definition, and a 73-word
+/// module grew to 165 words.
+#[test]
+fn a_result_id_defined_twice_is_malformed() {
+    let module = smolv_runtime::specialize::doc_ubershader();
+    // OpSpecConstantTrue (48) or OpSpecConstantFalse (49): copy it.
+    let mut at = 5;
+    while !matches!(module[at] & 0xFFFF, 48 | 49) {
+        at += (module[at] >> 16) as usize;
+    }
+    let len = (module[at] >> 16) as usize;
+    let mut twice = module.clone();
+    twice.splice(at + len..at + len, module[at..at + len].to_vec());
+    assert_eq!(
+        Specializer::analyze(&twice).err(),
+        Some(SpecializeError::Malformed { offset: at + len, reason: "a result id is defined twice" })
+    );
+}
+
 #[test]
 fn mutated_modules_never_panic() {
     let Some(corpus) = Corpus::locate() else { return };

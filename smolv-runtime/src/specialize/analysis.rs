@@ -198,6 +198,11 @@ impl Analysis {
                     offset: at,
                     reason: "a result id is not below the id bound",
                 })?;
+                if *slot != NO_DEF {
+                    // SPIR-V is SSA: a second definition would make the
+                    // specializer write the id's value at both places.
+                    return Err(SpecializeError::Malformed { offset: at, reason: "a result id is defined twice" });
+                }
                 *slot = u32::try_from(index).map_err(too_large)?;
             }
             match opcode {
