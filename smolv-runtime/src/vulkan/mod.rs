@@ -1,14 +1,25 @@
 //! The Vulkan layer, on ash: pipeline plumbing fed by shader reflection.
 //!
 //! - [`PipelineManager`]: graphics pipelines the way Mesa's zink and DXVK
-//!   build them with VK_EXT_graphics_pipeline_library: four per-stage
-//!   libraries cached by state (shader code, reflection and spec-constant
-//!   values compared in full, never by hash), a fast link returned at
-//!   once, the link-time-optimized pipeline linked on a worker thread and
-//!   swapped in atomically ([`PipelineSlot::current`]), and
-//!   monolithic pipelines through the same API where libraries are
-//!   unavailable or `SMOLV_FORCE_MONOLITHIC=1`. Spec constants go to the
-//!   driver, or are folded into the SPIR-V first
+//!   build them with VK_EXT_graphics_pipeline_library: the four parts
+//!   (vertex input, pre-rasterization shaders, fragment shader, fragment
+//!   output) each a library cached by exactly the state that part owns
+//!   (shader code, reflection and spec-constant values compared in full,
+//!   never by hash), so materials share what they have in common; a fast
+//!   link returned at once, the link-time-optimized pipeline linked on a
+//!   worker thread and swapped in atomically ([`PipelineSlot::current`]),
+//!   and monolithic pipelines through the same API where libraries are
+//!   unavailable or `SMOLV_FORCE_MONOLITHIC=1`. [`GraphicsState`] covers
+//!   what Vulkan 1.3 with dynamic rendering offers (culling, winding,
+//!   polygon mode, depth bias and bounds, MSAA with sample shading and
+//!   alpha-to-coverage, per-attachment blending and write masks, stencil,
+//!   dynamic state, vertex input from reflection or explicit), and
+//!   [`GraphicsProgram`] adds tessellation and geometry stages; state that
+//!   needs a device feature is refused unless [`DeviceFeatures`] says it
+//!   is enabled. Compute pipelines go through the same manager
+//!   ([`PipelineManager::get_compute`], or
+//!   [`PipelineManager::request_compute`] on the worker). Spec constants
+//!   go to the driver, or are folded into the SPIR-V first
 //!   ([`PipelineOptions::specialize_ahead`]).
 //! - [`LayoutCache`]: descriptor-set and pipeline layouts built from
 //!   [`Reflection`](crate::reflect::Reflection), deduplicated, with
