@@ -45,6 +45,13 @@ pub(crate) struct Args {
     /// SMOLV_FORCE_MONOLITHIC=1).
     #[arg(long)]
     pub(crate) monolithic: bool,
+    /// Where the pipeline cache lives between runs (default: the user's
+    /// cache directory, `rock-storm/pipelines.bin`).
+    #[arg(long, value_name = "PATH", conflicts_with = "no_pipeline_cache")]
+    pub(crate) pipeline_cache: Option<PathBuf>,
+    /// Run without a persistent pipeline cache.
+    #[arg(long)]
+    pub(crate) no_pipeline_cache: bool,
 }
 
 fn parse_size(text: &str) -> Result<(u32, u32), String> {
@@ -57,6 +64,26 @@ fn parse_size(text: &str) -> Result<(u32, u32), String> {
 }
 
 impl Args {
+    /// The pipeline cache file to load and save, if any: `--pipeline-cache`,
+    /// else `$XDG_CACHE_HOME` or `~/.cache` (the temporary directory when
+    /// neither is set), under `rock-storm/`.
+    pub(crate) fn pipeline_cache_path(&self) -> Option<PathBuf> {
+        if self.no_pipeline_cache {
+            return None;
+        }
+        if let Some(path) = &self.pipeline_cache {
+            return Some(path.clone());
+        }
+        let dir = std::env::var_os("XDG_CACHE_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| {
+                std::env::var_os("HOME").filter(|v| !v.is_empty()).map(|home| PathBuf::from(home).join(".cache"))
+            })
+            .unwrap_or_else(std::env::temp_dir);
+        Some(dir.join("rock-storm").join("pipelines.bin"))
+    }
+
     /// Whether to run headless: asked for, or no display to open a window on.
     pub(crate) fn is_headless(&self) -> bool {
         if self.headless {

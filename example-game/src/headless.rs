@@ -33,7 +33,15 @@ pub(crate) fn run(args: &Args, shaders: &Shaders) -> Result<Outcome, GameError> 
     )?;
     let readback =
         Buffer::new(&context, (extent.width * extent.height * 4) as usize, vk::BufferUsageFlags::TRANSFER_DST)?;
-    let mut renderer = Renderer::new(&context, shaders, OUTPUT_FORMAT, extent, args.post, args.monolithic)?;
+    let mut renderer = Renderer::new(
+        &context,
+        shaders,
+        OUTPUT_FORMAT,
+        extent,
+        args.post,
+        args.monolithic,
+        args.pipeline_cache_path().as_deref(),
+    )?;
     let target =
         Target { image: output.handle, view: output.view, extent, final_layout: vk::ImageLayout::TRANSFER_SRC_OPTIMAL };
     let frames = args.frames.unwrap_or(DEFAULT_FRAMES);

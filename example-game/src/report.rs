@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use smolv_runtime::vulkan::CacheLoad;
+
 use crate::render::PipelineTimings;
 use crate::shaders::Shaders;
 
@@ -34,6 +36,11 @@ fn mesa_shader_cache() -> String {
     }
 }
 
+/// How many times faster `fast` was than `slow`.
+fn ratio(slow: Duration, fast: Duration) -> String {
+    format!("{:.2}× the time", slow.as_secs_f64() / fast.as_secs_f64().max(1e-9))
+}
+
 fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1e3)
 }
@@ -61,7 +68,7 @@ pub(crate) fn table(shaders: &Shaders, pipelines: &PipelineTimings, run: &RunSum
     match (pipelines.fast_link, pipelines.optimized) {
         (Some(fast), optimized) => {
             rows.push(("pipelines", format!("{}, from graphics pipeline libraries", pipelines.count)));
-            rows.push(("  fast link", per(fast)));
+            rows.push(("  fast link", format!("{} (first load: every library new)", per(fast))));
             rows.push((
                 "  LTO link (background)",
                 optimized.map_or_else(
@@ -69,7 +76,36 @@ pub(crate) fn table(shaders: &Shaders, pipelines: &PipelineTimings, run: &RunSum
                     |d| format!("all ready {} after the first request", ms(d)),
                 ),
             ));
-            rows.push(("  monolithic", per(pipelines.monolithic)));
+            rows.push((
+                "  monolithic",
+                format!("{} (first-load ratio {})", per(pipelines.monolithic), ratio(pipelines.monolithic, fast)),
+            ));
+            let counts = &pipelines.library_counts;
+            rows.push((
+                "  libraries",
+                format!(
+                    "{} for {} pipelines: vertex input {}, pre-rasterization {}, fragment shader {}, fragment output {}",
+                    counts.total(),
+                    pipelines.count,
+                    counts.vertex_input,
+                    counts.pre_rasterization,
+                    counts.fragment_shader,
+                    counts.fragment_output
+                ),
+            ));
+            for material in &pipelines.new_materials {
+                rows.push((
+                    "  new material",
+                    format!(
+                        "{}: {} (new: {}; vertex input and pre-rasterization reused), monolithic {} ({})",
+                        material.name,
+                        ms(material.libraries),
+                        material.new_parts.join(", "),
+                        ms(material.monolithic),
+                        ratio(material.monolithic, material.libraries)
+                    ),
+                ));
+            }
             rows.push(("  Mesa shader cache", mesa_shader_cache()));
         }
         (None, _) => {
@@ -77,6 +113,41 @@ pub(crate) fn table(shaders: &Shaders, pipelines: &PipelineTimings, run: &RunSum
             rows.push(("  fast link", "n/a".to_owned()));
             rows.push(("  LTO link (background)", "n/a".to_owned()));
             rows.push(("  monolithic", per(pipelines.monolithic)));
+        }
+    }
+    let (compute, waited) = pipelines.compute;
+    rows.push((
+        "compute pipeline",
+        format!(
+            "particles, on the background worker: in hand {} after the request, {} of it waiting",
+            ms(compute),
+            ms(waited)
+        ),
+    ));
+    match &pipelines.cache {
+        None => rows.push(("pipeline cache", "off (--no-pipeline-cache)".to_owned())),
+        Some(cache) => {
+            let load = match &cache.load {
+                // 32 bytes are VkPipelineCacheHeaderVersionOne alone.
+                CacheLoad::Loaded { bytes } if *bytes <= 32 => {
+                    format!("hit: loaded {bytes} bytes, only the header (this driver keeps no pipelines in it)")
+                }
+                CacheLoad::Loaded { bytes } => format!("hit: loaded {bytes} bytes of driver data"),
+                CacheLoad::Missing => "miss: no file yet (first run)".to_owned(),
+                CacheLoad::Ignored { reason } => format!("miss: file ignored ({reason})"),
+            };
+            rows.push(("pipeline cache", format!("{load} from {}", cache.path.display())));
+            let saved = match &cache.saved {
+                Some(Ok(bytes)) => format!("{bytes} bytes of driver data"),
+                Some(Err(e)) => format!("failed: {e}"),
+                None => "not yet".to_owned(),
+            };
+            rows.push(("  saved", saved));
+            let with = pipelines.fast_link.unwrap_or(pipelines.monolithic);
+            rows.push(("  load with the cache", ms(with)));
+            if let Some(without) = pipelines.without_cache {
+                rows.push(("  load without a cache", format!("{} ({})", ms(without), ratio(without, with))));
+            }
         }
     }
     rows.push((

@@ -59,6 +59,54 @@ fn the_table_reports_modules_sizes_and_pipeline_times() {
     assert!(stdout.contains("all ready"), "the optimized links never arrived:\n{stdout}");
 }
 
+#[test]
+fn a_second_run_loads_the_pipeline_cache_the_first_saved() {
+    let cache = scratch("pipeline-cache").join("pipelines.bin");
+    let play = || {
+        let output = run(game()
+            .args(["--headless", "--frames", "2", "--size", "64x64", "--validation", "--pipeline-cache"])
+            .arg(&cache));
+        assert!(output.status.success(), "{:?}", output.status);
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let first = play();
+    assert!(value_of(&first, "pipeline cache").starts_with("miss: no file yet"), "{first}");
+    assert!(value_of(&first, "saved").ends_with("bytes of driver data"), "{first}");
+    assert!(cache.is_file(), "the first run saved no cache file");
+    let second = play();
+    assert!(value_of(&second, "pipeline cache").starts_with("hit: loaded"), "{second}");
+    // Creation time with the loaded cache, and by a second manager without one.
+    for row in ["load with the cache", "load without a cache"] {
+        assert!(value_of(&second, row).contains(" ms"), "no `{row}` time in:\n{second}");
+    }
+    // A damaged file is ignored with the reason, never handed to the driver.
+    let mut bytes = std::fs::read(&cache).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xFF;
+    std::fs::write(&cache, bytes).unwrap();
+    let third = play();
+    assert!(value_of(&third, "pipeline cache").contains("file ignored"), "{third}");
+}
+
+#[test]
+fn the_table_shows_library_reuse_and_the_compute_pipeline() {
+    let (output, _) = readme_run();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    // The sprite materials share sprite.vert and its vertex layout: the
+    // ship's and the bullets' first pipelines need only a new
+    // fragment-shader library.
+    let materials: Vec<&str> = stdout.lines().filter(|l| l.trim_start().starts_with("new material")).collect();
+    assert!(materials.len() >= 2, "{stdout}");
+    for material in &materials {
+        assert!(material.contains("new: fragment shader;"), "{material}");
+        assert!(material.contains("monolithic"), "{material}");
+    }
+    let libraries = value_of(&stdout, "libraries");
+    let total: usize = libraries.split(' ').next().unwrap().parse().unwrap();
+    assert!(total < 4 * 7, "7 pipelines share libraries: {libraries}");
+    assert!(value_of(&stdout, "compute pipeline").starts_with("particles, on the background worker"), "{stdout}");
+}
+
 fn value_of<'a>(table: &'a str, row: &str) -> &'a str {
     let line = table.lines().find(|l| l.trim_start().starts_with(row)).unwrap_or_else(|| panic!("no {row}"));
     line.trim_start()[row.len()..].trim()

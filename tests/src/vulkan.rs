@@ -82,6 +82,10 @@ pub struct Gpu {
     pub shader_int64: bool,
     /// Whether the `shaderFloat64` feature is enabled (where the device has it).
     pub shader_float64: bool,
+    /// The features enabled on the device: every one the pipeline state
+    /// can need (geometry and tessellation shaders, sample-rate shading,
+    /// depth bounds, wide lines, ...) that the device has.
+    pub features: vk::PhysicalDeviceFeatures,
     messages: Box<Mutex<Vec<String>>>,
     device_destroyed: bool,
 }
@@ -94,8 +98,9 @@ impl Default for Gpu {
 
 impl Gpu {
     /// Opens the first device with Vulkan 1.3 dynamic rendering and
-    /// synchronization2, and `shaderInt64` and `shaderFloat64` where it has
-    /// them.
+    /// synchronization2, and `shaderInt64`, `shaderFloat64` and the
+    /// pipeline-state features (see [`features`](Self::features)) where it
+    /// has them.
     pub fn new() -> Gpu {
         // SAFETY: plain Vulkan setup; every handle is destroyed in Drop.
         unsafe {
@@ -159,8 +164,21 @@ impl Gpu {
             let supported = instance.get_physical_device_features(physical);
             let (shader_int64, shader_float64) =
                 (supported.shader_int64 == vk::TRUE, supported.shader_float64 == vk::TRUE);
-            let features =
-                vk::PhysicalDeviceFeatures::default().shader_int64(shader_int64).shader_float64(shader_float64);
+            let has = |b: vk::Bool32| b == vk::TRUE;
+            let features = vk::PhysicalDeviceFeatures::default()
+                .shader_int64(shader_int64)
+                .shader_float64(shader_float64)
+                .geometry_shader(has(supported.geometry_shader))
+                .tessellation_shader(has(supported.tessellation_shader))
+                .sample_rate_shading(has(supported.sample_rate_shading))
+                .depth_bounds(has(supported.depth_bounds))
+                .fill_mode_non_solid(has(supported.fill_mode_non_solid))
+                .depth_bias_clamp(has(supported.depth_bias_clamp))
+                .depth_clamp(has(supported.depth_clamp))
+                .wide_lines(has(supported.wide_lines))
+                .logic_op(has(supported.logic_op))
+                .alpha_to_one(has(supported.alpha_to_one))
+                .independent_blend(has(supported.independent_blend));
             let gpl_extensions =
                 [ash::khr::pipeline_library::NAME.as_ptr(), ash::ext::graphics_pipeline_library::NAME.as_ptr()];
             let device = instance
@@ -200,6 +218,7 @@ impl Gpu {
                 graphics_pipeline_library,
                 shader_int64,
                 shader_float64,
+                features,
                 messages,
                 device_destroyed: false,
             }

@@ -62,6 +62,9 @@ pub(crate) struct Context {
     pub(crate) memory: vk::PhysicalDeviceMemoryProperties,
     /// The physical device's limits.
     pub(crate) limits: vk::PhysicalDeviceLimits,
+    /// The physical device's properties (the pipeline cache checks its
+    /// vendor, device and cache UUID).
+    pub(crate) properties: vk::PhysicalDeviceProperties,
     pub(crate) device_name: String,
     /// Whether VK_EXT_graphics_pipeline_library is enabled.
     pub(crate) graphics_pipeline_library: bool,
@@ -190,10 +193,10 @@ impl Context {
         // SAFETY: queue 0 of a family the device was created with.
         let queue = unsafe { device.get_device_queue(queue_family, 0) };
         // SAFETY: queries on a live physical device.
-        let (memory, limits) = unsafe {
+        let (memory, properties) = unsafe {
             (
                 instance.get_physical_device_memory_properties(physical),
-                instance.get_physical_device_properties(physical).limits,
+                instance.get_physical_device_properties(physical),
             )
         };
         Ok(Self {
@@ -205,7 +208,8 @@ impl Context {
             queue,
             queue_family,
             memory,
-            limits,
+            limits: properties.limits,
+            properties,
             device_name,
             graphics_pipeline_library,
         })

@@ -12,9 +12,14 @@ mod scene;
 use std::collections::HashMap;
 
 use ash::vk;
-use smolv_runtime::vulkan::{LayoutCache, LayoutOptions, PipelineManager, PipelineOptions};
+use std::path::Path;
+use std::sync::Arc;
 
-use programs::LoadTimings;
+use smolv_runtime::vulkan::{
+    CacheLoad, ComputeSlot, DeviceFeatures, PipelineCacheFile, PipelineManager, PipelineOptions,
+};
+
+use programs::{CacheReport, LoadTimings, PARTICLES_COMPUTE};
 pub(crate) use programs::{PipelineTimings, PostPreset};
 
 use crate::error::{GameError, vk_check};
@@ -49,12 +54,10 @@ pub(crate) struct FrameSync {
     pub(crate) signal: Option<vk::Semaphore>,
 }
 
-/// The compute pipeline that moves the particles.
+/// The compute pipeline that moves the particles (the manager owns it).
 struct ParticlePass {
-    /// Owns the layouts below (destroyed with the pass).
-    _layouts: LayoutCache,
+    slot: Arc<ComputeSlot>,
     pipeline: vk::Pipeline,
-    layout: vk::PipelineLayout,
     sets: ProgramSets,
 }
 
@@ -67,6 +70,9 @@ pub(crate) struct Renderer {
     programs: HashMap<Program, (ProgramPipeline, ProgramSets)>,
     particle_pass: ParticlePass,
     manager: PipelineManager,
+    /// After the manager: it creates pipelines through this cache until it
+    /// is dropped.
+    pipeline_cache: Option<(PipelineCacheFile, CacheLoad)>,
     descriptors: Descriptors,
     frame: Buffer,
     corners: Buffer,
@@ -96,28 +102,40 @@ impl Renderer {
         extent: vk::Extent2D,
         post: PostPreset,
         force_monolithic: bool,
+        pipeline_cache: Option<&Path>,
     ) -> Result<Self, GameError> {
         let device = context.device.clone();
+        let pipeline_cache = match pipeline_cache {
+            // SAFETY: the context's device and properties; the renderer
+            // drops the cache after the manager that uses it, and before
+            // the context.
+            Some(path) => Some(unsafe { PipelineCacheFile::open(device.clone(), &context.properties, path) }?),
+            None => None,
+        };
+        let options = PipelineOptions {
+            graphics_pipeline_library: context.graphics_pipeline_library,
+            force_monolithic,
+            // Fold spec constants (sprite shapes, post effects) into the
+            // SPIR-V with smolv's specializer before the driver sees it.
+            specialize_ahead: true,
+            workers: 1,
+            // The game's state needs no optional feature.
+            features: DeviceFeatures::default(),
+        };
         // SAFETY: the context enables dynamic rendering, and the pipeline
         // library extensions whenever `graphics_pipeline_library` is set;
-        // the renderer is dropped before the context, and its `Drop` waits
-        // for the device to be idle before the manager goes.
+        // the cache outlives the manager (field order); the renderer is
+        // dropped before the context, and its `Drop` waits for the device
+        // to be idle before the manager goes.
         let manager = unsafe {
             PipelineManager::new(
                 device.clone(),
-                vk::PipelineCache::null(),
+                pipeline_cache.as_ref().map_or(vk::PipelineCache::null(), |(cache, _)| cache.handle()),
                 &context.limits,
-                PipelineOptions {
-                    graphics_pipeline_library: context.graphics_pipeline_library,
-                    force_monolithic,
-                    // Fold spec constants (sprite shapes, post effects) into the
-                    // SPIR-V with smolv's specializer before the driver sees it.
-                    specialize_ahead: true,
-                    workers: 1,
-                },
+                options,
             )
         };
-        let (pipelines, load) = programs::build_all(&manager, shaders, post, output_format)?;
+        let (pipelines, particle_compute, load) = programs::build_all(&manager, options, shaders, post, output_format)?;
         let mut frame = Buffer::new(context, FRAME_UNIFORM_BYTES, vk::BufferUsageFlags::UNIFORM_BUFFER)?;
         frame.write(0, &[0; FRAME_UNIFORM_BYTES]);
         let mut corners = Buffer::new(context, 6 * 8, vk::BufferUsageFlags::VERTEX_BUFFER)?;
@@ -168,7 +186,7 @@ impl Renderer {
         };
         let descriptors = Descriptors::new(&device)?;
         let resources = Resources { frame: frame.handle, particles: particles.handle, scene_view: scene.view, sampler };
-        let particle_pass = particle_pass(context, shaders, &descriptors, &resources)?;
+        let particle_pass = particle_pass(&manager, particle_compute, shaders, &descriptors, &resources)?;
         let mut programs = HashMap::new();
         for pipeline in pipelines {
             let stages = programs::reflections(shaders, pipeline.program)?;
@@ -181,6 +199,7 @@ impl Renderer {
             programs,
             particle_pass,
             manager,
+            pipeline_cache,
             descriptors,
             frame,
             corners,
@@ -201,13 +220,22 @@ impl Renderer {
     }
 
     /// What the pipelines cost: fast links, when the optimized pipelines
-    /// arrived, and the same pipelines built monolithically (measured now,
-    /// on the first call).
+    /// arrived, the same pipelines built monolithically and without the
+    /// pipeline cache (measured now, on the first call), and the cache,
+    /// which the first call saves.
     pub(crate) fn pipeline_timings(&mut self, shaders: &Shaders) -> Result<PipelineTimings, GameError> {
         if let Some(load) = self.load.take() {
-            self.timings = Some(load.finish(&self.device, &self.limits, shaders, self.post, self.output_format)?);
+            let with_cache = self.pipeline_cache.is_some();
+            let mut timings =
+                load.finish(&self.device, &self.limits, shaders, self.post, self.output_format, with_cache)?;
+            timings.cache = self.pipeline_cache.as_ref().map(|(cache, load)| CacheReport {
+                path: cache.path().to_owned(),
+                load: load.clone(),
+                saved: Some(cache.save().map_err(|e| e.to_string())),
+            });
+            self.timings = Some(timings);
         }
-        Ok(self.timings.unwrap_or_default())
+        Ok(self.timings.clone().unwrap_or_default())
     }
 
     /// The post-processing preset in use.
@@ -337,17 +365,18 @@ impl Renderer {
         // SAFETY: the caller guarantees recording; handles are live.
         unsafe {
             self.device.cmd_bind_pipeline(commands, vk::PipelineBindPoint::COMPUTE, pass.pipeline);
+            let layout = pass.slot.layout();
             for &(number, set) in &pass.sets.sets {
                 self.device.cmd_bind_descriptor_sets(
                     commands,
                     vk::PipelineBindPoint::COMPUTE,
-                    pass.layout,
+                    layout,
                     number,
                     &[set],
                     &[],
                 );
             }
-            self.device.cmd_push_constants(commands, pass.layout, vk::ShaderStageFlags::COMPUTE, 0, &push);
+            self.device.cmd_push_constants(commands, layout, vk::ShaderStageFlags::COMPUTE, 0, &push);
             self.device.cmd_dispatch(commands, PARTICLES.div_ceil(64) as u32, 1, 1);
             let barrier = vk::MemoryBarrier2::default()
                 .src_stage_mask(vk::PipelineStageFlags2::COMPUTE_SHADER)
@@ -480,10 +509,9 @@ impl Drop for Renderer {
             self.device.destroy_fence(self.fence, None);
             self.device.destroy_command_pool(self.command_pool, None);
             self.device.destroy_sampler(self.sampler, None);
-            self.device.destroy_pipeline(self.particle_pass.pipeline, None);
         }
-        // The particle pass's layouts, the manager's pipelines, the
-        // descriptor pool, buffers and images go with their fields.
+        // The manager's pipelines (the particle pass's too), the pipeline
+        // cache, the descriptor pool, buffers and images go with their fields.
     }
 }
 
@@ -499,31 +527,18 @@ fn scene_image(context: &Context, extent: vk::Extent2D) -> Result<Image, GameErr
     Image::new(context, SCENE_FORMAT, extent, vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::SAMPLED)
 }
 
-/// The particle simulation: `particles.comp` with a layout from its reflection.
+/// The particle simulation: `particles.comp` from the manager (its layout
+/// from reflection), with its descriptor sets.
 fn particle_pass(
-    context: &Context,
+    manager: &PipelineManager,
+    slot: Arc<ComputeSlot>,
     shaders: &Shaders,
     descriptors: &Descriptors,
     resources: &Resources,
 ) -> Result<ParticlePass, GameError> {
-    let device = &context.device;
-    let shader = shaders.get("particles.comp")?;
-    // SAFETY: the context's device and limits; the pass (which owns the
-    // cache) is dropped by the renderer after the device is idle, and
-    // before the context.
-    let layouts = unsafe { LayoutCache::new(device.clone(), &context.limits) };
-    let program = layouts
-        .program(&[&shader.reflection], &LayoutOptions { independent_sets: false, ..LayoutOptions::default() })?;
-    let entry = std::ffi::CString::new(shader.reflection.entry_point.as_str()).unwrap_or_else(|_| c"main".to_owned());
-    let mut module = vk::ShaderModuleCreateInfo::default().code(&shader.words);
-    let stage = vk::PipelineShaderStageCreateInfo::default()
-        .stage(vk::ShaderStageFlags::COMPUTE)
-        .name(&entry)
-        .push_next(&mut module);
-    let info = vk::ComputePipelineCreateInfo::default().stage(stage).layout(program.pipeline_layout);
-    // SAFETY: the shader code and layout are valid; destroyed by the renderer.
-    let pipeline = unsafe { device.create_compute_pipelines(vk::PipelineCache::null(), &[info], None) }
-        .map_err(|(_, result)| GameError::Vulkan { call: "vkCreateComputePipelines", result })?[0];
-    let sets = descriptors.program_sets(&[&shader.reflection], &program.set_layouts, resources)?;
-    Ok(ParticlePass { _layouts: layouts, pipeline, layout: program.pipeline_layout, sets })
+    let stage = shaders.stage(PARTICLES_COMPUTE, &[])?;
+    let layout = manager.compute_layout(&stage)?;
+    let sets = descriptors.program_sets(&[stage.reflection], &layout.set_layouts, resources)?;
+    let pipeline = slot.wait()?;
+    Ok(ParticlePass { slot, pipeline, sets })
 }

@@ -2,11 +2,15 @@
 //! constants, which vertex layout and which render target each one uses,
 //! and how long their pipelines took to build.
 
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use ash::vk;
 use smolv_runtime::specialize::Value;
-use smolv_runtime::vulkan::{GraphicsState, PipelineManager, PipelineOptions, PipelineSlot};
+use smolv_runtime::vulkan::{
+    AttachmentBlend, CacheLoad, ComputeSlot, GraphicsState, LibraryCounts, PipelineManager, PipelineOptions,
+    PipelineSlot, VertexInput,
+};
 
 use crate::error::GameError;
 use crate::shaders::Shaders;
@@ -57,6 +61,19 @@ struct ProgramSpec {
 impl Program {
     pub(crate) const ALL: [Program; 7] =
         [Self::Background, Self::Rocks, Self::Ship, Self::Bullets, Self::Particles, Self::Post, Self::Hud];
+
+    /// The program's name, for the table.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::Background => "background",
+            Self::Rocks => "rocks",
+            Self::Ship => "ship",
+            Self::Bullets => "bullets",
+            Self::Particles => "particles",
+            Self::Post => "post",
+            Self::Hud => "hud",
+        }
+    }
 
     fn spec(self) -> ProgramSpec {
         let sprite = |fragment, shape| ProgramSpec {
@@ -187,15 +204,14 @@ fn graphics_state(spec: &ProgramSpec, output_format: vk::Format) -> GraphicsStat
     };
     GraphicsState {
         color_formats: vec![if spec.scene { SCENE_FORMAT } else { output_format }],
-        vertex_bindings,
-        vertex_attributes,
-        alpha_blend: spec.blend,
+        vertex_input: VertexInput::Explicit { bindings: vertex_bindings, attributes: vertex_attributes },
+        blend: vec![if spec.blend { AttachmentBlend::PREMULTIPLIED_ALPHA } else { AttachmentBlend::OPAQUE }],
         ..GraphicsState::default()
     }
 }
 
 /// How long the game's pipelines took, for the table it prints.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct PipelineTimings {
     /// Graphics pipelines built at load.
     pub(crate) count: usize,
@@ -208,6 +224,43 @@ pub(crate) struct PipelineTimings {
     pub(crate) optimized: Option<Duration>,
     /// The same pipelines built monolithically by a second manager.
     pub(crate) monolithic: Duration,
+    /// The libraries the manager held after the load.
+    pub(crate) library_counts: LibraryCounts,
+    /// Materials whose first pipeline reused libraries of earlier ones.
+    pub(crate) new_materials: Vec<MaterialTiming>,
+    /// The particle compute pipeline, created on the manager's worker
+    /// while the graphics pipelines built: from the request until the game
+    /// had it, and how much of that the game spent waiting for it after
+    /// the graphics pipelines were done.
+    pub(crate) compute: (Duration, Duration),
+    /// The persistent pipeline cache, if the game uses one.
+    pub(crate) cache: Option<CacheReport>,
+    /// The same load (libraries or monolithic, as the game built them) by
+    /// a second manager without a `VkPipelineCache`.
+    pub(crate) without_cache: Option<Duration>,
+}
+
+/// A material's first pipeline, built from libraries it partly shares
+/// with materials loaded before it, against the same pipeline built
+/// monolithically.
+#[derive(Clone, Debug)]
+pub(crate) struct MaterialTiming {
+    pub(crate) name: &'static str,
+    /// Its libraries (the new ones) and the fast link.
+    pub(crate) libraries: Duration,
+    /// The parts that needed a new library.
+    pub(crate) new_parts: Vec<&'static str>,
+    /// The same pipeline, monolithic.
+    pub(crate) monolithic: Duration,
+}
+
+/// What the pipeline cache file held and what was saved.
+#[derive(Clone, Debug)]
+pub(crate) struct CacheReport {
+    pub(crate) path: PathBuf,
+    pub(crate) load: CacheLoad,
+    /// Bytes of driver data saved at the end of the run, or why not.
+    pub(crate) saved: Option<Result<usize, String>>,
 }
 
 /// A program's pipeline and how it was asked for.
@@ -248,31 +301,64 @@ pub(crate) fn reflections(
     Ok([&shaders.get(spec.vertex)?.reflection, &shaders.get(spec.fragment)?.reflection])
 }
 
+/// The particle simulation's shader.
+pub(crate) const PARTICLES_COMPUTE: &str = "particles.comp";
+
 /// What loading the pipelines cost so far: the fast links are timed, the
 /// background link-time optimization is being watched on a thread of its
 /// own, so the first frame never waits for it.
 pub(crate) struct LoadTimings {
-    count: usize,
+    options: PipelineOptions,
+    /// Per program: how long its first pipeline took, and which parts
+    /// needed a new library.
+    programs: Vec<(Program, Duration, Vec<&'static str>)>,
     /// Libraries + fast links, or the monolithic builds.
     built: Duration,
+    library_counts: LibraryCounts,
+    compute: (Duration, Duration),
     /// Yields the time from the first request until every optimized
     /// pipeline had arrived (None when monolithic, or if they never did).
     optimized: Option<std::thread::JoinHandle<Option<Duration>>>,
 }
 
-/// Builds every program's pipeline with `manager`, timing it.
+/// The parts that got a new library between `before` and `after`.
+fn new_parts(before: LibraryCounts, after: LibraryCounts) -> Vec<&'static str> {
+    [
+        (after.vertex_input > before.vertex_input, "vertex input"),
+        (after.pre_rasterization > before.pre_rasterization, "pre-rasterization"),
+        (after.fragment_shader > before.fragment_shader, "fragment shader"),
+        (after.fragment_output > before.fragment_output, "fragment output"),
+    ]
+    .into_iter()
+    .filter_map(|(new, part)| new.then_some(part))
+    .collect()
+}
+
+/// Builds every program's pipeline with `manager`, timing each, with the
+/// particle compute pipeline created on the manager's worker meanwhile;
+/// returns the compute slot too, ready.
 pub(crate) fn build_all(
     manager: &PipelineManager,
+    options: PipelineOptions,
     shaders: &Shaders,
     post: PostPreset,
     output_format: vk::Format,
-) -> Result<(Vec<ProgramPipeline>, LoadTimings), GameError> {
+) -> Result<(Vec<ProgramPipeline>, std::sync::Arc<ComputeSlot>, LoadTimings), GameError> {
     let start = Instant::now();
-    let pipelines = Program::ALL
-        .iter()
-        .map(|&program| pipeline(manager, shaders, program, post, output_format))
-        .collect::<Result<Vec<_>, _>>()?;
+    // SAFETY: a module compiled and validated by smolv-build, with its reflection.
+    let compute = unsafe { manager.request_compute(&shaders.stage(PARTICLES_COMPUTE, &[])?) }?;
+    let mut pipelines = Vec::with_capacity(Program::ALL.len());
+    let mut programs = Vec::with_capacity(Program::ALL.len());
+    for &program in &Program::ALL {
+        let before = manager.library_counts();
+        let began = Instant::now();
+        pipelines.push(pipeline(manager, shaders, program, post, output_format)?);
+        programs.push((program, began.elapsed(), new_parts(before, manager.library_counts())));
+    }
     let built = start.elapsed();
+    let waiting = Instant::now();
+    compute.wait()?;
+    let compute_time = (start.elapsed(), waiting.elapsed());
     let optimized = manager.uses_libraries().then(|| {
         let slots: Vec<_> = pipelines.iter().map(|p| std::sync::Arc::clone(&p.slot)).collect();
         std::thread::spawn(move || {
@@ -286,24 +372,50 @@ pub(crate) fn build_all(
             Some(start.elapsed())
         })
     });
-    let count = pipelines.len();
-    Ok((pipelines, LoadTimings { count, built, optimized }))
+    let timings = LoadTimings {
+        options,
+        programs,
+        built,
+        library_counts: manager.library_counts(),
+        compute: compute_time,
+        optimized,
+    };
+    Ok((pipelines, compute, timings))
+}
+
+/// Builds every program with `manager` and returns the time of each.
+fn time_each(
+    manager: &PipelineManager,
+    shaders: &Shaders,
+    post: PostPreset,
+    output_format: vk::Format,
+) -> Result<Vec<Duration>, GameError> {
+    Program::ALL
+        .iter()
+        .map(|&program| {
+            let began = Instant::now();
+            pipeline(manager, shaders, program, post, output_format)?;
+            Ok(began.elapsed())
+        })
+        .collect()
 }
 
 impl LoadTimings {
     /// The timings for the table: waits for the watcher, and builds the
-    /// same pipelines monolithically with a second manager as the peer
-    /// (after the run, so that it competes with nothing).
+    /// same pipelines again with second managers as the peers (after the
+    /// run, so that they compete with nothing): monolithic, and, when the
+    /// game has a pipeline cache, as the game built them but without one.
     ///
-    /// Both sides are measured cold. `main` turns Mesa's on-disk shader
+    /// Every side is measured cold. `main` turns Mesa's on-disk shader
     /// cache off before the driver loads (`MESA_SHADER_CACHE_DISABLE`);
-    /// with it on, the peer, built second from the same shaders, would load
-    /// the machine code the library side had just compiled instead of
-    /// compiling it, and in a second run both sides would. The context
-    /// likewise turns off the validation layer's cache of validated SPIR-V,
-    /// which the second side would otherwise hit. The peer has a manager of
-    /// its own (no libraries, analyses or pipelines to share) and no
-    /// `VkPipelineCache`, like the library side.
+    /// with it on, a peer, built second from the same shaders, would load
+    /// the machine code the game had just compiled instead of compiling
+    /// it, and in a second run all sides would. The context likewise turns
+    /// off the validation layer's cache of validated SPIR-V, which the
+    /// second side would otherwise hit. Each peer has a manager of its own
+    /// (no libraries, analyses or pipelines to share) and no
+    /// `VkPipelineCache`; so the only cache the game's side has over them
+    /// is the `VkPipelineCache` loaded from the file.
     pub(crate) fn finish(
         self,
         device: &ash::Device,
@@ -311,8 +423,26 @@ impl LoadTimings {
         shaders: &Shaders,
         post: PostPreset,
         output_format: vk::Format,
+        with_cache: bool,
     ) -> Result<PipelineTimings, GameError> {
-        let mut timings = PipelineTimings { count: self.count, ..PipelineTimings::default() };
+        let mut timings = PipelineTimings {
+            count: self.programs.len(),
+            library_counts: self.library_counts,
+            compute: self.compute,
+            ..PipelineTimings::default()
+        };
+        let peer = |options: PipelineOptions| {
+            // SAFETY: the renderer's device and limits; the manager is
+            // dropped before this function returns, and no pipeline of it
+            // is ever used.
+            unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), limits, options) }
+        };
+        if with_cache {
+            let without = peer(self.options);
+            let began = Instant::now();
+            time_each(&without, shaders, post, output_format)?;
+            timings.without_cache = Some(began.elapsed());
+        }
         let Some(watcher) = self.optimized else {
             timings.monolithic = self.built;
             return Ok(timings);
@@ -320,22 +450,24 @@ impl LoadTimings {
         timings.libraries = true;
         timings.fast_link = Some(self.built);
         timings.optimized = watcher.join().ok().flatten();
-        // SAFETY: the renderer's device and limits; the manager is dropped
-        // at the end of this function, and no pipeline of it is ever used.
-        let monolithic = unsafe {
-            PipelineManager::new(
-                device.clone(),
-                vk::PipelineCache::null(),
-                limits,
-                PipelineOptions { force_monolithic: true, specialize_ahead: true, ..PipelineOptions::default() },
-            )
-        };
-        let start = Instant::now();
-        for &program in &Program::ALL {
-            pipeline(&monolithic, shaders, program, post, output_format)?;
-        }
-        timings.monolithic = start.elapsed();
-        // Nothing has used them; dropping the manager destroys them.
+        let monolithic = peer(PipelineOptions { force_monolithic: true, ..self.options });
+        let monolithic_times = time_each(&monolithic, shaders, post, output_format)?;
+        timings.monolithic = monolithic_times.iter().sum();
+        // A new material: its first pipeline shares the vertex-input and
+        // pre-rasterization libraries of a material loaded before it.
+        timings.new_materials = self
+            .programs
+            .into_iter()
+            .zip(monolithic_times)
+            .filter(|((_, _, parts), _)| !parts.contains(&"vertex input") && !parts.contains(&"pre-rasterization"))
+            .map(|((program, libraries, new_parts), monolithic)| MaterialTiming {
+                name: program.name(),
+                libraries,
+                new_parts,
+                monolithic,
+            })
+            .collect();
+        // Nothing has used the peers' pipelines; dropping the managers destroys them.
         Ok(timings)
     }
 }

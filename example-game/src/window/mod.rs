@@ -123,6 +123,7 @@ impl App<'_> {
             swapchain.extent,
             self.args.post,
             self.args.monolithic,
+            self.args.pipeline_cache_path().as_deref(),
         )?;
         let now = Instant::now();
         Ok(Running {

@@ -9,6 +9,9 @@ pub fn game() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_example-game"));
     // Pipelines must come from the library path unless a test asks otherwise.
     command.env_remove("SMOLV_FORCE_MONOLITHIC");
+    // The default pipeline cache goes under the test's target directory,
+    // not the user's ~/.cache.
+    command.env("XDG_CACHE_HOME", Path::new(env!("CARGO_TARGET_TMPDIR")).join("xdg-cache"));
     command
 }
 

@@ -402,6 +402,23 @@ impl PipelineCacheFile {
         self.cache
     }
 
+    /// The file the cache loads from and saves to.
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # #[allow(unused)]
+    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties) -> Result<(), Box<dyn std::error::Error>> {
+    /// use smolv_runtime::vulkan::PipelineCacheFile;
+    /// // SAFETY: as in `PipelineCacheFile::open`.
+    /// let (cache, _) = unsafe { PipelineCacheFile::open(device.clone(), properties, "pipelines.bin")? };
+    /// assert_eq!(cache.path(), std::path::Path::new("pipelines.bin"));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// The driver's current cache data: what [`save`](Self::save) writes
     /// after the header.
     ///

@@ -422,6 +422,30 @@ impl LayoutCache {
         Ok(ProgramLayout { set_layouts, push_constants, pipeline_layout, stage_layouts })
     }
 
+    /// The independent-sets layout of a pipeline library holding the
+    /// stages `shaders` of `program` (for example vertex, tessellation and
+    /// geometry together in the pre-rasterization library): the program's
+    /// set layouts, with the sets none of these stages uses (nor the
+    /// bindless set) left `VK_NULL_HANDLE`.
+    pub(crate) fn library_layout(
+        &self,
+        program: &ProgramLayout,
+        shaders: &[&Reflection],
+        bindless: Option<u32>,
+    ) -> Result<vk::PipelineLayout, VulkanError> {
+        let sets: Vec<vk::DescriptorSetLayout> = program
+            .set_layouts
+            .iter()
+            .enumerate()
+            .map(|(i, &layout)| {
+                let used = shaders.iter().any(|r| r.bindings.iter().any(|b| usize::try_from(b.set) == Ok(i)))
+                    || bindless.is_some_and(|set| usize::try_from(set) == Ok(i));
+                if used { layout } else { vk::DescriptorSetLayout::null() }
+            })
+            .collect();
+        self.pipeline_layout(&sets, &program.push_constants, true)
+    }
+
     /// `set` as an index, when the device can bind that many sets. A
     /// hostile set number from reflection would otherwise size a vector.
     fn set_index(&self, set: u32) -> Result<usize, VulkanError> {

@@ -1,14 +1,25 @@
 //! The Vulkan layer, on ash: pipeline plumbing fed by shader reflection.
 //!
 //! - [`PipelineManager`]: graphics pipelines the way Mesa's zink and DXVK
-//!   build them with VK_EXT_graphics_pipeline_library: four per-stage
-//!   libraries cached by state (shader code, reflection and spec-constant
-//!   values compared in full, never by hash), a fast link returned at
-//!   once, the link-time-optimized pipeline linked on a worker thread and
-//!   swapped in atomically ([`PipelineSlot::current`]), and
-//!   monolithic pipelines through the same API where libraries are
-//!   unavailable or `SMOLV_FORCE_MONOLITHIC=1`. Spec constants go to the
-//!   driver, or are folded into the SPIR-V first
+//!   build them with VK_EXT_graphics_pipeline_library: the four parts
+//!   (vertex input, pre-rasterization shaders, fragment shader, fragment
+//!   output) each a library cached by exactly the state that part owns
+//!   (shader code, reflection and spec-constant values compared in full,
+//!   never by hash), so materials share what they have in common; a fast
+//!   link returned at once, the link-time-optimized pipeline linked on a
+//!   worker thread and swapped in atomically ([`PipelineSlot::current`]),
+//!   and monolithic pipelines through the same API where libraries are
+//!   unavailable or `SMOLV_FORCE_MONOLITHIC=1`. [`GraphicsState`] covers
+//!   what Vulkan 1.3 with dynamic rendering offers (culling, winding,
+//!   polygon mode, depth bias and bounds, MSAA with sample shading and
+//!   alpha-to-coverage, per-attachment blending and write masks, stencil,
+//!   dynamic state, vertex input from reflection or explicit), and
+//!   [`GraphicsProgram`] adds tessellation and geometry stages; state that
+//!   needs a device feature is refused unless [`DeviceFeatures`] says it
+//!   is enabled. Compute pipelines go through the same manager
+//!   ([`PipelineManager::get_compute`], or
+//!   [`PipelineManager::request_compute`] on the worker). Spec constants
+//!   go to the driver, or are folded into the SPIR-V first
 //!   ([`PipelineOptions::specialize_ahead`]).
 //! - [`LayoutCache`]: descriptor-set and pipeline layouts built from
 //!   [`Reflection`](crate::reflect::Reflection), deduplicated, with
@@ -52,13 +63,22 @@
 #![allow(unsafe_code)]
 
 mod cache;
+mod compute;
 mod layout;
+mod library;
+mod modules;
 mod pipelines;
 mod specialization;
+mod state;
 
 pub use cache::{CacheLoad, CacheRejected, PipelineCacheFile};
+pub use compute::ComputeSlot;
 pub use layout::{BindlessSet, LayoutCache, LayoutOptions, ProgramLayout};
-pub use pipelines::{GraphicsState, PipelineManager, PipelineOptions, PipelineSlot, Stage};
+pub use pipelines::{GraphicsProgram, LibraryCounts, PipelineManager, PipelineOptions, PipelineSlot, Stage};
+pub use state::{
+    AttachmentBlend, BlendEquation, DepthBias, DepthTest, DeviceFeatures, GraphicsState, Multisample, StencilFace,
+    StencilState, VertexInput,
+};
 
 use ash::vk;
 
@@ -175,6 +195,53 @@ pub enum VulkanError {
     /// More specialization data than `VkSpecializationInfo` can address.
     #[error("{0} specialization constants are more than a VkSpecializationInfo can hold")]
     TooManySpecConstants(usize),
+    /// State or a stage that needs a device feature the manager was not told is enabled.
+    #[error(
+        "{state} needs the `{feature}` device feature; enable it on the device (where it has it) and set it \
+         in PipelineOptions::features, or leave that state out"
+    )]
+    FeatureNotEnabled {
+        /// The `VkPhysicalDeviceFeatures` member.
+        feature: &'static str,
+        /// The state or stage that needs it.
+        state: &'static str,
+    },
+    /// A shader given for the wrong stage.
+    #[error("a {found} shader was given where the program needs its {expected} stage; check which module goes where")]
+    WrongStage {
+        /// The stage the program needs there.
+        expected: String,
+        /// The stage the shader's reflection names.
+        found: &'static str,
+    },
+    /// Blend states that do not match the colour attachments.
+    #[error(
+        "GraphicsState::blend has {blends} entries for {attachments} colour attachments; \
+         give none, one for all, or one per attachment"
+    )]
+    BlendCount {
+        /// Entries in `blend`.
+        blends: usize,
+        /// Colour attachments.
+        attachments: usize,
+    },
+    /// A dynamic state the manager cannot place in a library.
+    #[error("dynamic state {0:?} is not a Vulkan 1.3 core dynamic state the manager supports; set it statically")]
+    DynamicStateUnsupported(vk::DynamicState),
+    /// Tessellation stages without patches.
+    #[error("tessellation stages need topology PATCH_LIST and patch_control_points above 0 in the GraphicsState")]
+    PatchTopology,
+    /// A vertex input whose reflected format has no vertex format.
+    #[error(
+        "vertex input at location {location} has format {format}, which VertexInput::FromReflection cannot lay out; \
+         describe the vertex buffers with VertexInput::Explicit"
+    )]
+    VertexInputFormat {
+        /// The input's location.
+        location: u32,
+        /// Its reflected `VkFormat` value (0: none).
+        format: u32,
+    },
     /// The pipeline cache file could not be written.
     #[error("{path}: {source}")]
     Io {
@@ -183,6 +250,17 @@ pub enum VulkanError {
         /// The I/O error.
         source: std::io::Error,
     },
+}
+
+impl VulkanError {
+    /// The Vulkan result this error stands for (`ERROR_UNKNOWN` for
+    /// errors found before calling Vulkan).
+    pub(crate) fn result(&self) -> vk::Result {
+        match self {
+            Self::Call { result, .. } => *result,
+            _ => vk::Result::ERROR_UNKNOWN,
+        }
+    }
 }
 
 pub(crate) fn check<T>(call: &'static str, result: Result<T, vk::Result>) -> Result<T, VulkanError> {

@@ -1,6 +1,7 @@
-//! Graphics pipelines from shaders: per-stage pipeline libraries, a fast
-//! link now, the link-time-optimized pipeline from a background worker,
-//! and monolithic pipelines where libraries are unavailable.
+//! Graphics and compute pipelines from shaders: per-part graphics
+//! pipeline libraries, a fast link now, the link-time-optimized pipeline
+//! from a background worker, monolithic pipelines where libraries are
+//! unavailable, and compute pipelines created now or in the background.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -11,9 +12,15 @@ use std::thread::JoinHandle;
 use ash::vk;
 use ash::vk::Handle;
 
+use super::compute::{ComputeJob, ComputeSlot};
 use super::layout::{LayoutCache, LayoutOptions, ProgramLayout};
+use super::library::{
+    self, FragmentKey, OutputKey, Parts, PreRasterKey, StageKey, ValueKey, VertexInputKey, link, value_key,
+};
+use super::modules::{ShaderModules, StageCode};
 use super::specialization::{SpecializationData, check_unique};
-use super::{VulkanError, check, lock};
+use super::state::{DeviceFeatures, ExtraStages, GraphicsState};
+use super::{VulkanError, lock};
 use crate::reflect::Reflection;
 use crate::specialize::{Analysis, Specializer, Value};
 
@@ -56,151 +63,140 @@ pub struct Stage<'a> {
     /// a narrower value that widens exactly).
     pub specialization: &'a [(u32, Value)],
 }
-
-/// Fixed-function state of a graphics pipeline. Viewport and scissor are
-/// dynamic.
+/// The shader stages of one graphics pipeline: vertex and fragment, and
+/// tessellation and geometry where the program has them (and the device
+/// has the features: see [`DeviceFeatures`]).
 ///
-/// ```
-/// use ash::vk;
-/// use smolv_runtime::vulkan::GraphicsState;
-/// let state = GraphicsState {
-///     color_formats: vec![vk::Format::B8G8R8A8_SRGB],
-///     depth_format: vk::Format::D32_SFLOAT,
-///     cull_mode: vk::CullModeFlags::BACK,
-///     depth_test: true,
-///     ..GraphicsState::default()
+/// ```no_run
+/// # use ash::vk;
+/// # use smolv_runtime::reflect::Reflection;
+/// # #[allow(unused)]
+/// # fn example(vertex_spirv: &[u32], geometry_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
+/// use smolv_runtime::vulkan::{GraphicsProgram, Stage};
+/// let reflections = [vertex_spirv, geometry_spirv, fragment_spirv].map(|code| Reflection::from_spirv(code));
+/// let [vertex, geometry, fragment] = reflections;
+/// let (vertex, geometry, fragment) = (vertex?, geometry?, fragment?);
+/// let stage = |spirv, reflection| Stage { spirv, reflection, specialization: &[] };
+/// let program = GraphicsProgram {
+///     geometry: Some(stage(geometry_spirv, &geometry)),
+///     ..GraphicsProgram::new(stage(vertex_spirv, &vertex), stage(fragment_spirv, &fragment))
 /// };
-/// assert_eq!(state.topology, vk::PrimitiveTopology::TRIANGLE_LIST);
+/// # let _ = program;
+/// # Ok(())
+/// # }
 /// ```
-#[derive(Clone, Debug)]
-pub struct GraphicsState {
-    /// Colour attachment formats (dynamic rendering).
-    pub color_formats: Vec<vk::Format>,
-    /// Depth attachment format, or `UNDEFINED`.
-    pub depth_format: vk::Format,
-    /// Primitive topology.
-    pub topology: vk::PrimitiveTopology,
-    /// Vertex buffer bindings.
-    pub vertex_bindings: Vec<vk::VertexInputBindingDescription>,
-    /// Vertex attributes.
-    pub vertex_attributes: Vec<vk::VertexInputAttributeDescription>,
-    /// Face culling.
-    pub cull_mode: vk::CullModeFlags,
-    /// Depth test and write (with `LESS_OR_EQUAL`), when there is a depth attachment.
-    pub depth_test: bool,
-    /// Premultiplied-alpha blending on every colour attachment.
-    pub alpha_blend: bool,
+#[derive(Clone, Copy, Debug)]
+pub struct GraphicsProgram<'a> {
+    /// The vertex stage.
+    pub vertex: Stage<'a>,
+    /// Tessellation control and evaluation stages (with a `PATCH_LIST`
+    /// topology and [`GraphicsState::patch_control_points`]).
+    pub tessellation: Option<[Stage<'a>; 2]>,
+    /// A geometry stage.
+    pub geometry: Option<Stage<'a>>,
+    /// The fragment stage.
+    pub fragment: Stage<'a>,
 }
 
-impl Default for GraphicsState {
-    fn default() -> Self {
-        Self {
-            color_formats: vec![vk::Format::R8G8B8A8_UNORM],
-            depth_format: vk::Format::UNDEFINED,
-            topology: vk::PrimitiveTopology::TRIANGLE_LIST,
-            vertex_bindings: Vec::new(),
-            vertex_attributes: Vec::new(),
-            cull_mode: vk::CullModeFlags::NONE,
-            depth_test: false,
-            alpha_blend: false,
+impl<'a> GraphicsProgram<'a> {
+    /// A vertex + fragment program.
+    ///
+    /// ```no_run
+    /// # use smolv_runtime::reflect::Reflection;
+    /// # fn example(vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
+    /// use smolv_runtime::vulkan::{GraphicsProgram, Stage};
+    /// let (v, f) = (Reflection::from_spirv(vertex_spirv)?, Reflection::from_spirv(fragment_spirv)?);
+    /// let program = GraphicsProgram::new(
+    ///     Stage { spirv: vertex_spirv, reflection: &v, specialization: &[] },
+    ///     Stage { spirv: fragment_spirv, reflection: &f, specialization: &[] },
+    /// );
+    /// assert!(program.geometry.is_none());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn new(vertex: Stage<'a>, fragment: Stage<'a>) -> Self {
+        Self { vertex, tessellation: None, geometry: None, fragment }
+    }
+
+    /// The pre-rasterization stages, in pipeline order.
+    fn pre_raster(&self) -> Vec<(vk::ShaderStageFlags, &Stage<'a>)> {
+        let mut stages = vec![(vk::ShaderStageFlags::VERTEX, &self.vertex)];
+        if let Some([control, evaluation]) = &self.tessellation {
+            stages.push((vk::ShaderStageFlags::TESSELLATION_CONTROL, control));
+            stages.push((vk::ShaderStageFlags::TESSELLATION_EVALUATION, evaluation));
         }
+        if let Some(geometry) = &self.geometry {
+            stages.push((vk::ShaderStageFlags::GEOMETRY, geometry));
+        }
+        stages
+    }
+
+    /// Every stage, in pipeline order.
+    fn stages(&self) -> Vec<(vk::ShaderStageFlags, &Stage<'a>)> {
+        let mut stages = self.pre_raster();
+        stages.push((vk::ShaderStageFlags::FRAGMENT, &self.fragment));
+        stages
+    }
+
+    fn extra_stages(&self) -> ExtraStages {
+        ExtraStages { geometry: self.geometry.is_some(), tessellation: self.tessellation.is_some() }
     }
 }
 
-/// The vertex-input part of a [`GraphicsState`], as a map key.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct VertexInputKey {
-    topology: i32,
-    bindings: Vec<(u32, u32, i32)>,
-    attributes: Vec<(u32, u32, i32, u32)>,
+/// How many libraries of each of the four parts a manager holds: what
+/// materials share shows as parts that grow slower than pipelines.
+///
+/// ```no_run
+/// # use ash::vk;
+/// # #[allow(unused)]
+/// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties) {
+/// use smolv_runtime::vulkan::{PipelineManager, PipelineOptions};
+/// // SAFETY: as the example of `PipelineManager::new` says.
+/// let manager = unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), &properties.limits, PipelineOptions::default()) };
+/// let counts = manager.library_counts();
+/// println!("{} fragment-shader libraries", counts.fragment_shader);
+/// # }
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LibraryCounts {
+    /// Vertex-input interface libraries.
+    pub vertex_input: usize,
+    /// Pre-rasterization shader libraries.
+    pub pre_rasterization: usize,
+    /// Fragment shader libraries.
+    pub fragment_shader: usize,
+    /// Fragment output interface libraries.
+    pub fragment_output: usize,
 }
 
-impl VertexInputKey {
-    fn of(state: &GraphicsState) -> Self {
-        Self {
-            topology: state.topology.as_raw(),
-            bindings: state.vertex_bindings.iter().map(|b| (b.binding, b.stride, b.input_rate.as_raw())).collect(),
-            attributes: state
-                .vertex_attributes
-                .iter()
-                .map(|a| (a.location, a.binding, a.format.as_raw(), a.offset))
-                .collect(),
-        }
+impl LibraryCounts {
+    /// All four together.
+    ///
+    /// ```
+    /// use smolv_runtime::vulkan::LibraryCounts;
+    /// let counts = LibraryCounts { vertex_input: 1, pre_rasterization: 2, fragment_shader: 3, fragment_output: 1 };
+    /// assert_eq!(counts.total(), 7);
+    /// ```
+    pub fn total(&self) -> usize {
+        self.vertex_input + self.pre_rasterization + self.fragment_shader + self.fragment_output
     }
 }
 
-/// The fragment-output part of a [`GraphicsState`], as a map key.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct OutputKey {
-    color_formats: Vec<i32>,
-    depth_format: i32,
-    alpha_blend: bool,
-}
-
-impl OutputKey {
-    fn of(state: &GraphicsState) -> Self {
-        Self {
-            color_formats: state.color_formats.iter().map(|f| f.as_raw()).collect(),
-            depth_format: state.depth_format.as_raw(),
-            alpha_blend: state.alpha_blend,
-        }
-    }
-}
-
-/// A spec-constant value as a key: id, variant and bits, so that equal
-/// keys are identical values.
-type ValueKey = (u32, u8, u64);
-
-fn value_key(&(id, value): &(u32, Value)) -> ValueKey {
-    let variant = match value {
-        Value::Bool(_) => 0,
-        Value::I32(_) => 1,
-        Value::U32(_) => 2,
-        Value::F32(_) => 3,
-        Value::Bits(_) => 4,
-    };
-    (id, variant, value.bits())
-}
-
-/// A stage as a map key: its module and reflection by interned id (see
-/// [`Interned`]), its values sorted by id.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct StageKey {
-    code: usize,
-    reflection: usize,
-    values: Vec<ValueKey>,
-}
-
-/// Everything a pipeline is made from.
+/// Everything a pipeline is made from: its four parts.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct PipelineKey {
-    vertex: StageKey,
-    fragment: StageKey,
     vertex_input: VertexInputKey,
+    pre_raster: PreRasterKey,
+    fragment: FragmentKey,
     output: OutputKey,
-    cull_mode: u32,
-    depth_test: bool,
 }
 
-/// Everything each of the four libraries is made from. Pipeline layouts
-/// are compared by handle: the layout cache gives equal layouts one handle
-/// and destroys none while the manager lives.
+/// A library by the part it is and everything it is made from.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum LibraryKey {
     VertexInput(VertexInputKey),
-    PreRaster {
-        vertex: StageKey,
-        cull_mode: u32,
-        layout: u64,
-    },
-    /// The colour formats are not part of it: Vulkan reads them only for
-    /// the fragment-output interface.
-    Fragment {
-        fragment: StageKey,
-        depth_format: i32,
-        depth_test: bool,
-        layout: u64,
-    },
+    PreRaster(PreRasterKey),
+    Fragment(FragmentKey),
     Output(OutputKey),
 }
 
@@ -234,13 +230,23 @@ pub struct PipelineOptions {
     /// of passing them to the driver. A module the specializer cannot
     /// handle goes to the driver with its values instead.
     pub specialize_ahead: bool,
-    /// Background link-time-optimization workers (default 1).
+    /// Background workers, for link-time-optimized links and compute
+    /// pipelines asked for in the background (default 1).
     pub workers: usize,
+    /// The features enabled on the device, which some state and stages
+    /// need (default: none). State that needs a missing one is refused.
+    pub features: DeviceFeatures,
 }
 
 impl Default for PipelineOptions {
     fn default() -> Self {
-        Self { graphics_pipeline_library: true, force_monolithic: false, specialize_ahead: false, workers: 1 }
+        Self {
+            graphics_pipeline_library: true,
+            force_monolithic: false,
+            specialize_ahead: false,
+            workers: 1,
+            features: DeviceFeatures::default(),
+        }
     }
 }
 
@@ -415,11 +421,6 @@ impl PipelineSlot {
     }
 }
 
-struct LinkJob {
-    slot: Arc<PipelineSlot>,
-    libraries: [vk::Pipeline; 4],
-}
-
 /// Builds and caches graphics pipelines the way Mesa's zink and DXVK do
 /// with VK_EXT_graphics_pipeline_library: four per-stage libraries, each
 /// cached by everything it is made from (shader code, reflection and
@@ -471,7 +472,8 @@ pub struct PipelineManager {
     /// specialized once per material.
     analyses: Mutex<HashMap<usize, Arc<Analysis>>>,
     pipelines: Mutex<HashMap<PipelineKey, Arc<PipelineSlot>>>,
-    sender: Option<mpsc::Sender<LinkJob>>,
+    compute: Mutex<HashMap<StageKey, Arc<ComputeSlot>>>,
+    sender: Option<mpsc::Sender<Job>>,
     workers: Vec<JoinHandle<()>>,
 }
 
@@ -532,31 +534,28 @@ impl PipelineManager {
         if std::env::var("SMOLV_FORCE_MONOLITHIC").is_ok_and(|v| v == "1") {
             options.force_monolithic = true;
         }
-        let (sender, receiver) = mpsc::channel::<LinkJob>();
+        let (sender, receiver) = mpsc::channel::<Job>();
         let receiver = Arc::new(Mutex::new(receiver));
-        let uses_libraries = options.graphics_pipeline_library && !options.force_monolithic;
-        let workers = if uses_libraries {
-            (0..options.workers.max(1))
-                .map(|_| {
-                    let receiver = Arc::clone(&receiver);
-                    let device = device.clone();
-                    std::thread::spawn(move || {
-                        loop {
-                            let job = match receiver.lock() {
-                                Ok(receiver) => receiver.recv(),
-                                Err(_) => return,
-                            };
-                            let Ok(job) = job else { return };
-                            if let Ok(pipeline) = link(&device, cache, &job.libraries, job.slot.layout, true) {
-                                job.slot.optimized.store(pipeline.as_raw(), Ordering::Release);
-                            }
-                        }
-                    })
+        // Workers link optimized pipelines and create compute pipelines
+        // asked for in the background, so there are some even without libraries.
+        let workers = (0..options.workers.max(1))
+            .map(|_| {
+                let receiver = Arc::clone(&receiver);
+                let device = device.clone();
+                std::thread::spawn(move || {
+                    loop {
+                        let job = match receiver.lock() {
+                            Ok(receiver) => receiver.recv(),
+                            Err(_) => return,
+                        };
+                        let Ok(job) = job else { return };
+                        // SAFETY: the jobs were checked and their handles stay
+                        // valid while the manager lives (it joins the workers).
+                        unsafe { job.run(&device, cache) };
+                    }
                 })
-                .collect()
-        } else {
-            Vec::new()
-        };
+            })
+            .collect();
         // SAFETY: the same device, limits and lifetime as this manager's
         // (the caller's contract); the manager drops the layouts after its
         // pipelines, and pipeline creation never outlives a call.
@@ -570,6 +569,7 @@ impl PipelineManager {
             libraries: Mutex::default(),
             analyses: Mutex::default(),
             pipelines: Mutex::default(),
+            compute: Mutex::default(),
             sender: Some(sender),
             workers,
         }
@@ -694,27 +694,72 @@ impl PipelineManager {
         fragment: &Stage<'_>,
         state: &GraphicsState,
     ) -> Result<Arc<PipelineSlot>, VulkanError> {
-        let (vertex_key, fragment_key) = (self.stage_key(vertex)?, self.stage_key(fragment)?);
-        let key = PipelineKey {
-            vertex: vertex_key.clone(),
-            fragment: fragment_key.clone(),
-            vertex_input: VertexInputKey::of(state),
-            output: OutputKey::of(state),
-            cull_mode: state.cull_mode.as_raw(),
-            depth_test: state.depth_test,
-        };
+        // SAFETY: the caller's contract, passed on.
+        unsafe { self.get_program_pipeline(&GraphicsProgram::new(*vertex, *fragment), state) }
+    }
+
+    /// The pipeline of `program` with `state`: as
+    /// [`get_pipeline`](Self::get_pipeline), for programs with
+    /// tessellation or geometry stages too. The vertex, tessellation and
+    /// geometry stages go into one pre-rasterization library.
+    ///
+    /// # Errors
+    /// As [`get_pipeline`](Self::get_pipeline), and
+    /// [`VulkanError::FeatureNotEnabled`] for state or stages that need a
+    /// feature missing from [`PipelineOptions::features`],
+    /// [`VulkanError::WrongStage`] for a stage in the wrong place,
+    /// [`VulkanError::BlendCount`], [`VulkanError::DynamicStateUnsupported`],
+    /// [`VulkanError::PatchTopology`] and [`VulkanError::VertexInputFormat`].
+    ///
+    /// # Safety
+    /// As [`get_pipeline`](Self::get_pipeline), for every stage; the
+    /// sample count must be one the device supports for the attachments.
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # use smolv_runtime::reflect::Reflection;
+    /// # #[allow(unused)]
+    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], geometry_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
+    /// use smolv_runtime::vulkan::{DeviceFeatures, GraphicsProgram, GraphicsState, PipelineManager, PipelineOptions, Stage};
+    /// # let (v, g, f) = (Reflection::from_spirv(vertex_spirv)?, Reflection::from_spirv(geometry_spirv)?, Reflection::from_spirv(fragment_spirv)?);
+    /// # let stage = |spirv, reflection| Stage { spirv, reflection, specialization: &[] };
+    /// let enabled = vk::PhysicalDeviceFeatures::default().geometry_shader(true); // as given to vkCreateDevice
+    /// let options = PipelineOptions { features: DeviceFeatures::from_enabled(&enabled), ..PipelineOptions::default() };
+    /// // SAFETY: as the example of `PipelineManager::new` says.
+    /// let manager = unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), &properties.limits, options) };
+    /// let program = GraphicsProgram { geometry: Some(stage(geometry_spirv, &g)), ..GraphicsProgram::new(stage(vertex_spirv, &v), stage(fragment_spirv, &f)) };
+    /// // SAFETY: valid modules described by their reflections; a state the device supports.
+    /// let slot = unsafe { manager.get_program_pipeline(&program, &GraphicsState::default())? };
+    /// # let _ = slot;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub unsafe fn get_program_pipeline(
+        &self,
+        program: &GraphicsProgram<'_>,
+        state: &GraphicsState,
+    ) -> Result<Arc<PipelineSlot>, VulkanError> {
+        for (expected, stage) in program.stages() {
+            check_stage(expected, stage)?;
+        }
+        state.check(&self.options.features, program.extra_stages())?;
+        let layout = self.graphics_program_layout(program)?;
+        let key = self.pipeline_key(program, state, &layout)?;
         if let Some(slot) = lock(&self.pipelines).get(&key) {
             return Ok(Arc::clone(slot));
         }
-        let layout = self.program_layout(vertex, fragment)?;
         let (slot, libraries) = if self.uses_libraries() {
-            let libraries = self.libraries_for((vertex, vertex_key), (fragment, fragment_key), state, &layout)?;
+            let libraries = [
+                self.vertex_input_library(&key.vertex_input)?,
+                self.pre_raster_library(program, &key.pre_raster)?,
+                self.fragment_library(&program.fragment, &key.fragment)?,
+                self.output_library(&key.output)?,
+            ];
             let fast = link(&self.device, self.cache, &libraries, layout.pipeline_layout, false)?;
             let slot = PipelineSlot { fast, optimized: AtomicU64::new(0), layout: layout.pipeline_layout };
             (slot, Some(libraries))
         } else {
-            let pipeline =
-                self.monolithic((vertex, &vertex_key), (fragment, &fragment_key), state, layout.pipeline_layout)?;
+            let pipeline = self.monolithic(program, &key, layout.pipeline_layout)?;
             let slot = PipelineSlot {
                 fast: pipeline,
                 optimized: AtomicU64::new(pipeline.as_raw()),
@@ -737,9 +782,62 @@ impl PipelineManager {
         pipelines.insert(key, Arc::clone(&slot));
         drop(pipelines);
         if let (Some(libraries), Some(sender)) = (libraries, &self.sender) {
-            let _ = sender.send(LinkJob { slot: Arc::clone(&slot), libraries });
+            let _ = sender.send(Job::Link { slot: Arc::clone(&slot), libraries });
         }
         Ok(slot)
+    }
+
+    /// The layouts of `program`, as the manager builds them.
+    ///
+    /// # Errors
+    /// See [`LayoutCache::program`].
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # use smolv_runtime::reflect::Reflection;
+    /// # #[allow(unused)]
+    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
+    /// use smolv_runtime::vulkan::{GraphicsProgram, PipelineManager, PipelineOptions, Stage};
+    /// # let (v, f) = (Reflection::from_spirv(vertex_spirv)?, Reflection::from_spirv(fragment_spirv)?);
+    /// # let program = GraphicsProgram::new(Stage { spirv: vertex_spirv, reflection: &v, specialization: &[] }, Stage { spirv: fragment_spirv, reflection: &f, specialization: &[] });
+    /// // SAFETY: as the example of `PipelineManager::new` says.
+    /// let manager = unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), &properties.limits, PipelineOptions::default()) };
+    /// let layout = manager.graphics_program_layout(&program)?;
+    /// println!("{} set layouts", layout.set_layouts.len());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn graphics_program_layout(&self, program: &GraphicsProgram<'_>) -> Result<ProgramLayout, VulkanError> {
+        let options = LayoutOptions { independent_sets: self.uses_libraries(), ..LayoutOptions::default() };
+        let reflections: Vec<&Reflection> = program.stages().iter().map(|(_, s)| s.reflection).collect();
+        self.layouts.program(&reflections, &options)
+    }
+
+    /// The four part keys of `program` with `state`.
+    fn pipeline_key(
+        &self,
+        program: &GraphicsProgram<'_>,
+        state: &GraphicsState,
+        layout: &ProgramLayout,
+    ) -> Result<PipelineKey, VulkanError> {
+        let pre_raster = program.pre_raster();
+        let pre_raster_reflections: Vec<&Reflection> = pre_raster.iter().map(|(_, s)| s.reflection).collect();
+        let (pre_raster_layout, fragment_layout) = if self.uses_libraries() {
+            (
+                self.layouts.library_layout(layout, &pre_raster_reflections, None)?,
+                self.layouts.library_layout(layout, &[program.fragment.reflection], None)?,
+            )
+        } else {
+            (layout.pipeline_layout, layout.pipeline_layout)
+        };
+        let pre_raster_stages =
+            pre_raster.iter().map(|&(flags, stage)| Ok((flags, self.stage_key(stage)?))).collect::<Result<_, _>>()?;
+        Ok(PipelineKey {
+            vertex_input: VertexInputKey::of(state, program.vertex.reflection)?,
+            pre_raster: PreRasterKey::of(state, pre_raster_stages, pre_raster_layout.as_raw()),
+            fragment: FragmentKey::of(state, self.stage_key(&program.fragment)?, fragment_layout.as_raw()),
+            output: OutputKey::of(state)?,
+        })
     }
 
     /// Creates (or finds) the fragment-shader library of `fragment` alone:
@@ -782,9 +880,189 @@ impl PipelineManager {
         fragment: &Stage<'_>,
         state: &GraphicsState,
     ) -> Result<vk::Pipeline, VulkanError> {
+        check_stage(vk::ShaderStageFlags::FRAGMENT, fragment)?;
         let layout = self.program_layout(vertex, fragment)?;
-        let key = self.stage_key(fragment)?;
-        self.fragment_library((fragment, key), state, stage_layout(&layout, vk::ShaderStageFlags::FRAGMENT))
+        let fragment_layout = if self.uses_libraries() {
+            self.layouts.library_layout(&layout, &[fragment.reflection], None)?
+        } else {
+            layout.pipeline_layout
+        };
+        let key = FragmentKey::of(state, self.stage_key(fragment)?, fragment_layout.as_raw());
+        self.fragment_library(fragment, &key)
+    }
+
+    /// How many libraries of each part the manager holds now.
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # use smolv_runtime::reflect::Reflection;
+    /// # #[allow(unused)]
+    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
+    /// use smolv_runtime::vulkan::{GraphicsState, PipelineManager, PipelineOptions, Stage};
+    /// # let (v, f) = (Reflection::from_spirv(vertex_spirv)?, Reflection::from_spirv(fragment_spirv)?);
+    /// # let (vertex, fragment) = (Stage { spirv: vertex_spirv, reflection: &v, specialization: &[] }, Stage { spirv: fragment_spirv, reflection: &f, specialization: &[] });
+    /// // SAFETY: as the example of `PipelineManager::new` says.
+    /// let manager = unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), &properties.limits, PipelineOptions::default()) };
+    /// let before = manager.library_counts();
+    /// // SAFETY: as in `get_pipeline`.
+    /// unsafe { manager.get_pipeline(&vertex, &fragment, &GraphicsState::default())? };
+    /// let after = manager.library_counts();
+    /// println!("{} new libraries", after.total() - before.total());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn library_counts(&self) -> LibraryCounts {
+        let mut counts = LibraryCounts::default();
+        for key in lock(&self.libraries).keys() {
+            match key {
+                LibraryKey::VertexInput(_) => counts.vertex_input += 1,
+                LibraryKey::PreRaster(_) => counts.pre_rasterization += 1,
+                LibraryKey::Fragment(_) => counts.fragment_shader += 1,
+                LibraryKey::Output(_) => counts.fragment_output += 1,
+            }
+        }
+        counts
+    }
+
+    /// The layouts of a compute shader, as the manager builds them (plain
+    /// layouts: compute pipelines are never libraries).
+    ///
+    /// # Errors
+    /// See [`LayoutCache::program`].
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # use smolv_runtime::reflect::Reflection;
+    /// # #[allow(unused)]
+    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, compute_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
+    /// use smolv_runtime::vulkan::{PipelineManager, PipelineOptions, Stage};
+    /// # let reflection = Reflection::from_spirv(compute_spirv)?;
+    /// let stage = Stage { spirv: compute_spirv, reflection: &reflection, specialization: &[] };
+    /// // SAFETY: as the example of `PipelineManager::new` says.
+    /// let manager = unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), &properties.limits, PipelineOptions::default()) };
+    /// let layout = manager.compute_layout(&stage)?; // allocate descriptor sets with layout.set_layouts
+    /// # let _ = layout;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn compute_layout(&self, stage: &Stage<'_>) -> Result<ProgramLayout, VulkanError> {
+        self.layouts
+            .program(&[stage.reflection], &LayoutOptions { independent_sets: false, ..LayoutOptions::default() })
+    }
+
+    /// The compute pipeline of `stage`, created now on this thread (or
+    /// found: the same stage gives the same slot). Its layout comes from
+    /// the reflection, its spec constants are folded in ahead when
+    /// [`PipelineOptions::specialize_ahead`] says so, and it goes through
+    /// the manager's pipeline cache.
+    ///
+    /// # Errors
+    /// Layout errors, spec-constant values that do not fit, a stage that
+    /// is not a compute shader, and failing Vulkan calls.
+    ///
+    /// # Safety
+    /// As [`get_pipeline`](Self::get_pipeline) for the stage.
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # use smolv_runtime::reflect::Reflection;
+    /// # #[allow(unused)]
+    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, compute_spirv: &[u32], cmd: vk::CommandBuffer) -> Result<(), Box<dyn std::error::Error>> {
+    /// use smolv_runtime::specialize::Value;
+    /// use smolv_runtime::vulkan::{PipelineManager, PipelineOptions, Stage};
+    /// # let reflection = Reflection::from_spirv(compute_spirv)?;
+    /// let stage = Stage { spirv: compute_spirv, reflection: &reflection, specialization: &[(1, Value::U32(0))] };
+    /// // SAFETY: as the example of `PipelineManager::new` says.
+    /// let manager = unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), &properties.limits, PipelineOptions::default()) };
+    /// // SAFETY: the module is valid SPIR-V for the device, described by its reflection.
+    /// let slot = unsafe { manager.get_compute(&stage)? };
+    /// // SAFETY: `cmd` is recording; the slot is ready (get_compute waited).
+    /// unsafe { device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, slot.wait()?) };
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub unsafe fn get_compute(&self, stage: &Stage<'_>) -> Result<Arc<ComputeSlot>, VulkanError> {
+        // SAFETY: the caller's contract, passed on.
+        let slot = unsafe { self.compute_slot(stage, false)? };
+        slot.wait()?;
+        Ok(slot)
+    }
+
+    /// As [`get_compute`](Self::get_compute), but the pipeline is created
+    /// on the manager's background worker: this returns at once, and
+    /// [`ComputeSlot::wait`] (or [`ComputeSlot::pipeline`]) gives it when
+    /// ready. What can be checked ahead (layout, stage, spec-constant
+    /// values) is checked here.
+    ///
+    /// # Errors
+    /// As [`get_compute`](Self::get_compute), except failing Vulkan calls,
+    /// which [`ComputeSlot::wait`] reports.
+    ///
+    /// # Safety
+    /// As [`get_compute`](Self::get_compute).
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # use smolv_runtime::reflect::Reflection;
+    /// # #[allow(unused)]
+    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, compute_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
+    /// use smolv_runtime::vulkan::{PipelineManager, PipelineOptions, Stage};
+    /// # let reflection = Reflection::from_spirv(compute_spirv)?;
+    /// let stage = Stage { spirv: compute_spirv, reflection: &reflection, specialization: &[] };
+    /// // SAFETY: as the example of `PipelineManager::new` says.
+    /// let manager = unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), &properties.limits, PipelineOptions::default()) };
+    /// // SAFETY: as in `get_compute`.
+    /// let slot = unsafe { manager.request_compute(&stage)? };
+    /// // ... build the graphics pipelines meanwhile ...
+    /// let pipeline = slot.wait()?;
+    /// # let _ = pipeline;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub unsafe fn request_compute(&self, stage: &Stage<'_>) -> Result<Arc<ComputeSlot>, VulkanError> {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { self.compute_slot(stage, true) }
+    }
+
+    /// # Safety
+    /// As [`get_compute`](Self::get_compute).
+    unsafe fn compute_slot(&self, stage: &Stage<'_>, background: bool) -> Result<Arc<ComputeSlot>, VulkanError> {
+        check_stage(vk::ShaderStageFlags::COMPUTE, stage)?;
+        let key = self.stage_key(stage)?;
+        if let Some(slot) = lock(&self.compute).get(&key) {
+            return Ok(Arc::clone(slot));
+        }
+        let layout = self.compute_layout(stage)?.pipeline_layout;
+        let (code, values) = self.code(key.code, stage);
+        // Refuse values that do not fit here, not on the worker.
+        SpecializationData::new(&code, values)?;
+        let job = ComputeJob {
+            code: code.into_owned(),
+            values: values.to_vec(),
+            reflection: stage.reflection.clone(),
+            layout,
+        };
+        let slot = {
+            let mut compute = lock(&self.compute);
+            if let Some(slot) = compute.get(&key) {
+                return Ok(Arc::clone(slot));
+            }
+            let slot = Arc::new(ComputeSlot::pending(layout));
+            compute.insert(key, Arc::clone(&slot));
+            slot
+        };
+        match (&self.sender, background) {
+            (Some(sender), true) => {
+                let _ = sender.send(Job::Compute { slot: Arc::clone(&slot), job });
+            }
+            _ => {
+                // SAFETY: the caller's contract: valid code and reflection;
+                // the layout and cache belong to this manager's device.
+                let created = unsafe { job.create(&self.device, self.cache) };
+                slot.finish(created.map_err(|e| e.result()));
+            }
+        }
+        Ok(slot)
     }
 
     /// The key of `stage`: its module and reflection interned, its values
@@ -832,108 +1110,87 @@ impl PipelineManager {
         }
     }
 
-    fn libraries_for(
-        &self,
-        (vertex, vertex_key): (&Stage<'_>, StageKey),
-        fragment: (&Stage<'_>, StageKey),
-        state: &GraphicsState,
-        layout: &ProgramLayout,
-    ) -> Result<[vk::Pipeline; 4], VulkanError> {
-        let input = self.cached(LibraryKey::VertexInput(VertexInputKey::of(state)), || {
-            let vertex_input = vertex_input_state(state);
-            let assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(state.topology);
-            let mut kind = vk::GraphicsPipelineLibraryCreateInfoEXT::default()
-                .flags(vk::GraphicsPipelineLibraryFlagsEXT::VERTEX_INPUT_INTERFACE);
-            let info =
-                library_info().vertex_input_state(&vertex_input).input_assembly_state(&assembly).push_next(&mut kind);
-            self.create(&info)
-        })?;
-        let pre_raster_layout = stage_layout(layout, vk::ShaderStageFlags::VERTEX);
-        let code_id = vertex_key.code;
-        let pre_raster_key = LibraryKey::PreRaster {
-            vertex: vertex_key,
-            cull_mode: state.cull_mode.as_raw(),
-            layout: pre_raster_layout.as_raw(),
-        };
-        let pre_raster = self.cached(pre_raster_key, || {
-            let (code, values) = self.code(code_id, vertex);
-            let specialization = SpecializationData::new(&code, values)?;
-            let mut module = vk::ShaderModuleCreateInfo::default().code(&code);
-            let info_spec = specialization.info();
-            let entry = entry_name(vertex.reflection);
-            let stages =
-                [shader_stage(vk::ShaderStageFlags::VERTEX, &entry, info_spec.as_ref()).push_next(&mut module)];
-            let viewport = dynamic_viewport();
-            let raster = rasterization_state(state);
-            let dynamic = dynamic_viewport_state();
-            // Only the view mask: validation 1.3.239 misreports colour formats here.
-            let mut rendering = vk::PipelineRenderingCreateInfo::default().view_mask(0);
-            let mut kind = vk::GraphicsPipelineLibraryCreateInfoEXT::default()
-                .flags(vk::GraphicsPipelineLibraryFlagsEXT::PRE_RASTERIZATION_SHADERS);
-            let info = library_info()
-                .stages(&stages)
-                .viewport_state(&viewport)
-                .rasterization_state(&raster)
-                .dynamic_state(&dynamic)
-                .layout(pre_raster_layout)
-                .push_next(&mut rendering)
-                .push_next(&mut kind);
-            self.create(&info)
-        })?;
-        let fragment_library =
-            self.fragment_library(fragment, state, stage_layout(layout, vk::ShaderStageFlags::FRAGMENT))?;
-        let output = self.cached(LibraryKey::Output(OutputKey::of(state)), || {
-            let attachments = blend_attachments(state);
-            let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&attachments);
-            let multisample = single_sample();
-            let mut rendering = rendering_formats(state);
-            let mut kind = vk::GraphicsPipelineLibraryCreateInfoEXT::default()
-                .flags(vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_OUTPUT_INTERFACE);
-            let info = library_info()
-                .color_blend_state(&blend)
-                .multisample_state(&multisample)
-                .push_next(&mut rendering)
-                .push_next(&mut kind);
-            self.create(&info)
-        })?;
-        Ok([input, pre_raster, fragment_library, output])
+    fn vertex_input_library(&self, key: &VertexInputKey) -> Result<vk::Pipeline, VulkanError> {
+        self.cached(LibraryKey::VertexInput(key.clone()), || {
+            let parts = Parts { vertex_input: Some(key), ..Parts::default() };
+            // SAFETY: no stages; the state is valid (the contract of `get_pipeline`).
+            unsafe { library::create(&self.device, self.cache, parts, true, &[], vk::PipelineLayout::null()) }
+        })
     }
 
-    fn fragment_library(
+    fn pre_raster_library(
         &self,
-        (fragment, fragment_key): (&Stage<'_>, StageKey),
-        state: &GraphicsState,
+        program: &GraphicsProgram<'_>,
+        key: &PreRasterKey,
+    ) -> Result<vk::Pipeline, VulkanError> {
+        self.cached(LibraryKey::PreRaster(key.clone()), || {
+            let stages: Vec<_> =
+                program.pre_raster().into_iter().zip(&key.stages).map(|((f, s), (_, k))| (f, s, k.code)).collect();
+            let parts = Parts { pre_raster: Some(key), ..Parts::default() };
+            self.create_with_stages(parts, true, &stages, vk::PipelineLayout::from_raw(key.layout))
+        })
+    }
+
+    fn fragment_library(&self, fragment: &Stage<'_>, key: &FragmentKey) -> Result<vk::Pipeline, VulkanError> {
+        self.cached(LibraryKey::Fragment(key.clone()), || {
+            let parts = Parts { fragment: Some(key), ..Parts::default() };
+            let stages = [(vk::ShaderStageFlags::FRAGMENT, fragment, key.stage.code)];
+            self.create_with_stages(parts, true, &stages, vk::PipelineLayout::from_raw(key.layout))
+        })
+    }
+
+    fn output_library(&self, key: &OutputKey) -> Result<vk::Pipeline, VulkanError> {
+        self.cached(LibraryKey::Output(key.clone()), || {
+            let parts = Parts { output: Some(key), ..Parts::default() };
+            // SAFETY: no stages; the state is valid (the contract of `get_pipeline`).
+            unsafe { library::create(&self.device, self.cache, parts, true, &[], vk::PipelineLayout::null()) }
+        })
+    }
+
+    fn monolithic(
+        &self,
+        program: &GraphicsProgram<'_>,
+        key: &PipelineKey,
         layout: vk::PipelineLayout,
     ) -> Result<vk::Pipeline, VulkanError> {
-        let code_id = fragment_key.code;
-        let key = LibraryKey::Fragment {
-            fragment: fragment_key,
-            depth_format: state.depth_format.as_raw(),
-            depth_test: state.depth_test,
-            layout: layout.as_raw(),
+        let mut codes: Vec<usize> = key.pre_raster.stages.iter().map(|(_, k)| k.code).collect();
+        codes.push(key.fragment.stage.code);
+        let stages: Vec<_> = program.stages().into_iter().zip(codes).map(|((f, s), code)| (f, s, code)).collect();
+        let parts = Parts {
+            vertex_input: Some(&key.vertex_input),
+            pre_raster: Some(&key.pre_raster),
+            fragment: Some(&key.fragment),
+            output: Some(&key.output),
         };
-        self.cached(key, || {
-            let (code, values) = self.code(code_id, fragment);
-            let specialization = SpecializationData::new(&code, values)?;
-            let mut module = vk::ShaderModuleCreateInfo::default().code(&code);
-            let info_spec = specialization.info();
-            let entry = entry_name(fragment.reflection);
-            let stages =
-                [shader_stage(vk::ShaderStageFlags::FRAGMENT, &entry, info_spec.as_ref()).push_next(&mut module)];
-            let depth = depth_state(state);
-            let multisample = single_sample();
-            let mut rendering = rendering_formats(state);
-            let mut kind = vk::GraphicsPipelineLibraryCreateInfoEXT::default()
-                .flags(vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_SHADER);
-            let info = library_info()
-                .stages(&stages)
-                .depth_stencil_state(&depth)
-                .multisample_state(&multisample)
-                .layout(layout)
-                .push_next(&mut rendering)
-                .push_next(&mut kind);
-            self.create(&info)
-        })
+        self.create_with_stages(parts, false, &stages, layout)
+    }
+
+    /// Creates the modules of `stages` (flags, stage, interned code id),
+    /// then the pipeline of `parts` with them.
+    fn create_with_stages(
+        &self,
+        parts: Parts<'_>,
+        library: bool,
+        stages: &[(vk::ShaderStageFlags, &Stage<'_>, usize)],
+        layout: vk::PipelineLayout,
+    ) -> Result<vk::Pipeline, VulkanError> {
+        let codes: Vec<_> = stages.iter().map(|&(flags, stage, code)| (flags, stage, self.code(code, stage))).collect();
+        let stage_codes: Vec<StageCode<'_>> = codes
+            .iter()
+            .map(|(flags, stage, (code, values))| StageCode {
+                stage: *flags,
+                code,
+                values,
+                reflection: stage.reflection,
+            })
+            .collect();
+        // SAFETY: valid SPIR-V (the contract of `get_pipeline`).
+        let modules = unsafe { ShaderModules::new(&self.device, &stage_codes)? };
+        let specializations = modules.specialization_infos();
+        let infos = modules.stage_infos(&specializations);
+        // SAFETY: the stages are those of the parts, valid for the device,
+        // and the layout belongs to this manager's device.
+        unsafe { library::create(&self.device, self.cache, parts, library, &infos, layout) }
     }
 
     /// The SPIR-V to give the driver and the spec-constant values left for
@@ -959,189 +1216,48 @@ impl PipelineManager {
             Some(Arc::clone(lock(&self.analyses).entry(code_id).or_insert(analysis)))
         })
     }
+}
 
-    fn create(&self, info: &vk::GraphicsPipelineCreateInfo<'_>) -> Result<vk::Pipeline, VulkanError> {
-        // SAFETY: `info` and everything it points to live across the call;
-        // its shaders and state are valid (the contract of `get_pipeline`).
-        let result = unsafe { self.device.create_graphics_pipelines(self.cache, std::slice::from_ref(info), None) };
-        check("vkCreateGraphicsPipelines", result.map(|p| p[0]).map_err(|(_, e)| e))
+/// An error unless `stage`'s reflection is of the `expected` stage.
+fn check_stage(expected: vk::ShaderStageFlags, stage: &Stage<'_>) -> Result<(), VulkanError> {
+    if stage.reflection.stage.vk_stage_flag() == expected.as_raw() {
+        Ok(())
+    } else {
+        Err(VulkanError::WrongStage { expected: format!("{expected:?}"), found: stage.reflection.stage.name() })
     }
+}
 
-    fn monolithic(
-        &self,
-        (vertex, vertex_key): (&Stage<'_>, &StageKey),
-        (fragment, fragment_key): (&Stage<'_>, &StageKey),
-        state: &GraphicsState,
-        layout: vk::PipelineLayout,
-    ) -> Result<vk::Pipeline, VulkanError> {
-        let (vertex_code, vertex_values) = self.code(vertex_key.code, vertex);
-        let (fragment_code, fragment_values) = self.code(fragment_key.code, fragment);
-        let vertex_spec = SpecializationData::new(&vertex_code, vertex_values)?;
-        let fragment_spec = SpecializationData::new(&fragment_code, fragment_values)?;
-        let mut modules = Vec::new();
-        for code in [&vertex_code, &fragment_code] {
-            // SAFETY: the create info points at `code`, alive across the
-            // call; the module is valid SPIR-V (the contract of `get_pipeline`).
-            let module =
-                unsafe { self.device.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(code), None) };
-            match check("vkCreateShaderModule", module) {
-                Ok(module) => modules.push(module),
-                Err(e) => {
-                    self.destroy_modules(modules);
-                    return Err(e);
+/// Work for the background workers.
+enum Job {
+    /// Link the libraries with link-time optimization and swap the result in.
+    Link { slot: Arc<PipelineSlot>, libraries: [vk::Pipeline; 4] },
+    /// Create a compute pipeline and fill the slot.
+    Compute { slot: Arc<ComputeSlot>, job: ComputeJob },
+}
+
+impl Job {
+    /// # Safety
+    /// The handles in the job are valid on `device` and `cache` is null or
+    /// a cache of it; a compute job's code is valid SPIR-V.
+    unsafe fn run(self, device: &ash::Device, cache: vk::PipelineCache) {
+        match self {
+            Self::Link { slot, libraries } => {
+                if let Ok(pipeline) = link(device, cache, &libraries, slot.layout, true) {
+                    slot.optimized.store(pipeline.as_raw(), Ordering::Release);
                 }
             }
-        }
-        let (vertex_info, fragment_info) = (vertex_spec.info(), fragment_spec.info());
-        let (vertex_entry, fragment_entry) = (entry_name(vertex.reflection), entry_name(fragment.reflection));
-        let stages = [
-            shader_stage(vk::ShaderStageFlags::VERTEX, &vertex_entry, vertex_info.as_ref()).module(modules[0]),
-            shader_stage(vk::ShaderStageFlags::FRAGMENT, &fragment_entry, fragment_info.as_ref()).module(modules[1]),
-        ];
-        let vertex_input = vertex_input_state(state);
-        let assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(state.topology);
-        let viewport = dynamic_viewport();
-        let raster = rasterization_state(state);
-        let multisample = single_sample();
-        let depth = depth_state(state);
-        let attachments = blend_attachments(state);
-        let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&attachments);
-        let dynamic = dynamic_viewport_state();
-        let mut rendering = rendering_formats(state);
-        let info = vk::GraphicsPipelineCreateInfo::default()
-            .stages(&stages)
-            .vertex_input_state(&vertex_input)
-            .input_assembly_state(&assembly)
-            .viewport_state(&viewport)
-            .rasterization_state(&raster)
-            .multisample_state(&multisample)
-            .depth_stencil_state(&depth)
-            .color_blend_state(&blend)
-            .dynamic_state(&dynamic)
-            .layout(layout)
-            .push_next(&mut rendering);
-        let pipeline = self.create(&info);
-        self.destroy_modules(modules);
-        pipeline
-    }
-
-    fn destroy_modules(&self, modules: Vec<vk::ShaderModule>) {
-        for module in modules {
-            // SAFETY: modules may be destroyed once pipeline creation returned.
-            unsafe { self.device.destroy_shader_module(module, None) };
+            Self::Compute { slot, job } => {
+                // SAFETY: this function's contract.
+                let created = unsafe { job.create(device, cache) };
+                slot.finish(created.map_err(|e| e.result()));
+            }
         }
     }
-}
-
-/// The per-stage layout of `layout` for `stage` (the program layout if none).
-fn stage_layout(layout: &ProgramLayout, stage: vk::ShaderStageFlags) -> vk::PipelineLayout {
-    layout.stage_layouts.iter().find(|(s, _)| *s == stage).map_or(layout.pipeline_layout, |(_, l)| *l)
-}
-
-fn library_info<'a>() -> vk::GraphicsPipelineCreateInfo<'a> {
-    vk::GraphicsPipelineCreateInfo::default()
-        .flags(vk::PipelineCreateFlags::LIBRARY_KHR | vk::PipelineCreateFlags::RETAIN_LINK_TIME_OPTIMIZATION_INFO_EXT)
-}
-
-/// Vertex buffers and attributes, from the state.
-fn vertex_input_state(state: &GraphicsState) -> vk::PipelineVertexInputStateCreateInfo<'_> {
-    vk::PipelineVertexInputStateCreateInfo::default()
-        .vertex_binding_descriptions(&state.vertex_bindings)
-        .vertex_attribute_descriptions(&state.vertex_attributes)
-}
-
-/// Filled, counter-clockwise front faces, culling from the state.
-fn rasterization_state(state: &GraphicsState) -> vk::PipelineRasterizationStateCreateInfo<'static> {
-    vk::PipelineRasterizationStateCreateInfo::default()
-        .polygon_mode(vk::PolygonMode::FILL)
-        .cull_mode(state.cull_mode)
-        .front_face(vk::FrontFace::COUNTER_CLOCKWISE)
-        .line_width(1.0)
-}
-
-/// Viewport and scissor are dynamic state, so pipelines survive resizes.
-const DYNAMIC_STATES: [vk::DynamicState; 2] = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
-
-/// One viewport and scissor, set at draw time (see [`dynamic_viewport_state`]).
-fn dynamic_viewport() -> vk::PipelineViewportStateCreateInfo<'static> {
-    vk::PipelineViewportStateCreateInfo::default().viewport_count(1).scissor_count(1)
-}
-
-/// [`DYNAMIC_STATES`] as a create info.
-fn dynamic_viewport_state() -> vk::PipelineDynamicStateCreateInfo<'static> {
-    vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&DYNAMIC_STATES)
-}
-
-/// One sample per pixel: the pipelines render to single-sampled targets.
-fn single_sample() -> vk::PipelineMultisampleStateCreateInfo<'static> {
-    vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(vk::SampleCountFlags::TYPE_1)
-}
-
-/// The attachment formats of dynamic rendering, from the state.
-fn rendering_formats(state: &GraphicsState) -> vk::PipelineRenderingCreateInfo<'_> {
-    vk::PipelineRenderingCreateInfo::default()
-        .color_attachment_formats(&state.color_formats)
-        .depth_attachment_format(state.depth_format)
-}
-
-fn depth_state(state: &GraphicsState) -> vk::PipelineDepthStencilStateCreateInfo<'static> {
-    let depth = state.depth_test && state.depth_format != vk::Format::UNDEFINED;
-    vk::PipelineDepthStencilStateCreateInfo::default()
-        .depth_test_enable(depth)
-        .depth_write_enable(depth)
-        .depth_compare_op(vk::CompareOp::LESS_OR_EQUAL)
-}
-
-fn blend_attachments(state: &GraphicsState) -> Vec<vk::PipelineColorBlendAttachmentState> {
-    let attachment = vk::PipelineColorBlendAttachmentState::default()
-        .color_write_mask(vk::ColorComponentFlags::RGBA)
-        .blend_enable(state.alpha_blend)
-        .src_color_blend_factor(vk::BlendFactor::ONE)
-        .dst_color_blend_factor(vk::BlendFactor::ONE_MINUS_SRC_ALPHA)
-        .color_blend_op(vk::BlendOp::ADD)
-        .src_alpha_blend_factor(vk::BlendFactor::ONE)
-        .dst_alpha_blend_factor(vk::BlendFactor::ONE_MINUS_SRC_ALPHA)
-        .alpha_blend_op(vk::BlendOp::ADD);
-    vec![attachment; state.color_formats.len()]
-}
-
-/// A shader stage naming `entry`, with `specialization` when there is one.
-fn shader_stage<'a>(
-    stage: vk::ShaderStageFlags,
-    entry: &'a std::ffi::CStr,
-    specialization: Option<&'a vk::SpecializationInfo<'a>>,
-) -> vk::PipelineShaderStageCreateInfo<'a> {
-    let info = vk::PipelineShaderStageCreateInfo::default().stage(stage).name(entry);
-    match specialization {
-        Some(specialization) => info.specialization_info(specialization),
-        None => info,
-    }
-}
-
-fn entry_name(reflection: &Reflection) -> std::ffi::CString {
-    std::ffi::CString::new(reflection.entry_point.as_str()).unwrap_or_else(|_| c"main".to_owned())
-}
-
-/// Links four libraries into a pipeline, optimized or fast.
-fn link(
-    device: &ash::Device,
-    cache: vk::PipelineCache,
-    libraries: &[vk::Pipeline; 4],
-    layout: vk::PipelineLayout,
-    optimize: bool,
-) -> Result<vk::Pipeline, VulkanError> {
-    let mut library_info = vk::PipelineLibraryCreateInfoKHR::default().libraries(libraries);
-    let flags =
-        if optimize { vk::PipelineCreateFlags::LINK_TIME_OPTIMIZATION_EXT } else { vk::PipelineCreateFlags::empty() };
-    let info = vk::GraphicsPipelineCreateInfo::default().flags(flags).layout(layout).push_next(&mut library_info);
-    // SAFETY: `info` and the library handles live across the call.
-    let result = unsafe { device.create_graphics_pipelines(cache, std::slice::from_ref(&info), None) };
-    check("vkCreateGraphicsPipelines (link)", result.map(|p| p[0]).map_err(|(_, e)| e))
 }
 
 impl Drop for PipelineManager {
     fn drop(&mut self) {
-        // Stop the workers: they finish the links already queued, then see
+        // Stop the workers: they finish the jobs already queued, then see
         // the channel closed.
         self.sender = None;
         for worker in self.workers.drain(..) {
@@ -1156,6 +1272,11 @@ impl Drop for PipelineManager {
                     self.device.destroy_pipeline(vk::Pipeline::from_raw(optimized), None);
                 }
                 self.device.destroy_pipeline(slot.fast, None);
+            }
+            for (_, slot) in self.compute.get_mut().unwrap_or_else(|e| e.into_inner()).drain() {
+                if let Some(pipeline) = slot.take() {
+                    self.device.destroy_pipeline(pipeline, None);
+                }
             }
             for (_, library) in self.libraries.get_mut().unwrap_or_else(|e| e.into_inner()).drain() {
                 self.device.destroy_pipeline(library, None);

@@ -1,0 +1,203 @@
+//! Compute pipelines: created on the caller's thread or on the manager's
+//! background worker, handed out as a slot that fills when ready.
+
+use std::sync::{Condvar, Mutex};
+
+use ash::vk;
+
+use super::modules::{ShaderModules, StageCode};
+use super::{VulkanError, check, lock};
+use crate::reflect::Reflection;
+use crate::specialize::Value;
+
+/// A compute pipeline, ready now or being created in the background (see
+/// [`PipelineManager::request_compute`](super::PipelineManager::request_compute)).
+///
+/// ```no_run
+/// # use ash::vk;
+/// # use smolv_runtime::reflect::Reflection;
+/// # #[allow(unused)]
+/// # fn example(
+/// #     device: ash::Device,
+/// #     properties: &vk::PhysicalDeviceProperties,
+/// #     compute_spirv: &[u32],
+/// #     cmd: vk::CommandBuffer,
+/// # ) -> Result<(), Box<dyn std::error::Error>> {
+/// use smolv_runtime::vulkan::{PipelineManager, PipelineOptions, Stage};
+/// let reflection = Reflection::from_spirv(compute_spirv)?;
+/// let stage = Stage { spirv: compute_spirv, reflection: &reflection, specialization: &[] };
+/// // SAFETY: as the example of `PipelineManager::new` says.
+/// let manager = unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), &properties.limits, PipelineOptions::default()) };
+/// // SAFETY: the module is valid SPIR-V for the device and `reflection` describes it.
+/// let slot = unsafe { manager.request_compute(&stage)? }; // returns at once
+/// // ... load other things meanwhile ...
+/// let pipeline = slot.wait()?;
+/// // SAFETY: `cmd` is a command buffer of `device` in the recording state.
+/// unsafe { device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline) };
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct ComputeSlot {
+    state: Mutex<Option<Result<vk::Pipeline, vk::Result>>>,
+    ready: Condvar,
+    layout: vk::PipelineLayout,
+}
+
+impl ComputeSlot {
+    pub(crate) fn pending(layout: vk::PipelineLayout) -> Self {
+        Self { state: Mutex::new(None), ready: Condvar::new(), layout }
+    }
+
+    /// Stores the outcome and wakes the waiters; the first outcome stays.
+    pub(crate) fn finish(&self, outcome: Result<vk::Pipeline, vk::Result>) {
+        let mut state = lock(&self.state);
+        if state.is_none() {
+            *state = Some(outcome);
+        }
+        self.ready.notify_all();
+    }
+
+    /// The pipeline, if it is ready.
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # use smolv_runtime::reflect::Reflection;
+    /// # #[allow(unused)]
+    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, compute_spirv: &[u32], cmd: vk::CommandBuffer) -> Result<(), Box<dyn std::error::Error>> {
+    /// # use smolv_runtime::vulkan::{PipelineManager, PipelineOptions, Stage};
+    /// # let reflection = Reflection::from_spirv(compute_spirv)?;
+    /// # let stage = Stage { spirv: compute_spirv, reflection: &reflection, specialization: &[] };
+    /// # let manager = unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), &properties.limits, PipelineOptions::default()) };
+    /// // SAFETY: as in `PipelineManager::request_compute`.
+    /// let slot = unsafe { manager.request_compute(&stage)? };
+    /// if let Some(pipeline) = slot.pipeline() {
+    ///     // SAFETY: `cmd` is recording.
+    ///     unsafe { device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline) };
+    /// } // else: skip the effect this frame
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn pipeline(&self) -> Option<vk::Pipeline> {
+        lock(&self.state).and_then(Result::ok)
+    }
+
+    /// Whether creation has finished (successfully or not).
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # use smolv_runtime::reflect::Reflection;
+    /// # #[allow(unused)]
+    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, compute_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
+    /// # use smolv_runtime::vulkan::{PipelineManager, PipelineOptions, Stage};
+    /// # let reflection = Reflection::from_spirv(compute_spirv)?;
+    /// # let stage = Stage { spirv: compute_spirv, reflection: &reflection, specialization: &[] };
+    /// # let manager = unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), &properties.limits, PipelineOptions::default()) };
+    /// // SAFETY: as in `PipelineManager::request_compute`.
+    /// let slot = unsafe { manager.request_compute(&stage)? };
+    /// while !slot.is_ready() {
+    ///     std::thread::sleep(std::time::Duration::from_millis(1)); // a loading screen draws here
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn is_ready(&self) -> bool {
+        lock(&self.state).is_some()
+    }
+
+    /// Waits until creation has finished and returns the pipeline.
+    ///
+    /// # Errors
+    /// The error `vkCreateComputePipelines` (or the module creation before
+    /// it) returned.
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # use smolv_runtime::reflect::Reflection;
+    /// # #[allow(unused)]
+    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, compute_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
+    /// # use smolv_runtime::vulkan::{PipelineManager, PipelineOptions, Stage};
+    /// # let reflection = Reflection::from_spirv(compute_spirv)?;
+    /// # let stage = Stage { spirv: compute_spirv, reflection: &reflection, specialization: &[] };
+    /// # let manager = unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), &properties.limits, PipelineOptions::default()) };
+    /// // SAFETY: as in `PipelineManager::request_compute`.
+    /// let pipeline = unsafe { manager.request_compute(&stage)? }.wait()?;
+    /// # let _ = pipeline;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn wait(&self) -> Result<vk::Pipeline, VulkanError> {
+        let mut state = lock(&self.state);
+        loop {
+            match *state {
+                Some(outcome) => {
+                    return outcome.map_err(|result| VulkanError::Call { call: "vkCreateComputePipelines", result });
+                }
+                None => state = self.ready.wait(state).unwrap_or_else(std::sync::PoisonError::into_inner),
+            }
+        }
+    }
+
+    /// The pipeline layout to bind descriptor sets and push constants with.
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # use smolv_runtime::reflect::Reflection;
+    /// # #[allow(unused)]
+    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, compute_spirv: &[u32], cmd: vk::CommandBuffer) -> Result<(), Box<dyn std::error::Error>> {
+    /// # use smolv_runtime::vulkan::{PipelineManager, PipelineOptions, Stage};
+    /// # let reflection = Reflection::from_spirv(compute_spirv)?;
+    /// # let stage = Stage { spirv: compute_spirv, reflection: &reflection, specialization: &[] };
+    /// # let manager = unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), &properties.limits, PipelineOptions::default()) };
+    /// // SAFETY: as in `PipelineManager::get_compute`.
+    /// let slot = unsafe { manager.get_compute(&stage)? };
+    /// // SAFETY: `cmd` is recording.
+    /// unsafe { device.cmd_push_constants(cmd, slot.layout(), vk::ShaderStageFlags::COMPUTE, 0, &[0; 8]) };
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn layout(&self) -> vk::PipelineLayout {
+        self.layout
+    }
+
+    /// The pipeline to destroy when the manager goes, if one was made.
+    pub(crate) fn take(&self) -> Option<vk::Pipeline> {
+        lock(&self.state).take().and_then(Result::ok)
+    }
+}
+
+/// A compute pipeline to create: owned, so it can travel to a worker.
+pub(crate) struct ComputeJob {
+    pub(crate) code: Vec<u32>,
+    pub(crate) values: Vec<(u32, Value)>,
+    pub(crate) reflection: Reflection,
+    pub(crate) layout: vk::PipelineLayout,
+}
+
+impl ComputeJob {
+    /// Creates the pipeline.
+    ///
+    /// # Safety
+    /// The code is valid SPIR-V for `device`, described by the reflection,
+    /// and the layout and cache are valid handles of `device` (or a null cache).
+    pub(crate) unsafe fn create(
+        &self,
+        device: &ash::Device,
+        cache: vk::PipelineCache,
+    ) -> Result<vk::Pipeline, VulkanError> {
+        let stage = StageCode {
+            stage: vk::ShaderStageFlags::COMPUTE,
+            code: &self.code,
+            values: &self.values,
+            reflection: &self.reflection,
+        };
+        // SAFETY: the code is valid SPIR-V (this function's contract).
+        let modules = unsafe { ShaderModules::new(device, std::slice::from_ref(&stage))? };
+        let specializations = modules.specialization_infos();
+        let stages = modules.stage_infos(&specializations);
+        let info = vk::ComputePipelineCreateInfo::default().stage(stages[0]).layout(self.layout);
+        // SAFETY: `info` and what it points to live across the call.
+        let result = unsafe { device.create_compute_pipelines(cache, std::slice::from_ref(&info), None) };
+        check("vkCreateComputePipelines", result.map(|p| p[0]).map_err(|(_, e)| e))
+    }
+}

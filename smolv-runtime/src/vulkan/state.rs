@@ -1,0 +1,606 @@
+//! The fixed-function state of a graphics pipeline, as a game sets it:
+//! everything Vulkan 1.3 with dynamic rendering offers, grouped the way
+//! VK_EXT_graphics_pipeline_library splits it into four libraries.
+
+use ash::vk;
+
+use super::VulkanError;
+
+/// Where the vertex shader's inputs come from.
+///
+/// ```
+/// use ash::vk;
+/// use smolv_runtime::vulkan::VertexInput;
+/// // One interleaved buffer, attributes in location order, formats from
+/// // the vertex shader's reflection:
+/// let reflected = VertexInput::FromReflection;
+/// // Or as the game lays its buffers out:
+/// let explicit = VertexInput::Explicit {
+///     bindings: vec![vk::VertexInputBindingDescription { binding: 0, stride: 8, input_rate: vk::VertexInputRate::VERTEX }],
+///     attributes: vec![vk::VertexInputAttributeDescription { location: 0, binding: 0, format: vk::Format::R32G32_SFLOAT, offset: 0 }],
+/// };
+/// # let _ = (reflected, explicit);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub enum VertexInput {
+    /// One per-vertex buffer at binding 0 holding every input of the
+    /// vertex shader, tightly packed in location order, each in the format
+    /// its reflection gives (a `vec3` is `R32G32B32_SFLOAT`). A shader
+    /// without inputs gets no buffer.
+    #[default]
+    FromReflection,
+    /// The buffers and attributes as given.
+    Explicit {
+        /// Vertex buffer bindings.
+        bindings: Vec<vk::VertexInputBindingDescription>,
+        /// Vertex attributes.
+        attributes: Vec<vk::VertexInputAttributeDescription>,
+    },
+}
+
+/// Depth bias, as `vkCmdSetDepthBias` takes it.
+///
+/// ```
+/// use smolv_runtime::vulkan::DepthBias;
+/// // Shadow-map acne: push the depth away a little, more on slopes.
+/// let bias = DepthBias { constant_factor: 1.25, clamp: 0.0, slope_factor: 1.75 };
+/// # let _ = bias;
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DepthBias {
+    /// Constant depth added to each fragment.
+    pub constant_factor: f32,
+    /// Largest (or smallest) bias; anything but 0 needs the `depthBiasClamp` feature.
+    pub clamp: f32,
+    /// Factor applied to the fragment's slope.
+    pub slope_factor: f32,
+}
+
+/// The depth test, when there is one.
+///
+/// ```
+/// use ash::vk;
+/// use smolv_runtime::vulkan::DepthTest;
+/// // Read-only depth for transparent geometry:
+/// let test = DepthTest { write: false, ..DepthTest::default() };
+/// assert_eq!(test.compare_op, vk::CompareOp::LESS_OR_EQUAL);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DepthTest {
+    /// Write the depth of passing fragments.
+    pub write: bool,
+    /// How a fragment's depth compares to the stored one to pass.
+    pub compare_op: vk::CompareOp,
+}
+
+impl Default for DepthTest {
+    fn default() -> Self {
+        Self { write: true, compare_op: vk::CompareOp::LESS_OR_EQUAL }
+    }
+}
+
+/// The stencil test for one face (`VkStencilOpState`).
+///
+/// ```
+/// use ash::vk;
+/// use smolv_runtime::vulkan::StencilFace;
+/// // Mark every covered pixel with 1.
+/// let mark = StencilFace { pass_op: vk::StencilOp::REPLACE, reference: 1, ..StencilFace::default() };
+/// assert_eq!(mark.compare_op, vk::CompareOp::ALWAYS);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct StencilFace {
+    /// When the stencil test fails.
+    pub fail_op: vk::StencilOp,
+    /// When both the stencil and the depth test pass.
+    pub pass_op: vk::StencilOp,
+    /// When the stencil test passes and the depth test fails.
+    pub depth_fail_op: vk::StencilOp,
+    /// The stencil comparison.
+    pub compare_op: vk::CompareOp,
+    /// Bits the comparison reads.
+    pub compare_mask: u32,
+    /// Bits the operations write.
+    pub write_mask: u32,
+    /// The reference value.
+    pub reference: u32,
+}
+
+impl Default for StencilFace {
+    /// Always passes, keeps the stored value, all bits compared and written.
+    fn default() -> Self {
+        Self {
+            fail_op: vk::StencilOp::KEEP,
+            pass_op: vk::StencilOp::KEEP,
+            depth_fail_op: vk::StencilOp::KEEP,
+            compare_op: vk::CompareOp::ALWAYS,
+            compare_mask: !0,
+            write_mask: !0,
+            reference: 0,
+        }
+    }
+}
+
+impl StencilFace {
+    pub(crate) fn to_vk(self) -> vk::StencilOpState {
+        vk::StencilOpState {
+            fail_op: self.fail_op,
+            pass_op: self.pass_op,
+            depth_fail_op: self.depth_fail_op,
+            compare_op: self.compare_op,
+            compare_mask: self.compare_mask,
+            write_mask: self.write_mask,
+            reference: self.reference,
+        }
+    }
+}
+
+/// The stencil test for front and back faces.
+///
+/// ```
+/// use ash::vk;
+/// use smolv_runtime::vulkan::{StencilFace, StencilState};
+/// // Draw only where the stencil holds 1.
+/// let inside = StencilFace { compare_op: vk::CompareOp::EQUAL, reference: 1, ..StencilFace::default() };
+/// let state = StencilState::both(inside);
+/// assert_eq!(state.front, state.back);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct StencilState {
+    /// Front faces.
+    pub front: StencilFace,
+    /// Back faces.
+    pub back: StencilFace,
+}
+
+impl StencilState {
+    /// The same test on both faces.
+    ///
+    /// ```
+    /// use smolv_runtime::vulkan::{StencilFace, StencilState};
+    /// let state = StencilState::both(StencilFace::default());
+    /// # let _ = state;
+    /// ```
+    pub fn both(face: StencilFace) -> Self {
+        Self { front: face, back: face }
+    }
+}
+
+/// Multisampling.
+///
+/// ```
+/// use ash::vk;
+/// use smolv_runtime::vulkan::Multisample;
+/// // 4× MSAA, the shader run for every sample, coverage from alpha (foliage).
+/// let msaa = Multisample {
+///     samples: vk::SampleCountFlags::TYPE_4,
+///     sample_shading: Some(1.0),
+///     alpha_to_coverage: true,
+///     ..Multisample::default()
+/// };
+/// # let _ = msaa;
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Multisample {
+    /// Samples per pixel of the attachments.
+    pub samples: vk::SampleCountFlags,
+    /// Run the fragment shader per sample, for at least this fraction of
+    /// the samples (`minSampleShading`); needs the `sampleRateShading` feature.
+    pub sample_shading: Option<f32>,
+    /// Samples that may be written (bit `i`: sample `i`; the samples past
+    /// 32 of a 64-sample target are all enabled).
+    pub sample_mask: u32,
+    /// Derive coverage from the first colour output's alpha.
+    pub alpha_to_coverage: bool,
+    /// Replace that alpha with one; needs the `alphaToOne` feature.
+    pub alpha_to_one: bool,
+}
+
+impl Default for Multisample {
+    /// One sample per pixel.
+    fn default() -> Self {
+        Self {
+            samples: vk::SampleCountFlags::TYPE_1,
+            sample_shading: None,
+            sample_mask: !0,
+            alpha_to_coverage: false,
+            alpha_to_one: false,
+        }
+    }
+}
+
+/// A blend equation (`VkPipelineColorBlendAttachmentState` with blending on).
+///
+/// ```
+/// use smolv_runtime::vulkan::BlendEquation;
+/// let glow = BlendEquation::ADDITIVE;
+/// # let _ = glow;
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BlendEquation {
+    /// Factor of the source colour.
+    pub src_color: vk::BlendFactor,
+    /// Factor of the destination colour.
+    pub dst_color: vk::BlendFactor,
+    /// How the colours combine.
+    pub color_op: vk::BlendOp,
+    /// Factor of the source alpha.
+    pub src_alpha: vk::BlendFactor,
+    /// Factor of the destination alpha.
+    pub dst_alpha: vk::BlendFactor,
+    /// How the alphas combine.
+    pub alpha_op: vk::BlendOp,
+}
+
+impl BlendEquation {
+    /// `src + dst × (1 − src.a)`: premultiplied alpha.
+    pub const PREMULTIPLIED_ALPHA: Self = Self {
+        src_color: vk::BlendFactor::ONE,
+        dst_color: vk::BlendFactor::ONE_MINUS_SRC_ALPHA,
+        color_op: vk::BlendOp::ADD,
+        src_alpha: vk::BlendFactor::ONE,
+        dst_alpha: vk::BlendFactor::ONE_MINUS_SRC_ALPHA,
+        alpha_op: vk::BlendOp::ADD,
+    };
+    /// `src × src.a + dst × (1 − src.a)`: straight alpha.
+    pub const ALPHA: Self = Self {
+        src_color: vk::BlendFactor::SRC_ALPHA,
+        dst_color: vk::BlendFactor::ONE_MINUS_SRC_ALPHA,
+        color_op: vk::BlendOp::ADD,
+        src_alpha: vk::BlendFactor::ONE,
+        dst_alpha: vk::BlendFactor::ONE_MINUS_SRC_ALPHA,
+        alpha_op: vk::BlendOp::ADD,
+    };
+    /// `src + dst`.
+    pub const ADDITIVE: Self = Self {
+        src_color: vk::BlendFactor::ONE,
+        dst_color: vk::BlendFactor::ONE,
+        color_op: vk::BlendOp::ADD,
+        src_alpha: vk::BlendFactor::ONE,
+        dst_alpha: vk::BlendFactor::ONE,
+        alpha_op: vk::BlendOp::ADD,
+    };
+}
+
+/// Blending and the write mask of one colour attachment.
+///
+/// ```
+/// use ash::vk;
+/// use smolv_runtime::vulkan::{AttachmentBlend, BlendEquation};
+/// // Blend colour, leave the alpha channel as it is.
+/// let blend = AttachmentBlend { equation: Some(BlendEquation::ALPHA), write_mask: vk::ColorComponentFlags::RGB };
+/// assert_eq!(AttachmentBlend::OPAQUE.equation, None);
+/// # let _ = blend;
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct AttachmentBlend {
+    /// The blend equation, or `None` to overwrite.
+    pub equation: Option<BlendEquation>,
+    /// The channels written.
+    pub write_mask: vk::ColorComponentFlags,
+}
+
+impl AttachmentBlend {
+    /// No blending, every channel written.
+    pub const OPAQUE: Self = Self { equation: None, write_mask: vk::ColorComponentFlags::RGBA };
+    /// Premultiplied-alpha blending, every channel written.
+    pub const PREMULTIPLIED_ALPHA: Self =
+        Self { equation: Some(BlendEquation::PREMULTIPLIED_ALPHA), write_mask: vk::ColorComponentFlags::RGBA };
+
+    pub(crate) fn to_vk(self) -> vk::PipelineColorBlendAttachmentState {
+        let state = vk::PipelineColorBlendAttachmentState::default().color_write_mask(self.write_mask);
+        match self.equation {
+            None => state,
+            Some(e) => state
+                .blend_enable(true)
+                .src_color_blend_factor(e.src_color)
+                .dst_color_blend_factor(e.dst_color)
+                .color_blend_op(e.color_op)
+                .src_alpha_blend_factor(e.src_alpha)
+                .dst_alpha_blend_factor(e.dst_alpha)
+                .alpha_blend_op(e.alpha_op),
+        }
+    }
+}
+
+impl Default for AttachmentBlend {
+    fn default() -> Self {
+        Self::OPAQUE
+    }
+}
+
+/// The device features the manager may rely on: those enabled on the
+/// device. State that needs a feature missing here is refused with
+/// [`VulkanError::FeatureNotEnabled`] instead of reaching the driver.
+///
+/// ```
+/// use ash::vk;
+/// use smolv_runtime::vulkan::DeviceFeatures;
+/// // The features passed to vkCreateDevice:
+/// let enabled = vk::PhysicalDeviceFeatures::default().geometry_shader(true).sample_rate_shading(true);
+/// let features = DeviceFeatures::from_enabled(&enabled);
+/// assert!(features.geometry_shader && !features.depth_bounds);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[allow(clippy::struct_excessive_bools, reason = "one flag per Vulkan feature, as VkPhysicalDeviceFeatures has")]
+pub struct DeviceFeatures {
+    /// `geometryShader`: geometry stages.
+    pub geometry_shader: bool,
+    /// `tessellationShader`: tessellation stages.
+    pub tessellation_shader: bool,
+    /// `depthBounds`: [`GraphicsState::depth_bounds`].
+    pub depth_bounds: bool,
+    /// `sampleRateShading`: [`Multisample::sample_shading`].
+    pub sample_rate_shading: bool,
+    /// `fillModeNonSolid`: polygon modes other than `FILL`.
+    pub fill_mode_non_solid: bool,
+    /// `depthBiasClamp`: a [`DepthBias::clamp`] other than 0.
+    pub depth_bias_clamp: bool,
+    /// `depthClamp`: [`GraphicsState::depth_clamp`].
+    pub depth_clamp: bool,
+    /// `wideLines`: a static line width other than 1.
+    pub wide_lines: bool,
+    /// `logicOp`: [`GraphicsState::logic_op`].
+    pub logic_op: bool,
+    /// `alphaToOne`: [`Multisample::alpha_to_one`].
+    pub alpha_to_one: bool,
+    /// `independentBlend`: attachments that blend differently.
+    pub independent_blend: bool,
+}
+
+impl DeviceFeatures {
+    /// The features of `enabled` (what the device was created with).
+    ///
+    /// ```
+    /// use ash::vk;
+    /// use smolv_runtime::vulkan::DeviceFeatures;
+    /// assert_eq!(DeviceFeatures::from_enabled(&vk::PhysicalDeviceFeatures::default()), DeviceFeatures::default());
+    /// ```
+    pub fn from_enabled(enabled: &vk::PhysicalDeviceFeatures) -> Self {
+        let on = |b: vk::Bool32| b == vk::TRUE;
+        Self {
+            geometry_shader: on(enabled.geometry_shader),
+            tessellation_shader: on(enabled.tessellation_shader),
+            depth_bounds: on(enabled.depth_bounds),
+            sample_rate_shading: on(enabled.sample_rate_shading),
+            fill_mode_non_solid: on(enabled.fill_mode_non_solid),
+            depth_bias_clamp: on(enabled.depth_bias_clamp),
+            depth_clamp: on(enabled.depth_clamp),
+            wide_lines: on(enabled.wide_lines),
+            logic_op: on(enabled.logic_op),
+            alpha_to_one: on(enabled.alpha_to_one),
+            independent_blend: on(enabled.independent_blend),
+        }
+    }
+}
+
+/// The fixed-function state of a graphics pipeline.
+///
+/// The fields are grouped by the pipeline library that owns them in
+/// VK_EXT_graphics_pipeline_library, and the manager keys each library by
+/// exactly its group, so that materials differing in, say, blending share
+/// their vertex-input, pre-rasterization and fragment-shader libraries.
+/// Viewport and scissor are always dynamic; [`dynamic_states`](Self::dynamic_states)
+/// makes more state dynamic.
+///
+/// ```
+/// use ash::vk;
+/// use smolv_runtime::vulkan::{AttachmentBlend, DepthTest, GraphicsState, Multisample, StencilFace, StencilState};
+/// let state = GraphicsState {
+///     color_formats: vec![vk::Format::B8G8R8A8_SRGB],
+///     depth_format: vk::Format::D24_UNORM_S8_UINT,
+///     stencil_format: vk::Format::D24_UNORM_S8_UINT,
+///     cull_mode: vk::CullModeFlags::BACK,
+///     front_face: vk::FrontFace::CLOCKWISE,
+///     depth_test: Some(DepthTest::default()),
+///     stencil: Some(StencilState::both(StencilFace { pass_op: vk::StencilOp::REPLACE, ..StencilFace::default() })),
+///     multisample: Multisample { samples: vk::SampleCountFlags::TYPE_4, ..Multisample::default() },
+///     blend: vec![AttachmentBlend::PREMULTIPLIED_ALPHA],
+///     dynamic_states: vec![vk::DynamicState::STENCIL_REFERENCE],
+///     ..GraphicsState::default()
+/// };
+/// assert_eq!(state.topology, vk::PrimitiveTopology::TRIANGLE_LIST);
+/// ```
+#[derive(Clone, Debug)]
+pub struct GraphicsState {
+    // Vertex input interface.
+    /// Vertex buffers and attributes (vertex-input library).
+    pub vertex_input: VertexInput,
+    /// Primitive topology (vertex-input library); `PATCH_LIST` with
+    /// tessellation stages.
+    pub topology: vk::PrimitiveTopology,
+    /// Primitive restart for strips and fans (vertex-input library).
+    pub primitive_restart: bool,
+
+    // Pre-rasterization shaders.
+    /// Fill, lines or points (pre-rasterization library); anything but
+    /// `FILL` needs `fillModeNonSolid`.
+    pub polygon_mode: vk::PolygonMode,
+    /// Face culling (pre-rasterization library).
+    pub cull_mode: vk::CullModeFlags,
+    /// Which winding is the front (pre-rasterization library).
+    pub front_face: vk::FrontFace,
+    /// Line width (pre-rasterization library); not 1 needs `wideLines`.
+    pub line_width: f32,
+    /// Clamp depth instead of clipping (pre-rasterization library); needs `depthClamp`.
+    pub depth_clamp: bool,
+    /// Discard every primitive before rasterization (pre-rasterization library).
+    pub rasterizer_discard: bool,
+    /// Depth bias (pre-rasterization library).
+    pub depth_bias: Option<DepthBias>,
+    /// Control points per patch, with tessellation stages (pre-rasterization library).
+    pub patch_control_points: u32,
+
+    // Fragment shader.
+    /// The depth test (fragment-shader library); off without a depth attachment.
+    pub depth_test: Option<DepthTest>,
+    /// The depth bounds test's `[min, max]` (fragment-shader library);
+    /// needs `depthBounds`, and a depth attachment.
+    pub depth_bounds: Option<[f32; 2]>,
+    /// The stencil test (fragment-shader library); off without a stencil attachment.
+    pub stencil: Option<StencilState>,
+    /// Multisampling (fragment-output library, and the fragment-shader
+    /// library too when it shades per sample).
+    pub multisample: Multisample,
+
+    // Fragment output interface.
+    /// Colour attachment formats (fragment-output library).
+    pub color_formats: Vec<vk::Format>,
+    /// Depth attachment format, or `UNDEFINED` (fragment-output library).
+    pub depth_format: vk::Format,
+    /// Stencil attachment format, or `UNDEFINED` (fragment-output library).
+    /// A combined depth/stencil image goes in both.
+    pub stencil_format: vk::Format,
+    /// Blending and write mask per colour attachment (fragment-output
+    /// library): none for opaque RGBA everywhere, one for every
+    /// attachment, or one per attachment (differing ones need
+    /// `independentBlend`).
+    pub blend: Vec<AttachmentBlend>,
+    /// The blend constants (fragment-output library).
+    pub blend_constants: [f32; 4],
+    /// A logic op instead of blending (fragment-output library); needs `logicOp`.
+    pub logic_op: Option<vk::LogicOp>,
+
+    /// State set with `vkCmdSet*` instead (on top of viewport and scissor,
+    /// always dynamic). Each goes to the library that owns it; Vulkan 1.3
+    /// core dynamic states only.
+    pub dynamic_states: Vec<vk::DynamicState>,
+}
+
+impl Default for GraphicsState {
+    /// One RGBA8 attachment, triangle lists, no culling, counter-clockwise
+    /// front faces, no depth, stencil or blending, one sample.
+    fn default() -> Self {
+        Self {
+            vertex_input: VertexInput::default(),
+            topology: vk::PrimitiveTopology::TRIANGLE_LIST,
+            primitive_restart: false,
+            polygon_mode: vk::PolygonMode::FILL,
+            cull_mode: vk::CullModeFlags::NONE,
+            front_face: vk::FrontFace::COUNTER_CLOCKWISE,
+            line_width: 1.0,
+            depth_clamp: false,
+            rasterizer_discard: false,
+            depth_bias: None,
+            patch_control_points: 0,
+            depth_test: None,
+            depth_bounds: None,
+            stencil: None,
+            multisample: Multisample::default(),
+            color_formats: vec![vk::Format::R8G8B8A8_UNORM],
+            depth_format: vk::Format::UNDEFINED,
+            stencil_format: vk::Format::UNDEFINED,
+            blend: Vec::new(),
+            blend_constants: [0.0; 4],
+            logic_op: None,
+            dynamic_states: Vec::new(),
+        }
+    }
+}
+
+/// The four parts of VK_EXT_graphics_pipeline_library.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Part {
+    VertexInput,
+    PreRasterization,
+    FragmentShader,
+    FragmentOutput,
+}
+
+/// The library that owns dynamic state `state`, among Vulkan 1.3 core's.
+pub(crate) fn dynamic_state_part(state: vk::DynamicState) -> Option<Part> {
+    use vk::DynamicState as D;
+    Some(match state {
+        D::PRIMITIVE_TOPOLOGY | D::PRIMITIVE_RESTART_ENABLE | D::VERTEX_INPUT_BINDING_STRIDE => Part::VertexInput,
+        D::VIEWPORT
+        | D::SCISSOR
+        | D::LINE_WIDTH
+        | D::DEPTH_BIAS
+        | D::CULL_MODE
+        | D::FRONT_FACE
+        | D::DEPTH_BIAS_ENABLE
+        | D::RASTERIZER_DISCARD_ENABLE => Part::PreRasterization,
+        D::DEPTH_BOUNDS
+        | D::STENCIL_COMPARE_MASK
+        | D::STENCIL_WRITE_MASK
+        | D::STENCIL_REFERENCE
+        | D::DEPTH_TEST_ENABLE
+        | D::DEPTH_WRITE_ENABLE
+        | D::DEPTH_COMPARE_OP
+        | D::DEPTH_BOUNDS_TEST_ENABLE
+        | D::STENCIL_TEST_ENABLE
+        | D::STENCIL_OP => Part::FragmentShader,
+        D::BLEND_CONSTANTS => Part::FragmentOutput,
+        _ => return None,
+    })
+}
+
+impl GraphicsState {
+    /// The blend state of each colour attachment.
+    pub(crate) fn attachment_blends(&self) -> Result<Vec<AttachmentBlend>, VulkanError> {
+        let count = self.color_formats.len();
+        match self.blend.as_slice() {
+            [] => Ok(vec![AttachmentBlend::OPAQUE; count]),
+            [one] => Ok(vec![*one; count]),
+            many if many.len() == count => Ok(many.to_vec()),
+            many => Err(VulkanError::BlendCount { blends: many.len(), attachments: count }),
+        }
+    }
+
+    /// Refuses state that needs a feature `features` lacks, or that
+    /// Vulkan 1.3 core cannot make dynamic.
+    pub(crate) fn check(&self, features: &DeviceFeatures, extra_stages: ExtraStages) -> Result<(), VulkanError> {
+        let need = |has: bool, feature: &'static str, state: &'static str| {
+            if has { Ok(()) } else { Err(VulkanError::FeatureNotEnabled { feature, state }) }
+        };
+        if let Some(&unknown) = self.dynamic_states.iter().find(|&&s| dynamic_state_part(s).is_none()) {
+            return Err(VulkanError::DynamicStateUnsupported(unknown));
+        }
+        let dynamic = |s| self.dynamic_states.contains(&s);
+        if extra_stages.geometry {
+            need(features.geometry_shader, "geometryShader", "a geometry stage")?;
+        }
+        if extra_stages.tessellation {
+            need(features.tessellation_shader, "tessellationShader", "tessellation stages")?;
+            if self.topology != vk::PrimitiveTopology::PATCH_LIST || self.patch_control_points == 0 {
+                return Err(VulkanError::PatchTopology);
+            }
+        }
+        if self.depth_bounds.is_some() {
+            need(features.depth_bounds, "depthBounds", "GraphicsState::depth_bounds")?;
+        }
+        if self.multisample.sample_shading.is_some() {
+            need(features.sample_rate_shading, "sampleRateShading", "Multisample::sample_shading")?;
+        }
+        if self.multisample.alpha_to_one {
+            need(features.alpha_to_one, "alphaToOne", "Multisample::alpha_to_one")?;
+        }
+        if self.polygon_mode != vk::PolygonMode::FILL {
+            need(features.fill_mode_non_solid, "fillModeNonSolid", "GraphicsState::polygon_mode")?;
+        }
+        if self.depth_bias.is_some_and(|b| b.clamp != 0.0) && !dynamic(vk::DynamicState::DEPTH_BIAS) {
+            need(features.depth_bias_clamp, "depthBiasClamp", "DepthBias::clamp")?;
+        }
+        if self.depth_clamp {
+            need(features.depth_clamp, "depthClamp", "GraphicsState::depth_clamp")?;
+        }
+        if self.line_width != 1.0 && !dynamic(vk::DynamicState::LINE_WIDTH) {
+            need(features.wide_lines, "wideLines", "GraphicsState::line_width")?;
+        }
+        if self.logic_op.is_some() {
+            need(features.logic_op, "logicOp", "GraphicsState::logic_op")?;
+        }
+        let blends = self.attachment_blends()?;
+        if blends.windows(2).any(|pair| pair[0] != pair[1]) {
+            need(features.independent_blend, "independentBlend", "attachments that blend differently")?;
+        }
+        Ok(())
+    }
+}
+
+/// Which optional pre-rasterization stages a program has.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ExtraStages {
+    pub(crate) geometry: bool,
+    pub(crate) tessellation: bool,
+}
