@@ -268,7 +268,8 @@ impl BlendEquation {
 /// use ash::vk;
 /// use smolv_runtime::vulkan::{AttachmentBlend, BlendEquation};
 /// // Blend colour, leave the alpha channel as it is.
-/// let blend = AttachmentBlend { equation: Some(BlendEquation::ALPHA), write_mask: vk::ColorComponentFlags::RGB };
+/// let rgb = vk::ColorComponentFlags::R | vk::ColorComponentFlags::G | vk::ColorComponentFlags::B;
+/// let blend = AttachmentBlend { equation: Some(BlendEquation::ALPHA), write_mask: rgb };
 /// assert_eq!(AttachmentBlend::OPAQUE.equation, None);
 /// # let _ = blend;
 /// ```
