@@ -52,6 +52,13 @@ pub(crate) struct Args {
     /// Run without a persistent pipeline cache.
     #[arg(long)]
     pub(crate) no_pipeline_cache: bool,
+    /// Watch the shader sources and reload every edit while the game runs
+    /// (a build with the `hot-reload` feature).
+    #[arg(long)]
+    pub(crate) watch: bool,
+    /// Where --watch reads the shaders from [default: the game's shaders/].
+    #[arg(long, value_name = "DIR", requires = "watch")]
+    pub(crate) shader_dir: Option<PathBuf>,
 }
 
 fn parse_size(text: &str) -> Result<(u32, u32), String> {
@@ -117,5 +124,9 @@ mod tests {
         assert_eq!(args.post, PostPreset::Retro);
         assert!(Args::try_parse_from(["game", "--headless", "--window"]).is_err());
         assert!(Args::try_parse_from(["game", "--frames", "0"]).is_err());
+        let watch = Args::try_parse_from(["game", "--watch", "--shader-dir", "copy"]).unwrap();
+        assert!(watch.watch);
+        assert_eq!(watch.shader_dir, Some(PathBuf::from("copy")));
+        assert!(Args::try_parse_from(["game", "--shader-dir", "copy"]).is_err(), "--shader-dir needs --watch");
     }
 }

@@ -53,6 +53,9 @@ pub(crate) enum GameError {
     /// The window system failed.
     #[error("window: {0}; run with --headless where there is no display")]
     Window(String),
+    /// `--watch` could not start.
+    #[error("hot reload: {0}")]
+    HotReload(String),
     /// The validation layer reported problems.
     #[error("the validation layer reported {0} message(s) (printed above)")]
     Validation(usize),

@@ -26,6 +26,7 @@ mod game;
 mod gpu;
 mod headless;
 mod pilot;
+mod reload;
 mod render;
 mod report;
 mod screenshot;
@@ -63,6 +64,11 @@ fn main() -> ExitCode {
     };
     let shaders = match shaders::Shaders::load() {
         Ok(shaders) => shaders,
+        Err(e) => return fail(&e),
+    };
+    // Watches for the whole run; each reload is printed as it happens.
+    let _reload = match reload::HotReload::start(&args) {
+        Ok(reload) => reload,
         Err(e) => return fail(&e),
     };
     let outcome = if args.is_headless() { headless::run(&args, &shaders) } else { window::run(&args, &shaders) };

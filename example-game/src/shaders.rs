@@ -57,6 +57,21 @@ impl Shaders {
             .ok_or_else(|| GameError::Shader { name: name.to_owned(), reason: "not embedded".to_owned() })
     }
 
+    /// Decodes the modules in `names` again (after a hot reload published
+    /// new SPIR-V for them), with their reflection.
+    #[cfg(feature = "hot-reload")]
+    #[allow(dead_code, reason = "the frame loops call it once the pipeline manager rebuilds pipelines (#17)")]
+    pub(crate) fn refresh(&mut self, names: &[String]) -> Result<(), GameError> {
+        for module in self.modules.iter_mut().filter(|m| names.contains(&m.name)) {
+            *module = embedded::decode(
+                embedded_set()
+                    .get(&module.name)
+                    .map_err(|e| GameError::Shader { name: module.name.clone(), reason: e.to_string() })?,
+            )?;
+        }
+        Ok(())
+    }
+
     /// A pipeline stage of module `name` with `specialization`.
     pub(crate) fn stage<'a>(&'a self, name: &str, specialization: &'a [(u32, Value)]) -> Result<Stage<'a>, GameError> {
         let module = self.get(name)?;
@@ -64,23 +79,34 @@ impl Shaders {
     }
 }
 
+/// The embedded set, for the hot reloader.
+#[cfg(feature = "hot-reload")]
+pub(crate) fn embedded_set() -> &'static smolv_runtime::ShaderSet {
+    &embedded::SHADERS
+}
+
 mod embedded {
     use smolv_runtime::reflect::Reflection;
 
     use super::{GameError, LoadedShader};
 
-    static SHADERS: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
+    pub(super) static SHADERS: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
+
+    fn error(name: &str, e: &dyn std::fmt::Display) -> GameError {
+        GameError::Shader { name: name.to_owned(), reason: e.to_string() }
+    }
+
+    /// One module: its words (the latest published, with hot reload) and
+    /// their reflection.
+    pub(super) fn decode(shader: &smolv_runtime::Shader) -> Result<LoadedShader, GameError> {
+        let words = shader.decode().map_err(|e| error(shader.name(), &e))?;
+        let reflection = Reflection::from_spirv(&words).map_err(|e| error(shader.name(), &e))?;
+        Ok(LoadedShader { name: shader.name().to_owned(), words, reflection })
+    }
 
     pub(super) fn load() -> Result<(Vec<LoadedShader>, usize, String), GameError> {
-        let error =
-            |name: &str, e: &dyn std::fmt::Display| GameError::Shader { name: name.to_owned(), reason: e.to_string() };
         let shaders = SHADERS.shaders().map_err(|e| error("(the embedded set)", &e))?;
-        let mut modules = Vec::with_capacity(shaders.len());
-        for shader in shaders {
-            let words = shader.decode().map_err(|e| error(shader.name(), &e))?;
-            let reflection = Reflection::from_spirv(&words).map_err(|e| error(shader.name(), &e))?;
-            modules.push(LoadedShader { name: shader.name().to_owned(), words, reflection });
-        }
+        let modules = shaders.iter().map(decode).collect::<Result<Vec<_>, _>>()?;
         Ok((modules, SHADERS.stored_len(), SHADERS.packing().to_string()))
     }
 }

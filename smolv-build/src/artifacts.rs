@@ -14,15 +14,25 @@ use crate::encode::{Packed, ZstdForms, compress_forms, encode_module};
 use crate::error::Error;
 use crate::frontend::CompiledModule;
 use crate::packing::{self, PackInput};
+use crate::recipe::ShaderRecipe;
 use crate::reflect::{names_read, reflect};
 use crate::report::{ModuleReport, Report, packing_report};
 use crate::settings::Plan;
 use crate::source::Job;
 
-/// Reflects, encodes, compresses and assembles every compiled module (with
-/// its job, and whether it came from the cache), and packs the embedded set.
+/// A compiled module, with its job, whether it came from the cache, and
+/// every file its job read.
+pub(crate) struct Built<'a> {
+    pub(crate) module: CompiledModule,
+    pub(crate) job: &'a Job,
+    pub(crate) cached: bool,
+    pub(crate) dependencies: std::sync::Arc<[std::path::PathBuf]>,
+}
+
+/// Reflects, encodes, compresses and assembles every compiled module, and
+/// packs the embedded set.
 pub(crate) fn build_artifacts(
-    modules: &[(CompiledModule, &Job, bool)],
+    modules: &[Built<'_>],
     plan: &Plan,
     cache: &Cache,
     report: &mut Report,
@@ -30,7 +40,7 @@ pub(crate) fn build_artifacts(
     let settings = &plan.settings;
     let encoded: Vec<_> = modules
         .par_iter()
-        .map(|(module, _, _)| {
+        .map(|Built { module, .. }| {
             let shipped = module.optimized.as_ref().unwrap_or(&module.spirv);
             let reflection = reflect(shipped, module.stage, &module.entry_point);
             encode_module(shipped, settings.strip_debug, Some(names_read(&reflection))).map(|e| (e, reflection))
@@ -44,7 +54,7 @@ pub(crate) fn build_artifacts(
     let inputs: Vec<PackInput> = modules
         .iter()
         .zip(&encoded)
-        .map(|((module, _, _), (encoded, _))| {
+        .map(|(Built { module, .. }, (encoded, _))| {
             PackInput::new(module.name.clone(), encoded.smolv.clone(), &encoded.decoded)
         })
         .collect();
@@ -53,12 +63,12 @@ pub(crate) fn build_artifacts(
     let bundle_modules: Vec<BundleModule<'_>> = modules
         .iter()
         .zip(&encoded)
-        .map(|((module, _, _), (encoded, reflection))| BundleModule { name: &module.name, encoded, reflection })
+        .map(|(Built { module, .. }, (encoded, reflection))| BundleModule { name: &module.name, encoded, reflection })
         .collect();
     let bundled = assemble_bundle(&bundle_modules, packed)?;
     let mut manifest_modules = Vec::new();
     let mut optimized = Vec::new();
-    for (index, ((((module, job, cached), (encoded, reflection)), payload), container)) in
+    for (index, (((Built { module, job, cached, dependencies }, (encoded, reflection)), payload), container)) in
         modules.iter().zip(&encoded).zip(&packed.payloads).zip(&bundled.containers).enumerate()
     {
         let shipped = module.optimized.as_ref().unwrap_or(&module.spirv);
@@ -83,6 +93,7 @@ pub(crate) fn build_artifacts(
             optimized_spirv: emit::artifact_name(index, &module.name, "spv"),
             source: job.path.clone(),
             variant: job.variant.clone(),
+            recipe: Some(ShaderRecipe::new(&module.name, job, settings, dependencies)),
             reflection: reflection.clone(),
             spirv_bytes: encoded.decoded.len() * 4,
             container_bytes: container.len(),

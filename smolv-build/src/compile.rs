@@ -168,11 +168,24 @@ pub(crate) fn compile_job(job: &Job, cx: &Context<'_>) -> Result<JobOutput, JobF
             Isolated::NotReached(_) => {}
         }
     }
-    let compiled = {
+    let output = {
         // Only an in-process compiler can take the build down with it.
         let _in_flight = job.language.compiles_in_process().then(|| cx.journal.begin(&key, job));
-        frontend::compile(job, &source, settings)?
+        compile_uncached(job, &source, settings)?
     };
+    if let Some(body) = write_entry(&output, &cx.paths) {
+        cx.cache.put(&key, &body);
+    }
+    Ok(output)
+}
+
+/// Compiles `source` (the bytes of `job.path`) without the cache: the
+/// frontend, the optimizer and build-time specialization. The build and
+/// hot reload ([`ShaderRecipe::compile`](crate::ShaderRecipe::compile))
+/// both compile through here, so a reloaded shader is what the build
+/// would have made of the same source.
+pub(crate) fn compile_uncached(job: &Job, source: &[u8], settings: &Settings) -> Result<JobOutput, Vec<Diagnostic>> {
+    let compiled = frontend::compile(job, source, settings)?;
     let mut warnings = compiled.warnings;
     let mut modules = compiled.modules;
     for module in &mut modules {
@@ -208,15 +221,11 @@ pub(crate) fn compile_job(job: &Job, cx: &Context<'_>) -> Result<JobOutput, JobF
     }
     // The hashes of the bytes the compiler read, not of the files now: a
     // file edited during the compile must not be cached under its new hash.
-    let mut dependencies = vec![(job.path.clone(), *blake3::hash(&source).as_bytes())];
+    let mut dependencies = vec![(job.path.clone(), *blake3::hash(source).as_bytes())];
     dependencies.extend(compiled.dependencies);
     dependencies.sort();
     dependencies.dedup();
-    let output = JobOutput { modules, dependencies, missing: compiled.missing, warnings, cached: false };
-    if let Some(body) = write_entry(&output, &cx.paths) {
-        cx.cache.put(&key, &body);
-    }
-    Ok(output)
+    Ok(JobOutput { modules, dependencies, missing: compiled.missing, warnings, cached: false })
 }
 
 /// The error of a job whose compile crashed the compiler when run alone.

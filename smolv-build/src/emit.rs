@@ -54,6 +54,10 @@ pub struct ManifestModule {
     pub source: PathBuf,
     /// The variant, if this module is one.
     pub variant: Option<String>,
+    /// How to compile it again exactly as this build did: for hot reload
+    /// (`smolv-reload`). Absent in manifests of older builds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recipe: Option<crate::ShaderRecipe>,
     /// Reflection of the shipped SPIR-V.
     pub reflection: Reflection,
     /// Size of the decoded SPIR-V.

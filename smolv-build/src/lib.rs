@@ -149,6 +149,9 @@ mod encode;
 mod packing;
 mod reflect;
 
+// what hot reload needs to compile one module again as the build did,
+mod recipe;
+
 // write OUT_DIR, the Cargo directives and the report.
 mod emit;
 mod report;
@@ -193,6 +196,7 @@ pub use packing::Packing;
 /// assert_eq!(goal.name(), "download");
 /// ```
 pub use packing::SizeGoal;
+pub use recipe::{Recompiled, ShaderRecipe};
 pub use remote_cache::RemoteCacheMode;
 pub use report::{CandidateReport, FailedShader, LanguageReport, ModuleReport, PackingReport, Report};
 pub use source::Language;

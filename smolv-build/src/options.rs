@@ -14,7 +14,7 @@ use smolv_runtime::reflect::ShaderStage;
 /// assert_eq!(env.default_spirv_version(), SpirvVersion::V1_6);
 /// assert_eq!(TargetEnv::default().name(), "vulkan1.2");
 /// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum TargetEnv {
     /// Vulkan 1.0 (SPIR-V 1.0).
     Vulkan1_0,
@@ -83,7 +83,7 @@ impl TargetEnv {
 /// assert!(SpirvVersion::V1_3 < SpirvVersion::V1_6);
 /// assert_eq!(SpirvVersion::V1_5.major_minor(), (1, 5));
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum SpirvVersion {
     /// SPIR-V 1.0.
     V1_0,
@@ -120,7 +120,7 @@ impl SpirvVersion {
 /// let mut config = Config::new();
 /// config.shader_dir("shaders").optimization(Optimization::None); // debugging a miscompile
 /// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Optimization {
     /// No optimization.
     None,
@@ -163,7 +163,7 @@ pub enum DictionaryMode {
 /// let lights = Define::new("MAX_LIGHTS", Some("16")); // #define MAX_LIGHTS 16
 /// assert_eq!((debug.value, lights.value.as_deref()), (None, Some("16")));
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct Define {
     /// The macro name.
     pub name: String,
@@ -282,7 +282,7 @@ impl Variant {
 
 /// A kind of shader resource, for [`Config::binding_base`](crate::Config::binding_base):
 /// glslc's `-f<kind>-binding-base` flags.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum ResourceKind {
     /// Storage images and image buffers (`image`).
     Image,
@@ -339,7 +339,7 @@ impl ResourceKind {
 
 /// The lowest binding given to resources of one kind (shaderc's binding
 /// base), in every stage or in one.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub(crate) struct BindingBase {
     pub(crate) stage: Option<ShaderStage>,
     pub(crate) kind: ResourceKind,
@@ -348,7 +348,7 @@ pub(crate) struct BindingBase {
 
 /// An HLSL register placed at a descriptor set and binding (glslc's
 /// `-fresource-set-binding`), in every stage or in one.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub(crate) struct RegisterBinding {
     pub(crate) stage: Option<ShaderStage>,
     pub(crate) register: String,
@@ -359,7 +359,7 @@ pub(crate) struct RegisterBinding {
 /// HLSL's resource and layout rules, with glslc's flags (`-fhlsl-iomap`,
 /// `-fresource-set-binding` for HLSL; `-fhlsl-offsets` opts GLSL in to
 /// HLSL's block layout).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub(crate) struct HlslOptions {
     pub(crate) io_mapping: bool,
     pub(crate) offsets: bool,

@@ -9,12 +9,11 @@ use std::path::PathBuf;
 
 use rayon::prelude::*;
 
-use crate::artifacts::build_artifacts;
+use crate::artifacts::{Built, build_artifacts};
 use crate::cache::{Cache, FileHashes};
 use crate::compile::{Context, JobFailure, JobOutput, compile_job, compiler_identity, current_key, slang_identity};
 use crate::emit::{self, Directives};
 use crate::error::Error;
-use crate::frontend::CompiledModule;
 use crate::isolate::{ChildRequest, Journal};
 use crate::portable::PortablePaths;
 use crate::report::{FailedShader, Report};
@@ -89,7 +88,7 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     let mut diagnostics = Vec::new();
     let mut failed = 0;
     let mut crashed = BTreeSet::new();
-    let mut modules: Vec<(CompiledModule, &Job, bool)> = Vec::new();
+    let mut modules: Vec<Built<'_>> = Vec::new();
     report.count_languages(sources.jobs.iter().zip(&outputs).map(|(job, output)| (job.language, output.is_ok())));
     for (job, output) in sources.jobs.iter().zip(outputs) {
         match output {
@@ -109,7 +108,14 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
                 } else {
                     report.compiled += 1;
                 }
-                modules.extend(output.modules.into_iter().map(|m| (m, job, output.cached)));
+                let dependencies: std::sync::Arc<[std::path::PathBuf]> =
+                    output.dependencies.iter().map(|(path, _)| path.clone()).collect();
+                modules.extend(output.modules.into_iter().map(|module| Built {
+                    module,
+                    job,
+                    cached: output.cached,
+                    dependencies: dependencies.clone(),
+                }));
             }
             Err(JobFailure { diagnostics: mut errors, crashed: crash }) => {
                 directives.rerun_if_changed(&job.path);
@@ -145,7 +151,7 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
         remote.finish(&mut report).iter().for_each(|w| directives.warning(w));
         return Ok(report);
     }
-    modules.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+    modules.sort_by(|a, b| a.module.name.cmp(&b.module.name));
 
     // Packing splits its work across threads by itself: as many as it has
     // tokens for now.

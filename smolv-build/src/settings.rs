@@ -58,8 +58,9 @@ impl Inputs {
     }
 }
 
-/// Settings every compile job shares.
-#[derive(Clone, Debug)]
+/// Settings every compile job shares (recorded in the manifest for hot
+/// reload, see [`recipe`](crate::recipe)).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Settings {
     pub(crate) target_env: TargetEnv,
     pub(crate) spirv_version: SpirvVersion,

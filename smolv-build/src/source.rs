@@ -88,7 +88,7 @@ impl std::fmt::Display for Language {
 }
 
 /// One compilation: a source, its stage (GLSL/HLSL), and its defines.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Job {
     /// Module name: the path relative to its shader root, `/`-separated,
     /// plus `@variant` for variants.

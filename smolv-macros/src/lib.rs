@@ -86,6 +86,7 @@ pub fn include_shader(input: TokenStream) -> TokenStream {
     else {
         return compile_error(name.span(), "smolv: this shader is larger than 4 GiB");
     };
+    let origin = origin_tokens(&manifest, &module.name);
     let (shader_name, check) = (module.name, module.check);
     quote! {
         {
@@ -99,7 +100,7 @@ pub fn include_shader(input: TokenStream) -> TokenStream {
                 #spirv_len,
                 #check,
             );
-            static SHADER: ::smolv_runtime::Shader = ::smolv_runtime::Shader::embedded(&MODULE);
+            static SHADER: ::smolv_runtime::Shader = ::smolv_runtime::__smolv_shader!(alone &MODULE; #origin);
             &SHADER
         }
     }
@@ -158,20 +159,14 @@ pub fn include_shaders(input: TokenStream) -> TokenStream {
     }
     let (once_len, once_check) = directory.once;
     let count = entries.len();
-    let indices = 0..count;
     // Small sets get a `static` shader per module, large ones make theirs
-    // on first access: see `static_shaders_up_to`.
-    let shaders = if count <= static_shaders_up_to(&manifest.packing.goal) {
-        quote! {
-            {
-                static SHADERS: [::smolv_runtime::Shader; #count] =
-                    [#(::smolv_runtime::Shader::in_set(&SET, #indices)),*];
-                &SHADERS
-            }
-        }
-    } else {
-        quote!(&[])
-    };
+    // on first access (see `static_shaders_up_to`); smolv-runtime's
+    // `__smolv_set_shaders!` decides, as a hot-reload build needs statics.
+    let static_shaders = count <= static_shaders_up_to(&manifest.packing.goal);
+    let shaders = directory.entries.iter().enumerate().map(|(index, entry)| {
+        let origin = origin_tokens(&manifest, &entry.name);
+        quote!(::smolv_runtime::__smolv_shader!(in_set &SET, #index; #origin))
+    });
     quote! {
         {
             static SET: ::smolv_runtime::__private::EmbeddedSet = ::smolv_runtime::__private::EmbeddedSet::new(
@@ -182,7 +177,10 @@ pub fn include_shaders(input: TokenStream) -> TokenStream {
                 &[#(#entries),*],
                 (#once_len, #once_check),
             );
-            ::smolv_runtime::ShaderSet::embedded(&SET, #shaders)
+            ::smolv_runtime::ShaderSet::embedded(
+                &SET,
+                ::smolv_runtime::__smolv_set_shaders!(#static_shaders; #count; [#(#shaders),*]),
+            )
         }
     }
     .into()
@@ -219,6 +217,16 @@ fn module_unpacker(codec: &str) -> Result<proc_macro2::TokenStream, String> {
         "smolv-lz4" => quote!(::smolv_runtime::__smolv_lz4!(SMOLV_LZ4_MODULE)),
         _ => quote!(::smolv_runtime::__smolv_zstd!(SMOLV_ZSTD_MODULE)),
     })
+}
+
+/// A module's origin as the arguments of `__smolv_shader!`: source, includes
+/// and recipe, which smolv-runtime keeps only with its `hot-reload` feature;
+/// nothing for a manifest without recipes.
+fn origin_tokens(manifest: &Manifest, name: &str) -> proc_macro2::TokenStream {
+    match manifest.origin(name) {
+        Some(manifest::Origin { source, includes, recipe }) => quote!(#source, [#(#includes),*], #recipe),
+        None => quote!(),
+    }
 }
 
 fn dictionary(path: &Option<std::path::PathBuf>) -> proc_macro2::TokenStream {

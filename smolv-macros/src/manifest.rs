@@ -29,6 +29,13 @@ pub(crate) struct Module {
     pub(crate) check: u32,
 }
 
+/// Where a module came from (the manifest's recipe), for hot reload.
+pub(crate) struct Origin {
+    pub(crate) source: String,
+    pub(crate) includes: Vec<String>,
+    pub(crate) recipe: String,
+}
+
 /// The parts of `OUT_DIR/smolv/manifest.json` the macros need.
 pub(crate) struct Manifest {
     pub(crate) packing: Packing,
@@ -119,6 +126,17 @@ impl Manifest {
         std::fs::metadata(&module.data)
             .map_err(|e| format!("smolv: cannot read {} ({e}); rebuild", module.data.display()))?;
         Ok(module)
+    }
+
+    /// Where module `name` came from, for hot reload: its source file, the
+    /// files it included, and its recipe as JSON. `None` for a manifest of
+    /// a smolv-build that records no recipes.
+    pub(crate) fn origin(&self, name: &str) -> Option<Origin> {
+        let module = self.modules.iter().find(|m| m["name"].as_str() == Some(name))?;
+        let recipe = &module["recipe"];
+        let source = recipe["source"].as_str()?.to_owned();
+        let includes = recipe["includes"].as_array()?.iter().filter_map(|i| i.as_str().map(str::to_owned)).collect();
+        Some(Origin { source, includes, recipe: serde_json::to_string(recipe).ok()? })
     }
 
     fn not_found(&self, name: &str) -> String {

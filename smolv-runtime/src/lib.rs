@@ -38,6 +38,11 @@
 //! - `vulkan`: the ash layer (not a default, so that a crate that only
 //!   decodes compiles no ash): `smolv-runtime = { version = "0.1",
 //!   features = ["vulkan"] }`.
+//! - `hot-reload`: the hook the `smolv-reload` crate publishes recompiled
+//!   shaders through ([`hot_reload`]), and embedded shaders that know their
+//!   source file, includes and build recipe. Off by default, so that
+//!   release builds carry no source paths; the watcher and compiler are
+//!   not here because smolv-build depends on this crate.
 //! - `serde`: derives for the reflection types.
 //!
 //! Whatever is enabled, a binary links only the decoders its embedded
@@ -61,6 +66,9 @@ pub mod specialize;
 #[cfg(feature = "vulkan")]
 pub mod vulkan;
 
+/// Hot reload's hook (feature `hot-reload`): see [`shader::hot_reload`].
+#[cfg(feature = "hot-reload")]
+pub use shader::hot_reload;
 #[cfg(feature = "std")]
 pub use shader::{SetPacking, Shader, ShaderSet};
 
@@ -125,6 +133,71 @@ macro_rules! __smolv_lz4 {
             "smolv-build packed these shaders with LZ4: enable smolv-runtime's `lz4` feature, \
              or choose another packing with smolv_build::Config::packing"
         )
+    };
+}
+
+/// The shaders of an embedded set for `include_shaders!`: a `static` per
+/// module when the macro says so (small sets) or with the `hot-reload`
+/// feature (each shader carries its origin), else `&[]`, and the set makes
+/// them on first access. Not a stable API.
+#[doc(hidden)]
+#[cfg(all(feature = "macros", feature = "hot-reload"))]
+#[macro_export]
+macro_rules! __smolv_set_shaders {
+    ($static:tt; $count:expr; [$($shader:expr),*]) => {{
+        static SHADERS: [$crate::Shader; $count] = [$($shader),*];
+        &SHADERS
+    }};
+}
+
+#[doc(hidden)]
+#[cfg(all(feature = "macros", not(feature = "hot-reload")))]
+#[macro_export]
+macro_rules! __smolv_set_shaders {
+    (true; $count:expr; [$($shader:expr),*]) => {{
+        static SHADERS: [$crate::Shader; $count] = [$($shader),*];
+        &SHADERS
+    }};
+    (false; $count:expr; [$($shader:expr),*]) => {
+        &[]
+    };
+}
+
+/// One embedded shader for the macros: with the `hot-reload` feature and a
+/// recipe in the manifest, with its origin; otherwise without (the origin's
+/// tokens are dropped here, so they never reach the binary). Not a stable
+/// API.
+#[doc(hidden)]
+#[cfg(all(feature = "macros", feature = "hot-reload"))]
+#[macro_export]
+macro_rules! __smolv_shader {
+    (alone $module:expr; $source:literal, [$($include:literal),*], $recipe:literal) => {{
+        static ORIGIN: $crate::hot_reload::Origin =
+            $crate::hot_reload::Origin::new($source, &[$($include),*], $recipe);
+        $crate::Shader::embedded_reloadable($module, &ORIGIN)
+    }};
+    (in_set $set:expr, $index:expr; $source:literal, [$($include:literal),*], $recipe:literal) => {{
+        static ORIGIN: $crate::hot_reload::Origin =
+            $crate::hot_reload::Origin::new($source, &[$($include),*], $recipe);
+        $crate::Shader::in_set_reloadable($set, $index, &ORIGIN)
+    }};
+    (alone $module:expr;) => {
+        $crate::Shader::embedded($module)
+    };
+    (in_set $set:expr, $index:expr;) => {
+        $crate::Shader::in_set($set, $index)
+    };
+}
+
+#[doc(hidden)]
+#[cfg(all(feature = "macros", not(feature = "hot-reload")))]
+#[macro_export]
+macro_rules! __smolv_shader {
+    (alone $module:expr; $($origin:tt)*) => {
+        $crate::Shader::embedded($module)
+    };
+    (in_set $set:expr, $index:expr; $($origin:tt)*) => {
+        $crate::Shader::in_set($set, $index)
     };
 }
 

@@ -19,6 +19,8 @@
 //! ```
 
 mod bytes;
+#[cfg(feature = "hot-reload")]
+pub mod hot_reload;
 #[cfg(feature = "zstd-fast")]
 mod loaded;
 mod set;
@@ -31,6 +33,12 @@ pub(crate) use bytes::Words;
 pub use set::{SetPacking, ShaderSet, leaked_embedded_set};
 
 use crate::container::{ContainerError, ContentHash, DecodeSettings};
+
+/// What a shader records of its origin: nothing without `hot-reload`.
+#[cfg(feature = "hot-reload")]
+type OriginOf = hot_reload::Origin;
+#[cfg(not(feature = "hot-reload"))]
+type OriginOf = ();
 use crate::embed::{EmbeddedModule, EmbeddedSet};
 use crate::reflect::{Reflection, ShaderStage};
 
@@ -55,27 +63,61 @@ pub(crate) enum Source {
 pub struct Shader {
     source: Source,
     decoded: OnceLock<Words>,
+    #[cfg(feature = "hot-reload")]
+    reload: hot_reload::State,
 }
 
 impl Shader {
     #[cfg(feature = "zstd-fast")]
     #[inline]
     pub(crate) fn new(source: Source) -> Self {
-        Self { source, decoded: OnceLock::new() }
+        Self::with_origin(source, None)
+    }
+
+    #[inline]
+    const fn with_origin(source: Source, origin: Option<&'static OriginOf>) -> Self {
+        #[cfg(not(feature = "hot-reload"))]
+        let _ = origin;
+        Self {
+            source,
+            decoded: OnceLock::new(),
+            #[cfg(feature = "hot-reload")]
+            reload: hot_reload::State::new(origin),
+        }
     }
 
     /// For `include_shader!`: one module embedded on its own. Not a stable
     /// API.
     #[doc(hidden)]
     pub const fn embedded(module: &'static EmbeddedModule) -> Self {
-        Self { source: Source::Alone(module), decoded: OnceLock::new() }
+        Self::with_origin(Source::Alone(module), None)
+    }
+
+    /// For `include_shader!` with the `hot-reload` feature: one module
+    /// embedded on its own, and where it came from. Not a stable API.
+    #[doc(hidden)]
+    #[cfg(feature = "hot-reload")]
+    pub const fn embedded_reloadable(module: &'static EmbeddedModule, origin: &'static hot_reload::Origin) -> Self {
+        Self::with_origin(Source::Alone(module), Some(origin))
     }
 
     /// For `include_shaders!`: module `index` of an embedded set. Not a
     /// stable API.
     #[doc(hidden)]
     pub const fn in_set(set: &'static EmbeddedSet, index: usize) -> Self {
-        Self { source: Source::InSet { set, index }, decoded: OnceLock::new() }
+        Self::with_origin(Source::InSet { set, index }, None)
+    }
+
+    /// For `include_shaders!` with the `hot-reload` feature: module `index`
+    /// of an embedded set, and where it came from. Not a stable API.
+    #[doc(hidden)]
+    #[cfg(feature = "hot-reload")]
+    pub const fn in_set_reloadable(
+        set: &'static EmbeddedSet,
+        index: usize,
+        origin: &'static hot_reload::Origin,
+    ) -> Self {
+        Self::with_origin(Source::InSet { set, index }, Some(origin))
     }
 
     /// The shader's name: `lit.frag`, `lit.frag@shadows`, `sky.wgsl#fs_main`.
@@ -144,6 +186,10 @@ impl Shader {
     /// ```
     #[inline]
     pub fn reflection(&self) -> Result<Reflection, ContainerError> {
+        #[cfg(feature = "hot-reload")]
+        if let Some(words) = self.reload.latest() {
+            return Ok(Reflection::from_spirv(words)?);
+        }
         match &self.source {
             Source::InSet { .. } | Source::Alone(_) => Ok(Reflection::from_spirv(self.decode_cached()?)?),
             #[cfg(feature = "zstd-fast")]
@@ -185,6 +231,10 @@ impl Shader {
     /// ```
     #[inline]
     pub fn spirv_len(&self) -> usize {
+        #[cfg(feature = "hot-reload")]
+        if let Some(words) = self.reload.latest() {
+            return words.len() * 4;
+        }
         match &self.source {
             Source::InSet { set, index } => set.spirv_len(*index).unwrap_or(0),
             Source::Alone(module) => module.spirv_len().unwrap_or(0),
@@ -211,6 +261,10 @@ impl Shader {
     /// ```
     #[inline]
     pub fn content_hash(&self) -> Result<ContentHash, ContainerError> {
+        #[cfg(feature = "hot-reload")]
+        if let Some(words) = self.reload.latest() {
+            return Ok(ContentHash::of_spirv(words));
+        }
         match &self.source {
             Source::InSet { .. } | Source::Alone(_) => Ok(ContentHash::of_spirv(self.decode_cached()?)),
             #[cfg(feature = "zstd-fast")]
@@ -277,6 +331,12 @@ impl Shader {
     /// ```
     #[inline]
     pub fn decode_with(&self, settings: &DecodeSettings, out: &mut Vec<u32>) -> Result<(), ContainerError> {
+        #[cfg(feature = "hot-reload")]
+        if let Some(words) = self.reload.latest() {
+            out.clear();
+            out.extend_from_slice(words);
+            return Ok(());
+        }
         let result = match &self.source {
             Source::InSet { set, index } => set.decode(*index, settings, out),
             Source::Alone(module) => module.decode_checked(settings, out),
@@ -307,6 +367,10 @@ impl Shader {
     /// ```
     #[inline]
     pub fn decode_cached(&self) -> Result<&[u32], ContainerError> {
+        #[cfg(feature = "hot-reload")]
+        if let Some(words) = self.reload.latest() {
+            return Ok(words);
+        }
         if let Some(words) = self.decoded.get() {
             return Ok(words.get());
         }
@@ -321,5 +385,59 @@ impl Shader {
             None => Words::Owned(self.decode()?),
         };
         Ok(self.decoded.get_or_init(|| words).get())
+    }
+
+    /// Where this shader came from (source file, includes, the build's
+    /// recipe), for embedded shaders of a build with the `hot-reload`
+    /// feature; `None` for loaded ones.
+    ///
+    /// ```text
+    /// static ALL: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
+    /// let post = ALL.get("post.frag")?;
+    /// println!("{} from {}", post.name(), post.origin().map_or("?", |o| o.source()));
+    /// ```
+    #[cfg(feature = "hot-reload")]
+    #[inline]
+    pub fn origin(&self) -> Option<&'static hot_reload::Origin> {
+        self.reload.origin()
+    }
+
+    /// How many times new words were [published](Self::publish) for this
+    /// shader: 0 while it is as built.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # let set = smolv_runtime::ShaderSet::from_vec(BundleBuilder::new().add("blur.comp", container).build()?)?;
+    /// assert_eq!(set.get("blur.comp")?.version(), 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "hot-reload")]
+    #[inline]
+    pub fn version(&self) -> u64 {
+        self.reload.version()
+    }
+
+    /// Makes `words` this shader's SPIR-V from now on (what a hot reloader
+    /// calls after compiling an edit), tells every
+    /// [`subscriber`](hot_reload::subscribe), and returns the new version.
+    /// See [`hot_reload`].
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # let set = smolv_runtime::ShaderSet::from_vec(BundleBuilder::new().add("blur.comp", container).build()?)?;
+    /// let blur = set.get("blur.comp")?;
+    /// assert_eq!(blur.publish(spirv.clone())?, 1);
+    /// assert_eq!(blur.version(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "hot-reload")]
+    pub fn publish(&self, words: Vec<u32>) -> Result<u64, hot_reload::PublishError> {
+        self.reload.publish(self.name(), words)
     }
 }

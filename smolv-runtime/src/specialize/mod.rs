@@ -42,6 +42,7 @@ pub use analysis::{Analysis, Specializer};
 /// # let _ = half;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Value {
     /// For `bool` constants.
     Bool(bool),

@@ -1,0 +1,91 @@
+//! # smolv-reload
+//!
+//! Shader hot reload for [smolv](https://github.com/smolv-rs/smolv): edit a
+//! shader while the game runs and see it within frames. A debounced file
+//! watcher ([notify](https://docs.rs/notify)) sees a save, recompiles every
+//! shader whose source or include changed, in this process, through the
+//! same code as `smolv-build` (frontend, `spirv-opt`, build-time
+//! specialization, strip, SMOL-V round trip, with the settings the build
+//! recorded), and publishes the new SPIR-V to smolv-runtime:
+//! [`Shader::decode`](smolv_runtime::Shader::decode) returns it from then
+//! on, [`Shader::version`](smolv_runtime::Shader::version) counts the
+//! reloads, and [`hot_reload::subscribe`](smolv_runtime::hot_reload::subscribe)
+//! tells the program.
+//!
+//! A broken edit prints every error on stderr as
+//! `shader error: path:line:col: message` (the build's format) and keeps
+//! the previous SPIR-V; saving a fixed file recovers. A successful reload
+//! prints `reloaded <shader name> in <N> ms`. Nothing panics.
+//!
+//! ## Why a crate of its own
+//!
+//! Recompiling needs smolv-build, and smolv-build depends on smolv-runtime
+//! (reflection, the codec, the specializer). smolv-runtime cannot depend
+//! on smolv-build, not even as an optional dependency behind a feature:
+//! Cargo refuses the cycle. So the graph is
+//!
+//! ```text
+//! game ──(hot-reload feature)──▶ smolv-reload ──▶ smolv-build ──▶ smolv-runtime
+//!   └──────────────────────────────────────────────────────────────▶ smolv-runtime
+//! ```
+//!
+//! and smolv-runtime keeps only a small hook behind its own `hot-reload`
+//! feature: each embedded shader's origin (source file, includes, the
+//! build's recipe) and its latest published words. A release build
+//! without the feature has neither the hook nor this crate: no watcher, no
+//! compiler, no source paths.
+//!
+//! ## Turning it on in a game
+//!
+//! ```toml
+//! [features]
+//! hot-reload = ["smolv-runtime/hot-reload", "dep:smolv-reload"]
+//!
+//! [dependencies]
+//! smolv-runtime = "0.1"
+//! smolv-reload = { version = "0.1", optional = true }
+//!
+//! [build-dependencies]
+//! smolv-build = "0.1"
+//! ```
+//!
+//! ```ignore
+//! // Needs a build script that runs smolv-build (the workspace's example-game does).
+//! static SHADERS: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
+//!
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let watcher = smolv_reload::Reloader::new().set(&SHADERS).start()?;
+//!     let post = SHADERS.get("post.frag")?;
+//!     let mut built = post.version();
+//!     loop {
+//!         if post.version() != built {
+//!             built = post.version();
+//!             let words = post.decode()?; // the new SPIR-V: rebuild the pipeline
+//!             # let _ = words;
+//!         }
+//!         for event in watcher.events().try_iter() {
+//!             println!("{}", event.summary()); // for the window title
+//!         }
+//!         # break;
+//!     }
+//!     Ok(())
+//! }
+//! ```
+//!
+//! `cargo run --features hot-reload` then reloads on every save. The
+//! compilers run in the game's process: shaderc for GLSL and HLSL, naga for
+//! WGSL; `spirv-opt` and `slangc` run as child processes, as in the build.
+#![deny(missing_docs)]
+#![deny(unsafe_code)]
+
+mod error;
+mod event;
+mod rebuild;
+mod reloader;
+mod targets;
+mod watch;
+
+pub use error::ReloadError;
+pub use event::Event;
+pub use reloader::Reloader;
+pub use watch::Watcher;

@@ -1,0 +1,74 @@
+//! Compiling what an edit touched and publishing the results.
+
+use std::collections::BTreeSet;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use smolv_build::{Diagnostic, Recompiled};
+
+use crate::event::Event;
+use crate::targets::Targets;
+
+/// Compiles every group of targets that an edit of `changed` touched (first
+/// seen at `seen`), publishes what compiled, and says what happened. A
+/// group that fails keeps its previous SPIR-V.
+pub(crate) fn rebuild(targets: &mut Targets, changed: &BTreeSet<PathBuf>, seen: Instant) -> Vec<Event> {
+    let mut events = Vec::new();
+    for group in targets.touched_groups(changed) {
+        let recipe = &targets.list[group[0]].recipe;
+        let kept = || group.iter().map(|&i| targets.list[i].shader.name().to_owned()).collect::<Vec<_>>();
+        // The compilers are other people's code: a panic in one is an error
+        // about this shader, not the end of the game.
+        let compiled = catch_unwind(AssertUnwindSafe(|| recipe.compile())).unwrap_or_else(|_| {
+            Err(vec![Diagnostic {
+                path: recipe.source.clone(),
+                line: 0,
+                column: 0,
+                message: "the shader compiler panicked on this shader; change the construct it fails on".into(),
+                rendered: None,
+            }])
+        });
+        match compiled {
+            Ok(recompiled) => {
+                for &index in &group {
+                    events.push(publish(targets, index, &recompiled, seen));
+                }
+            }
+            Err(errors) => events.push(Event::Failed { errors, kept: kept() }),
+        }
+    }
+    events
+}
+
+/// Publishes target `index`'s module out of `recompiled`.
+fn publish(targets: &mut Targets, index: usize, recompiled: &Recompiled, seen: Instant) -> Event {
+    let target = &mut targets.list[index];
+    let name = target.shader.name().to_owned();
+    let Some(words) = recompiled.module(&target.recipe.name) else {
+        let error = Diagnostic {
+            path: target.recipe.source.clone(),
+            line: 0,
+            column: 0,
+            message: format!("no longer makes module {}; restore its entry point", target.recipe.name),
+            rendered: None,
+        };
+        return Event::Failed { errors: vec![error], kept: vec![name] };
+    };
+    match target.shader.publish(words.to_vec()) {
+        Ok(version) => {
+            target.read(&recompiled.includes);
+            Event::Reloaded { name, version, elapsed: seen.elapsed() }
+        }
+        Err(why) => Event::Failed {
+            errors: vec![Diagnostic {
+                path: target.recipe.source.clone(),
+                line: 0,
+                column: 0,
+                message: why.to_string(),
+                rendered: None,
+            }],
+            kept: vec![name],
+        },
+    }
+}

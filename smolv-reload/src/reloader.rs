@@ -1,0 +1,192 @@
+//! The builder: what to watch, where the sources are, how to report.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use smolv_build::ShaderRecipe;
+use smolv_runtime::{Shader, ShaderSet};
+
+use crate::error::ReloadError;
+use crate::targets::{Target, Targets};
+use crate::watch::Watcher;
+
+/// What to watch.
+enum Watched {
+    Set(&'static ShaderSet),
+    Shader(&'static Shader),
+    Recipe(&'static Shader, Box<ShaderRecipe>),
+}
+
+/// Sets up hot reload: which shaders, where their sources are, and how to
+/// report; [`start`](Self::start) begins watching.
+///
+/// ```ignore
+/// // Needs a build script that runs smolv-build, so not run here.
+/// static SHADERS: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
+///
+/// # fn main() -> Result<(), smolv_reload::ReloadError> {
+/// let watcher = smolv_reload::Reloader::new().set(&SHADERS).start()?;
+/// // ... each frame: rebuild pipelines whose shader's version changed.
+/// # drop(watcher);
+/// # Ok(()) }
+/// ```
+pub struct Reloader {
+    watched: Vec<Watched>,
+    shader_dir: Option<PathBuf>,
+    debounce: Duration,
+    print: bool,
+}
+
+impl Default for Reloader {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Reloader {
+    /// Nothing watched yet; a 20 ms debounce; events printed on stderr.
+    ///
+    /// ```
+    /// let reloader = smolv_reload::Reloader::new();
+    /// # let _ = reloader;
+    /// ```
+    pub fn new() -> Self {
+        Self { watched: Vec::new(), shader_dir: None, debounce: Duration::from_millis(20), print: true }
+    }
+
+    /// Watches every shader of an embedded set (`include_shaders!` with
+    /// smolv-runtime's `hot-reload` feature).
+    ///
+    /// ```ignore
+    /// // Needs a build script that runs smolv-build, so not run here.
+    /// static SHADERS: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
+    /// let mut reloader = smolv_reload::Reloader::new();
+    /// reloader.set(&SHADERS);
+    /// ```
+    pub fn set(&mut self, set: &'static ShaderSet) -> &mut Self {
+        self.watched.push(Watched::Set(set));
+        self
+    }
+
+    /// Watches one shader (`include_shader!` with the `hot-reload` feature).
+    ///
+    /// ```ignore
+    /// // Needs a build script that runs smolv-build, so not run here.
+    /// static POST: &smolv_runtime::Shader = smolv_runtime::include_shader!("post.frag");
+    /// let mut reloader = smolv_reload::Reloader::new();
+    /// reloader.shader(POST);
+    /// ```
+    pub fn shader(&mut self, shader: &'static Shader) -> &mut Self {
+        self.watched.push(Watched::Shader(shader));
+        self
+    }
+
+    /// Watches a shader with a recipe given here rather than embedded: for
+    /// shaders loaded from a bundle, with the recipes of the build's
+    /// manifest ([`smolv_build::ManifestModule::recipe`]).
+    ///
+    /// ```no_run
+    /// # fn get(shader: &'static smolv_runtime::Shader, module: &smolv_build::ManifestModule) {
+    /// let mut reloader = smolv_reload::Reloader::new();
+    /// if let Some(recipe) = &module.recipe {
+    ///     reloader.shader_with_recipe(shader, recipe.clone());
+    /// }
+    /// # }
+    /// ```
+    pub fn shader_with_recipe(&mut self, shader: &'static Shader, recipe: ShaderRecipe) -> &mut Self {
+        self.watched.push(Watched::Recipe(shader, Box::new(recipe)));
+        self
+    }
+
+    /// Reads the sources from `dir` instead of the directory they were built
+    /// from (each shader's [`root`](ShaderRecipe::root)): a copy of the
+    /// shaders, or a checkout elsewhere. Include directories below the root
+    /// move with it.
+    ///
+    /// ```
+    /// let mut reloader = smolv_reload::Reloader::new();
+    /// reloader.shader_dir("assets/shaders");
+    /// ```
+    pub fn shader_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
+        self.shader_dir = Some(dir.into());
+        self
+    }
+
+    /// How long the files must be quiet before an edit is compiled (editors
+    /// write a file in several steps). 20 ms by default.
+    ///
+    /// ```
+    /// let mut reloader = smolv_reload::Reloader::new();
+    /// reloader.debounce(std::time::Duration::from_millis(50));
+    /// ```
+    pub fn debounce(&mut self, quiet: Duration) -> &mut Self {
+        self.debounce = quiet;
+        self
+    }
+
+    /// Whether to keep quiet on stderr (the events still arrive through
+    /// [`Watcher::events`]). Off by default: every event is printed.
+    ///
+    /// ```
+    /// let mut reloader = smolv_reload::Reloader::new();
+    /// reloader.quiet(true);
+    /// ```
+    pub fn quiet(&mut self, quiet: bool) -> &mut Self {
+        self.print = !quiet;
+        self
+    }
+
+    /// Resolves every shader's recipe and starts watching. Fails if a shader
+    /// has no origin (embedded without the `hot-reload` feature), a recipe
+    /// cannot be read, or the files cannot be watched.
+    ///
+    /// ```no_run
+    /// # fn get(reloader: &smolv_reload::Reloader) {
+    /// match reloader.start() {
+    ///     Ok(watcher) => std::mem::forget(watcher), // watch for the rest of the program
+    ///     Err(why) => eprintln!("hot reload is off: {why}"),
+    /// }
+    /// # }
+    /// ```
+    pub fn start(&self) -> Result<Watcher, ReloadError> {
+        let shader_dir = match &self.shader_dir {
+            Some(dir) => {
+                Some(dir.canonicalize().map_err(|source| ReloadError::ShaderDir { path: dir.clone(), source })?)
+            }
+            None => None,
+        };
+        let mut list = Vec::new();
+        for watched in &self.watched {
+            match watched {
+                Watched::Set(set) => {
+                    for shader in set.shaders()? {
+                        list.push((shader, recipe_of(shader)?));
+                    }
+                }
+                Watched::Shader(shader) => list.push((*shader, recipe_of(shader)?)),
+                Watched::Recipe(shader, recipe) => list.push((*shader, ShaderRecipe::clone(recipe))),
+            }
+        }
+        if list.is_empty() {
+            return Err(ReloadError::NothingToWatch);
+        }
+        let targets = list
+            .into_iter()
+            .map(|(shader, mut recipe)| {
+                if let Some(dir) = &shader_dir {
+                    let root = recipe.root.clone();
+                    recipe.relocate(&root, dir);
+                }
+                Target::new(shader, recipe)
+            })
+            .collect();
+        Watcher::start(Targets { list: targets }, self.debounce, self.print)
+    }
+}
+
+/// The recipe `shader` was embedded with.
+fn recipe_of(shader: &Shader) -> Result<ShaderRecipe, ReloadError> {
+    let origin = shader.origin().ok_or_else(|| ReloadError::NoOrigin { name: shader.name().to_owned() })?;
+    ShaderRecipe::from_json(origin.recipe())
+        .map_err(|source| ReloadError::Recipe { name: shader.name().to_owned(), source })
+}

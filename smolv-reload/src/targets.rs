@@ -1,0 +1,81 @@
+//! The shaders a reloader watches: each with its recipe and the files it
+//! was compiled from, and which of them an edit touches.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use notify::RecursiveMode;
+use smolv_build::ShaderRecipe;
+use smolv_runtime::Shader;
+
+/// A path as the file watcher reports it: canonical where the file exists
+/// (so that `shaders/../shaders/a.frag` and a symlinked directory match).
+pub(crate) fn normal(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_owned())
+}
+
+/// One watched shader.
+pub(crate) struct Target {
+    pub(crate) shader: &'static Shader,
+    pub(crate) recipe: ShaderRecipe,
+    /// Its source and every file its last compile read, normalized.
+    files: BTreeSet<PathBuf>,
+}
+
+impl Target {
+    pub(crate) fn new(shader: &'static Shader, recipe: ShaderRecipe) -> Self {
+        let mut target = Self { shader, recipe, files: BTreeSet::new() };
+        let includes = target.recipe.includes.clone();
+        target.read(&includes);
+        target
+    }
+
+    /// Records what the last compile read: its source and `includes`.
+    pub(crate) fn read(&mut self, includes: &[PathBuf]) {
+        self.files = std::iter::once(&self.recipe.source).chain(includes).map(|p| normal(p)).collect();
+    }
+
+    /// Whether an edit of `changed` (normalized paths) touches it.
+    pub(crate) fn touched_by(&self, changed: &BTreeSet<PathBuf>) -> bool {
+        self.files.iter().any(|file| changed.contains(file))
+    }
+}
+
+/// Every watched shader.
+pub(crate) struct Targets {
+    pub(crate) list: Vec<Target>,
+}
+
+impl Targets {
+    /// The targets an edit of `changed` touches, grouped by compile: the
+    /// entry points of one WGSL or Slang file compile once.
+    pub(crate) fn touched_groups(&self, changed: &BTreeSet<PathBuf>) -> Vec<Vec<usize>> {
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        for (index, target) in self.list.iter().enumerate().filter(|(_, t)| t.touched_by(changed)) {
+            match groups.iter_mut().find(|group| self.list[group[0]].recipe.same_job(&target.recipe)) {
+                Some(group) => group.push(index),
+                None => groups.push(vec![index]),
+            }
+        }
+        groups
+    }
+
+    /// What to watch: every shader root, recursively (a new include in a
+    /// subdirectory is seen), and the directory of every file outside them.
+    pub(crate) fn watch_list(&self) -> Vec<(PathBuf, RecursiveMode)> {
+        let roots: BTreeSet<PathBuf> =
+            self.list.iter().map(|t| normal(&t.recipe.root)).filter(|root| root.is_dir()).collect();
+        let mut list: Vec<(PathBuf, RecursiveMode)> =
+            roots.iter().map(|root| (root.clone(), RecursiveMode::Recursive)).collect();
+        let outside: BTreeSet<PathBuf> = self
+            .list
+            .iter()
+            .flat_map(|t| t.files.iter())
+            .filter(|file| !roots.iter().any(|root| file.starts_with(root)))
+            .filter_map(|file| file.parent().map(Path::to_owned))
+            .filter(|dir| dir.is_dir())
+            .collect();
+        list.extend(outside.into_iter().map(|dir| (dir, RecursiveMode::NonRecursive)));
+        list
+    }
+}

@@ -1,0 +1,196 @@
+//! Hot reload at the SPIR-V level, on temporary copies of the example
+//! game's shaders built by smolv-build: an edit changes the decoded words
+//! to what a build of the edit makes; a syntax error reports its line and
+//! keeps the old words; fixing the file recovers; editing an include
+//! reloads every shader that includes it, and only those.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use smolv_build::{ARTIFACT_DIR, Config, MANIFEST_FILE, Manifest, Variant};
+use smolv_reload::{Event, Reloader, Watcher};
+use smolv_runtime::ShaderSet;
+
+fn example_shaders() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../example-game/shaders")
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Builds `shaders` as example-game's build.rs does, into `out`; returns
+/// the manifest and the bundle as a set.
+fn build(shaders: &Path, out: &Path) -> (Manifest, &'static ShaderSet) {
+    let mut config = Config::new();
+    config
+        .shader_dir(shaders)
+        .include_dir(shaders.join("include"))
+        .variants("sprite.frag", [Variant::new("additive").define("ADDITIVE", "1")])
+        .out_dir(out)
+        .cache_dir(Path::new(env!("CARGO_TARGET_TMPDIR")).join("smolv-reload-cache"))
+        .cargo_directives(false);
+    config.try_compile().unwrap_or_else(|e| panic!("the example's shaders build: {e}"));
+    let dir = out.join(ARTIFACT_DIR);
+    let manifest: Manifest = serde_json::from_slice(&std::fs::read(dir.join(MANIFEST_FILE)).unwrap()).unwrap();
+    let set = ShaderSet::from_vec(std::fs::read(dir.join(&manifest.bundle)).unwrap()).unwrap();
+    (manifest, Box::leak(Box::new(set)))
+}
+
+/// A build of a copy of the example's shaders, watched.
+struct Watched {
+    _dir: tempfile::TempDir,
+    /// Where the sources are read from.
+    shaders: PathBuf,
+    set: &'static ShaderSet,
+    watcher: Watcher,
+}
+
+/// Copies the shaders, builds them, and watches them; with `relocated`, the
+/// build is of one copy and the watcher reads a second one.
+fn watched(relocated: bool) -> Watched {
+    let dir = tempfile::tempdir().unwrap();
+    let built = dir.path().join("built");
+    copy_tree(&example_shaders(), &built);
+    let (manifest, set) = build(&built, &dir.path().join("out"));
+    let mut reloader = Reloader::new();
+    reloader.quiet(true);
+    for module in &manifest.modules {
+        let recipe = module.recipe.clone().expect("the manifest records recipes");
+        reloader.shader_with_recipe(set.get(&module.name).unwrap(), recipe);
+    }
+    let shaders = if relocated {
+        let moved = dir.path().join("moved");
+        copy_tree(&built, &moved);
+        reloader.shader_dir(&moved);
+        moved
+    } else {
+        built
+    };
+    let watcher = reloader.start().unwrap();
+    Watched { _dir: dir, shaders, set, watcher }
+}
+
+impl Watched {
+    fn edit(&self, file: &str, from: &str, to: &str) {
+        let path = self.shaders.join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(from), "{file} holds {from:?}");
+        std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+    }
+
+    fn words(&self, name: &str) -> Vec<u32> {
+        self.set.get(name).unwrap().decode().unwrap()
+    }
+
+    fn version(&self, name: &str) -> u64 {
+        self.set.get(name).unwrap().version()
+    }
+
+    /// Events until `done` holds for those so far (at most 60 s).
+    fn events_until(&self, done: impl Fn(&[Event]) -> bool) -> Vec<Event> {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let mut events = Vec::new();
+        while !done(&events) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.watcher.events().recv_timeout(left) {
+                Ok(event) => events.push(event),
+                Err(_) => panic!("no reload in time; events so far: {events:?}"),
+            }
+        }
+        events
+    }
+
+    /// No event for a while (for "nothing else reloaded").
+    fn quiet_for(&self, wait: Duration) -> Vec<Event> {
+        std::thread::sleep(wait);
+        self.watcher.events().try_iter().collect()
+    }
+}
+
+fn reloaded(events: &[Event]) -> BTreeSet<String> {
+    events
+        .iter()
+        .filter_map(|event| match event {
+            Event::Reloaded { name, .. } => Some(name.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn an_edit_changes_the_decoded_words_to_what_a_build_of_the_edit_makes() {
+    let game = watched(false);
+    let before = game.words("post.frag");
+    game.edit("post.frag", "color = vec4(c, 1.0);", "color = vec4(c.bgr, 1.0);");
+    let events = game.events_until(|events| reloaded(events).contains("post.frag"));
+    let line = events.iter().find(|e| matches!(e, Event::Reloaded { .. })).unwrap().to_string();
+    assert!(line.starts_with("reloaded post.frag in ") && line.ends_with(" ms"), "{line}");
+    let after = game.words("post.frag");
+    assert_ne!(after, before, "the edit changes the SPIR-V");
+    assert_eq!(game.version("post.frag"), 1);
+    assert_eq!(game.set.get("post.frag").unwrap().decode_cached().unwrap(), &after[..]);
+
+    let fresh = tempfile::tempdir().unwrap();
+    let (_, rebuilt) = build(&game.shaders, fresh.path());
+    assert_eq!(after, rebuilt.get("post.frag").unwrap().decode().unwrap(), "the words a build of the edit makes");
+    assert_eq!(game.version("sprite.frag"), 0, "a shader that was not edited is as built");
+}
+
+#[test]
+fn a_syntax_error_reports_its_line_and_keeps_the_old_words_until_a_fix() {
+    let game = watched(false);
+    let before = game.words("post.frag");
+    game.edit("post.frag", "    color = vec4(c, 1.0);", "    color = vec4(c, 1.0) +;");
+    let events = game.events_until(|events| events.iter().any(|e| matches!(e, Event::Failed { .. })));
+    let Some(Event::Failed { errors, kept }) = events.iter().find(|e| matches!(e, Event::Failed { .. })) else {
+        unreachable!()
+    };
+    assert_eq!(kept, &["post.frag"]);
+    let path = game.shaders.join("post.frag");
+    let text = events.iter().find(|e| matches!(e, Event::Failed { .. })).unwrap().to_string();
+    let line = std::fs::read_to_string(&path).unwrap().lines().position(|l| l.contains("+;")).unwrap() + 1;
+    assert!(
+        text.lines().any(|l| l.starts_with(&format!("shader error: {}:{line}:", path.display()))),
+        "every error at path:line:col: {text}"
+    );
+    assert!(!errors.is_empty());
+    assert_eq!(game.words("post.frag"), before, "the old shader stays");
+    assert_eq!(game.version("post.frag"), 0);
+
+    game.edit("post.frag", "    color = vec4(c, 1.0) +;", "    color = vec4(c, 1.0);");
+    game.events_until(|events| reloaded(events).contains("post.frag"));
+    assert_eq!(game.version("post.frag"), 1, "the fix reloads");
+    assert_eq!(game.words("post.frag"), before, "the fixed file is the original again");
+}
+
+#[test]
+fn editing_an_include_in_a_relocated_copy_reloads_its_four_dependents_only() {
+    let game = watched(true);
+    let dependents: BTreeSet<String> =
+        ["particle.vert", "particles.comp", "post.frag", "sprite.vert"].into_iter().map(String::from).collect();
+    let before: Vec<Vec<u32>> = dependents.iter().map(|name| game.words(name)).collect();
+    game.edit("include/frame.glsl", "    mat4 view_projection;\n", "    vec4 fade;\n    mat4 view_projection;\n");
+    let mut events = game.events_until(|events| reloaded(events).len() >= dependents.len());
+    events.extend(game.quiet_for(Duration::from_millis(300)));
+    assert_eq!(reloaded(&events), dependents, "{events:?}");
+    for (name, before) in dependents.iter().zip(&before) {
+        assert_eq!(game.version(name), 1, "{name}");
+        assert_ne!(&game.words(name), before, "{name}: every member of the uniform block moved");
+    }
+    for shader in game.set.shaders().unwrap() {
+        if !dependents.contains(shader.name()) {
+            assert_eq!(shader.version(), 0, "{} does not include frame.glsl", shader.name());
+        }
+    }
+}

@@ -1,0 +1,214 @@
+//! Hot reload's hook in the runtime (feature `hot-reload`, off by
+//! default): where newer SPIR-V for a shader is published, and how the
+//! program learns that it was.
+//!
+//! The watcher and the compiler live in the `smolv-reload` crate, not
+//! here: they are smolv-build's compile path, and smolv-build depends on
+//! this crate, so this crate cannot depend on it, not even optionally
+//! (Cargo refuses the cycle). The graph stays
+//! `smolv-reload → {smolv-build → smolv-runtime, smolv-runtime}`, and this
+//! crate keeps only what every shader must answer: its [`Origin`] (source
+//! file, includes, and the build's recipe, which `include_shaders!` embeds
+//! only with this feature), and its latest words.
+//!
+//! Once a shader has new words, [`Shader::decode`](crate::Shader::decode),
+//! [`decode_cached`](crate::Shader::decode_cached),
+//! [`reflection`](crate::Shader::reflection),
+//! [`content_hash`](crate::Shader::content_hash) and
+//! [`spirv_len`](crate::Shader::spirv_len) answer for them;
+//! [`stored_bytes`](crate::Shader::stored_bytes) stays what the binary
+//! holds. Every version published stays in memory for the rest of the
+//! program (a few kilobytes per edit, in a development build), so the
+//! slices `decode_cached` returned earlier stay valid.
+//!
+//! ```
+//! use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
+//! use smolv_runtime::reflect::{Reflection, ShaderStage};
+//! use smolv_runtime::{ShaderSet, hot_reload};
+//!
+//! # let spirv = smolv_runtime::doc_example_module();
+//! # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+//! # let set = ShaderSet::from_vec(BundleBuilder::new().add("blur.comp", container).build()?)?;
+//! let changes = hot_reload::subscribe();
+//! let blur = set.get("blur.comp")?;
+//! assert_eq!(blur.version(), 0, "as built");
+//!
+//! let mut edited = blur.decode()?;
+//! edited[2] = 7; // another generator: different words
+//! let version = blur.publish(edited.clone())?;
+//! assert_eq!(blur.version(), version);
+//! assert_eq!(blur.decode()?, edited);
+//! assert_eq!(blur.decode_cached()?, &edited[..]);
+//!
+//! let change = changes.try_recv()?;
+//! assert_eq!((change.name.as_str(), change.version), ("blur.comp", version));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Mutex, PoisonError};
+
+/// Where an embedded shader came from, as `include_shaders!` and
+/// `include_shader!` embed it with the `hot-reload` feature: its source
+/// file, the files it included, and smolv-build's recipe (JSON: the job
+/// and settings, `smolv_build::ShaderRecipe`) to compile it again exactly
+/// as the build did. Binaries built without the feature hold none of it.
+///
+/// ```
+/// use smolv_runtime::hot_reload::Origin;
+/// static ORIGIN: Origin = Origin::new("/game/shaders/post.frag", &["/game/shaders/include/frame.glsl"], "{}");
+/// assert_eq!(ORIGIN.source(), "/game/shaders/post.frag");
+/// assert_eq!(ORIGIN.includes().len(), 1);
+/// ```
+#[derive(Debug)]
+pub struct Origin {
+    source: &'static str,
+    includes: &'static [&'static str],
+    recipe: &'static str,
+}
+
+impl Origin {
+    /// An origin: the source file, the files it included, and the recipe
+    /// as JSON.
+    pub const fn new(source: &'static str, includes: &'static [&'static str], recipe: &'static str) -> Self {
+        Self { source, includes, recipe }
+    }
+
+    /// The source file, as the build found it.
+    #[inline]
+    pub fn source(&self) -> &'static str {
+        self.source
+    }
+
+    /// Every other file the build's compiler read for it.
+    #[inline]
+    pub fn includes(&self) -> &'static [&'static str] {
+        self.includes
+    }
+
+    /// smolv-build's recipe for it, as JSON (`smolv_build::ShaderRecipe::from_json`).
+    #[inline]
+    pub fn recipe(&self) -> &'static str {
+        self.recipe
+    }
+}
+
+/// One published change: the shader's name and its new version.
+///
+/// ```
+/// let change = smolv_runtime::hot_reload::Reloaded { name: "post.frag".into(), version: 3 };
+/// assert_eq!(change.version, 3);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reloaded {
+    /// The shader's name (`post.frag`, `sky.wgsl#fs_main`).
+    pub name: String,
+    /// Its version after the change: 1 for the first, and so on.
+    pub version: u64,
+}
+
+/// Why words could not be published.
+///
+/// ```
+/// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
+/// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+/// # let spirv = smolv_runtime::doc_example_module();
+/// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+/// # let set = smolv_runtime::ShaderSet::from_vec(BundleBuilder::new().add("blur.comp", container).build()?)?;
+/// let error = set.get("blur.comp")?.publish(vec![1, 2, 3]).unwrap_err();
+/// assert!(error.to_string().contains("SPIR-V"), "{error}");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PublishError {
+    /// The words do not start with a SPIR-V header.
+    #[error("the words published for {name} are not a SPIR-V module (no SPIR-V header); publish a compiled module")]
+    NotSpirv {
+        /// The shader's name.
+        name: String,
+    },
+}
+
+/// Every subscriber's sender; a closed one is dropped on the next publish.
+static SUBSCRIBERS: Mutex<Vec<Sender<Reloaded>>> = Mutex::new(Vec::new());
+
+/// How many times anything was published, program-wide.
+static GENERATION: AtomicU64 = AtomicU64::new(0);
+
+/// A receiver of every change published from now on, in order.
+///
+/// ```
+/// let changes = smolv_runtime::hot_reload::subscribe();
+/// assert!(changes.try_recv().is_err(), "nothing published yet");
+/// ```
+pub fn subscribe() -> Receiver<Reloaded> {
+    let (sender, receiver) = channel();
+    SUBSCRIBERS.lock().unwrap_or_else(PoisonError::into_inner).push(sender);
+    receiver
+}
+
+/// How many times new words were published for any shader so far: a
+/// cheap check, once a frame, for "did anything change?".
+///
+/// ```
+/// let before = smolv_runtime::hot_reload::generation();
+/// assert!(smolv_runtime::hot_reload::generation() >= before);
+/// ```
+#[inline]
+pub fn generation() -> u64 {
+    GENERATION.load(Ordering::Acquire)
+}
+
+/// One shader's hot-reload state: its origin, and its latest words.
+#[derive(Debug)]
+pub(crate) struct State {
+    origin: Option<&'static Origin>,
+    version: AtomicU64,
+    latest: Mutex<Option<&'static [u32]>>,
+}
+
+impl State {
+    pub(crate) const fn new(origin: Option<&'static Origin>) -> Self {
+        Self { origin, version: AtomicU64::new(0), latest: Mutex::new(None) }
+    }
+
+    #[inline]
+    pub(crate) fn origin(&self) -> Option<&'static Origin> {
+        self.origin
+    }
+
+    #[inline]
+    pub(crate) fn version(&self) -> u64 {
+        self.version.load(Ordering::Acquire)
+    }
+
+    /// The latest published words, if any; nothing is locked before the
+    /// first publish.
+    #[inline]
+    pub(crate) fn latest(&self) -> Option<&'static [u32]> {
+        if self.version() == 0 {
+            return None;
+        }
+        *self.latest.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Makes `words` the latest, tells the subscribers, and returns the
+    /// new version.
+    pub(crate) fn publish(&self, name: &str, words: Vec<u32>) -> Result<u64, PublishError> {
+        if words.len() < 5 || words[0] != 0x0723_0203 {
+            return Err(PublishError::NotSpirv { name: name.to_owned() });
+        }
+        let words: &'static [u32] = Vec::leak(words);
+        let version = {
+            let mut latest = self.latest.lock().unwrap_or_else(PoisonError::into_inner);
+            *latest = Some(words);
+            self.version.fetch_add(1, Ordering::AcqRel) + 1
+        };
+        GENERATION.fetch_add(1, Ordering::AcqRel);
+        let change = Reloaded { name: name.to_owned(), version };
+        SUBSCRIBERS.lock().unwrap_or_else(PoisonError::into_inner).retain(|s| s.send(change.clone()).is_ok());
+        Ok(version)
+    }
+}
