@@ -49,7 +49,7 @@
 //! smolv-build = "0.1"
 //! ```
 //!
-//! ```ignore
+//! ```text
 //! // Needs a build script that runs smolv-build (the workspace's example-game does).
 //! static SHADERS: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
 //!
@@ -61,12 +61,10 @@
 //!         if post.version() != built {
 //!             built = post.version();
 //!             let words = post.decode()?; // the new SPIR-V: rebuild the pipeline
-//!             # let _ = words;
 //!         }
 //!         for event in watcher.events().try_iter() {
 //!             println!("{}", event.summary()); // for the window title
 //!         }
-//!         # break;
 //!     }
 //!     Ok(())
 //! }

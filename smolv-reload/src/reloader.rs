@@ -20,15 +20,11 @@ enum Watched {
 /// Sets up hot reload: which shaders, where their sources are, and how to
 /// report; [`start`](Self::start) begins watching.
 ///
-/// ```ignore
-/// // Needs a build script that runs smolv-build, so not run here.
+/// ```text
 /// static SHADERS: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
 ///
-/// # fn main() -> Result<(), smolv_reload::ReloadError> {
 /// let watcher = smolv_reload::Reloader::new().set(&SHADERS).start()?;
 /// // ... each frame: rebuild pipelines whose shader's version changed.
-/// # drop(watcher);
-/// # Ok(()) }
 /// ```
 pub struct Reloader {
     watched: Vec<Watched>,
@@ -57,8 +53,7 @@ impl Reloader {
     /// Watches every shader of an embedded set (`include_shaders!` with
     /// smolv-runtime's `hot-reload` feature).
     ///
-    /// ```ignore
-    /// // Needs a build script that runs smolv-build, so not run here.
+    /// ```text
     /// static SHADERS: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
     /// let mut reloader = smolv_reload::Reloader::new();
     /// reloader.set(&SHADERS);
@@ -70,8 +65,7 @@ impl Reloader {
 
     /// Watches one shader (`include_shader!` with the `hot-reload` feature).
     ///
-    /// ```ignore
-    /// // Needs a build script that runs smolv-build, so not run here.
+    /// ```text
     /// static POST: &smolv_runtime::Shader = smolv_runtime::include_shader!("post.frag");
     /// let mut reloader = smolv_reload::Reloader::new();
     /// reloader.shader(POST);
