@@ -37,7 +37,7 @@ use manifest::Manifest;
 /// build, so this one is not run; the smolv repository's
 /// `tests/tests/readme.rs` builds the same code in a new crate):
 ///
-/// ```ignore
+/// ```text
 /// static LIT: &smolv_runtime::Shader = smolv_runtime::include_shader!("lit.frag");
 /// static SKY: &smolv_runtime::Shader = smolv_runtime::include_shader!("sky.wgsl#fs_main");
 ///
@@ -116,7 +116,7 @@ pub fn include_shader(input: TokenStream) -> TokenStream {
 /// In a crate whose `build.rs` runs smolv-build (not run here, as for
 /// [`include_shader!`](macro@include_shader)):
 ///
-/// ```ignore
+/// ```text
 /// static ALL: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
 ///
 /// fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -124,7 +124,6 @@ pub fn include_shader(input: TokenStream) -> TokenStream {
 ///         println!("{}: {} words", shader.name(), shader.decode()?.len());
 ///     }
 ///     let sky = ALL.get("sky.wgsl#fs_main")?.decode()?;
-///     # let _ = sky;
 ///     Ok(())
 /// }
 /// ```
