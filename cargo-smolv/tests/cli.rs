@@ -542,7 +542,7 @@ fn build_refuses_languages_and_flags_it_cannot_honour() {
     };
     for (flag, says) in [
         (&["-x", "wgsl"][..], "known by their extension"),
-        (&["-fhlsl-16bit-types"][..], "not supported"),
+        (&["-fhlsl-16bit-types=1"][..], "is not one of"),
         (&["-fresource-set-binding=frag,t0,1"][..], "takes 3 comma-separated values"),
         (&["-fresource-set-binding=t0,one,1"][..], "\"one\" is not a number"),
         (&["-fvertex-binding-base=3"][..], "the kinds are"),
