@@ -372,6 +372,13 @@ impl Config {
     /// Whether to print `cargo:` directives. Default: when running under a
     /// build script (`OUT_DIR` is set and no `out_dir` was given).
     ///
+    /// With directives on, standard output is kept for Cargo while shaders
+    /// compile: glslang, compiling in this process, prints to standard
+    /// output on some inputs, so until the compiles end, standard output
+    /// (descriptor 1, for every thread and for child processes) passes on
+    /// only lines that start with `cargo:`, yours included, and sends every
+    /// other line to stderr.
+    ///
     /// ```
     /// let mut config = smolv_build::Config::new();
     /// config.shader_dir("shaders").out_dir("target/shaders").cargo_directives(false);

@@ -21,7 +21,7 @@
 //!
 //! A no-op where the platform has no `dup2` (standard output stays as it
 //! is).
-#![allow(unsafe_code, reason = "dup/pipe/dup2/fflush on the process's own standard descriptors")]
+#![allow(unsafe_code, reason = "fcntl/dup2/fflush on the process's own standard descriptors")]
 
 use std::sync::{Mutex, PoisonError};
 
@@ -68,7 +68,7 @@ impl Drop for QuietStdout {
 #[cfg(unix)]
 mod redirect {
     use std::fs::File;
-    use std::io::{BufRead, BufReader, Write};
+    use std::io::{BufRead, BufReader, PipeReader, Write};
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
     use std::thread::JoinHandle;
 
@@ -95,17 +95,12 @@ mod redirect {
             }
             // SAFETY: `saved` was just returned by fcntl and is owned by nobody else.
             let stdout = File::from(unsafe { OwnedFd::from_raw_fd(saved) });
-            let mut ends = [0; 2];
-            // SAFETY: `ends` has room for the two descriptors pipe2 writes.
-            if unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-                return None;
-            }
-            // SAFETY: pipe2 succeeded, so both are new descriptors we own.
-            let (read, write) = unsafe { (OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])) };
+            // Close-on-exec, as std makes every descriptor it opens.
+            let (read, write) = std::io::pipe().ok()?;
             let forward_to = stdout.try_clone().ok()?;
             let forwarder = std::thread::Builder::new()
                 .name("smolv-build stdout".to_owned())
-                .spawn(move || forward(File::from(read), forward_to))
+                .spawn(move || forward(read, forward_to))
                 .ok()?;
             // SAFETY: both are open descriptors of this process; dup2
             // replaces descriptor 1 atomically, and every writer to it
@@ -123,6 +118,10 @@ mod redirect {
         /// Flushes what was written, puts standard output back, and waits
         /// until everything in the pipe is forwarded.
         pub(super) fn stop(self) {
+            // Rust's standard output stays locked until the pipe is drained,
+            // so that a line another thread prints next cannot overtake
+            // the lines still in the pipe.
+            let _in_order = std::io::stdout().lock();
             // What sits in a buffer was written while filtered.
             flush_everything();
             // SAFETY: `self.stdout` is an open descriptor we own; dup2
@@ -136,7 +135,7 @@ mod redirect {
 
     /// Passes `cargo:` lines on to `stdout` and the rest to stderr, until
     /// the pipe's write end is closed.
-    fn forward(pipe: File, mut stdout: File) {
+    fn forward(pipe: PipeReader, mut stdout: File) {
         let mut reader = BufReader::new(pipe);
         let mut line = Vec::new();
         loop {
