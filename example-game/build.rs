@@ -1,6 +1,7 @@
-//! Compiles the game's shaders with smolv-build: GLSL and WGSL, sharing
-//! `include/frame.glsl`, with an `@additive` define variant of the sprite
-//! shader. `include_shaders!` embeds the result, packed the way the build
+//! Compiles the game's shaders with smolv-build: GLSL sharing
+//! `include/frame.glsl` (with an `@additive` define variant of the sprite
+//! shader), WGSL, and one Slang shader, `particle.slang`, which needs
+//! `slangc` (`scripts/setup.sh` sets `SMOLV_SLANGC`). `include_shaders!` embeds the result, packed the way the build
 //! finds smallest (see the README's size section).
 
 fn main() {

@@ -4,7 +4,8 @@
 # Sourced by scripts/test.sh and scripts/run-example.sh; safe to run again
 # (it only does what is missing). It:
 #   1. installs the system packages the workspace needs (shaderc, glslang and
-#      SPIRV-Tools static archives and tools, lavapipe and the Vulkan
+#      SPIRV-Tools static archives and tools, glslc for HLSL with 16-bit
+#      types, lavapipe and the Vulkan
 #      validation layers, the X11 libraries the example game's window loads,
 #      Xvfb + xdotool for its window tests, xz + nm for the binary-size
 #      test, and nginx + openssl for the remote-cache tests, which start
@@ -23,7 +24,7 @@ set -euo pipefail
 SMOLV_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 smolv_packages=(
-  libshaderc-dev glslang-dev spirv-tools glslang-tools
+  libshaderc-dev glslang-dev spirv-tools glslang-tools glslc
   mesa-vulkan-drivers vulkan-validationlayers libvulkan-dev vulkan-tools
   pkg-config
   libx11-6 libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcommon-x11-0

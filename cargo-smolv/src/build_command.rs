@@ -54,7 +54,7 @@ pub(crate) struct BuildArgs {
     /// the last one that covers a file wins.
     #[arg(short = 'x', long = "language", value_name = "glsl|hlsl[=PATH]", value_parser = parse_language)]
     languages: Vec<(Language, Option<String>)>,
-    /// glslc's HLSL and binding flags: -fentry-point=NAME, -fhlsl-iomap, -fhlsl-offsets,
+    /// glslc's HLSL and binding flags: -fentry-point=NAME, -fhlsl-iomap, -fhlsl-offsets, -fhlsl-16bit-types,
     /// -fresource-set-binding=[STAGE,]REG,SET,BINDING (e.g. -fresource-set-binding=frag,t0,1,2),
     /// -f<image|sampler|texture|ubo|cbuffer|ssbo|uav>-binding-base=[STAGE,]BASE, -fauto-map-locations,
     /// -fauto-bind-uniforms.
@@ -63,6 +63,9 @@ pub(crate) struct BuildArgs {
     /// The slangc that compiles .slang files (default: SMOLV_SLANGC, else slangc on PATH).
     #[arg(long, value_name = "PATH")]
     slangc: Option<PathBuf>,
+    /// The glslc that compiles HLSL with -fhlsl-16bit-types (default: SMOLV_GLSLC, else glslc on PATH).
+    #[arg(long, value_name = "PATH")]
+    glslc: Option<PathBuf>,
     /// A Bazel HTTP remote cache (bazel-remote, nginx WebDAV) behind the local one:
     /// http(s)://host[:port][/prefix] (default: SMOLV_REMOTE_CACHE). An auth header comes
     /// from SMOLV_REMOTE_CACHE_HEADER only, never from the command line.
@@ -80,6 +83,7 @@ pub(crate) enum GlslcFlag {
     EntryPoint(String),
     HlslIoMap,
     HlslOffsets,
+    Hlsl16BitTypes,
     AutoMapLocations,
     AutoBindUniforms,
     ResourceSetBinding { stage: Option<ShaderStage>, register: String, set: u32, binding: u32 },
@@ -138,11 +142,7 @@ fn parse_glslc_flag(text: &str) -> Result<GlslcFlag, String> {
         ("hlsl-offsets", None) => GlslcFlag::HlslOffsets,
         ("auto-map-locations", None) => GlslcFlag::AutoMapLocations,
         ("auto-bind-uniforms", None) => GlslcFlag::AutoBindUniforms,
-        ("hlsl-16bit-types", None) => {
-            return Err("-fhlsl-16bit-types is not supported: the shaderc Rust binding smolv-build links (0.10) \
-                        does not expose shaderc's switch for it"
-                .to_owned());
-        }
+        ("hlsl-16bit-types", None) => GlslcFlag::Hlsl16BitTypes,
         ("resource-set-binding", Some(value)) => {
             let (stage, parts) = staged(value, 3)?;
             GlslcFlag::ResourceSetBinding {
@@ -160,7 +160,7 @@ fn parse_glslc_flag(text: &str) -> Result<GlslcFlag, String> {
         }
         _ => {
             return Err(format!(
-                "-f{text} is not one of -fentry-point=NAME, -fhlsl-iomap, -fhlsl-offsets, \
+                "-f{text} is not one of -fentry-point=NAME, -fhlsl-iomap, -fhlsl-offsets, -fhlsl-16bit-types, \
                  -fresource-set-binding=[STAGE,]REG,SET,BINDING, -f<kind>-binding-base=[STAGE,]BASE, \
                  -fauto-map-locations, -fauto-bind-uniforms"
             ));
@@ -183,6 +183,7 @@ fn apply_language_flags(config: &mut Config, args: &BuildArgs) {
             GlslcFlag::EntryPoint(name) => config.hlsl_entry_point(name),
             GlslcFlag::HlslIoMap => config.hlsl_io_mapping(true),
             GlslcFlag::HlslOffsets => config.hlsl_offsets(true),
+            GlslcFlag::Hlsl16BitTypes => config.hlsl_16bit_types(true),
             GlslcFlag::AutoMapLocations => config.auto_map_locations(true),
             GlslcFlag::AutoBindUniforms => config.auto_bind_uniforms(true),
             GlslcFlag::ResourceSetBinding { stage: None, register, set, binding } => {
@@ -199,6 +200,9 @@ fn apply_language_flags(config: &mut Config, args: &BuildArgs) {
     }
     if let Some(slangc) = &args.slangc {
         config.slangc(slangc);
+    }
+    if let Some(glslc) = &args.glslc {
+        config.glslc(glslc);
     }
 }
 
@@ -393,6 +397,7 @@ mod tests {
     #[test]
     fn glslc_flags_parse_with_an_optional_stage() {
         assert_eq!(parse_glslc_flag("entry-point=PSMain"), Ok(GlslcFlag::EntryPoint("PSMain".into())));
+        assert_eq!(parse_glslc_flag("hlsl-16bit-types"), Ok(GlslcFlag::Hlsl16BitTypes));
         assert_eq!(
             parse_glslc_flag("resource-set-binding=frag,t0,1,2"),
             Ok(GlslcFlag::ResourceSetBinding {

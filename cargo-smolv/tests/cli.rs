@@ -542,7 +542,7 @@ fn build_refuses_languages_and_flags_it_cannot_honour() {
     };
     for (flag, says) in [
         (&["-x", "wgsl"][..], "known by their extension"),
-        (&["-fhlsl-16bit-types"][..], "not supported"),
+        (&["-fhlsl-16bit-types=1"][..], "is not one of"),
         (&["-fresource-set-binding=frag,t0,1"][..], "takes 3 comma-separated values"),
         (&["-fresource-set-binding=t0,one,1"][..], "\"one\" is not a number"),
         (&["-fvertex-binding-base=3"][..], "the kinds are"),
@@ -574,4 +574,37 @@ fn build_of_slang_without_slangc_says_how_to_install_it() {
     let error = json["shaders"][0]["error"].as_str().unwrap();
     assert!(error.contains("fill.slang") && error.contains("slangc, which was not found"), "{error}");
     assert!(error.contains("pip install --no-deps slangtorch") && error.contains("SMOLV_SLANGC"), "{error}");
+}
+
+#[test]
+fn build_compiles_hlsl_16bit_types_with_glslc() {
+    let dir = tempfile::tempdir().unwrap();
+    let shaders = dir.path().join("shaders");
+    std::fs::create_dir_all(&shaders).unwrap();
+    let half = "float4 PSMain(float4 color : COLOR0) : SV_Target0 {\n    half4 c = (half4)color;\n    \
+                return (float4)(c * (half)0.5);\n}\n";
+    std::fs::write(shaders.join("tone.frag"), half).unwrap();
+    let out = dir.path().join("out");
+    let build = |extra: &[&str]| {
+        let args = ["smolv", "build", shaders.to_str().unwrap(), "-o", out.to_str().unwrap(), "--json", "-x", "hlsl"];
+        cargo_smolv(&[&args[..], &["-fentry-point=PSMain"], extra].concat())
+    };
+    let output = build(&["-fhlsl-16bit-types"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["shaders"][0]["ok"], true, "{json}");
+    // Float16 (capability 9) is declared: `OpCapability Float16` is the
+    // words 0x00020011, 9.
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("smolv/manifest.json")).unwrap()).unwrap();
+    let spirv = std::fs::read(out.join("smolv").join(manifest["modules"][0]["optimized_spirv"].as_str().unwrap()));
+    let spirv = spirv.unwrap();
+    let words: Vec<u32> = spirv.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    assert!(words.windows(2).any(|w| w == [0x0002_0011, 9]), "no OpCapability Float16");
+
+    let missing = build(&["-fhlsl-16bit-types", "--glslc", dir.path().join("no-glslc").to_str().unwrap()]);
+    assert_eq!(missing.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&missing.stdout).unwrap();
+    let error = json["shaders"][0]["error"].as_str().unwrap();
+    assert!(error.contains("glslc was not found") && error.contains("SMOLV_GLSLC"), "{error}");
 }

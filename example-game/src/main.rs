@@ -1,8 +1,8 @@
 //! Rock Storm, the smolv example game: a small Vulkan arena shooter whose
 //! shaders travel the whole smolv path.
 //!
-//! `build.rs` compiles GLSL and WGSL (with a shared include and a define
-//! variant) through smolv-build; `include_shaders!` embeds the compressed
+//! `build.rs` compiles GLSL, WGSL and Slang (with a shared include and a
+//! define variant) through smolv-build; `include_shaders!` embeds the compressed
 //! SMOL-V bundle; at start the game decodes it, builds graphics pipeline
 //! libraries with independent descriptor sets (fast link now, optimized
 //! link in the background), folds the ubershaders' spec constants in with

@@ -49,6 +49,7 @@ fn ms(d: Duration) -> String {
 pub(crate) fn table(shaders: &Shaders, pipelines: &PipelineTimings, run: &RunSummary<'_>) -> String {
     let mut rows: Vec<(&str, String)> = Vec::new();
     rows.push(("shader modules", shaders.len().to_string()));
+    rows.push(("  by language", shaders.languages()));
     rows.push(("raw SPIR-V", format!("{} bytes", shaders.spirv_bytes)));
     rows.push((
         "embedded",

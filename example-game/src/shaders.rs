@@ -49,6 +49,16 @@ impl Shaders {
         self.modules.len()
     }
 
+    /// How many modules come from each source language: `GLSL 7, WGSL 4,
+    /// Slang 1`.
+    pub(crate) fn languages(&self) -> String {
+        let counts = LANGUAGES
+            .map(|language| (language, self.modules.iter().filter(|m| language_of(&m.name) == language).count()));
+        let counts: Vec<String> =
+            counts.iter().filter(|(_, n)| *n > 0).map(|(language, n)| format!("{language} {n}")).collect();
+        counts.join(", ")
+    }
+
     /// The module called `name` (as `include_shaders!` names it).
     pub(crate) fn get(&self, name: &str) -> Result<&LoadedShader, GameError> {
         self.modules
@@ -85,6 +95,22 @@ pub(crate) fn embedded_set() -> &'static smolv_runtime::ShaderSet {
     &embedded::SHADERS
 }
 
+/// The languages smolv-build compiles, in the table's order.
+const LANGUAGES: [&str; 5] = ["GLSL", "HLSL", "WGSL", "Slang", "SPIR-V"];
+
+/// A module's source language, from its name: the source file's extension,
+/// before a WGSL or Slang `#entry` and a variant's `@name`.
+fn language_of(module: &str) -> &'static str {
+    let file = module.split(['#', '@']).next().unwrap_or(module);
+    match file.rsplit('.').next() {
+        Some("wgsl") => "WGSL",
+        Some("slang") => "Slang",
+        Some("hlsl") => "HLSL",
+        Some("spv") => "SPIR-V",
+        _ => "GLSL",
+    }
+}
+
 mod embedded {
     use smolv_runtime::reflect::Reflection;
 
@@ -108,5 +134,18 @@ mod embedded {
         let shaders = SHADERS.shaders().map_err(|e| error("(the embedded set)", &e))?;
         let modules = shaders.iter().map(decode).collect::<Result<Vec<_>, _>>()?;
         Ok((modules, SHADERS.stored_len(), SHADERS.packing().to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::language_of;
+
+    #[test]
+    fn a_module_s_language_comes_from_its_source_s_extension() {
+        assert_eq!(language_of("particle.slang#fs_main"), "Slang");
+        assert_eq!(language_of("hud.wgsl#vs_main"), "WGSL");
+        assert_eq!(language_of("sprite.frag@additive"), "GLSL");
+        assert_eq!(language_of("blur.comp.hlsl"), "HLSL");
     }
 }

@@ -43,6 +43,8 @@ fn the_table_reports_modules_sizes_and_pipeline_times() {
     }
     let modules: usize = value_of(&stdout, "shader modules").parse().unwrap();
     assert!(modules >= 12, "{modules} modules");
+    // particle.slang's fragment shader is the game's Slang module.
+    assert_eq!(value_of(&stdout, "by language"), "GLSL 7, WGSL 4, Slang 1", "{stdout}");
     let raw: usize = value_of(&stdout, "raw SPIR-V").trim_end_matches(" bytes").parse().unwrap();
     let embedded: usize = value_of(&stdout, "embedded").split(' ').next().unwrap().parse().unwrap();
     // The build packs the shaders however the binary comes out smallest:

@@ -48,6 +48,9 @@ pub(crate) struct Context<'a> {
     pub(crate) identity: String,
     /// [`slang_identity`], for Slang jobs; empty without `slangc`.
     pub(crate) slang_identity: String,
+    /// [`glslc_identity`], for the jobs `glslc` compiles (HLSL with 16-bit
+    /// types); empty without them or without `glslc`.
+    pub(crate) glslc_identity: String,
     pub(crate) hashes: FileHashes,
     /// How keys and entries record paths (relative to the build's root).
     pub(crate) paths: PortablePaths,
@@ -75,11 +78,20 @@ pub(crate) fn slang_identity(settings: &Settings, cache: &Cache) -> String {
     settings.slangc.as_deref().map(|slangc| frontend::slangc_identity(slangc, cache)).unwrap_or_default()
 }
 
+/// What compiles HLSL with 16-bit types, for those jobs' keys only:
+/// `glslc --version`, remembered as [`slang_identity`] is.
+pub(crate) fn glslc_identity(settings: &Settings, cache: &Cache) -> String {
+    settings.glslc.as_deref().map(|glslc| frontend::glslc_identity(glslc, cache)).unwrap_or_default()
+}
+
 impl Context<'_> {
     /// The identity of what compiles `job`.
     pub(crate) fn identity_of(&self, job: &Job) -> String {
         match job.language {
             Language::Slang => format!("{}{}", self.identity, self.slang_identity),
+            _ if frontend::compiles_with_glslc(job, self.settings) => {
+                format!("{}{}", self.identity, self.glslc_identity)
+            }
             _ => self.identity.clone(),
         }
     }
@@ -170,7 +182,8 @@ pub(crate) fn compile_job(job: &Job, cx: &Context<'_>) -> Result<JobOutput, JobF
     }
     let output = {
         // Only an in-process compiler can take the build down with it.
-        let _in_flight = job.language.compiles_in_process().then(|| cx.journal.begin(&key, job));
+        let in_process = job.language.compiles_in_process() && !frontend::compiles_with_glslc(job, settings);
+        let _in_flight = in_process.then(|| cx.journal.begin(&key, job));
         compile_uncached(job, &source, settings)?
     };
     if let Some(body) = write_entry(&output, &cx.paths) {
@@ -309,7 +322,7 @@ fn read_entry(body: &[u8], hashes: &FileHashes, paths: &PortablePaths) -> Option
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn module(name: &str) -> CompiledModule {
@@ -390,7 +403,7 @@ mod tests {
         assert!(read_entry(&body, &FileHashes::default(), &in_b).is_none(), "B's edit is a miss");
     }
 
-    fn settings() -> Settings {
+    pub(crate) fn settings() -> Settings {
         Settings {
             target_env: crate::TargetEnv::Vulkan1_2,
             spirv_version: crate::SpirvVersion::V1_5,
@@ -404,6 +417,7 @@ mod tests {
             binding_bases: Vec::new(),
             hlsl: HlslOptions::default(),
             slangc: None,
+            glslc: None,
         }
     }
 

@@ -64,6 +64,7 @@ pub struct Config {
     pub(crate) hlsl: HlslOptions,
     pub(crate) binding_bases: Vec<BindingBase>,
     pub(crate) slangc: Option<PathBuf>,
+    pub(crate) glslc: Option<PathBuf>,
     /// Setters in `remote_cache::settings`.
     pub(crate) remote_cache: crate::remote_cache::RemoteSettings,
 }
@@ -114,6 +115,7 @@ impl Config {
             hlsl: HlslOptions::default(),
             binding_bases: Vec::new(),
             slangc: None,
+            glslc: None,
             remote_cache: Default::default(),
         }
     }
@@ -370,6 +372,13 @@ impl Config {
     /// Whether to print `cargo:` directives. Default: when running under a
     /// build script (`OUT_DIR` is set and no `out_dir` was given).
     ///
+    /// With directives on, standard output is kept for Cargo while shaders
+    /// compile: glslang, compiling in this process, prints to standard
+    /// output on some inputs, so until the compiles end, standard output
+    /// (descriptor 1, for every thread and for child processes) passes on
+    /// only lines that start with `cargo:`, yours included, and sends every
+    /// other line to stderr.
+    ///
     /// ```
     /// let mut config = smolv_build::Config::new();
     /// config.shader_dir("shaders").out_dir("target/shaders").cargo_directives(false);
@@ -539,6 +548,41 @@ impl Config {
         self
     }
 
+    /// Makes HLSL's `half`, `min16float`, `min16int`, `uint16_t` and their
+    /// vectors real 16-bit types (glslc's `-fhlsl-16bit-types`): the
+    /// SPIR-V declares `Float16`/`Int16` and computes at 16 bits, where
+    /// without it they are 32-bit types marked `RelaxedPrecision`. The
+    /// device must support `shaderFloat16`/`shaderInt16` (and 16-bit
+    /// storage for 16-bit members of buffers and interfaces). Default: off.
+    ///
+    /// shaderc has the switch, but its Rust binding does not expose it, so
+    /// HLSL shaders are then compiled by the `glslc` binary (the same
+    /// shaderc; [`glslc`](Config::glslc) says where it is). GLSL is not
+    /// affected: it names 16-bit types itself (`float16_t`).
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders/hlsl").hlsl_16bit_types(true);
+    /// ```
+    pub fn hlsl_16bit_types(&mut self, on: bool) -> &mut Self {
+        self.hlsl.sixteen_bit_types = on;
+        self
+    }
+
+    /// The `glslc` binary that compiles HLSL with
+    /// [`hlsl_16bit_types`](Config::hlsl_16bit_types). Default:
+    /// `SMOLV_GLSLC`, else `glslc` on `PATH` (Debian's `glslc` package, or
+    /// the Vulkan SDK).
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders").hlsl_16bit_types(true).glslc("/opt/vulkan-sdk/bin/glslc");
+    /// ```
+    pub fn glslc(&mut self, path: impl AsRef<Path>) -> &mut Self {
+        self.glslc = Some(path.as_ref().to_owned());
+        self
+    }
+
     /// The lowest binding given to resources of `kind` (glslc's
     /// `-f<kind>-binding-base`, such as `-fubo-binding-base`): HLSL
     /// registers of that kind are shifted by `base`, and GLSL resources
@@ -674,6 +718,7 @@ impl Config {
             binding_bases: self.binding_bases.clone(),
             hlsl: self.hlsl.clone(),
             slangc: frontend::find_slangc(self.slangc.as_deref()),
+            glslc: frontend::find_glslc(self.glslc.as_deref()),
         };
         Ok(Plan {
             inputs: self.inputs(&base),

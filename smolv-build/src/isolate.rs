@@ -8,7 +8,8 @@
 //!
 //! 1. While a compile runs, a [`Journal`] entry in `OUT_DIR` records it,
 //!    and the build script prints `smolv-build: compiling <path>` and
-//!    `smolv-build: compiled <path>` lines. Cargo shows a failed build
+//!    `smolv-build: compiled <path>` lines to stderr (unbuffered, and off
+//!    the stdout that carries `cargo:` lines). Cargo shows a failed build
 //!    script's output, so a crash already names the shaders in flight.
 //! 2. The next build finds the entries the crash left. Each of those
 //!    shaders is compiled alone in a child process: this same program,
@@ -81,13 +82,13 @@ impl Journal {
         }
         if self.announce {
             if !self.announced.swap(true, Ordering::Relaxed) {
-                println!(
+                eprintln!(
                     "smolv-build: if this build script dies of a signal, the shader compiler crashed on a shader \
                      below that started compiling and did not finish; build again, and smolv-build compiles those \
                      shaders alone in a separate process and reports the one at fault as an error"
                 );
             }
-            println!("smolv-build: compiling {}", job.path.display());
+            eprintln!("smolv-build: compiling {}", job.path.display());
         }
         InFlight { path, job, announce: self.announce }
     }
@@ -122,7 +123,7 @@ impl Drop for InFlight<'_> {
             let _ = std::fs::remove_file(path);
         }
         if self.announce {
-            println!("smolv-build: compiled {}", self.job.path.display());
+            eprintln!("smolv-build: compiled {}", self.job.path.display());
         }
     }
 }

@@ -136,11 +136,13 @@ mod settings;
 // them): find the shaders and make jobs,
 mod source;
 
-// compile each job (cache lookup, frontend, optimizer; crashes isolated),
+// compile each job (cache lookup, frontend, optimizer; crashes isolated,
+// compiler chatter kept off a build script's stdout),
 mod compile;
 mod frontend;
 mod isolate;
 mod optimize;
+mod quiet_stdout;
 
 // reflect, SMOL-V encode and compress, pack the embedded set and bundle,
 mod artifacts;

@@ -357,11 +357,13 @@ pub(crate) struct RegisterBinding {
 }
 
 /// HLSL's resource and layout rules, with glslc's flags (`-fhlsl-iomap`,
-/// `-fresource-set-binding` for HLSL; `-fhlsl-offsets` opts GLSL in to
-/// HLSL's block layout).
+/// `-fresource-set-binding`, `-fhlsl-16bit-types` for HLSL;
+/// `-fhlsl-offsets` opts GLSL in to HLSL's block layout).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub(crate) struct HlslOptions {
     pub(crate) io_mapping: bool,
     pub(crate) offsets: bool,
     pub(crate) register_bindings: Vec<RegisterBinding>,
+    /// `half`, `min16float`, … as 16-bit types (compiled by `glslc`).
+    pub(crate) sixteen_bit_types: bool,
 }

@@ -11,11 +11,14 @@ use rayon::prelude::*;
 
 use crate::artifacts::{Built, build_artifacts};
 use crate::cache::{Cache, FileHashes};
-use crate::compile::{Context, JobFailure, JobOutput, compile_job, compiler_identity, current_key, slang_identity};
+use crate::compile::{
+    Context, JobFailure, JobOutput, compile_job, compiler_identity, current_key, glslc_identity, slang_identity,
+};
 use crate::emit::{self, Directives};
 use crate::error::Error;
 use crate::isolate::{ChildRequest, Journal};
 use crate::portable::PortablePaths;
+use crate::quiet_stdout::QuietStdout;
 use crate::report::{FailedShader, Report};
 use crate::settings::{ENV_KNOBS, Plan};
 use crate::source::{Job, Language, Sources};
@@ -53,6 +56,11 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
         } else {
             String::new()
         },
+        glslc_identity: if sources.jobs.iter().any(|job| crate::frontend::compiles_with_glslc(job, settings)) {
+            glslc_identity(settings, &cache)
+        } else {
+            String::new()
+        },
         hashes: FileHashes::default(),
         paths: PortablePaths::new(
             sources.jobs.iter().map(|job| job.path.as_path()),
@@ -72,6 +80,9 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     let pool = thread_pool(plan.threads)?;
     // Each job runs on a token: Cargo's `-j` is shared by every build script.
     let tokens = Tokens::from_env();
+    // Under a build script, whatever the compilers print stays off the
+    // stdout Cargo reads directives from.
+    let quiet = plan.directives.then(QuietStdout::begin);
     let outputs: Vec<Result<JobOutput, JobFailure>> = pool.install(|| {
         sources
             .jobs
@@ -84,6 +95,7 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
             })
             .collect()
     });
+    drop(quiet);
     let mut report = Report { out_dir: plan.out_dir.clone(), warnings: sources.warnings.clone(), ..Report::default() };
     let mut diagnostics = Vec::new();
     let mut failed = 0;

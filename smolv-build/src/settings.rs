@@ -15,7 +15,7 @@ use crate::source::Language;
 /// The `SMOLV_REMOTE_CACHE*` ones are left out: they change where entries
 /// come from, never the output (and Cargo would keep the header's value in
 /// its fingerprint files).
-pub(crate) const ENV_KNOBS: [&str; 7] = [
+pub(crate) const ENV_KNOBS: [&str; 8] = [
     "SMOLV_CACHE_DIR",
     "SMOLV_REPORT",
     "SMOLV_SPIRV_OPT",
@@ -23,6 +23,7 @@ pub(crate) const ENV_KNOBS: [&str; 7] = [
     "SMOLV_PACKING",
     "SMOLV_SIZE_GOAL",
     "SMOLV_SLANGC",
+    "SMOLV_GLSLC",
 ];
 
 /// A set, non-empty environment variable.
@@ -77,6 +78,8 @@ pub(crate) struct Settings {
     pub(crate) hlsl: HlslOptions,
     /// The `slangc` binary that compiles `.slang` files, if found.
     pub(crate) slangc: Option<PathBuf>,
+    /// The `glslc` binary that compiles HLSL with 16-bit types, if found.
+    pub(crate) glslc: Option<PathBuf>,
 }
 
 /// Everything one build needs.

@@ -335,3 +335,85 @@ fn slang_takes_defines_and_variants() {
     assert_eq!(names, ["color.slang#fs_main", "color.slang@red#fs_main"]);
     assert_ne!(module_spirv(dir.path(), names[0]).1, module_spirv(dir.path(), names[1]).1);
 }
+
+/// HLSL's `half` arithmetic, through an include: a 32-bit float marked
+/// `RelaxedPrecision` by default, a real 16-bit float with
+/// `hlsl_16bit_types` (glslc's `-fhlsl-16bit-types`).
+const HLSL_HALF: &str = "\
+#include \"tone.hlsli\"
+float4 Main(float4 color : COLOR0) : SV_Target0 {
+    half4 c = (half4)color;
+    return (float4)(c * TONE);
+}
+";
+
+/// `OpCapability` operands and `OpTypeFloat` widths of a module.
+fn capabilities_and_float_widths(spirv: &[u32]) -> (Vec<u32>, Vec<u32>) {
+    const OP_CAPABILITY: u32 = 17;
+    const OP_TYPE_FLOAT: u32 = 22;
+    let (mut capabilities, mut widths) = (Vec::new(), Vec::new());
+    let mut at = 5;
+    while at < spirv.len() {
+        let (count, opcode) = ((spirv[at] >> 16) as usize, spirv[at] & 0xffff);
+        match opcode {
+            OP_CAPABILITY => capabilities.push(spirv[at + 1]),
+            OP_TYPE_FLOAT => widths.push(spirv[at + 2]),
+            _ => {}
+        }
+        at += count.max(1);
+    }
+    (capabilities, widths)
+}
+
+/// SPIR-V's `Float16` capability.
+const FLOAT16: u32 = 9;
+
+#[test]
+fn hlsl_16bit_types_make_half_a_16_bit_float() {
+    let dir = tree(&[("shaders/tone.frag.hlsl", HLSL_HALF), ("shaders/tone.hlsli", "#define TONE (half)0.5\n")]);
+    // Files written just now may still be being edited: the cache keeps no
+    // hash for them, so a rebuild would compile again.
+    age(&dir.path().join("shaders/tone.hlsli"));
+    let mut plain = config(dir.path());
+    plain.hlsl_entry_point("Main");
+    assert_eq!(plain.try_compile().unwrap().compiled, 1);
+    let (_, spirv) = module_spirv(dir.path(), "tone.frag.hlsl");
+    let (capabilities, widths) = capabilities_and_float_widths(&spirv);
+    assert!(!capabilities.contains(&FLOAT16) && !widths.contains(&16), "no 16-bit floats without the option");
+
+    let mut sixteen = config(dir.path());
+    sixteen.hlsl_entry_point("Main").hlsl_16bit_types(true);
+    let report = sixteen.try_compile().unwrap();
+    assert_eq!((report.compiled, report.cache_hits), (1, 0), "the option is part of the cache key");
+    let (path, spirv) = module_spirv(dir.path(), "tone.frag.hlsl");
+    let (capabilities, widths) = capabilities_and_float_widths(&spirv);
+    assert!(capabilities.contains(&FLOAT16), "Float16 declared: {capabilities:?}");
+    assert!(widths.contains(&16), "a 16-bit float type: {widths:?}");
+    assert_valid(&path);
+    assert_eq!(report.modules[0].entry_point, "Main");
+
+    // glslc's depfile names the include: editing it recompiles.
+    assert_eq!(sixteen.try_compile().unwrap().cache_hits, 1, "unchanged: a hit");
+    let include = dir.path().join("shaders/tone.hlsli");
+    std::fs::write(&include, "#define TONE (half)0.25\n").unwrap();
+    age(&include);
+    let edited = sixteen.try_compile().unwrap();
+    assert_eq!((edited.compiled, edited.cache_hits), (1, 0), "the include changed: {edited:?}");
+}
+
+#[test]
+fn hlsl_16bit_errors_are_located_and_a_missing_glslc_says_how_to_install_it() {
+    let bad = "float4 Main(float4 color : COLOR0) : SV_Target0 {\n    half4 c = (half4)colour;\n    return c;\n}\n";
+    let dir = tree(&[("shaders/bad.frag.hlsl", bad)]);
+    let mut sixteen = config(dir.path());
+    sixteen.hlsl_entry_point("Main").hlsl_16bit_types(true);
+    let Err(Error::Compile { diagnostics, .. }) = sixteen.try_compile() else { panic!("colour is undeclared") };
+    let d = &diagnostics[0];
+    assert_eq!((d.path.file_name().unwrap().to_str(), d.line), (Some("bad.frag.hlsl"), 2), "{d}");
+    assert!(d.message.contains("colour"), "{d}");
+
+    let mut missing = config(dir.path());
+    missing.hlsl_16bit_types(true).glslc(dir.path().join("no-such-glslc"));
+    let Err(Error::Compile { diagnostics, .. }) = missing.try_compile() else { panic!("there is no glslc") };
+    assert!(diagnostics[0].message.contains("apt-get install glslc"), "{}", diagnostics[0]);
+}

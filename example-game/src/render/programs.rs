@@ -99,7 +99,7 @@ impl Program {
             Self::Bullets => sprite("sprite.frag@additive", &[(0, Value::I32(2))]),
             Self::Particles => ProgramSpec {
                 vertex: "particle.vert",
-                fragment: "particle.frag",
+                fragment: "particle.slang#fs_main",
                 specialization: &[],
                 layout: VertexLayout::Particle,
                 scene: true,

@@ -1,12 +1,17 @@
 //! Frontends: shader source to SPIR-V.
 //!
-//! GLSL and HLSL go through shaderc (`glsl.rs`), WGSL through naga
+//! GLSL and HLSL go through shaderc (`glsl.rs`), but HLSL with 16-bit
+//! types through the `glslc` binary (`glslc.rs`), WGSL through naga
 //! (`wgsl.rs`), Slang through the `slangc` binary (`slang.rs`); precompiled
-//! SPIR-V is checked and taken as it is (`spirv.rs`). Each reports every file it read, so the cache and Cargo can
-//! track includes, and every error as a located [`Diagnostic`].
+//! SPIR-V is checked and taken as it is (`spirv.rs`). Each reports every
+//! file it read, so the cache and Cargo can track includes, and every error
+//! as a located [`Diagnostic`].
 
+mod external;
 #[cfg(feature = "shaderc")]
 mod glsl;
+mod glslang_log;
+mod glslc;
 mod slang;
 mod spirv;
 #[cfg(feature = "wgsl")]
@@ -14,6 +19,7 @@ mod wgsl;
 
 use std::path::PathBuf;
 
+pub(crate) use glslc::{compiles as compiles_with_glslc, find_glslc, identity as glslc_identity};
 pub(crate) use slang::{find_slangc, identity as slangc_identity};
 
 use smolv_runtime::reflect::ShaderStage;
@@ -57,6 +63,9 @@ pub(crate) fn compile(job: &Job, source: &[u8], settings: &Settings) -> Result<C
     }
     if job.language == Language::Slang {
         return slang::compile(job, settings);
+    }
+    if glslc::compiles(job, settings) {
+        return glslc::compile(job, settings);
     }
     let source = std::str::from_utf8(source)
         .map_err(|e| vec![Diagnostic::whole_file(&job.path, format!("the shader is not UTF-8 text: {e}"))])?;

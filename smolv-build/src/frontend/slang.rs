@@ -16,11 +16,11 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use smolv_runtime::reflect::Reflection;
 
+use super::external::{Scratch, hash_read, missing_candidates, parse_depfile, words};
 use super::{Compiled, CompiledModule};
 use crate::cache::Cache;
 use crate::error::Diagnostic;
@@ -50,25 +50,6 @@ pub(crate) fn identity(slangc: &Path, cache: &Cache) -> String {
     format!("slangc [{}];", tool::identity(slangc, "-v", cache))
 }
 
-/// A directory of its own for one job's `slangc` outputs, removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> std::io::Result<Self> {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let name = format!("smolv-slangc-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
-        let dir = std::env::temp_dir().join(name);
-        std::fs::create_dir_all(&dir)?;
-        Ok(Self(dir))
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Diagnostic>> {
     let fail = |message: String| vec![Diagnostic::whole_file(&job.path, message)];
     let slangc = settings.slangc.as_deref().ok_or_else(|| fail(INSTALL_HINT.to_owned()))?;
@@ -76,7 +57,7 @@ pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Di
     let started = SystemTime::now();
     let common = common_args(job, settings);
 
-    let reflection = scratch.0.join("reflection.json");
+    let reflection = scratch.path().join("reflection.json");
     let mut list = Command::new(slangc);
     list.args(&common).arg("-no-codegen").arg("-reflection-json").arg(&reflection);
     let mut warnings = run(&mut list, slangc, job)?;
@@ -92,7 +73,8 @@ pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Di
     let mut modules = Vec::new();
     let mut read = Vec::new();
     for (index, entry) in entry_points.iter().enumerate() {
-        let (output, depfile) = (scratch.0.join(format!("{index}.spv")), scratch.0.join(format!("{index}.d")));
+        let (output, depfile) =
+            (scratch.path().join(format!("{index}.spv")), scratch.path().join(format!("{index}.d")));
         let mut command = Command::new(slangc);
         command
             .args(&common)
@@ -204,14 +186,6 @@ fn entry_points(json: &[u8]) -> Result<Vec<String>, String> {
         .collect()
 }
 
-/// Little-endian words of a SPIR-V module, if it is one.
-fn words(bytes: &[u8]) -> Option<Vec<u32>> {
-    if bytes.len() < 20 || !bytes.len().is_multiple_of(4) || bytes[..4] != 0x0723_0203u32.to_le_bytes() {
-        return None;
-    }
-    Some(bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
-}
-
 /// Rewrites `OpSource` languages newer than SPIRV-Tools 2023.1 knows
 /// (Slang is 11) to Unknown, so that every SPIRV-Tools accepts the module.
 fn patch_source_language(spirv: &mut [u32]) {
@@ -227,87 +201,6 @@ fn patch_source_language(spirv: &mut [u32]) {
         }
         at += count;
     }
-}
-
-/// The prerequisites of a Make rule as slangc's `-depfile` writes it
-/// (`out.spv: a.slang b\ c.slang`): `\ ` is a space, `\` at a line's end
-/// continues it, `$$` is `$`.
-fn parse_depfile(text: &str) -> Vec<PathBuf> {
-    let joined = text.replace("\\\r\n", " ").replace("\\\n", " ");
-    let mut paths = Vec::new();
-    for line in joined.lines() {
-        let Some(colon) = rule_colon(line) else { continue };
-        let mut current = String::new();
-        let mut chars = line[colon + 1..].chars().peekable();
-        while let Some(c) = chars.next() {
-            match c {
-                '\\' if matches!(chars.peek(), Some(' ' | '#' | '\\')) => current.extend(chars.next()),
-                '$' if chars.peek() == Some(&'$') => current.extend(chars.next()),
-                c if c.is_whitespace() => {
-                    if !current.is_empty() {
-                        paths.push(PathBuf::from(std::mem::take(&mut current)));
-                    }
-                }
-                c => current.push(c),
-            }
-        }
-        if !current.is_empty() {
-            paths.push(PathBuf::from(current));
-        }
-    }
-    paths
-}
-
-/// The colon that ends a rule's target: the first `: ` (or `:` at the
-/// end), so a Windows drive letter (`C:\…`) in the target is not taken.
-fn rule_colon(line: &str) -> Option<usize> {
-    line.match_indices(':')
-        .map(|(at, _)| at)
-        .find(|&at| line[at + 1..].starts_with([' ', '\t']) || at + 1 == line.len())
-}
-
-/// The blake3 of a file slangc read, or, if it was modified after the
-/// compile started (or within the two seconds before, for file systems
-/// with coarse timestamps), a value no content hashes to: the bytes slangc
-/// read are unknown, so the cache entry must never be reused.
-fn hash_read(path: &Path, started: SystemTime) -> [u8; 32] {
-    const UNKNOWN: [u8; 32] = [0; 32];
-    let Ok(bytes) = std::fs::read(path) else {
-        return UNKNOWN;
-    };
-    let window = started.checked_sub(Duration::from_secs(2)).unwrap_or(SystemTime::UNIX_EPOCH);
-    match std::fs::metadata(path).and_then(|m| m.modified()) {
-        Ok(modified) if modified < window => *blake3::hash(&bytes).as_bytes(),
-        _ => UNKNOWN,
-    }
-}
-
-/// Where a file that slangc found would have been found first, had it
-/// existed: the same file name in the directories searched before its own
-/// (the job's directory, then the include directories). A file appearing
-/// there would shadow it, so the cache entry records them.
-fn missing_candidates(job: &Job, settings: &Settings, read: &[PathBuf]) -> Vec<PathBuf> {
-    let search: Vec<PathBuf> = job
-        .path
-        .parent()
-        .map(Path::to_owned)
-        .into_iter()
-        .chain(settings.include_dirs.iter().cloned())
-        .map(|dir| dir.canonicalize().unwrap_or(dir))
-        .collect();
-    let mut missing = Vec::new();
-    for path in read {
-        let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else { continue };
-        for earlier in search.iter().take_while(|earlier| earlier.as_path() != dir) {
-            let candidate = earlier.join(name);
-            if !candidate.exists() {
-                missing.push(candidate);
-            }
-        }
-    }
-    missing.sort();
-    missing.dedup();
-    missing
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -468,16 +361,6 @@ mod tests {
     }
 
     #[test]
-    fn depfiles_read_as_make_rules() {
-        let text = "/tmp/x/0.spv: /src/tri.slang /src/my\\ common.slang \\\n  /src/defs.h\n";
-        assert_eq!(
-            parse_depfile(text),
-            [PathBuf::from("/src/tri.slang"), PathBuf::from("/src/my common.slang"), PathBuf::from("/src/defs.h")]
-        );
-        assert_eq!(parse_depfile("C:\\out\\0.spv: C:\\src\\a.slang\n"), [PathBuf::from("C:\\src\\a.slang")]);
-    }
-
-    #[test]
     fn slang_s_source_language_becomes_unknown() {
         // Header, then OpSource Slang 1 (3 words), then OpSource GLSL 450.
         let mut spirv = vec![0x0723_0203, 0x0001_0500, 0, 10, 0, (3 << 16) | OP_SOURCE, 11, 1, (3 << 16) | 3, 2, 450];
@@ -494,16 +377,5 @@ mod tests {
         assert_eq!(entry_points(json).unwrap(), ["vs_main", "fs_main"]);
         assert_eq!(entry_points(b"{}").unwrap(), Vec::<String>::new());
         assert!(entry_points(b"not json").unwrap_err().contains("does not parse"));
-    }
-
-    #[test]
-    fn a_file_edited_during_the_compile_is_never_reused() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("common.slang");
-        std::fs::write(&path, "module common;").unwrap();
-        let started_later = SystemTime::now() + Duration::from_secs(60);
-        assert_eq!(hash_read(&path, started_later), *blake3::hash(b"module common;").as_bytes());
-        assert_eq!(hash_read(&path, SystemTime::now()), [0; 32], "modified just now: unknown");
-        assert_eq!(hash_read(&dir.path().join("gone.slang"), started_later), [0; 32]);
     }
 }

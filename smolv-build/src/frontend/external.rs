@@ -1,0 +1,150 @@
+//! What the frontends that run a compiler binary (`slangc`, `glslc`)
+//! share: a scratch directory for its outputs, and the files it read, from
+//! the Make-style depfile it writes, with the hashes the cache keys them by.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime};
+
+use crate::settings::Settings;
+use crate::source::Job;
+
+/// A directory of its own for one job's compiler outputs, removed on drop.
+pub(super) struct Scratch(PathBuf);
+
+impl Scratch {
+    pub(super) fn new() -> std::io::Result<Self> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let name = format!("smolv-compile-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+        let dir = std::env::temp_dir().join(name);
+        std::fs::create_dir_all(&dir)?;
+        Ok(Self(dir))
+    }
+
+    /// The directory.
+    pub(super) fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Little-endian words of a SPIR-V module, if it is one.
+pub(super) fn words(bytes: &[u8]) -> Option<Vec<u32>> {
+    if bytes.len() < 20 || !bytes.len().is_multiple_of(4) || bytes[..4] != 0x0723_0203u32.to_le_bytes() {
+        return None;
+    }
+    Some(bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+}
+
+/// The prerequisites of a Make rule as `slangc -depfile` and `glslc -MD`
+/// write it
+/// (`out.spv: a.slang b\ c.slang`): `\ ` is a space, `\` at a line's end
+/// continues it, `$$` is `$`.
+pub(super) fn parse_depfile(text: &str) -> Vec<PathBuf> {
+    let joined = text.replace("\\\r\n", " ").replace("\\\n", " ");
+    let mut paths = Vec::new();
+    for line in joined.lines() {
+        let Some(colon) = rule_colon(line) else { continue };
+        let mut current = String::new();
+        let mut chars = line[colon + 1..].chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' if matches!(chars.peek(), Some(' ' | '#' | '\\')) => current.extend(chars.next()),
+                '$' if chars.peek() == Some(&'$') => current.extend(chars.next()),
+                c if c.is_whitespace() => {
+                    if !current.is_empty() {
+                        paths.push(PathBuf::from(std::mem::take(&mut current)));
+                    }
+                }
+                c => current.push(c),
+            }
+        }
+        if !current.is_empty() {
+            paths.push(PathBuf::from(current));
+        }
+    }
+    paths
+}
+
+/// The colon that ends a rule's target: the first `: ` (or `:` at the
+/// end), so a Windows drive letter (`C:\…`) in the target is not taken.
+fn rule_colon(line: &str) -> Option<usize> {
+    line.match_indices(':')
+        .map(|(at, _)| at)
+        .find(|&at| line[at + 1..].starts_with([' ', '\t']) || at + 1 == line.len())
+}
+
+/// The blake3 of a file the compiler read, or, if it was modified after the
+/// compile started (or within the two seconds before, for file systems
+/// with coarse timestamps), a value no content hashes to: the bytes it
+/// read are unknown, so the cache entry must never be reused.
+pub(super) fn hash_read(path: &Path, started: SystemTime) -> [u8; 32] {
+    const UNKNOWN: [u8; 32] = [0; 32];
+    let Ok(bytes) = std::fs::read(path) else {
+        return UNKNOWN;
+    };
+    let window = started.checked_sub(Duration::from_secs(2)).unwrap_or(SystemTime::UNIX_EPOCH);
+    match std::fs::metadata(path).and_then(|m| m.modified()) {
+        Ok(modified) if modified < window => *blake3::hash(&bytes).as_bytes(),
+        _ => UNKNOWN,
+    }
+}
+
+/// Where a file that the compiler found would have been found first, had it
+/// existed: the same file name in the directories searched before its own
+/// (the job's directory, then the include directories). A file appearing
+/// there would shadow it, so the cache entry records them.
+pub(super) fn missing_candidates(job: &Job, settings: &Settings, read: &[PathBuf]) -> Vec<PathBuf> {
+    let search: Vec<PathBuf> = job
+        .path
+        .parent()
+        .map(Path::to_owned)
+        .into_iter()
+        .chain(settings.include_dirs.iter().cloned())
+        .map(|dir| dir.canonicalize().unwrap_or(dir))
+        .collect();
+    let mut missing = Vec::new();
+    for path in read {
+        let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else { continue };
+        for earlier in search.iter().take_while(|earlier| earlier.as_path() != dir) {
+            let candidate = earlier.join(name);
+            if !candidate.exists() {
+                missing.push(candidate);
+            }
+        }
+    }
+    missing.sort();
+    missing.dedup();
+    missing
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depfiles_read_as_make_rules() {
+        let text = "/tmp/x/0.spv: /src/tri.slang /src/my\\ common.slang \\\n  /src/defs.h\n";
+        assert_eq!(
+            parse_depfile(text),
+            [PathBuf::from("/src/tri.slang"), PathBuf::from("/src/my common.slang"), PathBuf::from("/src/defs.h")]
+        );
+        assert_eq!(parse_depfile("C:\\out\\0.spv: C:\\src\\a.slang\n"), [PathBuf::from("C:\\src\\a.slang")]);
+    }
+
+    #[test]
+    fn a_file_edited_during_the_compile_is_never_reused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("common.slang");
+        std::fs::write(&path, "module common;").unwrap();
+        let started_later = SystemTime::now() + Duration::from_secs(60);
+        assert_eq!(hash_read(&path, started_later), *blake3::hash(b"module common;").as_bytes());
+        assert_eq!(hash_read(&path, SystemTime::now()), [0; 32], "modified just now: unknown");
+        assert_eq!(hash_read(&dir.path().join("gone.slang"), started_later), [0; 32]);
+    }
+}
