@@ -421,18 +421,23 @@ pub(crate) mod tests {
         }
     }
 
-    #[test]
-    fn the_key_changes_when_the_compiler_identity_changes() {
-        let job = Job {
+    /// A GLSL fragment-shader job for the file at `path`.
+    fn fragment_job(path: impl Into<PathBuf>) -> Job {
+        Job {
             name: "a.frag".to_owned(),
-            path: PathBuf::from("shaders/a.frag"),
+            path: path.into(),
             language: Language::Glsl,
             stage: Some(ShaderStage::Fragment),
             entry_point: "main".to_owned(),
             defines: Vec::new(),
             variant: None,
             spec_constants: Vec::new(),
-        };
+        }
+    }
+
+    #[test]
+    fn the_key_changes_when_the_compiler_identity_changes() {
+        let job = fragment_job("shaders/a.frag");
         let paths = PortablePaths::new([job.path.as_path()], []);
         let key = |identity: &str| job_key(&job, &settings(), &paths, identity, b"#version 450\nvoid main() {}\n");
         let linked = "shaderc [blake3=0123 glslang Khronos. 12.0.0];naga 30.0.1;";
@@ -445,18 +450,8 @@ pub(crate) mod tests {
 
     #[test]
     fn keys_name_paths_relative_to_the_root_unless_debug_info_names_them() {
-        let job_in = |root: &str| Job {
-            name: "a.frag".to_owned(),
-            path: PathBuf::from(format!("{root}/shaders/a.frag")),
-            language: Language::Glsl,
-            stage: Some(ShaderStage::Fragment),
-            entry_point: "main".to_owned(),
-            defines: Vec::new(),
-            variant: None,
-            spec_constants: Vec::new(),
-        };
         let key = |root: &str, strip_debug: bool| {
-            let job = job_in(root);
+            let job = fragment_job(format!("{root}/shaders/a.frag"));
             let settings =
                 Settings { strip_debug, include_dirs: vec![PathBuf::from(format!("{root}/include"))], ..settings() };
             let paths = PortablePaths::new([job.path.as_path()], settings.include_dirs.iter().map(PathBuf::as_path));
