@@ -13,6 +13,8 @@ echo "==> smolv-runtime without default features (no_std + alloc)"
 cargo build -p smolv-runtime --no-default-features --locked
 echo "==> cargo test --workspace"
 cargo test --workspace --locked "$@"
+echo "==> the example game's hot reload test (needs the hot-reload feature)"
+cargo test --locked -p example-game --features hot-reload --test hot_reload
 echo "==> the README's first command: the example game headless, release build"
 cargo run --release --locked -p example-game -- --headless --frames 120 --validation --screenshot target/shot.png
 echo "==> cargo install --path cargo-smolv"

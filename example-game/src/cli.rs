@@ -59,6 +59,17 @@ pub(crate) struct Args {
     /// Where --watch reads the shaders from [default: the game's shaders/].
     #[arg(long, value_name = "DIR", requires = "watch")]
     pub(crate) shader_dir: Option<PathBuf>,
+    /// With --watch, headless: write the frame after each reload (or
+    /// refused reload) to DIR/reload-N.png.
+    #[cfg(feature = "hot-reload")]
+    #[arg(long, value_name = "DIR", requires = "watch", requires = "headless")]
+    pub(crate) reload_screenshots: Option<PathBuf>,
+    /// With --watch, headless: edit post.frag in the shader directory 20
+    /// times, print the p50 and p95 from edit to the first frame drawn with
+    /// the new pipeline, and stop.
+    #[cfg(feature = "hot-reload")]
+    #[arg(long, requires = "watch", requires = "headless")]
+    pub(crate) reload_bench: bool,
 }
 
 fn parse_size(text: &str) -> Result<(u32, u32), String> {

@@ -10,6 +10,7 @@ use crate::error::GameError;
 use crate::game::World;
 use crate::gpu::{Buffer, Context, Image};
 use crate::pilot::scripted_input;
+use crate::reload::{FrameNews, HotReload};
 use crate::render::{FrameSync, Renderer, Target};
 use crate::report::{self, RunSummary};
 use crate::shaders::Shaders;
@@ -22,7 +23,11 @@ const OUTPUT_FORMAT: vk::Format = vk::Format::R8G8B8A8_UNORM;
 pub(crate) const DEFAULT_FRAMES: u64 = 120;
 
 /// Plays the scripted game off-screen.
-pub(crate) fn run(args: &Args, shaders: &Shaders) -> Result<Outcome, GameError> {
+pub(crate) fn run(
+    args: &Args,
+    shaders: &mut Shaders,
+    mut reload: Option<&mut HotReload>,
+) -> Result<Outcome, GameError> {
     let context = Context::new(validation_mode(args), &[])?;
     let extent = vk::Extent2D { width: args.size.0, height: args.size.1 };
     let output = Image::new(
@@ -47,12 +52,24 @@ pub(crate) fn run(args: &Args, shaders: &Shaders) -> Result<Outcome, GameError> 
     let frames = args.frames.unwrap_or(DEFAULT_FRAMES);
     let mut world = World::new(args.seed);
     let start = Instant::now();
+    let mut played = 0;
     for frame in 0..frames {
         world.step(&scripted_input(&world, frame));
+        played += 1;
+        let news = match reload.as_deref_mut() {
+            Some(reload) => reload.before_frame(shaders, &mut renderer)?,
+            None => FrameNews::default(),
+        };
         let last = frame + 1 == frames;
-        let readback = (last && args.screenshot.is_some()).then_some(&readback);
-        renderer.draw(&context, &world, target, FrameSync::default(), readback)?;
+        let read = (last && args.screenshot.is_some()) || news.capture;
+        renderer.draw(&context, &world, target, FrameSync::default(), read.then_some(&readback))?;
+        if let Some(reload) = reload.as_deref_mut() {
+            if !reload.after_frame(&news, &renderer, Some((&readback, extent, OUTPUT_FORMAT)))? {
+                break;
+            }
+        }
     }
+    let frames = played;
     renderer.wait()?;
     let frame_time = start.elapsed();
     if let Some(path) = &args.screenshot {

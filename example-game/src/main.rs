@@ -62,16 +62,21 @@ fn main() -> ExitCode {
         Ok(args) => args,
         Err(e) => return usage_error(&e),
     };
-    let shaders = match shaders::Shaders::load() {
+    let mut shaders = match shaders::Shaders::load() {
         Ok(shaders) => shaders,
         Err(e) => return fail(&e),
     };
-    // Watches for the whole run; each reload is printed as it happens.
-    let _reload = match reload::HotReload::start(&args) {
+    // Watches for the whole run; the frame loops rebuild the pipelines of
+    // each reloaded shader and print the reload once they are in.
+    let mut reload = match reload::HotReload::start(&args) {
         Ok(reload) => reload,
         Err(e) => return fail(&e),
     };
-    let outcome = if args.is_headless() { headless::run(&args, &shaders) } else { window::run(&args, &shaders) };
+    let outcome = if args.is_headless() {
+        headless::run(&args, &mut shaders, reload.as_mut())
+    } else {
+        window::run(&args, &mut shaders, reload.as_mut())
+    };
     match outcome {
         Ok(outcome) => {
             print!("{}", outcome.table);

@@ -3,29 +3,61 @@
 //! smolv-reload watches the sources (the game's `shaders/`, or
 //! `--shader-dir`), recompiles every edit and every shader that includes
 //! an edited file with the settings `build.rs` used, and publishes the new
-//! SPIR-V to the embedded set; it prints `reloaded <shader> in <N> ms`, or
-//! each `shader error: path:line:col: message` and keeps the old shader.
-//! [`HotReload::poll`] tells the frame loop which shaders changed, and
-//! [`Shaders::refresh`](crate::shaders::Shaders::refresh) decodes them
-//! again for the pipelines built from them.
+//! SPIR-V to the embedded set. Before each frame [`HotReload::before_frame`]
+//! takes the reloaded shaders, decodes them again
+//! ([`Shaders::refresh`](crate::shaders::Shaders::refresh)) and has the
+//! pipeline manager rebuild their pipelines in the background; once all of
+//! a shader's pipelines are swapped in it prints `reloaded <shader> in
+//! <N> ms`, from the edit seen to the new pipelines ready. A shader that
+//! does not compile prints each `shader error: path:line:col: message`; a
+//! shader whose pipelines cannot take it (new bindings) prints why; both
+//! keep the old pipelines.
 //!
 //! Without the feature [`HotReload`] cannot exist, and `--watch` says how
 //! to build the game with it.
 
+#[cfg(feature = "hot-reload")]
+mod bench;
+
 use crate::cli::Args;
 use crate::error::GameError;
+use crate::render::Renderer;
+use crate::shaders::Shaders;
 
-/// A running watcher, and the last thing it reported (for the window
-/// title).
+/// A running watcher, the reloads whose pipelines are being rebuilt, and
+/// the last thing it reported (for the window title).
 #[cfg(feature = "hot-reload")]
 pub(crate) struct HotReload {
     watcher: smolv_reload::Watcher,
     status: Option<String>,
+    pending: Vec<Pending>,
+    /// `--reload-screenshots`: where the frame after each reload goes.
+    screenshots: Option<std::path::PathBuf>,
+    taken: u64,
+    bench: Option<bench::Bench>,
+}
+
+/// A reloaded shader whose pipelines are being rebuilt.
+#[cfg(feature = "hot-reload")]
+struct Pending {
+    name: String,
+    seen: std::time::Instant,
+    rebuild: crate::render::Rebuild,
 }
 
 /// Without the `hot-reload` feature there is never a watcher.
 #[cfg(not(feature = "hot-reload"))]
 pub(crate) enum HotReload {}
+
+/// What [`HotReload::before_frame`] says about the frame about to be drawn.
+#[derive(Debug, Default)]
+pub(crate) struct FrameNews {
+    /// Shaders whose new pipelines this frame is the first to use.
+    pub(crate) landed: Vec<String>,
+    /// Whether to read this frame back (`--reload-screenshots`): a reload
+    /// landed or was refused.
+    pub(crate) capture: bool,
+}
 
 impl HotReload {
     /// Starts watching if `--watch` asks for it.
@@ -37,13 +69,23 @@ impl HotReload {
         // Only in a hot-reload build: the source path is in the binary.
         let dir =
             args.shader_dir.clone().unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders"));
+        // The game prints the events itself: a reload once its pipelines are in.
         let watcher = smolv_reload::Reloader::new()
             .set(crate::shaders::embedded_set())
             .shader_dir(&dir)
+            .quiet(true)
             .start()
             .map_err(|e| GameError::HotReload(e.to_string()))?;
         eprintln!("watching {} for shader edits", dir.display());
-        Ok(Some(Self { watcher, status: None }))
+        let bench = args.reload_bench.then(|| bench::Bench::new(&dir)).transpose()?;
+        Ok(Some(Self {
+            watcher,
+            status: None,
+            pending: Vec::new(),
+            screenshots: args.reload_screenshots.clone(),
+            taken: 0,
+            bench,
+        }))
     }
 
     /// `--watch` in a build without the feature: how to get one.
@@ -58,27 +100,107 @@ impl HotReload {
         Ok(None)
     }
 
-    /// The shaders reloaded since the last call, in order; the status line
-    /// follows the last event.
-    #[allow(dead_code, reason = "the frame loops call it once the pipeline manager rebuilds pipelines (#17)")]
-    pub(crate) fn poll(&mut self) -> Vec<String> {
+    /// Before a frame: takes the watcher's events, decodes each reloaded
+    /// shader again and has the renderer rebuild its pipelines, and prints
+    /// the reloads whose pipelines are all in (this frame draws with them).
+    pub(crate) fn before_frame(
+        &mut self,
+        shaders: &mut Shaders,
+        renderer: &mut Renderer,
+    ) -> Result<FrameNews, GameError> {
         #[cfg(feature = "hot-reload")]
         {
-            let mut reloaded = Vec::new();
-            for event in self.watcher.events().try_iter() {
-                self.status = Some(event.summary());
-                if let smolv_reload::Event::Reloaded { name, .. } = event {
-                    reloaded.push(name);
+            let mut news = FrameNews::default();
+            if let Some(bench) = &mut self.bench {
+                bench.before_frame()?;
+            }
+            for event in self.watcher.events().try_iter().collect::<Vec<_>>() {
+                match event {
+                    smolv_reload::Event::Reloaded { name, seen, .. } => {
+                        let previous = shaders.refresh(&name)?;
+                        match renderer.rebuild(shaders, &name) {
+                            Ok(rebuild) => self.pending.push(Pending { name, seen, rebuild }),
+                            Err(error) => {
+                                shaders.restore(previous);
+                                self.report(format!("kept the previous {name}: {error}"));
+                                news.capture = true;
+                            }
+                        }
+                    }
+                    event => {
+                        eprintln!("{event}");
+                        self.status = Some(event.summary());
+                        news.capture = true;
+                    }
                 }
             }
-            reloaded
+            let mut still = Vec::new();
+            for pending in std::mem::take(&mut self.pending) {
+                match pending.rebuild.state() {
+                    crate::render::RebuildState::Building => still.push(pending),
+                    crate::render::RebuildState::Ready(at) => {
+                        let ms = at.saturating_duration_since(pending.seen).as_millis();
+                        self.report(format!("reloaded {} in {ms} ms", pending.name));
+                        news.landed.push(pending.name);
+                        news.capture = true;
+                    }
+                    crate::render::RebuildState::Failed(why) => {
+                        self.report(format!("kept the previous {}: {why}", pending.name));
+                        news.capture = true;
+                    }
+                }
+            }
+            self.pending = still;
+            news.capture &= self.screenshots.is_some();
+            Ok(news)
         }
         #[cfg(not(feature = "hot-reload"))]
-        match *self {}
+        {
+            let _ = (shaders, renderer);
+            match *self {}
+        }
+    }
+
+    /// After a frame was submitted: writes the `--reload-screenshots` image
+    /// from `readback` when the frame was captured, and times the bench.
+    /// Returns whether to go on (false once `--reload-bench` is done).
+    pub(crate) fn after_frame(
+        &mut self,
+        news: &FrameNews,
+        renderer: &Renderer,
+        readback: Option<(&crate::gpu::Buffer, ash::vk::Extent2D, ash::vk::Format)>,
+    ) -> Result<bool, GameError> {
+        #[cfg(feature = "hot-reload")]
+        {
+            if news.capture {
+                if let (Some(dir), Some((buffer, extent, format))) = (&self.screenshots, readback) {
+                    renderer.wait()?;
+                    self.taken += 1;
+                    let path = dir.join(format!("reload-{}.png", self.taken));
+                    crate::screenshot::write_png(&path, &buffer.read(), extent, format)?;
+                    eprintln!("screenshot {}", path.display());
+                }
+            }
+            match &mut self.bench {
+                Some(bench) => bench.after_frame(&news.landed, renderer),
+                None => Ok(true),
+            }
+        }
+        #[cfg(not(feature = "hot-reload"))]
+        {
+            let _ = (news, renderer, readback);
+            match *self {}
+        }
+    }
+
+    /// Prints `line` and shows it in the title.
+    #[cfg(feature = "hot-reload")]
+    fn report(&mut self, line: String) {
+        eprintln!("{line}");
+        self.status = Some(line);
     }
 
     /// The last reload or error, for the window title.
-    #[allow(dead_code, reason = "the window shows it once the pipeline manager rebuilds pipelines (#17)")]
     pub(crate) fn status(&self) -> Option<&str> {
         #[cfg(feature = "hot-reload")]
         {

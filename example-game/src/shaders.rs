@@ -67,19 +67,28 @@ impl Shaders {
             .ok_or_else(|| GameError::Shader { name: name.to_owned(), reason: "not embedded".to_owned() })
     }
 
-    /// Decodes the modules in `names` again (after a hot reload published
-    /// new SPIR-V for them), with their reflection.
+    /// Decodes module `name` again (after a hot reload published new
+    /// SPIR-V for it), with its reflection; returns the previous one, for
+    /// [`restore`](Self::restore) when its pipelines cannot take the new one.
     #[cfg(feature = "hot-reload")]
-    #[allow(dead_code, reason = "the frame loops call it once the pipeline manager rebuilds pipelines (#17)")]
-    pub(crate) fn refresh(&mut self, names: &[String]) -> Result<(), GameError> {
-        for module in self.modules.iter_mut().filter(|m| names.contains(&m.name)) {
-            *module = embedded::decode(
-                embedded_set()
-                    .get(&module.name)
-                    .map_err(|e| GameError::Shader { name: module.name.clone(), reason: e.to_string() })?,
-            )?;
+    pub(crate) fn refresh(&mut self, name: &str) -> Result<LoadedShader, GameError> {
+        let shader =
+            embedded_set().get(name).map_err(|e| GameError::Shader { name: name.to_owned(), reason: e.to_string() })?;
+        let fresh = embedded::decode(shader)?;
+        let module = self
+            .modules
+            .iter_mut()
+            .find(|m| m.name == name)
+            .ok_or_else(|| GameError::Shader { name: name.to_owned(), reason: "not embedded".to_owned() })?;
+        Ok(std::mem::replace(module, fresh))
+    }
+
+    /// Puts a module [`refresh`](Self::refresh) replaced back.
+    #[cfg(feature = "hot-reload")]
+    pub(crate) fn restore(&mut self, previous: LoadedShader) {
+        if let Some(module) = self.modules.iter_mut().find(|m| m.name == previous.name) {
+            *module = previous;
         }
-        Ok(())
     }
 
     /// A pipeline stage of module `name` with `specialization`.

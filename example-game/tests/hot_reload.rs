@@ -2,8 +2,9 @@
 //! validation layer required: editing `post.frag` prints `reloaded
 //! post.frag in N ms`; a syntax error prints `shader error:` with the file
 //! and line and the game plays on; fixing the file recovers; editing
-//! `include/frame.glsl` reloads its four dependents. (That a later frame
-//! shows the edit needs the pipeline manager to rebuild pipelines: #17.)
+//! `include/frame.glsl` reloads its four dependents; the frames after each
+//! reload (read back with `--reload-screenshots`) show the new pipeline,
+//! or the old one after an error or an edit its pipeline layout cannot take.
 #![cfg(feature = "hot-reload")]
 
 mod common;
@@ -36,15 +37,21 @@ struct Running {
     lines: Receiver<String>,
     seen: Vec<String>,
     shaders: PathBuf,
+    screenshots: PathBuf,
 }
 
 impl Running {
     fn start() -> Self {
-        let shaders = scratch("hot-reload").join("shaders");
+        let scratch = scratch("hot-reload");
+        let shaders = scratch.join("shaders");
+        let screenshots = scratch.join("frames");
+        std::fs::create_dir_all(&screenshots).unwrap();
         copy_tree(&Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders"), &shaders);
         let mut child = game()
             .args(["--headless", "--validation", "--size", "64x64", "--frames", "1000000", "--watch", "--shader-dir"])
             .arg(&shaders)
+            .arg("--reload-screenshots")
+            .arg(&screenshots)
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
@@ -58,7 +65,7 @@ impl Running {
                 }
             }
         });
-        let mut running = Self { child, lines, seen: Vec::new(), shaders };
+        let mut running = Self { child, lines, seen: Vec::new(), shaders, screenshots };
         running.until(|line| line.starts_with("watching "));
         running
     }
@@ -79,11 +86,36 @@ impl Running {
         }
     }
 
+    /// The share of pixels of the next frame read back after a reload
+    /// (`reload-N.png`) that are `rgb`, give or take 8 per channel.
+    fn next_frame_share(&mut self, rgb: [u8; 3]) -> f64 {
+        let line = self.until(|line| line.starts_with("screenshot ")).pop().unwrap();
+        let path = PathBuf::from(line.trim_start_matches("screenshot "));
+        assert!(path.starts_with(&self.screenshots), "{path:?}");
+        let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
+        let mut reader = decoder.read_info().unwrap();
+        let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+        let info = reader.next_frame(&mut pixels).unwrap();
+        let channels = info.color_type.samples();
+        let pixels = &pixels[..info.buffer_size()];
+        let near = |p: &[u8]| p.iter().zip(rgb).all(|(&a, b)| a.abs_diff(b) <= 8);
+        let matching = pixels.chunks(channels).filter(|p| near(&p[..3])).count();
+        matching as f64 / (pixels.len() / channels) as f64
+    }
+
     fn edit(&self, file: &str, from: &str, to: &str) {
+        self.edits(file, &[(from, to)]);
+    }
+
+    /// Several replacements, saved at once.
+    fn edits(&self, file: &str, replacements: &[(&str, &str)]) {
         let path = self.shaders.join(file);
-        let text = std::fs::read_to_string(&path).unwrap();
-        assert!(text.contains(from), "{file} holds {from:?}");
-        std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        for (from, to) in replacements {
+            assert!(text.contains(from), "{file} holds {from:?}");
+            text = text.replacen(from, to, 1);
+        }
+        std::fs::write(&path, text).unwrap();
     }
 }
 
@@ -94,25 +126,55 @@ impl Drop for Running {
     }
 }
 
+/// Most of a frame, once the HUD is drawn over the post-processed scene.
+const MOST: f64 = 0.8;
+
 #[test]
 fn watch_reloads_edits_reports_errors_recovers_and_follows_includes() {
     let mut game = Running::start();
+    const ORIGINAL: &str = "color = vec4(c, 1.0);";
+    // Still reading the scene: the pipeline layout stays the same.
+    const MAGENTA: &str = "color = vec4(1.0, 0.0, 1.0, 1.0) + vec4(c, 0.0) * 1e-6;";
+    const GREEN: &str = "color = vec4(0.0, 1.0, 0.0, 1.0) + vec4(c, 0.0) * 1e-6;";
 
-    game.edit("post.frag", "color = vec4(c, 1.0);", "color = vec4(c.bgr, 1.0);");
+    // The output colour changes: the frame after the reload is magenta.
+    game.edit("post.frag", ORIGINAL, MAGENTA);
     let line = game.until(|line| line.starts_with("reloaded post.frag in ")).pop().unwrap();
     assert!(line.ends_with(" ms"), "{line}");
+    let share = game.next_frame_share([255, 0, 255]);
+    assert!(share > MOST, "{share} of the frame after the reload is magenta");
 
-    game.edit("post.frag", "color = vec4(c.bgr, 1.0);", "color = vec4(c.bgr, 1.0) +;");
+    // A syntax error: the error line with file and line, frames unchanged.
+    game.edit("post.frag", MAGENTA, "color = vec4(1.0, 0.0, 1.0, 1.0) +;");
     let post = game.shaders.join("post.frag");
     let broken = std::fs::read_to_string(&post).unwrap().lines().position(|l| l.contains("+;")).unwrap() + 1;
     let read = game.until(|line| line.starts_with("kept the previous post.frag"));
     let prefix = format!("shader error: {}:{broken}:", post.canonicalize().unwrap().display());
     assert!(read.iter().any(|line| line.starts_with(&prefix)), "{prefix} in {read:#?}");
+    let share = game.next_frame_share([255, 0, 255]);
+    assert!(share > MOST, "{share} of the frame after the error is still magenta");
 
-    game.edit("post.frag", "color = vec4(c.bgr, 1.0) +;", "color = vec4(c.bgr, 1.0);");
+    // Fixing the file recovers, with its new colour.
+    game.edit("post.frag", "color = vec4(1.0, 0.0, 1.0, 1.0) +;", GREEN);
+    game.until(|line| line.starts_with("reloaded post.frag in "));
+    let share = game.next_frame_share([0, 255, 0]);
+    assert!(share > MOST, "{share} of the frame after the fix is green");
+
+    // A new binding: the pipeline layout cannot take it; reported, old pipeline kept.
+    const INPUT: &str = "layout(location = 0) in vec2 v_uv;";
+    const EXTRA: &str = "layout(set = 1, binding = 1) uniform sampler2D extra;\nlayout(location = 0) in vec2 v_uv;";
+    const USES_EXTRA: &str = "color = vec4(c, 1.0) + texture(extra, v_uv);";
+    game.edits("post.frag", &[(INPUT, EXTRA), (GREEN, USES_EXTRA)]);
+    let line = game.until(|line| line.starts_with("kept the previous post.frag: ")).pop().unwrap();
+    assert!(line.contains("fragment shader no longer fits") && line.contains("set 1 binding 1"), "{line}");
+    let share = game.next_frame_share([0, 255, 0]);
+    assert!(share > MOST, "{share} of the frame after the refused edit is still green");
+    game.edits("post.frag", &[(EXTRA, INPUT), (USES_EXTRA, GREEN)]);
     game.until(|line| line.starts_with("reloaded post.frag in "));
 
-    game.edit("include/frame.glsl", "    mat4 view_projection;\n", "    vec4 fade;\n    mat4 view_projection;\n");
+    // The include: its four dependents reload, graphics and compute.
+    // (A layout-neutral edit: the block keeps the size the game writes.)
+    game.edit("include/frame.glsl", "} frame;\n", "} frame;\n\nconst float FRAME_FADE = 1.0;\n");
     let dependents: BTreeSet<&str> = ["particle.vert", "particles.comp", "post.frag", "sprite.vert"].into();
     let mut reloaded = BTreeSet::new();
     while reloaded.len() < dependents.len() {

@@ -1,7 +1,7 @@
 //! What the reloader reports after each edit, and how it prints it.
 
 use std::fmt;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use smolv_build::Diagnostic;
 
@@ -11,10 +11,15 @@ use smolv_build::Diagnostic;
 /// format) followed by the shaders that keep their previous SPIR-V.
 ///
 /// ```
-/// use std::time::Duration;
+/// use std::time::{Duration, Instant};
 /// use smolv_reload::Event;
 ///
-/// let done = Event::Reloaded { name: "post.frag".into(), version: 2, elapsed: Duration::from_millis(41) };
+/// let done = Event::Reloaded {
+///     name: "post.frag".into(),
+///     version: 2,
+///     seen: std::time::Instant::now(),
+///     elapsed: Duration::from_millis(41),
+/// };
 /// assert_eq!(done.to_string(), "reloaded post.frag in 41 ms");
 ///
 /// let broken = Event::Failed {
@@ -44,6 +49,9 @@ pub enum Event {
         name: String,
         /// Its version after this reload.
         version: u64,
+        /// When the first file event of the edit arrived: the start of
+        /// whatever the app times (its new pipeline, its first new frame).
+        seen: Instant,
         /// From the first file event of the edit to the SPIR-V published.
         elapsed: Duration,
     },
@@ -65,6 +73,7 @@ impl Event {
     /// let done = smolv_reload::Event::Reloaded {
     ///     name: "post.frag".into(),
     ///     version: 1,
+    ///     seen: std::time::Instant::now(),
     ///     elapsed: std::time::Duration::from_millis(7),
     /// };
     /// assert_eq!(done.summary(), "reloaded post.frag in 7 ms");

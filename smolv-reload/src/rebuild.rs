@@ -58,7 +58,7 @@ fn publish(targets: &mut Targets, index: usize, recompiled: &Recompiled, seen: I
     match target.shader.publish(words.to_vec()) {
         Ok(version) => {
             target.read(&recompiled.includes);
-            Event::Reloaded { name, version, elapsed: seen.elapsed() }
+            Event::Reloaded { name, version, seen, elapsed: seen.elapsed() }
         }
         Err(why) => Event::Failed {
             errors: vec![Diagnostic {

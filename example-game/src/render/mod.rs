@@ -54,10 +54,10 @@ pub(crate) struct FrameSync {
     pub(crate) signal: Option<vk::Semaphore>,
 }
 
-/// The compute pipeline that moves the particles (the manager owns it).
+/// The compute pipeline that moves the particles (the manager owns it;
+/// read from the slot each frame, as a hot reload may swap it).
 struct ParticlePass {
     slot: Arc<ComputeSlot>,
-    pipeline: vk::Pipeline,
     sets: ProgramSets,
 }
 
@@ -255,6 +255,28 @@ impl Renderer {
         Ok(())
     }
 
+    /// Asks the manager to rebuild, in the background, every pipeline
+    /// built from shader `name` (just reloaded into `shaders`); frames go
+    /// on with the old pipelines until the new ones are swapped in.
+    #[cfg(feature = "hot-reload")]
+    pub(crate) fn rebuild(&self, shaders: &Shaders, name: &str) -> Result<Rebuild, GameError> {
+        let mut rebuild = Rebuild::default();
+        for (pipeline, _) in self.programs.values() {
+            if let Some(target) = programs::rebuild(&self.manager, shaders, pipeline, self.post, name)? {
+                rebuild.graphics.push((Arc::clone(&pipeline.slot), target));
+            }
+        }
+        if name == PARTICLES_COMPUTE {
+            let slot = &self.particle_pass.slot;
+            // SAFETY: a module compiled and validated by smolv-reload with
+            // smolv-build's code path, with its reflection; the slot is
+            // this manager's.
+            let target = unsafe { self.manager.rebuild_compute(slot, &shaders.stage(PARTICLES_COMPUTE, &[])?) }?;
+            rebuild.compute.push((Arc::clone(slot), target));
+        }
+        Ok(rebuild)
+    }
+
     /// Recreates the scene image when the output size changed.
     fn resize(&mut self, context: &Context, extent: vk::Extent2D) -> Result<(), GameError> {
         if self.scene.extent == extent {
@@ -296,6 +318,10 @@ impl Renderer {
         readback: Option<&Buffer>,
     ) -> Result<(), GameError> {
         self.wait()?;
+        // SAFETY: the renderer records into one command buffer, and the
+        // fence says its last submission finished: no command buffer that
+        // bound a replaced pipeline is pending.
+        unsafe { self.manager.retire_replaced() };
         self.resize(context, target.extent)?;
         let counts = self.upload(world, target.extent);
         let commands = self.commands;
@@ -362,9 +388,10 @@ impl Renderer {
         let mut push = Vec::with_capacity(8);
         push.extend_from_slice(&crate::game::STEP.to_le_bytes());
         push.extend_from_slice(&(PARTICLES as u32).to_le_bytes());
+        let Some(pipeline) = pass.slot.pipeline() else { return };
         // SAFETY: the caller guarantees recording; handles are live.
         unsafe {
-            self.device.cmd_bind_pipeline(commands, vk::PipelineBindPoint::COMPUTE, pass.pipeline);
+            self.device.cmd_bind_pipeline(commands, vk::PipelineBindPoint::COMPUTE, pipeline);
             let layout = pass.slot.layout();
             for &(number, set) in &pass.sets.sets {
                 self.device.cmd_bind_descriptor_sets(
@@ -515,6 +542,49 @@ impl Drop for Renderer {
     }
 }
 
+/// Pipelines being rebuilt after a shader reload, and the generation at
+/// which each slot holds the new one.
+#[cfg(feature = "hot-reload")]
+#[derive(Default)]
+pub(crate) struct Rebuild {
+    graphics: Vec<(Arc<smolv_runtime::vulkan::PipelineSlot>, u64)>,
+    compute: Vec<(Arc<ComputeSlot>, u64)>,
+}
+
+/// Where a [`Rebuild`] stands.
+#[cfg(feature = "hot-reload")]
+pub(crate) enum RebuildState {
+    Building,
+    /// Every new pipeline is in; the last one arrived then.
+    Ready(std::time::Instant),
+    Failed(String),
+}
+
+#[cfg(feature = "hot-reload")]
+impl Rebuild {
+    pub(crate) fn state(&self) -> RebuildState {
+        let graphics = self
+            .graphics
+            .iter()
+            .map(|(slot, target)| (slot.generation() >= *target, slot.ready_at(), slot.rebuild_failure()));
+        let compute = self
+            .compute
+            .iter()
+            .map(|(slot, target)| (slot.generation() >= *target, slot.ready_at(), slot.rebuild_failure()));
+        let mut last = None;
+        for (ready, at, failure) in graphics.chain(compute) {
+            if let Some(failure) = failure {
+                return RebuildState::Failed(failure.to_string());
+            }
+            if !ready {
+                return RebuildState::Building;
+            }
+            last = last.max(at);
+        }
+        RebuildState::Ready(last.unwrap_or_else(std::time::Instant::now))
+    }
+}
+
 /// How many instances each draw has this frame: `(first, count)`.
 struct DrawCounts {
     rocks: (u32, u32),
@@ -539,6 +609,6 @@ fn particle_pass(
     let stage = shaders.stage(PARTICLES_COMPUTE, &[])?;
     let layout = manager.compute_layout(&stage)?;
     let sets = descriptors.program_sets(&[stage.reflection], &layout.set_layouts, resources)?;
-    let pipeline = slot.wait()?;
-    Ok(ParticlePass { slot, pipeline, sets })
+    slot.wait()?;
+    Ok(ParticlePass { slot, sets })
 }

@@ -292,6 +292,32 @@ pub(crate) fn pipeline(
     Ok(ProgramPipeline { program, slot, layout })
 }
 
+/// Rebuilds `pipeline` from the current `shaders` if shader `name` is one
+/// of its stages: the generation its slot reaches with the new pipeline.
+#[cfg(feature = "hot-reload")]
+pub(crate) fn rebuild(
+    manager: &PipelineManager,
+    shaders: &Shaders,
+    pipeline: &ProgramPipeline,
+    post: PostPreset,
+    name: &str,
+) -> Result<Option<u64>, GameError> {
+    let spec = pipeline.program.spec();
+    if spec.vertex != name && spec.fragment != name {
+        return Ok(None);
+    }
+    let post_constants = post.constants();
+    let fragment_constants = if pipeline.program == Program::Post { &post_constants[..] } else { spec.specialization };
+    let program = smolv_runtime::vulkan::GraphicsProgram::new(
+        shaders.stage(spec.vertex, &[])?,
+        shaders.stage(spec.fragment, fragment_constants)?,
+    );
+    // SAFETY: the modules were compiled and validated by smolv-reload
+    // through smolv-build's code path and come with their own reflection;
+    // the slot is this manager's.
+    Ok(Some(unsafe { manager.rebuild(&pipeline.slot, &program) }?))
+}
+
 /// Every program's shaders, for descriptor set creation.
 pub(crate) fn reflections(
     shaders: &Shaders,

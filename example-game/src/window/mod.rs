@@ -19,6 +19,7 @@ use crate::cli::Args;
 use crate::error::{GameError, vk_check};
 use crate::game::{Input, STEP, World};
 use crate::gpu::{Buffer, Context};
+use crate::reload::{FrameNews, HotReload};
 use crate::render::{FrameSync, Renderer, Target};
 use crate::report::{self, RunSummary};
 use crate::shaders::Shaders;
@@ -26,10 +27,10 @@ use crate::{Outcome, validation_mode};
 use swapchain::{Acquired, Surface, Swapchain};
 
 /// Plays in a window until Esc, the window closes, or `--frames` frames.
-pub(crate) fn run(args: &Args, shaders: &Shaders) -> Result<Outcome, GameError> {
+pub(crate) fn run(args: &Args, shaders: &mut Shaders, reload: Option<&mut HotReload>) -> Result<Outcome, GameError> {
     let event_loop = EventLoop::new().map_err(|e| GameError::Window(e.to_string()))?;
     event_loop.set_control_flow(ControlFlow::Poll);
-    let mut app = App { args, shaders, running: None, error: None, outcome: None };
+    let mut app = App { args, shaders, reload, running: None, error: None, outcome: None };
     event_loop.run_app(&mut app).map_err(|e| GameError::Window(e.to_string()))?;
     if let Some(error) = app.error {
         return Err(error);
@@ -75,7 +76,8 @@ struct Running {
 
 struct App<'a> {
     args: &'a Args,
-    shaders: &'a Shaders,
+    shaders: &'a mut Shaders,
+    reload: Option<&'a mut HotReload>,
     running: Option<Running>,
     error: Option<GameError>,
     outcome: Option<Outcome>,
@@ -202,6 +204,10 @@ impl App<'_> {
         } else {
             None
         };
+        let news = match self.reload.as_deref_mut() {
+            Some(reload) => reload.before_frame(self.shaders, &mut running.renderer)?,
+            None => FrameNews::default(),
+        };
         let sync = FrameSync { wait: Some(ready), signal: Some(rendered) };
         running.renderer.draw(&running.context, &running.world, target, sync, readback.as_ref())?;
         if let (Some(buffer), Some(path)) = (&readback, &self.args.screenshot) {
@@ -211,16 +217,25 @@ impl App<'_> {
             // before anything else would present it.
             return Ok(false);
         }
+        if let Some(reload) = self.reload.as_deref_mut() {
+            reload.after_frame(&news, &running.renderer, None)?;
+        }
         if !swapchain.present(running.context.queue, index, rendered)? {
             recreate(running)?;
         }
-        if running.frames.is_multiple_of(30) {
-            running.window.set_title(&format!(
+        if running.frames.is_multiple_of(30) || !news.landed.is_empty() || news.capture {
+            let mut title = format!(
                 "Rock Storm (smolv example): score {}, wave {}, post {:?} (P to change)",
                 running.world.score,
                 running.world.wave,
                 running.renderer.post()
-            ));
+            );
+            // The last shader reload or error.
+            if let Some(status) = self.reload.as_deref().and_then(HotReload::status) {
+                title.push_str(" | ");
+                title.push_str(status);
+            }
+            running.window.set_title(&title);
         }
         Ok(!last)
     }

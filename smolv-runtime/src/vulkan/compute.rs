@@ -2,10 +2,12 @@
 //! background worker, handed out as a slot that fills when ready.
 
 use std::sync::{Condvar, Mutex};
+use std::time::Instant;
 
 use ash::vk;
 
 use super::modules::{ShaderModules, StageCode};
+use super::rebuilds::Rebuilds;
 use super::{VulkanError, check, lock};
 use crate::reflect::Reflection;
 use crate::specialize::Value;
@@ -42,11 +44,12 @@ pub struct ComputeSlot {
     state: Mutex<Option<Result<vk::Pipeline, vk::Result>>>,
     ready: Condvar,
     layout: vk::PipelineLayout,
+    rebuilds: Mutex<Rebuilds>,
 }
 
 impl ComputeSlot {
     pub(crate) fn pending(layout: vk::PipelineLayout) -> Self {
-        Self { state: Mutex::new(None), ready: Condvar::new(), layout }
+        Self { state: Mutex::new(None), ready: Condvar::new(), layout, rebuilds: Mutex::default() }
     }
 
     /// Stores the outcome and wakes the waiters; the first outcome stays.
@@ -158,6 +161,74 @@ impl ComputeSlot {
     /// ```
     pub fn layout(&self) -> vk::PipelineLayout {
         self.layout
+    }
+
+    /// How many rebuilds have been swapped in (0 until the first one; see
+    /// [`PipelineManager::rebuild_compute`](super::PipelineManager::rebuild_compute)).
+    /// Read [`pipeline`](Self::pipeline) again each frame to use the latest.
+    ///
+    /// ```no_run
+    /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager, slot: &std::sync::Arc<smolv_runtime::vulkan::ComputeSlot>, stage: &smolv_runtime::vulkan::Stage<'_>) -> Result<(), Box<dyn std::error::Error>> {
+    /// // SAFETY: the module is valid SPIR-V, described by its reflection.
+    /// let target = unsafe { manager.rebuild_compute(slot, stage)? };
+    /// while slot.generation() < target && slot.rebuild_failure().is_none() {
+    ///     std::thread::sleep(std::time::Duration::from_millis(1)); // frames go on with the old pipeline
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn generation(&self) -> u64 {
+        lock(&self.rebuilds).generation
+    }
+
+    /// When the latest rebuild was swapped in (`None` before any).
+    ///
+    /// ```no_run
+    /// # fn example(slot: &smolv_runtime::vulkan::ComputeSlot) {
+    /// if let Some(at) = slot.ready_at() {
+    ///     println!("rebuilt {} ms ago", at.elapsed().as_millis());
+    /// }
+    /// # }
+    /// ```
+    pub fn ready_at(&self) -> Option<Instant> {
+        lock(&self.rebuilds).ready_at
+    }
+
+    /// The error of the latest rebuild, if it failed on the worker and no
+    /// later rebuild has been swapped in since (the slot keeps its pipeline).
+    ///
+    /// ```no_run
+    /// # fn example(slot: &smolv_runtime::vulkan::ComputeSlot) {
+    /// if let Some(error) = slot.rebuild_failure() {
+    ///     eprintln!("kept the previous compute pipeline: {error}");
+    /// }
+    /// # }
+    /// ```
+    pub fn rebuild_failure(&self) -> Option<VulkanError> {
+        lock(&self.rebuilds).failure("vkCreateComputePipelines (rebuild)")
+    }
+
+    /// Numbers a new rebuild of this slot.
+    pub(crate) fn request_rebuild(&self) -> u64 {
+        lock(&self.rebuilds).request()
+    }
+
+    /// Rebuild `request` failed with `result`.
+    pub(crate) fn rebuild_failed(&self, request: u64, result: vk::Result) {
+        lock(&self.rebuilds).fail(request, result);
+    }
+
+    /// Puts rebuild `request`'s `pipeline` in if it is newer than the
+    /// slot's: returns the pipeline it replaced (to retire), or gives
+    /// `pipeline` back when a later rebuild is in already.
+    pub(crate) fn swap(&self, request: u64, pipeline: vk::Pipeline) -> Result<Option<vk::Pipeline>, vk::Pipeline> {
+        let mut rebuilds = lock(&self.rebuilds);
+        if !rebuilds.land(request) {
+            return Err(pipeline);
+        }
+        let replaced = lock(&self.state).replace(Ok(pipeline));
+        self.ready.notify_all();
+        Ok(replaced.and_then(Result::ok))
     }
 
     /// The pipeline to destroy when the manager goes, if one was made.

@@ -68,6 +68,7 @@ mod layout;
 mod library;
 mod modules;
 mod pipelines;
+mod rebuilds;
 mod specialization;
 mod state;
 
@@ -241,6 +242,18 @@ pub enum VulkanError {
         location: u32,
         /// Its reflected `VkFormat` value (0: none).
         format: u32,
+    },
+    /// A shader changed in a way its running pipeline cannot take (see
+    /// [`PipelineManager::rebuild`]): the old pipeline stays.
+    #[error(
+        "the changed {stage} shader no longer fits its running pipeline: {reason}; \
+         kept the previous pipeline (undo the change, or restart to pick it up)"
+    )]
+    RebuildIncompatible {
+        /// The stage whose shader changed.
+        stage: &'static str,
+        /// What changed.
+        reason: String,
     },
     /// The pipeline cache file could not be written.
     #[error("{path}: {source}")]

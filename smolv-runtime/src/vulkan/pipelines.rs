@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread::JoinHandle;
+use std::time::Instant;
 
 use ash::vk;
 use ash::vk::Handle;
@@ -18,11 +19,14 @@ use super::library::{
     self, FragmentKey, OutputKey, Parts, PreRasterKey, StageKey, ValueKey, VertexInputKey, link, value_key,
 };
 use super::modules::{ShaderModules, StageCode};
+use super::rebuilds::Rebuilds;
 use super::specialization::{SpecializationData, check_unique};
 use super::state::{DeviceFeatures, ExtraStages, GraphicsState};
 use super::{VulkanError, lock};
 use crate::reflect::Reflection;
 use crate::specialize::{Analysis, Specializer, Value};
+
+mod rebuild;
 
 /// One shader stage of a program: SPIR-V, its reflection, and
 /// spec-constant values.
@@ -207,6 +211,8 @@ enum LibraryKey {
 struct Interned {
     code: HashMap<Box<[u32]>, usize>,
     reflections: HashMap<Reflection, usize>,
+    /// The reflections by number, to say what a rebuild changed.
+    reflection_list: Vec<Reflection>,
 }
 
 /// How the manager builds pipelines.
@@ -282,9 +288,44 @@ impl Default for PipelineOptions {
 /// ```
 #[derive(Debug)]
 pub struct PipelineSlot {
-    fast: vk::Pipeline,
-    optimized: AtomicU64,
+    /// The pipeline to bind now, readable without a lock every draw.
+    current: AtomicU64,
     layout: vk::PipelineLayout,
+    state: Mutex<SlotState>,
+}
+
+/// What a slot holds, and its rebuilds (see [`PipelineManager::rebuild`]).
+#[derive(Debug)]
+struct SlotState {
+    fast: vk::Pipeline,
+    /// The link-time-optimized pipeline once linked; for monolithic
+    /// pipelines the same handle as `fast`.
+    optimized: Option<vk::Pipeline>,
+    rebuilds: Rebuilds,
+    /// What the latest rebuild asked for is made of.
+    key: PipelineKey,
+    graphics: GraphicsState,
+}
+
+impl PipelineSlot {
+    fn new(
+        fast: vk::Pipeline,
+        monolithic: bool,
+        layout: vk::PipelineLayout,
+        key: PipelineKey,
+        graphics: GraphicsState,
+    ) -> Self {
+        let state =
+            SlotState { fast, optimized: monolithic.then_some(fast), rebuilds: Rebuilds::default(), key, graphics };
+        Self { current: AtomicU64::new(fast.as_raw()), layout, state: Mutex::new(state) }
+    }
+
+    /// The pipelines the slot holds now (one for monolithic pipelines).
+    fn held(state: &SlotState) -> Vec<vk::Pipeline> {
+        let mut held = vec![state.fast];
+        held.extend(state.optimized.filter(|&o| o != state.fast));
+        held
+    }
 }
 
 impl PipelineSlot {
@@ -317,10 +358,7 @@ impl PipelineSlot {
     /// # }
     /// ```
     pub fn current(&self) -> vk::Pipeline {
-        match self.optimized.load(Ordering::Acquire) {
-            0 => self.fast,
-            raw => vk::Pipeline::from_raw(raw),
-        }
+        vk::Pipeline::from_raw(self.current.load(Ordering::Acquire))
     }
 
     /// Whether the optimized pipeline has arrived (always true for
@@ -354,7 +392,7 @@ impl PipelineSlot {
     /// # }
     /// ```
     pub fn is_optimized(&self) -> bool {
-        self.optimized.load(Ordering::Acquire) != 0
+        lock(&self.state).optimized.is_some()
     }
 
     /// The fast-linked pipeline (or the monolithic one).
@@ -385,7 +423,7 @@ impl PipelineSlot {
     /// # }
     /// ```
     pub fn fast(&self) -> vk::Pipeline {
-        self.fast
+        lock(&self.state).fast
     }
 
     /// The pipeline layout to bind descriptor sets with.
@@ -418,6 +456,56 @@ impl PipelineSlot {
     /// ```
     pub fn layout(&self) -> vk::PipelineLayout {
         self.layout
+    }
+
+    /// How many rebuilds have been swapped in (0 until the first one; see
+    /// [`PipelineManager::rebuild`]). It bumps when a rebuilt pipeline
+    /// becomes [`current`](Self::current), before its optimized link.
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # use smolv_runtime::reflect::Reflection;
+    /// # #[allow(unused)]
+    /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager, slot: &std::sync::Arc<smolv_runtime::vulkan::PipelineSlot>, program: &smolv_runtime::vulkan::GraphicsProgram<'_>) -> Result<(), Box<dyn std::error::Error>> {
+    /// // SAFETY: the program's modules are valid SPIR-V, described by their reflections.
+    /// let target = unsafe { manager.rebuild(slot, program)? };
+    /// // ... frames go on with the old pipeline ...
+    /// if slot.generation() >= target {
+    ///     println!("the edit is on screen since {:?}", slot.ready_at());
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn generation(&self) -> u64 {
+        lock(&self.state).rebuilds.generation
+    }
+
+    /// When the latest rebuild was swapped in (`None` before any).
+    ///
+    /// ```no_run
+    /// # fn example(slot: &smolv_runtime::vulkan::PipelineSlot) {
+    /// if let Some(at) = slot.ready_at() {
+    ///     println!("rebuilt {} ms ago", at.elapsed().as_millis());
+    /// }
+    /// # }
+    /// ```
+    pub fn ready_at(&self) -> Option<Instant> {
+        lock(&self.state).rebuilds.ready_at
+    }
+
+    /// The error of the latest rebuild, if it failed on the background
+    /// worker and no later rebuild has been swapped in since (the slot
+    /// keeps its previous pipeline).
+    ///
+    /// ```no_run
+    /// # fn example(slot: &smolv_runtime::vulkan::PipelineSlot) {
+    /// if let Some(error) = slot.rebuild_failure() {
+    ///     eprintln!("kept the previous pipeline: {error}");
+    /// }
+    /// # }
+    /// ```
+    pub fn rebuild_failure(&self) -> Option<VulkanError> {
+        lock(&self.state).rebuilds.failure("vkCreateGraphicsPipelines (rebuild)")
     }
 }
 
@@ -467,12 +555,18 @@ pub struct PipelineManager {
     layouts: LayoutCache,
     options: PipelineOptions,
     interned: Mutex<Interned>,
-    libraries: Mutex<HashMap<LibraryKey, vk::Pipeline>>,
+    /// Shared with the workers, which add the libraries of rebuilds.
+    libraries: Arc<Mutex<HashMap<LibraryKey, vk::Pipeline>>>,
     /// Specializer analyses by interned module: analyzed once per shader,
     /// specialized once per material.
     analyses: Mutex<HashMap<usize, Arc<Analysis>>>,
     pipelines: Mutex<HashMap<PipelineKey, Arc<PipelineSlot>>>,
     compute: Mutex<HashMap<StageKey, Arc<ComputeSlot>>>,
+    /// Rebuilt slots whose new key another slot already had.
+    orphans: Mutex<Vec<Arc<PipelineSlot>>>,
+    /// Pipelines that rebuilds replaced, until
+    /// [`retire_replaced`](Self::retire_replaced) destroys them.
+    retired: Arc<Mutex<Vec<vk::Pipeline>>>,
     sender: Option<mpsc::Sender<Job>>,
     workers: Vec<JoinHandle<()>>,
 }
@@ -566,10 +660,12 @@ impl PipelineManager {
             layouts,
             options,
             interned: Mutex::default(),
-            libraries: Mutex::default(),
+            libraries: Arc::default(),
             analyses: Mutex::default(),
             pipelines: Mutex::default(),
             compute: Mutex::default(),
+            orphans: Mutex::default(),
+            retired: Arc::default(),
             sender: Some(sender),
             workers,
         }
@@ -756,16 +852,11 @@ impl PipelineManager {
                 self.output_library(&key.output)?,
             ];
             let fast = link(&self.device, self.cache, &libraries, layout.pipeline_layout, false)?;
-            let slot = PipelineSlot { fast, optimized: AtomicU64::new(0), layout: layout.pipeline_layout };
+            let slot = PipelineSlot::new(fast, false, layout.pipeline_layout, key.clone(), state.clone());
             (slot, Some(libraries))
         } else {
             let pipeline = self.monolithic(program, &key, layout.pipeline_layout)?;
-            let slot = PipelineSlot {
-                fast: pipeline,
-                optimized: AtomicU64::new(pipeline.as_raw()),
-                layout: layout.pipeline_layout,
-            };
-            (slot, None)
+            (PipelineSlot::new(pipeline, true, layout.pipeline_layout, key.clone(), state.clone()), None)
         };
         let mut pipelines = lock(&self.pipelines);
         if let Some(existing) = pipelines.get(&key) {
@@ -775,14 +866,14 @@ impl PipelineManager {
             drop(pipelines);
             // SAFETY: `slot.fast` was just created by this call and never
             // handed out or used.
-            unsafe { self.device.destroy_pipeline(slot.fast, None) };
+            unsafe { self.device.destroy_pipeline(slot.current(), None) };
             return Ok(existing);
         }
         let slot = Arc::new(slot);
         pipelines.insert(key, Arc::clone(&slot));
         drop(pipelines);
         if let (Some(libraries), Some(sender)) = (libraries, &self.sender) {
-            let _ = sender.send(Job::Link { slot: Arc::clone(&slot), libraries });
+            let _ = sender.send(Job::Link { slot: Arc::clone(&slot), libraries, request: 0 });
         }
         Ok(slot)
     }
@@ -1080,7 +1171,11 @@ impl PipelineManager {
         let next = interned.reflections.len();
         let reflection = match interned.reflections.get(stage.reflection) {
             Some(&id) => id,
-            None => *interned.reflections.entry(stage.reflection.clone()).or_insert(next),
+            None => {
+                interned.reflections.insert(stage.reflection.clone(), next);
+                interned.reflection_list.push(stage.reflection.clone());
+                next
+            }
         };
         Ok(StageKey { code, reflection, values })
     }
@@ -1094,20 +1189,8 @@ impl PipelineManager {
             return Ok(library);
         }
         let library = create()?;
-        let mut libraries = lock(&self.libraries);
-        match libraries.get(&key) {
-            // Another thread made it meanwhile: keep theirs.
-            Some(&existing) => {
-                drop(libraries);
-                // SAFETY: `library` was just created and never handed out.
-                unsafe { self.device.destroy_pipeline(library, None) };
-                Ok(existing)
-            }
-            None => {
-                libraries.insert(key, library);
-                Ok(library)
-            }
-        }
+        // SAFETY: `library` was just created on this device and never handed out.
+        Ok(unsafe { keep_library(&self.libraries, &self.device, key, library) })
     }
 
     fn vertex_input_library(&self, key: &VertexInputKey) -> Result<vk::Pipeline, VulkanError> {
@@ -1218,6 +1301,32 @@ impl PipelineManager {
     }
 }
 
+/// Stores `library` under `key`, or, when another thread stored one
+/// meanwhile, destroys it and returns theirs.
+///
+/// # Safety
+/// `library` is a library of `device` that nothing else holds or uses.
+unsafe fn keep_library(
+    libraries: &Mutex<HashMap<LibraryKey, vk::Pipeline>>,
+    device: &ash::Device,
+    key: LibraryKey,
+    library: vk::Pipeline,
+) -> vk::Pipeline {
+    let mut map = lock(libraries);
+    match map.get(&key) {
+        Some(&existing) => {
+            drop(map);
+            // SAFETY: this function's contract.
+            unsafe { device.destroy_pipeline(library, None) };
+            existing
+        }
+        None => {
+            map.insert(key, library);
+            library
+        }
+    }
+}
+
 /// An error unless `stage`'s reflection is of the `expected` stage.
 fn check_stage(expected: vk::ShaderStageFlags, stage: &Stage<'_>) -> Result<(), VulkanError> {
     if stage.reflection.stage.vk_stage_flag() == expected.as_raw() {
@@ -1229,10 +1338,15 @@ fn check_stage(expected: vk::ShaderStageFlags, stage: &Stage<'_>) -> Result<(), 
 
 /// Work for the background workers.
 enum Job {
-    /// Link the libraries with link-time optimization and swap the result in.
-    Link { slot: Arc<PipelineSlot>, libraries: [vk::Pipeline; 4] },
+    /// Link the libraries with link-time optimization and swap the result
+    /// in, unless a later rebuild than `request` is in the slot by then.
+    Link { slot: Arc<PipelineSlot>, libraries: [vk::Pipeline; 4], request: u64 },
     /// Create a compute pipeline and fill the slot.
     Compute { slot: Arc<ComputeSlot>, job: ComputeJob },
+    /// Build a changed graphics pipeline again and swap it in.
+    Rebuild(Box<rebuild::GraphicsRebuild>),
+    /// Create a changed compute pipeline again and swap it in.
+    RebuildCompute(rebuild::ComputeRebuild),
 }
 
 impl Job {
@@ -1241,9 +1355,18 @@ impl Job {
     /// a cache of it; a compute job's code is valid SPIR-V.
     unsafe fn run(self, device: &ash::Device, cache: vk::PipelineCache) {
         match self {
-            Self::Link { slot, libraries } => {
+            Self::Link { slot, libraries, request } => {
                 if let Ok(pipeline) = link(device, cache, &libraries, slot.layout, true) {
-                    slot.optimized.store(pipeline.as_raw(), Ordering::Release);
+                    let mut state = lock(&slot.state);
+                    if state.rebuilds.generation == request && state.optimized.is_none() {
+                        state.optimized = Some(pipeline);
+                        slot.current.store(pipeline.as_raw(), Ordering::Release);
+                    } else {
+                        drop(state);
+                        // SAFETY: a later rebuild replaced the pipelines
+                        // this link was for; it was never handed out.
+                        unsafe { device.destroy_pipeline(pipeline, None) };
+                    }
                 }
             }
             Self::Compute { slot, job } => {
@@ -1251,6 +1374,10 @@ impl Job {
                 let created = unsafe { job.create(device, cache) };
                 slot.finish(created.map_err(|e| e.result()));
             }
+            // SAFETY: this function's contract.
+            Self::Rebuild(job) => unsafe { job.run(device, cache) },
+            // SAFETY: this function's contract.
+            Self::RebuildCompute(job) => unsafe { job.run(device, cache) },
         }
     }
 }
@@ -1266,19 +1393,23 @@ impl Drop for PipelineManager {
         // SAFETY: the workers are gone, and the caller keeps the device alive
         // and done with these pipelines (the contract of `new`).
         unsafe {
-            for (_, slot) in self.pipelines.get_mut().unwrap_or_else(|e| e.into_inner()).drain() {
-                let optimized = slot.optimized.load(Ordering::Acquire);
-                if optimized != 0 && optimized != slot.fast.as_raw() {
-                    self.device.destroy_pipeline(vk::Pipeline::from_raw(optimized), None);
-                }
-                self.device.destroy_pipeline(slot.fast, None);
+            // A slot can be in the map once; rebuilt slots whose new key
+            // another slot had are kept aside. Each handle is destroyed once.
+            let mut pipelines = std::collections::BTreeSet::new();
+            let slots = self.pipelines.get_mut().unwrap_or_else(|e| e.into_inner()).drain().map(|(_, slot)| slot);
+            for slot in slots.chain(self.orphans.get_mut().unwrap_or_else(|e| e.into_inner()).drain(..)) {
+                pipelines.extend(PipelineSlot::held(&lock(&slot.state)).iter().map(|p| p.as_raw()));
             }
             for (_, slot) in self.compute.get_mut().unwrap_or_else(|e| e.into_inner()).drain() {
                 if let Some(pipeline) = slot.take() {
-                    self.device.destroy_pipeline(pipeline, None);
+                    pipelines.insert(pipeline.as_raw());
                 }
             }
-            for (_, library) in self.libraries.get_mut().unwrap_or_else(|e| e.into_inner()).drain() {
+            pipelines.extend(lock(&self.retired).drain(..).map(|p| p.as_raw()));
+            for pipeline in pipelines {
+                self.device.destroy_pipeline(vk::Pipeline::from_raw(pipeline), None);
+            }
+            for (_, library) in lock(&self.libraries).drain() {
                 self.device.destroy_pipeline(library, None);
             }
         }

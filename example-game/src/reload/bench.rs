@@ -1,0 +1,89 @@
+//! `--reload-bench`: edits `post.frag` 20 times while the game runs and
+//! times each edit until the first frame drawn with the new pipeline has
+//! finished on the GPU; prints the p50 and p95.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::error::GameError;
+use crate::render::Renderer;
+
+/// Edits timed.
+const EDITS: usize = 20;
+/// Frames between one edit landing and the next edit, so that each starts
+/// from a quiet watcher.
+const SETTLE_FRAMES: u32 = 5;
+/// An edit that takes longer than this stops the bench.
+const TIMEOUT: Duration = Duration::from_secs(20);
+/// The line each edit changes.
+const OUTPUT_LINE: &str = "color = vec4(c, 1.0);";
+
+pub(super) struct Bench {
+    path: PathBuf,
+    original: String,
+    edited_at: Option<Instant>,
+    settle: u32,
+    samples: Vec<Duration>,
+}
+
+impl Bench {
+    pub(super) fn new(shader_dir: &Path) -> Result<Self, GameError> {
+        let path = shader_dir.join("post.frag");
+        let error = |reason: String| GameError::HotReload(format!("--reload-bench: {}: {reason}", path.display()));
+        let original = std::fs::read_to_string(&path).map_err(|e| error(e.to_string()))?;
+        if !original.contains(OUTPUT_LINE) {
+            return Err(error(format!("the bench edits the line `{OUTPUT_LINE}`, which is not there")));
+        }
+        Ok(Self { path, original, edited_at: None, settle: SETTLE_FRAMES, samples: Vec::new() })
+    }
+
+    /// Saves the next edit when the previous one has landed and settled.
+    pub(super) fn before_frame(&mut self) -> Result<(), GameError> {
+        if let Some(at) = self.edited_at {
+            if at.elapsed() > TIMEOUT {
+                return Err(GameError::HotReload(format!(
+                    "--reload-bench: edit {} of post.frag did not reach the screen in {} s",
+                    self.samples.len() + 1,
+                    TIMEOUT.as_secs()
+                )));
+            }
+            return Ok(());
+        }
+        if self.settle > 0 {
+            self.settle -= 1;
+            return Ok(());
+        }
+        // A different brightness each time: new SPIR-V, a visible change.
+        let scale = format!("color = vec4(c * {:.3}, 1.0);", 0.9 + 0.005 * self.samples.len() as f32);
+        let text = self.original.replacen(OUTPUT_LINE, &scale, 1);
+        self.edited_at = Some(Instant::now());
+        std::fs::write(&self.path, text)
+            .map_err(|e| GameError::HotReload(format!("--reload-bench: {}: {e}", self.path.display())))
+    }
+
+    /// After a frame: if it was the first with the new post pipeline,
+    /// waits for it and records the time. Returns false when done.
+    pub(super) fn after_frame(&mut self, landed: &[String], renderer: &Renderer) -> Result<bool, GameError> {
+        let Some(at) = self.edited_at else { return Ok(true) };
+        if !landed.iter().any(|name| name == "post.frag") {
+            return Ok(true);
+        }
+        renderer.wait()?;
+        self.samples.push(at.elapsed());
+        self.edited_at = None;
+        self.settle = SETTLE_FRAMES;
+        if self.samples.len() < EDITS {
+            return Ok(true);
+        }
+        let _ = std::fs::write(&self.path, &self.original);
+        let mut sorted = self.samples.clone();
+        sorted.sort();
+        let percentile = |p: usize| sorted[(sorted.len() * p).div_ceil(100).saturating_sub(1)].as_millis();
+        println!(
+            "hot reload post.frag: p50 {} ms, p95 {} ms over {EDITS} edits (edit saved -> first frame drawn with the new pipeline)",
+            percentile(50),
+            percentile(95)
+        );
+        Ok(false)
+    }
+}

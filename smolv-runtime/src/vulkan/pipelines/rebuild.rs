@@ -1,0 +1,491 @@
+//! Rebuilding pipelines after their shaders changed (hot reload): checked
+//! on the caller's thread, built on a background worker, and swapped into
+//! the slot the way the optimized link is. The pipelines a rebuild replaces
+//! are kept until the caller says the GPU is done with them.
+
+use std::collections::hash_map::Entry;
+
+use super::*;
+
+/// One stage of a rebuild, owned so that it can travel to a worker: the
+/// code as the driver gets it (specialized ahead where the manager does
+/// that) and the spec-constant values left for the driver.
+struct OwnedStage {
+    flags: vk::ShaderStageFlags,
+    code: Vec<u32>,
+    values: Vec<(u32, Value)>,
+    reflection: Reflection,
+}
+
+impl OwnedStage {
+    fn code(&self) -> StageCode<'_> {
+        StageCode { stage: self.flags, code: &self.code, values: &self.values, reflection: &self.reflection }
+    }
+}
+
+/// A graphics pipeline to build again and swap into its slot.
+pub(super) struct GraphicsRebuild {
+    slot: Arc<PipelineSlot>,
+    request: u64,
+    key: PipelineKey,
+    /// Every stage, in pipeline order.
+    stages: Vec<OwnedStage>,
+    /// The libraries that exist already, by part (vertex input, pre-rasterization,
+    /// fragment shader, fragment output); `None` for a monolithic pipeline.
+    libraries: Option<[Option<vk::Pipeline>; 4]>,
+    /// The manager's libraries, where the new ones go.
+    shared: Arc<Mutex<HashMap<LibraryKey, vk::Pipeline>>>,
+    retired: Arc<Mutex<Vec<vk::Pipeline>>>,
+}
+
+impl GraphicsRebuild {
+    /// Builds the pipeline and swaps it in; then, with libraries, links
+    /// the optimized pipeline and swaps that in too.
+    ///
+    /// # Safety
+    /// The job's code is valid SPIR-V for `device`, its handles are
+    /// `device`'s, and `cache` is null or a cache of `device`.
+    pub(super) unsafe fn run(self, device: &ash::Device, cache: vk::PipelineCache) {
+        // SAFETY: this function's contract.
+        let built = unsafe { self.build(device, cache) };
+        let (pipeline, libraries) = match built {
+            Ok(built) => built,
+            Err(error) => {
+                lock(&self.slot.state).rebuilds.fail(self.request, error.result());
+                return;
+            }
+        };
+        if !self.swap(device, pipeline, libraries.is_none()) {
+            return;
+        }
+        let Some(libraries) = libraries else { return };
+        if let Ok(optimized) = link(device, cache, &libraries, self.slot.layout, true) {
+            let mut state = lock(&self.slot.state);
+            if state.rebuilds.generation == self.request && state.optimized.is_none() {
+                state.optimized = Some(optimized);
+                self.slot.current.store(optimized.as_raw(), Ordering::Release);
+            } else {
+                drop(state);
+                // SAFETY: a later rebuild is in the slot; this link was never handed out.
+                unsafe { device.destroy_pipeline(optimized, None) };
+            }
+        }
+    }
+
+    /// Puts `pipeline` in the slot unless a later rebuild is there already
+    /// (then destroys it); the replaced pipelines go to the retired list.
+    fn swap(&self, device: &ash::Device, pipeline: vk::Pipeline, monolithic: bool) -> bool {
+        let mut state = lock(&self.slot.state);
+        if !state.rebuilds.land(self.request) {
+            drop(state);
+            // SAFETY: never handed out: the slot did not take it.
+            unsafe { device.destroy_pipeline(pipeline, None) };
+            return false;
+        }
+        let replaced = PipelineSlot::held(&state);
+        state.fast = pipeline;
+        state.optimized = monolithic.then_some(pipeline);
+        self.slot.current.store(pipeline.as_raw(), Ordering::Release);
+        drop(state);
+        lock(&self.retired).extend(replaced);
+        true
+    }
+
+    /// The new pipeline (a fast link, or monolithic) and, with libraries,
+    /// the four it was linked from.
+    ///
+    /// # Safety
+    /// As [`run`](Self::run).
+    unsafe fn build(
+        &self,
+        device: &ash::Device,
+        cache: vk::PipelineCache,
+    ) -> Result<(vk::Pipeline, Option<[vk::Pipeline; 4]>), VulkanError> {
+        let key = &self.key;
+        let Some(found) = self.libraries else {
+            let parts = Parts {
+                vertex_input: Some(&key.vertex_input),
+                pre_raster: Some(&key.pre_raster),
+                fragment: Some(&key.fragment),
+                output: Some(&key.output),
+            };
+            // SAFETY: this function's contract.
+            let pipeline = unsafe { create(device, cache, parts, false, &self.stages, self.slot.layout)? };
+            return Ok((pipeline, None));
+        };
+        let pre_raster = &self.stages[..self.stages.len() - 1];
+        let fragment = &self.stages[self.stages.len() - 1..];
+        let wanted: [(LibraryKey, Parts<'_>, &[OwnedStage], vk::PipelineLayout); 4] = [
+            (
+                LibraryKey::VertexInput(key.vertex_input.clone()),
+                Parts { vertex_input: Some(&key.vertex_input), ..Parts::default() },
+                &[],
+                vk::PipelineLayout::null(),
+            ),
+            (
+                LibraryKey::PreRaster(key.pre_raster.clone()),
+                Parts { pre_raster: Some(&key.pre_raster), ..Parts::default() },
+                pre_raster,
+                vk::PipelineLayout::from_raw(key.pre_raster.layout),
+            ),
+            (
+                LibraryKey::Fragment(key.fragment.clone()),
+                Parts { fragment: Some(&key.fragment), ..Parts::default() },
+                fragment,
+                vk::PipelineLayout::from_raw(key.fragment.layout),
+            ),
+            (
+                LibraryKey::Output(key.output.clone()),
+                Parts { output: Some(&key.output), ..Parts::default() },
+                &[],
+                vk::PipelineLayout::null(),
+            ),
+        ];
+        let mut libraries = [vk::Pipeline::null(); 4];
+        for ((library, found), (library_key, parts, stages, layout)) in libraries.iter_mut().zip(found).zip(wanted) {
+            *library = match found {
+                Some(library) => library,
+                None => {
+                    // SAFETY: this function's contract.
+                    let created = unsafe { create(device, cache, parts, true, stages, layout)? };
+                    // SAFETY: just created, never handed out.
+                    unsafe { keep_library(&self.shared, device, library_key, created) }
+                }
+            };
+        }
+        let fast = link(device, cache, &libraries, self.slot.layout, false)?;
+        Ok((fast, Some(libraries)))
+    }
+}
+
+/// Creates the modules of `stages`, then the pipeline (or library) of `parts`.
+///
+/// # Safety
+/// As [`GraphicsRebuild::run`]; `layout` is `device`'s (or null for parts
+/// without stages).
+unsafe fn create(
+    device: &ash::Device,
+    cache: vk::PipelineCache,
+    parts: Parts<'_>,
+    as_library: bool,
+    stages: &[OwnedStage],
+    layout: vk::PipelineLayout,
+) -> Result<vk::Pipeline, VulkanError> {
+    let codes: Vec<StageCode<'_>> = stages.iter().map(OwnedStage::code).collect();
+    // SAFETY: valid SPIR-V (this function's contract).
+    let modules = unsafe { ShaderModules::new(device, &codes)? };
+    let specializations = modules.specialization_infos();
+    let infos = modules.stage_infos(&specializations);
+    // SAFETY: the stages are those of the parts, and the handles are `device`'s.
+    unsafe { library::create(device, cache, parts, as_library, &infos, layout) }
+}
+
+/// A compute pipeline to create again and swap into its slot.
+pub(super) struct ComputeRebuild {
+    slot: Arc<ComputeSlot>,
+    request: u64,
+    job: ComputeJob,
+    retired: Arc<Mutex<Vec<vk::Pipeline>>>,
+}
+
+impl ComputeRebuild {
+    /// # Safety
+    /// As [`GraphicsRebuild::run`].
+    pub(super) unsafe fn run(self, device: &ash::Device, cache: vk::PipelineCache) {
+        // SAFETY: this function's contract.
+        match unsafe { self.job.create(device, cache) } {
+            Ok(pipeline) => match self.slot.swap(self.request, pipeline) {
+                Ok(replaced) => lock(&self.retired).extend(replaced),
+                // SAFETY: the slot did not take it; never handed out.
+                Err(stale) => unsafe { device.destroy_pipeline(stale, None) },
+            },
+            Err(error) => self.slot.rebuild_failed(self.request, error.result()),
+        }
+    }
+}
+
+impl PipelineManager {
+    /// Builds `slot`'s pipeline again from `program` (its shaders changed:
+    /// a hot reload), with the state it was made with, on the background
+    /// worker. The slot keeps its pipeline until the new one is ready,
+    /// then swaps it in the way the optimized link is swapped in, and
+    /// [`PipelineSlot::generation`] reaches the number this returns (a
+    /// newer rebuild always wins over an older one still building). With
+    /// libraries, only the parts whose shaders changed are built again; the
+    /// optimized link follows as for a new pipeline. Spec constants are
+    /// specialized into the new code again where the manager does that.
+    ///
+    /// The replaced pipelines stay alive until
+    /// [`retire_replaced`](Self::retire_replaced). Later
+    /// [`get_program_pipeline`](Self::get_program_pipeline) calls with the
+    /// new stages return this slot.
+    ///
+    /// # Errors
+    /// [`VulkanError::RebuildIncompatible`] when the new shaders need a
+    /// different pipeline layout (bindings or push constants changed) or
+    /// vertex input: the slot keeps its pipeline. Otherwise as
+    /// [`get_program_pipeline`](Self::get_program_pipeline), except failing
+    /// Vulkan calls on the worker, which
+    /// [`PipelineSlot::rebuild_failure`] reports.
+    ///
+    /// # Safety
+    /// As [`get_program_pipeline`](Self::get_program_pipeline) for
+    /// `program`; `slot` comes from this manager.
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # use smolv_runtime::reflect::Reflection;
+    /// # #[allow(unused)]
+    /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager, slot: &std::sync::Arc<smolv_runtime::vulkan::PipelineSlot>, vertex_spirv: &[u32], new_fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
+    /// use smolv_runtime::vulkan::{GraphicsProgram, Stage};
+    /// let (v, f) = (Reflection::from_spirv(vertex_spirv)?, Reflection::from_spirv(new_fragment_spirv)?);
+    /// let program = GraphicsProgram::new(
+    ///     Stage { spirv: vertex_spirv, reflection: &v, specialization: &[] },
+    ///     Stage { spirv: new_fragment_spirv, reflection: &f, specialization: &[] },
+    /// );
+    /// // SAFETY: valid SPIR-V described by its reflection; `slot` is this manager's.
+    /// match unsafe { manager.rebuild(slot, &program) } {
+    ///     Ok(target) => println!("rebuild {target} is on its way; draw with slot.current() meanwhile"),
+    ///     Err(why) => eprintln!("kept the old pipeline: {why}"),
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub unsafe fn rebuild(&self, slot: &Arc<PipelineSlot>, program: &GraphicsProgram<'_>) -> Result<u64, VulkanError> {
+        for (expected, stage) in program.stages() {
+            check_stage(expected, stage)?;
+        }
+        let (old_key, graphics) = {
+            let state = lock(&slot.state);
+            (state.key.clone(), state.graphics.clone())
+        };
+        graphics.check(&self.options.features, program.extra_stages())?;
+        let layout = self.graphics_program_layout(program)?;
+        let key = self.pipeline_key(program, &graphics, &layout)?;
+        let mut old_stages: Vec<&StageKey> = old_key.pre_raster.stages.iter().map(|(_, k)| k).collect();
+        old_stages.push(&old_key.fragment.stage);
+        if layout.pipeline_layout != slot.layout {
+            return Err(self.incompatible(program, &old_stages, "its descriptor bindings or push constants"));
+        }
+        if key.vertex_input != old_key.vertex_input {
+            return Err(self.incompatible(program, &old_stages[..1], "its vertex inputs"));
+        }
+        let mut stages = Vec::new();
+        let mut codes: Vec<usize> = key.pre_raster.stages.iter().map(|(_, k)| k.code).collect();
+        codes.push(key.fragment.stage.code);
+        for ((flags, stage), code_id) in program.stages().into_iter().zip(codes) {
+            // The specializer runs again on the new module here.
+            let (code, values) = self.code(code_id, stage);
+            SpecializationData::new(&code, values)?;
+            stages.push(OwnedStage {
+                flags,
+                code: code.into_owned(),
+                values: values.to_vec(),
+                reflection: stage.reflection.clone(),
+            });
+        }
+        let libraries = self.uses_libraries().then(|| {
+            let map = lock(&self.libraries);
+            [
+                map.get(&LibraryKey::VertexInput(key.vertex_input.clone())).copied(),
+                map.get(&LibraryKey::PreRaster(key.pre_raster.clone())).copied(),
+                map.get(&LibraryKey::Fragment(key.fragment.clone())).copied(),
+                map.get(&LibraryKey::Output(key.output.clone())).copied(),
+            ]
+        });
+        let request = {
+            let mut state = lock(&slot.state);
+            state.key = key.clone();
+            state.rebuilds.request()
+        };
+        self.rekey(slot, &old_key, &key);
+        let job = GraphicsRebuild {
+            slot: Arc::clone(slot),
+            request,
+            key,
+            stages,
+            libraries,
+            shared: Arc::clone(&self.libraries),
+            retired: Arc::clone(&self.retired),
+        };
+        match &self.sender {
+            Some(sender) => {
+                let _ = sender.send(Job::Rebuild(Box::new(job)));
+            }
+            // SAFETY: the caller's contract.
+            None => unsafe { job.run(&self.device, self.cache) },
+        }
+        Ok(request)
+    }
+
+    /// Files `slot` under its new key, so that asking for the new program
+    /// finds it; if another slot has that key, it is kept aside.
+    fn rekey(&self, slot: &Arc<PipelineSlot>, old: &PipelineKey, new: &PipelineKey) {
+        if old == new {
+            return;
+        }
+        let mut pipelines = lock(&self.pipelines);
+        if pipelines.get(old).is_some_and(|s| Arc::ptr_eq(s, slot)) {
+            pipelines.remove(old);
+        }
+        if let Entry::Vacant(entry) = pipelines.entry(new.clone()) {
+            entry.insert(Arc::clone(slot));
+        } else {
+            drop(pipelines);
+            lock(&self.orphans).push(Arc::clone(slot));
+        }
+    }
+
+    /// Creates `slot`'s compute pipeline again from `stage` (its shader
+    /// changed) on the background worker, and swaps it in when ready:
+    /// [`ComputeSlot::pipeline`] gives the old one until then, and
+    /// [`ComputeSlot::generation`] reaches the number this returns. If the
+    /// slot's first pipeline is still being created, this waits for it.
+    /// The replaced pipeline stays alive until
+    /// [`retire_replaced`](Self::retire_replaced).
+    ///
+    /// # Errors
+    /// [`VulkanError::RebuildIncompatible`] when the new shader needs a
+    /// different pipeline layout; otherwise as
+    /// [`request_compute`](Self::request_compute).
+    ///
+    /// # Safety
+    /// As [`get_compute`](Self::get_compute) for `stage`; `slot` comes
+    /// from this manager.
+    ///
+    /// ```no_run
+    /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager, slot: &std::sync::Arc<smolv_runtime::vulkan::ComputeSlot>, stage: &smolv_runtime::vulkan::Stage<'_>) -> Result<(), Box<dyn std::error::Error>> {
+    /// // SAFETY: valid SPIR-V described by its reflection; `slot` is this manager's.
+    /// let target = unsafe { manager.rebuild_compute(slot, stage)? };
+    /// // each frame: bind slot.pipeline(), the new one once slot.generation() >= target
+    /// # let _ = target;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub unsafe fn rebuild_compute(&self, slot: &Arc<ComputeSlot>, stage: &Stage<'_>) -> Result<u64, VulkanError> {
+        check_stage(vk::ShaderStageFlags::COMPUTE, stage)?;
+        let key = self.stage_key(stage)?;
+        let old_key = lock(&self.compute).iter().find(|(_, s)| Arc::ptr_eq(s, slot)).map(|(k, _)| k.clone());
+        let layout = self.compute_layout(stage)?.pipeline_layout;
+        if layout != slot.layout() {
+            let old: Vec<&StageKey> = old_key.iter().collect();
+            let program_stage = [(vk::ShaderStageFlags::COMPUTE, stage)];
+            return Err(self.incompatible_stages(&program_stage, &old, "its descriptor bindings or push constants"));
+        }
+        let (code, values) = self.code(key.code, stage);
+        SpecializationData::new(&code, values)?;
+        // Swapping into a slot still being filled would race its creation.
+        let _ = slot.wait();
+        let job = ComputeJob {
+            code: code.into_owned(),
+            values: values.to_vec(),
+            reflection: stage.reflection.clone(),
+            layout,
+        };
+        let request = slot.request_rebuild();
+        if let Some(old_key) = old_key.filter(|old| *old != key) {
+            let mut compute = lock(&self.compute);
+            compute.remove(&old_key);
+            compute.entry(key).or_insert_with(|| Arc::clone(slot));
+        }
+        let job = ComputeRebuild { slot: Arc::clone(slot), request, job, retired: Arc::clone(&self.retired) };
+        match &self.sender {
+            Some(sender) => {
+                let _ = sender.send(Job::RebuildCompute(job));
+            }
+            // SAFETY: the caller's contract.
+            None => unsafe { job.run(&self.device, self.cache) },
+        }
+        Ok(request)
+    }
+
+    /// Destroys the pipelines that rebuilds have replaced so far, and
+    /// returns how many. Until then they stay alive, so command buffers
+    /// recorded with them stay valid.
+    ///
+    /// # Safety
+    /// No command buffer that bound a pipeline of a rebuilt slot before
+    /// this call may still be pending or recording (for example: call it
+    /// after waiting for the fences of every frame in flight, before
+    /// recording the next).
+    ///
+    /// ```no_run
+    /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager) {
+    /// // Each frame, after waiting for the previous frames' fences:
+    /// // SAFETY: no earlier command buffer is pending any more.
+    /// let destroyed = unsafe { manager.retire_replaced() };
+    /// # let _ = destroyed;
+    /// # }
+    /// ```
+    pub unsafe fn retire_replaced(&self) -> usize {
+        let replaced = std::mem::take(&mut *lock(&self.retired));
+        for &pipeline in &replaced {
+            // SAFETY: the slots hold newer pipelines, nothing else holds
+            // these, and the caller says the GPU is done with them.
+            unsafe { self.device.destroy_pipeline(pipeline, None) };
+        }
+        replaced.len()
+    }
+
+    /// The error for a rebuild of `program` that its pipeline cannot take.
+    fn incompatible(&self, program: &GraphicsProgram<'_>, old: &[&StageKey], what: &str) -> VulkanError {
+        self.incompatible_stages(&program.stages(), old, what)
+    }
+
+    /// Names the first stage whose reflection changed, and how.
+    fn incompatible_stages(
+        &self,
+        stages: &[(vk::ShaderStageFlags, &Stage<'_>)],
+        old: &[&StageKey],
+        what: &str,
+    ) -> VulkanError {
+        let interned = lock(&self.interned);
+        for (&(_, stage), old) in stages.iter().zip(old) {
+            let Some(before) = interned.reflection_list.get(old.reflection) else { continue };
+            if let Some(change) = reflection_change(before, stage.reflection) {
+                return VulkanError::RebuildIncompatible { stage: stage.reflection.stage.name(), reason: change };
+            }
+        }
+        let stage = stages.last().map_or("", |(_, s)| s.reflection.stage.name());
+        VulkanError::RebuildIncompatible { stage, reason: format!("{what} changed") }
+    }
+}
+
+/// What changed between two reflections of a stage that a pipeline
+/// layout or vertex input depends on, in words.
+fn reflection_change(before: &Reflection, after: &Reflection) -> Option<String> {
+    let describe = |r: &Reflection| -> Vec<(u32, u32, String, u32)> {
+        let mut list: Vec<_> =
+            r.bindings.iter().map(|b| (b.set, b.binding, format!("{:?}", b.kind), b.count)).collect();
+        list.sort();
+        list
+    };
+    let (old, new) = (describe(before), describe(after));
+    if old != new {
+        let added: Vec<String> = new
+            .iter()
+            .filter(|b| !old.contains(b))
+            .map(|(set, binding, kind, count)| format!("set {set} binding {binding} ({kind} x{count})"))
+            .collect();
+        let removed: Vec<String> = old
+            .iter()
+            .filter(|b| !new.contains(b))
+            .map(|(set, binding, kind, count)| format!("set {set} binding {binding} ({kind} x{count})"))
+            .collect();
+        let mut parts = Vec::new();
+        if !added.is_empty() {
+            parts.push(format!("adds {}", added.join(", ")));
+        }
+        if !removed.is_empty() {
+            parts.push(format!("drops {}", removed.join(", ")));
+        }
+        return Some(format!("its descriptor bindings changed: it {}", parts.join(" and ")));
+    }
+    if before.push_constants != after.push_constants {
+        return Some("its push constants changed".to_owned());
+    }
+    if before.inputs != after.inputs {
+        return Some("its inputs changed".to_owned());
+    }
+    None
+}
