@@ -102,7 +102,7 @@ impl Context<'_> {
 /// checkouts at different paths share entries; with debug info, which
 /// names the files, the root's own path is part of the key too.
 pub(crate) fn job_key(job: &Job, settings: &Settings, paths: &PortablePaths, identity: &str, source: &[u8]) -> Key {
-    let mut key = KeyBuilder::new("smolv-build module v3");
+    let mut key = KeyBuilder::new("smolv-build module v4");
     key.text(identity)
         .text(&job.name)
         .text(&paths.portable(&job.path))
@@ -262,6 +262,7 @@ fn crash_diagnostic(job: &Job, how: &str) -> Diagnostic {
 /// fit its field (then it is not cached).
 fn write_entry(output: &JobOutput, paths: &PortablePaths) -> Option<Vec<u8>> {
     let mut w = BodyWriter::default();
+    w.text(&paths.root().to_string_lossy());
     w.count(output.dependencies.len());
     for (path, hash) in &output.dependencies {
         w.text(&paths.portable(path)).bytes(hash);
@@ -290,9 +291,17 @@ fn write_entry(output: &JobOutput, paths: &PortablePaths) -> Option<Vec<u8>> {
 /// include was searched for and not found (it would shadow the one used).
 fn read_entry(body: &[u8], hashes: &FileHashes, paths: &PortablePaths) -> Option<JobOutput> {
     let mut r = BodyReader::new(body);
+    // Absolute paths (outside the writer's root) name the writer's files:
+    // only a build with the same root may trust them.
+    let writer_root = r.text()?;
+    let usable = |recorded: &str| PortablePaths::is_relative(recorded) || paths.absolute_paths_usable(&writer_root);
     let mut dependencies = Vec::new();
     for _ in 0..r.u32()? {
-        let path = paths.local(&r.text()?);
+        let recorded = r.text()?;
+        if !usable(&recorded) {
+            return None;
+        }
+        let path = paths.local(&recorded);
         let hash: [u8; 32] = r.bytes()?.try_into().ok()?;
         if hashes.get(&path)? != hash {
             return None;
@@ -301,8 +310,9 @@ fn read_entry(body: &[u8], hashes: &FileHashes, paths: &PortablePaths) -> Option
     }
     let mut missing = Vec::new();
     for _ in 0..r.u32()? {
-        let path = paths.local(&r.text()?);
-        if path.is_file() {
+        let recorded = r.text()?;
+        let path = paths.local(&recorded);
+        if !usable(&recorded) || path.is_file() {
             return None;
         }
         missing.push(path);
@@ -419,6 +429,35 @@ pub(crate) mod tests {
             slangc: None,
             glslc: None,
         }
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn absolute_paths_in_an_entry_are_trusted_only_by_a_build_with_the_same_root() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("real/shaders")).unwrap();
+        std::fs::create_dir_all(dir.path().join("common")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("real"), dir.path().join("link")).unwrap();
+        let include = dir.path().join("common/x.glsl");
+        std::fs::write(&include, "same").unwrap();
+        // A root with a symbolic link in it: `..` from it is not what it
+        // seems, so the include outside it is recorded absolute.
+        let a = PortablePaths::new([dir.path().join("link/shaders/a.frag").as_path()], []);
+        assert!(!PortablePaths::is_relative(&a.portable(&include)));
+        let output = JobOutput {
+            modules: vec![module("a")],
+            dependencies: vec![(include.clone(), *blake3::hash(b"same").as_bytes())],
+            missing: Vec::new(),
+            warnings: Vec::new(),
+            cached: false,
+        };
+        let body = write_entry(&output, &a).unwrap();
+        assert!(read_entry(&body, &FileHashes::default(), &a).is_some(), "the same build: a hit");
+        let elsewhere = PortablePaths::new([dir.path().join("real/shaders/a.frag").as_path()], []);
+        assert!(
+            read_entry(&body, &FileHashes::default(), &elsewhere).is_none(),
+            "another root must not trust the writer's absolute paths"
+        );
     }
 
     /// A GLSL fragment-shader job for the file at `path`.

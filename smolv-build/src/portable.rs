@@ -6,10 +6,17 @@
 //! The root is the deepest directory that holds every shader and include
 //! directory of the build. A path under it is written as `<root>/` and
 //! the rest, lexically (includes are found by joining paths, so the
-//! lexical form is what the compiler saw); any other path stays absolute,
-//! which only costs sharing, never correctness: an entry is used only when
-//! every file it depends on, found again under the local root, has the
+//! lexical form is what the compiler saw). A path outside it, such as an
+//! include a compiler reports canonicalized from `../common`, is written
+//! as `<root>/../...` when the root has no symbolic links (so that `..`
+//! means the same lexically and on disk), else it stays absolute; an entry
+//! with absolute paths is used only by a build with the same root (see
+//! [`PortablePaths::absolute_paths_usable`]). An entry is used only when
+//! every file it depends on, found again from the local root, has the
 //! recorded hash.
+//!
+//! A shader added outside the current root moves the root, and every key
+//! changes once (a full miss, never a wrong hit).
 //!
 //! Module names and cache entries then hold no machine's path. SPIR-V with
 //! debug info does (the compiler writes the file names into it), so a
@@ -48,19 +55,30 @@ impl PortablePaths {
         Self { root, canonical_root }
     }
 
+    /// Whether `recorded` (from [`portable`](Self::portable)) is relative
+    /// to the root, rather than absolute.
+    pub(crate) fn is_relative(recorded: &str) -> bool {
+        recorded.starts_with(ROOT)
+    }
+
     /// The root, as this machine has it.
     pub(crate) fn root(&self) -> &Path {
         &self.root
     }
 
     /// `path` as keys and entries record it: `<root>/...` if it is under
-    /// the root, else absolute.
+    /// the root, or outside it when the root has no symbolic links
+    /// (`<root>/../...`), else absolute.
     pub(crate) fn portable(&self, path: &Path) -> String {
         let path = absolute(path);
         let relative = path
             .strip_prefix(&self.root)
+            .map(Path::to_owned)
             .ok()
-            .or_else(|| self.canonical_root.as_deref().and_then(|root| path.strip_prefix(root).ok()));
+            .or_else(|| {
+                self.canonical_root.as_deref().and_then(|root| path.strip_prefix(root).ok().map(Path::to_owned))
+            })
+            .or_else(|| self.canonical_root.is_none().then(|| upward(&self.root, &path)).flatten());
         match relative {
             Some(relative) => {
                 let mut text = String::from(ROOT);
@@ -72,6 +90,13 @@ impl PortablePaths {
             }
             None => path.to_string_lossy().into_owned(),
         }
+    }
+
+    /// Whether an entry written by a build with root `writer_root` may be
+    /// read here with its absolute paths: only by a build with that root
+    /// (another checkout's absolute paths name the other checkout's files).
+    pub(crate) fn absolute_paths_usable(&self, writer_root: &str) -> bool {
+        writer_root == self.root.to_string_lossy()
     }
 
     /// A path recorded by [`portable`](Self::portable), on this machine.
@@ -87,14 +112,14 @@ impl PortablePaths {
     /// `text` (a compiler's warning) with this machine's root replaced by
     /// the placeholder, for an entry.
     pub(crate) fn portable_text(&self, text: &str) -> String {
-        let root = self.root.to_string_lossy();
-        if root.len() > 1 { text.replace(&*root, ROOT) } else { text.to_owned() }
+        let root = format!("{}/", self.root.to_string_lossy().trim_end_matches('/'));
+        if root.len() > 1 { text.replace(&root, &format!("{ROOT}/")) } else { text.to_owned() }
     }
 
     /// A text from an entry with the placeholder replaced by this
     /// machine's root.
     pub(crate) fn local_text(&self, text: &str) -> String {
-        text.replace(ROOT, &self.root.to_string_lossy())
+        text.replace(&format!("{ROOT}/"), &format!("{}/", self.root.to_string_lossy().trim_end_matches('/')))
     }
 }
 
@@ -103,6 +128,19 @@ impl PortablePaths {
 /// the path).
 fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_owned())
+}
+
+/// `path` relative to `root` by way of `..` (both absolute), or `None`
+/// when they share no prefix (another drive).
+fn upward(root: &Path, path: &Path) -> Option<PathBuf> {
+    let (root, path): (Vec<Component<'_>>, Vec<Component<'_>>) =
+        (root.components().collect(), path.components().collect());
+    let common = root.iter().zip(&path).take_while(|(a, b)| a == b).count();
+    if common == 0 {
+        return None;
+    }
+    let ups = std::iter::repeat_n(Component::ParentDir, root.len() - common);
+    Some(ups.chain(path[common..].iter().copied()).collect())
 }
 
 /// The deepest directory that holds both `a` and `b`, by components.
@@ -127,12 +165,15 @@ mod tests {
         assert_eq!(a.root(), Path::new("/home/ana/game"));
         let recorded = a.portable(Path::new("/home/ana/game/shaders/../include/light.glsl"));
         assert_eq!(recorded, "<root>/shaders/../include/light.glsl");
-        assert_eq!(a.portable(Path::new("/usr/include/common.glsl")), "/usr/include/common.glsl");
+        // Outside the root (which has no symbolic links): by way of `..`.
+        assert_eq!(a.portable(Path::new("/home/ana/common/x.hlsli")), "<root>/../common/x.hlsli");
 
         let b =
             PortablePaths::new([Path::new("/builds/7/game/shaders/lit.frag")], [Path::new("/builds/7/game/include")]);
         assert_eq!(b.local(&recorded), Path::new("/builds/7/game/shaders/../include/light.glsl"));
+        assert_eq!(b.local("<root>/../common/x.hlsli"), Path::new("/builds/7/game/../common/x.hlsli"));
         assert_eq!(b.local("/usr/include/common.glsl"), Path::new("/usr/include/common.glsl"));
+        assert!(b.absolute_paths_usable("/builds/7/game") && !b.absolute_paths_usable("/home/ana/game"));
         assert_eq!(b.portable(&b.local(&recorded)), recorded, "the same record on both machines");
     }
 
@@ -145,9 +186,10 @@ mod tests {
     }
 
     #[test]
-    fn a_root_of_slash_records_absolute_paths() {
+    fn a_root_of_slash_round_trips() {
         let paths = PortablePaths::new([Path::new("/a/x.frag"), Path::new("/b/y.frag")], []);
         assert_eq!(paths.root(), Path::new("/"));
+        assert_eq!(paths.portable(Path::new("/a/x.frag")), "<root>/a/x.frag");
         assert_eq!(paths.local(&paths.portable(Path::new("/a/x.frag"))), Path::new("/a/x.frag"));
         assert_eq!(paths.portable_text("/a/x.frag: warning"), "/a/x.frag: warning");
     }

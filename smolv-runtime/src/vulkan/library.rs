@@ -434,7 +434,11 @@ pub(crate) unsafe fn create(
 }
 
 /// Links four libraries into a pipeline, optimized or fast.
-pub(crate) fn link(
+///
+/// # Safety
+/// `libraries` are live pipeline libraries of `device`, made with
+/// `layout`-compatible layouts; `cache` and `layout` belong to `device`.
+pub(crate) unsafe fn link(
     device: &ash::Device,
     cache: vk::PipelineCache,
     libraries: &[vk::Pipeline; 4],

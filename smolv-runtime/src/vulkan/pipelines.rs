@@ -564,6 +564,8 @@ pub struct PipelineManager {
     compute: Mutex<HashMap<StageKey, Arc<ComputeSlot>>>,
     /// Rebuilt slots whose new key another slot already had.
     orphans: Mutex<Vec<Arc<PipelineSlot>>>,
+    /// Rebuilt compute slots whose new key another slot already had.
+    compute_orphans: Mutex<Vec<Arc<ComputeSlot>>>,
     /// Pipelines that rebuilds replaced, until
     /// [`retire_replaced`](Self::retire_replaced) destroys them.
     retired: Arc<Mutex<Vec<vk::Pipeline>>>,
@@ -665,6 +667,7 @@ impl PipelineManager {
             pipelines: Mutex::default(),
             compute: Mutex::default(),
             orphans: Mutex::default(),
+            compute_orphans: Mutex::default(),
             retired: Arc::default(),
             sender: Some(sender),
             workers,
@@ -851,7 +854,9 @@ impl PipelineManager {
                 self.fragment_library(&program.fragment, &key.fragment)?,
                 self.output_library(&key.output)?,
             ];
-            let fast = link(&self.device, self.cache, &libraries, layout.pipeline_layout, false)?;
+            // SAFETY: the manager keeps these libraries alive, made for this
+            // layout, on its device and cache.
+            let fast = unsafe { link(&self.device, self.cache, &libraries, layout.pipeline_layout, false) }?;
             let slot = PipelineSlot::new(fast, false, layout.pipeline_layout, key.clone(), state.clone());
             (slot, Some(libraries))
         } else {
@@ -1356,7 +1361,9 @@ impl Job {
     unsafe fn run(self, device: &ash::Device, cache: vk::PipelineCache) {
         match self {
             Self::Link { slot, libraries, request } => {
-                if let Ok(pipeline) = link(device, cache, &libraries, slot.layout, true) {
+                // SAFETY: this function's contract; the libraries were made
+                // with the slot's layout.
+                if let Ok(pipeline) = unsafe { link(device, cache, &libraries, slot.layout, true) } {
                     let mut state = lock(&slot.state);
                     if state.rebuilds.generation == request && state.optimized.is_none() {
                         state.optimized = Some(pipeline);
@@ -1400,7 +1407,8 @@ impl Drop for PipelineManager {
             for slot in slots.chain(self.orphans.get_mut().unwrap_or_else(|e| e.into_inner()).drain(..)) {
                 pipelines.extend(PipelineSlot::held(&lock(&slot.state)).iter().map(|p| p.as_raw()));
             }
-            for (_, slot) in self.compute.get_mut().unwrap_or_else(|e| e.into_inner()).drain() {
+            let compute = self.compute.get_mut().unwrap_or_else(|e| e.into_inner()).drain().map(|(_, slot)| slot);
+            for slot in compute.chain(self.compute_orphans.get_mut().unwrap_or_else(|e| e.into_inner()).drain(..)) {
                 if let Some(pipeline) = slot.take() {
                     pipelines.insert(pipeline.as_raw());
                 }

@@ -59,7 +59,9 @@ impl GraphicsRebuild {
             return;
         }
         let Some(libraries) = libraries else { return };
-        if let Ok(optimized) = link(device, cache, &libraries, self.slot.layout, true) {
+        // SAFETY: the libraries are live (they belong to the manager) and
+        // were made with this layout; this function's contract covers the rest.
+        if let Ok(optimized) = unsafe { link(device, cache, &libraries, self.slot.layout, true) } {
             let mut state = lock(&self.slot.state);
             if state.rebuilds.generation == self.request && state.optimized.is_none() {
                 state.optimized = Some(optimized);
@@ -153,7 +155,9 @@ impl GraphicsRebuild {
                 }
             };
         }
-        let fast = link(device, cache, &libraries, self.slot.layout, false)?;
+        // SAFETY: the libraries were just made or are kept alive by the
+        // manager, with this layout; this function's contract covers the rest.
+        let fast = unsafe { link(device, cache, &libraries, self.slot.layout, false) }?;
         Ok((fast, Some(libraries)))
     }
 }
@@ -386,7 +390,14 @@ impl PipelineManager {
         if let Some(old_key) = old_key.filter(|old| *old != key) {
             let mut compute = lock(&self.compute);
             compute.remove(&old_key);
-            compute.entry(key).or_insert_with(|| Arc::clone(slot));
+            if let Entry::Vacant(entry) = compute.entry(key) {
+                entry.insert(Arc::clone(slot));
+            } else {
+                // Kept aside, as `rekey` keeps graphics slots, so that the
+                // manager still destroys its pipeline.
+                drop(compute);
+                lock(&self.compute_orphans).push(Arc::clone(slot));
+            }
         }
         let job = ComputeRebuild { slot: Arc::clone(slot), request, job, retired: Arc::clone(&self.retired) };
         match &self.sender {
