@@ -328,14 +328,18 @@ impl Gpu {
         }
     }
 
-    /// Draws three vertices with `pipeline` (dynamic viewport and scissor)
-    /// into a `size`×`size` RGBA8 image and returns its pixels. `bind`
-    /// records what else the draw needs (descriptor sets, push constants).
-    pub fn draw(&self, pipeline: vk::Pipeline, size: u32, bind: impl FnOnce(vk::CommandBuffer)) -> Vec<u8> {
+    /// A `size`×`size` 2D device-local image with one mip level and layer,
+    /// its memory, and a view of `aspect`; the caller destroys all three.
+    pub fn image(
+        &self,
+        format: vk::Format,
+        size: u32,
+        samples: vk::SampleCountFlags,
+        usage: vk::ImageUsageFlags,
+        aspect: vk::ImageAspectFlags,
+    ) -> (vk::Image, vk::DeviceMemory, vk::ImageView) {
         let d = &self.device;
-        let format = vk::Format::R8G8B8A8_UNORM;
-        // SAFETY: every object is created, used to completion (queue_wait_idle)
-        // and destroyed within this function.
+        // SAFETY: plain creation on this device; the caller destroys them.
         unsafe {
             let image = d
                 .create_image(
@@ -345,13 +349,13 @@ impl Gpu {
                         .extent(vk::Extent3D { width: size, height: size, depth: 1 })
                         .mip_levels(1)
                         .array_layers(1)
-                        .samples(vk::SampleCountFlags::TYPE_1)
-                        .usage(vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC),
+                        .samples(samples)
+                        .usage(usage),
                     None,
                 )
                 .unwrap();
             let requirements = d.get_image_memory_requirements(image);
-            let image_memory = d
+            let memory = d
                 .allocate_memory(
                     &vk::MemoryAllocateInfo::default().allocation_size(requirements.size).memory_type_index(
                         self.memory_type(requirements.memory_type_bits, vk::MemoryPropertyFlags::DEVICE_LOCAL),
@@ -359,11 +363,8 @@ impl Gpu {
                     None,
                 )
                 .unwrap();
-            d.bind_image_memory(image, image_memory, 0).unwrap();
-            let range = vk::ImageSubresourceRange::default()
-                .aspect_mask(vk::ImageAspectFlags::COLOR)
-                .level_count(1)
-                .layer_count(1);
+            d.bind_image_memory(image, memory, 0).unwrap();
+            let range = vk::ImageSubresourceRange::default().aspect_mask(aspect).level_count(1).layer_count(1);
             let view = d
                 .create_image_view(
                     &vk::ImageViewCreateInfo::default()
@@ -374,6 +375,30 @@ impl Gpu {
                     None,
                 )
                 .unwrap();
+            (image, memory, view)
+        }
+    }
+
+    /// Draws three vertices with `pipeline` (dynamic viewport and scissor)
+    /// into a `size`×`size` RGBA8 image and returns its pixels. `bind`
+    /// records what else the draw needs (descriptor sets, push constants).
+    pub fn draw(&self, pipeline: vk::Pipeline, size: u32, bind: impl FnOnce(vk::CommandBuffer)) -> Vec<u8> {
+        let d = &self.device;
+        let format = vk::Format::R8G8B8A8_UNORM;
+        // SAFETY: every object is created, used to completion (queue_wait_idle)
+        // and destroyed within this function.
+        unsafe {
+            let (image, image_memory, view) = self.image(
+                format,
+                size,
+                vk::SampleCountFlags::TYPE_1,
+                vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
+                vk::ImageAspectFlags::COLOR,
+            );
+            let range = vk::ImageSubresourceRange::default()
+                .aspect_mask(vk::ImageAspectFlags::COLOR)
+                .level_count(1)
+                .layer_count(1);
             let bytes = u64::from(size * size * 4);
             let (buffer, buffer_memory) =
                 self.buffer_with(&vec![0; bytes as usize], vk::BufferUsageFlags::TRANSFER_DST);

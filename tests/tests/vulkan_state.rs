@@ -470,47 +470,12 @@ impl Frame {
         usage: vk::ImageUsageFlags,
         aspect: vk::ImageAspectFlags,
     ) -> (vk::Image, vk::ImageView) {
-        let d = &gpu.device;
-        // SAFETY: plain creation; `destroy` frees everything.
-        unsafe {
-            let image = d
-                .create_image(
-                    &vk::ImageCreateInfo::default()
-                        .image_type(vk::ImageType::TYPE_2D)
-                        .format(format)
-                        .extent(vk::Extent3D { width: SIZE, height: SIZE, depth: 1 })
-                        .mip_levels(1)
-                        .array_layers(1)
-                        .samples(samples)
-                        .usage(usage),
-                    None,
-                )
-                .unwrap();
-            let requirements = d.get_image_memory_requirements(image);
-            let memory = d
-                .allocate_memory(
-                    &vk::MemoryAllocateInfo::default().allocation_size(requirements.size).memory_type_index(
-                        gpu.memory_type(requirements.memory_type_bits, vk::MemoryPropertyFlags::DEVICE_LOCAL),
-                    ),
-                    None,
-                )
-                .unwrap();
-            d.bind_image_memory(image, memory, 0).unwrap();
-            let view = d
-                .create_image_view(
-                    &vk::ImageViewCreateInfo::default()
-                        .image(image)
-                        .view_type(vk::ImageViewType::TYPE_2D)
-                        .format(format)
-                        .subresource_range(range(aspect)),
-                    None,
-                )
-                .unwrap();
-            self.memories.push(memory);
-            self.images.push(image);
-            self.views.push(view);
-            (image, view)
-        }
+        // `destroy` frees everything.
+        let (image, memory, view) = gpu.image(format, SIZE, samples, usage, aspect);
+        self.memories.push(memory);
+        self.images.push(image);
+        self.views.push(view);
+        (image, view)
     }
 
     fn destroy(self, gpu: &Gpu) {
