@@ -140,7 +140,7 @@ mod embedded {
     }
 
     pub(super) fn load() -> Result<(Vec<LoadedShader>, usize, String), GameError> {
-        let shaders = SHADERS.shaders().map_err(|e| error("(the embedded set)", &e))?;
+        let shaders = SHADERS.shaders();
         let modules = shaders.iter().map(decode).collect::<Result<Vec<_>, _>>()?;
         Ok((modules, SHADERS.stored_len(), SHADERS.packing().to_string()))
     }

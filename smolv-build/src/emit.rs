@@ -155,7 +155,7 @@ pub struct ManifestEmbeddedSet {
 /// let manifest: Manifest = serde_json::from_slice(&std::fs::read(out_dir.join(ARTIFACT_DIR).join(MANIFEST_FILE))?)?;
 /// assert_eq!(manifest.format, 2);
 /// let bundle = smolv_runtime::ShaderSet::from_vec(std::fs::read(out_dir.join(ARTIFACT_DIR).join(&manifest.bundle))?)?;
-/// assert_eq!(bundle.shaders()?.len(), manifest.modules.len());
+/// assert_eq!(bundle.shaders().len(), manifest.modules.len());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]

@@ -66,6 +66,25 @@ pub fn include_shader(input: TokenStream) -> TokenStream {
         Ok(module) => module,
         Err(message) => return compile_error(name.span(), &message),
     };
+    if manifest.packing.codec == "spirv" {
+        let origin = origin_tokens(&manifest, &module.name);
+        let Ok(spirv_len) = usize::try_from(module.spirv_len) else {
+            return compile_error(name.span(), "smolv: this shader is too large for the compiling machine");
+        };
+        let data = path_literal(&module.data);
+        let words = raw_words(&quote!(::core::include_bytes!(#data)), spirv_len);
+        let (shader_name, len) = (module.name, spirv_len / 4);
+        return quote! {
+            {
+                #words
+                static SHADER: ::smolv_runtime::Shader = ::smolv_runtime::__smolv_shader!(
+                    raw #shader_name, ::smolv_runtime::__private::spirv_module(&WORDS, 0, #len); #origin
+                );
+                &SHADER
+            }
+        }
+        .into();
+    }
     let unpacker = match module_unpacker(&manifest.packing.codec) {
         Ok(unpacker) => unpacker,
         Err(message) => return compile_error(name.span(), &message),
@@ -120,7 +139,7 @@ pub fn include_shader(input: TokenStream) -> TokenStream {
 /// static ALL: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
 ///
 /// fn main() -> Result<(), Box<dyn std::error::Error>> {
-///     for shader in ALL.shaders()? {
+///     for shader in ALL.shaders() {
 ///         println!("{}: {} words", shader.name(), shader.decode()?.len());
 ///     }
 ///     let sky = ALL.get("sky.wgsl#fs_main")?.decode()?;
@@ -162,6 +181,9 @@ pub fn include_shaders(input: TokenStream) -> TokenStream {
     // on first access (see `static_shaders_up_to`); smolv-runtime's
     // `__smolv_set_shaders!` decides, as a hot-reload build needs statics.
     let static_shaders = count <= static_shaders_up_to(&manifest.packing.goal);
+    if static_shaders && manifest.packing.codec == "spirv" {
+        return raw_set(&manifest, &directory, &data).unwrap_or_else(|message| compile_error(span, &message));
+    }
     let shaders = directory.entries.iter().enumerate().map(|(index, entry)| {
         let origin = origin_tokens(&manifest, &entry.name);
         quote!(::smolv_runtime::__smolv_shader!(in_set &SET, #index; #origin))
@@ -183,6 +205,55 @@ pub fn include_shaders(input: TokenStream) -> TokenStream {
         }
     }
     .into()
+}
+
+/// A raw SPIR-V set with a `static` shader per module, each holding its
+/// module's part of the set's words (one `static`, made at compile time
+/// from the data, in the data's order): no table, no byte blob and no
+/// unpacker reach the binary. Its stored length is the build report's
+/// (the words and names, and 24 bytes per module that stand for the
+/// table the shader replaces), so that every layout counts alike.
+fn raw_set(manifest: &Manifest, directory: &check::Directory, data: &str) -> Result<TokenStream, String> {
+    let too_large = |what: &str| format!("smolv: {what} is too large for the compiling machine");
+    let stored_len = usize::try_from(manifest.packing.stored_bytes).map_err(|_| too_large("the shader set"))?;
+    let data_len = std::fs::metadata(&manifest.packing.data)
+        .map_err(|e| format!("smolv: cannot read {} ({e}); rebuild", manifest.packing.data.display()))?
+        .len();
+    let data_len = usize::try_from(data_len).map_err(|_| too_large("the shader set"))?;
+    if !data_len.is_multiple_of(4) {
+        return Err(format!("smolv: {} is not whole SPIR-V words; rebuild", manifest.packing.data.display()));
+    }
+    let mut shaders = Vec::with_capacity(directory.entries.len());
+    for entry in &directory.entries {
+        let start = usize::try_from(entry.offset).map_err(|_| too_large(&entry.name))? / 4;
+        let len = usize::try_from(entry.spirv_len).map_err(|_| too_large(&entry.name))? / 4;
+        let (name, origin) = (&entry.name, origin_tokens(manifest, &entry.name));
+        shaders.push(quote! {
+            ::smolv_runtime::__smolv_shader!(raw #name, ::smolv_runtime::__private::spirv_module(&WORDS, #start, #len); #origin)
+        });
+    }
+    let words = raw_words(&quote!(::core::include_bytes!(#data)), data_len);
+    let count = shaders.len();
+    Ok(quote! {
+        {
+            #words
+            static SHADERS: [::smolv_runtime::Shader; #count] = [#(#shaders),*];
+            ::smolv_runtime::ShaderSet::raw(&SHADERS, #stored_len)
+        }
+    }
+    .into())
+}
+
+/// `static WORDS`: `data` (a byte-array expression of `len` bytes) as
+/// little-endian words, made at compile time. (On big-endian targets each
+/// word is swapped there, which for hundreds of kilobytes the compiler
+/// reports as long-running.)
+fn raw_words(data: &proc_macro2::TokenStream, len: usize) -> proc_macro2::TokenStream {
+    let words = len / 4;
+    quote! {
+        #[allow(long_running_const_eval)]
+        static WORDS: [u32; #words] = ::smolv_runtime::__private::le_words::<#len, #words>(#data);
+    }
 }
 
 /// The most modules a set gets `static` shaders for. A static shader costs
@@ -211,7 +282,8 @@ fn unpacker(codec: &str) -> Result<proc_macro2::TokenStream, String> {
 fn module_unpacker(codec: &str) -> Result<proc_macro2::TokenStream, String> {
     check::codec_byte(codec)?;
     Ok(match codec {
-        "spirv" => quote!(&::smolv_runtime::__private::RAW_MODULE),
+        // Raw modules are embedded as words (`raw_words`), with no unpacker.
+        "spirv" => return Err("smolv: a raw SPIR-V module has no unpacker; this is a smolv-macros bug".to_owned()),
         "smolv" => quote!(&::smolv_runtime::__private::SMOLV_MODULE),
         "smolv-lz4" => quote!(::smolv_runtime::__smolv_lz4!(SMOLV_LZ4_MODULE)),
         _ => quote!(::smolv_runtime::__smolv_zstd!(SMOLV_ZSTD_MODULE)),

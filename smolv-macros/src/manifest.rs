@@ -18,6 +18,9 @@ pub(crate) struct Packing {
     pub(crate) dictionary: Option<PathBuf>,
     /// The size goal the packing was chosen for: `installed` or `download`.
     pub(crate) goal: String,
+    /// What the build report counts as stored: data, dictionary, names and
+    /// 24 bytes of table per module (`ShaderSet::stored_len`).
+    pub(crate) stored_bytes: u64,
 }
 
 /// One module as `include_shader!` embeds it.
@@ -80,6 +83,7 @@ impl Manifest {
             data: dir.join(text(&embedded["data"], "embedded data")?),
             dictionary: embedded["dictionary"].as_str().map(|d| dir.join(d)),
             goal: embedded["goal"].as_str().unwrap_or("installed").to_owned(),
+            stored_bytes: number(&embedded["stored_bytes"], "embedded stored size")?,
         };
         if packing.dictionary.is_some() != (packing.codec == "smolv-zstd-dictionary") {
             return Err(format!(

@@ -32,9 +32,6 @@ pub enum ReloadError {
         /// What went wrong.
         source: smolv_build::Error,
     },
-    /// An embedded set's table cannot be read.
-    #[error("the shader set cannot be listed: {0}")]
-    Set(#[from] smolv_runtime::container::ContainerError),
     /// The shader directory given to [`Reloader::shader_dir`](crate::Reloader::shader_dir)
     /// does not exist.
     #[error("the shader directory {} cannot be used ({source}); pass a directory that holds the game's shaders", .path.display())]

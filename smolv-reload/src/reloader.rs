@@ -153,7 +153,7 @@ impl Reloader {
         for watched in &self.watched {
             match watched {
                 Watched::Set(set) => {
-                    for shader in set.shaders()? {
+                    for shader in set.shaders() {
                         list.push((shader, recipe_of(shader)?));
                     }
                 }

@@ -103,12 +103,13 @@ pub use smolv_macros::include_shaders;
 #[doc(hidden)]
 #[cfg(feature = "macros")]
 pub mod __private {
-    pub use crate::embed::unpack::{ModuleUnpacker, RAW, RAW_MODULE, SMOLV, SMOLV_MODULE, Unpacker};
+    pub use crate::embed::unpack::{ModuleUnpacker, RAW, SMOLV, SMOLV_MODULE, Unpacker};
     #[cfg(feature = "lz4")]
     pub use crate::embed::unpack::{SMOLV_LZ4, SMOLV_LZ4_MODULE};
     #[cfg(feature = "zstd-fast")]
     pub use crate::embed::unpack::{SMOLV_ZSTD, SMOLV_ZSTD_DICTIONARY, SMOLV_ZSTD_MODULE};
     pub use crate::embed::{EmbeddedEntry, EmbeddedModule, EmbeddedSet};
+    pub use crate::embed::{le_words, spirv_module};
     pub use crate::shader::leaked_embedded_set;
     pub use include_bytes_aligned::include_bytes_aligned;
 }
@@ -181,11 +182,19 @@ macro_rules! __smolv_shader {
             $crate::hot_reload::Origin::new($source, &[$($include),*], $recipe);
         $crate::Shader::in_set_reloadable($set, $index, &ORIGIN)
     }};
+    (raw $name:literal, $words:expr; $source:literal, [$($include:literal),*], $recipe:literal) => {{
+        static ORIGIN: $crate::hot_reload::Origin =
+            $crate::hot_reload::Origin::new($source, &[$($include),*], $recipe);
+        $crate::Shader::raw_reloadable($name, $words, &ORIGIN)
+    }};
     (alone $module:expr;) => {
         $crate::Shader::embedded($module)
     };
     (in_set $set:expr, $index:expr;) => {
         $crate::Shader::in_set($set, $index)
+    };
+    (raw $name:literal, $words:expr;) => {
+        $crate::Shader::raw($name, $words)
     };
 }
 
@@ -198,6 +207,9 @@ macro_rules! __smolv_shader {
     };
     (in_set $set:expr, $index:expr; $($origin:tt)*) => {
         $crate::Shader::in_set($set, $index)
+    };
+    (raw $name:literal, $words:expr; $($origin:tt)*) => {
+        $crate::Shader::raw($name, $words)
     };
 }
 

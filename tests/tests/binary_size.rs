@@ -48,7 +48,7 @@ const SMOLV_MAIN: &str = r#"
 static SHADERS: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
 
 fn main() {
-    let Ok(shaders) = SHADERS.shaders() else { std::process::exit(2) };
+    let shaders = SHADERS.shaders();
     let mut sum = 0u64;
     for shader in shaders {
         let Ok(words) = shader.decode() else { std::process::exit(3) };
@@ -269,7 +269,7 @@ fn measure(set: &Set, by_crate: bool) -> Measured {
     let spirv_dir = root.join("raw/spirv");
     let mut modules = Vec::new();
     let mut spirv = 0;
-    for (index, shader) in set_file.iter().unwrap().enumerate() {
+    for (index, shader) in set_file.iter().enumerate() {
         let words = shader.decode().unwrap();
         spirv += words.len() as i64 * 4;
         let path = spirv_dir.join(format!("{index}.spv"));

@@ -22,7 +22,7 @@ fn main() {
         std::fs::write(out.join(format!("{}.spv", shader.name().replace('#', "-"))), bytes).unwrap();
         println!("{} {} words, stage {:?}", shader.name(), words.len(), shader.reflection().unwrap().stage);
     }
-    for shader in ALL.shaders().expect("the set") {
+    for shader in ALL.shaders() {
         let words = shader.decode_cached().expect("decode");
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         std::fs::write(out.join(format!("set-{}.spv", shader.name().replace('#', "-"))), bytes).unwrap();

@@ -12,7 +12,7 @@ static ALL: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
 static TINTED: &smolv_runtime::Shader = smolv_runtime::include_shader!("tinted.frag");
 
 fn main() {
-    for shader in ALL.shaders().expect("the set").iter().chain([TINTED]) {
+    for shader in ALL.shaders().iter().chain([TINTED]) {
         let words = shader.decode().expect("decode");
         println!("{} {} words", shader.name(), words.len());
         #[cfg(feature = "hot-reload")]

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use super::error::{ContainerError, suggest};
+use super::error::{ContainerError, LookupError, NotFound, OpenError};
 use super::format::Container;
 use super::payload::Dictionary;
 
@@ -179,10 +179,10 @@ impl<'a> Bundle<'a> {
     /// assert!(bundle.get("sky.frag").unwrap_err().to_string().contains("did you mean \"sky.comp\""));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn get(&self, name: &str) -> Result<Container<'_>, ContainerError> {
+    pub fn get(&self, name: &str) -> Result<Container<'_>, LookupError> {
         match self.index.binary_search_by(|e| self.name_of(e).cmp(name)) {
-            Ok(i) => Container::parse(self.slice(self.index[i].container)),
-            Err(_) => Err(ContainerError::NotFound { name: name.to_owned(), suggestion: suggest(name, self.names()) }),
+            Ok(i) => Ok(Container::parse(self.slice(self.index[i].container))?),
+            Err(_) => Err(NotFound::new(name, self.names()).into()),
         }
     }
 
@@ -197,7 +197,7 @@ impl<'a> Bundle<'a> {
     /// assert_eq!(Bundle::parse(&bytes)?.decode("blur.comp")?, spirv);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn decode(&self, name: &str) -> Result<Vec<u32>, ContainerError> {
+    pub fn decode(&self, name: &str) -> Result<Vec<u32>, LookupError> {
         let mut out = Vec::new();
         self.get(name)?.decode_with(self.dictionary(), &Default::default(), &mut out)?;
         Ok(out)
@@ -267,10 +267,8 @@ impl Bundle<'static> {
     /// # let _ = post;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn open(path: impl AsRef<Path>) -> Result<Self, ContainerError> {
-        let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|source| ContainerError::Io { path: path.to_owned(), source })?;
-        Self::from_vec(bytes)
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, OpenError> {
+        OpenError::read(path.as_ref(), Self::from_vec)
     }
 }
 

@@ -1,6 +1,6 @@
 //! Errors reading containers and bundles.
 
-use crate::codec::DecodeError;
+use crate::codec::{DecodeError, EncodeError};
 use crate::reflect::ReflectionError;
 
 /// Why a container or bundle could not be read or decoded.
@@ -70,9 +70,9 @@ pub enum ContainerError {
         /// What was supplied.
         found: &'static str,
     },
-    /// zstd could not decompress the payload.
+    /// zstd could not decompress the payload (zstd's name for the error).
     #[error("zstd decompression failed: {0}; the shader data is corrupt")]
-    Decompress(String),
+    Decompress(&'static str),
     /// The SMOL-V payload is invalid.
     #[error("SMOL-V payload: {0}")]
     Smolv(#[from] DecodeError),
@@ -82,17 +82,15 @@ pub enum ContainerError {
     /// The decoded SPIR-V does not have the recorded hash.
     #[error("decoded SPIR-V does not match the blake3 hash recorded at build time; the shader data is corrupt")]
     HashMismatch,
-    /// A bundle has no entry of that name.
-    #[error("no shader named {name:?} in this bundle{suggestion}")]
-    NotFound {
-        /// The name asked for.
-        name: String,
-        /// ", did you mean ...?" or empty.
-        suggestion: String,
-    },
-    /// A container could not be built.
+    /// A container could not be built: what the builder was missing.
     #[error("cannot build shader container: {0}")]
-    Build(String),
+    Build(&'static str),
+    /// SMOL-V encoding failed while building a container.
+    #[error("cannot build shader container: SMOL-V encoding failed: {0}")]
+    Encode(#[from] EncodeError),
+    /// zstd could not compress the payload (zstd's name for the error).
+    #[error("cannot build shader container: zstd compression failed: {0}")]
+    Compress(&'static str),
     /// A part is too large for its field in the format: writing it would
     /// have truncated the field and produced a file no reader accepts.
     #[error("cannot write {what}: {part} is {len}, over the format's limit of {max}; split or shorten it")]
@@ -106,7 +104,52 @@ pub enum ContainerError {
         /// The largest size the format holds.
         max: u64,
     },
-    /// A file could not be read.
+}
+
+/// A shader set or bundle has no shader of that name: what `get` returns.
+///
+/// ```
+/// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
+/// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+/// # let spirv = smolv_runtime::doc_example_module();
+/// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+/// # let set = smolv_runtime::ShaderSet::from_vec(BundleBuilder::new().add("blur.comp", container).build()?)?;
+/// let missing = set.get("blur.com").unwrap_err();
+/// assert_eq!(missing.name, "blur.com");
+/// assert_eq!(missing.to_string(), "no shader named \"blur.com\" in this set, did you mean \"blur.comp\"?");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no shader named {name:?} in this set{suggestion}")]
+#[non_exhaustive]
+pub struct NotFound {
+    /// The name asked for.
+    pub name: String,
+    /// ", did you mean ...?" naming up to three close names, or empty.
+    pub suggestion: String,
+}
+
+impl NotFound {
+    /// `name` was asked for; `names` are the ones there are.
+    #[inline]
+    pub(crate) fn new<'n>(name: &str, names: impl Iterator<Item = &'n str>) -> Self {
+        Self { name: name.to_owned(), suggestion: suggest(name, names) }
+    }
+}
+
+/// A shader, set or bundle file that could not be opened: what the `open`
+/// functions return. Both cases name the file.
+///
+/// ```
+/// use smolv_runtime::container::OpenError;
+/// let error = smolv_runtime::ShaderSet::open("no/such/shaders.smvb").unwrap_err();
+/// assert!(matches!(error, OpenError::Io { .. }));
+/// assert!(error.to_string().starts_with("no/such/shaders.smvb: "), "{error}");
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OpenError {
+    /// The file could not be read.
     #[error("{path}: {source}")]
     Io {
         /// The file.
@@ -114,6 +157,56 @@ pub enum ContainerError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// The file was read, but is not a valid container or bundle.
+    #[error("{path}: {source}")]
+    Invalid {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong with it.
+        source: ContainerError,
+    },
+}
+
+#[cfg(feature = "zstd-fast")]
+impl OpenError {
+    /// Reads the file at `path` and makes something of its bytes with
+    /// `parse`, naming the file in either failure.
+    #[inline]
+    pub(crate) fn read<T>(
+        path: &std::path::Path,
+        parse: impl FnOnce(Vec<u8>) -> Result<T, ContainerError>,
+    ) -> Result<T, Self> {
+        let bytes = std::fs::read(path).map_err(|source| Self::Io { path: path.to_owned(), source })?;
+        parse(bytes).map_err(|source| Self::Invalid { path: path.to_owned(), source })
+    }
+}
+
+/// A shader of a bundle that could not be had: no entry of that name, or
+/// an entry that is not a valid container. What [`Bundle::get`] and
+/// [`Bundle::decode`] return.
+///
+/// [`Bundle::get`]: crate::container::Bundle::get
+/// [`Bundle::decode`]: crate::container::Bundle::decode
+///
+/// ```
+/// # use smolv_runtime::container::{Bundle, BundleBuilder, ContainerBuilder, LookupError};
+/// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+/// # let spirv = smolv_runtime::doc_example_module();
+/// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+/// # let bytes = BundleBuilder::new().add("blur.comp", container).build()?;
+/// let bundle = Bundle::parse(&bytes)?;
+/// assert!(matches!(bundle.get("sky.comp"), Err(LookupError::NotFound(_))));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LookupError {
+    /// No entry has that name.
+    #[error(transparent)]
+    NotFound(#[from] NotFound),
+    /// The entry is not a valid container, or does not decode.
+    #[error(transparent)]
+    Invalid(#[from] ContainerError),
 }
 
 /// ", did you mean \"x\"?" naming up to three close names, or "".

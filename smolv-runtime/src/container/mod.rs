@@ -36,8 +36,7 @@ mod settings;
 
 #[cfg(feature = "zstd-fast")]
 pub use bundle::{Bundle, BundleBuilder, BundleEntry};
-pub use error::ContainerError;
-pub(crate) use error::suggest;
+pub use error::{ContainerError, LookupError, NotFound, OpenError};
 pub use format::{Codec, Container, ContentHash};
 #[cfg(feature = "zstd-fast")]
 pub use payload::{ContainerBuilder, Dictionary, assemble, compress};
@@ -81,7 +80,7 @@ mod tests {
             let mut flipped = bundle.clone();
             flipped[bit / 8] ^= 1 << (bit % 8);
             if let Ok(set) = ShaderSet::from_vec(flipped) {
-                for shader in set.iter().into_iter().flatten() {
+                for shader in set.iter() {
                     if let Ok(words) = shader.decode() {
                         assert_eq!(words, spirv, "bit {bit}");
                     }

@@ -249,7 +249,7 @@ impl Container<'_> {
                 scratch.dctx.decompress_using_ddict(&mut scratch.smolv, self.payload(), ddict)
             }
         };
-        result.map(|_| ()).map_err(|code| ContainerError::Decompress(zstd_safe::get_error_name(code).to_owned()))
+        result.map(|_| ()).map_err(|code| ContainerError::Decompress(zstd_safe::get_error_name(code)))
     }
 }
 
@@ -405,8 +405,7 @@ impl<'a> ContainerBuilder<'a> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn build(&self) -> Result<Vec<u8>, ContainerError> {
-        let smolv = encode(self.spirv, &self.encode_options)
-            .map_err(|e| ContainerError::Build(format!("SMOL-V encoding failed: {e}")))?;
+        let smolv = encode(self.spirv, &self.encode_options)?;
         // What a reader will get back: the stripped module when stripping.
         let decoded = crate::codec::decode(&smolv, &DecodeOptions::new())?;
         let hash = ContentHash::of_spirv(&decoded);
@@ -417,9 +416,9 @@ impl<'a> ContainerBuilder<'a> {
             Codec::Smolv => (smolv, 0),
             Codec::SmolvZstd => (compress(&smolv, self.zstd_level, None)?, 0),
             Codec::SmolvZstdDictionary => {
-                let dictionary = self
-                    .dictionary
-                    .ok_or_else(|| ContainerError::Build("Codec::SmolvZstdDictionary needs a dictionary".to_owned()))?;
+                let dictionary = self.dictionary.ok_or(ContainerError::Build(
+                    "Codec::SmolvZstdDictionary needs a dictionary: call ContainerBuilder::dictionary",
+                ))?;
                 (compress(&smolv, self.zstd_level, Some(dictionary))?, dictionary.id())
             }
         };
@@ -465,15 +464,20 @@ pub fn assemble(
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn compress(data: &[u8], level: i32, dictionary: Option<&Dictionary>) -> Result<Vec<u8>, ContainerError> {
-    let failed = |e: std::io::Error| ContainerError::Build(format!("zstd compression failed: {e}"));
-    let mut compressor = match dictionary {
-        Some(d) => zstd::bulk::Compressor::with_dictionary(level, d.as_bytes()),
-        None => zstd::bulk::Compressor::new(level),
+    let failed = |code| ContainerError::Compress(zstd_safe::get_error_name(code));
+    let mut cctx = zstd_safe::CCtx::create();
+    for parameter in [
+        CParameter::CompressionLevel(level),
+        CParameter::ChecksumFlag(false),
+        CParameter::DictIdFlag(false),
+        CParameter::ContentSizeFlag(true),
+    ] {
+        cctx.set_parameter(parameter).map_err(failed)?;
     }
-    .map_err(failed)?;
-    for parameter in [CParameter::ChecksumFlag(false), CParameter::DictIdFlag(false), CParameter::ContentSizeFlag(true)]
-    {
-        compressor.set_parameter(parameter).map_err(failed)?;
+    if let Some(dictionary) = dictionary {
+        cctx.load_dictionary(dictionary.as_bytes()).map_err(failed)?;
     }
-    compressor.compress(data).map_err(failed)
+    let mut out = Vec::with_capacity(zstd_safe::compress_bound(data.len()));
+    cctx.compress2(&mut out, data).map_err(failed)?;
+    Ok(out)
 }

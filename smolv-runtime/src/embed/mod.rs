@@ -17,10 +17,14 @@
 #[cfg_attr(not(all(feature = "macros", any(feature = "lz4", feature = "zstd-fast"))), allow(dead_code))]
 #[cfg_attr(not(feature = "macros"), allow(unreachable_pub))]
 pub(crate) mod unpack;
+#[cfg(feature = "macros")]
+mod words;
 
 use std::sync::OnceLock;
 
 use unpack::{Decode, ModuleUnpacker, Packed, UnpackOnce, Unpacker, len};
+#[cfg(feature = "macros")]
+pub use words::{le_words, spirv_module};
 
 use crate::container::{ContainerError, DecodeSettings};
 
@@ -161,11 +165,6 @@ impl EmbeddedModule {
     #[inline]
     pub(crate) fn decode_checked(&self, settings: &DecodeSettings, out: &mut Vec<u32>) -> Result<(), ContainerError> {
         (self.unpacker.decode)(self, settings, out)
-    }
-
-    #[inline]
-    pub(crate) fn borrow_raw(&self) -> Result<Option<&'static [u32]>, ContainerError> {
-        borrow_raw(self.unpacker.raw, self.stored, self.spirv_len)
     }
 }
 

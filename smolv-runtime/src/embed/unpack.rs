@@ -86,15 +86,7 @@ pub struct Unpacker {
 /// raw set none of the unpacking of streams and dictionaries).
 macro_rules! entry_points {
     ($in_set:ident, $alone:ident, $decode:expr, $unpack_once:expr) => {
-        #[inline]
-        fn $in_set(
-            set: &EmbeddedSet,
-            index: usize,
-            settings: &DecodeSettings,
-            out: &mut Vec<u32>,
-        ) -> Result<(), ContainerError> {
-            $decode(&set.packed(index, $unpack_once)?, settings, out)
-        }
+        entry_points!($in_set, $decode, $unpack_once);
 
         #[inline]
         fn $alone(
@@ -105,9 +97,23 @@ macro_rules! entry_points {
             module.decode(settings, out, $decode, $unpack_once)
         }
     };
+    ($in_set:ident, $decode:expr, $unpack_once:expr) => {
+        #[inline]
+        fn $in_set(
+            set: &EmbeddedSet,
+            index: usize,
+            settings: &DecodeSettings,
+            out: &mut Vec<u32>,
+        ) -> Result<(), ContainerError> {
+            $decode(&set.packed(index, $unpack_once)?, settings, out)
+        }
+    };
 }
 
-entry_points!(raw_in_set, raw_alone, decode_raw, None);
+// Raw sets with `static` shaders, and raw modules embedded alone, are
+// words made at compile time (`super::spirv_module`); this serves the
+// modules of large raw sets, whose shaders are made on first access.
+entry_points!(raw_in_set, decode_raw, None);
 entry_points!(smolv_in_set, smolv_alone, decode_smolv, None);
 #[cfg(feature = "lz4")]
 entry_points!(lz4_in_set, lz4_alone, decode_lz4, Some(unpack_once_lz4 as UnpackOnce));
@@ -121,20 +127,19 @@ entry_points!(zstd_in_set, zstd_alone, decode_zstd, Some(unpack_once_zstd as Unp
 #[derive(Debug)]
 pub struct ModuleUnpacker {
     pub(crate) decode: DecodeAlone,
-    /// Raw SPIR-V: stored as it decodes, so it can be served zero-copy.
-    pub(crate) raw: bool,
 }
 
-/// Raw SPIR-V, one module.
-pub const RAW_MODULE: ModuleUnpacker = ModuleUnpacker { decode: raw_alone, raw: true };
+// A raw module embedded on its own needs no unpacker: the macro embeds its
+// words ([`super::spirv_module`]).
+
 /// SMOL-V, one module.
-pub const SMOLV_MODULE: ModuleUnpacker = ModuleUnpacker { decode: smolv_alone, raw: false };
+pub const SMOLV_MODULE: ModuleUnpacker = ModuleUnpacker { decode: smolv_alone };
 /// SMOL-V + LZ4, one module.
 #[cfg(feature = "lz4")]
-pub const SMOLV_LZ4_MODULE: ModuleUnpacker = ModuleUnpacker { decode: lz4_alone, raw: false };
+pub const SMOLV_LZ4_MODULE: ModuleUnpacker = ModuleUnpacker { decode: lz4_alone };
 /// SMOL-V + zstd, one module, with or without the set's dictionary.
 #[cfg(feature = "zstd-fast")]
-pub const SMOLV_ZSTD_MODULE: ModuleUnpacker = ModuleUnpacker { decode: zstd_alone, raw: false };
+pub const SMOLV_ZSTD_MODULE: ModuleUnpacker = ModuleUnpacker { decode: zstd_alone };
 
 /// Raw SPIR-V: nothing to decompress or decode.
 pub const RAW: Unpacker =
@@ -200,14 +205,7 @@ fn decode_raw(module: &Packed<'_>, settings: &DecodeSettings, out: &mut Vec<u32>
     if cfg!(target_endian = "little") {
         let words = bytemuck::try_cast_slice::<u8, u32>(module.stored)
             .map_err(|_| corrupt("raw SPIR-V is not 4-byte aligned"))?;
-        // Into `out`'s allocation where it fits, else a fresh copy: no
-        // call links `Vec`'s growth path, which nothing else here needs.
-        if out.capacity() >= words.len() {
-            out.clear();
-            out.extend_from_slice(words);
-        } else {
-            *out = words.to_vec();
-        }
+        crate::shader::copy_words(words, out);
     } else {
         out.clear();
         out.extend(module.stored.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])));

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::{Bytes, Shader, Source};
-use crate::container::{Container, ContainerError, ContentHash, DecodeSettings, Dictionary};
+use crate::container::{Container, ContainerError, ContentHash, DecodeSettings, Dictionary, OpenError};
 
 /// A loaded shader's bytes, behind a trait object: calls go through its
 /// vtable, which only loading code creates, so binaries that only embed
@@ -114,10 +114,10 @@ impl Shader {
     /// let words = blur.decode()?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn open(path: impl AsRef<Path>, dictionary: Option<Vec<u8>>) -> Result<Self, ContainerError> {
+    pub fn open(path: impl AsRef<Path>, dictionary: Option<Vec<u8>>) -> Result<Self, OpenError> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|source| ContainerError::Io { path: path.to_owned(), source })?;
-        Self::from_container(path.file_name().unwrap_or_default().to_string_lossy(), bytes, dictionary)
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        OpenError::read(path, |bytes| Self::from_container(name, bytes, dictionary))
     }
 }
 

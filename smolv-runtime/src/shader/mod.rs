@@ -49,6 +49,10 @@ pub(crate) enum Source {
     InSet { set: &'static EmbeddedSet, index: usize },
     /// A module that `include_shader!` embedded on its own.
     Alone(&'static EmbeddedModule),
+    /// Raw SPIR-V that `include_shaders!` or `include_shader!` embedded as
+    /// words, checked when the binary was compiled
+    /// ([`spirv_module`](crate::embed::spirv_module)): served as it is.
+    Raw { name: &'static str, words: &'static [u32] },
     /// A container from a file or a bundle.
     #[cfg(feature = "zstd-fast")]
     Container(Box<dyn loaded::LoadedSource>),
@@ -101,6 +105,25 @@ impl Shader {
         Self::with_origin(Source::Alone(module), Some(origin))
     }
 
+    /// For `include_shaders!` and `include_shader!`: a raw SPIR-V module,
+    /// embedded as words made at compile time. Not a stable API.
+    #[doc(hidden)]
+    pub const fn raw(name: &'static str, words: &'static [u32]) -> Self {
+        Self::with_origin(Source::Raw { name, words }, None)
+    }
+
+    /// For the macros with the `hot-reload` feature: a raw SPIR-V module,
+    /// and where it came from. Not a stable API.
+    #[doc(hidden)]
+    #[cfg(feature = "hot-reload")]
+    pub const fn raw_reloadable(
+        name: &'static str,
+        words: &'static [u32],
+        origin: &'static hot_reload::Origin,
+    ) -> Self {
+        Self::with_origin(Source::Raw { name, words }, Some(origin))
+    }
+
     /// For `include_shaders!`: module `index` of an embedded set. Not a
     /// stable API.
     #[doc(hidden)]
@@ -138,6 +161,7 @@ impl Shader {
         match &self.source {
             Source::InSet { set, index } => set.name(*index),
             Source::Alone(module) => module.name(),
+            Source::Raw { name, .. } => name,
             #[cfg(feature = "zstd-fast")]
             Source::Container(container) => container.name(),
         }
@@ -162,6 +186,7 @@ impl Shader {
         match &self.source {
             Source::InSet { set, index } => set.stored(*index),
             Source::Alone(module) => module.stored(),
+            Source::Raw { words, .. } => bytemuck::cast_slice(words),
             #[cfg(feature = "zstd-fast")]
             Source::Container(container) => container.bytes(),
         }
@@ -191,7 +216,9 @@ impl Shader {
             return Ok(Reflection::from_spirv(words)?);
         }
         match &self.source {
-            Source::InSet { .. } | Source::Alone(_) => Ok(Reflection::from_spirv(self.decode_cached()?)?),
+            Source::InSet { .. } | Source::Alone(_) | Source::Raw { .. } => {
+                Ok(Reflection::from_spirv(self.decode_cached()?)?)
+            }
             #[cfg(feature = "zstd-fast")]
             Source::Container(container) => Ok(Reflection::from_bytes(container.reflection())?),
         }
@@ -238,6 +265,7 @@ impl Shader {
         match &self.source {
             Source::InSet { set, index } => set.spirv_len(*index).unwrap_or(0),
             Source::Alone(module) => module.spirv_len().unwrap_or(0),
+            Source::Raw { words, .. } => size_of_val(*words),
             #[cfg(feature = "zstd-fast")]
             Source::Container(container) => container.spirv_len(),
         }
@@ -266,7 +294,9 @@ impl Shader {
             return Ok(ContentHash::of_spirv(words));
         }
         match &self.source {
-            Source::InSet { .. } | Source::Alone(_) => Ok(ContentHash::of_spirv(self.decode_cached()?)),
+            Source::InSet { .. } | Source::Alone(_) | Source::Raw { .. } => {
+                Ok(ContentHash::of_spirv(self.decode_cached()?))
+            }
             #[cfg(feature = "zstd-fast")]
             Source::Container(container) => Ok(container.content_hash()),
         }
@@ -340,6 +370,10 @@ impl Shader {
         let result = match &self.source {
             Source::InSet { set, index } => set.decode(*index, settings, out),
             Source::Alone(module) => module.decode_checked(settings, out),
+            Source::Raw { words, .. } => {
+                copy_words(words, out);
+                Ok(())
+            }
             #[cfg(feature = "zstd-fast")]
             Source::Container(container) => container.decode(settings, out),
         };
@@ -376,7 +410,8 @@ impl Shader {
         }
         let borrowed = match &self.source {
             Source::InSet { set, index } => set.borrow_raw(*index)?,
-            Source::Alone(module) => module.borrow_raw()?,
+            Source::Alone(_) => None,
+            Source::Raw { words, .. } => return Ok(words),
             #[cfg(feature = "zstd-fast")]
             Source::Container(_) => None,
         };
@@ -439,5 +474,20 @@ impl Shader {
     #[cfg(feature = "hot-reload")]
     pub fn publish(&self, words: Vec<u32>) -> Result<u64, hot_reload::PublishError> {
         self.reload.publish(self.name(), words)
+    }
+}
+
+/// Copies raw `words` into `out`: into its allocation where they fit, else
+/// as a fresh copy, so that no call links `Vec`'s growth path. Raw words are
+/// served as the binary holds them, whatever `DecodeSettings` say: they
+/// were checked when it was compiled, and copying them allocates no more
+/// than the binary already holds.
+#[inline]
+pub(crate) fn copy_words(words: &[u32], out: &mut Vec<u32>) {
+    if out.capacity() >= words.len() {
+        out.clear();
+        out.extend_from_slice(words);
+    } else {
+        *out = words.to_vec();
     }
 }

@@ -2,7 +2,9 @@
 //! bundle file.
 
 use super::Shader;
-use crate::container::ContainerError;
+use crate::container::NotFound;
+#[cfg(feature = "zstd-fast")]
+use crate::container::{ContainerError, OpenError};
 use crate::embed::EmbeddedSet;
 
 /// How a set's shaders are packed: the codec's name as in the build
@@ -40,6 +42,10 @@ enum SetSource {
     /// so the compiler folds which of the two a set uses, and links only
     /// that one.
     Embedded { set: &'static EmbeddedSet, shaders: &'static [Shader] },
+    /// Embedded raw SPIR-V, a `static` shader of words per module: no
+    /// table, data or decoder, and nothing to fail at run time.
+    /// `stored_len` is the build report's.
+    Raw { shaders: &'static [Shader], stored_len: usize },
     /// A bundle file, checked when it was loaded.
     #[cfg(feature = "zstd-fast")]
     Bundle { bytes: super::Bytes, shaders: Vec<Shader> },
@@ -56,7 +62,7 @@ enum SetSource {
 /// ```text
 /// static ALL: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
 /// let sky = ALL.get("sky.wgsl#fs_main")?.decode()?;
-/// for shader in ALL.shaders()? {
+/// for shader in ALL.shaders() {
 ///     println!("{}: {} bytes of SPIR-V", shader.name(), shader.spirv_len());
 /// }
 /// ```
@@ -72,6 +78,15 @@ impl ShaderSet {
     #[doc(hidden)]
     pub const fn embedded(set: &'static EmbeddedSet, shaders: &'static [Shader]) -> Self {
         Self { source: SetSource::Embedded { set, shaders } }
+    }
+
+    /// For `include_shaders!`: an embedded raw SPIR-V set, as `static`
+    /// shaders of words ([`Shader::raw`]), sorted by name, stored in
+    /// `stored_len` bytes as the build report counts them. Not a stable
+    /// API.
+    #[doc(hidden)]
+    pub const fn raw(shaders: &'static [Shader], stored_len: usize) -> Self {
+        Self { source: SetSource::Raw { shaders, stored_len } }
     }
 
     /// A set from bundle bytes (an `.smvb` asset), checked now; every
@@ -104,14 +119,12 @@ impl ShaderSet {
     /// ```
     #[cfg(feature = "zstd-fast")]
     #[inline]
-    pub fn open(path: impl AsRef<std::path::Path>) -> Result<Self, ContainerError> {
-        let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|source| ContainerError::Io { path: path.to_owned(), source })?;
-        Self::from_vec(bytes)
+    pub fn open(path: impl AsRef<std::path::Path>) -> Result<Self, OpenError> {
+        OpenError::read(path.as_ref(), Self::from_vec)
     }
 
-    /// Every shader, sorted by name. (Embedded sets cannot fail here; a
-    /// damaged module is an error when it is decoded.)
+    /// Every shader, sorted by name. (A damaged embedded module is an error
+    /// when it is decoded; a bundle was checked when it was loaded.)
     ///
     /// ```
     /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
@@ -120,15 +133,22 @@ impl ShaderSet {
     /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
     /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
     /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
-    /// assert_eq!(set.shaders()?.len(), 1);
+    /// assert_eq!(set.shaders().len(), 1);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[inline]
-    pub fn shaders(&self) -> Result<&[Shader], ContainerError> {
+    pub fn shaders(&self) -> &[Shader] {
         match &self.source {
-            SetSource::Embedded { set, shaders } => Ok(if shaders.is_empty() { set.shaders() } else { shaders }),
+            SetSource::Embedded { set, shaders } => {
+                if shaders.is_empty() {
+                    set.shaders()
+                } else {
+                    shaders
+                }
+            }
+            SetSource::Raw { shaders, .. } => shaders,
             #[cfg(feature = "zstd-fast")]
-            SetSource::Bundle { shaders, .. } => Ok(shaders),
+            SetSource::Bundle { shaders, .. } => shaders,
         }
     }
 
@@ -141,14 +161,14 @@ impl ShaderSet {
     /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
     /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
     /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
-    /// for shader in set.iter()? {
+    /// for shader in set.iter() {
     ///     println!("{}: {} bytes of SPIR-V", shader.name(), shader.spirv_len());
     /// }
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[inline]
-    pub fn iter(&self) -> Result<std::slice::Iter<'_, Shader>, ContainerError> {
-        Ok(self.shaders()?.iter())
+    pub fn iter(&self) -> std::slice::Iter<'_, Shader> {
+        self.shaders().iter()
     }
 
     /// The shader named `name`. A miss suggests the closest names.
@@ -166,14 +186,11 @@ impl ShaderSet {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[inline]
-    pub fn get(&self, name: &str) -> Result<&Shader, ContainerError> {
-        let shaders = self.shaders()?;
+    pub fn get(&self, name: &str) -> Result<&Shader, NotFound> {
+        let shaders = self.shaders();
         match shaders.binary_search_by(|s| s.name().cmp(name)) {
             Ok(i) => Ok(&shaders[i]),
-            Err(_) => Err(ContainerError::NotFound {
-                name: name.to_owned(),
-                suggestion: crate::container::suggest(name, shaders.iter().map(Shader::name)),
-            }),
+            Err(_) => Err(NotFound::new(name, shaders.iter().map(Shader::name))),
         }
     }
 
@@ -194,13 +211,16 @@ impl ShaderSet {
     pub fn packing(&self) -> SetPacking {
         match &self.source {
             SetSource::Embedded { set, .. } => set.packing(),
+            SetSource::Raw { .. } => SetPacking { codec: "spirv", one_stream: false },
             #[cfg(feature = "zstd-fast")]
             SetSource::Bundle { .. } => SetPacking { codec: "bundle", one_stream: false },
         }
     }
 
-    /// How many bytes the set occupies in the binary (data, dictionary,
-    /// names and table) or as a file.
+    /// How many bytes the set occupies in the binary or as a file. For an
+    /// embedded set, what the build report counts: data, dictionary, names
+    /// and 24 bytes of table per module (a small raw set has words and a
+    /// `static` shader instead of data and table, and counts alike).
     ///
     /// ```
     /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
@@ -216,6 +236,7 @@ impl ShaderSet {
     pub fn stored_len(&self) -> usize {
         match &self.source {
             SetSource::Embedded { set, .. } => set.stored_len(),
+            SetSource::Raw { stored_len, .. } => *stored_len,
             #[cfg(feature = "zstd-fast")]
             SetSource::Bundle { bytes, .. } => bytes.get().len(),
         }
