@@ -7,9 +7,9 @@
 
 fn main() {
     let feature = |name: &str| std::env::var_os(format!("CARGO_FEATURE_{name}")).is_some();
-    let mut codecs = vec!["spirv", "smolv"];
+    let mut codecs = vec!["spirv", "spirv-relative-ids", "smolv"];
     if feature("LZ4") {
-        codecs.push("smolv-lz4");
+        codecs.extend(["smolv-lz4", "spirv-relative-ids-lz4"]);
     }
     if feature("ZSTD_FAST") {
         codecs.extend(["smolv-zstd", "smolv-zstd-dictionary"]);

@@ -63,7 +63,12 @@ pub(crate) fn table(shaders: &Shaders, pipelines: &PipelineTimings, run: &RunSum
     // What the build weighed: the packing against raw SPIR-V, decoder
     // code included (README, "What smolv does to a binary's size").
     rows.push(("packing", env!("ROCK_STORM_PACKING").to_owned()));
-    rows.push(("  for xz downloads", "build with SMOLV_SIZE_GOAL=download".to_owned()));
+    rows.push((
+        "  for xz downloads",
+        "build with SMOLV_SIZE_GOAL=download when the game ships in a compressed installer, store \
+         package or archive: it packs what compresses smallest there (README, \"Shipping compressed?\")"
+            .to_owned(),
+    ));
     rows.push(("decode (all modules)", ms(shaders.decode_time)));
     let per = |d: Duration| format!("{} ({} per pipeline)", ms(d), ms(d / pipelines.count.max(1) as u32));
     match (pipelines.fast_link, pipelines.optimized) {

@@ -286,9 +286,10 @@ impl Config {
     }
 
     /// How the embedded set (what `include_shaders!` and `include_shader!`
-    /// put in the binary) is packed. Default: `SMOLV_PACKING` if set (`auto`,
-    /// `raw`, `smolv`, `lz4`, `lz4-stream`, `zstd`, `zstd-stream`,
-    /// `zstd-dictionary`), else [`Packing::Auto`], which picks the smallest
+    /// put in the binary) is packed. Default: `SMOLV_PACKING` if set (one of
+    /// [`Packing::NAMES`]: `auto`, `raw`, `relative-ids`, `relative-ids-lz4`,
+    /// `relative-ids-lz4-stream`, `smolv`, `lz4`, `lz4-stream`, `zstd`,
+    /// `zstd-stream`, `zstd-dictionary`), else [`Packing::Auto`], which picks the smallest
     /// total of stored bytes and the decoder code the packing links, for
     /// the [`size_goal`](Config::size_goal). This setter wins over the
     /// variable.

@@ -91,7 +91,8 @@ pub struct ManifestModule {
 pub struct ManifestEmbeddedModule {
     /// The packed module, relative to the artifact directory.
     pub data: String,
-    /// Bytes it unpacks to: SMOL-V, or SPIR-V for codec `spirv`.
+    /// Bytes it unpacks to: SMOL-V, or SPIR-V for codecs `spirv` and
+    /// `spirv-relative-ids`.
     pub unpacked_bytes: usize,
     /// Bytes of SPIR-V it decodes to.
     pub spirv_bytes: usize,
@@ -119,7 +120,8 @@ pub struct ManifestEmbeddedModule {
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ManifestEmbeddedSet {
-    /// `spirv`, `smolv`, `smolv-lz4`, `smolv-zstd` or `smolv-zstd-dictionary`.
+    /// `spirv`, `spirv-relative-ids`, `smolv`, `smolv-lz4`, `smolv-zstd` or
+    /// `smolv-zstd-dictionary`.
     pub codec: String,
     /// `module` or `stream`.
     pub layout: String,

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use smolv_build::{Config, DictionaryMode, Error, Layout, Manifest, Optimization, Packing, Report, SizeGoal};
+use smolv_runtime::__private::RelativeIdsModule;
 use smolv_runtime::reflect::{Reflection, ShaderStage};
 
 /// The shared SMOL-V corpus's SPIR-V modules: `SMOLV_CORPUS_DIR`, else
@@ -141,8 +142,8 @@ fn parse_directory(bytes: &[u8]) -> Directory {
 /// Unpacks a block packed with `codec` to exactly `len` bytes.
 fn unpack(codec: u8, packed: &[u8], len: usize, dictionary: Option<&[u8]>) -> Vec<u8> {
     let out = match codec {
-        0 | 1 => packed.to_vec(),
-        2 => {
+        0 | 1 | 5 => packed.to_vec(),
+        2 | 6 => {
             let mut out = vec![0; len];
             assert_eq!(lz4_flex::block::decompress_into(packed, &mut out).unwrap(), len);
             out
@@ -164,10 +165,23 @@ fn unpack(codec: u8, packed: &[u8], len: usize, dictionary: Option<&[u8]>) -> Ve
 
 /// Decodes unpacked module bytes to SPIR-V words.
 fn decode(codec: u8, unpacked: &[u8]) -> Vec<u32> {
-    if codec == 0 { words(unpacked) } else { smolv_runtime::decode(unpacked, &Default::default()).unwrap() }
+    match codec {
+        0 => words(unpacked),
+        5 | 6 => smolv_runtime::relative_ids::decode(&words(unpacked)).unwrap(),
+        _ => smolv_runtime::decode(unpacked, &Default::default()).unwrap(),
+    }
 }
 
-const CODECS: [&str; 5] = ["spirv", "smolv", "smolv-lz4", "smolv-zstd", "smolv-zstd-dictionary"];
+/// The codecs by directory byte.
+const CODECS: [&str; 7] = [
+    "spirv",
+    "smolv",
+    "smolv-lz4",
+    "smolv-zstd",
+    "smolv-zstd-dictionary",
+    "spirv-relative-ids",
+    "spirv-relative-ids-lz4",
+];
 
 /// The index of `entry` in `directory`.
 fn index_of(directory: &Directory, entry: &Entry) -> usize {
@@ -183,17 +197,23 @@ fn runtime_alone(
     (dictionary_len, dictionary_check): (usize, u32),
 ) -> &'static smolv_runtime::Shader {
     let field = |value: usize| u32::try_from(value).unwrap();
-    if codec == "spirv" {
-        // The macro embeds raw modules as words made at compile time.
-        let words: Vec<u32> = packed.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
-        assert_eq!(words.len() * 4, packed.len());
-        return Box::leak(Box::new(smolv_runtime::Shader::raw(entry.name.clone().leak(), words.leak())));
+    if codec == "spirv" || codec == "spirv-relative-ids" {
+        // The macro embeds raw modules, and modules with relative ids, as
+        // words made at compile time.
+        let words: &'static [u32] = words(&packed).leak();
+        let name = entry.name.clone().leak();
+        return Box::leak(Box::new(if codec == "spirv" {
+            smolv_runtime::Shader::raw(name, words)
+        } else {
+            smolv_runtime::Shader::relative_ids(Box::leak(Box::new(RelativeIdsModule::new(name, words))))
+        }));
     }
     let module = smolv_runtime::__private::EmbeddedModule::new(
         entry.name.clone().leak(),
         match codec {
             "smolv" => &smolv_runtime::__private::SMOLV_MODULE,
             "smolv-lz4" => &smolv_runtime::__private::SMOLV_LZ4_MODULE,
+            "spirv-relative-ids-lz4" => &smolv_runtime::__private::RELATIVE_IDS_LZ4_MODULE,
             _ => &smolv_runtime::__private::SMOLV_ZSTD_MODULE,
         },
         packed.leak(),
@@ -209,8 +229,10 @@ fn runtime_alone(
 fn unpacker(codec: &str) -> &'static smolv_runtime::__private::Unpacker {
     match codec {
         "spirv" => &smolv_runtime::__private::RAW,
+        "spirv-relative-ids" => &smolv_runtime::__private::RELATIVE_IDS,
         "smolv" => &smolv_runtime::__private::SMOLV,
         "smolv-lz4" => &smolv_runtime::__private::SMOLV_LZ4,
+        "spirv-relative-ids-lz4" => &smolv_runtime::__private::RELATIVE_IDS_LZ4,
         "smolv-zstd" => &smolv_runtime::__private::SMOLV_ZSTD,
         _ => &smolv_runtime::__private::SMOLV_ZSTD_DICTIONARY,
     }
@@ -272,7 +294,7 @@ fn check_embedded(out: &Path) -> Directory {
 
     // Where modules live: the data, or the stream.
     let stream = (directory.layout == 1).then(|| {
-        assert!(matches!(directory.codec, 2 | 3), "only LZ4 and zstd sets are streams");
+        assert!(matches!(directory.codec, 2 | 3 | 6), "only LZ4 and zstd sets are streams");
         let stream = unpack(directory.codec, &data, directory.stream_len, None);
         assert_eq!(xxhash_rust::xxh32::xxh32(&stream, 0), directory.stream_check);
         stream
@@ -301,6 +323,7 @@ fn check_embedded(out: &Path) -> Directory {
 
     let mut end = 0;
     let mut stream_ranges = Vec::new();
+    let mut stored_modules: Vec<(usize, usize)> = Vec::new();
     let mut spirv_total = 0;
     for (entry, module) in directory.entries.iter().zip(&manifest.modules) {
         assert_eq!(entry.name, module.name);
@@ -326,19 +349,36 @@ fn check_embedded(out: &Path) -> Directory {
                 stream[entry.offset..entry.offset + entry.packed_len].to_vec()
             }
             None => {
-                if directory.codec == 0 {
-                    assert_eq!(entry.offset % 4, 0, "raw SPIR-V is served from aligned data");
+                if matches!(directory.codec, 0 | 5) {
+                    assert_eq!(entry.offset % 4, 0, "words are read from aligned data");
                     assert_eq!(entry.unpacked_len, entry.spirv_len);
                 }
-                if directory.codec < 2 {
+                if matches!(directory.codec, 0 | 1 | 5) {
                     assert_eq!(entry.packed_len, entry.unpacked_len);
                 }
-                assert_eq!(entry.offset, end, "modules follow each other in entry order");
+                // Modules follow each other in entry order, each distinct
+                // one once: a module that packs to the bytes of an earlier
+                // one shares them.
                 let packed = &data[entry.offset..entry.offset + entry.packed_len];
+                if entry.offset != end {
+                    assert!(entry.offset < end, "{}: a module past the data", entry.name);
+                    assert!(
+                        stored_modules.iter().any(|&(offset, len)| (offset, len) == (entry.offset, entry.packed_len)),
+                        "{}: a module shares only an identical module's bytes",
+                        entry.name
+                    );
+                } else {
+                    assert!(
+                        !stored_modules.iter().any(|&(offset, len)| data[offset..offset + len] == *packed),
+                        "{}: identical modules are stored once",
+                        entry.name
+                    );
+                    stored_modules.push((entry.offset, entry.packed_len));
+                }
                 unpack(directory.codec, packed, entry.unpacked_len, dictionary.as_deref())
             }
         };
-        end = entry.offset + entry.packed_len;
+        end = end.max(entry.offset + entry.packed_len);
         let decoded = decode(directory.codec, &unpacked);
         assert_eq!(decoded, expected, "{}", entry.name);
         // The runtime's embedded-set code decodes it the same.
@@ -397,8 +437,11 @@ fn example_files(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-const PACKINGS: [Packing; 7] = [
+const PACKINGS: [Packing; 10] = [
     Packing::Raw,
+    Packing::RelativeIds,
+    Packing::RelativeIdsLz4 { layout: Layout::PerModule },
+    Packing::RelativeIdsLz4 { layout: Layout::Stream },
     Packing::Smolv,
     Packing::Lz4 { layout: Layout::PerModule },
     Packing::Lz4 { layout: Layout::Stream },
@@ -413,7 +456,7 @@ fn every_forced_packing_decodes_back_exactly() {
     let files = example_files(dir.path());
     // Seven copies of a tiny module are too little to train a zstd
     // dictionary on; the corpus test below covers that packing.
-    for packing in &PACKINGS[..6] {
+    for packing in &PACKINGS[..9] {
         let (report, directory) = forced(&files, *packing);
         let chosen = report.packing.unwrap();
         assert_eq!(chosen.packing, packing.name());
@@ -430,7 +473,8 @@ fn every_forced_packing_of_corpus_modules_decodes_back_exactly() {
         let (report, directory) = forced(&files, packing);
         let chosen = report.packing.unwrap();
         assert_eq!(chosen.packing, packing.name(), "{packing:?}");
-        assert_eq!(directory.codec, [0, 1, 2, 2, 3, 3, 4][PACKINGS.iter().position(|p| *p == packing).unwrap()]);
+        let codecs = [0, 5, 6, 6, 1, 2, 2, 3, 3, 4];
+        assert_eq!(directory.codec, codecs[PACKINGS.iter().position(|p| *p == packing).unwrap()]);
         assert!(
             chosen.net_bytes == chosen.stored_bytes as i64 + chosen.decoder_bytes as i64 - chosen.spirv_bytes as i64
         );
@@ -459,7 +503,7 @@ fn auto_ships_a_tiny_set_raw() {
     assert_eq!(packing.codec, "spirv");
     assert!(packing.decoder_bytes < 8_000, "raw SPIR-V links only the set's glue: {}", packing.decoder_bytes);
     assert_eq!(packing.goal, "installed");
-    assert_eq!(packing.candidates.len(), 6, "every packing but the dictionary was weighed");
+    assert_eq!(packing.candidates.len(), 9, "every packing but the dictionary was weighed");
     let smallest = packing.candidates.iter().map(|c| c.installed_bytes).min().unwrap();
     assert_eq!(packing.candidates.iter().find(|c| c.chosen).unwrap().installed_bytes, smallest);
     let directory = check_embedded(&out);
@@ -477,7 +521,7 @@ fn auto_compresses_the_corpus() {
     let report = config.try_compile().unwrap();
     let packing = report.packing.clone().unwrap();
     assert!(["smolv-lz4", "smolv-zstd", "smolv-zstd-dictionary"].contains(&packing.codec.as_str()), "{packing:?}");
-    assert_eq!(packing.candidates.len(), 7);
+    assert_eq!(packing.candidates.len(), 10);
     assert!(packing.net_bytes < -(packing.spirv_bytes as i64) / 2, "{}", packing.summary());
     let chosen = packing.candidates.iter().find(|c| c.chosen).unwrap();
     assert!(packing.candidates.iter().all(|c| c.installed_bytes >= chosen.installed_bytes));
@@ -501,8 +545,11 @@ fn the_download_goal_weighs_sizes_after_xz() {
     let chosen = packing.candidates.iter().find(|c| c.chosen).unwrap();
     assert!(packing.candidates.iter().all(|c| c.download_bytes >= chosen.download_bytes));
     // A compressed payload does not shrink again: the download goal ships
-    // what xz compresses best, SMOL-V or raw SPIR-V.
-    assert!(["spirv", "smolv"].contains(&packing.codec.as_str()), "{}", packing.candidates_line());
+    // what xz compresses best with the least code, SPIR-V with relative
+    // ids for about 74 KB of corpus modules (raw SPIR-V for the tiny
+    // stand-in set without the corpus).
+    let expected = if corpus().is_some() { "spirv-relative-ids" } else { "spirv" };
+    assert_eq!(packing.codec, expected, "{}", packing.candidates_line());
     let (_, json) = manifest(&out);
     assert_eq!(json["embedded"]["goal"], "download");
     check_embedded(&out);

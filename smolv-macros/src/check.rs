@@ -30,6 +30,8 @@ pub(crate) fn codec_byte(codec: &str) -> Result<u8, String> {
         "smolv-lz4" => 2,
         "smolv-zstd" => 3,
         "smolv-zstd-dictionary" => 4,
+        "spirv-relative-ids" => 5,
+        "spirv-relative-ids-lz4" => 6,
         other => {
             return Err(format!(
                 "smolv: the manifest names codec {other:?}, which this smolv-macros does not know; use matching \
@@ -79,7 +81,7 @@ pub(crate) fn directory(bytes: &[u8], codec: u8, data_len: u64) -> Result<Direct
     }
     let stream = match (codec, bytes[6]) {
         (_, 0) => false,
-        (2 | 3, 1) => true,
+        (2 | 3 | 6, 1) => true,
         _ => return Err("has an unknown layout for its codec"),
     };
     let count = u32_at(bytes, 8)?;
@@ -113,9 +115,12 @@ pub(crate) fn directory(bytes: &[u8], codec: u8, data_len: u64) -> Result<Direct
         if entry.spirv_len < 20 || !entry.spirv_len.is_multiple_of(4) {
             return Err("has a SPIR-V length that is not a whole module");
         }
-        let stored_as_is = codec < 2 || stream;
+        // Raw SPIR-V and SPIR-V with relative ids are words, as long as the
+        // SPIR-V and 4-byte aligned in the data.
+        let words = codec == 0 || codec == 5;
+        let stored_as_is = codec < 2 || words || stream;
         if (stored_as_is && entry.packed_len != entry.unpacked_len)
-            || (codec == 0 && (!entry.offset.is_multiple_of(4) || entry.unpacked_len != entry.spirv_len))
+            || (words && (!entry.offset.is_multiple_of(4) || entry.unpacked_len != entry.spirv_len))
         {
             return Err("has lengths that do not fit its codec");
         }

@@ -66,19 +66,19 @@ pub fn include_shader(input: TokenStream) -> TokenStream {
         Ok(module) => module,
         Err(message) => return compile_error(name.span(), &message),
     };
-    if manifest.packing.codec == "spirv" {
+    if let Some(kind) = words_codec(&manifest.packing.codec) {
         let origin = origin_tokens(&manifest, &module.name);
         let Ok(spirv_len) = usize::try_from(module.spirv_len) else {
             return compile_error(name.span(), "smolv: this shader is too large for the compiling machine");
         };
         let data = path_literal(&module.data);
-        let words = raw_words(&quote!(::core::include_bytes!(#data)), spirv_len);
+        let words = words_static(&quote!(::core::include_bytes!(#data)), spirv_len);
         let (shader_name, len) = (module.name, spirv_len / 4);
         return quote! {
             {
                 #words
                 static SHADER: ::smolv_runtime::Shader = ::smolv_runtime::__smolv_shader!(
-                    raw #shader_name, ::smolv_runtime::__private::spirv_module(&WORDS, 0, #len); #origin
+                    #kind #shader_name, ::smolv_runtime::__private::spirv_module(&WORDS, 0, #len); #origin
                 );
                 &SHADER
             }
@@ -127,8 +127,8 @@ pub fn include_shader(input: TokenStream) -> TokenStream {
 }
 
 /// Embeds every shader of the crate as one `smolv_runtime::ShaderSet`,
-/// packed the way smolv-build chose (raw SPIR-V, SMOL-V, or SMOL-V + LZ4 or
-/// zstd). Only the decoders of that packing are linked. Meant for a
+/// packed the way smolv-build chose (raw SPIR-V, SPIR-V with relative ids,
+/// alone or + LZ4, SMOL-V, or SMOL-V + LZ4 or zstd). Only the decoders of that packing are linked. Meant for a
 /// `static`: a set packed as one stream (or with a dictionary) unpacks it
 /// on its first decode and keeps it for the rest of the program.
 ///
@@ -181,8 +181,8 @@ pub fn include_shaders(input: TokenStream) -> TokenStream {
     // on first access (see `static_shaders_up_to`); smolv-runtime's
     // `__smolv_set_shaders!` decides, as a hot-reload build needs statics.
     let static_shaders = count <= static_shaders_up_to(&manifest.packing.goal);
-    if static_shaders && manifest.packing.codec == "spirv" {
-        return raw_set(&manifest, &directory, &data).unwrap_or_else(|message| compile_error(span, &message));
+    if let Some(kind) = words_codec(&manifest.packing.codec).filter(|_| static_shaders) {
+        return words_set(&manifest, &directory, &data, &kind).unwrap_or_else(|message| compile_error(span, &message));
     }
     let shaders = directory.entries.iter().enumerate().map(|(index, entry)| {
         let origin = origin_tokens(&manifest, &entry.name);
@@ -207,13 +207,31 @@ pub fn include_shaders(input: TokenStream) -> TokenStream {
     .into()
 }
 
-/// A raw SPIR-V set with a `static` shader per module, each holding its
-/// module's part of the set's words (one `static`, made at compile time
-/// from the data, in the data's order): no table, no byte blob and no
-/// unpacker reach the binary. Its stored length is the build report's
-/// (the words and names, and 24 bytes per module that stand for the
-/// table the shader replaces), so that every layout counts alike.
-fn raw_set(manifest: &Manifest, directory: &check::Directory, data: &str) -> Result<TokenStream, String> {
+/// For the codecs whose data is words (raw SPIR-V, and SPIR-V with
+/// relative ids), the kind of shader `__smolv_shader!` makes of a module;
+/// `None` for every other codec.
+fn words_codec(codec: &str) -> Option<proc_macro2::TokenStream> {
+    match codec {
+        "spirv" => Some(quote!(raw)),
+        "spirv-relative-ids" => Some(quote!(relative_ids)),
+        _ => None,
+    }
+}
+
+/// A small set of words (raw SPIR-V, or SPIR-V with relative ids) with a
+/// `static` shader per module, each holding its module's part of the
+/// set's words (one `static`, made at compile time from the data, in the
+/// data's order), of `kind` (`raw` or `relative_ids`): no table, no byte
+/// blob and no unpacker
+/// reach the binary. Its stored length is the build report's (the words
+/// and names, and 24 bytes per module that stand for the table the shader
+/// replaces), so that every layout counts alike.
+fn words_set(
+    manifest: &Manifest,
+    directory: &check::Directory,
+    data: &str,
+    kind: &proc_macro2::TokenStream,
+) -> Result<TokenStream, String> {
     let too_large = |what: &str| format!("smolv: {what} is too large for the compiling machine");
     let stored_len = usize::try_from(manifest.packing.stored_bytes).map_err(|_| too_large("the shader set"))?;
     let data_len = std::fs::metadata(&manifest.packing.data)
@@ -229,16 +247,19 @@ fn raw_set(manifest: &Manifest, directory: &check::Directory, data: &str) -> Res
         let len = usize::try_from(entry.spirv_len).map_err(|_| too_large(&entry.name))? / 4;
         let (name, origin) = (&entry.name, origin_tokens(manifest, &entry.name));
         shaders.push(quote! {
-            ::smolv_runtime::__smolv_shader!(raw #name, ::smolv_runtime::__private::spirv_module(&WORDS, #start, #len); #origin)
+            ::smolv_runtime::__smolv_shader!(
+                #kind #name, ::smolv_runtime::__private::spirv_module(&WORDS, #start, #len); #origin
+            )
         });
     }
-    let words = raw_words(&quote!(::core::include_bytes!(#data)), data_len);
+    let words = words_static(&quote!(::core::include_bytes!(#data)), data_len);
     let count = shaders.len();
+    let codec = &manifest.packing.codec;
     Ok(quote! {
         {
             #words
             static SHADERS: [::smolv_runtime::Shader; #count] = [#(#shaders),*];
-            ::smolv_runtime::ShaderSet::raw(&SHADERS, #stored_len)
+            ::smolv_runtime::ShaderSet::words(&SHADERS, #stored_len, #codec)
         }
     }
     .into())
@@ -248,7 +269,7 @@ fn raw_set(manifest: &Manifest, directory: &check::Directory, data: &str) -> Res
 /// little-endian words, made at compile time. (On big-endian targets each
 /// word is swapped there, which for hundreds of kilobytes the compiler
 /// reports as long-running.)
-fn raw_words(data: &proc_macro2::TokenStream, len: usize) -> proc_macro2::TokenStream {
+fn words_static(data: &proc_macro2::TokenStream, len: usize) -> proc_macro2::TokenStream {
     let words = len / 4;
     quote! {
         #[allow(long_running_const_eval)]
@@ -271,8 +292,10 @@ fn unpacker(codec: &str) -> Result<proc_macro2::TokenStream, String> {
     check::codec_byte(codec)?;
     Ok(match codec {
         "spirv" => quote!(&::smolv_runtime::__private::RAW),
+        "spirv-relative-ids" => quote!(&::smolv_runtime::__private::RELATIVE_IDS),
         "smolv" => quote!(&::smolv_runtime::__private::SMOLV),
         "smolv-lz4" => quote!(::smolv_runtime::__smolv_lz4!(SMOLV_LZ4)),
+        "spirv-relative-ids-lz4" => quote!(::smolv_runtime::__smolv_lz4!(RELATIVE_IDS_LZ4)),
         "smolv-zstd" => quote!(::smolv_runtime::__smolv_zstd!(SMOLV_ZSTD)),
         _ => quote!(::smolv_runtime::__smolv_zstd!(SMOLV_ZSTD_DICTIONARY)),
     })
@@ -282,10 +305,14 @@ fn unpacker(codec: &str) -> Result<proc_macro2::TokenStream, String> {
 fn module_unpacker(codec: &str) -> Result<proc_macro2::TokenStream, String> {
     check::codec_byte(codec)?;
     Ok(match codec {
-        // Raw modules are embedded as words (`raw_words`), with no unpacker.
-        "spirv" => return Err("smolv: a raw SPIR-V module has no unpacker; this is a smolv-macros bug".to_owned()),
+        // Raw modules, and modules with relative ids, are embedded as words
+        // (`words_static`), with no unpacker.
+        "spirv" | "spirv-relative-ids" => {
+            return Err("smolv: a module of words has no unpacker; this is a smolv-macros bug".to_owned());
+        }
         "smolv" => quote!(&::smolv_runtime::__private::SMOLV_MODULE),
         "smolv-lz4" => quote!(::smolv_runtime::__smolv_lz4!(SMOLV_LZ4_MODULE)),
+        "spirv-relative-ids-lz4" => quote!(::smolv_runtime::__smolv_lz4!(RELATIVE_IDS_LZ4_MODULE)),
         _ => quote!(::smolv_runtime::__smolv_zstd!(SMOLV_ZSTD_MODULE)),
     })
 }

@@ -34,13 +34,17 @@ use std::time::{Duration, Instant};
 
 use smolv_build::{Config, Layout, Optimization, Packing};
 use smolv_runtime::__private::{
-    EmbeddedEntry, EmbeddedSet, RAW, SMOLV, SMOLV_LZ4, SMOLV_ZSTD, SMOLV_ZSTD_DICTIONARY, Unpacker, leaked_embedded_set,
+    EmbeddedEntry, EmbeddedSet, RAW, RELATIVE_IDS, RELATIVE_IDS_LZ4, SMOLV, SMOLV_LZ4, SMOLV_ZSTD,
+    SMOLV_ZSTD_DICTIONARY, Unpacker, leaked_embedded_set,
 };
 use smolv_runtime::ShaderSet;
 
 /// Every packing of the embedded-set format (`docs/format.md`).
-const PACKINGS: [(&str, Packing); 7] = [
+const PACKINGS: [(&str, Packing); 10] = [
     ("raw SPIR-V", Packing::Raw),
+    ("relative ids", Packing::RelativeIds),
+    ("relative-ids-lz4, per module", Packing::RelativeIdsLz4 { layout: Layout::PerModule }),
+    ("relative-ids-lz4, one stream", Packing::RelativeIdsLz4 { layout: Layout::Stream }),
     ("smolv", Packing::Smolv),
     ("smolv-lz4, per module", Packing::Lz4 { layout: Layout::PerModule }),
     ("smolv-lz4, one stream", Packing::Lz4 { layout: Layout::Stream }),
@@ -145,6 +149,8 @@ fn build(corpus: &Path, out: &Path, packing: Packing) -> Embedded {
     assert_eq!(at, directory.len(), "{}: trailing bytes after the directory", packing.name());
     let unpacker = match codec.as_str() {
         "spirv" => &RAW,
+        "spirv-relative-ids" => &RELATIVE_IDS,
+        "spirv-relative-ids-lz4" => &RELATIVE_IDS_LZ4,
         "smolv" => &SMOLV,
         "smolv-lz4" => &SMOLV_LZ4,
         "smolv-zstd" => &SMOLV_ZSTD,

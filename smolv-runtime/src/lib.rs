@@ -9,7 +9,10 @@
 //! This crate holds the [SMOL-V](https://github.com/aras-p/smol-v) codec:
 //! a pure-Rust, `no_std`-capable encoder that writes exactly the bytes of
 //! the reference C++ encoder, and a decoder that reads every SMOL-V
-//! version ever written and never panics on bad input.
+//! version ever written and never panics on bad input. Beside it,
+//! [`relative_ids`]: SPIR-V with its ids stored relative to each result,
+//! as large as the SPIR-V but about a quarter smaller again after `xz` or
+//! LZ4, for a decoder of a few hundred bytes.
 //!
 //! ```
 //! use smolv_runtime::{decode, encode, DecodeOptions, EncodeOptions};
@@ -28,7 +31,8 @@
 //!   shader sets. Without it the crate is `no_std` and needs only `alloc`
 //!   (the codec, reflection and the specializer).
 //! - `macros` (default): `include_shader!` and `include_shaders!`.
-//! - `lz4` (default): LZ4 decoding, for shaders smolv-build packed with LZ4.
+//! - `lz4` (default): LZ4 decoding, for shaders smolv-build packed with LZ4
+//!   (over SMOL-V or over SPIR-V with relative ids).
 //! - `zstd` (default): zstd decoding in zstd's small (`thin`) build, for
 //!   shaders packed with zstd and for bundle and container files.
 //!   `zstd-fast` is the full-speed build; Cargo features add up, so name it
@@ -60,6 +64,7 @@ pub mod container;
 #[cfg(feature = "std")]
 mod embed;
 pub mod reflect;
+pub mod relative_ids;
 #[cfg(feature = "std")]
 pub mod shader;
 pub mod specialize;
@@ -89,8 +94,9 @@ pub use shader::{SetPacking, Shader, ShaderSet};
 pub use smolv_macros::include_shader;
 
 /// Embeds every shader built by `smolv-build` as one [`ShaderSet`],
-/// packed the way the build chose (raw SPIR-V, SMOL-V, or SMOL-V + LZ4 or
-/// zstd; see `docs/format.md`, "Embedded sets").
+/// packed the way the build chose (raw SPIR-V, SPIR-V with relative ids,
+/// alone or + LZ4, SMOL-V, or SMOL-V + LZ4 or zstd; see `docs/format.md`,
+/// "Embedded sets").
 ///
 /// ```text
 /// static ALL: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
@@ -103,14 +109,14 @@ pub use smolv_macros::include_shaders;
 #[doc(hidden)]
 #[cfg(feature = "macros")]
 pub mod __private {
-    pub use crate::embed::unpack::{ModuleUnpacker, RAW, SMOLV, SMOLV_MODULE, Unpacker};
+    pub use crate::embed::unpack::{ModuleUnpacker, RAW, RELATIVE_IDS, SMOLV, SMOLV_MODULE, Unpacker};
     #[cfg(feature = "lz4")]
-    pub use crate::embed::unpack::{SMOLV_LZ4, SMOLV_LZ4_MODULE};
+    pub use crate::embed::unpack::{RELATIVE_IDS_LZ4, RELATIVE_IDS_LZ4_MODULE, SMOLV_LZ4, SMOLV_LZ4_MODULE};
     #[cfg(feature = "zstd-fast")]
     pub use crate::embed::unpack::{SMOLV_ZSTD, SMOLV_ZSTD_DICTIONARY, SMOLV_ZSTD_MODULE};
     pub use crate::embed::{EmbeddedEntry, EmbeddedModule, EmbeddedSet};
     pub use crate::embed::{le_words, spirv_module};
-    pub use crate::shader::leaked_embedded_set;
+    pub use crate::shader::{RelativeIdsModule, leaked_embedded_set};
     pub use include_bytes_aligned::include_bytes_aligned;
 }
 
@@ -187,6 +193,12 @@ macro_rules! __smolv_shader {
             $crate::hot_reload::Origin::new($source, &[$($include),*], $recipe);
         $crate::Shader::raw_reloadable($name, $words, &ORIGIN)
     }};
+    (relative_ids $name:literal, $words:expr; $source:literal, [$($include:literal),*], $recipe:literal) => {{
+        static ORIGIN: $crate::hot_reload::Origin =
+            $crate::hot_reload::Origin::new($source, &[$($include),*], $recipe);
+        static MODULE: $crate::__private::RelativeIdsModule = $crate::__private::RelativeIdsModule::new($name, $words);
+        $crate::Shader::relative_ids_reloadable(&MODULE, &ORIGIN)
+    }};
     (alone $module:expr;) => {
         $crate::Shader::embedded($module)
     };
@@ -196,6 +208,10 @@ macro_rules! __smolv_shader {
     (raw $name:literal, $words:expr;) => {
         $crate::Shader::raw($name, $words)
     };
+    (relative_ids $name:literal, $words:expr;) => {{
+        static MODULE: $crate::__private::RelativeIdsModule = $crate::__private::RelativeIdsModule::new($name, $words);
+        $crate::Shader::relative_ids(&MODULE)
+    }};
 }
 
 #[doc(hidden)]
@@ -211,6 +227,10 @@ macro_rules! __smolv_shader {
     (raw $name:literal, $words:expr; $($origin:tt)*) => {
         $crate::Shader::raw($name, $words)
     };
+    (relative_ids $name:literal, $words:expr; $($origin:tt)*) => {{
+        static MODULE: $crate::__private::RelativeIdsModule = $crate::__private::RelativeIdsModule::new($name, $words);
+        $crate::Shader::relative_ids(&MODULE)
+    }};
 }
 
 /// The zstd unpackers for `include_shaders!`, or a compile error naming the

@@ -106,11 +106,11 @@ fn a_damaged_embedded_module_is_an_error_never_a_panic_or_wrong_words() {
         None => &[],
     };
     let expected = LIT.decode().unwrap();
-    // Raw modules are words checked at compile time (see `spirv_module`'
-    // tests), so no damaged one can reach a binary: a raw build damages
-    // the module as SMOL-V instead.
+    // Raw modules (and modules with relative ids) are words checked at
+    // compile time (see `spirv_module`' tests), so no damaged one can reach
+    // a binary: such a build damages the module as SMOL-V instead.
     let (unpacker, packed, unpacked_len) = match json["embedded"]["codec"].as_str().unwrap() {
-        "spirv" => {
+        "spirv" | "spirv-relative-ids" => {
             let smolv = smolv_runtime::encode(&expected[..], &Default::default()).unwrap();
             let len = u32::try_from(smolv.len()).unwrap();
             (&smolv_runtime::__private::SMOLV_MODULE, smolv, len)
@@ -119,6 +119,7 @@ fn a_damaged_embedded_module_is_an_error_never_a_panic_or_wrong_words() {
             let unpacker = match codec {
                 "smolv" => &smolv_runtime::__private::SMOLV_MODULE,
                 "smolv-lz4" => &smolv_runtime::__private::SMOLV_LZ4_MODULE,
+                "spirv-relative-ids-lz4" => &smolv_runtime::__private::RELATIVE_IDS_LZ4_MODULE,
                 _ => &smolv_runtime::__private::SMOLV_ZSTD_MODULE,
             };
             (unpacker, LIT.stored_bytes().to_vec(), number("unpacked_bytes"))
@@ -162,6 +163,42 @@ fn a_damaged_embedded_module_is_an_error_never_a_panic_or_wrong_words() {
     }
     println!("{rejected} of {} single-bit flips rejected, the rest decode to the same words", packed.len() * 8);
     assert!(rejected > 0);
+}
+
+#[test]
+fn damaged_relative_ids_with_lz4_are_an_error_never_a_panic_or_wrong_words() {
+    let expected = LIT.decode().unwrap();
+    let spirv_bytes: Vec<u8> = expected.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let relative: Vec<u8> =
+        smolv_runtime::relative_ids::encode(&expected).unwrap().iter().flat_map(|w| w.to_le_bytes()).collect();
+    let packed =
+        lz4::block::compress(&relative, Some(lz4::block::CompressionMode::HIGHCOMPRESSION(12)), false).unwrap();
+    let len = u32::try_from(relative.len()).unwrap();
+    let check = xxhash_rust::xxh32::xxh32(&spirv_bytes, 0);
+    let shader = |bytes: Vec<u8>| -> &'static Shader {
+        let module = EmbeddedModule::new(
+            "lit.frag",
+            &smolv_runtime::__private::RELATIVE_IDS_LZ4_MODULE,
+            bytes.leak(),
+            &[],
+            (0, 0),
+            len,
+            len,
+            check,
+        );
+        Box::leak(Box::new(Shader::embedded(Box::leak(Box::new(module)))))
+    };
+    assert_eq!(shader(packed.clone()).decode().unwrap(), expected);
+    for bit in 0..packed.len() * 8 {
+        let mut flipped = packed.clone();
+        flipped[bit / 8] ^= 1 << (bit % 8);
+        if let Ok(words) = shader(flipped).decode() {
+            assert_eq!(words, expected, "bit {bit} decoded to other words");
+        }
+    }
+    for len in 0..packed.len() {
+        assert!(shader(packed[..len].to_vec()).decode().is_err(), "truncated to {len}");
+    }
 }
 
 #[test]

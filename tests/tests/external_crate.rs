@@ -147,6 +147,9 @@ fn every_packing_embeds_the_same_spirv_and_reflection() {
         let expected = match packing {
             "auto" => None,
             "raw" => Some("spirv (per module)"),
+            "relative-ids" => Some("spirv-relative-ids (per module)"),
+            "relative-ids-lz4" => Some("spirv-relative-ids-lz4 (per module)"),
+            "relative-ids-lz4-stream" => Some("spirv-relative-ids-lz4 (stream)"),
             "smolv" => Some("smolv (per module)"),
             "lz4" => Some("smolv-lz4 (per module)"),
             "lz4-stream" => Some("smolv-lz4 (stream)"),

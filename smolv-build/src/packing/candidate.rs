@@ -1,6 +1,8 @@
 //! Building one candidate packing of a set: its directory, its data and
 //! its dictionary, exactly as they would be embedded.
 
+use std::collections::HashMap;
+
 use rayon::prelude::*;
 
 use super::codec::{Codec, Scheme, pack_block};
@@ -57,20 +59,23 @@ pub(crate) struct ModuleForms {
 impl ModuleForms {
     /// Packs every module with `codec`; plain zstd payloads come from
     /// `zstd`, which the bundle shares, and dictionary ones from the set's
-    /// own `dictionary`.
+    /// own `dictionary`. `relative` is every module's SPIR-V with relative
+    /// ids ([`relative_ids_of`]), which the codecs that store it need.
     pub(crate) fn new(
         codec: Codec,
         inputs: &[PackInput],
+        relative: Option<&[Vec<u8>]>,
         zstd: &ZstdForms,
         dictionary: Option<&EmbeddedDictionary>,
     ) -> Result<Self, Error> {
         let (packed, dictionary) = match codec {
-            Codec::Spirv => (inputs.iter().map(|m| m.spirv.clone()).collect(), None),
-            Codec::Smolv => (inputs.iter().map(|m| m.smolv.clone()).collect(), None),
-            Codec::SmolvLz4 => {
-                let packed = inputs
-                    .par_iter()
-                    .map(|m| pack_block(codec, &m.smolv, 0, None))
+            Codec::Spirv | Codec::SpirvRelativeIds | Codec::Smolv => {
+                (unpacked_forms(codec, inputs, relative)?.into_iter().map(<[u8]>::to_vec).collect(), None)
+            }
+            Codec::SmolvLz4 | Codec::SpirvRelativeIdsLz4 => {
+                let packed = unpacked_forms(codec, inputs, relative)?
+                    .into_par_iter()
+                    .map(|unpacked| pack_block(codec, unpacked, 0, None))
                     .collect::<Result<Vec<_>, Error>>()?;
                 (packed, None)
             }
@@ -87,28 +92,80 @@ impl ModuleForms {
     }
 }
 
-/// Bytes a module unpacks to under `codec`: its SPIR-V for raw sets, its
-/// SMOL-V otherwise.
+/// Bytes a module unpacks to under `codec`: its SPIR-V's length for the
+/// codecs that store words (raw, or with relative ids), its SMOL-V's
+/// otherwise.
 pub(crate) fn unpacked_len(codec: Codec, input: &PackInput) -> usize {
-    if codec == Codec::Spirv { input.spirv.len() } else { input.smolv.len() }
+    match codec {
+        Codec::Spirv | Codec::SpirvRelativeIds | Codec::SpirvRelativeIdsLz4 => input.spirv.len(),
+        Codec::Smolv | Codec::SmolvLz4 | Codec::SmolvZstd | Codec::SmolvZstdDictionary => input.smolv.len(),
+    }
 }
 
-/// Layout 0: the packed modules one after the other. Raw modules are whole
-/// words, so each starts 4-byte aligned.
+/// What each module is before `codec` compresses it: its SPIR-V, its
+/// SPIR-V with relative ids (from `relative`), or its SMOL-V.
+fn unpacked_forms<'a>(
+    codec: Codec,
+    inputs: &'a [PackInput],
+    relative: Option<&'a [Vec<u8>]>,
+) -> Result<Vec<&'a [u8]>, Error> {
+    Ok(match codec {
+        Codec::Spirv => inputs.iter().map(|m| m.spirv.as_slice()).collect(),
+        Codec::SpirvRelativeIds | Codec::SpirvRelativeIdsLz4 => relative
+            .ok_or_else(|| Error::Internal(format!("packing {} without relative ids", codec.name())))?
+            .iter()
+            .map(Vec::as_slice)
+            .collect(),
+        Codec::Smolv | Codec::SmolvLz4 | Codec::SmolvZstd | Codec::SmolvZstdDictionary => {
+            inputs.iter().map(|m| m.smolv.as_slice()).collect()
+        }
+    })
+}
+
+/// Every module's SPIR-V with relative ids ([`smolv_runtime::relative_ids`]),
+/// as little-endian bytes, in `inputs` order.
+pub(crate) fn relative_ids_of(inputs: &[PackInput]) -> Result<Vec<Vec<u8>>, Error> {
+    inputs.par_iter().map(relative_ids).collect()
+}
+
+/// A module's SPIR-V with relative ids, as little-endian bytes; converted
+/// back and compared first, so what ships is known to decode to the SPIR-V.
+fn relative_ids(input: &PackInput) -> Result<Vec<u8>, Error> {
+    let failed = |e| Error::Internal(format!("{}: converting to relative ids: {e}", input.name));
+    let spirv: Vec<u32> = input.spirv.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    let stored = smolv_runtime::relative_ids::encode(&spirv).map_err(failed)?;
+    if smolv_runtime::relative_ids::decode(&stored).map_err(failed)? != spirv {
+        return Err(Error::Internal(format!(
+            "{}: SPIR-V with relative ids does not convert back to the module; please report this smolv bug",
+            input.name
+        )));
+    }
+    Ok(stored.iter().flat_map(|w| w.to_le_bytes()).collect())
+}
+
+/// Layout 0: the packed modules one after the other, each distinct one
+/// once: modules that pack to the same bytes (the same shader under two
+/// names, a variant whose define changes nothing) share them, as a linker
+/// merges identical `include_bytes!`. Words (raw SPIR-V, relative ids)
+/// are whole, so each starts 4-byte aligned.
 pub(crate) fn per_module(inputs: &[PackInput], forms: &ModuleForms) -> Result<Candidate, Error> {
     let codec = forms.codec;
     let mut data = Vec::with_capacity(forms.packed.iter().map(Vec::len).sum());
     let mut entries = Vec::with_capacity(inputs.len());
+    let mut stored: HashMap<&[u8], usize> = HashMap::new();
     for (input, packed) in inputs.iter().zip(&forms.packed) {
+        let offset = *stored.entry(packed).or_insert_with(|| {
+            data.extend_from_slice(packed);
+            data.len() - packed.len()
+        });
         entries.push(Entry {
             name: &input.name,
-            offset: data.len(),
+            offset,
             packed_len: packed.len(),
             unpacked_len: unpacked_len(codec, input),
             spirv_len: input.spirv.len(),
             check: input.check,
         });
-        data.extend_from_slice(packed);
     }
     let (dictionary, once) = match &forms.dictionary {
         Some((packed, once)) => (Some(packed.clone()), *once),
@@ -124,27 +181,35 @@ pub(crate) fn per_module(inputs: &[PackInput], forms: &ModuleForms) -> Result<Ca
     })
 }
 
-/// Layout 1: every module's SMOL-V packed as one stream. The stream holds
-/// them smallest first (similar modules end up near each other: 2% smaller
-/// than name order on a 344-module GLSL tree); entries stay in name order
-/// and locate their module by offset.
-pub(crate) fn stream(inputs: &[PackInput], codec: Codec, zstd_level: i32) -> Result<Candidate, Error> {
+/// Layout 1: every module's unpacked form (SMOL-V, or SPIR-V with relative
+/// ids) packed as one stream. The stream holds them smallest first
+/// (similar modules end up near each other: 2% smaller than name order on
+/// a 344-module GLSL tree); entries stay in name order and locate their
+/// module by offset.
+pub(crate) fn stream(
+    inputs: &[PackInput],
+    codec: Codec,
+    relative: Option<&[Vec<u8>]>,
+    zstd_level: i32,
+) -> Result<Candidate, Error> {
+    let unpacked = unpacked_forms(codec, inputs, relative)?;
     let mut order: Vec<usize> = (0..inputs.len()).collect();
-    order.sort_by_key(|&i| (inputs[i].smolv.len(), i));
-    let mut stream = Vec::with_capacity(inputs.iter().map(|m| m.smolv.len()).sum());
+    order.sort_by_key(|&i| (unpacked[i].len(), i));
+    let mut stream = Vec::with_capacity(unpacked.iter().map(|m| m.len()).sum());
     let mut offsets = vec![0; inputs.len()];
     for &i in &order {
         offsets[i] = stream.len();
-        stream.extend_from_slice(&inputs[i].smolv);
+        stream.extend_from_slice(unpacked[i]);
     }
     let entries: Vec<Entry<'_>> = inputs
         .iter()
         .zip(&offsets)
-        .map(|(input, &offset)| Entry {
+        .zip(&unpacked)
+        .map(|((input, &offset), unpacked)| Entry {
             name: &input.name,
             offset,
-            packed_len: input.smolv.len(),
-            unpacked_len: input.smolv.len(),
+            packed_len: unpacked.len(),
+            unpacked_len: unpacked.len(),
             spirv_len: input.spirv.len(),
             check: input.check,
         })

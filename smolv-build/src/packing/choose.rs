@@ -52,27 +52,38 @@ pub(crate) fn choose(candidates: &[Measured], goal: SizeGoal) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::packing::{Layout, Packing};
 
-    fn measured(index: usize, stored: usize, stored_xz: usize) -> Measured {
-        Measured { scheme: Scheme::ALL[index], stored, stored_xz: Some(stored_xz), zstd_fast: false }
+    fn measured(packing: Packing, stored: usize, stored_xz: usize) -> Measured {
+        let scheme = packing.scheme().unwrap();
+        Measured { scheme, stored, stored_xz: Some(stored_xz), zstd_fast: false }
     }
 
     #[test]
     fn the_decoder_counts_so_small_sets_ship_raw() {
-        // 3 KB raw beats 1 KB of SMOL-V that needs a 22 KB decoder.
-        let candidates = [measured(0, 3_000, 900), measured(1, 1_000, 700), measured(2, 600, 500)];
+        // 3 KB raw beats 1 KB of SMOL-V or 1.2 KB of relative ids + LZ4,
+        // which need decoders of several KB.
+        let candidates = [
+            measured(Packing::Raw, 3_000, 900),
+            measured(Packing::RelativeIdsLz4 { layout: Layout::Stream }, 1_200, 1_100),
+            measured(Packing::Smolv, 1_000, 700),
+            measured(Packing::Lz4 { layout: Layout::PerModule }, 600, 500),
+        ];
         assert_eq!(choose(&candidates, SizeGoal::Installed), Some(0));
+        assert_eq!(choose(&candidates, SizeGoal::Download), Some(0));
     }
 
     #[test]
     fn large_sets_ship_compressed_and_ties_go_to_the_simpler_packing() {
-        let raw = measured(0, 500_000, 70_000);
-        let smolv = measured(1, 180_000, 55_000);
-        let lz4 = measured(2, 80_000, 67_000);
-        assert_eq!(choose(&[raw, smolv, lz4], SizeGoal::Installed), Some(2));
-        // The download goal weighs xz sizes: SMOL-V compresses again, LZ4 does not.
-        assert_eq!(choose(&[raw, smolv, lz4], SizeGoal::Download), Some(1));
-        let lz4_stream = Measured { scheme: Scheme::ALL[3], ..lz4 };
+        let raw = measured(Packing::Raw, 500_000, 70_000);
+        let relative = measured(Packing::RelativeIds, 500_000, 52_000);
+        let smolv = measured(Packing::Smolv, 180_000, 55_000);
+        let lz4 = measured(Packing::Lz4 { layout: Layout::PerModule }, 80_000, 67_000);
+        assert_eq!(choose(&[raw, relative, smolv, lz4], SizeGoal::Installed), Some(3));
+        // The download goal weighs xz sizes: relative ids and SMOL-V
+        // compress again, LZ4 does not, and relative ids need less code.
+        assert_eq!(choose(&[raw, relative, smolv, lz4], SizeGoal::Download), Some(1));
+        let lz4_stream = Measured { scheme: Packing::Lz4 { layout: Layout::Stream }.scheme().unwrap(), ..lz4 };
         assert_eq!(choose(&[lz4_stream, lz4], SizeGoal::Installed), Some(1));
         assert_eq!(choose(&[], SizeGoal::Installed), None);
     }

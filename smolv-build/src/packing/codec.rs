@@ -12,10 +12,17 @@ use crate::error::Error;
 pub(crate) enum Codec {
     /// Raw SPIR-V, served zero-copy.
     Spirv,
+    /// SPIR-V with relative ids ([`smolv_runtime::relative_ids`]): as
+    /// large as raw SPIR-V, but it compresses again when the binary is
+    /// downloaded compressed.
+    SpirvRelativeIds,
     /// SMOL-V, stored as is.
     Smolv,
     /// SMOL-V + LZ4 blocks (LZ4 HC level 12).
     SmolvLz4,
+    /// SPIR-V with relative ids + LZ4 blocks (LZ4 HC level 12): larger data
+    /// than SMOL-V + LZ4, for a third of its decoder.
+    SpirvRelativeIdsLz4,
     /// SMOL-V + zstd frames.
     SmolvZstd,
     /// SMOL-V + zstd frames with a shared dictionary.
@@ -31,13 +38,22 @@ impl Codec {
             Self::SmolvLz4 => 2,
             Self::SmolvZstd => 3,
             Self::SmolvZstdDictionary => 4,
+            Self::SpirvRelativeIds => 5,
+            Self::SpirvRelativeIdsLz4 => 6,
         }
+    }
+
+    /// Whether it stores SPIR-V with relative ids (compressed or not).
+    pub(crate) fn relative_ids(self) -> bool {
+        matches!(self, Self::SpirvRelativeIds | Self::SpirvRelativeIdsLz4)
     }
 
     /// The manifest's name for it.
     pub(crate) fn name(self) -> &'static str {
         match self {
             Self::Spirv => "spirv",
+            Self::SpirvRelativeIds => "spirv-relative-ids",
+            Self::SpirvRelativeIdsLz4 => "spirv-relative-ids-lz4",
             Self::Smolv => "smolv",
             Self::SmolvLz4 => "smolv-lz4",
             Self::SmolvZstd => "smolv-zstd",
@@ -54,10 +70,13 @@ pub(crate) struct Scheme {
 }
 
 impl Scheme {
-    /// Every scheme the format allows, simplest first: a tie goes to the
-    /// earlier one (less code, less work at run time).
-    pub(crate) const ALL: [Scheme; 7] = [
+    /// Every scheme the format allows, simplest first (by decoder size):
+    /// a tie goes to the earlier one (less code, less work at run time).
+    pub(crate) const ALL: [Scheme; 10] = [
         Scheme { codec: Codec::Spirv, layout: Layout::PerModule },
+        Scheme { codec: Codec::SpirvRelativeIds, layout: Layout::PerModule },
+        Scheme { codec: Codec::SpirvRelativeIdsLz4, layout: Layout::PerModule },
+        Scheme { codec: Codec::SpirvRelativeIdsLz4, layout: Layout::Stream },
         Scheme { codec: Codec::Smolv, layout: Layout::PerModule },
         Scheme { codec: Codec::SmolvLz4, layout: Layout::PerModule },
         Scheme { codec: Codec::SmolvLz4, layout: Layout::Stream },
@@ -70,6 +89,9 @@ impl Scheme {
     pub(crate) fn packing_name(self) -> &'static str {
         match (self.codec, self.layout) {
             (Codec::Spirv, _) => "raw",
+            (Codec::SpirvRelativeIds, _) => "relative-ids",
+            (Codec::SpirvRelativeIdsLz4, Layout::PerModule) => "relative-ids-lz4",
+            (Codec::SpirvRelativeIdsLz4, Layout::Stream) => "relative-ids-lz4-stream",
             (Codec::Smolv, _) => "smolv",
             (Codec::SmolvLz4, Layout::PerModule) => "lz4",
             (Codec::SmolvLz4, Layout::Stream) => "lz4-stream",
@@ -78,6 +100,17 @@ impl Scheme {
             (Codec::SmolvZstdDictionary, _) => "zstd-dictionary",
         }
     }
+
+    /// Every codec, in [`Scheme::ALL`] order.
+    pub(crate) const CODECS: [Codec; 7] = [
+        Codec::Spirv,
+        Codec::SpirvRelativeIds,
+        Codec::SpirvRelativeIdsLz4,
+        Codec::Smolv,
+        Codec::SmolvLz4,
+        Codec::SmolvZstd,
+        Codec::SmolvZstdDictionary,
+    ];
 
     /// Its position in [`Scheme::ALL`], the tie-breaking rank.
     pub(crate) fn rank(self) -> usize {
@@ -98,8 +131,8 @@ pub(crate) fn pack_block(
         compress(bytes, zstd_level, dictionary).map_err(|e| Error::Internal(format!("packing the shaders: {e}")))
     };
     match codec {
-        Codec::Spirv | Codec::Smolv => Ok(bytes.to_vec()),
-        Codec::SmolvLz4 => lz4::compress_block(bytes),
+        Codec::Spirv | Codec::SpirvRelativeIds | Codec::Smolv => Ok(bytes.to_vec()),
+        Codec::SmolvLz4 | Codec::SpirvRelativeIdsLz4 => lz4::compress_block(bytes),
         Codec::SmolvZstd => zstd(None),
         Codec::SmolvZstdDictionary => match dictionary {
             Some(dictionary) => zstd(Some(dictionary)),

@@ -6,7 +6,7 @@
 //! linked; a forced packing the runtime cannot unpack is an error that
 //! names the feature to turn on.
 
-use super::Codec;
+use super::{Codec, Scheme};
 use crate::error::Error;
 
 /// The variables read, for `cargo:rerun-if-env-changed`.
@@ -22,14 +22,12 @@ pub(crate) struct RuntimeCodecs {
     pub(crate) zstd_fast: bool,
 }
 
-const CODECS: [Codec; 5] = [Codec::Spirv, Codec::Smolv, Codec::SmolvLz4, Codec::SmolvZstd, Codec::SmolvZstdDictionary];
-
 impl RuntimeCodecs {
     /// From the variables, looked up with `var`.
     pub(crate) fn from_env(var: impl Fn(&str) -> Option<String>) -> Self {
         let codecs = var(VARIABLES[0]).map(|list| {
             let names: Vec<&str> = list.split(',').map(str::trim).collect();
-            CODECS.into_iter().filter(|c| names.contains(&c.name())).collect()
+            Scheme::CODECS.into_iter().filter(|c| names.contains(&c.name())).collect()
         });
         Self { codecs, zstd_fast: var(VARIABLES[1]).is_some_and(|zstd| zstd.trim() == "fast") }
     }
@@ -45,8 +43,15 @@ impl RuntimeCodecs {
             return Ok(());
         }
         let feature = match codec {
-            Codec::SmolvLz4 => "lz4",
-            _ => "zstd",
+            Codec::SmolvLz4 | Codec::SpirvRelativeIdsLz4 => "lz4",
+            Codec::SmolvZstd | Codec::SmolvZstdDictionary => "zstd",
+            // Every smolv-runtime that knows these decodes them.
+            Codec::Spirv | Codec::SpirvRelativeIds | Codec::Smolv => {
+                return Err(Error::Config(format!(
+                    "packing {packing} needs a newer smolv-runtime than this crate depends on: use the same \
+                     version as smolv-build, or choose another packing (Config::packing, SMOLV_PACKING)"
+                )));
+            }
         };
         Err(Error::Config(format!(
             "packing {packing} needs smolv-runtime's `{feature}` feature, which this crate's smolv-runtime \
@@ -79,7 +84,7 @@ mod tests {
     #[test]
     fn unknown_runtimes_allow_everything_and_known_ones_only_their_codecs() {
         let unknown = from(None, None);
-        assert!(CODECS.iter().all(|&c| unknown.decodes(c)));
+        assert!(Scheme::CODECS.iter().all(|&c| unknown.decodes(c)));
         let lean = from(Some("spirv,smolv,smolv-lz4"), None);
         assert!(lean.decodes(Codec::SmolvLz4) && !lean.decodes(Codec::SmolvZstd));
         let error = lean.require(Codec::SmolvZstdDictionary, "zstd-dictionary").unwrap_err().to_string();

@@ -35,6 +35,15 @@ fn corrupt(reason: &'static str) -> ContainerError {
     ContainerError::Corrupt { what: WHAT, reason }
 }
 
+/// What a shader of words with relative ids decodes with: a copy, then
+/// the conversion back in place. The macros' `static` shaders hold it as a
+/// function pointer, so that only binaries with such shaders link it.
+#[inline]
+pub(crate) fn relative_ids_to_spirv(words: &[u32], out: &mut Vec<u32>) -> Result<(), ContainerError> {
+    crate::shader::copy_words(words, out);
+    unpack::relative_ids_back(out)
+}
+
 /// One module of an embedded set's table, as `include_shaders!` writes it
 /// from the directory (`docs/format.md`). Not a stable API.
 #[doc(hidden)]

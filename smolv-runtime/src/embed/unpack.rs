@@ -110,13 +110,22 @@ macro_rules! entry_points {
     };
 }
 
-// Raw sets with `static` shaders, and raw modules embedded alone, are
-// words made at compile time (`super::spirv_module`); this serves the
-// modules of large raw sets, whose shaders are made on first access.
+// Small sets of words (raw SPIR-V, or SPIR-V with relative ids), and such
+// modules embedded alone, are words made at compile time
+// (`super::spirv_module`); these serve the modules of large ones, whose
+// shaders are made on first access.
 entry_points!(raw_in_set, decode_raw, None);
+entry_points!(relative_ids_in_set, decode_relative_ids, None);
 entry_points!(smolv_in_set, smolv_alone, decode_smolv, None);
 #[cfg(feature = "lz4")]
 entry_points!(lz4_in_set, lz4_alone, decode_lz4, Some(unpack_once_lz4 as UnpackOnce));
+#[cfg(feature = "lz4")]
+entry_points!(
+    relative_ids_lz4_in_set,
+    relative_ids_lz4_alone,
+    decode_relative_ids_lz4,
+    Some(unpack_once_lz4 as UnpackOnce)
+);
 #[cfg(feature = "zstd-fast")]
 entry_points!(zstd_in_set, zstd_alone, decode_zstd, Some(unpack_once_zstd as UnpackOnce));
 
@@ -129,14 +138,17 @@ pub struct ModuleUnpacker {
     pub(crate) decode: DecodeAlone,
 }
 
-// A raw module embedded on its own needs no unpacker: the macro embeds its
-// words ([`super::spirv_module`]).
+// A raw module, or one with relative ids, embedded on its own needs no
+// unpacker: the macro embeds its words ([`super::spirv_module`]).
 
 /// SMOL-V, one module.
 pub const SMOLV_MODULE: ModuleUnpacker = ModuleUnpacker { decode: smolv_alone };
 /// SMOL-V + LZ4, one module.
 #[cfg(feature = "lz4")]
 pub const SMOLV_LZ4_MODULE: ModuleUnpacker = ModuleUnpacker { decode: lz4_alone };
+/// SPIR-V with relative ids + LZ4, one module.
+#[cfg(feature = "lz4")]
+pub const RELATIVE_IDS_LZ4_MODULE: ModuleUnpacker = ModuleUnpacker { decode: relative_ids_lz4_alone };
 /// SMOL-V + zstd, one module, with or without the set's dictionary.
 #[cfg(feature = "zstd-fast")]
 pub const SMOLV_ZSTD_MODULE: ModuleUnpacker = ModuleUnpacker { decode: zstd_alone };
@@ -144,6 +156,16 @@ pub const SMOLV_ZSTD_MODULE: ModuleUnpacker = ModuleUnpacker { decode: zstd_alon
 /// Raw SPIR-V: nothing to decompress or decode.
 pub const RAW: Unpacker =
     Unpacker { name: "spirv", decode_in_set: raw_in_set, unpack_once: None, dictionary: false, raw: true };
+
+/// SPIR-V with relative ids ([`crate::relative_ids`]): words, converted
+/// back in place.
+pub const RELATIVE_IDS: Unpacker = Unpacker {
+    name: "spirv-relative-ids",
+    decode_in_set: relative_ids_in_set,
+    unpack_once: None,
+    dictionary: false,
+    raw: false,
+};
 
 /// SMOL-V, stored as is.
 pub const SMOLV: Unpacker =
@@ -155,6 +177,17 @@ pub const SMOLV_LZ4: Unpacker = Unpacker {
     name: "smolv-lz4",
     decode_in_set: lz4_in_set,
 
+    unpack_once: Some(unpack_once_lz4),
+    dictionary: false,
+    raw: false,
+};
+
+/// SPIR-V with relative ids + LZ4 blocks: a decoder of about 6 KB, which
+/// for most sets beats SMOL-V + LZ4's smaller data.
+#[cfg(feature = "lz4")]
+pub const RELATIVE_IDS_LZ4: Unpacker = Unpacker {
+    name: "spirv-relative-ids-lz4",
+    decode_in_set: relative_ids_lz4_in_set,
     unpack_once: Some(unpack_once_lz4),
     dictionary: false,
     raw: false,
@@ -214,6 +247,27 @@ fn decode_raw(module: &Packed<'_>, settings: &DecodeSettings, out: &mut Vec<u32>
         return Err(ContainerError::HashMismatch);
     }
     Ok(())
+}
+
+/// SPIR-V with relative ids: copied as raw SPIR-V is, then converted back
+/// in place. Like raw SPIR-V it carries no hash (the build converted it back
+/// once and compared before embedding it, and there is no decompression
+/// step that could go wrong); the conversion checks every instruction's
+/// word count, and the result its magic number.
+#[inline]
+fn decode_relative_ids(
+    module: &Packed<'_>,
+    settings: &DecodeSettings,
+    out: &mut Vec<u32>,
+) -> Result<(), ContainerError> {
+    decode_raw(module, settings, out)?;
+    relative_ids_back(out)
+}
+
+/// Converts words with relative ids back to SPIR-V in place.
+#[inline]
+pub(crate) fn relative_ids_back(words: &mut [u32]) -> Result<(), ContainerError> {
+    crate::relative_ids::decode_in_place(words).map_err(|_| corrupt("SPIR-V with relative ids is malformed"))
 }
 
 /// xxHash32 (seed 0) of bytes.
@@ -306,6 +360,39 @@ fn unpack_once_with(
 #[inline]
 fn decode_lz4(module: &Packed<'_>, settings: &DecodeSettings, out: &mut Vec<u32>) -> Result<(), ContainerError> {
     decode_packed(module, settings, out, decompress_lz4)
+}
+
+/// SPIR-V with relative ids + LZ4: the module's words (as little-endian
+/// bytes) from its LZ4 block, or from the unpacked stream, then converted
+/// back and checked against the module's hash.
+#[cfg(feature = "lz4")]
+#[inline]
+fn decode_relative_ids_lz4(
+    module: &Packed<'_>,
+    settings: &DecodeSettings,
+    out: &mut Vec<u32>,
+) -> Result<(), ContainerError> {
+    let spirv_len = spirv_len(module, settings)?;
+    let unpacked_len = if module.unpacked { module.stored.len() } else { len(module.unpacked_len)? };
+    if unpacked_len != spirv_len || !spirv_len.is_multiple_of(4) {
+        return Err(corrupt("relative ids unpack to a different size than the SPIR-V"));
+    }
+    out.clear();
+    out.resize(spirv_len / 4, 0);
+    let bytes = bytemuck::cast_slice_mut(out.as_mut_slice());
+    if module.unpacked {
+        bytes.copy_from_slice(module.stored);
+    } else {
+        decompress_lz4(module.stored, &[], bytes)?;
+    }
+    if cfg!(target_endian = "big") {
+        out.iter_mut().for_each(|word| *word = u32::from_le(*word));
+    }
+    relative_ids_back(out)?;
+    if settings.verify_hash && !intact(out, module.check) {
+        return Err(ContainerError::HashMismatch);
+    }
+    Ok(())
 }
 
 #[cfg(feature = "lz4")]

@@ -40,6 +40,25 @@ type OriginOf = hot_reload::Origin;
 #[cfg(not(feature = "hot-reload"))]
 type OriginOf = ();
 use crate::embed::{EmbeddedModule, EmbeddedSet};
+
+/// A module of SPIR-V with relative ids ([`crate::relative_ids`]) that the
+/// macros embedded as words made at compile time. Not a stable API.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct RelativeIdsModule {
+    name: &'static str,
+    words: &'static [u32],
+    /// Copies the words into the output and converts them back: a function
+    /// pointer, so that only binaries with such shaders link the conversion.
+    to_spirv: fn(&[u32], &mut Vec<u32>) -> Result<(), ContainerError>,
+}
+
+impl RelativeIdsModule {
+    /// The module `name` of `words`. Not a stable API.
+    pub const fn new(name: &'static str, words: &'static [u32]) -> Self {
+        Self { name, words, to_spirv: crate::embed::relative_ids_to_spirv }
+    }
+}
 use crate::reflect::{Reflection, ShaderStage};
 
 /// Where a shader's bytes come from, and so how they decode.
@@ -53,6 +72,10 @@ pub(crate) enum Source {
     /// words, checked when the binary was compiled
     /// ([`spirv_module`](crate::embed::spirv_module)): served as it is.
     Raw { name: &'static str, words: &'static [u32] },
+    /// SPIR-V with relative ids that the macros embedded as words, made
+    /// like raw ones (behind a reference, so that `Source`, and every
+    /// `static` shader, stays as small as raw ones need).
+    RelativeIds(&'static RelativeIdsModule),
     /// A container from a file or a bundle.
     #[cfg(feature = "zstd-fast")]
     Container(Box<dyn loaded::LoadedSource>),
@@ -124,6 +147,25 @@ impl Shader {
         Self::with_origin(Source::Raw { name, words }, Some(origin))
     }
 
+    /// For `include_shaders!` and `include_shader!`: a module of SPIR-V
+    /// with relative ids ([`crate::relative_ids`]), embedded as words made
+    /// at compile time. Not a stable API.
+    #[doc(hidden)]
+    pub const fn relative_ids(module: &'static RelativeIdsModule) -> Self {
+        Self::with_origin(Source::RelativeIds(module), None)
+    }
+
+    /// For the macros with the `hot-reload` feature: a module of SPIR-V
+    /// with relative ids, and where it came from. Not a stable API.
+    #[doc(hidden)]
+    #[cfg(feature = "hot-reload")]
+    pub const fn relative_ids_reloadable(
+        module: &'static RelativeIdsModule,
+        origin: &'static hot_reload::Origin,
+    ) -> Self {
+        Self::with_origin(Source::RelativeIds(module), Some(origin))
+    }
+
     /// For `include_shaders!`: module `index` of an embedded set. Not a
     /// stable API.
     #[doc(hidden)]
@@ -162,6 +204,7 @@ impl Shader {
             Source::InSet { set, index } => set.name(*index),
             Source::Alone(module) => module.name(),
             Source::Raw { name, .. } => name,
+            Source::RelativeIds(module) => module.name,
             #[cfg(feature = "zstd-fast")]
             Source::Container(container) => container.name(),
         }
@@ -187,6 +230,7 @@ impl Shader {
             Source::InSet { set, index } => set.stored(*index),
             Source::Alone(module) => module.stored(),
             Source::Raw { words, .. } => bytemuck::cast_slice(words),
+            Source::RelativeIds(module) => bytemuck::cast_slice(module.words),
             #[cfg(feature = "zstd-fast")]
             Source::Container(container) => container.bytes(),
         }
@@ -216,7 +260,7 @@ impl Shader {
             return Ok(Reflection::from_spirv(words)?);
         }
         match &self.source {
-            Source::InSet { .. } | Source::Alone(_) | Source::Raw { .. } => {
+            Source::InSet { .. } | Source::Alone(_) | Source::Raw { .. } | Source::RelativeIds(_) => {
                 Ok(Reflection::from_spirv(self.decode_cached()?)?)
             }
             #[cfg(feature = "zstd-fast")]
@@ -265,7 +309,9 @@ impl Shader {
         match &self.source {
             Source::InSet { set, index } => set.spirv_len(*index).unwrap_or(0),
             Source::Alone(module) => module.spirv_len().unwrap_or(0),
+            // Relative ids are exactly as many words as the SPIR-V.
             Source::Raw { words, .. } => size_of_val(*words),
+            Source::RelativeIds(module) => size_of_val(module.words),
             #[cfg(feature = "zstd-fast")]
             Source::Container(container) => container.spirv_len(),
         }
@@ -294,7 +340,7 @@ impl Shader {
             return Ok(ContentHash::of_spirv(words));
         }
         match &self.source {
-            Source::InSet { .. } | Source::Alone(_) | Source::Raw { .. } => {
+            Source::InSet { .. } | Source::Alone(_) | Source::Raw { .. } | Source::RelativeIds(_) => {
                 Ok(ContentHash::of_spirv(self.decode_cached()?))
             }
             #[cfg(feature = "zstd-fast")]
@@ -374,6 +420,7 @@ impl Shader {
                 copy_words(words, out);
                 Ok(())
             }
+            Source::RelativeIds(module) => (module.to_spirv)(module.words, out),
             #[cfg(feature = "zstd-fast")]
             Source::Container(container) => container.decode(settings, out),
         };
@@ -412,6 +459,7 @@ impl Shader {
             Source::InSet { set, index } => set.borrow_raw(*index)?,
             Source::Alone(_) => None,
             Source::Raw { words, .. } => return Ok(words),
+            Source::RelativeIds(_) => None,
             #[cfg(feature = "zstd-fast")]
             Source::Container(_) => None,
         };

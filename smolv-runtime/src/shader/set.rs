@@ -42,10 +42,11 @@ enum SetSource {
     /// so the compiler folds which of the two a set uses, and links only
     /// that one.
     Embedded { set: &'static EmbeddedSet, shaders: &'static [Shader] },
-    /// Embedded raw SPIR-V, a `static` shader of words per module: no
-    /// table, data or decoder, and nothing to fail at run time.
-    /// `stored_len` is the build report's.
-    Raw { shaders: &'static [Shader], stored_len: usize },
+    /// Embedded words, a `static` shader per module: raw SPIR-V (no table,
+    /// data or decoder, and nothing to fail at run time) or SPIR-V with
+    /// relative ids (the conversion back only). `codec` is the manifest's
+    /// name for it, `stored_len` the build report's.
+    Words { shaders: &'static [Shader], stored_len: usize, codec: &'static str },
     /// A bundle file, checked when it was loaded.
     #[cfg(feature = "zstd-fast")]
     Bundle { bytes: super::Bytes, shaders: Vec<Shader> },
@@ -80,13 +81,13 @@ impl ShaderSet {
         Self { source: SetSource::Embedded { set, shaders } }
     }
 
-    /// For `include_shaders!`: an embedded raw SPIR-V set, as `static`
-    /// shaders of words ([`Shader::raw`]), sorted by name, stored in
-    /// `stored_len` bytes as the build report counts them. Not a stable
-    /// API.
+    /// For `include_shaders!`: an embedded set of words (codec `spirv` or
+    /// `spirv-relative-ids`), as `static` shaders ([`Shader::words`]),
+    /// sorted by name, stored in `stored_len` bytes as the build report
+    /// counts them. Not a stable API.
     #[doc(hidden)]
-    pub const fn raw(shaders: &'static [Shader], stored_len: usize) -> Self {
-        Self { source: SetSource::Raw { shaders, stored_len } }
+    pub const fn words(shaders: &'static [Shader], stored_len: usize, codec: &'static str) -> Self {
+        Self { source: SetSource::Words { shaders, stored_len, codec } }
     }
 
     /// A set from bundle bytes (an `.smvb` asset), checked now; every
@@ -146,7 +147,7 @@ impl ShaderSet {
                     shaders
                 }
             }
-            SetSource::Raw { shaders, .. } => shaders,
+            SetSource::Words { shaders, .. } => shaders,
             #[cfg(feature = "zstd-fast")]
             SetSource::Bundle { shaders, .. } => shaders,
         }
@@ -211,7 +212,7 @@ impl ShaderSet {
     pub fn packing(&self) -> SetPacking {
         match &self.source {
             SetSource::Embedded { set, .. } => set.packing(),
-            SetSource::Raw { .. } => SetPacking { codec: "spirv", one_stream: false },
+            SetSource::Words { codec, .. } => SetPacking { codec, one_stream: false },
             #[cfg(feature = "zstd-fast")]
             SetSource::Bundle { .. } => SetPacking { codec: "bundle", one_stream: false },
         }
@@ -236,7 +237,7 @@ impl ShaderSet {
     pub fn stored_len(&self) -> usize {
         match &self.source {
             SetSource::Embedded { set, .. } => set.stored_len(),
-            SetSource::Raw { stored_len, .. } => *stored_len,
+            SetSource::Words { stored_len, .. } => *stored_len,
             #[cfg(feature = "zstd-fast")]
             SetSource::Bundle { bytes, .. } => bytes.get().len(),
         }
