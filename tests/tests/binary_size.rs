@@ -56,6 +56,9 @@ fn main() {
     let mut sum = 0u64;
     for shader in shaders {
         let Ok(words) = shader.decode() else { return };
+        for byte in shader.name().bytes() {
+            sum = sum.wrapping_mul(31).wrapping_add(u64::from(byte));
+        }
         for word in words {
             sum = sum.wrapping_mul(31).wrapping_add(u64::from(word));
         }
@@ -65,7 +68,11 @@ fn main() {
 "#;
 
 /// The program that embeds the same SPIR-V raw: a table of names and
-/// `include_bytes!`, copied into words as `ash::util::read_spv` would.
+/// `include_bytes!`, copied into words as `ash::util::read_spv` would. Both
+/// programs read every module's name and words into their checksum: a
+/// program that never looked at the names would let the compiler drop a
+/// small table's names, which no program that finds its shaders by name
+/// can.
 fn raw_main(modules: &[(String, PathBuf)]) -> String {
     let mut table = String::from("static SHADERS: &[(&str, &[u8])] = &[\n");
     for (name, path) in modules {
@@ -80,6 +87,9 @@ fn main() {
     for (name, bytes) in SHADERS {
         stored += name.len() + bytes.len();
         let words: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        for byte in name.bytes() {
+            sum = sum.wrapping_mul(31).wrapping_add(u64::from(byte));
+        }
         for &word in &words {
             sum = sum.wrapping_mul(31).wrapping_add(u64::from(word));
         }

@@ -86,6 +86,22 @@ fn our_encodings_round_trip_every_module() {
 }
 
 #[test]
+fn every_module_round_trips_through_relative_ids() {
+    check_every_module(
+        "relative ids round trips",
+        |corpus, module| {
+            let spirv = words(&read(&corpus.spirv_path(module)));
+            let stored = smolv_runtime::relative_ids::encode(&spirv).map_err(|e| e.to_string())?;
+            if stored.len() != spirv.len() {
+                return Err(format!("{} words stored for {}", stored.len(), spirv.len()));
+            }
+            smolv_runtime::relative_ids::decode(&stored).map_err(|e| e.to_string())
+        },
+        |corpus, module| words(&read(&corpus.spirv_path(module))),
+    );
+}
+
+#[test]
 fn every_legacy_file_decodes_to_its_expected_spirv() {
     let Some(corpus) = Corpus::locate() else {
         return;

@@ -4,7 +4,7 @@
 
 use proptest::collection::vec;
 use proptest::prelude::*;
-use smolv_runtime::{DecodeOptions, EncodeOptions, decode, encode};
+use smolv_runtime::{DecodeOptions, EncodeOptions, decode, encode, relative_ids};
 
 /// Operand words biased toward the small values real ids and literals have,
 /// with enough large ones to exercise every varint width.
@@ -134,6 +134,28 @@ proptest! {
         smolv.extend_from_slice(&body);
         if let Ok(words) = decode(&smolv, &DecodeOptions::new().legacy_2016_08_31(legacy)) {
             prop_assert_eq!(words.len() * 4, (declared & !3) as usize);
+        }
+    }
+
+    #[test]
+    fn generated_modules_round_trip_through_relative_ids(module in module()) {
+        let stored = relative_ids::encode(&module).expect("generated modules are well-formed");
+        prop_assert_eq!(stored.len(), module.len());
+        prop_assert_eq!(relative_ids::decode(&stored).unwrap(), module);
+    }
+
+    #[test]
+    fn arbitrary_words_convert_both_ways_without_panicking(mut words in vec(any::<u32>(), 0..400), magic: bool) {
+        if magic && !words.is_empty() {
+            words[0] = 0x0723_0203;
+        }
+        // Either direction is a bijection on well-formed instruction
+        // streams, whatever the operands: what converts, converts back.
+        if let Ok(stored) = relative_ids::encode(&words) {
+            prop_assert_eq!(relative_ids::decode(&stored).unwrap(), words.clone());
+        }
+        if let Ok(spirv) = relative_ids::decode(&words) {
+            prop_assert_eq!(relative_ids::encode(&spirv).unwrap(), words);
         }
     }
 

@@ -110,6 +110,8 @@ pub struct EmbeddedModule {
     unpacked_len: u32,
     spirv_len: u32,
     check: u32,
+    /// What `Shader::decode_cached` keeps.
+    decoded: OnceLock<Vec<u32>>,
 }
 
 impl EmbeddedModule {
@@ -127,12 +129,28 @@ impl EmbeddedModule {
         spirv_len: u32,
         check: u32,
     ) -> Self {
-        Self { name, unpacker, stored, dictionary, packed_dictionary, unpacked_len, spirv_len, check }
+        Self {
+            name,
+            unpacker,
+            stored,
+            dictionary,
+            packed_dictionary,
+            unpacked_len,
+            spirv_len,
+            check,
+            decoded: OnceLock::new(),
+        }
     }
 
     #[inline]
     pub(crate) fn name(&self) -> &'static str {
         self.name
+    }
+
+    /// Where `Shader::decode_cached` keeps the decoded words.
+    #[inline]
+    pub(crate) fn decoded(&self) -> &OnceLock<Vec<u32>> {
+        &self.decoded
     }
 
     #[inline]
@@ -196,6 +214,9 @@ pub struct EmbeddedSet {
     /// The set's shaders, made on first access, for a set the macro wrote
     /// no `static` shaders for (a large one; see [`Self::shaders`]).
     made: OnceLock<Vec<crate::Shader>>,
+    /// What `Shader::decode_cached` keeps, one slot per module, made on its
+    /// first use.
+    decoded: OnceLock<Box<[OnceLock<Vec<u32>>]>>,
 }
 
 impl EmbeddedSet {
@@ -209,7 +230,17 @@ impl EmbeddedSet {
         entries: &'static [EmbeddedEntry],
         once: (u32, u32),
     ) -> Self {
-        Self { unpacker, data, dictionary, names, entries, once, unpacked: OnceLock::new(), made: OnceLock::new() }
+        Self {
+            unpacker,
+            data,
+            dictionary,
+            names,
+            entries,
+            once,
+            unpacked: OnceLock::new(),
+            made: OnceLock::new(),
+            decoded: OnceLock::new(),
+        }
     }
 
     #[inline]
@@ -236,6 +267,13 @@ impl EmbeddedSet {
     #[inline]
     pub(crate) fn shaders(&'static self) -> &'static [crate::Shader] {
         self.made.get_or_init(|| (0..self.len()).map(|index| crate::Shader::in_set(self, index)).collect())
+    }
+
+    /// Where `Shader::decode_cached` keeps module `index`'s decoded words.
+    #[inline]
+    pub(crate) fn decoded(&self, index: usize) -> Result<&OnceLock<Vec<u32>>, ContainerError> {
+        let slots = self.decoded.get_or_init(|| (0..self.len()).map(|_| OnceLock::new()).collect());
+        slots.get(index).ok_or_else(|| corrupt("a shader lies outside its set's table"))
     }
 
     #[inline]

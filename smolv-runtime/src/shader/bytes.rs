@@ -1,5 +1,5 @@
-//! Byte and word storage shared by shaders and sets: embedded in the
-//! binary, or shared with a loaded file or an unpacked stream.
+//! Byte storage shared by loaded shaders and sets: embedded in the binary,
+//! or shared with a loaded file.
 
 #[cfg(feature = "zstd-fast")]
 use std::sync::Arc;
@@ -39,23 +39,6 @@ impl Bytes {
                 };
                 Self::Shared { data: Arc::clone(data), start, end }
             }
-        }
-    }
-}
-
-/// Decoded SPIR-V: served straight from the binary (raw sets), or owned.
-#[derive(Debug)]
-pub(crate) enum Words {
-    Static(&'static [u32]),
-    Owned(Vec<u32>),
-}
-
-impl Words {
-    #[inline]
-    pub(crate) fn get(&self) -> &[u32] {
-        match self {
-            Self::Static(words) => words,
-            Self::Owned(words) => words,
         }
     }
 }

@@ -2,9 +2,9 @@
 //! which keep the full blake3 check of everything they decode.
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-use super::{Bytes, Shader, Source};
+use super::{Bytes, Decoded, Shader, Source};
 use crate::container::{Container, ContainerError, ContentHash, DecodeSettings, Dictionary, OpenError};
 
 /// A loaded shader's bytes, behind a trait object: calls go through its
@@ -17,6 +17,8 @@ pub(crate) trait LoadedSource: core::fmt::Debug + Send + Sync {
     fn spirv_len(&self) -> usize;
     fn content_hash(&self) -> ContentHash;
     fn decode(&self, settings: &DecodeSettings, out: &mut Vec<u32>) -> Result<(), ContainerError>;
+    /// Where `Shader::decode_cached` keeps the decoded words.
+    fn decoded(&self) -> &OnceLock<Vec<u32>>;
 }
 
 /// A loaded container: what its header records, and the dictionary it
@@ -29,6 +31,7 @@ struct LoadedContainer {
     dictionary: Option<Arc<Dictionary>>,
     hash: ContentHash,
     spirv_len: usize,
+    decoded: OnceLock<Vec<u32>>,
 }
 
 impl LoadedSource for LoadedContainer {
@@ -55,6 +58,10 @@ impl LoadedSource for LoadedContainer {
     fn decode(&self, settings: &DecodeSettings, out: &mut Vec<u32>) -> Result<(), ContainerError> {
         Container::parse(self.bytes.get())?.decode_with(self.dictionary.as_deref(), settings, out)
     }
+
+    fn decoded(&self) -> &OnceLock<Vec<u32>> {
+        &self.decoded
+    }
 }
 
 /// A shader over container bytes, checked now: the header, the reflection
@@ -80,7 +87,9 @@ pub(crate) fn shader_from_container(
     let reflection_at = container.reflection_bytes().as_ptr() as usize - bytes.get().as_ptr() as usize;
     let reflection = bytes.slice(reflection_at, reflection_at + container.reflection_bytes().len());
     let (hash, spirv_len) = (container.content_hash(), container.decoded_len());
-    let source = Source::Container(Box::new(LoadedContainer { name, bytes, reflection, dictionary, hash, spirv_len }));
+    let decoded = OnceLock::new();
+    let container = LoadedContainer { name, bytes, reflection, dictionary, hash, spirv_len, decoded };
+    let source = Source::Decoded(Decoded::Container(Box::new(container)));
     Ok(Shader::new(source))
 }
 

@@ -29,7 +29,6 @@ use std::sync::OnceLock;
 
 #[cfg(feature = "zstd-fast")]
 pub(crate) use bytes::Bytes;
-pub(crate) use bytes::Words;
 pub use set::{SetPacking, ShaderSet, leaked_embedded_set};
 
 use crate::container::{ContainerError, ContentHash, DecodeSettings};
@@ -51,27 +50,40 @@ pub struct RelativeIdsModule {
     /// Copies the words into the output and converts them back: a function
     /// pointer, so that only binaries with such shaders link the conversion.
     to_spirv: fn(&[u32], &mut Vec<u32>) -> Result<(), ContainerError>,
+    /// What [`Shader::decode_cached`] keeps.
+    decoded: OnceLock<Vec<u32>>,
 }
 
 impl RelativeIdsModule {
     /// The module `name` of `words`. Not a stable API.
     pub const fn new(name: &'static str, words: &'static [u32]) -> Self {
-        Self { name, words, to_spirv: crate::embed::relative_ids_to_spirv }
+        Self { name, words, to_spirv: crate::embed::relative_ids_to_spirv, decoded: OnceLock::new() }
     }
 }
 use crate::reflect::{Reflection, ShaderStage};
 
-/// Where a shader's bytes come from, and so how they decode.
+/// Where a shader's bytes come from, and so how they decode. Two levels, so
+/// that a raw shader is only its name and words: the other kinds fit
+/// beside the name's pointer, and the tag hides in that pointer (checked
+/// below), as small as the `(&str, &[u8])` a table of `include_bytes!`
+/// holds.
 #[derive(Debug)]
 pub(crate) enum Source {
-    /// Module `index` of a set that `include_shaders!` embedded.
-    InSet { set: &'static EmbeddedSet, index: usize },
-    /// A module that `include_shader!` embedded on its own.
-    Alone(&'static EmbeddedModule),
     /// Raw SPIR-V that `include_shaders!` or `include_shader!` embedded as
     /// words, checked when the binary was compiled
     /// ([`spirv_module`](crate::embed::spirv_module)): served as it is.
     Raw { name: &'static str, words: &'static [u32] },
+    /// Everything that comes out of a decoder.
+    Decoded(Decoded),
+}
+
+/// A shader whose SPIR-V is decoded from what is stored.
+#[derive(Debug)]
+pub(crate) enum Decoded {
+    /// Module `index` of a set that `include_shaders!` embedded.
+    InSet { set: &'static EmbeddedSet, index: usize },
+    /// A module that `include_shader!` embedded on its own.
+    Alone(&'static EmbeddedModule),
     /// SPIR-V with relative ids that the macros embedded as words, made
     /// like raw ones (behind a reference, so that `Source`, and every
     /// `static` shader, stays as small as raw ones need).
@@ -86,10 +98,14 @@ pub(crate) enum Source {
 /// Decoding allocates only the output; [`Shader::decode_into`] reuses a
 /// buffer, and [`Shader::decode_cached`] decodes once and keeps the result
 /// (for a raw-SPIR-V build it serves the words straight from the binary).
+///
+/// A shader holds no cache of its own: what `decode_cached` keeps lives
+/// with what it decodes (the embedded set or module, the loaded file).
+/// So an embedded shader is a few words with nothing mutable in them, and
+/// a set of them is constant data the compiler can see through.
 #[derive(Debug)]
 pub struct Shader {
     source: Source,
-    decoded: OnceLock<Words>,
     #[cfg(feature = "hot-reload")]
     reload: hot_reload::State,
 }
@@ -107,7 +123,6 @@ impl Shader {
         let _ = origin;
         Self {
             source,
-            decoded: OnceLock::new(),
             #[cfg(feature = "hot-reload")]
             reload: hot_reload::State::new(origin),
         }
@@ -117,7 +132,7 @@ impl Shader {
     /// API.
     #[doc(hidden)]
     pub const fn embedded(module: &'static EmbeddedModule) -> Self {
-        Self::with_origin(Source::Alone(module), None)
+        Self::with_origin(Source::Decoded(Decoded::Alone(module)), None)
     }
 
     /// For `include_shader!` with the `hot-reload` feature: one module
@@ -125,7 +140,7 @@ impl Shader {
     #[doc(hidden)]
     #[cfg(feature = "hot-reload")]
     pub const fn embedded_reloadable(module: &'static EmbeddedModule, origin: &'static hot_reload::Origin) -> Self {
-        Self::with_origin(Source::Alone(module), Some(origin))
+        Self::with_origin(Source::Decoded(Decoded::Alone(module)), Some(origin))
     }
 
     /// For `include_shaders!` and `include_shader!`: a raw SPIR-V module,
@@ -152,7 +167,7 @@ impl Shader {
     /// at compile time. Not a stable API.
     #[doc(hidden)]
     pub const fn relative_ids(module: &'static RelativeIdsModule) -> Self {
-        Self::with_origin(Source::RelativeIds(module), None)
+        Self::with_origin(Source::Decoded(Decoded::RelativeIds(module)), None)
     }
 
     /// For the macros with the `hot-reload` feature: a module of SPIR-V
@@ -163,14 +178,14 @@ impl Shader {
         module: &'static RelativeIdsModule,
         origin: &'static hot_reload::Origin,
     ) -> Self {
-        Self::with_origin(Source::RelativeIds(module), Some(origin))
+        Self::with_origin(Source::Decoded(Decoded::RelativeIds(module)), Some(origin))
     }
 
     /// For `include_shaders!`: module `index` of an embedded set. Not a
     /// stable API.
     #[doc(hidden)]
     pub const fn in_set(set: &'static EmbeddedSet, index: usize) -> Self {
-        Self::with_origin(Source::InSet { set, index }, None)
+        Self::with_origin(Source::Decoded(Decoded::InSet { set, index }), None)
     }
 
     /// For `include_shaders!` with the `hot-reload` feature: module `index`
@@ -182,7 +197,7 @@ impl Shader {
         index: usize,
         origin: &'static hot_reload::Origin,
     ) -> Self {
-        Self::with_origin(Source::InSet { set, index }, Some(origin))
+        Self::with_origin(Source::Decoded(Decoded::InSet { set, index }), Some(origin))
     }
 
     /// The shader's name: `lit.frag`, `lit.frag@shadows`, `sky.wgsl#fs_main`.
@@ -201,12 +216,12 @@ impl Shader {
     #[inline]
     pub fn name(&self) -> &str {
         match &self.source {
-            Source::InSet { set, index } => set.name(*index),
-            Source::Alone(module) => module.name(),
+            Source::Decoded(Decoded::InSet { set, index }) => set.name(*index),
+            Source::Decoded(Decoded::Alone(module)) => module.name(),
             Source::Raw { name, .. } => name,
-            Source::RelativeIds(module) => module.name,
+            Source::Decoded(Decoded::RelativeIds(module)) => module.name,
             #[cfg(feature = "zstd-fast")]
-            Source::Container(container) => container.name(),
+            Source::Decoded(Decoded::Container(container)) => container.name(),
         }
     }
 
@@ -227,12 +242,12 @@ impl Shader {
     #[inline]
     pub fn stored_bytes(&self) -> &[u8] {
         match &self.source {
-            Source::InSet { set, index } => set.stored(*index),
-            Source::Alone(module) => module.stored(),
+            Source::Decoded(Decoded::InSet { set, index }) => set.stored(*index),
+            Source::Decoded(Decoded::Alone(module)) => module.stored(),
             Source::Raw { words, .. } => bytemuck::cast_slice(words),
-            Source::RelativeIds(module) => bytemuck::cast_slice(module.words),
+            Source::Decoded(Decoded::RelativeIds(module)) => bytemuck::cast_slice(module.words),
             #[cfg(feature = "zstd-fast")]
-            Source::Container(container) => container.bytes(),
+            Source::Decoded(Decoded::Container(container)) => container.bytes(),
         }
     }
 
@@ -260,11 +275,12 @@ impl Shader {
             return Ok(Reflection::from_spirv(words)?);
         }
         match &self.source {
-            Source::InSet { .. } | Source::Alone(_) | Source::Raw { .. } | Source::RelativeIds(_) => {
-                Ok(Reflection::from_spirv(self.decode_cached()?)?)
-            }
+            Source::Decoded(Decoded::InSet { .. })
+            | Source::Decoded(Decoded::Alone(_))
+            | Source::Raw { .. }
+            | Source::Decoded(Decoded::RelativeIds(_)) => Ok(Reflection::from_spirv(self.decode_cached()?)?),
             #[cfg(feature = "zstd-fast")]
-            Source::Container(container) => Ok(Reflection::from_bytes(container.reflection())?),
+            Source::Decoded(Decoded::Container(container)) => Ok(Reflection::from_bytes(container.reflection())?),
         }
     }
 
@@ -307,13 +323,13 @@ impl Shader {
             return words.len() * 4;
         }
         match &self.source {
-            Source::InSet { set, index } => set.spirv_len(*index).unwrap_or(0),
-            Source::Alone(module) => module.spirv_len().unwrap_or(0),
+            Source::Decoded(Decoded::InSet { set, index }) => set.spirv_len(*index).unwrap_or(0),
+            Source::Decoded(Decoded::Alone(module)) => module.spirv_len().unwrap_or(0),
             // Relative ids are exactly as many words as the SPIR-V.
             Source::Raw { words, .. } => size_of_val(*words),
-            Source::RelativeIds(module) => size_of_val(module.words),
+            Source::Decoded(Decoded::RelativeIds(module)) => size_of_val(module.words),
             #[cfg(feature = "zstd-fast")]
-            Source::Container(container) => container.spirv_len(),
+            Source::Decoded(Decoded::Container(container)) => container.spirv_len(),
         }
     }
 
@@ -340,11 +356,12 @@ impl Shader {
             return Ok(ContentHash::of_spirv(words));
         }
         match &self.source {
-            Source::InSet { .. } | Source::Alone(_) | Source::Raw { .. } | Source::RelativeIds(_) => {
-                Ok(ContentHash::of_spirv(self.decode_cached()?))
-            }
+            Source::Decoded(Decoded::InSet { .. })
+            | Source::Decoded(Decoded::Alone(_))
+            | Source::Raw { .. }
+            | Source::Decoded(Decoded::RelativeIds(_)) => Ok(ContentHash::of_spirv(self.decode_cached()?)),
             #[cfg(feature = "zstd-fast")]
-            Source::Container(container) => Ok(container.content_hash()),
+            Source::Decoded(Decoded::Container(container)) => Ok(container.content_hash()),
         }
     }
 
@@ -414,15 +431,15 @@ impl Shader {
             return Ok(());
         }
         let result = match &self.source {
-            Source::InSet { set, index } => set.decode(*index, settings, out),
-            Source::Alone(module) => module.decode_checked(settings, out),
+            Source::Decoded(Decoded::InSet { set, index }) => set.decode(*index, settings, out),
+            Source::Decoded(Decoded::Alone(module)) => module.decode_checked(settings, out),
             Source::Raw { words, .. } => {
                 copy_words(words, out);
                 Ok(())
             }
-            Source::RelativeIds(module) => (module.to_spirv)(module.words, out),
+            Source::Decoded(Decoded::RelativeIds(module)) => (module.to_spirv)(module.words, out),
             #[cfg(feature = "zstd-fast")]
-            Source::Container(container) => container.decode(settings, out),
+            Source::Decoded(Decoded::Container(container)) => container.decode(settings, out),
         };
         if result.is_err() {
             out.clear();
@@ -452,22 +469,22 @@ impl Shader {
         if let Some(words) = self.reload.latest() {
             return Ok(words);
         }
-        if let Some(words) = self.decoded.get() {
-            return Ok(words.get());
-        }
-        let borrowed = match &self.source {
-            Source::InSet { set, index } => set.borrow_raw(*index)?,
-            Source::Alone(_) => None,
+        let cache = match &self.source {
             Source::Raw { words, .. } => return Ok(words),
-            Source::RelativeIds(_) => None,
+            Source::Decoded(Decoded::InSet { set, index }) => match set.borrow_raw(*index)? {
+                Some(words) => return Ok(words),
+                None => set.decoded(*index)?,
+            },
+            Source::Decoded(Decoded::Alone(module)) => module.decoded(),
+            Source::Decoded(Decoded::RelativeIds(module)) => &module.decoded,
             #[cfg(feature = "zstd-fast")]
-            Source::Container(_) => None,
+            Source::Decoded(Decoded::Container(container)) => container.decoded(),
         };
-        let words = match borrowed {
-            Some(words) => Words::Static(words),
-            None => Words::Owned(self.decode()?),
-        };
-        Ok(self.decoded.get_or_init(|| words).get())
+        if let Some(words) = cache.get() {
+            return Ok(words);
+        }
+        let words = self.decode()?;
+        Ok(cache.get_or_init(|| words))
     }
 
     /// Where this shader came from (source file, includes, the build's
@@ -537,5 +554,18 @@ pub(crate) fn copy_words(words: &[u32], out: &mut Vec<u32>) {
         out.extend_from_slice(words);
     } else {
         *out = words.to_vec();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[cfg(not(feature = "hot-reload"))]
+    fn a_raw_shader_is_as_small_as_a_name_and_words() {
+        // What a table of `(&str, &[u8])` for `include_bytes!` holds.
+        assert_eq!(size_of::<Source>(), 2 * size_of::<&str>());
+        assert_eq!(size_of::<Shader>(), 2 * size_of::<&str>());
     }
 }
