@@ -557,12 +557,12 @@ pub(crate) fn copy_words(words: &[u32], out: &mut Vec<u32>) {
     }
 }
 
-#[cfg(test)]
+// With `hot-reload`, a shader also carries its reload state.
+#[cfg(all(test, not(feature = "hot-reload")))]
 mod tests {
     use super::*;
 
     #[test]
-    #[cfg(not(feature = "hot-reload"))]
     fn a_raw_shader_is_as_small_as_a_name_and_words() {
         // What a table of `(&str, &[u8])` for `include_bytes!` holds.
         assert_eq!(size_of::<Source>(), 2 * size_of::<&str>());
