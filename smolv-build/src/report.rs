@@ -117,6 +117,12 @@ fn kilobytes(bytes: usize) -> String {
     format!("{:.1} KB", bytes as f64 / 1000.0)
 }
 
+/// `+3.5 KB` or `−44.2 KB`.
+fn signed_kilobytes(bytes: i64) -> String {
+    let sign = if bytes < 0 { '\u{2212}' } else { '+' };
+    format!("{sign}{}", kilobytes(usize::try_from(bytes.unsigned_abs()).unwrap_or(usize::MAX)))
+}
+
 impl PackingReport {
     /// One line: `packing smolv-lz4 (stream): shaders 74.0 KB → 13.5 KB,
     /// decoder +16.3 KB, net −44.2 KB` (KB are 1000 bytes; a negative net
@@ -134,17 +140,57 @@ impl PackingReport {
     /// };
     /// assert_eq!(packing.summary(), "packing smolv-lz4 (stream): shaders 74.0 KB → 13.5 KB, decoder +16.3 KB, net −44.2 KB");
     /// ```
+    ///
+    /// A set chosen for the `download` goal adds what that goal weighs, the
+    /// estimate after `xz -9` against raw SPIR-V's, decoder included:
+    ///
+    /// ```
+    /// use smolv_build::{CandidateReport, PackingReport};
+    /// let raw = CandidateReport { codec: "spirv".into(), download_bytes: Some(12_300), ..Default::default() };
+    /// let relative = CandidateReport {
+    ///     codec: "spirv-relative-ids".into(),
+    ///     download_bytes: Some(10_700),
+    ///     chosen: true,
+    ///     ..Default::default()
+    /// };
+    /// let packing = PackingReport {
+    ///     codec: "spirv-relative-ids".into(),
+    ///     layout: "module".into(),
+    ///     goal: "download".into(),
+    ///     spirv_bytes: 71_000,
+    ///     stored_bytes: 72_000,
+    ///     decoder_bytes: 2_500,
+    ///     net_bytes: 72_000 + 2_500 - 71_000,
+    ///     candidates: vec![raw, relative],
+    ///     ..Default::default()
+    /// };
+    /// assert!(packing.summary().ends_with("net +3.5 KB; after xz -9: 12.3 KB \u{2192} 10.7 KB, net \u{2212}1.6 KB"));
+    /// ```
     pub fn summary(&self) -> String {
-        let sign = if self.net_bytes < 0 { '\u{2212}' } else { '+' };
-        format!(
-            "packing {} ({}): shaders {} \u{2192} {}, decoder +{}, net {sign}{}",
+        let mut line = format!(
+            "packing {} ({}): shaders {} \u{2192} {}, decoder +{}, net {}",
             self.codec,
             self.layout,
             kilobytes(self.spirv_bytes),
             kilobytes(self.stored_bytes),
             kilobytes(self.decoder_bytes),
-            kilobytes(usize::try_from(self.net_bytes.unsigned_abs()).unwrap_or(usize::MAX)),
-        )
+            signed_kilobytes(self.net_bytes),
+        );
+        let download = |chosen: bool| {
+            let mut candidates = self.candidates.iter();
+            candidates.find(|c| if chosen { c.chosen } else { c.codec == "spirv" }).and_then(|c| c.download_bytes)
+        };
+        let download = if self.goal == "download" { download(false).zip(download(true)) } else { None };
+        if let Some((raw, chosen)) = download {
+            let net = i64::try_from(chosen).unwrap_or(i64::MAX).saturating_sub(i64::try_from(raw).unwrap_or(0));
+            line += &format!(
+                "; after xz -9: {} \u{2192} {}, net {}",
+                kilobytes(raw),
+                kilobytes(chosen),
+                signed_kilobytes(net)
+            );
+        }
+        line
     }
 
     /// One line with every candidate's total for the goal, decoder included.
