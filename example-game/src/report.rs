@@ -65,9 +65,7 @@ pub(crate) fn table(shaders: &Shaders, pipelines: &PipelineTimings, run: &RunSum
     rows.push(("packing", env!("ROCK_STORM_PACKING").to_owned()));
     rows.push((
         "  for xz downloads",
-        "build with SMOLV_SIZE_GOAL=download when the game ships in a compressed installer, store \
-         package or archive: it packs what compresses smallest there (README, \"Shipping compressed?\")"
-            .to_owned(),
+        "shipped compressed (installer, store, archive)? build with SMOLV_SIZE_GOAL=download".to_owned(),
     ));
     rows.push(("decode (all modules)", ms(shaders.decode_time)));
     let per = |d: Duration| format!("{} ({} per pipeline)", ms(d), ms(d / pipelines.count.max(1) as u32));
