@@ -91,8 +91,8 @@ pub struct ManifestModule {
 pub struct ManifestEmbeddedModule {
     /// The packed module, relative to the artifact directory.
     pub data: String,
-    /// Bytes it unpacks to: SMOL-V, or SPIR-V for codecs `spirv` and
-    /// `spirv-relative-ids`.
+    /// Bytes it unpacks to: SMOL-V, or SPIR-V for codecs `spirv`,
+    /// `spirv-relative-ids` and `spirv-relative-ids-lz4`.
     pub unpacked_bytes: usize,
     /// Bytes of SPIR-V it decodes to.
     pub spirv_bytes: usize,
@@ -120,8 +120,8 @@ pub struct ManifestEmbeddedModule {
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ManifestEmbeddedSet {
-    /// `spirv`, `spirv-relative-ids`, `smolv`, `smolv-lz4`, `smolv-zstd` or
-    /// `smolv-zstd-dictionary`.
+    /// `spirv`, `spirv-relative-ids`, `spirv-relative-ids-lz4`, `smolv`,
+    /// `smolv-lz4`, `smolv-zstd` or `smolv-zstd-dictionary`.
     pub codec: String,
     /// `module` or `stream`.
     pub layout: String,

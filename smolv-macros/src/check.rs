@@ -116,11 +116,12 @@ pub(crate) fn directory(bytes: &[u8], codec: u8, data_len: u64) -> Result<Direct
             return Err("has a SPIR-V length that is not a whole module");
         }
         // Raw SPIR-V and SPIR-V with relative ids are words, as long as the
-        // SPIR-V and 4-byte aligned in the data.
-        let words = codec == 0 || codec == 5;
-        let stored_as_is = codec < 2 || words || stream;
+        // SPIR-V and (stored as they are) 4-byte aligned in the data.
+        let words = matches!(codec, 0 | 5 | 6);
+        let stored_as_is = codec < 2 || codec == 5 || stream;
         if (stored_as_is && entry.packed_len != entry.unpacked_len)
-            || (words && (!entry.offset.is_multiple_of(4) || entry.unpacked_len != entry.spirv_len))
+            || (words && entry.unpacked_len != entry.spirv_len)
+            || (matches!(codec, 0 | 5) && !entry.offset.is_multiple_of(4))
         {
             return Err("has lengths that do not fit its codec");
         }

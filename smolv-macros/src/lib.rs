@@ -279,10 +279,12 @@ fn words_static(data: &proc_macro2::TokenStream, len: usize) -> proc_macro2::Tok
 
 /// The most modules a set gets `static` shaders for. A static shader is 32
 /// bytes and one or two 24-byte relocations (a set's shader points at the
-/// set; a shader of words at its name and its words), which xz shrinks
-/// several times; making them on first access costs a fixed 1.2 KB of code
-/// (about 600 bytes after xz). So statics pay up to about 16 modules for
-/// the installed size, and up to about 40 for the download size.
+/// set; a raw one at its name and its words; one with relative ids at a
+/// `static` module of about 72 bytes and three relocations more), which xz
+/// shrinks several times; making them on first access costs a fixed 1.2 KB
+/// of code (about 600 bytes after xz). So statics pay up to about 16
+/// modules for the installed size, and up to about 40 for the download
+/// size (where relative ids, the download goal's codec, ship).
 fn static_shaders_up_to(goal: &str) -> usize {
     if goal == "download" { 40 } else { 16 }
 }

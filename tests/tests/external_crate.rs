@@ -129,7 +129,7 @@ fn every_packing_embeds_the_same_spirv_and_reflection() {
     let root = dir.path().join("smolv-user");
     create_crate(&root);
     let mut first: Option<(Vec<String>, Vec<Vec<u8>>)> = None;
-    for packing in smolv_build::Packing::NAMES {
+    for &packing in smolv_build::Packing::NAMES {
         let out = dir.path().join(packing);
         std::fs::create_dir_all(&out).unwrap();
         let output =

@@ -21,7 +21,7 @@ pub(crate) enum Codec {
     /// SMOL-V + LZ4 blocks (LZ4 HC level 12).
     SmolvLz4,
     /// SPIR-V with relative ids + LZ4 blocks (LZ4 HC level 12): larger data
-    /// than SMOL-V + LZ4, for a third of its decoder.
+    /// than SMOL-V + LZ4, for a decoder about 6 KB smaller.
     SpirvRelativeIdsLz4,
     /// SMOL-V + zstd frames.
     SmolvZstd,

@@ -30,8 +30,9 @@ pub(crate) fn pack_cached(
 }
 
 fn key(inputs: &[PackInput], options: &Options, dictionary_mode: DictionaryMode) -> Key {
-    // v3: the dictionary is trained here, and ships packed.
-    let mut key = KeyBuilder::new("smolv-build embedded set v3");
+    // v3: the dictionary is trained here, and ships packed. v4: schemes are
+    // stored by name, not by their place in `Scheme::ALL`.
+    let mut key = KeyBuilder::new("smolv-build embedded set v4");
     key.text(env!("CARGO_PKG_VERSION"))
         .text(options.packing.name())
         .text(options.goal.name())
@@ -55,7 +56,7 @@ fn to_u32(value: usize) -> Option<u32> {
 /// set is simply not cached).
 fn write(set: &EmbeddedSet) -> Option<Vec<u8>> {
     let mut w = BodyWriter::default();
-    w.u32(to_u32(set.scheme.rank())?);
+    w.bytes(set.scheme.packing_name().as_bytes());
     w.bytes(&set.directory).bytes(&set.data).bytes(set.dictionary.as_deref().unwrap_or_default());
     w.u32(u32::from(set.dictionary.is_some()));
     set.modules.iter().for_each(|m| {
@@ -63,21 +64,22 @@ fn write(set: &EmbeddedSet) -> Option<Vec<u8>> {
     });
     w.u32(to_u32(set.candidates.len())?);
     for candidate in &set.candidates {
-        w.u32(to_u32(candidate.scheme.rank())?).u32(to_u32(candidate.stored)?);
+        w.bytes(candidate.scheme.packing_name().as_bytes()).u32(to_u32(candidate.stored)?);
         // 0 for "not estimated", else the estimate plus one.
         w.u32(to_u32(candidate.stored_xz.map_or(0, |xz| xz + 1))?);
     }
     w.finish()
 }
 
-fn scheme(rank: u32) -> Option<Scheme> {
-    Scheme::ALL.get(usize::try_from(rank).ok()?).copied()
+/// The scheme `SMOLV_PACKING` names `name`.
+fn scheme(name: &[u8]) -> Option<Scheme> {
+    Scheme::ALL.into_iter().find(|s| s.packing_name().as_bytes() == name)
 }
 
 fn read(body: &[u8], inputs: &[PackInput], options: &Options) -> Option<EmbeddedSet> {
     let goal = options.goal;
     let mut r = BodyReader::new(body);
-    let chosen = scheme(r.u32()?)?;
+    let chosen = scheme(r.bytes()?)?;
     let directory = r.bytes()?.to_vec();
     let data = r.bytes()?.to_vec();
     let dictionary_bytes = r.bytes()?.to_vec();
@@ -85,7 +87,7 @@ fn read(body: &[u8], inputs: &[PackInput], options: &Options) -> Option<Embedded
     let modules = inputs.iter().map(|_| r.bytes().map(<[u8]>::to_vec)).collect::<Option<Vec<_>>>()?;
     let mut candidates = Vec::new();
     for _ in 0..r.u32()? {
-        let scheme = scheme(r.u32()?)?;
+        let scheme = scheme(r.bytes()?)?;
         let stored = usize::try_from(r.u32()?).ok()?;
         let stored_xz = match r.u32()? {
             0 => None,

@@ -12,6 +12,14 @@ use crate::error::Error;
 /// The variables read, for `cargo:rerun-if-env-changed`.
 pub(crate) const VARIABLES: [&str; 2] = ["DEP_SMOLV_RUNTIME_CODECS", "DEP_SMOLV_RUNTIME_ZSTD"];
 
+/// A forced packing that this smolv-runtime is too old to know.
+fn newer_runtime(packing: &str) -> Error {
+    Error::Config(format!(
+        "packing {packing} needs a newer smolv-runtime than this crate depends on: use the same version as \
+         smolv-build, or choose another packing (Config::packing, SMOLV_PACKING)"
+    ))
+}
+
 /// The codecs the runtime decodes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct RuntimeCodecs {
@@ -43,15 +51,13 @@ impl RuntimeCodecs {
             return Ok(());
         }
         let feature = match codec {
+            // A runtime that decodes SMOL-V + LZ4 has the feature: it predates
+            // relative ids.
+            Codec::SpirvRelativeIdsLz4 if self.decodes(Codec::SmolvLz4) => return Err(newer_runtime(packing)),
             Codec::SmolvLz4 | Codec::SpirvRelativeIdsLz4 => "lz4",
             Codec::SmolvZstd | Codec::SmolvZstdDictionary => "zstd",
             // Every smolv-runtime that knows these decodes them.
-            Codec::Spirv | Codec::SpirvRelativeIds | Codec::Smolv => {
-                return Err(Error::Config(format!(
-                    "packing {packing} needs a newer smolv-runtime than this crate depends on: use the same \
-                     version as smolv-build, or choose another packing (Config::packing, SMOLV_PACKING)"
-                )));
-            }
+            Codec::Spirv | Codec::SpirvRelativeIds | Codec::Smolv => return Err(newer_runtime(packing)),
         };
         Err(Error::Config(format!(
             "packing {packing} needs smolv-runtime's `{feature}` feature, which this crate's smolv-runtime \
@@ -93,6 +99,9 @@ mod tests {
             from(Some("spirv,smolv"), None).require(Codec::SmolvLz4, "lz4").unwrap_err().to_string().contains("`lz4`")
         );
         assert!(from(Some("spirv,smolv,smolv-zstd"), Some("fast")).zstd_fast);
+        // A runtime from before relative ids, with its `lz4` feature on.
+        let older = from(Some("spirv,smolv,smolv-lz4"), None).require(Codec::SpirvRelativeIdsLz4, "relative-ids-lz4");
+        assert!(older.unwrap_err().to_string().contains("newer smolv-runtime"));
         assert!(!from(Some("spirv,smolv,smolv-zstd"), Some("thin")).zstd_fast);
     }
 }

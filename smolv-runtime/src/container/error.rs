@@ -2,6 +2,7 @@
 
 use crate::codec::{DecodeError, EncodeError};
 use crate::reflect::ReflectionError;
+use crate::relative_ids::RelativeIdsError;
 
 /// Why a container or bundle could not be read or decoded.
 ///
@@ -76,6 +77,9 @@ pub enum ContainerError {
     /// The SMOL-V payload is invalid.
     #[error("SMOL-V payload: {0}")]
     Smolv(#[from] DecodeError),
+    /// Embedded SPIR-V with relative ids does not convert back.
+    #[error("embedded SPIR-V with relative ids: {0}; the shader data is corrupt, rebuild the crate")]
+    RelativeIds(#[from] RelativeIdsError),
     /// The reflection data is invalid.
     #[error("reflection: {0}")]
     Reflection(#[from] ReflectionError),

@@ -2,15 +2,17 @@
 //! shaders in a binary (`docs/format.md`, "Embedded sets").
 //!
 //! `smolv-build` packs a crate's shaders in whichever way makes the binary
-//! smallest, decoder code included: raw SPIR-V, SMOL-V, or SMOL-V + LZ4 or
-//! zstd, per module or as one stream. The macros read the set's directory
+//! smallest, decoder code included: raw SPIR-V, SPIR-V with relative ids
+//! (alone or + LZ4), SMOL-V, or SMOL-V + LZ4 or zstd, per module or as one
+//! stream. The macros read the set's directory
 //! at compile time and turn it into constant tables (no pointers, so no
 //! relocations) and one `static` [`Shader`](crate::Shader) per module, so
 //! nothing is built at run time, and name the [`Unpacker`] of that
 //! packing, so only its decoders are linked. Decoded modules are checked
 //! with a 32-bit xxHash (a stream or dictionary once, when it is
 //! unpacked); see the format's threat model for why not blake3. Raw
-//! modules are served as stored, zero-copy.
+//! modules are served as stored, zero-copy, and relative ids, which have
+//! no decompression step, are checked by their conversion back.
 
 // Without the macros nothing names the unpackers; without LZ4 and zstd the
 // shared unpacking code has no user.
@@ -262,7 +264,7 @@ impl EmbeddedSet {
 
     /// A shader per module, made on first access and kept for the life of
     /// the program. The macros write small sets' shaders as `static`s
-    /// instead (80 bytes each with its relocation, against about 1 KB of
+    /// instead (32 bytes each and a relocation, against about 1 KB of
     /// code for making them), and then nothing links this.
     #[inline]
     pub(crate) fn shaders(&'static self) -> &'static [crate::Shader] {
@@ -311,7 +313,8 @@ impl EmbeddedSet {
     }
 
     /// Module `index` as stored, with its dictionary if any; `stored` is
-    /// its packed bytes, or its SMOL-V in the unpacked stream.
+    /// its packed bytes, or its SMOL-V or relative ids in the unpacked
+    /// stream.
     /// `unpack_once` unpacks streams and dictionaries: `None` for codecs
     /// that have neither.
     #[inline]

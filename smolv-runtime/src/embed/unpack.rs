@@ -182,8 +182,9 @@ pub const SMOLV_LZ4: Unpacker = Unpacker {
     raw: false,
 };
 
-/// SPIR-V with relative ids + LZ4 blocks: a decoder of about 6 KB, which
-/// for most sets beats SMOL-V + LZ4's smaller data.
+/// SPIR-V with relative ids + LZ4 blocks: a decoder about 6 KB smaller than
+/// SMOL-V + LZ4's, which for most sets outweighs SMOL-V + LZ4's smaller
+/// data.
 #[cfg(feature = "lz4")]
 pub const RELATIVE_IDS_LZ4: Unpacker = Unpacker {
     name: "spirv-relative-ids-lz4",
@@ -249,25 +250,41 @@ fn decode_raw(module: &Packed<'_>, settings: &DecodeSettings, out: &mut Vec<u32>
     Ok(())
 }
 
-/// SPIR-V with relative ids: copied as raw SPIR-V is, then converted back
-/// in place. Like raw SPIR-V it carries no hash (the build converted it back
+/// SPIR-V with relative ids: copied as words, then converted back in
+/// place. Like raw SPIR-V it carries no hash (the build converted it back
 /// once and compared before embedding it, and there is no decompression
-/// step that could go wrong); the conversion checks every instruction's
-/// word count, and the result its magic number.
+/// step that could go wrong); the conversion checks the magic number and
+/// every instruction's word count.
 #[inline]
 fn decode_relative_ids(
     module: &Packed<'_>,
     settings: &DecodeSettings,
     out: &mut Vec<u32>,
 ) -> Result<(), ContainerError> {
-    decode_raw(module, settings, out)?;
+    if module.stored.len() != spirv_len(module, settings)? || !module.stored.len().is_multiple_of(4) {
+        return Err(corrupt("SPIR-V with relative ids is not the recorded size"));
+    }
+    words_from_bytes(module.stored, out);
     relative_ids_back(out)
 }
 
 /// Converts words with relative ids back to SPIR-V in place.
 #[inline]
 pub(crate) fn relative_ids_back(words: &mut [u32]) -> Result<(), ContainerError> {
-    crate::relative_ids::decode_in_place(words).map_err(|_| corrupt("SPIR-V with relative ids is malformed"))
+    Ok(crate::relative_ids::decode_in_place(words)?)
+}
+
+/// Little-endian `bytes`, a whole number of words at any alignment, as the
+/// words of `out`.
+#[inline]
+fn words_from_bytes(bytes: &[u8], out: &mut Vec<u32>) {
+    let words = bytes.len() / 4;
+    out.clear();
+    out.resize(words, 0);
+    bytemuck::cast_slice_mut::<u32, u8>(out).copy_from_slice(&bytes[..words * 4]);
+    if cfg!(target_endian = "big") {
+        out.iter_mut().for_each(|word| *word = u32::from_le(*word));
+    }
 }
 
 /// xxHash32 (seed 0) of bytes.
@@ -377,16 +394,15 @@ fn decode_relative_ids_lz4(
     if unpacked_len != spirv_len || !spirv_len.is_multiple_of(4) {
         return Err(corrupt("relative ids unpack to a different size than the SPIR-V"));
     }
-    out.clear();
-    out.resize(spirv_len / 4, 0);
-    let bytes = bytemuck::cast_slice_mut(out.as_mut_slice());
     if module.unpacked {
-        bytes.copy_from_slice(module.stored);
+        words_from_bytes(module.stored, out);
     } else {
-        decompress_lz4(module.stored, &[], bytes)?;
-    }
-    if cfg!(target_endian = "big") {
-        out.iter_mut().for_each(|word| *word = u32::from_le(*word));
+        out.clear();
+        out.resize(spirv_len / 4, 0);
+        decompress_lz4(module.stored, &[], bytemuck::cast_slice_mut(out.as_mut_slice()))?;
+        if cfg!(target_endian = "big") {
+            out.iter_mut().for_each(|word| *word = u32::from_le(*word));
+        }
     }
     relative_ids_back(out)?;
     if settings.verify_hash && !intact(out, module.check) {

@@ -1,8 +1,9 @@
-//! Raw SPIR-V as words, made while the embedding crate compiles: what
-//! `include_shaders!` and `include_shader!` embed for a raw-SPIR-V build
-//! (`docs/format.md`, "Embedded sets"). Each module's length and magic
-//! number are checked then, so serving it at run time can neither fail nor
-//! copy, and links no unpacking code at all.
+//! SPIR-V as words, made while the embedding crate compiles: what
+//! `include_shaders!` and `include_shader!` embed for a raw-SPIR-V build,
+//! or one with relative ids (which keep the header), under the `download`
+//! goal (`docs/format.md`, "Embedded sets"). Each module's length and magic
+//! number are checked then, so serving raw SPIR-V at run time can neither
+//! fail nor copy, and links no unpacking code at all.
 
 const SPIRV_MAGIC: u32 = 0x0723_0203;
 

@@ -82,7 +82,8 @@ impl ShaderSet {
     }
 
     /// For `include_shaders!`: an embedded set of words (codec `spirv` or
-    /// `spirv-relative-ids`), as `static` shaders ([`Shader::words`]),
+    /// `spirv-relative-ids`), as `static` shaders (`Shader::raw`,
+    /// `Shader::relative_ids`),
     /// sorted by name, stored in `stored_len` bytes as the build report
     /// counts them. Not a stable API.
     #[doc(hidden)]
