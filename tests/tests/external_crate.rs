@@ -264,7 +264,8 @@ fn packing_follows_the_codecs_smolv_runtime_was_built_with() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("smolv-lean");
     create_crate(&root);
-    // About 75 KB of SPIR-V (Unity's smallest modules), where LZ4 wins.
+    // About 75 KB of SPIR-V (Unity's smallest modules), where LZ4 (over
+    // relative ids or SMOL-V) wins.
     let mut modules: Vec<(u64, String)> = corpus
         .spirv_modules()
         .into_iter()
@@ -301,7 +302,7 @@ fn packing_follows_the_codecs_smolv_runtime_was_built_with() {
         stdout.lines().find(|l| l.starts_with("packing ")).unwrap().to_owned()
     };
     write(&root.join("Cargo.toml"), &manifest("default-features = false, features = [\"macros\"]"));
-    for (forced, feature) in [("lz4", "lz4"), ("zstd-stream", "zstd")] {
+    for (forced, feature) in [("lz4", "lz4"), ("relative-ids-lz4-stream", "lz4"), ("zstd-stream", "zstd")] {
         let output = cargo_with_env(&root, &["build", "--quiet"], &[("SMOLV_PACKING", forced)]);
         let stderr = String::from_utf8_lossy(&output.stderr);
         let message = format!("packing {forced} needs smolv-runtime's `{feature}` feature");
@@ -312,5 +313,5 @@ fn packing_follows_the_codecs_smolv_runtime_was_built_with() {
     // The same set with smolv-runtime's default features compresses.
     write(&root.join("Cargo.toml"), &manifest("default-features = true"));
     let full = packing(&root);
-    assert!(full.contains("smolv-lz4") || full.contains("smolv-zstd"), "{full}");
+    assert!(["-lz4 (", "smolv-zstd"].iter().any(|codec| full.contains(codec)), "{full}");
 }
