@@ -216,7 +216,8 @@ fn a_bad_packing_name_is_an_error() {
         .env("SMOLV_PACKING", "brotli")
         .output()
         .unwrap();
-    assert_one_line_error(&output, "SMOLV_PACKING=\"brotli\" is not one of auto, raw, smolv");
+    let names = smolv_build::Packing::NAMES.join(", ");
+    assert_one_line_error(&output, &format!("SMOLV_PACKING=\"brotli\" is not one of {names}"));
     let flag = cargo_smolv(&["smolv", "build", shaders.to_str().unwrap(), "-o", "x", "--packing", "brotli"]);
     assert_eq!(flag.status.code(), Some(2), "a bad flag value is a usage error");
 }
