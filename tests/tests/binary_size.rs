@@ -349,11 +349,16 @@ fn measure(set: &Set, by_crate: bool) -> Measured {
         build_and_run(&smolv_dir, &smolv_crate, &format!("{}-smolv-symbols", set.name), &unstripped);
     assert_links_only_its_decoders(&smolv_symbols, &packing);
     if set.name == "rock-storm" {
-        // A raw set links neither a decompressor nor the SMOL-V decoder.
-        let raw_env = [("CARGO_PROFILE_RELEASE_STRIP", "false"), ("SMOLV_PACKING", "raw")];
-        let (raw_packed, _) =
-            build_and_run(&smolv_dir, &smolv_crate, &format!("{}-smolv-raw-symbols", set.name), &raw_env);
-        assert_links_only_its_decoders(&raw_packed, "spirv (module)");
+        // Whatever this set picks, each packing links only its decoders: a
+        // raw set neither a decompressor nor the SMOL-V decoder, a SMOL-V
+        // set no decompressor, an LZ4 set no zstd.
+        for (forced, codec) in [("raw", "spirv"), ("smolv", "smolv"), ("lz4", "smolv-lz4")] {
+            let env = [("CARGO_PROFILE_RELEASE_STRIP", "false"), ("SMOLV_PACKING", forced)];
+            let (binary, printed) =
+                build_and_run(&smolv_dir, &smolv_crate, &format!("{}-smolv-{forced}-symbols", set.name), &env);
+            assert_eq!(numbers(&printed)[2], raw_numbers[2], "{}: packed as {forced}, other SPIR-V", set.name);
+            assert_links_only_its_decoders(&binary, &format!("{codec} (module)"));
+        }
     }
 
     if by_crate {
