@@ -18,11 +18,12 @@
 //! needs no decompressor: the point is what a general-purpose compressor
 //! makes of it. After `xz -9` it is 22–33% smaller than the SPIR-V it came
 //! from (as small as SMOL-V), and converting back is a few hundred bytes of
-//! code and a 367-byte table, against SMOL-V's 10 KB: what the `download` goal of `smolv-build`
-//! picks, for games whose installer or store compresses the binary again.
-//! After LZ4 it is 20–27% larger than SMOL-V + LZ4, for a decoder about
-//! 6 KB smaller, which makes it the smallest installed choice for most
-//! sets (`docs/format.md`, "Embedded sets", codecs 5 and 6).
+//! code and a 367-byte table, against about 11 KB for SMOL-V's decoder:
+//! what the `download` goal of `smolv-build` picks, for games whose
+//! installer or store compresses the binary again. After LZ4 it is 20–27%
+//! larger than SMOL-V + LZ4, for a decoder about 6 KB smaller, which makes
+//! it the smallest installed choice from about 10 KB to a few hundred KB
+//! of SPIR-V (`docs/format.md`, "Embedded sets", codecs 5 and 6).
 //!
 //! ```
 //! use smolv_runtime::relative_ids;
@@ -51,6 +52,7 @@ const HEADER_WORDS: usize = 5;
 /// assert_eq!(relative_ids::decode(&[1, 2, 3]), Err(RelativeIdsError::NotSpirv));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum RelativeIdsError {
     /// Shorter than the SPIR-V header, or without the magic number.
     #[error("not a SPIR-V module: no 5-word header starting with the magic number 0x07230203")]
@@ -79,6 +81,8 @@ const LAYOUTS: [u8; OPS_KNOWN_V1] = {
         let layout = OpLayout::of(opcode as u32, OPS_KNOWN_V1);
         #[allow(clippy::cast_possible_truncation)]
         let deltas = layout.id_deltas() as u8;
+        // Four bits hold it; a table row that needed more fails the build.
+        assert!(deltas < 16, "an opcode deltas more ids than LAYOUTS holds");
         table[opcode] = (layout.has_result() as u8) | (layout.has_type() as u8) << 1 | deltas << 2;
         opcode += 1;
     }
@@ -119,7 +123,14 @@ pub fn encode_in_place(words: &mut [u32]) -> Result<(), RelativeIdsError> {
 }
 
 /// Converts relative ids back to SPIR-V in place; on error the words are
-/// left partly converted. The example of [`encode_in_place`] shows both.
+/// left partly converted. The example of [`encode_in_place`] shows both
+/// directions; words that are not SPIR-V are refused:
+///
+/// ```
+/// use smolv_runtime::relative_ids::{decode_in_place, RelativeIdsError};
+///
+/// assert_eq!(decode_in_place(&mut [1, 2, 3]), Err(RelativeIdsError::NotSpirv));
+/// ```
 #[inline]
 pub fn decode_in_place(words: &mut [u32]) -> Result<(), RelativeIdsError> {
     convert::<true>(words)

@@ -140,3 +140,23 @@ pub(crate) fn pack_block(
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Packing;
+
+    #[test]
+    fn every_scheme_has_a_packing_name_and_every_codec_a_scheme() {
+        let names: Vec<&str> = Scheme::ALL.iter().map(|s| s.packing_name()).collect();
+        assert_eq!(Packing::NAMES[0], "auto");
+        assert_eq!(&Packing::NAMES[1..], names.as_slice());
+        let mut codecs: Vec<Codec> = Vec::new();
+        for scheme in Scheme::ALL {
+            if !codecs.contains(&scheme.codec) {
+                codecs.push(scheme.codec);
+            }
+        }
+        assert_eq!(codecs, Scheme::CODECS);
+    }
+}

@@ -51,9 +51,11 @@ impl RuntimeCodecs {
             return Ok(());
         }
         let feature = match codec {
-            // A runtime that decodes SMOL-V + LZ4 has the feature: it predates
-            // relative ids.
-            Codec::SpirvRelativeIdsLz4 if self.decodes(Codec::SmolvLz4) => return Err(newer_runtime(packing)),
+            // Every runtime that knows relative ids decodes codec 5, so one
+            // that does not predates them, and no feature of it helps.
+            Codec::SpirvRelativeIdsLz4 if !self.decodes(Codec::SpirvRelativeIds) => {
+                return Err(newer_runtime(packing));
+            }
             Codec::SmolvLz4 | Codec::SpirvRelativeIdsLz4 => "lz4",
             Codec::SmolvZstd | Codec::SmolvZstdDictionary => "zstd",
             // Every smolv-runtime that knows these decodes them.
@@ -102,6 +104,13 @@ mod tests {
         // A runtime from before relative ids, with its `lz4` feature on.
         let older = from(Some("spirv,smolv,smolv-lz4"), None).require(Codec::SpirvRelativeIdsLz4, "relative-ids-lz4");
         assert!(older.unwrap_err().to_string().contains("newer smolv-runtime"));
+        // …and with it off: turning it on would not help.
+        let older = from(Some("spirv,smolv"), None).require(Codec::SpirvRelativeIdsLz4, "relative-ids-lz4");
+        assert!(older.unwrap_err().to_string().contains("newer smolv-runtime"));
+        // A current runtime without `lz4`.
+        let lean = from(Some("spirv,spirv-relative-ids,smolv"), None);
+        let error = lean.require(Codec::SpirvRelativeIdsLz4, "relative-ids-lz4").unwrap_err().to_string();
+        assert!(error.contains("`lz4` feature"), "{error}");
         assert!(!from(Some("spirv,smolv,smolv-zstd"), Some("thin")).zstd_fast);
     }
 }

@@ -16,7 +16,10 @@
 pub struct DecodeSettings {
     /// Check the decoded SPIR-V against the hash recorded at build time:
     /// blake3 for containers and bundles (files), xxHash32 for embedded
-    /// shaders. On by default.
+    /// shaders that were compressed. On by default. Embedded raw SPIR-V and
+    /// SPIR-V with relative ids carry no hash: nothing decompresses them,
+    /// and they are checked for their recorded size, the SPIR-V magic
+    /// number and (relative ids) every instruction's word count.
     pub verify_hash: bool,
     /// Refuse containers that declare more SPIR-V than this, before
     /// allocating. Default: 256 MiB.

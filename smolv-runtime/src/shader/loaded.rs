@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
-use super::{Bytes, Decoded, Shader, Source};
+use super::{Bytes, Encoded, Shader, Source};
 use crate::container::{Container, ContainerError, ContentHash, DecodeSettings, Dictionary, OpenError};
 
 /// A loaded shader's bytes, behind a trait object: calls go through its
@@ -89,7 +89,7 @@ pub(crate) fn shader_from_container(
     let (hash, spirv_len) = (container.content_hash(), container.decoded_len());
     let decoded = OnceLock::new();
     let container = LoadedContainer { name, bytes, reflection, dictionary, hash, spirv_len, decoded };
-    let source = Source::Decoded(Decoded::Container(Box::new(container)));
+    let source = Source::Encoded(Encoded::Container(Box::new(container)));
     Ok(Shader::new(source))
 }
 

@@ -32,13 +32,14 @@ pub(crate) use bytes::Bytes;
 pub use set::{SetPacking, ShaderSet, leaked_embedded_set};
 
 use crate::container::{ContainerError, ContentHash, DecodeSettings};
+use crate::embed::{EmbeddedModule, EmbeddedSet};
+use crate::reflect::{Reflection, ShaderStage};
 
 /// What a shader records of its origin: nothing without `hot-reload`.
 #[cfg(feature = "hot-reload")]
 type OriginOf = hot_reload::Origin;
 #[cfg(not(feature = "hot-reload"))]
 type OriginOf = ();
-use crate::embed::{EmbeddedModule, EmbeddedSet};
 
 /// A module of SPIR-V with relative ids ([`crate::relative_ids`]) that the
 /// macros embedded as words made at compile time. Not a stable API.
@@ -60,7 +61,6 @@ impl RelativeIdsModule {
         Self { name, words, to_spirv: crate::embed::relative_ids_to_spirv, decoded: OnceLock::new() }
     }
 }
-use crate::reflect::{Reflection, ShaderStage};
 
 /// Where a shader's bytes come from, and so how they decode. Two levels, so
 /// that a raw shader is only its name and words: the other kinds fit
@@ -73,13 +73,13 @@ pub(crate) enum Source {
     /// words, checked when the binary was compiled
     /// ([`spirv_module`](crate::embed::spirv_module)): served as it is.
     Raw { name: &'static str, words: &'static [u32] },
-    /// Everything that comes out of a decoder.
-    Decoded(Decoded),
+    /// Everything that must be decoded before it is SPIR-V.
+    Encoded(Encoded),
 }
 
-/// A shader whose SPIR-V is decoded from what is stored.
+/// A shader stored in some other form than its SPIR-V, decoded from it.
 #[derive(Debug)]
-pub(crate) enum Decoded {
+pub(crate) enum Encoded {
     /// Module `index` of a set that `include_shaders!` embedded.
     InSet { set: &'static EmbeddedSet, index: usize },
     /// A module that `include_shader!` embedded on its own.
@@ -132,7 +132,7 @@ impl Shader {
     /// API.
     #[doc(hidden)]
     pub const fn embedded(module: &'static EmbeddedModule) -> Self {
-        Self::with_origin(Source::Decoded(Decoded::Alone(module)), None)
+        Self::with_origin(Source::Encoded(Encoded::Alone(module)), None)
     }
 
     /// For `include_shader!` with the `hot-reload` feature: one module
@@ -140,7 +140,7 @@ impl Shader {
     #[doc(hidden)]
     #[cfg(feature = "hot-reload")]
     pub const fn embedded_reloadable(module: &'static EmbeddedModule, origin: &'static hot_reload::Origin) -> Self {
-        Self::with_origin(Source::Decoded(Decoded::Alone(module)), Some(origin))
+        Self::with_origin(Source::Encoded(Encoded::Alone(module)), Some(origin))
     }
 
     /// For `include_shaders!` and `include_shader!`: a raw SPIR-V module,
@@ -167,7 +167,7 @@ impl Shader {
     /// at compile time. Not a stable API.
     #[doc(hidden)]
     pub const fn relative_ids(module: &'static RelativeIdsModule) -> Self {
-        Self::with_origin(Source::Decoded(Decoded::RelativeIds(module)), None)
+        Self::with_origin(Source::Encoded(Encoded::RelativeIds(module)), None)
     }
 
     /// For the macros with the `hot-reload` feature: a module of SPIR-V
@@ -178,14 +178,14 @@ impl Shader {
         module: &'static RelativeIdsModule,
         origin: &'static hot_reload::Origin,
     ) -> Self {
-        Self::with_origin(Source::Decoded(Decoded::RelativeIds(module)), Some(origin))
+        Self::with_origin(Source::Encoded(Encoded::RelativeIds(module)), Some(origin))
     }
 
     /// For `include_shaders!`: module `index` of an embedded set. Not a
     /// stable API.
     #[doc(hidden)]
     pub const fn in_set(set: &'static EmbeddedSet, index: usize) -> Self {
-        Self::with_origin(Source::Decoded(Decoded::InSet { set, index }), None)
+        Self::with_origin(Source::Encoded(Encoded::InSet { set, index }), None)
     }
 
     /// For `include_shaders!` with the `hot-reload` feature: module `index`
@@ -197,7 +197,7 @@ impl Shader {
         index: usize,
         origin: &'static hot_reload::Origin,
     ) -> Self {
-        Self::with_origin(Source::Decoded(Decoded::InSet { set, index }), Some(origin))
+        Self::with_origin(Source::Encoded(Encoded::InSet { set, index }), Some(origin))
     }
 
     /// The shader's name: `lit.frag`, `lit.frag@shadows`, `sky.wgsl#fs_main`.
@@ -216,17 +216,20 @@ impl Shader {
     #[inline]
     pub fn name(&self) -> &str {
         match &self.source {
-            Source::Decoded(Decoded::InSet { set, index }) => set.name(*index),
-            Source::Decoded(Decoded::Alone(module)) => module.name(),
+            Source::Encoded(Encoded::InSet { set, index }) => set.name(*index),
+            Source::Encoded(Encoded::Alone(module)) => module.name(),
             Source::Raw { name, .. } => name,
-            Source::Decoded(Decoded::RelativeIds(module)) => module.name,
+            Source::Encoded(Encoded::RelativeIds(module)) => module.name,
             #[cfg(feature = "zstd-fast")]
-            Source::Decoded(Decoded::Container(container)) => container.name(),
+            Source::Encoded(Encoded::Container(container)) => container.name(),
         }
     }
 
     /// The bytes this shader occupies as stored: its packed module
-    /// (embedded), or its container (loaded from a file).
+    /// (embedded), or its container (loaded from a file). A module embedded
+    /// as words (raw SPIR-V, or SPIR-V with relative ids) is its words'
+    /// bytes in the target's byte order, which is the stored little-endian
+    /// form only on little-endian targets.
     ///
     /// ```
     /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
@@ -242,12 +245,12 @@ impl Shader {
     #[inline]
     pub fn stored_bytes(&self) -> &[u8] {
         match &self.source {
-            Source::Decoded(Decoded::InSet { set, index }) => set.stored(*index),
-            Source::Decoded(Decoded::Alone(module)) => module.stored(),
+            Source::Encoded(Encoded::InSet { set, index }) => set.stored(*index),
+            Source::Encoded(Encoded::Alone(module)) => module.stored(),
             Source::Raw { words, .. } => bytemuck::cast_slice(words),
-            Source::Decoded(Decoded::RelativeIds(module)) => bytemuck::cast_slice(module.words),
+            Source::Encoded(Encoded::RelativeIds(module)) => bytemuck::cast_slice(module.words),
             #[cfg(feature = "zstd-fast")]
-            Source::Decoded(Decoded::Container(container)) => container.bytes(),
+            Source::Encoded(Encoded::Container(container)) => container.bytes(),
         }
     }
 
@@ -275,12 +278,12 @@ impl Shader {
             return Ok(Reflection::from_spirv(words)?);
         }
         match &self.source {
-            Source::Decoded(Decoded::InSet { .. })
-            | Source::Decoded(Decoded::Alone(_))
+            Source::Encoded(Encoded::InSet { .. })
+            | Source::Encoded(Encoded::Alone(_))
             | Source::Raw { .. }
-            | Source::Decoded(Decoded::RelativeIds(_)) => Ok(Reflection::from_spirv(self.decode_cached()?)?),
+            | Source::Encoded(Encoded::RelativeIds(_)) => Ok(Reflection::from_spirv(self.decode_cached()?)?),
             #[cfg(feature = "zstd-fast")]
-            Source::Decoded(Decoded::Container(container)) => Ok(Reflection::from_bytes(container.reflection())?),
+            Source::Encoded(Encoded::Container(container)) => Ok(Reflection::from_bytes(container.reflection())?),
         }
     }
 
@@ -323,13 +326,13 @@ impl Shader {
             return words.len() * 4;
         }
         match &self.source {
-            Source::Decoded(Decoded::InSet { set, index }) => set.spirv_len(*index).unwrap_or(0),
-            Source::Decoded(Decoded::Alone(module)) => module.spirv_len().unwrap_or(0),
+            Source::Encoded(Encoded::InSet { set, index }) => set.spirv_len(*index).unwrap_or(0),
+            Source::Encoded(Encoded::Alone(module)) => module.spirv_len().unwrap_or(0),
             // Relative ids are exactly as many words as the SPIR-V.
             Source::Raw { words, .. } => size_of_val(*words),
-            Source::Decoded(Decoded::RelativeIds(module)) => size_of_val(module.words),
+            Source::Encoded(Encoded::RelativeIds(module)) => size_of_val(module.words),
             #[cfg(feature = "zstd-fast")]
-            Source::Decoded(Decoded::Container(container)) => container.spirv_len(),
+            Source::Encoded(Encoded::Container(container)) => container.spirv_len(),
         }
     }
 
@@ -356,12 +359,12 @@ impl Shader {
             return Ok(ContentHash::of_spirv(words));
         }
         match &self.source {
-            Source::Decoded(Decoded::InSet { .. })
-            | Source::Decoded(Decoded::Alone(_))
+            Source::Encoded(Encoded::InSet { .. })
+            | Source::Encoded(Encoded::Alone(_))
             | Source::Raw { .. }
-            | Source::Decoded(Decoded::RelativeIds(_)) => Ok(ContentHash::of_spirv(self.decode_cached()?)),
+            | Source::Encoded(Encoded::RelativeIds(_)) => Ok(ContentHash::of_spirv(self.decode_cached()?)),
             #[cfg(feature = "zstd-fast")]
-            Source::Decoded(Decoded::Container(container)) => Ok(container.content_hash()),
+            Source::Encoded(Encoded::Container(container)) => Ok(container.content_hash()),
         }
     }
 
@@ -431,15 +434,15 @@ impl Shader {
             return Ok(());
         }
         let result = match &self.source {
-            Source::Decoded(Decoded::InSet { set, index }) => set.decode(*index, settings, out),
-            Source::Decoded(Decoded::Alone(module)) => module.decode_checked(settings, out),
+            Source::Encoded(Encoded::InSet { set, index }) => set.decode(*index, settings, out),
+            Source::Encoded(Encoded::Alone(module)) => module.decode_checked(settings, out),
             Source::Raw { words, .. } => {
                 copy_words(words, out);
                 Ok(())
             }
-            Source::Decoded(Decoded::RelativeIds(module)) => (module.to_spirv)(module.words, out),
+            Source::Encoded(Encoded::RelativeIds(module)) => (module.to_spirv)(module.words, out),
             #[cfg(feature = "zstd-fast")]
-            Source::Decoded(Decoded::Container(container)) => container.decode(settings, out),
+            Source::Encoded(Encoded::Container(container)) => container.decode(settings, out),
         };
         if result.is_err() {
             out.clear();
@@ -471,14 +474,14 @@ impl Shader {
         }
         let cache = match &self.source {
             Source::Raw { words, .. } => return Ok(words),
-            Source::Decoded(Decoded::InSet { set, index }) => match set.borrow_raw(*index)? {
+            Source::Encoded(Encoded::InSet { set, index }) => match set.borrow_raw(*index)? {
                 Some(words) => return Ok(words),
                 None => set.decoded(*index)?,
             },
-            Source::Decoded(Decoded::Alone(module)) => module.decoded(),
-            Source::Decoded(Decoded::RelativeIds(module)) => &module.decoded,
+            Source::Encoded(Encoded::Alone(module)) => module.decoded(),
+            Source::Encoded(Encoded::RelativeIds(module)) => &module.decoded,
             #[cfg(feature = "zstd-fast")]
-            Source::Decoded(Decoded::Container(container)) => container.decoded(),
+            Source::Encoded(Encoded::Container(container)) => container.decoded(),
         };
         if let Some(words) = cache.get() {
             return Ok(words);
