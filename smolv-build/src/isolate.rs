@@ -169,7 +169,9 @@ pub(crate) fn compile_in_child(key: &Key, status_dir: &Path) -> Isolated {
     let exit = child.wait();
     let progress = std::fs::read_to_string(&status).unwrap_or_default();
     let _ = std::fs::remove_file(&status);
-    let _ = std::fs::remove_dir(status_dir); // only if empty
+    // The directory stays: other suspects may be compiling alone beside
+    // this one, their children about to write their status files in it.
+    // The build removes it once its compiles are over (`remove_status_dir`).
     if progress.contains("finished") {
         return Isolated::Survived;
     }
@@ -182,6 +184,12 @@ pub(crate) fn compile_in_child(key: &Key, status_dir: &Path) -> Isolated {
     } else {
         Isolated::NotReached(format!("the rerun {how} before reaching the shader{}", stderr_tail(&stderr)))
     }
+}
+
+/// Removes the directory of [`compile_in_child`]'s status files, once no
+/// child can be running (if it is empty, as it then is).
+pub(crate) fn remove_status_dir(status_dir: &Path) {
+    let _ = std::fs::remove_dir(status_dir);
 }
 
 /// `; stderr: …` with the child's last few stderr lines, or nothing.

@@ -148,6 +148,7 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     }
     // Jobs that crashed the compiler alone stay suspects for the next build.
     journal.finish(&crashed);
+    crate::isolate::remove_status_dir(&cx.isolation_dir);
     report.warnings.iter().for_each(|w| directives.warning(w));
     if !diagnostics.is_empty() && !plan.keep_going {
         emit::remove_artifacts(&plan.out_dir);
