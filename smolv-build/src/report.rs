@@ -176,12 +176,11 @@ impl PackingReport {
             kilobytes(self.decoder_bytes),
             signed_kilobytes(self.net_bytes),
         );
-        let download = |chosen: bool| {
-            let mut candidates = self.candidates.iter();
-            candidates.find(|c| if chosen { c.chosen } else { c.codec == "spirv" }).and_then(|c| c.download_bytes)
+        let download_bytes = |pick: fn(&CandidateReport) -> bool| {
+            self.candidates.iter().find(|c| pick(c)).and_then(|c| c.download_bytes)
         };
-        let download = if self.goal == "download" { download(false).zip(download(true)) } else { None };
-        if let Some((raw, chosen)) = download {
+        let raw_and_chosen = download_bytes(|c| c.codec == "spirv").zip(download_bytes(|c| c.chosen));
+        if let Some((raw, chosen)) = raw_and_chosen.filter(|_| self.goal == "download") {
             let net = i64::try_from(chosen).unwrap_or(i64::MAX).saturating_sub(i64::try_from(raw).unwrap_or(0));
             line += &format!(
                 "; after xz -9: {} \u{2192} {}, net {}",

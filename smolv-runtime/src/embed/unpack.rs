@@ -241,8 +241,7 @@ fn decode_raw(module: &Packed<'_>, settings: &DecodeSettings, out: &mut Vec<u32>
             .map_err(|_| corrupt("raw SPIR-V is not 4-byte aligned"))?;
         crate::shader::copy_words(words, out);
     } else {
-        out.clear();
-        out.extend(module.stored.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])));
+        words_from_bytes(module.stored, out);
     }
     if out.first() != Some(&SPIRV_MAGIC) {
         return Err(ContainerError::HashMismatch);
@@ -282,8 +281,14 @@ fn words_from_bytes(bytes: &[u8], out: &mut Vec<u32>) {
     out.clear();
     out.resize(words, 0);
     bytemuck::cast_slice_mut::<u32, u8>(out).copy_from_slice(&bytes[..words * 4]);
+    from_le_in_place(out);
+}
+
+/// Words just copied from little-endian bytes, in the target's order.
+#[inline]
+fn from_le_in_place(words: &mut [u32]) {
     if cfg!(target_endian = "big") {
-        out.iter_mut().for_each(|word| *word = u32::from_le(*word));
+        words.iter_mut().for_each(|word| *word = u32::from_le(*word));
     }
 }
 
@@ -400,9 +405,7 @@ fn decode_relative_ids_lz4(
         out.clear();
         out.resize(spirv_len / 4, 0);
         decompress_lz4(module.stored, &[], bytemuck::cast_slice_mut(out.as_mut_slice()))?;
-        if cfg!(target_endian = "big") {
-            out.iter_mut().for_each(|word| *word = u32::from_le(*word));
-        }
+        from_le_in_place(out);
     }
     relative_ids_back(out)?;
     if settings.verify_hash && !intact(out, module.check) {

@@ -93,6 +93,53 @@ pub(crate) enum Encoded {
     Container(Box<dyn loaded::LoadedSource>),
 }
 
+impl Encoded {
+    #[inline]
+    fn name(&self) -> &str {
+        match self {
+            Self::InSet { set, index } => set.name(*index),
+            Self::Alone(module) => module.name(),
+            Self::RelativeIds(module) => module.name,
+            #[cfg(feature = "zstd-fast")]
+            Self::Container(container) => container.name(),
+        }
+    }
+
+    #[inline]
+    fn stored_bytes(&self) -> &[u8] {
+        match self {
+            Self::InSet { set, index } => set.stored(*index),
+            Self::Alone(module) => module.stored(),
+            Self::RelativeIds(module) => bytemuck::cast_slice(module.words),
+            #[cfg(feature = "zstd-fast")]
+            Self::Container(container) => container.bytes(),
+        }
+    }
+
+    #[inline]
+    fn spirv_len(&self) -> usize {
+        match self {
+            Self::InSet { set, index } => set.spirv_len(*index).unwrap_or(0),
+            Self::Alone(module) => module.spirv_len().unwrap_or(0),
+            // Relative ids are exactly as many words as the SPIR-V.
+            Self::RelativeIds(module) => size_of_val(module.words),
+            #[cfg(feature = "zstd-fast")]
+            Self::Container(container) => container.spirv_len(),
+        }
+    }
+
+    #[inline]
+    fn decode(&self, settings: &DecodeSettings, out: &mut Vec<u32>) -> Result<(), ContainerError> {
+        match self {
+            Self::InSet { set, index } => set.decode(*index, settings, out),
+            Self::Alone(module) => module.decode_checked(settings, out),
+            Self::RelativeIds(module) => (module.to_spirv)(module.words, out),
+            #[cfg(feature = "zstd-fast")]
+            Self::Container(container) => container.decode(settings, out),
+        }
+    }
+}
+
 /// One shader: its stored bytes, its reflection, and how to decode it.
 ///
 /// Decoding allocates only the output; [`Shader::decode_into`] reuses a
@@ -216,12 +263,8 @@ impl Shader {
     #[inline]
     pub fn name(&self) -> &str {
         match &self.source {
-            Source::Encoded(Encoded::InSet { set, index }) => set.name(*index),
-            Source::Encoded(Encoded::Alone(module)) => module.name(),
             Source::Raw { name, .. } => name,
-            Source::Encoded(Encoded::RelativeIds(module)) => module.name,
-            #[cfg(feature = "zstd-fast")]
-            Source::Encoded(Encoded::Container(container)) => container.name(),
+            Source::Encoded(encoded) => encoded.name(),
         }
     }
 
@@ -245,12 +288,8 @@ impl Shader {
     #[inline]
     pub fn stored_bytes(&self) -> &[u8] {
         match &self.source {
-            Source::Encoded(Encoded::InSet { set, index }) => set.stored(*index),
-            Source::Encoded(Encoded::Alone(module)) => module.stored(),
             Source::Raw { words, .. } => bytemuck::cast_slice(words),
-            Source::Encoded(Encoded::RelativeIds(module)) => bytemuck::cast_slice(module.words),
-            #[cfg(feature = "zstd-fast")]
-            Source::Encoded(Encoded::Container(container)) => container.bytes(),
+            Source::Encoded(encoded) => encoded.stored_bytes(),
         }
     }
 
@@ -277,14 +316,11 @@ impl Shader {
         if let Some(words) = self.reload.latest() {
             return Ok(Reflection::from_spirv(words)?);
         }
-        match &self.source {
-            Source::Encoded(Encoded::InSet { .. })
-            | Source::Encoded(Encoded::Alone(_))
-            | Source::Raw { .. }
-            | Source::Encoded(Encoded::RelativeIds(_)) => Ok(Reflection::from_spirv(self.decode_cached()?)?),
-            #[cfg(feature = "zstd-fast")]
-            Source::Encoded(Encoded::Container(container)) => Ok(Reflection::from_bytes(container.reflection())?),
+        #[cfg(feature = "zstd-fast")]
+        if let Source::Encoded(Encoded::Container(container)) = &self.source {
+            return Ok(Reflection::from_bytes(container.reflection())?);
         }
+        Ok(Reflection::from_spirv(self.decode_cached()?)?)
     }
 
     /// The stage, from the reflection.
@@ -326,13 +362,8 @@ impl Shader {
             return words.len() * 4;
         }
         match &self.source {
-            Source::Encoded(Encoded::InSet { set, index }) => set.spirv_len(*index).unwrap_or(0),
-            Source::Encoded(Encoded::Alone(module)) => module.spirv_len().unwrap_or(0),
-            // Relative ids are exactly as many words as the SPIR-V.
             Source::Raw { words, .. } => size_of_val(*words),
-            Source::Encoded(Encoded::RelativeIds(module)) => size_of_val(module.words),
-            #[cfg(feature = "zstd-fast")]
-            Source::Encoded(Encoded::Container(container)) => container.spirv_len(),
+            Source::Encoded(encoded) => encoded.spirv_len(),
         }
     }
 
@@ -358,14 +389,11 @@ impl Shader {
         if let Some(words) = self.reload.latest() {
             return Ok(ContentHash::of_spirv(words));
         }
-        match &self.source {
-            Source::Encoded(Encoded::InSet { .. })
-            | Source::Encoded(Encoded::Alone(_))
-            | Source::Raw { .. }
-            | Source::Encoded(Encoded::RelativeIds(_)) => Ok(ContentHash::of_spirv(self.decode_cached()?)),
-            #[cfg(feature = "zstd-fast")]
-            Source::Encoded(Encoded::Container(container)) => Ok(container.content_hash()),
+        #[cfg(feature = "zstd-fast")]
+        if let Source::Encoded(Encoded::Container(container)) = &self.source {
+            return Ok(container.content_hash());
         }
+        Ok(ContentHash::of_spirv(self.decode_cached()?))
     }
 
     /// Decodes to SPIR-V words, checking the recorded hash.
@@ -434,15 +462,11 @@ impl Shader {
             return Ok(());
         }
         let result = match &self.source {
-            Source::Encoded(Encoded::InSet { set, index }) => set.decode(*index, settings, out),
-            Source::Encoded(Encoded::Alone(module)) => module.decode_checked(settings, out),
             Source::Raw { words, .. } => {
                 copy_words(words, out);
                 Ok(())
             }
-            Source::Encoded(Encoded::RelativeIds(module)) => (module.to_spirv)(module.words, out),
-            #[cfg(feature = "zstd-fast")]
-            Source::Encoded(Encoded::Container(container)) => container.decode(settings, out),
+            Source::Encoded(encoded) => encoded.decode(settings, out),
         };
         if result.is_err() {
             out.clear();
@@ -472,16 +496,19 @@ impl Shader {
         if let Some(words) = self.reload.latest() {
             return Ok(words);
         }
-        let cache = match &self.source {
+        let encoded = match &self.source {
             Source::Raw { words, .. } => return Ok(words),
-            Source::Encoded(Encoded::InSet { set, index }) => match set.borrow_raw(*index)? {
+            Source::Encoded(encoded) => encoded,
+        };
+        let cache = match encoded {
+            Encoded::InSet { set, index } => match set.borrow_raw(*index)? {
                 Some(words) => return Ok(words),
                 None => set.decoded(*index)?,
             },
-            Source::Encoded(Encoded::Alone(module)) => module.decoded(),
-            Source::Encoded(Encoded::RelativeIds(module)) => &module.decoded,
+            Encoded::Alone(module) => module.decoded(),
+            Encoded::RelativeIds(module) => &module.decoded,
             #[cfg(feature = "zstd-fast")]
-            Source::Encoded(Encoded::Container(container)) => container.decoded(),
+            Encoded::Container(container) => container.decoded(),
         };
         if let Some(words) = cache.get() {
             return Ok(words);
