@@ -5,6 +5,15 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 cd "$SMOLV_ROOT"
 
+# Disk: the suite builds the workspace, the release game and, in its own
+# target directories, the crates the tests make outside the workspace. With
+# full debug info and incremental caches that came to 15 GB, more than some
+# machines have free; line tables and no incremental cache keep it near 5 GB.
+# The environment reaches the nested builds, which the workspace's profile
+# does not.
+export CARGO_PROFILE_DEV_DEBUG=line-tables-only
+export CARGO_INCREMENTAL=0
+
 echo "==> cargo fmt --check"
 cargo fmt --all -- --check
 echo "==> cargo clippy --workspace --all-targets -- -D warnings"
