@@ -129,8 +129,9 @@ pub fn include_shader(input: TokenStream) -> TokenStream {
 /// Embeds every shader of the crate as one `smolv_runtime::ShaderSet`,
 /// packed the way smolv-build chose (raw SPIR-V, SPIR-V with relative ids,
 /// alone or + LZ4, SMOL-V, or SMOL-V + LZ4 or zstd). Only the decoders of
-/// that packing are linked. Meant for a `static`: a set packed as one stream (or with a dictionary) unpacks it
-/// on its first decode and keeps it for the rest of the program.
+/// that packing are linked. Meant for a `static`: a set packed as one
+/// stream (or with a dictionary) unpacks it on its first decode and keeps
+/// it for the rest of the program.
 ///
 /// In a crate whose `build.rs` runs smolv-build (not run here, as for
 /// [`include_shader!`](macro@include_shader)):
@@ -222,9 +223,9 @@ fn words_codec(codec: &str) -> Option<proc_macro2::TokenStream> {
 /// `static` shader per module, each holding its module's part of the
 /// set's words (one `static`, made at compile time from the data, in the
 /// data's order), of `kind` (`raw` or `relative_ids`): no table, no byte
-/// blob and no unpacker reach the binary. Its stored length is the build report's (the words
-/// and names, and 24 bytes per module that stand for the table the shader
-/// replaces), so that every layout counts alike.
+/// blob and no unpacker reach the binary. Its stored length is the build
+/// report's (the words and names, and 24 bytes per module that stand for
+/// the table the shader replaces), so that every layout counts alike.
 fn words_set(
     manifest: &Manifest,
     directory: &check::Directory,

@@ -60,6 +60,9 @@ fn main() {
     let shaders = SHADERS.shaders();
     let mut sum = 0u64;
     for shader in shaders {
+        for byte in shader.name().bytes() {
+            sum = sum.wrapping_mul(31).wrapping_add(u64::from(byte));
+        }
         let Ok(words) = shader.decode() else { return };
         for word in words {
             sum = sum.wrapping_mul(31).wrapping_add(u64::from(word));
@@ -70,7 +73,11 @@ fn main() {
 "#;
 
 /// The program that embeds the same SPIR-V raw: a table of names and
-/// `include_bytes!`, copied into words as `ash::util::read_spv` would.
+/// `include_bytes!`, copied into words as `ash::util::read_spv` would. Both
+/// programs read every module's name and words into their checksum: a
+/// program that never looked at the names would let the compiler drop a
+/// small table's names, and smolv's code for finding them, which no
+/// program that finds its shaders by name can.
 fn raw_main(modules: &[(String, PathBuf)]) -> String {
     let mut table = String::from("static SHADERS: &[(&str, &[u8])] = &[\n");
     for (name, path) in modules {
@@ -84,6 +91,9 @@ fn main() {
     let mut stored = 0;
     for (name, bytes) in SHADERS {
         stored += name.len() + bytes.len();
+        for byte in name.bytes() {
+            sum = sum.wrapping_mul(31).wrapping_add(u64::from(byte));
+        }
         let words: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
         for &word in &words {
             sum = sum.wrapping_mul(31).wrapping_add(u64::from(word));
