@@ -4,8 +4,9 @@
 //! embeds the very same SPIR-V (what the first decodes to: optimized,
 //! stripped) with plain `include_bytes!` and no smolv code at all. Both
 //! are built with `cargo build --release`, `strip = true` and no LTO, and
-//! both decode every module (`Shader::decode`, the API the README shows)
-//! and print a checksum of the words, which must agree.
+//! both read every module's name and decode it (`Shader::name`,
+//! `Shader::decode`, the API the README shows) and print a checksum of the
+//! names and words, which must agree.
 //!
 //! The sets: Rock Storm's shaders (`example-game/shaders`), about 75 KB of
 //! SPIR-V from the corpus (Unity's smallest modules), and the whole corpus. For each, the test prints
