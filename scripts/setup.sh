@@ -11,7 +11,9 @@
 #      test, and nginx + openssl for the remote-cache tests, which start
 #      their own nginx on a free port of 127.0.0.1, never the package's
 #      service), with apt-get, as root or through sudo;
-#   2. makes sure rustfmt and clippy are installed;
+#   2. makes sure rustfmt, clippy and the x86_64-pc-windows-gnu standard
+#      library are installed (with g++-mingw-w64 above, for the Windows
+#      check: zstd's C code compiles with it);
 #   3. merges Debian's static shaderc/glslang/SPIRV-Tools archives into one
 #      target/shaderc/libshaderc_combined.a (Debian's libshaderc.so cannot be
 #      linked from Rust) and exports SHADERC_LIB_DIR pointing at it;
@@ -31,6 +33,7 @@ smolv_packages=(
   xvfb xauth xdotool
   xz-utils binutils
   nginx openssl
+  g++-mingw-w64-x86-64
 )
 
 smolv_log() { printf 'setup: %s\n' "$*" >&2; }
@@ -61,6 +64,8 @@ smolv_check_rust() {
     have="$(rustup component list --installed 2>/dev/null || true)"
     grep -q '^rustfmt' <<<"$have" || rustup component add rustfmt
     grep -q '^clippy' <<<"$have" || rustup component add clippy
+    rustup target list --installed 2>/dev/null | grep -q '^x86_64-pc-windows-gnu$' ||
+      rustup target add x86_64-pc-windows-gnu
   fi
 }
 

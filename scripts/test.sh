@@ -24,6 +24,8 @@ echo "==> cargo fmt --check"
 cargo fmt --all -- --check
 echo "==> cargo clippy --workspace --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
+echo "==> cargo check for Windows (x86_64-pc-windows-gnu): no Unix-only call slips in"
+cargo check --workspace --all-targets --locked --target x86_64-pc-windows-gnu
 echo "==> smolv-runtime without default features (no_std + alloc)"
 cargo build -p smolv-runtime --no-default-features --locked
 echo "==> cargo test --workspace"
