@@ -16,14 +16,14 @@
 //!
 //! The output is exactly as long as the input and still whole words, so it
 //! needs no decompressor: the point is what a general-purpose compressor
-//! makes of it. After `xz -9` it is 22–33% smaller than the SPIR-V it came
-//! from (as small as SMOL-V), and converting back is a few hundred bytes of
-//! code and a 367-byte table, against about 11 KB for SMOL-V's decoder:
-//! what the `download` goal of `smolv-build` picks, for games whose
-//! installer or store compresses the binary again. After LZ4 it is 20–27%
-//! larger than SMOL-V + LZ4, for a decoder about 6 KB smaller, which makes
-//! it the smallest installed choice from about 10 KB to a few hundred KB
-//! of SPIR-V (`docs/format.md`, "Embedded sets", codecs 5 and 6).
+//! makes of it. After `xz -9` it is about as small as SMOL-V, and the
+//! code that converts it back is much smaller than SMOL-V's decoder. So
+//! the `download` goal of `smolv-build` picks it, for games whose
+//! installer or store compresses the binary again. After LZ4 its data is
+//! larger than SMOL-V + LZ4's but its decoder smaller, which makes it the
+//! smallest installed choice for mid-sized sets. The measurements are in
+//! the repository's `docs/size.md`; the layout is in `docs/format.md`,
+//! "Embedded sets", codecs 5 and 6.
 //!
 //! ```
 //! use smolv_runtime::relative_ids;

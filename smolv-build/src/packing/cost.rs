@@ -41,40 +41,13 @@ impl DecoderCost {
     }
 }
 
-// The cost table, the one place these numbers live.
+// The cost table. The measurements behind each figure, and how they were
+// taken, are in docs/size.md#decoder-costs; change the two together.
 //
-// Measured by `tests/binary_size.rs` (x86-64 Linux, rustc 1.95, GNU ld,
-// no LTO, `strip = true`): a program that embeds a set with
-// `include_shaders!` and reads every shader's name and words (`name`,
-// `decode`), against the same SPIR-V in a table of names and
-// `include_bytes!` statics with no smolv code, read the same way. "Installed"
-// is the growth of the stripped binary less what the data itself saves;
-// "download" the same after `xz -9`. smolv-runtime with its default
-// features; the zstd decoder is zstd's `thin` build. Sets measured: Rock
-// Storm (12 modules), 31 corpus modules (73 KB), the corpus (280
-// modules), and subsets of Sascha Willems' Vulkan samples of 2 to 344
-// modules (`SMOLV_SIZE_TREES`).
-//
-// Each codec's figure is a little above the largest measured, and raw's
-// is 0 (measured: up to 864 B installed and 428 B after xz, the glue
-// every packing has: finding a shader's name and decoding it across every
-// kind of shader), so that near a break-even the choice errs toward raw
-// SPIR-V, which cannot make a binary larger than plain `include_bytes!` by
-// more than that glue. Against a raw table of a name and a slice per
-// module, with their relocations:
-//
-// - Relative ids + LZ4 (one stream): 9,688 to 10,327 B (11 to 43
-//   modules).
-// - SMOL-V + LZ4: 16,410 B (344 modules); SMOL-V alone is 5.6 KB less
-//   (the corpus packed both ways: the binaries' difference less the
-//   data's).
-// - zstd: 44,943 B (the corpus's stream); packed both ways, 28.4 KB more
-//   than SMOL-V + LZ4 (and relative ids + LZ4 6.2 KB less than that).
-// - Relative ids, after xz: the download build's saving against raw less
-//   the xz saving of its data alone, 250 to 960 B. Installed it is never
-//   chosen (it stores as much as raw SPIR-V), so that figure is an
-//   estimate, as are the compressing codecs' xz figures (their data does
-//   not compress again, so they are never chosen for downloads either).
+// Each codec's figure is a little above the largest measurement, and raw's
+// is 0, so that near a break-even the choice errs toward raw SPIR-V: raw
+// cannot make a binary larger than plain `include_bytes!` by more than the
+// glue every packing has.
 
 /// Raw SPIR-V: the reference every other packing must beat.
 const RAW: DecoderCost = DecoderCost::new(0, 0);
@@ -91,9 +64,8 @@ const SMOLV_LZ4: DecoderCost = DecoderCost::new(16_800, 5_800);
 /// SMOL-V + zstd (`thin`).
 const SMOLV_ZSTD: DecoderCost = DecoderCost::new(45_000, 19_100);
 /// SMOL-V + zstd's full-speed build (feature `zstd-fast` alone): the thin
-/// row plus the 114 KB more that zstd's default build measured in the same
-/// kind of probe (153 KB against 39 KB); the xz figure is the thin row's
-/// scaled by the same factor, an estimate.
+/// row plus the difference between zstd's two builds; see
+/// docs/size.md#decoder-costs.
 const SMOLV_ZSTD_FAST: DecoderCost = DecoderCost::new(159_000, 70_100);
 
 /// The table as text, for cache keys: new numbers must not reuse a choice
