@@ -76,6 +76,8 @@ pub struct Gpu {
     memory_properties: vk::PhysicalDeviceMemoryProperties,
     /// A command pool of the queue's family.
     pub pool: vk::CommandPool,
+    /// The Vulkan version the instance was created for.
+    pub api_version: u32,
     /// Whether VK_EXT_graphics_pipeline_library is enabled.
     pub graphics_pipeline_library: bool,
     /// Whether the `shaderInt64` feature is enabled (where the device has it).
@@ -102,6 +104,15 @@ impl Gpu {
     /// pipeline-state features (see [`features`](Self::features)) where it
     /// has them.
     pub fn new() -> Gpu {
+        Self::with_api_version(vk::API_VERSION_1_3)
+    }
+
+    /// As [`new`](Self::new), with the instance created for `api_version`
+    /// (`VkApplicationInfo::apiVersion`). Below Vulkan 1.3 the device has
+    /// no dynamic rendering, synchronization2 or graphics pipeline
+    /// libraries: it can make compute pipelines, not draw.
+    pub fn with_api_version(api_version: u32) -> Gpu {
+        let vulkan_1_3 = api_version >= vk::API_VERSION_1_3;
         // SAFETY: plain Vulkan setup; every handle is destroyed in Drop.
         unsafe {
             let entry = ash::Entry::load().expect("the Vulkan loader (libvulkan1) must be installed");
@@ -111,7 +122,7 @@ impl Gpu {
                 layers.iter().any(|l| l.layer_name_as_c_str() == Ok(layer)),
                 "the validation layers must be installed (apt-get install vulkan-validationlayers)"
             );
-            let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_3);
+            let app = vk::ApplicationInfo::default().api_version(api_version);
             let layer_names = [layer.as_ptr()];
             let extensions = [ash::ext::debug_utils::NAME.as_ptr()];
             let messages: Box<Mutex<Vec<String>>> = Box::default();
@@ -154,7 +165,8 @@ impl Gpu {
             let mut features13 =
                 vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true).synchronization2(true);
             // Graphics pipeline libraries, where the driver has them (lavapipe does).
-            let graphics_pipeline_library = instance
+            let graphics_pipeline_library = vulkan_1_3
+                && instance
                 .enumerate_device_extension_properties(physical)
                 .unwrap()
                 .iter()
@@ -185,10 +197,9 @@ impl Gpu {
                 .create_device(
                     physical,
                     &{
-                        let info = vk::DeviceCreateInfo::default()
-                            .queue_create_infos(&queues)
-                            .enabled_features(&features)
-                            .push_next(&mut features13);
+                        let info =
+                            vk::DeviceCreateInfo::default().queue_create_infos(&queues).enabled_features(&features);
+                        let info = if vulkan_1_3 { info.push_next(&mut features13) } else { info };
                         if graphics_pipeline_library {
                             info.enabled_extension_names(&gpl_extensions).push_next(&mut gpl)
                         } else {
@@ -215,6 +226,7 @@ impl Gpu {
                 queue,
                 memory_properties,
                 pool,
+                api_version,
                 graphics_pipeline_library,
                 shader_int64,
                 shader_float64,
