@@ -31,6 +31,9 @@ unsafe extern "system" fn on_message(
 struct Recorded {
     create_graphics_pipelines: vk::PFN_vkCreateGraphicsPipelines,
     caches: Vec<vk::PipelineCache>,
+    /// Fail every call, as a driver out of memory does, without calling
+    /// the real function (so the validation layer sees nothing).
+    fail: bool,
 }
 
 static RECORDED: Mutex<Option<HashMap<vk::Device, Recorded>>> = Mutex::new(None);
@@ -50,6 +53,14 @@ unsafe extern "system" fn record_create_graphics_pipelines(
             return vk::Result::ERROR_INITIALIZATION_FAILED;
         };
         entry.caches.push(cache);
+        if entry.fail {
+            // What Vulkan asks of a failed call: every pipeline null.
+            for i in 0..count as usize {
+                // SAFETY: the caller passes room for `count` pipelines.
+                unsafe { pipelines.add(i).write(vk::Pipeline::null()) };
+            }
+            return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
+        }
         entry.create_graphics_pipelines
     };
     // SAFETY: the caller's arguments, passed on unchanged to the function
@@ -167,10 +178,10 @@ impl Gpu {
             // Graphics pipeline libraries, where the driver has them (lavapipe does).
             let graphics_pipeline_library = vulkan_1_3
                 && instance
-                .enumerate_device_extension_properties(physical)
-                .unwrap()
-                .iter()
-                .any(|e| e.extension_name_as_c_str() == Ok(ash::ext::graphics_pipeline_library::NAME));
+                    .enumerate_device_extension_properties(physical)
+                    .unwrap()
+                    .iter()
+                    .any(|e| e.extension_name_as_c_str() == Ok(ash::ext::graphics_pipeline_library::NAME));
             let mut gpl =
                 vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default().graphics_pipeline_library(true);
             let supported = instance.get_physical_device_features(physical);
@@ -270,7 +281,7 @@ impl Gpu {
                         let mut recorded = RECORDED.lock().unwrap_or_else(|e| e.into_inner());
                         recorded
                             .get_or_insert_with(HashMap::new)
-                            .insert(handle, Recorded { create_graphics_pipelines, caches: Vec::new() });
+                            .insert(handle, Recorded { create_graphics_pipelines, caches: Vec::new(), fail: false });
                         let stand_in: vk::PFN_vkCreateGraphicsPipelines = record_create_graphics_pipelines;
                         return stand_in as *const c_void;
                     }
@@ -286,6 +297,16 @@ impl Gpu {
     pub fn pipeline_caches_used(&self) -> Vec<vk::PipelineCache> {
         let recorded = RECORDED.lock().unwrap_or_else(|e| e.into_inner());
         recorded.as_ref().and_then(|r| r.get(&self.device.handle())).map_or_else(Vec::new, |r| r.caches.clone())
+    }
+
+    /// Makes every `vkCreateGraphicsPipelines` call made through
+    /// [`recording_device`](Self::recording_device) fail with
+    /// `ERROR_OUT_OF_HOST_MEMORY` (while `fail` is true), as a driver may:
+    /// how a test makes a background build fail on valid input.
+    pub fn fail_pipeline_creation(&self, fail: bool) {
+        let mut recorded = RECORDED.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = recorded.as_mut().and_then(|r| r.get_mut(&self.device.handle()));
+        entry.expect("call recording_device first").fail = fail;
     }
 
     /// Destroys the device, then panics listing every validation message,

@@ -125,7 +125,8 @@ fn a_spirv_1_5_module_on_a_vulkan_1_3_device_works() {
     let [compute, _, _] = modules(TargetEnv::Vulkan1_2);
     let gpu = Gpu::new();
     {
-        let options = PipelineOptions { graphics_pipeline_library: gpu.graphics_pipeline_library, ..Default::default() };
+        let options =
+            PipelineOptions { graphics_pipeline_library: gpu.graphics_pipeline_library, ..Default::default() };
         assert_eq!(options.api_version, vk::API_VERSION_1_3, "the default is the Vulkan the manager needs");
         let manager = manager(&gpu, options);
         // SAFETY: smolv-build's output, described by its reflection.

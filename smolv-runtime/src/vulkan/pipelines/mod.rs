@@ -37,6 +37,7 @@ pub use options::PipelineOptions;
 use program::check_stage;
 pub use program::{GraphicsProgram, Stage};
 pub use slot::PipelineSlot;
+use slot::Slots;
 use worker::{Job, Workers};
 
 /// Builds and caches graphics pipelines the way Mesa's zink and DXVK do
@@ -114,10 +115,10 @@ pub struct PipelineManager {
     layouts: LayoutCache,
     options: PipelineOptions,
     libraries: LibraryCache,
-    pipelines: Mutex<HashMap<PipelineKey, Arc<PipelineSlot>>>,
+    /// Shared with the workers, which file a rebuilt slot under its new
+    /// program when the new pipeline lands.
+    slots: Arc<Mutex<Slots>>,
     compute: Mutex<HashMap<StageKey, Arc<ComputeSlot>>>,
-    /// Rebuilt slots whose new key another slot already had.
-    orphans: Mutex<Vec<Arc<PipelineSlot>>>,
     /// Rebuilt compute slots whose new key another slot already had.
     compute_orphans: Mutex<Vec<Arc<ComputeSlot>>>,
     /// Pipelines that rebuilds replaced, until
@@ -183,9 +184,8 @@ impl PipelineManager {
             layouts,
             options,
             libraries,
-            pipelines: Mutex::default(),
+            slots: Arc::default(),
             compute: Mutex::default(),
-            orphans: Mutex::default(),
             compute_orphans: Mutex::default(),
             retired: Arc::default(),
             workers,
@@ -289,7 +289,7 @@ impl PipelineManager {
         state.check(&self.options.features, program.extra_stages())?;
         let layout = self.graphics_program_layout(program)?;
         let key = self.pipeline_key(program, state, &layout)?;
-        if let Some(slot) = lock(&self.pipelines).get(&key) {
+        if let Some(slot) = lock(&self.slots).by_key.get(&key) {
             return Ok(Arc::clone(slot));
         }
         let (slot, libraries) = if self.uses_libraries() {
@@ -308,20 +308,20 @@ impl PipelineManager {
             let pipeline = self.monolithic(program, &key, layout.pipeline_layout)?;
             (PipelineSlot::new(pipeline, true, layout.pipeline_layout, key.clone(), state.clone()), None)
         };
-        let mut pipelines = lock(&self.pipelines);
-        if let Some(existing) = pipelines.get(&key) {
+        let mut slots = lock(&self.slots);
+        if let Some(existing) = slots.by_key.get(&key) {
             // Another thread made the same pipeline meanwhile: keep theirs,
             // as the library cache does for libraries. Nothing was queued for ours.
             let existing = Arc::clone(existing);
-            drop(pipelines);
+            drop(slots);
             // SAFETY: `slot.fast` was just created by this call and never
             // handed out or used.
             unsafe { self.device.destroy_pipeline(slot.current(), None) };
             return Ok(existing);
         }
         let slot = Arc::new(slot);
-        pipelines.insert(key, Arc::clone(&slot));
-        drop(pipelines);
+        slots.by_key.insert(key, Arc::clone(&slot));
+        drop(slots);
         if let Some(libraries) = libraries {
             self.workers.submit(Job::Link { slot: Arc::clone(&slot), libraries, request: 0 });
         }
@@ -543,8 +543,8 @@ impl Drop for PipelineManager {
             // A slot can be in the map once; rebuilt slots whose new key
             // another slot had are kept aside. Each handle is destroyed once.
             let mut pipelines = std::collections::BTreeSet::new();
-            let slots = self.pipelines.get_mut().unwrap_or_else(|e| e.into_inner()).drain().map(|(_, slot)| slot);
-            for slot in slots.chain(self.orphans.get_mut().unwrap_or_else(|e| e.into_inner()).drain(..)) {
+            let slots = std::mem::take(&mut *lock(&self.slots));
+            for slot in slots.by_key.into_values().chain(slots.orphans) {
                 pipelines.extend(PipelineSlot::held(&lock(&slot.state)).iter().map(|p| p.as_raw()));
             }
             let compute = self.compute.get_mut().unwrap_or_else(|e| e.into_inner()).drain().map(|(_, slot)| slot);

@@ -13,7 +13,7 @@ use ash::vk::Handle;
 use super::PipelineManager;
 use super::library_cache::{Libraries, LibraryKey, PipelineKey, keep_library};
 use super::program::{GraphicsProgram, Stage, check_stage};
-use super::slot::PipelineSlot;
+use super::slot::{PipelineSlot, Slots};
 use super::worker::Job;
 use crate::reflect::Reflection;
 use crate::specialize::Value;
@@ -51,6 +51,9 @@ pub(super) struct GraphicsRebuild {
     libraries: Option<[Option<vk::Pipeline>; 4]>,
     /// The manager's libraries, where the new ones go.
     shared: Libraries,
+    /// The manager's slots, where this one is filed under `key` once the
+    /// new pipeline lands.
+    slots: Arc<Mutex<Slots>>,
     retired: Arc<Mutex<Vec<vk::Pipeline>>>,
 }
 
@@ -99,6 +102,11 @@ impl GraphicsRebuild {
         state.fast = pipeline;
         state.optimized = monolithic.then_some(pipeline);
         self.slot.current.store(pipeline.as_raw(), Ordering::Release);
+        // Filed under the new program now that it draws it, with the slot's
+        // state locked, so that rebuilds landing one after the other re-key
+        // in the order they land.
+        let old = std::mem::replace(&mut state.key, self.key.clone());
+        lock(&self.slots).rekey(&self.slot, &old, &self.key);
         drop(state);
         lock(&self.retired).extend(replaced);
         true
@@ -225,9 +233,11 @@ impl PipelineManager {
     /// specialized into the new code again where the manager does that.
     ///
     /// The replaced pipelines stay alive until
-    /// [`retire_replaced`](Self::retire_replaced). Later
-    /// [`get_program_pipeline`](Self::get_program_pipeline) calls with the
-    /// new stages return this slot.
+    /// [`retire_replaced`](Self::retire_replaced). Once the new pipeline
+    /// has landed, [`get_program_pipeline`](Self::get_program_pipeline)
+    /// calls with the new stages return this slot; until then, and for
+    /// good if the rebuild fails, the slot stays filed under the stages
+    /// whose pipeline it holds.
     ///
     /// # Errors
     /// [`VulkanError::RebuildIncompatible`] when the new shaders need a
@@ -297,12 +307,9 @@ impl PipelineManager {
             ]
             .map(|library| self.libraries.get(&library))
         });
-        let request = {
-            let mut state = lock(&slot.state);
-            state.key = key.clone();
-            state.rebuilds.request()
-        };
-        self.rekey(slot, &old_key, &key);
+        // The slot stays filed under the program it draws until the new
+        // pipeline lands (`GraphicsRebuild::swap`).
+        let request = lock(&slot.state).rebuilds.request();
         let job = GraphicsRebuild {
             slot: Arc::clone(slot),
             request,
@@ -310,28 +317,11 @@ impl PipelineManager {
             stages,
             libraries,
             shared: self.libraries.shared(),
+            slots: Arc::clone(&self.slots),
             retired: Arc::clone(&self.retired),
         };
         self.workers.submit(Job::Rebuild(Box::new(job)));
         Ok(request)
-    }
-
-    /// Files `slot` under its new key, so that asking for the new program
-    /// finds it; if another slot has that key, it is kept aside.
-    fn rekey(&self, slot: &Arc<PipelineSlot>, old: &PipelineKey, new: &PipelineKey) {
-        if old == new {
-            return;
-        }
-        let mut pipelines = lock(&self.pipelines);
-        if pipelines.get(old).is_some_and(|s| Arc::ptr_eq(s, slot)) {
-            pipelines.remove(old);
-        }
-        if let Entry::Vacant(entry) = pipelines.entry(new.clone()) {
-            entry.insert(Arc::clone(slot));
-        } else {
-            drop(pipelines);
-            lock(&self.orphans).push(Arc::clone(slot));
-        }
     }
 
     /// Creates `slot`'s compute pipeline again from `stage` (its shader

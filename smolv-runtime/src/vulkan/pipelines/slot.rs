@@ -1,8 +1,10 @@
 //! A graphics pipeline that gets better: what the manager hands out, read
 //! without a lock every draw, swapped when a better pipeline lands.
 
-use std::sync::Mutex;
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use ash::vk;
@@ -164,5 +166,34 @@ impl PipelineSlot {
     /// ```
     pub fn rebuild_failure(&self) -> Option<VulkanError> {
         lock(&self.state).rebuilds.failure("vkCreateGraphicsPipelines (rebuild)")
+    }
+}
+
+/// A manager's graphics slots, each filed under what the pipeline it holds
+/// is made of, so that asking for a program finds the slot that draws it.
+#[derive(Default)]
+pub(super) struct Slots {
+    pub(super) by_key: HashMap<PipelineKey, Arc<PipelineSlot>>,
+    /// Rebuilt slots whose new key another slot already had: kept so that
+    /// the manager still destroys their pipelines.
+    pub(super) orphans: Vec<Arc<PipelineSlot>>,
+}
+
+impl Slots {
+    /// Files `slot` under `new` instead of `old`: called when a rebuild's
+    /// pipeline lands, never before (a rebuild that fails leaves the slot
+    /// where it was, with the pipeline it holds).
+    pub(super) fn rekey(&mut self, slot: &Arc<PipelineSlot>, old: &PipelineKey, new: &PipelineKey) {
+        if old == new {
+            return;
+        }
+        if self.by_key.get(old).is_some_and(|s| Arc::ptr_eq(s, slot)) {
+            self.by_key.remove(old);
+        }
+        if let Entry::Vacant(entry) = self.by_key.entry(new.clone()) {
+            entry.insert(Arc::clone(slot));
+        } else if !self.orphans.iter().any(|s| Arc::ptr_eq(s, slot)) {
+            self.orphans.push(Arc::clone(slot));
+        }
     }
 }
