@@ -93,7 +93,7 @@ use worker::{Job, Workers};
 /// assert!(std::sync::Arc::ptr_eq(&slot, &unsafe { manager.get_pipeline(&vertex, &fragment, &state)? }));
 /// // Every frame, bind `slot.current()`: the optimized link once the worker has it.
 /// let pixel = gpu.draw(slot.current(), slot.layout(), [0.25, 0.5, 0.75, 1.0])?;
-/// assert_eq!(pixel, [65, 128, 191, 255]);
+/// assert_eq!(pixel, [64, 128, 191, 255]);
 ///
 /// let compute_spirv = gpu::words(include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/pipelines/shaders/fill.comp.spv")));
 /// let c = Reflection::from_spirv(&compute_spirv)?;
