@@ -30,6 +30,8 @@ echo "==> smolv-runtime without default features (no_std + alloc)"
 cargo build -p smolv-runtime --no-default-features --locked
 echo "==> cargo test --workspace"
 cargo test --workspace --locked "$@"
+echo "==> the Vulkan layer's example program, on lavapipe under validation"
+cargo run --locked -p smolv-runtime --features vulkan --example pipelines
 echo "==> the example game's hot reload test (needs the hot-reload feature)"
 cargo test --locked -p example-game --features hot-reload --test hot_reload
 echo "==> the README's first command: the example game headless, release build"

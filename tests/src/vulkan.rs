@@ -31,6 +31,9 @@ unsafe extern "system" fn on_message(
 struct Recorded {
     create_graphics_pipelines: vk::PFN_vkCreateGraphicsPipelines,
     caches: Vec<vk::PipelineCache>,
+    /// Fail every call, as a driver out of memory does, without calling
+    /// the real function (so the validation layer sees nothing).
+    fail: bool,
 }
 
 static RECORDED: Mutex<Option<HashMap<vk::Device, Recorded>>> = Mutex::new(None);
@@ -50,6 +53,14 @@ unsafe extern "system" fn record_create_graphics_pipelines(
             return vk::Result::ERROR_INITIALIZATION_FAILED;
         };
         entry.caches.push(cache);
+        if entry.fail {
+            // What Vulkan asks of a failed call: every pipeline null.
+            for i in 0..count as usize {
+                // SAFETY: the caller passes room for `count` pipelines.
+                unsafe { pipelines.add(i).write(vk::Pipeline::null()) };
+            }
+            return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
+        }
         entry.create_graphics_pipelines
     };
     // SAFETY: the caller's arguments, passed on unchanged to the function
@@ -76,6 +87,8 @@ pub struct Gpu {
     memory_properties: vk::PhysicalDeviceMemoryProperties,
     /// A command pool of the queue's family.
     pub pool: vk::CommandPool,
+    /// The Vulkan version the instance was created for.
+    pub api_version: u32,
     /// Whether VK_EXT_graphics_pipeline_library is enabled.
     pub graphics_pipeline_library: bool,
     /// Whether the `shaderInt64` feature is enabled (where the device has it).
@@ -102,6 +115,15 @@ impl Gpu {
     /// pipeline-state features (see [`features`](Self::features)) where it
     /// has them.
     pub fn new() -> Gpu {
+        Self::with_api_version(vk::API_VERSION_1_3)
+    }
+
+    /// As [`new`](Self::new), with the instance created for `api_version`
+    /// (`VkApplicationInfo::apiVersion`). Below Vulkan 1.3 the device has
+    /// no dynamic rendering, synchronization2 or graphics pipeline
+    /// libraries: it can make compute pipelines, not draw.
+    pub fn with_api_version(api_version: u32) -> Gpu {
+        let vulkan_1_3 = api_version >= vk::API_VERSION_1_3;
         // SAFETY: plain Vulkan setup; every handle is destroyed in Drop.
         unsafe {
             let entry = ash::Entry::load().expect("the Vulkan loader (libvulkan1) must be installed");
@@ -111,7 +133,7 @@ impl Gpu {
                 layers.iter().any(|l| l.layer_name_as_c_str() == Ok(layer)),
                 "the validation layers must be installed (apt-get install vulkan-validationlayers)"
             );
-            let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_3);
+            let app = vk::ApplicationInfo::default().api_version(api_version);
             let layer_names = [layer.as_ptr()];
             let extensions = [ash::ext::debug_utils::NAME.as_ptr()];
             let messages: Box<Mutex<Vec<String>>> = Box::default();
@@ -154,11 +176,12 @@ impl Gpu {
             let mut features13 =
                 vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true).synchronization2(true);
             // Graphics pipeline libraries, where the driver has them (lavapipe does).
-            let graphics_pipeline_library = instance
-                .enumerate_device_extension_properties(physical)
-                .unwrap()
-                .iter()
-                .any(|e| e.extension_name_as_c_str() == Ok(ash::ext::graphics_pipeline_library::NAME));
+            let graphics_pipeline_library = vulkan_1_3
+                && instance
+                    .enumerate_device_extension_properties(physical)
+                    .unwrap()
+                    .iter()
+                    .any(|e| e.extension_name_as_c_str() == Ok(ash::ext::graphics_pipeline_library::NAME));
             let mut gpl =
                 vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default().graphics_pipeline_library(true);
             let supported = instance.get_physical_device_features(physical);
@@ -185,10 +208,9 @@ impl Gpu {
                 .create_device(
                     physical,
                     &{
-                        let info = vk::DeviceCreateInfo::default()
-                            .queue_create_infos(&queues)
-                            .enabled_features(&features)
-                            .push_next(&mut features13);
+                        let info =
+                            vk::DeviceCreateInfo::default().queue_create_infos(&queues).enabled_features(&features);
+                        let info = if vulkan_1_3 { info.push_next(&mut features13) } else { info };
                         if graphics_pipeline_library {
                             info.enabled_extension_names(&gpl_extensions).push_next(&mut gpl)
                         } else {
@@ -215,6 +237,7 @@ impl Gpu {
                 queue,
                 memory_properties,
                 pool,
+                api_version,
                 graphics_pipeline_library,
                 shader_int64,
                 shader_float64,
@@ -258,7 +281,7 @@ impl Gpu {
                         let mut recorded = RECORDED.lock().unwrap_or_else(|e| e.into_inner());
                         recorded
                             .get_or_insert_with(HashMap::new)
-                            .insert(handle, Recorded { create_graphics_pipelines, caches: Vec::new() });
+                            .insert(handle, Recorded { create_graphics_pipelines, caches: Vec::new(), fail: false });
                         let stand_in: vk::PFN_vkCreateGraphicsPipelines = record_create_graphics_pipelines;
                         return stand_in as *const c_void;
                     }
@@ -274,6 +297,16 @@ impl Gpu {
     pub fn pipeline_caches_used(&self) -> Vec<vk::PipelineCache> {
         let recorded = RECORDED.lock().unwrap_or_else(|e| e.into_inner());
         recorded.as_ref().and_then(|r| r.get(&self.device.handle())).map_or_else(Vec::new, |r| r.caches.clone())
+    }
+
+    /// Makes every `vkCreateGraphicsPipelines` call made through
+    /// [`recording_device`](Self::recording_device) fail with
+    /// `ERROR_OUT_OF_HOST_MEMORY` (while `fail` is true), as a driver may:
+    /// how a test makes a background build fail on valid input.
+    pub fn fail_pipeline_creation(&self, fail: bool) {
+        let mut recorded = RECORDED.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = recorded.as_mut().and_then(|r| r.get_mut(&self.device.handle()));
+        entry.expect("call recording_device first").fail = fail;
     }
 
     /// Destroys the device, then panics listing every validation message,

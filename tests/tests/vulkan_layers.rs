@@ -217,6 +217,40 @@ fn hostile_set_numbers_descriptor_counts_and_push_constants_are_errors() {
 }
 
 #[test]
+fn push_constant_blocks_ending_in_16_bit_members_get_ranges_of_whole_words() {
+    // `layout(push_constant) uniform P { vec4 a; float16_t b; }` reflects
+    // 18 bytes; Vulkan takes multiples of 4 (VUID-VkPushConstantRange-size-00297),
+    // which the validation layer would report here.
+    let gpu = Gpu::new();
+    {
+        let cache = layout_cache(&gpu);
+        let mut vertex = Reflection::new(ShaderStage::Vertex, "main");
+        vertex.push_constants.push(PushConstantRange {
+            offset: 0,
+            size: 18,
+            stages: ShaderStage::Vertex.vk_stage_flag(),
+        });
+        let mut fragment = Reflection::new(ShaderStage::Fragment, "main");
+        fragment.push_constants.push(PushConstantRange {
+            offset: 18,
+            size: 2,
+            stages: ShaderStage::Fragment.vk_stage_flag(),
+        });
+        for independent_sets in [false, true] {
+            let options = LayoutOptions { independent_sets, ..LayoutOptions::default() };
+            let layout = cache.program(&[&vertex, &fragment], &options).unwrap();
+            let range = layout.push_constants[0];
+            assert_eq!((range.offset, range.size), (0, 20), "independent sets: {independent_sets}");
+            assert_eq!(range.stage_flags, vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT);
+            let fragment_only = cache.program(&[&fragment], &options).unwrap();
+            let range = fragment_only.push_constants[0];
+            assert_eq!((range.offset, range.size), (16, 4), "independent sets: {independent_sets}");
+        }
+    }
+    gpu.finish();
+}
+
+#[test]
 fn monolithic_programs_get_plain_layouts() {
     let gpu = Gpu::new();
     {

@@ -15,24 +15,13 @@ use crate::specialize::Value;
 /// A compute pipeline, ready now or being created in the background (see
 /// [`PipelineManager::request_compute`](super::PipelineManager::request_compute)).
 ///
+/// The [example on `PipelineManager`](super::PipelineManager#example)
+/// dispatches one.
+///
 /// ```no_run
 /// # use ash::vk;
-/// # use smolv_runtime::reflect::Reflection;
-/// # #[allow(unused)]
-/// # fn example(
-/// #     device: ash::Device,
-/// #     properties: &vk::PhysicalDeviceProperties,
-/// #     compute_spirv: &[u32],
-/// #     cmd: vk::CommandBuffer,
-/// # ) -> Result<(), Box<dyn std::error::Error>> {
-/// use smolv_runtime::vulkan::{PipelineManager, PipelineOptions, Stage};
-/// let reflection = Reflection::from_spirv(compute_spirv)?;
-/// let stage = Stage { spirv: compute_spirv, reflection: &reflection, specialization: &[] };
-/// // SAFETY: as the example of `PipelineManager::new` says.
-/// let manager = unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), &properties.limits, PipelineOptions::default()) };
-/// // SAFETY: the module is valid SPIR-V for the device and `reflection` describes it.
-/// let slot = unsafe { manager.request_compute(&stage)? }; // returns at once
-/// // ... load other things meanwhile ...
+/// # fn record(device: &ash::Device, cmd: vk::CommandBuffer, slot: &smolv_runtime::vulkan::ComputeSlot) -> Result<(), smolv_runtime::vulkan::VulkanError> {
+/// // From `PipelineManager::request_compute`, which returned at once.
 /// let pipeline = slot.wait()?;
 /// // SAFETY: `cmd` is a command buffer of `device` in the recording state.
 /// unsafe { device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline) };
@@ -65,20 +54,11 @@ impl ComputeSlot {
     ///
     /// ```no_run
     /// # use ash::vk;
-    /// # use smolv_runtime::reflect::Reflection;
-    /// # #[allow(unused)]
-    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, compute_spirv: &[u32], cmd: vk::CommandBuffer) -> Result<(), Box<dyn std::error::Error>> {
-    /// # use smolv_runtime::vulkan::{PipelineManager, PipelineOptions, Stage};
-    /// # let reflection = Reflection::from_spirv(compute_spirv)?;
-    /// # let stage = Stage { spirv: compute_spirv, reflection: &reflection, specialization: &[] };
-    /// # let manager = unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), &properties.limits, PipelineOptions::default()) };
-    /// // SAFETY: as in `PipelineManager::request_compute`.
-    /// let slot = unsafe { manager.request_compute(&stage)? };
+    /// # fn record(device: &ash::Device, cmd: vk::CommandBuffer, slot: &smolv_runtime::vulkan::ComputeSlot) {
     /// if let Some(pipeline) = slot.pipeline() {
-    ///     // SAFETY: `cmd` is recording.
+    ///     // SAFETY: `cmd` is a command buffer of `device` in the recording state.
     ///     unsafe { device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline) };
     /// } // else: skip the effect this frame
-    /// # Ok(())
     /// # }
     /// ```
     pub fn pipeline(&self) -> Option<vk::Pipeline> {
@@ -88,20 +68,10 @@ impl ComputeSlot {
     /// Whether creation has finished (successfully or not).
     ///
     /// ```no_run
-    /// # use ash::vk;
-    /// # use smolv_runtime::reflect::Reflection;
-    /// # #[allow(unused)]
-    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, compute_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
-    /// # use smolv_runtime::vulkan::{PipelineManager, PipelineOptions, Stage};
-    /// # let reflection = Reflection::from_spirv(compute_spirv)?;
-    /// # let stage = Stage { spirv: compute_spirv, reflection: &reflection, specialization: &[] };
-    /// # let manager = unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), &properties.limits, PipelineOptions::default()) };
-    /// // SAFETY: as in `PipelineManager::request_compute`.
-    /// let slot = unsafe { manager.request_compute(&stage)? };
+    /// # fn example(slot: &smolv_runtime::vulkan::ComputeSlot) {
     /// while !slot.is_ready() {
     ///     std::thread::sleep(std::time::Duration::from_millis(1)); // a loading screen draws here
     /// }
-    /// # Ok(())
     /// # }
     /// ```
     pub fn is_ready(&self) -> bool {
@@ -113,22 +83,6 @@ impl ComputeSlot {
     /// # Errors
     /// The error `vkCreateComputePipelines` (or the module creation before
     /// it) returned.
-    ///
-    /// ```no_run
-    /// # use ash::vk;
-    /// # use smolv_runtime::reflect::Reflection;
-    /// # #[allow(unused)]
-    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, compute_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
-    /// # use smolv_runtime::vulkan::{PipelineManager, PipelineOptions, Stage};
-    /// # let reflection = Reflection::from_spirv(compute_spirv)?;
-    /// # let stage = Stage { spirv: compute_spirv, reflection: &reflection, specialization: &[] };
-    /// # let manager = unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), &properties.limits, PipelineOptions::default()) };
-    /// // SAFETY: as in `PipelineManager::request_compute`.
-    /// let pipeline = unsafe { manager.request_compute(&stage)? }.wait()?;
-    /// # let _ = pipeline;
-    /// # Ok(())
-    /// # }
-    /// ```
     pub fn wait(&self) -> Result<vk::Pipeline, VulkanError> {
         let mut state = lock(&self.state);
         loop {
@@ -142,23 +96,6 @@ impl ComputeSlot {
     }
 
     /// The pipeline layout to bind descriptor sets and push constants with.
-    ///
-    /// ```no_run
-    /// # use ash::vk;
-    /// # use smolv_runtime::reflect::Reflection;
-    /// # #[allow(unused)]
-    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, compute_spirv: &[u32], cmd: vk::CommandBuffer) -> Result<(), Box<dyn std::error::Error>> {
-    /// # use smolv_runtime::vulkan::{PipelineManager, PipelineOptions, Stage};
-    /// # let reflection = Reflection::from_spirv(compute_spirv)?;
-    /// # let stage = Stage { spirv: compute_spirv, reflection: &reflection, specialization: &[] };
-    /// # let manager = unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), &properties.limits, PipelineOptions::default()) };
-    /// // SAFETY: as in `PipelineManager::get_compute`.
-    /// let slot = unsafe { manager.get_compute(&stage)? };
-    /// // SAFETY: `cmd` is recording.
-    /// unsafe { device.cmd_push_constants(cmd, slot.layout(), vk::ShaderStageFlags::COMPUTE, 0, &[0; 8]) };
-    /// # Ok(())
-    /// # }
-    /// ```
     pub fn layout(&self) -> vk::PipelineLayout {
         self.layout
     }

@@ -550,6 +550,12 @@ impl LayoutCache {
 
 /// One range covering every stage's push constants (ranges of all stages
 /// must be identical across independent-set layouts), within `max_size`.
+///
+/// Vulkan wants the offset and size in multiples of 4
+/// (VUID-VkPushConstantRange-offset-00295, -size-00297), but a block that
+/// ends in a 16-bit or 8-bit member reflects a size that is not: the range
+/// grows to whole words (offset rounded down, end rounded up), which
+/// covers the same members.
 fn merged_push_constants(shaders: &[&Reflection], max_size: u32) -> Result<Vec<vk::PushConstantRange>, VulkanError> {
     let ranges = shaders.iter().flat_map(|r| r.push_constants.iter());
     let (mut start, mut end, mut stages) = (u32::MAX, 0u64, 0u32);
@@ -558,7 +564,8 @@ fn merged_push_constants(shaders: &[&Reflection], max_size: u32) -> Result<Vec<v
         end = end.max(u64::from(range.offset) + u64::from(range.size));
         stages |= range.stages;
     }
-    if end == 0 {
+    let (start, end) = (start & !3, end.div_ceil(4) * 4);
+    if end <= u64::from(start) {
         return Ok(Vec::new());
     }
     let too_large = || VulkanError::PushConstantsOutOfRange { end, max_push_constants_size: max_size };
@@ -581,5 +588,41 @@ impl Drop for LayoutCache {
                 self.device.destroy_descriptor_set_layout(layout, None);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reflect::{PushConstantRange, ShaderStage};
+
+    fn pushing(offset: u32, size: u32) -> Reflection {
+        let mut reflection = Reflection::new(ShaderStage::Fragment, "main");
+        reflection.push_constants.push(PushConstantRange {
+            offset,
+            size,
+            stages: ShaderStage::Fragment.vk_stage_flag(),
+        });
+        reflection
+    }
+
+    #[test]
+    fn push_constant_ranges_grow_to_whole_words() {
+        for ((offset, size), (want_offset, want_size)) in
+            [((0, 6), (0, 8)), ((2, 2), (0, 4)), ((6, 10), (4, 12)), ((16, 16), (16, 16)), ((0, 1), (0, 4))]
+        {
+            let ranges = merged_push_constants(&[&pushing(offset, size)], 128).unwrap();
+            assert_eq!((ranges[0].offset, ranges[0].size), (want_offset, want_size), "{offset} + {size}");
+        }
+    }
+
+    #[test]
+    fn an_empty_push_constant_range_gives_no_range_and_rounding_respects_the_limit() {
+        assert!(merged_push_constants(&[&pushing(8, 0)], 128).unwrap().is_empty());
+        assert!(merged_push_constants(&[&Reflection::new(ShaderStage::Vertex, "main")], 128).unwrap().is_empty());
+        // 126 bytes round up to 128: within a 128-byte limit, past a 126-byte one.
+        assert!(merged_push_constants(&[&pushing(0, 126)], 128).is_ok());
+        let err = merged_push_constants(&[&pushing(0, 126)], 126).unwrap_err();
+        assert!(matches!(err, VulkanError::PushConstantsOutOfRange { end: 128, .. }), "{err}");
     }
 }

@@ -70,6 +70,7 @@ mod modules;
 mod pipelines;
 mod rebuilds;
 mod specialization;
+mod spirv_version;
 mod state;
 
 pub use cache::{CacheLoad, CacheRejected, PipelineCacheFile};
@@ -242,6 +243,25 @@ pub enum VulkanError {
         location: u32,
         /// Its reflected `VkFormat` value (0: none).
         format: u32,
+    },
+    /// A module whose SPIR-V version is newer than the Vulkan version the
+    /// device was created for takes ([`PipelineOptions::api_version`]):
+    /// refused before the driver sees it.
+    #[error(
+        "{stage} shader `{entry_point}`: SPIR-V {}.{} needs {}; the device was created for Vulkan {}.{} \
+         (PipelineOptions::api_version): raise the instance's apiVersion (and PipelineOptions::api_version), \
+         or build the shaders for a lower SPIR-V version (smolv_build::Config::target_env)",
+        spirv.0, spirv.1, spirv_version::vulkan_needed(*spirv), vulkan.0, vulkan.1
+    )]
+    SpirvVersionUnsupported {
+        /// The shader's stage.
+        stage: &'static str,
+        /// Its entry point.
+        entry_point: String,
+        /// The module's SPIR-V version, as (major, minor).
+        spirv: (u32, u32),
+        /// The device's Vulkan version, as (major, minor).
+        vulkan: (u32, u32),
     },
     /// A shader changed in a way its running pipeline cannot take (see
     /// [`PipelineManager::rebuild`]): the old pipeline stays.

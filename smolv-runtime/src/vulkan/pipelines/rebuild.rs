@@ -4,8 +4,24 @@
 //! are kept until the caller says the GPU is done with them.
 
 use std::collections::hash_map::Entry;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
 
-use super::*;
+use ash::vk;
+use ash::vk::Handle;
+
+use super::PipelineManager;
+use super::library_cache::{Libraries, LibraryKey, PipelineKey, keep_library};
+use super::program::{GraphicsProgram, Stage, check_stage};
+use super::slot::{PipelineSlot, Slots};
+use super::worker::Job;
+use crate::reflect::Reflection;
+use crate::specialize::Value;
+use crate::vulkan::compute::{ComputeJob, ComputeSlot};
+use crate::vulkan::library::{self, Parts, StageKey, link};
+use crate::vulkan::modules::{ShaderModules, StageCode};
+use crate::vulkan::specialization::SpecializationData;
+use crate::vulkan::{VulkanError, lock};
 
 /// One stage of a rebuild, owned so that it can travel to a worker: the
 /// code as the driver gets it (specialized ahead where the manager does
@@ -34,7 +50,10 @@ pub(super) struct GraphicsRebuild {
     /// fragment shader, fragment output); `None` for a monolithic pipeline.
     libraries: Option<[Option<vk::Pipeline>; 4]>,
     /// The manager's libraries, where the new ones go.
-    shared: Arc<Mutex<HashMap<LibraryKey, vk::Pipeline>>>,
+    shared: Libraries,
+    /// The manager's slots, where this one is filed under `key` once the
+    /// new pipeline lands.
+    slots: Arc<Mutex<Slots>>,
     retired: Arc<Mutex<Vec<vk::Pipeline>>>,
 }
 
@@ -62,14 +81,9 @@ impl GraphicsRebuild {
         // SAFETY: the libraries are live (they belong to the manager) and
         // were made with this layout; this function's contract covers the rest.
         if let Ok(optimized) = unsafe { link(device, cache, &libraries, self.slot.layout, true) } {
-            let mut state = lock(&self.slot.state);
-            if state.rebuilds.generation == self.request && state.optimized.is_none() {
-                state.optimized = Some(optimized);
-                self.slot.current.store(optimized.as_raw(), Ordering::Release);
-            } else {
-                drop(state);
+            if let Err(stale) = self.slot.offer_optimized(self.request, optimized) {
                 // SAFETY: a later rebuild is in the slot; this link was never handed out.
-                unsafe { device.destroy_pipeline(optimized, None) };
+                unsafe { device.destroy_pipeline(stale, None) };
             }
         }
     }
@@ -88,6 +102,11 @@ impl GraphicsRebuild {
         state.fast = pipeline;
         state.optimized = monolithic.then_some(pipeline);
         self.slot.current.store(pipeline.as_raw(), Ordering::Release);
+        // Filed under the new program now that it draws it, with the slot's
+        // state locked, so that rebuilds landing one after the other re-key
+        // in the order they land.
+        let old = std::mem::replace(&mut state.key, self.key.clone());
+        lock(&self.slots).rekey(&self.slot, &old, &self.key);
         drop(state);
         lock(&self.retired).extend(replaced);
         true
@@ -105,14 +124,8 @@ impl GraphicsRebuild {
     ) -> Result<(vk::Pipeline, Option<[vk::Pipeline; 4]>), VulkanError> {
         let key = &self.key;
         let Some(found) = self.libraries else {
-            let parts = Parts {
-                vertex_input: Some(&key.vertex_input),
-                pre_raster: Some(&key.pre_raster),
-                fragment: Some(&key.fragment),
-                output: Some(&key.output),
-            };
             // SAFETY: this function's contract.
-            let pipeline = unsafe { create(device, cache, parts, false, &self.stages, self.slot.layout)? };
+            let pipeline = unsafe { create(device, cache, key.parts(), false, &self.stages, self.slot.layout)? };
             return Ok((pipeline, None));
         };
         let pre_raster = &self.stages[..self.stages.len() - 1];
@@ -220,9 +233,11 @@ impl PipelineManager {
     /// specialized into the new code again where the manager does that.
     ///
     /// The replaced pipelines stay alive until
-    /// [`retire_replaced`](Self::retire_replaced). Later
-    /// [`get_program_pipeline`](Self::get_program_pipeline) calls with the
-    /// new stages return this slot.
+    /// [`retire_replaced`](Self::retire_replaced). Once the new pipeline
+    /// has landed, [`get_program_pipeline`](Self::get_program_pipeline)
+    /// calls with the new stages return this slot; until then, and for
+    /// good if the rebuild fails, the slot stays filed under the stages
+    /// whose pipeline it holds.
     ///
     /// # Errors
     /// [`VulkanError::RebuildIncompatible`] when the new shaders need a
@@ -256,9 +271,7 @@ impl PipelineManager {
     /// # }
     /// ```
     pub unsafe fn rebuild(&self, slot: &Arc<PipelineSlot>, program: &GraphicsProgram<'_>) -> Result<u64, VulkanError> {
-        for (expected, stage) in program.stages() {
-            check_stage(expected, stage)?;
-        }
+        self.check_program(program)?;
         let (old_key, graphics) = {
             let state = lock(&slot.state);
             (state.key.clone(), state.graphics.clone())
@@ -266,8 +279,7 @@ impl PipelineManager {
         graphics.check(&self.options.features, program.extra_stages())?;
         let layout = self.graphics_program_layout(program)?;
         let key = self.pipeline_key(program, &graphics, &layout)?;
-        let mut old_stages: Vec<&StageKey> = old_key.pre_raster.stages.iter().map(|(_, k)| k).collect();
-        old_stages.push(&old_key.fragment.stage);
+        let old_stages = old_key.stages();
         if layout.pipeline_layout != slot.layout {
             return Err(self.incompatible(program, &old_stages, "its descriptor bindings or push constants"));
         }
@@ -275,11 +287,9 @@ impl PipelineManager {
             return Err(self.incompatible(program, &old_stages[..1], "its vertex inputs"));
         }
         let mut stages = Vec::new();
-        let mut codes: Vec<usize> = key.pre_raster.stages.iter().map(|(_, k)| k.code).collect();
-        codes.push(key.fragment.stage.code);
-        for ((flags, stage), code_id) in program.stages().into_iter().zip(codes) {
+        for ((flags, stage), code_id) in program.stages().into_iter().zip(key.codes()) {
             // The specializer runs again on the new module here.
-            let (code, values) = self.code(code_id, stage);
+            let (code, values) = self.libraries.code(code_id, stage);
             SpecializationData::new(&code, values)?;
             stages.push(OwnedStage {
                 flags,
@@ -289,55 +299,29 @@ impl PipelineManager {
             });
         }
         let libraries = self.uses_libraries().then(|| {
-            let map = lock(&self.libraries);
             [
-                map.get(&LibraryKey::VertexInput(key.vertex_input.clone())).copied(),
-                map.get(&LibraryKey::PreRaster(key.pre_raster.clone())).copied(),
-                map.get(&LibraryKey::Fragment(key.fragment.clone())).copied(),
-                map.get(&LibraryKey::Output(key.output.clone())).copied(),
+                LibraryKey::VertexInput(key.vertex_input.clone()),
+                LibraryKey::PreRaster(key.pre_raster.clone()),
+                LibraryKey::Fragment(key.fragment.clone()),
+                LibraryKey::Output(key.output.clone()),
             ]
+            .map(|library| self.libraries.get(&library))
         });
-        let request = {
-            let mut state = lock(&slot.state);
-            state.key = key.clone();
-            state.rebuilds.request()
-        };
-        self.rekey(slot, &old_key, &key);
+        // The slot stays filed under the program it draws until the new
+        // pipeline lands (`GraphicsRebuild::swap`).
+        let request = lock(&slot.state).rebuilds.request();
         let job = GraphicsRebuild {
             slot: Arc::clone(slot),
             request,
             key,
             stages,
             libraries,
-            shared: Arc::clone(&self.libraries),
+            shared: self.libraries.shared(),
+            slots: Arc::clone(&self.slots),
             retired: Arc::clone(&self.retired),
         };
-        match &self.sender {
-            Some(sender) => {
-                let _ = sender.send(Job::Rebuild(Box::new(job)));
-            }
-            // SAFETY: the caller's contract.
-            None => unsafe { job.run(&self.device, self.cache) },
-        }
+        self.workers.submit(Job::Rebuild(Box::new(job)));
         Ok(request)
-    }
-
-    /// Files `slot` under its new key, so that asking for the new program
-    /// finds it; if another slot has that key, it is kept aside.
-    fn rekey(&self, slot: &Arc<PipelineSlot>, old: &PipelineKey, new: &PipelineKey) {
-        if old == new {
-            return;
-        }
-        let mut pipelines = lock(&self.pipelines);
-        if pipelines.get(old).is_some_and(|s| Arc::ptr_eq(s, slot)) {
-            pipelines.remove(old);
-        }
-        if let Entry::Vacant(entry) = pipelines.entry(new.clone()) {
-            entry.insert(Arc::clone(slot));
-        } else {
-            drop(pipelines);
-            lock(&self.orphans).push(Arc::clone(slot));
-        }
     }
 
     /// Creates `slot`'s compute pipeline again from `stage` (its shader
@@ -367,8 +351,8 @@ impl PipelineManager {
     /// # }
     /// ```
     pub unsafe fn rebuild_compute(&self, slot: &Arc<ComputeSlot>, stage: &Stage<'_>) -> Result<u64, VulkanError> {
-        check_stage(vk::ShaderStageFlags::COMPUTE, stage)?;
-        let key = self.stage_key(stage)?;
+        check_stage(vk::ShaderStageFlags::COMPUTE, stage, self.options.spirv_support())?;
+        let key = self.libraries.stage_key(stage)?;
         let old_key = lock(&self.compute).iter().find(|(_, s)| Arc::ptr_eq(s, slot)).map(|(k, _)| k.clone());
         let layout = self.compute_layout(stage)?.pipeline_layout;
         if layout != slot.layout() {
@@ -376,7 +360,7 @@ impl PipelineManager {
             let program_stage = [(vk::ShaderStageFlags::COMPUTE, stage)];
             return Err(self.incompatible_stages(&program_stage, &old, "its descriptor bindings or push constants"));
         }
-        let (code, values) = self.code(key.code, stage);
+        let (code, values) = self.libraries.code(key.code, stage);
         SpecializationData::new(&code, values)?;
         // Swapping into a slot still being filled would race its creation.
         let _ = slot.wait();
@@ -400,13 +384,7 @@ impl PipelineManager {
             }
         }
         let job = ComputeRebuild { slot: Arc::clone(slot), request, job, retired: Arc::clone(&self.retired) };
-        match &self.sender {
-            Some(sender) => {
-                let _ = sender.send(Job::RebuildCompute(job));
-            }
-            // SAFETY: the caller's contract.
-            None => unsafe { job.run(&self.device, self.cache) },
-        }
+        self.workers.submit(Job::RebuildCompute(job));
         Ok(request)
     }
 
@@ -450,10 +428,9 @@ impl PipelineManager {
         old: &[&StageKey],
         what: &str,
     ) -> VulkanError {
-        let interned = lock(&self.interned);
         for (&(_, stage), old) in stages.iter().zip(old) {
-            let Some(before) = interned.reflection_list.get(old.reflection) else { continue };
-            if let Some(change) = reflection_change(before, stage.reflection) {
+            let Some(before) = self.libraries.reflection(old.reflection) else { continue };
+            if let Some(change) = reflection_change(&before, stage.reflection) {
                 return VulkanError::RebuildIncompatible { stage: stage.reflection.stage.name(), reason: change };
             }
         }

@@ -1,0 +1,563 @@
+//! Graphics and compute pipelines from shaders: per-part graphics
+//! pipeline libraries, a fast link now, the link-time-optimized pipeline
+//! from a background worker, monolithic pipelines where libraries are
+//! unavailable, and compute pipelines created now or in the background.
+//!
+//! - [`program`]: what callers hand in (stages, programs);
+//! - [`options`]: how the manager builds, and what the device has;
+//! - [`slot`]: the graphics pipeline handed out, swapped when better;
+//! - [`library_cache`]: libraries by what they are made from;
+//! - [`worker`]: the background threads;
+//! - [`rebuild`]: pipelines built again when their shaders change.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use ash::vk;
+use ash::vk::Handle;
+
+use crate::reflect::Reflection;
+use crate::vulkan::compute::{ComputeJob, ComputeSlot};
+use crate::vulkan::layout::{LayoutCache, LayoutOptions, ProgramLayout};
+use crate::vulkan::library::{FragmentKey, OutputKey, PreRasterKey, StageKey, VertexInputKey, link};
+use crate::vulkan::specialization::SpecializationData;
+use crate::vulkan::state::GraphicsState;
+use crate::vulkan::{VulkanError, lock};
+
+mod library_cache;
+mod options;
+mod program;
+mod rebuild;
+mod slot;
+mod worker;
+
+pub use library_cache::LibraryCounts;
+use library_cache::{LibraryCache, PipelineKey};
+pub use options::PipelineOptions;
+use program::check_stage;
+pub use program::{GraphicsProgram, Stage};
+pub use slot::PipelineSlot;
+use slot::Slots;
+use worker::{Job, Workers};
+
+/// Builds and caches graphics pipelines the way Mesa's zink and DXVK do
+/// with VK_EXT_graphics_pipeline_library: four per-stage libraries, each
+/// cached by everything it is made from (shader code, reflection and
+/// spec-constant values compared in full), a fast link returned at once,
+/// and the link-time-optimized pipeline linked on a worker thread and
+/// swapped in when ready. Without libraries it builds monolithic pipelines
+/// through the same API. Compute pipelines go through it too.
+///
+/// Dropping the manager waits for links in flight, then destroys every
+/// pipeline and library it made (see the contract of [`new`](Self::new)).
+///
+/// # Example
+///
+/// A graphics pipeline drawn once and a compute pipeline dispatched once,
+/// under the validation layer. The device set-up is hidden here; the
+/// program `examples/pipelines` (`cargo run -p smolv-runtime --features
+/// vulkan --example pipelines`) does the same with everything shown.
+///
+/// ```
+/// # mod gpu { include!(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/pipelines/gpu.rs")); }
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use ash::vk;
+/// use smolv_runtime::reflect::Reflection;
+/// use smolv_runtime::vulkan::{GraphicsState, PipelineManager, PipelineOptions, Stage};
+///
+/// // An instance with the validation layer, and a device with Vulkan 1.3
+/// // dynamic rendering (and graphics pipeline libraries where the driver has them).
+/// let gpu = gpu::Gpu::new()?;
+/// let options = PipelineOptions {
+///     graphics_pipeline_library: gpu.graphics_pipeline_library,
+///     api_version: gpu.api_version,
+///     ..PipelineOptions::default()
+/// };
+/// // SAFETY: the device has dynamic rendering (and the pipeline-library
+/// // extensions where `options` says so), and outlives the manager, which is
+/// // dropped after the device is idle (`draw` and `dispatch` wait).
+/// let manager = unsafe { PipelineManager::new(gpu.device.clone(), vk::PipelineCache::null(), &gpu.limits, options) };
+///
+/// // SPIR-V from anywhere: `include_shader!`, a file, or here the bytes glslang wrote.
+/// let vertex_spirv = gpu::words(include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/pipelines/shaders/triangle.vert.spv")));
+/// let fragment_spirv = gpu::words(include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/pipelines/shaders/solid.frag.spv")));
+/// let (v, f) = (Reflection::from_spirv(&vertex_spirv)?, Reflection::from_spirv(&fragment_spirv)?);
+/// let vertex = Stage { spirv: &vertex_spirv, reflection: &v, specialization: &[] };
+/// let fragment = Stage { spirv: &fragment_spirv, reflection: &f, specialization: &[] };
+/// let state = GraphicsState { color_formats: vec![gpu::COLOR_FORMAT], ..GraphicsState::default() };
+/// // SAFETY: the modules are valid SPIR-V for the device, their reflections
+/// // describe them, and the device renders to the state's format.
+/// let slot = unsafe { manager.get_pipeline(&vertex, &fragment, &state)? };
+/// // The same combination again: the same slot, nothing built.
+/// // SAFETY: as above.
+/// assert!(std::sync::Arc::ptr_eq(&slot, &unsafe { manager.get_pipeline(&vertex, &fragment, &state)? }));
+/// // Every frame, bind `slot.current()`: the optimized link once the worker has it.
+/// let pixel = gpu.draw(slot.current(), slot.layout(), [0.25, 0.5, 0.75, 1.0])?;
+/// assert_eq!(pixel, [64, 128, 191, 255]);
+///
+/// let compute_spirv = gpu::words(include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/pipelines/shaders/fill.comp.spv")));
+/// let c = Reflection::from_spirv(&compute_spirv)?;
+/// let stage = Stage { spirv: &compute_spirv, reflection: &c, specialization: &[] };
+/// // SAFETY: valid SPIR-V described by its reflection.
+/// let compute = unsafe { manager.get_compute(&stage)? };
+/// let layout = manager.compute_layout(&stage)?;
+/// let values = gpu.dispatch(compute.wait()?, layout.pipeline_layout, layout.set_layouts[0], 64)?;
+/// assert!(values.iter().enumerate().all(|(i, &value)| value == 3 * i as u32 + 1));
+///
+/// drop(manager);
+/// gpu.finish()?; // an error listing them if the validation layer said anything
+/// # Ok(())
+/// # }
+/// ```
+pub struct PipelineManager {
+    device: ash::Device,
+    cache: vk::PipelineCache,
+    layouts: LayoutCache,
+    options: PipelineOptions,
+    libraries: LibraryCache,
+    /// Shared with the workers, which file a rebuilt slot under its new
+    /// program when the new pipeline lands.
+    slots: Arc<Mutex<Slots>>,
+    compute: Mutex<HashMap<StageKey, Arc<ComputeSlot>>>,
+    /// Rebuilt compute slots whose new key another slot already had.
+    compute_orphans: Mutex<Vec<Arc<ComputeSlot>>>,
+    /// Pipelines that rebuilds replaced, until
+    /// [`retire_replaced`](Self::retire_replaced) destroys them.
+    retired: Arc<Mutex<Vec<vk::Pipeline>>>,
+    workers: Workers,
+}
+
+impl std::fmt::Debug for PipelineManager {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PipelineManager")
+            .field("options", &self.options)
+            .field("uses_libraries", &self.uses_libraries())
+            .finish()
+    }
+}
+
+impl PipelineManager {
+    /// A manager creating pipelines on `device` (whose physical device has
+    /// `limits`), through `cache` (may be null). See the
+    /// [example](Self#example).
+    ///
+    /// # Safety
+    /// - `device` must be a valid device with Vulkan 1.3 dynamic rendering
+    ///   enabled, and `limits` the limits of its physical device (or lower).
+    ///   With [`PipelineOptions::graphics_pipeline_library`] (the default)
+    ///   it must also have VK_KHR_pipeline_library and
+    ///   VK_EXT_graphics_pipeline_library with the `graphicsPipelineLibrary`
+    ///   feature enabled.
+    /// - [`PipelineOptions::api_version`] must not be above the Vulkan
+    ///   version the device was created for.
+    /// - `cache` must be null or a pipeline cache of `device` that stays
+    ///   valid until the manager is dropped (background workers use it).
+    /// - `device` must outlive the manager.
+    /// - When the manager is dropped, the device must be done with every
+    ///   pipeline it handed out: no command buffer that uses one may still
+    ///   be pending (wait for the queue or the device to be idle first).
+    pub unsafe fn new(
+        device: ash::Device,
+        cache: vk::PipelineCache,
+        limits: &vk::PhysicalDeviceLimits,
+        options: PipelineOptions,
+    ) -> Self {
+        let mut options = options;
+        if std::env::var("SMOLV_FORCE_MONOLITHIC").is_ok_and(|v| v == "1") {
+            options.force_monolithic = true;
+        }
+        // Workers link optimized pipelines and create compute pipelines
+        // asked for in the background, so there are some even without libraries.
+        // SAFETY: the caller's contract: `cache` is null or `device`'s; the
+        // manager stops the workers before it destroys what jobs hold.
+        let workers = unsafe { Workers::start(&device, cache, options.workers) };
+        // SAFETY: the same device, limits and lifetime as this manager's
+        // (the caller's contract); the manager drops the layouts after its
+        // pipelines, and pipeline creation never outlives a call.
+        let layouts = unsafe { LayoutCache::new(device.clone(), limits) };
+        // SAFETY: as above; the manager destroys the libraries in `drop`,
+        // after its pipelines and once the workers are stopped.
+        let libraries = unsafe { LibraryCache::new(device.clone(), cache, options.specialize_ahead) };
+        Self {
+            device,
+            cache,
+            layouts,
+            options,
+            libraries,
+            slots: Arc::default(),
+            compute: Mutex::default(),
+            compute_orphans: Mutex::default(),
+            retired: Arc::default(),
+            workers,
+        }
+    }
+
+    /// Whether pipelines are built from libraries (false: monolithic).
+    ///
+    /// ```no_run
+    /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager) {
+    /// if !manager.uses_libraries() {
+    ///     eprintln!("no VK_EXT_graphics_pipeline_library: building monolithic pipelines");
+    /// }
+    /// # }
+    /// ```
+    pub fn uses_libraries(&self) -> bool {
+        self.options.graphics_pipeline_library && !self.options.force_monolithic
+    }
+
+    /// The layouts of a vertex + fragment program, as the manager builds
+    /// them: allocate descriptor sets with `set_layouts[set]`, bind them
+    /// and push constants with `pipeline_layout`.
+    ///
+    /// # Errors
+    /// See [`LayoutCache::program`].
+    pub fn program_layout(&self, vertex: &Stage<'_>, fragment: &Stage<'_>) -> Result<ProgramLayout, VulkanError> {
+        let options = LayoutOptions { independent_sets: self.uses_libraries(), ..LayoutOptions::default() };
+        self.layouts.program(&[vertex.reflection, fragment.reflection], &options)
+    }
+
+    /// The pipeline for `vertex` + `fragment` with `state`. The first call
+    /// for a combination builds what is missing and returns a fast-linked
+    /// pipeline (queuing the optimized link in the background), or a
+    /// monolithic one; later calls return the same slot. When threads race
+    /// for the same combination, one slot wins and the others' pipelines
+    /// are destroyed. See the [example](Self#example).
+    ///
+    /// # Errors
+    /// Layout errors, spec-constant values that do not fit their
+    /// constants, [`VulkanError::SpirvVersionUnsupported`] for a module
+    /// newer than [`PipelineOptions::api_version`] takes, and failing
+    /// Vulkan calls.
+    ///
+    /// # Safety
+    /// What `vkCreateGraphicsPipelines` requires of its inputs:
+    /// - each stage's `spirv` is a valid SPIR-V module for the device and
+    ///   its enabled features and has the entry point its reflection names;
+    /// - each reflection describes its module: every binding and push
+    ///   constant the module uses is in it, with its type and count;
+    /// - `state` is valid for the device: formats it supports as colour and
+    ///   depth attachments and as vertex attributes, counts within its
+    ///   limits, vertex inputs that match the vertex stage.
+    pub unsafe fn get_pipeline(
+        &self,
+        vertex: &Stage<'_>,
+        fragment: &Stage<'_>,
+        state: &GraphicsState,
+    ) -> Result<Arc<PipelineSlot>, VulkanError> {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { self.get_program_pipeline(&GraphicsProgram::new(*vertex, *fragment), state) }
+    }
+
+    /// The pipeline of `program` with `state`: as
+    /// [`get_pipeline`](Self::get_pipeline), for programs with
+    /// tessellation or geometry stages too. The vertex, tessellation and
+    /// geometry stages go into one pre-rasterization library.
+    ///
+    /// # Errors
+    /// As [`get_pipeline`](Self::get_pipeline), and
+    /// [`VulkanError::FeatureNotEnabled`] for state or stages that need a
+    /// feature missing from [`PipelineOptions::features`],
+    /// [`VulkanError::WrongStage`] for a stage in the wrong place,
+    /// [`VulkanError::BlendCount`], [`VulkanError::DynamicStateUnsupported`],
+    /// [`VulkanError::PatchTopology`] and [`VulkanError::VertexInputFormat`].
+    ///
+    /// # Safety
+    /// As [`get_pipeline`](Self::get_pipeline), for every stage; the
+    /// sample count must be one the device supports for the attachments.
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager, vertex: smolv_runtime::vulkan::Stage<'_>, geometry: smolv_runtime::vulkan::Stage<'_>, fragment: smolv_runtime::vulkan::Stage<'_>) -> Result<(), smolv_runtime::vulkan::VulkanError> {
+    /// use smolv_runtime::vulkan::{DeviceFeatures, GraphicsProgram, GraphicsState, PipelineOptions};
+    /// // The manager was made with the features given to vkCreateDevice:
+    /// let enabled = vk::PhysicalDeviceFeatures::default().geometry_shader(true);
+    /// let options = PipelineOptions { features: DeviceFeatures::from_enabled(&enabled), ..PipelineOptions::default() };
+    /// # let _ = options;
+    /// let program = GraphicsProgram { geometry: Some(geometry), ..GraphicsProgram::new(vertex, fragment) };
+    /// // SAFETY: valid modules described by their reflections; a state the device supports.
+    /// let slot = unsafe { manager.get_program_pipeline(&program, &GraphicsState::default())? };
+    /// # let _ = slot;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub unsafe fn get_program_pipeline(
+        &self,
+        program: &GraphicsProgram<'_>,
+        state: &GraphicsState,
+    ) -> Result<Arc<PipelineSlot>, VulkanError> {
+        self.check_program(program)?;
+        state.check(&self.options.features, program.extra_stages())?;
+        let layout = self.graphics_program_layout(program)?;
+        let key = self.pipeline_key(program, state, &layout)?;
+        if let Some(slot) = lock(&self.slots).by_key.get(&key) {
+            return Ok(Arc::clone(slot));
+        }
+        let (slot, libraries) = if self.uses_libraries() {
+            let libraries = [
+                self.libraries.vertex_input(&key.vertex_input)?,
+                self.libraries.pre_raster(program, &key.pre_raster)?,
+                self.libraries.fragment(&program.fragment, &key.fragment)?,
+                self.libraries.output(&key.output)?,
+            ];
+            // SAFETY: the manager keeps these libraries alive, made for this
+            // layout, on its device and cache.
+            let fast = unsafe { link(&self.device, self.cache, &libraries, layout.pipeline_layout, false) }?;
+            let slot = PipelineSlot::new(fast, false, layout.pipeline_layout, key.clone(), state.clone());
+            (slot, Some(libraries))
+        } else {
+            let pipeline = self.monolithic(program, &key, layout.pipeline_layout)?;
+            (PipelineSlot::new(pipeline, true, layout.pipeline_layout, key.clone(), state.clone()), None)
+        };
+        let mut slots = lock(&self.slots);
+        if let Some(existing) = slots.by_key.get(&key) {
+            // Another thread made the same pipeline meanwhile: keep theirs,
+            // as the library cache does for libraries. Nothing was queued for ours.
+            let existing = Arc::clone(existing);
+            drop(slots);
+            // SAFETY: `slot.fast` was just created by this call and never
+            // handed out or used.
+            unsafe { self.device.destroy_pipeline(slot.current(), None) };
+            return Ok(existing);
+        }
+        let slot = Arc::new(slot);
+        slots.by_key.insert(key, Arc::clone(&slot));
+        drop(slots);
+        if let Some(libraries) = libraries {
+            self.workers.submit(Job::Link { slot: Arc::clone(&slot), libraries, request: 0 });
+        }
+        Ok(slot)
+    }
+
+    /// An error unless every stage of `program` is of its place's stage
+    /// and of a SPIR-V version the device takes.
+    fn check_program(&self, program: &GraphicsProgram<'_>) -> Result<(), VulkanError> {
+        let spirv = self.options.spirv_support();
+        program.stages().into_iter().try_for_each(|(expected, stage)| check_stage(expected, stage, spirv))
+    }
+
+    /// The layouts of `program`, as the manager builds them (see
+    /// [`program_layout`](Self::program_layout)).
+    ///
+    /// # Errors
+    /// See [`LayoutCache::program`].
+    pub fn graphics_program_layout(&self, program: &GraphicsProgram<'_>) -> Result<ProgramLayout, VulkanError> {
+        let options = LayoutOptions { independent_sets: self.uses_libraries(), ..LayoutOptions::default() };
+        let reflections: Vec<&Reflection> = program.stages().iter().map(|(_, s)| s.reflection).collect();
+        self.layouts.program(&reflections, &options)
+    }
+
+    /// The four part keys of `program` with `state`.
+    fn pipeline_key(
+        &self,
+        program: &GraphicsProgram<'_>,
+        state: &GraphicsState,
+        layout: &ProgramLayout,
+    ) -> Result<PipelineKey, VulkanError> {
+        let pre_raster = program.pre_raster();
+        let pre_raster_reflections: Vec<&Reflection> = pre_raster.iter().map(|(_, s)| s.reflection).collect();
+        let (pre_raster_layout, fragment_layout) = if self.uses_libraries() {
+            (
+                self.layouts.library_layout(layout, &pre_raster_reflections, None)?,
+                self.layouts.library_layout(layout, &[program.fragment.reflection], None)?,
+            )
+        } else {
+            (layout.pipeline_layout, layout.pipeline_layout)
+        };
+        let pre_raster_stages = pre_raster
+            .iter()
+            .map(|&(flags, stage)| Ok((flags, self.libraries.stage_key(stage)?)))
+            .collect::<Result<_, _>>()?;
+        Ok(PipelineKey {
+            vertex_input: VertexInputKey::of(state, program.vertex.reflection)?,
+            pre_raster: PreRasterKey::of(state, pre_raster_stages, pre_raster_layout.as_raw()),
+            fragment: FragmentKey::of(state, self.libraries.stage_key(&program.fragment)?, fragment_layout.as_raw()),
+            output: OutputKey::of(state)?,
+        })
+    }
+
+    /// Creates (or finds) the fragment-shader library of `fragment` alone:
+    /// what a game does when a material's shader loads, ahead of any draw.
+    ///
+    /// # Errors
+    /// As [`get_pipeline`](Self::get_pipeline).
+    ///
+    /// # Safety
+    /// As [`get_pipeline`](Self::get_pipeline).
+    ///
+    /// ```no_run
+    /// # use smolv_runtime::vulkan::{GraphicsState, PipelineManager, Stage};
+    /// # fn example(manager: &PipelineManager, vertex: &Stage<'_>, fragment: &Stage<'_>, state: &GraphicsState) -> Result<(), smolv_runtime::vulkan::VulkanError> {
+    /// // When a material loads, before anything draws with it.
+    /// // SAFETY: as in `get_pipeline`.
+    /// let library = unsafe { manager.preload_fragment(vertex, fragment, state)? };
+    /// # let _ = library;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub unsafe fn preload_fragment(
+        &self,
+        vertex: &Stage<'_>,
+        fragment: &Stage<'_>,
+        state: &GraphicsState,
+    ) -> Result<vk::Pipeline, VulkanError> {
+        check_stage(vk::ShaderStageFlags::FRAGMENT, fragment, self.options.spirv_support())?;
+        let layout = self.program_layout(vertex, fragment)?;
+        let fragment_layout = if self.uses_libraries() {
+            self.layouts.library_layout(&layout, &[fragment.reflection], None)?
+        } else {
+            layout.pipeline_layout
+        };
+        let key = FragmentKey::of(state, self.libraries.stage_key(fragment)?, fragment_layout.as_raw());
+        self.libraries.fragment(fragment, &key)
+    }
+
+    /// How many libraries of each part the manager holds now.
+    ///
+    /// ```no_run
+    /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager) {
+    /// let counts = manager.library_counts();
+    /// println!("{} fragment-shader libraries", counts.fragment_shader);
+    /// # }
+    /// ```
+    pub fn library_counts(&self) -> LibraryCounts {
+        self.libraries.counts()
+    }
+
+    /// The layouts of a compute shader, as the manager builds them (plain
+    /// layouts: compute pipelines are never libraries). Allocate
+    /// descriptor sets with `set_layouts`, as the [example](Self#example)
+    /// does.
+    ///
+    /// # Errors
+    /// See [`LayoutCache::program`].
+    pub fn compute_layout(&self, stage: &Stage<'_>) -> Result<ProgramLayout, VulkanError> {
+        self.layouts
+            .program(&[stage.reflection], &LayoutOptions { independent_sets: false, ..LayoutOptions::default() })
+    }
+
+    /// The compute pipeline of `stage`, created now on this thread (or
+    /// found: the same stage gives the same slot). Its layout comes from
+    /// the reflection, its spec constants are folded in ahead when
+    /// [`PipelineOptions::specialize_ahead`] says so, and it goes through
+    /// the manager's pipeline cache. See the [example](Self#example).
+    ///
+    /// # Errors
+    /// Layout errors, spec-constant values that do not fit, a stage that
+    /// is not a compute shader, [`VulkanError::SpirvVersionUnsupported`],
+    /// and failing Vulkan calls.
+    ///
+    /// # Safety
+    /// As [`get_pipeline`](Self::get_pipeline) for the stage.
+    pub unsafe fn get_compute(&self, stage: &Stage<'_>) -> Result<Arc<ComputeSlot>, VulkanError> {
+        // SAFETY: the caller's contract, passed on.
+        let slot = unsafe { self.compute_slot(stage, false)? };
+        slot.wait()?;
+        Ok(slot)
+    }
+
+    /// As [`get_compute`](Self::get_compute), but the pipeline is created
+    /// on the manager's background worker: this returns at once, and
+    /// [`ComputeSlot::wait`] (or [`ComputeSlot::pipeline`]) gives it when
+    /// ready. What can be checked ahead (layout, stage, SPIR-V version,
+    /// spec-constant values) is checked here.
+    ///
+    /// # Errors
+    /// As [`get_compute`](Self::get_compute), except failing Vulkan calls,
+    /// which [`ComputeSlot::wait`] reports.
+    ///
+    /// # Safety
+    /// As [`get_compute`](Self::get_compute).
+    ///
+    /// ```no_run
+    /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager, stage: &smolv_runtime::vulkan::Stage<'_>) -> Result<(), smolv_runtime::vulkan::VulkanError> {
+    /// // SAFETY: as in `get_compute`.
+    /// let slot = unsafe { manager.request_compute(stage)? };
+    /// // ... build the graphics pipelines meanwhile ...
+    /// let pipeline = slot.wait()?;
+    /// # let _ = pipeline;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub unsafe fn request_compute(&self, stage: &Stage<'_>) -> Result<Arc<ComputeSlot>, VulkanError> {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { self.compute_slot(stage, true) }
+    }
+
+    /// # Safety
+    /// As [`get_compute`](Self::get_compute).
+    unsafe fn compute_slot(&self, stage: &Stage<'_>, background: bool) -> Result<Arc<ComputeSlot>, VulkanError> {
+        check_stage(vk::ShaderStageFlags::COMPUTE, stage, self.options.spirv_support())?;
+        let key = self.libraries.stage_key(stage)?;
+        if let Some(slot) = lock(&self.compute).get(&key) {
+            return Ok(Arc::clone(slot));
+        }
+        let layout = self.compute_layout(stage)?.pipeline_layout;
+        let (code, values) = self.libraries.code(key.code, stage);
+        // Refuse values that do not fit here, not on the worker.
+        SpecializationData::new(&code, values)?;
+        let job = ComputeJob {
+            code: code.into_owned(),
+            values: values.to_vec(),
+            reflection: stage.reflection.clone(),
+            layout,
+        };
+        let slot = {
+            let mut compute = lock(&self.compute);
+            if let Some(slot) = compute.get(&key) {
+                return Ok(Arc::clone(slot));
+            }
+            let slot = Arc::new(ComputeSlot::pending(layout));
+            compute.insert(key, Arc::clone(&slot));
+            slot
+        };
+        if background {
+            self.workers.submit(Job::Compute { slot: Arc::clone(&slot), job });
+        } else {
+            // SAFETY: the caller's contract: valid code and reflection;
+            // the layout and cache belong to this manager's device.
+            let created = unsafe { job.create(&self.device, self.cache) };
+            slot.finish(created.map_err(|e| e.result()));
+        }
+        Ok(slot)
+    }
+
+    /// A monolithic pipeline of `program`, made of `key`'s four parts.
+    fn monolithic(
+        &self,
+        program: &GraphicsProgram<'_>,
+        key: &PipelineKey,
+        layout: vk::PipelineLayout,
+    ) -> Result<vk::Pipeline, VulkanError> {
+        let stages: Vec<_> = program.stages().into_iter().zip(key.codes()).map(|((f, s), code)| (f, s, code)).collect();
+        self.libraries.create_with_stages(key.parts(), false, &stages, layout)
+    }
+}
+
+impl Drop for PipelineManager {
+    fn drop(&mut self) {
+        // The workers finish the jobs already queued first.
+        self.workers.stop();
+        // SAFETY: the workers are gone, and the caller keeps the device alive
+        // and done with these pipelines (the contract of `new`).
+        unsafe {
+            // A slot can be in the map once; rebuilt slots whose new key
+            // another slot had are kept aside. Each handle is destroyed once.
+            let mut pipelines = std::collections::BTreeSet::new();
+            let slots = std::mem::take(&mut *lock(&self.slots));
+            for slot in slots.by_key.into_values().chain(slots.orphans) {
+                pipelines.extend(PipelineSlot::held(&lock(&slot.state)).iter().map(|p| p.as_raw()));
+            }
+            let compute = self.compute.get_mut().unwrap_or_else(|e| e.into_inner()).drain().map(|(_, slot)| slot);
+            for slot in compute.chain(self.compute_orphans.get_mut().unwrap_or_else(|e| e.into_inner()).drain(..)) {
+                if let Some(pipeline) = slot.take() {
+                    pipelines.insert(pipeline.as_raw());
+                }
+            }
+            pipelines.extend(lock(&self.retired).drain(..).map(|p| p.as_raw()));
+            for pipeline in pipelines {
+                self.device.destroy_pipeline(vk::Pipeline::from_raw(pipeline), None);
+            }
+            self.libraries.destroy();
+        }
+    }
+}

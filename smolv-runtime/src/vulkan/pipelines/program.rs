@@ -1,0 +1,131 @@
+//! What a caller hands the manager: shader stages with their reflection
+//! and spec-constant values, grouped into graphics programs.
+
+use ash::vk;
+
+use crate::reflect::Reflection;
+use crate::specialize::Value;
+use crate::vulkan::VulkanError;
+use crate::vulkan::spirv_version::SpirvSupport;
+use crate::vulkan::state::ExtraStages;
+
+/// One shader stage of a program: SPIR-V, its reflection, and
+/// spec-constant values.
+///
+/// The manager tells stages apart by their whole contents: the SPIR-V
+/// words, the reflection and the values are compared, never only hashed,
+/// so two different modules can never share a pipeline. How a stage goes
+/// to a pipeline: see the [example on `PipelineManager`](super::PipelineManager#example).
+///
+/// ```
+/// use smolv_runtime::reflect::{Reflection, ShaderStage};
+/// use smolv_runtime::specialize::Value;
+/// use smolv_runtime::vulkan::Stage;
+/// # let fragment_spirv: Vec<u32> = Vec::new();
+/// // Usually `Reflection::from_spirv(&fragment_spirv)?`, or the embedded shader's.
+/// let reflection = Reflection::new(ShaderStage::Fragment, "main");
+/// // Spec constant 0 (say, the number of lights) set to 4 for this pipeline.
+/// let fragment = Stage { spirv: &fragment_spirv, reflection: &reflection, specialization: &[(0, Value::U32(4))] };
+/// assert_eq!(fragment.reflection.entry_point, "main");
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Stage<'a> {
+    /// SPIR-V words.
+    pub spirv: &'a [u32],
+    /// Its reflection (stage, entry point, bindings, push constants).
+    pub reflection: &'a Reflection,
+    /// Specialization constants, as `(constant id, value)`, each id once.
+    /// Each value is written at the size of its constant's type in the
+    /// module: 8 bytes for 64-bit types (give those as [`Value::Bits`], or
+    /// a narrower value that widens exactly).
+    pub specialization: &'a [(u32, Value)],
+}
+
+/// The shader stages of one graphics pipeline: vertex and fragment, and
+/// tessellation and geometry where the program has them (and the device
+/// has the features: see [`DeviceFeatures`](crate::vulkan::DeviceFeatures)).
+///
+/// ```
+/// use smolv_runtime::reflect::{Reflection, ShaderStage};
+/// use smolv_runtime::vulkan::{GraphicsProgram, Stage};
+/// # let (vertex_spirv, geometry_spirv, fragment_spirv) = (Vec::new(), Vec::new(), Vec::new());
+/// let [vertex, geometry, fragment] =
+///     [ShaderStage::Vertex, ShaderStage::Geometry, ShaderStage::Fragment].map(|s| Reflection::new(s, "main"));
+/// let stage = |spirv, reflection| Stage { spirv, reflection, specialization: &[] };
+/// let program = GraphicsProgram {
+///     geometry: Some(stage(&geometry_spirv, &geometry)),
+///     ..GraphicsProgram::new(stage(&vertex_spirv, &vertex), stage(&fragment_spirv, &fragment))
+/// };
+/// assert!(program.tessellation.is_none());
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct GraphicsProgram<'a> {
+    /// The vertex stage.
+    pub vertex: Stage<'a>,
+    /// Tessellation control and evaluation stages (with a `PATCH_LIST`
+    /// topology and [`GraphicsState::patch_control_points`](crate::vulkan::GraphicsState::patch_control_points)).
+    pub tessellation: Option<[Stage<'a>; 2]>,
+    /// A geometry stage.
+    pub geometry: Option<Stage<'a>>,
+    /// The fragment stage.
+    pub fragment: Stage<'a>,
+}
+
+impl<'a> GraphicsProgram<'a> {
+    /// A vertex + fragment program.
+    ///
+    /// ```
+    /// use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// use smolv_runtime::vulkan::{GraphicsProgram, Stage};
+    /// # let (vertex_spirv, fragment_spirv) = (Vec::new(), Vec::new());
+    /// let (v, f) = (Reflection::new(ShaderStage::Vertex, "main"), Reflection::new(ShaderStage::Fragment, "main"));
+    /// let program = GraphicsProgram::new(
+    ///     Stage { spirv: &vertex_spirv, reflection: &v, specialization: &[] },
+    ///     Stage { spirv: &fragment_spirv, reflection: &f, specialization: &[] },
+    /// );
+    /// assert!(program.geometry.is_none());
+    /// ```
+    pub fn new(vertex: Stage<'a>, fragment: Stage<'a>) -> Self {
+        Self { vertex, tessellation: None, geometry: None, fragment }
+    }
+
+    /// The pre-rasterization stages, in pipeline order.
+    pub(super) fn pre_raster(&self) -> Vec<(vk::ShaderStageFlags, &Stage<'a>)> {
+        let mut stages = vec![(vk::ShaderStageFlags::VERTEX, &self.vertex)];
+        if let Some([control, evaluation]) = &self.tessellation {
+            stages.push((vk::ShaderStageFlags::TESSELLATION_CONTROL, control));
+            stages.push((vk::ShaderStageFlags::TESSELLATION_EVALUATION, evaluation));
+        }
+        if let Some(geometry) = &self.geometry {
+            stages.push((vk::ShaderStageFlags::GEOMETRY, geometry));
+        }
+        stages
+    }
+
+    /// Every stage, in pipeline order.
+    pub(super) fn stages(&self) -> Vec<(vk::ShaderStageFlags, &Stage<'a>)> {
+        let mut stages = self.pre_raster();
+        stages.push((vk::ShaderStageFlags::FRAGMENT, &self.fragment));
+        stages
+    }
+
+    pub(super) fn extra_stages(&self) -> ExtraStages {
+        ExtraStages { geometry: self.geometry.is_some(), tessellation: self.tessellation.is_some() }
+    }
+}
+
+/// An error unless `stage`'s reflection is of the `expected` stage and its
+/// SPIR-V version is one `device` takes.
+pub(super) fn check_stage(
+    expected: vk::ShaderStageFlags,
+    stage: &Stage<'_>,
+    device: SpirvSupport,
+) -> Result<(), VulkanError> {
+    if stage.reflection.stage.vk_stage_flag() != expected.as_raw() {
+        return Err(VulkanError::WrongStage {
+            expected: format!("{expected:?}"),
+            found: stage.reflection.stage.name(),
+        });
+    }
+    device.check(stage.spirv, stage.reflection)
+}

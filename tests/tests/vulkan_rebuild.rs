@@ -1,0 +1,152 @@
+//! Rebuilds (hot reload) on lavapipe with validation on, with libraries
+//! and monolithic: a slot is filed under the program it draws. A rebuild
+//! that fails on the worker leaves it filed under its old program, still
+//! drawing it, and the new program gets a pipeline of its own; a rebuild
+//! that lands files it under the new one. Each test ends by destroying the
+//! device, so the layer reports anything left alive.
+#![allow(unsafe_code)]
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ash::vk;
+use smolv_runtime::ShaderSet;
+use smolv_runtime::reflect::Reflection;
+use smolv_runtime::vulkan::{GraphicsProgram, GraphicsState, PipelineManager, PipelineOptions, PipelineSlot, Stage};
+use smolv_tests::vulkan::Gpu;
+
+const SIZE: u32 = 8;
+
+const VERTEX: &str = "#version 450\n\
+void main() {\n  vec2 uv = vec2((gl_VertexIndex << 1) & 2, gl_VertexIndex & 2);\n\
+  gl_Position = vec4(uv * 2.0 - 1.0, 0.0, 1.0);\n}\n";
+
+const RED: &str = "#version 450\nlayout(location = 0) out vec4 color;\nvoid main() { color = vec4(1, 0, 0, 1); }\n";
+
+const GREEN: &str = "#version 450\nlayout(location = 0) out vec4 color;\nvoid main() { color = vec4(0, 1, 0, 1); }\n";
+
+/// A decoded module and its reflection.
+struct Module {
+    code: Vec<u32>,
+    reflection: Reflection,
+}
+
+impl Module {
+    fn stage(&self) -> Stage<'_> {
+        Stage { spirv: &self.code, reflection: &self.reflection, specialization: &[] }
+    }
+}
+
+/// `fill.vert`, `red.frag` and `green.frag`, compiled with smolv-build.
+fn modules() -> [Module; 3] {
+    let dir = tempfile::tempdir().unwrap();
+    let names = ["fill.vert", "red.frag", "green.frag"];
+    std::fs::create_dir_all(dir.path().join("shaders")).unwrap();
+    for (name, source) in names.iter().zip([VERTEX, RED, GREEN]) {
+        std::fs::write(dir.path().join("shaders").join(name), source).unwrap();
+    }
+    let mut config = smolv_build::Config::new();
+    config.shader_dir(dir.path().join("shaders")).out_dir(dir.path().join("out")).cargo_directives(false);
+    config.try_compile().unwrap();
+    let set = ShaderSet::open(dir.path().join("out/smolv/shaders.smvb")).unwrap();
+    names.map(|name| {
+        let shader = set.get(name).unwrap();
+        Module { code: shader.decode().unwrap(), reflection: shader.reflection().unwrap() }
+    })
+}
+
+/// A manager on the device whose pipeline creation a test can make fail.
+fn manager(gpu: &Gpu, force_monolithic: bool) -> PipelineManager {
+    let options = PipelineOptions {
+        graphics_pipeline_library: gpu.graphics_pipeline_library,
+        force_monolithic,
+        ..PipelineOptions::default()
+    };
+    // SAFETY: `Gpu` enables dynamic rendering and, where `options` says
+    // so, graphics pipeline libraries; each test drops the manager (after
+    // `draw`, which waits for the queue) before the device.
+    unsafe { PipelineManager::new(gpu.recording_device(), vk::PipelineCache::null(), &gpu.properties.limits, options) }
+}
+
+fn pipeline(manager: &PipelineManager, vertex: &Module, fragment: &Module) -> Arc<PipelineSlot> {
+    // SAFETY: smolv-build's modules with their own reflection, and the
+    // default RGBA8 state, which every device renders to.
+    unsafe { manager.get_pipeline(&vertex.stage(), &fragment.stage(), &GraphicsState::default()) }.unwrap()
+}
+
+/// Waits until `done` holds, for at most ten seconds.
+fn wait_until(what: &str, done: impl Fn() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < Duration::from_secs(10), "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// The colour `slot`'s pipeline draws, as RGBA8 of the first pixel.
+fn colour(gpu: &Gpu, slot: &PipelineSlot) -> Vec<u8> {
+    gpu.draw(slot.current(), SIZE, |_| {})[..4].to_vec()
+}
+
+const RED_PIXEL: [u8; 4] = [255, 0, 0, 255];
+const GREEN_PIXEL: [u8; 4] = [0, 255, 0, 255];
+
+#[test]
+fn a_failed_rebuild_leaves_the_slot_filed_under_the_program_it_still_draws() {
+    let [vertex, red, green] = modules();
+    for force_monolithic in [false, true] {
+        let gpu = Gpu::new();
+        {
+            let manager = manager(&gpu, force_monolithic);
+            let slot = pipeline(&manager, &vertex, &red);
+            // No optimized link may be in flight when creation starts failing.
+            wait_until("the optimized link", || slot.is_optimized());
+            gpu.fail_pipeline_creation(true);
+            let program = GraphicsProgram::new(vertex.stage(), green.stage());
+            // SAFETY: as in `pipeline`; `slot` is this manager's.
+            unsafe { manager.rebuild(&slot, &program) }.unwrap();
+            wait_until("the rebuild to fail", || slot.rebuild_failure().is_some());
+            gpu.fail_pipeline_creation(false);
+
+            assert_eq!(slot.generation(), 0, "monolithic: {force_monolithic}");
+            assert_eq!(colour(&gpu, &slot), RED_PIXEL, "the slot keeps drawing the old program");
+            assert!(
+                Arc::ptr_eq(&pipeline(&manager, &vertex, &red), &slot),
+                "asking for the old program still finds the slot that draws it (monolithic: {force_monolithic})"
+            );
+            let green_slot = pipeline(&manager, &vertex, &green);
+            assert!(
+                !Arc::ptr_eq(&green_slot, &slot),
+                "asking for the new program must not find a slot that draws the old one (monolithic: {force_monolithic})"
+            );
+            assert_eq!(colour(&gpu, &green_slot), GREEN_PIXEL);
+        }
+        gpu.finish();
+    }
+}
+
+#[test]
+fn a_landed_rebuild_files_the_slot_under_its_new_program() {
+    let [vertex, red, green] = modules();
+    for force_monolithic in [false, true] {
+        let gpu = Gpu::new();
+        {
+            let manager = manager(&gpu, force_monolithic);
+            let slot = pipeline(&manager, &vertex, &red);
+            let program = GraphicsProgram::new(vertex.stage(), green.stage());
+            // SAFETY: as in `pipeline`; `slot` is this manager's.
+            let target = unsafe { manager.rebuild(&slot, &program) }.unwrap();
+            wait_until("the rebuild to land", || slot.generation() >= target);
+            assert!(slot.rebuild_failure().is_none());
+            assert_eq!(colour(&gpu, &slot), GREEN_PIXEL, "the slot draws the new program");
+            assert!(Arc::ptr_eq(&pipeline(&manager, &vertex, &green), &slot), "monolithic: {force_monolithic}");
+            let red_slot = pipeline(&manager, &vertex, &red);
+            assert!(!Arc::ptr_eq(&red_slot, &slot), "the old program gets a pipeline of its own");
+            assert_eq!(colour(&gpu, &red_slot), RED_PIXEL);
+            // SAFETY: `draw` waited for the queue: nothing uses the replaced pipelines.
+            let retired = unsafe { manager.retire_replaced() };
+            assert!(retired >= 1, "the replaced pipelines are retired, {retired} of them");
+        }
+        gpu.finish();
+    }
+}
