@@ -121,6 +121,9 @@ impl Renderer {
             workers: 1,
             // The game's state needs no optional feature.
             features: DeviceFeatures::default(),
+            // The context creates a Vulkan 1.3 instance and device.
+            api_version: ash::vk::API_VERSION_1_3,
+            khr_spirv_1_4: false,
         };
         // SAFETY: the context enables dynamic rendering, and the pipeline
         // library extensions whenever `graphics_pipeline_library` is set;
