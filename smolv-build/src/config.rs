@@ -237,7 +237,9 @@ impl Config {
         self
     }
 
-    /// SPIR-V version (default: the target environment's).
+    /// SPIR-V version (default: the target environment's). A version newer
+    /// than the target environment takes raises the environment to the
+    /// oldest one that takes it: SPIR-V 1.3 alone means Vulkan 1.1.
     ///
     /// ```
     /// use smolv_build::{Config, SpirvVersion, TargetEnv};
@@ -739,9 +741,13 @@ impl Config {
                 bad.register
             )));
         }
+        let spirv_version = self.spirv_version.unwrap_or(self.target_env.default_spirv_version());
+        let (major, minor) = spirv_version.major_minor();
         let settings = Settings {
-            target_env: self.target_env,
-            spirv_version: self.spirv_version.unwrap_or(self.target_env.default_spirv_version()),
+            // A SPIR-V version the environment cannot take raises it:
+            // `spirv_version(V1_3)` alone means Vulkan 1.1.
+            target_env: self.target_env.accepting(u32::from(major) << 16 | u32::from(minor) << 8),
+            spirv_version,
             optimization: self.optimization,
             strip_debug: self.strip_debug.unwrap_or_else(|| env("PROFILE").as_deref() == Some("release")),
             include_dirs: self.include_dirs.iter().map(|d| base.join(d)).collect(),
