@@ -203,9 +203,12 @@ pub(crate) fn compile_uncached(job: &Job, source: &[u8], settings: &Settings) ->
     let mut modules = compiled.modules;
     for module in &mut modules {
         if module.optimized.is_none() && settings.optimization != Optimization::None {
+            // A module newer than the target (a precompiled `.spv`, or
+            // Slang's SPIR-V 1.3 floor) is optimized for the environment
+            // its version needs; spirv-opt refuses it otherwise.
+            let env = settings.target_env.accepting(module.spirv.get(1).copied().unwrap_or(0));
             module.optimized = match &settings.spirv_opt {
-                Some(tool) => match optimize::optimize(&module.spirv, settings.optimization, settings.target_env, tool)
-                {
+                Some(tool) => match optimize::optimize(&module.spirv, settings.optimization, env, tool) {
                     Ok(optimized) => Some(optimized),
                     Err(why) => {
                         warnings.push(format!("{}: not optimized, shipping it as compiled: {why}", module.name));

@@ -76,7 +76,7 @@ impl Default for Config {
 }
 
 impl Config {
-    /// Defaults: Vulkan 1.2, optimize for size, strip debug info in release
+    /// Defaults: Vulkan 1.0 (SPIR-V 1.0), optimize for size, strip debug info in release
     /// builds, the packing that makes the installed binary smallest, zstd
     /// level 19, automatic dictionary, Cargo's `NUM_JOBS`.
     ///
@@ -215,7 +215,18 @@ impl Config {
         self
     }
 
-    /// Target Vulkan version (default 1.2).
+    /// Target Vulkan version. Default: [`TargetEnv::Vulkan1_0`], whose
+    /// SPIR-V 1.0 every Vulkan device accepts, as `glslc` and
+    /// vulkano-shaders do. Raise it to match the `apiVersion` your
+    /// application creates its instance with, when shaders need newer
+    /// SPIR-V (subgroup operations need Vulkan 1.1, for example); the
+    /// SPIR-V version follows ([`TargetEnv::default_spirv_version`]) unless
+    /// [`spirv_version`](Config::spirv_version) sets it.
+    ///
+    /// GLSL, HLSL and WGSL compile to exactly the version asked for. Slang
+    /// modules are SPIR-V 1.3 at least (`slangc` emits older versions only
+    /// experimentally), so they need a Vulkan 1.1 device; precompiled `.spv`
+    /// files keep the version they were written with.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -226,7 +237,9 @@ impl Config {
         self
     }
 
-    /// SPIR-V version (default: the target environment's).
+    /// SPIR-V version (default: the target environment's). A version newer
+    /// than the target environment takes raises the environment to the
+    /// oldest one that takes it: SPIR-V 1.3 alone means Vulkan 1.1.
     ///
     /// ```
     /// use smolv_build::{Config, SpirvVersion, TargetEnv};
@@ -615,10 +628,23 @@ impl Config {
         self
     }
 
-    /// Builds every shader. On failure, prints every error of every shader
-    /// as a `cargo::error=path:line:col: message` line, which Cargo shows
-    /// as the build's errors (under a build script), and panics with the
-    /// full report.
+    /// Builds every shader; on failure, reports the errors and ends the
+    /// process without a panic.
+    ///
+    /// Under a build script, each error is one `cargo::error=` line,
+    /// `path:line:col: message`, which Cargo shows once as
+    /// `error: <crate>: path:line:col: message`. A last line names the
+    /// build's log, `OUT_DIR/smolv-build.log`, which holds each compile's
+    /// start and end and the errors in full (naga's annotated source
+    /// included). The build script then exits with status 0: Cargo fails
+    /// the build on its own, because errors were logged (Cargo 1.84 and
+    /// later), and prints nothing more, where a non-zero status would make
+    /// it print the script's whole output again. Outside a build script
+    /// ([`cargo_directives`](Config::cargo_directives) off), the errors go
+    /// to stderr and the process exits with status 1.
+    ///
+    /// Code after `compile()` runs only when the build succeeded. To handle
+    /// a failure yourself, call [`try_compile`](Config::try_compile).
     ///
     /// ```no_run
     /// // build.rs
@@ -631,10 +657,19 @@ impl Config {
         match self.try_compile() {
             Ok(report) => report,
             Err(error) => {
+                let log = self.plan().ok().map(|plan| plan.out_dir.join(crate::isolate::LOG_FILE));
+                let log = log.filter(|log| log.is_file() && matches!(error, Error::Compile { .. }));
                 if self.prints_cargo_directives() {
-                    crate::emit::cargo_errors(&error).iter().for_each(|line| println!("{line}"));
+                    crate::emit::cargo_errors(&error, log.as_deref()).iter().for_each(|line| println!("{line}"));
+                    use std::io::Write;
+                    let _ = std::io::stdout().flush();
+                    std::process::exit(0)
                 }
-                panic!("\n{error}\n")
+                eprintln!("{error}");
+                if let Some(log) = log {
+                    eprintln!("the build's log: {}", log.display());
+                }
+                std::process::exit(1)
             }
         }
     }
@@ -706,9 +741,13 @@ impl Config {
                 bad.register
             )));
         }
+        let spirv_version = self.spirv_version.unwrap_or(self.target_env.default_spirv_version());
+        let (major, minor) = spirv_version.major_minor();
         let settings = Settings {
-            target_env: self.target_env,
-            spirv_version: self.spirv_version.unwrap_or(self.target_env.default_spirv_version()),
+            // A SPIR-V version the environment cannot take raises it:
+            // `spirv_version(V1_3)` alone means Vulkan 1.1.
+            target_env: self.target_env.accepting(u32::from(major) << 16 | u32::from(minor) << 8),
+            spirv_version,
             optimization: self.optimization,
             strip_debug: self.strip_debug.unwrap_or_else(|| env("PROFILE").as_deref() == Some("release")),
             include_dirs: self.include_dirs.iter().map(|d| base.join(d)).collect(),

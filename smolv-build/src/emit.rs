@@ -276,6 +276,23 @@ fn remove_stale(dir: &Path, keep: &[PathBuf]) {
     }
 }
 
+/// `path` with `.` dropped and `..` taken back lexically, so that
+/// `shaders/../common.glsl` is not taken for a file below `shaders`.
+fn normalized(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.components().next_back(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// Removes the artifacts of an earlier build, so that a failed build leaves
 /// nothing stale for the macros to embed.
 pub(crate) fn remove_artifacts(out_dir: &Path) {
@@ -286,12 +303,19 @@ pub(crate) fn remove_artifacts(out_dir: &Path) {
 
 /// The `cargo::error=` lines that make Cargo show `error` as the build's
 /// errors: one per shader diagnostic, `path:line:col: message` (what Cargo
-/// prints after `error:`), and one per line of any other error.
-pub(crate) fn cargo_errors(error: &Error) -> Vec<String> {
-    let messages: Vec<String> = match error {
+/// prints after `error:`), and one per line of any other error. A
+/// multi-line message becomes one line each: Cargo has no continuation
+/// syntax for them. Shader errors end with a line naming `log`, the
+/// build's log, which holds them in full.
+pub(crate) fn cargo_errors(error: &Error, log: Option<&Path>) -> Vec<String> {
+    let mut messages: Vec<String> = match error {
         Error::Compile { diagnostics, .. } => diagnostics.iter().map(Diagnostic::headline).collect(),
         other => vec![other.to_string()],
     };
+    if let (Error::Compile { failed, total, .. }, Some(log)) = (error, log) {
+        messages
+            .push(format!("{failed} of {total} shader modules failed to compile; the build's log: {}", log.display()));
+    }
     messages
         .iter()
         .flat_map(|message| message.lines().filter(|line| !line.trim().is_empty()))
@@ -300,21 +324,56 @@ pub(crate) fn cargo_errors(error: &Error) -> Vec<String> {
 }
 
 /// Prints `cargo:` directives (or nothing, outside a build script), each
-/// path once.
+/// path once, and no path below a watched root.
+///
+/// Cargo shows a failed build script's whole standard output, so the
+/// directives stay few: one `rerun-if-changed` per shader root (Cargo scans
+/// a directory recursively, by modification time, so it sees every edit,
+/// added file and removed file below it), plus each include outside them.
 pub(crate) struct Directives {
     pub(crate) enabled: bool,
     pub(crate) watched: std::cell::RefCell<std::collections::BTreeSet<PathBuf>>,
+    /// The roots watched so far, lexically normalized and canonical.
+    roots: std::cell::RefCell<Vec<(PathBuf, Option<PathBuf>)>>,
 }
 
 impl Directives {
     pub(crate) fn new(enabled: bool) -> Self {
-        Self { enabled, watched: Default::default() }
+        Self { enabled, watched: Default::default(), roots: Default::default() }
     }
 
+    /// Watches a shader root (a directory or a file): what Cargo sees
+    /// below it needs no directive of its own.
+    pub(crate) fn watch_root(&self, root: &Path) {
+        self.print_rerun(root);
+        self.roots.borrow_mut().push((normalized(root), root.canonicalize().ok()));
+    }
+
+    /// Watches `path`, unless a watched root holds it.
     pub(crate) fn rerun_if_changed(&self, path: &Path) {
+        if !self.is_below_a_root(path) {
+            self.print_rerun(path);
+        }
+    }
+
+    fn print_rerun(&self, path: &Path) {
         if self.enabled && self.watched.borrow_mut().insert(path.to_owned()) {
             println!("cargo:rerun-if-changed={}", path.display());
         }
+    }
+
+    /// Whether `path` lies below a watched root, both as written (`..`
+    /// resolved) and with symbolic links followed: an include reached
+    /// through a link out of a root is watched on its own.
+    fn is_below_a_root(&self, path: &Path) -> bool {
+        let (lexical, canonical) = (normalized(path), path.canonicalize().ok());
+        self.roots.borrow().iter().any(|(root, canonical_root)| {
+            lexical.starts_with(root)
+                && match (&canonical, canonical_root) {
+                    (Some(path), Some(root)) => path.starts_with(root),
+                    _ => true,
+                }
+        })
     }
 
     pub(crate) fn rerun_if_env_changed(&self, var: &str) {
@@ -338,6 +397,30 @@ mod tests {
     use super::*;
 
     #[test]
+    fn paths_below_a_watched_root_need_no_directive_of_their_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let (shaders, outside) = (dir.path().join("shaders"), dir.path().join("common"));
+        std::fs::create_dir_all(shaders.join("include")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        let directives = Directives::new(false);
+        directives.watch_root(&shaders);
+        directives.watch_root(&dir.path().join("alone.frag"));
+        for inside in ["include/common.glsl", "a.frag", "./include/../b.frag"] {
+            assert!(directives.is_below_a_root(&shaders.join(inside)), "{inside}");
+        }
+        assert!(directives.is_below_a_root(&dir.path().join("alone.frag")));
+        for outside in [outside.join("x.glsl"), shaders.join("../common/x.glsl"), dir.path().join("shaders2/a.frag")] {
+            assert!(!directives.is_below_a_root(&outside), "{}", outside.display());
+        }
+        #[cfg(unix)]
+        {
+            std::fs::write(outside.join("linked.glsl"), "").unwrap();
+            std::os::unix::fs::symlink(outside.join("linked.glsl"), shaders.join("linked.glsl")).unwrap();
+            assert!(!directives.is_below_a_root(&shaders.join("linked.glsl")), "a link out of the root");
+        }
+    }
+
+    #[test]
     fn every_shader_error_becomes_a_cargo_error_line() {
         let error = Error::Compile {
             diagnostics: vec![
@@ -354,13 +437,19 @@ mod tests {
             total: 3,
         };
         assert_eq!(
-            cargo_errors(&error),
+            cargo_errors(&error, None),
             [
                 "cargo::error=shaders/a.frag:3:5: 'foo' : undeclared identifier",
                 "cargo::error=shaders/b.comp: the shader compiler crashed on this shader",
             ]
         );
-        let lines = cargo_errors(&Error::Config("two shaders are named \"a\"\nrename one".into()));
+        let with_log = cargo_errors(&error, Some(Path::new("out/smolv-build.log")));
+        assert_eq!(with_log.len(), 3);
+        assert_eq!(
+            with_log[2],
+            "cargo::error=2 of 3 shader modules failed to compile; the build's log: out/smolv-build.log"
+        );
+        let lines = cargo_errors(&Error::Config("two shaders are named \"a\"\nrename one".into()), None);
         assert_eq!(
             lines,
             ["cargo::error=smolv-build configuration: two shaders are named \"a\"", "cargo::error=rename one"]

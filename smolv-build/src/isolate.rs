@@ -7,10 +7,13 @@
 //! time, so compiles stay in-process, and crashes are handled in two steps:
 //!
 //! 1. While a compile runs, a [`Journal`] entry in `OUT_DIR` records it,
-//!    and the build script prints `smolv-build: compiling <path>` and
-//!    `smolv-build: compiled <path>` lines to stderr (unbuffered, and off
-//!    the stdout that carries `cargo:` lines). Cargo shows a failed build
-//!    script's output, so a crash already names the shaders in flight.
+//!    and the build script writes `compiling <path>` and `compiled <path>`
+//!    lines to the build's log, `OUT_DIR/smolv-build.log` (unbuffered), and
+//!    one line to stderr that names the log. Cargo shows a crashed build
+//!    script's stderr, so a crash already points at the shaders in flight,
+//!    while a build that fails on an ordinary shader error shows only its
+//!    errors (one line per shader compiled made a failed build's output
+//!    long).
 //! 2. The next build finds the entries the crash left. Each of those
 //!    shaders is compiled alone in a child process: this same program,
 //!    rerun with the same arguments and `SMOLV_BUILD_ISOLATE_KEY` set, whose
@@ -33,6 +36,39 @@ const JOURNAL_DIR: &str = "smolv-in-flight";
 const KEY_VAR: &str = "SMOLV_BUILD_ISOLATE_KEY";
 /// Set in a child: the file it reports its progress in.
 const STATUS_VAR: &str = "SMOLV_BUILD_ISOLATE_STATUS";
+/// The build's log inside `OUT_DIR`: each compile's start and end, and a
+/// failed build's full errors.
+pub(crate) const LOG_FILE: &str = "smolv-build.log";
+
+/// The build's log file ([`LOG_FILE`]), written line by line as the
+/// build goes, so that what a crash interrupted is on disk.
+pub(crate) struct BuildLog {
+    file: std::fs::File,
+    path: PathBuf,
+}
+
+impl BuildLog {
+    /// Starts a new log in `out_dir`, replacing the last build's; `None`
+    /// if it cannot be written (the build goes on without it).
+    pub(crate) fn create(out_dir: &Path) -> Option<Self> {
+        let path = out_dir.join(LOG_FILE);
+        let file = std::fs::create_dir_all(out_dir).and_then(|()| std::fs::File::create(&path)).ok()?;
+        Some(Self { file, path })
+    }
+
+    /// Appends `text` and a newline in one write, so lines of jobs on
+    /// other threads do not interleave. Best effort: a full disk loses a
+    /// log line, not the build.
+    pub(crate) fn line(&self, text: &str) {
+        use std::io::Write;
+        let _ = (&self.file).write_all(format!("{text}\n").as_bytes());
+    }
+
+    /// Where the log is.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+}
 
 /// Compiles in flight, one file per job (named by its cache key, holding
 /// its source path), and the ones an earlier build left behind.
@@ -41,8 +77,8 @@ pub(crate) struct Journal {
     dir: Option<PathBuf>,
     /// Keys found at start: compiles a crash interrupted.
     suspects: BTreeSet<String>,
-    /// Whether to print the compiling/compiled lines (under a build script).
-    announce: bool,
+    /// Where the compiling/compiled lines go (under a build script).
+    log: Option<BuildLog>,
     announced: AtomicBool,
 }
 
@@ -58,12 +94,18 @@ impl Journal {
             .filter_map(|entry| entry.file_name().to_str().map(str::to_owned))
             .filter(|name| name.len() == 64 && name.bytes().all(|b| b.is_ascii_hexdigit()))
             .collect();
-        Self { dir: Some(dir), suspects, announce, announced: AtomicBool::new(false) }
+        let log = if announce { BuildLog::create(out_dir) } else { None };
+        Self { dir: Some(dir), suspects, log, announced: AtomicBool::new(false) }
+    }
+
+    /// The build's log, under a build script.
+    pub(crate) fn log(&self) -> Option<&BuildLog> {
+        self.log.as_ref()
     }
 
     /// A journal that records nothing and has no suspects.
     pub(crate) fn inert() -> Self {
-        Self { dir: None, suspects: BTreeSet::new(), announce: false, announced: AtomicBool::new(false) }
+        Self { dir: None, suspects: BTreeSet::new(), log: None, announced: AtomicBool::new(false) }
     }
 
     /// Whether an earlier build died while compiling the job with `key`.
@@ -80,17 +122,20 @@ impl Journal {
             let _ =
                 std::fs::create_dir_all(dir).and_then(|()| std::fs::write(path, job.path.to_string_lossy().as_bytes()));
         }
-        if self.announce {
+        if let Some(log) = &self.log {
             if !self.announced.swap(true, Ordering::Relaxed) {
+                // Cargo shows this only when the build script dies.
                 eprintln!(
-                    "smolv-build: if this build script dies of a signal, the shader compiler crashed on a shader \
-                     below that started compiling and did not finish; build again, and smolv-build compiles those \
-                     shaders alone in a separate process and reports the one at fault as an error"
+                    "smolv-build: shader compiles are logged in {}; if this build script dies of a signal, the \
+                     shader compiler crashed on a shader logged there as compiling and not compiled; build again, \
+                     and smolv-build compiles those shaders alone in a separate process and reports the one at \
+                     fault as an error",
+                    log.path().display()
                 );
             }
-            eprintln!("smolv-build: compiling {}", job.path.display());
+            log.line(&format!("compiling {}", job.path.display()));
         }
-        InFlight { path, job, announce: self.announce }
+        InFlight { path, job, log: self.log.as_ref() }
     }
 
     /// Removes every record except those of `keep` (jobs that crashed when
@@ -111,7 +156,7 @@ impl Journal {
 pub(crate) struct InFlight<'a> {
     path: Option<PathBuf>,
     job: &'a Job,
-    announce: bool,
+    log: Option<&'a BuildLog>,
 }
 
 impl Drop for InFlight<'_> {
@@ -122,8 +167,8 @@ impl Drop for InFlight<'_> {
         if let Some(path) = &self.path {
             let _ = std::fs::remove_file(path);
         }
-        if self.announce {
-            eprintln!("smolv-build: compiled {}", self.job.path.display());
+        if let Some(log) = self.log {
+            log.line(&format!("compiled {}", self.job.path.display()));
         }
     }
 }

@@ -7,21 +7,26 @@ use smolv_runtime::reflect::ShaderStage;
 
 /// Which Vulkan version the SPIR-V targets.
 ///
+/// The default is Vulkan 1.0 (SPIR-V 1.0), as for `glslc` and
+/// vulkano-shaders: every Vulkan device accepts those modules. Raise it
+/// with [`Config::target_env`](crate::Config::target_env) when the
+/// application creates a newer instance and its shaders need newer SPIR-V.
+///
 /// ```
 /// use smolv_build::{SpirvVersion, TargetEnv};
 /// let env = TargetEnv::parse("vulkan1.3").unwrap();
 /// assert_eq!(env, TargetEnv::Vulkan1_3);
 /// assert_eq!(env.default_spirv_version(), SpirvVersion::V1_6);
-/// assert_eq!(TargetEnv::default().name(), "vulkan1.2");
+/// assert_eq!(TargetEnv::default().name(), "vulkan1.0");
 /// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum TargetEnv {
-    /// Vulkan 1.0 (SPIR-V 1.0).
+    /// Vulkan 1.0 (SPIR-V 1.0). The default.
+    #[default]
     Vulkan1_0,
     /// Vulkan 1.1 (SPIR-V up to 1.3).
     Vulkan1_1,
-    /// Vulkan 1.2 (SPIR-V up to 1.5). The default.
-    #[default]
+    /// Vulkan 1.2 (SPIR-V up to 1.5).
     Vulkan1_2,
     /// Vulkan 1.3 (SPIR-V up to 1.6).
     Vulkan1_3,
@@ -41,6 +46,21 @@ impl TargetEnv {
             Self::Vulkan1_2 => SpirvVersion::V1_5,
             Self::Vulkan1_3 => SpirvVersion::V1_6,
         }
+    }
+
+    /// The lowest of `self` and the newer environments that accepts a
+    /// module whose header version word is `version` (`0x0001_0300` for
+    /// SPIR-V 1.3): what `spirv-opt` is told about a module that came out
+    /// newer than asked (a precompiled `.spv`, or Slang's SPIR-V 1.3 floor),
+    /// so that it optimizes the module instead of refusing its version.
+    pub(crate) fn accepting(self, version: u32) -> Self {
+        let needed = match (version >> 8) & 0xff {
+            0 => Self::Vulkan1_0,
+            1..=3 => Self::Vulkan1_1,
+            4 | 5 => Self::Vulkan1_2,
+            _ => Self::Vulkan1_3,
+        };
+        self.max(needed)
     }
 
     /// The `spirv-opt --target-env` spelling: `vulkan1.2`.

@@ -29,10 +29,12 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     let directives = Directives::new(plan.directives);
     ENV_KNOBS.iter().chain(&crate::packing::RUNTIME_VARIABLES).for_each(|var| directives.rerun_if_env_changed(var));
     let settings = &plan.settings;
-    settings.include_dirs.iter().for_each(|dir| directives.rerun_if_changed(dir));
+    // Roots first: Cargo scans each recursively, so what lies below them
+    // (shaders, includes, files added later) needs no directive of its own.
+    settings.include_dirs.iter().for_each(|dir| directives.watch_root(dir));
 
     let sources = Sources::scan(&plan.inputs)?;
-    sources.watched.iter().for_each(|path| directives.rerun_if_changed(path));
+    sources.watched.iter().for_each(|path| directives.watch_root(path));
     if sources.jobs.is_empty() {
         emit::remove_artifacts(&plan.out_dir);
         return Err(Error::NoShaders { searched: plan.inputs.describe() });
@@ -154,7 +156,14 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
         emit::remove_artifacts(&plan.out_dir);
         // What did compile is uploaded all the same (waited for here).
         remote.finish(&mut report).iter().for_each(|w| directives.warning(w));
-        return Err(Error::Compile { diagnostics, failed, total: sources.jobs.len() });
+        let error = Error::Compile { diagnostics, failed, total: sources.jobs.len() };
+        // The whole text, naga's annotated snippets included, for the log
+        // that `Config::compile` names; its `cargo::error` lines are one
+        // line per error.
+        if let Some(log) = journal.log() {
+            log.line(&error.to_string());
+        }
+        return Err(error);
     }
     // keep_going under a build script: the failures do not fail the build,
     // so Cargo shows them as warnings.

@@ -104,10 +104,13 @@ pub(crate) struct Job {
     pub(crate) spec_constants: Vec<(u32, smolv_runtime::specialize::Value)>,
 }
 
-/// Scanned inputs: the jobs, and every directory and file Cargo should
-/// watch.
+/// Scanned inputs: the jobs, and the roots Cargo should watch.
 pub(crate) struct Sources {
     pub(crate) jobs: Vec<Job>,
+    /// The shader roots: each shader directory, each glob's fixed leading
+    /// directory, and each shader named alone. Cargo scans a watched
+    /// directory recursively, so these see every edit, added file and
+    /// removed file below them.
     pub(crate) watched: Vec<PathBuf>,
     /// Things worth telling the user, like an `.hlsl` file skipped for
     /// naming no stage.
@@ -282,6 +285,9 @@ impl Sources {
         // name -> (path, language, stage); BTreeMap keeps a stable order.
         let mut found: BTreeMap<String, (PathBuf, Language, Option<ShaderStage>)> = BTreeMap::new();
         let mut watched = Vec::new();
+        // Every directory scanned, subdirectories included.
+        let mut scanned = Vec::new();
+        let mut leftovers = Vec::new();
         let mut add =
             |name: String, path: PathBuf, found: &mut BTreeMap<String, (PathBuf, _, _)>| -> Result<(), Error> {
                 if let Some((language, stage)) = classify(&path)? {
@@ -309,9 +315,13 @@ impl Sources {
                 ));
             }
             let mut files = Vec::new();
-            walk(&dir, &mut files, &mut watched)?;
+            watched.push(dir.clone());
+            walk(&dir, &mut files, &mut scanned)?;
             for file in files {
-                add(relative_name(&file, &dir), file, &mut found)?;
+                match leftover_output(&file) {
+                    Some(source) => leftovers.push((file, source)),
+                    None => add(relative_name(&file, &dir), file, &mut found)?,
+                }
             }
         }
         for file in &inputs.shader_files {
@@ -332,8 +342,12 @@ impl Sources {
             let root = glob_root(Path::new(&full));
             let paths = glob::glob(&full).map_err(|e| Error::Config(format!("bad glob {pattern:?}: {e}")))?;
             watched.push(root.clone());
+            scanned.push(root.clone());
             for path in paths.flatten().filter(|p| p.is_file()) {
-                add(relative_name(&path, &root), path, &mut found)?;
+                match leftover_output(&path) {
+                    Some(source) => leftovers.push((path, source)),
+                    None => add(relative_name(&path, &root), path, &mut found)?,
+                }
             }
         }
         if let Some(unused) = overrides.iter().zip(&used).find(|(_, used)| !**used) {
@@ -343,34 +357,64 @@ impl Sources {
                 unused.0.pattern, unused.0.language
             )));
         }
-        let warnings = watched
-            .iter()
-            .filter(|dir| dir.is_dir())
-            .flat_map(|dir| std::fs::read_dir(dir).into_iter().flatten().flatten().map(|e| e.path()))
-            .filter(|path| is_stageless_hlsl(path))
-            .map(|path| {
-                format!(
-                    "{} names no shader stage, so it is treated as an include file; name it like \
+        leftovers.sort();
+        leftovers.dedup();
+        let leftover_warnings = leftovers.iter().map(|(output, source)| {
+            format!(
+                "{} is skipped: it sits beside its source {}, so it looks like an old compiled output, and smolv \
+                 compiles the source itself; delete it to silence this warning (or rename it, if it is a module \
+                 of its own)",
+                output.display(),
+                source.display()
+            )
+        });
+        scanned.sort();
+        scanned.dedup();
+        let warnings = leftover_warnings
+            .chain(
+                scanned
+                    .iter()
+                    .filter(|dir| dir.is_dir())
+                    .flat_map(|dir| std::fs::read_dir(dir).into_iter().flatten().flatten().map(|e| e.path()))
+                    .filter(|path| is_stageless_hlsl(path))
+                    .map(|path| {
+                        format!(
+                            "{} names no shader stage, so it is treated as an include file; name it like \
                      `blur.comp.hlsl` or add `#pragma shader_stage(compute)` to compile it",
-                    path.display()
-                )
-            })
+                            path.display()
+                        )
+                    }),
+            )
             .collect();
         let jobs = expand_jobs(inputs, found)?;
         Ok(Self { jobs, watched, warnings })
     }
 }
 
-/// Every file below `dir`; directories are recorded for Cargo to watch, so
-/// that added files trigger a rebuild.
-fn walk(dir: &Path, files: &mut Vec<PathBuf>, watched: &mut Vec<PathBuf>) -> Result<(), Error> {
-    watched.push(dir.to_owned());
+/// A compiled output left beside its source by an earlier build script:
+/// `X.spv` or `X.spirv` where `X` is a file in the same directory, the way
+/// `glslc tri.vert -o tri.vert.spv` names them. Returns the source. Such a
+/// file would ship a second, stale copy of the shader, so discovery skips
+/// it; a `.spv` named on its own with [`Config::shader`](crate::Config::shader)
+/// is always taken.
+fn leftover_output(path: &Path) -> Option<PathBuf> {
+    let ext = path.extension()?.to_str()?;
+    if !matches!(ext, "spv" | "spirv") {
+        return None;
+    }
+    let source = path.with_extension("");
+    (source.extension().is_some() && source.is_file()).then_some(source)
+}
+
+/// Every file below `dir`; every directory is recorded in `dirs`.
+fn walk(dir: &Path, files: &mut Vec<PathBuf>, dirs: &mut Vec<PathBuf>) -> Result<(), Error> {
+    dirs.push(dir.to_owned());
     let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e, "check the shader directory's permissions"))?;
     let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
     entries.sort();
     for path in entries {
         if path.is_dir() {
-            walk(&path, files, watched)?;
+            walk(&path, files, dirs)?;
         } else {
             files.push(path);
         }
@@ -573,6 +617,34 @@ mod tests {
         assert_eq!(jobs.len(), 1);
         assert_eq!((jobs[0].name.as_str(), jobs[0].language), ("tri.slang", Language::Slang));
         assert_eq!(jobs[0].defines.len(), 1, "Slang has a preprocessor, so defines apply");
+    }
+
+    #[test]
+    fn an_old_output_beside_its_source_is_skipped_with_one_warning_naming_it() {
+        let dir = tree(&["tri.vert", "tri.frag", "post/blur.comp"]);
+        let spirv: Vec<u8> = smolv_runtime::doc_example_module().iter().flat_map(|w| w.to_le_bytes()).collect();
+        // glslc's names for the outputs of tri.vert, tri.frag and blur.comp,
+        // and a precompiled module with no source beside it.
+        for output in ["tri.vert.spv", "tri.frag.spv", "post/blur.comp.spirv", "fill.comp.spv"] {
+            std::fs::write(dir.path().join(output), &spirv).unwrap();
+        }
+        let mut config = crate::Config::new();
+        config.shader_dir(dir.path());
+        let sources = scan(&config).unwrap();
+        let names: Vec<&str> = sources.jobs.iter().map(|job| job.name.as_str()).collect();
+        assert_eq!(names, ["fill.comp.spv", "post/blur.comp", "tri.frag", "tri.vert"]);
+        for output in ["tri.vert.spv", "tri.frag.spv", "post/blur.comp.spirv"] {
+            let path = dir.path().join(output).display().to_string();
+            let about: Vec<&String> = sources.warnings.iter().filter(|w| w.contains(&path)).collect();
+            assert_eq!(about.len(), 1, "one warning for {output}: {:?}", sources.warnings);
+            assert!(about[0].contains("delete it"), "it says how to silence it: {}", about[0]);
+        }
+        assert_eq!(sources.warnings.len(), 3, "{:?}", sources.warnings);
+        assert_eq!(sources.watched, [dir.path()], "one root for Cargo to watch, scanned recursively by Cargo");
+        // Named on its own, a .spv is what the user asked for.
+        let mut config = crate::Config::new();
+        config.shader(dir.path().join("tri.vert.spv"));
+        assert_eq!(scan(&config).unwrap().jobs[0].name, "tri.vert.spv");
     }
 
     #[test]

@@ -417,3 +417,71 @@ fn hlsl_16bit_errors_are_located_and_a_missing_glslc_says_how_to_install_it() {
     let Err(Error::Compile { diagnostics, .. }) = missing.try_compile() else { panic!("there is no glslc") };
     assert!(diagnostics[0].message.contains("apt-get install glslc"), "{}", diagnostics[0]);
 }
+
+/// The SPIR-V version word of a module's header: `0x0001_0300` for 1.3.
+fn version_word(dir: &Path, module: &str) -> u32 {
+    module_spirv(dir, module).1[1]
+}
+
+/// `spirv-val` under a target environment.
+fn assert_valid_for(path: &Path, env: &str) {
+    let out = Command::new("spirv-val").args(["--target-env", env]).arg(path).output().expect("spirv-val");
+    assert!(out.status.success(), "{} under {env}: {}", path.display(), String::from_utf8_lossy(&out.stderr));
+}
+
+const GLSL_FRAGMENT: &str = "#version 450\nlayout(location = 0) out vec4 color;\n\
+                             layout(set = 0, binding = 0) buffer Lights { vec4 lights[]; };\n\
+                             void main() { color = lights[0]; }\n";
+
+const WGSL_COMPUTE: &str = "\
+@group(0) @binding(0) var<storage, read_write> data: array<f32>;
+@group(0) @binding(1) var<uniform> scale: vec4<f32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    data[id.x] = data[id.x] * scale.x;
+}
+";
+
+#[test]
+fn the_default_target_is_vulkan_1_0_and_spirv_1_0_as_with_glslc() {
+    let dir = tree(&[("shaders/lit.frag", GLSL_FRAGMENT), ("shaders/scale.wgsl", WGSL_COMPUTE)]);
+    config(dir.path()).try_compile().unwrap();
+    for module in ["lit.frag", "scale.wgsl#main"] {
+        assert_eq!(version_word(dir.path(), module), 0x0001_0000, "{module}: SPIR-V 1.0 by default");
+        assert_valid_for(&module_spirv(dir.path(), module).0, "vulkan1.0");
+    }
+    let hlsl = tree(&[("shaders/tonemap.frag.hlsl", HLSL_FRAGMENT)]);
+    config(hlsl.path()).try_compile().unwrap();
+    assert_eq!(version_word(hlsl.path(), "tonemap.frag.hlsl"), 0x0001_0000);
+    assert_valid_for(&module_spirv(hlsl.path(), "tonemap.frag.hlsl").0, "vulkan1.0");
+}
+
+#[test]
+fn raising_the_target_raises_the_spirv_version() {
+    let dir = tree(&[("shaders/lit.frag", GLSL_FRAGMENT), ("shaders/scale.wgsl", WGSL_COMPUTE)]);
+    config(dir.path()).target_env(smolv_build::TargetEnv::Vulkan1_2).try_compile().unwrap();
+    for module in ["lit.frag", "scale.wgsl#main"] {
+        assert_eq!(version_word(dir.path(), module), 0x0001_0500, "{module}: Vulkan 1.2 means SPIR-V 1.5");
+        assert_valid_for(&module_spirv(dir.path(), module).0, "vulkan1.2");
+    }
+    config(dir.path())
+        .target_env(smolv_build::TargetEnv::Vulkan1_1)
+        .spirv_version(SpirvVersion::V1_3)
+        .try_compile()
+        .unwrap();
+    assert_eq!(version_word(dir.path(), "lit.frag"), 0x0001_0300, "an explicit SPIR-V version wins");
+}
+
+#[test]
+fn slang_modules_are_spirv_1_3_at_least_and_optimized_for_vulkan_1_1() {
+    require_slangc();
+    let dir = tree(&[("shaders/common.slang", SLANG_COMMON), ("shaders/triangle.slang", SLANG_TRIANGLE)]);
+    let report = config(dir.path()).try_compile().unwrap();
+    assert!(report.warnings.is_empty(), "no `not optimized` warning: {:?}", report.warnings);
+    for module in ["triangle.slang#vs_main", "triangle.slang#fs_main"] {
+        assert_eq!(version_word(dir.path(), module), 0x0001_0300, "{module}: Slang's floor, SPIR-V 1.3");
+        assert_valid_for(&module_spirv(dir.path(), module).0, "vulkan1.1");
+    }
+    config(dir.path()).target_env(smolv_build::TargetEnv::Vulkan1_3).try_compile().unwrap();
+    assert_eq!(version_word(dir.path(), "triangle.slang#vs_main"), 0x0001_0600, "a higher target still rises");
+}

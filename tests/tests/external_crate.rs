@@ -198,13 +198,20 @@ fn a_compiler_crash_is_named_and_the_next_build_reports_it_as_a_cargo_error() {
     );
 
     // The crash kills the build script; the output Cargo shows names the
-    // shaders that were compiling, crash.vert among them.
+    // build's log, which names the shaders that were compiling, crash.vert
+    // among them.
     let output = cargo(&root, &["build"]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success());
     assert!(stderr.contains("SIGSEGV"), "glslang is expected to crash on this shader:\n{stderr}");
-    assert!(stderr.contains(&format!("smolv-build: compiling {}", crash.display())), "{stderr}");
-    assert!(!stderr.contains(&format!("smolv-build: compiled {}", crash.display())), "{stderr}");
+    let log = stderr
+        .split("shader compiles are logged in ")
+        .nth(1)
+        .and_then(|rest| rest.split("; ").next())
+        .unwrap_or_else(|| panic!("the crash names no log:\n{stderr}"));
+    let log = std::fs::read_to_string(log).unwrap();
+    assert!(log.lines().any(|l| l == format!("compiling {}", crash.display())), "{log}");
+    assert!(!log.lines().any(|l| l == format!("compiled {}", crash.display())), "{log}");
 
     // The next build compiles the suspects alone, in a child process: the
     // crash becomes an error naming the shader, next to the ordinary
@@ -224,7 +231,7 @@ fn a_compiler_crash_is_named_and_the_next_build_reports_it_as_a_cargo_error() {
         "{stderr}"
     );
     assert!(!stderr.contains("signal: 11"), "the build script itself must not crash again:\n{stderr}");
-    assert!(stderr.contains("process didn't exit successfully") && !stderr.contains("SIGSEGV: invalid"), "{stderr}");
+    assert!(stderr.contains("error: build script logged errors") && !stderr.contains("SIGSEGV: invalid"), "{stderr}");
 
     // Fixed, it builds, and no suspect is left behind.
     write(&crash, &CRASHES_GLSLANG.replace("counter + 1u", "counter"));
@@ -314,4 +321,91 @@ fn packing_follows_the_codecs_smolv_runtime_was_built_with() {
     write(&root.join("Cargo.toml"), &manifest("default-features = true"));
     let full = packing(&root);
     assert!(["-lz4 (", "smolv-zstd"].iter().any(|codec| full.contains(codec)), "{full}");
+}
+
+/// A crate of its own (its own build directory and `OUT_DIR`), named `name`.
+fn create_named_crate(root: &Path, name: &str) {
+    create_crate(root);
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    write(&root.join("Cargo.toml"), &manifest.replace("name = \"smolv-user\"", &format!("name = \"{name}\"")));
+}
+
+/// A syntax error fails the build with that error, once, at its file, line
+/// and column, and little else: no panic, no backtrace note, no directives
+/// and no line per compiled shader.
+#[test]
+fn a_shader_error_reads_as_one_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("smolv-typo");
+    create_named_crate(&root, "smolv-typo");
+    for n in 0..6 {
+        write(
+            &root.join(format!("shaders/fill{n}.frag")),
+            &format!("#version 450\nlayout(location = 0) out vec4 color;\nvoid main() {{ color = vec4({n}.0); }}\n"),
+        );
+    }
+    let typo = root.join("shaders/typo.frag");
+    write(&typo, "#version 450\nlayout(location = 0) out vec4 color;\nvoid main() { color = vec4(tint); }\n");
+    let output = cargo_with_env(&root, &["build"], &[("RUST_BACKTRACE", "1")]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    let error = format!("{}:3:28: 'tint' : undeclared identifier", typo.display());
+    assert_eq!(stderr.matches(&error).count(), 1, "the error exactly once:\n{stderr}");
+    assert!(stderr.lines().any(|l| l == format!("error: smolv-typo@0.1.0: {error}")), "{stderr}");
+    for noise in ["panicked", "backtrace", "rerun-if", "compiling ", "--- stdout", "--- stderr"] {
+        assert!(!stderr.contains(noise), "{noise:?} in:\n{stderr}");
+    }
+    let log_line = stderr.lines().find(|l| l.contains("the build's log: ")).expect("the error names the log");
+    let log = std::fs::read_to_string(log_line.rsplit("the build's log: ").next().unwrap()).unwrap();
+    let full = format!("{}:3:28: error: 'tint' : undeclared identifier", typo.display());
+    assert!(log.contains(&full) && log.contains(&format!("compiled {}", typo.display())), "{log}");
+    let lines = stderr.lines().filter(|l| !l.trim_start().starts_with("Compiling ")).count();
+    assert!(lines <= 4, "{lines} lines besides Cargo's `Compiling`:\n{stderr}");
+}
+
+const OUTER: &str = "#version 450\n#include \"../common/outer.glsl\"\nlayout(location = 0) out vec4 color;\n\
+                     void main() { color = vec4(OUTER, 1.0); }\n";
+
+/// The build watches one directory per shader root and each include
+/// outside them, and that is enough: Cargo reruns it when an include
+/// inside the root changes, when a shader is added, and when an include
+/// outside the roots changes, and only then.
+#[test]
+fn the_build_reruns_when_a_shader_is_added_or_an_include_inside_or_outside_the_roots_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("smolv-rerun");
+    create_named_crate(&root, "smolv-rerun");
+    write(&root.join("common/outer.glsl"), "const vec3 OUTER = vec3(0.5);\n");
+    write(&root.join("shaders/outer.frag"), OUTER);
+    let first = dir.path().join("first");
+    let (stdout, color, _) = run(&root, &first);
+    assert!(stdout.contains("set outer.frag"), "{stdout}");
+
+    let output = std::fs::read_to_string(out_dir(&root).with_file_name("output")).unwrap();
+    let watched: Vec<&str> = output.lines().filter_map(|l| l.strip_prefix("cargo:rerun-if-changed=")).collect();
+    let outer = root.join("shaders/../common/outer.glsl");
+    assert_eq!(watched, [root.join("shaders").to_str().unwrap(), outer.to_str().unwrap()], "{output}");
+
+    // Nothing changed: the build script does not run again.
+    let before = std::fs::metadata(out_dir(&root).with_file_name("output")).unwrap().modified().unwrap();
+    run(&root, &dir.path().join("again"));
+    let after = std::fs::metadata(out_dir(&root).with_file_name("output")).unwrap().modified().unwrap();
+    assert_eq!(before, after, "an unchanged tree must not rerun the build script");
+
+    write(&root.join("common/outer.glsl"), "const vec3 OUTER = vec3(0.25);\n");
+    let second = dir.path().join("second");
+    run(&root, &second);
+    let read = |dir: &Path| std::fs::read(dir.join("set-outer.frag.spv")).unwrap();
+    assert_ne!(read(&first), read(&second), "the include outside the roots changed");
+
+    write(&root.join("shaders/common.glsl"), "const vec3 TINT = vec3(0.0, 0.75, 1.0);\n");
+    let (_, color_after, _) = run(&root, &dir.path().join("third"));
+    assert_ne!(color_after, color, "the include inside the root changed");
+
+    write(
+        &root.join("shaders/added.frag"),
+        "#version 450\nlayout(location = 0) out vec4 c;\nvoid main() { c = vec4(1.0); }\n",
+    );
+    let (stdout, _, _) = run(&root, &dir.path().join("fourth"));
+    assert!(stdout.contains("set added.frag"), "the added shader is embedded:\n{stdout}");
 }

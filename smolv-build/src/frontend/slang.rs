@@ -24,6 +24,7 @@ use super::external::{Scratch, hash_read, missing_candidates, parse_depfile, wor
 use super::{Compiled, CompiledModule};
 use crate::cache::Cache;
 use crate::error::Diagnostic;
+use crate::options::SpirvVersion;
 use crate::settings::Settings;
 use crate::source::Job;
 use crate::tool;
@@ -112,10 +113,17 @@ pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Di
     Ok(Compiled { modules, dependencies, missing: missing_candidates(job, settings, &read), warnings })
 }
 
+/// The oldest SPIR-V that `slangc` emits as stable.
+const SLANG_MIN_SPIRV: SpirvVersion = SpirvVersion::V1_3;
+
 /// Arguments every `slangc` run of the job shares: the file, the target,
 /// include directories and defines.
 fn common_args(job: &Job, settings: &Settings) -> Vec<std::ffi::OsString> {
-    let (major, minor) = settings.spirv_version.major_minor();
+    // Slang's SPIR-V backend emits 1.3 and later; below that it is
+    // experimental (warning E50011) and its GLSL route needs glslang
+    // beside slangc. So a Slang module is SPIR-V 1.3 at least, and needs
+    // a Vulkan 1.1 device.
+    let (major, minor) = settings.spirv_version.max(SLANG_MIN_SPIRV).major_minor();
     let mut args: Vec<std::ffi::OsString> = vec![job.path.clone().into()];
     args.extend(["-target".into(), "spirv".into(), "-profile".into(), format!("spirv_{major}_{minor}").into()]);
     for dir in &settings.include_dirs {
