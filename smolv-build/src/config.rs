@@ -6,15 +6,15 @@ use std::path::{Path, PathBuf};
 
 use smolv_runtime::reflect::ShaderStage;
 
+use crate::compile::frontend;
+use crate::compile::optimize;
 use crate::error::Error;
-use crate::frontend;
-use crate::optimize;
 use crate::options::{
     BindingBase, Define, DictionaryMode, HlslOptions, Optimization, RegisterBinding, ResourceKind, SpirvVersion,
     TargetEnv, Variant,
 };
-use crate::packing::{self, Packing, SizeGoal};
-use crate::report::Report;
+use crate::output::report::Report;
+use crate::pack::packing::{self, Packing, SizeGoal};
 use crate::settings::{Inputs, Plan, Settings, default_cache_dir, env};
 use crate::source::Language;
 
@@ -66,7 +66,7 @@ pub struct Config {
     pub(crate) slangc: Option<PathBuf>,
     pub(crate) glslc: Option<PathBuf>,
     /// Setters in `remote_cache::settings`.
-    pub(crate) remote_cache: crate::remote_cache::RemoteSettings,
+    pub(crate) remote_cache: crate::cache::remote::RemoteSettings,
 }
 
 impl Default for Config {
@@ -632,7 +632,7 @@ impl Config {
             Ok(report) => report,
             Err(error) => {
                 if self.prints_cargo_directives() {
-                    crate::emit::cargo_errors(&error).iter().for_each(|line| println!("{line}"));
+                    crate::output::emit::cargo_errors(&error).iter().for_each(|line| println!("{line}"));
                 }
                 panic!("\n{error}\n")
             }

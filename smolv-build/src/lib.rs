@@ -127,65 +127,52 @@
 // The examples are build scripts, and a build script's `main` is the point.
 #![allow(clippy::needless_doctest_main)]
 
-// What to build: the builder, its option types, and what they resolve to.
-mod config;
+// The layout follows the data (ARCHITECTURE.md; `tests/stages.rs` checks
+// that no module imports from a later stage):
+//
+// what to build: the option types and what a `Config` resolves to,
 mod options;
 mod settings;
-
-// The build's steps, in the order data flows through them (`run` drives
-// them): find the shaders and make jobs,
+// source: find the shaders and make jobs,
 mod source;
-
-// compile each job (cache lookup, frontend, optimizer; crashes isolated,
-// compiler chatter kept off a build script's stdout),
+// compile: cache lookup, front ends, optimizer, crash isolation,
 mod compile;
-mod frontend;
-mod isolate;
-mod optimize;
-mod quiet_stdout;
+// pack: reflect, encode, compress, the embedded set, the bundle, recipes,
+mod pack;
+// output: OUT_DIR, the manifest, the Cargo directives and the report.
+mod output;
 
-// reflect, SMOL-V encode and compress, pack the embedded set and bundle,
-mod artifacts;
-mod bundle;
-mod encode;
-mod packing;
-mod reflect;
-
-// what hot reload needs to compile one module again as the build did,
-mod recipe;
-
-// write OUT_DIR, the Cargo directives and the report.
-mod emit;
-mod report;
-
-// Beside them: the content-hash cache (and the paths it records), the errors, the external tools,
-// the driver, and the worker tokens it runs jobs on.
+// Leaves every stage may use: the build cache (with the remote cache
+// inside it) and the errors.
 mod cache;
 mod error;
-mod portable;
-mod remote_cache;
+
+// The driver: the builder, the run over the stages, and the worker tokens
+// it runs jobs on.
+mod config;
 mod run;
 mod tokens;
-mod tool;
 
-pub use bundle::{PackOptions, PackedBundle, PackedEntry, pack_bundle};
+pub use cache::remote::RemoteCacheMode;
 pub use config::Config;
 pub use error::{Diagnostic, Error};
 pub use options::{Define, DictionaryMode, Optimization, ResourceKind, SpirvVersion, TargetEnv, Variant};
+pub use output::report::{CandidateReport, FailedShader, LanguageReport, ModuleReport, PackingReport, Report};
+pub use pack::bundle::{PackOptions, PackedBundle, PackedEntry, pack_bundle};
 /// ```
 /// use smolv_build::{Config, Framing, Packing};
 /// let mut config = Config::new();
 /// config.shader_dir("shaders").packing(Packing::Zstd { framing: Framing::Stream });
 /// assert_eq!(Framing::Stream.name(), "stream");
 /// ```
-pub use packing::Framing;
+pub use pack::packing::Framing;
 /// ```
 /// use smolv_build::Packing;
 /// let packing = Packing::parse("lz4-stream").unwrap();
 /// assert_eq!(packing.name(), "lz4-stream");
 /// assert!(Packing::NAMES.iter().all(|name| Packing::parse(name).is_some()));
 /// ```
-pub use packing::Packing;
+pub use pack::packing::Packing;
 /// ```
 /// use smolv_build::{Config, SizeGoal};
 /// let goal = SizeGoal::parse("download").unwrap();
@@ -193,10 +180,8 @@ pub use packing::Packing;
 /// config.shader_dir("shaders").size_goal(goal);
 /// assert_eq!(goal.name(), "download");
 /// ```
-pub use packing::SizeGoal;
-pub use recipe::{Recompiled, ShaderRecipe};
-pub use remote_cache::RemoteCacheMode;
-pub use report::{CandidateReport, FailedShader, LanguageReport, ModuleReport, PackingReport, Report};
+pub use pack::packing::SizeGoal;
+pub use pack::recipe::{Recompiled, ShaderRecipe};
 pub use source::Language;
 
 /// Upkeep of the shared build cache: what `cargo smolv cache` runs.
@@ -282,7 +267,7 @@ impl CompressedSet {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn compress_set(smolv: &[Vec<u8>], level: i32, mode: DictionaryMode) -> Result<CompressedSet, Error> {
-    let packed = encode::pack(smolv, level, mode).map_err(Error::Internal)?;
+    let packed = pack::encode::pack(smolv, level, mode).map_err(Error::Internal)?;
     Ok(CompressedSet { dictionary: packed.dictionary.map(|d| d.as_bytes().to_vec()), payloads: packed.payloads })
 }
 

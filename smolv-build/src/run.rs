@@ -1,7 +1,7 @@
 //! The build, start to finish, on a resolved [`Plan`]:
 //! [`source`](crate::source) (find the shaders) → [`compile`](crate::compile)
-//! (frontend, optimizer; cached) → [`artifacts`](crate::artifacts) (encode,
-//! compress, pack, bundle) → [`emit`](crate::emit) (`OUT_DIR`, Cargo
+//! (frontend, optimizer; cached) → [`artifacts`](crate::pack::artifacts) (encode,
+//! compress, pack, bundle) → [`emit`](crate::output::emit) (`OUT_DIR`, Cargo
 //! directives, report).
 
 use std::collections::BTreeSet;
@@ -9,17 +9,17 @@ use std::path::PathBuf;
 
 use rayon::prelude::*;
 
-use crate::artifacts::{Built, build_artifacts};
 use crate::cache::{Cache, FileHashes};
+use crate::compile::isolate::{ChildRequest, Journal};
+use crate::compile::portable::PortablePaths;
+use crate::compile::quiet_stdout::QuietStdout;
 use crate::compile::{
     Context, JobFailure, JobOutput, compile_job, compiler_identity, current_key, glslc_identity, slang_identity,
 };
-use crate::emit::{self, Directives};
 use crate::error::Error;
-use crate::isolate::{ChildRequest, Journal};
-use crate::portable::PortablePaths;
-use crate::quiet_stdout::QuietStdout;
-use crate::report::{FailedShader, Report};
+use crate::output::emit::{self, Directives};
+use crate::output::report::{FailedShader, Report};
+use crate::pack::artifacts::{Built, build_artifacts};
 use crate::settings::{ENV_KNOBS, Plan};
 use crate::source::{Job, Language, Sources};
 use crate::tokens::{JobLog, Tokens};
@@ -27,7 +27,10 @@ use crate::tokens::{JobLog, Tokens};
 /// Runs the build `plan` describes.
 pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     let directives = Directives::new(plan.directives);
-    ENV_KNOBS.iter().chain(&crate::packing::RUNTIME_VARIABLES).for_each(|var| directives.rerun_if_env_changed(var));
+    ENV_KNOBS
+        .iter()
+        .chain(&crate::pack::packing::RUNTIME_VARIABLES)
+        .for_each(|var| directives.rerun_if_env_changed(var));
     let settings = &plan.settings;
     settings.include_dirs.iter().for_each(|dir| directives.rerun_if_changed(dir));
 
@@ -42,7 +45,7 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     // A child process (compiling one suspect job alone) stays local: it
     // exits without waiting for uploads, and its parent uploads the entry.
     let remote_settings = if child.is_some() { Default::default() } else { plan.remote_cache.clone() };
-    let remote = crate::remote_cache::Session::start(&remote_settings, crate::settings::env);
+    let remote = crate::cache::remote::Session::start(&remote_settings, crate::settings::env);
     let cache = Cache::new(plan.cache_dir.clone()).with_remote(remote.client());
     // A child compiles its one job as it is: no journal, no isolation.
     let journal = if child.is_some() { Journal::inert() } else { Journal::open(&plan.out_dir, plan.directives) };
@@ -56,7 +59,7 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
         } else {
             String::new()
         },
-        glslc_identity: if sources.jobs.iter().any(|job| crate::frontend::compiles_with_glslc(job, settings)) {
+        glslc_identity: if sources.jobs.iter().any(|job| crate::compile::frontend::compiles_with_glslc(job, settings)) {
             glslc_identity(settings, &cache)
         } else {
             String::new()
@@ -148,7 +151,7 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     }
     // Jobs that crashed the compiler alone stay suspects for the next build.
     journal.finish(&crashed);
-    crate::isolate::remove_status_dir(&cx.isolation_dir);
+    crate::compile::isolate::remove_status_dir(&cx.isolation_dir);
     report.warnings.iter().for_each(|w| directives.warning(w));
     if !diagnostics.is_empty() && !plan.keep_going {
         emit::remove_artifacts(&plan.out_dir);
@@ -192,7 +195,7 @@ fn thread_pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
 }
 
 /// In a child started to compile one job alone (see
-/// [`isolate`](crate::isolate)): compiles the job whose key the parent
+/// [`isolate`](crate::compile::isolate)): compiles the job whose key the parent
 /// named, which stores it in the cache, and ends the process. A build
 /// without that job returns an error, so the parent learns nothing.
 fn compile_alone(jobs: &[Job], cx: &Context<'_>, request: &ChildRequest) -> Result<Report, Error> {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::options::{
     BindingBase, Define, DictionaryMode, HlslOptions, Optimization, SpirvVersion, TargetEnv, Variant,
 };
-use crate::packing;
+use crate::pack::packing;
 use crate::source::Language;
 
 /// Environment variables the build reads; Cargo reruns it when they change.
@@ -60,7 +60,7 @@ impl Inputs {
 }
 
 /// Settings every compile job shares (recorded in the manifest for hot
-/// reload, see [`recipe`](crate::recipe)).
+/// reload, see [`recipe`](crate::pack::recipe)).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Settings {
     pub(crate) target_env: TargetEnv,
@@ -102,7 +102,7 @@ pub(crate) struct Plan {
     /// Whether to print the size report as Cargo warnings (`SMOLV_REPORT`).
     pub(crate) print_report: bool,
     /// The second cache level, if any (`Config::remote_cache`).
-    pub(crate) remote_cache: crate::remote_cache::RemoteSettings,
+    pub(crate) remote_cache: crate::cache::remote::RemoteSettings,
 }
 
 /// The cache directory when none is configured: `SMOLV_CACHE_DIR`, else

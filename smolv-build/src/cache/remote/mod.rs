@@ -28,7 +28,7 @@ pub use settings::RemoteCacheMode;
 pub(crate) use settings::RemoteSettings;
 use settings::{Resolution, resolve};
 
-use crate::report::Report;
+use crate::output::report::Report;
 
 /// Every remote-cache warning starts with this, so logs can be searched.
 pub(crate) const WARNING_PREFIX: &str = "remote cache";

@@ -6,9 +6,9 @@ use super::candidate::tables_len;
 use super::codec::Scheme;
 use super::{EmbeddedSet, Measured, Options, PackInput, cost, pack};
 use crate::cache::{BodyReader, BodyWriter, Cache, Key, KeyBuilder};
-use crate::encode::ZstdForms;
 use crate::error::Error;
 use crate::options::DictionaryMode;
+use crate::pack::encode::ZstdForms;
 
 /// [`pack`], or its result from the cache.
 pub(crate) fn pack_cached(

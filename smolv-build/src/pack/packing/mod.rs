@@ -19,9 +19,9 @@ mod xz;
 
 use rayon::prelude::*;
 
-use crate::encode::ZstdForms;
 use crate::error::Error;
 use crate::options::DictionaryMode;
+use crate::pack::encode::ZstdForms;
 
 pub(crate) use choose::Measured;
 pub(crate) use codec::Scheme;

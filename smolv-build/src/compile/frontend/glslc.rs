@@ -19,11 +19,11 @@ use super::external::{Scratch, hash_read, missing_candidates, parse_depfile, wor
 use super::glslang_log::parse_log;
 use super::{Compiled, CompiledModule};
 use crate::cache::Cache;
+use crate::compile::tool;
 use crate::error::Diagnostic;
 use crate::options::Optimization;
 use crate::settings::Settings;
 use crate::source::{Job, Language};
-use crate::tool;
 
 /// What the error says when `glslc` is not found.
 const INSTALL_HINT: &str = "HLSL with 16-bit types (Config::hlsl_16bit_types, -fhlsl-16bit-types) is compiled by \
@@ -166,7 +166,7 @@ mod tests {
             variant: None,
             spec_constants: Vec::new(),
         };
-        let mut settings = crate::compile::tests::settings();
+        let mut settings = crate::compile::job::tests::settings();
         settings.hlsl.sixteen_bit_types = true;
         settings.hlsl.io_mapping = true;
         settings.hlsl.register_bindings.push(RegisterBinding {

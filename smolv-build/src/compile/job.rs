@@ -6,12 +6,12 @@ use std::path::PathBuf;
 use smolv_runtime::reflect::ShaderStage;
 
 use crate::cache::{BodyReader, BodyWriter, Cache, FileHashes, Key, KeyBuilder};
+use crate::compile::frontend::{self, CompiledModule};
+use crate::compile::isolate::{self, Isolated, Journal};
+use crate::compile::optimize;
+use crate::compile::portable::PortablePaths;
 use crate::error::Diagnostic;
-use crate::frontend::{self, CompiledModule};
-use crate::isolate::{self, Isolated, Journal};
-use crate::optimize;
 use crate::options::{HlslOptions, Optimization};
-use crate::portable::PortablePaths;
 use crate::settings::Settings;
 use crate::source::{Job, Language};
 
@@ -156,7 +156,7 @@ pub(crate) fn current_key(job: &Job, cx: &Context<'_>) -> Option<Key> {
 /// Compiles one job, or takes it from the cache: frontend, optimizer,
 /// build-time specialization. A job that crashed the compiler in an
 /// earlier build is first compiled alone in a child process (see
-/// [`isolate`](crate::isolate)).
+/// [`isolate`](crate::compile::isolate)).
 pub(crate) fn compile_job(job: &Job, cx: &Context<'_>) -> Result<JobOutput, JobFailure> {
     let settings = cx.settings;
     let source = read_source(job)?;

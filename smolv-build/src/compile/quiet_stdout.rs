@@ -16,7 +16,7 @@
 //! back, and a build running beside another in the same process (tests,
 //! or two `compile()` calls on two threads) keeps it until both are done.
 //! smolv-build's own progress lines go to stderr (see
-//! [`isolate`](crate::isolate)), so that a crash cannot lose them in the
+//! [`isolate`](crate::compile::isolate)), so that a crash cannot lose them in the
 //! pipe.
 //!
 //! A no-op where the platform has no `dup2` (standard output stays as it

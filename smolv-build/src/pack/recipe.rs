@@ -9,9 +9,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::compile::compile_uncached;
-use crate::encode::encode_module;
 use crate::error::{Diagnostic, Error};
-use crate::reflect::{names_read, reflect};
+use crate::pack::encode::encode_module;
+use crate::pack::reflect::{names_read, reflect};
 use crate::settings::Settings;
 use crate::source::Job;
 

@@ -480,7 +480,7 @@ impl std::fmt::Display for Report {
 }
 
 /// The report of a packed set whose modules decode to `spirv_bytes`.
-pub(crate) fn packing_report(set: &crate::packing::EmbeddedSet, spirv_bytes: usize) -> PackingReport {
+pub(crate) fn packing_report(set: &crate::pack::packing::EmbeddedSet, spirv_bytes: usize) -> PackingReport {
     let chosen = set.chosen();
     let decoder_bytes = chosen.decoder().installed;
     let signed = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);

@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::remote_cache::Remote;
+pub(crate) mod remote;
+
+use remote::Remote;
 
 const ENTRY_MAGIC: &[u8; 12] = b"SMOLVCACHE1\0";
 

@@ -21,7 +21,7 @@
 //! Module names and cache entries then hold no machine's path. SPIR-V with
 //! debug info does (the compiler writes the file names into it), so a
 //! build that keeps debug info keys on the root's absolute path as well
-//! (see [`crate::compile::job_key`]).
+//! (see [`crate::compile::job::job_key`]).
 
 use std::path::{Component, Path, PathBuf};
 

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use smolv_format::{ARTIFACT_DIR, MANIFEST_FILE};
 
 use crate::error::{Diagnostic, Error};
-use crate::recipe::ShaderRecipe;
-use crate::report::Report;
+use crate::output::report::Report;
+use crate::pack::recipe::ShaderRecipe;
 
 /// The manifest as this build writes it: each module's recipe is a
 /// [`ShaderRecipe`].

@@ -23,10 +23,10 @@ use smolv_runtime::reflect::Reflection;
 use super::external::{Scratch, hash_read, missing_candidates, parse_depfile, words};
 use super::{Compiled, CompiledModule};
 use crate::cache::Cache;
+use crate::compile::tool;
 use crate::error::Diagnostic;
 use crate::settings::Settings;
 use crate::source::Job;
-use crate::tool;
 
 /// What the error says when `slangc` is not found.
 const INSTALL_HINT: &str = "`.slang` files are compiled by slangc, which was not found: install the Vulkan SDK \

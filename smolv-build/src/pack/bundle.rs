@@ -7,10 +7,10 @@ use rayon::prelude::*;
 use smolv_runtime::container::{BundleBuilder, Codec, assemble};
 use smolv_runtime::reflect::{Reflection, ShaderStage};
 
-use crate::encode::{Encoded, Packed, encode_module, pack};
 use crate::error::Error;
 use crate::options::DictionaryMode;
-use crate::reflect::reflect;
+use crate::pack::encode::{Encoded, Packed, encode_module, pack};
+use crate::pack::reflect::reflect;
 
 /// One module going into a bundle.
 pub(crate) struct BundleModule<'a> {

@@ -10,8 +10,8 @@ use super::codec::{Scheme, pack_block};
 use super::dictionary::EmbeddedDictionary;
 use super::directory::{self, Entry, Once};
 use super::{Framing, PackInput};
-use crate::encode::ZstdForms;
 use crate::error::Error;
+use crate::pack::encode::ZstdForms;
 
 /// Bytes of table the macros generate per module: six `u32` (offset,
 /// packed, unpacked and SPIR-V lengths, check, name end).

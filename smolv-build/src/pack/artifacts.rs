@@ -1,25 +1,25 @@
-//! From compiled modules to the artifacts [`emit`](crate::emit) writes:
+//! From compiled modules to the artifacts [`emit`](crate::output::emit) writes:
 //! reflect, SMOL-V encode, compress (zstd forms, cached), pack the embedded
 //! set, and assemble the containers, the bundle, the manifest and the
 //! report's rows.
 
 use rayon::prelude::*;
 
-use crate::bundle::{BundleModule, assemble_bundle};
 use crate::cache::{BodyReader, BodyWriter, Cache, KeyBuilder};
+use crate::pack::bundle::{BundleModule, assemble_bundle};
 use smolv_format::{
     BUNDLE_FILE, EMBEDDED_DATA_FILE, EMBEDDED_DICTIONARY_FILE, EMBEDDED_DIRECTORY_FILE, MANIFEST_FORMAT,
     ManifestEmbeddedModule, ManifestEmbeddedSet, ManifestModule,
 };
 
-use crate::emit::{self, Artifacts, EmbeddedFiles, Manifest};
-use crate::encode::{Packed, ZstdForms, compress_forms, encode_module};
+use crate::compile::frontend::CompiledModule;
 use crate::error::Error;
-use crate::frontend::CompiledModule;
-use crate::packing::{self, PackInput};
-use crate::recipe::ShaderRecipe;
-use crate::reflect::{names_read, reflect};
-use crate::report::{ModuleReport, Report, packing_report};
+use crate::output::emit::{self, Artifacts, EmbeddedFiles, Manifest};
+use crate::output::report::{ModuleReport, Report, packing_report};
+use crate::pack::encode::{Packed, ZstdForms, compress_forms, encode_module};
+use crate::pack::packing::{self, PackInput};
+use crate::pack::recipe::ShaderRecipe;
+use crate::pack::reflect::{names_read, reflect};
 use crate::settings::Plan;
 use crate::source::Job;
 

@@ -23,8 +23,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::cache::Cache;
+use crate::compile::tool;
 use crate::options::{Optimization, TargetEnv};
-use crate::tool;
 
 /// Finds `spirv-opt`: the configured path, `SMOLV_SPIRV_OPT`, or `PATH`.
 pub(crate) fn find_spirv_opt(configured: Option<&Path>) -> Option<PathBuf> {
