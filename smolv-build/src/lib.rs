@@ -156,23 +156,21 @@ mod tokens;
 pub use cache::remote::RemoteCacheMode;
 pub use config::Config;
 pub use error::{Diagnostic, Error};
-pub use options::{Define, DictionaryMode, Optimization, ResourceKind, SpirvVersion, TargetEnv, Variant};
-pub use output::report::{CandidateReport, FailedShader, LanguageReport, ModuleReport, PackingReport, Report};
-pub use pack::bundle::{PackOptions, PackedBundle, PackedEntry, pack_bundle};
 /// ```
 /// use smolv_build::{Config, Framing, Packing};
 /// let mut config = Config::new();
 /// config.shader_dir("shaders").packing(Packing::Zstd { framing: Framing::Stream });
 /// assert_eq!(Framing::Stream.name(), "stream");
 /// ```
-pub use pack::packing::Framing;
+pub use options::Framing;
+pub use options::Language;
 /// ```
 /// use smolv_build::Packing;
 /// let packing = Packing::parse("lz4-stream").unwrap();
 /// assert_eq!(packing.name(), "lz4-stream");
 /// assert!(Packing::NAMES.iter().all(|name| Packing::parse(name).is_some()));
 /// ```
-pub use pack::packing::Packing;
+pub use options::Packing;
 /// ```
 /// use smolv_build::{Config, SizeGoal};
 /// let goal = SizeGoal::parse("download").unwrap();
@@ -180,9 +178,11 @@ pub use pack::packing::Packing;
 /// config.shader_dir("shaders").size_goal(goal);
 /// assert_eq!(goal.name(), "download");
 /// ```
-pub use pack::packing::SizeGoal;
+pub use options::SizeGoal;
+pub use options::{Define, DictionaryMode, Optimization, ResourceKind, SpirvVersion, TargetEnv, Variant};
+pub use output::report::{CandidateReport, FailedShader, LanguageReport, ModuleReport, PackingReport, Report};
+pub use pack::bundle::{PackOptions, PackedBundle, PackedEntry, pack_bundle};
 pub use pack::recipe::{Recompiled, ShaderRecipe};
-pub use source::Language;
 
 /// Upkeep of the shared build cache: what `cargo smolv cache` runs.
 ///

@@ -17,20 +17,18 @@ use crate::compile::{
     Context, JobFailure, JobOutput, compile_job, compiler_identity, current_key, glslc_identity, slang_identity,
 };
 use crate::error::Error;
+use crate::options::Language;
 use crate::output::emit::{self, Directives};
 use crate::output::report::{FailedShader, Report};
 use crate::pack::artifacts::{Built, build_artifacts};
 use crate::settings::{ENV_KNOBS, Plan};
-use crate::source::{Job, Language, Sources};
+use crate::source::{Job, Sources};
 use crate::tokens::{JobLog, Tokens};
 
 /// Runs the build `plan` describes.
 pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     let directives = Directives::new(plan.directives);
-    ENV_KNOBS
-        .iter()
-        .chain(&crate::pack::packing::RUNTIME_VARIABLES)
-        .for_each(|var| directives.rerun_if_env_changed(var));
+    ENV_KNOBS.iter().chain(&crate::options::RUNTIME_VARIABLES).for_each(|var| directives.rerun_if_env_changed(var));
     let settings = &plan.settings;
     settings.include_dirs.iter().for_each(|dir| directives.rerun_if_changed(dir));
 
@@ -156,7 +154,7 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     if !diagnostics.is_empty() && !plan.keep_going {
         emit::remove_artifacts(&plan.out_dir);
         // What did compile is uploaded all the same (waited for here).
-        remote.finish(&mut report).iter().for_each(|w| directives.warning(w));
+        report.add_remote(remote.finish()).iter().for_each(|w| directives.warning(w));
         return Err(Error::Compile { diagnostics, failed, total: sources.jobs.len() });
     }
     // keep_going under a build script: the failures do not fail the build,
@@ -164,7 +162,7 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     diagnostics.iter().for_each(|d| directives.warning(&d.to_string()));
     if modules.is_empty() {
         emit::remove_artifacts(&plan.out_dir);
-        remote.finish(&mut report).iter().for_each(|w| directives.warning(w));
+        report.add_remote(remote.finish()).iter().for_each(|w| directives.warning(w));
         return Ok(report);
     }
     modules.sort_by(|a, b| a.module.name.cmp(&b.module.name));
@@ -173,11 +171,12 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     // tokens for now.
     let artifacts = if tokens.limited() {
         let lease = tokens.lease(pool.current_num_threads());
-        thread_pool(lease.len())?.install(|| build_artifacts(&modules, plan, &cache, &mut report))?
+        thread_pool(lease.len())?.install(|| build_artifacts(&modules, plan, &cache))?
     } else {
-        pool.install(|| build_artifacts(&modules, plan, &cache, &mut report))?
+        pool.install(|| build_artifacts(&modules, plan, &cache))?
     };
-    remote.finish(&mut report).iter().for_each(|w| directives.warning(w));
+    report.add_artifacts(&modules, &artifacts);
+    report.add_remote(remote.finish()).iter().for_each(|w| directives.warning(w));
     report.total();
     emit::write_artifacts(&plan.out_dir, &artifacts, &report)?;
     if plan.print_report {
@@ -212,7 +211,6 @@ fn compile_alone(jobs: &[Job], cx: &Context<'_>, request: &ChildRequest) -> Resu
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::Config;
     use crate::options::Optimization;
 
@@ -235,7 +233,7 @@ mod tests {
             .cargo_directives(false)
             .optimization(Optimization::None);
         let out = dir.path().join("out").join(smolv_format::ARTIFACT_DIR);
-        let spirv = || std::fs::read(out.join(emit::artifact_name(0, "a.frag", "spv"))).unwrap();
+        let spirv = || std::fs::read(out.join(crate::pack::artifacts::artifact_name(0, "a.frag", "spv"))).unwrap();
         let first = config.try_compile().unwrap();
         assert_eq!((first.compiled, first.cache_hits), (1, 0));
         let first_spirv = spirv();

@@ -8,8 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::options::{
     BindingBase, Define, DictionaryMode, HlslOptions, Optimization, SpirvVersion, TargetEnv, Variant,
 };
-use crate::pack::packing;
-use crate::source::Language;
+use crate::options::{Language, Packing, RuntimeCodecs, SizeGoal};
 
 /// Environment variables the build reads; Cargo reruns it when they change.
 /// The `SMOLV_REMOTE_CACHE*` ones are left out: they change where entries
@@ -95,7 +94,7 @@ pub(crate) struct Plan {
     pub(crate) dictionary: DictionaryMode,
     pub(crate) zstd_level: i32,
     /// How the embedded set is packed.
-    pub(crate) packing: packing::Options,
+    pub(crate) packing: PackSettings,
     pub(crate) keep_going: bool,
     /// Whether to print `cargo:` directives (under a build script).
     pub(crate) directives: bool,
@@ -123,4 +122,16 @@ pub(crate) fn default_cache_dir(out_dir: &Path) -> PathBuf {
         return metadata.target_directory.into_std_path_buf().join("smolv-cache");
     }
     out_dir.join("smolv-cache")
+}
+
+/// What the pack stage works with: the packing to force or the goal to
+/// choose for, zstd's level, and what the runtime that embeds the set can
+/// unpack.
+#[derive(Clone, Debug)]
+pub(crate) struct PackSettings {
+    pub(crate) packing: Packing,
+    pub(crate) goal: SizeGoal,
+    pub(crate) zstd_level: i32,
+    /// What the runtime that embeds the set can unpack.
+    pub(crate) runtime: RuntimeCodecs,
 }

@@ -15,60 +15,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+mod key;
 pub(crate) mod remote;
 
+pub(crate) use key::{Key, KeyBuilder};
 use remote::Remote;
 
 const ENTRY_MAGIC: &[u8; 12] = b"SMOLVCACHE1\0";
-
-/// A cache key: blake3 over length-prefixed fields.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct Key([u8; 32]);
-
-impl Key {
-    /// Hex form, used as the file name.
-    pub(crate) fn hex(&self) -> String {
-        self.0.iter().map(|b| format!("{b:02x}")).collect()
-    }
-}
-
-/// smolv-build's own identity: blake3 over its source files, computed by
-/// its build script. Every key starts with it, so entries written by
-/// another smolv-build (a patched copy, a git checkout, another release)
-/// are never read, whatever its version number says.
-pub(crate) const SMOLV_BUILD_IDENTITY: &str = env!("SMOLV_BUILD_SOURCE_HASH");
-
-/// Builds a [`Key`] from fields; each is length-prefixed so that fields
-/// cannot run into each other.
-pub(crate) struct KeyBuilder(blake3::Hasher);
-
-impl KeyBuilder {
-    /// A key in `domain` (what kind of entry it is), of this smolv-build.
-    pub(crate) fn new(domain: &str) -> Self {
-        Self::of_build(domain, SMOLV_BUILD_IDENTITY)
-    }
-
-    /// A key in `domain` of the smolv-build identified by `build`.
-    fn of_build(domain: &str, build: &str) -> Self {
-        let mut key = Self(blake3::Hasher::new_derive_key(domain));
-        key.text(build);
-        key
-    }
-
-    pub(crate) fn field(&mut self, bytes: &[u8]) -> &mut Self {
-        self.0.update(&(bytes.len() as u64).to_le_bytes());
-        self.0.update(bytes);
-        self
-    }
-
-    pub(crate) fn text(&mut self, text: &str) -> &mut Self {
-        self.field(text.as_bytes())
-    }
-
-    pub(crate) fn finish(&self) -> Key {
-        Key(*self.0.finalize().as_bytes())
-    }
-}
 
 /// blake3 of a file's contents, or `None` if it cannot be read.
 pub(crate) fn hash_file(path: &Path) -> Option<[u8; 32]> {
@@ -427,6 +380,7 @@ impl<'a> BodyReader<'a> {
 
 #[cfg(test)]
 mod tests {
+    use super::key::SMOLV_BUILD_IDENTITY;
     use super::*;
 
     #[test]

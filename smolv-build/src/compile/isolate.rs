@@ -260,7 +260,7 @@ mod tests {
         Job {
             name: "a.vert".to_owned(),
             path: path.to_owned(),
-            language: crate::source::Language::Glsl,
+            language: crate::options::Language::Glsl,
             stage: None,
             entry_point: "main".to_owned(),
             defines: Vec::new(),

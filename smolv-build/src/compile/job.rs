@@ -11,9 +11,10 @@ use crate::compile::isolate::{self, Isolated, Journal};
 use crate::compile::optimize;
 use crate::compile::portable::PortablePaths;
 use crate::error::Diagnostic;
+use crate::options::Language;
 use crate::options::{HlslOptions, Optimization};
 use crate::settings::Settings;
-use crate::source::{Job, Language};
+use crate::source::Job;
 
 /// What one job produced, from the compiler or the cache.
 pub(crate) struct JobOutput {

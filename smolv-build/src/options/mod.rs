@@ -5,6 +5,14 @@
 
 use smolv_runtime::reflect::ShaderStage;
 
+mod language;
+mod packing;
+mod runtime;
+
+pub use language::Language;
+pub use packing::{Framing, Packing, SizeGoal};
+pub(crate) use runtime::{RuntimeCodecs, VARIABLES as RUNTIME_VARIABLES};
+
 /// Which Vulkan version the SPIR-V targets.
 ///
 /// ```

@@ -7,42 +7,7 @@ use smolv_format::{ARTIFACT_DIR, MANIFEST_FILE};
 
 use crate::error::{Diagnostic, Error};
 use crate::output::report::Report;
-use crate::pack::recipe::ShaderRecipe;
-
-/// The manifest as this build writes it: each module's recipe is a
-/// [`ShaderRecipe`].
-pub(crate) type Manifest = smolv_format::Manifest<ShaderRecipe>;
-
-/// The embedded set's files.
-pub(crate) struct EmbeddedFiles {
-    pub(crate) directory: Vec<u8>,
-    pub(crate) data: Vec<u8>,
-    pub(crate) dictionary: Option<Vec<u8>>,
-    /// Per module, in manifest order: the module packed alone.
-    pub(crate) modules: Vec<Vec<u8>>,
-}
-
-/// Everything to write into the artifact directory.
-pub(crate) struct Artifacts {
-    pub(crate) manifest: Manifest,
-    pub(crate) containers: Vec<Vec<u8>>,
-    pub(crate) optimized: Vec<Vec<u8>>,
-    pub(crate) dictionary: Option<Vec<u8>>,
-    pub(crate) bundle: Vec<u8>,
-    pub(crate) embedded: EmbeddedFiles,
-}
-
-/// File name of a module's container: readable, and unique even where
-/// names differ only in characters that files cannot hold.
-pub(crate) fn artifact_name(index: usize, module: &str, kind: &str) -> String {
-    let safe: String =
-        module.chars().map(|c| if c.is_ascii_alphanumeric() || "._-@".contains(c) { c } else { '_' }).collect();
-    match kind {
-        "spv" => format!("spirv/{index:04}-{safe}.spv"),
-        "data" => format!("embedded/modules/{index:04}-{safe}.data"),
-        _ => format!("modules/{index:04}-{safe}.smvc"),
-    }
-}
+use crate::pack::artifacts::Artifacts;
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     if let Some(parent) = path.parent() {

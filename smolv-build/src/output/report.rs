@@ -3,7 +3,9 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use crate::source::Language;
+use crate::options::Language;
+use crate::pack::artifacts::{Artifacts, Built};
+use crate::pack::packing::PackedSet;
 
 /// Sizes of one module through the build, in bytes.
 ///
@@ -354,6 +356,48 @@ fn percent(part: usize, whole: usize) -> f64 {
 }
 
 impl Report {
+    /// Adds a row per module, the containers' dictionary and the embedded
+    /// set's packing: what the pack stage made of `modules`.
+    pub(crate) fn add_artifacts(&mut self, modules: &[Built<'_>], artifacts: &Artifacts) {
+        for ((Built { module, job, cached, .. }, sizes), container) in
+            modules.iter().zip(&artifacts.sizes).zip(&artifacts.containers)
+        {
+            let shipped = module.optimized.as_ref().unwrap_or(&module.spirv);
+            self.modules.push(ModuleReport {
+                name: module.name.clone(),
+                source: job.path.clone(),
+                language: Some(job.language),
+                stage: module.stage.name().to_owned(),
+                entry_point: module.entry_point.clone(),
+                source_bytes: std::fs::metadata(&job.path)
+                    .map_or(0, |m| usize::try_from(m.len()).unwrap_or(usize::MAX)),
+                spirv_bytes: module.spirv.len() * 4,
+                optimized_bytes: shipped.len() * 4,
+                smolv_bytes: sizes.smolv,
+                compressed_bytes: sizes.compressed,
+                container_bytes: container.len(),
+                cached: *cached,
+            });
+        }
+        self.dictionary_bytes = artifacts.dictionary.as_ref().map_or(0, Vec::len);
+        self.packing = Some(packing_report(&artifacts.embedded, artifacts.spirv_bytes));
+    }
+
+    /// Puts what the remote cache did into the report, its warnings
+    /// included, and returns those warnings (to print).
+    pub(crate) fn add_remote(&mut self, remote: crate::cache::remote::Finished) -> Vec<String> {
+        if let Some(stats) = remote.stats {
+            self.remote_hits = stats.hits;
+            self.remote_misses = stats.misses;
+            self.remote_uploads = stats.uploads;
+            self.remote_bytes_down = stats.bytes_down;
+            self.remote_bytes_up = stats.bytes_up;
+            self.remote_seconds = stats.seconds;
+        }
+        self.warnings.extend(remote.warnings.iter().cloned());
+        remote.warnings
+    }
+
     /// Counts, per language, the jobs that compiled and those that failed.
     pub(crate) fn count_languages(&mut self, outcomes: impl IntoIterator<Item = (Language, bool)>) {
         let mut languages: Vec<LanguageReport> = Vec::new();
@@ -480,7 +524,7 @@ impl std::fmt::Display for Report {
 }
 
 /// The report of a packed set whose modules decode to `spirv_bytes`.
-pub(crate) fn packing_report(set: &crate::pack::packing::EmbeddedSet, spirv_bytes: usize) -> PackingReport {
+pub(crate) fn packing_report(set: &PackedSet, spirv_bytes: usize) -> PackingReport {
     let chosen = set.chosen();
     let decoder_bytes = chosen.decoder().installed;
     let signed = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);

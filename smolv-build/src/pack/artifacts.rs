@@ -14,14 +14,52 @@ use smolv_format::{
 
 use crate::compile::frontend::CompiledModule;
 use crate::error::Error;
-use crate::output::emit::{self, Artifacts, EmbeddedFiles, Manifest};
-use crate::output::report::{ModuleReport, Report, packing_report};
 use crate::pack::encode::{Packed, ZstdForms, compress_forms, encode_module};
-use crate::pack::packing::{self, PackInput};
+use crate::pack::packing::{self, PackInput, PackedSet};
 use crate::pack::recipe::ShaderRecipe;
 use crate::pack::reflect::{names_read, reflect};
 use crate::settings::Plan;
 use crate::source::Job;
+
+/// The manifest as this build writes it: each module's recipe is a
+/// [`ShaderRecipe`].
+pub(crate) type Manifest = smolv_format::Manifest<ShaderRecipe>;
+
+/// Everything to write into the artifact directory, and the sizes the
+/// report gives (the output stage reads both).
+pub(crate) struct Artifacts {
+    pub(crate) manifest: Manifest,
+    pub(crate) containers: Vec<Vec<u8>>,
+    pub(crate) optimized: Vec<Vec<u8>>,
+    pub(crate) dictionary: Option<Vec<u8>>,
+    pub(crate) bundle: Vec<u8>,
+    /// The embedded set: its files, and what the choice weighed.
+    pub(crate) embedded: PackedSet,
+    /// Per module, in manifest order: what encoding and compression made.
+    pub(crate) sizes: Vec<ModuleSizes>,
+    /// Bytes of SPIR-V the embedded set decodes to.
+    pub(crate) spirv_bytes: usize,
+}
+
+/// One module's sizes after the pack stage, for the report.
+pub(crate) struct ModuleSizes {
+    /// SMOL-V bytes.
+    pub(crate) smolv: usize,
+    /// Its zstd payload in the bundle.
+    pub(crate) compressed: usize,
+}
+
+/// File name of a module's container: readable, and unique even where
+/// names differ only in characters that files cannot hold.
+pub(crate) fn artifact_name(index: usize, module: &str, kind: &str) -> String {
+    let safe: String =
+        module.chars().map(|c| if c.is_ascii_alphanumeric() || "._-@".contains(c) { c } else { '_' }).collect();
+    match kind {
+        "spv" => format!("spirv/{index:04}-{safe}.spv"),
+        "data" => format!("embedded/modules/{index:04}-{safe}.data"),
+        _ => format!("modules/{index:04}-{safe}.smvc"),
+    }
+}
 
 /// A compiled module, with its job, whether it came from the cache, and
 /// every file its job read.
@@ -34,12 +72,7 @@ pub(crate) struct Built<'a> {
 
 /// Reflects, encodes, compresses and assembles every compiled module, and
 /// packs the embedded set.
-pub(crate) fn build_artifacts(
-    modules: &[Built<'_>],
-    plan: &Plan,
-    cache: &Cache,
-    report: &mut Report,
-) -> Result<Artifacts, Error> {
+pub(crate) fn build_artifacts(modules: &[Built<'_>], plan: &Plan, cache: &Cache) -> Result<Artifacts, Error> {
     let settings = &plan.settings;
     let encoded: Vec<_> = modules
         .par_iter()
@@ -70,30 +103,18 @@ pub(crate) fn build_artifacts(
         .collect();
     let bundled = assemble_bundle(&bundle_modules, packed)?;
     let mut manifest_modules = Vec::new();
+    let mut sizes = Vec::new();
     let mut optimized = Vec::new();
-    for (index, (((Built { module, job, cached, dependencies }, (encoded, reflection)), payload), container)) in
+    for (index, (((Built { module, job, dependencies, .. }, (encoded, reflection)), payload), container)) in
         modules.iter().zip(&encoded).zip(&packed.payloads).zip(&bundled.containers).enumerate()
     {
         let shipped = module.optimized.as_ref().unwrap_or(&module.spirv);
         let input = &inputs[index];
-        report.modules.push(ModuleReport {
-            name: module.name.clone(),
-            source: job.path.clone(),
-            language: Some(job.language),
-            stage: module.stage.name().to_owned(),
-            entry_point: module.entry_point.clone(),
-            source_bytes: std::fs::metadata(&job.path).map_or(0, |m| usize::try_from(m.len()).unwrap_or(usize::MAX)),
-            spirv_bytes: module.spirv.len() * 4,
-            optimized_bytes: shipped.len() * 4,
-            smolv_bytes: encoded.smolv.len(),
-            compressed_bytes: payload.len(),
-            container_bytes: container.len(),
-            cached: *cached,
-        });
+        sizes.push(ModuleSizes { smolv: encoded.smolv.len(), compressed: payload.len() });
         manifest_modules.push(ManifestModule {
             name: module.name.clone(),
-            artifact: emit::artifact_name(index, &module.name, "smvc"),
-            optimized_spirv: emit::artifact_name(index, &module.name, "spv"),
+            artifact: artifact_name(index, &module.name, "smvc"),
+            optimized_spirv: artifact_name(index, &module.name, "spv"),
             source: job.path.clone(),
             variant: job.variant.clone(),
             recipe: Some(ShaderRecipe::new(&module.name, job, settings, dependencies)),
@@ -101,7 +122,7 @@ pub(crate) fn build_artifacts(
             spirv_bytes: encoded.decoded.len() * 4,
             container_bytes: container.len(),
             embedded: ManifestEmbeddedModule {
-                data: emit::artifact_name(index, &module.name, "data"),
+                data: artifact_name(index, &module.name, "data"),
                 unpacked_bytes: packing::unpacked_len(embedded.scheme.codec, input),
                 spirv_bytes: input.spirv.len(),
                 check: input.check,
@@ -109,22 +130,20 @@ pub(crate) fn build_artifacts(
         });
         optimized.push(shipped.iter().flat_map(|w| w.to_le_bytes()).collect());
     }
-    report.dictionary_bytes = packed.dictionary.as_ref().map_or(0, |d| d.as_bytes().len());
     let dictionary_bytes = packed.dictionary.as_ref().map(|d| d.as_bytes().to_vec());
     let spirv_bytes = inputs.iter().map(|m| m.spirv.len()).sum();
-    let packing_report = packing_report(&embedded, spirv_bytes);
+    let decoder_bytes = embedded.chosen().decoder().installed;
     let manifest_embedded = ManifestEmbeddedSet {
         codec: embedded.scheme.codec,
         framing: embedded.scheme.framing,
-        goal: packing_report.goal.clone(),
+        goal: embedded.goal.name().to_owned(),
         directory: EMBEDDED_DIRECTORY_FILE.to_owned(),
         data: EMBEDDED_DATA_FILE.to_owned(),
         dictionary: embedded.dictionary.as_ref().map(|_| EMBEDDED_DICTIONARY_FILE.to_owned()),
         spirv_bytes,
-        stored_bytes: packing_report.stored_bytes,
-        decoder_bytes: packing_report.decoder_bytes,
+        stored_bytes: embedded.stored_len(),
+        decoder_bytes,
     };
-    report.packing = Some(packing_report);
     Ok(Artifacts {
         manifest: Manifest {
             format: MANIFEST_FORMAT,
@@ -138,12 +157,9 @@ pub(crate) fn build_artifacts(
         optimized,
         dictionary: dictionary_bytes,
         bundle: bundled.bytes,
-        embedded: EmbeddedFiles {
-            directory: embedded.directory,
-            data: embedded.data,
-            dictionary: embedded.dictionary,
-            modules: embedded.modules,
-        },
+        embedded,
+        sizes,
+        spirv_bytes,
     })
 }
 

@@ -11,7 +11,7 @@ use sha2::Digest as _;
 use super::record::{self, Digest};
 use super::settings::{Header, Resolved};
 use super::{RemoteStats, WARNING_PREFIX};
-use crate::cache::Key;
+use crate::cache::key::Key;
 
 /// Connecting (and resolving the name) may take this long.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
@@ -277,7 +277,7 @@ mod tests {
         // Bind, then drop: nothing listens on the port any more.
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let remote = Server::new(Resolved { base: format!("http://127.0.0.1:{port}"), upload: true, header: None });
-        let key = crate::cache::KeyBuilder::new("test").text("a").finish();
+        let key = crate::cache::key::KeyBuilder::new("test").text("a").finish();
         assert!(remote.get(&key).is_none());
         remote.put(&key, b"body");
         assert!(remote.get(&key).is_none());

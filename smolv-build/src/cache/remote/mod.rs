@@ -5,7 +5,7 @@
 //! The action-cache key is the local cache key; the record stored there
 //! names the entry's blob in the CAS by its SHA-256 (see `record` and
 //! `docs/format.md`). [`Cache`](crate::cache::Cache) asks the remote on a
-//! local miss and uploads after storing locally (`remote`: uploads run on
+//! local miss and uploads after storing locally (`connection`: uploads run on
 //! background threads; `client`: the HTTP requests and checks). Nothing
 //! here can fail a build: what goes wrong is a miss, and a warning in the
 //! report.
@@ -20,7 +20,7 @@ mod client;
 #[cfg(feature = "remote-cache")]
 mod record;
 #[cfg(feature = "remote-cache")]
-mod remote;
+mod connection;
 
 use std::sync::Arc;
 
@@ -28,14 +28,12 @@ pub use settings::RemoteCacheMode;
 pub(crate) use settings::RemoteSettings;
 use settings::{Resolution, resolve};
 
-use crate::output::report::Report;
-
 /// Every remote-cache warning starts with this, so logs can be searched.
 pub(crate) const WARNING_PREFIX: &str = "remote cache";
 
 /// The client: with the feature, the real one.
 #[cfg(feature = "remote-cache")]
-pub(crate) use remote::Remote;
+pub(crate) use connection::Remote;
 
 /// Without the feature no client can exist, so a [`Cache`](crate::cache::Cache)
 /// never has one.
@@ -45,11 +43,11 @@ pub(crate) enum Remote {}
 
 #[cfg(not(feature = "remote-cache"))]
 impl Remote {
-    pub(crate) fn get(&self, _key: &crate::cache::Key) -> Option<Vec<u8>> {
+    pub(crate) fn get(&self, _key: &crate::cache::key::Key) -> Option<Vec<u8>> {
         match *self {}
     }
 
-    pub(crate) fn put(&self, _key: &crate::cache::Key, _body: &[u8]) {
+    pub(crate) fn put(&self, _key: &crate::cache::key::Key, _body: &[u8]) {
         match *self {}
     }
 
@@ -57,7 +55,7 @@ impl Remote {
         match *self {}
     }
 
-    pub(crate) fn prefetch(&self, _keys: &[crate::cache::Key]) {
+    pub(crate) fn prefetch(&self, _keys: &[crate::cache::key::Key]) {
         match *self {}
     }
 
@@ -75,6 +73,14 @@ pub(crate) struct RemoteStats {
     pub(crate) bytes_down: u64,
     pub(crate) bytes_up: u64,
     pub(crate) seconds: f64,
+}
+
+/// What the remote cache did in one build.
+pub(crate) struct Finished {
+    /// Its counters; `None` when no remote was used.
+    pub(crate) stats: Option<RemoteStats>,
+    /// Why it was turned off, and what went wrong with entries.
+    pub(crate) warnings: Vec<String>,
 }
 
 /// The remote cache of one build: the client, if there is one, and the
@@ -100,22 +106,16 @@ impl Session {
         self.client.clone()
     }
 
-    /// Writes the counters into `report`, appends the warnings to its
-    /// warnings, and returns those warnings (to print).
-    pub(crate) fn finish(&self, report: &mut Report) -> Vec<String> {
+    /// What the remote did, and its warnings: the caller puts them in the
+    /// report and prints the warnings.
+    pub(crate) fn finish(&self) -> Finished {
         let mut warnings: Vec<String> = self.setup_warning.iter().cloned().collect();
-        if let Some(client) = &self.client {
+        let stats = self.client.as_ref().map(|client| {
             let (stats, more) = client.take();
-            report.remote_hits = stats.hits;
-            report.remote_misses = stats.misses;
-            report.remote_uploads = stats.uploads;
-            report.remote_bytes_down = stats.bytes_down;
-            report.remote_bytes_up = stats.bytes_up;
-            report.remote_seconds = stats.seconds;
             warnings.extend(more);
-        }
-        report.warnings.extend(warnings.iter().cloned());
-        warnings
+            stats
+        });
+        Finished { stats, warnings }
     }
 }
 

@@ -1,8 +1,7 @@
-//! Turning the remote cache on: the [`Config`] setters, the
-//! `SMOLV_REMOTE_CACHE*` variables, and what a setting that cannot work
-//! turns into (the remote off, and one warning that says why).
-
-use crate::config::Config;
+//! Turning the remote cache on: what the [`Config`](crate::Config)
+//! setters and the `SMOLV_REMOTE_CACHE*` variables say, and what a setting
+//! that cannot work turns into (the remote off, and one warning that says
+//! why).
 
 /// The variable naming the server: `http(s)://host[:port][/prefix]`.
 pub(crate) const URL_VAR: &str = "SMOLV_REMOTE_CACHE";
@@ -11,7 +10,7 @@ pub(crate) const MODE_VAR: &str = "SMOLV_REMOTE_CACHE_MODE";
 /// One `Name: value` header sent with every request; never printed.
 pub(crate) const HEADER_VAR: &str = "SMOLV_REMOTE_CACHE_HEADER";
 
-/// What the build does with the remote cache (see [`Config::remote_cache`]).
+/// What the build does with the remote cache (see [`Config::remote_cache`](crate::Config::remote_cache)).
 ///
 /// ```
 /// use smolv_build::RemoteCacheMode;
@@ -49,12 +48,13 @@ impl RemoteCacheMode {
     }
 }
 
-/// The remote-cache part of a [`Config`]: each field wins over its variable.
+/// The remote-cache part of a [`Config`](crate::Config): each field wins
+/// over its variable.
 #[derive(Clone, Default)]
 pub(crate) struct RemoteSettings {
-    url: Option<String>,
-    mode: Option<RemoteCacheMode>,
-    header: Option<String>,
+    pub(crate) url: Option<String>,
+    pub(crate) mode: Option<RemoteCacheMode>,
+    pub(crate) header: Option<String>,
 }
 
 // Written by hand so that `{:?}` of a `Config` never shows the header.
@@ -65,64 +65,6 @@ impl std::fmt::Debug for RemoteSettings {
             .field("mode", &self.mode)
             .field("header", &self.header.as_ref().map(|_| "(not shown)"))
             .finish()
-    }
-}
-
-impl Config {
-    /// Adds a second cache level on a server that speaks Bazel's HTTP
-    /// remote-cache protocol (bazel-remote, nginx with WebDAV `PUT`,
-    /// BuildBuddy, NativeLink, …): `http(s)://host[:port][/prefix]`. On a
-    /// local miss the build asks the server; after compiling it uploads
-    /// (unless [`remote_cache_mode`](Config::remote_cache_mode) is
-    /// read-only). Default: `SMOLV_REMOTE_CACHE`, else none. Needs the
-    /// `remote-cache` feature (the `cargo smolv` CLI has it).
-    ///
-    /// The remote never fails a build: a corrupt or truncated entry is a
-    /// miss with a warning, and the first connection failure or timeout
-    /// (a few seconds) turns the remote off for the rest of the build, with
-    /// one warning. `docs/format.md` describes what is stored.
-    ///
-    /// ```no_run
-    /// // build.rs of a developer machine: read what CI uploaded.
-    /// use smolv_build::{Config, RemoteCacheMode};
-    /// Config::new()
-    ///     .shader_dir("shaders")
-    ///     .remote_cache("https://cache.example.com/shaders")
-    ///     .remote_cache_mode(RemoteCacheMode::ReadOnly)
-    ///     .compile();
-    /// ```
-    pub fn remote_cache(&mut self, url: impl Into<String>) -> &mut Self {
-        self.remote_cache.url = Some(url.into());
-        self
-    }
-
-    /// Whether the build uploads to the remote cache, only reads it, or
-    /// ignores it. Default: `SMOLV_REMOTE_CACHE_MODE` (`read-write`,
-    /// `read-only` or `off`), else read-write.
-    ///
-    /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.remote_cache_mode(smolv_build::RemoteCacheMode::Off); // even if SMOLV_REMOTE_CACHE is set
-    /// ```
-    pub fn remote_cache_mode(&mut self, mode: RemoteCacheMode) -> &mut Self {
-        self.remote_cache.mode = Some(mode);
-        self
-    }
-
-    /// One header sent with every remote-cache request, as `Name: value`
-    /// (for example `Authorization: Bearer <token>`). Default:
-    /// `SMOLV_REMOTE_CACHE_HEADER`. It is never printed, never written to
-    /// the report and never shown by `{:?}`, and Cargo is not asked to
-    /// watch the variable (it would store its value in its fingerprints).
-    ///
-    /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.remote_cache_header("Authorization: Bearer not-a-real-token");
-    /// assert!(!format!("{config:?}").contains("not-a-real-token"));
-    /// ```
-    pub fn remote_cache_header(&mut self, header: impl Into<String>) -> &mut Self {
-        self.remote_cache.header = Some(header.into());
-        self
     }
 }
 
@@ -283,11 +225,15 @@ mod tests {
         let settings = RemoteSettings::default();
         let env = vars(&[(URL_VAR, "http://cache:8080/smolv/"), (MODE_VAR, "read-only")]);
         assert_eq!(resolve(&settings, &env, true), on("http://cache:8080/smolv", false));
-        let mut config = Config::new();
-        config.remote_cache("https://other").remote_cache_mode(RemoteCacheMode::ReadWrite);
-        assert_eq!(resolve(&config.remote_cache, &env, true), on("https://other", true));
-        config.remote_cache_mode(RemoteCacheMode::Off);
-        assert_eq!(resolve(&config.remote_cache, &env, true), Resolution::Off);
+        // What `Config::remote_cache` and `Config::remote_cache_mode` set.
+        let mut settings = RemoteSettings {
+            url: Some("https://other".to_owned()),
+            mode: Some(RemoteCacheMode::ReadWrite),
+            header: None,
+        };
+        assert_eq!(resolve(&settings, &env, true), on("https://other", true));
+        settings.mode = Some(RemoteCacheMode::Off);
+        assert_eq!(resolve(&settings, &env, true), Resolution::Off);
     }
 
     #[test]

@@ -13,9 +13,10 @@ use smolv_runtime::reflect::ShaderStage;
 use super::glslang_log::parse_log;
 use super::{Compiled, CompiledModule};
 use crate::error::Diagnostic;
+use crate::options::Language;
 use crate::options::{Optimization, ResourceKind, SpirvVersion, TargetEnv};
 use crate::settings::Settings;
-use crate::source::{Job, Language};
+use crate::source::Job;
 
 fn compiler() -> Result<&'static Compiler, String> {
     static COMPILER: OnceLock<Option<Compiler>> = OnceLock::new();

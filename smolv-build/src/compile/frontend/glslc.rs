@@ -21,9 +21,10 @@ use super::{Compiled, CompiledModule};
 use crate::cache::Cache;
 use crate::compile::tool;
 use crate::error::Diagnostic;
+use crate::options::Language;
 use crate::options::Optimization;
 use crate::settings::Settings;
-use crate::source::{Job, Language};
+use crate::source::Job;
 
 /// What the error says when `glslc` is not found.
 const INSTALL_HINT: &str = "HLSL with 16-bit types (Config::hlsl_16bit_types, -fhlsl-16bit-types) is compiled by \

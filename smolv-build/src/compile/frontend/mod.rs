@@ -25,8 +25,9 @@ pub(crate) use slang::{find_slangc, identity as slangc_identity};
 use smolv_runtime::reflect::ShaderStage;
 
 use crate::error::Diagnostic;
+use crate::options::Language;
 use crate::settings::Settings;
-use crate::source::{Job, Language};
+use crate::source::Job;
 
 /// What a frontend made of one job.
 #[derive(Debug)]

@@ -80,7 +80,7 @@ mod tests {
         let job = crate::source::Job {
             name: "fill.spv".to_owned(),
             path: dir.path().join("fill.spv"),
-            language: crate::source::Language::Spirv,
+            language: crate::options::Language::Spirv,
             stage: None,
             entry_point: "main".to_owned(),
             defines: Vec::new(),

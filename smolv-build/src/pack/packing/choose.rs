@@ -52,7 +52,7 @@ pub(crate) fn choose(candidates: &[Measured], goal: SizeGoal) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pack::packing::{Framing, Packing};
+    use crate::options::{Framing, Packing};
 
     fn measured(packing: Packing, stored: usize, stored_xz: usize) -> Measured {
         let scheme = packing.scheme().unwrap();

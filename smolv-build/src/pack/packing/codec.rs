@@ -7,6 +7,7 @@ use smolv_runtime::container::{Dictionary, compress};
 
 use super::lz4;
 use crate::error::Error;
+use crate::options::Packing;
 
 /// One way to pack a set: a codec and a framing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -31,20 +32,10 @@ impl Scheme {
         Scheme { codec: Codec::SmolvZstdDictionary, framing: Framing::PerModule },
     ];
 
-    /// The scheme's name as `SMOLV_PACKING` and `--packing` spell it.
+    /// The scheme's name as `SMOLV_PACKING` and `--packing` spell it:
+    /// its forced [`Packing`]'s.
     pub(crate) fn packing_name(self) -> &'static str {
-        match (self.codec, self.framing) {
-            (Codec::Spirv, _) => "raw",
-            (Codec::SpirvRelativeIds, _) => "relative-ids",
-            (Codec::SpirvRelativeIdsLz4, Framing::PerModule) => "relative-ids-lz4",
-            (Codec::SpirvRelativeIdsLz4, Framing::Stream) => "relative-ids-lz4-stream",
-            (Codec::Smolv, _) => "smolv",
-            (Codec::SmolvLz4, Framing::PerModule) => "lz4",
-            (Codec::SmolvLz4, Framing::Stream) => "lz4-stream",
-            (Codec::SmolvZstd, Framing::PerModule) => "zstd",
-            (Codec::SmolvZstd, Framing::Stream) => "zstd-stream",
-            (Codec::SmolvZstdDictionary, _) => "zstd-dictionary",
-        }
+        Packing::from_scheme(self).name()
     }
 
     /// Its position in [`Scheme::ALL`], the tie-breaking rank.
@@ -79,7 +70,6 @@ pub(crate) fn pack_block(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Packing;
 
     #[test]
     fn every_scheme_has_a_packing_name_and_every_codec_a_scheme() {

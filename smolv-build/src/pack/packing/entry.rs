@@ -4,20 +4,21 @@
 
 use super::candidate::tables_len;
 use super::codec::Scheme;
-use super::{EmbeddedSet, Measured, Options, PackInput, cost, pack};
+use super::{Measured, PackInput, PackedSet, cost, pack};
 use crate::cache::{BodyReader, BodyWriter, Cache, Key, KeyBuilder};
 use crate::error::Error;
 use crate::options::DictionaryMode;
 use crate::pack::encode::ZstdForms;
+use crate::settings::PackSettings;
 
 /// [`pack`], or its result from the cache.
 pub(crate) fn pack_cached(
     inputs: &[PackInput],
     zstd: &ZstdForms,
-    options: &Options,
+    options: &PackSettings,
     dictionary_mode: DictionaryMode,
     cache: &Cache,
-) -> Result<EmbeddedSet, Error> {
+) -> Result<PackedSet, Error> {
     let key = key(inputs, options, dictionary_mode);
     if let Some(set) = cache.get(&key).and_then(|body| read(&body, inputs, options)) {
         return Ok(set);
@@ -29,7 +30,7 @@ pub(crate) fn pack_cached(
     Ok(set)
 }
 
-fn key(inputs: &[PackInput], options: &Options, dictionary_mode: DictionaryMode) -> Key {
+fn key(inputs: &[PackInput], options: &PackSettings, dictionary_mode: DictionaryMode) -> Key {
     // v3: the dictionary is trained here, and ships packed. v4: schemes are
     // stored by name, not by their place in `Scheme::ALL`.
     let mut key = KeyBuilder::new("smolv-build embedded set v4");
@@ -54,7 +55,7 @@ fn to_u32(value: usize) -> Option<u32> {
 
 /// The entry body; `None` if something does not fit its fields (then the
 /// set is simply not cached).
-fn write(set: &EmbeddedSet) -> Option<Vec<u8>> {
+fn write(set: &PackedSet) -> Option<Vec<u8>> {
     let mut w = BodyWriter::default();
     w.bytes(set.scheme.packing_name().as_bytes());
     w.bytes(&set.directory).bytes(&set.data).bytes(set.dictionary.as_deref().unwrap_or_default());
@@ -76,7 +77,7 @@ fn scheme(name: &[u8]) -> Option<Scheme> {
     Scheme::ALL.into_iter().find(|s| s.packing_name().as_bytes() == name)
 }
 
-fn read(body: &[u8], inputs: &[PackInput], options: &Options) -> Option<EmbeddedSet> {
+fn read(body: &[u8], inputs: &[PackInput], options: &PackSettings) -> Option<PackedSet> {
     let goal = options.goal;
     let mut r = BodyReader::new(body);
     let chosen = scheme(r.bytes()?)?;
@@ -96,7 +97,7 @@ fn read(body: &[u8], inputs: &[PackInput], options: &Options) -> Option<Embedded
         candidates.push(Measured { scheme, stored, stored_xz, zstd_fast: options.runtime.zstd_fast });
     }
     let tables_len = tables_len(inputs);
-    r.is_empty().then_some(EmbeddedSet {
+    r.is_empty().then_some(PackedSet {
         scheme: chosen,
         goal,
         directory,

@@ -13,7 +13,7 @@ use std::thread::JoinHandle;
 use super::RemoteStats;
 use super::client::Server;
 use super::settings::Resolved;
-use crate::cache::Key;
+use crate::cache::key::Key;
 
 /// Upload threads.
 const UPLOAD_THREADS: usize = 4;

@@ -6,7 +6,8 @@
 //! linked; a forced packing the runtime cannot unpack is an error that
 //! names the feature to turn on.
 
-use super::Codec;
+use smolv_format::Codec;
+
 use crate::error::Error;
 
 /// The variables read, for `cargo:rerun-if-env-changed`.
