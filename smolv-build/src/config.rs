@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use smolv_runtime::reflect::ShaderStage;
 
+use crate::cache::default_cache_dir;
 use crate::cache::remote::RemoteCacheMode;
 use crate::compile::frontend;
 use crate::compile::optimize;
@@ -17,7 +18,7 @@ use crate::options::{
 };
 use crate::options::{Packing, RuntimeCodecs, SizeGoal};
 use crate::output::report::Report;
-use crate::settings::{Inputs, PackSettings, Plan, Settings, default_cache_dir, env};
+use crate::settings::{Inputs, PackSettings, Plan, Settings, env};
 
 /// Configures and runs the shader build. Setters take `&mut self` and
 /// return it, in the style of `cc` and `prost-build`.
@@ -625,7 +626,7 @@ impl Config {
     /// // build.rs
     /// fn main() {
     ///     let report = smolv_build::Config::new().shader_dir("shaders").compile();
-    ///     println!("cargo:warning={} modules, {} bytes shipped", report.modules.len(), report.total_shipped_bytes);
+    ///     println!("cargo:warning={} modules, {} bytes in the bundle", report.modules.len(), report.total_bundle_bytes);
     /// }
     /// ```
     pub fn compile(&self) -> Report {
@@ -785,7 +786,7 @@ impl Config {
     ///
     /// ```no_run
     /// // build.rs of a developer machine: read what CI uploaded.
-    /// use smolv_build::{Config, RemoteCacheMode};
+    /// use smolv_build::{cache::RemoteCacheMode, Config};
     /// Config::new()
     ///     .shader_dir("shaders")
     ///     .remote_cache("https://cache.example.com/shaders")
@@ -803,7 +804,7 @@ impl Config {
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
-    /// config.remote_cache_mode(smolv_build::RemoteCacheMode::Off); // even if SMOLV_REMOTE_CACHE is set
+    /// config.remote_cache_mode(smolv_build::cache::RemoteCacheMode::Off); // even if SMOLV_REMOTE_CACHE is set
     /// ```
     pub fn remote_cache_mode(&mut self, mode: RemoteCacheMode) -> &mut Self {
         self.remote_cache.mode = Some(mode);

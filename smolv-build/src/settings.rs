@@ -3,7 +3,7 @@
 //! and where the results go. The build steps read these, never the builder,
 //! so the builder depends on the build and not the other way round.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::options::{
     BindingBase, Define, DictionaryMode, HlslOptions, Optimization, SpirvVersion, TargetEnv, Variant,
@@ -102,26 +102,6 @@ pub(crate) struct Plan {
     pub(crate) print_report: bool,
     /// The second cache level, if any (`Config::remote_cache`).
     pub(crate) remote_cache: crate::cache::remote::RemoteSettings,
-}
-
-/// The cache directory when none is configured: `SMOLV_CACHE_DIR`, else
-/// `smolv-cache` in Cargo's target directory (found from `out_dir`, else
-/// from `cargo metadata`), else in `out_dir`.
-pub(crate) fn default_cache_dir(out_dir: &Path) -> PathBuf {
-    if let Some(dir) = env("SMOLV_CACHE_DIR") {
-        return PathBuf::from(dir);
-    }
-    if let Some(target) = env("CARGO_TARGET_DIR") {
-        return PathBuf::from(target).join("smolv-cache");
-    }
-    // Cargo marks its target directory with CACHEDIR.TAG.
-    if let Some(target) = out_dir.ancestors().find(|dir| dir.join("CACHEDIR.TAG").is_file()) {
-        return target.join("smolv-cache");
-    }
-    if let Ok(metadata) = cargo_metadata::MetadataCommand::new().no_deps().exec() {
-        return metadata.target_directory.into_std_path_buf().join("smolv-cache");
-    }
-    out_dir.join("smolv-cache")
 }
 
 /// What the pack stage works with: the packing to force or the goal to

@@ -129,7 +129,7 @@ fn report_matches_the_artifacts() {
         assert!(row.compressed_bytes < row.smolv_bytes && row.smolv_bytes < row.optimized_bytes, "{}", row.name);
     }
     assert_eq!(
-        report.total_shipped_bytes,
+        report.total_bundle_bytes,
         report.modules.iter().map(|m| m.compressed_bytes).sum::<usize>() + report.dictionary_bytes
     );
     println!("{}", report.to_text());

@@ -1,5 +1,6 @@
-//! The content-hash cache: compiled modules and compressed sets, keyed by
-//! blake3 over everything that affects them.
+//! The build cache: compiled modules and compressed sets, keyed by blake3
+//! over everything that affects them, and its upkeep (what `cargo smolv
+//! cache` runs: [`stats`], [`clean`], [`trim`], [`cache_dir`]).
 //!
 //! Entries live in one directory shared by every crate and profile of a
 //! workspace. Each is written to a temporary file and renamed into place,
@@ -20,6 +21,7 @@ pub(crate) mod remote;
 
 pub(crate) use key::{Key, KeyBuilder};
 use remote::Remote;
+pub use remote::RemoteCacheMode;
 
 const ENTRY_MAGIC: &[u8; 12] = b"SMOLVCACHE1\0";
 
@@ -168,10 +170,43 @@ impl Cache {
     }
 }
 
+/// The cache directory when none is configured: `SMOLV_CACHE_DIR`, else
+/// `smolv-cache` in Cargo's target directory (found from `out_dir`, else
+/// from `cargo metadata`), else in `out_dir`.
+pub(crate) fn default_cache_dir(out_dir: &Path) -> PathBuf {
+    if let Some(dir) = std::env::var("SMOLV_CACHE_DIR").ok().filter(|v| !v.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    if let Some(target) = std::env::var("CARGO_TARGET_DIR").ok().filter(|v| !v.is_empty()) {
+        return PathBuf::from(target).join("smolv-cache");
+    }
+    // Cargo marks its target directory with CACHEDIR.TAG.
+    if let Some(target) = out_dir.ancestors().find(|dir| dir.join("CACHEDIR.TAG").is_file()) {
+        return target.join("smolv-cache");
+    }
+    if let Ok(metadata) = cargo_metadata::MetadataCommand::new().no_deps().exec() {
+        return metadata.target_directory.into_std_path_buf().join("smolv-cache");
+    }
+    out_dir.join("smolv-cache")
+}
+
+/// The cache directory builds use outside a build script:
+/// `SMOLV_CACHE_DIR`, else `smolv-cache` in Cargo's target directory
+/// (`CARGO_TARGET_DIR`, else the workspace's, from `cargo metadata`),
+/// else `target/smolv-cache`.
+///
+/// ```no_run
+/// let dir = smolv_build::cache::cache_dir();
+/// println!("the build cache is in {}", dir.display());
+/// ```
+pub fn cache_dir() -> PathBuf {
+    default_cache_dir(Path::new("target"))
+}
+
 /// What the cache directory holds (see [`stats`]).
 ///
 /// ```
-/// use smolv_build::cache_maintenance::stats;
+/// use smolv_build::cache::stats;
 /// let dir = tempfile::tempdir()?;
 /// let empty = stats(dir.path());
 /// assert_eq!((empty.entries, empty.bytes), (0, 0));
@@ -213,7 +248,7 @@ fn entries(root: &Path) -> Vec<(PathBuf, u64, std::time::SystemTime)> {
 /// directory is an empty cache.
 ///
 /// ```no_run
-/// use smolv_build::cache_maintenance::{cache_dir, stats};
+/// use smolv_build::cache::{cache_dir, stats};
 /// let now = stats(&cache_dir());
 /// println!("{} entries, {} bytes", now.entries, now.bytes);
 /// ```
@@ -228,7 +263,7 @@ pub fn stats(root: &Path) -> CacheStats {
 /// was removed.
 ///
 /// ```
-/// use smolv_build::cache_maintenance::{clean, stats};
+/// use smolv_build::cache::{clean, stats};
 /// let dir = tempfile::tempdir()?;
 /// clean(dir.path())?; // an empty or missing cache is fine
 /// assert_eq!(stats(dir.path()).entries, 0);
@@ -249,8 +284,8 @@ pub fn clean(root: &Path) -> std::io::Result<CacheStats> {
 /// is skipped.
 ///
 /// ```no_run
-/// use smolv_build::cache_maintenance::{cache_dir, parse_size, trim};
-/// let removed = trim(&cache_dir(), parse_size("2G").unwrap());
+/// use smolv_build::cache::{cache_dir, trim};
+/// let removed = trim(&cache_dir(), 2 << 30);
 /// println!("evicted {} entries, {} bytes", removed.entries, removed.bytes);
 /// ```
 pub fn trim(root: &Path, max_bytes: u64) -> CacheStats {
@@ -269,32 +304,6 @@ pub fn trim(root: &Path, max_bytes: u64) -> CacheStats {
         }
     }
     removed
-}
-
-/// Parses a size: bytes, or a number with `K`, `M` or `G` (powers of
-/// 1024, as ccache's `max_size`; an optional trailing `B`/`iB` is
-/// accepted). `None` for anything else or an overflow.
-///
-/// ```
-/// use smolv_build::cache_maintenance::parse_size;
-/// assert_eq!(parse_size("500M"), Some(500 << 20));
-/// assert_eq!(parse_size("2GiB"), Some(2 << 30));
-/// assert_eq!(parse_size("1048576"), Some(1 << 20));
-/// assert_eq!(parse_size("lots"), None);
-/// ```
-pub fn parse_size(text: &str) -> Option<u64> {
-    let text = text.trim();
-    let upper = text.to_ascii_uppercase();
-    let trimmed = upper.strip_suffix("IB").or_else(|| upper.strip_suffix('B')).unwrap_or(&upper);
-    let (number, shift) = match trimmed.chars().last()? {
-        'K' => (&trimmed[..trimmed.len() - 1], 10),
-        'M' => (&trimmed[..trimmed.len() - 1], 20),
-        'G' => (&trimmed[..trimmed.len() - 1], 30),
-        c if c.is_ascii_digit() => (trimmed, 0),
-        _ => return None,
-    };
-    let number: u64 = number.trim().parse().ok()?;
-    number.checked_mul(1u64 << shift)
 }
 
 /// Little-endian field writer for cache entry bodies. Lengths and counts
@@ -459,20 +468,6 @@ mod tests {
         assert_eq!(clean(dir.path()).unwrap().entries, 2);
         assert_eq!(stats(dir.path()), CacheStats::default());
         assert_eq!(clean(dir.path()).unwrap(), CacheStats::default(), "cleaning an empty cache is fine");
-    }
-
-    #[test]
-    fn sizes_parse_with_binary_suffixes() {
-        assert_eq!(parse_size("1000"), Some(1000));
-        assert_eq!(parse_size("2K"), Some(2048));
-        assert_eq!(parse_size("3M"), Some(3 << 20));
-        assert_eq!(parse_size("5g"), Some(5 << 30));
-        assert_eq!(parse_size("1GiB"), Some(1 << 30));
-        assert_eq!(parse_size(""), None);
-        assert_eq!(parse_size("lots"), None);
-        assert_eq!(parse_size("1T"), None);
-        assert_eq!(parse_size("-1"), None);
-        assert_eq!(parse_size("99999999999999999999G"), None);
     }
 
     #[test]

@@ -142,7 +142,7 @@ pub enum Optimization {
 /// Whether to train a shared zstd dictionary over the crate's shaders.
 ///
 /// ```
-/// use smolv_build::{compress_set, DictionaryMode};
+/// use smolv_build::{bundle::compress_set, DictionaryMode};
 /// # let spirv = smolv_runtime::doc_example_module();
 /// let smolv = smolv_runtime::encode(&spirv[..], &Default::default())?;
 /// let alone = compress_set(&[smolv.clone(), smolv.clone()], 19, DictionaryMode::Off)?;

@@ -19,6 +19,7 @@ use crate::pack::packing::PackedSet;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
 pub struct ModuleReport {
     /// Module name (`lit.frag`, `lit.frag@shadows`, `sky.wgsl#fs_main`).
     pub name: String,
@@ -60,6 +61,7 @@ pub struct ModuleReport {
 /// }
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
 pub struct PackingReport {
     /// The chosen packing, as `SMOLV_PACKING` names it (`lz4-stream`).
     pub packing: String,
@@ -92,6 +94,7 @@ pub struct PackingReport {
 /// assert_eq!(chosen.packing, packing.packing);
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
 pub struct CandidateReport {
     /// The packing, as `SMOLV_PACKING` names it.
     pub packing: String,
@@ -131,15 +134,11 @@ impl PackingReport {
     /// means the binary is smaller than with raw SPIR-V).
     ///
     /// ```
-    /// let packing = smolv_build::PackingReport {
-    ///     codec: "smolv-lz4".into(),
-    ///     layout: "stream".into(),
-    ///     spirv_bytes: 74_004,
-    ///     stored_bytes: 13_547,
-    ///     decoder_bytes: 16_300,
-    ///     net_bytes: 13_547 + 16_300 - 74_004,
-    ///     ..Default::default()
-    /// };
+    /// let mut packing = smolv_build::report::PackingReport::default();
+    /// packing.codec = "smolv-lz4".into();
+    /// packing.layout = "stream".into();
+    /// (packing.spirv_bytes, packing.stored_bytes, packing.decoder_bytes) = (74_004, 13_547, 16_300);
+    /// packing.net_bytes = 13_547 + 16_300 - 74_004;
     /// assert_eq!(packing.summary(), "packing smolv-lz4 (stream): shaders 74.0 KB → 13.5 KB, decoder +16.3 KB, net −44.2 KB");
     /// ```
     ///
@@ -147,25 +146,16 @@ impl PackingReport {
     /// estimate after `xz -9` against raw SPIR-V's, decoder included:
     ///
     /// ```
-    /// use smolv_build::{CandidateReport, PackingReport};
-    /// let raw = CandidateReport { codec: "spirv".into(), download_bytes: Some(12_300), ..Default::default() };
-    /// let relative = CandidateReport {
-    ///     codec: "spirv-relative-ids".into(),
-    ///     download_bytes: Some(10_700),
-    ///     chosen: true,
-    ///     ..Default::default()
-    /// };
-    /// let packing = PackingReport {
-    ///     codec: "spirv-relative-ids".into(),
-    ///     layout: "module".into(),
-    ///     goal: "download".into(),
-    ///     spirv_bytes: 71_000,
-    ///     stored_bytes: 72_000,
-    ///     decoder_bytes: 2_500,
-    ///     net_bytes: 72_000 + 2_500 - 71_000,
-    ///     candidates: vec![raw, relative],
-    ///     ..Default::default()
-    /// };
+    /// use smolv_build::report::{CandidateReport, PackingReport};
+    /// let mut raw = CandidateReport::default();
+    /// (raw.codec, raw.download_bytes) = ("spirv".into(), Some(12_300));
+    /// let mut relative = CandidateReport::default();
+    /// (relative.codec, relative.download_bytes, relative.chosen) = ("spirv-relative-ids".into(), Some(10_700), true);
+    /// let mut packing = PackingReport::default();
+    /// (packing.codec, packing.layout, packing.goal) = ("spirv-relative-ids".into(), "module".into(), "download".into());
+    /// (packing.spirv_bytes, packing.stored_bytes, packing.decoder_bytes) = (71_000, 72_000, 2_500);
+    /// packing.net_bytes = 72_000 + 2_500 - 71_000;
+    /// packing.candidates = vec![raw, relative];
     /// assert!(packing.summary().ends_with("net +3.5 KB; after xz -9: 12.3 KB \u{2192} 10.7 KB, net \u{2212}1.6 KB"));
     /// ```
     pub fn summary(&self) -> String {
@@ -197,10 +187,13 @@ impl PackingReport {
     /// One line with every candidate's total for the goal, decoder included.
     ///
     /// ```
-    /// use smolv_build::{CandidateReport, PackingReport};
-    /// let raw = CandidateReport { packing: "raw".into(), installed_bytes: 21_240, ..Default::default() };
-    /// let smolv = CandidateReport { packing: "smolv".into(), installed_bytes: 8_365, chosen: true, ..Default::default() };
-    /// let packing = PackingReport { goal: "installed".into(), candidates: vec![raw, smolv], ..Default::default() };
+    /// use smolv_build::report::{CandidateReport, PackingReport};
+    /// let mut raw = CandidateReport::default();
+    /// (raw.packing, raw.installed_bytes) = ("raw".into(), 21_240);
+    /// let mut smolv = CandidateReport::default();
+    /// (smolv.packing, smolv.installed_bytes, smolv.chosen) = ("smolv".into(), 8_365, true);
+    /// let mut packing = PackingReport::default();
+    /// (packing.goal, packing.candidates) = ("installed".into(), vec![raw, smolv]);
     /// assert_eq!(packing.candidates_line(), "goal installed (totals with decoder): raw 21.2 KB, smolv* 8.4 KB");
     /// ```
     pub fn candidates_line(&self) -> String {
@@ -230,6 +223,7 @@ impl PackingReport {
 /// # Ok::<(), smolv_build::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
 pub struct FailedShader {
     /// Module name.
     pub name: String,
@@ -262,7 +256,7 @@ impl LanguageReport {
     /// The share that compiled, in percent (100 for no shaders).
     ///
     /// ```
-    /// use smolv_build::{Language, LanguageReport};
+    /// use smolv_build::{report::LanguageReport, Language};
     /// let hlsl = LanguageReport { language: Language::Hlsl, shaders: 308, compiled: 265, failed: 43 };
     /// assert_eq!(format!("{:.1}", hlsl.pass_rate()), "86.0");
     /// ```
@@ -293,6 +287,7 @@ impl LanguageReport {
 /// }
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
 pub struct Report {
     /// One row per module, in name order.
     pub modules: Vec<ModuleReport>,
@@ -308,9 +303,12 @@ pub struct Report {
     pub total_smolv_bytes: usize,
     /// Sum of compressed payloads.
     pub total_compressed_bytes: usize,
-    /// The bundle's size as an asset: compressed payloads plus the
-    /// dictionary. What the binary embeds is in [`Report::packing`].
-    pub total_shipped_bytes: usize,
+    /// The bundle file's size (`shaders.smvb`, an asset for tools):
+    /// compressed payloads plus the dictionary. What the binary embeds is
+    /// in [`Report::packing`]. The JSON key is `total_shipped_bytes`, and
+    /// [`to_json`](Report::to_json) writes it again as `total_bundle_bytes`.
+    #[serde(rename = "total_shipped_bytes")]
+    pub total_bundle_bytes: usize,
     /// The embedded set's packing (absent in reports of older versions).
     #[serde(default)]
     pub packing: Option<PackingReport>,
@@ -428,7 +426,7 @@ impl Report {
         self.total_optimized_bytes = sum(|m| m.optimized_bytes);
         self.total_smolv_bytes = sum(|m| m.smolv_bytes);
         self.total_compressed_bytes = sum(|m| m.compressed_bytes);
-        self.total_shipped_bytes = self.total_compressed_bytes + self.dictionary_bytes;
+        self.total_bundle_bytes = self.total_compressed_bytes + self.dictionary_bytes;
     }
 
     /// The report as a fixed-width table.
@@ -464,7 +462,7 @@ impl Report {
                 self.total_spirv_bytes,
                 self.total_optimized_bytes,
                 self.total_smolv_bytes,
-                self.total_shipped_bytes,
+                self.total_bundle_bytes,
             ],
         );
         let _ = writeln!(
@@ -504,16 +502,27 @@ impl Report {
         })
     }
 
-    /// The report as pretty JSON.
+    /// The report as pretty JSON: its fields, then `total_bundle_bytes`,
+    /// the clearer name of `total_shipped_bytes` (scripts may read either).
     ///
     /// ```
     /// let report = smolv_build::Report::default();
     /// let back: smolv_build::Report = serde_json::from_str(&report.to_json())?;
     /// assert_eq!(back, report);
+    /// let json: serde_json::Value = serde_json::from_str(&report.to_json())?;
+    /// assert_eq!(json["total_bundle_bytes"], json["total_shipped_bytes"]);
     /// # Ok::<(), serde_json::Error>(())
     /// ```
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).unwrap_or_default()
+        /// The report's keys in their order, and the alias after them.
+        #[derive(serde::Serialize)]
+        struct WithAlias<'a> {
+            #[serde(flatten)]
+            report: &'a Report,
+            total_bundle_bytes: usize,
+        }
+        serde_json::to_string_pretty(&WithAlias { report: self, total_bundle_bytes: self.total_bundle_bytes })
+            .unwrap_or_default()
     }
 }
 

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use rayon::prelude::*;
 use smolv_runtime::codec::{DecodeOptions, EncodeOptions};
-use smolv_runtime::container::{Dictionary, compress};
+use smolv_runtime::container::{Dictionary, compress as zstd_compress};
 
 use crate::options::DictionaryMode;
 
@@ -52,7 +52,7 @@ impl Packed {
 const CANDIDATE_SIZES: [usize; 8] = [1 << 10, 2 << 10, 4 << 10, 8 << 10, 16 << 10, 32 << 10, 64 << 10, 110 << 10];
 
 fn compress_all(smolv: &[Vec<u8>], level: i32, dictionary: Option<&Dictionary>) -> Result<Vec<Vec<u8>>, String> {
-    smolv.par_iter().map(|m| compress(m, level, dictionary).map_err(|e| e.to_string())).collect()
+    smolv.par_iter().map(|m| zstd_compress(m, level, dictionary).map_err(|e| e.to_string())).collect()
 }
 
 fn train(smolv: &[Vec<u8>], size: usize) -> Option<Dictionary> {
@@ -82,7 +82,7 @@ impl ZstdForms {
 }
 
 /// Compresses every module, choosing a dictionary as `mode` says.
-pub(crate) fn pack(smolv: &[Vec<u8>], level: i32, mode: DictionaryMode) -> Result<Packed, String> {
+pub(crate) fn compress(smolv: &[Vec<u8>], level: i32, mode: DictionaryMode) -> Result<Packed, String> {
     let mut forms = compress_forms(smolv, level, mode)?;
     Ok(match forms.with_dictionary.take() {
         Some(packed) if forms.prefer_dictionary => packed,

@@ -19,7 +19,7 @@ use crate::source::Job;
 /// another process with the same result.
 ///
 /// ```
-/// use smolv_build::ShaderRecipe;
+/// use smolv_build::recipe::ShaderRecipe;
 /// use smolv_format::{ARTIFACT_DIR, MANIFEST_FILE, Manifest};
 /// # let dir = tempfile::tempdir()?;
 /// # let spirv: Vec<u8> = smolv_runtime::doc_example_module().iter().flat_map(|w| w.to_le_bytes()).collect();
@@ -71,7 +71,7 @@ impl Recompiled {
     /// The words of the module named `name`, if this job made it.
     ///
     /// ```
-    /// let recompiled = smolv_build::Recompiled {
+    /// let recompiled = smolv_build::recipe::Recompiled {
     ///     modules: vec![("fill.comp".to_owned(), vec![0x0723_0203])],
     ///     includes: Vec::new(),
     ///     warnings: Vec::new(),
@@ -119,7 +119,7 @@ impl ShaderRecipe {
     /// `include_shaders!` embeds it with the `hot-reload` feature).
     ///
     /// ```
-    /// let error = smolv_build::ShaderRecipe::from_json("{}").unwrap_err();
+    /// let error = smolv_build::recipe::ShaderRecipe::from_json("{}").unwrap_err();
     /// assert!(error.to_string().contains("rebuild"), "{error}");
     /// ```
     pub fn from_json(json: &str) -> Result<Self, Error> {
@@ -134,8 +134,8 @@ impl ShaderRecipe {
     /// The recipe as JSON, for [`from_json`](Self::from_json).
     ///
     /// ```no_run
-    /// # fn get(recipe: &smolv_build::ShaderRecipe) -> Result<(), smolv_build::Error> {
-    /// let again = smolv_build::ShaderRecipe::from_json(&recipe.to_json())?;
+    /// # fn get(recipe: &smolv_build::recipe::ShaderRecipe) -> Result<(), smolv_build::Error> {
+    /// let again = smolv_build::recipe::ShaderRecipe::from_json(&recipe.to_json())?;
     /// assert_eq!(&again, recipe);
     /// # Ok(()) }
     /// ```
@@ -148,7 +148,7 @@ impl ShaderRecipe {
     /// WGSL or Slang job): one [`compile`](Self::compile) serves both.
     ///
     /// ```no_run
-    /// # fn get(a: &smolv_build::ShaderRecipe) {
+    /// # fn get(a: &smolv_build::recipe::ShaderRecipe) {
     /// assert!(a.same_job(a));
     /// # }
     /// ```
@@ -161,7 +161,7 @@ impl ShaderRecipe {
     /// directory, or for sources kept elsewhere than where they were built.
     ///
     /// ```no_run
-    /// # fn get(mut recipe: smolv_build::ShaderRecipe) {
+    /// # fn get(mut recipe: smolv_build::recipe::ShaderRecipe) {
     /// let from = recipe.root.clone();
     /// recipe.relocate(&from, std::path::Path::new("/tmp/shaders"));
     /// assert!(recipe.source.starts_with("/tmp/shaders"));
@@ -183,7 +183,7 @@ impl ShaderRecipe {
     /// (`slangc`, `spirv-opt`).
     ///
     /// ```no_run
-    /// # fn get(recipe: &smolv_build::ShaderRecipe) {
+    /// # fn get(recipe: &smolv_build::recipe::ShaderRecipe) {
     /// match recipe.compile() {
     ///     Ok(recompiled) => println!("{} words", recompiled.module(&recipe.name).map_or(0, <[u32]>::len)),
     ///     Err(errors) => errors.iter().for_each(|e| eprintln!("shader error: {}", e.headline())),

@@ -8,7 +8,7 @@ use smolv_runtime::reflect::{Reflection, ShaderStage};
 
 /// Reflects a module. `stage` and `entry_point` stand in when the module
 /// has no `OpEntryPoint` of a known stage (a frontend's module always has
-/// one; arbitrary SPIR-V given to `pack_bundle` may not).
+/// one; arbitrary SPIR-V given to `write_bundle` may not).
 pub(crate) fn reflect(spirv: &[u32], stage: ShaderStage, entry_point: &str) -> Reflection {
     Reflection::from_spirv(spirv).unwrap_or_else(|_| Reflection::new(stage, entry_point))
 }

@@ -18,9 +18,9 @@ mod settings;
 #[cfg(feature = "remote-cache")]
 mod client;
 #[cfg(feature = "remote-cache")]
-mod record;
-#[cfg(feature = "remote-cache")]
 mod connection;
+#[cfg(feature = "remote-cache")]
+mod record;
 
 use std::sync::Arc;
 

@@ -13,7 +13,7 @@ pub(crate) const HEADER_VAR: &str = "SMOLV_REMOTE_CACHE_HEADER";
 /// What the build does with the remote cache (see [`Config::remote_cache`](crate::Config::remote_cache)).
 ///
 /// ```
-/// use smolv_build::RemoteCacheMode;
+/// use smolv_build::cache::RemoteCacheMode;
 /// assert_eq!(RemoteCacheMode::parse("read-only"), Some(RemoteCacheMode::ReadOnly));
 /// assert_eq!(RemoteCacheMode::ReadOnly.name(), "read-only");
 /// ```

@@ -4,7 +4,7 @@
 
 use super::candidate::tables_len;
 use super::codec::Scheme;
-use super::{Measured, PackInput, PackedSet, cost, pack};
+use super::{Measured, PackInput, PackedSet, choose, cost};
 use crate::cache::{BodyReader, BodyWriter, Cache, Key, KeyBuilder};
 use crate::error::Error;
 use crate::options::DictionaryMode;
@@ -23,7 +23,7 @@ pub(crate) fn pack_cached(
     if let Some(set) = cache.get(&key).and_then(|body| read(&body, inputs, options)) {
         return Ok(set);
     }
-    let set = pack(inputs, zstd, options, dictionary_mode)?;
+    let set = choose(inputs, zstd, options, dictionary_mode)?;
     if let Some(body) = write(&set) {
         cache.put(&key, &body);
     }

@@ -112,7 +112,7 @@ impl PackedSet {
 
 /// Builds every candidate packing of `inputs` (sorted by name), measures
 /// them, and keeps the one `options` asks for.
-pub(crate) fn pack(
+pub(crate) fn choose(
     inputs: &[PackInput],
     zstd: &ZstdForms,
     options: &PackSettings,
