@@ -2,10 +2,9 @@
 
 use std::path::PathBuf;
 
-use smolv_build::{
-    Config, Language, LanguageReport, Packing, PackingReport, RemoteCacheMode, Report, ResourceKind, SizeGoal,
-    TargetEnv,
-};
+use smolv_build::cache::RemoteCacheMode;
+use smolv_build::report::{LanguageReport, PackingReport};
+use smolv_build::{Config, Language, Packing, Report, ResourceKind, SizeGoal, TargetEnv};
 use smolv_runtime::reflect::ShaderStage;
 
 use crate::io::FileError;
@@ -308,7 +307,7 @@ fn json(report: &Report) -> String {
     let report = JsonReport {
         shaders,
         dictionary_bytes: report.dictionary_bytes,
-        total_shipped_bytes: report.total_shipped_bytes,
+        total_shipped_bytes: report.total_bundle_bytes,
         cache_hits: report.cache_hits,
         compiled: report.compiled,
         packing: report.packing.as_ref(),

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use smolv_build::cache_maintenance::{self, CacheStats};
+use smolv_build::cache::{self, CacheStats};
 
 use crate::io::FileError;
 
@@ -34,7 +34,7 @@ enum CacheAction {
 }
 
 fn parse_max_size(text: &str) -> Result<u64, String> {
-    cache_maintenance::parse_size(text).ok_or_else(|| format!("{text:?} is not a size like 500M, 2G or 1048576"))
+    parse_size(text).ok_or_else(|| format!("{text:?} is not a size like 500M, 2G or 1048576"))
 }
 
 #[derive(serde::Serialize)]
@@ -47,15 +47,15 @@ struct JsonCache {
 }
 
 pub(crate) fn cache(args: &CacheArgs) -> Result<(), FileError> {
-    let dir = args.cache_dir.clone().unwrap_or_else(cache_maintenance::cache_dir);
+    let dir = args.cache_dir.clone().unwrap_or_else(cache::cache_dir);
     let removed = match &args.action {
         CacheAction::Stats => CacheStats::default(),
         CacheAction::Clean => {
-            cache_maintenance::clean(&dir).map_err(|e| FileError::new(&dir, format!("cannot clean the cache: {e}")))?
+            cache::clean(&dir).map_err(|e| FileError::new(&dir, format!("cannot clean the cache: {e}")))?
         }
-        CacheAction::Trim { max_size } => cache_maintenance::trim(&dir, *max_size),
+        CacheAction::Trim { max_size } => cache::trim(&dir, *max_size),
     };
-    let now = cache_maintenance::stats(&dir);
+    let now = cache::stats(&dir);
     if args.json {
         let json = JsonCache {
             cache_dir: dir.display().to_string(),
@@ -72,4 +72,41 @@ pub(crate) fn cache(args: &CacheArgs) -> Result<(), FileError> {
     }
     println!("{}: {} entries, {} bytes", dir.display(), now.entries, now.bytes);
     Ok(())
+}
+
+/// Parses a size: bytes, or a number with `K`, `M` or `G` (powers of
+/// 1024, as ccache's `max_size`; an optional trailing `B`/`iB` is
+/// accepted). `None` for anything else or an overflow.
+fn parse_size(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let upper = text.to_ascii_uppercase();
+    let trimmed = upper.strip_suffix("IB").or_else(|| upper.strip_suffix('B')).unwrap_or(&upper);
+    let (number, shift) = match trimmed.chars().last()? {
+        'K' => (&trimmed[..trimmed.len() - 1], 10),
+        'M' => (&trimmed[..trimmed.len() - 1], 20),
+        'G' => (&trimmed[..trimmed.len() - 1], 30),
+        c if c.is_ascii_digit() => (trimmed, 0),
+        _ => return None,
+    };
+    let number: u64 = number.trim().parse().ok()?;
+    number.checked_mul(1u64 << shift)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_binary_suffixes() {
+        assert_eq!(parse_size("1000"), Some(1000));
+        assert_eq!(parse_size("2K"), Some(2048));
+        assert_eq!(parse_size("3M"), Some(3 << 20));
+        assert_eq!(parse_size("5g"), Some(5 << 30));
+        assert_eq!(parse_size("1GiB"), Some(1 << 30));
+        assert_eq!(parse_size(""), None);
+        assert_eq!(parse_size("lots"), None);
+        assert_eq!(parse_size("1T"), None);
+        assert_eq!(parse_size("-1"), None);
+        assert_eq!(parse_size("99999999999999999999G"), None);
+    }
 }

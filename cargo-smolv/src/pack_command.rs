@@ -3,7 +3,8 @@
 use std::path::{Component, Path, PathBuf};
 use std::process::Command;
 
-use smolv_build::{Config, PackOptions, TargetEnv, pack_bundle};
+use smolv_build::bundle::{PackOptions, write_bundle};
+use smolv_build::{Config, TargetEnv};
 use smolv_runtime::container::Bundle;
 
 use crate::io::{FileError, write_output};
@@ -102,7 +103,7 @@ pub(crate) fn pack(args: &PackArgs) -> Result<(), FileError> {
     }
     let bar = ui::progress(modules.len(), "packing");
     let options = PackOptions { zstd_level: args.zstd_level, strip_debug: args.strip_debug, ..Default::default() };
-    let packed = pack_bundle(&modules, &options).map_err(|e| FileError::new(&args.dir, e))?;
+    let packed = write_bundle(&modules, &options).map_err(|e| FileError::new(&args.dir, e))?;
     bar.finish_and_clear();
     write_output(&args.output, &packed.bytes)?;
     let spirv: usize = packed.entries.iter().map(|e| e.spirv_bytes).sum();
@@ -146,10 +147,10 @@ fn compile_sources(args: &PackArgs) -> Result<Vec<(String, Vec<u32>)>, FileError
     spinner.finish_and_clear();
     let compiled = result.map_err(|e| FileError::new(&args.dir, e));
     let modules = compiled.and_then(|_| {
-        let dir = out.join(smolv_build::ARTIFACT_DIR);
-        let text = std::fs::read_to_string(dir.join(smolv_build::MANIFEST_FILE))
+        let dir = out.join(smolv_format::ARTIFACT_DIR);
+        let text = std::fs::read_to_string(dir.join(smolv_format::MANIFEST_FILE))
             .map_err(|e| FileError::new(&dir, format!("cannot read the build manifest: {e}")))?;
-        let manifest: smolv_build::Manifest =
+        let manifest: smolv_format::Manifest =
             serde_json::from_str(&text).map_err(|e| FileError::new(&dir, format!("bad build manifest: {e}")))?;
         manifest
             .modules

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use cargo_metadata::{DependencyKind, Message, Metadata, MetadataCommand, Node, Package, PackageId};
-use smolv_build::{PackingReport, Report};
+use smolv_build::Report;
+use smolv_build::report::PackingReport;
 
 use crate::io::FileError;
 
@@ -38,7 +39,7 @@ struct CrateReport {
     dictionary_bytes: usize,
     shipped_bytes: usize,
     packing: Option<PackingReport>,
-    shaders: Vec<smolv_build::ModuleReport>,
+    shaders: Vec<smolv_build::report::ModuleReport>,
 }
 
 #[derive(serde::Serialize, Default)]
@@ -170,7 +171,7 @@ pub(crate) fn report(args: &ReportArgs) -> Result<(), FileError> {
             smolv_bytes: report.total_smolv_bytes,
             compressed_bytes: report.total_compressed_bytes,
             dictionary_bytes: report.dictionary_bytes,
-            shipped_bytes: report.total_shipped_bytes,
+            shipped_bytes: report.total_bundle_bytes,
             packing: report.packing,
             shaders: report.modules,
         });

@@ -2,7 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use smolv_build::{DictionaryMode, compress_set};
+use smolv_build::DictionaryMode;
+use smolv_build::bundle::compress_set;
 use smolv_runtime::EncodeOptions;
 
 use crate::io::FileError;

@@ -17,7 +17,8 @@ use std::time::{Duration, Instant};
 
 use nginx::{Nginx, Options};
 use sha2::Digest as _;
-use smolv_build::{Config, RemoteCacheMode, Report, Variant};
+use smolv_build::cache::RemoteCacheMode;
+use smolv_build::{Config, Report, Variant};
 
 /// `lit.frag` (an include, 5 variants + the base), `blur.comp`, `sky.vert`,
 /// `tint.frag`: 9 compile jobs.

@@ -205,9 +205,9 @@ fn main() {
     );
     println!(
         "  bundle (zstd): {} bytes for {} bytes of SPIR-V ({:.1}%), dictionary {} bytes",
-        report.total_shipped_bytes,
+        report.total_bundle_bytes,
         report.total_spirv_bytes,
-        100.0 * report.total_shipped_bytes as f64 / report.total_spirv_bytes as f64,
+        100.0 * report.total_bundle_bytes as f64 / report.total_spirv_bytes as f64,
         report.dictionary_bytes
     );
     if let Some(packing) = &report.packing {
@@ -237,7 +237,7 @@ fn remote(root: &Path, threads: usize, cold: Duration) {
     let url = server.url();
     let machine = |name: &str| {
         let mut config = config(root, &format!("out-{name}"), &format!("cache-{name}"), Some(threads));
-        config.remote_cache(url.as_str()).remote_cache_mode(smolv_build::RemoteCacheMode::ReadWrite);
+        config.remote_cache(url.as_str()).remote_cache_mode(smolv_build::cache::RemoteCacheMode::ReadWrite);
         config
     };
     let (upload, uploaded) = timed(&machine("ci"));

@@ -16,7 +16,8 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use smolv_build::{Config, Optimization, PackingReport, SizeGoal};
+use smolv_build::report::PackingReport;
+use smolv_build::{Config, Optimization, SizeGoal};
 
 fn corpus() -> Option<PathBuf> {
     let root = std::env::var_os("SMOLV_CORPUS_DIR")

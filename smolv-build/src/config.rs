@@ -6,17 +6,19 @@ use std::path::{Path, PathBuf};
 
 use smolv_runtime::reflect::ShaderStage;
 
+use crate::cache::default_cache_dir;
+use crate::cache::remote::RemoteCacheMode;
+use crate::compile::frontend;
+use crate::compile::optimize;
 use crate::error::Error;
-use crate::frontend;
-use crate::optimize;
+use crate::options::Language;
 use crate::options::{
     BindingBase, Define, DictionaryMode, HlslOptions, Optimization, RegisterBinding, ResourceKind, SpirvVersion,
     TargetEnv, Variant,
 };
-use crate::packing::{self, Packing, SizeGoal};
-use crate::report::Report;
-use crate::settings::{Inputs, Plan, Settings, default_cache_dir, env};
-use crate::source::Language;
+use crate::options::{Packing, RuntimeCodecs, SizeGoal};
+use crate::output::report::Report;
+use crate::settings::{Inputs, PackSettings, Plan, Settings, env};
 
 /// Configures and runs the shader build. Setters take `&mut self` and
 /// return it, in the style of `cc` and `prost-build`.
@@ -66,7 +68,7 @@ pub struct Config {
     pub(crate) slangc: Option<PathBuf>,
     pub(crate) glslc: Option<PathBuf>,
     /// Setters in `remote_cache::settings`.
-    pub(crate) remote_cache: crate::remote_cache::RemoteSettings,
+    pub(crate) remote_cache: crate::cache::remote::RemoteSettings,
 }
 
 impl Default for Config {
@@ -309,8 +311,8 @@ impl Config {
     ///
     /// ```no_run
     /// // build.rs: always ship SMOL-V + LZ4 as one stream.
-    /// use smolv_build::{Config, Layout, Packing};
-    /// Config::new().shader_dir("shaders").packing(Packing::Lz4 { layout: Layout::Stream }).compile();
+    /// use smolv_build::{Config, Framing, Packing};
+    /// Config::new().shader_dir("shaders").packing(Packing::Lz4 { framing: Framing::Stream }).compile();
     /// ```
     pub fn packing(&mut self, packing: Packing) -> &mut Self {
         self.packing = Some(packing);
@@ -650,17 +652,17 @@ impl Config {
     /// // build.rs
     /// fn main() {
     ///     let report = smolv_build::Config::new().shader_dir("shaders").compile();
-    ///     println!("cargo:warning={} modules, {} bytes shipped", report.modules.len(), report.total_shipped_bytes);
+    ///     println!("cargo:warning={} modules, {} bytes in the bundle", report.modules.len(), report.total_bundle_bytes);
     /// }
     /// ```
     pub fn compile(&self) -> Report {
         match self.try_compile() {
             Ok(report) => report,
             Err(error) => {
-                let log = self.plan().ok().map(|plan| plan.out_dir.join(crate::isolate::LOG_FILE));
+                let log = self.plan().ok().map(|plan| plan.out_dir.join(crate::compile::isolate::LOG_FILE));
                 let log = log.filter(|log| log.is_file() && matches!(error, Error::Compile { .. }));
                 if self.prints_cargo_directives() {
-                    crate::emit::cargo_errors(&error, log.as_deref()).iter().for_each(|line| println!("{line}"));
+                    crate::output::emit::cargo_errors(&error, log.as_deref()).iter().for_each(|line| println!("{line}"));
                     use std::io::Write;
                     let _ = std::io::stdout().flush();
                     std::process::exit(0)
@@ -788,7 +790,7 @@ fn is_register_name(text: &str) -> bool {
 /// The packing and goal: the [`Config`] setters, else `SMOLV_PACKING` and
 /// `SMOLV_SIZE_GOAL` (looked up with `var`), else the defaults. A variable
 /// naming nothing known is an error rather than a silent default.
-fn packing_options(config: &Config, var: impl Fn(&str) -> Option<String>) -> Result<packing::Options, Error> {
+fn packing_options(config: &Config, var: impl Fn(&str) -> Option<String>) -> Result<PackSettings, Error> {
     let packing = match (config.packing, var("SMOLV_PACKING")) {
         (Some(packing), _) => packing,
         (None, Some(text)) => Packing::parse(text.trim()).ok_or_else(|| {
@@ -802,8 +804,67 @@ fn packing_options(config: &Config, var: impl Fn(&str) -> Option<String>) -> Res
             .ok_or_else(|| Error::Config(format!("SMOLV_SIZE_GOAL={text:?} is not one of installed, download")))?,
         (None, None) => SizeGoal::default(),
     };
-    let runtime = packing::RuntimeCodecs::from_env(var);
-    Ok(packing::Options { packing, goal, zstd_level: config.zstd_level, runtime })
+    let runtime = RuntimeCodecs::from_env(var);
+    Ok(PackSettings { packing, goal, zstd_level: config.zstd_level, runtime })
+}
+
+/// The remote cache (feature `remote-cache`; `cache::remote` does the work).
+impl Config {
+    /// Adds a second cache level on a server that speaks Bazel's HTTP
+    /// remote-cache protocol (bazel-remote, nginx with WebDAV `PUT`,
+    /// BuildBuddy, NativeLink, …): `http(s)://host[:port][/prefix]`. On a
+    /// local miss the build asks the server; after compiling it uploads
+    /// (unless [`remote_cache_mode`](Config::remote_cache_mode) is
+    /// read-only). Default: `SMOLV_REMOTE_CACHE`, else none. Needs the
+    /// `remote-cache` feature (the `cargo smolv` CLI has it).
+    ///
+    /// The remote never fails a build: a corrupt or truncated entry is a
+    /// miss with a warning, and the first connection failure or timeout
+    /// (a few seconds) turns the remote off for the rest of the build, with
+    /// one warning. `docs/format.md` describes what is stored.
+    ///
+    /// ```no_run
+    /// // build.rs of a developer machine: read what CI uploaded.
+    /// use smolv_build::{cache::RemoteCacheMode, Config};
+    /// Config::new()
+    ///     .shader_dir("shaders")
+    ///     .remote_cache("https://cache.example.com/shaders")
+    ///     .remote_cache_mode(RemoteCacheMode::ReadOnly)
+    ///     .compile();
+    /// ```
+    pub fn remote_cache(&mut self, url: impl Into<String>) -> &mut Self {
+        self.remote_cache.url = Some(url.into());
+        self
+    }
+
+    /// Whether the build uploads to the remote cache, only reads it, or
+    /// ignores it. Default: `SMOLV_REMOTE_CACHE_MODE` (`read-write`,
+    /// `read-only` or `off`), else read-write.
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.remote_cache_mode(smolv_build::cache::RemoteCacheMode::Off); // even if SMOLV_REMOTE_CACHE is set
+    /// ```
+    pub fn remote_cache_mode(&mut self, mode: RemoteCacheMode) -> &mut Self {
+        self.remote_cache.mode = Some(mode);
+        self
+    }
+
+    /// One header sent with every remote-cache request, as `Name: value`
+    /// (for example `Authorization: Bearer <token>`). Default:
+    /// `SMOLV_REMOTE_CACHE_HEADER`. It is never printed, never written to
+    /// the report and never shown by `{:?}`, and Cargo is not asked to
+    /// watch the variable (it would store its value in its fingerprints).
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.remote_cache_header("Authorization: Bearer not-a-real-token");
+    /// assert!(!format!("{config:?}").contains("not-a-real-token"));
+    /// ```
+    pub fn remote_cache_header(&mut self, header: impl Into<String>) -> &mut Self {
+        self.remote_cache.header = Some(header.into());
+        self
+    }
 }
 
 #[cfg(test)]
@@ -822,7 +883,7 @@ mod tests {
         let from_env =
             packing_options(&config, vars(&[("SMOLV_PACKING", "zstd-stream"), ("SMOLV_SIZE_GOAL", "download")]))
                 .unwrap();
-        let zstd_stream = Packing::Zstd { layout: packing::Layout::Stream };
+        let zstd_stream = Packing::Zstd { framing: crate::options::Framing::Stream };
         assert_eq!((from_env.packing, from_env.goal), (zstd_stream, SizeGoal::Download));
         config.packing(Packing::Raw).size_goal(SizeGoal::Installed);
         let set = packing_options(&config, vars(&[("SMOLV_PACKING", "lz4"), ("SMOLV_SIZE_GOAL", "download")])).unwrap();
@@ -851,5 +912,15 @@ mod tests {
     fn cargo_reruns_the_build_when_a_packing_variable_changes() {
         let knobs = crate::settings::ENV_KNOBS;
         assert!(knobs.contains(&"SMOLV_PACKING") && knobs.contains(&"SMOLV_SIZE_GOAL"));
+    }
+
+    #[test]
+    fn remote_cache_setters_fill_the_remote_settings() {
+        let mut config = Config::new();
+        config.remote_cache("https://other").remote_cache_mode(RemoteCacheMode::ReadOnly).remote_cache_header("A: b");
+        let settings = &config.remote_cache;
+        assert_eq!(settings.url.as_deref(), Some("https://other"));
+        assert_eq!(settings.mode, Some(RemoteCacheMode::ReadOnly));
+        assert_eq!(settings.header.as_deref(), Some("A: b"));
     }
 }

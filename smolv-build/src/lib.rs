@@ -8,24 +8,27 @@
 //!
 //! ## Tutorial
 //!
-//! Add the crates:
+//! A crate that embeds one shader, start to finish. `Cargo.toml`:
 //!
-//! ```sh
-//! cargo add smolv-runtime
-//! cargo add --build smolv-build
+//! ```toml
+//! [dependencies]
+//! smolv-runtime = "0.1"
+//!
+//! [build-dependencies]
+//! smolv-build = "0.1"
 //! ```
 //!
+//! (or `cargo add smolv-runtime` and `cargo add --build smolv-build`).
 //! Put shaders in `shaders/`, for example `shaders/lit.frag`:
 //!
 //! ```glsl
 //! #version 450
-//! #include "common.glsl"   // next to the shader, or in an include dir
 //! layout(location = 0) in vec3 normal;
 //! layout(location = 0) out vec4 color;
-//! void main() { color = vec4(shade(normal), 1.0); }
+//! void main() { color = vec4(normalize(normal) * 0.5 + 0.5, 1.0); }
 //! ```
 //!
-//! and compile them from `build.rs`:
+//! compile them from `build.rs`:
 //!
 //! ```no_run
 //! // build.rs
@@ -34,10 +37,27 @@
 //! }
 //! ```
 //!
-//! Every shader becomes an artifact in `OUT_DIR`; `smolv_runtime::include_shader!`
-//! embeds it and decodes it at run time. A shader that does not compile
-//! fails the build with every error at `path:line:col`, each a Cargo error
-//! (`cargo::error=`).
+//! and embed them in `src/main.rs` (the macros read what the build wrote
+//! to `OUT_DIR`, so this part runs only in such a crate):
+//!
+//! ```text
+//! // src/main.rs
+//! static LIT: &smolv_runtime::Shader = smolv_runtime::include_shader!("lit.frag");
+//!
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let words = LIT.decode()?; // SPIR-V words for vkCreateShaderModule
+//!     let reflection = LIT.reflection()?; // stage, bindings, push constants
+//!     println!("{}: {} words, {:?}", LIT.name(), words.len(), reflection.stage);
+//!     Ok(())
+//! }
+//! ```
+//!
+//! Every shader becomes an artifact in `OUT_DIR`; `include_shader!` embeds
+//! it, packed the way that makes the binary smallest, and decodes it at
+//! run time. A shader that does not compile fails the build with every
+//! error at `path:line:col`, each a Cargo error (`cargo::error=`).
+//! Includes (`#include "common.glsl"`) are found next to the shader or in
+//! [`Config::include_dir`].
 //!
 //! If the shader compiler crashes (glslang 2023.1 segfaults on some
 //! invalid shaders), the build script dies, and Cargo's output of it names
@@ -127,69 +147,50 @@
 // The examples are build scripts, and a build script's `main` is the point.
 #![allow(clippy::needless_doctest_main)]
 
-// What to build: the builder, its option types, and what they resolve to.
-mod config;
+// The layout follows the data (ARCHITECTURE.md; `tests/stages.rs` checks
+// that no module imports from a later stage):
+//
+// what to build: the option types and what a `Config` resolves to,
 mod options;
 mod settings;
-
-// The build's steps, in the order data flows through them (`run` drives
-// them): find the shaders and make jobs,
+// source: find the shaders and make jobs,
 mod source;
-
-// compile each job (cache lookup, frontend, optimizer; crashes isolated,
-// compiler chatter kept off a build script's stdout),
+// compile: cache lookup, front ends, optimizer, crash isolation,
 mod compile;
-mod frontend;
-mod isolate;
-mod optimize;
-mod quiet_stdout;
+// pack: reflect, encode, compress, the embedded set, the bundle, recipes,
+mod pack;
+// output: OUT_DIR, the manifest, the Cargo directives and the report.
+mod output;
 
-// reflect, SMOL-V encode and compress, pack the embedded set and bundle,
-mod artifacts;
-mod bundle;
-mod encode;
-mod packing;
-mod reflect;
-
-// what hot reload needs to compile one module again as the build did,
-mod recipe;
-
-// write OUT_DIR, the Cargo directives and the report.
-mod emit;
-mod report;
-
-// Beside them: the content-hash cache (and the paths it records), the errors, the external tools,
-// the driver, and the worker tokens it runs jobs on.
-mod cache;
+// Leaves every stage may use: the build cache (with the remote cache
+// inside it) and the errors.
+pub mod cache;
 mod error;
-mod portable;
-mod remote_cache;
+
+// The driver: the builder, the run over the stages, and the worker tokens
+// it runs jobs on.
+mod config;
 mod run;
 mod tokens;
-mod tool;
 
-pub use bundle::{PackOptions, PackedBundle, PackedEntry, pack_bundle};
+// At the root: what a build script needs (tests/root.rs counts it).
 pub use config::Config;
-pub use emit::{
-    ARTIFACT_DIR, BUNDLE_FILE, EMBEDDED_DATA_FILE, EMBEDDED_DICTIONARY_FILE, EMBEDDED_DIRECTORY_FILE, MANIFEST_FILE,
-    Manifest, ManifestEmbeddedModule, ManifestEmbeddedSet, ManifestModule,
-};
 pub use error::{Diagnostic, Error};
-pub use options::{Define, DictionaryMode, Optimization, ResourceKind, SpirvVersion, TargetEnv, Variant};
 /// ```
-/// use smolv_build::{Config, Layout, Packing};
+/// use smolv_build::{Config, Framing, Packing};
 /// let mut config = Config::new();
-/// config.shader_dir("shaders").packing(Packing::Zstd { layout: Layout::Stream });
-/// assert_eq!(Layout::Stream.name(), "stream");
+/// config.shader_dir("shaders").packing(Packing::Zstd { framing: Framing::Stream });
+/// assert_eq!(Framing::Stream.name(), "stream");
 /// ```
-pub use packing::Layout;
+pub use options::Framing;
+pub use options::Language;
 /// ```
 /// use smolv_build::Packing;
 /// let packing = Packing::parse("lz4-stream").unwrap();
 /// assert_eq!(packing.name(), "lz4-stream");
 /// assert!(Packing::NAMES.iter().all(|name| Packing::parse(name).is_some()));
 /// ```
-pub use packing::Packing;
+pub use options::Packing;
 /// ```
 /// use smolv_build::{Config, SizeGoal};
 /// let goal = SizeGoal::parse("download").unwrap();
@@ -197,97 +198,48 @@ pub use packing::Packing;
 /// config.shader_dir("shaders").size_goal(goal);
 /// assert_eq!(goal.name(), "download");
 /// ```
-pub use packing::SizeGoal;
-pub use recipe::{Recompiled, ShaderRecipe};
-pub use remote_cache::RemoteCacheMode;
-pub use report::{CandidateReport, FailedShader, LanguageReport, ModuleReport, PackingReport, Report};
-pub use source::Language;
+pub use options::SizeGoal;
+pub use options::{Define, DictionaryMode, Optimization, ResourceKind, SpirvVersion, TargetEnv, Variant};
+pub use output::report::Report;
 
-/// Upkeep of the shared build cache: what `cargo smolv cache` runs.
+/// What one build did, row by row: the parts of a [`Report`].
 ///
-/// Entries are touched on every hit, so [`trim`](cache_maintenance::trim)
-/// evicts the least recently used first (ccache's `max_size` model).
-pub mod cache_maintenance {
-    pub use crate::cache::{CacheStats, clean, parse_size, stats, trim};
-
-    /// The cache directory builds use outside a build script:
-    /// `SMOLV_CACHE_DIR`, else `smolv-cache` in Cargo's target directory
-    /// (`CARGO_TARGET_DIR`, else the workspace's, from `cargo metadata`),
-    /// else `target/smolv-cache`.
-    ///
-    /// ```no_run
-    /// let dir = smolv_build::cache_maintenance::cache_dir();
-    /// println!("the build cache is in {}", dir.display());
-    /// ```
-    pub fn cache_dir() -> std::path::PathBuf {
-        crate::settings::default_cache_dir(std::path::Path::new("target"))
-    }
+/// ```no_run
+/// // build.rs
+/// let report = smolv_build::Config::new().shader_dir("shaders").compile();
+/// for module in &report.modules {
+///     let row: &smolv_build::report::ModuleReport = module;
+///     println!("cargo:warning={}: {} → {} bytes", row.name, row.spirv_bytes, row.compressed_bytes);
+/// }
+/// ```
+pub mod report {
+    pub use crate::output::report::{CandidateReport, FailedShader, LanguageReport, ModuleReport, PackingReport};
 }
 
-/// The SMOL-V codec, for build scripts that encode SPIR-V themselves.
+/// How to compile one module again exactly as the build did: what the
+/// manifest records per module, for hot reload (`smolv-reload`).
 ///
+/// ```no_run
+/// # fn get(manifest: smolv_format::Manifest<smolv_build::recipe::ShaderRecipe>) -> Result<(), Box<dyn std::error::Error>> {
+/// let recipe = manifest.modules[0].recipe.clone().expect("this smolv-build records recipes");
+/// let again = recipe.compile().map_err(|errors| format!("{errors:?}"))?;
+/// # let _ = again; Ok(()) }
 /// ```
-/// use smolv_build::codec::{encode, EncodeOptions};
-/// # let spirv = smolv_runtime::doc_example_module();
-/// let smolv = encode(&spirv[..], &EncodeOptions::new().strip_debug(true))?;
-/// # let _ = smolv;
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub use smolv_runtime::codec;
-
-/// A set of SMOL-V modules compressed together (see [`compress_set`]):
-/// everything needed to decompress them again.
-///
-/// ```
-/// use smolv_build::{compress_set, DictionaryMode};
-/// # let spirv = smolv_runtime::doc_example_module();
-/// let smolv = smolv_runtime::encode(&spirv[..], &Default::default())?;
-/// let set = compress_set(&[smolv], 19, DictionaryMode::Auto)?;
-/// assert_eq!(set.payloads.len(), 1);
-/// assert_eq!(set.dictionary, None, "one module is too little to train a dictionary on");
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CompressedSet {
-    /// The shared zstd dictionary the payloads need, if one was worth it.
-    pub dictionary: Option<Vec<u8>>,
-    /// Each module's compressed payload: one zstd frame with the content
-    /// size, without checksum or dictionary id.
-    pub payloads: Vec<Vec<u8>>,
+pub mod recipe {
+    pub use crate::pack::recipe::{Recompiled, ShaderRecipe};
 }
 
-impl CompressedSet {
-    /// Size of the shared dictionary, 0 if there is none.
-    ///
-    /// ```
-    /// let set = smolv_build::CompressedSet { dictionary: Some(vec![0; 1024]), payloads: Vec::new() };
-    /// assert_eq!(set.dictionary_len(), 1024);
-    /// ```
-    pub fn dictionary_len(&self) -> usize {
-        self.dictionary.as_ref().map_or(0, Vec::len)
-    }
-}
-
-/// Compresses SMOL-V modules as the build does: zstd at `level`, with a
-/// shared dictionary chosen by `mode`.
+/// Bundles and compressed sets written outside a build script: what the
+/// `cargo smolv pack` command and the benches use.
 ///
 /// ```
-/// use smolv_build::{compress_set, DictionaryMode};
-/// # let spirv = smolv_runtime::doc_example_module();
-/// let smolv = smolv_runtime::encode(&spirv[..], &Default::default())?;
-/// let set = compress_set(&[smolv.clone(), smolv.clone()], 19, DictionaryMode::Auto)?;
-/// assert_eq!(set.payloads.len(), 2);
-/// // Everything to decompress them is in the set.
-/// let mut zstd = match &set.dictionary {
-///     Some(dictionary) => zstd::bulk::Decompressor::with_dictionary(dictionary)?,
-///     None => zstd::bulk::Decompressor::new()?,
-/// };
-/// assert_eq!(zstd.decompress(&set.payloads[0], smolv.len())?, smolv);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// use smolv_build::bundle::{write_bundle, PackOptions};
+/// let bundle = write_bundle(&[("fill.comp".to_owned(), smolv_runtime::doc_example_module())], &PackOptions::default())?;
+/// assert_eq!(bundle.entries.len(), 1);
+/// # Ok::<(), smolv_build::Error>(())
 /// ```
-pub fn compress_set(smolv: &[Vec<u8>], level: i32, mode: DictionaryMode) -> Result<CompressedSet, Error> {
-    let packed = encode::pack(smolv, level, mode).map_err(Error::Internal)?;
-    Ok(CompressedSet { dictionary: packed.dictionary.map(|d| d.as_bytes().to_vec()), payloads: packed.payloads })
+pub mod bundle {
+    pub use crate::pack::bundle::{CompressedSet, PackOptions, PackedBundle, PackedEntry, compress_set, write_bundle};
 }
 
 /// Compiles every shader in `dir` with default settings; panics with a

@@ -1,7 +1,7 @@
 //! The build, start to finish, on a resolved [`Plan`]:
 //! [`source`](crate::source) (find the shaders) → [`compile`](crate::compile)
-//! (frontend, optimizer; cached) → [`artifacts`](crate::artifacts) (encode,
-//! compress, pack, bundle) → [`emit`](crate::emit) (`OUT_DIR`, Cargo
+//! (frontend, optimizer; cached) → [`artifacts`](crate::pack::artifacts) (encode,
+//! compress, pack, bundle) → [`emit`](crate::output::emit) (`OUT_DIR`, Cargo
 //! directives, report).
 
 use std::collections::BTreeSet;
@@ -9,25 +9,26 @@ use std::path::PathBuf;
 
 use rayon::prelude::*;
 
-use crate::artifacts::{Built, build_artifacts};
 use crate::cache::{Cache, FileHashes};
+use crate::compile::isolate::{ChildRequest, Journal};
+use crate::compile::portable::PortablePaths;
+use crate::compile::quiet_stdout::QuietStdout;
 use crate::compile::{
     Context, JobFailure, JobOutput, compile_job, compiler_identity, current_key, glslc_identity, slang_identity,
 };
-use crate::emit::{self, Directives};
 use crate::error::Error;
-use crate::isolate::{ChildRequest, Journal};
-use crate::portable::PortablePaths;
-use crate::quiet_stdout::QuietStdout;
-use crate::report::{FailedShader, Report};
+use crate::options::Language;
+use crate::output::emit::{self, Directives};
+use crate::output::report::{FailedShader, Report};
+use crate::pack::artifacts::{Built, build_artifacts};
 use crate::settings::{ENV_KNOBS, Plan};
-use crate::source::{Job, Language, Sources};
+use crate::source::{Job, Sources};
 use crate::tokens::{JobLog, Tokens};
 
 /// Runs the build `plan` describes.
 pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     let directives = Directives::new(plan.directives);
-    ENV_KNOBS.iter().chain(&crate::packing::RUNTIME_VARIABLES).for_each(|var| directives.rerun_if_env_changed(var));
+    ENV_KNOBS.iter().chain(&crate::options::RUNTIME_VARIABLES).for_each(|var| directives.rerun_if_env_changed(var));
     let settings = &plan.settings;
     // Roots first: Cargo scans each recursively, so what lies below them
     // (shaders, includes, files added later) needs no directive of its own.
@@ -44,7 +45,7 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     // A child process (compiling one suspect job alone) stays local: it
     // exits without waiting for uploads, and its parent uploads the entry.
     let remote_settings = if child.is_some() { Default::default() } else { plan.remote_cache.clone() };
-    let remote = crate::remote_cache::Session::start(&remote_settings, crate::settings::env);
+    let remote = crate::cache::remote::Session::start(&remote_settings, crate::settings::env);
     let cache = Cache::new(plan.cache_dir.clone()).with_remote(remote.client());
     // A child compiles its one job as it is: no journal, no isolation.
     let journal = if child.is_some() { Journal::inert() } else { Journal::open(&plan.out_dir, plan.directives) };
@@ -58,7 +59,7 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
         } else {
             String::new()
         },
-        glslc_identity: if sources.jobs.iter().any(|job| crate::frontend::compiles_with_glslc(job, settings)) {
+        glslc_identity: if sources.jobs.iter().any(|job| crate::compile::frontend::compiles_with_glslc(job, settings)) {
             glslc_identity(settings, &cache)
         } else {
             String::new()
@@ -150,12 +151,12 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     }
     // Jobs that crashed the compiler alone stay suspects for the next build.
     journal.finish(&crashed);
-    crate::isolate::remove_status_dir(&cx.isolation_dir);
+    crate::compile::isolate::remove_status_dir(&cx.isolation_dir);
     report.warnings.iter().for_each(|w| directives.warning(w));
     if !diagnostics.is_empty() && !plan.keep_going {
         emit::remove_artifacts(&plan.out_dir);
         // What did compile is uploaded all the same (waited for here).
-        remote.finish(&mut report).iter().for_each(|w| directives.warning(w));
+        report.add_remote(remote.finish()).iter().for_each(|w| directives.warning(w));
         let error = Error::Compile { diagnostics, failed, total: sources.jobs.len() };
         // The whole text, naga's annotated snippets included, for the log
         // that `Config::compile` names; its `cargo::error` lines are one
@@ -170,7 +171,7 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     diagnostics.iter().for_each(|d| directives.warning(&d.to_string()));
     if modules.is_empty() {
         emit::remove_artifacts(&plan.out_dir);
-        remote.finish(&mut report).iter().for_each(|w| directives.warning(w));
+        report.add_remote(remote.finish()).iter().for_each(|w| directives.warning(w));
         return Ok(report);
     }
     modules.sort_by(|a, b| a.module.name.cmp(&b.module.name));
@@ -179,11 +180,12 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     // tokens for now.
     let artifacts = if tokens.limited() {
         let lease = tokens.lease(pool.current_num_threads());
-        thread_pool(lease.len())?.install(|| build_artifacts(&modules, plan, &cache, &mut report))?
+        thread_pool(lease.len())?.install(|| build_artifacts(&modules, plan, &cache))?
     } else {
-        pool.install(|| build_artifacts(&modules, plan, &cache, &mut report))?
+        pool.install(|| build_artifacts(&modules, plan, &cache))?
     };
-    remote.finish(&mut report).iter().for_each(|w| directives.warning(w));
+    report.add_artifacts(&modules, &artifacts);
+    report.add_remote(remote.finish()).iter().for_each(|w| directives.warning(w));
     report.total();
     emit::write_artifacts(&plan.out_dir, &artifacts, &report)?;
     if plan.print_report {
@@ -201,7 +203,7 @@ fn thread_pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
 }
 
 /// In a child started to compile one job alone (see
-/// [`isolate`](crate::isolate)): compiles the job whose key the parent
+/// [`isolate`](crate::compile::isolate)): compiles the job whose key the parent
 /// named, which stores it in the cache, and ends the process. A build
 /// without that job returns an error, so the parent learns nothing.
 fn compile_alone(jobs: &[Job], cx: &Context<'_>, request: &ChildRequest) -> Result<Report, Error> {
@@ -218,7 +220,6 @@ fn compile_alone(jobs: &[Job], cx: &Context<'_>, request: &ChildRequest) -> Resu
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::Config;
     use crate::options::Optimization;
 
@@ -240,8 +241,8 @@ mod tests {
             .cache_dir(dir.path().join("cache"))
             .cargo_directives(false)
             .optimization(Optimization::None);
-        let out = dir.path().join("out").join(emit::ARTIFACT_DIR);
-        let spirv = || std::fs::read(out.join(emit::artifact_name(0, "a.frag", "spv"))).unwrap();
+        let out = dir.path().join("out").join(smolv_format::ARTIFACT_DIR);
+        let spirv = || std::fs::read(out.join(crate::pack::artifacts::artifact_name(0, "a.frag", "spv"))).unwrap();
         let first = config.try_compile().unwrap();
         assert_eq!((first.compiled, first.cache_hits), (1, 0));
         let first_spirv = spirv();

@@ -3,13 +3,12 @@
 //! and where the results go. The build steps read these, never the builder,
 //! so the builder depends on the build and not the other way round.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::options::{
     BindingBase, Define, DictionaryMode, HlslOptions, Optimization, SpirvVersion, TargetEnv, Variant,
 };
-use crate::packing;
-use crate::source::Language;
+use crate::options::{Language, Packing, RuntimeCodecs, SizeGoal};
 
 /// Environment variables the build reads; Cargo reruns it when they change.
 /// The `SMOLV_REMOTE_CACHE*` ones are left out: they change where entries
@@ -60,7 +59,7 @@ impl Inputs {
 }
 
 /// Settings every compile job shares (recorded in the manifest for hot
-/// reload, see [`recipe`](crate::recipe)).
+/// reload, see [`recipe`](crate::pack::recipe)).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Settings {
     pub(crate) target_env: TargetEnv,
@@ -95,32 +94,24 @@ pub(crate) struct Plan {
     pub(crate) dictionary: DictionaryMode,
     pub(crate) zstd_level: i32,
     /// How the embedded set is packed.
-    pub(crate) packing: packing::Options,
+    pub(crate) packing: PackSettings,
     pub(crate) keep_going: bool,
     /// Whether to print `cargo:` directives (under a build script).
     pub(crate) directives: bool,
     /// Whether to print the size report as Cargo warnings (`SMOLV_REPORT`).
     pub(crate) print_report: bool,
     /// The second cache level, if any (`Config::remote_cache`).
-    pub(crate) remote_cache: crate::remote_cache::RemoteSettings,
+    pub(crate) remote_cache: crate::cache::remote::RemoteSettings,
 }
 
-/// The cache directory when none is configured: `SMOLV_CACHE_DIR`, else
-/// `smolv-cache` in Cargo's target directory (found from `out_dir`, else
-/// from `cargo metadata`), else in `out_dir`.
-pub(crate) fn default_cache_dir(out_dir: &Path) -> PathBuf {
-    if let Some(dir) = env("SMOLV_CACHE_DIR") {
-        return PathBuf::from(dir);
-    }
-    if let Some(target) = env("CARGO_TARGET_DIR") {
-        return PathBuf::from(target).join("smolv-cache");
-    }
-    // Cargo marks its target directory with CACHEDIR.TAG.
-    if let Some(target) = out_dir.ancestors().find(|dir| dir.join("CACHEDIR.TAG").is_file()) {
-        return target.join("smolv-cache");
-    }
-    if let Ok(metadata) = cargo_metadata::MetadataCommand::new().no_deps().exec() {
-        return metadata.target_directory.into_std_path_buf().join("smolv-cache");
-    }
-    out_dir.join("smolv-cache")
+/// What the pack stage works with: the packing to force or the goal to
+/// choose for, zstd's level, and what the runtime that embeds the set can
+/// unpack.
+#[derive(Clone, Debug)]
+pub(crate) struct PackSettings {
+    pub(crate) packing: Packing,
+    pub(crate) goal: SizeGoal,
+    pub(crate) zstd_level: i32,
+    /// What the runtime that embeds the set can unpack.
+    pub(crate) runtime: RuntimeCodecs,
 }

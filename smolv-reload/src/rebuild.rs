@@ -5,7 +5,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 use std::time::Instant;
 
-use smolv_build::{Diagnostic, Recompiled};
+use smolv_build::Diagnostic;
+use smolv_build::recipe::Recompiled;
 
 use crate::event::Event;
 use crate::targets::Targets;

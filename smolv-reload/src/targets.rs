@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use notify::RecursiveMode;
-use smolv_build::ShaderRecipe;
+use smolv_build::recipe::ShaderRecipe;
 use smolv_runtime::Shader;
 
 /// A path as the file watcher reports it: canonical where the file exists

@@ -4,17 +4,18 @@
 
 use std::path::PathBuf;
 
-use smolv_build::{Manifest, Report};
+use smolv_build::Report;
+use smolv_format::Manifest;
 use smolv_runtime::container::{Bundle, Container, DecodeSettings, Dictionary};
 use smolv_runtime::reflect::{DescriptorKind, ShaderStage, SpecConstantType};
 use smolv_tests::spirv_val;
 
 fn artifacts() -> PathBuf {
-    PathBuf::from(env!("OUT_DIR")).join(smolv_build::ARTIFACT_DIR)
+    PathBuf::from(env!("OUT_DIR")).join(smolv_format::ARTIFACT_DIR)
 }
 
 fn manifest() -> Manifest {
-    let text = std::fs::read_to_string(artifacts().join(smolv_build::MANIFEST_FILE)).unwrap();
+    let text = std::fs::read_to_string(artifacts().join(smolv_format::MANIFEST_FILE)).unwrap();
     serde_json::from_str(&text).unwrap()
 }
 
@@ -24,7 +25,7 @@ fn report() -> Report {
 }
 
 fn bundle() -> Bundle<'static> {
-    Bundle::open(artifacts().join(smolv_build::BUNDLE_FILE)).unwrap()
+    Bundle::open(artifacts().join(smolv_format::BUNDLE_FILE)).unwrap()
 }
 
 #[test]
@@ -128,7 +129,7 @@ fn report_matches_the_artifacts() {
         assert!(row.compressed_bytes < row.smolv_bytes && row.smolv_bytes < row.optimized_bytes, "{}", row.name);
     }
     assert_eq!(
-        report.total_shipped_bytes,
+        report.total_bundle_bytes,
         report.modules.iter().map(|m| m.compressed_bytes).sum::<usize>() + report.dictionary_bytes
     );
     println!("{}", report.to_text());

@@ -207,7 +207,7 @@ fn dictionary_is_kept_only_when_it_pays() {
     let auto = tree.build().unwrap();
     let off = tree.config("out-off").dictionary(DictionaryMode::Off).try_compile().unwrap();
     assert_eq!(off.dictionary_bytes, 0);
-    assert!(auto.total_shipped_bytes <= off.total_shipped_bytes);
+    assert!(auto.total_bundle_bytes <= off.total_bundle_bytes);
     let many = Variant::permutations(&[("VARIANT_A", &["0", "1", "2", "3"]), ("VARIANT_B", &["0", "1", "2", "3"])]);
     let forced = tree
         .config("out-forced")

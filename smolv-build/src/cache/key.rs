@@ -1,0 +1,53 @@
+//! Cache keys: blake3 over length-prefixed fields, starting with
+//! smolv-build's own identity. The local cache names its entries by them,
+//! and the remote cache uses them as action-cache keys; both import them
+//! from here.
+
+/// A cache key: blake3 over length-prefixed fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Key([u8; 32]);
+
+impl Key {
+    /// Hex form, used as the file name.
+    pub(crate) fn hex(&self) -> String {
+        self.0.iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
+
+/// smolv-build's own identity: blake3 over its source files, computed by
+/// its build script. Every key starts with it, so entries written by
+/// another smolv-build (a patched copy, a git checkout, another release)
+/// are never read, whatever its version number says.
+pub(crate) const SMOLV_BUILD_IDENTITY: &str = env!("SMOLV_BUILD_SOURCE_HASH");
+
+/// Builds a [`Key`] from fields; each is length-prefixed so that fields
+/// cannot run into each other.
+pub(crate) struct KeyBuilder(blake3::Hasher);
+
+impl KeyBuilder {
+    /// A key in `domain` (what kind of entry it is), of this smolv-build.
+    pub(crate) fn new(domain: &str) -> Self {
+        Self::of_build(domain, SMOLV_BUILD_IDENTITY)
+    }
+
+    /// A key in `domain` of the smolv-build identified by `build`.
+    pub(super) fn of_build(domain: &str, build: &str) -> Self {
+        let mut key = Self(blake3::Hasher::new_derive_key(domain));
+        key.text(build);
+        key
+    }
+
+    pub(crate) fn field(&mut self, bytes: &[u8]) -> &mut Self {
+        self.0.update(&(bytes.len() as u64).to_le_bytes());
+        self.0.update(bytes);
+        self
+    }
+
+    pub(crate) fn text(&mut self, text: &str) -> &mut Self {
+        self.field(text.as_bytes())
+    }
+
+    pub(crate) fn finish(&self) -> Key {
+        Key(*self.0.finalize().as_bytes())
+    }
+}

@@ -1,0 +1,536 @@
+//! The build cache: compiled modules and compressed sets, keyed by blake3
+//! over everything that affects them, and its upkeep (what `cargo smolv
+//! cache` runs: [`stats`], [`clean`], [`trim`], [`cache_dir`]).
+//!
+//! Entries live in one directory shared by every crate and profile of a
+//! workspace. Each is written to a temporary file and renamed into place,
+//! so concurrent builds never see half an entry, and each carries a hash of
+//! its body, checked on every read: a corrupt or truncated entry is a miss
+//! and gets rebuilt.
+//!
+//! A [`Remote`] cache, when configured, is the second level: asked on a
+//! local miss (a hit is stored locally too), and sent every new entry.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+mod key;
+pub(crate) mod remote;
+
+pub(crate) use key::{Key, KeyBuilder};
+use remote::Remote;
+pub use remote::RemoteCacheMode;
+
+const ENTRY_MAGIC: &[u8; 12] = b"SMOLVCACHE1\0";
+
+/// blake3 of a file's contents, or `None` if it cannot be read.
+pub(crate) fn hash_file(path: &Path) -> Option<[u8; 32]> {
+    std::fs::read(path).ok().map(|bytes| *blake3::hash(&bytes).as_bytes())
+}
+
+/// File hashes remembered for one build: an include shared by hundreds of
+/// modules is read and hashed once, not once per module.
+#[derive(Default)]
+pub(crate) struct FileHashes(std::sync::Mutex<std::collections::HashMap<PathBuf, Option<[u8; 32]>>>);
+
+impl FileHashes {
+    pub(crate) fn get(&self, path: &Path) -> Option<[u8; 32]> {
+        if let Some(hash) = self.0.lock().ok().and_then(|memo| memo.get(path).copied()) {
+            return hash;
+        }
+        let hash = hash_file(path);
+        if let Ok(mut memo) = self.0.lock() {
+            memo.insert(path.to_owned(), hash);
+        }
+        hash
+    }
+}
+
+/// The cache directory, and the remote cache behind it.
+#[derive(Clone, Debug)]
+pub(crate) struct Cache {
+    root: PathBuf,
+    remote: Option<Arc<Remote>>,
+}
+
+impl Cache {
+    pub(crate) fn new(root: PathBuf) -> Self {
+        Self { root, remote: None }
+    }
+
+    /// Puts `remote` behind the local cache.
+    pub(crate) fn with_remote(mut self, remote: Option<Arc<Remote>>) -> Self {
+        self.remote = remote;
+        self
+    }
+
+    /// Whether a remote cache is behind this one.
+    pub(crate) fn has_remote(&self) -> bool {
+        self.remote.is_some()
+    }
+
+    /// Asks the remote cache for the entries of `keys` missing locally,
+    /// many at once, so that the lookups that follow need not wait for the
+    /// network one by one.
+    pub(crate) fn prefetch(&self, keys: &[Key]) {
+        if let Some(remote) = &self.remote {
+            let missing: Vec<Key> = keys.iter().filter(|key| !self.path(key).is_file()).copied().collect();
+            remote.prefetch(&missing);
+        }
+    }
+
+    /// The entry's body from the local cache, else from the remote one
+    /// (verified there, and then stored locally).
+    pub(crate) fn get(&self, key: &Key) -> Option<Vec<u8>> {
+        self.get_valid(key, |body| Some(body.to_vec()))
+    }
+
+    /// The entry under `key` that `read` accepts: the local one, else the
+    /// remote one, which is then stored locally. An entry can be intact
+    /// and still stale (an include it records has changed); then the
+    /// remote may have the current one, uploaded by a machine that built
+    /// after the change.
+    pub(crate) fn get_valid<T>(&self, key: &Key, read: impl Fn(&[u8]) -> Option<T>) -> Option<T> {
+        if let Some(found) = self.get_local(key).and_then(|body| read(&body)) {
+            return Some(found);
+        }
+        let remote = self.remote.as_ref()?;
+        let body = remote.get(key)?;
+        let found = read(&body);
+        remote.count(found.is_some());
+        if found.is_some() {
+            self.put_local(key, &body);
+        }
+        found
+    }
+
+    /// Stores an entry locally and uploads it to the remote cache. Failing
+    /// to cache is not a build error, so this only reports whether the
+    /// local store worked.
+    pub(crate) fn put(&self, key: &Key, body: &[u8]) -> bool {
+        let stored = self.put_local(key, body);
+        if let Some(remote) = &self.remote {
+            remote.put(key, body);
+        }
+        stored
+    }
+
+    fn path(&self, key: &Key) -> PathBuf {
+        let hex = key.hex();
+        self.root.join("v1").join(&hex[..2]).join(hex)
+    }
+
+    /// The entry's body, if present and intact in the local cache: for
+    /// entries that only make sense on this machine. A hit marks the entry
+    /// as used now (its modification time), so [`trim`] evicts the least
+    /// recently used entries first, as ccache does.
+    pub(crate) fn get_local(&self, key: &Key) -> Option<Vec<u8>> {
+        let mut file = std::fs::File::open(self.path(key)).ok()?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).ok()?;
+        let rest = bytes.strip_prefix(ENTRY_MAGIC.as_slice())?;
+        let (hash, body) = rest.split_at_checked(32)?;
+        if blake3::hash(body).as_bytes() != hash {
+            return None;
+        }
+        // Best effort: a read-only cache still serves hits.
+        let _ = file.set_modified(std::time::SystemTime::now());
+        Some(body.to_vec())
+    }
+
+    /// Stores an entry atomically in the local cache only. Failing to
+    /// cache is not a build error, so this only reports whether it worked.
+    pub(crate) fn put_local(&self, key: &Key, body: &[u8]) -> bool {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let path = self.path(key);
+        let Some(dir) = path.parent() else {
+            return false;
+        };
+        if std::fs::create_dir_all(dir).is_err() {
+            return false;
+        }
+        // Unique per process (pid), per thread and per call (counter): two
+        // threads storing the same key never write one temporary file.
+        let unique = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let thread: String =
+            format!("{:?}", std::thread::current().id()).chars().filter(char::is_ascii_digit).collect();
+        let temp = dir.join(format!(".{}.{}.{thread}.{unique}.tmp", key.hex(), std::process::id()));
+        let written = std::fs::File::create(&temp).and_then(|mut file| {
+            file.write_all(ENTRY_MAGIC)?;
+            file.write_all(blake3::hash(body).as_bytes())?;
+            file.write_all(body)
+        });
+        if written.is_err() || std::fs::rename(&temp, &path).is_err() {
+            let _ = std::fs::remove_file(&temp);
+            return false;
+        }
+        true
+    }
+}
+
+/// The cache directory when none is configured: `SMOLV_CACHE_DIR`, else
+/// `smolv-cache` in Cargo's target directory (found from `out_dir`, else
+/// from `cargo metadata`), else in `out_dir`.
+pub(crate) fn default_cache_dir(out_dir: &Path) -> PathBuf {
+    if let Some(dir) = std::env::var("SMOLV_CACHE_DIR").ok().filter(|v| !v.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    if let Some(target) = std::env::var("CARGO_TARGET_DIR").ok().filter(|v| !v.is_empty()) {
+        return PathBuf::from(target).join("smolv-cache");
+    }
+    // Cargo marks its target directory with CACHEDIR.TAG.
+    if let Some(target) = out_dir.ancestors().find(|dir| dir.join("CACHEDIR.TAG").is_file()) {
+        return target.join("smolv-cache");
+    }
+    if let Ok(metadata) = cargo_metadata::MetadataCommand::new().no_deps().exec() {
+        return metadata.target_directory.into_std_path_buf().join("smolv-cache");
+    }
+    out_dir.join("smolv-cache")
+}
+
+/// The cache directory builds use outside a build script:
+/// `SMOLV_CACHE_DIR`, else `smolv-cache` in Cargo's target directory
+/// (`CARGO_TARGET_DIR`, else the workspace's, from `cargo metadata`),
+/// else `target/smolv-cache`.
+///
+/// ```no_run
+/// let dir = smolv_build::cache::cache_dir();
+/// println!("the build cache is in {}", dir.display());
+/// ```
+pub fn cache_dir() -> PathBuf {
+    default_cache_dir(Path::new("target"))
+}
+
+/// What the cache directory holds (see [`stats`]).
+///
+/// ```
+/// use smolv_build::cache::stats;
+/// let dir = tempfile::tempdir()?;
+/// let empty = stats(dir.path());
+/// assert_eq!((empty.entries, empty.bytes), (0, 0));
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Intact-looking entries (files of the entry layout).
+    pub entries: u64,
+    /// Their total size in bytes.
+    pub bytes: u64,
+}
+
+/// Every entry file under `root`, with its size and last use (mtime).
+fn entries(root: &Path) -> Vec<(PathBuf, u64, std::time::SystemTime)> {
+    let mut found = Vec::new();
+    let Ok(shards) = std::fs::read_dir(root.join("v1")) else {
+        return found;
+    };
+    for shard in shards.flatten() {
+        let Ok(files) = std::fs::read_dir(shard.path()) else {
+            continue;
+        };
+        for file in files.flatten() {
+            let name = file.file_name();
+            // Entries are named by 64 hex digits; temporaries start with a dot.
+            if name.len() != 64 || name.to_string_lossy().starts_with('.') {
+                continue;
+            }
+            if let Some(meta) = file.metadata().ok().filter(|m| m.is_file()) {
+                found.push((file.path(), meta.len(), meta.modified().unwrap_or(std::time::UNIX_EPOCH)));
+            }
+        }
+    }
+    found
+}
+
+/// Counts the entries of the cache at `root` and their size. A missing
+/// directory is an empty cache.
+///
+/// ```no_run
+/// use smolv_build::cache::{cache_dir, stats};
+/// let now = stats(&cache_dir());
+/// println!("{} entries, {} bytes", now.entries, now.bytes);
+/// ```
+pub fn stats(root: &Path) -> CacheStats {
+    entries(root)
+        .iter()
+        .fold(CacheStats::default(), |s, (_, len, _)| CacheStats { entries: s.entries + 1, bytes: s.bytes + len })
+}
+
+/// Removes every entry of the cache at `root` (the `v1` tree and any
+/// temporaries in it); other files in `root` are left alone. Returns what
+/// was removed.
+///
+/// ```
+/// use smolv_build::cache::{clean, stats};
+/// let dir = tempfile::tempdir()?;
+/// clean(dir.path())?; // an empty or missing cache is fine
+/// assert_eq!(stats(dir.path()).entries, 0);
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn clean(root: &Path) -> std::io::Result<CacheStats> {
+    let before = stats(root);
+    match std::fs::remove_dir_all(root.join("v1")) {
+        Ok(()) => Ok(before),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(CacheStats::default()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Evicts least-recently-used entries (oldest modification time first;
+/// every hit refreshes it) until the cache at `root` holds at most
+/// `max_bytes`. Returns what was removed. An entry that cannot be removed
+/// is skipped.
+///
+/// ```no_run
+/// use smolv_build::cache::{cache_dir, trim};
+/// let removed = trim(&cache_dir(), 2 << 30);
+/// println!("evicted {} entries, {} bytes", removed.entries, removed.bytes);
+/// ```
+pub fn trim(root: &Path, max_bytes: u64) -> CacheStats {
+    let mut all = entries(root);
+    let mut total: u64 = all.iter().map(|(_, len, _)| len).sum();
+    all.sort_by(|a, b| a.2.cmp(&b.2).then_with(|| a.0.cmp(&b.0)));
+    let mut removed = CacheStats::default();
+    for (path, len, _) in all {
+        if total <= max_bytes {
+            break;
+        }
+        if std::fs::remove_file(&path).is_ok() {
+            total -= len;
+            removed.entries += 1;
+            removed.bytes += len;
+        }
+    }
+    removed
+}
+
+/// Little-endian field writer for cache entry bodies. Lengths and counts
+/// are `u32`; one that does not fit poisons the writer instead of being
+/// truncated: the body is emptied, later writes are ignored, and
+/// [`finish`](BodyWriter::finish) gives `None` (an empty body never reads
+/// back as an entry, so whoever stores it anyway just gets a miss).
+#[derive(Default)]
+pub(crate) struct BodyWriter(pub(crate) Vec<u8>, bool);
+
+impl BodyWriter {
+    pub(crate) fn u32(&mut self, v: u32) -> &mut Self {
+        if !self.1 {
+            self.0.extend_from_slice(&v.to_le_bytes());
+        }
+        self
+    }
+    /// A length or count, which must fit a `u32`.
+    pub(crate) fn count(&mut self, n: usize) -> &mut Self {
+        match u32::try_from(n) {
+            Ok(n) => self.u32(n),
+            Err(_) => {
+                self.0 = Vec::new();
+                self.1 = true;
+                self
+            }
+        }
+    }
+    pub(crate) fn bytes(&mut self, b: &[u8]) -> &mut Self {
+        self.count(b.len());
+        if !self.1 {
+            self.0.extend_from_slice(b);
+        }
+        self
+    }
+    pub(crate) fn text(&mut self, s: &str) -> &mut Self {
+        self.bytes(s.as_bytes())
+    }
+    pub(crate) fn words(&mut self, w: &[u32]) -> &mut Self {
+        self.count(w.len());
+        if !self.1 {
+            w.iter().for_each(|&v| self.0.extend_from_slice(&v.to_le_bytes()));
+        }
+        self
+    }
+    /// The body, or `None` if a length did not fit.
+    pub(crate) fn finish(self) -> Option<Vec<u8>> {
+        (!self.1).then_some(self.0)
+    }
+}
+
+/// Reader for [`BodyWriter`] output; every read is bounds-checked.
+pub(crate) struct BodyReader<'a>(&'a [u8]);
+
+impl<'a> BodyReader<'a> {
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
+        Self(bytes)
+    }
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let (head, tail) = self.0.split_at_checked(n)?;
+        self.0 = tail;
+        Some(head)
+    }
+    pub(crate) fn u32(&mut self) -> Option<u32> {
+        self.take(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    pub(crate) fn bytes(&mut self) -> Option<&'a [u8]> {
+        let len = self.u32()? as usize;
+        self.take(len)
+    }
+    pub(crate) fn text(&mut self) -> Option<String> {
+        String::from_utf8(self.bytes()?.to_vec()).ok()
+    }
+    pub(crate) fn words(&mut self) -> Option<Vec<u32>> {
+        let len = self.u32()? as usize;
+        let bytes = self.take(len.checked_mul(4)?)?;
+        Some(bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+    }
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::key::SMOLV_BUILD_IDENTITY;
+    use super::*;
+
+    #[test]
+    fn entries_round_trip_and_corruption_is_a_miss() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::new(dir.path().to_owned());
+        let key = KeyBuilder::new("test").text("a").finish();
+        assert!(cache.get(&key).is_none());
+        assert!(cache.put(&key, b"hello"));
+        assert_eq!(cache.get(&key).unwrap(), b"hello");
+        let path = cache.path(&key);
+        let mut bytes = std::fs::read(&path).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 1;
+        std::fs::write(&path, &bytes).unwrap();
+        assert!(cache.get(&key).is_none(), "a flipped bit must be a miss");
+        std::fs::write(&path, &bytes[..20]).unwrap();
+        assert!(cache.get(&key).is_none(), "a truncated entry must be a miss");
+    }
+
+    #[test]
+    fn concurrent_puts_never_corrupt_or_lose_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::new(dir.path().to_owned());
+        let shared = KeyBuilder::new("test").text("shared").finish();
+        std::thread::scope(|scope| {
+            for thread in 0..16u32 {
+                let cache = &cache;
+                scope.spawn(move || {
+                    for round in 0..40u32 {
+                        // Same key, same body from every thread; and one key per thread and round.
+                        assert!(cache.put(&shared, &[7u8; 4096]), "put of the shared key failed");
+                        let own = KeyBuilder::new("test").text(&format!("{thread}/{round}")).finish();
+                        let body = format!("{thread}/{round}").repeat(200);
+                        assert!(cache.put(&own, body.as_bytes()));
+                        assert_eq!(cache.get(&shared).as_deref(), Some(&[7u8; 4096][..]));
+                    }
+                });
+            }
+        });
+        assert_eq!(cache.get(&shared).unwrap(), vec![7u8; 4096]);
+        for thread in 0..16u32 {
+            for round in 0..40u32 {
+                let own = KeyBuilder::new("test").text(&format!("{thread}/{round}")).finish();
+                assert_eq!(cache.get(&own).unwrap(), format!("{thread}/{round}").repeat(200).into_bytes());
+            }
+        }
+        assert_eq!(stats(dir.path()).entries, 16 * 40 + 1, "no temporaries left, no entry lost");
+        let leftovers = std::fs::read_dir(cache.path(&shared).parent().unwrap())
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .count();
+        assert_eq!(leftovers, 0);
+    }
+
+    #[test]
+    fn trim_evicts_least_recently_used_first_and_reads_count_as_use() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::new(dir.path().to_owned());
+        let keys: Vec<Key> = (0..4).map(|i| KeyBuilder::new("test").text(&i.to_string()).finish()).collect();
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        for (i, key) in keys.iter().enumerate() {
+            assert!(cache.put(key, &[0u8; 1000]));
+            let file = std::fs::File::options().write(true).open(cache.path(key)).unwrap();
+            file.set_modified(old + std::time::Duration::from_secs(i as u64)).unwrap();
+        }
+        let entry_len = stats(dir.path()).bytes / 4;
+        // Key 0 is the oldest write, but reading it makes it the most recently used.
+        assert!(cache.get(&keys[0]).is_some());
+        let removed = trim(dir.path(), entry_len * 2);
+        assert_eq!(removed, CacheStats { entries: 2, bytes: entry_len * 2 });
+        assert!(cache.get(&keys[0]).is_some(), "the entry just read survives");
+        assert!(cache.get(&keys[1]).is_none() && cache.get(&keys[2]).is_none());
+        assert!(cache.get(&keys[3]).is_some());
+        assert_eq!(clean(dir.path()).unwrap().entries, 2);
+        assert_eq!(stats(dir.path()), CacheStats::default());
+        assert_eq!(clean(dir.path()).unwrap(), CacheStats::default(), "cleaning an empty cache is fine");
+    }
+
+    #[test]
+    fn keys_change_with_smolv_builds_own_sources() {
+        let key = |build: &str| KeyBuilder::of_build("test", build).text("same fields").finish();
+        assert_ne!(key("a"), key("b"), "another smolv-build must not read these entries");
+        assert_eq!(KeyBuilder::new("test").text("same fields").finish(), key(SMOLV_BUILD_IDENTITY));
+    }
+
+    /// The build script's hash of one crate, recomputed: names relative to
+    /// the crate and contents of `src/**`, `build.rs` and `Cargo.toml`,
+    /// sorted by name.
+    fn source_hash(root: &Path) -> String {
+        fn collect(dir: &Path, files: &mut Vec<PathBuf>) {
+            for entry in std::fs::read_dir(dir).unwrap().flatten() {
+                if entry.path().is_dir() { collect(&entry.path(), files) } else { files.push(entry.path()) }
+            }
+        }
+        let mut files = vec![root.join("build.rs"), root.join("Cargo.toml")];
+        collect(&root.join("src"), &mut files);
+        let mut named: Vec<(String, PathBuf)> = files
+            .into_iter()
+            .map(|path| {
+                let relative = path.strip_prefix(root).unwrap();
+                let name: Vec<_> = relative.components().map(|c| c.as_os_str().to_string_lossy()).collect();
+                (name.join("/"), path)
+            })
+            .collect();
+        named.sort();
+        let mut hasher = blake3::Hasher::new();
+        for (name, path) in named {
+            let bytes = std::fs::read(path).unwrap();
+            hasher.update(&(name.len() as u64).to_le_bytes()).update(name.as_bytes());
+            hasher.update(&(bytes.len() as u64).to_le_bytes()).update(&bytes);
+        }
+        hasher.finalize().to_hex().to_string()
+    }
+
+    #[test]
+    fn the_build_identity_is_the_hash_of_the_sources_compiled() {
+        // smolv-build's own sources, then smolv-runtime's (whose specializer
+        // and reflection run at build time).
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let expected = format!("{}+{}", source_hash(root), source_hash(&root.join("../smolv-runtime")));
+        assert_eq!(SMOLV_BUILD_IDENTITY, expected, "the build script must rerun when a source changes");
+    }
+
+    #[test]
+    fn a_count_too_large_for_its_field_poisons_the_body_instead_of_truncating() {
+        let mut w = BodyWriter::default();
+        w.u32(7).text("kept");
+        assert_eq!(w.finish().unwrap().len(), 4 + 4 + 4);
+        let mut w = BodyWriter::default();
+        w.u32(7).count(usize::try_from(u64::from(u32::MAX) + 1).unwrap()).text("after");
+        assert!(w.0.is_empty(), "nothing of a poisoned body is kept");
+        assert!(w.finish().is_none());
+        assert!(BodyReader::new(&[]).u32().is_none(), "an empty body reads as no entry");
+    }
+
+    #[test]
+    fn fields_cannot_run_into_each_other() {
+        let ab_c = KeyBuilder::new("t").text("ab").text("c").finish();
+        let a_bc = KeyBuilder::new("t").text("a").text("bc").finish();
+        assert_ne!(ab_c, a_bc);
+    }
+}

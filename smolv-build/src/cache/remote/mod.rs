@@ -1,0 +1,130 @@
+//! The remote cache: a second cache level, behind the local one, on a
+//! server that speaks Bazel's HTTP remote-cache protocol (`GET`/`PUT` of
+//! `/ac/<64 hex>` and `/cas/<sha256>`).
+//!
+//! The action-cache key is the local cache key; the record stored there
+//! names the entry's blob in the CAS by its SHA-256 (see `record` and
+//! `docs/format.md`). [`Cache`](crate::cache::Cache) asks the remote on a
+//! local miss and uploads after storing locally (`connection`: uploads run on
+//! background threads; `client`: the HTTP requests and checks). Nothing
+//! here can fail a build: what goes wrong is a miss, and a warning in the
+//! report.
+//!
+//! The HTTP client (ureq with rustls) is compiled only with the
+//! `remote-cache` feature; without it a configured remote is one warning.
+
+mod settings;
+
+#[cfg(feature = "remote-cache")]
+mod client;
+#[cfg(feature = "remote-cache")]
+mod connection;
+#[cfg(feature = "remote-cache")]
+mod record;
+
+use std::sync::Arc;
+
+pub use settings::RemoteCacheMode;
+pub(crate) use settings::RemoteSettings;
+use settings::{Resolution, resolve};
+
+/// Every remote-cache warning starts with this, so logs can be searched.
+pub(crate) const WARNING_PREFIX: &str = "remote cache";
+
+/// The client: with the feature, the real one.
+#[cfg(feature = "remote-cache")]
+pub(crate) use connection::Remote;
+
+/// Without the feature no client can exist, so a [`Cache`](crate::cache::Cache)
+/// never has one.
+#[cfg(not(feature = "remote-cache"))]
+#[derive(Debug)]
+pub(crate) enum Remote {}
+
+#[cfg(not(feature = "remote-cache"))]
+impl Remote {
+    pub(crate) fn get(&self, _key: &crate::cache::key::Key) -> Option<Vec<u8>> {
+        match *self {}
+    }
+
+    pub(crate) fn put(&self, _key: &crate::cache::key::Key, _body: &[u8]) {
+        match *self {}
+    }
+
+    pub(crate) fn count(&self, _used: bool) {
+        match *self {}
+    }
+
+    pub(crate) fn prefetch(&self, _keys: &[crate::cache::key::Key]) {
+        match *self {}
+    }
+
+    fn take(&self) -> (RemoteStats, Vec<String>) {
+        match *self {}
+    }
+}
+
+/// What the remote did in one build, for the report.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct RemoteStats {
+    pub(crate) hits: usize,
+    pub(crate) misses: usize,
+    pub(crate) uploads: usize,
+    pub(crate) bytes_down: u64,
+    pub(crate) bytes_up: u64,
+    pub(crate) seconds: f64,
+}
+
+/// What the remote cache did in one build.
+pub(crate) struct Finished {
+    /// Its counters; `None` when no remote was used.
+    pub(crate) stats: Option<RemoteStats>,
+    /// Why it was turned off, and what went wrong with entries.
+    pub(crate) warnings: Vec<String>,
+}
+
+/// The remote cache of one build: the client, if there is one, and the
+/// warnings of setting it up.
+pub(crate) struct Session {
+    client: Option<Arc<Remote>>,
+    setup_warning: Option<String>,
+}
+
+impl Session {
+    /// Resolves the [`Config`](crate::Config)'s settings over the
+    /// `SMOLV_REMOTE_CACHE*` variables (looked up with `var`).
+    pub(crate) fn start(settings: &RemoteSettings, var: impl Fn(&str) -> Option<String>) -> Self {
+        match resolve(settings, var, cfg!(feature = "remote-cache")) {
+            Resolution::Off => Self { client: None, setup_warning: None },
+            Resolution::Unusable(why) => Self { client: None, setup_warning: Some(format!("{WARNING_PREFIX}: {why}")) },
+            Resolution::On(resolved) => Self { client: connect(resolved), setup_warning: None },
+        }
+    }
+
+    /// The client to hand to the [`Cache`](crate::cache::Cache).
+    pub(crate) fn client(&self) -> Option<Arc<Remote>> {
+        self.client.clone()
+    }
+
+    /// What the remote did, and its warnings: the caller puts them in the
+    /// report and prints the warnings.
+    pub(crate) fn finish(&self) -> Finished {
+        let mut warnings: Vec<String> = self.setup_warning.iter().cloned().collect();
+        let stats = self.client.as_ref().map(|client| {
+            let (stats, more) = client.take();
+            warnings.extend(more);
+            stats
+        });
+        Finished { stats, warnings }
+    }
+}
+
+#[cfg(feature = "remote-cache")]
+fn connect(resolved: settings::Resolved) -> Option<Arc<Remote>> {
+    Some(Arc::new(Remote::new(resolved)))
+}
+
+#[cfg(not(feature = "remote-cache"))]
+fn connect(_resolved: settings::Resolved) -> Option<Arc<Remote>> {
+    None
+}

@@ -1,0 +1,389 @@
+//! Slang through the `slangc` binary: one module per `[shader("…")]`
+//! entry point, as WGSL gives one per entry point.
+//!
+//! For each job, `slangc` runs once to list the entry points (reflection
+//! JSON, no code generation), then once per entry point with
+//! `-fvk-use-entrypoint-name`, so each module keeps its entry point's name,
+//! and `-depfile`, so every imported module and included file is tracked.
+//! It runs at `-O0`: every language goes through the same `spirv-opt`
+//! recipe afterwards.
+//!
+//! Slang marks its output as source language 11 (Slang) in `OpSource`,
+//! which SPIRV-Tools before 2023.2 rejects ("Invalid source language
+//! operand: 11"), so the optimizer and `spirv-val` would refuse every
+//! module. The frontend rewrites that operand to 0 (Unknown), which every
+//! version accepts.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::SystemTime;
+
+use smolv_runtime::reflect::Reflection;
+
+use super::external::{Scratch, hash_read, missing_candidates, parse_depfile, words};
+use super::{Compiled, CompiledModule};
+use crate::cache::Cache;
+use crate::compile::tool;
+use crate::error::Diagnostic;
+use crate::options::SpirvVersion;
+use crate::settings::Settings;
+use crate::source::Job;
+
+/// What the error says when `slangc` is not found.
+const INSTALL_HINT: &str = "`.slang` files are compiled by slangc, which was not found: install the Vulkan SDK \
+     (it ships slangc) or `pip install --no-deps slangtorch` (slangc is in slangtorch/bin/), then put slangc on \
+     PATH or set SMOLV_SLANGC (or Config::slangc) to its path";
+
+/// `OpSource`'s opcode.
+const OP_SOURCE: u32 = 3;
+/// The highest `SourceLanguage` SPIRV-Tools 2023.1 knows (WGSL).
+const LAST_LANGUAGE_KNOWN_TO_OLD_TOOLS: u32 = 10;
+/// `SourceLanguage` Unknown.
+const UNKNOWN_LANGUAGE: u32 = 0;
+
+/// Finds `slangc`: the configured path, `SMOLV_SLANGC`, or `PATH`.
+pub(crate) fn find_slangc(configured: Option<&Path>) -> Option<PathBuf> {
+    tool::find(configured, "SMOLV_SLANGC", "slangc")
+}
+
+/// `slangc -v`, for the cache keys of Slang jobs.
+pub(crate) fn identity(slangc: &Path, cache: &Cache) -> String {
+    format!("slangc [{}];", tool::identity(slangc, "-v", cache))
+}
+
+pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Diagnostic>> {
+    let fail = |message: String| vec![Diagnostic::whole_file(&job.path, message)];
+    let slangc = settings.slangc.as_deref().ok_or_else(|| fail(INSTALL_HINT.to_owned()))?;
+    let scratch = Scratch::new().map_err(|e| fail(format!("cannot create a directory for slangc's output: {e}")))?;
+    let started = SystemTime::now();
+    let common = common_args(job, settings);
+
+    let reflection = scratch.path().join("reflection.json");
+    let mut list = Command::new(slangc);
+    list.args(&common).arg("-no-codegen").arg("-reflection-json").arg(&reflection);
+    let mut warnings = run(&mut list, slangc, job)?;
+    let json = std::fs::read(&reflection)
+        .map_err(|e| fail(format!("slangc wrote no reflection data listing the entry points: {e}")))?;
+    let entry_points = entry_points(&json).map_err(fail)?;
+    if entry_points.is_empty() {
+        return Err(fail(
+            "the Slang file has no entry points; mark each with [shader(\"vertex\")] (or fragment, compute, …)".into(),
+        ));
+    }
+
+    let mut modules = Vec::new();
+    let mut read = Vec::new();
+    for (index, entry) in entry_points.iter().enumerate() {
+        let (output, depfile) =
+            (scratch.path().join(format!("{index}.spv")), scratch.path().join(format!("{index}.d")));
+        let mut command = Command::new(slangc);
+        command
+            .args(&common)
+            .args(["-emit-spirv-directly", "-O0", "-fvk-use-entrypoint-name", "-entry", entry])
+            .arg("-o")
+            .arg(&output)
+            .arg("-depfile")
+            .arg(&depfile);
+        // No `-g`: Slang's debug info is NonSemantic.Shader.DebugInfo, which
+        // needs VK_KHR_shader_non_semantic_info on the device. Without it,
+        // modules still carry names (OpName), as GLSL's do.
+        for warning in run(&mut command, slangc, job)? {
+            if !warnings.contains(&warning) {
+                warnings.push(warning);
+            }
+        }
+        let bytes = std::fs::read(&output).map_err(|e| fail(format!("slangc wrote no module for {entry}: {e}")))?;
+        let mut spirv = words(&bytes).ok_or_else(|| fail(format!("slangc wrote no SPIR-V module for {entry}")))?;
+        patch_source_language(&mut spirv);
+        let Reflection { stage, entry_point, .. } = Reflection::from_spirv(&spirv)
+            .map_err(|_| fail(format!("slangc's module for {entry} has no OpEntryPoint of a Vulkan stage")))?;
+        let depfile = std::fs::read_to_string(&depfile).unwrap_or_default();
+        read.extend(parse_depfile(&depfile));
+        modules.push(CompiledModule {
+            name: format!("{}#{entry}", job.name),
+            stage,
+            entry_point,
+            spirv,
+            optimized: None,
+        });
+    }
+    read.sort();
+    read.dedup();
+    let dependencies = read.iter().map(|path| (path.clone(), hash_read(path, started))).collect();
+    Ok(Compiled { modules, dependencies, missing: missing_candidates(job, settings, &read), warnings })
+}
+
+/// The oldest SPIR-V that `slangc` emits as stable.
+const SLANG_MIN_SPIRV: SpirvVersion = SpirvVersion::V1_3;
+
+/// Arguments every `slangc` run of the job shares: the file, the target,
+/// include directories and defines.
+fn common_args(job: &Job, settings: &Settings) -> Vec<std::ffi::OsString> {
+    // Slang's SPIR-V backend emits 1.3 and later; below that it is
+    // experimental (warning E50011) and its GLSL route needs glslang
+    // beside slangc. So a Slang module is SPIR-V 1.3 at least, and needs
+    // a Vulkan 1.1 device.
+    let (major, minor) = settings.spirv_version.max(SLANG_MIN_SPIRV).major_minor();
+    let mut args: Vec<std::ffi::OsString> = vec![job.path.clone().into()];
+    args.extend(["-target".into(), "spirv".into(), "-profile".into(), format!("spirv_{major}_{minor}").into()]);
+    for dir in &settings.include_dirs {
+        args.push("-I".into());
+        args.push(dir.clone().into());
+    }
+    for define in &job.defines {
+        args.push("-D".into());
+        args.push(match &define.value {
+            Some(value) => format!("{}={value}", define.name).into(),
+            None => define.name.clone().into(),
+        });
+    }
+    args
+}
+
+/// Runs `slangc`; its warnings on success, its errors (located) on failure.
+fn run(command: &mut Command, slangc: &Path, job: &Job) -> Result<Vec<String>, Vec<Diagnostic>> {
+    let output = command.stdin(std::process::Stdio::null()).output().map_err(|e| {
+        vec![Diagnostic::whole_file(
+            &job.path,
+            format!("cannot run slangc ({}): {e}; {INSTALL_HINT}", slangc.display()),
+        )]
+    })?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let messages = parse_diagnostics(&stderr);
+    if output.status.success() {
+        return Ok(messages
+            .into_iter()
+            .filter(|m| m.severity == Severity::Warning)
+            .map(|m| m.diagnostic.to_string())
+            .collect());
+    }
+    let errors: Vec<Diagnostic> =
+        messages.into_iter().filter(|m| m.severity == Severity::Error).map(|m| m.diagnostic).collect();
+    if errors.is_empty() {
+        let text = stderr.trim();
+        let why = if text.is_empty() { format!("slangc {}", describe(output.status)) } else { text.to_owned() };
+        return Err(vec![Diagnostic::whole_file(&job.path, why)]);
+    }
+    Err(errors)
+}
+
+fn describe(status: std::process::ExitStatus) -> String {
+    match status.code() {
+        Some(code) => format!("exited with status {code} and printed nothing"),
+        None => format!("ended without an exit status ({status})"),
+    }
+}
+
+/// The entry points' names in slangc's reflection JSON, in its order.
+fn entry_points(json: &[u8]) -> Result<Vec<String>, String> {
+    let value: serde_json::Value =
+        serde_json::from_slice(json).map_err(|e| format!("slangc's reflection JSON does not parse: {e}"))?;
+    let Some(entries) = value.get("entryPoints") else {
+        return Ok(Vec::new());
+    };
+    let entries = entries.as_array().ok_or("slangc's reflection JSON has entryPoints that are not a list")?;
+    entries
+        .iter()
+        .map(|entry| {
+            entry
+                .get("name")
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned)
+                .ok_or_else(|| "slangc's reflection JSON has an entry point without a name".to_owned())
+        })
+        .collect()
+}
+
+/// Rewrites `OpSource` languages newer than SPIRV-Tools 2023.1 knows
+/// (Slang is 11) to Unknown, so that every SPIRV-Tools accepts the module.
+fn patch_source_language(spirv: &mut [u32]) {
+    let mut at = 5;
+    while at < spirv.len() {
+        let (count, opcode) = ((spirv[at] >> 16) as usize, spirv[at] & 0xffff);
+        if count == 0 {
+            return; // malformed; the validator will say so
+        }
+        if opcode == OP_SOURCE && count >= 3 && at + 1 < spirv.len() && spirv[at + 1] > LAST_LANGUAGE_KNOWN_TO_OLD_TOOLS
+        {
+            spirv[at + 1] = UNKNOWN_LANGUAGE;
+        }
+        at += count;
+    }
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Severity {
+    Error,
+    Warning,
+    Other,
+}
+
+/// One message of slangc's.
+#[derive(Debug)]
+struct Message {
+    severity: Severity,
+    diagnostic: Diagnostic,
+}
+
+fn severity(word: &str) -> Severity {
+    match word {
+        "error" | "fatal error" | "internal error" => Severity::Error,
+        "warning" => Severity::Warning,
+        _ => Severity::Other,
+    }
+}
+
+/// Reads slangc's diagnostics, in either of its formats:
+///
+/// ```text
+/// error[E20001]: unexpected token            (slangc 2025 and newer)
+///  --> shaders/tri.slang:5:1
+///   |
+/// 5 | }
+///   | ^ unexpected '}', expected ';'
+///
+/// shaders/tri.slang(5): error 20001: unexpected '}', expected ';'   (older)
+/// }
+/// ^
+/// ```
+///
+/// Messages without a location (`compilation ceased`) that follow located
+/// errors are dropped; alone, they are reported for the whole file.
+fn parse_diagnostics(stderr: &str) -> Vec<Message> {
+    let lines: Vec<&str> = stderr.lines().collect();
+    let mut messages: Vec<Message> = Vec::new();
+    let mut at = 0;
+    while at < lines.len() {
+        if let Some((severity, message)) = rich_headline(lines[at]) {
+            let end = (at + 1..lines.len()).find(|&i| rich_headline(lines[i]).is_some() || classic(lines[i]).is_some());
+            let block = &lines[at..end.unwrap_or(lines.len())];
+            messages.push(rich_message(severity, message, block));
+            at += block.len();
+        } else if let Some((path, line, severity, message)) = classic(lines[at]) {
+            // The source line and a caret line under it give the column.
+            let column = lines
+                .get(at + 2)
+                .and_then(|caret| caret.find('^'))
+                .and_then(|offset| u32::try_from(offset + 1).ok())
+                .unwrap_or(0);
+            let diagnostic = Diagnostic { path: PathBuf::from(path), line, column, message, rendered: None };
+            messages.push(Message { severity, diagnostic });
+            at += 1;
+        } else {
+            at += 1;
+        }
+    }
+    let located = messages.iter().any(|m| m.severity == Severity::Error && m.diagnostic.line > 0);
+    if located {
+        messages.retain(|m| m.severity != Severity::Error || m.diagnostic.line > 0);
+    }
+    messages
+}
+
+/// `error[E20001]: unexpected token` → (severity, message).
+fn rich_headline(line: &str) -> Option<(Severity, String)> {
+    let (word, rest) = line.split_once('[')?;
+    let (code, message) = rest.split_once("]: ")?;
+    let known = matches!(word, "error" | "fatal error" | "internal error" | "warning" | "note");
+    (known && code.bytes().all(|b| b.is_ascii_alphanumeric())).then(|| (severity(word), message.trim().to_owned()))
+}
+
+/// A rich block: the headline's message, its ` --> path:line:col`, and
+/// the label under the carets, which often says more (`unexpected '}',
+/// expected ';'`).
+fn rich_message(severity: Severity, headline: String, block: &[&str]) -> Message {
+    let location = block.iter().find_map(|line| line.trim_start().strip_prefix("--> ")).and_then(|location| {
+        let (rest, column) = location.trim().rsplit_once(':')?;
+        let (path, line) = rest.rsplit_once(':')?;
+        Some((PathBuf::from(path), line.parse().ok()?, column.parse().ok()?))
+    });
+    let label = block.iter().find_map(|line| {
+        let (_, after_gutter) = line.split_once('|')?;
+        let label = after_gutter.trim_start().strip_prefix('^')?.trim_start_matches(['^', '~', '-']).trim();
+        (!label.is_empty()).then(|| label.to_owned())
+    });
+    let message = match label {
+        Some(label) if label.starts_with(&headline) => label,
+        Some(label) if !headline.contains(&label) => format!("{headline}: {label}"),
+        _ => headline,
+    };
+    let rendered = block.iter().skip(1).filter(|line| line.trim() != "--'").copied().collect::<Vec<_>>().join("\n");
+    let (path, line, column) = location.unwrap_or_default();
+    let rendered = (!rendered.trim().is_empty()).then_some(rendered);
+    Message { severity, diagnostic: Diagnostic { path, line, column, message, rendered } }
+}
+
+/// `path(line): error 20001: message` → (path, line, severity, message).
+fn classic(text: &str) -> Option<(&str, u32, Severity, String)> {
+    let (location, rest) = text.split_once("): ")?;
+    let (path, line) = location.rsplit_once('(')?;
+    let line = line.split(',').next()?.trim().parse().ok()?;
+    let (word, rest) = rest.split_once(' ')?;
+    let (_code, message) = rest.split_once(": ")?;
+    let severity = severity(word);
+    (severity != Severity::Other || word == "note").then(|| (path, line, severity, message.trim().to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rich_diagnostics_are_located_and_keep_the_caret_label() {
+        let stderr = "error[E20001]: unexpected token\n --> shaders/bad.slang:5:1\n  |\n5 | }\n  | ^ unexpected '}', \
+                      expected ';'\n--'\nfatal error[E40003]: compilation ceased\n";
+        let messages = parse_diagnostics(stderr);
+        assert_eq!(messages.len(), 1, "{messages:?}");
+        let d = &messages[0].diagnostic;
+        assert_eq!((d.path.as_path(), d.line, d.column), (Path::new("shaders/bad.slang"), 5, 1));
+        assert_eq!(d.message, "unexpected token: unexpected '}', expected ';'");
+        assert_eq!(d.headline(), "shaders/bad.slang:5:1: unexpected token: unexpected '}', expected ';'");
+        assert!(d.rendered.as_deref().unwrap().contains("5 | }"));
+    }
+
+    #[test]
+    fn a_label_that_repeats_the_headline_replaces_it() {
+        let stderr = "error[E30015]: undefined identifier\n --> c.slang:2:43\n  |\n2 | x * oops;\n  |     ^^^^ \
+                      undefined identifier 'oops'.\n--'\nwarning[E30081]: implicit conversion not recommended\n --> \
+                      c.slang:3:9\n";
+        let messages = parse_diagnostics(stderr);
+        assert_eq!(messages[0].diagnostic.message, "undefined identifier 'oops'.");
+        assert_eq!(messages[1].severity, Severity::Warning);
+        assert_eq!((messages[1].diagnostic.line, messages[1].diagnostic.column), (3, 9));
+    }
+
+    #[test]
+    fn classic_diagnostics_take_the_column_from_the_caret() {
+        let stderr = "shaders/tri.slang(5): error 20001: unexpected '}', expected ';'\n}\n^\n";
+        let messages = parse_diagnostics(stderr);
+        let d = &messages[0].diagnostic;
+        assert_eq!((d.line, d.column, messages[0].severity == Severity::Error), (5, 1, true));
+        assert_eq!(d.message, "unexpected '}', expected ';'");
+    }
+
+    #[test]
+    fn an_unlocated_failure_is_kept_when_it_is_all_there_is() {
+        let messages = parse_diagnostics("error[E00100]: failed to load downstream compiler 'spirv-opt'\n");
+        assert_eq!(messages.len(), 1);
+        assert_eq!(messages[0].diagnostic.line, 0);
+    }
+
+    #[test]
+    fn slang_s_source_language_becomes_unknown() {
+        // Header, then OpSource Slang 1 (3 words), then OpSource GLSL 450.
+        let mut spirv = vec![0x0723_0203, 0x0001_0500, 0, 10, 0, (3 << 16) | OP_SOURCE, 11, 1, (3 << 16) | 3, 2, 450];
+        patch_source_language(&mut spirv);
+        assert_eq!((spirv[6], spirv[9]), (UNKNOWN_LANGUAGE, 2), "only languages old tools reject change");
+        let mut truncated = vec![0x0723_0203, 0x0001_0500, 0, 10, 0, 0];
+        patch_source_language(&mut truncated); // a zero word count must not loop
+    }
+
+    #[test]
+    fn entry_points_come_in_reflection_order() {
+        let json = br#"{"parameters": [], "entryPoints": [{"name": "vs_main", "stage": "vertex"},
+                        {"name": "fs_main", "stage": "fragment"}]}"#;
+        assert_eq!(entry_points(json).unwrap(), ["vs_main", "fs_main"]);
+        assert_eq!(entry_points(b"{}").unwrap(), Vec::<String>::new());
+        assert!(entry_points(b"not json").unwrap_err().contains("does not parse"));
+    }
+}

@@ -1,0 +1,98 @@
+//! Precompiled SPIR-V (`.spv`, `.spirv`): taken as it is, checked, and
+//! handed on to the optimizer like a compiled module.
+
+use smolv_runtime::reflect::Reflection;
+
+use super::{Compiled, CompiledModule};
+use crate::error::Diagnostic;
+use crate::source::Job;
+
+/// The SPIR-V magic number, as the first word of a module.
+const MAGIC: u32 = 0x0723_0203;
+/// Words in a module header: magic, version, generator, bound, schema.
+const HEADER_WORDS: usize = 5;
+
+/// The module's words, in either byte order, once the magic and the word
+/// alignment are checked.
+fn words(bytes: &[u8]) -> Result<Vec<u32>, String> {
+    if !bytes.len().is_multiple_of(4) {
+        return Err(format!("not a SPIR-V module: {} bytes is not a whole number of 32-bit words", bytes.len()));
+    }
+    let little: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    let words = match little.first() {
+        Some(&MAGIC) => little,
+        Some(&magic) if magic.swap_bytes() == MAGIC => little.into_iter().map(u32::swap_bytes).collect(),
+        Some(&magic) => {
+            return Err(format!("not a SPIR-V module: the magic number is {magic:#010x}, not {MAGIC:#010x}"));
+        }
+        None => return Err("not a SPIR-V module: the file is empty".to_owned()),
+    };
+    if words.len() < HEADER_WORDS {
+        return Err(format!("not a SPIR-V module: {} words is shorter than the 5-word header", words.len()));
+    }
+    Ok(words)
+}
+
+/// Takes one precompiled module: the job's name as it is (`blur.comp.spv`),
+/// and the stage and entry point of its first `OpEntryPoint`.
+pub(super) fn compile(job: &Job, bytes: &[u8]) -> Result<Compiled, Vec<Diagnostic>> {
+    let fail = |message: String| vec![Diagnostic::whole_file(&job.path, message)];
+    let spirv = words(bytes).map_err(fail)?;
+    // Reflection reads the first OpEntryPoint, as the runtime will.
+    let Reflection { stage, entry_point, .. } = Reflection::from_spirv(&spirv)
+        .map_err(|_| fail("the SPIR-V module has no OpEntryPoint of a Vulkan stage".to_owned()))?;
+    Ok(Compiled {
+        modules: vec![CompiledModule { name: job.name.clone(), stage, entry_point, spirv, optimized: None }],
+        dependencies: Vec::new(),
+        missing: Vec::new(),
+        warnings: Vec::new(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bytes(words: &[u32]) -> Vec<u8> {
+        words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn either_byte_order_reads_as_the_same_words() {
+        let module = smolv_runtime::doc_example_module();
+        let big_endian: Vec<u8> = module.iter().flat_map(|w| w.to_be_bytes()).collect();
+        assert_eq!(words(&bytes(&module)).unwrap(), module);
+        assert_eq!(words(&big_endian).unwrap(), module);
+    }
+
+    #[test]
+    fn bad_magic_short_files_and_odd_lengths_are_errors() {
+        let module = bytes(&smolv_runtime::doc_example_module());
+        assert!(words(&module[..module.len() - 1]).unwrap_err().contains("whole number of 32-bit words"));
+        assert!(words(b"#version 450\n\0\0\0").unwrap_err().contains("magic number"));
+        assert!(words(&module[..8]).unwrap_err().contains("header"));
+        assert!(words(&[]).unwrap_err().contains("empty"));
+    }
+
+    #[test]
+    fn stage_and_entry_point_come_from_the_module() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = crate::source::Job {
+            name: "fill.spv".to_owned(),
+            path: dir.path().join("fill.spv"),
+            language: crate::options::Language::Spirv,
+            stage: None,
+            entry_point: "main".to_owned(),
+            defines: Vec::new(),
+            variant: None,
+            spec_constants: Vec::new(),
+        };
+        let compiled = compile(&job, &bytes(&smolv_runtime::doc_example_module())).unwrap();
+        let module = &compiled.modules[0];
+        assert_eq!((module.name.as_str(), module.stage), ("fill.spv", smolv_runtime::reflect::ShaderStage::Compute));
+        assert_eq!(module.entry_point, "main");
+        let no_entry: Vec<u32> = smolv_runtime::doc_example_module()[..5].to_vec();
+        let errors = compile(&job, &bytes(&no_entry)).unwrap_err();
+        assert!(errors[0].message.contains("no OpEntryPoint"), "{}", errors[0]);
+    }
+}

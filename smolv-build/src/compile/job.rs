@@ -1,0 +1,517 @@
+//! Compiling one job: the cache lookup, the frontend, the optimizer and
+//! build-time specialization, and the cache entry that stores the result.
+
+use std::path::PathBuf;
+
+use smolv_runtime::reflect::ShaderStage;
+
+use crate::cache::{BodyReader, BodyWriter, Cache, FileHashes, Key, KeyBuilder};
+use crate::compile::frontend::{self, CompiledModule};
+use crate::compile::isolate::{self, Isolated, Journal};
+use crate::compile::optimize;
+use crate::compile::portable::PortablePaths;
+use crate::error::Diagnostic;
+use crate::options::Language;
+use crate::options::{HlslOptions, Optimization};
+use crate::settings::Settings;
+use crate::source::Job;
+
+/// What one job produced, from the compiler or the cache.
+pub(crate) struct JobOutput {
+    pub(crate) modules: Vec<CompiledModule>,
+    /// Every file read, with the blake3 of the bytes the compiler got.
+    pub(crate) dependencies: Vec<(PathBuf, [u8; 32])>,
+    /// Include candidates that did not exist, searched before the file
+    /// found: if one appears it shadows that file, so the entry is stale.
+    pub(crate) missing: Vec<PathBuf>,
+    pub(crate) warnings: Vec<String>,
+    pub(crate) cached: bool,
+}
+
+/// Why a job failed: its errors, and the key (hex) of a job that crashed
+/// the compiler when compiled alone.
+pub(crate) struct JobFailure {
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    pub(crate) crashed: Option<String>,
+}
+
+impl From<Vec<Diagnostic>> for JobFailure {
+    fn from(diagnostics: Vec<Diagnostic>) -> Self {
+        Self { diagnostics, crashed: None }
+    }
+}
+
+/// What every job of one build shares.
+pub(crate) struct Context<'a> {
+    pub(crate) settings: &'a Settings,
+    pub(crate) cache: &'a Cache,
+    /// [`compiler_identity`], computed once per build.
+    pub(crate) identity: String,
+    /// [`slang_identity`], for Slang jobs; empty without `slangc`.
+    pub(crate) slang_identity: String,
+    /// [`glslc_identity`], for the jobs `glslc` compiles (HLSL with 16-bit
+    /// types); empty without them or without `glslc`.
+    pub(crate) glslc_identity: String,
+    pub(crate) hashes: FileHashes,
+    /// How keys and entries record paths (relative to the build's root).
+    pub(crate) paths: PortablePaths,
+    pub(crate) journal: &'a Journal,
+    /// Where children that compile one job alone report progress.
+    pub(crate) isolation_dir: PathBuf,
+}
+
+/// What turns source into SPIR-V, for cache keys: the compilers as linked
+/// (see [`frontend::compiler_identity`]) and `spirv-opt`'s version.
+/// smolv-build's own identity is in every key already
+/// ([`KeyBuilder::new`]).
+pub(crate) fn compiler_identity(settings: &Settings, cache: &Cache) -> String {
+    let mut identity = frontend::compiler_identity();
+    if let Some(tool) = &settings.spirv_opt {
+        identity.push_str(&optimize::spirv_opt_identity(tool, cache));
+    }
+    identity
+}
+
+/// What compiles Slang, for the keys of Slang jobs only (so that
+/// installing or updating `slangc` leaves the other entries valid):
+/// `slangc -v`, remembered by the binary's path, size and time.
+pub(crate) fn slang_identity(settings: &Settings, cache: &Cache) -> String {
+    settings.slangc.as_deref().map(|slangc| frontend::slangc_identity(slangc, cache)).unwrap_or_default()
+}
+
+/// What compiles HLSL with 16-bit types, for those jobs' keys only:
+/// `glslc --version`, remembered as [`slang_identity`] is.
+pub(crate) fn glslc_identity(settings: &Settings, cache: &Cache) -> String {
+    settings.glslc.as_deref().map(|glslc| frontend::glslc_identity(glslc, cache)).unwrap_or_default()
+}
+
+impl Context<'_> {
+    /// The identity of what compiles `job`.
+    pub(crate) fn identity_of(&self, job: &Job) -> String {
+        match job.language {
+            Language::Slang => format!("{}{}", self.identity, self.slang_identity),
+            _ if frontend::compiles_with_glslc(job, self.settings) => {
+                format!("{}{}", self.identity, self.glslc_identity)
+            }
+            _ => self.identity.clone(),
+        }
+    }
+}
+
+/// The job's cache key: everything that decides its output. Paths are
+/// recorded relative to the build's root ([`PortablePaths`]), so that
+/// checkouts at different paths share entries; with debug info, which
+/// names the files, the root's own path is part of the key too.
+pub(crate) fn job_key(job: &Job, settings: &Settings, paths: &PortablePaths, identity: &str, source: &[u8]) -> Key {
+    let mut key = KeyBuilder::new("smolv-build module v4");
+    key.text(identity)
+        .text(&job.name)
+        .text(&paths.portable(&job.path))
+        .text(&format!("{:?}/{:?}/{}", job.language, job.stage, job.entry_point))
+        .text(&format!(
+            "{:?}/{:?}/{:?}/{}/{:?}/{}/{}",
+            settings.target_env,
+            settings.spirv_version,
+            settings.optimization,
+            settings.strip_debug,
+            settings.spirv_opt.is_some(),
+            settings.auto_map_locations,
+            settings.auto_bind_uniforms
+        ));
+    // Only what can change the job's output, so that GLSL entries survive a
+    // new HLSL option (and the keys of builds without these stay as they were).
+    if job.language == Language::Wgsl && !settings.wgsl_adjust_coordinate_space {
+        key.text("wgsl: keep the position's y");
+    }
+    if matches!(job.language, Language::Glsl | Language::Hlsl) && !settings.binding_bases.is_empty() {
+        key.text(&format!("binding bases {:?}", settings.binding_bases));
+    }
+    if matches!(job.language, Language::Glsl | Language::Hlsl) && settings.hlsl != HlslOptions::default() {
+        key.text(&format!("hlsl {:?}", settings.hlsl));
+    }
+    for define in &job.defines {
+        key.text(&define.name).text(define.value.as_deref().unwrap_or(""));
+    }
+    for (id, value) in &job.spec_constants {
+        key.text(&format!("spec {id}={value:?}"));
+    }
+    for dir in &settings.include_dirs {
+        key.text(&paths.portable(dir));
+    }
+    if !settings.strip_debug {
+        key.text(&format!("debug info names files under {}", paths.root().display()));
+    }
+    key.field(source).finish()
+}
+
+fn read_source(job: &Job) -> Result<Vec<u8>, Vec<Diagnostic>> {
+    std::fs::read(&job.path)
+        .map_err(|e| vec![Diagnostic::whole_file(&job.path, format!("cannot read the shader: {e}"))])
+}
+
+/// The job's key, from its source as it is now.
+pub(crate) fn current_key(job: &Job, cx: &Context<'_>) -> Option<Key> {
+    read_source(job).ok().map(|source| job_key(job, cx.settings, &cx.paths, &cx.identity_of(job), &source))
+}
+
+/// Compiles one job, or takes it from the cache: frontend, optimizer,
+/// build-time specialization. A job that crashed the compiler in an
+/// earlier build is first compiled alone in a child process (see
+/// [`isolate`](crate::compile::isolate)).
+pub(crate) fn compile_job(job: &Job, cx: &Context<'_>) -> Result<JobOutput, JobFailure> {
+    let settings = cx.settings;
+    let source = read_source(job)?;
+    let key = job_key(job, settings, &cx.paths, &cx.identity_of(job), &source);
+    if let Some(output) = cx.cache.get_valid(&key, |body| read_entry(body, &cx.hashes, &cx.paths)) {
+        return Ok(output);
+    }
+    if cx.journal.is_suspect(&key) {
+        match isolate::compile_in_child(&key, &cx.isolation_dir) {
+            Isolated::Crashed(how) => {
+                return Err(JobFailure { diagnostics: vec![crash_diagnostic(job, &how)], crashed: Some(key.hex()) });
+            }
+            // It compiled alone: its entry is in the cache, or its errors
+            // (or the failure to store it) come again below.
+            Isolated::Survived => {
+                if let Some(output) = cx.cache.get_valid(&key, |body| read_entry(body, &cx.hashes, &cx.paths)) {
+                    return Ok(output);
+                }
+            }
+            // Nothing learned; compile here, recorded in the journal again.
+            Isolated::NotReached(_) => {}
+        }
+    }
+    let output = {
+        // Only an in-process compiler can take the build down with it.
+        let in_process = job.language.compiles_in_process() && !frontend::compiles_with_glslc(job, settings);
+        let _in_flight = in_process.then(|| cx.journal.begin(&key, job));
+        compile_uncached(job, &source, settings)?
+    };
+    if let Some(body) = write_entry(&output, &cx.paths) {
+        cx.cache.put(&key, &body);
+    }
+    Ok(output)
+}
+
+/// Compiles `source` (the bytes of `job.path`) without the cache: the
+/// frontend, the optimizer and build-time specialization. The build and
+/// hot reload ([`ShaderRecipe::compile`](crate::ShaderRecipe::compile))
+/// both compile through here, so a reloaded shader is what the build
+/// would have made of the same source.
+pub(crate) fn compile_uncached(job: &Job, source: &[u8], settings: &Settings) -> Result<JobOutput, Vec<Diagnostic>> {
+    let compiled = frontend::compile(job, source, settings)?;
+    let mut warnings = compiled.warnings;
+    let mut modules = compiled.modules;
+    for module in &mut modules {
+        if module.optimized.is_none() && settings.optimization != Optimization::None {
+            // A module newer than the target (a precompiled `.spv`, or
+            // Slang's SPIR-V 1.3 floor) is optimized for the environment
+            // its version needs; spirv-opt refuses it otherwise.
+            let env = settings.target_env.accepting(module.spirv.get(1).copied().unwrap_or(0));
+            module.optimized = match &settings.spirv_opt {
+                Some(tool) => match optimize::optimize(&module.spirv, settings.optimization, env, tool) {
+                    Ok(optimized) => Some(optimized),
+                    Err(why) => {
+                        warnings.push(format!("{}: not optimized, shipping it as compiled: {why}", module.name));
+                        None
+                    }
+                },
+                None => {
+                    warnings.push(format!(
+                        "{}: spirv-opt not found, so it is not size-optimized; install SPIRV-Tools \
+                         (apt-get install spirv-tools) or set SMOLV_SPIRV_OPT",
+                        module.name
+                    ));
+                    None
+                }
+            };
+        }
+    }
+    if !job.spec_constants.is_empty() {
+        for module in &mut modules {
+            let input = module.optimized.as_ref().unwrap_or(&module.spirv);
+            let specialized = smolv_runtime::specialize::Specializer::analyze(input)
+                .and_then(|analysis| analysis.specialize(&job.spec_constants))
+                .map_err(|e| vec![Diagnostic::whole_file(&job.path, format!("specializing {}: {e}", module.name))])?;
+            module.optimized = Some(specialized);
+        }
+    }
+    // The hashes of the bytes the compiler read, not of the files now: a
+    // file edited during the compile must not be cached under its new hash.
+    let mut dependencies = vec![(job.path.clone(), *blake3::hash(source).as_bytes())];
+    dependencies.extend(compiled.dependencies);
+    dependencies.sort();
+    dependencies.dedup();
+    Ok(JobOutput { modules, dependencies, missing: compiled.missing, warnings, cached: false })
+}
+
+/// The error of a job whose compile crashed the compiler when run alone.
+fn crash_diagnostic(job: &Job, how: &str) -> Diagnostic {
+    let compiler = match job.language {
+        Language::Wgsl => "naga",
+        _ => "glslang (shaderc)",
+    };
+    Diagnostic::whole_file(
+        &job.path,
+        format!(
+            "the shader compiler crashed on this shader: an earlier build died while compiling it, and compiled \
+             alone in a separate process, {compiler} {how}; this is a compiler bug, so rewrite the construct it \
+             fails on (an earlier build's output lists what was compiling) or use another shaderc/glslang version"
+        ),
+    )
+}
+
+/// Cache entry body: dependencies with their hashes, warnings, modules,
+/// with paths relative to the build's root; `None` if something does not
+/// fit its field (then it is not cached).
+fn write_entry(output: &JobOutput, paths: &PortablePaths) -> Option<Vec<u8>> {
+    let mut w = BodyWriter::default();
+    w.text(&paths.root().to_string_lossy());
+    w.count(output.dependencies.len());
+    for (path, hash) in &output.dependencies {
+        w.text(&paths.portable(path)).bytes(hash);
+    }
+    w.count(output.missing.len());
+    for path in &output.missing {
+        w.text(&paths.portable(path));
+    }
+    w.count(output.warnings.len());
+    output.warnings.iter().for_each(|warning| {
+        w.text(&paths.portable_text(warning));
+    });
+    w.count(output.modules.len());
+    for m in &output.modules {
+        w.text(&m.name).text(m.stage.name()).text(&m.entry_point).words(&m.spirv);
+        match &m.optimized {
+            Some(optimized) => w.u32(1).words(optimized),
+            None => w.u32(0),
+        };
+    }
+    w.finish()
+}
+
+/// Reads an entry back; `None` (a miss) if it is malformed or any
+/// dependency changed since it was written, or a file now exists where an
+/// include was searched for and not found (it would shadow the one used).
+fn read_entry(body: &[u8], hashes: &FileHashes, paths: &PortablePaths) -> Option<JobOutput> {
+    let mut r = BodyReader::new(body);
+    // Absolute paths (outside the writer's root) name the writer's files:
+    // only a build with the same root may trust them.
+    let writer_root = r.text()?;
+    let usable = |recorded: &str| PortablePaths::is_relative(recorded) || paths.absolute_paths_usable(&writer_root);
+    let mut dependencies = Vec::new();
+    for _ in 0..r.u32()? {
+        let recorded = r.text()?;
+        if !usable(&recorded) {
+            return None;
+        }
+        let path = paths.local(&recorded);
+        let hash: [u8; 32] = r.bytes()?.try_into().ok()?;
+        if hashes.get(&path)? != hash {
+            return None;
+        }
+        dependencies.push((path, hash));
+    }
+    let mut missing = Vec::new();
+    for _ in 0..r.u32()? {
+        let recorded = r.text()?;
+        let path = paths.local(&recorded);
+        if !usable(&recorded) || path.is_file() {
+            return None;
+        }
+        missing.push(path);
+    }
+    let warnings = (0..r.u32()?).map(|_| r.text().map(|w| paths.local_text(&w))).collect::<Option<Vec<_>>>()?;
+    let mut modules = Vec::new();
+    for _ in 0..r.u32()? {
+        let name = r.text()?;
+        let stage_name = r.text()?;
+        let stage = ShaderStage::ALL.into_iter().find(|s| s.name() == stage_name)?;
+        let entry_point = r.text()?;
+        let spirv = r.words()?;
+        let optimized = if r.u32()? == 1 { Some(r.words()?) } else { None };
+        modules.push(CompiledModule { name, stage, entry_point, spirv, optimized });
+    }
+    r.is_empty().then_some(JobOutput { modules, dependencies, missing, warnings, cached: true })
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    fn module(name: &str) -> CompiledModule {
+        let spirv = smolv_runtime::doc_example_module();
+        CompiledModule {
+            name: name.into(),
+            stage: ShaderStage::Compute,
+            entry_point: "main".into(),
+            spirv,
+            optimized: None,
+        }
+    }
+
+    #[test]
+    fn entries_record_the_hash_of_what_was_read_not_of_the_file_afterwards() {
+        let dir = tempfile::tempdir().unwrap();
+        let include = dir.path().join("common.glsl");
+        // The compiler read "old"; the file was edited before the entry was written.
+        std::fs::write(&include, "new").unwrap();
+        let output = JobOutput {
+            modules: vec![module("a")],
+            dependencies: vec![(include.clone(), *blake3::hash(b"old").as_bytes())],
+            missing: Vec::new(),
+            warnings: Vec::new(),
+            cached: false,
+        };
+        let paths = PortablePaths::new([include.as_path()], []);
+        let body = write_entry(&output, &paths).unwrap();
+        assert!(read_entry(&body, &FileHashes::default(), &paths).is_none(), "the edit must be a miss");
+        std::fs::write(&include, "old").unwrap();
+        let back = read_entry(&body, &FileHashes::default(), &paths).expect("unchanged file is a hit");
+        assert_eq!(back.dependencies, output.dependencies);
+    }
+
+    #[test]
+    fn a_file_appearing_at_a_searched_include_path_is_a_miss() {
+        let dir = tempfile::tempdir().unwrap();
+        let shadow = dir.path().join("common.glsl");
+        let output = JobOutput {
+            modules: vec![module("a")],
+            dependencies: Vec::new(),
+            missing: vec![shadow.clone()],
+            warnings: Vec::new(),
+            cached: false,
+        };
+        let paths = PortablePaths::new([shadow.as_path()], []);
+        let body = write_entry(&output, &paths).unwrap();
+        assert!(read_entry(&body, &FileHashes::default(), &paths).is_some());
+        std::fs::write(&shadow, "// shadows the include").unwrap();
+        assert!(read_entry(&body, &FileHashes::default(), &paths).is_none());
+    }
+
+    #[test]
+    fn an_entry_written_in_one_checkout_is_read_in_another_against_its_files() {
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        for dir in [&a, &b] {
+            std::fs::create_dir_all(dir.path().join("shaders")).unwrap();
+            std::fs::write(dir.path().join("shaders/common.glsl"), "same").unwrap();
+        }
+        let include = a.path().join("shaders/common.glsl");
+        let output = JobOutput {
+            modules: vec![module("a")],
+            dependencies: vec![(include.clone(), *blake3::hash(b"same").as_bytes())],
+            missing: vec![a.path().join("shaders/shadow.glsl")],
+            warnings: vec![format!("{}: warning: unused", include.display())],
+            cached: false,
+        };
+        let body = write_entry(&output, &PortablePaths::new([include.as_path()], [])).unwrap();
+        let in_b = PortablePaths::new([b.path().join("shaders/lit.frag").as_path()], []);
+        let back = read_entry(&body, &FileHashes::default(), &in_b).expect("the same files in B: a hit");
+        let b_include = b.path().join("shaders/common.glsl");
+        assert_eq!(back.dependencies[0].0, b_include, "dependencies are B's files, for rerun-if-changed");
+        assert_eq!(back.warnings, [format!("{}: warning: unused", b_include.display())]);
+        std::fs::write(b.path().join("shaders/shadow.glsl"), "// shadows").unwrap();
+        assert!(read_entry(&body, &FileHashes::default(), &in_b).is_none(), "a shadowing file in B is a miss");
+        std::fs::remove_file(b.path().join("shaders/shadow.glsl")).unwrap();
+        std::fs::write(&b_include, "edited in B").unwrap();
+        assert!(read_entry(&body, &FileHashes::default(), &in_b).is_none(), "B's edit is a miss");
+    }
+
+    pub(crate) fn settings() -> Settings {
+        Settings {
+            target_env: crate::TargetEnv::Vulkan1_2,
+            spirv_version: crate::SpirvVersion::V1_5,
+            optimization: Optimization::Size,
+            strip_debug: false,
+            include_dirs: Vec::new(),
+            spirv_opt: None,
+            auto_map_locations: false,
+            auto_bind_uniforms: false,
+            wgsl_adjust_coordinate_space: true,
+            binding_bases: Vec::new(),
+            hlsl: HlslOptions::default(),
+            slangc: None,
+            glslc: None,
+        }
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn absolute_paths_in_an_entry_are_trusted_only_by_a_build_with_the_same_root() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("real/shaders")).unwrap();
+        std::fs::create_dir_all(dir.path().join("common")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("real"), dir.path().join("link")).unwrap();
+        let include = dir.path().join("common/x.glsl");
+        std::fs::write(&include, "same").unwrap();
+        // A root with a symbolic link in it: `..` from it is not what it
+        // seems, so the include outside it is recorded absolute.
+        let a = PortablePaths::new([dir.path().join("link/shaders/a.frag").as_path()], []);
+        assert!(!PortablePaths::is_relative(&a.portable(&include)));
+        let output = JobOutput {
+            modules: vec![module("a")],
+            dependencies: vec![(include.clone(), *blake3::hash(b"same").as_bytes())],
+            missing: Vec::new(),
+            warnings: Vec::new(),
+            cached: false,
+        };
+        let body = write_entry(&output, &a).unwrap();
+        assert!(read_entry(&body, &FileHashes::default(), &a).is_some(), "the same build: a hit");
+        let elsewhere = PortablePaths::new([dir.path().join("real/shaders/a.frag").as_path()], []);
+        assert!(
+            read_entry(&body, &FileHashes::default(), &elsewhere).is_none(),
+            "another root must not trust the writer's absolute paths"
+        );
+    }
+
+    /// A GLSL fragment-shader job for the file at `path`.
+    fn fragment_job(path: impl Into<PathBuf>) -> Job {
+        Job {
+            name: "a.frag".to_owned(),
+            path: path.into(),
+            language: Language::Glsl,
+            stage: Some(ShaderStage::Fragment),
+            entry_point: "main".to_owned(),
+            defines: Vec::new(),
+            variant: None,
+            spec_constants: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_key_changes_when_the_compiler_identity_changes() {
+        let job = fragment_job("shaders/a.frag");
+        let paths = PortablePaths::new([job.path.as_path()], []);
+        let key = |identity: &str| job_key(&job, &settings(), &paths, identity, b"#version 450\nvoid main() {}\n");
+        let linked = "shaderc [blake3=0123 glslang Khronos. 12.0.0];naga 30.0.1;";
+        assert_eq!(key(linked), key(linked));
+        // Another library with the same version strings is another compiler.
+        assert_ne!(key(linked), key("shaderc [blake3=4567 glslang Khronos. 12.0.0];naga 30.0.1;"));
+        assert_ne!(key(linked), key("shaderc [blake3=0123 glslang Khronos. 12.0.0];naga 30.0.2;"));
+        assert_ne!(key(linked), key(&format!("{linked}SPIRV-Tools v2023.2")), "another spirv-opt");
+    }
+
+    #[test]
+    fn keys_name_paths_relative_to_the_root_unless_debug_info_names_them() {
+        let key = |root: &str, strip_debug: bool| {
+            let job = fragment_job(format!("{root}/shaders/a.frag"));
+            let settings =
+                Settings { strip_debug, include_dirs: vec![PathBuf::from(format!("{root}/include"))], ..settings() };
+            let paths = PortablePaths::new([job.path.as_path()], settings.include_dirs.iter().map(PathBuf::as_path));
+            job_key(&job, &settings, &paths, "identity", b"#version 450\nvoid main() {}\n")
+        };
+        assert_eq!(key("/home/ana/game", true), key("/builds/7/game", true), "stripped: shared between checkouts");
+        assert_ne!(key("/home/ana/game", false), key("/builds/7/game", false), "debug info holds the paths");
+        assert_ne!(key("/home/ana/game", true), key("/home/ana/game", false));
+    }
+
+    #[test]
+    fn the_identity_names_what_actually_compiles() {
+        let identity = frontend::compiler_identity();
+        #[cfg(feature = "shaderc")]
+        assert!(identity.contains("shaderc [blake3="), "the linked library's bytes: {identity}");
+        #[cfg(feature = "wgsl")]
+        assert!(identity.contains("naga 30.0.1;"), "naga's exact version: {identity}");
+        assert!(!identity.contains("naga-30;"), "not a major version alone: {identity}");
+    }
+}

@@ -1,0 +1,145 @@
+//! The size optimizer, for every language.
+//!
+//! It runs the `spirv-opt` binary with the SPIRV-Tools `-Os` recipe (or
+//! `-O`) on each compiled module, rather than optimizing in-process (GLSL
+//! and HLSL are compiled by shaderc without optimization first; shaderc's
+//! own size level, the same recipe in-process, is used only when `spirv-opt`
+//! is not installed):
+//! - No C++ build. Debian's SPIRV-Tools has no C API for the optimizer, and
+//!   the `spirv-tools` crate builds SPIRV-Tools from source with CMake,
+//!   minutes per clean build; the binary is one `apt-get install
+//!   spirv-tools` away and is what every Vulkan SDK ships.
+//! - Crash isolation. SPIRV-Tools 2023.1 segfaults on some valid modules
+//!   (a cooperative-matrix shader of our corpus, several of glslang's own
+//!   test shaders); in a separate process a crash is just a failed step,
+//!   and the build falls back to the unoptimized module with a warning,
+//!   where in-process it would kill the build script.
+//! - It is exactly the recipe users know from the command line.
+//!
+//! Spawning costs a few milliseconds per module, paid only on cache misses.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::cache::Cache;
+use crate::compile::tool;
+use crate::options::{Optimization, TargetEnv};
+
+/// Finds `spirv-opt`: the configured path, `SMOLV_SPIRV_OPT`, or `PATH`.
+pub(crate) fn find_spirv_opt(configured: Option<&Path>) -> Option<PathBuf> {
+    tool::find(configured, "SMOLV_SPIRV_OPT", "spirv-opt")
+}
+
+/// `spirv-opt --version`, for cache keys, remembered in the cache by the
+/// tool's path, size and modification time (see [`tool::identity`]).
+pub(crate) fn spirv_opt_identity(tool: &Path, cache: &Cache) -> String {
+    tool::identity(tool, "--version", cache)
+}
+
+/// Optimizes `spirv` with `tool`. Returns why it could not, so the caller
+/// can warn and keep the unoptimized module.
+pub(crate) fn optimize(spirv: &[u32], level: Optimization, env: TargetEnv, tool: &Path) -> Result<Vec<u32>, String> {
+    let recipe = match level {
+        Optimization::None => return Ok(spirv.to_vec()),
+        Optimization::Size => "-Os",
+        Optimization::Performance => "-O",
+    };
+    let mut child = Command::new(tool)
+        .args([recipe, &format!("--target-env={}", env.name()), "-", "-o", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", tool.display()))?;
+    let input: Vec<u8> = spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
+    // Feed stdin from a thread so a large module cannot deadlock on full pipes.
+    let mut stdin = child.stdin.take().ok_or("spirv-opt has no stdin")?;
+    let feeder = std::thread::spawn(move || stdin.write_all(&input));
+    let output = child.wait_with_output().map_err(|e| format!("spirv-opt failed to run: {e}"))?;
+    let _ = feeder.join();
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        return Err(format!("spirv-opt {recipe} failed ({}): {}", output.status, stderr.trim()));
+    }
+    let bytes = output.stdout;
+    if bytes.len() < 20 || !bytes.len().is_multiple_of(4) || bytes[..4] != 0x0723_0203u32.to_le_bytes() {
+        return Err("spirv-opt produced no valid module".to_owned());
+    }
+    Ok(bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn corpus_module(name: &str) -> Option<Vec<u32>> {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/spirv").join(name);
+        let bytes = std::fs::read(path).ok()?;
+        Some(bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+    }
+
+    #[test]
+    fn optimizer_crash_is_an_error_not_a_dead_build() {
+        // spirv-opt 2023.1 segfaults on this valid cooperative-matrix module.
+        let (Some(tool), Some(module)) = (find_spirv_opt(None), corpus_module("glslang/spv.1.3.coopmat.comp.spv"))
+        else {
+            assert!(std::env::var_os("CI").is_none(), "CI must have spirv-opt and the corpus");
+            return;
+        };
+        match optimize(&module, Optimization::Size, TargetEnv::Vulkan1_1, &tool) {
+            Err(why) => assert!(why.contains("spirv-opt"), "{why}"),
+            // A fixed spirv-opt may optimize it; then the output must still be SPIR-V.
+            Ok(optimized) => assert_eq!(optimized[0], 0x0723_0203),
+        }
+    }
+
+    #[test]
+    fn optimizing_shrinks_a_real_module() {
+        let (Some(tool), Some(module)) =
+            (find_spirv_opt(None), corpus_module("blender/43_spv16_overlay_edit_mesh_edge_next_vert.spv"))
+        else {
+            assert!(std::env::var_os("CI").is_none(), "CI must have spirv-opt and the corpus");
+            return;
+        };
+        let optimized = optimize(&module, Optimization::Size, TargetEnv::Vulkan1_3, &tool).unwrap();
+        assert!(optimized.len() < module.len());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_version_is_asked_once_per_binary() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let (tool, log) = (dir.path().join("spirv-opt"), dir.path().join("log"));
+        let script = format!("#!/bin/sh\necho run >> '{}'\necho 'SPIRV-Tools v1'\n", log.display());
+        // Written aside and renamed: an executable open for writing while a
+        // test thread forks could fail with "text file busy".
+        let install = |script: &str| {
+            let temp = dir.path().join("spirv-opt.new");
+            std::fs::write(&temp, script).unwrap();
+            std::fs::set_permissions(&temp, std::fs::Permissions::from_mode(0o755)).unwrap();
+            std::fs::rename(&temp, &tool).unwrap();
+        };
+        install(&script);
+        let cache = Cache::new(dir.path().join("cache"));
+        let runs = || std::fs::read_to_string(&log).map_or(0, |l| l.lines().count());
+        assert_eq!(spirv_opt_identity(&tool, &cache), "SPIRV-Tools v1");
+        assert_eq!(spirv_opt_identity(&tool, &cache), "SPIRV-Tools v1");
+        assert_eq!(runs(), 1, "the second lookup spawns nothing");
+        install(&script.replace("v1", "v22"));
+        assert_eq!(spirv_opt_identity(&tool, &cache), "SPIRV-Tools v22", "a replaced binary is asked again");
+        assert_eq!(runs(), 2);
+    }
+
+    #[test]
+    fn a_missing_tool_is_an_error() {
+        let err = optimize(
+            &[0x0723_0203, 0x0001_0000, 0, 1, 0],
+            Optimization::Size,
+            TargetEnv::Vulkan1_0,
+            Path::new("/no/such/spirv-opt"),
+        );
+        assert!(err.unwrap_err().contains("cannot run"));
+    }
+}

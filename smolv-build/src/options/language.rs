@@ -1,0 +1,74 @@
+//! The shading languages the build compiles.
+
+/// A shading language.
+///
+/// ```
+/// use smolv_build::Language;
+/// // As the JSON reports name it.
+/// assert_eq!(serde_json::to_string(&Language::Wgsl)?, "\"wgsl\"");
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    /// GLSL, compiled by shaderc.
+    Glsl,
+    /// HLSL, compiled by shaderc.
+    Hlsl,
+    /// WGSL, compiled by naga.
+    Wgsl,
+    /// Precompiled SPIR-V (`.spv`, `.spirv`): stage and entry point come
+    /// from its first `OpEntryPoint`; it is optimized and stripped like a
+    /// compiled module. Defines do not apply to it.
+    Spirv,
+    /// Slang (`.slang`), compiled by the `slangc` binary: one module per
+    /// `[shader("…")]` entry point.
+    Slang,
+}
+
+impl Language {
+    /// Every language.
+    pub const ALL: [Self; 5] = [Self::Glsl, Self::Hlsl, Self::Wgsl, Self::Spirv, Self::Slang];
+
+    /// The lowercase name glslc's `-x` and the reports use: `glsl`, `hlsl`,
+    /// `wgsl`, `spirv`, `slang`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Glsl => "glsl",
+            Self::Hlsl => "hlsl",
+            Self::Wgsl => "wgsl",
+            Self::Spirv => "spirv",
+            Self::Slang => "slang",
+        }
+    }
+
+    /// Parses [`name`](Self::name), in any case.
+    ///
+    /// ```
+    /// use smolv_build::Language;
+    /// assert_eq!(Language::parse("HLSL"), Some(Language::Hlsl));
+    /// assert_eq!(Language::parse("cg"), None);
+    /// ```
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|language| language.name().eq_ignore_ascii_case(text.trim()))
+    }
+
+    /// Whether its compiler runs inside the build's process (shaderc,
+    /// naga), where a crash takes the build down; `slangc` and `spirv-opt`
+    /// run as child processes.
+    pub(crate) fn compiles_in_process(self) -> bool {
+        matches!(self, Self::Glsl | Self::Hlsl | Self::Wgsl)
+    }
+}
+
+impl std::fmt::Display for Language {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Glsl => "GLSL",
+            Self::Hlsl => "HLSL",
+            Self::Wgsl => "WGSL",
+            Self::Spirv => "SPIR-V",
+            Self::Slang => "Slang",
+        })
+    }
+}

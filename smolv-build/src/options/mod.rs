@@ -1,0 +1,397 @@
+//! The option types a [`Config`](crate::Config) is made of: target
+//! environment, SPIR-V version, optimization, dictionary policy, defines
+//! and variants, resource bindings. Plain values, used by the builder and by
+//! every build step.
+
+use smolv_runtime::reflect::ShaderStage;
+
+mod language;
+mod packing;
+mod runtime;
+
+pub use language::Language;
+pub use packing::{Framing, Packing, SizeGoal};
+pub(crate) use runtime::{RuntimeCodecs, VARIABLES as RUNTIME_VARIABLES};
+
+/// Which Vulkan version the SPIR-V targets.
+///
+/// The default is Vulkan 1.0 (SPIR-V 1.0), as for `glslc` and
+/// vulkano-shaders: every Vulkan device accepts those modules. Raise it
+/// with [`Config::target_env`](crate::Config::target_env) when the
+/// application creates a newer instance and its shaders need newer SPIR-V.
+///
+/// ```
+/// use smolv_build::{SpirvVersion, TargetEnv};
+/// let env = TargetEnv::parse("vulkan1.3").unwrap();
+/// assert_eq!(env, TargetEnv::Vulkan1_3);
+/// assert_eq!(env.default_spirv_version(), SpirvVersion::V1_6);
+/// assert_eq!(TargetEnv::default().name(), "vulkan1.0");
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+pub enum TargetEnv {
+    /// Vulkan 1.0 (SPIR-V 1.0). The default.
+    #[default]
+    Vulkan1_0,
+    /// Vulkan 1.1 (SPIR-V up to 1.3).
+    Vulkan1_1,
+    /// Vulkan 1.2 (SPIR-V up to 1.5).
+    Vulkan1_2,
+    /// Vulkan 1.3 (SPIR-V up to 1.6).
+    Vulkan1_3,
+}
+
+impl TargetEnv {
+    /// The SPIR-V version this environment uses by default.
+    ///
+    /// ```
+    /// use smolv_build::{SpirvVersion, TargetEnv};
+    /// assert_eq!(TargetEnv::Vulkan1_1.default_spirv_version(), SpirvVersion::V1_3);
+    /// ```
+    pub fn default_spirv_version(self) -> SpirvVersion {
+        match self {
+            Self::Vulkan1_0 => SpirvVersion::V1_0,
+            Self::Vulkan1_1 => SpirvVersion::V1_3,
+            Self::Vulkan1_2 => SpirvVersion::V1_5,
+            Self::Vulkan1_3 => SpirvVersion::V1_6,
+        }
+    }
+
+    /// The lowest of `self` and the newer environments that accepts a
+    /// module whose header version word is `version` (`0x0001_0300` for
+    /// SPIR-V 1.3): what `spirv-opt` is told about a module that came out
+    /// newer than asked (a precompiled `.spv`, or Slang's SPIR-V 1.3 floor),
+    /// so that it optimizes the module instead of refusing its version.
+    pub(crate) fn accepting(self, version: u32) -> Self {
+        let needed = match (version >> 8) & 0xff {
+            0 => Self::Vulkan1_0,
+            1..=3 => Self::Vulkan1_1,
+            4 | 5 => Self::Vulkan1_2,
+            _ => Self::Vulkan1_3,
+        };
+        self.max(needed)
+    }
+
+    /// The `spirv-opt --target-env` spelling: `vulkan1.2`.
+    ///
+    /// ```
+    /// assert_eq!(smolv_build::TargetEnv::Vulkan1_0.name(), "vulkan1.0");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Vulkan1_0 => "vulkan1.0",
+            Self::Vulkan1_1 => "vulkan1.1",
+            Self::Vulkan1_2 => "vulkan1.2",
+            Self::Vulkan1_3 => "vulkan1.3",
+        }
+    }
+
+    /// Parses `vulkan1.0` … `vulkan1.3` (also `1.2`).
+    ///
+    /// ```
+    /// use smolv_build::TargetEnv;
+    /// assert_eq!(TargetEnv::parse("vulkan1.1"), Some(TargetEnv::Vulkan1_1));
+    /// assert_eq!(TargetEnv::parse("1.2"), Some(TargetEnv::Vulkan1_2));
+    /// assert_eq!(TargetEnv::parse("opengl4.5"), None);
+    /// ```
+    pub fn parse(text: &str) -> Option<Self> {
+        Some(match text.trim_start_matches("vulkan") {
+            "1.0" => Self::Vulkan1_0,
+            "1.1" => Self::Vulkan1_1,
+            "1.2" => Self::Vulkan1_2,
+            "1.3" => Self::Vulkan1_3,
+            _ => return None,
+        })
+    }
+}
+
+/// A SPIR-V version.
+///
+/// ```
+/// use smolv_build::SpirvVersion;
+/// assert!(SpirvVersion::V1_3 < SpirvVersion::V1_6);
+/// assert_eq!(SpirvVersion::V1_5.major_minor(), (1, 5));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+pub enum SpirvVersion {
+    /// SPIR-V 1.0.
+    V1_0,
+    /// SPIR-V 1.1.
+    V1_1,
+    /// SPIR-V 1.2.
+    V1_2,
+    /// SPIR-V 1.3.
+    V1_3,
+    /// SPIR-V 1.4.
+    V1_4,
+    /// SPIR-V 1.5.
+    V1_5,
+    /// SPIR-V 1.6.
+    V1_6,
+}
+
+impl SpirvVersion {
+    /// `(major, minor)`.
+    ///
+    /// ```
+    /// assert_eq!(smolv_build::SpirvVersion::V1_0.major_minor(), (1, 0));
+    /// ```
+    pub fn major_minor(self) -> (u8, u8) {
+        (1, self as u8)
+    }
+}
+
+/// How hard to optimize.
+///
+/// ```
+/// use smolv_build::{Config, Optimization};
+/// assert_eq!(Optimization::default(), Optimization::Size);
+/// let mut config = Config::new();
+/// config.shader_dir("shaders").optimization(Optimization::None); // debugging a miscompile
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Optimization {
+    /// No optimization.
+    None,
+    /// The SPIRV-Tools `-Os` recipe. The default: shaders ship smallest.
+    #[default]
+    Size,
+    /// The SPIRV-Tools `-O` recipe.
+    Performance,
+}
+
+/// Whether to train a shared zstd dictionary over the crate's shaders.
+///
+/// ```
+/// use smolv_build::{bundle::compress_set, DictionaryMode};
+/// # let spirv = smolv_runtime::doc_example_module();
+/// let smolv = smolv_runtime::encode(&spirv[..], &Default::default())?;
+/// let alone = compress_set(&[smolv.clone(), smolv.clone()], 19, DictionaryMode::Off)?;
+/// assert_eq!(alone.dictionary, None);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum DictionaryMode {
+    /// Train one when there are two or more modules, try several sizes, and
+    /// keep the best only if it lowers the total *including* the
+    /// dictionary. The default.
+    #[default]
+    Auto,
+    /// Compress each module on its own.
+    Off,
+    /// Always use a dictionary of this many bytes (when there are two or
+    /// more modules to train on).
+    Size(usize),
+}
+
+/// A preprocessor define: `NAME` or `NAME=value`.
+///
+/// ```
+/// use smolv_build::Define;
+/// let debug = Define::new("DEBUG", None); // #define DEBUG
+/// let lights = Define::new("MAX_LIGHTS", Some("16")); // #define MAX_LIGHTS 16
+/// assert_eq!((debug.value, lights.value.as_deref()), (None, Some("16")));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+pub struct Define {
+    /// The macro name.
+    pub name: String,
+    /// Its value, if any.
+    pub value: Option<String>,
+}
+
+impl Define {
+    /// `NAME=value`, or just `NAME` for `None`.
+    ///
+    /// ```
+    /// let define = smolv_build::Define::new("MAX_LIGHTS", Some("16"));
+    /// assert_eq!(define.name, "MAX_LIGHTS");
+    /// ```
+    pub fn new(name: impl Into<String>, value: Option<&str>) -> Self {
+        Self { name: name.into(), value: value.map(str::to_owned) }
+    }
+}
+
+/// A named set of defines that turns one source into one more module,
+/// addressed as `shader@variant` (for example `lit.frag@shadows`).
+///
+/// ```
+/// use smolv_build::Variant;
+///
+/// let shadows = Variant::new("shadows").define("SHADOWS", "1").define("PCF_TAPS", "16");
+/// assert_eq!(shadows.name(), "shadows");
+///
+/// // Every combination of feature values: 2 × 3 = 6 variants,
+/// // named "FOG=0,QUALITY=low" and so on.
+/// let all = Variant::permutations(&[("FOG", &["0", "1"]), ("QUALITY", &["low", "mid", "high"])]);
+/// assert_eq!(all.len(), 6);
+/// assert_eq!(all[0].name(), "FOG=0,QUALITY=low");
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Variant {
+    pub(crate) name: String,
+    pub(crate) defines: Vec<Define>,
+    pub(crate) spec_constants: Vec<(u32, smolv_runtime::specialize::Value)>,
+}
+
+impl Variant {
+    /// A variant with no defines yet.
+    ///
+    /// ```
+    /// let plain = smolv_build::Variant::new("plain");
+    /// assert_eq!(plain.name(), "plain");
+    /// ```
+    pub fn new(name: impl Into<String>) -> Self {
+        Self { name: name.into(), defines: Vec::new(), spec_constants: Vec::new() }
+    }
+
+    /// Freezes specialization constant `id` to `value` at build time: the
+    /// variant is the ubershader specialized (branches resolved, dead code
+    /// removed) by `smolv_runtime::specialize`.
+    ///
+    /// ```
+    /// use smolv_build::Variant;
+    /// let low = Variant::new("low").spec_constant(0, false).spec_constant(4, 1);
+    /// # let _ = low;
+    /// ```
+    pub fn spec_constant(mut self, id: u32, value: impl Into<smolv_runtime::specialize::Value>) -> Self {
+        self.spec_constants.push((id, value.into()));
+        self
+    }
+
+    /// Adds `#define name value`.
+    ///
+    /// ```
+    /// let fog = smolv_build::Variant::new("fog").define("FOG", "1").define("FOG_DENSITY", "0.02");
+    /// # let _ = fog;
+    /// ```
+    pub fn define(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.defines.push(Define { name: name.into(), value: Some(value.into()) });
+        self
+    }
+
+    /// The variant's name.
+    ///
+    /// ```
+    /// assert_eq!(smolv_build::Variant::new("shadows").name(), "shadows");
+    /// ```
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// One variant per combination of the given define values, named
+    /// `A=x,B=y`.
+    ///
+    /// ```
+    /// use smolv_build::Variant;
+    /// let all = Variant::permutations(&[("MSAA", &["1", "4"]), ("HDR", &["0", "1"])]);
+    /// let names: Vec<&str> = all.iter().map(Variant::name).collect();
+    /// assert_eq!(names, ["MSAA=1,HDR=0", "MSAA=1,HDR=1", "MSAA=4,HDR=0", "MSAA=4,HDR=1"]);
+    /// ```
+    pub fn permutations(axes: &[(&str, &[&str])]) -> Vec<Variant> {
+        axes.iter().fold(vec![Variant::new("")], |variants, (name, values)| {
+            variants
+                .iter()
+                .flat_map(|v| {
+                    values.iter().map(move |value| {
+                        let label = if v.name.is_empty() {
+                            format!("{name}={value}")
+                        } else {
+                            format!("{},{name}={value}", v.name)
+                        };
+                        let mut next = v.clone().define(*name, *value);
+                        next.name = label;
+                        next
+                    })
+                })
+                .collect()
+        })
+    }
+}
+
+/// A kind of shader resource, for [`Config::binding_base`](crate::Config::binding_base):
+/// glslc's `-f<kind>-binding-base` flags.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+pub enum ResourceKind {
+    /// Storage images and image buffers (`image`).
+    Image,
+    /// Pure samplers (`sampler`; HLSL `s` registers).
+    Sampler,
+    /// Sampled textures (`texture`; HLSL `t` registers, shader resource views).
+    Texture,
+    /// Uniform buffers (`ubo`, also `cbuffer`; HLSL `b` registers).
+    UniformBuffer,
+    /// Storage buffers (`ssbo`).
+    StorageBuffer,
+    /// HLSL unordered access views (`uav`; `u` registers).
+    UnorderedAccessView,
+}
+
+impl ResourceKind {
+    /// Every kind, in glslc's order.
+    pub const ALL: [Self; 6] = [
+        Self::Image,
+        Self::Sampler,
+        Self::Texture,
+        Self::UniformBuffer,
+        Self::StorageBuffer,
+        Self::UnorderedAccessView,
+    ];
+
+    /// glslc's name, as in `-fubo-binding-base`: `image`, `sampler`,
+    /// `texture`, `ubo`, `ssbo`, `uav`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Image => "image",
+            Self::Sampler => "sampler",
+            Self::Texture => "texture",
+            Self::UniformBuffer => "ubo",
+            Self::StorageBuffer => "ssbo",
+            Self::UnorderedAccessView => "uav",
+        }
+    }
+
+    /// Parses glslc's names (and `cbuffer`, glslc's other name for `ubo`).
+    ///
+    /// ```
+    /// use smolv_build::ResourceKind;
+    /// assert_eq!(ResourceKind::parse("cbuffer"), Some(ResourceKind::UniformBuffer));
+    /// assert_eq!(ResourceKind::parse("uav"), Some(ResourceKind::UnorderedAccessView));
+    /// ```
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "cbuffer" => Some(Self::UniformBuffer),
+            _ => Self::ALL.into_iter().find(|kind| kind.name() == text),
+        }
+    }
+}
+
+/// The lowest binding given to resources of one kind (shaderc's binding
+/// base), in every stage or in one.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub(crate) struct BindingBase {
+    pub(crate) stage: Option<ShaderStage>,
+    pub(crate) kind: ResourceKind,
+    pub(crate) base: u32,
+}
+
+/// An HLSL register placed at a descriptor set and binding (glslc's
+/// `-fresource-set-binding`), in every stage or in one.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub(crate) struct RegisterBinding {
+    pub(crate) stage: Option<ShaderStage>,
+    pub(crate) register: String,
+    pub(crate) set: u32,
+    pub(crate) binding: u32,
+}
+
+/// HLSL's resource and layout rules, with glslc's flags (`-fhlsl-iomap`,
+/// `-fresource-set-binding`, `-fhlsl-16bit-types` for HLSL;
+/// `-fhlsl-offsets` opts GLSL in to HLSL's block layout).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub(crate) struct HlslOptions {
+    pub(crate) io_mapping: bool,
+    pub(crate) offsets: bool,
+    pub(crate) register_bindings: Vec<RegisterBinding>,
+    /// `half`, `min16float`, … as 16-bit types (compiled by `glslc`).
+    pub(crate) sixteen_bit_types: bool,
+}

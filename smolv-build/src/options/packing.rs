@@ -1,0 +1,199 @@
+//! How the embedded set is packed, and what packing makes smallest: the
+//! choices a `Config` passes to the pack stage.
+
+pub use smolv_format::Framing;
+
+/// How the embedded set is packed (see [`Config::packing`](crate::Config::packing)).
+///
+/// Every variant but `Auto` forces one packing; the names in parentheses
+/// are what `SMOLV_PACKING` and `cargo smolv build --packing` take. New
+/// packings may be added, so a `match` needs a `_` arm.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Packing {
+    /// (`auto`) The smallest total for the [`SizeGoal`]: stored bytes plus
+    /// the decoder code the packing links. Small sets ship raw, larger ones
+    /// compressed. The default.
+    ///
+    /// ```
+    /// smolv_build::Config::new().packing(smolv_build::Packing::Auto);
+    /// ```
+    #[default]
+    Auto,
+    /// (`raw`) Plain SPIR-V, served zero-copy: no decoder at all.
+    ///
+    /// ```
+    /// smolv_build::Config::new().packing(smolv_build::Packing::Raw);
+    /// ```
+    Raw,
+    /// (`relative-ids`) SPIR-V words with ids stored relative to each
+    /// instruction's result ([`smolv_runtime::relative_ids`]): as large as
+    /// raw SPIR-V installed, about a quarter smaller after `xz -9`, for a
+    /// decoder of about 1 KB after `xz`. What the `download` goal picks for
+    /// all but the smallest sets.
+    ///
+    /// ```
+    /// smolv_build::Config::new().packing(smolv_build::Packing::RelativeIds);
+    /// ```
+    RelativeIds,
+    /// (`relative-ids-lz4`, `relative-ids-lz4-stream`) SPIR-V with
+    /// relative ids + LZ4 (HC level 12): about 25% more data than SMOL-V +
+    /// LZ4, for a decoder of about 10 KB instead of about 17 KB, which wins
+    /// for sets of about 10 KB to a few hundred KB of SPIR-V.
+    ///
+    /// ```
+    /// use smolv_build::{Config, Framing, Packing};
+    /// Config::new().packing(Packing::RelativeIdsLz4 { framing: Framing::Stream });
+    /// ```
+    RelativeIdsLz4 {
+        /// Per module, or one stream.
+        framing: Framing,
+    },
+    /// (`smolv`) SMOL-V, uncompressed: the SMOL-V decoder only. It
+    /// compresses again when the binary is downloaded compressed, though
+    /// [`Packing::RelativeIds`] does so about as well for far less code.
+    ///
+    /// ```
+    /// smolv_build::Config::new().packing(smolv_build::Packing::Smolv);
+    /// ```
+    Smolv,
+    /// (`lz4`, `lz4-stream`) SMOL-V + LZ4 (HC level 12): a decoder of a few
+    /// KB, the usual winner for installed size.
+    ///
+    /// ```
+    /// use smolv_build::{Config, Framing, Packing};
+    /// Config::new().packing(Packing::Lz4 { framing: Framing::Stream });
+    /// ```
+    Lz4 {
+        /// Per module, or one stream.
+        framing: Framing,
+    },
+    /// (`zstd`, `zstd-stream`) SMOL-V + zstd at [`Config::zstd_level`](crate::Config::zstd_level):
+    /// the best ratio, for a larger decoder.
+    ///
+    /// ```
+    /// use smolv_build::{Config, Framing, Packing};
+    /// Config::new().packing(Packing::Zstd { framing: Framing::PerModule });
+    /// ```
+    Zstd {
+        /// Per module, or one stream.
+        framing: Framing,
+    },
+    /// (`zstd-dictionary`) SMOL-V + zstd per module, with a dictionary
+    /// trained over the set ([`Config::dictionary`](crate::Config::dictionary)
+    /// sets its size). Needs two or more modules.
+    ///
+    /// ```
+    /// smolv_build::Config::new().packing(smolv_build::Packing::ZstdDictionary);
+    /// ```
+    ZstdDictionary,
+}
+
+impl Packing {
+    /// Every name [`Packing::parse`] takes.
+    pub const NAMES: &'static [&'static str] = &[
+        "auto",
+        "raw",
+        "relative-ids",
+        "relative-ids-lz4",
+        "relative-ids-lz4-stream",
+        "smolv",
+        "lz4",
+        "lz4-stream",
+        "zstd",
+        "zstd-stream",
+        "zstd-dictionary",
+    ];
+
+    /// Parses `auto`, `raw`, `relative-ids`, `relative-ids-lz4`,
+    /// `relative-ids-lz4-stream`, `smolv`, `lz4`, `lz4-stream`, `zstd`,
+    /// `zstd-stream` or `zstd-dictionary`.
+    ///
+    /// ```
+    /// use smolv_build::{Framing, Packing};
+    /// assert_eq!(Packing::parse("lz4-stream"), Some(Packing::Lz4 { framing: Framing::Stream }));
+    /// assert_eq!(Packing::parse("brotli"), None);
+    /// ```
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|packing| packing.name() == text)
+    }
+
+    /// The name [`Packing::parse`] reads.
+    ///
+    /// ```
+    /// use smolv_build::{Framing, Packing};
+    /// assert_eq!(Packing::Lz4 { framing: Framing::Stream }.name(), "lz4-stream");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Raw => "raw",
+            Self::RelativeIds => "relative-ids",
+            Self::RelativeIdsLz4 { framing: Framing::PerModule } => "relative-ids-lz4",
+            Self::RelativeIdsLz4 { framing: Framing::Stream } => "relative-ids-lz4-stream",
+            Self::Smolv => "smolv",
+            Self::Lz4 { framing: Framing::PerModule } => "lz4",
+            Self::Lz4 { framing: Framing::Stream } => "lz4-stream",
+            Self::Zstd { framing: Framing::PerModule } => "zstd",
+            Self::Zstd { framing: Framing::Stream } => "zstd-stream",
+            Self::ZstdDictionary => "zstd-dictionary",
+        }
+    }
+
+    /// Every packing, in [`Packing::NAMES`] order.
+    const ALL: [Packing; 11] = [
+        Self::Auto,
+        Self::Raw,
+        Self::RelativeIds,
+        Self::RelativeIdsLz4 { framing: Framing::PerModule },
+        Self::RelativeIdsLz4 { framing: Framing::Stream },
+        Self::Smolv,
+        Self::Lz4 { framing: Framing::PerModule },
+        Self::Lz4 { framing: Framing::Stream },
+        Self::Zstd { framing: Framing::PerModule },
+        Self::Zstd { framing: Framing::Stream },
+        Self::ZstdDictionary,
+    ];
+}
+
+/// What [`Packing::Auto`] makes smallest (see [`Config::size_goal`](crate::Config::size_goal)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SizeGoal {
+    /// (`installed`) The binary as installed: stored bytes plus decoder
+    /// code. The default.
+    #[default]
+    Installed,
+    /// (`download`) The binary after `xz -9`, for games whose store,
+    /// installer or archive compresses them again: compressed shaders do
+    /// not shrink a second time, so this usually picks SPIR-V with
+    /// relative ids ([`Packing::RelativeIds`]), or raw SPIR-V for small
+    /// sets.
+    Download,
+}
+
+impl SizeGoal {
+    /// Parses `installed` or `download`.
+    ///
+    /// ```
+    /// assert_eq!(smolv_build::SizeGoal::parse("download"), Some(smolv_build::SizeGoal::Download));
+    /// ```
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "installed" => Some(Self::Installed),
+            "download" => Some(Self::Download),
+            _ => None,
+        }
+    }
+
+    /// The name [`SizeGoal::parse`] reads.
+    ///
+    /// ```
+    /// assert_eq!(smolv_build::SizeGoal::Download.name(), "download");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Installed => "installed",
+            Self::Download => "download",
+        }
+    }
+}

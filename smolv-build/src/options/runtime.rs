@@ -1,0 +1,117 @@
+//! What the smolv-runtime that embeds the set can unpack: its build script
+//! publishes its codecs through Cargo's `links` metadata, which Cargo
+//! passes to the build scripts of the crates that depend on it
+//! (`DEP_SMOLV_RUNTIME_CODECS`, `DEP_SMOLV_RUNTIME_ZSTD`). Automatic
+//! packing chooses only among those, and prices zstd at the build that is
+//! linked; a forced packing the runtime cannot unpack is an error that
+//! names the feature to turn on.
+
+use smolv_format::Codec;
+
+use crate::error::Error;
+
+/// The variables read, for `cargo:rerun-if-env-changed`.
+pub(crate) const VARIABLES: [&str; 2] = ["DEP_SMOLV_RUNTIME_CODECS", "DEP_SMOLV_RUNTIME_ZSTD"];
+
+/// A forced packing that this smolv-runtime is too old to know.
+fn newer_runtime(packing: &str) -> Error {
+    Error::Config(format!(
+        "packing {packing} needs a newer smolv-runtime than this crate depends on: use the same version as \
+         smolv-build, or choose another packing (Config::packing, SMOLV_PACKING)"
+    ))
+}
+
+/// The codecs the runtime decodes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct RuntimeCodecs {
+    /// `None` when unknown (outside a build script, or in a crate that does
+    /// not depend on smolv-runtime directly): every codec is allowed.
+    codecs: Option<Vec<Codec>>,
+    /// Its zstd is the full-speed build (feature `zstd-fast` without `zstd`).
+    pub(crate) zstd_fast: bool,
+}
+
+impl RuntimeCodecs {
+    /// From the variables, looked up with `var`.
+    pub(crate) fn from_env(var: impl Fn(&str) -> Option<String>) -> Self {
+        let codecs = var(VARIABLES[0]).map(|list| {
+            let names: Vec<&str> = list.split(',').map(str::trim).collect();
+            Codec::ALL.into_iter().filter(|c| names.contains(&c.name())).collect()
+        });
+        Self { codecs, zstd_fast: var(VARIABLES[1]).is_some_and(|zstd| zstd.trim() == "fast") }
+    }
+
+    /// Whether the runtime decodes `codec`.
+    pub(crate) fn decodes(&self, codec: Codec) -> bool {
+        self.codecs.as_ref().is_none_or(|codecs| codecs.contains(&codec))
+    }
+
+    /// An error unless the runtime decodes `codec`, the forced packing's.
+    pub(crate) fn require(&self, codec: Codec, packing: &str) -> Result<(), Error> {
+        if self.decodes(codec) {
+            return Ok(());
+        }
+        let feature = match codec {
+            // Every runtime that knows relative ids decodes codec 5, so one
+            // that does not predates them, and no feature of it helps.
+            Codec::SpirvRelativeIdsLz4 if !self.decodes(Codec::SpirvRelativeIds) => {
+                return Err(newer_runtime(packing));
+            }
+            Codec::SmolvLz4 | Codec::SpirvRelativeIdsLz4 => "lz4",
+            Codec::SmolvZstd | Codec::SmolvZstdDictionary => "zstd",
+            // Every smolv-runtime that knows these decodes them.
+            Codec::Spirv | Codec::SpirvRelativeIds | Codec::Smolv => return Err(newer_runtime(packing)),
+        };
+        Err(Error::Config(format!(
+            "packing {packing} needs smolv-runtime's `{feature}` feature, which this crate's smolv-runtime \
+             dependency does not enable: enable it, or choose another packing (Config::packing, SMOLV_PACKING)"
+        )))
+    }
+
+    /// The value for cache keys.
+    pub(crate) fn identity(&self) -> String {
+        format!(
+            "{:?} fast={}",
+            self.codecs.as_ref().map(|c| c.iter().map(|c| c.name()).collect::<Vec<_>>()),
+            self.zstd_fast
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn from(codecs: Option<&str>, zstd: Option<&str>) -> RuntimeCodecs {
+        RuntimeCodecs::from_env(|name| match name {
+            "DEP_SMOLV_RUNTIME_CODECS" => codecs.map(str::to_owned),
+            "DEP_SMOLV_RUNTIME_ZSTD" => zstd.map(str::to_owned),
+            _ => None,
+        })
+    }
+
+    #[test]
+    fn unknown_runtimes_allow_everything_and_known_ones_only_their_codecs() {
+        let unknown = from(None, None);
+        assert!(Codec::ALL.iter().all(|&c| unknown.decodes(c)));
+        let lean = from(Some("spirv,smolv,smolv-lz4"), None);
+        assert!(lean.decodes(Codec::SmolvLz4) && !lean.decodes(Codec::SmolvZstd));
+        let error = lean.require(Codec::SmolvZstdDictionary, "zstd-dictionary").unwrap_err().to_string();
+        assert!(error.contains("`zstd` feature"), "{error}");
+        assert!(
+            from(Some("spirv,smolv"), None).require(Codec::SmolvLz4, "lz4").unwrap_err().to_string().contains("`lz4`")
+        );
+        assert!(from(Some("spirv,smolv,smolv-zstd"), Some("fast")).zstd_fast);
+        // A runtime from before relative ids, with its `lz4` feature on.
+        let older = from(Some("spirv,smolv,smolv-lz4"), None).require(Codec::SpirvRelativeIdsLz4, "relative-ids-lz4");
+        assert!(older.unwrap_err().to_string().contains("newer smolv-runtime"));
+        // …and with it off: turning it on would not help.
+        let older = from(Some("spirv,smolv"), None).require(Codec::SpirvRelativeIdsLz4, "relative-ids-lz4");
+        assert!(older.unwrap_err().to_string().contains("newer smolv-runtime"));
+        // A current runtime without `lz4`.
+        let lean = from(Some("spirv,spirv-relative-ids,smolv"), None);
+        let error = lean.require(Codec::SpirvRelativeIdsLz4, "relative-ids-lz4").unwrap_err().to_string();
+        assert!(error.contains("`lz4` feature"), "{error}");
+        assert!(!from(Some("spirv,smolv,smolv-zstd"), Some("thin")).zstd_fast);
+    }
+}

@@ -1,0 +1,257 @@
+//! Writing the results: artifacts and manifest in `OUT_DIR`, and the
+//! `cargo:` directives that make Cargo rerun the build exactly when needed.
+
+use std::path::{Path, PathBuf};
+
+use smolv_format::{ARTIFACT_DIR, MANIFEST_FILE};
+
+use crate::error::{Diagnostic, Error};
+use crate::output::report::Report;
+use crate::pack::artifacts::Artifacts;
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e, "check that OUT_DIR is writable"))?;
+    }
+    // Unchanged files keep their timestamps, so include_bytes! does not force rebuilds.
+    if std::fs::read(path).is_ok_and(|old| old == bytes) {
+        return Ok(());
+    }
+    std::fs::write(path, bytes).map_err(|e| Error::io(path, e, "check that OUT_DIR is writable"))
+}
+
+/// Writes the artifact directory, replacing the previous one. Files of
+/// modules that no longer exist are removed.
+pub(crate) fn write_artifacts(out_dir: &Path, artifacts: &Artifacts, report: &Report) -> Result<(), Error> {
+    let dir = out_dir.join(ARTIFACT_DIR);
+    let mut keep: Vec<PathBuf> = Vec::new();
+    for ((module, container), spirv) in
+        artifacts.manifest.modules.iter().zip(&artifacts.containers).zip(&artifacts.optimized)
+    {
+        for (name, bytes) in [(&module.artifact, container), (&module.optimized_spirv, spirv)] {
+            let path = dir.join(name);
+            write(&path, bytes)?;
+            keep.push(path);
+        }
+    }
+    if let (Some(name), Some(bytes)) = (&artifacts.manifest.dictionary, &artifacts.dictionary) {
+        write(&dir.join(name), bytes)?;
+        keep.push(dir.join(name));
+    }
+    write(&dir.join(&artifacts.manifest.bundle), &artifacts.bundle)?;
+    keep.push(dir.join(&artifacts.manifest.bundle));
+    let embedded = &artifacts.manifest.embedded;
+    let mut embedded_files =
+        vec![(&embedded.directory, &artifacts.embedded.directory), (&embedded.data, &artifacts.embedded.data)];
+    if let (Some(name), Some(bytes)) = (&embedded.dictionary, &artifacts.embedded.dictionary) {
+        embedded_files.push((name, bytes));
+    }
+    for (module, data) in artifacts.manifest.modules.iter().zip(&artifacts.embedded.modules) {
+        embedded_files.push((&module.embedded.data, data));
+    }
+    for (name, bytes) in embedded_files {
+        write(&dir.join(name), bytes)?;
+        keep.push(dir.join(name));
+    }
+    let manifest = serde_json::to_vec_pretty(&artifacts.manifest).map_err(|e| Error::Internal(e.to_string()))?;
+    write(&dir.join(MANIFEST_FILE), &manifest)?;
+    keep.push(dir.join(MANIFEST_FILE));
+    remove_stale(&dir, &keep);
+    write(&out_dir.join("smolv-report.txt"), report.to_text().as_bytes())?;
+    write(&out_dir.join("smolv-report.json"), report.to_json().as_bytes())?;
+    Ok(())
+}
+
+fn remove_stale(dir: &Path, keep: &[PathBuf]) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for path in entries.flatten().map(|e| e.path()) {
+        if path.is_dir() {
+            remove_stale(&path, keep);
+        } else if !keep.contains(&path) {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+}
+
+/// `path` with `.` dropped and `..` taken back lexically, so that
+/// `shaders/../common.glsl` is not taken for a file below `shaders`.
+fn normalized(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.components().next_back(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Removes the artifacts of an earlier build, so that a failed build leaves
+/// nothing stale for the macros to embed.
+pub(crate) fn remove_artifacts(out_dir: &Path) {
+    let _ = std::fs::remove_dir_all(out_dir.join(ARTIFACT_DIR));
+    let _ = std::fs::remove_file(out_dir.join("smolv-report.txt"));
+    let _ = std::fs::remove_file(out_dir.join("smolv-report.json"));
+}
+
+/// The `cargo::error=` lines that make Cargo show `error` as the build's
+/// errors: one per shader diagnostic, `path:line:col: message` (what Cargo
+/// prints after `error:`), and one per line of any other error. A
+/// multi-line message becomes one line each: Cargo has no continuation
+/// syntax for them. Shader errors end with a line naming `log`, the
+/// build's log, which holds them in full.
+pub(crate) fn cargo_errors(error: &Error, log: Option<&Path>) -> Vec<String> {
+    let mut messages: Vec<String> = match error {
+        Error::Compile { diagnostics, .. } => diagnostics.iter().map(Diagnostic::headline).collect(),
+        other => vec![other.to_string()],
+    };
+    if let (Error::Compile { failed, total, .. }, Some(log)) = (error, log) {
+        messages
+            .push(format!("{failed} of {total} shader modules failed to compile; the build's log: {}", log.display()));
+    }
+    messages
+        .iter()
+        .flat_map(|message| message.lines().filter(|line| !line.trim().is_empty()))
+        .map(|line| format!("cargo::error={line}"))
+        .collect()
+}
+
+/// Prints `cargo:` directives (or nothing, outside a build script), each
+/// path once, and no path below a watched root.
+///
+/// Cargo shows a failed build script's whole standard output, so the
+/// directives stay few: one `rerun-if-changed` per shader root (Cargo scans
+/// a directory recursively, by modification time, so it sees every edit,
+/// added file and removed file below it), plus each include outside them.
+pub(crate) struct Directives {
+    pub(crate) enabled: bool,
+    pub(crate) watched: std::cell::RefCell<std::collections::BTreeSet<PathBuf>>,
+    /// The roots watched so far, lexically normalized and canonical.
+    roots: std::cell::RefCell<Vec<(PathBuf, Option<PathBuf>)>>,
+}
+
+impl Directives {
+    pub(crate) fn new(enabled: bool) -> Self {
+        Self { enabled, watched: Default::default(), roots: Default::default() }
+    }
+
+    /// Watches a shader root (a directory or a file): what Cargo sees
+    /// below it needs no directive of its own.
+    pub(crate) fn watch_root(&self, root: &Path) {
+        self.print_rerun(root);
+        self.roots.borrow_mut().push((normalized(root), root.canonicalize().ok()));
+    }
+
+    /// Watches `path`, unless a watched root holds it.
+    pub(crate) fn rerun_if_changed(&self, path: &Path) {
+        if !self.is_below_a_root(path) {
+            self.print_rerun(path);
+        }
+    }
+
+    fn print_rerun(&self, path: &Path) {
+        if self.enabled && self.watched.borrow_mut().insert(path.to_owned()) {
+            println!("cargo:rerun-if-changed={}", path.display());
+        }
+    }
+
+    /// Whether `path` lies below a watched root, both as written (`..`
+    /// resolved) and with symbolic links followed: an include reached
+    /// through a link out of a root is watched on its own.
+    fn is_below_a_root(&self, path: &Path) -> bool {
+        let (lexical, canonical) = (normalized(path), path.canonicalize().ok());
+        self.roots.borrow().iter().any(|(root, canonical_root)| {
+            lexical.starts_with(root)
+                && match (&canonical, canonical_root) {
+                    (Some(path), Some(root)) => path.starts_with(root),
+                    _ => true,
+                }
+        })
+    }
+
+    pub(crate) fn rerun_if_env_changed(&self, var: &str) {
+        if self.enabled {
+            println!("cargo:rerun-if-env-changed={var}");
+        }
+    }
+
+    /// A warning; each line becomes its own `cargo:warning`.
+    pub(crate) fn warning(&self, text: &str) {
+        if self.enabled {
+            for line in text.lines() {
+                println!("cargo:warning={line}");
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_below_a_watched_root_need_no_directive_of_their_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let (shaders, outside) = (dir.path().join("shaders"), dir.path().join("common"));
+        std::fs::create_dir_all(shaders.join("include")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        let directives = Directives::new(false);
+        directives.watch_root(&shaders);
+        directives.watch_root(&dir.path().join("alone.frag"));
+        for inside in ["include/common.glsl", "a.frag", "./include/../b.frag"] {
+            assert!(directives.is_below_a_root(&shaders.join(inside)), "{inside}");
+        }
+        assert!(directives.is_below_a_root(&dir.path().join("alone.frag")));
+        for outside in [outside.join("x.glsl"), shaders.join("../common/x.glsl"), dir.path().join("shaders2/a.frag")] {
+            assert!(!directives.is_below_a_root(&outside), "{}", outside.display());
+        }
+        #[cfg(unix)]
+        {
+            std::fs::write(outside.join("linked.glsl"), "").unwrap();
+            std::os::unix::fs::symlink(outside.join("linked.glsl"), shaders.join("linked.glsl")).unwrap();
+            assert!(!directives.is_below_a_root(&shaders.join("linked.glsl")), "a link out of the root");
+        }
+    }
+
+    #[test]
+    fn every_shader_error_becomes_a_cargo_error_line() {
+        let error = Error::Compile {
+            diagnostics: vec![
+                Diagnostic {
+                    path: "shaders/a.frag".into(),
+                    line: 3,
+                    column: 5,
+                    message: "'foo' : undeclared identifier".into(),
+                    rendered: Some("  |\n3 | foo\n  | ^^^".into()),
+                },
+                Diagnostic::whole_file("shaders/b.comp", "the shader compiler crashed on this shader"),
+            ],
+            failed: 2,
+            total: 3,
+        };
+        assert_eq!(
+            cargo_errors(&error, None),
+            [
+                "cargo::error=shaders/a.frag:3:5: 'foo' : undeclared identifier",
+                "cargo::error=shaders/b.comp: the shader compiler crashed on this shader",
+            ]
+        );
+        let with_log = cargo_errors(&error, Some(Path::new("out/smolv-build.log")));
+        assert_eq!(with_log.len(), 3);
+        assert_eq!(
+            with_log[2],
+            "cargo::error=2 of 3 shader modules failed to compile; the build's log: out/smolv-build.log"
+        );
+        let lines = cargo_errors(&Error::Config("two shaders are named \"a\"\nrename one".into()), None);
+        assert_eq!(
+            lines,
+            ["cargo::error=smolv-build configuration: two shaders are named \"a\"", "cargo::error=rename one"]
+        );
+    }
+}

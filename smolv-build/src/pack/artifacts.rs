@@ -1,0 +1,222 @@
+//! From compiled modules to the artifacts [`emit`](crate::output::emit) writes:
+//! reflect, SMOL-V encode, compress (zstd forms, cached), pack the embedded
+//! set, and assemble the containers, the bundle, the manifest and the
+//! report's rows.
+
+use rayon::prelude::*;
+
+use crate::cache::{BodyReader, BodyWriter, Cache, KeyBuilder};
+use crate::pack::bundle::{BundleModule, assemble_bundle};
+use smolv_format::{
+    BUNDLE_FILE, EMBEDDED_DATA_FILE, EMBEDDED_DICTIONARY_FILE, EMBEDDED_DIRECTORY_FILE, MANIFEST_FORMAT,
+    ManifestEmbeddedModule, ManifestEmbeddedSet, ManifestModule,
+};
+
+use crate::compile::frontend::CompiledModule;
+use crate::error::Error;
+use crate::pack::encode::{Packed, ZstdForms, compress_forms, encode_module};
+use crate::pack::packing::{self, PackInput, PackedSet};
+use crate::pack::recipe::ShaderRecipe;
+use crate::pack::reflect::{names_read, reflect};
+use crate::settings::Plan;
+use crate::source::Job;
+
+/// The manifest as this build writes it: each module's recipe is a
+/// [`ShaderRecipe`].
+pub(crate) type Manifest = smolv_format::Manifest<ShaderRecipe>;
+
+/// Everything to write into the artifact directory, and the sizes the
+/// report gives (the output stage reads both).
+pub(crate) struct Artifacts {
+    pub(crate) manifest: Manifest,
+    pub(crate) containers: Vec<Vec<u8>>,
+    pub(crate) optimized: Vec<Vec<u8>>,
+    pub(crate) dictionary: Option<Vec<u8>>,
+    pub(crate) bundle: Vec<u8>,
+    /// The embedded set: its files, and what the choice weighed.
+    pub(crate) embedded: PackedSet,
+    /// Per module, in manifest order: what encoding and compression made.
+    pub(crate) sizes: Vec<ModuleSizes>,
+    /// Bytes of SPIR-V the embedded set decodes to.
+    pub(crate) spirv_bytes: usize,
+}
+
+/// One module's sizes after the pack stage, for the report.
+pub(crate) struct ModuleSizes {
+    /// SMOL-V bytes.
+    pub(crate) smolv: usize,
+    /// Its zstd payload in the bundle.
+    pub(crate) compressed: usize,
+}
+
+/// File name of a module's container: readable, and unique even where
+/// names differ only in characters that files cannot hold.
+pub(crate) fn artifact_name(index: usize, module: &str, kind: &str) -> String {
+    let safe: String =
+        module.chars().map(|c| if c.is_ascii_alphanumeric() || "._-@".contains(c) { c } else { '_' }).collect();
+    match kind {
+        "spv" => format!("spirv/{index:04}-{safe}.spv"),
+        "data" => format!("embedded/modules/{index:04}-{safe}.data"),
+        _ => format!("modules/{index:04}-{safe}.smvc"),
+    }
+}
+
+/// A compiled module, with its job, whether it came from the cache, and
+/// every file its job read.
+pub(crate) struct Built<'a> {
+    pub(crate) module: CompiledModule,
+    pub(crate) job: &'a Job,
+    pub(crate) cached: bool,
+    pub(crate) dependencies: std::sync::Arc<[std::path::PathBuf]>,
+}
+
+/// Reflects, encodes, compresses and assembles every compiled module, and
+/// packs the embedded set.
+pub(crate) fn build_artifacts(modules: &[Built<'_>], plan: &Plan, cache: &Cache) -> Result<Artifacts, Error> {
+    let settings = &plan.settings;
+    let encoded: Vec<_> = modules
+        .par_iter()
+        .map(|Built { module, .. }| {
+            let shipped = module.optimized.as_ref().unwrap_or(&module.spirv);
+            let reflection = reflect(shipped, module.stage, &module.entry_point);
+            encode_module(shipped, settings.strip_debug, Some(names_read(&reflection))).map(|e| (e, reflection))
+        })
+        .collect::<Result<_, _>>()
+        .map_err(Error::Internal)?;
+    let smolv: Vec<Vec<u8>> = encoded.iter().map(|(e, _)| e.smolv.clone()).collect();
+    let zstd = zstd_forms(&smolv, plan, cache)?;
+    let packed = zstd.preferred();
+
+    let inputs: Vec<PackInput> = modules
+        .iter()
+        .zip(&encoded)
+        .map(|(Built { module, .. }, (encoded, _))| {
+            PackInput::new(module.name.clone(), encoded.smolv.clone(), &encoded.decoded)
+        })
+        .collect();
+    let embedded = packing::pack_cached(&inputs, &zstd, &plan.packing, plan.dictionary, cache)?;
+
+    let bundle_modules: Vec<BundleModule<'_>> = modules
+        .iter()
+        .zip(&encoded)
+        .map(|(Built { module, .. }, (encoded, reflection))| BundleModule { name: &module.name, encoded, reflection })
+        .collect();
+    let bundled = assemble_bundle(&bundle_modules, packed)?;
+    let mut manifest_modules = Vec::new();
+    let mut sizes = Vec::new();
+    let mut optimized = Vec::new();
+    for (index, (((Built { module, job, dependencies, .. }, (encoded, reflection)), payload), container)) in
+        modules.iter().zip(&encoded).zip(&packed.payloads).zip(&bundled.containers).enumerate()
+    {
+        let shipped = module.optimized.as_ref().unwrap_or(&module.spirv);
+        let input = &inputs[index];
+        sizes.push(ModuleSizes { smolv: encoded.smolv.len(), compressed: payload.len() });
+        manifest_modules.push(ManifestModule {
+            name: module.name.clone(),
+            artifact: artifact_name(index, &module.name, "smvc"),
+            optimized_spirv: artifact_name(index, &module.name, "spv"),
+            source: job.path.clone(),
+            variant: job.variant.clone(),
+            recipe: Some(ShaderRecipe::new(&module.name, job, settings, dependencies)),
+            reflection: reflection.clone(),
+            spirv_bytes: encoded.decoded.len() * 4,
+            container_bytes: container.len(),
+            embedded: ManifestEmbeddedModule {
+                data: artifact_name(index, &module.name, "data"),
+                unpacked_bytes: packing::unpacked_len(embedded.scheme.codec, input),
+                spirv_bytes: input.spirv.len(),
+                check: input.check,
+            },
+        });
+        optimized.push(shipped.iter().flat_map(|w| w.to_le_bytes()).collect());
+    }
+    let dictionary_bytes = packed.dictionary.as_ref().map(|d| d.as_bytes().to_vec());
+    let spirv_bytes = inputs.iter().map(|m| m.spirv.len()).sum();
+    let decoder_bytes = embedded.chosen().decoder().installed;
+    let manifest_embedded = ManifestEmbeddedSet {
+        codec: embedded.scheme.codec,
+        framing: embedded.scheme.framing,
+        goal: embedded.goal.name().to_owned(),
+        directory: EMBEDDED_DIRECTORY_FILE.to_owned(),
+        data: EMBEDDED_DATA_FILE.to_owned(),
+        dictionary: embedded.dictionary.as_ref().map(|_| EMBEDDED_DICTIONARY_FILE.to_owned()),
+        spirv_bytes,
+        stored_bytes: embedded.stored_len(),
+        decoder_bytes,
+    };
+    Ok(Artifacts {
+        manifest: Manifest {
+            format: MANIFEST_FORMAT,
+            bundle: BUNDLE_FILE.to_owned(),
+            dictionary: dictionary_bytes.as_ref().map(|_| "dictionary.zdict".to_owned()),
+            strip_debug: settings.strip_debug,
+            embedded: manifest_embedded,
+            modules: manifest_modules,
+        },
+        containers: bundled.containers,
+        optimized,
+        dictionary: dictionary_bytes,
+        bundle: bundled.bytes,
+        embedded,
+        sizes,
+        spirv_bytes,
+    })
+}
+
+/// Compresses the set with zstd, alone and with a dictionary, or takes both
+/// from the cache: dictionary training and zstd -19 are the slowest steps
+/// after compiling.
+fn zstd_forms(smolv: &[Vec<u8>], plan: &Plan, cache: &Cache) -> Result<ZstdForms, Error> {
+    // smolv-build's own identity is in every key (KeyBuilder::new).
+    let mut key = KeyBuilder::new("smolv-build pack v3");
+    key.text(&format!("{}/{:?}", plan.zstd_level, plan.dictionary));
+    smolv.iter().for_each(|m| {
+        key.field(m);
+    });
+    let key = key.finish();
+    if let Some(forms) = cache.get(&key).and_then(|body| read_forms(&body, smolv.len())) {
+        return Ok(forms);
+    }
+    let forms = compress_forms(smolv, plan.zstd_level, plan.dictionary).map_err(Error::Internal)?;
+    let mut w = BodyWriter::default();
+    write_packed(&mut w, &forms.plain);
+    match &forms.with_dictionary {
+        Some(packed) => write_packed(w.u32(1).u32(u32::from(forms.prefer_dictionary)), packed),
+        None => {
+            w.u32(0);
+        }
+    }
+    if let Some(body) = w.finish() {
+        cache.put(&key, &body);
+    }
+    Ok(forms)
+}
+
+fn write_packed(w: &mut BodyWriter, packed: &Packed) {
+    w.bytes(packed.dictionary.as_ref().map(|d| d.as_bytes()).unwrap_or_default());
+    packed.payloads.iter().for_each(|p| {
+        w.bytes(p);
+    });
+}
+
+fn read_packed(r: &mut BodyReader<'_>, count: usize) -> Option<Packed> {
+    let dictionary = match r.bytes()? {
+        [] => None,
+        bytes => Some(smolv_runtime::container::Dictionary::new(bytes.to_vec()).ok()?),
+    };
+    let payloads = (0..count).map(|_| r.bytes().map(<[u8]>::to_vec)).collect::<Option<Vec<_>>>()?;
+    Some(Packed { dictionary, payloads })
+}
+
+fn read_forms(body: &[u8], count: usize) -> Option<ZstdForms> {
+    let mut r = BodyReader::new(body);
+    let plain = read_packed(&mut r, count)?;
+    let (with_dictionary, prefer_dictionary) = match r.u32()? {
+        0 => (None, false),
+        _ => {
+            let prefer = r.u32()? == 1;
+            (Some(read_packed(&mut r, count)?), prefer)
+        }
+    };
+    r.is_empty().then_some(ZstdForms { plain, with_dictionary, prefer_dictionary })
+}

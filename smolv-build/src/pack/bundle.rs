@@ -1,0 +1,230 @@
+//! Bundles: one container per module (SMOL-V, zstd with the shared
+//! dictionary, reflection) and the bundle of them all, the asset-file form.
+//! The build writes one to `OUT_DIR`; [`write_bundle`] makes one from ready
+//! SPIR-V, for `cargo smolv pack` and tools that produce SPIR-V themselves.
+
+use rayon::prelude::*;
+use smolv_runtime::container::{BundleBuilder, Codec, assemble};
+use smolv_runtime::reflect::{Reflection, ShaderStage};
+
+use crate::error::Error;
+use crate::options::DictionaryMode;
+use crate::pack::encode::{Encoded, Packed, compress, encode_module};
+use crate::pack::reflect::reflect;
+
+/// One module going into a bundle.
+pub(crate) struct BundleModule<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) encoded: &'a Encoded,
+    pub(crate) reflection: &'a Reflection,
+}
+
+/// A bundle, and each module's container in it, in input order.
+pub(crate) struct Bundled {
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) containers: Vec<Vec<u8>>,
+}
+
+/// Assembles each module's container from its payload in `packed` (in the
+/// same order) and the bundle of them all, with `packed`'s dictionary.
+pub(crate) fn assemble_bundle(modules: &[BundleModule<'_>], packed: &Packed) -> Result<Bundled, Error> {
+    let (codec, dictionary_id) = match &packed.dictionary {
+        Some(dictionary) => (Codec::SmolvZstdDictionary, dictionary.id()),
+        None => (Codec::SmolvZstd, 0),
+    };
+    let mut builder = BundleBuilder::new();
+    if let Some(dictionary) = &packed.dictionary {
+        builder = builder.dictionary(dictionary.clone());
+    }
+    let mut containers = Vec::with_capacity(modules.len());
+    for (module, payload) in modules.iter().zip(&packed.payloads) {
+        let container = assemble(codec, &module.encoded.decoded, dictionary_id, module.reflection, payload)
+            .map_err(|e| Error::Internal(format!("{}: {e}", module.name)))?;
+        builder.push(module.name.to_owned(), container.clone());
+        containers.push(container);
+    }
+    Ok(Bundled { bytes: builder.build().map_err(|e| Error::Internal(e.to_string()))?, containers })
+}
+
+/// How [`write_bundle`] encodes.
+///
+/// ```
+/// use smolv_build::DictionaryMode;
+/// use smolv_build::bundle::{write_bundle, PackOptions};
+/// let options = PackOptions { zstd_level: 22, dictionary: DictionaryMode::Off, strip_debug: true };
+/// let packed = write_bundle(&[("fill.comp".to_owned(), smolv_runtime::doc_example_module())], &options)?;
+/// assert_eq!(packed.dictionary_bytes, 0);
+/// # Ok::<(), smolv_build::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PackOptions {
+    /// zstd level (default 19).
+    pub zstd_level: i32,
+    /// Dictionary policy (default automatic).
+    pub dictionary: DictionaryMode,
+    /// Strip debug info. Off by default, so unpacking gives back the input
+    /// bit for bit.
+    pub strip_debug: bool,
+}
+
+impl Default for PackOptions {
+    fn default() -> Self {
+        Self { zstd_level: 19, dictionary: DictionaryMode::Auto, strip_debug: false }
+    }
+}
+
+/// One packed entry's sizes.
+///
+/// ```
+/// use smolv_build::bundle::{write_bundle, PackOptions};
+/// let spirv = smolv_runtime::doc_example_module();
+/// let packed = write_bundle(&[("fill.comp".to_owned(), spirv.clone())], &PackOptions::default())?;
+/// let entry = &packed.entries[0];
+/// assert_eq!((entry.name.as_str(), entry.spirv_bytes), ("fill.comp", spirv.len() * 4));
+/// assert!(entry.smolv_bytes < entry.spirv_bytes);
+/// # Ok::<(), smolv_build::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
+pub struct PackedEntry {
+    /// Entry name.
+    pub name: String,
+    /// SPIR-V bytes in.
+    pub spirv_bytes: usize,
+    /// SMOL-V bytes.
+    pub smolv_bytes: usize,
+    /// Compressed payload bytes.
+    pub compressed_bytes: usize,
+}
+
+/// A packed bundle and what went into it.
+///
+/// ```no_run
+/// use smolv_build::bundle::{write_bundle, PackOptions};
+/// # let (blur, sky) = (smolv_runtime::doc_example_module(), smolv_runtime::doc_example_module());
+/// let packed = write_bundle(&[("blur.comp".to_owned(), blur), ("sky.frag".to_owned(), sky)], &PackOptions::default())?;
+/// std::fs::write("assets/shaders.smvb", &packed.bytes)?;
+/// println!("{} entries, dictionary {} bytes", packed.entries.len(), packed.dictionary_bytes);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct PackedBundle {
+    /// The bundle, in the format `include_shaders!` embeds.
+    pub bytes: Vec<u8>,
+    /// Per-entry sizes, sorted by name.
+    pub entries: Vec<PackedEntry>,
+    /// Size of the shared dictionary (0 if none).
+    pub dictionary_bytes: usize,
+}
+
+/// Packs named SPIR-V modules into a bundle: reflection from each module,
+/// SMOL-V, zstd with a shared dictionary.
+///
+/// ```
+/// use smolv_build::bundle::{write_bundle, PackOptions};
+/// use smolv_runtime::ShaderSet;
+///
+/// let spirv = smolv_runtime::doc_example_module();
+/// let packed = write_bundle(&[("blur.comp".to_owned(), spirv.clone())], &PackOptions::default())?;
+/// let set = ShaderSet::from_vec(packed.bytes)?;
+/// assert_eq!(set.get("blur.comp")?.decode()?, spirv);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn write_bundle(modules: &[(String, Vec<u32>)], options: &PackOptions) -> Result<PackedBundle, Error> {
+    let mut sorted: Vec<&(String, Vec<u32>)> = modules.iter().collect();
+    sorted.sort_by(|a, b| a.0.cmp(&b.0));
+    if let Some(pair) = sorted.windows(2).find(|pair| pair[0].0 == pair[1].0) {
+        return Err(Error::Config(format!("two modules are named {:?}", pair[0].0)));
+    }
+    let encoded = sorted
+        .par_iter()
+        .map(|(name, spirv)| {
+            // Containers carry their reflection, so stripping keeps no names.
+            let encoded = encode_module(spirv, options.strip_debug, None).map_err(|e| format!("{name}: {e}"))?;
+            Ok((encoded, reflect(spirv, ShaderStage::Vertex, "main")))
+        })
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(Error::Internal)?;
+    let smolv: Vec<Vec<u8>> = encoded.iter().map(|(e, _)| e.smolv.clone()).collect();
+    let packed = compress(&smolv, options.zstd_level, options.dictionary).map_err(Error::Internal)?;
+    let modules: Vec<BundleModule<'_>> = sorted
+        .iter()
+        .zip(&encoded)
+        .map(|((name, _), (encoded, reflection))| BundleModule { name, encoded, reflection })
+        .collect();
+    let bundled = assemble_bundle(&modules, &packed)?;
+    let entries = sorted
+        .iter()
+        .zip(&encoded)
+        .zip(&packed.payloads)
+        .map(|(((name, spirv), (encoded, _)), payload)| PackedEntry {
+            name: name.clone(),
+            spirv_bytes: spirv.len() * 4,
+            smolv_bytes: encoded.smolv.len(),
+            compressed_bytes: payload.len(),
+        })
+        .collect();
+    Ok(PackedBundle {
+        bytes: bundled.bytes,
+        entries,
+        dictionary_bytes: packed.dictionary.as_ref().map_or(0, |d| d.as_bytes().len()),
+    })
+}
+
+/// A set of SMOL-V modules compressed together (see [`compress_set`]):
+/// everything needed to decompress them again.
+///
+/// ```
+/// use smolv_build::DictionaryMode;
+/// use smolv_build::bundle::compress_set;
+/// # let spirv = smolv_runtime::doc_example_module();
+/// let smolv = smolv_runtime::encode(&spirv[..], &Default::default())?;
+/// let set = compress_set(&[smolv], 19, DictionaryMode::Auto)?;
+/// assert_eq!(set.payloads.len(), 1);
+/// assert_eq!(set.dictionary, None, "one module is too little to train a dictionary on");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompressedSet {
+    /// The shared zstd dictionary the payloads need, if one was worth it.
+    pub dictionary: Option<Vec<u8>>,
+    /// Each module's compressed payload: one zstd frame with the content
+    /// size, without checksum or dictionary id.
+    pub payloads: Vec<Vec<u8>>,
+}
+
+impl CompressedSet {
+    /// Size of the shared dictionary, 0 if there is none.
+    ///
+    /// ```
+    /// let set = smolv_build::bundle::CompressedSet { dictionary: Some(vec![0; 1024]), payloads: Vec::new() };
+    /// assert_eq!(set.dictionary_len(), 1024);
+    /// ```
+    pub fn dictionary_len(&self) -> usize {
+        self.dictionary.as_ref().map_or(0, Vec::len)
+    }
+}
+
+/// Compresses SMOL-V modules as the build does: zstd at `level`, with a
+/// shared dictionary chosen by `mode`.
+///
+/// ```
+/// use smolv_build::DictionaryMode;
+/// use smolv_build::bundle::compress_set;
+/// # let spirv = smolv_runtime::doc_example_module();
+/// let smolv = smolv_runtime::encode(&spirv[..], &Default::default())?;
+/// let set = compress_set(&[smolv.clone(), smolv.clone()], 19, DictionaryMode::Auto)?;
+/// assert_eq!(set.payloads.len(), 2);
+/// // Everything to decompress them is in the set.
+/// let mut zstd = match &set.dictionary {
+///     Some(dictionary) => zstd::bulk::Decompressor::with_dictionary(dictionary)?,
+///     None => zstd::bulk::Decompressor::new()?,
+/// };
+/// assert_eq!(zstd.decompress(&set.payloads[0], smolv.len())?, smolv);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn compress_set(smolv: &[Vec<u8>], level: i32, mode: DictionaryMode) -> Result<CompressedSet, Error> {
+    let packed = compress(smolv, level, mode).map_err(Error::Internal)?;
+    Ok(CompressedSet { dictionary: packed.dictionary.map(|d| d.as_bytes().to_vec()), payloads: packed.payloads })
+}

@@ -1,0 +1,131 @@
+//! SMOL-V encoding and zstd compression, with an optional dictionary
+//! trained over the crate's own shaders.
+
+use std::collections::BTreeSet;
+
+use rayon::prelude::*;
+use smolv_runtime::codec::{DecodeOptions, EncodeOptions};
+use smolv_runtime::container::{Dictionary, compress as zstd_compress};
+
+use crate::options::DictionaryMode;
+
+/// One module's SMOL-V, and the SPIR-V that it decodes to (without debug
+/// info when stripped).
+pub(crate) struct Encoded {
+    pub(crate) smolv: Vec<u8>,
+    pub(crate) decoded: Vec<u32>,
+}
+
+/// Encodes one module; when stripping, keeps the `OpName`s in `keep_names`
+/// (the names its reflection reads, so that embedded shaders reflect their
+/// decoded SPIR-V to the same result).
+pub(crate) fn encode_module(
+    spirv: &[u32],
+    strip_debug: bool,
+    keep_names: Option<BTreeSet<String>>,
+) -> Result<Encoded, String> {
+    let mut options = EncodeOptions::new().strip_debug(strip_debug);
+    if let Some(keep) = keep_names {
+        options = options.keep_names(move |name| keep.contains(name));
+    }
+    let smolv = smolv_runtime::encode(spirv, &options).map_err(|e| format!("SMOL-V encoding failed: {e}"))?;
+    let decoded =
+        smolv_runtime::decode(&smolv, &DecodeOptions::new()).map_err(|e| format!("SMOL-V round trip failed: {e}"))?;
+    Ok(Encoded { smolv, decoded })
+}
+
+/// The compressed set: per-module payloads and the dictionary they share.
+#[derive(Clone)]
+pub(crate) struct Packed {
+    pub(crate) dictionary: Option<Dictionary>,
+    pub(crate) payloads: Vec<Vec<u8>>,
+}
+
+impl Packed {
+    pub(crate) fn total(&self) -> usize {
+        self.payloads.iter().map(Vec::len).sum::<usize>() + self.dictionary.as_ref().map_or(0, |d| d.as_bytes().len())
+    }
+}
+
+/// Dictionary sizes tried in automatic mode. Small ones win on small sets:
+/// a dictionary only pays while it is much smaller than what it saves.
+const CANDIDATE_SIZES: [usize; 8] = [1 << 10, 2 << 10, 4 << 10, 8 << 10, 16 << 10, 32 << 10, 64 << 10, 110 << 10];
+
+fn compress_all(smolv: &[Vec<u8>], level: i32, dictionary: Option<&Dictionary>) -> Result<Vec<Vec<u8>>, String> {
+    smolv.par_iter().map(|m| zstd_compress(m, level, dictionary).map_err(|e| e.to_string())).collect()
+}
+
+fn train(smolv: &[Vec<u8>], size: usize) -> Option<Dictionary> {
+    let bytes = zstd::dict::from_samples(smolv, size).ok()?;
+    Dictionary::new(bytes).ok()
+}
+
+/// Both zstd forms of a set: every module alone, and with the dictionary
+/// that `mode` asks for, if one could be trained. Bundles take the
+/// [`preferred`](ZstdForms::preferred) one; embedded sets weigh both.
+pub(crate) struct ZstdForms {
+    pub(crate) plain: Packed,
+    pub(crate) with_dictionary: Option<Packed>,
+    /// Whether `mode` prefers the dictionary form: always for a fixed size,
+    /// in automatic mode when it lowers the total.
+    pub(crate) prefer_dictionary: bool,
+}
+
+impl ZstdForms {
+    /// What a bundle ships: the dictionary form if preferred, else the plain one.
+    pub(crate) fn preferred(&self) -> &Packed {
+        match &self.with_dictionary {
+            Some(packed) if self.prefer_dictionary => packed,
+            _ => &self.plain,
+        }
+    }
+}
+
+/// Compresses every module, choosing a dictionary as `mode` says.
+pub(crate) fn compress(smolv: &[Vec<u8>], level: i32, mode: DictionaryMode) -> Result<Packed, String> {
+    let mut forms = compress_forms(smolv, level, mode)?;
+    Ok(match forms.with_dictionary.take() {
+        Some(packed) if forms.prefer_dictionary => packed,
+        _ => forms.plain,
+    })
+}
+
+/// Compresses every module alone and, unless `mode` is off, with a shared
+/// dictionary of the size `mode` gives or the best of several.
+pub(crate) fn compress_forms(smolv: &[Vec<u8>], level: i32, mode: DictionaryMode) -> Result<ZstdForms, String> {
+    let plain = Packed { dictionary: None, payloads: compress_all(smolv, level, None)? };
+    let no_dictionary = |plain| Ok(ZstdForms { plain, with_dictionary: None, prefer_dictionary: false });
+    if smolv.len() < 2 {
+        return no_dictionary(plain);
+    }
+    let total_input: usize = smolv.iter().map(Vec::len).sum();
+    let size = match mode {
+        DictionaryMode::Off => return no_dictionary(plain),
+        DictionaryMode::Size(size) => size,
+        DictionaryMode::Auto => {
+            // Rank sizes cheaply at a low level, then check the winner at the real one.
+            let probe_level = level.min(9);
+            let ranked: Vec<(usize, usize)> = CANDIDATE_SIZES
+                .par_iter()
+                .filter(|&&size| size * 4 <= total_input)
+                .filter_map(|&size| {
+                    let dictionary = train(smolv, size)?;
+                    let payloads = compress_all(smolv, probe_level, Some(&dictionary)).ok()?;
+                    let total = Packed { dictionary: Some(dictionary), payloads }.total();
+                    Some((total, size))
+                })
+                .collect();
+            match ranked.into_iter().min() {
+                Some((_, size)) => size,
+                None => return no_dictionary(plain),
+            }
+        }
+    };
+    let Some(dictionary) = train(smolv, size) else {
+        return no_dictionary(plain);
+    };
+    let payloads = compress_all(smolv, level, Some(&dictionary))?;
+    let with_dictionary = Packed { dictionary: Some(dictionary), payloads };
+    let prefer_dictionary = matches!(mode, DictionaryMode::Size(_)) || with_dictionary.total() < plain.total();
+    Ok(ZstdForms { plain, with_dictionary: Some(with_dictionary), prefer_dictionary })
+}

@@ -1,0 +1,96 @@
+//! What each codec's decoder costs in the binary: the fixed price a packing
+//! pays before its smaller data saves anything.
+
+use super::Codec;
+
+/// Bytes of code a decoder adds to a binary, installed and downloaded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct DecoderCost {
+    /// In a stripped release binary.
+    pub(crate) installed: usize,
+    /// The same code after `xz -9`.
+    pub(crate) download: usize,
+}
+
+impl DecoderCost {
+    const fn new(installed: usize, download: usize) -> Self {
+        Self { installed, download }
+    }
+
+    /// What a set packed with `codec` links: its decoders, its checks and
+    /// the set's glue (the `ShaderSet` and `Shader` code a program that
+    /// decodes every shader calls).
+    pub(crate) const fn of(codec: Codec) -> Self {
+        match codec {
+            Codec::Spirv => RAW,
+            Codec::SpirvRelativeIds => RELATIVE_IDS,
+            Codec::SpirvRelativeIdsLz4 => RELATIVE_IDS_LZ4,
+            Codec::Smolv => SMOLV,
+            Codec::SmolvLz4 => SMOLV_LZ4,
+            Codec::SmolvZstd | Codec::SmolvZstdDictionary => SMOLV_ZSTD,
+        }
+    }
+
+    /// What `codec` links when the runtime's zstd is the full-speed build
+    /// (`zstd_fast`) or the default `thin` one.
+    pub(crate) const fn linked(codec: Codec, zstd_fast: bool) -> Self {
+        match codec {
+            Codec::SmolvZstd | Codec::SmolvZstdDictionary if zstd_fast => SMOLV_ZSTD_FAST,
+            _ => Self::of(codec),
+        }
+    }
+}
+
+// The cost table. The measurements behind each figure, and how they were
+// taken, are in docs/size.md#decoder-costs; change the two together.
+//
+// Each codec's figure is a little above the largest measurement, and raw's
+// is 0, so that near a break-even the choice errs toward raw SPIR-V: raw
+// cannot make a binary larger than plain `include_bytes!` by more than the
+// glue every packing has.
+
+/// Raw SPIR-V: the reference every other packing must beat.
+const RAW: DecoderCost = DecoderCost::new(0, 0);
+/// SPIR-V with relative ids: a copy of the words and the conversion back
+/// (with its 367-byte opcode table), and the glue.
+const RELATIVE_IDS: DecoderCost = DecoderCost::new(2_500, 1_000);
+/// SPIR-V with relative ids + `lz4_flex`'s safe block decoder, and the
+/// xxHash32 check.
+const RELATIVE_IDS_LZ4: DecoderCost = DecoderCost::new(10_500, 4_000);
+/// SMOL-V, the xxHash32 check, and the glue.
+const SMOLV: DecoderCost = DecoderCost::new(11_200, 5_000);
+/// SMOL-V + `lz4_flex`'s safe block decoder.
+const SMOLV_LZ4: DecoderCost = DecoderCost::new(16_800, 5_800);
+/// SMOL-V + zstd (`thin`).
+const SMOLV_ZSTD: DecoderCost = DecoderCost::new(45_000, 19_100);
+/// SMOL-V + zstd's full-speed build (feature `zstd-fast` alone): the thin
+/// row plus the difference between zstd's two builds; see
+/// docs/size.md#decoder-costs.
+const SMOLV_ZSTD_FAST: DecoderCost = DecoderCost::new(159_000, 70_100);
+
+/// The table as text, for cache keys: new numbers must not reuse a choice
+/// made with the old ones.
+pub(crate) fn table_identity() -> String {
+    let codecs = Codec::ALL;
+    let fast = DecoderCost::linked(Codec::SmolvZstd, true);
+    codecs.iter().map(|&c| format!("{}={:?};", c.name(), DecoderCost::of(c))).collect::<String>()
+        + &format!("fast={fast:?}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_codec_costs_more_than_the_simpler_one() {
+        // Scheme order is by decoder size; the dictionary codec shares zstd's.
+        let order = &Codec::ALL[..Codec::ALL.len() - 1];
+        for pair in order.windows(2) {
+            let (simpler, richer) = (DecoderCost::of(pair[0]), DecoderCost::of(pair[1]));
+            assert!(simpler.installed < richer.installed && simpler.download < richer.download, "{pair:?}");
+        }
+        assert_eq!(DecoderCost::of(Codec::SmolvZstdDictionary), DecoderCost::of(Codec::SmolvZstd));
+        // The default path's budget (issue 20).
+        assert!(DecoderCost::of(Codec::SmolvLz4).installed <= 24 * 1024);
+    }
+}

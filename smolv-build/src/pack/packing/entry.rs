@@ -1,0 +1,110 @@
+//! The packing step's cache entry: LZ4 HC, zstd -19 streams and xz
+//! estimates are slow, and a warm build with the same inputs must not
+//! repeat them. The key covers every input by value.
+
+use super::candidate::tables_len;
+use super::codec::Scheme;
+use super::{Measured, PackInput, PackedSet, choose, cost};
+use crate::cache::{BodyReader, BodyWriter, Cache, Key, KeyBuilder};
+use crate::error::Error;
+use crate::options::DictionaryMode;
+use crate::pack::encode::ZstdForms;
+use crate::settings::PackSettings;
+
+/// [`pack`], or its result from the cache.
+pub(crate) fn pack_cached(
+    inputs: &[PackInput],
+    zstd: &ZstdForms,
+    options: &PackSettings,
+    dictionary_mode: DictionaryMode,
+    cache: &Cache,
+) -> Result<PackedSet, Error> {
+    let key = key(inputs, options, dictionary_mode);
+    if let Some(set) = cache.get(&key).and_then(|body| read(&body, inputs, options)) {
+        return Ok(set);
+    }
+    let set = choose(inputs, zstd, options, dictionary_mode)?;
+    if let Some(body) = write(&set) {
+        cache.put(&key, &body);
+    }
+    Ok(set)
+}
+
+fn key(inputs: &[PackInput], options: &PackSettings, dictionary_mode: DictionaryMode) -> Key {
+    // v3: the dictionary is trained here, and ships packed. v4: schemes are
+    // stored by name, not by their place in `Scheme::ALL`.
+    let mut key = KeyBuilder::new("smolv-build embedded set v4");
+    key.text(env!("CARGO_PKG_VERSION"))
+        .text(options.packing.name())
+        .text(options.goal.name())
+        .text(&format!("zstd {} {dictionary_mode:?}", options.zstd_level))
+        .text(&cost::table_identity())
+        .text(&options.runtime.identity());
+    // Everything packed follows from the SMOL-V, level and mode above, and
+    // from the zstd build (its version is keyed with the crate's).
+    key.text(zstd::zstd_safe::version_string());
+    for input in inputs {
+        key.text(&input.name).field(&input.smolv).field(&input.spirv);
+    }
+    key.finish()
+}
+
+fn to_u32(value: usize) -> Option<u32> {
+    u32::try_from(value).ok()
+}
+
+/// The entry body; `None` if something does not fit its fields (then the
+/// set is simply not cached).
+fn write(set: &PackedSet) -> Option<Vec<u8>> {
+    let mut w = BodyWriter::default();
+    w.bytes(set.scheme.packing_name().as_bytes());
+    w.bytes(&set.directory).bytes(&set.data).bytes(set.dictionary.as_deref().unwrap_or_default());
+    w.u32(u32::from(set.dictionary.is_some()));
+    set.modules.iter().for_each(|m| {
+        w.bytes(m);
+    });
+    w.u32(to_u32(set.candidates.len())?);
+    for candidate in &set.candidates {
+        w.bytes(candidate.scheme.packing_name().as_bytes()).u32(to_u32(candidate.stored)?);
+        // 0 for "not estimated", else the estimate plus one.
+        w.u32(to_u32(candidate.stored_xz.map_or(0, |xz| xz + 1))?);
+    }
+    w.finish()
+}
+
+/// The scheme `SMOLV_PACKING` names `name`.
+fn scheme(name: &[u8]) -> Option<Scheme> {
+    Scheme::ALL.into_iter().find(|s| s.packing_name().as_bytes() == name)
+}
+
+fn read(body: &[u8], inputs: &[PackInput], options: &PackSettings) -> Option<PackedSet> {
+    let goal = options.goal;
+    let mut r = BodyReader::new(body);
+    let chosen = scheme(r.bytes()?)?;
+    let directory = r.bytes()?.to_vec();
+    let data = r.bytes()?.to_vec();
+    let dictionary_bytes = r.bytes()?.to_vec();
+    let dictionary = (r.u32()? == 1).then_some(dictionary_bytes);
+    let modules = inputs.iter().map(|_| r.bytes().map(<[u8]>::to_vec)).collect::<Option<Vec<_>>>()?;
+    let mut candidates = Vec::new();
+    for _ in 0..r.u32()? {
+        let scheme = scheme(r.bytes()?)?;
+        let stored = usize::try_from(r.u32()?).ok()?;
+        let stored_xz = match r.u32()? {
+            0 => None,
+            xz => Some(usize::try_from(xz - 1).ok()?),
+        };
+        candidates.push(Measured { scheme, stored, stored_xz, zstd_fast: options.runtime.zstd_fast });
+    }
+    let tables_len = tables_len(inputs);
+    r.is_empty().then_some(PackedSet {
+        scheme: chosen,
+        goal,
+        directory,
+        data,
+        dictionary,
+        modules,
+        candidates,
+        tables_len,
+    })
+}

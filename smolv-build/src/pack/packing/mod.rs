@@ -1,0 +1,200 @@
+//! Packing the embedded set: every way the format allows, measured, and
+//! the smallest chosen, decoder code included (`docs/format.md`, "Embedded
+//! sets").
+//!
+//! encode (SMOL-V, zstd forms) → `candidate` (directory + data per packing)
+//! → `xz` (download estimates) → `choose` (with `cost`) → the set that ships
+//! and each module's `include_shader!` form. `entry` caches the lot.
+
+mod candidate;
+mod choose;
+mod codec;
+mod cost;
+mod dictionary;
+mod directory;
+mod entry;
+mod lz4;
+mod xz;
+
+use rayon::prelude::*;
+
+use crate::error::Error;
+use crate::options::{DictionaryMode, Packing, SizeGoal};
+use crate::pack::encode::ZstdForms;
+use crate::settings::PackSettings;
+
+pub(crate) use choose::Measured;
+pub(crate) use codec::Scheme;
+pub(crate) use entry::pack_cached;
+pub(crate) use smolv_format::{Codec, Framing};
+
+impl Packing {
+    /// The one scheme a forced packing means; `None` for `Auto`.
+    pub(crate) fn scheme(self) -> Option<Scheme> {
+        let (codec, framing) = match self {
+            Self::Auto => return None,
+            Self::Raw => (Codec::Spirv, Framing::PerModule),
+            Self::RelativeIds => (Codec::SpirvRelativeIds, Framing::PerModule),
+            Self::RelativeIdsLz4 { framing } => (Codec::SpirvRelativeIdsLz4, framing),
+            Self::Smolv => (Codec::Smolv, Framing::PerModule),
+            Self::Lz4 { framing } => (Codec::SmolvLz4, framing),
+            Self::Zstd { framing } => (Codec::SmolvZstd, framing),
+            Self::ZstdDictionary => (Codec::SmolvZstdDictionary, Framing::PerModule),
+        };
+        Some(Scheme { codec, framing })
+    }
+
+    /// The forced packing that means `scheme`.
+    pub(crate) fn from_scheme(scheme: Scheme) -> Self {
+        match scheme.codec {
+            Codec::Spirv => Self::Raw,
+            Codec::SpirvRelativeIds => Self::RelativeIds,
+            Codec::SpirvRelativeIdsLz4 => Self::RelativeIdsLz4 { framing: scheme.framing },
+            Codec::Smolv => Self::Smolv,
+            Codec::SmolvLz4 => Self::Lz4 { framing: scheme.framing },
+            Codec::SmolvZstd => Self::Zstd { framing: scheme.framing },
+            Codec::SmolvZstdDictionary => Self::ZstdDictionary,
+        }
+    }
+}
+
+/// One module, as the packing step sees it.
+pub(crate) struct PackInput {
+    pub(crate) name: String,
+    pub(crate) smolv: Vec<u8>,
+    /// The SPIR-V it decodes to, as little-endian bytes.
+    pub(crate) spirv: Vec<u8>,
+    /// xxHash32 (seed 0) of `spirv`.
+    pub(crate) check: u32,
+}
+
+impl PackInput {
+    pub(crate) fn new(name: String, smolv: Vec<u8>, spirv: &[u32]) -> Self {
+        let spirv: Vec<u8> = spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let check = xxhash_rust::xxh32::xxh32(&spirv, 0);
+        Self { name, smolv, spirv, check }
+    }
+}
+
+/// The packed set: what ships, and what the choice weighed.
+pub(crate) struct PackedSet {
+    pub(crate) scheme: Scheme,
+    pub(crate) goal: SizeGoal,
+    pub(crate) directory: Vec<u8>,
+    pub(crate) data: Vec<u8>,
+    /// The zstd dictionary as it ships (one zstd frame), for
+    /// [`Codec::SmolvZstdDictionary`] only.
+    pub(crate) dictionary: Option<Vec<u8>>,
+    /// Each module packed alone with the set's codec, for `include_shader!`.
+    pub(crate) modules: Vec<Vec<u8>>,
+    /// Every candidate, in [`Scheme::ALL`] order.
+    pub(crate) candidates: Vec<Measured>,
+    /// Names and tables the macros generate (see `docs/format.md`).
+    pub(crate) tables_len: usize,
+}
+
+impl PackedSet {
+    /// The chosen candidate's sizes.
+    pub(crate) fn chosen(&self) -> Measured {
+        self.candidates.iter().find(|c| c.scheme == self.scheme).copied().unwrap_or(Measured {
+            scheme: self.scheme,
+            stored: self.stored_len(),
+            stored_xz: None,
+            zstd_fast: false,
+        })
+    }
+
+    /// What the binary carries: data, dictionary, names and tables.
+    pub(crate) fn stored_len(&self) -> usize {
+        self.data.len() + self.dictionary.as_ref().map_or(0, Vec::len) + self.tables_len
+    }
+}
+
+/// Builds every candidate packing of `inputs` (sorted by name), measures
+/// them, and keeps the one `options` asks for.
+pub(crate) fn choose(
+    inputs: &[PackInput],
+    zstd: &ZstdForms,
+    options: &PackSettings,
+    dictionary_mode: DictionaryMode,
+) -> Result<PackedSet, Error> {
+    let forced = options.packing.scheme();
+    // Training is the slowest step: only when the dictionary codec can win.
+    let dictionary_wanted = options.runtime.decodes(Codec::SmolvZstdDictionary)
+        && forced.is_none_or(|scheme| scheme.codec == Codec::SmolvZstdDictionary);
+    let trained =
+        if dictionary_wanted { dictionary::train(inputs, options.zstd_level, dictionary_mode)? } else { None };
+    if let Some(scheme) = forced {
+        options.runtime.require(scheme.codec, scheme.packing_name())?;
+    }
+    let schemes: Vec<Scheme> = Scheme::ALL
+        .into_iter()
+        .filter(|s| s.codec != Codec::SmolvZstdDictionary || trained.is_some())
+        .filter(|s| options.runtime.decodes(s.codec))
+        .collect();
+    if let Some(scheme) = forced.filter(|s| !schemes.contains(s)) {
+        return Err(Error::Config(format!(
+            "packing {} needs a zstd dictionary, and none could be trained: that takes two or more modules, \
+             about 4 KB of SMOL-V, and Config::dictionary other than DictionaryMode::Off",
+            scheme.packing_name()
+        )));
+    }
+    let relative =
+        if schemes.iter().any(|s| s.codec.relative_ids()) { Some(candidate::relative_ids_of(inputs)?) } else { None };
+    let relative = relative.as_deref();
+    let forms = Codec::ALL
+        .into_par_iter()
+        .filter(|codec| schemes.iter().any(|s| s.codec == *codec))
+        .map(|codec| candidate::ModuleForms::new(codec, inputs, relative, zstd, trained.as_ref()))
+        .collect::<Result<Vec<_>, Error>>()?;
+    let forms_of = |codec| forms.iter().find(|f| f.codec == codec);
+    let candidates = schemes
+        .par_iter()
+        .map(|&scheme| match (scheme.framing, forms_of(scheme.codec)) {
+            (Framing::PerModule, Some(forms)) => candidate::per_module(inputs, forms),
+            (Framing::Stream, _) => candidate::stream(inputs, scheme.codec, relative, options.zstd_level),
+            (Framing::PerModule, None) => {
+                Err(Error::Internal(format!("no modules packed with {}", scheme.codec.name())))
+            }
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    let measured = candidates
+        .par_iter()
+        .map(|c| {
+            let stored_xz = match options.goal {
+                SizeGoal::Download => Some(xz::compressed_len(&c.stored_bytes())?),
+                SizeGoal::Installed => None,
+            };
+            Ok(Measured { scheme: c.scheme, stored: c.stored_len(), stored_xz, zstd_fast: options.runtime.zstd_fast })
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    let index = match forced {
+        Some(scheme) => measured.iter().position(|m| m.scheme == scheme),
+        None => choose::choose(&measured, options.goal),
+    }
+    .ok_or_else(|| Error::Internal("no packing candidate was built".to_owned()))?;
+    let chosen = candidates
+        .into_iter()
+        .nth(index)
+        .ok_or_else(|| Error::Internal("the chosen packing candidate is missing".to_owned()))?;
+    let modules = forms
+        .into_iter()
+        .find(|f| f.codec == chosen.scheme.codec)
+        .map(|f| f.packed)
+        .ok_or_else(|| Error::Internal("the chosen codec packed no modules".to_owned()))?;
+    Ok(PackedSet {
+        scheme: chosen.scheme,
+        goal: options.goal,
+        dictionary: chosen.dictionary,
+        directory: chosen.directory,
+        data: chosen.data,
+        modules,
+        candidates: measured,
+        tables_len: chosen.tables_len,
+    })
+}
+
+/// Bytes a module unpacks to in a set packed with `codec`.
+pub(crate) fn unpacked_len(codec: Codec, input: &PackInput) -> usize {
+    candidate::unpacked_len(codec, input)
+}

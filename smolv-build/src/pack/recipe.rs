@@ -1,0 +1,248 @@
+//! How to compile one shader again exactly as the build did: its job (the
+//! source, stage, entry point, defines, variant, build-time spec
+//! constants), the settings it was compiled with (target environment,
+//! SPIR-V version, optimizer, strip, include directories, compiler
+//! options), and the files it included. The manifest records one per
+//! module; `include_shaders!` embeds it when smolv-runtime's `hot-reload`
+//! feature is on, and the `smolv-reload` crate compiles it on every edit.
+
+use std::path::{Path, PathBuf};
+
+use crate::compile::compile_uncached;
+use crate::error::{Diagnostic, Error};
+use crate::pack::encode::encode_module;
+use crate::pack::reflect::{names_read, reflect};
+use crate::settings::Settings;
+use crate::source::Job;
+
+/// What the build knew about one module, enough to compile it again in
+/// another process with the same result.
+///
+/// ```
+/// use smolv_build::recipe::ShaderRecipe;
+/// use smolv_format::{ARTIFACT_DIR, MANIFEST_FILE, Manifest};
+/// # let dir = tempfile::tempdir()?;
+/// # let spirv: Vec<u8> = smolv_runtime::doc_example_module().iter().flat_map(|w| w.to_le_bytes()).collect();
+/// # std::fs::create_dir(dir.path().join("shaders"))?;
+/// # std::fs::write(dir.path().join("shaders/fill.comp.spv"), spirv)?;
+/// # let mut config = smolv_build::Config::new();
+/// # config.shader_dir(dir.path().join("shaders")).cache_dir(dir.path().join("cache")).cargo_directives(false);
+/// # let out_dir = dir.path().join("out");
+/// # config.out_dir(&out_dir).try_compile()?;
+/// let manifest: Manifest<ShaderRecipe> = serde_json::from_slice(&std::fs::read(out_dir.join(ARTIFACT_DIR).join(MANIFEST_FILE))?)?;
+/// let recipe = manifest.modules[0].recipe.clone().expect("this smolv-build records recipes");
+/// let again = recipe.compile().map_err(|errors| format!("{errors:?}"))?;
+/// // The same words the embedded shader decodes to.
+/// let built = smolv_runtime::ShaderSet::from_vec(std::fs::read(out_dir.join(ARTIFACT_DIR).join(&manifest.bundle))?)?;
+/// assert_eq!(again.module(&recipe.name), Some(&built.get("fill.comp.spv")?.decode()?[..]));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ShaderRecipe {
+    /// The module's name (`lit.frag`, `lit.frag@shadows`, `sky.wgsl#fs_main`).
+    pub name: String,
+    /// The shader directory (or glob root, or the file's directory) the
+    /// source was found in: what [`relocate`](Self::relocate) replaces.
+    pub root: PathBuf,
+    /// The source file.
+    pub source: PathBuf,
+    /// Every other file the compiler read (includes, Slang imports), as
+    /// the build resolved them.
+    pub includes: Vec<PathBuf>,
+    job: Job,
+    settings: Settings,
+}
+
+/// The modules one recompiled job produced (one, or one per WGSL or Slang
+/// entry point), as their SPIR-V words after the build's strip and SMOL-V
+/// round trip: the words `Shader::decode` gives for a build of the same
+/// source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Recompiled {
+    /// `(module name, SPIR-V words)`, in the order the frontend made them.
+    pub modules: Vec<(String, Vec<u32>)>,
+    /// Every other file the compiler read this time.
+    pub includes: Vec<PathBuf>,
+    /// The compiler's and the optimizer's warnings.
+    pub warnings: Vec<String>,
+}
+
+impl Recompiled {
+    /// The words of the module named `name`, if this job made it.
+    ///
+    /// ```
+    /// let recompiled = smolv_build::recipe::Recompiled {
+    ///     modules: vec![("fill.comp".to_owned(), vec![0x0723_0203])],
+    ///     includes: Vec::new(),
+    ///     warnings: Vec::new(),
+    /// };
+    /// assert_eq!(recompiled.module("fill.comp"), Some(&[0x0723_0203][..]));
+    /// assert_eq!(recompiled.module("sky.wgsl#fs_main"), None);
+    /// ```
+    pub fn module(&self, name: &str) -> Option<&[u32]> {
+        self.modules.iter().find(|(n, _)| n == name).map(|(_, words)| &words[..])
+    }
+}
+
+/// The directory a job's source was found in: its path less the
+/// components of its name (the path below that directory).
+fn root_of(job: &Job) -> PathBuf {
+    let relative = job.name.split('@').next().unwrap_or_default();
+    let depth = relative.split('/').count();
+    job.path.ancestors().nth(depth).map(Path::to_owned).unwrap_or_default()
+}
+
+/// `path` with the prefix `from` replaced by `to`; unchanged if it does not
+/// start with `from`.
+fn moved(path: &Path, from: &Path, to: &Path) -> PathBuf {
+    match path.strip_prefix(from) {
+        Ok(rest) if rest.as_os_str().is_empty() => to.to_owned(),
+        Ok(rest) => to.join(rest),
+        Err(_) => path.to_owned(),
+    }
+}
+
+impl ShaderRecipe {
+    /// The recipe of `module_name`, made by the job `job`.
+    pub(crate) fn new(module_name: &str, job: &Job, settings: &Settings, dependencies: &[PathBuf]) -> Self {
+        Self {
+            name: module_name.to_owned(),
+            root: root_of(job),
+            source: job.path.clone(),
+            includes: dependencies.iter().filter(|path| **path != job.path).cloned().collect(),
+            job: job.clone(),
+            settings: settings.clone(),
+        }
+    }
+
+    /// Reads a recipe from its JSON (as the manifest holds it, and as
+    /// `include_shaders!` embeds it with the `hot-reload` feature).
+    ///
+    /// ```
+    /// let error = smolv_build::recipe::ShaderRecipe::from_json("{}").unwrap_err();
+    /// assert!(error.to_string().contains("rebuild"), "{error}");
+    /// ```
+    pub fn from_json(json: &str) -> Result<Self, Error> {
+        serde_json::from_str(json).map_err(|e| {
+            Error::Config(format!(
+                "a shader's hot-reload recipe cannot be read ({e}); rebuild with matching smolv-build and \
+                 smolv-reload versions"
+            ))
+        })
+    }
+
+    /// The recipe as JSON, for [`from_json`](Self::from_json).
+    ///
+    /// ```no_run
+    /// # fn get(recipe: &smolv_build::recipe::ShaderRecipe) -> Result<(), smolv_build::Error> {
+    /// let again = smolv_build::recipe::ShaderRecipe::from_json(&recipe.to_json())?;
+    /// assert_eq!(&again, recipe);
+    /// # Ok(()) }
+    /// ```
+    pub fn to_json(&self) -> String {
+        // Paths, strings, numbers and enums only: serializing cannot fail.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// Whether `other` is the same compile (another entry point of the same
+    /// WGSL or Slang job): one [`compile`](Self::compile) serves both.
+    ///
+    /// ```no_run
+    /// # fn get(a: &smolv_build::recipe::ShaderRecipe) {
+    /// assert!(a.same_job(a));
+    /// # }
+    /// ```
+    pub fn same_job(&self, other: &Self) -> bool {
+        self.job == other.job && self.settings == other.settings
+    }
+
+    /// Moves every path below `from` (the source, its includes, the include
+    /// directories) to the same place below `to`: for a copy of the shader
+    /// directory, or for sources kept elsewhere than where they were built.
+    ///
+    /// ```no_run
+    /// # fn get(mut recipe: smolv_build::recipe::ShaderRecipe) {
+    /// let from = recipe.root.clone();
+    /// recipe.relocate(&from, std::path::Path::new("/tmp/shaders"));
+    /// assert!(recipe.source.starts_with("/tmp/shaders"));
+    /// # }
+    /// ```
+    pub fn relocate(&mut self, from: &Path, to: &Path) {
+        self.root = moved(&self.root, from, to);
+        self.source = moved(&self.source, from, to);
+        self.job.path = moved(&self.job.path, from, to);
+        for path in self.includes.iter_mut().chain(&mut self.settings.include_dirs) {
+            *path = moved(path, from, to);
+        }
+    }
+
+    /// Compiles the source as it is now, with the build's frontend,
+    /// optimizer, specializer, strip and SMOL-V round trip, without the
+    /// cache. Errors are the build's diagnostics (`path:line:col`); the
+    /// compilers run in this process (shaderc, naga) or as children
+    /// (`slangc`, `spirv-opt`).
+    ///
+    /// ```no_run
+    /// # fn get(recipe: &smolv_build::recipe::ShaderRecipe) {
+    /// match recipe.compile() {
+    ///     Ok(recompiled) => println!("{} words", recompiled.module(&recipe.name).map_or(0, <[u32]>::len)),
+    ///     Err(errors) => errors.iter().for_each(|e| eprintln!("shader error: {}", e.headline())),
+    /// }
+    /// # }
+    /// ```
+    pub fn compile(&self) -> Result<Recompiled, Vec<Diagnostic>> {
+        let source = std::fs::read(&self.job.path)
+            .map_err(|e| vec![Diagnostic::whole_file(&self.job.path, format!("cannot read the shader: {e}"))])?;
+        let output = compile_uncached(&self.job, &source, &self.settings)?;
+        let mut modules = Vec::with_capacity(output.modules.len());
+        for module in &output.modules {
+            let shipped = module.optimized.as_ref().unwrap_or(&module.spirv);
+            let reflection = reflect(shipped, module.stage, &module.entry_point);
+            let encoded = encode_module(shipped, self.settings.strip_debug, Some(names_read(&reflection)))
+                .map_err(|why| vec![Diagnostic::whole_file(&self.job.path, why)])?;
+            modules.push((module.name.clone(), encoded.decoded));
+        }
+        let includes =
+            output.dependencies.into_iter().map(|(path, _)| path).filter(|path| *path != self.job.path).collect();
+        Ok(Recompiled { modules, includes, warnings: output.warnings })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relocating_moves_only_paths_below_the_old_root() {
+        assert_eq!(
+            moved(Path::new("/a/shaders/x.frag"), Path::new("/a/shaders"), Path::new("/t")),
+            Path::new("/t/x.frag")
+        );
+        assert_eq!(moved(Path::new("/a/shaders"), Path::new("/a/shaders"), Path::new("/t")), Path::new("/t"));
+        assert_eq!(
+            moved(Path::new("/a/other/x.glsl"), Path::new("/a/shaders"), Path::new("/t")),
+            Path::new("/a/other/x.glsl")
+        );
+        // A sibling whose name merely starts the same is not below it.
+        assert_eq!(
+            moved(Path::new("/a/shaders2/x"), Path::new("/a/shaders"), Path::new("/t")),
+            Path::new("/a/shaders2/x")
+        );
+    }
+
+    #[test]
+    fn the_root_is_the_path_less_the_name() {
+        let job = |name: &str, path: &str| Job {
+            name: name.to_owned(),
+            path: PathBuf::from(path),
+            language: crate::Language::Glsl,
+            stage: None,
+            entry_point: "main".to_owned(),
+            defines: Vec::new(),
+            variant: None,
+            spec_constants: Vec::new(),
+        };
+        assert_eq!(root_of(&job("post/blur.comp", "/g/shaders/post/blur.comp")), Path::new("/g/shaders"));
+        assert_eq!(root_of(&job("lit.frag@shadows", "/g/shaders/lit.frag")), Path::new("/g/shaders"));
+    }
+}

@@ -1,0 +1,514 @@
+//! Reading reflection from SPIR-V: what the pipeline around a shader needs
+//! to know about it. `smolv-build` runs this at build time, and embedded
+//! shaders run it when smolv-runtime's `Shader::reflection` is
+//! called, so binaries that never ask do not carry it.
+
+use alloc::borrow::ToOwned;
+use alloc::collections::BTreeMap as HashMap;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::binary::ReflectionError;
+use super::types::{
+    DescriptorBinding, DescriptorKind, InterfaceVariable, PushConstantRange, Reflection, ShaderStage, SpecConstant,
+    SpecConstantType,
+};
+
+/// SPIR-V opcodes and enumerants read here.
+mod spv {
+    pub(super) const OP_NAME: u32 = 5;
+    pub(super) const OP_ENTRY_POINT: u32 = 15;
+    pub(super) const OP_EXECUTION_MODE: u32 = 16;
+    pub(super) const OP_TYPE_BOOL: u32 = 20;
+    pub(super) const OP_TYPE_INT: u32 = 21;
+    pub(super) const OP_TYPE_FLOAT: u32 = 22;
+    pub(super) const OP_TYPE_VECTOR: u32 = 23;
+    pub(super) const OP_TYPE_MATRIX: u32 = 24;
+    pub(super) const OP_TYPE_IMAGE: u32 = 25;
+    pub(super) const OP_TYPE_SAMPLER: u32 = 26;
+    pub(super) const OP_TYPE_SAMPLED_IMAGE: u32 = 27;
+    pub(super) const OP_TYPE_ARRAY: u32 = 28;
+    pub(super) const OP_TYPE_RUNTIME_ARRAY: u32 = 29;
+    pub(super) const OP_TYPE_STRUCT: u32 = 30;
+    pub(super) const OP_TYPE_POINTER: u32 = 32;
+    pub(super) const OP_CONSTANT: u32 = 43;
+    pub(super) const OP_SPEC_CONSTANT_TRUE: u32 = 48;
+    pub(super) const OP_SPEC_CONSTANT_FALSE: u32 = 49;
+    pub(super) const OP_SPEC_CONSTANT: u32 = 50;
+    pub(super) const OP_VARIABLE: u32 = 59;
+    pub(super) const OP_DECORATE: u32 = 71;
+    pub(super) const OP_MEMBER_DECORATE: u32 = 72;
+    pub(super) const OP_TYPE_ACCELERATION_STRUCTURE: u32 = 5341;
+
+    pub(super) const DEC_SPEC_ID: u32 = 1;
+    pub(super) const DEC_BLOCK: u32 = 2;
+    pub(super) const DEC_BUFFER_BLOCK: u32 = 3;
+    pub(super) const DEC_ARRAY_STRIDE: u32 = 6;
+    pub(super) const DEC_MATRIX_STRIDE: u32 = 7;
+    pub(super) const DEC_BUILTIN: u32 = 11;
+    pub(super) const DEC_LOCATION: u32 = 30;
+    pub(super) const DEC_BINDING: u32 = 33;
+    pub(super) const DEC_DESCRIPTOR_SET: u32 = 34;
+    pub(super) const DEC_OFFSET: u32 = 35;
+
+    pub(super) const SC_UNIFORM_CONSTANT: u32 = 0;
+    pub(super) const SC_INPUT: u32 = 1;
+    pub(super) const SC_UNIFORM: u32 = 2;
+    pub(super) const SC_OUTPUT: u32 = 3;
+    pub(super) const SC_PUSH_CONSTANT: u32 = 9;
+    pub(super) const SC_STORAGE_BUFFER: u32 = 12;
+
+    pub(super) const MODE_LOCAL_SIZE: u32 = 17;
+    pub(super) const DIM_BUFFER: u32 = 5;
+    pub(super) const DIM_SUBPASS_DATA: u32 = 6;
+}
+
+#[derive(Clone, Debug)]
+enum Type {
+    Bool,
+    Int { width: u32, signed: bool },
+    Float { width: u32 },
+    Vector { component: u32, count: u32 },
+    Matrix { column: u32, count: u32 },
+    Image { dim: u32, sampled: u32 },
+    Sampler,
+    SampledImage,
+    Array { element: u32, length: u32 },
+    RuntimeArray { element: u32 },
+    Struct { members: Vec<u32> },
+    Pointer { pointee: u32 },
+    AccelerationStructure,
+}
+
+#[derive(Default)]
+struct Decorations {
+    set: Option<u32>,
+    binding: Option<u32>,
+    location: Option<u32>,
+    spec_id: Option<u32>,
+    builtin: bool,
+    buffer_block: bool,
+    array_stride: Option<u32>,
+}
+
+#[derive(Default)]
+struct MemberDecorations {
+    offset: Option<u32>,
+    matrix_stride: Option<u32>,
+    builtin: bool,
+}
+
+#[derive(Default)]
+struct Module {
+    names: HashMap<u32, String>,
+    decorations: HashMap<u32, Decorations>,
+    members: HashMap<(u32, u32), MemberDecorations>,
+    types: HashMap<u32, Type>,
+    constants: HashMap<u32, u64>,
+    /// (result type, id, value words) of spec constants.
+    spec_constants: Vec<(u32, u32, SpecDefault)>,
+    /// (pointer type, id, storage class).
+    variables: Vec<(u32, u32, u32)>,
+    entry: Option<(u32, u32, String)>,
+    local_size: HashMap<u32, [u32; 3]>,
+}
+
+enum SpecDefault {
+    Bool(bool),
+    Words(u64),
+}
+
+fn literal_string(words: &[u32]) -> String {
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).take_while(|&b| b != 0).collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+impl Module {
+    fn parse(spirv: &[u32]) -> Self {
+        let mut module = Self::default();
+        let mut at = 5;
+        while at < spirv.len() {
+            let len = (spirv[at] >> 16) as usize;
+            let Some(inst) = spirv.get(at..at + len.max(1)) else {
+                break;
+            };
+            at += len.max(1);
+            module.instruction(spirv[at - inst.len()] & 0xFFFF, inst);
+        }
+        module
+    }
+
+    fn instruction(&mut self, opcode: u32, inst: &[u32]) {
+        let op = |i: usize| inst.get(i).copied().unwrap_or(0);
+        match opcode {
+            spv::OP_NAME if inst.len() > 2 => {
+                self.names.insert(op(1), literal_string(&inst[2..]));
+            }
+            spv::OP_ENTRY_POINT if inst.len() > 3 && self.entry.is_none() => {
+                self.entry = Some((op(1), op(2), literal_string(&inst[3..])));
+            }
+            spv::OP_EXECUTION_MODE if op(2) == spv::MODE_LOCAL_SIZE && inst.len() >= 6 => {
+                self.local_size.insert(op(1), [op(3), op(4), op(5)]);
+            }
+            spv::OP_TYPE_BOOL => {
+                self.types.insert(op(1), Type::Bool);
+            }
+            spv::OP_TYPE_INT => {
+                self.types.insert(op(1), Type::Int { width: op(2), signed: op(3) != 0 });
+            }
+            spv::OP_TYPE_FLOAT => {
+                self.types.insert(op(1), Type::Float { width: op(2) });
+            }
+            spv::OP_TYPE_VECTOR => {
+                self.types.insert(op(1), Type::Vector { component: op(2), count: op(3) });
+            }
+            spv::OP_TYPE_MATRIX => {
+                self.types.insert(op(1), Type::Matrix { column: op(2), count: op(3) });
+            }
+            spv::OP_TYPE_IMAGE => {
+                self.types.insert(op(1), Type::Image { dim: op(3), sampled: op(7) });
+            }
+            spv::OP_TYPE_SAMPLER => {
+                self.types.insert(op(1), Type::Sampler);
+            }
+            spv::OP_TYPE_SAMPLED_IMAGE => {
+                self.types.insert(op(1), Type::SampledImage);
+            }
+            spv::OP_TYPE_ARRAY => {
+                let length = self.constants.get(&op(3)).map_or(1, |&l| u32::try_from(l).unwrap_or(u32::MAX));
+                self.types.insert(op(1), Type::Array { element: op(2), length });
+            }
+            spv::OP_TYPE_RUNTIME_ARRAY => {
+                self.types.insert(op(1), Type::RuntimeArray { element: op(2) });
+            }
+            spv::OP_TYPE_STRUCT => {
+                self.types.insert(op(1), Type::Struct { members: inst.get(2..).unwrap_or_default().to_vec() });
+            }
+            spv::OP_TYPE_POINTER => {
+                self.types.insert(op(1), Type::Pointer { pointee: op(3) });
+            }
+            spv::OP_TYPE_ACCELERATION_STRUCTURE => {
+                self.types.insert(op(1), Type::AccelerationStructure);
+            }
+            spv::OP_CONSTANT if inst.len() >= 4 => {
+                self.constants.insert(op(2), u64::from(op(3)) | u64::from(op(4)) << 32);
+            }
+            spv::OP_SPEC_CONSTANT_TRUE | spv::OP_SPEC_CONSTANT_FALSE => {
+                self.spec_constants.push((op(1), op(2), SpecDefault::Bool(opcode == spv::OP_SPEC_CONSTANT_TRUE)));
+            }
+            spv::OP_SPEC_CONSTANT if inst.len() >= 4 => {
+                let value = u64::from(op(3)) | u64::from(op(4)) << 32;
+                self.spec_constants.push((op(1), op(2), SpecDefault::Words(value)));
+            }
+            spv::OP_VARIABLE if inst.len() >= 4 => self.variables.push((op(1), op(2), op(3))),
+            spv::OP_DECORATE if inst.len() >= 3 => {
+                let d = self.decorations.entry(op(1)).or_default();
+                match op(2) {
+                    spv::DEC_DESCRIPTOR_SET => d.set = Some(op(3)),
+                    spv::DEC_BINDING => d.binding = Some(op(3)),
+                    spv::DEC_LOCATION => d.location = Some(op(3)),
+                    spv::DEC_SPEC_ID => d.spec_id = Some(op(3)),
+                    spv::DEC_BUILTIN => d.builtin = true,
+                    spv::DEC_BUFFER_BLOCK => d.buffer_block = true,
+                    spv::DEC_ARRAY_STRIDE => d.array_stride = Some(op(3)),
+                    spv::DEC_BLOCK => {}
+                    _ => {}
+                }
+            }
+            spv::OP_MEMBER_DECORATE if inst.len() >= 4 => {
+                let d = self.members.entry((op(1), op(2))).or_default();
+                match op(3) {
+                    spv::DEC_OFFSET => d.offset = Some(op(4)),
+                    spv::DEC_MATRIX_STRIDE => d.matrix_stride = Some(op(4)),
+                    spv::DEC_BUILTIN => d.builtin = true,
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn name(&self, id: u32) -> String {
+        self.names.get(&id).cloned().unwrap_or_default()
+    }
+
+    fn pointee(&self, pointer: u32) -> Option<u32> {
+        match self.types.get(&pointer) {
+            Some(Type::Pointer { pointee }) => Some(*pointee),
+            _ => None,
+        }
+    }
+
+    /// The element type and total count under any arrays (0 = runtime-sized).
+    fn strip_arrays(&self, mut ty: u32) -> (u32, u32) {
+        let mut count = 1u32;
+        for _ in 0..16 {
+            match self.types.get(&ty) {
+                Some(Type::Array { element, length }) => {
+                    count = count.saturating_mul(*length);
+                    ty = *element;
+                }
+                Some(Type::RuntimeArray { element }) => {
+                    count = 0;
+                    ty = *element;
+                }
+                _ => break,
+            }
+        }
+        (ty, count)
+    }
+
+    fn descriptor_kind(&self, ty: u32, storage: u32) -> Option<DescriptorKind> {
+        Some(match self.types.get(&ty)? {
+            Type::Sampler => DescriptorKind::Sampler,
+            Type::SampledImage => DescriptorKind::CombinedImageSampler,
+            Type::Image { dim: spv::DIM_BUFFER, sampled } => {
+                if *sampled == 2 {
+                    DescriptorKind::StorageTexelBuffer
+                } else {
+                    DescriptorKind::UniformTexelBuffer
+                }
+            }
+            Type::Image { dim: spv::DIM_SUBPASS_DATA, .. } => DescriptorKind::InputAttachment,
+            Type::Image { sampled: 2, .. } => DescriptorKind::StorageImage,
+            Type::Image { .. } => DescriptorKind::SampledImage,
+            Type::AccelerationStructure => DescriptorKind::AccelerationStructure,
+            Type::Struct { .. } if storage == spv::SC_STORAGE_BUFFER => DescriptorKind::StorageBuffer,
+            Type::Struct { .. } if self.decorations.get(&ty).is_some_and(|d| d.buffer_block) => {
+                DescriptorKind::StorageBuffer
+            }
+            Type::Struct { .. } => DescriptorKind::UniformBuffer,
+            _ => return None,
+        })
+    }
+
+    /// Byte size of a type in a block; `matrix_stride` applies to a matrix member.
+    fn size_of(&self, ty: u32, matrix_stride: Option<u32>, depth: u32) -> u32 {
+        if depth > 32 {
+            return 0;
+        }
+        match self.types.get(&ty) {
+            Some(Type::Bool) => 4,
+            // Saturating throughout: hostile counts must not overflow.
+            Some(Type::Int { width, .. } | Type::Float { width }) => width / 8,
+            Some(Type::Vector { component, count }) => count.saturating_mul(self.size_of(*component, None, depth + 1)),
+            Some(Type::Matrix { column, count }) => {
+                count.saturating_mul(matrix_stride.unwrap_or_else(|| self.size_of(*column, None, depth + 1)))
+            }
+            Some(Type::Array { element, length }) => {
+                let stride = self.decorations.get(&ty).and_then(|d| d.array_stride);
+                length.saturating_mul(stride.unwrap_or_else(|| self.size_of(*element, matrix_stride, depth + 1)))
+            }
+            Some(Type::Struct { members }) => members
+                .iter()
+                .zip(0u32..)
+                .map(|(&member, i)| {
+                    let m = self.members.get(&(ty, i));
+                    let offset = m.and_then(|m| m.offset).unwrap_or(0);
+                    offset.saturating_add(self.size_of(member, m.and_then(|m| m.matrix_stride), depth + 1))
+                })
+                .max()
+                .unwrap_or(0),
+            _ => 0,
+        }
+    }
+
+    /// `VkFormat` of a scalar or vector type, with the location count
+    /// (matrices take one location per column).
+    fn format_of(&self, ty: u32) -> (u32, u32) {
+        match self.types.get(&ty) {
+            Some(Type::Matrix { column, count }) => (self.format_of(*column).0, *count),
+            Some(Type::Vector { component, count }) => (vk_format(self.types.get(component), *count), 1),
+            scalar => (vk_format(scalar, 1), 1),
+        }
+    }
+}
+
+/// The `VkFormat` for `count` components of a scalar type (0 if none fits).
+fn vk_format(scalar: Option<&Type>, count: u32) -> u32 {
+    // R, RG, RGB, RGBA for (uint, sint, sfloat) at 16, 32 and 64 bits.
+    const FORMATS_16: [[u32; 3]; 4] = [[74, 75, 76], [81, 82, 83], [88, 89, 90], [95, 96, 97]];
+    const FORMATS_32: [[u32; 3]; 4] = [[98, 99, 100], [101, 102, 103], [104, 105, 106], [107, 108, 109]];
+    const FORMATS_64: [[u32; 3]; 4] = [[110, 111, 112], [113, 114, 115], [116, 117, 118], [119, 120, 121]];
+    let (width, kind) = match scalar {
+        Some(Type::Int { width, signed: false }) => (*width, 0),
+        Some(Type::Int { width, signed: true }) => (*width, 1),
+        Some(Type::Float { width }) => (*width, 2),
+        _ => return 0,
+    };
+    let table = match width {
+        16 => &FORMATS_16,
+        32 => &FORMATS_32,
+        64 => &FORMATS_64,
+        _ => return 0,
+    };
+    table.get(count.saturating_sub(1) as usize).map_or(0, |row| row[kind])
+}
+
+fn spec_type(ty: Option<&Type>) -> SpecConstantType {
+    match ty {
+        Some(Type::Bool) => SpecConstantType::Bool,
+        Some(Type::Int { width: 32, signed: true }) => SpecConstantType::I32,
+        Some(Type::Int { width: 32, signed: false }) => SpecConstantType::U32,
+        Some(Type::Float { width: 32 }) => SpecConstantType::F32,
+        Some(Type::Int { width: 64, signed: true }) => SpecConstantType::I64,
+        Some(Type::Int { width: 64, signed: false }) => SpecConstantType::U64,
+        Some(Type::Float { width: 64 }) => SpecConstantType::F64,
+        _ => SpecConstantType::Other,
+    }
+}
+
+impl Reflection {
+    /// Reads the reflection of a SPIR-V module: stage and entry point from
+    /// its first `OpEntryPoint`, and the bindings, push constants, spec
+    /// constants and interface of that entry point. Names come from
+    /// `OpName`s; smolv-build keeps the ones reflection uses when it strips
+    /// debug info.
+    ///
+    /// ```
+    /// use smolv_format::reflect::{Reflection, ShaderStage};
+    /// let reflection = Reflection::from_spirv(&smolv_format::doc_example_module())?;
+    /// assert_eq!(reflection.stage, ShaderStage::Compute);
+    /// assert_eq!(reflection.entry_point, "main");
+    /// assert_eq!(reflection.workgroup_size, Some([1, 1, 1]));
+    /// # Ok::<(), smolv_format::reflect::ReflectionError>(())
+    /// ```
+    pub fn from_spirv(spirv: &[u32]) -> Result<Self, ReflectionError> {
+        if spirv.first() != Some(&0x0723_0203) {
+            return Err(ReflectionError::NotSpirv);
+        }
+        let module = Module::parse(spirv);
+        let Some((model, entry_id, entry_point)) = &module.entry else {
+            return Err(ReflectionError::NoEntryPoint);
+        };
+        let stage = ShaderStage::from_execution_model(*model).ok_or(ReflectionError::NoEntryPoint)?;
+        Ok(reflect(&module, stage, *entry_id, entry_point.to_owned()))
+    }
+}
+
+/// Most locations one interface variable is reflected as (far beyond any
+/// device's `maxVertexInputAttributes` or `maxFragmentOutputAttachments`).
+const MAX_INTERFACE_LOCATIONS: u32 = 1024;
+
+fn reflect(module: &Module, stage: ShaderStage, entry_id: u32, entry_point: String) -> Reflection {
+    let stage_flag = stage.vk_stage_flag();
+    let mut reflection = Reflection::new(stage, entry_point);
+    reflection.workgroup_size = module.local_size.get(&entry_id).copied();
+
+    for &(pointer, id, storage) in &module.variables {
+        let Some(pointee) = module.pointee(pointer) else {
+            continue;
+        };
+        let decorations = module.decorations.get(&id);
+        match storage {
+            spv::SC_UNIFORM_CONSTANT | spv::SC_UNIFORM | spv::SC_STORAGE_BUFFER => {
+                let (Some(set), Some(binding)) = (decorations.and_then(|d| d.set), decorations.and_then(|d| d.binding))
+                else {
+                    continue;
+                };
+                let (element, count) = module.strip_arrays(pointee);
+                let Some(kind) = module.descriptor_kind(element, storage) else {
+                    continue;
+                };
+                let mut name = module.name(id);
+                if name.is_empty() {
+                    name = module.name(element);
+                }
+                reflection.bindings.push(DescriptorBinding { set, binding, kind, count, stages: stage_flag, name });
+            }
+            spv::SC_PUSH_CONSTANT => {
+                let Some(Type::Struct { members }) = module.types.get(&pointee) else {
+                    continue;
+                };
+                let offset = (0..u32::try_from(members.len()).unwrap_or(u32::MAX))
+                    .filter_map(|i| module.members.get(&(pointee, i)).and_then(|m| m.offset))
+                    .min()
+                    .unwrap_or(0);
+                let size = module.size_of(pointee, None, 0).saturating_sub(offset);
+                reflection.push_constants.push(PushConstantRange { offset, size, stages: stage_flag });
+            }
+            spv::SC_INPUT | spv::SC_OUTPUT => {
+                let wanted = (storage == spv::SC_INPUT && stage == ShaderStage::Vertex)
+                    || (storage == spv::SC_OUTPUT && stage == ShaderStage::Fragment);
+                let Some(location) = decorations.and_then(|d| d.location) else {
+                    continue;
+                };
+                if !wanted || decorations.is_some_and(|d| d.builtin) {
+                    continue;
+                }
+                let (element, count) = module.strip_arrays(pointee);
+                let (format, locations) = module.format_of(element);
+                let list = if storage == spv::SC_INPUT { &mut reflection.inputs } else { &mut reflection.outputs };
+                // No device has more than a few dozen locations; a hostile
+                // array length must not allocate without bound.
+                let slots = count.max(1).saturating_mul(locations).min(MAX_INTERFACE_LOCATIONS);
+                for location in (0..slots).map_while(|i| location.checked_add(i)) {
+                    list.push(InterfaceVariable { location, format, name: module.name(id) });
+                }
+            }
+            _ => {}
+        }
+    }
+
+    for (ty, id, default) in &module.spec_constants {
+        let Some(spec_id) = module.decorations.get(id).and_then(|d| d.spec_id) else {
+            continue;
+        };
+        let ty = spec_type(module.types.get(ty));
+        let default = match default {
+            SpecDefault::Bool(b) => u64::from(*b),
+            SpecDefault::Words(v) if ty.size() == 4 => v & 0xFFFF_FFFF,
+            SpecDefault::Words(v) => *v,
+        };
+        reflection.spec_constants.push(SpecConstant { id: spec_id, ty, default, name: module.name(*id) });
+    }
+
+    reflection.bindings.sort_by_key(|b| (b.set, b.binding));
+    reflection.spec_constants.sort_by_key(|s| s.id);
+    reflection.inputs.sort_by_key(|v| v.location);
+    reflection.outputs.sort_by_key(|v| v.location);
+    reflection
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    /// A vertex module with one input `float[length]` at location 5, and a
+    /// push-constant block holding a vector of `vector_count` floats.
+    fn hostile(length: u32, vector_count: u32) -> Vec<u32> {
+        let mut m = vec![0x0723_0203, 0x0001_0000, 0, 20, 0];
+        let mut inst = |op: u32, operands: &[u32]| {
+            m.push(((u32::try_from(operands.len()).unwrap() + 1) << 16) | op);
+            m.extend_from_slice(operands);
+        };
+        inst(17, &[1]); // OpCapability Shader
+        inst(14, &[0, 1]); // OpMemoryModel
+        inst(15, &[0, 1, 0x6E69_616D, 0, 6]); // OpEntryPoint Vertex %1 "main" %6
+        inst(71, &[6, 30, 5]); // OpDecorate %6 Location 5
+        inst(22, &[2, 32]); // %2 = OpTypeFloat 32
+        inst(21, &[3, 32, 0]); // %3 = OpTypeInt 32 0
+        inst(43, &[3, 4, length]); // %4 = OpConstant %3 length
+        inst(28, &[5, 2, 4]); // %5 = OpTypeArray %2 %4
+        inst(32, &[7, 1, 5]); // %7 = OpTypePointer Input %5
+        inst(59, &[7, 6, 1]); // %6 = OpVariable %7 Input
+        inst(23, &[8, 2, vector_count]); // %8 = OpTypeVector %2 n
+        inst(30, &[9, 8]); // %9 = OpTypeStruct %8
+        inst(71, &[9, 2]); // OpDecorate %9 Block
+        inst(32, &[10, 9, 9]); // %10 = OpTypePointer PushConstant %9
+        inst(59, &[10, 11, 9]); // %11 = OpVariable %10 PushConstant
+        m
+    }
+
+    #[test]
+    fn hostile_counts_neither_panic_nor_allocate_without_bound() {
+        let reflection = Reflection::from_spirv(&hostile(u32::MAX, 0x4000_0001)).unwrap();
+        assert_eq!(reflection.inputs.len(), MAX_INTERFACE_LOCATIONS as usize);
+        assert_eq!(reflection.inputs[0].location, 5);
+        assert_eq!(reflection.push_constants[0].size, u32::MAX);
+        let reflection = Reflection::from_spirv(&hostile(3, 4)).unwrap();
+        assert_eq!(reflection.inputs.iter().map(|v| v.location).collect::<Vec<_>>(), [5, 6, 7]);
+        assert_eq!(reflection.push_constants[0].size, 16);
+    }
+}

@@ -1,0 +1,446 @@
+//! The reflection data model.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// The stored byte of `value`: its index in `all`, the type's `ALL` list.
+/// Every such list has fewer than 256 entries (checked below), so the
+/// index always fits.
+fn byte_of<T: PartialEq>(all: &[T], value: T) -> u8 {
+    all.iter().position(|v| *v == value).and_then(|i| u8::try_from(i).ok()).unwrap_or(0)
+}
+
+const _: () =
+    assert!(ShaderStage::ALL.len() <= 256 && DescriptorKind::ALL.len() <= 256 && SpecConstantType::ALL.len() <= 256);
+
+/// A pipeline stage, as a SPIR-V execution model.
+///
+/// ```
+/// use smolv_format::reflect::{Reflection, ShaderStage};
+/// let reflection = Reflection::from_spirv(&smolv_format::doc_example_module())?;
+/// assert_eq!(reflection.stage, ShaderStage::Compute);
+/// assert_eq!(reflection.stage.name(), "compute");
+/// # Ok::<(), smolv_format::reflect::ReflectionError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
+#[non_exhaustive]
+pub enum ShaderStage {
+    /// Vertex shader.
+    Vertex,
+    /// Tessellation control shader.
+    TessellationControl,
+    /// Tessellation evaluation shader.
+    TessellationEvaluation,
+    /// Geometry shader.
+    Geometry,
+    /// Fragment shader.
+    Fragment,
+    /// Compute shader.
+    Compute,
+    /// Task (amplification) shader.
+    Task,
+    /// Mesh shader.
+    Mesh,
+    /// Ray generation shader.
+    RayGeneration,
+    /// Intersection shader.
+    Intersection,
+    /// Any-hit shader.
+    AnyHit,
+    /// Closest-hit shader.
+    ClosestHit,
+    /// Miss shader.
+    Miss,
+    /// Callable shader.
+    Callable,
+}
+
+impl ShaderStage {
+    /// Every stage, in declaration order.
+    pub const ALL: [ShaderStage; 14] = [
+        Self::Vertex,
+        Self::TessellationControl,
+        Self::TessellationEvaluation,
+        Self::Geometry,
+        Self::Fragment,
+        Self::Compute,
+        Self::Task,
+        Self::Mesh,
+        Self::RayGeneration,
+        Self::Intersection,
+        Self::AnyHit,
+        Self::ClosestHit,
+        Self::Miss,
+        Self::Callable,
+    ];
+
+    /// The stage of a SPIR-V `OpEntryPoint` execution model, if it is a
+    /// Vulkan shader stage.
+    ///
+    /// ```
+    /// use smolv_format::reflect::ShaderStage;
+    /// assert_eq!(ShaderStage::from_execution_model(4), Some(ShaderStage::Fragment)); // Fragment
+    /// assert_eq!(ShaderStage::from_execution_model(6), None); // Kernel: OpenCL, not Vulkan
+    /// ```
+    pub fn from_execution_model(model: u32) -> Option<Self> {
+        Some(match model {
+            0 => Self::Vertex,
+            1 => Self::TessellationControl,
+            2 => Self::TessellationEvaluation,
+            3 => Self::Geometry,
+            4 => Self::Fragment,
+            5 => Self::Compute,
+            5267 | 5364 => Self::Task,
+            5268 | 5365 => Self::Mesh,
+            5313 => Self::RayGeneration,
+            5314 => Self::Intersection,
+            5315 => Self::AnyHit,
+            5316 => Self::ClosestHit,
+            5317 => Self::Miss,
+            5318 => Self::Callable,
+            _ => return None,
+        })
+    }
+
+    /// The stage's `VkShaderStageFlagBits` value.
+    ///
+    /// ```
+    /// use smolv_format::reflect::ShaderStage;
+    /// assert_eq!(ShaderStage::Vertex.vk_stage_flag(), 0x1); // VK_SHADER_STAGE_VERTEX_BIT
+    /// assert_eq!(ShaderStage::Compute.vk_stage_flag(), 0x20); // VK_SHADER_STAGE_COMPUTE_BIT
+    /// ```
+    pub fn vk_stage_flag(self) -> u32 {
+        match self {
+            Self::Vertex => 0x1,
+            Self::TessellationControl => 0x2,
+            Self::TessellationEvaluation => 0x4,
+            Self::Geometry => 0x8,
+            Self::Fragment => 0x10,
+            Self::Compute => 0x20,
+            Self::Task => 0x40,
+            Self::Mesh => 0x80,
+            Self::RayGeneration => 0x100,
+            Self::AnyHit => 0x200,
+            Self::ClosestHit => 0x400,
+            Self::Miss => 0x800,
+            Self::Intersection => 0x1000,
+            Self::Callable => 0x2000,
+        }
+    }
+
+    /// Short lower-case name, as in `#pragma shader_stage(...)`: `vertex`,
+    /// `fragment`, `compute`, `rgen`, ...
+    ///
+    /// ```
+    /// use smolv_format::reflect::ShaderStage;
+    /// assert_eq!(ShaderStage::Fragment.name(), "fragment");
+    /// assert!(ShaderStage::ALL.iter().all(|stage| !stage.name().is_empty()));
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Vertex => "vertex",
+            Self::TessellationControl => "tesscontrol",
+            Self::TessellationEvaluation => "tesseval",
+            Self::Geometry => "geometry",
+            Self::Fragment => "fragment",
+            Self::Compute => "compute",
+            Self::Task => "task",
+            Self::Mesh => "mesh",
+            Self::RayGeneration => "rgen",
+            Self::Intersection => "rint",
+            Self::AnyHit => "rahit",
+            Self::ClosestHit => "rchit",
+            Self::Miss => "rmiss",
+            Self::Callable => "rcall",
+        }
+    }
+
+    pub(crate) fn to_byte(self) -> u8 {
+        byte_of(&Self::ALL, self)
+    }
+
+    pub(crate) fn from_byte(byte: u8) -> Option<Self> {
+        Self::ALL.get(usize::from(byte)).copied()
+    }
+}
+
+/// The kind of resource a descriptor binding holds.
+///
+/// ```
+/// use smolv_format::reflect::{DescriptorKind, Reflection};
+/// # let spirv = smolv_format::doc_example_module();
+/// let reflection = Reflection::from_spirv(&spirv)?;
+/// let buffers = reflection.bindings.iter().filter(|b| b.kind == DescriptorKind::StorageBuffer).count();
+/// assert_eq!(buffers, 0, "the example module binds nothing");
+/// # Ok::<(), smolv_format::reflect::ReflectionError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
+#[non_exhaustive]
+pub enum DescriptorKind {
+    /// `sampler`
+    Sampler,
+    /// `sampler2D` and friends: image and sampler together.
+    CombinedImageSampler,
+    /// `texture2D`: an image read through a separate sampler.
+    SampledImage,
+    /// `image2D`: a storage image.
+    StorageImage,
+    /// `samplerBuffer` / `textureBuffer`.
+    UniformTexelBuffer,
+    /// `imageBuffer`.
+    StorageTexelBuffer,
+    /// `uniform` block.
+    UniformBuffer,
+    /// `buffer` block.
+    StorageBuffer,
+    /// `subpassInput`.
+    InputAttachment,
+    /// Ray-tracing acceleration structure.
+    AccelerationStructure,
+}
+
+impl DescriptorKind {
+    const ALL: [DescriptorKind; 10] = [
+        Self::Sampler,
+        Self::CombinedImageSampler,
+        Self::SampledImage,
+        Self::StorageImage,
+        Self::UniformTexelBuffer,
+        Self::StorageTexelBuffer,
+        Self::UniformBuffer,
+        Self::StorageBuffer,
+        Self::InputAttachment,
+        Self::AccelerationStructure,
+    ];
+
+    /// The matching `VkDescriptorType` value.
+    ///
+    /// ```
+    /// use smolv_format::reflect::DescriptorKind;
+    /// assert_eq!(DescriptorKind::UniformBuffer.vk_descriptor_type(), 6); // VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+    /// ```
+    pub fn vk_descriptor_type(self) -> i32 {
+        match self {
+            Self::Sampler => 0,
+            Self::CombinedImageSampler => 1,
+            Self::SampledImage => 2,
+            Self::StorageImage => 3,
+            Self::UniformTexelBuffer => 4,
+            Self::StorageTexelBuffer => 5,
+            Self::UniformBuffer => 6,
+            Self::StorageBuffer => 7,
+            Self::InputAttachment => 10,
+            Self::AccelerationStructure => 1_000_150_000,
+        }
+    }
+
+    pub(crate) fn to_byte(self) -> u8 {
+        byte_of(&Self::ALL, self)
+    }
+
+    pub(crate) fn from_byte(byte: u8) -> Option<Self> {
+        Self::ALL.get(usize::from(byte)).copied()
+    }
+}
+
+/// One descriptor binding used by the shader.
+///
+/// ```
+/// use smolv_format::reflect::{DescriptorBinding, DescriptorKind};
+/// let camera = DescriptorBinding {
+///     set: 0,
+///     binding: 1,
+///     kind: DescriptorKind::UniformBuffer,
+///     count: 1,
+///     stages: 0x1 | 0x10, // vertex and fragment
+///     name: "Camera".into(),
+/// };
+/// assert_eq!(camera.kind.vk_descriptor_type(), 6);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct DescriptorBinding {
+    /// `layout(set = ...)`.
+    pub set: u32,
+    /// `layout(binding = ...)`.
+    pub binding: u32,
+    /// What the binding holds.
+    pub kind: DescriptorKind,
+    /// Array length; 1 for a single resource, 0 for a runtime-sized array.
+    pub count: u32,
+    /// `VkShaderStageFlags` of the stages that use it.
+    pub stages: u32,
+    /// The variable's name, or its block's type name; empty if stripped.
+    pub name: String,
+}
+
+/// A push-constant block.
+///
+/// ```
+/// use smolv_format::reflect::{PushConstantRange, Reflection};
+/// let reflection = Reflection::from_spirv(&smolv_format::doc_example_module())?;
+/// let bytes: u32 = reflection.push_constants.iter().map(|range: &PushConstantRange| range.size).sum();
+/// assert_eq!(bytes, 0);
+/// # Ok::<(), smolv_format::reflect::ReflectionError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct PushConstantRange {
+    /// Byte offset of the first member used.
+    pub offset: u32,
+    /// Size in bytes, from `offset`.
+    pub size: u32,
+    /// `VkShaderStageFlags` of the stages that use it.
+    pub stages: u32,
+}
+
+/// The scalar type of a specialization constant.
+///
+/// ```
+/// use smolv_format::reflect::SpecConstantType;
+/// assert_eq!(SpecConstantType::Bool.size(), 4); // a VkBool32
+/// assert_eq!(SpecConstantType::F64.size(), 8);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
+#[non_exhaustive]
+pub enum SpecConstantType {
+    /// `bool` (4 bytes in `VkSpecializationInfo`).
+    Bool,
+    /// Signed 32-bit integer.
+    I32,
+    /// Unsigned 32-bit integer.
+    U32,
+    /// 32-bit float.
+    F32,
+    /// Signed 64-bit integer.
+    I64,
+    /// Unsigned 64-bit integer.
+    U64,
+    /// 64-bit float.
+    F64,
+    /// Any other scalar type (16-bit, 8-bit).
+    Other,
+}
+
+impl SpecConstantType {
+    const ALL: [SpecConstantType; 8] =
+        [Self::Bool, Self::I32, Self::U32, Self::F32, Self::I64, Self::U64, Self::F64, Self::Other];
+
+    /// Bytes the value takes in `VkSpecializationInfo` data.
+    ///
+    /// ```
+    /// use smolv_format::reflect::SpecConstantType;
+    /// assert_eq!(SpecConstantType::U32.size() + SpecConstantType::I64.size(), 12);
+    /// ```
+    pub fn size(self) -> usize {
+        match self {
+            Self::I64 | Self::U64 | Self::F64 => 8,
+            _ => 4,
+        }
+    }
+
+    pub(crate) fn to_byte(self) -> u8 {
+        byte_of(&Self::ALL, self)
+    }
+
+    pub(crate) fn from_byte(byte: u8) -> Option<Self> {
+        Self::ALL.get(usize::from(byte)).copied()
+    }
+}
+
+/// A specialization constant (`layout(constant_id = ...)`).
+///
+/// ```
+/// use smolv_format::reflect::{SpecConstant, SpecConstantType};
+/// let quality = SpecConstant { id: 0, ty: SpecConstantType::U32, default: 2, name: "QUALITY".into() };
+/// // Where it goes in VkSpecializationInfo data.
+/// let entry = (quality.id, 0usize, quality.ty.size());
+/// assert_eq!(entry, (0, 0, 4));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct SpecConstant {
+    /// The `constant_id` / `SpecId`.
+    pub id: u32,
+    /// Its scalar type.
+    pub ty: SpecConstantType,
+    /// The default value's bits, zero-extended (bools are 0 or 1).
+    pub default: u64,
+    /// Its name; empty if stripped.
+    pub name: String,
+}
+
+/// A vertex input or fragment output.
+///
+/// ```
+/// use smolv_format::reflect::InterfaceVariable;
+/// let position = InterfaceVariable { location: 0, format: 106, name: "position".into() }; // R32G32B32_SFLOAT
+/// assert_eq!(position.format, 106);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct InterfaceVariable {
+    /// `layout(location = ...)`; a matrix takes one location per column.
+    pub location: u32,
+    /// The matching `VkFormat` value (for example 106, `R32G32B32_SFLOAT`,
+    /// for a `vec3`); 0 if there is none.
+    pub format: u32,
+    /// The variable's name; empty if stripped.
+    pub name: String,
+}
+
+/// Everything reflected from one shader module.
+///
+/// ```
+/// use smolv_format::reflect::Reflection;
+/// let reflection = Reflection::from_spirv(&smolv_format::doc_example_module())?;
+/// println!("{} {:?}: {} bindings", reflection.entry_point, reflection.stage, reflection.bindings.len());
+/// // The compact form containers store.
+/// assert_eq!(Reflection::from_bytes(&reflection.to_bytes()?)?, reflection);
+/// # Ok::<(), smolv_format::reflect::ReflectionError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Reflection {
+    /// The entry point's stage.
+    pub stage: ShaderStage,
+    /// The entry point's name.
+    pub entry_point: String,
+    /// Descriptor bindings, sorted by set then binding.
+    pub bindings: Vec<DescriptorBinding>,
+    /// Push-constant blocks.
+    pub push_constants: Vec<PushConstantRange>,
+    /// Specialization constants, sorted by id.
+    pub spec_constants: Vec<SpecConstant>,
+    /// Vertex inputs (vertex stage only), sorted by location.
+    pub inputs: Vec<InterfaceVariable>,
+    /// Fragment outputs (fragment stage only), sorted by location.
+    pub outputs: Vec<InterfaceVariable>,
+    /// `local_size` of compute, task and mesh shaders, when it is literal.
+    pub workgroup_size: Option<[u32; 3]>,
+}
+
+impl Reflection {
+    /// A reflection with nothing but a stage and an entry point.
+    ///
+    /// ```
+    /// use smolv_format::reflect::{Reflection, ShaderStage};
+    /// let empty = Reflection::new(ShaderStage::Vertex, "main");
+    /// assert!(empty.bindings.is_empty() && empty.workgroup_size.is_none());
+    /// ```
+    pub fn new(stage: ShaderStage, entry_point: impl Into<String>) -> Self {
+        Self {
+            stage,
+            entry_point: entry_point.into(),
+            bindings: Vec::new(),
+            push_constants: Vec::new(),
+            spec_constants: Vec::new(),
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            workgroup_size: None,
+        }
+    }
+}
