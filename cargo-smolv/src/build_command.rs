@@ -18,7 +18,7 @@ pub(crate) struct BuildArgs {
     #[arg(short, long, value_name = "OUTDIR")]
     output: PathBuf,
     /// Target environment.
-    #[arg(long, value_name = "ENV", default_value = "vulkan1.2", value_parser = parse_target_env)]
+    #[arg(long, value_name = "ENV", default_value = "vulkan1.0", value_parser = parse_target_env)]
     target_env: TargetEnv,
     /// Drop debug info (names, source, line info) from what ships.
     #[arg(long)]
