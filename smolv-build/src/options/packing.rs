@@ -28,9 +28,9 @@ pub enum Packing {
     Raw,
     /// (`relative-ids`) SPIR-V words with ids stored relative to each
     /// instruction's result ([`smolv_runtime::relative_ids`]): as large as
-    /// raw SPIR-V installed, about a quarter smaller after `xz -9`, for a
-    /// decoder of about 1 KB after `xz`. What the `download` goal picks for
-    /// all but the smallest sets.
+    /// raw SPIR-V installed, smaller after `xz -9`, for a small decoder
+    /// (measured in docs/size.md). What the `download` goal picks for all
+    /// but the smallest sets.
     ///
     /// ```
     /// smolv_build::Config::new().packing(smolv_build::Packing::RelativeIds);

@@ -184,9 +184,9 @@ pub(crate) fn per_module(inputs: &[PackInput], forms: &ModuleForms) -> Result<Ca
 
 /// Layout 1: every module's unpacked form (SMOL-V, or SPIR-V with relative
 /// ids) packed as one stream. The stream holds them smallest first
-/// (similar modules end up near each other: 2% smaller than name order on
-/// a 344-module GLSL tree); entries stay in name order and locate their
-/// module by offset.
+/// (similar modules end up near each other, which compresses better; see
+/// docs/size.md, "The codecs, compared"); entries stay in name order and
+/// locate their module by offset.
 pub(crate) fn stream(
     inputs: &[PackInput],
     codec: Codec,
