@@ -6,11 +6,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 cd "$SMOLV_ROOT"
 
 # Disk: the suite builds the workspace, the release game and, each in its
-# own workspace and target directory, the crates the tests generate. With
-# full debug info and incremental caches all of that came to 15 GB, more
-# than some machines have free; with line tables and no incremental cache it
-# peaks at about 8 GB. The nested workspaces do not see the profile in our
-# Cargo.toml; these variables reach them.
+# own workspace and target directory, the crates the tests generate. Line
+# tables and no incremental cache keep that within what CI has free
+# (CONTRIBUTING.md, "Time and disk", has the measured sizes). The nested
+# workspaces do not see the profile in our Cargo.toml; these variables
+# reach them.
 export CARGO_PROFILE_DEV_DEBUG=line-tables-only
 export CARGO_INCREMENTAL=0
 # A warning only: if `df` fails or prints something else, the suite goes on.
