@@ -331,8 +331,7 @@ impl PipelineManager {
     /// An error unless every stage of `program` is of its place's stage
     /// and of a SPIR-V version the device takes.
     fn check_program(&self, program: &GraphicsProgram<'_>) -> Result<(), VulkanError> {
-        let spirv = self.options.spirv_support();
-        program.stages().into_iter().try_for_each(|(expected, stage)| check_stage(expected, stage, spirv))
+        program.stages().into_iter().try_for_each(|(expected, stage)| check_stage(expected, stage, &self.options))
     }
 
     /// The layouts of `program`, as the manager builds them (see
@@ -400,7 +399,7 @@ impl PipelineManager {
         fragment: &Stage<'_>,
         state: &GraphicsState,
     ) -> Result<vk::Pipeline, VulkanError> {
-        check_stage(vk::ShaderStageFlags::FRAGMENT, fragment, self.options.spirv_support())?;
+        check_stage(vk::ShaderStageFlags::FRAGMENT, fragment, &self.options)?;
         let layout = self.program_layout(vertex, fragment)?;
         let fragment_layout = if self.uses_libraries() {
             self.layouts.library_layout(&layout, &[fragment.reflection], None)?
@@ -486,7 +485,7 @@ impl PipelineManager {
     /// # Safety
     /// As [`get_compute`](Self::get_compute).
     unsafe fn compute_slot(&self, stage: &Stage<'_>, background: bool) -> Result<Arc<ComputeSlot>, VulkanError> {
-        check_stage(vk::ShaderStageFlags::COMPUTE, stage, self.options.spirv_support())?;
+        check_stage(vk::ShaderStageFlags::COMPUTE, stage, &self.options)?;
         let key = self.libraries.stage_key(stage)?;
         if let Some(slot) = lock(&self.compute).get(&key) {
             return Ok(Arc::clone(slot));

@@ -351,7 +351,7 @@ impl PipelineManager {
     /// # }
     /// ```
     pub unsafe fn rebuild_compute(&self, slot: &Arc<ComputeSlot>, stage: &Stage<'_>) -> Result<u64, VulkanError> {
-        check_stage(vk::ShaderStageFlags::COMPUTE, stage, self.options.spirv_support())?;
+        check_stage(vk::ShaderStageFlags::COMPUTE, stage, &self.options)?;
         let key = self.libraries.stage_key(stage)?;
         let old_key = lock(&self.compute).iter().find(|(_, s)| Arc::ptr_eq(s, slot)).map(|(k, _)| k.clone());
         let layout = self.compute_layout(stage)?.pipeline_layout;
