@@ -74,6 +74,7 @@ mod rebuilds;
 mod specialization;
 mod spirv_version;
 mod state;
+mod vertex_input;
 
 pub use cache::{CacheLoad, CacheRejected, PipelineCacheFile};
 pub use compute::ComputeSlot;
@@ -84,6 +85,7 @@ pub use state::{
     AttachmentBlend, BlendEquation, DepthBias, DepthTest, GraphicsState, Multisample, StencilFace,
     StencilState, VertexInput,
 };
+pub use vertex_input::{VertexAttribute, VertexBufferLayout};
 
 use ash::vk;
 
@@ -257,6 +259,18 @@ pub enum VulkanError {
         location: u32,
         /// Its reflected `VkFormat` value (0: none).
         format: u32,
+    },
+    /// Explicit vertex input that does not feed the vertex shader's inputs
+    /// as Vulkan requires: refused before the driver sees it.
+    #[error(
+        "vertex input at location {location} does not fit the vertex shader: {reason}; \
+         make VertexInput::Explicit (or the VertexBufferLayout) match the shader's inputs"
+    )]
+    VertexInputMismatch {
+        /// The input's location.
+        location: u32,
+        /// What does not fit, in words.
+        reason: String,
     },
     /// A module whose SPIR-V version is newer than the Vulkan version the
     /// device was created for takes ([`PipelineOptions::api_version`]):

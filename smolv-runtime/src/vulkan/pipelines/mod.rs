@@ -226,8 +226,10 @@ impl PipelineManager {
     /// # Errors
     /// Layout errors, spec-constant values that do not fit their
     /// constants, [`VulkanError::SpirvVersionUnsupported`] for a module
-    /// newer than [`PipelineOptions::api_version`] takes, and failing
-    /// Vulkan calls.
+    /// newer than [`PipelineOptions::api_version`] takes,
+    /// [`VulkanError::FeatureNotEnabled`] for a module whose `OpCapability`
+    /// or `OpExtension` needs what [`PipelineOptions::features`] lacks (see
+    /// [`capabilities`](crate::vulkan::capabilities)), and failing Vulkan calls.
     ///
     /// # Safety
     /// What `vkCreateGraphicsPipelines` requires of its inputs:
@@ -259,7 +261,9 @@ impl PipelineManager {
     /// feature missing from [`PipelineOptions::features`],
     /// [`VulkanError::WrongStage`] for a stage in the wrong place,
     /// [`VulkanError::BlendCount`], [`VulkanError::DynamicStateUnsupported`],
-    /// [`VulkanError::PatchTopology`] and [`VulkanError::VertexInputFormat`].
+    /// [`VulkanError::PatchTopology`], [`VulkanError::VertexInputFormat`],
+    /// and [`VulkanError::VertexInputMismatch`] for explicit vertex input
+    /// that does not feed the vertex shader's inputs.
     ///
     /// # Safety
     /// As [`get_pipeline`](Self::get_pipeline), for every stage; the
@@ -287,6 +291,7 @@ impl PipelineManager {
     ) -> Result<Arc<PipelineSlot>, VulkanError> {
         self.check_program(program)?;
         state.check(&self.options.features, program.extra_stages())?;
+        state.vertex_input.check(program.vertex.reflection)?;
         let layout = self.graphics_program_layout(program)?;
         let key = self.pipeline_key(program, state, &layout)?;
         if let Some(slot) = lock(&self.slots).by_key.get(&key) {
@@ -443,7 +448,8 @@ impl PipelineManager {
     /// # Errors
     /// Layout errors, spec-constant values that do not fit, a stage that
     /// is not a compute shader, [`VulkanError::SpirvVersionUnsupported`],
-    /// and failing Vulkan calls.
+    /// [`VulkanError::FeatureNotEnabled`] for a capability the device was
+    /// not created with, and failing Vulkan calls.
     ///
     /// # Safety
     /// As [`get_pipeline`](Self::get_pipeline) for the stage.

@@ -277,6 +277,7 @@ impl PipelineManager {
             (state.key.clone(), state.graphics.clone())
         };
         graphics.check(&self.options.features, program.extra_stages())?;
+        graphics.vertex_input.check(program.vertex.reflection)?;
         let layout = self.graphics_program_layout(program)?;
         let key = self.pipeline_key(program, &graphics, &layout)?;
         let old_stages = old_key.stages();
