@@ -133,8 +133,12 @@ fn a_module_needing_a_feature_the_device_lacks_is_refused_before_the_driver() {
         // SAFETY: as above.
         unsafe {
             with.get_compute(&modules.stage("double.comp")).unwrap();
-            with.get_pipeline(&modules.stage("fullscreen.vert"), &modules.stage("int64.frag"), &GraphicsState::default())
-                .unwrap();
+            with.get_pipeline(
+                &modules.stage("fullscreen.vert"),
+                &modules.stage("int64.frag"),
+                &GraphicsState::default(),
+            )
+            .unwrap();
         }
         drop(with);
     }

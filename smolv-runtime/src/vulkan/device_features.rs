@@ -230,7 +230,9 @@ impl DeviceFeatures {
                     }
                     vk::StructureType::PHYSICAL_DEVICE_MESH_SHADER_FEATURES_EXT => {
                         let s = &*next.cast::<vk::PhysicalDeviceMeshShaderFeaturesEXT<'_>>();
-                        features.with(Feature::MeshShader, on(s.mesh_shader)).with(Feature::TaskShader, on(s.task_shader))
+                        features
+                            .with(Feature::MeshShader, on(s.mesh_shader))
+                            .with(Feature::TaskShader, on(s.task_shader))
                     }
                     vk::StructureType::PHYSICAL_DEVICE_FRAGMENT_SHADING_RATE_FEATURES_KHR => {
                         let s = &*next.cast::<vk::PhysicalDeviceFragmentShadingRateFeaturesKHR<'_>>();

@@ -82,8 +82,8 @@ pub use device_features::DeviceFeatures;
 pub use layout::{BindlessSet, LayoutCache, LayoutOptions, ProgramLayout};
 pub use pipelines::{GraphicsProgram, LibraryCounts, PipelineManager, PipelineOptions, PipelineSlot, Stage};
 pub use state::{
-    AttachmentBlend, BlendEquation, DepthBias, DepthTest, GraphicsState, Multisample, StencilFace,
-    StencilState, VertexInput,
+    AttachmentBlend, BlendEquation, DepthBias, DepthTest, GraphicsState, Multisample, StencilFace, StencilState,
+    VertexInput,
 };
 pub use vertex_input::{VertexAttribute, VertexBufferLayout};
 

@@ -94,7 +94,8 @@ impl VertexInput {
         let mut bindings = Vec::with_capacity(buffers.len());
         let mut attributes = Vec::new();
         for (binding, buffer) in (0u32..).zip(buffers) {
-            let input_rate = if buffer.per_instance { vk::VertexInputRate::INSTANCE } else { vk::VertexInputRate::VERTEX };
+            let input_rate =
+                if buffer.per_instance { vk::VertexInputRate::INSTANCE } else { vk::VertexInputRate::VERTEX };
             bindings.push(vk::VertexInputBindingDescription { binding, stride: buffer.stride, input_rate });
             attributes.extend(buffer.attributes.iter().map(|a| vk::VertexInputAttributeDescription {
                 location: a.location,
@@ -116,7 +117,10 @@ impl VertexInput {
             if !bindings.iter().any(|b| b.binding == attribute.binding) {
                 return Err(mismatch(
                     attribute.location,
-                    format!("its attribute reads binding {}, which has no VkVertexInputBindingDescription", attribute.binding),
+                    format!(
+                        "its attribute reads binding {}, which has no VkVertexInputBindingDescription",
+                        attribute.binding
+                    ),
                 ));
             }
         }
@@ -127,8 +131,7 @@ impl VertexInput {
                     format!("the vertex shader reads `{}` there, and no attribute feeds it", input.name),
                 ));
             };
-            let Some(wanted) = i32::try_from(input.format).ok().map(vk::Format::from_raw).and_then(numeric_type)
-            else {
+            let Some(wanted) = i32::try_from(input.format).ok().map(vk::Format::from_raw).and_then(numeric_type) else {
                 // A type reflection gives no format (matrices, arrays):
                 // the driver checks those.
                 continue;
@@ -238,7 +241,8 @@ mod tests {
         assert!(matches!(error, VulkanError::VertexInputMismatch { location: 1, .. }), "{error}");
         assert!(error.to_string().contains("`in1`"), "{error}");
 
-        let float_for_uint = buffer(&[attribute(0, vk::Format::R32G32_SFLOAT, 0), attribute(1, vk::Format::R32_SFLOAT, 8)]);
+        let float_for_uint =
+            buffer(&[attribute(0, vk::Format::R32G32_SFLOAT, 0), attribute(1, vk::Format::R32_SFLOAT, 8)]);
         let error = float_for_uint.check(&shader).unwrap_err();
         assert!(matches!(error, VulkanError::VertexInputMismatch { location: 1, .. }), "{error}");
         assert!(error.to_string().contains("unsigned integer"), "{error}");

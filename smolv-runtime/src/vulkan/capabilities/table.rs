@@ -123,16 +123,8 @@ pub fn capability(capability: u32) -> Option<Requirement> {
         50 => requirement!("ImageQuery"),
         51 => requirement!("DerivativeControl"),
         52 => requirement!("InterpolationFunction", feature(F::SampleRateShading)),
-        55 => requirement!(
-            "StorageImageReadWithoutFormat",
-            feature(F::ShaderStorageImageReadWithoutFormat),
-            V1_3
-        ),
-        56 => requirement!(
-            "StorageImageWriteWithoutFormat",
-            feature(F::ShaderStorageImageWriteWithoutFormat),
-            V1_3
-        ),
+        55 => requirement!("StorageImageReadWithoutFormat", feature(F::ShaderStorageImageReadWithoutFormat), V1_3),
+        56 => requirement!("StorageImageWriteWithoutFormat", feature(F::ShaderStorageImageWriteWithoutFormat), V1_3),
         57 => requirement!("MultiViewport", feature(F::MultiViewport)),
         61 => requirement!("GroupNonUniform", Need::Subgroup(S::BASIC)),
         62 => requirement!("GroupNonUniformVote", Need::Subgroup(S::VOTE)),
@@ -193,11 +185,15 @@ pub fn capability(capability: u32) -> Option<Requirement> {
         ),
         4467 => requirement!(
             "RoundingModeRTE",
-            Need::Property("shaderRoundingModeRTEFloat16, shaderRoundingModeRTEFloat32 or shaderRoundingModeRTEFloat64")
+            Need::Property(
+                "shaderRoundingModeRTEFloat16, shaderRoundingModeRTEFloat32 or shaderRoundingModeRTEFloat64"
+            )
         ),
         4468 => requirement!(
             "RoundingModeRTZ",
-            Need::Property("shaderRoundingModeRTZFloat16, shaderRoundingModeRTZFloat32 or shaderRoundingModeRTZFloat64")
+            Need::Property(
+                "shaderRoundingModeRTZFloat16, shaderRoundingModeRTZFloat32 or shaderRoundingModeRTZFloat64"
+            )
         ),
         4472 => requirement!("RayQueryKHR", feature(F::RayQuery)),
         4478 => requirement!(
@@ -221,10 +217,9 @@ pub fn capability(capability: u32) -> Option<Requirement> {
         5291 => requirement!("FragmentDensityEXT", feature(F::FragmentDensityMap)),
         5301 => requirement!("ShaderNonUniform", V1_2, extension(E::ExtDescriptorIndexing)),
         5302 => requirement!("RuntimeDescriptorArray", feature(F::RuntimeDescriptorArray)),
-        5303 => requirement!(
-            "InputAttachmentArrayDynamicIndexing",
-            feature(F::ShaderInputAttachmentArrayDynamicIndexing)
-        ),
+        5303 => {
+            requirement!("InputAttachmentArrayDynamicIndexing", feature(F::ShaderInputAttachmentArrayDynamicIndexing))
+        }
         5304 => requirement!(
             "UniformTexelBufferArrayDynamicIndexing",
             feature(F::ShaderUniformTexelBufferArrayDynamicIndexing)
@@ -233,22 +228,18 @@ pub fn capability(capability: u32) -> Option<Requirement> {
             "StorageTexelBufferArrayDynamicIndexing",
             feature(F::ShaderStorageTexelBufferArrayDynamicIndexing)
         ),
-        5306 => requirement!(
-            "UniformBufferArrayNonUniformIndexing",
-            feature(F::ShaderUniformBufferArrayNonUniformIndexing)
-        ),
-        5307 => requirement!(
-            "SampledImageArrayNonUniformIndexing",
-            feature(F::ShaderSampledImageArrayNonUniformIndexing)
-        ),
-        5308 => requirement!(
-            "StorageBufferArrayNonUniformIndexing",
-            feature(F::ShaderStorageBufferArrayNonUniformIndexing)
-        ),
-        5309 => requirement!(
-            "StorageImageArrayNonUniformIndexing",
-            feature(F::ShaderStorageImageArrayNonUniformIndexing)
-        ),
+        5306 => {
+            requirement!("UniformBufferArrayNonUniformIndexing", feature(F::ShaderUniformBufferArrayNonUniformIndexing))
+        }
+        5307 => {
+            requirement!("SampledImageArrayNonUniformIndexing", feature(F::ShaderSampledImageArrayNonUniformIndexing))
+        }
+        5308 => {
+            requirement!("StorageBufferArrayNonUniformIndexing", feature(F::ShaderStorageBufferArrayNonUniformIndexing))
+        }
+        5309 => {
+            requirement!("StorageImageArrayNonUniformIndexing", feature(F::ShaderStorageImageArrayNonUniformIndexing))
+        }
         5310 => requirement!(
             "InputAttachmentArrayNonUniformIndexing",
             feature(F::ShaderInputAttachmentArrayNonUniformIndexing)
@@ -329,7 +320,9 @@ pub fn spirv_extension(name: &str) -> Option<Requirement> {
         "SPV_EXT_fragment_invocation_density" => {
             spv!("SPV_EXT_fragment_invocation_density", extension(E::ExtFragmentDensityMap))
         }
-        "SPV_EXT_shader_atomic_float_add" => spv!("SPV_EXT_shader_atomic_float_add", extension(E::ExtShaderAtomicFloat)),
+        "SPV_EXT_shader_atomic_float_add" => {
+            spv!("SPV_EXT_shader_atomic_float_add", extension(E::ExtShaderAtomicFloat))
+        }
         "SPV_EXT_shader_image_int64" => spv!("SPV_EXT_shader_image_int64", extension(E::ExtShaderImageAtomicInt64)),
         "SPV_KHR_workgroup_memory_explicit_layout" => {
             spv!("SPV_KHR_workgroup_memory_explicit_layout", extension(E::KhrWorkgroupMemoryExplicitLayout))
@@ -350,7 +343,9 @@ pub fn spirv_extension(name: &str) -> Option<Requirement> {
         "SPV_KHR_maximal_reconvergence" => {
             spv!("SPV_KHR_maximal_reconvergence", extension(E::KhrShaderMaximalReconvergence))
         }
-        "SPV_GOOGLE_hlsl_functionality1" => spv!("SPV_GOOGLE_hlsl_functionality1", extension(E::GoogleHlslFunctionality1)),
+        "SPV_GOOGLE_hlsl_functionality1" => {
+            spv!("SPV_GOOGLE_hlsl_functionality1", extension(E::GoogleHlslFunctionality1))
+        }
         "SPV_GOOGLE_user_type" => spv!("SPV_GOOGLE_user_type", extension(E::GoogleUserType)),
         "SPV_GOOGLE_decorate_string" => spv!("SPV_GOOGLE_decorate_string", extension(E::GoogleDecorateString)),
         // Promoted to Vulkan 1.1.

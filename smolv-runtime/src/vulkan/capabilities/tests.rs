@@ -17,7 +17,8 @@ fn op_extension(name: &str) -> Vec<u32> {
     let mut bytes = name.as_bytes().to_vec();
     bytes.resize(bytes.len() / 4 * 4 + 4, 0);
     let operands: Vec<u32> = bytes.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-    let mut words = vec![((1 + operands.len() as u32) << 16) | OP_EXTENSION];
+    let count = u32::try_from(1 + operands.len()).unwrap();
+    let mut words = vec![(count << 16) | OP_EXTENSION];
     words.extend(operands);
     words
 }
@@ -37,7 +38,11 @@ fn the_table_maps_a_dozen_capabilities_to_the_specifications_features() {
         (4433, "StorageBuffer16BitAccess", &[Need::Feature(F::StorageBuffer16BitAccess)]),
         (4472, "RayQueryKHR", &[Need::Feature(F::RayQuery)]),
         (4442, "VariablePointers", &[Need::Feature(F::VariablePointers)]),
-        (5301, "ShaderNonUniform", &[Need::Version(vk::API_VERSION_1_2), Need::Extension(Extension::ExtDescriptorIndexing)]),
+        (
+            5301,
+            "ShaderNonUniform",
+            &[Need::Version(vk::API_VERSION_1_2), Need::Extension(Extension::ExtDescriptorIndexing)],
+        ),
         (5302, "RuntimeDescriptorArray", &[Need::Feature(F::RuntimeDescriptorArray)]),
         (2, "Geometry", &[Need::Feature(F::GeometryShader)]),
         (3, "Tessellation", &[Need::Feature(F::TessellationShader)]),

@@ -10,7 +10,6 @@
 //! - [`worker`]: the background threads;
 //! - [`rebuild`]: pipelines built again when their shaders change.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use ash::vk;
@@ -19,7 +18,7 @@ use ash::vk::Handle;
 use crate::reflect::Reflection;
 use crate::vulkan::compute::{ComputeJob, ComputeSlot};
 use crate::vulkan::layout::{LayoutCache, LayoutOptions, ProgramLayout};
-use crate::vulkan::library::{FragmentKey, OutputKey, PreRasterKey, StageKey, VertexInputKey, link};
+use crate::vulkan::library::{FragmentKey, OutputKey, PreRasterKey, VertexInputKey, link};
 use crate::vulkan::specialization::SpecializationData;
 use crate::vulkan::state::GraphicsState;
 use crate::vulkan::{VulkanError, lock};
@@ -37,7 +36,7 @@ pub use options::PipelineOptions;
 use program::check_stage;
 pub use program::{GraphicsProgram, Stage};
 pub use slot::PipelineSlot;
-use slot::Slots;
+use slot::{ComputeSlots, Slots};
 use worker::{Job, Workers};
 
 /// Builds and caches graphics pipelines the way Mesa's zink and DXVK do
@@ -118,9 +117,9 @@ pub struct PipelineManager {
     /// Shared with the workers, which file a rebuilt slot under its new
     /// program when the new pipeline lands.
     slots: Arc<Mutex<Slots>>,
-    compute: Mutex<HashMap<StageKey, Arc<ComputeSlot>>>,
-    /// Rebuilt compute slots whose new key another slot already had.
-    compute_orphans: Mutex<Vec<Arc<ComputeSlot>>>,
+    /// Shared with the workers, which file a rebuilt compute slot under
+    /// its new stage when the new pipeline lands.
+    compute: Arc<Mutex<ComputeSlots>>,
     /// Pipelines that rebuilds replaced, until
     /// [`retire_replaced`](Self::retire_replaced) destroys them.
     retired: Arc<Mutex<Vec<vk::Pipeline>>>,
@@ -185,8 +184,7 @@ impl PipelineManager {
             options,
             libraries,
             slots: Arc::default(),
-            compute: Mutex::default(),
-            compute_orphans: Mutex::default(),
+            compute: Arc::default(),
             retired: Arc::default(),
             workers,
         }
@@ -493,7 +491,7 @@ impl PipelineManager {
     unsafe fn compute_slot(&self, stage: &Stage<'_>, background: bool) -> Result<Arc<ComputeSlot>, VulkanError> {
         check_stage(vk::ShaderStageFlags::COMPUTE, stage, &self.options)?;
         let key = self.libraries.stage_key(stage)?;
-        if let Some(slot) = lock(&self.compute).get(&key) {
+        if let Some(slot) = lock(&self.compute).by_key.get(&key) {
             return Ok(Arc::clone(slot));
         }
         let layout = self.compute_layout(stage)?.pipeline_layout;
@@ -508,11 +506,11 @@ impl PipelineManager {
         };
         let slot = {
             let mut compute = lock(&self.compute);
-            if let Some(slot) = compute.get(&key) {
+            if let Some(slot) = compute.by_key.get(&key) {
                 return Ok(Arc::clone(slot));
             }
             let slot = Arc::new(ComputeSlot::pending(layout));
-            compute.insert(key, Arc::clone(&slot));
+            compute.by_key.insert(key, Arc::clone(&slot));
             slot
         };
         if background {
@@ -552,8 +550,8 @@ impl Drop for PipelineManager {
             for slot in slots.by_key.into_values().chain(slots.orphans) {
                 pipelines.extend(PipelineSlot::held(&lock(&slot.state)).iter().map(|p| p.as_raw()));
             }
-            let compute = self.compute.get_mut().unwrap_or_else(|e| e.into_inner()).drain().map(|(_, slot)| slot);
-            for slot in compute.chain(self.compute_orphans.get_mut().unwrap_or_else(|e| e.into_inner()).drain(..)) {
+            let compute = std::mem::take(&mut *lock(&self.compute));
+            for slot in compute.by_key.into_values().chain(compute.orphans) {
                 if let Some(pipeline) = slot.take() {
                     pipelines.insert(pipeline.as_raw());
                 }

@@ -3,8 +3,8 @@
 
 use ash::vk;
 
-use crate::vulkan::spirv_version::SpirvSupport;
 use crate::vulkan::device_features::DeviceFeatures;
+use crate::vulkan::spirv_version::SpirvSupport;
 
 /// How the manager builds pipelines, and what the device was created
 /// with: its Vulkan version and the features some state needs.
