@@ -27,9 +27,12 @@ unsafe extern "system" fn on_message(
 }
 
 /// What [`Gpu::recording_device`] saw: per device, the real
-/// `vkCreateGraphicsPipelines` and the pipeline cache of every call.
+/// `vkCreateGraphicsPipelines` and `vkCreateComputePipelines`, and the
+/// pipeline cache of every graphics call.
+#[derive(Default)]
 struct Recorded {
-    create_graphics_pipelines: vk::PFN_vkCreateGraphicsPipelines,
+    create_graphics_pipelines: Option<vk::PFN_vkCreateGraphicsPipelines>,
+    create_compute_pipelines: Option<vk::PFN_vkCreateComputePipelines>,
     caches: Vec<vk::PipelineCache>,
     /// Fail every call, as a driver out of memory does, without calling
     /// the real function (so the validation layer sees nothing).
@@ -61,10 +64,40 @@ unsafe extern "system" fn record_create_graphics_pipelines(
             }
             return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
         }
-        entry.create_graphics_pipelines
+        let Some(real) = entry.create_graphics_pipelines else { return vk::Result::ERROR_INITIALIZATION_FAILED };
+        real
     };
     // SAFETY: the caller's arguments, passed on unchanged to the function
     // this one stands in for.
+    unsafe { real(device, cache, count, infos, allocator, pipelines) }
+}
+
+/// `vkCreateComputePipelines` that fails while the device's `fail` flag is
+/// set, and calls the real one otherwise.
+unsafe extern "system" fn record_create_compute_pipelines(
+    device: vk::Device,
+    cache: vk::PipelineCache,
+    count: u32,
+    infos: *const vk::ComputePipelineCreateInfo<'_>,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    pipelines: *mut vk::Pipeline,
+) -> vk::Result {
+    let real = {
+        let recorded = RECORDED.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(entry) = recorded.as_ref().and_then(|r| r.get(&device)) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        if entry.fail {
+            for i in 0..count as usize {
+                // SAFETY: the caller passes room for `count` pipelines.
+                unsafe { pipelines.add(i).write(vk::Pipeline::null()) };
+            }
+            return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
+        }
+        let Some(real) = entry.create_compute_pipelines else { return vk::Result::ERROR_INITIALIZATION_FAILED };
+        real
+    };
+    // SAFETY: the caller's arguments, passed on unchanged.
     unsafe { real(device, cache, count, infos, allocator, pipelines) }
 }
 
@@ -268,21 +301,30 @@ impl Gpu {
         let get_device_proc_addr = self.instance.fp_v1_0().get_device_proc_addr;
         let handle = self.device.handle();
         // SAFETY: every function comes from `vkGetDeviceProcAddr` for this
-        // device, except `vkCreateGraphicsPipelines`, whose stand-in has the
-        // same signature and calls the real one.
+        // device, except `vkCreateGraphicsPipelines` and
+        // `vkCreateComputePipelines`, whose stand-ins have the same
+        // signatures and call the real ones.
         unsafe {
             ash::Device::load_with(
                 |name| {
                     let real = get_device_proc_addr(handle, name.as_ptr());
-                    if name == c"vkCreateGraphicsPipelines" {
-                        let real = real.expect("vkCreateGraphicsPipelines");
-                        let create_graphics_pipelines =
-                            std::mem::transmute::<unsafe extern "system" fn(), vk::PFN_vkCreateGraphicsPipelines>(real);
+                    if name == c"vkCreateGraphicsPipelines" || name == c"vkCreateComputePipelines" {
+                        let real = real.expect("the pipeline creation functions");
                         let mut recorded = RECORDED.lock().unwrap_or_else(|e| e.into_inner());
-                        recorded
-                            .get_or_insert_with(HashMap::new)
-                            .insert(handle, Recorded { create_graphics_pipelines, caches: Vec::new(), fail: false });
-                        let stand_in: vk::PFN_vkCreateGraphicsPipelines = record_create_graphics_pipelines;
+                        let entry = recorded.get_or_insert_with(HashMap::new).entry(handle).or_default();
+                        if name == c"vkCreateGraphicsPipelines" {
+                            entry.create_graphics_pipelines = Some(std::mem::transmute::<
+                                unsafe extern "system" fn(),
+                                vk::PFN_vkCreateGraphicsPipelines,
+                            >(real));
+                            let stand_in: vk::PFN_vkCreateGraphicsPipelines = record_create_graphics_pipelines;
+                            return stand_in as *const c_void;
+                        }
+                        entry.create_compute_pipelines = Some(std::mem::transmute::<
+                            unsafe extern "system" fn(),
+                            vk::PFN_vkCreateComputePipelines,
+                        >(real));
+                        let stand_in: vk::PFN_vkCreateComputePipelines = record_create_compute_pipelines;
                         return stand_in as *const c_void;
                     }
                     real.map_or(std::ptr::null(), |f| f as *const c_void)
@@ -299,7 +341,7 @@ impl Gpu {
         recorded.as_ref().and_then(|r| r.get(&self.device.handle())).map_or_else(Vec::new, |r| r.caches.clone())
     }
 
-    /// Makes every `vkCreateGraphicsPipelines` call made through
+    /// Makes every `vkCreateGraphicsPipelines` and `vkCreateComputePipelines` call made through
     /// [`recording_device`](Self::recording_device) fail with
     /// `ERROR_OUT_OF_HOST_MEMORY` (while `fail` is true), as a driver may:
     /// how a test makes a background build fail on valid input.

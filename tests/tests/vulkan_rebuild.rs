@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 use ash::vk;
 use smolv_runtime::ShaderSet;
 use smolv_runtime::reflect::Reflection;
-use smolv_runtime::vulkan::{GraphicsProgram, GraphicsState, PipelineManager, PipelineOptions, PipelineSlot, Stage};
+use smolv_runtime::vulkan::{
+    ComputeSlot, GraphicsProgram, GraphicsState, PipelineManager, PipelineOptions, PipelineSlot, Stage,
+};
 use smolv_tests::vulkan::Gpu;
 
 const SIZE: u32 = 8;
@@ -149,4 +151,66 @@ fn a_landed_rebuild_files_the_slot_under_its_new_program() {
         }
         gpu.finish();
     }
+}
+
+const FILL_ONE: &str = "#version 450\nlayout(local_size_x = 1) in;\n\
+layout(set = 0, binding = 0) buffer Out { uint value; } result;\nvoid main() { result.value = 1u; }\n";
+
+const FILL_TWO: &str = "#version 450\nlayout(local_size_x = 1) in;\n\
+layout(set = 0, binding = 0) buffer Out { uint value; } result;\nvoid main() { result.value = 2u; }\n";
+
+/// `one.comp` and `two.comp`: the same layout, different code.
+fn compute_modules() -> [Module; 2] {
+    let dir = tempfile::tempdir().unwrap();
+    let names = ["one.comp", "two.comp"];
+    std::fs::create_dir_all(dir.path().join("shaders")).unwrap();
+    for (name, source) in names.iter().zip([FILL_ONE, FILL_TWO]) {
+        std::fs::write(dir.path().join("shaders").join(name), source).unwrap();
+    }
+    let mut config = smolv_build::Config::new();
+    config.shader_dir(dir.path().join("shaders")).out_dir(dir.path().join("out")).cargo_directives(false);
+    config.try_compile().unwrap();
+    let set = ShaderSet::open(dir.path().join("out/smolv/shaders.smvb")).unwrap();
+    names.map(|name| {
+        let shader = set.get(name).unwrap();
+        Module { code: shader.decode().unwrap(), reflection: shader.reflection().unwrap() }
+    })
+}
+
+fn compute(manager: &PipelineManager, module: &Module) -> Arc<ComputeSlot> {
+    // SAFETY: smolv-build's module with its own reflection.
+    unsafe { manager.get_compute(&module.stage()) }.unwrap()
+}
+
+#[test]
+fn a_compute_slot_is_filed_under_its_new_stage_only_once_the_rebuild_lands() {
+    let [one, two] = compute_modules();
+    let gpu = Gpu::new();
+    {
+        let manager = manager(&gpu, false);
+        let slot = compute(&manager, &one);
+        let first = slot.pipeline();
+        gpu.fail_pipeline_creation(true);
+        // SAFETY: as in `compute`; `slot` is this manager's.
+        unsafe { manager.rebuild_compute(&slot, &two.stage()) }.unwrap();
+        wait_until("the compute rebuild to fail", || slot.rebuild_failure().is_some());
+        gpu.fail_pipeline_creation(false);
+
+        assert_eq!((slot.generation(), slot.pipeline()), (0, first), "the slot keeps its pipeline");
+        assert!(
+            Arc::ptr_eq(&compute(&manager, &one), &slot),
+            "asking for the old stage still finds the slot that holds its pipeline"
+        );
+        let two_slot = compute(&manager, &two);
+        assert!(!Arc::ptr_eq(&two_slot, &slot), "asking for the new stage must not find a slot holding the old one");
+
+        // A rebuild that lands moves the slot off the old stage (the new
+        // one has its own slot now, so this one is kept aside).
+        // SAFETY: as above.
+        let target = unsafe { manager.rebuild_compute(&slot, &two.stage()) }.unwrap();
+        wait_until("the compute rebuild to land", || slot.generation() >= target);
+        assert!(!Arc::ptr_eq(&compute(&manager, &one), &slot), "the old stage no longer finds the rebuilt slot");
+        assert!(Arc::ptr_eq(&compute(&manager, &two), &two_slot));
+    }
+    gpu.finish();
 }

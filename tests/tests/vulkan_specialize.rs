@@ -8,7 +8,7 @@
 use ash::vk;
 use smolv_runtime::reflect::{Reflection, ShaderStage, SpecConstantType};
 use smolv_runtime::specialize::{Specializer, Value};
-use smolv_runtime::vulkan::{GraphicsState, PipelineManager, PipelineOptions, Stage};
+use smolv_runtime::vulkan::{DeviceFeatures, GraphicsState, PipelineManager, PipelineOptions, Stage};
 use smolv_tests::vulkan::Gpu;
 
 const SIZE: u32 = 64;
@@ -85,6 +85,9 @@ fn render(gpu: &Gpu, vertex: &Stage<'_>, fragment: &Stage<'_>) -> Vec<u8> {
 }
 
 fn render_with(gpu: &Gpu, vertex: &Stage<'_>, fragment: &Stage<'_>, options: PipelineOptions) -> Vec<u8> {
+    // The 64-bit constants' shaders declare Float64 and Int64: the manager
+    // builds them only when told the device has those features enabled.
+    let options = PipelineOptions { features: DeviceFeatures::from_enabled(&gpu.features), ..options };
     // SAFETY: `Gpu` enables what the manager needs, and the manager is
     // dropped here, after `draw` waited for the queue.
     let manager =

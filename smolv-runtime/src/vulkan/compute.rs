@@ -156,14 +156,22 @@ impl ComputeSlot {
     }
 
     /// Puts rebuild `request`'s `pipeline` in if it is newer than the
-    /// slot's: returns the pipeline it replaced (to retire), or gives
+    /// slot's, then calls `landed` (still in landing order: later rebuilds
+    /// wait for it): returns the pipeline it replaced (to retire), or gives
     /// `pipeline` back when a later rebuild is in already.
-    pub(crate) fn swap(&self, request: u64, pipeline: vk::Pipeline) -> Result<Option<vk::Pipeline>, vk::Pipeline> {
+    pub(crate) fn swap(
+        &self,
+        request: u64,
+        pipeline: vk::Pipeline,
+        landed: impl FnOnce(),
+    ) -> Result<Option<vk::Pipeline>, vk::Pipeline> {
         let mut rebuilds = lock(&self.rebuilds);
         if !rebuilds.land(request) {
             return Err(pipeline);
         }
         let replaced = lock(&self.state).replace(Ok(pipeline));
+        landed();
+        drop(rebuilds);
         self.ready.notify_all();
         Ok(replaced.and_then(Result::ok))
     }

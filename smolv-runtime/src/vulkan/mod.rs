@@ -63,7 +63,9 @@
 #![allow(unsafe_code)]
 
 mod cache;
+pub mod capabilities;
 mod compute;
+mod device_features;
 mod layout;
 mod library;
 mod modules;
@@ -72,15 +74,18 @@ mod rebuilds;
 mod specialization;
 mod spirv_version;
 mod state;
+mod vertex_input;
 
 pub use cache::{CacheLoad, CacheRejected, PipelineCacheFile};
 pub use compute::ComputeSlot;
+pub use device_features::DeviceFeatures;
 pub use layout::{BindlessSet, LayoutCache, LayoutOptions, ProgramLayout};
 pub use pipelines::{GraphicsProgram, LibraryCounts, PipelineManager, PipelineOptions, PipelineSlot, Stage};
 pub use state::{
-    AttachmentBlend, BlendEquation, DepthBias, DepthTest, DeviceFeatures, GraphicsState, Multisample, StencilFace,
-    StencilState, VertexInput,
+    AttachmentBlend, BlendEquation, DepthBias, DepthTest, GraphicsState, Multisample, StencilFace, StencilState,
+    VertexInput,
 };
+pub use vertex_input::{VertexAttribute, VertexBufferLayout};
 
 use ash::vk;
 
@@ -197,16 +202,27 @@ pub enum VulkanError {
     /// More specialization data than `VkSpecializationInfo` can address.
     #[error("{0} specialization constants are more than a VkSpecializationInfo can hold")]
     TooManySpecConstants(usize),
-    /// State or a stage that needs a device feature the manager was not told is enabled.
+    /// State, a stage, or a shader capability that needs a device feature
+    /// (or extension, Vulkan version or subgroup operation) the manager
+    /// was not told is enabled: refused before anything reaches the driver.
     #[error(
-        "{state} needs the `{feature}` device feature; enable it on the device (where it has it) and set it \
-         in PipelineOptions::features, or leave that state out"
+        "{}{state} needs {structure}::{feature}; enable it on the device (where it has it) and in \
+         PipelineOptions::features (DeviceFeatures), or leave it out{}",
+        shader.as_ref().map(|s| format!("the {s} declares ")).unwrap_or_default(),
+        if shader.is_some() { " of the shader" } else { "" }
     )]
     FeatureNotEnabled {
-        /// The `VkPhysicalDeviceFeatures` member.
+        /// The feature's member name (`shaderFloat64`), or the extension's
+        /// or Vulkan version's name: the first of the alternatives.
         feature: &'static str,
-        /// The state or stage that needs it.
+        /// Where it is enabled: the feature structure
+        /// (`VkPhysicalDeviceFeatures`), or `VkDeviceCreateInfo::ppEnabledExtensionNames`.
+        structure: &'static str,
+        /// What needs it: a state field or stage (`GraphicsState::depth_bounds`),
+        /// or the shader's declaration (`OpCapability Float64`).
         state: &'static str,
+        /// The shader that declares it (stage and entry point), for capabilities.
+        shader: Option<String>,
     },
     /// A shader given for the wrong stage.
     #[error("a {found} shader was given where the program needs its {expected} stage; check which module goes where")]
@@ -243,6 +259,18 @@ pub enum VulkanError {
         location: u32,
         /// Its reflected `VkFormat` value (0: none).
         format: u32,
+    },
+    /// Explicit vertex input that does not feed the vertex shader's inputs
+    /// as Vulkan requires: refused before the driver sees it.
+    #[error(
+        "vertex input at location {location} does not fit the vertex shader: {reason}; \
+         make VertexInput::Explicit (or the VertexBufferLayout) match the shader's inputs"
+    )]
+    VertexInputMismatch {
+        /// The input's location.
+        location: u32,
+        /// What does not fit, in words.
+        reason: String,
     },
     /// A module whose SPIR-V version is newer than the Vulkan version the
     /// device was created for takes ([`PipelineOptions::api_version`]):

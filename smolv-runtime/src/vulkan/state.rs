@@ -5,6 +5,8 @@
 use ash::vk;
 
 use super::VulkanError;
+use super::capabilities::Feature;
+use super::device_features::DeviceFeatures;
 
 /// Where the vertex shader's inputs come from.
 ///
@@ -310,71 +312,6 @@ impl Default for AttachmentBlend {
     }
 }
 
-/// The device features the manager may rely on: those enabled on the
-/// device. State that needs a feature missing here is refused with
-/// [`VulkanError::FeatureNotEnabled`] instead of reaching the driver.
-///
-/// ```
-/// use ash::vk;
-/// use smolv_runtime::vulkan::DeviceFeatures;
-/// // The features passed to vkCreateDevice:
-/// let enabled = vk::PhysicalDeviceFeatures::default().geometry_shader(true).sample_rate_shading(true);
-/// let features = DeviceFeatures::from_enabled(&enabled);
-/// assert!(features.geometry_shader && !features.depth_bounds);
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[allow(clippy::struct_excessive_bools, reason = "one flag per Vulkan feature, as VkPhysicalDeviceFeatures has")]
-pub struct DeviceFeatures {
-    /// `geometryShader`: geometry stages.
-    pub geometry_shader: bool,
-    /// `tessellationShader`: tessellation stages.
-    pub tessellation_shader: bool,
-    /// `depthBounds`: [`GraphicsState::depth_bounds`].
-    pub depth_bounds: bool,
-    /// `sampleRateShading`: [`Multisample::sample_shading`].
-    pub sample_rate_shading: bool,
-    /// `fillModeNonSolid`: polygon modes other than `FILL`.
-    pub fill_mode_non_solid: bool,
-    /// `depthBiasClamp`: a [`DepthBias::clamp`] other than 0.
-    pub depth_bias_clamp: bool,
-    /// `depthClamp`: [`GraphicsState::depth_clamp`].
-    pub depth_clamp: bool,
-    /// `wideLines`: a static line width other than 1.
-    pub wide_lines: bool,
-    /// `logicOp`: [`GraphicsState::logic_op`].
-    pub logic_op: bool,
-    /// `alphaToOne`: [`Multisample::alpha_to_one`].
-    pub alpha_to_one: bool,
-    /// `independentBlend`: attachments that blend differently.
-    pub independent_blend: bool,
-}
-
-impl DeviceFeatures {
-    /// The features of `enabled` (what the device was created with).
-    ///
-    /// ```
-    /// use ash::vk;
-    /// use smolv_runtime::vulkan::DeviceFeatures;
-    /// assert_eq!(DeviceFeatures::from_enabled(&vk::PhysicalDeviceFeatures::default()), DeviceFeatures::default());
-    /// ```
-    pub fn from_enabled(enabled: &vk::PhysicalDeviceFeatures) -> Self {
-        let on = |b: vk::Bool32| b == vk::TRUE;
-        Self {
-            geometry_shader: on(enabled.geometry_shader),
-            tessellation_shader: on(enabled.tessellation_shader),
-            depth_bounds: on(enabled.depth_bounds),
-            sample_rate_shading: on(enabled.sample_rate_shading),
-            fill_mode_non_solid: on(enabled.fill_mode_non_solid),
-            depth_bias_clamp: on(enabled.depth_bias_clamp),
-            depth_clamp: on(enabled.depth_clamp),
-            wide_lines: on(enabled.wide_lines),
-            logic_op: on(enabled.logic_op),
-            alpha_to_one: on(enabled.alpha_to_one),
-            independent_blend: on(enabled.independent_blend),
-        }
-    }
-}
-
 /// The fixed-function state of a graphics pipeline.
 ///
 /// The fields are grouped by the pipeline library that owns them in
@@ -551,49 +488,54 @@ impl GraphicsState {
     /// Refuses state that needs a feature `features` lacks, or that
     /// Vulkan 1.3 core cannot make dynamic.
     pub(crate) fn check(&self, features: &DeviceFeatures, extra_stages: ExtraStages) -> Result<(), VulkanError> {
-        let need = |has: bool, feature: &'static str, state: &'static str| {
-            if has { Ok(()) } else { Err(VulkanError::FeatureNotEnabled { feature, state }) }
+        let need = |feature: Feature, state: &'static str| {
+            if features.has(feature) {
+                Ok(())
+            } else {
+                let (feature, structure) = (feature.name(), feature.structure());
+                Err(VulkanError::FeatureNotEnabled { feature, structure, state, shader: None })
+            }
         };
         if let Some(&unknown) = self.dynamic_states.iter().find(|&&s| dynamic_state_part(s).is_none()) {
             return Err(VulkanError::DynamicStateUnsupported(unknown));
         }
         let dynamic = |s| self.dynamic_states.contains(&s);
         if extra_stages.geometry {
-            need(features.geometry_shader, "geometryShader", "a geometry stage")?;
+            need(Feature::GeometryShader, "a geometry stage")?;
         }
         if extra_stages.tessellation {
-            need(features.tessellation_shader, "tessellationShader", "tessellation stages")?;
+            need(Feature::TessellationShader, "tessellation stages")?;
             if self.topology != vk::PrimitiveTopology::PATCH_LIST || self.patch_control_points == 0 {
                 return Err(VulkanError::PatchTopology);
             }
         }
         if self.depth_bounds.is_some() {
-            need(features.depth_bounds, "depthBounds", "GraphicsState::depth_bounds")?;
+            need(Feature::DepthBounds, "GraphicsState::depth_bounds")?;
         }
         if self.multisample.sample_shading.is_some() {
-            need(features.sample_rate_shading, "sampleRateShading", "Multisample::sample_shading")?;
+            need(Feature::SampleRateShading, "Multisample::sample_shading")?;
         }
         if self.multisample.alpha_to_one {
-            need(features.alpha_to_one, "alphaToOne", "Multisample::alpha_to_one")?;
+            need(Feature::AlphaToOne, "Multisample::alpha_to_one")?;
         }
         if self.polygon_mode != vk::PolygonMode::FILL {
-            need(features.fill_mode_non_solid, "fillModeNonSolid", "GraphicsState::polygon_mode")?;
+            need(Feature::FillModeNonSolid, "GraphicsState::polygon_mode")?;
         }
         if self.depth_bias.is_some_and(|b| b.clamp != 0.0) && !dynamic(vk::DynamicState::DEPTH_BIAS) {
-            need(features.depth_bias_clamp, "depthBiasClamp", "DepthBias::clamp")?;
+            need(Feature::DepthBiasClamp, "DepthBias::clamp")?;
         }
         if self.depth_clamp {
-            need(features.depth_clamp, "depthClamp", "GraphicsState::depth_clamp")?;
+            need(Feature::DepthClamp, "GraphicsState::depth_clamp")?;
         }
         if self.line_width != 1.0 && !dynamic(vk::DynamicState::LINE_WIDTH) {
-            need(features.wide_lines, "wideLines", "GraphicsState::line_width")?;
+            need(Feature::WideLines, "GraphicsState::line_width")?;
         }
         if self.logic_op.is_some() {
-            need(features.logic_op, "logicOp", "GraphicsState::logic_op")?;
+            need(Feature::LogicOp, "GraphicsState::logic_op")?;
         }
         let blends = self.attachment_blends()?;
         if blends.windows(2).any(|pair| pair[0] != pair[1]) {
-            need(features.independent_blend, "independentBlend", "attachments that blend differently")?;
+            need(Feature::IndependentBlend, "attachments that blend differently")?;
         }
         Ok(())
     }

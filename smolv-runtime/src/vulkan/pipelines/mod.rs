@@ -10,7 +10,6 @@
 //! - [`worker`]: the background threads;
 //! - [`rebuild`]: pipelines built again when their shaders change.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use ash::vk;
@@ -19,7 +18,7 @@ use ash::vk::Handle;
 use crate::reflect::Reflection;
 use crate::vulkan::compute::{ComputeJob, ComputeSlot};
 use crate::vulkan::layout::{LayoutCache, LayoutOptions, ProgramLayout};
-use crate::vulkan::library::{FragmentKey, OutputKey, PreRasterKey, StageKey, VertexInputKey, link};
+use crate::vulkan::library::{FragmentKey, OutputKey, PreRasterKey, VertexInputKey, link};
 use crate::vulkan::specialization::SpecializationData;
 use crate::vulkan::state::GraphicsState;
 use crate::vulkan::{VulkanError, lock};
@@ -37,7 +36,7 @@ pub use options::PipelineOptions;
 use program::check_stage;
 pub use program::{GraphicsProgram, Stage};
 pub use slot::PipelineSlot;
-use slot::Slots;
+use slot::{ComputeSlots, Slots};
 use worker::{Job, Workers};
 
 /// Builds and caches graphics pipelines the way Mesa's zink and DXVK do
@@ -118,9 +117,9 @@ pub struct PipelineManager {
     /// Shared with the workers, which file a rebuilt slot under its new
     /// program when the new pipeline lands.
     slots: Arc<Mutex<Slots>>,
-    compute: Mutex<HashMap<StageKey, Arc<ComputeSlot>>>,
-    /// Rebuilt compute slots whose new key another slot already had.
-    compute_orphans: Mutex<Vec<Arc<ComputeSlot>>>,
+    /// Shared with the workers, which file a rebuilt compute slot under
+    /// its new stage when the new pipeline lands.
+    compute: Arc<Mutex<ComputeSlots>>,
     /// Pipelines that rebuilds replaced, until
     /// [`retire_replaced`](Self::retire_replaced) destroys them.
     retired: Arc<Mutex<Vec<vk::Pipeline>>>,
@@ -185,8 +184,7 @@ impl PipelineManager {
             options,
             libraries,
             slots: Arc::default(),
-            compute: Mutex::default(),
-            compute_orphans: Mutex::default(),
+            compute: Arc::default(),
             retired: Arc::default(),
             workers,
         }
@@ -226,8 +224,10 @@ impl PipelineManager {
     /// # Errors
     /// Layout errors, spec-constant values that do not fit their
     /// constants, [`VulkanError::SpirvVersionUnsupported`] for a module
-    /// newer than [`PipelineOptions::api_version`] takes, and failing
-    /// Vulkan calls.
+    /// newer than [`PipelineOptions::api_version`] takes,
+    /// [`VulkanError::FeatureNotEnabled`] for a module whose `OpCapability`
+    /// or `OpExtension` needs what [`PipelineOptions::features`] lacks (see
+    /// [`capabilities`](crate::vulkan::capabilities)), and failing Vulkan calls.
     ///
     /// # Safety
     /// What `vkCreateGraphicsPipelines` requires of its inputs:
@@ -259,7 +259,9 @@ impl PipelineManager {
     /// feature missing from [`PipelineOptions::features`],
     /// [`VulkanError::WrongStage`] for a stage in the wrong place,
     /// [`VulkanError::BlendCount`], [`VulkanError::DynamicStateUnsupported`],
-    /// [`VulkanError::PatchTopology`] and [`VulkanError::VertexInputFormat`].
+    /// [`VulkanError::PatchTopology`], [`VulkanError::VertexInputFormat`],
+    /// and [`VulkanError::VertexInputMismatch`] for explicit vertex input
+    /// that does not feed the vertex shader's inputs.
     ///
     /// # Safety
     /// As [`get_pipeline`](Self::get_pipeline), for every stage; the
@@ -287,6 +289,7 @@ impl PipelineManager {
     ) -> Result<Arc<PipelineSlot>, VulkanError> {
         self.check_program(program)?;
         state.check(&self.options.features, program.extra_stages())?;
+        state.vertex_input.check(program.vertex.reflection)?;
         let layout = self.graphics_program_layout(program)?;
         let key = self.pipeline_key(program, state, &layout)?;
         if let Some(slot) = lock(&self.slots).by_key.get(&key) {
@@ -331,8 +334,7 @@ impl PipelineManager {
     /// An error unless every stage of `program` is of its place's stage
     /// and of a SPIR-V version the device takes.
     fn check_program(&self, program: &GraphicsProgram<'_>) -> Result<(), VulkanError> {
-        let spirv = self.options.spirv_support();
-        program.stages().into_iter().try_for_each(|(expected, stage)| check_stage(expected, stage, spirv))
+        program.stages().into_iter().try_for_each(|(expected, stage)| check_stage(expected, stage, &self.options))
     }
 
     /// The layouts of `program`, as the manager builds them (see
@@ -400,7 +402,7 @@ impl PipelineManager {
         fragment: &Stage<'_>,
         state: &GraphicsState,
     ) -> Result<vk::Pipeline, VulkanError> {
-        check_stage(vk::ShaderStageFlags::FRAGMENT, fragment, self.options.spirv_support())?;
+        check_stage(vk::ShaderStageFlags::FRAGMENT, fragment, &self.options)?;
         let layout = self.program_layout(vertex, fragment)?;
         let fragment_layout = if self.uses_libraries() {
             self.layouts.library_layout(&layout, &[fragment.reflection], None)?
@@ -444,7 +446,8 @@ impl PipelineManager {
     /// # Errors
     /// Layout errors, spec-constant values that do not fit, a stage that
     /// is not a compute shader, [`VulkanError::SpirvVersionUnsupported`],
-    /// and failing Vulkan calls.
+    /// [`VulkanError::FeatureNotEnabled`] for a capability the device was
+    /// not created with, and failing Vulkan calls.
     ///
     /// # Safety
     /// As [`get_pipeline`](Self::get_pipeline) for the stage.
@@ -486,9 +489,9 @@ impl PipelineManager {
     /// # Safety
     /// As [`get_compute`](Self::get_compute).
     unsafe fn compute_slot(&self, stage: &Stage<'_>, background: bool) -> Result<Arc<ComputeSlot>, VulkanError> {
-        check_stage(vk::ShaderStageFlags::COMPUTE, stage, self.options.spirv_support())?;
+        check_stage(vk::ShaderStageFlags::COMPUTE, stage, &self.options)?;
         let key = self.libraries.stage_key(stage)?;
-        if let Some(slot) = lock(&self.compute).get(&key) {
+        if let Some(slot) = lock(&self.compute).by_key.get(&key) {
             return Ok(Arc::clone(slot));
         }
         let layout = self.compute_layout(stage)?.pipeline_layout;
@@ -503,11 +506,11 @@ impl PipelineManager {
         };
         let slot = {
             let mut compute = lock(&self.compute);
-            if let Some(slot) = compute.get(&key) {
+            if let Some(slot) = compute.by_key.get(&key) {
                 return Ok(Arc::clone(slot));
             }
             let slot = Arc::new(ComputeSlot::pending(layout));
-            compute.insert(key, Arc::clone(&slot));
+            compute.by_key.insert(key, Arc::clone(&slot));
             slot
         };
         if background {
@@ -547,8 +550,8 @@ impl Drop for PipelineManager {
             for slot in slots.by_key.into_values().chain(slots.orphans) {
                 pipelines.extend(PipelineSlot::held(&lock(&slot.state)).iter().map(|p| p.as_raw()));
             }
-            let compute = self.compute.get_mut().unwrap_or_else(|e| e.into_inner()).drain().map(|(_, slot)| slot);
-            for slot in compute.chain(self.compute_orphans.get_mut().unwrap_or_else(|e| e.into_inner()).drain(..)) {
+            let compute = std::mem::take(&mut *lock(&self.compute));
+            for slot in compute.by_key.into_values().chain(compute.orphans) {
                 if let Some(pipeline) = slot.take() {
                     pipelines.insert(pipeline.as_raw());
                 }

@@ -3,8 +3,8 @@
 
 use ash::vk;
 
+use crate::vulkan::device_features::DeviceFeatures;
 use crate::vulkan::spirv_version::SpirvSupport;
-use crate::vulkan::state::DeviceFeatures;
 
 /// How the manager builds pipelines, and what the device was created
 /// with: its Vulkan version and the features some state needs.
@@ -33,8 +33,9 @@ pub struct PipelineOptions {
     /// Background workers, for link-time-optimized links and compute
     /// pipelines asked for in the background (default 1).
     pub workers: usize,
-    /// The features enabled on the device, which some state and stages
-    /// need (default: none). State that needs a missing one is refused.
+    /// The features, extensions and subgroup operations enabled on the
+    /// device, which some state, stages and shader capabilities need
+    /// (default: none). What needs a missing one is refused.
     pub features: DeviceFeatures,
     /// The Vulkan version the device was created for: the instance's
     /// `VkApplicationInfo::apiVersion`, or the physical device's

@@ -6,8 +6,10 @@ use ash::vk;
 use crate::reflect::Reflection;
 use crate::specialize::Value;
 use crate::vulkan::VulkanError;
-use crate::vulkan::spirv_version::SpirvSupport;
+use crate::vulkan::capabilities::{self, ShaderName};
 use crate::vulkan::state::ExtraStages;
+
+use super::options::PipelineOptions;
 
 /// One shader stage of a program: SPIR-V, its reflection, and
 /// spec-constant values.
@@ -114,12 +116,13 @@ impl<'a> GraphicsProgram<'a> {
     }
 }
 
-/// An error unless `stage`'s reflection is of the `expected` stage and its
-/// SPIR-V version is one `device` takes.
+/// An error unless `stage`'s reflection is of the `expected` stage, its
+/// SPIR-V version is one the device takes, and the device has what its
+/// capabilities and extensions need.
 pub(super) fn check_stage(
     expected: vk::ShaderStageFlags,
     stage: &Stage<'_>,
-    device: SpirvSupport,
+    options: &PipelineOptions,
 ) -> Result<(), VulkanError> {
     if stage.reflection.stage.vk_stage_flag() != expected.as_raw() {
         return Err(VulkanError::WrongStage {
@@ -127,5 +130,11 @@ pub(super) fn check_stage(
             found: stage.reflection.stage.name(),
         });
     }
-    device.check(stage.spirv, stage.reflection)
+    options.spirv_support().check(stage.spirv, stage.reflection)?;
+    let name = ShaderName {
+        stage: expected,
+        stage_name: stage.reflection.stage.name(),
+        entry_point: &stage.reflection.entry_point,
+    };
+    capabilities::check(stage.spirv, &name, &options.features, options.api_version)
 }

@@ -3,7 +3,6 @@
 //! the slot the way the optimized link is. The pipelines a rebuild replaces
 //! are kept until the caller says the GPU is done with them.
 
-use std::collections::hash_map::Entry;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
@@ -13,7 +12,7 @@ use ash::vk::Handle;
 use super::PipelineManager;
 use super::library_cache::{Libraries, LibraryKey, PipelineKey, keep_library};
 use super::program::{GraphicsProgram, Stage, check_stage};
-use super::slot::{PipelineSlot, Slots};
+use super::slot::{ComputeSlots, PipelineSlot, Slots};
 use super::worker::Job;
 use crate::reflect::Reflection;
 use crate::specialize::Value;
@@ -201,7 +200,11 @@ unsafe fn create(
 pub(super) struct ComputeRebuild {
     slot: Arc<ComputeSlot>,
     request: u64,
+    /// The stage the new pipeline is made from, which the slot is filed
+    /// under once it lands.
+    key: StageKey,
     job: ComputeJob,
+    compute: Arc<Mutex<ComputeSlots>>,
     retired: Arc<Mutex<Vec<vk::Pipeline>>>,
 }
 
@@ -211,7 +214,10 @@ impl ComputeRebuild {
     pub(super) unsafe fn run(self, device: &ash::Device, cache: vk::PipelineCache) {
         // SAFETY: this function's contract.
         match unsafe { self.job.create(device, cache) } {
-            Ok(pipeline) => match self.slot.swap(self.request, pipeline) {
+            // Filed under the new stage only once it holds its pipeline.
+            Ok(pipeline) => match self.slot.swap(self.request, pipeline, || {
+                lock(&self.compute).rekey(&self.slot, &self.key);
+            }) {
                 Ok(replaced) => lock(&self.retired).extend(replaced),
                 // SAFETY: the slot did not take it; never handed out.
                 Err(stale) => unsafe { device.destroy_pipeline(stale, None) },
@@ -277,6 +283,7 @@ impl PipelineManager {
             (state.key.clone(), state.graphics.clone())
         };
         graphics.check(&self.options.features, program.extra_stages())?;
+        graphics.vertex_input.check(program.vertex.reflection)?;
         let layout = self.graphics_program_layout(program)?;
         let key = self.pipeline_key(program, &graphics, &layout)?;
         let old_stages = old_key.stages();
@@ -351,9 +358,9 @@ impl PipelineManager {
     /// # }
     /// ```
     pub unsafe fn rebuild_compute(&self, slot: &Arc<ComputeSlot>, stage: &Stage<'_>) -> Result<u64, VulkanError> {
-        check_stage(vk::ShaderStageFlags::COMPUTE, stage, self.options.spirv_support())?;
+        check_stage(vk::ShaderStageFlags::COMPUTE, stage, &self.options)?;
         let key = self.libraries.stage_key(stage)?;
-        let old_key = lock(&self.compute).iter().find(|(_, s)| Arc::ptr_eq(s, slot)).map(|(k, _)| k.clone());
+        let old_key = lock(&self.compute).by_key.iter().find(|(_, s)| Arc::ptr_eq(s, slot)).map(|(k, _)| k.clone());
         let layout = self.compute_layout(stage)?.pipeline_layout;
         if layout != slot.layout() {
             let old: Vec<&StageKey> = old_key.iter().collect();
@@ -371,19 +378,16 @@ impl PipelineManager {
             layout,
         };
         let request = slot.request_rebuild();
-        if let Some(old_key) = old_key.filter(|old| *old != key) {
-            let mut compute = lock(&self.compute);
-            compute.remove(&old_key);
-            if let Entry::Vacant(entry) = compute.entry(key) {
-                entry.insert(Arc::clone(slot));
-            } else {
-                // Kept aside, as `rekey` keeps graphics slots, so that the
-                // manager still destroys its pipeline.
-                drop(compute);
-                lock(&self.compute_orphans).push(Arc::clone(slot));
-            }
-        }
-        let job = ComputeRebuild { slot: Arc::clone(slot), request, job, retired: Arc::clone(&self.retired) };
+        // The slot stays filed under the stage it holds until the new
+        // pipeline lands (`ComputeRebuild::run`).
+        let job = ComputeRebuild {
+            slot: Arc::clone(slot),
+            request,
+            key,
+            job,
+            compute: Arc::clone(&self.compute),
+            retired: Arc::clone(&self.retired),
+        };
         self.workers.submit(Job::RebuildCompute(job));
         Ok(request)
     }

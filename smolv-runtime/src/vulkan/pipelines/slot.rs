@@ -11,6 +11,8 @@ use ash::vk;
 use ash::vk::Handle;
 
 use super::library_cache::PipelineKey;
+use crate::vulkan::compute::ComputeSlot;
+use crate::vulkan::library::StageKey;
 use crate::vulkan::rebuilds::Rebuilds;
 use crate::vulkan::state::GraphicsState;
 use crate::vulkan::{VulkanError, lock};
@@ -189,6 +191,33 @@ impl Slots {
         }
         if self.by_key.get(old).is_some_and(|s| Arc::ptr_eq(s, slot)) {
             self.by_key.remove(old);
+        }
+        if let Entry::Vacant(entry) = self.by_key.entry(new.clone()) {
+            entry.insert(Arc::clone(slot));
+        } else if !self.orphans.iter().any(|s| Arc::ptr_eq(s, slot)) {
+            self.orphans.push(Arc::clone(slot));
+        }
+    }
+}
+
+/// The manager's compute slots by the stage whose pipeline each holds,
+/// and the rebuilt ones whose new stage another slot had already.
+#[derive(Default)]
+pub(super) struct ComputeSlots {
+    pub(super) by_key: HashMap<StageKey, Arc<ComputeSlot>>,
+    /// Kept so that the manager still destroys their pipelines.
+    pub(super) orphans: Vec<Arc<ComputeSlot>>,
+}
+
+impl ComputeSlots {
+    /// Files `slot` under `new`, where it was filed under `old`.
+    pub(super) fn rekey(&mut self, slot: &Arc<ComputeSlot>, new: &StageKey) {
+        let old = self.by_key.iter().find(|(_, s)| Arc::ptr_eq(s, slot)).map(|(k, _)| k.clone());
+        if old.as_ref() == Some(new) {
+            return;
+        }
+        if let Some(old) = old {
+            self.by_key.remove(&old);
         }
         if let Entry::Vacant(entry) = self.by_key.entry(new.clone()) {
             entry.insert(Arc::clone(slot));

@@ -1,0 +1,151 @@
+//! What a shader needs of the device: each `OpCapability` and
+//! `OpExtension` its module declares, mapped to the Vulkan features,
+//! extensions, versions and subgroup operations that allow it, as the
+//! Vulkan specification's "SPIR-V Environment" appendix lists them.
+//!
+//! - [`names`](Feature): the features and extensions, by their Vulkan names;
+//! - [`capability`] and [`spirv_extension`]: the table;
+//! - [`requirements`]: a module's rows of it.
+//!
+//! [`PipelineManager`](super::PipelineManager) checks every stage against
+//! [`DeviceFeatures`](super::DeviceFeatures) before it creates anything,
+//! and refuses a stage that needs what the device was not created with
+//! ([`VulkanError::FeatureNotEnabled`]).
+//!
+//! ```
+//! use smolv_runtime::vulkan::capabilities::{Feature, Need, requirements};
+//! // A module header, then OpCapability Shader and OpCapability Float64.
+//! let spirv = [0x0723_0203, 0x0001_0000, 0, 8, 0, (2 << 16) | 17, 1, (2 << 16) | 17, 10];
+//! let needs: Vec<_> = requirements(&spirv).into_iter().map(|r| r.any_of).collect();
+//! assert_eq!(needs, [&[][..], &[Need::Feature(Feature::ShaderFloat64)][..]]);
+//! ```
+
+mod names;
+mod table;
+
+use ash::vk;
+
+pub use names::{Extension, Feature};
+pub use table::{Need, Requirement, capability, spirv_extension};
+
+use super::VulkanError;
+use super::device_features::DeviceFeatures;
+
+const OP_EXTENSION: u32 = 10;
+const OP_CAPABILITY: u32 = 17;
+/// Every `OpCapability` and `OpExtension` comes before it.
+const OP_MEMORY_MODEL: u32 = 14;
+
+/// What a module declares: capability numbers and extension names, in
+/// module order.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Declared {
+    pub(crate) capabilities: Vec<u32>,
+    pub(crate) extensions: Vec<String>,
+}
+
+/// The capabilities and extensions `spirv` declares. A module cut short
+/// or malformed gives what came before the damage: the driver (and the
+/// reflection, which reads the same words) refuses the rest.
+pub(crate) fn declared(spirv: &[u32]) -> Declared {
+    let mut found = Declared::default();
+    let mut words = spirv.get(5..).unwrap_or_default();
+    while let Some(&first) = words.first() {
+        let (count, opcode) = ((first >> 16) as usize, first & 0xffff);
+        let Some(operands) = words.get(1..count) else { break };
+        match opcode {
+            OP_CAPABILITY => found.capabilities.extend(operands.first()),
+            OP_EXTENSION => found.extensions.push(literal_string(operands)),
+            OP_MEMORY_MODEL => break,
+            _ => {}
+        }
+        words = &words[count..];
+    }
+    found
+}
+
+/// A SPIR-V literal string: UTF-8 bytes, little-endian in words, ended by a NUL.
+fn literal_string(words: &[u32]) -> String {
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).take_while(|&b| b != 0).collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// The table's row for every capability and extension `spirv` declares,
+/// in module order; those the table does not list are left out (the
+/// driver checks them).
+///
+/// ```
+/// use smolv_runtime::vulkan::capabilities::requirements;
+/// assert!(requirements(&[]).is_empty());
+/// ```
+pub fn requirements(spirv: &[u32]) -> Vec<Requirement> {
+    let found = declared(spirv);
+    let capabilities = found.capabilities.iter().filter_map(|&c| capability(c));
+    capabilities.chain(found.extensions.iter().filter_map(|e| spirv_extension(e))).collect()
+}
+
+/// The stage and entry point that a refusal names.
+pub(crate) struct ShaderName<'a> {
+    pub(crate) stage: vk::ShaderStageFlags,
+    pub(crate) stage_name: &'static str,
+    pub(crate) entry_point: &'a str,
+}
+
+/// An error unless `device` (created for `api_version`) allows every
+/// capability and extension `spirv` declares.
+pub(crate) fn check(
+    spirv: &[u32],
+    shader: &ShaderName<'_>,
+    device: &DeviceFeatures,
+    api_version: u32,
+) -> Result<(), VulkanError> {
+    for requirement in requirements(spirv) {
+        let allowed = requirement.any_of.is_empty()
+            || requirement.any_of.iter().any(|&need| satisfied(need, shader.stage, device, api_version));
+        if !allowed {
+            let (feature, structure) = describe(requirement.any_of[0]);
+            return Err(VulkanError::FeatureNotEnabled {
+                feature,
+                structure,
+                state: requirement.declared,
+                shader: Some(format!("{} shader `{}`", shader.stage_name, shader.entry_point)),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn satisfied(need: Need, stage: vk::ShaderStageFlags, device: &DeviceFeatures, api_version: u32) -> bool {
+    match need {
+        Need::Feature(feature) => device.has(feature),
+        Need::Extension(extension) => device.has_extension(extension),
+        Need::Version(version) => {
+            (vk::api_version_major(api_version), vk::api_version_minor(api_version))
+                >= (vk::api_version_major(version), vk::api_version_minor(version))
+        }
+        Need::Subgroup(operations) => device.has_subgroup(operations, stage),
+        // The manager does not know the device's properties: the driver checks.
+        Need::Property(_) => true,
+    }
+}
+
+/// The name and where it is enabled, for an error message.
+fn describe(need: Need) -> (&'static str, &'static str) {
+    match need {
+        Need::Feature(feature) => (feature.name(), feature.structure()),
+        Need::Extension(extension) => (extension.name(), "VkDeviceCreateInfo::ppEnabledExtensionNames"),
+        Need::Version(version) => (
+            match vk::api_version_minor(version) {
+                1 => "Vulkan 1.1",
+                2 => "Vulkan 1.2",
+                _ => "Vulkan 1.3",
+            },
+            "VkApplicationInfo::apiVersion",
+        ),
+        Need::Subgroup(_) => ("supportedOperations", "VkPhysicalDeviceSubgroupProperties"),
+        Need::Property(name) => (name, "VkPhysicalDeviceVulkan12Properties"),
+    }
+}
+
+#[cfg(test)]
+mod tests;

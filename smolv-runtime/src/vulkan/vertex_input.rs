@@ -1,0 +1,269 @@
+//! Explicit vertex input as plain data (what generated code writes for a
+//! vertex shader's inputs), its conversion to ash's descriptions, and the
+//! check of explicit vertex input against the vertex shader's reflection.
+
+use ash::vk;
+
+use super::VulkanError;
+use super::state::VertexInput;
+use crate::reflect::Reflection;
+
+/// One vertex attribute of a buffer: plain data, as generated code writes
+/// it (`VkVertexInputAttributeDescription` without the binding, which is
+/// the buffer's place in [`VertexInput::from_buffers`]).
+///
+/// ```
+/// use ash::vk;
+/// use smolv_runtime::vulkan::VertexAttribute;
+/// let position = VertexAttribute { location: 0, format: vk::Format::R32G32_SFLOAT.as_raw() as u32, offset: 0 };
+/// assert_eq!(position.vk_format(), vk::Format::R32G32_SFLOAT);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct VertexAttribute {
+    /// The vertex shader's input location.
+    pub location: u32,
+    /// The `VkFormat` value of the data in the buffer.
+    pub format: u32,
+    /// Bytes from the start of the element.
+    pub offset: u32,
+}
+
+impl VertexAttribute {
+    /// The format as ash's type (an out-of-range value gives a format no
+    /// device has, which the manager refuses).
+    ///
+    /// ```
+    /// use ash::vk;
+    /// use smolv_runtime::vulkan::VertexAttribute;
+    /// let attribute = VertexAttribute { location: 1, format: 37, offset: 8 };
+    /// assert_eq!(attribute.vk_format(), vk::Format::R8G8B8A8_UNORM);
+    /// ```
+    pub fn vk_format(&self) -> vk::Format {
+        vk::Format::from_raw(i32::try_from(self.format).unwrap_or(i32::MAX))
+    }
+}
+
+/// One vertex buffer: its element size and the attributes in an element.
+/// Plain data, so that generated code can write it as a `const`.
+///
+/// ```
+/// use smolv_runtime::vulkan::{VertexAttribute, VertexBufferLayout, VertexInput};
+/// // struct Vertex { color: [u8; 4], position: [f32; 2] }
+/// const VERTEX: VertexBufferLayout<'static> = VertexBufferLayout {
+///     stride: 12,
+///     per_instance: false,
+///     attributes: &[
+///         VertexAttribute { location: 1, format: 37, offset: 0 }, // R8G8B8A8_UNORM
+///         VertexAttribute { location: 0, format: 103, offset: 4 }, // R32G32_SFLOAT
+///     ],
+/// };
+/// let input = VertexInput::from_buffers(&[VERTEX]);
+/// assert!(matches!(input, VertexInput::Explicit { ref bindings, .. } if bindings.len() == 1));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct VertexBufferLayout<'a> {
+    /// Bytes from one element to the next.
+    pub stride: u32,
+    /// One element per instance instead of per vertex.
+    pub per_instance: bool,
+    /// The attributes in an element.
+    pub attributes: &'a [VertexAttribute],
+}
+
+impl VertexInput {
+    /// Explicit vertex input from plain layouts: buffer `i` is binding `i`.
+    ///
+    /// ```
+    /// use smolv_runtime::vulkan::{VertexAttribute, VertexBufferLayout, VertexInput};
+    /// let corners = VertexBufferLayout {
+    ///     stride: 8,
+    ///     per_instance: false,
+    ///     attributes: &[VertexAttribute { location: 0, format: 103, offset: 0 }],
+    /// };
+    /// let sprites = VertexBufferLayout {
+    ///     stride: 16,
+    ///     per_instance: true,
+    ///     attributes: &[VertexAttribute { location: 1, format: 109, offset: 0 }],
+    /// };
+    /// let VertexInput::Explicit { bindings, attributes } = VertexInput::from_buffers(&[corners, sprites]) else {
+    ///     unreachable!()
+    /// };
+    /// assert_eq!((bindings[1].binding, attributes[1].binding), (1, 1));
+    /// ```
+    pub fn from_buffers(buffers: &[VertexBufferLayout<'_>]) -> Self {
+        let mut bindings = Vec::with_capacity(buffers.len());
+        let mut attributes = Vec::new();
+        for (binding, buffer) in (0u32..).zip(buffers) {
+            let input_rate =
+                if buffer.per_instance { vk::VertexInputRate::INSTANCE } else { vk::VertexInputRate::VERTEX };
+            bindings.push(vk::VertexInputBindingDescription { binding, stride: buffer.stride, input_rate });
+            attributes.extend(buffer.attributes.iter().map(|a| vk::VertexInputAttributeDescription {
+                location: a.location,
+                binding,
+                format: a.vk_format(),
+                offset: a.offset,
+            }));
+        }
+        Self::Explicit { bindings, attributes }
+    }
+
+    /// An error unless explicit vertex input feeds every input `vertex`
+    /// reads, from a binding it describes, in a format of the same
+    /// numeric type (float, signed or unsigned integer; 64-bit only for
+    /// 64-bit inputs), as Vulkan requires. Reflected input always fits.
+    pub(crate) fn check(&self, vertex: &Reflection) -> Result<(), VulkanError> {
+        let Self::Explicit { bindings, attributes } = self else { return Ok(()) };
+        for attribute in attributes {
+            if !bindings.iter().any(|b| b.binding == attribute.binding) {
+                return Err(mismatch(
+                    attribute.location,
+                    format!(
+                        "its attribute reads binding {}, which has no VkVertexInputBindingDescription",
+                        attribute.binding
+                    ),
+                ));
+            }
+        }
+        for input in &vertex.inputs {
+            let Some(attribute) = attributes.iter().find(|a| a.location == input.location) else {
+                return Err(mismatch(
+                    input.location,
+                    format!("the vertex shader reads `{}` there, and no attribute feeds it", input.name),
+                ));
+            };
+            let Some(wanted) = i32::try_from(input.format).ok().map(vk::Format::from_raw).and_then(numeric_type) else {
+                // A type reflection gives no format (matrices, arrays):
+                // the driver checks those.
+                continue;
+            };
+            let given = numeric_type(attribute.format);
+            if given != Some(wanted) {
+                return Err(mismatch(
+                    input.location,
+                    format!(
+                        "the vertex shader reads `{}` as {:?} ({}), and the attribute is {:?} ({})",
+                        input.name,
+                        vk::Format::from_raw(i32::try_from(input.format).unwrap_or(i32::MAX)),
+                        wanted.describe(),
+                        attribute.format,
+                        given.map_or("not a vertex format", NumericType::describe),
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn mismatch(location: u32, reason: String) -> VulkanError {
+    VulkanError::VertexInputMismatch { location, reason }
+}
+
+/// How a shader reads a format's components (Vulkan's "numeric type").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NumericType {
+    Float,
+    Sint,
+    Uint,
+    Float64,
+    Sint64,
+    Uint64,
+}
+
+impl NumericType {
+    fn describe(self) -> &'static str {
+        match self {
+            Self::Float => "float",
+            Self::Sint => "signed integer",
+            Self::Uint => "unsigned integer",
+            Self::Float64 => "64-bit float",
+            Self::Sint64 => "64-bit signed integer",
+            Self::Uint64 => "64-bit unsigned integer",
+        }
+    }
+}
+
+/// The numeric type of a colour format. ash spells every format it knows
+/// as its Vulkan name (`R8G8B8A8_UNORM`, `B10G11R11_UFLOAT_PACK32`), whose
+/// parts name the numeric type: reading them covers every format without
+/// a table of values to keep in step.
+fn numeric_type(format: vk::Format) -> Option<NumericType> {
+    let name = format!("{format:?}");
+    let wide = name.starts_with("R64");
+    name.split('_').find_map(|part| match part {
+        "UNORM" | "SNORM" | "USCALED" | "SSCALED" | "UFLOAT" | "SRGB" => (!wide).then_some(NumericType::Float),
+        "SFLOAT" => Some(if wide { NumericType::Float64 } else { NumericType::Float }),
+        "SINT" => Some(if wide { NumericType::Sint64 } else { NumericType::Sint }),
+        "UINT" => Some(if wide { NumericType::Uint64 } else { NumericType::Uint }),
+        _ => None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reflect::{InterfaceVariable, ShaderStage};
+
+    fn vertex(inputs: &[(u32, vk::Format)]) -> Reflection {
+        let mut reflection = Reflection::new(ShaderStage::Vertex, "main");
+        reflection.inputs = inputs
+            .iter()
+            .map(|&(location, format)| InterfaceVariable {
+                location,
+                format: format.as_raw() as u32,
+                name: format!("in{location}"),
+            })
+            .collect();
+        reflection
+    }
+
+    fn buffer(attributes: &[VertexAttribute]) -> VertexInput {
+        VertexInput::from_buffers(&[VertexBufferLayout { stride: 32, per_instance: false, attributes }])
+    }
+
+    fn attribute(location: u32, format: vk::Format, offset: u32) -> VertexAttribute {
+        VertexAttribute { location, format: format.as_raw() as u32, offset }
+    }
+
+    #[test]
+    fn formats_of_the_same_numeric_type_fit_whatever_their_width() {
+        let shader = vertex(&[(0, vk::Format::R32G32_SFLOAT), (1, vk::Format::R32G32B32A32_SFLOAT)]);
+        let input = buffer(&[attribute(0, vk::Format::R16G16_SNORM, 0), attribute(1, vk::Format::R8G8B8A8_UNORM, 4)]);
+        input.check(&shader).unwrap();
+        VertexInput::FromReflection.check(&shader).unwrap();
+    }
+
+    #[test]
+    fn a_missing_location_or_another_numeric_type_is_refused() {
+        let shader = vertex(&[(0, vk::Format::R32G32_SFLOAT), (1, vk::Format::R32_UINT)]);
+        let missing = buffer(&[attribute(0, vk::Format::R32G32_SFLOAT, 0)]);
+        let error = missing.check(&shader).unwrap_err();
+        assert!(matches!(error, VulkanError::VertexInputMismatch { location: 1, .. }), "{error}");
+        assert!(error.to_string().contains("`in1`"), "{error}");
+
+        let float_for_uint =
+            buffer(&[attribute(0, vk::Format::R32G32_SFLOAT, 0), attribute(1, vk::Format::R32_SFLOAT, 8)]);
+        let error = float_for_uint.check(&shader).unwrap_err();
+        assert!(matches!(error, VulkanError::VertexInputMismatch { location: 1, .. }), "{error}");
+        assert!(error.to_string().contains("unsigned integer"), "{error}");
+
+        let double = vertex(&[(0, vk::Format::R64_SFLOAT)]);
+        assert!(buffer(&[attribute(0, vk::Format::R32_SFLOAT, 0)]).check(&double).is_err());
+        buffer(&[attribute(0, vk::Format::R64_SFLOAT, 0)]).check(&double).unwrap();
+    }
+
+    #[test]
+    fn an_attribute_of_an_undescribed_binding_is_refused() {
+        let shader = vertex(&[(0, vk::Format::R32G32_SFLOAT)]);
+        let input = VertexInput::Explicit {
+            bindings: Vec::new(),
+            attributes: vec![vk::VertexInputAttributeDescription {
+                location: 0,
+                binding: 2,
+                format: vk::Format::R32G32_SFLOAT,
+                offset: 0,
+            }],
+        };
+        assert!(matches!(input.check(&shader), Err(VulkanError::VertexInputMismatch { location: 0, .. })));
+    }
+}
