@@ -59,6 +59,10 @@ fn compile(shaders: &[(&str, &str)]) -> Vec<(Vec<u32>, Reflection)> {
     }
     let mut config = smolv_build::Config::new();
     config.shader_dir(dir.path().join("shaders")).out_dir(dir.path().join("out")).cargo_directives(false);
+    // The test device is Vulkan 1.3. Before SPIR-V 1.4, glslang's
+    // `OpSpecConstantOp UConvert` for the 64-bit spec constants needs the
+    // Kernel capability, which the validation layer rejects.
+    config.target_env(smolv_build::TargetEnv::Vulkan1_3);
     config.try_compile().unwrap();
     let set = smolv_runtime::ShaderSet::open(dir.path().join("out/smolv/shaders.smvb")).unwrap();
     shaders
