@@ -258,3 +258,114 @@ fn glsl_layouts_read_from_the_spirv_match_std140_std430_and_scalar_rules() {
         check_glsl(interface(&manifest, "layouts.comp"));
     }
 }
+
+const HLSL_LAYOUTS: &str = "\
+struct Inner { float3 v; float s; };
+cbuffer Params : register(b0) {
+    float3 a;
+    float b;
+    float4x4 m;
+    row_major float3x3 r;
+    float fs[3];
+    float after;
+    Inner inner;
+};
+RWStructuredBuffer<Inner> items : register(u0);
+[numthreads(8, 4, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    items[id.x].s = b + fs[2] + after + inner.s + m[0][1] + r[1][2];
+    items[id.x].v = a;
+}
+";
+
+#[test]
+fn hlsl_cbuffer_and_structured_buffer_layouts_are_the_modules_offsets() {
+    let manifest = build(&[("layouts.comp", HLSL_LAYOUTS)], |config, dir| {
+        config
+            .language(dir.join("shaders").to_string_lossy(), Language::Hlsl)
+            .hlsl_entry_point("main")
+            .hlsl_offsets(true)
+            .spirv_version(SpirvVersion::V1_3);
+    });
+    let interface = interface(&manifest, "layouts.comp");
+    let (uniform, params) = block(interface, BlockKind::Uniform, Some(0));
+    assert_eq!(uniform.set, Some(0));
+    assert!(params.name.contains("Params"), "{}", params.name);
+    assert_eq!((placed(params, "a"), placed(params, "b")), ((0, 12), (12, 4)));
+    // glslang reads HLSL's `floatRxC` as a SPIR-V matrix of R columns and
+    // flips the order to match: HLSL's default column_major is RowMajor.
+    assert_eq!((placed(params, "m"), matrix(params, "m")), ((16, 64), (16, true, 4, 4)));
+    assert_eq!((placed(params, "r"), matrix(params, "r")), ((80, 48), (16, false, 3, 3)));
+    assert_eq!((placed(params, "fs"), array(params, "fs")), ((128, 48), (ArrayLength::Fixed(3), 16)));
+    // The reader reports the module's offsets. DXC would pack `after` into
+    // the last register of `fs` (144 + 4 + 16); glslang, even with
+    // -fhlsl-offsets, starts it after the array.
+    assert_eq!(placed(params, "after"), (176, 4));
+    assert_eq!(placed(params, "inner"), (192, 16), "a struct starts a register");
+    assert_eq!(params.size, 208);
+    let (storage, items) = block(interface, BlockKind::Storage, Some(0));
+    assert!(storage.runtime_sized);
+    let Type::Array { element, length: ArrayLength::Runtime, stride: 16 } = &items.members[0].ty else {
+        panic!("a RWStructuredBuffer is a runtime array of 16-byte elements: {:?}", items.members[0].ty);
+    };
+    let Type::Struct(inner) = **element else { panic!("of structs: {element:?}") };
+    let inner = &interface.types[inner];
+    assert_eq!((placed(inner, "v"), placed(inner, "s")), ((0, 12), (12, 4)));
+    assert_eq!(interface.workgroup_size, Some(WorkgroupSize { size: [8, 4, 1], spec_ids: [None; 3] }));
+}
+
+const WGSL_LAYOUTS: &str = "\
+struct Inner { v: vec3<f32>, s: f32 }
+struct Params {
+    a: vec3<f32>,
+    b: f32,
+    m3: mat3x3<f32>,
+    m2: mat2x2<f32>,
+    v4s: array<vec4<f32>, 2>,
+    inner: Inner,
+}
+struct Particles { count: u32, items: array<Inner> }
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read_write> particles: Particles;
+@compute @workgroup_size(64, 2)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    particles.items[id.x].s = params.b + params.m3[0].x + params.m2[1].y + params.v4s[1].w + params.inner.s
+        + f32(particles.count);
+    particles.items[id.x].v = params.a;
+}
+";
+
+fn check_wgsl(interface: &Interface) {
+    // naga wraps a uniform's struct in an unnamed block struct, and writes
+    // a `std140_` copy of it in which a `mat2x2`'s columns are members of
+    // their own (std140 would pad them to 16 bytes; WGSL packs them to 8).
+    let (_, wrapper) = block(interface, BlockKind::Uniform, Some(0));
+    assert_eq!((wrapper.members.len(), wrapper.members[0].offset), (1, 0));
+    let params = struct_of(interface, wrapper, "");
+    assert_eq!(params.name, "std140_Params");
+    assert_eq!((placed(params, "a"), placed(params, "b")), ((0, 12), (12, 4)), "vec3 then f32");
+    assert_eq!((placed(params, "m3"), matrix(params, "m3")), ((16, 48), (16, false, 3, 3)));
+    assert_eq!((placed(params, "m2_col0"), placed(params, "m2_col1")), ((64, 8), (72, 8)));
+    assert_eq!((placed(params, "v4s"), array(params, "v4s")), ((80, 32), (ArrayLength::Fixed(2), 16)));
+    assert_eq!(placed(params, "inner"), (112, 16));
+    assert_eq!(params.size, 128);
+    assert_eq!(struct_of(interface, params, "inner").name, "Inner");
+    let (storage, particles) = block(interface, BlockKind::Storage, Some(1));
+    assert!(storage.runtime_sized);
+    assert_eq!(particles.name, "Particles");
+    assert_eq!((placed(particles, "count"), placed(particles, "items")), ((0, 4), (16, 0)));
+    assert_eq!(array(particles, "items"), (ArrayLength::Runtime, 16));
+    assert_eq!(struct_of(interface, particles, "items").name, "Inner");
+    assert_eq!(interface.workgroup_size, Some(WorkgroupSize { size: [64, 2, 1], spec_ids: [None; 3] }));
+}
+
+#[test]
+fn wgsl_layouts_have_their_names_even_when_debug_info_is_stripped() {
+    for strip_debug in [false, true] {
+        let manifest = build(&[("layouts.wgsl", WGSL_LAYOUTS)], |config, _| {
+            config.strip_debug(strip_debug);
+        });
+        let interface = interface(&manifest, "layouts.wgsl#main");
+        check_wgsl(interface);
+    }
+}

@@ -14,12 +14,19 @@ pub(crate) fn reflect(spirv: &[u32], stage: ShaderStage, entry_point: &str) -> R
     Reflection::from_spirv(spirv).unwrap_or_else(|_| Reflection::new(stage, entry_point))
 }
 
-/// The typed interface of a module, read before stripping so that it has
-/// the shader's names. `None` where the module's blocks hold something no
-/// layout describes: generated types then skip the module, and the rest of
-/// the build goes on.
-pub(crate) fn interface(spirv: &[u32]) -> Option<Interface> {
-    Interface::from_spirv(spirv).ok()
+/// The typed interface of a module: its types from the front end's SPIR-V
+/// (`compiled`), before the optimizer drops members nothing reads and before
+/// stripping, so that every member is there with its name; what it asks of
+/// the device (capabilities, extensions) from the SPIR-V that ships. `None`
+/// where the module's blocks hold something no layout describes: generated
+/// types then skip the module, and the rest of the build goes on.
+pub(crate) fn interface(compiled: &[u32], shipped: &[u32]) -> Option<Interface> {
+    let mut interface = Interface::from_spirv(compiled).ok()?;
+    if let Ok(shipped) = Interface::from_spirv(shipped) {
+        interface.capabilities = shipped.capabilities;
+        interface.extensions = shipped.extensions;
+    }
+    Some(interface)
 }
 
 /// Every name the reflection took from an `OpName`: stripping debug info
