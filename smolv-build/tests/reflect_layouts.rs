@@ -369,3 +369,52 @@ fn wgsl_layouts_have_their_names_even_when_debug_info_is_stripped() {
         check_wgsl(interface);
     }
 }
+
+const SLANG_LAYOUTS: &str = "\
+struct Inner { float3 v; float s; };
+struct Params { float3 a; float b; float4x4 m; float fs[3]; Inner inner; };
+ConstantBuffer<Params> params;
+RWStructuredBuffer<Inner> items;
+
+[shader(\"compute\")]
+[numthreads(16, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    items[id.x].s = params.b + params.fs[2] + params.inner.s + params.m[0][1];
+    items[id.x].v = params.a;
+}
+";
+
+#[test]
+fn slang_layouts_are_read_with_slangs_mangled_names() {
+    let on_path = std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join("slangc").is_file()));
+    assert!(
+        std::env::var_os("SMOLV_SLANGC").is_some() || on_path,
+        "the Slang tests need slangc: `source scripts/setup.sh` fetches it and sets SMOLV_SLANGC"
+    );
+    for strip_debug in [false, true] {
+        let manifest = build(&[("layouts.slang", SLANG_LAYOUTS)], |config, _| {
+            config.strip_debug(strip_debug);
+        });
+        let interface = interface(&manifest, "layouts.slang#main");
+        let (uniform, params) = block(interface, BlockKind::Uniform, Some(0));
+        assert_eq!(uniform.set, Some(0));
+        assert_eq!(params.name, "Params_std140", "Slang names each layout's copy of a struct");
+        assert_eq!((placed(params, "a"), placed(params, "b")), ((0, 12), (12, 4)), "float3 then float");
+        assert_eq!(placed(params, "m"), (16, 64));
+        assert_eq!(matrix(params, "m"), (16, true, 4, 4), "HLSL's column_major is SPIR-V's RowMajor");
+        // Slang wraps a std140 array in a struct of its own.
+        assert_eq!(placed(params, "fs"), (80, 48));
+        let fs = struct_of(interface, params, "fs");
+        assert_eq!(fs.name, "_Array_std140_float3");
+        assert_eq!((placed(fs, "data"), array(fs, "data")), ((0, 48), (ArrayLength::Fixed(3), 16)));
+        assert_eq!(placed(params, "inner"), (128, 16));
+        assert_eq!(struct_of(interface, params, "inner").name, "Inner_std140");
+        let (storage, items) = block(interface, BlockKind::Storage, Some(1));
+        assert!(storage.runtime_sized);
+        let element = struct_of(interface, items, &items.members[0].name);
+        assert_eq!((element.name.as_str(), placed(element, "s")), ("Inner_std430", (12, 4)));
+        assert_eq!(array(items, &items.members[0].name).1, 16);
+        assert_eq!(interface.workgroup_size, Some(WorkgroupSize { size: [16, 1, 1], spec_ids: [None; 3] }));
+    }
+}
