@@ -437,7 +437,13 @@ fn reflect(module: &Module, stage: ShaderStage, entry_id: u32, entry_point: Stri
                     .filter_map(|i| module.members.get(&(pointee, i)).and_then(|m| m.offset))
                     .min()
                     .unwrap_or(0);
-                let size = module.size_of(pointee, None, 0).saturating_sub(offset);
+                // Vulkan wants both in multiples of 4 (VUID-VkPushConstantRange-
+                // offset-00295, size-00297); a block may start or end on a
+                // 16-bit or 8-bit member.
+                let offset = offset & !3;
+                let end = module.size_of(pointee, None, 0);
+                let end = end.checked_add(3).map_or(!3, |e| e & !3);
+                let size = end.saturating_sub(offset);
                 reflection.push_constants.push(PushConstantRange { offset, size, stages: stage_flag });
             }
             spv::SC_INPUT | spv::SC_OUTPUT => {
@@ -519,9 +525,29 @@ mod tests {
         let reflection = Reflection::from_spirv(&hostile(u32::MAX, 0x4000_0001)).unwrap();
         assert_eq!(reflection.inputs.len(), MAX_INTERFACE_LOCATIONS as usize);
         assert_eq!(reflection.inputs[0].location, 5);
-        assert_eq!(reflection.push_constants[0].size, u32::MAX);
+        assert_eq!(reflection.push_constants[0].size, !3, "saturated, and a multiple of 4");
         let reflection = Reflection::from_spirv(&hostile(3, 4)).unwrap();
         assert_eq!(reflection.inputs.iter().map(|v| v.location).collect::<Vec<_>>(), [5, 6, 7]);
         assert_eq!(reflection.push_constants[0].size, 16);
+    }
+
+    #[test]
+    fn a_push_constant_block_ending_in_a_16_bit_member_is_rounded_to_4_bytes() {
+        let mut m = vec![0x0723_0203, 0x0001_0000, 0, 20, 0];
+        let mut inst = |op: u32, operands: &[u32]| {
+            m.push(((u32::try_from(operands.len()).unwrap() + 1) << 16) | op);
+            m.extend_from_slice(operands);
+        };
+        inst(15, &[5, 1, 0x6E69_616D, 0]); // OpEntryPoint GLCompute %1 "main"
+        inst(72, &[4, 0, 35, 2]); // OpMemberDecorate %4 0 Offset 2
+        inst(72, &[4, 1, 35, 4]); // OpMemberDecorate %4 1 Offset 4
+        inst(21, &[2, 16, 0]); // %2 = OpTypeInt 16 0
+        inst(21, &[3, 32, 0]); // %3 = OpTypeInt 32 0
+        inst(30, &[4, 2, 2]); // %4 = OpTypeStruct %2 %2: 16-bit members at 2 and 4
+        inst(32, &[5, 9, 4]); // %5 = OpTypePointer PushConstant %4
+        inst(59, &[5, 6, 9]); // %6 = OpVariable %5 PushConstant
+        let reflection = Reflection::from_spirv(&m).unwrap();
+        let range = &reflection.push_constants[0];
+        assert_eq!((range.offset, range.size), (0, 8), "bytes 2..6, widened to 0..8");
     }
 }
