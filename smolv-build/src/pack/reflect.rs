@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 
+use smolv_format::reflect::Interface;
 use smolv_runtime::reflect::{Reflection, ShaderStage};
 
 /// Reflects a module. `stage` and `entry_point` stand in when the module
@@ -11,6 +12,21 @@ use smolv_runtime::reflect::{Reflection, ShaderStage};
 /// one; arbitrary SPIR-V given to `write_bundle` may not).
 pub(crate) fn reflect(spirv: &[u32], stage: ShaderStage, entry_point: &str) -> Reflection {
     Reflection::from_spirv(spirv).unwrap_or_else(|_| Reflection::new(stage, entry_point))
+}
+
+/// The typed interface of a module: its types from the front end's SPIR-V
+/// (`compiled`), before the optimizer drops members nothing reads and before
+/// stripping, so that every member is there with its name; what it asks of
+/// the device (capabilities, extensions) from the SPIR-V that ships. `None`
+/// where the module's blocks hold something no layout describes: generated
+/// types then skip the module, and the rest of the build goes on.
+pub(crate) fn interface(compiled: &[u32], shipped: &[u32]) -> Option<Interface> {
+    let mut interface = Interface::from_spirv(compiled).ok()?;
+    if let Ok(shipped) = Interface::from_spirv(shipped) {
+        interface.capabilities = shipped.capabilities;
+        interface.extensions = shipped.extensions;
+    }
+    Some(interface)
 }
 
 /// Every name the reflection took from an `OpName`: stripping debug info

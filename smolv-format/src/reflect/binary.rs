@@ -1,5 +1,12 @@
 //! The compact binary form of [`Reflection`] stored in shader containers.
 //! See `docs/format.md` for the byte layout.
+//!
+//! A container's blake3 covers only its SPIR-V, and these bytes reach
+//! `vkCreateDescriptorSetLayout` and `vkCreatePipelineLayout` through safe
+//! functions. So version 2 ends in a checksum of everything before it, and
+//! the reader refuses what no writer produces: stage flags that are 0, hold
+//! unknown bits or miss the module's own stage, and push-constant ranges
+//! that Vulkan would reject.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -10,7 +17,18 @@ use super::types::{
 };
 
 /// Version byte of the binary reflection layout.
-const VERSION: u8 = 1;
+const VERSION: u8 = 2;
+
+/// Every `VkShaderStageFlagBits` a [`ShaderStage`] has.
+const KNOWN_STAGE_FLAGS: u32 = 0x3FFF;
+
+/// FNV-1a (64-bit) of `bytes`: the checksum that ends the binary form. It
+/// finds any damaged byte (each step of FNV-1a is a bijection of the state),
+/// which is what it is for; the bytes come from the build, not from an
+/// adversary who could rewrite the checksum too.
+fn checksum(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xCBF2_9CE4_8422_2325, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3))
+}
 
 /// Why stored reflection data could not be read.
 ///
@@ -35,8 +53,12 @@ pub enum ReflectionError {
         /// Byte offset of the field.
         offset: usize,
     },
-    /// Written by a newer smolv.
-    #[error("reflection data version {version} is newer than this smolv-runtime reads (1); upgrade smolv-runtime")]
+    /// Written by another smolv: older containers (version 1) carry no
+    /// checksum, newer ones a layout this one does not know.
+    #[error(
+        "reflection data version {version} is not the version 2 this smolv-runtime reads; rebuild the shaders with \
+         the smolv-build that matches this smolv-runtime"
+    )]
     UnsupportedVersion {
         /// The version byte.
         version: u8,
@@ -47,6 +69,18 @@ pub enum ReflectionError {
     /// [`Reflection::from_spirv`] found no `OpEntryPoint` of a known stage.
     #[error("cannot reflect: the SPIR-V module has no entry point of a known stage")]
     NoEntryPoint,
+    /// [`Interface::from_spirv`](super::Interface::from_spirv) found a
+    /// block holding a type no layout describes.
+    #[error("cannot read the shader's interface: SPIR-V type %{id} {reason}")]
+    BadType {
+        /// The SPIR-V id of the type.
+        id: u32,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// The bytes do not match their checksum: the container is damaged.
+    #[error("reflection data does not match its checksum; the shader container is damaged")]
+    ChecksumMismatch,
     /// Bytes remain after the last record.
     #[error("reflection data has {remaining} trailing bytes; the shader container is corrupt")]
     TrailingBytes {
@@ -125,6 +159,8 @@ impl Reflection {
                 w.str("interface variable name", &v.name)?;
             }
         }
+        let sum = checksum(&w.0);
+        w.u64(sum);
         Ok(w.0)
     }
 
@@ -138,13 +174,31 @@ impl Reflection {
     /// # Ok::<(), smolv_format::reflect::ReflectionError>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, ReflectionError> {
-        let mut r = Reader { bytes, pos: 0 };
-        let version = r.u8()?;
+        let version = *bytes.first().ok_or(ReflectionError::Truncated { offset: 0 })?;
         if version != VERSION {
             return Err(ReflectionError::UnsupportedVersion { version });
         }
+        let Some(split) = bytes.len().checked_sub(8).filter(|&n| n > 0) else {
+            return Err(ReflectionError::Truncated { offset: bytes.len() });
+        };
+        let (bytes, sum) = bytes.split_at(split);
+        if sum != checksum(bytes).to_le_bytes() {
+            return Err(ReflectionError::ChecksumMismatch);
+        }
+        let mut r = Reader { bytes, pos: 1 };
         let at = r.pos;
         let stage = ShaderStage::from_byte(r.u8()?).ok_or(ReflectionError::Invalid { field: "stage", offset: at })?;
+        // Stage flags name stages that use a resource: never none, never
+        // bits Vulkan does not define, always this module's own stage.
+        let stages = |r: &mut Reader<'_>| {
+            let at = r.pos;
+            let flags = r.u32()?;
+            let own = stage.vk_stage_flag();
+            if flags & own == 0 || flags & !KNOWN_STAGE_FLAGS != 0 {
+                return Err(ReflectionError::Invalid { field: "stage flags", offset: at });
+            }
+            Ok(flags)
+        };
         let entry_point = r.str()?;
         let workgroup_size = match r.u8()? {
             0 => None,
@@ -158,10 +212,17 @@ impl Reflection {
             let at = r.pos;
             let kind = DescriptorKind::from_byte(r.u8()?)
                 .ok_or(ReflectionError::Invalid { field: "descriptor kind", offset: at })?;
-            Ok(DescriptorBinding { set, binding, kind, count: r.u32()?, stages: r.u32()?, name: r.str()? })
+            Ok(DescriptorBinding { set, binding, kind, count: r.u32()?, stages: stages(r)?, name: r.str()? })
         })?;
-        let push_constants =
-            r.list(12, |r| Ok(PushConstantRange { offset: r.u32()?, size: r.u32()?, stages: r.u32()? }))?;
+        let push_constants = r.list(12, |r| {
+            let at = r.pos;
+            let (offset, size) = (r.u32()?, r.u32()?);
+            // VUID-VkPushConstantRange-offset-00295, -size-00296 and -00297.
+            if offset % 4 != 0 || size == 0 || size % 4 != 0 || offset.checked_add(size).is_none() {
+                return Err(ReflectionError::Invalid { field: "push-constant range", offset: at });
+            }
+            Ok(PushConstantRange { offset, size, stages: stages(r)? })
+        })?;
         let spec_constants = r.list(15, |r| {
             let id = r.u32()?;
             let at = r.pos;
@@ -326,11 +387,75 @@ mod tests {
         }
     }
 
+    /// `bytes` with its checksum written again, as a writer that meant
+    /// them would.
+    fn resealed(mut bytes: Vec<u8>) -> Vec<u8> {
+        let end = bytes.len() - 8;
+        let sum = checksum(&bytes[..end]);
+        bytes[end..].copy_from_slice(&sum.to_le_bytes());
+        bytes
+    }
+
     #[test]
     fn hostile_counts_are_refused_before_allocating() {
         let mut bytes = Reflection::new(ShaderStage::Vertex, "main").to_bytes().unwrap();
         // The bindings count follows version, stage, the 2+4 byte name and the workgroup flag.
         bytes[9..13].copy_from_slice(&u32::MAX.to_le_bytes());
+        let bytes = resealed(bytes);
         assert!(matches!(Reflection::from_bytes(&bytes), Err(ReflectionError::Invalid { field: "record count", .. })));
+    }
+
+    #[test]
+    fn every_damaged_byte_is_refused() {
+        let bytes = sample().to_bytes().unwrap();
+        for at in 0..bytes.len() {
+            for flip in [0x01, 0x80, 0xFF] {
+                let mut damaged = bytes.clone();
+                damaged[at] ^= flip;
+                assert!(Reflection::from_bytes(&damaged).is_err(), "byte {at} ^ {flip:#x} went unnoticed");
+            }
+        }
+    }
+
+    #[test]
+    fn stage_flags_that_are_zero_unknown_or_miss_the_own_stage_are_refused() {
+        // The sample's only binding's stage flags sit after its set,
+        // binding, kind and count.
+        let at = 1 + 1 + 2 + 4 + 1 + 12 + 4 + 4 + 4 + 1 + 4;
+        let bytes = sample().to_bytes().unwrap();
+        assert_eq!(bytes[at..at + 4], 0x10u32.to_le_bytes(), "the fragment stage's flag");
+        for flags in [0u32, 0x10 | 0x4000, 0x8000_0010, 0x1] {
+            let mut damaged = bytes.clone();
+            damaged[at..at + 4].copy_from_slice(&flags.to_le_bytes());
+            assert_eq!(
+                Reflection::from_bytes(&resealed(damaged)),
+                Err(ReflectionError::Invalid { field: "stage flags", offset: at }),
+                "{flags:#x}"
+            );
+        }
+    }
+
+    #[test]
+    fn push_constant_ranges_vulkan_would_refuse_are_refused() {
+        for (offset, size) in [(2, 64), (0, 62), (0, 0), (u32::MAX - 3, 8)] {
+            let mut reflection = sample();
+            reflection.push_constants[0] = PushConstantRange { offset, size, stages: 0x10 };
+            assert!(
+                matches!(
+                    Reflection::from_bytes(&reflection.to_bytes().unwrap()),
+                    Err(ReflectionError::Invalid { field: "push-constant range", .. })
+                ),
+                "{offset} {size}"
+            );
+        }
+    }
+
+    #[test]
+    fn version_1_containers_get_an_error_that_says_to_rebuild() {
+        let mut bytes = sample().to_bytes().unwrap();
+        bytes[0] = 1;
+        let error = Reflection::from_bytes(&bytes).unwrap_err();
+        assert_eq!(error, ReflectionError::UnsupportedVersion { version: 1 });
+        assert!(error.to_string().contains("rebuild the shaders"), "{error}");
     }
 }
