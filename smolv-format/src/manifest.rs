@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use crate::codec::{Codec, Framing};
-use crate::reflect::Reflection;
+use crate::reflect::{Interface, Reflection};
 
 /// The manifest format this smolv-format reads and writes: the number in
 /// [`Manifest::format`]. Readers refuse other numbers and ask for matching
@@ -67,6 +67,7 @@ pub struct Manifest<Recipe = ManifestRecipe> {
 ///     variant: None,
 ///     recipe: None,
 ///     reflection: Reflection::new(ShaderStage::Compute, "main"),
+///     interface: None,
 ///     spirv_bytes: 160,
 ///     container_bytes: 96,
 ///     embedded: ManifestEmbeddedModule {
@@ -98,6 +99,13 @@ pub struct ManifestModule<Recipe = ManifestRecipe> {
     pub recipe: Option<Recipe>,
     /// Reflection of the shipped SPIR-V.
     pub reflection: Reflection,
+    /// The typed interface (block layouts, workgroup size, capabilities),
+    /// read from the SPIR-V before debug info was stripped, so that it has
+    /// the shader's names. Absent in manifests of older builds, and for a
+    /// module whose layout could not be read (see
+    /// [`Interface::from_spirv`](crate::reflect::Interface)).
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
+    pub interface: Option<Interface>,
     /// Size of the decoded SPIR-V.
     pub spirv_bytes: usize,
     /// Size of the container.

@@ -119,6 +119,7 @@ pub(crate) fn build_artifacts(modules: &[Built<'_>], plan: &Plan, cache: &Cache)
             variant: job.variant.clone(),
             recipe: Some(ShaderRecipe::new(&module.name, job, settings, dependencies)),
             reflection: reflection.clone(),
+            interface: None,
             spirv_bytes: encoded.decoded.len() * 4,
             container_bytes: container.len(),
             embedded: ManifestEmbeddedModule {

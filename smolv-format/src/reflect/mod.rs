@@ -9,6 +9,13 @@
 //! asked, so that binaries which never ask carry neither the bytes nor the
 //! code. smolv-runtime re-exports this module as `smolv_runtime::reflect`.
 //!
+//! [`Interface`] is the typed interface tools need: the memory layout of
+//! every block (offsets, strides, matrix order), the workgroup size and its
+//! spec constants, and the capabilities and extensions the module declares.
+//! smolv-build writes it to the manifest, from the SPIR-V before stripping,
+//! for generated Rust types and hot reload; programs that never ask for it
+//! link none of it.
+//!
 //! ```
 //! use smolv_format::reflect::{DescriptorKind, Reflection, ShaderStage};
 //!
@@ -20,10 +27,16 @@
 //! ```
 
 mod binary;
+mod capability;
+mod interface;
 mod spirv;
 mod types;
 
 pub use binary::ReflectionError;
+pub use interface::{
+    ArrayLength, Block, BlockKind, Capability, Interface, Member, ScalarKind, ScalarType, SourceLine, SpecConstantDef,
+    Type, TypeDef, VertexInput, WorkgroupSize,
+};
 pub use types::{
     DescriptorBinding, DescriptorKind, InterfaceVariable, PushConstantRange, Reflection, ShaderStage, SpecConstant,
     SpecConstantType,
