@@ -662,7 +662,9 @@ impl Config {
                 let log = self.plan().ok().map(|plan| plan.out_dir.join(crate::compile::isolate::LOG_FILE));
                 let log = log.filter(|log| log.is_file() && matches!(error, Error::Compile { .. }));
                 if self.prints_cargo_directives() {
-                    crate::output::emit::cargo_errors(&error, log.as_deref()).iter().for_each(|line| println!("{line}"));
+                    crate::output::emit::cargo_errors(&error, log.as_deref())
+                        .iter()
+                        .for_each(|line| println!("{line}"));
                     use std::io::Write;
                     let _ = std::io::stdout().flush();
                     std::process::exit(0)

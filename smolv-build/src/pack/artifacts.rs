@@ -17,7 +17,7 @@ use crate::error::Error;
 use crate::pack::encode::{Packed, ZstdForms, compress_forms, encode_module};
 use crate::pack::packing::{self, PackInput, PackedSet};
 use crate::pack::recipe::ShaderRecipe;
-use crate::pack::reflect::{names_read, reflect};
+use crate::pack::reflect::{interface, names_read, reflect};
 use crate::settings::Plan;
 use crate::source::Job;
 
@@ -119,7 +119,7 @@ pub(crate) fn build_artifacts(modules: &[Built<'_>], plan: &Plan, cache: &Cache)
             variant: job.variant.clone(),
             recipe: Some(ShaderRecipe::new(&module.name, job, settings, dependencies)),
             reflection: reflection.clone(),
-            interface: None,
+            interface: interface(shipped),
             spirv_bytes: encoded.decoded.len() * 4,
             container_bytes: container.len(),
             embedded: ManifestEmbeddedModule {

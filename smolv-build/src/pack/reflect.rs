@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 
+use smolv_format::reflect::Interface;
 use smolv_runtime::reflect::{Reflection, ShaderStage};
 
 /// Reflects a module. `stage` and `entry_point` stand in when the module
@@ -11,6 +12,14 @@ use smolv_runtime::reflect::{Reflection, ShaderStage};
 /// one; arbitrary SPIR-V given to `write_bundle` may not).
 pub(crate) fn reflect(spirv: &[u32], stage: ShaderStage, entry_point: &str) -> Reflection {
     Reflection::from_spirv(spirv).unwrap_or_else(|_| Reflection::new(stage, entry_point))
+}
+
+/// The typed interface of a module, read before stripping so that it has
+/// the shader's names. `None` where the module's blocks hold something no
+/// layout describes: generated types then skip the module, and the rest of
+/// the build goes on.
+pub(crate) fn interface(spirv: &[u32]) -> Option<Interface> {
+    Interface::from_spirv(spirv).ok()
 }
 
 /// Every name the reflection took from an `OpName`: stripping debug info

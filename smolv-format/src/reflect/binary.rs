@@ -47,6 +47,15 @@ pub enum ReflectionError {
     /// [`Reflection::from_spirv`] found no `OpEntryPoint` of a known stage.
     #[error("cannot reflect: the SPIR-V module has no entry point of a known stage")]
     NoEntryPoint,
+    /// [`Interface::from_spirv`](super::Interface::from_spirv) found a
+    /// block holding a type no layout describes.
+    #[error("cannot read the shader's interface: SPIR-V type %{id} {reason}")]
+    BadType {
+        /// The SPIR-V id of the type.
+        id: u32,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
     /// Bytes remain after the last record.
     #[error("reflection data has {remaining} trailing bytes; the shader container is corrupt")]
     TrailingBytes {

@@ -29,6 +29,7 @@
 mod binary;
 mod capability;
 mod interface;
+mod layout;
 mod spirv;
 mod types;
 

@@ -9,6 +9,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::binary::ReflectionError;
+use super::interface::ScalarKind;
 use super::types::{
     DescriptorBinding, DescriptorKind, InterfaceVariable, PushConstantRange, Reflection, ShaderStage, SpecConstant,
     SpecConstantType,
@@ -118,7 +119,7 @@ enum SpecDefault {
     Words(u64),
 }
 
-fn literal_string(words: &[u32]) -> String {
+pub(super) fn literal_string(words: &[u32]) -> String {
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).take_while(|&b| b != 0).collect();
     String::from_utf8_lossy(&bytes).into_owned()
 }
@@ -318,23 +319,34 @@ impl Module {
     fn format_of(&self, ty: u32) -> (u32, u32) {
         match self.types.get(&ty) {
             Some(Type::Matrix { column, count }) => (self.format_of(*column).0, *count),
-            Some(Type::Vector { component, count }) => (vk_format(self.types.get(component), *count), 1),
-            scalar => (vk_format(scalar, 1), 1),
+            Some(Type::Vector { component, count }) => (vk_format_of(self.types.get(component), *count), 1),
+            scalar => (vk_format_of(scalar, 1), 1),
         }
     }
 }
 
 /// The `VkFormat` for `count` components of a scalar type (0 if none fits).
-fn vk_format(scalar: Option<&Type>, count: u32) -> u32 {
+fn vk_format_of(scalar: Option<&Type>, count: u32) -> u32 {
+    match scalar {
+        Some(Type::Int { width, signed: false }) => vk_format(ScalarKind::Uint, *width, count),
+        Some(Type::Int { width, signed: true }) => vk_format(ScalarKind::Sint, *width, count),
+        Some(Type::Float { width }) => vk_format(ScalarKind::Float, *width, count),
+        _ => 0,
+    }
+}
+
+/// The `VkFormat` for `count` components of `width`-bit scalars of `kind`
+/// (0 if none fits: bools, 8-bit scalars, more than 4 components).
+pub(super) fn vk_format(kind: ScalarKind, width: u32, count: u32) -> u32 {
     // R, RG, RGB, RGBA for (uint, sint, sfloat) at 16, 32 and 64 bits.
     const FORMATS_16: [[u32; 3]; 4] = [[74, 75, 76], [81, 82, 83], [88, 89, 90], [95, 96, 97]];
     const FORMATS_32: [[u32; 3]; 4] = [[98, 99, 100], [101, 102, 103], [104, 105, 106], [107, 108, 109]];
     const FORMATS_64: [[u32; 3]; 4] = [[110, 111, 112], [113, 114, 115], [116, 117, 118], [119, 120, 121]];
-    let (width, kind) = match scalar {
-        Some(Type::Int { width, signed: false }) => (*width, 0),
-        Some(Type::Int { width, signed: true }) => (*width, 1),
-        Some(Type::Float { width }) => (*width, 2),
-        _ => return 0,
+    let kind = match kind {
+        ScalarKind::Uint => 0,
+        ScalarKind::Sint => 1,
+        ScalarKind::Float => 2,
+        ScalarKind::Bool => return 0,
     };
     let table = match width {
         16 => &FORMATS_16,
@@ -342,7 +354,8 @@ fn vk_format(scalar: Option<&Type>, count: u32) -> u32 {
         64 => &FORMATS_64,
         _ => return 0,
     };
-    table.get(count.saturating_sub(1) as usize).map_or(0, |row| row[kind])
+    let row = count.checked_sub(1).and_then(|i| usize::try_from(i).ok());
+    row.and_then(|i| table.get(i)).map_or(0, |row| row[kind])
 }
 
 fn spec_type(ty: Option<&Type>) -> SpecConstantType {

@@ -55,11 +55,11 @@ pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Co
     }
     let (major, minor) = settings.spirv_version.major_minor();
     let mut options = spv::Options { lang_version: (major, minor), ..spv::Options::default() };
-    options.flags.remove(spv::WriterFlags::DEBUG);
+    // Names always: the build reflects the typed interface (struct and
+    // member names) from this module before the encoder strips what
+    // `strip_debug` removes, so release builds get the same names.
+    options.flags.insert(spv::WriterFlags::DEBUG);
     options.flags.set(spv::WriterFlags::ADJUST_COORDINATE_SPACE, settings.wgsl_adjust_coordinate_space);
-    if !settings.strip_debug {
-        options.flags.insert(spv::WriterFlags::DEBUG);
-    }
     let mut modules = Vec::new();
     let mut diagnostics = Vec::new();
     for entry in &module.entry_points {

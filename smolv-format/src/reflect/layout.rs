@@ -1,0 +1,593 @@
+//! Reading an [`Interface`] from SPIR-V: the layout decorations of every
+//! struct a block holds, the workgroup size and the declared capabilities.
+//!
+//! Everything read is bounded by the module's own words: each instruction
+//! adds at most its own operands, types are converted once per SPIR-V id
+//! (array types once per use, at most [`MAX_DEPTH`] deep), and no count read
+//! from the module sizes an allocation.
+
+use alloc::boxed::Box;
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::binary::ReflectionError;
+use super::interface::{
+    ArrayLength, Block, BlockKind, Capability, Interface, Member, ScalarKind, ScalarType, SourceLine, SpecConstantDef,
+    Type, TypeDef, VertexInput, WorkgroupSize,
+};
+use super::spirv::{literal_string, vk_format};
+
+/// SPIR-V opcodes and enumerants read here.
+mod op {
+    pub(super) const SOURCE: u32 = 3;
+    pub(super) const NAME: u32 = 5;
+    pub(super) const MEMBER_NAME: u32 = 6;
+    pub(super) const STRING: u32 = 7;
+    pub(super) const LINE: u32 = 8;
+    pub(super) const EXTENSION: u32 = 10;
+    pub(super) const ENTRY_POINT: u32 = 15;
+    pub(super) const EXECUTION_MODE: u32 = 16;
+    pub(super) const CAPABILITY: u32 = 17;
+    pub(super) const TYPE_BOOL: u32 = 20;
+    pub(super) const TYPE_INT: u32 = 21;
+    pub(super) const TYPE_FLOAT: u32 = 22;
+    pub(super) const TYPE_VECTOR: u32 = 23;
+    pub(super) const TYPE_MATRIX: u32 = 24;
+    pub(super) const TYPE_ARRAY: u32 = 28;
+    pub(super) const TYPE_RUNTIME_ARRAY: u32 = 29;
+    pub(super) const TYPE_STRUCT: u32 = 30;
+    pub(super) const TYPE_POINTER: u32 = 32;
+    pub(super) const CONSTANT_TRUE: u32 = 41;
+    pub(super) const CONSTANT_FALSE: u32 = 42;
+    pub(super) const CONSTANT: u32 = 43;
+    pub(super) const CONSTANT_COMPOSITE: u32 = 44;
+    pub(super) const SPEC_CONSTANT_TRUE: u32 = 48;
+    pub(super) const SPEC_CONSTANT_FALSE: u32 = 49;
+    pub(super) const SPEC_CONSTANT: u32 = 50;
+    pub(super) const SPEC_CONSTANT_COMPOSITE: u32 = 51;
+    pub(super) const SPEC_CONSTANT_OP: u32 = 52;
+    pub(super) const FUNCTION_END: u32 = 56;
+    pub(super) const VARIABLE: u32 = 59;
+    pub(super) const DECORATE: u32 = 71;
+    pub(super) const MEMBER_DECORATE: u32 = 72;
+    pub(super) const NO_LINE: u32 = 317;
+    pub(super) const EXECUTION_MODE_ID: u32 = 331;
+
+    pub(super) const DEC_SPEC_ID: u32 = 1;
+    pub(super) const DEC_BUFFER_BLOCK: u32 = 3;
+    pub(super) const DEC_ROW_MAJOR: u32 = 4;
+    pub(super) const DEC_COL_MAJOR: u32 = 5;
+    pub(super) const DEC_ARRAY_STRIDE: u32 = 6;
+    pub(super) const DEC_MATRIX_STRIDE: u32 = 7;
+    pub(super) const DEC_BUILTIN: u32 = 11;
+    pub(super) const DEC_LOCATION: u32 = 30;
+    pub(super) const DEC_BINDING: u32 = 33;
+    pub(super) const DEC_DESCRIPTOR_SET: u32 = 34;
+    pub(super) const DEC_OFFSET: u32 = 35;
+
+    pub(super) const BUILTIN_WORKGROUP_SIZE: u32 = 25;
+
+    pub(super) const SC_INPUT: u32 = 1;
+    pub(super) const SC_UNIFORM: u32 = 2;
+    pub(super) const SC_PUSH_CONSTANT: u32 = 9;
+    pub(super) const SC_STORAGE_BUFFER: u32 = 12;
+    pub(super) const SC_PHYSICAL_STORAGE_BUFFER: u32 = 5349;
+
+    pub(super) const MODE_LOCAL_SIZE: u32 = 17;
+    pub(super) const MODE_LOCAL_SIZE_ID: u32 = 38;
+    pub(super) const MODEL_VERTEX: u32 = 0;
+}
+
+/// Deepest nesting of arrays and structs converted; SPIR-V from any front
+/// end stays far below, and a cycle of ids in a hostile module stops here.
+const MAX_DEPTH: u32 = 64;
+
+/// A SPIR-V type as declared, by operand ids.
+enum Raw {
+    Scalar(ScalarType),
+    Vector { component: u32, count: u32 },
+    Matrix { column: u32, count: u32 },
+    Array { element: u32, length: u32 },
+    RuntimeArray { element: u32 },
+    Struct { members: Vec<u32> },
+    Pointer { storage: u32, pointee: u32 },
+}
+
+/// A constant: its value, and its `SpecId` once decorations are known.
+enum Constant {
+    Value(u64),
+    Spec(u64),
+    Composite(Vec<u32>),
+    Expression,
+}
+
+#[derive(Default)]
+struct Decorations {
+    set: Option<u32>,
+    binding: Option<u32>,
+    location: Option<u32>,
+    spec_id: Option<u32>,
+    builtin: Option<u32>,
+    buffer_block: bool,
+    array_stride: Option<u32>,
+}
+
+#[derive(Default, Clone, Copy)]
+struct MemberLayout {
+    offset: Option<u32>,
+    matrix_stride: Option<u32>,
+    row_major: bool,
+}
+
+#[derive(Default)]
+struct Module {
+    names: BTreeMap<u32, String>,
+    member_names: BTreeMap<(u32, u32), String>,
+    strings: BTreeMap<u32, String>,
+    source_file: Option<u32>,
+    /// The `OpLine` (file id, line) in force before each struct type.
+    struct_lines: BTreeMap<u32, (u32, u32)>,
+    types: BTreeMap<u32, Raw>,
+    constants: BTreeMap<u32, (u32, Constant)>,
+    decorations: BTreeMap<u32, Decorations>,
+    members: BTreeMap<(u32, u32), MemberLayout>,
+    /// (pointer type, id, storage class), in module order.
+    variables: Vec<(u32, u32, u32)>,
+    /// Execution model and id of the first entry point.
+    entry: Option<(u32, u32)>,
+    local_size: Option<[u32; 3]>,
+    local_size_id: Option<[u32; 3]>,
+    capabilities: Vec<Capability>,
+    extensions: Vec<String>,
+}
+
+impl Module {
+    fn parse(spirv: &[u32]) -> Self {
+        let mut module = Self::default();
+        let mut line = None;
+        let mut at = 5;
+        while let Some(&first) = spirv.get(at) {
+            let len = usize::try_from(first >> 16).unwrap_or(1).max(1);
+            let Some(inst) = spirv.get(at..at.saturating_add(len)) else {
+                break;
+            };
+            at += len;
+            module.instruction(first & 0xFFFF, inst, &mut line);
+        }
+        module
+    }
+
+    fn instruction(&mut self, opcode: u32, inst: &[u32], line: &mut Option<(u32, u32)>) {
+        let op = |i: usize| inst.get(i).copied().unwrap_or(0);
+        let rest = |i: usize| inst.get(i..).unwrap_or_default();
+        match opcode {
+            op::SOURCE if inst.len() > 3 => self.source_file = Some(op(3)),
+            op::NAME if inst.len() > 2 => {
+                self.names.insert(op(1), literal_string(rest(2)));
+            }
+            op::MEMBER_NAME if inst.len() > 3 => {
+                self.member_names.insert((op(1), op(2)), literal_string(rest(3)));
+            }
+            op::STRING if inst.len() > 2 => {
+                self.strings.insert(op(1), literal_string(rest(2)));
+            }
+            op::LINE if inst.len() > 2 => *line = Some((op(1), op(2))),
+            op::NO_LINE | op::FUNCTION_END => *line = None,
+            op::EXTENSION if inst.len() > 1 => self.extensions.push(literal_string(rest(1))),
+            op::CAPABILITY if inst.len() > 1 => self.capabilities.push(Capability(op(1))),
+            op::ENTRY_POINT if inst.len() > 2 && self.entry.is_none() => self.entry = Some((op(1), op(2))),
+            op::EXECUTION_MODE | op::EXECUTION_MODE_ID
+                if inst.len() >= 6 && self.entry.is_some_and(|(_, id)| id == op(1)) =>
+            {
+                match op(2) {
+                    op::MODE_LOCAL_SIZE => self.local_size = Some([op(3), op(4), op(5)]),
+                    op::MODE_LOCAL_SIZE_ID => self.local_size_id = Some([op(3), op(4), op(5)]),
+                    _ => {}
+                }
+            }
+            op::TYPE_BOOL => self.ty(op(1), Raw::Scalar(ScalarType::new(ScalarKind::Bool, 32))),
+            op::TYPE_INT => {
+                let kind = if op(3) == 0 { ScalarKind::Uint } else { ScalarKind::Sint };
+                self.ty(op(1), Raw::Scalar(ScalarType::new(kind, op(2))));
+            }
+            op::TYPE_FLOAT => self.ty(op(1), Raw::Scalar(ScalarType::new(ScalarKind::Float, op(2)))),
+            op::TYPE_VECTOR => self.ty(op(1), Raw::Vector { component: op(2), count: op(3) }),
+            op::TYPE_MATRIX => self.ty(op(1), Raw::Matrix { column: op(2), count: op(3) }),
+            op::TYPE_ARRAY => self.ty(op(1), Raw::Array { element: op(2), length: op(3) }),
+            op::TYPE_RUNTIME_ARRAY => self.ty(op(1), Raw::RuntimeArray { element: op(2) }),
+            op::TYPE_STRUCT => {
+                if let Some(at) = *line {
+                    self.struct_lines.insert(op(1), at);
+                }
+                self.ty(op(1), Raw::Struct { members: rest(2).to_vec() });
+            }
+            op::TYPE_POINTER => self.ty(op(1), Raw::Pointer { storage: op(2), pointee: op(3) }),
+            op::CONSTANT_TRUE | op::CONSTANT_FALSE => {
+                self.constants.insert(op(2), (op(1), Constant::Value(u64::from(opcode == op::CONSTANT_TRUE))));
+            }
+            op::CONSTANT if inst.len() >= 4 => {
+                self.constants.insert(op(2), (op(1), Constant::Value(u64::from(op(3)) | u64::from(op(4)) << 32)));
+            }
+            op::SPEC_CONSTANT_TRUE | op::SPEC_CONSTANT_FALSE => {
+                let value = u64::from(opcode == op::SPEC_CONSTANT_TRUE);
+                self.constants.insert(op(2), (op(1), Constant::Spec(value)));
+            }
+            op::SPEC_CONSTANT if inst.len() >= 4 => {
+                self.constants.insert(op(2), (op(1), Constant::Spec(u64::from(op(3)) | u64::from(op(4)) << 32)));
+            }
+            op::CONSTANT_COMPOSITE | op::SPEC_CONSTANT_COMPOSITE if inst.len() >= 3 => {
+                self.constants.insert(op(2), (op(1), Constant::Composite(rest(3).to_vec())));
+            }
+            op::SPEC_CONSTANT_OP if inst.len() >= 3 => {
+                self.constants.insert(op(2), (op(1), Constant::Expression));
+            }
+            op::VARIABLE if inst.len() >= 4 => self.variables.push((op(1), op(2), op(3))),
+            op::DECORATE if inst.len() >= 3 => {
+                let d = self.decorations.entry(op(1)).or_default();
+                match op(2) {
+                    op::DEC_DESCRIPTOR_SET => d.set = Some(op(3)),
+                    op::DEC_BINDING => d.binding = Some(op(3)),
+                    op::DEC_LOCATION => d.location = Some(op(3)),
+                    op::DEC_SPEC_ID => d.spec_id = Some(op(3)),
+                    op::DEC_BUILTIN => d.builtin = Some(op(3)),
+                    op::DEC_BUFFER_BLOCK => d.buffer_block = true,
+                    op::DEC_ARRAY_STRIDE => d.array_stride = Some(op(3)),
+                    _ => {}
+                }
+            }
+            op::MEMBER_DECORATE if inst.len() >= 4 => {
+                let m = self.members.entry((op(1), op(2))).or_default();
+                match op(3) {
+                    op::DEC_OFFSET => m.offset = Some(op(4)),
+                    op::DEC_MATRIX_STRIDE => m.matrix_stride = Some(op(4)),
+                    op::DEC_ROW_MAJOR => m.row_major = true,
+                    op::DEC_COL_MAJOR => m.row_major = false,
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn ty(&mut self, id: u32, raw: Raw) {
+        self.types.insert(id, raw);
+    }
+
+    fn spec_id(&self, id: u32) -> Option<u32> {
+        self.decorations.get(&id).and_then(|d| d.spec_id)
+    }
+
+    /// The value of a scalar constant, with its `SpecId` if it is a spec
+    /// constant.
+    fn scalar_constant(&self, id: u32) -> Option<(u64, Option<u32>)> {
+        match self.constants.get(&id)? {
+            (_, Constant::Value(v)) => Some((*v, None)),
+            (_, Constant::Spec(v)) => Some((*v, self.spec_id(id))),
+            _ => None,
+        }
+    }
+}
+
+/// Builds the [`Interface`], converting each struct once.
+struct Converter<'a> {
+    module: &'a Module,
+    interface: Interface,
+    /// SPIR-V struct id → index in `interface.types`.
+    structs: BTreeMap<u32, usize>,
+    /// Structs whose members are being converted: met again other than
+    /// through a pointer, the struct would hold itself.
+    open: alloc::collections::BTreeSet<u32>,
+}
+
+fn bad(id: u32, reason: &'static str) -> ReflectionError {
+    ReflectionError::BadType { id, reason }
+}
+
+impl Converter<'_> {
+    fn scalar(&self, id: u32) -> Result<ScalarType, ReflectionError> {
+        match self.module.types.get(&id) {
+            Some(Raw::Scalar(scalar)) if matches!(scalar.width, 8 | 16 | 32 | 64) => Ok(*scalar),
+            Some(Raw::Scalar(_)) => Err(bad(id, "is a scalar of a width other than 8, 16, 32 or 64 bits")),
+            _ => Err(bad(id, "is used as a scalar but is not one")),
+        }
+    }
+
+    fn vector(&self, id: u32) -> Result<(ScalarType, u32), ReflectionError> {
+        match self.module.types.get(&id) {
+            Some(Raw::Vector { component, count: count @ 2..=4 }) => Ok((self.scalar(*component)?, *count)),
+            _ => Err(bad(id, "is used as a vector of 2 to 4 components but is not one")),
+        }
+    }
+
+    /// The type `id`, as a member with `layout` (a matrix's stride and
+    /// order are its member's) or an array element under one.
+    fn convert(&mut self, id: u32, layout: MemberLayout, depth: u32) -> Result<Type, ReflectionError> {
+        if depth > MAX_DEPTH {
+            return Err(bad(id, "nests arrays and structs too deeply (a cycle of types?)"));
+        }
+        let module = self.module;
+        Ok(match module.types.get(&id) {
+            Some(Raw::Scalar(_)) => Type::Scalar(self.scalar(id)?),
+            Some(Raw::Vector { .. }) => {
+                let (scalar, count) = self.vector(id)?;
+                Type::Vector { scalar, count }
+            }
+            Some(Raw::Matrix { column, count }) => {
+                let (scalar, rows) = self.vector(*column)?;
+                if !(2..=4).contains(count) {
+                    return Err(bad(id, "is a matrix with other than 2 to 4 columns"));
+                }
+                let stride = layout.matrix_stride.unwrap_or(0);
+                Type::Matrix { scalar, columns: *count, rows, stride, row_major: layout.row_major }
+            }
+            Some(Raw::Array { element, length }) => {
+                let too_long = || bad(id, "is an array longer than u32::MAX elements");
+                let length = match module.scalar_constant(*length) {
+                    Some((v, None)) => ArrayLength::Fixed(u32::try_from(v).map_err(|_| too_long())?),
+                    Some((v, Some(spec))) => {
+                        ArrayLength::SpecConstant { id: spec, default: u32::try_from(v).map_err(|_| too_long())? }
+                    }
+                    None if module.constants.contains_key(length) => ArrayLength::SpecExpression,
+                    None => return Err(bad(id, "is an array whose length is not a constant")),
+                };
+                self.array(id, *element, length, layout, depth)?
+            }
+            Some(Raw::RuntimeArray { element }) => self.array(id, *element, ArrayLength::Runtime, layout, depth)?,
+            Some(Raw::Struct { .. }) => Type::Struct(self.struct_index(id, depth, false)?),
+            Some(Raw::Pointer { storage: op::SC_PHYSICAL_STORAGE_BUFFER, pointee }) => {
+                let pointee = match module.types.get(pointee) {
+                    Some(Raw::Struct { .. }) => Some(self.struct_index(*pointee, depth, true)?),
+                    _ => None,
+                };
+                Type::DeviceAddress { pointee }
+            }
+            Some(Raw::Pointer { .. }) => return Err(bad(id, "is a pointer outside PhysicalStorageBuffer")),
+            None => return Err(bad(id, "is not a type this reader lays out (an image, sampler or unknown id)")),
+        })
+    }
+
+    fn array(
+        &mut self,
+        id: u32,
+        element: u32,
+        length: ArrayLength,
+        layout: MemberLayout,
+        depth: u32,
+    ) -> Result<Type, ReflectionError> {
+        let stride = self.module.decorations.get(&id).and_then(|d| d.array_stride).unwrap_or(0);
+        let element = Box::new(self.convert(element, layout, depth + 1)?);
+        Ok(Type::Array { element, length, stride })
+    }
+
+    /// The index of struct `id` in `interface.types`, converting it the
+    /// first time. The index is taken before the members are converted, so
+    /// a `buffer_reference` to the struct itself (`via_pointer`) finds it.
+    fn struct_index(&mut self, id: u32, depth: u32, via_pointer: bool) -> Result<usize, ReflectionError> {
+        if let Some(&index) = self.structs.get(&id) {
+            if !via_pointer && self.open.contains(&id) {
+                return Err(bad(id, "is a struct that holds itself"));
+            }
+            return Ok(index);
+        }
+        let module = self.module;
+        let Some(Raw::Struct { members }) = module.types.get(&id) else {
+            return Err(bad(id, "is not a struct"));
+        };
+        let index = self.interface.types.len();
+        self.structs.insert(id, index);
+        let mut def = TypeDef::new(module.names.get(&id).cloned().unwrap_or_default());
+        def.source = module.struct_lines.get(&id).map(|&(file, line)| SourceLine {
+            file: module.strings.get(&file).cloned().unwrap_or_default(),
+            line: Some(line),
+        });
+        self.interface.types.push(def);
+        self.open.insert(id);
+        let mut converted = Vec::with_capacity(members.len());
+        let mut size = 0u32;
+        for (&member, i) in members.iter().zip(0u32..) {
+            let layout = module.members.get(&(id, i)).copied().unwrap_or_default();
+            let offset = layout.offset.ok_or(bad(id, "has a member without an Offset decoration"))?;
+            let ty = self.convert(member, layout, depth + 1)?;
+            let member_size = match &ty {
+                Type::Array { length: ArrayLength::Runtime | ArrayLength::SpecExpression, .. } => 0,
+                _ => ty.size(&self.interface.types).ok_or(bad(id, "has a member larger than 4 GiB"))?,
+            };
+            size = size.max(offset.checked_add(member_size).ok_or(bad(id, "ends beyond 4 GiB"))?);
+            let name = module.member_names.get(&(id, i)).cloned().unwrap_or_default();
+            converted.push(Member { name, offset, ty, size: member_size });
+        }
+        self.open.remove(&id);
+        let def = &mut self.interface.types[index];
+        def.members = converted;
+        def.size = size;
+        Ok(index)
+    }
+
+    fn blocks(&mut self) -> Result<(), ReflectionError> {
+        let module = self.module;
+        for &(pointer, id, storage) in &module.variables {
+            let kind = match storage {
+                op::SC_PUSH_CONSTANT => BlockKind::PushConstant,
+                op::SC_STORAGE_BUFFER => BlockKind::Storage,
+                op::SC_UNIFORM => BlockKind::Uniform,
+                _ => continue,
+            };
+            let Some(Raw::Pointer { pointee, .. }) = module.types.get(&pointer) else {
+                continue;
+            };
+            // A descriptor array of blocks: `uniform Light { .. } lights[4];`.
+            let (element, count) = match module.types.get(pointee) {
+                Some(Raw::Array { element, length }) => {
+                    let count = module.scalar_constant(*length).map_or(1, |(v, _)| v);
+                    (*element, u32::try_from(count).unwrap_or(u32::MAX))
+                }
+                Some(Raw::RuntimeArray { element }) => (*element, 0),
+                _ => (*pointee, 1),
+            };
+            if !matches!(module.types.get(&element), Some(Raw::Struct { .. })) {
+                continue;
+            }
+            let decorations = module.decorations.get(&id);
+            let buffer_block = module.decorations.get(&element).is_some_and(|d| d.buffer_block);
+            let kind = if kind == BlockKind::Uniform && buffer_block { BlockKind::Storage } else { kind };
+            let ty = self.struct_index(element, 0, false)?;
+            let mut block = Block::new(kind, ty);
+            if kind != BlockKind::PushConstant {
+                block.set = decorations.and_then(|d| d.set);
+                block.binding = decorations.and_then(|d| d.binding);
+            }
+            block.count = count;
+            block.name = module.names.get(&id).cloned().unwrap_or_default();
+            block.runtime_sized = self.interface.types[ty].is_runtime_sized();
+            self.interface.blocks.push(block);
+        }
+        self.interface.blocks.sort_by_key(|b| (b.kind, b.set, b.binding));
+        Ok(())
+    }
+
+    fn spec_constants(&mut self) {
+        let module = self.module;
+        for (&id, (ty, constant)) in &module.constants {
+            let (Constant::Spec(value), Some(spec)) = (constant, module.spec_id(id)) else {
+                continue;
+            };
+            let Ok(scalar) = self.scalar(*ty) else {
+                continue;
+            };
+            let default = if scalar.width >= 64 { *value } else { value & ((1u64 << scalar.width) - 1) };
+            let name = module.names.get(&id).cloned().unwrap_or_default();
+            self.interface.spec_constants.push(SpecConstantDef { id: spec, name, scalar, default });
+        }
+        self.interface.spec_constants.sort_by_key(|s| s.id);
+    }
+
+    fn vertex_inputs(&mut self) {
+        let module = self.module;
+        if module.entry.map(|(model, _)| model) != Some(op::MODEL_VERTEX) {
+            return;
+        }
+        for &(pointer, id, storage) in &module.variables {
+            let decorations = module.decorations.get(&id);
+            let Some(location) = decorations.and_then(|d| d.location) else {
+                continue;
+            };
+            let Some(Raw::Pointer { pointee, .. }) = module.types.get(&pointer) else {
+                continue;
+            };
+            if storage != op::SC_INPUT || decorations.is_some_and(|d| d.builtin.is_some()) {
+                continue;
+            }
+            // Inputs are scalars, vectors, matrices and arrays of them;
+            // anything else (which would add a struct to `types`) is left
+            // to `Reflection::inputs`.
+            if !self.is_plain(*pointee, 0) {
+                continue;
+            }
+            let Ok(ty) = self.convert(*pointee, MemberLayout::default(), 0) else {
+                continue;
+            };
+            let format = format_of(&ty);
+            let name = module.names.get(&id).cloned().unwrap_or_default();
+            self.interface.vertex_inputs.push(VertexInput { location, name, ty, format });
+        }
+        self.interface.vertex_inputs.sort_by_key(|v| v.location);
+    }
+
+    /// Whether `id` is a scalar, vector or matrix, or an array of them.
+    fn is_plain(&self, id: u32, depth: u32) -> bool {
+        match self.module.types.get(&id) {
+            Some(Raw::Scalar(_) | Raw::Vector { .. } | Raw::Matrix { .. }) => true,
+            Some(Raw::Array { element, .. } | Raw::RuntimeArray { element }) => {
+                depth < MAX_DEPTH && self.is_plain(*element, depth + 1)
+            }
+            _ => false,
+        }
+    }
+
+    fn workgroup_size(&mut self) {
+        let module = self.module;
+        let built_in = module.constants.iter().find_map(|(id, (_, constant))| match constant {
+            Constant::Composite(parts)
+                if module.decorations.get(id).and_then(|d| d.builtin) == Some(op::BUILTIN_WORKGROUP_SIZE) =>
+            {
+                Some(parts.as_slice())
+            }
+            _ => None,
+        });
+        let ids = built_in.and_then(|parts| <[u32; 3]>::try_from(parts).ok()).or(module.local_size_id);
+        self.interface.workgroup_size = match (ids, module.local_size) {
+            (Some(ids), literal) => {
+                let mut size = WorkgroupSize { size: literal.unwrap_or([1; 3]), spec_ids: [None; 3] };
+                for (axis, id) in ids.into_iter().enumerate() {
+                    if let Some((value, spec)) = module.scalar_constant(id) {
+                        // A 32-bit constant, so the high word is 0 in valid SPIR-V.
+                        size.size[axis] = u32::try_from(value).unwrap_or(u32::MAX);
+                        size.spec_ids[axis] = spec;
+                    }
+                }
+                Some(size)
+            }
+            (None, Some(size)) => Some(WorkgroupSize { size, spec_ids: [None; 3] }),
+            (None, None) => None,
+        };
+    }
+}
+
+/// The `VkFormat` of one location of a vertex input.
+fn format_of(ty: &Type) -> u32 {
+    match ty {
+        Type::Scalar(scalar) => vk_format(scalar.kind, scalar.width, 1),
+        Type::Vector { scalar, count } => vk_format(scalar.kind, scalar.width, *count),
+        Type::Matrix { scalar, rows, .. } => vk_format(scalar.kind, scalar.width, *rows),
+        Type::Array { element, .. } => format_of(element),
+        _ => 0,
+    }
+}
+
+impl Interface {
+    /// Reads the typed interface of a SPIR-V module: every struct its
+    /// uniform, storage and push-constant blocks hold, with the offsets,
+    /// strides and matrix order the module's decorations give; its spec
+    /// constants, vertex inputs (of its first entry point, if a vertex
+    /// shader) and workgroup size; and the capabilities and extensions it
+    /// declares. Names come from `OpName` and `OpMemberName`: read the
+    /// module before stripping its debug info.
+    ///
+    /// # Errors
+    ///
+    /// [`ReflectionError::NotSpirv`] without the SPIR-V magic number, and
+    /// [`ReflectionError::BadType`] for a block that holds something no
+    /// layout describes (a member without `Offset`, a type nested more
+    /// than 64 deep, a scalar of an unknown width).
+    ///
+    /// ```
+    /// use smolv_format::reflect::Interface;
+    /// let interface = Interface::from_spirv(&smolv_format::doc_example_module())?;
+    /// assert!(interface.blocks.is_empty());
+    /// assert_eq!(interface.workgroup_size.map(|w| w.size), Some([1, 1, 1]));
+    /// assert_eq!(interface.capability_names().collect::<Vec<_>>(), ["Shader"]);
+    /// # Ok::<(), smolv_format::reflect::ReflectionError>(())
+    /// ```
+    pub fn from_spirv(spirv: &[u32]) -> Result<Self, ReflectionError> {
+        if spirv.first() != Some(&0x0723_0203) {
+            return Err(ReflectionError::NotSpirv);
+        }
+        let module = Module::parse(spirv);
+        let mut converter = Converter {
+            module: &module,
+            interface: Interface::default(),
+            structs: BTreeMap::new(),
+            open: Default::default(),
+        };
+        converter.blocks()?;
+        converter.spec_constants();
+        converter.vertex_inputs();
+        converter.workgroup_size();
+        let mut interface = converter.interface;
+        interface.capabilities.clone_from(&module.capabilities);
+        interface.extensions.clone_from(&module.extensions);
+        interface.source_file = module.source_file.and_then(|id| module.strings.get(&id).cloned());
+        Ok(interface)
+    }
+}
