@@ -206,15 +206,19 @@ struct GeneratedTypes {
     report: crate::report::TypesReport,
 }
 
-/// The Rust types of every module, from the reflection of the SPIR-V
-/// before stripping (so release builds get the shader's names).
+/// The Rust types of every module, from the SPIR-V as the front end wrote
+/// it: before stripping, so release builds get the shader's names, and
+/// before optimizing, since `spirv-opt -Os` drops the members a module
+/// never reads, and the user fills every member the shader declares.
 fn generate_types(modules: &[Built<'_>], artifacts: &crate::pack::artifacts::Artifacts) -> GeneratedTypes {
     use crate::output::types::{self, layout};
+    use smolv_format::reflect::Interface;
     let started = std::time::Instant::now();
     let inputs: Vec<layout::ModuleInput> = modules
         .iter()
         .zip(&artifacts.manifest.modules)
-        .map(|(built, module)| layout::ModuleInput {
+        .map(|(built, module)| (built, module, Interface::from_spirv(&built.module.spirv).ok()))
+        .map(|(built, module, interface)| layout::ModuleInput {
             name: module.name.clone(),
             source: built.job.path.clone(),
             mangling: match built.job.language {
@@ -225,8 +229,8 @@ fn generate_types(modules: &[Built<'_>], artifacts: &crate::pack::artifacts::Art
                 _ => layout::Mangling::None,
             },
             reflection: module.reflection.clone(),
-            layouts: module.interface.as_ref().map(layout::from_interface).unwrap_or_default(),
-            interface: module.interface.clone(),
+            layouts: interface.as_ref().map(layout::from_interface).unwrap_or_default(),
+            interface,
         })
         .collect();
     let generated = types::generate(&inputs);

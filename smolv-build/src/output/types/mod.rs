@@ -88,17 +88,38 @@ pub(crate) fn generate(inputs: &[ModuleInput]) -> Generated {
             by_name.entry(rust.name.as_str()).or_default().insert(sig.as_str());
         }
     }
-    // Shared: one definition of its name, and every struct it holds shared.
+    // The definition of each name that goes at the top: its only one, or
+    // the one most modules declare when two or more do. The others stay
+    // in their own modules, so differing definitions never collide.
+    let mut declared_by: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    for (module, sigs) in lowered.iter().zip(&signatures) {
+        let seen: BTreeSet<(&str, &str)> =
+            module.structs.iter().zip(sigs).map(|(r, sig)| (r.name.as_str(), sig.as_str())).collect();
+        seen.into_iter().for_each(|key| *declared_by.entry(key).or_default() += 1);
+    }
+    let mut top: BTreeMap<&str, (usize, &str)> = BTreeMap::new();
+    for (&(name, sig), &count) in &declared_by {
+        let several = by_name.get(name).is_some_and(|sigs| sigs.len() > 1);
+        if several && count < 2 {
+            continue;
+        }
+        let best = top.entry(name).or_insert((count, sig));
+        if count > best.0 {
+            *best = (count, sig);
+        }
+    }
+    // Shared: its name's top definition, and every struct it holds shared.
     // Structs come after those they hold, so one pass in order sees each
     // dependency decided first.
     let shared: Vec<Vec<bool>> = lowered
         .iter()
-        .map(|module| {
+        .zip(&signatures)
+        .map(|(module, sigs)| {
             let mut shared: Vec<bool> = Vec::with_capacity(module.structs.len());
-            for rust in &module.structs {
-                let one = by_name.get(rust.name.as_str()).is_some_and(|sigs| sigs.len() == 1);
+            for (rust, sig) in module.structs.iter().zip(sigs) {
+                let chosen = top.get(rust.name.as_str()).is_some_and(|(_, best)| best == sig);
                 let deps = dependencies(rust).iter().all(|&d| shared.get(d).copied().unwrap_or(false));
-                shared.push(one && deps && rust.role != Role::Vertex);
+                shared.push(chosen && deps && rust.role != Role::Vertex);
             }
             shared
         })
@@ -163,7 +184,13 @@ pub(crate) fn generate(inputs: &[ModuleInput]) -> Generated {
             }
         }
         let vertex = vertices[m].as_ref().map(|(index, attributes)| (attributes.as_slice(), module.structs[*index].size));
-        interface::render_constants(&mut body, input, vertex);
+        let mut constants = String::new();
+        interface::render_constants(&mut constants, input, vertex);
+        // Written one level in; the body is indented below.
+        constants.lines().for_each(|line| {
+            body.push_str(line.strip_prefix("    ").unwrap_or(line));
+            body.push('\n');
+        });
         for line in body.lines() {
             if line.is_empty() {
                 code.push('\n');
