@@ -84,7 +84,15 @@ fn std430_scalar_and_small_scalars_and_a_runtime_sized_last_member() {
     let dir = tempfile::tempdir().unwrap();
     let (code, _) = all_cases(dir.path());
     let particles = definition(&code, None, "Particles");
-    for line in ["pub gravity: [f32; 3],", "pub count: u32,", "pub half_scale: u16,", "pub small: i8,", "_pad0: [u8; 5],", "pub exact: f64,", "pub big: u64,"] {
+    for line in [
+        "pub gravity: [f32; 3],",
+        "pub count: u32,",
+        "pub half_scale: u16,",
+        "pub small: i8,",
+        "_pad0: [u8; 5],",
+        "pub exact: f64,",
+        "pub big: u64,",
+    ] {
         assert!(particles.contains(line), "Particles lacks {line:?}:\n{particles}");
     }
     assert!(code.contains("pub const ELEMENT_OFFSET: usize = 48;"));

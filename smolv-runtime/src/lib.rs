@@ -133,10 +133,10 @@ pub mod __private {
     pub use crate::embed::{EmbeddedEntry, EmbeddedModule, EmbeddedSet};
     pub use crate::embed::{le_words, spirv_module};
     pub use crate::shader::{RelativeIdsModule, leaked_embedded_set};
-    pub use include_bytes_aligned::include_bytes_aligned;
     /// The generated types' `Pod` and `Zeroable` impls name it here, so
     /// the user's crate need not depend on bytemuck.
     pub use bytemuck;
+    pub use include_bytes_aligned::include_bytes_aligned;
 }
 
 /// The LZ4 unpacker for `include_shaders!`, or a compile error naming the

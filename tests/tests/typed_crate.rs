@@ -65,7 +65,10 @@ fn generated_types_compile_without_warnings_and_match_the_shader_layouts() {
             ws.join("smolv-build")
         ),
     );
-    write(&root.join("build.rs"), "fn main() {\n    smolv_build::Config::new().shader_dir(\"shaders\").compile();\n}\n");
+    write(
+        &root.join("build.rs"),
+        "fn main() {\n    smolv_build::Config::new().shader_dir(\"shaders\").compile();\n}\n",
+    );
     write(&root.join("src/main.rs"), MAIN);
     write(&root.join("shaders/frame.glsl"), shaders::FRAME);
     write(&root.join("shaders/layouts.frag"), shaders::LAYOUTS);

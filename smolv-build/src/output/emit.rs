@@ -26,7 +26,12 @@ pub(crate) const TYPES_FILE: &str = "types.rs";
 
 /// Writes the artifact directory, replacing the previous one, with the
 /// generated `types`. Files of modules that no longer exist are removed.
-pub(crate) fn write_artifacts(out_dir: &Path, artifacts: &Artifacts, types: &str, report: &Report) -> Result<(), Error> {
+pub(crate) fn write_artifacts(
+    out_dir: &Path,
+    artifacts: &Artifacts,
+    types: &str,
+    report: &Report,
+) -> Result<(), Error> {
     let dir = out_dir.join(ARTIFACT_DIR);
     write(&dir.join(TYPES_FILE), types.as_bytes())?;
     let mut keep: Vec<PathBuf> = vec![dir.join(TYPES_FILE)];

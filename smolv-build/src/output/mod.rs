@@ -4,5 +4,5 @@
 //! It reads every earlier stage; nothing but the driver reads it.
 
 pub(crate) mod emit;
-pub(crate) mod types;
 pub(crate) mod report;
+pub(crate) mod types;

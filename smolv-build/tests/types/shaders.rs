@@ -2,7 +2,7 @@
 //! and two shaders sharing one block.
 
 /// `Frame`, as two shaders include it.
-pub const FRAME: &str = "\
+pub(crate) const FRAME: &str = "\
 struct Light { vec3 position; float radius; vec3 color; };
 layout(std140, set = 0, binding = 0) uniform Frame {
     vec3 light_dir;
@@ -22,7 +22,7 @@ layout(std140, set = 0, binding = 0) uniform Frame {
 
 /// std430 storage with a runtime-sized last member, and scalar-layout
 /// push constants, with 8-, 16- and 64-bit scalars.
-pub const LAYOUTS: &str = "#version 450
+pub(crate) const LAYOUTS: &str = "#version 450
 #extension GL_EXT_scalar_block_layout : require
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #include \"frame.glsl\"
@@ -58,7 +58,7 @@ void main() {
 ";
 
 /// A second shader with the same `Frame`, and a `Light` of its own.
-pub const SAME_FRAME: &str = "#version 450
+pub(crate) const SAME_FRAME: &str = "#version 450
 #include \"frame.glsl\"
 layout(location = 0) in vec3 position;
 layout(location = 1) in vec2 uv;
@@ -71,7 +71,7 @@ void main() {
 ";
 
 /// A `Light` that differs from `frame.glsl`'s.
-pub const OTHER_LIGHT: &str = "#version 450
+pub(crate) const OTHER_LIGHT: &str = "#version 450
 struct Light { vec4 color; float intensity; };
 layout(std140, set = 1, binding = 0) uniform Lights { Light lights[4]; uint count; } lights;
 layout(local_size_x_id = 1, local_size_y = 4) in;

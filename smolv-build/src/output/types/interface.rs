@@ -11,6 +11,9 @@ use super::layout::{ModuleInput, Scalar};
 use super::lower::{Field, FieldTy, Lowered, Role, RustStruct};
 use super::names;
 
+/// A vertex attribute: location, `VkFormat`, offset.
+pub(crate) type Attribute = (u32, u32, u32);
+
 /// The plain-data types the module constants use; written once, at the
 /// top of the file, in `pub mod interface`.
 pub(crate) const SHARED_ITEMS: &str = "\
@@ -75,7 +78,7 @@ fn vertex_format(format: u32) -> Option<(Scalar, u32)> {
 
 /// The vertex struct of a vertex module: one field per location, in
 /// location order, as one interleaved buffer. `None` for other stages.
-pub(crate) fn vertex_struct(input: &ModuleInput, lowered: &mut Lowered) -> Option<(usize, Vec<(u32, u32, u32)>)> {
+pub(crate) fn vertex_struct(input: &ModuleInput, lowered: &mut Lowered) -> Option<(usize, Vec<Attribute>)> {
     if input.reflection.stage != ShaderStage::Vertex || input.reflection.inputs.is_empty() {
         return None;
     }
@@ -108,7 +111,8 @@ pub(crate) fn vertex_struct(input: &ModuleInput, lowered: &mut Lowered) -> Optio
         } else {
             names::snake(&names::demangle(&variable.name, input.mangling))
         };
-        let ty = if count == 1 { FieldTy::Scalar(scalar) } else { FieldTy::Array(Box::new(FieldTy::Scalar(scalar)), count) };
+        let ty =
+            if count == 1 { FieldTy::Scalar(scalar) } else { FieldTy::Array(Box::new(FieldTy::Scalar(scalar)), count) };
         fields.push(Field {
             name: names::unique(name, &mut taken),
             ty,
@@ -122,7 +126,13 @@ pub(crate) fn vertex_struct(input: &ModuleInput, lowered: &mut Lowered) -> Optio
     }
     let size = offset.div_ceil(align) * align;
     if size > offset {
-        fields.push(Field { name: format!("_pad{pads}"), ty: FieldTy::Bytes(size - offset), offset, padding: true, note: None });
+        fields.push(Field {
+            name: format!("_pad{pads}"),
+            ty: FieldTy::Bytes(size - offset),
+            offset,
+            padding: true,
+            note: None,
+        });
     }
     lowered.structs.push(RustStruct {
         name: "Vertex".to_owned(),
@@ -137,19 +147,31 @@ pub(crate) fn vertex_struct(input: &ModuleInput, lowered: &mut Lowered) -> Optio
 }
 
 /// Appends the module's constants and its spec-constant struct to `out`.
-pub(crate) fn render_constants(out: &mut String, input: &ModuleInput, vertex: Option<(&[(u32, u32, u32)], u32)>) {
+pub(crate) fn render_constants(out: &mut String, input: &ModuleInput, vertex: Option<(&[Attribute], u32)>) {
     let reflection = &input.reflection;
-    let _ = writeln!(out, "    /// The module's name, as `include_shader!` takes it.\n    pub const NAME: &str = {:?};", input.name);
+    let _ = writeln!(
+        out,
+        "    /// The module's name, as `include_shader!` takes it.\n    pub const NAME: &str = {:?};",
+        input.name
+    );
     let _ = writeln!(
         out,
         "    /// Its shader stage.\n    pub const STAGE: ::smolv_runtime::reflect::ShaderStage = ::smolv_runtime::reflect::ShaderStage::{:?};\n",
         reflection.stage
     );
-    let mut taken: BTreeSet<String> =
-        ["NAME", "STAGE", "BINDINGS", "PUSH_CONSTANTS", "WORKGROUP_SIZE", "WORKGROUP_SIZE_SPEC_IDS", "VERTEX_ATTRIBUTES", "VERTEX_STRIDE"]
-            .iter()
-            .map(|s| (*s).to_owned())
-            .collect();
+    let mut taken: BTreeSet<String> = [
+        "NAME",
+        "STAGE",
+        "BINDINGS",
+        "PUSH_CONSTANTS",
+        "WORKGROUP_SIZE",
+        "WORKGROUP_SIZE_SPEC_IDS",
+        "VERTEX_ATTRIBUTES",
+        "VERTEX_STRIDE",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
     let mut all = Vec::new();
     for binding in &reflection.bindings {
         let name = names::demangle(&binding.name, input.mangling);
@@ -184,7 +206,10 @@ pub(crate) fn render_constants(out: &mut String, input: &ModuleInput, vertex: Op
         })
     });
     let push = push.map_or("None".to_owned(), |(start, end, stages)| {
-        format!("Some(super::interface::PushConstantRange {{ offset: {start}, size: {}, stages: {stages:#x} }})", end - start)
+        format!(
+            "Some(super::interface::PushConstantRange {{ offset: {start}, size: {}, stages: {stages:#x} }})",
+            end - start
+        )
     });
     let _ = writeln!(
         out,
@@ -208,7 +233,9 @@ pub(crate) fn render_constants(out: &mut String, input: &ModuleInput, vertex: Op
         let rows: Vec<String> = attributes
             .iter()
             .map(|(location, format, offset)| {
-                format!("super::interface::VertexAttribute {{ location: {location}, format: {format}, offset: {offset} }}")
+                format!(
+                    "super::interface::VertexAttribute {{ location: {location}, format: {format}, offset: {offset} }}"
+                )
             })
             .collect();
         let _ = writeln!(
@@ -236,14 +263,20 @@ fn render_spec_constants(out: &mut String, input: &ModuleInput) {
         let name = if name.is_empty() { format!("constant{}", constant.id) } else { names::snake(&name) };
         let name = names::unique(name, &mut taken);
         let bits = constant.default;
+        // 32-bit constants hold their value in the low 32 bits.
+        let low = u32::try_from(bits & 0xFFFF_FFFF).unwrap_or_default();
         let (ty, default, value) = match constant.ty {
             SpecConstantType::Bool => ("bool", format!("{}", bits != 0), format!("Value::Bool(self.{name})")),
-            SpecConstantType::I32 => ("i32", format!("{}", bits as u32 as i32), format!("Value::I32(self.{name})")),
-            SpecConstantType::U32 => ("u32", format!("{}", bits as u32), format!("Value::U32(self.{name})")),
-            SpecConstantType::F32 => {
-                ("f32", format!("f32::from_bits({:#x})", bits as u32), format!("Value::F32(self.{name})"))
+            SpecConstantType::I32 => {
+                ("i32", format!("{}", i32::from_ne_bytes(low.to_ne_bytes())), format!("Value::I32(self.{name})"))
             }
-            SpecConstantType::I64 => ("i64", format!("{}", bits as i64), format!("Value::Bits(self.{name} as u64)")),
+            SpecConstantType::U32 => ("u32", format!("{low}"), format!("Value::U32(self.{name})")),
+            SpecConstantType::F32 => ("f32", format!("f32::from_bits({low:#x})"), format!("Value::F32(self.{name})")),
+            SpecConstantType::I64 => (
+                "i64",
+                format!("{}", i64::from_ne_bytes(bits.to_ne_bytes())),
+                format!("Value::Bits(self.{name} as u64)"),
+            ),
             SpecConstantType::F64 => {
                 ("f64", format!("f64::from_bits({bits:#x})"), format!("Value::Bits(self.{name}.to_bits())"))
             }
@@ -261,7 +294,10 @@ fn render_spec_constants(out: &mut String, input: &ModuleInput) {
     for (id, shader_name, name, ty, _, _) in &fields {
         let _ = writeln!(out, "        /// `{shader_name}`, `constant_id = {id}`.\n        pub {name}: {ty},");
     }
-    let _ = writeln!(out, "    }}\n\n    impl Default for SpecConstants {{\n        fn default() -> Self {{\n            Self {{");
+    let _ = writeln!(
+        out,
+        "    }}\n\n    impl Default for SpecConstants {{\n        fn default() -> Self {{\n            Self {{"
+    );
     for (_, _, name, _, default, _) in &fields {
         let _ = writeln!(out, "                {name}: {default},");
     }

@@ -89,7 +89,10 @@ pub(crate) enum Ty {
     Struct(usize),
     /// Bytes whose type Rust cannot hold, and why (an array sized by a
     /// spec-constant expression).
-    Opaque { size: u32, why: String },
+    Opaque {
+        size: u32,
+        why: String,
+    },
 }
 
 /// One member of a struct.
@@ -221,7 +224,9 @@ fn ty_of(ty: &Type, size: u32) -> Ty {
         Type::Vector { scalar, count } => Scalar::of(*scalar)
             .map_or_else(|| opaque("a scalar width Rust lacks"), |scalar| Ty::Vector { scalar, len: *count }),
         Type::Matrix { scalar, columns, rows, stride, row_major } => match Scalar::of(*scalar) {
-            Some(scalar) => Ty::Matrix { scalar, columns: *columns, rows: *rows, stride: *stride, row_major: *row_major },
+            Some(scalar) => {
+                Ty::Matrix { scalar, columns: *columns, rows: *rows, stride: *stride, row_major: *row_major }
+            }
             None => opaque("a scalar width Rust lacks"),
         },
         Type::Array { element, length, stride } => {

@@ -96,7 +96,13 @@ impl Lowered {
 
 /// Lowers every block of `input`.
 pub(crate) fn lower(input: &ModuleInput) -> Lowered {
-    let mut lowerer = Lowerer { input, out: Lowered::default(), done: HashMap::new(), padded: HashMap::new(), taken: BTreeSet::new() };
+    let mut lowerer = Lowerer {
+        input,
+        out: Lowered::default(),
+        done: HashMap::new(),
+        padded: HashMap::new(),
+        taken: BTreeSet::new(),
+    };
     for block in &input.layouts.blocks {
         let fallback = match block.role {
             BlockRole::Uniform { set, binding } | BlockRole::Storage { set, binding } => {
@@ -142,8 +148,7 @@ impl Lowerer<'_> {
         let count = members.len();
         for (i, member) in members.into_iter().enumerate() {
             let member_name = names::demangle(&member.name, self.input.mangling);
-            let member_name =
-                if member_name.is_empty() { format!("member{i}") } else { names::snake(&member_name) };
+            let member_name = if member_name.is_empty() { format!("member{i}") } else { names::snake(&member_name) };
             let member_name = names::unique(member_name, &mut field_names);
             let context = format!("{name}{}", names::upper_camel(&member_name));
             if let (Ty::RuntimeArray { element, stride }, Some(block), true) = (&member.ty, block, i + 1 == count) {
@@ -160,15 +165,18 @@ impl Lowerer<'_> {
             Role::Head { offset, .. } => Some(*offset),
             _ => None,
         };
-        let index = self.finish(RustStruct {
-            name,
-            shader_name: def.name.clone(),
-            role,
-            fields,
-            size: 0,
-            align: 1,
-            source: def.source.clone(),
-        }, layout_end);
+        let index = self.finish(
+            RustStruct {
+                name,
+                shader_name: def.name.clone(),
+                role,
+                fields,
+                size: 0,
+                align: 1,
+                source: def.source.clone(),
+            },
+            layout_end,
+        );
         self.done.insert((def_index, block), index);
         index
     }
@@ -187,7 +195,7 @@ impl Lowerer<'_> {
                 // wgsl_to_wgpu lay out std140's `mat3` (`[[f32; 4]; 3]`).
                 let (vectors, len) = if *row_major { (*rows, *columns) } else { (*columns, *rows) };
                 let size = scalar.size();
-                if *stride % size != 0 || *stride / size < len {
+                if !stride.is_multiple_of(size) || *stride / size < len {
                     self.out.problems.push(format!("{context}: matrix stride {stride} does not hold its vectors"));
                     return FieldTy::Bytes(stride.saturating_mul(vectors));
                 }
@@ -218,17 +226,28 @@ impl Lowerer<'_> {
         if size == stride {
             return element;
         }
-        if size > stride || stride % align != 0 {
-            self.out.problems.push(format!("{context}{member}: array stride {stride} cannot hold its {size}-byte element"));
+        if size > stride || !stride.is_multiple_of(align) {
+            self.out
+                .problems
+                .push(format!("{context}{member}: array stride {stride} cannot hold its {size}-byte element"));
             return FieldTy::Bytes(stride);
         }
         if let Some(&index) = self.padded.get(&(element.clone(), stride)) {
             return FieldTy::Struct(index);
         }
         let name = names::unique(format!("{}Stride{stride}", self.out.short_name(&element)), &mut self.taken);
-        let fields = vec![Field { name: "value".to_owned(), ty: element.clone(), offset: 0, padding: false, note: None }];
+        let fields =
+            vec![Field { name: "value".to_owned(), ty: element.clone(), offset: 0, padding: false, note: None }];
         let index = self.finish(
-            RustStruct { name, shader_name: String::new(), role: Role::Padded, fields, size: 0, align: 1, source: None },
+            RustStruct {
+                name,
+                shader_name: String::new(),
+                role: Role::Padded,
+                fields,
+                size: 0,
+                align: 1,
+                source: None,
+            },
             Some(stride),
         );
         self.padded.insert((element, stride), index);
@@ -251,7 +270,7 @@ impl Lowerer<'_> {
                 ));
                 continue;
             }
-            if field.offset % field_align != 0 {
+            if !field.offset.is_multiple_of(field_align) {
                 self.out.problems.push(format!(
                     "{}.{}: offset {} is not a multiple of its Rust alignment {field_align}; kept as bytes",
                     rust.name, field.name, field.offset

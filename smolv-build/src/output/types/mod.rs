@@ -183,7 +183,8 @@ pub(crate) fn generate(inputs: &[ModuleInput]) -> Generated {
                 generated.structs += 1;
             }
         }
-        let vertex = vertices[m].as_ref().map(|(index, attributes)| (attributes.as_slice(), module.structs[*index].size));
+        let vertex =
+            vertices[m].as_ref().map(|(index, attributes)| (attributes.as_slice(), module.structs[*index].size));
         let mut constants = String::new();
         interface::render_constants(&mut constants, input, vertex);
         // Written one level in; the body is indented below.

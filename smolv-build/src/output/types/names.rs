@@ -102,7 +102,9 @@ pub(crate) fn upper_camel(name: &str) -> String {
         .iter()
         .map(|w| {
             let mut chars = w.chars();
-            chars.next().map(|c| c.to_ascii_uppercase().to_string() + &chars.as_str().to_ascii_lowercase())
+            chars
+                .next()
+                .map(|c| c.to_ascii_uppercase().to_string() + &chars.as_str().to_ascii_lowercase())
                 .unwrap_or_default()
         })
         .collect();
@@ -147,10 +149,7 @@ pub(crate) fn unique(name: String, taken: &mut std::collections::BTreeSet<String
     }
     let base = name.trim_start_matches("r#");
     let separator = if base.ends_with(|c: char| c.is_ascii_digit()) { "_" } else { "" };
-    (2..)
-        .map(|n| format!("{base}{separator}{n}"))
-        .find(|candidate| taken.insert(candidate.clone()))
-        .unwrap_or(name)
+    (2..).map(|n| format!("{base}{separator}{n}")).find(|candidate| taken.insert(candidate.clone())).unwrap_or(name)
 }
 
 /// The Rust module of a shader module: `lit.frag@shadows` → `lit_frag_shadows`.

@@ -22,12 +22,7 @@ pub(crate) fn type_text(ty: &FieldTy, path: &dyn Fn(usize) -> String) -> String 
 
 /// Appends the struct, its assertions and impls to `out`. `doc` is its
 /// doc comment, one line per entry.
-pub(crate) fn render_struct(
-    out: &mut String,
-    rust: &RustStruct,
-    doc: &[String],
-    path: &dyn Fn(usize) -> String,
-) {
+pub(crate) fn render_struct(out: &mut String, rust: &RustStruct, doc: &[String], path: &dyn Fn(usize) -> String) {
     let name = &rust.name;
     for line in doc {
         let _ = writeln!(out, "/// {line}");
@@ -112,10 +107,8 @@ pub(crate) fn render_struct(
         out,
         "impl Default for {name} {{\n    fn default() -> Self {{\n        {BYTEMUCK}::Zeroable::zeroed()\n    }}\n}}\n"
     );
-    let fields: String = real
-        .iter()
-        .map(|f| format!(".field(\"{}\", &self.{})", f.name.trim_start_matches("r#"), f.name))
-        .collect();
+    let fields: String =
+        real.iter().map(|f| format!(".field(\"{}\", &self.{})", f.name.trim_start_matches("r#"), f.name)).collect();
     let _ = writeln!(
         out,
         "impl ::core::fmt::Debug for {name} {{\n    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {{\n        \
