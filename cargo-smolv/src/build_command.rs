@@ -1,6 +1,6 @@
 //! `build`: smolv-build's shader build and cache, outside Cargo.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use smolv_build::cache::RemoteCacheMode;
 use smolv_build::report::{LanguageReport, PackingReport};
@@ -17,6 +17,16 @@ pub(crate) struct BuildArgs {
     /// Where to write containers, the bundle, the manifest and the report.
     #[arg(short, long, value_name = "OUTDIR")]
     output: PathBuf,
+    /// Print the report as JSON on standard output.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    shaders: ShaderArgs,
+}
+
+/// How shaders are compiled: what `build` and `types` both take.
+#[derive(clap::Args)]
+pub(crate) struct ShaderArgs {
     /// Target environment.
     #[arg(long, value_name = "ENV", default_value = "vulkan1.0", value_parser = parse_target_env)]
     target_env: TargetEnv,
@@ -32,9 +42,6 @@ pub(crate) struct BuildArgs {
     /// Worker threads (default: all cores).
     #[arg(short, long)]
     jobs: Option<usize>,
-    /// Print the report as JSON on standard output.
-    #[arg(long)]
-    json: bool,
     /// How the embedded set is packed (default: SMOLV_PACKING, else auto, the smallest total).
     #[arg(long, value_name = "PACKING", value_parser = parse_packing)]
     packing: Option<Packing>,
@@ -169,11 +176,11 @@ fn parse_glslc_flag(text: &str) -> Result<GlslcFlag, String> {
 }
 
 /// Applies `-x` and `-f` flags to the build.
-fn apply_language_flags(config: &mut Config, args: &BuildArgs) {
+fn apply_language_flags(config: &mut Config, dir: &Path, args: &ShaderArgs) {
     for (language, path) in &args.languages {
         let pattern = match path {
-            Some(path) => args.dir.join(path),
-            None => args.dir.clone(),
+            Some(path) => dir.join(path),
+            None => dir.to_path_buf(),
         };
         config.language(pattern.to_string_lossy(), *language);
     }
@@ -322,11 +329,12 @@ fn json(report: &Report) -> String {
     serde_json::to_string_pretty(&report).unwrap_or_default()
 }
 
-pub(crate) fn build(args: &BuildArgs) -> Result<(), FileError> {
+/// A `Config` for the shaders in `dir`, built into `out_dir`, as `args` say.
+pub(crate) fn config(dir: &Path, out_dir: &Path, args: &ShaderArgs) -> Config {
     let mut config = Config::new();
     config
-        .shader_dir(&args.dir)
-        .out_dir(&args.output)
+        .shader_dir(dir)
+        .out_dir(out_dir)
         .target_env(args.target_env)
         .strip_debug(args.strip_debug)
         .cargo_directives(false)
@@ -348,13 +356,18 @@ pub(crate) fn build(args: &BuildArgs) -> Result<(), FileError> {
     if let Some(goal) = args.goal {
         config.size_goal(goal);
     }
-    apply_language_flags(&mut config, args);
+    apply_language_flags(&mut config, dir, args);
     if let Some(url) = &args.remote_cache {
         config.remote_cache(url);
     }
     if let Some(mode) = args.remote_cache_mode {
         config.remote_cache_mode(mode);
     }
+    config
+}
+
+pub(crate) fn build(args: &BuildArgs) -> Result<(), FileError> {
+    let config = config(&args.dir, &args.output, &args.shaders);
     let spinner = crate::ui::spinner("building");
     // Compilers print to stdout on some inputs; only the report may go there.
     let result = {

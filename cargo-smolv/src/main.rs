@@ -15,6 +15,7 @@ mod pack_command;
 mod quiet_stdout;
 mod report_command;
 mod stats_command;
+mod types_command;
 mod ui;
 
 use std::process::ExitCode;
@@ -62,6 +63,9 @@ enum Command {
     Decode(codec_commands::DecodeArgs),
     /// Compile, optimize, encode and compress a shader tree, with the build cache.
     Build(build_command::BuildArgs),
+    /// The Rust types `include_types!` includes for a shader tree: structs for every block, and each shader's
+    /// bindings, push constants, workgroup size, spec constants and vertex inputs. Takes `build`'s shader options.
+    Types(types_command::TypesArgs),
     /// Size table for existing SPIR-V files: raw, SMOL-V, +zstd, +dictionary, solid.
     Stats(stats_command::StatsArgs),
     /// What every smolv-using crate of the workspace ships (from their build reports).
@@ -87,6 +91,7 @@ fn main() -> ExitCode {
         Command::Encode(args) => codec_commands::encode(&args),
         Command::Decode(args) => codec_commands::decode(&args),
         Command::Build(args) => build_command::build(&args),
+        Command::Types(args) => types_command::types(&args),
         Command::Stats(args) => stats_command::stats(&args),
         Command::Report(args) => report_command::report(&args),
         Command::Pack(args) => pack_command::pack(&args),

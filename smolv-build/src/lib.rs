@@ -213,7 +213,9 @@ pub use output::report::Report;
 /// }
 /// ```
 pub mod report {
-    pub use crate::output::report::{CandidateReport, FailedShader, LanguageReport, ModuleReport, PackingReport};
+    pub use crate::output::report::{
+        CandidateReport, FailedShader, LanguageReport, ModuleReport, PackingReport, TypesReport,
+    };
 }
 
 /// How to compile one module again exactly as the build did: what the

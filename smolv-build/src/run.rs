@@ -187,11 +187,62 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     report.add_artifacts(&modules, &artifacts);
     report.add_remote(remote.finish()).iter().for_each(|w| directives.warning(w));
     report.total();
-    emit::write_artifacts(&plan.out_dir, &artifacts, &report)?;
+    let generated = generate_types(&modules, &artifacts);
+    generated.problems.iter().for_each(|p| directives.warning(&format!("smolv types: {p}")));
+    report.types = Some(generated.report);
+    if let Some(types) = &mut report.types {
+        types.file = plan.out_dir.join(smolv_format::ARTIFACT_DIR).join(emit::TYPES_FILE);
+    }
+    emit::write_artifacts(&plan.out_dir, &artifacts, &generated.code, &report)?;
     if plan.print_report {
         directives.warning(&report.to_text());
     }
     Ok(report)
+}
+
+struct GeneratedTypes {
+    code: String,
+    problems: Vec<String>,
+    report: crate::report::TypesReport,
+}
+
+/// The Rust types of every module, from the SPIR-V as the front end wrote
+/// it: before stripping, so release builds get the shader's names, and
+/// before optimizing, since `spirv-opt -Os` drops the members a module
+/// never reads, and the user fills every member the shader declares.
+fn generate_types(modules: &[Built<'_>], artifacts: &crate::pack::artifacts::Artifacts) -> GeneratedTypes {
+    use crate::output::types::{self, layout};
+    use smolv_format::reflect::Interface;
+    let started = std::time::Instant::now();
+    let inputs: Vec<layout::ModuleInput> = modules
+        .iter()
+        .zip(&artifacts.manifest.modules)
+        .map(|(built, module)| (built, module, Interface::from_spirv(&built.module.spirv).ok()))
+        .map(|(built, module, interface)| layout::ModuleInput {
+            name: module.name.clone(),
+            source: built.job.path.clone(),
+            mangling: match built.job.language {
+                Language::Slang => layout::Mangling::Slang,
+                Language::Wgsl => layout::Mangling::Wgsl,
+                // Ready SPIR-V is most often DXC's.
+                Language::Spirv => layout::Mangling::Dxc,
+                _ => layout::Mangling::None,
+            },
+            reflection: module.reflection.clone(),
+            layouts: interface.as_ref().map(layout::from_interface).unwrap_or_default(),
+            interface,
+        })
+        .collect();
+    let generated = types::generate(&inputs);
+    let report = crate::report::TypesReport {
+        file: std::path::PathBuf::new(),
+        modules: generated.modules,
+        blocks: generated.blocks,
+        structs: generated.structs,
+        milliseconds: started.elapsed().as_secs_f64() * 1000.0,
+        problems: generated.problems.clone(),
+    };
+    GeneratedTypes { code: generated.code, problems: generated.problems, report }
 }
 
 /// Worker threads; 0 for one per core.

@@ -19,6 +19,7 @@
 
 mod check;
 mod manifest;
+mod types;
 
 use proc_macro::TokenStream;
 use quote::quote;
@@ -338,6 +339,25 @@ fn dictionary(path: &Option<std::path::PathBuf>) -> proc_macro2::TokenStream {
         }
         None => quote!(&[]),
     }
+}
+
+/// Includes the Rust types smolv-build generated from the shaders'
+/// reflection: a `#[repr(C)]`, `Pod` struct for every uniform, storage and
+/// push-constant block, and a module per shader with its bindings,
+/// push constants, workgroup size, spec constants and vertex inputs.
+///
+/// In a crate whose `build.rs` runs smolv-build (`cargo smolv types
+/// shaders` prints the same code):
+///
+/// ```text
+/// smolv_runtime::include_types!();
+///
+/// let frame = lit_frag::Frame::new(time, view_proj);
+/// let bytes: &[u8] = frame.as_bytes(); // the shader's layout, padding zeroed
+/// ```
+#[proc_macro]
+pub fn include_types(input: TokenStream) -> TokenStream {
+    types::include_types(input)
 }
 
 fn path_literal(path: &std::path::Path) -> String {

@@ -107,6 +107,20 @@ pub use smolv_macros::include_shader;
 #[cfg(feature = "macros")]
 pub use smolv_macros::include_shaders;
 
+/// Includes the Rust types smolv-build generated from the shaders'
+/// reflection (`OUT_DIR/smolv/types.rs`): a `#[repr(C)]`, `Pod` struct for
+/// every block, and a module per shader (`lit_frag`) with its bindings,
+/// push constants, workgroup size, spec constants and vertex inputs.
+/// `cargo smolv types shaders` prints the same code.
+///
+/// ```text
+/// smolv_runtime::include_types!();
+/// let frame = lit_frag::Frame::new(time, view_proj); // padding is private and zero
+/// queue_write(frame.as_bytes());
+/// ```
+#[cfg(feature = "macros")]
+pub use smolv_macros::include_types;
+
 /// What the macros expand to; not a stable API.
 #[doc(hidden)]
 #[cfg(feature = "macros")]
@@ -119,6 +133,9 @@ pub mod __private {
     pub use crate::embed::{EmbeddedEntry, EmbeddedModule, EmbeddedSet};
     pub use crate::embed::{le_words, spirv_module};
     pub use crate::shader::{RelativeIdsModule, leaked_embedded_set};
+    /// The generated types' `Pod` and `Zeroable` impls name it here, so
+    /// the user's crate need not depend on bytemuck.
+    pub use bytemuck;
     pub use include_bytes_aligned::include_bytes_aligned;
 }
 

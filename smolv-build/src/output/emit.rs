@@ -20,11 +20,21 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     std::fs::write(path, bytes).map_err(|e| Error::io(path, e, "check that OUT_DIR is writable"))
 }
 
-/// Writes the artifact directory, replacing the previous one. Files of
-/// modules that no longer exist are removed.
-pub(crate) fn write_artifacts(out_dir: &Path, artifacts: &Artifacts, report: &Report) -> Result<(), Error> {
+/// The generated Rust types, in the artifact directory: what
+/// `include_types!` includes.
+pub(crate) const TYPES_FILE: &str = "types.rs";
+
+/// Writes the artifact directory, replacing the previous one, with the
+/// generated `types`. Files of modules that no longer exist are removed.
+pub(crate) fn write_artifacts(
+    out_dir: &Path,
+    artifacts: &Artifacts,
+    types: &str,
+    report: &Report,
+) -> Result<(), Error> {
     let dir = out_dir.join(ARTIFACT_DIR);
-    let mut keep: Vec<PathBuf> = Vec::new();
+    write(&dir.join(TYPES_FILE), types.as_bytes())?;
+    let mut keep: Vec<PathBuf> = vec![dir.join(TYPES_FILE)];
     for ((module, container), spirv) in
         artifacts.manifest.modules.iter().zip(&artifacts.containers).zip(&artifacts.optimized)
     {

@@ -5,3 +5,4 @@
 
 pub(crate) mod emit;
 pub(crate) mod report;
+pub(crate) mod types;

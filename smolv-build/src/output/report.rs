@@ -347,6 +347,38 @@ pub struct Report {
     pub languages: Vec<LanguageReport>,
     /// Where the artifacts were written.
     pub out_dir: PathBuf,
+    /// The generated Rust types (absent in reports of older versions, and
+    /// of builds that wrote nothing).
+    #[serde(default)]
+    pub types: Option<TypesReport>,
+}
+
+/// What the build generated into `OUT_DIR/smolv/types.rs`, the file
+/// `include_types!` includes.
+///
+/// ```no_run
+/// // build.rs
+/// let report = smolv_build::Config::new().shader_dir("shaders").compile();
+/// if let Some(types) = &report.types {
+///     println!("cargo:warning={} blocks typed in {:.1} ms", types.blocks, types.milliseconds);
+/// }
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
+pub struct TypesReport {
+    /// The generated file.
+    pub file: PathBuf,
+    /// Shader modules typed: one Rust module each.
+    pub modules: usize,
+    /// Uniform, storage and push-constant blocks typed, over every module.
+    pub blocks: usize,
+    /// Rust structs written; a struct shared by many modules counts once.
+    pub structs: usize,
+    /// Time spent generating, not counting compiling.
+    pub milliseconds: f64,
+    /// `module: member: why` for each member kept as bytes because Rust
+    /// has no type with its layout.
+    pub problems: Vec<String>,
 }
 
 fn percent(part: usize, whole: usize) -> f64 {

@@ -1,0 +1,64 @@
+//! `cargo smolv types`: the Rust types a build generates for a shader
+//! tree, the same code `include_types!` includes, written to a file or
+//! standard output so that a user can read exactly what is generated.
+
+use std::path::PathBuf;
+
+use crate::build_command::{ShaderArgs, config};
+use crate::io::FileError;
+
+/// Arguments of `cargo smolv types`.
+#[derive(clap::Args)]
+pub(crate) struct TypesArgs {
+    /// Directory of GLSL, HLSL, WGSL and Slang shaders.
+    dir: PathBuf,
+    /// Where to write the Rust source (default: standard output).
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Where the build writes its artifacts (default: a temporary directory, removed after).
+    #[arg(long, value_name = "OUTDIR")]
+    out_dir: Option<PathBuf>,
+    #[command(flatten)]
+    shaders: ShaderArgs,
+}
+
+pub(crate) fn types(args: &TypesArgs) -> Result<(), FileError> {
+    // The build's own files are not the point here: unless asked to keep
+    // them, they go to a directory of this process's, removed after.
+    let temporary =
+        args.out_dir.is_none().then(|| std::env::temp_dir().join(format!("cargo-smolv-types-{}", std::process::id())));
+    let out_dir = args.out_dir.clone().or_else(|| temporary.clone()).unwrap_or_default();
+    let result = generate(args, &out_dir);
+    if let Some(dir) = temporary {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    result
+}
+
+fn generate(args: &TypesArgs, out_dir: &std::path::Path) -> Result<(), FileError> {
+    let config = config(&args.dir, out_dir, &args.shaders);
+    let report = {
+        let _quiet = crate::quiet_stdout::StdoutToStderr::begin();
+        config.try_compile()
+    }
+    .map_err(|e| FileError::new(&args.dir, e))?;
+    for failure in &report.failures {
+        failure.errors.iter().for_each(|error| eprintln!("{error}"));
+    }
+    let Some(types) = &report.types else {
+        return Err(FileError::new(&args.dir, "no shader compiled, so there are no types; see the errors above"));
+    };
+    for problem in &types.problems {
+        eprintln!("{}: {problem}", crate::ui::warning_label());
+    }
+    let code = std::fs::read_to_string(&types.file).map_err(|e| FileError::new(&types.file, e.to_string()))?;
+    match &args.output {
+        Some(file) => std::fs::write(file, code).map_err(|e| FileError::new(file, format!("cannot write: {e}")))?,
+        None => print!("{code}"),
+    }
+    eprintln!(
+        "types: {} modules, {} blocks, {} structs, generated in {:.1} ms",
+        types.modules, types.blocks, types.structs, types.milliseconds
+    );
+    Ok(())
+}

@@ -1,0 +1,333 @@
+//! The rest of a module's interface as Rust items: its descriptor
+//! bindings, push-constant range, workgroup size, spec constants and
+//! vertex inputs.
+
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+use smolv_runtime::reflect::{ShaderStage, SpecConstantType};
+
+use super::layout::{ModuleInput, Scalar};
+use super::lower::{Field, FieldTy, Lowered, Role, RustStruct};
+use super::names;
+
+/// A vertex attribute: location, `VkFormat`, offset.
+pub(crate) type Attribute = (u32, u32, u32);
+
+/// The plain-data types the module constants use; written once, at the
+/// top of the file, in `pub mod interface`.
+pub(crate) const SHARED_ITEMS: &str = "\
+/// The plain data that each shader module's constants use.
+pub mod interface {
+    /// One descriptor binding of a shader module.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct Binding {
+        /// `layout(set = ...)`.
+        pub set: u32,
+        /// `layout(binding = ...)`.
+        pub binding: u32,
+        /// What the binding holds.
+        pub kind: ::smolv_runtime::reflect::DescriptorKind,
+        /// Array length: 1 for one resource, 0 for a runtime-sized array.
+        pub count: u32,
+        /// `VkShaderStageFlags` of the stages that use it.
+        pub stages: u32,
+    }
+
+    /// A module's push constants: the bytes its stages read.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct PushConstantRange {
+        /// Byte offset of the first member used.
+        pub offset: u32,
+        /// Size in bytes, from `offset`.
+        pub size: u32,
+        /// `VkShaderStageFlags` of the stages that use it.
+        pub stages: u32,
+    }
+
+    /// One vertex attribute: where a location's data sits in a vertex.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct VertexAttribute {
+        /// `layout(location = ...)`.
+        pub location: u32,
+        /// Its `VkFormat` value.
+        pub format: u32,
+        /// Bytes from the start of the vertex.
+        pub offset: u32,
+    }
+}
+";
+
+/// The scalar and component count of a vertex `VkFormat`.
+fn vertex_format(format: u32) -> Option<(Scalar, u32)> {
+    // R, RG, RGB, RGBA for (uint, sint, sfloat) at 16, 32 and 64 bits:
+    // VK_FORMAT_R16_UINT = 74 to VK_FORMAT_R64G64B64A64_SFLOAT = 121.
+    let (base, scalars) = match format {
+        74..=97 => (74, [Scalar::U16, Scalar::I16, Scalar::F16]),
+        98..=109 => (98, [Scalar::U32, Scalar::I32, Scalar::F32]),
+        110..=121 => (110, [Scalar::U64, Scalar::I64, Scalar::F64]),
+        _ => return None,
+    };
+    let step = if base == 74 { 7 } else { 3 };
+    let index = format - base;
+    // The 16-bit rows also hold the norm and scaled formats, which have
+    // no plain Rust type: `get` below finds nothing for them.
+    let (count, kind) = (index / step + 1, index % step);
+    Some((*scalars.get(usize::try_from(kind).ok()?)?, count))
+}
+
+/// The vertex struct of a vertex module: one field per location, in
+/// location order, as one interleaved buffer. `None` for other stages.
+pub(crate) fn vertex_struct(input: &ModuleInput, lowered: &mut Lowered) -> Option<(usize, Vec<Attribute>)> {
+    if input.reflection.stage != ShaderStage::Vertex || input.reflection.inputs.is_empty() {
+        return None;
+    }
+    let mut fields = Vec::new();
+    let mut attributes = Vec::new();
+    let (mut offset, mut align, mut pads) = (0u32, 1u32, 0);
+    let mut taken = BTreeSet::new();
+    for variable in &input.reflection.inputs {
+        let Some((scalar, count)) = vertex_format(variable.format) else {
+            lowered.problems.push(format!(
+                "vertex input at location {}: format {} has no Rust type; left out of the vertex",
+                variable.location, variable.format
+            ));
+            continue;
+        };
+        let size = scalar.size();
+        let aligned = offset.div_ceil(size) * size;
+        if aligned > offset {
+            fields.push(Field {
+                name: format!("_pad{pads}"),
+                ty: FieldTy::Bytes(aligned - offset),
+                offset,
+                padding: true,
+                note: None,
+            });
+            pads += 1;
+        }
+        let name = if variable.name.is_empty() {
+            format!("location{}", variable.location)
+        } else {
+            names::snake(&names::demangle(&variable.name, input.mangling))
+        };
+        let ty =
+            if count == 1 { FieldTy::Scalar(scalar) } else { FieldTy::Array(Box::new(FieldTy::Scalar(scalar)), count) };
+        fields.push(Field {
+            name: names::unique(name, &mut taken),
+            ty,
+            offset: aligned,
+            padding: false,
+            note: Some(format!("Location {}.", variable.location)),
+        });
+        attributes.push((variable.location, variable.format, aligned));
+        offset = aligned + size * count;
+        align = align.max(size);
+    }
+    let size = offset.div_ceil(align) * align;
+    if size > offset {
+        fields.push(Field {
+            name: format!("_pad{pads}"),
+            ty: FieldTy::Bytes(size - offset),
+            offset,
+            padding: true,
+            note: None,
+        });
+    }
+    lowered.structs.push(RustStruct {
+        name: "Vertex".to_owned(),
+        shader_name: String::new(),
+        role: Role::Vertex,
+        fields,
+        size,
+        align,
+        source: None,
+    });
+    Some((lowered.structs.len() - 1, attributes))
+}
+
+/// Appends the module's constants and its spec-constant struct to `out`.
+pub(crate) fn render_constants(out: &mut String, input: &ModuleInput, vertex: Option<(&[Attribute], u32)>) {
+    let reflection = &input.reflection;
+    let _ = writeln!(
+        out,
+        "    /// The module's name, as `include_shader!` takes it.\n    pub const NAME: &str = {:?};",
+        input.name
+    );
+    let _ = writeln!(
+        out,
+        "    /// Its shader stage.\n    pub const STAGE: ::smolv_runtime::reflect::ShaderStage = ::smolv_runtime::reflect::ShaderStage::{:?};\n",
+        reflection.stage
+    );
+    let mut taken: BTreeSet<String> = [
+        "NAME",
+        "STAGE",
+        "BINDINGS",
+        "PUSH_CONSTANTS",
+        "WORKGROUP_SIZE",
+        "WORKGROUP_SIZE_SPEC_IDS",
+        "VERTEX_ATTRIBUTES",
+        "VERTEX_STRIDE",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
+    let mut all = Vec::new();
+    for binding in &reflection.bindings {
+        let name = names::demangle(&binding.name, input.mangling);
+        let name = if name.is_empty() {
+            format!("SET{}_BINDING{}", binding.set, binding.binding)
+        } else {
+            names::screaming(&name).trim_start_matches("r#").to_owned()
+        };
+        let name = names::unique(name, &mut taken);
+        let value = format!(
+            "super::interface::Binding {{ set: {}, binding: {}, kind: ::smolv_runtime::reflect::DescriptorKind::{:?}, count: {}, stages: {:#x} }}",
+            binding.set, binding.binding, binding.kind, binding.count, binding.stages
+        );
+        let _ = writeln!(
+            out,
+            "    /// `{}`: set {}, binding {}.\n    pub const {name}: super::interface::Binding = {value};",
+            binding.name, binding.set, binding.binding
+        );
+        all.push(name);
+    }
+    let _ = writeln!(
+        out,
+        "    /// Every descriptor binding, by set then binding.\n    pub const BINDINGS: [super::interface::Binding; {}] = [{}];\n",
+        all.len(),
+        all.join(", ")
+    );
+    let push = reflection.push_constants.iter().fold(None::<(u32, u32, u32)>, |range, p| {
+        let end = p.offset.saturating_add(p.size);
+        Some(match range {
+            None => (p.offset, end, p.stages),
+            Some((start, old_end, stages)) => (start.min(p.offset), old_end.max(end), stages | p.stages),
+        })
+    });
+    let push = push.map_or("None".to_owned(), |(start, end, stages)| {
+        format!(
+            "Some(super::interface::PushConstantRange {{ offset: {start}, size: {}, stages: {stages:#x} }})",
+            end - start
+        )
+    });
+    let _ = writeln!(
+        out,
+        "    /// The push-constant bytes the module reads.\n    pub const PUSH_CONSTANTS: Option<super::interface::PushConstantRange> = {push};\n"
+    );
+    let workgroup = input.interface.as_ref().and_then(|i| i.workgroup_size);
+    if let Some(size) = workgroup {
+        let [x, y, z] = size.size;
+        let _ = writeln!(
+            out,
+            "    /// `local_size` without specialization.\n    pub const WORKGROUP_SIZE: [u32; 3] = [{x}, {y}, {z}];\n    \
+             /// The spec constant that sets each of x, y and z, where one does.\n    \
+             pub const WORKGROUP_SIZE_SPEC_IDS: [Option<u32>; 3] = {:?};\n",
+            size.spec_ids
+        );
+    } else if let Some([x, y, z]) = reflection.workgroup_size {
+        let _ = writeln!(out, "    /// `local_size`.\n    pub const WORKGROUP_SIZE: [u32; 3] = [{x}, {y}, {z}];\n");
+    }
+    render_spec_constants(out, input);
+    if let Some((attributes, stride)) = vertex {
+        let rows: Vec<String> = attributes
+            .iter()
+            .map(|(location, format, offset)| {
+                format!(
+                    "super::interface::VertexAttribute {{ location: {location}, format: {format}, offset: {offset} }}"
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "    /// The vertex inputs' attributes, for one interleaved buffer of [`Vertex`].\n    \
+             pub const VERTEX_ATTRIBUTES: [super::interface::VertexAttribute; {}] = [{}];\n    \
+             /// Bytes from one [`Vertex`] to the next.\n    pub const VERTEX_STRIDE: u32 = {};\n",
+            rows.len(),
+            rows.join(", "),
+            stride
+        );
+    }
+}
+
+/// The spec constants as a struct whose `Default` is the shader's.
+fn render_spec_constants(out: &mut String, input: &ModuleInput) {
+    let constants = &input.reflection.spec_constants;
+    if constants.is_empty() {
+        return;
+    }
+    let mut taken = BTreeSet::new();
+    let mut fields = Vec::new();
+    for constant in constants {
+        let name = names::demangle(&constant.name, input.mangling);
+        let name = if name.is_empty() { format!("constant{}", constant.id) } else { names::snake(&name) };
+        let name = names::unique(name, &mut taken);
+        let bits = constant.default;
+        // 32-bit constants hold their value in the low 32 bits.
+        let low = u32::try_from(bits & 0xFFFF_FFFF).unwrap_or_default();
+        let (ty, default, value) = match constant.ty {
+            SpecConstantType::Bool => ("bool", format!("{}", bits != 0), format!("Value::Bool(self.{name})")),
+            SpecConstantType::I32 => {
+                ("i32", format!("{}", i32::from_ne_bytes(low.to_ne_bytes())), format!("Value::I32(self.{name})"))
+            }
+            SpecConstantType::U32 => ("u32", format!("{low}"), format!("Value::U32(self.{name})")),
+            SpecConstantType::F32 => ("f32", format!("f32::from_bits({low:#x})"), format!("Value::F32(self.{name})")),
+            SpecConstantType::I64 => (
+                "i64",
+                format!("{}", i64::from_ne_bytes(bits.to_ne_bytes())),
+                format!("Value::Bits(self.{name} as u64)"),
+            ),
+            SpecConstantType::F64 => {
+                ("f64", format!("f64::from_bits({bits:#x})"), format!("Value::Bits(self.{name}.to_bits())"))
+            }
+            // U64 and the 8- and 16-bit types: their bits.
+            _ => ("u64", format!("{bits:#x}"), format!("Value::Bits(self.{name})")),
+        };
+        fields.push((constant.id, constant.name.clone(), name, ty, default, value));
+    }
+    let _ = writeln!(
+        out,
+        "    /// The module's specialization constants. `Default` gives the shader's\n    \
+         /// own values; [`values`](Self::values) is what the specializer and\n    \
+         /// `PipelineManager` take.\n    #[derive(Clone, Copy, Debug, PartialEq)]\n    pub struct SpecConstants {{"
+    );
+    for (id, shader_name, name, ty, _, _) in &fields {
+        let _ = writeln!(out, "        /// `{shader_name}`, `constant_id = {id}`.\n        pub {name}: {ty},");
+    }
+    let _ = writeln!(
+        out,
+        "    }}\n\n    impl Default for SpecConstants {{\n        fn default() -> Self {{\n            Self {{"
+    );
+    for (_, _, name, _, default, _) in &fields {
+        let _ = writeln!(out, "                {name}: {default},");
+    }
+    let _ = writeln!(out, "            }}\n        }}\n    }}\n");
+    let values: Vec<String> = fields.iter().map(|(id, _, _, _, _, value)| format!("({id}, {value})")).collect();
+    let _ = writeln!(
+        out,
+        "    impl SpecConstants {{\n        /// `(SpecId, value)` for each constant, by id.\n        \
+         pub fn values(&self) -> [(u32, ::smolv_runtime::specialize::Value); {n}] {{\n            \
+         use ::smolv_runtime::specialize::Value;\n            [{values}]\n        }}\n    }}\n\n    \
+         impl From<SpecConstants> for Vec<(u32, ::smolv_runtime::specialize::Value)> {{\n        \
+         fn from(constants: SpecConstants) -> Self {{\n            constants.values().to_vec()\n        }}\n    }}\n",
+        n = fields.len(),
+        values = values.join(", ")
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vertex_formats_map_to_their_rust_types() {
+        assert_eq!(vertex_format(106), Some((Scalar::F32, 3))); // R32G32B32_SFLOAT
+        assert_eq!(vertex_format(109), Some((Scalar::F32, 4)));
+        assert_eq!(vertex_format(98), Some((Scalar::U32, 1)));
+        assert_eq!(vertex_format(102), Some((Scalar::I32, 2)));
+        assert_eq!(vertex_format(81), Some((Scalar::U16, 2))); // R16G16_UINT
+        assert_eq!(vertex_format(90), Some((Scalar::F16, 3))); // R16G16B16_SFLOAT
+        assert_eq!(vertex_format(118), Some((Scalar::F64, 3)));
+        assert_eq!(vertex_format(37), None);
+    }
+}

@@ -1,0 +1,248 @@
+//! What the generator reads: each module's block layouts, as the SPIR-V
+//! states them (`Offset`, `ArrayStride`, `MatrixStride`, row- or
+//! column-major), with everything else the module's interface gives.
+//!
+//! The generator works on this model alone; `from_reflection` fills it
+//! from smolv-format's reflection, so a change there touches one function.
+
+use std::path::PathBuf;
+
+use smolv_format::reflect::{self as format, ArrayLength, BlockKind, Interface, ScalarKind, Type};
+use smolv_runtime::reflect::Reflection;
+
+/// A scalar as a block stores it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Scalar {
+    /// A block's `bool`: 4 bytes, 0 or 1.
+    Bool,
+    I8,
+    U8,
+    I16,
+    U16,
+    /// `float16_t`: its bits.
+    F16,
+    I32,
+    U32,
+    F32,
+    I64,
+    U64,
+    F64,
+}
+
+impl Scalar {
+    /// Bytes it takes.
+    pub(crate) fn size(self) -> u32 {
+        match self {
+            Self::I8 | Self::U8 => 1,
+            Self::I16 | Self::U16 | Self::F16 => 2,
+            Self::Bool | Self::I32 | Self::U32 | Self::F32 => 4,
+            Self::I64 | Self::U64 | Self::F64 => 8,
+        }
+    }
+
+    /// The Rust type: `bool` is a `u32` and `float16_t` a `u16`, since
+    /// Rust has no type with their layout that is `Pod`.
+    pub(crate) fn rust(self) -> &'static str {
+        match self {
+            Self::Bool | Self::U32 => "u32",
+            Self::I8 => "i8",
+            Self::U8 => "u8",
+            Self::I16 => "i16",
+            Self::U16 | Self::F16 => "u16",
+            Self::I32 => "i32",
+            Self::F32 => "f32",
+            Self::I64 => "i64",
+            Self::U64 => "u64",
+            Self::F64 => "f64",
+        }
+    }
+}
+
+/// A member's type.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Ty {
+    Scalar(Scalar),
+    Vector {
+        scalar: Scalar,
+        len: u32,
+    },
+    /// `columns` vectors of `rows` (column-major) or `rows` vectors of
+    /// `columns` (row-major), each `stride` bytes apart.
+    Matrix {
+        scalar: Scalar,
+        columns: u32,
+        rows: u32,
+        stride: u32,
+        row_major: bool,
+    },
+    Array {
+        element: Box<Ty>,
+        len: u32,
+        stride: u32,
+    },
+    /// A runtime-sized array: only ever a block's last member.
+    RuntimeArray {
+        element: Box<Ty>,
+        stride: u32,
+    },
+    /// An index into [`ModuleLayouts::structs`].
+    Struct(usize),
+    /// Bytes whose type Rust cannot hold, and why (an array sized by a
+    /// spec-constant expression).
+    Opaque {
+        size: u32,
+        why: String,
+    },
+}
+
+/// One member of a struct.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Member {
+    /// Its name in the shader; empty where stripped.
+    pub(crate) name: String,
+    pub(crate) offset: u32,
+    pub(crate) ty: Ty,
+}
+
+/// A struct as the module declares it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct StructDef {
+    /// Its name in the shader; empty where stripped.
+    pub(crate) name: String,
+    pub(crate) members: Vec<Member>,
+    /// The file and line that declare it, where the front end says.
+    pub(crate) source: Option<(String, Option<u32>)>,
+}
+
+/// What a block is bound as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum BlockRole {
+    Uniform { set: u32, binding: u32 },
+    Storage { set: u32, binding: u32 },
+    PushConstants,
+}
+
+/// A uniform, storage or push-constant block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Block {
+    pub(crate) role: BlockRole,
+    /// Its struct, in [`ModuleLayouts::structs`].
+    pub(crate) ty: usize,
+}
+
+/// The structs and blocks of one module.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ModuleLayouts {
+    pub(crate) structs: Vec<StructDef>,
+    pub(crate) blocks: Vec<Block>,
+}
+
+/// Which front end made the module: each mangles names its own way
+/// (see [`names`](super::names)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mangling {
+    /// GLSL, and HLSL through glslang: names as written.
+    None,
+    /// DXC-style `type.ConstantBuffer.X` and `type.X`.
+    Dxc,
+    /// Slang: `_0` and `_std140_0`-style suffixes.
+    Slang,
+    /// WGSL, with WESL's `package::path` names.
+    Wgsl,
+}
+
+/// One module to generate types for.
+#[derive(Clone, Debug)]
+pub(crate) struct ModuleInput {
+    /// The module's name (`lit.frag`, `lit.frag@shadows`).
+    pub(crate) name: String,
+    /// Its source file.
+    pub(crate) source: PathBuf,
+    pub(crate) mangling: Mangling,
+    pub(crate) reflection: Reflection,
+    /// The typed interface, where the build could read it.
+    pub(crate) interface: Option<Interface>,
+    pub(crate) layouts: ModuleLayouts,
+}
+
+impl Scalar {
+    /// The scalar of a reflected type; `None` for a width Rust lacks.
+    pub(crate) fn of(scalar: format::ScalarType) -> Option<Self> {
+        Some(match (scalar.kind, scalar.width) {
+            (ScalarKind::Bool, _) => Self::Bool,
+            (ScalarKind::Sint, 8) => Self::I8,
+            (ScalarKind::Uint, 8) => Self::U8,
+            (ScalarKind::Sint, 16) => Self::I16,
+            (ScalarKind::Uint, 16) => Self::U16,
+            (ScalarKind::Float, 16) => Self::F16,
+            (ScalarKind::Sint, 32) => Self::I32,
+            (ScalarKind::Uint, 32) => Self::U32,
+            (ScalarKind::Float, 32) => Self::F32,
+            (ScalarKind::Sint, 64) => Self::I64,
+            (ScalarKind::Uint, 64) => Self::U64,
+            (ScalarKind::Float, 64) => Self::F64,
+            _ => return None,
+        })
+    }
+}
+
+/// The generator's view of a reflected interface.
+pub(crate) fn from_interface(interface: &Interface) -> ModuleLayouts {
+    let structs = interface
+        .types
+        .iter()
+        .map(|def| StructDef {
+            name: def.name.clone(),
+            members: def
+                .members
+                .iter()
+                .map(|m| Member { name: m.name.clone(), offset: m.offset, ty: ty_of(&m.ty, m.size) })
+                .collect(),
+            source: def.source.as_ref().map(|s| (s.file.clone(), s.line)),
+        })
+        .collect();
+    let blocks = interface
+        .blocks
+        .iter()
+        .map(|block| {
+            let (set, binding) = (block.set.unwrap_or(0), block.binding.unwrap_or(0));
+            let role = match block.kind {
+                BlockKind::Uniform => BlockRole::Uniform { set, binding },
+                BlockKind::PushConstant => BlockRole::PushConstants,
+                _ => BlockRole::Storage { set, binding },
+            };
+            Block { role, ty: block.ty }
+        })
+        .collect();
+    ModuleLayouts { structs, blocks }
+}
+
+fn ty_of(ty: &Type, size: u32) -> Ty {
+    let opaque = |why: &str| Ty::Opaque { size, why: why.to_owned() };
+    match ty {
+        Type::Scalar(s) => Scalar::of(*s).map_or_else(|| opaque("a scalar width Rust lacks"), Ty::Scalar),
+        Type::Vector { scalar, count } => Scalar::of(*scalar)
+            .map_or_else(|| opaque("a scalar width Rust lacks"), |scalar| Ty::Vector { scalar, len: *count }),
+        Type::Matrix { scalar, columns, rows, stride, row_major } => match Scalar::of(*scalar) {
+            Some(scalar) => {
+                Ty::Matrix { scalar, columns: *columns, rows: *rows, stride: *stride, row_major: *row_major }
+            }
+            None => opaque("a scalar width Rust lacks"),
+        },
+        Type::Array { element, length, stride } => {
+            // The element's own size is not stored; the stride bounds it.
+            let element = Box::new(ty_of(element, *stride));
+            match length {
+                ArrayLength::Runtime => Ty::RuntimeArray { element, stride: *stride },
+                ArrayLength::Fixed(len) | ArrayLength::SpecConstant { default: len, .. } => {
+                    Ty::Array { element, len: *len, stride: *stride }
+                }
+                _ => opaque("an array whose length is a spec-constant expression"),
+            }
+        }
+        Type::Struct(index) => Ty::Struct(*index),
+        // A `buffer_reference` is a 64-bit device address.
+        Type::DeviceAddress { .. } => Ty::Scalar(Scalar::U64),
+        _ => opaque("a type this smolv-build does not know"),
+    }
+}

@@ -1,0 +1,242 @@
+//! Rust types generated from each module's reflection: a `#[repr(C)]`
+//! struct for every uniform, storage and push-constant block and every
+//! struct they hold, with the padding written out, plus each module's
+//! bindings, push-constant range, workgroup size, spec constants and
+//! vertex inputs. The build writes them to `OUT_DIR/smolv/types.rs`;
+//! `include_types!` includes that file.
+//!
+//! Names follow [`names`]. A definition that every module declaring its
+//! name declares identically (same name, member names and layout, and
+//! the same for every struct it holds) is one type at the top of the
+//! file; each module's own module re-exports it (`lit_frag::Frame`). A
+//! name with two definitions stays in each module's own `pub mod`, so
+//! define variants with different layouts never collide.
+
+mod interface;
+pub(crate) mod layout;
+mod lower;
+pub(crate) mod names;
+mod render;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write;
+
+use layout::ModuleInput;
+use lower::{FieldTy, Lowered, Role, RustStruct};
+
+/// The generated file, and what it holds.
+#[derive(Debug, Default)]
+pub(crate) struct Generated {
+    /// The Rust source.
+    pub(crate) code: String,
+    /// Shader modules typed.
+    pub(crate) modules: usize,
+    /// Blocks typed, over every module.
+    pub(crate) blocks: usize,
+    /// Structs written (shared ones once).
+    pub(crate) structs: usize,
+    /// `module: member: why`, for each member kept as bytes.
+    pub(crate) problems: Vec<String>,
+}
+
+/// The dedup key of each struct of each module: its name, and its fields
+/// with every struct they name replaced by that struct's key.
+fn signatures(lowered: &Lowered) -> Vec<String> {
+    // A struct comes after every struct it holds, so each key it needs is
+    // already made.
+    let mut keys: Vec<String> = Vec::with_capacity(lowered.structs.len());
+    for rust in &lowered.structs {
+        let key_of = |j: usize| format!("{{{}}}", keys.get(j).map_or("?", String::as_str));
+        let mut text = format!("{}|{}|{}|", rust.name, rust.size, rust.align);
+        for field in &rust.fields {
+            let _ = write!(text, "{}:{}:{};", field.name, field.offset, render::type_text(&field.ty, &key_of));
+        }
+        if let Role::Head { element, offset, stride, .. } = &rust.role {
+            let _ = write!(text, "[]{offset}:{stride}:{}", render::type_text(element, &key_of));
+        }
+        keys.push(text);
+    }
+    keys
+}
+
+fn dependencies(rust: &RustStruct) -> Vec<usize> {
+    fn of(ty: &FieldTy, out: &mut Vec<usize>) {
+        match ty {
+            FieldTy::Struct(index) => out.push(*index),
+            FieldTy::Array(element, _) => of(element, out),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    rust.fields.iter().for_each(|f| of(&f.ty, &mut out));
+    if let Role::Head { element, .. } = &rust.role {
+        of(element, &mut out);
+    }
+    out
+}
+
+/// Generates the types of every module.
+pub(crate) fn generate(inputs: &[ModuleInput]) -> Generated {
+    let mut lowered: Vec<Lowered> = inputs.iter().map(lower::lower).collect();
+    let vertices: Vec<_> = inputs.iter().zip(&mut lowered).map(|(i, l)| interface::vertex_struct(i, l)).collect();
+    let signatures: Vec<Vec<String>> = lowered.iter().map(signatures).collect();
+
+    // Every definition of each name, across modules.
+    let mut by_name: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for (module, sigs) in lowered.iter().zip(&signatures) {
+        for (rust, sig) in module.structs.iter().zip(sigs) {
+            by_name.entry(rust.name.as_str()).or_default().insert(sig.as_str());
+        }
+    }
+    // The definition of each name that goes at the top: its only one, or
+    // the one most modules declare when two or more do. The others stay
+    // in their own modules, so differing definitions never collide.
+    let mut declared_by: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    for (module, sigs) in lowered.iter().zip(&signatures) {
+        let seen: BTreeSet<(&str, &str)> =
+            module.structs.iter().zip(sigs).map(|(r, sig)| (r.name.as_str(), sig.as_str())).collect();
+        seen.into_iter().for_each(|key| *declared_by.entry(key).or_default() += 1);
+    }
+    let mut top: BTreeMap<&str, (usize, &str)> = BTreeMap::new();
+    for (&(name, sig), &count) in &declared_by {
+        let several = by_name.get(name).is_some_and(|sigs| sigs.len() > 1);
+        if several && count < 2 {
+            continue;
+        }
+        let best = top.entry(name).or_insert((count, sig));
+        if count > best.0 {
+            *best = (count, sig);
+        }
+    }
+    // Shared: its name's top definition, and every struct it holds shared.
+    // Structs come after those they hold, so one pass in order sees each
+    // dependency decided first.
+    let shared: Vec<Vec<bool>> = lowered
+        .iter()
+        .zip(&signatures)
+        .map(|(module, sigs)| {
+            let mut shared: Vec<bool> = Vec::with_capacity(module.structs.len());
+            for (rust, sig) in module.structs.iter().zip(sigs) {
+                let chosen = top.get(rust.name.as_str()).is_some_and(|(_, best)| best == sig);
+                let deps = dependencies(rust).iter().all(|&d| shared.get(d).copied().unwrap_or(false));
+                shared.push(chosen && deps && rust.role != Role::Vertex);
+            }
+            shared
+        })
+        .collect();
+
+    let mut code = String::from(HEADER);
+    code.push_str(interface::SHARED_ITEMS);
+    code.push('\n');
+    let mut generated = Generated { modules: inputs.len(), ..Generated::default() };
+    // The shared structs, each once, with the modules that declare it.
+    let mut users: BTreeMap<&str, Vec<(usize, usize)>> = BTreeMap::new();
+    for (m, module) in lowered.iter().enumerate() {
+        for (s, rust) in module.structs.iter().enumerate() {
+            if shared[m][s] {
+                users.entry(rust.name.as_str()).or_default().push((m, s));
+            }
+        }
+    }
+    for occurrences in users.values() {
+        let Some(&(m, s)) = occurrences.first() else { continue };
+        let module = &lowered[m];
+        let rust = &module.structs[s];
+        let mut doc = describe(rust, &inputs[m]);
+        let mut declared: Vec<String> = occurrences.iter().map(|&(m, _)| format!("`{}`", inputs[m].name)).collect();
+        declared.dedup();
+        let more = declared.len().saturating_sub(8);
+        declared.truncate(8);
+        let and_more = if more > 0 { format!(" and {more} more") } else { String::new() };
+        doc.push(String::new());
+        doc.push(format!("Declared identically by {}{and_more}.", declared.join(", ")));
+        render::render_struct(&mut code, rust, &doc, &|j| module.structs[j].name.clone());
+        generated.structs += 1;
+    }
+
+    let mut module_names = BTreeSet::new();
+    for (m, input) in inputs.iter().enumerate() {
+        let module = &lowered[m];
+        let rust_module = names::unique(names::module(&input.name), &mut module_names);
+        let _ = writeln!(code, "/// The types and constants of `{}`, from `{}`.", input.name, input.source.display());
+        let _ = writeln!(code, "pub mod {rust_module} {{");
+        let local: BTreeSet<&str> =
+            module.structs.iter().zip(&shared[m]).filter(|(_, s)| !**s).map(|(r, _)| r.name.as_str()).collect();
+        let uses: BTreeSet<&str> = module
+            .structs
+            .iter()
+            .zip(&shared[m])
+            .filter(|(r, s)| **s && !local.contains(r.name.as_str()))
+            .map(|(r, _)| r.name.as_str())
+            .collect();
+        for name in &uses {
+            let _ = writeln!(code, "    pub use super::{name};");
+        }
+        let path = |j: usize| {
+            let name = &module.structs[j].name;
+            if shared[m][j] { format!("super::{name}") } else { name.clone() }
+        };
+        let mut body = String::new();
+        for (s, rust) in module.structs.iter().enumerate() {
+            if !shared[m][s] {
+                render::render_struct(&mut body, rust, &describe(rust, input), &path);
+                generated.structs += 1;
+            }
+        }
+        let vertex =
+            vertices[m].as_ref().map(|(index, attributes)| (attributes.as_slice(), module.structs[*index].size));
+        let mut constants = String::new();
+        interface::render_constants(&mut constants, input, vertex);
+        // Written one level in; the body is indented below.
+        constants.lines().for_each(|line| {
+            body.push_str(line.strip_prefix("    ").unwrap_or(line));
+            body.push('\n');
+        });
+        for line in body.lines() {
+            if line.is_empty() {
+                code.push('\n');
+            } else {
+                let _ = writeln!(code, "    {line}");
+            }
+        }
+        let _ = writeln!(code, "}}\n");
+        generated.blocks += module.blocks.len();
+        generated.problems.extend(module.problems.iter().map(|p| format!("{}: {p}", input.name)));
+    }
+    generated.code = code;
+    generated
+}
+
+const HEADER: &str = "\
+// Generated by smolv-build from the shaders' reflection; do not edit.
+// `smolv_runtime::include_types!()` includes it; `cargo smolv types`
+// prints it.
+";
+
+/// A struct's doc comment: what it is, and where it comes from.
+fn describe(rust: &RustStruct, input: &ModuleInput) -> Vec<String> {
+    use layout::BlockRole;
+    let role = |role: &BlockRole| match role {
+        BlockRole::Uniform { set, binding } => format!("uniform block (set {set}, binding {binding})"),
+        BlockRole::Storage { set, binding } => format!("storage block (set {set}, binding {binding})"),
+        BlockRole::PushConstants => "push-constant block".to_owned(),
+    };
+    let what = match &rust.role {
+        Role::Nested => format!("The struct `{}`", rust.shader_name),
+        Role::Block(block) => format!("The {} `{}`", role(block), rust.shader_name),
+        Role::Head { block, .. } => format!(
+            "The fixed head of the {} `{}`; its runtime-sized array's elements are [`{}Element`]",
+            role(block),
+            rust.shader_name,
+            rust.name
+        ),
+        Role::Padded => "An array element padded to its stride".to_owned(),
+        Role::Vertex => "One vertex of the module's vertex inputs, laid out as one interleaved buffer".to_owned(),
+    };
+    let source = match &rust.source {
+        Some((file, Some(line))) => format!("`{file}` line {line}"),
+        Some((file, None)) => format!("`{file}`"),
+        None => format!("`{}`", input.source.display()),
+    };
+    vec![format!("{what}, of `{}`, from {source}.", input.name)]
+}

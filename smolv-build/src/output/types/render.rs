@@ -1,0 +1,131 @@
+//! Rust text for one lowered struct: the definition, the layout
+//! assertions, the `Pod` impls they make sound, a constructor, `Default`
+//! and `Debug`.
+
+use std::fmt::Write;
+
+use super::lower::{FieldTy, Role, RustStruct};
+
+/// Where generated code finds bytemuck: through smolv-runtime, since the
+/// user's crate need not depend on it.
+pub(crate) const BYTEMUCK: &str = "::smolv_runtime::__private::bytemuck";
+
+/// The Rust type of `ty`, naming structs through `path`.
+pub(crate) fn type_text(ty: &FieldTy, path: &dyn Fn(usize) -> String) -> String {
+    match ty {
+        FieldTy::Scalar(s) => s.rust().to_owned(),
+        FieldTy::Array(element, len) => format!("[{}; {len}]", type_text(element, path)),
+        FieldTy::Struct(index) => path(*index),
+        FieldTy::Bytes(n) => format!("[u8; {n}]"),
+    }
+}
+
+/// Appends the struct, its assertions and impls to `out`. `doc` is its
+/// doc comment, one line per entry.
+pub(crate) fn render_struct(out: &mut String, rust: &RustStruct, doc: &[String], path: &dyn Fn(usize) -> String) {
+    let name = &rust.name;
+    for line in doc {
+        let _ = writeln!(out, "/// {line}");
+    }
+    let _ = writeln!(out, "#[repr(C)]\n#[derive(Clone, Copy, PartialEq)]\npub struct {name} {{");
+    for field in &rust.fields {
+        let ty = type_text(&field.ty, path);
+        if field.padding {
+            let _ = writeln!(out, "    {}: {ty},", field.name);
+            continue;
+        }
+        let _ = write!(out, "    /// Offset {}.", field.offset);
+        if let Some(note) = &field.note {
+            let _ = write!(out, " {note}");
+        }
+        let _ = writeln!(out, "\n    pub {}: {ty},", field.name);
+    }
+    let _ = writeln!(out, "}}\n");
+
+    // The assertions that make the `Pod` impls sound: each field sits at
+    // its shader offset, and the fields' sizes add up to the struct's, so
+    // Rust added no padding of its own (every field type is itself `Pod`).
+    let _ = writeln!(out, "const _: () = {{");
+    let _ = writeln!(out, "    assert!(::core::mem::size_of::<{name}>() == {});", rust.size);
+    let sum: Vec<String> =
+        rust.fields.iter().map(|f| format!("::core::mem::size_of::<{}>()", type_text(&f.ty, path))).collect();
+    let sum = if sum.is_empty() { "0".to_owned() } else { sum.join(" + ") };
+    let _ = writeln!(out, "    assert!(::core::mem::size_of::<{name}>() == {sum});");
+    for field in &rust.fields {
+        let _ = writeln!(out, "    assert!(::core::mem::offset_of!({name}, {}) == {});", field.name, field.offset);
+    }
+    if let Role::Head { element, stride, .. } = &rust.role {
+        let _ = writeln!(out, "    assert!(::core::mem::size_of::<{}>() == {stride});", type_text(element, path));
+    }
+    let _ = writeln!(out, "}};\n");
+    let _ = writeln!(
+        out,
+        "// SAFETY: every field is `Pod`, and the assertions above show that the\n\
+         // fields cover every byte: the struct has no padding of Rust's own.\n\
+         unsafe impl {BYTEMUCK}::Zeroable for {name} {{}}\n\
+         // SAFETY: as for `Zeroable`.\n\
+         unsafe impl {BYTEMUCK}::Pod for {name} {{}}\n"
+    );
+
+    let real: Vec<_> = rust.fields.iter().filter(|f| !f.padding).collect();
+    let _ = writeln!(out, "impl {name} {{");
+    let _ = writeln!(out, "    /// Bytes the shader's layout takes.\n    pub const SIZE: usize = {};\n", rust.size);
+    let parameters: Vec<String> = real.iter().map(|f| format!("{}: {}", f.name, type_text(&f.ty, path))).collect();
+    let values: Vec<String> = rust
+        .fields
+        .iter()
+        .map(|f| match (&f.ty, f.padding) {
+            (FieldTy::Bytes(n), true) => format!("{}: [0; {n}]", f.name),
+            _ => f.name.clone(),
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "    /// A value from its fields; the padding is zero.\n    #[allow(clippy::too_many_arguments)]\n    \
+         pub const fn new({}) -> Self {{\n        Self {{ {} }}\n    }}",
+        parameters.join(", "),
+        values.join(", ")
+    );
+    let _ = writeln!(
+        out,
+        "\n    /// The bytes to upload: the shader's layout.\n    pub fn as_bytes(&self) -> &[u8] {{\n        \
+         {BYTEMUCK}::bytes_of(self)\n    }}"
+    );
+    if let Role::Head { offset, stride, .. } = &rust.role {
+        let _ = writeln!(
+            out,
+            "\n    /// Where the runtime-sized array's first element starts.\n    \
+             pub const ELEMENT_OFFSET: usize = {offset};\n    \
+             /// Bytes from one element to the next.\n    pub const ELEMENT_STRIDE: usize = {stride};\n\n    \
+             /// Bytes of a buffer that holds the head and `n` elements.\n    \
+             pub const fn buffer_size(n: usize) -> usize {{\n        \
+             Self::ELEMENT_OFFSET.saturating_add(n.saturating_mul(Self::ELEMENT_STRIDE))\n    }}"
+        );
+    }
+    let _ = writeln!(out, "}}\n");
+    let _ = writeln!(
+        out,
+        "impl Default for {name} {{\n    fn default() -> Self {{\n        {BYTEMUCK}::Zeroable::zeroed()\n    }}\n}}\n"
+    );
+    let fields: String =
+        real.iter().map(|f| format!(".field(\"{}\", &self.{})", f.name.trim_start_matches("r#"), f.name)).collect();
+    let _ = writeln!(
+        out,
+        "impl ::core::fmt::Debug for {name} {{\n    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {{\n        \
+         f.debug_struct(\"{name}\"){fields}.finish()\n    }}\n}}\n"
+    );
+    if let (Role::Padded, [value, ..]) = (&rust.role, rust.fields.as_slice()) {
+        let ty = type_text(&value.ty, path);
+        let _ = writeln!(
+            out,
+            "impl From<{ty}> for {name} {{\n    fn from(value: {ty}) -> Self {{\n        Self::new(value)\n    }}\n}}\n"
+        );
+    }
+    if let Role::Head { element, .. } = &rust.role {
+        let _ = writeln!(
+            out,
+            "/// One element of [`{name}`]'s runtime-sized array.\npub type {name}Element = {};\n",
+            type_text(element, path)
+        );
+    }
+}

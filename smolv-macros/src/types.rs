@@ -1,0 +1,35 @@
+//! `include_types!`: the Rust types smolv-build generated from the
+//! shaders' reflection, `OUT_DIR/smolv/types.rs`.
+
+use proc_macro::TokenStream;
+use quote::quote;
+
+/// The file smolv-build writes, below `OUT_DIR`.
+const TYPES_FILE: &str = "smolv/types.rs";
+
+/// `include!` of the generated file, or a compile error that says how to
+/// make it.
+pub(crate) fn include_types(input: TokenStream) -> TokenStream {
+    let span = proc_macro2::Span::call_site();
+    if !input.is_empty() {
+        return super::compile_error(span, "include_types! takes no arguments: it includes every shader's types");
+    }
+    let Some(out_dir) = std::env::var_os("OUT_DIR") else {
+        return super::compile_error(
+            span,
+            "smolv: OUT_DIR is not set; add a build.rs that runs smolv_build::Config::new().shader_dir(\"shaders\").compile()",
+        );
+    };
+    let path = std::path::Path::new(&out_dir).join(TYPES_FILE);
+    if !path.is_file() {
+        let message = format!(
+            "smolv: {} does not exist; build the shaders with a smolv-build that generates types (0.1 with issue 29), \
+             in build.rs",
+            path.display()
+        );
+        return super::compile_error(span, &message);
+    }
+    let path = super::path_literal(&path);
+    // `include!` makes Cargo rebuild the crate when the file changes.
+    quote!(::core::include!(#path);).into()
+}
