@@ -60,15 +60,18 @@
 
 extern crate alloc;
 
-pub mod codec;
 #[cfg(feature = "std")]
 pub mod container;
 #[cfg(feature = "std")]
 mod embed;
+mod options;
 pub mod reflect;
 pub mod relative_ids;
 #[cfg(feature = "std")]
 pub mod shader;
+#[cfg(feature = "std")]
+mod shader_error;
+pub mod smolv;
 pub mod specialize;
 #[cfg(feature = "vulkan")]
 pub mod vulkan;
@@ -78,6 +81,8 @@ pub mod vulkan;
 pub use shader::hot_reload;
 #[cfg(feature = "std")]
 pub use shader::{SetPacking, Shader, ShaderSet};
+#[cfg(feature = "std")]
+pub use shader_error::{ShaderError, ShaderErrorKind};
 
 /// Embeds one shader built by `smolv-build`, as a `&'static Shader`.
 ///
@@ -111,6 +116,7 @@ pub use smolv_macros::include_shaders;
 #[doc(hidden)]
 #[cfg(feature = "macros")]
 pub mod __private {
+    pub use crate::embed::RelativeIdsModule;
     pub use crate::embed::unpack::{ModuleUnpacker, RAW, RELATIVE_IDS, SMOLV, SMOLV_MODULE, Unpacker};
     #[cfg(feature = "lz4")]
     pub use crate::embed::unpack::{RELATIVE_IDS_LZ4, RELATIVE_IDS_LZ4_MODULE, SMOLV_LZ4, SMOLV_LZ4_MODULE};
@@ -118,7 +124,7 @@ pub mod __private {
     pub use crate::embed::unpack::{SMOLV_ZSTD, SMOLV_ZSTD_DICTIONARY, SMOLV_ZSTD_MODULE};
     pub use crate::embed::{EmbeddedEntry, EmbeddedModule, EmbeddedSet};
     pub use crate::embed::{le_words, spirv_module};
-    pub use crate::shader::{RelativeIdsModule, leaked_embedded_set};
+    pub use crate::shader::leaked_embedded_set;
     pub use include_bytes_aligned::include_bytes_aligned;
 }
 
@@ -258,9 +264,14 @@ macro_rules! __smolv_zstd {
     };
 }
 
-pub use codec::{
-    DecodeError, DecodeOptions, EncodeError, EncodeOptions, NameFilter, SmolvInfo, SpirvInput, decode, decode_into,
-    decoded_len, encode, encode_into, inspect,
+pub use options::DecodeOptions;
+/// The SMOL-V module under its old name, until smolv-build moves to
+/// [`smolv`]. Not a stable API.
+#[doc(hidden)]
+pub use smolv as codec;
+pub use smolv::{
+    DecodeError, EncodeError, EncodeOptions, NameFilter, SmolvInfo, SpirvInput, decode, decode_into, decoded_len,
+    encode, encode_into, inspect,
 };
 
 /// A tiny valid SPIR-V 1.0 compute module (an empty `main`), used by the

@@ -37,7 +37,7 @@
 
 use alloc::vec::Vec;
 
-use crate::codec::opcodes::{OPS_KNOWN_V1, OpLayout, op};
+use crate::smolv::opcodes::{OPS_KNOWN_V1, OpLayout, op};
 
 const SPIRV_MAGIC: u32 = 0x0723_0203;
 /// Words of the SPIR-V header, stored as they are.

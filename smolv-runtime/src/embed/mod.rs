@@ -24,26 +24,98 @@ mod words;
 
 use std::sync::OnceLock;
 
-use unpack::{Decode, ModuleUnpacker, Packed, UnpackOnce, Unpacker, len};
+use unpack::{Decode, ModuleUnpacker, Packed, UnpackOnce, Unpacker, corrupt, len};
 #[cfg(feature = "macros")]
 pub use words::{le_words, spirv_module};
 
-use crate::container::{ContainerError, DecodeSettings};
+use crate::DecodeOptions;
+use crate::shader_error::{Failure, ShaderError};
 
-const WHAT: &str = "embedded shader";
-
-#[inline]
-fn corrupt(reason: &'static str) -> ContainerError {
-    ContainerError::Corrupt { what: WHAT, reason }
+/// An embedded module or set as a shader reads it: module `index` of it.
+///
+/// A [`Shader`](crate::Shader) holds one behind a trait object, and only
+/// the macros' output for a set of that kind makes its vtable. So a binary
+/// links the code of the kinds it embeds, and nothing else: a raw set,
+/// whose shaders are only a name and words, none of this.
+pub(crate) trait EmbeddedSource: core::fmt::Debug + Send + Sync {
+    fn name(&self, index: usize) -> &str;
+    /// The module as stored (see `Shader::stored_bytes`).
+    fn stored(&self, index: usize) -> &[u8];
+    /// Bytes of SPIR-V, from the table (0 if it is damaged).
+    fn spirv_len(&self, index: usize) -> usize;
+    fn decode(&self, index: usize, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError>;
+    /// Decodes once and keeps the words, or serves raw ones in place.
+    fn decode_cached(&self, index: usize) -> Result<&[u32], ShaderError>;
 }
 
-/// What a shader of words with relative ids decodes with: a copy, then
-/// the conversion back in place. The macros' `static` shaders hold it as a
-/// function pointer, so that only binaries with such shaders link it.
+/// The words of `slot`, decoded by `decode` on first use.
+fn cached(
+    slot: &OnceLock<Vec<u32>>,
+    decode: impl FnOnce(&mut Vec<u32>) -> Result<(), ShaderError>,
+) -> Result<&[u32], ShaderError> {
+    if let Some(words) = slot.get() {
+        return Ok(words);
+    }
+    let mut words = Vec::new();
+    decode(&mut words)?;
+    Ok(slot.get_or_init(|| words))
+}
+
+/// Copies raw `words` into `out`: into its allocation where they fit, else
+/// as a fresh copy, so that no call links `Vec`'s growth path. Raw words are
+/// served as the binary holds them, whatever the `DecodeOptions` say: they
+/// were checked when it was compiled, and copying them allocates no more
+/// than the binary already holds.
 #[inline]
-pub(crate) fn relative_ids_to_spirv(words: &[u32], out: &mut Vec<u32>) -> Result<(), ContainerError> {
-    crate::shader::copy_words(words, out);
-    unpack::relative_ids_back(out)
+pub(crate) fn copy_words(words: &[u32], out: &mut Vec<u32>) {
+    if out.capacity() >= words.len() {
+        out.clear();
+        out.extend_from_slice(words);
+    } else {
+        *out = words.to_vec();
+    }
+}
+
+/// A module of SPIR-V with relative ids ([`crate::relative_ids`]) that the
+/// macros embedded as words made at compile time. Not a stable API.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct RelativeIdsModule {
+    name: &'static str,
+    words: &'static [u32],
+    /// What `Shader::decode_cached` keeps.
+    decoded: OnceLock<Vec<u32>>,
+}
+
+impl RelativeIdsModule {
+    /// The module `name` of `words`. Not a stable API.
+    pub const fn new(name: &'static str, words: &'static [u32]) -> Self {
+        Self { name, words, decoded: OnceLock::new() }
+    }
+}
+
+impl EmbeddedSource for RelativeIdsModule {
+    fn name(&self, _: usize) -> &str {
+        self.name
+    }
+
+    fn stored(&self, _: usize) -> &[u8] {
+        bytemuck::cast_slice(self.words)
+    }
+
+    fn spirv_len(&self, _: usize) -> usize {
+        // Relative ids are exactly as many words as the SPIR-V.
+        size_of_val(self.words)
+    }
+
+    fn decode(&self, _: usize, _: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
+        copy_words(self.words, out);
+        unpack::relative_ids_back(out)
+    }
+
+    fn decode_cached(&self, index: usize) -> Result<&[u32], ShaderError> {
+        cached(&self.decoded, |out| self.decode(index, &DecodeOptions::new(), out))
+    }
 }
 
 /// One module of an embedded set's table, as `include_shaders!` writes it
@@ -77,17 +149,17 @@ impl EmbeddedEntry {
 
 /// Whether raw `words` can be served: they start with the SPIR-V magic.
 #[inline]
-fn raw_intact(words: &[u32]) -> Result<&[u32], ContainerError> {
+fn raw_intact(words: &[u32]) -> Result<&[u32], ShaderError> {
     match words.first() {
         Some(&0x0723_0203) => Ok(words),
-        _ => Err(ContainerError::HashMismatch),
+        _ => Err(Failure::HashMismatch.into()),
     }
 }
 
 /// The words of a raw module, straight from the binary; `None` where they
 /// cannot be borrowed (not raw, unaligned, or a big-endian target).
 #[inline]
-fn borrow_raw(raw: bool, stored: &'static [u8], spirv_len: u32) -> Result<Option<&'static [u32]>, ContainerError> {
+fn borrow_raw(raw: bool, stored: &'static [u8], spirv_len: u32) -> Result<Option<&'static [u32]>, ShaderError> {
     if !raw || !cfg!(target_endian = "little") || stored.len() != len(spirv_len)? {
         return Ok(None);
     }
@@ -144,37 +216,16 @@ impl EmbeddedModule {
         }
     }
 
-    #[inline]
-    pub(crate) fn name(&self) -> &'static str {
-        self.name
-    }
-
-    /// Where `Shader::decode_cached` keeps the decoded words.
-    #[inline]
-    pub(crate) fn decoded(&self) -> &OnceLock<Vec<u32>> {
-        &self.decoded
-    }
-
-    #[inline]
-    pub(crate) fn stored(&self) -> &'static [u8] {
-        self.stored
-    }
-
-    #[inline]
-    pub(crate) fn spirv_len(&self) -> Result<usize, ContainerError> {
-        len(self.spirv_len)
-    }
-
     /// Decodes with the codec's `decode`; `unpack_once` unpacks the
     /// dictionary (on each decode), `None` for codecs without one.
     #[inline]
     pub(crate) fn decode(
         &self,
-        settings: &DecodeSettings,
+        options: &DecodeOptions,
         out: &mut Vec<u32>,
         decode: Decode,
         unpack_once: Option<UnpackOnce>,
-    ) -> Result<(), ContainerError> {
+    ) -> Result<(), ShaderError> {
         let unpacked_dictionary = match (self.packed_dictionary, unpack_once) {
             ((0, _), _) | (_, None) => Vec::new(),
             (once, Some(unpack_once)) => unpack_once(self.dictionary, once)?,
@@ -187,13 +238,13 @@ impl EmbeddedModule {
             check: self.check,
             unpacked: false,
         };
-        decode(&module, settings, out)
+        decode(&module, options, out)
     }
 
     /// Decodes with the codec's own entry point.
     #[inline]
-    pub(crate) fn decode_checked(&self, settings: &DecodeSettings, out: &mut Vec<u32>) -> Result<(), ContainerError> {
-        (self.unpacker.decode)(self, settings, out)
+    pub(crate) fn decode_checked(&self, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
+        (self.unpacker.decode)(self, options, out)
     }
 }
 
@@ -245,10 +296,17 @@ impl EmbeddedSet {
         }
     }
 
+    /// The codec's name in the build manifest (`smolv-lz4`, ...).
     #[inline]
-    pub(crate) fn packing(&self) -> crate::shader::SetPacking {
-        let one_stream = self.once != (0, 0) && !self.unpacker.dictionary;
-        crate::shader::SetPacking { codec: self.unpacker.name, one_stream }
+    pub(crate) fn codec(&self) -> &'static str {
+        self.unpacker.name
+    }
+
+    /// Whether the modules are packed as one stream, unpacked on first
+    /// access.
+    #[inline]
+    pub(crate) fn one_stream(&self) -> bool {
+        self.once != (0, 0) && !self.unpacker.dictionary
     }
 
     /// Bytes of data, dictionary, names and table.
@@ -273,13 +331,13 @@ impl EmbeddedSet {
 
     /// Where `Shader::decode_cached` keeps module `index`'s decoded words.
     #[inline]
-    pub(crate) fn decoded(&self, index: usize) -> Result<&OnceLock<Vec<u32>>, ContainerError> {
+    pub(crate) fn decoded(&self, index: usize) -> Result<&OnceLock<Vec<u32>>, ShaderError> {
         let slots = self.decoded.get_or_init(|| (0..self.len()).map(|_| OnceLock::new()).collect());
         slots.get(index).ok_or_else(|| corrupt("a shader lies outside its set's table"))
     }
 
     #[inline]
-    fn entry(&self, index: usize) -> Result<&EmbeddedEntry, ContainerError> {
+    fn entry(&self, index: usize) -> Result<&EmbeddedEntry, ShaderError> {
         self.entries.get(index).ok_or_else(|| corrupt("a shader lies outside its set's table"))
     }
 
@@ -295,7 +353,7 @@ impl EmbeddedSet {
     }
 
     #[inline]
-    pub(crate) fn spirv_len(&self, index: usize) -> Result<usize, ContainerError> {
+    pub(crate) fn spirv_len(&self, index: usize) -> Result<usize, ShaderError> {
         len(self.entry(index)?.spirv_len)
     }
 
@@ -303,7 +361,7 @@ impl EmbeddedSet {
     /// kept for the life of the program (an embedded set is a `static`).
     /// A failure is not kept: the next call tries again.
     #[inline]
-    fn unpacked_once(&self, unpack_once: UnpackOnce) -> Result<&'static [u8], ContainerError> {
+    fn unpacked_once(&self, unpack_once: UnpackOnce) -> Result<&'static [u8], ShaderError> {
         if let Some(unpacked) = self.unpacked.get() {
             return Ok(unpacked);
         }
@@ -318,11 +376,7 @@ impl EmbeddedSet {
     /// `unpack_once` unpacks streams and dictionaries: `None` for codecs
     /// that have neither.
     #[inline]
-    pub(crate) fn packed(
-        &self,
-        index: usize,
-        unpack_once: Option<UnpackOnce>,
-    ) -> Result<Packed<'static>, ContainerError> {
+    pub(crate) fn packed(&self, index: usize, unpack_once: Option<UnpackOnce>) -> Result<Packed<'static>, ShaderError> {
         let entry = self.entry(index)?;
         let (modules, dictionary, unpacked) = match unpack_once {
             None => (self.data, &[][..], false),
@@ -348,29 +402,59 @@ impl EmbeddedSet {
         })
     }
 
-    /// Module `index` as stored: its packed bytes, or for a stream its
-    /// SMOL-V in the unpacked stream (empty if that cannot be unpacked).
     #[inline]
-    pub(crate) fn stored(&self, index: usize) -> &'static [u8] {
-        self.packed(index, self.unpacker.unpack_once).map_or(&[][..], |module| module.stored)
-    }
-
-    #[inline]
-    pub(crate) fn decode(
-        &self,
-        index: usize,
-        settings: &DecodeSettings,
-        out: &mut Vec<u32>,
-    ) -> Result<(), ContainerError> {
-        (self.unpacker.decode_in_set)(self, index, settings, out)
-    }
-
-    #[inline]
-    pub(crate) fn borrow_raw(&self, index: usize) -> Result<Option<&'static [u32]>, ContainerError> {
+    pub(crate) fn borrow_raw(&self, index: usize) -> Result<Option<&'static [u32]>, ShaderError> {
         if !self.unpacker.raw {
             return Ok(None);
         }
         let module = self.packed(index, None)?;
         borrow_raw(true, module.stored, module.spirv_len)
+    }
+}
+
+impl EmbeddedSource for EmbeddedModule {
+    fn name(&self, _: usize) -> &str {
+        self.name
+    }
+
+    fn stored(&self, _: usize) -> &[u8] {
+        self.stored
+    }
+
+    fn spirv_len(&self, _: usize) -> usize {
+        len(self.spirv_len).unwrap_or(0)
+    }
+
+    fn decode(&self, _: usize, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
+        self.decode_checked(options, out)
+    }
+
+    fn decode_cached(&self, index: usize) -> Result<&[u32], ShaderError> {
+        cached(&self.decoded, |out| EmbeddedSource::decode(self, index, &DecodeOptions::new(), out))
+    }
+}
+
+impl EmbeddedSource for EmbeddedSet {
+    fn name(&self, index: usize) -> &str {
+        EmbeddedSet::name(self, index)
+    }
+
+    fn stored(&self, index: usize) -> &[u8] {
+        self.packed(index, self.unpacker.unpack_once).map_or(&[][..], |module| module.stored)
+    }
+
+    fn spirv_len(&self, index: usize) -> usize {
+        EmbeddedSet::spirv_len(self, index).unwrap_or(0)
+    }
+
+    fn decode(&self, index: usize, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
+        (self.unpacker.decode_in_set)(self, index, options, out)
+    }
+
+    fn decode_cached(&self, index: usize) -> Result<&[u32], ShaderError> {
+        if let Some(words) = self.borrow_raw(index)? {
+            return Ok(words);
+        }
+        cached(self.decoded(index)?, |out| EmbeddedSource::decode(self, index, &DecodeOptions::new(), out))
     }
 }

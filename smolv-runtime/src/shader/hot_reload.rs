@@ -52,7 +52,7 @@ use std::sync::{Mutex, PoisonError};
 /// Where an embedded shader came from, as `include_shaders!` and
 /// `include_shader!` embed it with the `hot-reload` feature: its source
 /// file, the files it included, and smolv-build's recipe (JSON: the job
-/// and settings, `smolv_build::ShaderRecipe`) to compile it again exactly
+/// and options, `smolv_build::ShaderRecipe`) to compile it again exactly
 /// as the build did. Binaries built without the feature hold none of it.
 ///
 /// ```

@@ -5,7 +5,9 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use super::{Bytes, Encoded, Shader, Source};
-use crate::container::{Container, ContainerError, ContentHash, DecodeSettings, Dictionary, OpenError};
+use crate::DecodeOptions;
+use crate::container::{Container, ContainerError, ContentHash, Dictionary, OpenError};
+use crate::shader_error::ShaderError;
 
 /// A loaded shader's bytes, behind a trait object: calls go through its
 /// vtable, which only loading code creates, so binaries that only embed
@@ -16,9 +18,9 @@ pub(crate) trait LoadedSource: core::fmt::Debug + Send + Sync {
     fn reflection(&self) -> &[u8];
     fn spirv_len(&self) -> usize;
     fn content_hash(&self) -> ContentHash;
-    fn decode(&self, settings: &DecodeSettings, out: &mut Vec<u32>) -> Result<(), ContainerError>;
-    /// Where `Shader::decode_cached` keeps the decoded words.
-    fn decoded(&self) -> &OnceLock<Vec<u32>>;
+    fn decode(&self, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError>;
+    /// Decodes once, and keeps the words.
+    fn decode_cached(&self) -> Result<&[u32], ShaderError>;
 }
 
 /// A loaded container: what its header records, and the dictionary it
@@ -55,12 +57,17 @@ impl LoadedSource for LoadedContainer {
         self.hash
     }
 
-    fn decode(&self, settings: &DecodeSettings, out: &mut Vec<u32>) -> Result<(), ContainerError> {
-        Container::parse(self.bytes.get())?.decode_with(self.dictionary.as_deref(), settings, out)
+    fn decode(&self, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
+        Ok(Container::parse(self.bytes.get())?.decode_with(self.dictionary.as_deref(), options, out)?)
     }
 
-    fn decoded(&self) -> &OnceLock<Vec<u32>> {
-        &self.decoded
+    fn decode_cached(&self) -> Result<&[u32], ShaderError> {
+        if let Some(words) = self.decoded.get() {
+            return Ok(words);
+        }
+        let mut words = Vec::new();
+        self.decode(&DecodeOptions::new(), &mut words)?;
+        Ok(self.decoded.get_or_init(|| words))
     }
 }
 
@@ -89,7 +96,7 @@ pub(crate) fn shader_from_container(
     let (hash, spirv_len) = (container.content_hash(), container.decoded_len());
     let decoded = OnceLock::new();
     let container = LoadedContainer { name, bytes, reflection, dictionary, hash, spirv_len, decoded };
-    let source = Source::Encoded(Encoded::Container(Box::new(container)));
+    let source = Source::Encoded(Encoded::Loaded(Box::new(container)));
     Ok(Shader::new(source))
 }
 

@@ -212,7 +212,7 @@ impl ShaderSet {
     #[inline]
     pub fn packing(&self) -> SetPacking {
         match &self.source {
-            SetSource::Embedded { set, .. } => set.packing(),
+            SetSource::Embedded { set, .. } => SetPacking { codec: set.codec(), one_stream: set.one_stream() },
             SetSource::Words { codec, .. } => SetPacking { codec, one_stream: false },
             #[cfg(feature = "zstd-fast")]
             SetSource::Bundle { .. } => SetPacking { codec: "bundle", one_stream: false },
