@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use smolv_build::Manifest;
 use smolv_runtime::__private::EmbeddedModule;
-use smolv_runtime::container::{ContainerError, DecodeSettings, OpenError};
+use smolv_runtime::container::{ContainerError, OpenError};
 use smolv_runtime::reflect::ShaderStage;
-use smolv_runtime::{Shader, ShaderSet, include_shader, include_shaders};
+use smolv_runtime::{DecodeOptions, Shader, ShaderErrorKind, ShaderSet, include_shader, include_shaders};
 use smolv_tests::{spirv_val, words};
 
 static LIT: &Shader = include_shader!("lit.frag");
@@ -265,8 +265,10 @@ fn content_hash_is_checked_unless_switched_off() {
     let mut bytes = std::fs::read(artifacts().join(&module.artifact)).unwrap();
     bytes[16] ^= 0xFF; // first byte of the recorded hash
     let tampered = Shader::from_container("lit.frag", bytes, dictionary).unwrap();
-    assert!(matches!(tampered.decode(), Err(ContainerError::HashMismatch)));
-    let settings = DecodeSettings { verify_hash: false, ..Default::default() };
+    let error = tampered.decode().unwrap_err();
+    assert_eq!(error.kind(), ShaderErrorKind::HashMismatch, "{error}");
+    assert!(matches!(error.container_error(), Some(ContainerError::HashMismatch)), "{error}");
+    let settings = DecodeOptions::new().verify_hash(false);
     let mut words = Vec::new();
     tampered.decode_with(&settings, &mut words).unwrap();
     assert_eq!(words, LIT.decode().unwrap());
