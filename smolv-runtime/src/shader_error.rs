@@ -85,31 +85,48 @@ pub(crate) enum Failure {
          rebuild it"
     )]
     HashMismatch,
-    /// The embedded SMOL-V does not decode.
-    #[error("embedded SMOL-V: {0}; the binary was damaged after it was built, rebuild it")]
-    Smolv(#[source] DecodeError),
-    /// Embedded SPIR-V with relative ids does not convert back.
-    #[error("embedded SPIR-V with relative ids: {0}; the binary was damaged after it was built, rebuild it")]
-    RelativeIds(#[source] RelativeIdsError),
-    /// The module's SPIR-V does not reflect.
-    #[error("reflection: {0}")]
-    Reflection(#[source] ReflectionError),
 }
 
 impl Cause for Failure {
     fn kind(&self) -> ShaderErrorKind {
         match self {
-            Self::Corrupt(_) | Self::Smolv(_) | Self::RelativeIds(_) => ShaderErrorKind::Corrupt,
+            Self::Corrupt(_) => ShaderErrorKind::Corrupt,
             Self::TooLarge { .. } => ShaderErrorKind::TooLarge,
             Self::HashMismatch => ShaderErrorKind::HashMismatch,
-            Self::Reflection(_) => ShaderErrorKind::Reflection,
         }
     }
 
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        std::error::Error::source(self)
+        None
     }
 }
+
+/// Each decoder's own error is a cause of its own type, so that its
+/// messages are linked only where that decoder is.
+macro_rules! own_cause {
+    ($type:ty, $kind:ident) => {
+        impl Cause for $type {
+            fn kind(&self) -> ShaderErrorKind {
+                ShaderErrorKind::$kind
+            }
+
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(self)
+            }
+        }
+
+        impl From<$type> for ShaderError {
+            #[inline(never)]
+            fn from(cause: $type) -> Self {
+                Self { cause: Box::new(cause) }
+            }
+        }
+    };
+}
+
+own_cause!(DecodeError, Corrupt);
+own_cause!(RelativeIdsError, Corrupt);
+own_cause!(ReflectionError, Reflection);
 
 impl Cause for ContainerError {
     fn kind(&self) -> ShaderErrorKind {
@@ -177,24 +194,6 @@ impl From<ContainerError> for ShaderError {
     #[inline(never)]
     fn from(cause: ContainerError) -> Self {
         Self { cause: Box::new(cause) }
-    }
-}
-
-impl From<DecodeError> for ShaderError {
-    fn from(cause: DecodeError) -> Self {
-        Failure::Smolv(cause).into()
-    }
-}
-
-impl From<RelativeIdsError> for ShaderError {
-    fn from(cause: RelativeIdsError) -> Self {
-        Failure::RelativeIds(cause).into()
-    }
-}
-
-impl From<ReflectionError> for ShaderError {
-    fn from(cause: ReflectionError) -> Self {
-        Failure::Reflection(cause).into()
     }
 }
 
