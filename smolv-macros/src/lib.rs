@@ -180,7 +180,7 @@ pub fn include_shaders(input: TokenStream) -> TokenStream {
     let count = entries.len();
     // Small sets get a `static` shader per module, large ones make theirs
     // on first access (see `static_shaders_up_to`); smolv-runtime's
-    // `__smolv_set_shaders!` decides, as a hot-reload build needs statics.
+    // `__smolv_set!` decides, as a hot-reload build needs statics.
     let static_shaders = count <= static_shaders_up_to(&manifest.packing.goal);
     if let Some(kind) = words_codec(&manifest.packing.codec).filter(|_| static_shaders) {
         return words_set(&manifest, &directory, &data, &kind).unwrap_or_else(|message| compile_error(span, &message));
@@ -199,10 +199,7 @@ pub fn include_shaders(input: TokenStream) -> TokenStream {
                 &[#(#entries),*],
                 (#once_len, #once_check),
             );
-            ::smolv_runtime::ShaderSet::embedded(
-                &SET,
-                ::smolv_runtime::__smolv_set_shaders!(#static_shaders; #count; [#(#shaders),*]),
-            )
+            ::smolv_runtime::__smolv_set!(#static_shaders; &SET; #count; [#(#shaders),*])
         }
     }
     .into()

@@ -124,7 +124,7 @@ pub mod __private {
     pub use crate::embed::unpack::{SMOLV_ZSTD, SMOLV_ZSTD_DICTIONARY, SMOLV_ZSTD_MODULE};
     pub use crate::embed::{EmbeddedEntry, EmbeddedModule, EmbeddedSet};
     pub use crate::embed::{le_words, spirv_module};
-    pub use crate::shader::leaked_embedded_set;
+    pub use crate::shader::{LazyShaders, leaked_embedded_set};
     pub use include_bytes_aligned::include_bytes_aligned;
 }
 
@@ -151,31 +151,33 @@ macro_rules! __smolv_lz4 {
     };
 }
 
-/// The shaders of an embedded set for `include_shaders!`: a `static` per
-/// module when the macro says so (small sets) or with the `hot-reload`
-/// feature (each shader carries its origin), else `&[]`, and the set makes
-/// them on first access. Not a stable API.
+/// An embedded set's [`ShaderSet`] for `include_shaders!`: with a
+/// `static` shader per module when the macro says so (small sets) or with
+/// the `hot-reload` feature (each shader carries its origin), else with
+/// shaders made on first access ([`__private::LazyShaders`]). Not a stable
+/// API.
 #[doc(hidden)]
 #[cfg(all(feature = "macros", feature = "hot-reload"))]
 #[macro_export]
-macro_rules! __smolv_set_shaders {
-    ($static:tt; $count:expr; [$($shader:expr),*]) => {{
+macro_rules! __smolv_set {
+    ($static:tt; $set:expr; $count:expr; [$($shader:expr),*]) => {{
         static SHADERS: [$crate::Shader; $count] = [$($shader),*];
-        &SHADERS
+        $crate::ShaderSet::embedded($set, &SHADERS)
     }};
 }
 
 #[doc(hidden)]
 #[cfg(all(feature = "macros", not(feature = "hot-reload")))]
 #[macro_export]
-macro_rules! __smolv_set_shaders {
-    (true; $count:expr; [$($shader:expr),*]) => {{
+macro_rules! __smolv_set {
+    (true; $set:expr; $count:expr; [$($shader:expr),*]) => {{
         static SHADERS: [$crate::Shader; $count] = [$($shader),*];
-        &SHADERS
+        $crate::ShaderSet::embedded($set, &SHADERS)
     }};
-    (false; $count:expr; [$($shader:expr),*]) => {
-        &[]
-    };
+    (false; $set:expr; $count:expr; [$($shader:expr),*]) => {{
+        static SHADERS: $crate::__private::LazyShaders = $crate::__private::LazyShaders::new($set);
+        $crate::ShaderSet::made(&SHADERS)
+    }};
 }
 
 /// One embedded shader for the macros: with the `hot-reload` feature and a

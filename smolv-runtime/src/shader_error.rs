@@ -62,32 +62,48 @@ pub enum ShaderErrorKind {
 
 /// A cause of a [`ShaderError`]: the decoders' own failures, or
 /// a container's.
-trait Cause: fmt::Display + fmt::Debug + Send + Sync + 'static {
+trait Cause: fmt::Display + Send + Sync + 'static {
     fn kind(&self) -> ShaderErrorKind;
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)>;
 }
 
 /// Why a shader did not decode or reflect, when no container error is behind it.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 pub(crate) enum Failure {
     /// A table or the data of an embedded set is inconsistent.
-    #[error("embedded shader is corrupt: {0}; the binary was damaged after it was built, rebuild it")]
     Corrupt(&'static str),
     /// The declared SPIR-V is over the caller's limit.
-    #[error(
-        "shader declares {declared} bytes of SPIR-V, over the limit of {limit} bytes; \
-         raise DecodeOptions::max_decoded_len if shaders are expected to be this large"
-    )]
     TooLarge { declared: usize, limit: usize },
     /// The decoded words do not hash to the recorded check.
-    #[error(
-        "embedded shader does not match the hash recorded at build time; the binary was damaged after it was built, \
-         rebuild it"
-    )]
     HashMismatch,
 }
 
+// Written out and inline, as everything an embedded set's decoding reaches:
+// code compiled into the binary that embeds the set, which so links none
+// of this crate's object files (and their unwinding tables).
+impl fmt::Display for Failure {
+    #[inline]
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Corrupt(reason) => write!(
+                f,
+                "embedded shader is corrupt: {reason}; the binary was damaged after it was built, rebuild it"
+            ),
+            Self::TooLarge { declared, limit } => write!(
+                f,
+                "shader declares {declared} bytes of SPIR-V, over the limit of {limit} bytes; raise \
+                 DecodeOptions::max_decoded_len if shaders are expected to be this large"
+            ),
+            Self::HashMismatch => f.write_str(
+                "embedded shader does not match the hash recorded at build time; the binary was damaged after \
+                 it was built, rebuild it",
+            ),
+        }
+    }
+}
+
 impl Cause for Failure {
+    #[inline]
     fn kind(&self) -> ShaderErrorKind {
         match self {
             Self::Corrupt(_) => ShaderErrorKind::Corrupt,
@@ -96,6 +112,7 @@ impl Cause for Failure {
         }
     }
 
+    #[inline]
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         None
     }
@@ -106,17 +123,19 @@ impl Cause for Failure {
 macro_rules! own_cause {
     ($type:ty, $kind:ident) => {
         impl Cause for $type {
+            #[inline]
             fn kind(&self) -> ShaderErrorKind {
                 ShaderErrorKind::$kind
             }
 
+            #[inline]
             fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
                 Some(self)
             }
         }
 
         impl From<$type> for ShaderError {
-            #[inline(never)]
+            #[inline]
             fn from(cause: $type) -> Self {
                 Self { cause: Box::new(cause) }
             }
@@ -129,6 +148,7 @@ own_cause!(RelativeIdsError, Corrupt);
 own_cause!(ReflectionError, Reflection);
 
 impl Cause for ContainerError {
+    #[inline]
     fn kind(&self) -> ShaderErrorKind {
         match self {
             Self::HashMismatch => ShaderErrorKind::HashMismatch,
@@ -139,6 +159,7 @@ impl Cause for ContainerError {
         }
     }
 
+    #[inline]
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         Some(self)
     }
@@ -159,6 +180,7 @@ impl ShaderError {
     /// assert_eq!(error.kind(), ShaderErrorKind::TooLarge);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    #[inline]
     pub fn kind(&self) -> ShaderErrorKind {
         self.cause.kind()
     }
@@ -178,38 +200,45 @@ impl ShaderError {
     /// assert!(matches!(error.container_error(), Some(ContainerError::TooLarge { .. })));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    #[inline]
     pub fn container_error(&self) -> Option<&ContainerError> {
         self.cause.source()?.downcast_ref()
     }
 }
 
 impl From<Failure> for ShaderError {
-    #[inline(never)]
+    #[inline]
     fn from(cause: Failure) -> Self {
         Self { cause: Box::new(cause) }
     }
 }
 
 impl From<ContainerError> for ShaderError {
-    #[inline(never)]
+    #[inline]
     fn from(cause: ContainerError) -> Self {
         Self { cause: Box::new(cause) }
     }
 }
 
+/// The cause's message, as `Display` prints it: a program that unwraps a
+/// [`ShaderError`] (`expect`) prints what went wrong and what to do, and
+/// the causes' vtables carry no `Debug` code besides.
 impl fmt::Debug for ShaderError {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&*self.cause, f)
+        fmt::Display::fmt(&*self.cause, f)
     }
 }
 
 impl fmt::Display for ShaderError {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&*self.cause, f)
     }
 }
 
 impl std::error::Error for ShaderError {
+    #[inline]
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         self.cause.source()
     }

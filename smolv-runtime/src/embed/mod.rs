@@ -22,6 +22,7 @@ pub(crate) mod unpack;
 #[cfg(feature = "macros")]
 mod words;
 
+use core::mem::ManuallyDrop;
 use std::sync::OnceLock;
 
 use unpack::{Decode, ModuleUnpacker, Packed, UnpackOnce, Unpacker, corrupt, len};
@@ -36,28 +37,53 @@ use crate::shader_error::{Failure, ShaderError};
 /// A [`Shader`](crate::Shader) holds one behind a trait object, and only
 /// the macros' output for a set of that kind makes its vtable. So a binary
 /// links the code of the kinds it embeds, and nothing else: a raw set,
-/// whose shaders are only a name and words, none of this.
-pub(crate) trait EmbeddedSource: core::fmt::Debug + Send + Sync {
+/// whose shaders are only a name and words, none of this. The vtable
+/// holds only what `name` and `decode` need, and what every kind needs to
+/// find its cache: no `Debug` (a shader prints its name instead), no drop
+/// glue beyond a `OnceLock`, and no caching code, which [`decode_cached`]
+/// holds once for every kind.
+pub(crate) trait EmbeddedSource: Send + Sync {
     fn name(&self, index: usize) -> &str;
     /// The module as stored (see `Shader::stored_bytes`).
     fn stored(&self, index: usize) -> &[u8];
     /// Bytes of SPIR-V, from the table (0 if it is damaged).
     fn spirv_len(&self, index: usize) -> usize;
     fn decode(&self, index: usize, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError>;
-    /// Decodes once and keeps the words, or serves raw ones in place.
-    fn decode_cached(&self, index: usize) -> Result<&[u32], ShaderError>;
+    /// Where `Shader::decode_cached` finds module `index`'s words.
+    fn cache(&self, index: usize) -> Result<Cache<'_>, ShaderError>;
 }
 
-/// The words of `slot`, decoded by `decode` on first use.
-fn cached(
-    slot: &OnceLock<Vec<u32>>,
-    decode: impl FnOnce(&mut Vec<u32>) -> Result<(), ShaderError>,
-) -> Result<&[u32], ShaderError> {
+/// Where [`decode_cached`] finds or keeps a module's words.
+pub(crate) enum Cache<'a> {
+    /// A module's own slot.
+    One(&'a OnceLock<Vec<u32>>),
+    /// Module `index` of a set: served from the binary if raw, else kept
+    /// in the set's slots, made on first use.
+    InSet(&'a EmbeddedSet),
+}
+
+/// Decodes module `index` of `source` once and keeps the words, or serves
+/// raw ones in place. One function for every kind, outside the vtables, so
+/// that only programs that call `Shader::decode_cached` (or what uses it)
+/// link it.
+#[inline]
+pub(crate) fn decode_cached(source: &dyn EmbeddedSource, index: usize) -> Result<&[u32], ShaderError> {
+    let slot = match source.cache(index)? {
+        Cache::One(slot) => slot,
+        Cache::InSet(set) => {
+            if let Some(words) = set.borrow_raw(index)? {
+                return Ok(words);
+            }
+            // Leaked: an embedded set lives as long as the program.
+            let slots = set.decoded.get_or_init(|| Vec::leak((0..set.len()).map(|_| OnceLock::new()).collect()));
+            slots.get(index).ok_or_else(|| corrupt("a shader lies outside its set's table"))?
+        }
+    };
     if let Some(words) = slot.get() {
         return Ok(words);
     }
     let mut words = Vec::new();
-    decode(&mut words)?;
+    source.decode(index, &DecodeOptions::new(), &mut words)?;
     Ok(slot.get_or_init(|| words))
 }
 
@@ -89,32 +115,38 @@ pub struct RelativeIdsModule {
 
 impl RelativeIdsModule {
     /// The module `name` of `words`. Not a stable API.
+    #[inline]
     pub const fn new(name: &'static str, words: &'static [u32]) -> Self {
         Self { name, words, decoded: OnceLock::new() }
     }
 }
 
 impl EmbeddedSource for RelativeIdsModule {
+    #[inline]
     fn name(&self, _: usize) -> &str {
         self.name
     }
 
+    #[inline]
     fn stored(&self, _: usize) -> &[u8] {
         bytemuck::cast_slice(self.words)
     }
 
+    #[inline]
     fn spirv_len(&self, _: usize) -> usize {
         // Relative ids are exactly as many words as the SPIR-V.
         size_of_val(self.words)
     }
 
+    #[inline]
     fn decode(&self, _: usize, _: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
         copy_words(self.words, out);
         unpack::relative_ids_back(out)
     }
 
-    fn decode_cached(&self, index: usize) -> Result<&[u32], ShaderError> {
-        cached(&self.decoded, |out| self.decode(index, &DecodeOptions::new(), out))
+    #[inline]
+    fn cache(&self, _: usize) -> Result<Cache<'_>, ShaderError> {
+        Ok(Cache::One(&self.decoded))
     }
 }
 
@@ -135,6 +167,7 @@ impl EmbeddedEntry {
     /// An entry: where its name ends in the set's names, where its packed
     /// bytes are in the data (or the unpacked stream), their packed and
     /// unpacked lengths, its SPIR-V length and the xxHash32 of its SPIR-V.
+    #[inline]
     pub const fn new(
         name_end: u32,
         offset: u32,
@@ -193,6 +226,7 @@ impl EmbeddedModule {
     /// set's dictionary as stored, `packed_dictionary` its unpacked length
     /// and xxHash32, or `(0, 0)` without one.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub const fn new(
         name: &'static str,
         unpacker: &'static ModuleUnpacker,
@@ -263,18 +297,19 @@ pub struct EmbeddedSet {
     /// stream (layout "one stream"), or its dictionary (a dictionary
     /// codec); `(0, 0)` for modules packed one by one without one.
     once: (u32, u32),
-    unpacked: OnceLock<&'static [u8]>,
-    /// The set's shaders, made on first access, for a set the macro wrote
-    /// no `static` shaders for (a large one; see [`Self::shaders`]).
-    made: OnceLock<Vec<crate::Shader>>,
+    /// What the set unpacked once, leaked (the set lives as long as the
+    /// program). The cells are `ManuallyDrop` so that the set has no drop
+    /// glue for its vtable to link.
+    unpacked: ManuallyDrop<OnceLock<&'static [u8]>>,
     /// What `Shader::decode_cached` keeps, one slot per module, made on its
-    /// first use.
-    decoded: OnceLock<Box<[OnceLock<Vec<u32>>]>>,
+    /// first use (by [`decode_cached`]), leaked likewise.
+    decoded: ManuallyDrop<OnceLock<&'static [OnceLock<Vec<u32>>]>>,
 }
 
 impl EmbeddedSet {
     /// A set: its codec, data, dictionary (as stored), names (one string),
     /// table, and the length and xxHash32 of what it unpacks once.
+    #[inline]
     pub const fn new(
         unpacker: &'static Unpacker,
         data: &'static [u8],
@@ -290,9 +325,8 @@ impl EmbeddedSet {
             names,
             entries,
             once,
-            unpacked: OnceLock::new(),
-            made: OnceLock::new(),
-            decoded: OnceLock::new(),
+            unpacked: ManuallyDrop::new(OnceLock::new()),
+            decoded: ManuallyDrop::new(OnceLock::new()),
         }
     }
 
@@ -315,25 +349,10 @@ impl EmbeddedSet {
         self.data.len() + self.dictionary.len() + self.names.len() + size_of_val(self.entries)
     }
 
+    /// How many modules the set holds.
     #[inline]
     pub(crate) fn len(&self) -> usize {
         self.entries.len()
-    }
-
-    /// A shader per module, made on first access and kept for the life of
-    /// the program. The macros write small sets' shaders as `static`s
-    /// instead (32 bytes each and a relocation, against about 1 KB of
-    /// code for making them), and then nothing links this.
-    #[inline]
-    pub(crate) fn shaders(&'static self) -> &'static [crate::Shader] {
-        self.made.get_or_init(|| (0..self.len()).map(|index| crate::Shader::in_set(self, index)).collect())
-    }
-
-    /// Where `Shader::decode_cached` keeps module `index`'s decoded words.
-    #[inline]
-    pub(crate) fn decoded(&self, index: usize) -> Result<&OnceLock<Vec<u32>>, ShaderError> {
-        let slots = self.decoded.get_or_init(|| (0..self.len()).map(|_| OnceLock::new()).collect());
-        slots.get(index).ok_or_else(|| corrupt("a shader lies outside its set's table"))
     }
 
     #[inline]
@@ -413,48 +432,55 @@ impl EmbeddedSet {
 }
 
 impl EmbeddedSource for EmbeddedModule {
+    #[inline]
     fn name(&self, _: usize) -> &str {
         self.name
     }
 
+    #[inline]
     fn stored(&self, _: usize) -> &[u8] {
         self.stored
     }
 
+    #[inline]
     fn spirv_len(&self, _: usize) -> usize {
         len(self.spirv_len).unwrap_or(0)
     }
 
+    #[inline]
     fn decode(&self, _: usize, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
         self.decode_checked(options, out)
     }
 
-    fn decode_cached(&self, index: usize) -> Result<&[u32], ShaderError> {
-        cached(&self.decoded, |out| EmbeddedSource::decode(self, index, &DecodeOptions::new(), out))
+    #[inline]
+    fn cache(&self, _: usize) -> Result<Cache<'_>, ShaderError> {
+        Ok(Cache::One(&self.decoded))
     }
 }
 
 impl EmbeddedSource for EmbeddedSet {
+    #[inline]
     fn name(&self, index: usize) -> &str {
         EmbeddedSet::name(self, index)
     }
 
+    #[inline]
     fn stored(&self, index: usize) -> &[u8] {
         self.packed(index, self.unpacker.unpack_once).map_or(&[][..], |module| module.stored)
     }
 
+    #[inline]
     fn spirv_len(&self, index: usize) -> usize {
         EmbeddedSet::spirv_len(self, index).unwrap_or(0)
     }
 
+    #[inline]
     fn decode(&self, index: usize, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
         (self.unpacker.decode_in_set)(self, index, options, out)
     }
 
-    fn decode_cached(&self, index: usize) -> Result<&[u32], ShaderError> {
-        if let Some(words) = self.borrow_raw(index)? {
-            return Ok(words);
-        }
-        cached(self.decoded(index)?, |out| EmbeddedSource::decode(self, index, &DecodeOptions::new(), out))
+    #[inline]
+    fn cache(&self, _: usize) -> Result<Cache<'_>, ShaderError> {
+        Ok(Cache::InSet(self))
     }
 }

@@ -27,7 +27,7 @@ mod set;
 
 #[cfg(feature = "zstd-fast")]
 pub(crate) use bytes::Bytes;
-pub use set::{SetPacking, ShaderSet, leaked_embedded_set};
+pub use set::{LazyShaders, SetPacking, ShaderSet, leaked_embedded_set};
 
 use crate::DecodeOptions;
 use crate::container::ContentHash;
@@ -60,7 +60,6 @@ pub(crate) enum Source {
 /// trait object, called through its vtable: only the macros' output for
 /// that kind (or loading code) makes the vtable, so a binary links the
 /// decoding code of the kinds it holds, and a raw set none.
-#[derive(Debug)]
 pub(crate) enum Encoded {
     /// Module `index` of what `include_shaders!` or `include_shader!`
     /// embedded.
@@ -71,6 +70,7 @@ pub(crate) enum Encoded {
 }
 
 impl Encoded {
+    #[inline]
     fn name(&self) -> &str {
         match self {
             Self::Embedded { source, index } => source.name(*index),
@@ -79,6 +79,7 @@ impl Encoded {
         }
     }
 
+    #[inline]
     fn stored_bytes(&self) -> &[u8] {
         match self {
             Self::Embedded { source, index } => source.stored(*index),
@@ -87,6 +88,7 @@ impl Encoded {
         }
     }
 
+    #[inline]
     fn spirv_len(&self) -> usize {
         match self {
             Self::Embedded { source, index } => source.spirv_len(*index),
@@ -95,6 +97,7 @@ impl Encoded {
         }
     }
 
+    #[inline]
     fn decode(&self, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
         match self {
             Self::Embedded { source, index } => source.decode(*index, options, out),
@@ -103,11 +106,26 @@ impl Encoded {
         }
     }
 
+    #[inline]
     fn decode_cached(&self) -> Result<&[u32], ShaderError> {
         match self {
-            Self::Embedded { source, index } => source.decode_cached(*index),
+            Self::Embedded { source, index } => crate::embed::decode_cached(*source, *index),
             #[cfg(feature = "zstd-fast")]
             Self::Loaded(loaded) => loaded.decode_cached(),
+        }
+    }
+}
+
+/// Prints what an embedded shader is (its name and index) without
+/// putting `Debug` in the embedded kinds' vtables.
+impl core::fmt::Debug for Encoded {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::Embedded { source, index } => {
+                f.debug_struct("Embedded").field("name", &source.name(*index)).field("index", index).finish()
+            }
+            #[cfg(feature = "zstd-fast")]
+            Self::Loaded(loaded) => f.debug_tuple("Loaded").field(loaded).finish(),
         }
     }
 }

@@ -1,6 +1,8 @@
 //! Shader sets: every shader of a crate (`include_shaders!`), or of a
 //! bundle file.
 
+use std::sync::OnceLock;
+
 use super::Shader;
 use crate::container::NotFound;
 #[cfg(feature = "zstd-fast")]
@@ -37,11 +39,11 @@ impl core::fmt::Display for SetPacking {
 #[derive(Debug)]
 enum SetSource {
     /// Embedded by `include_shaders!`: the set, and a `static` shader per
-    /// module, or none for a set whose shaders are made on first access
-    /// ([`EmbeddedSet::shaders`]). `ShaderSet` has no interior mutability,
-    /// so the compiler folds which of the two a set uses, and links only
-    /// that one.
+    /// module.
     Embedded { set: &'static EmbeddedSet, shaders: &'static [Shader] },
+    /// Embedded by `include_shaders!`, a set large enough that making its
+    /// shaders on first access costs less than a `static` each.
+    Made(&'static LazyShaders),
     /// Embedded words, a `static` shader per module: raw SPIR-V (no table,
     /// data or decoder, and nothing to fail at run time) or SPIR-V with
     /// relative ids (the conversion back only). `codec` is the manifest's
@@ -74,11 +76,17 @@ pub struct ShaderSet {
 
 impl ShaderSet {
     /// For `include_shaders!`: an embedded set (`docs/format.md`), with a
-    /// `static` shader per module, or `&[]` to make them on first access.
-    /// Not a stable API.
+    /// `static` shader per module. Not a stable API.
     #[doc(hidden)]
     pub const fn embedded(set: &'static EmbeddedSet, shaders: &'static [Shader]) -> Self {
         Self { source: SetSource::Embedded { set, shaders } }
+    }
+
+    /// For `include_shaders!`: a large embedded set, whose shaders are made
+    /// on first access. Not a stable API.
+    #[doc(hidden)]
+    pub const fn made(shaders: &'static LazyShaders) -> Self {
+        Self { source: SetSource::Made(shaders) }
     }
 
     /// For `include_shaders!`: an embedded set of words (codec `spirv` or
@@ -141,13 +149,8 @@ impl ShaderSet {
     #[inline]
     pub fn shaders(&self) -> &[Shader] {
         match &self.source {
-            SetSource::Embedded { set, shaders } => {
-                if shaders.is_empty() {
-                    set.shaders()
-                } else {
-                    shaders
-                }
-            }
+            SetSource::Embedded { shaders, .. } => shaders,
+            SetSource::Made(made) => (made.make)(made),
             SetSource::Words { shaders, .. } => shaders,
             #[cfg(feature = "zstd-fast")]
             SetSource::Bundle { shaders, .. } => shaders,
@@ -212,7 +215,9 @@ impl ShaderSet {
     #[inline]
     pub fn packing(&self) -> SetPacking {
         match &self.source {
-            SetSource::Embedded { set, .. } => SetPacking { codec: set.codec(), one_stream: set.one_stream() },
+            SetSource::Embedded { set, .. } | SetSource::Made(LazyShaders { set, .. }) => {
+                SetPacking { codec: set.codec(), one_stream: set.one_stream() }
+            }
             SetSource::Words { codec, .. } => SetPacking { codec, one_stream: false },
             #[cfg(feature = "zstd-fast")]
             SetSource::Bundle { .. } => SetPacking { codec: "bundle", one_stream: false },
@@ -237,7 +242,7 @@ impl ShaderSet {
     #[inline]
     pub fn stored_len(&self) -> usize {
         match &self.source {
-            SetSource::Embedded { set, .. } => set.stored_len(),
+            SetSource::Embedded { set, .. } | SetSource::Made(LazyShaders { set, .. }) => set.stored_len(),
             SetSource::Words { stored_len, .. } => *stored_len,
             #[cfg(feature = "zstd-fast")]
             SetSource::Bundle { bytes, .. } => bytes.get().len(),
@@ -246,9 +251,37 @@ impl ShaderSet {
 }
 
 /// An embedded set built at run time rather than by `include_shaders!`
-/// (for tests and benchmarks of the embedded format): the set is leaked,
-/// as the macro's is a `static`. Not a stable API.
+/// (for tests and benchmarks of the embedded format): the set and its
+/// shaders are leaked, as the macro's are `static`s. Not a stable API.
 #[doc(hidden)]
 pub fn leaked_embedded_set(set: EmbeddedSet) -> ShaderSet {
-    ShaderSet::embedded(Box::leak(Box::new(set)), &[])
+    let set: &'static EmbeddedSet = Box::leak(Box::new(set));
+    let shaders: Vec<Shader> = (0..set.len()).map(|index| Shader::in_set(set, index)).collect();
+    ShaderSet::embedded(set, shaders.leak())
+}
+
+/// The shaders of a large embedded set, made on first access and kept for
+/// the life of the program: what `include_shaders!` writes, as a `static`,
+/// for a set it writes no `static` shaders for (`LazyShaders::new`).
+/// Making them costs about 1 KB of code, which only such sets link: the
+/// code is behind `make`, which only `new` names. Not a stable API.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct LazyShaders {
+    set: &'static EmbeddedSet,
+    made: OnceLock<&'static [Shader]>,
+    make: fn(&'static LazyShaders) -> &'static [Shader],
+}
+
+impl LazyShaders {
+    /// The shaders of `set`, made on first access. Not a stable API.
+    pub const fn new(set: &'static EmbeddedSet) -> Self {
+        Self { set, made: OnceLock::new(), make: Self::make }
+    }
+
+    fn make(&'static self) -> &'static [Shader] {
+        let set = self.set;
+        // Leaked: the set is a `static`, and so are its shaders.
+        self.made.get_or_init(|| (0..set.len()).map(|index| Shader::in_set(set, index)).collect::<Vec<_>>().leak())
+    }
 }
