@@ -85,10 +85,9 @@ impl fmt::Display for Failure {
     #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Corrupt(reason) => write!(
-                f,
-                "embedded shader is corrupt: {reason}; the binary was damaged after it was built, rebuild it"
-            ),
+            Self::Corrupt(reason) => {
+                write!(f, "embedded shader is corrupt: {reason}; the binary was damaged after it was built, rebuild it")
+            }
             Self::TooLarge { declared, limit } => write!(
                 f,
                 "shader declares {declared} bytes of SPIR-V, over the limit of {limit} bytes; raise \

@@ -30,44 +30,15 @@ use unpack::{Decode, ModuleUnpacker, Packed, UnpackOnce, Unpacker, corrupt, len}
 pub use words::{le_words, spirv_module};
 
 use crate::DecodeOptions;
+use crate::shader::source::{Cache, ShaderSource};
 use crate::shader_error::{Failure, ShaderError};
-
-/// An embedded module or set as a shader reads it: module `index` of it.
-///
-/// A [`Shader`](crate::Shader) holds one behind a trait object, and only
-/// the macros' output for a set of that kind makes its vtable. So a binary
-/// links the code of the kinds it embeds, and nothing else: a raw set,
-/// whose shaders are only a name and words, none of this. The vtable
-/// holds only what `name` and `decode` need, and what every kind needs to
-/// find its cache: no `Debug` (a shader prints its name instead), no drop
-/// glue beyond a `OnceLock`, and no caching code, which [`decode_cached`]
-/// holds once for every kind.
-pub(crate) trait EmbeddedSource: Send + Sync {
-    fn name(&self, index: usize) -> &str;
-    /// The module as stored (see `Shader::stored_bytes`).
-    fn stored(&self, index: usize) -> &[u8];
-    /// Bytes of SPIR-V, from the table (0 if it is damaged).
-    fn spirv_len(&self, index: usize) -> usize;
-    fn decode(&self, index: usize, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError>;
-    /// Where `Shader::decode_cached` finds module `index`'s words.
-    fn cache(&self, index: usize) -> Result<Cache<'_>, ShaderError>;
-}
-
-/// Where [`decode_cached`] finds or keeps a module's words.
-pub(crate) enum Cache<'a> {
-    /// A module's own slot.
-    One(&'a OnceLock<Vec<u32>>),
-    /// Module `index` of a set: served from the binary if raw, else kept
-    /// in the set's slots, made on first use.
-    InSet(&'a EmbeddedSet),
-}
 
 /// Decodes module `index` of `source` once and keeps the words, or serves
 /// raw ones in place. One function for every kind, outside the vtables, so
 /// that only programs that call `Shader::decode_cached` (or what uses it)
 /// link it.
 #[inline]
-pub(crate) fn decode_cached(source: &dyn EmbeddedSource, index: usize) -> Result<&[u32], ShaderError> {
+pub(crate) fn decode_cached(source: &dyn ShaderSource, index: usize) -> Result<&[u32], ShaderError> {
     let slot = match source.cache(index)? {
         Cache::One(slot) => slot,
         Cache::InSet(set) => {
@@ -121,7 +92,7 @@ impl RelativeIdsModule {
     }
 }
 
-impl EmbeddedSource for RelativeIdsModule {
+impl ShaderSource for RelativeIdsModule {
     #[inline]
     fn name(&self, _: usize) -> &str {
         self.name
@@ -431,7 +402,7 @@ impl EmbeddedSet {
     }
 }
 
-impl EmbeddedSource for EmbeddedModule {
+impl ShaderSource for EmbeddedModule {
     #[inline]
     fn name(&self, _: usize) -> &str {
         self.name
@@ -458,7 +429,7 @@ impl EmbeddedSource for EmbeddedModule {
     }
 }
 
-impl EmbeddedSource for EmbeddedSet {
+impl ShaderSource for EmbeddedSet {
     #[inline]
     fn name(&self, index: usize) -> &str {
         EmbeddedSet::name(self, index)

@@ -4,24 +4,11 @@
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
+use super::source::{Cache, ShaderSource};
 use super::{Bytes, Encoded, Shader, Source};
 use crate::DecodeOptions;
 use crate::container::{Container, ContainerError, ContentHash, Dictionary, OpenError};
 use crate::shader_error::ShaderError;
-
-/// A loaded shader's bytes, behind a trait object: calls go through its
-/// vtable, which only loading code creates, so binaries that only embed
-/// shaders link none of this (nor zstd, nor `Arc`).
-pub(crate) trait LoadedSource: core::fmt::Debug + Send + Sync {
-    fn name(&self) -> &str;
-    fn bytes(&self) -> &[u8];
-    fn reflection(&self) -> &[u8];
-    fn spirv_len(&self) -> usize;
-    fn content_hash(&self) -> ContentHash;
-    fn decode(&self, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError>;
-    /// Decodes once, and keeps the words.
-    fn decode_cached(&self) -> Result<&[u32], ShaderError>;
-}
 
 /// A loaded container: what its header records, and the dictionary it
 /// shares with the rest of its bundle.
@@ -36,38 +23,29 @@ struct LoadedContainer {
     decoded: OnceLock<Vec<u32>>,
 }
 
-impl LoadedSource for LoadedContainer {
-    fn name(&self) -> &str {
+impl ShaderSource for LoadedContainer {
+    fn name(&self, _: usize) -> &str {
         &self.name
     }
 
-    fn bytes(&self) -> &[u8] {
+    fn stored(&self, _: usize) -> &[u8] {
         self.bytes.get()
     }
 
-    fn reflection(&self) -> &[u8] {
-        self.reflection.get()
-    }
-
-    fn spirv_len(&self) -> usize {
+    fn spirv_len(&self, _: usize) -> usize {
         self.spirv_len
     }
 
-    fn content_hash(&self) -> ContentHash {
-        self.hash
-    }
-
-    fn decode(&self, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
+    fn decode(&self, _: usize, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
         Ok(Container::parse(self.bytes.get())?.decode_with(self.dictionary.as_deref(), options, out)?)
     }
 
-    fn decode_cached(&self) -> Result<&[u32], ShaderError> {
-        if let Some(words) = self.decoded.get() {
-            return Ok(words);
-        }
-        let mut words = Vec::new();
-        self.decode(&DecodeOptions::new(), &mut words)?;
-        Ok(self.decoded.get_or_init(|| words))
+    fn cache(&self, _: usize) -> Result<Cache<'_>, ShaderError> {
+        Ok(Cache::One(&self.decoded))
+    }
+
+    fn recorded(&self) -> Option<(&[u8], ContentHash)> {
+        Some((self.reflection.get(), self.hash))
     }
 }
 

@@ -24,6 +24,7 @@ pub mod hot_reload;
 #[cfg(feature = "zstd-fast")]
 mod loaded;
 mod set;
+pub(crate) mod source;
 
 #[cfg(feature = "zstd-fast")]
 pub(crate) use bytes::Bytes;
@@ -31,9 +32,10 @@ pub use set::{LazyShaders, SetPacking, ShaderSet, leaked_embedded_set};
 
 use crate::DecodeOptions;
 use crate::container::ContentHash;
-use crate::embed::{EmbeddedModule, EmbeddedSet, EmbeddedSource, RelativeIdsModule, copy_words};
+use crate::embed::{EmbeddedModule, EmbeddedSet, RelativeIdsModule, copy_words};
 use crate::reflect::{Reflection, ShaderStage};
 use crate::shader_error::ShaderError;
+use source::ShaderSource;
 
 /// What a shader records of its origin: nothing without `hot-reload`.
 #[cfg(feature = "hot-reload")]
@@ -63,56 +65,58 @@ pub(crate) enum Source {
 pub(crate) enum Encoded {
     /// Module `index` of what `include_shaders!` or `include_shader!`
     /// embedded.
-    Embedded { source: &'static dyn EmbeddedSource, index: usize },
+    Embedded { source: &'static dyn ShaderSource, index: usize },
     /// A container from a file or a bundle.
     #[cfg(feature = "zstd-fast")]
-    Loaded(Box<dyn loaded::LoadedSource>),
+    Loaded(Box<dyn ShaderSource>),
 }
 
 impl Encoded {
+    /// The source and the module's index in it: one indirect call serves
+    /// every kind.
+    #[inline]
+    fn parts(&self) -> (&dyn ShaderSource, usize) {
+        match self {
+            Self::Embedded { source, index } => (*source, *index),
+            #[cfg(feature = "zstd-fast")]
+            Self::Loaded(loaded) => (&**loaded, 0),
+        }
+    }
+
     #[inline]
     fn name(&self) -> &str {
-        match self {
-            Self::Embedded { source, index } => source.name(*index),
-            #[cfg(feature = "zstd-fast")]
-            Self::Loaded(loaded) => loaded.name(),
-        }
+        let (source, index) = self.parts();
+        source.name(index)
     }
 
     #[inline]
     fn stored_bytes(&self) -> &[u8] {
-        match self {
-            Self::Embedded { source, index } => source.stored(*index),
-            #[cfg(feature = "zstd-fast")]
-            Self::Loaded(loaded) => loaded.bytes(),
-        }
+        let (source, index) = self.parts();
+        source.stored(index)
     }
 
     #[inline]
     fn spirv_len(&self) -> usize {
-        match self {
-            Self::Embedded { source, index } => source.spirv_len(*index),
-            #[cfg(feature = "zstd-fast")]
-            Self::Loaded(loaded) => loaded.spirv_len(),
-        }
+        let (source, index) = self.parts();
+        source.spirv_len(index)
     }
 
     #[inline]
     fn decode(&self, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
-        match self {
-            Self::Embedded { source, index } => source.decode(*index, options, out),
-            #[cfg(feature = "zstd-fast")]
-            Self::Loaded(loaded) => loaded.decode(options, out),
-        }
+        let (source, index) = self.parts();
+        source.decode(index, options, out)
     }
 
     #[inline]
     fn decode_cached(&self) -> Result<&[u32], ShaderError> {
-        match self {
-            Self::Embedded { source, index } => crate::embed::decode_cached(*source, *index),
-            #[cfg(feature = "zstd-fast")]
-            Self::Loaded(loaded) => loaded.decode_cached(),
-        }
+        let (source, index) = self.parts();
+        crate::embed::decode_cached(source, index)
+    }
+
+    /// A loaded container's stored reflection and content hash.
+    #[inline]
+    fn recorded(&self) -> Option<(&[u8], ContentHash)> {
+        self.parts().0.recorded()
     }
 }
 
@@ -125,7 +129,7 @@ impl core::fmt::Debug for Encoded {
                 f.debug_struct("Embedded").field("name", &source.name(*index)).field("index", index).finish()
             }
             #[cfg(feature = "zstd-fast")]
-            Self::Loaded(loaded) => f.debug_tuple("Loaded").field(loaded).finish(),
+            Self::Loaded(loaded) => f.debug_struct("Loaded").field("name", &loaded.name(0)).finish(),
         }
     }
 }
@@ -306,9 +310,10 @@ impl Shader {
         if let Some(words) = self.reload.latest() {
             return Ok(Reflection::from_spirv(words)?);
         }
-        #[cfg(feature = "zstd-fast")]
-        if let Source::Encoded(Encoded::Loaded(container)) = &self.source {
-            return Ok(Reflection::from_bytes(container.reflection())?);
+        if let Source::Encoded(encoded) = &self.source
+            && let Some((reflection, _)) = encoded.recorded()
+        {
+            return Ok(Reflection::from_bytes(reflection)?);
         }
         Ok(Reflection::from_spirv(self.decode_cached()?)?)
     }
@@ -379,9 +384,10 @@ impl Shader {
         if let Some(words) = self.reload.latest() {
             return Ok(ContentHash::of_spirv(words));
         }
-        #[cfg(feature = "zstd-fast")]
-        if let Source::Encoded(Encoded::Loaded(container)) = &self.source {
-            return Ok(container.content_hash());
+        if let Source::Encoded(encoded) = &self.source
+            && let Some((_, hash)) = encoded.recorded()
+        {
+            return Ok(hash);
         }
         Ok(ContentHash::of_spirv(self.decode_cached()?))
     }
