@@ -146,10 +146,10 @@ fn compile_sources(args: &PackArgs) -> Result<Vec<(String, Vec<u32>)>, FileError
     spinner.finish_and_clear();
     let compiled = result.map_err(|e| FileError::new(&args.dir, e));
     let modules = compiled.and_then(|_| {
-        let dir = out.join(smolv_build::ARTIFACT_DIR);
-        let text = std::fs::read_to_string(dir.join(smolv_build::MANIFEST_FILE))
+        let dir = out.join(smolv_format::ARTIFACT_DIR);
+        let text = std::fs::read_to_string(dir.join(smolv_format::MANIFEST_FILE))
             .map_err(|e| FileError::new(&dir, format!("cannot read the build manifest: {e}")))?;
-        let manifest: smolv_build::Manifest =
+        let manifest: smolv_format::Manifest =
             serde_json::from_str(&text).map_err(|e| FileError::new(&dir, format!("bad build manifest: {e}")))?;
         manifest
             .modules

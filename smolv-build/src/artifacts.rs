@@ -7,9 +7,12 @@ use rayon::prelude::*;
 
 use crate::bundle::{BundleModule, assemble_bundle};
 use crate::cache::{BodyReader, BodyWriter, Cache, KeyBuilder};
-use crate::emit::{
-    self, Artifacts, EmbeddedFiles, Manifest, ManifestEmbeddedModule, ManifestEmbeddedSet, ManifestModule,
+use smolv_format::{
+    BUNDLE_FILE, EMBEDDED_DATA_FILE, EMBEDDED_DICTIONARY_FILE, EMBEDDED_DIRECTORY_FILE, MANIFEST_FORMAT,
+    ManifestEmbeddedModule, ManifestEmbeddedSet, ManifestModule,
 };
+
+use crate::emit::{self, Artifacts, EmbeddedFiles, Manifest};
 use crate::encode::{Packed, ZstdForms, compress_forms, encode_module};
 use crate::error::Error;
 use crate::frontend::CompiledModule;
@@ -111,12 +114,12 @@ pub(crate) fn build_artifacts(
     let spirv_bytes = inputs.iter().map(|m| m.spirv.len()).sum();
     let packing_report = packing_report(&embedded, spirv_bytes);
     let manifest_embedded = ManifestEmbeddedSet {
-        codec: packing_report.codec.clone(),
-        layout: packing_report.layout.clone(),
+        codec: embedded.scheme.codec,
+        framing: embedded.scheme.framing,
         goal: packing_report.goal.clone(),
-        directory: emit::EMBEDDED_DIRECTORY_FILE.to_owned(),
-        data: emit::EMBEDDED_DATA_FILE.to_owned(),
-        dictionary: embedded.dictionary.as_ref().map(|_| emit::EMBEDDED_DICTIONARY_FILE.to_owned()),
+        directory: EMBEDDED_DIRECTORY_FILE.to_owned(),
+        data: EMBEDDED_DATA_FILE.to_owned(),
+        dictionary: embedded.dictionary.as_ref().map(|_| EMBEDDED_DICTIONARY_FILE.to_owned()),
         spirv_bytes,
         stored_bytes: packing_report.stored_bytes,
         decoder_bytes: packing_report.decoder_bytes,
@@ -124,8 +127,8 @@ pub(crate) fn build_artifacts(
     report.packing = Some(packing_report);
     Ok(Artifacts {
         manifest: Manifest {
-            format: emit::MANIFEST_FORMAT,
-            bundle: emit::BUNDLE_FILE.to_owned(),
+            format: MANIFEST_FORMAT,
+            bundle: BUNDLE_FILE.to_owned(),
             dictionary: dictionary_bytes.as_ref().map(|_| "dictionary.zdict".to_owned()),
             strip_debug: settings.strip_debug,
             embedded: manifest_embedded,

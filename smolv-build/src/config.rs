@@ -296,8 +296,8 @@ impl Config {
     ///
     /// ```no_run
     /// // build.rs: always ship SMOL-V + LZ4 as one stream.
-    /// use smolv_build::{Config, Layout, Packing};
-    /// Config::new().shader_dir("shaders").packing(Packing::Lz4 { layout: Layout::Stream }).compile();
+    /// use smolv_build::{Config, Framing, Packing};
+    /// Config::new().shader_dir("shaders").packing(Packing::Lz4 { framing: Framing::Stream }).compile();
     /// ```
     pub fn packing(&mut self, packing: Packing) -> &mut Self {
         self.packing = Some(packing);
@@ -783,7 +783,7 @@ mod tests {
         let from_env =
             packing_options(&config, vars(&[("SMOLV_PACKING", "zstd-stream"), ("SMOLV_SIZE_GOAL", "download")]))
                 .unwrap();
-        let zstd_stream = Packing::Zstd { layout: packing::Layout::Stream };
+        let zstd_stream = Packing::Zstd { framing: packing::Framing::Stream };
         assert_eq!((from_env.packing, from_env.goal), (zstd_stream, SizeGoal::Download));
         config.packing(Packing::Raw).size_goal(SizeGoal::Installed);
         let set = packing_options(&config, vars(&[("SMOLV_PACKING", "lz4"), ("SMOLV_SIZE_GOAL", "download")])).unwrap();

@@ -170,19 +170,15 @@ mod tool;
 
 pub use bundle::{PackOptions, PackedBundle, PackedEntry, pack_bundle};
 pub use config::Config;
-pub use emit::{
-    ARTIFACT_DIR, BUNDLE_FILE, EMBEDDED_DATA_FILE, EMBEDDED_DICTIONARY_FILE, EMBEDDED_DIRECTORY_FILE, MANIFEST_FILE,
-    Manifest, ManifestEmbeddedModule, ManifestEmbeddedSet, ManifestModule,
-};
 pub use error::{Diagnostic, Error};
 pub use options::{Define, DictionaryMode, Optimization, ResourceKind, SpirvVersion, TargetEnv, Variant};
 /// ```
-/// use smolv_build::{Config, Layout, Packing};
+/// use smolv_build::{Config, Framing, Packing};
 /// let mut config = Config::new();
-/// config.shader_dir("shaders").packing(Packing::Zstd { layout: Layout::Stream });
-/// assert_eq!(Layout::Stream.name(), "stream");
+/// config.shader_dir("shaders").packing(Packing::Zstd { framing: Framing::Stream });
+/// assert_eq!(Framing::Stream.name(), "stream");
 /// ```
-pub use packing::Layout;
+pub use packing::Framing;
 /// ```
 /// use smolv_build::Packing;
 /// let packing = Packing::parse("lz4-stream").unwrap();

@@ -19,7 +19,8 @@ use crate::source::Job;
 /// another process with the same result.
 ///
 /// ```
-/// use smolv_build::{ARTIFACT_DIR, MANIFEST_FILE, Manifest};
+/// use smolv_build::ShaderRecipe;
+/// use smolv_format::{ARTIFACT_DIR, MANIFEST_FILE, Manifest};
 /// # let dir = tempfile::tempdir()?;
 /// # let spirv: Vec<u8> = smolv_runtime::doc_example_module().iter().flat_map(|w| w.to_le_bytes()).collect();
 /// # std::fs::create_dir(dir.path().join("shaders"))?;
@@ -28,7 +29,7 @@ use crate::source::Job;
 /// # config.shader_dir(dir.path().join("shaders")).cache_dir(dir.path().join("cache")).cargo_directives(false);
 /// # let out_dir = dir.path().join("out");
 /// # config.out_dir(&out_dir).try_compile()?;
-/// let manifest: Manifest = serde_json::from_slice(&std::fs::read(out_dir.join(ARTIFACT_DIR).join(MANIFEST_FILE))?)?;
+/// let manifest: Manifest<ShaderRecipe> = serde_json::from_slice(&std::fs::read(out_dir.join(ARTIFACT_DIR).join(MANIFEST_FILE))?)?;
 /// let recipe = manifest.modules[0].recipe.clone().expect("this smolv-build records recipes");
 /// let again = recipe.compile().map_err(|errors| format!("{errors:?}"))?;
 /// // The same words the embedded shader decodes to.

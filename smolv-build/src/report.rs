@@ -490,7 +490,7 @@ pub(crate) fn packing_report(set: &crate::packing::EmbeddedSet, spirv_bytes: usi
         .map(|c| CandidateReport {
             packing: c.scheme.packing_name().to_owned(),
             codec: c.scheme.codec.name().to_owned(),
-            layout: c.scheme.layout.name().to_owned(),
+            layout: c.scheme.framing.name().to_owned(),
             stored_bytes: c.stored,
             decoder_bytes: c.decoder().installed,
             installed_bytes: c.installed_total(),
@@ -502,7 +502,7 @@ pub(crate) fn packing_report(set: &crate::packing::EmbeddedSet, spirv_bytes: usi
     PackingReport {
         packing: set.scheme.packing_name().to_owned(),
         codec: set.scheme.codec.name().to_owned(),
-        layout: set.scheme.layout.name().to_owned(),
+        layout: set.scheme.framing.name().to_owned(),
         goal: set.goal.name().to_owned(),
         spirv_bytes,
         stored_bytes: set.stored_len(),

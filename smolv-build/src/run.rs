@@ -231,7 +231,7 @@ mod tests {
             .cache_dir(dir.path().join("cache"))
             .cargo_directives(false)
             .optimization(Optimization::None);
-        let out = dir.path().join("out").join(emit::ARTIFACT_DIR);
+        let out = dir.path().join("out").join(smolv_format::ARTIFACT_DIR);
         let spirv = || std::fs::read(out.join(emit::artifact_name(0, "a.frag", "spv"))).unwrap();
         let first = config.try_compile().unwrap();
         assert_eq!((first.compiled, first.cache_hits), (1, 0));

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, SystemTime};
 
-use smolv_build::{Config, Error, Language, Manifest, Report, ResourceKind, SpirvVersion};
+use smolv_build::{Config, Error, Language, Report, ResourceKind, SpirvVersion};
+use smolv_format::Manifest;
 use smolv_runtime::reflect::{Reflection, ShaderStage};
 
 const HLSL_VERTEX: &str = "\

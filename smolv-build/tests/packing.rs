@@ -6,7 +6,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use smolv_build::{Config, DictionaryMode, Error, Layout, Manifest, Optimization, Packing, Report, SizeGoal};
+use smolv_build::{Config, DictionaryMode, Error, Framing, Optimization, Packing, Report, SizeGoal};
+use smolv_format::Manifest;
 use smolv_runtime::__private::RelativeIdsModule;
 use smolv_runtime::reflect::{Reflection, ShaderStage};
 
@@ -287,8 +288,8 @@ fn check_embedded(out: &Path) -> Directory {
     // The binary carries data, dictionary, the names and 24 bytes of table per module.
     let tables: usize = directory.entries.iter().map(|e| e.name.len() + 24).sum();
     assert_eq!(embedded.stored_bytes, data.len() + dictionary.as_ref().map_or(0, Vec::len) + tables);
-    assert_eq!(CODECS[usize::from(directory.codec)], embedded.codec);
-    assert_eq!(["module", "stream"][usize::from(directory.layout)], embedded.layout);
+    assert_eq!(CODECS[usize::from(directory.codec)], embedded.codec.name());
+    assert_eq!(["module", "stream"][usize::from(directory.layout)], embedded.framing.name());
     assert_eq!(dictionary.is_some(), directory.codec == 4, "a dictionary exactly for codec 4");
     assert_eq!(directory.entries.len(), manifest.modules.len());
 
@@ -311,7 +312,7 @@ fn check_embedded(out: &Path) -> Directory {
     if stream.is_none() && dictionary.is_none() {
         assert_eq!((directory.stream_len, directory.stream_check), (0, 0));
     }
-    let runtime_set = runtime_set(&directory, &embedded.codec, &data, packed_dictionary.as_deref());
+    let runtime_set = runtime_set(&directory, embedded.codec.name(), &data, packed_dictionary.as_deref());
     let runtime_shaders = runtime_set.shaders();
     assert_eq!(runtime_shaders.len(), directory.entries.len());
 
@@ -399,7 +400,7 @@ fn check_embedded(out: &Path) -> Directory {
         let unpacked_alone = unpack(directory.codec, &packed, alone.unpacked_bytes, dictionary.as_deref());
         assert_eq!(decode(directory.codec, &unpacked_alone), expected, "{} alone", entry.name);
         let once = if packed_dictionary.is_some() { (directory.stream_len, directory.stream_check) } else { (0, 0) };
-        let alone = runtime_alone(&embedded.codec, entry, packed, packed_dictionary.as_deref(), once);
+        let alone = runtime_alone(embedded.codec.name(), entry, packed, packed_dictionary.as_deref(), once);
         assert_eq!(alone.decode().unwrap(), expected, "{} alone through the runtime", entry.name);
         spirv_total += entry.spirv_len;
     }
@@ -440,13 +441,13 @@ fn example_files(dir: &Path) -> Vec<PathBuf> {
 const PACKINGS: [Packing; 10] = [
     Packing::Raw,
     Packing::RelativeIds,
-    Packing::RelativeIdsLz4 { layout: Layout::PerModule },
-    Packing::RelativeIdsLz4 { layout: Layout::Stream },
+    Packing::RelativeIdsLz4 { framing: Framing::PerModule },
+    Packing::RelativeIdsLz4 { framing: Framing::Stream },
     Packing::Smolv,
-    Packing::Lz4 { layout: Layout::PerModule },
-    Packing::Lz4 { layout: Layout::Stream },
-    Packing::Zstd { layout: Layout::PerModule },
-    Packing::Zstd { layout: Layout::Stream },
+    Packing::Lz4 { framing: Framing::PerModule },
+    Packing::Lz4 { framing: Framing::Stream },
+    Packing::Zstd { framing: Framing::PerModule },
+    Packing::Zstd { framing: Framing::Stream },
     Packing::ZstdDictionary,
 ];
 
@@ -613,7 +614,7 @@ fn a_warm_build_rewrites_nothing() {
     let files = example_files(dir.path());
     let out = dir.path().join("out");
     let mut config = config(&files, &out);
-    config.packing(Packing::Lz4 { layout: Layout::Stream });
+    config.packing(Packing::Lz4 { framing: Framing::Stream });
     let first = config.try_compile().unwrap();
     let data = out.join("smolv/embedded/set.data");
     let modified = std::fs::metadata(&data).unwrap().modified().unwrap();

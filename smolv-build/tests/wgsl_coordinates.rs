@@ -3,7 +3,8 @@
 
 use std::path::Path;
 
-use smolv_build::{Config, Manifest, Optimization};
+use smolv_build::{Config, Optimization};
+use smolv_format::Manifest;
 
 const SHADER: &str = "@vertex\nfn vs_main(@location(0) p: vec2<f32>) -> @builtin(position) vec4<f32> {\n    \
                       return vec4<f32>(p, 0.0, 1.0);\n}\n";

@@ -77,10 +77,11 @@ impl Reloader {
 
     /// Watches a shader with a recipe given here rather than embedded: for
     /// shaders loaded from a bundle, with the recipes of the build's
-    /// manifest ([`smolv_build::ManifestModule::recipe`]).
+    /// manifest (each module's `recipe`, read as
+    /// `smolv_format::ManifestModule<smolv_build::ShaderRecipe>`).
     ///
     /// ```no_run
-    /// # fn get(shader: &'static smolv_runtime::Shader, module: &smolv_build::ManifestModule) {
+    /// # fn get(shader: &'static smolv_runtime::Shader, module: &smolv_format::ManifestModule<smolv_build::ShaderRecipe>) {
     /// let mut reloader = smolv_reload::Reloader::new();
     /// if let Some(recipe) = &module.recipe {
     ///     reloader.shader_with_recipe(shader, recipe.clone());

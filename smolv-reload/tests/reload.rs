@@ -8,7 +8,10 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use smolv_build::{ARTIFACT_DIR, Config, MANIFEST_FILE, Manifest, Variant};
+use smolv_build::{Config, ShaderRecipe, Variant};
+use smolv_format::{ARTIFACT_DIR, MANIFEST_FILE};
+
+type Manifest = smolv_format::Manifest<ShaderRecipe>;
 use smolv_reload::{Event, Reloader, Watcher};
 use smolv_runtime::ShaderSet;
 

@@ -32,7 +32,7 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use smolv_build::{Config, Layout, Optimization, Packing};
+use smolv_build::{Config, Framing, Optimization, Packing};
 use smolv_runtime::__private::{
     EmbeddedEntry, EmbeddedSet, RAW, RELATIVE_IDS, RELATIVE_IDS_LZ4, SMOLV, SMOLV_LZ4, SMOLV_ZSTD,
     SMOLV_ZSTD_DICTIONARY, Unpacker, leaked_embedded_set,
@@ -43,13 +43,13 @@ use smolv_runtime::ShaderSet;
 const PACKINGS: [(&str, Packing); 10] = [
     ("raw SPIR-V", Packing::Raw),
     ("relative ids", Packing::RelativeIds),
-    ("relative-ids-lz4, per module", Packing::RelativeIdsLz4 { layout: Layout::PerModule }),
-    ("relative-ids-lz4, one stream", Packing::RelativeIdsLz4 { layout: Layout::Stream }),
+    ("relative-ids-lz4, per module", Packing::RelativeIdsLz4 { framing: Framing::PerModule }),
+    ("relative-ids-lz4, one stream", Packing::RelativeIdsLz4 { framing: Framing::Stream }),
     ("smolv", Packing::Smolv),
-    ("smolv-lz4, per module", Packing::Lz4 { layout: Layout::PerModule }),
-    ("smolv-lz4, one stream", Packing::Lz4 { layout: Layout::Stream }),
-    ("smolv-zstd, per module", Packing::Zstd { layout: Layout::PerModule }),
-    ("smolv-zstd, one stream", Packing::Zstd { layout: Layout::Stream }),
+    ("smolv-lz4, per module", Packing::Lz4 { framing: Framing::PerModule }),
+    ("smolv-lz4, one stream", Packing::Lz4 { framing: Framing::Stream }),
+    ("smolv-zstd, per module", Packing::Zstd { framing: Framing::PerModule }),
+    ("smolv-zstd, one stream", Packing::Zstd { framing: Framing::Stream }),
     ("smolv-zstd-dictionary", Packing::ZstdDictionary),
 ];
 

@@ -4,18 +4,19 @@
 
 use std::path::PathBuf;
 
-use smolv_build::{Manifest, Report};
+use smolv_build::Report;
+use smolv_format::Manifest;
 use smolv_runtime::DecodeOptions;
 use smolv_runtime::container::{Bundle, Container, Dictionary};
 use smolv_runtime::reflect::{DescriptorKind, ShaderStage, SpecConstantType};
 use smolv_tests::spirv_val;
 
 fn artifacts() -> PathBuf {
-    PathBuf::from(env!("OUT_DIR")).join(smolv_build::ARTIFACT_DIR)
+    PathBuf::from(env!("OUT_DIR")).join(smolv_format::ARTIFACT_DIR)
 }
 
 fn manifest() -> Manifest {
-    let text = std::fs::read_to_string(artifacts().join(smolv_build::MANIFEST_FILE)).unwrap();
+    let text = std::fs::read_to_string(artifacts().join(smolv_format::MANIFEST_FILE)).unwrap();
     serde_json::from_str(&text).unwrap()
 }
 
@@ -25,7 +26,7 @@ fn report() -> Report {
 }
 
 fn bundle() -> Bundle<'static> {
-    Bundle::open(artifacts().join(smolv_build::BUNDLE_FILE)).unwrap()
+    Bundle::open(artifacts().join(smolv_format::BUNDLE_FILE)).unwrap()
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use smolv_build::Manifest;
+use smolv_format::Manifest;
 use smolv_runtime::__private::EmbeddedModule;
 use smolv_runtime::container::{ContainerError, OpenError};
 use smolv_runtime::reflect::ShaderStage;

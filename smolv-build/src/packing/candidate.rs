@@ -5,10 +5,11 @@ use std::collections::HashMap;
 
 use rayon::prelude::*;
 
-use super::codec::{Codec, Scheme, pack_block};
+use super::Codec;
+use super::codec::{Scheme, pack_block};
 use super::dictionary::EmbeddedDictionary;
 use super::directory::{self, Entry, Once};
-use super::{Layout, PackInput};
+use super::{Framing, PackInput};
 use crate::encode::ZstdForms;
 use crate::error::Error;
 
@@ -171,9 +172,9 @@ pub(crate) fn per_module(inputs: &[PackInput], forms: &ModuleForms) -> Result<Ca
         Some((packed, once)) => (Some(packed.clone()), *once),
         None => (None, Once::default()),
     };
-    let directory = directory::write(codec, Layout::PerModule, once, &entries)?;
+    let directory = directory::write(codec, Framing::PerModule, once, &entries)?;
     Ok(Candidate {
-        scheme: Scheme { codec, layout: Layout::PerModule },
+        scheme: Scheme { codec, framing: Framing::PerModule },
         directory,
         data,
         dictionary,
@@ -216,9 +217,9 @@ pub(crate) fn stream(
         .collect();
     let header = Once { len: stream.len(), check: xxhash_rust::xxh32::xxh32(&stream, 0) };
     let data = pack_block(codec, &stream, zstd_level, None)?;
-    let directory = directory::write(codec, Layout::Stream, header, &entries)?;
+    let directory = directory::write(codec, Framing::Stream, header, &entries)?;
     Ok(Candidate {
-        scheme: Scheme { codec, layout: Layout::Stream },
+        scheme: Scheme { codec, framing: Framing::Stream },
         directory,
         data,
         dictionary: None,

@@ -52,7 +52,7 @@ pub(crate) fn choose(candidates: &[Measured], goal: SizeGoal) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packing::{Layout, Packing};
+    use crate::packing::{Framing, Packing};
 
     fn measured(packing: Packing, stored: usize, stored_xz: usize) -> Measured {
         let scheme = packing.scheme().unwrap();
@@ -65,9 +65,9 @@ mod tests {
         // which need decoders of several KB.
         let candidates = [
             measured(Packing::Raw, 3_000, 900),
-            measured(Packing::RelativeIdsLz4 { layout: Layout::Stream }, 1_200, 1_100),
+            measured(Packing::RelativeIdsLz4 { framing: Framing::Stream }, 1_200, 1_100),
             measured(Packing::Smolv, 1_000, 700),
-            measured(Packing::Lz4 { layout: Layout::PerModule }, 600, 500),
+            measured(Packing::Lz4 { framing: Framing::PerModule }, 600, 500),
         ];
         assert_eq!(choose(&candidates, SizeGoal::Installed), Some(0));
         assert_eq!(choose(&candidates, SizeGoal::Download), Some(0));
@@ -78,12 +78,12 @@ mod tests {
         let raw = measured(Packing::Raw, 500_000, 70_000);
         let relative = measured(Packing::RelativeIds, 500_000, 52_000);
         let smolv = measured(Packing::Smolv, 180_000, 55_000);
-        let lz4 = measured(Packing::Lz4 { layout: Layout::PerModule }, 80_000, 67_000);
+        let lz4 = measured(Packing::Lz4 { framing: Framing::PerModule }, 80_000, 67_000);
         assert_eq!(choose(&[raw, relative, smolv, lz4], SizeGoal::Installed), Some(3));
         // The download goal weighs xz sizes: relative ids and SMOL-V
         // compress again, LZ4 does not, and relative ids need less code.
         assert_eq!(choose(&[raw, relative, smolv, lz4], SizeGoal::Download), Some(1));
-        let lz4_stream = Measured { scheme: Packing::Lz4 { layout: Layout::Stream }.scheme().unwrap(), ..lz4 };
+        let lz4_stream = Measured { scheme: Packing::Lz4 { framing: Framing::Stream }.scheme().unwrap(), ..lz4 };
         assert_eq!(choose(&[lz4_stream, lz4], SizeGoal::Installed), Some(1));
         assert_eq!(choose(&[], SizeGoal::Installed), None);
     }

@@ -1,116 +1,51 @@
-//! The codecs of an embedded set (`docs/format.md`, "Embedded sets"), and
-//! what each does to a block of bytes.
+//! The schemes an embedded set may be packed with (a [`Codec`] and a
+//! [`Framing`], `docs/format.md`, "Embedded sets"), and what each codec
+//! does to a block of bytes.
 
+use smolv_format::{Codec, Framing};
 use smolv_runtime::container::{Dictionary, compress};
 
-use super::Layout;
 use super::lz4;
 use crate::error::Error;
 
-/// The directory's codec byte.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum Codec {
-    /// Raw SPIR-V, served zero-copy.
-    Spirv,
-    /// SPIR-V with relative ids ([`smolv_runtime::relative_ids`]): as
-    /// large as raw SPIR-V, but it compresses again when the binary is
-    /// downloaded compressed.
-    SpirvRelativeIds,
-    /// SMOL-V, stored as is.
-    Smolv,
-    /// SMOL-V + LZ4 blocks (LZ4 HC level 12).
-    SmolvLz4,
-    /// SPIR-V with relative ids + LZ4 blocks (LZ4 HC level 12): larger data
-    /// than SMOL-V + LZ4, for a decoder about 6 KB smaller.
-    SpirvRelativeIdsLz4,
-    /// SMOL-V + zstd frames.
-    SmolvZstd,
-    /// SMOL-V + zstd frames with a shared dictionary.
-    SmolvZstdDictionary,
-}
-
-impl Codec {
-    /// The codec byte of the directory.
-    pub(crate) fn byte(self) -> u8 {
-        match self {
-            Self::Spirv => 0,
-            Self::Smolv => 1,
-            Self::SmolvLz4 => 2,
-            Self::SmolvZstd => 3,
-            Self::SmolvZstdDictionary => 4,
-            Self::SpirvRelativeIds => 5,
-            Self::SpirvRelativeIdsLz4 => 6,
-        }
-    }
-
-    /// Whether it stores SPIR-V with relative ids (compressed or not).
-    pub(crate) fn relative_ids(self) -> bool {
-        matches!(self, Self::SpirvRelativeIds | Self::SpirvRelativeIdsLz4)
-    }
-
-    /// The manifest's name for it.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Self::Spirv => "spirv",
-            Self::SpirvRelativeIds => "spirv-relative-ids",
-            Self::SpirvRelativeIdsLz4 => "spirv-relative-ids-lz4",
-            Self::Smolv => "smolv",
-            Self::SmolvLz4 => "smolv-lz4",
-            Self::SmolvZstd => "smolv-zstd",
-            Self::SmolvZstdDictionary => "smolv-zstd-dictionary",
-        }
-    }
-}
-
-/// One way to pack a set: a codec and a layout.
+/// One way to pack a set: a codec and a framing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Scheme {
     pub(crate) codec: Codec,
-    pub(crate) layout: Layout,
+    pub(crate) framing: Framing,
 }
 
 impl Scheme {
     /// Every scheme the format allows, simplest first (by decoder size):
     /// a tie goes to the earlier one (less code, less work at run time).
     pub(crate) const ALL: [Scheme; 10] = [
-        Scheme { codec: Codec::Spirv, layout: Layout::PerModule },
-        Scheme { codec: Codec::SpirvRelativeIds, layout: Layout::PerModule },
-        Scheme { codec: Codec::SpirvRelativeIdsLz4, layout: Layout::PerModule },
-        Scheme { codec: Codec::SpirvRelativeIdsLz4, layout: Layout::Stream },
-        Scheme { codec: Codec::Smolv, layout: Layout::PerModule },
-        Scheme { codec: Codec::SmolvLz4, layout: Layout::PerModule },
-        Scheme { codec: Codec::SmolvLz4, layout: Layout::Stream },
-        Scheme { codec: Codec::SmolvZstd, layout: Layout::PerModule },
-        Scheme { codec: Codec::SmolvZstd, layout: Layout::Stream },
-        Scheme { codec: Codec::SmolvZstdDictionary, layout: Layout::PerModule },
+        Scheme { codec: Codec::Spirv, framing: Framing::PerModule },
+        Scheme { codec: Codec::SpirvRelativeIds, framing: Framing::PerModule },
+        Scheme { codec: Codec::SpirvRelativeIdsLz4, framing: Framing::PerModule },
+        Scheme { codec: Codec::SpirvRelativeIdsLz4, framing: Framing::Stream },
+        Scheme { codec: Codec::Smolv, framing: Framing::PerModule },
+        Scheme { codec: Codec::SmolvLz4, framing: Framing::PerModule },
+        Scheme { codec: Codec::SmolvLz4, framing: Framing::Stream },
+        Scheme { codec: Codec::SmolvZstd, framing: Framing::PerModule },
+        Scheme { codec: Codec::SmolvZstd, framing: Framing::Stream },
+        Scheme { codec: Codec::SmolvZstdDictionary, framing: Framing::PerModule },
     ];
 
     /// The scheme's name as `SMOLV_PACKING` and `--packing` spell it.
     pub(crate) fn packing_name(self) -> &'static str {
-        match (self.codec, self.layout) {
+        match (self.codec, self.framing) {
             (Codec::Spirv, _) => "raw",
             (Codec::SpirvRelativeIds, _) => "relative-ids",
-            (Codec::SpirvRelativeIdsLz4, Layout::PerModule) => "relative-ids-lz4",
-            (Codec::SpirvRelativeIdsLz4, Layout::Stream) => "relative-ids-lz4-stream",
+            (Codec::SpirvRelativeIdsLz4, Framing::PerModule) => "relative-ids-lz4",
+            (Codec::SpirvRelativeIdsLz4, Framing::Stream) => "relative-ids-lz4-stream",
             (Codec::Smolv, _) => "smolv",
-            (Codec::SmolvLz4, Layout::PerModule) => "lz4",
-            (Codec::SmolvLz4, Layout::Stream) => "lz4-stream",
-            (Codec::SmolvZstd, Layout::PerModule) => "zstd",
-            (Codec::SmolvZstd, Layout::Stream) => "zstd-stream",
+            (Codec::SmolvLz4, Framing::PerModule) => "lz4",
+            (Codec::SmolvLz4, Framing::Stream) => "lz4-stream",
+            (Codec::SmolvZstd, Framing::PerModule) => "zstd",
+            (Codec::SmolvZstd, Framing::Stream) => "zstd-stream",
             (Codec::SmolvZstdDictionary, _) => "zstd-dictionary",
         }
     }
-
-    /// Every codec, in [`Scheme::ALL`] order.
-    pub(crate) const CODECS: [Codec; 7] = [
-        Codec::Spirv,
-        Codec::SpirvRelativeIds,
-        Codec::SpirvRelativeIdsLz4,
-        Codec::Smolv,
-        Codec::SmolvLz4,
-        Codec::SmolvZstd,
-        Codec::SmolvZstdDictionary,
-    ];
 
     /// Its position in [`Scheme::ALL`], the tie-breaking rank.
     pub(crate) fn rank(self) -> usize {
@@ -157,6 +92,6 @@ mod tests {
                 codecs.push(scheme.codec);
             }
         }
-        assert_eq!(codecs, Scheme::CODECS);
+        assert_eq!(codecs, Codec::ALL);
     }
 }

@@ -1,7 +1,7 @@
 //! What each codec's decoder costs in the binary: the fixed price a packing
 //! pays before its smaller data saves anything.
 
-use super::{Codec, Scheme};
+use super::Codec;
 
 /// Bytes of code a decoder adds to a binary, installed and downloaded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,7 +99,7 @@ const SMOLV_ZSTD_FAST: DecoderCost = DecoderCost::new(159_000, 70_100);
 /// The table as text, for cache keys: new numbers must not reuse a choice
 /// made with the old ones.
 pub(crate) fn table_identity() -> String {
-    let codecs = Scheme::CODECS;
+    let codecs = Codec::ALL;
     let fast = DecoderCost::linked(Codec::SmolvZstd, true);
     codecs.iter().map(|&c| format!("{}={:?};", c.name(), DecoderCost::of(c))).collect::<String>()
         + &format!("fast={fast:?}")
@@ -112,7 +112,7 @@ mod tests {
     #[test]
     fn each_codec_costs_more_than_the_simpler_one() {
         // Scheme order is by decoder size; the dictionary codec shares zstd's.
-        let order = &Scheme::CODECS[..Scheme::CODECS.len() - 1];
+        let order = &Codec::ALL[..Codec::ALL.len() - 1];
         for pair in order.windows(2) {
             let (simpler, richer) = (DecoderCost::of(pair[0]), DecoderCost::of(pair[1]));
             assert!(simpler.installed < richer.installed && simpler.download < richer.download, "{pair:?}");

@@ -2,7 +2,7 @@
 //! `docs/format.md` lays it out. The macros read it at compile time and
 //! turn it into tables; the binary does not carry it.
 
-use super::{Codec, Layout};
+use super::{Codec, Framing};
 use crate::error::Error;
 
 const MAGIC: &[u8; 4] = b"SMVD";
@@ -41,7 +41,7 @@ fn push_u32(out: &mut Vec<u8>, value: usize, what: &str) -> Result<(), Error> {
 
 /// The directory of `entries`, which must be sorted by name bytes and
 /// unique (the caller's modules are).
-pub(crate) fn write(codec: Codec, layout: Layout, once: Once, entries: &[Entry<'_>]) -> Result<Vec<u8>, Error> {
+pub(crate) fn write(codec: Codec, framing: Framing, once: Once, entries: &[Entry<'_>]) -> Result<Vec<u8>, Error> {
     if let Some(pair) = entries.windows(2).find(|pair| pair[0].name >= pair[1].name) {
         return Err(Error::Config(format!(
             "two shader modules are named {:?} (or names are out of order: {:?} before {:?})",
@@ -50,7 +50,7 @@ pub(crate) fn write(codec: Codec, layout: Layout, once: Once, entries: &[Entry<'
     }
     let mut out = Vec::with_capacity(20 + entries.iter().map(|e| 24 + e.name.len()).sum::<usize>());
     out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&[FORMAT_VERSION, codec.byte(), layout.byte(), 0]);
+    out.extend_from_slice(&[FORMAT_VERSION, codec.byte(), framing.byte(), 0]);
     push_u32(&mut out, entries.len(), "the module count")?;
     push_u32(&mut out, once.len, "the stream or dictionary length")?;
     out.extend_from_slice(&once.check.to_le_bytes());
@@ -80,7 +80,7 @@ mod tests {
     #[test]
     fn header_and_entries_are_laid_out_as_the_format_says() {
         let stream = Once { len: 100, check: 0x0102_0304 };
-        let bytes = write(Codec::SmolvLz4, Layout::Stream, stream, &[entry("a.frag"), entry("b.vert1")]).unwrap();
+        let bytes = write(Codec::SmolvLz4, Framing::Stream, stream, &[entry("a.frag"), entry("b.vert1")]).unwrap();
         assert_eq!(&bytes[..8], b"SMVD\x01\x02\x01\x00");
         let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
         assert_eq!([u32_at(8), u32_at(12), u32_at(16)], [2, 100, 0x0102_0304]);
@@ -96,7 +96,7 @@ mod tests {
 
     #[test]
     fn per_module_sets_leave_the_stream_fields_zero() {
-        let bytes = write(Codec::Spirv, Layout::PerModule, Once::default(), &[entry("abc")]).unwrap();
+        let bytes = write(Codec::Spirv, Framing::PerModule, Once::default(), &[entry("abc")]).unwrap();
         assert_eq!(&bytes[12..20], &[0; 8]);
         assert_eq!(bytes.len(), 20 + (22 + 3usize).next_multiple_of(4));
     }
@@ -104,7 +104,7 @@ mod tests {
     #[test]
     fn duplicate_or_unsorted_names_are_errors() {
         let stream = Once::default();
-        assert!(write(Codec::Smolv, Layout::PerModule, stream, &[entry("a"), entry("a")]).is_err());
-        assert!(write(Codec::Smolv, Layout::PerModule, stream, &[entry("b"), entry("a")]).is_err());
+        assert!(write(Codec::Smolv, Framing::PerModule, stream, &[entry("a"), entry("a")]).is_err());
+        assert!(write(Codec::Smolv, Framing::PerModule, stream, &[entry("b"), entry("a")]).is_err());
     }
 }

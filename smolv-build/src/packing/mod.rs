@@ -24,43 +24,12 @@ use crate::error::Error;
 use crate::options::DictionaryMode;
 
 pub(crate) use choose::Measured;
-pub(crate) use codec::{Codec, Scheme};
+pub(crate) use codec::Scheme;
 pub(crate) use entry::pack_cached;
 pub(crate) use runtime::RuntimeCodecs;
 pub(crate) use runtime::VARIABLES as RUNTIME_VARIABLES;
-
-/// How the modules of an embedded set are laid out.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Layout {
-    /// Each module packed alone: decoding one unpacks only it. The default.
-    #[default]
-    PerModule,
-    /// Every module packed as one stream, which
-    /// compresses better: unpacked once, on the set's first decode, then
-    /// served per shader.
-    Stream,
-}
-
-impl Layout {
-    /// The manifest's name: `module` or `stream`.
-    ///
-    /// ```
-    /// assert_eq!(smolv_build::Layout::Stream.name(), "stream");
-    /// ```
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::PerModule => "module",
-            Self::Stream => "stream",
-        }
-    }
-
-    pub(crate) fn byte(self) -> u8 {
-        match self {
-            Self::PerModule => 0,
-            Self::Stream => 1,
-        }
-    }
-}
+pub(crate) use smolv_format::Codec;
+pub use smolv_format::Framing;
 
 /// How the embedded set is packed (see [`Config::packing`](crate::Config::packing)).
 ///
@@ -101,12 +70,12 @@ pub enum Packing {
     /// for sets of about 10 KB to a few hundred KB of SPIR-V.
     ///
     /// ```
-    /// use smolv_build::{Config, Layout, Packing};
-    /// Config::new().packing(Packing::RelativeIdsLz4 { layout: Layout::Stream });
+    /// use smolv_build::{Config, Framing, Packing};
+    /// Config::new().packing(Packing::RelativeIdsLz4 { framing: Framing::Stream });
     /// ```
     RelativeIdsLz4 {
         /// Per module, or one stream.
-        layout: Layout,
+        framing: Framing,
     },
     /// (`smolv`) SMOL-V, uncompressed: the SMOL-V decoder only. It
     /// compresses again when the binary is downloaded compressed, though
@@ -120,23 +89,23 @@ pub enum Packing {
     /// KB, the usual winner for installed size.
     ///
     /// ```
-    /// use smolv_build::{Config, Layout, Packing};
-    /// Config::new().packing(Packing::Lz4 { layout: Layout::Stream });
+    /// use smolv_build::{Config, Framing, Packing};
+    /// Config::new().packing(Packing::Lz4 { framing: Framing::Stream });
     /// ```
     Lz4 {
         /// Per module, or one stream.
-        layout: Layout,
+        framing: Framing,
     },
     /// (`zstd`, `zstd-stream`) SMOL-V + zstd at [`Config::zstd_level`](crate::Config::zstd_level):
     /// the best ratio, for a larger decoder.
     ///
     /// ```
-    /// use smolv_build::{Config, Layout, Packing};
-    /// Config::new().packing(Packing::Zstd { layout: Layout::PerModule });
+    /// use smolv_build::{Config, Framing, Packing};
+    /// Config::new().packing(Packing::Zstd { framing: Framing::PerModule });
     /// ```
     Zstd {
         /// Per module, or one stream.
-        layout: Layout,
+        framing: Framing,
     },
     /// (`zstd-dictionary`) SMOL-V + zstd per module, with a dictionary
     /// trained over the set ([`Config::dictionary`](crate::Config::dictionary)
@@ -169,8 +138,8 @@ impl Packing {
     /// `zstd-stream` or `zstd-dictionary`.
     ///
     /// ```
-    /// use smolv_build::{Layout, Packing};
-    /// assert_eq!(Packing::parse("lz4-stream"), Some(Packing::Lz4 { layout: Layout::Stream }));
+    /// use smolv_build::{Framing, Packing};
+    /// assert_eq!(Packing::parse("lz4-stream"), Some(Packing::Lz4 { framing: Framing::Stream }));
     /// assert_eq!(Packing::parse("brotli"), None);
     /// ```
     pub fn parse(text: &str) -> Option<Self> {
@@ -183,8 +152,8 @@ impl Packing {
     /// The name [`Packing::parse`] reads.
     ///
     /// ```
-    /// use smolv_build::{Layout, Packing};
-    /// assert_eq!(Packing::Lz4 { layout: Layout::Stream }.name(), "lz4-stream");
+    /// use smolv_build::{Framing, Packing};
+    /// assert_eq!(Packing::Lz4 { framing: Framing::Stream }.name(), "lz4-stream");
     /// ```
     pub fn name(self) -> &'static str {
         self.scheme().map_or("auto", Scheme::packing_name)
@@ -192,27 +161,27 @@ impl Packing {
 
     /// The one scheme a forced packing means; `None` for `Auto`.
     pub(crate) fn scheme(self) -> Option<Scheme> {
-        let (codec, layout) = match self {
+        let (codec, framing) = match self {
             Self::Auto => return None,
-            Self::Raw => (Codec::Spirv, Layout::PerModule),
-            Self::RelativeIds => (Codec::SpirvRelativeIds, Layout::PerModule),
-            Self::RelativeIdsLz4 { layout } => (Codec::SpirvRelativeIdsLz4, layout),
-            Self::Smolv => (Codec::Smolv, Layout::PerModule),
-            Self::Lz4 { layout } => (Codec::SmolvLz4, layout),
-            Self::Zstd { layout } => (Codec::SmolvZstd, layout),
-            Self::ZstdDictionary => (Codec::SmolvZstdDictionary, Layout::PerModule),
+            Self::Raw => (Codec::Spirv, Framing::PerModule),
+            Self::RelativeIds => (Codec::SpirvRelativeIds, Framing::PerModule),
+            Self::RelativeIdsLz4 { framing } => (Codec::SpirvRelativeIdsLz4, framing),
+            Self::Smolv => (Codec::Smolv, Framing::PerModule),
+            Self::Lz4 { framing } => (Codec::SmolvLz4, framing),
+            Self::Zstd { framing } => (Codec::SmolvZstd, framing),
+            Self::ZstdDictionary => (Codec::SmolvZstdDictionary, Framing::PerModule),
         };
-        Some(Scheme { codec, layout })
+        Some(Scheme { codec, framing })
     }
 
     fn from_scheme(scheme: Scheme) -> Self {
         match scheme.codec {
             Codec::Spirv => Self::Raw,
             Codec::SpirvRelativeIds => Self::RelativeIds,
-            Codec::SpirvRelativeIdsLz4 => Self::RelativeIdsLz4 { layout: scheme.layout },
+            Codec::SpirvRelativeIdsLz4 => Self::RelativeIdsLz4 { framing: scheme.framing },
             Codec::Smolv => Self::Smolv,
-            Codec::SmolvLz4 => Self::Lz4 { layout: scheme.layout },
-            Codec::SmolvZstd => Self::Zstd { layout: scheme.layout },
+            Codec::SmolvLz4 => Self::Lz4 { framing: scheme.framing },
+            Codec::SmolvZstd => Self::Zstd { framing: scheme.framing },
             Codec::SmolvZstdDictionary => Self::ZstdDictionary,
         }
     }
@@ -354,7 +323,7 @@ pub(crate) fn pack(
     let relative =
         if schemes.iter().any(|s| s.codec.relative_ids()) { Some(candidate::relative_ids_of(inputs)?) } else { None };
     let relative = relative.as_deref();
-    let forms = Scheme::CODECS
+    let forms = Codec::ALL
         .into_par_iter()
         .filter(|codec| schemes.iter().any(|s| s.codec == *codec))
         .map(|codec| candidate::ModuleForms::new(codec, inputs, relative, zstd, trained.as_ref()))
@@ -362,10 +331,10 @@ pub(crate) fn pack(
     let forms_of = |codec| forms.iter().find(|f| f.codec == codec);
     let candidates = schemes
         .par_iter()
-        .map(|&scheme| match (scheme.layout, forms_of(scheme.codec)) {
-            (Layout::PerModule, Some(forms)) => candidate::per_module(inputs, forms),
-            (Layout::Stream, _) => candidate::stream(inputs, scheme.codec, relative, options.zstd_level),
-            (Layout::PerModule, None) => {
+        .map(|&scheme| match (scheme.framing, forms_of(scheme.codec)) {
+            (Framing::PerModule, Some(forms)) => candidate::per_module(inputs, forms),
+            (Framing::Stream, _) => candidate::stream(inputs, scheme.codec, relative, options.zstd_level),
+            (Framing::PerModule, None) => {
                 Err(Error::Internal(format!("no modules packed with {}", scheme.codec.name())))
             }
         })

@@ -6,7 +6,7 @@
 //! linked; a forced packing the runtime cannot unpack is an error that
 //! names the feature to turn on.
 
-use super::{Codec, Scheme};
+use super::Codec;
 use crate::error::Error;
 
 /// The variables read, for `cargo:rerun-if-env-changed`.
@@ -35,7 +35,7 @@ impl RuntimeCodecs {
     pub(crate) fn from_env(var: impl Fn(&str) -> Option<String>) -> Self {
         let codecs = var(VARIABLES[0]).map(|list| {
             let names: Vec<&str> = list.split(',').map(str::trim).collect();
-            Scheme::CODECS.into_iter().filter(|c| names.contains(&c.name())).collect()
+            Codec::ALL.into_iter().filter(|c| names.contains(&c.name())).collect()
         });
         Self { codecs, zstd_fast: var(VARIABLES[1]).is_some_and(|zstd| zstd.trim() == "fast") }
     }
@@ -92,7 +92,7 @@ mod tests {
     #[test]
     fn unknown_runtimes_allow_everything_and_known_ones_only_their_codecs() {
         let unknown = from(None, None);
-        assert!(Scheme::CODECS.iter().all(|&c| unknown.decodes(c)));
+        assert!(Codec::ALL.iter().all(|&c| unknown.decodes(c)));
         let lean = from(Some("spirv,smolv,smolv-lz4"), None);
         assert!(lean.decodes(Codec::SmolvLz4) && !lean.decodes(Codec::SmolvZstd));
         let error = lean.require(Codec::SmolvZstdDictionary, "zstd-dictionary").unwrap_err().to_string();

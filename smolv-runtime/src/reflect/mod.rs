@@ -2,6 +2,9 @@
 //! point, descriptor bindings, push constants, specialization constants and
 //! its vertex inputs and fragment outputs.
 //!
+//! The types live in the `smolv-format` crate, which smolv-build and the
+//! macros share; this module is the same module under smolv-runtime's name.
+//!
 //! [`Reflection::from_spirv`] reads it from a module. Shader containers and
 //! bundles (files) store it next to each shader, so it is available without
 //! decoding anything; embedded shaders read it from their SPIR-V when
@@ -18,12 +21,7 @@
 //! # Ok::<(), smolv_runtime::reflect::ReflectionError>(())
 //! ```
 
-mod binary;
-mod spirv;
-mod types;
-
-pub use binary::ReflectionError;
-pub use types::{
-    DescriptorBinding, DescriptorKind, InterfaceVariable, PushConstantRange, Reflection, ShaderStage, SpecConstant,
-    SpecConstantType,
+pub use smolv_format::reflect::{
+    DescriptorBinding, DescriptorKind, InterfaceVariable, PushConstantRange, Reflection, ReflectionError, ShaderStage,
+    SpecConstant, SpecConstantType,
 };

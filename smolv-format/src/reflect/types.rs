@@ -16,11 +16,11 @@ const _: () =
 /// A pipeline stage, as a SPIR-V execution model.
 ///
 /// ```
-/// use smolv_runtime::reflect::{Reflection, ShaderStage};
-/// let reflection = Reflection::from_spirv(&smolv_runtime::doc_example_module())?;
+/// use smolv_format::reflect::{Reflection, ShaderStage};
+/// let reflection = Reflection::from_spirv(&smolv_format::doc_example_module())?;
 /// assert_eq!(reflection.stage, ShaderStage::Compute);
 /// assert_eq!(reflection.stage.name(), "compute");
-/// # Ok::<(), smolv_runtime::reflect::ReflectionError>(())
+/// # Ok::<(), smolv_format::reflect::ReflectionError>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
@@ -79,7 +79,7 @@ impl ShaderStage {
     /// Vulkan shader stage.
     ///
     /// ```
-    /// use smolv_runtime::reflect::ShaderStage;
+    /// use smolv_format::reflect::ShaderStage;
     /// assert_eq!(ShaderStage::from_execution_model(4), Some(ShaderStage::Fragment)); // Fragment
     /// assert_eq!(ShaderStage::from_execution_model(6), None); // Kernel: OpenCL, not Vulkan
     /// ```
@@ -106,7 +106,7 @@ impl ShaderStage {
     /// The stage's `VkShaderStageFlagBits` value.
     ///
     /// ```
-    /// use smolv_runtime::reflect::ShaderStage;
+    /// use smolv_format::reflect::ShaderStage;
     /// assert_eq!(ShaderStage::Vertex.vk_stage_flag(), 0x1); // VK_SHADER_STAGE_VERTEX_BIT
     /// assert_eq!(ShaderStage::Compute.vk_stage_flag(), 0x20); // VK_SHADER_STAGE_COMPUTE_BIT
     /// ```
@@ -133,7 +133,7 @@ impl ShaderStage {
     /// `fragment`, `compute`, `rgen`, ...
     ///
     /// ```
-    /// use smolv_runtime::reflect::ShaderStage;
+    /// use smolv_format::reflect::ShaderStage;
     /// assert_eq!(ShaderStage::Fragment.name(), "fragment");
     /// assert!(ShaderStage::ALL.iter().all(|stage| !stage.name().is_empty()));
     /// ```
@@ -168,12 +168,12 @@ impl ShaderStage {
 /// The kind of resource a descriptor binding holds.
 ///
 /// ```
-/// use smolv_runtime::reflect::{DescriptorKind, Reflection};
-/// # let spirv = smolv_runtime::doc_example_module();
+/// use smolv_format::reflect::{DescriptorKind, Reflection};
+/// # let spirv = smolv_format::doc_example_module();
 /// let reflection = Reflection::from_spirv(&spirv)?;
 /// let buffers = reflection.bindings.iter().filter(|b| b.kind == DescriptorKind::StorageBuffer).count();
 /// assert_eq!(buffers, 0, "the example module binds nothing");
-/// # Ok::<(), smolv_runtime::reflect::ReflectionError>(())
+/// # Ok::<(), smolv_format::reflect::ReflectionError>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
@@ -218,7 +218,7 @@ impl DescriptorKind {
     /// The matching `VkDescriptorType` value.
     ///
     /// ```
-    /// use smolv_runtime::reflect::DescriptorKind;
+    /// use smolv_format::reflect::DescriptorKind;
     /// assert_eq!(DescriptorKind::UniformBuffer.vk_descriptor_type(), 6); // VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
     /// ```
     pub fn vk_descriptor_type(self) -> i32 {
@@ -248,7 +248,7 @@ impl DescriptorKind {
 /// One descriptor binding used by the shader.
 ///
 /// ```
-/// use smolv_runtime::reflect::{DescriptorBinding, DescriptorKind};
+/// use smolv_format::reflect::{DescriptorBinding, DescriptorKind};
 /// let camera = DescriptorBinding {
 ///     set: 0,
 ///     binding: 1,
@@ -279,11 +279,11 @@ pub struct DescriptorBinding {
 /// A push-constant block.
 ///
 /// ```
-/// use smolv_runtime::reflect::{PushConstantRange, Reflection};
-/// let reflection = Reflection::from_spirv(&smolv_runtime::doc_example_module())?;
+/// use smolv_format::reflect::{PushConstantRange, Reflection};
+/// let reflection = Reflection::from_spirv(&smolv_format::doc_example_module())?;
 /// let bytes: u32 = reflection.push_constants.iter().map(|range: &PushConstantRange| range.size).sum();
 /// assert_eq!(bytes, 0);
-/// # Ok::<(), smolv_runtime::reflect::ReflectionError>(())
+/// # Ok::<(), smolv_format::reflect::ReflectionError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -299,7 +299,7 @@ pub struct PushConstantRange {
 /// The scalar type of a specialization constant.
 ///
 /// ```
-/// use smolv_runtime::reflect::SpecConstantType;
+/// use smolv_format::reflect::SpecConstantType;
 /// assert_eq!(SpecConstantType::Bool.size(), 4); // a VkBool32
 /// assert_eq!(SpecConstantType::F64.size(), 8);
 /// ```
@@ -332,7 +332,7 @@ impl SpecConstantType {
     /// Bytes the value takes in `VkSpecializationInfo` data.
     ///
     /// ```
-    /// use smolv_runtime::reflect::SpecConstantType;
+    /// use smolv_format::reflect::SpecConstantType;
     /// assert_eq!(SpecConstantType::U32.size() + SpecConstantType::I64.size(), 12);
     /// ```
     pub fn size(self) -> usize {
@@ -354,7 +354,7 @@ impl SpecConstantType {
 /// A specialization constant (`layout(constant_id = ...)`).
 ///
 /// ```
-/// use smolv_runtime::reflect::{SpecConstant, SpecConstantType};
+/// use smolv_format::reflect::{SpecConstant, SpecConstantType};
 /// let quality = SpecConstant { id: 0, ty: SpecConstantType::U32, default: 2, name: "QUALITY".into() };
 /// // Where it goes in VkSpecializationInfo data.
 /// let entry = (quality.id, 0usize, quality.ty.size());
@@ -376,7 +376,7 @@ pub struct SpecConstant {
 /// A vertex input or fragment output.
 ///
 /// ```
-/// use smolv_runtime::reflect::InterfaceVariable;
+/// use smolv_format::reflect::InterfaceVariable;
 /// let position = InterfaceVariable { location: 0, format: 106, name: "position".into() }; // R32G32B32_SFLOAT
 /// assert_eq!(position.format, 106);
 /// ```
@@ -395,12 +395,12 @@ pub struct InterfaceVariable {
 /// Everything reflected from one shader module.
 ///
 /// ```
-/// use smolv_runtime::reflect::Reflection;
-/// let reflection = Reflection::from_spirv(&smolv_runtime::doc_example_module())?;
+/// use smolv_format::reflect::Reflection;
+/// let reflection = Reflection::from_spirv(&smolv_format::doc_example_module())?;
 /// println!("{} {:?}: {} bindings", reflection.entry_point, reflection.stage, reflection.bindings.len());
 /// // The compact form containers store.
 /// assert_eq!(Reflection::from_bytes(&reflection.to_bytes()?)?, reflection);
-/// # Ok::<(), smolv_runtime::reflect::ReflectionError>(())
+/// # Ok::<(), smolv_format::reflect::ReflectionError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -427,7 +427,7 @@ impl Reflection {
     /// A reflection with nothing but a stage and an entry point.
     ///
     /// ```
-    /// use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// use smolv_format::reflect::{Reflection, ShaderStage};
     /// let empty = Reflection::new(ShaderStage::Vertex, "main");
     /// assert!(empty.bindings.is_empty() && empty.workgroup_size.is_none());
     /// ```

@@ -1,6 +1,6 @@
 //! Reading reflection from SPIR-V: what the pipeline around a shader needs
 //! to know about it. `smolv-build` runs this at build time, and embedded
-//! shaders run it when [`Shader::reflection`](crate::Shader::reflection) is
+//! shaders run it when smolv-runtime's `Shader::reflection` is
 //! called, so binaries that never ask do not carry it.
 
 use alloc::borrow::ToOwned;
@@ -366,12 +366,12 @@ impl Reflection {
     /// debug info.
     ///
     /// ```
-    /// use smolv_runtime::reflect::{Reflection, ShaderStage};
-    /// let reflection = Reflection::from_spirv(&smolv_runtime::doc_example_module())?;
+    /// use smolv_format::reflect::{Reflection, ShaderStage};
+    /// let reflection = Reflection::from_spirv(&smolv_format::doc_example_module())?;
     /// assert_eq!(reflection.stage, ShaderStage::Compute);
     /// assert_eq!(reflection.entry_point, "main");
     /// assert_eq!(reflection.workgroup_size, Some([1, 1, 1]));
-    /// # Ok::<(), smolv_runtime::reflect::ReflectionError>(())
+    /// # Ok::<(), smolv_format::reflect::ReflectionError>(())
     /// ```
     pub fn from_spirv(spirv: &[u32]) -> Result<Self, ReflectionError> {
         if spirv.first() != Some(&0x0723_0203) {

@@ -15,7 +15,7 @@ const VERSION: u8 = 1;
 /// Why stored reflection data could not be read.
 ///
 /// ```
-/// use smolv_runtime::reflect::{Reflection, ReflectionError};
+/// use smolv_format::reflect::{Reflection, ReflectionError};
 /// assert!(matches!(Reflection::from_spirv(&[1, 2, 3]), Err(ReflectionError::NotSpirv)));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -77,11 +77,11 @@ impl Reflection {
     /// 16 and 32 bits, and is not written with a length that was cut.
     ///
     /// ```
-    /// use smolv_runtime::reflect::Reflection;
-    /// let reflection = Reflection::from_spirv(&smolv_runtime::doc_example_module())?;
+    /// use smolv_format::reflect::Reflection;
+    /// let reflection = Reflection::from_spirv(&smolv_format::doc_example_module())?;
     /// let bytes = reflection.to_bytes()?;
     /// assert_eq!(Reflection::from_bytes(&bytes)?, reflection);
-    /// # Ok::<(), smolv_runtime::reflect::ReflectionError>(())
+    /// # Ok::<(), smolv_format::reflect::ReflectionError>(())
     /// ```
     pub fn to_bytes(&self) -> Result<Vec<u8>, ReflectionError> {
         let mut w = Writer(Vec::with_capacity(64));
@@ -132,10 +132,10 @@ impl Reflection {
     /// left before anything is allocated.
     ///
     /// ```
-    /// use smolv_runtime::reflect::Reflection;
-    /// let bytes = Reflection::from_spirv(&smolv_runtime::doc_example_module())?.to_bytes()?;
+    /// use smolv_format::reflect::Reflection;
+    /// let bytes = Reflection::from_spirv(&smolv_format::doc_example_module())?.to_bytes()?;
     /// assert!(Reflection::from_bytes(&bytes[..bytes.len() - 1]).is_err(), "truncated data is an error");
-    /// # Ok::<(), smolv_runtime::reflect::ReflectionError>(())
+    /// # Ok::<(), smolv_format::reflect::ReflectionError>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, ReflectionError> {
         let mut r = Reader { bytes, pos: 0 };
