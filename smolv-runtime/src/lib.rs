@@ -83,6 +83,9 @@ pub use shader::hot_reload;
 pub use shader::{SetPacking, Shader, ShaderSet};
 #[cfg(feature = "std")]
 pub use shader_error::{ShaderError, ShaderErrorKind};
+/// How a set's modules are stored and framed: the vocabulary smolv-build,
+/// the macros and this crate share ([`smolv_format`]).
+pub use smolv_format::{Codec, Framing};
 
 /// Embeds one shader built by `smolv-build`, as a `&'static Shader`.
 ///

@@ -83,7 +83,7 @@ impl core::fmt::Display for RelativeIdsError {
     }
 }
 
-impl std::error::Error for RelativeIdsError {}
+impl core::error::Error for RelativeIdsError {}
 
 /// What the transform needs of one opcode, one byte each: bit 0 a result
 /// id, bit 1 a result type (which comes first), bits 2–5 how many ids

@@ -215,6 +215,10 @@ impl Container<'_> {
                     Ok(decode_into(&scratch.smolv, out, &smolv_options)?)
                 })
             }
+            // `Container::parse` reads only the four codecs a container holds.
+            Codec::SmolvLz4 | Codec::SpirvRelativeIds | Codec::SpirvRelativeIdsLz4 => {
+                Err(ContainerError::Corrupt { what: "shader container", reason: "a codec containers do not hold" })
+            }
         }
     }
 
@@ -420,6 +424,9 @@ impl<'a> ContainerBuilder<'a> {
                     "Codec::SmolvZstdDictionary needs a dictionary: call ContainerBuilder::dictionary",
                 ))?;
                 (compress(&smolv, self.zstd_level, Some(dictionary))?, dictionary.id())
+            }
+            Codec::SmolvLz4 | Codec::SpirvRelativeIds | Codec::SpirvRelativeIdsLz4 => {
+                return Err(ContainerError::Build(super::format::NOT_A_CONTAINER_CODEC));
             }
         };
         write_container(self.codec, decoded_len, dictionary_id, &hash, &reflection, &payload)

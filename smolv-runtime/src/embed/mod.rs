@@ -301,10 +301,10 @@ impl EmbeddedSet {
         }
     }
 
-    /// The codec's name in the build manifest (`smolv-lz4`, ...).
+    /// The codec the set is packed with.
     #[inline]
-    pub(crate) fn codec(&self) -> &'static str {
-        self.unpacker.name
+    pub(crate) fn codec(&self) -> smolv_format::Codec {
+        self.unpacker.codec
     }
 
     /// Whether the modules are packed as one stream, unpacked on first

@@ -10,6 +10,8 @@
 
 use alloc::vec::Vec;
 
+use smolv_format::Codec;
+
 use super::{EmbeddedModule, EmbeddedSet};
 use crate::DecodeOptions;
 use crate::shader_error::{Failure, ShaderError};
@@ -73,8 +75,8 @@ type DecodeAlone = fn(&EmbeddedModule, &DecodeOptions, &mut Vec<u32>) -> Result<
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct Unpacker {
-    /// The codec's name in the build manifest (`smolv-lz4`, ...).
-    pub(crate) name: &'static str,
+    /// The codec it unpacks.
+    pub(crate) codec: Codec,
     pub(crate) decode_in_set: DecodeInSet,
     /// Unpacks a stream or dictionary: `None` for codecs that have
     /// neither. (The entry points name it themselves; this is for
@@ -158,12 +160,12 @@ pub const SMOLV_ZSTD_MODULE: ModuleUnpacker = ModuleUnpacker { decode: zstd_alon
 
 /// Raw SPIR-V: nothing to decompress or decode.
 pub const RAW: Unpacker =
-    Unpacker { name: "spirv", decode_in_set: raw_in_set, unpack_once: None, dictionary: false, raw: true };
+    Unpacker { codec: Codec::Spirv, decode_in_set: raw_in_set, unpack_once: None, dictionary: false, raw: true };
 
 /// SPIR-V with relative ids ([`crate::relative_ids`]): words, converted
 /// back in place.
 pub const RELATIVE_IDS: Unpacker = Unpacker {
-    name: "spirv-relative-ids",
+    codec: Codec::SpirvRelativeIds,
     decode_in_set: relative_ids_in_set,
     unpack_once: None,
     dictionary: false,
@@ -172,12 +174,12 @@ pub const RELATIVE_IDS: Unpacker = Unpacker {
 
 /// SMOL-V, stored as is.
 pub const SMOLV: Unpacker =
-    Unpacker { name: "smolv", decode_in_set: smolv_in_set, unpack_once: None, dictionary: false, raw: false };
+    Unpacker { codec: Codec::Smolv, decode_in_set: smolv_in_set, unpack_once: None, dictionary: false, raw: false };
 
 /// SMOL-V + LZ4 blocks.
 #[cfg(feature = "lz4")]
 pub const SMOLV_LZ4: Unpacker = Unpacker {
-    name: "smolv-lz4",
+    codec: Codec::SmolvLz4,
     decode_in_set: lz4_in_set,
 
     unpack_once: Some(unpack_once_lz4),
@@ -190,7 +192,7 @@ pub const SMOLV_LZ4: Unpacker = Unpacker {
 /// data.
 #[cfg(feature = "lz4")]
 pub const RELATIVE_IDS_LZ4: Unpacker = Unpacker {
-    name: "spirv-relative-ids-lz4",
+    codec: Codec::SpirvRelativeIdsLz4,
     decode_in_set: relative_ids_lz4_in_set,
     unpack_once: Some(unpack_once_lz4),
     dictionary: false,
@@ -200,7 +202,7 @@ pub const RELATIVE_IDS_LZ4: Unpacker = Unpacker {
 /// SMOL-V + zstd frames.
 #[cfg(feature = "zstd-fast")]
 pub const SMOLV_ZSTD: Unpacker = Unpacker {
-    name: "smolv-zstd",
+    codec: Codec::SmolvZstd,
     decode_in_set: zstd_in_set,
 
     unpack_once: Some(unpack_once_zstd),
@@ -212,7 +214,7 @@ pub const SMOLV_ZSTD: Unpacker = Unpacker {
 /// zstd frame itself.
 #[cfg(feature = "zstd-fast")]
 pub const SMOLV_ZSTD_DICTIONARY: Unpacker = Unpacker {
-    name: "smolv-zstd-dictionary",
+    codec: Codec::SmolvZstdDictionary,
     decode_in_set: zstd_in_set,
 
     unpack_once: Some(unpack_once_zstd),

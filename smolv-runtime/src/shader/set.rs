@@ -3,35 +3,51 @@
 
 use std::sync::OnceLock;
 
+use smolv_format::{Codec, Framing};
+
 use super::Shader;
 use crate::container::NotFound;
 #[cfg(feature = "zstd-fast")]
 use crate::container::{ContainerError, OpenError};
 use crate::embed::EmbeddedSet;
 
-/// How a set's shaders are packed: the codec's name as in the build
-/// manifest (`spirv`, `smolv`, `smolv-lz4`, `smolv-zstd`,
-/// `smolv-zstd-dictionary`, or `bundle` for a loaded bundle file), and
-/// whether they are one stream. Displays as the build report does:
-/// `smolv-lz4 (stream)`.
+/// How a set's shaders are packed: the [`Codec`] smolv-build chose for an
+/// embedded set (`None` for a loaded bundle file, whose containers each
+/// record their own), and its [`Framing`]. Displays as the build report
+/// does: `smolv-lz4 (stream)`.
 ///
 /// ```
-/// let packing = smolv_runtime::SetPacking { codec: "smolv-lz4", one_stream: true };
-/// assert_eq!(packing.to_string(), "smolv-lz4 (stream)");
+/// use smolv_runtime::{Codec, Framing};
+/// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
+/// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+/// # let spirv = smolv_runtime::doc_example_module();
+/// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+/// # let set = smolv_runtime::ShaderSet::from_vec(BundleBuilder::new().add("blur.comp", container).build()?)?;
+/// let packing = set.packing();
+/// // A loaded bundle; an embedded set names its codec, such as `Some(Codec::SmolvLz4)`.
+/// assert_eq!((packing.codec, packing.framing), (None, Framing::PerModule));
+/// assert_eq!(packing.to_string(), "bundle (per module)");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SetPacking {
-    /// The codec's name.
-    pub codec: &'static str,
-    /// Whether the modules are packed as one stream (unpacked on first
-    /// access) rather than one by one.
-    pub one_stream: bool,
+    /// The codec of an embedded set; `None` for a loaded bundle file.
+    pub codec: Option<Codec>,
+    /// Whether the modules are packed one by one or as one stream
+    /// (unpacked on first access).
+    pub framing: Framing,
 }
 
 impl core::fmt::Display for SetPacking {
     #[inline]
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "{} ({})", self.codec, if self.one_stream { "stream" } else { "per module" })
+        let codec = self.codec.map_or("bundle", Codec::name);
+        let framing = match self.framing {
+            Framing::Stream => "stream",
+            _ => "per module",
+        };
+        write!(f, "{codec} ({framing})")
     }
 }
 
@@ -48,7 +64,7 @@ enum SetSource {
     /// data or decoder, and nothing to fail at run time) or SPIR-V with
     /// relative ids (the conversion back only). `codec` is the manifest's
     /// name for it, `stored_len` the build report's.
-    Words { shaders: &'static [Shader], stored_len: usize, codec: &'static str },
+    Words { shaders: &'static [Shader], stored_len: usize, codec: Codec },
     /// A bundle file, checked when it was loaded.
     #[cfg(feature = "zstd-fast")]
     Bundle { bytes: super::Bytes, shaders: Vec<Shader> },
@@ -95,7 +111,7 @@ impl ShaderSet {
     /// sorted by name, stored in `stored_len` bytes as the build report
     /// counts them. Not a stable API.
     #[doc(hidden)]
-    pub const fn words(shaders: &'static [Shader], stored_len: usize, codec: &'static str) -> Self {
+    pub const fn words(shaders: &'static [Shader], stored_len: usize, codec: Codec) -> Self {
         Self { source: SetSource::Words { shaders, stored_len, codec } }
     }
 
@@ -208,19 +224,20 @@ impl ShaderSet {
     /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
     /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
     /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
-    /// // A loaded bundle; embedded sets name their codec, such as "smolv-lz4".
-    /// assert_eq!(set.packing().codec, "bundle");
+    /// // A loaded bundle; embedded sets name their codec, such as `Some(Codec::SmolvLz4)`.
+    /// assert_eq!(set.packing().codec, None);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[inline]
     pub fn packing(&self) -> SetPacking {
         match &self.source {
-            SetSource::Embedded { set, .. } | SetSource::Made(LazyShaders { set, .. }) => {
-                SetPacking { codec: set.codec(), one_stream: set.one_stream() }
-            }
-            SetSource::Words { codec, .. } => SetPacking { codec, one_stream: false },
+            SetSource::Embedded { set, .. } | SetSource::Made(LazyShaders { set, .. }) => SetPacking {
+                codec: Some(set.codec()),
+                framing: if set.one_stream() { Framing::Stream } else { Framing::PerModule },
+            },
+            SetSource::Words { codec, .. } => SetPacking { codec: Some(*codec), framing: Framing::PerModule },
             #[cfg(feature = "zstd-fast")]
-            SetSource::Bundle { .. } => SetPacking { codec: "bundle", one_stream: false },
+            SetSource::Bundle { .. } => SetPacking { codec: None, framing: Framing::PerModule },
         }
     }
 
