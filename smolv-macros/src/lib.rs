@@ -2,12 +2,41 @@
 //!
 //! `include_shader!` and `include_shaders!`, which embed the shaders that
 //! `smolv-build` compiled in `build.rs`. Use them through `smolv-runtime`,
-//! which re-exports them (feature `macros`, on by default):
+//! which re-exports them (feature `macros`, on by default); a crate never
+//! depends on this one directly.
+//!
+//! ## A first crate
+//!
+//! ```toml
+//! # Cargo.toml
+//! [dependencies]
+//! smolv-runtime = "0.1"
+//!
+//! [build-dependencies]
+//! smolv-build = "0.1"
+//! ```
 //!
 //! ```text
+//! // build.rs
+//! fn main() {
+//!     smolv_build::Config::new().shader_dir("shaders").compile();
+//! }
+//! ```
+//!
+//! ```text
+//! // src/main.rs, with shaders/lit.frag and shaders/sky.wgsl
 //! static LIT: &smolv_runtime::Shader = smolv_runtime::include_shader!("lit.frag");
 //! static ALL: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
+//!
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let lit: Vec<u32> = LIT.decode()?; // SPIR-V words
+//!     let sky = ALL.get("sky.wgsl#fs_main")?.decode()?; // WGSL: one shader per entry point
+//!     println!("{} and {} words", lit.len(), sky.len());
+//!     Ok(())
+//! }
 //! ```
+//!
+//! (`text`, as the macros need the build script's output to expand.)
 //!
 //! The macros read `OUT_DIR/smolv/manifest.json` at compile time, check the
 //! artifacts, and embed them 4-byte aligned with `include_bytes!`, so a

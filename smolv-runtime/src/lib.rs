@@ -6,6 +6,68 @@
 //! (`smolv-build`), and `decompress → decode → specialize → pipeline` at
 //! run time, here.
 //!
+//! ## A first crate
+//!
+//! Three files: shaders are compiled by `build.rs`, embedded by
+//! [`include_shaders!`], and decoded to SPIR-V words here.
+//!
+//! ```toml
+//! # Cargo.toml
+//! [dependencies]
+//! smolv-runtime = "0.1"
+//!
+//! [build-dependencies]
+//! smolv-build = "0.1"
+//! ```
+//!
+//! ```text
+//! // build.rs: compiles every shader under shaders/ (GLSL, HLSL, WGSL,
+//! // Slang or .spv) and packs them as small as the binary allows.
+//! fn main() {
+//!     smolv_build::Config::new().shader_dir("shaders").compile();
+//! }
+//! ```
+//!
+//! ```text
+//! // src/main.rs
+//! static SHADERS: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
+//!
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     for shader in SHADERS.shaders() {
+//!         let words: Vec<u32> = shader.decode()?; // SPIR-V, for vkCreateShaderModule
+//!         println!("{}: {} words", shader.name(), words.len());
+//!     }
+//!     let post = SHADERS.get("post.frag")?; // a typo names the closest shaders
+//!     println!("{post:?} is packed as {}", SHADERS.packing());
+//!     Ok(())
+//! }
+//! ```
+//!
+//! (Those two are `text` here because they need the build script's
+//! output; `example-game` and the `external_crate` test build exactly this
+//! crate.) Shaders shipped as asset files load the same way, from a bundle
+//! that `cargo smolv pack` or [`container::BundleBuilder`] wrote:
+//!
+//! ```
+//! use smolv_runtime::ShaderSet;
+//! # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
+//! # use smolv_runtime::reflect::{Reflection, ShaderStage};
+//! # let spirv = smolv_runtime::doc_example_module();
+//! # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+//! # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
+//! # let dir = std::env::temp_dir().join(format!("smolv-doc-{}", std::process::id()));
+//! # std::fs::create_dir_all(&dir)?;
+//! # let path = dir.join("shaders.smvb");
+//! # std::fs::write(&path, bundle)?;
+//! let shaders = ShaderSet::open(&path)?; // for example "assets/shaders.smvb"
+//! let blur = shaders.get("blur.comp")?;
+//! assert_eq!(blur.decode()?, spirv);
+//! # std::fs::remove_dir_all(&dir)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## The codecs
+//!
 //! This crate holds the [SMOL-V](https://github.com/aras-p/smol-v) codec:
 //! a pure-Rust, `no_std`-capable encoder that writes exactly the bytes of
 //! the reference C++ encoder, and a decoder that reads every SMOL-V
