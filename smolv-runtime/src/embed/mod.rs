@@ -14,6 +14,18 @@
 //! modules are served as stored, zero-copy, and relative ids, which have
 //! no decompression step, are checked by their conversion back.
 
+// Inline in release builds, and only there (`debug_assertions` stands for
+// the profile, as no cfg names the optimization level): everything an
+// embedded set's decoding reaches (the shaders' vtable methods, the
+// unpackers) is `#[inline]` in release, so that it is compiled into the
+// crate that embeds the set and the binary links no object file of
+// smolv-runtime. Linking one would bring all of that object's unwinding
+// tables, which the linker keeps whether used or not, and through its
+// references other objects' (about 5–11 KB; see the size test). In
+// development builds the same code is compiled once, here, and the crate
+// that embeds shaders only calls it: a Rust-only edit then recompiles
+// none of it.
+
 // Without the macros nothing names the unpackers; without LZ4 and zstd the
 // shared unpacking code has no user.
 #[cfg_attr(not(all(feature = "macros", any(feature = "lz4", feature = "zstd-fast"))), allow(dead_code))]
@@ -37,7 +49,7 @@ use crate::shader_error::{Failure, ShaderError};
 /// raw ones in place. One function for every kind, outside the vtables, so
 /// that only programs that call `Shader::decode_cached` (or what uses it)
 /// link it.
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 pub(crate) fn decode_cached(source: &dyn ShaderSource, index: usize) -> Result<&[u32], ShaderError> {
     let slot = match source.cache(index)? {
         Cache::One(slot) => slot,
@@ -63,7 +75,7 @@ pub(crate) fn decode_cached(source: &dyn ShaderSource, index: usize) -> Result<&
 /// served as the binary holds them, whatever the `DecodeOptions` say: they
 /// were checked when it was compiled, and copying them allocates no more
 /// than the binary already holds.
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 pub(crate) fn copy_words(words: &[u32], out: &mut Vec<u32>) {
     if out.capacity() >= words.len() {
         out.clear();
@@ -86,36 +98,36 @@ pub struct RelativeIdsModule {
 
 impl RelativeIdsModule {
     /// The module `name` of `words`. Not a stable API.
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     pub const fn new(name: &'static str, words: &'static [u32]) -> Self {
         Self { name, words, decoded: OnceLock::new() }
     }
 }
 
 impl ShaderSource for RelativeIdsModule {
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     fn name(&self, _: usize) -> &str {
         self.name
     }
 
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     fn stored(&self, _: usize) -> &[u8] {
         bytemuck::cast_slice(self.words)
     }
 
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     fn spirv_len(&self, _: usize) -> usize {
         // Relative ids are exactly as many words as the SPIR-V.
         size_of_val(self.words)
     }
 
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     fn decode(&self, _: usize, _: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
         copy_words(self.words, out);
         unpack::relative_ids_back(out)
     }
 
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     fn cache(&self, _: usize) -> Result<Cache<'_>, ShaderError> {
         Ok(Cache::One(&self.decoded))
     }
@@ -138,7 +150,7 @@ impl EmbeddedEntry {
     /// An entry: where its name ends in the set's names, where its packed
     /// bytes are in the data (or the unpacked stream), their packed and
     /// unpacked lengths, its SPIR-V length and the xxHash32 of its SPIR-V.
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     pub const fn new(
         name_end: u32,
         offset: u32,
@@ -152,7 +164,7 @@ impl EmbeddedEntry {
 }
 
 /// Whether raw `words` can be served: they start with the SPIR-V magic.
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 fn raw_intact(words: &[u32]) -> Result<&[u32], ShaderError> {
     match words.first() {
         Some(&0x0723_0203) => Ok(words),
@@ -162,7 +174,7 @@ fn raw_intact(words: &[u32]) -> Result<&[u32], ShaderError> {
 
 /// The words of a raw module, straight from the binary; `None` where they
 /// cannot be borrowed (not raw, unaligned, or a big-endian target).
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 fn borrow_raw(raw: bool, stored: &'static [u8], spirv_len: u32) -> Result<Option<&'static [u32]>, ShaderError> {
     if !raw || !cfg!(target_endian = "little") || stored.len() != len(spirv_len)? {
         return Ok(None);
@@ -197,7 +209,7 @@ impl EmbeddedModule {
     /// set's dictionary as stored, `packed_dictionary` its unpacked length
     /// and xxHash32, or `(0, 0)` without one.
     #[allow(clippy::too_many_arguments)]
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     pub const fn new(
         name: &'static str,
         unpacker: &'static ModuleUnpacker,
@@ -223,7 +235,7 @@ impl EmbeddedModule {
 
     /// Decodes with the codec's `decode`; `unpack_once` unpacks the
     /// dictionary (on each decode), `None` for codecs without one.
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     pub(crate) fn decode(
         &self,
         options: &DecodeOptions,
@@ -247,7 +259,7 @@ impl EmbeddedModule {
     }
 
     /// Decodes with the codec's own entry point.
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     pub(crate) fn decode_checked(&self, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
         (self.unpacker.decode)(self, options, out)
     }
@@ -280,7 +292,7 @@ pub struct EmbeddedSet {
 impl EmbeddedSet {
     /// A set: its codec, data, dictionary (as stored), names (one string),
     /// table, and the length and xxHash32 of what it unpacks once.
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     pub const fn new(
         unpacker: &'static Unpacker,
         data: &'static [u8],
@@ -302,37 +314,37 @@ impl EmbeddedSet {
     }
 
     /// The codec the set is packed with.
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     pub(crate) fn codec(&self) -> smolv_format::Codec {
         self.unpacker.codec
     }
 
     /// Whether the modules are packed as one stream, unpacked on first
     /// access.
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     pub(crate) fn one_stream(&self) -> bool {
         self.once != (0, 0) && !self.unpacker.dictionary
     }
 
     /// Bytes of data, dictionary, names and table.
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     pub(crate) fn stored_len(&self) -> usize {
         self.data.len() + self.dictionary.len() + self.names.len() + size_of_val(self.entries)
     }
 
     /// How many modules the set holds.
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     pub(crate) fn len(&self) -> usize {
         self.entries.len()
     }
 
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     fn entry(&self, index: usize) -> Result<&EmbeddedEntry, ShaderError> {
         self.entries.get(index).ok_or_else(|| corrupt("a shader lies outside its set's table"))
     }
 
     /// The name of module `index` (empty if the table is damaged).
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     pub(crate) fn name(&self, index: usize) -> &'static str {
         let start = match index.checked_sub(1) {
             Some(previous) => self.entries.get(previous).map_or(usize::MAX, |e| len(e.name_end).unwrap_or(usize::MAX)),
@@ -342,7 +354,7 @@ impl EmbeddedSet {
         self.names.get(start..end).unwrap_or_default()
     }
 
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     pub(crate) fn spirv_len(&self, index: usize) -> Result<usize, ShaderError> {
         len(self.entry(index)?.spirv_len)
     }
@@ -350,7 +362,7 @@ impl EmbeddedSet {
     /// The stream or dictionary, unpacked and checked on first use and
     /// kept for the life of the program (an embedded set is a `static`).
     /// A failure is not kept: the next call tries again.
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     fn unpacked_once(&self, unpack_once: UnpackOnce) -> Result<&'static [u8], ShaderError> {
         if let Some(unpacked) = self.unpacked.get() {
             return Ok(unpacked);
@@ -365,7 +377,7 @@ impl EmbeddedSet {
     /// stream.
     /// `unpack_once` unpacks streams and dictionaries: `None` for codecs
     /// that have neither.
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     pub(crate) fn packed(&self, index: usize, unpack_once: Option<UnpackOnce>) -> Result<Packed<'static>, ShaderError> {
         let entry = self.entry(index)?;
         let (modules, dictionary, unpacked) = match unpack_once {
@@ -392,7 +404,7 @@ impl EmbeddedSet {
         })
     }
 
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     pub(crate) fn borrow_raw(&self, index: usize) -> Result<Option<&'static [u32]>, ShaderError> {
         if !self.unpacker.raw {
             return Ok(None);
@@ -403,54 +415,54 @@ impl EmbeddedSet {
 }
 
 impl ShaderSource for EmbeddedModule {
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     fn name(&self, _: usize) -> &str {
         self.name
     }
 
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     fn stored(&self, _: usize) -> &[u8] {
         self.stored
     }
 
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     fn spirv_len(&self, _: usize) -> usize {
         len(self.spirv_len).unwrap_or(0)
     }
 
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     fn decode(&self, _: usize, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
         self.decode_checked(options, out)
     }
 
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     fn cache(&self, _: usize) -> Result<Cache<'_>, ShaderError> {
         Ok(Cache::One(&self.decoded))
     }
 }
 
 impl ShaderSource for EmbeddedSet {
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     fn name(&self, index: usize) -> &str {
         EmbeddedSet::name(self, index)
     }
 
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     fn stored(&self, index: usize) -> &[u8] {
         self.packed(index, self.unpacker.unpack_once).map_or(&[][..], |module| module.stored)
     }
 
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     fn spirv_len(&self, index: usize) -> usize {
         EmbeddedSet::spirv_len(self, index).unwrap_or(0)
     }
 
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     fn decode(&self, index: usize, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
         (self.unpacker.decode_in_set)(self, index, options, out)
     }
 
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     fn cache(&self, _: usize) -> Result<Cache<'_>, ShaderError> {
         Ok(Cache::InSet(self))
     }

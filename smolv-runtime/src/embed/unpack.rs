@@ -20,20 +20,20 @@ use crate::smolv::decode_current_into;
 const SPIRV_MAGIC: u32 = 0x0723_0203;
 
 /// The error for an inconsistent table or damaged data.
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 pub(crate) fn corrupt(reason: &'static str) -> ShaderError {
     Failure::Corrupt(reason).into()
 }
 
 /// The error for words that do not hash to the recorded check.
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 fn hash_mismatch() -> ShaderError {
     Failure::HashMismatch.into()
 }
 
 /// A length from a generated table: tables hold `u32`s, which fit every
 /// target Rust supports with `std`; one that does not is an error.
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 pub(crate) fn len(value: u32) -> Result<usize, ShaderError> {
     usize::try_from(value).map_err(|_| corrupt("a length does not fit this target"))
 }
@@ -97,13 +97,13 @@ macro_rules! entry_points {
     ($in_set:ident, $alone:ident, $decode:expr, $unpack_once:expr) => {
         entry_points!($in_set, $decode, $unpack_once);
 
-        #[inline]
+        #[cfg_attr(not(debug_assertions), inline)]
         fn $alone(module: &EmbeddedModule, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
             module.decode(options, out, $decode, $unpack_once)
         }
     };
     ($in_set:ident, $decode:expr, $unpack_once:expr) => {
-        #[inline]
+        #[cfg_attr(not(debug_assertions), inline)]
         fn $in_set(
             set: &EmbeddedSet,
             index: usize,
@@ -223,7 +223,7 @@ pub const SMOLV_ZSTD_DICTIONARY: Unpacker = Unpacker {
 };
 
 /// The module's SPIR-V length, if `options` allow it.
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 fn spirv_len(module: &Packed<'_>, options: &DecodeOptions) -> Result<usize, ShaderError> {
     let spirv_len = len(module.spirv_len)?;
     if spirv_len > options.decoded_len_limit() {
@@ -236,7 +236,7 @@ fn spirv_len(module: &Packed<'_>, options: &DecodeOptions) -> Result<usize, Shad
 /// (there is no decoding step to go wrong, and no hash code to link).
 /// Embedded data is 4-byte aligned, so on little-endian targets the copy
 /// is one `memcpy`.
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 fn decode_raw(module: &Packed<'_>, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
     if module.stored.len() != spirv_len(module, options)? {
         return Err(corrupt("raw SPIR-V is not the recorded size"));
@@ -259,7 +259,7 @@ fn decode_raw(module: &Packed<'_>, options: &DecodeOptions, out: &mut Vec<u32>) 
 /// once and compared before embedding it, and there is no decompression
 /// step that could go wrong); the conversion checks the magic number and
 /// every instruction's word count.
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 fn decode_relative_ids(module: &Packed<'_>, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
     if module.stored.len() != spirv_len(module, options)? || !module.stored.len().is_multiple_of(4) {
         return Err(corrupt("SPIR-V with relative ids is not the recorded size"));
@@ -269,14 +269,14 @@ fn decode_relative_ids(module: &Packed<'_>, options: &DecodeOptions, out: &mut V
 }
 
 /// Converts words with relative ids back to SPIR-V in place.
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 pub(crate) fn relative_ids_back(words: &mut [u32]) -> Result<(), ShaderError> {
     Ok(crate::relative_ids::decode_in_place(words)?)
 }
 
 /// Little-endian `bytes`, a whole number of words at any alignment, as the
 /// words of `out`.
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 fn words_from_bytes(bytes: &[u8], out: &mut Vec<u32>) {
     let words = bytes.len() / 4;
     out.clear();
@@ -286,7 +286,7 @@ fn words_from_bytes(bytes: &[u8], out: &mut Vec<u32>) {
 }
 
 /// Words just copied from little-endian bytes, in the target's order.
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 fn from_le_in_place(words: &mut [u32]) {
     if cfg!(target_endian = "big") {
         words.iter_mut().for_each(|word| *word = u32::from_le(*word));
@@ -294,13 +294,13 @@ fn from_le_in_place(words: &mut [u32]) {
 }
 
 /// xxHash32 (seed 0) of bytes.
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 fn xxh32(bytes: &[u8]) -> u32 {
     xxhash_rust::xxh32::xxh32(bytes, 0)
 }
 
 /// Whether decoded `words` hash (as little-endian bytes) to `check`.
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 fn intact(words: &[u32], check: u32) -> bool {
     if cfg!(target_endian = "little") {
         xxh32(bytemuck::cast_slice(words)) == check
@@ -310,7 +310,7 @@ fn intact(words: &[u32], check: u32) -> bool {
 }
 
 /// Decodes unpacked SMOL-V to exactly `spirv_len` bytes, and checks them.
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 fn finish_smolv(
     smolv: &[u8],
     spirv_len: usize,
@@ -329,7 +329,7 @@ fn finish_smolv(
     Ok(())
 }
 
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 fn decode_smolv(module: &Packed<'_>, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
     let spirv_len = spirv_len(module, options)?;
     finish_smolv(module.stored, spirv_len, module, options, out)
@@ -337,14 +337,14 @@ fn decode_smolv(module: &Packed<'_>, options: &DecodeOptions, out: &mut Vec<u32>
 
 /// Most bytes of SMOL-V that `spirv_len` bytes of SPIR-V can encode to: at
 /// most five bytes per word plus a count byte, and the header.
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 fn max_smolv_len(spirv_len: usize) -> usize {
     24 + spirv_len / 4 * 6
 }
 
 /// Decompresses a module with `decompress` (unless it is a module of an
 /// unpacked stream), then decodes its SMOL-V.
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 fn decode_packed(
     module: &Packed<'_>,
     options: &DecodeOptions,
@@ -365,7 +365,7 @@ fn decode_packed(
 }
 
 /// Unpacks one block to exactly `unpacked_len` bytes hashing to `check`.
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 fn unpack_once_with(
     packed: &[u8],
     (unpacked_len, check): (u32, u32),
@@ -380,7 +380,7 @@ fn unpack_once_with(
 }
 
 #[cfg(feature = "lz4")]
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 fn decode_lz4(module: &Packed<'_>, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
     decode_packed(module, options, out, decompress_lz4)
 }
@@ -389,7 +389,7 @@ fn decode_lz4(module: &Packed<'_>, options: &DecodeOptions, out: &mut Vec<u32>) 
 /// bytes) from its LZ4 block, or from the unpacked stream, then converted
 /// back and checked against the module's hash.
 #[cfg(feature = "lz4")]
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 fn decode_relative_ids_lz4(
     module: &Packed<'_>,
     options: &DecodeOptions,
@@ -416,13 +416,13 @@ fn decode_relative_ids_lz4(
 }
 
 #[cfg(feature = "lz4")]
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 fn unpack_once_lz4(packed: &[u8], once: (u32, u32)) -> Result<Vec<u8>, ShaderError> {
     unpack_once_with(packed, once, decompress_lz4)
 }
 
 #[cfg(feature = "lz4")]
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 fn decompress_lz4(packed: &[u8], _dictionary: &[u8], out: &mut [u8]) -> Result<(), ShaderError> {
     match lz4_flex::block::decompress_into(packed, out) {
         Ok(len) if len == out.len() => Ok(()),
@@ -432,19 +432,19 @@ fn decompress_lz4(packed: &[u8], _dictionary: &[u8], out: &mut [u8]) -> Result<(
 }
 
 #[cfg(feature = "zstd-fast")]
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 fn decode_zstd(module: &Packed<'_>, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
     decode_packed(module, options, out, decompress_zstd)
 }
 
 #[cfg(feature = "zstd-fast")]
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 fn unpack_once_zstd(packed: &[u8], once: (u32, u32)) -> Result<Vec<u8>, ShaderError> {
     unpack_once_with(packed, once, decompress_zstd)
 }
 
 #[cfg(feature = "zstd-fast")]
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 fn decompress_zstd(packed: &[u8], dictionary: &[u8], out: &mut [u8]) -> Result<(), ShaderError> {
     use zstd::zstd_safe::{DCtx, get_frame_content_size};
     if !matches!(get_frame_content_size(packed), Ok(Some(len)) if u64::try_from(out.len()) == Ok(len)) {
