@@ -4,7 +4,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use smolv_runtime::ShaderSet;
-use smolv_runtime::container::{Bundle, DecodeSettings};
+use smolv_runtime::DecodeOptions;
+use smolv_runtime::container::Bundle;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(bundle) = Bundle::parse(data) {
@@ -16,7 +17,7 @@ fuzz_target!(|data: &[u8]| {
         let _ = bundle.get("missing shader");
     }
     if let Ok(set) = ShaderSet::from_vec(data.to_vec()) {
-        let settings = DecodeSettings { verify_hash: true, max_decoded_len: 1 << 24 };
+        let settings = DecodeOptions::new().max_decoded_len(1 << 24);
         let mut out = Vec::new();
         for shader in set.iter().into_iter().flatten() {
             let _ = shader.reflection();

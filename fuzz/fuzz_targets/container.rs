@@ -5,7 +5,8 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use smolv_runtime::container::{Container, DecodeSettings, Dictionary};
+use smolv_runtime::DecodeOptions;
+use smolv_runtime::container::{Container, Dictionary};
 
 fn dictionary() -> &'static Dictionary {
     static DICTIONARY: OnceLock<Dictionary> = OnceLock::new();
@@ -24,7 +25,7 @@ fn dictionary() -> &'static Dictionary {
 fuzz_target!(|data: &[u8]| {
     let Ok(container) = Container::parse(data) else { return };
     let _ = container.reflection();
-    let settings = DecodeSettings { verify_hash: true, max_decoded_len: 1 << 24 };
+    let settings = DecodeOptions::new().max_decoded_len(1 << 24);
     let mut out = Vec::new();
     let _ = container.decode_with(None, &settings, &mut out);
     let _ = container.decode_with(Some(dictionary()), &settings, &mut out);

@@ -4,6 +4,8 @@
 //! depends on this crate, so the two cannot share a parser; the runtime
 //! never parses a directory.)
 
+use smolv_format::{Codec, Framing};
+
 /// One module of the directory.
 pub(crate) struct Entry {
     pub(crate) name: String,
@@ -17,28 +19,10 @@ pub(crate) struct Entry {
 /// A checked directory.
 pub(crate) struct Directory {
     /// `(unpacked length, xxHash32)` of what the set unpacks once: the
-    /// stream (layout 1) or the dictionary (codec 4); `(0, 0)` otherwise.
+    /// stream ([`Framing::Stream`]) or the dictionary
+    /// ([`Codec::SmolvZstdDictionary`]); `(0, 0)` otherwise.
     pub(crate) once: (u32, u32),
     pub(crate) entries: Vec<Entry>,
-}
-
-/// The directory's codec byte for a manifest codec name.
-pub(crate) fn codec_byte(codec: &str) -> Result<u8, String> {
-    Ok(match codec {
-        "spirv" => 0,
-        "smolv" => 1,
-        "smolv-lz4" => 2,
-        "smolv-zstd" => 3,
-        "smolv-zstd-dictionary" => 4,
-        "spirv-relative-ids" => 5,
-        "spirv-relative-ids-lz4" => 6,
-        other => {
-            return Err(format!(
-                "smolv: the manifest names codec {other:?}, which this smolv-macros does not know; use matching \
-                 smolv-build and smolv-runtime versions"
-            ));
-        }
-    })
 }
 
 fn u32_at(bytes: &[u8], at: usize) -> Result<u32, &'static str> {
@@ -69,27 +53,30 @@ fn tiles(entries: &[Entry], len: u32) -> bool {
 /// `data_len` bytes long: the header, every entry inside the directory and
 /// its module inside the data (or the stream), lengths that fit the codec,
 /// and names that are sorted and unique.
-pub(crate) fn directory(bytes: &[u8], codec: u8, data_len: u64) -> Result<Directory, &'static str> {
+pub(crate) fn directory(bytes: &[u8], codec: Codec, data_len: u64) -> Result<Directory, &'static str> {
     if bytes.len() < 20 || &bytes[..4] != b"SMVD" {
         return Err("is not a smolv embedded-set directory");
     }
     if bytes[4] != 1 {
         return Err("has a directory format this smolv-macros does not read");
     }
-    if bytes[5] != codec {
+    if Codec::from_byte(bytes[5]) != Some(codec) {
         return Err("names another codec than the manifest");
     }
-    let stream = match (codec, bytes[6]) {
-        (_, 0) => false,
-        (2 | 3 | 6, 1) => true,
+    // Only the compressing codecs pack a stream.
+    let compressed = matches!(codec, Codec::SmolvLz4 | Codec::SmolvZstd | Codec::SpirvRelativeIdsLz4);
+    let stream = match Framing::from_byte(bytes[6]) {
+        Some(Framing::PerModule) => false,
+        Some(Framing::Stream) if compressed => true,
         _ => return Err("has an unknown layout for its codec"),
     };
+    let dictionary = codec == Codec::SmolvZstdDictionary;
     let count = u32_at(bytes, 8)?;
     let once = (u32_at(bytes, 12)?, u32_at(bytes, 16)?);
-    if codec == 4 && once.0 == 0 {
+    if dictionary && once.0 == 0 {
         return Err("has no dictionary length for a dictionary codec");
     }
-    if !stream && codec != 4 && once != (0, 0) {
+    if !stream && !dictionary && once != (0, 0) {
         return Err("has stream fields set for modules packed one by one");
     }
     let limit = if stream { u64::from(once.0) } else { data_len };
@@ -117,11 +104,11 @@ pub(crate) fn directory(bytes: &[u8], codec: u8, data_len: u64) -> Result<Direct
         }
         // Raw SPIR-V and SPIR-V with relative ids are words, as long as the
         // SPIR-V and (stored as they are) 4-byte aligned in the data.
-        let words = matches!(codec, 0 | 5 | 6);
-        let stored_as_is = codec < 2 || codec == 5 || stream;
+        let words = matches!(codec, Codec::Spirv | Codec::SpirvRelativeIds | Codec::SpirvRelativeIdsLz4);
+        let stored_as_is = matches!(codec, Codec::Spirv | Codec::Smolv | Codec::SpirvRelativeIds) || stream;
         if (stored_as_is && entry.packed_len != entry.unpacked_len)
             || (words && entry.unpacked_len != entry.spirv_len)
-            || (matches!(codec, 0 | 5) && !entry.offset.is_multiple_of(4))
+            || (matches!(codec, Codec::Spirv | Codec::SpirvRelativeIds) && !entry.offset.is_multiple_of(4))
         {
             return Err("has lengths that do not fit its codec");
         }
@@ -144,7 +131,8 @@ pub(crate) fn directory(bytes: &[u8], codec: u8, data_len: u64) -> Result<Direct
 mod tests {
     use super::*;
 
-    /// A directory of codec 2 (LZ4), layout 1 (stream), with `entries` of
+    /// A directory of SMOL-V + LZ4 (codec byte 2) as one stream (framing
+    /// byte 1), with `entries` of
     /// (name, offset, length) over a stream of `stream_len` bytes.
     fn stream_directory(stream_len: u32, entries: &[(&str, u32, u32)]) -> Vec<u8> {
         let mut out = b"SMVD".to_vec();
@@ -166,13 +154,13 @@ mod tests {
     #[test]
     fn stream_modules_must_fill_the_stream_exactly_once_in_any_order() {
         let ok = stream_directory(30, &[("a", 10, 20), ("b", 0, 10)]);
-        assert_eq!(directory(&ok, 2, 5).unwrap().once, (30, 7));
+        assert_eq!(directory(&ok, Codec::SmolvLz4, 5).unwrap().once, (30, 7));
         for bad in [
             stream_directory(30, &[("a", 0, 10), ("b", 15, 15)]),
             stream_directory(30, &[("a", 0, 20), ("b", 10, 20)]),
             stream_directory(40, &[("a", 0, 20), ("b", 20, 10)]),
         ] {
-            assert!(directory(&bad, 2, 5).is_err());
+            assert!(directory(&bad, Codec::SmolvLz4, 5).is_err());
         }
     }
 }

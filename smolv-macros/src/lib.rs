@@ -2,12 +2,41 @@
 //!
 //! `include_shader!` and `include_shaders!`, which embed the shaders that
 //! `smolv-build` compiled in `build.rs`. Use them through `smolv-runtime`,
-//! which re-exports them (feature `macros`, on by default):
+//! which re-exports them (feature `macros`, on by default); a crate never
+//! depends on this one directly.
+//!
+//! ## A first crate
+//!
+//! ```toml
+//! # Cargo.toml
+//! [dependencies]
+//! smolv-runtime = "0.1"
+//!
+//! [build-dependencies]
+//! smolv-build = "0.1"
+//! ```
 //!
 //! ```text
+//! // build.rs
+//! fn main() {
+//!     smolv_build::Config::new().shader_dir("shaders").compile();
+//! }
+//! ```
+//!
+//! ```text
+//! // src/main.rs, with shaders/lit.frag and shaders/sky.wgsl
 //! static LIT: &smolv_runtime::Shader = smolv_runtime::include_shader!("lit.frag");
 //! static ALL: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
+//!
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let lit: Vec<u32> = LIT.decode()?; // SPIR-V words
+//!     let sky = ALL.get("sky.wgsl#fs_main")?.decode()?; // WGSL: one shader per entry point
+//!     println!("{} and {} words", lit.len(), sky.len());
+//!     Ok(())
+//! }
 //! ```
+//!
+//! (`text`, as the macros need the build script's output to expand.)
 //!
 //! The macros read `OUT_DIR/smolv/manifest.json` at compile time, check the
 //! artifacts, and embed them 4-byte aligned with `include_bytes!`, so a
@@ -26,6 +55,7 @@ use quote::quote;
 use syn::LitStr;
 
 use manifest::Manifest;
+use smolv_format::Codec;
 
 /// Embeds one shader as a `&'static smolv_runtime::Shader`.
 ///
@@ -67,11 +97,9 @@ pub fn include_shader(input: TokenStream) -> TokenStream {
         Ok(module) => module,
         Err(message) => return compile_error(name.span(), &message),
     };
-    if let Some(kind) = words_codec(&manifest.packing.codec) {
+    if let Some(kind) = words_codec(manifest.packing.codec) {
         let origin = origin_tokens(&manifest, &module.name);
-        let Ok(spirv_len) = usize::try_from(module.spirv_len) else {
-            return compile_error(name.span(), "smolv: this shader is too large for the compiling machine");
-        };
+        let spirv_len = module.spirv_len;
         let data = path_literal(&module.data);
         let words = words_static(&quote!(::core::include_bytes!(#data)), spirv_len);
         let (shader_name, len) = (module.name, spirv_len / 4);
@@ -86,7 +114,7 @@ pub fn include_shader(input: TokenStream) -> TokenStream {
         }
         .into();
     }
-    let unpacker = match module_unpacker(&manifest.packing.codec) {
+    let unpacker = match module_unpacker(manifest.packing.codec) {
         Ok(unpacker) => unpacker,
         Err(message) => return compile_error(name.span(), &message),
     };
@@ -158,7 +186,7 @@ pub fn include_shaders(input: TokenStream) -> TokenStream {
         Ok(manifest) => manifest,
         Err(message) => return compile_error(span, &message),
     };
-    let (directory, unpacker) = match manifest.directory().and_then(|d| Ok((d, unpacker(&manifest.packing.codec)?))) {
+    let (directory, unpacker) = match manifest.directory().map(|d| (d, unpacker(manifest.packing.codec))) {
         Ok(found) => found,
         Err(message) => return compile_error(span, &message),
     };
@@ -181,9 +209,9 @@ pub fn include_shaders(input: TokenStream) -> TokenStream {
     let count = entries.len();
     // Small sets get a `static` shader per module, large ones make theirs
     // on first access (see `static_shaders_up_to`); smolv-runtime's
-    // `__smolv_set_shaders!` decides, as a hot-reload build needs statics.
+    // `__smolv_set!` decides, as a hot-reload build needs statics.
     let static_shaders = count <= static_shaders_up_to(&manifest.packing.goal);
-    if let Some(kind) = words_codec(&manifest.packing.codec).filter(|_| static_shaders) {
+    if let Some(kind) = words_codec(manifest.packing.codec).filter(|_| static_shaders) {
         return words_set(&manifest, &directory, &data, &kind).unwrap_or_else(|message| compile_error(span, &message));
     }
     let shaders = directory.entries.iter().enumerate().map(|(index, entry)| {
@@ -200,10 +228,7 @@ pub fn include_shaders(input: TokenStream) -> TokenStream {
                 &[#(#entries),*],
                 (#once_len, #once_check),
             );
-            ::smolv_runtime::ShaderSet::embedded(
-                &SET,
-                ::smolv_runtime::__smolv_set_shaders!(#static_shaders; #count; [#(#shaders),*]),
-            )
+            ::smolv_runtime::__smolv_set!(#static_shaders; &SET; #count; [#(#shaders),*])
         }
     }
     .into()
@@ -212,10 +237,10 @@ pub fn include_shaders(input: TokenStream) -> TokenStream {
 /// For the codecs whose data is words (raw SPIR-V, and SPIR-V with
 /// relative ids), the kind of shader `__smolv_shader!` makes of a module;
 /// `None` for every other codec.
-fn words_codec(codec: &str) -> Option<proc_macro2::TokenStream> {
+fn words_codec(codec: Codec) -> Option<proc_macro2::TokenStream> {
     match codec {
-        "spirv" => Some(quote!(raw)),
-        "spirv-relative-ids" => Some(quote!(relative_ids)),
+        Codec::Spirv => Some(quote!(raw)),
+        Codec::SpirvRelativeIds => Some(quote!(relative_ids)),
         _ => None,
     }
 }
@@ -234,7 +259,7 @@ fn words_set(
     kind: &proc_macro2::TokenStream,
 ) -> Result<TokenStream, String> {
     let too_large = |what: &str| format!("smolv: {what} is too large for the compiling machine");
-    let stored_len = usize::try_from(manifest.packing.stored_bytes).map_err(|_| too_large("the shader set"))?;
+    let stored_len = manifest.packing.stored_bytes;
     let data_len = std::fs::metadata(&manifest.packing.data)
         .map_err(|e| format!("smolv: cannot read {} ({e}); rebuild", manifest.packing.data.display()))?
         .len();
@@ -255,7 +280,7 @@ fn words_set(
     }
     let words = words_static(&quote!(::core::include_bytes!(#data)), data_len);
     let count = shaders.len();
-    let codec = &manifest.packing.codec;
+    let codec = codec_path(manifest.packing.codec);
     Ok(quote! {
         {
             #words
@@ -292,33 +317,45 @@ fn static_shaders_up_to(goal: &str) -> usize {
 
 /// The unpacker of `codec`: a path to it, or, for the compressing codecs,
 /// a smolv-runtime macro that names it or says which feature to turn on.
-fn unpacker(codec: &str) -> Result<proc_macro2::TokenStream, String> {
-    check::codec_byte(codec)?;
-    Ok(match codec {
-        "spirv" => quote!(&::smolv_runtime::__private::RAW),
-        "spirv-relative-ids" => quote!(&::smolv_runtime::__private::RELATIVE_IDS),
-        "smolv" => quote!(&::smolv_runtime::__private::SMOLV),
-        "smolv-lz4" => quote!(::smolv_runtime::__smolv_lz4!(SMOLV_LZ4)),
-        "spirv-relative-ids-lz4" => quote!(::smolv_runtime::__smolv_lz4!(RELATIVE_IDS_LZ4)),
-        "smolv-zstd" => quote!(::smolv_runtime::__smolv_zstd!(SMOLV_ZSTD)),
-        _ => quote!(::smolv_runtime::__smolv_zstd!(SMOLV_ZSTD_DICTIONARY)),
-    })
+fn unpacker(codec: Codec) -> proc_macro2::TokenStream {
+    match codec {
+        Codec::Spirv => quote!(&::smolv_runtime::__private::RAW),
+        Codec::SpirvRelativeIds => quote!(&::smolv_runtime::__private::RELATIVE_IDS),
+        Codec::Smolv => quote!(&::smolv_runtime::__private::SMOLV),
+        Codec::SmolvLz4 => quote!(::smolv_runtime::__smolv_lz4!(SMOLV_LZ4)),
+        Codec::SpirvRelativeIdsLz4 => quote!(::smolv_runtime::__smolv_lz4!(RELATIVE_IDS_LZ4)),
+        Codec::SmolvZstd => quote!(::smolv_runtime::__smolv_zstd!(SMOLV_ZSTD)),
+        Codec::SmolvZstdDictionary => quote!(::smolv_runtime::__smolv_zstd!(SMOLV_ZSTD_DICTIONARY)),
+    }
 }
 
 /// What `include_shader!` names for a lone module of `codec`.
-fn module_unpacker(codec: &str) -> Result<proc_macro2::TokenStream, String> {
-    check::codec_byte(codec)?;
+fn module_unpacker(codec: Codec) -> Result<proc_macro2::TokenStream, String> {
     Ok(match codec {
         // Raw modules, and modules with relative ids, are embedded as words
         // (`words_static`), with no unpacker.
-        "spirv" | "spirv-relative-ids" => {
+        Codec::Spirv | Codec::SpirvRelativeIds => {
             return Err("smolv: a module of words has no unpacker; this is a smolv-macros bug".to_owned());
         }
-        "smolv" => quote!(&::smolv_runtime::__private::SMOLV_MODULE),
-        "smolv-lz4" => quote!(::smolv_runtime::__smolv_lz4!(SMOLV_LZ4_MODULE)),
-        "spirv-relative-ids-lz4" => quote!(::smolv_runtime::__smolv_lz4!(RELATIVE_IDS_LZ4_MODULE)),
-        _ => quote!(::smolv_runtime::__smolv_zstd!(SMOLV_ZSTD_MODULE)),
+        Codec::Smolv => quote!(&::smolv_runtime::__private::SMOLV_MODULE),
+        Codec::SmolvLz4 => quote!(::smolv_runtime::__smolv_lz4!(SMOLV_LZ4_MODULE)),
+        Codec::SpirvRelativeIdsLz4 => quote!(::smolv_runtime::__smolv_lz4!(RELATIVE_IDS_LZ4_MODULE)),
+        Codec::SmolvZstd | Codec::SmolvZstdDictionary => quote!(::smolv_runtime::__smolv_zstd!(SMOLV_ZSTD_MODULE)),
     })
+}
+
+/// The path of `codec` in the macros' output.
+fn codec_path(codec: Codec) -> proc_macro2::TokenStream {
+    let variant = match codec {
+        Codec::Spirv => quote!(Spirv),
+        Codec::SpirvRelativeIds => quote!(SpirvRelativeIds),
+        Codec::SpirvRelativeIdsLz4 => quote!(SpirvRelativeIdsLz4),
+        Codec::Smolv => quote!(Smolv),
+        Codec::SmolvLz4 => quote!(SmolvLz4),
+        Codec::SmolvZstd => quote!(SmolvZstd),
+        Codec::SmolvZstdDictionary => quote!(SmolvZstdDictionary),
+    };
+    quote!(::smolv_runtime::Codec::#variant)
 }
 
 /// A module's origin as the arguments of `__smolv_shader!`: source, includes

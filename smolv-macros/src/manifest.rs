@@ -4,15 +4,13 @@
 use std::path::PathBuf;
 
 use serde_json::Value;
+use smolv_format::{Codec, MANIFEST_FILE, MANIFEST_FORMAT};
 
 use crate::check;
 
-/// The manifest format this smolv-macros reads.
-const FORMAT: u64 = 2;
-
 /// How the set was packed: the codec names the unpacker to link.
 pub(crate) struct Packing {
-    pub(crate) codec: String,
+    pub(crate) codec: Codec,
     pub(crate) directory: PathBuf,
     pub(crate) data: PathBuf,
     pub(crate) dictionary: Option<PathBuf>,
@@ -20,15 +18,15 @@ pub(crate) struct Packing {
     pub(crate) goal: String,
     /// What the build report counts as stored: data, dictionary, names and
     /// 24 bytes of table per module (`ShaderSet::stored_len`).
-    pub(crate) stored_bytes: u64,
+    pub(crate) stored_bytes: usize,
 }
 
 /// One module as `include_shader!` embeds it.
 pub(crate) struct Module {
     pub(crate) name: String,
     pub(crate) data: PathBuf,
-    pub(crate) unpacked_len: u64,
-    pub(crate) spirv_len: u64,
+    pub(crate) unpacked_len: usize,
+    pub(crate) spirv_len: usize,
     pub(crate) check: u32,
 }
 
@@ -39,19 +37,15 @@ pub(crate) struct Origin {
     pub(crate) recipe: String,
 }
 
-/// The parts of `OUT_DIR/smolv/manifest.json` the macros need.
+/// The manifest, typed, with each module's recipe kept as JSON: the macros
+/// embed it whole for hot reload, whatever fields the build's recipe has.
+type Typed = smolv_format::Manifest<Value>;
+
+/// `OUT_DIR/smolv/manifest.json`, as the macros read it.
 pub(crate) struct Manifest {
     pub(crate) packing: Packing,
-    modules: Vec<Value>,
+    manifest: Typed,
     dir: PathBuf,
-}
-
-fn text(value: &Value, what: &str) -> Result<String, String> {
-    value.as_str().map(str::to_owned).ok_or_else(|| format!("smolv: the manifest has no {what}; rebuild"))
-}
-
-fn number(value: &Value, what: &str) -> Result<u64, String> {
-    value.as_u64().ok_or_else(|| format!("smolv: the manifest has no {what}; rebuild"))
 }
 
 impl Manifest {
@@ -61,38 +55,46 @@ impl Manifest {
         let out_dir = std::env::var_os("OUT_DIR").ok_or(
             "smolv: OUT_DIR is not set; add a build.rs that runs smolv_build::Config::new().shader_dir(\"shaders\").compile()",
         )?;
-        let dir = PathBuf::from(out_dir).join("smolv");
-        let path = dir.join("manifest.json");
+        let dir = PathBuf::from(out_dir).join(smolv_format::ARTIFACT_DIR);
+        let path = dir.join(MANIFEST_FILE);
         let text_of_file = std::fs::read_to_string(&path).map_err(|e| {
             format!("smolv: cannot read {} ({e}); does build.rs run smolv_build, and did it succeed?", path.display())
         })?;
         let json: Value = serde_json::from_str(&text_of_file)
             .map_err(|e| format!("smolv: {} is not valid JSON: {e}; rebuild", path.display()))?;
-        if json["format"].as_u64() != Some(FORMAT) {
+        // The format first, so that another version's manifest says so
+        // rather than which field it lacks.
+        if json["format"].as_u64() != Some(u64::from(MANIFEST_FORMAT)) {
             return Err(format!(
-                "smolv: {} has manifest format {}, this smolv-macros reads {FORMAT}; use matching smolv-build and \
-                 smolv-runtime versions",
+                "smolv: {} has manifest format {}, this smolv-macros reads {MANIFEST_FORMAT}; use matching \
+                 smolv-build and smolv-runtime versions",
                 path.display(),
                 json["format"]
             ));
         }
-        let embedded = &json["embedded"];
+        let manifest: Typed = serde_json::from_value(json).map_err(|e| {
+            format!(
+                "smolv: {} is not a manifest this smolv-macros reads ({e}); use matching smolv-build and \
+                 smolv-runtime versions, and rebuild",
+                path.display()
+            )
+        })?;
+        let embedded = &manifest.embedded;
         let packing = Packing {
-            codec: text(&embedded["codec"], "embedded codec")?,
-            directory: dir.join(text(&embedded["directory"], "embedded directory")?),
-            data: dir.join(text(&embedded["data"], "embedded data")?),
-            dictionary: embedded["dictionary"].as_str().map(|d| dir.join(d)),
-            goal: embedded["goal"].as_str().unwrap_or("installed").to_owned(),
-            stored_bytes: number(&embedded["stored_bytes"], "embedded stored size")?,
+            codec: embedded.codec,
+            directory: dir.join(&embedded.directory),
+            data: dir.join(&embedded.data),
+            dictionary: embedded.dictionary.as_ref().map(|d| dir.join(d)),
+            goal: embedded.goal.clone(),
+            stored_bytes: embedded.stored_bytes,
         };
-        if packing.dictionary.is_some() != (packing.codec == "smolv-zstd-dictionary") {
+        if packing.dictionary.is_some() != (packing.codec == Codec::SmolvZstdDictionary) {
             return Err(format!(
                 "smolv: {} names a dictionary exactly when its codec is not smolv-zstd-dictionary; rebuild",
                 path.display()
             ));
         }
-        let modules = json["modules"].as_array().cloned().unwrap_or_default();
-        Ok(Self { packing, modules, dir })
+        Ok(Self { packing, manifest, dir })
     }
 
     /// Reads and checks the set's directory against the manifest's codec
@@ -103,24 +105,23 @@ impl Manifest {
         let data_len = std::fs::metadata(&self.packing.data)
             .map_err(|e| format!("smolv: cannot read {} ({e}); rebuild", self.packing.data.display()))?
             .len();
-        check::directory(&directory, check::codec_byte(&self.packing.codec)?, data_len)
+        check::directory(&directory, self.packing.codec, data_len)
             .map_err(|why| format!("smolv: {} {why}; rebuild", self.packing.directory.display()))
     }
 
     /// The module named `name`, its files checked to exist; otherwise a
     /// message listing the closest names.
     pub(crate) fn module(&self, name: &str) -> Result<Module, String> {
-        let Some(module) = self.modules.iter().find(|m| m["name"].as_str() == Some(name)) else {
+        let Some(module) = self.manifest.modules.iter().find(|m| m.name == name) else {
             return Err(self.not_found(name));
         };
-        let embedded = &module["embedded"];
+        let embedded = &module.embedded;
         let module = Module {
             name: name.to_owned(),
-            data: self.dir.join(text(&embedded["data"], "module data")?),
-            unpacked_len: number(&embedded["unpacked_bytes"], "module unpacked size")?,
-            spirv_len: number(&embedded["spirv_bytes"], "module SPIR-V size")?,
-            check: u32::try_from(number(&embedded["check"], "module check")?)
-                .map_err(|_| "smolv: a module check is not 32 bits; rebuild".to_owned())?,
+            data: self.dir.join(&embedded.data),
+            unpacked_len: embedded.unpacked_bytes,
+            spirv_len: embedded.spirv_bytes,
+            check: embedded.check,
         };
         if module.spirv_len < 20 || !module.spirv_len.is_multiple_of(4) {
             return Err(format!(
@@ -136,8 +137,8 @@ impl Manifest {
     /// files it included, and its recipe as JSON. `None` for a manifest of
     /// a smolv-build that records no recipes.
     pub(crate) fn origin(&self, name: &str) -> Option<Origin> {
-        let module = self.modules.iter().find(|m| m["name"].as_str() == Some(name))?;
-        let recipe = &module["recipe"];
+        let module = self.manifest.modules.iter().find(|m| m.name == name)?;
+        let recipe = module.recipe.as_ref()?;
         let source = recipe["source"].as_str()?.to_owned();
         let includes = recipe["includes"].as_array()?.iter().filter_map(|i| i.as_str().map(str::to_owned)).collect();
         Some(Origin { source, includes, recipe: serde_json::to_string(recipe).ok()? })
@@ -145,7 +146,7 @@ impl Manifest {
 
     fn not_found(&self, name: &str) -> String {
         let mut scored: Vec<(usize, &str)> =
-            self.modules.iter().filter_map(|m| m["name"].as_str()).map(|n| (strsim::levenshtein(name, n), n)).collect();
+            self.manifest.modules.iter().map(|m| (strsim::levenshtein(name, &m.name), m.name.as_str())).collect();
         scored.sort();
         let closest: Vec<String> = scored.iter().take(3).map(|(_, n)| format!("\"{n}\"")).collect();
         if closest.is_empty() {

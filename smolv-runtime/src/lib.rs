@@ -6,6 +6,68 @@
 //! (`smolv-build`), and `decompress → decode → specialize → pipeline` at
 //! run time, here.
 //!
+//! ## A first crate
+//!
+//! Three files: shaders are compiled by `build.rs`, embedded by
+//! [`include_shaders!`], and decoded to SPIR-V words here.
+//!
+//! ```toml
+//! # Cargo.toml
+//! [dependencies]
+//! smolv-runtime = "0.1"
+//!
+//! [build-dependencies]
+//! smolv-build = "0.1"
+//! ```
+//!
+//! ```text
+//! // build.rs: compiles every shader under shaders/ (GLSL, HLSL, WGSL,
+//! // Slang or .spv) and packs them as small as the binary allows.
+//! fn main() {
+//!     smolv_build::Config::new().shader_dir("shaders").compile();
+//! }
+//! ```
+//!
+//! ```text
+//! // src/main.rs
+//! static SHADERS: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
+//!
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     for shader in SHADERS.shaders() {
+//!         let words: Vec<u32> = shader.decode()?; // SPIR-V, for vkCreateShaderModule
+//!         println!("{}: {} words", shader.name(), words.len());
+//!     }
+//!     let post = SHADERS.get("post.frag")?; // a typo names the closest shaders
+//!     println!("{post:?} is packed as {}", SHADERS.packing());
+//!     Ok(())
+//! }
+//! ```
+//!
+//! (Those two are `text` here because they need the build script's
+//! output; `example-game` and the `external_crate` test build exactly this
+//! crate.) Shaders shipped as asset files load the same way, from a bundle
+//! that `cargo smolv pack` or [`container::BundleBuilder`] wrote:
+//!
+//! ```
+//! use smolv_runtime::ShaderSet;
+//! # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
+//! # use smolv_runtime::reflect::{Reflection, ShaderStage};
+//! # let spirv = smolv_runtime::doc_example_module();
+//! # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+//! # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
+//! # let dir = std::env::temp_dir().join(format!("smolv-doc-{}", std::process::id()));
+//! # std::fs::create_dir_all(&dir)?;
+//! # let path = dir.join("shaders.smvb");
+//! # std::fs::write(&path, bundle)?;
+//! let shaders = ShaderSet::open(&path)?; // for example "assets/shaders.smvb"
+//! let blur = shaders.get("blur.comp")?;
+//! assert_eq!(blur.decode()?, spirv);
+//! # std::fs::remove_dir_all(&dir)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## The codecs
+//!
 //! This crate holds the [SMOL-V](https://github.com/aras-p/smol-v) codec:
 //! a pure-Rust, `no_std`-capable encoder that writes exactly the bytes of
 //! the reference C++ encoder, and a decoder that reads every SMOL-V
@@ -60,15 +122,18 @@
 
 extern crate alloc;
 
-pub mod codec;
 #[cfg(feature = "std")]
 pub mod container;
 #[cfg(feature = "std")]
 mod embed;
+mod options;
 pub mod reflect;
 pub mod relative_ids;
 #[cfg(feature = "std")]
 pub mod shader;
+#[cfg(feature = "std")]
+mod shader_error;
+pub mod smolv;
 pub mod specialize;
 #[cfg(feature = "vulkan")]
 pub mod vulkan;
@@ -78,6 +143,11 @@ pub mod vulkan;
 pub use shader::hot_reload;
 #[cfg(feature = "std")]
 pub use shader::{SetPacking, Shader, ShaderSet};
+#[cfg(feature = "std")]
+pub use shader_error::{ShaderError, ShaderErrorKind};
+/// How a set's modules are stored and framed: the vocabulary smolv-build,
+/// the macros and this crate share ([`smolv_format`]).
+pub use smolv_format::{Codec, Framing};
 
 /// Embeds one shader built by `smolv-build`, as a `&'static Shader`.
 ///
@@ -125,6 +195,7 @@ pub use smolv_macros::include_types;
 #[doc(hidden)]
 #[cfg(feature = "macros")]
 pub mod __private {
+    pub use crate::embed::RelativeIdsModule;
     pub use crate::embed::unpack::{ModuleUnpacker, RAW, RELATIVE_IDS, SMOLV, SMOLV_MODULE, Unpacker};
     #[cfg(feature = "lz4")]
     pub use crate::embed::unpack::{RELATIVE_IDS_LZ4, RELATIVE_IDS_LZ4_MODULE, SMOLV_LZ4, SMOLV_LZ4_MODULE};
@@ -132,7 +203,7 @@ pub mod __private {
     pub use crate::embed::unpack::{SMOLV_ZSTD, SMOLV_ZSTD_DICTIONARY, SMOLV_ZSTD_MODULE};
     pub use crate::embed::{EmbeddedEntry, EmbeddedModule, EmbeddedSet};
     pub use crate::embed::{le_words, spirv_module};
-    pub use crate::shader::{RelativeIdsModule, leaked_embedded_set};
+    pub use crate::shader::{LazyShaders, leaked_embedded_set};
     /// The generated types' `Pod` and `Zeroable` impls name it here, so
     /// the user's crate need not depend on bytemuck.
     pub use bytemuck;
@@ -162,31 +233,33 @@ macro_rules! __smolv_lz4 {
     };
 }
 
-/// The shaders of an embedded set for `include_shaders!`: a `static` per
-/// module when the macro says so (small sets) or with the `hot-reload`
-/// feature (each shader carries its origin), else `&[]`, and the set makes
-/// them on first access. Not a stable API.
+/// An embedded set's [`ShaderSet`] for `include_shaders!`: with a
+/// `static` shader per module when the macro says so (small sets) or with
+/// the `hot-reload` feature (each shader carries its origin), else with
+/// shaders made on first access ([`__private::LazyShaders`]). Not a stable
+/// API.
 #[doc(hidden)]
 #[cfg(all(feature = "macros", feature = "hot-reload"))]
 #[macro_export]
-macro_rules! __smolv_set_shaders {
-    ($static:tt; $count:expr; [$($shader:expr),*]) => {{
+macro_rules! __smolv_set {
+    ($static:tt; $set:expr; $count:expr; [$($shader:expr),*]) => {{
         static SHADERS: [$crate::Shader; $count] = [$($shader),*];
-        &SHADERS
+        $crate::ShaderSet::embedded($set, &SHADERS)
     }};
 }
 
 #[doc(hidden)]
 #[cfg(all(feature = "macros", not(feature = "hot-reload")))]
 #[macro_export]
-macro_rules! __smolv_set_shaders {
-    (true; $count:expr; [$($shader:expr),*]) => {{
+macro_rules! __smolv_set {
+    (true; $set:expr; $count:expr; [$($shader:expr),*]) => {{
         static SHADERS: [$crate::Shader; $count] = [$($shader),*];
-        &SHADERS
+        $crate::ShaderSet::embedded($set, &SHADERS)
     }};
-    (false; $count:expr; [$($shader:expr),*]) => {
-        &[]
-    };
+    (false; $set:expr; $count:expr; [$($shader:expr),*]) => {{
+        static SHADERS: $crate::__private::LazyShaders = $crate::__private::LazyShaders::new($set);
+        $crate::ShaderSet::made(&SHADERS)
+    }};
 }
 
 /// One embedded shader for the macros: with the `hot-reload` feature and a
@@ -275,9 +348,14 @@ macro_rules! __smolv_zstd {
     };
 }
 
-pub use codec::{
-    DecodeError, DecodeOptions, EncodeError, EncodeOptions, NameFilter, SmolvInfo, SpirvInput, decode, decode_into,
-    decoded_len, encode, encode_into, inspect,
+pub use options::DecodeOptions;
+/// The SMOL-V module under its old name, until smolv-build moves to
+/// [`smolv`]. Not a stable API.
+#[doc(hidden)]
+pub use smolv as codec;
+pub use smolv::{
+    DecodeError, EncodeError, EncodeOptions, NameFilter, SmolvInfo, SpirvInput, decode, decode_into, decoded_len,
+    encode, encode_into, inspect,
 };
 
 /// A tiny valid SPIR-V 1.0 compute module (an empty `main`), used by the

@@ -37,7 +37,7 @@
 
 use alloc::vec::Vec;
 
-use crate::codec::opcodes::{OPS_KNOWN_V1, OpLayout, op};
+use crate::smolv::opcodes::{OPS_KNOWN_V1, OpLayout, op};
 
 const SPIRV_MAGIC: u32 = 0x0723_0203;
 /// Words of the SPIR-V header, stored as they are.
@@ -51,22 +51,39 @@ const HEADER_WORDS: usize = 5;
 ///
 /// assert_eq!(relative_ids::decode(&[1, 2, 3]), Err(RelativeIdsError::NotSpirv));
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RelativeIdsError {
     /// Shorter than the SPIR-V header, or without the magic number.
-    #[error("not a SPIR-V module: no 5-word header starting with the magic number 0x07230203")]
     NotSpirv,
     /// An instruction's word count is zero or runs past the end.
-    #[error(
-        "the instruction at word {at} has a word count of zero or one that runs past the end of the module; \
-         the module is truncated or not SPIR-V"
-    )]
     BadInstruction {
         /// Index of the instruction's first word.
         at: usize,
     },
 }
+
+// Written out rather than derived, and inline: an embedded set of relative
+// ids prints these through `ShaderError`, and an inline `Display` is
+// compiled into that binary alone, without pulling in the rest of this
+// crate's object code (and its unwinding tables) as a derived one would.
+impl core::fmt::Display for RelativeIdsError {
+    #[inline]
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::NotSpirv => {
+                f.write_str("not a SPIR-V module: no 5-word header starting with the magic number 0x07230203")
+            }
+            Self::BadInstruction { at } => write!(
+                f,
+                "the instruction at word {at} has a word count of zero or one that runs past the end of the \
+                 module; the module is truncated or not SPIR-V"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for RelativeIdsError {}
 
 /// What the transform needs of one opcode, one byte each: bit 0 a result
 /// id, bit 1 a result type (which comes first), bits 2–5 how many ids

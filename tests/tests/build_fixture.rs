@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use smolv_build::Report;
 use smolv_format::Manifest;
-use smolv_runtime::container::{Bundle, Container, DecodeSettings, Dictionary};
+use smolv_runtime::DecodeOptions;
+use smolv_runtime::container::{Bundle, Container, Dictionary};
 use smolv_runtime::reflect::{DescriptorKind, ShaderStage, SpecConstantType};
 use smolv_tests::spirv_val;
 
@@ -68,7 +69,7 @@ fn containers_on_disk_match_the_bundle() {
         let bytes = std::fs::read(artifacts().join(&module.artifact)).unwrap();
         let container = Container::parse(&bytes).unwrap();
         let mut words = Vec::new();
-        container.decode_with(dictionary.as_ref(), &DecodeSettings::default(), &mut words).unwrap();
+        container.decode_with(dictionary.as_ref(), &DecodeOptions::new(), &mut words).unwrap();
         assert_eq!(words, bundle.decode(&module.name).unwrap(), "{}", module.name);
         assert_eq!(container.reflection().unwrap(), module.reflection);
         assert_eq!(bytes.len(), module.container_bytes);

@@ -5,9 +5,11 @@ use std::path::PathBuf;
 
 use smolv_format::Manifest;
 use smolv_runtime::__private::EmbeddedModule;
-use smolv_runtime::container::{ContainerError, DecodeSettings, OpenError};
+use smolv_runtime::container::{ContainerError, OpenError};
 use smolv_runtime::reflect::ShaderStage;
-use smolv_runtime::{Shader, ShaderSet, include_shader, include_shaders};
+use smolv_runtime::{
+    Codec, DecodeOptions, Framing, Shader, ShaderErrorKind, ShaderSet, include_shader, include_shaders,
+};
 use smolv_tests::{spirv_val, words};
 
 static LIT: &Shader = include_shader!("lit.frag");
@@ -73,8 +75,8 @@ fn embedded_bytes_are_aligned_and_sized_as_reported() {
     }
     assert_eq!(ALL.stored_len() as u64, json["embedded"]["stored_bytes"].as_u64().unwrap());
     let packing = ALL.packing();
-    assert_eq!(packing.codec, json["embedded"]["codec"].as_str().unwrap());
-    assert_eq!(packing.one_stream, json["embedded"]["layout"] == "stream");
+    assert_eq!(packing.codec.map(Codec::name), json["embedded"]["codec"].as_str());
+    assert_eq!(packing.framing == Framing::Stream, json["embedded"]["layout"] == "stream");
 }
 
 #[test]
@@ -233,7 +235,7 @@ fn decode_cache_decodes_once() {
     for shader in ALL.shaders().iter().chain([LIT, SHADOWS, SKY]) {
         let served = shader.decode_cached().unwrap().as_ptr() as usize;
         let stored = shader.stored_bytes().as_ptr() as usize;
-        assert_eq!(served == stored, ALL.packing().codec == "spirv", "{}", shader.name());
+        assert_eq!(served == stored, ALL.packing().codec == Some(Codec::Spirv), "{}", shader.name());
     }
 }
 
@@ -265,8 +267,10 @@ fn content_hash_is_checked_unless_switched_off() {
     let mut bytes = std::fs::read(artifacts().join(&module.artifact)).unwrap();
     bytes[16] ^= 0xFF; // first byte of the recorded hash
     let tampered = Shader::from_container("lit.frag", bytes, dictionary).unwrap();
-    assert!(matches!(tampered.decode(), Err(ContainerError::HashMismatch)));
-    let settings = DecodeSettings { verify_hash: false, ..Default::default() };
+    let error = tampered.decode().unwrap_err();
+    assert_eq!(error.kind(), ShaderErrorKind::HashMismatch, "{error}");
+    assert!(matches!(error.container_error(), Some(ContainerError::HashMismatch)), "{error}");
+    let settings = DecodeOptions::new().verify_hash(false);
     let mut words = Vec::new();
     tampered.decode_with(&settings, &mut words).unwrap();
     assert_eq!(words, LIT.decode().unwrap());

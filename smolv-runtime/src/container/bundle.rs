@@ -186,7 +186,7 @@ impl<'a> Bundle<'a> {
         }
     }
 
-    /// Decodes the shader named `name` with default settings.
+    /// Decodes the shader named `name` with default options.
     ///
     /// ```
     /// # use smolv_runtime::container::{Bundle, BundleBuilder, ContainerBuilder};

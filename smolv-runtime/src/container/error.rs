@@ -1,8 +1,8 @@
 //! Errors reading containers and bundles.
 
-use crate::codec::{DecodeError, EncodeError};
 use crate::reflect::ReflectionError;
 use crate::relative_ids::RelativeIdsError;
+use crate::smolv::{DecodeError, EncodeError};
 
 /// Why a container or bundle could not be read or decoded.
 ///
@@ -52,7 +52,7 @@ pub enum ContainerError {
     /// The declared decoded size is over the caller's limit.
     #[error(
         "shader declares {declared} bytes of SPIR-V, over the limit of {limit} bytes; \
-         raise DecodeSettings::max_decoded_len if shaders are expected to be this large"
+         raise DecodeOptions::max_decoded_len if shaders are expected to be this large"
     )]
     TooLarge {
         /// Declared decoded size.

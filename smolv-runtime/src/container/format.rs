@@ -9,7 +9,11 @@ pub(crate) const FORMAT_VERSION: u8 = 1;
 pub(crate) const HEADER_LEN: usize = 56;
 const WHAT: &str = "shader container";
 
-/// How a container's payload is stored.
+/// How a container's payload is stored: one of the workspace's
+/// [`Codec`]s. A container holds four of them (raw SPIR-V, SMOL-V, and
+/// SMOL-V + zstd with or without a dictionary) under its own byte values
+/// (`docs/format.md`, "Containers"); building one with a codec of
+/// embedded sets only (LZ4, relative ids) is an error.
 ///
 /// ```
 /// use smolv_runtime::container::{Codec, Container, ContainerBuilder};
@@ -20,41 +24,38 @@ const WHAT: &str = "shader container";
 ///     let bytes = ContainerBuilder::new(&spirv, &reflection).codec(codec).build()?;
 ///     assert_eq!(Container::parse(&bytes)?.codec(), codec);
 /// }
+/// assert!(ContainerBuilder::new(&spirv, &reflection).codec(Codec::SmolvLz4).build().is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Codec {
-    /// Plain SPIR-V words.
-    Spirv,
-    /// SMOL-V.
-    Smolv,
-    /// SMOL-V, then zstd.
-    SmolvZstd,
-    /// SMOL-V, then zstd with a shared dictionary (named by id).
-    SmolvZstdDictionary,
+pub use smolv_format::Codec;
+
+/// Why a container cannot hold a codec.
+#[cfg(feature = "zstd-fast")]
+pub(crate) const NOT_A_CONTAINER_CODEC: &str = "a container holds only the spirv, smolv, smolv-zstd and \
+     smolv-zstd-dictionary codecs; LZ4 and relative ids are for embedded sets: choose one of the four";
+
+/// A codec's byte in a container header, which differs from its byte in
+/// an embedded set's directory; `None` for codecs a container cannot hold.
+#[cfg(feature = "zstd-fast")]
+pub(crate) const fn container_byte(codec: Codec) -> Option<u8> {
+    Some(match codec {
+        Codec::Spirv => 0,
+        Codec::Smolv => 1,
+        Codec::SmolvZstd => 2,
+        Codec::SmolvZstdDictionary => 3,
+        Codec::SmolvLz4 | Codec::SpirvRelativeIds | Codec::SpirvRelativeIdsLz4 => return None,
+    })
 }
 
-impl Codec {
-    #[cfg(feature = "zstd-fast")]
-    pub(crate) fn to_byte(self) -> u8 {
-        match self {
-            Self::Spirv => 0,
-            Self::Smolv => 1,
-            Self::SmolvZstd => 2,
-            Self::SmolvZstdDictionary => 3,
-        }
-    }
-
-    fn from_byte(byte: u8) -> Option<Self> {
-        Some(match byte {
-            0 => Self::Spirv,
-            1 => Self::Smolv,
-            2 => Self::SmolvZstd,
-            3 => Self::SmolvZstdDictionary,
-            _ => return None,
-        })
-    }
+/// The codec of a container header's codec byte.
+const fn codec_of_container_byte(byte: u8) -> Option<Codec> {
+    Some(match byte {
+        0 => Codec::Spirv,
+        1 => Codec::Smolv,
+        2 => Codec::SmolvZstd,
+        3 => Codec::SmolvZstdDictionary,
+        _ => return None,
+    })
 }
 
 /// blake3 hash of a shader's decoded SPIR-V bytes (little-endian words):
@@ -168,7 +169,7 @@ impl<'a> Container<'a> {
             return Err(ContainerError::UnsupportedVersion { what: WHAT, version: bytes[4] });
         }
         let corrupt = |reason| ContainerError::Corrupt { what: WHAT, reason };
-        let codec = Codec::from_byte(bytes[5]).ok_or(corrupt("unknown codec"))?;
+        let codec = codec_of_container_byte(bytes[5]).ok_or(corrupt("unknown codec"))?;
         if bytes[6] != 0 || bytes[7] != 0 {
             return Err(corrupt("reserved flags are set"));
         }
@@ -335,6 +336,7 @@ pub(crate) fn write_container(
     reflection: &[u8],
     payload: &[u8],
 ) -> Result<Vec<u8>, ContainerError> {
+    let codec_byte = container_byte(codec).ok_or(ContainerError::Build(NOT_A_CONTAINER_CODEC))?;
     let field = |part, len: usize| {
         u32::try_from(len).map_err(|_| ContainerError::TooLargeToWrite {
             what: WHAT,
@@ -355,7 +357,7 @@ pub(crate) fn write_container(
         })?;
     let mut out = Vec::with_capacity(total);
     out.extend_from_slice(CONTAINER_MAGIC);
-    out.extend_from_slice(&[FORMAT_VERSION, codec.to_byte(), 0, 0]);
+    out.extend_from_slice(&[FORMAT_VERSION, codec_byte, 0, 0]);
     out.extend_from_slice(&decoded_field.to_le_bytes());
     out.extend_from_slice(&dictionary_id.to_le_bytes());
     out.extend_from_slice(&hash.0);

@@ -32,7 +32,6 @@ mod error;
 mod format;
 #[cfg(feature = "zstd-fast")]
 mod payload;
-mod settings;
 
 #[cfg(feature = "zstd-fast")]
 pub use bundle::{Bundle, BundleBuilder, BundleEntry};
@@ -40,7 +39,6 @@ pub use error::{ContainerError, LookupError, NotFound, OpenError};
 pub use format::{Codec, Container, ContentHash};
 #[cfg(feature = "zstd-fast")]
 pub use payload::{ContainerBuilder, Dictionary, assemble, compress};
-pub use settings::DecodeSettings;
 
 #[cfg(all(test, feature = "zstd-fast"))]
 mod tests {
@@ -151,9 +149,9 @@ mod tests {
         let (a, b) = (with(&first), with(&second));
         let mut out = Vec::new();
         for _ in 0..2 {
-            Container::parse(&a).unwrap().decode_with(Some(&first), &DecodeSettings::default(), &mut out).unwrap();
+            Container::parse(&a).unwrap().decode_with(Some(&first), &crate::DecodeOptions::new(), &mut out).unwrap();
             assert_eq!(out, spirv);
-            Container::parse(&b).unwrap().decode_with(Some(&second), &DecodeSettings::default(), &mut out).unwrap();
+            Container::parse(&b).unwrap().decode_with(Some(&second), &crate::DecodeOptions::new(), &mut out).unwrap();
             assert_eq!(out, spirv);
         }
     }

@@ -5,19 +5,19 @@ use std::cell::RefCell;
 
 use zstd::zstd_safe::{self, CParameter, DCtx, DDict};
 
-use crate::codec::{DecodeOptions, EncodeOptions, decode_into, encode};
 use crate::reflect::Reflection;
+use crate::smolv::{DecodeOptions, EncodeOptions, decode_into, encode};
 
 use super::error::ContainerError;
 use super::format::{Codec, Container, ContentHash, write_container};
-use super::settings::DecodeSettings;
 
 /// A zstd dictionary shared by the shaders of a bundle or a crate.
 ///
 /// Cheap to clone when it borrows static data (the embedded case).
 ///
 /// ```
-/// use smolv_runtime::container::{Container, ContainerBuilder, DecodeSettings, Dictionary};
+/// use smolv_runtime::container::{Container, ContainerBuilder, Dictionary};
+/// use smolv_runtime::DecodeOptions;
 /// use smolv_runtime::reflect::{Reflection, ShaderStage};
 /// # let spirv = smolv_runtime::doc_example_module();
 /// # let samples: Vec<Vec<u8>> = (0..64)
@@ -31,7 +31,7 @@ use super::settings::DecodeSettings;
 /// let container = Container::parse(&bytes)?;
 /// assert_eq!(container.dictionary_id(), dictionary.id());
 /// let mut words = Vec::new();
-/// container.decode_with(Some(&dictionary), &DecodeSettings::default(), &mut words)?;
+/// container.decode_with(Some(&dictionary), &DecodeOptions::new(), &mut words)?;
 /// assert_eq!(words, spirv);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -114,7 +114,7 @@ fn max_smolv_len(decoded_len: usize) -> usize {
 }
 
 impl Container<'_> {
-    /// Decodes to SPIR-V words with default settings. Containers that need
+    /// Decodes to SPIR-V words with default options. Containers that need
     /// a dictionary must be decoded through their bundle or with
     /// [`Container::decode_with`].
     ///
@@ -129,7 +129,7 @@ impl Container<'_> {
     /// ```
     pub fn decode(&self) -> Result<Vec<u32>, ContainerError> {
         let mut out = Vec::new();
-        self.decode_with(None, &DecodeSettings::default(), &mut out)?;
+        self.decode_with(None, &DecodeOptions::new(), &mut out)?;
         Ok(out)
     }
 
@@ -137,7 +137,7 @@ impl Container<'_> {
     /// allocation; with `dictionary` for [`Codec::SmolvZstdDictionary`].
     ///
     /// ```
-    /// # use smolv_runtime::container::DecodeSettings;
+    /// # use smolv_runtime::DecodeOptions;
     /// # use smolv_runtime::container::{Codec, Container, ContainerBuilder};
     /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
     /// # let spirv = smolv_runtime::doc_example_module();
@@ -145,24 +145,24 @@ impl Container<'_> {
     /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
     /// let mut words = Vec::new(); // reused from shader to shader
     /// let container = Container::parse(&bytes)?;
-    /// container.decode_with(None, &DecodeSettings::default(), &mut words)?;
+    /// container.decode_with(None, &DecodeOptions::new(), &mut words)?;
     /// assert_eq!(words, spirv);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn decode_with(
         &self,
         dictionary: Option<&Dictionary>,
-        settings: &DecodeSettings,
+        options: &DecodeOptions,
         out: &mut Vec<u32>,
     ) -> Result<(), ContainerError> {
-        let result = self.decode_unchecked(dictionary, settings, out).and_then(|()| {
+        let result = self.decode_unchecked(dictionary, options, out).and_then(|()| {
             if out.len() * 4 != self.decoded_len() {
                 return Err(ContainerError::Corrupt {
                     what: "shader container",
                     reason: "the payload decodes to a different size than the header records",
                 });
             }
-            if settings.verify_hash && ContentHash::of_spirv(out) != self.content_hash() {
+            if options.verifies_hash() && ContentHash::of_spirv(out) != self.content_hash() {
                 return Err(ContainerError::HashMismatch);
             }
             Ok(())
@@ -176,11 +176,11 @@ impl Container<'_> {
     fn decode_unchecked(
         &self,
         dictionary: Option<&Dictionary>,
-        settings: &DecodeSettings,
+        options: &DecodeOptions,
         out: &mut Vec<u32>,
     ) -> Result<(), ContainerError> {
-        if self.decoded_len() > settings.max_decoded_len {
-            return Err(ContainerError::TooLarge { declared: self.decoded_len(), limit: settings.max_decoded_len });
+        if self.decoded_len() > options.decoded_len_limit() {
+            return Err(ContainerError::TooLarge { declared: self.decoded_len(), limit: options.decoded_len_limit() });
         }
         let smolv_options = DecodeOptions::new().max_decoded_len(self.decoded_len());
         match self.codec() {
@@ -214,6 +214,10 @@ impl Container<'_> {
                     self.decompress(scratch, dictionary)?;
                     Ok(decode_into(&scratch.smolv, out, &smolv_options)?)
                 })
+            }
+            // `Container::parse` reads only the four codecs a container holds.
+            Codec::SmolvLz4 | Codec::SpirvRelativeIds | Codec::SpirvRelativeIdsLz4 => {
+                Err(ContainerError::Corrupt { what: "shader container", reason: "a codec containers do not hold" })
             }
         }
     }
@@ -332,7 +336,7 @@ impl<'a> ContainerBuilder<'a> {
         self
     }
 
-    /// SMOL-V settings (for example `strip_debug`). The container records
+    /// SMOL-V options (for example `strip_debug`). The container records
     /// the hash of the SPIR-V that actually decodes, stripped or not.
     ///
     /// ```
@@ -407,7 +411,7 @@ impl<'a> ContainerBuilder<'a> {
     pub fn build(&self) -> Result<Vec<u8>, ContainerError> {
         let smolv = encode(self.spirv, &self.encode_options)?;
         // What a reader will get back: the stripped module when stripping.
-        let decoded = crate::codec::decode(&smolv, &DecodeOptions::new())?;
+        let decoded = crate::smolv::decode(&smolv, &DecodeOptions::new())?;
         let hash = ContentHash::of_spirv(&decoded);
         let reflection = self.reflection.to_bytes()?;
         let decoded_len = decoded.len() * 4;
@@ -420,6 +424,9 @@ impl<'a> ContainerBuilder<'a> {
                     "Codec::SmolvZstdDictionary needs a dictionary: call ContainerBuilder::dictionary",
                 ))?;
                 (compress(&smolv, self.zstd_level, Some(dictionary))?, dictionary.id())
+            }
+            Codec::SmolvLz4 | Codec::SpirvRelativeIds | Codec::SpirvRelativeIdsLz4 => {
+                return Err(ContainerError::Build(super::format::NOT_A_CONTAINER_CODEC));
             }
         };
         write_container(self.codec, decoded_len, dictionary_id, &hash, &reflection, &payload)

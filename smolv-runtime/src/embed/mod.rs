@@ -14,6 +14,18 @@
 //! modules are served as stored, zero-copy, and relative ids, which have
 //! no decompression step, are checked by their conversion back.
 
+// Inline in release builds, and only there (`debug_assertions` stands for
+// the profile, as no cfg names the optimization level): everything an
+// embedded set's decoding reaches (the shaders' vtable methods, the
+// unpackers) is `#[inline]` in release, so that it is compiled into the
+// crate that embeds the set and the binary links no object file of
+// smolv-runtime. Linking one would bring all of that object's unwinding
+// tables, which the linker keeps whether used or not, and through its
+// references other objects' (about 5–11 KB; see the size test). In
+// development builds the same code is compiled once, here, and the crate
+// that embeds shaders only calls it: a Rust-only edit then recompiles
+// none of it.
+
 // Without the macros nothing names the unpackers; without LZ4 and zstd the
 // shared unpacking code has no user.
 #[cfg_attr(not(all(feature = "macros", any(feature = "lz4", feature = "zstd-fast"))), allow(dead_code))]
@@ -22,28 +34,103 @@ pub(crate) mod unpack;
 #[cfg(feature = "macros")]
 mod words;
 
+use core::mem::ManuallyDrop;
 use std::sync::OnceLock;
 
-use unpack::{Decode, ModuleUnpacker, Packed, UnpackOnce, Unpacker, len};
+use unpack::{Decode, ModuleUnpacker, Packed, UnpackOnce, Unpacker, corrupt, len};
 #[cfg(feature = "macros")]
 pub use words::{le_words, spirv_module};
 
-use crate::container::{ContainerError, DecodeSettings};
+use crate::DecodeOptions;
+use crate::shader::source::{Cache, ShaderSource};
+use crate::shader_error::{Failure, ShaderError};
 
-const WHAT: &str = "embedded shader";
-
-#[inline]
-fn corrupt(reason: &'static str) -> ContainerError {
-    ContainerError::Corrupt { what: WHAT, reason }
+/// Decodes module `index` of `source` once and keeps the words, or serves
+/// raw ones in place. One function for every kind, outside the vtables, so
+/// that only programs that call `Shader::decode_cached` (or what uses it)
+/// link it.
+#[cfg_attr(not(debug_assertions), inline)]
+pub(crate) fn decode_cached(source: &dyn ShaderSource, index: usize) -> Result<&[u32], ShaderError> {
+    let slot = match source.cache(index)? {
+        Cache::One(slot) => slot,
+        Cache::InSet(set) => {
+            if let Some(words) = set.borrow_raw(index)? {
+                return Ok(words);
+            }
+            // Leaked: an embedded set lives as long as the program.
+            let slots = set.decoded.get_or_init(|| Vec::leak((0..set.len()).map(|_| OnceLock::new()).collect()));
+            slots.get(index).ok_or_else(|| corrupt("a shader lies outside its set's table"))?
+        }
+    };
+    if let Some(words) = slot.get() {
+        return Ok(words);
+    }
+    let mut words = Vec::new();
+    source.decode(index, &DecodeOptions::new(), &mut words)?;
+    Ok(slot.get_or_init(|| words))
 }
 
-/// What a shader of words with relative ids decodes with: a copy, then
-/// the conversion back in place. The macros' `static` shaders hold it as a
-/// function pointer, so that only binaries with such shaders link it.
-#[inline]
-pub(crate) fn relative_ids_to_spirv(words: &[u32], out: &mut Vec<u32>) -> Result<(), ContainerError> {
-    crate::shader::copy_words(words, out);
-    unpack::relative_ids_back(out)
+/// Copies raw `words` into `out`: into its allocation where they fit, else
+/// as a fresh copy, so that no call links `Vec`'s growth path. Raw words are
+/// served as the binary holds them, whatever the `DecodeOptions` say: they
+/// were checked when it was compiled, and copying them allocates no more
+/// than the binary already holds.
+#[cfg_attr(not(debug_assertions), inline)]
+pub(crate) fn copy_words(words: &[u32], out: &mut Vec<u32>) {
+    if out.capacity() >= words.len() {
+        out.clear();
+        out.extend_from_slice(words);
+    } else {
+        *out = words.to_vec();
+    }
+}
+
+/// A module of SPIR-V with relative ids ([`crate::relative_ids`]) that the
+/// macros embedded as words made at compile time. Not a stable API.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct RelativeIdsModule {
+    name: &'static str,
+    words: &'static [u32],
+    /// What `Shader::decode_cached` keeps.
+    decoded: OnceLock<Vec<u32>>,
+}
+
+impl RelativeIdsModule {
+    /// The module `name` of `words`. Not a stable API.
+    #[cfg_attr(not(debug_assertions), inline)]
+    pub const fn new(name: &'static str, words: &'static [u32]) -> Self {
+        Self { name, words, decoded: OnceLock::new() }
+    }
+}
+
+impl ShaderSource for RelativeIdsModule {
+    #[cfg_attr(not(debug_assertions), inline)]
+    fn name(&self, _: usize) -> &str {
+        self.name
+    }
+
+    #[cfg_attr(not(debug_assertions), inline)]
+    fn stored(&self, _: usize) -> &[u8] {
+        bytemuck::cast_slice(self.words)
+    }
+
+    #[cfg_attr(not(debug_assertions), inline)]
+    fn spirv_len(&self, _: usize) -> usize {
+        // Relative ids are exactly as many words as the SPIR-V.
+        size_of_val(self.words)
+    }
+
+    #[cfg_attr(not(debug_assertions), inline)]
+    fn decode(&self, _: usize, _: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
+        copy_words(self.words, out);
+        unpack::relative_ids_back(out)
+    }
+
+    #[cfg_attr(not(debug_assertions), inline)]
+    fn cache(&self, _: usize) -> Result<Cache<'_>, ShaderError> {
+        Ok(Cache::One(&self.decoded))
+    }
 }
 
 /// One module of an embedded set's table, as `include_shaders!` writes it
@@ -63,6 +150,7 @@ impl EmbeddedEntry {
     /// An entry: where its name ends in the set's names, where its packed
     /// bytes are in the data (or the unpacked stream), their packed and
     /// unpacked lengths, its SPIR-V length and the xxHash32 of its SPIR-V.
+    #[cfg_attr(not(debug_assertions), inline)]
     pub const fn new(
         name_end: u32,
         offset: u32,
@@ -76,18 +164,18 @@ impl EmbeddedEntry {
 }
 
 /// Whether raw `words` can be served: they start with the SPIR-V magic.
-#[inline]
-fn raw_intact(words: &[u32]) -> Result<&[u32], ContainerError> {
+#[cfg_attr(not(debug_assertions), inline)]
+fn raw_intact(words: &[u32]) -> Result<&[u32], ShaderError> {
     match words.first() {
         Some(&0x0723_0203) => Ok(words),
-        _ => Err(ContainerError::HashMismatch),
+        _ => Err(Failure::HashMismatch.into()),
     }
 }
 
 /// The words of a raw module, straight from the binary; `None` where they
 /// cannot be borrowed (not raw, unaligned, or a big-endian target).
-#[inline]
-fn borrow_raw(raw: bool, stored: &'static [u8], spirv_len: u32) -> Result<Option<&'static [u32]>, ContainerError> {
+#[cfg_attr(not(debug_assertions), inline)]
+fn borrow_raw(raw: bool, stored: &'static [u8], spirv_len: u32) -> Result<Option<&'static [u32]>, ShaderError> {
     if !raw || !cfg!(target_endian = "little") || stored.len() != len(spirv_len)? {
         return Ok(None);
     }
@@ -121,6 +209,7 @@ impl EmbeddedModule {
     /// set's dictionary as stored, `packed_dictionary` its unpacked length
     /// and xxHash32, or `(0, 0)` without one.
     #[allow(clippy::too_many_arguments)]
+    #[cfg_attr(not(debug_assertions), inline)]
     pub const fn new(
         name: &'static str,
         unpacker: &'static ModuleUnpacker,
@@ -144,37 +233,16 @@ impl EmbeddedModule {
         }
     }
 
-    #[inline]
-    pub(crate) fn name(&self) -> &'static str {
-        self.name
-    }
-
-    /// Where `Shader::decode_cached` keeps the decoded words.
-    #[inline]
-    pub(crate) fn decoded(&self) -> &OnceLock<Vec<u32>> {
-        &self.decoded
-    }
-
-    #[inline]
-    pub(crate) fn stored(&self) -> &'static [u8] {
-        self.stored
-    }
-
-    #[inline]
-    pub(crate) fn spirv_len(&self) -> Result<usize, ContainerError> {
-        len(self.spirv_len)
-    }
-
     /// Decodes with the codec's `decode`; `unpack_once` unpacks the
     /// dictionary (on each decode), `None` for codecs without one.
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     pub(crate) fn decode(
         &self,
-        settings: &DecodeSettings,
+        options: &DecodeOptions,
         out: &mut Vec<u32>,
         decode: Decode,
         unpack_once: Option<UnpackOnce>,
-    ) -> Result<(), ContainerError> {
+    ) -> Result<(), ShaderError> {
         let unpacked_dictionary = match (self.packed_dictionary, unpack_once) {
             ((0, _), _) | (_, None) => Vec::new(),
             (once, Some(unpack_once)) => unpack_once(self.dictionary, once)?,
@@ -187,13 +255,13 @@ impl EmbeddedModule {
             check: self.check,
             unpacked: false,
         };
-        decode(&module, settings, out)
+        decode(&module, options, out)
     }
 
     /// Decodes with the codec's own entry point.
-    #[inline]
-    pub(crate) fn decode_checked(&self, settings: &DecodeSettings, out: &mut Vec<u32>) -> Result<(), ContainerError> {
-        (self.unpacker.decode)(self, settings, out)
+    #[cfg_attr(not(debug_assertions), inline)]
+    pub(crate) fn decode_checked(&self, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
+        (self.unpacker.decode)(self, options, out)
     }
 }
 
@@ -212,18 +280,19 @@ pub struct EmbeddedSet {
     /// stream (layout "one stream"), or its dictionary (a dictionary
     /// codec); `(0, 0)` for modules packed one by one without one.
     once: (u32, u32),
-    unpacked: OnceLock<&'static [u8]>,
-    /// The set's shaders, made on first access, for a set the macro wrote
-    /// no `static` shaders for (a large one; see [`Self::shaders`]).
-    made: OnceLock<Vec<crate::Shader>>,
+    /// What the set unpacked once, leaked (the set lives as long as the
+    /// program). The cells are `ManuallyDrop` so that the set has no drop
+    /// glue for its vtable to link.
+    unpacked: ManuallyDrop<OnceLock<&'static [u8]>>,
     /// What `Shader::decode_cached` keeps, one slot per module, made on its
-    /// first use.
-    decoded: OnceLock<Box<[OnceLock<Vec<u32>>]>>,
+    /// first use (by [`decode_cached`]), leaked likewise.
+    decoded: ManuallyDrop<OnceLock<&'static [OnceLock<Vec<u32>>]>>,
 }
 
 impl EmbeddedSet {
     /// A set: its codec, data, dictionary (as stored), names (one string),
     /// table, and the length and xxHash32 of what it unpacks once.
+    #[cfg_attr(not(debug_assertions), inline)]
     pub const fn new(
         unpacker: &'static Unpacker,
         data: &'static [u8],
@@ -239,52 +308,43 @@ impl EmbeddedSet {
             names,
             entries,
             once,
-            unpacked: OnceLock::new(),
-            made: OnceLock::new(),
-            decoded: OnceLock::new(),
+            unpacked: ManuallyDrop::new(OnceLock::new()),
+            decoded: ManuallyDrop::new(OnceLock::new()),
         }
     }
 
-    #[inline]
-    pub(crate) fn packing(&self) -> crate::shader::SetPacking {
-        let one_stream = self.once != (0, 0) && !self.unpacker.dictionary;
-        crate::shader::SetPacking { codec: self.unpacker.name, one_stream }
+    /// The codec the set is packed with.
+    #[cfg_attr(not(debug_assertions), inline)]
+    pub(crate) fn codec(&self) -> smolv_format::Codec {
+        self.unpacker.codec
+    }
+
+    /// Whether the modules are packed as one stream, unpacked on first
+    /// access.
+    #[cfg_attr(not(debug_assertions), inline)]
+    pub(crate) fn one_stream(&self) -> bool {
+        self.once != (0, 0) && !self.unpacker.dictionary
     }
 
     /// Bytes of data, dictionary, names and table.
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     pub(crate) fn stored_len(&self) -> usize {
         self.data.len() + self.dictionary.len() + self.names.len() + size_of_val(self.entries)
     }
 
-    #[inline]
+    /// How many modules the set holds.
+    #[cfg_attr(not(debug_assertions), inline)]
     pub(crate) fn len(&self) -> usize {
         self.entries.len()
     }
 
-    /// A shader per module, made on first access and kept for the life of
-    /// the program. The macros write small sets' shaders as `static`s
-    /// instead (32 bytes each and a relocation, against about 1 KB of
-    /// code for making them), and then nothing links this.
-    #[inline]
-    pub(crate) fn shaders(&'static self) -> &'static [crate::Shader] {
-        self.made.get_or_init(|| (0..self.len()).map(|index| crate::Shader::in_set(self, index)).collect())
-    }
-
-    /// Where `Shader::decode_cached` keeps module `index`'s decoded words.
-    #[inline]
-    pub(crate) fn decoded(&self, index: usize) -> Result<&OnceLock<Vec<u32>>, ContainerError> {
-        let slots = self.decoded.get_or_init(|| (0..self.len()).map(|_| OnceLock::new()).collect());
-        slots.get(index).ok_or_else(|| corrupt("a shader lies outside its set's table"))
-    }
-
-    #[inline]
-    fn entry(&self, index: usize) -> Result<&EmbeddedEntry, ContainerError> {
+    #[cfg_attr(not(debug_assertions), inline)]
+    fn entry(&self, index: usize) -> Result<&EmbeddedEntry, ShaderError> {
         self.entries.get(index).ok_or_else(|| corrupt("a shader lies outside its set's table"))
     }
 
     /// The name of module `index` (empty if the table is damaged).
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     pub(crate) fn name(&self, index: usize) -> &'static str {
         let start = match index.checked_sub(1) {
             Some(previous) => self.entries.get(previous).map_or(usize::MAX, |e| len(e.name_end).unwrap_or(usize::MAX)),
@@ -294,16 +354,16 @@ impl EmbeddedSet {
         self.names.get(start..end).unwrap_or_default()
     }
 
-    #[inline]
-    pub(crate) fn spirv_len(&self, index: usize) -> Result<usize, ContainerError> {
+    #[cfg_attr(not(debug_assertions), inline)]
+    pub(crate) fn spirv_len(&self, index: usize) -> Result<usize, ShaderError> {
         len(self.entry(index)?.spirv_len)
     }
 
     /// The stream or dictionary, unpacked and checked on first use and
     /// kept for the life of the program (an embedded set is a `static`).
     /// A failure is not kept: the next call tries again.
-    #[inline]
-    fn unpacked_once(&self, unpack_once: UnpackOnce) -> Result<&'static [u8], ContainerError> {
+    #[cfg_attr(not(debug_assertions), inline)]
+    fn unpacked_once(&self, unpack_once: UnpackOnce) -> Result<&'static [u8], ShaderError> {
         if let Some(unpacked) = self.unpacked.get() {
             return Ok(unpacked);
         }
@@ -317,12 +377,8 @@ impl EmbeddedSet {
     /// stream.
     /// `unpack_once` unpacks streams and dictionaries: `None` for codecs
     /// that have neither.
-    #[inline]
-    pub(crate) fn packed(
-        &self,
-        index: usize,
-        unpack_once: Option<UnpackOnce>,
-    ) -> Result<Packed<'static>, ContainerError> {
+    #[cfg_attr(not(debug_assertions), inline)]
+    pub(crate) fn packed(&self, index: usize, unpack_once: Option<UnpackOnce>) -> Result<Packed<'static>, ShaderError> {
         let entry = self.entry(index)?;
         let (modules, dictionary, unpacked) = match unpack_once {
             None => (self.data, &[][..], false),
@@ -348,29 +404,66 @@ impl EmbeddedSet {
         })
     }
 
-    /// Module `index` as stored: its packed bytes, or for a stream its
-    /// SMOL-V in the unpacked stream (empty if that cannot be unpacked).
-    #[inline]
-    pub(crate) fn stored(&self, index: usize) -> &'static [u8] {
-        self.packed(index, self.unpacker.unpack_once).map_or(&[][..], |module| module.stored)
-    }
-
-    #[inline]
-    pub(crate) fn decode(
-        &self,
-        index: usize,
-        settings: &DecodeSettings,
-        out: &mut Vec<u32>,
-    ) -> Result<(), ContainerError> {
-        (self.unpacker.decode_in_set)(self, index, settings, out)
-    }
-
-    #[inline]
-    pub(crate) fn borrow_raw(&self, index: usize) -> Result<Option<&'static [u32]>, ContainerError> {
+    #[cfg_attr(not(debug_assertions), inline)]
+    pub(crate) fn borrow_raw(&self, index: usize) -> Result<Option<&'static [u32]>, ShaderError> {
         if !self.unpacker.raw {
             return Ok(None);
         }
         let module = self.packed(index, None)?;
         borrow_raw(true, module.stored, module.spirv_len)
+    }
+}
+
+impl ShaderSource for EmbeddedModule {
+    #[cfg_attr(not(debug_assertions), inline)]
+    fn name(&self, _: usize) -> &str {
+        self.name
+    }
+
+    #[cfg_attr(not(debug_assertions), inline)]
+    fn stored(&self, _: usize) -> &[u8] {
+        self.stored
+    }
+
+    #[cfg_attr(not(debug_assertions), inline)]
+    fn spirv_len(&self, _: usize) -> usize {
+        len(self.spirv_len).unwrap_or(0)
+    }
+
+    #[cfg_attr(not(debug_assertions), inline)]
+    fn decode(&self, _: usize, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
+        self.decode_checked(options, out)
+    }
+
+    #[cfg_attr(not(debug_assertions), inline)]
+    fn cache(&self, _: usize) -> Result<Cache<'_>, ShaderError> {
+        Ok(Cache::One(&self.decoded))
+    }
+}
+
+impl ShaderSource for EmbeddedSet {
+    #[cfg_attr(not(debug_assertions), inline)]
+    fn name(&self, index: usize) -> &str {
+        EmbeddedSet::name(self, index)
+    }
+
+    #[cfg_attr(not(debug_assertions), inline)]
+    fn stored(&self, index: usize) -> &[u8] {
+        self.packed(index, self.unpacker.unpack_once).map_or(&[][..], |module| module.stored)
+    }
+
+    #[cfg_attr(not(debug_assertions), inline)]
+    fn spirv_len(&self, index: usize) -> usize {
+        EmbeddedSet::spirv_len(self, index).unwrap_or(0)
+    }
+
+    #[cfg_attr(not(debug_assertions), inline)]
+    fn decode(&self, index: usize, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
+        (self.unpacker.decode_in_set)(self, index, options, out)
+    }
+
+    #[cfg_attr(not(debug_assertions), inline)]
+    fn cache(&self, _: usize) -> Result<Cache<'_>, ShaderError> {
+        Ok(Cache::InSet(self))
     }
 }

@@ -10,22 +10,31 @@
 
 use alloc::vec::Vec;
 
-use super::{EmbeddedModule, EmbeddedSet};
-use crate::codec::decode_current_into;
-use crate::container::{ContainerError, DecodeSettings};
+use smolv_format::Codec;
 
-const WHAT: &str = "embedded shader";
+use super::{EmbeddedModule, EmbeddedSet};
+use crate::DecodeOptions;
+use crate::shader_error::{Failure, ShaderError};
+use crate::smolv::decode_current_into;
+
 const SPIRV_MAGIC: u32 = 0x0723_0203;
 
-#[inline]
-fn corrupt(reason: &'static str) -> ContainerError {
-    ContainerError::Corrupt { what: WHAT, reason }
+/// The error for an inconsistent table or damaged data.
+#[cfg_attr(not(debug_assertions), inline)]
+pub(crate) fn corrupt(reason: &'static str) -> ShaderError {
+    Failure::Corrupt(reason).into()
+}
+
+/// The error for words that do not hash to the recorded check.
+#[cfg_attr(not(debug_assertions), inline)]
+fn hash_mismatch() -> ShaderError {
+    Failure::HashMismatch.into()
 }
 
 /// A length from a generated table: tables hold `u32`s, which fit every
 /// target Rust supports with `std`; one that does not is an error.
-#[inline]
-pub(crate) fn len(value: u32) -> Result<usize, ContainerError> {
+#[cfg_attr(not(debug_assertions), inline)]
+pub(crate) fn len(value: u32) -> Result<usize, ShaderError> {
     usize::try_from(value).map_err(|_| corrupt("a length does not fit this target"))
 }
 
@@ -45,29 +54,29 @@ pub(crate) struct Packed<'a> {
 
 /// Decompresses `packed` (with `dictionary`, empty without one) into
 /// `out`, which is exactly as long as the unpacked data.
-type Decompress = fn(packed: &[u8], dictionary: &[u8], out: &mut [u8]) -> Result<(), ContainerError>;
+type Decompress = fn(packed: &[u8], dictionary: &[u8], out: &mut [u8]) -> Result<(), ShaderError>;
 
 /// Decodes one module into `out`, checked.
-pub(crate) type Decode = fn(&Packed<'_>, &DecodeSettings, &mut Vec<u32>) -> Result<(), ContainerError>;
+pub(crate) type Decode = fn(&Packed<'_>, &DecodeOptions, &mut Vec<u32>) -> Result<(), ShaderError>;
 
 /// Unpacks what a set unpacks once, its stream or its dictionary: one
 /// block of the codec, without a dictionary, to exactly the given length,
 /// which must hash to the given check.
-pub(crate) type UnpackOnce = fn(&[u8], (u32, u32)) -> Result<Vec<u8>, ContainerError>;
+pub(crate) type UnpackOnce = fn(&[u8], (u32, u32)) -> Result<Vec<u8>, ShaderError>;
 
 /// Decodes module `index` of a set.
-type DecodeInSet = fn(&EmbeddedSet, usize, &DecodeSettings, &mut Vec<u32>) -> Result<(), ContainerError>;
+type DecodeInSet = fn(&EmbeddedSet, usize, &DecodeOptions, &mut Vec<u32>) -> Result<(), ShaderError>;
 
 /// Decodes a module embedded on its own.
-type DecodeAlone = fn(&EmbeddedModule, &DecodeSettings, &mut Vec<u32>) -> Result<(), ContainerError>;
+type DecodeAlone = fn(&EmbeddedModule, &DecodeOptions, &mut Vec<u32>) -> Result<(), ShaderError>;
 
 /// One codec of the embedded-set format (`docs/format.md`): what the macros
 /// name, so that the binary links only its functions. Not a stable API.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct Unpacker {
-    /// The codec's name in the build manifest (`smolv-lz4`, ...).
-    pub(crate) name: &'static str,
+    /// The codec it unpacks.
+    pub(crate) codec: Codec,
     pub(crate) decode_in_set: DecodeInSet,
     /// Unpacks a stream or dictionary: `None` for codecs that have
     /// neither. (The entry points name it themselves; this is for
@@ -88,24 +97,20 @@ macro_rules! entry_points {
     ($in_set:ident, $alone:ident, $decode:expr, $unpack_once:expr) => {
         entry_points!($in_set, $decode, $unpack_once);
 
-        #[inline]
-        fn $alone(
-            module: &EmbeddedModule,
-            settings: &DecodeSettings,
-            out: &mut Vec<u32>,
-        ) -> Result<(), ContainerError> {
-            module.decode(settings, out, $decode, $unpack_once)
+        #[cfg_attr(not(debug_assertions), inline)]
+        fn $alone(module: &EmbeddedModule, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
+            module.decode(options, out, $decode, $unpack_once)
         }
     };
     ($in_set:ident, $decode:expr, $unpack_once:expr) => {
-        #[inline]
+        #[cfg_attr(not(debug_assertions), inline)]
         fn $in_set(
             set: &EmbeddedSet,
             index: usize,
-            settings: &DecodeSettings,
+            options: &DecodeOptions,
             out: &mut Vec<u32>,
-        ) -> Result<(), ContainerError> {
-            $decode(&set.packed(index, $unpack_once)?, settings, out)
+        ) -> Result<(), ShaderError> {
+            $decode(&set.packed(index, $unpack_once)?, options, out)
         }
     };
 }
@@ -155,12 +160,12 @@ pub const SMOLV_ZSTD_MODULE: ModuleUnpacker = ModuleUnpacker { decode: zstd_alon
 
 /// Raw SPIR-V: nothing to decompress or decode.
 pub const RAW: Unpacker =
-    Unpacker { name: "spirv", decode_in_set: raw_in_set, unpack_once: None, dictionary: false, raw: true };
+    Unpacker { codec: Codec::Spirv, decode_in_set: raw_in_set, unpack_once: None, dictionary: false, raw: true };
 
 /// SPIR-V with relative ids ([`crate::relative_ids`]): words, converted
 /// back in place.
 pub const RELATIVE_IDS: Unpacker = Unpacker {
-    name: "spirv-relative-ids",
+    codec: Codec::SpirvRelativeIds,
     decode_in_set: relative_ids_in_set,
     unpack_once: None,
     dictionary: false,
@@ -169,12 +174,12 @@ pub const RELATIVE_IDS: Unpacker = Unpacker {
 
 /// SMOL-V, stored as is.
 pub const SMOLV: Unpacker =
-    Unpacker { name: "smolv", decode_in_set: smolv_in_set, unpack_once: None, dictionary: false, raw: false };
+    Unpacker { codec: Codec::Smolv, decode_in_set: smolv_in_set, unpack_once: None, dictionary: false, raw: false };
 
 /// SMOL-V + LZ4 blocks.
 #[cfg(feature = "lz4")]
 pub const SMOLV_LZ4: Unpacker = Unpacker {
-    name: "smolv-lz4",
+    codec: Codec::SmolvLz4,
     decode_in_set: lz4_in_set,
 
     unpack_once: Some(unpack_once_lz4),
@@ -187,7 +192,7 @@ pub const SMOLV_LZ4: Unpacker = Unpacker {
 /// data.
 #[cfg(feature = "lz4")]
 pub const RELATIVE_IDS_LZ4: Unpacker = Unpacker {
-    name: "spirv-relative-ids-lz4",
+    codec: Codec::SpirvRelativeIdsLz4,
     decode_in_set: relative_ids_lz4_in_set,
     unpack_once: Some(unpack_once_lz4),
     dictionary: false,
@@ -197,7 +202,7 @@ pub const RELATIVE_IDS_LZ4: Unpacker = Unpacker {
 /// SMOL-V + zstd frames.
 #[cfg(feature = "zstd-fast")]
 pub const SMOLV_ZSTD: Unpacker = Unpacker {
-    name: "smolv-zstd",
+    codec: Codec::SmolvZstd,
     decode_in_set: zstd_in_set,
 
     unpack_once: Some(unpack_once_zstd),
@@ -209,7 +214,7 @@ pub const SMOLV_ZSTD: Unpacker = Unpacker {
 /// zstd frame itself.
 #[cfg(feature = "zstd-fast")]
 pub const SMOLV_ZSTD_DICTIONARY: Unpacker = Unpacker {
-    name: "smolv-zstd-dictionary",
+    codec: Codec::SmolvZstdDictionary,
     decode_in_set: zstd_in_set,
 
     unpack_once: Some(unpack_once_zstd),
@@ -217,12 +222,12 @@ pub const SMOLV_ZSTD_DICTIONARY: Unpacker = Unpacker {
     raw: false,
 };
 
-/// The module's SPIR-V length, if `settings` allow it.
-#[inline]
-fn spirv_len(module: &Packed<'_>, settings: &DecodeSettings) -> Result<usize, ContainerError> {
+/// The module's SPIR-V length, if `options` allow it.
+#[cfg_attr(not(debug_assertions), inline)]
+fn spirv_len(module: &Packed<'_>, options: &DecodeOptions) -> Result<usize, ShaderError> {
     let spirv_len = len(module.spirv_len)?;
-    if spirv_len > settings.max_decoded_len {
-        return Err(ContainerError::TooLarge { declared: spirv_len, limit: settings.max_decoded_len });
+    if spirv_len > options.decoded_len_limit() {
+        return Err(Failure::TooLarge { declared: spirv_len, limit: options.decoded_len_limit() }.into());
     }
     Ok(spirv_len)
 }
@@ -231,20 +236,20 @@ fn spirv_len(module: &Packed<'_>, settings: &DecodeSettings) -> Result<usize, Co
 /// (there is no decoding step to go wrong, and no hash code to link).
 /// Embedded data is 4-byte aligned, so on little-endian targets the copy
 /// is one `memcpy`.
-#[inline]
-fn decode_raw(module: &Packed<'_>, settings: &DecodeSettings, out: &mut Vec<u32>) -> Result<(), ContainerError> {
-    if module.stored.len() != spirv_len(module, settings)? {
+#[cfg_attr(not(debug_assertions), inline)]
+fn decode_raw(module: &Packed<'_>, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
+    if module.stored.len() != spirv_len(module, options)? {
         return Err(corrupt("raw SPIR-V is not the recorded size"));
     }
     if cfg!(target_endian = "little") {
         let words = bytemuck::try_cast_slice::<u8, u32>(module.stored)
             .map_err(|_| corrupt("raw SPIR-V is not 4-byte aligned"))?;
-        crate::shader::copy_words(words, out);
+        super::copy_words(words, out);
     } else {
         words_from_bytes(module.stored, out);
     }
     if out.first() != Some(&SPIRV_MAGIC) {
-        return Err(ContainerError::HashMismatch);
+        return Err(hash_mismatch());
     }
     Ok(())
 }
@@ -254,13 +259,9 @@ fn decode_raw(module: &Packed<'_>, settings: &DecodeSettings, out: &mut Vec<u32>
 /// once and compared before embedding it, and there is no decompression
 /// step that could go wrong); the conversion checks the magic number and
 /// every instruction's word count.
-#[inline]
-fn decode_relative_ids(
-    module: &Packed<'_>,
-    settings: &DecodeSettings,
-    out: &mut Vec<u32>,
-) -> Result<(), ContainerError> {
-    if module.stored.len() != spirv_len(module, settings)? || !module.stored.len().is_multiple_of(4) {
+#[cfg_attr(not(debug_assertions), inline)]
+fn decode_relative_ids(module: &Packed<'_>, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
+    if module.stored.len() != spirv_len(module, options)? || !module.stored.len().is_multiple_of(4) {
         return Err(corrupt("SPIR-V with relative ids is not the recorded size"));
     }
     words_from_bytes(module.stored, out);
@@ -268,14 +269,14 @@ fn decode_relative_ids(
 }
 
 /// Converts words with relative ids back to SPIR-V in place.
-#[inline]
-pub(crate) fn relative_ids_back(words: &mut [u32]) -> Result<(), ContainerError> {
+#[cfg_attr(not(debug_assertions), inline)]
+pub(crate) fn relative_ids_back(words: &mut [u32]) -> Result<(), ShaderError> {
     Ok(crate::relative_ids::decode_in_place(words)?)
 }
 
 /// Little-endian `bytes`, a whole number of words at any alignment, as the
 /// words of `out`.
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 fn words_from_bytes(bytes: &[u8], out: &mut Vec<u32>) {
     let words = bytes.len() / 4;
     out.clear();
@@ -285,7 +286,7 @@ fn words_from_bytes(bytes: &[u8], out: &mut Vec<u32>) {
 }
 
 /// Words just copied from little-endian bytes, in the target's order.
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 fn from_le_in_place(words: &mut [u32]) {
     if cfg!(target_endian = "big") {
         words.iter_mut().for_each(|word| *word = u32::from_le(*word));
@@ -293,13 +294,13 @@ fn from_le_in_place(words: &mut [u32]) {
 }
 
 /// xxHash32 (seed 0) of bytes.
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 fn xxh32(bytes: &[u8]) -> u32 {
     xxhash_rust::xxh32::xxh32(bytes, 0)
 }
 
 /// Whether decoded `words` hash (as little-endian bytes) to `check`.
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 fn intact(words: &[u32], check: u32) -> bool {
     if cfg!(target_endian = "little") {
         xxh32(bytemuck::cast_slice(words)) == check
@@ -309,50 +310,50 @@ fn intact(words: &[u32], check: u32) -> bool {
 }
 
 /// Decodes unpacked SMOL-V to exactly `spirv_len` bytes, and checks them.
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 fn finish_smolv(
     smolv: &[u8],
     spirv_len: usize,
     module: &Packed<'_>,
-    settings: &DecodeSettings,
+    options: &DecodeOptions,
     out: &mut Vec<u32>,
-) -> Result<(), ContainerError> {
+) -> Result<(), ShaderError> {
     decode_current_into(smolv, out, spirv_len)?;
     if out.len().checked_mul(4) != Some(spirv_len) {
         out.clear();
         return Err(corrupt("SMOL-V decodes to a different size than recorded"));
     }
-    if settings.verify_hash && !intact(out, module.check) {
-        return Err(ContainerError::HashMismatch);
+    if options.verifies_hash() && !intact(out, module.check) {
+        return Err(hash_mismatch());
     }
     Ok(())
 }
 
-#[inline]
-fn decode_smolv(module: &Packed<'_>, settings: &DecodeSettings, out: &mut Vec<u32>) -> Result<(), ContainerError> {
-    let spirv_len = spirv_len(module, settings)?;
-    finish_smolv(module.stored, spirv_len, module, settings, out)
+#[cfg_attr(not(debug_assertions), inline)]
+fn decode_smolv(module: &Packed<'_>, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
+    let spirv_len = spirv_len(module, options)?;
+    finish_smolv(module.stored, spirv_len, module, options, out)
 }
 
 /// Most bytes of SMOL-V that `spirv_len` bytes of SPIR-V can encode to: at
 /// most five bytes per word plus a count byte, and the header.
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 fn max_smolv_len(spirv_len: usize) -> usize {
     24 + spirv_len / 4 * 6
 }
 
 /// Decompresses a module with `decompress` (unless it is a module of an
 /// unpacked stream), then decodes its SMOL-V.
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 fn decode_packed(
     module: &Packed<'_>,
-    settings: &DecodeSettings,
+    options: &DecodeOptions,
     out: &mut Vec<u32>,
     decompress: Decompress,
-) -> Result<(), ContainerError> {
-    let spirv_len = spirv_len(module, settings)?;
+) -> Result<(), ShaderError> {
+    let spirv_len = spirv_len(module, options)?;
     if module.unpacked {
-        return finish_smolv(module.stored, spirv_len, module, settings, out);
+        return finish_smolv(module.stored, spirv_len, module, options, out);
     }
     let unpacked_len = len(module.unpacked_len)?;
     if unpacked_len > max_smolv_len(spirv_len) {
@@ -360,41 +361,41 @@ fn decode_packed(
     }
     let mut unpacked = alloc::vec![0; unpacked_len];
     decompress(module.stored, module.dictionary, &mut unpacked)?;
-    finish_smolv(&unpacked, spirv_len, module, settings, out)
+    finish_smolv(&unpacked, spirv_len, module, options, out)
 }
 
 /// Unpacks one block to exactly `unpacked_len` bytes hashing to `check`.
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 fn unpack_once_with(
     packed: &[u8],
     (unpacked_len, check): (u32, u32),
     decompress: Decompress,
-) -> Result<Vec<u8>, ContainerError> {
+) -> Result<Vec<u8>, ShaderError> {
     let mut unpacked = alloc::vec![0; len(unpacked_len)?];
     decompress(packed, &[], &mut unpacked)?;
     if xxh32(&unpacked) != check {
-        return Err(ContainerError::HashMismatch);
+        return Err(hash_mismatch());
     }
     Ok(unpacked)
 }
 
 #[cfg(feature = "lz4")]
-#[inline]
-fn decode_lz4(module: &Packed<'_>, settings: &DecodeSettings, out: &mut Vec<u32>) -> Result<(), ContainerError> {
-    decode_packed(module, settings, out, decompress_lz4)
+#[cfg_attr(not(debug_assertions), inline)]
+fn decode_lz4(module: &Packed<'_>, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
+    decode_packed(module, options, out, decompress_lz4)
 }
 
 /// SPIR-V with relative ids + LZ4: the module's words (as little-endian
 /// bytes) from its LZ4 block, or from the unpacked stream, then converted
 /// back and checked against the module's hash.
 #[cfg(feature = "lz4")]
-#[inline]
+#[cfg_attr(not(debug_assertions), inline)]
 fn decode_relative_ids_lz4(
     module: &Packed<'_>,
-    settings: &DecodeSettings,
+    options: &DecodeOptions,
     out: &mut Vec<u32>,
-) -> Result<(), ContainerError> {
-    let spirv_len = spirv_len(module, settings)?;
+) -> Result<(), ShaderError> {
+    let spirv_len = spirv_len(module, options)?;
     let unpacked_len = if module.unpacked { module.stored.len() } else { len(module.unpacked_len)? };
     if unpacked_len != spirv_len || !spirv_len.is_multiple_of(4) {
         return Err(corrupt("relative ids unpack to a different size than the SPIR-V"));
@@ -408,21 +409,21 @@ fn decode_relative_ids_lz4(
         from_le_in_place(out);
     }
     relative_ids_back(out)?;
-    if settings.verify_hash && !intact(out, module.check) {
-        return Err(ContainerError::HashMismatch);
+    if options.verifies_hash() && !intact(out, module.check) {
+        return Err(hash_mismatch());
     }
     Ok(())
 }
 
 #[cfg(feature = "lz4")]
-#[inline]
-fn unpack_once_lz4(packed: &[u8], once: (u32, u32)) -> Result<Vec<u8>, ContainerError> {
+#[cfg_attr(not(debug_assertions), inline)]
+fn unpack_once_lz4(packed: &[u8], once: (u32, u32)) -> Result<Vec<u8>, ShaderError> {
     unpack_once_with(packed, once, decompress_lz4)
 }
 
 #[cfg(feature = "lz4")]
-#[inline]
-fn decompress_lz4(packed: &[u8], _dictionary: &[u8], out: &mut [u8]) -> Result<(), ContainerError> {
+#[cfg_attr(not(debug_assertions), inline)]
+fn decompress_lz4(packed: &[u8], _dictionary: &[u8], out: &mut [u8]) -> Result<(), ShaderError> {
     match lz4_flex::block::decompress_into(packed, out) {
         Ok(len) if len == out.len() => Ok(()),
         Ok(_) => Err(corrupt("LZ4 block unpacks to a different size than recorded")),
@@ -431,20 +432,20 @@ fn decompress_lz4(packed: &[u8], _dictionary: &[u8], out: &mut [u8]) -> Result<(
 }
 
 #[cfg(feature = "zstd-fast")]
-#[inline]
-fn decode_zstd(module: &Packed<'_>, settings: &DecodeSettings, out: &mut Vec<u32>) -> Result<(), ContainerError> {
-    decode_packed(module, settings, out, decompress_zstd)
+#[cfg_attr(not(debug_assertions), inline)]
+fn decode_zstd(module: &Packed<'_>, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
+    decode_packed(module, options, out, decompress_zstd)
 }
 
 #[cfg(feature = "zstd-fast")]
-#[inline]
-fn unpack_once_zstd(packed: &[u8], once: (u32, u32)) -> Result<Vec<u8>, ContainerError> {
+#[cfg_attr(not(debug_assertions), inline)]
+fn unpack_once_zstd(packed: &[u8], once: (u32, u32)) -> Result<Vec<u8>, ShaderError> {
     unpack_once_with(packed, once, decompress_zstd)
 }
 
 #[cfg(feature = "zstd-fast")]
-#[inline]
-fn decompress_zstd(packed: &[u8], dictionary: &[u8], out: &mut [u8]) -> Result<(), ContainerError> {
+#[cfg_attr(not(debug_assertions), inline)]
+fn decompress_zstd(packed: &[u8], dictionary: &[u8], out: &mut [u8]) -> Result<(), ShaderError> {
     use zstd::zstd_safe::{DCtx, get_frame_content_size};
     if !matches!(get_frame_content_size(packed), Ok(Some(len)) if u64::try_from(out.len()) == Ok(len)) {
         return Err(corrupt("zstd frame records a different size than the directory"));

@@ -52,14 +52,15 @@ use std::sync::{Mutex, PoisonError};
 /// Where an embedded shader came from, as `include_shaders!` and
 /// `include_shader!` embed it with the `hot-reload` feature: its source
 /// file, the files it included, and smolv-build's recipe (JSON: the job
-/// and settings, `smolv_build::recipe::ShaderRecipe`) to compile it again exactly
+/// and options, `smolv_build::recipe::ShaderRecipe`) to compile it again exactly
 /// as the build did. Binaries built without the feature hold none of it.
 ///
 /// ```
-/// use smolv_runtime::hot_reload::Origin;
-/// static ORIGIN: Origin = Origin::new("/game/shaders/post.frag", &["/game/shaders/include/frame.glsl"], "{}");
-/// assert_eq!(ORIGIN.source(), "/game/shaders/post.frag");
-/// assert_eq!(ORIGIN.includes().len(), 1);
+/// fn describe(shader: &smolv_runtime::Shader) {
+///     if let Some(origin) = shader.origin() {
+///         println!("{} from {} and {} includes", shader.name(), origin.source(), origin.includes().len());
+///     }
+/// }
 /// ```
 #[derive(Debug)]
 pub struct Origin {
@@ -70,7 +71,8 @@ pub struct Origin {
 
 impl Origin {
     /// An origin: the source file, the files it included, and the recipe
-    /// as JSON.
+    /// as JSON. What the macros write; not a stable API.
+    #[doc(hidden)]
     pub const fn new(source: &'static str, includes: &'static [&'static str], recipe: &'static str) -> Self {
         Self { source, includes, recipe }
     }
@@ -87,7 +89,9 @@ impl Origin {
         self.includes
     }
 
-    /// smolv-build's recipe for it, as JSON (`smolv_build::recipe::ShaderRecipe::from_json`).
+    /// smolv-build's recipe for it, as JSON (`smolv_build::recipe::ShaderRecipe::from_json`):
+    /// what smolv-reload recompiles it with. Not a stable API.
+    #[doc(hidden)]
     #[inline]
     pub fn recipe(&self) -> &'static str {
         self.recipe
@@ -97,10 +101,12 @@ impl Origin {
 /// One published change: the shader's name and its new version.
 ///
 /// ```
-/// let change = smolv_runtime::hot_reload::Reloaded { name: "post.frag".into(), version: 3 };
-/// assert_eq!(change.version, 3);
+/// fn log(change: &smolv_runtime::hot_reload::Reloaded) {
+///     println!("{} is at version {}", change.name, change.version);
+/// }
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Reloaded {
     /// The shader's name (`post.frag`, `sky.wgsl#fs_main`).
     pub name: String,

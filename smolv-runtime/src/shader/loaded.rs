@@ -4,22 +4,11 @@
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
+use super::source::{Cache, ShaderSource};
 use super::{Bytes, Encoded, Shader, Source};
-use crate::container::{Container, ContainerError, ContentHash, DecodeSettings, Dictionary, OpenError};
-
-/// A loaded shader's bytes, behind a trait object: calls go through its
-/// vtable, which only loading code creates, so binaries that only embed
-/// shaders link none of this (nor zstd, nor `Arc`).
-pub(crate) trait LoadedSource: core::fmt::Debug + Send + Sync {
-    fn name(&self) -> &str;
-    fn bytes(&self) -> &[u8];
-    fn reflection(&self) -> &[u8];
-    fn spirv_len(&self) -> usize;
-    fn content_hash(&self) -> ContentHash;
-    fn decode(&self, settings: &DecodeSettings, out: &mut Vec<u32>) -> Result<(), ContainerError>;
-    /// Where `Shader::decode_cached` keeps the decoded words.
-    fn decoded(&self) -> &OnceLock<Vec<u32>>;
-}
+use crate::DecodeOptions;
+use crate::container::{Container, ContainerError, ContentHash, Dictionary, OpenError};
+use crate::shader_error::ShaderError;
 
 /// A loaded container: what its header records, and the dictionary it
 /// shares with the rest of its bundle.
@@ -34,33 +23,29 @@ struct LoadedContainer {
     decoded: OnceLock<Vec<u32>>,
 }
 
-impl LoadedSource for LoadedContainer {
-    fn name(&self) -> &str {
+impl ShaderSource for LoadedContainer {
+    fn name(&self, _: usize) -> &str {
         &self.name
     }
 
-    fn bytes(&self) -> &[u8] {
+    fn stored(&self, _: usize) -> &[u8] {
         self.bytes.get()
     }
 
-    fn reflection(&self) -> &[u8] {
-        self.reflection.get()
-    }
-
-    fn spirv_len(&self) -> usize {
+    fn spirv_len(&self, _: usize) -> usize {
         self.spirv_len
     }
 
-    fn content_hash(&self) -> ContentHash {
-        self.hash
+    fn decode(&self, _: usize, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
+        Ok(Container::parse(self.bytes.get())?.decode_with(self.dictionary.as_deref(), options, out)?)
     }
 
-    fn decode(&self, settings: &DecodeSettings, out: &mut Vec<u32>) -> Result<(), ContainerError> {
-        Container::parse(self.bytes.get())?.decode_with(self.dictionary.as_deref(), settings, out)
+    fn cache(&self, _: usize) -> Result<Cache<'_>, ShaderError> {
+        Ok(Cache::One(&self.decoded))
     }
 
-    fn decoded(&self) -> &OnceLock<Vec<u32>> {
-        &self.decoded
+    fn recorded(&self) -> Option<(&[u8], ContentHash)> {
+        Some((self.reflection.get(), self.hash))
     }
 }
 
@@ -89,7 +74,7 @@ pub(crate) fn shader_from_container(
     let (hash, spirv_len) = (container.content_hash(), container.decoded_len());
     let decoded = OnceLock::new();
     let container = LoadedContainer { name, bytes, reflection, dictionary, hash, spirv_len, decoded };
-    let source = Source::Encoded(Encoded::Container(Box::new(container)));
+    let source = Source::Encoded(Encoded::Loaded(Box::new(container)));
     Ok(Shader::new(source))
 }
 

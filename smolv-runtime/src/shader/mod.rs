@@ -24,43 +24,24 @@ pub mod hot_reload;
 #[cfg(feature = "zstd-fast")]
 mod loaded;
 mod set;
-
-use std::sync::OnceLock;
+pub(crate) mod source;
 
 #[cfg(feature = "zstd-fast")]
 pub(crate) use bytes::Bytes;
-pub use set::{SetPacking, ShaderSet, leaked_embedded_set};
+pub use set::{LazyShaders, SetPacking, ShaderSet, leaked_embedded_set};
 
-use crate::container::{ContainerError, ContentHash, DecodeSettings};
-use crate::embed::{EmbeddedModule, EmbeddedSet};
+use crate::DecodeOptions;
+use crate::container::ContentHash;
+use crate::embed::{EmbeddedModule, EmbeddedSet, RelativeIdsModule, copy_words};
 use crate::reflect::{Reflection, ShaderStage};
+use crate::shader_error::ShaderError;
+use source::ShaderSource;
 
 /// What a shader records of its origin: nothing without `hot-reload`.
 #[cfg(feature = "hot-reload")]
 type OriginOf = hot_reload::Origin;
 #[cfg(not(feature = "hot-reload"))]
 type OriginOf = ();
-
-/// A module of SPIR-V with relative ids ([`crate::relative_ids`]) that the
-/// macros embedded as words made at compile time. Not a stable API.
-#[doc(hidden)]
-#[derive(Debug)]
-pub struct RelativeIdsModule {
-    name: &'static str,
-    words: &'static [u32],
-    /// Copies the words into the output and converts them back: a function
-    /// pointer, so that only binaries with such shaders link the conversion.
-    to_spirv: fn(&[u32], &mut Vec<u32>) -> Result<(), ContainerError>,
-    /// What [`Shader::decode_cached`] keeps.
-    decoded: OnceLock<Vec<u32>>,
-}
-
-impl RelativeIdsModule {
-    /// The module `name` of `words`. Not a stable API.
-    pub const fn new(name: &'static str, words: &'static [u32]) -> Self {
-        Self { name, words, to_spirv: crate::embed::relative_ids_to_spirv, decoded: OnceLock::new() }
-    }
-}
 
 /// Where a shader's bytes come from, and so how they decode. Two levels, so
 /// that a raw shader is only its name and words: the other kinds fit
@@ -77,65 +58,78 @@ pub(crate) enum Source {
     Encoded(Encoded),
 }
 
-/// A shader stored in some other form than its SPIR-V, decoded from it.
-#[derive(Debug)]
+/// A shader stored in some other form than its SPIR-V. Each kind is a
+/// trait object, called through its vtable: only the macros' output for
+/// that kind (or loading code) makes the vtable, so a binary links the
+/// decoding code of the kinds it holds, and a raw set none.
 pub(crate) enum Encoded {
-    /// Module `index` of a set that `include_shaders!` embedded.
-    InSet { set: &'static EmbeddedSet, index: usize },
-    /// A module that `include_shader!` embedded on its own.
-    Alone(&'static EmbeddedModule),
-    /// SPIR-V with relative ids that the macros embedded as words, made
-    /// like raw ones (behind a reference, so that `Source`, and every
-    /// `static` shader, stays as small as raw ones need).
-    RelativeIds(&'static RelativeIdsModule),
+    /// Module `index` of what `include_shaders!` or `include_shader!`
+    /// embedded.
+    Embedded { source: &'static dyn ShaderSource, index: usize },
     /// A container from a file or a bundle.
     #[cfg(feature = "zstd-fast")]
-    Container(Box<dyn loaded::LoadedSource>),
+    Loaded(Box<dyn ShaderSource>),
 }
 
 impl Encoded {
+    /// The source and the module's index in it: one indirect call serves
+    /// every kind.
+    #[inline]
+    fn parts(&self) -> (&dyn ShaderSource, usize) {
+        match self {
+            Self::Embedded { source, index } => (*source, *index),
+            #[cfg(feature = "zstd-fast")]
+            Self::Loaded(loaded) => (&**loaded, 0),
+        }
+    }
+
     #[inline]
     fn name(&self) -> &str {
-        match self {
-            Self::InSet { set, index } => set.name(*index),
-            Self::Alone(module) => module.name(),
-            Self::RelativeIds(module) => module.name,
-            #[cfg(feature = "zstd-fast")]
-            Self::Container(container) => container.name(),
-        }
+        let (source, index) = self.parts();
+        source.name(index)
     }
 
     #[inline]
     fn stored_bytes(&self) -> &[u8] {
-        match self {
-            Self::InSet { set, index } => set.stored(*index),
-            Self::Alone(module) => module.stored(),
-            Self::RelativeIds(module) => bytemuck::cast_slice(module.words),
-            #[cfg(feature = "zstd-fast")]
-            Self::Container(container) => container.bytes(),
-        }
+        let (source, index) = self.parts();
+        source.stored(index)
     }
 
     #[inline]
     fn spirv_len(&self) -> usize {
-        match self {
-            Self::InSet { set, index } => set.spirv_len(*index).unwrap_or(0),
-            Self::Alone(module) => module.spirv_len().unwrap_or(0),
-            // Relative ids are exactly as many words as the SPIR-V.
-            Self::RelativeIds(module) => size_of_val(module.words),
-            #[cfg(feature = "zstd-fast")]
-            Self::Container(container) => container.spirv_len(),
-        }
+        let (source, index) = self.parts();
+        source.spirv_len(index)
     }
 
     #[inline]
-    fn decode(&self, settings: &DecodeSettings, out: &mut Vec<u32>) -> Result<(), ContainerError> {
+    fn decode(&self, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
+        let (source, index) = self.parts();
+        source.decode(index, options, out)
+    }
+
+    #[inline]
+    fn decode_cached(&self) -> Result<&[u32], ShaderError> {
+        let (source, index) = self.parts();
+        crate::embed::decode_cached(source, index)
+    }
+
+    /// A loaded container's stored reflection and content hash.
+    #[inline]
+    fn recorded(&self) -> Option<(&[u8], ContentHash)> {
+        self.parts().0.recorded()
+    }
+}
+
+/// Prints what an embedded shader is (its name and index) without
+/// putting `Debug` in the embedded kinds' vtables.
+impl core::fmt::Debug for Encoded {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
-            Self::InSet { set, index } => set.decode(*index, settings, out),
-            Self::Alone(module) => module.decode_checked(settings, out),
-            Self::RelativeIds(module) => (module.to_spirv)(module.words, out),
+            Self::Embedded { source, index } => {
+                f.debug_struct("Embedded").field("name", &source.name(*index)).field("index", index).finish()
+            }
             #[cfg(feature = "zstd-fast")]
-            Self::Container(container) => container.decode(settings, out),
+            Self::Loaded(loaded) => f.debug_struct("Loaded").field("name", &loaded.name(0)).finish(),
         }
     }
 }
@@ -179,7 +173,7 @@ impl Shader {
     /// API.
     #[doc(hidden)]
     pub const fn embedded(module: &'static EmbeddedModule) -> Self {
-        Self::with_origin(Source::Encoded(Encoded::Alone(module)), None)
+        Self::with_origin(Source::Encoded(Encoded::Embedded { source: module, index: 0 }), None)
     }
 
     /// For `include_shader!` with the `hot-reload` feature: one module
@@ -187,7 +181,7 @@ impl Shader {
     #[doc(hidden)]
     #[cfg(feature = "hot-reload")]
     pub const fn embedded_reloadable(module: &'static EmbeddedModule, origin: &'static hot_reload::Origin) -> Self {
-        Self::with_origin(Source::Encoded(Encoded::Alone(module)), Some(origin))
+        Self::with_origin(Source::Encoded(Encoded::Embedded { source: module, index: 0 }), Some(origin))
     }
 
     /// For `include_shaders!` and `include_shader!`: a raw SPIR-V module,
@@ -214,7 +208,7 @@ impl Shader {
     /// at compile time. Not a stable API.
     #[doc(hidden)]
     pub const fn relative_ids(module: &'static RelativeIdsModule) -> Self {
-        Self::with_origin(Source::Encoded(Encoded::RelativeIds(module)), None)
+        Self::with_origin(Source::Encoded(Encoded::Embedded { source: module, index: 0 }), None)
     }
 
     /// For the macros with the `hot-reload` feature: a module of SPIR-V
@@ -225,14 +219,14 @@ impl Shader {
         module: &'static RelativeIdsModule,
         origin: &'static hot_reload::Origin,
     ) -> Self {
-        Self::with_origin(Source::Encoded(Encoded::RelativeIds(module)), Some(origin))
+        Self::with_origin(Source::Encoded(Encoded::Embedded { source: module, index: 0 }), Some(origin))
     }
 
     /// For `include_shaders!`: module `index` of an embedded set. Not a
     /// stable API.
     #[doc(hidden)]
     pub const fn in_set(set: &'static EmbeddedSet, index: usize) -> Self {
-        Self::with_origin(Source::Encoded(Encoded::InSet { set, index }), None)
+        Self::with_origin(Source::Encoded(Encoded::Embedded { source: set, index }), None)
     }
 
     /// For `include_shaders!` with the `hot-reload` feature: module `index`
@@ -244,7 +238,7 @@ impl Shader {
         index: usize,
         origin: &'static hot_reload::Origin,
     ) -> Self {
-        Self::with_origin(Source::Encoded(Encoded::InSet { set, index }), Some(origin))
+        Self::with_origin(Source::Encoded(Encoded::Embedded { source: set, index }), Some(origin))
     }
 
     /// The shader's name: `lit.frag`, `lit.frag@shadows`, `sky.wgsl#fs_main`.
@@ -311,14 +305,15 @@ impl Shader {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[inline]
-    pub fn reflection(&self) -> Result<Reflection, ContainerError> {
+    pub fn reflection(&self) -> Result<Reflection, ShaderError> {
         #[cfg(feature = "hot-reload")]
         if let Some(words) = self.reload.latest() {
             return Ok(Reflection::from_spirv(words)?);
         }
-        #[cfg(feature = "zstd-fast")]
-        if let Source::Encoded(Encoded::Container(container)) = &self.source {
-            return Ok(Reflection::from_bytes(container.reflection())?);
+        if let Source::Encoded(encoded) = &self.source
+            && let Some((reflection, _)) = encoded.recorded()
+        {
+            return Ok(Reflection::from_bytes(reflection)?);
         }
         Ok(Reflection::from_spirv(self.decode_cached()?)?)
     }
@@ -337,7 +332,7 @@ impl Shader {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[inline]
-    pub fn stage(&self) -> Result<ShaderStage, ContainerError> {
+    pub fn stage(&self) -> Result<ShaderStage, ShaderError> {
         Ok(self.reflection()?.stage)
     }
 
@@ -384,14 +379,15 @@ impl Shader {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[inline]
-    pub fn content_hash(&self) -> Result<ContentHash, ContainerError> {
+    pub fn content_hash(&self) -> Result<ContentHash, ShaderError> {
         #[cfg(feature = "hot-reload")]
         if let Some(words) = self.reload.latest() {
             return Ok(ContentHash::of_spirv(words));
         }
-        #[cfg(feature = "zstd-fast")]
-        if let Source::Encoded(Encoded::Container(container)) = &self.source {
-            return Ok(container.content_hash());
+        if let Source::Encoded(encoded) = &self.source
+            && let Some((_, hash)) = encoded.recorded()
+        {
+            return Ok(hash);
         }
         Ok(ContentHash::of_spirv(self.decode_cached()?))
     }
@@ -410,7 +406,7 @@ impl Shader {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[inline]
-    pub fn decode(&self) -> Result<Vec<u32>, ContainerError> {
+    pub fn decode(&self) -> Result<Vec<u32>, ShaderError> {
         let mut out = Vec::new();
         self.decode_into(&mut out)?;
         Ok(out)
@@ -432,11 +428,11 @@ impl Shader {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[inline]
-    pub fn decode_into(&self, out: &mut Vec<u32>) -> Result<(), ContainerError> {
-        self.decode_with(&DecodeSettings::default(), out)
+    pub fn decode_into(&self, out: &mut Vec<u32>) -> Result<(), ShaderError> {
+        self.decode_with(&DecodeOptions::new(), out)
     }
 
-    /// Decodes with explicit settings (for example without the hash check).
+    /// Decodes with explicit options (for example without the hash check).
     /// On error `out` is left empty.
     ///
     /// ```
@@ -447,14 +443,14 @@ impl Shader {
     /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
     /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
     /// let shader = set.get("blur.comp")?;
-    /// let settings = smolv_runtime::container::DecodeSettings::default();
+    /// let options = smolv_runtime::DecodeOptions::new();
     /// let mut words = Vec::new();
-    /// shader.decode_with(&settings, &mut words)?;
+    /// shader.decode_with(&options, &mut words)?;
     /// assert_eq!(words, spirv);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[inline]
-    pub fn decode_with(&self, settings: &DecodeSettings, out: &mut Vec<u32>) -> Result<(), ContainerError> {
+    pub fn decode_with(&self, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
         #[cfg(feature = "hot-reload")]
         if let Some(words) = self.reload.latest() {
             out.clear();
@@ -466,7 +462,7 @@ impl Shader {
                 copy_words(words, out);
                 Ok(())
             }
-            Source::Encoded(encoded) => encoded.decode(settings, out),
+            Source::Encoded(encoded) => encoded.decode(options, out),
         };
         if result.is_err() {
             out.clear();
@@ -491,30 +487,15 @@ impl Shader {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[inline]
-    pub fn decode_cached(&self) -> Result<&[u32], ContainerError> {
+    pub fn decode_cached(&self) -> Result<&[u32], ShaderError> {
         #[cfg(feature = "hot-reload")]
         if let Some(words) = self.reload.latest() {
             return Ok(words);
         }
-        let encoded = match &self.source {
-            Source::Raw { words, .. } => return Ok(words),
-            Source::Encoded(encoded) => encoded,
-        };
-        let cache = match encoded {
-            Encoded::InSet { set, index } => match set.borrow_raw(*index)? {
-                Some(words) => return Ok(words),
-                None => set.decoded(*index)?,
-            },
-            Encoded::Alone(module) => module.decoded(),
-            Encoded::RelativeIds(module) => &module.decoded,
-            #[cfg(feature = "zstd-fast")]
-            Encoded::Container(container) => container.decoded(),
-        };
-        if let Some(words) = cache.get() {
-            return Ok(words);
+        match &self.source {
+            Source::Raw { words, .. } => Ok(words),
+            Source::Encoded(encoded) => encoded.decode_cached(),
         }
-        let words = self.decode()?;
-        Ok(cache.get_or_init(|| words))
     }
 
     /// Where this shader came from (source file, includes, the build's
@@ -569,21 +550,6 @@ impl Shader {
     #[cfg(feature = "hot-reload")]
     pub fn publish(&self, words: Vec<u32>) -> Result<u64, hot_reload::PublishError> {
         self.reload.publish(self.name(), words)
-    }
-}
-
-/// Copies raw `words` into `out`: into its allocation where they fit, else
-/// as a fresh copy, so that no call links `Vec`'s growth path. Raw words are
-/// served as the binary holds them, whatever `DecodeSettings` say: they
-/// were checked when it was compiled, and copying them allocates no more
-/// than the binary already holds.
-#[inline]
-pub(crate) fn copy_words(words: &[u32], out: &mut Vec<u32>) {
-    if out.capacity() >= words.len() {
-        out.clear();
-        out.extend_from_slice(words);
-    } else {
-        *out = words.to_vec();
     }
 }
 

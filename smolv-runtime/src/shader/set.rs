@@ -1,35 +1,53 @@
 //! Shader sets: every shader of a crate (`include_shaders!`), or of a
 //! bundle file.
 
+use std::sync::OnceLock;
+
+use smolv_format::{Codec, Framing};
+
 use super::Shader;
 use crate::container::NotFound;
 #[cfg(feature = "zstd-fast")]
 use crate::container::{ContainerError, OpenError};
 use crate::embed::EmbeddedSet;
 
-/// How a set's shaders are packed: the codec's name as in the build
-/// manifest (`spirv`, `smolv`, `smolv-lz4`, `smolv-zstd`,
-/// `smolv-zstd-dictionary`, or `bundle` for a loaded bundle file), and
-/// whether they are one stream. Displays as the build report does:
-/// `smolv-lz4 (stream)`.
+/// How a set's shaders are packed: the [`Codec`] smolv-build chose for an
+/// embedded set (`None` for a loaded bundle file, whose containers each
+/// record their own), and its [`Framing`]. Displays as the build report
+/// does: `smolv-lz4 (stream)`.
 ///
 /// ```
-/// let packing = smolv_runtime::SetPacking { codec: "smolv-lz4", one_stream: true };
-/// assert_eq!(packing.to_string(), "smolv-lz4 (stream)");
+/// use smolv_runtime::{Codec, Framing};
+/// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
+/// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+/// # let spirv = smolv_runtime::doc_example_module();
+/// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+/// # let set = smolv_runtime::ShaderSet::from_vec(BundleBuilder::new().add("blur.comp", container).build()?)?;
+/// let packing = set.packing();
+/// // A loaded bundle; an embedded set names its codec, such as `Some(Codec::SmolvLz4)`.
+/// assert_eq!((packing.codec, packing.framing), (None, Framing::PerModule));
+/// assert_eq!(packing.to_string(), "bundle (per module)");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SetPacking {
-    /// The codec's name.
-    pub codec: &'static str,
-    /// Whether the modules are packed as one stream (unpacked on first
-    /// access) rather than one by one.
-    pub one_stream: bool,
+    /// The codec of an embedded set; `None` for a loaded bundle file.
+    pub codec: Option<Codec>,
+    /// Whether the modules are packed one by one or as one stream
+    /// (unpacked on first access).
+    pub framing: Framing,
 }
 
 impl core::fmt::Display for SetPacking {
     #[inline]
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "{} ({})", self.codec, if self.one_stream { "stream" } else { "per module" })
+        let codec = self.codec.map_or("bundle", Codec::name);
+        let framing = match self.framing {
+            Framing::Stream => "stream",
+            _ => "per module",
+        };
+        write!(f, "{codec} ({framing})")
     }
 }
 
@@ -37,16 +55,16 @@ impl core::fmt::Display for SetPacking {
 #[derive(Debug)]
 enum SetSource {
     /// Embedded by `include_shaders!`: the set, and a `static` shader per
-    /// module, or none for a set whose shaders are made on first access
-    /// ([`EmbeddedSet::shaders`]). `ShaderSet` has no interior mutability,
-    /// so the compiler folds which of the two a set uses, and links only
-    /// that one.
+    /// module.
     Embedded { set: &'static EmbeddedSet, shaders: &'static [Shader] },
+    /// Embedded by `include_shaders!`, a set large enough that making its
+    /// shaders on first access costs less than a `static` each.
+    Made(&'static LazyShaders),
     /// Embedded words, a `static` shader per module: raw SPIR-V (no table,
     /// data or decoder, and nothing to fail at run time) or SPIR-V with
     /// relative ids (the conversion back only). `codec` is the manifest's
     /// name for it, `stored_len` the build report's.
-    Words { shaders: &'static [Shader], stored_len: usize, codec: &'static str },
+    Words { shaders: &'static [Shader], stored_len: usize, codec: Codec },
     /// A bundle file, checked when it was loaded.
     #[cfg(feature = "zstd-fast")]
     Bundle { bytes: super::Bytes, shaders: Vec<Shader> },
@@ -74,11 +92,17 @@ pub struct ShaderSet {
 
 impl ShaderSet {
     /// For `include_shaders!`: an embedded set (`docs/format.md`), with a
-    /// `static` shader per module, or `&[]` to make them on first access.
-    /// Not a stable API.
+    /// `static` shader per module. Not a stable API.
     #[doc(hidden)]
     pub const fn embedded(set: &'static EmbeddedSet, shaders: &'static [Shader]) -> Self {
         Self { source: SetSource::Embedded { set, shaders } }
+    }
+
+    /// For `include_shaders!`: a large embedded set, whose shaders are made
+    /// on first access. Not a stable API.
+    #[doc(hidden)]
+    pub const fn made(shaders: &'static LazyShaders) -> Self {
+        Self { source: SetSource::Made(shaders) }
     }
 
     /// For `include_shaders!`: an embedded set of words (codec `spirv` or
@@ -87,7 +111,7 @@ impl ShaderSet {
     /// sorted by name, stored in `stored_len` bytes as the build report
     /// counts them. Not a stable API.
     #[doc(hidden)]
-    pub const fn words(shaders: &'static [Shader], stored_len: usize, codec: &'static str) -> Self {
+    pub const fn words(shaders: &'static [Shader], stored_len: usize, codec: Codec) -> Self {
         Self { source: SetSource::Words { shaders, stored_len, codec } }
     }
 
@@ -141,13 +165,8 @@ impl ShaderSet {
     #[inline]
     pub fn shaders(&self) -> &[Shader] {
         match &self.source {
-            SetSource::Embedded { set, shaders } => {
-                if shaders.is_empty() {
-                    set.shaders()
-                } else {
-                    shaders
-                }
-            }
+            SetSource::Embedded { shaders, .. } => shaders,
+            SetSource::Made(made) => (made.make)(made),
             SetSource::Words { shaders, .. } => shaders,
             #[cfg(feature = "zstd-fast")]
             SetSource::Bundle { shaders, .. } => shaders,
@@ -205,17 +224,20 @@ impl ShaderSet {
     /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
     /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
     /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
-    /// // A loaded bundle; embedded sets name their codec, such as "smolv-lz4".
-    /// assert_eq!(set.packing().codec, "bundle");
+    /// // A loaded bundle; embedded sets name their codec, such as `Some(Codec::SmolvLz4)`.
+    /// assert_eq!(set.packing().codec, None);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[inline]
     pub fn packing(&self) -> SetPacking {
         match &self.source {
-            SetSource::Embedded { set, .. } => set.packing(),
-            SetSource::Words { codec, .. } => SetPacking { codec, one_stream: false },
+            SetSource::Embedded { set, .. } | SetSource::Made(LazyShaders { set, .. }) => SetPacking {
+                codec: Some(set.codec()),
+                framing: if set.one_stream() { Framing::Stream } else { Framing::PerModule },
+            },
+            SetSource::Words { codec, .. } => SetPacking { codec: Some(*codec), framing: Framing::PerModule },
             #[cfg(feature = "zstd-fast")]
-            SetSource::Bundle { .. } => SetPacking { codec: "bundle", one_stream: false },
+            SetSource::Bundle { .. } => SetPacking { codec: None, framing: Framing::PerModule },
         }
     }
 
@@ -237,7 +259,7 @@ impl ShaderSet {
     #[inline]
     pub fn stored_len(&self) -> usize {
         match &self.source {
-            SetSource::Embedded { set, .. } => set.stored_len(),
+            SetSource::Embedded { set, .. } | SetSource::Made(LazyShaders { set, .. }) => set.stored_len(),
             SetSource::Words { stored_len, .. } => *stored_len,
             #[cfg(feature = "zstd-fast")]
             SetSource::Bundle { bytes, .. } => bytes.get().len(),
@@ -246,9 +268,37 @@ impl ShaderSet {
 }
 
 /// An embedded set built at run time rather than by `include_shaders!`
-/// (for tests and benchmarks of the embedded format): the set is leaked,
-/// as the macro's is a `static`. Not a stable API.
+/// (for tests and benchmarks of the embedded format): the set and its
+/// shaders are leaked, as the macro's are `static`s. Not a stable API.
 #[doc(hidden)]
 pub fn leaked_embedded_set(set: EmbeddedSet) -> ShaderSet {
-    ShaderSet::embedded(Box::leak(Box::new(set)), &[])
+    let set: &'static EmbeddedSet = Box::leak(Box::new(set));
+    let shaders: Vec<Shader> = (0..set.len()).map(|index| Shader::in_set(set, index)).collect();
+    ShaderSet::embedded(set, shaders.leak())
+}
+
+/// The shaders of a large embedded set, made on first access and kept for
+/// the life of the program: what `include_shaders!` writes, as a `static`,
+/// for a set it writes no `static` shaders for (`LazyShaders::new`).
+/// Making them costs about 1 KB of code, which only such sets link: the
+/// code is behind `make`, which only `new` names. Not a stable API.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct LazyShaders {
+    set: &'static EmbeddedSet,
+    made: OnceLock<&'static [Shader]>,
+    make: fn(&'static LazyShaders) -> &'static [Shader],
+}
+
+impl LazyShaders {
+    /// The shaders of `set`, made on first access. Not a stable API.
+    pub const fn new(set: &'static EmbeddedSet) -> Self {
+        Self { set, made: OnceLock::new(), make: Self::make }
+    }
+
+    fn make(&'static self) -> &'static [Shader] {
+        let set = self.set;
+        // Leaked: the set is a `static`, and so are its shaders.
+        self.made.get_or_init(|| (0..set.len()).map(|index| Shader::in_set(set, index)).collect::<Vec<_>>().leak())
+    }
 }

@@ -4,7 +4,7 @@
 use alloc::vec::Vec;
 
 use super::{SpecializeError, Value};
-use crate::codec::opcodes::result_layout;
+use crate::smolv::opcodes::result_layout;
 
 pub(crate) const NO_DEF: u32 = u32::MAX;
 

@@ -11,7 +11,7 @@ use alloc::vec::Vec;
 use super::analysis::{Analysis, Block};
 use super::fold::{Known, Scalar, eval, scalar_type};
 use super::{SpecializeError, Value};
-use crate::codec::opcodes::result_layout;
+use crate::smolv::opcodes::result_layout;
 
 const OP_NAME: u32 = 5;
 const OP_MEMBER_NAME: u32 = 6;

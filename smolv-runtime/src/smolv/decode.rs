@@ -10,73 +10,7 @@ use super::opcodes::{
     Codings, DECORATION_OFFSET, DecodingTable, member_decoration_extra_operands, op, zigzag_in_2016_dialect,
 };
 use super::varint::{Reader, unzigzag};
-
-/// Settings for [`decode`] and [`decode_into`].
-///
-/// ```
-/// use smolv_runtime::DecodeOptions;
-///
-/// // Unity 2017-2020 shipped SMOL-V in the 2016-08-31 dialect.
-/// let unity = DecodeOptions::new().legacy_2016_08_31(true);
-/// // Refuse anything that would decode to more than 1 MiB.
-/// let bounded = DecodeOptions::new().max_decoded_len(1 << 20);
-/// # let _ = (unity, bounded);
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct DecodeOptions {
-    legacy_2016_08_31: bool,
-    max_decoded_len: Option<usize>,
-}
-
-impl DecodeOptions {
-    /// Default settings: current dialect, size bounded only by the input.
-    ///
-    /// ```
-    /// use smolv_runtime::{decode, encode, DecodeOptions, EncodeOptions};
-    /// # let spirv = smolv_runtime::doc_example_module();
-    /// let smolv = encode(&spirv[..], &EncodeOptions::new())?;
-    /// assert_eq!(decode(&smolv, &DecodeOptions::new())?, spirv);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Reads encoding-version-0 data in the dialect of the 2016-08-31
-    /// encoder, which Unity 2017–2020 used. That dialect shares version byte
-    /// 0 with later encoders, so it cannot be detected and must be asked for.
-    /// Has no effect on version-1 data.
-    ///
-    /// ```no_run
-    /// use smolv_runtime::{decode, DecodeOptions};
-    /// let unity = std::fs::read("unity-2019.smolv")?;
-    /// let words = decode(&unity, &DecodeOptions::new().legacy_2016_08_31(true))?;
-    /// # let _ = words;
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn legacy_2016_08_31(mut self, legacy: bool) -> Self {
-        self.legacy_2016_08_31 = legacy;
-        self
-    }
-
-    /// Refuses data whose header declares more than `max` bytes of SPIR-V,
-    /// before allocating anything. Without this, the bound is what the input
-    /// length can justify (at most eight times the input).
-    ///
-    /// ```
-    /// use smolv_runtime::{decode, encode, DecodeOptions, EncodeOptions};
-    /// # let spirv = smolv_runtime::doc_example_module();
-    /// let smolv = encode(&spirv[..], &EncodeOptions::new())?;
-    /// let too_small = DecodeOptions::new().max_decoded_len(16);
-    /// assert!(decode(&smolv, &too_small).is_err(), "refused before allocating");
-    /// assert!(decode(&smolv, &DecodeOptions::new().max_decoded_len(1 << 20)).is_ok());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn max_decoded_len(mut self, max: usize) -> Self {
-        self.max_decoded_len = Some(max);
-        self
-    }
-}
+use crate::DecodeOptions;
 
 /// Reads and checks the header of a SMOL-V blob without decoding it.
 ///
@@ -178,11 +112,10 @@ fn decode_with<C: Codings>(
             return Err(e);
         }
     };
-    if let Some(max) = options.max_decoded_len {
-        if info.decoded_len > max {
-            out.clear();
-            return Err(DecodeError::DecodedSizeOverLimit { declared: info.decoded_len, limit: max });
-        }
+    let max = options.decoded_len_limit();
+    if info.decoded_len > max {
+        out.clear();
+        return Err(DecodeError::DecodedSizeOverLimit { declared: info.decoded_len, limit: max });
     }
     // Every word of the output is written before success is reported, so
     // words left from an earlier decode need no zeroing: only growth does.
@@ -253,7 +186,7 @@ fn decode_body<C: Codings>(
     let mut input = Reader::new(smolv, SMOLV_HEADER_BYTES);
     let mut decoder = Decoder {
         codings,
-        legacy: info.encoding_version == 0 && options.legacy_2016_08_31,
+        legacy: info.encoding_version == 0 && options.reads_legacy_2016_08_31(),
         prev_result: 0,
         prev_decorate: 0,
     };

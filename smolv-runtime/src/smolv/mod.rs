@@ -1,4 +1,5 @@
-//! The SMOL-V codec: SPIR-V ⇄ SMOL-V.
+//! SMOL-V: SPIR-V ⇄ SMOL-V, the encoding of
+//! [aras-p/smol-v](https://github.com/aras-p/smol-v).
 //!
 //! SMOL-V (Aras Pranckevičius, <https://github.com/aras-p/smol-v>) is a
 //! lossless re-encoding of SPIR-V that is about a third of its size and
@@ -26,9 +27,11 @@ mod input;
 pub(crate) mod opcodes;
 mod varint;
 
+pub use crate::DecodeOptions;
+
 #[cfg(feature = "std")]
 pub(crate) use decode::decode_current_into;
-pub use decode::{DecodeOptions, decode, decode_into, decoded_len, inspect};
+pub use decode::{decode, decode_into, decoded_len, inspect};
 pub use encode::{EncodeOptions, NameFilter, encode, encode_into};
 pub use error::{DecodeError, EncodeError};
 pub use header::SmolvInfo;
