@@ -349,10 +349,6 @@ macro_rules! __smolv_zstd {
 }
 
 pub use options::DecodeOptions;
-/// The SMOL-V module under its old name, until smolv-build moves to
-/// [`smolv`]. Not a stable API.
-#[doc(hidden)]
-pub use smolv as codec;
 pub use smolv::{
     DecodeError, EncodeError, EncodeOptions, NameFilter, SmolvInfo, SpirvInput, decode, decode_into, decoded_len,
     encode, encode_into, inspect,

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use rayon::prelude::*;
-use smolv_runtime::codec::{DecodeOptions, EncodeOptions};
+use smolv_runtime::{DecodeOptions, EncodeOptions};
 use smolv_runtime::container::{Dictionary, compress as zstd_compress};
 
 use crate::options::DictionaryMode;
