@@ -17,6 +17,7 @@ pub(crate) mod layout;
 mod lower;
 pub(crate) mod names;
 mod render;
+mod wrappers;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
