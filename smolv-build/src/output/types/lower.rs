@@ -300,6 +300,19 @@ impl Lowerer<'_> {
         rust.fields = placed;
         rust.size = size;
         rust.align = align;
+        // glslang declares a struct once per layout it is used in (std140
+        // and std430 copies of `Inner`); where the copies come out the
+        // same, they are one Rust type.
+        let same = |other: &RustStruct| {
+            other.shader_name == rust.shader_name
+                && other.role == rust.role
+                && other.fields == rust.fields
+                && (other.size, other.align) == (rust.size, rust.align)
+        };
+        if let Some(index) = self.out.structs.iter().position(same) {
+            self.taken.remove(&rust.name);
+            return index;
+        }
         self.out.structs.push(rust);
         self.out.structs.len() - 1
     }
