@@ -169,17 +169,13 @@ impl Walk {
                 let value = k as f64 + 0.125;
                 (
                     format!("{value:?}f64"),
-                    vec![bits as u32, (bits >> 32) as u32],
+                    halves(bits),
                     vec![format!("unpackDouble2x32({path}).x"), format!("unpackDouble2x32({path}).y")],
                 )
             }
             (_, U64) => {
                 let value = (u64::from(k) << 33) | u64::from(k);
-                (
-                    format!("{value}u64"),
-                    vec![value as u32, (value >> 32) as u32],
-                    vec![format!("uint({path})"), format!("uint({path} >> 32)")],
-                )
+                (format!("{value}u64"), halves(value), vec![format!("uint({path})"), format!("uint({path} >> 32)")])
             }
             (_, kind) => panic!("not a leaf: {kind:?}"),
         };
@@ -276,8 +272,13 @@ fn module(lang: Lang, case: &Case) -> Option<Module> {
     for (b, kind) in kinds.iter().enumerate() {
         let (block, var) = [("U", "u"), ("S", "s"), ("P", "p")]
             [["uniform", "storage", "push"].iter().position(|k| k == kind).unwrap()];
-        let mut walk =
-            Walk { lang, next: 100 * b as u32, copies: Vec::new(), words: Vec::new(), module: rust_module.clone() };
+        let mut walk = Walk {
+            lang,
+            next: 100 * u32::try_from(b).unwrap(),
+            copies: Vec::new(),
+            words: Vec::new(),
+            module: rust_module.clone(),
+        };
         let values: Vec<String> = members.iter().map(|(n, k)| walk.value(&format!("{var}.{n}"), k)).collect();
         let mut rust = format!("let value = {rust_module}::{block}::new({});\n", values.join(", "));
         rust.push_str("#[allow(unused_mut)]\nlet mut bytes = value.as_bytes().to_vec();\n");
@@ -333,6 +334,12 @@ fn module(lang: Lang, case: &Case) -> Option<Module> {
         ),
     };
     Some(Module { file, name, text, blocks })
+}
+
+/// A 64-bit value as the two words the shader writes: low, then high.
+fn halves(value: u64) -> Vec<u32> {
+    let [a, b, c, d, e, f, g, h] = value.to_le_bytes();
+    vec![u32::from_le_bytes([a, b, c, d]), u32::from_le_bytes([e, f, g, h])]
 }
 
 const HELPERS: &str = "
