@@ -43,3 +43,11 @@ pub const EMBEDDED_DATA_FILE: &str = "embedded/set.data";
 /// assert!(smolv_format::EMBEDDED_DICTIONARY_FILE.starts_with("embedded/"));
 /// ```
 pub const EMBEDDED_DICTIONARY_FILE: &str = "embedded/set.zdict";
+
+/// Name of the generated Rust types inside [`ARTIFACT_DIR`]: what
+/// `include_types!` includes and `cargo smolv types` prints.
+///
+/// ```
+/// assert!(smolv_format::TYPES_FILE.ends_with(".rs"));
+/// ```
+pub const TYPES_FILE: &str = "types.rs";

@@ -43,6 +43,7 @@ pub mod reflect;
 pub use codec::{Codec, Framing};
 pub use files::{
     ARTIFACT_DIR, BUNDLE_FILE, EMBEDDED_DATA_FILE, EMBEDDED_DICTIONARY_FILE, EMBEDDED_DIRECTORY_FILE, MANIFEST_FILE,
+    TYPES_FILE,
 };
 #[cfg(feature = "std")]
 pub use manifest::{

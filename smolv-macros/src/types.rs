@@ -4,9 +4,6 @@
 use proc_macro::TokenStream;
 use quote::quote;
 
-/// The file smolv-build writes, below `OUT_DIR`.
-const TYPES_FILE: &str = "smolv/types.rs";
-
 /// `include!` of the generated file, or a compile error that says how to
 /// make it.
 pub(crate) fn include_types(input: TokenStream) -> TokenStream {
@@ -20,7 +17,7 @@ pub(crate) fn include_types(input: TokenStream) -> TokenStream {
             "smolv: OUT_DIR is not set; add a build.rs that runs smolv_build::Config::new().shader_dir(\"shaders\").compile()",
         );
     };
-    let path = std::path::Path::new(&out_dir).join(TYPES_FILE);
+    let path = std::path::Path::new(&out_dir).join(smolv_format::ARTIFACT_DIR).join(smolv_format::TYPES_FILE);
     if !path.is_file() {
         let message = format!(
             "smolv: {} does not exist; build the shaders with a smolv-build that generates types (0.1 with issue 29), \

@@ -20,9 +20,7 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     std::fs::write(path, bytes).map_err(|e| Error::io(path, e, "check that OUT_DIR is writable"))
 }
 
-/// The generated Rust types, in the artifact directory: what
-/// `include_types!` includes.
-pub(crate) const TYPES_FILE: &str = "types.rs";
+pub(crate) use smolv_format::TYPES_FILE;
 
 /// Writes the artifact directory, replacing the previous one, with the
 /// generated `types`. Files of modules that no longer exist are removed.

@@ -4,8 +4,8 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::layout::{BlockRole, ModuleInput, Scalar, StructDef, Ty};
-use super::names;
+use super::layout::{BlockRole, ModuleInput, ModuleLayouts, Scalar, StructDef, Ty};
+use super::{names, wrappers};
 
 /// A field's Rust type.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -96,14 +96,16 @@ impl Lowered {
 
 /// Lowers every block of `input`.
 pub(crate) fn lower(input: &ModuleInput) -> Lowered {
+    let layouts = wrappers::unwrapped(&input.layouts, input.mangling);
     let mut lowerer = Lowerer {
         input,
+        layouts: &layouts,
         out: Lowered::default(),
         done: HashMap::new(),
         padded: HashMap::new(),
         taken: BTreeSet::new(),
     };
-    for block in &input.layouts.blocks {
+    for block in &layouts.blocks {
         let fallback = match block.role {
             BlockRole::Uniform { set, binding } | BlockRole::Storage { set, binding } => {
                 format!("Set{set}Binding{binding}")
@@ -118,6 +120,8 @@ pub(crate) fn lower(input: &ModuleInput) -> Lowered {
 
 struct Lowerer<'a> {
     input: &'a ModuleInput,
+    /// The module's layouts, with the front end's wrappers undone.
+    layouts: &'a ModuleLayouts,
     out: Lowered,
     /// Struct definition (and whether as a block) → lowered struct.
     done: HashMap<(usize, Option<BlockRole>), usize>,
@@ -136,7 +140,7 @@ impl Lowerer<'_> {
             return done;
         }
         let empty = StructDef { name: String::new(), members: Vec::new(), source: None };
-        let def = self.input.layouts.structs.get(def_index).unwrap_or(&empty);
+        let def = self.layouts.structs.get(def_index).unwrap_or(&empty);
         let shader_name = names::demangle(&def.name, self.input.mangling);
         let base = if shader_name.is_empty() { fallback.to_owned() } else { names::upper_camel(&shader_name) };
         let name = names::unique(base, &mut self.taken);
@@ -296,6 +300,19 @@ impl Lowerer<'_> {
         rust.fields = placed;
         rust.size = size;
         rust.align = align;
+        // glslang declares a struct once per layout it is used in (std140
+        // and std430 copies of `Inner`); where the copies come out the
+        // same, they are one Rust type.
+        let same = |other: &RustStruct| {
+            other.shader_name == rust.shader_name
+                && other.role == rust.role
+                && other.fields == rust.fields
+                && (other.size, other.align) == (rust.size, rust.align)
+        };
+        if let Some(index) = self.out.structs.iter().position(same) {
+            self.taken.remove(&rust.name);
+            return index;
+        }
         self.out.structs.push(rust);
         self.out.structs.len() - 1
     }

@@ -17,9 +17,11 @@ pub(crate) mod layout;
 mod lower;
 pub(crate) mod names;
 mod render;
+mod wrappers;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
+use std::path::{Component, Path};
 
 use layout::ModuleInput;
 use lower::{FieldTy, Lowered, Role, RustStruct};
@@ -158,7 +160,7 @@ pub(crate) fn generate(inputs: &[ModuleInput]) -> Generated {
     for (m, input) in inputs.iter().enumerate() {
         let module = &lowered[m];
         let rust_module = names::unique(names::module(&input.name), &mut module_names);
-        let _ = writeln!(code, "/// The types and constants of `{}`, from `{}`.", input.name, input.source.display());
+        let _ = writeln!(code, "/// The types and constants of `{}`, from `{}`.", input.name, shown(&input.source));
         let _ = writeln!(code, "pub mod {rust_module} {{");
         let local: BTreeSet<&str> =
             module.structs.iter().zip(&shared[m]).filter(|(_, s)| !**s).map(|(r, _)| r.name.as_str()).collect();
@@ -234,9 +236,41 @@ fn describe(rust: &RustStruct, input: &ModuleInput) -> Vec<String> {
         Role::Vertex => "One vertex of the module's vertex inputs, laid out as one interleaved buffer".to_owned(),
     };
     let source = match &rust.source {
-        Some((file, Some(line))) => format!("`{file}` line {line}"),
-        Some((file, None)) => format!("`{file}`"),
-        None => format!("`{}`", input.source.display()),
+        Some((file, Some(line))) => format!("`{}` line {line}", shown(Path::new(file))),
+        Some((file, None)) => format!("`{}`", shown(Path::new(file))),
+        None => format!("`{}`", shown(&input.source)),
     };
     vec![format!("{what}, of `{}`, from {source}.", input.name)]
+}
+
+/// A shader path as a doc comment shows it: relative to the crate, with
+/// `/` between components, so the generated file reads the same on every
+/// machine. A build script runs in its crate's directory, so that is the
+/// base; a path outside it is shown as it is.
+fn shown(path: &Path) -> String {
+    let base = std::env::current_dir().ok();
+    shown_from(path, base.as_deref())
+}
+
+fn shown_from(path: &Path, base: Option<&Path>) -> String {
+    let relative = base.and_then(|base| path.strip_prefix(base).ok()).unwrap_or(path);
+    let parts: Vec<String> = relative
+        .components()
+        .filter(|c| !matches!(c, Component::CurDir))
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if relative.is_absolute() { relative.display().to_string() } else { parts.join("/") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn doc_paths_are_relative_to_the_crate() {
+        let base = Path::new("/home/me/game");
+        assert_eq!(shown_from(Path::new("/home/me/game/shaders/lit.frag"), Some(base)), "shaders/lit.frag");
+        assert_eq!(shown_from(Path::new("./shaders/./lit.frag"), Some(base)), "shaders/lit.frag");
+        assert_eq!(shown_from(Path::new("/elsewhere/lit.frag"), Some(base)), "/elsewhere/lit.frag");
+    }
 }

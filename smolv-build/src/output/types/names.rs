@@ -7,7 +7,8 @@
 //!    block around a `Particle` array), and `type.X` becomes `X`. Slang's
 //!    `SLANG_ParameterGroup_` prefix, its `_0` suffix and its layout
 //!    suffixes (`_std140`, `_std430`, `_scalar`, `_natural`) go. A WESL
-//!    path (`package::lighting::Light`) keeps its last segment.
+//!    path (`package::lighting::Light`) keeps its last segment, and
+//!    naga's `std140_X` copy of a struct is `X`.
 //! 2. Types take UpperCamelCase, members snake_case, constants
 //!    SCREAMING_SNAKE_CASE. Rust keywords are escaped (`r#type`, or
 //!    `self_` where no raw form exists), and a name that starts with a
@@ -60,6 +61,8 @@ pub(crate) fn demangle(name: &str, mangling: Mangling) -> String {
             }
             name.to_owned()
         }
+        // naga's std140 copy of a struct that holds a `matCx2`.
+        Mangling::Wgsl => name.strip_prefix("std140_").filter(|rest| !rest.is_empty()).unwrap_or(name).to_owned(),
         _ => name.to_owned(),
     }
 }
@@ -172,6 +175,7 @@ mod tests {
         assert_eq!(demangle("SLANG_ParameterGroup_Globals_std140_0", Mangling::Slang), "Globals");
         assert_eq!(demangle("_0", Mangling::Slang), "_0", "nothing before the suffix: left alone");
         assert_eq!(demangle("lighting::Light", Mangling::Wgsl), "Light");
+        assert_eq!(demangle("std140_Params", Mangling::Wgsl), "Params");
         assert_eq!(demangle("Light_0", Mangling::None), "Light_0", "GLSL names are as written");
     }
 

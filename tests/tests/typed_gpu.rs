@@ -1,0 +1,563 @@
+//! The generated types on the GPU: each layout case of issue 29 is filled
+//! through the Rust types smolv-build generates, in a crate built as a
+//! user builds theirs, and uploaded as a uniform block, a storage block
+//! and push constants. A compute shader copies every member into a flat
+//! buffer of `uint` words, and the readback must equal the Rust values,
+//! on lavapipe under the validation layer with no message.
+//!
+//! Each case is one small model ([`Kind`]) from which the test writes the
+//! shader in each language, the Rust expression that fills the generated
+//! type, and the words the shader must write.
+//!
+//! What runs where:
+//! - GLSL: every case; uniform (std140), storage and push constants
+//!   (std430). `scalar` layout needs `scalarBlockLayout`, and 8/16-bit
+//!   members need the 8/16-bit storage features, which the test device
+//!   (tests/src/vulkan.rs) does not enable; they are not run here.
+//! - WGSL: uniform and storage. WGSL has no row-major matrices, no
+//!   `scalar` layout, no `bool` in a host-shareable block and no 64-bit
+//!   types, and its uniform arrays need a 16-byte stride, so the std140
+//!   scalar and `vec2` array case is storage-only there.
+#![allow(unsafe_code)]
+
+use std::fmt::Write;
+
+use ash::vk;
+use smolv_runtime::ShaderSet;
+use smolv_tests::outside::{self, workspace, write};
+use smolv_tests::vulkan::Gpu;
+
+/// A member's type in the model.
+#[derive(Clone, Debug)]
+enum Kind {
+    F32,
+    U32,
+    I32,
+    Bool,
+    F64,
+    U64,
+    Vector(u32),
+    /// `columns`×`rows`, in SPIR-V's terms.
+    Mat {
+        columns: u32,
+        rows: u32,
+        row_major: bool,
+    },
+    Array(Box<Kind>, u32),
+    /// `struct Inner { vec3 v; float s; }`
+    Inner,
+    /// `struct Outer { Inner i; float t; }`
+    Outer,
+}
+
+use Kind::*;
+
+fn array(kind: Kind, len: u32) -> Kind {
+    Array(Box::new(kind), len)
+}
+
+fn mat(columns: u32, rows: u32, row_major: bool) -> Kind {
+    Mat { columns, rows, row_major }
+}
+
+/// One case: its members, and a runtime-sized last member (storage only).
+struct Case {
+    name: &'static str,
+    members: Vec<(&'static str, Kind)>,
+    runtime: Option<Kind>,
+}
+
+fn cases() -> Vec<Case> {
+    let case = |name, members| Case { name, members, runtime: None };
+    vec![
+        case("vec3_scalar", vec![("a", Vector(3)), ("b", F32), ("c", Vector(3)), ("d", U32), ("e", I32)]),
+        case("booleans", vec![("a", Vector(3)), ("flag", Bool), ("other", Bool)]),
+        case("columns", vec![("m3", mat(3, 3, false)), ("m43", mat(4, 3, false)), ("m2", mat(2, 2, false))]),
+        case("rows", vec![("m3", mat(3, 3, true)), ("m43", mat(4, 3, true)), ("m2", mat(2, 2, true))]),
+        case("arrays", vec![("fs", array(F32, 3)), ("v2s", array(Vector(2), 2)), ("v3s", array(Vector(3), 2))]),
+        case("structs", vec![("one", Inner), ("many", array(Inner, 2)), ("outer", Outer), ("after", F32)]),
+        case("wide", vec![("d", F64), ("u", U64), ("f", F32), ("ds", Vector(3))]),
+        Case { name: "runtime", members: vec![("count", U32), ("scale", Vector(3))], runtime: Some(Inner) },
+    ]
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Lang {
+    Glsl,
+    Wgsl,
+}
+
+/// Whether `lang` can express `kind` in a block (`uniform`: in a uniform block).
+fn expressible(lang: Lang, kind: &Kind, uniform: bool) -> bool {
+    match (lang, kind) {
+        (Lang::Glsl, _) => true,
+        (Lang::Wgsl, Bool | F64 | U64 | Mat { row_major: true, .. }) => false,
+        (Lang::Wgsl, Array(element, _)) => {
+            expressible(lang, element, uniform) && !(uniform && matches!(**element, F32 | U32 | I32 | Vector(2)))
+        }
+        (Lang::Wgsl, _) => true,
+    }
+}
+
+/// The shader type of `kind`.
+fn shader_type(lang: Lang, kind: &Kind) -> String {
+    match (lang, kind) {
+        (Lang::Glsl, F32) => "float".into(),
+        (Lang::Glsl, U32) => "uint".into(),
+        (Lang::Glsl, I32) => "int".into(),
+        (Lang::Glsl, Bool) => "bool".into(),
+        (Lang::Glsl, F64) => "double".into(),
+        (Lang::Glsl, U64) => "uint64_t".into(),
+        (Lang::Glsl, Vector(n)) => format!("vec{n}"),
+        (Lang::Glsl, Mat { columns, rows, row_major }) => {
+            format!("layout({}) mat{columns}x{rows}", if *row_major { "row_major" } else { "column_major" })
+        }
+        (Lang::Wgsl, F32) => "f32".into(),
+        (Lang::Wgsl, U32) => "u32".into(),
+        (Lang::Wgsl, I32) => "i32".into(),
+        (Lang::Wgsl, Vector(n)) => format!("vec{n}<f32>"),
+        (Lang::Wgsl, Mat { columns, rows, .. }) => format!("mat{columns}x{rows}<f32>"),
+        (Lang::Wgsl, Array(element, len)) => format!("array<{}, {len}>", shader_type(lang, element)),
+        (_, Inner) => "Inner".into(),
+        (_, Outer) => "Outer".into(),
+        (lang, kind) => panic!("{lang:?} cannot express {kind:?}"),
+    }
+}
+
+fn declare(lang: Lang, name: &str, kind: &Kind) -> String {
+    match (lang, kind) {
+        (Lang::Glsl, Array(element, len)) => format!("{} {name}[{len}];", shader_type(lang, element)),
+        (Lang::Glsl, kind) => format!("{} {name};", shader_type(lang, kind)),
+        (Lang::Wgsl, kind) => format!("{name}: {},", shader_type(lang, kind)),
+    }
+}
+
+/// What one walk of a value writes: the Rust expression (returned), the
+/// shader's copy statements, and the words they must produce.
+struct Walk {
+    lang: Lang,
+    next: u32,
+    copies: Vec<String>,
+    words: Vec<u32>,
+    /// The Rust module that holds the case's types.
+    module: String,
+}
+
+impl Walk {
+    fn leaf(&mut self, path: &str, kind: &Kind) -> String {
+        self.next += 1;
+        let k = self.next;
+        let (rust, words, copies): (String, Vec<u32>, Vec<String>) = match (self.lang, kind) {
+            (lang, F32) => {
+                let value = k as f32 + 0.5;
+                let copy = if lang == Lang::Glsl {
+                    format!("floatBitsToUint({path})")
+                } else {
+                    format!("bitcast<u32>({path})")
+                };
+                (format!("{value:?}f32"), vec![value.to_bits()], vec![copy])
+            }
+            (_, U32) => (format!("{}u32", 1000 + k), vec![1000 + k], vec![path.to_owned()]),
+            (lang, I32) => {
+                let value = -(k as i32) - 7;
+                let copy = if lang == Lang::Glsl { format!("uint({path})") } else { format!("bitcast<u32>({path})") };
+                (format!("{value}i32"), vec![value as u32], vec![copy])
+            }
+            (_, Bool) => (format!("{}u32", k % 2), vec![k % 2], vec![format!("uint({path})")]),
+            (_, F64) => {
+                let bits = (k as f64 + 0.125).to_bits();
+                let value = k as f64 + 0.125;
+                (
+                    format!("{value:?}f64"),
+                    halves(bits),
+                    vec![format!("unpackDouble2x32({path}).x"), format!("unpackDouble2x32({path}).y")],
+                )
+            }
+            (_, U64) => {
+                let value = (u64::from(k) << 33) | u64::from(k);
+                (format!("{value}u64"), halves(value), vec![format!("uint({path})"), format!("uint({path} >> 32)")])
+            }
+            (_, kind) => panic!("not a leaf: {kind:?}"),
+        };
+        self.words.extend(words);
+        let index = |i: usize| self.copies.len() + i;
+        let copies: Vec<String> = copies
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| (index(i), c))
+            .map(|(i, c)| format!("o.w[BASE + {i}u] = {c};"))
+            .collect();
+        self.copies.extend(copies);
+        rust
+    }
+
+    /// The Rust expression of a value of `kind` at shader path `path`.
+    fn value(&mut self, path: &str, kind: &Kind) -> String {
+        match kind {
+            Vector(n) => {
+                let parts: Vec<String> = (0..*n).map(|i| self.leaf(&format!("{path}[{i}]"), &F32)).collect();
+                format!("[{}]", parts.join(", "))
+            }
+            Mat { columns, rows, row_major } => {
+                // Leaves in SPIR-V's column order; Rust holds rows for a row-major matrix.
+                let mut values = vec![String::new(); (columns * rows) as usize];
+                for c in 0..*columns {
+                    for r in 0..*rows {
+                        let at = if *row_major { r * columns + c } else { c * rows + r };
+                        values[at as usize] = self.leaf(&format!("{path}[{c}][{r}]"), &F32);
+                    }
+                }
+                let len = if *row_major { columns } else { rows };
+                format!("mat(&[{}], {len})", values.join(", "))
+            }
+            Array(element, len) => {
+                let parts: Vec<String> =
+                    (0..*len).map(|i| format!("({}).into()", self.value(&format!("{path}[{i}]"), element))).collect();
+                format!("[{}]", parts.join(", "))
+            }
+            Inner => {
+                let v = self.value(&format!("{path}.v"), &Vector(3));
+                let s = self.value(&format!("{path}.s"), &F32);
+                format!("{}::Inner::new({v}, {s})", self.module)
+            }
+            Outer => {
+                let i = self.value(&format!("{path}.i"), &Inner);
+                let t = self.value(&format!("{path}.t"), &F32);
+                format!("{}::Outer::new({i}, {t})", self.module)
+            }
+            leaf => self.leaf(path, leaf),
+        }
+    }
+}
+
+/// One block of one module: the Rust that writes its bytes, and the words.
+struct Block {
+    /// `uniform`, `storage` or `push`.
+    kind: &'static str,
+    rust: String,
+    words: Vec<u32>,
+}
+
+/// One module: its file, its shader text, and its blocks in copy order.
+struct Module {
+    file: String,
+    name: String,
+    text: String,
+    blocks: Vec<Block>,
+}
+
+fn module(lang: Lang, case: &Case) -> Option<Module> {
+    let (file, name, rust_module) = match lang {
+        Lang::Glsl => (format!("{}.comp", case.name), format!("{}.comp", case.name), format!("{}_comp", case.name)),
+        Lang::Wgsl => {
+            (format!("{}.wgsl", case.name), format!("{}.wgsl#main", case.name), format!("{}_wgsl_main", case.name))
+        }
+    };
+    let kinds: &[&'static str] = match (lang, &case.runtime) {
+        (_, Some(_)) => &["storage"],
+        (Lang::Glsl, None) => &["uniform", "storage", "push"],
+        (Lang::Wgsl, None) => &["uniform", "storage"],
+    };
+    let members: Vec<&(&str, Kind)> = case.members.iter().collect();
+    let uniform_ok = members.iter().all(|(_, k)| expressible(lang, k, true));
+    let storage_ok = members.iter().all(|(_, k)| expressible(lang, k, false));
+    if !storage_ok {
+        return None;
+    }
+    let kinds: Vec<&'static str> = kinds.iter().copied().filter(|k| *k != "uniform" || uniform_ok).collect();
+    let mut text = String::new();
+    let mut copies = String::new();
+    let mut blocks = Vec::new();
+    let mut base = 0usize;
+    for (b, kind) in kinds.iter().enumerate() {
+        let (block, var) = [("U", "u"), ("S", "s"), ("P", "p")]
+            [["uniform", "storage", "push"].iter().position(|k| k == kind).unwrap()];
+        let mut walk = Walk {
+            lang,
+            next: 100 * u32::try_from(b).unwrap(),
+            copies: Vec::new(),
+            words: Vec::new(),
+            module: rust_module.clone(),
+        };
+        let values: Vec<String> = members.iter().map(|(n, k)| walk.value(&format!("{var}.{n}"), k)).collect();
+        let mut rust = format!("let value = {rust_module}::{block}::new({});\n", values.join(", "));
+        rust.push_str("#[allow(unused_mut)]\nlet mut bytes = value.as_bytes().to_vec();\n");
+        if let Some(element) = &case.runtime {
+            rust.push_str(&format!("assert_eq!(bytes.len(), {rust_module}::{block}::ELEMENT_OFFSET);\n"));
+            for i in 0..2 {
+                let e = walk.value(&format!("{var}.items[{i}]"), element);
+                rust.push_str(&format!(
+                    "bytes.extend_from_slice({rust_module}::{block}Element::from({e}).as_bytes());\n"
+                ));
+            }
+        }
+        for line in &walk.copies {
+            let _ = writeln!(copies, "    {}", line.replace("BASE", &base.to_string()));
+        }
+        base += walk.words.len();
+        let body: String = members.iter().map(|(n, k)| format!("    {}\n", declare(lang, n, k))).collect();
+        let runtime = case.runtime.as_ref().map(|k| match lang {
+            Lang::Glsl => format!("    {} items[];\n", shader_type(lang, k)),
+            Lang::Wgsl => format!("    items: array<{}>,\n", shader_type(lang, k)),
+        });
+        let body = body + &runtime.unwrap_or_default();
+        match (lang, *kind) {
+            (Lang::Glsl, "uniform") => {
+                let _ = write!(text, "layout(std140, set = 0, binding = 0) uniform U {{\n{body}}} u;\n");
+            }
+            (Lang::Glsl, "storage") => {
+                let _ = write!(text, "layout(std430, set = 0, binding = 1) readonly buffer S {{\n{body}}} s;\n");
+            }
+            (Lang::Glsl, _) => {
+                let _ = write!(text, "layout(push_constant) uniform P {{\n{body}}} p;\n");
+            }
+            (Lang::Wgsl, "uniform") => {
+                let _ = write!(text, "struct U {{\n{body}}}\n@group(0) @binding(0) var<uniform> u: U;\n");
+            }
+            (Lang::Wgsl, _) => {
+                let _ = write!(text, "struct S {{\n{body}}}\n@group(0) @binding(1) var<storage, read> s: S;\n");
+            }
+        }
+        blocks.push(Block { kind, rust, words: walk.words });
+    }
+    let text = match lang {
+        Lang::Glsl => format!(
+            "#version 450\n#extension GL_ARB_gpu_shader_int64 : require\n\
+             struct Inner {{ vec3 v; float s; }};\nstruct Outer {{ Inner i; float t; }};\n{text}\
+             layout(std430, set = 0, binding = 2) buffer Out {{ uint w[]; }} o;\nlayout(local_size_x = 1) in;\n\
+             void main() {{\n{copies}}}\n"
+        ),
+        Lang::Wgsl => format!(
+            "struct Inner {{ v: vec3<f32>, s: f32 }}\nstruct Outer {{ i: Inner, t: f32 }}\n{text}\
+             struct Out {{ w: array<u32> }}\n@group(0) @binding(2) var<storage, read_write> o: Out;\n\
+             @compute @workgroup_size(1)\nfn main() {{\n{copies}}}\n"
+        ),
+    };
+    Some(Module { file, name, text, blocks })
+}
+
+/// A 64-bit value as the two words the shader writes: low, then high.
+fn halves(value: u64) -> Vec<u32> {
+    let [a, b, c, d, e, f, g, h] = value.to_le_bytes();
+    vec![u32::from_le_bytes([a, b, c, d]), u32::from_le_bytes([e, f, g, h])]
+}
+
+const HELPERS: &str = "
+/// A matrix from its scalars, vector by vector, `len` to a vector; the
+/// rest of each (std140's padding of a column) stays zero.
+fn mat<const V: usize, const L: usize>(values: &[f32], len: usize) -> [[f32; L]; V] {
+    let mut out = [[0.0; L]; V];
+    for (i, value) in values.iter().enumerate() {
+        out[i / len][i % len] = *value;
+    }
+    out
+}
+";
+
+#[test]
+fn every_layout_case_filled_through_the_generated_types_reads_back_on_the_gpu() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let modules: Vec<Module> = [Lang::Glsl, Lang::Wgsl]
+        .iter()
+        .flat_map(|&lang| cases().into_iter().filter_map(move |c| module(lang, &c)))
+        .collect();
+    for module in &modules {
+        write(&root.join("shaders").join(&module.file), &module.text);
+    }
+    // The crate that fills the generated types and writes their bytes.
+    let ws = workspace();
+    outside::create(
+        root,
+        &format!(
+            "[package]\nname = \"smolv-typed-gpu\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n\
+             [dependencies]\nsmolv-runtime = {{ path = {:?} }}\n\n\
+             [build-dependencies]\nsmolv-build = {{ path = {:?} }}\n\n[workspace]\n",
+            ws.join("smolv-runtime"),
+            ws.join("smolv-build")
+        ),
+    );
+    write(
+        &root.join("build.rs"),
+        "fn main() {\n    smolv_build::Config::new().shader_dir(\"shaders\").compile();\n}\n",
+    );
+    let mut main = String::from("smolv_runtime::include_types!();\n");
+    main.push_str(HELPERS);
+    main.push_str("\nfn main() {\n    let out = std::path::PathBuf::from(std::env::args().nth(1).unwrap());\n");
+    for module in &modules {
+        for block in &module.blocks {
+            let _ = writeln!(
+                main,
+                "    {{\n{}        std::fs::write(out.join({:?}), &bytes).unwrap();\n    }}",
+                block.rust.lines().map(|l| format!("        {l}\n")).collect::<String>(),
+                format!("{}.{}", module.file, block.kind)
+            );
+        }
+    }
+    main.push_str("}\n");
+    write(&root.join("src/main.rs"), &main);
+    let bytes_dir = root.join("bytes");
+    std::fs::create_dir_all(&bytes_dir).unwrap();
+    let output = outside::output(outside::cargo(root, &["run", "--"]).arg(&bytes_dir));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "the crate must build and run:\n{stderr}\n{main}");
+    let warnings: Vec<&str> =
+        stderr.lines().filter(|l| l.starts_with("warning") && !l.starts_with("warning: smolv-typed-gpu@")).collect();
+    assert!(warnings.is_empty(), "the generated code must build without warnings:\n{stderr}");
+    // Every GLSL case, and the WGSL ones it can express.
+    assert_eq!(modules.len(), 8 + 5, "{:?}", modules.iter().map(|m| &m.file).collect::<Vec<_>>());
+
+    // The same shaders, built here for their SPIR-V.
+    let mut config = smolv_build::Config::new();
+    config.shader_dir(root.join("shaders")).out_dir(root.join("out")).cargo_directives(false);
+    config.try_compile().unwrap_or_else(|e| panic!("{e}"));
+    let set = ShaderSet::open(root.join("out/smolv/shaders.smvb")).unwrap();
+    let gpu = Gpu::new();
+    for module in &modules {
+        let code = set.get(&module.name).unwrap_or_else(|_| panic!("no module {}", module.name)).decode().unwrap();
+        let expected: Vec<u32> = module.blocks.iter().flat_map(|b| b.words.clone()).collect();
+        let uploads: Vec<(&str, Vec<u8>)> = module
+            .blocks
+            .iter()
+            .map(|b| (b.kind, std::fs::read(bytes_dir.join(format!("{}.{}", module.file, b.kind))).unwrap()))
+            .collect();
+        let words = run(&gpu, &code, &uploads, expected.len());
+        assert_eq!(
+            words, expected,
+            "{}: the words the shader copied are not the Rust values\n{}",
+            module.file, module.text
+        );
+    }
+    gpu.assert_validation_clean();
+    gpu.finish();
+}
+
+/// Runs `code` once with `uploads` bound (uniform at 0, storage at 1,
+/// push constants) and `words` words of output at 2; returns them.
+fn run(gpu: &Gpu, code: &[u32], uploads: &[(&str, Vec<u8>)], words: usize) -> Vec<u32> {
+    let d = &gpu.device;
+    // SAFETY: every object is created, used to completion (queue_wait_idle)
+    // and destroyed within this function.
+    unsafe {
+        let shader = d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(code), None).unwrap();
+        let binding = |b: u32, ty| {
+            vk::DescriptorSetLayoutBinding::default()
+                .binding(b)
+                .descriptor_type(ty)
+                .descriptor_count(1)
+                .stage_flags(vk::ShaderStageFlags::COMPUTE)
+        };
+        let mut bindings = vec![binding(2, vk::DescriptorType::STORAGE_BUFFER)];
+        let mut buffers = Vec::new();
+        let mut push: &[u8] = &[];
+        for (kind, bytes) in uploads {
+            match *kind {
+                "uniform" => {
+                    bindings.push(binding(0, vk::DescriptorType::UNIFORM_BUFFER));
+                    buffers.push((
+                        0,
+                        vk::DescriptorType::UNIFORM_BUFFER,
+                        gpu.buffer_with(bytes, vk::BufferUsageFlags::UNIFORM_BUFFER),
+                        bytes.len(),
+                    ));
+                }
+                "storage" => {
+                    bindings.push(binding(1, vk::DescriptorType::STORAGE_BUFFER));
+                    buffers.push((
+                        1,
+                        vk::DescriptorType::STORAGE_BUFFER,
+                        gpu.buffer_with(bytes, vk::BufferUsageFlags::STORAGE_BUFFER),
+                        bytes.len(),
+                    ));
+                }
+                _ => push = bytes,
+            }
+        }
+        let out_bytes = words * 4;
+        buffers.push((
+            2,
+            vk::DescriptorType::STORAGE_BUFFER,
+            gpu.buffer_with(&vec![0xee; out_bytes], vk::BufferUsageFlags::STORAGE_BUFFER),
+            out_bytes,
+        ));
+        let set_layout = d
+            .create_descriptor_set_layout(&vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings), None)
+            .unwrap();
+        let ranges = [vk::PushConstantRange::default()
+            .stage_flags(vk::ShaderStageFlags::COMPUTE)
+            .size(u32::try_from(push.len()).unwrap())];
+        let layouts = [set_layout];
+        let info = vk::PipelineLayoutCreateInfo::default().set_layouts(&layouts);
+        let info = if push.is_empty() { info } else { info.push_constant_ranges(&ranges) };
+        let layout = d.create_pipeline_layout(&info, None).unwrap();
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(shader)
+            .name(c"main");
+        let pipeline = d
+            .create_compute_pipelines(
+                vk::PipelineCache::null(),
+                &[vk::ComputePipelineCreateInfo::default().stage(stage).layout(layout)],
+                None,
+            )
+            .unwrap()[0];
+        let sizes = [
+            vk::DescriptorPoolSize { ty: vk::DescriptorType::UNIFORM_BUFFER, descriptor_count: 1 },
+            vk::DescriptorPoolSize { ty: vk::DescriptorType::STORAGE_BUFFER, descriptor_count: 2 },
+        ];
+        let pool = d
+            .create_descriptor_pool(&vk::DescriptorPoolCreateInfo::default().max_sets(1).pool_sizes(&sizes), None)
+            .unwrap();
+        let set = d
+            .allocate_descriptor_sets(
+                &vk::DescriptorSetAllocateInfo::default().descriptor_pool(pool).set_layouts(&layouts),
+            )
+            .unwrap()[0];
+        let infos: Vec<[vk::DescriptorBufferInfo; 1]> = buffers
+            .iter()
+            .map(|(_, _, (buffer, _), len)| {
+                [vk::DescriptorBufferInfo { buffer: *buffer, offset: 0, range: *len as u64 }]
+            })
+            .collect();
+        let writes: Vec<vk::WriteDescriptorSet<'_>> = buffers
+            .iter()
+            .zip(&infos)
+            .map(|((b, ty, _, _), info)| {
+                vk::WriteDescriptorSet::default().dst_set(set).dst_binding(*b).descriptor_type(*ty).buffer_info(info)
+            })
+            .collect();
+        d.update_descriptor_sets(&writes, &[]);
+        let command = d
+            .allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default().command_pool(gpu.pool).command_buffer_count(1),
+            )
+            .unwrap()[0];
+        d.begin_command_buffer(command, &vk::CommandBufferBeginInfo::default()).unwrap();
+        d.cmd_bind_pipeline(command, vk::PipelineBindPoint::COMPUTE, pipeline);
+        d.cmd_bind_descriptor_sets(command, vk::PipelineBindPoint::COMPUTE, layout, 0, &[set], &[]);
+        if !push.is_empty() {
+            d.cmd_push_constants(command, layout, vk::ShaderStageFlags::COMPUTE, 0, push);
+        }
+        d.cmd_dispatch(command, 1, 1, 1);
+        d.end_command_buffer(command).unwrap();
+        let commands = [command];
+        d.queue_submit(gpu.queue, &[vk::SubmitInfo::default().command_buffers(&commands)], vk::Fence::null()).unwrap();
+        d.queue_wait_idle(gpu.queue).unwrap();
+        let (_, _, (_, out_memory), _) = buffers.last().unwrap();
+        let mapped = d.map_memory(*out_memory, 0, out_bytes as u64, vk::MemoryMapFlags::empty()).unwrap();
+        let bytes = std::slice::from_raw_parts(mapped.cast::<u8>(), out_bytes);
+        let words = bytes.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
+        d.unmap_memory(*out_memory);
+        d.free_command_buffers(gpu.pool, &commands);
+        d.destroy_descriptor_pool(pool, None);
+        d.destroy_pipeline(pipeline, None);
+        d.destroy_pipeline_layout(layout, None);
+        d.destroy_descriptor_set_layout(set_layout, None);
+        d.destroy_shader_module(shader, None);
+        for (_, _, (buffer, memory), _) in &buffers {
+            d.destroy_buffer(*buffer, None);
+            d.free_memory(*memory, None);
+        }
+        words
+    }
+}
