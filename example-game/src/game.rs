@@ -114,29 +114,9 @@ pub(crate) struct Bullet {
     life: f32,
 }
 
-/// A particle as the GPU simulates it (`particles.comp`): 48 bytes,
-/// std430 layout.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Particle {
-    pub(crate) position: [f32; 2],
-    pub(crate) velocity: [f32; 2],
-    pub(crate) color: [f32; 4],
-    pub(crate) life: f32,
-    pub(crate) size: f32,
-}
-
-impl Particle {
-    /// Size in the particle buffer.
-    pub(crate) const BYTES: usize = 48;
-
-    /// The std430 words of this particle.
-    pub(crate) fn to_words(self) -> [f32; 12] {
-        let [px, py] = self.position;
-        let [vx, vy] = self.velocity;
-        let [r, g, b, a] = self.color;
-        [px, py, vx, vy, r, g, b, a, self.life, self.size, 0.0, 0.0]
-    }
-}
+/// A particle as the GPU simulates it: `particles.comp`'s `Particle`,
+/// which the renderer copies into the simulation's storage buffer.
+pub(crate) use crate::shader_types::particles_comp::Particle;
 
 /// Everything in play.
 #[derive(Clone, Debug)]
@@ -233,6 +213,7 @@ impl World {
                 color: [color[0], color[1], color[2], 1.0],
                 life,
                 size: size * self.rng.range(0.6, 1.2),
+                pad: [0.0; 2],
             });
         }
     }
@@ -307,6 +288,7 @@ impl World {
                 color: [1.0, 0.55, 0.15, 1.0],
                 life: self.rng.range(0.3, 0.6),
                 size: 0.35,
+                pad: [0.0; 2],
             });
         }
     }

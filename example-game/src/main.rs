@@ -30,6 +30,7 @@ mod reload;
 mod render;
 mod report;
 mod screenshot;
+mod shader_types;
 mod shaders;
 mod window;
 

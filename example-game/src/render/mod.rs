@@ -23,18 +23,28 @@ use programs::{CacheReport, LoadTimings, PARTICLES_COMPUTE};
 pub(crate) use programs::{PipelineTimings, PostPreset};
 
 use crate::error::{GameError, vk_check};
-use crate::game::{Particle, World};
+use crate::game::World;
 use crate::gpu::{Buffer, Context, Image};
+use crate::shader_types::particles_comp::{self, Particles, Step};
 use crate::shaders::Shaders;
 use commands::{begin_rendering, image_barrier, record_readback, semaphore_infos};
 use descriptors::{Descriptors, ProgramSets, Resources};
-use programs::{HUD_BYTES, Program, ProgramPipeline, SCENE_FORMAT, SPRITE_BYTES};
+use programs::{Corner, Program, ProgramPipeline, SCENE_FORMAT};
+use scene::{Frame, HudRect, SpriteInstance};
 
 /// Particles the GPU simulates (a ring: new ones replace the oldest).
 const PARTICLES: usize = 4096;
 const MAX_SPRITES: usize = 1024;
 const MAX_HUD_RECTS: usize = 256;
-const FRAME_UNIFORM_BYTES: usize = 80;
+/// Two triangles of a quad, for the sprite and particle programs.
+const QUAD: [Corner; 6] = [[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]];
+/// The push constants `particles.comp` reads: all of its `Step` block.
+const STEP_RANGE: crate::shader_types::interface::PushConstantRange = match particles_comp::PUSH_CONSTANTS {
+    Some(range) => range,
+    None => panic!("particles.comp reads its step from push constants"),
+};
+// The game pushes the whole block from byte 0.
+const _: () = assert!(STEP_RANGE.offset == 0 && STEP_RANGE.size as usize == Step::SIZE);
 
 /// The image a frame ends up in.
 #[derive(Clone, Copy, Debug)]
@@ -139,18 +149,18 @@ impl Renderer {
             )
         };
         let (pipelines, particle_compute, load) = programs::build_all(&manager, options, shaders, post, output_format)?;
-        let mut frame = Buffer::new(context, FRAME_UNIFORM_BYTES, vk::BufferUsageFlags::UNIFORM_BUFFER)?;
-        frame.write(0, &[0; FRAME_UNIFORM_BYTES]);
-        let mut corners = Buffer::new(context, 6 * 8, vk::BufferUsageFlags::VERTEX_BUFFER)?;
-        corners.write_f32s(0, &[-1.0, -1.0, 1.0, -1.0, 1.0, 1.0, -1.0, -1.0, 1.0, 1.0, -1.0, 1.0]);
-        let sprites = Buffer::new(context, MAX_SPRITES * SPRITE_BYTES, vk::BufferUsageFlags::VERTEX_BUFFER)?;
-        let hud = Buffer::new(context, MAX_HUD_RECTS * HUD_BYTES, vk::BufferUsageFlags::VERTEX_BUFFER)?;
+        let mut frame = Buffer::new(context, Frame::SIZE, vk::BufferUsageFlags::UNIFORM_BUFFER)?;
+        frame.write(0, Frame::default().as_bytes());
+        let mut corners = Buffer::new(context, size_of_val(&QUAD), vk::BufferUsageFlags::VERTEX_BUFFER)?;
+        corners.write_f32s(0, QUAD.as_flattened());
+        let sprites = Buffer::new(context, MAX_SPRITES * SpriteInstance::SIZE, vk::BufferUsageFlags::VERTEX_BUFFER)?;
+        let hud = Buffer::new(context, MAX_HUD_RECTS * HudRect::SIZE, vk::BufferUsageFlags::VERTEX_BUFFER)?;
         let mut particles = Buffer::new(
             context,
-            PARTICLES * Particle::BYTES,
+            Particles::buffer_size(PARTICLES),
             vk::BufferUsageFlags::VERTEX_BUFFER | vk::BufferUsageFlags::STORAGE_BUFFER,
         )?;
-        particles.write(0, &vec![0; PARTICLES * Particle::BYTES]);
+        particles.write(0, &vec![0; Particles::buffer_size(PARTICLES)]);
         let scene = scene_image(context, extent)?;
         // SAFETY: creation on a live device; everything is destroyed in Drop.
         let (sampler, command_pool, commands, fence) = unsafe {
@@ -364,21 +374,26 @@ impl Renderer {
 
     /// Writes this frame's data; returns the draw counts.
     fn upload(&mut self, world: &World, extent: vk::Extent2D) -> DrawCounts {
-        self.frame.write_f32s(0, &scene::frame_uniforms(world, extent));
+        self.frame.write(0, scene::frame_uniforms(world, extent).as_bytes());
         let sprites = scene::sprites(world);
         let mut offset = 0;
         let mut ranges = [(0u32, 0u32); 3];
         for (range, list) in ranges.iter_mut().zip([&sprites.rocks, &sprites.ship, &sprites.bullets]) {
             let list = &list[..list.len().min(MAX_SPRITES - offset)];
-            self.sprites.write_f32s(offset * SPRITE_BYTES, list.as_flattened());
+            for (i, sprite) in list.iter().enumerate() {
+                self.sprites.write((offset + i) * SpriteInstance::SIZE, sprite.as_bytes());
+            }
             *range = (offset as u32, list.len() as u32);
             offset += list.len();
         }
         let hud = scene::hud(world, extent);
         let hud = &hud[..hud.len().min(MAX_HUD_RECTS)];
-        self.hud.write_f32s(0, hud.as_flattened());
+        for (i, rect) in hud.iter().enumerate() {
+            self.hud.write(i * HudRect::SIZE, rect.as_bytes());
+        }
         for particle in &world.spawned {
-            self.particles.write_f32s(self.particle_cursor * Particle::BYTES, &particle.to_words());
+            let at = Particles::ELEMENT_OFFSET + self.particle_cursor * Particles::ELEMENT_STRIDE;
+            self.particles.write(at, particle.as_bytes());
             self.particle_cursor = (self.particle_cursor + 1) % PARTICLES;
         }
         DrawCounts { rocks: ranges[0], ship: ranges[1], bullets: ranges[2], hud: hud.len() as u32 }
@@ -388,9 +403,7 @@ impl Renderer {
     /// `commands` is recording.
     unsafe fn record_particles(&self, commands: vk::CommandBuffer) {
         let pass = &self.particle_pass;
-        let mut push = Vec::with_capacity(8);
-        push.extend_from_slice(&crate::game::STEP.to_le_bytes());
-        push.extend_from_slice(&(PARTICLES as u32).to_le_bytes());
+        let step = Step::new(crate::game::STEP, PARTICLES as u32);
         let Some(pipeline) = pass.slot.pipeline() else { return };
         // SAFETY: the caller guarantees recording; handles are live.
         unsafe {
@@ -406,8 +419,15 @@ impl Renderer {
                     &[],
                 );
             }
-            self.device.cmd_push_constants(commands, layout, vk::ShaderStageFlags::COMPUTE, 0, &push);
-            self.device.cmd_dispatch(commands, PARTICLES.div_ceil(64) as u32, 1, 1);
+            self.device.cmd_push_constants(
+                commands,
+                layout,
+                vk::ShaderStageFlags::from_raw(STEP_RANGE.stages),
+                STEP_RANGE.offset,
+                step.as_bytes(),
+            );
+            let groups = (PARTICLES as u32).div_ceil(particles_comp::WORKGROUP_SIZE[0]);
+            self.device.cmd_dispatch(commands, groups, 1, 1);
             let barrier = vk::MemoryBarrier2::default()
                 .src_stage_mask(vk::PipelineStageFlags2::COMPUTE_SHADER)
                 .src_access_mask(vk::AccessFlags2::SHADER_STORAGE_WRITE)

@@ -2,6 +2,7 @@
 //! constants, which vertex layout and which render target each one uses,
 //! and how long their pipelines took to build.
 
+use std::mem::offset_of;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -13,6 +14,11 @@ use smolv_runtime::vulkan::{
 };
 
 use crate::error::GameError;
+use crate::shader_types::interface::VertexAttribute;
+use crate::shader_types::particles_comp::Particle;
+use crate::shader_types::{
+    hud_wgsl_vs_main, particle_vert, particles_comp, post_frag, sprite_frag, sprite_frag_additive, sprite_vert,
+};
 use crate::shaders::Shaders;
 
 /// Format of the off-screen scene the world is drawn into before post-processing.
@@ -43,15 +49,16 @@ enum VertexLayout {
     Hud,
 }
 
-/// Bytes per sprite instance: position, rotation, scale, colour.
-pub(crate) const SPRITE_BYTES: usize = 32;
-/// Bytes per HUD rectangle: corners, colour.
-pub(crate) const HUD_BYTES: usize = 32;
+/// A quad corner of the sprite and particle programs: location 0 of
+/// their vertex shaders, fed per vertex from the corner buffer.
+pub(crate) type Corner = [f32; 2];
+/// The vertex shaders' location that the corner buffer feeds.
+const CORNER_LOCATION: u32 = 0;
 
 struct ProgramSpec {
     vertex: &'static str,
     fragment: &'static str,
-    specialization: &'static [(u32, Value)],
+    specialization: Vec<(u32, Value)>,
     layout: VertexLayout,
     /// Drawn into the scene (true) or onto the output image (false).
     scene: bool,
@@ -76,10 +83,10 @@ impl Program {
     }
 
     fn spec(self) -> ProgramSpec {
-        let sprite = |fragment, shape| ProgramSpec {
+        let sprite = |fragment, specialization| ProgramSpec {
             vertex: "sprite.vert",
             fragment,
-            specialization: shape,
+            specialization,
             layout: VertexLayout::Sprite,
             scene: true,
             blend: true,
@@ -88,19 +95,21 @@ impl Program {
             Self::Background => ProgramSpec {
                 vertex: "background.wgsl#vs_main",
                 fragment: "background.wgsl#fs_main",
-                specialization: &[],
+                specialization: Vec::new(),
                 layout: VertexLayout::None,
                 scene: true,
                 blend: false,
             },
-            // sprite.frag's SHAPE constant (id 0), folded in at load time.
-            Self::Ship => sprite("sprite.frag", &[(0, Value::I32(0))]),
-            Self::Rocks => sprite("sprite.frag", &[(0, Value::I32(1))]),
-            Self::Bullets => sprite("sprite.frag@additive", &[(0, Value::I32(2))]),
+            // sprite.frag's SHAPE constant, folded in at load time.
+            Self::Ship => sprite("sprite.frag", sprite_frag::SpecConstants { shape: 0 }.values().to_vec()),
+            Self::Rocks => sprite("sprite.frag", sprite_frag::SpecConstants { shape: 1 }.values().to_vec()),
+            Self::Bullets => {
+                sprite("sprite.frag@additive", sprite_frag_additive::SpecConstants { shape: 2 }.values().to_vec())
+            }
             Self::Particles => ProgramSpec {
                 vertex: "particle.vert",
                 fragment: "particle.slang#fs_main",
-                specialization: &[],
+                specialization: Vec::new(),
                 layout: VertexLayout::Particle,
                 scene: true,
                 blend: true,
@@ -108,7 +117,7 @@ impl Program {
             Self::Post => ProgramSpec {
                 vertex: "fullscreen.vert",
                 fragment: "post.frag",
-                specialization: &[],
+                specialization: Vec::new(),
                 layout: VertexLayout::None,
                 scene: false,
                 blend: false,
@@ -116,7 +125,7 @@ impl Program {
             Self::Hud => ProgramSpec {
                 vertex: "hud.wgsl#vs_main",
                 fragment: "hud.wgsl#fs_main",
-                specialization: &[],
+                specialization: Vec::new(),
                 layout: VertexLayout::Hud,
                 scene: false,
                 blend: true,
@@ -148,66 +157,116 @@ impl PostPreset {
         }
     }
 
-    /// `post.frag`'s constants: BLOOM (0), VIGNETTE (1), SCANLINES (2),
-    /// CHROMATIC (3) and TONEMAP (4: 0 none, 1 Reinhard, 2 ACES).
+    /// `post.frag`'s constants (TONEMAP: 0 none, 1 Reinhard, 2 ACES).
     fn constants(self) -> [(u32, Value); 5] {
-        let (bloom, vignette, scanlines, chromatic, tonemap) = match self {
-            Self::Arcade => (true, true, false, true, 2),
-            Self::Retro => (true, true, true, false, 1),
-            Self::Clean => (false, false, false, false, 0),
+        let constants = match self {
+            Self::Arcade => {
+                post_frag::SpecConstants { bloom: true, vignette: true, scanlines: false, chromatic: true, tonemap: 2 }
+            }
+            Self::Retro => {
+                post_frag::SpecConstants { bloom: true, vignette: true, scanlines: true, chromatic: false, tonemap: 1 }
+            }
+            Self::Clean => post_frag::SpecConstants {
+                bloom: false,
+                vignette: false,
+                scanlines: false,
+                chromatic: false,
+                tonemap: 0,
+            },
         };
-        [
-            (0, Value::Bool(bloom)),
-            (1, Value::Bool(vignette)),
-            (2, Value::Bool(scanlines)),
-            (3, Value::Bool(chromatic)),
-            (4, Value::I32(tonemap)),
-        ]
+        constants.values()
     }
 }
 
-fn graphics_state(spec: &ProgramSpec, output_format: vk::Format) -> GraphicsState {
-    let attribute =
-        |location, binding, format, offset| vk::VertexInputAttributeDescription { location, binding, format, offset };
-    let corners = vk::VertexInputBindingDescription { binding: 0, stride: 8, input_rate: vk::VertexInputRate::VERTEX };
-    let instances = |binding, stride| vk::VertexInputBindingDescription {
-        binding,
-        stride,
-        input_rate: vk::VertexInputRate::INSTANCE,
-    };
+/// `generated`'s location and format, read from `binding` at `offset`.
+fn attribute(generated: &VertexAttribute, binding: u32, offset: u32) -> vk::VertexInputAttributeDescription {
+    // The generated format is the `VkFormat` value; ash's is its i32.
+    let format = vk::Format::from_raw(generated.format.cast_signed());
+    vk::VertexInputAttributeDescription { location: generated.location, binding, format, offset }
+}
+
+/// The vertex input of a sprite-like program whose vertex shader has
+/// `attributes`: the corner (location 0) per vertex from binding 0, every
+/// other location per instance from binding 1, `stride` bytes apart, at
+/// the offset `instance_offset` gives for it (None: the game has no data
+/// for it, an error naming `shader`).
+fn corner_and_instances(
+    shader: &str,
+    attributes: &[VertexAttribute],
+    stride: usize,
+    instance_offset: impl Fn(&VertexAttribute) -> Option<usize>,
+) -> Result<VertexLayoutDescription, GameError> {
+    let bindings = vec![
+        vk::VertexInputBindingDescription {
+            binding: 0,
+            stride: size_of::<Corner>() as u32,
+            input_rate: vk::VertexInputRate::VERTEX,
+        },
+        vk::VertexInputBindingDescription {
+            binding: 1,
+            stride: stride as u32,
+            input_rate: vk::VertexInputRate::INSTANCE,
+        },
+    ];
+    let attributes = attributes
+        .iter()
+        .map(|a| match (a.location, instance_offset(a)) {
+            (CORNER_LOCATION, _) => Ok(attribute(a, 0, 0)),
+            (_, Some(offset)) => Ok(attribute(a, 1, offset as u32)),
+            (location, None) => Err(GameError::Shader {
+                name: shader.to_owned(),
+                reason: format!("the game has no instance data for vertex input location {location}"),
+            }),
+        })
+        .collect::<Result<_, _>>()?;
+    Ok((bindings, attributes))
+}
+
+/// A program's vertex buffer bindings and attributes.
+type VertexLayoutDescription = (Vec<vk::VertexInputBindingDescription>, Vec<vk::VertexInputAttributeDescription>);
+
+fn graphics_state(spec: &ProgramSpec, output_format: vk::Format) -> Result<GraphicsState, GameError> {
     let (vertex_bindings, vertex_attributes) = match spec.layout {
         VertexLayout::None => (Vec::new(), Vec::new()),
-        VertexLayout::Sprite => (
-            vec![corners, instances(1, SPRITE_BYTES as u32)],
-            vec![
-                attribute(0, 0, vk::Format::R32G32_SFLOAT, 0),
-                attribute(1, 1, vk::Format::R32G32B32A32_SFLOAT, 0),
-                attribute(2, 1, vk::Format::R32G32B32A32_SFLOAT, 16),
-            ],
-        ),
-        VertexLayout::Particle => (
-            vec![corners, instances(1, crate::game::Particle::BYTES as u32)],
-            vec![
-                attribute(0, 0, vk::Format::R32G32_SFLOAT, 0),
-                attribute(1, 1, vk::Format::R32G32B32A32_SFLOAT, 0),
-                attribute(2, 1, vk::Format::R32G32B32A32_SFLOAT, 16),
-                attribute(3, 1, vk::Format::R32G32_SFLOAT, 32),
-            ],
-        ),
+        // The instance buffer holds whole `sprite.vert` vertices
+        // (`scene::SpriteInstance`), at the generated offsets.
+        VertexLayout::Sprite => {
+            corner_and_instances(sprite_vert::NAME, &sprite_vert::VERTEX_ATTRIBUTES, sprite_vert::Vertex::SIZE, |a| {
+                Some(a.offset as usize)
+            })?
+        }
+        // The instances are the simulation's particles, read in place: each
+        // location takes the members of `particles.comp`'s `Particle` that
+        // start at its offset.
+        VertexLayout::Particle => corner_and_instances(
+            particle_vert::NAME,
+            &particle_vert::VERTEX_ATTRIBUTES,
+            particles_comp::Particles::ELEMENT_STRIDE,
+            |a| match a.location {
+                // position_velocity
+                1 => Some(offset_of!(Particle, position)),
+                // particle_color
+                2 => Some(offset_of!(Particle, color)),
+                // life_size
+                3 => Some(offset_of!(Particle, life)),
+                _ => None,
+            },
+        )?,
         VertexLayout::Hud => (
-            vec![instances(0, HUD_BYTES as u32)],
-            vec![
-                attribute(0, 0, vk::Format::R32G32B32A32_SFLOAT, 0),
-                attribute(1, 0, vk::Format::R32G32B32A32_SFLOAT, 16),
-            ],
+            vec![vk::VertexInputBindingDescription {
+                binding: 0,
+                stride: hud_wgsl_vs_main::VERTEX_STRIDE,
+                input_rate: vk::VertexInputRate::INSTANCE,
+            }],
+            hud_wgsl_vs_main::VERTEX_ATTRIBUTES.iter().map(|a| attribute(a, 0, a.offset)).collect(),
         ),
     };
-    GraphicsState {
+    Ok(GraphicsState {
         color_formats: vec![if spec.scene { SCENE_FORMAT } else { output_format }],
         vertex_input: VertexInput::Explicit { bindings: vertex_bindings, attributes: vertex_attributes },
         blend: vec![if spec.blend { AttachmentBlend::PREMULTIPLIED_ALPHA } else { AttachmentBlend::OPAQUE }],
         ..GraphicsState::default()
-    }
+    })
 }
 
 /// How long the game's pipelines took, for the table it prints.
@@ -280,14 +339,15 @@ pub(crate) fn pipeline(
 ) -> Result<ProgramPipeline, GameError> {
     let spec = program.spec();
     let post_constants = post.constants();
-    let fragment_constants = if program == Program::Post { &post_constants[..] } else { spec.specialization };
+    let fragment_constants = if program == Program::Post { &post_constants[..] } else { &spec.specialization };
     let vertex = shaders.stage(spec.vertex, &[])?;
     let fragment = shaders.stage(spec.fragment, fragment_constants)?;
     // SAFETY: the modules were compiled and validated by smolv-build at
     // build time and come with their own reflection; the states use the
-    // scene format and the output format the renderer draws to, and vertex
-    // formats every Vulkan device supports (R32G32[B32A32]_SFLOAT).
-    let slot = unsafe { manager.get_pipeline(&vertex, &fragment, &graphics_state(&spec, output_format)) }?;
+    // scene format and the output format the renderer draws to, and the
+    // vertex formats generated from the shaders' inputs: all of the game's
+    // are R32G32[B32A32]_SFLOAT, which every Vulkan device supports.
+    let slot = unsafe { manager.get_pipeline(&vertex, &fragment, &graphics_state(&spec, output_format)?) }?;
     let layout = manager.program_layout(&vertex, &fragment)?;
     Ok(ProgramPipeline { program, slot, layout })
 }
@@ -307,7 +367,7 @@ pub(crate) fn rebuild(
         return Ok(None);
     }
     let post_constants = post.constants();
-    let fragment_constants = if pipeline.program == Program::Post { &post_constants[..] } else { spec.specialization };
+    let fragment_constants = if pipeline.program == Program::Post { &post_constants[..] } else { &spec.specialization };
     let program = smolv_runtime::vulkan::GraphicsProgram::new(
         shaders.stage(spec.vertex, &[])?,
         shaders.stage(spec.fragment, fragment_constants)?,

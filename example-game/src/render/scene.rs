@@ -5,9 +5,12 @@
 use ash::vk;
 
 use crate::game::{HALF_ARENA, World};
+use crate::shader_types::hud_wgsl_vs_main;
+use crate::shader_types::sprite_vert;
+pub(crate) use crate::shader_types::sprite_vert::Frame;
 
-/// The `Frame` uniform block of `include/frame.glsl` (std140), as floats.
-pub(crate) fn frame_uniforms(world: &World, extent: vk::Extent2D) -> [f32; 20] {
+/// The `Frame` uniform block of `include/frame.glsl`.
+pub(crate) fn frame_uniforms(world: &World, extent: vk::Extent2D) -> Frame {
     let (width, height) = (extent.width.max(1) as f32, extent.height.max(1) as f32);
     // Fit the whole arena in the view, keeping its aspect.
     let pixels_per_unit = (width / (2.0 * HALF_ARENA[0])).min(height / (2.0 * HALF_ARENA[1]));
@@ -15,23 +18,35 @@ pub(crate) fn frame_uniforms(world: &World, extent: vk::Extent2D) -> [f32; 20] {
     let sy = -2.0 * pixels_per_unit / height;
     let shake = world.shake * world.shake * 0.35;
     let (dx, dy) = ((world.time * 53.0).sin() * shake, (world.time * 41.0).cos() * shake);
-    #[rustfmt::skip]
-    let uniforms = [
-        sx, 0.0, 0.0, 0.0,
-        0.0, sy, 0.0, 0.0,
-        0.0, 0.0, 1.0, 0.0,
-        dx * sx, dy * sy, 0.0, 1.0,
-        width, height, world.time, world.shake,
-    ];
-    uniforms
+    // One argument a line: when a member's type changes in the shader,
+    // rustc's error points at the line that fills it.
+    Frame::new(
+        [[sx, 0.0, 0.0, 0.0], [0.0, sy, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [dx * sx, dy * sy, 0.0, 1.0]],
+        [width, height],
+        world.time,
+        world.shake,
+    )
 }
 
-/// Sprite instances, grouped by program: (rocks, ship, bullets), each a
-/// list of `[x, y, rotation, scale, r, g, b, a]`.
+/// Sprite instances, grouped by program: (rocks, ship, bullets).
 pub(crate) struct Sprites {
-    pub(crate) rocks: Vec<[f32; 8]>,
-    pub(crate) ship: Vec<[f32; 8]>,
-    pub(crate) bullets: Vec<[f32; 8]>,
+    pub(crate) rocks: Vec<SpriteInstance>,
+    pub(crate) ship: Vec<SpriteInstance>,
+    pub(crate) bullets: Vec<SpriteInstance>,
+}
+
+/// One sprite: `sprite.vert`'s vertex, of which the instance buffer
+/// feeds every location but the quad's corner (location 0, from the
+/// corner buffer; see `programs::graphics_state`).
+pub(crate) type SpriteInstance = sprite_vert::Vertex;
+
+/// One HUD rectangle: an instance of `hud.wgsl`'s vertex inputs.
+pub(crate) type HudRect = hud_wgsl_vs_main::Vertex;
+
+/// A sprite at `[x, y]`, turned by `rotation` and scaled by `scale`.
+fn sprite(x: f32, y: f32, rotation: f32, scale: f32, color: [f32; 4]) -> SpriteInstance {
+    // The corner in the instance buffer is never read.
+    SpriteInstance { corner: [0.0; 2], instance_transform: [x, y, rotation, scale], instance_color: color }
 }
 
 /// The sprites of `world`.
@@ -42,7 +57,7 @@ pub(crate) fn sprites(world: &World) -> Sprites {
         .map(|rock| {
             let [x, y] = rock.position;
             let tint = [[0.75, 0.55, 0.95], [0.55, 0.75, 1.0], [0.6, 1.0, 0.8]][rock.size];
-            [x, y, rock.angle, rock.radius() / 0.78, tint[0], tint[1], tint[2], 1.0]
+            sprite(x, y, rock.angle, rock.radius() / 0.78, [tint[0], tint[1], tint[2], 1.0])
         })
         .collect();
     let mut ship = Vec::new();
@@ -50,19 +65,20 @@ pub(crate) fn sprites(world: &World) -> Sprites {
         let [x, y] = world.ship.position;
         // Blinks while invulnerable after a respawn.
         let alpha = if world.ship.invulnerable > 0.0 && (world.time * 12.0).sin() < 0.0 { 0.3 } else { 1.0 };
-        ship.push([x, y, world.ship.angle, 1.5, 0.45, 0.95, 1.0, alpha]);
+        ship.push(sprite(x, y, world.ship.angle, 1.5, [0.45, 0.95, 1.0, alpha]));
     }
-    let bullets = world.bullets.iter().map(|b| [b.position[0], b.position[1], 0.0, 0.35, 1.0, 0.9, 0.4, 1.0]).collect();
+    let bullets =
+        world.bullets.iter().map(|b| sprite(b.position[0], b.position[1], 0.0, 0.35, [1.0, 0.9, 0.4, 1.0])).collect();
     Sprites { rocks, ship, bullets }
 }
 
 /// Segments of the digits 0–9 (bits a–g of a seven-segment display).
 const DIGIT_SEGMENTS: [u8; 10] = [0x3F, 0x06, 0x5B, 0x4F, 0x66, 0x6D, 0x7D, 0x07, 0x7F, 0x6F];
 
-/// HUD rectangles `[x0, y0, x1, y1, r, g, b, a]` in WebGPU's normalized
+/// HUD rectangles (`rect` is `[x0, y0, x1, y1]`) in WebGPU's normalized
 /// device coordinates (y up; naga flips WGSL's position for Vulkan): the score as seven-segment digits (top left) and one block
 /// per life (top right).
-pub(crate) fn hud(world: &World, extent: vk::Extent2D) -> Vec<[f32; 8]> {
+pub(crate) fn hud(world: &World, extent: vk::Extent2D) -> Vec<HudRect> {
     let (width, height) = (extent.width.max(1) as f32, extent.height.max(1) as f32);
     // Sizes in pixels, converted to NDC.
     let unit = (height / 90.0).max(2.0);
@@ -70,7 +86,7 @@ pub(crate) fn hud(world: &World, extent: vk::Extent2D) -> Vec<[f32; 8]> {
     let to_y = |py: f32| 1.0 - 2.0 * py / height;
     let mut rects = Vec::new();
     let mut rect = |x0: f32, y0: f32, x1: f32, y1: f32, color: [f32; 4]| {
-        rects.push([to_x(x0), to_y(y0), to_x(x1), to_y(y1), color[0], color[1], color[2], color[3]]);
+        rects.push(HudRect { rect: [to_x(x0), to_y(y0), to_x(x1), to_y(y1)], color });
     };
     let score_color = [1.0, 0.85, 0.4, 0.95];
     let (digit_w, digit_h, thick) = (3.0 * unit, 5.0 * unit, unit);
@@ -111,12 +127,12 @@ mod tests {
         let world = World::new(1);
         let u = frame_uniforms(&world, vk::Extent2D { width: 1600, height: 900 });
         // The arena's corner maps to the view's corner at 16:9.
-        assert!((u[0] * HALF_ARENA[0] - 1.0).abs() < 1e-5);
-        assert!((u[5] * HALF_ARENA[1] + 1.0).abs() < 1e-5);
+        assert!((u.view_projection[0][0] * HALF_ARENA[0] - 1.0).abs() < 1e-5);
+        assert!((u.view_projection[1][1] * HALF_ARENA[1] + 1.0).abs() < 1e-5);
         // A tall window letterboxes horizontally instead.
         let u = frame_uniforms(&world, vk::Extent2D { width: 900, height: 1600 });
-        assert!((u[0] * HALF_ARENA[0] - 1.0).abs() < 1e-5);
-        assert!(u[5].abs() * HALF_ARENA[1] < 1.0);
+        assert!((u.view_projection[0][0] * HALF_ARENA[0] - 1.0).abs() < 1e-5);
+        assert!(u.view_projection[1][1].abs() * HALF_ARENA[1] < 1.0);
     }
 
     #[test]
