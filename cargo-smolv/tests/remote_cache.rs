@@ -200,12 +200,13 @@ fn a_checkout_at_another_path_gets_every_entry_from_the_remote() {
     assert_eq!((b.compiled, b.cache_hits), (0, JOBS), "the other checkout compiles nothing");
     assert_eq!((b.remote_hits, b.remote_misses, b.remote_uploads), (a.remote_uploads, 0, 0), "100% remote hits");
     assert!(b.warnings.is_empty(), "{:?}", b.warnings);
-    // The same bytes, except where the manifest names each checkout's files.
+    // The same bytes, except where the manifest and the generated types
+    // name each checkout's files.
     let local = |tree: &Tree, machine: &str| -> BTreeMap<PathBuf, Vec<u8>> {
         let root = tree.root().to_string_lossy().into_owned();
         outputs(&tree.out(machine))
             .into_iter()
-            .map(|(path, bytes)| match path.extension().is_some_and(|e| e == "json") {
+.map(|(path, bytes)| match path.extension().is_some_and(|e| e == "json" || e == "rs") {
                 true => (path, String::from_utf8(bytes).unwrap().replace(&root, "<root>").into_bytes()),
                 false => (path, bytes),
             })
