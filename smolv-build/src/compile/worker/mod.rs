@@ -76,6 +76,20 @@ pub(crate) fn main_hook() {
     HOOKED.store(true, Ordering::Release);
 }
 
+/// Whether [`ShaderRecipe::compile`](crate::recipe::ShaderRecipe::compile)
+/// runs the compilers in worker processes: only once `main` called
+/// [`Config::worker_main`](crate::Config::worker_main) (and
+/// `SMOLV_WORKERS` is not `0`). Otherwise a compiler crash ends this
+/// process, which a hot-reloading game should warn about.
+///
+/// ```
+/// // A test harness never called the hook.
+/// assert!(!smolv_build::recipe::compiles_in_workers());
+/// ```
+pub fn compiles_in_workers() -> bool {
+    HOOKED.load(Ordering::Acquire) && !std::env::var_os(WORKERS_VAR).is_some_and(|v| v == "0")
+}
+
 /// How the frontends of in-process compilers run for one build (or one
 /// hot-reload compile).
 pub(crate) enum Compilers {
