@@ -724,10 +724,9 @@ impl Config {
     ///   where a crash ends it.
     ///
     /// ```no_run
-    /// fn main() {
-    ///     smolv_build::Config::worker_main();
-    ///     // ... the program itself.
-    /// }
+    /// // The first line of the program's `main`:
+    /// smolv_build::Config::worker_main();
+    /// // ... the program itself.
     /// ```
     pub fn worker_main() {
         crate::compile::worker::main_hook();

@@ -107,10 +107,9 @@ pub use watch::Watcher;
 /// it runs there. It is `smolv_build::Config::worker_main`.
 ///
 /// ```no_run
-/// fn main() {
-///     smolv_reload::worker_main();
-///     // ... the game.
-/// }
+/// // The first line of the game's `main`:
+/// smolv_reload::worker_main();
+/// // ... the game.
 /// ```
 pub fn worker_main() {
     smolv_build::Config::worker_main();

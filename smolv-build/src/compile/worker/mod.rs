@@ -87,7 +87,7 @@ pub(crate) fn main_hook() {
 /// assert!(!smolv_build::recipe::compiles_in_workers());
 /// ```
 pub fn compiles_in_workers() -> bool {
-    HOOKED.load(Ordering::Acquire) && !std::env::var_os(WORKERS_VAR).is_some_and(|v| v == "0")
+    HOOKED.load(Ordering::Acquire) && std::env::var_os(WORKERS_VAR).is_none_or(|v| v != "0")
 }
 
 /// How the frontends of in-process compilers run for one build (or one
