@@ -112,11 +112,13 @@ impl Workers {
         };
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let tail = Arc::clone(&stderr);
-        // Drains stderr so that a chatty compiler never blocks on a full
-        // pipe, keeping its end for a crash's message.
+        // Passes the worker's stderr (compiler chatter, which it prints on
+        // stdout too) on to this process's stderr, as when the compilers
+        // ran here, keeping its end for a crash's message.
         let drain = std::thread::spawn(move || {
             let mut buffer = [0u8; 4096];
             while let Ok(n @ 1..) = stderr_pipe.read(&mut buffer) {
+                let _ = std::io::Write::write_all(&mut std::io::stderr(), &buffer[..n]);
                 let mut tail = tail.lock().unwrap_or_else(PoisonError::into_inner);
                 tail.extend_from_slice(&buffer[..n]);
                 let excess = tail.len().saturating_sub(STDERR_TAIL);
