@@ -127,8 +127,8 @@ impl Compilers {
             return Self::InProcess;
         }
         let can_serve = HOOKED.load(Ordering::Acquire) || (build_script && under_a_build_script());
-        match std::env::current_exe() {
-            Ok(exe) if can_serve => Self::Workers(pool::Workers::new(exe, Limits::from_env())),
+        match this_program() {
+            Some(exe) if can_serve => Self::Workers(pool::Workers::new(exe, Limits::from_env())),
             _ => Self::InProcess,
         }
     }
@@ -144,6 +144,20 @@ impl Compilers {
             _ => frontend::compile(job, source, settings),
         }
     }
+}
+
+/// This program's binary. On Linux `/proc/self/exe`, which stays this
+/// very binary even after a rebuild replaced the file (a hot-reloading
+/// game whose Rust code was rebuilt while it runs).
+fn this_program() -> Option<std::path::PathBuf> {
+    #[cfg(target_os = "linux")]
+    {
+        let proc = std::path::Path::new("/proc/self/exe");
+        if proc.exists() {
+            return Some(proc.to_owned());
+        }
+    }
+    std::env::current_exe().ok()
 }
 
 /// Whether this process runs as a Cargo build script: Cargo sets these for
