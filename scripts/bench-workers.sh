@@ -31,7 +31,7 @@ build() { # $1: SMOLV_WORKERS value ("" for the default)
     -I "$work/tree/1/game/include" -I "$work/tree/1/tests/include" >"$work/log" 2>&1 || true
   end=$(date +%s.%N)
   grep -o '[0-9]* compiled, [0-9]* from cache' "$work/log" >&2 || tail -3 "$work/log" >&2
-  echo "$end - $start" | bc
+  awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f\n", b - a }'
 }
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 build 0 >/dev/null # warm the page cache and the tools' identity
@@ -43,4 +43,4 @@ done
 mi=$(median "${inproc[@]}"); mw=$(median "${workers[@]}")
 echo "in-process: ${inproc[*]} s (median $mi)"
 echo "workers:    ${workers[*]} s (median $mw)"
-echo "ratio: $(echo "scale=3; $mw / $mi" | bc)"
+awk -v w="$mw" -v i="$mi" 'BEGIN { printf "ratio: %.3f\n", w / i }'
