@@ -23,24 +23,25 @@ for i in $(seq 1 "$copies"); do
   mkdir -p "$work/tree/$i/pipelines"
   cp "$root"/smolv-runtime/examples/pipelines/shaders/*.{vert,frag,comp} "$work/tree/$i/pipelines/"
 done
-build() { # $1: SMOLV_WORKERS value ("" for the default)
+build() { # $1: SMOLV_WORKERS value ("" for the default); prints "wall cpu"
   rm -rf "$work/out" "$work/cache"
-  local start end
-  start=$(date +%s.%N)
-  SMOLV_WORKERS=$1 "$cli" build "$work/tree" -o "$work/out" --cache-dir "$work/cache" \
-    -I "$work/tree/1/game/include" -I "$work/tree/1/tests/include" >"$work/log" 2>&1 || true
-  end=$(date +%s.%N)
+  # Wall time, and the CPU time of the build and every process it waited
+  # for (workers, spirv-opt, slangc): on a loaded machine the CPU time is
+  # the steadier figure.
+  SMOLV_WORKERS=$1 /usr/bin/time -f '%e %U %S' -o "$work/time" "$cli" build "$work/tree" -o "$work/out" \
+    --cache-dir "$work/cache" -I "$work/tree/1/game/include" -I "$work/tree/1/tests/include" \
+    >"$work/log" 2>&1 || true
   grep -o '[0-9]* compiled, [0-9]* from cache' "$work/log" >&2 || tail -3 "$work/log" >&2
-  awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f\n", b - a }'
+  awk '{ printf "%.2f %.2f\n", $1, $2 + $3 }' "$work/time"
 }
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 build 0 >/dev/null # warm the page cache and the tools' identity
-inproc=(); workers=()
+iw=(); ic=(); ww=(); wc=()
 for r in $(seq 1 "$rounds"); do
-  inproc+=("$(build 0)")
-  workers+=("$(build '')")
+  read -r w c < <(build 0); iw+=("$w"); ic+=("$c")
+  read -r w c < <(build ''); ww+=("$w"); wc+=("$c")
 done
-mi=$(median "${inproc[@]}"); mw=$(median "${workers[@]}")
-echo "in-process: ${inproc[*]} s (median $mi)"
-echo "workers:    ${workers[*]} s (median $mw)"
-awk -v w="$mw" -v i="$mi" 'BEGIN { printf "ratio: %.3f\n", w / i }'
+echo "in-process wall: ${iw[*]} s (median $(median "${iw[@]}")); cpu: ${ic[*]} s (median $(median "${ic[@]}"))"
+echo "workers    wall: ${ww[*]} s (median $(median "${ww[@]}")); cpu: ${wc[*]} s (median $(median "${wc[@]}"))"
+awk -v iw="$(median "${iw[@]}")" -v ww="$(median "${ww[@]}")" -v ic="$(median "${ic[@]}")" -v wc="$(median "${wc[@]}")" \
+  'BEGIN { printf "ratio (workers / in-process): wall %.3f, cpu %.3f\n", ww / iw, wc / ic }'

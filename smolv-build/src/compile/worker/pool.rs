@@ -5,7 +5,6 @@ use std::io::{BufReader, Read};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -17,6 +16,8 @@ use crate::error::Diagnostic;
 use crate::settings::Settings;
 use crate::source::Job;
 
+/// How often a worker's watchdog checks its deadline.
+const WATCHDOG_TICK: Duration = Duration::from_millis(50);
 /// How much of a worker's stderr is kept for a crash's message.
 const STDERR_TAIL: usize = 4096;
 
@@ -36,8 +37,10 @@ struct Worker {
     stderr: Arc<Mutex<Vec<u8>>>,
     /// The thread that drains stderr; it ends when the worker does.
     drain: Option<std::thread::JoinHandle<()>>,
-    /// Arms (`Some(deadline)`) and disarms (`None`) the watchdog.
-    watchdog: Sender<Option<Instant>>,
+    /// When the job in hand must be done (`None` between jobs), for the
+    /// watchdog; `stop` ends the watchdog.
+    deadline: Arc<Mutex<Option<Instant>>>,
+    stop: Arc<AtomicBool>,
     /// Set by the watchdog when it stopped the worker.
     overran: Arc<AtomicBool>,
 }
@@ -76,10 +79,10 @@ impl Workers {
     /// Sends one request and reads its answer; the worker is lost if it
     /// dies or runs out of time.
     fn exchange(&self, mut worker: Worker, payload: &[u8]) -> Result<(Worker, Vec<u8>), String> {
-        let _ = worker.watchdog.send(Some(Instant::now() + self.limits.time));
+        worker.arm(Some(Instant::now() + self.limits.time));
         let answer =
             protocol::write_frame(&mut worker.stdin, payload).and_then(|()| protocol::read_frame(&mut worker.stdout));
-        let _ = worker.watchdog.send(None);
+        worker.arm(None);
         match answer {
             Ok(Some(response)) if !worker.overran.load(Ordering::Acquire) => Ok((worker, response)),
             _ => Err(self.how_it_ended(&mut worker)),
@@ -127,31 +130,36 @@ impl Workers {
         });
         let child = Arc::new(Mutex::new(child));
         let overran = Arc::new(AtomicBool::new(false));
-        let (watchdog, armed) = mpsc::channel::<Option<Instant>>();
-        let (victim, fired) = (Arc::clone(&child), Arc::clone(&overran));
+        let deadline = Arc::new(Mutex::new(None::<Instant>));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (victim, fired, due, stopped) =
+            (Arc::clone(&child), Arc::clone(&overran), Arc::clone(&deadline), Arc::clone(&stop));
+        // Polls rather than being woken per job: a wake-up of its own for
+        // every job would cost more than the job's round trip.
         std::thread::spawn(move || {
-            let mut deadline: Option<Instant> = None;
-            loop {
-                let next = match deadline {
-                    None => armed.recv().map_err(|_| RecvTimeoutError::Disconnected),
-                    Some(at) => armed.recv_timeout(at.saturating_duration_since(Instant::now())),
-                };
-                match next {
-                    Ok(at) => deadline = at,
-                    Err(RecvTimeoutError::Timeout) => {
-                        fired.store(true, Ordering::Release);
-                        let _ = victim.lock().unwrap_or_else(PoisonError::into_inner).kill();
-                        deadline = None;
-                    }
-                    Err(RecvTimeoutError::Disconnected) => return,
+            while !stopped.load(Ordering::Acquire) {
+                std::thread::sleep(WATCHDOG_TICK);
+                let due = *due.lock().unwrap_or_else(PoisonError::into_inner);
+                if due.is_some_and(|at| Instant::now() >= at) {
+                    fired.store(true, Ordering::Release);
+                    let _ = victim.lock().unwrap_or_else(PoisonError::into_inner).kill();
+                    return;
                 }
             }
         });
-        let mut worker =
-            Worker { child, stdin, stdout: BufReader::new(stdout), stderr, drain: Some(drain), watchdog, overran };
-        let _ = worker.watchdog.send(Some(Instant::now() + self.limits.time));
+        let mut worker = Worker {
+            child,
+            stdin,
+            stdout: BufReader::new(stdout),
+            stderr,
+            drain: Some(drain),
+            deadline,
+            stop,
+            overran,
+        };
+        worker.arm(Some(Instant::now() + self.limits.time));
         let greeted = protocol::wait_for_hello(&mut worker.stdout);
-        let _ = worker.watchdog.send(None);
+        worker.arm(None);
         match greeted {
             Ok(()) => Ok(worker),
             Err(_) => Err(format!(
@@ -220,8 +228,16 @@ fn wait_briefly(child: &mut Child) -> std::io::Result<ExitStatus> {
     child.wait()
 }
 
+impl Worker {
+    /// Sets when the job in hand must be done; `None` between jobs.
+    fn arm(&self, deadline: Option<Instant>) {
+        *self.deadline.lock().unwrap_or_else(PoisonError::into_inner) = deadline;
+    }
+}
+
 impl Drop for Worker {
     fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
         // An idle worker is between jobs: closing its stdin ends it, and
         // a kill makes sure of it without waiting.
         let mut child = self.child.lock().unwrap_or_else(PoisonError::into_inner);

@@ -41,8 +41,12 @@ pub(super) fn write_frame(out: &mut impl Write, payload: &[u8]) -> std::io::Resu
         .ok()
         .filter(|&len| len <= MAX_FRAME)
         .ok_or_else(|| std::io::Error::other(format!("a {} B message is too large for a worker", payload.len())))?;
-    out.write_all(&len.to_le_bytes())?;
-    out.write_all(payload)?;
+    // One write for the whole frame: the reader wakes once, not once for
+    // the length and again for the payload.
+    let mut frame = Vec::with_capacity(4 + payload.len());
+    frame.extend_from_slice(&len.to_le_bytes());
+    frame.extend_from_slice(payload);
+    out.write_all(&frame)?;
     out.flush()
 }
 
