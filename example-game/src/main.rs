@@ -58,6 +58,10 @@ pub(crate) fn validation_mode(args: &Args) -> Validation {
 }
 
 fn main() -> ExitCode {
+    // Hot reload compiles in worker processes of this binary: one started
+    // as such serves here, before the game starts.
+    #[cfg(feature = "hot-reload")]
+    smolv_reload::worker_main();
     cold_shader_cache();
     let args = match Args::try_parse() {
         Ok(args) => args,

@@ -4,7 +4,8 @@
 //! and line and the game plays on; fixing the file recovers; editing
 //! `include/frame.glsl` reloads its four dependents; the frames after each
 //! reload (read back with `--reload-screenshots`) show the new pipeline,
-//! or the old one after an error or an edit its pipeline layout cannot take.
+//! or the old one after an error, a compiler crash (in a worker process:
+//! the game plays on) or an edit its pipeline layout cannot take.
 #![cfg(feature = "hot-reload")]
 
 mod common;
@@ -159,6 +160,25 @@ fn watch_reloads_edits_reports_errors_recovers_and_follows_includes() {
     game.until(|line| line.starts_with("reloaded post.frag in "));
     let share = game.next_frame_share([0, 255, 0]);
     assert!(share > MOST, "{share} of the frame after the fix is green");
+
+    // An edit that crashes glslang (SIGSEGV): the compile ran in a worker
+    // process, so the game plays on, names the shader and the signal, and
+    // keeps the old pipeline; the next save compiles in a new worker.
+    const CRASHES_GLSLANG: &str =
+        "uint n = 3u;\n    atomicAdd(n + 1u, 1u);\n    color = vec4(0.0, 1.0, 0.0, 1.0) + vec4(c, 0.0) * 1e-6;";
+    game.edit("post.frag", GREEN, CRASHES_GLSLANG);
+    let read = game.until(|line| line.starts_with("kept the previous post.frag"));
+    let crashed =
+        format!("shader error: {}: the shader compiler crashed on this shader", post.canonicalize().unwrap().display());
+    assert!(
+        read.iter().any(|line| line.starts_with(&crashed) && line.contains("killed by signal 11 (SIGSEGV)")),
+        "{crashed} in {read:#?}"
+    );
+    let share = game.next_frame_share([0, 255, 0]);
+    assert!(share > MOST, "{share} of the frame after the crash is still green");
+    assert!(game.child.try_wait().unwrap().is_none(), "the crash did not end the game");
+    game.edit("post.frag", CRASHES_GLSLANG, GREEN);
+    game.until(|line| line.starts_with("reloaded post.frag in "));
 
     // A new binding: the pipeline layout cannot take it; reported, old pipeline kept.
     const INPUT: &str = "layout(location = 0) in vec2 v_uv;";

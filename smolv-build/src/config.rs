@@ -636,9 +636,10 @@ impl Config {
     /// Under a build script, each error is one `cargo::error=` line,
     /// `path:line:col: message`, which Cargo shows once as
     /// `error: <crate>: path:line:col: message`. A last line names the
-    /// build's log, `OUT_DIR/smolv-build.log`, which holds each compile's
-    /// start and end and the errors in full (naga's annotated source
-    /// included). The build script then exits with status 0: Cargo fails
+    /// build's log, `OUT_DIR/smolv-build.log`, which holds the errors in
+    /// full (naga's annotated source included). A shader that crashes the
+    /// compiler is one of those errors, naming the signal: the compilers
+    /// run in worker processes (see [`worker_main`](Config::worker_main)). The build script then exits with status 0: Cargo fails
     /// the build on its own, because errors were logged (Cargo 1.84 and
     /// later), and prints nothing more, where a non-zero status would make
     /// it print the script's whole output again. Outside a build script
@@ -659,7 +660,7 @@ impl Config {
         match self.try_compile() {
             Ok(report) => report,
             Err(error) => {
-                let log = self.plan().ok().map(|plan| plan.out_dir.join(crate::compile::isolate::LOG_FILE));
+                let log = self.plan().ok().map(|plan| plan.out_dir.join(crate::compile::build_log::LOG_FILE));
                 let log = log.filter(|log| log.is_file() && matches!(error, Error::Compile { .. }));
                 if self.prints_cargo_directives() {
                     crate::output::emit::cargo_errors(&error, log.as_deref())
@@ -701,7 +702,34 @@ impl Config {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn try_compile(&self) -> Result<Report, Error> {
+        // A build script started again as a compiler worker serves here.
+        crate::compile::worker::serve_if_asked();
         crate::run::run(&self.plan()?)
+    }
+
+    /// Serves as a shader compiler worker if this process was started as
+    /// one, and never returns then; otherwise returns at once, having noted
+    /// that this program can serve as a worker.
+    ///
+    /// smolv-build compiles GLSL, HLSL and WGSL in worker processes, so that
+    /// a compiler crash fails one shader, not the whole build. A worker is
+    /// this same program started again with an environment variable set,
+    /// which it must notice before doing anything else:
+    /// - a build script needs nothing: `compile()` and `try_compile()`
+    ///   serve there. Call them first in `main`, or, if `main` does slow
+    ///   work before them, call `worker_main()` at its top;
+    /// - any other program that builds shaders (a tool, a game with hot
+    ///   reload through `smolv_reload::worker_main`) calls `worker_main()`
+    ///   first in `main`. Without it, the compilers run in its own process,
+    ///   where a crash ends it.
+    ///
+    /// ```no_run
+    /// // The first line of the program's `main`:
+    /// smolv_build::Config::worker_main();
+    /// // ... the program itself.
+    /// ```
+    pub fn worker_main() {
+        crate::compile::worker::main_hook();
     }
 
     /// Whether the build prints `cargo:` directives: as set, else when it

@@ -228,6 +228,7 @@ pub mod report {
 /// # let _ = again; Ok(()) }
 /// ```
 pub mod recipe {
+    pub use crate::compile::worker::compiles_in_workers;
     pub use crate::pack::recipe::{Recompiled, ShaderRecipe};
 }
 

@@ -4,25 +4,24 @@
 //! compress, pack, bundle) → [`emit`](crate::output::emit) (`OUT_DIR`, Cargo
 //! directives, report).
 
-use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use rayon::prelude::*;
 
 use crate::cache::{Cache, FileHashes};
-use crate::compile::isolate::{ChildRequest, Journal};
+use crate::compile::build_log;
 use crate::compile::portable::PortablePaths;
 use crate::compile::quiet_stdout::QuietStdout;
-use crate::compile::{
-    Context, JobFailure, JobOutput, compile_job, compiler_identity, current_key, glslc_identity, slang_identity,
-};
+use crate::compile::worker::Compilers;
+use crate::compile::{Context, JobOutput, compile_job, compiler_identity, current_key, glslc_identity, slang_identity};
+use crate::error::Diagnostic;
 use crate::error::Error;
 use crate::options::Language;
 use crate::output::emit::{self, Directives};
 use crate::output::report::{FailedShader, Report};
 use crate::pack::artifacts::{Built, build_artifacts};
 use crate::settings::{ENV_KNOBS, Plan};
-use crate::source::{Job, Sources};
+use crate::source::Sources;
 use crate::tokens::{JobLog, Tokens};
 
 /// Runs the build `plan` describes.
@@ -41,14 +40,13 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
         return Err(Error::NoShaders { searched: plan.inputs.describe() });
     }
 
-    let child = ChildRequest::from_env();
-    // A child process (compiling one suspect job alone) stays local: it
-    // exits without waiting for uploads, and its parent uploads the entry.
-    let remote_settings = if child.is_some() { Default::default() } else { plan.remote_cache.clone() };
-    let remote = crate::cache::remote::Session::start(&remote_settings, crate::settings::env);
+    let remote = crate::cache::remote::Session::start(&plan.remote_cache, crate::settings::env);
     let cache = Cache::new(plan.cache_dir.clone()).with_remote(remote.client());
-    // A child compiles its one job as it is: no journal, no isolation.
-    let journal = if child.is_some() { Journal::inert() } else { Journal::open(&plan.out_dir, plan.directives) };
+    if plan.directives {
+        build_log::clear(&plan.out_dir);
+    }
+    // Under a build script, the script itself serves as the worker.
+    let compilers = Compilers::start(plan.directives);
     let cx = Context {
         settings,
         cache: &cache,
@@ -69,12 +67,8 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
             sources.jobs.iter().map(|job| job.path.as_path()),
             settings.include_dirs.iter().map(PathBuf::as_path),
         ),
-        journal: &journal,
-        isolation_dir: plan.out_dir.join("smolv-isolated"),
+        compilers: &compilers,
     };
-    if let Some(request) = child {
-        return compile_alone(&sources.jobs, &cx, &request);
-    }
     if cache.has_remote() {
         // Remote lookups wait on the network: ask for every job's entry at once.
         let keys: Vec<_> = sources.jobs.iter().filter_map(|job| current_key(job, &cx)).collect();
@@ -86,7 +80,7 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     // Under a build script, whatever the compilers print stays off the
     // stdout Cargo reads directives from.
     let quiet = plan.directives.then(QuietStdout::begin);
-    let outputs: Vec<Result<JobOutput, JobFailure>> = pool.install(|| {
+    let outputs: Vec<Result<JobOutput, Vec<Diagnostic>>> = pool.install(|| {
         sources
             .jobs
             .par_iter()
@@ -102,7 +96,6 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     let mut report = Report { out_dir: plan.out_dir.clone(), warnings: sources.warnings.clone(), ..Report::default() };
     let mut diagnostics = Vec::new();
     let mut failed = 0;
-    let mut crashed = BTreeSet::new();
     let mut modules: Vec<Built<'_>> = Vec::new();
     report.count_languages(sources.jobs.iter().zip(&outputs).map(|(job, output)| (job.language, output.is_ok())));
     for (job, output) in sources.jobs.iter().zip(outputs) {
@@ -132,9 +125,8 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
                     dependencies: dependencies.clone(),
                 }));
             }
-            Err(JobFailure { diagnostics: mut errors, crashed: crash }) => {
+            Err(mut errors) => {
                 directives.rerun_if_changed(&job.path);
-                crashed.extend(crash);
                 failed += 1;
                 if let Some(variant) = &job.variant {
                     errors.iter_mut().for_each(|d| d.message = format!("{} (in variant {variant:?})", d.message));
@@ -149,9 +141,8 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
             }
         }
     }
-    // Jobs that crashed the compiler alone stay suspects for the next build.
-    journal.finish(&crashed);
-    crate::compile::isolate::remove_status_dir(&cx.isolation_dir);
+    // Idle workers end here, not when the build's outputs are written.
+    drop(compilers);
     report.warnings.iter().for_each(|w| directives.warning(w));
     if !diagnostics.is_empty() && !plan.keep_going {
         emit::remove_artifacts(&plan.out_dir);
@@ -161,8 +152,8 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
         // The whole text, naga's annotated snippets included, for the log
         // that `Config::compile` names; its `cargo::error` lines are one
         // line per error.
-        if let Some(log) = journal.log() {
-            log.line(&error.to_string());
+        if plan.directives {
+            build_log::write(&plan.out_dir, &error.to_string());
         }
         return Err(error);
     }
@@ -251,22 +242,6 @@ fn thread_pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
         .num_threads(threads)
         .build()
         .map_err(|e| Error::Internal(format!("cannot start worker threads: {e}")))
-}
-
-/// In a child started to compile one job alone (see
-/// [`isolate`](crate::compile::isolate)): compiles the job whose key the parent
-/// named, which stores it in the cache, and ends the process. A build
-/// without that job returns an error, so the parent learns nothing.
-fn compile_alone(jobs: &[Job], cx: &Context<'_>, request: &ChildRequest) -> Result<Report, Error> {
-    let job = jobs.iter().find(|job| current_key(job, cx).is_some_and(|key| key.hex() == request.key));
-    let Some(job) = job else {
-        return Err(Error::Internal(format!("no job has key {} to compile alone", request.key)));
-    };
-    request.started();
-    // Its errors, if any, are the parent's to report: it compiles the job
-    // again (it now knows that this does not crash).
-    let _ = compile_job(job, cx);
-    request.finished()
 }
 
 #[cfg(test)]

@@ -70,9 +70,18 @@
 //! }
 //! ```
 //!
-//! `cargo run --features hot-reload` then reloads on every save. The
-//! compilers run in the game's process: shaderc for GLSL and HLSL, naga for
-//! WGSL; `spirv-opt` and `slangc` run as child processes, as in the build.
+//! `cargo run --features hot-reload` then reloads on every save.
+//!
+//! ## Compiler crashes
+//!
+//! shaderc (GLSL, HLSL) and naga (WGSL) run in worker processes: the game's
+//! own binary, started again, which [`worker_main`] at the top of `main`
+//! turns into a compiler worker before the game starts. A save that
+//! crashes the compiler then ends a worker, not the game: the reload
+//! message names the shader and the signal, and the old pipeline stays.
+//! Without the call, the compilers run in the game's process (and
+//! [`Reloader::start`] says so once on stderr). `spirv-opt` and `slangc`
+//! run as child processes, as in the build.
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
@@ -87,3 +96,21 @@ pub use error::ReloadError;
 pub use event::Event;
 pub use reloader::Reloader;
 pub use watch::Watcher;
+
+/// Makes this program serve as a shader compiler worker when hot reload
+/// starts it as one; call it first in `main`, before anything else runs.
+///
+/// Hot reload compiles in worker processes of the game's own binary, so a
+/// compiler crash on a half-typed save ends a worker, not the game. This
+/// call returns at once in the game itself; in a worker it compiles the
+/// shaders its parent sends and exits when the game does, so nothing after
+/// it runs there. It is `smolv_build::Config::worker_main`.
+///
+/// ```no_run
+/// // The first line of the game's `main`:
+/// smolv_reload::worker_main();
+/// // ... the game.
+/// ```
+pub fn worker_main() {
+    smolv_build::Config::worker_main();
+}

@@ -165,6 +165,12 @@ impl Reloader {
         if list.is_empty() {
             return Err(ReloadError::NothingToWatch);
         }
+        if !smolv_build::recipe::compiles_in_workers() {
+            eprintln!(
+                "smolv-reload: shaders compile in this process, where a compiler crash ends the program; call \
+                 smolv_reload::worker_main() first in main to compile in worker processes"
+            );
+        }
         let targets = list
             .into_iter()
             .map(|(shader, mut recipe)| {

@@ -7,9 +7,9 @@ use smolv_runtime::reflect::ShaderStage;
 
 use crate::cache::{BodyReader, BodyWriter, Cache, FileHashes, Key, KeyBuilder};
 use crate::compile::frontend::{self, CompiledModule};
-use crate::compile::isolate::{self, Isolated, Journal};
 use crate::compile::optimize;
 use crate::compile::portable::PortablePaths;
+use crate::compile::worker::Compilers;
 use crate::error::Diagnostic;
 use crate::options::Language;
 use crate::options::{HlslOptions, Optimization};
@@ -28,19 +28,6 @@ pub(crate) struct JobOutput {
     pub(crate) cached: bool,
 }
 
-/// Why a job failed: its errors, and the key (hex) of a job that crashed
-/// the compiler when compiled alone.
-pub(crate) struct JobFailure {
-    pub(crate) diagnostics: Vec<Diagnostic>,
-    pub(crate) crashed: Option<String>,
-}
-
-impl From<Vec<Diagnostic>> for JobFailure {
-    fn from(diagnostics: Vec<Diagnostic>) -> Self {
-        Self { diagnostics, crashed: None }
-    }
-}
-
 /// What every job of one build shares.
 pub(crate) struct Context<'a> {
     pub(crate) settings: &'a Settings,
@@ -55,9 +42,8 @@ pub(crate) struct Context<'a> {
     pub(crate) hashes: FileHashes,
     /// How keys and entries record paths (relative to the build's root).
     pub(crate) paths: PortablePaths,
-    pub(crate) journal: &'a Journal,
-    /// Where children that compile one job alone report progress.
-    pub(crate) isolation_dir: PathBuf,
+    /// Where the in-process compilers run: worker processes, or here.
+    pub(crate) compilers: &'a Compilers,
 }
 
 /// What turns source into SPIR-V, for cache keys: the compilers as linked
@@ -155,38 +141,17 @@ pub(crate) fn current_key(job: &Job, cx: &Context<'_>) -> Option<Key> {
 }
 
 /// Compiles one job, or takes it from the cache: frontend, optimizer,
-/// build-time specialization. A job that crashed the compiler in an
-/// earlier build is first compiled alone in a child process (see
-/// [`isolate`](crate::compile::isolate)).
-pub(crate) fn compile_job(job: &Job, cx: &Context<'_>) -> Result<JobOutput, JobFailure> {
+/// build-time specialization. Only a result is cached: errors, and above
+/// all a compiler crash (reported as an error by the worker it killed), are
+/// compiled again next time.
+pub(crate) fn compile_job(job: &Job, cx: &Context<'_>) -> Result<JobOutput, Vec<Diagnostic>> {
     let settings = cx.settings;
     let source = read_source(job)?;
     let key = job_key(job, settings, &cx.paths, &cx.identity_of(job), &source);
     if let Some(output) = cx.cache.get_valid(&key, |body| read_entry(body, &cx.hashes, &cx.paths)) {
         return Ok(output);
     }
-    if cx.journal.is_suspect(&key) {
-        match isolate::compile_in_child(&key, &cx.isolation_dir) {
-            Isolated::Crashed(how) => {
-                return Err(JobFailure { diagnostics: vec![crash_diagnostic(job, &how)], crashed: Some(key.hex()) });
-            }
-            // It compiled alone: its entry is in the cache, or its errors
-            // (or the failure to store it) come again below.
-            Isolated::Survived => {
-                if let Some(output) = cx.cache.get_valid(&key, |body| read_entry(body, &cx.hashes, &cx.paths)) {
-                    return Ok(output);
-                }
-            }
-            // Nothing learned; compile here, recorded in the journal again.
-            Isolated::NotReached(_) => {}
-        }
-    }
-    let output = {
-        // Only an in-process compiler can take the build down with it.
-        let in_process = job.language.compiles_in_process() && !frontend::compiles_with_glslc(job, settings);
-        let _in_flight = in_process.then(|| cx.journal.begin(&key, job));
-        compile_uncached(job, &source, settings)?
-    };
+    let output = compile_uncached(job, &source, settings, cx.compilers)?;
     if let Some(body) = write_entry(&output, &cx.paths) {
         cx.cache.put(&key, &body);
     }
@@ -198,8 +163,13 @@ pub(crate) fn compile_job(job: &Job, cx: &Context<'_>) -> Result<JobOutput, JobF
 /// hot reload ([`ShaderRecipe::compile`](crate::ShaderRecipe::compile))
 /// both compile through here, so a reloaded shader is what the build
 /// would have made of the same source.
-pub(crate) fn compile_uncached(job: &Job, source: &[u8], settings: &Settings) -> Result<JobOutput, Vec<Diagnostic>> {
-    let compiled = frontend::compile(job, source, settings)?;
+pub(crate) fn compile_uncached(
+    job: &Job,
+    source: &[u8],
+    settings: &Settings,
+    compilers: &Compilers,
+) -> Result<JobOutput, Vec<Diagnostic>> {
+    let compiled = compilers.compile(job, source, settings)?;
     let mut warnings = compiled.warnings;
     let mut modules = compiled.modules;
     for module in &mut modules {
@@ -243,22 +213,6 @@ pub(crate) fn compile_uncached(job: &Job, source: &[u8], settings: &Settings) ->
     dependencies.sort();
     dependencies.dedup();
     Ok(JobOutput { modules, dependencies, missing: compiled.missing, warnings, cached: false })
-}
-
-/// The error of a job whose compile crashed the compiler when run alone.
-fn crash_diagnostic(job: &Job, how: &str) -> Diagnostic {
-    let compiler = match job.language {
-        Language::Wgsl => "naga",
-        _ => "glslang (shaderc)",
-    };
-    Diagnostic::whole_file(
-        &job.path,
-        format!(
-            "the shader compiler crashed on this shader: an earlier build died while compiling it, and compiled \
-             alone in a separate process, {compiler} {how}; this is a compiler bug, so rewrite the construct it \
-             fails on (an earlier build's output lists what was compiling) or use another shaderc/glslang version"
-        ),
-    )
 }
 
 /// Cache entry body: dependencies with their hashes, warnings, modules,
@@ -465,7 +419,7 @@ pub(crate) mod tests {
     }
 
     /// A GLSL fragment-shader job for the file at `path`.
-    fn fragment_job(path: impl Into<PathBuf>) -> Job {
+    pub(crate) fn fragment_job(path: impl Into<PathBuf>) -> Job {
         Job {
             name: "a.frag".to_owned(),
             path: path.into(),

@@ -2,21 +2,23 @@
 //! the entry that stores a result (`job`), one front end per language
 //! (`frontend`), the size optimizer (`optimize`), external tools found and
 //! identified (`tool`), the paths the cache records (`portable`), and the
-//! guards around in-process compilers: crashes isolated (`isolate`) and
-//! their chatter kept off a build script's stdout (`quiet_stdout`).
+//! guards around in-process compilers: worker processes that a crash ends
+//! instead of the build (`worker`), their chatter kept off a build
+//! script's stdout (`quiet_stdout`), and the log of a failed build
+//! (`build_log`).
 //!
 //! It reads what to build (`options`, `settings`) and the jobs (`source`);
 //! it never reads the later stages.
 
+pub(crate) mod build_log;
 pub(crate) mod frontend;
-pub(crate) mod isolate;
 mod job;
 pub(crate) mod optimize;
 pub(crate) mod portable;
 pub(crate) mod quiet_stdout;
 pub(crate) mod tool;
+pub(crate) mod worker;
 
 pub(crate) use job::{
-    Context, JobFailure, JobOutput, compile_job, compile_uncached, compiler_identity, current_key, glslc_identity,
-    slang_identity,
+    Context, JobOutput, compile_job, compile_uncached, compiler_identity, current_key, glslc_identity, slang_identity,
 };

@@ -60,7 +60,10 @@ pub(crate) fn optimize(spirv: &[u32], level: Optimization, env: TargetEnv, tool:
     let _ = feeder.join();
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
-        return Err(format!("spirv-opt {recipe} failed ({}): {}", output.status, stderr.trim()));
+        return Err(match crate::compile::tool::crashed(output.status) {
+            Some(how) => format!("spirv-opt {recipe} crashed on it: it {how}: {}", stderr.trim()),
+            None => format!("spirv-opt {recipe} failed ({}): {}", output.status, stderr.trim()),
+        });
     }
     let bytes = output.stdout;
     if bytes.len() < 20 || !bytes.len().is_multiple_of(4) || bytes[..4] != 0x0723_0203u32.to_le_bytes() {

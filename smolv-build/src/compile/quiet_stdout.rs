@@ -15,9 +15,9 @@
 //! shared: the first guard sets it up, the last one puts standard output
 //! back, and a build running beside another in the same process (tests,
 //! or two `compile()` calls on two threads) keeps it until both are done.
-//! smolv-build's own progress lines go to stderr (see
-//! [`isolate`](crate::compile::isolate)), so that a crash cannot lose them in the
-//! pipe.
+//! The compilers themselves run in worker processes where they can
+//! ([`worker`](crate::compile::worker)), whose standard output is their
+//! stderr; this guard covers the ones that still run here.
 //!
 //! A no-op where the platform has no `dup2` (standard output stays as it
 //! is).

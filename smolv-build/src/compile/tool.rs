@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::process::ExitStatus;
 
 use crate::cache::{Cache, KeyBuilder};
 
@@ -62,6 +63,47 @@ pub(crate) fn identity(tool: &Path, version_arg: &str, cache: &Cache) -> String 
         cache.put_local(&key, version.as_bytes());
     }
     version
+}
+
+/// "was killed by signal 11 (SIGSEGV)", "exited with status 101": how a
+/// child process ended, in words, for every tool smolv-build runs.
+pub(crate) fn describe_exit(exit: ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = exit.signal() {
+            let name = match signal {
+                4 => " (SIGILL)",
+                6 => " (SIGABRT)",
+                7 => " (SIGBUS)",
+                8 => " (SIGFPE)",
+                9 => " (SIGKILL)",
+                11 => " (SIGSEGV)",
+                15 => " (SIGTERM)",
+                _ => "",
+            };
+            return format!("was killed by signal {signal}{name}");
+        }
+    }
+    match exit.code() {
+        Some(code) => format!("exited with status {code}"),
+        None => format!("ended: {exit}"),
+    }
+}
+
+/// How a tool that a signal ended died ("was killed by signal 11
+/// (SIGSEGV)"), or `None` if it exited: a crash is named as such, never
+/// taken for the tool's ordinary failure.
+pub(crate) fn crashed(exit: ExitStatus) -> Option<String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if exit.signal().is_some() {
+            return Some(describe_exit(exit));
+        }
+    }
+    let _ = exit;
+    None
 }
 
 #[cfg(test)]

@@ -193,7 +193,11 @@ impl ShaderRecipe {
     pub fn compile(&self) -> Result<Recompiled, Vec<Diagnostic>> {
         let source = std::fs::read(&self.job.path)
             .map_err(|e| vec![Diagnostic::whole_file(&self.job.path, format!("cannot read the shader: {e}"))])?;
-        let output = compile_uncached(&self.job, &source, &self.settings)?;
+        // A worker process when the program can serve as one
+        // (`Config::worker_main`), so a compiler crash fails this compile,
+        // not the program.
+        let compilers = crate::compile::worker::Compilers::start(false);
+        let output = compile_uncached(&self.job, &source, &self.settings, &compilers)?;
         let mut modules = Vec::with_capacity(output.modules.len());
         for module in &output.modules {
             let shipped = module.optimized.as_ref().unwrap_or(&module.spirv);

@@ -64,6 +64,13 @@ pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Di
             .output()
             .map_err(|e| fail(format!("cannot run glslc ({}): {e}; {INSTALL_HINT}", glslc.display())))?;
         let log = String::from_utf8_lossy(&result.stderr);
+        if let Some(how) = crate::compile::tool::crashed(result.status) {
+            return Err(fail(format!(
+                "the shader compiler crashed on this shader: glslc {how}; this is a compiler bug: rewrite the \
+                 construct it fails on, or use another glslc version{}",
+                if log.trim().is_empty() { String::new() } else { format!("; it printed: {}", log.trim()) }
+            )));
+        }
         if !result.status.success() {
             return Err(if log.trim().is_empty() {
                 fail(format!("glslc failed ({}) and printed nothing", result.status))

@@ -149,6 +149,16 @@ fn run(command: &mut Command, slangc: &Path, job: &Job) -> Result<Vec<String>, V
         )]
     })?;
     let stderr = String::from_utf8_lossy(&output.stderr);
+    if let Some(how) = crate::compile::tool::crashed(output.status) {
+        return Err(vec![Diagnostic::whole_file(
+            &job.path,
+            format!(
+                "the shader compiler crashed on this shader: slangc {how}; this is a compiler bug: rewrite the \
+                 construct it fails on, or use another slangc version{}",
+                if stderr.trim().is_empty() { String::new() } else { format!("; it printed: {}", stderr.trim()) }
+            ),
+        )]);
+    }
     let messages = parse_diagnostics(&stderr);
     if output.status.success() {
         return Ok(messages

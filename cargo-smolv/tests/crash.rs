@@ -1,0 +1,92 @@
+//! A shader that crashes the compiler fails alone, on the first run: the
+//! compilers run in worker processes of `cargo-smolv` itself, so the crash
+//! ends a worker, is named with its signal, the other shaders compile, and
+//! nothing about the crash is cached.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// glslang 12 (shaderc 2023.x, which `scripts/setup.sh` links) dies of
+/// SIGSEGV on an rvalue where `atomicAdd` wants a variable.
+const BOOM: &str = "#version 450\nlayout(location = 0) out vec4 color;\n\
+                    void main() {\n    uint n = 3u;\n    atomicAdd(n + 1u, 1u);\n    color = vec4(1.0);\n}\n";
+const GOOD: &str = "#version 450\nlayout(location = 0) out vec4 color;\nvoid main() { color = vec4(0.5); }\n";
+
+fn build(dir: &Path, env: &[(&str, &str)]) -> (Output, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_cargo-smolv"))
+        .args(["smolv", "build"])
+        .arg(dir.join("shaders"))
+        .arg("-o")
+        .arg(dir.join("out"))
+        .arg("--cache-dir")
+        .arg(dir.join("cache"))
+        .envs(env.iter().copied())
+        .output()
+        .expect("cargo-smolv runs");
+    let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    (output, text)
+}
+
+fn tree(boom: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("shaders")).unwrap();
+    std::fs::write(dir.path().join(format!("shaders/{boom}")), BOOM).unwrap();
+    std::fs::write(dir.path().join("shaders/good.frag"), GOOD).unwrap();
+    dir
+}
+
+#[cfg(unix)]
+#[test]
+fn a_compiler_crash_names_the_shader_and_signal_on_the_first_run_and_is_never_cached() {
+    let dir = tree("boom.frag");
+    let boom = dir.path().join("shaders/boom.frag");
+    for run in ["first", "second"] {
+        let (output, text) = build(dir.path(), &[]);
+        assert_eq!(output.status.code(), Some(1), "{run} run: a failed build, not a dead one:\n{text}");
+        let named = text.lines().any(|l| {
+            l.starts_with(&format!("{}: error: the shader compiler crashed on this shader", boom.display()))
+                && l.contains("glslang (shaderc) was killed by signal 11 (SIGSEGV) in a worker process")
+        });
+        assert!(named, "{run} run: boom.frag and its signal are named:\n{text}");
+        assert!(text.contains("1 of 2 shaders failed to compile"), "{run} run:\n{text}");
+        // good.frag compiled on the first run (and was cached); boom.frag
+        // crashed again on the second: the crash was not cached.
+        let counts = if run == "first" { "1 compiled, 0 from cache" } else { "0 compiled, 1 from cache" };
+        assert!(text.contains(counts), "{run} run: good.frag is built ({counts}):\n{text}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn with_workers_off_the_same_crash_takes_the_cli_down() {
+    // SMOLV_WORKERS=0 compiles in the CLI's own process, as before
+    // workers: the crash is the process's death, which is what workers
+    // prevent.
+    let dir = tree("boom.frag");
+    let (output, text) = build(dir.path(), &[("SMOLV_WORKERS", "0")]);
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(output.status.signal(), Some(11), "in-process, glslang's SIGSEGV kills the CLI:\n{text}");
+}
+
+/// The test hook `SMOLV_WORKER_TEST_DELAY` (debug builds) makes the worker
+/// sleep on one file: past the time limit, the worker is stopped, the
+/// shader is named, and the others compile in a new worker.
+#[cfg(debug_assertions)]
+#[test]
+fn a_worker_over_its_time_limit_is_stopped_and_names_the_shader() {
+    let dir = tree("slow.frag");
+    std::fs::write(dir.path().join("shaders/slow.frag"), GOOD.replace("0.5", "0.75")).unwrap();
+    std::fs::write(dir.path().join("shaders/zzz.frag"), GOOD.replace("0.5", "0.125")).unwrap();
+    let start = std::time::Instant::now();
+    let (output, text) =
+        build(dir.path(), &[("SMOLV_WORKER_TEST_DELAY", "slow.frag=60000"), ("SMOLV_WORKER_TIMEOUT", "1")]);
+    assert!(start.elapsed().as_secs() < 30, "the limit stopped the worker: {:?}", start.elapsed());
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    let slow = dir.path().join("shaders/slow.frag");
+    assert!(
+        text.lines().any(|l| l.starts_with(&format!("{}: error:", slow.display()))
+            && l.contains("took longer than 1 s, the worker's time limit (SMOLV_WORKER_TIMEOUT), and was stopped")),
+        "{text}"
+    );
+    assert!(text.contains("2 compiled, 0 from cache"), "good.frag and zzz.frag compile:\n{text}");
+}

@@ -1,0 +1,181 @@
+//! Worker processes: the in-process compilers (shaderc/glslang and naga)
+//! run in child processes, so that a compiler crash, abort, stack
+//! overflow, hang or runaway allocation ends a worker, not the build.
+//!
+//! The worker is this same program, started again with [`MARKER`] set:
+//! - under a build script, the build script itself, which reaches
+//!   [`Config::try_compile`](crate::Config::try_compile) again (`compile()`
+//!   calls it), and there serves instead of building ([`serve_if_asked`]);
+//! - anywhere else, a program whose `main` calls
+//!   [`Config::worker_main`](crate::Config::worker_main) first (the
+//!   `cargo-smolv` CLI, or a game through `smolv_reload::worker_main`).
+//!
+//! Without either (a test harness, a program without the hook), or with
+//! `SMOLV_WORKERS=0`, the compilers run in this process, as they did
+//! before workers.
+//!
+//! A worker compiles one job at a time, and serves job after job until its
+//! standard input closes (`pool`), speaking length-prefixed frames over its
+//! stdin and a private copy of its stdout (`protocol`); its own standard
+//! output is pointed at stderr, so compiler chatter cannot corrupt a
+//! frame (`serve`). It dies with its parent (`PR_SET_PDEATHSIG` on Linux,
+//! and the closed pipe everywhere), has an address-space cap (`RLIMIT_AS`
+//! on unix) and a time limit per job; a worker that dies or overruns is
+//! reported as an error naming the shader and how it ended, is never
+//! cached, and is replaced for the jobs after it.
+
+mod pool;
+mod protocol;
+mod serve;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use crate::compile::frontend::{self, Compiled};
+use crate::error::Diagnostic;
+use crate::settings::Settings;
+use crate::source::Job;
+
+pub(crate) use serve::serve_if_asked;
+
+/// Set in a worker's environment: the protocol version it must speak.
+const MARKER: &str = "SMOLV_BUILD_WORKER";
+/// Set in a worker's environment: its parent's process id, so that a
+/// worker whose parent died before it could ask to die with it exits.
+const PARENT_VAR: &str = "SMOLV_BUILD_WORKER_PARENT";
+/// Set in a worker's environment: its address-space cap in bytes.
+const MEMORY_VAR: &str = "SMOLV_BUILD_WORKER_MEMORY";
+/// `0` compiles in the build's own process (no workers).
+const WORKERS_VAR: &str = "SMOLV_WORKERS";
+/// Seconds a worker may spend on one job (default [`DEFAULT_TIME_LIMIT`]).
+const TIMEOUT_VAR: &str = "SMOLV_WORKER_TIMEOUT";
+/// A worker's memory cap in MiB (default [`DEFAULT_MEMORY_MIB`]).
+const MEMORY_MIB_VAR: &str = "SMOLV_WORKER_MEMORY_MB";
+/// Test hook, debug builds only: `name=milliseconds` makes a worker sleep
+/// that long before compiling a file named `name`, to reach the time limit.
+#[cfg(debug_assertions)]
+const TEST_DELAY_VAR: &str = "SMOLV_WORKER_TEST_DELAY";
+
+/// Long enough for any real shader, short enough that a hung compiler is
+/// noticed.
+const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(120);
+/// glslang and naga need tens of MiB for large shaders; this leaves room
+/// for the program's own mappings, and stops a runaway allocation long
+/// before it takes the machine's memory.
+const DEFAULT_MEMORY_MIB: u64 = 4096;
+
+/// Whether this program's `main` called [`main_hook`]: then it can serve
+/// as a worker when started again.
+static HOOKED: AtomicBool = AtomicBool::new(false);
+
+/// The hook behind [`Config::worker_main`](crate::Config::worker_main):
+/// serves and exits if this process is a worker, else records that this
+/// program can be one.
+pub(crate) fn main_hook() {
+    serve_if_asked();
+    HOOKED.store(true, Ordering::Release);
+}
+
+/// Whether [`ShaderRecipe::compile`](crate::recipe::ShaderRecipe::compile)
+/// runs the compilers in worker processes: only once `main` called
+/// [`Config::worker_main`](crate::Config::worker_main) (and
+/// `SMOLV_WORKERS` is not `0`). Otherwise a compiler crash ends this
+/// process, which a hot-reloading game should warn about.
+///
+/// ```
+/// // A test harness never called the hook.
+/// assert!(!smolv_build::recipe::compiles_in_workers());
+/// ```
+pub fn compiles_in_workers() -> bool {
+    HOOKED.load(Ordering::Acquire) && std::env::var_os(WORKERS_VAR).is_none_or(|v| v != "0")
+}
+
+/// How the frontends of in-process compilers run for one build (or one
+/// hot-reload compile).
+pub(crate) enum Compilers {
+    /// In this process: a crash here ends the process.
+    InProcess,
+    /// In worker processes of this program.
+    Workers(pool::Workers),
+}
+
+/// A worker's limits.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Limits {
+    pub(crate) time: Duration,
+    pub(crate) memory_bytes: u64,
+}
+
+impl Limits {
+    /// From `SMOLV_WORKER_TIMEOUT` (seconds) and `SMOLV_WORKER_MEMORY_MB`,
+    /// else the defaults; an unreadable value is ignored.
+    fn from_env() -> Self {
+        let number = |var: &str| std::env::var(var).ok().and_then(|v| v.trim().parse::<u64>().ok()).filter(|&n| n > 0);
+        Self {
+            time: number(TIMEOUT_VAR).map_or(DEFAULT_TIME_LIMIT, Duration::from_secs),
+            memory_bytes: number(MEMORY_MIB_VAR).unwrap_or(DEFAULT_MEMORY_MIB).saturating_mul(1 << 20),
+        }
+    }
+}
+
+impl Compilers {
+    /// Workers when this program can serve as one (see the module docs),
+    /// else in-process. `build_script`: called from `Config::try_compile`,
+    /// which a build script reaches again when started as a worker.
+    pub(crate) fn start(build_script: bool) -> Self {
+        if std::env::var_os(WORKERS_VAR).is_some_and(|v| v == "0") {
+            return Self::InProcess;
+        }
+        let can_serve = HOOKED.load(Ordering::Acquire) || (build_script && under_a_build_script());
+        match this_program() {
+            Some(exe) if can_serve => Self::Workers(pool::Workers::new(exe, Limits::from_env())),
+            _ => Self::InProcess,
+        }
+    }
+
+    /// Compiles `job` (whose file holds `source`) with its frontend: in a
+    /// worker if that frontend runs in-process, else here (the external
+    /// tools are child processes already).
+    pub(crate) fn compile(&self, job: &Job, source: &[u8], settings: &Settings) -> Result<Compiled, Vec<Diagnostic>> {
+        let in_process = job.language.compiles_in_process() && !frontend::compiles_with_glslc(job, settings);
+        match (self, std::str::from_utf8(source)) {
+            (Self::Workers(workers), Ok(text)) if in_process => workers.compile(job, text, settings),
+            // Not UTF-8: the frontend refuses it before any compiler runs.
+            _ => frontend::compile(job, source, settings),
+        }
+    }
+}
+
+/// This program's binary. On Linux `/proc/self/exe`, which stays this
+/// very binary even after a rebuild replaced the file (a hot-reloading
+/// game whose Rust code was rebuilt while it runs).
+fn this_program() -> Option<std::path::PathBuf> {
+    #[cfg(target_os = "linux")]
+    {
+        let proc = std::path::Path::new("/proc/self/exe");
+        if proc.exists() {
+            return Some(proc.to_owned());
+        }
+    }
+    std::env::current_exe().ok()
+}
+
+/// Whether this process runs as a Cargo build script: Cargo sets these for
+/// build scripts only (a test or a `cargo run` gets none of `TARGET`,
+/// `HOST` and `NUM_JOBS`).
+fn under_a_build_script() -> bool {
+    ["OUT_DIR", "TARGET", "HOST", "NUM_JOBS"].iter().all(|var| std::env::var_os(var).is_some())
+}
+
+/// What compiles `job` in a worker, for messages.
+fn compiler_name(job: &Job) -> &'static str {
+    match job.language {
+        crate::options::Language::Wgsl => "naga",
+        _ => "glslang (shaderc)",
+    }
+}
+
+/// Where the worker binary is, for messages.
+fn describe_exe(exe: &std::path::Path) -> String {
+    exe.file_name().map_or_else(|| exe.display().to_string(), |name| name.to_string_lossy().into_owned())
+}

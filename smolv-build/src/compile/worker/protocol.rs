@@ -1,0 +1,220 @@
+//! What a worker and its parent say to each other.
+//!
+//! The worker first writes [`HELLO`]; anything before it on the pipe (a
+//! build script's own prints before it reached `Config::compile`) is
+//! skipped. After that, each message is a frame: a little-endian `u32`
+//! length, then that many bytes. A request is JSON (the job, the settings
+//! and the source); a response is a [`BodyWriter`] body: the compiled
+//! modules with what was read, or the diagnostics.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use smolv_runtime::reflect::ShaderStage;
+
+use crate::cache::{BodyReader, BodyWriter};
+use crate::compile::frontend::{Compiled, CompiledModule};
+use crate::error::Diagnostic;
+use crate::settings::Settings;
+use crate::source::Job;
+
+/// The worker's greeting, which carries the protocol's version.
+pub(super) const HELLO: &[u8] = b"\nsmolv-build worker 1\n";
+/// The most bytes skipped while looking for [`HELLO`].
+pub(super) const MAX_BEFORE_HELLO: usize = 1 << 20;
+/// The largest frame either side accepts: far above any shader or module,
+/// and a bound on what a damaged length can make the reader allocate.
+const MAX_FRAME: u32 = 256 << 20;
+
+/// One job to compile.
+#[derive(Serialize, Deserialize)]
+pub(super) struct Request {
+    pub(super) job: Job,
+    pub(super) settings: Settings,
+    pub(super) source: String,
+}
+
+/// Writes one frame.
+pub(super) fn write_frame(out: &mut impl Write, payload: &[u8]) -> std::io::Result<()> {
+    let len = u32::try_from(payload.len())
+        .ok()
+        .filter(|&len| len <= MAX_FRAME)
+        .ok_or_else(|| std::io::Error::other(format!("a {} B message is too large for a worker", payload.len())))?;
+    // One write for the whole frame: the reader wakes once, not once for
+    // the length and again for the payload.
+    let mut frame = Vec::with_capacity(4 + payload.len());
+    frame.extend_from_slice(&len.to_le_bytes());
+    frame.extend_from_slice(payload);
+    out.write_all(&frame)?;
+    out.flush()
+}
+
+/// Reads one frame; `Ok(None)` at a clean end of input.
+pub(super) fn read_frame(input: &mut impl Read) -> std::io::Result<Option<Vec<u8>>> {
+    let mut len = [0u8; 4];
+    match input.read_exact(&mut len) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
+        Err(e) => return Err(e),
+    }
+    let len = u32::from_le_bytes(len);
+    if len > MAX_FRAME {
+        return Err(std::io::Error::other(format!("a frame of {len} B is over the {MAX_FRAME} B limit")));
+    }
+    let mut payload = vec![0; len as usize];
+    input.read_exact(&mut payload)?;
+    Ok(Some(payload))
+}
+
+/// Reads until [`HELLO`], skipping at most [`MAX_BEFORE_HELLO`] bytes.
+pub(super) fn wait_for_hello(input: &mut impl Read) -> std::io::Result<()> {
+    let mut seen = Vec::with_capacity(HELLO.len());
+    let mut byte = [0u8; 1];
+    for _ in 0..MAX_BEFORE_HELLO + HELLO.len() {
+        if input.read(&mut byte)? == 0 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        if seen.len() == HELLO.len() {
+            seen.remove(0);
+        }
+        seen.push(byte[0]);
+        if seen == HELLO {
+            return Ok(());
+        }
+    }
+    Err(std::io::Error::other("the worker printed too much before greeting"))
+}
+
+/// A response: what the frontend made of the job.
+pub(super) fn encode_response(result: &Result<Compiled, Vec<Diagnostic>>) -> Option<Vec<u8>> {
+    let mut w = BodyWriter::default();
+    match result {
+        Ok(compiled) => {
+            w.u32(0).count(compiled.modules.len());
+            for m in &compiled.modules {
+                w.text(&m.name).text(m.stage.name()).text(&m.entry_point).words(&m.spirv);
+                match &m.optimized {
+                    Some(optimized) => w.u32(1).words(optimized),
+                    None => w.u32(0),
+                };
+            }
+            w.count(compiled.dependencies.len());
+            for (path, hash) in &compiled.dependencies {
+                w.text(&path.to_string_lossy()).bytes(hash);
+            }
+            w.count(compiled.missing.len());
+            compiled.missing.iter().for_each(|path| {
+                w.text(&path.to_string_lossy());
+            });
+            w.count(compiled.warnings.len());
+            compiled.warnings.iter().for_each(|warning| {
+                w.text(warning);
+            });
+        }
+        Err(diagnostics) => {
+            w.u32(1).count(diagnostics.len());
+            for d in diagnostics {
+                w.text(&d.path.to_string_lossy()).u32(d.line).u32(d.column).text(&d.message);
+                match &d.rendered {
+                    Some(rendered) => w.u32(1).text(rendered),
+                    None => w.u32(0),
+                };
+            }
+        }
+    }
+    w.finish()
+}
+
+/// Reads a response back; `None` if it is malformed.
+pub(super) fn decode_response(body: &[u8]) -> Option<Result<Compiled, Vec<Diagnostic>>> {
+    let mut r = BodyReader::new(body);
+    let result = match r.u32()? {
+        0 => {
+            let mut modules = Vec::new();
+            for _ in 0..r.u32()? {
+                let name = r.text()?;
+                let stage_name = r.text()?;
+                let stage = ShaderStage::ALL.into_iter().find(|s| s.name() == stage_name)?;
+                let entry_point = r.text()?;
+                let spirv = r.words()?;
+                let optimized = if r.u32()? == 1 { Some(r.words()?) } else { None };
+                modules.push(CompiledModule { name, stage, entry_point, spirv, optimized });
+            }
+            let mut dependencies = Vec::new();
+            for _ in 0..r.u32()? {
+                let path = PathBuf::from(r.text()?);
+                dependencies.push((path, r.bytes()?.try_into().ok()?));
+            }
+            let missing = (0..r.u32()?).map(|_| r.text().map(PathBuf::from)).collect::<Option<_>>()?;
+            let warnings = (0..r.u32()?).map(|_| r.text()).collect::<Option<_>>()?;
+            Ok(Compiled { modules, dependencies, missing, warnings })
+        }
+        1 => {
+            let mut diagnostics = Vec::new();
+            for _ in 0..r.u32()? {
+                let path = PathBuf::from(r.text()?);
+                let (line, column, message) = (r.u32()?, r.u32()?, r.text()?);
+                let rendered = if r.u32()? == 1 { Some(r.text()?) } else { None };
+                diagnostics.push(Diagnostic { path, line, column, message, rendered });
+            }
+            Err(diagnostics)
+        }
+        _ => return None,
+    };
+    r.is_empty().then_some(result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn responses_round_trip_and_damage_is_refused() {
+        let compiled = Compiled {
+            modules: vec![CompiledModule {
+                name: "a.frag".into(),
+                stage: ShaderStage::Fragment,
+                entry_point: "main".into(),
+                spirv: vec![0x0723_0203, 1, 2],
+                optimized: Some(vec![0x0723_0203]),
+            }],
+            dependencies: vec![(PathBuf::from("shaders/common.glsl"), [7; 32])],
+            missing: vec![PathBuf::from("include/common.glsl")],
+            warnings: vec!["a warning".into()],
+        };
+        let body = encode_response(&Ok(compiled)).unwrap();
+        let back = decode_response(&body).unwrap().unwrap();
+        assert_eq!(back.modules[0].spirv, [0x0723_0203, 1, 2]);
+        assert_eq!(back.modules[0].optimized.as_deref(), Some(&[0x0723_0203][..]));
+        assert_eq!(back.dependencies, [(PathBuf::from("shaders/common.glsl"), [7; 32])]);
+        assert_eq!((back.missing.len(), back.warnings.len()), (1, 1));
+        assert!(decode_response(&body[..body.len() - 1]).is_none(), "a truncated response is refused");
+
+        let error = Diagnostic {
+            path: "a.frag".into(),
+            line: 3,
+            column: 28,
+            message: "'tint' : undeclared identifier".into(),
+            rendered: Some("  |\n3 | tint".into()),
+        };
+        let body = encode_response(&Err(vec![error.clone()])).unwrap();
+        assert_eq!(decode_response(&body).unwrap().unwrap_err(), [error]);
+    }
+
+    #[test]
+    fn frames_are_length_prefixed_and_the_greeting_skips_what_came_before() {
+        let mut pipe = b"cargo:warning=printed by build.rs before compile()\n".to_vec();
+        pipe.extend_from_slice(HELLO);
+        write_frame(&mut pipe, b"one").unwrap();
+        write_frame(&mut pipe, b"").unwrap();
+        let mut input = &pipe[..];
+        wait_for_hello(&mut input).unwrap();
+        assert_eq!(read_frame(&mut input).unwrap().unwrap(), b"one");
+        assert_eq!(read_frame(&mut input).unwrap().unwrap(), b"");
+        assert!(read_frame(&mut input).unwrap().is_none(), "the end of input is a clean end");
+        let huge = (MAX_FRAME + 1).to_le_bytes();
+        assert!(read_frame(&mut &huge[..]).is_err(), "a length over the limit allocates nothing");
+        assert!(wait_for_hello(&mut &b"no greeting"[..]).is_err());
+    }
+}

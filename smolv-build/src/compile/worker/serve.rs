@@ -1,0 +1,154 @@
+//! The worker's side: set itself up, greet, then compile job after job
+//! until its parent closes the pipe.
+#![allow(unsafe_code, reason = "prctl, setrlimit, getppid, dup and dup2 on the worker's own process")]
+
+use std::io::{BufReader, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::protocol::{self, Request};
+use super::{MARKER, MEMORY_VAR, PARENT_VAR};
+use crate::compile::frontend;
+
+/// Whether a thread of this process is serving already.
+static SERVING: AtomicBool = AtomicBool::new(false);
+
+/// If this process was started as a worker, serves its parent and exits;
+/// else returns at once. A second thread that gets here while the first
+/// serves (a build script compiling two trees at once) waits for the
+/// process to end.
+pub(crate) fn serve_if_asked() {
+    let Some(version) = std::env::var_os(MARKER) else {
+        return;
+    };
+    if SERVING.swap(true, Ordering::AcqRel) {
+        loop {
+            std::thread::park();
+        }
+    }
+    if version != "1" {
+        eprintln!("smolv-build: asked to be a worker of protocol {version:?}, but this build speaks version 1");
+        std::process::exit(2);
+    }
+    std::process::exit(serve())
+}
+
+/// The worker's life; returns its exit status.
+fn serve() -> i32 {
+    if !die_with_parent() {
+        return 0; // The parent is gone already: nobody to serve.
+    }
+    cap_memory();
+    let Some(mut out) = private_stdout() else {
+        eprintln!("smolv-build worker: cannot set up its output pipe");
+        return 2;
+    };
+    if out.write_all(protocol::HELLO).and_then(|()| out.flush()).is_err() {
+        return 0;
+    }
+    let mut input = BufReader::new(std::io::stdin().lock());
+    loop {
+        let payload = match protocol::read_frame(&mut input) {
+            Ok(Some(payload)) => payload,
+            // The parent closed the pipe (done, or gone).
+            Ok(None) | Err(_) => return 0,
+        };
+        let request: Request = match serde_json::from_slice(&payload) {
+            Ok(request) => request,
+            Err(e) => {
+                eprintln!("smolv-build worker: a request it cannot read: {e}");
+                return 2;
+            }
+        };
+        test_delay(&request);
+        let result = frontend::compile(&request.job, request.source.as_bytes(), &request.settings);
+        let Some(response) = protocol::encode_response(&result) else {
+            eprintln!("smolv-build worker: the result of {} is too large to send", request.job.path.display());
+            return 2;
+        };
+        if protocol::write_frame(&mut out, &response).is_err() {
+            return 0;
+        }
+    }
+}
+
+/// Asks the kernel to kill this worker when its parent dies (Linux), and
+/// checks that the parent it was started by is still there; `false` if it
+/// is not. Elsewhere the closed pipe ends the worker at its next read.
+fn die_with_parent() -> bool {
+    let expected: Option<u32> = std::env::var(PARENT_VAR).ok().and_then(|pid| pid.parse().ok());
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: prctl with PR_SET_PDEATHSIG takes a signal number and
+        // changes only this process's own death signal.
+        unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) };
+    }
+    #[cfg(unix)]
+    {
+        // SAFETY: getppid has no preconditions. Checked after the prctl:
+        // a parent that died before it is not signalled for.
+        let parent = unsafe { libc::getppid() };
+        if let Some(expected) = expected {
+            return u32::try_from(parent).is_ok_and(|parent| parent == expected);
+        }
+    }
+    let _ = expected;
+    true
+}
+
+/// Caps this worker's address space at what the parent set, so that a
+/// runaway allocation fails here (and aborts the worker) instead of taking
+/// the machine's memory.
+fn cap_memory() {
+    let Some(bytes) = std::env::var(MEMORY_VAR).ok().and_then(|b| b.parse::<u64>().ok()) else {
+        return;
+    };
+    #[cfg(unix)]
+    {
+        let cap = libc::rlim_t::try_from(bytes).unwrap_or(libc::RLIM_INFINITY);
+        let limit = libc::rlimit { rlim_cur: cap, rlim_max: libc::RLIM_INFINITY };
+        // SAFETY: setrlimit reads the struct passed by reference and
+        // changes only this process's limit. Should it fail, the worker
+        // runs uncapped.
+        unsafe { libc::setrlimit(libc::RLIMIT_AS, &limit) };
+    }
+    let _ = bytes;
+}
+
+/// The pipe to the parent: a private copy of standard output, with
+/// descriptor 1 itself pointed at stderr, so whatever the compilers print
+/// never lands inside a frame.
+#[cfg(unix)]
+fn private_stdout() -> Option<std::fs::File> {
+    use std::os::fd::FromRawFd;
+    // Anything buffered goes out before the greeting, and is skipped.
+    let _ = std::io::stdout().flush();
+    // SAFETY: dup and dup2 on the process's own standard descriptors; the
+    // new descriptor is owned by the File alone.
+    unsafe {
+        let copy = libc::dup(1);
+        if copy < 0 || libc::dup2(2, 1) < 0 {
+            return None;
+        }
+        libc::fcntl(copy, libc::F_SETFD, libc::FD_CLOEXEC);
+        Some(std::fs::File::from_raw_fd(copy))
+    }
+}
+
+/// Without `dup2`, standard output itself (the frontends print nothing
+/// there on these platforms that smolv knows of).
+#[cfg(not(unix))]
+fn private_stdout() -> Option<std::io::Stdout> {
+    Some(std::io::stdout())
+}
+
+/// The test hook `SMOLV_WORKER_TEST_DELAY=name=ms` (debug builds only).
+fn test_delay(request: &Request) {
+    #[cfg(debug_assertions)]
+    if let Some((name, ms)) = std::env::var(super::TEST_DELAY_VAR).ok().as_deref().and_then(|v| v.split_once('=')) {
+        let named = request.job.path.file_name().is_some_and(|file| file.to_string_lossy() == name);
+        if let (true, Ok(ms)) = (named, ms.parse::<u64>()) {
+            std::thread::sleep(std::time::Duration::from_millis(ms));
+        }
+    }
+    let _ = request;
+}
