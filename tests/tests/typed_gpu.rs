@@ -11,13 +11,18 @@
 //!
 //! What runs where:
 //! - GLSL: every case; uniform (std140), storage and push constants
-//!   (std430). `scalar` layout needs `scalarBlockLayout`, and 8/16-bit
-//!   members need the 8/16-bit storage features, which the test device
-//!   (tests/src/vulkan.rs) does not enable; they are not run here.
+//!   (std430), or all three in `scalar` layout. The scalar and 8/16-bit
+//!   cases use the features tests/src/vulkan.rs enables where the device
+//!   has them (lavapipe has all): `scalarBlockLayout`, the 8/16-bit
+//!   storage and push-constant features, `shaderInt8`, `shaderInt16` and
+//!   `shaderFloat16`.
 //! - WGSL: uniform and storage. WGSL has no row-major matrices, no
 //!   `scalar` layout, no `bool` in a host-shareable block and no 64-bit
 //!   types, and its uniform arrays need a 16-byte stride, so the std140
-//!   scalar and `vec2` array case is storage-only there.
+//!   scalar and `vec2` array case is storage-only there. No 8/16-bit or
+//!   `scalar` case either (naga's `f16` is not enabled here, and WGSL
+//!   has no 8-bit or 16-bit integers). No push constants: WGSL's
+//!   `var<push_constant>` is a naga extension.
 #![allow(unsafe_code)]
 
 use std::fmt::Write;
@@ -36,6 +41,12 @@ enum Kind {
     Bool,
     F64,
     U64,
+    I8,
+    U8,
+    I16,
+    U16,
+    /// `float16_t`, held in Rust as its bits.
+    F16,
     Vector(u32),
     /// `columns`×`rows`, in SPIR-V's terms.
     Mat {
@@ -65,10 +76,27 @@ struct Case {
     name: &'static str,
     members: Vec<(&'static str, Kind)>,
     runtime: Option<Kind>,
+    /// Every block in `scalar` layout (instead of std140 and std430).
+    scalar: bool,
+}
+
+impl Case {
+    /// Whether a member is 8 or 16 bits wide (somewhere inside).
+    fn small(&self) -> bool {
+        fn small(kind: &Kind) -> bool {
+            match kind {
+                I8 | U8 | I16 | U16 | F16 => true,
+                Array(element, _) => small(element),
+                _ => false,
+            }
+        }
+        self.members.iter().any(|(_, k)| small(k)) || self.runtime.as_ref().is_some_and(small)
+    }
 }
 
 fn cases() -> Vec<Case> {
-    let case = |name, members| Case { name, members, runtime: None };
+    let case = |name, members| Case { name, members, runtime: None, scalar: false };
+    let scalar = |name, members| Case { name, members, runtime: None, scalar: true };
     vec![
         case("vec3_scalar", vec![("a", Vector(3)), ("b", F32), ("c", Vector(3)), ("d", U32), ("e", I32)]),
         case("booleans", vec![("a", Vector(3)), ("flag", Bool), ("other", Bool)]),
@@ -77,7 +105,36 @@ fn cases() -> Vec<Case> {
         case("arrays", vec![("fs", array(F32, 3)), ("v2s", array(Vector(2), 2)), ("v3s", array(Vector(3), 2))]),
         case("structs", vec![("one", Inner), ("many", array(Inner, 2)), ("outer", Outer), ("after", F32)]),
         case("wide", vec![("d", F64), ("u", U64), ("f", F32), ("ds", Vector(3))]),
-        Case { name: "runtime", members: vec![("count", U32), ("scale", Vector(3))], runtime: Some(Inner) },
+        Case {
+            name: "runtime",
+            members: vec![("count", U32), ("scale", Vector(3))],
+            runtime: Some(Inner),
+            scalar: false,
+        },
+        case("small", vec![("a", I8), ("b", U8), ("c", I16), ("d", U16), ("e", F16), ("f", U32), ("g", array(U16, 3))]),
+        scalar(
+            "scalar",
+            vec![
+                ("a", Vector(3)),
+                ("b", F32),
+                ("c", Vector(3)),
+                ("d", Vector(2)),
+                ("m", mat(3, 3, false)),
+                ("vs", array(Vector(3), 2)),
+                ("fs", array(F32, 2)),
+                ("one", Inner),
+            ],
+        ),
+        scalar(
+            "scalar_small",
+            vec![("a", U8), ("b", array(F16, 3)), ("c", I16), ("d", Vector(3)), ("e", array(I8, 3)), ("f", U16)],
+        ),
+        Case {
+            name: "scalar_runtime",
+            members: vec![("count", U16), ("scale", Vector(3))],
+            runtime: Some(Inner),
+            scalar: true,
+        },
     ]
 }
 
@@ -91,7 +148,7 @@ enum Lang {
 fn expressible(lang: Lang, kind: &Kind, uniform: bool) -> bool {
     match (lang, kind) {
         (Lang::Glsl, _) => true,
-        (Lang::Wgsl, Bool | F64 | U64 | Mat { row_major: true, .. }) => false,
+        (Lang::Wgsl, Bool | F64 | U64 | I8 | U8 | I16 | U16 | F16 | Mat { row_major: true, .. }) => false,
         (Lang::Wgsl, Array(element, _)) => {
             expressible(lang, element, uniform) && !(uniform && matches!(**element, F32 | U32 | I32 | Vector(2)))
         }
@@ -108,6 +165,11 @@ fn shader_type(lang: Lang, kind: &Kind) -> String {
         (Lang::Glsl, Bool) => "bool".into(),
         (Lang::Glsl, F64) => "double".into(),
         (Lang::Glsl, U64) => "uint64_t".into(),
+        (Lang::Glsl, I8) => "int8_t".into(),
+        (Lang::Glsl, U8) => "uint8_t".into(),
+        (Lang::Glsl, I16) => "int16_t".into(),
+        (Lang::Glsl, U16) => "uint16_t".into(),
+        (Lang::Glsl, F16) => "float16_t".into(),
         (Lang::Glsl, Vector(n)) => format!("vec{n}"),
         (Lang::Glsl, Mat { columns, rows, row_major }) => {
             format!("layout({}) mat{columns}x{rows}", if *row_major { "row_major" } else { "column_major" })
@@ -164,6 +226,27 @@ impl Walk {
                 (format!("{value}i32"), vec![value as u32], vec![copy])
             }
             (_, Bool) => (format!("{}u32", k % 2), vec![k % 2], vec![format!("uint({path})")]),
+            (_, I8) => {
+                let value = -i8::try_from(k % 100).unwrap() - 1;
+                (format!("{value}i8"), vec![i32::from(value) as u32], vec![format!("uint(int({path}))")])
+            }
+            (_, U8) => {
+                let value = u8::try_from(k % 200).unwrap() + 50;
+                (format!("{value}u8"), vec![u32::from(value)], vec![format!("uint({path})")])
+            }
+            (_, I16) => {
+                let value = -i16::try_from(k).unwrap() - 300;
+                (format!("{value}i16"), vec![i32::from(value) as u32], vec![format!("uint(int({path}))")])
+            }
+            (_, U16) => {
+                let value = u16::try_from(k).unwrap() + 40000;
+                (format!("{value}u16"), vec![u32::from(value)], vec![format!("uint({path})")])
+            }
+            (_, F16) => {
+                // 1.0 and a little more: a normal half, so its bits survive.
+                let bits = 0x3c00 + u16::try_from(k).unwrap();
+                (format!("{bits}u16"), vec![u32::from(bits)], vec![format!("uint(float16BitsToUint16({path}))")])
+            }
             (_, F64) => {
                 let bits = (k as f64 + 0.125).to_bits();
                 let value = k as f64 + 0.125;
@@ -261,9 +344,10 @@ fn module(lang: Lang, case: &Case) -> Option<Module> {
     let members: Vec<&(&str, Kind)> = case.members.iter().collect();
     let uniform_ok = members.iter().all(|(_, k)| expressible(lang, k, true));
     let storage_ok = members.iter().all(|(_, k)| expressible(lang, k, false));
-    if !storage_ok {
+    if !storage_ok || (lang == Lang::Wgsl && case.scalar) {
         return None;
     }
+    let (std140, std430) = if case.scalar { ("scalar", "scalar") } else { ("std140", "std430") };
     let kinds: Vec<&'static str> = kinds.iter().copied().filter(|k| *k != "uniform" || uniform_ok).collect();
     let mut text = String::new();
     let mut copies = String::new();
@@ -303,13 +387,13 @@ fn module(lang: Lang, case: &Case) -> Option<Module> {
         let body = body + &runtime.unwrap_or_default();
         match (lang, *kind) {
             (Lang::Glsl, "uniform") => {
-                let _ = write!(text, "layout(std140, set = 0, binding = 0) uniform U {{\n{body}}} u;\n");
+                let _ = write!(text, "layout({std140}, set = 0, binding = 0) uniform U {{\n{body}}} u;\n");
             }
             (Lang::Glsl, "storage") => {
-                let _ = write!(text, "layout(std430, set = 0, binding = 1) readonly buffer S {{\n{body}}} s;\n");
+                let _ = write!(text, "layout({std430}, set = 0, binding = 1) readonly buffer S {{\n{body}}} s;\n");
             }
             (Lang::Glsl, _) => {
-                let _ = write!(text, "layout(push_constant) uniform P {{\n{body}}} p;\n");
+                let _ = write!(text, "layout(push_constant, {std430}) uniform P {{\n{body}}} p;\n");
             }
             (Lang::Wgsl, "uniform") => {
                 let _ = write!(text, "struct U {{\n{body}}}\n@group(0) @binding(0) var<uniform> u: U;\n");
@@ -320,9 +404,19 @@ fn module(lang: Lang, case: &Case) -> Option<Module> {
         }
         blocks.push(Block { kind, rust, words: walk.words });
     }
+    let mut extensions = String::new();
+    if case.scalar {
+        extensions.push_str("#extension GL_EXT_scalar_block_layout : require\n");
+    }
+    if case.small() {
+        extensions.push_str(
+            "#extension GL_EXT_shader_explicit_arithmetic_types : require\n\
+             #extension GL_EXT_shader_8bit_storage : require\n#extension GL_EXT_shader_16bit_storage : require\n",
+        );
+    }
     let text = match lang {
         Lang::Glsl => format!(
-            "#version 450\n#extension GL_ARB_gpu_shader_int64 : require\n\
+            "#version 450\n#extension GL_ARB_gpu_shader_int64 : require\n{extensions}\
              struct Inner {{ vec3 v; float s; }};\nstruct Outer {{ Inner i; float t; }};\n{text}\
              layout(std430, set = 0, binding = 2) buffer Out {{ uint w[]; }} o;\nlayout(local_size_x = 1) in;\n\
              void main() {{\n{copies}}}\n"
@@ -405,7 +499,7 @@ fn every_layout_case_filled_through_the_generated_types_reads_back_on_the_gpu() 
         stderr.lines().filter(|l| l.starts_with("warning") && !l.starts_with("warning: smolv-typed-gpu@")).collect();
     assert!(warnings.is_empty(), "the generated code must build without warnings:\n{stderr}");
     // Every GLSL case, and the WGSL ones it can express.
-    assert_eq!(modules.len(), 8 + 5, "{:?}", modules.iter().map(|m| &m.file).collect::<Vec<_>>());
+    assert_eq!(modules.len(), 12 + 5, "{:?}", modules.iter().map(|m| &m.file).collect::<Vec<_>>());
 
     // The same shaders, built here for their SPIR-V.
     let mut config = smolv_build::Config::new();
@@ -449,7 +543,7 @@ fn run(gpu: &Gpu, code: &[u32], uploads: &[(&str, Vec<u8>)], words: usize) -> Ve
         };
         let mut bindings = vec![binding(2, vk::DescriptorType::STORAGE_BUFFER)];
         let mut buffers = Vec::new();
-        let mut push: &[u8] = &[];
+        let mut push = Vec::new();
         for (kind, bytes) in uploads {
             match *kind {
                 "uniform" => {
@@ -470,7 +564,12 @@ fn run(gpu: &Gpu, code: &[u32], uploads: &[(&str, Vec<u8>)], words: usize) -> Ve
                         bytes.len(),
                     ));
                 }
-                _ => push = bytes,
+                // Vulkan takes push constants in whole words; a block
+                // ending in an 8/16-bit member is shorter.
+                _ => {
+                    push = bytes.clone();
+                    push.resize(bytes.len().next_multiple_of(4), 0);
+                }
             }
         }
         let out_bytes = words * 4;
@@ -536,7 +635,7 @@ fn run(gpu: &Gpu, code: &[u32], uploads: &[(&str, Vec<u8>)], words: usize) -> Ve
         d.cmd_bind_pipeline(command, vk::PipelineBindPoint::COMPUTE, pipeline);
         d.cmd_bind_descriptor_sets(command, vk::PipelineBindPoint::COMPUTE, layout, 0, &[set], &[]);
         if !push.is_empty() {
-            d.cmd_push_constants(command, layout, vk::ShaderStageFlags::COMPUTE, 0, push);
+            d.cmd_push_constants(command, layout, vk::ShaderStageFlags::COMPUTE, 0, &push);
         }
         d.cmd_dispatch(command, 1, 1, 1);
         d.end_command_buffer(command).unwrap();
