@@ -23,6 +23,14 @@
 //!   `scalar` case either (naga's `f16` is not enabled here, and WGSL
 //!   has no 8-bit or 16-bit integers). No push constants: WGSL's
 //!   `var<push_constant>` is a naga extension.
+//! - HLSL (through glslang, `name.comp.hlsl`): uniform (`ConstantBuffer`)
+//!   and push constants, for the cases without `double`, 8/16-bit
+//!   members (DXC's `-enable-16bit-types`), `scalar` layout or SPIR-V
+//!   column-major matrices: glslang makes every matrix in a struct
+//!   RowMajor (HLSL's default `column_major`) whatever the member says.
+//!   No storage block: glslang's are `StructuredBuffer`s, one struct per
+//!   element rather than a block of members.
+//! - Slang: not run here yet.
 #![allow(unsafe_code)]
 
 use std::fmt::Write;
@@ -142,6 +150,8 @@ fn cases() -> Vec<Case> {
 enum Lang {
     Glsl,
     Wgsl,
+    /// Through glslang (`glslc -x hlsl`).
+    Hlsl,
 }
 
 /// Whether `lang` can express `kind` in a block (`uniform`: in a uniform block).
@@ -153,6 +163,13 @@ fn expressible(lang: Lang, kind: &Kind, uniform: bool) -> bool {
             expressible(lang, element, uniform) && !(uniform && matches!(**element, F32 | U32 | I32 | Vector(2)))
         }
         (Lang::Wgsl, _) => true,
+        // `double` needs the three-argument `asuint` to reach its words,
+        // and the 8/16-bit types need DXC's `-enable-16bit-types`.
+        // glslang makes every matrix in a struct SPIR-V RowMajor (HLSL's
+        // default `column_major`), whatever the member says.
+        (Lang::Hlsl, F64 | I8 | U8 | I16 | U16 | F16 | Mat { row_major: false, .. }) => false,
+        (Lang::Hlsl, Array(element, _)) => expressible(lang, element, uniform),
+        (Lang::Hlsl, _) => true,
     }
 }
 
@@ -180,6 +197,15 @@ fn shader_type(lang: Lang, kind: &Kind) -> String {
         (Lang::Wgsl, Vector(n)) => format!("vec{n}<f32>"),
         (Lang::Wgsl, Mat { columns, rows, .. }) => format!("mat{columns}x{rows}<f32>"),
         (Lang::Wgsl, Array(element, len)) => format!("array<{}, {len}>", shader_type(lang, element)),
+        (Lang::Hlsl, F32) => "float".into(),
+        (Lang::Hlsl, U32) => "uint".into(),
+        (Lang::Hlsl, I32) => "int".into(),
+        (Lang::Hlsl, Bool) => "bool".into(),
+        (Lang::Hlsl, U64) => "uint64_t".into(),
+        (Lang::Hlsl, Vector(n)) => format!("float{n}"),
+        // HLSL's rows are SPIR-V's columns, and its default
+        // `column_major` is SPIR-V's RowMajor.
+        (Lang::Hlsl, Mat { columns, rows, .. }) => format!("float{columns}x{rows}"),
         (_, Inner) => "Inner".into(),
         (_, Outer) => "Outer".into(),
         (lang, kind) => panic!("{lang:?} cannot express {kind:?}"),
@@ -188,8 +214,8 @@ fn shader_type(lang: Lang, kind: &Kind) -> String {
 
 fn declare(lang: Lang, name: &str, kind: &Kind) -> String {
     match (lang, kind) {
-        (Lang::Glsl, Array(element, len)) => format!("{} {name}[{len}];", shader_type(lang, element)),
-        (Lang::Glsl, kind) => format!("{} {name};", shader_type(lang, kind)),
+        (Lang::Glsl | Lang::Hlsl, Array(element, len)) => format!("{} {name}[{len}];", shader_type(lang, element)),
+        (Lang::Glsl | Lang::Hlsl, kind) => format!("{} {name};", shader_type(lang, kind)),
         (Lang::Wgsl, kind) => format!("{name}: {},", shader_type(lang, kind)),
     }
 }
@@ -212,17 +238,21 @@ impl Walk {
         let (rust, words, copies): (String, Vec<u32>, Vec<String>) = match (self.lang, kind) {
             (lang, F32) => {
                 let value = k as f32 + 0.5;
-                let copy = if lang == Lang::Glsl {
-                    format!("floatBitsToUint({path})")
-                } else {
-                    format!("bitcast<u32>({path})")
+                let copy = match lang {
+                    Lang::Glsl => format!("floatBitsToUint({path})"),
+                    Lang::Wgsl => format!("bitcast<u32>({path})"),
+                    Lang::Hlsl => format!("asuint({path})"),
                 };
                 (format!("{value:?}f32"), vec![value.to_bits()], vec![copy])
             }
             (_, U32) => (format!("{}u32", 1000 + k), vec![1000 + k], vec![path.to_owned()]),
             (lang, I32) => {
                 let value = -(k as i32) - 7;
-                let copy = if lang == Lang::Glsl { format!("uint({path})") } else { format!("bitcast<u32>({path})") };
+                let copy = match lang {
+                    Lang::Glsl => format!("uint({path})"),
+                    Lang::Wgsl => format!("bitcast<u32>({path})"),
+                    Lang::Hlsl => format!("asuint({path})"),
+                };
                 (format!("{value}i32"), vec![value as u32], vec![copy])
             }
             (_, Bool) => (format!("{}u32", k % 2), vec![k % 2], vec![format!("uint({path})")]),
@@ -268,7 +298,10 @@ impl Walk {
             .into_iter()
             .enumerate()
             .map(|(i, c)| (index(i), c))
-            .map(|(i, c)| format!("o.w[BASE + {i}u] = {c};"))
+            .map(|(i, c)| match self.lang {
+                Lang::Hlsl => format!("o[BASE + {i}u] = {c};"),
+                _ => format!("o.w[BASE + {i}u] = {c};"),
+            })
             .collect();
         self.copies.extend(copies);
         rust
@@ -335,16 +368,24 @@ fn module(lang: Lang, case: &Case) -> Option<Module> {
         Lang::Wgsl => {
             (format!("{}.wgsl", case.name), format!("{}.wgsl#main", case.name), format!("{}_wgsl_main", case.name))
         }
+        Lang::Hlsl => {
+            let file = format!("{}.comp.hlsl", case.name);
+            (file.clone(), file, format!("{}_comp_hlsl", case.name))
+        }
     };
     let kinds: &[&'static str] = match (lang, &case.runtime) {
+        // glslang's storage buffers are `StructuredBuffer`s: a runtime
+        // array of one struct, not a block of members.
+        (Lang::Hlsl, Some(_)) => return None,
         (_, Some(_)) => &["storage"],
         (Lang::Glsl, None) => &["uniform", "storage", "push"],
         (Lang::Wgsl, None) => &["uniform", "storage"],
+        (Lang::Hlsl, None) => &["uniform", "push"],
     };
     let members: Vec<&(&str, Kind)> = case.members.iter().collect();
     let uniform_ok = members.iter().all(|(_, k)| expressible(lang, k, true));
     let storage_ok = members.iter().all(|(_, k)| expressible(lang, k, false));
-    if !storage_ok || (lang == Lang::Wgsl && case.scalar) {
+    if !storage_ok || (lang != Lang::Glsl && case.scalar) {
         return None;
     }
     let (std140, std430) = if case.scalar { ("scalar", "scalar") } else { ("std140", "std430") };
@@ -381,7 +422,7 @@ fn module(lang: Lang, case: &Case) -> Option<Module> {
         base += walk.words.len();
         let body: String = members.iter().map(|(n, k)| format!("    {}\n", declare(lang, n, k))).collect();
         let runtime = case.runtime.as_ref().map(|k| match lang {
-            Lang::Glsl => format!("    {} items[];\n", shader_type(lang, k)),
+            Lang::Glsl | Lang::Hlsl => format!("    {} items[];\n", shader_type(lang, k)),
             Lang::Wgsl => format!("    items: array<{}>,\n", shader_type(lang, k)),
         });
         let body = body + &runtime.unwrap_or_default();
@@ -400,6 +441,12 @@ fn module(lang: Lang, case: &Case) -> Option<Module> {
             }
             (Lang::Wgsl, _) => {
                 let _ = write!(text, "struct S {{\n{body}}}\n@group(0) @binding(1) var<storage, read> s: S;\n");
+            }
+            (Lang::Hlsl, "uniform") => {
+                let _ = write!(text, "struct U {{\n{body}}};\n[[vk::binding(0, 0)]] ConstantBuffer<U> u;\n");
+            }
+            (Lang::Hlsl, _) => {
+                let _ = write!(text, "struct P {{\n{body}}};\n[[vk::push_constant]] ConstantBuffer<P> p;\n");
             }
         }
         blocks.push(Block { kind, rust, words: walk.words });
@@ -425,6 +472,11 @@ fn module(lang: Lang, case: &Case) -> Option<Module> {
             "struct Inner {{ v: vec3<f32>, s: f32 }}\nstruct Outer {{ i: Inner, t: f32 }}\n{text}\
              struct Out {{ w: array<u32> }}\n@group(0) @binding(2) var<storage, read_write> o: Out;\n\
              @compute @workgroup_size(1)\nfn main() {{\n{copies}}}\n"
+        ),
+        Lang::Hlsl => format!(
+            "struct Inner {{ float3 v; float s; }};\nstruct Outer {{ Inner i; float t; }};\n{text}\
+             [[vk::binding(2, 0)]] RWStructuredBuffer<uint> o;\n\
+             [numthreads(1, 1, 1)]\nvoid main() {{\n{copies}}}\n"
         ),
     };
     Some(Module { file, name, text, blocks })
@@ -452,7 +504,7 @@ fn mat<const V: usize, const L: usize>(values: &[f32], len: usize) -> [[f32; L];
 fn every_layout_case_filled_through_the_generated_types_reads_back_on_the_gpu() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let modules: Vec<Module> = [Lang::Glsl, Lang::Wgsl]
+    let modules: Vec<Module> = [Lang::Glsl, Lang::Wgsl, Lang::Hlsl]
         .iter()
         .flat_map(|&lang| cases().into_iter().filter_map(move |c| module(lang, &c)))
         .collect();
@@ -499,7 +551,7 @@ fn every_layout_case_filled_through_the_generated_types_reads_back_on_the_gpu() 
         stderr.lines().filter(|l| l.starts_with("warning") && !l.starts_with("warning: smolv-typed-gpu@")).collect();
     assert!(warnings.is_empty(), "the generated code must build without warnings:\n{stderr}");
     // Every GLSL case, and the WGSL ones it can express.
-    assert_eq!(modules.len(), 12 + 5, "{:?}", modules.iter().map(|m| &m.file).collect::<Vec<_>>());
+    assert_eq!(modules.len(), 12 + 5 + 5, "{:?}", modules.iter().map(|m| &m.file).collect::<Vec<_>>());
 
     // The same shaders, built here for their SPIR-V.
     let mut config = smolv_build::Config::new();
