@@ -30,7 +30,12 @@
 //!   RowMajor (HLSL's default `column_major`) whatever the member says.
 //!   No storage block: glslang's are `StructuredBuffer`s, one struct per
 //!   element rather than a block of members.
-//! - Slang: not run here yet.
+//! - Slang (through slangc): uniform (`ConstantBuffer`) and push
+//!   constants, both matrix orientations, for the cases without
+//!   `double`, 8/16-bit members or `scalar` layout. No storage block, as
+//!   for HLSL. slangc stores a `bool` as an `int` (an `i32` in Rust), and
+//!   lays out a struct once per block layout, so the push constants'
+//!   `Inner` is `Inner2` beside the uniform block's.
 #![allow(unsafe_code)]
 
 use std::fmt::Write;
@@ -152,6 +157,8 @@ enum Lang {
     Wgsl,
     /// Through glslang (`glslc -x hlsl`).
     Hlsl,
+    /// Through slangc.
+    Slang,
 }
 
 /// Whether `lang` can express `kind` in a block (`uniform`: in a uniform block).
@@ -170,6 +177,9 @@ fn expressible(lang: Lang, kind: &Kind, uniform: bool) -> bool {
         (Lang::Hlsl, F64 | I8 | U8 | I16 | U16 | F16 | Mat { row_major: false, .. }) => false,
         (Lang::Hlsl, Array(element, _)) => expressible(lang, element, uniform),
         (Lang::Hlsl, _) => true,
+        (Lang::Slang, F64 | I8 | U8 | I16 | U16 | F16) => false,
+        (Lang::Slang, Array(element, _)) => expressible(lang, element, uniform),
+        (Lang::Slang, _) => true,
     }
 }
 
@@ -197,12 +207,16 @@ fn shader_type(lang: Lang, kind: &Kind) -> String {
         (Lang::Wgsl, Vector(n)) => format!("vec{n}<f32>"),
         (Lang::Wgsl, Mat { columns, rows, .. }) => format!("mat{columns}x{rows}<f32>"),
         (Lang::Wgsl, Array(element, len)) => format!("array<{}, {len}>", shader_type(lang, element)),
-        (Lang::Hlsl, F32) => "float".into(),
-        (Lang::Hlsl, U32) => "uint".into(),
-        (Lang::Hlsl, I32) => "int".into(),
-        (Lang::Hlsl, Bool) => "bool".into(),
-        (Lang::Hlsl, U64) => "uint64_t".into(),
-        (Lang::Hlsl, Vector(n)) => format!("float{n}"),
+        (Lang::Hlsl | Lang::Slang, F32) => "float".into(),
+        (Lang::Hlsl | Lang::Slang, U32) => "uint".into(),
+        (Lang::Hlsl | Lang::Slang, I32) => "int".into(),
+        (Lang::Hlsl | Lang::Slang, Bool) => "bool".into(),
+        (Lang::Hlsl | Lang::Slang, U64) => "uint64_t".into(),
+        (Lang::Hlsl | Lang::Slang, Vector(n)) => format!("float{n}"),
+        // As in HLSL; slangc keeps each member's own.
+        (Lang::Slang, Mat { columns, rows, row_major }) => {
+            format!("{} float{columns}x{rows}", if *row_major { "column_major" } else { "row_major" })
+        }
         // HLSL's rows are SPIR-V's columns, and its default
         // `column_major` is SPIR-V's RowMajor.
         (Lang::Hlsl, Mat { columns, rows, .. }) => format!("float{columns}x{rows}"),
@@ -214,8 +228,10 @@ fn shader_type(lang: Lang, kind: &Kind) -> String {
 
 fn declare(lang: Lang, name: &str, kind: &Kind) -> String {
     match (lang, kind) {
-        (Lang::Glsl | Lang::Hlsl, Array(element, len)) => format!("{} {name}[{len}];", shader_type(lang, element)),
-        (Lang::Glsl | Lang::Hlsl, kind) => format!("{} {name};", shader_type(lang, kind)),
+        (Lang::Glsl | Lang::Hlsl | Lang::Slang, Array(element, len)) => {
+            format!("{} {name}[{len}];", shader_type(lang, element))
+        }
+        (Lang::Glsl | Lang::Hlsl | Lang::Slang, kind) => format!("{} {name};", shader_type(lang, kind)),
         (Lang::Wgsl, kind) => format!("{name}: {},", shader_type(lang, kind)),
     }
 }
@@ -229,6 +245,10 @@ struct Walk {
     words: Vec<u32>,
     /// The Rust module that holds the case's types.
     module: String,
+    /// What follows `Inner` and `Outer` in their Rust names: slangc lays
+    /// a struct out once per block layout, and the generator names the
+    /// second `Inner2`.
+    suffix: &'static str,
 }
 
 impl Walk {
@@ -241,7 +261,7 @@ impl Walk {
                 let copy = match lang {
                     Lang::Glsl => format!("floatBitsToUint({path})"),
                     Lang::Wgsl => format!("bitcast<u32>({path})"),
-                    Lang::Hlsl => format!("asuint({path})"),
+                    Lang::Hlsl | Lang::Slang => format!("asuint({path})"),
                 };
                 (format!("{value:?}f32"), vec![value.to_bits()], vec![copy])
             }
@@ -251,10 +271,12 @@ impl Walk {
                 let copy = match lang {
                     Lang::Glsl => format!("uint({path})"),
                     Lang::Wgsl => format!("bitcast<u32>({path})"),
-                    Lang::Hlsl => format!("asuint({path})"),
+                    Lang::Hlsl | Lang::Slang => format!("asuint({path})"),
                 };
                 (format!("{value}i32"), vec![value as u32], vec![copy])
             }
+            // slangc stores a block's `bool` as an `int`, so the type has an `i32`.
+            (Lang::Slang, Bool) => (format!("{}i32", k % 2), vec![k % 2], vec![format!("uint({path})")]),
             (_, Bool) => (format!("{}u32", k % 2), vec![k % 2], vec![format!("uint({path})")]),
             (_, I8) => {
                 let value = -i8::try_from(k % 100).unwrap() - 1;
@@ -299,7 +321,7 @@ impl Walk {
             .enumerate()
             .map(|(i, c)| (index(i), c))
             .map(|(i, c)| match self.lang {
-                Lang::Hlsl => format!("o[BASE + {i}u] = {c};"),
+                Lang::Hlsl | Lang::Slang => format!("o[BASE + {i}u] = {c};"),
                 _ => format!("o.w[BASE + {i}u] = {c};"),
             })
             .collect();
@@ -334,12 +356,12 @@ impl Walk {
             Inner => {
                 let v = self.value(&format!("{path}.v"), &Vector(3));
                 let s = self.value(&format!("{path}.s"), &F32);
-                format!("{}::Inner::new({v}, {s})", self.module)
+                format!("{}::Inner{}::new({v}, {s})", self.module, self.suffix)
             }
             Outer => {
                 let i = self.value(&format!("{path}.i"), &Inner);
                 let t = self.value(&format!("{path}.t"), &F32);
-                format!("{}::Outer::new({i}, {t})", self.module)
+                format!("{}::Outer{}::new({i}, {t})", self.module, self.suffix)
             }
             leaf => self.leaf(path, leaf),
         }
@@ -372,15 +394,18 @@ fn module(lang: Lang, case: &Case) -> Option<Module> {
             let file = format!("{}.comp.hlsl", case.name);
             (file.clone(), file, format!("{}_comp_hlsl", case.name))
         }
+        Lang::Slang => {
+            (format!("{}.slang", case.name), format!("{}.slang#main", case.name), format!("{}_slang_main", case.name))
+        }
     };
     let kinds: &[&'static str] = match (lang, &case.runtime) {
         // glslang's storage buffers are `StructuredBuffer`s: a runtime
         // array of one struct, not a block of members.
-        (Lang::Hlsl, Some(_)) => return None,
+        (Lang::Hlsl | Lang::Slang, Some(_)) => return None,
         (_, Some(_)) => &["storage"],
         (Lang::Glsl, None) => &["uniform", "storage", "push"],
         (Lang::Wgsl, None) => &["uniform", "storage"],
-        (Lang::Hlsl, None) => &["uniform", "push"],
+        (Lang::Hlsl | Lang::Slang, None) => &["uniform", "push"],
     };
     let members: Vec<&(&str, Kind)> = case.members.iter().collect();
     let uniform_ok = members.iter().all(|(_, k)| expressible(lang, k, true));
@@ -403,6 +428,7 @@ fn module(lang: Lang, case: &Case) -> Option<Module> {
             copies: Vec::new(),
             words: Vec::new(),
             module: rust_module.clone(),
+            suffix: if lang == Lang::Slang && *kind == "push" && kinds.contains(&"uniform") { "2" } else { "" },
         };
         let values: Vec<String> = members.iter().map(|(n, k)| walk.value(&format!("{var}.{n}"), k)).collect();
         let mut rust = format!("let value = {rust_module}::{block}::new({});\n", values.join(", "));
@@ -422,7 +448,7 @@ fn module(lang: Lang, case: &Case) -> Option<Module> {
         base += walk.words.len();
         let body: String = members.iter().map(|(n, k)| format!("    {}\n", declare(lang, n, k))).collect();
         let runtime = case.runtime.as_ref().map(|k| match lang {
-            Lang::Glsl | Lang::Hlsl => format!("    {} items[];\n", shader_type(lang, k)),
+            Lang::Glsl | Lang::Hlsl | Lang::Slang => format!("    {} items[];\n", shader_type(lang, k)),
             Lang::Wgsl => format!("    items: array<{}>,\n", shader_type(lang, k)),
         });
         let body = body + &runtime.unwrap_or_default();
@@ -442,10 +468,10 @@ fn module(lang: Lang, case: &Case) -> Option<Module> {
             (Lang::Wgsl, _) => {
                 let _ = write!(text, "struct S {{\n{body}}}\n@group(0) @binding(1) var<storage, read> s: S;\n");
             }
-            (Lang::Hlsl, "uniform") => {
+            (Lang::Hlsl | Lang::Slang, "uniform") => {
                 let _ = write!(text, "struct U {{\n{body}}};\n[[vk::binding(0, 0)]] ConstantBuffer<U> u;\n");
             }
-            (Lang::Hlsl, _) => {
+            (Lang::Hlsl | Lang::Slang, _) => {
                 let _ = write!(text, "struct P {{\n{body}}};\n[[vk::push_constant]] ConstantBuffer<P> p;\n");
             }
         }
@@ -478,6 +504,11 @@ fn module(lang: Lang, case: &Case) -> Option<Module> {
              [[vk::binding(2, 0)]] RWStructuredBuffer<uint> o;\n\
              [numthreads(1, 1, 1)]\nvoid main() {{\n{copies}}}\n"
         ),
+        Lang::Slang => format!(
+            "struct Inner {{ float3 v; float s; }};\nstruct Outer {{ Inner i; float t; }};\n{text}\
+             [[vk::binding(2, 0)]] RWStructuredBuffer<uint> o;\n\
+             [shader(\"compute\")]\n[numthreads(1, 1, 1)]\nvoid main() {{\n{copies}}}\n"
+        ),
     };
     Some(Module { file, name, text, blocks })
 }
@@ -504,7 +535,7 @@ fn mat<const V: usize, const L: usize>(values: &[f32], len: usize) -> [[f32; L];
 fn every_layout_case_filled_through_the_generated_types_reads_back_on_the_gpu() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let modules: Vec<Module> = [Lang::Glsl, Lang::Wgsl, Lang::Hlsl]
+    let modules: Vec<Module> = [Lang::Glsl, Lang::Wgsl, Lang::Hlsl, Lang::Slang]
         .iter()
         .flat_map(|&lang| cases().into_iter().filter_map(move |c| module(lang, &c)))
         .collect();
@@ -551,7 +582,7 @@ fn every_layout_case_filled_through_the_generated_types_reads_back_on_the_gpu() 
         stderr.lines().filter(|l| l.starts_with("warning") && !l.starts_with("warning: smolv-typed-gpu@")).collect();
     assert!(warnings.is_empty(), "the generated code must build without warnings:\n{stderr}");
     // Every GLSL case, and the WGSL ones it can express.
-    assert_eq!(modules.len(), 12 + 5 + 5, "{:?}", modules.iter().map(|m| &m.file).collect::<Vec<_>>());
+    assert_eq!(modules.len(), 12 + 5 + 5 + 6, "{:?}", modules.iter().map(|m| &m.file).collect::<Vec<_>>());
 
     // The same shaders, built here for their SPIR-V.
     let mut config = smolv_build::Config::new();
