@@ -31,8 +31,8 @@
 //!   No storage block: glslang's are `StructuredBuffer`s, one struct per
 //!   element rather than a block of members.
 //! - Slang (through slangc): uniform (`ConstantBuffer`) and push
-//!   constants, both matrix orientations, for the cases without
-//!   `double`, 8/16-bit members or `scalar` layout. No storage block, as
+//!   constants, both matrix orientations and 8/16-bit members, for the
+//!   cases without `double` or `scalar` layout. No storage block, as
 //!   for HLSL. slangc stores a `bool` as an `int` (an `i32` in Rust), and
 //!   lays out a struct once per block layout, so the push constants'
 //!   `Inner` is `Inner2` beside the uniform block's.
@@ -177,7 +177,7 @@ fn expressible(lang: Lang, kind: &Kind, uniform: bool) -> bool {
         (Lang::Hlsl, F64 | I8 | U8 | I16 | U16 | F16 | Mat { row_major: false, .. }) => false,
         (Lang::Hlsl, Array(element, _)) => expressible(lang, element, uniform),
         (Lang::Hlsl, _) => true,
-        (Lang::Slang, F64 | I8 | U8 | I16 | U16 | F16) => false,
+        (Lang::Slang, F64) => false,
         (Lang::Slang, Array(element, _)) => expressible(lang, element, uniform),
         (Lang::Slang, _) => true,
     }
@@ -213,6 +213,11 @@ fn shader_type(lang: Lang, kind: &Kind) -> String {
         (Lang::Hlsl | Lang::Slang, Bool) => "bool".into(),
         (Lang::Hlsl | Lang::Slang, U64) => "uint64_t".into(),
         (Lang::Hlsl | Lang::Slang, Vector(n)) => format!("float{n}"),
+        (Lang::Slang, I8) => "int8_t".into(),
+        (Lang::Slang, U8) => "uint8_t".into(),
+        (Lang::Slang, I16) => "int16_t".into(),
+        (Lang::Slang, U16) => "uint16_t".into(),
+        (Lang::Slang, F16) => "half".into(),
         // As in HLSL; slangc keeps each member's own.
         (Lang::Slang, Mat { columns, rows, row_major }) => {
             format!("{} float{columns}x{rows}", if *row_major { "column_major" } else { "row_major" })
@@ -294,10 +299,14 @@ impl Walk {
                 let value = u16::try_from(k).unwrap() + 40000;
                 (format!("{value}u16"), vec![u32::from(value)], vec![format!("uint({path})")])
             }
-            (_, F16) => {
+            (lang, F16) => {
                 // 1.0 and a little more: a normal half, so its bits survive.
                 let bits = 0x3c00 + u16::try_from(k).unwrap();
-                (format!("{bits}u16"), vec![u32::from(bits)], vec![format!("uint(float16BitsToUint16({path}))")])
+                let copy = match lang {
+                    Lang::Slang => format!("uint(asuint16({path}))"),
+                    _ => format!("uint(float16BitsToUint16({path}))"),
+                };
+                (format!("{bits}u16"), vec![u32::from(bits)], vec![copy])
             }
             (_, F64) => {
                 let bits = (k as f64 + 0.125).to_bits();
@@ -582,7 +591,7 @@ fn every_layout_case_filled_through_the_generated_types_reads_back_on_the_gpu() 
         stderr.lines().filter(|l| l.starts_with("warning") && !l.starts_with("warning: smolv-typed-gpu@")).collect();
     assert!(warnings.is_empty(), "the generated code must build without warnings:\n{stderr}");
     // Every GLSL case, and the WGSL ones it can express.
-    assert_eq!(modules.len(), 12 + 5 + 5 + 6, "{:?}", modules.iter().map(|m| &m.file).collect::<Vec<_>>());
+    assert_eq!(modules.len(), 12 + 5 + 5 + 7, "{:?}", modules.iter().map(|m| &m.file).collect::<Vec<_>>());
 
     // The same shaders, built here for their SPIR-V.
     let mut config = smolv_build::Config::new();
