@@ -528,6 +528,41 @@ fn halves(value: u64) -> Vec<u32> {
     vec![u32::from_le_bytes([a, b, c, d]), u32::from_le_bytes([e, f, g, h])]
 }
 
+/// A vertex shader whose vertex and spec constants the crate hands to the
+/// Vulkan layer as they are.
+const INPUT_VERT: &str = "#version 450
+layout(constant_id = 3) const int COUNT = 7;
+layout(constant_id = 5) const float GAIN = 1.5;
+layout(location = 0) in vec3 position;
+layout(location = 1) in vec2 uv;
+layout(location = 2) in uvec4 ids;
+void main() {
+    gl_Position = vec4(position * GAIN + vec3(uv, float(ids.x + uint(COUNT))), 1.0);
+}
+";
+
+/// The generated constants are the Vulkan layer's own types: a vertex
+/// layout goes to `VertexInput::from_buffers`, the spec constants to a
+/// `Stage`, with no conversion.
+const VULKAN_CHECK: &str = "
+fn vulkan_check() {
+    use smolv_runtime::specialize::Value;
+    use smolv_runtime::vulkan::{Stage, VertexInput};
+    let input = VertexInput::from_buffers(&[input_vert::VERTEX_LAYOUT, input_vert::Vertex::LAYOUT]);
+    let VertexInput::Explicit { bindings, attributes, .. } = input else { panic!(\"explicit vertex input\") };
+    assert_eq!(bindings.len(), 2);
+    assert_eq!(bindings[1].stride, input_vert::VERTEX_STRIDE);
+    assert_eq!(bindings[1].stride as usize, core::mem::size_of::<input_vert::Vertex>());
+    let places: Vec<(u32, u32, u32)> = attributes.iter().map(|a| (a.binding, a.location, a.offset)).collect();
+    assert_eq!(places, [(0, 0, 0), (0, 1, 12), (0, 2, 20), (1, 0, 0), (1, 1, 12), (1, 2, 20)]);
+    let constants = input_vert::SpecConstants { count: 9, ..Default::default() };
+    let values = constants.values();
+    let reflection = smolv_runtime::reflect::Reflection::new(input_vert::STAGE, \"main\");
+    let stage = Stage { spirv: &[], reflection: &reflection, specialization: &values };
+    assert_eq!(stage.specialization, [(3, Value::I32(9)), (5, Value::F32(1.5))]);
+}
+";
+
 const HELPERS: &str = "
 /// A matrix from its scalars, vector by vector, `len` to a vector; the
 /// rest of each (std140's padding of a column) stays zero.
@@ -551,13 +586,14 @@ fn every_layout_case_filled_through_the_generated_types_reads_back_on_the_gpu() 
     for module in &modules {
         write(&root.join("shaders").join(&module.file), &module.text);
     }
+    write(&root.join("shaders/input.vert"), INPUT_VERT);
     // The crate that fills the generated types and writes their bytes.
     let ws = workspace();
     outside::create(
         root,
         &format!(
             "[package]\nname = \"smolv-typed-gpu\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n\
-             [dependencies]\nsmolv-runtime = {{ path = {:?} }}\n\n\
+             [dependencies]\nsmolv-runtime = {{ path = {:?}, features = [\"vulkan\"] }}\n\n\
              [build-dependencies]\nsmolv-build = {{ path = {:?} }}\n\n[workspace]\n",
             ws.join("smolv-runtime"),
             ws.join("smolv-build")
@@ -569,7 +605,8 @@ fn every_layout_case_filled_through_the_generated_types_reads_back_on_the_gpu() 
     );
     let mut main = String::from("smolv_runtime::include_types!();\n");
     main.push_str(HELPERS);
-    main.push_str("\nfn main() {\n    let out = std::path::PathBuf::from(std::env::args().nth(1).unwrap());\n");
+    main.push_str(VULKAN_CHECK);
+    main.push_str("\nfn main() {\n    vulkan_check();\n    let out = std::path::PathBuf::from(std::env::args().nth(1).unwrap());\n");
     for module in &modules {
         for block in &module.blocks {
             let _ = writeln!(
