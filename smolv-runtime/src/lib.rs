@@ -126,6 +126,7 @@ extern crate alloc;
 pub mod container;
 #[cfg(feature = "std")]
 mod embed;
+pub mod interface;
 mod options;
 pub mod reflect;
 pub mod relative_ids;

@@ -128,6 +128,15 @@ pub struct Gpu {
     pub shader_int64: bool,
     /// Whether the `shaderFloat64` feature is enabled (where the device has it).
     pub shader_float64: bool,
+    /// The Vulkan 1.1 features enabled (instance version 1.2 or later
+    /// only): the 16-bit storage ones (`storageBuffer16BitAccess`,
+    /// `uniformAndStorageBuffer16BitAccess`, `storagePushConstant16`) that
+    /// the device has.
+    pub features11: vk::PhysicalDeviceVulkan11Features<'static>,
+    /// The Vulkan 1.2 features enabled (instance version 1.2 or later
+    /// only): `scalarBlockLayout`, the 8-bit storage ones, `shaderInt8`
+    /// and `shaderFloat16`, those the device has.
+    pub features12: vk::PhysicalDeviceVulkan12Features<'static>,
     /// The features enabled on the device: every one the pipeline state
     /// can need (geometry and tessellation shaders, sample-rate shading,
     /// depth bounds, wide lines, ...) that the device has.
@@ -157,6 +166,7 @@ impl Gpu {
     /// libraries: it can make compute pipelines, not draw.
     pub fn with_api_version(api_version: u32) -> Gpu {
         let vulkan_1_3 = api_version >= vk::API_VERSION_1_3;
+        let vulkan_1_2 = api_version >= vk::API_VERSION_1_2;
         // SAFETY: plain Vulkan setup; every handle is destroyed in Drop.
         unsafe {
             let entry = ash::Entry::load().expect("the Vulkan loader (libvulkan1) must be installed");
@@ -221,8 +231,32 @@ impl Gpu {
             let (shader_int64, shader_float64) =
                 (supported.shader_int64 == vk::TRUE, supported.shader_float64 == vk::TRUE);
             let has = |b: vk::Bool32| b == vk::TRUE;
+            // The layouts and member widths the generated types cover
+            // (scalar blocks, 8/16-bit members) need these; queried only
+            // where the instance version lets the structures be chained.
+            let mut supported11 = vk::PhysicalDeviceVulkan11Features::default();
+            let mut supported12 = vk::PhysicalDeviceVulkan12Features::default();
+            if vulkan_1_2 {
+                let mut query =
+                    vk::PhysicalDeviceFeatures2::default().push_next(&mut supported11).push_next(&mut supported12);
+                instance.get_physical_device_features2(physical, &mut query);
+            }
+            let mut features11: vk::PhysicalDeviceVulkan11Features<'static> =
+                vk::PhysicalDeviceVulkan11Features::default()
+                    .storage_buffer16_bit_access(has(supported11.storage_buffer16_bit_access))
+                    .uniform_and_storage_buffer16_bit_access(has(supported11.uniform_and_storage_buffer16_bit_access))
+                    .storage_push_constant16(has(supported11.storage_push_constant16));
+            let mut features12: vk::PhysicalDeviceVulkan12Features<'static> =
+                vk::PhysicalDeviceVulkan12Features::default()
+                    .scalar_block_layout(has(supported12.scalar_block_layout))
+                    .storage_buffer8_bit_access(has(supported12.storage_buffer8_bit_access))
+                    .uniform_and_storage_buffer8_bit_access(has(supported12.uniform_and_storage_buffer8_bit_access))
+                    .storage_push_constant8(has(supported12.storage_push_constant8))
+                    .shader_int8(has(supported12.shader_int8))
+                    .shader_float16(has(supported12.shader_float16));
             let features = vk::PhysicalDeviceFeatures::default()
                 .shader_int64(shader_int64)
+                .shader_int16(has(supported.shader_int16))
                 .shader_float64(shader_float64)
                 .geometry_shader(has(supported.geometry_shader))
                 .tessellation_shader(has(supported.tessellation_shader))
@@ -244,6 +278,8 @@ impl Gpu {
                         let info =
                             vk::DeviceCreateInfo::default().queue_create_infos(&queues).enabled_features(&features);
                         let info = if vulkan_1_3 { info.push_next(&mut features13) } else { info };
+                        let info =
+                            if vulkan_1_2 { info.push_next(&mut features11).push_next(&mut features12) } else { info };
                         if graphics_pipeline_library {
                             info.enabled_extension_names(&gpl_extensions).push_next(&mut gpl)
                         } else {
@@ -253,6 +289,9 @@ impl Gpu {
                     None,
                 )
                 .unwrap();
+            // Kept for the tests to read: the chain they were in is gone.
+            features11.p_next = std::ptr::null_mut();
+            features12.p_next = std::ptr::null_mut();
             let queue = device.get_device_queue(family, 0);
             let pool = device
                 .create_command_pool(&vk::CommandPoolCreateInfo::default().queue_family_index(family), None)
@@ -274,6 +313,8 @@ impl Gpu {
                 graphics_pipeline_library,
                 shader_int64,
                 shader_float64,
+                features11,
+                features12,
                 features,
                 messages,
                 device_destroyed: false,

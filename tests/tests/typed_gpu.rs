@@ -11,13 +11,31 @@
 //!
 //! What runs where:
 //! - GLSL: every case; uniform (std140), storage and push constants
-//!   (std430). `scalar` layout needs `scalarBlockLayout`, and 8/16-bit
-//!   members need the 8/16-bit storage features, which the test device
-//!   (tests/src/vulkan.rs) does not enable; they are not run here.
+//!   (std430), or all three in `scalar` layout. The scalar and 8/16-bit
+//!   cases use the features tests/src/vulkan.rs enables where the device
+//!   has them (lavapipe has all): `scalarBlockLayout`, the 8/16-bit
+//!   storage and push-constant features, `shaderInt8`, `shaderInt16` and
+//!   `shaderFloat16`.
 //! - WGSL: uniform and storage. WGSL has no row-major matrices, no
 //!   `scalar` layout, no `bool` in a host-shareable block and no 64-bit
 //!   types, and its uniform arrays need a 16-byte stride, so the std140
-//!   scalar and `vec2` array case is storage-only there.
+//!   scalar and `vec2` array case is storage-only there. No 8/16-bit or
+//!   `scalar` case either (naga's `f16` is not enabled here, and WGSL
+//!   has no 8-bit or 16-bit integers). No push constants: WGSL's
+//!   `var<push_constant>` is a naga extension.
+//! - HLSL (through glslang, `name.comp.hlsl`): uniform (`ConstantBuffer`)
+//!   and push constants, for the cases without `double`, 8/16-bit
+//!   members (DXC's `-enable-16bit-types`), `scalar` layout or SPIR-V
+//!   column-major matrices: glslang makes every matrix in a struct
+//!   RowMajor (HLSL's default `column_major`) whatever the member says.
+//!   No storage block: glslang's are `StructuredBuffer`s, one struct per
+//!   element rather than a block of members.
+//! - Slang (through slangc): uniform (`ConstantBuffer`) and push
+//!   constants, both matrix orientations and 8/16-bit members, for the
+//!   cases without `double` or `scalar` layout. No storage block, as
+//!   for HLSL. slangc stores a `bool` as an `int` (an `i32` in Rust), and
+//!   lays out a struct once per block layout, so the push constants'
+//!   `Inner` is `Inner2` beside the uniform block's.
 #![allow(unsafe_code)]
 
 use std::fmt::Write;
@@ -36,6 +54,12 @@ enum Kind {
     Bool,
     F64,
     U64,
+    I8,
+    U8,
+    I16,
+    U16,
+    /// `float16_t`, held in Rust as its bits.
+    F16,
     Vector(u32),
     /// `columns`×`rows`, in SPIR-V's terms.
     Mat {
@@ -65,10 +89,27 @@ struct Case {
     name: &'static str,
     members: Vec<(&'static str, Kind)>,
     runtime: Option<Kind>,
+    /// Every block in `scalar` layout (instead of std140 and std430).
+    scalar: bool,
+}
+
+impl Case {
+    /// Whether a member is 8 or 16 bits wide (somewhere inside).
+    fn small(&self) -> bool {
+        fn small(kind: &Kind) -> bool {
+            match kind {
+                I8 | U8 | I16 | U16 | F16 => true,
+                Array(element, _) => small(element),
+                _ => false,
+            }
+        }
+        self.members.iter().any(|(_, k)| small(k)) || self.runtime.as_ref().is_some_and(small)
+    }
 }
 
 fn cases() -> Vec<Case> {
-    let case = |name, members| Case { name, members, runtime: None };
+    let case = |name, members| Case { name, members, runtime: None, scalar: false };
+    let scalar = |name, members| Case { name, members, runtime: None, scalar: true };
     vec![
         case("vec3_scalar", vec![("a", Vector(3)), ("b", F32), ("c", Vector(3)), ("d", U32), ("e", I32)]),
         case("booleans", vec![("a", Vector(3)), ("flag", Bool), ("other", Bool)]),
@@ -77,7 +118,36 @@ fn cases() -> Vec<Case> {
         case("arrays", vec![("fs", array(F32, 3)), ("v2s", array(Vector(2), 2)), ("v3s", array(Vector(3), 2))]),
         case("structs", vec![("one", Inner), ("many", array(Inner, 2)), ("outer", Outer), ("after", F32)]),
         case("wide", vec![("d", F64), ("u", U64), ("f", F32), ("ds", Vector(3))]),
-        Case { name: "runtime", members: vec![("count", U32), ("scale", Vector(3))], runtime: Some(Inner) },
+        Case {
+            name: "runtime",
+            members: vec![("count", U32), ("scale", Vector(3))],
+            runtime: Some(Inner),
+            scalar: false,
+        },
+        case("small", vec![("a", I8), ("b", U8), ("c", I16), ("d", U16), ("e", F16), ("f", U32), ("g", array(U16, 3))]),
+        scalar(
+            "scalar",
+            vec![
+                ("a", Vector(3)),
+                ("b", F32),
+                ("c", Vector(3)),
+                ("d", Vector(2)),
+                ("m", mat(3, 3, false)),
+                ("vs", array(Vector(3), 2)),
+                ("fs", array(F32, 2)),
+                ("one", Inner),
+            ],
+        ),
+        scalar(
+            "scalar_small",
+            vec![("a", U8), ("b", array(F16, 3)), ("c", I16), ("d", Vector(3)), ("e", array(I8, 3)), ("f", U16)],
+        ),
+        Case {
+            name: "scalar_runtime",
+            members: vec![("count", U16), ("scale", Vector(3))],
+            runtime: Some(Inner),
+            scalar: true,
+        },
     ]
 }
 
@@ -85,17 +155,31 @@ fn cases() -> Vec<Case> {
 enum Lang {
     Glsl,
     Wgsl,
+    /// Through glslang (`glslc -x hlsl`).
+    Hlsl,
+    /// Through slangc.
+    Slang,
 }
 
 /// Whether `lang` can express `kind` in a block (`uniform`: in a uniform block).
 fn expressible(lang: Lang, kind: &Kind, uniform: bool) -> bool {
     match (lang, kind) {
         (Lang::Glsl, _) => true,
-        (Lang::Wgsl, Bool | F64 | U64 | Mat { row_major: true, .. }) => false,
+        (Lang::Wgsl, Bool | F64 | U64 | I8 | U8 | I16 | U16 | F16 | Mat { row_major: true, .. }) => false,
         (Lang::Wgsl, Array(element, _)) => {
             expressible(lang, element, uniform) && !(uniform && matches!(**element, F32 | U32 | I32 | Vector(2)))
         }
         (Lang::Wgsl, _) => true,
+        // `double` needs the three-argument `asuint` to reach its words,
+        // and the 8/16-bit types need DXC's `-enable-16bit-types`.
+        // glslang makes every matrix in a struct SPIR-V RowMajor (HLSL's
+        // default `column_major`), whatever the member says.
+        (Lang::Hlsl, F64 | I8 | U8 | I16 | U16 | F16 | Mat { row_major: false, .. }) => false,
+        (Lang::Hlsl, Array(element, _)) => expressible(lang, element, uniform),
+        (Lang::Hlsl, _) => true,
+        (Lang::Slang, F64) => false,
+        (Lang::Slang, Array(element, _)) => expressible(lang, element, uniform),
+        (Lang::Slang, _) => true,
     }
 }
 
@@ -108,6 +192,11 @@ fn shader_type(lang: Lang, kind: &Kind) -> String {
         (Lang::Glsl, Bool) => "bool".into(),
         (Lang::Glsl, F64) => "double".into(),
         (Lang::Glsl, U64) => "uint64_t".into(),
+        (Lang::Glsl, I8) => "int8_t".into(),
+        (Lang::Glsl, U8) => "uint8_t".into(),
+        (Lang::Glsl, I16) => "int16_t".into(),
+        (Lang::Glsl, U16) => "uint16_t".into(),
+        (Lang::Glsl, F16) => "float16_t".into(),
         (Lang::Glsl, Vector(n)) => format!("vec{n}"),
         (Lang::Glsl, Mat { columns, rows, row_major }) => {
             format!("layout({}) mat{columns}x{rows}", if *row_major { "row_major" } else { "column_major" })
@@ -118,6 +207,24 @@ fn shader_type(lang: Lang, kind: &Kind) -> String {
         (Lang::Wgsl, Vector(n)) => format!("vec{n}<f32>"),
         (Lang::Wgsl, Mat { columns, rows, .. }) => format!("mat{columns}x{rows}<f32>"),
         (Lang::Wgsl, Array(element, len)) => format!("array<{}, {len}>", shader_type(lang, element)),
+        (Lang::Hlsl | Lang::Slang, F32) => "float".into(),
+        (Lang::Hlsl | Lang::Slang, U32) => "uint".into(),
+        (Lang::Hlsl | Lang::Slang, I32) => "int".into(),
+        (Lang::Hlsl | Lang::Slang, Bool) => "bool".into(),
+        (Lang::Hlsl | Lang::Slang, U64) => "uint64_t".into(),
+        (Lang::Hlsl | Lang::Slang, Vector(n)) => format!("float{n}"),
+        (Lang::Slang, I8) => "int8_t".into(),
+        (Lang::Slang, U8) => "uint8_t".into(),
+        (Lang::Slang, I16) => "int16_t".into(),
+        (Lang::Slang, U16) => "uint16_t".into(),
+        (Lang::Slang, F16) => "half".into(),
+        // As in HLSL; slangc keeps each member's own.
+        (Lang::Slang, Mat { columns, rows, row_major }) => {
+            format!("{} float{columns}x{rows}", if *row_major { "column_major" } else { "row_major" })
+        }
+        // HLSL's rows are SPIR-V's columns, and its default
+        // `column_major` is SPIR-V's RowMajor.
+        (Lang::Hlsl, Mat { columns, rows, .. }) => format!("float{columns}x{rows}"),
         (_, Inner) => "Inner".into(),
         (_, Outer) => "Outer".into(),
         (lang, kind) => panic!("{lang:?} cannot express {kind:?}"),
@@ -126,8 +233,10 @@ fn shader_type(lang: Lang, kind: &Kind) -> String {
 
 fn declare(lang: Lang, name: &str, kind: &Kind) -> String {
     match (lang, kind) {
-        (Lang::Glsl, Array(element, len)) => format!("{} {name}[{len}];", shader_type(lang, element)),
-        (Lang::Glsl, kind) => format!("{} {name};", shader_type(lang, kind)),
+        (Lang::Glsl | Lang::Hlsl | Lang::Slang, Array(element, len)) => {
+            format!("{} {name}[{len}];", shader_type(lang, element))
+        }
+        (Lang::Glsl | Lang::Hlsl | Lang::Slang, kind) => format!("{} {name};", shader_type(lang, kind)),
         (Lang::Wgsl, kind) => format!("{name}: {},", shader_type(lang, kind)),
     }
 }
@@ -141,6 +250,10 @@ struct Walk {
     words: Vec<u32>,
     /// The Rust module that holds the case's types.
     module: String,
+    /// What follows `Inner` and `Outer` in their Rust names: slangc lays
+    /// a struct out once per block layout, and the generator names the
+    /// second `Inner2`.
+    suffix: &'static str,
 }
 
 impl Walk {
@@ -150,20 +263,51 @@ impl Walk {
         let (rust, words, copies): (String, Vec<u32>, Vec<String>) = match (self.lang, kind) {
             (lang, F32) => {
                 let value = k as f32 + 0.5;
-                let copy = if lang == Lang::Glsl {
-                    format!("floatBitsToUint({path})")
-                } else {
-                    format!("bitcast<u32>({path})")
+                let copy = match lang {
+                    Lang::Glsl => format!("floatBitsToUint({path})"),
+                    Lang::Wgsl => format!("bitcast<u32>({path})"),
+                    Lang::Hlsl | Lang::Slang => format!("asuint({path})"),
                 };
                 (format!("{value:?}f32"), vec![value.to_bits()], vec![copy])
             }
             (_, U32) => (format!("{}u32", 1000 + k), vec![1000 + k], vec![path.to_owned()]),
             (lang, I32) => {
                 let value = -(k as i32) - 7;
-                let copy = if lang == Lang::Glsl { format!("uint({path})") } else { format!("bitcast<u32>({path})") };
+                let copy = match lang {
+                    Lang::Glsl => format!("uint({path})"),
+                    Lang::Wgsl => format!("bitcast<u32>({path})"),
+                    Lang::Hlsl | Lang::Slang => format!("asuint({path})"),
+                };
                 (format!("{value}i32"), vec![value as u32], vec![copy])
             }
+            // slangc stores a block's `bool` as an `int`, so the type has an `i32`.
+            (Lang::Slang, Bool) => (format!("{}i32", k % 2), vec![k % 2], vec![format!("uint({path})")]),
             (_, Bool) => (format!("{}u32", k % 2), vec![k % 2], vec![format!("uint({path})")]),
+            (_, I8) => {
+                let value = -i8::try_from(k % 100).unwrap() - 1;
+                (format!("{value}i8"), vec![i32::from(value) as u32], vec![format!("uint(int({path}))")])
+            }
+            (_, U8) => {
+                let value = u8::try_from(k % 200).unwrap() + 50;
+                (format!("{value}u8"), vec![u32::from(value)], vec![format!("uint({path})")])
+            }
+            (_, I16) => {
+                let value = -i16::try_from(k).unwrap() - 300;
+                (format!("{value}i16"), vec![i32::from(value) as u32], vec![format!("uint(int({path}))")])
+            }
+            (_, U16) => {
+                let value = u16::try_from(k).unwrap() + 40000;
+                (format!("{value}u16"), vec![u32::from(value)], vec![format!("uint({path})")])
+            }
+            (lang, F16) => {
+                // 1.0 and a little more: a normal half, so its bits survive.
+                let bits = 0x3c00 + u16::try_from(k).unwrap();
+                let copy = match lang {
+                    Lang::Slang => format!("uint(asuint16({path}))"),
+                    _ => format!("uint(float16BitsToUint16({path}))"),
+                };
+                (format!("{bits}u16"), vec![u32::from(bits)], vec![copy])
+            }
             (_, F64) => {
                 let bits = (k as f64 + 0.125).to_bits();
                 let value = k as f64 + 0.125;
@@ -185,7 +329,10 @@ impl Walk {
             .into_iter()
             .enumerate()
             .map(|(i, c)| (index(i), c))
-            .map(|(i, c)| format!("o.w[BASE + {i}u] = {c};"))
+            .map(|(i, c)| match self.lang {
+                Lang::Hlsl | Lang::Slang => format!("o[BASE + {i}u] = {c};"),
+                _ => format!("o.w[BASE + {i}u] = {c};"),
+            })
             .collect();
         self.copies.extend(copies);
         rust
@@ -218,12 +365,12 @@ impl Walk {
             Inner => {
                 let v = self.value(&format!("{path}.v"), &Vector(3));
                 let s = self.value(&format!("{path}.s"), &F32);
-                format!("{}::Inner::new({v}, {s})", self.module)
+                format!("{}::Inner{}::new({v}, {s})", self.module, self.suffix)
             }
             Outer => {
                 let i = self.value(&format!("{path}.i"), &Inner);
                 let t = self.value(&format!("{path}.t"), &F32);
-                format!("{}::Outer::new({i}, {t})", self.module)
+                format!("{}::Outer{}::new({i}, {t})", self.module, self.suffix)
             }
             leaf => self.leaf(path, leaf),
         }
@@ -252,18 +399,30 @@ fn module(lang: Lang, case: &Case) -> Option<Module> {
         Lang::Wgsl => {
             (format!("{}.wgsl", case.name), format!("{}.wgsl#main", case.name), format!("{}_wgsl_main", case.name))
         }
+        Lang::Hlsl => {
+            let file = format!("{}.comp.hlsl", case.name);
+            (file.clone(), file, format!("{}_comp_hlsl", case.name))
+        }
+        Lang::Slang => {
+            (format!("{}.slang", case.name), format!("{}.slang#main", case.name), format!("{}_slang_main", case.name))
+        }
     };
     let kinds: &[&'static str] = match (lang, &case.runtime) {
+        // glslang's storage buffers are `StructuredBuffer`s: a runtime
+        // array of one struct, not a block of members.
+        (Lang::Hlsl | Lang::Slang, Some(_)) => return None,
         (_, Some(_)) => &["storage"],
         (Lang::Glsl, None) => &["uniform", "storage", "push"],
         (Lang::Wgsl, None) => &["uniform", "storage"],
+        (Lang::Hlsl | Lang::Slang, None) => &["uniform", "push"],
     };
     let members: Vec<&(&str, Kind)> = case.members.iter().collect();
     let uniform_ok = members.iter().all(|(_, k)| expressible(lang, k, true));
     let storage_ok = members.iter().all(|(_, k)| expressible(lang, k, false));
-    if !storage_ok {
+    if !storage_ok || (lang != Lang::Glsl && case.scalar) {
         return None;
     }
+    let (std140, std430) = if case.scalar { ("scalar", "scalar") } else { ("std140", "std430") };
     let kinds: Vec<&'static str> = kinds.iter().copied().filter(|k| *k != "uniform" || uniform_ok).collect();
     let mut text = String::new();
     let mut copies = String::new();
@@ -278,6 +437,7 @@ fn module(lang: Lang, case: &Case) -> Option<Module> {
             copies: Vec::new(),
             words: Vec::new(),
             module: rust_module.clone(),
+            suffix: if lang == Lang::Slang && *kind == "push" && kinds.contains(&"uniform") { "2" } else { "" },
         };
         let values: Vec<String> = members.iter().map(|(n, k)| walk.value(&format!("{var}.{n}"), k)).collect();
         let mut rust = format!("let value = {rust_module}::{block}::new({});\n", values.join(", "));
@@ -297,19 +457,19 @@ fn module(lang: Lang, case: &Case) -> Option<Module> {
         base += walk.words.len();
         let body: String = members.iter().map(|(n, k)| format!("    {}\n", declare(lang, n, k))).collect();
         let runtime = case.runtime.as_ref().map(|k| match lang {
-            Lang::Glsl => format!("    {} items[];\n", shader_type(lang, k)),
+            Lang::Glsl | Lang::Hlsl | Lang::Slang => format!("    {} items[];\n", shader_type(lang, k)),
             Lang::Wgsl => format!("    items: array<{}>,\n", shader_type(lang, k)),
         });
         let body = body + &runtime.unwrap_or_default();
         match (lang, *kind) {
             (Lang::Glsl, "uniform") => {
-                let _ = write!(text, "layout(std140, set = 0, binding = 0) uniform U {{\n{body}}} u;\n");
+                let _ = write!(text, "layout({std140}, set = 0, binding = 0) uniform U {{\n{body}}} u;\n");
             }
             (Lang::Glsl, "storage") => {
-                let _ = write!(text, "layout(std430, set = 0, binding = 1) readonly buffer S {{\n{body}}} s;\n");
+                let _ = write!(text, "layout({std430}, set = 0, binding = 1) readonly buffer S {{\n{body}}} s;\n");
             }
             (Lang::Glsl, _) => {
-                let _ = write!(text, "layout(push_constant) uniform P {{\n{body}}} p;\n");
+                let _ = write!(text, "layout(push_constant, {std430}) uniform P {{\n{body}}} p;\n");
             }
             (Lang::Wgsl, "uniform") => {
                 let _ = write!(text, "struct U {{\n{body}}}\n@group(0) @binding(0) var<uniform> u: U;\n");
@@ -317,12 +477,28 @@ fn module(lang: Lang, case: &Case) -> Option<Module> {
             (Lang::Wgsl, _) => {
                 let _ = write!(text, "struct S {{\n{body}}}\n@group(0) @binding(1) var<storage, read> s: S;\n");
             }
+            (Lang::Hlsl | Lang::Slang, "uniform") => {
+                let _ = write!(text, "struct U {{\n{body}}};\n[[vk::binding(0, 0)]] ConstantBuffer<U> u;\n");
+            }
+            (Lang::Hlsl | Lang::Slang, _) => {
+                let _ = write!(text, "struct P {{\n{body}}};\n[[vk::push_constant]] ConstantBuffer<P> p;\n");
+            }
         }
         blocks.push(Block { kind, rust, words: walk.words });
     }
+    let mut extensions = String::new();
+    if case.scalar {
+        extensions.push_str("#extension GL_EXT_scalar_block_layout : require\n");
+    }
+    if case.small() {
+        extensions.push_str(
+            "#extension GL_EXT_shader_explicit_arithmetic_types : require\n\
+             #extension GL_EXT_shader_8bit_storage : require\n#extension GL_EXT_shader_16bit_storage : require\n",
+        );
+    }
     let text = match lang {
         Lang::Glsl => format!(
-            "#version 450\n#extension GL_ARB_gpu_shader_int64 : require\n\
+            "#version 450\n#extension GL_ARB_gpu_shader_int64 : require\n{extensions}\
              struct Inner {{ vec3 v; float s; }};\nstruct Outer {{ Inner i; float t; }};\n{text}\
              layout(std430, set = 0, binding = 2) buffer Out {{ uint w[]; }} o;\nlayout(local_size_x = 1) in;\n\
              void main() {{\n{copies}}}\n"
@@ -331,6 +507,16 @@ fn module(lang: Lang, case: &Case) -> Option<Module> {
             "struct Inner {{ v: vec3<f32>, s: f32 }}\nstruct Outer {{ i: Inner, t: f32 }}\n{text}\
              struct Out {{ w: array<u32> }}\n@group(0) @binding(2) var<storage, read_write> o: Out;\n\
              @compute @workgroup_size(1)\nfn main() {{\n{copies}}}\n"
+        ),
+        Lang::Hlsl => format!(
+            "struct Inner {{ float3 v; float s; }};\nstruct Outer {{ Inner i; float t; }};\n{text}\
+             [[vk::binding(2, 0)]] RWStructuredBuffer<uint> o;\n\
+             [numthreads(1, 1, 1)]\nvoid main() {{\n{copies}}}\n"
+        ),
+        Lang::Slang => format!(
+            "struct Inner {{ float3 v; float s; }};\nstruct Outer {{ Inner i; float t; }};\n{text}\
+             [[vk::binding(2, 0)]] RWStructuredBuffer<uint> o;\n\
+             [shader(\"compute\")]\n[numthreads(1, 1, 1)]\nvoid main() {{\n{copies}}}\n"
         ),
     };
     Some(Module { file, name, text, blocks })
@@ -341,6 +527,41 @@ fn halves(value: u64) -> Vec<u32> {
     let [a, b, c, d, e, f, g, h] = value.to_le_bytes();
     vec![u32::from_le_bytes([a, b, c, d]), u32::from_le_bytes([e, f, g, h])]
 }
+
+/// A vertex shader whose vertex and spec constants the crate hands to the
+/// Vulkan layer as they are.
+const INPUT_VERT: &str = "#version 450
+layout(constant_id = 3) const int COUNT = 7;
+layout(constant_id = 5) const float GAIN = 1.5;
+layout(location = 0) in vec3 position;
+layout(location = 1) in vec2 uv;
+layout(location = 2) in uvec4 ids;
+void main() {
+    gl_Position = vec4(position * GAIN + vec3(uv, float(ids.x + uint(COUNT))), 1.0);
+}
+";
+
+/// The generated constants are the Vulkan layer's own types: a vertex
+/// layout goes to `VertexInput::from_buffers`, the spec constants to a
+/// `Stage`, with no conversion.
+const VULKAN_CHECK: &str = "
+fn vulkan_check() {
+    use smolv_runtime::specialize::Value;
+    use smolv_runtime::vulkan::{Stage, VertexInput};
+    let input = VertexInput::from_buffers(&[input_vert::VERTEX_LAYOUT, input_vert::Vertex::LAYOUT]);
+    let VertexInput::Explicit { bindings, attributes, .. } = input else { panic!(\"explicit vertex input\") };
+    assert_eq!(bindings.len(), 2);
+    assert_eq!(bindings[1].stride, input_vert::VERTEX_STRIDE);
+    assert_eq!(bindings[1].stride as usize, core::mem::size_of::<input_vert::Vertex>());
+    let places: Vec<(u32, u32, u32)> = attributes.iter().map(|a| (a.binding, a.location, a.offset)).collect();
+    assert_eq!(places, [(0, 0, 0), (0, 1, 12), (0, 2, 20), (1, 0, 0), (1, 1, 12), (1, 2, 20)]);
+    let constants = input_vert::SpecConstants { count: 9, ..Default::default() };
+    let values = constants.values();
+    let reflection = smolv_runtime::reflect::Reflection::new(input_vert::STAGE, \"main\");
+    let stage = Stage { spirv: &[], reflection: &reflection, specialization: &values };
+    assert_eq!(stage.specialization, [(3, Value::I32(9)), (5, Value::F32(1.5))]);
+}
+";
 
 const HELPERS: &str = "
 /// A matrix from its scalars, vector by vector, `len` to a vector; the
@@ -358,20 +579,21 @@ fn mat<const V: usize, const L: usize>(values: &[f32], len: usize) -> [[f32; L];
 fn every_layout_case_filled_through_the_generated_types_reads_back_on_the_gpu() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let modules: Vec<Module> = [Lang::Glsl, Lang::Wgsl]
+    let modules: Vec<Module> = [Lang::Glsl, Lang::Wgsl, Lang::Hlsl, Lang::Slang]
         .iter()
         .flat_map(|&lang| cases().into_iter().filter_map(move |c| module(lang, &c)))
         .collect();
     for module in &modules {
         write(&root.join("shaders").join(&module.file), &module.text);
     }
+    write(&root.join("shaders/input.vert"), INPUT_VERT);
     // The crate that fills the generated types and writes their bytes.
     let ws = workspace();
     outside::create(
         root,
         &format!(
             "[package]\nname = \"smolv-typed-gpu\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n\
-             [dependencies]\nsmolv-runtime = {{ path = {:?} }}\n\n\
+             [dependencies]\nsmolv-runtime = {{ path = {:?}, features = [\"vulkan\"] }}\n\n\
              [build-dependencies]\nsmolv-build = {{ path = {:?} }}\n\n[workspace]\n",
             ws.join("smolv-runtime"),
             ws.join("smolv-build")
@@ -383,7 +605,8 @@ fn every_layout_case_filled_through_the_generated_types_reads_back_on_the_gpu() 
     );
     let mut main = String::from("smolv_runtime::include_types!();\n");
     main.push_str(HELPERS);
-    main.push_str("\nfn main() {\n    let out = std::path::PathBuf::from(std::env::args().nth(1).unwrap());\n");
+    main.push_str(VULKAN_CHECK);
+    main.push_str("\nfn main() {\n    vulkan_check();\n    let out = std::path::PathBuf::from(std::env::args().nth(1).unwrap());\n");
     for module in &modules {
         for block in &module.blocks {
             let _ = writeln!(
@@ -405,7 +628,7 @@ fn every_layout_case_filled_through_the_generated_types_reads_back_on_the_gpu() 
         stderr.lines().filter(|l| l.starts_with("warning") && !l.starts_with("warning: smolv-typed-gpu@")).collect();
     assert!(warnings.is_empty(), "the generated code must build without warnings:\n{stderr}");
     // Every GLSL case, and the WGSL ones it can express.
-    assert_eq!(modules.len(), 8 + 5, "{:?}", modules.iter().map(|m| &m.file).collect::<Vec<_>>());
+    assert_eq!(modules.len(), 12 + 5 + 5 + 7, "{:?}", modules.iter().map(|m| &m.file).collect::<Vec<_>>());
 
     // The same shaders, built here for their SPIR-V.
     let mut config = smolv_build::Config::new();
@@ -449,7 +672,7 @@ fn run(gpu: &Gpu, code: &[u32], uploads: &[(&str, Vec<u8>)], words: usize) -> Ve
         };
         let mut bindings = vec![binding(2, vk::DescriptorType::STORAGE_BUFFER)];
         let mut buffers = Vec::new();
-        let mut push: &[u8] = &[];
+        let mut push = Vec::new();
         for (kind, bytes) in uploads {
             match *kind {
                 "uniform" => {
@@ -470,7 +693,12 @@ fn run(gpu: &Gpu, code: &[u32], uploads: &[(&str, Vec<u8>)], words: usize) -> Ve
                         bytes.len(),
                     ));
                 }
-                _ => push = bytes,
+                // Vulkan takes push constants in whole words; a block
+                // ending in an 8/16-bit member is shorter.
+                _ => {
+                    push = bytes.clone();
+                    push.resize(bytes.len().next_multiple_of(4), 0);
+                }
             }
         }
         let out_bytes = words * 4;
@@ -536,7 +764,7 @@ fn run(gpu: &Gpu, code: &[u32], uploads: &[(&str, Vec<u8>)], words: usize) -> Ve
         d.cmd_bind_pipeline(command, vk::PipelineBindPoint::COMPUTE, pipeline);
         d.cmd_bind_descriptor_sets(command, vk::PipelineBindPoint::COMPUTE, layout, 0, &[set], &[]);
         if !push.is_empty() {
-            d.cmd_push_constants(command, layout, vk::ShaderStageFlags::COMPUTE, 0, push);
+            d.cmd_push_constants(command, layout, vk::ShaderStageFlags::COMPUTE, 0, &push);
         }
         d.cmd_dispatch(command, 1, 1, 1);
         d.end_command_buffer(command).unwrap();

@@ -4,8 +4,8 @@
 use std::collections::BTreeSet;
 
 use rayon::prelude::*;
-use smolv_runtime::{DecodeOptions, EncodeOptions};
 use smolv_runtime::container::{Dictionary, compress as zstd_compress};
+use smolv_runtime::{DecodeOptions, EncodeOptions};
 
 use crate::options::DictionaryMode;
 

@@ -8,25 +8,9 @@ use super::VulkanError;
 use super::state::VertexInput;
 use crate::reflect::Reflection;
 
-/// One vertex attribute of a buffer: plain data, as generated code writes
-/// it (`VkVertexInputAttributeDescription` without the binding, which is
-/// the buffer's place in [`VertexInput::from_buffers`]).
-///
-/// ```
-/// use ash::vk;
-/// use smolv_runtime::vulkan::VertexAttribute;
-/// let position = VertexAttribute { location: 0, format: vk::Format::R32G32_SFLOAT.as_raw() as u32, offset: 0 };
-/// assert_eq!(position.vk_format(), vk::Format::R32G32_SFLOAT);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct VertexAttribute {
-    /// The vertex shader's input location.
-    pub location: u32,
-    /// The `VkFormat` value of the data in the buffer.
-    pub format: u32,
-    /// Bytes from the start of the element.
-    pub offset: u32,
-}
+/// The plain data generated code writes, here for the Vulkan layer's
+/// users under their old paths.
+pub use crate::interface::{VertexAttribute, VertexBufferLayout};
 
 impl VertexAttribute {
     /// The format as ash's type (an out-of-range value gives a format no
@@ -41,33 +25,6 @@ impl VertexAttribute {
     pub fn vk_format(&self) -> vk::Format {
         vk::Format::from_raw(i32::try_from(self.format).unwrap_or(i32::MAX))
     }
-}
-
-/// One vertex buffer: its element size and the attributes in an element.
-/// Plain data, so that generated code can write it as a `const`.
-///
-/// ```
-/// use smolv_runtime::vulkan::{VertexAttribute, VertexBufferLayout, VertexInput};
-/// // struct Vertex { color: [u8; 4], position: [f32; 2] }
-/// const VERTEX: VertexBufferLayout<'static> = VertexBufferLayout {
-///     stride: 12,
-///     per_instance: false,
-///     attributes: &[
-///         VertexAttribute { location: 1, format: 37, offset: 0 }, // R8G8B8A8_UNORM
-///         VertexAttribute { location: 0, format: 103, offset: 4 }, // R32G32_SFLOAT
-///     ],
-/// };
-/// let input = VertexInput::from_buffers(&[VERTEX]);
-/// assert!(matches!(input, VertexInput::Explicit { ref bindings, .. } if bindings.len() == 1));
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct VertexBufferLayout<'a> {
-    /// Bytes from one element to the next.
-    pub stride: u32,
-    /// One element per instance instead of per vertex.
-    pub per_instance: bool,
-    /// The attributes in an element.
-    pub attributes: &'a [VertexAttribute],
 }
 
 impl VertexInput {

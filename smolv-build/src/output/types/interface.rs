@@ -17,44 +17,10 @@ pub(crate) type Attribute = (u32, u32, u32);
 /// The plain-data types the module constants use; written once, at the
 /// top of the file, in `pub mod interface`.
 pub(crate) const SHARED_ITEMS: &str = "\
-/// The plain data that each shader module's constants use.
+/// The plain data that each shader module's constants use: smolv-runtime's
+/// own, so that a constant goes to the Vulkan layer as it is.
 pub mod interface {
-    /// One descriptor binding of a shader module.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-    pub struct Binding {
-        /// `layout(set = ...)`.
-        pub set: u32,
-        /// `layout(binding = ...)`.
-        pub binding: u32,
-        /// What the binding holds.
-        pub kind: ::smolv_runtime::reflect::DescriptorKind,
-        /// Array length: 1 for one resource, 0 for a runtime-sized array.
-        pub count: u32,
-        /// `VkShaderStageFlags` of the stages that use it.
-        pub stages: u32,
-    }
-
-    /// A module's push constants: the bytes its stages read.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-    pub struct PushConstantRange {
-        /// Byte offset of the first member used.
-        pub offset: u32,
-        /// Size in bytes, from `offset`.
-        pub size: u32,
-        /// `VkShaderStageFlags` of the stages that use it.
-        pub stages: u32,
-    }
-
-    /// One vertex attribute: where a location's data sits in a vertex.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-    pub struct VertexAttribute {
-        /// `layout(location = ...)`.
-        pub location: u32,
-        /// Its `VkFormat` value.
-        pub format: u32,
-        /// Bytes from the start of the vertex.
-        pub offset: u32,
-    }
+    pub use ::smolv_runtime::interface::{Binding, PushConstantRange, VertexAttribute, VertexBufferLayout};
 }
 ";
 
@@ -168,6 +134,7 @@ pub(crate) fn render_constants(out: &mut String, input: &ModuleInput, vertex: Op
         "WORKGROUP_SIZE_SPEC_IDS",
         "VERTEX_ATTRIBUTES",
         "VERTEX_STRIDE",
+        "VERTEX_LAYOUT",
     ]
     .iter()
     .map(|s| (*s).to_owned())
@@ -242,7 +209,12 @@ pub(crate) fn render_constants(out: &mut String, input: &ModuleInput, vertex: Op
             out,
             "    /// The vertex inputs' attributes, for one interleaved buffer of [`Vertex`].\n    \
              pub const VERTEX_ATTRIBUTES: [super::interface::VertexAttribute; {}] = [{}];\n    \
-             /// Bytes from one [`Vertex`] to the next.\n    pub const VERTEX_STRIDE: u32 = {};\n",
+             /// Bytes from one [`Vertex`] to the next.\n    pub const VERTEX_STRIDE: u32 = {};\n    \
+             /// One per-vertex buffer of [`Vertex`], as `VertexInput::from_buffers` takes it.\n    \
+             pub const VERTEX_LAYOUT: super::interface::VertexBufferLayout<'static> = \
+             super::interface::VertexBufferLayout {{ stride: VERTEX_STRIDE, per_instance: false, attributes: &VERTEX_ATTRIBUTES }};\n\n    \
+             impl Vertex {{\n        /// [`VERTEX_LAYOUT`]: a buffer of these, one per vertex.\n        \
+             pub const LAYOUT: super::interface::VertexBufferLayout<'static> = VERTEX_LAYOUT;\n    }}\n",
             rows.len(),
             rows.join(", "),
             stride

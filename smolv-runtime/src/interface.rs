@@ -1,0 +1,92 @@
+//! The plain data of a shader module's interface, shared by the code
+//! smolv-build generates (`include_types!`) and the Vulkan layer: no ash,
+//! no feature, so that a generated constant is what
+//! [`VertexInput::from_buffers`](crate::vulkan::VertexInput::from_buffers)
+//! (feature `vulkan`) takes as it is.
+
+use crate::reflect::DescriptorKind;
+
+/// One descriptor binding of a shader module.
+///
+/// ```
+/// use smolv_runtime::interface::Binding;
+/// use smolv_runtime::reflect::DescriptorKind;
+/// let texture = Binding { set: 0, binding: 1, kind: DescriptorKind::CombinedImageSampler, count: 1, stages: 0x10 };
+/// assert_eq!(texture.binding, 1);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Binding {
+    /// `layout(set = ...)`.
+    pub set: u32,
+    /// `layout(binding = ...)`.
+    pub binding: u32,
+    /// What the binding holds.
+    pub kind: DescriptorKind,
+    /// Array length: 1 for one resource, 0 for a runtime-sized array.
+    pub count: u32,
+    /// `VkShaderStageFlags` of the stages that use it.
+    pub stages: u32,
+}
+
+/// A module's push constants: the bytes its stages read.
+///
+/// ```
+/// use smolv_runtime::interface::PushConstantRange;
+/// let range = PushConstantRange { offset: 16, size: 8, stages: 0x1 };
+/// assert_eq!(range.offset + range.size, 24);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PushConstantRange {
+    /// Byte offset of the first member used.
+    pub offset: u32,
+    /// Size in bytes, from `offset`.
+    pub size: u32,
+    /// `VkShaderStageFlags` of the stages that use it.
+    pub stages: u32,
+}
+
+/// One vertex attribute of a buffer: where a location's data sits in an
+/// element (`VkVertexInputAttributeDescription` without the binding, which
+/// is the buffer's place in `VertexInput::from_buffers`).
+///
+/// ```
+/// use smolv_runtime::interface::VertexAttribute;
+/// // VK_FORMAT_R32G32_SFLOAT
+/// let position = VertexAttribute { location: 0, format: 103, offset: 0 };
+/// assert_eq!(position.format, 103);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct VertexAttribute {
+    /// The vertex shader's input location.
+    pub location: u32,
+    /// The `VkFormat` value of the data in the buffer.
+    pub format: u32,
+    /// Bytes from the start of the element.
+    pub offset: u32,
+}
+
+/// One vertex buffer: its element size and the attributes in an element.
+/// Plain data, so that generated code can write it as a `const`.
+///
+/// ```
+/// use smolv_runtime::interface::{VertexAttribute, VertexBufferLayout};
+/// // struct Vertex { color: [u8; 4], position: [f32; 2] }
+/// const VERTEX: VertexBufferLayout<'static> = VertexBufferLayout {
+///     stride: 12,
+///     per_instance: false,
+///     attributes: &[
+///         VertexAttribute { location: 1, format: 37, offset: 0 }, // R8G8B8A8_UNORM
+///         VertexAttribute { location: 0, format: 103, offset: 4 }, // R32G32_SFLOAT
+///     ],
+/// };
+/// assert_eq!(VERTEX.attributes.len(), 2);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct VertexBufferLayout<'a> {
+    /// Bytes from one element to the next.
+    pub stride: u32,
+    /// One element per instance instead of per vertex.
+    pub per_instance: bool,
+    /// The attributes in an element.
+    pub attributes: &'a [VertexAttribute],
+}
