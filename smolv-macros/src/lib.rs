@@ -276,7 +276,7 @@ fn set_tokens(manifest: &Manifest, typed: bool) -> Result<SetTokens, String> {
     // `__smolv_set!` decides, as a hot-reload build needs statics.
     let static_shaders = count <= static_shaders_up_to(&manifest.packing.goal);
     if typed && static_shaders && manifest.packing.codec == Codec::Spirv {
-        let expression = words_set(manifest, &directory, &data, &quote!(raw), true)?;
+        let expression = words_set(manifest, &directory, &data, &quote!(raw_in_set), true)?;
         return Ok(SetTokens { ty: quote!(::smolv_runtime::ShaderSet<::smolv_runtime::shader::Raw>), expression });
     }
     if let Some(kind) = words_codec(manifest.packing.codec).filter(|_| static_shaders) {
@@ -355,7 +355,7 @@ fn words_set(
             {
                 #words
                 static SHADERS: [::smolv_runtime::shader::RawShader; #count] =
-                    [#(::smolv_runtime::shader::RawShader::new(#shaders)),*];
+                    [#(#shaders),*];
                 ::smolv_runtime::ShaderSet::<::smolv_runtime::shader::Raw>::raw(&SHADERS, #stored_len)
             }
         });

@@ -305,6 +305,14 @@ macro_rules! __smolv_shader {
         static MODULE: $crate::__private::RelativeIdsModule = $crate::__private::RelativeIdsModule::new($name, $words);
         $crate::Shader::relative_ids_reloadable(&MODULE, &ORIGIN)
     }};
+    (raw_in_set $name:literal, $words:expr; $source:literal, [$($include:literal),*], $recipe:literal) => {{
+        static ORIGIN: $crate::hot_reload::Origin =
+            $crate::hot_reload::Origin::new($source, &[$($include),*], $recipe);
+        $crate::shader::RawShader::reloadable($name, $words, &ORIGIN)
+    }};
+    (raw_in_set $name:literal, $words:expr;) => {
+        $crate::shader::RawShader::new($name, $words)
+    };
     (alone $module:expr;) => {
         $crate::Shader::embedded($module)
     };
@@ -332,6 +340,9 @@ macro_rules! __smolv_shader {
     };
     (raw $name:literal, $words:expr; $($origin:tt)*) => {
         $crate::Shader::raw($name, $words)
+    };
+    (raw_in_set $name:literal, $words:expr; $($origin:tt)*) => {
+        $crate::shader::RawShader::new($name, $words)
     };
     (relative_ids $name:literal, $words:expr; $($origin:tt)*) => {{
         static MODULE: $crate::__private::RelativeIdsModule = $crate::__private::RelativeIdsModule::new($name, $words);

@@ -69,11 +69,35 @@ pub struct RawSource {
 pub struct RawShader(Shader);
 
 impl RawShader {
-    /// For `include_shaders!`: `shader` must be made by `Shader::raw` (or
-    /// `raw_reloadable`); any other kind reads as empty. Not a stable API.
+    /// For `include_shaders!`: module `name`, of `words`. Not a stable
+    /// API.
     #[doc(hidden)]
-    pub const fn new(shader: Shader) -> Self {
-        Self(shader)
+    pub const fn new(name: &'static str, words: &'static [u32]) -> Self {
+        Self(Shader::raw(name, words))
+    }
+
+    /// For `include_shaders!` with the `hot-reload` feature: module
+    /// `name`, of `words`, and where it came from. Not a stable API.
+    #[doc(hidden)]
+    #[cfg(feature = "hot-reload")]
+    pub const fn reloadable(
+        name: &'static str,
+        words: &'static [u32],
+        origin: &'static super::hot_reload::Origin,
+    ) -> Self {
+        Self(Shader::raw_reloadable(name, words, origin))
+    }
+
+    /// The name and words of the raw shader this always is (`new` and
+    /// `reloadable` make nothing else). The other arm costs a select, not
+    /// a call: and it keeps the optimizer from unrolling a loop over a few
+    /// shaders into a larger copy of its body per shader.
+    #[inline]
+    fn parts(&self) -> (&'static str, &'static [u32]) {
+        match &self.0.source {
+            Source::Raw { name, words } => (name, words),
+            Source::Encoded(_) => ("", &[]),
+        }
     }
 
     /// The shader's name, such as `lit.frag`.
@@ -85,10 +109,7 @@ impl RawShader {
     /// ```
     #[inline]
     pub fn name(&self) -> &str {
-        match &self.0.source {
-            Source::Raw { name, .. } => name,
-            Source::Encoded(_) => "",
-        }
+        self.parts().0
     }
 
     /// The SPIR-V words, straight from the binary (or the last words
@@ -105,10 +126,7 @@ impl RawShader {
         if let Some(words) = self.0.reload.latest() {
             return words;
         }
-        match &self.0.source {
-            Source::Raw { words, .. } => words,
-            Source::Encoded(_) => &[],
-        }
+        self.parts().1
     }
 
     /// A copy of the words. A `Result` so that code written for any
@@ -122,7 +140,11 @@ impl RawShader {
     /// ```
     #[inline]
     pub fn decode(&self) -> Result<Vec<u32>, Infallible> {
-        Ok(self.words().to_vec())
+        // Through the bytes, as `ash::util::read_spv` over `include_bytes!`
+        // copies: their length bounds the allocation, so the compiler
+        // needs no overflow check, and the copy is one `memcpy`.
+        let bytes: &[u8] = bytemuck::cast_slice(self.words());
+        Ok(bytes.chunks_exact(4).map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]])).collect())
     }
 
     /// The words, without a copy; never an error (see [`Self::decode`]).
@@ -226,7 +248,7 @@ impl ShaderSet<Raw> {
 /// examples. Not a stable API.
 #[doc(hidden)]
 pub const fn doc_example_raw_set() -> ShaderSet<Raw> {
-    static SHADERS: [RawShader; 1] = [RawShader::new(Shader::raw("blur.comp", &crate::DOC_EXAMPLE_WORDS))];
+    static SHADERS: [RawShader; 1] = [RawShader::new("blur.comp", &crate::DOC_EXAMPLE_WORDS)];
     ShaderSet::raw(&SHADERS, 4 * crate::DOC_EXAMPLE_WORDS.len() + 9 + 24)
 }
 
@@ -247,13 +269,5 @@ mod tests {
         assert_eq!(shader.spirv_len(), 4 * crate::DOC_EXAMPLE_WORDS.len());
         assert_eq!(Shader::name(shader), "blur.comp");
         assert!(ALL.get("blur").is_err());
-    }
-
-    #[test]
-    fn another_kind_reads_as_empty_rather_than_failing() {
-        static MODULE: crate::embed::RelativeIdsModule =
-            crate::embed::RelativeIdsModule::new("x.comp", &crate::DOC_EXAMPLE_WORDS);
-        let shader = RawShader::new(Shader::relative_ids(&MODULE));
-        assert_eq!((shader.name(), shader.words()), ("", &[][..]));
     }
 }
