@@ -26,7 +26,7 @@
 //! ```text
 //! // src/main.rs, with shaders/lit.frag and shaders/sky.wgsl
 //! static LIT: &smolv_runtime::Shader = smolv_runtime::include_shader!("lit.frag");
-//! static ALL: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
+//! smolv_runtime::include_shaders!(static ALL);
 //!
 //! fn main() -> Result<(), Box<dyn std::error::Error>> {
 //!     let lit: Vec<u32> = LIT.decode()?; // SPIR-V words
@@ -166,7 +166,7 @@ pub fn include_shader(input: TokenStream) -> TokenStream {
 /// [`include_shader!`](macro@include_shader)):
 ///
 /// ```text
-/// static ALL: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
+/// smolv_runtime::include_shaders!(static ALL);
 ///
 /// fn main() -> Result<(), Box<dyn std::error::Error>> {
 ///     for shader in ALL.shaders() {
@@ -176,20 +176,84 @@ pub fn include_shader(input: TokenStream) -> TokenStream {
 ///     Ok(())
 /// }
 /// ```
+///
+/// `include_shaders!(static ALL);` declares `ALL` (attributes and a
+/// visibility may come before `static`) as a `ShaderSet<Raw>` when the
+/// build ships a small set as raw SPIR-V: its shaders are a name and words,
+/// decoding one cannot fail, and the binary links what a table of
+/// `include_bytes!` would. Any other set, and the expression form
+/// `static ALL: ShaderSet = include_shaders!();`, is a `ShaderSet`.
 #[proc_macro]
 pub fn include_shaders(input: TokenStream) -> TokenStream {
     let span = proc_macro2::Span::call_site();
-    if !input.is_empty() {
-        return compile_error(span, "include_shaders! takes no arguments");
-    }
+    let declared = if input.is_empty() {
+        None
+    } else {
+        match syn::parse::<Declared>(input) {
+            Ok(declared) => Some(declared),
+            Err(_) => {
+                return compile_error(
+                    span,
+                    "include_shaders! takes nothing (an expression for `static ALL: ShaderSet = ...`) \
+                     or `static NAME` (which declares it, typed by its packing)",
+                );
+            }
+        }
+    };
     let manifest = match Manifest::load() {
         Ok(manifest) => manifest,
         Err(message) => return compile_error(span, &message),
     };
-    let (directory, unpacker) = match manifest.directory().map(|d| (d, unpacker(manifest.packing.codec))) {
-        Ok(found) => found,
+    let set = match set_tokens(&manifest, declared.is_some()) {
+        Ok(set) => set,
         Err(message) => return compile_error(span, &message),
     };
+    match declared {
+        None => set.expression.into(),
+        Some(Declared { prefix, name }) => {
+            let (ty, expression) = (set.ty, set.expression);
+            quote!(#prefix static #name: #ty = #expression;).into()
+        }
+    }
+}
+
+/// What `include_shaders!(static NAME)` declares: what comes before
+/// `static` (attributes, visibility) is kept as written, and a trailing `;`
+/// is allowed.
+struct Declared {
+    prefix: proc_macro2::TokenStream,
+    name: syn::Ident,
+}
+
+impl syn::parse::Parse for Declared {
+    fn parse(input: syn::parse::ParseStream<'_>) -> syn::Result<Self> {
+        let mut prefix = proc_macro2::TokenStream::new();
+        while !input.peek(syn::Token![static]) {
+            prefix.extend([input.parse::<proc_macro2::TokenTree>()?]);
+        }
+        input.parse::<syn::Token![static]>()?;
+        let name = input.parse()?;
+        if input.peek(syn::Token![;]) {
+            input.parse::<syn::Token![;]>()?;
+        }
+        if !input.is_empty() {
+            return Err(input.error("expected the end of the macro's input"));
+        }
+        Ok(Self { prefix, name })
+    }
+}
+
+/// A set's expression, and the type of the `static` it is declared as.
+struct SetTokens {
+    ty: proc_macro2::TokenStream,
+    expression: proc_macro2::TokenStream,
+}
+
+/// The set `manifest` describes. With `typed`, a small raw set is a
+/// `ShaderSet<Raw>` (`raw_set`); otherwise every set is a `ShaderSet`.
+fn set_tokens(manifest: &Manifest, typed: bool) -> Result<SetTokens, String> {
+    let packed = quote!(::smolv_runtime::ShaderSet);
+    let (directory, unpacker) = (manifest.directory()?, unpacker(manifest.packing.codec));
     let data = path_literal(&manifest.packing.data);
     let dictionary = dictionary(&manifest.packing.dictionary);
     let mut names = String::new();
@@ -197,7 +261,7 @@ pub fn include_shaders(input: TokenStream) -> TokenStream {
     for entry in &directory.entries {
         names.push_str(&entry.name);
         let Ok(name_end) = u32::try_from(names.len()) else {
-            return compile_error(span, "smolv: the shader names are longer than 4 GiB together");
+            return Err("smolv: the shader names are longer than 4 GiB together".to_owned());
         };
         let (offset, packed, unpacked, spirv, check) =
             (entry.offset, entry.packed_len, entry.unpacked_len, entry.spirv_len, entry.check);
@@ -211,14 +275,19 @@ pub fn include_shaders(input: TokenStream) -> TokenStream {
     // on first access (see `static_shaders_up_to`); smolv-runtime's
     // `__smolv_set!` decides, as a hot-reload build needs statics.
     let static_shaders = count <= static_shaders_up_to(&manifest.packing.goal);
+    if typed && static_shaders && manifest.packing.codec == Codec::Spirv {
+        let expression = words_set(manifest, &directory, &data, &quote!(raw_in_set), true)?;
+        return Ok(SetTokens { ty: quote!(::smolv_runtime::ShaderSet<::smolv_runtime::shader::Raw>), expression });
+    }
     if let Some(kind) = words_codec(manifest.packing.codec).filter(|_| static_shaders) {
-        return words_set(&manifest, &directory, &data, &kind).unwrap_or_else(|message| compile_error(span, &message));
+        let expression = words_set(manifest, &directory, &data, &kind, false)?;
+        return Ok(SetTokens { ty: packed, expression });
     }
     let shaders = directory.entries.iter().enumerate().map(|(index, entry)| {
-        let origin = origin_tokens(&manifest, &entry.name);
+        let origin = origin_tokens(manifest, &entry.name);
         quote!(::smolv_runtime::__smolv_shader!(in_set &SET, #index; #origin))
     });
-    quote! {
+    let expression = quote! {
         {
             static SET: ::smolv_runtime::__private::EmbeddedSet = ::smolv_runtime::__private::EmbeddedSet::new(
                 #unpacker,
@@ -230,8 +299,8 @@ pub fn include_shaders(input: TokenStream) -> TokenStream {
             );
             ::smolv_runtime::__smolv_set!(#static_shaders; &SET; #count; [#(#shaders),*])
         }
-    }
-    .into()
+    };
+    Ok(SetTokens { ty: packed, expression })
 }
 
 /// For the codecs whose data is words (raw SPIR-V, and SPIR-V with
@@ -257,7 +326,8 @@ fn words_set(
     directory: &check::Directory,
     data: &str,
     kind: &proc_macro2::TokenStream,
-) -> Result<TokenStream, String> {
+    raw: bool,
+) -> Result<proc_macro2::TokenStream, String> {
     let too_large = |what: &str| format!("smolv: {what} is too large for the compiling machine");
     let stored_len = manifest.packing.stored_bytes;
     let data_len = std::fs::metadata(&manifest.packing.data)
@@ -280,6 +350,16 @@ fn words_set(
     }
     let words = words_static(&quote!(::core::include_bytes!(#data)), data_len);
     let count = shaders.len();
+    if raw {
+        return Ok(quote! {
+            {
+                #words
+                static SHADERS: [::smolv_runtime::shader::RawShader; #count] =
+                    [#(#shaders),*];
+                ::smolv_runtime::ShaderSet::<::smolv_runtime::shader::Raw>::raw(&SHADERS, #stored_len)
+            }
+        });
+    }
     let codec = codec_path(manifest.packing.codec);
     Ok(quote! {
         {
@@ -287,8 +367,7 @@ fn words_set(
             static SHADERS: [::smolv_runtime::Shader; #count] = [#(#shaders),*];
             ::smolv_runtime::ShaderSet::words(&SHADERS, #stored_len, #codec)
         }
-    }
-    .into())
+    })
 }
 
 /// `static WORDS`: `data` (a byte-array expression of `len` bytes) as

@@ -30,7 +30,7 @@
 //!
 //! ```text
 //! // src/main.rs
-//! static SHADERS: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
+//! smolv_runtime::include_shaders!(static SHADERS);
 //!
 //! fn main() -> Result<(), Box<dyn std::error::Error>> {
 //!     for shader in SHADERS.shaders() {
@@ -171,9 +171,23 @@ pub use smolv_macros::include_shader;
 /// alone or + LZ4, SMOL-V, or SMOL-V + LZ4 or zstd; see `docs/format.md`,
 /// "Embedded sets").
 ///
+/// `include_shaders!(static ALL);` declares the `static` with the type the
+/// packing calls for: a small set that the build ships as raw SPIR-V is a
+/// `ShaderSet<Raw>` ([`shader::Raw`]), whose shaders are a name and words
+/// and decode without fail, so the binary links no more than a table of
+/// `include_bytes!` would; every other set is a [`ShaderSet`]. The same
+/// code (`get`, `shaders`, `name`, `decode()?`) reads either.
+///
+/// ```text
+/// smolv_runtime::include_shaders!(static ALL);
+/// let sky = ALL.get("sky.wgsl#fs_main")?.decode()?;
+/// ```
+///
+/// With no arguments it is an expression of type [`ShaderSet`] for every
+/// packing, for code that names the type:
+///
 /// ```text
 /// static ALL: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
-/// let sky = ALL.get("sky.wgsl#fs_main")?.decode()?;
 /// ```
 #[cfg(feature = "macros")]
 pub use smolv_macros::include_shaders;
@@ -292,6 +306,14 @@ macro_rules! __smolv_shader {
         static MODULE: $crate::__private::RelativeIdsModule = $crate::__private::RelativeIdsModule::new($name, $words);
         $crate::Shader::relative_ids_reloadable(&MODULE, &ORIGIN)
     }};
+    (raw_in_set $name:literal, $words:expr; $source:literal, [$($include:literal),*], $recipe:literal) => {{
+        static ORIGIN: $crate::hot_reload::Origin =
+            $crate::hot_reload::Origin::new($source, &[$($include),*], $recipe);
+        $crate::shader::RawShader::reloadable($name, $words, &ORIGIN)
+    }};
+    (raw_in_set $name:literal, $words:expr;) => {
+        $crate::shader::RawShader::new($name, $words)
+    };
     (alone $module:expr;) => {
         $crate::Shader::embedded($module)
     };
@@ -319,6 +341,9 @@ macro_rules! __smolv_shader {
     };
     (raw $name:literal, $words:expr; $($origin:tt)*) => {
         $crate::Shader::raw($name, $words)
+    };
+    (raw_in_set $name:literal, $words:expr; $($origin:tt)*) => {
+        $crate::shader::RawShader::new($name, $words)
     };
     (relative_ids $name:literal, $words:expr; $($origin:tt)*) => {{
         static MODULE: $crate::__private::RelativeIdsModule = $crate::__private::RelativeIdsModule::new($name, $words);
@@ -359,45 +384,49 @@ pub use smolv::{
 /// documentation examples.
 #[doc(hidden)]
 pub fn doc_example_module() -> alloc::vec::Vec<u32> {
-    alloc::vec![
-        0x0723_0203,
-        0x0001_0000,
-        0,
-        5,
-        0, // header: magic, 1.0, generator, bound, schema
-        0x0002_0011,
-        1, // OpCapability Shader
-        0x0003_000E,
-        0,
-        1, // OpMemoryModel Logical GLSL450
-        0x0005_000F,
-        5,
-        1,
-        0x6E69_616D,
-        0, // OpEntryPoint GLCompute %1 "main"
-        0x0006_0010,
-        1,
-        17,
-        1,
-        1,
-        1, // OpExecutionMode %1 LocalSize 1 1 1
-        0x0004_0005,
-        1,
-        0x6E69_616D,
-        0, // OpName %1 "main"
-        0x0002_0013,
-        2, // %2 = OpTypeVoid
-        0x0003_0021,
-        3,
-        2, // %3 = OpTypeFunction %2
-        0x0005_0036,
-        2,
-        1,
-        0,
-        3, // %1 = OpFunction %2 None %3
-        0x0002_00F8,
-        4,           // %4 = OpLabel
-        0x0001_00FD, // OpReturn
-        0x0001_0038, // OpFunctionEnd
-    ]
+    DOC_EXAMPLE_WORDS.to_vec()
 }
+
+/// The words of [`doc_example_module`], for `static` examples.
+#[doc(hidden)]
+pub const DOC_EXAMPLE_WORDS: [u32; 39] = [
+    0x0723_0203,
+    0x0001_0000,
+    0,
+    5,
+    0, // header: magic, 1.0, generator, bound, schema
+    0x0002_0011,
+    1, // OpCapability Shader
+    0x0003_000E,
+    0,
+    1, // OpMemoryModel Logical GLSL450
+    0x0005_000F,
+    5,
+    1,
+    0x6E69_616D,
+    0, // OpEntryPoint GLCompute %1 "main"
+    0x0006_0010,
+    1,
+    17,
+    1,
+    1,
+    1, // OpExecutionMode %1 LocalSize 1 1 1
+    0x0004_0005,
+    1,
+    0x6E69_616D,
+    0, // OpName %1 "main"
+    0x0002_0013,
+    2, // %2 = OpTypeVoid
+    0x0003_0021,
+    3,
+    2, // %3 = OpTypeFunction %2
+    0x0005_0036,
+    2,
+    1,
+    0,
+    3, // %1 = OpFunction %2 None %3
+    0x0002_00F8,
+    4,           // %4 = OpLabel
+    0x0001_00FD, // OpReturn
+    0x0001_0038, // OpFunctionEnd
+];

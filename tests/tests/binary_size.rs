@@ -64,7 +64,7 @@ fn write(path: &Path, text: &str) {
 /// (`std::process::exit` would add std's exit path, about 100–200 bytes
 /// after xz, which is the program's choice rather than smolv's cost).
 const SMOLV_MAIN: &str = r#"
-static SHADERS: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
+smolv_runtime::include_shaders!(static SHADERS);
 
 fn main() {
     let shaders = SHADERS.shaders();
@@ -73,6 +73,7 @@ fn main() {
         for byte in shader.name().bytes() {
             sum = sum.wrapping_mul(31).wrapping_add(u64::from(byte));
         }
+        #[allow(irrefutable_let_patterns)]
         let Ok(words) = shader.decode() else { return };
         for word in words {
             sum = sum.wrapping_mul(31).wrapping_add(u64::from(word));

@@ -23,11 +23,15 @@ mod bytes;
 pub mod hot_reload;
 #[cfg(feature = "zstd-fast")]
 mod loaded;
+mod raw;
 mod set;
 pub(crate) mod source;
 
 #[cfg(feature = "zstd-fast")]
 pub(crate) use bytes::Bytes;
+#[doc(hidden)]
+pub use raw::doc_example_raw_set;
+pub use raw::{Packed, Raw, RawShader, SetKind};
 pub use set::{LazyShaders, SetPacking, ShaderSet, leaked_embedded_set};
 
 use crate::DecodeOptions;

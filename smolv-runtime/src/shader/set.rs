@@ -6,6 +6,7 @@ use std::sync::OnceLock;
 use smolv_format::{Codec, Framing};
 
 use super::Shader;
+use super::raw::{Packed, SetKind};
 use crate::container::NotFound;
 #[cfg(feature = "zstd-fast")]
 use crate::container::{ContainerError, OpenError};
@@ -51,7 +52,12 @@ impl core::fmt::Display for SetPacking {
     }
 }
 
-/// Where a set's shaders come from.
+/// What a packed set holds. Not a stable API.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct PackedSource(SetSource);
+
+/// Where a packed set's shaders come from.
 #[derive(Debug)]
 enum SetSource {
     /// Embedded by `include_shaders!`: the set, and a `static` shader per
@@ -79,15 +85,20 @@ enum SetSource {
 /// the life of the program. A bundle is checked when it is loaded.
 ///
 /// ```text
-/// static ALL: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
+/// smolv_runtime::include_shaders!(static ALL);
 /// let sky = ALL.get("sky.wgsl#fs_main")?.decode()?;
 /// for shader in ALL.shaders() {
 ///     println!("{}: {} bytes of SPIR-V", shader.name(), shader.spirv_len());
 /// }
 /// ```
+///
+/// `ShaderSet` on its own is a set of any packing ([`Packed`]), read at
+/// run time. `include_shaders!(static ALL);` declares a small raw set as a
+/// `ShaderSet<Raw>` instead ([`Raw`](super::Raw)), whose shaders decode without fail
+/// and link no decoding code at all.
 #[derive(Debug)]
-pub struct ShaderSet {
-    source: SetSource,
+pub struct ShaderSet<K: SetKind = Packed> {
+    pub(super) source: K::Source,
 }
 
 impl ShaderSet {
@@ -95,14 +106,14 @@ impl ShaderSet {
     /// `static` shader per module. Not a stable API.
     #[doc(hidden)]
     pub const fn embedded(set: &'static EmbeddedSet, shaders: &'static [Shader]) -> Self {
-        Self { source: SetSource::Embedded { set, shaders } }
+        Self { source: PackedSource(SetSource::Embedded { set, shaders }) }
     }
 
     /// For `include_shaders!`: a large embedded set, whose shaders are made
     /// on first access. Not a stable API.
     #[doc(hidden)]
     pub const fn made(shaders: &'static LazyShaders) -> Self {
-        Self { source: SetSource::Made(shaders) }
+        Self { source: PackedSource(SetSource::Made(shaders)) }
     }
 
     /// For `include_shaders!`: an embedded set of words (codec `spirv` or
@@ -112,7 +123,7 @@ impl ShaderSet {
     /// counts them. Not a stable API.
     #[doc(hidden)]
     pub const fn words(shaders: &'static [Shader], stored_len: usize, codec: Codec) -> Self {
-        Self { source: SetSource::Words { shaders, stored_len, codec } }
+        Self { source: PackedSource(SetSource::Words { shaders, stored_len, codec }) }
     }
 
     /// A set from bundle bytes (an `.smvb` asset), checked now; every
@@ -133,7 +144,7 @@ impl ShaderSet {
     #[inline]
     pub fn from_vec(bundle: Vec<u8>) -> Result<Self, ContainerError> {
         let (bytes, shaders) = super::loaded::loaded_set(bundle)?;
-        Ok(Self { source: SetSource::Bundle { bytes, shaders } })
+        Ok(Self { source: PackedSource(SetSource::Bundle { bytes, shaders }) })
     }
 
     /// Reads a bundle file.
@@ -164,7 +175,7 @@ impl ShaderSet {
     /// ```
     #[inline]
     pub fn shaders(&self) -> &[Shader] {
-        match &self.source {
+        match &self.source.0 {
             SetSource::Embedded { shaders, .. } => shaders,
             SetSource::Made(made) => (made.make)(made),
             SetSource::Words { shaders, .. } => shaders,
@@ -230,7 +241,7 @@ impl ShaderSet {
     /// ```
     #[inline]
     pub fn packing(&self) -> SetPacking {
-        match &self.source {
+        match &self.source.0 {
             SetSource::Embedded { set, .. } | SetSource::Made(LazyShaders { set, .. }) => SetPacking {
                 codec: Some(set.codec()),
                 framing: if set.one_stream() { Framing::Stream } else { Framing::PerModule },
@@ -258,7 +269,7 @@ impl ShaderSet {
     /// ```
     #[inline]
     pub fn stored_len(&self) -> usize {
-        match &self.source {
+        match &self.source.0 {
             SetSource::Embedded { set, .. } | SetSource::Made(LazyShaders { set, .. }) => set.stored_len(),
             SetSource::Words { stored_len, .. } => *stored_len,
             #[cfg(feature = "zstd-fast")]

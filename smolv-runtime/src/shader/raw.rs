@@ -1,0 +1,273 @@
+//! A set whose packing is raw SPIR-V, known when the binary is compiled:
+//! what `include_shaders!(static NAME);` declares for a small set. Its
+//! shaders are a name and words, so a program that reads them links only
+//! what a table of `include_bytes!` would: a name, a slice and a lookup.
+//! Decoding one cannot fail.
+
+use core::convert::Infallible;
+
+use smolv_format::{Codec, Framing};
+
+use super::{SetPacking, Shader, ShaderSet, Source};
+use crate::container::NotFound;
+
+/// The kind of a [`ShaderSet`]: [`Packed`] (any packing, chosen when the
+/// crate was built and read at run time) or [`Raw`] (raw SPIR-V, known at
+/// compile time). Sealed: smolv defines both.
+pub trait SetKind: sealed::Sealed {
+    /// What a set of this kind holds. Not a stable API.
+    #[doc(hidden)]
+    type Source: core::fmt::Debug + Send + Sync + 'static;
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A [`ShaderSet`] of any packing: an embedded set whose packing the
+/// build chose, or a loaded bundle. What `ShaderSet` means on its own.
+#[derive(Debug)]
+pub enum Packed {}
+
+/// A [`ShaderSet`] of raw SPIR-V, as `include_shaders!(static NAME);`
+/// declares for a set that smolv-build ships raw: its shaders are
+/// [`RawShader`]s, which decode without fail.
+#[derive(Debug)]
+pub enum Raw {}
+
+impl sealed::Sealed for Packed {}
+impl sealed::Sealed for Raw {}
+
+impl SetKind for Packed {
+    type Source = super::set::PackedSource;
+}
+
+impl SetKind for Raw {
+    type Source = RawSource;
+}
+
+/// What a raw set holds: a `static` shader per module, sorted by name, and
+/// its stored length as the build report counts it. Not a stable API.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct RawSource {
+    shaders: &'static [RawShader],
+    stored_len: usize,
+}
+
+/// A shader of a raw set: a name and SPIR-V words in the binary. It
+/// derefs to [`Shader`] for everything else (reflection, the Vulkan
+/// layer); its own `name`, `decode` and `decode_cached` serve the words
+/// without a branch for other kinds, and cannot fail.
+///
+/// ```text
+/// smolv_runtime::include_shaders!(static ALL);
+/// let words: Vec<u32> = ALL.get("lit.frag")?.decode()?; // never an error
+/// ```
+#[derive(Debug)]
+#[repr(transparent)]
+pub struct RawShader(Shader);
+
+impl RawShader {
+    /// For `include_shaders!`: module `name`, of `words`. Not a stable
+    /// API.
+    #[doc(hidden)]
+    pub const fn new(name: &'static str, words: &'static [u32]) -> Self {
+        Self(Shader::raw(name, words))
+    }
+
+    /// For `include_shaders!` with the `hot-reload` feature: module
+    /// `name`, of `words`, and where it came from. Not a stable API.
+    #[doc(hidden)]
+    #[cfg(feature = "hot-reload")]
+    pub const fn reloadable(
+        name: &'static str,
+        words: &'static [u32],
+        origin: &'static super::hot_reload::Origin,
+    ) -> Self {
+        Self(Shader::raw_reloadable(name, words, origin))
+    }
+
+    /// The name and words of the raw shader this always is (`new` and
+    /// `reloadable` make nothing else). The other arm costs a select, not
+    /// a call: and it keeps the optimizer from unrolling a loop over a few
+    /// shaders into a larger copy of its body per shader.
+    #[inline]
+    fn parts(&self) -> (&'static str, &'static [u32]) {
+        match &self.0.source {
+            Source::Raw { name, words } => (name, words),
+            Source::Encoded(_) => ("", &[]),
+        }
+    }
+
+    /// The shader's name, such as `lit.frag`.
+    ///
+    /// ```
+    /// # static ALL: smolv_runtime::ShaderSet<smolv_runtime::shader::Raw> = smolv_runtime::shader::doc_example_raw_set();
+    /// assert_eq!(ALL.get("blur.comp")?.name(), "blur.comp");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn name(&self) -> &str {
+        self.parts().0
+    }
+
+    /// The SPIR-V words, straight from the binary (or the last words
+    /// [published](Shader::publish) with `hot-reload`).
+    ///
+    /// ```
+    /// # static ALL: smolv_runtime::ShaderSet<smolv_runtime::shader::Raw> = smolv_runtime::shader::doc_example_raw_set();
+    /// assert_eq!(ALL.get("blur.comp")?.words()[0], 0x0723_0203);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn words(&self) -> &[u32] {
+        #[cfg(feature = "hot-reload")]
+        if let Some(words) = self.0.reload.latest() {
+            return words;
+        }
+        self.parts().1
+    }
+
+    /// A copy of the words. A `Result` so that code written for any
+    /// [`Shader`] (`?`, `expect`) compiles unchanged; it is never an error.
+    ///
+    /// ```
+    /// # static ALL: smolv_runtime::ShaderSet<smolv_runtime::shader::Raw> = smolv_runtime::shader::doc_example_raw_set();
+    /// let Ok(words) = ALL.get("blur.comp")?.decode();
+    /// assert_eq!(words[0], 0x0723_0203);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn decode(&self) -> Result<Vec<u32>, Infallible> {
+        // Through the bytes, as `ash::util::read_spv` over `include_bytes!`
+        // copies: their length bounds the allocation, so the compiler
+        // needs no overflow check, and the copy is one `memcpy`.
+        let bytes: &[u8] = bytemuck::cast_slice(self.words());
+        Ok(bytes.chunks_exact(4).map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]])).collect())
+    }
+
+    /// The words, without a copy; never an error (see [`Self::decode`]).
+    ///
+    /// ```
+    /// # static ALL: smolv_runtime::ShaderSet<smolv_runtime::shader::Raw> = smolv_runtime::shader::doc_example_raw_set();
+    /// let Ok(words) = ALL.get("blur.comp")?.decode_cached();
+    /// assert_eq!(words[0], 0x0723_0203);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn decode_cached(&self) -> Result<&[u32], Infallible> {
+        Ok(self.words())
+    }
+}
+
+impl core::ops::Deref for RawShader {
+    type Target = Shader;
+
+    #[inline]
+    fn deref(&self) -> &Shader {
+        &self.0
+    }
+}
+
+impl ShaderSet<Raw> {
+    /// For `include_shaders!(static NAME);`: a raw set's `static` shaders,
+    /// sorted by name, stored in `stored_len` bytes as the build report
+    /// counts them. Not a stable API.
+    #[doc(hidden)]
+    pub const fn raw(shaders: &'static [RawShader], stored_len: usize) -> Self {
+        Self { source: RawSource { shaders, stored_len } }
+    }
+
+    /// Every shader, sorted by name.
+    ///
+    /// ```
+    /// # static ALL: smolv_runtime::ShaderSet<smolv_runtime::shader::Raw> = smolv_runtime::shader::doc_example_raw_set();
+    /// for shader in ALL.shaders() {
+    ///     println!("{}: {} words", shader.name(), shader.words().len());
+    /// }
+    /// ```
+    #[inline]
+    pub fn shaders(&self) -> &[RawShader] {
+        self.source.shaders
+    }
+
+    /// Iterates over every shader, sorted by name.
+    ///
+    /// ```
+    /// # static ALL: smolv_runtime::ShaderSet<smolv_runtime::shader::Raw> = smolv_runtime::shader::doc_example_raw_set();
+    /// assert_eq!(ALL.iter().count(), 1);
+    /// ```
+    #[inline]
+    pub fn iter(&self) -> core::slice::Iter<'_, RawShader> {
+        self.shaders().iter()
+    }
+
+    /// The shader named `name`. A miss suggests the closest names.
+    ///
+    /// ```
+    /// # static ALL: smolv_runtime::ShaderSet<smolv_runtime::shader::Raw> = smolv_runtime::shader::doc_example_raw_set();
+    /// assert_eq!(ALL.get("blur.comp")?.name(), "blur.comp");
+    /// assert!(ALL.get("blur.com").unwrap_err().to_string().contains("blur.comp"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn get(&self, name: &str) -> Result<&RawShader, NotFound> {
+        let shaders = self.shaders();
+        match shaders.binary_search_by(|s| s.name().cmp(name)) {
+            Ok(i) => Ok(&shaders[i]),
+            Err(_) => Err(NotFound::new(name, shaders.iter().map(RawShader::name))),
+        }
+    }
+
+    /// Raw SPIR-V, one module at a time.
+    ///
+    /// ```
+    /// # static ALL: smolv_runtime::ShaderSet<smolv_runtime::shader::Raw> = smolv_runtime::shader::doc_example_raw_set();
+    /// assert_eq!(ALL.packing().to_string(), "spirv (per module)");
+    /// ```
+    #[inline]
+    pub fn packing(&self) -> SetPacking {
+        SetPacking { codec: Some(Codec::Spirv), framing: Framing::PerModule }
+    }
+
+    /// How many bytes the set occupies in the binary, as the build report
+    /// counts them (see [`ShaderSet::stored_len`]).
+    ///
+    /// ```
+    /// # static ALL: smolv_runtime::ShaderSet<smolv_runtime::shader::Raw> = smolv_runtime::shader::doc_example_raw_set();
+    /// assert!(ALL.stored_len() > 0);
+    /// ```
+    #[inline]
+    pub fn stored_len(&self) -> usize {
+        self.source.stored_len
+    }
+}
+
+/// A raw set of one compute shader, `blur.comp`, for the documentation's
+/// examples. Not a stable API.
+#[doc(hidden)]
+pub const fn doc_example_raw_set() -> ShaderSet<Raw> {
+    static SHADERS: [RawShader; 1] = [RawShader::new("blur.comp", &crate::DOC_EXAMPLE_WORDS)];
+    ShaderSet::raw(&SHADERS, 4 * crate::DOC_EXAMPLE_WORDS.len() + 9 + 24)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static ALL: ShaderSet<Raw> = doc_example_raw_set();
+
+    #[test]
+    fn a_raw_shader_is_a_shader_and_serves_its_words() {
+        assert_eq!(size_of::<RawShader>(), size_of::<Shader>());
+        let shader = ALL.get("blur.comp").unwrap();
+        assert_eq!(shader.words(), &crate::DOC_EXAMPLE_WORDS[..]);
+        let Ok(words) = shader.decode();
+        assert_eq!(words, crate::DOC_EXAMPLE_WORDS);
+        // What every shader offers, through `Deref`, agrees.
+        assert_eq!(shader.spirv_len(), 4 * crate::DOC_EXAMPLE_WORDS.len());
+        assert_eq!(Shader::name(shader), "blur.comp");
+        assert!(ALL.get("blur").is_err());
+    }
+}
