@@ -206,7 +206,7 @@ fn a_checkout_at_another_path_gets_every_entry_from_the_remote() {
         let root = tree.root().to_string_lossy().into_owned();
         outputs(&tree.out(machine))
             .into_iter()
-.map(|(path, bytes)| match path.extension().is_some_and(|e| e == "json" || e == "rs") {
+            .map(|(path, bytes)| match path.extension().is_some_and(|e| e == "json" || e == "rs") {
                 true => (path, String::from_utf8(bytes).unwrap().replace(&root, "<root>").into_bytes()),
                 false => (path, bytes),
             })

@@ -486,3 +486,16 @@ fn slang_modules_are_spirv_1_3_at_least_and_optimized_for_vulkan_1_1() {
     config(dir.path()).target_env(smolv_build::TargetEnv::Vulkan1_3).try_compile().unwrap();
     assert_eq!(version_word(dir.path(), "triangle.slang#vs_main"), 0x0001_0600, "a higher target still rises");
 }
+
+#[test]
+fn a_scalar_layout_block_is_optimized_like_any_other() {
+    let scalar = "#version 450\n#extension GL_EXT_scalar_block_layout : require\n\
+        layout(local_size_x = 1) in;\n\
+        layout(scalar, push_constant) uniform Push { float x; vec3 a; vec2 b; } push;\n\
+        layout(set = 0, binding = 0) buffer Data { vec4 v; } data;\n\
+        void main() { data.v = vec4(push.a, push.x + push.b.y); }\n";
+    let dir = tree(&[("shaders/scalar.comp", scalar)]);
+    let report = config(dir.path()).try_compile().unwrap();
+    assert!(report.warnings.is_empty(), "spirv-opt refused the scalar layout: {:?}", report.warnings);
+    assert_eq!(report.compiled, 1);
+}

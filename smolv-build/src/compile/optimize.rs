@@ -45,8 +45,12 @@ pub(crate) fn optimize(spirv: &[u32], level: Optimization, env: TargetEnv, tool:
         Optimization::Size => "-Os",
         Optimization::Performance => "-O",
     };
+    // `--scalar-block-layout` lets the validator that runs first accept
+    // blocks in GL_EXT_scalar_block_layout's `scalar` layout, which carries
+    // no OpExtension of its own; without it such modules shipped
+    // unoptimized. Other layouts are valid scalar layouts too.
     let mut child = Command::new(tool)
-        .args([recipe, &format!("--target-env={}", env.name()), "-", "-o", "-"])
+        .args([recipe, "--scalar-block-layout", &format!("--target-env={}", env.name()), "-", "-o", "-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

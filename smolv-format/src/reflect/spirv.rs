@@ -444,7 +444,12 @@ fn reflect(module: &Module, stage: ShaderStage, entry_id: u32, entry_point: Stri
                 let end = module.size_of(pointee, None, 0);
                 let end = end.checked_add(3).map_or(!3, |e| e & !3);
                 let size = end.saturating_sub(offset);
-                reflection.push_constants.push(PushConstantRange { offset, size, stages: stage_flag });
+                // An empty block reads no bytes: Vulkan has no range of size
+                // 0 (VUID-VkPushConstantRange-size-00296), and a container
+                // refuses one.
+                if size > 0 {
+                    reflection.push_constants.push(PushConstantRange { offset, size, stages: stage_flag });
+                }
             }
             spv::SC_INPUT | spv::SC_OUTPUT => {
                 let wanted = (storage == spv::SC_INPUT && stage == ShaderStage::Vertex)
@@ -549,5 +554,21 @@ mod tests {
         let reflection = Reflection::from_spirv(&m).unwrap();
         let range = &reflection.push_constants[0];
         assert_eq!((range.offset, range.size), (0, 8), "bytes 2..6, widened to 0..8");
+    }
+
+    #[test]
+    fn an_empty_push_constant_block_gives_no_range_and_the_reflection_round_trips() {
+        let mut m = vec![0x0723_0203, 0x0001_0000, 0, 20, 0];
+        let mut inst = |op: u32, operands: &[u32]| {
+            m.push(((u32::try_from(operands.len()).unwrap() + 1) << 16) | op);
+            m.extend_from_slice(operands);
+        };
+        inst(15, &[5, 1, 0x6E69_616D, 0]); // OpEntryPoint GLCompute %1 "main"
+        inst(30, &[4]); // %4 = OpTypeStruct, no members
+        inst(32, &[5, 9, 4]); // %5 = OpTypePointer PushConstant %4
+        inst(59, &[5, 6, 9]); // %6 = OpVariable %5 PushConstant
+        let reflection = Reflection::from_spirv(&m).unwrap();
+        assert!(reflection.push_constants.is_empty(), "{:?}", reflection.push_constants);
+        assert_eq!(Reflection::from_bytes(&reflection.to_bytes().unwrap()).unwrap(), reflection);
     }
 }
