@@ -43,7 +43,7 @@ const XZ_NOISE: i64 = 32;
 /// The 7-module raw set's `main` keeps one check per read that a shader is
 /// raw; every way of removing it so far let the compiler unroll the loop
 /// into a larger `main`. Every other set must be no larger than raw.
-const KNOWN_GAPS: &[(&str, u64)] = &[("game-7", 32)];
+const KNOWN_GAPS: &[(&str, i64)] = &[("game-7", 32)];
 
 /// The fixed cost the default decode path may add (issue 20).
 const DECODER_BUDGET: i64 = 24 * 1024;
