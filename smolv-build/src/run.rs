@@ -97,6 +97,10 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     let mut diagnostics = Vec::new();
     let mut failed = 0;
     let mut modules: Vec<Built<'_>> = Vec::new();
+    // One line per shader for the build's log: Cargo shows a build
+    // script's output only when it fails, and then it should read as the
+    // errors alone.
+    let mut progress = String::new();
     report.count_languages(sources.jobs.iter().zip(&outputs).map(|(job, output)| (job.language, output.is_ok())));
     for (job, output) in sources.jobs.iter().zip(outputs) {
         match output {
@@ -116,6 +120,8 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
                 } else {
                     report.compiled += 1;
                 }
+                let done = if output.cached { "from cache" } else { "compiled" };
+                progress.push_str(&format!("{done} {}\n", job.path.display()));
                 let dependencies: std::sync::Arc<[std::path::PathBuf]> =
                     output.dependencies.iter().map(|(path, _)| path.clone()).collect();
                 modules.extend(output.modules.into_iter().map(|module| Built {
@@ -128,6 +134,7 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
             Err(mut errors) => {
                 directives.rerun_if_changed(&job.path);
                 failed += 1;
+                progress.push_str(&format!("failed {}\n", job.path.display()));
                 if let Some(variant) = &job.variant {
                     errors.iter_mut().for_each(|d| d.message = format!("{} (in variant {variant:?})", d.message));
                 }
@@ -153,7 +160,7 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
         // that `Config::compile` names; its `cargo::error` lines are one
         // line per error.
         if plan.directives {
-            build_log::write(&plan.out_dir, &error.to_string());
+            build_log::write(&plan.out_dir, &format!("{progress}\n{error}"));
         }
         return Err(error);
     }

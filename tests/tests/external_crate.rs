@@ -348,7 +348,8 @@ fn a_shader_error_reads_as_one_error() {
     let log_line = stderr.lines().find(|l| l.contains("the build's log: ")).expect("the error names the log");
     let log = std::fs::read_to_string(log_line.rsplit("the build's log: ").next().unwrap()).unwrap();
     let full = format!("{}:3:28: error: 'tint' : undeclared identifier", typo.display());
-    assert!(log.contains(&full) && log.contains(&format!("compiled {}", typo.display())), "{log}");
+    assert!(log.contains(&full) && log.contains(&format!("failed {}", typo.display())), "{log}");
+    assert!(log.contains(&format!("compiled {}", root.join("shaders/fill0.frag").display())), "{log}");
     let lines = stderr.lines().filter(|l| !l.trim_start().starts_with("Compiling ")).count();
     assert!(lines <= 4, "{lines} lines besides Cargo's `Compiling`:\n{stderr}");
 }

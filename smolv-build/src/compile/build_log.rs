@@ -1,5 +1,6 @@
-//! The log of a failed build, `OUT_DIR/smolv-build.log`: its errors in
-//! full (naga's annotated snippets included), where a build script's
+//! The log of a failed build, `OUT_DIR/smolv-build.log`: a line per
+//! shader (compiled, from cache or failed), then the errors in full
+//! (naga's annotated snippets included), where a build script's
 //! `cargo::error=` lines give one line per error.
 
 use std::path::{Path, PathBuf};
