@@ -319,18 +319,21 @@ impl Sources {
 }
 
 /// A compiled output left beside its source by an earlier build script:
-/// `X.spv` or `X.spirv` where `X` is a file in the same directory, the way
-/// `glslc tri.vert -o tri.vert.spv` names them. Returns the source. Such a
-/// file would ship a second, stale copy of the shader, so discovery skips
-/// it; a `.spv` named on its own with [`Config::shader`](crate::Config::shader)
-/// is always taken.
+/// `X.spv` or `X.spirv` where `X` is a shader that discovery compiles, in
+/// the same directory, the way `glslc tri.vert -o tri.vert.spv` names
+/// them. Returns the source. Such a file would ship a second, stale copy
+/// of the shader, so discovery skips it; a `.spv` named on its own with
+/// [`Config::shader`](crate::Config::shader) is always taken. Beside a
+/// file discovery does not compile (a stageless `blur.hlsl`, an include),
+/// the `.spv` is the only copy of the module, so it is kept.
 fn leftover_output(path: &Path) -> Option<PathBuf> {
     let ext = path.extension()?.to_str()?;
     if !matches!(ext, "spv" | "spirv") {
         return None;
     }
     let source = path.with_extension("");
-    (source.extension().is_some() && source.is_file()).then_some(source)
+    let compiled = source.extension().is_some() && source.is_file() && matches!(classify(&source), Ok(Some(_)));
+    compiled.then_some(source)
 }
 
 /// Every file below `dir`; every directory is recorded in `dirs`.
@@ -572,6 +575,27 @@ mod tests {
         let mut config = crate::Config::new();
         config.shader(dir.path().join("tri.vert.spv"));
         assert_eq!(scan(&config).unwrap().jobs[0].name, "tri.vert.spv");
+    }
+
+    #[test]
+    fn a_spv_beside_a_file_that_is_not_compiled_is_kept() {
+        // `blur.hlsl` names no stage, so discovery treats it as an include:
+        // `blur.hlsl.spv` beside it is the only copy of the module.
+        let dir = tree(&["blur.hlsl", "common.glsl"]);
+        let spirv: Vec<u8> = smolv_runtime::doc_example_module().iter().flat_map(|w| w.to_le_bytes()).collect();
+        for output in ["blur.hlsl.spv", "common.glsl.spirv"] {
+            std::fs::write(dir.path().join(output), &spirv).unwrap();
+        }
+        let mut config = crate::Config::new();
+        config.shader_dir(dir.path());
+        let sources = scan(&config).unwrap();
+        let names: Vec<&str> = sources.jobs.iter().map(|job| job.name.as_str()).collect();
+        assert_eq!(names, ["blur.hlsl.spv", "common.glsl.spirv"]);
+        assert!(
+            sources.warnings.iter().all(|w| !w.contains("is skipped")),
+            "neither output is skipped: {:?}",
+            sources.warnings
+        );
     }
 
     #[test]

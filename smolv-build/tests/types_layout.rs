@@ -28,7 +28,7 @@ fn generate(dir: &Path, files: &[(&str, &str)]) -> (String, smolv_build::Report)
     (std::fs::read_to_string(file).unwrap(), report)
 }
 
-fn all_cases(dir: &Path) -> (String, smolv_build::Report) {
+fn raw_cases(dir: &Path) -> (String, smolv_build::Report) {
     generate(
         dir,
         &[
@@ -38,6 +38,13 @@ fn all_cases(dir: &Path) -> (String, smolv_build::Report) {
             ("other.comp", shaders::OTHER_LIGHT),
         ],
     )
+}
+
+/// The generated types with `::core::primitive::` left out, so the
+/// layout tests read like the Rust they check.
+fn all_cases(dir: &Path) -> (String, smolv_build::Report) {
+    let (code, report) = raw_cases(dir);
+    (code.replace("::core::primitive::", ""), report)
 }
 
 /// The text of `pub struct NAME` up to its closing brace, at any depth.
@@ -118,4 +125,46 @@ fn a_block_two_shaders_include_is_one_type_and_differing_definitions_stay_apart(
     assert!(other.contains("pub color: [f32; 4],") && other.contains("pub intensity: f32,"), "{other}");
     let types = report.types.unwrap();
     assert_eq!((types.modules, types.blocks), (3, 6));
+}
+
+#[test]
+fn generated_code_trusts_no_name_in_scope_and_allows_the_lints_it_trips() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _) = raw_cases(dir.path());
+    // Field types name the real primitives, never a bare `u32` an alias
+    // at the call site could stand for.
+    let frame = definition(&code, None, "Frame");
+    assert!(frame.contains("pub time: ::core::primitive::f32,"), "{frame}");
+    assert!(frame.contains("_pad0: [::core::primitive::u8; 12],"), "{frame}");
+    for bare in ["u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64", "usize", "bool"] {
+        for context in [format!(": {bare},"), format!("[{bare};"), format!("<{bare}>"), format!("-> {bare} ")] {
+            assert!(!code.contains(&context), "bare {bare} in {context:?}:\n{code}");
+        }
+    }
+    // Each `unsafe impl` allows `unsafe_code` itself, for a crate that
+    // denies it.
+    let unsafe_impls = code.matches("unsafe impl").count();
+    assert!(unsafe_impls > 0);
+    assert_eq!(
+        code.matches("#[allow(unsafe_code)]\nunsafe impl").count()
+            + code.matches("#[allow(unsafe_code)]\n    unsafe impl").count(),
+        unsafe_impls
+    );
+    // Re-exports a module need not use, and items a binary need not use.
+    let uses = code.matches("pub use super::").count();
+    assert!(uses > 0);
+    assert_eq!(code.matches("#[allow(unused_imports)]\n    pub use super::").count(), uses);
+    assert_eq!(
+        code.matches("pub struct ").count(),
+        code.matches("#[allow(dead_code, unreachable_pub)]\npub struct ").count()
+            + code.matches("#[allow(dead_code, unreachable_pub)]\n    pub struct ").count()
+            + code.matches("pub struct SpecConstants").count()
+    );
+    assert!(code.contains("#[allow(clippy::derivable_impls)]\n    impl Default for SpecConstants"));
+    // `PartialEq` compares the public fields, never the padding.
+    assert!(!code.contains("derive(Clone, Copy, PartialEq)"));
+    let eq_start = code.find("impl ::core::cmp::PartialEq for Frame {").expect("a PartialEq for Frame");
+    let eq = &code[eq_start..eq_start + code[eq_start..].find("\n}").unwrap()];
+    assert!(eq.contains("self.time == other.time"), "{eq}");
+    assert!(!eq.contains("_pad"), "padding is not compared: {eq}");
 }

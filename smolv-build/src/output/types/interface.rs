@@ -19,7 +19,9 @@ pub(crate) type Attribute = (u32, u32, u32);
 pub(crate) const SHARED_ITEMS: &str = "\
 /// The plain data that each shader module's constants use: smolv-runtime's
 /// own, so that a constant goes to the Vulkan layer as it is.
+#[allow(unreachable_pub)]
 pub mod interface {
+    #[allow(unused_imports)]
     pub use ::smolv_runtime::interface::{Binding, PushConstantRange, VertexAttribute, VertexBufferLayout};
 }
 ";
@@ -117,7 +119,7 @@ pub(crate) fn render_constants(out: &mut String, input: &ModuleInput, vertex: Op
     let reflection = &input.reflection;
     let _ = writeln!(
         out,
-        "    /// The module's name, as `include_shader!` takes it.\n    pub const NAME: &str = {:?};",
+        "    /// The module's name, as `include_shader!` takes it.\n    pub const NAME: &::core::primitive::str = {:?};",
         input.name
     );
     let _ = writeln!(
@@ -187,13 +189,16 @@ pub(crate) fn render_constants(out: &mut String, input: &ModuleInput, vertex: Op
         let [x, y, z] = size.size;
         let _ = writeln!(
             out,
-            "    /// `local_size` without specialization.\n    pub const WORKGROUP_SIZE: [u32; 3] = [{x}, {y}, {z}];\n    \
+            "    /// `local_size` without specialization.\n    pub const WORKGROUP_SIZE: [::core::primitive::u32; 3] = [{x}, {y}, {z}];\n    \
              /// The spec constant that sets each of x, y and z, where one does.\n    \
-             pub const WORKGROUP_SIZE_SPEC_IDS: [Option<u32>; 3] = {:?};\n",
+             pub const WORKGROUP_SIZE_SPEC_IDS: [Option<::core::primitive::u32>; 3] = {:?};\n",
             size.spec_ids
         );
     } else if let Some([x, y, z]) = reflection.workgroup_size {
-        let _ = writeln!(out, "    /// `local_size`.\n    pub const WORKGROUP_SIZE: [u32; 3] = [{x}, {y}, {z}];\n");
+        let _ = writeln!(
+            out,
+            "    /// `local_size`.\n    pub const WORKGROUP_SIZE: [::core::primitive::u32; 3] = [{x}, {y}, {z}];\n"
+        );
     }
     render_spec_constants(out, input);
     if let Some((attributes, stride)) = vertex {
@@ -209,7 +214,7 @@ pub(crate) fn render_constants(out: &mut String, input: &ModuleInput, vertex: Op
             out,
             "    /// The vertex inputs' attributes, for one interleaved buffer of [`Vertex`].\n    \
              pub const VERTEX_ATTRIBUTES: [super::interface::VertexAttribute; {}] = [{}];\n    \
-             /// Bytes from one [`Vertex`] to the next.\n    pub const VERTEX_STRIDE: u32 = {};\n    \
+             /// Bytes from one [`Vertex`] to the next.\n    pub const VERTEX_STRIDE: ::core::primitive::u32 = {};\n    \
              /// One per-vertex buffer of [`Vertex`], as `VertexInput::from_buffers` takes it.\n    \
              pub const VERTEX_LAYOUT: super::interface::VertexBufferLayout<'static> = \
              super::interface::VertexBufferLayout {{ stride: VERTEX_STRIDE, per_instance: false, attributes: &VERTEX_ATTRIBUTES }};\n\n    \
@@ -238,22 +243,32 @@ fn render_spec_constants(out: &mut String, input: &ModuleInput) {
         // 32-bit constants hold their value in the low 32 bits.
         let low = u32::try_from(bits & 0xFFFF_FFFF).unwrap_or_default();
         let (ty, default, value) = match constant.ty {
-            SpecConstantType::Bool => ("bool", format!("{}", bits != 0), format!("Value::Bool(self.{name})")),
-            SpecConstantType::I32 => {
-                ("i32", format!("{}", i32::from_ne_bytes(low.to_ne_bytes())), format!("Value::I32(self.{name})"))
+            SpecConstantType::Bool => {
+                ("::core::primitive::bool", format!("{}", bits != 0), format!("Value::Bool(self.{name})"))
             }
-            SpecConstantType::U32 => ("u32", format!("{low}"), format!("Value::U32(self.{name})")),
-            SpecConstantType::F32 => ("f32", format!("f32::from_bits({low:#x})"), format!("Value::F32(self.{name})")),
-            SpecConstantType::I64 => (
-                "i64",
-                format!("{}", i64::from_ne_bytes(bits.to_ne_bytes())),
-                format!("Value::Bits(self.{name} as u64)"),
+            SpecConstantType::I32 => (
+                "::core::primitive::i32",
+                format!("{}", i32::from_ne_bytes(low.to_ne_bytes())),
+                format!("Value::I32(self.{name})"),
             ),
-            SpecConstantType::F64 => {
-                ("f64", format!("f64::from_bits({bits:#x})"), format!("Value::Bits(self.{name}.to_bits())"))
-            }
+            SpecConstantType::U32 => ("::core::primitive::u32", format!("{low}"), format!("Value::U32(self.{name})")),
+            SpecConstantType::F32 => (
+                "::core::primitive::f32",
+                format!("::core::primitive::f32::from_bits({low:#x})"),
+                format!("Value::F32(self.{name})"),
+            ),
+            SpecConstantType::I64 => (
+                "::core::primitive::i64",
+                format!("{}", i64::from_ne_bytes(bits.to_ne_bytes())),
+                format!("Value::Bits(self.{name} as ::core::primitive::u64)"),
+            ),
+            SpecConstantType::F64 => (
+                "::core::primitive::f64",
+                format!("::core::primitive::f64::from_bits({bits:#x})"),
+                format!("Value::Bits(self.{name}.to_bits())"),
+            ),
             // U64 and the 8- and 16-bit types: their bits.
-            _ => ("u64", format!("{bits:#x}"), format!("Value::Bits(self.{name})")),
+            _ => ("::core::primitive::u64", format!("{bits:#x}"), format!("Value::Bits(self.{name})")),
         };
         fields.push((constant.id, constant.name.clone(), name, ty, default, value));
     }
@@ -268,7 +283,7 @@ fn render_spec_constants(out: &mut String, input: &ModuleInput) {
     }
     let _ = writeln!(
         out,
-        "    }}\n\n    impl Default for SpecConstants {{\n        fn default() -> Self {{\n            Self {{"
+        "    }}\n\n    #[allow(clippy::derivable_impls)]\n    impl Default for SpecConstants {{\n        fn default() -> Self {{\n            Self {{"
     );
     for (_, _, name, _, default, _) in &fields {
         let _ = writeln!(out, "                {name}: {default},");
@@ -278,9 +293,9 @@ fn render_spec_constants(out: &mut String, input: &ModuleInput) {
     let _ = writeln!(
         out,
         "    impl SpecConstants {{\n        /// `(SpecId, value)` for each constant, by id.\n        \
-         pub fn values(&self) -> [(u32, ::smolv_runtime::specialize::Value); {n}] {{\n            \
+         pub fn values(&self) -> [(::core::primitive::u32, ::smolv_runtime::specialize::Value); {n}] {{\n            \
          use ::smolv_runtime::specialize::Value;\n            [{values}]\n        }}\n    }}\n\n    \
-         impl From<SpecConstants> for Vec<(u32, ::smolv_runtime::specialize::Value)> {{\n        \
+         impl From<SpecConstants> for Vec<(::core::primitive::u32, ::smolv_runtime::specialize::Value)> {{\n        \
          fn from(constants: SpecConstants) -> Self {{\n            constants.values().to_vec()\n        }}\n    }}\n",
         n = fields.len(),
         values = values.join(", ")

@@ -161,7 +161,7 @@ pub(crate) fn generate(inputs: &[ModuleInput]) -> Generated {
         let module = &lowered[m];
         let rust_module = names::unique(names::module(&input.name), &mut module_names);
         let _ = writeln!(code, "/// The types and constants of `{}`, from `{}`.", input.name, shown(&input.source));
-        let _ = writeln!(code, "pub mod {rust_module} {{");
+        let _ = writeln!(code, "{}\npub mod {rust_module} {{", render::ALLOW_UNUSED);
         let local: BTreeSet<&str> =
             module.structs.iter().zip(&shared[m]).filter(|(_, s)| !**s).map(|(r, _)| r.name.as_str()).collect();
         let uses: BTreeSet<&str> = module
@@ -172,7 +172,7 @@ pub(crate) fn generate(inputs: &[ModuleInput]) -> Generated {
             .map(|(r, _)| r.name.as_str())
             .collect();
         for name in &uses {
-            let _ = writeln!(code, "    pub use super::{name};");
+            let _ = writeln!(code, "    #[allow(unused_imports)]\n    pub use super::{name};");
         }
         let path = |j: usize| {
             let name = &module.structs[j].name;

@@ -10,13 +10,21 @@ use super::lower::{FieldTy, Role, RustStruct};
 /// user's crate need not depend on it.
 pub(crate) const BYTEMUCK: &str = "::smolv_runtime::__private::bytemuck";
 
-/// The Rust type of `ty`, naming structs through `path`.
+/// The lints a generated item may trip in the crate that includes it,
+/// where nothing need use it (`dead_code`), the file may sit in a private
+/// module (`unreachable_pub`), and the user cannot edit it.
+pub(crate) const ALLOW_UNUSED: &str = "#[allow(dead_code, unreachable_pub)]";
+
+/// The Rust type of `ty`, naming structs through `path`. Primitives are
+/// written by their full path: the file is expanded at the user's call
+/// site, where an alias named `u32` would otherwise be taken for it, and
+/// the `Pod` impls must rest on the real primitive.
 pub(crate) fn type_text(ty: &FieldTy, path: &dyn Fn(usize) -> String) -> String {
     match ty {
-        FieldTy::Scalar(s) => s.rust().to_owned(),
+        FieldTy::Scalar(s) => format!("::core::primitive::{}", s.rust()),
         FieldTy::Array(element, len) => format!("[{}; {len}]", type_text(element, path)),
         FieldTy::Struct(index) => path(*index),
-        FieldTy::Bytes(n) => format!("[u8; {n}]"),
+        FieldTy::Bytes(n) => format!("[::core::primitive::u8; {n}]"),
     }
 }
 
@@ -27,7 +35,7 @@ pub(crate) fn render_struct(out: &mut String, rust: &RustStruct, doc: &[String],
     for line in doc {
         let _ = writeln!(out, "/// {line}");
     }
-    let _ = writeln!(out, "#[repr(C)]\n#[derive(Clone, Copy, PartialEq)]\npub struct {name} {{");
+    let _ = writeln!(out, "#[repr(C)]\n#[derive(Clone, Copy)]\n{ALLOW_UNUSED}\npub struct {name} {{");
     for field in &rust.fields {
         let ty = type_text(&field.ty, path);
         if field.padding {
@@ -62,14 +70,20 @@ pub(crate) fn render_struct(out: &mut String, rust: &RustStruct, doc: &[String],
         out,
         "// SAFETY: every field is `Pod`, and the assertions above show that the\n\
          // fields cover every byte: the struct has no padding of Rust's own.\n\
+         #[allow(unsafe_code)]\n\
          unsafe impl {BYTEMUCK}::Zeroable for {name} {{}}\n\
          // SAFETY: as for `Zeroable`.\n\
+         #[allow(unsafe_code)]\n\
          unsafe impl {BYTEMUCK}::Pod for {name} {{}}\n"
     );
 
     let real: Vec<_> = rust.fields.iter().filter(|f| !f.padding).collect();
-    let _ = writeln!(out, "impl {name} {{");
-    let _ = writeln!(out, "    /// Bytes the shader's layout takes.\n    pub const SIZE: usize = {};\n", rust.size);
+    let _ = writeln!(out, "{ALLOW_UNUSED}\nimpl {name} {{");
+    let _ = writeln!(
+        out,
+        "    /// Bytes the shader's layout takes.\n    pub const SIZE: ::core::primitive::usize = {};\n",
+        rust.size
+    );
     let parameters: Vec<String> = real.iter().map(|f| format!("{}: {}", f.name, type_text(&f.ty, path))).collect();
     let values: Vec<String> = rust
         .fields
@@ -88,17 +102,17 @@ pub(crate) fn render_struct(out: &mut String, rust: &RustStruct, doc: &[String],
     );
     let _ = writeln!(
         out,
-        "\n    /// The bytes to upload: the shader's layout.\n    pub fn as_bytes(&self) -> &[u8] {{\n        \
+        "\n    /// The bytes to upload: the shader's layout.\n    pub fn as_bytes(&self) -> &[::core::primitive::u8] {{\n        \
          {BYTEMUCK}::bytes_of(self)\n    }}"
     );
     if let Role::Head { offset, stride, .. } = &rust.role {
         let _ = writeln!(
             out,
             "\n    /// Where the runtime-sized array's first element starts.\n    \
-             pub const ELEMENT_OFFSET: usize = {offset};\n    \
-             /// Bytes from one element to the next.\n    pub const ELEMENT_STRIDE: usize = {stride};\n\n    \
+             pub const ELEMENT_OFFSET: ::core::primitive::usize = {offset};\n    \
+             /// Bytes from one element to the next.\n    pub const ELEMENT_STRIDE: ::core::primitive::usize = {stride};\n\n    \
              /// Bytes of a buffer that holds the head and `n` elements.\n    \
-             pub const fn buffer_size(n: usize) -> usize {{\n        \
+             pub const fn buffer_size(n: ::core::primitive::usize) -> ::core::primitive::usize {{\n        \
              Self::ELEMENT_OFFSET.saturating_add(n.saturating_mul(Self::ELEMENT_STRIDE))\n    }}"
         );
     }
@@ -109,6 +123,16 @@ pub(crate) fn render_struct(out: &mut String, rust: &RustStruct, doc: &[String],
     );
     let fields: String =
         real.iter().map(|f| format!(".field(\"{}\", &self.{})", f.name.trim_start_matches("r#"), f.name)).collect();
+    // By hand, over the public fields: the padding's bytes are no part of
+    // the value, and a derive would compare them.
+    let compared: Vec<String> = real.iter().map(|f| format!("self.{0} == other.{0}", f.name)).collect();
+    let (other, compared) =
+        if compared.is_empty() { ("_other", "true".to_owned()) } else { ("other", compared.join("\n            && ")) };
+    let _ = writeln!(
+        out,
+        "impl ::core::cmp::PartialEq for {name} {{\n    fn eq(&self, {other}: &Self) -> ::core::primitive::bool {{\n        \
+         {compared}\n    }}\n}}\n"
+    );
     let _ = writeln!(
         out,
         "impl ::core::fmt::Debug for {name} {{\n    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {{\n        \
@@ -124,7 +148,7 @@ pub(crate) fn render_struct(out: &mut String, rust: &RustStruct, doc: &[String],
     if let Role::Head { element, .. } = &rust.role {
         let _ = writeln!(
             out,
-            "/// One element of [`{name}`]'s runtime-sized array.\npub type {name}Element = {};\n",
+            "/// One element of [`{name}`]'s runtime-sized array.\n{ALLOW_UNUSED}\npub type {name}Element = {};\n",
             type_text(element, path)
         );
     }
