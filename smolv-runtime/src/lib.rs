@@ -381,52 +381,6 @@ pub use smolv::{
 };
 
 /// A tiny valid SPIR-V 1.0 compute module (an empty `main`), used by the
-/// documentation examples.
+/// documentation examples; its words for `static` examples.
 #[doc(hidden)]
-pub fn doc_example_module() -> alloc::vec::Vec<u32> {
-    DOC_EXAMPLE_WORDS.to_vec()
-}
-
-/// The words of [`doc_example_module`], for `static` examples.
-#[doc(hidden)]
-pub const DOC_EXAMPLE_WORDS: [u32; 39] = [
-    0x0723_0203,
-    0x0001_0000,
-    0,
-    5,
-    0, // header: magic, 1.0, generator, bound, schema
-    0x0002_0011,
-    1, // OpCapability Shader
-    0x0003_000E,
-    0,
-    1, // OpMemoryModel Logical GLSL450
-    0x0005_000F,
-    5,
-    1,
-    0x6E69_616D,
-    0, // OpEntryPoint GLCompute %1 "main"
-    0x0006_0010,
-    1,
-    17,
-    1,
-    1,
-    1, // OpExecutionMode %1 LocalSize 1 1 1
-    0x0004_0005,
-    1,
-    0x6E69_616D,
-    0, // OpName %1 "main"
-    0x0002_0013,
-    2, // %2 = OpTypeVoid
-    0x0003_0021,
-    3,
-    2, // %3 = OpTypeFunction %2
-    0x0005_0036,
-    2,
-    1,
-    0,
-    3, // %1 = OpFunction %2 None %3
-    0x0002_00F8,
-    4,           // %4 = OpLabel
-    0x0001_00FD, // OpReturn
-    0x0001_0038, // OpFunctionEnd
-];
+pub use smolv_format::{DOC_EXAMPLE_WORDS, doc_example_module};
