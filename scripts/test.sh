@@ -48,4 +48,9 @@ echo "==> cargo package (publishable crates)"
 # named "-<hash>"); a stale copy from an earlier run would be verified
 # instead of the current one, so drop those caches first.
 rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-* "$SMOLV_ROOT/target/package"
+# Cargo never rebuilds a registry crate of the same version, and the
+# packages it verifies against are ours at 0.1.0 from that temporary
+# registry: drop what an earlier run built of them, or it verifies against
+# the old code.
+rm -rf "$SMOLV_ROOT"/target/debug/.fingerprint/{smolv-format,smolv-runtime,smolv-macros,smolv-build,smolv-reload,cargo-smolv}-*
 cargo package --workspace --exclude example-game --exclude smolv-tests --locked --allow-dirty --quiet
