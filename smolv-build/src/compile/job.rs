@@ -3,8 +3,6 @@
 
 use std::path::PathBuf;
 
-use smolv_runtime::reflect::ShaderStage;
-
 use crate::cache::{BodyReader, BodyWriter, Cache, FileHashes, Key, KeyBuilder};
 use crate::compile::frontend::{self, CompiledModule};
 use crate::compile::optimize;
@@ -234,13 +232,7 @@ fn write_entry(output: &JobOutput, paths: &PortablePaths) -> Option<Vec<u8>> {
         w.text(&paths.portable_text(warning));
     });
     w.count(output.modules.len());
-    for m in &output.modules {
-        w.text(&m.name).text(m.stage.name()).text(&m.entry_point).words(&m.spirv);
-        match &m.optimized {
-            Some(optimized) => w.u32(1).words(optimized),
-            None => w.u32(0),
-        };
-    }
+    output.modules.iter().for_each(|m| m.write(&mut w));
     w.finish()
 }
 
@@ -278,13 +270,7 @@ fn read_entry(body: &[u8], hashes: &FileHashes, paths: &PortablePaths) -> Option
     let warnings = (0..r.u32()?).map(|_| r.text().map(|w| paths.local_text(&w))).collect::<Option<Vec<_>>>()?;
     let mut modules = Vec::new();
     for _ in 0..r.u32()? {
-        let name = r.text()?;
-        let stage_name = r.text()?;
-        let stage = ShaderStage::ALL.into_iter().find(|s| s.name() == stage_name)?;
-        let entry_point = r.text()?;
-        let spirv = r.words()?;
-        let optimized = if r.u32()? == 1 { Some(r.words()?) } else { None };
-        modules.push(CompiledModule { name, stage, entry_point, spirv, optimized });
+        modules.push(CompiledModule::read(&mut r)?);
     }
     r.is_empty().then_some(JobOutput { modules, dependencies, missing, warnings, cached: true })
 }
@@ -292,6 +278,7 @@ fn read_entry(body: &[u8], hashes: &FileHashes, paths: &PortablePaths) -> Option
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use smolv_runtime::reflect::ShaderStage;
 
     fn module(name: &str) -> CompiledModule {
         let spirv = smolv_runtime::doc_example_module();

@@ -55,6 +55,30 @@ pub(crate) struct CompiledModule {
     pub(crate) optimized: Option<Vec<u32>>,
 }
 
+impl CompiledModule {
+    /// Writes it as the build cache's entries and the workers' replies
+    /// store it; [`CompiledModule::read`] reads it back.
+    pub(crate) fn write(&self, w: &mut crate::cache::BodyWriter) {
+        w.text(&self.name).text(self.stage.name()).text(&self.entry_point).words(&self.spirv);
+        match &self.optimized {
+            Some(optimized) => w.u32(1).words(optimized),
+            None => w.u32(0),
+        };
+    }
+
+    /// Reads what [`CompiledModule::write`] wrote; `None` if the bytes are
+    /// not that.
+    pub(crate) fn read(r: &mut crate::cache::BodyReader<'_>) -> Option<Self> {
+        let name = r.text()?;
+        let stage_name = r.text()?;
+        let stage = ShaderStage::ALL.into_iter().find(|s| s.name() == stage_name)?;
+        let entry_point = r.text()?;
+        let spirv = r.words()?;
+        let optimized = if r.u32()? == 1 { Some(r.words()?) } else { None };
+        Some(Self { name, stage, entry_point, spirv, optimized })
+    }
+}
+
 /// Compiles one job, whose file holds `source`, with the frontend for its
 /// language.
 #[cfg_attr(not(any(feature = "shaderc", feature = "wgsl")), allow(unused_variables))]

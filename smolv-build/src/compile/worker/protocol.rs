@@ -11,7 +11,6 @@ use std::io::{Read, Write};
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
-use smolv_runtime::reflect::ShaderStage;
 
 use crate::cache::{BodyReader, BodyWriter};
 use crate::compile::frontend::{Compiled, CompiledModule};
@@ -92,13 +91,7 @@ pub(super) fn encode_response(result: &Result<Compiled, Vec<Diagnostic>>) -> Opt
     match result {
         Ok(compiled) => {
             w.u32(0).count(compiled.modules.len());
-            for m in &compiled.modules {
-                w.text(&m.name).text(m.stage.name()).text(&m.entry_point).words(&m.spirv);
-                match &m.optimized {
-                    Some(optimized) => w.u32(1).words(optimized),
-                    None => w.u32(0),
-                };
-            }
+            compiled.modules.iter().for_each(|m| m.write(&mut w));
             w.count(compiled.dependencies.len());
             for (path, hash) in &compiled.dependencies {
                 w.text(&path.to_string_lossy()).bytes(hash);
@@ -133,13 +126,7 @@ pub(super) fn decode_response(body: &[u8]) -> Option<Result<Compiled, Vec<Diagno
         0 => {
             let mut modules = Vec::new();
             for _ in 0..r.u32()? {
-                let name = r.text()?;
-                let stage_name = r.text()?;
-                let stage = ShaderStage::ALL.into_iter().find(|s| s.name() == stage_name)?;
-                let entry_point = r.text()?;
-                let spirv = r.words()?;
-                let optimized = if r.u32()? == 1 { Some(r.words()?) } else { None };
-                modules.push(CompiledModule { name, stage, entry_point, spirv, optimized });
+                modules.push(CompiledModule::read(&mut r)?);
             }
             let mut dependencies = Vec::new();
             for _ in 0..r.u32()? {
@@ -168,6 +155,7 @@ pub(super) fn decode_response(body: &[u8]) -> Option<Result<Compiled, Vec<Diagno
 #[cfg(test)]
 mod tests {
     use super::*;
+    use smolv_runtime::reflect::ShaderStage;
 
     #[test]
     fn responses_round_trip_and_damage_is_refused() {
