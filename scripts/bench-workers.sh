@@ -4,11 +4,14 @@
 # one run: the cost of workers (issue 30, item 1; goal <= 1.15x).
 #
 #   scripts/bench-workers.sh [path/to/cargo-smolv] [copies] [rounds]
+#   SMOLV_BENCH_TREE=path/to/glsl scripts/bench-workers.sh [cargo-smolv] 0 [rounds]
 #
 # The tree: example-game/shaders, tests/shaders and the pipelines
-# example's shaders, copied `copies` times (default 18, about 340 modules,
-# the size of the public 344-module GLSL tree, which is not available
-# offline). Every build starts with an empty cache directory.
+# example's shaders, copied `copies` times (default 18, about 340 modules),
+# or, with SMOLV_BENCH_TREE, that directory as it is (for example the
+# public 344-module GLSL tree: Sascha Willems' Vulkan samples' shaders/glsl;
+# fetch it yourself, it is not in the repository). Every build starts with
+# an empty cache directory.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cli=${1:-$root/target/release/cargo-smolv}
@@ -16,6 +19,12 @@ copies=${2:-18}
 rounds=${3:-3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+if [ -n "${SMOLV_BENCH_TREE:-}" ]; then
+  cp -r "$SMOLV_BENCH_TREE" "$work/tree"
+  copies=0
+fi
+includes=()
+[ "$copies" -gt 0 ] && includes=(-I "$work/tree/1/game/include" -I "$work/tree/1/tests/include")
 for i in $(seq 1 "$copies"); do
   mkdir -p "$work/tree/$i"
   cp -r "$root/example-game/shaders" "$work/tree/$i/game"
@@ -29,7 +38,7 @@ build() { # $1: SMOLV_WORKERS value ("" for the default); prints "wall cpu"
   # for (workers, spirv-opt, slangc): on a loaded machine the CPU time is
   # the steadier figure.
   SMOLV_WORKERS=$1 /usr/bin/time -f '%e %U %S' -o "$work/time" "$cli" build "$work/tree" -o "$work/out" \
-    --cache-dir "$work/cache" -I "$work/tree/1/game/include" -I "$work/tree/1/tests/include" \
+    --cache-dir "$work/cache" "${includes[@]}" \
     >"$work/log" 2>&1 || true
   grep -o '[0-9]* compiled, [0-9]* from cache' "$work/log" >&2 || tail -3 "$work/log" >&2
   awk '{ printf "%.2f %.2f\n", $1, $2 + $3 }' "$work/time"

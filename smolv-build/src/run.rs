@@ -26,7 +26,7 @@ use crate::tokens::{JobLog, Tokens};
 
 /// Runs the build `plan` describes.
 pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
-    let directives = Directives::new(plan.directives);
+    let directives = Directives::new(plan.directives).around(&plan.out_dir);
     ENV_KNOBS.iter().chain(&crate::options::RUNTIME_VARIABLES).for_each(|var| directives.rerun_if_env_changed(var));
     let settings = &plan.settings;
     // Roots first: Cargo scans each recursively, so what lies below them

@@ -400,3 +400,46 @@ fn the_build_reruns_when_a_shader_is_added_or_an_include_inside_or_outside_the_r
     let (stdout, _, _) = run(&root, &dir.path().join("fourth"));
     assert!(stdout.contains("set added.frag"), "the added shader is embedded:\n{stdout}");
 }
+
+/// A directory that holds Cargo's target directory (an include directory
+/// of `.`, the crate itself) or lies in it is never watched whole: an
+/// include probed there and not found used to make the build watch it,
+/// and Cargo, which writes there on every build, then ran the build
+/// script again each time. Here the include directory is the target
+/// directory itself, which this test's crates share.
+#[test]
+fn an_include_directory_holding_the_target_directory_does_not_rerun_every_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("smolv-dot");
+    create_named_crate(&root, "smolv-dot");
+    let target = workspace().join("target/external-crate-test");
+    write(
+        &root.join("build.rs"),
+        &format!(
+            "fn main() {{\n    smolv_build::Config::new().shader_dir(\"shaders\").include_dir({target:?}).include_dir(\"common\").compile();\n}}\n"
+        ),
+    );
+    // Probed in the target directory first, where it is missing, then found
+    // in `common`.
+    write(&root.join("common/outer.glsl"), "const vec3 OUTER = vec3(0.5);\n");
+    write(
+        &root.join("shaders/outer.frag"),
+        "#version 450\n#include <outer.glsl>\nlayout(location = 0) out vec4 color;\nvoid main() { color = vec4(OUTER, 1.0); }\n",
+    );
+    let (stdout, _, _) = run(&root, &dir.path().join("first"));
+    assert!(stdout.contains("set outer.frag"), "{stdout}");
+    let output_file = out_dir(&root).with_file_name("output");
+    let output = std::fs::read_to_string(&output_file).unwrap();
+    assert!(
+        !output
+            .lines()
+            .filter_map(|l| l.strip_prefix("cargo:rerun-if-changed="))
+            .any(|w| Path::new(w).starts_with(&target)),
+        "nothing in the target directory is watched:\n{output}"
+    );
+
+    let before = std::fs::metadata(&output_file).unwrap().modified().unwrap();
+    run(&root, &dir.path().join("again"));
+    let after = std::fs::metadata(&output_file).unwrap().modified().unwrap();
+    assert_eq!(before, after, "an unchanged crate must not rerun the build script:\n{output}");
+}

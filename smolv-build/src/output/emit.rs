@@ -85,6 +85,17 @@ fn remove_stale(dir: &Path, keep: &[PathBuf]) {
 
 /// `path` with `.` dropped and `..` taken back lexically, so that
 /// `shaders/../common.glsl` is not taken for a file below `shaders`.
+/// Cargo's target directory above `out_dir` (canonical): the nearest one
+/// holding Cargo's `CACHEDIR.TAG`, else the directory above
+/// `<profile>/build/<package>-<hash>/out`.
+fn target_dir(out_dir: &Path) -> Option<PathBuf> {
+    out_dir
+        .ancestors()
+        .find(|dir| dir.join("CACHEDIR.TAG").is_file())
+        .or_else(|| out_dir.ancestors().nth(4))
+        .map(Path::to_owned)
+}
+
 fn normalized(path: &Path) -> PathBuf {
     use std::path::Component;
     let mut out = PathBuf::new();
@@ -137,16 +148,34 @@ pub(crate) fn cargo_errors(error: &Error, log: Option<&Path>) -> Vec<String> {
 /// directives stay few: one `rerun-if-changed` per shader root (Cargo scans
 /// a directory recursively, by modification time, so it sees every edit,
 /// added file and removed file below it), plus each include outside them.
+///
+/// Nothing in Cargo's target directory is watched as a directory, and a
+/// directory that holds it (a shader root or include directory of `.`,
+/// the crate itself) is never watched whole: Cargo writes there on every
+/// build, so it would find it newer each time and run the script again.
+/// Such a directory's entries are watched instead, all but the target
+/// directory, and one that holds it is entered the same way. A file added
+/// directly in such a directory later is not seen until something else
+/// changes.
 pub(crate) struct Directives {
     pub(crate) enabled: bool,
     pub(crate) watched: std::cell::RefCell<std::collections::BTreeSet<PathBuf>>,
     /// The roots watched so far, lexically normalized and canonical.
     roots: std::cell::RefCell<Vec<(PathBuf, Option<PathBuf>)>>,
+    /// Cargo's target directory, canonical: found above `OUT_DIR`.
+    target_dir: Option<PathBuf>,
 }
 
 impl Directives {
     pub(crate) fn new(enabled: bool) -> Self {
-        Self { enabled, watched: Default::default(), roots: Default::default() }
+        Self { enabled, watched: Default::default(), roots: Default::default(), target_dir: None }
+    }
+
+    /// Never watches the target directory that holds `out_dir`, nor a
+    /// directory that holds it, as a whole (see the type's docs).
+    pub(crate) fn around(mut self, out_dir: &Path) -> Self {
+        self.target_dir = out_dir.canonicalize().ok().and_then(|out| target_dir(&out));
+        self
     }
 
     /// Watches a shader root (a directory or a file): what Cargo sees
@@ -164,9 +193,48 @@ impl Directives {
     }
 
     fn print_rerun(&self, path: &Path) {
-        if self.enabled && self.watched.borrow_mut().insert(path.to_owned()) {
-            println!("cargo:rerun-if-changed={}", path.display());
+        if !self.enabled {
+            return;
         }
+        for path in self.watchable(path) {
+            if self.watched.borrow_mut().insert(path.clone()) {
+                println!("cargo:rerun-if-changed={}", path.display());
+            }
+        }
+    }
+
+    /// What to watch for `path`: itself; nothing for a directory in the
+    /// target directory; for a directory that holds the target directory,
+    /// its other entries, and those of an entry that holds it in turn.
+    fn watchable(&self, path: &Path) -> Vec<PathBuf> {
+        let Some(target) = &self.target_dir else { return vec![path.to_owned()] };
+        // (holds the target directory, lies in it)
+        let place = |dir: &Path| {
+            dir.canonicalize().map_or((false, false), |dir| (target.starts_with(&dir), dir.starts_with(target)))
+        };
+        if !path.is_dir() {
+            return vec![path.to_owned()];
+        }
+        match place(path) {
+            (false, false) => return vec![path.to_owned()],
+            (_, true) => return Vec::new(),
+            (true, false) => {}
+        }
+        let mut found = Vec::new();
+        let mut pending = vec![path.to_owned()];
+        while let Some(dir) = pending.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            let mut entries: Vec<PathBuf> = entries.flatten().map(|entry| entry.path()).collect();
+            entries.sort();
+            for entry in entries {
+                match if entry.is_dir() { place(&entry) } else { (false, false) } {
+                    (_, true) => {}
+                    (true, false) => pending.push(entry),
+                    (false, false) => found.push(entry),
+                }
+            }
+        }
+        found
     }
 
     /// Whether `path` lies below a watched root, both as written (`..`
@@ -225,6 +293,33 @@ mod tests {
             std::os::unix::fs::symlink(outside.join("linked.glsl"), shaders.join("linked.glsl")).unwrap();
             assert!(!directives.is_below_a_root(&shaders.join("linked.glsl")), "a link out of the root");
         }
+    }
+
+    #[test]
+    fn a_directory_holding_out_dir_is_watched_by_its_entries_never_whole() {
+        // The crate as a shader root or include directory (`.`): watching it
+        // whole would rerun the build script on every build, since the
+        // build writes below it.
+        let dir = tempfile::tempdir().unwrap();
+        let krate = dir.path().canonicalize().unwrap();
+        let out_dir = krate.join("target/debug/build/x-0123456789abcdef/out");
+        std::fs::create_dir_all(&out_dir).unwrap();
+        std::fs::write(krate.join("target/CACHEDIR.TAG"), "").unwrap();
+        std::fs::create_dir_all(krate.join("shaders")).unwrap();
+        std::fs::create_dir_all(krate.join("target/debug/deps")).unwrap();
+        std::fs::write(krate.join("common.glsl"), "").unwrap();
+        let directives = Directives::new(false).around(&out_dir);
+        assert_eq!(directives.target_dir.as_deref(), Some(krate.join("target").as_path()));
+        let watched = directives.watchable(&krate);
+        assert_eq!(watched, [krate.join("common.glsl"), krate.join("shaders")], "all but `target`");
+        assert_eq!(directives.watchable(&krate.join("target/debug")), Vec::<PathBuf>::new(), "in `target`");
+        // Any other directory is watched whole, as before; and files.
+        assert_eq!(directives.watchable(&krate.join("shaders")), [krate.join("shaders")]);
+        assert_eq!(directives.watchable(&krate.join("common.glsl")), [krate.join("common.glsl")]);
+        assert_eq!(Directives::new(false).watchable(&krate), vec![krate.clone()], "outside a build script");
+        // Without the tag, the target directory is found by Cargo's layout.
+        std::fs::remove_file(krate.join("target/CACHEDIR.TAG")).unwrap();
+        assert_eq!(target_dir(&out_dir), Some(krate.join("target")));
     }
 
     #[test]
