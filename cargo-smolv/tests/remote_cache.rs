@@ -418,6 +418,7 @@ fn a_server_answering_every_request_just_under_its_timeout_adds_at_most_the_time
     let start = Instant::now();
     let report = config.try_compile().unwrap();
     let elapsed = start.elapsed();
+    eprintln!("a server 4.5 s late, time limit {limit:?}: the build took {elapsed:?}, {plain:?} without the remote");
     assert!(elapsed < plain + limit + Duration::from_secs(5), "took {elapsed:?} (without the remote: {plain:?})");
     assert_eq!(report.compiled, JOBS);
     let warnings = remote_warnings(&report);
@@ -430,7 +431,7 @@ fn a_server_answering_every_request_just_under_its_timeout_adds_at_most_the_time
     let start = Instant::now();
     let (json, printed) = cli_build(&tree, "cli", &["--remote-cache", &url, "--remote-cache-time-limit", "1"], &[]);
     let elapsed = start.elapsed();
-    assert_eq!(json["compiled"].as_u64(), Some(JOBS as u64), "{json}");
+    assert_eq!(json["compiled"].as_u64(), Some(4), "the four shaders, without variants: {json}");
     assert_eq!(printed.matches("remote cache").count(), 1, "{printed}");
     assert!(printed.contains("waited 1.0 s"), "{printed}");
     assert!(elapsed < plain + Duration::from_secs(1 + 5), "took {elapsed:?} (without the remote: {plain:?})");
