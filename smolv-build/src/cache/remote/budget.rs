@@ -30,7 +30,7 @@ impl TimeBudget {
 
     /// What is left to wait.
     pub(crate) fn left(&self) -> Duration {
-        Duration::from_secs(3600).saturating_sub(Duration::from_nanos(self.waited_nanos.load(Ordering::Relaxed)))
+        self.limit.saturating_sub(Duration::from_nanos(self.waited_nanos.load(Ordering::Relaxed)))
     }
 
     /// When a wait that starts now must end.
