@@ -268,10 +268,26 @@ impl Sources {
         for pattern in &inputs.shader_globs {
             let full = base.join(pattern).to_string_lossy().into_owned();
             let root = glob_root(Path::new(&full));
-            let paths = glob::glob(&full).map_err(|e| Error::Config(format!("bad glob {pattern:?}: {e}")))?;
+            let glob = glob::Pattern::new(&full).map_err(|e| Error::Config(format!("bad glob {pattern:?}: {e}")))?;
             watched.push(root.clone());
             scanned.push(root.clone());
-            for path in paths.flatten().filter(|p| p.is_file()) {
+            let paths = if full.contains("**") {
+                // `**` reads every directory below the root, and the glob
+                // crate follows every link there, loops included: take the
+                // shader directories' walk instead, then match as
+                // `glob::glob` does (`*` stays within one component).
+                let mut files = Vec::new();
+                if root.is_dir() {
+                    walk(&root, &mut files, &mut Vec::new(), &mut link_warnings)?;
+                }
+                let options = glob::MatchOptions { require_literal_separator: true, ..glob::MatchOptions::new() };
+                files.retain(|path| glob.matches_path_with(path, options));
+                files
+            } else {
+                // A fixed depth: a link loop cannot make it recurse.
+                glob::glob(&full).map_err(|e| Error::Config(format!("bad glob {pattern:?}: {e}")))?.flatten().collect()
+            };
+            for path in paths.into_iter().filter(|p| p.is_file()) {
                 match leftover_output(&path) {
                     Some(source) => leftovers.push((path, source)),
                     None => add(relative_name(&path, &root), path, &mut found)?,
@@ -367,8 +383,8 @@ impl Walk<'_> {
         if let Some(first) = self.entered.get(&real) {
             let warning = if self.open.contains(&real) {
                 format!(
-                    "{} is skipped: it is a link back to {}, which holds it, so following it would loop; remove \
-                     the link, or point it outside the shader directory",
+                    "{} is skipped: it leads back to {}, which holds it, through a symbolic link, so following \
+                     it would loop; remove the link, or point it outside the shader directory",
                     dir.display(),
                     first.display()
                 )
@@ -703,6 +719,29 @@ mod tests {
         };
         assert_eq!((about("again"), about("deep/up"), about("same")), (1, 1, 1), "{warnings:?}");
         assert_eq!(warnings.iter().filter(|w| w.contains("loop")).count(), 2, "{warnings:?}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_glob_over_a_link_loop_matches_each_shader_once() {
+        let dir = tree(&["a.frag", "ui/text.frag", "ui/deep/icon.frag", "ui/text.vert"]);
+        std::os::unix::fs::symlink("..", dir.path().join("ui/up")).unwrap();
+        let glob = |patterns: &[&str]| {
+            let mut config = crate::Config::new();
+            patterns.iter().for_each(|pattern| {
+                config.shader_glob(format!("{}/{pattern}", dir.path().display()));
+            });
+            scan(&config).unwrap()
+        };
+        let sources = glob(&["**/*.frag"]);
+        let names: Vec<&str> = sources.jobs.iter().map(|job| job.name.as_str()).collect();
+        assert_eq!(names, ["a.frag", "ui/deep/icon.frag", "ui/text.frag"]);
+        assert_eq!(sources.warnings.len(), 1, "{:?}", sources.warnings);
+        assert!(sources.warnings[0].contains("loop"), "{:?}", sources.warnings);
+        // `*` stays within one directory, as glob::glob has it.
+        let names = |sources: Sources| sources.jobs.into_iter().map(|job| job.name).collect::<Vec<_>>();
+        assert_eq!(names(glob(&["*.frag"])), ["a.frag"]);
+        assert_eq!(names(glob(&["ui/*.vert"])), ["text.vert"]);
     }
 
     #[test]
