@@ -123,7 +123,10 @@ impl Config {
     }
 
     /// Compiles every shader below `dir` (recursively). Module names are
-    /// paths relative to it: `post/blur.comp`.
+    /// paths relative to it: `post/blur.comp`. Links to directories are
+    /// followed, but each real directory is scanned once: a link that
+    /// leads back into the tree (`shaders/all -> .`) is skipped with a
+    /// warning.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
