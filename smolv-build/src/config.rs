@@ -379,6 +379,11 @@ impl Config {
     /// The `spirv-opt` binary that size-optimizes every module. Default: `SMOLV_SPIRV_OPT`, else
     /// `spirv-opt` on `PATH`.
     ///
+    /// A module spirv-opt fails on ships unoptimized, with a warning. If it refused the module
+    /// with a message, that result is cached like any other. If it could not start or did not
+    /// finish (a crash, an OOM kill), it is tried once more, and a second failure is neither
+    /// cached nor uploaded: the next build optimizes the module again.
+    ///
     /// ```
     /// let mut config = smolv_build::Config::new();
     /// config.shader_dir("shaders").spirv_opt("/opt/vulkan-sdk/bin/spirv-opt");
