@@ -81,6 +81,10 @@ pub(crate) struct ShaderArgs {
     /// SMOLV_REMOTE_CACHE_MODE, else read-write).
     #[arg(long, value_name = "MODE", value_parser = parse_remote_mode)]
     remote_cache_mode: Option<RemoteCacheMode>,
+    /// The most the remote cache may add to the build, in seconds; then it is off for the rest
+    /// of the build (default: SMOLV_REMOTE_CACHE_TIME_LIMIT, else 30).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    remote_cache_time_limit: Option<std::time::Duration>,
 }
 
 /// One of glslc's `-f` flags that `build` takes.
@@ -224,6 +228,14 @@ fn parse_remote_mode(text: &str) -> Result<RemoteCacheMode, String> {
     RemoteCacheMode::parse(text).ok_or_else(|| format!("{text:?} is not one of {}", RemoteCacheMode::NAMES.join(", ")))
 }
 
+/// `30`, `2.5`: a non-negative number of seconds.
+fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
+    text.parse::<f64>()
+        .ok()
+        .and_then(|seconds| std::time::Duration::try_from_secs_f64(seconds).ok())
+        .ok_or_else(|| format!("{text:?} is not a number of seconds (like 30 or 2.5)"))
+}
+
 fn parse_goal(text: &str) -> Result<SizeGoal, String> {
     SizeGoal::parse(text).ok_or_else(|| format!("{text:?} is not one of installed, download"))
 }
@@ -362,6 +374,9 @@ pub(crate) fn config(dir: &Path, out_dir: &Path, args: &ShaderArgs) -> Config {
     }
     if let Some(mode) = args.remote_cache_mode {
         config.remote_cache_mode(mode);
+    }
+    if let Some(limit) = args.remote_cache_time_limit {
+        config.remote_cache_time_limit(limit);
     }
     config
 }

@@ -9,6 +9,9 @@
 // The server harness smolv-build's build bench shares.
 #[path = "../../smolv-build/tests/support/nginx.rs"]
 mod nginx;
+// A server slower than nginx can be made, from smolv-build's unit tests.
+#[path = "../../smolv-build/src/cache/remote/test_server.rs"]
+mod test_server;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -19,6 +22,7 @@ use nginx::{Nginx, Options};
 use sha2::Digest as _;
 use smolv_build::cache::RemoteCacheMode;
 use smolv_build::{Config, Report, Variant};
+use test_server::TestServer;
 
 /// `lit.frag` (an include, 5 variants + the base), `blur.comp`, `sky.vert`,
 /// `tint.frag`: 9 compile jobs.
@@ -398,10 +402,51 @@ fn a_server_that_never_answers_does_not_stall_the_build() {
     assert_eq!(outputs(&tree.out("reference")), outputs(&tree.out("a")));
 }
 
+#[test]
+fn a_server_answering_every_request_just_under_its_timeout_adds_at_most_the_time_limit() {
+    let tree = Tree::new();
+    let start = Instant::now();
+    tree.machine("reference", None).try_compile().unwrap();
+    let plain = start.elapsed();
+    // Every answer comes 4.5 s late, within the 5 s read timeout, so no
+    // request fails: without a limit each lookup and upload adds its 4.5 s
+    // (about 30 s for this tree).
+    let server = TestServer::start(Duration::from_millis(4500));
+    let limit = Duration::from_secs(3);
+    let mut config = tree.machine("a", Some((server.url.as_str(), RemoteCacheMode::ReadWrite)));
+    config.remote_cache_time_limit(limit);
+    let start = Instant::now();
+    let report = config.try_compile().unwrap();
+    let elapsed = start.elapsed();
+    eprintln!("a server 4.5 s late, time limit {limit:?}: the build took {elapsed:?}, {plain:?} without the remote");
+    assert!(elapsed < plain + limit + Duration::from_secs(5), "took {elapsed:?} (without the remote: {plain:?})");
+    assert_eq!(report.compiled, JOBS);
+    let warnings = remote_warnings(&report);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains("SMOLV_REMOTE_CACHE_TIME_LIMIT"), "{}", warnings[0]);
+    assert_eq!(outputs(&tree.out("reference")), outputs(&tree.out("a")));
+
+    // The command line's flag sets the same limit.
+    let url = server.url.clone();
+    let start = Instant::now();
+    let (json, printed) = cli_build(&tree, "cli", &["--remote-cache", &url, "--remote-cache-time-limit", "1"], &[]);
+    let elapsed = start.elapsed();
+    assert_eq!(json["compiled"].as_u64(), Some(4), "the four shaders, without variants: {json}");
+    assert_eq!(printed.matches("remote cache").count(), 1, "{printed}");
+    assert!(printed.contains("waited 1.0 s"), "{printed}");
+    assert!(elapsed < plain + Duration::from_secs(1 + 5), "took {elapsed:?} (without the remote: {plain:?})");
+}
+
 fn cargo_smolv(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_cargo-smolv"));
     command.args(args);
-    for var in ["SMOLV_REMOTE_CACHE", "SMOLV_REMOTE_CACHE_MODE", "SMOLV_REMOTE_CACHE_HEADER", "SSL_CERT_FILE"] {
+    for var in [
+        "SMOLV_REMOTE_CACHE",
+        "SMOLV_REMOTE_CACHE_MODE",
+        "SMOLV_REMOTE_CACHE_HEADER",
+        "SMOLV_REMOTE_CACHE_TIME_LIMIT",
+        "SSL_CERT_FILE",
+    ] {
         command.env_remove(var);
     }
     command.envs(env.iter().copied()).output().expect("run cargo-smolv")
@@ -434,7 +479,9 @@ fn the_cli_reads_the_variables_and_never_prints_the_auth_header() {
     let (json, printed) = cli_build(&tree, "ci", &[], &good);
     assert!(json["remote_uploads"].as_u64().unwrap() > 0, "{json}");
     assert_eq!(json["remote_hits"].as_u64(), Some(0));
-    assert!(!printed.contains("remote cache"), "{printed}");
+    // The header crosses the network in clear text: one warning, naming the header, never its value.
+    assert_eq!(printed.matches("remote cache").count(), 1, "{printed}");
+    assert!(printed.contains("Authorization header is sent to") && printed.contains("plain http://"), "{printed}");
     for file in ["smolv-report.json", "smolv-report.txt"] {
         let text = std::fs::read_to_string(tree.out("ci").join(file)).unwrap();
         assert!(!text.contains("s3cr3t"), "{file} shows the header");
@@ -452,7 +499,7 @@ fn the_cli_reads_the_variables_and_never_prints_the_auth_header() {
     let wrong = [good[0], ("SMOLV_REMOTE_CACHE_HEADER", "Authorization: Bearer wr0ng-t0ken")];
     let (json, printed) = cli_build(&tree, "stranger", &[], &wrong);
     assert_eq!(json["remote_hits"].as_u64(), Some(0));
-    assert_eq!(printed.matches("remote cache").count(), 1, "{printed}");
+    assert_eq!(printed.matches("remote cache").count(), 2, "plain http:// and the refusal: {printed}");
     assert!(printed.contains("HTTP 401"), "{printed}");
     assert!(!printed.contains("wr0ng") && !printed.contains("s3cr3t"), "{printed}");
 

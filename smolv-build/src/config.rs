@@ -123,7 +123,10 @@ impl Config {
     }
 
     /// Compiles every shader below `dir` (recursively). Module names are
-    /// paths relative to it: `post/blur.comp`.
+    /// paths relative to it: `post/blur.comp`. Links to directories are
+    /// followed, but each real directory is scanned once: a link that
+    /// leads back into the tree (`shaders/all -> .`) is skipped with a
+    /// warning.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -375,6 +378,11 @@ impl Config {
 
     /// The `spirv-opt` binary that size-optimizes every module. Default: `SMOLV_SPIRV_OPT`, else
     /// `spirv-opt` on `PATH`.
+    ///
+    /// A module spirv-opt fails on ships unoptimized, with a warning. If it refused the module
+    /// with a message, that result is cached like any other. If it could not start or did not
+    /// finish (a crash, an OOM kill), it is tried once more, and a second failure is neither
+    /// cached nor uploaded: the next build optimizes the module again.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -851,7 +859,10 @@ impl Config {
     /// The remote never fails a build: a corrupt or truncated entry is a
     /// miss with a warning, and the first connection failure or timeout
     /// (a few seconds) turns the remote off for the rest of the build, with
-    /// one warning. `docs/format.md` describes what is stored.
+    /// one warning. So does reaching its time limit
+    /// ([`remote_cache_time_limit`](Config::remote_cache_time_limit)).
+    /// Entries over 64 MiB are neither uploaded nor downloaded.
+    /// `docs/format.md` describes what is stored.
     ///
     /// ```no_run
     /// // build.rs of a developer machine: read what CI uploaded.
@@ -893,6 +904,22 @@ impl Config {
     /// ```
     pub fn remote_cache_header(&mut self, header: impl Into<String>) -> &mut Self {
         self.remote_cache.header = Some(header.into());
+        self
+    }
+
+    /// The most the remote cache may add to one build: the time the build
+    /// waits on it, in all (the lookups before compiling, the uploads still
+    /// running at the end). Once it is spent, the remote is off for the
+    /// rest of the build, with one warning. Default:
+    /// `SMOLV_REMOTE_CACHE_TIME_LIMIT` (seconds, like `30` or `2.5`), else
+    /// 30 seconds.
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.remote_cache_time_limit(std::time::Duration::from_secs(10)); // a slow link: give up sooner
+    /// ```
+    pub fn remote_cache_time_limit(&mut self, limit: std::time::Duration) -> &mut Self {
+        self.remote_cache.time_limit = Some(limit);
         self
     }
 }
@@ -948,7 +975,9 @@ mod tests {
     fn remote_cache_setters_fill_the_remote_settings() {
         let mut config = Config::new();
         config.remote_cache("https://other").remote_cache_mode(RemoteCacheMode::ReadOnly).remote_cache_header("A: b");
+        config.remote_cache_time_limit(std::time::Duration::from_secs(3));
         let settings = &config.remote_cache;
+        assert_eq!(settings.time_limit, Some(std::time::Duration::from_secs(3)));
         assert_eq!(settings.url.as_deref(), Some("https://other"));
         assert_eq!(settings.mode, Some(RemoteCacheMode::ReadOnly));
         assert_eq!(settings.header.as_deref(), Some("A: b"));

@@ -215,6 +215,7 @@ impl Sources {
         // Every directory scanned, subdirectories included.
         let mut scanned = Vec::new();
         let mut leftovers = Vec::new();
+        let mut link_warnings = Vec::new();
         let mut add =
             |name: String, path: PathBuf, found: &mut BTreeMap<String, (PathBuf, _, _)>| -> Result<(), Error> {
                 if let Some((language, stage)) = classify(&path)? {
@@ -243,7 +244,7 @@ impl Sources {
             }
             let mut files = Vec::new();
             watched.push(dir.clone());
-            walk(&dir, &mut files, &mut scanned)?;
+            walk(&dir, &mut files, &mut scanned, &mut link_warnings)?;
             for file in files {
                 match leftover_output(&file) {
                     Some(source) => leftovers.push((file, source)),
@@ -267,10 +268,26 @@ impl Sources {
         for pattern in &inputs.shader_globs {
             let full = base.join(pattern).to_string_lossy().into_owned();
             let root = glob_root(Path::new(&full));
-            let paths = glob::glob(&full).map_err(|e| Error::Config(format!("bad glob {pattern:?}: {e}")))?;
+            let glob = glob::Pattern::new(&full).map_err(|e| Error::Config(format!("bad glob {pattern:?}: {e}")))?;
             watched.push(root.clone());
             scanned.push(root.clone());
-            for path in paths.flatten().filter(|p| p.is_file()) {
+            let paths = if full.contains("**") {
+                // `**` reads every directory below the root, and the glob
+                // crate follows every link there, loops included: take the
+                // shader directories' walk instead, then match as
+                // `glob::glob` does (`*` stays within one component).
+                let mut files = Vec::new();
+                if root.is_dir() {
+                    walk(&root, &mut files, &mut Vec::new(), &mut link_warnings)?;
+                }
+                let options = glob::MatchOptions { require_literal_separator: true, ..glob::MatchOptions::new() };
+                files.retain(|path| glob.matches_path_with(path, options));
+                files
+            } else {
+                // A fixed depth: a link loop cannot make it recurse.
+                glob::glob(&full).map_err(|e| Error::Config(format!("bad glob {pattern:?}: {e}")))?.flatten().collect()
+            };
+            for path in paths.into_iter().filter(|p| p.is_file()) {
                 match leftover_output(&path) {
                     Some(source) => leftovers.push((path, source)),
                     None => add(relative_name(&path, &root), path, &mut found)?,
@@ -286,6 +303,9 @@ impl Sources {
         }
         leftovers.sort();
         leftovers.dedup();
+        // A directory configured twice is walked twice: its links once.
+        link_warnings.sort();
+        link_warnings.dedup();
         let leftover_warnings = leftovers.iter().map(|(output, source)| {
             format!(
                 "{} is skipped: it sits beside its source {}, so it looks like an old compiled output, and smolv \
@@ -297,7 +317,9 @@ impl Sources {
         });
         scanned.sort();
         scanned.dedup();
-        let warnings = leftover_warnings
+        let warnings = link_warnings
+            .into_iter()
+            .chain(leftover_warnings)
             .chain(
                 scanned
                     .iter()
@@ -336,20 +358,77 @@ fn leftover_output(path: &Path) -> Option<PathBuf> {
     compiled.then_some(source)
 }
 
-/// Every file below `dir`; every directory is recorded in `dirs`.
-fn walk(dir: &Path, files: &mut Vec<PathBuf>, dirs: &mut Vec<PathBuf>) -> Result<(), Error> {
-    dirs.push(dir.to_owned());
-    let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e, "check the shader directory's permissions"))?;
-    let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            walk(&path, files, dirs)?;
-        } else {
-            files.push(path);
+/// A directory walk: every file below a root, following links to
+/// directories but entering each real directory once.
+struct Walk<'a> {
+    files: &'a mut Vec<PathBuf>,
+    /// Every directory entered, as the walk named it.
+    dirs: &'a mut Vec<PathBuf>,
+    /// The real (canonical) path of each directory entered, and the path
+    /// the walk first entered it by.
+    entered: std::collections::HashMap<PathBuf, PathBuf>,
+    /// The real paths of the directories being walked now, outermost
+    /// first: a link to one of them is a loop.
+    open: Vec<PathBuf>,
+    warnings: &'a mut Vec<String>,
+}
+
+impl Walk<'_> {
+    /// Walks `dir`, unless its real path was entered already: a link back
+    /// to a directory being walked (`shaders/all -> .`) would recurse
+    /// until the path is too long, and two such links make the walk
+    /// exponential. Each such link is skipped with one warning.
+    fn dir(&mut self, dir: &Path) -> Result<(), Error> {
+        let real = dir.canonicalize().map_err(|e| Error::io(dir, e, "check the shader directory's permissions"))?;
+        if let Some(first) = self.entered.get(&real) {
+            let warning = if self.open.contains(&real) {
+                format!(
+                    "{} is skipped: it leads back to {}, which holds it, through a symbolic link, so following \
+                     it would loop; remove the link, or point it outside the shader directory",
+                    dir.display(),
+                    first.display()
+                )
+            } else {
+                format!(
+                    "{} is skipped: it leads to {}, which was scanned already as {}; each shader is compiled once, \
+                     under its first name",
+                    dir.display(),
+                    real.display(),
+                    first.display()
+                )
+            };
+            self.warnings.push(warning);
+            return Ok(());
         }
+        self.entered.insert(real.clone(), dir.to_owned());
+        self.open.push(real);
+        self.dirs.push(dir.to_owned());
+        let entries =
+            std::fs::read_dir(dir).map_err(|e| Error::io(dir, e, "check the shader directory's permissions"))?;
+        let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                self.dir(&path)?;
+            } else {
+                self.files.push(path);
+            }
+        }
+        self.open.pop();
+        Ok(())
     }
-    Ok(())
+}
+
+/// Every file below `dir`; every directory is recorded in `dirs`, and each
+/// link to a directory already walked is skipped with a warning.
+fn walk(
+    dir: &Path,
+    files: &mut Vec<PathBuf>,
+    dirs: &mut Vec<PathBuf>,
+    warnings: &mut Vec<String>,
+) -> Result<(), Error> {
+    let mut walk = Walk { files, dirs, entered: std::collections::HashMap::new(), open: Vec::new(), warnings };
+    walk.dir(dir)
 }
 
 fn relative_name(path: &Path, root: &Path) -> String {
@@ -596,6 +675,73 @@ mod tests {
             "neither output is skipped: {:?}",
             sources.warnings
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_back_to_its_own_directory_is_skipped_with_one_warning() {
+        let dir = tree(&["a.frag", "post/blur.comp"]);
+        std::os::unix::fs::symlink(".", dir.path().join("all")).unwrap();
+        let mut config = crate::Config::new();
+        config.shader_dir(dir.path()).shader_dir(dir.path());
+        let sources = scan(&config).unwrap();
+        let names: Vec<&str> = sources.jobs.iter().map(|job| job.name.as_str()).collect();
+        assert_eq!(names, ["a.frag", "post/blur.comp"], "each shader once, under its own name");
+        assert_eq!(sources.warnings.len(), 1, "{:?}", sources.warnings);
+        let link = dir.path().join("all").display().to_string();
+        assert!(sources.warnings[0].contains(&link) && sources.warnings[0].contains("loop"), "{:?}", sources.warnings);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn two_links_that_loop_neither_hang_the_scan_nor_multiply_the_shaders() {
+        let dir = tree(&["a.frag", "deep/b.frag"]);
+        let root = dir.path().to_owned();
+        std::os::unix::fs::symlink(".", root.join("again")).unwrap();
+        std::os::unix::fs::symlink("..", root.join("deep/up")).unwrap();
+        // Two links to one directory outside any loop: compiled under the first name.
+        std::os::unix::fs::symlink("deep", root.join("same")).unwrap();
+        // Followed every time, these would give 2^40 paths: the scan runs
+        // on a thread, so that a hang fails the test instead of stalling it.
+        let (send, receive) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut config = crate::Config::new();
+            config.shader_dir(&root);
+            let _ =
+                send.send(scan(&config).map(|s| (s.jobs.into_iter().map(|j| j.name).collect::<Vec<_>>(), s.warnings)));
+        });
+        let (names, warnings) =
+            receive.recv_timeout(std::time::Duration::from_secs(60)).expect("the scan hung").unwrap();
+        assert_eq!(names, ["a.frag", "deep/b.frag"]);
+        assert_eq!(warnings.len(), 3, "one per link: {warnings:?}");
+        let about = |link: &str| {
+            warnings.iter().filter(|w| w.starts_with(&dir.path().join(link).display().to_string())).count()
+        };
+        assert_eq!((about("again"), about("deep/up"), about("same")), (1, 1, 1), "{warnings:?}");
+        assert_eq!(warnings.iter().filter(|w| w.contains("loop")).count(), 2, "{warnings:?}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_glob_over_a_link_loop_matches_each_shader_once() {
+        let dir = tree(&["a.frag", "ui/text.frag", "ui/deep/icon.frag", "ui/text.vert"]);
+        std::os::unix::fs::symlink("..", dir.path().join("ui/up")).unwrap();
+        let glob = |patterns: &[&str]| {
+            let mut config = crate::Config::new();
+            patterns.iter().for_each(|pattern| {
+                config.shader_glob(format!("{}/{pattern}", dir.path().display()));
+            });
+            scan(&config).unwrap()
+        };
+        let sources = glob(&["**/*.frag"]);
+        let names: Vec<&str> = sources.jobs.iter().map(|job| job.name.as_str()).collect();
+        assert_eq!(names, ["a.frag", "ui/deep/icon.frag", "ui/text.frag"]);
+        assert_eq!(sources.warnings.len(), 1, "{:?}", sources.warnings);
+        assert!(sources.warnings[0].contains("loop"), "{:?}", sources.warnings);
+        // `*` stays within one directory, as glob::glob has it.
+        let names = |sources: Sources| sources.jobs.into_iter().map(|job| job.name).collect::<Vec<_>>();
+        assert_eq!(names(glob(&["*.frag"])), ["a.frag"]);
+        assert_eq!(names(glob(&["ui/*.vert"])), ["text.vert"]);
     }
 
     #[test]

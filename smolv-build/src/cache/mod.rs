@@ -77,7 +77,8 @@ impl Cache {
     pub(crate) fn prefetch(&self, keys: &[Key]) {
         if let Some(remote) = &self.remote {
             let missing: Vec<Key> = keys.iter().filter(|key| !self.path(key).is_file()).copied().collect();
-            remote.prefetch(&missing);
+            // Each entry found goes straight to the local cache, not into memory.
+            remote.prefetch(&missing, |key, body| self.put_local(key, body));
         }
     }
 
@@ -94,6 +95,10 @@ impl Cache {
     /// after the change.
     pub(crate) fn get_valid<T>(&self, key: &Key, read: impl Fn(&[u8]) -> Option<T>) -> Option<T> {
         if let Some(found) = self.get_local(key).and_then(|body| read(&body)) {
+            // A remote hit if the prefetch stored it.
+            if let Some(remote) = &self.remote {
+                remote.used_locally(key);
+            }
             return Some(found);
         }
         let remote = self.remote.as_ref()?;

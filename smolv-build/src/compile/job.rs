@@ -24,6 +24,10 @@ pub(crate) struct JobOutput {
     pub(crate) missing: Vec<PathBuf>,
     pub(crate) warnings: Vec<String>,
     pub(crate) cached: bool,
+    /// Whether the output is what the same inputs always give, so it may
+    /// be cached and uploaded: not when spirv-opt failed in a way that may
+    /// not repeat ([`optimize::Failure::Transient`]).
+    pub(crate) cacheable: bool,
 }
 
 /// What every job of one build shares.
@@ -141,7 +145,9 @@ pub(crate) fn current_key(job: &Job, cx: &Context<'_>) -> Option<Key> {
 /// Compiles one job, or takes it from the cache: frontend, optimizer,
 /// build-time specialization. Only a result is cached: errors, and above
 /// all a compiler crash (reported as an error by the worker it killed), are
-/// compiled again next time.
+/// compiled again next time. So is a module that spirv-opt did not get to
+/// judge (a crash, an OOM kill, a failed start): it ships unoptimized in
+/// this build and is neither cached nor uploaded.
 pub(crate) fn compile_job(job: &Job, cx: &Context<'_>) -> Result<JobOutput, Vec<Diagnostic>> {
     let settings = cx.settings;
     let source = read_source(job)?;
@@ -150,7 +156,7 @@ pub(crate) fn compile_job(job: &Job, cx: &Context<'_>) -> Result<JobOutput, Vec<
         return Ok(output);
     }
     let output = compile_uncached(job, &source, settings, cx.compilers)?;
-    if let Some(body) = write_entry(&output, &cx.paths) {
+    if let Some(body) = write_entry(&output, &cx.paths).filter(|_| output.cacheable) {
         cx.cache.put(&key, &body);
     }
     Ok(output)
@@ -170,6 +176,7 @@ pub(crate) fn compile_uncached(
     let compiled = compilers.compile(job, source, settings)?;
     let mut warnings = compiled.warnings;
     let mut modules = compiled.modules;
+    let mut cacheable = true;
     for module in &mut modules {
         if module.optimized.is_none() && settings.optimization != Optimization::None {
             // A module newer than the target (a precompiled `.spv`, or
@@ -179,8 +186,17 @@ pub(crate) fn compile_uncached(
             module.optimized = match &settings.spirv_opt {
                 Some(tool) => match optimize::optimize(&module.spirv, settings.optimization, env, tool) {
                     Ok(optimized) => Some(optimized),
-                    Err(why) => {
+                    Err(optimize::Failure::Refused(why)) => {
                         warnings.push(format!("{}: not optimized, shipping it as compiled: {why}", module.name));
+                        None
+                    }
+                    Err(optimize::Failure::Transient(why)) => {
+                        cacheable = false;
+                        warnings.push(format!(
+                            "{}: not optimized in this build, shipping it as compiled: {why}; it is not cached, \
+                             so the next build optimizes it again",
+                            module.name
+                        ));
                         None
                     }
                 },
@@ -210,7 +226,7 @@ pub(crate) fn compile_uncached(
     dependencies.extend(compiled.dependencies);
     dependencies.sort();
     dependencies.dedup();
-    Ok(JobOutput { modules, dependencies, missing: compiled.missing, warnings, cached: false })
+    Ok(JobOutput { modules, dependencies, missing: compiled.missing, warnings, cached: false, cacheable })
 }
 
 /// Cache entry body: dependencies with their hashes, warnings, modules,
@@ -272,7 +288,7 @@ fn read_entry(body: &[u8], hashes: &FileHashes, paths: &PortablePaths) -> Option
     for _ in 0..r.u32()? {
         modules.push(CompiledModule::read(&mut r)?);
     }
-    r.is_empty().then_some(JobOutput { modules, dependencies, missing, warnings, cached: true })
+    r.is_empty().then_some(JobOutput { modules, dependencies, missing, warnings, cached: true, cacheable: true })
 }
 
 #[cfg(test)]
@@ -303,6 +319,7 @@ pub(crate) mod tests {
             missing: Vec::new(),
             warnings: Vec::new(),
             cached: false,
+            cacheable: true,
         };
         let paths = PortablePaths::new([include.as_path()], []);
         let body = write_entry(&output, &paths).unwrap();
@@ -322,6 +339,7 @@ pub(crate) mod tests {
             missing: vec![shadow.clone()],
             warnings: Vec::new(),
             cached: false,
+            cacheable: true,
         };
         let paths = PortablePaths::new([shadow.as_path()], []);
         let body = write_entry(&output, &paths).unwrap();
@@ -344,6 +362,7 @@ pub(crate) mod tests {
             missing: vec![a.path().join("shaders/shadow.glsl")],
             warnings: vec![format!("{}: warning: unused", include.display())],
             cached: false,
+            cacheable: true,
         };
         let body = write_entry(&output, &PortablePaths::new([include.as_path()], [])).unwrap();
         let in_b = PortablePaths::new([b.path().join("shaders/lit.frag").as_path()], []);
@@ -395,6 +414,7 @@ pub(crate) mod tests {
             missing: Vec::new(),
             warnings: Vec::new(),
             cached: false,
+            cacheable: true,
         };
         let body = write_entry(&output, &a).unwrap();
         assert!(read_entry(&body, &FileHashes::default(), &a).is_some(), "the same build: a hit");
@@ -416,6 +436,59 @@ pub(crate) mod tests {
             defines: Vec::new(),
             variant: None,
             spec_constants: Vec::new(),
+        }
+    }
+
+    /// What `settings` and `cache` give a build: one compiling in-process.
+    fn context<'a>(settings: &'a Settings, cache: &'a Cache, paths: PortablePaths) -> Context<'a> {
+        static IN_PROCESS: Compilers = Compilers::InProcess;
+        Context {
+            settings,
+            cache,
+            identity: "test compilers".to_owned(),
+            slang_identity: String::new(),
+            glslc_identity: String::new(),
+            hashes: FileHashes::default(),
+            paths,
+            compilers: &IN_PROCESS,
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_module_spirv_opt_did_not_get_to_judge_is_never_cached() {
+        use crate::compile::optimize::tests::{fake_spirv_opt, runs};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("fill.comp.spv");
+        let words = smolv_runtime::doc_example_module();
+        std::fs::write(&path, words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>()).unwrap();
+        let job =
+            Job { name: "fill.comp.spv".to_owned(), language: Language::Spirv, stage: None, ..fragment_job(&path) };
+        // (spirv-opt's script, whether the second build is a cache hit, spirv-opt's runs in both builds)
+        let cases = [
+            ("kill -9 $$", false, 4),
+            ("kill -SEGV $$", false, 4),
+            ("echo 'error: line 9: Invalid capability' >&2\nexit 1", true, 1),
+            ("cat", true, 1),
+        ];
+        for (script, cached, expected_runs) in cases {
+            let tools = tempfile::tempdir().unwrap();
+            let settings = Settings { spirv_opt: Some(fake_spirv_opt(tools.path(), script)), ..settings() };
+            let cache = Cache::new(tools.path().join("cache"));
+            let cx = context(&settings, &cache, PortablePaths::new([path.as_path()], []));
+            let first = compile_job(&job, &cx).unwrap();
+            assert!(!first.cached);
+            assert_eq!(first.modules[0].optimized, None.or((script == "cat").then(|| words.clone())), "{script}");
+            if !cached {
+                assert!(
+                    first.warnings.iter().any(|w| w.contains("it is not cached")),
+                    "{script}: {:?}",
+                    first.warnings
+                );
+            }
+            let second = compile_job(&job, &cx).unwrap();
+            assert_eq!(second.cached, cached, "{script}: {:?}", second.warnings);
+            assert_eq!(runs(tools.path()), expected_runs, "{script}");
         }
     }
 

@@ -14,6 +14,13 @@
 //!   test shaders); in a separate process a crash is just a failed step,
 //!   and the build falls back to the unoptimized module with a warning,
 //!   where in-process it would kill the build script.
+//!
+//! What is cached after a failure depends on whether it would repeat (see
+//! [`Failure`]): a module spirv-opt refused with a message ships
+//! unoptimized and is cached like any result. A failure to start, a crash
+//! or an OOM kill is tried once more; if it fails again the module ships
+//! unoptimized for this build only, and is neither cached nor uploaded, so
+//! the next build optimizes it.
 //! - It is exactly the recipe users know from the command line.
 //!
 //! Spawning costs a few milliseconds per module, paid only on cache misses.
@@ -37,9 +44,37 @@ pub(crate) fn spirv_opt_identity(tool: &Path, cache: &Cache) -> String {
     tool::identity(tool, "--version", cache)
 }
 
-/// Optimizes `spirv` with `tool`. Returns why it could not, so the caller
-/// can warn and keep the unoptimized module.
-pub(crate) fn optimize(spirv: &[u32], level: Optimization, env: TargetEnv, tool: &Path) -> Result<Vec<u32>, String> {
+/// Why `spirv-opt` gave no module. Whether the failure would repeat
+/// decides whether the module, shipped unoptimized, may be cached.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Failure {
+    /// spirv-opt ran to its end and refused the module with a message (an
+    /// invalid module, an unsupported capability): the same module fails
+    /// the same way next time, so the unoptimized result may be cached.
+    Refused(String),
+    /// It did not get to judge the module: it could not be started (a
+    /// missing binary, too many open files), a signal ended it (a crash,
+    /// the OOM killer), it exited without a word, or what it wrote is no
+    /// module. The next try may work, so the result is never cached.
+    Transient(String),
+}
+
+/// Optimizes `spirv` with `tool`, trying a second time after a
+/// [`Failure::Transient`] one. The caller warns and keeps the unoptimized
+/// module on failure, and caches that only for a [`Failure::Refused`].
+pub(crate) fn optimize(spirv: &[u32], level: Optimization, env: TargetEnv, tool: &Path) -> Result<Vec<u32>, Failure> {
+    match optimize_once(spirv, level, env, tool) {
+        Err(Failure::Transient(first)) => optimize_once(spirv, level, env, tool).map_err(|again| match again {
+            Failure::Transient(why) if why == first => Failure::Transient(format!("{why} (twice)")),
+            Failure::Transient(why) => Failure::Transient(format!("{first}; tried again: {why}")),
+            refused => refused,
+        }),
+        done => done,
+    }
+}
+
+/// One run of `spirv-opt` on `spirv`.
+fn optimize_once(spirv: &[u32], level: Optimization, env: TargetEnv, tool: &Path) -> Result<Vec<u32>, Failure> {
     let recipe = match level {
         Optimization::None => return Ok(spirv.to_vec()),
         Optimization::Size => "-Os",
@@ -55,29 +90,33 @@ pub(crate) fn optimize(spirv: &[u32], level: Optimization, env: TargetEnv, tool:
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("cannot run {}: {e}", tool.display()))?;
+        .map_err(|e| Failure::Transient(format!("cannot run {}: {e}", tool.display())))?;
     let input: Vec<u8> = spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
     // Feed stdin from a thread so a large module cannot deadlock on full pipes.
-    let mut stdin = child.stdin.take().ok_or("spirv-opt has no stdin")?;
+    let mut stdin = child.stdin.take().ok_or_else(|| Failure::Transient("spirv-opt has no stdin".to_owned()))?;
     let feeder = std::thread::spawn(move || stdin.write_all(&input));
-    let output = child.wait_with_output().map_err(|e| format!("spirv-opt failed to run: {e}"))?;
+    let output = child.wait_with_output().map_err(|e| Failure::Transient(format!("spirv-opt failed to run: {e}")))?;
     let _ = feeder.join();
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
+        let stderr = stderr.trim();
         return Err(match crate::compile::tool::crashed(output.status) {
-            Some(how) => format!("spirv-opt {recipe} crashed on it: it {how}: {}", stderr.trim()),
-            None => format!("spirv-opt {recipe} failed ({}): {}", output.status, stderr.trim()),
+            Some(how) => Failure::Transient(format!("spirv-opt {recipe} crashed on it: it {how}: {stderr}")),
+            None if stderr.is_empty() => {
+                Failure::Transient(format!("spirv-opt {recipe} failed ({}) and said nothing", output.status))
+            }
+            None => Failure::Refused(format!("spirv-opt {recipe} failed ({}): {stderr}", output.status)),
         });
     }
     let bytes = output.stdout;
     if bytes.len() < 20 || !bytes.len().is_multiple_of(4) || bytes[..4] != 0x0723_0203u32.to_le_bytes() {
-        return Err("spirv-opt produced no valid module".to_owned());
+        return Err(Failure::Transient("spirv-opt produced no valid module".to_owned()));
     }
     Ok(bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn corpus_module(name: &str) -> Option<Vec<u32>> {
@@ -95,7 +134,10 @@ mod tests {
             return;
         };
         match optimize(&module, Optimization::Size, TargetEnv::Vulkan1_1, &tool) {
-            Err(why) => assert!(why.contains("spirv-opt"), "{why}"),
+            // A crash is never taken for a verdict on the module.
+            Err(failure) => {
+                assert!(matches!(&failure, Failure::Transient(why) if why.contains("spirv-opt")), "{failure:?}")
+            }
             // A fixed spirv-opt may optimize it; then the output must still be SPIR-V.
             Ok(optimized) => assert_eq!(optimized[0], 0x0723_0203),
         }
@@ -139,6 +181,61 @@ mod tests {
         assert_eq!(runs(), 2);
     }
 
+    /// A stand-in `spirv-opt` running `body` (sh), which logs each run to
+    /// `runs` in `dir`.
+    #[cfg(unix)]
+    pub(crate) fn fake_spirv_opt(dir: &Path, body: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let (tool, temp) = (dir.join("spirv-opt"), dir.join("spirv-opt.new"));
+        let log = dir.join("runs");
+        std::fs::write(&temp, format!("#!/bin/sh\necho run >> '{}'\n{body}\n", log.display())).unwrap();
+        std::fs::set_permissions(&temp, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // Renamed into place: see `the_version_is_asked_once_per_binary`.
+        std::fs::rename(&temp, &tool).unwrap();
+        tool
+    }
+
+    #[cfg(unix)]
+    pub(crate) fn runs(dir: &Path) -> usize {
+        std::fs::read_to_string(dir.join("runs")).map_or(0, |log| log.lines().count())
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_killed_optimizer_is_tried_once_more() {
+        let dir = tempfile::tempdir().unwrap();
+        // Killed (as the OOM killer does) on its first run, then it works.
+        let marker = dir.path().join("killed-once");
+        let body = format!("if [ ! -e '{0}' ]; then touch '{0}'; kill -9 $$; fi\ncat", marker.display());
+        let tool = fake_spirv_opt(dir.path(), &body);
+        let module = smolv_runtime::doc_example_module();
+        let optimized = optimize(&module, Optimization::Size, TargetEnv::Vulkan1_0, &tool);
+        assert_eq!(optimized, Ok(module));
+        assert_eq!(runs(dir.path()), 2);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_crash_every_time_is_transient_and_a_diagnostic_is_refused() {
+        let module = smolv_runtime::doc_example_module();
+        let dir = tempfile::tempdir().unwrap();
+        let tool = fake_spirv_opt(dir.path(), "kill -SEGV $$");
+        let failure = optimize(&module, Optimization::Size, TargetEnv::Vulkan1_0, &tool).unwrap_err();
+        assert!(matches!(&failure, Failure::Transient(why) if why.contains("SIGSEGV")), "{failure:?}");
+        assert_eq!(runs(dir.path()), 2, "tried once more");
+
+        let dir = tempfile::tempdir().unwrap();
+        let tool = fake_spirv_opt(dir.path(), "echo 'error: line 0: Invalid capability' >&2\nexit 1");
+        let failure = optimize(&module, Optimization::Size, TargetEnv::Vulkan1_0, &tool).unwrap_err();
+        assert!(matches!(&failure, Failure::Refused(why) if why.contains("Invalid capability")), "{failure:?}");
+        assert_eq!(runs(dir.path()), 1, "a verdict on the module is not asked for twice");
+
+        let dir = tempfile::tempdir().unwrap();
+        let tool = fake_spirv_opt(dir.path(), "exit 3");
+        let failure = optimize(&module, Optimization::Size, TargetEnv::Vulkan1_0, &tool).unwrap_err();
+        assert!(matches!(failure, Failure::Transient(_)), "an exit without a message is no verdict: {failure:?}");
+    }
+
     #[test]
     fn a_missing_tool_is_an_error() {
         let err = optimize(
@@ -147,6 +244,6 @@ mod tests {
             TargetEnv::Vulkan1_0,
             Path::new("/no/such/spirv-opt"),
         );
-        assert!(err.unwrap_err().contains("cannot run"));
+        assert!(matches!(err, Err(Failure::Transient(why)) if why.contains("cannot run")));
     }
 }

@@ -1,15 +1,17 @@
 //! The HTTP side: `GET`/`PUT` of `/ac/<key>` and `/cas/<sha256>` with
 //! ureq, every downloaded blob checked, and the server switched off for
-//! the rest of the build at its first failure.
+//! the rest of the build at its first failure, or once the build has
+//! waited on it for its time limit.
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use sha2::Digest as _;
 
+use super::budget::{Lease, MemoryBudget, TimeBudget};
 use super::record::{self, Digest};
-use super::settings::{Header, Resolved};
+use super::settings::{Header, Resolved, TIME_LIMIT_VAR};
 use super::{RemoteStats, WARNING_PREFIX};
 use crate::cache::key::Key;
 
@@ -22,8 +24,12 @@ const IO_TIMEOUT: Duration = Duration::from_secs(5);
 const CALL_TIMEOUT: Duration = Duration::from_secs(60);
 /// Action-cache records are about 120 bytes; bazel-remote adds a little.
 const MAX_RECORD_BYTES: u64 = 64 * 1024;
-/// The largest entry uploaded or downloaded: far above any shader set's.
-const MAX_BLOB_BYTES: u64 = 512 * 1024 * 1024;
+/// The largest entry uploaded or downloaded: far above any shader set's
+/// (the largest of the 344-module public GLSL tree's is under 1 MiB).
+pub(crate) const MAX_BLOB_BYTES: u64 = 64 * 1024 * 1024;
+/// The bytes of entries held in memory at once, downloads being checked
+/// and uploads waiting, in all: two of the largest.
+pub(crate) const MEMORY_BYTES: u64 = 2 * MAX_BLOB_BYTES;
 
 /// The server of one build, shared by its worker and upload threads.
 pub(crate) struct Server {
@@ -32,6 +38,10 @@ pub(crate) struct Server {
     header: Option<Header>,
     agent: ureq::Agent,
     off: AtomicBool,
+    /// The time the build may still wait on the server.
+    pub(crate) time: TimeBudget,
+    /// The bytes of entries it may hold at once.
+    pub(crate) memory: Arc<MemoryBudget>,
     hits: AtomicU64,
     misses: AtomicU64,
     uploads: AtomicU64,
@@ -52,6 +62,13 @@ impl std::fmt::Debug for Server {
     }
 }
 
+/// A verified entry, holding its bytes' share of the memory budget until
+/// it is dropped.
+pub(crate) struct Blob {
+    pub(crate) bytes: Vec<u8>,
+    _lease: Lease,
+}
+
 /// What a `GET` found.
 enum Fetched {
     Body(Vec<u8>),
@@ -65,6 +82,11 @@ fn sha256_hex(bytes: &[u8]) -> String {
 
 impl Server {
     pub(crate) fn new(resolved: Resolved) -> Self {
+        Self::with_memory(resolved, MEMORY_BYTES)
+    }
+
+    /// A server whose entries may hold `memory_bytes` at once.
+    pub(crate) fn with_memory(resolved: Resolved, memory_bytes: u64) -> Self {
         let tls = ureq::tls::TlsConfig::builder().root_certs(ureq::tls::RootCerts::PlatformVerifier).build();
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
@@ -85,6 +107,8 @@ impl Server {
             header: resolved.header,
             agent,
             off: AtomicBool::new(false),
+            time: TimeBudget::new(resolved.time_limit),
+            memory: MemoryBudget::new(memory_bytes),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
             uploads: AtomicU64::new(0),
@@ -98,13 +122,14 @@ impl Server {
     /// The entry stored under `key`, verified, or `None`: not there (a
     /// miss), unusable (a miss and a warning), or the remote is off. The
     /// caller reports with [`count`](Self::count) whether it could use a
-    /// verified entry.
-    pub(crate) fn get(&self, key: &Key) -> Option<Vec<u8>> {
+    /// verified entry. No request runs past `deadline`: one that would
+    /// turns the remote off.
+    pub(crate) fn get(&self, key: &Key, deadline: Option<Instant>) -> Option<Blob> {
         if self.off.load(Ordering::Relaxed) {
             return None;
         }
         let hex = key.hex();
-        let record = match self.fetch(&format!("ac/{hex}"), MAX_RECORD_BYTES) {
+        let record = match self.fetch(&format!("ac/{hex}"), MAX_RECORD_BYTES, deadline) {
             Ok(Fetched::Body(record)) => record,
             Ok(Fetched::NotFound) => {
                 self.misses.fetch_add(1, Ordering::Relaxed);
@@ -118,9 +143,17 @@ impl Server {
             Err(why) => return self.unusable(&hex, &format!("its action-cache record is not valid: {why}")),
         };
         if digest.size > MAX_BLOB_BYTES {
-            return self.unusable(&hex, &format!("its record names a {}-byte blob", digest.size));
+            let why =
+                format!("its record names a {}-byte blob, over the {} MiB limit", digest.size, MAX_BLOB_BYTES >> 20);
+            return self.unusable(&hex, &why);
         }
-        let blob = match self.fetch(&format!("cas/{}", digest.hash), digest.size) {
+        // Room for the blob first: downloads and queued uploads together
+        // hold at most the memory budget.
+        let past = |deadline: Option<Instant>| deadline.is_some_and(|d| Instant::now() >= d);
+        let Some(lease) = self.memory.take(digest.size, || self.off.load(Ordering::Relaxed) || past(deadline)) else {
+            return if past(deadline) { self.switch_off(&self.out_of_time()) } else { None };
+        };
+        let blob = match self.fetch(&format!("cas/{}", digest.hash), digest.size, deadline) {
             Ok(Fetched::Body(blob)) => blob,
             Ok(Fetched::NotFound) => {
                 return self.unusable(&hex, &format!("the server does not have its blob /cas/{}", digest.hash));
@@ -137,7 +170,7 @@ impl Server {
         if sha256_hex(&blob) != digest.hash {
             return self.unusable(&hex, "its blob does not match its SHA-256 (damaged on the server or on the way)");
         }
-        Some(blob)
+        Some(Blob { bytes: blob, _lease: lease })
     }
 
     /// Counts a verified entry from [`get`](Self::get) as a hit, or, when
@@ -155,21 +188,22 @@ impl Server {
 
     /// Uploads an entry: the blob to the CAS first, so that the record
     /// never names a missing blob (bazel-remote checks). Does nothing in
-    /// read-only mode or once the server is off.
-    pub(crate) fn put(&self, key: &Key, body: &[u8]) {
+    /// read-only mode, once the server is off, or for an entry over the
+    /// size limit. No request runs past `deadline`.
+    pub(crate) fn put(&self, key: &Key, body: &[u8], deadline: Option<Instant>) {
         if !self.uploads() || body.len() as u64 > MAX_BLOB_BYTES {
             return;
         }
         let digest = Digest { hash: sha256_hex(body), size: body.len() as u64 };
         let stored = self
-            .store(&format!("cas/{}", digest.hash), body)
-            .and_then(|()| self.store(&format!("ac/{}", key.hex()), &record::encode(&digest)));
+            .store(&format!("cas/{}", digest.hash), body, deadline)
+            .and_then(|()| self.store(&format!("ac/{}", key.hex()), &record::encode(&digest), deadline));
         match stored {
             Ok(()) => {
                 self.uploads.fetch_add(1, Ordering::Relaxed);
             }
             Err(why) => {
-                self.switch_off(&why);
+                self.switch_off::<()>(&why);
             }
         }
     }
@@ -196,15 +230,23 @@ impl Server {
     }
 
     /// A miss with a warning: the entry is never used.
-    fn unusable(&self, hex: &str, why: &str) -> Option<Vec<u8>> {
+    fn unusable<T>(&self, hex: &str, why: &str) -> Option<T> {
         self.misses.fetch_add(1, Ordering::Relaxed);
         self.warn(format!("{WARNING_PREFIX} entry /ac/{hex} is not used: {why}; building it instead"));
         None
     }
 
+    /// Why the remote is off when the build has waited on it long enough.
+    pub(crate) fn out_of_time(&self) -> String {
+        format!(
+            "the build has waited {:.1} s for it, its limit ({TIME_LIMIT_VAR} or Config::remote_cache_time_limit)",
+            self.time.limit().as_secs_f64()
+        )
+    }
+
     /// The server failed: off for the rest of the build, and only the
     /// first failure of all threads is reported.
-    fn switch_off(&self, why: &str) -> Option<Vec<u8>> {
+    pub(crate) fn switch_off<T>(&self, why: &str) -> Option<T> {
         if !self.off.swap(true, Ordering::SeqCst) {
             self.warn(format!("{WARNING_PREFIX} {}: {why}; not using it for the rest of this build", self.base));
         }
@@ -219,20 +261,41 @@ impl Server {
         result
     }
 
-    /// `GET {base}/{path}`, reading at most `limit` bytes. `Err` is a
-    /// failure of the server or the connection, with what happened.
-    fn fetch(&self, path: &str, limit: u64) -> Result<Fetched, String> {
+    /// The timeout of a request that starts now and must end by
+    /// `deadline`; `Err` if that has passed.
+    fn timeout(&self, deadline: Option<Instant>) -> Result<Duration, String> {
+        match deadline.map(|deadline| deadline.saturating_duration_since(Instant::now())) {
+            Some(left) if left.is_zero() => Err(self.out_of_time()),
+            Some(left) => Ok(left.min(CALL_TIMEOUT)),
+            None => Ok(CALL_TIMEOUT),
+        }
+    }
+
+    /// What a failed request says: the time limit, when it ended the
+    /// request, else the failure itself.
+    fn failure(&self, deadline: Option<Instant>, failure: String) -> String {
+        let cut_short = deadline.is_some_and(|d| Instant::now() + Duration::from_millis(20) >= d);
+        if cut_short { self.out_of_time() } else { failure }
+    }
+
+    /// `GET {base}/{path}`, reading at most `limit` bytes, done by
+    /// `deadline`. `Err` is a failure of the server or the connection, with
+    /// what happened.
+    fn fetch(&self, path: &str, limit: u64, deadline: Option<Instant>) -> Result<Fetched, String> {
+        let timeout = self.timeout(deadline)?;
         let fetched = self.timed(|| {
             let mut request = self.agent.get(format!("{}/{path}", self.base));
             if let Some(header) = &self.header {
                 request = request.header(&header.name, &header.value);
             }
-            let mut response = request.call().map_err(|e| format!("GET /{path} failed: {e}"))?;
+            let request = request.config().timeout_global(Some(timeout)).build();
+            let mut response =
+                request.call().map_err(|e| self.failure(deadline, format!("GET /{path} failed: {e}")))?;
             match response.status().as_u16() {
                 200 => match response.body_mut().with_config().limit(limit).read_to_vec() {
                     Ok(body) => Ok(Fetched::Body(body)),
                     Err(ureq::Error::BodyExceedsLimit(_)) => Ok(Fetched::TooLarge),
-                    Err(e) => Err(format!("GET /{path} failed while reading: {e}")),
+                    Err(e) => Err(self.failure(deadline, format!("GET /{path} failed while reading: {e}"))),
                 },
                 404 => Ok(Fetched::NotFound),
                 status => Err(format!("GET /{path} answered HTTP {status}")),
@@ -244,14 +307,18 @@ impl Server {
         Ok(fetched)
     }
 
-    /// `PUT {base}/{path}`; `Err` unless the server answers 2xx.
-    fn store(&self, path: &str, body: &[u8]) -> Result<(), String> {
+    /// `PUT {base}/{path}`, done by `deadline`; `Err` unless the server
+    /// answers 2xx.
+    fn store(&self, path: &str, body: &[u8], deadline: Option<Instant>) -> Result<(), String> {
+        let timeout = self.timeout(deadline)?;
         self.timed(|| {
             let mut request = self.agent.put(format!("{}/{path}", self.base));
             if let Some(header) = &self.header {
                 request = request.header(&header.name, &header.value);
             }
-            let response = request.send(body).map_err(|e| format!("PUT /{path} failed: {e}"))?;
+            let request = request.config().timeout_global(Some(timeout)).build();
+            let response =
+                request.send(body).map_err(|e| self.failure(deadline, format!("PUT /{path} failed: {e}")))?;
             match response.status().as_u16() {
                 200..=299 => Ok(()),
                 status => Err(format!("PUT /{path} answered HTTP {status}")),
@@ -276,11 +343,16 @@ mod tests {
     fn a_closed_port_switches_the_remote_off_with_one_warning() {
         // Bind, then drop: nothing listens on the port any more.
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let remote = Server::new(Resolved { base: format!("http://127.0.0.1:{port}"), upload: true, header: None });
+        let remote = Server::new(Resolved {
+            base: format!("http://127.0.0.1:{port}"),
+            upload: true,
+            header: None,
+            time_limit: super::super::settings::DEFAULT_TIME_LIMIT,
+        });
         let key = crate::cache::key::KeyBuilder::new("test").text("a").finish();
-        assert!(remote.get(&key).is_none());
-        remote.put(&key, b"body");
-        assert!(remote.get(&key).is_none());
+        assert!(remote.get(&key, None).is_none());
+        remote.put(&key, b"body", None);
+        assert!(remote.get(&key, None).is_none());
         let (stats, warnings) = remote.take();
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(warnings[0].contains("not using it for the rest of this build"), "{}", warnings[0]);

@@ -16,11 +16,15 @@
 mod settings;
 
 #[cfg(feature = "remote-cache")]
+mod budget;
+#[cfg(feature = "remote-cache")]
 mod client;
 #[cfg(feature = "remote-cache")]
 mod connection;
 #[cfg(feature = "remote-cache")]
 mod record;
+#[cfg(all(test, feature = "remote-cache"))]
+pub(crate) mod test_server;
 
 use std::sync::Arc;
 
@@ -55,7 +59,15 @@ impl Remote {
         match *self {}
     }
 
-    pub(crate) fn prefetch(&self, _keys: &[crate::cache::key::Key]) {
+    pub(crate) fn prefetch(
+        &self,
+        _keys: &[crate::cache::key::Key],
+        _store: impl Fn(&crate::cache::key::Key, &[u8]) -> bool + Sync,
+    ) {
+        match *self {}
+    }
+
+    pub(crate) fn used_locally(&self, _key: &crate::cache::key::Key) {
         match *self {}
     }
 
@@ -97,7 +109,10 @@ impl Session {
         match resolve(settings, var, cfg!(feature = "remote-cache")) {
             Resolution::Off => Self { client: None, setup_warning: None },
             Resolution::Unusable(why) => Self { client: None, setup_warning: Some(format!("{WARNING_PREFIX}: {why}")) },
-            Resolution::On(resolved) => Self { client: connect(resolved), setup_warning: None },
+            Resolution::On(resolved) => {
+                let setup_warning = resolved.plain_http_warning().map(|why| format!("{WARNING_PREFIX}: {why}"));
+                Self { client: connect(resolved), setup_warning }
+            }
         }
     }
 

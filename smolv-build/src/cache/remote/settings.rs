@@ -9,6 +9,10 @@ pub(crate) const URL_VAR: &str = "SMOLV_REMOTE_CACHE";
 pub(crate) const MODE_VAR: &str = "SMOLV_REMOTE_CACHE_MODE";
 /// One `Name: value` header sent with every request; never printed.
 pub(crate) const HEADER_VAR: &str = "SMOLV_REMOTE_CACHE_HEADER";
+/// Seconds the remote may add to one build, in all (a decimal number).
+pub(crate) const TIME_LIMIT_VAR: &str = "SMOLV_REMOTE_CACHE_TIME_LIMIT";
+/// What the remote may add to a build unless told otherwise.
+pub(crate) const DEFAULT_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// What the build does with the remote cache (see [`Config::remote_cache`](crate::Config::remote_cache)).
 ///
@@ -55,6 +59,7 @@ pub(crate) struct RemoteSettings {
     pub(crate) url: Option<String>,
     pub(crate) mode: Option<RemoteCacheMode>,
     pub(crate) header: Option<String>,
+    pub(crate) time_limit: Option<std::time::Duration>,
 }
 
 // Written by hand so that `{:?}` of a `Config` never shows the header.
@@ -64,6 +69,7 @@ impl std::fmt::Debug for RemoteSettings {
             .field("url", &self.url)
             .field("mode", &self.mode)
             .field("header", &self.header.as_ref().map(|_| "(not shown)"))
+            .field("time_limit", &self.time_limit)
             .finish()
     }
 }
@@ -91,6 +97,23 @@ pub(crate) struct Resolved {
     pub(crate) base: String,
     pub(crate) upload: bool,
     pub(crate) header: Option<Header>,
+    /// What the remote may add to the build, in all.
+    pub(crate) time_limit: std::time::Duration,
+}
+
+impl Resolved {
+    /// The one warning for a header that would cross the network in clear
+    /// text: the URL is `http://`. The header's value is not shown.
+    pub(crate) fn plain_http_warning(&self) -> Option<String> {
+        let header = self.header.as_ref()?;
+        self.base.starts_with("http://").then(|| {
+            format!(
+                "the {} header is sent to {} over plain http://, so anyone on the way can read it; use an \
+                 https:// URL",
+                header.name, self.base
+            )
+        })
+    }
 }
 
 /// What the settings come to.
@@ -157,7 +180,24 @@ pub(crate) fn resolve(
             ));
         }
     };
-    Resolution::On(Resolved { base, upload: mode == RemoteCacheMode::ReadWrite, header })
+    let time_limit = match (settings.time_limit, var(TIME_LIMIT_VAR)) {
+        (Some(limit), _) => limit,
+        (None, Some(text)) => match parse_seconds(text.trim()) {
+            Some(limit) => limit,
+            None => {
+                return Resolution::Unusable(format!(
+                    "{TIME_LIMIT_VAR}={text:?} is not a number of seconds (like 30 or 2.5): the remote cache is off"
+                ));
+            }
+        },
+        (None, None) => DEFAULT_TIME_LIMIT,
+    };
+    Resolution::On(Resolved { base, upload: mode == RemoteCacheMode::ReadWrite, header, time_limit })
+}
+
+/// `30`, `2.5`: a finite, non-negative number of seconds.
+fn parse_seconds(text: &str) -> Option<std::time::Duration> {
+    text.parse::<f64>().ok().and_then(|seconds| std::time::Duration::try_from_secs_f64(seconds).ok())
 }
 
 /// Checks `http(s)://host[:port][/prefix]` and drops trailing slashes. The
@@ -211,7 +251,7 @@ mod tests {
     }
 
     fn on(base: &str, upload: bool) -> Resolution {
-        Resolution::On(Resolved { base: base.to_owned(), upload, header: None })
+        Resolution::On(Resolved { base: base.to_owned(), upload, header: None, time_limit: DEFAULT_TIME_LIMIT })
     }
 
     #[test]
@@ -230,6 +270,7 @@ mod tests {
             url: Some("https://other".to_owned()),
             mode: Some(RemoteCacheMode::ReadWrite),
             header: None,
+            time_limit: None,
         };
         assert_eq!(resolve(&settings, &env, true), on("https://other", true));
         settings.mode = Some(RemoteCacheMode::Off);
@@ -247,13 +288,15 @@ mod tests {
 
     #[test]
     fn unusable_settings_are_a_warning_that_never_shows_a_secret() {
-        let cases: [&'static [(&'static str, &'static str)]; 6] = [
+        let cases: [&'static [(&'static str, &'static str)]; 8] = [
             &[(URL_VAR, "ftp://cache")],
             &[(URL_VAR, "http://user:hunter2@cache")],
             &[(URL_VAR, "http://cache:99999")],
             &[(URL_VAR, "http:///prefix")],
             &[(URL_VAR, "http://cache"), (MODE_VAR, "sometimes")],
             &[(URL_VAR, "http://cache"), (HEADER_VAR, "no colon hunter2")],
+            &[(URL_VAR, "http://cache"), (TIME_LIMIT_VAR, "30s")],
+            &[(URL_VAR, "http://cache"), (TIME_LIMIT_VAR, "-1")],
         ];
         for case in cases {
             match resolve(&RemoteSettings::default(), vars(case), true) {
@@ -275,6 +318,45 @@ mod tests {
         assert_eq!((header.name.as_str(), header.value.as_str()), ("Authorization", "Bearer abc.def"));
         assert!(!format!("{header:?}").contains("abc.def"));
         assert!(parse_header("Bad Name: x").is_none() && parse_header("X-Token:").is_none());
+    }
+
+    #[test]
+    fn the_time_limit_comes_from_the_setter_then_the_variable_then_30_seconds() {
+        let limit = |settings: &RemoteSettings, env: &'static [(&'static str, &'static str)]| match resolve(
+            settings,
+            vars(env),
+            true,
+        ) {
+            Resolution::On(resolved) => resolved.time_limit,
+            other => panic!("{other:?}"),
+        };
+        let mut settings = RemoteSettings::default();
+        assert_eq!(limit(&settings, &[(URL_VAR, "https://cache")]), std::time::Duration::from_secs(30));
+        let env: &'static [_] = &[(URL_VAR, "https://cache"), (TIME_LIMIT_VAR, " 2.5 ")];
+        assert_eq!(limit(&settings, env), std::time::Duration::from_millis(2500));
+        settings.time_limit = Some(std::time::Duration::from_secs(7));
+        assert_eq!(limit(&settings, env), std::time::Duration::from_secs(7), "the setter wins");
+    }
+
+    #[test]
+    fn a_header_over_plain_http_is_one_warning_that_never_shows_its_value() {
+        let resolved = |url: &'static str, header: Option<&str>| {
+            let settings = RemoteSettings {
+                url: Some(url.to_owned()),
+                header: header.map(str::to_owned),
+                ..RemoteSettings::default()
+            };
+            match resolve(&settings, vars(&[]), true) {
+                Resolution::On(resolved) => resolved,
+                other => panic!("{other:?}"),
+            }
+        };
+        let warning = resolved("http://cache:8080", Some("Authorization: Bearer hunter2")).plain_http_warning();
+        let warning = warning.expect("a header over http:// is worth a warning");
+        assert!(warning.contains("Authorization") && warning.contains("https://"), "{warning}");
+        assert!(!warning.contains("hunter2"), "{warning}");
+        assert_eq!(resolved("https://cache", Some("Authorization: Bearer hunter2")).plain_http_warning(), None);
+        assert_eq!(resolved("http://cache:8080", None).plain_http_warning(), None, "nothing secret to send");
     }
 
     #[test]
