@@ -199,7 +199,12 @@ impl Compare<'_> {
     /// member's path.
     fn types(&mut self, was: &Type, now: &Type, name: &str, depth: u32) {
         match (was, now) {
-            (Type::Struct(a), Type::Struct(b)) => self.structs(*a, *b, &format!("{name}."), depth + 1),
+            (Type::Struct(a), Type::Struct(b)) => {
+                // A nameless member (naga's wrapper around a block) adds
+                // nothing to the path.
+                let nested = if name.is_empty() || name.ends_with('.') { name.to_owned() } else { format!("{name}.") };
+                self.structs(*a, *b, &nested, depth + 1);
+            }
             (
                 Type::Array { element: a, length: la, stride: sa },
                 Type::Array { element: b, length: lb, stride: sb },
@@ -247,8 +252,20 @@ fn pairs<'m>(old: &'m [Member], new: &'m [Member]) -> Vec<(Option<&'m Member>, O
         let longest = old.len().max(new.len());
         return (0..longest).map(|i| (old.get(i), new.get(i))).collect();
     }
-    let mut pairs: Vec<_> = old.iter().map(|was| (Some(was), new.iter().find(|now| now.name == was.name))).collect();
-    pairs.extend(new.iter().filter(|now| !old.iter().any(|was| was.name == now.name)).map(|now| (None, Some(now))));
+    let by_name = |member: &Member, side: &'m [Member]| side.iter().find(|other| other.name == member.name);
+    // A member whose name the other side lacks pairs with one at its
+    // offset that is also unpaired: it was renamed.
+    let new_unpaired: Vec<&Member> = new.iter().filter(|now| by_name(now, old).is_none()).collect();
+    let mut pairs: Vec<_> = old
+        .iter()
+        .map(|was| {
+            let now = by_name(was, new).or_else(|| new_unpaired.iter().copied().find(|now| now.offset == was.offset));
+            (Some(was), now)
+        })
+        .collect();
+    let paired = |now: &Member| pairs.iter().any(|(_, n)| n.is_some_and(|n| std::ptr::eq(n, now)));
+    let added: Vec<&Member> = new.iter().filter(|now| !paired(now)).collect();
+    pairs.extend(added.into_iter().map(|now| (None, Some(now))));
     pairs
 }
 
