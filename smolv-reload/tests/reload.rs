@@ -294,6 +294,30 @@ fn an_include_added_by_an_edit_from_an_unwatched_directory_reloads_when_it_is_ed
     assert_eq!(set.get("a.frag").unwrap().version(), 0, "a.frag reads no such file");
 }
 
+#[test]
+fn fixing_an_error_in_an_include_an_edit_added_from_elsewhere_reloads() {
+    let dir = tempfile::tempdir().unwrap();
+    let shaders = small_tree(dir.path());
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("gain.glsl"), "const float GAIN = 0.5 +;\n").unwrap();
+    let (set, watcher) = build_and_watch(&shaders, &dir.path().join("out"));
+
+    let b = std::fs::read_to_string(shaders.join("b.frag")).unwrap();
+    let b = b
+        .replace("#include <frame.glsl>\n", "#include <frame.glsl>\n#include \"../elsewhere/gain.glsl\"\n")
+        .replace("push.gain;", "push.gain * GAIN;");
+    std::fs::write(shaders.join("b.frag"), b).unwrap();
+    let events = events_until(&watcher, |events| events.iter().any(|e| matches!(e, Event::Failed { .. })));
+    let failed = events.iter().find(|e| matches!(e, Event::Failed { .. })).unwrap().to_string();
+    assert!(failed.contains("gain.glsl:1:"), "the error is in the include: {failed}");
+
+    // The failed compile named the include: fixing it is seen.
+    edit(&elsewhere.join("gain.glsl"), "0.5 +;", "0.5;");
+    events_until(&watcher, |events| reloaded(events).contains("b.frag"));
+    assert_eq!(set.get("b.frag").unwrap().version(), 1);
+}
+
 /// The one incompatible event of `name` among `events`.
 fn incompatible<'e>(events: &'e [Event], name: &str) -> &'e smolv_reload::LayoutChange {
     let found = events.iter().find_map(|event| match event {
