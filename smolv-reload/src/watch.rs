@@ -133,13 +133,17 @@ impl Watches {
     }
 }
 
-/// The files in `dirs` that `targets` read and that changed since `since`
-/// (give or take [`CLOCK_SLACK`]): edits made after a compile read them
-/// and before their directory was watched.
-fn changed_before_watched(targets: &Targets, dirs: &[PathBuf], since: SystemTime) -> BTreeSet<PathBuf> {
+/// The `files` in `dirs` that changed since `since` (give or take
+/// [`CLOCK_SLACK`]): given what the compiles read and the directories just
+/// watched, the edits made after a compile read a file and before its
+/// directory was watched.
+fn changed_before_watched<'a>(
+    files: impl Iterator<Item = &'a Path>,
+    dirs: &[PathBuf],
+    since: SystemTime,
+) -> BTreeSet<PathBuf> {
     let since = since.checked_sub(CLOCK_SLACK).unwrap_or(since);
-    targets
-        .files()
+    files
         .filter(|file| file.parent().is_some_and(|dir| dirs.iter().any(|d| d == dir)))
         .filter(|file| std::fs::metadata(file).and_then(|m| m.modified()).is_ok_and(|at| at >= since))
         .map(Path::to_owned)
@@ -201,7 +205,7 @@ fn run(
                             eprintln!("smolv-reload: {error}; edits there will not reload");
                         }
                     }
-                    let missed = changed_before_watched(&targets, &added, compiled_from);
+                    let missed = changed_before_watched(targets.files(), &added, compiled_from);
                     if !missed.is_empty() {
                         first_seen = Some(Instant::now());
                         changed.extend(missed);
@@ -210,5 +214,29 @@ fn run(
             }
             Ok(Message::Stop) | Err(RecvTimeoutError::Disconnected) => return,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_written_after_the_compile_began_in_a_newly_watched_directory_is_an_edit() {
+        let dir = tempfile::tempdir().unwrap();
+        let (new_dir, old_dir) = (dir.path().join("new"), dir.path().join("old"));
+        std::fs::create_dir_all(&new_dir).unwrap();
+        std::fs::create_dir_all(&old_dir).unwrap();
+        let (before, after, elsewhere) =
+            (new_dir.join("before.glsl"), new_dir.join("after.glsl"), old_dir.join("x.glsl"));
+        std::fs::write(&before, "// read as it was").unwrap();
+        // Past the file times' lag behind the clock.
+        std::thread::sleep(CLOCK_SLACK * 3);
+        let compiled_from = SystemTime::now();
+        std::fs::write(&after, "// written once the compile read it").unwrap();
+        std::fs::write(&elsewhere, "// in a directory watched all along").unwrap();
+        let files = [before.as_path(), after.as_path(), elsewhere.as_path()];
+        let missed = changed_before_watched(files.into_iter(), &[new_dir], compiled_from);
+        assert_eq!(missed, BTreeSet::from([after]));
     }
 }
