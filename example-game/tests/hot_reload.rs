@@ -5,7 +5,8 @@
 //! `include/frame.glsl` reloads its four dependents; the frames after each
 //! reload (read back with `--reload-screenshots`) show the new pipeline,
 //! or the old one after an error, a compiler crash (in a worker process:
-//! the game plays on) or an edit its pipeline layout cannot take.
+//! the game plays on) or an edit its pipeline layout cannot take; an edit
+//! that moves the bytes of `Frame` is refused, naming the generated type.
 #![cfg(feature = "hot-reload")]
 
 mod common;
@@ -202,6 +203,24 @@ fn watch_reloads_edits_reports_errors_recovers_and_follows_includes() {
         reloaded.insert(line.split(' ').nth(1).unwrap().to_owned());
     }
     assert_eq!(reloaded.iter().map(String::as_str).collect::<BTreeSet<_>>(), dependents);
+
+    // A layout change: the game fills `Frame` through the type generated
+    // from the build's layout, so each dependent is refused, naming it.
+    game.edit("include/frame.glsl", "    mat4 view_projection;\n", "    vec4 fade;\n    mat4 view_projection;\n");
+    let (mut refused, mut read) = (BTreeSet::new(), Vec::new());
+    while refused.len() < dependents.len() {
+        let mut lines = game.until(|line| line.starts_with("kept the previous ") && line.contains("old layout"));
+        let name = lines.last().unwrap().trim_start_matches("kept the previous ").split(':').next().unwrap();
+        refused.insert(name.to_owned());
+        read.append(&mut lines);
+    }
+    assert_eq!(refused.iter().map(String::as_str).collect::<BTreeSet<_>>(), dependents);
+    let named = read.iter().filter(|line| {
+        line.starts_with("shader error: ")
+            && line.contains("no longer matches its generated Rust type `Frame`")
+            && line.contains("member `view_projection` moved from offset 0 to 16")
+    });
+    assert_eq!(named.count(), dependents.len(), "{read:#?}");
 
     assert!(game.child.try_wait().unwrap().is_none(), "the game plays on");
     assert!(!game.seen.iter().any(|line| line.starts_with("validation:")), "validation stays clean: {:#?}", game.seen);

@@ -176,7 +176,7 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
 
     // Packing splits its work across threads by itself: as many as it has
     // tokens for now.
-    let artifacts = if tokens.limited() {
+    let mut artifacts = if tokens.limited() {
         let lease = tokens.lease(pool.current_num_threads());
         thread_pool(lease.len())?.install(|| build_artifacts(&modules, plan, &cache))?
     } else {
@@ -186,6 +186,12 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     report.add_remote(remote.finish()).iter().for_each(|w| directives.warning(w));
     report.total();
     let generated = generate_types(&modules, &artifacts);
+    // Hot reload names the type a changed block no longer matches.
+    for (module, types) in artifacts.manifest.modules.iter_mut().zip(&generated.block_types) {
+        if let Some(recipe) = &mut module.recipe {
+            recipe.set_block_types(types.clone());
+        }
+    }
     generated.problems.iter().for_each(|p| directives.warning(&format!("smolv types: {p}")));
     report.types = Some(generated.report);
     if let Some(types) = &mut report.types {
@@ -201,6 +207,8 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
 struct GeneratedTypes {
     code: String,
     problems: Vec<String>,
+    /// Per module, in manifest order: each block's Rust type.
+    block_types: Vec<Vec<String>>,
     report: crate::report::TypesReport,
 }
 
@@ -240,7 +248,7 @@ fn generate_types(modules: &[Built<'_>], artifacts: &crate::pack::artifacts::Art
         milliseconds: started.elapsed().as_secs_f64() * 1000.0,
         problems: generated.problems.clone(),
     };
-    GeneratedTypes { code: generated.code, problems: generated.problems, report }
+    GeneratedTypes { code: generated.code, problems: generated.problems, block_types: generated.block_types, report }
 }
 
 /// Worker threads; 0 for one per core.

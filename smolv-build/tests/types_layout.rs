@@ -168,3 +168,28 @@ fn generated_code_trusts_no_name_in_scope_and_allows_the_lints_it_trips() {
     assert!(eq.contains("self.time == other.time"), "{eq}");
     assert!(!eq.contains("_pad"), "padding is not compared: {eq}");
 }
+
+#[test]
+fn each_recipe_names_the_generated_type_of_each_block_for_hot_reload() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _) = all_cases(dir.path());
+    let manifest = dir.path().join("out").join(smolv_format::ARTIFACT_DIR).join(smolv_format::MANIFEST_FILE);
+    let manifest: smolv_format::Manifest<smolv_build::recipe::ShaderRecipe> =
+        serde_json::from_slice(&std::fs::read(manifest).unwrap()).unwrap();
+    let mut named = Vec::new();
+    for module in &manifest.modules {
+        let recipe = module.recipe.as_ref().unwrap();
+        let interface = recipe.interface().expect("the recipe keeps the interface the build read");
+        assert_eq!(Some(interface), module.interface.as_ref(), "{}: the manifest's", module.name);
+        for (index, block) in interface.blocks.iter().enumerate() {
+            let rust = recipe.block_type(index).unwrap_or_else(|| panic!("{}: block {index} is named", module.name));
+            let (scope, name) = rust.split_once("::").map_or((None, rust), |(m, n)| (Some(m), n));
+            definition(&code, scope, name);
+            named.push((module.name.as_str(), block.binding, rust));
+        }
+        assert_eq!(recipe.block_type(interface.blocks.len()), None);
+    }
+    assert!(named.contains(&("layouts.frag", Some(0), "Frame")), "{named:?}");
+    assert!(named.contains(&("same.vert", Some(0), "Frame")), "one type for both: {named:?}");
+    assert!(named.contains(&("other.comp", Some(0), "other_comp::Lights")), "its own Light: {named:?}");
+}

@@ -1,14 +1,18 @@
 //! What the reloader reports after each edit, and how it prints it.
 
 use std::fmt;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use smolv_build::Diagnostic;
 
+use crate::layout::LayoutChange;
+
 /// What one edit did to one or more shaders. It displays as the reloader
 /// prints it on stderr: `reloaded post.frag in 41 ms`, or one
 /// `shader error: path:line:col: message` line per error (the build's
-/// format) followed by the shaders that keep their previous SPIR-V.
+/// format) followed by the shaders that keep their previous SPIR-V; an edit
+/// that moves a block's bytes names the block and its generated Rust type.
 ///
 /// ```
 /// use std::time::{Duration, Instant};
@@ -38,6 +42,23 @@ use smolv_build::Diagnostic;
 ///      kept the previous post.frag; fix the error and save to reload"
 /// );
 /// assert_eq!(broken.summary(), "shader error: shaders/post.frag:12:5: 'colr' : undeclared identifier");
+///
+/// let moved = Event::Incompatible {
+///     name: "post.frag".into(),
+///     source: "shaders/post.frag".into(),
+///     changes: vec![
+///         smolv_reload::LayoutChange::new(smolv_format::reflect::BlockKind::Uniform, Some(0), Some(0), "Frame")
+///             .rust_type("Frame")
+///             .difference("member `time` moved from offset 64 to 80"),
+///     ],
+/// };
+/// assert_eq!(
+///     moved.to_string(),
+///     "shader error: shaders/post.frag: the uniform buffer `Frame` (set 0, binding 0) no longer matches its \
+///      generated Rust type `Frame`: member `time` moved from offset 64 to 80\n\
+///      kept the previous post.frag: the program was built with the old layout; undo the change, or rebuild the \
+///      program to use it"
+/// );
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -63,6 +84,20 @@ pub enum Event {
         /// The shaders that keep their previous SPIR-V.
         kept: Vec<String>,
     },
+    /// The edit compiles, but moves the bytes of a block the program fills:
+    /// the program was built with the old layout (its generated Rust
+    /// types), so the shader keeps its previous SPIR-V until the layout is
+    /// back, or the program is rebuilt. The counterpart, for what a
+    /// pipeline layout cannot take, is the Vulkan layer's
+    /// `VulkanError::RebuildIncompatible`.
+    Incompatible {
+        /// The shader's name; it keeps its previous SPIR-V.
+        name: String,
+        /// Its source file.
+        source: PathBuf,
+        /// Each block whose layout changed, with its generated Rust type.
+        changes: Vec<LayoutChange>,
+    },
 }
 
 impl Event {
@@ -85,6 +120,10 @@ impl Event {
                 Some(first) => format!("shader error: {}", first.headline()),
                 None => format!("shader error in {}", kept.join(", ")),
             },
+            Self::Incompatible { name, changes, .. } => match changes.first() {
+                Some(first) => format!("kept the previous {name}: {first}"),
+                None => format!("kept the previous {name}"),
+            },
         }
     }
 }
@@ -101,6 +140,16 @@ impl fmt::Display for Event {
                     }
                 }
                 write!(f, "kept the previous {}; fix the error and save to reload", kept.join(", "))
+            }
+            Self::Incompatible { name, source, changes } => {
+                for change in changes {
+                    writeln!(f, "shader error: {}: {change}", source.display())?;
+                }
+                write!(
+                    f,
+                    "kept the previous {name}: the program was built with the old layout; undo the change, or \
+                     rebuild the program to use it"
+                )
             }
         }
     }

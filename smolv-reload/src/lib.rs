@@ -15,7 +15,15 @@
 //! A broken edit prints every error on stderr as
 //! `shader error: path:line:col: message` (the build's format) and keeps
 //! the previous SPIR-V; saving a fixed file recovers. A successful reload
-//! prints `reloaded <shader name> in <N> ms`. Nothing panics.
+//! prints `reloaded <shader name> in <N> ms`. Nothing panics. Every file
+//! a compile reads is watched from then on, so an include that an edit
+//! adds, from any directory, reloads its shaders when it changes.
+//!
+//! An edit that moves a block's bytes is refused as
+//! [`Event::Incompatible`]: the program was built with the old layout
+//! (its generated Rust types), so the shader keeps its previous SPIR-V,
+//! and each [`LayoutChange`] names the block, the generated type it no
+//! longer matches, and what moved.
 //!
 //! ## Why a crate of its own
 //!
@@ -87,6 +95,7 @@
 
 mod error;
 mod event;
+mod layout;
 mod rebuild;
 mod reloader;
 mod targets;
@@ -94,6 +103,7 @@ mod watch;
 
 pub use error::ReloadError;
 pub use event::Event;
+pub use layout::LayoutChange;
 pub use reloader::Reloader;
 pub use watch::Watcher;
 

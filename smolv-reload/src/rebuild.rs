@@ -9,6 +9,7 @@ use smolv_build::Diagnostic;
 use smolv_build::recipe::Recompiled;
 
 use crate::event::Event;
+use crate::layout::layout_changes;
 use crate::targets::Targets;
 
 /// Compiles every group of targets that an edit of `changed` touched (first
@@ -36,16 +37,26 @@ pub(crate) fn rebuild(targets: &mut Targets, changed: &BTreeSet<PathBuf>, seen: 
                     events.push(publish(targets, index, &recompiled, seen));
                 }
             }
-            Err(errors) => events.push(Event::Failed { errors, kept: kept() }),
+            Err(errors) => {
+                let kept = kept();
+                for &index in &group {
+                    targets.list[index].also_read(errors.iter().map(|error| error.path.as_path()));
+                }
+                events.push(Event::Failed { errors, kept });
+            }
         }
     }
     events
 }
 
-/// Publishes target `index`'s module out of `recompiled`.
+/// Publishes target `index`'s module out of `recompiled`, unless its
+/// blocks no longer have the layout the program was built with.
 fn publish(targets: &mut Targets, index: usize, recompiled: &Recompiled, seen: Instant) -> Event {
     let target = &mut targets.list[index];
     let name = target.shader.name().to_owned();
+    // What this compile read is what to watch from now on, whatever
+    // becomes of its result.
+    target.read(&recompiled.includes);
     let Some(words) = recompiled.module(&target.recipe.name) else {
         let error = Diagnostic {
             path: target.recipe.source.clone(),
@@ -56,11 +67,14 @@ fn publish(targets: &mut Targets, index: usize, recompiled: &Recompiled, seen: I
         };
         return Event::Failed { errors: vec![error], kept: vec![name] };
     };
-    match target.shader.publish(words.to_vec()) {
-        Ok(version) => {
-            target.read(&recompiled.includes);
-            Event::Reloaded { name, version, seen, elapsed: seen.elapsed() }
+    if let Some(interface) = recompiled.interface(&target.recipe.name) {
+        let changes = layout_changes(&target.recipe, interface);
+        if !changes.is_empty() {
+            return Event::Incompatible { name, source: target.recipe.source.clone(), changes };
         }
+    }
+    match target.shader.publish(words.to_vec()) {
+        Ok(version) => Event::Reloaded { name, version, seen, elapsed: seen.elapsed() },
         Err(why) => Event::Failed {
             errors: vec![Diagnostic {
                 path: target.recipe.source.clone(),

@@ -35,6 +35,12 @@ impl Target {
         self.files = std::iter::once(&self.recipe.source).chain(includes).map(|p| normal(p)).collect();
     }
 
+    /// Adds files a failed compile named: what it read is not known, so
+    /// nothing is dropped, but a fix in an include it reached is seen.
+    pub(crate) fn also_read<'a>(&mut self, files: impl IntoIterator<Item = &'a Path>) {
+        self.files.extend(files.into_iter().filter(|file| file.is_file()).map(normal));
+    }
+
     /// Whether an edit of `changed` (normalized paths) touches it.
     pub(crate) fn touched_by(&self, changed: &BTreeSet<PathBuf>) -> bool {
         self.files.iter().any(|file| changed.contains(file))
@@ -60,8 +66,15 @@ impl Targets {
         groups
     }
 
+    /// Every file some target's last compile read.
+    pub(crate) fn files(&self) -> impl Iterator<Item = &Path> {
+        self.list.iter().flat_map(|t| t.files.iter().map(PathBuf::as_path))
+    }
+
     /// What to watch: every shader root, recursively (a new include in a
     /// subdirectory is seen), and the directory of every file outside them.
+    /// The files are what each target's last compile read, so the list
+    /// grows as edits include files from elsewhere.
     pub(crate) fn watch_list(&self) -> Vec<(PathBuf, RecursiveMode)> {
         let roots: BTreeSet<PathBuf> =
             self.list.iter().map(|t| normal(&t.recipe.root)).filter(|root| root.is_dir()).collect();

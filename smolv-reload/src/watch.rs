@@ -2,12 +2,12 @@
 //! file events, rebuilds what they touched and reports it.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
-use notify::{EventKind, RecommendedWatcher, Watcher as _};
+use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher as _};
 
 use crate::error::ReloadError;
 use crate::event::Event;
@@ -17,6 +17,18 @@ use crate::targets::{Targets, normal};
 /// An edit is whatever arrives before the files are quiet this long, or
 /// this long after its first event at most (an editor that keeps writing).
 const MAX_BATCH: Duration = Duration::from_millis(500);
+
+/// File times lag the clock by up to a scheduler tick: a file written
+/// this soon before a compile began may have been written after it.
+const CLOCK_SLACK: Duration = Duration::from_millis(20);
+
+/// What the reloader's thread hears.
+enum Message {
+    /// A file event from notify.
+    File(notify::Result<notify::Event>),
+    /// The [`Watcher`] is being dropped.
+    Stop,
+}
 
 /// A running reloader: while it lives, every save of a watched shader or
 /// of a file it includes is recompiled and published. Dropping it stops
@@ -32,9 +44,8 @@ const MAX_BATCH: Duration = Duration::from_millis(500);
 /// ```
 #[derive(Debug)]
 pub struct Watcher {
-    /// Dropped first: its handler holds the thread's sender, so the thread
-    /// sees the channel close and ends.
-    notify: Option<RecommendedWatcher>,
+    /// Tells the thread to end.
+    stop: Sender<Message>,
     thread: Option<JoinHandle<()>>,
     events: Receiver<Event>,
 }
@@ -42,21 +53,24 @@ pub struct Watcher {
 impl Watcher {
     /// Starts watching `targets`.
     pub(crate) fn start(targets: Targets, debounce: Duration, print: bool) -> Result<Self, ReloadError> {
-        let (file_events, file_receiver) = channel();
-        let mut notify = notify::recommended_watcher(move |event| {
+        let (messages, receiver) = channel();
+        let file_events = messages.clone();
+        let notify = notify::recommended_watcher(move |event| {
             // The thread is gone only when the watcher is being dropped.
-            let _ = file_events.send(event);
+            let _ = file_events.send(Message::File(event));
         })
         .map_err(|source| ReloadError::Watch { path: PathBuf::from("."), source })?;
-        for (path, mode) in targets.watch_list() {
-            notify.watch(&path, mode).map_err(|source| ReloadError::Watch { path: path.clone(), source })?;
+        let mut watches = Watches { notify, roots: Vec::new(), dirs: BTreeSet::new() };
+        let (_, errors) = watches.add(targets.watch_list());
+        if let Some(error) = errors.into_iter().next() {
+            return Err(error);
         }
-        let (events, receiver) = channel();
+        let (events, events_receiver) = channel();
         let thread = std::thread::Builder::new()
             .name("smolv-reload".into())
-            .spawn(move || run(targets, &file_receiver, &events, debounce, print))
+            .spawn(move || run(targets, watches, &receiver, &events, debounce, print))
             .map_err(ReloadError::Thread)?;
-        Ok(Self { notify: Some(notify), thread: Some(thread), events: receiver })
+        Ok(Self { stop: messages, thread: Some(thread), events: events_receiver })
     }
 
     /// Every [`Event`] so far, in order (they are printed on stderr as well,
@@ -69,13 +83,71 @@ impl Watcher {
 
 impl Drop for Watcher {
     fn drop(&mut self) {
-        drop(self.notify.take());
+        // The thread ends at once, or after the compile under way; it holds
+        // the receiver, so sending fails only if it is gone already.
+        let _ = self.stop.send(Message::Stop);
         if let Some(thread) = self.thread.take() {
             // It does not panic (rebuild catches the compilers' panics);
             // if it did, there is nothing left to stop.
             let _ = thread.join();
         }
     }
+}
+
+/// The file watcher and what it watches. It grows as compiles read files
+/// from directories it does not watch yet: an include added by an edit,
+/// in a directory of its own, is watched from the compile that reads it.
+struct Watches {
+    notify: RecommendedWatcher,
+    /// Watched recursively.
+    roots: Vec<PathBuf>,
+    /// Watched alone, or found unwatchable (tried once).
+    dirs: BTreeSet<PathBuf>,
+}
+
+impl Watches {
+    /// Watches each of `list` that is not watched yet. Returns the
+    /// directories newly watched alone, and the errors of those that
+    /// cannot be watched.
+    fn add(&mut self, list: Vec<(PathBuf, RecursiveMode)>) -> (Vec<PathBuf>, Vec<ReloadError>) {
+        let (mut added, mut errors) = (Vec::new(), Vec::new());
+        for (path, mode) in list {
+            if self.roots.iter().any(|root| path.starts_with(root)) || self.dirs.contains(&path) {
+                continue;
+            }
+            let result = self.notify.watch(&path, mode);
+            match mode {
+                RecursiveMode::Recursive => self.roots.push(path.clone()),
+                RecursiveMode::NonRecursive => {
+                    self.dirs.insert(path.clone());
+                    if result.is_ok() {
+                        added.push(path.clone());
+                    }
+                }
+            }
+            if let Err(source) = result {
+                errors.push(ReloadError::Watch { path, source });
+            }
+        }
+        (added, errors)
+    }
+}
+
+/// The `files` in `dirs` that changed since `since` (give or take
+/// [`CLOCK_SLACK`]): given what the compiles read and the directories just
+/// watched, the edits made after a compile read a file and before its
+/// directory was watched.
+fn changed_before_watched<'a>(
+    files: impl Iterator<Item = &'a Path>,
+    dirs: &[PathBuf],
+    since: SystemTime,
+) -> BTreeSet<PathBuf> {
+    let since = since.checked_sub(CLOCK_SLACK).unwrap_or(since);
+    files
+        .filter(|file| file.parent().is_some_and(|dir| dirs.iter().any(|d| d == dir)))
+        .filter(|file| std::fs::metadata(file).and_then(|m| m.modified()).is_ok_and(|at| at >= since))
+        .map(Path::to_owned)
+        .collect()
 }
 
 /// Whether a file event can mean new content.
@@ -89,10 +161,12 @@ fn is_edit(kind: &EventKind) -> bool {
 }
 
 /// The reloader's thread: waits for an edit, waits for the files to be
-/// quiet for `debounce`, rebuilds, reports; until the watcher is dropped.
+/// quiet for `debounce`, rebuilds, watches what the compiles read, reports;
+/// until the watcher is dropped.
 fn run(
     mut targets: Targets,
-    files: &Receiver<notify::Result<notify::Event>>,
+    mut watches: Watches,
+    messages: &Receiver<Message>,
     events: &Sender<Event>,
     debounce: Duration,
     print: bool,
@@ -104,19 +178,20 @@ fn run(
             None => Duration::from_secs(3600),
             Some(seen) => debounce.min(MAX_BATCH.saturating_sub(seen.elapsed())),
         };
-        match files.recv_timeout(wait) {
-            Ok(Ok(event)) if is_edit(&event.kind) => {
+        match messages.recv_timeout(wait) {
+            Ok(Message::File(Ok(event))) if is_edit(&event.kind) => {
                 first_seen.get_or_insert_with(Instant::now);
                 changed.extend(event.paths.iter().map(|p| normal(p)));
             }
-            Ok(Ok(_)) => {}
-            Ok(Err(error)) => {
+            Ok(Message::File(Ok(_))) => {}
+            Ok(Message::File(Err(error))) => {
                 if print {
                     eprintln!("smolv-reload: the file watcher reported an error: {error}");
                 }
             }
             Err(RecvTimeoutError::Timeout) => {
                 if let Some(seen) = first_seen.take() {
+                    let compiled_from = SystemTime::now();
                     for event in rebuild(&mut targets, &std::mem::take(&mut changed), seen) {
                         if print {
                             eprintln!("{event}");
@@ -124,9 +199,44 @@ fn run(
                         // Nobody reads events once the watcher is dropped.
                         let _ = events.send(event);
                     }
+                    let (added, errors) = watches.add(targets.watch_list());
+                    for error in errors {
+                        if print {
+                            eprintln!("smolv-reload: {error}; edits there will not reload");
+                        }
+                    }
+                    let missed = changed_before_watched(targets.files(), &added, compiled_from);
+                    if !missed.is_empty() {
+                        first_seen = Some(Instant::now());
+                        changed.extend(missed);
+                    }
                 }
             }
-            Err(RecvTimeoutError::Disconnected) => return,
+            Ok(Message::Stop) | Err(RecvTimeoutError::Disconnected) => return,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_written_after_the_compile_began_in_a_newly_watched_directory_is_an_edit() {
+        let dir = tempfile::tempdir().unwrap();
+        let (new_dir, old_dir) = (dir.path().join("new"), dir.path().join("old"));
+        std::fs::create_dir_all(&new_dir).unwrap();
+        std::fs::create_dir_all(&old_dir).unwrap();
+        let (before, after, elsewhere) =
+            (new_dir.join("before.glsl"), new_dir.join("after.glsl"), old_dir.join("x.glsl"));
+        std::fs::write(&before, "// read as it was").unwrap();
+        // Past the file times' lag behind the clock.
+        std::thread::sleep(CLOCK_SLACK * 3);
+        let compiled_from = SystemTime::now();
+        std::fs::write(&after, "// written once the compile read it").unwrap();
+        std::fs::write(&elsewhere, "// in a directory watched all along").unwrap();
+        let files = [before.as_path(), after.as_path(), elsewhere.as_path()];
+        let missed = changed_before_watched(files.into_iter(), &[new_dir], compiled_from);
+        assert_eq!(missed, BTreeSet::from([after]));
     }
 }

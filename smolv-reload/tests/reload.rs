@@ -183,18 +183,207 @@ fn editing_an_include_in_a_relocated_copy_reloads_its_four_dependents_only() {
     let game = watched(true);
     let dependents: BTreeSet<String> =
         ["particle.vert", "particles.comp", "post.frag", "sprite.vert"].into_iter().map(String::from).collect();
-    let before: Vec<Vec<u32>> = dependents.iter().map(|name| game.words(name)).collect();
-    game.edit("include/frame.glsl", "    mat4 view_projection;\n", "    vec4 fade;\n    mat4 view_projection;\n");
+    // The block keeps its layout (the game's `Frame` still fits it); its
+    // variable's name, which ships, changes.
+    game.edit("include/frame.glsl", "} frame;\n", "} frame_data;\n#define frame frame_data\n");
     let mut events = game.events_until(|events| reloaded(events).len() >= dependents.len());
     events.extend(game.quiet_for(Duration::from_millis(300)));
     assert_eq!(reloaded(&events), dependents, "{events:?}");
-    for (name, before) in dependents.iter().zip(&before) {
+    let fresh = tempfile::tempdir().unwrap();
+    let (_, rebuilt) = build(&game.shaders, fresh.path());
+    for name in &dependents {
         assert_eq!(game.version(name), 1, "{name}");
-        assert_ne!(&game.words(name), before, "{name}: every member of the uniform block moved");
+        assert_eq!(game.words(name), rebuilt.get(name).unwrap().decode().unwrap(), "{name}: what a build makes");
     }
     for shader in game.set.shaders() {
         if !dependents.contains(shader.name()) {
             assert_eq!(shader.version(), 0, "{} does not include frame.glsl", shader.name());
         }
     }
+}
+
+/// A small tree of its own: `a.frag` and `b.frag` share `Frame` from
+/// `include/frame.glsl` (one generated type, `Frame`) and each declare a
+/// different `Push` (one type in each shader's module, `a_frag::Push`).
+fn small_tree(root: &Path) -> PathBuf {
+    let shaders = root.join("shaders");
+    std::fs::create_dir_all(shaders.join("include")).unwrap();
+    std::fs::write(
+        shaders.join("include/frame.glsl"),
+        "layout(set = 0, binding = 0) uniform Frame {\n    vec4 tint;\n    float time;\n} frame;\n",
+    )
+    .unwrap();
+    for (name, push) in [("a.frag", "vec4 scale;\n    float gain;"), ("b.frag", "float gain;")] {
+        let text = format!(
+            "#version 450\n#include <frame.glsl>\nlayout(push_constant) uniform Push {{\n    {push}\n}} push;\n\
+             layout(location = 0) out vec4 color;\nvoid main() {{ color = frame.tint * frame.time * push.gain; }}\n"
+        );
+        std::fs::write(shaders.join(name), text).unwrap();
+    }
+    shaders
+}
+
+/// Builds `shaders` (with `include/` as include directory) into `out`, and
+/// watches every module with the manifest's recipes.
+fn build_and_watch(shaders: &Path, out: &Path) -> (&'static ShaderSet, Watcher) {
+    let mut config = Config::new();
+    config
+        .shader_dir(shaders)
+        .include_dir(shaders.join("include"))
+        .out_dir(out)
+        .cache_dir(Path::new(env!("CARGO_TARGET_TMPDIR")).join("smolv-reload-cache"))
+        .cargo_directives(false);
+    config.try_compile().unwrap_or_else(|e| panic!("the shaders build: {e}"));
+    let dir = out.join(ARTIFACT_DIR);
+    let manifest: Manifest = serde_json::from_slice(&std::fs::read(dir.join(MANIFEST_FILE)).unwrap()).unwrap();
+    let set: &'static ShaderSet =
+        Box::leak(Box::new(ShaderSet::from_vec(std::fs::read(dir.join(&manifest.bundle)).unwrap()).unwrap()));
+    let mut reloader = Reloader::new();
+    reloader.quiet(true);
+    for module in &manifest.modules {
+        reloader.shader_with_recipe(set.get(&module.name).unwrap(), module.recipe.clone().unwrap());
+    }
+    (set, reloader.start().unwrap())
+}
+
+fn edit(path: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(text.contains(from), "{} holds {from:?}", path.display());
+    std::fs::write(path, text.replacen(from, to, 1)).unwrap();
+}
+
+/// Events until `done` holds for those so far (at most 60 s).
+fn events_until(watcher: &Watcher, done: impl Fn(&[Event]) -> bool) -> Vec<Event> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut events = Vec::new();
+    while !done(&events) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match watcher.events().recv_timeout(left) {
+            Ok(event) => events.push(event),
+            Err(_) => panic!("no reload in time; events so far: {events:?}"),
+        }
+    }
+    events
+}
+
+#[test]
+fn an_include_added_by_an_edit_from_an_unwatched_directory_reloads_when_it_is_edited() {
+    let dir = tempfile::tempdir().unwrap();
+    let shaders = small_tree(dir.path());
+    // Outside the shader directory, and read by no shader at start: nothing
+    // watches it then.
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("gain.glsl"), "#define GAIN 0.5\n").unwrap();
+    let (set, watcher) = build_and_watch(&shaders, &dir.path().join("out"));
+    let shader = set.get("b.frag").unwrap();
+
+    let b = std::fs::read_to_string(shaders.join("b.frag")).unwrap();
+    let b = b
+        .replace("#include <frame.glsl>\n", "#include <frame.glsl>\n#include \"../elsewhere/gain.glsl\"\n")
+        .replace("push.gain;", "push.gain * GAIN;");
+    std::fs::write(shaders.join("b.frag"), b).unwrap();
+    events_until(&watcher, |events| reloaded(events).contains("b.frag"));
+    assert_eq!(shader.version(), 1);
+    let including = shader.decode().unwrap();
+
+    edit(&elsewhere.join("gain.glsl"), "0.5", "0.75");
+    events_until(&watcher, |events| reloaded(events).contains("b.frag"));
+    assert_eq!(shader.version(), 2, "the include's edit reloads the shader that reads it");
+    assert_ne!(shader.decode().unwrap(), including, "with the include's new value");
+    assert_eq!(set.get("a.frag").unwrap().version(), 0, "a.frag reads no such file");
+}
+
+#[test]
+fn fixing_an_error_in_an_include_an_edit_added_from_elsewhere_reloads() {
+    let dir = tempfile::tempdir().unwrap();
+    let shaders = small_tree(dir.path());
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("gain.glsl"), "const float GAIN = 0.5 +;\n").unwrap();
+    let (set, watcher) = build_and_watch(&shaders, &dir.path().join("out"));
+
+    let b = std::fs::read_to_string(shaders.join("b.frag")).unwrap();
+    let b = b
+        .replace("#include <frame.glsl>\n", "#include <frame.glsl>\n#include \"../elsewhere/gain.glsl\"\n")
+        .replace("push.gain;", "push.gain * GAIN;");
+    std::fs::write(shaders.join("b.frag"), b).unwrap();
+    let events = events_until(&watcher, |events| events.iter().any(|e| matches!(e, Event::Failed { .. })));
+    let failed = events.iter().find(|e| matches!(e, Event::Failed { .. })).unwrap().to_string();
+    assert!(failed.contains("gain.glsl:1:"), "the error is in the include: {failed}");
+
+    // The failed compile named the include: fixing it is seen.
+    edit(&elsewhere.join("gain.glsl"), "0.5 +;", "0.5;");
+    events_until(&watcher, |events| reloaded(events).contains("b.frag"));
+    assert_eq!(set.get("b.frag").unwrap().version(), 1);
+}
+
+/// The one incompatible event of `name` among `events`.
+fn incompatible<'e>(events: &'e [Event], name: &str) -> &'e smolv_reload::LayoutChange {
+    let found = events.iter().find_map(|event| match event {
+        Event::Incompatible { name: shader, changes, .. } if shader == name => Some(changes),
+        _ => None,
+    });
+    let changes = found.unwrap_or_else(|| panic!("{name} is refused: {events:?}"));
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    &changes[0]
+}
+
+fn refused(events: &[Event]) -> BTreeSet<String> {
+    events
+        .iter()
+        .filter_map(|event| match event {
+            Event::Incompatible { name, .. } => Some(name.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_layout_change_is_refused_naming_the_generated_type_it_no_longer_matches() {
+    let dir = tempfile::tempdir().unwrap();
+    let shaders = small_tree(dir.path());
+    let (set, watcher) = build_and_watch(&shaders, &dir.path().join("out"));
+    let before: Vec<Vec<u32>> = ["a.frag", "b.frag"].iter().map(|n| set.get(n).unwrap().decode().unwrap()).collect();
+
+    // A member before the others: every offset after it moves, in both
+    // shaders, which fill the one type `Frame`.
+    let frame = shaders.join("include/frame.glsl");
+    edit(&frame, "    vec4 tint;\n", "    vec4 fade;\n    vec4 tint;\n");
+    let events = events_until(&watcher, |events| refused(events).len() == 2);
+    for name in ["a.frag", "b.frag"] {
+        let change = incompatible(&events, name);
+        assert_eq!(change.rust_type.as_deref(), Some("Frame"), "{change}");
+        assert_eq!((change.set, change.binding), (Some(0), Some(0)));
+        let text = change.to_string();
+        assert!(text.contains("generated Rust type `Frame`"), "{text}");
+        assert!(text.contains("member `tint` moved from offset 0 to 16"), "{text}");
+        assert!(text.contains("member `time` moved from offset 16 to 32"), "{text}");
+        assert!(text.contains("member `fade` is new at offset 0 (16 bytes)"), "{text}");
+    }
+    let shown = events.iter().find(|e| matches!(e, Event::Incompatible { .. })).unwrap().to_string();
+    assert!(shown.lines().next().unwrap().starts_with("shader error: "), "{shown}");
+    assert!(shown.lines().last().unwrap().contains("kept the previous "), "{shown}");
+    for (name, before) in ["a.frag", "b.frag"].iter().zip(&before) {
+        let shader = set.get(name).unwrap();
+        assert_eq!((shader.version(), &shader.decode().unwrap()), (0, before), "{name} keeps its words");
+    }
+
+    // Back as built: both reload.
+    edit(&frame, "    vec4 fade;\n    vec4 tint;\n", "    vec4 tint;\n");
+    events_until(&watcher, |events| reloaded(events).len() == 2);
+
+    // a.frag's own `Push`, a type of its module: a member changes type.
+    edit(&shaders.join("a.frag"), "    vec4 scale;", "    vec2 scale;");
+    let events = events_until(&watcher, |events| !refused(events).is_empty());
+    let change = incompatible(&events, "a.frag");
+    assert_eq!(change.rust_type.as_deref(), Some("a_frag::Push"), "{change}");
+    let text = change.to_string();
+    assert!(
+        text.starts_with("the push-constant block `Push` no longer matches its generated Rust type `a_frag::Push`"),
+        "{text}"
+    );
+    assert!(text.contains("`scale` is vec2<f32> where it was vec4<f32>"), "{text}");
+    assert!(text.contains("member `gain` moved from offset 16 to 8"), "{text}");
+    assert_eq!(set.get("a.frag").unwrap().version(), 1, "only the reload of the revert");
 }

@@ -111,15 +111,16 @@ pub(crate) fn build_artifacts(modules: &[Built<'_>], plan: &Plan, cache: &Cache)
         let shipped = module.optimized.as_ref().unwrap_or(&module.spirv);
         let input = &inputs[index];
         sizes.push(ModuleSizes { smolv: encoded.smolv.len(), compressed: payload.len() });
+        let interface = interface(&module.spirv, shipped);
         manifest_modules.push(ManifestModule {
             name: module.name.clone(),
             artifact: artifact_name(index, &module.name, "smvc"),
             optimized_spirv: artifact_name(index, &module.name, "spv"),
             source: job.path.clone(),
             variant: job.variant.clone(),
-            recipe: Some(ShaderRecipe::new(&module.name, job, settings, dependencies)),
+            recipe: Some(ShaderRecipe::new(&module.name, job, settings, dependencies, interface.clone())),
             reflection: reflection.clone(),
-            interface: interface(&module.spirv, shipped),
+            interface,
             spirv_bytes: encoded.decoded.len() * 4,
             container_bytes: container.len(),
             embedded: ManifestEmbeddedModule {

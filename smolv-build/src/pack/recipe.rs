@@ -2,16 +2,19 @@
 //! source, stage, entry point, defines, variant, build-time spec
 //! constants), the settings it was compiled with (target environment,
 //! SPIR-V version, optimizer, strip, include directories, compiler
-//! options), and the files it included. The manifest records one per
-//! module; `include_shaders!` embeds it when smolv-runtime's `hot-reload`
+//! options), the files it included, and the typed interface the build
+//! read, with each block's generated Rust type. The manifest records one
+//! per module; `include_shaders!` embeds it when smolv-runtime's `hot-reload`
 //! feature is on, and the `smolv-reload` crate compiles it on every edit.
 
 use std::path::{Path, PathBuf};
 
+use smolv_format::reflect::Interface;
+
 use crate::compile::compile_uncached;
 use crate::error::{Diagnostic, Error};
 use crate::pack::encode::encode_module;
-use crate::pack::reflect::{names_read, reflect};
+use crate::pack::reflect::{interface, names_read, reflect};
 use crate::settings::Settings;
 use crate::source::Job;
 
@@ -51,16 +54,28 @@ pub struct ShaderRecipe {
     pub includes: Vec<PathBuf>,
     job: Job,
     settings: Settings,
+    /// The typed interface the build read (see [`interface`](Self::interface)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    interface: Option<Interface>,
+    /// The generated Rust type of each of the interface's blocks, in
+    /// block order (see [`block_type`](Self::block_type)).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    block_types: Vec<String>,
 }
 
 /// The modules one recompiled job produced (one, or one per WGSL or Slang
 /// entry point), as their SPIR-V words after the build's strip and SMOL-V
 /// round trip: the words `Shader::decode` gives for a build of the same
 /// source.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Recompiled {
     /// `(module name, SPIR-V words)`, in the order the frontend made them.
     pub modules: Vec<(String, Vec<u32>)>,
+    /// `(module name, typed interface)` of each module whose interface
+    /// could be read, from the front end's SPIR-V before optimizing and
+    /// stripping, as the build reads it.
+    pub interfaces: Vec<(String, Interface)>,
     /// Every other file the compiler read this time.
     pub includes: Vec<PathBuf>,
     /// The compiler's and the optimizer's warnings.
@@ -71,16 +86,26 @@ impl Recompiled {
     /// The words of the module named `name`, if this job made it.
     ///
     /// ```
-    /// let recompiled = smolv_build::recipe::Recompiled {
-    ///     modules: vec![("fill.comp".to_owned(), vec![0x0723_0203])],
-    ///     includes: Vec::new(),
-    ///     warnings: Vec::new(),
-    /// };
+    /// let mut recompiled = smolv_build::recipe::Recompiled::default();
+    /// recompiled.modules.push(("fill.comp".to_owned(), vec![0x0723_0203]));
     /// assert_eq!(recompiled.module("fill.comp"), Some(&[0x0723_0203][..]));
     /// assert_eq!(recompiled.module("sky.wgsl#fs_main"), None);
     /// ```
     pub fn module(&self, name: &str) -> Option<&[u32]> {
         self.modules.iter().find(|(n, _)| n == name).map(|(_, words)| &words[..])
+    }
+
+    /// The typed interface of the module named `name`, if this job made it
+    /// and its layout could be read.
+    ///
+    /// ```
+    /// let mut recompiled = smolv_build::recipe::Recompiled::default();
+    /// recompiled.interfaces.push(("fill.comp".to_owned(), Default::default()));
+    /// assert!(recompiled.interface("fill.comp").is_some_and(|i| i.blocks.is_empty()));
+    /// assert!(recompiled.interface("sky.wgsl#fs_main").is_none());
+    /// ```
+    pub fn interface(&self, name: &str) -> Option<&Interface> {
+        self.interfaces.iter().find(|(n, _)| n == name).map(|(_, interface)| interface)
     }
 }
 
@@ -103,8 +128,15 @@ fn moved(path: &Path, from: &Path, to: &Path) -> PathBuf {
 }
 
 impl ShaderRecipe {
-    /// The recipe of `module_name`, made by the job `job`.
-    pub(crate) fn new(module_name: &str, job: &Job, settings: &Settings, dependencies: &[PathBuf]) -> Self {
+    /// The recipe of `module_name`, made by the job `job`, whose typed
+    /// interface the build read as `interface`.
+    pub(crate) fn new(
+        module_name: &str,
+        job: &Job,
+        settings: &Settings,
+        dependencies: &[PathBuf],
+        interface: Option<Interface>,
+    ) -> Self {
         Self {
             name: module_name.to_owned(),
             root: root_of(job),
@@ -112,7 +144,48 @@ impl ShaderRecipe {
             includes: dependencies.iter().filter(|path| **path != job.path).cloned().collect(),
             job: job.clone(),
             settings: settings.clone(),
+            interface,
+            block_types: Vec::new(),
         }
+    }
+
+    /// Records the generated Rust type of each block of the interface, in
+    /// block order: the output stage names them, after the recipe is made.
+    pub(crate) fn set_block_types(&mut self, types: Vec<String>) {
+        self.block_types = types;
+    }
+
+    /// The module's typed interface as the build read it: the layouts the
+    /// program's generated Rust types were made from. Hot reload refuses an
+    /// edit whose blocks no longer match it. `None` for a recipe of an
+    /// older build, or a module whose layout could not be read.
+    ///
+    /// ```no_run
+    /// # fn get(recipe: &smolv_build::recipe::ShaderRecipe) {
+    /// for block in recipe.interface().map_or(&[][..], |i| &i.blocks[..]) {
+    ///     println!("{} at set {:?}, binding {:?}", block.kind.name(), block.set, block.binding);
+    /// }
+    /// # }
+    /// ```
+    pub fn interface(&self) -> Option<&Interface> {
+        self.interface.as_ref()
+    }
+
+    /// The generated Rust type of the interface's block `index` (an index
+    /// in [`Interface::blocks`]), as `OUT_DIR/smolv/types.rs` names it:
+    /// `Frame` for a type at the top of the file, `lit_frag::PushConstants`
+    /// for one in its module's own `mod`. `None` where the build generated
+    /// no type for it.
+    ///
+    /// ```no_run
+    /// # fn get(recipe: &smolv_build::recipe::ShaderRecipe) {
+    /// if let Some(rust) = recipe.block_type(0) {
+    ///     println!("the first block is filled through `{rust}`");
+    /// }
+    /// # }
+    /// ```
+    pub fn block_type(&self, index: usize) -> Option<&str> {
+        self.block_types.get(index).map(String::as_str)
     }
 
     /// Reads a recipe from its JSON (as the manifest holds it, and as
@@ -199,16 +272,22 @@ impl ShaderRecipe {
         let compilers = crate::compile::worker::Compilers::start(false);
         let output = compile_uncached(&self.job, &source, &self.settings, &compilers)?;
         let mut modules = Vec::with_capacity(output.modules.len());
+        let mut interfaces = Vec::new();
         for module in &output.modules {
             let shipped = module.optimized.as_ref().unwrap_or(&module.spirv);
             let reflection = reflect(shipped, module.stage, &module.entry_point);
             let encoded = encode_module(shipped, self.settings.strip_debug, Some(names_read(&reflection)))
                 .map_err(|why| vec![Diagnostic::whole_file(&self.job.path, why)])?;
             modules.push((module.name.clone(), encoded.decoded));
+            // As the build reads it: from the front end's SPIR-V, with every
+            // member and its name.
+            if let Some(interface) = interface(&module.spirv, shipped) {
+                interfaces.push((module.name.clone(), interface));
+            }
         }
         let includes =
             output.dependencies.into_iter().map(|(path, _)| path).filter(|path| *path != self.job.path).collect();
-        Ok(Recompiled { modules, includes, warnings: output.warnings })
+        Ok(Recompiled { modules, interfaces, includes, warnings: output.warnings })
     }
 }
 

@@ -39,6 +39,10 @@ pub(crate) struct Generated {
     pub(crate) structs: usize,
     /// `module: member: why`, for each member kept as bytes.
     pub(crate) problems: Vec<String>,
+    /// Per module, in input order: the Rust path of each block's type, in
+    /// block order (`Frame` at the top of the file, `lit_frag::Push` in
+    /// its module), for hot reload's messages.
+    pub(crate) block_types: Vec<Vec<String>>,
 }
 
 /// The dedup key of each struct of each module: its name, and its fields
@@ -178,6 +182,11 @@ pub(crate) fn generate(inputs: &[ModuleInput]) -> Generated {
             let name = &module.structs[j].name;
             if shared[m][j] { format!("super::{name}") } else { name.clone() }
         };
+        let block_type = |j: usize| {
+            let name = &module.structs[j].name;
+            if shared[m][j] { name.clone() } else { format!("{rust_module}::{name}") }
+        };
+        generated.block_types.push(module.blocks.iter().map(|&j| block_type(j)).collect());
         let mut body = String::new();
         for (s, rust) in module.structs.iter().enumerate() {
             if !shared[m][s] {
