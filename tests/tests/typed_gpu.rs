@@ -122,7 +122,9 @@ fn cases() -> Vec<Case> {
         case("rows", vec![("m3", mat(3, 3, true)), ("m43", mat(4, 3, true)), ("m2", mat(2, 2, true))]),
         case("arrays", vec![("fs", array(F32, 3)), ("v2s", array(Vector(2), 2)), ("v3s", array(Vector(3), 2))]),
         case("structs", vec![("one", Inner), ("many", array(Inner, 2)), ("outer", Outer), ("after", F32)]),
-        case("wide", vec![("d", F64), ("u", U64), ("f", F32), ("ds", Vector(3))]),
+        case("wide", vec![("d", F64), ("u", U64), ("f", F32), ("e", F64), ("ds", Vector(3))]),
+        // std140's stride 16, std430's 8.
+        case("wide_array", vec![("f", F32), ("da", array(F64, 2)), ("g", F32), ("ua", array(U64, 2))]),
         Case {
             name: "runtime",
             members: vec![("count", U32), ("scale", Vector(3))],
@@ -172,7 +174,8 @@ fn expressible(lang: Lang, kind: &Kind, uniform: bool) -> bool {
         (Lang::Glsl, _) => true,
         (Lang::Wgsl, Bool | I8 | U8 | I16 | U16 | F16 | Mat { row_major: true, .. }) => false,
         (Lang::Wgsl, Array(element, _)) => {
-            expressible(lang, element, uniform) && !(uniform && matches!(**element, F32 | U32 | I32 | Vector(2)))
+            expressible(lang, element, uniform)
+                && !(uniform && matches!(**element, F32 | U32 | I32 | F64 | U64 | Vector(2)))
         }
         (Lang::Wgsl, _) => true,
         // The 8/16-bit types need DXC's `-enable-16bit-types`. glslang
@@ -674,7 +677,7 @@ fn every_layout_case_filled_through_the_generated_types_reads_back_on_the_gpu() 
         stderr.lines().filter(|l| l.starts_with("warning") && !l.starts_with("warning: smolv-typed-gpu@")).collect();
     assert!(warnings.is_empty(), "the generated code must build without warnings:\n{stderr}");
     // Every GLSL case, and the WGSL ones it can express.
-    assert_eq!(modules.len(), 12 + 6 + 6 + 8, "{:?}", modules.iter().map(|m| &m.file).collect::<Vec<_>>());
+    assert_eq!(modules.len(), 13 + 7 + 7 + 9, "{:?}", modules.iter().map(|m| &m.file).collect::<Vec<_>>());
 
     // The same shaders, built here for their SPIR-V.
     let mut config = smolv_build::Config::new();
