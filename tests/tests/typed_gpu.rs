@@ -604,6 +604,19 @@ fn vulkan_check() {
     assert_eq!(bindings[1].stride as usize, core::mem::size_of::<input_vert::Vertex>());
     let places: Vec<(u32, u32, u32)> = attributes.iter().map(|a| (a.binding, a.location, a.offset)).collect();
     assert_eq!(places, [(0, 0, 0), (0, 1, 12), (0, 2, 20), (1, 0, 0), (1, 1, 12), (1, 2, 20)]);
+    // A second buffer at another rate: the generated layout, per instance.
+    let instances = smolv_runtime::interface::VertexBufferLayout { per_instance: true, ..input_vert::VERTEX_LAYOUT };
+    let VertexInput::Explicit { bindings, attributes, .. } = VertexInput::from_buffers(&[input_vert::VERTEX_LAYOUT, instances]) else {
+        panic!(\"explicit vertex input\")
+    };
+    let binding = instances.vk_binding(1);
+    assert_eq!((bindings[1].binding, bindings[1].stride), (binding.binding, binding.stride));
+    // VK_VERTEX_INPUT_RATE_INSTANCE
+    assert_eq!((bindings[1].input_rate.as_raw(), binding.input_rate.as_raw()), (1, 1));
+    let first = input_vert::VERTEX_ATTRIBUTES[0].vk_description(1);
+    assert_eq!((attributes[3].location, attributes[3].binding, attributes[3].offset), (first.location, 1, first.offset));
+    // VK_FORMAT_R32G32_SFLOAT, VK_FORMAT_R32G32B32A32_UINT
+    assert_eq!((attributes[4].format.as_raw(), attributes[5].format.as_raw()), (103, 107));
     let constants = input_vert::SpecConstants { count: 9, ..Default::default() };
     let values = constants.values();
     let reflection = smolv_runtime::reflect::Reflection::new(input_vert::STAGE, \"main\");
