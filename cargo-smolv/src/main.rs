@@ -14,6 +14,7 @@ mod io;
 mod pack_command;
 mod quiet_stdout;
 mod report_command;
+mod shader_args;
 mod stats_command;
 mod types_command;
 mod ui;
@@ -39,6 +40,8 @@ enum CargoCli {
         cargo smolv build shaders -o target/shaders --json > report.json\n  \
         cargo smolv build hlsl-shaders -o target/shaders -x hlsl -fhlsl-iomap\n  \
         cargo smolv build shaders -o target/shaders --remote-cache http://cache:8080 --remote-cache-mode read-only\n  \
+        cargo smolv build shaders -o target/shaders -DMAX_LIGHTS=16 --variant lit.frag@shadows:SHADOWS=1\n  \
+        cargo smolv types shaders -o shader_types.rs --variant lit.frag@shadows:SHADOWS=1\n  \
         cargo smolv stats assets/shaders\n  \
         cargo smolv report --json\n  \
         cargo smolv pack assets/shaders -o assets/shaders.smvb\n  \

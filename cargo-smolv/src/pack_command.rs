@@ -24,7 +24,7 @@ pub(crate) struct PackArgs {
     #[arg(long)]
     strip_debug: bool,
     /// Target environment for compiled sources.
-    #[arg(long, value_name = "ENV", default_value = "vulkan1.0", value_parser = crate::build_command::parse_target_env)]
+    #[arg(long, value_name = "ENV", default_value = "vulkan1.0", value_parser = crate::shader_args::parse_target_env)]
     target_env: TargetEnv,
     /// Directories searched by #include.
     #[arg(short = 'I', long = "include-dir", value_name = "DIR")]

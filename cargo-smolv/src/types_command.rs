@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
-use crate::build_command::{ShaderArgs, config};
 use crate::io::FileError;
+use crate::shader_args::{ShaderArgs, config};
 
 /// Arguments of `cargo smolv types`.
 #[derive(clap::Args)]

@@ -3,6 +3,12 @@
 //! no feature, so that a generated constant is what
 //! [`VertexInput::from_buffers`](crate::vulkan::VertexInput::from_buffers)
 //! (feature `vulkan`) takes as it is.
+//!
+//! With the `vulkan` feature each type also converts to ash's own
+//! description: `Binding::vk_layout_binding`,
+//! `PushConstantRange::vk_range`, `VertexAttribute::vk_description`, and
+//! `VertexBufferLayout::vk_binding` and `vk_attributes`, whose example
+//! binds a second, per-instance buffer.
 
 use crate::reflect::DescriptorKind;
 

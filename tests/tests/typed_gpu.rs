@@ -9,33 +9,38 @@
 //! shader in each language, the Rust expression that fills the generated
 //! type, and the words the shader must write.
 //!
-//! What runs where:
+//! What runs where (lavapipe has every feature these need, so no case is
+//! left out for the device; each is left out only where the language
+//! cannot say it):
 //! - GLSL: every case; uniform (std140), storage and push constants
-//!   (std430), or all three in `scalar` layout. The scalar and 8/16-bit
-//!   cases use the features tests/src/vulkan.rs enables where the device
-//!   has them (lavapipe has all): `scalarBlockLayout`, the 8/16-bit
-//!   storage and push-constant features, `shaderInt8`, `shaderInt16` and
-//!   `shaderFloat16`.
-//! - WGSL: uniform and storage. WGSL has no row-major matrices, no
-//!   `scalar` layout, no `bool` in a host-shareable block and no 64-bit
-//!   types, and its uniform arrays need a 16-byte stride, so the std140
-//!   scalar and `vec2` array case is storage-only there. No 8/16-bit or
-//!   `scalar` case either (naga's `f16` is not enabled here, and WGSL
-//!   has no 8-bit or 16-bit integers). No push constants: WGSL's
-//!   `var<push_constant>` is a naga extension.
-//! - HLSL (through glslang, `name.comp.hlsl`): uniform (`ConstantBuffer`)
-//!   and push constants, for the cases without `double`, 8/16-bit
-//!   members (DXC's `-enable-16bit-types`), `scalar` layout or SPIR-V
-//!   column-major matrices: glslang makes every matrix in a struct
-//!   RowMajor (HLSL's default `column_major`) whatever the member says.
-//!   No storage block: glslang's are `StructuredBuffer`s, one struct per
-//!   element rather than a block of members.
-//! - Slang (through slangc): uniform (`ConstantBuffer`) and push
-//!   constants, both matrix orientations and 8/16-bit members, for the
-//!   cases without `double` or `scalar` layout. No storage block, as
-//!   for HLSL. slangc stores a `bool` as an `int` (an `i32` in Rust), and
-//!   lays out a struct once per block layout, so the push constants'
-//!   `Inner` is `Inner2` beside the uniform block's.
+//!   (std430), or all three in `scalar` layout. The scalar, 8/16-bit and
+//!   64-bit cases use the features tests/src/vulkan.rs enables where the
+//!   device has them: `scalarBlockLayout`, the 8/16-bit storage and
+//!   push-constant features, `shaderInt8`, `shaderInt16`,
+//!   `shaderFloat16`, `shaderInt64` and `shaderFloat64`.
+//! - WGSL: uniform, storage and push constants (naga's `var<immediate>`,
+//!   formerly `var<push_constant>`). WGSL has no row-major matrices, no
+//!   `scalar` layout and no `bool` in a host-shareable block, and its
+//!   uniform arrays need a 16-byte stride, so the std140 scalar and
+//!   `vec2` array case is not a uniform there. No 8/16-bit case (naga's
+//!   `f16` is not enabled here, and WGSL has no 8-bit or 16-bit
+//!   integers). The 64-bit case uses naga's `f64` and `u64`, which WGSL
+//!   itself lacks.
+//! - HLSL (through glslang, `name.comp.hlsl`): uniform (`ConstantBuffer`),
+//!   storage (a `StructuredBuffer` of one element) and push constants,
+//!   for the cases without 8/16-bit members (DXC's
+//!   `-enable-16bit-types`), `scalar` layout or SPIR-V column-major
+//!   matrices: glslang makes every matrix in a struct RowMajor (HLSL's
+//!   default `column_major`) whatever the member says. glslang has no
+//!   `asuint` of a `double`, so the shader splits one in arithmetic. No
+//!   runtime-sized case: a `StructuredBuffer` is all runtime array, with
+//!   no head.
+//! - Slang (through slangc): uniform, storage and push constants as for
+//!   HLSL, both matrix orientations, 8/16-bit and 64-bit members, for the
+//!   cases without `scalar` layout or a runtime-sized head. slangc stores
+//!   a `bool` as an `int` (an `i32` in Rust), and lays out a struct once
+//!   per block layout, so the storage and push blocks' `Inner` is
+//!   `Inner2` beside the uniform block's.
 #![allow(unsafe_code)]
 
 use std::fmt::Write;
@@ -117,7 +122,9 @@ fn cases() -> Vec<Case> {
         case("rows", vec![("m3", mat(3, 3, true)), ("m43", mat(4, 3, true)), ("m2", mat(2, 2, true))]),
         case("arrays", vec![("fs", array(F32, 3)), ("v2s", array(Vector(2), 2)), ("v3s", array(Vector(3), 2))]),
         case("structs", vec![("one", Inner), ("many", array(Inner, 2)), ("outer", Outer), ("after", F32)]),
-        case("wide", vec![("d", F64), ("u", U64), ("f", F32), ("ds", Vector(3))]),
+        case("wide", vec![("d", F64), ("u", U64), ("f", F32), ("e", F64), ("ds", Vector(3))]),
+        // std140's stride 16, std430's 8.
+        case("wide_array", vec![("f", F32), ("da", array(F64, 2)), ("g", F32), ("ua", array(U64, 2))]),
         Case {
             name: "runtime",
             members: vec![("count", U32), ("scale", Vector(3))],
@@ -165,19 +172,18 @@ enum Lang {
 fn expressible(lang: Lang, kind: &Kind, uniform: bool) -> bool {
     match (lang, kind) {
         (Lang::Glsl, _) => true,
-        (Lang::Wgsl, Bool | F64 | U64 | I8 | U8 | I16 | U16 | F16 | Mat { row_major: true, .. }) => false,
+        (Lang::Wgsl, Bool | I8 | U8 | I16 | U16 | F16 | Mat { row_major: true, .. }) => false,
         (Lang::Wgsl, Array(element, _)) => {
-            expressible(lang, element, uniform) && !(uniform && matches!(**element, F32 | U32 | I32 | Vector(2)))
+            expressible(lang, element, uniform)
+                && !(uniform && matches!(**element, F32 | U32 | I32 | F64 | U64 | Vector(2)))
         }
         (Lang::Wgsl, _) => true,
-        // `double` needs the three-argument `asuint` to reach its words,
-        // and the 8/16-bit types need DXC's `-enable-16bit-types`.
-        // glslang makes every matrix in a struct SPIR-V RowMajor (HLSL's
-        // default `column_major`), whatever the member says.
-        (Lang::Hlsl, F64 | I8 | U8 | I16 | U16 | F16 | Mat { row_major: false, .. }) => false,
+        // The 8/16-bit types need DXC's `-enable-16bit-types`. glslang
+        // makes every matrix in a struct SPIR-V RowMajor (HLSL's default
+        // `column_major`), whatever the member says.
+        (Lang::Hlsl, I8 | U8 | I16 | U16 | F16 | Mat { row_major: false, .. }) => false,
         (Lang::Hlsl, Array(element, _)) => expressible(lang, element, uniform),
         (Lang::Hlsl, _) => true,
-        (Lang::Slang, F64) => false,
         (Lang::Slang, Array(element, _)) => expressible(lang, element, uniform),
         (Lang::Slang, _) => true,
     }
@@ -204,6 +210,9 @@ fn shader_type(lang: Lang, kind: &Kind) -> String {
         (Lang::Wgsl, F32) => "f32".into(),
         (Lang::Wgsl, U32) => "u32".into(),
         (Lang::Wgsl, I32) => "i32".into(),
+        // naga's extensions, not WGSL's: `f64` and `u64`.
+        (Lang::Wgsl, F64) => "f64".into(),
+        (Lang::Wgsl, U64) => "u64".into(),
         (Lang::Wgsl, Vector(n)) => format!("vec{n}<f32>"),
         (Lang::Wgsl, Mat { columns, rows, .. }) => format!("mat{columns}x{rows}<f32>"),
         (Lang::Wgsl, Array(element, len)) => format!("array<{}, {len}>", shader_type(lang, element)),
@@ -212,6 +221,7 @@ fn shader_type(lang: Lang, kind: &Kind) -> String {
         (Lang::Hlsl | Lang::Slang, I32) => "int".into(),
         (Lang::Hlsl | Lang::Slang, Bool) => "bool".into(),
         (Lang::Hlsl | Lang::Slang, U64) => "uint64_t".into(),
+        (Lang::Hlsl | Lang::Slang, F64) => "double".into(),
         (Lang::Hlsl | Lang::Slang, Vector(n)) => format!("float{n}"),
         (Lang::Slang, I8) => "int8_t".into(),
         (Lang::Slang, U8) => "uint8_t".into(),
@@ -308,18 +318,37 @@ impl Walk {
                 };
                 (format!("{bits}u16"), vec![u32::from(bits)], vec![copy])
             }
-            (_, F64) => {
-                let bits = (k as f64 + 0.125).to_bits();
-                let value = k as f64 + 0.125;
+            // glslang's HLSL has no `asuint` of a `double` (its one-argument
+            // form converts to `float` first), so the shader splits the
+            // value in arithmetic: its whole part, then its fraction in
+            // 2^-30ths, 39 bits of mantissa in all, more than a `float` holds.
+            (Lang::Hlsl, F64) => {
+                let fraction = (k * 7919) % (1 << 30);
+                let value = f64::from(k) + f64::from(fraction) / f64::from(1u32 << 30);
                 (
                     format!("{value:?}f64"),
-                    halves(bits),
-                    vec![format!("unpackDouble2x32({path}).x"), format!("unpackDouble2x32({path}).y")],
+                    vec![k, fraction],
+                    vec![format!("uint({path})"), format!("uint(({path} - double(uint({path}))) * 1073741824.0)")],
                 )
             }
-            (_, U64) => {
+            (lang, F64) => {
+                let value = k as f64 + 0.125;
+                let copies = match lang {
+                    Lang::Glsl => [format!("unpackDouble2x32({path}).x"), format!("unpackDouble2x32({path}).y")],
+                    Lang::Wgsl => [format!("u32(bitcast<u64>({path}))"), format!("u32(bitcast<u64>({path}) >> 32u)")],
+                    _ => {
+                        [format!("uint(bit_cast<uint64_t>({path}))"), format!("uint(bit_cast<uint64_t>({path}) >> 32)")]
+                    }
+                };
+                (format!("{value:?}f64"), halves(value.to_bits()), copies.to_vec())
+            }
+            (lang, U64) => {
                 let value = (u64::from(k) << 33) | u64::from(k);
-                (format!("{value}u64"), halves(value), vec![format!("uint({path})"), format!("uint({path} >> 32)")])
+                let copies = match lang {
+                    Lang::Wgsl => [format!("u32({path})"), format!("u32({path} >> 32u)")],
+                    _ => [format!("uint({path})"), format!("uint({path} >> 32)")],
+                };
+                (format!("{value}u64"), halves(value), copies.to_vec())
             }
             (_, kind) => panic!("not a leaf: {kind:?}"),
         };
@@ -412,9 +441,7 @@ fn module(lang: Lang, case: &Case) -> Option<Module> {
         // array of one struct, not a block of members.
         (Lang::Hlsl | Lang::Slang, Some(_)) => return None,
         (_, Some(_)) => &["storage"],
-        (Lang::Glsl, None) => &["uniform", "storage", "push"],
-        (Lang::Wgsl, None) => &["uniform", "storage"],
-        (Lang::Hlsl | Lang::Slang, None) => &["uniform", "push"],
+        (_, None) => &["uniform", "storage", "push"],
     };
     let members: Vec<&(&str, Kind)> = case.members.iter().collect();
     let uniform_ok = members.iter().all(|(_, k)| expressible(lang, k, true));
@@ -431,16 +458,31 @@ fn module(lang: Lang, case: &Case) -> Option<Module> {
     for (b, kind) in kinds.iter().enumerate() {
         let (block, var) = [("U", "u"), ("S", "s"), ("P", "p")]
             [["uniform", "storage", "push"].iter().position(|k| k == kind).unwrap()];
+        // HLSL's storage block is a `StructuredBuffer<S>` of one element.
+        let structured = matches!(lang, Lang::Hlsl | Lang::Slang) && *kind == "storage";
+        let var = if structured { "sb[0]" } else { var };
         let mut walk = Walk {
             lang,
             next: 100 * u32::try_from(b).unwrap(),
             copies: Vec::new(),
             words: Vec::new(),
             module: rust_module.clone(),
-            suffix: if lang == Lang::Slang && *kind == "push" && kinds.contains(&"uniform") { "2" } else { "" },
+            suffix: if lang == Lang::Slang && *kind != "uniform" && kinds.contains(&"uniform") { "2" } else { "" },
         };
         let values: Vec<String> = members.iter().map(|(n, k)| walk.value(&format!("{var}.{n}"), k)).collect();
-        let mut rust = format!("let value = {rust_module}::{block}::new({});\n", values.join(", "));
+        let value = format!("{rust_module}::{block}::new({})", values.join(", "));
+        let mut rust = if structured {
+            // The block is the buffer (glslang names it after the
+            // variable, slangc after its kind), and one element of it,
+            // `S` padded to the array's stride, is what is uploaded.
+            let head = if lang == Lang::Hlsl { "Sb" } else { "StructuredBuffer" };
+            format!(
+                "let value = {rust_module}::{head}Element::from({value});\n\
+                 assert_eq!(value.as_bytes().len(), {rust_module}::{head}::ELEMENT_STRIDE);\n"
+            )
+        } else {
+            format!("let value = {value};\n")
+        };
         rust.push_str("#[allow(unused_mut)]\nlet mut bytes = value.as_bytes().to_vec();\n");
         if let Some(element) = &case.runtime {
             rust.push_str(&format!("assert_eq!(bytes.len(), {rust_module}::{block}::ELEMENT_OFFSET);\n"));
@@ -474,11 +516,18 @@ fn module(lang: Lang, case: &Case) -> Option<Module> {
             (Lang::Wgsl, "uniform") => {
                 let _ = write!(text, "struct U {{\n{body}}}\n@group(0) @binding(0) var<uniform> u: U;\n");
             }
-            (Lang::Wgsl, _) => {
+            (Lang::Wgsl, "storage") => {
                 let _ = write!(text, "struct S {{\n{body}}}\n@group(0) @binding(1) var<storage, read> s: S;\n");
+            }
+            // naga's `var<push_constant>`, called `var<immediate>` since naga 27.
+            (Lang::Wgsl, _) => {
+                let _ = write!(text, "struct P {{\n{body}}}\nvar<immediate> p: P;\n");
             }
             (Lang::Hlsl | Lang::Slang, "uniform") => {
                 let _ = write!(text, "struct U {{\n{body}}};\n[[vk::binding(0, 0)]] ConstantBuffer<U> u;\n");
+            }
+            (Lang::Hlsl | Lang::Slang, "storage") => {
+                let _ = write!(text, "struct S {{\n{body}}};\n[[vk::binding(1, 0)]] StructuredBuffer<S> sb;\n");
             }
             (Lang::Hlsl | Lang::Slang, _) => {
                 let _ = write!(text, "struct P {{\n{body}}};\n[[vk::push_constant]] ConstantBuffer<P> p;\n");
@@ -555,6 +604,19 @@ fn vulkan_check() {
     assert_eq!(bindings[1].stride as usize, core::mem::size_of::<input_vert::Vertex>());
     let places: Vec<(u32, u32, u32)> = attributes.iter().map(|a| (a.binding, a.location, a.offset)).collect();
     assert_eq!(places, [(0, 0, 0), (0, 1, 12), (0, 2, 20), (1, 0, 0), (1, 1, 12), (1, 2, 20)]);
+    // A second buffer at another rate: the generated layout, per instance.
+    let instances = smolv_runtime::interface::VertexBufferLayout { per_instance: true, ..input_vert::VERTEX_LAYOUT };
+    let VertexInput::Explicit { bindings, attributes, .. } = VertexInput::from_buffers(&[input_vert::VERTEX_LAYOUT, instances]) else {
+        panic!(\"explicit vertex input\")
+    };
+    let binding = instances.vk_binding(1);
+    assert_eq!((bindings[1].binding, bindings[1].stride), (binding.binding, binding.stride));
+    // VK_VERTEX_INPUT_RATE_INSTANCE
+    assert_eq!((bindings[1].input_rate.as_raw(), binding.input_rate.as_raw()), (1, 1));
+    let first = input_vert::VERTEX_ATTRIBUTES[0].vk_description(1);
+    assert_eq!((attributes[3].location, attributes[3].binding, attributes[3].offset), (first.location, 1, first.offset));
+    // VK_FORMAT_R32G32_SFLOAT, VK_FORMAT_R32G32B32A32_UINT
+    assert_eq!((attributes[4].format.as_raw(), attributes[5].format.as_raw()), (103, 107));
     let constants = input_vert::SpecConstants { count: 9, ..Default::default() };
     let values = constants.values();
     let reflection = smolv_runtime::reflect::Reflection::new(input_vert::STAGE, \"main\");
@@ -628,7 +690,7 @@ fn every_layout_case_filled_through_the_generated_types_reads_back_on_the_gpu() 
         stderr.lines().filter(|l| l.starts_with("warning") && !l.starts_with("warning: smolv-typed-gpu@")).collect();
     assert!(warnings.is_empty(), "the generated code must build without warnings:\n{stderr}");
     // Every GLSL case, and the WGSL ones it can express.
-    assert_eq!(modules.len(), 12 + 5 + 5 + 7, "{:?}", modules.iter().map(|m| &m.file).collect::<Vec<_>>());
+    assert_eq!(modules.len(), 13 + 7 + 7 + 9, "{:?}", modules.iter().map(|m| &m.file).collect::<Vec<_>>());
 
     // The same shaders, built here for their SPIR-V.
     let mut config = smolv_build::Config::new();

@@ -65,6 +65,7 @@
 mod cache;
 pub mod capabilities;
 mod compute;
+mod descriptions;
 mod device_features;
 mod layout;
 mod library;

@@ -1,5 +1,5 @@
 //! Explicit vertex input as plain data (what generated code writes for a
-//! vertex shader's inputs), its conversion to ash's descriptions, and the
+//! vertex shader's inputs; `descriptions` converts it to ash's), and the
 //! check of explicit vertex input against the vertex shader's reflection.
 
 use ash::vk;
@@ -11,21 +11,6 @@ use crate::reflect::Reflection;
 /// The plain data generated code writes, here for the Vulkan layer's
 /// users under their old paths.
 pub use crate::interface::{VertexAttribute, VertexBufferLayout};
-
-impl VertexAttribute {
-    /// The format as ash's type (an out-of-range value gives a format no
-    /// device has, which the manager refuses).
-    ///
-    /// ```
-    /// use ash::vk;
-    /// use smolv_runtime::vulkan::VertexAttribute;
-    /// let attribute = VertexAttribute { location: 1, format: 37, offset: 8 };
-    /// assert_eq!(attribute.vk_format(), vk::Format::R8G8B8A8_UNORM);
-    /// ```
-    pub fn vk_format(&self) -> vk::Format {
-        vk::Format::from_raw(i32::try_from(self.format).unwrap_or(i32::MAX))
-    }
-}
 
 impl VertexInput {
     /// Explicit vertex input from plain layouts: buffer `i` is binding `i`.
@@ -48,19 +33,8 @@ impl VertexInput {
     /// assert_eq!((bindings[1].binding, attributes[1].binding), (1, 1));
     /// ```
     pub fn from_buffers(buffers: &[VertexBufferLayout<'_>]) -> Self {
-        let mut bindings = Vec::with_capacity(buffers.len());
-        let mut attributes = Vec::new();
-        for (binding, buffer) in (0u32..).zip(buffers) {
-            let input_rate =
-                if buffer.per_instance { vk::VertexInputRate::INSTANCE } else { vk::VertexInputRate::VERTEX };
-            bindings.push(vk::VertexInputBindingDescription { binding, stride: buffer.stride, input_rate });
-            attributes.extend(buffer.attributes.iter().map(|a| vk::VertexInputAttributeDescription {
-                location: a.location,
-                binding,
-                format: a.vk_format(),
-                offset: a.offset,
-            }));
-        }
+        let bindings = (0u32..).zip(buffers).map(|(binding, buffer)| buffer.vk_binding(binding)).collect();
+        let attributes = (0u32..).zip(buffers).flat_map(|(binding, buffer)| buffer.vk_attributes(binding)).collect();
         Self::Explicit { bindings, attributes }
     }
 

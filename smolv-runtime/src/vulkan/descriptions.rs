@@ -1,0 +1,139 @@
+//! ash's descriptions of the plain interface data in
+//! [`crate::interface`]: what generated code's constants become when a
+//! user builds their own layouts instead of the [`LayoutCache`]'s.
+//!
+//! [`LayoutCache`]: super::LayoutCache
+
+use ash::vk;
+
+use crate::interface::{Binding, PushConstantRange, VertexAttribute, VertexBufferLayout};
+
+impl Binding {
+    /// The binding as ash describes it in a `VkDescriptorSetLayout`. A
+    /// runtime-sized array (`count` 0) has no count of its own: give it
+    /// one with `.descriptor_count(n)` (and the layout the
+    /// `VARIABLE_DESCRIPTOR_COUNT` flag), or Vulkan reads the binding as
+    /// empty.
+    ///
+    /// ```
+    /// use ash::vk;
+    /// use smolv_runtime::interface::Binding;
+    /// use smolv_runtime::reflect::DescriptorKind;
+    /// // A generated constant, e.g. `lit_frag::SET0_BINDING1`.
+    /// let texture = Binding { set: 0, binding: 1, kind: DescriptorKind::CombinedImageSampler, count: 1, stages: 0x10 };
+    /// let vk_binding = texture.vk_layout_binding();
+    /// assert_eq!(vk_binding.descriptor_type, vk::DescriptorType::COMBINED_IMAGE_SAMPLER);
+    /// assert_eq!(vk_binding.stage_flags, vk::ShaderStageFlags::FRAGMENT);
+    /// ```
+    pub fn vk_layout_binding(&self) -> vk::DescriptorSetLayoutBinding<'static> {
+        vk::DescriptorSetLayoutBinding::default()
+            .binding(self.binding)
+            .descriptor_type(vk::DescriptorType::from_raw(self.kind.vk_descriptor_type()))
+            .descriptor_count(self.count)
+            .stage_flags(vk::ShaderStageFlags::from_raw(self.stages))
+    }
+}
+
+impl PushConstantRange {
+    /// The range as ash describes it in a `VkPipelineLayout`.
+    ///
+    /// ```
+    /// use ash::vk;
+    /// use smolv_runtime::interface::PushConstantRange;
+    /// // A generated constant, e.g. `particles_comp::PUSH_CONSTANTS.unwrap()`.
+    /// let range = PushConstantRange { offset: 0, size: 16, stages: 0x20 };
+    /// let vk_range = range.vk_range();
+    /// assert_eq!((vk_range.size, vk_range.stage_flags), (16, vk::ShaderStageFlags::COMPUTE));
+    /// ```
+    pub fn vk_range(&self) -> vk::PushConstantRange {
+        vk::PushConstantRange {
+            stage_flags: vk::ShaderStageFlags::from_raw(self.stages),
+            offset: self.offset,
+            size: self.size,
+        }
+    }
+}
+
+impl VertexAttribute {
+    /// The format as ash's type (an out-of-range value gives a format no
+    /// device has, which the manager refuses).
+    ///
+    /// ```
+    /// use ash::vk;
+    /// use smolv_runtime::vulkan::VertexAttribute;
+    /// let attribute = VertexAttribute { location: 1, format: 37, offset: 8 };
+    /// assert_eq!(attribute.vk_format(), vk::Format::R8G8B8A8_UNORM);
+    /// ```
+    pub fn vk_format(&self) -> vk::Format {
+        vk::Format::from_raw(i32::try_from(self.format).unwrap_or(i32::MAX))
+    }
+
+    /// The attribute as ash describes it, read from vertex buffer `binding`.
+    ///
+    /// ```
+    /// use ash::vk;
+    /// use smolv_runtime::interface::VertexAttribute;
+    /// let uv = VertexAttribute { location: 1, format: 103, offset: 12 };
+    /// let description = uv.vk_description(0);
+    /// assert_eq!(description.format, vk::Format::R32G32_SFLOAT);
+    /// assert_eq!((description.location, description.binding, description.offset), (1, 0, 12));
+    /// ```
+    pub fn vk_description(&self, binding: u32) -> vk::VertexInputAttributeDescription {
+        vk::VertexInputAttributeDescription {
+            location: self.location,
+            binding,
+            format: self.vk_format(),
+            offset: self.offset,
+        }
+    }
+}
+
+impl VertexBufferLayout<'_> {
+    /// The buffer as ash describes it, bound at `binding`: its stride, and
+    /// `INSTANCE` input rate where [`per_instance`](Self::per_instance).
+    ///
+    /// A generated `VERTEX_LAYOUT` is one buffer of every input, one
+    /// element per vertex. Instanced drawing takes a second layout with
+    /// `per_instance: true` at another binding; here the same data as
+    /// [`VertexInput::from_buffers`](super::VertexInput::from_buffers)
+    /// gives the manager:
+    ///
+    /// ```
+    /// use ash::vk;
+    /// use smolv_runtime::interface::{VertexAttribute, VertexBufferLayout};
+    /// // The mesh, per vertex (generated: `VERTEX_LAYOUT`), and a
+    /// // per-instance offset at location 2.
+    /// const MESH: VertexBufferLayout<'static> = VertexBufferLayout {
+    ///     stride: 20,
+    ///     per_instance: false,
+    ///     attributes: &[
+    ///         VertexAttribute { location: 0, format: 106, offset: 0 }, // R32G32B32_SFLOAT
+    ///         VertexAttribute { location: 1, format: 103, offset: 12 }, // R32G32_SFLOAT
+    ///     ],
+    /// };
+    /// const INSTANCES: VertexBufferLayout<'static> = VertexBufferLayout {
+    ///     stride: 16,
+    ///     per_instance: true,
+    ///     attributes: &[VertexAttribute { location: 2, format: 109, offset: 0 }], // R32G32B32A32_SFLOAT
+    /// };
+    /// let bindings = [MESH.vk_binding(0), INSTANCES.vk_binding(1)];
+    /// let attributes: Vec<vk::VertexInputAttributeDescription> =
+    ///     MESH.vk_attributes(0).chain(INSTANCES.vk_attributes(1)).collect();
+    /// assert_eq!(bindings[1].input_rate, vk::VertexInputRate::INSTANCE);
+    /// assert_eq!((attributes[2].location, attributes[2].binding), (2, 1));
+    /// let info = vk::PipelineVertexInputStateCreateInfo::default()
+    ///     .vertex_binding_descriptions(&bindings)
+    ///     .vertex_attribute_descriptions(&attributes);
+    /// assert_eq!(info.vertex_attribute_description_count, 3);
+    /// ```
+    pub fn vk_binding(&self, binding: u32) -> vk::VertexInputBindingDescription {
+        let input_rate = if self.per_instance { vk::VertexInputRate::INSTANCE } else { vk::VertexInputRate::VERTEX };
+        vk::VertexInputBindingDescription { binding, stride: self.stride, input_rate }
+    }
+
+    /// Each attribute as ash describes it, read from buffer `binding`.
+    /// See [`vk_binding`](Self::vk_binding).
+    pub fn vk_attributes(&self, binding: u32) -> impl Iterator<Item = vk::VertexInputAttributeDescription> + '_ {
+        self.attributes.iter().map(move |a| a.vk_description(binding))
+    }
+}
