@@ -43,7 +43,7 @@ use crate::layout::LayoutChange;
 /// );
 /// assert_eq!(broken.summary(), "shader error: shaders/post.frag:12:5: 'colr' : undeclared identifier");
 ///
-/// let moved = Event::Incompatible {
+/// let moved = Event::RebuildIncompatible {
 ///     name: "post.frag".into(),
 ///     source: "shaders/post.frag".into(),
 ///     changes: vec![
@@ -90,7 +90,7 @@ pub enum Event {
     /// back, or the program is rebuilt. The counterpart, for what a
     /// pipeline layout cannot take, is the Vulkan layer's
     /// `VulkanError::RebuildIncompatible`.
-    Incompatible {
+    RebuildIncompatible {
         /// The shader's name; it keeps its previous SPIR-V.
         name: String,
         /// Its source file.
@@ -120,7 +120,7 @@ impl Event {
                 Some(first) => format!("shader error: {}", first.headline()),
                 None => format!("shader error in {}", kept.join(", ")),
             },
-            Self::Incompatible { name, changes, .. } => match changes.first() {
+            Self::RebuildIncompatible { name, changes, .. } => match changes.first() {
                 Some(first) => format!("kept the previous {name}: {first}"),
                 None => format!("kept the previous {name}"),
             },
@@ -141,7 +141,7 @@ impl fmt::Display for Event {
                 }
                 write!(f, "kept the previous {}; fix the error and save to reload", kept.join(", "))
             }
-            Self::Incompatible { name, source, changes } => {
+            Self::RebuildIncompatible { name, source, changes } => {
                 for change in changes {
                     writeln!(f, "shader error: {}: {change}", source.display())?;
                 }

@@ -20,7 +20,7 @@
 //! adds, from any directory, reloads its shaders when it changes.
 //!
 //! An edit that moves a block's bytes is refused as
-//! [`Event::Incompatible`]: the program was built with the old layout
+//! [`Event::RebuildIncompatible`]: the program was built with the old layout
 //! (its generated Rust types), so the shader keeps its previous SPIR-V,
 //! and each [`LayoutChange`] names the block, the generated type it no
 //! longer matches, and what moved.

@@ -70,7 +70,7 @@ fn publish(targets: &mut Targets, index: usize, recompiled: &Recompiled, seen: I
     if let Some(interface) = recompiled.interface(&target.recipe.name) {
         let changes = layout_changes(&target.recipe, interface);
         if !changes.is_empty() {
-            return Event::Incompatible { name, source: target.recipe.source.clone(), changes };
+            return Event::RebuildIncompatible { name, source: target.recipe.source.clone(), changes };
         }
     }
     match target.shader.publish(words.to_vec()) {

@@ -321,7 +321,7 @@ fn fixing_an_error_in_an_include_an_edit_added_from_elsewhere_reloads() {
 /// The one incompatible event of `name` among `events`.
 fn incompatible<'e>(events: &'e [Event], name: &str) -> &'e smolv_reload::LayoutChange {
     let found = events.iter().find_map(|event| match event {
-        Event::Incompatible { name: shader, changes, .. } if shader == name => Some(changes),
+        Event::RebuildIncompatible { name: shader, changes, .. } if shader == name => Some(changes),
         _ => None,
     });
     let changes = found.unwrap_or_else(|| panic!("{name} is refused: {events:?}"));
@@ -333,7 +333,7 @@ fn refused(events: &[Event]) -> BTreeSet<String> {
     events
         .iter()
         .filter_map(|event| match event {
-            Event::Incompatible { name, .. } => Some(name.clone()),
+            Event::RebuildIncompatible { name, .. } => Some(name.clone()),
             _ => None,
         })
         .collect()
@@ -361,7 +361,7 @@ fn a_layout_change_is_refused_naming_the_generated_type_it_no_longer_matches() {
         assert!(text.contains("member `time` moved from offset 16 to 32"), "{text}");
         assert!(text.contains("member `fade` is new at offset 0 (16 bytes)"), "{text}");
     }
-    let shown = events.iter().find(|e| matches!(e, Event::Incompatible { .. })).unwrap().to_string();
+    let shown = events.iter().find(|e| matches!(e, Event::RebuildIncompatible { .. })).unwrap().to_string();
     assert!(shown.lines().next().unwrap().starts_with("shader error: "), "{shown}");
     assert!(shown.lines().last().unwrap().contains("kept the previous "), "{shown}");
     for (name, before) in ["a.frag", "b.frag"].iter().zip(&before) {
