@@ -202,6 +202,15 @@ fn an_error_in_an_imported_file_is_reported_at_its_path_line_and_column() {
     let headline = diagnostics[0].headline();
     assert!(headline.starts_with(&format!("{}:6:{column}: ", light.display())), "{headline}");
     assert!(headline.contains("GAN"), "{headline}");
+
+    // An import of a file that does not exist: at the import.
+    write(&light, &LIGHT.replace("super::super::common::GAIN", "super::super::comon::GAIN"));
+    let Err(Error::Compile { diagnostics, .. }) = config(dir.path()).try_compile() else {
+        panic!("a missing module must fail the build");
+    };
+    let headline = diagnostics[0].headline();
+    assert!(headline.starts_with(&format!("{}:1:22: ", light.display())), "{headline}");
+    assert!(headline.contains("comon.wesl"), "it names the file it looked for: {headline}");
 }
 
 #[test]

@@ -68,8 +68,41 @@ pub(super) fn wesl_error(error: wesl::Error, files: &Files<'_>, shader: &std::pa
         .unwrap_or_else(|| shader.to_owned());
     match (&detail.source, detail.span) {
         (Some(source), Some(span)) => at(path, source, span.start, message),
+        (Some(source), None) => match missing_name(&diagnostic.error).and_then(|name| import_of(source, &name)) {
+            Some(offset) => at(path, source, offset, message),
+            None => Diagnostic::whole_file(path, message),
+        },
         _ => Diagnostic::whole_file(path, message),
     }
+}
+
+/// The name an import could not find: the module's last component, or
+/// the item.
+fn missing_name(error: &wesl::Error) -> Option<String> {
+    use wesl::{Error, ImportError, ResolveError};
+    let resolve = |error: &ResolveError| match error {
+        ResolveError::FileNotFound(path, _) => path.file_stem().map(|stem| stem.to_string_lossy().into_owned()),
+        ResolveError::ModuleNotFound(path, _) => path.components.last().cloned(),
+        ResolveError::Error(_) => None,
+    };
+    match error {
+        Error::ResolveError(e) | Error::ImportError(ImportError::ResolveError(e)) => resolve(e),
+        Error::ImportError(ImportError::MissingDecl(_, item)) => Some(item.clone()),
+        _ => None,
+    }
+}
+
+/// Where `source` imports `name`: the first `import` line that names it.
+fn import_of(source: &str, name: &str) -> Option<usize> {
+    let mut offset = 0;
+    for line in source.split_inclusive('\n') {
+        let words = line.split(|c: char| !(c.is_alphanumeric() || c == '_'));
+        if line.trim_start().starts_with("import") && words.clone().any(|word| word == name) {
+            return Some(offset + line.find(name)?);
+        }
+        offset += line.len();
+    }
+    None
 }
 
 /// The name a global declaration declares, as the linked WGSL spells it.
