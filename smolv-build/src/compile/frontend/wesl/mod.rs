@@ -149,6 +149,19 @@ mod tests {
     }
 
     #[test]
+    fn a_type_error_in_the_shader_itself_is_reported_at_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = "import package::lib::util::scale;\n\n@fragment fn fs() -> @location(0) vec4f {\n    \
+                      let c = scale(vec3f(1.0));\n    return vec4f(c, 1.0) + 1u;\n}\n";
+        std::fs::create_dir_all(dir.path().join("lib")).unwrap();
+        std::fs::write(dir.path().join("lib/util.wesl"), "fn scale(c: vec3f) -> vec3f { return c * 2.0; }\n").unwrap();
+        let path = dir.path().join("main.wesl");
+        std::fs::write(&path, source).unwrap();
+        let errors = compile(&job("main.wesl", &path), source, &crate::compile::job::tests::settings()).unwrap_err();
+        assert_eq!((errors[0].path.as_path(), errors[0].line), (path.as_path(), 5), "{errors:?}");
+    }
+
+    #[test]
     fn an_unknown_name_in_an_imported_file_is_reported_there() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("lib")).unwrap();
