@@ -177,10 +177,13 @@ pub(super) fn naga_error(error: NagaError, linked: &Linked<'_>) -> Diagnostic {
     let message = readable(&error.chain);
     traced(&error, linked, message.clone()).unwrap_or_else(|| {
         let (line, column) = error.location.map_or((0, 0), |l| (l.line_number, l.line_position));
-        Diagnostic::whole_file(
-            linked.shader,
-            format!("{message} (at {line}:{column} of the WGSL linked from it)\n{}", readable(&error.rendered)),
-        )
+        Diagnostic {
+            rendered: Some(readable(&error.rendered)),
+            ..Diagnostic::whole_file(
+                linked.shader,
+                format!("{message} (at {line}:{column} of the WGSL linked from it)"),
+            )
+        }
     })
 }
 
