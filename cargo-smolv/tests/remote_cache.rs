@@ -562,13 +562,15 @@ fn https_trusts_the_system_roots_and_only_them() {
 }
 
 /// A WESL tree: `lit.wesl` imports `lib/light.wesl`, which imports
-/// `common.wesl`; `lit.wesl` has a `shadows` variant. 2 compile jobs.
+/// `common.wesl`, and the package `noise` beside `shaders/`; `lit.wesl`
+/// has a `shadows` variant. 2 compile jobs.
 #[cfg(feature = "wesl")]
 fn wesl_machine(root: &Path, machine: &str, url: &str) -> Config {
     let mut config = Config::new();
     config
         .shader_dir(root.join("shaders"))
         .variants("lit.wesl", [Variant::new("shadows").wesl_feature("shadows", true)])
+        .wesl_package("noise", root.join("vendor/noise"))
         .out_dir(root.join(machine).join("out"))
         .cache_dir(root.join(machine).join("cache"))
         .cargo_directives(false)
@@ -587,14 +589,16 @@ fn wesl_imports_are_checked_against_a_remote_entry_as_includes_are() {
     for root in [ci.path(), laptop.path()] {
         write(
             &root.join("shaders/lit.wesl"),
-            "import package::lib::light::shade;\n@fragment fn fs() -> @location(0) vec4f {\n    \
-             var c = shade(vec3f(1.0));\n    @if(shadows) { c = c * 0.25; }\n    return vec4f(c, 1.0);\n}\n",
+            "import package::lib::light::shade;\nimport noise::hash::h;\n\
+             @fragment fn fs() -> @location(0) vec4f {\n    var c = shade(vec3f(h(1.0)));\n    \
+             @if(shadows) { c = c * 0.25; }\n    return vec4f(c, 1.0);\n}\n",
         );
         write(
             &root.join("shaders/lib/light.wesl"),
             "import package::common::GAIN;\nfn shade(n: vec3f) -> vec3f { return n * GAIN; }\n",
         );
         write(&root.join("shaders/common.wesl"), "const GAIN = 0.5;\n");
+        write(&root.join("vendor/noise/hash.wesl"), "fn h(x: f32) -> f32 { return fract(x * 43758.5453); }\n");
     }
     let a = wesl_machine(ci.path(), "a", &url).try_compile().unwrap();
     assert_eq!((a.compiled, a.cache_hits), (2, 0));

@@ -66,7 +66,8 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
         hashes: FileHashes::default(),
         paths: PortablePaths::new(
             sources.jobs.iter().map(|job| job.path.as_path()),
-            settings.include_dirs.iter().map(PathBuf::as_path),
+            // WESL packages are searched like include directories.
+            settings.include_dirs.iter().chain(settings.wesl_packages.iter().map(|(_, dir)| dir)).map(PathBuf::as_path),
         ),
         compilers: &compilers,
     };
