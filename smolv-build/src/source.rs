@@ -673,6 +673,24 @@ mod tests {
     }
 
     #[test]
+    fn wesl_files_without_an_entry_point_are_modules_for_import() {
+        assert!(has_wesl_entry_point("@fragment fn fs() -> @location(0) vec4f { return vec4f(1.0); }"));
+        assert!(has_wesl_entry_point("@compute @workgroup_size(64)\nfn main() {}"));
+        assert!(!has_wesl_entry_point("// @vertex fn old() {}\nfn shade(n: vec3f) -> vec3f { return n; }"));
+        assert!(!has_wesl_entry_point("@if(vertex_lighting) fn shade() {}\n@must_use fn f() -> f32 { return 1.0; }"));
+        let dir = tree(&[]);
+        std::fs::write(dir.path().join("light.wesl"), "fn shade() {}\n").unwrap();
+        std::fs::write(dir.path().join("lit.wesl"), "@fragment fn fs() {}\n").unwrap();
+        let mut config = crate::Config::new();
+        config.shader_dir(dir.path()).define("QUALITY", "2").wesl_feature("fog", true);
+        let jobs = scan(&config).unwrap().jobs;
+        assert_eq!(jobs.len(), 1);
+        assert_eq!((jobs[0].name.as_str(), jobs[0].language), ("lit.wesl", Language::Wesl));
+        assert!(jobs[0].defines.is_empty(), "WESL has no preprocessor: global defines skip it");
+        assert_eq!(jobs[0].wesl_features, [("fog".to_owned(), true)]);
+    }
+
+    #[test]
     fn an_old_output_beside_its_source_is_skipped_with_one_warning_naming_it() {
         let dir = tree(&["tri.vert", "tri.frag", "post/blur.comp"]);
         let spirv: Vec<u8> = smolv_runtime::doc_example_module().iter().flat_map(|w| w.to_le_bytes()).collect();
