@@ -11,7 +11,7 @@ use crate::shader_args::{ShaderArgs, config};
 /// Arguments of `cargo smolv build`.
 #[derive(clap::Args)]
 pub(crate) struct BuildArgs {
-    /// Directory of GLSL, HLSL, WGSL and Slang shaders.
+    /// Directory of GLSL, HLSL, WGSL, WESL and Slang shaders.
     dir: PathBuf,
     /// Where to write containers, the bundle, the manifest and the report.
     #[arg(short, long, value_name = "OUTDIR")]

@@ -560,3 +560,54 @@ fn https_trusts_the_system_roots_and_only_them() {
     assert_eq!(json["remote_uploads"].as_u64(), Some(0));
     assert_eq!(printed.matches("remote cache").count(), 1, "{printed}");
 }
+
+/// A WESL tree: `lit.wesl` imports `lib/light.wesl`, which imports
+/// `common.wesl`, and the package `noise` beside `shaders/`; `lit.wesl`
+/// has a `shadows` variant. 2 compile jobs.
+#[cfg(feature = "wesl")]
+fn wesl_machine(root: &Path, machine: &str, url: &str) -> Config {
+    let mut config = Config::new();
+    config
+        .shader_dir(root.join("shaders"))
+        .variants("lit.wesl", [Variant::new("shadows").wesl_feature("shadows", true)])
+        .wesl_package("noise", root.join("vendor/noise"))
+        .out_dir(root.join(machine).join("out"))
+        .cache_dir(root.join(machine).join("cache"))
+        .cargo_directives(false)
+        .strip_debug(true)
+        .remote_cache(url)
+        .remote_cache_mode(RemoteCacheMode::ReadWrite);
+    config
+}
+
+#[cfg(feature = "wesl")]
+#[test]
+fn wesl_imports_are_checked_against_a_remote_entry_as_includes_are() {
+    let server = Nginx::start();
+    let url = server.url();
+    let (ci, laptop) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    for root in [ci.path(), laptop.path()] {
+        write(
+            &root.join("shaders/lit.wesl"),
+            "import package::lib::light::shade;\nimport noise::hash::h;\n\
+             @fragment fn fs() -> @location(0) vec4f {\n    var c = shade(vec3f(h(1.0)));\n    \
+             @if(shadows) { c = c * 0.25; }\n    return vec4f(c, 1.0);\n}\n",
+        );
+        write(
+            &root.join("shaders/lib/light.wesl"),
+            "import package::common::GAIN;\nfn shade(n: vec3f) -> vec3f { return n * GAIN; }\n",
+        );
+        write(&root.join("shaders/common.wesl"), "const GAIN = 0.5;\n");
+        write(&root.join("vendor/noise/hash.wesl"), "fn h(x: f32) -> f32 { return fract(x * 43758.5453); }\n");
+    }
+    let a = wesl_machine(ci.path(), "a", &url).try_compile().unwrap();
+    assert_eq!((a.compiled, a.cache_hits), (2, 0));
+    let b = wesl_machine(laptop.path(), "b", &url).try_compile().unwrap();
+    assert_eq!((b.compiled, b.cache_hits), (0, 2), "the other checkout takes CI's entries");
+    assert_eq!((b.remote_hits, b.remote_misses), (a.remote_uploads, 0), "100% remote hits");
+    // The third file, edited on the laptop only: CI's entries record its
+    // old hash, so both jobs compile.
+    write(&laptop.path().join("shaders/common.wesl"), "const GAIN = 0.25;\n");
+    let edited = wesl_machine(laptop.path(), "b2", &url).try_compile().unwrap();
+    assert_eq!(edited.compiled, 2, "{:?}", edited.warnings);
+}
