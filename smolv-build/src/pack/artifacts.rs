@@ -103,7 +103,11 @@ pub(crate) fn build_artifacts(modules: &[Built<'_>], plan: &Plan, cache: &Cache)
     let bundle_modules: Vec<BundleModule<'_>> = modules
         .iter()
         .zip(&encoded)
-        .map(|(Built { module, .. }, (encoded, _, reflection))| BundleModule { name: &module.name, encoded, reflection })
+        .map(|(Built { module, .. }, (encoded, _, reflection))| BundleModule {
+            name: &module.name,
+            encoded,
+            reflection,
+        })
         .collect();
     let bundled = assemble_bundle(&bundle_modules, packed)?;
     let mut manifest_modules = Vec::new();
