@@ -330,11 +330,13 @@ fn check_embedded(out: &Path) -> Directory {
         assert_eq!(entry.name, module.name);
         let mut expected = words(&read(out, &module.optimized_spirv));
         if manifest.strip_debug {
-            // Stripped, but for the names reflection reads.
+            // Stripped of every name, or of all but those reflection reads
+            // where the build was asked to keep them.
             let r = &module.reflection;
             let names: std::collections::BTreeSet<String> = (r.bindings.iter().map(|b| b.name.clone()))
                 .chain(r.spec_constants.iter().map(|s| s.name.clone()))
                 .chain(r.inputs.iter().chain(&r.outputs).map(|v| v.name.clone()))
+                .filter(|_| manifest.interface_names)
                 .collect();
             let options = smolv_runtime::EncodeOptions::new().strip_debug(true).keep_names(move |n| names.contains(n));
             let stripped = smolv_runtime::encode(&expected[..], &options).unwrap();
