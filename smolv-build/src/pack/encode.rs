@@ -36,7 +36,7 @@ impl<'a> Strip<'a> {
     pub(crate) fn of(settings: &Settings, reflection: &'a Reflection) -> Self {
         match (settings.strip_debug, settings.keep_interface_names) {
             (false, _) => Self::Nothing,
-            (true, false) => Self::KeepingInterfaceNames(reflection),
+            (true, false) => Self::All,
             (true, true) => Self::KeepingInterfaceNames(reflection),
         }
     }
