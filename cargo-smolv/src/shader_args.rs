@@ -23,6 +23,10 @@ pub(crate) struct ShaderArgs {
     /// Drop debug info (names, source, line info) from what ships.
     #[arg(long)]
     strip_debug: bool,
+    /// With --strip-debug, keep the names that reflection reads at run time: bindings, spec
+    /// constants, vertex inputs and fragment outputs.
+    #[arg(long, requires = "strip_debug")]
+    keep_interface_names: bool,
     /// `#define NAME VALUE` for every GLSL, HLSL and Slang shader, like glslc -D: -DNAME=VALUE,
     /// or -DNAME for an empty value. Repeatable.
     #[arg(short = 'D', value_name = "NAME[=VALUE]", value_parser = parse_define)]
@@ -347,6 +351,7 @@ pub(crate) fn config(dir: &Path, out_dir: &Path, args: &ShaderArgs) -> Config {
         .target_env(args.target_env)
         .optimization(args.optimization.unwrap_or_default())
         .strip_debug(args.strip_debug)
+        .keep_interface_names(args.keep_interface_names)
         .cargo_directives(false)
         .auto_map_locations(args.auto_map_locations)
         .auto_bind_uniforms(args.auto_bind_uniforms)

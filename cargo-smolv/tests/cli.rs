@@ -207,6 +207,26 @@ fn build_forces_a_packing_and_reports_it() {
 }
 
 #[test]
+fn keep_interface_names_reaches_the_build_and_needs_strip_debug() {
+    let dir = tempfile::tempdir().unwrap();
+    let shaders = shader_tree(dir.path(), false);
+    let interface_names = |out: &str, flags: &[&str]| {
+        let out = dir.path().join(out);
+        let args = [&["smolv", "build", shaders.to_str().unwrap(), "-o", out.to_str().unwrap()][..], flags].concat();
+        let output = cargo_smolv(&args);
+        assert!(output.status.success(), "{}", stderr(&output));
+        let manifest: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("smolv/manifest.json")).unwrap()).unwrap();
+        manifest["interface_names"].as_bool()
+    };
+    assert_eq!(interface_names("stripped", &["--strip-debug"]), Some(false));
+    assert_eq!(interface_names("named", &["--strip-debug", "--keep-interface-names"]), Some(true));
+    let alone = cargo_smolv(&["smolv", "build", shaders.to_str().unwrap(), "-o", "x", "--keep-interface-names"]);
+    assert_eq!(alone.status.code(), Some(2), "{}", stderr(&alone));
+    assert!(stderr(&alone).contains("--strip-debug"), "{}", stderr(&alone));
+}
+
+#[test]
 fn a_bad_packing_name_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let shaders = shader_tree(dir.path(), false);

@@ -51,6 +51,7 @@ pub struct Config {
     pub(crate) spirv_version: Option<SpirvVersion>,
     pub(crate) optimization: Optimization,
     pub(crate) strip_debug: Option<bool>,
+    pub(crate) keep_interface_names: bool,
     pub(crate) zstd_level: i32,
     pub(crate) dictionary: DictionaryMode,
     pub(crate) packing: Option<Packing>,
@@ -105,6 +106,7 @@ impl Config {
             spirv_version: None,
             optimization: Optimization::default(),
             strip_debug: None,
+            keep_interface_names: false,
             zstd_level: 19,
             dictionary: DictionaryMode::default(),
             packing: None,
@@ -329,12 +331,39 @@ impl Config {
     /// Strips debug info (names, source text, line info) from what ships.
     /// Default: on when Cargo's `PROFILE` is `release`, off otherwise.
     ///
+    /// Stripped modules keep no names at all, as `glslc -Os` makes them, so
+    /// reflection at run time (`Shader::reflection`) gives empty names. The
+    /// build itself reflects before stripping: generated types and hot
+    /// reload keep every name. To keep interface names at run time, see
+    /// [`keep_interface_names`](Self::keep_interface_names).
+    ///
     /// ```
     /// let mut config = smolv_build::Config::new();
     /// config.shader_dir("shaders").strip_debug(true); // in debug builds too
     /// ```
     pub fn strip_debug(&mut self, strip: bool) -> &mut Self {
         self.strip_debug = Some(strip);
+        self
+    }
+
+    /// Ships the names a program reads at run time through reflection: of
+    /// descriptor bindings (or their blocks), spec constants, and vertex
+    /// inputs and fragment outputs. Only matters where debug info is
+    /// stripped; the names come from the build's reflection, taken before
+    /// stripping, and every other name is still dropped. Default: off,
+    /// since names cost bytes that most programs never read (measured in
+    /// `docs/size.md`, "Names at run time").
+    ///
+    /// Turn it on when the program looks shader resources up by name, e.g.
+    /// `reflection.bindings.iter().find(|b| b.name == "camera")`: without
+    /// it those names are empty in release builds.
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders").strip_debug(true).keep_interface_names(true);
+    /// ```
+    pub fn keep_interface_names(&mut self, keep: bool) -> &mut Self {
+        self.keep_interface_names = keep;
         self
     }
 
@@ -863,6 +892,7 @@ impl Config {
             spirv_version,
             optimization: self.optimization,
             strip_debug: self.strip_debug.unwrap_or_else(|| env("PROFILE").as_deref() == Some("release")),
+            keep_interface_names: self.keep_interface_names,
             include_dirs: self.include_dirs.iter().map(|d| base.join(d)).collect(),
             spirv_opt: optimize::find_spirv_opt(self.spirv_opt.as_deref()),
             auto_map_locations: self.auto_map_locations,

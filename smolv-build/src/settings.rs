@@ -70,6 +70,11 @@ pub(crate) struct Settings {
     pub(crate) spirv_version: SpirvVersion,
     pub(crate) optimization: Optimization,
     pub(crate) strip_debug: bool,
+    /// While stripping, keep the `OpName`s of bindings, spec constants and
+    /// interface variables, so that reflecting the shipped SPIR-V at run
+    /// time finds names (`Config::keep_interface_names`).
+    #[serde(default)]
+    pub(crate) keep_interface_names: bool,
     pub(crate) include_dirs: Vec<PathBuf>,
     pub(crate) spirv_opt: Option<PathBuf>,
     pub(crate) auto_map_locations: bool,

@@ -330,11 +330,13 @@ fn check_embedded(out: &Path) -> Directory {
         assert_eq!(entry.name, module.name);
         let mut expected = words(&read(out, &module.optimized_spirv));
         if manifest.strip_debug {
-            // Stripped, but for the names reflection reads.
+            // Stripped of every name, or of all but those reflection reads
+            // where the build was asked to keep them.
             let r = &module.reflection;
             let names: std::collections::BTreeSet<String> = (r.bindings.iter().map(|b| b.name.clone()))
                 .chain(r.spec_constants.iter().map(|s| s.name.clone()))
                 .chain(r.inputs.iter().chain(&r.outputs).map(|v| v.name.clone()))
+                .filter(|_| manifest.interface_names)
                 .collect();
             let options = smolv_runtime::EncodeOptions::new().strip_debug(true).keep_names(move |n| names.contains(n));
             let stripped = smolv_runtime::encode(&expected[..], &options).unwrap();
@@ -386,9 +388,15 @@ fn check_embedded(out: &Path) -> Directory {
         let in_set = &runtime_shaders[index_of(&directory, entry)];
         assert_eq!(in_set.name(), entry.name);
         assert_eq!(in_set.decode().unwrap(), expected, "{} through the runtime", entry.name);
-        // Embedded shaders reflect their decoded SPIR-V: stripping kept the
-        // names that reflection reads.
-        assert_eq!(Reflection::from_spirv(&decoded).unwrap(), module.reflection, "{}", entry.name);
+        // Embedded shaders reflect their decoded SPIR-V: as the build did,
+        // with the names only where the manifest says they were kept.
+        let mut shipped = module.reflection.clone();
+        if !manifest.interface_names {
+            shipped.bindings.iter_mut().for_each(|b| b.name.clear());
+            shipped.spec_constants.iter_mut().for_each(|s| s.name.clear());
+            shipped.inputs.iter_mut().chain(&mut shipped.outputs).for_each(|v| v.name.clear());
+        }
+        assert_eq!(Reflection::from_spirv(&decoded).unwrap(), shipped, "{}", entry.name);
 
         // The module alone, as include_shader! embeds it.
         let alone = &module.embedded;

@@ -48,6 +48,12 @@ pub struct Manifest<Recipe = ManifestRecipe> {
     pub dictionary: Option<String>,
     /// Whether debug info was stripped from what ships.
     pub strip_debug: bool,
+    /// Whether what ships keeps the names reflection reads (bindings,
+    /// spec constants, inputs and outputs): true where nothing was
+    /// stripped, or where `Config::keep_interface_names` asked for them.
+    /// Each module's `reflection` here always has them.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub interface_names: bool,
     /// The embedded set.
     pub embedded: ManifestEmbeddedSet,
     /// Every module, sorted by name.

@@ -395,6 +395,7 @@ pub(crate) mod tests {
             spirv_version: crate::SpirvVersion::V1_5,
             optimization: Optimization::Size,
             strip_debug: false,
+            keep_interface_names: false,
             include_dirs: Vec::new(),
             spirv_opt: None,
             auto_map_locations: false,

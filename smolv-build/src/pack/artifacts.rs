@@ -14,10 +14,10 @@ use smolv_format::{
 
 use crate::compile::frontend::CompiledModule;
 use crate::error::Error;
-use crate::pack::encode::{Packed, ZstdForms, compress_forms, encode_module};
+use crate::pack::encode::{Packed, Strip, ZstdForms, compress_forms, encode_module};
 use crate::pack::packing::{self, PackInput, PackedSet};
 use crate::pack::recipe::ShaderRecipe;
-use crate::pack::reflect::{interface, names_read, reflect};
+use crate::pack::reflect::{as_shipped, interface, reflect};
 use crate::settings::Plan;
 use crate::source::Job;
 
@@ -79,18 +79,22 @@ pub(crate) fn build_artifacts(modules: &[Built<'_>], plan: &Plan, cache: &Cache)
         .map(|Built { module, .. }| {
             let shipped = module.optimized.as_ref().unwrap_or(&module.spirv);
             let reflection = reflect(shipped, module.stage, &module.entry_point);
-            encode_module(shipped, settings.strip_debug, Some(names_read(&reflection))).map(|e| (e, reflection))
+            let strip = Strip::of(settings, &reflection);
+            // The manifest keeps every name (generated types, hot reload);
+            // the container holds what the module ships with.
+            let in_container = as_shipped(&reflection, strip.keeps_names());
+            encode_module(shipped, strip).map(|e| (e, reflection, in_container))
         })
         .collect::<Result<_, _>>()
         .map_err(Error::Internal)?;
-    let smolv: Vec<Vec<u8>> = encoded.iter().map(|(e, _)| e.smolv.clone()).collect();
+    let smolv: Vec<Vec<u8>> = encoded.iter().map(|(e, ..)| e.smolv.clone()).collect();
     let zstd = zstd_forms(&smolv, plan, cache)?;
     let packed = zstd.preferred();
 
     let inputs: Vec<PackInput> = modules
         .iter()
         .zip(&encoded)
-        .map(|(Built { module, .. }, (encoded, _))| {
+        .map(|(Built { module, .. }, (encoded, ..))| {
             PackInput::new(module.name.clone(), encoded.smolv.clone(), &encoded.decoded)
         })
         .collect();
@@ -99,13 +103,17 @@ pub(crate) fn build_artifacts(modules: &[Built<'_>], plan: &Plan, cache: &Cache)
     let bundle_modules: Vec<BundleModule<'_>> = modules
         .iter()
         .zip(&encoded)
-        .map(|(Built { module, .. }, (encoded, reflection))| BundleModule { name: &module.name, encoded, reflection })
+        .map(|(Built { module, .. }, (encoded, _, reflection))| BundleModule {
+            name: &module.name,
+            encoded,
+            reflection,
+        })
         .collect();
     let bundled = assemble_bundle(&bundle_modules, packed)?;
     let mut manifest_modules = Vec::new();
     let mut sizes = Vec::new();
     let mut optimized = Vec::new();
-    for (index, (((Built { module, job, dependencies, .. }, (encoded, reflection)), payload), container)) in
+    for (index, (((Built { module, job, dependencies, .. }, (encoded, reflection, _)), payload), container)) in
         modules.iter().zip(&encoded).zip(&packed.payloads).zip(&bundled.containers).enumerate()
     {
         let shipped = module.optimized.as_ref().unwrap_or(&module.spirv);
@@ -152,6 +160,7 @@ pub(crate) fn build_artifacts(modules: &[Built<'_>], plan: &Plan, cache: &Cache)
             bundle: BUNDLE_FILE.to_owned(),
             dictionary: dictionary_bytes.as_ref().map(|_| "dictionary.zdict".to_owned()),
             strip_debug: settings.strip_debug,
+            interface_names: !settings.strip_debug || settings.keep_interface_names,
             embedded: manifest_embedded,
             modules: manifest_modules,
         },

@@ -9,7 +9,7 @@ use smolv_runtime::reflect::{Reflection, ShaderStage};
 
 use crate::error::Error;
 use crate::options::DictionaryMode;
-use crate::pack::encode::{Encoded, Packed, compress, encode_module};
+use crate::pack::encode::{Encoded, Packed, Strip, compress, encode_module};
 use crate::pack::reflect::reflect;
 
 /// One module going into a bundle.
@@ -141,7 +141,8 @@ pub fn write_bundle(modules: &[(String, Vec<u32>)], options: &PackOptions) -> Re
         .par_iter()
         .map(|(name, spirv)| {
             // Containers carry their reflection, so stripping keeps no names.
-            let encoded = encode_module(spirv, options.strip_debug, None).map_err(|e| format!("{name}: {e}"))?;
+            let strip = if options.strip_debug { Strip::All } else { Strip::Nothing };
+            let encoded = encode_module(spirv, strip).map_err(|e| format!("{name}: {e}"))?;
             Ok((encoded, reflect(spirv, ShaderStage::Vertex, "main")))
         })
         .collect::<Result<Vec<_>, String>>()

@@ -1,13 +1,14 @@
 //! SMOL-V encoding and zstd compression, with an optional dictionary
 //! trained over the crate's own shaders.
 
-use std::collections::BTreeSet;
-
 use rayon::prelude::*;
 use smolv_runtime::container::{Dictionary, compress as zstd_compress};
+use smolv_runtime::reflect::Reflection;
 use smolv_runtime::{DecodeOptions, EncodeOptions};
 
 use crate::options::DictionaryMode;
+use crate::pack::reflect::names_read;
+use crate::settings::Settings;
 
 /// One module's SMOL-V, and the SPIR-V that it decodes to (without debug
 /// info when stripped).
@@ -16,18 +17,46 @@ pub(crate) struct Encoded {
     pub(crate) decoded: Vec<u32>,
 }
 
-/// Encodes one module; when stripping, keeps the `OpName`s in `keep_names`
-/// (the names its reflection reads, so that embedded shaders reflect their
-/// decoded SPIR-V to the same result).
-pub(crate) fn encode_module(
-    spirv: &[u32],
-    strip_debug: bool,
-    keep_names: Option<BTreeSet<String>>,
-) -> Result<Encoded, String> {
-    let mut options = EncodeOptions::new().strip_debug(strip_debug);
-    if let Some(keep) = keep_names {
-        options = options.keep_names(move |name| keep.contains(name));
+/// What encoding strips from a module.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Strip<'a> {
+    /// Nothing: the module ships as compiled.
+    Nothing,
+    /// Every debug instruction, names included, as `glslc -Os` does.
+    All,
+    /// Every debug instruction but the `OpName`s of the names this
+    /// reflection holds, the build's, taken before stripping
+    /// (`Config::keep_interface_names`).
+    KeepingInterfaceNames(&'a Reflection),
+}
+
+impl<'a> Strip<'a> {
+    /// What the build's settings strip from a module whose reflection, made
+    /// before stripping, is `reflection`.
+    pub(crate) fn of(settings: &Settings, reflection: &'a Reflection) -> Self {
+        match (settings.strip_debug, settings.keep_interface_names) {
+            (false, _) => Self::Nothing,
+            (true, false) => Self::All,
+            (true, true) => Self::KeepingInterfaceNames(reflection),
+        }
     }
+
+    /// Whether the shipped module keeps the reflection's names.
+    pub(crate) fn keeps_names(self) -> bool {
+        !matches!(self, Self::All)
+    }
+}
+
+/// Encodes one module, stripping what `strip` says.
+pub(crate) fn encode_module(spirv: &[u32], strip: Strip<'_>) -> Result<Encoded, String> {
+    let options = match strip {
+        Strip::Nothing => EncodeOptions::new(),
+        Strip::All => EncodeOptions::new().strip_debug(true),
+        Strip::KeepingInterfaceNames(reflection) => {
+            let keep = names_read(reflection);
+            EncodeOptions::new().strip_debug(true).keep_names(move |name| keep.contains(name))
+        }
+    };
     let smolv = smolv_runtime::encode(spirv, &options).map_err(|e| format!("SMOL-V encoding failed: {e}"))?;
     let decoded =
         smolv_runtime::decode(&smolv, &DecodeOptions::new()).map_err(|e| format!("SMOL-V round trip failed: {e}"))?;

@@ -13,8 +13,8 @@ use smolv_format::reflect::Interface;
 
 use crate::compile::compile_uncached;
 use crate::error::{Diagnostic, Error};
-use crate::pack::encode::encode_module;
-use crate::pack::reflect::{interface, names_read, reflect};
+use crate::pack::encode::{Strip, encode_module};
+use crate::pack::reflect::{interface, reflect};
 use crate::settings::Settings;
 use crate::source::Job;
 
@@ -280,7 +280,7 @@ impl ShaderRecipe {
         for module in &output.modules {
             let shipped = module.optimized.as_ref().unwrap_or(&module.spirv);
             let reflection = reflect(shipped, module.stage, &module.entry_point);
-            let encoded = encode_module(shipped, self.settings.strip_debug, Some(names_read(&reflection)))
+            let encoded = encode_module(shipped, Strip::of(&self.settings, &reflection))
                 .map_err(|why| vec![Diagnostic::whole_file(&self.job.path, why)])?;
             modules.push((module.name.clone(), encoded.decoded));
             // As the build reads it: from the front end's SPIR-V, with every

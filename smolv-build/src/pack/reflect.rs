@@ -29,12 +29,26 @@ pub(crate) fn interface(compiled: &[u32], shipped: &[u32]) -> Option<Interface> 
     Some(interface)
 }
 
-/// Every name the reflection took from an `OpName`: stripping debug info
-/// keeps these (`EncodeOptions::keep_names`), so that reflecting the
-/// stripped module gives the same result.
+/// Every name the reflection took from an `OpName`: stripping with
+/// `Config::keep_interface_names` keeps these (`EncodeOptions::keep_names`),
+/// so that reflecting the stripped module gives the same result.
 pub(crate) fn names_read(reflection: &Reflection) -> BTreeSet<String> {
     let bindings = reflection.bindings.iter().map(|b| &b.name);
     let spec_constants = reflection.spec_constants.iter().map(|s| &s.name);
     let interface = reflection.inputs.iter().chain(&reflection.outputs).map(|v| &v.name);
     bindings.chain(spec_constants).chain(interface).filter(|name| !name.is_empty()).cloned().collect()
+}
+
+/// The reflection a container stores beside its module: the build's, less
+/// the names when the module ships without them, so that a loaded
+/// container reflects as the same module embedded does, and names ship
+/// only where the build was asked to keep them.
+pub(crate) fn as_shipped(reflection: &Reflection, keeps_names: bool) -> Reflection {
+    let mut shipped = reflection.clone();
+    if !keeps_names {
+        shipped.bindings.iter_mut().for_each(|b| b.name.clear());
+        shipped.spec_constants.iter_mut().for_each(|s| s.name.clear());
+        shipped.inputs.iter_mut().chain(&mut shipped.outputs).for_each(|v| v.name.clear());
+    }
+    shipped
 }

@@ -272,7 +272,8 @@ pub struct DescriptorBinding {
     pub count: u32,
     /// `VkShaderStageFlags` of the stages that use it.
     pub stages: u32,
-    /// The variable's name, or its block's type name; empty if stripped.
+    /// The variable's name, or its block's type name. Empty where the build
+    /// stripped debug info without `Config::keep_interface_names`.
     pub name: String,
 }
 
@@ -369,7 +370,8 @@ pub struct SpecConstant {
     pub ty: SpecConstantType,
     /// The default value's bits, zero-extended (bools are 0 or 1).
     pub default: u64,
-    /// Its name; empty if stripped.
+    /// Its name. Empty where the build stripped debug info without
+    /// `Config::keep_interface_names`.
     pub name: String,
 }
 
@@ -388,7 +390,8 @@ pub struct InterfaceVariable {
     /// The matching `VkFormat` value (for example 106, `R32G32B32_SFLOAT`,
     /// for a `vec3`); 0 if there is none.
     pub format: u32,
-    /// The variable's name; empty if stripped.
+    /// The variable's name. Empty where the build stripped debug info
+    /// without `Config::keep_interface_names`.
     pub name: String,
 }
 

@@ -297,6 +297,12 @@ impl Shader {
     /// their SPIR-V ([`Reflection::from_spirv`]), so binaries that never ask
     /// carry neither the bytes nor the code.
     ///
+    /// Names (of bindings, spec constants, inputs and outputs) are empty
+    /// where the build stripped debug info, as release builds do, unless it
+    /// was asked to keep them (`smolv_build::Config::keep_interface_names`,
+    /// `cargo smolv build --keep-interface-names`). Look resources up by
+    /// set and binding, or turn that on.
+    ///
     /// ```
     /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
     /// # use smolv_runtime::reflect::{Reflection, ShaderStage};

@@ -59,7 +59,7 @@ impl VertexInput {
             let Some(attribute) = attributes.iter().find(|a| a.location == input.location) else {
                 return Err(mismatch(
                     input.location,
-                    format!("the vertex shader reads `{}` there, and no attribute feeds it", input.name),
+                    format!("the vertex shader reads {} there, and no attribute feeds it", described(input)),
                 ));
             };
             let Some(wanted) = i32::try_from(input.format).ok().map(vk::Format::from_raw).and_then(numeric_type) else {
@@ -72,8 +72,8 @@ impl VertexInput {
                 return Err(mismatch(
                     input.location,
                     format!(
-                        "the vertex shader reads `{}` as {:?} ({}), and the attribute is {:?} ({})",
-                        input.name,
+                        "the vertex shader reads {} as {:?} ({}), and the attribute is {:?} ({})",
+                        described(input),
                         vk::Format::from_raw(i32::try_from(input.format).unwrap_or(i32::MAX)),
                         wanted.describe(),
                         attribute.format,
@@ -84,6 +84,13 @@ impl VertexInput {
         }
         Ok(())
     }
+}
+
+/// An input in words: `` `name` `` where the module kept its name, else
+/// "an input" (a stripped module keeps names only when the build was asked
+/// to, `Config::keep_interface_names`; the location is in the message).
+fn described(input: &crate::reflect::InterfaceVariable) -> String {
+    if input.name.is_empty() { "an input".to_owned() } else { format!("`{}`", input.name) }
 }
 
 fn mismatch(location: u32, reason: String) -> VulkanError {
@@ -171,6 +178,10 @@ mod tests {
         let error = missing.check(&shader).unwrap_err();
         assert!(matches!(error, VulkanError::VertexInputMismatch { location: 1, .. }), "{error}");
         assert!(error.to_string().contains("`in1`"), "{error}");
+        let mut stripped = shader.clone();
+        stripped.inputs.iter_mut().for_each(|input| input.name.clear());
+        let error = missing.check(&stripped).unwrap_err().to_string();
+        assert!(error.contains("reads an input there") && error.contains("location 1"), "{error}");
 
         let float_for_uint =
             buffer(&[attribute(0, vk::Format::R32G32_SFLOAT, 0), attribute(1, vk::Format::R32_SFLOAT, 8)]);
