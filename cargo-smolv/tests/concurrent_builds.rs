@@ -48,6 +48,7 @@ fn concurrent_builds_on_one_cache_agree_while_trim_evicts_under_them() {
     let builds = faults::env_count("SMOLV_LOAD_BUILDS", 8);
     let modules = faults::env_count("SMOLV_LOAD_MODULES", 24);
     let limit = Duration::from_secs(faults::env_count("SMOLV_LOAD_LIMIT", 300) as u64);
+    let began = Instant::now();
     let dir = tempfile::tempdir().unwrap();
     let tree = Tree::create(&dir.path().join("shaders"), modules, &["one", "two"]);
     let (cache, log) = (dir.path().join("cache"), dir.path().join("build.log"));
@@ -115,8 +116,9 @@ fn concurrent_builds_on_one_cache_agree_while_trim_evicts_under_them() {
         corrupt += damaged.len();
     }
     println!(
-        "{modules} modules, {builds} builds at once; slowest build {:.1} s (limit {} s); trims during the builds: \
+        "{modules} modules, {builds} builds at once, {:.0} s in all; slowest build {:.1} s (limit {} s); trims during the builds: \
          {}, entries they evicted: {}",
+        began.elapsed().as_secs_f64(),
         slowest.as_secs_f64(),
         limit.as_secs(),
         trims.load(Ordering::Relaxed),
