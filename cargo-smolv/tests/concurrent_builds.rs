@@ -114,6 +114,10 @@ fn concurrent_builds_on_one_cache_agree_while_trim_evicts_under_them() {
             eprintln!("round {round}: corrupt entries {damaged:?}");
         }
         corrupt += damaged.len();
+        eprintln!(
+            "round {round}: {identical} of {started} identical so far, {:.0} s in",
+            began.elapsed().as_secs_f64()
+        );
     }
     println!(
         "{modules} modules, {builds} builds at once, {:.0} s in all; slowest build {:.1} s (limit {} s); trims during the builds: \

@@ -187,6 +187,12 @@ fn build_scripts_killed_at_random_leave_no_stale_output_and_every_file_counted()
         let differ = faults::differences(&built, &expected);
         // A module's SPIR-V that differs was served from a stale entry.
         stale += differ.iter().filter(|name| name.ends_with(".spv")).count();
+        eprintln!(
+            "kill {killed}: {} processes, {} differing files, {:.0} s in",
+            alive.len(),
+            differ.len(),
+            began.elapsed().as_secs_f64()
+        );
         if differ.is_empty() {
             identical += 1;
         } else {
