@@ -94,7 +94,7 @@ fn builds_killed_at_random_leave_no_stale_output_and_every_file_counted() {
     clean_build(&tree, &mut cold);
 
     let (mut killed, mut identical, mut stale, mut attempts) = (0, 0, 0, 0);
-    let (mut processes, mut left_temporaries, mut edits) = (0, 0, 0);
+    let (mut processes, mut temporaries, mut checked_with_temporaries, mut edits) = (0, 0, 0, 0);
     // Kill times are drawn up to the length of a build like the one
     // killed: a cold build at first, then the last build that finished
     // before its kill time.
@@ -120,6 +120,7 @@ fn builds_killed_at_random_leave_no_stale_output_and_every_file_counted() {
         }
         let delay = rng.duration(window);
         let start = Instant::now();
+        let temporaries_before = faults::temporaries(&cache);
         let mut child = faults::spawn_group(&mut build(&tree, &out, &cache));
         if !faults::running_after(&mut child, delay) {
             window = start.elapsed();
@@ -134,7 +135,9 @@ fn builds_killed_at_random_leave_no_stale_output_and_every_file_counted() {
         killed += 1;
         window = cold;
         processes += alive.len();
-        left_temporaries += usize::from(faults::temporaries(&cache) > 0);
+        let temporaries_now = faults::temporaries(&cache);
+        temporaries += temporaries_now.saturating_sub(temporaries_before);
+        checked_with_temporaries += usize::from(temporaries_now > 0);
 
         // The cache directory as left by the kill: every file counted.
         let walked = faults::walk(&cache);
@@ -166,7 +169,8 @@ fn builds_killed_at_random_leave_no_stale_output_and_every_file_counted() {
     }
     println!(
         "{modules} modules, {attempts} builds started, {edits} edits, {} clean builds; processes killed: \
-         {processes}, kills that left temporary files: {left_temporaries}; {:.0} s after the first clean build",
+         {processes}, temporary files \
+         left: {temporaries} (stats checked with some present: {checked_with_temporaries}); {:.0} s after the first clean build",
         clean.len(),
         began.elapsed().as_secs_f64()
     );

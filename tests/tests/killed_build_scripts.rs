@@ -139,7 +139,7 @@ fn build_scripts_killed_at_random_leave_no_stale_output_and_every_file_counted()
     let (_, cold) = workspace.complete(&dir.path().join("cold-cache"), &log);
 
     let (mut killed, mut identical, mut stale, mut attempts) = (0, 0, 0, 0);
-    let (mut processes, mut left_temporaries, mut edits) = (0, 0, 0);
+    let (mut processes, mut temporaries, mut checked_with_temporaries, mut edits) = (0, 0, 0, 0);
     // Kill times are drawn from the start of the first build script, up to
     // the length of a build like the one killed: a cold build at first,
     // then the last build that finished before its kill time.
@@ -155,6 +155,7 @@ fn build_scripts_killed_at_random_leave_no_stale_output_and_every_file_counted()
             // Evict about half, so that the killed build has work to do.
             smolv_build::cache::trim(&cache, counted(&cache).1 / 2);
         }
+        let temporaries_before = faults::temporaries(&cache);
         let mut child = faults::spawn_group(&mut workspace.build(&cache, &log));
         let group = child.id();
         let in_build_script = || faults::group_members(group).iter().any(|name| name.starts_with("build-script"));
@@ -177,7 +178,9 @@ fn build_scripts_killed_at_random_leave_no_stale_output_and_every_file_counted()
         killed += 1;
         window = cold;
         processes += alive.len();
-        left_temporaries += usize::from(faults::temporaries(&cache) > 0);
+        let temporaries_now = faults::temporaries(&cache);
+        temporaries += temporaries_now.saturating_sub(temporaries_before);
+        checked_with_temporaries += usize::from(temporaries_now > 0);
 
         let walked = faults::walk(&cache);
         let files = (walked.len() as u64, walked.iter().map(|(_, len)| len).sum::<u64>());
@@ -208,7 +211,8 @@ fn build_scripts_killed_at_random_leave_no_stale_output_and_every_file_counted()
     }
     println!(
         "{modules} modules in 2 crates, {attempts} builds started, {edits} edits, {} clean builds; processes \
-         killed: {processes}, kills that left temporary files: {left_temporaries}; {:.0} s after the first clean build",
+         killed: {processes}, temporary files \
+         left: {temporaries} (stats checked with some present: {checked_with_temporaries}); {:.0} s after the first clean build",
         clean.len(),
         began.elapsed().as_secs_f64()
     );
