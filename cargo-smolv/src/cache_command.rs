@@ -21,11 +21,11 @@ pub(crate) struct CacheArgs {
 
 #[derive(clap::Subcommand)]
 enum CacheAction {
-    /// Entries and bytes in the cache.
+    /// Entries and bytes in the cache, and the temporary files killed builds left.
     Stats,
     /// Remove every entry.
     Clean,
-    /// Evict least recently used entries until the cache fits in a size.
+    /// Evict least recently used entries until the cache fits in a size; remove temporary files an hour old.
     Trim {
         /// Largest size to keep: bytes, or with K, M or G (powers of 1024).
         #[arg(long, value_name = "SIZE", value_parser = parse_max_size)]
@@ -42,8 +42,13 @@ struct JsonCache {
     cache_dir: String,
     entries: u64,
     bytes: u64,
+    /// Files in the cache's tree other than entries: temporary files that
+    /// a killed build left behind.
+    other_files: u64,
+    other_bytes: u64,
     removed_entries: u64,
     removed_bytes: u64,
+    removed_other_files: u64,
 }
 
 pub(crate) fn cache(args: &CacheArgs) -> Result<(), FileError> {
@@ -61,16 +66,26 @@ pub(crate) fn cache(args: &CacheArgs) -> Result<(), FileError> {
             cache_dir: dir.display().to_string(),
             entries: now.entries,
             bytes: now.bytes,
+            other_files: now.other_files,
+            other_bytes: now.other_bytes,
             removed_entries: removed.entries,
             removed_bytes: removed.bytes,
+            removed_other_files: removed.other_files,
         };
         println!("{}", serde_json::to_string_pretty(&json).unwrap_or_default());
         return Ok(());
     }
     if !matches!(args.action, CacheAction::Stats) {
         println!("removed {} entries ({} bytes)", removed.entries, removed.bytes);
+        if removed.other_files > 0 {
+            println!("removed {} temporary files ({} bytes)", removed.other_files, removed.other_bytes);
+        }
     }
     println!("{}: {} entries, {} bytes", dir.display(), now.entries, now.bytes);
+    if now.other_files > 0 {
+        // Left by killed builds; `trim` removes them once an hour old.
+        println!("{}: {} temporary files, {} bytes", dir.display(), now.other_files, now.other_bytes);
+    }
     Ok(())
 }
 

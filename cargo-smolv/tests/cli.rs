@@ -473,6 +473,18 @@ fn cache_stats_trim_and_clean_manage_the_build_cache() {
     let cleaned = cache_cmd(&["clean"]);
     assert_eq!((cleaned["removed_entries"].as_u64(), cleaned["entries"].as_u64()), (Some(entries), Some(0)));
 
+    // A temporary file a killed build left: counted, and trimmed once an hour old.
+    let temporary = cache.join("v1/00/.left-by-a-killed-build.tmp");
+    std::fs::create_dir_all(temporary.parent().unwrap()).unwrap();
+    std::fs::write(&temporary, b"half").unwrap();
+    let stats = cache_cmd(&["stats"]);
+    assert_eq!((stats["other_files"].as_u64(), stats["other_bytes"].as_u64()), (Some(1), Some(4)), "{stats}");
+    assert_eq!(cache_cmd(&["trim", "--max-size", "1G"])["removed_other_files"], 0, "too young to be an orphan");
+    let two_hours_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(2 * 3600);
+    std::fs::File::options().write(true).open(&temporary).unwrap().set_modified(two_hours_ago).unwrap();
+    assert_eq!(cache_cmd(&["trim", "--max-size", "1G"])["removed_other_files"], 1);
+    assert!(!temporary.exists());
+
     let human = cargo_smolv(&["smolv", "cache", "stats", "--cache-dir", cache.to_str().unwrap()]);
     assert!(String::from_utf8_lossy(&human.stdout).contains("0 entries"), "{}", stderr(&human));
     let bad = cargo_smolv(&["smolv", "cache", "trim", "--max-size", "lots", "--cache-dir", cache.to_str().unwrap()]);

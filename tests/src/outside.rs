@@ -67,3 +67,19 @@ pub fn succeed(command: &mut Command) -> String {
     );
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
+
+/// The `OUT_DIR` of the build script, in the shared target directory,
+/// whose last recorded output watches `shaders` (a shader root, as the
+/// build script printed it in `cargo:rerun-if-changed`).
+pub fn out_dir(shaders: &Path) -> PathBuf {
+    let watch = format!("cargo:rerun-if-changed={}", shaders.display());
+    let build = workspace().join("target/external-crate-test/debug/build");
+    let found: Vec<PathBuf> = std::fs::read_dir(build)
+        .expect("the shared target directory has build scripts")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|dir| std::fs::read_to_string(dir.join("output")).is_ok_and(|o| o.lines().any(|l| l == watch)))
+        .collect();
+    assert_eq!(found.len(), 1, "{found:?}");
+    found[0].join("out")
+}

@@ -236,19 +236,9 @@ fn a_compiler_crash_is_a_cargo_error_naming_the_shader_on_the_first_build() {
     assert!(!out_dir.join("smolv-build.log").exists(), "a build that succeeded leaves no error log");
 }
 
-/// The `OUT_DIR` of the build script of the crate at `root`: the one whose
-/// recorded output watches `root`'s shaders.
+/// The `OUT_DIR` of the build script of the crate at `root`.
 fn out_dir(root: &Path) -> PathBuf {
-    let watch = format!("cargo:rerun-if-changed={}", root.join("shaders").display());
-    let build = workspace().join("target/external-crate-test/debug/build");
-    let found: Vec<PathBuf> = std::fs::read_dir(build)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|dir| std::fs::read_to_string(dir.join("output")).is_ok_and(|o| o.lines().any(|l| l == watch)))
-        .collect();
-    assert_eq!(found.len(), 1, "{found:?}");
-    found[0].join("out")
+    outside::out_dir(&root.join("shaders"))
 }
 
 /// smolv-build packs only with the codecs the crate's smolv-runtime

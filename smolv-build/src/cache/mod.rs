@@ -132,7 +132,7 @@ impl Cache {
     /// as used now (its modification time), so [`trim`] evicts the least
     /// recently used entries first, as ccache does.
     pub(crate) fn get_local(&self, key: &Key) -> Option<Vec<u8>> {
-        let mut file = std::fs::File::open(self.path(key)).ok()?;
+        let mut file = open_for_hit(&self.path(key)).ok()?;
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).ok()?;
         let rest = bytes.strip_prefix(ENTRY_MAGIC.as_slice())?;
@@ -175,6 +175,14 @@ impl Cache {
     }
 }
 
+/// Opens an entry to read it and then refresh its time: with write access
+/// where it can, because setting a file's time needs it on Windows
+/// (`SetFileTime` wants `FILE_WRITE_ATTRIBUTES`); read-only otherwise (a
+/// read-only cache still serves hits, it just forgets their use).
+fn open_for_hit(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::File::options().read(true).write(true).open(path).or_else(|_| std::fs::File::open(path))
+}
+
 /// The cache directory when none is configured: `SMOLV_CACHE_DIR`, else
 /// `smolv-cache` in Cargo's target directory (found from `out_dir`, else
 /// from `cargo metadata`), else in `out_dir`.
@@ -208,59 +216,100 @@ pub fn cache_dir() -> PathBuf {
     default_cache_dir(Path::new("target"))
 }
 
-/// What the cache directory holds (see [`stats`]).
+/// What the cache directory holds (see [`stats`]), or what was removed
+/// from it (see [`clean`] and [`trim`]).
 ///
 /// ```
 /// use smolv_build::cache::stats;
 /// let dir = tempfile::tempdir()?;
 /// let empty = stats(dir.path());
-/// assert_eq!((empty.entries, empty.bytes), (0, 0));
+/// assert_eq!((empty.entries, empty.bytes, empty.other_files), (0, 0, 0));
 /// # Ok::<(), std::io::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct CacheStats {
-    /// Intact-looking entries (files of the entry layout).
+    /// Entries: files named as entries are (their bodies are checked when
+    /// read, not here).
     pub entries: u64,
     /// Their total size in bytes.
     pub bytes: u64,
+    /// Every other file in the cache's tree: above all temporary files
+    /// that a killed build left behind ([`trim`] removes those an hour
+    /// old).
+    pub other_files: u64,
+    /// Their total size in bytes.
+    pub other_bytes: u64,
 }
 
-/// Every entry file under `root`, with its size and last use (mtime).
-fn entries(root: &Path) -> Vec<(PathBuf, u64, std::time::SystemTime)> {
-    let mut found = Vec::new();
-    let Ok(shards) = std::fs::read_dir(root.join("v1")) else {
-        return found;
-    };
-    for shard in shards.flatten() {
-        let Ok(files) = std::fs::read_dir(shard.path()) else {
-            continue;
+/// A file in the cache's tree: its path, size and last use (mtime), and
+/// whether it is an entry (named by 64 hex digits) rather than a
+/// temporary file (`.KEY.PID.THREAD.N.tmp`) or anything else.
+struct CacheFile {
+    path: PathBuf,
+    len: u64,
+    used: std::time::SystemTime,
+    entry: bool,
+}
+
+/// Every file under `root/v1`, at any depth.
+fn files(root: &Path) -> Vec<CacheFile> {
+    fn walk(dir: &Path, found: &mut Vec<CacheFile>) {
+        let Ok(listing) = std::fs::read_dir(dir) else {
+            return;
         };
-        for file in files.flatten() {
-            let name = file.file_name();
-            // Entries are named by 64 hex digits; temporaries start with a dot.
-            if name.len() != 64 || name.to_string_lossy().starts_with('.') {
+        for file in listing.flatten() {
+            // The file itself, not what a link points to: the tree holds
+            // no links of its own, and a link is never followed.
+            let Ok(meta) = std::fs::symlink_metadata(file.path()) else {
+                continue;
+            };
+            if meta.is_dir() {
+                walk(&file.path(), found);
                 continue;
             }
-            if let Some(meta) = file.metadata().ok().filter(|m| m.is_file()) {
-                found.push((file.path(), meta.len(), meta.modified().unwrap_or(std::time::UNIX_EPOCH)));
-            }
+            let name = file.file_name();
+            let entry = meta.is_file()
+                && name.len() == 64
+                && name.to_str().is_some_and(|name| name.bytes().all(|b| b.is_ascii_hexdigit()));
+            found.push(CacheFile {
+                path: file.path(),
+                len: meta.len(),
+                used: meta.modified().unwrap_or(std::time::UNIX_EPOCH),
+                entry,
+            });
         }
     }
+    let mut found = Vec::new();
+    walk(&root.join("v1"), &mut found);
     found
 }
 
-/// Counts the entries of the cache at `root` and their size. A missing
-/// directory is an empty cache.
+impl CacheStats {
+    fn add(&mut self, file: &CacheFile) {
+        if file.entry {
+            self.entries += 1;
+            self.bytes += file.len;
+        } else {
+            self.other_files += 1;
+            self.other_bytes += file.len;
+        }
+    }
+}
+
+/// Counts the files of the cache at `root` and their size: entries, and
+/// every other file in its tree (temporary files left by a killed build).
+/// A missing directory is an empty cache.
 ///
 /// ```no_run
 /// use smolv_build::cache::{cache_dir, stats};
 /// let now = stats(&cache_dir());
-/// println!("{} entries, {} bytes", now.entries, now.bytes);
+/// println!("{} entries, {} bytes; {} other files", now.entries, now.bytes, now.other_files);
 /// ```
 pub fn stats(root: &Path) -> CacheStats {
-    entries(root)
-        .iter()
-        .fold(CacheStats::default(), |s, (_, len, _)| CacheStats { entries: s.entries + 1, bytes: s.bytes + len })
+    let mut stats = CacheStats::default();
+    files(root).iter().for_each(|file| stats.add(file));
+    stats
 }
 
 /// Removes every entry of the cache at `root` (the `v1` tree and any
@@ -283,29 +332,44 @@ pub fn clean(root: &Path) -> std::io::Result<CacheStats> {
     }
 }
 
-/// Evicts least-recently-used entries (oldest modification time first;
-/// every hit refreshes it) until the cache at `root` holds at most
-/// `max_bytes`. Returns what was removed. An entry that cannot be removed
-/// is skipped.
+/// How old a temporary file must be before [`trim`] takes it for an
+/// orphan: a build writes one and renames it within moments, so one an
+/// hour old was left by a build that was killed.
+pub const ORPHAN_AGE: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// Removes the files other than entries that are [`ORPHAN_AGE`] old or
+/// older (temporary files of killed builds), then evicts
+/// least-recently-used entries (oldest modification time first; every hit
+/// refreshes it) until the cache at `root` holds at most `max_bytes` of
+/// entries. Returns what was removed. A file that cannot be removed is
+/// skipped.
 ///
 /// ```no_run
 /// use smolv_build::cache::{cache_dir, trim};
 /// let removed = trim(&cache_dir(), 2 << 30);
 /// println!("evicted {} entries, {} bytes", removed.entries, removed.bytes);
+/// println!("removed {} orphaned temporary files", removed.other_files);
 /// ```
 pub fn trim(root: &Path, max_bytes: u64) -> CacheStats {
-    let mut all = entries(root);
-    let mut total: u64 = all.iter().map(|(_, len, _)| len).sum();
-    all.sort_by(|a, b| a.2.cmp(&b.2).then_with(|| a.0.cmp(&b.0)));
+    let now = std::time::SystemTime::now();
+    let (mut entries, others): (Vec<CacheFile>, Vec<CacheFile>) = files(root).into_iter().partition(|f| f.entry);
     let mut removed = CacheStats::default();
-    for (path, len, _) in all {
+    for orphan in others {
+        // A file from the future (a clock set back) is old enough too.
+        let age = now.duration_since(orphan.used).unwrap_or(ORPHAN_AGE);
+        if age >= ORPHAN_AGE && std::fs::remove_file(&orphan.path).is_ok() {
+            removed.add(&orphan);
+        }
+    }
+    let mut total: u64 = entries.iter().map(|file| file.len).sum();
+    entries.sort_by(|a, b| a.used.cmp(&b.used).then_with(|| a.path.cmp(&b.path)));
+    for entry in entries {
         if total <= max_bytes {
             break;
         }
-        if std::fs::remove_file(&path).is_ok() {
-            total -= len;
-            removed.entries += 1;
-            removed.bytes += len;
+        if std::fs::remove_file(&entry.path).is_ok() {
+            total -= entry.len;
+            removed.add(&entry);
         }
     }
     removed
@@ -466,13 +530,67 @@ mod tests {
         // Key 0 is the oldest write, but reading it makes it the most recently used.
         assert!(cache.get(&keys[0]).is_some());
         let removed = trim(dir.path(), entry_len * 2);
-        assert_eq!(removed, CacheStats { entries: 2, bytes: entry_len * 2 });
+        assert_eq!(removed, CacheStats { entries: 2, bytes: entry_len * 2, ..CacheStats::default() });
         assert!(cache.get(&keys[0]).is_some(), "the entry just read survives");
         assert!(cache.get(&keys[1]).is_none() && cache.get(&keys[2]).is_none());
         assert!(cache.get(&keys[3]).is_some());
         assert_eq!(clean(dir.path()).unwrap().entries, 2);
         assert_eq!(stats(dir.path()), CacheStats::default());
         assert_eq!(clean(dir.path()).unwrap(), CacheStats::default(), "cleaning an empty cache is fine");
+    }
+
+    /// A temporary file as a build writes one, with its time set `age` ago.
+    fn temporary(cache: &Cache, key: &Key, age: std::time::Duration) -> PathBuf {
+        let path = cache.path(key).with_file_name(format!(".{}.1234.5.6.tmp", key.hex()));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, b"half an entr").unwrap();
+        let file = std::fs::File::options().write(true).open(&path).unwrap();
+        file.set_modified(std::time::SystemTime::now() - age).unwrap();
+        path
+    }
+
+    #[test]
+    fn stats_count_left_over_temporaries_and_trim_removes_those_an_hour_old() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::new(dir.path().to_owned());
+        let key = KeyBuilder::new("test").text("kept").finish();
+        assert!(cache.put(&key, b"an entry"));
+        let entry_len = stats(dir.path()).bytes;
+        let minute = std::time::Duration::from_secs(60);
+        let orphan = temporary(&cache, &KeyBuilder::new("test").text("killed").finish(), ORPHAN_AGE + minute);
+        let young = temporary(&cache, &KeyBuilder::new("test").text("writing").finish(), ORPHAN_AGE - minute);
+        let now = stats(dir.path());
+        assert_eq!(now, CacheStats { entries: 1, bytes: entry_len, other_files: 2, other_bytes: 24 });
+        // Room for every entry: only the orphan goes.
+        let removed = trim(dir.path(), u64::MAX);
+        assert_eq!(removed, CacheStats { other_files: 1, other_bytes: 12, ..CacheStats::default() });
+        assert!(!orphan.exists(), "an orphan an hour old is removed");
+        assert!(young.exists(), "a temporary file a build may still be writing is left alone");
+        assert!(cache.get(&key).is_some());
+        let left = CacheStats { entries: 1, bytes: entry_len, other_files: 1, other_bytes: 12 };
+        assert_eq!(clean(dir.path()).unwrap(), left);
+        assert_eq!(stats(dir.path()), CacheStats::default(), "clean removes temporaries too");
+    }
+
+    #[test]
+    fn a_hit_opens_the_entry_with_write_access_to_set_its_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("entry");
+        std::fs::write(&path, b"body").unwrap();
+        // Windows sets a file's time only through a handle with write
+        // access; Linux does not care, so check the access itself: only a
+        // handle open for writing may change the file's length.
+        let file = open_for_hit(&path).unwrap();
+        file.set_len(4).expect("a hit's handle has write access");
+        file.set_modified(std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1 << 30)).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"body");
+        // A read-only entry still serves a hit.
+        let mut permissions = std::fs::metadata(&path).unwrap().permissions();
+        permissions.set_readonly(true);
+        std::fs::set_permissions(&path, permissions).unwrap();
+        let mut body = Vec::new();
+        open_for_hit(&path).unwrap().read_to_end(&mut body).unwrap();
+        assert_eq!(body, b"body");
     }
 
     #[test]
