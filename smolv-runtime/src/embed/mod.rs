@@ -31,6 +31,7 @@
 #[cfg_attr(not(all(feature = "macros", any(feature = "lz4", feature = "zstd-fast"))), allow(dead_code))]
 #[cfg_attr(not(feature = "macros"), allow(unreachable_pub))]
 pub(crate) mod unpack;
+mod wgsl;
 #[cfg(feature = "macros")]
 mod words;
 
@@ -38,6 +39,11 @@ use core::mem::ManuallyDrop;
 use std::sync::OnceLock;
 
 use unpack::{Decode, ModuleUnpacker, Packed, UnpackOnce, Unpacker, corrupt, len};
+#[cfg(feature = "lz4")]
+pub use wgsl::WGSL_LZ4;
+#[cfg(feature = "zstd-fast")]
+pub use wgsl::WGSL_ZSTD;
+pub use wgsl::{WGSL, WgslEntry, WgslModule, WgslSet, WgslUnpacker};
 #[cfg(feature = "macros")]
 pub use words::{le_words, spirv_module};
 
