@@ -221,7 +221,8 @@ pub mod __private {
     #[cfg(feature = "zstd-fast")]
     pub use crate::embed::unpack::{SMOLV_ZSTD, SMOLV_ZSTD_DICTIONARY, SMOLV_ZSTD_MODULE};
     pub use crate::embed::{EmbeddedEntry, EmbeddedModule, EmbeddedSet};
-    pub use crate::embed::{WGSL, WgslEntry, WgslModule, WgslSet, WgslUnpacker};
+    pub use crate::embed::{WGSL, WgslEntry, WgslUnpacker};
+    pub use crate::embed::{WgslModule, WgslSet};
     pub use crate::embed::{le_words, spirv_module};
     pub use crate::shader::{LazyShaders, leaked_embedded_set};
     /// The generated types' `Pod` and `Zeroable` impls name it here, so
