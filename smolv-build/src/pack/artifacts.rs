@@ -15,7 +15,7 @@ use smolv_format::{
 use crate::compile::frontend::CompiledModule;
 use crate::error::Error;
 use crate::pack::encode::{Packed, ZstdForms, compress_forms, encode_module};
-use crate::pack::packing::{self, Measured, PackInput, PackedSet, WGPU_FRONT_ENDS};
+use crate::pack::packing::{self, PackInput, PackedSet, WGPU_FRONT_ENDS};
 use crate::pack::recipe::ShaderRecipe;
 use crate::pack::reflect::{interface, names_read, reflect};
 use crate::pack::wgsl::{self, PackedWgsl, WgpuChoice, WgpuPath};
@@ -56,8 +56,6 @@ pub(crate) struct WgpuArtifacts {
     pub(crate) choice: WgpuChoice,
     /// How many modules naga refused (they ship SPIR-V either way).
     pub(crate) refused: usize,
-    /// The SPIR-V set of the refused modules: what ships with the WGSL.
-    pub(crate) refused_set: Option<Measured>,
 }
 
 /// One module's sizes after the pack stage, for the report.
@@ -269,7 +267,7 @@ fn wgpu_artifacts(
         }
         PackedSet { modules: forms, ..refused_set }
     });
-    let wgpu = WgpuArtifacts { packed, texts, choice, refused: refused.len(), refused_set: refused_measured };
+    let wgpu = WgpuArtifacts { packed, texts, choice, refused: refused.len() };
     Ok((Some(wgpu), warnings, shipped))
 }
 
