@@ -611,10 +611,10 @@ fn smolv_never_grows_a_binary_and_shrinks_larger_sets() {
 // ```
 //
 // where X is what `Config::for_wgpu` ships by the cost table, and fails if X
-// is the larger binary by more than `WGPU_SLACK`. The three wgpu builds
+// is the larger binary by more than `WGPU_SLACK`. The two wgpu builds
 // (one per feature set) share the size test's target directory: about
-// 25 MB of it and a few minutes of CPU on a cold cache, then seconds per
-// set.
+// 300 MB of it and two release builds of wgpu on a cold cache (18 minutes
+// on a loaded 2-core machine), then a link per set and path.
 
 /// How much larger than the other path the chosen one may come out: the
 /// cost table's figures are estimates a little above what they measure.

@@ -117,7 +117,7 @@ pub(crate) fn table_identity() -> String {
     let codecs = Codec::ALL;
     let fast = DecoderCost::linked(Codec::SmolvZstd, true);
     codecs.iter().map(|&c| format!("{}={:?};", c.name(), DecoderCost::of(c))).collect::<String>()
-        + &format!("fast={fast:?}")
+        + &format!("fast={fast:?};wgpu={WGPU_FRONT_ENDS:?}")
 }
 
 #[cfg(test)]
