@@ -622,8 +622,9 @@ const WGPU_SLACK: i64 = 4_096;
 
 /// The wgpu program: makes a shader module of every shader of the set,
 /// from its WGSL where the build shipped WGSL, else from its SPIR-V.
-/// Without an adapter (CI has none) it prints how many shaders it would
-/// make; the binary's size is what is measured.
+/// Without an adapter it makes none; with one (lavapipe), it makes them
+/// on a device with every feature the adapter has, and prints how many the
+/// device refused. The binary's size is what is measured.
 const WGPU_MAIN: &str = r#"
 use std::future::Future;
 use std::task::{Context, Poll, Waker};
@@ -655,7 +656,26 @@ fn source(shader: &smolv_runtime::Shader) -> wgpu::ShaderSource<'_> {
 fn main() {
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
     let adapter = block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()));
-    let device = adapter.ok().and_then(|a| block_on(a.request_device(&wgpu::DeviceDescriptor::default())).ok());
+    // Every feature the adapter has (push constants among them), so that
+    // what the shaders use is there where the adapter has it.
+    let device = adapter.ok().and_then(|a| {
+        let descriptor = wgpu::DeviceDescriptor {
+            required_features: a.features(),
+            required_limits: a.limits(),
+            ..Default::default()
+        };
+        block_on(a.request_device(&descriptor)).ok()
+    });
+    // A shader the device cannot take is counted, not fatal: the binary's
+    // size is what is measured.
+    let refused = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    if let Some((device, _)) = &device {
+        let count = refused.clone();
+        device.on_uncaptured_error(std::sync::Arc::new(move |error| {
+            eprintln!("{error}");
+            count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }));
+    }
     let mut made = 0;
     for shader in SHADERS.shaders() {
         let source = source(shader);
@@ -664,7 +684,8 @@ fn main() {
             made += 1;
         }
     }
-    println!("{} shaders, {made} modules", SHADERS.shaders().len());
+    let refused = refused.load(std::sync::atomic::Ordering::Relaxed);
+    println!("{} shaders, {made} modules, {refused} refused by the device", SHADERS.shaders().len());
 }
 "#;
 
@@ -696,6 +717,7 @@ fn wgpu_probe(set: &Set, target: &str, features: &str) -> (i64, serde_json::Valu
     let binary = scratch().join("target/release").join(&crate_name);
     let printed = Command::new(&binary).output().expect("run the wgpu probe");
     assert!(printed.status.success(), "{} {target} failed: {printed:?}", binary.display());
+    println!("  {} ({target}, {features}): {}", set.name, String::from_utf8_lossy(&printed.stdout).trim());
     let report = probe_artifacts(&crate_name).parent().unwrap().join("smolv-report.json");
     let report = serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
     (size(&binary), report)
