@@ -710,9 +710,16 @@ fn wgpu_probe(set: &Set, target: &str, features: &str) -> (i64, serde_json::Valu
             ),
         ),
     );
+    // The report of each target, where the test finds it whichever build
+    // directory Cargo used for the features.
     write(
         &dir.join("build.rs"),
-        &format!("fn main() {{\n    smolv_build::Config::new(){}.compile();\n}}\n", set.config),
+        &format!(
+            "fn main() {{\n    let report = smolv_build::Config::new(){}.compile();\n    \
+             let target = std::env::var(\"SMOLV_TARGET\").unwrap_or_default();\n    \
+             std::fs::write(format!(\"{{}}/report-{{target}}.json\", env!(\"CARGO_MANIFEST_DIR\")), report.to_json()).unwrap();\n}}\n",
+            set.config
+        ),
     );
     write(&dir.join("src/main.rs"), WGPU_MAIN);
     cargo(&dir, &["build", "--release", "--quiet", "--features", features], &[("SMOLV_TARGET", target)]);
@@ -720,7 +727,7 @@ fn wgpu_probe(set: &Set, target: &str, features: &str) -> (i64, serde_json::Valu
     let printed = Command::new(&binary).output().expect("run the wgpu probe");
     assert!(printed.status.success(), "{} {target} failed: {printed:?}", binary.display());
     println!("  {} ({target}, {features}): {}", set.name, String::from_utf8_lossy(&printed.stdout).trim());
-    let report = probe_artifacts(&crate_name).parent().unwrap().join("smolv-report.json");
+    let report = dir.join(format!("report-{target}.json"));
     let report = serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
     (size(&binary), report)
 }
