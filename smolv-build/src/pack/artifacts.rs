@@ -279,12 +279,20 @@ fn wgpu_artifacts(
 /// The SPIR-V set of some modules only, packed as the build packs (an
 /// empty one raw).
 fn pack_subset(inputs: &[PackInput], plan: &Plan, cache: &Cache) -> Result<PackedSet, Error> {
-    let smolv: Vec<Vec<u8>> = inputs.iter().map(|i| i.smolv.clone()).collect();
-    let zstd = zstd_forms(&smolv, plan, cache)?;
     let mut options = plan.packing.clone();
-    if inputs.is_empty() {
+    let zstd = if inputs.is_empty() {
+        // Nothing to compress: zstd's dictionary trainer must not see an
+        // empty set (it crashes the process).
         options.packing = crate::options::Packing::Raw;
-    }
+        ZstdForms {
+            plain: Packed { dictionary: None, payloads: Vec::new() },
+            with_dictionary: None,
+            prefer_dictionary: false,
+        }
+    } else {
+        let smolv: Vec<Vec<u8>> = inputs.iter().map(|i| i.smolv.clone()).collect();
+        zstd_forms(&smolv, plan, cache)?
+    };
     packing::pack_cached(inputs, &zstd, &options, plan.dictionary, cache)
 }
 
