@@ -281,9 +281,9 @@ fn wgpu_artifacts(
 fn pack_subset(inputs: &[PackInput], plan: &Plan, cache: &Cache) -> Result<PackedSet, Error> {
     let mut options = plan.packing.clone();
     let zstd = if inputs.is_empty() {
-        // Nothing to compress: zstd's dictionary trainer must not see an
-        // empty set (it crashes the process).
-        options.packing = crate::options::Packing::Raw;
+        // Nothing to compress: only raw is tried (packing no modules with
+        // the other codecs crashes the process).
+        options = packing::for_empty_set(&options);
         ZstdForms {
             plain: Packed { dictionary: None, payloads: Vec::new() },
             with_dictionary: None,
