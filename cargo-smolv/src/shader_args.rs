@@ -54,6 +54,10 @@ pub(crate) struct ShaderArgs {
     /// (default: SMOLV_SIZE_GOAL, else installed).
     #[arg(long, value_name = "GOAL", value_parser = parse_goal)]
     goal: Option<SizeGoal>,
+    /// What consumes the shaders: vulkan, or wgpu (WGSL or SPIR-V, whichever makes the game
+    /// smaller), wgpu-wgsl or wgpu-spirv (default: SMOLV_TARGET, else vulkan).
+    #[arg(long, value_name = "API", value_parser = parse_target)]
+    target_api: Option<TargetApi>,
     /// Give GLSL/HLSL inputs and outputs without a location one (like glslc -fauto-map-locations).
     #[arg(long)]
     auto_map_locations: bool,
@@ -338,6 +342,25 @@ fn parse_remote_mode(text: &str) -> Result<RemoteCacheMode, String> {
     RemoteCacheMode::parse(text).ok_or_else(|| format!("{text:?} is not one of {}", RemoteCacheMode::NAMES.join(", ")))
 }
 
+/// What `--target-api` names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TargetApi {
+    Vulkan,
+    Wgpu,
+    WgpuWgsl,
+    WgpuSpirv,
+}
+
+fn parse_target(text: &str) -> Result<TargetApi, String> {
+    Ok(match text {
+        "vulkan" => TargetApi::Vulkan,
+        "wgpu" => TargetApi::Wgpu,
+        "wgpu-wgsl" => TargetApi::WgpuWgsl,
+        "wgpu-spirv" => TargetApi::WgpuSpirv,
+        _ => return Err(format!("{text:?} is not one of vulkan, wgpu, wgpu-wgsl, wgpu-spirv")),
+    })
+}
+
 fn parse_goal(text: &str) -> Result<SizeGoal, String> {
     SizeGoal::parse(text).ok_or_else(|| format!("{text:?} is not one of installed, download"))
 }
@@ -382,6 +405,18 @@ pub(crate) fn config(dir: &Path, out_dir: &Path, args: &ShaderArgs) -> Config {
     }
     if let Some(goal) = args.goal {
         config.size_goal(goal);
+    }
+    match args.target_api {
+        Some(TargetApi::Wgpu) => {
+            config.for_wgpu();
+        }
+        Some(TargetApi::WgpuWgsl) => {
+            config.for_wgpu_shipping(true);
+        }
+        Some(TargetApi::WgpuSpirv) => {
+            config.for_wgpu_shipping(false);
+        }
+        Some(TargetApi::Vulkan) | None => {}
     }
     apply_language_flags(&mut config, dir, args);
     if let Some(url) = &args.remote_cache {

@@ -16,7 +16,7 @@ use crate::options::{
     BindingBase, Define, DictionaryMode, HlslOptions, Optimization, RegisterBinding, ResourceKind, SpirvVersion,
     TargetEnv, Variant,
 };
-use crate::options::{Packing, RuntimeCodecs, SizeGoal};
+use crate::options::{Packing, RuntimeCodecs, SizeGoal, Target};
 use crate::output::report::Report;
 use crate::settings::{Inputs, PackSettings, Plan, Settings, env};
 
@@ -56,6 +56,7 @@ pub struct Config {
     pub(crate) dictionary: DictionaryMode,
     pub(crate) packing: Option<Packing>,
     pub(crate) size_goal: Option<SizeGoal>,
+    pub(crate) target: Option<Target>,
     pub(crate) cache_dir: Option<PathBuf>,
     pub(crate) out_dir: Option<PathBuf>,
     pub(crate) jobs: Option<usize>,
@@ -111,6 +112,7 @@ impl Config {
             dictionary: DictionaryMode::default(),
             packing: None,
             size_goal: None,
+            target: None,
             cache_dir: None,
             out_dir: None,
             jobs: None,
@@ -421,6 +423,42 @@ impl Config {
     /// ```
     pub fn size_goal(&mut self, goal: SizeGoal) -> &mut Self {
         self.size_goal = Some(goal);
+        self
+    }
+
+    /// Builds for a game that draws through wgpu: the build ships WGSL or
+    /// SPIR-V, whichever makes the game smaller with the naga front end
+    /// each needs in it (wgpu's default `wgsl` feature, or its `spirv`
+    /// one), by a measured cost table (docs/size.md#wgpu-targets). WGSL is
+    /// made from each module's SPIR-V by naga, minified and packed; the
+    /// game reads it through `Shader::wgsl` (`None` for a shader that
+    /// shipped SPIR-V, which `Shader::decode` gives). A shader naga cannot
+    /// express as WGSL (a combined image sampler, for one) ships as SPIR-V,
+    /// with a build warning naming it. [`for_wgpu_shipping`](Config::for_wgpu_shipping)
+    /// forces one or the other. Needs smolv-build's `wgpu` feature.
+    ///
+    /// Default: `SMOLV_TARGET` if set (`vulkan`, `wgpu`, `wgpu-wgsl` or
+    /// `wgpu-spirv`), else Vulkan; this setter wins over the variable.
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders").for_wgpu();
+    /// ```
+    pub fn for_wgpu(&mut self) -> &mut Self {
+        self.target = Some(Target::Wgpu);
+        self
+    }
+
+    /// Builds for wgpu as [`for_wgpu`](Config::for_wgpu) does, but ships
+    /// WGSL (`wgsl: true`, SPIR-V only for the shaders naga refuses) or
+    /// SPIR-V (`false`) whatever the cost table says.
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders").for_wgpu_shipping(true);
+    /// ```
+    pub fn for_wgpu_shipping(&mut self, wgsl: bool) -> &mut Self {
+        self.target = Some(if wgsl { Target::WgpuWgsl } else { Target::WgpuSpirv });
         self
     }
 
@@ -956,8 +994,21 @@ fn packing_options(config: &Config, var: impl Fn(&str) -> Option<String>) -> Res
             .ok_or_else(|| Error::Config(format!("SMOLV_SIZE_GOAL={text:?} is not one of installed, download")))?,
         (None, None) => SizeGoal::default(),
     };
+    let target = match (config.target, var("SMOLV_TARGET")) {
+        (Some(target), _) => target,
+        (None, Some(text)) => Target::parse(text.trim()).ok_or_else(|| {
+            Error::Config(format!("SMOLV_TARGET={text:?} is not one of {}", Target::NAMES.join(", ")))
+        })?,
+        (None, None) => Target::default(),
+    };
+    if target.may_ship_wgsl() && !cfg!(feature = "wgpu") {
+        return Err(Error::Config(format!(
+            "target {} makes WGSL with naga: enable smolv-build's `wgpu` feature (or use target wgpu-spirv)",
+            target.name()
+        )));
+    }
     let runtime = RuntimeCodecs::from_env(var);
-    Ok(PackSettings { packing, goal, zstd_level: config.zstd_level, runtime })
+    Ok(PackSettings { packing, goal, zstd_level: config.zstd_level, runtime, target })
 }
 
 /// The remote cache (feature `remote-cache`; `cache::remote` does the work).

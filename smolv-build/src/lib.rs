@@ -229,7 +229,7 @@ pub use output::report::Report;
 /// ```
 pub mod report {
     pub use crate::output::report::{
-        CandidateReport, FailedShader, LanguageReport, ModuleReport, PackingReport, TypesReport,
+        CandidateReport, FailedShader, LanguageReport, ModuleReport, PackingReport, TypesReport, WgpuReport,
     };
 }
 

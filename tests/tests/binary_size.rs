@@ -594,3 +594,182 @@ fn smolv_never_grows_a_binary_and_shrinks_larger_sets() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+// ---- wgpu targets (issue 31, item 3) ----
+//
+// For a game that draws through wgpu, the build can ship WGSL (the game
+// links naga's WGSL front end, wgpu's default `wgsl` feature) or SPIR-V
+// (naga's SPIR-V front end, wgpu's `spirv` feature). A small wgpu program
+// embeds each set both ways, and each is built as a stripped release
+// binary: WGSL (`SMOLV_TARGET=wgpu-wgsl`) with wgpu's `wgsl` feature, and
+// its `spirv` feature too where naga refused a shader (which then ships as
+// SPIR-V), against SPIR-V (`wgpu-spirv`) with `spirv` alone. The test
+// prints
+//
+// ```text
+// wgpu <set>: wgsl+naga-wgsl A B, spirv+naga-spv B B, chosen X
+// ```
+//
+// where X is what `Config::for_wgpu` ships by the cost table, and fails if X
+// is the larger binary by more than `WGPU_SLACK`. The two wgpu builds
+// (one per feature set) share the size test's target directory: about
+// 300 MB of it and two release builds of wgpu on a cold cache (18 minutes
+// on a loaded 2-core machine), then a link per set and path.
+
+/// How much larger than the other path the chosen one may come out: the
+/// cost table's figures are estimates a little above what they measure.
+const WGPU_SLACK: i64 = 4_096;
+
+/// The wgpu program: makes a shader module of every shader of the set,
+/// from its WGSL where the build shipped WGSL, else from its SPIR-V.
+/// Without an adapter it makes none; with one (lavapipe), it makes them
+/// on a device with every feature the adapter has, and prints how many the
+/// device refused. The binary's size is what is measured.
+const WGPU_MAIN: &str = r#"
+use std::future::Future;
+use std::task::{Context, Poll, Waker};
+
+smolv_runtime::include_shaders!(static SHADERS);
+
+fn block_on<F: Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+            return out;
+        }
+        std::thread::yield_now();
+    }
+}
+
+/// The shader as wgpu takes it; `None` for SPIR-V without the `spirv`
+/// feature (the test then builds again with it).
+fn source(shader: &smolv_runtime::Shader) -> Option<wgpu::ShaderSource<'_>> {
+    #[cfg(feature = "wgsl")]
+    if let Some(text) = shader.wgsl().expect("wgsl") {
+        return Some(wgpu::ShaderSource::Wgsl(text));
+    }
+    #[cfg(feature = "spirv")]
+    return Some(wgpu::ShaderSource::SpirV(shader.decode().expect("decode").into()));
+    #[cfg(not(feature = "spirv"))]
+    None
+}
+
+fn main() {
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
+    let adapter = block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()));
+    // Every feature the adapter has (push constants among them), so that
+    // what the shaders use is there where the adapter has it.
+    let device = adapter.ok().and_then(|a| {
+        let descriptor = wgpu::DeviceDescriptor {
+            required_features: a.features(),
+            required_limits: a.limits(),
+            ..Default::default()
+        };
+        block_on(a.request_device(&descriptor)).ok()
+    });
+    // A shader the device cannot take is counted, not fatal: the binary's
+    // size is what is measured.
+    let refused = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    if let Some((device, _)) = &device {
+        let count = refused.clone();
+        device.on_uncaptured_error(std::sync::Arc::new(move |error| {
+            eprintln!("{error}");
+            count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }));
+    }
+    let mut made = 0;
+    for shader in SHADERS.shaders() {
+        let Some(source) = source(shader) else { continue };
+        if let Some((device, _)) = &device {
+            device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(shader.name()), source });
+            made += 1;
+        }
+    }
+    let refused = refused.load(std::sync::atomic::Ordering::Relaxed);
+    println!("{} shaders, {made} modules, {refused} refused by the device", SHADERS.shaders().len());
+}
+"#;
+
+/// One wgpu probe of `set`, shipping what `target` says, built with
+/// wgpu's `features`: the binary's size, and the build's report.
+fn wgpu_probe(set: &Set, target: &str, features: &str) -> (i64, serde_json::Value) {
+    let crate_name = format!("wgpu-{}", set.name);
+    let dir = scratch().join("wgpu").join(&set.name);
+    let ws = workspace();
+    write(
+        &dir.join("Cargo.toml"),
+        &probe_manifest(
+            &crate_name,
+            &format!(
+                "[dependencies]\nsmolv-runtime = {{ path = {:?} }}\nwgpu = {{ version = \"=30.0.2\", default-features = false, features = [\"std\", \"vulkan\"] }}\n\n\
+                 [build-dependencies]\nsmolv-build = {{ path = {:?}, features = [\"wgpu\"] }}\n\n\
+                 [features]\nwgsl = [\"wgpu/wgsl\"]\nspirv = [\"wgpu/spirv\"]\n",
+                ws.join("smolv-runtime"),
+                ws.join("smolv-build")
+            ),
+        ),
+    );
+    // The report of each target, where the test finds it whichever build
+    // directory Cargo used for the features.
+    write(
+        &dir.join("build.rs"),
+        &format!(
+            "fn main() {{\n    let report = smolv_build::Config::new(){}.compile();\n    \
+             let target = std::env::var(\"SMOLV_TARGET\").unwrap_or_default();\n    \
+             std::fs::write(format!(\"{{}}/report-{{target}}.json\", env!(\"CARGO_MANIFEST_DIR\")), report.to_json()).unwrap();\n}}\n",
+            set.config
+        ),
+    );
+    write(&dir.join("src/main.rs"), WGPU_MAIN);
+    cargo(&dir, &["build", "--release", "--quiet", "--features", features], &[("SMOLV_TARGET", target)]);
+    let binary = scratch().join("target/release").join(&crate_name);
+    let printed = Command::new(&binary).output().expect("run the wgpu probe");
+    assert!(printed.status.success(), "{} {target} failed: {printed:?}", binary.display());
+    println!("  {} ({target}, {features}): {}", set.name, String::from_utf8_lossy(&printed.stdout).trim());
+    let report = dir.join(format!("report-{target}.json"));
+    let report = serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+    (size(&binary), report)
+}
+
+#[test]
+fn wgpu_targets_ship_the_smaller_of_wgsl_and_spirv() {
+    let game = workspace().join("example-game/shaders");
+    let mut sets = vec![Set {
+        name: "rock-storm".to_owned(),
+        config: format!(".shader_dir({:?}).include_dir({:?})", game, game.join("include")),
+    }];
+    sets.extend(trees_of_your_own());
+    let mut failures = Vec::new();
+    for set in &sets {
+        let (mut wgsl, report) = wgpu_probe(set, "wgpu-wgsl", "wgsl");
+        let wgpu = &report["wgpu"];
+        let refused = wgpu["refused_modules"].as_u64().unwrap();
+        if refused > 0 {
+            // The shaders naga refused ship as SPIR-V: the game needs both.
+            wgsl = wgpu_probe(set, "wgpu-wgsl", "wgsl,spirv").0;
+        }
+        let (spirv, _) = wgpu_probe(set, "wgpu-spirv", "spirv");
+        let by_table = wgpu["wgsl_total_bytes"].as_i64().unwrap() < wgpu["spirv_total_bytes"].as_i64().unwrap();
+        let chosen = if by_table { "wgsl" } else { "spirv" };
+        println!("wgpu {}: wgsl+naga-wgsl {wgsl} B, spirv+naga-spv {spirv} B, chosen {chosen}", set.name);
+        println!(
+            "  {}: {} B of minified WGSL stored as {} B ({}), {refused} shaders as SPIR-V; cost table: wgsl {} B, spirv {} B",
+            set.name,
+            wgpu["wgsl_bytes"],
+            wgpu["wgsl_stored_bytes"],
+            wgpu["wgsl_codec"].as_str().unwrap(),
+            wgpu["wgsl_total_bytes"],
+            wgpu["spirv_total_bytes"]
+        );
+        let (chosen_size, other) = if by_table { (wgsl, spirv) } else { (spirv, wgsl) };
+        if chosen_size > other + WGPU_SLACK {
+            failures.push(format!(
+                "{}: the cost table chose {chosen}, {} B larger than the other path",
+                set.name,
+                chosen_size - other
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -1,6 +1,8 @@
 //! What each codec's decoder costs in the binary: the fixed price a packing
 //! pays before its smaller data saves anything.
 
+use smolv_format::WgslCodec;
+
 use super::Codec;
 
 /// Bytes of code a decoder adds to a binary, installed and downloaded.
@@ -68,13 +70,58 @@ const SMOLV_ZSTD: DecoderCost = DecoderCost::new(45_000, 19_100);
 /// docs/size.md#decoder-costs.
 const SMOLV_ZSTD_FAST: DecoderCost = DecoderCost::new(159_000, 70_100);
 
+/// What a WGSL stream's codec links ([`crate::pack::wgsl`]): the WGSL
+/// glue, plus the decompressor and the xxHash32 check, taken as the
+/// difference between the SPIR-V rows with and without it (relative ids
+/// with and without LZ4, SMOL-V with and without zstd).
+pub(crate) const fn wgsl_decoder(codec: WgslCodec) -> usize {
+    match codec {
+        WgslCodec::Wgsl => WGSL_GLUE,
+        WgslCodec::WgslLz4 => WGSL_GLUE + (RELATIVE_IDS_LZ4.installed - RELATIVE_IDS.installed),
+        WgslCodec::WgslZstd => WGSL_GLUE + (SMOLV_ZSTD.installed - SMOLV.installed),
+    }
+}
+
+/// `Shader::wgsl`, the WGSL set's vtable and what a program that hands
+/// the text to wgpu links for it. Measured on Rock Storm
+/// (docs/size.md#wgpu-targets): the WGSL path's binary came out 3,280 B
+/// larger than the SPIR-V one where a glue of 1,000 B had it 2,556 B
+/// smaller, so the glue is about 6,836 B.
+const WGSL_GLUE: usize = 7_000;
+
+/// What the naga front end a wgpu game needs costs its stripped release
+/// binary, against the SPIR-V path's: the figures behind `Target::Wgpu`'s
+/// choice (docs/size.md#wgpu-targets; `tests/tests/binary_size.rs` measures
+/// them again and prints them). Signed: a front end may cost less than
+/// the other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct WgpuFrontEnds {
+    /// A game with wgpu's `wgsl` feature only, less the same game with its
+    /// `spirv` feature only.
+    pub(crate) wgsl_over_spirv: i64,
+    /// A game with both features (WGSL shipped, and SPIR-V for the shaders
+    /// naga cannot express as WGSL), less the same game with `spirv` only:
+    /// naga's WGSL front end on its own.
+    pub(crate) both_over_spirv: i64,
+}
+
+/// wgpu 30.0.2 with naga 30.0.1, x86-64 Linux, `strip = true`, no LTO:
+/// see docs/size.md#wgpu-targets for how they were measured.
+pub(crate) const WGPU_FRONT_ENDS: WgpuFrontEnds =
+    WgpuFrontEnds { wgsl_over_spirv: WGSL_OVER_SPIRV, both_over_spirv: BOTH_OVER_SPIRV };
+/// Measured −749,728 B (docs/size.md#wgpu-targets): on native targets wgpu
+/// always links naga's WGSL front end, and `spirv` adds the SPIR-V one.
+const WGSL_OVER_SPIRV: i64 = -745_000;
+/// Measured +416 B: with `spirv` on, the game has both front ends already.
+const BOTH_OVER_SPIRV: i64 = 1_000;
+
 /// The table as text, for cache keys: new numbers must not reuse a choice
 /// made with the old ones.
 pub(crate) fn table_identity() -> String {
     let codecs = Codec::ALL;
     let fast = DecoderCost::linked(Codec::SmolvZstd, true);
     codecs.iter().map(|&c| format!("{}={:?};", c.name(), DecoderCost::of(c))).collect::<String>()
-        + &format!("fast={fast:?}")
+        + &format!("fast={fast:?};wgpu={WGPU_FRONT_ENDS:?}")
 }
 
 #[cfg(test)]

@@ -24,7 +24,8 @@ use crate::pack::encode::ZstdForms;
 use crate::settings::PackSettings;
 
 pub(crate) use choose::Measured;
-pub(crate) use codec::Scheme;
+pub(crate) use codec::{Scheme, pack_block};
+pub(crate) use cost::{WGPU_FRONT_ENDS, WgpuFrontEnds, wgsl_decoder};
 pub(crate) use entry::pack_cached;
 pub(crate) use smolv_format::{Codec, Framing};
 
@@ -59,6 +60,7 @@ impl Packing {
 }
 
 /// One module, as the packing step sees it.
+#[derive(Clone)]
 pub(crate) struct PackInput {
     pub(crate) name: String,
     pub(crate) smolv: Vec<u8>,
@@ -197,4 +199,38 @@ pub(crate) fn choose(
 /// Bytes a module unpacks to in a set packed with `codec`.
 pub(crate) fn unpacked_len(codec: Codec, input: &PackInput) -> usize {
     candidate::unpacked_len(codec, input)
+}
+
+/// `options` for a set of no modules: raw SPIR-V, and no other codec
+/// tried (compressing nothing crashes the packing of the other codecs).
+pub(crate) fn for_empty_set(options: &PackSettings) -> PackSettings {
+    let runtime = crate::options::RuntimeCodecs::from_env(|name| {
+        (name == crate::options::RUNTIME_VARIABLES[0]).then(|| Codec::Spirv.name().to_owned())
+    });
+    PackSettings { packing: Packing::Raw, runtime, ..options.clone() }
+}
+
+#[cfg(test)]
+mod empty_set_tests {
+    use super::*;
+    use crate::pack::encode::{Packed, ZstdForms};
+
+    #[test]
+    fn an_empty_set_packs_raw() {
+        let forms = ZstdForms {
+            plain: Packed { dictionary: None, payloads: Vec::new() },
+            with_dictionary: None,
+            prefer_dictionary: false,
+        };
+        let options = PackSettings {
+            packing: Packing::Auto,
+            goal: SizeGoal::Installed,
+            zstd_level: 19,
+            runtime: crate::options::RuntimeCodecs::from_env(|_| None),
+            target: crate::options::Target::Wgpu,
+        };
+        let set = choose(&[], &forms, &for_empty_set(&options), DictionaryMode::default()).unwrap();
+        assert_eq!(set.scheme.codec, Codec::Spirv);
+        assert!(set.modules.is_empty() && set.data.is_empty());
+    }
 }
