@@ -359,9 +359,7 @@ fn binding_type(
     let buffer = |ty| BindingType::Buffer { ty, has_dynamic_offset: over.dynamic_offset, min_binding_size: None };
     Ok(match binding.kind {
         DescriptorKind::UniformBuffer => buffer(wgpu::BufferBindingType::Uniform),
-        DescriptorKind::StorageBuffer => {
-            buffer(wgpu::BufferBindingType::Storage { read_only: resource.non_writable })
-        }
+        DescriptorKind::StorageBuffer => buffer(wgpu::BufferBindingType::Storage { read_only: resource.non_writable }),
         DescriptorKind::Sampler => BindingType::Sampler(over.sampler.unwrap_or(wgpu::SamplerBindingType::Filtering)),
         DescriptorKind::SampledImage => {
             let image = image_of(shader, binding, resource)?;

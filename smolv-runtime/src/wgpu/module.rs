@@ -57,12 +57,42 @@ impl<'a> ModuleSource<'a> {
             #[cfg(feature = "wgpu-spirv")]
             Self::Spirv(words) => {
                 let _ = shader;
-                Ok(wgpu::ShaderSource::SpirV(Cow::Borrowed(words)))
+                Ok(wgpu::ShaderSource::SpirV(without_lines(words)))
             }
             #[cfg(not(feature = "wgpu-spirv"))]
             Self::Spirv(_) => Err(WgpuError::NeedsSpirvInput { shader: shader.name().to_owned() }),
         }
     }
+}
+
+/// `words` without `OpLine` and `OpNoLine`: naga's SPIR-V front end
+/// refuses a module with line information among its types
+/// (`UnsupportedInstruction(Type, Line)`), which glslang and slangc write
+/// into debug builds. Borrowed when there is none; a damaged module is
+/// passed on as it is, for naga to report.
+#[cfg(feature = "wgpu-spirv")]
+fn without_lines(words: &[u32]) -> Cow<'_, [u32]> {
+    const LINE: u32 = 8;
+    const NO_LINE: u32 = 317;
+    let mut instructions = Vec::new();
+    let mut offset = 5;
+    while offset < words.len() {
+        let count = (words[offset] >> 16) as usize;
+        if count == 0 || offset + count > words.len() {
+            return Cow::Borrowed(words);
+        }
+        instructions.push((offset, count));
+        offset += count;
+    }
+    let is_line = |&(at, _): &(usize, usize)| matches!(words[at] & 0xffff, LINE | NO_LINE);
+    if words.len() < 5 || !instructions.iter().any(is_line) {
+        return Cow::Borrowed(words);
+    }
+    let mut kept = words[..5].to_vec();
+    for &(at, count) in instructions.iter().filter(|i| !is_line(i)) {
+        kept.extend_from_slice(&words[at..at + count]);
+    }
+    Cow::Owned(kept)
 }
 
 /// The WGSL smolv-build shipped for `shader`, when it targets wgpu;
@@ -172,4 +202,21 @@ pub unsafe fn create_shader_module_passthrough(
     // SAFETY: the caller upholds the contract above, which is wgpu's: the
     // words are valid for the device and match what they are used with.
     Ok(unsafe { device.create_shader_module_passthrough(descriptor) })
+}
+
+#[cfg(all(test, feature = "wgpu-spirv"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_instructions_are_dropped_for_naga_and_nothing_else() {
+        let module = crate::doc_example_module();
+        assert!(matches!(without_lines(&module), Cow::Borrowed(_)), "no lines: the words as they are");
+        let mut with_lines = module[..5].to_vec();
+        with_lines.extend([(4 << 16) | 8, 1, 2, 3, (1 << 16) | 317]);
+        with_lines.extend_from_slice(&module[5..]);
+        assert_eq!(&*without_lines(&with_lines), &module[..]);
+        let truncated = &with_lines[..7];
+        assert_eq!(&*without_lines(truncated), truncated, "damaged: left for naga to report");
+    }
 }

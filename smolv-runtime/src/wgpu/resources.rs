@@ -197,7 +197,8 @@ mod tests {
     /// a write-only storage image, by hand.
     fn module() -> Vec<u32> {
         let inst = |op: u32, operands: &[u32]| {
-            let mut words = vec![((operands.len() as u32 + 1) << 16) | op];
+            let count = u32::try_from(operands.len() + 1).expect("a short instruction");
+            let mut words = vec![(count << 16) | op];
             words.extend_from_slice(operands);
             words
         };

@@ -22,9 +22,10 @@ use crate::interface::VertexBufferLayout;
 ///     ],
 /// };
 /// let buffers = VertexBuffers::new(&[SPRITE])?;
-/// let layouts = buffers.layouts(); // RenderPipelineDescriptor's vertex.buffers
-/// assert_eq!(layouts[0].array_stride, 16);
-/// assert_eq!(layouts[0].attributes[1].format, wgpu::VertexFormat::Float32x2);
+/// let layouts = buffers.layouts(); // wgpu::VertexState::buffers
+/// let sprite = layouts[0].as_ref().expect("buffer slot 0");
+/// assert_eq!(sprite.array_stride, 16);
+/// assert_eq!(sprite.attributes[1].format, wgpu::VertexFormat::Float32x2);
 /// # Ok::<(), smolv_runtime::wgpu::WgpuError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]
@@ -55,28 +56,27 @@ impl VertexBuffers {
                         Ok(wgpu::VertexAttribute { format, offset: u64::from(a.offset), shader_location: a.location })
                     })
                     .collect::<Result<Vec<_>, WgpuError>>()?;
-                let step = if buffer.per_instance { wgpu::VertexStepMode::Instance } else { wgpu::VertexStepMode::Vertex };
+                let step =
+                    if buffer.per_instance { wgpu::VertexStepMode::Instance } else { wgpu::VertexStepMode::Vertex };
                 Ok((u64::from(buffer.stride), step, attributes))
             })
             .collect::<Result<_, WgpuError>>()?;
         Ok(Self { buffers })
     }
 
-    /// The layouts, for `wgpu::VertexState::buffers`.
+    /// The layouts, for `wgpu::VertexState::buffers` (every slot used).
     ///
     /// ```
     /// let buffers = smolv_runtime::wgpu::VertexBuffers::new(&[])?;
-    /// let state_buffers: Vec<wgpu::VertexBufferLayout<'_>> = buffers.layouts();
+    /// let state_buffers: Vec<Option<wgpu::VertexBufferLayout<'_>>> = buffers.layouts();
     /// # let _ = state_buffers;
     /// # Ok::<(), smolv_runtime::wgpu::WgpuError>(())
     /// ```
-    pub fn layouts(&self) -> Vec<wgpu::VertexBufferLayout<'_>> {
+    pub fn layouts(&self) -> Vec<Option<wgpu::VertexBufferLayout<'_>>> {
         self.buffers
             .iter()
-            .map(|(stride, step_mode, attributes)| wgpu::VertexBufferLayout {
-                array_stride: *stride,
-                step_mode: *step_mode,
-                attributes,
+            .map(|(stride, step_mode, attributes)| {
+                Some(wgpu::VertexBufferLayout { array_stride: *stride, step_mode: *step_mode, attributes })
             })
             .collect()
     }
