@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use smolv_build::cache::RemoteCacheMode;
 use smolv_build::report::{LanguageReport, PackingReport};
-use smolv_build::{Config, Language, Packing, Report, ResourceKind, SizeGoal, TargetEnv};
+use smolv_build::{Config, Language, Packing, Report, ResourceKind, SizeGoal, Target, TargetEnv};
 use smolv_runtime::reflect::ShaderStage;
 
 use crate::io::FileError;
@@ -49,6 +49,10 @@ pub(crate) struct ShaderArgs {
     /// (default: SMOLV_SIZE_GOAL, else installed).
     #[arg(long, value_name = "GOAL", value_parser = parse_goal)]
     goal: Option<SizeGoal>,
+    /// What consumes the shaders: vulkan, or wgpu (WGSL or SPIR-V, whichever makes the game
+    /// smaller), wgpu-wgsl or wgpu-spirv (default: SMOLV_TARGET, else vulkan).
+    #[arg(long, value_name = "API", value_parser = parse_target)]
+    target_api: Option<Target>,
     /// Give GLSL/HLSL inputs and outputs without a location one (like glslc -fauto-map-locations).
     #[arg(long)]
     auto_map_locations: bool,
@@ -224,6 +228,10 @@ fn parse_remote_mode(text: &str) -> Result<RemoteCacheMode, String> {
     RemoteCacheMode::parse(text).ok_or_else(|| format!("{text:?} is not one of {}", RemoteCacheMode::NAMES.join(", ")))
 }
 
+fn parse_target(text: &str) -> Result<Target, String> {
+    Target::parse(text).ok_or_else(|| format!("{text:?} is not one of {}", Target::NAMES.join(", ")))
+}
+
 fn parse_goal(text: &str) -> Result<SizeGoal, String> {
     SizeGoal::parse(text).ok_or_else(|| format!("{text:?} is not one of installed, download"))
 }
@@ -355,6 +363,9 @@ pub(crate) fn config(dir: &Path, out_dir: &Path, args: &ShaderArgs) -> Config {
     }
     if let Some(goal) = args.goal {
         config.size_goal(goal);
+    }
+    if let Some(target) = args.target_api {
+        config.target(target);
     }
     apply_language_flags(&mut config, dir, args);
     if let Some(url) = &args.remote_cache {

@@ -16,7 +16,7 @@ use crate::options::{
     BindingBase, Define, DictionaryMode, HlslOptions, Optimization, RegisterBinding, ResourceKind, SpirvVersion,
     TargetEnv, Variant,
 };
-use crate::options::{Packing, RuntimeCodecs, SizeGoal};
+use crate::options::{Packing, RuntimeCodecs, SizeGoal, Target};
 use crate::output::report::Report;
 use crate::settings::{Inputs, PackSettings, Plan, Settings, env};
 
@@ -52,6 +52,7 @@ pub struct Config {
     pub(crate) dictionary: DictionaryMode,
     pub(crate) packing: Option<Packing>,
     pub(crate) size_goal: Option<SizeGoal>,
+    pub(crate) target: Option<Target>,
     pub(crate) cache_dir: Option<PathBuf>,
     pub(crate) out_dir: Option<PathBuf>,
     pub(crate) jobs: Option<usize>,
@@ -103,6 +104,7 @@ impl Config {
             dictionary: DictionaryMode::default(),
             packing: None,
             size_goal: None,
+            target: None,
             cache_dir: None,
             out_dir: None,
             jobs: None,
@@ -331,6 +333,26 @@ impl Config {
     /// ```
     pub fn size_goal(&mut self, goal: SizeGoal) -> &mut Self {
         self.size_goal = Some(goal);
+        self
+    }
+
+    /// What the game hands its shaders to: Vulkan (the default), or wgpu
+    /// ([`Target::Wgpu`]), for which the build ships WGSL or SPIR-V,
+    /// whichever makes the game smaller with the naga front end each needs
+    /// (docs/size.md#wgpu-targets); [`Target::WgpuWgsl`] and
+    /// [`Target::WgpuSpirv`] force one. WGSL comes through `Shader::wgsl`;
+    /// shaders naga cannot express as WGSL ship as SPIR-V, with a warning.
+    /// Needs smolv-build's `wgpu` feature. Default: `SMOLV_TARGET` if set
+    /// (one of [`Target::NAMES`]), else Vulkan. This setter wins over the
+    /// variable.
+    ///
+    /// ```
+    /// use smolv_build::{Config, Target};
+    /// let mut config = Config::new();
+    /// config.shader_dir("shaders").target(Target::Wgpu);
+    /// ```
+    pub fn target(&mut self, target: Target) -> &mut Self {
+        self.target = Some(target);
         self
     }
 
@@ -834,8 +856,21 @@ fn packing_options(config: &Config, var: impl Fn(&str) -> Option<String>) -> Res
             .ok_or_else(|| Error::Config(format!("SMOLV_SIZE_GOAL={text:?} is not one of installed, download")))?,
         (None, None) => SizeGoal::default(),
     };
+    let target = match (config.target, var("SMOLV_TARGET")) {
+        (Some(target), _) => target,
+        (None, Some(text)) => Target::parse(text.trim()).ok_or_else(|| {
+            Error::Config(format!("SMOLV_TARGET={text:?} is not one of {}", Target::NAMES.join(", ")))
+        })?,
+        (None, None) => Target::default(),
+    };
+    if target.may_ship_wgsl() && !cfg!(feature = "wgpu") {
+        return Err(Error::Config(format!(
+            "target {} makes WGSL with naga: enable smolv-build's `wgpu` feature (or use target wgpu-spirv)",
+            target.name()
+        )));
+    }
     let runtime = RuntimeCodecs::from_env(var);
-    Ok(PackSettings { packing, goal, zstd_level: config.zstd_level, runtime })
+    Ok(PackSettings { packing, goal, zstd_level: config.zstd_level, runtime, target })
 }
 
 /// The remote cache (feature `remote-cache`; `cache::remote` does the work).

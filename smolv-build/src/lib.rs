@@ -199,7 +199,7 @@ pub use options::Packing;
 /// assert_eq!(goal.name(), "download");
 /// ```
 pub use options::SizeGoal;
-pub use options::{Define, DictionaryMode, Optimization, ResourceKind, SpirvVersion, TargetEnv, Variant};
+pub use options::{Define, DictionaryMode, Optimization, ResourceKind, SpirvVersion, Target, TargetEnv, Variant};
 pub use output::report::Report;
 
 /// What one build did, row by row: the parts of a [`Report`].
@@ -214,7 +214,7 @@ pub use output::report::Report;
 /// ```
 pub mod report {
     pub use crate::output::report::{
-        CandidateReport, FailedShader, LanguageReport, ModuleReport, PackingReport, TypesReport,
+        CandidateReport, FailedShader, LanguageReport, ModuleReport, PackingReport, TypesReport, WgpuReport,
     };
 }
 

@@ -183,6 +183,9 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
         pool.install(|| build_artifacts(&modules, plan, &cache))?
     };
     report.add_artifacts(&modules, &artifacts);
+    // A wgpu target's shaders that ship as SPIR-V because naga refused them.
+    artifacts.warnings.iter().for_each(|w| directives.warning(w));
+    report.warnings.extend(artifacts.warnings.iter().cloned());
     report.add_remote(remote.finish()).iter().for_each(|w| directives.warning(w));
     report.total();
     let generated = generate_types(&modules, &artifacts);

@@ -14,13 +14,14 @@ use crate::options::{Language, Packing, RuntimeCodecs, SizeGoal};
 /// The `SMOLV_REMOTE_CACHE*` ones are left out: they change where entries
 /// come from, never the output (and Cargo would keep the header's value in
 /// its fingerprint files).
-pub(crate) const ENV_KNOBS: [&str; 8] = [
+pub(crate) const ENV_KNOBS: [&str; 9] = [
     "SMOLV_CACHE_DIR",
     "SMOLV_REPORT",
     "SMOLV_SPIRV_OPT",
     "CARGO_TARGET_DIR",
     "SMOLV_PACKING",
     "SMOLV_SIZE_GOAL",
+    "SMOLV_TARGET",
     "SMOLV_SLANGC",
     "SMOLV_GLSLC",
 ];
@@ -114,4 +115,6 @@ pub(crate) struct PackSettings {
     pub(crate) zstd_level: i32,
     /// What the runtime that embeds the set can unpack.
     pub(crate) runtime: RuntimeCodecs,
+    /// What consumes the shaders: for wgpu, the build may ship WGSL.
+    pub(crate) target: crate::options::Target,
 }

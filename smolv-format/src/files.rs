@@ -44,6 +44,14 @@ pub const EMBEDDED_DATA_FILE: &str = "embedded/set.data";
 /// ```
 pub const EMBEDDED_DICTIONARY_FILE: &str = "embedded/set.zdict";
 
+/// Name of the WGSL stream inside [`ARTIFACT_DIR`], for a build for wgpu
+/// that shipped WGSL ([`crate::WgslCodec`]).
+///
+/// ```
+/// assert!(smolv_format::EMBEDDED_WGSL_FILE.starts_with("embedded/"));
+/// ```
+pub const EMBEDDED_WGSL_FILE: &str = "embedded/wgsl.data";
+
 /// Name of the generated Rust types inside [`ARTIFACT_DIR`]: what
 /// `include_types!` includes and `cargo smolv types` prints.
 ///

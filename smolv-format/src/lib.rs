@@ -39,16 +39,19 @@ mod files;
 #[cfg(feature = "std")]
 mod manifest;
 pub mod reflect;
+mod wgsl;
 
 pub use codec::{Codec, Framing};
 pub use files::{
-    ARTIFACT_DIR, BUNDLE_FILE, EMBEDDED_DATA_FILE, EMBEDDED_DICTIONARY_FILE, EMBEDDED_DIRECTORY_FILE, MANIFEST_FILE,
-    TYPES_FILE,
+    ARTIFACT_DIR, BUNDLE_FILE, EMBEDDED_DATA_FILE, EMBEDDED_DICTIONARY_FILE, EMBEDDED_DIRECTORY_FILE,
+    EMBEDDED_WGSL_FILE, MANIFEST_FILE, TYPES_FILE,
 };
 #[cfg(feature = "std")]
 pub use manifest::{
     MANIFEST_FORMAT, Manifest, ManifestEmbeddedModule, ManifestEmbeddedSet, ManifestModule, ManifestRecipe,
+    ManifestWgsl, ManifestWgslModule,
 };
+pub use wgsl::WgslCodec;
 
 /// A tiny valid SPIR-V 1.0 compute module (an empty `main` with
 /// `LocalSize 1 1 1`), used by the documentation examples.

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use crate::codec::{Codec, Framing};
 use crate::reflect::{Interface, Reflection};
+use crate::wgsl::WgslCodec;
 
 /// The manifest format this smolv-format reads and writes: the number in
 /// [`Manifest::format`]. Readers refuse other numbers and ask for matching
@@ -52,6 +53,74 @@ pub struct Manifest<Recipe = ManifestRecipe> {
     pub embedded: ManifestEmbeddedSet,
     /// Every module, sorted by name.
     pub modules: Vec<ManifestModule<Recipe>>,
+    /// The WGSL a build for wgpu shipped instead of SPIR-V for some or all
+    /// modules; absent otherwise (and in manifests of older builds). The
+    /// modules it lists are not in [`embedded`](Self::embedded).
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
+    pub wgsl: Option<ManifestWgsl>,
+}
+
+/// The WGSL a build for wgpu shipped: one stream of minified text, and
+/// where each module's text lies in it.
+///
+/// ```
+/// use smolv_format::{ManifestWgsl, ManifestWgslModule, WgslCodec};
+/// let wgsl = ManifestWgsl {
+///     codec: WgslCodec::WgslLz4,
+///     data: "embedded/wgsl.data".into(),
+///     unpacked_bytes: 90,
+///     check: 0x1234_5678,
+///     stored_bytes: 70,
+///     modules: vec![ManifestWgslModule {
+///         name: "fill.comp".into(),
+///         text: "wgsl/0000-fill.comp.wgsl".into(),
+///         offset: 0,
+///         len: 90,
+///     }],
+/// };
+/// assert_eq!(wgsl.modules[0].len, wgsl.unpacked_bytes);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ManifestWgsl {
+    /// How the stream is stored.
+    pub codec: WgslCodec,
+    /// The stream as stored, relative to the artifact directory.
+    pub data: String,
+    /// Bytes of text the stream unpacks to.
+    pub unpacked_bytes: usize,
+    /// xxHash32 (seed 0) of the unpacked text.
+    pub check: u32,
+    /// What the binary carries: the stream, the names, and 12 bytes of
+    /// table per module.
+    pub stored_bytes: usize,
+    /// Each module shipped as WGSL, sorted by name.
+    pub modules: Vec<ManifestWgslModule>,
+}
+
+/// One module shipped as WGSL.
+///
+/// ```
+/// let module = smolv_format::ManifestWgslModule {
+///     name: "sky.frag".into(),
+///     text: "wgsl/0001-sky.frag.wgsl".into(),
+///     offset: 120,
+///     len: 300,
+/// };
+/// assert!(module.text.ends_with(".wgsl"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ManifestWgslModule {
+    /// Module name, as in [`Manifest::modules`].
+    pub name: String,
+    /// Its minified WGSL on its own (what `include_shader!` embeds),
+    /// relative to the artifact directory.
+    pub text: String,
+    /// Where its text starts in the unpacked stream.
+    pub offset: usize,
+    /// Bytes of its text.
+    pub len: usize,
 }
 
 /// One module in the manifest.

@@ -55,7 +55,7 @@ use quote::quote;
 use syn::LitStr;
 
 use manifest::Manifest;
-use smolv_format::Codec;
+use smolv_format::{Codec, WgslCodec};
 
 /// Embeds one shader as a `&'static smolv_runtime::Shader`.
 ///
@@ -93,6 +93,18 @@ pub fn include_shader(input: TokenStream) -> TokenStream {
         Ok(manifest) => manifest,
         Err(message) => return compile_error(name.span(), &message),
     };
+    if let Some(text) = manifest.wgsl_text(&name.value()) {
+        let (origin, text, shader_name) = (origin_tokens(&manifest, &name.value()), path_literal(text), name.value());
+        return quote! {
+            {
+                static SHADER: ::smolv_runtime::Shader = ::smolv_runtime::__smolv_shader!(
+                    wgsl #shader_name, ::core::include_str!(#text); #origin
+                );
+                &SHADER
+            }
+        }
+        .into();
+    }
     let module = match manifest.module(&name.value()) {
         Ok(module) => module,
         Err(message) => return compile_error(name.span(), &message),
@@ -270,6 +282,19 @@ fn set_tokens(manifest: &Manifest, typed: bool) -> Result<SetTokens, String> {
         });
     }
     let (once_len, once_check) = directory.once;
+    if let Some(wgsl) = &manifest.wgsl {
+        let set = quote! {
+            static SET: ::smolv_runtime::__private::EmbeddedSet = ::smolv_runtime::__private::EmbeddedSet::new(
+                #unpacker,
+                ::smolv_runtime::__private::include_bytes_aligned!(4, #data),
+                #dictionary,
+                #names,
+                &[#(#entries),*],
+                (#once_len, #once_check),
+            );
+        };
+        return Ok(SetTokens { ty: packed, expression: with_wgsl(manifest, wgsl, &directory, set)? });
+    }
     let count = entries.len();
     // Small sets get a `static` shader per module, large ones make theirs
     // on first access (see `static_shaders_up_to`); smolv-runtime's
@@ -301,6 +326,64 @@ fn set_tokens(manifest: &Manifest, typed: bool) -> Result<SetTokens, String> {
         }
     };
     Ok(SetTokens { ty: packed, expression })
+}
+
+/// A set of a build for wgpu that shipped WGSL: the SPIR-V `set` of the
+/// modules naga refused (made by the caller, maybe empty), the WGSL set of
+/// the others, and a `static` shader per module, all sorted by name, as
+/// `ShaderSet::get` searches them.
+fn with_wgsl(
+    manifest: &Manifest,
+    wgsl: &manifest::Wgsl,
+    directory: &check::Directory,
+    set: proc_macro2::TokenStream,
+) -> Result<proc_macro2::TokenStream, String> {
+    let too_large = || "smolv: the WGSL is larger than 4 GiB".to_owned();
+    let mut names = String::new();
+    let mut entries = Vec::with_capacity(wgsl.modules.len());
+    for (name, _, offset, len) in &wgsl.modules {
+        names.push_str(name);
+        let name_end = u32::try_from(names.len()).map_err(|_| too_large())?;
+        let offset = u32::try_from(*offset).map_err(|_| too_large())?;
+        let len = u32::try_from(*len).map_err(|_| too_large())?;
+        entries.push(quote!(::smolv_runtime::__private::WgslEntry::new(#name_end, #offset, #len)));
+    }
+    let mut shaders: Vec<(&str, proc_macro2::TokenStream)> = Vec::new();
+    for (index, entry) in directory.entries.iter().enumerate() {
+        let origin = origin_tokens(manifest, &entry.name);
+        shaders.push((&entry.name, quote!(::smolv_runtime::__smolv_shader!(in_set &SET, #index; #origin))));
+    }
+    for (index, (name, ..)) in wgsl.modules.iter().enumerate() {
+        let origin = origin_tokens(manifest, name);
+        shaders.push((name, quote!(::smolv_runtime::__smolv_shader!(in_wgsl_set &WGSL_SET, #index; #origin))));
+    }
+    shaders.sort_by(|a, b| a.0.cmp(b.0));
+    if shaders.windows(2).any(|pair| pair[0].0 == pair[1].0) {
+        return Err("smolv: a module ships both as WGSL and as SPIR-V; rebuild".to_owned());
+    }
+    let shaders: Vec<_> = shaders.into_iter().map(|(_, tokens)| tokens).collect();
+    let count = shaders.len();
+    let unpacker = match wgsl.codec {
+        WgslCodec::Wgsl => quote!(&::smolv_runtime::__private::WGSL),
+        WgslCodec::WgslLz4 => quote!(::smolv_runtime::__smolv_lz4!(WGSL_LZ4)),
+        WgslCodec::WgslZstd => quote!(::smolv_runtime::__smolv_zstd!(WGSL_ZSTD)),
+    };
+    let data = path_literal(&wgsl.data);
+    let unpacked_len = u32::try_from(wgsl.unpacked_len).map_err(|_| too_large())?;
+    let check = wgsl.check;
+    Ok(quote! {
+        {
+            #set
+            static WGSL_SET: ::smolv_runtime::__private::WgslSet = ::smolv_runtime::__private::WgslSet::new(
+                #unpacker,
+                ::core::include_bytes!(#data),
+                #names,
+                &[#(#entries),*],
+                (#unpacked_len, #check),
+            );
+            ::smolv_runtime::__smolv_set!(true; &SET; #count; [#(#shaders),*])
+        }
+    })
 }
 
 /// For the codecs whose data is words (raw SPIR-V, and SPIR-V with

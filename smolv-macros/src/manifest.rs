@@ -30,6 +30,16 @@ pub(crate) struct Module {
     pub(crate) check: u32,
 }
 
+/// The WGSL a build for wgpu shipped: its stream and each module's place.
+pub(crate) struct Wgsl {
+    pub(crate) codec: smolv_format::WgslCodec,
+    pub(crate) data: PathBuf,
+    pub(crate) unpacked_len: usize,
+    pub(crate) check: u32,
+    /// `(name, its own text file, offset, length)`, sorted by name.
+    pub(crate) modules: Vec<(String, PathBuf, usize, usize)>,
+}
+
 /// Where a module came from (the manifest's recipe), for hot reload.
 pub(crate) struct Origin {
     pub(crate) source: String,
@@ -44,6 +54,8 @@ type Typed = smolv_format::Manifest<Value>;
 /// `OUT_DIR/smolv/manifest.json`, as the macros read it.
 pub(crate) struct Manifest {
     pub(crate) packing: Packing,
+    /// What shipped as WGSL, for a build for wgpu that chose it.
+    pub(crate) wgsl: Option<Wgsl>,
     manifest: Typed,
     dir: PathBuf,
 }
@@ -94,7 +106,13 @@ impl Manifest {
                 path.display()
             ));
         }
-        Ok(Self { packing, manifest, dir })
+        let wgsl = match &manifest.wgsl {
+            None => None,
+            Some(wgsl) => {
+                Some(Wgsl::checked(wgsl, &dir).map_err(|why| format!("smolv: {} {why}; rebuild", path.display()))?)
+            }
+        };
+        Ok(Self { packing, wgsl, manifest, dir })
     }
 
     /// Reads and checks the set's directory against the manifest's codec
@@ -144,6 +162,12 @@ impl Manifest {
         Some(Origin { source, includes, recipe: serde_json::to_string(recipe).ok()? })
     }
 
+    /// The text file of module `name`, if the build shipped it as WGSL.
+    pub(crate) fn wgsl_text(&self, name: &str) -> Option<&std::path::Path> {
+        let wgsl = self.wgsl.as_ref()?;
+        wgsl.modules.iter().find(|m| m.0 == name).map(|m| m.1.as_path())
+    }
+
     fn not_found(&self, name: &str) -> String {
         let mut scored: Vec<(usize, &str)> =
             self.manifest.modules.iter().map(|m| (strsim::levenshtein(name, &m.name), m.name.as_str())).collect();
@@ -157,5 +181,26 @@ impl Manifest {
              plus @variant or #entry_point)",
             closest.join(" or ")
         )
+    }
+}
+
+impl Wgsl {
+    /// The manifest's WGSL part, with paths under `dir`, checked: its
+    /// stream exists, each module lies inside the unpacked text, and the
+    /// names are sorted and unique.
+    fn checked(wgsl: &smolv_format::ManifestWgsl, dir: &std::path::Path) -> Result<Self, String> {
+        let data = dir.join(&wgsl.data);
+        std::fs::metadata(&data).map_err(|e| format!("names {} ({e})", data.display()))?;
+        let mut modules = Vec::with_capacity(wgsl.modules.len());
+        for module in &wgsl.modules {
+            if module.offset.checked_add(module.len).is_none_or(|end| end > wgsl.unpacked_bytes) {
+                return Err(format!("puts {} outside its WGSL", module.name));
+            }
+            modules.push((module.name.clone(), dir.join(&module.text), module.offset, module.len));
+        }
+        if !modules.windows(2).all(|pair| pair[0].0 < pair[1].0) {
+            return Err("lists WGSL modules out of order".to_owned());
+        }
+        Ok(Self { codec: wgsl.codec, data, unpacked_len: wgsl.unpacked_bytes, check: wgsl.check, modules })
     }
 }

@@ -217,12 +217,18 @@ pub use smolv_macros::include_types;
 #[cfg(feature = "macros")]
 pub mod __private {
     pub use crate::embed::RelativeIdsModule;
+    #[cfg(feature = "lz4")]
+    pub use crate::embed::WGSL_LZ4;
+    #[cfg(feature = "zstd-fast")]
+    pub use crate::embed::WGSL_ZSTD;
     pub use crate::embed::unpack::{ModuleUnpacker, RAW, RELATIVE_IDS, SMOLV, SMOLV_MODULE, Unpacker};
     #[cfg(feature = "lz4")]
     pub use crate::embed::unpack::{RELATIVE_IDS_LZ4, RELATIVE_IDS_LZ4_MODULE, SMOLV_LZ4, SMOLV_LZ4_MODULE};
     #[cfg(feature = "zstd-fast")]
     pub use crate::embed::unpack::{SMOLV_ZSTD, SMOLV_ZSTD_DICTIONARY, SMOLV_ZSTD_MODULE};
     pub use crate::embed::{EmbeddedEntry, EmbeddedModule, EmbeddedSet};
+    pub use crate::embed::{WGSL, WgslEntry, WgslUnpacker};
+    pub use crate::embed::{WgslModule, WgslSet};
     pub use crate::embed::{le_words, spirv_module};
     pub use crate::shader::{LazyShaders, leaked_embedded_set};
     /// The generated types' `Pod` and `Zeroable` impls name it here, so
@@ -317,9 +323,27 @@ macro_rules! __smolv_shader {
             $crate::hot_reload::Origin::new($source, &[$($include),*], $recipe);
         $crate::shader::RawShader::reloadable($name, $words, &ORIGIN)
     }};
+    (in_wgsl_set $set:expr, $index:expr; $source:literal, [$($include:literal),*], $recipe:literal) => {{
+        static ORIGIN: $crate::hot_reload::Origin =
+            $crate::hot_reload::Origin::new($source, &[$($include),*], $recipe);
+        $crate::Shader::in_wgsl_set_reloadable($set, $index, &ORIGIN)
+    }};
+    (wgsl $name:literal, $text:expr; $source:literal, [$($include:literal),*], $recipe:literal) => {{
+        static ORIGIN: $crate::hot_reload::Origin =
+            $crate::hot_reload::Origin::new($source, &[$($include),*], $recipe);
+        static MODULE: $crate::__private::WgslModule = $crate::__private::WgslModule::new($name, $text);
+        $crate::Shader::wgsl_module_reloadable(&MODULE, &ORIGIN)
+    }};
     (raw_in_set $name:literal, $words:expr;) => {
         $crate::shader::RawShader::new($name, $words)
     };
+    (in_wgsl_set $set:expr, $index:expr;) => {
+        $crate::Shader::in_wgsl_set($set, $index)
+    };
+    (wgsl $name:literal, $text:expr;) => {{
+        static MODULE: $crate::__private::WgslModule = $crate::__private::WgslModule::new($name, $text);
+        $crate::Shader::wgsl_module(&MODULE)
+    }};
     (alone $module:expr;) => {
         $crate::Shader::embedded($module)
     };
@@ -351,6 +375,13 @@ macro_rules! __smolv_shader {
     (raw_in_set $name:literal, $words:expr; $($origin:tt)*) => {
         $crate::shader::RawShader::new($name, $words)
     };
+    (in_wgsl_set $set:expr, $index:expr; $($origin:tt)*) => {
+        $crate::Shader::in_wgsl_set($set, $index)
+    };
+    (wgsl $name:literal, $text:expr; $($origin:tt)*) => {{
+        static MODULE: $crate::__private::WgslModule = $crate::__private::WgslModule::new($name, $text);
+        $crate::Shader::wgsl_module(&MODULE)
+    }};
     (relative_ids $name:literal, $words:expr; $($origin:tt)*) => {{
         static MODULE: $crate::__private::RelativeIdsModule = $crate::__private::RelativeIdsModule::new($name, $words);
         $crate::Shader::relative_ids(&MODULE)

@@ -58,6 +58,10 @@ pub enum ShaderErrorKind {
     WrongDictionary,
     /// The reflection data (stored, or read from the SPIR-V) is invalid.
     Reflection,
+    /// The build shipped this shader as WGSL for wgpu, so the binary holds
+    /// no SPIR-V of it: [`Shader::wgsl`](crate::Shader::wgsl) gives its
+    /// text.
+    ShippedAsWgsl,
 }
 
 /// A cause of a [`ShaderError`]: the decoders' own failures, or
@@ -140,6 +144,40 @@ macro_rules! own_cause {
             }
         }
     };
+}
+
+/// Asking a shader that the build shipped as WGSL for SPIR-V: a cause of
+/// its own, so that only binaries with WGSL shaders link its message.
+#[derive(Debug)]
+pub(crate) struct ShippedAsWgsl;
+
+impl fmt::Display for ShippedAsWgsl {
+    #[inline]
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(
+            "this shader was shipped as WGSL for wgpu and has no SPIR-V in the binary: take its text from \
+             Shader::wgsl, or build without Config::target(Target::Wgpu) (or with wgpu_shaders(WgpuShaders::Spirv))",
+        )
+    }
+}
+
+impl Cause for ShippedAsWgsl {
+    #[inline]
+    fn kind(&self) -> ShaderErrorKind {
+        ShaderErrorKind::ShippedAsWgsl
+    }
+
+    #[inline]
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        None
+    }
+}
+
+impl From<ShippedAsWgsl> for ShaderError {
+    #[inline]
+    fn from(cause: ShippedAsWgsl) -> Self {
+        Self { cause: Box::new(cause) }
+    }
 }
 
 own_cause!(DecodeError, Corrupt);

@@ -594,3 +594,151 @@ fn smolv_never_grows_a_binary_and_shrinks_larger_sets() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+// ---- wgpu targets (issue 31, item 3) ----
+//
+// For a game that draws through wgpu, the build can ship WGSL (the game
+// links naga's WGSL front end, wgpu's default `wgsl` feature) or SPIR-V
+// (naga's SPIR-V front end, wgpu's `spirv` feature). A small wgpu program
+// embeds each set both ways, and each is built as a stripped release
+// binary: WGSL (`SMOLV_TARGET=wgpu-wgsl`) with wgpu's `wgsl` feature, and
+// its `spirv` feature too where naga refused a shader (which then ships as
+// SPIR-V), against SPIR-V (`wgpu-spirv`) with `spirv` alone. The test
+// prints
+//
+// ```text
+// wgpu <set>: wgsl+naga-wgsl A B, spirv+naga-spv B B, chosen X
+// ```
+//
+// where X is what `Target::Wgpu` ships by the cost table, and fails if X
+// is the larger binary by more than `WGPU_SLACK`. The three wgpu builds
+// (one per feature set) share the size test's target directory: about
+// 25 MB of it and a few minutes of CPU on a cold cache, then seconds per
+// set.
+
+/// How much larger than the other path the chosen one may come out: the
+/// cost table's figures are estimates a little above what they measure.
+const WGPU_SLACK: i64 = 4_096;
+
+/// The wgpu program: makes a shader module of every shader of the set,
+/// from its WGSL where the build shipped WGSL, else from its SPIR-V.
+/// Without an adapter (CI has none) it prints how many shaders it would
+/// make; the binary's size is what is measured.
+const WGPU_MAIN: &str = r#"
+use std::future::Future;
+use std::task::{Context, Poll, Waker};
+
+smolv_runtime::include_shaders!(static SHADERS);
+
+fn block_on<F: Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+            return out;
+        }
+        std::thread::yield_now();
+    }
+}
+
+fn source(shader: &smolv_runtime::Shader) -> wgpu::ShaderSource<'_> {
+    #[cfg(feature = "wgsl")]
+    if let Some(text) = shader.wgsl().expect("wgsl") {
+        return wgpu::ShaderSource::Wgsl(text);
+    }
+    #[cfg(feature = "spirv")]
+    return wgpu::ShaderSource::SpirV(shader.decode().expect("decode").into());
+    #[cfg(not(feature = "spirv"))]
+    panic!("{} shipped as SPIR-V", shader.name());
+}
+
+fn main() {
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::default());
+    let adapter = block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()));
+    let device = adapter.ok().and_then(|a| block_on(a.request_device(&wgpu::DeviceDescriptor::default())).ok());
+    let mut made = 0;
+    for shader in SHADERS.shaders() {
+        let source = source(shader);
+        if let Some((device, _)) = &device {
+            device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(shader.name()), source });
+            made += 1;
+        }
+    }
+    println!("{} shaders, {made} modules", SHADERS.shaders().len());
+}
+"#;
+
+/// One wgpu probe of `set`, shipping what `target` says, built with
+/// wgpu's `features`: the binary's size, and the build's report.
+fn wgpu_probe(set: &Set, target: &str, features: &str) -> (i64, serde_json::Value) {
+    let crate_name = format!("wgpu-{}", set.name);
+    let dir = scratch().join("wgpu").join(&set.name);
+    let ws = workspace();
+    write(
+        &dir.join("Cargo.toml"),
+        &probe_manifest(
+            &crate_name,
+            &format!(
+                "[dependencies]\nsmolv-runtime = {{ path = {:?} }}\nwgpu = {{ version = \"=30.0.2\", default-features = false, features = [\"std\", \"vulkan\"] }}\n\n\
+                 [build-dependencies]\nsmolv-build = {{ path = {:?}, features = [\"wgpu\"] }}\n\n\
+                 [features]\nwgsl = [\"wgpu/wgsl\"]\nspirv = [\"wgpu/spirv\"]\n",
+                ws.join("smolv-runtime"),
+                ws.join("smolv-build")
+            ),
+        ),
+    );
+    write(
+        &dir.join("build.rs"),
+        &format!("fn main() {{\n    smolv_build::Config::new(){}.compile();\n}}\n", set.config),
+    );
+    write(&dir.join("src/main.rs"), WGPU_MAIN);
+    cargo(&dir, &["build", "--release", "--quiet", "--features", features], &[("SMOLV_TARGET", target)]);
+    let binary = scratch().join("target/release").join(&crate_name);
+    let printed = Command::new(&binary).output().expect("run the wgpu probe");
+    assert!(printed.status.success(), "{} {target} failed: {printed:?}", binary.display());
+    let report = probe_artifacts(&crate_name).parent().unwrap().join("smolv-report.json");
+    let report = serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+    (size(&binary), report)
+}
+
+#[test]
+fn wgpu_targets_ship_the_smaller_of_wgsl_and_spirv() {
+    let game = workspace().join("example-game/shaders");
+    let mut sets = vec![Set {
+        name: "rock-storm".to_owned(),
+        config: format!(".shader_dir({:?}).include_dir({:?})", game, game.join("include")),
+    }];
+    sets.extend(trees_of_your_own());
+    let mut failures = Vec::new();
+    for set in &sets {
+        let (mut wgsl, report) = wgpu_probe(set, "wgpu-wgsl", "wgsl");
+        let wgpu = &report["wgpu"];
+        let refused = wgpu["refused_modules"].as_u64().unwrap();
+        if refused > 0 {
+            // The shaders naga refused ship as SPIR-V: the game needs both.
+            wgsl = wgpu_probe(set, "wgpu-wgsl", "wgsl,spirv").0;
+        }
+        let (spirv, _) = wgpu_probe(set, "wgpu-spirv", "spirv");
+        let by_table = wgpu["wgsl_total_bytes"].as_i64().unwrap() < wgpu["spirv_total_bytes"].as_i64().unwrap();
+        let chosen = if by_table { "wgsl" } else { "spirv" };
+        println!("wgpu {}: wgsl+naga-wgsl {wgsl} B, spirv+naga-spv {spirv} B, chosen {chosen}", set.name);
+        println!(
+            "  {}: {} B of minified WGSL stored as {} B ({}), {refused} shaders as SPIR-V; cost table: wgsl {} B, spirv {} B",
+            set.name,
+            wgpu["wgsl_bytes"],
+            wgpu["wgsl_stored_bytes"],
+            wgpu["wgsl_codec"].as_str().unwrap(),
+            wgpu["wgsl_total_bytes"],
+            wgpu["spirv_total_bytes"]
+        );
+        let (chosen_size, other) = if by_table { (wgsl, spirv) } else { (spirv, wgsl) };
+        if chosen_size > other + WGPU_SLACK {
+            failures.push(format!(
+                "{}: the cost table chose {chosen}, {} B larger than the other path",
+                set.name,
+                chosen_size - other
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

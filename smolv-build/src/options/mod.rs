@@ -8,10 +8,12 @@ use smolv_runtime::reflect::ShaderStage;
 mod language;
 mod packing;
 mod runtime;
+mod target;
 
 pub use language::Language;
 pub use packing::{Framing, Packing, SizeGoal};
 pub(crate) use runtime::{RuntimeCodecs, VARIABLES as RUNTIME_VARIABLES};
+pub use target::Target;
 
 /// Which Vulkan version the SPIR-V targets.
 ///

@@ -57,6 +57,13 @@ pub(crate) fn write_artifacts(
     for (module, data) in artifacts.manifest.modules.iter().zip(&artifacts.embedded.modules) {
         embedded_files.push((&module.embedded.data, data));
     }
+    if let (Some(wgsl), Some(wgpu)) = (&artifacts.manifest.wgsl, &artifacts.wgpu) {
+        embedded_files.push((&wgsl.data, &wgpu.packed.data));
+        for (_, file, text) in &wgpu.texts {
+            write(&dir.join(file), text.as_bytes())?;
+            keep.push(dir.join(file));
+        }
+    }
     for (name, bytes) in embedded_files {
         write(&dir.join(name), bytes)?;
         keep.push(dir.join(name));

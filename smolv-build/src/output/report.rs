@@ -351,6 +351,63 @@ pub struct Report {
     /// of builds that wrote nothing).
     #[serde(default)]
     pub types: Option<TypesReport>,
+    /// For a wgpu target: WGSL against SPIR-V, and what shipped (absent
+    /// otherwise, and in reports of older versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wgpu: Option<WgpuReport>,
+}
+
+/// What a build for wgpu weighed (`Config::target(Target::Wgpu)`): the
+/// game with WGSL shipped and naga's WGSL front end, against the game with
+/// SPIR-V shipped and its SPIR-V front end; installed bytes, each path's
+/// front end counted against the SPIR-V path's (docs/size.md#wgpu-targets).
+///
+/// ```
+/// let mut wgpu = smolv_build::report::WgpuReport::default();
+/// (wgpu.shipped, wgpu.wgsl_codec) = ("wgsl".into(), "wgsl-lz4".into());
+/// (wgpu.wgsl_bytes, wgpu.wgsl_stored_bytes, wgpu.wgsl_total_bytes, wgpu.spirv_total_bytes) = (9_000, 3_000, 40_000, 52_000);
+/// assert_eq!(
+///     wgpu.summary(),
+///     "wgpu: ships wgsl; WGSL 9.0 KB \u{2192} 3.0 KB (wgsl-lz4), 0 modules as SPIR-V: \
+///      wgsl+naga-wgsl 40000 B, spirv+naga-spv 52000 B"
+/// );
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
+pub struct WgpuReport {
+    /// `wgsl` or `spirv`: what ships.
+    pub shipped: String,
+    /// The WGSL stream's codec (`wgsl`, `wgsl-lz4`, `wgsl-zstd`).
+    pub wgsl_codec: String,
+    /// Bytes of minified WGSL, over the modules naga could convert.
+    pub wgsl_bytes: usize,
+    /// What the WGSL path stores: the stream, names and table.
+    pub wgsl_stored_bytes: usize,
+    /// Modules naga refused: they ship as SPIR-V on either path.
+    pub refused_modules: usize,
+    /// The WGSL path: WGSL stored and its decoder, the refused modules'
+    /// SPIR-V set, and naga's WGSL front end over the SPIR-V one.
+    pub wgsl_total_bytes: i64,
+    /// The SPIR-V path: every module's set, decoder included.
+    pub spirv_total_bytes: i64,
+}
+
+impl WgpuReport {
+    /// One line, with the size test's figures: `wgpu: ships wgsl; WGSL 9.0
+    /// KB → 3.0 KB (wgsl-lz4), 0 modules as SPIR-V: wgsl+naga-wgsl 40000 B,
+    /// spirv+naga-spv 52000 B`.
+    pub fn summary(&self) -> String {
+        format!(
+            "wgpu: ships {}; WGSL {} \u{2192} {} ({}), {} modules as SPIR-V: wgsl+naga-wgsl {} B, spirv+naga-spv {} B",
+            self.shipped,
+            kilobytes(self.wgsl_bytes),
+            kilobytes(self.wgsl_stored_bytes),
+            self.wgsl_codec,
+            self.refused_modules,
+            self.wgsl_total_bytes,
+            self.spirv_total_bytes
+        )
+    }
 }
 
 /// What the build generated into `OUT_DIR/smolv/types.rs`, the file
@@ -411,6 +468,19 @@ impl Report {
         }
         self.dictionary_bytes = artifacts.dictionary.as_ref().map_or(0, Vec::len);
         self.packing = Some(packing_report(&artifacts.embedded, artifacts.spirv_bytes));
+        self.wgpu = artifacts.wgpu.as_ref().map(|wgpu| WgpuReport {
+            shipped: match wgpu.choice.path {
+                crate::pack::wgsl::WgpuPath::Wgsl => "wgsl",
+                crate::pack::wgsl::WgpuPath::Spirv => "spirv",
+            }
+            .to_owned(),
+            wgsl_codec: wgpu.packed.codec.name().to_owned(),
+            wgsl_bytes: wgpu.packed.unpacked_len,
+            wgsl_stored_bytes: wgpu.packed.stored_len(),
+            refused_modules: wgpu.refused,
+            wgsl_total_bytes: wgpu.choice.wgsl_total,
+            spirv_total_bytes: wgpu.choice.spirv_total,
+        });
     }
 
     /// Puts what the remote cache did into the report, its warnings
@@ -509,6 +579,9 @@ impl Report {
         if let Some(packing) = &self.packing {
             let _ = writeln!(out, "{}", packing.summary());
             let _ = writeln!(out, "{}", packing.candidates_line());
+        }
+        if let Some(wgpu) = &self.wgpu {
+            let _ = writeln!(out, "{}", wgpu.summary());
         }
         if let Some(line) = self.remote_line() {
             let _ = writeln!(out, "{line}");

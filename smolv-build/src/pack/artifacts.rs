@@ -15,9 +15,10 @@ use smolv_format::{
 use crate::compile::frontend::CompiledModule;
 use crate::error::Error;
 use crate::pack::encode::{Packed, ZstdForms, compress_forms, encode_module};
-use crate::pack::packing::{self, PackInput, PackedSet};
+use crate::pack::packing::{self, PackInput, PackedSet, WGPU_FRONT_ENDS};
 use crate::pack::recipe::ShaderRecipe;
 use crate::pack::reflect::{interface, names_read, reflect};
+use crate::pack::wgsl::{self, PackedWgsl, WgpuChoice, WgpuPath};
 use crate::settings::Plan;
 use crate::source::Job;
 
@@ -39,6 +40,22 @@ pub(crate) struct Artifacts {
     pub(crate) sizes: Vec<ModuleSizes>,
     /// Bytes of SPIR-V the embedded set decodes to.
     pub(crate) spirv_bytes: usize,
+    /// For a wgpu target: what it weighed, and the WGSL it ships, if any.
+    pub(crate) wgpu: Option<WgpuArtifacts>,
+    /// One per module naga could not make WGSL of, for a wgpu target.
+    pub(crate) warnings: Vec<String>,
+}
+
+/// What a build for wgpu made: the WGSL stream (shipped or only weighed),
+/// each module's text, and the choice.
+pub(crate) struct WgpuArtifacts {
+    pub(crate) packed: PackedWgsl,
+    /// `(name, file under the artifact directory, text)` of each module
+    /// naga made WGSL of, by name.
+    pub(crate) texts: Vec<(String, String, String)>,
+    pub(crate) choice: WgpuChoice,
+    /// How many modules naga refused (they ship SPIR-V either way).
+    pub(crate) refused: usize,
 }
 
 /// One module's sizes after the pack stage, for the report.
@@ -57,6 +74,7 @@ pub(crate) fn artifact_name(index: usize, module: &str, kind: &str) -> String {
     match kind {
         "spv" => format!("spirv/{index:04}-{safe}.spv"),
         "data" => format!("embedded/modules/{index:04}-{safe}.data"),
+        "wgsl" => format!("wgsl/{index:04}-{safe}.wgsl"),
         _ => format!("modules/{index:04}-{safe}.smvc"),
     }
 }
@@ -94,7 +112,17 @@ pub(crate) fn build_artifacts(modules: &[Built<'_>], plan: &Plan, cache: &Cache)
             PackInput::new(module.name.clone(), encoded.smolv.clone(), &encoded.decoded)
         })
         .collect();
-    let embedded = packing::pack_cached(&inputs, &zstd, &plan.packing, plan.dictionary, cache)?;
+    let mut embedded = packing::pack_cached(&inputs, &zstd, &plan.packing, plan.dictionary, cache)?;
+    let (wgpu, warnings) = if plan.packing.target.may_ship_wgsl() {
+        let spirv: Vec<&[u32]> = encoded.iter().map(|(e, _)| e.decoded.as_slice()).collect();
+        let (wgpu, warnings, shipped) = wgpu_artifacts(modules, &spirv, &inputs, &embedded, plan, cache)?;
+        if let Some(shipped) = shipped {
+            embedded = shipped;
+        }
+        (wgpu, warnings)
+    } else {
+        (None, Vec::new())
+    };
 
     let bundle_modules: Vec<BundleModule<'_>> = modules
         .iter()
@@ -153,6 +181,7 @@ pub(crate) fn build_artifacts(modules: &[Built<'_>], plan: &Plan, cache: &Cache)
             strip_debug: settings.strip_debug,
             embedded: manifest_embedded,
             modules: manifest_modules,
+            wgsl: wgpu.as_ref().filter(|w| w.choice.path == WgpuPath::Wgsl).map(manifest_wgsl),
         },
         containers: bundled.containers,
         optimized,
@@ -161,7 +190,97 @@ pub(crate) fn build_artifacts(modules: &[Built<'_>], plan: &Plan, cache: &Cache)
         embedded,
         sizes,
         spirv_bytes,
+        wgpu,
+        warnings,
     })
+}
+
+/// The manifest's record of the WGSL that ships.
+fn manifest_wgsl(wgpu: &WgpuArtifacts) -> smolv_format::ManifestWgsl {
+    let packed = &wgpu.packed;
+    smolv_format::ManifestWgsl {
+        codec: packed.codec,
+        data: smolv_format::EMBEDDED_WGSL_FILE.to_owned(),
+        unpacked_bytes: packed.unpacked_len,
+        check: packed.check,
+        stored_bytes: packed.stored_len(),
+        modules: wgpu
+            .texts
+            .iter()
+            .zip(&packed.spans)
+            .map(|((name, file, _), &(offset, len))| smolv_format::ManifestWgslModule {
+                name: name.clone(),
+                text: file.clone(),
+                offset,
+                len,
+            })
+            .collect(),
+    }
+}
+
+/// For a wgpu target: every module's WGSL through naga, the texts packed,
+/// the modules naga refused packed as a SPIR-V set of their own, and the
+/// choice. Returns what it weighed, a warning per refused module, and the
+/// SPIR-V set to ship instead of `all` when WGSL ships (its per-module
+/// forms in manifest order, empty for the modules that ship WGSL).
+fn wgpu_artifacts(
+    modules: &[Built<'_>],
+    spirv: &[&[u32]],
+    inputs: &[PackInput],
+    all: &PackedSet,
+    plan: &Plan,
+    cache: &Cache,
+) -> Result<(Option<WgpuArtifacts>, Vec<String>, Option<PackedSet>), Error> {
+    let converted = wgsl::convert_all(spirv);
+    let mut warnings = Vec::new();
+    let mut texts = Vec::new();
+    let mut refused = Vec::new();
+    for (index, (built, result)) in modules.iter().zip(converted).enumerate() {
+        match result {
+            Ok(text) => texts.push((built.module.name.clone(), artifact_name(index, &built.module.name, "wgsl"), text)),
+            Err(why) => {
+                warnings.push(format!(
+                    "{} ({}) ships as SPIR-V for wgpu, not WGSL: {why}",
+                    built.module.name,
+                    built.job.path.display()
+                ));
+                refused.push(index);
+            }
+        }
+    }
+    if texts.is_empty() {
+        return Ok((None, warnings, None));
+    }
+    let names: Vec<&str> = texts.iter().map(|(n, _, _)| n.as_str()).collect();
+    let bodies: Vec<&str> = texts.iter().map(|(_, _, t)| t.as_str()).collect();
+    let packed = wgsl::pack_texts(&names, &bodies, plan.zstd_level, &plan.packing.runtime, None)?;
+    let refused_inputs: Vec<PackInput> = refused.iter().map(|&i| inputs[i].clone()).collect();
+    let refused_set = pack_subset(&refused_inputs, plan, cache)?;
+    let refused_measured = (!refused.is_empty()).then(|| refused_set.chosen());
+    let choice = wgsl::choose(plan.packing.target, &packed, refused_measured, all.chosen(), WGPU_FRONT_ENDS);
+    let shipped = (choice.path == WgpuPath::Wgsl).then(|| {
+        // Per-module forms in manifest order: the refused modules' own,
+        // nothing for those that ship WGSL.
+        let mut forms = vec![Vec::new(); inputs.len()];
+        for (&index, form) in refused.iter().zip(refused_set.modules.iter()) {
+            forms[index] = form.clone();
+        }
+        PackedSet { modules: forms, ..refused_set }
+    });
+    let wgpu = WgpuArtifacts { packed, texts, choice, refused: refused.len() };
+    Ok((Some(wgpu), warnings, shipped))
+}
+
+/// The SPIR-V set of some modules only, packed as the build packs (an
+/// empty one raw).
+fn pack_subset(inputs: &[PackInput], plan: &Plan, cache: &Cache) -> Result<PackedSet, Error> {
+    let smolv: Vec<Vec<u8>> = inputs.iter().map(|i| i.smolv.clone()).collect();
+    let zstd = zstd_forms(&smolv, plan, cache)?;
+    let mut options = plan.packing.clone();
+    if inputs.is_empty() {
+        options.packing = crate::options::Packing::Raw;
+    }
+    packing::pack_cached(inputs, &zstd, &options, plan.dictionary, cache)
 }
 
 /// Compresses the set with zstd, alone and with a dictionary, or takes both

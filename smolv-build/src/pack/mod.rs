@@ -13,3 +13,4 @@ pub(crate) mod encode;
 pub(crate) mod packing;
 pub(crate) mod recipe;
 pub(crate) mod reflect;
+pub(crate) mod wgsl;

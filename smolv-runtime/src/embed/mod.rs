@@ -31,6 +31,9 @@
 #[cfg_attr(not(all(feature = "macros", any(feature = "lz4", feature = "zstd-fast"))), allow(dead_code))]
 #[cfg_attr(not(feature = "macros"), allow(unreachable_pub))]
 pub(crate) mod unpack;
+// Without the macros nothing names the WGSL kinds but the tests.
+#[cfg_attr(not(feature = "macros"), allow(dead_code, unreachable_pub))]
+mod wgsl;
 #[cfg(feature = "macros")]
 mod words;
 
@@ -38,6 +41,14 @@ use core::mem::ManuallyDrop;
 use std::sync::OnceLock;
 
 use unpack::{Decode, ModuleUnpacker, Packed, UnpackOnce, Unpacker, corrupt, len};
+#[cfg(all(feature = "macros", feature = "lz4"))]
+pub use wgsl::WGSL_LZ4;
+#[cfg(all(feature = "macros", feature = "zstd-fast"))]
+pub use wgsl::WGSL_ZSTD;
+#[cfg(feature = "macros")]
+pub use wgsl::{WGSL, WgslEntry, WgslModule, WgslSet, WgslUnpacker};
+#[cfg(not(feature = "macros"))]
+pub(crate) use wgsl::{WgslModule, WgslSet};
 #[cfg(feature = "macros")]
 pub use words::{le_words, spirv_module};
 

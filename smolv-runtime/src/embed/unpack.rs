@@ -417,7 +417,7 @@ fn decode_relative_ids_lz4(
 
 #[cfg(feature = "lz4")]
 #[cfg_attr(not(debug_assertions), inline)]
-fn unpack_once_lz4(packed: &[u8], once: (u32, u32)) -> Result<Vec<u8>, ShaderError> {
+pub(crate) fn unpack_once_lz4(packed: &[u8], once: (u32, u32)) -> Result<Vec<u8>, ShaderError> {
     unpack_once_with(packed, once, decompress_lz4)
 }
 
@@ -439,7 +439,7 @@ fn decode_zstd(module: &Packed<'_>, options: &DecodeOptions, out: &mut Vec<u32>)
 
 #[cfg(feature = "zstd-fast")]
 #[cfg_attr(not(debug_assertions), inline)]
-fn unpack_once_zstd(packed: &[u8], once: (u32, u32)) -> Result<Vec<u8>, ShaderError> {
+pub(crate) fn unpack_once_zstd(packed: &[u8], once: (u32, u32)) -> Result<Vec<u8>, ShaderError> {
     unpack_once_with(packed, once, decompress_zstd)
 }
 

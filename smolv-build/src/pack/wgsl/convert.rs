@@ -1,0 +1,101 @@
+//! One module's SPIR-V → minified WGSL, through naga: its SPIR-V front end
+//! (with the options wgpu's own `ShaderSource::SpirV` path uses, so that
+//! both paths give the driver the same shader), its validator, short
+//! names ([`super::minify::shorten_names`]), its WGSL back end, and no
+//! whitespace ([`super::minify::squeeze`]).
+
+use naga::back::wgsl::{WriterFlags, write_string};
+use naga::front::spv;
+use naga::valid::{Capabilities, ValidationFlags, Validator};
+
+use super::{Refused, minify};
+
+/// The minified WGSL of `spirv` (little-endian words), or why not.
+pub(crate) fn to_wgsl(spirv: &[u32]) -> Result<String, Refused> {
+    let refused = |step, reason: String| Refused { step, reason };
+    // What wgpu passes for `ShaderSource::SpirV` (wgpu 30,
+    // backend/wgpu_core.rs): Vulkan's clip space as it is, and no
+    // capability the module does not declare.
+    let options = spv::Options { adjust_coordinate_space: false, strict_capabilities: true, ..Default::default() };
+    let mut module = spv::Frontend::new(spirv.iter().copied(), &options)
+        .parse()
+        .map_err(|e| refused("naga's SPIR-V reader rejects it", e.to_string()))?;
+    minify::shorten_names(&mut module);
+    let info = Validator::new(ValidationFlags::all(), Capabilities::all())
+        .validate(&module)
+        .map_err(|e| refused("naga cannot validate it", e.into_inner().to_string()))?;
+    let text = write_string(&module, &info, WriterFlags::empty())
+        .map_err(|e| refused("naga cannot express it as WGSL", e.to_string()))?;
+    let squeezed = minify::squeeze(&text);
+    // The squeezed text must mean what naga wrote: it parses, and writes
+    // back the same.
+    let reparsed = naga::front::wgsl::parse_str(&squeezed)
+        .map_err(|e| refused("the minified WGSL does not parse (a smolv bug)", e.emit_to_string(&squeezed)))?;
+    if reparsed.entry_points.len() != module.entry_points.len() {
+        return Err(refused("the minified WGSL lost an entry point (a smolv bug)", String::new()));
+    }
+    Ok(squeezed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SPIR-V from WGSL, through naga as the WGSL front end compiles it.
+    fn spirv_of(wgsl: &str) -> Vec<u32> {
+        let module = naga::front::wgsl::parse_str(wgsl).unwrap();
+        let info = Validator::new(ValidationFlags::all(), Capabilities::all()).validate(&module).unwrap();
+        naga::back::spv::write_vec(&module, &info, &Default::default(), None).unwrap()
+    }
+
+    #[test]
+    fn spirv_becomes_minified_wgsl_with_its_entry_point_and_bindings() {
+        let spirv = spirv_of(
+            "struct Globals { scale_factor: vec4<f32>, }
+             @group(0) @binding(1) var<uniform> globals_block: Globals;
+             fn helper_function(value_in: vec4<f32>) -> vec4<f32> { let doubled_value = value_in * 2.0; return doubled_value * globals_block.scale_factor; }
+             @fragment fn fs_main(@location(0) colour: vec4<f32>) -> @location(0) vec4<f32> { return helper_function(colour); }",
+        );
+        let wgsl = to_wgsl(&spirv).unwrap();
+        assert!(wgsl.contains("fn fs_main("), "{wgsl}");
+        assert!(wgsl.contains("@group(0)@binding(1)"), "{wgsl}");
+        for long in ["helper_function", "globals_block", "doubled_value", "value_in", "Globals", "\n", "  "] {
+            assert!(!wgsl.contains(long), "{long:?} left in {wgsl}");
+        }
+        let module = naga::front::wgsl::parse_str(&wgsl).unwrap();
+        Validator::new(ValidationFlags::all(), Capabilities::all()).validate(&module).unwrap();
+    }
+
+    #[cfg(feature = "shaderc")]
+    fn glsl(source: &str) -> Vec<u32> {
+        let compiler = shaderc::Compiler::new().unwrap();
+        let spirv = compiler.compile_into_spirv(source, shaderc::ShaderKind::Fragment, "s.frag", "main", None).unwrap();
+        spirv.as_binary().to_vec()
+    }
+
+    #[cfg(feature = "shaderc")]
+    #[test]
+    fn a_combined_image_sampler_is_refused_and_separate_ones_convert() {
+        let combined = glsl(
+            "#version 450\nlayout(set = 0, binding = 0) uniform sampler2D tex;\nlayout(location = 0) in vec2 uv;\n\
+             layout(location = 0) out vec4 color;\nvoid main() { color = texture(tex, uv); }\n",
+        );
+        let refused = to_wgsl(&combined).unwrap_err();
+        assert!(!refused.to_string().is_empty(), "{refused:?}");
+        let separate = glsl(
+            "#version 450\nlayout(set = 0, binding = 0) uniform texture2D tex;\n\
+             layout(set = 0, binding = 1) uniform sampler samp;\nlayout(location = 0) in vec2 uv;\n\
+             layout(location = 0) out vec4 color;\nvoid main() { color = texture(sampler2D(tex, samp), uv); }\n",
+        );
+        let wgsl = to_wgsl(&separate).unwrap();
+        assert!(wgsl.contains("textureSample("), "{wgsl}");
+        assert!(wgsl.contains("fn main("), "{wgsl}");
+    }
+
+    #[test]
+    fn what_naga_rejects_is_an_error_with_naga_s_reason() {
+        let refused = to_wgsl(&[0x0723_0203, 0x0001_0000, 0, 1]).unwrap_err();
+        assert_eq!(refused.step, "naga's SPIR-V reader rejects it");
+        assert!(!refused.reason.is_empty());
+    }
+}
