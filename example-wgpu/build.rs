@@ -1,11 +1,22 @@
-//! Compiles the example's shaders with smolv-build, one language each:
-//! `sky.wgsl` (WGSL), `quad.vert` (GLSL), `checker.slang` (Slang, needs
-//! `slangc`: `scripts/setup.sh` sets `SMOLV_SLANGC`). `checker.frag.glsl`'s
-//! `@red` variant is what the hot-reload test publishes.
+//! Compiles the example's shaders with smolv-build, for wgpu: `sky.wgsl`
+//! (WGSL), `quad.vert` and `tint.frag` (GLSL, with the `@red` variant the
+//! hot-reload test publishes) and `checker.slang` (Slang, needs `slangc`:
+//! `scripts/setup.sh` sets `SMOLV_SLANGC`).
+//!
+//! They ship as WGSL (`Target::WgpuWgsl`), or as SPIR-V with the `spirv`
+//! feature (`Target::WgpuSpirv`), so that the tests draw the same frame
+//! through both of wgpu's inputs. A game would say `Target::Wgpu` and let
+//! the build choose the smaller.
 
 fn main() {
+    let target = if std::env::var_os("CARGO_FEATURE_SPIRV").is_some() {
+        smolv_build::Target::WgpuSpirv
+    } else {
+        smolv_build::Target::WgpuWgsl
+    };
     smolv_build::Config::new()
         .shader_dir("shaders")
         .variants("tint.frag", [smolv_build::Variant::new("red").define("RED", "1")])
+        .target(target)
         .compile();
 }

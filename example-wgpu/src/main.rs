@@ -10,7 +10,8 @@
 //! Options:
 //! - `--screenshot PATH`: writes the frame as a PNG;
 //! - `--passthrough`: makes `tint.frag`'s module with SPIR-V passthrough
-//!   (no naga), for the same picture;
+//!   (no naga), for the same picture; needs the `spirv` feature, which
+//!   ships the shaders as SPIR-V;
 //! - `--provoke`: passes through a module the driver must refuse, to show
 //!   that a validation message fails the run;
 //! - `--reload` (feature `hot-reload`): publishes the `tint.frag@red`
@@ -106,13 +107,12 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
-/// Passes `tint.frag` through with its `OpCapability Shader` turned into
-/// `OpCapability Float64` (the module then declares a capability the
-/// device did not enable and lacks the one every shader needs): the
-/// validation layer must report it.
+/// Passes a module through with its `OpCapability Shader` turned into
+/// `OpCapability Float64` (it then declares a capability the device did
+/// not enable, and lacks the one its memory model needs): the validation
+/// layer must report it.
 fn provoke(gpu: &Gpu) -> Result<(), Box<dyn Error>> {
-    let shader = shaders::get(scene::TINT_FS)?;
-    let mut words = shader.decode()?;
+    let mut words = EMPTY_COMPUTE.to_vec();
     let at = words.iter().position(|&w| w == (2 << 16 | 17)).ok_or("no OpCapability")?;
     words[at + 1] = 10; // Float64
     let descriptor = wgpu::ShaderModuleDescriptorPassthrough {
@@ -129,6 +129,45 @@ fn provoke(gpu: &Gpu) -> Result<(), Box<dyn Error>> {
     drop(module);
     Ok(())
 }
+
+/// An empty compute shader: `void main() {}` with `local_size` 1, 1, 1.
+const EMPTY_COMPUTE: [u32; 35] = [
+    0x0723_0203,
+    0x0001_0000,
+    0,
+    5,
+    0, // header: magic, SPIR-V 1.0, generator, bound, schema
+    2 << 16 | 17,
+    1, // OpCapability Shader
+    3 << 16 | 14,
+    0,
+    1, // OpMemoryModel Logical GLSL450
+    5 << 16 | 15,
+    5,
+    1,
+    0x6E69_616D,
+    0, // OpEntryPoint GLCompute %1 "main"
+    6 << 16 | 16,
+    1,
+    17,
+    1,
+    1,
+    1, // OpExecutionMode %1 LocalSize 1 1 1
+    2 << 16 | 19,
+    2, // %2 = OpTypeVoid
+    3 << 16 | 33,
+    3,
+    2, // %3 = OpTypeFunction %2
+    5 << 16 | 54,
+    2,
+    1,
+    0,
+    3, // %1 = OpFunction %2 None %3
+    2 << 16 | 248,
+    4,             // %4 = OpLabel
+    1 << 16 | 253, // OpReturn
+    1 << 16 | 56,  // OpFunctionEnd
+];
 
 /// Writes RGBA8 rows as a PNG.
 pub(crate) fn write_png(path: &std::path::Path, rgba: &[u8]) -> Result<(), Box<dyn Error>> {

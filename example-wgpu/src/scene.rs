@@ -175,7 +175,7 @@ impl Scene {
             self.passthrough = Some(module);
         }
         let vertex_buffers = self.vertex_buffers.layouts();
-        let quad = Overrides::new(&shader(QUAD_VS)?.reflection()?);
+        let quad = Overrides::of(shader(QUAD_VS)?)?;
         let mut big = quad.clone();
         big.set_named("SCALE", 0.5f32)?;
         let mut small = quad;

@@ -51,15 +51,10 @@ fn every_language_comes_through_smolv_into_a_wgpu_module() {
     for module in ["sky.wgsl#vs_main", "sky.wgsl#fs_main", "quad.vert", "checker.slang#fs_main", "tint.frag"] {
         assert!(stdout.contains(&format!("module {module}: ")), "{module}: {stdout}");
     }
-}
-
-#[test]
-fn a_passthrough_module_draws_the_same_frame_under_the_layer() {
-    let (stdout, passthrough) = frame("passthrough", &["--passthrough"]);
-    assert!(stdout.contains("tint.frag through Passthrough"), "{stdout}");
-    let (_, naga) = frame("naga", &[]);
-    let difference = compare(&passthrough, &naga);
-    assert!(difference.close(), "{difference:?}");
+    // The build shipped what the feature asked for, where naga could.
+    let shipped = if cfg!(feature = "spirv") { "SPIR-V" } else { "WGSL" };
+    assert!(stdout.contains(&format!("module sky.wgsl#fs_main: {shipped}")), "{stdout}");
+    assert!(stdout.contains(&format!("module checker.slang#fs_main: {shipped}")), "{stdout}");
 }
 
 #[test]

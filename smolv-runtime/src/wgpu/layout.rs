@@ -9,6 +9,7 @@ use wgpu::{BindingType, ShaderStages, TextureSampleType, TextureViewDimension};
 use super::WgpuError;
 use super::format::storage_format;
 use super::resources::{Image, Resource, Sampled, resources};
+use super::wgsl::WgslModule;
 use crate::Shader;
 use crate::reflect::{DescriptorBinding, DescriptorKind, Reflection};
 
@@ -158,11 +159,56 @@ impl BindGroupLayouts {
     pub fn new(shaders: &[&Shader], options: &LayoutOptions) -> Result<Self, WgpuError> {
         let mut layouts = Self::default();
         for shader in shaders {
-            let reflection = shader.reflection()?;
-            let words = shader.decode_cached()?;
-            layouts.add(shader.name(), &reflection, words, options)?;
+            match shader.wgsl()? {
+                Some(text) => layouts.add_wgsl(shader.name(), &text, options)?,
+                None => {
+                    let reflection = shader.reflection()?;
+                    layouts.add(shader.name(), &reflection, shader.decode_cached()?, options)?;
+                }
+            }
         }
         Ok(layouts)
+    }
+
+    /// Adds one stage from the WGSL the build shipped for it (which has
+    /// no SPIR-V to reflect), read with naga's WGSL front end.
+    ///
+    /// ```
+    /// use smolv_runtime::wgpu::{BindGroupLayouts, LayoutOptions};
+    /// let wgsl = "@group(0) @binding(0) var t: texture_2d<f32>;
+    ///             @fragment fn main() -> @location(0) vec4<f32> { return textureLoad(t, vec2(0), 0); }";
+    /// let mut layouts = BindGroupLayouts::default();
+    /// layouts.add_wgsl("sky.wgsl#main", wgsl, &LayoutOptions::new().unfilterable(0, 0))?;
+    /// assert!(matches!(
+    ///     layouts.entries(0)[0].ty,
+    ///     wgpu::BindingType::Texture { sample_type: wgpu::TextureSampleType::Float { filterable: false }, .. }
+    /// ));
+    /// # Ok::<(), smolv_runtime::wgpu::WgpuError>(())
+    /// ```
+    pub fn add_wgsl(&mut self, name: &str, wgsl: &str, options: &LayoutOptions) -> Result<(), WgpuError> {
+        let module = WgslModule::parse(name, wgsl)?;
+        let visibility = module.stages();
+        for binding in module.bindings(name)? {
+            let over = options.overrides.get(&(binding.group, binding.binding)).cloned().unwrap_or_default();
+            let ty = match (over.ty, binding.ty) {
+                (Some(ty), _) => ty,
+                (None, BindingType::Buffer { ty, min_binding_size, .. }) => {
+                    BindingType::Buffer { ty, has_dynamic_offset: over.dynamic_offset, min_binding_size }
+                }
+                (None, BindingType::Sampler(ty)) => BindingType::Sampler(over.sampler.unwrap_or(ty)),
+                (None, BindingType::Texture { view_dimension, multisampled, .. })
+                    if binding.float_texture && over.unfilterable =>
+                {
+                    let sample_type = TextureSampleType::Float { filterable: false };
+                    BindingType::Texture { sample_type, view_dimension, multisampled }
+                }
+                (None, ty) => ty,
+            };
+            let entry = wgpu::BindGroupLayoutEntry { binding: binding.binding, visibility, ty, count: binding.count };
+            self.merge(name, binding.group, entry)?;
+        }
+        self.immediate_size = self.immediate_size.max(module.immediate_size());
+        Ok(())
     }
 
     /// Adds one stage, from its reflection and SPIR-V words; `name` is what

@@ -59,6 +59,7 @@ mod modules;
 mod overrides;
 mod resources;
 mod vertex;
+mod wgsl;
 
 pub use error::WgpuError;
 pub use format::vertex_format;
@@ -69,7 +70,8 @@ pub use overrides::Overrides;
 pub use vertex::VertexBuffers;
 
 /// The shader's hot-reload version: 0 as built, and always without the
-/// `hot-reload` feature.
+/// `hot-reload` feature. (Shipped WGSL gives way to published SPIR-V in
+/// `Shader::wgsl` itself.)
 #[cfg(feature = "hot-reload")]
 fn version(shader: &crate::Shader) -> u64 {
     shader.version()

@@ -42,12 +42,10 @@ impl<'a> ModuleSource<'a> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn of(shader: &'a Shader) -> Result<Self, ShaderError> {
-        if super::version(shader) == 0 {
-            if let Some(wgsl) = shipped_wgsl(shader)? {
-                return Ok(Self::Wgsl(wgsl));
-            }
+        match shader.wgsl()? {
+            Some(wgsl) => Ok(Self::Wgsl(wgsl)),
+            None => Ok(Self::Spirv(shader.decode_cached()?)),
         }
-        Ok(Self::Spirv(shader.decode_cached()?))
     }
 
     /// As wgpu takes it, or why this build cannot hand it over.
@@ -93,14 +91,6 @@ fn without_lines(words: &[u32]) -> Cow<'_, [u32]> {
         kept.extend_from_slice(&words[at..at + count]);
     }
     Cow::Owned(kept)
-}
-
-/// The WGSL smolv-build shipped for `shader`, when it targets wgpu;
-/// `None` when it shipped SPIR-V. One place, so that the accessor's
-/// signature is met here only.
-fn shipped_wgsl(shader: &Shader) -> Result<Option<Cow<'_, str>>, ShaderError> {
-    let _ = shader;
-    Ok(None)
 }
 
 /// wgpu's source for `shader`: what [`create_shader_module`] hands to

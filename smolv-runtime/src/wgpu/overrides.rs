@@ -7,6 +7,8 @@
 //! WGSL back end) keeps the ids as `@id(3)`, so the same keys serve both.
 
 use super::WgpuError;
+use super::wgsl::WgslModule;
+use crate::Shader;
 use crate::reflect::{Reflection, SpecConstant, SpecConstantType};
 use crate::specialize::Value;
 
@@ -43,6 +45,24 @@ impl Overrides {
     /// ```
     pub fn new(reflection: &Reflection) -> Self {
         Self { declared: reflection.spec_constants.clone(), values: Vec::new() }
+    }
+
+    /// No values yet for the spec constants of `shader`: from its
+    /// reflection, or, for a shader the build shipped as WGSL, from the
+    /// `@id` overrides of that WGSL.
+    ///
+    /// ```
+    /// # let set = smolv_runtime::shader::doc_example_raw_set();
+    /// let overrides = smolv_runtime::wgpu::Overrides::of(set.get("blur.comp")?)?;
+    /// assert!(overrides.constants().is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn of(shader: &Shader) -> Result<Self, WgpuError> {
+        let declared = match shader.wgsl()? {
+            Some(text) => WgslModule::parse(shader.name(), &text)?.overrides(),
+            None => shader.reflection()?.spec_constants,
+        };
+        Ok(Self { declared, values: Vec::new() })
     }
 
     /// Sets constant `id` (`constant_id`, `[[vk::constant_id]]`, `@id`)
