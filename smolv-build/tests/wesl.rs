@@ -67,16 +67,21 @@ fn three_files() -> tempfile::TempDir {
     tree(&[("shaders/lit.wesl", LIT), ("shaders/lib/light.wesl", LIGHT), ("shaders/common.wesl", COMMON)])
 }
 
-/// A build of `dir/shaders` into `dir/out`, with its own cache, and the
-/// `shadows` variant of `lit.wesl`.
-fn config(dir: &Path) -> Config {
+/// A build of `dir/shaders` into `dir/out`, with its own cache.
+fn plain_config(dir: &Path) -> Config {
     let mut config = Config::new();
     config
         .shader_dir(dir.join("shaders"))
         .out_dir(dir.join("out"))
         .cache_dir(dir.join("cache"))
-        .cargo_directives(false)
-        .variants("lit.wesl", [Variant::new("shadows").wesl_feature("shadows", true)]);
+        .cargo_directives(false);
+    config
+}
+
+/// [`plain_config`] with the `shadows` variant of `lit.wesl`.
+fn config(dir: &Path) -> Config {
+    let mut config = plain_config(dir);
+    config.variants("lit.wesl", [Variant::new("shadows").wesl_feature("shadows", true)]);
     config
 }
 
@@ -155,10 +160,11 @@ fn a_package_on_disk_is_imported_by_name_and_tracked() {
         ("shaders/sky.wesl", "import noise::hash::hash;\n@compute @workgroup_size(1) fn main() { _ = hash(1u); }\n"),
         ("vendor/noise/hash.wesl", "fn hash(x: u32) -> u32 { return x * 747796405u + 2891336453u; }\n"),
     ]);
-    let mut config = config(dir.path());
+    let mut config = plain_config(dir.path());
     config.wesl_package("noise", dir.path().join("vendor/noise"));
-    let Err(Error::Compile { diagnostics, .. }) = self::config(dir.path()).try_compile() else {
-        panic!("an unknown package must fail the build");
+    let unknown = plain_config(dir.path()).try_compile();
+    let Err(Error::Compile { diagnostics, .. }) = unknown else {
+        panic!("an unknown package must fail the build: {unknown:?}");
     };
     assert!(diagnostics[0].message.contains("no WESL package `noise`"), "{}", diagnostics[0]);
     let report = config.try_compile().unwrap_or_else(|e| panic!("{e}"));
