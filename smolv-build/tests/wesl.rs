@@ -113,6 +113,10 @@ fn a_three_file_tree_builds_one_module_per_entry_point_and_variant() {
     let out = Command::new("spirv-val").args(["--target-env", "vulkan1.0"]).arg(&plain).output();
     let out = out.expect("spirv-val must be installed (scripts/setup.sh installs spirv-tools)");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // The imported struct keeps its name in the typed interface.
+    let types = std::fs::read_to_string(dir.path().join("out/smolv/types.rs")).unwrap();
+    assert!(types.contains("pub struct Light {"), "{types}");
+    assert!(!types.contains('\u{2d0}'), "no mangled path is left: {types}");
     // Every module's recipe names both imported files, for hot reload.
     for module in manifest(dir.path()).modules {
         let mut includes = module.recipe.expect("a recipe").includes;

@@ -171,7 +171,7 @@ fn under_a_build_script() -> bool {
 fn compiler_name(job: &Job) -> &'static str {
     match job.language {
         crate::options::Language::Wgsl => "naga",
-        crate::options::Language::Wesl => "wesl and naga",
+        crate::options::Language::Wesl => "wesl or naga",
         _ => "glslang (shaderc)",
     }
 }

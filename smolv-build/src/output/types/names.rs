@@ -8,9 +8,10 @@
 //!    `SLANG_ParameterGroup_` prefix, its `_0` suffix and its layout
 //!    suffixes (`_std140`, `_std430`, `_scalar`, `_natural`) go. A WESL
 //!    path keeps its last segment: an item imported from another module
-//!    is named by its path, `package::lighting::Light`, written with the
-//!    wesl crate's Unicode mangler as `packageːːlightingːːLight` (U+02D0
-//!    twice for each `::`), and is `Light`. naga's `std140_X` copy of a
+//!    is named by its path, `package::lighting::Light`, which the WESL
+//!    front end writes `packageːːlightingːːLight` (U+02D0 twice for each
+//!    `::`, the scheme of the wesl crate's Unicode mangler), and is
+//!    `Light`. naga's `std140_X` copy of a
 //!    struct is `X`.
 //! 2. Types take UpperCamelCase, members snake_case, constants
 //!    SCREAMING_SNAKE_CASE. Rust keywords are escaped (`r#type`, or
@@ -36,7 +37,7 @@ const DXC_SAME: &[&str] = &["ConstantBuffer", "PushConstant", "TextureBuffer"];
 /// Slang's layout suffixes, after its `_N` suffix is gone.
 const SLANG_LAYOUTS: &[&str] = &["_std140", "_std430", "_scalar", "_natural"];
 
-/// What the wesl crate's Unicode mangler writes for `::`: two U+02D0,
+/// What the WESL front end writes for `::` in a mangled name: two U+02D0,
 /// a letter that looks like a colon, so that the name is a WGSL identifier.
 const WESL_SEPARATOR: &str = "\u{2d0}\u{2d0}";
 
