@@ -41,6 +41,12 @@ const SLANG_LAYOUTS: &[&str] = &["_std140", "_std430", "_scalar", "_natural"];
 /// a letter that looks like a colon, so that the name is a WGSL identifier.
 const WESL_SEPARATOR: &str = "\u{2d0}\u{2d0}";
 
+/// A shader name as its source wrote it, for doc comments: a WESL path
+/// with `::` again (`package::lighting::Light`).
+pub(crate) fn as_written(name: &str) -> String {
+    name.replace(WESL_SEPARATOR, "::")
+}
+
 /// The shader's name with the front end's mangling undone.
 pub(crate) fn demangle(name: &str, mangling: Mangling) -> String {
     let name = name.rsplit("::").next().unwrap_or(name);
@@ -193,6 +199,7 @@ mod tests {
         assert_eq!(demangle("package\u{2d0}\u{2d0}lighting\u{2d0}\u{2d0}Light", Mangling::Wgsl), "Light", "WESL");
         assert_eq!(demangle("std140_noise\u{2d0}\u{2d0}Params", Mangling::Wgsl), "Params", "WESL's, in std140");
         assert_eq!(demangle("pbr_Light", Mangling::Wgsl), "pbr_Light", "an underscore is no separator");
+        assert_eq!(as_written("package\u{2d0}\u{2d0}lighting\u{2d0}\u{2d0}Light"), "package::lighting::Light");
         assert_eq!(demangle("Light_0", Mangling::None), "Light_0", "GLSL names are as written");
     }
 
