@@ -30,6 +30,14 @@ echo "==> smolv-runtime without default features (no_std + alloc)"
 cargo build -p smolv-runtime --no-default-features --locked
 echo "==> cargo test --workspace"
 cargo test --workspace --locked "$@"
+# WESL is behind the `wesl` feature, off by default (docs/features.md):
+# lint and test it with the feature on.
+echo "==> WESL: clippy and tests with the wesl feature"
+cargo clippy --locked -p smolv-build -p cargo-smolv -p smolv-reload --all-targets \
+    --features smolv-build/wesl,cargo-smolv/wesl,smolv-reload/wesl -- -D warnings
+cargo test --locked -p smolv-build --features wesl --lib --test wesl "$@"
+cargo test --locked -p cargo-smolv --features wesl --test cli --test crash "$@"
+cargo test --locked -p smolv-reload --features wesl --test reload_wesl "$@"
 echo "==> the Vulkan layer's example program, on lavapipe under validation"
 cargo run --locked -p smolv-runtime --features vulkan --example pipelines
 echo "==> the wgpu example with its shaders shipped as SPIR-V: passthrough and hot reload"

@@ -12,7 +12,7 @@ use crate::io::FileError;
 /// Arguments of `cargo smolv build`.
 #[derive(clap::Args)]
 pub(crate) struct BuildArgs {
-    /// Directory of GLSL, HLSL, WGSL and Slang shaders.
+    /// Directory of GLSL, HLSL, WGSL, WESL and Slang shaders.
     dir: PathBuf,
     /// Where to write containers, the bundle, the manifest and the report.
     #[arg(short, long, value_name = "OUTDIR")]
@@ -70,6 +70,13 @@ pub(crate) struct ShaderArgs {
     /// -fauto-bind-uniforms.
     #[arg(short = 'f', value_name = "FLAG", value_parser = parse_glslc_flag)]
     glslc_flags: Vec<GlslcFlag>,
+    /// A WESL `@if` feature for every WESL shader: `NAME` (on) or `NAME=false`. Repeatable; features
+    /// not given are off.
+    #[arg(long = "wesl-feature", value_name = "NAME[=BOOL]", value_parser = parse_wesl_feature)]
+    wesl_features: Vec<(String, bool)>,
+    /// A WESL package on disk: `import NAME::module::item;` reads DIR/module.wesl. Repeatable.
+    #[arg(long = "wesl-package", value_name = "NAME=DIR", value_parser = parse_wesl_package)]
+    wesl_packages: Vec<(String, PathBuf)>,
     /// The slangc that compiles .slang files (default: SMOLV_SLANGC, else slangc on PATH).
     #[arg(long, value_name = "PATH")]
     slangc: Option<PathBuf>,
@@ -179,7 +186,29 @@ fn parse_glslc_flag(text: &str) -> Result<GlslcFlag, String> {
     Ok(flag)
 }
 
-/// Applies `-x` and `-f` flags to the build.
+/// `NAME`, `NAME=true` or `NAME=false`.
+fn parse_wesl_feature(text: &str) -> Result<(String, bool), String> {
+    let (name, value) = text.split_once('=').unwrap_or((text, "true"));
+    let value = match value {
+        "true" | "1" | "on" => true,
+        "false" | "0" | "off" => false,
+        other => return Err(format!("{other:?} is not true or false")),
+    };
+    if name.is_empty() {
+        return Err("name the feature: --wesl-feature NAME[=true|false]".into());
+    }
+    Ok((name.to_owned(), value))
+}
+
+/// `NAME=DIR`.
+fn parse_wesl_package(text: &str) -> Result<(String, PathBuf), String> {
+    match text.split_once('=') {
+        Some((name, dir)) if !name.is_empty() && !dir.is_empty() => Ok((name.to_owned(), PathBuf::from(dir))),
+        _ => Err(format!("{text:?}: give the package as NAME=DIR")),
+    }
+}
+
+/// Applies `-x`, `-f` and the WESL flags to the build.
 fn apply_language_flags(config: &mut Config, dir: &Path, args: &ShaderArgs) {
     for (language, path) in &args.languages {
         let pattern = match path {
@@ -207,6 +236,12 @@ fn apply_language_flags(config: &mut Config, dir: &Path, args: &ShaderArgs) {
                 config.binding_base_for_stage(*stage, *kind, *base)
             }
         };
+    }
+    for (name, value) in &args.wesl_features {
+        config.wesl_feature(name, *value);
+    }
+    for (name, dir) in &args.wesl_packages {
+        config.wesl_package(name, dir);
     }
     if let Some(slangc) = &args.slangc {
         config.slangc(slangc);
@@ -444,5 +479,10 @@ mod tests {
         );
         assert_eq!(parse_language("hlsl=legacy/**/*.vert"), Ok((Language::Hlsl, Some("legacy/**/*.vert".into()))));
         assert_eq!(parse_language("GLSL"), Ok((Language::Glsl, None)));
+        assert_eq!(parse_wesl_feature("shadows"), Ok(("shadows".into(), true)));
+        assert_eq!(parse_wesl_feature("fog=false"), Ok(("fog".into(), false)));
+        assert!(parse_wesl_feature("fog=maybe").is_err());
+        assert_eq!(parse_wesl_package("noise=vendor/noise"), Ok(("noise".into(), PathBuf::from("vendor/noise"))));
+        assert!(parse_wesl_package("noise").is_err());
     }
 }

@@ -609,3 +609,34 @@ fn build_compiles_hlsl_16bit_types_with_glslc() {
     let error = json["shaders"][0]["error"].as_str().unwrap();
     assert!(error.contains("glslc was not found") && error.contains("SMOLV_GLSLC"), "{error}");
 }
+
+#[test]
+#[cfg(feature = "wesl")]
+fn build_compiles_a_wesl_tree_and_its_features_are_part_of_the_cache_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let shaders = dir.path().join("shaders");
+    std::fs::create_dir_all(shaders.join("lib")).unwrap();
+    let lit = "import package::lib::light::shade;\n\
+               @vertex fn vs() -> @builtin(position) vec4f { return vec4f(0.0); }\n\
+               @fragment fn fs() -> @location(0) vec4f {\n    var c = shade(vec3f(1.0));\n    \
+               @if(shadows) { c = c * 0.25; }\n    return vec4f(c, 1.0);\n}\n";
+    std::fs::write(shaders.join("lit.wesl"), lit).unwrap();
+    std::fs::write(
+        shaders.join("lib/light.wesl"),
+        "import package::common::GAIN;\nfn shade(c: vec3f) -> vec3f { return c * GAIN; }\n",
+    )
+    .unwrap();
+    std::fs::write(shaders.join("common.wesl"), "const GAIN = 0.5;\n").unwrap();
+    let (out, cache) = (dir.path().join("out"), dir.path().join("cache"));
+    let build = |feature: &str| {
+        let args = ["smolv", "build", shaders.to_str().unwrap(), "-o", out.to_str().unwrap(), "--json"];
+        let output =
+            cargo_smolv(&[&args[..], &["--cache-dir", cache.to_str().unwrap(), "--wesl-feature", feature]].concat());
+        assert!(output.status.success(), "{}", stderr(&output));
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        (json["compiled"].as_u64(), json["cache_hits"].as_u64(), json["shaders"].as_array().unwrap().len())
+    };
+    assert_eq!(build("shadows"), (Some(1), Some(0), 2), "one job, a module per entry point");
+    assert_eq!(build("shadows"), (Some(0), Some(1), 2), "the same again: a hit");
+    assert_eq!(build("shadows=false"), (Some(1), Some(0), 2), "another feature value: another key");
+}

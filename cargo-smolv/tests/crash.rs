@@ -90,3 +90,35 @@ fn a_worker_over_its_time_limit_is_stopped_and_names_the_shader() {
     );
     assert!(text.contains("2 compiled, 0 from cache"), "good.frag and zzz.frag compile:\n{text}");
 }
+
+/// WESL is linked by the wesl crate, whose passes recurse over the tree: a
+/// 200,000-deep expression overflows the stack, which aborts a process.
+/// In a worker it fails that shader only.
+#[cfg(all(unix, feature = "wesl"))]
+#[test]
+fn a_stack_overflow_in_the_wesl_compiler_fails_that_shader_only() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("shaders")).unwrap();
+    let depth = 200_000;
+    let deep = format!(
+        "@fragment fn fs() -> @location(0) vec4f {{ return vec4f({}1.0{}); }}\n",
+        "(".repeat(depth),
+        ")".repeat(depth)
+    );
+    std::fs::write(dir.path().join("shaders/deep.wesl"), deep).unwrap();
+    std::fs::write(
+        dir.path().join("shaders/good.wesl"),
+        "@fragment fn fs() -> @location(0) vec4f { return vec4f(1.0); }\n",
+    )
+    .unwrap();
+    let (output, text) = build(dir.path(), &[]);
+    assert_eq!(output.status.code(), Some(1), "a failed build, not a dead one:\n{text}");
+    let deep = dir.path().join("shaders/deep.wesl");
+    assert!(
+        text.lines().any(|l| l.starts_with(&format!("{}: error: the shader compiler crashed", deep.display()))
+            && l.contains("wesl or naga was killed by signal")
+            && l.contains("stack overflow")),
+        "deep.wesl and how the worker ended are named:\n{text}"
+    );
+    assert!(text.contains("1 compiled, 0 from cache"), "good.wesl compiles:\n{text}");
+}

@@ -44,6 +44,9 @@ pub struct Config {
     pub(crate) defines: Vec<Define>,
     pub(crate) shader_defines: Vec<(String, Define)>,
     pub(crate) variants: Vec<(String, Variant)>,
+    pub(crate) wesl_features: Vec<(String, bool)>,
+    pub(crate) shader_wesl_features: Vec<(String, (String, bool))>,
+    pub(crate) wesl_packages: Vec<(String, PathBuf)>,
     pub(crate) target_env: TargetEnv,
     pub(crate) spirv_version: Option<SpirvVersion>,
     pub(crate) optimization: Optimization,
@@ -96,6 +99,9 @@ impl Config {
             defines: Vec::new(),
             shader_defines: Vec::new(),
             variants: Vec::new(),
+            wesl_features: Vec::new(),
+            shader_wesl_features: Vec::new(),
+            wesl_packages: Vec::new(),
             target_env: TargetEnv::default(),
             spirv_version: None,
             optimization: Optimization::default(),
@@ -216,6 +222,58 @@ impl Config {
     pub fn variants(&mut self, shader: impl Into<String>, variants: impl IntoIterator<Item = Variant>) -> &mut Self {
         let shader = shader.into();
         self.variants.extend(variants.into_iter().map(|v| (shader.clone(), v)));
+        self
+    }
+
+    /// Sets WESL's `@if` feature `name` to `value` for every WESL shader:
+    /// WESL's counterpart of [`define`](Config::define). Features are
+    /// booleans; one the build does not set is off. Other languages do not
+    /// see them.
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders").wesl_feature("fog", true);
+    /// ```
+    pub fn wesl_feature(&mut self, name: impl Into<String>, value: bool) -> &mut Self {
+        self.wesl_features.push((name.into(), value));
+        self
+    }
+
+    /// Sets WESL's `@if` feature `name` to `value` for one WESL shader, by
+    /// module name (`sky.wesl`), over what
+    /// [`wesl_feature`](Config::wesl_feature) set. A name that matches no
+    /// shader, or a shader in another language, is an error when the build
+    /// runs. For more than one module of one source, use
+    /// [`Variant::wesl_feature`].
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders").shader_wesl_feature("sky.wesl", "stars", false);
+    /// ```
+    pub fn shader_wesl_feature(
+        &mut self,
+        shader: impl Into<String>,
+        name: impl Into<String>,
+        value: bool,
+    ) -> &mut Self {
+        self.shader_wesl_features.push((shader.into(), (name.into(), value)));
+        self
+    }
+
+    /// Makes the WESL files below `dir` (relative to the crate root) the
+    /// package `name`: `import name::noise::hash;` in any WESL shader
+    /// reads `dir/noise.wesl` (or `dir/noise.wgsl`), and
+    /// `import name::a::b::item;` reads `dir/a/b.wesl`. Files of the
+    /// shader directory itself need no package: `import package::…` and
+    /// `import super::…` reach them. Package files are dependencies like
+    /// any import: an edit rebuilds, misses the cache and hot-reloads.
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders").wesl_package("noise", "third_party/noise-wesl");
+    /// ```
+    pub fn wesl_package(&mut self, name: impl Into<String>, dir: impl AsRef<Path>) -> &mut Self {
+        self.wesl_packages.push((name.into(), dir.as_ref().to_owned()));
         self
     }
 
@@ -770,6 +828,8 @@ impl Config {
             defines: self.defines.clone(),
             shader_defines: self.shader_defines.clone(),
             variants: self.variants.clone(),
+            wesl_features: self.wesl_features.clone(),
+            shader_wesl_features: self.shader_wesl_features.clone(),
             languages: self.languages.clone(),
             hlsl_entry_point: self.hlsl_entry_point.clone(),
         }
@@ -795,6 +855,19 @@ impl Config {
                 bad.register
             )));
         }
+        if let Some((name, _)) = self.wesl_packages.iter().find(|(name, _)| !is_wesl_package_name(name)) {
+            return Err(Error::Config(format!(
+                "wesl_package: {name:?} cannot name a WESL package; use an identifier (letters, digits and `_`, \
+                 not starting with a digit) other than package, self, super and constants"
+            )));
+        }
+        if let Some((_, dir)) = self.wesl_packages.iter().find(|(_, dir)| !base.join(dir).is_dir()) {
+            return Err(Error::io(
+                base.join(dir),
+                std::io::Error::from(std::io::ErrorKind::NotFound),
+                "Config::wesl_package must name an existing directory (relative paths start at the crate root)",
+            ));
+        }
         let spirv_version = self.spirv_version.unwrap_or(self.target_env.default_spirv_version());
         let (major, minor) = spirv_version.major_minor();
         let settings = Settings {
@@ -813,6 +886,7 @@ impl Config {
             hlsl: self.hlsl.clone(),
             slangc: frontend::find_slangc(self.slangc.as_deref()),
             glslc: frontend::find_glslc(self.glslc.as_deref()),
+            wesl_packages: self.wesl_packages.iter().map(|(name, dir)| (name.clone(), base.join(dir))).collect(),
         };
         Ok(Plan {
             inputs: self.inputs(&base),
@@ -829,6 +903,16 @@ impl Config {
             remote_cache: self.remote_cache.clone(),
         })
     }
+}
+
+/// A name `import name::…` can use for a package: an identifier, and not
+/// one of the names WESL gives a meaning of its own.
+fn is_wesl_package_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && name != "_"
+        && !["package", "self", "super", "constants"].contains(&name)
 }
 
 /// An HLSL register name: a letter and a number (`b0`, `t12`).

@@ -117,7 +117,7 @@ pub enum Error {
     Config(String),
     /// No shader was found where shaders were expected.
     #[error(
-        "no shaders found in {}; add .vert/.frag/.comp/... (GLSL), .hlsl, .wgsl, .slang or .spv (SPIR-V) \
+        "no shaders found in {}; add .vert/.frag/.comp/... (GLSL), .hlsl, .wgsl, .wesl, .slang or .spv (SPIR-V) \
          files, or point Config::shader_dir at the right directory",
         .searched
     )]

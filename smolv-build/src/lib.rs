@@ -1,7 +1,7 @@
 //! # smolv-build
 //!
 //! The build-time half of [smolv](https://github.com/smolv-rs/smolv): compiles
-//! a crate's GLSL, HLSL, WGSL and Slang shaders (or takes precompiled SPIR-V) in
+//! a crate's GLSL, HLSL, WGSL, WESL and Slang shaders (or takes precompiled SPIR-V) in
 //! `build.rs`, optimizes them for size, SMOL-V encodes them, packs them the
 //! way that makes the binary smallest, and caches everything by content
 //! hash, so unchanged shaders are never compiled twice.
@@ -69,8 +69,8 @@
 //!
 //! | step | how |
 //! |---|---|
-//! | find | `.vert .frag .comp .geom .tesc .tese .mesh .task .rgen .rchit .rmiss .rahit .rint .rcall` are GLSL of that stage; `.glsl`/`.hlsl` name their stage with a double extension (`blur.comp.hlsl`) or `#pragma shader_stage(compute)`, and are include files otherwise; `.wgsl` gives one module per entry point (`sky.wgsl#fs_main`), and so does `.slang`, per `[shader("…")]` entry point (`tri.slang#vs_main`; a `.slang` file without one is a module for `import`); `.spv`/`.spirv` are precompiled SPIR-V, stage and entry point from their first `OpEntryPoint` (`blur.comp.spv`); [`Config::language`] states that stage-named files are HLSL (glslc's `-x hlsl`) |
-//! | compile | shaderc for GLSL and HLSL (cargo feature `shaderc`), naga for WGSL (feature `wgsl`), the `slangc` binary for Slang ([`Config::slangc`], `SMOLV_SLANGC`, else `PATH`), which writes the depfile that tracks its imports |
+//! | find | `.vert .frag .comp .geom .tesc .tese .mesh .task .rgen .rchit .rmiss .rahit .rint .rcall` are GLSL of that stage; `.glsl`/`.hlsl` name their stage with a double extension (`blur.comp.hlsl`) or `#pragma shader_stage(compute)`, and are include files otherwise; `.wgsl` gives one module per entry point (`sky.wgsl#fs_main`), and so does `.wesl` (`lit.wesl#fs`; a `.wesl` file without an `@vertex`, `@fragment` or `@compute` function is a module for `import`) and `.slang`, per `[shader("…")]` entry point (`tri.slang#vs_main`; a `.slang` file without one is a module for `import`); `.spv`/`.spirv` are precompiled SPIR-V, stage and entry point from their first `OpEntryPoint` (`blur.comp.spv`); [`Config::language`] states that stage-named files are HLSL (glslc's `-x hlsl`) |
+//! | compile | shaderc for GLSL and HLSL (cargo feature `shaderc`), naga for WGSL (feature `wgsl`), the `wesl` crate then naga for WESL (feature `wesl`, off by default; imports from the shader directory and [`Config::wesl_package`], `@if` from [`Config::wesl_feature`] and [`Variant::wesl_feature`]), the `slangc` binary for Slang ([`Config::slangc`], `SMOLV_SLANGC`, else `PATH`), which writes the depfile that tracks its imports |
 //! | optimize | the SPIRV-Tools `-Os` recipe, run as the `spirv-opt` binary for every language (shaderc's in-process size level for GLSL/HLSL only when `spirv-opt` is missing; see [Optimizer](crate#optimizer)) |
 //! | encode | SMOL-V, stripped of debug info in release builds |
 //! | pack | what the binary embeds: raw SPIR-V, SMOL-V, or SMOL-V + LZ4 (HC 12) or zstd (level 19, optionally with a trained dictionary), per module or as one stream; by default the smallest total of stored bytes *and* the decoder code the packing links ([`Packing`], [`SizeGoal`]) |
@@ -78,7 +78,7 @@
 //! | cache | blake3 over sources, includes and imports (and the include paths searched before them), defines, options, the compilers as linked (the shaderc library's bytes, naga's exact version, `slangc -v`, `spirv-opt --version`) and smolv-build's own sources; one directory per workspace; optionally a second level on a Bazel HTTP remote cache shared by CI and developers ([`Config::remote_cache`], feature `remote-cache`) |
 //! | emit | the embedded set (`embedded/`), containers, a bundle and `manifest.json` in `OUT_DIR/smolv`, `smolv-report.{txt,json}` in `OUT_DIR`, `cargo:rerun-if-changed` for every source, include and directory, `cargo:rerun-if-env-changed` for every variable read |
 //!
-//! ## HLSL trees named by stage, and Slang
+//! ## HLSL trees named by stage, Slang and WESL
 //!
 //! HLSL written for `dxc -spirv` or `glslc -x hlsl` often names files by
 //! stage like GLSL (`triangle.vert`); state their language, and glslc's
@@ -101,6 +101,21 @@
 //! source language 11, which SPIRV-Tools before 2023.2 rejects, so that
 //! operand of `OpSource` is rewritten to Unknown. Without `slangc`, a
 //! `.slang` file is an error that says how to install it.
+//!
+//! `.wesl` files are linked by the `wesl` crate (feature `wesl`) into one
+//! WGSL module per shader, which naga compiles; an error is reported in
+//! the file that holds it, imported ones included:
+//!
+//! ```no_run
+//! // build.rs
+//! use smolv_build::{Config, Variant};
+//! Config::new()
+//!     .shader_dir("shaders") // lit.wesl: `import package::lib::light::shade;`
+//!     .wesl_package("noise", "vendor/noise") // `import noise::hash::pcg;`
+//!     .wesl_feature("fog", true) // `@if(fog)` in every WESL shader
+//!     .variants("lit.wesl", [Variant::new("shadows").wesl_feature("shadows", true)])
+//!     .compile();
+//! ```
 //!
 //! The [`Report`] counts, per language, how many shaders compiled
 //! ([`Report::languages`]).

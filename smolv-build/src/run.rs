@@ -32,6 +32,7 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     // Roots first: Cargo scans each recursively, so what lies below them
     // (shaders, includes, files added later) needs no directive of its own.
     settings.include_dirs.iter().for_each(|dir| directives.watch_root(dir));
+    settings.wesl_packages.iter().for_each(|(_, dir)| directives.watch_root(dir));
 
     let sources = Sources::scan(&plan.inputs)?;
     sources.watched.iter().for_each(|path| directives.watch_root(path));
@@ -224,7 +225,8 @@ fn generate_types(modules: &[Built<'_>], artifacts: &crate::pack::artifacts::Art
             source: built.job.path.clone(),
             mangling: match built.job.language {
                 Language::Slang => layout::Mangling::Slang,
-                Language::Wgsl => layout::Mangling::Wgsl,
+                // WESL's output is WGSL, compiled by naga.
+                Language::Wgsl | Language::Wesl => layout::Mangling::Wgsl,
                 // Ready SPIR-V is most often DXC's.
                 Language::Spirv => layout::Mangling::Dxc,
                 _ => layout::Mangling::None,

@@ -43,6 +43,10 @@ pub(crate) struct Inputs {
     pub(crate) defines: Vec<Define>,
     pub(crate) shader_defines: Vec<(String, Define)>,
     pub(crate) variants: Vec<(String, Variant)>,
+    /// WESL `@if` features for every WESL shader.
+    pub(crate) wesl_features: Vec<(String, bool)>,
+    /// WESL `@if` features for one shader (module name, (feature, value)).
+    pub(crate) shader_wesl_features: Vec<(String, (String, bool))>,
     /// Languages stated for directories, globs or files (pattern, language).
     pub(crate) languages: Vec<(String, Language)>,
     /// The entry point of HLSL shaders; `main` when `None`.
@@ -80,6 +84,9 @@ pub(crate) struct Settings {
     pub(crate) slangc: Option<PathBuf>,
     /// The `glslc` binary that compiles HLSL with 16-bit types, if found.
     pub(crate) glslc: Option<PathBuf>,
+    /// WESL packages on disk: `import name::…` reads below the directory.
+    #[serde(default)]
+    pub(crate) wesl_packages: Vec<(String, PathBuf)>,
 }
 
 /// Everything one build needs.

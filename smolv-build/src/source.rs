@@ -29,6 +29,9 @@ pub(crate) struct Job {
     pub(crate) variant: Option<String>,
     /// Specialization constants frozen at build time.
     pub(crate) spec_constants: Vec<(u32, smolv_runtime::specialize::Value)>,
+    /// WESL's `@if` features, in the order set (a later value wins).
+    #[serde(default)]
+    pub(crate) wesl_features: Vec<(String, bool)>,
 }
 
 /// Scanned inputs: the jobs, and the roots Cargo should watch.
@@ -105,6 +108,8 @@ fn classify(path: &Path) -> Result<Option<(Language, Option<ShaderStage>)>, Erro
     };
     let language = match ext {
         "wgsl" => return Ok(Some((Language::Wgsl, None))),
+        // A WESL file without entry points is a module for `import`.
+        "wesl" => return Ok(has_wesl_entry_point(&read()?).then_some((Language::Wesl, None))),
         "spv" | "spirv" => return Ok(Some((Language::Spirv, None))),
         // A Slang file without entry points is a module for `import`.
         "slang" => return Ok(has_slang_entry_point(&read()?).then_some((Language::Slang, None))),
@@ -125,6 +130,18 @@ pub(crate) fn has_slang_entry_point(source: &str) -> bool {
     source.match_indices('[').any(|(at, _)| {
         let rest = source[at + 1..].trim_start();
         rest.strip_prefix("shader").is_some_and(|rest| rest.trim_start().starts_with('('))
+    })
+}
+
+/// Whether WESL source has an entry point: `@vertex`, `@fragment` or
+/// `@compute` outside `//` comments.
+pub(crate) fn has_wesl_entry_point(source: &str) -> bool {
+    source.lines().map(|line| line.split("//").next().unwrap_or_default()).any(|code| {
+        code.match_indices('@').any(|(at, _)| {
+            let word = code[at + 1..].trim_start();
+            let word = &word[..word.find(|c: char| !c.is_ascii_alphanumeric() && c != '_').unwrap_or(word.len())];
+            matches!(word, "vertex" | "fragment" | "compute")
+        })
     })
 }
 
@@ -375,10 +392,14 @@ fn expand_jobs(
     inputs: &Inputs,
     found: BTreeMap<String, (PathBuf, Language, Option<ShaderStage>)>,
 ) -> Result<Vec<Job>, Error> {
-    // Every shader a variant or a shader_define names must exist.
+    // Every shader a variant, a shader_define or a shader_wesl_feature names must exist.
     let variants = inputs.variants.iter().map(|(shader, v)| (shader, format!("variant {:?}", v.name)));
     let defines = inputs.shader_defines.iter().map(|(shader, d)| (shader, format!("shader_define {:?}", d.name)));
-    if let Some((shader, what)) = variants.chain(defines).find(|(shader, _)| !found.contains_key(*shader)) {
+    let features =
+        inputs.shader_wesl_features.iter().map(|(shader, (f, _))| (shader, format!("shader_wesl_feature {f:?}")));
+    if let Some((shader, what)) =
+        variants.chain(defines).chain(features).find(|(shader, _)| !found.contains_key(*shader))
+    {
         let known: Vec<&str> = found.keys().map(String::as_str).collect();
         return Err(Error::Config(format!(
             "{what} names shader {shader:?}, which was not found; shaders are: {}",
@@ -389,14 +410,35 @@ fn expand_jobs(
     for (name, (path, language, stage)) in found {
         let own_defines = inputs.shader_defines.iter().filter(|(s, _)| *s == name).map(|(_, d)| d.clone());
         let variant_defines = inputs.variants.iter().filter(|(s, v)| *s == name && !v.defines.is_empty());
-        if language == Language::Wgsl && (own_defines.clone().next().is_some() || variant_defines.count() > 0) {
+        let preprocessed = !matches!(language, Language::Wgsl | Language::Wesl);
+        if !preprocessed && (own_defines.clone().next().is_some() || variant_defines.count() > 0) {
+            return Err(Error::Config(if language == Language::Wesl {
+                format!(
+                    "{name} is WESL, which has no preprocessor, so defines cannot change it; set `@if` features \
+                     with Config::shader_wesl_feature or Variant::wesl_feature instead"
+                )
+            } else {
+                format!(
+                    "{name} is WGSL, which has no preprocessor, so defines cannot change it; use a \
+                     pipeline-overridable constant (`override`) and Variant::spec_constant instead"
+                )
+            }));
+        }
+        let own_features = inputs.shader_wesl_features.iter().filter(|(s, _)| *s == name).map(|(_, f)| f.clone());
+        let variant_features = inputs.variants.iter().filter(|(s, v)| *s == name && !v.wesl_features.is_empty());
+        if language != Language::Wesl && (own_features.clone().next().is_some() || variant_features.count() > 0) {
             return Err(Error::Config(format!(
-                "{name} is WGSL, which has no preprocessor, so defines cannot change it; use a pipeline-overridable \
-                 constant (`override`) and Variant::spec_constant instead"
+                "{name} is {language}, not WESL, so `@if` features cannot change it; set defines \
+                 (Config::shader_define, Variant::define) for GLSL, HLSL and Slang"
             )));
         }
-        let mut defines = if language == Language::Wgsl { Vec::new() } else { inputs.defines.clone() };
+        let mut defines = if preprocessed { inputs.defines.clone() } else { Vec::new() };
         defines.extend(own_defines);
+        let mut wesl_features = Vec::new();
+        if language == Language::Wesl {
+            wesl_features.extend(inputs.wesl_features.iter().cloned());
+            wesl_features.extend(own_features);
+        }
         let base = Job {
             name: name.clone(),
             path,
@@ -409,11 +451,13 @@ fn expand_jobs(
             defines,
             variant: None,
             spec_constants: Vec::new(),
+            wesl_features,
         };
         for (_, variant) in inputs.variants.iter().filter(|(s, _)| *s == name) {
             let mut job = base.clone();
             job.name = format!("{name}@{}", variant.name);
             job.defines.extend(variant.defines.iter().cloned());
+            job.wesl_features.extend(variant.wesl_features.iter().cloned());
             job.variant = Some(variant.name.clone());
             job.spec_constants = variant.spec_constants.clone();
             jobs.push(job);

@@ -74,6 +74,7 @@ impl Context<'_> {
     pub(crate) fn identity_of(&self, job: &Job) -> String {
         match job.language {
             Language::Slang => format!("{}{}", self.identity, self.slang_identity),
+            Language::Wesl => format!("{}{}", self.identity, frontend::wesl_identity()),
             _ if frontend::compiles_with_glslc(job, self.settings) => {
                 format!("{}{}", self.identity, self.glslc_identity)
             }
@@ -104,8 +105,19 @@ pub(crate) fn job_key(job: &Job, settings: &Settings, paths: &PortablePaths, ide
         ));
     // Only what can change the job's output, so that GLSL entries survive a
     // new HLSL option (and the keys of builds without these stay as they were).
-    if job.language == Language::Wgsl && !settings.wgsl_adjust_coordinate_space {
+    if matches!(job.language, Language::Wgsl | Language::Wesl) && !settings.wgsl_adjust_coordinate_space {
         key.text("wgsl: keep the position's y");
+    }
+    if job.language == Language::Wesl {
+        // Imported files are checked against their hashes when an entry is
+        // read, as includes are; which directories imports can reach is
+        // part of the key.
+        for (name, value) in &job.wesl_features {
+            key.text(&format!("wesl feature {name}={value}"));
+        }
+        for (name, dir) in &settings.wesl_packages {
+            key.text(&format!("wesl package {name}")).text(&paths.portable(dir));
+        }
     }
     if matches!(job.language, Language::Glsl | Language::Hlsl) && !settings.binding_bases.is_empty() {
         key.text(&format!("binding bases {:?}", settings.binding_bases));
@@ -373,6 +385,7 @@ pub(crate) mod tests {
             hlsl: HlslOptions::default(),
             slangc: None,
             glslc: None,
+            wesl_packages: Vec::new(),
         }
     }
 
@@ -416,6 +429,7 @@ pub(crate) mod tests {
             defines: Vec::new(),
             variant: None,
             spec_constants: Vec::new(),
+            wesl_features: Vec::new(),
         }
     }
 

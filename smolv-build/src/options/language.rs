@@ -24,14 +24,17 @@ pub enum Language {
     /// Slang (`.slang`), compiled by the `slangc` binary: one module per
     /// `[shader("…")]` entry point.
     Slang,
+    /// WESL (`.wesl`): WGSL with imports and `@if`, linked into WGSL by the
+    /// `wesl` crate, then compiled by naga: one module per entry point.
+    Wesl,
 }
 
 impl Language {
     /// Every language.
-    pub const ALL: [Self; 5] = [Self::Glsl, Self::Hlsl, Self::Wgsl, Self::Spirv, Self::Slang];
+    pub const ALL: [Self; 6] = [Self::Glsl, Self::Hlsl, Self::Wgsl, Self::Spirv, Self::Slang, Self::Wesl];
 
     /// The lowercase name glslc's `-x` and the reports use: `glsl`, `hlsl`,
-    /// `wgsl`, `spirv`, `slang`.
+    /// `wgsl`, `spirv`, `slang`, `wesl`.
     pub fn name(self) -> &'static str {
         match self {
             Self::Glsl => "glsl",
@@ -39,6 +42,7 @@ impl Language {
             Self::Wgsl => "wgsl",
             Self::Spirv => "spirv",
             Self::Slang => "slang",
+            Self::Wesl => "wesl",
         }
     }
 
@@ -54,10 +58,10 @@ impl Language {
     }
 
     /// Whether its compiler runs inside the build's process (shaderc,
-    /// naga), where a crash takes the build down; `slangc` and `spirv-opt`
-    /// run as child processes.
+    /// naga, wesl), where a crash takes the build down; `slangc` and
+    /// `spirv-opt` run as child processes.
     pub(crate) fn compiles_in_process(self) -> bool {
-        matches!(self, Self::Glsl | Self::Hlsl | Self::Wgsl)
+        matches!(self, Self::Glsl | Self::Hlsl | Self::Wgsl | Self::Wesl)
     }
 }
 
@@ -69,6 +73,7 @@ impl std::fmt::Display for Language {
             Self::Wgsl => "WGSL",
             Self::Spirv => "SPIR-V",
             Self::Slang => "Slang",
+            Self::Wesl => "WESL",
         })
     }
 }

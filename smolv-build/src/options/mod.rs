@@ -233,6 +233,7 @@ pub struct Variant {
     pub(crate) name: String,
     pub(crate) defines: Vec<Define>,
     pub(crate) spec_constants: Vec<(u32, smolv_runtime::specialize::Value)>,
+    pub(crate) wesl_features: Vec<(String, bool)>,
 }
 
 impl Variant {
@@ -243,7 +244,7 @@ impl Variant {
     /// assert_eq!(plain.name(), "plain");
     /// ```
     pub fn new(name: impl Into<String>) -> Self {
-        Self { name: name.into(), defines: Vec::new(), spec_constants: Vec::new() }
+        Self { name: name.into(), defines: Vec::new(), spec_constants: Vec::new(), wesl_features: Vec::new() }
     }
 
     /// Freezes specialization constant `id` to `value` at build time: the
@@ -268,6 +269,21 @@ impl Variant {
     /// ```
     pub fn define(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.defines.push(Define { name: name.into(), value: Some(value.into()) });
+        self
+    }
+
+    /// Sets WESL's `@if` feature `name` to `value`, for a WESL shader: the
+    /// variant's counterpart of a define. Features the build does not set
+    /// are off.
+    ///
+    /// ```
+    /// use smolv_build::{Config, Variant};
+    /// let mut config = Config::new();
+    /// // lit.wesl with `@if(shadows)` code off, and lit.wesl@shadows with it on.
+    /// config.shader_dir("shaders").variants("lit.wesl", [Variant::new("shadows").wesl_feature("shadows", true)]);
+    /// ```
+    pub fn wesl_feature(mut self, name: impl Into<String>, value: bool) -> Self {
+        self.wesl_features.push((name.into(), value));
         self
     }
 

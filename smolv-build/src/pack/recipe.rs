@@ -46,7 +46,8 @@ pub struct ShaderRecipe {
     pub root: PathBuf,
     /// The source file.
     pub source: PathBuf,
-    /// Every other file the compiler read (includes, Slang imports), as
+    /// Every other file the compiler read (includes, Slang and WESL
+    /// imports), as
     /// the build resolved them.
     pub includes: Vec<PathBuf>,
     job: Job,
@@ -157,7 +158,7 @@ impl ShaderRecipe {
     }
 
     /// Moves every path below `from` (the source, its includes, the include
-    /// directories) to the same place below `to`: for a copy of the shader
+    /// directories, the WESL packages) to the same place below `to`: for a copy of the shader
     /// directory, or for sources kept elsewhere than where they were built.
     ///
     /// ```no_run
@@ -173,6 +174,9 @@ impl ShaderRecipe {
         self.job.path = moved(&self.job.path, from, to);
         for path in self.includes.iter_mut().chain(&mut self.settings.include_dirs) {
             *path = moved(path, from, to);
+        }
+        for (_, dir) in &mut self.settings.wesl_packages {
+            *dir = moved(dir, from, to);
         }
     }
 
@@ -245,6 +249,7 @@ mod tests {
             defines: Vec::new(),
             variant: None,
             spec_constants: Vec::new(),
+            wesl_features: Vec::new(),
         };
         assert_eq!(root_of(&job("post/blur.comp", "/g/shaders/post/blur.comp")), Path::new("/g/shaders"));
         assert_eq!(root_of(&job("lit.frag@shadows", "/g/shaders/lit.frag")), Path::new("/g/shaders"));

@@ -173,6 +173,7 @@ mod tests {
             defines: vec![crate::Define::new("FAST", None), crate::Define::new("TAPS", Some("4"))],
             variant: None,
             spec_constants: Vec::new(),
+            wesl_features: Vec::new(),
         };
         let mut settings = crate::compile::job::tests::settings();
         settings.hlsl.sixteen_bit_types = true;

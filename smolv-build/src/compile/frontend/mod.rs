@@ -2,7 +2,8 @@
 //!
 //! GLSL and HLSL go through shaderc (`glsl.rs`), but HLSL with 16-bit
 //! types through the `glslc` binary (`glslc.rs`), WGSL through naga
-//! (`wgsl.rs`), Slang through the `slangc` binary (`slang.rs`); precompiled
+//! (`wgsl.rs`), WESL through the `wesl` crate and then naga (`wesl/`),
+//! Slang through the `slangc` binary (`slang.rs`); precompiled
 //! SPIR-V is checked and taken as it is (`spirv.rs`). Each reports every
 //! file it read, so the cache and Cargo can track includes, and every error
 //! as a located [`Diagnostic`].
@@ -14,6 +15,8 @@ mod glslang_log;
 mod glslc;
 mod slang;
 mod spirv;
+#[cfg(feature = "wesl")]
+mod wesl;
 #[cfg(feature = "wgsl")]
 mod wgsl;
 
@@ -99,15 +102,30 @@ pub(crate) fn compile(job: &Job, source: &[u8], settings: &Settings) -> Result<C
         Language::Glsl | Language::Hlsl => glsl::compile(job, source, settings),
         #[cfg(feature = "wgsl")]
         Language::Wgsl => wgsl::compile(job, source, settings),
+        #[cfg(feature = "wesl")]
+        Language::Wesl => wesl::compile(job, source, settings),
         #[allow(unreachable_patterns)]
         language => Err(vec![Diagnostic::whole_file(
             &job.path,
             format!(
-                "{language:?} support is not enabled; enable smolv-build's `{}` feature",
-                if language == Language::Wgsl { "wgsl" } else { "shaderc" }
+                "{language} support is not enabled; enable smolv-build's `{}` feature",
+                match language {
+                    Language::Wgsl => "wgsl",
+                    Language::Wesl => "wesl",
+                    _ => "shaderc",
+                }
             ),
         )]),
     }
+}
+
+/// Identifies what links WESL, for the cache keys of WESL jobs only (so
+/// that turning the `wesl` feature on leaves the other entries valid).
+pub(crate) fn wesl_identity() -> String {
+    #[cfg(feature = "wesl")]
+    return wesl::identity();
+    #[cfg(not(feature = "wesl"))]
+    String::new()
 }
 
 /// Identifies the compilers that produce SPIR-V, for cache keys: what

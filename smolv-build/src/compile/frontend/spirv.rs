@@ -86,6 +86,7 @@ mod tests {
             defines: Vec::new(),
             variant: None,
             spec_constants: Vec::new(),
+            wesl_features: Vec::new(),
         };
         let compiled = compile(&job, &bytes(&smolv_runtime::doc_example_module())).unwrap();
         let module = &compiled.modules[0];

@@ -35,23 +35,69 @@ fn stage(stage: naga::ShaderStage) -> Option<ShaderStage> {
     })
 }
 
-/// A diagnostic at naga's first span, with its codespan rendering.
-fn located(job: &Job, location: Option<naga::SourceLocation>, message: String, rendered: String) -> Diagnostic {
-    let (line, column) = location.map_or((0, 0), |l| (l.line_number, l.line_position));
-    Diagnostic { path: job.path.clone(), line, column, message, rendered: Some(rendered) }
+/// A naga error in WGSL text: its message, the byte range of its
+/// narrowest span, the location of its first span, and codespan's
+/// rendering.
+pub(super) struct NagaError {
+    pub(super) message: String,
+    /// The message with the errors it wraps (`Function [0] 'f' is
+    /// invalid: Expression [2] is invalid: …`).
+    #[cfg_attr(not(feature = "wesl"), allow(dead_code))]
+    pub(super) chain: String,
+    #[cfg_attr(not(feature = "wesl"), allow(dead_code))]
+    pub(super) span: Option<std::ops::Range<usize>>,
+    pub(super) location: Option<naga::SourceLocation>,
+    pub(super) rendered: String,
+}
+
+/// naga's module of WGSL `source` (from the file at `path`, for
+/// messages), validated.
+pub(super) fn parse(source: &str, path: &str) -> Result<(naga::Module, naga::valid::ModuleInfo), NagaError> {
+    let narrowest = |spans: Vec<std::ops::Range<usize>>| spans.into_iter().min_by_key(|span| span.len());
+    let module = naga::front::wgsl::parse_str(source).map_err(|e| NagaError {
+        message: e.message().to_owned(),
+        chain: e.message().to_owned(),
+        span: narrowest(e.labels().filter_map(|(span, _)| span.to_range()).collect()),
+        location: e.location(source),
+        rendered: e.emit_to_string_with_path(source, path),
+    })?;
+    let info =
+        Validator::new(ValidationFlags::all(), Capabilities::all()).validate(&module).map_err(|e| NagaError {
+            message: e.as_inner().to_string(),
+            chain: std::iter::successors(Some(e.as_inner() as &dyn std::error::Error), |e| e.source())
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(": "),
+            span: narrowest(e.spans().filter_map(|(span, _)| span.to_range()).collect()),
+            location: e.location(source),
+            rendered: e.emit_to_string_with_path(source, path),
+        })?;
+    Ok((module, info))
 }
 
 pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Compiled, Vec<Diagnostic>> {
+    let (module, info) = parse(source, &job.path.to_string_lossy()).map_err(|e| {
+        let (line, column) = e.location.map_or((0, 0), |l| (l.line_number, l.line_position));
+        vec![Diagnostic { path: job.path.clone(), line, column, message: e.message, rendered: Some(e.rendered) }]
+    })?;
+    let modules = entry_point_modules(job, &module, &info, settings)?;
+    Ok(Compiled { modules, dependencies: Vec::new(), missing: Vec::new(), warnings: Vec::new() })
+}
+
+/// One SPIR-V module per entry point of a validated naga module, named
+/// `<job>#<entry point>`.
+pub(super) fn entry_point_modules(
+    job: &Job,
+    module: &naga::Module,
+    info: &naga::valid::ModuleInfo,
+    settings: &Settings,
+) -> Result<Vec<CompiledModule>, Vec<Diagnostic>> {
     let fail = |message: String| vec![Diagnostic::whole_file(&job.path, message)];
-    let path = job.path.to_string_lossy();
-    let module = naga::front::wgsl::parse_str(source).map_err(|e| {
-        vec![located(job, e.location(source), e.message().to_owned(), e.emit_to_string_with_path(source, &path))]
-    })?;
-    let info = Validator::new(ValidationFlags::all(), Capabilities::all()).validate(&module).map_err(|e| {
-        vec![located(job, e.location(source), e.as_inner().to_string(), e.emit_to_string_with_path(source, &path))]
-    })?;
     if module.entry_points.is_empty() {
-        return Err(fail("the WGSL module has no entry points (@vertex, @fragment or @compute functions)".into()));
+        return Err(fail(format!(
+            "the {} module has no entry points (@vertex, @fragment or @compute functions)",
+            job.language
+        )));
     }
     let (major, minor) = settings.spirv_version.major_minor();
     let mut options = spv::Options { lang_version: (major, minor), ..spv::Options::default() };
@@ -68,7 +114,7 @@ pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Co
             continue;
         };
         let entry_options = spv::PipelineOptions { shader_stage: entry.stage, entry_point: entry.name.clone() };
-        match spv::write_vec(&module, &info, &options, Some(&entry_options)) {
+        match spv::write_vec(module, info, &options, Some(&entry_options)) {
             Ok(spirv) => modules.push(CompiledModule {
                 name: format!("{}#{}", job.name, entry.name),
                 stage: shader_stage,
@@ -82,7 +128,7 @@ pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Co
     if !diagnostics.is_empty() {
         return Err(diagnostics);
     }
-    Ok(Compiled { modules, dependencies: Vec::new(), missing: Vec::new(), warnings: Vec::new() })
+    Ok(modules)
 }
 
 #[cfg(test)]

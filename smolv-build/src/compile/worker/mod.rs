@@ -1,5 +1,5 @@
-//! Worker processes: the in-process compilers (shaderc/glslang and naga)
-//! run in child processes, so that a compiler crash, abort, stack
+//! Worker processes: the in-process compilers (shaderc/glslang, naga and
+//! wesl) run in child processes, so that a compiler crash, abort, stack
 //! overflow, hang or runaway allocation ends a worker, not the build.
 //!
 //! The worker is this same program, started again with [`MARKER`] set:
@@ -171,6 +171,7 @@ fn under_a_build_script() -> bool {
 fn compiler_name(job: &Job) -> &'static str {
     match job.language {
         crate::options::Language::Wgsl => "naga",
+        crate::options::Language::Wesl => "wesl or naga",
         _ => "glslang (shaderc)",
     }
 }

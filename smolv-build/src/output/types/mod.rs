@@ -224,12 +224,12 @@ fn describe(rust: &RustStruct, input: &ModuleInput) -> Vec<String> {
         BlockRole::PushConstants => "push-constant block".to_owned(),
     };
     let what = match &rust.role {
-        Role::Nested => format!("The struct `{}`", rust.shader_name),
-        Role::Block(block) => format!("The {} `{}`", role(block), rust.shader_name),
+        Role::Nested => format!("The struct `{}`", names::as_written(&rust.shader_name)),
+        Role::Block(block) => format!("The {} `{}`", role(block), names::as_written(&rust.shader_name)),
         Role::Head { block, .. } => format!(
             "The fixed head of the {} `{}`; its runtime-sized array's elements are [`{}Element`]",
             role(block),
-            rust.shader_name,
+            names::as_written(&rust.shader_name),
             rust.name
         ),
         Role::Padded => "An array element padded to its stride".to_owned(),

@@ -7,8 +7,12 @@
 //!    block around a `Particle` array), and `type.X` becomes `X`. Slang's
 //!    `SLANG_ParameterGroup_` prefix, its `_0` suffix and its layout
 //!    suffixes (`_std140`, `_std430`, `_scalar`, `_natural`) go. A WESL
-//!    path (`package::lighting::Light`) keeps its last segment, and
-//!    naga's `std140_X` copy of a struct is `X`.
+//!    path keeps its last segment: an item imported from another module
+//!    is named by its path, `package::lighting::Light`, which the WESL
+//!    front end writes `packageːːlightingːːLight` (U+02D0 twice for each
+//!    `::`, the scheme of the wesl crate's Unicode mangler), and is
+//!    `Light`. naga's `std140_X` copy of a
+//!    struct is `X`.
 //! 2. Types take UpperCamelCase, members snake_case, constants
 //!    SCREAMING_SNAKE_CASE. Rust keywords are escaped (`r#type`, or
 //!    `self_` where no raw form exists), and a name that starts with a
@@ -33,9 +37,25 @@ const DXC_SAME: &[&str] = &["ConstantBuffer", "PushConstant", "TextureBuffer"];
 /// Slang's layout suffixes, after its `_N` suffix is gone.
 const SLANG_LAYOUTS: &[&str] = &["_std140", "_std430", "_scalar", "_natural"];
 
+/// What the WESL front end writes for `::` in a mangled name: two U+02D0,
+/// a letter that looks like a colon, so that the name is a WGSL identifier.
+const WESL_SEPARATOR: &str = "\u{2d0}\u{2d0}";
+
+/// A shader name as its source wrote it, for doc comments: a WESL path
+/// with `::` again (`package::lighting::Light`).
+pub(crate) fn as_written(name: &str) -> String {
+    name.replace(WESL_SEPARATOR, "::")
+}
+
 /// The shader's name with the front end's mangling undone.
 pub(crate) fn demangle(name: &str, mangling: Mangling) -> String {
     let name = name.rsplit("::").next().unwrap_or(name);
+    // naga's std140 copy of an imported struct: `std140_packageːː…ːːX`.
+    let std140 = mangling == Mangling::Wgsl && name.starts_with("std140_") && name.contains(WESL_SEPARATOR);
+    let name = if mangling == Mangling::Wgsl { name.rsplit(WESL_SEPARATOR).next().unwrap_or(name) } else { name };
+    if std140 {
+        return name.to_owned();
+    }
     match mangling {
         Mangling::Dxc | Mangling::None if name.starts_with("type.") => {
             let rest = &name["type.".len()..];
@@ -176,6 +196,10 @@ mod tests {
         assert_eq!(demangle("_0", Mangling::Slang), "_0", "nothing before the suffix: left alone");
         assert_eq!(demangle("lighting::Light", Mangling::Wgsl), "Light");
         assert_eq!(demangle("std140_Params", Mangling::Wgsl), "Params");
+        assert_eq!(demangle("package\u{2d0}\u{2d0}lighting\u{2d0}\u{2d0}Light", Mangling::Wgsl), "Light", "WESL");
+        assert_eq!(demangle("std140_noise\u{2d0}\u{2d0}Params", Mangling::Wgsl), "Params", "WESL's, in std140");
+        assert_eq!(demangle("pbr_Light", Mangling::Wgsl), "pbr_Light", "an underscore is no separator");
+        assert_eq!(as_written("package\u{2d0}\u{2d0}lighting\u{2d0}\u{2d0}Light"), "package::lighting::Light");
         assert_eq!(demangle("Light_0", Mangling::None), "Light_0", "GLSL names are as written");
     }
 
