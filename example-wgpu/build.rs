@@ -1,7 +1,8 @@
 //! Compiles the example's shaders with smolv-build, for wgpu: `sky.wgsl`
 //! (WGSL), `quad.vert` and `tint.frag` (GLSL, with the `@red` variant the
-//! hot-reload test publishes) and `checker.slang` (Slang, needs `slangc`:
-//! `scripts/setup.sh` sets `SMOLV_SLANGC`).
+//! hot-reload test publishes), `ring.wesl` (WESL, importing
+//! `lib/palette.wesl`, with its `glow` feature on) and `checker.slang`
+//! (Slang, needs `slangc`: `scripts/setup.sh` sets `SMOLV_SLANGC`).
 //!
 //! They ship as WGSL (`Target::WgpuWgsl`), or as SPIR-V with the `spirv`
 //! feature (`Target::WgpuSpirv`), so that the tests draw the same frame
@@ -17,6 +18,7 @@ fn main() {
     smolv_build::Config::new()
         .shader_dir("shaders")
         .variants("tint.frag", [smolv_build::Variant::new("red").define("RED", "1")])
+        .wesl_feature("glow", true)
         .target(target)
         .compile();
 }

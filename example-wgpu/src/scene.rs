@@ -1,7 +1,8 @@
 //! The picture: a WGSL sky, a textured quad (GLSL vertex shader, Slang
-//! fragment shader with immediates and a texture) and a small flat quad
-//! (the same vertex shader with another override value, GLSL fragment
-//! shader), drawn once into a 128×96 RGBA8 target.
+//! fragment shader with immediates and a texture), a small flat quad (the
+//! same vertex shader with another override value, GLSL fragment shader)
+//! and a ring (the same again, WESL fragment shader), drawn once into a
+//! 128×96 RGBA8 target.
 
 use std::error::Error;
 
@@ -23,6 +24,7 @@ pub(crate) const SKY_FS: &str = "sky.wgsl#fs_main";
 pub(crate) const QUAD_VS: &str = "quad.vert";
 pub(crate) const CHECKER_FS: &str = "checker.slang#fs_main";
 pub(crate) const TINT_FS: &str = "tint.frag";
+pub(crate) const RING_FS: &str = "ring.wesl#fs_main";
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -43,19 +45,20 @@ pub(crate) enum TintModule {
 /// Everything the frame needs besides the pipelines.
 pub(crate) struct Scene {
     modules: ShaderModules<'static>,
-    layouts: [smolv_runtime::wgpu::ProgramLayout; 3],
+    layouts: [smolv_runtime::wgpu::ProgramLayout; 4],
     vertex_buffers: VertexBuffers,
     sky_group: wgpu::BindGroup,
     texture_group: wgpu::BindGroup,
     big_placement: wgpu::BindGroup,
     small_placement: wgpu::BindGroup,
+    ring_placement: wgpu::BindGroup,
     quad: wgpu::Buffer,
     target: wgpu::Texture,
     readback: wgpu::Buffer,
     tint: TintModule,
     /// The tint quad's fragment module when passed through.
     passthrough: Option<wgpu::ShaderModule>,
-    pipelines: Option<[wgpu::RenderPipeline; 3]>,
+    pipelines: Option<[wgpu::RenderPipeline; 4]>,
 }
 
 fn shader(name: &str) -> Result<&'static Shader, Box<dyn Error>> {
@@ -74,6 +77,7 @@ impl Scene {
             layout([SKY_VS, SKY_FS], "sky")?,
             layout([QUAD_VS, CHECKER_FS], "checker")?,
             layout([QUAD_VS, TINT_FS], "tint")?,
+            layout([QUAD_VS, RING_FS], "ring")?,
         ];
         let group = |layout: &Option<wgpu::BindGroupLayout>, entries: &[wgpu::BindGroupEntry<'_>]| {
             let layout = layout.as_ref().ok_or("a bind group the shaders do not use")?;
@@ -96,6 +100,8 @@ impl Scene {
         let small = uniform(bytemuck::cast_slice(&[0.5f32, -0.4, 0.0, 0.0]));
         let big_placement = group(&layouts[1].bind_group_layouts[1], &[entry(0, big.as_entire_binding())])?;
         let small_placement = group(&layouts[2].bind_group_layouts[1], &[entry(0, small.as_entire_binding())])?;
+        let ring = uniform(bytemuck::cast_slice(&[0.6f32, 0.5, 0.0, 0.0]));
+        let ring_placement = group(&layouts[3].bind_group_layouts[1], &[entry(0, ring.as_entire_binding())])?;
 
         let checker = checker_texture(gpu);
         let view = checker.create_view(&wgpu::TextureViewDescriptor::default());
@@ -137,6 +143,7 @@ impl Scene {
             texture_group,
             big_placement,
             small_placement,
+            ring_placement,
             quad,
             target,
             readback,
@@ -150,7 +157,7 @@ impl Scene {
 
     /// Where each shader's module came from: `sky.wgsl#fs_main: WGSL`.
     pub(crate) fn sources() -> Result<Vec<String>, Box<dyn Error>> {
-        [SKY_VS, SKY_FS, QUAD_VS, CHECKER_FS, TINT_FS]
+        [SKY_VS, SKY_FS, QUAD_VS, CHECKER_FS, TINT_FS, RING_FS]
             .iter()
             .map(|name| {
                 let kind = match ModuleSource::of(shader(name)?)? {
@@ -182,7 +189,7 @@ impl Scene {
         small.set(0, 0.25f32)?;
         let (big, small) = (big.constants(), small.constants());
         let mut modules = Vec::new();
-        for name in [SKY_VS, SKY_FS, QUAD_VS, CHECKER_FS, TINT_FS] {
+        for name in [SKY_VS, SKY_FS, QUAD_VS, CHECKER_FS, TINT_FS, RING_FS] {
             modules.push(self.modules.get(device, shader(name)?)?.clone());
         }
         let tint_fs = self.passthrough.clone().unwrap_or_else(|| modules[4].clone());
@@ -216,7 +223,9 @@ impl Scene {
         let checker =
             pipeline("checker", &self.layouts[1].pipeline_layout, &modules[2], &big, &vertex_buffers, &modules[3]);
         let tint = pipeline("tint", &self.layouts[2].pipeline_layout, &modules[2], &small, &vertex_buffers, &tint_fs);
-        self.pipelines = Some([sky, checker, tint]);
+        let ring =
+            pipeline("ring", &self.layouts[3].pipeline_layout, &modules[2], &small, &vertex_buffers, &modules[5]);
+        self.pipelines = Some([sky, checker, tint, ring]);
         Ok(())
     }
 
@@ -235,7 +244,7 @@ impl Scene {
 
     /// Draws the frame and reads it back as RGBA8 rows.
     pub(crate) fn draw(&self, gpu: &Gpu) -> Result<Vec<u8>, Box<dyn Error>> {
-        let [sky, checker, tint] = self.pipelines.as_ref().ok_or("no pipelines")?;
+        let [sky, checker, tint, ring] = self.pipelines.as_ref().ok_or("no pipelines")?;
         let view = self.target.create_view(&wgpu::TextureViewDescriptor::default());
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
         {
@@ -263,6 +272,9 @@ impl Scene {
             pass.draw(0..4, 0..1);
             pass.set_pipeline(tint);
             pass.set_bind_group(1, &self.small_placement, &[]);
+            pass.draw(0..4, 0..1);
+            pass.set_pipeline(ring);
+            pass.set_bind_group(1, &self.ring_placement, &[]);
             pass.draw(0..4, 0..1);
         }
         encoder.copy_texture_to_buffer(

@@ -1,5 +1,5 @@
 //! The example draws its frame on wgpu's Vulkan backend (lavapipe in CI)
-//! with shaders from three source languages, every one through smolv;
+//! with shaders in GLSL, WGSL, WESL and Slang, every one through smolv;
 //! the frame matches the golden image within the game's tolerance, and
 //! neither wgpu's validation nor the Khronos validation layer reports
 //! anything. The program fails on any message, which `--provoke` shows.
@@ -48,13 +48,22 @@ fn the_frame_matches_the_golden_image_with_no_validation_message() {
 #[test]
 fn every_language_comes_through_smolv_into_a_wgpu_module() {
     let (stdout, _) = frame("languages", &[]);
-    for module in ["sky.wgsl#vs_main", "sky.wgsl#fs_main", "quad.vert", "checker.slang#fs_main", "tint.frag"] {
+    let modules = [
+        "sky.wgsl#vs_main",
+        "sky.wgsl#fs_main",
+        "quad.vert",
+        "checker.slang#fs_main",
+        "tint.frag",
+        "ring.wesl#fs_main",
+    ];
+    for module in modules {
         assert!(stdout.contains(&format!("module {module}: ")), "{module}: {stdout}");
     }
     // The build shipped what the feature asked for, where naga could.
     let shipped = if cfg!(feature = "spirv") { "SPIR-V" } else { "WGSL" };
     assert!(stdout.contains(&format!("module sky.wgsl#fs_main: {shipped}")), "{stdout}");
     assert!(stdout.contains(&format!("module checker.slang#fs_main: {shipped}")), "{stdout}");
+    assert!(stdout.contains(&format!("module ring.wesl#fs_main: {shipped}")), "{stdout}");
 }
 
 #[test]
