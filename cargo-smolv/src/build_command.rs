@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use smolv_build::cache::RemoteCacheMode;
 use smolv_build::report::{LanguageReport, PackingReport};
-use smolv_build::{Config, Language, Packing, Report, ResourceKind, SizeGoal, Target, TargetEnv};
+use smolv_build::{Config, Language, Packing, Report, ResourceKind, SizeGoal, TargetEnv};
 use smolv_runtime::reflect::ShaderStage;
 
 use crate::io::FileError;
@@ -52,7 +52,7 @@ pub(crate) struct ShaderArgs {
     /// What consumes the shaders: vulkan, or wgpu (WGSL or SPIR-V, whichever makes the game
     /// smaller), wgpu-wgsl or wgpu-spirv (default: SMOLV_TARGET, else vulkan).
     #[arg(long, value_name = "API", value_parser = parse_target)]
-    target_api: Option<Target>,
+    target_api: Option<TargetApi>,
     /// Give GLSL/HLSL inputs and outputs without a location one (like glslc -fauto-map-locations).
     #[arg(long)]
     auto_map_locations: bool,
@@ -263,8 +263,23 @@ fn parse_remote_mode(text: &str) -> Result<RemoteCacheMode, String> {
     RemoteCacheMode::parse(text).ok_or_else(|| format!("{text:?} is not one of {}", RemoteCacheMode::NAMES.join(", ")))
 }
 
-fn parse_target(text: &str) -> Result<Target, String> {
-    Target::parse(text).ok_or_else(|| format!("{text:?} is not one of {}", Target::NAMES.join(", ")))
+/// What `--target-api` names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TargetApi {
+    Vulkan,
+    Wgpu,
+    WgpuWgsl,
+    WgpuSpirv,
+}
+
+fn parse_target(text: &str) -> Result<TargetApi, String> {
+    Ok(match text {
+        "vulkan" => TargetApi::Vulkan,
+        "wgpu" => TargetApi::Wgpu,
+        "wgpu-wgsl" => TargetApi::WgpuWgsl,
+        "wgpu-spirv" => TargetApi::WgpuSpirv,
+        _ => return Err(format!("{text:?} is not one of vulkan, wgpu, wgpu-wgsl, wgpu-spirv")),
+    })
 }
 
 fn parse_goal(text: &str) -> Result<SizeGoal, String> {
@@ -399,8 +414,17 @@ pub(crate) fn config(dir: &Path, out_dir: &Path, args: &ShaderArgs) -> Config {
     if let Some(goal) = args.goal {
         config.size_goal(goal);
     }
-    if let Some(target) = args.target_api {
-        config.target(target);
+    match args.target_api {
+        Some(TargetApi::Wgpu) => {
+            config.for_wgpu();
+        }
+        Some(TargetApi::WgpuWgsl) => {
+            config.for_wgpu_shipping(true);
+        }
+        Some(TargetApi::WgpuSpirv) => {
+            config.for_wgpu_shipping(false);
+        }
+        Some(TargetApi::Vulkan) | None => {}
     }
     apply_language_flags(&mut config, dir, args);
     if let Some(url) = &args.remote_cache {

@@ -394,23 +394,39 @@ impl Config {
         self
     }
 
-    /// What the game hands its shaders to: Vulkan (the default), or wgpu
-    /// ([`Target::Wgpu`]), for which the build ships WGSL or SPIR-V,
-    /// whichever makes the game smaller with the naga front end each needs
-    /// (docs/size.md#wgpu-targets); [`Target::WgpuWgsl`] and
-    /// [`Target::WgpuSpirv`] force one. WGSL comes through `Shader::wgsl`;
-    /// shaders naga cannot express as WGSL ship as SPIR-V, with a warning.
-    /// Needs smolv-build's `wgpu` feature. Default: `SMOLV_TARGET` if set
-    /// (one of [`Target::NAMES`]), else Vulkan. This setter wins over the
-    /// variable.
+    /// Builds for a game that draws through wgpu: the build ships WGSL or
+    /// SPIR-V, whichever makes the game smaller with the naga front end
+    /// each needs in it (wgpu's default `wgsl` feature, or its `spirv`
+    /// one), by a measured cost table (docs/size.md#wgpu-targets). WGSL is
+    /// made from each module's SPIR-V by naga, minified and packed; the
+    /// game reads it through `Shader::wgsl` (`None` for a shader that
+    /// shipped SPIR-V, which `Shader::decode` gives). A shader naga cannot
+    /// express as WGSL (a combined image sampler, for one) ships as SPIR-V,
+    /// with a build warning naming it. [`for_wgpu_shipping`](Config::for_wgpu_shipping)
+    /// forces one or the other. Needs smolv-build's `wgpu` feature.
+    ///
+    /// Default: `SMOLV_TARGET` if set (`vulkan`, `wgpu`, `wgpu-wgsl` or
+    /// `wgpu-spirv`), else Vulkan; this setter wins over the variable.
     ///
     /// ```
-    /// use smolv_build::{Config, Target};
-    /// let mut config = Config::new();
-    /// config.shader_dir("shaders").target(Target::Wgpu);
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders").for_wgpu();
     /// ```
-    pub fn target(&mut self, target: Target) -> &mut Self {
-        self.target = Some(target);
+    pub fn for_wgpu(&mut self) -> &mut Self {
+        self.target = Some(Target::Wgpu);
+        self
+    }
+
+    /// Builds for wgpu as [`for_wgpu`](Config::for_wgpu) does, but ships
+    /// WGSL (`wgsl: true`, SPIR-V only for the shaders naga refuses) or
+    /// SPIR-V (`false`) whatever the cost table says.
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders").for_wgpu_shipping(true);
+    /// ```
+    pub fn for_wgpu_shipping(&mut self, wgsl: bool) -> &mut Self {
+        self.target = Some(if wgsl { Target::WgpuWgsl } else { Target::WgpuSpirv });
         self
     }
 

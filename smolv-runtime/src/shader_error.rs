@@ -156,7 +156,7 @@ impl fmt::Display for ShippedAsWgsl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(
             "this shader was shipped as WGSL for wgpu and has no SPIR-V in the binary: take its text from \
-             Shader::wgsl, or build without Config::target(Target::Wgpu) (or with wgpu_shaders(WgpuShaders::Spirv))",
+             Shader::wgsl, or build with Config::for_wgpu_shipping(false) (SPIR-V) instead of Config::for_wgpu",
         )
     }
 }

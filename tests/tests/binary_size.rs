@@ -610,7 +610,7 @@ fn smolv_never_grows_a_binary_and_shrinks_larger_sets() {
 // wgpu <set>: wgsl+naga-wgsl A B, spirv+naga-spv B B, chosen X
 // ```
 //
-// where X is what `Target::Wgpu` ships by the cost table, and fails if X
+// where X is what `Config::for_wgpu` ships by the cost table, and fails if X
 // is the larger binary by more than `WGPU_SLACK`. The three wgpu builds
 // (one per feature set) share the size test's target directory: about
 // 25 MB of it and a few minutes of CPU on a cold cache, then seconds per
@@ -653,7 +653,7 @@ fn source(shader: &smolv_runtime::Shader) -> wgpu::ShaderSource<'_> {
 }
 
 fn main() {
-    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::default());
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
     let adapter = block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()));
     let device = adapter.ok().and_then(|a| block_on(a.request_device(&wgpu::DeviceDescriptor::default())).ok());
     let mut made = 0;

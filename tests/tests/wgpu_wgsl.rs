@@ -1,4 +1,4 @@
-//! A crate built for wgpu with WGSL forced (`Target::WgpuWgsl`): its GLSL
+//! A crate built for wgpu with WGSL forced (`Config::for_wgpu_shipping(true)`): its GLSL
 //! and WGSL shaders ship as minified WGSL through `Shader::wgsl`, in a set
 //! and alone, and their `decode` says they have no SPIR-V; a shader with a
 //! combined image sampler, which WGSL cannot express, ships as SPIR-V with
@@ -46,7 +46,7 @@ fn a_wgpu_build_ships_wgsl_and_falls_back_to_spirv_per_shader() {
     );
     write(
         &root.join("build.rs"),
-        "fn main() {\n    smolv_build::Config::new().shader_dir(\"shaders\").target(smolv_build::Target::WgpuWgsl).compile();\n}\n",
+        "fn main() {\n    smolv_build::Config::new().shader_dir(\"shaders\").for_wgpu_shipping(true).compile();\n}\n",
     );
     write(
         &root.join("shaders/fill.comp"),
@@ -64,7 +64,7 @@ fn a_wgpu_build_ships_wgsl_and_falls_back_to_spirv_per_shader() {
     );
     write(&root.join("src/main.rs"), MAIN);
 
-    let build = output(&mut cargo(&root, &["build", "--quiet"]));
+    let build = output(&mut cargo(&root, &["build"]));
     let stderr = String::from_utf8_lossy(&build.stderr);
     assert!(build.status.success(), "{stderr}");
     let warning = stderr.lines().find(|l| l.contains("ships as SPIR-V for wgpu")).unwrap_or_default();
@@ -74,7 +74,7 @@ fn a_wgpu_build_ships_wgsl_and_falls_back_to_spirv_per_shader() {
     let stdout = succeed(&mut cargo(&root, &["run", "--quiet"]));
     let line = |prefix: &str| stdout.lines().find(|l| l.starts_with(prefix)).unwrap_or_default().to_owned();
     let fill = line("fill.comp wgsl ");
-    assert!(fill.contains("@compute @workgroup_size(64") && fill.contains("fn main("), "{stdout}");
+    assert!(fill.contains("@compute@workgroup_size(64") && fill.contains("fn main("), "{stdout}");
     assert!(!fill.contains("values") && !fill.contains("  "), "names dropped, no whitespace: {fill}");
     assert!(line("sky.wgsl#fs_main wgsl ").contains("fn fs_main("), "{stdout}");
     assert!(line("sampled.frag spirv ").len() > "sampled.frag spirv ".len(), "{stdout}");

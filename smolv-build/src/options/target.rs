@@ -2,8 +2,9 @@
 //! wgpu, for which the build may ship WGSL instead.
 
 /// What the game hands its shaders to (see
-/// [`Config::target`](crate::Config::target)). The names in parentheses are
-/// what `SMOLV_TARGET` and `cargo smolv build --target-api` take.
+/// [`Config::for_wgpu`](crate::Config::for_wgpu)). The names in
+/// parentheses are what `SMOLV_TARGET` and `cargo smolv build
+/// --target-api` take.
 ///
 /// For wgpu a build can ship either of two things. SPIR-V, which the game
 /// passes as `ShaderSource::SpirV` (wgpu's `spirv` feature: naga's SPIR-V
@@ -11,21 +12,14 @@
 /// end and WGSL back end here, then minified and packed), which the game
 /// passes as `ShaderSource::Wgsl` (wgpu's default `wgsl` feature) through
 /// `Shader::wgsl`. A build script cannot see wgpu's features, so
-/// [`Target::Wgpu`] weighs both by a measured cost table
+/// `Target::Wgpu` weighs both by a measured cost table
 /// (docs/size.md#wgpu-targets): the shaders as each ships, plus the naga
 /// front end each links. Shaders naga cannot express as WGSL ship as
 /// SPIR-V, with a build warning naming each.
 ///
-/// ```
-/// use smolv_build::{Config, Target};
-/// let mut config = Config::new();
-/// config.shader_dir("shaders").target(Target::Wgpu);
-/// assert_eq!(Target::parse("wgpu-wgsl"), Some(Target::WgpuWgsl));
-/// assert_eq!(Target::default().name(), "vulkan");
-/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub enum Target {
+pub(crate) enum Target {
     /// (`vulkan`) SPIR-V for Vulkan. The default.
     #[default]
     Vulkan,
@@ -41,21 +35,15 @@ pub enum Target {
 
 impl Target {
     /// Every target, in the order of [`Target::NAMES`].
-    pub const ALL: [Target; 4] = [Self::Vulkan, Self::Wgpu, Self::WgpuWgsl, Self::WgpuSpirv];
+    pub(crate) const ALL: [Target; 4] = [Self::Vulkan, Self::Wgpu, Self::WgpuWgsl, Self::WgpuSpirv];
 
     /// Every name [`Target::parse`] takes.
-    ///
-    /// ```
-    /// assert!(smolv_build::Target::NAMES.contains(&"wgpu"));
-    /// ```
-    pub const NAMES: [&'static str; 4] = ["vulkan", "wgpu", "wgpu-wgsl", "wgpu-spirv"];
+
+    pub(crate) const NAMES: [&'static str; 4] = ["vulkan", "wgpu", "wgpu-wgsl", "wgpu-spirv"];
 
     /// Its name: `vulkan`, `wgpu`, `wgpu-wgsl` or `wgpu-spirv`.
-    ///
-    /// ```
-    /// assert_eq!(smolv_build::Target::WgpuSpirv.name(), "wgpu-spirv");
-    /// ```
-    pub fn name(self) -> &'static str {
+
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::Vulkan => "vulkan",
             Self::Wgpu => "wgpu",
@@ -65,11 +53,8 @@ impl Target {
     }
 
     /// The target of a name; `None` for any other text.
-    ///
-    /// ```
-    /// assert_eq!(smolv_build::Target::parse("metal"), None);
-    /// ```
-    pub fn parse(name: &str) -> Option<Self> {
+
+    pub(crate) fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|t| t.name() == name)
     }
 

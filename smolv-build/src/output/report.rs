@@ -357,7 +357,7 @@ pub struct Report {
     pub wgpu: Option<WgpuReport>,
 }
 
-/// What a build for wgpu weighed (`Config::target(Target::Wgpu)`): the
+/// What a build for wgpu weighed (`Config::for_wgpu`): the
 /// game with WGSL shipped and naga's WGSL front end, against the game with
 /// SPIR-V shipped and its SPIR-V front end; installed bytes, each path's
 /// front end counted against the SPIR-V path's (docs/size.md#wgpu-targets).

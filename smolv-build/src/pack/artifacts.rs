@@ -218,6 +218,11 @@ fn manifest_wgsl(wgpu: &WgpuArtifacts) -> smolv_format::ManifestWgsl {
     }
 }
 
+/// What [`wgpu_artifacts`] made: what it weighed (`None` when naga made
+/// no WGSL at all), a warning per refused module, and the SPIR-V set to
+/// ship instead of every module's when WGSL ships.
+type WgpuOutcome = (Option<WgpuArtifacts>, Vec<String>, Option<PackedSet>);
+
 /// For a wgpu target: every module's WGSL through naga, the texts packed,
 /// the modules naga refused packed as a SPIR-V set of their own, and the
 /// choice. Returns what it weighed, a warning per refused module, and the
@@ -230,7 +235,7 @@ fn wgpu_artifacts(
     all: &PackedSet,
     plan: &Plan,
     cache: &Cache,
-) -> Result<(Option<WgpuArtifacts>, Vec<String>, Option<PackedSet>), Error> {
+) -> Result<WgpuOutcome, Error> {
     let converted = wgsl::convert_all(spirv);
     let mut warnings = Vec::new();
     let mut texts = Vec::new();

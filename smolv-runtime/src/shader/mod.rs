@@ -546,7 +546,7 @@ impl Shader {
     }
 
     /// The shader's WGSL, where a build for wgpu
-    /// (`Config::target(Target::Wgpu)`) shipped WGSL for it; `None` where
+    /// (`Config::for_wgpu`) shipped WGSL for it; `None` where
     /// it shipped SPIR-V, which [`decode`](Self::decode) gives (pass it to
     /// wgpu as `ShaderSource::SpirV`). A shader shipped as WGSL has no
     /// SPIR-V: its `decode` fails with

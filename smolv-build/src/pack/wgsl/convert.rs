@@ -10,9 +10,35 @@ use naga::valid::{Capabilities, ValidationFlags, Validator};
 
 use super::{Refused, minify};
 
+/// Debug instructions naga's SPIR-V reader has no use for, and some of
+/// which it refuses where glslang puts them (`OpLine` among the types, in
+/// a debug build): `OpSourceContinued`, `OpSource`, `OpSourceExtension`,
+/// `OpString`, `OpLine`, `OpNoLine`, `OpModuleProcessed`. Names stay (they
+/// are shortened anyway).
+const DEBUG_OPCODES: [u32; 7] = [2, 3, 4, 7, 8, 317, 330];
+
+/// `spirv` without [`DEBUG_OPCODES`]; `None` if an instruction's length
+/// runs past the module (naga then says what is wrong).
+fn without_debug(spirv: &[u32]) -> Option<Vec<u32>> {
+    let mut out = spirv.get(..5)?.to_vec();
+    let mut at = 5;
+    while at < spirv.len() {
+        let word = spirv[at];
+        let len = usize::try_from(word >> 16).ok().filter(|&len| len > 0)?;
+        let instruction = spirv.get(at..at + len)?;
+        if !DEBUG_OPCODES.contains(&(word & 0xffff)) {
+            out.extend_from_slice(instruction);
+        }
+        at += len;
+    }
+    Some(out)
+}
+
 /// The minified WGSL of `spirv` (little-endian words), or why not.
 pub(crate) fn to_wgsl(spirv: &[u32]) -> Result<String, Refused> {
     let refused = |step, reason: String| Refused { step, reason };
+    let stripped = without_debug(spirv);
+    let spirv = stripped.as_deref().unwrap_or(spirv);
     // What wgpu passes for `ShaderSource::SpirV` (wgpu 30,
     // backend/wgpu_core.rs): Vulkan's clip space as it is, and no
     // capability the module does not declare.
@@ -81,6 +107,7 @@ mod tests {
              layout(location = 0) out vec4 color;\nvoid main() { color = texture(tex, uv); }\n",
         );
         let refused = to_wgsl(&combined).unwrap_err();
+        assert!(!refused.reason.contains("Line"), "debug info is dropped before naga reads it: {refused:?}");
         assert!(!refused.to_string().is_empty(), "{refused:?}");
         let separate = glsl(
             "#version 450\nlayout(set = 0, binding = 0) uniform texture2D tex;\n\

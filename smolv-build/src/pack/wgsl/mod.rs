@@ -1,4 +1,4 @@
-//! WGSL for wgpu targets (`Config::target(Target::Wgpu)`): each module's
+//! WGSL for wgpu targets (`Config::for_wgpu`): each module's
 //! SPIR-V → minified WGSL through naga (`convert`, `minify`), the texts
 //! packed as one stream (`stream`), and the choice between shipping that
 //! or SPIR-V, front ends included (`choose`, with the cost table in
