@@ -38,11 +38,9 @@ impl Target {
     pub(crate) const ALL: [Target; 4] = [Self::Vulkan, Self::Wgpu, Self::WgpuWgsl, Self::WgpuSpirv];
 
     /// Every name [`Target::parse`] takes.
-
     pub(crate) const NAMES: [&'static str; 4] = ["vulkan", "wgpu", "wgpu-wgsl", "wgpu-spirv"];
 
     /// Its name: `vulkan`, `wgpu`, `wgpu-wgsl` or `wgpu-spirv`.
-
     pub(crate) fn name(self) -> &'static str {
         match self {
             Self::Vulkan => "vulkan",
@@ -53,7 +51,6 @@ impl Target {
     }
 
     /// The target of a name; `None` for any other text.
-
     pub(crate) fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|t| t.name() == name)
     }
@@ -61,5 +58,20 @@ impl Target {
     /// Whether the build may ship WGSL.
     pub(crate) fn may_ship_wgsl(self) -> bool {
         matches!(self, Self::Wgpu | Self::WgpuWgsl)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_target_parses_from_its_name_and_only_wgpu_ones_may_ship_wgsl() {
+        for (target, name) in Target::ALL.into_iter().zip(Target::NAMES) {
+            assert_eq!((target.name(), Target::parse(name)), (name, Some(target)));
+        }
+        assert_eq!(Target::parse("metal"), None);
+        let shipping: Vec<Target> = Target::ALL.into_iter().filter(|t| t.may_ship_wgsl()).collect();
+        assert_eq!(shipping, [Target::Wgpu, Target::WgpuWgsl]);
     }
 }
