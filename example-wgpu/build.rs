@@ -4,21 +4,17 @@
 //! `lib/palette.wesl`, with its `glow` feature on) and `checker.slang`
 //! (Slang, needs `slangc`: `scripts/setup.sh` sets `SMOLV_SLANGC`).
 //!
-//! They ship as WGSL (`Target::WgpuWgsl`), or as SPIR-V with the `spirv`
-//! feature (`Target::WgpuSpirv`), so that the tests draw the same frame
-//! through both of wgpu's inputs. A game would say `Target::Wgpu` and let
-//! the build choose the smaller.
+//! They ship as WGSL (`for_wgpu_shipping(true)`), or as SPIR-V with the
+//! `spirv` feature (`for_wgpu_shipping(false)`), so that the tests draw the
+//! same frame through both of wgpu's inputs. A game would say `for_wgpu()`
+//! and let the build choose the smaller.
 
 fn main() {
-    let target = if std::env::var_os("CARGO_FEATURE_SPIRV").is_some() {
-        smolv_build::Target::WgpuSpirv
-    } else {
-        smolv_build::Target::WgpuWgsl
-    };
+    let wgsl = std::env::var_os("CARGO_FEATURE_SPIRV").is_none();
     smolv_build::Config::new()
         .shader_dir("shaders")
         .variants("tint.frag", [smolv_build::Variant::new("red").define("RED", "1")])
         .wesl_feature("glow", true)
-        .target(target)
+        .for_wgpu_shipping(wgsl)
         .compile();
 }

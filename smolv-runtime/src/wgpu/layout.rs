@@ -485,3 +485,100 @@ fn dimension(shader: &str, binding: &DescriptorBinding, image: Image) -> Result<
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reflect::{PushConstantRange, ShaderStage};
+
+    fn stage(stage: ShaderStage, bindings: &[(u32, u32, DescriptorKind)]) -> Reflection {
+        let mut reflection = Reflection::new(stage, "main");
+        for &(set, binding, kind) in bindings {
+            let name = format!("b{set}_{binding}");
+            reflection.bindings.push(DescriptorBinding {
+                set,
+                binding,
+                kind,
+                count: 1,
+                stages: stage.vk_stage_flag(),
+                name,
+            });
+        }
+        reflection
+    }
+
+    fn add(layouts: &mut BindGroupLayouts, reflection: &Reflection, options: &LayoutOptions) -> Result<(), WgpuError> {
+        layouts.add("test", reflection, &crate::doc_example_module(), options)
+    }
+
+    #[test]
+    fn a_binding_two_stages_use_is_one_entry_visible_to_both() {
+        let mut layouts = BindGroupLayouts::default();
+        let uniform = [(1, 0, DescriptorKind::UniformBuffer)];
+        add(&mut layouts, &stage(ShaderStage::Vertex, &uniform), &LayoutOptions::new()).unwrap();
+        add(&mut layouts, &stage(ShaderStage::Fragment, &uniform), &LayoutOptions::new()).unwrap();
+        assert_eq!(layouts.groups(), 2, "group 0 unused, group 1 used");
+        assert!(layouts.entries(0).is_empty());
+        let entry = layouts.entries(1)[0];
+        assert_eq!(entry.visibility, ShaderStages::VERTEX | ShaderStages::FRAGMENT);
+        assert!(matches!(entry.ty, BindingType::Buffer { ty: wgpu::BufferBindingType::Uniform, .. }));
+    }
+
+    #[test]
+    fn two_declarations_of_one_binding_that_differ_are_an_error() {
+        let mut layouts = BindGroupLayouts::default();
+        let options = LayoutOptions::new();
+        add(&mut layouts, &stage(ShaderStage::Vertex, &[(0, 0, DescriptorKind::UniformBuffer)]), &options).unwrap();
+        let error =
+            add(&mut layouts, &stage(ShaderStage::Fragment, &[(0, 0, DescriptorKind::Sampler)]), &options).unwrap_err();
+        assert!(matches!(error, WgpuError::ConflictingBinding { set: 0, binding: 0, .. }), "{error}");
+    }
+
+    #[test]
+    fn a_combined_image_sampler_is_refused_with_what_to_declare_instead() {
+        let mut layouts = BindGroupLayouts::default();
+        let reflection = stage(ShaderStage::Fragment, &[(0, 2, DescriptorKind::CombinedImageSampler)]);
+        let error = add(&mut layouts, &reflection, &LayoutOptions::new()).unwrap_err();
+        let message = error.to_string();
+        assert!(message.contains("set 0, binding 2") && message.contains("texture and a sampler"), "{message}");
+    }
+
+    #[test]
+    fn options_set_the_sampler_type_dynamic_offsets_and_whole_types() {
+        let mut layouts = BindGroupLayouts::default();
+        let reflection =
+            stage(ShaderStage::Fragment, &[(0, 0, DescriptorKind::Sampler), (0, 1, DescriptorKind::UniformBuffer)]);
+        let storage = BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only: true },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        };
+        let options = LayoutOptions::new().sampler(0, 0, wgpu::SamplerBindingType::Comparison).dynamic_offset(0, 1);
+        add(&mut layouts, &reflection, &options).unwrap();
+        assert_eq!(layouts.entries(0)[0].ty, BindingType::Sampler(wgpu::SamplerBindingType::Comparison));
+        assert!(layouts.entries(0)[1].ty.has_dynamic_offset());
+        let mut replaced = BindGroupLayouts::default();
+        add(&mut replaced, &reflection, &LayoutOptions::new().binding_type(0, 1, storage)).unwrap();
+        assert_eq!(replaced.entries(0)[1].ty, storage);
+    }
+
+    #[test]
+    fn immediates_span_every_stage_push_constant_range() {
+        let mut layouts = BindGroupLayouts::default();
+        let mut vertex = stage(ShaderStage::Vertex, &[]);
+        vertex.push_constants.push(PushConstantRange { offset: 0, size: 16, stages: 0x1 });
+        let mut fragment = stage(ShaderStage::Fragment, &[]);
+        fragment.push_constants.push(PushConstantRange { offset: 16, size: 8, stages: 0x10 });
+        add(&mut layouts, &vertex, &LayoutOptions::new()).unwrap();
+        add(&mut layouts, &fragment, &LayoutOptions::new()).unwrap();
+        assert_eq!(layouts.immediate_size(), 24);
+    }
+
+    #[test]
+    fn a_group_past_any_device_limit_is_refused_before_allocating() {
+        let mut layouts = BindGroupLayouts::default();
+        let reflection = stage(ShaderStage::Compute, &[(u32::MAX, 0, DescriptorKind::StorageBuffer)]);
+        assert!(add(&mut layouts, &reflection, &LayoutOptions::new()).is_err());
+        assert_eq!(layouts.groups(), 0);
+    }
+}

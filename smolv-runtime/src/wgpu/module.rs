@@ -16,6 +16,7 @@ use crate::{Shader, ShaderError};
 /// match ModuleSource::of(shader)? {
 ///     ModuleSource::Wgsl(text) => println!("{} bytes of WGSL", text.len()),
 ///     ModuleSource::Spirv(words) => println!("{} words of SPIR-V", words.len()),
+///     _ => println!("another input"),
 /// }
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

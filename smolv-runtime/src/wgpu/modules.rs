@@ -33,7 +33,9 @@ use crate::Shader;
 ///         eprintln!("{shader}: {error}"); // the old module stays
 ///     }
 ///     if !refreshed.changed.is_empty() {
-///         pipeline = build(device, modules.get(device, vertex)?, modules.get(device, fragment)?);
+///         // modules are handles: clone them to hold two at once
+///         let vs = modules.get(device, vertex)?.clone();
+///         pipeline = build(device, &vs, modules.get(device, fragment)?);
 ///     }
 ///     // ... draw with `pipeline`
 /// #   break;
