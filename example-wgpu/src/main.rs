@@ -14,9 +14,9 @@
 //!   ships the shaders as SPIR-V;
 //! - `--provoke`: passes through a module the driver must refuse, to show
 //!   that a validation message fails the run;
-//! - `--reload` (feature `hot-reload`): publishes the `tint.frag@red`
-//!   variant's words for `tint.frag`, as smolv-reload does on an edit,
-//!   then broken words, and draws after each.
+//! - `--reload` (features `hot-reload` and `spirv`): publishes the
+//!   `tint.frag@red` variant's SPIR-V for `tint.frag`, as smolv-reload does
+//!   on an edit, then broken words, and draws after each.
 //!
 //! It prints what it did, and exits non-zero on any validation message.
 

@@ -2,7 +2,11 @@
 //! smolv-reload does after recompiling an edit) gives the next frame a new
 //! module and pipeline; publishing words naga refuses keeps the old ones,
 //! and both run under the validation layer with no message.
-#![cfg(feature = "hot-reload")]
+//!
+//! It needs the `spirv` feature too: the edit it publishes is the `@red`
+//! variant's SPIR-V, which a build that ships WGSL does not carry
+//! (smolv-reload compiles an edit to SPIR-V at run time instead).
+#![cfg(all(feature = "hot-reload", feature = "spirv"))]
 
 mod common;
 
