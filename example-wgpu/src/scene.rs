@@ -231,6 +231,7 @@ impl Scene {
 
     /// Remakes the modules hot reload changed, and the pipelines if any
     /// did; returns what changed and what failed.
+    #[cfg(feature = "hot-reload")]
     pub(crate) fn refresh(&mut self, gpu: &Gpu) -> Result<smolv_runtime::wgpu::Refreshed, Box<dyn Error>> {
         let refreshed = self.modules.refresh(&gpu.device);
         if !refreshed.changed.is_empty() {

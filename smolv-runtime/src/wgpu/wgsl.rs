@@ -29,8 +29,10 @@ pub(crate) struct WgslBinding {
 impl WgslModule {
     /// Parses `text`, the WGSL of `shader`.
     pub(crate) fn parse(shader: &str, text: &str) -> Result<Self, WgpuError> {
-        let module = naga::front::wgsl::parse_str(text)
-            .map_err(|e| WgpuError::Module { shader: shader.to_owned(), message: e.emit_to_string(text) })?;
+        let module = naga::front::wgsl::parse_str(text).map_err(|e| WgpuError::Module {
+            shader: shader.to_owned(),
+            message: format!("naga could not read its WGSL: {}", e.emit_to_string(text)),
+        })?;
         Ok(Self { module })
     }
 
