@@ -611,10 +611,10 @@ fn smolv_never_grows_a_binary_and_shrinks_larger_sets() {
 // ```
 //
 // where X is what `Config::for_wgpu` ships by the cost table, and fails if X
-// is the larger binary by more than `WGPU_SLACK`. The three wgpu builds
+// is the larger binary by more than `WGPU_SLACK`. The two wgpu builds
 // (one per feature set) share the size test's target directory: about
-// 25 MB of it and a few minutes of CPU on a cold cache, then seconds per
-// set.
+// 300 MB of it and two release builds of wgpu on a cold cache (18 minutes
+// on a loaded 2-core machine), then a link per set and path.
 
 /// How much larger than the other path the chosen one may come out: the
 /// cost table's figures are estimates a little above what they measure.
@@ -622,8 +622,9 @@ const WGPU_SLACK: i64 = 4_096;
 
 /// The wgpu program: makes a shader module of every shader of the set,
 /// from its WGSL where the build shipped WGSL, else from its SPIR-V.
-/// Without an adapter (CI has none) it prints how many shaders it would
-/// make; the binary's size is what is measured.
+/// Without an adapter it makes none; with one (lavapipe), it makes them
+/// on a device with every feature the adapter has, and prints how many the
+/// device refused. The binary's size is what is measured.
 const WGPU_MAIN: &str = r#"
 use std::future::Future;
 use std::task::{Context, Poll, Waker};
@@ -641,30 +642,52 @@ fn block_on<F: Future>(future: F) -> F::Output {
     }
 }
 
-fn source(shader: &smolv_runtime::Shader) -> wgpu::ShaderSource<'_> {
+/// The shader as wgpu takes it; `None` for SPIR-V without the `spirv`
+/// feature (the test then builds again with it).
+fn source(shader: &smolv_runtime::Shader) -> Option<wgpu::ShaderSource<'_>> {
     #[cfg(feature = "wgsl")]
     if let Some(text) = shader.wgsl().expect("wgsl") {
-        return wgpu::ShaderSource::Wgsl(text);
+        return Some(wgpu::ShaderSource::Wgsl(text));
     }
     #[cfg(feature = "spirv")]
-    return wgpu::ShaderSource::SpirV(shader.decode().expect("decode").into());
+    return Some(wgpu::ShaderSource::SpirV(shader.decode().expect("decode").into()));
     #[cfg(not(feature = "spirv"))]
-    panic!("{} shipped as SPIR-V", shader.name());
+    None
 }
 
 fn main() {
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
     let adapter = block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()));
-    let device = adapter.ok().and_then(|a| block_on(a.request_device(&wgpu::DeviceDescriptor::default())).ok());
+    // Every feature the adapter has (push constants among them), so that
+    // what the shaders use is there where the adapter has it.
+    let device = adapter.ok().and_then(|a| {
+        let descriptor = wgpu::DeviceDescriptor {
+            required_features: a.features(),
+            required_limits: a.limits(),
+            ..Default::default()
+        };
+        block_on(a.request_device(&descriptor)).ok()
+    });
+    // A shader the device cannot take is counted, not fatal: the binary's
+    // size is what is measured.
+    let refused = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    if let Some((device, _)) = &device {
+        let count = refused.clone();
+        device.on_uncaptured_error(std::sync::Arc::new(move |error| {
+            eprintln!("{error}");
+            count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }));
+    }
     let mut made = 0;
     for shader in SHADERS.shaders() {
-        let source = source(shader);
+        let Some(source) = source(shader) else { continue };
         if let Some((device, _)) = &device {
             device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(shader.name()), source });
             made += 1;
         }
     }
-    println!("{} shaders, {made} modules", SHADERS.shaders().len());
+    let refused = refused.load(std::sync::atomic::Ordering::Relaxed);
+    println!("{} shaders, {made} modules, {refused} refused by the device", SHADERS.shaders().len());
 }
 "#;
 
@@ -687,16 +710,24 @@ fn wgpu_probe(set: &Set, target: &str, features: &str) -> (i64, serde_json::Valu
             ),
         ),
     );
+    // The report of each target, where the test finds it whichever build
+    // directory Cargo used for the features.
     write(
         &dir.join("build.rs"),
-        &format!("fn main() {{\n    smolv_build::Config::new(){}.compile();\n}}\n", set.config),
+        &format!(
+            "fn main() {{\n    let report = smolv_build::Config::new(){}.compile();\n    \
+             let target = std::env::var(\"SMOLV_TARGET\").unwrap_or_default();\n    \
+             std::fs::write(format!(\"{{}}/report-{{target}}.json\", env!(\"CARGO_MANIFEST_DIR\")), report.to_json()).unwrap();\n}}\n",
+            set.config
+        ),
     );
     write(&dir.join("src/main.rs"), WGPU_MAIN);
     cargo(&dir, &["build", "--release", "--quiet", "--features", features], &[("SMOLV_TARGET", target)]);
     let binary = scratch().join("target/release").join(&crate_name);
     let printed = Command::new(&binary).output().expect("run the wgpu probe");
     assert!(printed.status.success(), "{} {target} failed: {printed:?}", binary.display());
-    let report = probe_artifacts(&crate_name).parent().unwrap().join("smolv-report.json");
+    println!("  {} ({target}, {features}): {}", set.name, String::from_utf8_lossy(&printed.stdout).trim());
+    let report = dir.join(format!("report-{target}.json"));
     let report = serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
     (size(&binary), report)
 }

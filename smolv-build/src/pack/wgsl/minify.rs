@@ -21,7 +21,9 @@ pub(crate) fn shorten_names(module: &mut Module) {
     // not, the module keeps its types' own names.
     let kept_handles = old.iter().all(|(handle, ty)| {
         let mut ty = ty.clone();
-        ty.name = ty.name.as_ref().map(|_| names.next());
+        // A struct without a name would be written `type_<index>`.
+        let is_struct = matches!(ty.inner, TypeInner::Struct { .. });
+        ty.name = (ty.name.is_some() || is_struct).then(|| names.next());
         if let TypeInner::Struct { members, .. } = &mut ty.inner {
             members.iter_mut().for_each(|m| m.name = Some(names.next()));
         }
