@@ -40,6 +40,9 @@ cargo test --locked -p cargo-smolv --features wesl --test cli --test crash --tes
 cargo test --locked -p smolv-reload --features wesl --test reload_wesl "$@"
 echo "==> the Vulkan layer's example program, on lavapipe under validation"
 cargo run --locked -p smolv-runtime --features vulkan --example pipelines
+echo "==> the wgpu example with its shaders shipped as SPIR-V: passthrough and hot reload"
+# cargo test --workspace ran it with WGSL shipped; these features change its build.
+cargo test --locked -p example-wgpu --features hot-reload,spirv
 echo "==> the example game's hot reload test (needs the hot-reload feature)"
 cargo test --locked -p example-game --features hot-reload --test hot_reload
 echo "==> the README's first command: the example game headless, release build"
@@ -61,4 +64,4 @@ rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-* "$SMOLV_ROOT/target/package
 # registry: drop what an earlier run built of them, or it verifies against
 # the old code.
 rm -rf "$SMOLV_ROOT"/target/debug/.fingerprint/{smolv-format,smolv-runtime,smolv-macros,smolv-build,smolv-reload,cargo-smolv}-*
-cargo package --workspace --exclude example-game --exclude smolv-tests --locked --allow-dirty --quiet
+cargo package --workspace --exclude example-game --exclude example-wgpu --exclude smolv-tests --locked --allow-dirty --quiet

@@ -111,6 +111,10 @@
 //!   source file, includes and build recipe. Off by default, so that
 //!   release builds carry no source paths; the watcher and compiler are
 //!   not here because smolv-build depends on this crate.
+//! - `wgpu`: the wgpu layer ([`wgpu`](mod@crate::wgpu)): shader modules,
+//!   bind-group and vertex layouts, overrides and hot reload for wgpu
+//!   programs. `wgpu-spirv` adds wgpu's SPIR-V input, for shaders the build
+//!   shipped as SPIR-V.
 //! - `serde`: derives for the reflection types.
 //!
 //! Whatever is enabled, a binary links only the decoders its embedded
@@ -138,6 +142,8 @@ pub mod smolv;
 pub mod specialize;
 #[cfg(feature = "vulkan")]
 pub mod vulkan;
+#[cfg(feature = "wgpu")]
+pub mod wgpu;
 
 /// Hot reload's hook (feature `hot-reload`): see [`shader::hot_reload`].
 #[cfg(feature = "hot-reload")]

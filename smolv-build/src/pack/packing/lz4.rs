@@ -14,6 +14,13 @@ const HC_LEVEL: i32 = 12;
 
 /// One LZ4 block of `bytes`, without a size prefix.
 pub(crate) fn compress_block(bytes: &[u8]) -> Result<Vec<u8>, Error> {
+    // liblz4's HC compressor reads at the source pointer even for an
+    // empty input, and an empty slice's pointer is dangling: it crashed a
+    // build whose SPIR-V set was empty (every module shipped as WGSL). The
+    // block of nothing is one token: no literals, no match.
+    if bytes.is_empty() {
+        return Ok(vec![0]);
+    }
     lz4::block::compress(bytes, Some(CompressionMode::HIGHCOMPRESSION(HC_LEVEL)), false)
         .map_err(|e| Error::Internal(format!("LZ4 compression of {} bytes failed: {e}", bytes.len())))
 }
@@ -21,6 +28,13 @@ pub(crate) fn compress_block(bytes: &[u8]) -> Result<Vec<u8>, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_empty_input_is_one_token_that_decodes_to_nothing() {
+        let block = compress_block(&[]).unwrap();
+        assert_eq!(block, [0]);
+        assert_eq!(lz4_flex::block::decompress_into(&block, &mut []).unwrap(), 0);
+    }
 
     #[test]
     fn blocks_decode_with_lz4_flex_and_shrink_repetitive_data() {

@@ -1,0 +1,53 @@
+//! A headless wgpu device on the Vulkan backend (lavapipe in CI), with the
+//! Khronos validation layer and wgpu's validation on.
+
+use std::error::Error;
+use std::future::Future;
+use std::pin::pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+
+use crate::validation;
+
+/// The device and its queue.
+pub(crate) struct Gpu {
+    pub(crate) device: wgpu::Device,
+    pub(crate) queue: wgpu::Queue,
+    pub(crate) adapter: String,
+}
+
+impl Gpu {
+    /// The first adapter of the backends `WGPU_BACKEND` names (Vulkan when
+    /// unset), with immediates (push constants) and passthrough shaders.
+    pub(crate) fn new() -> Result<Self, Box<dyn Error>> {
+        validation::install();
+        let mut descriptor = wgpu::InstanceDescriptor::new_without_display_handle();
+        descriptor.backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::VULKAN);
+        descriptor.flags = wgpu::InstanceFlags::VALIDATION | wgpu::InstanceFlags::DEBUG;
+        let instance = wgpu::Instance::new(descriptor);
+        let adapter = block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))?;
+        let info = adapter.get_info();
+        let features = wgpu::Features::IMMEDIATES | wgpu::Features::PASSTHROUGH_SHADERS;
+        let (device, queue) = block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("example-wgpu"),
+            required_features: features,
+            required_limits: wgpu::Limits { max_immediate_size: 128, ..wgpu::Limits::default() },
+            ..Default::default()
+        }))?;
+        device.on_uncaptured_error(Arc::new(|error| validation::push(format!("wgpu: {error}"))));
+        Ok(Self { device, queue, adapter: format!("{} ({:?})", info.name, info.backend) })
+    }
+}
+
+/// Waits for a future that native wgpu resolves without a runtime: its
+/// adapter and device requests are ready when first polled.
+pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
+    let mut future = pin!(future);
+    let mut context = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(value) = future.as_mut().poll(&mut context) {
+            return value;
+        }
+        std::thread::yield_now();
+    }
+}

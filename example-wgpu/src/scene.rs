@@ -1,0 +1,329 @@
+//! The picture: a WGSL sky, a textured quad (GLSL vertex shader, Slang
+//! fragment shader with immediates and a texture), a small flat quad (the
+//! same vertex shader with another override value, GLSL fragment shader)
+//! and a ring (the same again, WESL fragment shader), drawn once into a
+//! 128×96 RGBA8 target.
+
+use std::error::Error;
+
+use bytemuck::{Pod, Zeroable};
+use smolv_runtime::Shader;
+use smolv_runtime::wgpu::{BindGroupLayouts, LayoutOptions, ModuleSource, Overrides, ShaderModules, VertexBuffers};
+use wgpu::util::DeviceExt;
+
+use crate::gpu::Gpu;
+use crate::shaders::{self, quad_vert};
+
+pub(crate) const WIDTH: u32 = 128;
+pub(crate) const HEIGHT: u32 = 96;
+const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
+
+/// The shaders of the three pipelines, by name.
+pub(crate) const SKY_VS: &str = "sky.wgsl#vs_main";
+pub(crate) const SKY_FS: &str = "sky.wgsl#fs_main";
+pub(crate) const QUAD_VS: &str = "quad.vert";
+pub(crate) const CHECKER_FS: &str = "checker.slang#fs_main";
+pub(crate) const TINT_FS: &str = "tint.frag";
+pub(crate) const RING_FS: &str = "ring.wesl#fs_main";
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct Sky {
+    top: [f32; 4],
+    bottom: [f32; 4],
+}
+
+/// How the tint quad's fragment module is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TintModule {
+    /// Through naga, like the others.
+    Naga,
+    /// SPIR-V passthrough, straight to the driver.
+    Passthrough,
+}
+
+/// Everything the frame needs besides the pipelines.
+pub(crate) struct Scene {
+    modules: ShaderModules<'static>,
+    layouts: [smolv_runtime::wgpu::ProgramLayout; 4],
+    vertex_buffers: VertexBuffers,
+    sky_group: wgpu::BindGroup,
+    texture_group: wgpu::BindGroup,
+    big_placement: wgpu::BindGroup,
+    small_placement: wgpu::BindGroup,
+    ring_placement: wgpu::BindGroup,
+    quad: wgpu::Buffer,
+    target: wgpu::Texture,
+    readback: wgpu::Buffer,
+    tint: TintModule,
+    /// The tint quad's fragment module when passed through.
+    passthrough: Option<wgpu::ShaderModule>,
+    pipelines: Option<[wgpu::RenderPipeline; 4]>,
+}
+
+fn shader(name: &str) -> Result<&'static Shader, Box<dyn Error>> {
+    Ok(shaders::get(name)?)
+}
+
+impl Scene {
+    pub(crate) fn new(gpu: &Gpu, tint: TintModule) -> Result<Self, Box<dyn Error>> {
+        let device = &gpu.device;
+        let options = LayoutOptions::new();
+        let layout = |names: [&str; 2], label| -> Result<_, Box<dyn Error>> {
+            let shaders = [shader(names[0])?, shader(names[1])?];
+            Ok(BindGroupLayouts::new(&shaders, &options)?.create(device, Some(label))?)
+        };
+        let layouts = [
+            layout([SKY_VS, SKY_FS], "sky")?,
+            layout([QUAD_VS, CHECKER_FS], "checker")?,
+            layout([QUAD_VS, TINT_FS], "tint")?,
+            layout([QUAD_VS, RING_FS], "ring")?,
+        ];
+        let group = |layout: &Option<wgpu::BindGroupLayout>, entries: &[wgpu::BindGroupEntry<'_>]| {
+            let layout = layout.as_ref().ok_or("a bind group the shaders do not use")?;
+            Ok::<_, Box<dyn Error>>(device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: None,
+                layout,
+                entries,
+            }))
+        };
+        let uniform = |bytes: &[u8]| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: None,
+                contents: bytes,
+                usage: wgpu::BufferUsages::UNIFORM,
+            })
+        };
+        let sky = uniform(bytemuck::bytes_of(&Sky { top: [0.1, 0.2, 0.5, 1.0], bottom: [0.9, 0.6, 0.3, 1.0] }));
+        let sky_group = group(&layouts[0].bind_group_layouts[0], &[entry(0, sky.as_entire_binding())])?;
+        let big = uniform(bytemuck::cast_slice(&[-0.2f32, 0.0, 0.0, 0.0]));
+        let small = uniform(bytemuck::cast_slice(&[0.5f32, -0.4, 0.0, 0.0]));
+        let big_placement = group(&layouts[1].bind_group_layouts[1], &[entry(0, big.as_entire_binding())])?;
+        let small_placement = group(&layouts[2].bind_group_layouts[1], &[entry(0, small.as_entire_binding())])?;
+        let ring = uniform(bytemuck::cast_slice(&[0.6f32, 0.5, 0.0, 0.0]));
+        let ring_placement = group(&layouts[3].bind_group_layouts[1], &[entry(0, ring.as_entire_binding())])?;
+
+        let checker = checker_texture(gpu);
+        let view = checker.create_view(&wgpu::TextureViewDescriptor::default());
+        let sampler = device.create_sampler(&wgpu::SamplerDescriptor::default()); // nearest
+        let texture_group = group(
+            &layouts[1].bind_group_layouts[0],
+            &[entry(0, wgpu::BindingResource::TextureView(&view)), entry(1, wgpu::BindingResource::Sampler(&sampler))],
+        )?;
+
+        let corners = [(-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)];
+        let vertices: Vec<quad_vert::Vertex> =
+            corners.iter().map(|&(x, y)| quad_vert::Vertex::new([x, y], [(x + 1.0) * 0.5, (1.0 - y) * 0.5])).collect();
+        let quad = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("quad"),
+            contents: bytemuck::cast_slice(&vertices),
+            usage: wgpu::BufferUsages::VERTEX,
+        });
+        let target = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("target"),
+            size: wgpu::Extent3d { width: WIDTH, height: HEIGHT, depth_or_array_layers: 1 },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        });
+        let readback = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size: u64::from(WIDTH * 4 * HEIGHT),
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+            mapped_at_creation: false,
+        });
+        let mut scene = Self {
+            modules: ShaderModules::new(),
+            layouts,
+            vertex_buffers: VertexBuffers::new(&[quad_vert::VERTEX_LAYOUT])?,
+            sky_group,
+            texture_group,
+            big_placement,
+            small_placement,
+            ring_placement,
+            quad,
+            target,
+            readback,
+            tint,
+            passthrough: None,
+            pipelines: None,
+        };
+        scene.build(gpu)?;
+        Ok(scene)
+    }
+
+    /// Where each shader's module came from: `sky.wgsl#fs_main: WGSL`.
+    pub(crate) fn sources() -> Result<Vec<String>, Box<dyn Error>> {
+        [SKY_VS, SKY_FS, QUAD_VS, CHECKER_FS, TINT_FS, RING_FS]
+            .iter()
+            .map(|name| {
+                let kind = match ModuleSource::of(shader(name)?)? {
+                    ModuleSource::Wgsl(_) => "WGSL",
+                    _ => "SPIR-V",
+                };
+                Ok(format!("{name}: {kind}"))
+            })
+            .collect()
+    }
+
+    /// (Re)builds the three pipelines from the current modules.
+    fn build(&mut self, gpu: &Gpu) -> Result<(), Box<dyn Error>> {
+        let device = &gpu.device;
+        if self.tint == TintModule::Passthrough && self.passthrough.is_none() {
+            // SAFETY: smolv-build validated tint.frag with spirv-val for
+            // Vulkan; it uses no feature the device lacks, and its one
+            // output matches the target; the pipeline layout comes from its
+            // reflection. The validation layer checks all of it below.
+            #[allow(unsafe_code)]
+            let module = unsafe { smolv_runtime::wgpu::create_shader_module_passthrough(device, shader(TINT_FS)?)? };
+            self.passthrough = Some(module);
+        }
+        let vertex_buffers = self.vertex_buffers.layouts();
+        let quad = Overrides::of(shader(QUAD_VS)?)?;
+        let mut big = quad.clone();
+        big.set_named("SCALE", 0.5f32)?;
+        let mut small = quad;
+        small.set(0, 0.25f32)?;
+        let (big, small) = (big.constants(), small.constants());
+        let mut modules = Vec::new();
+        for name in [SKY_VS, SKY_FS, QUAD_VS, CHECKER_FS, TINT_FS, RING_FS] {
+            modules.push(self.modules.get(device, shader(name)?)?.clone());
+        }
+        let tint_fs = self.passthrough.clone().unwrap_or_else(|| modules[4].clone());
+        let pipeline = |label, layout: &wgpu::PipelineLayout, vs, constants: &[(&str, f64)], buffers, fs| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(label),
+                layout: Some(layout),
+                vertex: wgpu::VertexState {
+                    module: vs,
+                    entry_point: None,
+                    compilation_options: wgpu::PipelineCompilationOptions { constants, ..Default::default() },
+                    buffers,
+                },
+                fragment: Some(wgpu::FragmentState {
+                    module: fs,
+                    entry_point: None,
+                    compilation_options: Default::default(),
+                    targets: &[Some(FORMAT.into())],
+                }),
+                primitive: wgpu::PrimitiveState {
+                    topology: wgpu::PrimitiveTopology::TriangleStrip,
+                    ..Default::default()
+                },
+                depth_stencil: None,
+                multisample: Default::default(),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        let sky = pipeline("sky", &self.layouts[0].pipeline_layout, &modules[0], &[], &[], &modules[1]);
+        let checker =
+            pipeline("checker", &self.layouts[1].pipeline_layout, &modules[2], &big, &vertex_buffers, &modules[3]);
+        let tint = pipeline("tint", &self.layouts[2].pipeline_layout, &modules[2], &small, &vertex_buffers, &tint_fs);
+        let ring =
+            pipeline("ring", &self.layouts[3].pipeline_layout, &modules[2], &small, &vertex_buffers, &modules[5]);
+        self.pipelines = Some([sky, checker, tint, ring]);
+        Ok(())
+    }
+
+    /// Remakes the modules hot reload changed, and the pipelines if any
+    /// did; returns what changed and what failed.
+    #[cfg(feature = "hot-reload")]
+    pub(crate) fn refresh(&mut self, gpu: &Gpu) -> Result<smolv_runtime::wgpu::Refreshed, Box<dyn Error>> {
+        let refreshed = self.modules.refresh(&gpu.device);
+        if !refreshed.changed.is_empty() {
+            if refreshed.changed.iter().any(|name| name == TINT_FS) {
+                self.passthrough = None; // made again from the new words
+            }
+            self.build(gpu)?;
+        }
+        Ok(refreshed)
+    }
+
+    /// Draws the frame and reads it back as RGBA8 rows.
+    pub(crate) fn draw(&self, gpu: &Gpu) -> Result<Vec<u8>, Box<dyn Error>> {
+        let [sky, checker, tint, ring] = self.pipelines.as_ref().ok_or("no pipelines")?;
+        let view = self.target.create_view(&wgpu::TextureViewDescriptor::default());
+        let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+        {
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("frame"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                ..Default::default()
+            });
+            pass.set_pipeline(sky);
+            pass.set_bind_group(0, &self.sky_group, &[]);
+            pass.draw(0..3, 0..1);
+            pass.set_vertex_buffer(0, self.quad.slice(..));
+            pass.set_pipeline(checker);
+            pass.set_bind_group(0, &self.texture_group, &[]);
+            pass.set_bind_group(1, &self.big_placement, &[]);
+            pass.set_immediates(0, bytemuck::cast_slice(&[1.0f32, 0.9, 0.6, 1.0]));
+            pass.draw(0..4, 0..1);
+            pass.set_pipeline(tint);
+            pass.set_bind_group(1, &self.small_placement, &[]);
+            pass.draw(0..4, 0..1);
+            pass.set_pipeline(ring);
+            pass.set_bind_group(1, &self.ring_placement, &[]);
+            pass.draw(0..4, 0..1);
+        }
+        encoder.copy_texture_to_buffer(
+            self.target.as_image_copy(),
+            wgpu::TexelCopyBufferInfo {
+                buffer: &self.readback,
+                layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(WIDTH * 4), rows_per_image: None },
+            },
+            wgpu::Extent3d { width: WIDTH, height: HEIGHT, depth_or_array_layers: 1 },
+        );
+        gpu.queue.submit([encoder.finish()]);
+        self.readback.map_async(wgpu::MapMode::Read, .., |result| {
+            if result.is_err() {
+                crate::validation::push("mapping the readback buffer failed".to_owned());
+            }
+        });
+        gpu.device.poll(wgpu::PollType::wait_indefinitely())?;
+        let pixels = self.readback.get_mapped_range(..)?.to_vec();
+        self.readback.unmap();
+        Ok(pixels)
+    }
+}
+
+fn entry<'a>(binding: u32, resource: wgpu::BindingResource<'a>) -> wgpu::BindGroupEntry<'a> {
+    wgpu::BindGroupEntry { binding, resource }
+}
+
+/// A 4×4 checkerboard of cream and teal.
+fn checker_texture(gpu: &Gpu) -> wgpu::Texture {
+    let size = wgpu::Extent3d { width: 4, height: 4, depth_or_array_layers: 1 };
+    let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("checker"),
+        size,
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Rgba8Unorm,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[],
+    });
+    let texels: Vec<u8> = (0..16)
+        .flat_map(|i| if (i % 4 + i / 4) % 2 == 0 { [250, 240, 220, 255] } else { [20, 140, 140, 255] })
+        .collect();
+    gpu.queue.write_texture(
+        texture.as_image_copy(),
+        &texels,
+        wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(16), rows_per_image: None },
+        size,
+    );
+    texture
+}

@@ -1,0 +1,18 @@
+//! The shaders the build embedded, and the Rust types it generated from
+//! their reflection (`quad_vert::Vertex`, `quad_vert::VERTEX_LAYOUT`).
+
+smolv_runtime::include_shaders!(pub(crate) static SHADERS);
+
+#[allow(dead_code, reason = "the generated constants cover every shader; the example reads a few")]
+mod types {
+    smolv_runtime::include_types!();
+}
+
+pub(crate) use types::quad_vert;
+
+/// The shader called `name`.
+pub(crate) fn get(name: &str) -> Result<&'static smolv_runtime::Shader, smolv_runtime::container::NotFound> {
+    // A raw set's shaders deref to `Shader`; a packed set's are one.
+    let shader: &'static smolv_runtime::Shader = SHADERS.get(name)?;
+    Ok(shader)
+}

@@ -1,0 +1,84 @@
+//! The wgpu layer (feature `wgpu`): shader modules, layouts, constants and
+//! hot reload for programs that draw through [wgpu](https://wgpu.rs).
+//!
+//! - **Modules.** [`create_shader_module`] takes any embedded or loaded
+//!   shader, whatever its source language (GLSL, HLSL, WGSL, WESL, Slang,
+//!   SPIR-V): it hands wgpu the WGSL the build shipped for wgpu targets,
+//!   else the SPIR-V, which needs the `wgpu-spirv` feature (naga's SPIR-V
+//!   front end). [`create_shader_module_passthrough`] gives Vulkan-only
+//!   programs the words untouched, `unsafe`.
+//! - **Layouts.** [`BindGroupLayouts`] reads the bind-group layout entries
+//!   of a pipeline's shaders from their reflection, and the immediates
+//!   (push constants) size; [`LayoutOptions`] says what SPIR-V cannot
+//!   (filterable textures, comparison samplers, dynamic offsets).
+//!   [`VertexBuffers`] turns the generated `VERTEX_LAYOUT` constants into
+//!   wgpu's vertex buffer layouts.
+//! - **Constants.** [`Overrides`] maps spec constants to wgpu's
+//!   pipeline-overridable `constants`.
+//! - **Hot reload.** [`ShaderModules`] remakes the modules of shaders that
+//!   hot reload changed, and says which pipelines to rebuild.
+//!
+//! ```no_run
+//! # fn example(device: &wgpu::Device, format: wgpu::TextureFormat) -> Result<(), Box<dyn std::error::Error>> {
+//! # let set = smolv_runtime::shader::doc_example_raw_set();
+//! # let (vertex, fragment) = (set.get("blur.comp")?, set.get("blur.comp")?);
+//! use smolv_runtime::wgpu::{BindGroupLayouts, LayoutOptions, create_shader_module};
+//! // smolv_runtime::include_shaders!(static SHADERS);
+//! // let (vertex, fragment) = (SHADERS.get("sprite.vert")?, SHADERS.get("sprite.frag.slang")?);
+//! let layout = BindGroupLayouts::new(&[vertex, fragment], &LayoutOptions::new())?.create(device, None)?;
+//! let (vs, fs) = (create_shader_module(device, vertex)?, create_shader_module(device, fragment)?);
+//! let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+//!     label: Some("sprite"),
+//!     layout: Some(&layout.pipeline_layout),
+//!     vertex: wgpu::VertexState { module: &vs, entry_point: None, compilation_options: Default::default(), buffers: &[] },
+//!     fragment: Some(wgpu::FragmentState {
+//!         module: &fs,
+//!         entry_point: None,
+//!         compilation_options: Default::default(),
+//!         targets: &[Some(format.into())],
+//!     }),
+//!     primitive: Default::default(),
+//!     depth_stencil: None,
+//!     multisample: Default::default(),
+//!     multiview_mask: None,
+//!     cache: None,
+//! });
+//! # let _ = pipeline;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! `docs/wgpu.md` walks through a whole program, and
+//! `example-wgpu` in the repository is one, tested.
+
+mod error;
+mod format;
+mod layout;
+mod module;
+mod modules;
+mod overrides;
+mod resources;
+mod vertex;
+mod wgsl;
+
+pub use error::WgpuError;
+pub use format::vertex_format;
+pub use layout::{BindGroupLayouts, LayoutOptions, ProgramLayout};
+pub use module::{ModuleSource, create_shader_module, create_shader_module_passthrough, shader_source};
+pub use modules::{Refreshed, ShaderModules};
+pub use overrides::Overrides;
+pub use vertex::VertexBuffers;
+
+/// The shader's hot-reload version: 0 as built, and always without the
+/// `hot-reload` feature. (Shipped WGSL gives way to published SPIR-V in
+/// `Shader::wgsl` itself.)
+#[cfg(feature = "hot-reload")]
+fn version(shader: &crate::Shader) -> u64 {
+    shader.version()
+}
+
+#[cfg(not(feature = "hot-reload"))]
+fn version(shader: &crate::Shader) -> u64 {
+    let _ = shader;
+    0
+}

@@ -1,0 +1,213 @@
+//! Shader modules from embedded or loaded shaders, whatever their source
+//! language: WGSL where the build shipped it, else SPIR-V.
+
+use std::borrow::Cow;
+
+use super::WgpuError;
+use crate::{Shader, ShaderError};
+
+/// What a shader gives wgpu: the WGSL the build shipped for wgpu targets,
+/// or its SPIR-V words.
+///
+/// ```
+/// use smolv_runtime::wgpu::ModuleSource;
+/// # let set = smolv_runtime::shader::doc_example_raw_set();
+/// let shader = set.get("blur.comp")?;
+/// match ModuleSource::of(shader)? {
+///     ModuleSource::Wgsl(text) => println!("{} bytes of WGSL", text.len()),
+///     ModuleSource::Spirv(words) => println!("{} words of SPIR-V", words.len()),
+///     _ => println!("another input"),
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ModuleSource<'a> {
+    /// WGSL text: wgpu's default front end reads it.
+    Wgsl(Cow<'a, str>),
+    /// SPIR-V words: wgpu reads them with naga's SPIR-V front end
+    /// (feature `wgpu-spirv`), or passes them through.
+    Spirv(&'a [u32]),
+}
+
+impl<'a> ModuleSource<'a> {
+    /// The shader's WGSL if the build shipped WGSL for it and no newer
+    /// words were hot-reloaded since, else its SPIR-V (decoded once and
+    /// kept, [`Shader::decode_cached`]).
+    ///
+    /// ```
+    /// use smolv_runtime::wgpu::ModuleSource;
+    /// # let set = smolv_runtime::shader::doc_example_raw_set();
+    /// let source = ModuleSource::of(set.get("blur.comp")?)?;
+    /// assert!(matches!(source, ModuleSource::Spirv(words) if words[0] == 0x0723_0203));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn of(shader: &'a Shader) -> Result<Self, ShaderError> {
+        match shader.wgsl()? {
+            Some(wgsl) => Ok(Self::Wgsl(wgsl)),
+            None => Ok(Self::Spirv(shader.decode_cached()?)),
+        }
+    }
+
+    /// As wgpu takes it, or why this build cannot hand it over.
+    fn into_wgpu(self, shader: &Shader) -> Result<wgpu::ShaderSource<'a>, WgpuError> {
+        match self {
+            Self::Wgsl(text) => Ok(wgpu::ShaderSource::Wgsl(text)),
+            #[cfg(feature = "wgpu-spirv")]
+            Self::Spirv(words) => {
+                let _ = shader;
+                Ok(wgpu::ShaderSource::SpirV(without_lines(words)))
+            }
+            #[cfg(not(feature = "wgpu-spirv"))]
+            Self::Spirv(_) => Err(WgpuError::NeedsSpirvInput { shader: shader.name().to_owned() }),
+        }
+    }
+}
+
+/// `words` without `OpLine` and `OpNoLine`: naga's SPIR-V front end
+/// refuses a module with line information among its types
+/// (`UnsupportedInstruction(Type, Line)`), which glslang and slangc write
+/// into debug builds. Borrowed when there is none; a damaged module is
+/// passed on as it is, for naga to report.
+#[cfg(feature = "wgpu-spirv")]
+fn without_lines(words: &[u32]) -> Cow<'_, [u32]> {
+    const LINE: u32 = 8;
+    const NO_LINE: u32 = 317;
+    let mut instructions = Vec::new();
+    let mut offset = 5;
+    while offset < words.len() {
+        let count = (words[offset] >> 16) as usize;
+        if count == 0 || offset + count > words.len() {
+            return Cow::Borrowed(words);
+        }
+        instructions.push((offset, count));
+        offset += count;
+    }
+    let is_line = |&(at, _): &(usize, usize)| matches!(words[at] & 0xffff, LINE | NO_LINE);
+    if words.len() < 5 || !instructions.iter().any(is_line) {
+        return Cow::Borrowed(words);
+    }
+    let mut kept = words[..5].to_vec();
+    for &(at, count) in instructions.iter().filter(|i| !is_line(i)) {
+        kept.extend_from_slice(&words[at..at + count]);
+    }
+    Cow::Owned(kept)
+}
+
+/// wgpu's source for `shader`: what [`create_shader_module`] hands to
+/// `Device::create_shader_module`, for code that builds its own
+/// descriptor.
+///
+/// ```
+/// # let set = smolv_runtime::shader::doc_example_raw_set();
+/// # #[cfg(feature = "wgpu-spirv")]
+/// let source = smolv_runtime::wgpu::shader_source(set.get("blur.comp")?)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn shader_source(shader: &Shader) -> Result<wgpu::ShaderSource<'_>, WgpuError> {
+    ModuleSource::of(shader)?.into_wgpu(shader)
+}
+
+/// A wgpu shader module of `shader`, labelled with its name: from the WGSL
+/// the build shipped, else from its SPIR-V (feature `wgpu-spirv`).
+///
+/// wgpu validates the module; as for any wgpu call, what it finds wrong
+/// goes to the device's error scopes or its uncaptured-error handler.
+///
+/// ```no_run
+/// # fn example(device: &wgpu::Device) -> Result<(), Box<dyn std::error::Error>> {
+/// # let set = smolv_runtime::shader::doc_example_raw_set();
+/// // with include_shaders!(static SHADERS): SHADERS.get("blur.comp")?
+/// let blur = set.get("blur.comp")?;
+/// let module = smolv_runtime::wgpu::create_shader_module(device, blur)?;
+/// # let _ = module;
+/// # Ok(())
+/// # }
+/// ```
+pub fn create_shader_module(device: &wgpu::Device, shader: &Shader) -> Result<wgpu::ShaderModule, WgpuError> {
+    let source = shader_source(shader)?;
+    Ok(device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(shader.name()), source }))
+}
+
+/// A wgpu shader module of `shader`'s SPIR-V, passed to the Vulkan driver
+/// as it is: no naga, no SPIR-V front end in the binary, no translation
+/// and no validation by wgpu. For Vulkan-only programs.
+///
+/// The device needs `wgpu::Features::PASSTHROUGH_SHADERS` and the Vulkan
+/// backend; without them this returns [`WgpuError::Passthrough`]. wgpu does
+/// not apply pipeline `constants` to such a module: fold spec constants
+/// into the words first ([`crate::specialize`]) if you need other values.
+///
+/// # Safety
+///
+/// wgpu checks nothing about the words, so the caller promises what its
+/// validation would have:
+/// - the SPIR-V is valid for the device's Vulkan version and for the
+///   features and extensions enabled on it (run the program under the
+///   Vulkan validation layer to check);
+/// - every binding, push constant and vertex input the module uses
+///   matches the pipeline layout and vertex buffers it is used with (the
+///   layouts of [`super::BindGroupLayouts`] do, for the shaders they were
+///   made from);
+/// - the entry point the pipeline names is the shader's
+///   ([`Reflection::entry_point`](crate::reflect::Reflection::entry_point)),
+///   and the module does nothing that is undefined behaviour in Vulkan (out
+///   of bounds accesses that robustness does not cover, data races).
+///
+/// ```no_run
+/// # fn example(device: &wgpu::Device) -> Result<(), Box<dyn std::error::Error>> {
+/// # let set = smolv_runtime::shader::doc_example_raw_set();
+/// let blur = set.get("blur.comp")?;
+/// // SAFETY: smolv-build validated the module with spirv-val for Vulkan 1.0;
+/// // the device enables no feature it uses, and the pipeline layout comes
+/// // from its reflection (BindGroupLayouts).
+/// let module = unsafe { smolv_runtime::wgpu::create_shader_module_passthrough(device, blur)? };
+/// # let _ = module;
+/// # Ok(())
+/// # }
+/// ```
+#[allow(unsafe_code, reason = "wgpu's passthrough call; the caller upholds its contract, stated above")]
+pub unsafe fn create_shader_module_passthrough(
+    device: &wgpu::Device,
+    shader: &Shader,
+) -> Result<wgpu::ShaderModule, WgpuError> {
+    let refuse = |reason| WgpuError::Passthrough { shader: shader.name().to_owned(), reason };
+    if !device.features().contains(wgpu::Features::PASSTHROUGH_SHADERS) {
+        return Err(refuse("needs wgpu::Features::PASSTHROUGH_SHADERS on the device; request it"));
+    }
+    if device.adapter_info().backend != wgpu::Backend::Vulkan {
+        return Err(refuse("needs wgpu's Vulkan backend; use create_shader_module on other backends"));
+    }
+    let reflection = shader.reflection()?;
+    let [x, y, z] = reflection.workgroup_size.unwrap_or([1, 1, 1]);
+    let entry_points = [wgpu::PassthroughShaderEntryPoint {
+        name: Cow::Borrowed(reflection.entry_point.as_str()),
+        workgroup_size: (x, y, z),
+    }];
+    let descriptor = wgpu::ShaderModuleDescriptorPassthrough {
+        label: Some(shader.name()),
+        entry_points: Cow::Borrowed(&entry_points),
+        spirv: Some(Cow::Borrowed(shader.decode_cached()?)),
+        ..Default::default()
+    };
+    // SAFETY: the caller upholds the contract above, which is wgpu's: the
+    // words are valid for the device and match what they are used with.
+    Ok(unsafe { device.create_shader_module_passthrough(descriptor) })
+}
+
+#[cfg(all(test, feature = "wgpu-spirv"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_instructions_are_dropped_for_naga_and_nothing_else() {
+        let module = crate::doc_example_module();
+        assert!(matches!(without_lines(&module), Cow::Borrowed(_)), "no lines: the words as they are");
+        let mut with_lines = module[..5].to_vec();
+        with_lines.extend([(4 << 16) | 8, 1, 2, 3, (1 << 16) | 317]);
+        with_lines.extend_from_slice(&module[5..]);
+        assert_eq!(&*without_lines(&with_lines), &module[..]);
+        let truncated = &with_lines[..7];
+        assert_eq!(&*without_lines(truncated), truncated, "damaged: left for naga to report");
+    }
+}

@@ -1,0 +1,247 @@
+//! What wgpu's binding types need and the reflection does not record: an
+//! image's dimension, sample type, arrayness and format, and whether a
+//! buffer or storage image is read-only. Read from the module's SPIR-V
+//! types, in one pass over its words.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+/// SPIR-V opcodes and decorations this pass reads.
+mod op {
+    pub(super) const TYPE_INT: u32 = 21;
+    pub(super) const TYPE_FLOAT: u32 = 22;
+    pub(super) const TYPE_IMAGE: u32 = 25;
+    pub(super) const TYPE_SAMPLED_IMAGE: u32 = 27;
+    pub(super) const TYPE_ARRAY: u32 = 28;
+    pub(super) const TYPE_RUNTIME_ARRAY: u32 = 29;
+    pub(super) const TYPE_STRUCT: u32 = 30;
+    pub(super) const TYPE_POINTER: u32 = 32;
+    pub(super) const VARIABLE: u32 = 59;
+    pub(super) const DECORATE: u32 = 71;
+    pub(super) const MEMBER_DECORATE: u32 = 72;
+    pub(super) const NON_WRITABLE: u32 = 24;
+    pub(super) const NON_READABLE: u32 = 25;
+    pub(super) const BINDING: u32 = 33;
+    pub(super) const DESCRIPTOR_SET: u32 = 34;
+}
+
+/// An `OpTypeImage`, as wgpu needs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Image {
+    /// SPIR-V `Dim`: 0 1D, 1 2D, 2 3D, 3 Cube, 4 Rect, 5 Buffer, 6 SubpassData.
+    pub(crate) dim: u32,
+    /// A depth image (`Depth` operand 1).
+    pub(crate) depth: bool,
+    pub(crate) arrayed: bool,
+    pub(crate) multisampled: bool,
+    /// The sampled type: float, or an integer of this signedness.
+    pub(crate) sampled: Sampled,
+    /// SPIR-V `ImageFormat` (0: unknown).
+    pub(crate) format: u32,
+}
+
+/// An image's sampled type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Sampled {
+    Float,
+    Sint,
+    Uint,
+}
+
+/// What one `(set, binding)` variable is, beyond its descriptor kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Resource {
+    /// The image type, for images (through a sampled image or an array).
+    pub(crate) image: Option<Image>,
+    /// `NonWritable` on the variable, or on every member of its block.
+    pub(crate) non_writable: bool,
+    /// `NonReadable` on the variable.
+    pub(crate) non_readable: bool,
+}
+
+/// The module is malformed at word `offset`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Malformed {
+    pub(crate) offset: usize,
+    pub(crate) reason: &'static str,
+}
+
+/// Per variable id: its decorations that matter here.
+#[derive(Default)]
+struct Decorations {
+    set: Option<u32>,
+    binding: Option<u32>,
+    non_writable: bool,
+    non_readable: bool,
+}
+
+/// Per struct id: its members decorated `NonWritable`.
+#[derive(Default)]
+struct Members {
+    non_writable: BTreeSet<u32>,
+}
+
+/// The types this pass follows from a variable to its image or block.
+enum Ty {
+    Scalar(Sampled),
+    Image(u32, Image),
+    /// Sampled image, array or pointer: the type it wraps.
+    Wraps(u32),
+    Struct(u32),
+}
+
+/// Every descriptor variable of `words` by `(set, binding)`. Allocates no
+/// more than one entry per instruction.
+pub(crate) fn resources(words: &[u32]) -> Result<BTreeMap<(u32, u32), Resource>, Malformed> {
+    if words.len() < 5 || words[0] != 0x0723_0203 {
+        return Err(Malformed { offset: 0, reason: "no SPIR-V header" });
+    }
+    let mut decorations: BTreeMap<u32, Decorations> = BTreeMap::new();
+    let mut members: BTreeMap<u32, Members> = BTreeMap::new();
+    let mut types: BTreeMap<u32, Ty> = BTreeMap::new();
+    let mut variables: Vec<(u32, u32)> = Vec::new(); // (pointer type, id)
+    let mut offset = 5;
+    while offset < words.len() {
+        let count = (words[offset] >> 16) as usize;
+        let opcode = words[offset] & 0xffff;
+        if count == 0 || offset + count > words.len() {
+            return Err(Malformed { offset, reason: "an instruction's word count runs past the module" });
+        }
+        let operands = &words[offset + 1..offset + count];
+        let at = |i: usize| operands.get(i).copied().ok_or(Malformed { offset, reason: "too few operands" });
+        match opcode {
+            op::DECORATE => {
+                let entry = decorations.entry(at(0)?).or_default();
+                match at(1)? {
+                    op::DESCRIPTOR_SET => entry.set = Some(at(2)?),
+                    op::BINDING => entry.binding = Some(at(2)?),
+                    op::NON_WRITABLE => entry.non_writable = true,
+                    op::NON_READABLE => entry.non_readable = true,
+                    _ => {}
+                }
+            }
+            op::MEMBER_DECORATE if at(2)? == op::NON_WRITABLE => {
+                members.entry(at(0)?).or_default().non_writable.insert(at(1)?);
+            }
+            op::TYPE_INT => {
+                let sampled = if at(2)? == 0 { Sampled::Uint } else { Sampled::Sint };
+                types.insert(at(0)?, Ty::Scalar(sampled));
+            }
+            op::TYPE_FLOAT => {
+                types.insert(at(0)?, Ty::Scalar(Sampled::Float));
+            }
+            op::TYPE_IMAGE => {
+                let image = Image {
+                    dim: at(2)?,
+                    depth: at(3)? == 1,
+                    arrayed: at(4)? == 1,
+                    multisampled: at(5)? == 1,
+                    sampled: Sampled::Float,
+                    format: at(7)?,
+                };
+                types.insert(at(0)?, Ty::Image(at(1)?, image));
+            }
+            op::TYPE_SAMPLED_IMAGE | op::TYPE_ARRAY | op::TYPE_RUNTIME_ARRAY => {
+                types.insert(at(0)?, Ty::Wraps(at(1)?));
+            }
+            op::TYPE_POINTER => {
+                types.insert(at(0)?, Ty::Wraps(at(2)?));
+            }
+            op::TYPE_STRUCT => {
+                let count = u32::try_from(operands.len() - 1)
+                    .map_err(|_| Malformed { offset, reason: "a struct with more than 2^32 members" })?;
+                types.insert(at(0)?, Ty::Struct(count));
+            }
+            op::VARIABLE => variables.push((at(0)?, at(1)?)),
+            _ => {}
+        }
+        offset += count;
+    }
+    let mut found = BTreeMap::new();
+    for (pointer, id) in variables {
+        let Some(decoration) = decorations.get(&id) else { continue };
+        let (Some(set), Some(binding)) = (decoration.set, decoration.binding) else { continue };
+        let mut resource =
+            Resource { image: None, non_writable: decoration.non_writable, non_readable: decoration.non_readable };
+        // Follow pointer, arrays and sampled image to what they hold; a
+        // chain longer than the type count is a cycle.
+        let mut ty = pointer;
+        for _ in 0..=types.len() {
+            match types.get(&ty) {
+                Some(Ty::Wraps(inner)) => ty = *inner,
+                Some(Ty::Image(sampled_type, image)) => {
+                    let sampled = match types.get(sampled_type) {
+                        Some(Ty::Scalar(sampled)) => *sampled,
+                        _ => Sampled::Float,
+                    };
+                    resource.image = Some(Image { sampled, ..*image });
+                    break;
+                }
+                Some(Ty::Struct(count)) => {
+                    let read_only = members.get(&ty).is_some_and(|m| m.non_writable.len() as u64 == u64::from(*count));
+                    resource.non_writable |= *count > 0 && read_only;
+                    break;
+                }
+                _ => break,
+            }
+        }
+        found.insert((set, binding), resource);
+    }
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A module with a read-only storage buffer, a 2D array of uints and
+    /// a write-only storage image, by hand.
+    fn module() -> Vec<u32> {
+        let inst = |op: u32, operands: &[u32]| {
+            let count = u32::try_from(operands.len() + 1).expect("a short instruction");
+            let mut words = vec![(count << 16) | op];
+            words.extend_from_slice(operands);
+            words
+        };
+        let mut words = vec![0x0723_0203, 0x0001_0000, 0, 100, 0];
+        for (id, set, binding) in [(10, 0, 0), (11, 0, 1), (12, 1, 3)] {
+            words.extend(inst(op::DECORATE, &[id, op::DESCRIPTOR_SET, set]));
+            words.extend(inst(op::DECORATE, &[id, op::BINDING, binding]));
+        }
+        words.extend(inst(op::MEMBER_DECORATE, &[20, 0, op::NON_WRITABLE]));
+        words.extend(inst(op::DECORATE, &[12, op::NON_READABLE]));
+        words.extend(inst(op::TYPE_INT, &[1, 32, 0]));
+        words.extend(inst(op::TYPE_FLOAT, &[2, 32]));
+        words.extend(inst(op::TYPE_STRUCT, &[20, 1]));
+        words.extend(inst(op::TYPE_POINTER, &[21, 12, 20]));
+        words.extend(inst(op::TYPE_IMAGE, &[30, 1, 1, 0, 1, 0, 1, 0]));
+        words.extend(inst(op::TYPE_POINTER, &[31, 0, 30]));
+        words.extend(inst(op::TYPE_IMAGE, &[32, 2, 1, 0, 0, 0, 2, 1]));
+        words.extend(inst(op::TYPE_POINTER, &[33, 0, 32]));
+        words.extend(inst(op::VARIABLE, &[21, 10, 12]));
+        words.extend(inst(op::VARIABLE, &[31, 11, 0]));
+        words.extend(inst(op::VARIABLE, &[33, 12, 0]));
+        words
+    }
+
+    #[test]
+    fn images_and_read_only_blocks_are_read_from_the_types() {
+        let found = resources(&module()).unwrap();
+        assert!(found[&(0, 0)].non_writable && found[&(0, 0)].image.is_none());
+        let texture = found[&(0, 1)].image.unwrap();
+        assert_eq!((texture.dim, texture.arrayed, texture.sampled), (1, true, Sampled::Uint));
+        let storage = found[&(1, 3)];
+        assert!(storage.non_readable && !storage.non_writable);
+        assert_eq!(storage.image.unwrap().format, 1, "Rgba32f");
+    }
+
+    #[test]
+    fn a_truncated_module_is_an_error_never_a_panic() {
+        let words = module();
+        for len in 0..words.len() {
+            let _ = resources(&words[..len]);
+        }
+        let mut damaged = words.clone();
+        damaged[5] = 0xffff_0000 | op::DECORATE;
+        assert!(resources(&damaged).is_err());
+    }
+}

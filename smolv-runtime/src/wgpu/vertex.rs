@@ -1,0 +1,83 @@
+//! wgpu vertex buffer layouts from the typed vertex inputs that
+//! `include_types!` generates (`VERTEX_LAYOUT`, `Vertex::LAYOUT`).
+
+use super::WgpuError;
+use super::format::vertex_format;
+use crate::interface::VertexBufferLayout;
+
+/// The vertex buffers of a pipeline, as wgpu takes them: owned
+/// attributes, so that [`layouts`](Self::layouts) can lend them.
+///
+/// ```
+/// use smolv_runtime::interface::{VertexAttribute, VertexBufferLayout};
+/// use smolv_runtime::wgpu::VertexBuffers;
+///
+/// // What include_types! generates as sprite_vert::VERTEX_LAYOUT.
+/// const SPRITE: VertexBufferLayout<'static> = VertexBufferLayout {
+///     stride: 16,
+///     per_instance: false,
+///     attributes: &[
+///         VertexAttribute { location: 0, format: 103, offset: 0 }, // R32G32_SFLOAT
+///         VertexAttribute { location: 1, format: 103, offset: 8 },
+///     ],
+/// };
+/// let buffers = VertexBuffers::new(&[SPRITE])?;
+/// let layouts = buffers.layouts(); // wgpu::VertexState::buffers
+/// let sprite = layouts[0].as_ref().expect("buffer slot 0");
+/// assert_eq!(sprite.array_stride, 16);
+/// assert_eq!(sprite.attributes[1].format, wgpu::VertexFormat::Float32x2);
+/// # Ok::<(), smolv_runtime::wgpu::WgpuError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct VertexBuffers {
+    buffers: Vec<(u64, wgpu::VertexStepMode, Vec<wgpu::VertexAttribute>)>,
+}
+
+impl VertexBuffers {
+    /// One wgpu buffer per layout, in order: buffer slot `i` is
+    /// `buffers[i]`. A format wgpu has no vertex format for is
+    /// [`WgpuError::VertexFormat`].
+    ///
+    /// ```
+    /// let none = smolv_runtime::wgpu::VertexBuffers::new(&[])?;
+    /// assert!(none.layouts().is_empty());
+    /// # Ok::<(), smolv_runtime::wgpu::WgpuError>(())
+    /// ```
+    pub fn new(buffers: &[VertexBufferLayout<'_>]) -> Result<Self, WgpuError> {
+        let buffers = buffers
+            .iter()
+            .map(|buffer| {
+                let attributes = buffer
+                    .attributes
+                    .iter()
+                    .map(|a| {
+                        let format = vertex_format(a.format)
+                            .ok_or(WgpuError::VertexFormat { location: a.location, format: a.format })?;
+                        Ok(wgpu::VertexAttribute { format, offset: u64::from(a.offset), shader_location: a.location })
+                    })
+                    .collect::<Result<Vec<_>, WgpuError>>()?;
+                let step =
+                    if buffer.per_instance { wgpu::VertexStepMode::Instance } else { wgpu::VertexStepMode::Vertex };
+                Ok((u64::from(buffer.stride), step, attributes))
+            })
+            .collect::<Result<_, WgpuError>>()?;
+        Ok(Self { buffers })
+    }
+
+    /// The layouts, for `wgpu::VertexState::buffers` (every slot used).
+    ///
+    /// ```
+    /// let buffers = smolv_runtime::wgpu::VertexBuffers::new(&[])?;
+    /// let state_buffers: Vec<Option<wgpu::VertexBufferLayout<'_>>> = buffers.layouts();
+    /// # let _ = state_buffers;
+    /// # Ok::<(), smolv_runtime::wgpu::WgpuError>(())
+    /// ```
+    pub fn layouts(&self) -> Vec<Option<wgpu::VertexBufferLayout<'_>>> {
+        self.buffers
+            .iter()
+            .map(|(stride, step_mode, attributes)| {
+                Some(wgpu::VertexBufferLayout { array_stride: *stride, step_mode: *step_mode, attributes })
+            })
+            .collect()
+    }
+}

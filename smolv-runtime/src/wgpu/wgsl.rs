@@ -1,0 +1,276 @@
+//! What a shader the build shipped as WGSL declares: its bindings,
+//! immediates and overrides, read with naga's WGSL front end (the one wgpu
+//! links to read the same text, so a program carries no second parser).
+//! Such a shader has no SPIR-V, so no SPIR-V reflection.
+
+use std::num::NonZeroU32;
+
+use naga::{AddressSpace, ImageClass, ImageDimension, ScalarKind, StorageAccess, TypeInner};
+use wgpu::{BindingType, ShaderStages, TextureSampleType, TextureViewDimension};
+
+use super::WgpuError;
+use crate::reflect::{SpecConstant, SpecConstantType};
+
+/// One shipped WGSL module, parsed.
+pub(crate) struct WgslModule {
+    module: naga::Module,
+}
+
+/// One binding of a WGSL module, before [`super::LayoutOptions`] apply.
+pub(crate) struct WgslBinding {
+    pub(crate) group: u32,
+    pub(crate) binding: u32,
+    pub(crate) ty: BindingType,
+    pub(crate) count: Option<NonZeroU32>,
+    /// A float texture, whose filterability the options decide.
+    pub(crate) float_texture: bool,
+}
+
+impl WgslModule {
+    /// Parses `text`, the WGSL of `shader`.
+    pub(crate) fn parse(shader: &str, text: &str) -> Result<Self, WgpuError> {
+        let module = naga::front::wgsl::parse_str(text).map_err(|e| WgpuError::Module {
+            shader: shader.to_owned(),
+            message: format!("naga could not read its WGSL: {}", e.emit_to_string(text)),
+        })?;
+        Ok(Self { module })
+    }
+
+    /// The stages of its entry points (one, for what smolv-build ships).
+    pub(crate) fn stages(&self) -> ShaderStages {
+        self.module.entry_points.iter().fold(ShaderStages::NONE, |all, e| {
+            all | match e.stage {
+                naga::ShaderStage::Vertex => ShaderStages::VERTEX,
+                naga::ShaderStage::Fragment => ShaderStages::FRAGMENT,
+                naga::ShaderStage::Compute => ShaderStages::COMPUTE,
+                naga::ShaderStage::Task => ShaderStages::TASK,
+                naga::ShaderStage::Mesh => ShaderStages::MESH,
+                _ => ShaderStages::NONE,
+            }
+        })
+    }
+
+    /// Every resource binding, with its wgpu binding type.
+    pub(crate) fn bindings(&self, shader: &str) -> Result<Vec<WgslBinding>, WgpuError> {
+        let mut found = Vec::new();
+        for (_, global) in self.module.global_variables.iter() {
+            let Some(at) = &global.binding else { continue };
+            let name = global.name.clone().unwrap_or_default();
+            let unsupported = |reason: &str| WgpuError::UnsupportedBinding {
+                shader: shader.to_owned(),
+                set: at.group,
+                binding: at.binding,
+                name: name.clone(),
+                reason: reason.to_owned(),
+            };
+            let (inner, count) = match &self.module.types[global.ty].inner {
+                TypeInner::BindingArray { base, size } => match size {
+                    naga::ArraySize::Constant(n) => (&self.module.types[*base].inner, Some(*n)),
+                    _ => return Err(unsupported("is a binding array without a fixed size; give it one")),
+                },
+                inner => (inner, None),
+            };
+            let buffer = |ty| BindingType::Buffer { ty, has_dynamic_offset: false, min_binding_size: None };
+            let mut float_texture = false;
+            let ty = match (global.space, inner) {
+                (AddressSpace::Uniform, _) => buffer(wgpu::BufferBindingType::Uniform),
+                (AddressSpace::Storage { access }, _) => {
+                    buffer(wgpu::BufferBindingType::Storage { read_only: !access.contains(StorageAccess::STORE) })
+                }
+                (_, TypeInner::Sampler { comparison }) => BindingType::Sampler(if *comparison {
+                    wgpu::SamplerBindingType::Comparison
+                } else {
+                    wgpu::SamplerBindingType::Filtering
+                }),
+                (_, TypeInner::Image { dim, arrayed, class }) => {
+                    let view_dimension = dimension(*dim, *arrayed).ok_or_else(|| unsupported("is a 1D array image"))?;
+                    match class {
+                        ImageClass::Sampled { kind, multi } => {
+                            float_texture = *kind == ScalarKind::Float;
+                            let sample_type = match kind {
+                                ScalarKind::Sint => TextureSampleType::Sint,
+                                ScalarKind::Uint => TextureSampleType::Uint,
+                                _ => TextureSampleType::Float { filterable: true },
+                            };
+                            BindingType::Texture { sample_type, view_dimension, multisampled: *multi }
+                        }
+                        ImageClass::Depth { multi } => BindingType::Texture {
+                            sample_type: TextureSampleType::Depth,
+                            view_dimension,
+                            multisampled: *multi,
+                        },
+                        ImageClass::Storage { format, access } => {
+                            let access =
+                                match (access.contains(StorageAccess::LOAD), access.contains(StorageAccess::STORE)) {
+                                    (true, false) => wgpu::StorageTextureAccess::ReadOnly,
+                                    (false, _) => wgpu::StorageTextureAccess::WriteOnly,
+                                    (true, true) => wgpu::StorageTextureAccess::ReadWrite,
+                                };
+                            BindingType::StorageTexture { access, format: storage_format(*format), view_dimension }
+                        }
+                        ImageClass::External => BindingType::ExternalTexture,
+                    }
+                }
+                (_, TypeInner::AccelerationStructure { vertex_return }) => {
+                    BindingType::AccelerationStructure { vertex_return: *vertex_return }
+                }
+                _ => return Err(unsupported("has a type wgpu has no binding type for")),
+            };
+            found.push(WgslBinding { group: at.group, binding: at.binding, ty, count, float_texture });
+        }
+        Ok(found)
+    }
+
+    /// The bytes of its immediates (`var<immediate>`), 0 if none.
+    pub(crate) fn immediate_size(&self) -> u32 {
+        let context = self.module.to_ctx();
+        self.module
+            .global_variables
+            .iter()
+            .filter(|(_, g)| g.space == AddressSpace::Immediate)
+            .map(|(_, g)| self.module.types[g.ty].inner.size(context))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Its overrides, as spec constants: the `@id` (what naga's WGSL back
+    /// end writes for a SPIR-V `SpecId`) and name. An override without an
+    /// id has none to key it by here, and is left out.
+    pub(crate) fn overrides(&self) -> Vec<SpecConstant> {
+        self.module
+            .overrides
+            .iter()
+            .filter_map(|(_, o)| {
+                let ty = match &self.module.types[o.ty].inner {
+                    TypeInner::Scalar(scalar) => match (scalar.kind, scalar.width) {
+                        (ScalarKind::Bool, _) => SpecConstantType::Bool,
+                        (ScalarKind::Sint, 4) => SpecConstantType::I32,
+                        (ScalarKind::Uint, 4) => SpecConstantType::U32,
+                        (ScalarKind::Float, 4) => SpecConstantType::F32,
+                        _ => SpecConstantType::Other,
+                    },
+                    _ => SpecConstantType::Other,
+                };
+                let id = u32::from(o.id?);
+                Some(SpecConstant { id, ty, default: 0, name: o.name.clone().unwrap_or_default() })
+            })
+            .collect()
+    }
+}
+
+fn dimension(dim: ImageDimension, arrayed: bool) -> Option<TextureViewDimension> {
+    Some(match (dim, arrayed) {
+        (ImageDimension::D1, false) => TextureViewDimension::D1,
+        (ImageDimension::D1, true) => return None,
+        (ImageDimension::D2, false) => TextureViewDimension::D2,
+        (ImageDimension::D2, true) => TextureViewDimension::D2Array,
+        (ImageDimension::D3, _) => TextureViewDimension::D3,
+        (ImageDimension::Cube, false) => TextureViewDimension::Cube,
+        (ImageDimension::Cube, true) => TextureViewDimension::CubeArray,
+    })
+}
+
+/// naga's storage format as wgpu's texture format: the same names.
+fn storage_format(format: naga::StorageFormat) -> wgpu::TextureFormat {
+    use naga::StorageFormat as S;
+    use wgpu::TextureFormat as T;
+    match format {
+        S::R8Unorm => T::R8Unorm,
+        S::R8Snorm => T::R8Snorm,
+        S::R8Uint => T::R8Uint,
+        S::R8Sint => T::R8Sint,
+        S::R16Uint => T::R16Uint,
+        S::R16Sint => T::R16Sint,
+        S::R16Float => T::R16Float,
+        S::Rg8Unorm => T::Rg8Unorm,
+        S::Rg8Snorm => T::Rg8Snorm,
+        S::Rg8Uint => T::Rg8Uint,
+        S::Rg8Sint => T::Rg8Sint,
+        S::R32Uint => T::R32Uint,
+        S::R32Sint => T::R32Sint,
+        S::R32Float => T::R32Float,
+        S::Rg16Uint => T::Rg16Uint,
+        S::Rg16Sint => T::Rg16Sint,
+        S::Rg16Float => T::Rg16Float,
+        S::Rgba8Unorm => T::Rgba8Unorm,
+        S::Rgba8Snorm => T::Rgba8Snorm,
+        S::Rgba8Uint => T::Rgba8Uint,
+        S::Rgba8Sint => T::Rgba8Sint,
+        S::Bgra8Unorm => T::Bgra8Unorm,
+        S::Rgb10a2Uint => T::Rgb10a2Uint,
+        S::Rgb10a2Unorm => T::Rgb10a2Unorm,
+        S::Rg11b10Ufloat => T::Rg11b10Ufloat,
+        S::R64Uint => T::R64Uint,
+        S::Rg32Uint => T::Rg32Uint,
+        S::Rg32Sint => T::Rg32Sint,
+        S::Rg32Float => T::Rg32Float,
+        S::Rgba16Uint => T::Rgba16Uint,
+        S::Rgba16Sint => T::Rgba16Sint,
+        S::Rgba16Float => T::Rgba16Float,
+        S::Rgba32Uint => T::Rgba32Uint,
+        S::Rgba32Sint => T::Rgba32Sint,
+        S::Rgba32Float => T::Rgba32Float,
+        S::R16Unorm => T::R16Unorm,
+        S::R16Snorm => T::R16Snorm,
+        S::Rg16Unorm => T::Rg16Unorm,
+        S::Rg16Snorm => T::Rg16Snorm,
+        S::Rgba16Unorm => T::Rgba16Unorm,
+        S::Rgba16Snorm => T::Rgba16Snorm,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SHADER: &str = "
+        struct Light { color: vec4<f32> }
+        @group(0) @binding(0) var<uniform> light: Light;
+        @group(0) @binding(1) var<storage, read> values: array<f32>;
+        @group(1) @binding(0) var shadow: texture_depth_2d;
+        @group(1) @binding(1) var compare: sampler_comparison;
+        @group(1) @binding(2) var albedo: texture_2d_array<f32>;
+        @group(2) @binding(0) var out_image: texture_storage_2d<rgba8unorm, write>;
+        struct Push { tint: vec4<f32> }
+        var<immediate> push: Push;
+        @id(3) override GAIN: f32 = 1.0;
+        @fragment fn main() -> @location(0) vec4<f32> {
+            let a = textureSampleCompare(shadow, compare, vec2(0.5), 0.5);
+            let b = textureLoad(albedo, vec2(0), 0, 0);
+            textureStore(out_image, vec2(0), b);
+            return light.color * values[0] * a * push.tint * GAIN;
+        }";
+
+    #[test]
+    fn bindings_immediates_and_overrides_come_from_the_wgsl() {
+        let module = WgslModule::parse("lit.frag", SHADER).unwrap();
+        assert_eq!(module.stages(), ShaderStages::FRAGMENT);
+        let bindings = module.bindings("lit.frag").unwrap();
+        let ty = |group, binding| bindings.iter().find(|b| (b.group, b.binding) == (group, binding)).unwrap().ty;
+        assert!(matches!(ty(0, 0), BindingType::Buffer { ty: wgpu::BufferBindingType::Uniform, .. }));
+        assert!(matches!(
+            ty(0, 1),
+            BindingType::Buffer { ty: wgpu::BufferBindingType::Storage { read_only: true }, .. }
+        ));
+        assert!(matches!(ty(1, 0), BindingType::Texture { sample_type: TextureSampleType::Depth, .. }));
+        assert_eq!(ty(1, 1), BindingType::Sampler(wgpu::SamplerBindingType::Comparison));
+        assert!(matches!(ty(1, 2), BindingType::Texture { view_dimension: TextureViewDimension::D2Array, .. }));
+        assert!(matches!(
+            ty(2, 0),
+            BindingType::StorageTexture {
+                access: wgpu::StorageTextureAccess::WriteOnly,
+                format: wgpu::TextureFormat::Rgba8Unorm,
+                ..
+            }
+        ));
+        assert_eq!(module.immediate_size(), 16);
+        let overrides = module.overrides();
+        assert_eq!((overrides[0].id, overrides[0].ty, overrides[0].name.as_str()), (3, SpecConstantType::F32, "GAIN"));
+    }
+
+    #[test]
+    fn text_naga_cannot_read_is_an_error_naming_the_shader() {
+        let error = WgslModule::parse("broken.wgsl", "fn (").err().unwrap();
+        assert!(error.to_string().contains("broken.wgsl"), "{error}");
+    }
+}
