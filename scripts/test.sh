@@ -36,7 +36,7 @@ echo "==> WESL: clippy and tests with the wesl feature"
 cargo clippy --locked -p smolv-build -p cargo-smolv -p smolv-reload --all-targets \
     --features smolv-build/wesl,cargo-smolv/wesl,smolv-reload/wesl -- -D warnings
 cargo test --locked -p smolv-build --features wesl --lib --test wesl "$@"
-cargo test --locked -p cargo-smolv --features wesl --test cli --test crash --test remote_cache "$@"
+cargo test --locked -p cargo-smolv --features wesl --test cli --test crash --test remote_cache -- wesl
 cargo test --locked -p smolv-reload --features wesl --test reload_wesl "$@"
 echo "==> the Vulkan layer's example program, on lavapipe under validation"
 cargo run --locked -p smolv-runtime --features vulkan --example pipelines
