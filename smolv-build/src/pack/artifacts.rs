@@ -118,7 +118,7 @@ pub(crate) fn build_artifacts(modules: &[Built<'_>], plan: &Plan, cache: &Cache)
         .collect();
     let mut embedded = packing::pack_cached(&inputs, &zstd, &plan.packing, plan.dictionary, cache)?;
     let (wgpu, warnings) = if plan.packing.target.may_ship_wgsl() {
-        let spirv: Vec<&[u32]> = encoded.iter().map(|(e, _)| e.decoded.as_slice()).collect();
+        let spirv: Vec<&[u32]> = encoded.iter().map(|(e, ..)| e.decoded.as_slice()).collect();
         let (wgpu, warnings, shipped) = wgpu_artifacts(modules, &spirv, &inputs, &embedded, plan, cache)?;
         if let Some(shipped) = shipped {
             embedded = shipped;
