@@ -416,7 +416,10 @@ pub(crate) fn config(dir: &Path, out_dir: &Path, args: &ShaderArgs) -> Config {
         Some(TargetApi::WgpuSpirv) => {
             config.for_wgpu_shipping(false);
         }
-        Some(TargetApi::Vulkan) | None => {}
+        Some(TargetApi::Vulkan) => {
+            config.for_vulkan();
+        }
+        None => {}
     }
     apply_language_flags(&mut config, dir, args);
     if let Some(url) = &args.remote_cache {

@@ -184,7 +184,9 @@ impl Scene {
         let vertex_buffers = self.vertex_buffers.layouts();
         let quad = Overrides::of(shader(QUAD_VS)?)?;
         let mut big = quad.clone();
-        big.set_named("SCALE", 0.5f32)?;
+        // By spec id, not `set_named("SCALE", ..)`: release builds strip
+        // names unless the build keeps them (`Config::keep_interface_names`).
+        big.set(0, 0.5f32)?;
         let mut small = quad;
         small.set(0, 0.25f32)?;
         let (big, small) = (big.constants(), small.constants());

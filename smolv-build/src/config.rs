@@ -462,6 +462,18 @@ impl Config {
         self
     }
 
+    /// Builds SPIR-V for Vulkan, the default, whatever `SMOLV_TARGET` says
+    /// (the way back from [`for_wgpu`](Config::for_wgpu)).
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders").for_wgpu().for_vulkan();
+    /// ```
+    pub fn for_vulkan(&mut self) -> &mut Self {
+        self.target = Some(Target::Vulkan);
+        self
+    }
+
     /// Where compiled modules are cached. Default: `SMOLV_CACHE_DIR`, else
     /// `smolv-cache` in Cargo's target directory, shared by every crate and
     /// profile of the workspace.
@@ -1003,7 +1015,8 @@ fn packing_options(config: &Config, var: impl Fn(&str) -> Option<String>) -> Res
     };
     if target.may_ship_wgsl() && !cfg!(feature = "wgpu") {
         return Err(Error::Config(format!(
-            "target {} makes WGSL with naga: enable smolv-build's `wgpu` feature (or use target wgpu-spirv)",
+            "target {} makes WGSL with naga: enable smolv-build's `wgpu` feature, or ship SPIR-V \
+             (`Config::for_wgpu_shipping(false)`, SMOLV_TARGET=wgpu-spirv, `--target-api wgpu-spirv`)",
             target.name()
         )));
     }

@@ -13,6 +13,9 @@ use smolv_format::reflect::{BlockKind, Interface, Member, ScalarKind, ScalarType
 const MOST_LISTED: usize = 4;
 /// Nesting followed; SPIR-V has no cycles, but a hostile module can nest deep.
 const MOST_DEPTH: u32 = 32;
+/// How many structs one block's comparison visits at most: a struct used
+/// by two members at every level would otherwise take 2^depth visits.
+const MOST_VISITS: u32 = 4096;
 
 /// A block of a reloaded shader whose layout is no longer the one the
 /// program was built with, and the generated Rust type that no longer
@@ -145,7 +148,7 @@ pub(crate) fn layout_changes(recipe: &ShaderRecipe, new: &Interface) -> Vec<Layo
         if let Some(rust) = recipe.block_type(index) {
             change = change.rust_type(rust);
         }
-        Compare { old, new, change: &mut change }.structs(block.ty, now.ty, "", 0);
+        Compare { old, new, change: &mut change, visits: 0 }.structs(block.ty, now.ty, "", 0);
         if !change.differences.is_empty() {
             changes.push(change);
         }
@@ -158,6 +161,8 @@ struct Compare<'a> {
     old: &'a Interface,
     new: &'a Interface,
     change: &'a mut LayoutChange,
+    /// Structs visited so far (see [`MOST_VISITS`]).
+    visits: u32,
 }
 
 impl Compare<'_> {
@@ -169,6 +174,10 @@ impl Compare<'_> {
         };
         if depth > MOST_DEPTH {
             return self.change.push(format!("{}nests deeper than {MOST_DEPTH} structs", at(path)));
+        }
+        self.visits += 1;
+        if self.visits > MOST_VISITS {
+            return self.change.push(format!("{}holds more than {MOST_VISITS} structs to compare", at(path)));
         }
         for (was, now) in pairs(&before.members, &after.members) {
             match (was, now) {
@@ -343,7 +352,7 @@ mod tests {
 
     fn differences(old: &Interface, new: &Interface) -> Vec<String> {
         let mut change = LayoutChange::new(BlockKind::Uniform, Some(0), Some(0), "Frame");
-        Compare { old, new, change: &mut change }.structs(0, 0, "", 0);
+        Compare { old, new, change: &mut change, visits: 0 }.structs(0, 0, "", 0);
         change.differences
     }
 

@@ -18,7 +18,6 @@
 /// SPIR-V, with a build warning naming each.
 ///
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[non_exhaustive]
 pub(crate) enum Target {
     /// (`vulkan`) SPIR-V for Vulkan. The default.
     #[default]

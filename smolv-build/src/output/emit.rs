@@ -90,8 +90,6 @@ fn remove_stale(dir: &Path, keep: &[PathBuf]) {
     }
 }
 
-/// `path` with `.` dropped and `..` taken back lexically, so that
-/// `shaders/../common.glsl` is not taken for a file below `shaders`.
 /// Cargo's target directory above `out_dir` (canonical): the nearest one
 /// holding Cargo's `CACHEDIR.TAG`, else the directory above
 /// `<profile>/build/<package>-<hash>/out`.
@@ -103,6 +101,8 @@ fn target_dir(out_dir: &Path) -> Option<PathBuf> {
         .map(Path::to_owned)
 }
 
+/// `path` with `.` dropped and `..` taken back lexically, so that
+/// `shaders/../common.glsl` is not taken for a file below `shaders`.
 fn normalized(path: &Path) -> PathBuf {
     use std::path::Component;
     let mut out = PathBuf::new();
@@ -229,7 +229,13 @@ impl Directives {
         }
         let mut found = Vec::new();
         let mut pending = vec![path.to_owned()];
+        // Each real directory once: a link back up (`all -> .`) is not
+        // entered again.
+        let mut entered = std::collections::BTreeSet::new();
         while let Some(dir) = pending.pop() {
+            if !dir.canonicalize().is_ok_and(|real| entered.insert(real)) {
+                continue;
+            }
             let Ok(entries) = std::fs::read_dir(&dir) else { continue };
             let mut entries: Vec<PathBuf> = entries.flatten().map(|entry| entry.path()).collect();
             entries.sort();
@@ -324,6 +330,13 @@ mod tests {
         assert_eq!(directives.watchable(&krate.join("shaders")), [krate.join("shaders")]);
         assert_eq!(directives.watchable(&krate.join("common.glsl")), [krate.join("common.glsl")]);
         assert_eq!(Directives::new(false).watchable(&krate), vec![krate.clone()], "outside a build script");
+        // A link back up is entered once, not until the path is too long.
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(&krate, krate.join("all")).unwrap();
+            let watched = directives.watchable(&krate);
+            assert_eq!(watched, [krate.join("common.glsl"), krate.join("shaders")], "a loop is entered once");
+        }
         // Without the tag, the target directory is found by Cargo's layout.
         std::fs::remove_file(krate.join("target/CACHEDIR.TAG")).unwrap();
         assert_eq!(target_dir(&out_dir), Some(krate.join("target")));

@@ -560,9 +560,9 @@ impl Shader {
     /// reload publishes SPIR-V for it, after which this gives `None` and
     /// `decode` the new words.
     ///
-    /// The text is minified (names of locals and private functions dropped,
-    /// no whitespace), as naga wrote it from the shader's SPIR-V; entry
-    /// points and bindings keep their names. It is borrowed from the binary
+    /// The text is minified (every name but the entry points' and the
+    /// overrides' shortened, no whitespace), as naga wrote it from the
+    /// shader's SPIR-V; bindings are found by group and binding. It is borrowed from the binary
     /// or from the set's stream, unpacked once on first use and kept.
     /// A program that never calls this links none of its code.
     ///

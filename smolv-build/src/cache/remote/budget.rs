@@ -35,7 +35,10 @@ impl TimeBudget {
 
     /// When a wait that starts now must end.
     pub(crate) fn deadline(&self) -> Instant {
-        Instant::now() + self.left()
+        let now = Instant::now();
+        // A limit too large for the clock (`1e19` seconds) is a day: longer
+        // than any build waits.
+        now.checked_add(self.left()).unwrap_or_else(|| now + Duration::from_secs(24 * 60 * 60))
     }
 
     /// Counts a wait that began at `start` and ends now.

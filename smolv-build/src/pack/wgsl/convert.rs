@@ -53,11 +53,15 @@ pub(crate) fn to_wgsl(spirv: &[u32]) -> Result<String, Refused> {
     let text = write_string(&module, &info, WriterFlags::empty())
         .map_err(|e| refused("naga cannot express it as WGSL", e.to_string()))?;
     let squeezed = minify::squeeze(&text);
-    // The squeezed text must mean what naga wrote: it parses, and writes
-    // back the same.
+    // The squeezed text must still be what naga wrote, as far as a game's
+    // wgpu can tell: it parses, validates, and has the same entry points.
     let reparsed = naga::front::wgsl::parse_str(&squeezed)
         .map_err(|e| refused("the minified WGSL does not parse (a smolv bug)", e.emit_to_string(&squeezed)))?;
-    if reparsed.entry_points.len() != module.entry_points.len() {
+    Validator::new(ValidationFlags::all(), Capabilities::all())
+        .validate(&reparsed)
+        .map_err(|e| refused("the minified WGSL does not validate (a smolv bug)", e.into_inner().to_string()))?;
+    let entry_points = |m: &naga::Module| m.entry_points.iter().map(|e| (e.name.clone(), e.stage)).collect::<Vec<_>>();
+    if entry_points(&reparsed) != entry_points(&module) {
         return Err(refused("the minified WGSL lost an entry point (a smolv bug)", String::new()));
     }
     Ok(squeezed)

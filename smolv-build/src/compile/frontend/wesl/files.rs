@@ -85,8 +85,12 @@ impl<'a> Files<'a> {
         }
         let wgsl = with_suffix(&stem, ".wgsl");
         if wgsl.is_file() {
-            // A .wesl file appearing there would take its place.
-            self.missing.borrow_mut().push(wesl);
+            // A .wesl file appearing there would take its place. Once:
+            // every lookup of the module comes here.
+            let mut missing = self.missing.borrow_mut();
+            if !missing.contains(&wesl) {
+                missing.push(wesl);
+            }
             return Ok(wgsl);
         }
         Err(ResolveError::FileNotFound(wesl, format!("nor {}", wgsl.display())))
