@@ -16,7 +16,7 @@
 mod faults;
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -27,18 +27,8 @@ fn cli() -> Command {
 }
 
 fn build(tree: &Tree, out: &Path, cache: &Path, log: &Path) -> Command {
-    let mut command = cli();
-    command
-        .args(["smolv", "build"])
-        .arg(&tree.root)
-        .arg("-o")
-        .arg(out)
-        .arg("--cache-dir")
-        .arg(cache)
-        .arg("-I")
-        .arg(tree.include_dir())
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(log).unwrap());
+    let mut command = tree.build_command(Path::new(env!("CARGO_BIN_EXE_cargo-smolv")), out, cache);
+    command.stderr(std::fs::File::create(log).unwrap());
     command
 }
 

@@ -29,18 +29,8 @@ fn cli() -> Command {
 }
 
 fn build(tree: &Tree, out: &Path, cache: &Path) -> Command {
-    let mut command = cli();
-    command
-        .args(["smolv", "build"])
-        .arg(&tree.root)
-        .arg("-o")
-        .arg(out)
-        .arg("--cache-dir")
-        .arg(cache)
-        .arg("-I")
-        .arg(tree.include_dir())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null());
+    let mut command = tree.build_command(Path::new(env!("CARGO_BIN_EXE_cargo-smolv")), out, cache);
+    command.stderr(std::process::Stdio::null());
     command
 }
 

@@ -113,6 +113,23 @@ impl Tree {
         self.root.join("include")
     }
 
+    /// `cargo smolv build` of this tree through the CLI at `exe`, into
+    /// `out`, with the cache directory `cache`; its stdout goes nowhere.
+    pub(crate) fn build_command(&self, exe: &Path, out: &Path, cache: &Path) -> Command {
+        let mut command = Command::new(exe);
+        command
+            .args(["smolv", "build"])
+            .arg(&self.root)
+            .arg("-o")
+            .arg(out)
+            .arg("--cache-dir")
+            .arg(cache)
+            .arg("-I")
+            .arg(self.include_dir())
+            .stdout(std::process::Stdio::null());
+        command
+    }
+
     /// Changes a random shader or (one time in three) a random include to
     /// a number it never had; returns the file's path.
     pub(crate) fn edit(&mut self, rng: &mut Rng) -> PathBuf {

@@ -19,9 +19,13 @@ use crate::Shader;
 /// Without the feature, shaders never change and `refresh` finds nothing.
 ///
 /// ```no_run
-/// # fn build(device: &wgpu::Device, vs: &wgpu::ShaderModule, fs: &wgpu::ShaderModule) -> wgpu::RenderPipeline { todo!() }
-/// # fn frame(device: &wgpu::Device, vertex: &'static smolv_runtime::Shader, fragment: &'static smolv_runtime::Shader)
-/// # -> Result<(), smolv_runtime::wgpu::WgpuError> {
+/// # fn frame(
+/// #     device: &wgpu::Device,
+/// #     vertex: &'static smolv_runtime::Shader,
+/// #     fragment: &'static smolv_runtime::Shader,
+/// #     // Your pipeline, made from a vertex and a fragment module.
+/// #     build: impl Fn(&wgpu::Device, &wgpu::ShaderModule, &wgpu::ShaderModule) -> wgpu::RenderPipeline,
+/// # ) -> Result<(), smolv_runtime::wgpu::WgpuError> {
 /// use smolv_runtime::wgpu::ShaderModules;
 /// let mut modules = ShaderModules::new();
 /// let (vs, fs) = (modules.get(device, vertex)?.clone(), modules.get(device, fragment)?.clone());
