@@ -124,3 +124,56 @@ fn a_stack_overflow_in_the_wesl_compiler_fails_that_shader_only() {
     );
     assert!(text.contains("1 compiled, 0 from cache"), "good.wesl compiles:\n{text}");
 }
+
+/// For a wgpu target, naga translates each module's SPIR-V to WGSL in the
+/// same workers. The test hook `SMOLV_WORKER_TEST_ABORT=translate` (debug
+/// builds) aborts the worker there, as a naga crash would: the module
+/// ships as SPIR-V with a warning that names it and the signal, the build
+/// succeeds, and nothing is cached, so the next build translates it (and
+/// caches that).
+#[cfg(all(unix, debug_assertions, feature = "wgpu"))]
+#[test]
+fn a_crash_translating_to_wgsl_ships_spirv_with_a_warning_and_is_never_cached() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("shaders")).unwrap();
+    std::fs::write(dir.path().join("shaders/good.frag"), GOOD).unwrap();
+    let wgsl = dir.path().join("out/smolv/wgsl/0000-good.frag.wgsl");
+    let build_for_wgpu = |env: &[(&str, &str)]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_cargo-smolv"))
+            .args(["smolv", "build"])
+            .arg(dir.path().join("shaders"))
+            .arg("-o")
+            .arg(dir.path().join("out"))
+            .arg("--cache-dir")
+            .arg(dir.path().join("cache"))
+            .args(["--target-api", "wgpu"])
+            .envs(env.iter().copied())
+            .output()
+            .expect("cargo-smolv runs");
+        let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+        assert!(output.status.success(), "a crash in translation fails no build:\n{text}");
+        text
+    };
+
+    let text = build_for_wgpu(&[("SMOLV_WORKER_TEST_ABORT", "translate")]);
+    assert!(
+        text.lines().any(|l| l.starts_with("warning: good.frag (")
+            && l.contains(
+                "ships as SPIR-V for wgpu, not WGSL: naga crashed translating it to WGSL, in a worker process"
+            )
+            && l.contains("naga was killed by signal 6 (SIGABRT)")),
+        "the module and the signal are named:\n{text}"
+    );
+    assert!(!wgsl.exists(), "the module ships as SPIR-V");
+
+    let text = build_for_wgpu(&[]);
+    assert!(!text.contains("crashed"), "the crash was not cached:\n{text}");
+    assert!(text.contains("wgpu: ships wgsl"), "{text}");
+    let shipped = std::fs::read_to_string(&wgsl).expect("good.frag ships as WGSL now");
+    assert!(shipped.contains("@fragment"), "{shipped}");
+
+    // The translation is cached: with the hook on again, no worker is
+    // asked, so nothing crashes.
+    let text = build_for_wgpu(&[("SMOLV_WORKER_TEST_ABORT", "translate")]);
+    assert!(!text.contains("crashed") && text.contains("wgpu: ships wgsl"), "from the cache:\n{text}");
+}

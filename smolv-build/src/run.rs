@@ -150,8 +150,6 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
             }
         }
     }
-    // Idle workers end here, not when the build's outputs are written.
-    drop(compilers);
     report.warnings.iter().for_each(|w| directives.warning(w));
     if !diagnostics.is_empty() && !plan.keep_going {
         emit::remove_artifacts(&plan.out_dir);
@@ -180,10 +178,13 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     // tokens for now.
     let mut artifacts = if tokens.limited() {
         let lease = tokens.lease(pool.current_num_threads());
-        thread_pool(lease.len())?.install(|| build_artifacts(&modules, plan, &cache))?
+        thread_pool(lease.len())?.install(|| build_artifacts(&modules, plan, &cache, &compilers))?
     } else {
-        pool.install(|| build_artifacts(&modules, plan, &cache))?
+        pool.install(|| build_artifacts(&modules, plan, &cache, &compilers))?
     };
+    // Idle workers end here (a wgpu target translates to WGSL in them),
+    // not when the build's outputs are written.
+    drop(compilers);
     report.add_artifacts(&modules, &artifacts);
     // A wgpu target's shaders that ship as SPIR-V because naga refused them.
     artifacts.warnings.iter().for_each(|w| directives.warning(w));

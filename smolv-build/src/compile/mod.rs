@@ -5,7 +5,8 @@
 //! guards around in-process compilers: worker processes that a crash ends
 //! instead of the build (`worker`), their chatter kept off a build
 //! script's stdout (`quiet_stdout`), and the log of a failed build
-//! (`build_log`).
+//! (`build_log`). For wgpu targets, `translate` turns SPIR-V into
+//! minified WGSL with naga, in the same workers.
 //!
 //! It reads what to build (`options`, `settings`) and the jobs (`source`);
 //! it never reads the later stages.
@@ -17,7 +18,14 @@ pub(crate) mod optimize;
 pub(crate) mod portable;
 pub(crate) mod quiet_stdout;
 pub(crate) mod tool;
+pub(crate) mod translate;
 pub(crate) mod worker;
+
+/// The naga that compiles WGSL and translates SPIR-V to WGSL, exactly: the
+/// workspace pins it with `=` (a build script cannot see a dependency's
+/// version), and a test checks that the pin, the lock file and this agree.
+#[cfg(any(feature = "wgsl", feature = "wgpu"))]
+pub(crate) const NAGA_VERSION: &str = "30.0.1";
 
 pub(crate) use job::{
     Context, JobOutput, compile_job, compile_uncached, compiler_identity, current_key, glslc_identity, slang_identity,

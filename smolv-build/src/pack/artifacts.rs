@@ -13,6 +13,7 @@ use smolv_format::{
 };
 
 use crate::compile::frontend::CompiledModule;
+use crate::compile::worker::Compilers;
 use crate::error::Error;
 use crate::pack::encode::{Packed, Strip, ZstdForms, compress_forms, encode_module};
 use crate::pack::packing::{self, PackInput, PackedSet, WGPU_FRONT_ENDS};
@@ -89,8 +90,14 @@ pub(crate) struct Built<'a> {
 }
 
 /// Reflects, encodes, compresses and assembles every compiled module, and
-/// packs the embedded set.
-pub(crate) fn build_artifacts(modules: &[Built<'_>], plan: &Plan, cache: &Cache) -> Result<Artifacts, Error> {
+/// packs the embedded set. For a wgpu target, `compilers` translate the
+/// modules to WGSL.
+pub(crate) fn build_artifacts(
+    modules: &[Built<'_>],
+    plan: &Plan,
+    cache: &Cache,
+    compilers: &Compilers,
+) -> Result<Artifacts, Error> {
     let settings = &plan.settings;
     let encoded: Vec<_> = modules
         .par_iter()
@@ -119,7 +126,7 @@ pub(crate) fn build_artifacts(modules: &[Built<'_>], plan: &Plan, cache: &Cache)
     let mut embedded = packing::pack_cached(&inputs, &zstd, &plan.packing, plan.dictionary, cache)?;
     let (wgpu, warnings) = if plan.packing.target.may_ship_wgsl() {
         let spirv: Vec<&[u32]> = encoded.iter().map(|(e, ..)| e.decoded.as_slice()).collect();
-        let (wgpu, warnings, shipped) = wgpu_artifacts(modules, &spirv, &inputs, &embedded, plan, cache)?;
+        let (wgpu, warnings, shipped) = wgpu_artifacts(modules, &spirv, &inputs, &embedded, plan, (cache, compilers))?;
         if let Some(shipped) = shipped {
             embedded = shipped;
         }
@@ -244,13 +251,13 @@ fn wgpu_artifacts(
     inputs: &[PackInput],
     all: &PackedSet,
     plan: &Plan,
-    cache: &Cache,
+    (cache, compilers): (&Cache, &Compilers),
 ) -> Result<WgpuOutcome, Error> {
-    let converted = wgsl::convert_all(spirv);
+    let translated = wgsl::translate_all(spirv, compilers, cache);
     let mut warnings = Vec::new();
     let mut texts = Vec::new();
     let mut refused = Vec::new();
-    for (index, (built, result)) in modules.iter().zip(converted).enumerate() {
+    for (index, (built, result)) in modules.iter().zip(translated).enumerate() {
         match result {
             Ok(text) => texts.push((built.module.name.clone(), artifact_name(index, &built.module.name, "wgsl"), text)),
             Err(why) => {

@@ -5,14 +5,10 @@ use naga::valid::{Capabilities, ValidationFlags, Validator};
 use smolv_runtime::reflect::ShaderStage;
 
 use super::{Compiled, CompiledModule};
+use crate::compile::NAGA_VERSION;
 use crate::error::Diagnostic;
 use crate::settings::Settings;
 use crate::source::Job;
-
-/// The naga that compiles WGSL, exactly: the workspace pins it with `=`
-/// (a build script cannot see a dependency's version), and a test checks
-/// that the pin, the lock file and this agree.
-pub(super) const NAGA_VERSION: &str = "30.0.1";
 
 /// naga's identity, for cache keys.
 pub(super) fn identity() -> String {

@@ -1,5 +1,5 @@
 //! Worker processes: the in-process compilers (shaderc/glslang, naga and
-//! wesl) run in child processes, so that a compiler crash, abort, stack
+//! wesl) and naga's translation to WGSL run in child processes, so that a compiler crash, abort, stack
 //! overflow, hang or runaway allocation ends a worker, not the build.
 //!
 //! The worker is this same program, started again with [`MARKER`] set:
@@ -32,6 +32,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use crate::compile::frontend::{self, Compiled};
+use crate::compile::translate::{self, Refused};
 use crate::error::Diagnostic;
 use crate::settings::Settings;
 use crate::source::Job;
@@ -55,6 +56,10 @@ const MEMORY_MIB_VAR: &str = "SMOLV_WORKER_MEMORY_MB";
 /// that long before compiling a file named `name`, to reach the time limit.
 #[cfg(debug_assertions)]
 const TEST_DELAY_VAR: &str = "SMOLV_WORKER_TEST_DELAY";
+/// Test hook, debug builds only: `translate` makes a worker abort on every
+/// translation to WGSL, as a naga crash would.
+#[cfg(debug_assertions)]
+const TEST_ABORT_VAR: &str = "SMOLV_WORKER_TEST_ABORT";
 
 /// Long enough for any real shader, short enough that a hung compiler is
 /// noticed.
@@ -97,6 +102,17 @@ pub(crate) enum Compilers {
     InProcess,
     /// In worker processes of this program.
     Workers(pool::Workers),
+}
+
+/// What became of a translation to WGSL.
+#[derive(Debug)]
+pub(crate) enum Translation {
+    /// naga's answer: the WGSL, or why naga refused the module. The same
+    /// words always get the same answer, so it may be cached.
+    Answer(Result<String, Refused>),
+    /// The worker translating it crashed or ran out of time: the module
+    /// ships as SPIR-V, and this is never cached.
+    Crashed(Refused),
 }
 
 /// A worker's limits.
@@ -142,6 +158,15 @@ impl Compilers {
             (Self::Workers(workers), Ok(text)) if in_process => workers.compile(job, text, settings),
             // Not UTF-8: the frontend refuses it before any compiler runs.
             _ => frontend::compile(job, source, settings),
+        }
+    }
+
+    /// Translates `spirv` to minified WGSL with naga: in a worker if the
+    /// build has them, else here.
+    pub(crate) fn translate(&self, spirv: &[u32]) -> Translation {
+        match self {
+            Self::Workers(workers) if translate::AVAILABLE => workers.translate(spirv),
+            _ => Translation::Answer(translate::to_wgsl(spirv)),
         }
     }
 }

@@ -9,9 +9,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::protocol::{self, Request};
-use super::{Limits, MARKER, MEMORY_VAR, PARENT_VAR, compiler_name, describe_exe};
+use super::{Limits, MARKER, MEMORY_VAR, PARENT_VAR, Translation, compiler_name, describe_exe};
 use crate::compile::frontend::Compiled;
 use crate::compile::tool::describe_exit;
+use crate::compile::translate::{self, Refused};
 use crate::error::Diagnostic;
 use crate::settings::Settings;
 use crate::source::Job;
@@ -27,6 +28,14 @@ pub(crate) struct Workers {
     exe: PathBuf,
     limits: Limits,
     idle: Mutex<Vec<Worker>>,
+}
+
+/// Why a request got no answer.
+enum Failure {
+    /// No worker could start: why.
+    Start(String),
+    /// The worker died or overran its time: how it ended.
+    Ended(String),
 }
 
 /// One worker process.
@@ -54,26 +63,53 @@ impl Workers {
     /// time is replaced, and the job fails with an error that names the
     /// shader and how the worker ended.
     pub(super) fn compile(&self, job: &Job, source: &str, settings: &Settings) -> Result<Compiled, Vec<Diagnostic>> {
-        let request = Request { job: job.clone(), settings: settings.clone(), source: source.to_owned() };
+        let request = Request::Compile { job: job.clone(), settings: settings.clone(), source: source.to_owned() };
         let payload = match serde_json::to_vec(&request) {
             Ok(payload) => payload,
             // A path that is not UTF-8 cannot go into JSON: compile here.
             Err(_) => return crate::compile::frontend::compile(job, source.as_bytes(), settings),
         };
-        let worker = self.idle.lock().unwrap_or_else(PoisonError::into_inner).pop();
-        let worker = match worker.map_or_else(|| self.spawn(), Ok) {
-            Ok(worker) => worker,
-            Err(why) => return Err(vec![Diagnostic::whole_file(&job.path, why)]),
-        };
-        match self.exchange(worker, &payload) {
-            Ok((worker, response)) => {
-                self.idle.lock().unwrap_or_else(PoisonError::into_inner).push(worker);
-                protocol::decode_response(&response).unwrap_or_else(|| {
-                    Err(vec![Diagnostic::whole_file(&job.path, "a compiler worker sent a damaged answer; build again")])
-                })
-            }
-            Err(how) => Err(vec![Diagnostic::whole_file(&job.path, self.crash_message(job, &how))]),
+        match self.call(&payload) {
+            Ok(response) => protocol::decode_compiled(&response).unwrap_or_else(|| {
+                Err(vec![Diagnostic::whole_file(&job.path, "a compiler worker sent a damaged answer; build again")])
+            }),
+            Err(Failure::Start(why)) => Err(vec![Diagnostic::whole_file(&job.path, why)]),
+            Err(Failure::Ended(how)) => Err(vec![Diagnostic::whole_file(&job.path, self.crash_message(job, &how))]),
         }
+    }
+
+    /// Translates `spirv` to WGSL in a worker. naga's answer, a WGSL text
+    /// or a refusal, is [`Translation::Answer`]; a worker that dies or
+    /// overruns is replaced, and the module gets [`Translation::Crashed`],
+    /// which says how it ended.
+    pub(super) fn translate(&self, spirv: &[u32]) -> Translation {
+        let payload = match serde_json::to_vec(&Request::Translate { spirv: spirv.to_vec() }) {
+            Ok(payload) => payload,
+            Err(e) => {
+                return Translation::Crashed(Refused::new("it could not be sent to a naga worker", e.to_string()));
+            }
+        };
+        match self.call(&payload) {
+            Ok(response) => translate::read_answer(&response).map_or_else(
+                || Translation::Crashed(Refused::new("a naga worker sent a damaged answer", "build again")),
+                Translation::Answer,
+            ),
+            Err(Failure::Start(why)) => Translation::Crashed(Refused::new("no naga worker could start", why)),
+            Err(Failure::Ended(how)) => Translation::Crashed(Refused::new(
+                "naga crashed translating it to WGSL, in a worker process (a naga bug; nothing was cached for it)",
+                format!("naga {how}"),
+            )),
+        }
+    }
+
+    /// Sends one request to an idle worker (or a new one) and reads its
+    /// answer; a worker that answered goes back to the idle ones.
+    fn call(&self, payload: &[u8]) -> Result<Vec<u8>, Failure> {
+        let worker = self.idle.lock().unwrap_or_else(PoisonError::into_inner).pop();
+        let worker = worker.map_or_else(|| self.spawn(), Ok).map_err(Failure::Start)?;
+        let (worker, response) = self.exchange(worker, payload).map_err(Failure::Ended)?;
+        self.idle.lock().unwrap_or_else(PoisonError::into_inner).push(worker);
+        Ok(response)
     }
 
     /// Sends one request and reads its answer; the worker is lost if it
@@ -93,7 +129,7 @@ impl Workers {
     fn spawn(&self) -> Result<Worker, String> {
         let mut command = Command::new(&self.exe);
         command
-            .env(MARKER, "1")
+            .env(MARKER, protocol::VERSION)
             .env(PARENT_VAR, std::process::id().to_string())
             .env(MEMORY_VAR, self.limits.memory_bytes.to_string())
             .stdin(Stdio::piped())

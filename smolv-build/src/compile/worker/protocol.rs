@@ -3,9 +3,11 @@
 //! The worker first writes [`HELLO`]; anything before it on the pipe (a
 //! build script's own prints before it reached `Config::compile`) is
 //! skipped. After that, each message is a frame: a little-endian `u32`
-//! length, then that many bytes. A request is JSON (the job, the settings
-//! and the source); a response is a [`BodyWriter`] body: the compiled
-//! modules with what was read, or the diagnostics.
+//! length, then that many bytes. A request is JSON: a job to compile (the
+//! job, the settings and the source), or SPIR-V to translate to WGSL. A
+//! response is a [`BodyWriter`] body: the compiled modules with what was
+//! read, or the diagnostics; or the WGSL, or why naga refused it
+//! ([`write_answer`](crate::compile::translate::write_answer)).
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -18,20 +20,24 @@ use crate::error::Diagnostic;
 use crate::settings::Settings;
 use crate::source::Job;
 
+/// The protocol's version, which a worker is started with.
+pub(super) const VERSION: &str = "2";
 /// The worker's greeting, which carries the protocol's version.
-pub(super) const HELLO: &[u8] = b"\nsmolv-build worker 1\n";
+pub(super) const HELLO: &[u8] = b"\nsmolv-build worker 2\n";
 /// The most bytes skipped while looking for [`HELLO`].
 pub(super) const MAX_BEFORE_HELLO: usize = 1 << 20;
 /// The largest frame either side accepts: far above any shader or module,
 /// and a bound on what a damaged length can make the reader allocate.
 const MAX_FRAME: u32 = 256 << 20;
 
-/// One job to compile.
+/// What a worker is asked to do.
 #[derive(Serialize, Deserialize)]
-pub(super) struct Request {
-    pub(super) job: Job,
-    pub(super) settings: Settings,
-    pub(super) source: String,
+#[allow(clippy::large_enum_variant, reason = "one request at a time, made to be sent at once")]
+pub(super) enum Request {
+    /// Compile one job.
+    Compile { job: Job, settings: Settings, source: String },
+    /// Translate one module's SPIR-V to minified WGSL.
+    Translate { spirv: Vec<u32> },
 }
 
 /// Writes one frame.
@@ -85,8 +91,8 @@ pub(super) fn wait_for_hello(input: &mut impl Read) -> std::io::Result<()> {
     Err(std::io::Error::other("the worker printed too much before greeting"))
 }
 
-/// A response: what the frontend made of the job.
-pub(super) fn encode_response(result: &Result<Compiled, Vec<Diagnostic>>) -> Option<Vec<u8>> {
+/// A response to [`Request::Compile`]: what the frontend made of the job.
+pub(super) fn encode_compiled(result: &Result<Compiled, Vec<Diagnostic>>) -> Option<Vec<u8>> {
     let mut w = BodyWriter::default();
     match result {
         Ok(compiled) => {
@@ -120,7 +126,7 @@ pub(super) fn encode_response(result: &Result<Compiled, Vec<Diagnostic>>) -> Opt
 }
 
 /// Reads a response back; `None` if it is malformed.
-pub(super) fn decode_response(body: &[u8]) -> Option<Result<Compiled, Vec<Diagnostic>>> {
+pub(super) fn decode_compiled(body: &[u8]) -> Option<Result<Compiled, Vec<Diagnostic>>> {
     let mut r = BodyReader::new(body);
     let result = match r.u32()? {
         0 => {
@@ -171,13 +177,13 @@ mod tests {
             missing: vec![PathBuf::from("include/common.glsl")],
             warnings: vec!["a warning".into()],
         };
-        let body = encode_response(&Ok(compiled)).unwrap();
-        let back = decode_response(&body).unwrap().unwrap();
+        let body = encode_compiled(&Ok(compiled)).unwrap();
+        let back = decode_compiled(&body).unwrap().unwrap();
         assert_eq!(back.modules[0].spirv, [0x0723_0203, 1, 2]);
         assert_eq!(back.modules[0].optimized.as_deref(), Some(&[0x0723_0203][..]));
         assert_eq!(back.dependencies, [(PathBuf::from("shaders/common.glsl"), [7; 32])]);
         assert_eq!((back.missing.len(), back.warnings.len()), (1, 1));
-        assert!(decode_response(&body[..body.len() - 1]).is_none(), "a truncated response is refused");
+        assert!(decode_compiled(&body[..body.len() - 1]).is_none(), "a truncated response is refused");
 
         let error = Diagnostic {
             path: "a.frag".into(),
@@ -186,8 +192,8 @@ mod tests {
             message: "'tint' : undeclared identifier".into(),
             rendered: Some("  |\n3 | tint".into()),
         };
-        let body = encode_response(&Err(vec![error.clone()])).unwrap();
-        assert_eq!(decode_response(&body).unwrap().unwrap_err(), [error]);
+        let body = encode_compiled(&Err(vec![error.clone()])).unwrap();
+        assert_eq!(decode_compiled(&body).unwrap().unwrap_err(), [error]);
     }
 
     #[test]

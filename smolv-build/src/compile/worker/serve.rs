@@ -1,5 +1,6 @@
-//! The worker's side: set itself up, greet, then compile job after job
-//! until its parent closes the pipe.
+//! The worker's side: set itself up, greet, then answer request after
+//! request (compile a job, translate SPIR-V to WGSL) until its parent
+//! closes the pipe.
 #![allow(unsafe_code, reason = "prctl, setrlimit, getppid, dup and dup2 on the worker's own process")]
 
 use std::io::{BufReader, Write};
@@ -7,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::protocol::{self, Request};
 use super::{MARKER, MEMORY_VAR, PARENT_VAR};
-use crate::compile::frontend;
+use crate::compile::{frontend, translate};
 
 /// Whether a thread of this process is serving already.
 static SERVING: AtomicBool = AtomicBool::new(false);
@@ -25,8 +26,11 @@ pub(crate) fn serve_if_asked() {
             std::thread::park();
         }
     }
-    if version != "1" {
-        eprintln!("smolv-build: asked to be a worker of protocol {version:?}, but this build speaks version 1");
+    if version != protocol::VERSION {
+        eprintln!(
+            "smolv-build: asked to be a worker of protocol {version:?}, but this build speaks version {}",
+            protocol::VERSION
+        );
         std::process::exit(2);
     }
     std::process::exit(serve())
@@ -59,10 +63,15 @@ fn serve() -> i32 {
                 return 2;
             }
         };
-        test_delay(&request);
-        let result = frontend::compile(&request.job, request.source.as_bytes(), &request.settings);
-        let Some(response) = protocol::encode_response(&result) else {
-            eprintln!("smolv-build worker: the result of {} is too large to send", request.job.path.display());
+        test_hooks(&request);
+        let response = match &request {
+            Request::Compile { job, settings, source } => {
+                protocol::encode_compiled(&frontend::compile(job, source.as_bytes(), settings))
+            }
+            Request::Translate { spirv } => translate::write_answer(&translate::to_wgsl(spirv)),
+        };
+        let Some(response) = response else {
+            eprintln!("smolv-build worker: an answer too large to send");
             return 2;
         };
         if protocol::write_frame(&mut out, &response).is_err() {
@@ -141,13 +150,26 @@ fn private_stdout() -> Option<std::io::Stdout> {
     Some(std::io::stdout())
 }
 
-/// The test hook `SMOLV_WORKER_TEST_DELAY=name=ms` (debug builds only).
-fn test_delay(request: &Request) {
+/// The test hooks (debug builds only): `SMOLV_WORKER_TEST_DELAY=name=ms`
+/// sleeps before compiling a file named `name`, to reach the time limit;
+/// `SMOLV_WORKER_TEST_ABORT=translate` aborts the worker on a translation,
+/// as a naga crash would.
+fn test_hooks(request: &Request) {
     #[cfg(debug_assertions)]
-    if let Some((name, ms)) = std::env::var(super::TEST_DELAY_VAR).ok().as_deref().and_then(|v| v.split_once('=')) {
-        let named = request.job.path.file_name().is_some_and(|file| file.to_string_lossy() == name);
-        if let (true, Ok(ms)) = (named, ms.parse::<u64>()) {
-            std::thread::sleep(std::time::Duration::from_millis(ms));
+    match request {
+        Request::Compile { job, .. } => {
+            let delay = std::env::var(super::TEST_DELAY_VAR).ok();
+            if let Some((name, ms)) = delay.as_deref().and_then(|v| v.split_once('=')) {
+                let named = job.path.file_name().is_some_and(|file| file.to_string_lossy() == name);
+                if let (true, Ok(ms)) = (named, ms.parse::<u64>()) {
+                    std::thread::sleep(std::time::Duration::from_millis(ms));
+                }
+            }
+        }
+        Request::Translate { .. } => {
+            if std::env::var_os(super::TEST_ABORT_VAR).is_some_and(|v| v == "translate") {
+                std::process::abort();
+            }
         }
     }
     let _ = request;

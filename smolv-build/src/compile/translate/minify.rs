@@ -3,7 +3,7 @@
 //!
 //! No maintained minifier works with naga 30: `wgsl-minifier` (the one on
 //! crates.io) is built on naga 0.19–25. This one is naga's own output with
-//! names dropped and whitespace removed, and `convert` checks that the
+//! names dropped and whitespace removed, and `wgsl` checks that the
 //! result parses.
 
 use naga::{Module, TypeInner, UniqueArena};

@@ -35,8 +35,8 @@ fn without_debug(spirv: &[u32]) -> Option<Vec<u32>> {
 }
 
 /// The minified WGSL of `spirv` (little-endian words), or why not.
-pub(crate) fn to_wgsl(spirv: &[u32]) -> Result<String, Refused> {
-    let refused = |step, reason: String| Refused { step, reason };
+pub(super) fn to_wgsl(spirv: &[u32]) -> Result<String, Refused> {
+    let refused = Refused::new;
     let stripped = without_debug(spirv);
     let spirv = stripped.as_deref().unwrap_or(spirv);
     // What wgpu passes for `ShaderSource::SpirV` (wgpu 30,
@@ -105,7 +105,7 @@ mod tests {
 
     #[cfg(feature = "shaderc")]
     #[test]
-    fn a_combined_image_sampler_is_refused_and_separate_ones_convert() {
+    fn a_combined_image_sampler_is_refused_and_separate_ones_translate() {
         let combined = glsl(
             "#version 450\nlayout(set = 0, binding = 0) uniform sampler2D tex;\nlayout(location = 0) in vec2 uv;\n\
              layout(location = 0) out vec4 color;\nvoid main() { color = texture(tex, uv); }\n",
