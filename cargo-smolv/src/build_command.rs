@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use smolv_build::report::{LanguageReport, PackingReport};
+use smolv_build::report::{LanguageReport, PackingReport, WgpuReport};
 use smolv_build::{Language, Report};
 
 use crate::io::FileError;
@@ -39,6 +39,13 @@ struct JsonReport<'a> {
     remote_bytes_down: u64,
     remote_bytes_up: u64,
     remote_seconds: f64,
+    /// For a wgpu target: WGSL against SPIR-V and what shipped; absent
+    /// otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    wgpu: Option<&'a WgpuReport>,
+    /// The build's warnings, one line each (a shader that ships as SPIR-V
+    /// for wgpu, a skipped `.spv`, …).
+    warnings: &'a [String],
 }
 
 /// One language's pass rate.
@@ -120,6 +127,8 @@ fn json(report: &Report) -> String {
         remote_bytes_down: report.remote_bytes_down,
         remote_bytes_up: report.remote_bytes_up,
         remote_seconds: report.remote_seconds,
+        wgpu: report.wgpu.as_ref(),
+        warnings: &report.warnings,
     };
     serde_json::to_string_pretty(&report).unwrap_or_default()
 }

@@ -184,6 +184,39 @@ fn build_compiles_a_tree_and_reports_json() {
     assert_eq!((again["compiled"].as_u64(), again["cache_hits"].as_u64()), (Some(0), Some(2)));
 }
 
+#[cfg(feature = "wgpu")]
+#[test]
+fn build_for_wgpu_reports_the_choice_and_the_refused_modules_in_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let shaders = shader_tree(dir.path(), false);
+    // A combined image sampler, which WGSL cannot express: naga refuses it.
+    std::fs::write(
+        shaders.join("combined.frag"),
+        "#version 450\nlayout(set = 0, binding = 0) uniform sampler2D tex;\nlayout(location = 0) in vec2 uv;\n\
+         layout(location = 0) out vec4 color;\nvoid main() { color = texture(tex, uv); }\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let args = ["smolv", "build", shaders.to_str().unwrap(), "-o", out.to_str().unwrap(), "--json"];
+    let output = cargo_smolv(&[&args[..], &["--target-api", "wgpu"]].concat());
+    assert!(output.status.success(), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let wgpu = &json["wgpu"];
+    assert!(matches!(wgpu["shipped"].as_str(), Some("wgsl" | "spirv")), "{json}");
+    assert_eq!(wgpu["refused_modules"], 1, "{json}");
+    assert!(wgpu["wgsl_bytes"].as_u64().unwrap() > 0, "{json}");
+    let warnings: Vec<&str> = json["warnings"].as_array().unwrap().iter().filter_map(|w| w.as_str()).collect();
+    assert!(
+        warnings.iter().any(|w| w.starts_with("combined.frag (") && w.contains("ships as SPIR-V for wgpu")),
+        "{warnings:?}"
+    );
+
+    // For Vulkan there is no `wgpu` object, and no warning.
+    let vulkan: serde_json::Value = serde_json::from_slice(&cargo_smolv(&args).stdout).unwrap();
+    assert!(vulkan.get("wgpu").is_none(), "{vulkan}");
+    assert_eq!(vulkan["warnings"], serde_json::json!([]), "{vulkan}");
+}
+
 #[test]
 fn build_forces_a_packing_and_reports_it() {
     let dir = tempfile::tempdir().unwrap();
