@@ -298,8 +298,8 @@ fn wgpu_artifacts(
 fn pack_subset(inputs: &[PackInput], plan: &Plan, cache: &Cache) -> Result<PackedSet, Error> {
     let mut options = plan.packing.clone();
     let zstd = if inputs.is_empty() {
-        // Nothing to compress: only raw is tried (packing no modules with
-        // the other codecs crashes the process).
+        // Nothing to compress: only raw is tried (any other codec would
+        // add its decoder for nothing).
         options = packing::for_empty_set(&options);
         ZstdForms {
             plain: Packed { dictionary: None, payloads: Vec::new() },

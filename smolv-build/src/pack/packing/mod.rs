@@ -202,7 +202,7 @@ pub(crate) fn unpacked_len(codec: Codec, input: &PackInput) -> usize {
 }
 
 /// `options` for a set of no modules: raw SPIR-V, and no other codec
-/// tried (compressing nothing crashes the packing of the other codecs).
+/// tried (any other would add its decoder for nothing).
 pub(crate) fn for_empty_set(options: &PackSettings) -> PackSettings {
     let runtime = crate::options::RuntimeCodecs::from_env(|name| {
         (name == crate::options::RUNTIME_VARIABLES[0]).then(|| Codec::Spirv.name().to_owned())
