@@ -452,6 +452,8 @@ fn cargo_smolv(args: &[&str], env: &[(&str, &str)]) -> Output {
     command.envs(env.iter().copied()).output().expect("run cargo-smolv")
 }
 
+/// `cargo smolv build --json` on `tree`: its JSON, and what it printed on
+/// stderr.
 fn cli_build(tree: &Tree, machine: &str, extra: &[&str], env: &[(&str, &str)]) -> (serde_json::Value, String) {
     let path = |p: PathBuf| p.to_str().unwrap().to_owned();
     let mut args: Vec<String> = vec!["smolv".into(), "build".into(), path(tree.root().join("shaders"))];
@@ -462,8 +464,12 @@ fn cli_build(tree: &Tree, machine: &str, extra: &[&str], env: &[(&str, &str)]) -
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(output.status.success(), "{stderr}");
-    let json = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
-    (json, format!("{stdout}{stderr}"))
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    // Each warning is printed on stderr and listed in the JSON.
+    let warnings: Vec<&str> = json["warnings"].as_array().unwrap().iter().filter_map(|w| w.as_str()).collect();
+    assert_eq!(warnings.len(), stderr.matches("warning: ").count(), "{stderr}");
+    assert!(warnings.iter().all(|w| stderr.contains(&format!("warning: {w}"))), "{warnings:?}\n{stderr}");
+    (json, stderr)
 }
 
 #[test]
