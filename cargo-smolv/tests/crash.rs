@@ -177,3 +177,85 @@ fn a_crash_translating_to_wgsl_ships_spirv_with_a_warning_and_is_never_cached() 
     let text = build_for_wgpu(&[("SMOLV_WORKER_TEST_ABORT", "translate")]);
     assert!(!text.contains("crashed") && text.contains("wgpu: ships wgsl"), "from the cache:\n{text}");
 }
+
+/// A real naga crash: SPIR-V whose fragment shader adds its input to a
+/// running sum 50,000 times, each sum used once. naga's WGSL writer nests
+/// such single-use expressions, one stack frame per level, and overflows
+/// the stack (naga 30), which aborts the process it runs in.
+fn deep_sum_spirv(adds: u32) -> Vec<u8> {
+    fn op(words: &mut Vec<u32>, opcode: u32, operands: &[u32]) {
+        let len = u32::try_from(operands.len() + 1).unwrap();
+        words.push(len << 16 | opcode);
+        words.extend_from_slice(operands);
+    }
+    // Ids: 1 main, 2 void, 3 fn type, 4 f32, 5 vec4, 6 input pointer, 7
+    // output pointer, 8 input, 9 output, 10 label, 11 the input's value,
+    // 12.. the sums, then the vector.
+    let mut words = vec![0x0723_0203, 0x0001_0000, 0, 12 + adds + 1, 0];
+    op(&mut words, 17, &[1]); // OpCapability Shader
+    op(&mut words, 14, &[0, 1]); // OpMemoryModel Logical GLSL450
+    op(&mut words, 15, &[4, 1, u32::from_le_bytes(*b"main"), 0, 8, 9]); // OpEntryPoint Fragment
+    op(&mut words, 16, &[1, 7]); // OpExecutionMode OriginUpperLeft
+    op(&mut words, 71, &[8, 30, 0]); // OpDecorate Location 0
+    op(&mut words, 71, &[9, 30, 0]);
+    op(&mut words, 19, &[2]); // OpTypeVoid
+    op(&mut words, 33, &[3, 2]); // OpTypeFunction
+    op(&mut words, 22, &[4, 32]); // OpTypeFloat 32
+    op(&mut words, 23, &[5, 4, 4]); // OpTypeVector
+    op(&mut words, 32, &[6, 1, 4]); // OpTypePointer Input
+    op(&mut words, 32, &[7, 3, 5]); // OpTypePointer Output
+    op(&mut words, 59, &[6, 8, 1]); // OpVariable Input
+    op(&mut words, 59, &[7, 9, 3]); // OpVariable Output
+    op(&mut words, 54, &[2, 1, 0, 3]); // OpFunction
+    op(&mut words, 248, &[10]); // OpLabel
+    op(&mut words, 61, &[4, 11, 8]); // OpLoad
+    let mut sum = 11;
+    for id in 12..12 + adds {
+        op(&mut words, 129, &[4, id, sum, 11]); // OpFAdd
+        sum = id;
+    }
+    op(&mut words, 80, &[5, 12 + adds, sum, sum, sum, sum]); // OpCompositeConstruct
+    op(&mut words, 62, &[9, 12 + adds]); // OpStore
+    op(&mut words, 253, &[]); // OpReturn
+    op(&mut words, 56, &[]); // OpFunctionEnd
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+#[cfg(all(unix, feature = "wgpu"))]
+#[test]
+fn a_real_naga_crash_translating_to_wgsl_ships_that_module_as_spirv_and_the_build_succeeds() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("shaders")).unwrap();
+    std::fs::write(dir.path().join("shaders/deep.spv"), deep_sum_spirv(50_000)).unwrap();
+    std::fs::write(dir.path().join("shaders/small.spv"), deep_sum_spirv(2)).unwrap();
+    let build = |env: &[(&str, &str)]| {
+        Command::new(env!("CARGO_BIN_EXE_cargo-smolv"))
+            .args(["smolv", "build"])
+            .arg(dir.path().join("shaders"))
+            .arg("-o")
+            .arg(dir.path().join("out"))
+            .arg("--cache-dir")
+            .arg(dir.path().join("cache"))
+            // spirv-opt would take a while over 50,000 additions.
+            .args(["--target-api", "wgpu", "--optimization", "none"])
+            .envs(env.iter().copied())
+            .output()
+            .expect("cargo-smolv runs")
+    };
+    let output = build(&[]);
+    let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(output.status.success(), "{text}");
+    assert!(
+        text.lines().any(|l| l.starts_with("warning: deep.spv (")
+            && l.contains("naga crashed translating it to WGSL, in a worker process")
+            && l.contains("naga was killed by signal 6 (SIGABRT)")
+            && l.contains("overflowed its stack")),
+        "deep.spv, the signal and the overflow are named:\n{text}"
+    );
+    assert!(text.contains("1 modules as SPIR-V"), "small.spv still translates:\n{text}");
+
+    // In the CLI's own process, the same overflow is the CLI's death.
+    let output = build(&[("SMOLV_WORKERS", "0")]);
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(output.status.signal(), Some(6), "in-process, naga's stack overflow aborts the CLI");
+}
