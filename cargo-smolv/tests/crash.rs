@@ -228,6 +228,9 @@ fn a_real_naga_crash_translating_to_wgsl_ships_that_module_as_spirv_and_the_buil
     std::fs::create_dir_all(dir.path().join("shaders")).unwrap();
     std::fs::write(dir.path().join("shaders/deep.spv"), deep_sum_spirv(50_000)).unwrap();
     std::fs::write(dir.path().join("shaders/small.spv"), deep_sum_spirv(2)).unwrap();
+    // 600 levels: naga writes them, but reading them back overflows the
+    // 1 MiB stack the build reads shipped WGSL on, as a game thread would.
+    std::fs::write(dir.path().join("shaders/nested.spv"), deep_sum_spirv(600)).unwrap();
     let build = |env: &[(&str, &str)]| {
         Command::new(env!("CARGO_BIN_EXE_cargo-smolv"))
             .args(["smolv", "build"])
@@ -252,7 +255,13 @@ fn a_real_naga_crash_translating_to_wgsl_ships_that_module_as_spirv_and_the_buil
             && l.contains("overflowed its stack")),
         "deep.spv, the signal and the overflow are named:\n{text}"
     );
-    assert!(text.contains("1 modules as SPIR-V"), "small.spv still translates:\n{text}");
+    assert!(
+        text.lines().any(|l| l.starts_with("warning: nested.spv (")
+            && l.contains("thread 'reading the WGSL as a game would, on a 1 MiB stack'")
+            && l.contains("overflowed its stack")),
+        "nested.spv would overflow a game thread: it ships as SPIR-V:\n{text}"
+    );
+    assert!(text.contains("2 modules as SPIR-V"), "small.spv still translates:\n{text}");
 
     // In the CLI's own process, the same overflow is the CLI's death.
     let output = build(&[("SMOLV_WORKERS", "0")]);

@@ -55,16 +55,44 @@ pub(super) fn to_wgsl(spirv: &[u32]) -> Result<String, Refused> {
     let squeezed = minify::squeeze(&text);
     // The squeezed text must still be what naga wrote, as far as a game's
     // wgpu can tell: it parses, validates, and has the same entry points.
-    let reparsed = naga::front::wgsl::parse_str(&squeezed)
-        .map_err(|e| refused("the minified WGSL does not parse (a smolv bug)", e.emit_to_string(&squeezed)))?;
-    Validator::new(ValidationFlags::all(), Capabilities::all())
-        .validate(&reparsed)
-        .map_err(|e| refused("the minified WGSL does not validate (a smolv bug)", e.into_inner().to_string()))?;
+    let reparsed = read_as_a_game_would(&squeezed)?;
     let entry_points = |m: &naga::Module| m.entry_points.iter().map(|e| (e.name.clone(), e.stage)).collect::<Vec<_>>();
     if entry_points(&reparsed) != entry_points(&module) {
         return Err(refused("the minified WGSL lost an entry point (a smolv bug)", String::new()));
     }
     Ok(squeezed)
+}
+
+/// The stack the shipped WGSL is parsed and validated on before it ships:
+/// half the 2 MiB of a thread a game spawns with `std::thread`. naga's
+/// WGSL reader recurses once per level of a nested expression, and the
+/// minified text nests what naga's writer did not name; a text that
+/// parses here parses on any game thread, so it cannot overflow the
+/// game's stack in `create_shader_module`.
+const GAME_THREAD_STACK: usize = 1 << 20;
+
+/// `text` parsed and validated as wgpu will in the game, on a
+/// [`GAME_THREAD_STACK`]; a text nested too deeply for it overflows that
+/// thread, which ends the worker (the module then ships as SPIR-V, and
+/// the warning quotes this thread's name).
+fn read_as_a_game_would(text: &str) -> Result<naga::Module, Refused> {
+    let read = || {
+        let module = naga::front::wgsl::parse_str(text)
+            .map_err(|e| Refused::new("the minified WGSL does not parse (a smolv bug)", e.emit_to_string(text)))?;
+        Validator::new(ValidationFlags::all(), Capabilities::all()).validate(&module).map_err(|e| {
+            Refused::new("the minified WGSL does not validate (a smolv bug)", e.into_inner().to_string())
+        })?;
+        Ok(module)
+    };
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("reading the WGSL as a game would, on a 1 MiB stack".into())
+            .stack_size(GAME_THREAD_STACK)
+            .spawn_scoped(scope, read)
+            .map_err(|e| Refused::new("no thread could start to read the WGSL", e.to_string()))?
+            .join()
+            .unwrap_or_else(|_| Err(Refused::new("naga panicked reading the minified WGSL", "")))
+    })
 }
 
 #[cfg(test)]
