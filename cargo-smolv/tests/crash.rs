@@ -13,6 +13,12 @@ const BOOM: &str = "#version 450\nlayout(location = 0) out vec4 color;\n\
 const GOOD: &str = "#version 450\nlayout(location = 0) out vec4 color;\nvoid main() { color = vec4(0.5); }\n";
 
 fn build(dir: &Path, env: &[(&str, &str)]) -> (Output, String) {
+    build_with(dir, &[], env)
+}
+
+/// `cargo smolv build` of `dir/shaders` into `dir/out`, with `dir/cache`
+/// and the `extra` arguments: how it ended, and all it printed.
+fn build_with(dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> (Output, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_cargo-smolv"))
         .args(["smolv", "build"])
         .arg(dir.join("shaders"))
@@ -20,6 +26,7 @@ fn build(dir: &Path, env: &[(&str, &str)]) -> (Output, String) {
         .arg(dir.join("out"))
         .arg("--cache-dir")
         .arg(dir.join("cache"))
+        .args(extra)
         .envs(env.iter().copied())
         .output()
         .expect("cargo-smolv runs");
@@ -139,18 +146,7 @@ fn a_crash_translating_to_wgsl_ships_spirv_with_a_warning_and_is_never_cached() 
     std::fs::write(dir.path().join("shaders/good.frag"), GOOD).unwrap();
     let wgsl = dir.path().join("out/smolv/wgsl/0000-good.frag.wgsl");
     let build_for_wgpu = |env: &[(&str, &str)]| {
-        let output = Command::new(env!("CARGO_BIN_EXE_cargo-smolv"))
-            .args(["smolv", "build"])
-            .arg(dir.path().join("shaders"))
-            .arg("-o")
-            .arg(dir.path().join("out"))
-            .arg("--cache-dir")
-            .arg(dir.path().join("cache"))
-            .args(["--target-api", "wgpu"])
-            .envs(env.iter().copied())
-            .output()
-            .expect("cargo-smolv runs");
-        let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+        let (output, text) = build_with(dir.path(), &["--target-api", "wgpu"], env);
         assert!(output.status.success(), "a crash in translation fails no build:\n{text}");
         text
     };
@@ -231,22 +227,9 @@ fn a_real_naga_crash_translating_to_wgsl_ships_that_module_as_spirv_and_the_buil
     // 600 levels: naga writes them, but reading them back overflows the
     // 1 MiB stack the build reads shipped WGSL on, as a game thread would.
     std::fs::write(dir.path().join("shaders/nested.spv"), deep_sum_spirv(600)).unwrap();
-    let build = |env: &[(&str, &str)]| {
-        Command::new(env!("CARGO_BIN_EXE_cargo-smolv"))
-            .args(["smolv", "build"])
-            .arg(dir.path().join("shaders"))
-            .arg("-o")
-            .arg(dir.path().join("out"))
-            .arg("--cache-dir")
-            .arg(dir.path().join("cache"))
-            // spirv-opt would take a while over 50,000 additions.
-            .args(["--target-api", "wgpu", "--optimization", "none"])
-            .envs(env.iter().copied())
-            .output()
-            .expect("cargo-smolv runs")
-    };
-    let output = build(&[]);
-    let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    // spirv-opt would take a while over 50,000 additions.
+    let extra = ["--target-api", "wgpu", "--optimization", "none"];
+    let (output, text) = build_with(dir.path(), &extra, &[]);
     assert!(output.status.success(), "{text}");
     assert!(
         text.lines().any(|l| l.starts_with("warning: deep.spv (")
@@ -264,7 +247,7 @@ fn a_real_naga_crash_translating_to_wgsl_ships_that_module_as_spirv_and_the_buil
     assert!(text.contains("2 modules as SPIR-V"), "small.spv still translates:\n{text}");
 
     // In the CLI's own process, the same overflow is the CLI's death.
-    let output = build(&[("SMOLV_WORKERS", "0")]);
+    let (output, _) = build_with(dir.path(), &extra, &[("SMOLV_WORKERS", "0")]);
     use std::os::unix::process::ExitStatusExt;
     assert_eq!(output.status.signal(), Some(6), "in-process, naga's stack overflow aborts the CLI");
 }
