@@ -19,7 +19,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use faults::{Rng, Snapshot, Tree};
+use faults::{Rng, Snapshot, Tally, Tree};
 
 /// Longer than any build of the tree here takes; past it a build hangs.
 const LIMIT: Duration = Duration::from_secs(300);
@@ -83,18 +83,17 @@ fn builds_killed_at_random_leave_no_stale_output_and_every_file_counted() {
     };
     clean_build(&tree, &mut cold);
 
-    let (mut killed, mut identical, mut stale, mut attempts) = (0, 0, 0, 0);
-    let (mut processes, mut temporaries, mut checked_with_temporaries, mut edits) = (0, 0, 0, 0);
+    let mut tally = Tally::default();
     // Kill times are drawn up to the length of a build like the one
     // killed: a cold build at first, then the last build that finished
     // before its kill time.
     let mut window = cold;
     let began = Instant::now();
-    while killed < kills {
-        attempts += 1;
+    while tally.killed < kills {
+        tally.attempts += 1;
         if rng.one_in(3) {
             tree.edit(&mut rng);
-            edits += 1;
+            tally.edits += 1;
         }
         if rng.one_in(4) {
             // Evict about half, so that the killed build has work to do.
@@ -122,48 +121,16 @@ fn builds_killed_at_random_leave_no_stale_output_and_every_file_counted() {
             window = start.elapsed();
             continue;
         }
-        killed += 1;
         window = cold;
-        processes += alive.len();
-        let temporaries_now = faults::temporaries(&cache);
-        temporaries += temporaries_now.saturating_sub(temporaries_before);
-        checked_with_temporaries += usize::from(temporaries_now > 0);
-
-        // The cache directory as left by the kill: every file counted.
-        let walked = faults::walk(&cache);
-        let files = (walked.len() as u64, walked.iter().map(|(_, len)| len).sum::<u64>());
-        assert_eq!(cache_stats(&cache), files, "cache stats must count every file: {walked:#?}");
+        tally.kill(&alive, &cache, temporaries_before, cache_stats(&cache));
 
         if rng.one_in(3) {
             tree.edit(&mut rng);
-            edits += 1;
+            tally.edits += 1;
         }
         complete(&mut build(&tree, &out, &cache));
         let expected = clean_build(&tree, &mut cold);
-        let differ = faults::differences(&faults::snapshot(&out), &expected);
-        // A module's SPIR-V that differs was served from a stale entry.
-        stale += differ.iter().filter(|name| name.ends_with(".spv")).count();
-        eprintln!(
-            "kill {killed}: {} processes, {} differing files, {:.0} s in",
-            alive.len(),
-            differ.len(),
-            began.elapsed().as_secs_f64()
-        );
-        if differ.is_empty() {
-            identical += 1;
-        } else {
-            eprintln!("kill {killed} (after {delay:?}): differs from a clean build: {differ:?}");
-        }
-        let corrupt = faults::corrupt_entries(&cache);
-        assert!(corrupt.is_empty(), "corrupt entries after kill {killed}: {corrupt:?}");
+        tally.after_kill(&faults::snapshot(&out), &expected, &cache, began);
     }
-    println!(
-        "{modules} modules, {attempts} builds started, {edits} edits, {} clean builds; processes killed: \
-         {processes}, temporary files \
-         left: {temporaries} (stats checked with some present: {checked_with_temporaries}); {:.0} s after the first clean build",
-        clean.len(),
-        began.elapsed().as_secs_f64()
-    );
-    println!("kills: {killed}, builds after kill identical: {identical}, stale hits: {stale}");
-    assert_eq!((identical, stale), (killed, 0));
+    tally.finish(&format!("{modules} modules"), clean.len(), began);
 }

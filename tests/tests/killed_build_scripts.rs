@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use faults::{Rng, Snapshot, Tree};
+use faults::{Rng, Snapshot, Tally, Tree};
 use smolv_tests::outside;
 
 const CRATES: [&str; 2] = ["one", "two"];
@@ -138,18 +138,17 @@ fn build_scripts_killed_at_random_leave_no_stale_output_and_every_file_counted()
     clean_build(&mut workspace, &tree);
     let (_, cold) = workspace.complete(&dir.path().join("cold-cache"), &log);
 
-    let (mut killed, mut identical, mut stale, mut attempts) = (0, 0, 0, 0);
-    let (mut processes, mut temporaries, mut checked_with_temporaries, mut edits) = (0, 0, 0, 0);
+    let mut tally = Tally::default();
     // Kill times are drawn from the start of the first build script, up to
     // the length of a build like the one killed: a cold build at first,
     // then the last build that finished before its kill time.
     let mut window = cold;
     let began = Instant::now();
-    while killed < kills {
-        attempts += 1;
+    while tally.killed < kills {
+        tally.attempts += 1;
         if rng.one_in(3) {
             tree.edit(&mut rng);
-            edits += 1;
+            tally.edits += 1;
         }
         if rng.one_in(4) {
             // Evict about half, so that the killed build has work to do.
@@ -175,47 +174,16 @@ fn build_scripts_killed_at_random_leave_no_stale_output_and_every_file_counted()
             window = start.elapsed();
             continue;
         }
-        killed += 1;
         window = cold;
-        processes += alive.len();
-        let temporaries_now = faults::temporaries(&cache);
-        temporaries += temporaries_now.saturating_sub(temporaries_before);
-        checked_with_temporaries += usize::from(temporaries_now > 0);
-
-        let walked = faults::walk(&cache);
-        let files = (walked.len() as u64, walked.iter().map(|(_, len)| len).sum::<u64>());
-        assert_eq!(counted(&cache), files, "the cache's stats must count every file: {walked:#?}");
+        tally.kill(&alive, &cache, temporaries_before, counted(&cache));
 
         if rng.one_in(3) {
             tree.edit(&mut rng);
-            edits += 1;
+            tally.edits += 1;
         }
         let (built, _) = workspace.complete(&cache, &log);
         let (expected, _) = clean_build(&mut workspace, &tree);
-        let differ = faults::differences(&built, &expected);
-        // A module's SPIR-V that differs was served from a stale entry.
-        stale += differ.iter().filter(|name| name.ends_with(".spv")).count();
-        eprintln!(
-            "kill {killed}: {} processes, {} differing files, {:.0} s in",
-            alive.len(),
-            differ.len(),
-            began.elapsed().as_secs_f64()
-        );
-        if differ.is_empty() {
-            identical += 1;
-        } else {
-            eprintln!("kill {killed}: differs from a clean build: {differ:?}");
-        }
-        let corrupt = faults::corrupt_entries(&cache);
-        assert!(corrupt.is_empty(), "corrupt entries after kill {killed}: {corrupt:?}");
+        tally.after_kill(&built, &expected, &cache, began);
     }
-    println!(
-        "{modules} modules in 2 crates, {attempts} builds started, {edits} edits, {} clean builds; processes \
-         killed: {processes}, temporary files \
-         left: {temporaries} (stats checked with some present: {checked_with_temporaries}); {:.0} s after the first clean build",
-        clean.len(),
-        began.elapsed().as_secs_f64()
-    );
-    println!("kills: {killed}, builds after kill identical: {identical}, stale hits: {stale}");
-    assert_eq!((identical, stale), (killed, 0));
+    tally.finish(&format!("{modules} modules in 2 crates"), clean.len(), began);
 }

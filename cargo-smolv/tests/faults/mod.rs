@@ -311,3 +311,67 @@ pub(crate) fn running_after(child: &mut Child, delay: Duration) -> bool {
         std::thread::sleep(left.min(Duration::from_millis(5)));
     }
 }
+
+/// The counts of a test that kills builds, and its summary lines.
+#[derive(Default)]
+pub(crate) struct Tally {
+    pub(crate) attempts: usize,
+    pub(crate) edits: usize,
+    pub(crate) killed: usize,
+    identical: usize,
+    stale: usize,
+    processes: usize,
+    temporaries: usize,
+    checked_with_temporaries: usize,
+}
+
+impl Tally {
+    /// Counts a kill that stopped `alive`, where `cache` held
+    /// `temporaries_before` temporary files before the build started, and
+    /// checks that the cache's own stats, `counted` (files, bytes), count
+    /// every file the kill left.
+    pub(crate) fn kill(&mut self, alive: &[String], cache: &Path, temporaries_before: usize, counted: (u64, u64)) {
+        self.killed += 1;
+        self.processes += alive.len();
+        let temporaries_now = temporaries(cache);
+        self.temporaries += temporaries_now.saturating_sub(temporaries_before);
+        self.checked_with_temporaries += usize::from(temporaries_now > 0);
+        let walked = walk(cache);
+        let files = (walked.len() as u64, walked.iter().map(|(_, len)| len).sum::<u64>());
+        assert_eq!(counted, files, "the cache's stats must count every file: {walked:#?}");
+    }
+
+    /// Compares what the build after the last kill made with a clean
+    /// build's outputs, and checks the cache for corrupt entries.
+    pub(crate) fn after_kill(&mut self, built: &Snapshot, clean: &Snapshot, cache: &Path, began: Instant) {
+        let killed = self.killed;
+        let differ = differences(built, clean);
+        // A module's SPIR-V that differs was served from a stale entry.
+        self.stale += differ.iter().filter(|name| name.ends_with(".spv")).count();
+        eprintln!("kill {killed}: {} differing files, {:.0} s in", differ.len(), began.elapsed().as_secs_f64());
+        if differ.is_empty() {
+            self.identical += 1;
+        } else {
+            eprintln!("kill {killed}: differs from a clean build: {differ:?}");
+        }
+        let corrupt = corrupt_entries(cache);
+        assert!(corrupt.is_empty(), "corrupt entries after kill {killed}: {corrupt:?}");
+    }
+
+    /// Prints the summary (`what`: the tree) and the issue's line, and
+    /// fails unless every build after a kill matched a clean one.
+    pub(crate) fn finish(&self, what: &str, clean_builds: usize, began: Instant) {
+        println!(
+            "{what}, {} builds started, {} edits, {clean_builds} clean builds; processes killed: {}, temporary \
+             files left: {} (stats checked with some present: {}); {:.0} s after the first clean build",
+            self.attempts,
+            self.edits,
+            self.processes,
+            self.temporaries,
+            self.checked_with_temporaries,
+            began.elapsed().as_secs_f64()
+        );
+        println!("kills: {}, builds after kill identical: {}, stale hits: {}", self.killed, self.identical, self.stale);
+        assert_eq!((self.identical, self.stale), (self.killed, 0));
+    }
+}
