@@ -91,10 +91,7 @@ fn builds_killed_at_random_leave_no_stale_output_and_every_file_counted() {
     let began = Instant::now();
     while tally.killed < kills {
         tally.attempts += 1;
-        if rng.one_in(3) {
-            tree.edit(&mut rng);
-            tally.edits += 1;
-        }
+        tally.maybe_edit(&mut tree, &mut rng);
         if rng.one_in(4) {
             // Evict about half, so that the killed build has work to do.
             let (_, bytes) = cache_stats(&cache);
@@ -115,19 +112,13 @@ fn builds_killed_at_random_leave_no_stale_output_and_every_file_counted() {
             window = start.elapsed();
             continue;
         }
-        let alive = faults::kill_group(&mut child);
-        if alive.is_empty() {
-            // It ended between the last look and the signal: not a kill.
+        if !tally.kill(&mut child, &cache, temporaries_before, || cache_stats(&cache)) {
             window = start.elapsed();
             continue;
         }
         window = cold;
-        tally.kill(&alive, &cache, temporaries_before, cache_stats(&cache));
 
-        if rng.one_in(3) {
-            tree.edit(&mut rng);
-            tally.edits += 1;
-        }
+        tally.maybe_edit(&mut tree, &mut rng);
         complete(&mut build(&tree, &out, &cache));
         let expected = clean_build(&tree, &mut cold);
         tally.after_kill(&faults::snapshot(&out), &expected, &cache, began);

@@ -146,10 +146,7 @@ fn build_scripts_killed_at_random_leave_no_stale_output_and_every_file_counted()
     let began = Instant::now();
     while tally.killed < kills {
         tally.attempts += 1;
-        if rng.one_in(3) {
-            tree.edit(&mut rng);
-            tally.edits += 1;
-        }
+        tally.maybe_edit(&mut tree, &mut rng);
         if rng.one_in(4) {
             // Evict about half, so that the killed build has work to do.
             smolv_build::cache::trim(&cache, counted(&cache).1 / 2);
@@ -168,19 +165,13 @@ fn build_scripts_killed_at_random_leave_no_stale_output_and_every_file_counted()
             window = start.elapsed();
             continue;
         }
-        let alive = faults::kill_group(&mut child);
-        if alive.is_empty() {
-            // It ended between the last look and the signal: not a kill.
+        if !tally.kill(&mut child, &cache, temporaries_before, || counted(&cache)) {
             window = start.elapsed();
             continue;
         }
         window = cold;
-        tally.kill(&alive, &cache, temporaries_before, counted(&cache));
 
-        if rng.one_in(3) {
-            tree.edit(&mut rng);
-            tally.edits += 1;
-        }
+        tally.maybe_edit(&mut tree, &mut rng);
         let (built, _) = workspace.complete(&cache, &log);
         let (expected, _) = clean_build(&mut workspace, &tree);
         tally.after_kill(&built, &expected, &cache, began);

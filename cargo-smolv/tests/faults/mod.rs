@@ -316,8 +316,8 @@ pub(crate) fn running_after(child: &mut Child, delay: Duration) -> bool {
 #[derive(Default)]
 pub(crate) struct Tally {
     pub(crate) attempts: usize,
-    pub(crate) edits: usize,
     pub(crate) killed: usize,
+    edits: usize,
     identical: usize,
     stale: usize,
     processes: usize,
@@ -326,11 +326,23 @@ pub(crate) struct Tally {
 }
 
 impl Tally {
-    /// Counts a kill that stopped `alive`, where `cache` held
-    /// `temporaries_before` temporary files before the build started, and
-    /// checks that the cache's own stats, `counted` (files, bytes), count
-    /// every file the kill left.
-    pub(crate) fn kill(&mut self, alive: &[String], cache: &Path, temporaries_before: usize, counted: (u64, u64)) {
+    /// Kills `child`'s process group and counts it, where `cache` held
+    /// `temporaries_before` temporary files before the build started;
+    /// `false` (nothing counted) if the build had ended first. Checks that
+    /// the cache's own stats, `counted()` (files, bytes), count every file
+    /// the kill left.
+    pub(crate) fn kill(
+        &mut self,
+        child: &mut Child,
+        cache: &Path,
+        temporaries_before: usize,
+        counted: impl FnOnce() -> (u64, u64),
+    ) -> bool {
+        let alive = kill_group(child);
+        if alive.is_empty() {
+            // It ended between the last look and the signal: not a kill.
+            return false;
+        }
         self.killed += 1;
         self.processes += alive.len();
         let temporaries_now = temporaries(cache);
@@ -338,7 +350,16 @@ impl Tally {
         self.checked_with_temporaries += usize::from(temporaries_now > 0);
         let walked = walk(cache);
         let files = (walked.len() as u64, walked.iter().map(|(_, len)| len).sum::<u64>());
-        assert_eq!(counted, files, "the cache's stats must count every file: {walked:#?}");
+        assert_eq!(counted(), files, "the cache's stats must count every file: {walked:#?}");
+        true
+    }
+
+    /// Edits a random shader or include of `tree` one time in three.
+    pub(crate) fn maybe_edit(&mut self, tree: &mut Tree, rng: &mut Rng) {
+        if rng.one_in(3) {
+            tree.edit(rng);
+            self.edits += 1;
+        }
     }
 
     /// Compares what the build after the last kill made with a clean
