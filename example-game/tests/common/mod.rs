@@ -4,6 +4,10 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod image;
+#[allow(unused_imports, reason = "each test uses a part of it")]
+pub use image::*;
+
 /// The game binary Cargo built for these tests.
 pub fn game() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_example-game"));
@@ -29,55 +33,4 @@ pub fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch directory");
     dir
-}
-
-/// An RGBA8 image.
-pub struct Image {
-    pub width: u32,
-    pub height: u32,
-    pub rgba: Vec<u8>,
-}
-
-/// Reads an 8-bit RGBA PNG.
-pub fn read_png(path: &Path) -> Image {
-    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut reader = png::Decoder::new(std::io::BufReader::new(file)).read_info().expect("a PNG");
-    let mut rgba = vec![0; reader.output_buffer_size().expect("a sane size")];
-    let info = reader.next_frame(&mut rgba).expect("PNG pixels");
-    assert_eq!((info.color_type, info.bit_depth), (png::ColorType::Rgba, png::BitDepth::Eight), "{}", path.display());
-    rgba.truncate(info.buffer_size());
-    Image { width: info.width, height: info.height, rgba }
-}
-
-/// How far apart two images are.
-#[derive(Debug)]
-pub struct Difference {
-    /// Mean absolute difference per channel, 0–255.
-    pub mean: f64,
-    /// Fraction of pixels where some channel differs by more than 32.
-    pub outliers: f64,
-}
-
-/// Compares two images of the same size.
-pub fn compare(a: &Image, b: &Image) -> Difference {
-    assert_eq!((a.width, a.height), (b.width, b.height), "image sizes differ");
-    let mut total = 0u64;
-    let mut outliers = 0usize;
-    for (p, q) in a.rgba.chunks_exact(4).zip(b.rgba.chunks_exact(4)) {
-        let mut worst = 0;
-        for c in 0..3 {
-            let d = p[c].abs_diff(q[c]);
-            total += u64::from(d);
-            worst = worst.max(d);
-        }
-        outliers += usize::from(worst > 32);
-    }
-    let pixels = (a.width * a.height) as f64;
-    Difference { mean: total as f64 / (pixels * 3.0), outliers: outliers as f64 / pixels }
-}
-
-/// Mean brightness (0–255) of an image, to tell a rendered frame from a black one.
-pub fn mean_brightness(image: &Image) -> f64 {
-    let sum: u64 = image.rgba.chunks_exact(4).map(|p| u64::from(p[0]) + u64::from(p[1]) + u64::from(p[2])).sum();
-    sum as f64 / (f64::from(image.width * image.height) * 3.0)
 }
