@@ -72,25 +72,16 @@ impl Manifest {
         let text_of_file = std::fs::read_to_string(&path).map_err(|e| {
             format!("smolv: cannot read {} ({e}); does build.rs run smolv_build, and did it succeed?", path.display())
         })?;
-        let json: Value = serde_json::from_str(&text_of_file)
-            .map_err(|e| format!("smolv: {} is not valid JSON: {e}; rebuild", path.display()))?;
-        // The format first, so that another version's manifest says so
-        // rather than which field it lacks.
-        if json["format"].as_u64() != Some(u64::from(MANIFEST_FORMAT)) {
-            return Err(format!(
-                "smolv: {} has manifest format {}, this smolv-macros reads {MANIFEST_FORMAT}; use matching \
-                 smolv-build and smolv-runtime versions",
-                path.display(),
-                json["format"]
-            ));
+        // One typed parse: the manifest carries every module's reflection
+        // (hundreds of KB for a few dozen shaders), and this runs, in the
+        // dev profile's unoptimized code, on every build of the crate.
+        let manifest: Typed = match serde_json::from_str(&text_of_file) {
+            Ok(manifest) => manifest,
+            Err(e) => return Err(Self::unreadable(&path, &text_of_file, &e)),
+        };
+        if manifest.format != MANIFEST_FORMAT {
+            return Err(Self::other_format(&path, manifest.format));
         }
-        let manifest: Typed = serde_json::from_value(json).map_err(|e| {
-            format!(
-                "smolv: {} is not a manifest this smolv-macros reads ({e}); use matching smolv-build and \
-                 smolv-runtime versions, and rebuild",
-                path.display()
-            )
-        })?;
         let embedded = &manifest.embedded;
         let packing = Packing {
             codec: embedded.codec,
@@ -113,6 +104,32 @@ impl Manifest {
             }
         };
         Ok(Self { packing, wgsl, manifest, dir })
+    }
+
+    /// Why `text` (the manifest at `path`) did not parse: another format
+    /// first, so that another version's manifest says so rather than which
+    /// field it lacks.
+    fn unreadable(path: &std::path::Path, text: &str, error: &serde_json::Error) -> String {
+        let Ok(json) = serde_json::from_str::<Value>(text) else {
+            return format!("smolv: {} is not valid JSON: {error}; rebuild", path.display());
+        };
+        match json["format"].as_u64() {
+            Some(format) if format != u64::from(MANIFEST_FORMAT) => Self::other_format(path, format),
+            None => Self::other_format(path, json["format"].clone()),
+            Some(_) => format!(
+                "smolv: {} is not a manifest this smolv-macros reads ({error}); use matching smolv-build and \
+                 smolv-runtime versions, and rebuild",
+                path.display()
+            ),
+        }
+    }
+
+    fn other_format(path: &std::path::Path, format: impl std::fmt::Display) -> String {
+        format!(
+            "smolv: {} has manifest format {format}, this smolv-macros reads {MANIFEST_FORMAT}; use matching \
+             smolv-build and smolv-runtime versions",
+            path.display()
+        )
     }
 
     /// Reads and checks the set's directory against the manifest's codec
@@ -202,5 +219,26 @@ impl Wgsl {
             return Err("lists WGSL modules out of order".to_owned());
         }
         Ok(Self { codec: wgsl.codec, data, unpacked_len: wgsl.unpacked_bytes, check: wgsl.check, modules })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn why(text: &str) -> String {
+        let error = serde_json::from_str::<Typed>(text).expect_err("not a whole manifest");
+        Manifest::unreadable(std::path::Path::new("out/smolv/manifest.json"), text, &error)
+    }
+
+    #[test]
+    fn an_unreadable_manifest_says_why_format_first() {
+        assert!(why("{").contains("manifest.json is not valid JSON"), "{}", why("{"));
+        let older = why(r#"{"format": 1, "modules": []}"#);
+        assert!(older.contains("has manifest format 1, this smolv-macros reads 2"), "{older}");
+        let unnumbered = why(r#"{"modules": []}"#);
+        assert!(unnumbered.contains("has manifest format null"), "{unnumbered}");
+        let partial = why(&format!(r#"{{"format": {MANIFEST_FORMAT}, "modules": []}}"#));
+        assert!(partial.contains("is not a manifest this smolv-macros reads (missing field"), "{partial}");
     }
 }

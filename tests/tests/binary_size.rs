@@ -12,8 +12,8 @@
 //! sets of them (1, 2 and 7 modules, which ship raw SPIR-V), about 75 KB
 //! of SPIR-V from the corpus (Unity's smallest modules), the whole corpus,
 //! and the trees named in `SMOLV_SIZE_TREES`. Each must come out no larger
-//! than raw installed (but for the open gap in `KNOWN_GAPS`), and no more
-//! than 32 B larger after `xz -9` under the `download` goal. For each, the test prints
+//! than raw installed, and no more than 32 B larger after `xz -9` under the
+//! `download` goal. For each, the test prints
 //!
 //! ```text
 //! binary size <set>: smolv A B, raw B B, difference D B, decoder N B
@@ -37,13 +37,6 @@ const RAW_ROW: u64 = 32 + 2 * 24;
 /// noise, as two programs that differ only in their code's layout compress
 /// differently by a few bytes (issue 28).
 const XZ_NOISE: i64 = 32;
-
-/// Sets that still come out larger than raw installed, by at most this
-/// much: an open gap, held here so that it cannot grow (issue 28, item 5).
-/// The 7-module raw set's `main` keeps one check per read that a shader is
-/// raw; every way of removing it so far let the compiler unroll the loop
-/// into a larger `main`. Every other set must be no larger than raw.
-const KNOWN_GAPS: &[(&str, i64)] = &[("game-7", 32)];
 
 /// The fixed cost the default decode path may add (issue 20).
 const DECODER_BUDGET: i64 = 24 * 1024;
@@ -555,15 +548,8 @@ fn smolv_never_grows_a_binary_and_shrinks_larger_sets() {
             m.packing,
             m.download_packing
         );
-        let allowed = KNOWN_GAPS.iter().find(|(name, _)| *name == set.name).map_or(0, |&(_, gap)| gap);
-        if m.smolv > m.raw + allowed {
-            failures.push(format!(
-                "{}: the smolv binary is {} B larger than raw (allowed: {allowed} B)",
-                set.name,
-                m.smolv - m.raw
-            ));
-        } else if m.smolv > m.raw {
-            println!("  {}: {} B larger than raw installed, a known gap (KNOWN_GAPS)", set.name, m.smolv - m.raw);
+        if m.smolv > m.raw {
+            failures.push(format!("{}: the smolv binary is {} B larger than raw", set.name, m.smolv - m.raw));
         }
         // The download goal must never download more than the default one,
         // nor more than plain `include_bytes!` (issue 20).

@@ -89,9 +89,10 @@ impl RawShader {
     }
 
     /// The name and words of the raw shader this always is (`new` and
-    /// `reloadable` make nothing else). The other arm costs a select, not
-    /// a call: and it keeps the optimizer from unrolling a loop over a few
-    /// shaders into a larger copy of its body per shader.
+    /// `reloadable` make nothing else). The other arm costs one test of
+    /// the name's pointer, and no call or panic: the size test measured
+    /// the same binary with `unreachable_unchecked` there, so this stays
+    /// safe code.
     #[inline]
     fn parts(&self) -> (&'static str, &'static [u32]) {
         match &self.0.source {
@@ -138,7 +139,14 @@ impl RawShader {
     /// assert_eq!(words[0], 0x0723_0203);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    #[inline]
+    // `always`, so that the compiler inlines this before it optimizes it on
+    // its own: the caller's loop over a set's shaders then compiles as the
+    // same loop over an `include_bytes!` table does. With a plain
+    // `#[inline]`, the copy arrives already reduced to a `memcpy`, the
+    // loop's body looks small, and the compiler either unrolls a loop over
+    // 7 shaders (+160 B) or, just above its threshold, lays it out 16 B
+    // larger than the raw program's (the size test's game-7 set, issue 28).
+    #[inline(always)]
     pub fn decode(&self) -> Result<Vec<u32>, Infallible> {
         // Through the bytes, as `ash::util::read_spv` over `include_bytes!`
         // copies: their length bounds the allocation, so the compiler
