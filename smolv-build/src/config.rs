@@ -784,7 +784,8 @@ impl Config {
     /// build's log, `OUT_DIR/smolv-build.log`, which holds the errors in
     /// full (naga's annotated source included). A shader that crashes the
     /// compiler is one of those errors, naming the signal: the compilers
-    /// run in worker processes (see [`worker_main`](Config::worker_main)). The build script then exits with status 0: Cargo fails
+    /// run in worker processes (see [`worker_main`](Config::worker_main)).
+    /// The build script then exits with status 0: Cargo fails
     /// the build on its own, because errors were logged (Cargo 1.84 and
     /// later), and prints nothing more, where a non-zero status would make
     /// it print the script's whole output again. Outside a build script

@@ -59,11 +59,12 @@
 //! Includes (`#include "common.glsl"`) are found next to the shader or in
 //! [`Config::include_dir`].
 //!
-//! If the shader compiler crashes (glslang 2023.1 segfaults on some
-//! invalid shaders), the build script dies, and Cargo's output of it names
-//! the shaders that were compiling. Build again: smolv-build then compiles
-//! those alone, each in a separate process, and the one that crashes the
-//! compiler becomes an ordinary error naming it.
+//! If a shader compiler crashes (glslang 2023.1 segfaults on some invalid
+//! shaders), only that shader fails: shaderc, naga and wesl run in worker
+//! processes (the build script itself, started again), so the crash is an
+//! error naming the shader and the signal, on the first build, and the
+//! other shaders compile. What is promised and how it is tested:
+//! `docs/reliability.md`.
 //!
 //! ## What it does
 //!
@@ -73,10 +74,10 @@
 //! | compile | shaderc for GLSL and HLSL (cargo feature `shaderc`), naga for WGSL (feature `wgsl`), the `wesl` crate then naga for WESL (feature `wesl`, off by default; imports from the shader directory and [`Config::wesl_package`], `@if` from [`Config::wesl_feature`] and [`Variant::wesl_feature`]), the `slangc` binary for Slang ([`Config::slangc`], `SMOLV_SLANGC`, else `PATH`), which writes the depfile that tracks its imports |
 //! | optimize | the SPIRV-Tools `-Os` recipe, run as the `spirv-opt` binary for every language (shaderc's in-process size level for GLSL/HLSL only when `spirv-opt` is missing; see [Optimizer](crate#optimizer)) |
 //! | encode | SMOL-V, stripped of debug info in release builds |
-//! | pack | what the binary embeds: raw SPIR-V, SMOL-V, or SMOL-V + LZ4 (HC 12) or zstd (level 19, optionally with a trained dictionary), per module or as one stream; by default the smallest total of stored bytes *and* the decoder code the packing links ([`Packing`], [`SizeGoal`]) |
+//! | pack | what the binary embeds: raw SPIR-V, SPIR-V with relative ids (smolv's own transform) alone or + LZ4, SMOL-V alone or + LZ4 (HC 12) or zstd (level 19, optionally with a trained dictionary), per module or as one stream; for a wgpu target ([`Config::for_wgpu`]), minified WGSL translated by naga when that makes the game smaller; by default the smallest total of stored bytes *and* the decoder code the packing links ([`Packing`], [`SizeGoal`]) |
 //! | bundle | zstd level 19 containers with blake3 hashes, with a dictionary when that makes the total smaller: the asset-file form, for tools |
 //! | cache | blake3 over sources, includes and imports (and the include paths searched before them), defines, options, the compilers as linked (the shaderc library's bytes, naga's exact version, `slangc -v`, `spirv-opt --version`) and smolv-build's own sources; one directory per workspace; optionally a second level on a Bazel HTTP remote cache shared by CI and developers ([`Config::remote_cache`], feature `remote-cache`) |
-//! | emit | the embedded set (`embedded/`), containers, a bundle and `manifest.json` in `OUT_DIR/smolv`, `smolv-report.{txt,json}` in `OUT_DIR`, `cargo:rerun-if-changed` for every source, include and directory, `cargo:rerun-if-env-changed` for every variable read |
+//! | emit | the embedded set (`embedded/`), containers, a bundle and `manifest.json` in `OUT_DIR/smolv`, `smolv-report.{txt,json}` in `OUT_DIR`, `cargo:rerun-if-changed` for each shader root (Cargo scans a directory recursively) and each include outside them, `cargo:rerun-if-env-changed` for every variable read; a per-shader log in `OUT_DIR/smolv-build.log` |
 //!
 //! ## HLSL trees named by stage, Slang and WESL
 //!
@@ -123,12 +124,13 @@
 //! ## Packing
 //!
 //! A decoder is code in the binary too, so the build weighs it: small sets
-//! ship as raw SPIR-V (no decoder at all), larger ones as SMOL-V + LZ4 or
-//! zstd, whichever makes stored bytes plus decoder code smallest. The report
-//! says what was chosen and what it saved:
+//! ship as raw SPIR-V (no decoder at all), larger ones as SPIR-V with
+//! relative ids + LZ4, SMOL-V + LZ4 or zstd, whichever makes stored bytes
+//! plus decoder code smallest. The report says what was chosen and what it
+//! saved, for example:
 //!
 //! ```text
-//! packing smolv-lz4 (stream): shaders 74.0 KB → 13.5 KB, decoder +16.3 KB, net −44.2 KB
+//! packing relative-ids-lz4 (stream): shaders 74.0 KB → 18.2 KB, decoder +10.5 KB, net −45.3 KB
 //! ```
 //!
 //! [`Config::packing`] (or `SMOLV_PACKING`) forces a packing, and
@@ -260,8 +262,9 @@ pub mod bundle {
     pub use crate::pack::bundle::{CompressedSet, PackOptions, PackedBundle, PackedEntry, compress_set, write_bundle};
 }
 
-/// Compiles every shader in `dir` with default settings; panics with a
-/// readable report on failure. Shorthand for
+/// Compiles every shader in `dir` with default settings; on failure,
+/// reports the errors and ends the process without a panic, as
+/// [`Config::compile`] does. Shorthand for
 /// `Config::new().shader_dir(dir).compile()`.
 ///
 /// ```no_run

@@ -150,6 +150,13 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
             }
         }
     }
+    // Idle workers end here, unless packing translates to WGSL in them.
+    let compilers = if plan.packing.target.may_ship_wgsl() && (diagnostics.is_empty() || plan.keep_going) {
+        compilers
+    } else {
+        drop(compilers);
+        Compilers::InProcess
+    };
     report.warnings.iter().for_each(|w| directives.warning(w));
     if !diagnostics.is_empty() && !plan.keep_going {
         emit::remove_artifacts(&plan.out_dir);
@@ -182,12 +189,15 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     } else {
         pool.install(|| build_artifacts(&modules, plan, &cache, &compilers))?
     };
-    // Idle workers end here (a wgpu target translates to WGSL in them),
-    // not when the build's outputs are written.
+    // The last idle workers end here, not when the build's outputs are
+    // written.
     drop(compilers);
     report.add_artifacts(&modules, &artifacts);
     // A wgpu target's shaders that ship as SPIR-V because naga refused them.
     artifacts.warnings.iter().for_each(|w| directives.warning(w));
+    if artifacts.run_again {
+        directives.run_again(&plan.out_dir);
+    }
     report.warnings.extend(artifacts.warnings.iter().cloned());
     report.add_remote(remote.finish()).iter().for_each(|w| directives.warning(w));
     report.total();

@@ -236,6 +236,52 @@ fn a_compiler_crash_is_a_cargo_error_naming_the_shader_on_the_first_build() {
     assert!(!out_dir.join("smolv-build.log").exists(), "a build that succeeded leaves no error log");
 }
 
+/// For wgpu targets, naga translates to WGSL in the build script's
+/// workers. A worker that crashes there (the debug-build hook
+/// `SMOLV_WORKER_TEST_ABORT=translate`) costs a warning and SPIR-V for
+/// that module, never an error, and Cargo runs the build script again on
+/// the next build, which translates it; after that, nothing reruns.
+#[test]
+fn a_translation_crash_in_a_build_script_is_a_warning_and_the_next_build_translates() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("smolv-translate");
+    create_crate(&root);
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let manifest = manifest.replace("name = \"smolv-user\"", "name = \"smolv-translate\"");
+    let manifest = manifest.replace("smolv-build\" }", "smolv-build\", features = [\"wgpu\"] }");
+    write(&root.join("Cargo.toml"), &manifest);
+    write(
+        &root.join("build.rs"),
+        "fn main() {\n    smolv_build::Config::new().shader_dir(\"shaders\").for_wgpu_shipping(true).compile();\n}\n",
+    );
+    write(&root.join("src/main.rs"), "fn main() {}\n");
+    let stderr = |output: &std::process::Output| String::from_utf8_lossy(&output.stderr).into_owned();
+
+    let first = cargo_with_env(&root, &["build"], &[("SMOLV_WORKER_TEST_ABORT", "translate")]);
+    let text = stderr(&first);
+    assert!(first.status.success(), "{text}");
+    let warned = |text: &str| {
+        text.lines().any(|l| {
+            l.starts_with("warning: smolv-translate@0.1.0: color.frag (")
+                && l.contains("naga failed translating it to WGSL, in a worker process")
+        })
+    };
+    assert!(warned(&text), "the crash is a warning naming the module:\n{text}");
+    let wgsl = |out: &Path| out.join("smolv/wgsl").read_dir().map_or(0, |files| files.count());
+    let out = out_dir(&root);
+    assert_eq!(wgsl(&out), 0, "the hook aborts every translation: both ship as SPIR-V");
+
+    let second = cargo(&root, &["build"]);
+    let text = stderr(&second);
+    assert!(second.status.success(), "{text}");
+    assert!(text.contains("Compiling smolv-translate"), "the build script runs again:\n{text}");
+    assert!(!warned(&text), "{text}");
+    assert_eq!(wgsl(&out), 2, "both translate now");
+
+    let third = cargo(&root, &["build"]);
+    assert!(!stderr(&third).contains("Compiling smolv-translate"), "then nothing reruns:\n{}", stderr(&third));
+}
+
 /// The `OUT_DIR` of the build script of the crate at `root`.
 fn out_dir(root: &Path) -> PathBuf {
     outside::out_dir(&root.join("shaders"))

@@ -148,6 +148,9 @@ pub(crate) fn cargo_errors(error: &Error, log: Option<&Path>) -> Vec<String> {
         .collect()
 }
 
+/// What [`Directives::run_again`] watches in `OUT_DIR`: never created.
+const RUN_AGAIN: &str = "smolv-run-again";
+
 /// Prints `cargo:` directives (or nothing, outside a build script), each
 /// path once, and no path below a watched root.
 ///
@@ -190,6 +193,14 @@ impl Directives {
     pub(crate) fn watch_root(&self, root: &Path) {
         self.print_rerun(root);
         self.roots.borrow_mut().push((normalized(root), root.canonicalize().ok()));
+    }
+
+    /// Makes Cargo run the build script again on its next build, whatever
+    /// changed: it watches a path in `out_dir` that is never created, and
+    /// Cargo finds a path that does not exist out of date. For a result
+    /// that may not repeat (a worker that crashed translating to WGSL).
+    pub(crate) fn run_again(&self, out_dir: &Path) {
+        self.print_rerun(&out_dir.join(RUN_AGAIN));
     }
 
     /// Watches `path`, unless a watched root holds it.

@@ -379,12 +379,18 @@ pub struct WgpuReport {
     pub shipped: String,
     /// The WGSL stream's codec (`wgsl`, `wgsl-lz4`, `wgsl-zstd`).
     pub wgsl_codec: String,
-    /// Bytes of minified WGSL, over the modules naga could convert.
+    /// Bytes of minified WGSL, over the modules naga translated.
     pub wgsl_bytes: usize,
     /// What the WGSL path stores: the stream, names and table.
     pub wgsl_stored_bytes: usize,
     /// Modules naga refused: they ship as SPIR-V on either path.
     pub refused_modules: usize,
+    /// Modules whose translation failed in a worker (naga crashed, or ran
+    /// past the worker's time limit): they ship as SPIR-V on either path
+    /// in this build, and the next build tries again. Absent in reports of
+    /// older versions.
+    #[serde(default)]
+    pub failed_modules: usize,
     /// The WGSL path: WGSL stored and its decoder, the refused modules'
     /// SPIR-V set, and naga's WGSL front end over the SPIR-V one.
     pub wgsl_total_bytes: i64,
@@ -403,7 +409,7 @@ impl WgpuReport {
             kilobytes(self.wgsl_bytes),
             kilobytes(self.wgsl_stored_bytes),
             self.wgsl_codec,
-            self.refused_modules,
+            self.refused_modules + self.failed_modules,
             self.wgsl_total_bytes,
             self.spirv_total_bytes
         )
@@ -478,6 +484,7 @@ impl Report {
             wgsl_bytes: wgpu.packed.unpacked_len,
             wgsl_stored_bytes: wgpu.packed.stored_len(),
             refused_modules: wgpu.refused,
+            failed_modules: wgpu.unanswered,
             wgsl_total_bytes: wgpu.choice.wgsl_total,
             spirv_total_bytes: wgpu.choice.spirv_total,
         });

@@ -13,7 +13,7 @@ use smolv_format::{
 };
 
 use crate::compile::frontend::CompiledModule;
-use crate::compile::worker::Compilers;
+use crate::compile::worker::{Compilers, Translation};
 use crate::error::Error;
 use crate::pack::encode::{Packed, Strip, ZstdForms, compress_forms, encode_module};
 use crate::pack::packing::{self, PackInput, PackedSet, WGPU_FRONT_ENDS};
@@ -45,6 +45,10 @@ pub(crate) struct Artifacts {
     pub(crate) wgpu: Option<WgpuArtifacts>,
     /// One per module naga could not make WGSL of, for a wgpu target.
     pub(crate) warnings: Vec<String>,
+    /// Whether a translation to WGSL got no answer (a worker crashed):
+    /// the build must run again next time, not keep the SPIR-V it shipped
+    /// instead.
+    pub(crate) run_again: bool,
 }
 
 /// What a build for wgpu made: the WGSL stream (shipped or only weighed),
@@ -57,6 +61,9 @@ pub(crate) struct WgpuArtifacts {
     pub(crate) choice: WgpuChoice,
     /// How many modules naga refused (they ship SPIR-V either way).
     pub(crate) refused: usize,
+    /// How many modules got no answer from the worker translating them
+    /// (they ship SPIR-V, and the next build tries again).
+    pub(crate) unanswered: usize,
 }
 
 /// One module's sizes after the pack stage, for the report.
@@ -124,15 +131,16 @@ pub(crate) fn build_artifacts(
         })
         .collect();
     let mut embedded = packing::pack_cached(&inputs, &zstd, &plan.packing, plan.dictionary, cache)?;
-    let (wgpu, warnings) = if plan.packing.target.may_ship_wgsl() {
+    let (wgpu, warnings, unanswered) = if plan.packing.target.may_ship_wgsl() {
         let spirv: Vec<&[u32]> = encoded.iter().map(|(e, ..)| e.decoded.as_slice()).collect();
-        let (wgpu, warnings, shipped) = wgpu_artifacts(modules, &spirv, &inputs, &embedded, plan, (cache, compilers))?;
+        let (wgpu, warnings, shipped, unanswered) =
+            wgpu_artifacts(modules, &spirv, &inputs, &embedded, plan, (cache, compilers))?;
         if let Some(shipped) = shipped {
             embedded = shipped;
         }
-        (wgpu, warnings)
+        (wgpu, warnings, unanswered)
     } else {
-        (None, Vec::new())
+        (None, Vec::new(), 0)
     };
 
     let bundle_modules: Vec<BundleModule<'_>> = modules
@@ -209,6 +217,7 @@ pub(crate) fn build_artifacts(
         spirv_bytes,
         wgpu,
         warnings,
+        run_again: unanswered > 0,
     })
 }
 
@@ -236,9 +245,10 @@ fn manifest_wgsl(wgpu: &WgpuArtifacts) -> smolv_format::ManifestWgsl {
 }
 
 /// What [`wgpu_artifacts`] made: what it weighed (`None` when naga made
-/// no WGSL at all), a warning per refused module, and the SPIR-V set to
-/// ship instead of every module's when WGSL ships.
-type WgpuOutcome = (Option<WgpuArtifacts>, Vec<String>, Option<PackedSet>);
+/// no WGSL at all), a warning per module that ships as SPIR-V, the SPIR-V
+/// set to ship instead of every module's when WGSL ships, and how many
+/// modules got no answer.
+type WgpuOutcome = (Option<WgpuArtifacts>, Vec<String>, Option<PackedSet>, usize);
 
 /// For a wgpu target: every module's WGSL through naga, the texts packed,
 /// the modules naga refused packed as a SPIR-V set of their own, and the
@@ -256,22 +266,31 @@ fn wgpu_artifacts(
     let translated = wgsl::translate_all(spirv, compilers, cache);
     let mut warnings = Vec::new();
     let mut texts = Vec::new();
+    // The modules that ship as SPIR-V, naga's refusals and those with no
+    // answer alike.
     let mut refused = Vec::new();
-    for (index, (built, result)) in modules.iter().zip(translated).enumerate() {
-        match result {
-            Ok(text) => texts.push((built.module.name.clone(), artifact_name(index, &built.module.name, "wgsl"), text)),
-            Err(why) => {
-                warnings.push(format!(
-                    "{} ({}) ships as SPIR-V for wgpu, not WGSL: {why}",
-                    built.module.name,
-                    built.job.path.display()
-                ));
-                refused.push(index);
+    let mut unanswered = 0;
+    for (index, (built, translation)) in modules.iter().zip(translated).enumerate() {
+        let why = match translation {
+            Translation::Answer(Ok(text)) => {
+                texts.push((built.module.name.clone(), artifact_name(index, &built.module.name, "wgsl"), text));
+                continue;
             }
-        }
+            Translation::Answer(Err(why)) => why,
+            Translation::NoAnswer(why) => {
+                unanswered += 1;
+                why
+            }
+        };
+        warnings.push(format!(
+            "{} ({}) ships as SPIR-V for wgpu, not WGSL: {why}",
+            built.module.name,
+            built.job.path.display()
+        ));
+        refused.push(index);
     }
     if texts.is_empty() {
-        return Ok((None, warnings, None));
+        return Ok((None, warnings, None, unanswered));
     }
     let names: Vec<&str> = texts.iter().map(|(n, _, _)| n.as_str()).collect();
     let bodies: Vec<&str> = texts.iter().map(|(_, _, t)| t.as_str()).collect();
@@ -289,8 +308,8 @@ fn wgpu_artifacts(
         }
         PackedSet { modules: forms, ..refused_set }
     });
-    let wgpu = WgpuArtifacts { packed, texts, choice, refused: refused.len() };
-    Ok((Some(wgpu), warnings, shipped))
+    let wgpu = WgpuArtifacts { packed, texts, choice, refused: refused.len() - unanswered, unanswered };
+    Ok((Some(wgpu), warnings, shipped, unanswered))
 }
 
 /// The SPIR-V set of some modules only, packed as the build packs (an

@@ -18,8 +18,9 @@ mod minify;
 #[cfg(feature = "wgpu")]
 mod wgsl;
 
-/// Why a module ships as SPIR-V in a build for wgpu: which step of naga's
-/// refused it (or that naga crashed), and the details.
+/// Why a module ships as SPIR-V in a build for wgpu: which step of the
+/// translation refused it (or that the worker translating it gave no
+/// answer), and the details.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Refused {
     pub(crate) step: String,

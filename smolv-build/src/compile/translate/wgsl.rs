@@ -53,6 +53,16 @@ pub(super) fn to_wgsl(spirv: &[u32]) -> Result<String, Refused> {
     let text = write_string(&module, &info, WriterFlags::empty())
         .map_err(|e| refused("naga cannot express it as WGSL", e.to_string()))?;
     let squeezed = minify::squeeze(&text);
+    let depth = nesting(&squeezed);
+    if depth > MAX_NESTING {
+        return Err(refused(
+            "its WGSL would nest expressions too deeply for wgpu's WGSL reader on a game thread",
+            format!(
+                "{depth} levels of parentheses, over smolv's limit of {MAX_NESTING}; it works as SPIR-V, and \
+                 naming the parts of a long expression (each `let` used more than once) brings it down"
+            ),
+        ));
+    }
     // The squeezed text must still be what naga wrote, as far as a game's
     // wgpu can tell: it parses, validates, and has the same entry points.
     let reparsed = read_as_a_game_would(&squeezed)?;
@@ -63,36 +73,40 @@ pub(super) fn to_wgsl(spirv: &[u32]) -> Result<String, Refused> {
     Ok(squeezed)
 }
 
-/// The stack the shipped WGSL is parsed and validated on before it ships:
-/// half the 2 MiB of a thread a game spawns with `std::thread`. naga's
-/// WGSL reader recurses once per level of a nested expression, and the
-/// minified text nests what naga's writer did not name; a text that
-/// parses here parses on any game thread, so it cannot overflow the
-/// game's stack in `create_shader_module`.
-const GAME_THREAD_STACK: usize = 1 << 20;
+/// The deepest nesting of parentheses and brackets shipped WGSL may have.
+/// wgpu reads shipped WGSL with naga's WGSL reader, which recurses a few
+/// stack frames per level, on whatever thread the game creates its shader
+/// modules on: in a debug build about 7 KiB a level, so a 2 MiB thread
+/// that `std::thread` spawns overflows near 300 levels (and naga 30's
+/// reader refuses 198 in any build). naga's writer nests every expression
+/// used once inside its user, so a long chain of single-use arithmetic
+/// nests that deep. The public GLSL sample tree's deepest module nests 9.
+pub(crate) const MAX_NESTING: usize = 64;
 
-/// `text` parsed and validated as wgpu will in the game, on a
-/// [`GAME_THREAD_STACK`]; a text nested too deeply for it overflows that
-/// thread, which ends the worker (the module then ships as SPIR-V, and
-/// the warning quotes this thread's name).
+/// The deepest nesting of `(` and `[` in `text`.
+fn nesting(text: &str) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0);
+    for byte in text.bytes() {
+        match byte {
+            b'(' | b'[' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b')' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// `text` parsed and validated as wgpu will in the game.
 fn read_as_a_game_would(text: &str) -> Result<naga::Module, Refused> {
-    let read = || {
-        let module = naga::front::wgsl::parse_str(text)
-            .map_err(|e| Refused::new("the minified WGSL does not parse (a smolv bug)", e.emit_to_string(text)))?;
-        Validator::new(ValidationFlags::all(), Capabilities::all()).validate(&module).map_err(|e| {
-            Refused::new("the minified WGSL does not validate (a smolv bug)", e.into_inner().to_string())
-        })?;
-        Ok(module)
-    };
-    std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .name("reading the WGSL as a game would, on a 1 MiB stack".into())
-            .stack_size(GAME_THREAD_STACK)
-            .spawn_scoped(scope, read)
-            .map_err(|e| Refused::new("no thread could start to read the WGSL", e.to_string()))?
-            .join()
-            .unwrap_or_else(|_| Err(Refused::new("naga panicked reading the minified WGSL", "")))
-    })
+    let module = naga::front::wgsl::parse_str(text)
+        .map_err(|e| Refused::new("the minified WGSL does not parse (a smolv bug)", e.emit_to_string(text)))?;
+    Validator::new(ValidationFlags::all(), Capabilities::all())
+        .validate(&module)
+        .map_err(|e| Refused::new("the minified WGSL does not validate (a smolv bug)", e.into_inner().to_string()))?;
+    Ok(module)
 }
 
 #[cfg(test)]
@@ -149,6 +163,31 @@ mod tests {
         let wgsl = to_wgsl(&separate).unwrap();
         assert!(wgsl.contains("textureSample("), "{wgsl}");
         assert!(wgsl.contains("fn main("), "{wgsl}");
+    }
+
+    #[test]
+    fn nesting_counts_parentheses_and_brackets() {
+        assert_eq!(nesting("fn f(){return ((a+b)[i]+c);}"), 2);
+        assert_eq!(nesting("((a[(b)]))"), 4, "brackets count as parentheses do");
+        assert_eq!(nesting("a)b(c"), 1, "an unbalanced closer counts from zero");
+        assert_eq!(nesting(""), 0);
+    }
+
+    #[test]
+    fn wgsl_nested_past_the_limit_is_refused_and_below_it_ships() {
+        // `x + 1.0` applied `adds` times, each sum used once: naga nests
+        // them all in one expression.
+        let chain = |adds: usize| {
+            let sum = (0..adds).fold("x".to_owned(), |sum, _| format!("({sum} + 1.0)"));
+            spirv_of(&format!(
+                "@fragment fn fs(@location(0) x: f32) -> @location(0) vec4<f32> {{ return vec4<f32>({sum}); }}"
+            ))
+        };
+        let shallow = to_wgsl(&chain(MAX_NESTING / 2)).unwrap();
+        assert!(nesting(&shallow) <= MAX_NESTING, "{shallow}");
+        let refused = to_wgsl(&chain(MAX_NESTING + 8)).unwrap_err();
+        assert!(refused.step.contains("too deeply"), "{refused:?}");
+        assert!(refused.reason.contains("over smolv's limit of 64"), "{refused:?}");
     }
 
     #[test]

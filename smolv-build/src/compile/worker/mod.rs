@@ -1,6 +1,7 @@
 //! Worker processes: the in-process compilers (shaderc/glslang, naga and
-//! wesl) and naga's translation to WGSL run in child processes, so that a compiler crash, abort, stack
-//! overflow, hang or runaway allocation ends a worker, not the build.
+//! wesl), and naga's translation to WGSL for wgpu targets, run in child
+//! processes, so that a compiler crash, abort, stack overflow, hang or
+//! runaway allocation ends a worker, not the build.
 //!
 //! The worker is this same program, started again with [`MARKER`] set:
 //! - under a build script, the build script itself, which reaches
@@ -14,15 +15,18 @@
 //! `SMOLV_WORKERS=0`, the compilers run in this process, as they did
 //! before workers.
 //!
-//! A worker compiles one job at a time, and serves job after job until its
-//! standard input closes (`pool`), speaking length-prefixed frames over its
-//! stdin and a private copy of its stdout (`protocol`); its own standard
-//! output is pointed at stderr, so compiler chatter cannot corrupt a
-//! frame (`serve`). It dies with its parent (`PR_SET_PDEATHSIG` on Linux,
-//! and the closed pipe everywhere), has an address-space cap (`RLIMIT_AS`
-//! on unix) and a time limit per job; a worker that dies or overruns is
-//! reported as an error naming the shader and how it ended, is never
-//! cached, and is replaced for the jobs after it.
+//! A worker answers one request at a time (compile a job, or translate a
+//! module to WGSL), and serves request after request until its standard
+//! input closes (`pool`), speaking length-prefixed frames over its stdin
+//! and a private copy of its stdout (`protocol`); its own standard output
+//! is pointed at stderr, so compiler chatter cannot corrupt a frame
+//! (`serve`). It dies with its parent (`PR_SET_PDEATHSIG` on Linux, and
+//! the closed pipe everywhere), has an address-space cap (`RLIMIT_AS` on
+//! unix) and a time limit per request. A worker that dies or overruns is
+//! replaced for the requests after it, and what it was doing is never
+//! cached: a compile is an error naming the shader and how the worker
+//! ended; a translation is a warning saying the same, and the module ships
+//! as SPIR-V.
 
 mod pool;
 mod protocol;
@@ -110,9 +114,10 @@ pub(crate) enum Translation {
     /// naga's answer: the WGSL, or why naga refused the module. The same
     /// words always get the same answer, so it may be cached.
     Answer(Result<String, Refused>),
-    /// The worker translating it crashed or ran out of time: the module
-    /// ships as SPIR-V, and this is never cached.
-    Crashed(Refused),
+    /// No answer: the worker translating it crashed, ran out of time or
+    /// could not start. The module ships as SPIR-V, this is never cached,
+    /// and the build runs again next time.
+    NoAnswer(Refused),
 }
 
 /// A worker's limits.
@@ -165,7 +170,7 @@ impl Compilers {
     /// build has them, else here.
     pub(crate) fn translate(&self, spirv: &[u32]) -> Translation {
         match self {
-            Self::Workers(workers) if translate::AVAILABLE => workers.translate(spirv),
+            Self::Workers(workers) => workers.translate(spirv),
             _ => Translation::Answer(translate::to_wgsl(spirv)),
         }
     }

@@ -80,25 +80,30 @@ impl Workers {
 
     /// Translates `spirv` to WGSL in a worker. naga's answer, a WGSL text
     /// or a refusal, is [`Translation::Answer`]; a worker that dies or
-    /// overruns is replaced, and the module gets [`Translation::Crashed`],
+    /// overruns is replaced, and the module gets [`Translation::NoAnswer`],
     /// which says how it ended.
     pub(super) fn translate(&self, spirv: &[u32]) -> Translation {
+        let no_answer = |step: &str, reason: String| Translation::NoAnswer(Refused::new(step, reason));
         let payload = match serde_json::to_vec(&Request::Translate { spirv: spirv.to_vec() }) {
             Ok(payload) => payload,
-            Err(e) => {
-                return Translation::Crashed(Refused::new("it could not be sent to a naga worker", e.to_string()));
-            }
+            Err(e) => return no_answer("it could not be sent to a naga worker", e.to_string()),
         };
         match self.call(&payload) {
             Ok(response) => translate::read_answer(&response).map_or_else(
-                || Translation::Crashed(Refused::new("a naga worker sent a damaged answer", "build again")),
+                || {
+                    no_answer(
+                        "a naga worker sent a damaged answer (nothing was cached; the next build tries again)",
+                        String::new(),
+                    )
+                },
                 Translation::Answer,
             ),
-            Err(Failure::Start(why)) => Translation::Crashed(Refused::new("no naga worker could start", why)),
-            Err(Failure::Ended(how)) => Translation::Crashed(Refused::new(
-                "naga crashed translating it to WGSL, in a worker process (a naga bug; nothing was cached for it)",
+            Err(Failure::Start(why)) => no_answer("no naga worker could start (the next build tries again)", why),
+            Err(Failure::Ended(how)) => no_answer(
+                "naga failed translating it to WGSL, in a worker process (nothing was cached, and the next build \
+                 tries again; it works as SPIR-V, and if it fails again, simplify the expression naga fails on)",
                 format!("naga {how}"),
-            )),
+            ),
         }
     }
 

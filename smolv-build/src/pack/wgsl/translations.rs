@@ -7,33 +7,32 @@
 use rayon::prelude::*;
 
 use crate::cache::{Cache, KeyBuilder};
-use crate::compile::translate::{self, Refused};
+use crate::compile::translate;
 use crate::compile::worker::{Compilers, Translation};
 
-/// Each module's minified WGSL, or why naga refused it; in the order given.
-pub(crate) fn translate_all(spirv: &[&[u32]], compilers: &Compilers, cache: &Cache) -> Vec<Result<String, Refused>> {
+/// What became of each module's translation, in the order given: its
+/// minified WGSL, why naga refused it, or why no answer came.
+pub(crate) fn translate_all(spirv: &[&[u32]], compilers: &Compilers, cache: &Cache) -> Vec<Translation> {
     if !translate::AVAILABLE {
-        return spirv.iter().map(|words| translate::to_wgsl(words)).collect();
+        return spirv.iter().map(|words| Translation::Answer(translate::to_wgsl(words))).collect();
     }
     let identity = translate::identity();
     spirv.par_iter().map(|words| translate_one(words, &identity, compilers, cache)).collect()
 }
 
-fn translate_one(words: &[u32], identity: &str, compilers: &Compilers, cache: &Cache) -> Result<String, Refused> {
+fn translate_one(words: &[u32], identity: &str, compilers: &Compilers, cache: &Cache) -> Translation {
     let bytes: Vec<u8> = words.iter().flat_map(|word| word.to_le_bytes()).collect();
     let mut key = KeyBuilder::new("smolv-build wgsl translation");
     key.text(identity).field(&bytes);
     let key = key.finish();
     if let Some(answer) = cache.get_valid(&key, translate::read_answer) {
-        return answer;
+        return Translation::Answer(answer);
     }
-    match compilers.translate(words) {
-        Translation::Answer(answer) => {
-            if let Some(body) = translate::write_answer(&answer) {
-                cache.put(&key, &body);
-            }
-            answer
-        }
-        Translation::Crashed(refused) => Err(refused),
+    let translation = compilers.translate(words);
+    if let Translation::Answer(answer) = &translation
+        && let Some(body) = translate::write_answer(answer)
+    {
+        cache.put(&key, &body);
     }
+    translation
 }
