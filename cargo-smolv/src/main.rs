@@ -73,9 +73,9 @@ enum Command {
     Stats(stats_command::StatsArgs),
     /// What every smolv-using crate of the workspace ships (from their build reports).
     Report(report_command::ReportArgs),
-    /// Pack shader sources and SPIR-V files into a bundle asset.
+    /// Write a bundle file (.smvb) of shader sources and SPIR-V files.
     Pack(pack_command::PackArgs),
-    /// Unpack a bundle back into SPIR-V files.
+    /// Read a bundle file (.smvb) back into SPIR-V files.
     Unpack(pack_command::UnpackArgs),
     /// Decode every entry of bundles, check hashes, run spirv-val when installed.
     Verify(pack_command::VerifyArgs),

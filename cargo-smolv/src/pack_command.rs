@@ -1,9 +1,11 @@
-//! `pack`, `unpack` and `verify`: shader bundles as asset files.
+//! `pack`, `unpack` and `verify`: write, read and check bundles (`.smvb`
+//! asset files). The command names stay for scripts; in smolv's words they
+//! write and read bundles, not the embedded set's packing.
 
 use std::path::{Component, Path, PathBuf};
 use std::process::Command;
 
-use smolv_build::bundle::{PackOptions, write_bundle};
+use smolv_build::bundle::{BundleOptions, write_bundle};
 use smolv_build::{Config, TargetEnv};
 use smolv_runtime::container::Bundle;
 
@@ -20,7 +22,7 @@ pub(crate) struct PackArgs {
     /// The bundle file to write.
     #[arg(short, long, value_name = "FILE")]
     output: PathBuf,
-    /// Drop debug info. Without it, unpack gives back SPIR-V files bit for bit.
+    /// Drop debug info. Without it, `unpack` gives back the SPIR-V files bit for bit.
     #[arg(long)]
     strip_debug: bool,
     /// Target environment for compiled sources.
@@ -32,7 +34,7 @@ pub(crate) struct PackArgs {
     /// zstd level.
     #[arg(long, default_value_t = 19)]
     zstd_level: i32,
-    /// Print what was packed as JSON.
+    /// Print what the bundle holds as JSON.
     #[arg(long)]
     json: bool,
 }
@@ -40,7 +42,7 @@ pub(crate) struct PackArgs {
 /// Arguments of `cargo smolv unpack`.
 #[derive(clap::Args)]
 pub(crate) struct UnpackArgs {
-    /// The bundle to unpack.
+    /// The bundle file to read.
     input: PathBuf,
     /// Directory to write the SPIR-V files into.
     #[arg(short, long, value_name = "DIR")]
@@ -101,35 +103,35 @@ pub(crate) fn pack(args: &PackArgs) -> Result<(), FileError> {
     if modules.is_empty() {
         return Err(FileError::new(&args.dir, "no shader sources or SPIR-V files found"));
     }
-    let bar = ui::progress(modules.len(), "packing");
-    let options = PackOptions { zstd_level: args.zstd_level, strip_debug: args.strip_debug, ..Default::default() };
-    let packed = write_bundle(&modules, &options).map_err(|e| FileError::new(&args.dir, e))?;
+    let bar = ui::progress(modules.len(), "writing the bundle");
+    let options = BundleOptions::new().zstd_level(args.zstd_level).strip_debug(args.strip_debug);
+    let bundle = write_bundle(&modules, &options).map_err(|e| FileError::new(&args.dir, e))?;
     bar.finish_and_clear();
-    write_output(&args.output, &packed.bytes)?;
-    let spirv: usize = packed.entries.iter().map(|e| e.spirv_bytes).sum();
+    write_output(&args.output, &bundle.bytes)?;
+    let spirv: usize = bundle.entries.iter().map(|e| e.spirv_bytes).sum();
     if args.json {
         let json = serde_json::json!({
             "bundle": args.output.display().to_string(),
-            "bundle_bytes": packed.bytes.len(),
-            "dictionary_bytes": packed.dictionary_bytes,
+            "bundle_bytes": bundle.bytes.len(),
+            "dictionary_bytes": bundle.dictionary_bytes,
             "spirv_bytes": spirv,
-            "entries": packed.entries,
+            "entries": bundle.entries,
         });
         println!("{}", serde_json::to_string_pretty(&json).unwrap_or_default());
     }
     eprintln!(
-        "packed {} shaders into {}: {} bytes of SPIR-V -> {} bytes ({:.1}%, dictionary {} bytes)",
-        packed.entries.len(),
+        "wrote {} shaders into bundle {}: {} bytes of SPIR-V -> {} bytes ({:.1}%, dictionary {} bytes)",
+        bundle.entries.len(),
         args.output.display(),
         spirv,
-        packed.bytes.len(),
-        100.0 * packed.bytes.len() as f64 / spirv.max(1) as f64,
-        packed.dictionary_bytes
+        bundle.bytes.len(),
+        100.0 * bundle.bytes.len() as f64 / spirv.max(1) as f64,
+        bundle.dictionary_bytes
     );
     Ok(())
 }
 
-/// Compiles the sources in the pack directory with the shader build and
+/// Compiles the sources in the `pack` command's directory with the shader build and
 /// returns the optimized modules by name.
 fn compile_sources(args: &PackArgs) -> Result<Vec<(String, Vec<u32>)>, FileError> {
     let out = tempdir(&args.output)?;
@@ -186,7 +188,7 @@ fn unpack_path(root: &Path, name: &str) -> Option<PathBuf> {
 
 pub(crate) fn unpack(args: &UnpackArgs) -> Result<(), FileError> {
     let bundle = Bundle::open(&args.input).map_err(|e| FileError::new(&args.input, e))?;
-    let bar = ui::progress(bundle.len(), "unpacking");
+    let bar = ui::progress(bundle.len(), "reading the bundle");
     for name in bundle.names() {
         let path = unpack_path(&args.output, name)
             .ok_or_else(|| FileError::new(&args.input, format!("entry {name:?} is not a safe relative file name")))?;

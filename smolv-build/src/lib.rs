@@ -253,13 +253,13 @@ pub mod recipe {
 /// `cargo smolv pack` command and the benches use.
 ///
 /// ```
-/// use smolv_build::bundle::{write_bundle, PackOptions};
-/// let bundle = write_bundle(&[("fill.comp".to_owned(), smolv_runtime::doc_example_module())], &PackOptions::default())?;
+/// use smolv_build::bundle::{write_bundle, BundleOptions};
+/// let bundle = write_bundle(&[("fill.comp".to_owned(), smolv_runtime::doc_example_module())], &BundleOptions::default())?;
 /// assert_eq!(bundle.entries.len(), 1);
 /// # Ok::<(), smolv_build::Error>(())
 /// ```
 pub mod bundle {
-    pub use crate::pack::bundle::{CompressedSet, PackOptions, PackedBundle, PackedEntry, compress_set, write_bundle};
+    pub use crate::pack::bundle::{BundleOptions, CompressedSet, WrittenBundle, WrittenEntry, compress_set, write_bundle};
 }
 
 /// Compiles every shader in `dir` with default settings; on failure,

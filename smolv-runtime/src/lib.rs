@@ -2,9 +2,10 @@
 //!
 //! The runtime half of [smolv](https://github.com/smolv-rs/smolv), the shader
 //! asset pipeline for Rust + Vulkan games. Shaders travel
-//! `source → compile → optimize → encode → compress` at build time
-//! (`smolv-build`), and `decompress → decode → specialize → pipeline` at
-//! run time, here.
+//! `source → compile → optimize → encode → pack` at build time
+//! (`smolv-build`, where packing compresses), are embedded in the binary
+//! by [`include_shaders!`], and travel `unpack → decode → specialize →
+//! pipeline` at run time, here (`docs/glossary.md` defines each word).
 //!
 //! ## A first crate
 //!

@@ -46,47 +46,100 @@ pub(crate) fn assemble_bundle(modules: &[BundleModule<'_>], packed: &Packed) -> 
     Ok(Bundled { bytes: builder.build().map_err(|e| Error::Internal(e.to_string()))?, containers })
 }
 
-/// How [`write_bundle`] encodes.
+/// How [`write_bundle`] encodes a bundle.
 ///
 /// ```
 /// use smolv_build::DictionaryMode;
-/// use smolv_build::bundle::{write_bundle, PackOptions};
-/// let options = PackOptions { zstd_level: 22, dictionary: DictionaryMode::Off, strip_debug: true };
-/// let packed = write_bundle(&[("fill.comp".to_owned(), smolv_runtime::doc_example_module())], &options)?;
-/// assert_eq!(packed.dictionary_bytes, 0);
+/// use smolv_build::bundle::{write_bundle, BundleOptions};
+/// let options = BundleOptions::new().zstd_level(22).dictionary(DictionaryMode::Off).strip_debug(true);
+/// let bundle = write_bundle(&[("fill.comp".to_owned(), smolv_runtime::doc_example_module())], &options)?;
+/// assert_eq!(bundle.dictionary_bytes, 0);
 /// # Ok::<(), smolv_build::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PackOptions {
+#[non_exhaustive]
+pub struct BundleOptions {
     /// zstd level (default 19).
     pub zstd_level: i32,
     /// Dictionary policy (default automatic).
     pub dictionary: DictionaryMode,
-    /// Strip debug info. Off by default, so unpacking gives back the input
+    /// Strip debug info. Off by default, so decoding gives back the input
     /// bit for bit.
     pub strip_debug: bool,
 }
 
-impl Default for PackOptions {
+impl Default for BundleOptions {
     fn default() -> Self {
-        Self { zstd_level: 19, dictionary: DictionaryMode::Auto, strip_debug: false }
+        Self::new()
     }
 }
 
-/// One packed entry's sizes.
+impl BundleOptions {
+    /// The defaults: zstd level 19, an automatic dictionary, debug info
+    /// kept.
+    ///
+    /// ```
+    /// use smolv_build::bundle::BundleOptions;
+    /// let options = BundleOptions::new();
+    /// assert_eq!((options.zstd_level, options.strip_debug), (19, false));
+    /// ```
+    #[must_use]
+    pub const fn new() -> Self {
+        Self { zstd_level: 19, dictionary: DictionaryMode::Auto, strip_debug: false }
+    }
+
+    /// Sets the zstd level (1 to 22; higher is smaller and slower).
+    ///
+    /// ```
+    /// let options = smolv_build::bundle::BundleOptions::new().zstd_level(22);
+    /// assert_eq!(options.zstd_level, 22);
+    /// ```
+    #[must_use]
+    pub const fn zstd_level(mut self, level: i32) -> Self {
+        self.zstd_level = level;
+        self
+    }
+
+    /// Sets the dictionary policy.
+    ///
+    /// ```
+    /// use smolv_build::{bundle::BundleOptions, DictionaryMode};
+    /// let options = BundleOptions::new().dictionary(DictionaryMode::Off);
+    /// assert_eq!(options.dictionary, DictionaryMode::Off);
+    /// ```
+    #[must_use]
+    pub const fn dictionary(mut self, mode: DictionaryMode) -> Self {
+        self.dictionary = mode;
+        self
+    }
+
+    /// Strips debug info (`OpName`, `OpLine`, sources) from every module.
+    ///
+    /// ```
+    /// let options = smolv_build::bundle::BundleOptions::new().strip_debug(true);
+    /// assert!(options.strip_debug);
+    /// ```
+    #[must_use]
+    pub const fn strip_debug(mut self, strip: bool) -> Self {
+        self.strip_debug = strip;
+        self
+    }
+}
+
+/// One bundle entry's sizes, as [`write_bundle`] wrote it.
 ///
 /// ```
-/// use smolv_build::bundle::{write_bundle, PackOptions};
+/// use smolv_build::bundle::{write_bundle, BundleOptions};
 /// let spirv = smolv_runtime::doc_example_module();
-/// let packed = write_bundle(&[("fill.comp".to_owned(), spirv.clone())], &PackOptions::default())?;
-/// let entry = &packed.entries[0];
+/// let bundle = write_bundle(&[("fill.comp".to_owned(), spirv.clone())], &BundleOptions::default())?;
+/// let entry = &bundle.entries[0];
 /// assert_eq!((entry.name.as_str(), entry.spirv_bytes), ("fill.comp", spirv.len() * 4));
 /// assert!(entry.smolv_bytes < entry.spirv_bytes);
 /// # Ok::<(), smolv_build::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 #[non_exhaustive]
-pub struct PackedEntry {
+pub struct WrittenEntry {
     /// Entry name.
     pub name: String,
     /// SPIR-V bytes in.
@@ -97,41 +150,42 @@ pub struct PackedEntry {
     pub compressed_bytes: usize,
 }
 
-/// A packed bundle and what went into it.
+/// A bundle [`write_bundle`] wrote, and what went into it.
 ///
 /// ```no_run
-/// use smolv_build::bundle::{write_bundle, PackOptions};
+/// use smolv_build::bundle::{write_bundle, BundleOptions};
 /// # let (blur, sky) = (smolv_runtime::doc_example_module(), smolv_runtime::doc_example_module());
-/// let packed = write_bundle(&[("blur.comp".to_owned(), blur), ("sky.frag".to_owned(), sky)], &PackOptions::default())?;
-/// std::fs::write("assets/shaders.smvb", &packed.bytes)?;
-/// println!("{} entries, dictionary {} bytes", packed.entries.len(), packed.dictionary_bytes);
+/// let bundle = write_bundle(&[("blur.comp".to_owned(), blur), ("sky.frag".to_owned(), sky)], &BundleOptions::default())?;
+/// std::fs::write("assets/shaders.smvb", &bundle.bytes)?;
+/// println!("{} entries, dictionary {} bytes", bundle.entries.len(), bundle.dictionary_bytes);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug)]
 #[non_exhaustive]
-pub struct PackedBundle {
-    /// The bundle, in the format `include_shaders!` embeds.
+pub struct WrittenBundle {
+    /// The bundle (`.smvb`), as [`ShaderSet::from_vec`](smolv_runtime::ShaderSet::from_vec)
+    /// and [`container::Bundle`](smolv_runtime::container::Bundle) read it.
     pub bytes: Vec<u8>,
     /// Per-entry sizes, sorted by name.
-    pub entries: Vec<PackedEntry>,
+    pub entries: Vec<WrittenEntry>,
     /// Size of the shared dictionary (0 if none).
     pub dictionary_bytes: usize,
 }
 
-/// Packs named SPIR-V modules into a bundle: reflection from each module,
+/// Writes named SPIR-V modules into a bundle: reflection from each module,
 /// SMOL-V, zstd with a shared dictionary.
 ///
 /// ```
-/// use smolv_build::bundle::{write_bundle, PackOptions};
+/// use smolv_build::bundle::{write_bundle, BundleOptions};
 /// use smolv_runtime::ShaderSet;
 ///
 /// let spirv = smolv_runtime::doc_example_module();
-/// let packed = write_bundle(&[("blur.comp".to_owned(), spirv.clone())], &PackOptions::default())?;
-/// let set = ShaderSet::from_vec(packed.bytes)?;
+/// let bundle = write_bundle(&[("blur.comp".to_owned(), spirv.clone())], &BundleOptions::default())?;
+/// let set = ShaderSet::from_vec(bundle.bytes)?;
 /// assert_eq!(set.get("blur.comp")?.decode()?, spirv);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn write_bundle(modules: &[(String, Vec<u32>)], options: &PackOptions) -> Result<PackedBundle, Error> {
+pub fn write_bundle(modules: &[(String, Vec<u32>)], options: &BundleOptions) -> Result<WrittenBundle, Error> {
     let mut sorted: Vec<&(String, Vec<u32>)> = modules.iter().collect();
     sorted.sort_by(|a, b| a.0.cmp(&b.0));
     if let Some(pair) = sorted.windows(2).find(|pair| pair[0].0 == pair[1].0) {
@@ -159,14 +213,14 @@ pub fn write_bundle(modules: &[(String, Vec<u32>)], options: &PackOptions) -> Re
         .iter()
         .zip(&encoded)
         .zip(&packed.payloads)
-        .map(|(((name, spirv), (encoded, _)), payload)| PackedEntry {
+        .map(|(((name, spirv), (encoded, _)), payload)| WrittenEntry {
             name: name.clone(),
             spirv_bytes: spirv.len() * 4,
             smolv_bytes: encoded.smolv.len(),
             compressed_bytes: payload.len(),
         })
         .collect();
-    Ok(PackedBundle {
+    Ok(WrittenBundle {
         bytes: bundled.bytes,
         entries,
         dictionary_bytes: packed.dictionary.as_ref().map_or(0, |d| d.as_bytes().len()),

@@ -10,8 +10,11 @@
 //! its [`Reflection`](crate::reflect::Reflection).
 //!
 //! A **bundle** (`SMVB`) holds many containers, one shared zstd dictionary
-//! and a name index. `include_shaders!` embeds one, and games can ship
-//! them as asset files. `docs/format.md` gives the byte layout of both.
+//! and a name index: an asset file (`.smvb`) that games ship beside the
+//! binary and tools read. The build writes one to `OUT_DIR` (never
+//! embedded: `include_shaders!` embeds the leaner embedded set), and
+//! `cargo smolv pack` writes one from shader sources. `docs/format.md`
+//! gives the byte layout of both.
 //!
 //! ```
 //! use smolv_runtime::container::{Codec, Container, ContainerBuilder};
