@@ -97,9 +97,11 @@ pub enum Error {
     Compile {
         /// Every error, in shader order.
         diagnostics: Vec<Diagnostic>,
-        /// How many shaders failed.
+        /// How many shaders failed: compile jobs, a source or one variant
+        /// of it, as [`LanguageReport`](crate::report::LanguageReport)
+        /// counts them (a shader gives a module per entry point).
         failed: usize,
-        /// How many shaders there were.
+        /// How many shaders there were, counted the same way.
         total: usize,
     },
     /// A file or directory could not be read or written.
@@ -131,7 +133,7 @@ pub enum Error {
 }
 
 fn format_compile_errors(diagnostics: &[Diagnostic], failed: usize, total: usize) -> String {
-    let mut text = format!("{failed} of {total} shader modules failed to compile:\n");
+    let mut text = format!("{failed} of {total} shaders failed to compile:\n");
     for diagnostic in diagnostics {
         text.push_str(&diagnostic.to_string());
         text.push('\n');

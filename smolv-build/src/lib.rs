@@ -259,7 +259,9 @@ pub mod recipe {
 /// # Ok::<(), smolv_build::Error>(())
 /// ```
 pub mod bundle {
-    pub use crate::pack::bundle::{BundleOptions, CompressedSet, WrittenBundle, WrittenEntry, compress_set, write_bundle};
+    pub use crate::pack::bundle::{
+        BundleOptions, CompressedSet, WrittenBundle, WrittenEntry, compress_set, write_bundle,
+    };
 }
 
 /// Compiles every shader in `dir` with default settings; on failure,

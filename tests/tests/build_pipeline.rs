@@ -114,7 +114,7 @@ fn broken_shaders_report_every_error_with_its_location() {
     assert!(wgsl.to_string().contains("bad.wgsl:2:"), "{wgsl}");
     assert!(!tree.path("out/smolv").exists(), "a failed build leaves no artifacts behind");
     let message = Error::Compile { diagnostics, failed, total }.to_string();
-    assert!(message.starts_with("3 of 4 shader modules failed to compile"), "{message}");
+    assert!(message.starts_with("3 of 4 shaders failed to compile"), "{message}");
 }
 
 #[test]

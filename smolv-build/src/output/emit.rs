@@ -138,8 +138,7 @@ pub(crate) fn cargo_errors(error: &Error, log: Option<&Path>) -> Vec<String> {
         other => vec![other.to_string()],
     };
     if let (Error::Compile { failed, total, .. }, Some(log)) = (error, log) {
-        messages
-            .push(format!("{failed} of {total} shader modules failed to compile; the build's log: {}", log.display()));
+        messages.push(format!("{failed} of {total} shaders failed to compile; the build's log: {}", log.display()));
     }
     messages
         .iter()
@@ -378,10 +377,7 @@ mod tests {
         );
         let with_log = cargo_errors(&error, Some(Path::new("out/smolv-build.log")));
         assert_eq!(with_log.len(), 3);
-        assert_eq!(
-            with_log[2],
-            "cargo::error=2 of 3 shader modules failed to compile; the build's log: out/smolv-build.log"
-        );
+        assert_eq!(with_log[2], "cargo::error=2 of 3 shaders failed to compile; the build's log: out/smolv-build.log");
         let lines = cargo_errors(&Error::Config("two shaders are named \"a\"\nrename one".into()), None);
         assert_eq!(
             lines,
