@@ -16,6 +16,7 @@ use std::path::PathBuf;
 /// }
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
 pub struct Diagnostic {
     /// The file the message is about (a shader or one of its includes).
     pub path: PathBuf,
@@ -30,9 +31,25 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
+    /// A message at `line` and `column` of `path` (1-based; 0 when
+    /// unknown), with no rendered context.
+    ///
+    /// ```
+    /// let diagnostic = smolv_build::Diagnostic::new("shaders/lit.frag", 3, 28, "'tint' : undeclared identifier");
+    /// assert_eq!((diagnostic.line, diagnostic.column, diagnostic.rendered), (3, 28, None));
+    /// ```
+    pub fn new(path: impl Into<PathBuf>, line: u32, column: u32, message: impl Into<String>) -> Self {
+        Self { path: path.into(), line, column, message: message.into(), rendered: None }
+    }
+
     /// A message about a whole file, with no line or column.
-    pub(crate) fn whole_file(path: impl Into<PathBuf>, message: impl Into<String>) -> Self {
-        Self { path: path.into(), line: 0, column: 0, message: message.into(), rendered: None }
+    ///
+    /// ```
+    /// let diagnostic = smolv_build::Diagnostic::whole_file("shaders/lit.frag", "the compiler panicked");
+    /// assert_eq!(diagnostic.headline(), "shaders/lit.frag: the compiler panicked");
+    /// ```
+    pub fn whole_file(path: impl Into<PathBuf>, message: impl Into<String>) -> Self {
+        Self::new(path, 0, 0, message)
     }
 
     /// `path:line:col: message`, without the rendered context; line and
@@ -40,13 +57,7 @@ impl Diagnostic {
     /// after `cargo::error=`.
     ///
     /// ```
-    /// let diagnostic = smolv_build::Diagnostic {
-    ///     path: "shaders/lit.frag".into(),
-    ///     line: 3,
-    ///     column: 28,
-    ///     message: "'tint' : undeclared identifier".into(),
-    ///     rendered: None,
-    /// };
+    /// let diagnostic = smolv_build::Diagnostic::new("shaders/lit.frag", 3, 28, "'tint' : undeclared identifier");
     /// assert_eq!(diagnostic.headline(), "shaders/lit.frag:3:28: 'tint' : undeclared identifier");
     /// ```
     pub fn headline(&self) -> String {

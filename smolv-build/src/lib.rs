@@ -158,6 +158,12 @@
 //! finds the library shaderc-sys links and keys its cache on its bytes, and
 //! its feature tells it that there is none to find). WGSL-only crates can
 //! turn the feature off: `default-features = false, features = ["wgsl"]`.
+//!
+//! ## Not a stable API
+//!
+//! The `recipe` module (how hot reload compiles one module again) is
+//! public only for `smolv-reload`, hidden from these docs, and not a
+//! stable API: it may change in any release, whatever the version says.
 // One exception, in `tokens`: joining Cargo's jobserver.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
@@ -236,7 +242,8 @@ pub mod report {
 }
 
 /// How to compile one module again exactly as the build did: what the
-/// manifest records per module, for hot reload (`smolv-reload`).
+/// manifest records per module, for hot reload (`smolv-reload`). Hidden:
+/// hot reload's internals, not a stable API (see the crate docs).
 ///
 /// ```no_run
 /// # fn get(manifest: smolv_format::Manifest<smolv_build::recipe::ShaderRecipe>) -> Result<(), Box<dyn std::error::Error>> {
@@ -244,6 +251,7 @@ pub mod report {
 /// let again = recipe.compile().map_err(|errors| format!("{errors:?}"))?;
 /// # let _ = again; Ok(()) }
 /// ```
+#[doc(hidden)]
 pub mod recipe {
     pub use crate::compile::worker::compiles_in_workers;
     pub use crate::pack::recipe::{Recompiled, ShaderRecipe};

@@ -27,13 +27,7 @@ use crate::layout::LayoutChange;
 /// assert_eq!(done.to_string(), "reloaded post.frag in 41 ms");
 ///
 /// let broken = Event::Failed {
-///     errors: vec![smolv_build::Diagnostic {
-///         path: "shaders/post.frag".into(),
-///         line: 12,
-///         column: 5,
-///         message: "'colr' : undeclared identifier".into(),
-///         rendered: None,
-///     }],
+///     errors: vec![smolv_build::Diagnostic::new("shaders/post.frag", 12, 5, "'colr' : undeclared identifier")],
 ///     kept: vec!["post.frag".into()],
 /// };
 /// assert_eq!(

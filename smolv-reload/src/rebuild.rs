@@ -23,13 +23,10 @@ pub(crate) fn rebuild(targets: &mut Targets, changed: &BTreeSet<PathBuf>, seen: 
         // The compilers are other people's code: a panic in one is an error
         // about this shader, not the end of the game.
         let compiled = catch_unwind(AssertUnwindSafe(|| recipe.compile())).unwrap_or_else(|_| {
-            Err(vec![Diagnostic {
-                path: recipe.source.clone(),
-                line: 0,
-                column: 0,
-                message: "the shader compiler panicked on this shader; change the construct it fails on".into(),
-                rendered: None,
-            }])
+            Err(vec![Diagnostic::whole_file(
+                &recipe.source,
+                "the shader compiler panicked on this shader; change the construct it fails on",
+            )])
         });
         match compiled {
             Ok(recompiled) => {
@@ -58,13 +55,10 @@ fn publish(targets: &mut Targets, index: usize, recompiled: &Recompiled, seen: I
     // becomes of its result.
     target.read(&recompiled.includes);
     let Some(words) = recompiled.module(&target.recipe.name) else {
-        let error = Diagnostic {
-            path: target.recipe.source.clone(),
-            line: 0,
-            column: 0,
-            message: format!("no longer makes module {}; restore its entry point", target.recipe.name),
-            rendered: None,
-        };
+        let error = Diagnostic::whole_file(
+            &target.recipe.source,
+            format!("no longer makes module {}; restore its entry point", target.recipe.name),
+        );
         return Event::Failed { errors: vec![error], kept: vec![name] };
     };
     if let Some(interface) = recompiled.interface(&target.recipe.name) {
@@ -76,13 +70,7 @@ fn publish(targets: &mut Targets, index: usize, recompiled: &Recompiled, seen: I
     match target.shader.publish(words.to_vec()) {
         Ok(version) => Event::Reloaded { name, version, seen, elapsed: seen.elapsed() },
         Err(why) => Event::Failed {
-            errors: vec![Diagnostic {
-                path: target.recipe.source.clone(),
-                line: 0,
-                column: 0,
-                message: why.to_string(),
-                rendered: None,
-            }],
+            errors: vec![Diagnostic::whole_file(&target.recipe.source, why.to_string())],
             kept: vec![name],
         },
     }

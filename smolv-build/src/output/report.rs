@@ -241,6 +241,7 @@ pub struct FailedShader {
 /// [`Config::language`](crate::Config::language)) shows per language.
 /// Shaders are compile jobs: a source, or one variant of it.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
 pub struct LanguageReport {
     /// The language.
     pub language: Language,
@@ -256,9 +257,12 @@ impl LanguageReport {
     /// The share that compiled, in percent (100 for no shaders).
     ///
     /// ```
-    /// use smolv_build::{report::LanguageReport, Language};
-    /// let hlsl = LanguageReport { language: Language::Hlsl, shaders: 308, compiled: 265, failed: 43 };
+    /// use smolv_build::report::LanguageReport;
+    /// // One entry of `languages` in smolv-report.json.
+    /// let hlsl: LanguageReport =
+    ///     serde_json::from_str(r#"{"language": "hlsl", "shaders": 308, "compiled": 265, "failed": 43}"#)?;
     /// assert_eq!(format!("{:.1}", hlsl.pass_rate()), "86.0");
+    /// # Ok::<(), serde_json::Error>(())
     /// ```
     pub fn pass_rate(&self) -> f64 {
         if self.shaders == 0 { 100.0 } else { percent(self.compiled, self.shaders) }
