@@ -131,7 +131,7 @@ pub(crate) const fn minimum_length(opcode: u32) -> u32 {
 const TABLE_SIZE: usize = 512;
 
 /// How one opcode is written: everything the encoder or decoder needs to
-/// know about it, precomputed and packed into one word so the hot loops do
+/// know about it, precomputed into the bits of one word so the hot loops do
 /// a single table load that stays in a register.
 ///
 /// Bits 0–15 hold the opcode on the other side of the stream (see
@@ -143,7 +143,7 @@ pub(crate) struct OpCoding(u32);
 const COMPACT_SHUFFLE: u32 = 1 << 23;
 
 impl OpCoding {
-    const fn pack(mapped: u32, min_len: u32, layout: OpLayout, compact: bool) -> Self {
+    const fn from_fields(mapped: u32, min_len: u32, layout: OpLayout, compact: bool) -> Self {
         let compact = if compact { COMPACT_SHUFFLE } else { 0 };
         Self(
             (mapped & 0xFFFF) | min_len << 16 | (layout.flags as u32) << 20 | compact | (layout.id_deltas as u32) << 24,
@@ -171,7 +171,7 @@ impl OpCoding {
     }
 
     const fn encoding(opcode: u32) -> Self {
-        Self::pack(swap_frequent(opcode), minimum_length(opcode), OpLayout::of(opcode, OPS_KNOWN_V1), false)
+        Self::from_fields(swap_frequent(opcode), minimum_length(opcode), OpLayout::of(opcode, OPS_KNOWN_V1), false)
     }
 
     #[inline]
@@ -179,7 +179,7 @@ impl OpCoding {
         let coded = swap_frequent(stored);
         let compact = coded == op::VECTOR_SHUFFLE_COMPACT;
         let opcode = if compact { op::VECTOR_SHUFFLE } else { coded };
-        Self::pack(opcode, minimum_length(coded), OpLayout::of(opcode, known_ops), compact)
+        Self::from_fields(opcode, minimum_length(coded), OpLayout::of(opcode, known_ops), compact)
     }
 
     /// In an encoding coding, the value stored in the stream; in a decoding
