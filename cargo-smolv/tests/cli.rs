@@ -211,6 +211,16 @@ fn build_for_wgpu_reports_the_choice_and_the_refused_modules_in_json() {
         "{warnings:?}"
     );
 
+    // With WGSL shipped, the embedded SPIR-V set holds combined.frag alone,
+    // and `packing` describes that set.
+    let output = cargo_smolv(&[&args[..], &["--target-api", "wgpu-wgsl"]].concat());
+    assert!(output.status.success(), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["wgpu"]["shipped"], "wgsl", "{json}");
+    let combined = json["shaders"].as_array().unwrap().iter().find(|s| s["name"] == "combined.frag").unwrap();
+    let packed = json["packing"]["spirv_bytes"].as_u64().unwrap();
+    assert!(packed > 0 && packed <= combined["optimized_bytes"].as_u64().unwrap(), "{json}");
+
     // For Vulkan there is no `wgpu` object, and no warning.
     let vulkan: serde_json::Value = serde_json::from_slice(&cargo_smolv(&args).stdout).unwrap();
     assert!(vulkan.get("wgpu").is_none(), "{vulkan}");

@@ -131,12 +131,15 @@ pub(crate) fn build_artifacts(
         })
         .collect();
     let mut embedded = packing::pack_cached(&inputs, &zstd, &plan.packing, plan.dictionary, cache)?;
+    let mut spirv_bytes = inputs.iter().map(|m| m.spirv.len()).sum();
     let (wgpu, warnings, unanswered) = if plan.packing.target.may_ship_wgsl() {
         let spirv: Vec<&[u32]> = encoded.iter().map(|(e, ..)| e.decoded.as_slice()).collect();
         let (wgpu, warnings, shipped, unanswered) =
             wgpu_artifacts(modules, &spirv, &inputs, &embedded, plan, (cache, compilers))?;
-        if let Some(shipped) = shipped {
+        if let Some((shipped, its_spirv_bytes)) = shipped {
+            // WGSL ships: the embedded SPIR-V set holds the other modules.
             embedded = shipped;
+            spirv_bytes = its_spirv_bytes;
         }
         (wgpu, warnings, unanswered)
     } else {
@@ -184,7 +187,6 @@ pub(crate) fn build_artifacts(
         optimized.push(shipped.iter().flat_map(|w| w.to_le_bytes()).collect());
     }
     let dictionary_bytes = packed.dictionary.as_ref().map(|d| d.as_bytes().to_vec());
-    let spirv_bytes = inputs.iter().map(|m| m.spirv.len()).sum();
     let decoder_bytes = embedded.chosen().decoder().installed;
     let manifest_embedded = ManifestEmbeddedSet {
         codec: embedded.scheme.codec,
@@ -246,9 +248,9 @@ fn manifest_wgsl(wgpu: &WgpuArtifacts) -> smolv_format::ManifestWgsl {
 
 /// What [`wgpu_artifacts`] made: what it weighed (`None` when naga made
 /// no WGSL at all), a warning per module that ships as SPIR-V, the SPIR-V
-/// set to ship instead of every module's when WGSL ships, and how many
-/// modules got no answer.
-type WgpuOutcome = (Option<WgpuArtifacts>, Vec<String>, Option<PackedSet>, usize);
+/// set to ship instead of every module's when WGSL ships (with the bytes
+/// of SPIR-V it decodes to), and how many modules got no answer.
+type WgpuOutcome = (Option<WgpuArtifacts>, Vec<String>, Option<(PackedSet, usize)>, usize);
 
 /// For a wgpu target: every module's WGSL through naga, the texts packed,
 /// the modules naga refused packed as a SPIR-V set of their own, and the
@@ -306,7 +308,8 @@ fn wgpu_artifacts(
         for (&index, form) in refused.iter().zip(refused_set.modules.iter()) {
             forms[index] = form.clone();
         }
-        PackedSet { modules: forms, ..refused_set }
+        let spirv_bytes = refused_inputs.iter().map(|m| m.spirv.len()).sum();
+        (PackedSet { modules: forms, ..refused_set }, spirv_bytes)
     });
     let wgpu = WgpuArtifacts { packed, texts, choice, refused: refused.len() - unanswered, unanswered };
     Ok((Some(wgpu), warnings, shipped, unanswered))
