@@ -184,6 +184,21 @@ fn build_compiles_a_tree_and_reports_json() {
     assert_eq!((again["compiled"].as_u64(), again["cache_hits"].as_u64()), (Some(0), Some(2)));
 }
 
+#[test]
+fn a_relative_shader_directory_is_named_as_given() {
+    let dir = tempfile::tempdir().unwrap();
+    shader_tree(dir.path(), true);
+    let output = Command::new(env!("CARGO_BIN_EXE_cargo-smolv"))
+        .args(["smolv", "build", "shaders", "-o", "out", "--cache-dir", "cache"])
+        .current_dir(dir.path())
+        // As in a shell: `cargo test` sets it for its tests.
+        .env_remove("CARGO_MANIFEST_DIR")
+        .output()
+        .unwrap();
+    let err = stderr(&output);
+    assert!(err.lines().any(|l| l.starts_with("shaders/broken.frag:2:")), "no `./` before the path:\n{err}");
+}
+
 #[cfg(feature = "wgpu")]
 #[test]
 fn build_for_wgpu_reports_the_choice_and_the_refused_modules_in_json() {
