@@ -21,6 +21,7 @@ use rayon::prelude::*;
 use crate::error::Error;
 use crate::options::{DictionaryMode, Packing, SizeGoal};
 use crate::pack::encode::ZstdForms;
+use crate::pack::zstd_memo::ZstdMemo;
 use crate::settings::PackSettings;
 
 pub(crate) use choose::Measured;
@@ -113,10 +114,12 @@ impl PackedSet {
 }
 
 /// Builds every candidate packing of `inputs` (sorted by name), measures
-/// them, and keeps the one `options` asks for.
+/// them, and keeps the one `options` asks for. `memo` holds the zstd work
+/// on the same modules' SMOL-V, which the bundle shares.
 pub(crate) fn choose(
     inputs: &[PackInput],
     zstd: &ZstdForms,
+    memo: &ZstdMemo<'_>,
     options: &PackSettings,
     dictionary_mode: DictionaryMode,
 ) -> Result<PackedSet, Error> {
@@ -124,8 +127,10 @@ pub(crate) fn choose(
     // Training is the slowest step: only when the dictionary codec can win.
     let dictionary_wanted = options.runtime.decodes(Codec::SmolvZstdDictionary)
         && forced.is_none_or(|scheme| scheme.codec == Codec::SmolvZstdDictionary);
-    let trained =
-        if dictionary_wanted { dictionary::train(inputs, options.zstd_level, dictionary_mode)? } else { None };
+    if memo.smolv().len() != inputs.len() {
+        return Err(Error::Internal("the zstd work is on another set than the one packed".to_owned()));
+    }
+    let trained = if dictionary_wanted { dictionary::train(memo, options.zstd_level, dictionary_mode)? } else { None };
     if let Some(scheme) = forced {
         options.runtime.require(scheme.codec, scheme.packing_name())?;
     }
@@ -229,7 +234,8 @@ mod empty_set_tests {
             runtime: crate::options::RuntimeCodecs::from_env(|_| None),
             target: crate::options::Target::Wgpu,
         };
-        let set = choose(&[], &forms, &for_empty_set(&options), DictionaryMode::default()).unwrap();
+        let memo = ZstdMemo::new([], None);
+        let set = choose(&[], &forms, &memo, &for_empty_set(&options), DictionaryMode::default()).unwrap();
         assert_eq!(set.scheme.codec, Codec::Spirv);
         assert!(set.modules.is_empty() && set.data.is_empty());
     }
