@@ -126,3 +126,16 @@ median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {print (NR % 2) 
 for crate in "${crates[@]}"; do
   echo "$crate (${checkout[$crate]}): ${times[$crate]}ms; median $(echo "${times[$crate]}" | median) ms"
 done
+
+# With a base: both crates now hold the same shaders (the last round's
+# edit), so what their builds ship must be the same bytes. The manifest
+# and the generated types name each crate's own paths, so they differ.
+if [ -n "$base" ]; then
+  out() { dirname "$(ls -d "$work"/target/debug/build/shader-edit-"$1"-*/out/smolv/shaders.smvb)"; }
+  if diff -r --exclude manifest.json --exclude types.rs "$(out new)" "$(out base)" > /dev/null; then
+    echo "outputs: identical (bundle, containers, dictionary, embedded set)"
+  else
+    echo "outputs: DIFFERENT"
+    exit 1
+  fi
+fi

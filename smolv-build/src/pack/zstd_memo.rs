@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use rayon::prelude::*;
 use smolv_runtime::container::{Dictionary, compress};
+use zstd::zstd_safe::{self, CCtx, CDict, CParameter};
 
 use crate::cache::{Cache, KeyBuilder};
 
@@ -75,10 +76,11 @@ impl<'a> ZstdMemo<'a> {
             Some(size) => {
                 let dictionary =
                     self.trained(size)?.ok_or_else(|| format!("no zstd dictionary of {size} bytes was trained"))?;
-                self.smolv
-                    .par_iter()
-                    .map(|m| compress(m, level, Some(&dictionary)).map_err(|e| e.to_string()))
-                    .collect::<Result<Vec<_>, String>>()?
+                // Loaded once for every module: loading it at a high level
+                // costs about as much as compressing a module with it.
+                let loaded = CDict::try_create(dictionary.as_bytes(), level)
+                    .ok_or_else(|| format!("zstd could not load the dictionary of {size} bytes"))?;
+                self.smolv.par_iter().map(|m| compress_with(m, level, &loaded)).collect::<Result<Vec<_>, String>>()?
             }
         };
         let payloads = Arc::new(payloads);
@@ -112,6 +114,26 @@ impl<'a> ZstdMemo<'a> {
     }
 }
 
+/// `smolv` compressed with a loaded dictionary, exactly as
+/// [`compress`] compresses it with that dictionary (the same parameters;
+/// a test compares the two).
+fn compress_with(smolv: &[u8], level: i32, dictionary: &CDict<'_>) -> Result<Vec<u8>, String> {
+    let failed = |code| format!("zstd: {}", zstd_safe::get_error_name(code));
+    let mut cctx = CCtx::create();
+    for parameter in [
+        CParameter::CompressionLevel(level),
+        CParameter::ChecksumFlag(false),
+        CParameter::DictIdFlag(false),
+        CParameter::ContentSizeFlag(true),
+    ] {
+        cctx.set_parameter(parameter).map_err(failed)?;
+    }
+    cctx.ref_cdict(dictionary).map_err(failed)?;
+    let mut out = Vec::with_capacity(zstd_safe::compress_bound(smolv.len()));
+    cctx.compress2(&mut out, smolv).map_err(failed)?;
+    Ok(out)
+}
+
 /// Whether `payload` is a zstd frame of `smolv` (a cached payload is
 /// checked before it ships; decompressing costs little next to level 19).
 fn decompresses_to(payload: &[u8], smolv: &[u8]) -> bool {
@@ -122,11 +144,19 @@ fn decompresses_to(payload: &[u8], smolv: &[u8]) -> bool {
 mod tests {
     use super::*;
 
+    /// Modules that share most of their bytes, as a game's shaders do;
+    /// some larger than zstd's cut-off for attaching a dictionary (8 KiB at
+    /// high levels), where it copies it instead.
     fn modules() -> Vec<Vec<u8>> {
+        let mut state = 1u32;
         (0..24u32)
             .map(|i| {
-                let mut m: Vec<u8> = b"SMOL shared types and decorations ".iter().copied().cycle().take(700).collect();
-                m.extend(i.to_le_bytes().iter().cycle().take(48));
+                let len = 700 * (1 + (i % 5) as usize * 6);
+                let mut m: Vec<u8> = b"SMOL shared types and decorations ".iter().copied().cycle().take(len).collect();
+                m.extend((0..len / 4).map(|_| {
+                    state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                    (state >> 24) as u8 & 0x1f
+                }));
                 m
             })
             .collect()
@@ -160,9 +190,13 @@ mod tests {
         let trained = cold.trained(2048).unwrap().expect("a dictionary");
         assert_eq!(trained.as_bytes(), bytes.as_slice());
         let dictionary = Dictionary::new(bytes).unwrap();
-        let with = cold.payloads(Some(2048), 9).unwrap();
-        for (m, p) in modules.iter().zip(with.iter()) {
-            assert_eq!(p, &compress(m, 9, Some(&dictionary)).unwrap());
+        // The dictionary loaded once compresses as the runtime's `compress`
+        // does, at every level the build uses.
+        for level in [1, 9, 19, 22] {
+            let with = cold.payloads(Some(2048), level).unwrap();
+            for (m, p) in modules.iter().zip(with.iter()) {
+                assert_eq!(p, &compress(m, level, Some(&dictionary)).unwrap(), "level {level}");
+            }
         }
         assert!(cold.payloads(Some(16), 9).is_err(), "zstd trains no dictionary of 16 bytes");
     }
