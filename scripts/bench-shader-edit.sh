@@ -15,7 +15,9 @@
 # (`Config::new().shader_dir(..).compile()`, the defaults).
 #
 # Each round gives the first fragment shader of each crate a new value of
-# a specialization constant (so its SPIR-V, and the set, change), and runs
+# a specialization constant (so its SPIR-V, and the set, change; the
+# values are new in each run, so no run finds its sets in the cache of
+# an earlier one), and runs
 # `cargo build` (the dev profile, Cargo's defaults) in that crate. The
 # crates share one target directory (their third-party dependencies are
 # built once) and keep separate build caches. Prints each crate's times
@@ -51,8 +53,8 @@ done < <(find "$tree" -type f \( -name '*.vert' -o -name '*.frag' -o -name '*.co
 [ "$count" -eq "$modules" ] || { echo "only $count modules in $tree" >&2; exit 1; }
 edited=$(grep -m1 '\.frag$' "$work/modules.txt")
 
-for crate in "${crates[@]}"; do
-  dir="$work/$crate"
+make_crate() { # $1: directory, $2: package name, $3: the smolv checkout
+  local dir=$1
   rm -rf "$dir/shaders"
   mkdir -p "$dir/src" "$dir/shaders"
   while IFS= read -r relative; do
@@ -61,16 +63,16 @@ for crate in "${crates[@]}"; do
   done < "$work/modules.txt"
   cat > "$dir/Cargo.toml" <<EOF
 [package]
-name = "shader-edit-$crate"
+name = "$2"
 version = "0.1.0"
 edition = "2024"
 publish = false
 
 [dependencies]
-smolv-runtime = { path = "${checkout[$crate]}/smolv-runtime" }
+smolv-runtime = { path = "$3/smolv-runtime" }
 
 [build-dependencies]
-smolv-build = { path = "${checkout[$crate]}/smolv-build" }
+smolv-build = { path = "$3/smolv-build" }
 
 [workspace]
 EOF
@@ -87,20 +89,24 @@ fn main() {
     println!("{} {words}", SHADERS.shaders().len());
 }
 EOF
-  cp "${checkout[$crate]}/Cargo.lock" "$dir/Cargo.lock"
+  cp "$3/Cargo.lock" "$dir/Cargo.lock"
+}
+
+for crate in "${crates[@]}"; do
+  make_crate "$work/$crate" "shader-edit-$crate" "${checkout[$crate]}"
 done
 
-edit() { # $1: crate, $2: the constant's value
+edit() { # $1: crate directory under $work, $2: the constant's value
   local file="$work/$1/shaders/$edited"
   cp "$tree/$edited" "$file"
   printf '\nlayout(constant_id = 900) const int smolvBenchEdit = %s;\n' "$2" >> "$file"
 }
 
 # shellcheck disable=SC2086 # the extra arguments are words
-build() { # $1: crate; prints the wall time of `cargo build` in ms
+build() { # $1: crate directory under $work, $2: its cache; prints the wall time of `cargo build` in ms
   local start end
   start=$(date +%s%N)
-  (cd "$work/$1" && CARGO_TARGET_DIR="$work/target" SMOLV_CACHE_DIR="$work/cache-$1" \
+  (cd "$work/$1" && CARGO_TARGET_DIR="$work/target" SMOLV_CACHE_DIR="$work/cache-$2" \
     cargo build --quiet ${SMOLV_BENCH_CARGO_ARGS:-})
   end=$(date +%s%N)
   echo $(((end - start) / 1000000))
@@ -108,16 +114,17 @@ build() { # $1: crate; prints the wall time of `cargo build` in ms
 
 for crate in "${crates[@]}"; do
   edit "$crate" 0
-  build "$crate" > /dev/null
+  build "$crate" "$crate" > /dev/null
   "$work/target/debug/shader-edit-$crate" > /dev/null
 done
 echo "$modules modules of $tree, editing $edited; $rounds rounds, alternated"
 
 declare -A times
+run=$(( $(date +%s) % 1000000 * 100 ))
 for round in $(seq 1 "$rounds"); do
   for crate in "${crates[@]}"; do
-    edit "$crate" "$round"
-    times[$crate]+="$(build "$crate") "
+    edit "$crate" $((run + round))
+    times[$crate]+="$(build "$crate" "$crate") "
     "$work/target/debug/shader-edit-$crate" > /dev/null
   done
 done
@@ -127,15 +134,21 @@ for crate in "${crates[@]}"; do
   echo "$crate (${checkout[$crate]}): ${times[$crate]}ms; median $(echo "${times[$crate]}" | median) ms"
 done
 
-# With a base: both crates now hold the same shaders (the last round's
-# edit), so what their builds ship must be the same bytes. The manifest
-# and the generated types name each crate's own paths, so they differ.
+# With a base: what both checkouts ship for the same shaders must be the
+# same bytes. The shaders' paths are in their SPIR-V (debug info), so each
+# checkout builds one more edit of one crate at one path, in turn.
 if [ -n "$base" ]; then
-  out() { dirname "$(ls -d "$work"/target/debug/build/shader-edit-"$1"-*/out/smolv/shaders.smvb)"; }
-  if diff -r --exclude manifest.json --exclude types.rs "$(out new)" "$(out base)" > /dev/null; then
-    echo "outputs: identical (bundle, containers, dictionary, embedded set)"
+  for crate in "${crates[@]}"; do
+    make_crate "$work/same" shader-edit-same "${checkout[$crate]}"
+    edit same $((run + rounds + 1))
+    build same "$crate" > /dev/null
+    rm -rf "$work/out-$crate"
+    cp -r "$(ls -td "$work"/target/debug/build/shader-edit-same-*/out/smolv | head -1)" "$work/out-$crate"
+  done
+  if diff -r "$work/out-new" "$work/out-base" > /dev/null; then
+    echo "outputs: identical (every file of the artifact directory)"
   else
-    echo "outputs: DIFFERENT"
+    echo "outputs: DIFFERENT (diff -r $work/out-new $work/out-base)"
     exit 1
   fi
 fi
