@@ -1,6 +1,7 @@
-//! Packing the embedded set: every way the format allows, measured, and
-//! the smallest chosen, decoder code included (`docs/format.md`, "Embedded
-//! sets").
+//! Packing the embedded set: every way the format allows that could win,
+//! measured, and the smallest chosen, decoder code included
+//! (`docs/format.md`, "Embedded sets"). zstd's ways are skipped where its
+//! decoder alone costs more than the best of the others ([`choose`]).
 //!
 //! encode (SMOL-V, zstd forms) → `candidate` (directory + data per packing)
 //! → `xz` (download estimates) → `choose` (with `cost`) → the set that ships
@@ -26,6 +27,7 @@ use crate::settings::PackSettings;
 
 pub(crate) use choose::Measured;
 pub(crate) use codec::{Scheme, pack_block};
+use cost::DecoderCost;
 pub(crate) use cost::{WGPU_FRONT_ENDS, WgpuFrontEnds, wgsl_decoder};
 pub(crate) use entry::pack_cached;
 pub(crate) use smolv_format::{Codec, Framing};
@@ -116,6 +118,13 @@ impl PackedSet {
 /// Builds every candidate packing of `inputs` (sorted by name), measures
 /// them, and keeps the one `options` asks for. `memo` holds the zstd work
 /// on the same modules' SMOL-V, which the bundle shares.
+///
+/// Automatic packing builds the zstd candidates only where they could
+/// win: their decoder alone (plus the set's names and tables) must cost
+/// less than the best simpler candidate's total, which a tie would give
+/// the simpler one anyway. Training a dictionary and zstd -19 are the
+/// slowest steps of a build whose set changed, and for most sets zstd's
+/// decoder costs more than it saves.
 pub(crate) fn choose(
     inputs: &[PackInput],
     zstd: &ZstdForms,
@@ -124,57 +133,45 @@ pub(crate) fn choose(
     dictionary_mode: DictionaryMode,
 ) -> Result<PackedSet, Error> {
     let forced = options.packing.scheme();
-    // Training is the slowest step: only when the dictionary codec can win.
-    let dictionary_wanted = options.runtime.decodes(Codec::SmolvZstdDictionary)
-        && forced.is_none_or(|scheme| scheme.codec == Codec::SmolvZstdDictionary);
-    if memo.smolv().len() != inputs.len() {
-        return Err(Error::Internal("the zstd work is on another set than the one packed".to_owned()));
-    }
-    let trained = if dictionary_wanted { dictionary::train(memo, options.zstd_level, dictionary_mode)? } else { None };
     if let Some(scheme) = forced {
         options.runtime.require(scheme.codec, scheme.packing_name())?;
     }
-    let schemes: Vec<Scheme> = Scheme::ALL
-        .into_iter()
-        .filter(|s| s.codec != Codec::SmolvZstdDictionary || trained.is_some())
-        .filter(|s| options.runtime.decodes(s.codec))
-        .collect();
-    if let Some(scheme) = forced.filter(|s| !schemes.contains(s)) {
+    if memo.smolv().len() != inputs.len() {
+        return Err(Error::Internal("the zstd work is on another set than the one packed".to_owned()));
+    }
+    let (zstd_schemes, simple_schemes): (Vec<Scheme>, Vec<Scheme>) =
+        Scheme::ALL.into_iter().filter(|s| options.runtime.decodes(s.codec)).partition(|s| is_zstd(s.codec));
+    let mut built = build(inputs, &simple_schemes, zstd, None, options)?;
+    let zstd_may_win = forced.is_some() || {
+        let decoder = DecoderCost::linked(Codec::SmolvZstd, options.runtime.zstd_fast);
+        let least = match options.goal {
+            SizeGoal::Installed => decoder.installed + candidate::tables_len(inputs),
+            SizeGoal::Download => decoder.download,
+        };
+        built.measured.iter().map(|m| m.total(options.goal)).min().is_none_or(|best| least < best)
+    };
+    if zstd_may_win && !zstd_schemes.is_empty() {
+        // Training is the slowest step: only when the dictionary codec can win.
+        let dictionary_wanted = zstd_schemes.iter().any(|s| s.codec == Codec::SmolvZstdDictionary)
+            && forced.is_none_or(|scheme| scheme.codec == Codec::SmolvZstdDictionary);
+        let trained =
+            if dictionary_wanted { dictionary::train(memo, options.zstd_level, dictionary_mode)? } else { None };
+        let schemes: Vec<Scheme> =
+            zstd_schemes.into_iter().filter(|s| s.codec != Codec::SmolvZstdDictionary || trained.is_some()).collect();
+        let zstd_built = build(inputs, &schemes, zstd, trained.as_ref(), options)?;
+        // The zstd schemes come last in `Scheme::ALL`: the order holds.
+        built.forms.extend(zstd_built.forms);
+        built.candidates.extend(zstd_built.candidates);
+        built.measured.extend(zstd_built.measured);
+    }
+    let Built { forms, candidates, measured } = built;
+    if let Some(scheme) = forced.filter(|s| !candidates.iter().any(|c| c.scheme == *s)) {
         return Err(Error::Config(format!(
             "packing {} needs a zstd dictionary, and none could be trained: that takes two or more modules, \
              about 4 KB of SMOL-V, and Config::dictionary other than DictionaryMode::Off",
             scheme.packing_name()
         )));
     }
-    let relative =
-        if schemes.iter().any(|s| s.codec.relative_ids()) { Some(candidate::relative_ids_of(inputs)?) } else { None };
-    let relative = relative.as_deref();
-    let forms = Codec::ALL
-        .into_par_iter()
-        .filter(|codec| schemes.iter().any(|s| s.codec == *codec))
-        .map(|codec| candidate::ModuleForms::new(codec, inputs, relative, zstd, trained.as_ref()))
-        .collect::<Result<Vec<_>, Error>>()?;
-    let forms_of = |codec| forms.iter().find(|f| f.codec == codec);
-    let candidates = schemes
-        .par_iter()
-        .map(|&scheme| match (scheme.framing, forms_of(scheme.codec)) {
-            (Framing::PerModule, Some(forms)) => candidate::per_module(inputs, forms),
-            (Framing::Stream, _) => candidate::stream(inputs, scheme.codec, relative, options.zstd_level),
-            (Framing::PerModule, None) => {
-                Err(Error::Internal(format!("no modules packed with {}", scheme.codec.name())))
-            }
-        })
-        .collect::<Result<Vec<_>, Error>>()?;
-    let measured = candidates
-        .par_iter()
-        .map(|c| {
-            let stored_xz = match options.goal {
-                SizeGoal::Download => Some(xz::compressed_len(&c.stored_bytes())?),
-                SizeGoal::Installed => None,
-            };
-            Ok(Measured { scheme: c.scheme, stored: c.stored_len(), stored_xz, zstd_fast: options.runtime.zstd_fast })
-        })
-        .collect::<Result<Vec<_>, Error>>()?;
     let index = match forced {
         Some(scheme) => measured.iter().position(|m| m.scheme == scheme),
         None => choose::choose(&measured, options.goal),
@@ -199,6 +196,60 @@ pub(crate) fn choose(
         candidates: measured,
         tables_len: chosen.tables_len,
     })
+}
+
+/// Whether `codec` decodes with zstd (and links its decoder).
+fn is_zstd(codec: Codec) -> bool {
+    matches!(codec, Codec::SmolvZstd | Codec::SmolvZstdDictionary)
+}
+
+/// Candidates built and measured: each codec's per-module forms, and each
+/// scheme's candidate and sizes, in the order of the schemes asked for.
+struct Built {
+    forms: Vec<candidate::ModuleForms>,
+    candidates: Vec<candidate::Candidate>,
+    measured: Vec<Measured>,
+}
+
+/// Builds and measures the candidates of `schemes`; `trained` is the
+/// set's dictionary, for the dictionary codec's.
+fn build(
+    inputs: &[PackInput],
+    schemes: &[Scheme],
+    zstd: &ZstdForms,
+    trained: Option<&dictionary::EmbeddedDictionary>,
+    options: &PackSettings,
+) -> Result<Built, Error> {
+    let relative =
+        if schemes.iter().any(|s| s.codec.relative_ids()) { Some(candidate::relative_ids_of(inputs)?) } else { None };
+    let relative = relative.as_deref();
+    let forms = Codec::ALL
+        .into_par_iter()
+        .filter(|codec| schemes.iter().any(|s| s.codec == *codec))
+        .map(|codec| candidate::ModuleForms::new(codec, inputs, relative, zstd, trained))
+        .collect::<Result<Vec<_>, Error>>()?;
+    let forms_of = |codec| forms.iter().find(|f| f.codec == codec);
+    let candidates = schemes
+        .par_iter()
+        .map(|&scheme| match (scheme.framing, forms_of(scheme.codec)) {
+            (Framing::PerModule, Some(forms)) => candidate::per_module(inputs, forms),
+            (Framing::Stream, _) => candidate::stream(inputs, scheme.codec, relative, options.zstd_level),
+            (Framing::PerModule, None) => {
+                Err(Error::Internal(format!("no modules packed with {}", scheme.codec.name())))
+            }
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    let measured = candidates
+        .par_iter()
+        .map(|c| {
+            let stored_xz = match options.goal {
+                SizeGoal::Download => Some(xz::compressed_len(&c.stored_bytes())?),
+                SizeGoal::Installed => None,
+            };
+            Ok(Measured { scheme: c.scheme, stored: c.stored_len(), stored_xz, zstd_fast: options.runtime.zstd_fast })
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    Ok(Built { forms, candidates, measured })
 }
 
 /// Bytes a module unpacks to in a set packed with `codec`.
