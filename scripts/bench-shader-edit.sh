@@ -143,7 +143,9 @@ if [ -n "$base" ]; then
     edit same $((run + rounds + 1))
     build same "$crate" > /dev/null
     rm -rf "$work/out-$crate"
-    cp -r "$(ls -td "$work"/target/debug/build/shader-edit-same-*/out/smolv | head -1)" "$work/out-$crate"
+    # The build script's run just rewrote its `output`.
+    ran=$(dirname "$(ls -t "$work"/target/debug/build/shader-edit-same-*/output | head -1)")
+    cp -r "$ran/out/smolv" "$work/out-$crate"
   done
   if diff -r "$work/out-new" "$work/out-base" > /dev/null; then
     echo "outputs: identical (every file of the artifact directory)"
