@@ -291,3 +291,69 @@ mod empty_set_tests {
         assert!(set.modules.is_empty() && set.data.is_empty());
     }
 }
+
+#[cfg(test)]
+mod pruning_tests {
+    use super::*;
+    use crate::pack::encode::compress_forms;
+
+    /// `count` modules of `len` bytes of SPIR-V and of SMOL-V each, that
+    /// neither LZ4 nor zstd can shrink.
+    fn inputs(count: usize, len: usize) -> Vec<PackInput> {
+        let mut state = 7u32;
+        let mut noise = |len: usize| -> Vec<u8> {
+            (0..len)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 17;
+                    state ^= state << 5;
+                    state.to_le_bytes()[0]
+                })
+                .collect()
+        };
+        (0..count)
+            .map(|i| {
+                let spirv = noise(len);
+                let check = xxhash_rust::xxh32::xxh32(&spirv, 0);
+                PackInput { name: format!("m{i}"), smolv: noise(len * 3 / 4), spirv, check }
+            })
+            .collect()
+    }
+
+    fn options(packing: Packing) -> PackSettings {
+        PackSettings {
+            packing,
+            goal: SizeGoal::Installed,
+            zstd_level: 3,
+            runtime: crate::options::RuntimeCodecs::from_env(|name| {
+                (name == crate::options::RUNTIME_VARIABLES[0]).then(|| "spirv,smolv,smolv-zstd".to_owned())
+            }),
+            target: crate::options::Target::Vulkan,
+        }
+    }
+
+    fn pack(inputs: &[PackInput], packing: Packing) -> PackedSet {
+        let memo = ZstdMemo::new(inputs.iter().map(|m| m.smolv.as_slice()), None);
+        let forms = compress_forms(&memo, 3, DictionaryMode::Off).unwrap();
+        choose(inputs, &forms, &memo, &options(packing), DictionaryMode::Off).unwrap()
+    }
+
+    fn codecs(set: &PackedSet) -> Vec<Codec> {
+        set.candidates.iter().map(|c| c.scheme.codec).collect()
+    }
+
+    #[test]
+    fn zstd_is_weighed_only_where_its_decoder_leaves_it_a_chance() {
+        // 800 B of SPIR-V: zstd's decoder alone costs more than raw's total.
+        let tiny = pack(&inputs(8, 100), Packing::Auto);
+        assert_eq!(codecs(&tiny), [Codec::Spirv, Codec::Smolv]);
+        assert_eq!(tiny.scheme.codec, Codec::Spirv);
+        // 64 KB of SPIR-V, 48 KB of SMOL-V: zstd could win, so it is built.
+        let large = pack(&inputs(8, 8 << 10), Packing::Auto);
+        assert_eq!(codecs(&large), [Codec::Spirv, Codec::Smolv, Codec::SmolvZstd, Codec::SmolvZstd]);
+        // A forced packing weighs every candidate, and ships what it asks for.
+        let forced = pack(&inputs(8, 100), Packing::Zstd { framing: Framing::PerModule });
+        assert_eq!(codecs(&forced), [Codec::Spirv, Codec::Smolv, Codec::SmolvZstd, Codec::SmolvZstd]);
+        assert_eq!(forced.scheme.codec, Codec::SmolvZstd);
+    }
+}
