@@ -100,7 +100,7 @@ impl<'a> ZstdMemo<'a> {
                 // zstd build (smolv-build's identity starts every key).
                 let key = KeyBuilder::new("smolv-build zstd module v1")
                     .text(&level.to_string())
-                    .text(zstd::zstd_safe::version_string())
+                    .text(zstd_safe::version_string())
                     .field(m)
                     .finish();
                 if let Some(payload) = cache.get_local(&key).filter(|p| decompresses_to(p, m)) {
@@ -178,7 +178,7 @@ mod tests {
         // A corrupt entry (a payload of another module) is not served.
         let key = KeyBuilder::new("smolv-build zstd module v1")
             .text("19")
-            .text(zstd::zstd_safe::version_string())
+            .text(zstd_safe::version_string())
             .field(&modules[0])
             .finish();
         assert!(cache.put_local(&key, &plain[1]));
