@@ -184,6 +184,21 @@ fn build_compiles_a_tree_and_reports_json() {
     assert_eq!((again["compiled"].as_u64(), again["cache_hits"].as_u64()), (Some(0), Some(2)));
 }
 
+#[test]
+fn a_relative_shader_directory_is_named_as_given() {
+    let dir = tempfile::tempdir().unwrap();
+    shader_tree(dir.path(), true);
+    let output = Command::new(env!("CARGO_BIN_EXE_cargo-smolv"))
+        .args(["smolv", "build", "shaders", "-o", "out", "--cache-dir", "cache"])
+        .current_dir(dir.path())
+        // As in a shell: `cargo test` sets it for its tests.
+        .env_remove("CARGO_MANIFEST_DIR")
+        .output()
+        .unwrap();
+    let err = stderr(&output);
+    assert!(err.lines().any(|l| l.starts_with("shaders/broken.frag:2:")), "no `./` before the path:\n{err}");
+}
+
 #[cfg(feature = "wgpu")]
 #[test]
 fn build_for_wgpu_reports_the_choice_and_the_refused_modules_in_json() {
@@ -210,6 +225,16 @@ fn build_for_wgpu_reports_the_choice_and_the_refused_modules_in_json() {
         warnings.iter().any(|w| w.starts_with("combined.frag (") && w.contains("ships as SPIR-V for wgpu")),
         "{warnings:?}"
     );
+
+    // With WGSL shipped, the embedded SPIR-V set holds combined.frag alone,
+    // and `packing` describes that set.
+    let output = cargo_smolv(&[&args[..], &["--target-api", "wgpu-wgsl"]].concat());
+    assert!(output.status.success(), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["wgpu"]["shipped"], "wgsl", "{json}");
+    let combined = json["shaders"].as_array().unwrap().iter().find(|s| s["name"] == "combined.frag").unwrap();
+    let packed = json["packing"]["spirv_bytes"].as_u64().unwrap();
+    assert!(packed > 0 && packed <= combined["optimized_bytes"].as_u64().unwrap(), "{json}");
 
     // For Vulkan there is no `wgpu` object, and no warning.
     let vulkan: serde_json::Value = serde_json::from_slice(&cargo_smolv(&args).stdout).unwrap();

@@ -905,7 +905,9 @@ impl Config {
     /// `OUT_DIR`, `PROFILE`, `NUM_JOBS`, the `SMOLV_*` variables) into
     /// what the build runs on.
     pub(crate) fn plan(&self) -> Result<Plan, Error> {
-        let base = env("CARGO_MANIFEST_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
+        // Outside Cargo, relative paths stay relative (an empty base, not
+        // `.`, so that messages say `shaders/a.frag`, not `./shaders/a.frag`).
+        let base = env("CARGO_MANIFEST_DIR").map(PathBuf::from).unwrap_or_default();
         let out_dir = match (&self.out_dir, env("OUT_DIR")) {
             (Some(dir), _) => base.join(dir),
             (None, Some(dir)) => PathBuf::from(dir),

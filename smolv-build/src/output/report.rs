@@ -81,7 +81,9 @@ pub struct PackingReport {
     /// `stored_bytes + decoder_bytes − spirv_bytes`: negative when smolv
     /// makes the binary smaller than raw SPIR-V would.
     pub net_bytes: i64,
-    /// Every packing that was built, simplest first.
+    /// Every packing that was built, simplest first. Automatic packing
+    /// builds zstd's only where they could win: not where zstd's decoder
+    /// alone costs more than another candidate's total.
     pub candidates: Vec<CandidateReport>,
 }
 

@@ -20,6 +20,7 @@ use crate::pack::packing::{self, PackInput, PackedSet, WGPU_FRONT_ENDS};
 use crate::pack::recipe::ShaderRecipe;
 use crate::pack::reflect::{as_shipped, interface, reflect};
 use crate::pack::wgsl::{self, PackedWgsl, WgpuChoice, WgpuPath};
+use crate::pack::zstd_memo::ZstdMemo;
 use crate::settings::Plan;
 use crate::source::Job;
 
@@ -120,7 +121,9 @@ pub(crate) fn build_artifacts(
         .collect::<Result<_, _>>()
         .map_err(Error::Internal)?;
     let smolv: Vec<Vec<u8>> = encoded.iter().map(|(e, ..)| e.smolv.clone()).collect();
-    let zstd = zstd_forms(&smolv, plan, cache)?;
+    // The bundle's forms and the embedded set's share this work.
+    let memo = ZstdMemo::new(smolv.iter().map(Vec::as_slice), Some(cache));
+    let zstd = zstd_forms(&memo, plan, cache)?;
     let packed = zstd.preferred();
 
     let inputs: Vec<PackInput> = modules
@@ -130,13 +133,16 @@ pub(crate) fn build_artifacts(
             PackInput::new(module.name.clone(), encoded.smolv.clone(), &encoded.decoded)
         })
         .collect();
-    let mut embedded = packing::pack_cached(&inputs, &zstd, &plan.packing, plan.dictionary, cache)?;
+    let mut embedded = packing::pack_cached(&inputs, &zstd, &memo, &plan.packing, plan.dictionary, cache)?;
+    let mut spirv_bytes = inputs.iter().map(|m| m.spirv.len()).sum();
     let (wgpu, warnings, unanswered) = if plan.packing.target.may_ship_wgsl() {
         let spirv: Vec<&[u32]> = encoded.iter().map(|(e, ..)| e.decoded.as_slice()).collect();
         let (wgpu, warnings, shipped, unanswered) =
             wgpu_artifacts(modules, &spirv, &inputs, &embedded, plan, (cache, compilers))?;
-        if let Some(shipped) = shipped {
+        if let Some((shipped, its_spirv_bytes)) = shipped {
+            // WGSL ships: the embedded SPIR-V set holds the other modules.
             embedded = shipped;
+            spirv_bytes = its_spirv_bytes;
         }
         (wgpu, warnings, unanswered)
     } else {
@@ -184,7 +190,6 @@ pub(crate) fn build_artifacts(
         optimized.push(shipped.iter().flat_map(|w| w.to_le_bytes()).collect());
     }
     let dictionary_bytes = packed.dictionary.as_ref().map(|d| d.as_bytes().to_vec());
-    let spirv_bytes = inputs.iter().map(|m| m.spirv.len()).sum();
     let decoder_bytes = embedded.chosen().decoder().installed;
     let manifest_embedded = ManifestEmbeddedSet {
         codec: embedded.scheme.codec,
@@ -246,9 +251,9 @@ fn manifest_wgsl(wgpu: &WgpuArtifacts) -> smolv_format::ManifestWgsl {
 
 /// What [`wgpu_artifacts`] made: what it weighed (`None` when naga made
 /// no WGSL at all), a warning per module that ships as SPIR-V, the SPIR-V
-/// set to ship instead of every module's when WGSL ships, and how many
-/// modules got no answer.
-type WgpuOutcome = (Option<WgpuArtifacts>, Vec<String>, Option<PackedSet>, usize);
+/// set to ship instead of every module's when WGSL ships (with the bytes
+/// of SPIR-V it decodes to), and how many modules got no answer.
+type WgpuOutcome = (Option<WgpuArtifacts>, Vec<String>, Option<(PackedSet, usize)>, usize);
 
 /// For a wgpu target: every module's WGSL through naga, the texts packed,
 /// the modules naga refused packed as a SPIR-V set of their own, and the
@@ -306,7 +311,8 @@ fn wgpu_artifacts(
         for (&index, form) in refused.iter().zip(refused_set.modules.iter()) {
             forms[index] = form.clone();
         }
-        PackedSet { modules: forms, ..refused_set }
+        let spirv_bytes = refused_inputs.iter().map(|m| m.spirv.len()).sum();
+        (PackedSet { modules: forms, ..refused_set }, spirv_bytes)
     });
     let wgpu = WgpuArtifacts { packed, texts, choice, refused: refused.len() - unanswered, unanswered };
     Ok((Some(wgpu), warnings, shipped, unanswered))
@@ -316,6 +322,7 @@ fn wgpu_artifacts(
 /// empty one raw).
 fn pack_subset(inputs: &[PackInput], plan: &Plan, cache: &Cache) -> Result<PackedSet, Error> {
     let mut options = plan.packing.clone();
+    let memo = ZstdMemo::new(inputs.iter().map(|i| i.smolv.as_slice()), Some(cache));
     let zstd = if inputs.is_empty() {
         // Nothing to compress: only raw is tried (any other codec would
         // add its decoder for nothing).
@@ -326,16 +333,17 @@ fn pack_subset(inputs: &[PackInput], plan: &Plan, cache: &Cache) -> Result<Packe
             prefer_dictionary: false,
         }
     } else {
-        let smolv: Vec<Vec<u8>> = inputs.iter().map(|i| i.smolv.clone()).collect();
-        zstd_forms(&smolv, plan, cache)?
+        zstd_forms(&memo, plan, cache)?
     };
-    packing::pack_cached(inputs, &zstd, &options, plan.dictionary, cache)
+    packing::pack_cached(inputs, &zstd, &memo, &options, plan.dictionary, cache)
 }
 
 /// Compresses the set with zstd, alone and with a dictionary, or takes both
 /// from the cache: dictionary training and zstd -19 are the slowest steps
-/// after compiling.
-fn zstd_forms(smolv: &[Vec<u8>], plan: &Plan, cache: &Cache) -> Result<ZstdForms, Error> {
+/// after compiling. On a miss, `memo` does the work (each module alone
+/// from its own cache entry) and keeps it for the embedded set.
+fn zstd_forms(memo: &ZstdMemo<'_>, plan: &Plan, cache: &Cache) -> Result<ZstdForms, Error> {
+    let smolv = memo.smolv();
     // smolv-build's own identity is in every key (KeyBuilder::new).
     let mut key = KeyBuilder::new("smolv-build pack v3");
     key.text(&format!("{}/{:?}", plan.zstd_level, plan.dictionary));
@@ -346,7 +354,7 @@ fn zstd_forms(smolv: &[Vec<u8>], plan: &Plan, cache: &Cache) -> Result<ZstdForms
     if let Some(forms) = cache.get(&key).and_then(|body| read_forms(&body, smolv.len())) {
         return Ok(forms);
     }
-    let forms = compress_forms(smolv, plan.zstd_level, plan.dictionary).map_err(Error::Internal)?;
+    let forms = compress_forms(memo, plan.zstd_level, plan.dictionary).map_err(Error::Internal)?;
     let mut w = BodyWriter::default();
     write_packed(&mut w, &forms.plain);
     match &forms.with_dictionary {

@@ -2,12 +2,13 @@
 //! trained over the crate's own shaders.
 
 use rayon::prelude::*;
-use smolv_runtime::container::{Dictionary, compress as zstd_compress};
+use smolv_runtime::container::Dictionary;
 use smolv_runtime::reflect::Reflection;
 use smolv_runtime::{DecodeOptions, EncodeOptions};
 
 use crate::options::DictionaryMode;
 use crate::pack::reflect::names_read;
+use crate::pack::zstd_memo::ZstdMemo;
 use crate::settings::Settings;
 
 /// One module's SMOL-V, and the SPIR-V that it decodes to (without debug
@@ -80,15 +81,6 @@ impl Packed {
 /// a dictionary only pays while it is much smaller than what it saves.
 const CANDIDATE_SIZES: [usize; 8] = [1 << 10, 2 << 10, 4 << 10, 8 << 10, 16 << 10, 32 << 10, 64 << 10, 110 << 10];
 
-fn compress_all(smolv: &[Vec<u8>], level: i32, dictionary: Option<&Dictionary>) -> Result<Vec<Vec<u8>>, String> {
-    smolv.par_iter().map(|m| zstd_compress(m, level, dictionary).map_err(|e| e.to_string())).collect()
-}
-
-fn train(smolv: &[Vec<u8>], size: usize) -> Option<Dictionary> {
-    let bytes = zstd::dict::from_samples(smolv, size).ok()?;
-    Dictionary::new(bytes).ok()
-}
-
 /// Both zstd forms of a set: every module alone, and with the dictionary
 /// that `mode` asks for, if one could be trained. Bundles take the
 /// [`preferred`](ZstdForms::preferred) one; embedded sets weigh both.
@@ -112,22 +104,28 @@ impl ZstdForms {
 
 /// Compresses every module, choosing a dictionary as `mode` says.
 pub(crate) fn compress(smolv: &[Vec<u8>], level: i32, mode: DictionaryMode) -> Result<Packed, String> {
-    let mut forms = compress_forms(smolv, level, mode)?;
+    let memo = ZstdMemo::new(smolv.iter().map(Vec::as_slice), None);
+    let mut forms = compress_forms(&memo, level, mode)?;
     Ok(match forms.with_dictionary.take() {
         Some(packed) if forms.prefer_dictionary => packed,
         _ => forms.plain,
     })
 }
 
-/// Compresses every module alone and, unless `mode` is off, with a shared
-/// dictionary of the size `mode` gives or the best of several.
-pub(crate) fn compress_forms(smolv: &[Vec<u8>], level: i32, mode: DictionaryMode) -> Result<ZstdForms, String> {
-    let plain = Packed { dictionary: None, payloads: compress_all(smolv, level, None)? };
+/// Compresses every module of `memo`'s set alone and, unless `mode` is
+/// off, with a shared dictionary of the size `mode` gives or the best of
+/// several.
+pub(crate) fn compress_forms(memo: &ZstdMemo<'_>, level: i32, mode: DictionaryMode) -> Result<ZstdForms, String> {
+    let smolv = memo.smolv();
+    let plain = Packed { dictionary: None, payloads: memo.payloads(None, level)?.to_vec() };
     let no_dictionary = |plain| Ok(ZstdForms { plain, with_dictionary: None, prefer_dictionary: false });
     if smolv.len() < 2 {
         return no_dictionary(plain);
     }
-    let total_input: usize = smolv.iter().map(Vec::len).sum();
+    let total_input: usize = smolv.iter().map(|m| m.len()).sum();
+    // A dictionary zstd made but that is not one counts as none, as zstd's
+    // refusals do.
+    let trained = |size| memo.trained(size).ok().flatten();
     let size = match mode {
         DictionaryMode::Off => return no_dictionary(plain),
         DictionaryMode::Size(size) => size,
@@ -138,9 +136,9 @@ pub(crate) fn compress_forms(smolv: &[Vec<u8>], level: i32, mode: DictionaryMode
                 .par_iter()
                 .filter(|&&size| size * 4 <= total_input)
                 .filter_map(|&size| {
-                    let dictionary = train(smolv, size)?;
-                    let payloads = compress_all(smolv, probe_level, Some(&dictionary)).ok()?;
-                    let total = Packed { dictionary: Some(dictionary), payloads }.total();
+                    let dictionary = trained(size)?;
+                    let payloads = memo.payloads(Some(size), probe_level).ok()?;
+                    let total = payloads.iter().map(Vec::len).sum::<usize>() + dictionary.as_bytes().len();
                     Some((total, size))
                 })
                 .collect();
@@ -150,10 +148,10 @@ pub(crate) fn compress_forms(smolv: &[Vec<u8>], level: i32, mode: DictionaryMode
             }
         }
     };
-    let Some(dictionary) = train(smolv, size) else {
+    let Some(dictionary) = trained(size) else {
         return no_dictionary(plain);
     };
-    let payloads = compress_all(smolv, level, Some(&dictionary))?;
+    let payloads = memo.payloads(Some(size), level)?.to_vec();
     let with_dictionary = Packed { dictionary: Some(dictionary), payloads };
     let prefer_dictionary = matches!(mode, DictionaryMode::Size(_)) || with_dictionary.total() < plain.total();
     Ok(ZstdForms { plain, with_dictionary: Some(with_dictionary), prefer_dictionary })

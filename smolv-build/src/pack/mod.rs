@@ -14,3 +14,4 @@ pub(crate) mod packing;
 pub(crate) mod recipe;
 pub(crate) mod reflect;
 pub(crate) mod wgsl;
+pub(crate) mod zstd_memo;

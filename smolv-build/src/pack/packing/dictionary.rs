@@ -9,11 +9,11 @@
 //! measured sizes).
 
 use rayon::prelude::*;
-use smolv_runtime::container::{Dictionary, compress};
+use smolv_runtime::container::compress;
 
-use super::PackInput;
 use crate::error::Error;
 use crate::options::DictionaryMode;
+use crate::pack::zstd_memo::ZstdMemo;
 
 /// Sizes tried in automatic mode: packed, the larger ones usually win.
 const CANDIDATE_SIZES: [usize; 7] = [4 << 10, 8 << 10, 16 << 10, 32 << 10, 64 << 10, 110 << 10, 256 << 10];
@@ -45,36 +45,33 @@ fn failed(e: impl std::fmt::Display) -> Error {
     Error::Internal(format!("packing the shaders with a zstd dictionary: {e}"))
 }
 
-fn train_one(inputs: &[PackInput], size: usize, level: i32) -> Result<Option<EmbeddedDictionary>, Error> {
-    let samples: Vec<&[u8]> = inputs.iter().map(|m| m.smolv.as_slice()).collect();
+fn train_one(memo: &ZstdMemo<'_>, size: usize, level: i32) -> Result<Option<EmbeddedDictionary>, Error> {
     // zstd refuses sizes its samples cannot fill; those sizes are skipped.
-    let Ok(bytes) = zstd::dict::from_samples(&samples, size) else {
+    let Some(dictionary) = memo.trained(size).map_err(failed)? else {
         return Ok(None);
     };
-    let packed = compress(&bytes, level, None).map_err(failed)?;
-    let check = xxhash_rust::xxh32::xxh32(&bytes, 0);
+    let bytes = dictionary.as_bytes();
+    let packed = compress(bytes, level, None).map_err(failed)?;
+    let check = xxhash_rust::xxh32::xxh32(bytes, 0);
     let len = bytes.len();
-    let dictionary = Dictionary::new(bytes).map_err(failed)?;
-    let payloads = samples
-        .par_iter()
-        .map(|m| compress(m, level, Some(&dictionary)).map_err(failed))
-        .collect::<Result<Vec<_>, Error>>()?;
+    let payloads = memo.payloads(Some(size), level).map_err(failed)?.to_vec();
     Ok(Some(EmbeddedDictionary { packed, len, check, payloads }))
 }
 
-/// Trains the set's dictionary as `mode` says (a fixed size, or in
-/// automatic mode the size with the smallest total), and packs every
+/// Trains the dictionary of `memo`'s set as `mode` says (a fixed size, or
+/// in automatic mode the size with the smallest total), and packs every
 /// module with it at `level`. `None` when no dictionary can be trained:
 /// fewer than two modules, too little SMOL-V, or `DictionaryMode::Off`.
 pub(crate) fn train(
-    inputs: &[PackInput],
+    memo: &ZstdMemo<'_>,
     level: i32,
     mode: DictionaryMode,
 ) -> Result<Option<EmbeddedDictionary>, Error> {
-    if inputs.len() < 2 {
+    let smolv = memo.smolv();
+    if smolv.len() < 2 {
         return Ok(None);
     }
-    let total_input: usize = inputs.iter().map(|m| m.smolv.len()).sum();
+    let total_input: usize = smolv.iter().map(|m| m.len()).sum();
     let size = match mode {
         DictionaryMode::Off => return Ok(None),
         DictionaryMode::Size(size) => size,
@@ -82,7 +79,7 @@ pub(crate) fn train(
             let ranked = CANDIDATE_SIZES
                 .par_iter()
                 .filter(|&&size| size <= total_input)
-                .map(|&size| Ok(train_one(inputs, size, level.min(RANKING_LEVEL))?.map(|d| (d.total(), size))))
+                .map(|&size| Ok(train_one(memo, size, level.min(RANKING_LEVEL))?.map(|d| (d.total(), size))))
                 .collect::<Result<Vec<_>, Error>>()?;
             match ranked.into_iter().flatten().min() {
                 Some((_, size)) => size,
@@ -90,12 +87,18 @@ pub(crate) fn train(
             }
         }
     };
-    train_one(inputs, size, level)
+    train_one(memo, size, level)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pack::packing::PackInput;
+    use smolv_runtime::container::Dictionary;
+
+    fn memo(inputs: &[PackInput]) -> ZstdMemo<'_> {
+        ZstdMemo::new(inputs.iter().map(|m| m.smolv.as_slice()), None)
+    }
 
     /// Modules that share most of their bytes, as shaders of one game do.
     fn inputs() -> Vec<PackInput> {
@@ -116,7 +119,7 @@ mod tests {
     #[test]
     fn the_dictionary_ships_packed_and_unpacks_to_what_the_modules_need() {
         let inputs = inputs();
-        let trained = train(&inputs, 19, DictionaryMode::Auto).unwrap().expect("a dictionary");
+        let trained = train(&memo(&inputs), 19, DictionaryMode::Auto).unwrap().expect("a dictionary");
         let unpacked = zstd::bulk::decompress(&trained.packed, trained.len).unwrap();
         assert_eq!(unpacked.len(), trained.len);
         assert_eq!(xxhash_rust::xxh32::xxh32(&unpacked, 0), trained.check);
@@ -133,7 +136,7 @@ mod tests {
     #[test]
     fn no_dictionary_when_off_or_for_one_module() {
         let inputs = inputs();
-        assert!(train(&inputs, 19, DictionaryMode::Off).unwrap().is_none());
-        assert!(train(&inputs[..1], 19, DictionaryMode::Auto).unwrap().is_none());
+        assert!(train(&memo(&inputs), 19, DictionaryMode::Off).unwrap().is_none());
+        assert!(train(&memo(&inputs[..1]), 19, DictionaryMode::Auto).unwrap().is_none());
     }
 }

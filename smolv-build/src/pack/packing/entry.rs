@@ -9,12 +9,14 @@ use crate::cache::{BodyReader, BodyWriter, Cache, Key, KeyBuilder};
 use crate::error::Error;
 use crate::options::DictionaryMode;
 use crate::pack::encode::ZstdForms;
+use crate::pack::zstd_memo::ZstdMemo;
 use crate::settings::PackSettings;
 
 /// [`pack`], or its result from the cache.
 pub(crate) fn pack_cached(
     inputs: &[PackInput],
     zstd: &ZstdForms,
+    memo: &ZstdMemo<'_>,
     options: &PackSettings,
     dictionary_mode: DictionaryMode,
     cache: &Cache,
@@ -23,7 +25,7 @@ pub(crate) fn pack_cached(
     if let Some(set) = cache.get(&key).and_then(|body| read(&body, inputs, options)) {
         return Ok(set);
     }
-    let set = choose(inputs, zstd, options, dictionary_mode)?;
+    let set = choose(inputs, zstd, memo, options, dictionary_mode)?;
     if let Some(body) = write(&set) {
         cache.put(&key, &body);
     }

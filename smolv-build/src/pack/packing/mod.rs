@@ -1,6 +1,7 @@
-//! Packing the embedded set: every way the format allows, measured, and
-//! the smallest chosen, decoder code included (`docs/format.md`, "Embedded
-//! sets").
+//! Packing the embedded set: every way the format allows that could win,
+//! measured, and the smallest chosen, decoder code included
+//! (`docs/format.md`, "Embedded sets"). zstd's ways are skipped where its
+//! decoder alone costs more than the best of the others ([`choose`]).
 //!
 //! encode (SMOL-V, zstd forms) → `candidate` (directory + data per packing)
 //! → `xz` (download estimates) → `choose` (with `cost`) → the set that ships
@@ -21,10 +22,12 @@ use rayon::prelude::*;
 use crate::error::Error;
 use crate::options::{DictionaryMode, Packing, SizeGoal};
 use crate::pack::encode::ZstdForms;
+use crate::pack::zstd_memo::ZstdMemo;
 use crate::settings::PackSettings;
 
 pub(crate) use choose::Measured;
 pub(crate) use codec::{Scheme, pack_block};
+use cost::DecoderCost;
 pub(crate) use cost::{WGPU_FRONT_ENDS, WgpuFrontEnds, wgsl_decoder};
 pub(crate) use entry::pack_cached;
 pub(crate) use smolv_format::{Codec, Framing};
@@ -113,63 +116,62 @@ impl PackedSet {
 }
 
 /// Builds every candidate packing of `inputs` (sorted by name), measures
-/// them, and keeps the one `options` asks for.
+/// them, and keeps the one `options` asks for. `memo` holds the zstd work
+/// on the same modules' SMOL-V, which the bundle shares.
+///
+/// Automatic packing builds the zstd candidates only where they could
+/// win: their decoder alone (plus the set's names and tables) must cost
+/// less than the best simpler candidate's total, which a tie would give
+/// the simpler one anyway. Training a dictionary and zstd -19 are the
+/// slowest steps of a build whose set changed, and for most sets zstd's
+/// decoder costs more than it saves.
 pub(crate) fn choose(
     inputs: &[PackInput],
     zstd: &ZstdForms,
+    memo: &ZstdMemo<'_>,
     options: &PackSettings,
     dictionary_mode: DictionaryMode,
 ) -> Result<PackedSet, Error> {
     let forced = options.packing.scheme();
-    // Training is the slowest step: only when the dictionary codec can win.
-    let dictionary_wanted = options.runtime.decodes(Codec::SmolvZstdDictionary)
-        && forced.is_none_or(|scheme| scheme.codec == Codec::SmolvZstdDictionary);
-    let trained =
-        if dictionary_wanted { dictionary::train(inputs, options.zstd_level, dictionary_mode)? } else { None };
     if let Some(scheme) = forced {
         options.runtime.require(scheme.codec, scheme.packing_name())?;
     }
-    let schemes: Vec<Scheme> = Scheme::ALL
-        .into_iter()
-        .filter(|s| s.codec != Codec::SmolvZstdDictionary || trained.is_some())
-        .filter(|s| options.runtime.decodes(s.codec))
-        .collect();
-    if let Some(scheme) = forced.filter(|s| !schemes.contains(s)) {
+    if memo.smolv().len() != inputs.len() {
+        return Err(Error::Internal("the zstd work is on another set than the one packed".to_owned()));
+    }
+    let (zstd_schemes, simple_schemes): (Vec<Scheme>, Vec<Scheme>) =
+        Scheme::ALL.into_iter().filter(|s| options.runtime.decodes(s.codec)).partition(|s| is_zstd(s.codec));
+    let mut built = build(inputs, &simple_schemes, zstd, None, options)?;
+    let zstd_may_win = forced.is_some() || {
+        let decoder = DecoderCost::linked(Codec::SmolvZstd, options.runtime.zstd_fast);
+        let least = match options.goal {
+            SizeGoal::Installed => decoder.installed + candidate::tables_len(inputs),
+            SizeGoal::Download => decoder.download,
+        };
+        built.measured.iter().map(|m| m.total(options.goal)).min().is_none_or(|best| least < best)
+    };
+    if zstd_may_win && !zstd_schemes.is_empty() {
+        // Training is the slowest step: only when the dictionary codec can win.
+        let dictionary_wanted = zstd_schemes.iter().any(|s| s.codec == Codec::SmolvZstdDictionary)
+            && forced.is_none_or(|scheme| scheme.codec == Codec::SmolvZstdDictionary);
+        let trained =
+            if dictionary_wanted { dictionary::train(memo, options.zstd_level, dictionary_mode)? } else { None };
+        let schemes: Vec<Scheme> =
+            zstd_schemes.into_iter().filter(|s| s.codec != Codec::SmolvZstdDictionary || trained.is_some()).collect();
+        let zstd_built = build(inputs, &schemes, zstd, trained.as_ref(), options)?;
+        // The zstd schemes come last in `Scheme::ALL`: the order holds.
+        built.forms.extend(zstd_built.forms);
+        built.candidates.extend(zstd_built.candidates);
+        built.measured.extend(zstd_built.measured);
+    }
+    let Built { forms, candidates, measured } = built;
+    if let Some(scheme) = forced.filter(|s| !candidates.iter().any(|c| c.scheme == *s)) {
         return Err(Error::Config(format!(
             "packing {} needs a zstd dictionary, and none could be trained: that takes two or more modules, \
              about 4 KB of SMOL-V, and Config::dictionary other than DictionaryMode::Off",
             scheme.packing_name()
         )));
     }
-    let relative =
-        if schemes.iter().any(|s| s.codec.relative_ids()) { Some(candidate::relative_ids_of(inputs)?) } else { None };
-    let relative = relative.as_deref();
-    let forms = Codec::ALL
-        .into_par_iter()
-        .filter(|codec| schemes.iter().any(|s| s.codec == *codec))
-        .map(|codec| candidate::ModuleForms::new(codec, inputs, relative, zstd, trained.as_ref()))
-        .collect::<Result<Vec<_>, Error>>()?;
-    let forms_of = |codec| forms.iter().find(|f| f.codec == codec);
-    let candidates = schemes
-        .par_iter()
-        .map(|&scheme| match (scheme.framing, forms_of(scheme.codec)) {
-            (Framing::PerModule, Some(forms)) => candidate::per_module(inputs, forms),
-            (Framing::Stream, _) => candidate::stream(inputs, scheme.codec, relative, options.zstd_level),
-            (Framing::PerModule, None) => {
-                Err(Error::Internal(format!("no modules packed with {}", scheme.codec.name())))
-            }
-        })
-        .collect::<Result<Vec<_>, Error>>()?;
-    let measured = candidates
-        .par_iter()
-        .map(|c| {
-            let stored_xz = match options.goal {
-                SizeGoal::Download => Some(xz::compressed_len(&c.stored_bytes())?),
-                SizeGoal::Installed => None,
-            };
-            Ok(Measured { scheme: c.scheme, stored: c.stored_len(), stored_xz, zstd_fast: options.runtime.zstd_fast })
-        })
-        .collect::<Result<Vec<_>, Error>>()?;
     let index = match forced {
         Some(scheme) => measured.iter().position(|m| m.scheme == scheme),
         None => choose::choose(&measured, options.goal),
@@ -194,6 +196,60 @@ pub(crate) fn choose(
         candidates: measured,
         tables_len: chosen.tables_len,
     })
+}
+
+/// Whether `codec` decodes with zstd (and links its decoder).
+fn is_zstd(codec: Codec) -> bool {
+    matches!(codec, Codec::SmolvZstd | Codec::SmolvZstdDictionary)
+}
+
+/// Candidates built and measured: each codec's per-module forms, and each
+/// scheme's candidate and sizes, in the order of the schemes asked for.
+struct Built {
+    forms: Vec<candidate::ModuleForms>,
+    candidates: Vec<candidate::Candidate>,
+    measured: Vec<Measured>,
+}
+
+/// Builds and measures the candidates of `schemes`; `trained` is the
+/// set's dictionary, for the dictionary codec's.
+fn build(
+    inputs: &[PackInput],
+    schemes: &[Scheme],
+    zstd: &ZstdForms,
+    trained: Option<&dictionary::EmbeddedDictionary>,
+    options: &PackSettings,
+) -> Result<Built, Error> {
+    let relative =
+        if schemes.iter().any(|s| s.codec.relative_ids()) { Some(candidate::relative_ids_of(inputs)?) } else { None };
+    let relative = relative.as_deref();
+    let forms = Codec::ALL
+        .into_par_iter()
+        .filter(|codec| schemes.iter().any(|s| s.codec == *codec))
+        .map(|codec| candidate::ModuleForms::new(codec, inputs, relative, zstd, trained))
+        .collect::<Result<Vec<_>, Error>>()?;
+    let forms_of = |codec| forms.iter().find(|f| f.codec == codec);
+    let candidates = schemes
+        .par_iter()
+        .map(|&scheme| match (scheme.framing, forms_of(scheme.codec)) {
+            (Framing::PerModule, Some(forms)) => candidate::per_module(inputs, forms),
+            (Framing::Stream, _) => candidate::stream(inputs, scheme.codec, relative, options.zstd_level),
+            (Framing::PerModule, None) => {
+                Err(Error::Internal(format!("no modules packed with {}", scheme.codec.name())))
+            }
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    let measured = candidates
+        .par_iter()
+        .map(|c| {
+            let stored_xz = match options.goal {
+                SizeGoal::Download => Some(xz::compressed_len(&c.stored_bytes())?),
+                SizeGoal::Installed => None,
+            };
+            Ok(Measured { scheme: c.scheme, stored: c.stored_len(), stored_xz, zstd_fast: options.runtime.zstd_fast })
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    Ok(Built { forms, candidates, measured })
 }
 
 /// Bytes a module unpacks to in a set packed with `codec`.
@@ -229,8 +285,75 @@ mod empty_set_tests {
             runtime: crate::options::RuntimeCodecs::from_env(|_| None),
             target: crate::options::Target::Wgpu,
         };
-        let set = choose(&[], &forms, &for_empty_set(&options), DictionaryMode::default()).unwrap();
+        let memo = ZstdMemo::new([], None);
+        let set = choose(&[], &forms, &memo, &for_empty_set(&options), DictionaryMode::default()).unwrap();
         assert_eq!(set.scheme.codec, Codec::Spirv);
         assert!(set.modules.is_empty() && set.data.is_empty());
+    }
+}
+
+#[cfg(test)]
+mod pruning_tests {
+    use super::*;
+    use crate::pack::encode::compress_forms;
+
+    /// `count` modules of `len` bytes of SPIR-V and of SMOL-V each, that
+    /// neither LZ4 nor zstd can shrink.
+    fn inputs(count: usize, len: usize) -> Vec<PackInput> {
+        let mut state = 7u32;
+        let mut noise = |len: usize| -> Vec<u8> {
+            (0..len)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 17;
+                    state ^= state << 5;
+                    state.to_le_bytes()[0]
+                })
+                .collect()
+        };
+        (0..count)
+            .map(|i| {
+                let spirv = noise(len);
+                let check = xxhash_rust::xxh32::xxh32(&spirv, 0);
+                PackInput { name: format!("m{i}"), smolv: noise(len * 3 / 4), spirv, check }
+            })
+            .collect()
+    }
+
+    fn options(packing: Packing) -> PackSettings {
+        PackSettings {
+            packing,
+            goal: SizeGoal::Installed,
+            zstd_level: 3,
+            runtime: crate::options::RuntimeCodecs::from_env(|name| {
+                (name == crate::options::RUNTIME_VARIABLES[0]).then(|| "spirv,smolv,smolv-zstd".to_owned())
+            }),
+            target: crate::options::Target::Vulkan,
+        }
+    }
+
+    fn pack(inputs: &[PackInput], packing: Packing) -> PackedSet {
+        let memo = ZstdMemo::new(inputs.iter().map(|m| m.smolv.as_slice()), None);
+        let forms = compress_forms(&memo, 3, DictionaryMode::Off).unwrap();
+        choose(inputs, &forms, &memo, &options(packing), DictionaryMode::Off).unwrap()
+    }
+
+    fn codecs(set: &PackedSet) -> Vec<Codec> {
+        set.candidates.iter().map(|c| c.scheme.codec).collect()
+    }
+
+    #[test]
+    fn zstd_is_weighed_only_where_its_decoder_leaves_it_a_chance() {
+        // 800 B of SPIR-V: zstd's decoder alone costs more than raw's total.
+        let tiny = pack(&inputs(8, 100), Packing::Auto);
+        assert_eq!(codecs(&tiny), [Codec::Spirv, Codec::Smolv]);
+        assert_eq!(tiny.scheme.codec, Codec::Spirv);
+        // 64 KB of SPIR-V, 48 KB of SMOL-V: zstd could win, so it is built.
+        let large = pack(&inputs(8, 8 << 10), Packing::Auto);
+        assert_eq!(codecs(&large), [Codec::Spirv, Codec::Smolv, Codec::SmolvZstd, Codec::SmolvZstd]);
+        // A forced packing weighs every candidate, and ships what it asks for.
+        let forced = pack(&inputs(8, 100), Packing::Zstd { framing: Framing::PerModule });
+        assert_eq!(codecs(&forced), [Codec::Spirv, Codec::Smolv, Codec::SmolvZstd, Codec::SmolvZstd]);
+        assert_eq!(forced.scheme.codec, Codec::SmolvZstd);
     }
 }
