@@ -8,7 +8,7 @@
 //! its body, checked on every read: a corrupt or truncated entry is a miss
 //! and gets rebuilt.
 //!
-//! A [`Remote`] cache, when configured, is the second level: asked on a
+//! A `Remote` cache, when configured, is the second level: asked on a
 //! local miss (a hit is stored locally too), and sent every new entry.
 
 use std::io::{Read, Write};

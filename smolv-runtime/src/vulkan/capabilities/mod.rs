@@ -8,7 +8,7 @@
 //! - [`requirements`]: a module's rows of it.
 //!
 //! [`PipelineManager`](super::PipelineManager) checks every stage against
-//! [`DeviceFeatures`](super::DeviceFeatures) before it creates anything,
+//! [`DeviceFeatures`] before it creates anything,
 //! and refuses a stage that needs what the device was not created with
 //! ([`VulkanError::FeatureNotEnabled`]).
 //!
