@@ -80,7 +80,13 @@ impl<'a> ZstdMemo<'a> {
                 // costs about as much as compressing a module with it.
                 let loaded = CDict::try_create(dictionary.as_bytes(), level)
                     .ok_or_else(|| format!("zstd could not load the dictionary of {size} bytes"))?;
-                self.smolv.par_iter().map(|m| compress_with(m, level, &loaded)).collect::<Result<Vec<_>, String>>()?
+                self.smolv
+                    .par_iter()
+                    .map(|m| match m.len() < LOADED_DICTIONARY_LIMIT {
+                        true => compress_with(m, level, &loaded),
+                        false => compress(m, level, Some(&dictionary)).map_err(|e| e.to_string()),
+                    })
+                    .collect::<Result<Vec<_>, String>>()?
             }
         };
         let payloads = Arc::new(payloads);
@@ -114,9 +120,16 @@ impl<'a> ZstdMemo<'a> {
     }
 }
 
+/// The largest module compressed with a loaded dictionary. From 128 KiB on,
+/// zstd picks the parameters of a loaded dictionary's compression by the
+/// module's size, not the dictionary's, and the bytes differ from what
+/// [`compress`] makes; such modules go through `compress` itself.
+const LOADED_DICTIONARY_LIMIT: usize = 64 << 10;
+
 /// `smolv` compressed with a loaded dictionary, exactly as
-/// [`compress`] compresses it with that dictionary (the same parameters;
-/// a test compares the two).
+/// [`compress`] compresses it with that dictionary, for modules below
+/// [`LOADED_DICTIONARY_LIMIT`] (the same parameters; a test compares the
+/// two).
 fn compress_with(smolv: &[u8], level: i32, dictionary: &CDict<'_>) -> Result<Vec<u8>, String> {
     let failed = |code| format!("zstd: {}", zstd_safe::get_error_name(code));
     let mut cctx = CCtx::create();
@@ -137,7 +150,10 @@ fn compress_with(smolv: &[u8], level: i32, dictionary: &CDict<'_>) -> Result<Vec
 /// Whether `payload` is a zstd frame of `smolv` (a cached payload is
 /// checked before it ships; decompressing costs little next to level 19).
 fn decompresses_to(payload: &[u8], smolv: &[u8]) -> bool {
-    zstd::bulk::decompress(payload, smolv.len()).is_ok_and(|d| d == smolv)
+    // One frame, the whole payload: two frames joined could decode to the
+    // module too, and would not be the bytes a clean build makes.
+    zstd_safe::find_frame_compressed_size(payload).is_ok_and(|len| len == payload.len())
+        && zstd::bulk::decompress(payload, smolv.len()).is_ok_and(|d| d == smolv)
 }
 
 #[cfg(test)]
@@ -199,5 +215,20 @@ mod tests {
             }
         }
         assert!(cold.payloads(Some(16), 9).is_err(), "zstd trains no dictionary of 16 bytes");
+
+        // A module of 200 KB, where a loaded dictionary would make other
+        // bytes than `compress`: the memo makes what `compress` makes.
+        let mut large = modules.clone();
+        large.push(modules.iter().flatten().copied().cycle().take(200_000).collect());
+        let memo = ZstdMemo::new(large.iter().map(Vec::as_slice), None);
+        let dictionary = memo.trained(2048).unwrap().expect("a dictionary");
+        let with = memo.payloads(Some(2048), 19).unwrap();
+        let expected = compress(large.last().unwrap(), 19, Some(&dictionary)).unwrap();
+        assert!(with.last() == Some(&expected), "the 200 KB module's payload differs from `compress`'s");
+        // Two frames joined decode to the module, but are not its payload.
+        let mut joined = compress(&modules[0][..100], 3, None).unwrap();
+        joined.extend(compress(&modules[0][100..], 3, None).unwrap());
+        assert!(!decompresses_to(&joined, &modules[0]));
+        assert!(decompresses_to(&compress(&modules[0], 3, None).unwrap(), &modules[0]));
     }
 }
