@@ -26,6 +26,7 @@
 # `-Z time-passes` (through RUSTC_BOOTSTRAP) and prints the slowest passes.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/scripts/bench-crate.sh"
 rounds=${1:-7}
 modules=${2:-44}
 tree=${SMOLV_BENCH_TREE:-/tmp/trees/sascha/shaders/glsl}
@@ -54,27 +55,7 @@ done < <(find "$tree" -type f \( -name '*.vert' -o -name '*.frag' -o -name '*.co
 [ "$count" -eq "$modules" ] || { echo "only $count modules in $tree" >&2; exit 1; }
 
 # The smolv crate.
-cat > "$work/smolv/Cargo.toml" <<EOF
-[package]
-name = "rebuild-smolv"
-version = "0.1.0"
-edition = "2024"
-publish = false
-
-[dependencies]
-smolv-runtime = { path = "$root/smolv-runtime" }
-
-[build-dependencies]
-smolv-build = { path = "$root/smolv-build" }
-
-[workspace]
-EOF
-cat > "$work/smolv/build.rs" <<EOF
-fn main() {
-    smolv_build::Config::new().shader_dir("$work/shaders").compile();
-}
-EOF
-cp "$root/Cargo.lock" "$work/smolv/Cargo.lock"
+write_smolv_crate "$work/smolv" rebuild-smolv "$root" "$work/shaders"
 
 # The include_bytes! crate, over the same modules' SPIR-V.
 {

@@ -24,6 +24,7 @@
 # and median. Extra arguments for every build: SMOLV_BENCH_CARGO_ARGS.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/scripts/bench-crate.sh"
 rounds=${1:-5}
 modules=${2:-48}
 tree=${SMOLV_BENCH_TREE:-/tmp/trees/sascha/shaders/glsl}
@@ -61,26 +62,7 @@ make_crate() { # $1: directory, $2: package name, $3: the smolv checkout
     mkdir -p "$dir/shaders/$(dirname "$relative")"
     cp "$tree/$relative" "$dir/shaders/$relative"
   done < "$work/modules.txt"
-  cat > "$dir/Cargo.toml" <<EOF
-[package]
-name = "$2"
-version = "0.1.0"
-edition = "2024"
-publish = false
-
-[dependencies]
-smolv-runtime = { path = "$3/smolv-runtime" }
-
-[build-dependencies]
-smolv-build = { path = "$3/smolv-build" }
-
-[workspace]
-EOF
-  cat > "$dir/build.rs" <<EOF
-fn main() {
-    smolv_build::Config::new().shader_dir("$dir/shaders").compile();
-}
-EOF
+  write_smolv_crate "$dir" "$2" "$3" "$dir/shaders"
   cat > "$dir/src/main.rs" <<EOF
 smolv_runtime::include_shaders!(static SHADERS);
 
@@ -89,7 +71,6 @@ fn main() {
     println!("{} {words}", SHADERS.shaders().len());
 }
 EOF
-  cp "$3/Cargo.lock" "$dir/Cargo.lock"
 }
 
 for crate in "${crates[@]}"; do

@@ -131,17 +131,26 @@ mod tests {
         assert_eq!(compiled.dependencies[0].0, dir.path().join("lib/tint.wesl"));
     }
 
-    #[test]
-    fn a_type_error_in_an_imported_file_is_reported_there() {
+    /// Compiles `main.wesl` (`source`), which imports `scale` from
+    /// `lib/util.wesl` (`util`), in a new directory; its errors.
+    fn errors_of(util: &str, source: &str) -> (tempfile::TempDir, PathBuf, Vec<Diagnostic>) {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("lib")).unwrap();
-        let util = "fn scale(c: vec3f) -> vec3f {\n    let k = 2.0;\n    return c * true;\n}\n";
         std::fs::write(dir.path().join("lib/util.wesl"), util).unwrap();
-        let source = "import package::lib::util::scale;\n\
-                      @fragment fn fs() -> @location(0) vec4f { return vec4f(scale(vec3f(1.0)), 1.0); }\n";
         let path = dir.path().join("main.wesl");
         std::fs::write(&path, source).unwrap();
         let errors = compile(&job("main.wesl", &path), source, &crate::compile::job::tests::settings()).unwrap_err();
+        (dir, path, errors)
+    }
+
+    /// A shader that calls `scale` from `lib/util.wesl`.
+    const CALLS_SCALE: &str = "import package::lib::util::scale;\n\
+                               @fragment fn fs() -> @location(0) vec4f { return vec4f(scale(vec3f(1.0)), 1.0); }\n";
+
+    #[test]
+    fn a_type_error_in_an_imported_file_is_reported_there() {
+        let util = "fn scale(c: vec3f) -> vec3f {\n    let k = 2.0;\n    return c * true;\n}\n";
+        let (dir, _, errors) = errors_of(util, CALLS_SCALE);
         assert_eq!(errors[0].path, dir.path().join("lib/util.wesl"), "{errors:?}");
         assert_eq!((errors[0].line, errors[0].column), (3, 12), "at `c * true`: {errors:?}");
         assert!(errors[0].message.contains("Operation Multiply"), "naga's whole chain: {errors:?}");
@@ -150,28 +159,16 @@ mod tests {
 
     #[test]
     fn a_type_error_in_the_shader_itself_is_reported_at_its_line() {
-        let dir = tempfile::tempdir().unwrap();
         let source = "import package::lib::util::scale;\n\n@fragment fn fs() -> @location(0) vec4f {\n    \
                       let c = scale(vec3f(1.0));\n    return vec4f(c, 1.0) + 1u;\n}\n";
-        std::fs::create_dir_all(dir.path().join("lib")).unwrap();
-        std::fs::write(dir.path().join("lib/util.wesl"), "fn scale(c: vec3f) -> vec3f { return c * 2.0; }\n").unwrap();
-        let path = dir.path().join("main.wesl");
-        std::fs::write(&path, source).unwrap();
-        let errors = compile(&job("main.wesl", &path), source, &crate::compile::job::tests::settings()).unwrap_err();
+        let (_dir, path, errors) = errors_of("fn scale(c: vec3f) -> vec3f { return c * 2.0; }\n", source);
         assert_eq!((errors[0].path.as_path(), errors[0].line), (path.as_path(), 5), "{errors:?}");
     }
 
     #[test]
     fn an_unknown_name_in_an_imported_file_is_reported_there() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("lib")).unwrap();
         let util = "fn scale(c: vec3f) -> vec3f {\n    return c * gain;\n}\n";
-        std::fs::write(dir.path().join("lib/util.wesl"), util).unwrap();
-        let source = "import package::lib::util::scale;\n\
-                      @fragment fn fs() -> @location(0) vec4f { return vec4f(scale(vec3f(1.0)), 1.0); }\n";
-        let path = dir.path().join("main.wesl");
-        std::fs::write(&path, source).unwrap();
-        let errors = compile(&job("main.wesl", &path), source, &crate::compile::job::tests::settings()).unwrap_err();
+        let (dir, _, errors) = errors_of(util, CALLS_SCALE);
         assert_eq!(errors[0].path, dir.path().join("lib/util.wesl"), "{errors:?}");
         assert_eq!((errors[0].line, errors[0].column), (2, 16), "{errors:?}");
     }

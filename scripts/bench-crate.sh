@@ -1,0 +1,32 @@
+# Sourced by the bench scripts: a throwaway crate over smolv, outside the
+# workspace, whose build script compiles a shader directory.
+
+# write_smolv_crate DIR NAME CHECKOUT SHADERS: DIR/Cargo.toml (package NAME,
+# path dependencies on the smolv checkout CHECKOUT, a workspace of its
+# own), DIR/build.rs (compiles SHADERS with smolv's defaults) and
+# CHECKOUT's lock file, so that both crates build with the same versions.
+write_smolv_crate() {
+  local dir=$1 name=$2 checkout=$3 shaders=$4
+  mkdir -p "$dir/src"
+  cat > "$dir/Cargo.toml" <<TOML
+[package]
+name = "$name"
+version = "0.1.0"
+edition = "2024"
+publish = false
+
+[dependencies]
+smolv-runtime = { path = "$checkout/smolv-runtime" }
+
+[build-dependencies]
+smolv-build = { path = "$checkout/smolv-build" }
+
+[workspace]
+TOML
+  cat > "$dir/build.rs" <<RUST
+fn main() {
+    smolv_build::Config::new().shader_dir("$shaders").compile();
+}
+RUST
+  cp "$checkout/Cargo.lock" "$dir/Cargo.lock"
+}
