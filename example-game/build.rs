@@ -5,7 +5,11 @@
 //! finds smallest (see the README's size section).
 
 fn main() {
+    // The game creates a Vulkan 1.3 instance; Vulkan 1.1 is what its
+    // shaders need (Slang's SPIR-V 1.3 floor), so every device it runs on
+    // takes them, and the build has no target to warn about.
     let report = smolv_build::Config::new()
+        .target_env(smolv_build::TargetEnv::Vulkan1_1)
         .shader_dir("shaders")
         .include_dir("shaders/include")
         .variants("sprite.frag", [smolv_build::Variant::new("additive").define("ADDITIVE", "1")])

@@ -30,3 +30,10 @@ fn main() {
 RUST
   cp "$checkout/Cargo.lock" "$dir/Cargo.lock"
 }
+
+# The merged static shaderc that `scripts/setup.sh` makes, unless the shell
+# already names one: shaderc-sys reads SHADERC_LIB_DIR only when it is
+# first built, so a crate built without it keeps failing to link.
+if [ -z "${SHADERC_LIB_DIR:-}" ] && [ -f "$root/target/shaderc/libshaderc_combined.a" ]; then
+  export SHADERC_LIB_DIR="$root/target/shaderc"
+fi

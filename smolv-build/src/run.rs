@@ -12,11 +12,12 @@ use crate::cache::{Cache, FileHashes};
 use crate::compile::build_log;
 use crate::compile::portable::PortablePaths;
 use crate::compile::quiet_stdout::QuietStdout;
+use crate::compile::target_check;
 use crate::compile::worker::Compilers;
 use crate::compile::{Context, JobOutput, compile_job, compiler_identity, current_key, glslc_identity, slang_identity};
 use crate::error::Diagnostic;
 use crate::error::Error;
-use crate::options::Language;
+use crate::options::{Language, Target};
 use crate::output::emit::{self, Directives};
 use crate::output::report::{FailedShader, Report};
 use crate::pack::artifacts::{Built, build_artifacts};
@@ -149,6 +150,12 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
                 diagnostics.extend(errors);
             }
         }
+    }
+    // A Vulkan device of the target's version refuses newer modules (a
+    // wgpu target hands SPIR-V to naga, which takes any version).
+    if plan.packing.target == Target::Vulkan {
+        let compiled = modules.iter().map(|built| (built.module.name.as_str(), built.module.spirv.as_slice()));
+        report.warnings.extend(target_check::newer_than_target(compiled, plan.settings.target_env));
     }
     // Idle workers end here, unless packing translates to WGSL in them.
     let compilers = if plan.packing.target.may_ship_wgsl() && (diagnostics.is_empty() || plan.keep_going) {

@@ -197,10 +197,33 @@ pub(crate) fn default_cache_dir(out_dir: &Path) -> PathBuf {
     if let Some(target) = out_dir.ancestors().find(|dir| dir.join("CACHEDIR.TAG").is_file()) {
         return target.join("smolv-cache");
     }
-    if let Ok(metadata) = cargo_metadata::MetadataCommand::new().no_deps().exec() {
-        return metadata.target_directory.into_std_path_buf().join("smolv-cache");
+    if let Some(target) = cargo_target_dir() {
+        return target.join("smolv-cache");
     }
     out_dir.join("smolv-cache")
+}
+
+/// Cargo's target directory for the current directory's workspace, from
+/// `cargo metadata` (`$CARGO`, else `cargo` on `PATH`); `None` outside a
+/// workspace or without Cargo. One field of its JSON: the
+/// `cargo_metadata` crate would add four packages to every build that
+/// depends on smolv-build, for this fallback alone.
+fn cargo_target_dir() -> Option<PathBuf> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = std::process::Command::new(cargo)
+        .args(["metadata", "--format-version", "1", "--no-deps"])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    if !output.status.success() {
+        return None;
+    }
+    #[derive(serde::Deserialize)]
+    struct Metadata {
+        target_directory: PathBuf,
+    }
+    serde_json::from_slice::<Metadata>(&output.stdout).ok().map(|metadata| metadata.target_directory)
 }
 
 /// The cache directory builds use outside a build script:
@@ -460,6 +483,17 @@ impl<'a> BodyReader<'a> {
 mod tests {
     use super::key::SMOLV_BUILD_IDENTITY;
     use super::*;
+
+    #[test]
+    fn cargo_metadata_names_this_workspace_s_target_directory() {
+        // `cargo test` runs in the crate's directory, with `CARGO` set.
+        let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let expected = match std::env::var_os("CARGO_TARGET_DIR").filter(|dir| !dir.is_empty()) {
+            Some(dir) => workspace.join(dir),
+            None => workspace.join("target"),
+        };
+        assert_eq!(cargo_target_dir(), Some(expected));
+    }
 
     #[test]
     fn entries_round_trip_and_corruption_is_a_miss() {

@@ -5,8 +5,9 @@
 //! guards around in-process compilers: worker processes that a crash ends
 //! instead of the build (`worker`), their chatter kept off a build
 //! script's stdout (`quiet_stdout`), and the log of a failed build
-//! (`build_log`). For wgpu targets, `translate` turns SPIR-V into
-//! minified WGSL with naga, in the same workers.
+//! (`build_log`). `target_check` words the warning for modules newer
+//! than the target environment takes. For wgpu targets, `translate` turns
+//! SPIR-V into minified WGSL with naga, in the same workers.
 //!
 //! It reads what to build (`options`, `settings`) and the jobs (`source`);
 //! it never reads the later stages.
@@ -17,6 +18,7 @@ mod job;
 pub(crate) mod optimize;
 pub(crate) mod portable;
 pub(crate) mod quiet_stdout;
+pub(crate) mod target_check;
 pub(crate) mod tool;
 pub(crate) mod translate;
 pub(crate) mod worker;
