@@ -1,5 +1,6 @@
 # Sourced by the bench scripts: a throwaway crate over smolv, outside the
-# workspace, whose build script compiles a shader directory.
+# workspace, whose build script compiles a shader directory; and
+# SHADERC_LIB_DIR exported (below).
 
 # write_smolv_crate DIR NAME CHECKOUT SHADERS: DIR/Cargo.toml (package NAME,
 # path dependencies on the smolv checkout CHECKOUT, a workspace of its
@@ -32,8 +33,10 @@ RUST
 }
 
 # The merged static shaderc that `scripts/setup.sh` makes, unless the shell
-# already names one: shaderc-sys reads SHADERC_LIB_DIR only when it is
-# first built, so a crate built without it keeps failing to link.
+# already names one. The checkout's .cargo/config.toml sets it for crates
+# below the checkout (the default SMOLV_BENCH_DIR); a SMOLV_BENCH_DIR
+# elsewhere needs it here. shaderc-sys reads it only when first built, so
+# a crate built without it keeps failing to link.
 if [ -z "${SHADERC_LIB_DIR:-}" ] && [ -f "$root/target/shaderc/libshaderc_combined.a" ]; then
   export SHADERC_LIB_DIR="$root/target/shaderc"
 fi

@@ -154,7 +154,11 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     // A Vulkan device of the target's version refuses newer modules (a
     // wgpu target hands SPIR-V to naga, which takes any version).
     if plan.packing.target == Target::Vulkan {
-        let compiled = modules.iter().map(|built| (built.module.name.as_str(), built.module.spirv.as_slice()));
+        let compiled = modules.iter().map(|built| target_check::Checked {
+            name: &built.module.name,
+            language: built.job.language,
+            spirv: &built.module.spirv,
+        });
         report.warnings.extend(target_check::newer_than_target(compiled, plan.settings.target_env));
     }
     // Idle workers end here, unless packing translates to WGSL in them.

@@ -488,9 +488,9 @@ fn slang_modules_are_spirv_1_3_at_least_and_optimized_for_vulkan_1_1() {
     assert_eq!(report.warnings.len(), 1, "{:?}", report.warnings);
     assert!(
         report.warnings[0].starts_with(
-            "2 modules are SPIR-V up to 1.3 (triangle.slang#fs_main, triangle.slang#vs_main), newer than the \
-             target vulkan1.0 takes (SPIR-V 1.0)"
-        ) && report.warnings[0].contains("`Config::target_env(TargetEnv::Vulkan1_1)`, or `--target-env vulkan1.1`"),
+            "2 modules (triangle.slang#fs_main, triangle.slang#vs_main) are SPIR-V 1.3, newer than the target \
+             vulkan1.0 takes (SPIR-V 1.0): a Vulkan 1.0 device refuses them (Slang emits SPIR-V 1.3 at least)"
+        ) && report.warnings[0].ends_with("`Config::target_env(TargetEnv::Vulkan1_1)`, or `--target-env vulkan1.1`"),
         "{}",
         report.warnings[0]
     );
@@ -502,6 +502,35 @@ fn slang_modules_are_spirv_1_3_at_least_and_optimized_for_vulkan_1_1() {
     assert!(report.warnings.is_empty(), "Vulkan 1.1 takes SPIR-V 1.3: {:?}", report.warnings);
     config(dir.path()).target_env(smolv_build::TargetEnv::Vulkan1_3).try_compile().unwrap();
     assert_eq!(version_word(dir.path(), "triangle.slang#vs_main"), 0x0001_0600, "a higher target still rises");
+}
+
+#[test]
+fn a_precompiled_module_newer_than_the_target_is_named_in_one_warning_on_every_build() {
+    // A SPIR-V 1.5 module: GLSL built for Vulkan 1.2, then taken as a ready `.spv`.
+    let built = tree(&[("shaders/lit.frag", GLSL_FRAGMENT)]);
+    config(built.path()).target_env(smolv_build::TargetEnv::Vulkan1_2).try_compile().unwrap();
+    let (path, words) = module_spirv(built.path(), "lit.frag");
+    assert_eq!(words[1], 0x0001_0500);
+    let dir = tree(&[("shaders/plain.frag", GLSL_FRAGMENT)]);
+    std::fs::copy(&path, dir.path().join("shaders/lit.spv")).unwrap();
+
+    for build in ["compiled", "from the cache"] {
+        let report = config(dir.path()).try_compile().unwrap();
+        assert_eq!(report.warnings.len(), 1, "{build}: {:?}", report.warnings);
+        let warning = &report.warnings[0];
+        assert!(
+            warning.starts_with("lit.spv is SPIR-V 1.5, newer than the target vulkan1.0 takes (SPIR-V 1.0)")
+                && warning
+                    .contains("a precompiled .spv keeps the version it was built for (or rebuild it for SPIR-V 1.0)")
+                && warning.ends_with("`Config::target_env(TargetEnv::Vulkan1_2)`, or `--target-env vulkan1.2`"),
+            "{build}: {warning}"
+        );
+    }
+    // A target that takes it, and a wgpu target (naga reads any version), say nothing.
+    let report = config(dir.path()).target_env(smolv_build::TargetEnv::Vulkan1_2).try_compile().unwrap();
+    assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    let report = config(dir.path()).for_wgpu_shipping(false).try_compile().unwrap();
+    assert!(report.warnings.is_empty(), "{:?}", report.warnings);
 }
 
 #[test]

@@ -3,53 +3,82 @@
 //! but a device of the target's Vulkan version refuses them, and the
 //! Vulkan layer refuses them at pipeline creation; the build says so first.
 
-use crate::options::TargetEnv;
+use crate::options::{Language, TargetEnv};
 
 /// Modules listed by name in the warning, before "and N more".
 const NAMED: usize = 4;
 
-/// One warning for every module in `modules` (name, SPIR-V words) whose
-/// version `env` does not take, naming them in name order, or `None` when
-/// there is none.
+/// One module as the check sees it.
+pub(crate) struct Checked<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) language: Language,
+    pub(crate) spirv: &'a [u32],
+}
+
+/// One warning naming every module in `modules` whose SPIR-V version `env`
+/// does not take, in name order, or `None` when there is none.
 ///
-/// The warning names the SPIR-V version, the environment those modules
-/// need, and how to raise the target.
-pub(crate) fn newer_than_target<'a>(
-    modules: impl IntoIterator<Item = (&'a str, &'a [u32])>,
-    env: TargetEnv,
-) -> Option<String> {
-    let mut newest = 0;
-    let mut names = Vec::new();
-    for (name, spirv) in modules {
-        let version = spirv.get(1).copied().unwrap_or(0);
-        if TargetEnv::Vulkan1_0.accepting(version) > env {
-            newest = newest.max(version);
-            names.push(name);
-        }
-    }
-    names.sort_unstable();
-    let (first, count) = (*names.first()?, names.len());
+/// The warning says which version they are, the environment they need,
+/// why they came out newer (Slang's floor, a precompiled file), and how
+/// to raise the target.
+pub(crate) fn newer_than_target<'a>(modules: impl IntoIterator<Item = Checked<'a>>, env: TargetEnv) -> Option<String> {
+    let mut newer: Vec<(&str, Language, u32)> = modules
+        .into_iter()
+        .map(|module| (module.name, module.language, module.spirv.get(1).copied().unwrap_or(0)))
+        .filter(|&(_, _, version)| TargetEnv::Vulkan1_0.accepting(version) > env)
+        .collect();
+    newer.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    let &(first, _, _) = newer.first()?;
+    let count = newer.len();
+    let newest = newer.iter().map(|&(_, _, version)| version).max().unwrap_or(0);
+    let oldest = newer.iter().map(|&(_, _, version)| version).min().unwrap_or(0);
     let needed = TargetEnv::Vulkan1_0.accepting(newest);
-    let (target_major, target_minor) = env.default_spirv_version().major_minor();
-    let mut listed = names.iter().take(NAMED).copied().collect::<Vec<_>>().join(", ");
-    if count > NAMED {
-        listed.push_str(&format!(" and {} more", count - NAMED));
+
+    let modules = if count == 1 {
+        format!("{first} is")
+    } else {
+        let mut names = newer.iter().take(NAMED).map(|&(name, _, _)| name).collect::<Vec<_>>().join(", ");
+        if count > NAMED {
+            names.push_str(&format!(" and {} more", count - NAMED));
+        }
+        format!("{count} modules ({names}) are")
+    };
+    let versions = if oldest == newest {
+        format!("SPIR-V {}", version_name(newest))
+    } else {
+        format!("SPIR-V {} to {}", version_name(oldest), version_name(newest))
+    };
+    let (major, minor) = env.default_spirv_version().major_minor();
+    let (target, takes) = (env.name(), format!("{major}.{minor}"));
+    let (device, needed_device) = (device_name(env), device_name(needed));
+    let them = if count == 1 { "it" } else { "them" };
+    let mut why = Vec::new();
+    if newer.iter().any(|&(_, language, _)| language == Language::Slang) {
+        why.push("Slang emits SPIR-V 1.3 at least".to_owned());
     }
-    let which = if count == 1 { format!("{first} is") } else { format!("{count} modules are") };
-    let list = if count == 1 { String::new() } else { format!(" ({listed})") };
+    if newer.iter().any(|&(_, language, _)| language == Language::Spirv) {
+        why.push(format!("a precompiled .spv keeps the version it was built for (or rebuild it for SPIR-V {takes})"));
+    }
+    if newer.iter().any(|&(_, language, _)| !matches!(language, Language::Slang | Language::Spirv)) {
+        why.push("its compiler was asked for a newer version".to_owned());
+    }
+    let why = why.join("; ");
     Some(format!(
-        "{which} SPIR-V up to {}.{}{list}, newer than the target {} takes (SPIR-V {target_major}.{target_minor}): \
-         a {} device refuses {}. Slang emits SPIR-V 1.3 at least, and a precompiled .spv keeps its version. If \
-         the application creates a {} instance, say so: `Config::target_env(TargetEnv::{:?})`, or `--target-env {}`",
-        newest >> 16 & 0xff,
-        newest >> 8 & 0xff,
-        env.name(),
-        env.name().replace("vulkan", "Vulkan "),
-        if count == 1 { "it" } else { "them" },
-        needed.name().replace("vulkan", "Vulkan "),
-        needed,
-        needed.name(),
+        "{modules} {versions}, newer than the target {target} takes (SPIR-V {takes}): a {device} device refuses \
+         {them} ({why}). If the application creates a {needed_device} instance or newer, say so: \
+         `Config::target_env(TargetEnv::{needed:?})`, or `--target-env {needed_name}`",
+        needed_name = needed.name(),
     ))
+}
+
+/// `1.3` for the version word `0x0001_0300`.
+fn version_name(word: u32) -> String {
+    format!("{}.{}", (word >> 16) & 0xff, (word >> 8) & 0xff)
+}
+
+/// `Vulkan 1.1` for [`TargetEnv::Vulkan1_1`].
+fn device_name(env: TargetEnv) -> String {
+    env.name().replace("vulkan", "Vulkan ")
 }
 
 #[cfg(test)]
@@ -60,38 +89,51 @@ mod tests {
         vec![0x0723_0203, major << 16 | minor << 8, 0, 1, 0]
     }
 
+    fn checked<'a>(name: &'a str, language: Language, spirv: &'a [u32]) -> Checked<'a> {
+        Checked { name, language, spirv }
+    }
+
     #[test]
     fn modules_the_target_takes_need_no_word() {
         let (old, new) = (module(1, 0), module(1, 3));
-        assert_eq!(newer_than_target([("a.vert", &old[..])], TargetEnv::Vulkan1_0), None);
-        assert_eq!(newer_than_target([("a.vert", &new[..])], TargetEnv::Vulkan1_1), None);
+        assert_eq!(newer_than_target([checked("a.vert", Language::Glsl, &old)], TargetEnv::Vulkan1_0), None);
+        assert_eq!(newer_than_target([checked("a.slang#vs", Language::Slang, &new)], TargetEnv::Vulkan1_1), None);
         assert_eq!(newer_than_target([], TargetEnv::Vulkan1_0), None);
     }
 
     #[test]
-    fn one_newer_module_is_named_with_the_target_it_needs() {
+    fn one_slang_module_is_named_with_the_target_it_needs() {
         let new = module(1, 3);
-        let warning = newer_than_target([("tri.slang#vs_main", &new[..])], TargetEnv::Vulkan1_0).unwrap();
-        assert!(warning.starts_with("tri.slang#vs_main is SPIR-V up to 1.3, newer than the target vulkan1.0 takes"));
-        assert!(warning.contains("a Vulkan 1.0 device refuses it"), "{warning}");
-        assert!(warning.contains("`Config::target_env(TargetEnv::Vulkan1_1)`, or `--target-env vulkan1.1`"));
+        let warning =
+            newer_than_target([checked("tri.slang#vs_main", Language::Slang, &new)], TargetEnv::Vulkan1_0).unwrap();
+        assert_eq!(
+            warning,
+            "tri.slang#vs_main is SPIR-V 1.3, newer than the target vulkan1.0 takes (SPIR-V 1.0): a Vulkan 1.0 \
+             device refuses it (Slang emits SPIR-V 1.3 at least). If the application creates a Vulkan 1.1 \
+             instance or newer, say so: `Config::target_env(TargetEnv::Vulkan1_1)`, or `--target-env vulkan1.1`"
+        );
     }
 
     #[test]
-    fn many_are_counted_and_the_newest_sets_the_target() {
+    fn many_are_counted_in_name_order_and_the_newest_sets_the_target() {
         let (old, v13, v15) = (module(1, 0), module(1, 3), module(1, 5));
         let modules = [
-            ("a", &v13[..]),
-            ("b", &old[..]),
-            ("c", &v15[..]),
-            ("d", &v13[..]),
-            ("e", &v13[..]),
-            ("f", &v13[..]),
-            ("g", &v13[..]),
+            checked("g", Language::Slang, &v13),
+            checked("b", Language::Glsl, &old),
+            checked("c.spv", Language::Spirv, &v15),
+            checked("a", Language::Slang, &v13),
+            checked("d", Language::Slang, &v13),
+            checked("e", Language::Slang, &v13),
+            checked("f", Language::Slang, &v13),
         ];
         let warning = newer_than_target(modules, TargetEnv::Vulkan1_0).unwrap();
-        assert!(warning.starts_with("6 modules are SPIR-V up to 1.5 (a, c, d, e and 2 more), newer"), "{warning}");
-        assert!(warning.contains("TargetEnv::Vulkan1_2"), "{warning}");
-        assert!(warning.contains("refuses them"), "{warning}");
+        assert!(
+            warning.starts_with("6 modules (a, c.spv, d, e and 2 more) are SPIR-V 1.3 to 1.5, newer than the target"),
+            "{warning}"
+        );
+        assert!(warning.contains("refuses them (Slang emits SPIR-V 1.3 at least; a precompiled .spv keeps"));
+        assert!(warning.contains("(or rebuild it for SPIR-V 1.0)"), "{warning}");
+        assert!(warning.contains("a Vulkan 1.2 instance or newer"), "{warning}");
+        assert!(warning.ends_with("`Config::target_env(TargetEnv::Vulkan1_2)`, or `--target-env vulkan1.2`"));
     }
 }

@@ -342,7 +342,9 @@ pub struct Report {
     /// Time spent in remote-cache requests, summed over worker threads.
     #[serde(default)]
     pub remote_seconds: f64,
-    /// Warnings from compilers and the optimizer.
+    /// Warnings: the compilers' and the optimizer's, modules newer than the
+    /// target environment takes, and a wgpu target's modules that ship as
+    /// SPIR-V.
     pub warnings: Vec<String>,
     /// Shaders that failed, with [`Config::keep_going`](crate::Config::keep_going);
     /// otherwise a failure is an [`Error`](crate::Error) instead.
