@@ -68,7 +68,10 @@ pub(crate) fn write_artifacts(
         write(&dir.join(name), bytes)?;
         keep.push(dir.join(name));
     }
-    let manifest = serde_json::to_vec_pretty(&artifacts.manifest).map_err(|e| Error::Internal(e.to_string()))?;
+    // Compact: the macros parse it, unoptimized, on every build of the
+    // crate, and indentation would make half of it (`jq . manifest.json`
+    // shows it indented).
+    let manifest = serde_json::to_vec(&artifacts.manifest).map_err(|e| Error::Internal(e.to_string()))?;
     write(&dir.join(MANIFEST_FILE), &manifest)?;
     keep.push(dir.join(MANIFEST_FILE));
     remove_stale(&dir, &keep);
