@@ -67,11 +67,9 @@ use worker::{Job, Workers};
 /// // An instance with the validation layer, and a device with Vulkan 1.3
 /// // dynamic rendering (and graphics pipeline libraries where the driver has them).
 /// let gpu = gpu::Gpu::new()?;
-/// let options = PipelineOptions {
-///     graphics_pipeline_library: gpu.graphics_pipeline_library,
-///     api_version: gpu.api_version,
-///     ..PipelineOptions::default()
-/// };
+/// let options = PipelineOptions::new()
+///     .graphics_pipeline_library(gpu.graphics_pipeline_library)
+///     .api_version(gpu.api_version);
 /// // SAFETY: the device has dynamic rendering (and the pipeline-library
 /// // extensions where `options` says so), and outlives the manager, which is
 /// // dropped after the device is idle (`draw` and `dispatch` wait).
@@ -210,7 +208,7 @@ impl PipelineManager {
     /// # Errors
     /// See [`LayoutCache::program`].
     pub fn program_layout(&self, vertex: &Stage<'_>, fragment: &Stage<'_>) -> Result<ProgramLayout, VulkanError> {
-        let options = LayoutOptions { independent_sets: self.uses_libraries(), ..LayoutOptions::default() };
+        let options = LayoutOptions::new().independent_sets(self.uses_libraries());
         self.layouts.program(&[vertex.reflection, fragment.reflection], &options)
     }
 
@@ -273,7 +271,7 @@ impl PipelineManager {
     /// use smolv_runtime::vulkan::{DeviceFeatures, GraphicsProgram, GraphicsState, PipelineOptions};
     /// // The manager was made with the features given to vkCreateDevice:
     /// let enabled = vk::PhysicalDeviceFeatures::default().geometry_shader(true);
-    /// let options = PipelineOptions { features: DeviceFeatures::from_enabled(&enabled), ..PipelineOptions::default() };
+    /// let options = PipelineOptions::new().features(DeviceFeatures::from_enabled(&enabled));
     /// # let _ = options;
     /// let program = GraphicsProgram { geometry: Some(geometry), ..GraphicsProgram::new(vertex, fragment) };
     /// // SAFETY: valid modules described by their reflections; a state the device supports.
@@ -343,7 +341,7 @@ impl PipelineManager {
     /// # Errors
     /// See [`LayoutCache::program`].
     pub fn graphics_program_layout(&self, program: &GraphicsProgram<'_>) -> Result<ProgramLayout, VulkanError> {
-        let options = LayoutOptions { independent_sets: self.uses_libraries(), ..LayoutOptions::default() };
+        let options = LayoutOptions::new().independent_sets(self.uses_libraries());
         let reflections: Vec<&Reflection> = program.stages().iter().map(|(_, s)| s.reflection).collect();
         self.layouts.program(&reflections, &options)
     }
@@ -433,8 +431,7 @@ impl PipelineManager {
     /// # Errors
     /// See [`LayoutCache::program`].
     pub fn compute_layout(&self, stage: &Stage<'_>) -> Result<ProgramLayout, VulkanError> {
-        self.layouts
-            .program(&[stage.reflection], &LayoutOptions { independent_sets: false, ..LayoutOptions::default() })
+        self.layouts.program(&[stage.reflection], &LayoutOptions::new().independent_sets(false))
     }
 
     /// The compute pipeline of `stage`, created now on this thread (or
