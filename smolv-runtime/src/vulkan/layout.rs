@@ -140,7 +140,7 @@ pub struct ProgramLayout {
     pub pipeline_layout: vk::PipelineLayout,
     /// Per stage: the pipeline layout of a library holding just that stage,
     /// with the other stages' sets left `VK_NULL_HANDLE` (empty without
-    /// [`LayoutOptions::independent_sets`]).
+    /// [`LayoutOptions::independent_sets`](LayoutOptions#structfield.independent_sets)).
     pub stage_layouts: Vec<(vk::ShaderStageFlags, vk::PipelineLayout)>,
 }
 

@@ -141,11 +141,11 @@ impl PipelineManager {
     /// # Safety
     /// - `device` must be a valid device with Vulkan 1.3 dynamic rendering
     ///   enabled, and `limits` the limits of its physical device (or lower).
-    ///   With [`PipelineOptions::graphics_pipeline_library`] (the default)
+    ///   With [`PipelineOptions::graphics_pipeline_library`](PipelineOptions#structfield.graphics_pipeline_library) (the default)
     ///   it must also have VK_KHR_pipeline_library and
     ///   VK_EXT_graphics_pipeline_library with the `graphicsPipelineLibrary`
     ///   feature enabled.
-    /// - [`PipelineOptions::api_version`] must not be above the Vulkan
+    /// - [`PipelineOptions::api_version`](PipelineOptions#structfield.api_version) must not be above the Vulkan
     ///   version the device was created for.
     /// - `cache` must be null or a pipeline cache of `device` that stays
     ///   valid until the manager is dropped (background workers use it).
@@ -222,9 +222,9 @@ impl PipelineManager {
     /// # Errors
     /// Layout errors, spec-constant values that do not fit their
     /// constants, [`VulkanError::SpirvVersionUnsupported`] for a module
-    /// newer than [`PipelineOptions::api_version`] takes,
+    /// newer than [`PipelineOptions::api_version`](PipelineOptions#structfield.api_version) takes,
     /// [`VulkanError::FeatureNotEnabled`] for a module whose `OpCapability`
-    /// or `OpExtension` needs what [`PipelineOptions::features`] lacks (see
+    /// or `OpExtension` needs what [`PipelineOptions::features`](PipelineOptions#structfield.features) lacks (see
     /// [`capabilities`](crate::vulkan::capabilities)), and failing Vulkan calls.
     ///
     /// # Safety
@@ -254,7 +254,7 @@ impl PipelineManager {
     /// # Errors
     /// As [`get_pipeline`](Self::get_pipeline), and
     /// [`VulkanError::FeatureNotEnabled`] for state or stages that need a
-    /// feature missing from [`PipelineOptions::features`],
+    /// feature missing from [`PipelineOptions::features`](PipelineOptions#structfield.features),
     /// [`VulkanError::WrongStage`] for a stage in the wrong place,
     /// [`VulkanError::BlendCount`], [`VulkanError::DynamicStateUnsupported`],
     /// [`VulkanError::PatchTopology`], [`VulkanError::VertexInputFormat`],
@@ -437,7 +437,7 @@ impl PipelineManager {
     /// The compute pipeline of `stage`, created now on this thread (or
     /// found: the same stage gives the same slot). Its layout comes from
     /// the reflection, its spec constants are folded in ahead when
-    /// [`PipelineOptions::specialize_ahead`] says so, and it goes through
+    /// [`PipelineOptions::specialize_ahead`](PipelineOptions#structfield.specialize_ahead) says so, and it goes through
     /// the manager's pipeline cache. See the [example](Self#example).
     ///
     /// # Errors
