@@ -147,7 +147,7 @@ fn main() {
         unsafe { PipelineManager::new(gpu.device.clone(), vk::PipelineCache::null(), &gpu.limits, options) }
     };
     let libraries = manager(PipelineOptions::default());
-    let monolithic = manager(PipelineOptions { force_monolithic: true, ..PipelineOptions::default() });
+    let monolithic = manager(PipelineOptions::new().force_monolithic(true));
     // SAFETY (every `get_pipeline` and `preload_fragment` below): the
     // modules come from glslangValidator, the reflections above describe
     // them, and the state is the default RGBA8 one.

@@ -75,11 +75,7 @@ impl Modules {
 }
 
 fn manager(gpu: &Gpu, features: DeviceFeatures) -> PipelineManager {
-    let options = PipelineOptions {
-        graphics_pipeline_library: gpu.graphics_pipeline_library,
-        features,
-        ..PipelineOptions::default()
-    };
+    let options = PipelineOptions::new().graphics_pipeline_library(gpu.graphics_pipeline_library).features(features);
     // SAFETY: `Gpu` enables dynamic rendering (and graphics pipeline
     // libraries where `options` says so) and the features in `gpu.features`;
     // each test drops its manager, after its renders (which wait), before the device.

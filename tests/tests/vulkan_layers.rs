@@ -81,7 +81,7 @@ fn the_bindless_set_sits_at_its_fixed_index() {
         let (vertex, fragment) = program();
         // lavapipe 22.3 has no descriptor indexing, so a plain array here.
         let bindless = BindlessSet { max_descriptors: 16, descriptor_indexing: false, ..BindlessSet::default() };
-        let options = LayoutOptions { bindless: Some(bindless), ..LayoutOptions::default() };
+        let options = LayoutOptions::new().bindless(bindless);
         let layout = cache.program(&[&vertex, &fragment], &options).unwrap();
         assert_eq!(layout.set_layouts.len(), 4, "sets 0, 1, an empty 2 and the bindless 3");
         let mut taken = Reflection::new(ShaderStage::Fragment, "main");
@@ -187,7 +187,7 @@ fn hostile_set_numbers_descriptor_counts_and_push_constants_are_errors() {
         );
 
         let bindless = BindlessSet { set: u32::MAX, descriptor_indexing: false, ..BindlessSet::default() };
-        let options = LayoutOptions { bindless: Some(bindless), ..LayoutOptions::default() };
+        let options = LayoutOptions::new().bindless(bindless);
         let err = cache.program(&[&last], &options).unwrap_err();
         assert!(matches!(err, VulkanError::SetOutOfRange { set: u32::MAX, .. }), "{err}");
 
@@ -237,7 +237,7 @@ fn push_constant_blocks_ending_in_16_bit_members_get_ranges_of_whole_words() {
             stages: ShaderStage::Fragment.vk_stage_flag(),
         });
         for independent_sets in [false, true] {
-            let options = LayoutOptions { independent_sets, ..LayoutOptions::default() };
+            let options = LayoutOptions::new().independent_sets(independent_sets);
             let layout = cache.program(&[&vertex, &fragment], &options).unwrap();
             let range = layout.push_constants[0];
             assert_eq!((range.offset, range.size), (0, 20), "independent sets: {independent_sets}");
@@ -256,7 +256,7 @@ fn monolithic_programs_get_plain_layouts() {
     {
         let cache = layout_cache(&gpu);
         let (vertex, fragment) = program();
-        let options = LayoutOptions { independent_sets: false, ..LayoutOptions::default() };
+        let options = LayoutOptions::new().independent_sets(false);
         let plain = cache.program(&[&vertex, &fragment], &options).unwrap();
         assert!(plain.stage_layouts.is_empty());
         let separable = cache.program(&[&vertex, &fragment], &LayoutOptions::default()).unwrap();

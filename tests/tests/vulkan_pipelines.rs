@@ -189,11 +189,7 @@ fn fast_link_optimized_link_and_monolithic_pipelines_render_the_same() {
     {
         let libraries = manager(&gpu, vk::PipelineCache::null(), PipelineOptions::default());
         assert!(libraries.uses_libraries());
-        let monolithic = manager(
-            &gpu,
-            vk::PipelineCache::null(),
-            PipelineOptions { force_monolithic: true, ..PipelineOptions::default() },
-        );
+        let monolithic = manager(&gpu, vk::PipelineCache::null(), PipelineOptions::new().force_monolithic(true));
         assert!(!monolithic.uses_libraries());
         for invert in [false, true] {
             let values = [(0, Value::Bool(invert))];
@@ -241,11 +237,8 @@ fn specializing_ahead_renders_like_driver_specialization() {
     let values = [(0, Value::Bool(true))];
     let mut images = Vec::new();
     for specialize_ahead in [false, true] {
-        let manager = manager(
-            &gpu,
-            vk::PipelineCache::null(),
-            PipelineOptions { specialize_ahead, ..PipelineOptions::default() },
-        );
+        let manager =
+            manager(&gpu, vk::PipelineCache::null(), PipelineOptions::new().specialize_ahead(specialize_ahead));
         let vertex = stage(&vertex_shader, &[]);
         let fragment = stage(&fragment_shader, &values);
         let slot = pipeline(&manager, &vertex, &fragment, &GraphicsState::default()).unwrap();
@@ -287,7 +280,7 @@ fn modules_that_differ_in_a_word_get_their_own_pipelines() {
     let b_code = &with_constant_changed(a_code, 0.5, 0.25);
     assert_eq!(a_code.iter().zip(b_code).filter(|(a, b)| a != b).count(), 1, "one word apart");
     let tints = [[1.0; 4], [1.0; 4]];
-    for options in [PipelineOptions::default(), PipelineOptions { force_monolithic: true, ..Default::default() }] {
+    for options in [PipelineOptions::default(), PipelineOptions::new().force_monolithic(true)] {
         let manager = manager(&gpu, vk::PipelineCache::null(), options);
         let vertex = stage(&vertex_shader, &[]);
         // Both with the same reflection: only the code tells them apart.
@@ -330,11 +323,8 @@ fn threads_racing_for_one_pipeline_share_one_slot_and_leak_nothing() {
     const THREADS: usize = 4;
     for force_monolithic in [false, true] {
         for round in 0..3 {
-            let manager = manager(
-                &gpu,
-                vk::PipelineCache::null(),
-                PipelineOptions { force_monolithic, ..PipelineOptions::default() },
-            );
+            let manager =
+                manager(&gpu, vk::PipelineCache::null(), PipelineOptions::new().force_monolithic(force_monolithic));
             let values = [(0, Value::Bool(round % 2 == 1))];
             let start = Barrier::new(THREADS);
             let slots: Vec<Arc<PipelineSlot>> = std::thread::scope(|scope| {

@@ -59,11 +59,9 @@ fn modules() -> [Module; 3] {
 
 /// A manager on the device whose pipeline creation a test can make fail.
 fn manager(gpu: &Gpu, force_monolithic: bool) -> PipelineManager {
-    let options = PipelineOptions {
-        graphics_pipeline_library: gpu.graphics_pipeline_library,
-        force_monolithic,
-        ..PipelineOptions::default()
-    };
+    let options = PipelineOptions::new()
+        .graphics_pipeline_library(gpu.graphics_pipeline_library)
+        .force_monolithic(force_monolithic);
     // SAFETY: `Gpu` enables dynamic rendering and, where `options` says
     // so, graphics pipeline libraries; each test drops the manager (after
     // `draw`, which waits for the queue) before the device.

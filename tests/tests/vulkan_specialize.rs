@@ -85,13 +85,13 @@ fn shaders() -> (Vec<u32>, Vec<u32>) {
 /// Renders a full-screen triangle with a monolithic pipeline (the driver's
 /// own specialization path) and reads the pixels back.
 fn render(gpu: &Gpu, vertex: &Stage<'_>, fragment: &Stage<'_>) -> Vec<u8> {
-    render_with(gpu, vertex, fragment, PipelineOptions { force_monolithic: true, ..PipelineOptions::default() })
+    render_with(gpu, vertex, fragment, PipelineOptions::new().force_monolithic(true))
 }
 
 fn render_with(gpu: &Gpu, vertex: &Stage<'_>, fragment: &Stage<'_>, options: PipelineOptions) -> Vec<u8> {
     // The 64-bit constants' shaders declare Float64 and Int64: the manager
     // builds them only when told the device has those features enabled.
-    let options = PipelineOptions { features: DeviceFeatures::from_enabled(&gpu.features), ..options };
+    let options = options.features(DeviceFeatures::from_enabled(&gpu.features));
     // SAFETY: `Gpu` enables what the manager needs, and the manager is
     // dropped here, after `draw` waited for the queue.
     let manager =
@@ -184,9 +184,9 @@ fn sixty_four_bit_spec_constants_reach_the_shader_whole() {
     let wide_stage = Stage { spirv: wide, reflection: wide_reflection, specialization: &values };
     let mut images = Vec::new();
     for options in [
-        PipelineOptions { force_monolithic: true, ..PipelineOptions::default() },
+        PipelineOptions::new().force_monolithic(true),
         PipelineOptions::default(),
-        PipelineOptions { specialize_ahead: true, ..PipelineOptions::default() },
+        PipelineOptions::new().specialize_ahead(true),
     ] {
         let image = render_with(&gpu, &vertex_stage, &wide_stage, options);
         let center = &image[((SIZE / 2) * SIZE * 4 + (SIZE / 2) * 4) as usize..][..4];

@@ -63,7 +63,7 @@ fn manager(gpu: &Gpu, options: PipelineOptions) -> PipelineManager {
 
 /// The options for a device created for Vulkan 1.0: no libraries.
 fn vulkan_1_0() -> PipelineOptions {
-    PipelineOptions { api_version: vk::API_VERSION_1_0, graphics_pipeline_library: false, ..PipelineOptions::default() }
+    PipelineOptions::new().api_version(vk::API_VERSION_1_0).graphics_pipeline_library(false)
 }
 
 fn assert_refused(result: Result<impl std::fmt::Debug, VulkanError>, stage: &str) {
@@ -125,8 +125,7 @@ fn a_spirv_1_5_module_on_a_vulkan_1_3_device_works() {
     let [compute, _, _] = modules(TargetEnv::Vulkan1_2);
     let gpu = Gpu::new();
     {
-        let options =
-            PipelineOptions { graphics_pipeline_library: gpu.graphics_pipeline_library, ..Default::default() };
+        let options = PipelineOptions::new().graphics_pipeline_library(gpu.graphics_pipeline_library);
         assert_eq!(options.api_version, vk::API_VERSION_1_3, "the default is the Vulkan the manager needs");
         let manager = manager(&gpu, options);
         // SAFETY: smolv-build's output, described by its reflection.

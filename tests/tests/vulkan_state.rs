@@ -127,7 +127,7 @@ fn manager(gpu: &Gpu, options: PipelineOptions) -> PipelineManager {
 }
 
 fn with_features(gpu: &Gpu) -> PipelineOptions {
-    PipelineOptions { features: DeviceFeatures::from_enabled(&gpu.features), ..PipelineOptions::default() }
+    PipelineOptions::new().features(DeviceFeatures::from_enabled(&gpu.features))
 }
 
 fn pipeline(
@@ -424,7 +424,7 @@ fn geometry_and_tessellation_stages_render_where_the_device_has_them() {
         [pixels[at], pixels[at + 1], pixels[at + 2]]
     };
     {
-        for options in [with_features(&gpu), PipelineOptions { force_monolithic: true, ..with_features(&gpu) }] {
+        for options in [with_features(&gpu), with_features(&gpu).force_monolithic(true)] {
             let manager = manager(&gpu, options);
             let plain = GraphicsProgram::new(modules.stage("index.vert", &[]), modules.stage("colored.frag", &[]));
             let slot = pipeline(&manager, &plain, &GraphicsState::default()).unwrap();

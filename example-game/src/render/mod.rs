@@ -122,19 +122,18 @@ impl Renderer {
             Some(path) => Some(unsafe { PipelineCacheFile::open(device.clone(), &context.properties, path) }?),
             None => None,
         };
-        let options = PipelineOptions {
-            graphics_pipeline_library: context.graphics_pipeline_library,
-            force_monolithic,
+        let options = PipelineOptions::new()
+            .graphics_pipeline_library(context.graphics_pipeline_library)
+            .force_monolithic(force_monolithic)
             // Fold spec constants (sprite shapes, post effects) into the
             // SPIR-V with smolv's specializer before the driver sees it.
-            specialize_ahead: true,
-            workers: 1,
+            .specialize_ahead(true)
+            .workers(1)
             // The game's state needs no optional feature.
-            features: DeviceFeatures::default(),
+            .features(DeviceFeatures::default())
             // The context creates a Vulkan 1.3 instance and device.
-            api_version: ash::vk::API_VERSION_1_3,
-            khr_spirv_1_4: false,
-        };
+            .api_version(ash::vk::API_VERSION_1_3)
+            .khr_spirv_1_4(false);
         // SAFETY: the context enables dynamic rendering, and the pipeline
         // library extensions whenever `graphics_pipeline_library` is set;
         // the cache outlives the manager (field order); the renderer is

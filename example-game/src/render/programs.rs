@@ -536,7 +536,7 @@ impl LoadTimings {
         timings.libraries = true;
         timings.fast_link = Some(self.built);
         timings.optimized = watcher.join().ok().flatten();
-        let monolithic = peer(PipelineOptions { force_monolithic: true, ..self.options });
+        let monolithic = peer(self.options.force_monolithic(true));
         let monolithic_times = time_each(&monolithic, shaders, post, output_format)?;
         timings.monolithic = monolithic_times.iter().sum();
         // A new material: its first pipeline shares the vertex-input and

@@ -470,9 +470,12 @@ pub struct Capability(pub u32);
 /// with offsets and strides, its blocks, spec constants, vertex inputs,
 /// workgroup size, and the capabilities and extensions it declares.
 ///
+/// Most come from [`Interface::from_spirv`]. To make one by hand, start
+/// from [`Interface::new`] (empty) and fill the fields:
+///
 /// ```
 /// use smolv_format::reflect::{Block, BlockKind, Capability, Interface, TypeDef};
-/// let mut interface = Interface::default();
+/// let mut interface = Interface::new();
 /// interface.types.push(TypeDef::new("Frame"));
 /// interface.blocks.push(Block { set: Some(0), binding: Some(0), ..Block::new(BlockKind::Uniform, 0) });
 /// interface.capabilities.push(Capability(1));
@@ -481,6 +484,7 @@ pub struct Capability(pub u32);
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct Interface {
     /// Every struct that a block holds, directly or nested, or that a
     /// `buffer_reference` points to. [`Type::Struct`] and [`Block::ty`]
@@ -504,6 +508,29 @@ pub struct Interface {
 }
 
 impl Interface {
+    /// An empty interface: no types, blocks, constants, inputs or
+    /// capabilities (the same as `Interface::default()`).
+    ///
+    /// ```
+    /// use smolv_format::reflect::Interface;
+    /// let interface = Interface::new();
+    /// assert!(interface.blocks.is_empty() && interface.workgroup_size.is_none());
+    /// assert_eq!(interface, Interface::default());
+    /// ```
+    #[must_use]
+    pub const fn new() -> Self {
+        Self {
+            types: Vec::new(),
+            blocks: Vec::new(),
+            spec_constants: Vec::new(),
+            vertex_inputs: Vec::new(),
+            workgroup_size: None,
+            capabilities: Vec::new(),
+            extensions: Vec::new(),
+            source_file: None,
+        }
+    }
+
     /// The names of [`capabilities`](Self::capabilities) this crate knows
     /// (see [`Capability::name`]).
     ///

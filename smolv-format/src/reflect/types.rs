@@ -405,8 +405,22 @@ pub struct InterfaceVariable {
 /// assert_eq!(Reflection::from_bytes(&reflection.to_bytes()?)?, reflection);
 /// # Ok::<(), smolv_format::reflect::ReflectionError>(())
 /// ```
+///
+/// It grows as reflection learns more, so it cannot be written as a
+/// struct literal outside this crate. To make one by hand, start from
+/// [`Reflection::new`] and fill the fields:
+///
+/// ```
+/// use smolv_format::reflect::{PushConstantRange, Reflection, ShaderStage};
+/// let mut reflection = Reflection::new(ShaderStage::Compute, "main");
+/// reflection.push_constants.push(PushConstantRange { offset: 0, size: 16, stages: ShaderStage::Compute.vk_stage_flag() });
+/// reflection.workgroup_size = Some([64, 1, 1]);
+/// assert_eq!(Reflection::from_bytes(&reflection.to_bytes()?)?, reflection);
+/// # Ok::<(), smolv_format::reflect::ReflectionError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct Reflection {
     /// The entry point's stage.
     pub stage: ShaderStage,

@@ -66,13 +66,11 @@ fn run() -> Result<String, Box<dyn Error>> {
 }
 
 fn draw_and_dispatch(gpu: &Gpu) -> Result<String, Box<dyn Error>> {
-    let options = PipelineOptions {
-        graphics_pipeline_library: gpu.graphics_pipeline_library,
+    let options = PipelineOptions::new()
+        .graphics_pipeline_library(gpu.graphics_pipeline_library)
         // The version the instance asked for: a module newer than it takes
         // is refused with `VulkanError::SpirvVersionUnsupported`.
-        api_version: gpu.api_version,
-        ..PipelineOptions::default()
-    };
+        .api_version(gpu.api_version);
     // SAFETY: the device has dynamic rendering, and the pipeline-library
     // extensions when `options` says so; it outlives the manager, which is
     // dropped at the end of this function, after every submission waited.

@@ -48,6 +48,15 @@ fn on(value: vk::Bool32) -> bool {
 }
 
 impl DeviceFeatures {
+    /// Nothing enabled: the same as `DeviceFeatures::default()`, usable in
+    /// `const` (for [`PipelineOptions::new`](super::PipelineOptions::new)).
+    pub(crate) const NONE: Self = Self {
+        features: 0,
+        extensions: 0,
+        subgroup_operations: vk::SubgroupFeatureFlags::empty(),
+        subgroup_stages: vk::ShaderStageFlags::empty(),
+    };
+
     /// The Vulkan 1.0 features of `enabled` (`VkDeviceCreateInfo::pEnabledFeatures`,
     /// or `VkPhysicalDeviceFeatures2::features`).
     ///

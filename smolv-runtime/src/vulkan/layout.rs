@@ -14,8 +14,8 @@ use crate::reflect::{DescriptorKind, Reflection};
 /// use smolv_runtime::reflect::DescriptorKind;
 /// use smolv_runtime::vulkan::{BindlessSet, LayoutOptions};
 /// let textures = BindlessSet { set: 3, kind: DescriptorKind::CombinedImageSampler, max_descriptors: 4096, descriptor_indexing: true };
-/// let options = LayoutOptions { bindless: Some(textures), ..LayoutOptions::default() };
-/// # let _ = options;
+/// let options = LayoutOptions::new().bindless(textures);
+/// assert_eq!(options.bindless, Some(textures));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BindlessSet {
@@ -37,15 +37,17 @@ impl Default for BindlessSet {
     }
 }
 
-/// How program layouts are built.
+/// How program layouts are built. Start from [`new`](Self::new) (the
+/// defaults) and change what differs with the setters:
 ///
 /// ```
 /// use smolv_runtime::vulkan::LayoutOptions;
 /// // Plain layouts, for monolithic pipelines only.
-/// let options = LayoutOptions { independent_sets: false, ..LayoutOptions::default() };
+/// let options = LayoutOptions::new().independent_sets(false);
 /// assert!(options.bindless.is_none());
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct LayoutOptions {
     /// Add a bindless set.
     pub bindless: Option<BindlessSet>,
@@ -56,9 +58,50 @@ pub struct LayoutOptions {
     pub independent_sets: bool,
 }
 
+impl LayoutOptions {
+    /// The defaults: no bindless set, independent sets on.
+    ///
+    /// ```
+    /// use smolv_runtime::vulkan::LayoutOptions;
+    /// let options = LayoutOptions::new();
+    /// assert!(options.bindless.is_none() && options.independent_sets);
+    /// assert_eq!(options, LayoutOptions::default());
+    /// ```
+    #[must_use]
+    pub const fn new() -> Self {
+        Self { bindless: None, independent_sets: true }
+    }
+
+    /// Adds a bindless set (default: none).
+    ///
+    /// ```
+    /// use smolv_runtime::vulkan::{BindlessSet, LayoutOptions};
+    /// let options = LayoutOptions::new().bindless(BindlessSet { set: 2, ..BindlessSet::default() });
+    /// assert_eq!(options.bindless.map(|b| b.set), Some(2));
+    /// ```
+    #[must_use]
+    pub const fn bindless(mut self, set: BindlessSet) -> Self {
+        self.bindless = Some(set);
+        self
+    }
+
+    /// Sets whether layouts have independent sets and one layout per
+    /// stage, for graphics pipeline libraries (default: on).
+    ///
+    /// ```
+    /// let options = smolv_runtime::vulkan::LayoutOptions::new().independent_sets(false);
+    /// assert!(!options.independent_sets);
+    /// ```
+    #[must_use]
+    pub const fn independent_sets(mut self, independent: bool) -> Self {
+        self.independent_sets = independent;
+        self
+    }
+}
+
 impl Default for LayoutOptions {
     fn default() -> Self {
-        Self { bindless: None, independent_sets: true }
+        Self::new()
     }
 }
 
@@ -97,7 +140,7 @@ pub struct ProgramLayout {
     pub pipeline_layout: vk::PipelineLayout,
     /// Per stage: the pipeline layout of a library holding just that stage,
     /// with the other stages' sets left `VK_NULL_HANDLE` (empty without
-    /// [`LayoutOptions::independent_sets`]).
+    /// [`LayoutOptions::independent_sets`](LayoutOptions#structfield.independent_sets)).
     pub stage_layouts: Vec<(vk::ShaderStageFlags, vk::PipelineLayout)>,
 }
 

@@ -20,7 +20,7 @@
 //!   ([`PipelineManager::get_compute`], or
 //!   [`PipelineManager::request_compute`] on the worker). Spec constants
 //!   go to the driver, or are folded into the SPIR-V first
-//!   ([`PipelineOptions::specialize_ahead`]).
+//!   ([`PipelineOptions::specialize_ahead`](PipelineOptions#structfield.specialize_ahead)).
 //! - [`LayoutCache`]: descriptor-set and pipeline layouts built from
 //!   [`Reflection`](crate::reflect::Reflection), deduplicated, with
 //!   stage-independent layouts for graphics pipeline libraries and an
@@ -274,7 +274,7 @@ pub enum VulkanError {
         reason: String,
     },
     /// A module whose SPIR-V version is newer than the Vulkan version the
-    /// device was created for takes ([`PipelineOptions::api_version`]):
+    /// device was created for takes ([`PipelineOptions::api_version`](PipelineOptions#structfield.api_version)):
     /// refused before the driver sees it.
     #[error(
         "{stage} shader `{entry_point}`: SPIR-V {}.{} needs {}; the device was created for Vulkan {}.{} \

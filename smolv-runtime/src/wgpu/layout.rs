@@ -32,6 +32,7 @@ use crate::reflect::{DescriptorBinding, DescriptorKind, Reflection};
 /// # let _ = options;
 /// ```
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub struct LayoutOptions {
     overrides: BTreeMap<(u32, u32), Override>,
 }

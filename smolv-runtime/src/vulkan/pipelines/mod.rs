@@ -67,11 +67,9 @@ use worker::{Job, Workers};
 /// // An instance with the validation layer, and a device with Vulkan 1.3
 /// // dynamic rendering (and graphics pipeline libraries where the driver has them).
 /// let gpu = gpu::Gpu::new()?;
-/// let options = PipelineOptions {
-///     graphics_pipeline_library: gpu.graphics_pipeline_library,
-///     api_version: gpu.api_version,
-///     ..PipelineOptions::default()
-/// };
+/// let options = PipelineOptions::new()
+///     .graphics_pipeline_library(gpu.graphics_pipeline_library)
+///     .api_version(gpu.api_version);
 /// // SAFETY: the device has dynamic rendering (and the pipeline-library
 /// // extensions where `options` says so), and outlives the manager, which is
 /// // dropped after the device is idle (`draw` and `dispatch` wait).
@@ -143,11 +141,11 @@ impl PipelineManager {
     /// # Safety
     /// - `device` must be a valid device with Vulkan 1.3 dynamic rendering
     ///   enabled, and `limits` the limits of its physical device (or lower).
-    ///   With [`PipelineOptions::graphics_pipeline_library`] (the default)
+    ///   With [`PipelineOptions::graphics_pipeline_library`](PipelineOptions#structfield.graphics_pipeline_library) (the default)
     ///   it must also have VK_KHR_pipeline_library and
     ///   VK_EXT_graphics_pipeline_library with the `graphicsPipelineLibrary`
     ///   feature enabled.
-    /// - [`PipelineOptions::api_version`] must not be above the Vulkan
+    /// - [`PipelineOptions::api_version`](PipelineOptions#structfield.api_version) must not be above the Vulkan
     ///   version the device was created for.
     /// - `cache` must be null or a pipeline cache of `device` that stays
     ///   valid until the manager is dropped (background workers use it).
@@ -210,7 +208,7 @@ impl PipelineManager {
     /// # Errors
     /// See [`LayoutCache::program`].
     pub fn program_layout(&self, vertex: &Stage<'_>, fragment: &Stage<'_>) -> Result<ProgramLayout, VulkanError> {
-        let options = LayoutOptions { independent_sets: self.uses_libraries(), ..LayoutOptions::default() };
+        let options = LayoutOptions::new().independent_sets(self.uses_libraries());
         self.layouts.program(&[vertex.reflection, fragment.reflection], &options)
     }
 
@@ -224,9 +222,9 @@ impl PipelineManager {
     /// # Errors
     /// Layout errors, spec-constant values that do not fit their
     /// constants, [`VulkanError::SpirvVersionUnsupported`] for a module
-    /// newer than [`PipelineOptions::api_version`] takes,
+    /// newer than [`PipelineOptions::api_version`](PipelineOptions#structfield.api_version) takes,
     /// [`VulkanError::FeatureNotEnabled`] for a module whose `OpCapability`
-    /// or `OpExtension` needs what [`PipelineOptions::features`] lacks (see
+    /// or `OpExtension` needs what [`PipelineOptions::features`](PipelineOptions#structfield.features) lacks (see
     /// [`capabilities`](crate::vulkan::capabilities)), and failing Vulkan calls.
     ///
     /// # Safety
@@ -256,7 +254,7 @@ impl PipelineManager {
     /// # Errors
     /// As [`get_pipeline`](Self::get_pipeline), and
     /// [`VulkanError::FeatureNotEnabled`] for state or stages that need a
-    /// feature missing from [`PipelineOptions::features`],
+    /// feature missing from [`PipelineOptions::features`](PipelineOptions#structfield.features),
     /// [`VulkanError::WrongStage`] for a stage in the wrong place,
     /// [`VulkanError::BlendCount`], [`VulkanError::DynamicStateUnsupported`],
     /// [`VulkanError::PatchTopology`], [`VulkanError::VertexInputFormat`],
@@ -273,7 +271,7 @@ impl PipelineManager {
     /// use smolv_runtime::vulkan::{DeviceFeatures, GraphicsProgram, GraphicsState, PipelineOptions};
     /// // The manager was made with the features given to vkCreateDevice:
     /// let enabled = vk::PhysicalDeviceFeatures::default().geometry_shader(true);
-    /// let options = PipelineOptions { features: DeviceFeatures::from_enabled(&enabled), ..PipelineOptions::default() };
+    /// let options = PipelineOptions::new().features(DeviceFeatures::from_enabled(&enabled));
     /// # let _ = options;
     /// let program = GraphicsProgram { geometry: Some(geometry), ..GraphicsProgram::new(vertex, fragment) };
     /// // SAFETY: valid modules described by their reflections; a state the device supports.
@@ -343,7 +341,7 @@ impl PipelineManager {
     /// # Errors
     /// See [`LayoutCache::program`].
     pub fn graphics_program_layout(&self, program: &GraphicsProgram<'_>) -> Result<ProgramLayout, VulkanError> {
-        let options = LayoutOptions { independent_sets: self.uses_libraries(), ..LayoutOptions::default() };
+        let options = LayoutOptions::new().independent_sets(self.uses_libraries());
         let reflections: Vec<&Reflection> = program.stages().iter().map(|(_, s)| s.reflection).collect();
         self.layouts.program(&reflections, &options)
     }
@@ -433,14 +431,13 @@ impl PipelineManager {
     /// # Errors
     /// See [`LayoutCache::program`].
     pub fn compute_layout(&self, stage: &Stage<'_>) -> Result<ProgramLayout, VulkanError> {
-        self.layouts
-            .program(&[stage.reflection], &LayoutOptions { independent_sets: false, ..LayoutOptions::default() })
+        self.layouts.program(&[stage.reflection], &LayoutOptions::new().independent_sets(false))
     }
 
     /// The compute pipeline of `stage`, created now on this thread (or
     /// found: the same stage gives the same slot). Its layout comes from
     /// the reflection, its spec constants are folded in ahead when
-    /// [`PipelineOptions::specialize_ahead`] says so, and it goes through
+    /// [`PipelineOptions::specialize_ahead`](PipelineOptions#structfield.specialize_ahead) says so, and it goes through
     /// the manager's pipeline cache. See the [example](Self#example).
     ///
     /// # Errors

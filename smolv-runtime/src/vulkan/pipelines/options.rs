@@ -9,16 +9,20 @@ use crate::vulkan::spirv_version::SpirvSupport;
 /// How the manager builds pipelines, and what the device was created
 /// with: its Vulkan version and the features some state needs.
 ///
+/// Start from [`new`](Self::new) (the defaults) and change what differs
+/// with the setters, one per field:
+///
 /// ```
 /// use ash::vk;
 /// use smolv_runtime::vulkan::PipelineOptions;
 /// // A device without VK_EXT_graphics_pipeline_library: monolithic pipelines,
 /// // with spec constants folded into the SPIR-V by smolv's specializer.
-/// let options = PipelineOptions { graphics_pipeline_library: false, specialize_ahead: true, ..PipelineOptions::default() };
+/// let options = PipelineOptions::new().graphics_pipeline_library(false).specialize_ahead(true);
 /// assert_eq!(options.workers, 1);
 /// assert_eq!(options.api_version, vk::API_VERSION_1_3);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PipelineOptions {
     /// Whether the device has VK_EXT_graphics_pipeline_library enabled.
     pub graphics_pipeline_library: bool,
@@ -52,6 +56,127 @@ pub struct PipelineOptions {
 }
 
 impl PipelineOptions {
+    /// The defaults: graphics pipeline libraries used, not forced
+    /// monolithic, spec constants passed to the driver, one worker, no
+    /// features, Vulkan 1.3 without VK_KHR_spirv_1_4.
+    ///
+    /// ```
+    /// use smolv_runtime::vulkan::PipelineOptions;
+    /// let options = PipelineOptions::new();
+    /// assert!(options.graphics_pipeline_library && !options.force_monolithic);
+    /// assert_eq!(options, PipelineOptions::default());
+    /// ```
+    #[must_use]
+    pub const fn new() -> Self {
+        Self {
+            graphics_pipeline_library: true,
+            force_monolithic: false,
+            specialize_ahead: false,
+            workers: 1,
+            features: DeviceFeatures::NONE,
+            api_version: vk::API_VERSION_1_3,
+            khr_spirv_1_4: false,
+        }
+    }
+
+    /// Sets whether the device has VK_EXT_graphics_pipeline_library
+    /// enabled (default: true).
+    ///
+    /// ```
+    /// let options = smolv_runtime::vulkan::PipelineOptions::new().graphics_pipeline_library(false);
+    /// assert!(!options.graphics_pipeline_library);
+    /// ```
+    #[must_use]
+    pub const fn graphics_pipeline_library(mut self, enabled: bool) -> Self {
+        self.graphics_pipeline_library = enabled;
+        self
+    }
+
+    /// Builds monolithic pipelines even with libraries available
+    /// (default: false).
+    ///
+    /// ```
+    /// let options = smolv_runtime::vulkan::PipelineOptions::new().force_monolithic(true);
+    /// assert!(options.force_monolithic);
+    /// ```
+    #[must_use]
+    pub const fn force_monolithic(mut self, force: bool) -> Self {
+        self.force_monolithic = force;
+        self
+    }
+
+    /// Folds spec constants into the SPIR-V before creating a library
+    /// (default: false).
+    ///
+    /// ```
+    /// let options = smolv_runtime::vulkan::PipelineOptions::new().specialize_ahead(true);
+    /// assert!(options.specialize_ahead);
+    /// ```
+    #[must_use]
+    pub const fn specialize_ahead(mut self, ahead: bool) -> Self {
+        self.specialize_ahead = ahead;
+        self
+    }
+
+    /// Sets the number of background workers (default: 1).
+    ///
+    /// ```
+    /// let options = smolv_runtime::vulkan::PipelineOptions::new().workers(2);
+    /// assert_eq!(options.workers, 2);
+    /// ```
+    #[must_use]
+    pub const fn workers(mut self, workers: usize) -> Self {
+        self.workers = workers;
+        self
+    }
+
+    /// Sets the features, extensions and subgroup operations enabled on
+    /// the device (default: none).
+    ///
+    /// ```
+    /// use ash::vk;
+    /// use smolv_runtime::vulkan::{DeviceFeatures, PipelineOptions};
+    /// // The features given to vkCreateDevice:
+    /// let enabled = vk::PhysicalDeviceFeatures::default().geometry_shader(true);
+    /// let options = PipelineOptions::new().features(DeviceFeatures::from_enabled(&enabled));
+    /// assert_eq!(options.features, DeviceFeatures::from_enabled(&enabled));
+    /// ```
+    #[must_use]
+    pub const fn features(mut self, features: DeviceFeatures) -> Self {
+        self.features = features;
+        self
+    }
+
+    /// Sets the Vulkan version the device was created for (default:
+    /// `vk::API_VERSION_1_3`).
+    ///
+    /// ```
+    /// use ash::vk;
+    /// let options = smolv_runtime::vulkan::PipelineOptions::new().api_version(vk::API_VERSION_1_1);
+    /// assert_eq!(options.api_version, vk::API_VERSION_1_1);
+    /// ```
+    #[must_use]
+    pub const fn api_version(mut self, version: u32) -> Self {
+        self.api_version = version;
+        self
+    }
+
+    /// Sets whether VK_KHR_spirv_1_4 is enabled on the device (default:
+    /// false).
+    ///
+    /// ```
+    /// use ash::vk;
+    /// use smolv_runtime::vulkan::PipelineOptions;
+    /// // A Vulkan 1.1 device that takes SPIR-V 1.4 through the extension.
+    /// let options = PipelineOptions::new().api_version(vk::API_VERSION_1_1).khr_spirv_1_4(true);
+    /// assert!(options.khr_spirv_1_4);
+    /// ```
+    #[must_use]
+    pub const fn khr_spirv_1_4(mut self, enabled: bool) -> Self {
+        self.khr_spirv_1_4 = enabled;
+        self
+    }
+
     /// The SPIR-V versions the device takes.
     pub(super) fn spirv_support(&self) -> SpirvSupport {
         SpirvSupport::new(self.api_version, self.khr_spirv_1_4)
@@ -60,14 +185,6 @@ impl PipelineOptions {
 
 impl Default for PipelineOptions {
     fn default() -> Self {
-        Self {
-            graphics_pipeline_library: true,
-            force_monolithic: false,
-            specialize_ahead: false,
-            workers: 1,
-            features: DeviceFeatures::default(),
-            api_version: vk::API_VERSION_1_3,
-            khr_spirv_1_4: false,
-        }
+        Self::new()
     }
 }
