@@ -1,8 +1,7 @@
 //! The plain data of a shader module's interface, shared by the code
 //! smolv-build generates (`include_types!`) and the Vulkan layer: no ash,
 //! no feature, so that a generated constant is what
-//! [`VertexInput::from_buffers`](crate::vulkan::VertexInput::from_buffers)
-//! (feature `vulkan`) takes as it is.
+//! `vulkan::VertexInput::from_buffers` (feature `vulkan`) takes as it is.
 //!
 //! With the `vulkan` feature each type also converts to ash's own
 //! description: `Binding::vk_layout_binding`,

@@ -108,11 +108,11 @@
 //!   decodes compiles no ash): `smolv-runtime = { version = "0.1",
 //!   features = ["vulkan"] }`.
 //! - `hot-reload`: the hook the `smolv-reload` crate publishes recompiled
-//!   shaders through ([`hot_reload`]), and embedded shaders that know their
-//!   source file, includes and build recipe. Off by default, so that
+//!   shaders through (the `hot_reload` module), and embedded shaders that
+//!   know their source file, includes and build recipe. Off by default, so that
 //!   release builds carry no source paths; the watcher and compiler are
 //!   not here because smolv-build depends on this crate.
-//! - `wgpu`: the wgpu layer ([`wgpu`](mod@crate::wgpu)): shader modules,
+//! - `wgpu`: the wgpu layer (the `wgpu` module): shader modules,
 //!   bind-group and vertex layouts, overrides and hot reload for wgpu
 //!   programs. `wgpu-spirv` adds wgpu's SPIR-V input, for shaders the build
 //!   shipped as SPIR-V.

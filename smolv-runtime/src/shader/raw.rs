@@ -114,7 +114,7 @@ impl RawShader {
     }
 
     /// The SPIR-V words, straight from the binary (or the last words
-    /// [published](Shader::publish) with `hot-reload`).
+    /// published with `Shader::publish`, feature `hot-reload`).
     ///
     /// ```
     /// # static ALL: smolv_runtime::ShaderSet<smolv_runtime::shader::Raw> = smolv_runtime::shader::doc_example_raw_set();
