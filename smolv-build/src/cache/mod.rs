@@ -489,7 +489,9 @@ mod tests {
     #[test]
     fn cargo_metadata_names_a_target_directory_cargo_made() {
         // `cargo test` runs in the crate's directory, with `CARGO` set, and
-        // runs this test from a binary in the target directory.
+        // runs this test from a binary in the target directory. (Not under
+        // `cargo test --target-dir X`: Cargo does not pass that on to the
+        // `cargo metadata` this runs; scripts/test.sh does not use it.)
         let dir = cargo_target_dir().expect("cargo metadata names the target directory");
         let test = std::env::current_exe().unwrap().canonicalize().unwrap();
         assert!(test.starts_with(dir.canonicalize().unwrap()), "{} is not in {}", test.display(), dir.display());
