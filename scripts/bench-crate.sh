@@ -1,6 +1,23 @@
-# Sourced by the bench scripts: a throwaway crate over smolv, outside the
-# workspace, whose build script compiles a shader directory; and
-# SHADERC_LIB_DIR exported (below).
+# Sourced by the bench scripts: the shaders they measure
+# (`pick_modules`), a throwaway crate over smolv, outside the workspace,
+# whose build script compiles a shader directory, and SHADERC_LIB_DIR
+# exported (below).
+
+# pick_modules TREE COUNT: prints the first COUNT GLSL modules (`.vert`,
+# `.frag`, `.comp`), in path order and relative to TREE, that have their
+# SPIR-V beside them (`x.frag.spv`) and no `#include`; fails if TREE has
+# fewer.
+pick_modules() {
+  local tree=$1 wanted=$2 count=0 source
+  while IFS= read -r source; do
+    [ "$count" -ge "$wanted" ] && break
+    [ -f "$source.spv" ] || continue
+    grep -q '#include' "$source" && continue
+    echo "${source#"$tree"/}"
+    count=$((count + 1))
+  done < <(find "$tree" -type f \( -name '*.vert' -o -name '*.frag' -o -name '*.comp' \) | LC_ALL=C sort)
+  [ "$count" -eq "$wanted" ] || { echo "only $count modules in $tree" >&2; return 1; }
+}
 
 # write_smolv_crate DIR NAME CHECKOUT SHADERS: DIR/Cargo.toml (package NAME,
 # path dependencies on the smolv checkout CHECKOUT, a workspace of its

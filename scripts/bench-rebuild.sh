@@ -41,18 +41,11 @@ unset CARGO_PROFILE_DEV_DEBUG CARGO_INCREMENTAL CARGO_TARGET_DIR RUSTFLAGS CARGO
 mkdir -p "$work/smolv/src" "$work/raw/src"
 rm -rf "$work/shaders"
 mkdir -p "$work/shaders"
-count=0
-while IFS= read -r source; do
-  [ "$count" -ge "$modules" ] && break
-  [ -f "$source.spv" ] || continue
-  grep -q '#include' "$source" && continue
-  relative=${source#"$tree"/}
+pick_modules "$tree" "$modules" > "$work/modules.txt"
+while IFS= read -r relative; do
   mkdir -p "$work/shaders/$(dirname "$relative")"
-  cp "$source" "$work/shaders/$relative"
-  echo "$relative"
-  count=$((count + 1))
-done < <(find "$tree" -type f \( -name '*.vert' -o -name '*.frag' -o -name '*.comp' \) | LC_ALL=C sort) > "$work/modules.txt"
-[ "$count" -eq "$modules" ] || { echo "only $count modules in $tree" >&2; exit 1; }
+  cp "$tree/$relative" "$work/shaders/$relative"
+done < "$work/modules.txt"
 
 # The smolv crate.
 write_smolv_crate "$work/smolv" rebuild-smolv "$root" "$work/shaders"

@@ -42,16 +42,7 @@ if [ -n "$base" ]; then
 fi
 
 mkdir -p "$work"
-rm -f "$work/modules.txt"
-count=0
-while IFS= read -r source; do
-  [ "$count" -ge "$modules" ] && break
-  [ -f "$source.spv" ] || continue
-  grep -q '#include' "$source" && continue
-  echo "${source#"$tree"/}" >> "$work/modules.txt"
-  count=$((count + 1))
-done < <(find "$tree" -type f \( -name '*.vert' -o -name '*.frag' -o -name '*.comp' \) | LC_ALL=C sort)
-[ "$count" -eq "$modules" ] || { echo "only $count modules in $tree" >&2; exit 1; }
+pick_modules "$tree" "$modules" > "$work/modules.txt"
 edited=$(grep -m1 '\.frag$' "$work/modules.txt")
 
 make_crate() { # $1: directory, $2: package name, $3: the smolv checkout
