@@ -3,7 +3,9 @@
 //! `links` metadata (`DEP_SMOLV_RUNTIME_CODECS`), so that smolv-build
 //! (which runs in those build scripts) packs shaders only in ways this
 //! build can unpack, and prices zstd at the build it links
-//! (`DEP_SMOLV_RUNTIME_ZSTD`: `thin` or `fast`).
+//! (`DEP_SMOLV_RUNTIME_ZSTD`: `thin` or `fast`); and whether its wgpu
+//! layer takes SPIR-V (`DEP_SMOLV_RUNTIME_WGPU`: `spirv`, `wgsl` or
+//! `none`).
 
 fn main() {
     let feature = |name: &str| std::env::var_os(format!("CARGO_FEATURE_{name}")).is_some();
@@ -16,6 +18,17 @@ fn main() {
         println!("cargo::metadata=zstd={}", if feature("ZSTD") { "thin" } else { "fast" });
     }
     println!("cargo::metadata=codecs={}", codecs.join(","));
+    // Whether wgpu gets SPIR-V from this build (`DEP_SMOLV_RUNTIME_WGPU`):
+    // for a wgpu target, smolv-build ships WGSL where this says it must,
+    // and warns about the modules that still ship SPIR-V.
+    let wgpu = if feature("WGPU_SPIRV") {
+        "spirv"
+    } else if feature("WGPU") {
+        "wgsl"
+    } else {
+        "none"
+    };
+    println!("cargo::metadata=wgpu={wgpu}");
     // Where this crate's sources are, so that smolv-build (which depends on
     // it) can key its build cache on the runtime code that produced an
     // entry: the specializer and reflection run at build time.

@@ -236,6 +236,36 @@ fn build_for_wgpu_reports_the_choice_and_the_refused_modules_in_json() {
     let packed = json["packing"]["spirv_bytes"].as_u64().unwrap();
     assert!(packed > 0 && packed <= combined["optimized_bytes"].as_u64().unwrap(), "{json}");
 
+    // A game whose smolv-runtime has `wgpu` without `wgpu-spirv` (what a
+    // build script sees as DEP_SMOLV_RUNTIME_WGPU): WGSL ships whatever
+    // the sizes, and the module naga refused is named with the fix.
+    let no_spirv = |target: &str| {
+        let output = Command::new(env!("CARGO_BIN_EXE_cargo-smolv"))
+            .args([&args[..], &["--target-api", target]].concat())
+            .env("DEP_SMOLV_RUNTIME_WGPU", "wgsl")
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+        serde_json::from_slice::<serde_json::Value>(&output.stdout).unwrap()
+    };
+    let json = no_spirv("wgpu");
+    assert_eq!(json["wgpu"]["shipped"], "wgsl", "{json}");
+    let warnings: Vec<&str> = json["warnings"].as_array().unwrap().iter().filter_map(|w| w.as_str()).collect();
+    assert!(
+        warnings.iter().any(|w| w.starts_with(
+            "combined.frag ships as SPIR-V for wgpu, and this crate's smolv-runtime has no `wgpu-spirv` feature"
+        ) && !w.contains("or ship WGSL")),
+        "{warnings:?}"
+    );
+    // Forced SPIR-V: every module, and shipping WGSL is a way out.
+    let json = no_spirv("wgpu-spirv");
+    let warnings: Vec<&str> = json["warnings"].as_array().unwrap().iter().filter_map(|w| w.as_str()).collect();
+    assert!(
+        warnings.iter().any(|w| w.starts_with("3 modules (combined.frag, fill.comp, ok.frag) ship as SPIR-V for wgpu")
+            && w.contains("or ship WGSL (`Config::for_wgpu()`, `--target-api wgpu`)")),
+        "{warnings:?}"
+    );
+
     // For Vulkan there is no `wgpu` object, and no warning.
     let vulkan: serde_json::Value = serde_json::from_slice(&cargo_smolv(&args).stdout).unwrap();
     assert!(vulkan.get("wgpu").is_none(), "{vulkan}");

@@ -1,17 +1,21 @@
 //! What the smolv-runtime that embeds the set can unpack: its build script
 //! publishes its codecs through Cargo's `links` metadata, which Cargo
 //! passes to the build scripts of the crates that depend on it
-//! (`DEP_SMOLV_RUNTIME_CODECS`, `DEP_SMOLV_RUNTIME_ZSTD`). Automatic
-//! packing chooses only among those, and prices zstd at the build that is
-//! linked; a forced packing the runtime cannot unpack is an error that
-//! names the feature to turn on.
+//! (`DEP_SMOLV_RUNTIME_CODECS`, `DEP_SMOLV_RUNTIME_ZSTD`,
+//! `DEP_SMOLV_RUNTIME_WGPU`). Automatic packing chooses only among those
+//! codecs, and prices zstd at the build that is linked; a forced packing
+//! the runtime cannot unpack is an error that names the feature to turn
+//! on. A wgpu target ships WGSL when the runtime's wgpu layer takes no
+//! SPIR-V (`wgpu` without `wgpu-spirv`), and warns about the modules that
+//! still ship SPIR-V.
 
 use smolv_format::Codec;
 
 use crate::error::Error;
 
 /// The variables read, for `cargo:rerun-if-env-changed`.
-pub(crate) const VARIABLES: [&str; 2] = ["DEP_SMOLV_RUNTIME_CODECS", "DEP_SMOLV_RUNTIME_ZSTD"];
+pub(crate) const VARIABLES: [&str; 3] =
+    ["DEP_SMOLV_RUNTIME_CODECS", "DEP_SMOLV_RUNTIME_ZSTD", "DEP_SMOLV_RUNTIME_WGPU"];
 
 /// A forced packing that this smolv-runtime is too old to know.
 fn newer_runtime(packing: &str) -> Error {
@@ -29,6 +33,11 @@ pub(crate) struct RuntimeCodecs {
     codecs: Option<Vec<Codec>>,
     /// Its zstd is the full-speed build (feature `zstd-fast` without `zstd`).
     pub(crate) zstd_fast: bool,
+    /// Whether its wgpu layer makes modules of SPIR-V (feature
+    /// `wgpu-spirv`); `None` when unknown (as for `codecs`), and when it
+    /// has no wgpu layer: a game that hands wgpu the shaders itself may
+    /// well take SPIR-V.
+    pub(crate) wgpu_spirv: Option<bool>,
 }
 
 impl RuntimeCodecs {
@@ -38,7 +47,45 @@ impl RuntimeCodecs {
             let names: Vec<&str> = list.split(',').map(str::trim).collect();
             Codec::ALL.into_iter().filter(|c| names.contains(&c.name())).collect()
         });
-        Self { codecs, zstd_fast: var(VARIABLES[1]).is_some_and(|zstd| zstd.trim() == "fast") }
+        Self {
+            codecs,
+            zstd_fast: var(VARIABLES[1]).is_some_and(|zstd| zstd.trim() == "fast"),
+            wgpu_spirv: var(VARIABLES[2]).and_then(|wgpu| match wgpu.trim() {
+                "spirv" => Some(true),
+                "wgsl" => Some(false),
+                _ => None,
+            }),
+        }
+    }
+
+    /// Whether wgpu can make modules of SPIR-V in the game: unknown counts
+    /// as yes.
+    pub(crate) fn wgpu_takes_spirv(&self) -> bool {
+        self.wgpu_spirv != Some(false)
+    }
+
+    /// A warning when `spirv_modules` ship as SPIR-V for a wgpu target and
+    /// the runtime's wgpu layer takes no SPIR-V; `None` otherwise.
+    /// `wgsl_could_help`: they ship SPIR-V by the target's choice, not
+    /// because naga refused them, so shipping WGSL is a way out.
+    pub(crate) fn wgpu_spirv_warning(&self, spirv_modules: &[&str], wgsl_could_help: bool) -> Option<String> {
+        if self.wgpu_takes_spirv() || spirv_modules.is_empty() {
+            return None;
+        }
+        let count = spirv_modules.len();
+        let mut names = spirv_modules.iter().take(4).copied().collect::<Vec<_>>().join(", ");
+        if count > 4 {
+            names.push_str(&format!(" and {} more", count - 4));
+        }
+        let which = if count == 1 { format!("{names} ships") } else { format!("{count} modules ({names}) ship") };
+        let or_wgsl = if wgsl_could_help { " or ship WGSL (`Config::for_wgpu()`, `--target-api wgpu`)," } else { "" };
+        Some(format!(
+            "{which} as SPIR-V for wgpu, and this crate's smolv-runtime has no `wgpu-spirv` feature, so \
+             `smolv_runtime::wgpu::create_shader_module` refuses {them}: add the feature (`smolv-runtime = {{ \
+             version = \"0.1\", features = [\"wgpu\", \"wgpu-spirv\"] }}`),{or_wgsl} or create {them} with \
+             `create_shader_module_passthrough` (unsafe: Vulkan only)",
+            them = if count == 1 { "it" } else { "them" },
+        ))
     }
 
     /// Whether the runtime decodes `codec`.
@@ -71,9 +118,10 @@ impl RuntimeCodecs {
     /// The value for cache keys.
     pub(crate) fn identity(&self) -> String {
         format!(
-            "{:?} fast={}",
+            "{:?} fast={} wgpu_spirv={:?}",
             self.codecs.as_ref().map(|c| c.iter().map(|c| c.name()).collect::<Vec<_>>()),
-            self.zstd_fast
+            self.zstd_fast,
+            self.wgpu_spirv
         )
     }
 }
@@ -113,5 +161,32 @@ mod tests {
         let error = lean.require(Codec::SpirvRelativeIdsLz4, "relative-ids-lz4").unwrap_err().to_string();
         assert!(error.contains("`lz4` feature"), "{error}");
         assert!(!from(Some("spirv,smolv,smolv-zstd"), Some("thin")).zstd_fast);
+    }
+
+    fn wgpu(value: Option<&str>) -> RuntimeCodecs {
+        RuntimeCodecs::from_env(|name| (name == "DEP_SMOLV_RUNTIME_WGPU").then(|| value.map(str::to_owned)).flatten())
+    }
+
+    #[test]
+    fn only_a_runtime_known_to_lack_wgpu_spirv_warns_about_spirv_for_wgpu() {
+        assert!(wgpu(None).wgpu_takes_spirv() && wgpu(Some("spirv")).wgpu_takes_spirv());
+        assert_eq!(wgpu(None).wgpu_spirv_warning(&["a.frag"], true), None, "unknown: no word");
+        assert_eq!(wgpu(Some("spirv")).wgpu_spirv_warning(&["a.frag"], true), None);
+        assert_eq!(wgpu(Some("wgsl")).wgpu_spirv_warning(&[], true), None, "nothing ships SPIR-V");
+        assert!(!wgpu(Some("wgsl")).wgpu_takes_spirv());
+        // No wgpu layer: the game hands wgpu its shaders itself.
+        assert!(wgpu(Some("none")).wgpu_takes_spirv());
+        assert_eq!(wgpu(Some("none")).wgpu_spirv_warning(&["a.frag"], true), None);
+        let one = wgpu(Some("wgsl")).wgpu_spirv_warning(&["combined.frag"], false).unwrap();
+        assert!(
+            one.starts_with("combined.frag ships as SPIR-V for wgpu, and this crate's smolv-runtime has no"),
+            "{one}"
+        );
+        assert!(one.contains("refuses it: add the feature") && !one.contains("ship WGSL"), "{one}");
+        let names = ["a", "b", "c", "d", "e", "f"];
+        let all = wgpu(Some("wgsl")).wgpu_spirv_warning(&names, true).unwrap();
+        assert!(all.starts_with("6 modules (a, b, c, d and 2 more) ship as SPIR-V for wgpu"), "{all}");
+        assert!(all.contains("or ship WGSL (`Config::for_wgpu()`, `--target-api wgpu`)"), "{all}");
+        assert!(all.contains(r#"features = ["wgpu", "wgpu-spirv"]"#), "{all}");
     }
 }

@@ -58,6 +58,11 @@ impl Target {
     pub(crate) fn may_ship_wgsl(self) -> bool {
         matches!(self, Self::Wgpu | Self::WgpuWgsl)
     }
+
+    /// Whether the shaders are for wgpu (any of the three wgpu targets).
+    pub(crate) fn is_wgpu(self) -> bool {
+        self != Self::Vulkan
+    }
 }
 
 #[cfg(test)]

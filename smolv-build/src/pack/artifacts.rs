@@ -135,7 +135,7 @@ pub(crate) fn build_artifacts(
         .collect();
     let mut embedded = packing::pack_cached(&inputs, &zstd, &memo, &plan.packing, plan.dictionary, cache)?;
     let mut spirv_bytes = inputs.iter().map(|m| m.spirv.len()).sum();
-    let (wgpu, warnings, unanswered) = if plan.packing.target.may_ship_wgsl() {
+    let (wgpu, mut warnings, unanswered) = if plan.packing.target.may_ship_wgsl() {
         let spirv: Vec<&[u32]> = encoded.iter().map(|(e, ..)| e.decoded.as_slice()).collect();
         let (wgpu, warnings, shipped, unanswered) =
             wgpu_artifacts(modules, &spirv, &inputs, &embedded, plan, (cache, compilers))?;
@@ -148,6 +148,18 @@ pub(crate) fn build_artifacts(
     } else {
         (None, Vec::new(), 0)
     };
+    if plan.packing.target.is_wgpu() {
+        // The WGSL that ships, by module name; whether WGSL could have
+        // shipped for some module (naga translated it, or was not asked).
+        let (as_wgsl, wgsl_could_help): (Vec<&str>, bool) = match &wgpu {
+            Some(w) if w.choice.path == WgpuPath::Wgsl => (w.texts.iter().map(|(n, ..)| n.as_str()).collect(), false),
+            Some(_) => (Vec::new(), true),
+            None => (Vec::new(), !plan.packing.target.may_ship_wgsl()),
+        };
+        let as_spirv: Vec<&str> =
+            modules.iter().map(|built| built.module.name.as_str()).filter(|name| !as_wgsl.contains(name)).collect();
+        warnings.extend(plan.packing.runtime.wgpu_spirv_warning(&as_spirv, wgsl_could_help));
+    }
 
     let bundle_modules: Vec<BundleModule<'_>> = modules
         .iter()
@@ -303,7 +315,9 @@ fn wgpu_artifacts(
     let refused_inputs: Vec<PackInput> = refused.iter().map(|&i| inputs[i].clone()).collect();
     let refused_set = pack_subset(&refused_inputs, plan, cache)?;
     let refused_measured = (!refused.is_empty()).then(|| refused_set.chosen());
-    let choice = wgsl::choose(plan.packing.target, &packed, refused_measured, all.chosen(), WGPU_FRONT_ENDS);
+    let spirv_readable = plan.packing.runtime.wgpu_takes_spirv();
+    let choice =
+        wgsl::choose(plan.packing.target, &packed, refused_measured, all.chosen(), (WGPU_FRONT_ENDS, spirv_readable));
     let shipped = (choice.path == WgpuPath::Wgsl).then(|| {
         // Per-module forms in manifest order: the refused modules' own,
         // nothing for those that ship WGSL.

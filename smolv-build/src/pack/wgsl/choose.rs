@@ -36,20 +36,22 @@ fn signed(bytes: usize) -> i64 {
 
 /// The path for `target`: forced, or the smaller total. `refused` is the
 /// SPIR-V set of the modules naga refused (`None` when there are none);
-/// `all` the SPIR-V set of every module. A tie ships SPIR-V.
+/// `all` the SPIR-V set of every module. A tie ships SPIR-V. Without
+/// `spirv_readable` (the game's smolv-runtime hands wgpu no SPIR-V),
+/// `Target::Wgpu` ships WGSL whatever the sizes.
 pub(crate) fn choose(
     target: Target,
     wgsl: &PackedWgsl,
     refused: Option<Measured>,
     all: Measured,
-    front_ends: WgpuFrontEnds,
+    (front_ends, spirv_readable): (WgpuFrontEnds, bool),
 ) -> WgpuChoice {
     let front_end = if refused.is_some() { front_ends.both_over_spirv } else { front_ends.wgsl_over_spirv };
     let wgsl_total = signed(wgsl.installed_total()) + refused.map_or(0, |r| signed(r.installed_total())) + front_end;
     let spirv_total = signed(all.installed_total());
     let path = match target {
         Target::WgpuWgsl => WgpuPath::Wgsl,
-        Target::Wgpu if wgsl_total < spirv_total => WgpuPath::Wgsl,
+        Target::Wgpu if wgsl_total < spirv_total || !spirv_readable => WgpuPath::Wgsl,
         _ => WgpuPath::Spirv,
     };
     WgpuChoice { path, wgsl_total, spirv_total }
@@ -83,16 +85,20 @@ mod tests {
         let decoder = crate::pack::packing::wgsl_decoder(WgslCodec::Wgsl);
         // 100 KB of SPIR-V against 10 KB of WGSL: WGSL wins by far more
         // than its front end costs.
-        let choice = choose(Target::Wgpu, &wgsl(10_000), None, raw(100_000), costs);
+        let choice = choose(Target::Wgpu, &wgsl(10_000), None, raw(100_000), (costs, true));
         assert_eq!(choice.path, WgpuPath::Wgsl);
         assert_eq!(choice.wgsl_total, signed(10_000 + decoder) + 50_000);
         // 50 KB of SPIR-V: the front end outweighs what WGSL saves.
-        assert_eq!(choose(Target::Wgpu, &wgsl(10_000), None, raw(50_000), costs).path, WgpuPath::Spirv);
+        assert_eq!(choose(Target::Wgpu, &wgsl(10_000), None, raw(50_000), (costs, true)).path, WgpuPath::Spirv);
         // With a refused module the game needs both front ends.
-        let mixed = choose(Target::Wgpu, &wgsl(10_000), Some(raw(1_000)), raw(100_000), costs);
+        let mixed = choose(Target::Wgpu, &wgsl(10_000), Some(raw(1_000)), raw(100_000), (costs, true));
         assert_eq!((mixed.path, mixed.wgsl_total), (WgpuPath::Spirv, signed(11_000 + decoder) + 200_000));
         // Forced paths ship what they force, with the totals reported.
-        assert_eq!(choose(Target::WgpuWgsl, &wgsl(10_000), None, raw(50_000), costs).path, WgpuPath::Wgsl);
-        assert_eq!(choose(Target::WgpuSpirv, &wgsl(10_000), None, raw(100_000), costs).path, WgpuPath::Spirv);
+        assert_eq!(choose(Target::WgpuWgsl, &wgsl(10_000), None, raw(50_000), (costs, true)).path, WgpuPath::Wgsl);
+        assert_eq!(choose(Target::WgpuSpirv, &wgsl(10_000), None, raw(100_000), (costs, true)).path, WgpuPath::Spirv);
+        // A game whose smolv-runtime hands wgpu no SPIR-V gets WGSL, even
+        // where SPIR-V would be smaller; a forced path stays forced.
+        assert_eq!(choose(Target::Wgpu, &wgsl(10_000), None, raw(50_000), (costs, false)).path, WgpuPath::Wgsl);
+        assert_eq!(choose(Target::WgpuSpirv, &wgsl(10_000), None, raw(50_000), (costs, false)).path, WgpuPath::Spirv);
     }
 }
