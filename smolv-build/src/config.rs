@@ -429,7 +429,8 @@ impl Config {
     /// Builds for a game that draws through wgpu: the build ships WGSL or
     /// SPIR-V, whichever makes the game smaller with the naga front end
     /// each needs in it (wgpu's default `wgsl` feature, or its `spirv`
-    /// one), by a measured cost table (docs/size.md#wgpu-targets). WGSL is
+    /// one), by a measured cost table (docs/size.md#wgpu-targets); WGSL
+    /// when the crate's smolv-runtime has `wgpu` without `wgpu-spirv`. WGSL is
     /// made from each module's SPIR-V by naga, minified and packed; the
     /// game reads it through `Shader::wgsl` (`None` for a shader that
     /// shipped SPIR-V, which `Shader::decode` gives). A shader naga cannot

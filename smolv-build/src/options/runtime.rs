@@ -5,9 +5,9 @@
 //! `DEP_SMOLV_RUNTIME_WGPU`). Automatic packing chooses only among those
 //! codecs, and prices zstd at the build that is linked; a forced packing
 //! the runtime cannot unpack is an error that names the feature to turn
-//! on. A wgpu target ships WGSL when the runtime's wgpu layer takes no
-//! SPIR-V (`wgpu` without `wgpu-spirv`), and warns about the modules that
-//! still ship SPIR-V.
+//! on. A wgpu target that may ship WGSL ships it when the runtime's wgpu
+//! layer takes no SPIR-V (`wgpu` without `wgpu-spirv`), and warns about
+//! the modules naga refused, which still ship SPIR-V.
 
 use smolv_format::Codec;
 
@@ -64,11 +64,10 @@ impl RuntimeCodecs {
         self.wgpu_spirv != Some(false)
     }
 
-    /// A warning when `spirv_modules` ship as SPIR-V for a wgpu target and
-    /// the runtime's wgpu layer takes no SPIR-V; `None` otherwise.
-    /// `wgsl_could_help`: they ship SPIR-V by the target's choice, not
-    /// because naga refused them, so shipping WGSL is a way out.
-    pub(crate) fn wgpu_spirv_warning(&self, spirv_modules: &[&str], wgsl_could_help: bool) -> Option<String> {
+    /// A warning when `spirv_modules` ship as SPIR-V for a wgpu target that
+    /// may ship WGSL (naga refused them) and the runtime's wgpu layer takes
+    /// no SPIR-V; `None` otherwise.
+    pub(crate) fn wgpu_spirv_warning(&self, spirv_modules: &[&str]) -> Option<String> {
         if self.wgpu_takes_spirv() || spirv_modules.is_empty() {
             return None;
         }
@@ -78,12 +77,11 @@ impl RuntimeCodecs {
             names.push_str(&format!(" and {} more", count - 4));
         }
         let which = if count == 1 { format!("{names} ships") } else { format!("{count} modules ({names}) ship") };
-        let or_wgsl = if wgsl_could_help { " or ship WGSL (`Config::for_wgpu()`, `--target-api wgpu`)," } else { "" };
         Some(format!(
-            "{which} as SPIR-V for wgpu, and this crate's smolv-runtime has no `wgpu-spirv` feature, so \
-             `smolv_runtime::wgpu::create_shader_module` refuses {them}: add the feature (`smolv-runtime = {{ \
-             version = \"0.1\", features = [\"wgpu\", \"wgpu-spirv\"] }}`),{or_wgsl} or create {them} with \
-             `create_shader_module_passthrough` (unsafe: Vulkan only)",
+            "{which} as SPIR-V for wgpu (naga cannot express {them} as WGSL), and this crate's smolv-runtime has \
+             no `wgpu-spirv` feature, so `smolv_runtime::wgpu::create_shader_module` refuses {them}: add the \
+             feature (`smolv-runtime = {{ version = \"0.1\", features = [\"wgpu\", \"wgpu-spirv\"] }}`), or \
+             create {them} with `create_shader_module_passthrough` (unsafe: Vulkan only)",
             them = if count == 1 { "it" } else { "them" },
         ))
     }
@@ -118,10 +116,9 @@ impl RuntimeCodecs {
     /// The value for cache keys.
     pub(crate) fn identity(&self) -> String {
         format!(
-            "{:?} fast={} wgpu_spirv={:?}",
+            "{:?} fast={}",
             self.codecs.as_ref().map(|c| c.iter().map(|c| c.name()).collect::<Vec<_>>()),
-            self.zstd_fast,
-            self.wgpu_spirv
+            self.zstd_fast
         )
     }
 }
@@ -170,23 +167,19 @@ mod tests {
     #[test]
     fn only_a_runtime_known_to_lack_wgpu_spirv_warns_about_spirv_for_wgpu() {
         assert!(wgpu(None).wgpu_takes_spirv() && wgpu(Some("spirv")).wgpu_takes_spirv());
-        assert_eq!(wgpu(None).wgpu_spirv_warning(&["a.frag"], true), None, "unknown: no word");
-        assert_eq!(wgpu(Some("spirv")).wgpu_spirv_warning(&["a.frag"], true), None);
-        assert_eq!(wgpu(Some("wgsl")).wgpu_spirv_warning(&[], true), None, "nothing ships SPIR-V");
+        assert_eq!(wgpu(None).wgpu_spirv_warning(&["a.frag"]), None, "unknown: no word");
+        assert_eq!(wgpu(Some("spirv")).wgpu_spirv_warning(&["a.frag"]), None);
+        assert_eq!(wgpu(Some("wgsl")).wgpu_spirv_warning(&[]), None, "nothing ships SPIR-V");
         assert!(!wgpu(Some("wgsl")).wgpu_takes_spirv());
         // No wgpu layer: the game hands wgpu its shaders itself.
         assert!(wgpu(Some("none")).wgpu_takes_spirv());
-        assert_eq!(wgpu(Some("none")).wgpu_spirv_warning(&["a.frag"], true), None);
-        let one = wgpu(Some("wgsl")).wgpu_spirv_warning(&["combined.frag"], false).unwrap();
-        assert!(
-            one.starts_with("combined.frag ships as SPIR-V for wgpu, and this crate's smolv-runtime has no"),
-            "{one}"
-        );
-        assert!(one.contains("refuses it: add the feature") && !one.contains("ship WGSL"), "{one}");
+        assert_eq!(wgpu(Some("none")).wgpu_spirv_warning(&["a.frag"]), None);
+        let one = wgpu(Some("wgsl")).wgpu_spirv_warning(&["combined.frag"]).unwrap();
+        assert!(one.starts_with("combined.frag ships as SPIR-V for wgpu (naga cannot express it as WGSL)"), "{one}");
+        assert!(one.contains("refuses it: add the feature"), "{one}");
         let names = ["a", "b", "c", "d", "e", "f"];
-        let all = wgpu(Some("wgsl")).wgpu_spirv_warning(&names, true).unwrap();
-        assert!(all.starts_with("6 modules (a, b, c, d and 2 more) ship as SPIR-V for wgpu"), "{all}");
-        assert!(all.contains("or ship WGSL (`Config::for_wgpu()`, `--target-api wgpu`)"), "{all}");
-        assert!(all.contains(r#"features = ["wgpu", "wgpu-spirv"]"#), "{all}");
+        let many = wgpu(Some("wgsl")).wgpu_spirv_warning(&names).unwrap();
+        assert!(many.starts_with("6 modules (a, b, c, d and 2 more) ship as SPIR-V for wgpu"), "{many}");
+        assert!(many.contains(r#"features = ["wgpu", "wgpu-spirv"]"#), "{many}");
     }
 }

@@ -14,7 +14,8 @@
 /// `Shader::wgsl`. A build script cannot see wgpu's features, so
 /// `Target::Wgpu` weighs both by a measured cost table
 /// (docs/size.md#wgpu-targets): the shaders as each ships, plus the naga
-/// front end each links. Shaders naga cannot express as WGSL ship as
+/// front end each links. It sees smolv-runtime's: with `wgpu` but no
+/// `wgpu-spirv` there, WGSL ships. Shaders naga cannot express as WGSL ship as
 /// SPIR-V, with a build warning naming each.
 ///
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -23,7 +24,8 @@ pub(crate) enum Target {
     #[default]
     Vulkan,
     /// (`wgpu`) wgpu: WGSL or SPIR-V, whichever makes the game smaller,
-    /// front end included.
+    /// front end included; WGSL when the game's smolv-runtime has `wgpu`
+    /// without `wgpu-spirv`.
     Wgpu,
     /// (`wgpu-wgsl`) wgpu, WGSL for every shader naga can express as WGSL
     /// (SPIR-V for the rest).
@@ -57,11 +59,6 @@ impl Target {
     /// Whether the build may ship WGSL.
     pub(crate) fn may_ship_wgsl(self) -> bool {
         matches!(self, Self::Wgpu | Self::WgpuWgsl)
-    }
-
-    /// Whether the shaders are for wgpu (any of the three wgpu targets).
-    pub(crate) fn is_wgpu(self) -> bool {
-        self != Self::Vulkan
     }
 }
 

@@ -148,17 +148,17 @@ pub(crate) fn build_artifacts(
     } else {
         (None, Vec::new(), 0)
     };
-    if plan.packing.target.is_wgpu() {
-        // The WGSL that ships, by module name; whether WGSL could have
-        // shipped for some module (naga translated it, or was not asked).
-        let (as_wgsl, wgsl_could_help): (Vec<&str>, bool) = match &wgpu {
-            Some(w) if w.choice.path == WgpuPath::Wgsl => (w.texts.iter().map(|(n, ..)| n.as_str()).collect(), false),
-            Some(_) => (Vec::new(), true),
-            None => (Vec::new(), !plan.packing.target.may_ship_wgsl()),
-        };
+    // Where WGSL ships, naga's refusals still ship SPIR-V. (SPIR-V that
+    // ships by the target's choice is the user's, with nothing to warn of.)
+    if let Some(wgpu) = wgpu.as_ref().filter(|w| w.choice.path == WgpuPath::Wgsl) {
+        let as_wgsl: Vec<&str> = wgpu.texts.iter().map(|(name, ..)| name.as_str()).collect();
         let as_spirv: Vec<&str> =
             modules.iter().map(|built| built.module.name.as_str()).filter(|name| !as_wgsl.contains(name)).collect();
-        warnings.extend(plan.packing.runtime.wgpu_spirv_warning(&as_spirv, wgsl_could_help));
+        warnings.extend(plan.packing.runtime.wgpu_spirv_warning(&as_spirv));
+    } else if wgpu.is_none() && plan.packing.target.may_ship_wgsl() {
+        // naga refused every module.
+        let names: Vec<&str> = modules.iter().map(|built| built.module.name.as_str()).collect();
+        warnings.extend(plan.packing.runtime.wgpu_spirv_warning(&names));
     }
 
     let bundle_modules: Vec<BundleModule<'_>> = modules
@@ -317,7 +317,7 @@ fn wgpu_artifacts(
     let refused_measured = (!refused.is_empty()).then(|| refused_set.chosen());
     let spirv_readable = plan.packing.runtime.wgpu_takes_spirv();
     let choice =
-        wgsl::choose(plan.packing.target, &packed, refused_measured, all.chosen(), (WGPU_FRONT_ENDS, spirv_readable));
+        wgsl::choose(plan.packing.target, &packed, refused_measured, all.chosen(), WGPU_FRONT_ENDS, spirv_readable);
     let shipped = (choice.path == WgpuPath::Wgsl).then(|| {
         // Per-module forms in manifest order: the refused modules' own,
         // nothing for those that ship WGSL.

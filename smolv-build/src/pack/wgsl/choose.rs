@@ -44,7 +44,8 @@ pub(crate) fn choose(
     wgsl: &PackedWgsl,
     refused: Option<Measured>,
     all: Measured,
-    (front_ends, spirv_readable): (WgpuFrontEnds, bool),
+    front_ends: WgpuFrontEnds,
+    spirv_readable: bool,
 ) -> WgpuChoice {
     let front_end = if refused.is_some() { front_ends.both_over_spirv } else { front_ends.wgsl_over_spirv };
     let wgsl_total = signed(wgsl.installed_total()) + refused.map_or(0, |r| signed(r.installed_total())) + front_end;
@@ -85,20 +86,20 @@ mod tests {
         let decoder = crate::pack::packing::wgsl_decoder(WgslCodec::Wgsl);
         // 100 KB of SPIR-V against 10 KB of WGSL: WGSL wins by far more
         // than its front end costs.
-        let choice = choose(Target::Wgpu, &wgsl(10_000), None, raw(100_000), (costs, true));
+        let choice = choose(Target::Wgpu, &wgsl(10_000), None, raw(100_000), costs, true);
         assert_eq!(choice.path, WgpuPath::Wgsl);
         assert_eq!(choice.wgsl_total, signed(10_000 + decoder) + 50_000);
         // 50 KB of SPIR-V: the front end outweighs what WGSL saves.
-        assert_eq!(choose(Target::Wgpu, &wgsl(10_000), None, raw(50_000), (costs, true)).path, WgpuPath::Spirv);
+        assert_eq!(choose(Target::Wgpu, &wgsl(10_000), None, raw(50_000), costs, true).path, WgpuPath::Spirv);
         // With a refused module the game needs both front ends.
-        let mixed = choose(Target::Wgpu, &wgsl(10_000), Some(raw(1_000)), raw(100_000), (costs, true));
+        let mixed = choose(Target::Wgpu, &wgsl(10_000), Some(raw(1_000)), raw(100_000), costs, true);
         assert_eq!((mixed.path, mixed.wgsl_total), (WgpuPath::Spirv, signed(11_000 + decoder) + 200_000));
         // Forced paths ship what they force, with the totals reported.
-        assert_eq!(choose(Target::WgpuWgsl, &wgsl(10_000), None, raw(50_000), (costs, true)).path, WgpuPath::Wgsl);
-        assert_eq!(choose(Target::WgpuSpirv, &wgsl(10_000), None, raw(100_000), (costs, true)).path, WgpuPath::Spirv);
+        assert_eq!(choose(Target::WgpuWgsl, &wgsl(10_000), None, raw(50_000), costs, true).path, WgpuPath::Wgsl);
+        assert_eq!(choose(Target::WgpuSpirv, &wgsl(10_000), None, raw(100_000), costs, true).path, WgpuPath::Spirv);
         // A game whose smolv-runtime hands wgpu no SPIR-V gets WGSL, even
         // where SPIR-V would be smaller; a forced path stays forced.
-        assert_eq!(choose(Target::Wgpu, &wgsl(10_000), None, raw(50_000), (costs, false)).path, WgpuPath::Wgsl);
-        assert_eq!(choose(Target::WgpuSpirv, &wgsl(10_000), None, raw(50_000), (costs, false)).path, WgpuPath::Spirv);
+        assert_eq!(choose(Target::Wgpu, &wgsl(10_000), None, raw(50_000), costs, false).path, WgpuPath::Wgsl);
+        assert_eq!(choose(Target::WgpuSpirv, &wgsl(10_000), None, raw(50_000), costs, false).path, WgpuPath::Spirv);
     }
 }
