@@ -178,6 +178,7 @@ fn a_crash_translating_to_wgsl_ships_spirv_with_a_warning_and_is_never_cached() 
 /// running sum 50,000 times, each sum used once. naga's WGSL writer nests
 /// such single-use expressions, one stack frame per level, and overflows
 /// the stack (naga 30), which aborts the process it runs in.
+#[cfg(all(unix, feature = "wgpu"))]
 fn deep_sum_spirv(adds: u32) -> Vec<u8> {
     fn op(words: &mut Vec<u32>, opcode: u32, operands: &[u32]) {
         let len = u32::try_from(operands.len() + 1).unwrap();
