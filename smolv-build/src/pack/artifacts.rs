@@ -135,7 +135,7 @@ pub(crate) fn build_artifacts(
         .collect();
     let mut embedded = packing::pack_cached(&inputs, &zstd, &memo, &plan.packing, plan.dictionary, cache)?;
     let mut spirv_bytes = inputs.iter().map(|m| m.spirv.len()).sum();
-    let (wgpu, mut warnings, unanswered) = if plan.packing.target.may_ship_wgsl() {
+    let (wgpu, warnings, unanswered) = if plan.packing.target.may_ship_wgsl() {
         let spirv: Vec<&[u32]> = encoded.iter().map(|(e, ..)| e.decoded.as_slice()).collect();
         let (wgpu, warnings, shipped, unanswered) =
             wgpu_artifacts(modules, &spirv, &inputs, &embedded, plan, (cache, compilers))?;
@@ -148,19 +148,6 @@ pub(crate) fn build_artifacts(
     } else {
         (None, Vec::new(), 0)
     };
-    // Where WGSL ships, naga's refusals still ship SPIR-V. (SPIR-V that
-    // ships by the target's choice is the user's, with nothing to warn of.)
-    if let Some(wgpu) = wgpu.as_ref().filter(|w| w.choice.path == WgpuPath::Wgsl) {
-        let as_wgsl: Vec<&str> = wgpu.texts.iter().map(|(name, ..)| name.as_str()).collect();
-        let as_spirv: Vec<&str> =
-            modules.iter().map(|built| built.module.name.as_str()).filter(|name| !as_wgsl.contains(name)).collect();
-        warnings.extend(plan.packing.runtime.wgpu_spirv_warning(&as_spirv));
-    } else if wgpu.is_none() && plan.packing.target.may_ship_wgsl() {
-        // naga refused every module.
-        let names: Vec<&str> = modules.iter().map(|built| built.module.name.as_str()).collect();
-        warnings.extend(plan.packing.runtime.wgpu_spirv_warning(&names));
-    }
-
     let bundle_modules: Vec<BundleModule<'_>> = modules
         .iter()
         .zip(&encoded)
@@ -306,7 +293,13 @@ fn wgpu_artifacts(
         ));
         refused.push(index);
     }
+    // Where WGSL may ship, naga's refusals still ship SPIR-V, which a
+    // runtime whose wgpu layer takes none refuses. (SPIR-V that ships by
+    // the target's choice is the user's, with nothing to warn of.)
+    let refused_names: Vec<&str> = refused.iter().map(|&index| modules[index].module.name.as_str()).collect();
+    let spirv_warning = plan.packing.runtime.wgpu_spirv_warning(&refused_names);
     if texts.is_empty() {
+        warnings.extend(spirv_warning);
         return Ok((None, warnings, None, unanswered));
     }
     let names: Vec<&str> = texts.iter().map(|(n, _, _)| n.as_str()).collect();
@@ -318,6 +311,9 @@ fn wgpu_artifacts(
     let spirv_readable = plan.packing.runtime.wgpu_takes_spirv();
     let choice =
         wgsl::choose(plan.packing.target, &packed, refused_measured, all.chosen(), WGPU_FRONT_ENDS, spirv_readable);
+    if choice.path == WgpuPath::Wgsl {
+        warnings.extend(spirv_warning);
+    }
     let shipped = (choice.path == WgpuPath::Wgsl).then(|| {
         // Per-module forms in manifest order: the refused modules' own,
         // nothing for those that ship WGSL.
