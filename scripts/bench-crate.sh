@@ -19,13 +19,22 @@ pick_modules() {
   [ "$count" -eq "$wanted" ] || { echo "only $count modules in $tree" >&2; return 1; }
 }
 
-# write_smolv_crate DIR NAME CHECKOUT SHADERS: DIR/Cargo.toml (package NAME,
-# path dependencies on the smolv checkout CHECKOUT, a workspace of its
-# own), DIR/build.rs (compiles SHADERS with smolv's defaults) and
-# CHECKOUT's lock file, so that both crates build with the same versions.
+# write_smolv_crate DIR NAME CHECKOUT SHADERS [REGISTRY]: DIR/Cargo.toml
+# (package NAME, a workspace of its own, over the smolv checkout CHECKOUT),
+# DIR/build.rs (compiles SHADERS with smolv's defaults) and CHECKOUT's lock
+# file, so that both crates build with the same versions.
+#
+# With REGISTRY (a directory), the crate depends on smolv by version, as a
+# crates.io user's does, from a directory source made there that stands in
+# for crates.io: smolv's crates as `cargo package` makes them, and every
+# other package the crate needs, copied from Cargo's cache (`cargo
+# vendor`, offline). Cargo then builds smolv as it builds a registry
+# package (not incremental, fingerprinted by version), not as a path
+# dependency. The lock file is resolved anew, offline, from that source.
 write_smolv_crate() {
-  local dir=$1 name=$2 checkout=$3 shaders=$4
+  local dir=$1 name=$2 checkout=$3 shaders=$4 registry=${5:-}
   mkdir -p "$dir/src"
+  rm -rf "$dir/.cargo"
   cat > "$dir/Cargo.toml" <<TOML
 [package]
 name = "$name"
@@ -47,6 +56,28 @@ fn main() {
 }
 RUST
   cp "$checkout/Cargo.lock" "$dir/Cargo.lock"
+  [ -n "$registry" ] || return 0
+
+  local crate file version
+  version=$(sed -n 's/^version = "\(.*\)"$/\1/p' "$checkout/Cargo.toml" | head -n 1)
+  rm -rf "$registry"
+  (cd "$dir" && cargo vendor --offline --quiet "$registry" > /dev/null)
+  (cd "$checkout" && cargo package --quiet --no-verify --allow-dirty --locked \
+    -p smolv-format -p smolv-macros -p smolv-runtime -p smolv-build)
+  for crate in smolv-format smolv-macros smolv-runtime smolv-build; do
+    file="$checkout/target/package/$crate-$version.crate"
+    tar -xzf "$file" -C "$registry"
+    mv "$registry/$crate-$version" "$registry/$crate"
+    printf '{"files":{},"package":"%s"}\n' "$(sha256sum "$file" | cut -d' ' -f1)" \
+      > "$registry/$crate/.cargo-checksum.json"
+  done
+  sed -i "s|^smolv-runtime = .*|smolv-runtime = \"$version\"|; s|^smolv-build = .*|smolv-build = \"$version\"|" \
+    "$dir/Cargo.toml"
+  mkdir -p "$dir/.cargo"
+  printf '[source.crates-io]\nreplace-with = "smolv-bench"\n\n[source.smolv-bench]\ndirectory = "%s"\n' \
+    "$registry" > "$dir/.cargo/config.toml"
+  rm "$dir/Cargo.lock"
+  (cd "$dir" && cargo generate-lockfile --offline --quiet)
 }
 
 # The merged static shaderc that `scripts/setup.sh` makes, unless the shell

@@ -18,7 +18,12 @@
 # Each round writes a new constant into each crate's `main.rs` and runs
 # `cargo build` (the dev profile, Cargo's defaults: incremental, full debug
 # info) in it. The two crates keep separate target directories, built once
-# before timing. Prints each crate's median and the difference.
+# before timing. Prints each crate's median and the difference, then the
+# same for builds with nothing to do (Cargo's bookkeeping alone).
+#
+# SMOLV_BENCH_REGISTRY=1 makes the smolv crate depend on smolv by version,
+# from a stand-in for crates.io (`write_smolv_crate` in bench-crate.sh), as
+# a user's crate does; by default it has path dependencies on this checkout.
 #
 # Extra arguments for both builds: SMOLV_BENCH_CARGO_ARGS (for example
 # `--config profile.dev.debug="line-tables-only"`). For the passes:
@@ -48,7 +53,8 @@ while IFS= read -r relative; do
 done < "$work/modules.txt"
 
 # The smolv crate.
-write_smolv_crate "$work/smolv" rebuild-smolv "$root" "$work/shaders"
+write_smolv_crate "$work/smolv" rebuild-smolv "$root" "$work/shaders" \
+  "${SMOLV_BENCH_REGISTRY:+$work/registry}"
 
 # The include_bytes! crate, over the same modules' SPIR-V.
 {
@@ -145,6 +151,17 @@ raw=$(echo "${times[raw]}" | median)
 echo "smolv:          ${times[smolv]}ms"
 echo "include_bytes!: ${times[raw]}ms"
 echo "median: smolv $smolv ms, include_bytes! $raw ms, difference $((smolv - raw)) ms"
+
+# Cargo's own share: builds with nothing to do, alternated as well.
+declare -A noops=([smolv]="" [raw]="")
+for round in $(seq 1 "$rounds"); do
+  for crate in smolv raw; do
+    noops[$crate]+="$(build "$crate") "
+  done
+done
+smolv=$(echo "${noops[smolv]}" | median)
+raw=$(echo "${noops[raw]}" | median)
+echo "no-op cargo build, median: smolv $smolv ms, include_bytes! $raw ms, difference $((smolv - raw)) ms"
 
 if [ -n "${SMOLV_BENCH_TIME_PASSES:-}" ]; then
   for crate in smolv raw; do

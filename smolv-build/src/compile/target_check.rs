@@ -62,10 +62,19 @@ pub(crate) fn newer_than_target<'a>(modules: impl IntoIterator<Item = Checked<'a
     // Other languages compile to the version asked for, which the target
     // was raised to take; only these two come out newer.
     let why = if why.is_empty() { String::new() } else { format!(" ({})", why.join("; ")) };
+    // SPIR-V 1.4 is also what a Vulkan 1.1 device with VK_KHR_spirv_1_4
+    // takes, which the Vulkan layer accepts too.
+    let extension = if newest >> 8 & 0xff == 4 && env < TargetEnv::Vulkan1_2 {
+        "; a Vulkan 1.1 device that enables VK_KHR_spirv_1_4 takes SPIR-V 1.4 too: \
+         `Config::target_env(TargetEnv::Vulkan1_1).spirv_version(SpirvVersion::V1_4)`, or \
+         `--target-env vulkan1.1 --spirv-version 1.4`"
+    } else {
+        ""
+    };
     Some(format!(
         "{modules} {versions}, newer than the target {target} takes (SPIR-V {takes}): a {device} device refuses \
          {them}{why}. If the application creates a {needed_device} instance or newer, say so: \
-         `Config::target_env(TargetEnv::{needed:?})`, or `--target-env {needed_name}`",
+         `Config::target_env(TargetEnv::{needed:?})`, or `--target-env {needed_name}`{extension}",
         needed_name = needed.name(),
     ))
 }
@@ -134,5 +143,24 @@ mod tests {
         assert!(warning.contains("(or rebuild it for SPIR-V 1.0)"), "{warning}");
         assert!(warning.contains("a Vulkan 1.2 instance or newer"), "{warning}");
         assert!(warning.ends_with("`Config::target_env(TargetEnv::Vulkan1_2)`, or `--target-env vulkan1.2`"));
+    }
+
+    #[test]
+    fn spirv_1_4_also_names_the_vulkan_1_1_extension_that_takes_it() {
+        let v14 = module(1, 4);
+        let warning = newer_than_target([checked("m.spv", Language::Spirv, &v14)], TargetEnv::Vulkan1_1).unwrap();
+        assert!(warning.contains("a Vulkan 1.2 instance or newer"), "{warning}");
+        assert!(
+            warning.ends_with(
+                "`--target-env vulkan1.2`; a Vulkan 1.1 device that enables VK_KHR_spirv_1_4 takes SPIR-V 1.4 too: \
+                 `Config::target_env(TargetEnv::Vulkan1_1).spirv_version(SpirvVersion::V1_4)`, or \
+                 `--target-env vulkan1.1 --spirv-version 1.4`"
+            ),
+            "{warning}"
+        );
+        // Newer than 1.4, the extension does not help.
+        let v15 = module(1, 5);
+        let warning = newer_than_target([checked("m.spv", Language::Spirv, &v15)], TargetEnv::Vulkan1_1).unwrap();
+        assert!(!warning.contains("VK_KHR_spirv_1_4"), "{warning}");
     }
 }
