@@ -24,6 +24,12 @@ echo "==> cargo fmt --check"
 cargo fmt --all -- --check
 echo "==> cargo clippy --workspace --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
+echo "==> cargo doc: no broken links, in the workspace and in smolv-runtime as docs.rs builds it"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
+RUSTDOCFLAGS="-D warnings" cargo doc -p smolv-runtime --no-deps --locked --quiet
+RUSTDOCFLAGS="-D warnings" cargo doc -p smolv-runtime --no-deps --locked --quiet --features vulkan,wgpu,hot-reload,serde
+RUSTDOCFLAGS="-D warnings" cargo doc -p smolv-build -p cargo-smolv -p smolv-reload --no-deps --locked --quiet \
+    --features smolv-build/wesl,cargo-smolv/wesl,smolv-reload/wesl
 echo "==> cargo check for Windows (x86_64-pc-windows-gnu): no Unix-only call slips in"
 cargo check --workspace --all-targets --locked --target x86_64-pc-windows-gnu
 echo "==> smolv-runtime without default features (no_std + alloc)"

@@ -9,6 +9,9 @@ use smolv_build::{Config, Language, Optimization, Packing, ResourceKind, SizeGoa
 use smolv_runtime::reflect::ShaderStage;
 
 /// How shaders are compiled: what `build` and `types` both take.
+// The field docs are `--help` text, which uses brackets for optional parts
+// (`[STAGE,]`), not Markdown links.
+#[allow(rustdoc::broken_intra_doc_links)]
 #[derive(clap::Args)]
 pub(crate) struct ShaderArgs {
     /// Target environment.

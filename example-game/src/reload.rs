@@ -5,7 +5,7 @@
 //! an edited file with the settings `build.rs` used, and publishes the new
 //! SPIR-V to the embedded set. Before each frame [`HotReload::before_frame`]
 //! takes the reloaded shaders, decodes them again
-//! ([`Shaders::refresh`](crate::shaders::Shaders::refresh)) and has the
+//! (`Shaders::refresh`) and has the
 //! pipeline manager rebuild their pipelines in the background; once all of
 //! a shader's pipelines are swapped in it prints `reloaded <shader> in
 //! <N> ms`, from the edit seen to the new pipelines ready. A shader that
