@@ -31,9 +31,12 @@ pick_modules() {
 # vendor`, offline). Cargo then builds smolv as it builds a registry
 # package (not incremental, fingerprinted by version), not as a path
 # dependency. The lock file is resolved anew, offline, from that source.
+# Packaging smolv's crates, which depend on each other and are not
+# published, needs Cargo 1.90 or newer.
 write_smolv_crate() {
   local dir=$1 name=$2 checkout=$3 shaders=$4 registry=${5:-}
   mkdir -p "$dir/src"
+  # An earlier run's stand-in for crates.io, if any.
   rm -rf "$dir/.cargo"
   cat > "$dir/Cargo.toml" <<TOML
 [package]
@@ -58,19 +61,25 @@ RUST
   cp "$checkout/Cargo.lock" "$dir/Cargo.lock"
   [ -n "$registry" ] || return 0
 
-  local crate file version
-  version=$(sed -n 's/^version = "\(.*\)"$/\1/p' "$checkout/Cargo.toml" | head -n 1)
+  local crate file version packaged
+  registry=$(realpath -m "$registry")
+  version=$(cd "$checkout" && cargo pkgid --offline -p smolv-build)
+  version=${version##*[#@]}
   rm -rf "$registry"
+  # First the other packages, while the manifest still has the path
+  # dependencies that `cargo vendor` follows.
   (cd "$dir" && cargo vendor --offline --quiet "$registry" > /dev/null)
-  (cd "$checkout" && cargo package --quiet --no-verify --allow-dirty --locked \
+  packaged=$(mktemp -d)
+  (cd "$checkout" && cargo package --quiet --no-verify --allow-dirty --locked --target-dir "$packaged" \
     -p smolv-format -p smolv-macros -p smolv-runtime -p smolv-build)
   for crate in smolv-format smolv-macros smolv-runtime smolv-build; do
-    file="$checkout/target/package/$crate-$version.crate"
+    file="$packaged/package/$crate-$version.crate"
     tar -xzf "$file" -C "$registry"
     mv "$registry/$crate-$version" "$registry/$crate"
     printf '{"files":{},"package":"%s"}\n' "$(sha256sum "$file" | cut -d' ' -f1)" \
       > "$registry/$crate/.cargo-checksum.json"
   done
+  rm -rf "$packaged"
   sed -i "s|^smolv-runtime = .*|smolv-runtime = \"$version\"|; s|^smolv-build = .*|smolv-build = \"$version\"|" \
     "$dir/Cargo.toml"
   mkdir -p "$dir/.cargo"

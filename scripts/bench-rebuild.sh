@@ -21,9 +21,10 @@
 # before timing. Prints each crate's median and the difference, then the
 # same for builds with nothing to do (Cargo's bookkeeping alone).
 #
-# SMOLV_BENCH_REGISTRY=1 makes the smolv crate depend on smolv by version,
-# from a stand-in for crates.io (`write_smolv_crate` in bench-crate.sh), as
-# a user's crate does; by default it has path dependencies on this checkout.
+# SMOLV_BENCH_REGISTRY=1 (any non-empty value) makes the smolv crate
+# depend on smolv by version, from a stand-in for crates.io
+# (`write_smolv_crate` in bench-crate.sh), as a user's crate does; by
+# default it has path dependencies on this checkout.
 #
 # Extra arguments for both builds: SMOLV_BENCH_CARGO_ARGS (for example
 # `--config profile.dev.debug="line-tables-only"`). For the passes:
@@ -37,6 +38,10 @@ modules=${2:-44}
 tree=${SMOLV_BENCH_TREE:-/tmp/trees/sascha/shaders/glsl}
 work=${SMOLV_BENCH_DIR:-$root/target/bench-rebuild}
 [ -d "$tree" ] || { echo "no shader tree at $tree: set SMOLV_BENCH_TREE" >&2; exit 1; }
+# The crates' builds run in their own directories: absolute paths only.
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+tree=$(cd "$tree" && pwd)
 # What the user's shell would not set.
 unset CARGO_PROFILE_DEV_DEBUG CARGO_INCREMENTAL CARGO_TARGET_DIR RUSTFLAGS CARGO_ENCODED_RUSTFLAGS RUSTC_BOOTSTRAP
 # `-Z time-passes` needs RUSTC_BOOTSTRAP, and a change of it rebuilds every

@@ -31,6 +31,10 @@ tree=${SMOLV_BENCH_TREE:-/tmp/trees/sascha/shaders/glsl}
 work=${SMOLV_BENCH_DIR:-$root/target/bench-shader-edit}
 base=${SMOLV_BENCH_BASE:-}
 [ -d "$tree" ] || { echo "no shader tree at $tree: set SMOLV_BENCH_TREE" >&2; exit 1; }
+# The crates' builds run in their own directories: absolute paths only.
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+tree=$(cd "$tree" && pwd)
 # What the user's shell would not set.
 unset CARGO_PROFILE_DEV_DEBUG CARGO_INCREMENTAL CARGO_TARGET_DIR RUSTFLAGS CARGO_ENCODED_RUSTFLAGS RUSTC_BOOTSTRAP
 

@@ -24,7 +24,7 @@ echo "==> cargo fmt --check"
 cargo fmt --all -- --check
 echo "==> cargo clippy --workspace --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
-echo "==> cargo doc: no broken links, in the workspace and in smolv-runtime as docs.rs builds it"
+echo "==> cargo doc: no broken links (the workspace, smolv-runtime alone and as docs.rs builds it, WESL)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 RUSTDOCFLAGS="-D warnings" cargo doc -p smolv-runtime --no-deps --locked --quiet
 RUSTDOCFLAGS="-D warnings" cargo doc -p smolv-runtime --no-deps --locked --quiet --features vulkan,wgpu,hot-reload,serde

@@ -9,9 +9,6 @@ use smolv_build::{Config, Language, Optimization, Packing, ResourceKind, SizeGoa
 use smolv_runtime::reflect::ShaderStage;
 
 /// How shaders are compiled: what `build` and `types` both take.
-// The field docs are `--help` text, which uses brackets for optional parts
-// (`[STAGE,]`), not Markdown links.
-#[allow(rustdoc::broken_intra_doc_links)]
 #[derive(clap::Args)]
 pub(crate) struct ShaderArgs {
     /// Target environment.
@@ -76,6 +73,8 @@ pub(crate) struct ShaderArgs {
     /// -fresource-set-binding=[STAGE,]REG,SET,BINDING (e.g. -fresource-set-binding=frag,t0,1,2),
     /// -f<image|sampler|texture|ubo|cbuffer|ssbo|uav>-binding-base=[STAGE,]BASE, -fauto-map-locations,
     /// -fauto-bind-uniforms.
+    // `--help` text: its brackets mark optional parts, not Markdown links.
+    #[allow(rustdoc::broken_intra_doc_links)]
     #[arg(short = 'f', value_name = "FLAG", value_parser = parse_glslc_flag)]
     glslc_flags: Vec<GlslcFlag>,
     /// A WESL `@if` feature for every WESL shader: `NAME` (on) or `NAME=false`. Repeatable; features
@@ -94,6 +93,8 @@ pub(crate) struct ShaderArgs {
     /// A Bazel HTTP remote cache (bazel-remote, nginx WebDAV) behind the local one:
     /// http(s)://host[:port][/prefix] (default: SMOLV_REMOTE_CACHE). An auth header comes
     /// from SMOLV_REMOTE_CACHE_HEADER only, never from the command line.
+    // `--help` text, as above.
+    #[allow(rustdoc::broken_intra_doc_links)]
     #[arg(long, value_name = "URL")]
     remote_cache: Option<String>,
     /// read-write (upload what was compiled), read-only or off (default:

@@ -16,7 +16,7 @@ use crate::options::{
     BindingBase, Define, DictionaryMode, HlslOptions, Optimization, RegisterBinding, ResourceKind, SpirvVersion,
     TargetEnv, Variant,
 };
-use crate::options::{Packing, RuntimeCodecs, SizeGoal, Target};
+use crate::options::{DeviceSpirv, Packing, RuntimeCodecs, SizeGoal, Target};
 use crate::output::report::Report;
 use crate::settings::{Inputs, PackSettings, Plan, Settings, env};
 
@@ -306,7 +306,12 @@ impl Config {
 
     /// SPIR-V version (default: the target environment's). A version newer
     /// than the target environment takes raises the environment to the
-    /// oldest one that takes it: SPIR-V 1.3 alone means Vulkan 1.1.
+    /// oldest one that takes it: SPIR-V 1.3 alone means Vulkan 1.1. One
+    /// pair is read as it is: Vulkan 1.1 with SPIR-V 1.4 is a Vulkan 1.1
+    /// device that enables VK_KHR_spirv_1_4 (the compilers still get the
+    /// Vulkan 1.2 environment), so the build warns about modules newer
+    /// than 1.4. Tell smolv's Vulkan layer too:
+    /// `PipelineOptions::khr_spirv_1_4(true)`.
     ///
     /// ```
     /// use smolv_build::{Config, SpirvVersion, TargetEnv};
@@ -938,11 +943,10 @@ impl Config {
             ));
         }
         let spirv_version = self.spirv_version.unwrap_or(self.target_env.default_spirv_version());
-        let (major, minor) = spirv_version.major_minor();
         let settings = Settings {
             // A SPIR-V version the environment cannot take raises it:
             // `spirv_version(V1_3)` alone means Vulkan 1.1.
-            target_env: self.target_env.accepting(u32::from(major) << 16 | u32::from(minor) << 8),
+            target_env: self.target_env.accepting(spirv_version.word()),
             spirv_version,
             optimization: self.optimization,
             strip_debug: self.strip_debug.unwrap_or_else(|| env("PROFILE").as_deref() == Some("release")),
@@ -961,6 +965,7 @@ impl Config {
         Ok(Plan {
             inputs: self.inputs(&base),
             settings,
+            device: DeviceSpirv::new(self.target_env, self.spirv_version),
             cache_dir: self.cache_dir.clone().unwrap_or_else(|| default_cache_dir(&out_dir)),
             out_dir,
             threads: self.jobs.or_else(|| env("NUM_JOBS").and_then(|n| n.parse().ok())).unwrap_or(0),

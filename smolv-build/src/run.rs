@@ -159,7 +159,7 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
             language: built.job.language,
             spirv: &built.module.spirv,
         });
-        report.warnings.extend(target_check::newer_than_target(compiled, plan.settings.target_env));
+        report.warnings.extend(target_check::newer_than_target(compiled, plan.device));
     }
     // Idle workers end here, unless packing translates to WGSL in them.
     let compilers = if plan.packing.target.may_ship_wgsl() && (diagnostics.is_empty() || plan.keep_going) {

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use crate::options::{
     BindingBase, Define, DictionaryMode, HlslOptions, Optimization, SpirvVersion, TargetEnv, Variant,
 };
-use crate::options::{Language, Packing, RuntimeCodecs, SizeGoal};
+use crate::options::{DeviceSpirv, Language, Packing, RuntimeCodecs, SizeGoal};
 
 /// Environment variables the build reads; Cargo reruns it when they change.
 /// The `SMOLV_REMOTE_CACHE*` ones are left out: they change where entries
@@ -99,6 +99,9 @@ pub(crate) struct Settings {
 pub(crate) struct Plan {
     pub(crate) inputs: Inputs,
     pub(crate) settings: Settings,
+    /// What the application's device takes, which no Vulkan module should
+    /// be newer than (`settings.target_env` may be raised past it).
+    pub(crate) device: DeviceSpirv,
     /// Where the artifacts go (`OUT_DIR`).
     pub(crate) out_dir: PathBuf,
     pub(crate) cache_dir: PathBuf,

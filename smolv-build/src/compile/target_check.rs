@@ -3,7 +3,7 @@
 //! but a device of the target's Vulkan version refuses them, and the
 //! Vulkan layer refuses them at pipeline creation; the build says so first.
 
-use crate::options::{Language, TargetEnv};
+use crate::options::{DeviceSpirv, Language, SpirvVersion, TargetEnv};
 
 /// Modules listed by name in the warning, before "and N more".
 const NAMED: usize = 4;
@@ -15,17 +15,20 @@ pub(crate) struct Checked<'a> {
     pub(crate) spirv: &'a [u32],
 }
 
-/// One warning naming every module in `modules` whose SPIR-V version `env`
-/// does not take, in name order, or `None` when there is none.
+/// One warning naming every module in `modules` whose SPIR-V version
+/// `device` does not take, in name order, or `None` when there is none.
 ///
 /// The warning says which version they are, the environment they need,
 /// why they came out newer (Slang's floor, a precompiled file), and how
 /// to raise the target.
-pub(crate) fn newer_than_target<'a>(modules: impl IntoIterator<Item = Checked<'a>>, env: TargetEnv) -> Option<String> {
+pub(crate) fn newer_than_target<'a>(
+    modules: impl IntoIterator<Item = Checked<'a>>,
+    device: DeviceSpirv,
+) -> Option<String> {
     let mut newer: Vec<(&str, Language, u32)> = modules
         .into_iter()
         .map(|module| (module.name, module.language, module.spirv.get(1).copied().unwrap_or(0)))
-        .filter(|&(_, _, version)| TargetEnv::Vulkan1_0.accepting(version) > env)
+        .filter(|&(_, _, version)| version > device.newest.word())
         .collect();
     newer.sort_unstable_by(|a, b| a.0.cmp(b.0));
     let &(first, _, _) = newer.first()?;
@@ -48,9 +51,15 @@ pub(crate) fn newer_than_target<'a>(modules: impl IntoIterator<Item = Checked<'a
     } else {
         format!("SPIR-V {} to {}", version_name(oldest), version_name(newest))
     };
-    let (major, minor) = env.default_spirv_version().major_minor();
-    let (target, takes) = (env.name(), format!("{major}.{minor}"));
-    let (device, needed_device) = (device_name(env), device_name(needed));
+    let takes = version_name(device.newest.word());
+    let (target, device_name) = if device.needs_khr_spirv_1_4() {
+        (
+            format!("{} with VK_KHR_spirv_1_4", device.env.name()),
+            format!("{} device with VK_KHR_spirv_1_4", env_name(device.env)),
+        )
+    } else {
+        (device.env.name().to_owned(), format!("{} device", env_name(device.env)))
+    };
     let them = if count == 1 { "it" } else { "them" };
     let mut why = Vec::new();
     if newer.iter().any(|&(_, language, _)| language == Language::Slang) {
@@ -63,18 +72,20 @@ pub(crate) fn newer_than_target<'a>(modules: impl IntoIterator<Item = Checked<'a
     // was raised to take; only these two come out newer.
     let why = if why.is_empty() { String::new() } else { format!(" ({})", why.join("; ")) };
     // SPIR-V 1.4 is also what a Vulkan 1.1 device with VK_KHR_spirv_1_4
-    // takes, which the Vulkan layer accepts too.
-    let extension = if newest >> 8 & 0xff == 4 && env < TargetEnv::Vulkan1_2 {
+    // takes, which the Vulkan layer accepts when told.
+    let extension = if newest == SpirvVersion::V1_4.word() {
         "; a Vulkan 1.1 device that enables VK_KHR_spirv_1_4 takes SPIR-V 1.4 too: \
-         `Config::target_env(TargetEnv::Vulkan1_1).spirv_version(SpirvVersion::V1_4)`, or \
-         `--target-env vulkan1.1 --spirv-version 1.4`"
+         `Config::target_env(TargetEnv::Vulkan1_1).spirv_version(SpirvVersion::V1_4)` (or \
+         `--target-env vulkan1.1 --spirv-version 1.4`), with `PipelineOptions::khr_spirv_1_4(true)` for smolv's \
+         Vulkan layer"
     } else {
         ""
     };
     Some(format!(
-        "{modules} {versions}, newer than the target {target} takes (SPIR-V {takes}): a {device} device refuses \
-         {them}{why}. If the application creates a {needed_device} instance or newer, say so: \
+        "{modules} {versions}, newer than the target {target} takes (SPIR-V {takes}): a {device_name} \
+         refuses {them}{why}. If the application creates a {needed_device} instance or newer, say so: \
          `Config::target_env(TargetEnv::{needed:?})`, or `--target-env {needed_name}`{extension}",
+        needed_device = env_name(needed),
         needed_name = needed.name(),
     ))
 }
@@ -85,7 +96,7 @@ fn version_name(word: u32) -> String {
 }
 
 /// `Vulkan 1.1` for [`TargetEnv::Vulkan1_1`].
-fn device_name(env: TargetEnv) -> String {
+fn env_name(env: TargetEnv) -> String {
     env.name().replace("vulkan", "Vulkan ")
 }
 
@@ -101,19 +112,27 @@ mod tests {
         Checked { name, language, spirv }
     }
 
+    fn device(env: TargetEnv) -> DeviceSpirv {
+        DeviceSpirv::new(env, None)
+    }
+
     #[test]
     fn modules_the_target_takes_need_no_word() {
         let (old, new) = (module(1, 0), module(1, 3));
-        assert_eq!(newer_than_target([checked("a.vert", Language::Glsl, &old)], TargetEnv::Vulkan1_0), None);
-        assert_eq!(newer_than_target([checked("a.slang#vs", Language::Slang, &new)], TargetEnv::Vulkan1_1), None);
-        assert_eq!(newer_than_target([], TargetEnv::Vulkan1_0), None);
+        assert_eq!(newer_than_target([checked("a.vert", Language::Glsl, &old)], device(TargetEnv::Vulkan1_0)), None);
+        assert_eq!(
+            newer_than_target([checked("a.slang#vs", Language::Slang, &new)], device(TargetEnv::Vulkan1_1)),
+            None
+        );
+        assert_eq!(newer_than_target([], device(TargetEnv::Vulkan1_0)), None);
     }
 
     #[test]
     fn one_slang_module_is_named_with_the_target_it_needs() {
         let new = module(1, 3);
         let warning =
-            newer_than_target([checked("tri.slang#vs_main", Language::Slang, &new)], TargetEnv::Vulkan1_0).unwrap();
+            newer_than_target([checked("tri.slang#vs_main", Language::Slang, &new)], device(TargetEnv::Vulkan1_0))
+                .unwrap();
         assert_eq!(
             warning,
             "tri.slang#vs_main is SPIR-V 1.3, newer than the target vulkan1.0 takes (SPIR-V 1.0): a Vulkan 1.0 \
@@ -134,7 +153,7 @@ mod tests {
             checked("e", Language::Slang, &v13),
             checked("f", Language::Slang, &v13),
         ];
-        let warning = newer_than_target(modules, TargetEnv::Vulkan1_0).unwrap();
+        let warning = newer_than_target(modules, device(TargetEnv::Vulkan1_0)).unwrap();
         assert!(
             warning.starts_with("6 modules (a, c.spv, d, e and 2 more) are SPIR-V 1.3 to 1.5, newer than the target"),
             "{warning}"
@@ -148,19 +167,37 @@ mod tests {
     #[test]
     fn spirv_1_4_also_names_the_vulkan_1_1_extension_that_takes_it() {
         let v14 = module(1, 4);
-        let warning = newer_than_target([checked("m.spv", Language::Spirv, &v14)], TargetEnv::Vulkan1_1).unwrap();
+        let warning =
+            newer_than_target([checked("m.spv", Language::Spirv, &v14)], device(TargetEnv::Vulkan1_1)).unwrap();
         assert!(warning.contains("a Vulkan 1.2 instance or newer"), "{warning}");
         assert!(
             warning.ends_with(
                 "`--target-env vulkan1.2`; a Vulkan 1.1 device that enables VK_KHR_spirv_1_4 takes SPIR-V 1.4 too: \
-                 `Config::target_env(TargetEnv::Vulkan1_1).spirv_version(SpirvVersion::V1_4)`, or \
-                 `--target-env vulkan1.1 --spirv-version 1.4`"
+                 `Config::target_env(TargetEnv::Vulkan1_1).spirv_version(SpirvVersion::V1_4)` (or `--target-env \
+                 vulkan1.1 --spirv-version 1.4`), with `PipelineOptions::khr_spirv_1_4(true)` for smolv's Vulkan layer"
             ),
             "{warning}"
         );
         // Newer than 1.4, the extension does not help.
         let v15 = module(1, 5);
-        let warning = newer_than_target([checked("m.spv", Language::Spirv, &v15)], TargetEnv::Vulkan1_1).unwrap();
+        let warning =
+            newer_than_target([checked("m.spv", Language::Spirv, &v15)], device(TargetEnv::Vulkan1_0)).unwrap();
         assert!(!warning.contains("VK_KHR_spirv_1_4"), "{warning}");
+    }
+
+    #[test]
+    fn the_advised_vulkan_1_1_with_spirv_1_4_takes_1_4_and_still_refuses_1_5() {
+        let extended = DeviceSpirv::new(TargetEnv::Vulkan1_1, Some(SpirvVersion::V1_4));
+        let (v14, v15) = (module(1, 4), module(1, 5));
+        assert_eq!(newer_than_target([checked("m.spv", Language::Spirv, &v14)], extended), None);
+        let warning = newer_than_target([checked("n.spv", Language::Spirv, &v15)], extended).unwrap();
+        assert!(
+            warning.starts_with(
+                "n.spv is SPIR-V 1.5, newer than the target vulkan1.1 with VK_KHR_spirv_1_4 takes (SPIR-V 1.4): a \
+                 Vulkan 1.1 device with VK_KHR_spirv_1_4 refuses it"
+            ),
+            "{warning}"
+        );
+        assert!(warning.contains("`Config::target_env(TargetEnv::Vulkan1_2)`"), "{warning}");
     }
 }

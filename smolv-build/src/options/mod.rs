@@ -140,6 +140,43 @@ impl SpirvVersion {
     pub fn major_minor(self) -> (u8, u8) {
         (1, self as u8)
     }
+
+    /// The version word of a module header: `0x0001_0400` for SPIR-V 1.4.
+    pub(crate) fn word(self) -> u32 {
+        0x0001_0000 | u32::from(self as u8) << 8
+    }
+}
+
+/// What the application's Vulkan device takes, for the build's check that
+/// no module is newer: the Vulkan version the build targets and the newest
+/// SPIR-V version that device takes. An explicit `spirv_version` newer than
+/// the target's own raises the version as the compilers' environment is
+/// raised, except SPIR-V 1.4 on Vulkan 1.1, which a Vulkan 1.1 device
+/// takes with VK_KHR_spirv_1_4.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct DeviceSpirv {
+    /// The device's Vulkan version.
+    pub(crate) env: TargetEnv,
+    /// The newest SPIR-V version it takes.
+    pub(crate) newest: SpirvVersion,
+}
+
+impl DeviceSpirv {
+    /// The device `Config::target_env(env)` and `Config::spirv_version`
+    /// (if set) describe.
+    pub(crate) fn new(env: TargetEnv, spirv_version: Option<SpirvVersion>) -> Self {
+        let asked = spirv_version.map_or(env.default_spirv_version(), |v| v.max(env.default_spirv_version()));
+        if env == TargetEnv::Vulkan1_1 && asked == SpirvVersion::V1_4 {
+            return Self { env, newest: asked };
+        }
+        let env = env.accepting(asked.word());
+        Self { env, newest: env.default_spirv_version() }
+    }
+
+    /// Whether the device takes SPIR-V 1.4 through VK_KHR_spirv_1_4 only.
+    pub(crate) fn needs_khr_spirv_1_4(self) -> bool {
+        self.newest > self.env.default_spirv_version()
+    }
 }
 
 /// How hard to optimize.
@@ -412,4 +449,30 @@ pub(crate) struct HlslOptions {
     pub(crate) register_bindings: Vec<RegisterBinding>,
     /// `half`, `min16float`, … as 16-bit types (compiled by `glslc`).
     pub(crate) sixteen_bit_types: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_device_takes_its_target_s_spirv_or_the_newer_one_asked_for() {
+        use SpirvVersion::*;
+        use TargetEnv::*;
+        let cases = [
+            (Vulkan1_0, None, Vulkan1_0, V1_0),
+            (Vulkan1_1, None, Vulkan1_1, V1_3),
+            (Vulkan1_1, Some(V1_0), Vulkan1_1, V1_3),
+            (Vulkan1_0, Some(V1_3), Vulkan1_1, V1_3),
+            (Vulkan1_1, Some(V1_4), Vulkan1_1, V1_4),
+            (Vulkan1_0, Some(V1_4), Vulkan1_2, V1_5),
+            (Vulkan1_2, Some(V1_4), Vulkan1_2, V1_5),
+            (Vulkan1_0, Some(V1_6), Vulkan1_3, V1_6),
+        ];
+        for (env, asked, device_env, newest) in cases {
+            let device = DeviceSpirv::new(env, asked);
+            assert_eq!((device.env, device.newest), (device_env, newest), "{env:?} with {asked:?}");
+            assert_eq!(device.needs_khr_spirv_1_4(), (env, asked) == (Vulkan1_1, Some(V1_4)));
+        }
+    }
 }
