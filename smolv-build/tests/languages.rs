@@ -146,10 +146,16 @@ fn require_slangc() {
 #[test]
 fn an_hlsl_tree_named_by_stage_is_read_as_glsl_unless_stated() {
     let dir = tree(&[("shaders/tri.vert", HLSL_VERTEX), ("shaders/tri.frag", HLSL_FRAGMENT)]);
-    let Err(Error::Compile { failed, .. }) = config(dir.path()).try_compile() else {
+    let Err(Error::Compile { failed, diagnostics, .. }) = config(dir.path()).try_compile() else {
         panic!("HLSL in .vert/.frag files is GLSL to the compiler until stated otherwise");
     };
     assert_eq!(failed, 2);
+    // Each file's first error says what to do.
+    for name in ["tri.vert", "tri.frag"] {
+        let first = diagnostics.iter().find(|d| d.path.ends_with(name)).unwrap();
+        assert!(first.message.contains("the file looks like HLSL"), "{first}");
+        assert!(first.message.contains("`Config::language(path_or_glob, Language::Hlsl)`"), "{first}");
+    }
     let mut config = config(dir.path());
     config
         .language(dir.path().join("shaders").to_string_lossy(), Language::Hlsl)

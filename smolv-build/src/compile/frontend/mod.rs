@@ -11,6 +11,8 @@
 mod external;
 #[cfg(feature = "shaderc")]
 mod glsl;
+#[cfg(feature = "shaderc")]
+mod glsl_hints;
 mod glslang_log;
 mod glslc;
 mod slang;
@@ -99,7 +101,11 @@ pub(crate) fn compile(job: &Job, source: &[u8], settings: &Settings) -> Result<C
         .map_err(|e| vec![Diagnostic::whole_file(&job.path, format!("the shader is not UTF-8 text: {e}"))])?;
     match job.language {
         #[cfg(feature = "shaderc")]
-        Language::Glsl | Language::Hlsl => glsl::compile(job, source, settings),
+        Language::Glsl => {
+            glsl::compile(job, source, settings).map_err(|errors| glsl_hints::glsl_errors(source, settings, errors))
+        }
+        #[cfg(feature = "shaderc")]
+        Language::Hlsl => glsl::compile(job, source, settings),
         #[cfg(feature = "wgsl")]
         Language::Wgsl => wgsl::compile(job, source, settings),
         #[cfg(feature = "wesl")]
