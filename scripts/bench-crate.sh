@@ -71,7 +71,7 @@ RUST
   (cd "$dir" && cargo vendor --offline --quiet "$registry" > /dev/null)
   packaged=$(mktemp -d)
   (cd "$checkout" && cargo package --quiet --no-verify --allow-dirty --locked --target-dir "$packaged" \
-    -p smolv-format -p smolv-macros -p smolv-runtime -p smolv-build)
+    -p smolv-format -p smolv-macros -p smolv-runtime -p smolv-build) || { rm -rf "$packaged"; return 1; }
   for crate in smolv-format smolv-macros smolv-runtime smolv-build; do
     file="$packaged/package/$crate-$version.crate"
     tar -xzf "$file" -C "$registry"

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, SystemTime};
 
-use smolv_build::{Config, Error, Language, Report, ResourceKind, SpirvVersion};
+use smolv_build::{Config, Error, Language, Report, ResourceKind, SpirvVersion, TargetEnv};
 use smolv_format::Manifest;
 use smolv_runtime::reflect::{Reflection, ShaderStage};
 
@@ -153,7 +153,7 @@ fn an_hlsl_tree_named_by_stage_is_read_as_glsl_unless_stated() {
     // Each file's first error says what to do.
     for name in ["tri.vert", "tri.frag"] {
         let first = diagnostics.iter().find(|d| d.path.ends_with(name)).unwrap();
-        assert!(first.message.contains("the file looks like HLSL"), "{first}");
+        assert!(first.message.contains("the file looks like HLSL but was compiled as GLSL"), "{first}");
         assert!(first.message.contains("`Config::language(path_or_glob, Language::Hlsl)`"), "{first}");
     }
     let mut config = config(dir.path());
@@ -174,6 +174,30 @@ fn an_hlsl_tree_named_by_stage_is_read_as_glsl_unless_stated() {
         .map(|n| manifest(dir.path()).modules.iter().find(|m| m.name == *n).unwrap().reflection.stage)
         .collect();
     assert_eq!(stages, [ShaderStage::Fragment, ShaderStage::Vertex], "stages come from the extensions");
+}
+
+#[test]
+fn a_ray_tracing_shader_at_the_default_target_says_what_it_needs_and_builds_once_raised() {
+    let miss = "#version 460\n#extension GL_EXT_ray_tracing : enable\n\
+                layout(location = 0) rayPayloadInEXT vec3 hit;\nvoid main() { hit = vec3(0.0, 0.0, 0.2); }\n";
+    let dir = tree(&[("shaders/miss.rmiss", miss)]);
+    let Err(Error::Compile { diagnostics, .. }) = config(dir.path()).try_compile() else {
+        panic!("GL_EXT_ray_tracing needs SPIR-V 1.4, and the default target is SPIR-V 1.0");
+    };
+    let error = diagnostics.iter().find(|d| d.message.contains("GL_EXT_ray_tracing")).unwrap();
+    assert!(
+        error.message.contains(
+            "(GL_EXT_ray_tracing needs SPIR-V 1.4 and the build targets SPIR-V 1.0: if the application creates a \
+             Vulkan 1.2 instance or newer, say so: `Config::target_env(TargetEnv::Vulkan1_2)`"
+        ),
+        "{error}"
+    );
+    // The advice works.
+    let mut raised = config(dir.path());
+    raised.target_env(TargetEnv::Vulkan1_2);
+    let report = raised.try_compile().unwrap();
+    assert_eq!(report.modules.len(), 1);
+    assert_valid_for(&module_spirv(dir.path(), "miss.rmiss").0, "vulkan1.2");
 }
 
 #[test]

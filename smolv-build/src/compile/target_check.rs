@@ -52,13 +52,13 @@ pub(crate) fn newer_than_target<'a>(
         format!("SPIR-V {} to {}", version_name(oldest), version_name(newest))
     };
     let takes = version_name(device.newest.word());
-    let (target, device_name) = if device.needs_khr_spirv_1_4() {
+    let (target, refusing) = if device.khr_spirv_1_4() {
         (
-            format!("{} with VK_KHR_spirv_1_4", device.env.name()),
-            format!("{} device with VK_KHR_spirv_1_4", env_name(device.env)),
+            format!("{} with VK_KHR_spirv_1_4", device.vulkan.name()),
+            format!("{} device with VK_KHR_spirv_1_4", device_name(device.vulkan)),
         )
     } else {
-        (device.env.name().to_owned(), format!("{} device", env_name(device.env)))
+        (device.vulkan.name().to_owned(), format!("{} device", device_name(device.vulkan)))
     };
     let them = if count == 1 { "it" } else { "them" };
     let mut why = Vec::new();
@@ -71,24 +71,26 @@ pub(crate) fn newer_than_target<'a>(
     // Other languages compile to the version asked for, which the target
     // was raised to take; only these two come out newer.
     let why = if why.is_empty() { String::new() } else { format!(" ({})", why.join("; ")) };
-    // SPIR-V 1.4 is also what a Vulkan 1.1 device with VK_KHR_spirv_1_4
-    // takes, which the Vulkan layer accepts when told.
-    let extension = if newest == SpirvVersion::V1_4.word() {
-        "; a Vulkan 1.1 device that enables VK_KHR_spirv_1_4 takes SPIR-V 1.4 too: \
-         `Config::target_env(TargetEnv::Vulkan1_1).spirv_version(SpirvVersion::V1_4)` (or \
-         `--target-env vulkan1.1 --spirv-version 1.4`), with `PipelineOptions::khr_spirv_1_4(true)` for smolv's \
-         Vulkan layer"
-    } else {
-        ""
-    };
+    let extension = if newest == SpirvVersion::V1_4.word() { format!("; {KHR_SPIRV_1_4}") } else { String::new() };
     Some(format!(
-        "{modules} {versions}, newer than the target {target} takes (SPIR-V {takes}): a {device_name} \
-         refuses {them}{why}. If the application creates a {needed_device} instance or newer, say so: \
-         `Config::target_env(TargetEnv::{needed:?})`, or `--target-env {needed_name}`{extension}",
-        needed_device = env_name(needed),
-        needed_name = needed.name(),
+        "{modules} {versions}, newer than the target {target} takes (SPIR-V {takes}): a {refusing} \
+         refuses {them}{why}. If the application creates a {needed_device} instance or newer, say so: {raise}{extension}",
+        needed_device = device_name(needed),
+        raise = raise_to(needed),
     ))
 }
+
+/// How to tell the build that the application's device is `vulkan` or
+/// newer, in build.rs and on the command line.
+pub(crate) fn raise_to(vulkan: TargetEnv) -> String {
+    format!("`Config::target_env(TargetEnv::{vulkan:?})`, or `--target-env {}`", vulkan.name())
+}
+
+/// The other way a device takes SPIR-V 1.4, which smolv's Vulkan layer
+/// accepts when told.
+pub(crate) const KHR_SPIRV_1_4: &str = "a Vulkan 1.1 device that enables VK_KHR_spirv_1_4 takes SPIR-V 1.4 too: \
+    `Config::target_env(TargetEnv::Vulkan1_1).spirv_version(SpirvVersion::V1_4)` (or `--target-env vulkan1.1 \
+    --spirv-version 1.4`), with `PipelineOptions::khr_spirv_1_4(true)` for smolv's Vulkan layer";
 
 /// `1.3` for the version word `0x0001_0300`.
 fn version_name(word: u32) -> String {
@@ -96,7 +98,7 @@ fn version_name(word: u32) -> String {
 }
 
 /// `Vulkan 1.1` for [`TargetEnv::Vulkan1_1`].
-fn env_name(env: TargetEnv) -> String {
+pub(crate) fn device_name(env: TargetEnv) -> String {
     env.name().replace("vulkan", "Vulkan ")
 }
 

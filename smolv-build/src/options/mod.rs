@@ -155,8 +155,9 @@ impl SpirvVersion {
 /// takes with VK_KHR_spirv_1_4.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct DeviceSpirv {
-    /// The device's Vulkan version.
-    pub(crate) env: TargetEnv,
+    /// The device's Vulkan version (not always the environment the
+    /// compilers get: Vulkan 1.1 with SPIR-V 1.4 compiles for Vulkan 1.2).
+    pub(crate) vulkan: TargetEnv,
     /// The newest SPIR-V version it takes.
     pub(crate) newest: SpirvVersion,
 }
@@ -167,15 +168,16 @@ impl DeviceSpirv {
     pub(crate) fn new(env: TargetEnv, spirv_version: Option<SpirvVersion>) -> Self {
         let asked = spirv_version.map_or(env.default_spirv_version(), |v| v.max(env.default_spirv_version()));
         if env == TargetEnv::Vulkan1_1 && asked == SpirvVersion::V1_4 {
-            return Self { env, newest: asked };
+            return Self { vulkan: env, newest: asked };
         }
-        let env = env.accepting(asked.word());
-        Self { env, newest: env.default_spirv_version() }
+        let vulkan = env.accepting(asked.word());
+        Self { vulkan, newest: vulkan.default_spirv_version() }
     }
 
-    /// Whether the device takes SPIR-V 1.4 through VK_KHR_spirv_1_4 only.
-    pub(crate) fn needs_khr_spirv_1_4(self) -> bool {
-        self.newest > self.env.default_spirv_version()
+    /// Whether the device takes its newest SPIR-V through
+    /// VK_KHR_spirv_1_4 (Vulkan 1.1 with SPIR-V 1.4).
+    pub(crate) fn khr_spirv_1_4(self) -> bool {
+        self.newest > self.vulkan.default_spirv_version()
     }
 }
 
@@ -471,8 +473,8 @@ mod tests {
         ];
         for (env, asked, device_env, newest) in cases {
             let device = DeviceSpirv::new(env, asked);
-            assert_eq!((device.env, device.newest), (device_env, newest), "{env:?} with {asked:?}");
-            assert_eq!(device.needs_khr_spirv_1_4(), (env, asked) == (Vulkan1_1, Some(V1_4)));
+            assert_eq!((device.vulkan, device.newest), (device_env, newest), "{env:?} with {asked:?}");
+            assert_eq!(device.khr_spirv_1_4(), (env, asked) == (Vulkan1_1, Some(V1_4)));
         }
     }
 }

@@ -1,84 +1,172 @@
 //! Hints added to glslang's messages where the message alone does not say
 //! what to do. Two failures most users of a real tree meet first:
 //!
-//! - HLSL files named by stage (`triangle.vert`), which are read as GLSL
-//!   until their language is stated (`Config::language`, `-x hlsl`):
-//!   glslang says `#version: Desktop shaders for Vulkan SPIR-V require
-//!   version 140 or higher`;
-//! - extensions newer than the target's SPIR-V (ray tracing and mesh
+//! - HLSL read as GLSL (a tree that names HLSL files by stage, like
+//!   `triangle.vert`, until its language is stated): glslang says
+//!   `#version: Desktop shaders for Vulkan SPIR-V require version 140 or
+//!   higher`;
+//! - an extension newer than the target's SPIR-V (ray tracing and mesh
 //!   shaders need SPIR-V 1.4): glslang says `'GL_EXT_ray_tracing' : not
 //!   supported for current targeted SPIR-V version`, without naming the
 //!   target or how to raise it.
 
+use crate::compile::target_check;
 use crate::error::Diagnostic;
+use crate::options::{Language, SpirvVersion, TargetEnv};
 use crate::settings::Settings;
 
 /// What HLSL shaders nearly always have and GLSL cannot: semantics,
 /// register bindings, `[[vk::…]]` attributes, constant buffers, compute
-/// thread counts and ray tracing stages.
+/// thread counts and ray tracing stages. Looked for outside comments, and
+/// `cbuffer` and `ConstantBuffer` as whole words.
 const HLSL_MARKERS: [&str; 8] =
     [": SV_", ":SV_", ": register(", "[[vk::", "cbuffer ", "[numthreads(", "ConstantBuffer<", "[shader(\""];
 
 /// The sentence added to the first error of a GLSL shader that looks like
 /// HLSL.
-const HLSL_HINT: &str = " (the file looks like HLSL, which a file named by stage is not read as: state its \
-                         language, `Config::language(path_or_glob, Language::Hlsl)` in build.rs or `-x hlsl` with \
-                         cargo smolv)";
+const HLSL_HINT: &str = " (the file looks like HLSL but was compiled as GLSL: state its language, \
+                         `Config::language(path_or_glob, Language::Hlsl)` in build.rs, or `-x hlsl` (`-x hlsl=PATH` \
+                         for part of the tree) with `cargo smolv build`)";
 
 /// glslang's message for an extension the target's SPIR-V cannot express.
 const NEWER_SPIRV: &str = "not supported for current targeted SPIR-V version";
 
-/// Whether GLSL `source` that failed is HLSL: it has no `#version` line
-/// and one of the HLSL markers.
-fn looks_like_hlsl(source: &str) -> bool {
-    !source.lines().any(|line| line.trim_start().starts_with("#version"))
-        && HLSL_MARKERS.iter().any(|marker| source.contains(marker))
-}
+/// The extensions glslang refuses with [`NEWER_SPIRV`], and the SPIR-V
+/// version each needs (glslang's `Versions.cpp`).
+const EXTENSIONS: [(&str, SpirvVersion); 4] = [
+    ("GL_EXT_ray_tracing", SpirvVersion::V1_4),
+    ("GL_NV_ray_tracing_motion_blur", SpirvVersion::V1_4),
+    ("GL_EXT_mesh_shader", SpirvVersion::V1_4),
+    ("GL_NV_cooperative_matrix2", SpirvVersion::V1_6),
+];
 
-/// What to add to an extension error under `settings`: the target, and how
-/// to raise it.
-fn newer_spirv_hint(settings: &Settings) -> String {
-    let (major, minor) = settings.spirv_version.major_minor();
-    format!(
-        " (the build targets {} with SPIR-V {major}.{minor}; ray tracing and mesh shaders need SPIR-V 1.4 at least: \
-         if the application creates a Vulkan 1.2 instance or newer, say so with \
-         `Config::target_env(TargetEnv::Vulkan1_2)` in build.rs or `--target-env vulkan1.2` with cargo smolv)",
-        settings.target_env.name()
-    )
-}
-
-/// `errors` of a shader compiled as GLSL from `source` under `settings`:
-/// the first gets the HLSL hint when the source looks like HLSL, and each
-/// extension error the target's SPIR-V cannot take gets how to raise it.
-pub(super) fn glsl_errors(source: &str, settings: &Settings, mut errors: Vec<Diagnostic>) -> Vec<Diagnostic> {
-    if let Some(first) = errors.first_mut().filter(|_| looks_like_hlsl(source)) {
+/// `errors` of a shader in `language` (GLSL or HLSL), compiled from
+/// `source` under `settings`, with the hints: the first error of GLSL that
+/// looks like HLSL says so, and each extension error says what the
+/// extension needs and how to get it.
+pub(super) fn with_hints(
+    language: Language,
+    source: &str,
+    settings: &Settings,
+    mut errors: Vec<Diagnostic>,
+) -> Vec<Diagnostic> {
+    if language == Language::Glsl
+        && let Some(first) = errors.first_mut().filter(|first| looks_like_hlsl(source, &first.message))
+    {
         first.message.push_str(HLSL_HINT);
     }
     for error in errors.iter_mut().filter(|e| e.message.contains(NEWER_SPIRV)) {
-        error.message.push_str(&newer_spirv_hint(settings));
+        let hint = newer_spirv_hint(&error.message, settings);
+        error.message.push_str(&hint);
     }
     errors
+}
+
+/// Whether GLSL `source` whose first error is `first_error` is HLSL:
+/// glslang found no `#version` (HLSL has none), and the code outside
+/// comments has an HLSL marker.
+fn looks_like_hlsl(source: &str, first_error: &str) -> bool {
+    let source = source.strip_prefix('\u{feff}').unwrap_or(source);
+    let has_version = source
+        .lines()
+        .any(|line| line.trim_start().strip_prefix('#').is_some_and(|rest| rest.trim_start().starts_with("version")));
+    let code = without_comments(source);
+    first_error.starts_with("#version:")
+        && !has_version
+        && HLSL_MARKERS.iter().any(|marker| contains_marker(&code, marker))
+}
+
+/// `source` with its `//` and `/* */` comments replaced by spaces.
+fn without_comments(source: &str) -> String {
+    let mut code = String::with_capacity(source.len());
+    let mut rest = source;
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix("//") {
+            rest = after.find('\n').map_or("", |end| &after[end..]);
+            code.push(' ');
+        } else if let Some(after) = rest.strip_prefix("/*") {
+            rest = after.find("*/").map_or("", |end| &after[end + 2..]);
+            code.push(' ');
+        } else {
+            let next = rest.chars().next().unwrap_or(' ');
+            code.push(next);
+            rest = &rest[next.len_utf8()..];
+        }
+    }
+    code
+}
+
+/// Whether `code` has `marker`, as a whole word where the marker starts
+/// with a letter (so `frame_cbuffer` is not `cbuffer`).
+fn contains_marker(code: &str, marker: &str) -> bool {
+    let word = marker.starts_with(|c: char| c.is_ascii_alphabetic());
+    code.match_indices(marker)
+        .any(|(at, _)| !word || !code[..at].chars().next_back().is_some_and(|c| c.is_ascii_alphanumeric() || c == '_'))
+}
+
+/// What to add to glslang's extension error `message` under `settings`:
+/// the SPIR-V version the extension needs, the one the build targets, and
+/// how to raise it (the environment, or only `spirv_version` where the
+/// environment takes the version already).
+fn newer_spirv_hint(message: &str, settings: &Settings) -> String {
+    let name = message.split('\'').nth(1).unwrap_or_default();
+    let (major, minor) = settings.spirv_version.major_minor();
+    let Some(&(_, needed)) = EXTENSIONS.iter().find(|(extension, _)| *extension == name) else {
+        return format!(
+            " (the build targets SPIR-V {major}.{minor}: raise the target to the Vulkan version the application \
+             creates its instance with, `Config::target_env`, or `--target-env`)"
+        );
+    };
+    let (needed_major, needed_minor) = needed.major_minor();
+    let vulkan = TargetEnv::Vulkan1_0.accepting(needed.word());
+    let how = if settings.target_env >= vulkan {
+        format!(
+            "raise `Config::spirv_version` to `SpirvVersion::V{needed_major}_{needed_minor}`, or \
+             `--spirv-version {needed_major}.{needed_minor}`"
+        )
+    } else {
+        let mut how = format!(
+            "if the application creates a {} instance or newer, say so: {}",
+            target_check::device_name(vulkan),
+            target_check::raise_to(vulkan)
+        );
+        if needed == SpirvVersion::V1_4 {
+            how.push_str("; ");
+            how.push_str(target_check::KHR_SPIRV_1_4);
+        }
+        how
+    };
+    format!(" ({name} needs SPIR-V {needed_major}.{needed_minor} and the build targets SPIR-V {major}.{minor}: {how})")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::options::{SpirvVersion, TargetEnv};
+
+    const MISSING_VERSION: &str = "#version: Desktop shaders for Vulkan SPIR-V require version 140 or higher";
 
     #[test]
     fn hlsl_is_told_from_glsl_by_its_semantics_and_bindings() {
         let vertex = "struct VSOutput { float4 Pos : SV_POSITION; };\n[[vk::binding(0, 0)]] cbuffer ubo : register(b0) { float4x4 mvp; };\n";
         let compute =
             "RWStructuredBuffer<uint> data;\n[numthreads(64, 1, 1)]\nvoid main(uint3 id:SV_DispatchThreadID) {}\n";
-        assert!(looks_like_hlsl(vertex));
-        assert!(looks_like_hlsl(compute));
-        assert!(looks_like_hlsl(
-            "struct CallData { float3 colour; };\n[shader(\"callable\")]\nvoid main(inout CallData data) {}\n"
-        ));
-        assert!(!looks_like_hlsl("#version 450\nlayout(location = 0) out vec4 colour;\nvoid main() {}\n"));
-        // A broken GLSL file keeps its own message, with or without markers.
-        assert!(!looks_like_hlsl("#version 450\n// : SV_Target in a comment\nvoid main() { x }\n"));
-        assert!(!looks_like_hlsl("void main() { gl_Position = vec4(0.0); }\n"));
+        let callable =
+            "struct CallData { float3 colour; };\n[shader(\"callable\")]\nvoid main(inout CallData data) {}\n";
+        for hlsl in [vertex, compute, callable] {
+            assert!(looks_like_hlsl(hlsl, MISSING_VERSION), "{hlsl}");
+        }
+        // GLSL keeps its own message: markers in comments or inside other
+        // words, a `#version` line however spaced, or another first error.
+        for glsl in [
+            "// port of: cbuffer Params : register(b0)\nvoid main() { x }\n",
+            "/* float4 p : SV_Position; */ void main() {}\n",
+            "uniform frame_cbuffer { vec4 c; };\nvoid main() {}\n",
+            "# version 450\nstruct S { float4 p : SV_Position; };\n",
+            "\u{feff}#version 450\ncbuffer x;\n",
+        ] {
+            assert!(!looks_like_hlsl(glsl, MISSING_VERSION), "{glsl}");
+        }
+        assert!(!looks_like_hlsl(vertex, "'' :  syntax error, unexpected LEFT_BRACKET"));
     }
 
     fn settings(target_env: TargetEnv, spirv_version: SpirvVersion) -> Settings {
@@ -86,41 +174,47 @@ mod tests {
     }
 
     #[test]
-    fn only_the_first_error_of_hlsl_gets_the_language_hint() {
-        let errors = vec![
-            Diagnostic::whole_file(
-                "a.vert",
-                "#version: Desktop shaders for Vulkan SPIR-V require version 140 or higher",
-            ),
-            Diagnostic::whole_file("a.vert", "syntax error"),
-        ];
-        let settings = settings(TargetEnv::Vulkan1_0, SpirvVersion::V1_0);
-        let hinted = glsl_errors("float4 main() : SV_Target { return 0; }\n", &settings, errors.clone());
+    fn only_the_first_error_of_glsl_that_looks_like_hlsl_gets_the_language_hint() {
+        let errors =
+            vec![Diagnostic::whole_file("a.vert", MISSING_VERSION), Diagnostic::whole_file("a.vert", "syntax error")];
+        let (hlsl, settings) =
+            ("float4 main() : SV_Target { return 0; }\n", settings(TargetEnv::Vulkan1_0, SpirvVersion::V1_0));
+        let hinted = with_hints(Language::Glsl, hlsl, &settings, errors.clone());
         assert!(hinted[0].message.ends_with(HLSL_HINT), "{}", hinted[0].message);
         assert_eq!(hinted[1], errors[1]);
-        assert_eq!(glsl_errors("#version 450\nvoid main() {}\n", &settings, errors.clone()), errors);
+        // HLSL that fails as HLSL gets no such hint.
+        assert_eq!(with_hints(Language::Hlsl, hlsl, &settings, errors.clone()), errors);
+    }
+
+    fn hint(extension: &str, target_env: TargetEnv, spirv_version: SpirvVersion) -> String {
+        let error = Diagnostic::new("r.rgen", 2, 12, format!("'{extension}' : {NEWER_SPIRV}"));
+        let hinted = with_hints(Language::Glsl, "#version 460\n", &settings(target_env, spirv_version), vec![error]);
+        hinted[0].message.split_once(NEWER_SPIRV).unwrap().1.to_owned()
     }
 
     #[test]
-    fn an_extension_newer_than_the_target_names_the_target_and_how_to_raise_it() {
-        let errors = vec![
-            Diagnostic::new(
-                "r.rgen",
-                3,
-                12,
-                "'GL_EXT_ray_tracing' : not supported for current targeted SPIR-V version",
-            ),
-            Diagnostic::new("r.rgen", 9, 1, "'' : compilation terminated"),
-        ];
-        let source = "#version 460\n#extension GL_EXT_ray_tracing : require\nvoid main() {}\n";
-        let hinted = glsl_errors(source, &settings(TargetEnv::Vulkan1_1, SpirvVersion::V1_3), errors.clone());
+    fn an_extension_newer_than_the_target_says_what_it_needs_and_how_to_raise_the_target() {
         assert_eq!(
-            hinted[0].message,
-            "'GL_EXT_ray_tracing' : not supported for current targeted SPIR-V version (the build targets vulkan1.1 \
-             with SPIR-V 1.3; ray tracing and mesh shaders need SPIR-V 1.4 at least: if the application creates a \
-             Vulkan 1.2 instance or newer, say so with `Config::target_env(TargetEnv::Vulkan1_2)` in build.rs or \
-             `--target-env vulkan1.2` with cargo smolv)"
+            hint("GL_EXT_ray_tracing", TargetEnv::Vulkan1_0, SpirvVersion::V1_0),
+            " (GL_EXT_ray_tracing needs SPIR-V 1.4 and the build targets SPIR-V 1.0: if the application creates a \
+             Vulkan 1.2 instance or newer, say so: `Config::target_env(TargetEnv::Vulkan1_2)`, or `--target-env \
+             vulkan1.2`; a Vulkan 1.1 device that enables VK_KHR_spirv_1_4 takes SPIR-V 1.4 too: \
+             `Config::target_env(TargetEnv::Vulkan1_1).spirv_version(SpirvVersion::V1_4)` (or `--target-env \
+             vulkan1.1 --spirv-version 1.4`), with `PipelineOptions::khr_spirv_1_4(true)` for smolv's Vulkan layer)"
         );
-        assert_eq!(hinted[1], errors[1]);
+        // Vulkan 1.3 only, for SPIR-V 1.6.
+        let matrix = hint("GL_NV_cooperative_matrix2", TargetEnv::Vulkan1_1, SpirvVersion::V1_3);
+        assert!(matrix.starts_with(" (GL_NV_cooperative_matrix2 needs SPIR-V 1.6 and the build targets SPIR-V 1.3"));
+        assert!(matrix.contains("`Config::target_env(TargetEnv::Vulkan1_3)`") && !matrix.contains("KHR"), "{matrix}");
+        // The environment takes it already: only the SPIR-V version is low.
+        assert_eq!(
+            hint("GL_EXT_mesh_shader", TargetEnv::Vulkan1_2, SpirvVersion::V1_3),
+            " (GL_EXT_mesh_shader needs SPIR-V 1.4 and the build targets SPIR-V 1.3: raise `Config::spirv_version` \
+             to `SpirvVersion::V1_4`, or `--spirv-version 1.4`)"
+        );
+        assert!(
+            hint("GL_EXT_future", TargetEnv::Vulkan1_0, SpirvVersion::V1_0)
+                .starts_with(" (the build targets SPIR-V 1.0")
+        );
     }
 }

@@ -6,7 +6,8 @@
 //! Slang through the `slangc` binary (`slang.rs`); precompiled
 //! SPIR-V is checked and taken as it is (`spirv.rs`). Each reports every
 //! file it read, so the cache and Cargo can track includes, and every error
-//! as a located [`Diagnostic`].
+//! as a located [`Diagnostic`]; glslang's errors get hints where they do
+//! not say what to do (`glsl_hints.rs`).
 
 mod external;
 #[cfg(feature = "shaderc")]
@@ -101,11 +102,8 @@ pub(crate) fn compile(job: &Job, source: &[u8], settings: &Settings) -> Result<C
         .map_err(|e| vec![Diagnostic::whole_file(&job.path, format!("the shader is not UTF-8 text: {e}"))])?;
     match job.language {
         #[cfg(feature = "shaderc")]
-        Language::Glsl => {
-            glsl::compile(job, source, settings).map_err(|errors| glsl_hints::glsl_errors(source, settings, errors))
-        }
-        #[cfg(feature = "shaderc")]
-        Language::Hlsl => glsl::compile(job, source, settings),
+        Language::Glsl | Language::Hlsl => glsl::compile(job, source, settings)
+            .map_err(|errors| glsl_hints::with_hints(job.language, source, settings, errors)),
         #[cfg(feature = "wgsl")]
         Language::Wgsl => wgsl::compile(job, source, settings),
         #[cfg(feature = "wesl")]
