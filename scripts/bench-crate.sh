@@ -69,9 +69,11 @@ RUST
   # First the other packages, while the manifest still has the path
   # dependencies that `cargo vendor` follows.
   (cd "$dir" && cargo vendor --offline --quiet "$registry" > /dev/null)
-  packaged=$(mktemp -d)
+  # Beside the registry, so that a failed run leaves nothing elsewhere.
+  packaged="$registry.packaged"
+  rm -rf "$packaged"
   (cd "$checkout" && cargo package --quiet --no-verify --allow-dirty --locked --target-dir "$packaged" \
-    -p smolv-format -p smolv-macros -p smolv-runtime -p smolv-build) || { rm -rf "$packaged"; return 1; }
+    -p smolv-format -p smolv-macros -p smolv-runtime -p smolv-build)
   for crate in smolv-format smolv-macros smolv-runtime smolv-build; do
     file="$packaged/package/$crate-$version.crate"
     tar -xzf "$file" -C "$registry"

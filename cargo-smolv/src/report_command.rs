@@ -109,10 +109,10 @@ fn build_out_dirs(
     if let Some(stdout) = child.stdout.take() {
         for message in Message::parse_stream(BufReader::new(stdout)) {
             let message = message.map_err(|e| FileError::new(manifest, format!("cannot read cargo's output: {e}")))?;
-            if let Message::BuildScriptExecuted(script) = message {
-                if packages.iter().any(|p| p.id == script.package_id) {
-                    out_dirs.insert(script.package_id, script.out_dir.into_std_path_buf());
-                }
+            if let Message::BuildScriptExecuted(script) = message
+                && packages.iter().any(|p| p.id == script.package_id)
+            {
+                out_dirs.insert(script.package_id, script.out_dir.into_std_path_buf());
             }
         }
     }

@@ -67,10 +67,10 @@ pub(crate) fn find_spirv(paths: &[PathBuf]) -> Result<Vec<(PathBuf, Vec<u8>)>, F
 fn collect(dir: &Path, found: &mut Vec<(PathBuf, Vec<u8>)>) -> Result<(), FileError> {
     std::fs::read_dir(dir).map_err(|e| FileError::new(dir, format!("cannot list directory: {e}")))?;
     for path in files_under(dir) {
-        if let Ok(bytes) = std::fs::read(&path) {
-            if is_spirv(&bytes) {
-                found.push((path, bytes));
-            }
+        if let Ok(bytes) = std::fs::read(&path)
+            && is_spirv(&bytes)
+        {
+            found.push((path, bytes));
         }
     }
     Ok(())

@@ -63,10 +63,10 @@ pub(crate) fn run(
         let last = frame + 1 == frames;
         let read = (last && args.screenshot.is_some()) || news.capture;
         renderer.draw(&context, &world, target, FrameSync::default(), read.then_some(&readback))?;
-        if let Some(reload) = reload.as_deref_mut() {
-            if !reload.after_frame(&news, &renderer, Some((&readback, extent, OUTPUT_FORMAT)))? {
-                break;
-            }
+        if let Some(reload) = reload.as_deref_mut()
+            && !reload.after_frame(&news, &renderer, Some((&readback, extent, OUTPUT_FORMAT)))?
+        {
+            break;
         }
     }
     let frames = played;

@@ -6,8 +6,8 @@
 //! SPIR-V to the embedded set. Before each frame [`HotReload::before_frame`]
 //! takes the reloaded shaders, decodes them again (`Shaders::refresh`)
 //! and has the pipeline manager rebuild their pipelines in the
-//! background; once all of
-//! a shader's pipelines are swapped in it prints `reloaded <shader> in
+//! background; once all of a shader's pipelines are swapped in it prints
+//! `reloaded <shader> in
 //! <N> ms`, from the edit seen to the new pipelines ready. A shader that
 //! does not compile prints each `shader error: path:line:col: message`; a
 //! shader whose pipelines cannot take it (new bindings) prints why; both

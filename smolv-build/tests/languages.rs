@@ -187,8 +187,8 @@ fn a_ray_tracing_shader_at_the_default_target_says_what_it_needs_and_builds_once
     let error = diagnostics.iter().find(|d| d.message.contains("GL_EXT_ray_tracing")).unwrap();
     assert!(
         error.message.contains(
-            "(GL_EXT_ray_tracing needs SPIR-V 1.4 and the build targets SPIR-V 1.0: if the application creates a \
-             Vulkan 1.2 instance or newer, say so: `Config::target_env(TargetEnv::Vulkan1_2)`"
+            "(GL_EXT_ray_tracing needs SPIR-V 1.4 and the build compiles for SPIR-V 1.0: if the application \
+             creates a Vulkan 1.2 instance or newer, say so: `Config::target_env(TargetEnv::Vulkan1_2)`"
         ),
         "{error}"
     );

@@ -161,10 +161,11 @@ fn spirv_files_under(dir: &Path) -> Vec<Vec<u32>> {
         for path in entries.flatten().map(|e| e.path()) {
             if path.is_dir() {
                 pending.push(path);
-            } else if let Ok(bytes) = std::fs::read(&path) {
-                if bytes.len().is_multiple_of(4) && bytes.starts_with(&0x0723_0203u32.to_le_bytes()) {
-                    modules.push(bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect());
-                }
+            } else if let Ok(bytes) = std::fs::read(&path)
+                && bytes.len().is_multiple_of(4)
+                && bytes.starts_with(&0x0723_0203u32.to_le_bytes())
+            {
+                modules.push(bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect());
             }
         }
     }

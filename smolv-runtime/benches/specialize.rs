@@ -202,11 +202,11 @@ fn main() {
         for path in std::fs::read_dir(&dir).into_iter().flatten().flatten().map(|e| e.path()) {
             if path.is_dir() {
                 pending.push(path);
-            } else if let Ok(analysis) = std::fs::read(&path).map(|b| Specializer::analyze(&words(&b))) {
-                if analysis.is_ok_and(|a| !a.spec_ids().is_empty()) {
-                    let name = path.strip_prefix(&corpus).unwrap().display().to_string();
-                    inputs.push((name, path, Vec::new(), Vec::new()));
-                }
+            } else if let Ok(analysis) = std::fs::read(&path).map(|b| Specializer::analyze(&words(&b)))
+                && analysis.is_ok_and(|a| !a.spec_ids().is_empty())
+            {
+                let name = path.strip_prefix(&corpus).unwrap().display().to_string();
+                inputs.push((name, path, Vec::new(), Vec::new()));
             }
         }
     }

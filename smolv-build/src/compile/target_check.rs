@@ -74,7 +74,8 @@ pub(crate) fn newer_than_target<'a>(
     let extension = if newest == SpirvVersion::V1_4.word() { format!("; {KHR_SPIRV_1_4}") } else { String::new() };
     Some(format!(
         "{modules} {versions}, newer than the target {target} takes (SPIR-V {takes}): a {refusing} \
-         refuses {them}{why}. If the application creates a {needed_device} instance or newer, say so: {raise}{extension}",
+         refuses {them}{why}. If the application creates a {needed_device} instance or newer, say so: \
+         {raise}{extension}",
         needed_device = device_name(needed),
         raise = raise_to(needed),
     ))
@@ -89,8 +90,8 @@ pub(crate) fn raise_to(vulkan: TargetEnv) -> String {
 /// The other way a device takes SPIR-V 1.4, which smolv's Vulkan layer
 /// accepts when told.
 pub(crate) const KHR_SPIRV_1_4: &str = "a Vulkan 1.1 device that enables VK_KHR_spirv_1_4 takes SPIR-V 1.4 too: \
-    `Config::target_env(TargetEnv::Vulkan1_1).spirv_version(SpirvVersion::V1_4)` (or `--target-env vulkan1.1 \
-    --spirv-version 1.4`), with `PipelineOptions::khr_spirv_1_4(true)` for smolv's Vulkan layer";
+    `Config::target_env(TargetEnv::Vulkan1_1).spirv_version(SpirvVersion::V1_4)`, or `--target-env vulkan1.1 \
+    --spirv-version 1.4`, with `PipelineOptions::khr_spirv_1_4(true)` for smolv's Vulkan layer";
 
 /// `1.3` for the version word `0x0001_0300`.
 fn version_name(word: u32) -> String {
@@ -175,8 +176,8 @@ mod tests {
         assert!(
             warning.ends_with(
                 "`--target-env vulkan1.2`; a Vulkan 1.1 device that enables VK_KHR_spirv_1_4 takes SPIR-V 1.4 too: \
-                 `Config::target_env(TargetEnv::Vulkan1_1).spirv_version(SpirvVersion::V1_4)` (or `--target-env \
-                 vulkan1.1 --spirv-version 1.4`), with `PipelineOptions::khr_spirv_1_4(true)` for smolv's Vulkan layer"
+                 `Config::target_env(TargetEnv::Vulkan1_1).spirv_version(SpirvVersion::V1_4)`, or `--target-env \
+                 vulkan1.1 --spirv-version 1.4`, with `PipelineOptions::khr_spirv_1_4(true)` for smolv's Vulkan layer"
             ),
             "{warning}"
         );

@@ -61,10 +61,8 @@ impl SpirvInput for [u8] {
         }
         let big_endian = self.get(..4) == Some(&SPIRV_MAGIC.to_be_bytes()[..]);
         let native_is_file_order = cfg!(target_endian = "little") != big_endian;
-        if native_is_file_order {
-            if let Ok(words) = bytemuck::try_cast_slice::<u8, u32>(self) {
-                return Ok(Cow::Borrowed(words));
-            }
+        if native_is_file_order && let Ok(words) = bytemuck::try_cast_slice::<u8, u32>(self) {
+            return Ok(Cow::Borrowed(words));
         }
         let read: fn([u8; 4]) -> u32 = if big_endian { u32::from_be_bytes } else { u32::from_le_bytes };
         Ok(Cow::Owned(self.chunks_exact(4).map(|c| read([c[0], c[1], c[2], c[3]])).collect::<Vec<u32>>()))

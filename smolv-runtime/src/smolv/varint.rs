@@ -137,11 +137,11 @@ impl<'a> Reader<'a> {
     #[inline]
     pub(crate) fn varint(&mut self) -> Result<u32, DecodeError> {
         // One byte is by far the common case.
-        if let Some(&b) = self.bytes.get(self.pos) {
-            if b < 0x80 {
-                self.pos += 1;
-                return Ok(u32::from(b));
-            }
+        if let Some(&b) = self.bytes.get(self.pos)
+            && b < 0x80
+        {
+            self.pos += 1;
+            return Ok(u32::from(b));
         }
         self.varint_multibyte()
     }

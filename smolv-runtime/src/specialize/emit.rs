@@ -275,10 +275,10 @@ impl Specialization<'_> {
             }
         }
         for &id in &self.folded_locals {
-            if let Some(def) = a.def_of(id) {
-                if let Some(constant) = self.constant_words(a.words_of(def)[1], id, None) {
-                    out.push(Out::New(constant));
-                }
+            if let Some(def) = a.def_of(id)
+                && let Some(constant) = self.constant_words(a.words_of(def)[1], id, None)
+            {
+                out.push(Out::New(constant));
             }
         }
         // Block index of each label, filled per function: a lookup table
@@ -391,10 +391,10 @@ impl Specialization<'_> {
         for (b, (_, targets)) in edges.iter().enumerate() {
             if reachable[b] {
                 for &t in targets {
-                    if let Some(p) = position(t) {
-                        if !predecessors[p].contains(&b) {
-                            predecessors[p].push(b);
-                        }
+                    if let Some(p) = position(t)
+                        && !predecessors[p].contains(&b)
+                    {
+                        predecessors[p].push(b);
                     }
                 }
             }
@@ -465,10 +465,10 @@ impl Specialization<'_> {
         for index in block.first + 1..stop {
             let words = a.words_of(index);
             let opcode = a.insts[index].opcode;
-            if let Some(id) = a.result_id(index) {
-                if self.is_frozen(id) {
-                    continue;
-                }
+            if let Some(id) = a.result_id(index)
+                && self.is_frozen(id)
+            {
+                continue;
             }
             if opcode != OP_PHI || words.len() < 3 {
                 out.push(Out::Keep(index));
@@ -554,14 +554,14 @@ impl Specialization<'_> {
         for (i, o) in out.iter().enumerate() {
             let words = self.words(o);
             let opcode = words[0] & 0xFFFF;
-            if let Some(id) = result_of(words) {
-                if let Some(slot) = def_at.get_mut(id as usize) {
-                    // Fits: the output has at most about twice as many
-                    // instructions as the input has words (capped by
-                    // Specializer::analyze). u32::MAX would only keep `id`'s
-                    // definition from being removed.
-                    *slot = u32::try_from(i).unwrap_or(u32::MAX);
-                }
+            if let Some(id) = result_of(words)
+                && let Some(slot) = def_at.get_mut(id as usize)
+            {
+                // Fits: the output has at most about twice as many
+                // instructions as the input has words (capped by
+                // Specializer::analyze). u32::MAX would only keep `id`'s
+                // definition from being removed.
+                *slot = u32::try_from(i).unwrap_or(u32::MAX);
             }
             match opcode {
                 OP_DECORATE if words.len() > 2 && words[2] == 11 => {

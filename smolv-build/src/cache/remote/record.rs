@@ -63,12 +63,11 @@ pub(crate) fn encode(digest: &Digest) -> Vec<u8> {
 pub(crate) fn decode(record: &[u8]) -> Result<Digest, Invalid> {
     let mut found = None;
     for field in Fields(record) {
-        if let (2, Value::Bytes(output_file)) = field? {
-            if let Some(digest) = entry_digest(output_file)? {
-                if found.replace(digest).is_some() {
-                    return Err("it names two smolv entries");
-                }
-            }
+        if let (2, Value::Bytes(output_file)) = field?
+            && let Some(digest) = entry_digest(output_file)?
+            && found.replace(digest).is_some()
+        {
+            return Err("it names two smolv entries");
         }
     }
     found.ok_or("it names no smolv entry")

@@ -86,10 +86,10 @@ fn serve(stream: TcpStream, state: &Mutex<State>, stop: &AtomicBool, delay: Dura
             if header.is_empty() {
                 break;
             }
-            if let Some((name, value)) = header.split_once(':') {
-                if name.eq_ignore_ascii_case("content-length") {
-                    length = value.trim().parse().unwrap_or(0);
-                }
+            if let Some((name, value)) = header.split_once(':')
+                && name.eq_ignore_ascii_case("content-length")
+            {
+                length = value.trim().parse().unwrap_or(0);
             }
         }
         let mut body = vec![0; length];

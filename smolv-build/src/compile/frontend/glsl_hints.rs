@@ -20,13 +20,13 @@ use crate::settings::Settings;
 /// thread counts and ray tracing stages. Looked for outside comments, and
 /// `cbuffer` and `ConstantBuffer` as whole words.
 const HLSL_MARKERS: [&str; 8] =
-    [": SV_", ":SV_", ": register(", "[[vk::", "cbuffer ", "[numthreads(", "ConstantBuffer<", "[shader(\""];
+    [": SV_", ":SV_", ": register(", "[[vk::", "cbuffer", "[numthreads(", "ConstantBuffer<", "[shader(\""];
 
 /// The sentence added to the first error of a GLSL shader that looks like
 /// HLSL.
-const HLSL_HINT: &str = " (the file looks like HLSL but was compiled as GLSL: state its language, \
-                         `Config::language(path_or_glob, Language::Hlsl)` in build.rs, or `-x hlsl` (`-x hlsl=PATH` \
-                         for part of the tree) with `cargo smolv build`)";
+const HLSL_HINT: &str = " (the file looks like HLSL but was compiled as GLSL: state its language with \
+                         `Config::language(path_or_glob, Language::Hlsl)` in build.rs, or with `-x hlsl` or \
+                         `-x hlsl=PATH` on the cargo smolv command line)";
 
 /// glslang's message for an extension the target's SPIR-V cannot express.
 const NEWER_SPIRV: &str = "not supported for current targeted SPIR-V version";
@@ -64,16 +64,16 @@ pub(super) fn with_hints(
 
 /// Whether GLSL `source` whose first error is `first_error` is HLSL:
 /// glslang found no `#version` (HLSL has none), and the code outside
-/// comments has an HLSL marker.
+/// comments has no `#version` line and has an HLSL marker.
 fn looks_like_hlsl(source: &str, first_error: &str) -> bool {
-    let source = source.strip_prefix('\u{feff}').unwrap_or(source);
-    let has_version = source
+    if !first_error.starts_with("#version:") {
+        return false;
+    }
+    let code = without_comments(source.strip_prefix('\u{feff}').unwrap_or(source));
+    let has_version = code
         .lines()
         .any(|line| line.trim_start().strip_prefix('#').is_some_and(|rest| rest.trim_start().starts_with("version")));
-    let code = without_comments(source);
-    first_error.starts_with("#version:")
-        && !has_version
-        && HLSL_MARKERS.iter().any(|marker| contains_marker(&code, marker))
+    !has_version && HLSL_MARKERS.iter().any(|marker| contains_marker(&code, marker))
 }
 
 /// `source` with its `//` and `/* */` comments replaced by spaces.
@@ -96,47 +96,60 @@ fn without_comments(source: &str) -> String {
     code
 }
 
-/// Whether `code` has `marker`, as a whole word where the marker starts
-/// with a letter (so `frame_cbuffer` is not `cbuffer`).
+/// Whether `code` has `marker`, as a whole word at whichever end the
+/// marker has a letter (so `frame_cbuffer` and `cbuffers` are not
+/// `cbuffer`).
 fn contains_marker(code: &str, marker: &str) -> bool {
-    let word = marker.starts_with(|c: char| c.is_ascii_alphabetic());
-    code.match_indices(marker)
-        .any(|(at, _)| !word || !code[..at].chars().next_back().is_some_and(|c| c.is_ascii_alphanumeric() || c == '_'))
+    let letter = |c: char| c.is_ascii_alphabetic();
+    let in_word = |c: char| c.is_alphanumeric() || c == '_';
+    code.match_indices(marker).any(|(at, _)| {
+        let before = code[..at].chars().next_back();
+        let after = code[at + marker.len()..].chars().next();
+        let joined_before = marker.starts_with(letter) && before.is_some_and(in_word);
+        let joined_after = marker.ends_with(letter) && after.is_some_and(in_word);
+        !joined_before && !joined_after
+    })
 }
 
 /// What to add to glslang's extension error `message` under `settings`:
-/// the SPIR-V version the extension needs, the one the build targets, and
-/// how to raise it (the environment, or only `spirv_version` where the
-/// environment takes the version already).
+/// the SPIR-V version the extension needs, the one the build compiles for,
+/// and how to raise it: `spirv_version` alone where the environment takes
+/// the version already (a lower one was set), else the environment, with
+/// a `spirv_version` that is set raised too.
 fn newer_spirv_hint(message: &str, settings: &Settings) -> String {
     let name = message.split('\'').nth(1).unwrap_or_default();
     let (major, minor) = settings.spirv_version.major_minor();
     let Some(&(_, needed)) = EXTENSIONS.iter().find(|(extension, _)| *extension == name) else {
-        return format!(
-            " (the build targets SPIR-V {major}.{minor}: raise the target to the Vulkan version the application \
-             creates its instance with, `Config::target_env`, or `--target-env`)"
-        );
+        let how = if settings.spirv_version < settings.target_env.default_spirv_version() {
+            "raise `Config::spirv_version` or leave it unset, or `--spirv-version`"
+        } else {
+            "raise the target to the Vulkan version the application creates its instance with, \
+             `Config::target_env`, or `--target-env`"
+        };
+        return format!(" (the build compiles for SPIR-V {major}.{minor}: {how})");
     };
     let (needed_major, needed_minor) = needed.major_minor();
+    let spirv =
+        format!("`SpirvVersion::V{needed_major}_{needed_minor}`, or `--spirv-version {needed_major}.{needed_minor}`");
     let vulkan = TargetEnv::Vulkan1_0.accepting(needed.word());
     let how = if settings.target_env >= vulkan {
-        format!(
-            "raise `Config::spirv_version` to `SpirvVersion::V{needed_major}_{needed_minor}`, or \
-             `--spirv-version {needed_major}.{needed_minor}`"
-        )
+        format!("raise `Config::spirv_version` to {spirv}")
     } else {
         let mut how = format!(
-            "if the application creates a {} instance or newer, say so: {}",
+            "if the application creates a {} instance or newer, say so: {}; a `Config::spirv_version` that is set \
+             must be unset or raised to {spirv}",
             target_check::device_name(vulkan),
             target_check::raise_to(vulkan)
         );
         if needed == SpirvVersion::V1_4 {
-            how.push_str("; ");
+            how.push_str(". Or: ");
             how.push_str(target_check::KHR_SPIRV_1_4);
         }
         how
     };
-    format!(" ({name} needs SPIR-V {needed_major}.{needed_minor} and the build targets SPIR-V {major}.{minor}: {how})")
+    format!(
+        " ({name} needs SPIR-V {needed_major}.{needed_minor} and the build compiles for SPIR-V {major}.{minor}: {how})"
+    )
 }
 
 #[cfg(test)]
@@ -152,7 +165,9 @@ mod tests {
             "RWStructuredBuffer<uint> data;\n[numthreads(64, 1, 1)]\nvoid main(uint3 id:SV_DispatchThreadID) {}\n";
         let callable =
             "struct CallData { float3 colour; };\n[shader(\"callable\")]\nvoid main(inout CallData data) {}\n";
-        for hlsl in [vertex, compute, callable] {
+        // A `#version` in a comment is no `#version` to glslang.
+        let commented = "/*\n#version 450 */ cbuffer x : register(b0) { float4 c; };\n";
+        for hlsl in [vertex, compute, callable, commented] {
             assert!(looks_like_hlsl(hlsl, MISSING_VERSION), "{hlsl}");
         }
         // GLSL keeps its own message: markers in comments or inside other
@@ -161,6 +176,7 @@ mod tests {
             "// port of: cbuffer Params : register(b0)\nvoid main() { x }\n",
             "/* float4 p : SV_Position; */ void main() {}\n",
             "uniform frame_cbuffer { vec4 c; };\nvoid main() {}\n",
+            "struct cbuffers { vec4 c; };\nvoid main() {}\n",
             "# version 450\nstruct S { float4 p : SV_Position; };\n",
             "\u{feff}#version 450\ncbuffer x;\n",
         ] {
@@ -196,25 +212,35 @@ mod tests {
     fn an_extension_newer_than_the_target_says_what_it_needs_and_how_to_raise_the_target() {
         assert_eq!(
             hint("GL_EXT_ray_tracing", TargetEnv::Vulkan1_0, SpirvVersion::V1_0),
-            " (GL_EXT_ray_tracing needs SPIR-V 1.4 and the build targets SPIR-V 1.0: if the application creates a \
-             Vulkan 1.2 instance or newer, say so: `Config::target_env(TargetEnv::Vulkan1_2)`, or `--target-env \
-             vulkan1.2`; a Vulkan 1.1 device that enables VK_KHR_spirv_1_4 takes SPIR-V 1.4 too: \
-             `Config::target_env(TargetEnv::Vulkan1_1).spirv_version(SpirvVersion::V1_4)` (or `--target-env \
-             vulkan1.1 --spirv-version 1.4`), with `PipelineOptions::khr_spirv_1_4(true)` for smolv's Vulkan layer)"
+            " (GL_EXT_ray_tracing needs SPIR-V 1.4 and the build compiles for SPIR-V 1.0: if the application creates \
+             a Vulkan 1.2 instance or newer, say so: `Config::target_env(TargetEnv::Vulkan1_2)`, or `--target-env \
+             vulkan1.2`; a `Config::spirv_version` that is set must be unset or raised to `SpirvVersion::V1_4`, or \
+             `--spirv-version 1.4`. Or: a Vulkan 1.1 device that enables VK_KHR_spirv_1_4 takes SPIR-V 1.4 too: \
+             `Config::target_env(TargetEnv::Vulkan1_1).spirv_version(SpirvVersion::V1_4)`, or `--target-env \
+             vulkan1.1 --spirv-version 1.4`, with `PipelineOptions::khr_spirv_1_4(true)` for smolv's Vulkan layer)"
         );
+        // A SPIR-V version set below the target's (the example game's
+        // Vulkan 1.1 with SPIR-V 1.0) is named as what to raise too.
+        let game = hint("GL_EXT_ray_tracing", TargetEnv::Vulkan1_1, SpirvVersion::V1_0);
+        assert!(game.contains("compiles for SPIR-V 1.0: if the application creates a Vulkan 1.2"), "{game}");
+        assert!(game.contains("must be unset or raised to `SpirvVersion::V1_4`"), "{game}");
         // Vulkan 1.3 only, for SPIR-V 1.6.
         let matrix = hint("GL_NV_cooperative_matrix2", TargetEnv::Vulkan1_1, SpirvVersion::V1_3);
-        assert!(matrix.starts_with(" (GL_NV_cooperative_matrix2 needs SPIR-V 1.6 and the build targets SPIR-V 1.3"));
+        assert!(
+            matrix.starts_with(" (GL_NV_cooperative_matrix2 needs SPIR-V 1.6 and the build compiles for SPIR-V 1.3")
+        );
         assert!(matrix.contains("`Config::target_env(TargetEnv::Vulkan1_3)`") && !matrix.contains("KHR"), "{matrix}");
         // The environment takes it already: only the SPIR-V version is low.
         assert_eq!(
             hint("GL_EXT_mesh_shader", TargetEnv::Vulkan1_2, SpirvVersion::V1_3),
-            " (GL_EXT_mesh_shader needs SPIR-V 1.4 and the build targets SPIR-V 1.3: raise `Config::spirv_version` \
-             to `SpirvVersion::V1_4`, or `--spirv-version 1.4`)"
+            " (GL_EXT_mesh_shader needs SPIR-V 1.4 and the build compiles for SPIR-V 1.3: raise \
+             `Config::spirv_version` to `SpirvVersion::V1_4`, or `--spirv-version 1.4`)"
         );
+        // An extension glslang may add later: the target, or a low SPIR-V
+        // version set below the target's.
+        assert!(hint("GL_EXT_future", TargetEnv::Vulkan1_0, SpirvVersion::V1_0).contains("raise the target"));
         assert!(
-            hint("GL_EXT_future", TargetEnv::Vulkan1_0, SpirvVersion::V1_0)
-                .starts_with(" (the build targets SPIR-V 1.0")
+            hint("GL_EXT_future", TargetEnv::Vulkan1_3, SpirvVersion::V1_3).contains("raise `Config::spirv_version`")
         );
     }
 }

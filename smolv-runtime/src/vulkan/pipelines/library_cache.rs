@@ -278,12 +278,12 @@ impl LibraryCache {
     /// it: the module specialized ahead with none left when so configured
     /// and the specializer can, else the module as it is with all of them.
     pub(super) fn code<'s>(&self, code_id: usize, stage: &Stage<'s>) -> (Cow<'s, [u32]>, &'s [(u32, Value)]) {
-        if self.specialize_ahead && !stage.specialization.is_empty() {
-            if let Some(specialized) =
+        if self.specialize_ahead
+            && !stage.specialization.is_empty()
+            && let Some(specialized) =
                 self.analysis(code_id, stage).and_then(|a| a.specialize(stage.specialization).ok())
-            {
-                return (Cow::Owned(specialized), &[]);
-            }
+        {
+            return (Cow::Owned(specialized), &[]);
         }
         (Cow::Borrowed(stage.spirv), stage.specialization)
     }

@@ -79,11 +79,11 @@ impl GraphicsRebuild {
         let Some(libraries) = libraries else { return };
         // SAFETY: the libraries are live (they belong to the manager) and
         // were made with this layout; this function's contract covers the rest.
-        if let Ok(optimized) = unsafe { link(device, cache, &libraries, self.slot.layout, true) } {
-            if let Err(stale) = self.slot.offer_optimized(self.request, optimized) {
-                // SAFETY: a later rebuild is in the slot; this link was never handed out.
-                unsafe { device.destroy_pipeline(stale, None) };
-            }
+        if let Ok(optimized) = unsafe { link(device, cache, &libraries, self.slot.layout, true) }
+            && let Err(stale) = self.slot.offer_optimized(self.request, optimized)
+        {
+            // SAFETY: a later rebuild is in the slot; this link was never handed out.
+            unsafe { device.destroy_pipeline(stale, None) };
         }
     }
 
