@@ -56,7 +56,7 @@ smolv_install_packages() {
 
 smolv_check_rust() {
   command -v cargo >/dev/null || {
-    smolv_log "cargo is not installed: install Rust 1.87 or newer with rustup (https://rustup.rs)"
+    smolv_log "cargo is not installed: install Rust 1.88 or newer with rustup (https://rustup.rs)"
     return 1
   }
   if command -v rustup >/dev/null; then

@@ -49,7 +49,8 @@ cargo run --locked -p smolv-runtime --features vulkan --example pipelines
 echo "==> the wgpu example with its shaders shipped as SPIR-V: passthrough and hot reload"
 # cargo test --workspace ran it with WGSL shipped; these features change its build.
 cargo test --locked -p example-wgpu --features hot-reload,spirv
-echo "==> the example game's hot reload test (needs the hot-reload feature)"
+echo "==> the example game's hot reload: clippy and its test (need the hot-reload feature)"
+cargo clippy --locked -p example-game --features hot-reload --all-targets -- -D warnings
 cargo test --locked -p example-game --features hot-reload --test hot_reload
 echo "==> the README's first command: the example game headless, release build"
 cargo run --release --locked -p example-game -- --headless --frames 120 --validation --screenshot target/shot.png

@@ -7,8 +7,8 @@
 //! takes the reloaded shaders, decodes them again (`Shaders::refresh`)
 //! and has the pipeline manager rebuild their pipelines in the
 //! background; once all of a shader's pipelines are swapped in it prints
-//! `reloaded <shader> in
-//! <N> ms`, from the edit seen to the new pipelines ready. A shader that
+//! `reloaded <shader> in <N> ms`, from the edit seen to the new pipelines
+//! ready. A shader that
 //! does not compile prints each `shader error: path:line:col: message`; a
 //! shader whose pipelines cannot take it (new bindings) prints why; both
 //! keep the old pipelines.
@@ -172,14 +172,14 @@ impl HotReload {
     ) -> Result<bool, GameError> {
         #[cfg(feature = "hot-reload")]
         {
-            if news.capture {
-                if let (Some(dir), Some((buffer, extent, format))) = (&self.screenshots, readback) {
-                    renderer.wait()?;
-                    self.taken += 1;
-                    let path = dir.join(format!("reload-{}.png", self.taken));
-                    crate::screenshot::write_png(&path, &buffer.read(), extent, format)?;
-                    eprintln!("screenshot {}", path.display());
-                }
+            if news.capture
+                && let (Some(dir), Some((buffer, extent, format))) = (&self.screenshots, readback)
+            {
+                renderer.wait()?;
+                self.taken += 1;
+                let path = dir.join(format!("reload-{}.png", self.taken));
+                crate::screenshot::write_png(&path, &buffer.read(), extent, format)?;
+                eprintln!("screenshot {}", path.display());
             }
             match &mut self.bench {
                 Some(bench) => bench.after_frame(&news.landed, renderer),

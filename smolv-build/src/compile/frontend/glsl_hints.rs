@@ -121,10 +121,11 @@ fn newer_spirv_hint(message: &str, settings: &Settings) -> String {
     let (major, minor) = settings.spirv_version.major_minor();
     let Some(&(_, needed)) = EXTENSIONS.iter().find(|(extension, _)| *extension == name) else {
         let how = if settings.spirv_version < settings.target_env.default_spirv_version() {
-            "raise `Config::spirv_version` or leave it unset, or `--spirv-version`"
+            "raise `Config::spirv_version`, or `--spirv-version`"
         } else {
             "raise the target to the Vulkan version the application creates its instance with, \
-             `Config::target_env`, or `--target-env`"
+             `Config::target_env`, or `--target-env`; a `Config::spirv_version` that is set must be unset or \
+             raised too"
         };
         return format!(" (the build compiles for SPIR-V {major}.{minor}: {how})");
     };
@@ -239,6 +240,13 @@ mod tests {
         // An extension glslang may add later: the target, or a low SPIR-V
         // version set below the target's.
         assert!(hint("GL_EXT_future", TargetEnv::Vulkan1_0, SpirvVersion::V1_0).contains("raise the target"));
+        assert!(
+            hint("GL_EXT_future", TargetEnv::Vulkan1_1, SpirvVersion::V1_3).contains("must be unset or raised too")
+        );
+        // Vulkan 1.0 with SPIR-V 1.4 set compiles for Vulkan 1.2: unsetting
+        // the version would lower it.
+        let set = hint("GL_EXT_future", TargetEnv::Vulkan1_2, SpirvVersion::V1_4);
+        assert!(set.contains("raise `Config::spirv_version`") && !set.contains("unset"), "{set}");
         assert!(
             hint("GL_EXT_future", TargetEnv::Vulkan1_3, SpirvVersion::V1_3).contains("raise `Config::spirv_version`")
         );
