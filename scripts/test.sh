@@ -6,12 +6,12 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 cd "$SMOLV_ROOT"
 
 # Disk: the suite builds the workspace, the release game and, each in its
-# own workspace and target directory, the crates the tests generate. Line
-# tables and no incremental cache keep that within what CI has free
+# own workspace and target directory, the crates the tests generate. No
+# debug info and no incremental cache keep that within what CI has free
 # (CONTRIBUTING.md, "Time and disk", has the measured sizes). The nested
 # workspaces do not see the profile in our Cargo.toml; these variables
 # reach them.
-export CARGO_PROFILE_DEV_DEBUG=line-tables-only
+export CARGO_PROFILE_DEV_DEBUG=false
 export CARGO_INCREMENTAL=0
 # A warning only: if `df` fails or prints something else, the suite goes on.
 free_gb=$(df -P -BG "$SMOLV_ROOT" 2>/dev/null | awk 'NR == 2 { sub("G", "", $4); print $4 }' || true)
