@@ -15,9 +15,9 @@ export CARGO_PROFILE_DEV_DEBUG=false
 export CARGO_INCREMENTAL=0
 # A warning only: if `df` fails or prints something else, the suite goes on.
 free_gb=$(df -P -BG "$SMOLV_ROOT" 2>/dev/null | awk 'NR == 2 { sub("G", "", $4); print $4 }' || true)
-if [[ "$free_gb" =~ ^[0-9]+$ ]] && [ "$free_gb" -lt 10 ]; then
+if [[ "$free_gb" =~ ^[0-9]+$ ]] && [ "$free_gb" -lt 14 ]; then
   echo "warning: ${free_gb} GB free under $SMOLV_ROOT, and the suite's target directory grows to" \
-    "about 8 GB; if the build fails with \"No space left on device\", free some space and run again" >&2
+    "about 11 GB; if the build fails with \"No space left on device\", free some space and run again" >&2
 fi
 
 echo "==> cargo fmt --check"

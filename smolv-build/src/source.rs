@@ -34,6 +34,16 @@ pub(crate) struct Job {
     pub(crate) wesl_features: Vec<(String, bool)>,
 }
 
+impl Job {
+    /// The directory the job's source was found in: its path less the
+    /// components of its name (the path below that directory).
+    pub(crate) fn root(&self) -> PathBuf {
+        let relative = self.name.split('@').next().unwrap_or_default();
+        let depth = relative.split('/').count();
+        self.path.ancestors().nth(depth).map(Path::to_owned).unwrap_or_default()
+    }
+}
+
 /// Scanned inputs: the jobs, and the roots Cargo should watch.
 pub(crate) struct Sources {
     pub(crate) jobs: Vec<Job>,
@@ -549,6 +559,23 @@ fn expand_jobs(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_root_is_the_path_less_the_name() {
+        let job = |name: &str, path: &str| Job {
+            name: name.to_owned(),
+            path: PathBuf::from(path),
+            language: Language::Glsl,
+            stage: None,
+            entry_point: "main".to_owned(),
+            defines: Vec::new(),
+            variant: None,
+            spec_constants: Vec::new(),
+            wesl_features: Vec::new(),
+        };
+        assert_eq!(job("post/blur.comp", "/g/shaders/post/blur.comp").root(), Path::new("/g/shaders"));
+        assert_eq!(job("lit.frag@shadows", "/g/shaders/lit.frag").root(), Path::new("/g/shaders"));
+    }
 
     #[test]
     fn pragma_names_the_stage() {

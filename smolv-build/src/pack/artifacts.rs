@@ -116,7 +116,9 @@ pub(crate) fn build_artifacts(
             // The manifest keeps every name (generated types, hot reload);
             // the container holds what the module ships with.
             let in_container = as_shipped(&reflection, strip.keeps_names());
-            encode_module(shipped, strip).map(|e| (e, reflection, in_container))
+            encode_module(shipped, strip)
+                .map(|e| (e, reflection, in_container))
+                .map_err(|e| format!("{}: {e}", module.name))
         })
         .collect::<Result<_, _>>()
         .map_err(Error::Internal)?;

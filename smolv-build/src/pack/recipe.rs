@@ -111,14 +111,6 @@ impl Recompiled {
     }
 }
 
-/// The directory a job's source was found in: its path less the
-/// components of its name (the path below that directory).
-fn root_of(job: &Job) -> PathBuf {
-    let relative = job.name.split('@').next().unwrap_or_default();
-    let depth = relative.split('/').count();
-    job.path.ancestors().nth(depth).map(Path::to_owned).unwrap_or_default()
-}
-
 /// `path` with the prefix `from` replaced by `to`; unchanged if it does not
 /// start with `from`.
 fn moved(path: &Path, from: &Path, to: &Path) -> PathBuf {
@@ -141,7 +133,7 @@ impl ShaderRecipe {
     ) -> Self {
         Self {
             name: module_name.to_owned(),
-            root: root_of(job),
+            root: job.root(),
             source: job.path.clone(),
             includes: dependencies.iter().filter(|path| **path != job.path).cloned().collect(),
             job: job.clone(),
@@ -316,22 +308,5 @@ mod tests {
             moved(Path::new("/a/shaders2/x"), Path::new("/a/shaders"), Path::new("/t")),
             Path::new("/a/shaders2/x")
         );
-    }
-
-    #[test]
-    fn the_root_is_the_path_less_the_name() {
-        let job = |name: &str, path: &str| Job {
-            name: name.to_owned(),
-            path: PathBuf::from(path),
-            language: crate::Language::Glsl,
-            stage: None,
-            entry_point: "main".to_owned(),
-            defines: Vec::new(),
-            variant: None,
-            spec_constants: Vec::new(),
-            wesl_features: Vec::new(),
-        };
-        assert_eq!(root_of(&job("post/blur.comp", "/g/shaders/post/blur.comp")), Path::new("/g/shaders"));
-        assert_eq!(root_of(&job("lit.frag@shadows", "/g/shaders/lit.frag")), Path::new("/g/shaders"));
     }
 }

@@ -10,6 +10,7 @@ use shaderc::{
 };
 use smolv_runtime::reflect::ShaderStage;
 
+use super::glsl_hints;
 use super::glslang_log::parse_log;
 use super::{Compiled, CompiledModule};
 use crate::error::Diagnostic;
@@ -198,9 +199,7 @@ pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Co
             let requesting = Path::new(requesting);
             let (found, tried) = resolve_include(requested, kind, requesting, &settings.include_dirs);
             missing.borrow_mut().extend(tried);
-            let path = found.ok_or_else(|| {
-                format!("cannot find include {requested:?} (searched next to the file and in the include dirs)")
-            })?;
+            let path = found.ok_or_else(|| glsl_hints::missing_include(job, requested))?;
             let (content, hash) = read_include(&path)?;
             includes.borrow_mut().push((path.clone(), hash));
             Ok(ResolvedInclude { resolved_name: path.to_string_lossy().into_owned(), content })

@@ -8,12 +8,18 @@
 //! - an extension newer than the target's SPIR-V (ray tracing and mesh
 //!   shaders need SPIR-V 1.4): glslang says `'GL_EXT_ray_tracing' : not
 //!   supported for current targeted SPIR-V version`, without naming the
-//!   target or how to raise it.
+//!   target or how to raise it (and `'subgroup op' : requires SPIR-V 1.3`
+//!   for built-ins);
+//! - an include that is in the shader tree but in no include directory
+//!   (Khronos' Vulkan-Samples keeps them in `shaders/includes/glsl`).
+
+use std::path::{Component, Path, PathBuf};
 
 use crate::compile::target_check;
 use crate::error::Diagnostic;
 use crate::options::{Language, SpirvVersion, TargetEnv};
 use crate::settings::Settings;
+use crate::source::Job;
 
 /// What HLSL shaders nearly always have and GLSL cannot: semantics,
 /// register bindings, `[[vk::…]]` attributes, constant buffers, compute
@@ -30,6 +36,16 @@ const HLSL_HINT: &str = " (the file looks like HLSL but was compiled as GLSL: st
 
 /// glslang's message for an extension the target's SPIR-V cannot express.
 const NEWER_SPIRV: &str = "not supported for current targeted SPIR-V version";
+
+/// glslang's message for a built-in or operation newer than the target's
+/// SPIR-V, followed by the version it needs (`'subgroup op' : requires
+/// SPIR-V 1.3`).
+const REQUIRES_SPIRV: &str = "requires SPIR-V ";
+
+/// How many files and folders the search for a missing include looks at,
+/// at most: it runs only when a shader fails, and must stay quick in a
+/// large tree.
+const INCLUDE_SEARCH_LIMIT: usize = 20_000;
 
 /// The extensions glslang refuses with [`NEWER_SPIRV`], and the SPIR-V
 /// version each needs (glslang's `Versions.cpp`).
@@ -55,11 +71,58 @@ pub(super) fn with_hints(
     {
         first.message.push_str(HLSL_HINT);
     }
-    for error in errors.iter_mut().filter(|e| e.message.contains(NEWER_SPIRV)) {
-        let hint = newer_spirv_hint(&error.message, settings);
-        error.message.push_str(&hint);
+    for error in errors.iter_mut() {
+        if let Some(hint) = newer_spirv_hint(&error.message, settings) {
+            error.message.push_str(&hint);
+        }
     }
     errors
+}
+
+/// The message for an include that `job` requested as `requested` and that
+/// is in no place searched: where the shader tree has it, if it does, and
+/// how to add that folder to the include directories.
+pub(super) fn missing_include(job: &Job, requested: &str) -> String {
+    let searched = format!("cannot find include {requested:?} (searched next to the file and in the include dirs");
+    match include_elsewhere(job, requested) {
+        Some(dir) => format!(
+            "{searched}; the shader tree has it in {}: add that folder with `Config::include_dir` in build.rs, or \
+             with `-I` on the cargo smolv command line)",
+            dir.display()
+        ),
+        None => format!("{searched})"),
+    }
+}
+
+/// The folder below `job`'s shader root that holds `requested` (a path
+/// of plain names, like `lighting.h` or `common/lighting.h`), found in
+/// path order within [`INCLUDE_SEARCH_LIMIT`] entries; hidden folders and
+/// `target` are skipped.
+fn include_elsewhere(job: &Job, requested: &str) -> Option<PathBuf> {
+    let requested = Path::new(requested);
+    let depth = requested.components().count();
+    if depth == 0 || !requested.components().all(|c| matches!(c, Component::Normal(_))) {
+        return None;
+    }
+    let mut folders = vec![job.root()];
+    let mut seen = 0;
+    while let Some(folder) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else { continue };
+        let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        seen += entries.len();
+        if seen > INCLUDE_SEARCH_LIMIT {
+            return None;
+        }
+        entries.sort();
+        if let Some(found) = entries.iter().find(|path| path.ends_with(requested) && path.is_file()) {
+            return found.ancestors().nth(depth).map(Path::to_path_buf);
+        }
+        let skipped =
+            |path: &Path| path.file_name().is_some_and(|n| n == "target" || n.to_string_lossy().starts_with('.'));
+        // Reversed, so that the stack visits them in path order.
+        folders.extend(entries.into_iter().rev().filter(|path| path.is_dir() && !skipped(path)));
+    }
+    None
 }
 
 /// Whether GLSL `source` whose first error is `first_error` is HLSL:
@@ -116,10 +179,18 @@ fn contains_marker(code: &str, marker: &str) -> bool {
 /// and how to raise it: `spirv_version` alone where the environment takes
 /// the version already (a lower one was set), else the environment, with
 /// a `spirv_version` that is set raised too.
-fn newer_spirv_hint(message: &str, settings: &Settings) -> String {
+fn newer_spirv_hint(message: &str, settings: &Settings) -> Option<String> {
     let name = message.split('\'').nth(1).unwrap_or_default();
     let (major, minor) = settings.spirv_version.major_minor();
-    let Some(&(_, needed)) = EXTENSIONS.iter().find(|(extension, _)| *extension == name) else {
+    let needed = if let Some((_, version)) = message.split_once(REQUIRES_SPIRV) {
+        let version: String = version.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+        Some(spirv_named(version.trim_end_matches('.'))?)
+    } else if message.contains(NEWER_SPIRV) {
+        EXTENSIONS.iter().find(|(extension, _)| *extension == name).map(|&(_, needed)| needed)
+    } else {
+        return None;
+    };
+    let Some(needed) = needed else {
         let how = if settings.spirv_version < settings.target_env.default_spirv_version() {
             "raise `Config::spirv_version`, or `--spirv-version`"
         } else {
@@ -127,7 +198,7 @@ fn newer_spirv_hint(message: &str, settings: &Settings) -> String {
              `Config::target_env`, or `--target-env`; a `Config::spirv_version` that is set must be unset or \
              raised too"
         };
-        return format!(" (the build compiles for SPIR-V {major}.{minor}: {how})");
+        return Some(format!(" (the build compiles for SPIR-V {major}.{minor}: {how})"));
     };
     let (needed_major, needed_minor) = needed.major_minor();
     let spirv =
@@ -148,9 +219,18 @@ fn newer_spirv_hint(message: &str, settings: &Settings) -> String {
         }
         how
     };
-    format!(
+    Some(format!(
         " ({name} needs SPIR-V {needed_major}.{needed_minor} and the build compiles for SPIR-V {major}.{minor}: {how})"
-    )
+    ))
+}
+
+/// The SPIR-V version written `text` (`1.3`).
+fn spirv_named(text: &str) -> Option<SpirvVersion> {
+    use SpirvVersion::{V1_0, V1_1, V1_2, V1_3, V1_4, V1_5, V1_6};
+    [V1_0, V1_1, V1_2, V1_3, V1_4, V1_5, V1_6].into_iter().find(|version| {
+        let (major, minor) = version.major_minor();
+        text == format!("{major}.{minor}")
+    })
 }
 
 #[cfg(test)]
@@ -250,5 +330,60 @@ mod tests {
         assert!(
             hint("GL_EXT_future", TargetEnv::Vulkan1_3, SpirvVersion::V1_3).contains("raise `Config::spirv_version`")
         );
+    }
+
+    #[test]
+    fn a_built_in_that_requires_a_newer_spirv_says_how_to_raise_the_target() {
+        let error = Diagnostic::new("q.frag", 9, 5, "'subgroup op' : requires SPIR-V 1.3");
+        let settings = settings(TargetEnv::Vulkan1_0, SpirvVersion::V1_0);
+        let hinted = with_hints(Language::Glsl, "#version 450\n", &settings, vec![error]);
+        assert_eq!(
+            hinted[0].message,
+            "'subgroup op' : requires SPIR-V 1.3 (subgroup op needs SPIR-V 1.3 and the build compiles for SPIR-V 1.0: \
+             if the application creates a Vulkan 1.1 instance or newer, say so: \
+             `Config::target_env(TargetEnv::Vulkan1_1)`, or `--target-env vulkan1.1`; a `Config::spirv_version` \
+             that is set must be unset or raised to `SpirvVersion::V1_3`, or `--spirv-version 1.3`)"
+        );
+        // Other errors keep their text.
+        let other = Diagnostic::new("q.frag", 9, 5, "'x' : undeclared identifier");
+        assert_eq!(with_hints(Language::Glsl, "#version 450\n", &settings, vec![other.clone()]), vec![other]);
+    }
+
+    fn job(root: &Path, name: &str) -> Job {
+        let path = root.join(name.split('@').next().unwrap());
+        Job { name: name.to_owned(), ..crate::compile::job::tests::fragment_job(path) }
+    }
+
+    /// Khronos' Vulkan-Samples includes `lighting.h` from
+    /// `shaders/includes/glsl`, which its CMake build passes as `-I`.
+    #[test]
+    fn a_missing_include_that_the_tree_has_names_its_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("shaders");
+        let includes = root.join("includes/glsl");
+        for file in [includes.join("lighting.h"), root.join("target/lighting.h"), root.join("a/x.vert")] {
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(file, "").unwrap();
+        }
+        let shader = job(&root, "a/x.vert");
+        assert_eq!(
+            missing_include(&shader, "lighting.h"),
+            format!(
+                "cannot find include \"lighting.h\" (searched next to the file and in the include dirs; the shader \
+                 tree has it in {}: add that folder with `Config::include_dir` in build.rs, or with `-I` on the \
+                 cargo smolv command line)",
+                includes.display()
+            )
+        );
+        // A path below the folder names the folder it is relative to.
+        assert_eq!(include_elsewhere(&shader, "glsl/lighting.h"), Some(root.join("includes")));
+        // A variant's name has its variant after `@`.
+        assert_eq!(include_elsewhere(&job(&root, "a/x.vert@fog"), "lighting.h"), Some(includes.clone()));
+        // Not in the tree (`target` is skipped), or a path that leaves it.
+        let plain = "cannot find include \"shadow.h\" (searched next to the file and in the include dirs)";
+        assert_eq!(missing_include(&shader, "shadow.h"), plain);
+        assert_eq!(include_elsewhere(&shader, "../shaders/includes/glsl/lighting.h"), None);
+        std::fs::remove_file(includes.join("lighting.h")).unwrap();
+        assert_eq!(include_elsewhere(&shader, "lighting.h"), None);
     }
 }

@@ -1,6 +1,7 @@
 //! Precompiled SPIR-V (`.spv`, `.spirv`): taken as it is, checked, and
 //! handed on to the optimizer like a compiled module.
 
+use smolv_runtime::EncodeOptions;
 use smolv_runtime::reflect::Reflection;
 
 use super::{Compiled, CompiledModule};
@@ -38,6 +39,15 @@ fn words(bytes: &[u8]) -> Result<Vec<u32>, String> {
 pub(super) fn compile(job: &Job, bytes: &[u8]) -> Result<Compiled, Vec<Diagnostic>> {
     let fail = |message: String| vec![Diagnostic::whole_file(&job.path, message)];
     let spirv = words(bytes).map_err(fail)?;
+    // Packing encodes every module to SMOL-V, which walks each instruction:
+    // a corrupt module (a truncated file, or a binary stored as text with
+    // its line endings converted) fails here, as its own file, and not the
+    // whole set there.
+    smolv_runtime::encode(&spirv, &EncodeOptions::new()).map_err(|e| {
+        fail(format!(
+            "cannot read the SPIR-V module: {e}; rebuild it from its source, or move it out of the shader tree"
+        ))
+    })?;
     // Reflection reads the first OpEntryPoint, as the runtime will.
     let Reflection { stage, entry_point, .. } = Reflection::from_spirv(&spirv)
         .map_err(|_| fail("the SPIR-V module has no OpEntryPoint of a Vulkan stage".to_owned()))?;
@@ -74,12 +84,10 @@ mod tests {
         assert!(words(&[]).unwrap_err().contains("empty"));
     }
 
-    #[test]
-    fn stage_and_entry_point_come_from_the_module() {
-        let dir = tempfile::tempdir().unwrap();
-        let job = crate::source::Job {
+    fn job(dir: &std::path::Path) -> Job {
+        crate::source::Job {
             name: "fill.spv".to_owned(),
-            path: dir.path().join("fill.spv"),
+            path: dir.join("fill.spv"),
             language: crate::options::Language::Spirv,
             stage: None,
             entry_point: "main".to_owned(),
@@ -87,7 +95,13 @@ mod tests {
             variant: None,
             spec_constants: Vec::new(),
             wesl_features: Vec::new(),
-        };
+        }
+    }
+
+    #[test]
+    fn stage_and_entry_point_come_from_the_module() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = job(dir.path());
         let compiled = compile(&job, &bytes(&smolv_runtime::doc_example_module())).unwrap();
         let module = &compiled.modules[0];
         assert_eq!((module.name.as_str(), module.stage), ("fill.spv", smolv_runtime::reflect::ShaderStage::Compute));
@@ -95,5 +109,29 @@ mod tests {
         let no_entry: Vec<u32> = smolv_runtime::doc_example_module()[..5].to_vec();
         let errors = compile(&job, &bytes(&no_entry)).unwrap_err();
         assert!(errors[0].message.contains("no OpEntryPoint"), "{}", errors[0]);
+    }
+
+    /// Khronos' Vulkan-Samples ships `.spv` files like this one: whole
+    /// words and a good header, then an instruction of length zero. Packing
+    /// would fail on it for the whole set; here it fails its own file.
+    #[test]
+    fn a_corrupt_instruction_stream_fails_its_own_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut corrupt = smolv_runtime::doc_example_module();
+        let last = corrupt.len() - 1;
+        corrupt[last] = 0;
+        let errors = compile(&job(dir.path()), &bytes(&corrupt)).unwrap_err();
+        assert_eq!(errors[0].path, dir.path().join("fill.spv"));
+        assert!(
+            errors[0].message.contains(&format!("cannot read the SPIR-V module: instruction at word {last}")),
+            "{}",
+            errors[0]
+        );
+        assert!(errors[0].message.contains("word count of 0"), "{}", errors[0]);
+        assert!(
+            errors[0].message.ends_with("rebuild it from its source, or move it out of the shader tree"),
+            "{}",
+            errors[0]
+        );
     }
 }
