@@ -269,21 +269,7 @@ pub(crate) fn parse_target_env(text: &str) -> Result<TargetEnv, String> {
 }
 
 fn parse_spirv_version(text: &str) -> Result<SpirvVersion, String> {
-    const ALL: [SpirvVersion; 7] = [
-        SpirvVersion::V1_0,
-        SpirvVersion::V1_1,
-        SpirvVersion::V1_2,
-        SpirvVersion::V1_3,
-        SpirvVersion::V1_4,
-        SpirvVersion::V1_5,
-        SpirvVersion::V1_6,
-    ];
-    ALL.into_iter()
-        .find(|v| {
-            let (major, minor) = v.major_minor();
-            text.trim_start_matches("spv") == format!("{major}.{minor}")
-        })
-        .ok_or_else(|| format!("{text:?} is not a SPIR-V version from 1.0 to 1.6"))
+    SpirvVersion::parse(text).ok_or_else(|| format!("{text:?} is not a SPIR-V version from 1.0 to 1.6"))
 }
 
 fn parse_optimization(text: &str) -> Result<Optimization, String> {

@@ -141,6 +141,23 @@ impl SpirvVersion {
         (1, self as u8)
     }
 
+    /// Parses `1.0` … `1.6` (also `spv1.3`, as glslc writes it).
+    ///
+    /// ```
+    /// use smolv_build::SpirvVersion;
+    /// assert_eq!(SpirvVersion::parse("1.4"), Some(SpirvVersion::V1_4));
+    /// assert_eq!(SpirvVersion::parse("spv1.3"), Some(SpirvVersion::V1_3));
+    /// assert_eq!(SpirvVersion::parse("1.7"), None);
+    /// ```
+    pub fn parse(text: &str) -> Option<Self> {
+        use SpirvVersion::{V1_0, V1_1, V1_2, V1_3, V1_4, V1_5, V1_6};
+        let text = text.strip_prefix("spv").unwrap_or(text);
+        [V1_0, V1_1, V1_2, V1_3, V1_4, V1_5, V1_6].into_iter().find(|version| {
+            let (major, minor) = version.major_minor();
+            text == format!("{major}.{minor}")
+        })
+    }
+
     /// The version word of a module header: `0x0001_0400` for SPIR-V 1.4.
     pub(crate) fn word(self) -> u32 {
         0x0001_0000 | u32::from(self as u8) << 8

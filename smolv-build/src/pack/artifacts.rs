@@ -109,7 +109,7 @@ pub(crate) fn build_artifacts(
     let settings = &plan.settings;
     let encoded: Vec<_> = modules
         .par_iter()
-        .map(|Built { module, .. }| {
+        .map(|Built { module, job, .. }| {
             let shipped = module.optimized.as_ref().unwrap_or(&module.spirv);
             let reflection = reflect(shipped, module.stage, &module.entry_point);
             let strip = Strip::of(settings, &reflection);
@@ -118,7 +118,18 @@ pub(crate) fn build_artifacts(
             let in_container = as_shipped(&reflection, strip.keeps_names());
             encode_module(shipped, strip)
                 .map(|e| (e, reflection, in_container))
-                .map_err(|e| format!("{}: {e}", module.name))
+                // The front ends check what they hand on, precompiled
+                // modules included: this is a bug in the compiler, the
+                // optimizer or smolv.
+                .map_err(|e| {
+                    format!(
+                        "{}: the compiled module {} does not encode: {e}; build with `Optimization::None` \
+                         (`--optimization none`) to tell the optimizer from the compiler, and report it, with \
+                         the shader",
+                        job.path.display(),
+                        module.name
+                    )
+                })
         })
         .collect::<Result<_, _>>()
         .map_err(Error::Internal)?;

@@ -5,13 +5,13 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use shaderc::{
-    CompileOptions, Compiler, EnvVersion, IncludeType, OptimizationLevel, ResolvedInclude, ShaderKind, SourceLanguage,
+    CompileOptions, Compiler, EnvVersion, OptimizationLevel, ResolvedInclude, ShaderKind, SourceLanguage,
     TargetEnv as ShadercEnv,
 };
 use smolv_runtime::reflect::ShaderStage;
 
-use super::glsl_hints;
 use super::glslang_log::parse_log;
+use super::include;
 use super::{Compiled, CompiledModule};
 use crate::error::Diagnostic;
 use crate::options::Language;
@@ -108,39 +108,6 @@ fn spirv_version(version: SpirvVersion) -> shaderc::SpirvVersion {
     }
 }
 
-/// Finds `requested` as `#include` would: `"..."` next to the including
-/// file first, then in the include directories; `<...>` only there.
-/// Also returns the candidates tried before it that did not exist, in
-/// search order: a file appearing at one of them would shadow the result.
-fn resolve_include(
-    requested: &str,
-    kind: IncludeType,
-    requesting: &Path,
-    include_dirs: &[PathBuf],
-) -> (Option<PathBuf>, Vec<PathBuf>) {
-    let local = (kind == IncludeType::Relative).then(|| requesting.parent().map(|dir| dir.join(requested))).flatten();
-    let mut missing = Vec::new();
-    for candidate in local.into_iter().chain(include_dirs.iter().map(|dir| dir.join(requested))) {
-        if candidate.is_file() {
-            return (Some(candidate), missing);
-        }
-        missing.push(candidate);
-    }
-    (None, missing)
-}
-
-/// Reads an include as handed to the compiler: its text and the blake3 of
-/// exactly those bytes, so the cache records what was compiled.
-fn read_include(path: &Path) -> Result<(String, [u8; 32]), String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let hash = *blake3::hash(&bytes).as_bytes();
-    let content = String::from_utf8(bytes).map_err(|e| format!("{} is not UTF-8 text: {e}", path.display()))?;
-    if content.contains('\0') {
-        return Err(format!("{} contains a NUL byte", path.display()));
-    }
-    Ok((content, hash))
-}
-
 pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Compiled, Vec<Diagnostic>> {
     let fail = |message: String| vec![Diagnostic::whole_file(&job.path, message)];
     if source.contains('\0') {
@@ -197,10 +164,10 @@ pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Co
         }
         options.set_include_callback(|requested, kind, requesting, _depth| {
             let requesting = Path::new(requesting);
-            let (found, tried) = resolve_include(requested, kind, requesting, &settings.include_dirs);
+            let (found, tried) = include::resolve(requested, kind, requesting, &settings.include_dirs);
             missing.borrow_mut().extend(tried);
-            let path = found.ok_or_else(|| glsl_hints::missing_include(job, requested))?;
-            let (content, hash) = read_include(&path)?;
+            let path = found.ok_or_else(|| include::missing(job, requested, kind, requesting))?;
+            let (content, hash) = include::read(&path)?;
             includes.borrow_mut().push((path.clone(), hash));
             Ok(ResolvedInclude { resolved_name: path.to_string_lossy().into_owned(), content })
         });
@@ -264,31 +231,5 @@ mod tests {
         let exe = blake3::hash(&std::fs::read(std::env::current_exe().unwrap()).unwrap()).to_hex().to_string();
         assert_eq!(identity, format!("shaderc [executable blake3={exe}];"));
         assert_eq!(library_identity("blake3=00", || unreachable!()), "shaderc [blake3=00];");
-    }
-
-    #[test]
-    fn includes_report_the_candidates_tried_before_the_one_found() {
-        let dir = tempfile::tempdir().unwrap();
-        let (shaders, first, second) = (dir.path().join("shaders"), dir.path().join("a"), dir.path().join("b"));
-        [&shaders, &first, &second].iter().for_each(|d| std::fs::create_dir_all(d).unwrap());
-        std::fs::write(second.join("common.glsl"), "// b").unwrap();
-        let requesting = shaders.join("main.frag");
-        let dirs = [first.clone(), second.clone()];
-        let (found, missing) = resolve_include("common.glsl", IncludeType::Relative, &requesting, &dirs);
-        assert_eq!(found, Some(second.join("common.glsl")));
-        assert_eq!(missing, [shaders.join("common.glsl"), first.join("common.glsl")], "in search order");
-        let (found, missing) = resolve_include("common.glsl", IncludeType::Standard, &requesting, &dirs);
-        assert_eq!((found, missing), (Some(second.join("common.glsl")), vec![first.join("common.glsl")]));
-    }
-
-    #[test]
-    fn an_include_is_hashed_as_the_bytes_handed_to_the_compiler() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("common.glsl");
-        std::fs::write(&path, "float f() { return 1.0; }\n").unwrap();
-        let (content, hash) = read_include(&path).unwrap();
-        assert_eq!(hash, *blake3::hash(content.as_bytes()).as_bytes());
-        std::fs::write(&path, b"bad \xff").unwrap();
-        assert!(read_include(&path).unwrap_err().contains("UTF-8"));
     }
 }

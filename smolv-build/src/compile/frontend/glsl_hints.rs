@@ -1,5 +1,5 @@
 //! Hints added to glslang's messages where the message alone does not say
-//! what to do. Two failures most users of a real tree meet first:
+//! what to do. Failures most users of a real tree meet first:
 //!
 //! - HLSL read as GLSL (a tree that names HLSL files by stage, like
 //!   `triangle.vert`, until its language is stated): glslang says
@@ -8,18 +8,13 @@
 //! - an extension newer than the target's SPIR-V (ray tracing and mesh
 //!   shaders need SPIR-V 1.4): glslang says `'GL_EXT_ray_tracing' : not
 //!   supported for current targeted SPIR-V version`, without naming the
-//!   target or how to raise it (and `'subgroup op' : requires SPIR-V 1.3`
-//!   for built-ins);
-//! - an include that is in the shader tree but in no include directory
-//!   (Khronos' Vulkan-Samples keeps them in `shaders/includes/glsl`).
-
-use std::path::{Component, Path, PathBuf};
+//!   target or how to raise it (nor does `'subgroup op' : requires SPIR-V
+//!   1.3`, for built-ins).
 
 use crate::compile::target_check;
 use crate::error::Diagnostic;
 use crate::options::{Language, SpirvVersion, TargetEnv};
 use crate::settings::Settings;
-use crate::source::Job;
 
 /// What HLSL shaders nearly always have and GLSL cannot: semantics,
 /// register bindings, `[[vk::…]]` attributes, constant buffers, compute
@@ -42,11 +37,6 @@ const NEWER_SPIRV: &str = "not supported for current targeted SPIR-V version";
 /// SPIR-V 1.3`).
 const REQUIRES_SPIRV: &str = "requires SPIR-V ";
 
-/// How many files and folders the search for a missing include looks at,
-/// at most: it runs only when a shader fails, and must stay quick in a
-/// large tree.
-const INCLUDE_SEARCH_LIMIT: usize = 20_000;
-
 /// The extensions glslang refuses with [`NEWER_SPIRV`], and the SPIR-V
 /// version each needs (glslang's `Versions.cpp`).
 const EXTENSIONS: [(&str, SpirvVersion); 4] = [
@@ -58,8 +48,8 @@ const EXTENSIONS: [(&str, SpirvVersion); 4] = [
 
 /// `errors` of a shader in `language` (GLSL or HLSL), compiled from
 /// `source` under `settings`, with the hints: the first error of GLSL that
-/// looks like HLSL says so, and each extension error says what the
-/// extension needs and how to get it.
+/// looks like HLSL says so, and each error about an extension or built-in
+/// newer than the target's SPIR-V says what it needs and how to get it.
 pub(super) fn with_hints(
     language: Language,
     source: &str,
@@ -77,52 +67,6 @@ pub(super) fn with_hints(
         }
     }
     errors
-}
-
-/// The message for an include that `job` requested as `requested` and that
-/// is in no place searched: where the shader tree has it, if it does, and
-/// how to add that folder to the include directories.
-pub(super) fn missing_include(job: &Job, requested: &str) -> String {
-    let searched = format!("cannot find include {requested:?} (searched next to the file and in the include dirs");
-    match include_elsewhere(job, requested) {
-        Some(dir) => format!(
-            "{searched}; the shader tree has it in {}: add that folder with `Config::include_dir` in build.rs, or \
-             with `-I` on the cargo smolv command line)",
-            dir.display()
-        ),
-        None => format!("{searched})"),
-    }
-}
-
-/// The folder below `job`'s shader root that holds `requested` (a path
-/// of plain names, like `lighting.h` or `common/lighting.h`), found in
-/// path order within [`INCLUDE_SEARCH_LIMIT`] entries; hidden folders and
-/// `target` are skipped.
-fn include_elsewhere(job: &Job, requested: &str) -> Option<PathBuf> {
-    let requested = Path::new(requested);
-    let depth = requested.components().count();
-    if depth == 0 || !requested.components().all(|c| matches!(c, Component::Normal(_))) {
-        return None;
-    }
-    let mut folders = vec![job.root()];
-    let mut seen = 0;
-    while let Some(folder) = folders.pop() {
-        let Ok(entries) = std::fs::read_dir(&folder) else { continue };
-        let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-        seen += entries.len();
-        if seen > INCLUDE_SEARCH_LIMIT {
-            return None;
-        }
-        entries.sort();
-        if let Some(found) = entries.iter().find(|path| path.ends_with(requested) && path.is_file()) {
-            return found.ancestors().nth(depth).map(Path::to_path_buf);
-        }
-        let skipped =
-            |path: &Path| path.file_name().is_some_and(|n| n == "target" || n.to_string_lossy().starts_with('.'));
-        // Reversed, so that the stack visits them in path order.
-        folders.extend(entries.into_iter().rev().filter(|path| path.is_dir() && !skipped(path)));
-    }
-    None
 }
 
 /// Whether GLSL `source` whose first error is `first_error` is HLSL:
@@ -174,17 +118,18 @@ fn contains_marker(code: &str, marker: &str) -> bool {
     })
 }
 
-/// What to add to glslang's extension error `message` under `settings`:
-/// the SPIR-V version the extension needs, the one the build compiles for,
-/// and how to raise it: `spirv_version` alone where the environment takes
-/// the version already (a lower one was set), else the environment, with
-/// a `spirv_version` that is set raised too.
+/// What to add to glslang's error `message` about an extension or built-in
+/// newer than the target's SPIR-V, under `settings`: the SPIR-V version it
+/// needs (when known), the one the build compiles for, and how to raise
+/// it: `spirv_version` alone where the environment takes the version
+/// already (a lower one was set), else the environment, with a
+/// `spirv_version` that is set raised too. `None` for other errors.
 fn newer_spirv_hint(message: &str, settings: &Settings) -> Option<String> {
     let name = message.split('\'').nth(1).unwrap_or_default();
     let (major, minor) = settings.spirv_version.major_minor();
     let needed = if let Some((_, version)) = message.split_once(REQUIRES_SPIRV) {
         let version: String = version.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
-        Some(spirv_named(version.trim_end_matches('.'))?)
+        SpirvVersion::parse(version.trim_end_matches('.'))
     } else if message.contains(NEWER_SPIRV) {
         EXTENSIONS.iter().find(|(extension, _)| *extension == name).map(|&(_, needed)| needed)
     } else {
@@ -222,15 +167,6 @@ fn newer_spirv_hint(message: &str, settings: &Settings) -> Option<String> {
     Some(format!(
         " ({name} needs SPIR-V {needed_major}.{needed_minor} and the build compiles for SPIR-V {major}.{minor}: {how})"
     ))
-}
-
-/// The SPIR-V version written `text` (`1.3`).
-fn spirv_named(text: &str) -> Option<SpirvVersion> {
-    use SpirvVersion::{V1_0, V1_1, V1_2, V1_3, V1_4, V1_5, V1_6};
-    [V1_0, V1_1, V1_2, V1_3, V1_4, V1_5, V1_6].into_iter().find(|version| {
-        let (major, minor) = version.major_minor();
-        text == format!("{major}.{minor}")
-    })
 }
 
 #[cfg(test)]
@@ -347,43 +283,5 @@ mod tests {
         // Other errors keep their text.
         let other = Diagnostic::new("q.frag", 9, 5, "'x' : undeclared identifier");
         assert_eq!(with_hints(Language::Glsl, "#version 450\n", &settings, vec![other.clone()]), vec![other]);
-    }
-
-    fn job(root: &Path, name: &str) -> Job {
-        let path = root.join(name.split('@').next().unwrap());
-        Job { name: name.to_owned(), ..crate::compile::job::tests::fragment_job(path) }
-    }
-
-    /// Khronos' Vulkan-Samples includes `lighting.h` from
-    /// `shaders/includes/glsl`, which its CMake build passes as `-I`.
-    #[test]
-    fn a_missing_include_that_the_tree_has_names_its_folder() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("shaders");
-        let includes = root.join("includes/glsl");
-        for file in [includes.join("lighting.h"), root.join("target/lighting.h"), root.join("a/x.vert")] {
-            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-            std::fs::write(file, "").unwrap();
-        }
-        let shader = job(&root, "a/x.vert");
-        assert_eq!(
-            missing_include(&shader, "lighting.h"),
-            format!(
-                "cannot find include \"lighting.h\" (searched next to the file and in the include dirs; the shader \
-                 tree has it in {}: add that folder with `Config::include_dir` in build.rs, or with `-I` on the \
-                 cargo smolv command line)",
-                includes.display()
-            )
-        );
-        // A path below the folder names the folder it is relative to.
-        assert_eq!(include_elsewhere(&shader, "glsl/lighting.h"), Some(root.join("includes")));
-        // A variant's name has its variant after `@`.
-        assert_eq!(include_elsewhere(&job(&root, "a/x.vert@fog"), "lighting.h"), Some(includes.clone()));
-        // Not in the tree (`target` is skipped), or a path that leaves it.
-        let plain = "cannot find include \"shadow.h\" (searched next to the file and in the include dirs)";
-        assert_eq!(missing_include(&shader, "shadow.h"), plain);
-        assert_eq!(include_elsewhere(&shader, "../shaders/includes/glsl/lighting.h"), None);
-        std::fs::remove_file(includes.join("lighting.h")).unwrap();
-        assert_eq!(include_elsewhere(&shader, "lighting.h"), None);
     }
 }

@@ -7,7 +7,8 @@
 //! SPIR-V is checked and taken as it is (`spirv.rs`). Each reports every
 //! file it read, so the cache and Cargo can track includes, and every error
 //! as a located [`Diagnostic`]; glslang's errors get hints where they do
-//! not say what to do (`glsl_hints.rs`).
+//! not say what to do (`glsl_hints.rs`), and a missing include says where
+//! else the tree has it (`include.rs`).
 
 mod external;
 #[cfg(feature = "shaderc")]
@@ -16,6 +17,8 @@ mod glsl;
 mod glsl_hints;
 mod glslang_log;
 mod glslc;
+#[cfg(feature = "shaderc")]
+mod include;
 mod slang;
 mod spirv;
 #[cfg(feature = "wesl")]

@@ -34,13 +34,6 @@ const INSTALL_HINT: &str = "`.slang` files are compiled by slangc, which was not
      (it ships slangc) or `pip install --no-deps slangtorch` (slangc is in slangtorch/bin/), then put slangc on \
      PATH or set SMOLV_SLANGC (or Config::slangc) to its path";
 
-/// `OpSource`'s opcode.
-const OP_SOURCE: u32 = 3;
-/// The highest `SourceLanguage` SPIRV-Tools 2023.1 knows (WGSL).
-const LAST_LANGUAGE_KNOWN_TO_OLD_TOOLS: u32 = 10;
-/// `SourceLanguage` Unknown.
-const UNKNOWN_LANGUAGE: u32 = 0;
-
 /// Finds `slangc`: the configured path, `SMOLV_SLANGC`, or `PATH`.
 pub(crate) fn find_slangc(configured: Option<&Path>) -> Option<PathBuf> {
     tool::find(configured, "SMOLV_SLANGC", "slangc")
@@ -94,7 +87,7 @@ pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Di
         }
         let bytes = std::fs::read(&output).map_err(|e| fail(format!("slangc wrote no module for {entry}: {e}")))?;
         let mut spirv = words(&bytes).ok_or_else(|| fail(format!("slangc wrote no SPIR-V module for {entry}")))?;
-        patch_source_language(&mut spirv);
+        super::spirv::patch_source_language(&mut spirv);
         let Reflection { stage, entry_point, .. } = Reflection::from_spirv(&spirv)
             .map_err(|_| fail(format!("slangc's module for {entry} has no OpEntryPoint of a Vulkan stage")))?;
         let depfile = std::fs::read_to_string(&depfile).unwrap_or_default();
@@ -202,23 +195,6 @@ fn entry_points(json: &[u8]) -> Result<Vec<String>, String> {
                 .ok_or_else(|| "slangc's reflection JSON has an entry point without a name".to_owned())
         })
         .collect()
-}
-
-/// Rewrites `OpSource` languages newer than SPIRV-Tools 2023.1 knows
-/// (Slang is 11) to Unknown, so that every SPIRV-Tools accepts the module.
-fn patch_source_language(spirv: &mut [u32]) {
-    let mut at = 5;
-    while at < spirv.len() {
-        let (count, opcode) = ((spirv[at] >> 16) as usize, spirv[at] & 0xffff);
-        if count == 0 {
-            return; // malformed; the validator will say so
-        }
-        if opcode == OP_SOURCE && count >= 3 && at + 1 < spirv.len() && spirv[at + 1] > LAST_LANGUAGE_KNOWN_TO_OLD_TOOLS
-        {
-            spirv[at + 1] = UNKNOWN_LANGUAGE;
-        }
-        at += count;
-    }
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -376,16 +352,6 @@ mod tests {
         let messages = parse_diagnostics("error[E00100]: failed to load downstream compiler 'spirv-opt'\n");
         assert_eq!(messages.len(), 1);
         assert_eq!(messages[0].diagnostic.line, 0);
-    }
-
-    #[test]
-    fn slang_s_source_language_becomes_unknown() {
-        // Header, then OpSource Slang 1 (3 words), then OpSource GLSL 450.
-        let mut spirv = vec![0x0723_0203, 0x0001_0500, 0, 10, 0, (3 << 16) | OP_SOURCE, 11, 1, (3 << 16) | 3, 2, 450];
-        patch_source_language(&mut spirv);
-        assert_eq!((spirv[6], spirv[9]), (UNKNOWN_LANGUAGE, 2), "only languages old tools reject change");
-        let mut truncated = vec![0x0723_0203, 0x0001_0500, 0, 10, 0, 0];
-        patch_source_language(&mut truncated); // a zero word count must not loop
     }
 
     #[test]

@@ -1,8 +1,11 @@
 //! Precompiled SPIR-V (`.spv`, `.spirv`): taken as it is, checked, and
-//! handed on to the optimizer like a compiled module.
+//! handed on to the optimizer like a compiled module. One operand may
+//! change: an `OpSource` language newer than SPIRV-Tools 2023.1 knows
+//! (Slang's 11, in modules slangc wrote) becomes Unknown, as for slangc's
+//! output (`slang.rs`).
 
-use smolv_runtime::EncodeOptions;
 use smolv_runtime::reflect::Reflection;
+use smolv_runtime::{EncodeError, EncodeOptions};
 
 use super::{Compiled, CompiledModule};
 use crate::error::Diagnostic;
@@ -12,6 +15,13 @@ use crate::source::Job;
 const MAGIC: u32 = 0x0723_0203;
 /// Words in a module header: magic, version, generator, bound, schema.
 const HEADER_WORDS: usize = 5;
+
+/// `OpSource`'s opcode.
+const OP_SOURCE: u32 = 3;
+/// The highest `SourceLanguage` SPIRV-Tools 2023.1 knows (WGSL).
+const LAST_LANGUAGE_KNOWN_TO_OLD_TOOLS: u32 = 10;
+/// `SourceLanguage` Unknown.
+const UNKNOWN_LANGUAGE: u32 = 0;
 
 /// The module's words, in either byte order, once the magic and the word
 /// alignment are checked.
@@ -34,20 +44,50 @@ fn words(bytes: &[u8]) -> Result<Vec<u32>, String> {
     Ok(words)
 }
 
+/// Rewrites `OpSource` languages newer than SPIRV-Tools 2023.1 knows
+/// (Slang is 11) to Unknown, so that every SPIRV-Tools accepts the module:
+/// slangc's output, and precompiled modules that Slang wrote.
+pub(super) fn patch_source_language(spirv: &mut [u32]) {
+    let mut at = 5;
+    while at < spirv.len() {
+        let (count, opcode) = ((spirv[at] >> 16) as usize, spirv[at] & 0xffff);
+        if count == 0 {
+            return; // malformed; the validator will say so
+        }
+        if opcode == OP_SOURCE && count >= 3 && at + 1 < spirv.len() && spirv[at + 1] > LAST_LANGUAGE_KNOWN_TO_OLD_TOOLS
+        {
+            spirv[at + 1] = UNKNOWN_LANGUAGE;
+        }
+        at += count;
+    }
+}
+
+/// The message for a module the encoder refuses: a corrupt instruction
+/// stream says what to do with the file; the other errors say it already.
+fn encode_failure(error: &EncodeError) -> String {
+    match error {
+        EncodeError::ZeroLengthInstruction { .. }
+        | EncodeError::TruncatedInstruction { .. }
+        | EncodeError::MalformedInstruction { .. } => {
+            format!(
+                "cannot read the SPIR-V module: {error}; rebuild it from its source, or move it out of the shader tree"
+            )
+        }
+        _ => error.to_string(),
+    }
+}
+
 /// Takes one precompiled module: the job's name as it is (`blur.comp.spv`),
 /// and the stage and entry point of its first `OpEntryPoint`.
 pub(super) fn compile(job: &Job, bytes: &[u8]) -> Result<Compiled, Vec<Diagnostic>> {
     let fail = |message: String| vec![Diagnostic::whole_file(&job.path, message)];
-    let spirv = words(bytes).map_err(fail)?;
+    let mut spirv = words(bytes).map_err(fail)?;
     // Packing encodes every module to SMOL-V, which walks each instruction:
     // a corrupt module (a truncated file, or a binary stored as text with
     // its line endings converted) fails here, as its own file, and not the
     // whole set there.
-    smolv_runtime::encode(&spirv, &EncodeOptions::new()).map_err(|e| {
-        fail(format!(
-            "cannot read the SPIR-V module: {e}; rebuild it from its source, or move it out of the shader tree"
-        ))
-    })?;
+    smolv_runtime::encode(&spirv, &EncodeOptions::new()).map_err(|e| fail(encode_failure(&e)))?;
+    patch_source_language(&mut spirv);
     // Reflection reads the first OpEntryPoint, as the runtime will.
     let Reflection { stage, entry_point, .. } = Reflection::from_spirv(&spirv)
         .map_err(|_| fail("the SPIR-V module has no OpEntryPoint of a Vulkan stage".to_owned()))?;
@@ -85,17 +125,8 @@ mod tests {
     }
 
     fn job(dir: &std::path::Path) -> Job {
-        crate::source::Job {
-            name: "fill.spv".to_owned(),
-            path: dir.join("fill.spv"),
-            language: crate::options::Language::Spirv,
-            stage: None,
-            entry_point: "main".to_owned(),
-            defines: Vec::new(),
-            variant: None,
-            spec_constants: Vec::new(),
-            wesl_features: Vec::new(),
-        }
+        let job = crate::compile::job::tests::fragment_job(dir.join("fill.spv"));
+        Job { name: "fill.spv".to_owned(), language: crate::options::Language::Spirv, stage: None, ..job }
     }
 
     #[test]
@@ -133,5 +164,21 @@ mod tests {
             "{}",
             errors[0]
         );
+        // A version the encoder does not take says what to do already.
+        let mut future = smolv_runtime::doc_example_module();
+        future[1] = 0x0001_0700;
+        let errors = compile(&job(dir.path()), &bytes(&future)).unwrap_err();
+        assert!(errors[0].message.starts_with("SPIR-V version word 0x00010700"), "{}", errors[0]);
+        assert!(!errors[0].message.contains("cannot read"), "{}", errors[0]);
+    }
+
+    #[test]
+    fn slang_s_source_language_becomes_unknown() {
+        // Header, then OpSource Slang 1 (3 words), then OpSource GLSL 450.
+        let mut spirv = vec![0x0723_0203, 0x0001_0500, 0, 10, 0, (3 << 16) | OP_SOURCE, 11, 1, (3 << 16) | 3, 2, 450];
+        patch_source_language(&mut spirv);
+        assert_eq!((spirv[6], spirv[9]), (UNKNOWN_LANGUAGE, 2), "only languages old tools reject change");
+        let mut truncated = vec![0x0723_0203, 0x0001_0500, 0, 10, 0, 0];
+        patch_source_language(&mut truncated); // a zero word count must not loop
     }
 }

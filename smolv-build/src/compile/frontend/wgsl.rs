@@ -71,10 +71,39 @@ pub(super) fn parse(source: &str, path: &str) -> Result<(naga::Module, naga::val
     Ok((module, info))
 }
 
+/// The directives of naga_oil, the preprocessor Bevy's shaders are written
+/// for: none of them is WGSL.
+const NAGA_OIL_DIRECTIVES: [&str; 8] =
+    ["#import", "#define_import_path", "#ifdef", "#ifndef", "#if", "#else", "#endif", "#define"];
+
+/// The sentence added to naga's error on a line that starts with a
+/// naga_oil directive.
+const NAGA_OIL_HINT: &str = " (this line is naga_oil's preprocessor, which Bevy's shaders use, not WGSL: smolv \
+                             compiles WGSL and WESL. Write imports and conditions as WESL in a `.wesl` file, with \
+                             smolv-build's `wesl` feature: `import package::lighting::Light;` for `#import`, \
+                             `@if(SHADOWS)` for `#ifdef SHADOWS`. Shaders that import Bevy's own modules, such as \
+                             `bevy_pbr::…`, stay with Bevy's asset loader)";
+
+/// Whether line `line` (1-based) of `source` starts with a naga_oil
+/// directive.
+fn is_naga_oil_directive(source: &str, line: u32) -> bool {
+    let Some(text) = line.checked_sub(1).and_then(|at| source.lines().nth(usize::try_from(at).ok()?)) else {
+        return false;
+    };
+    let text = text.trim_start();
+    NAGA_OIL_DIRECTIVES.iter().any(|directive| {
+        text.strip_prefix(directive).is_some_and(|rest| rest.is_empty() || rest.starts_with(char::is_whitespace))
+    })
+}
+
 pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Compiled, Vec<Diagnostic>> {
     let (module, info) = parse(source, &job.path.to_string_lossy()).map_err(|e| {
         let (line, column) = e.location.map_or((0, 0), |l| (l.line_number, l.line_position));
-        vec![Diagnostic { path: job.path.clone(), line, column, message: e.message, rendered: Some(e.rendered) }]
+        let mut message = e.message;
+        if is_naga_oil_directive(source, line) {
+            message.push_str(NAGA_OIL_HINT);
+        }
+        vec![Diagnostic { path: job.path.clone(), line, column, message, rendered: Some(e.rendered) }]
     })?;
     let modules = entry_point_modules(job, &module, &info, settings)?;
     Ok(Compiled { modules, dependencies: Vec::new(), missing: Vec::new(), warnings: Vec::new() })
@@ -149,5 +178,26 @@ mod tests {
             "the workspace must pin naga to exactly {NAGA_VERSION}, or the cache key could name another version"
         );
         assert_eq!(identity(), format!("naga {NAGA_VERSION};"));
+    }
+
+    /// Bevy's shaders start with naga_oil's `#import`.
+    #[test]
+    fn a_naga_oil_directive_says_what_smolv_compiles() {
+        let source = "#import bevy_pbr::forward_io::VertexOutput\n@fragment\n\
+                      fn fragment(mesh: VertexOutput) -> @location(0) vec4<f32> { return vec4(1.0); }\n";
+        let (job, settings) =
+            (crate::compile::job::tests::fragment_job("custom.wgsl"), crate::compile::job::tests::settings());
+        let errors = compile(&job, source, &settings).unwrap_err();
+        assert_eq!(errors[0].line, 1);
+        assert!(errors[0].message.starts_with("expected global item"), "{}", errors[0].message);
+        assert!(errors[0].message.ends_with(NAGA_OIL_HINT), "{}", errors[0].message);
+        assert!(is_naga_oil_directive("fn f() {}\n  #ifdef SHADOWS\n", 2));
+        assert!(is_naga_oil_directive("#endif", 1));
+        // Only whole directives on the error's own line.
+        assert!(!is_naga_oil_directive("#imports x", 1));
+        assert!(!is_naga_oil_directive("#import x\nfn f( {}", 2));
+        assert!(!is_naga_oil_directive("#import x", 0));
+        let plain = compile(&job, "fn f( {}\n", &settings).unwrap_err();
+        assert!(!plain[0].message.contains("naga_oil"), "{}", plain[0].message);
     }
 }

@@ -8,8 +8,6 @@ mod files;
 mod locate;
 mod mangle;
 
-use std::path::{Path, PathBuf};
-
 use wesl::syntax::PathOrigin;
 use wesl::{CompileOptions, Feature, Features, ModulePath};
 
@@ -29,14 +27,6 @@ pub(super) const WESL_VERSION: &str = "0.4.0";
 /// wesl's identity, for the cache keys of WESL jobs.
 pub(super) fn identity() -> String {
     format!("wesl {WESL_VERSION};")
-}
-
-/// The shader directory the job was found in: its path less the
-/// components of its name, which is what `package::` names.
-fn root_of(job: &Job) -> PathBuf {
-    let relative = job.name.split('@').next().unwrap_or_default();
-    let depth = relative.split('/').count();
-    job.path.ancestors().nth(depth).map(Path::to_owned).unwrap_or_default()
 }
 
 /// The job's own module path: `package::` and its name's components, the
@@ -59,7 +49,7 @@ fn options(job: &Job) -> CompileOptions {
 }
 
 pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Compiled, Vec<Diagnostic>> {
-    let files = Files::new(root_of(job), &settings.wesl_packages, (&job.path, source));
+    let files = Files::new(job.root(), &settings.wesl_packages, (&job.path, source));
     let root = module_path(job);
     let linked = wesl::compile_sourcemap(&root, &files, &mangle::PathMangler, &options(job))
         .map_err(|e| vec![locate::wesl_error(e, &files, &job.path)])?;
@@ -75,6 +65,8 @@ pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Co
 
 #[cfg(test)]
 mod tests {
+    use std::path::{Path, PathBuf};
+
     use super::*;
 
     fn job(name: &str, path: &Path) -> Job {
@@ -106,7 +98,6 @@ mod tests {
     fn the_module_path_is_the_name_below_the_root() {
         let shader = Path::new("/g/shaders/lit/main.wesl");
         let job = job("lit/main.wesl@shadows", shader);
-        assert_eq!(root_of(&job), Path::new("/g/shaders"));
         assert_eq!(module_path(&job).to_string(), "package::lit::main");
     }
 
