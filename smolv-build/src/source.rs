@@ -44,6 +44,26 @@ impl Job {
     }
 }
 
+#[cfg(test)]
+impl Job {
+    /// A job for the file at `path`, named `name` below its root, in
+    /// `language`, with entry point `main` and no stage, define, variant or
+    /// feature: what unit tests start from.
+    pub(crate) fn for_test(name: &str, path: impl Into<PathBuf>, language: Language) -> Self {
+        Self {
+            name: name.to_owned(),
+            path: path.into(),
+            language,
+            stage: None,
+            entry_point: "main".to_owned(),
+            defines: Vec::new(),
+            variant: None,
+            spec_constants: Vec::new(),
+            wesl_features: Vec::new(),
+        }
+    }
+}
+
 /// Scanned inputs: the jobs, and the roots Cargo should watch.
 pub(crate) struct Sources {
     pub(crate) jobs: Vec<Job>,
@@ -562,17 +582,7 @@ mod tests {
 
     #[test]
     fn the_root_is_the_path_less_the_name() {
-        let job = |name: &str, path: &str| Job {
-            name: name.to_owned(),
-            path: PathBuf::from(path),
-            language: Language::Glsl,
-            stage: None,
-            entry_point: "main".to_owned(),
-            defines: Vec::new(),
-            variant: None,
-            spec_constants: Vec::new(),
-            wesl_features: Vec::new(),
-        };
+        let job = |name: &str, path: &str| Job::for_test(name, path, Language::Glsl);
         assert_eq!(job("post/blur.comp", "/g/shaders/post/blur.comp").root(), Path::new("/g/shaders"));
         assert_eq!(job("lit.frag@shadows", "/g/shaders/lit.frag").root(), Path::new("/g/shaders"));
     }

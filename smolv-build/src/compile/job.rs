@@ -441,17 +441,7 @@ pub(crate) mod tests {
 
     /// A GLSL fragment-shader job for the file at `path`.
     pub(crate) fn fragment_job(path: impl Into<PathBuf>) -> Job {
-        Job {
-            name: "a.frag".to_owned(),
-            path: path.into(),
-            language: Language::Glsl,
-            stage: Some(ShaderStage::Fragment),
-            entry_point: "main".to_owned(),
-            defines: Vec::new(),
-            variant: None,
-            spec_constants: Vec::new(),
-            wesl_features: Vec::new(),
-        }
+        Job { stage: Some(ShaderStage::Fragment), ..Job::for_test("a.frag", path, Language::Glsl) }
     }
 
     /// What `settings` and `cache` give a build: one compiling in-process.
@@ -477,8 +467,7 @@ pub(crate) mod tests {
         let path = dir.path().join("fill.comp.spv");
         let words = smolv_runtime::doc_example_module();
         std::fs::write(&path, words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>()).unwrap();
-        let job =
-            Job { name: "fill.comp.spv".to_owned(), language: Language::Spirv, stage: None, ..fragment_job(&path) };
+        let job = Job::for_test("fill.comp.spv", &path, Language::Spirv);
         // (spirv-opt's script, whether the second build is a cache hit, spirv-opt's runs in both builds)
         let cases = [
             ("kill -9 $$", false, 4),

@@ -141,7 +141,7 @@ impl SpirvVersion {
         (1, self as u8)
     }
 
-    /// Parses `1.0` … `1.6` (also `spv1.3`, as glslc writes it).
+    /// Parses `1.0` … `1.6` (also `spv1.3`, as glslc's `--target-spv` takes it).
     ///
     /// ```
     /// use smolv_build::SpirvVersion;
@@ -150,11 +150,15 @@ impl SpirvVersion {
     /// assert_eq!(SpirvVersion::parse("1.7"), None);
     /// ```
     pub fn parse(text: &str) -> Option<Self> {
-        use SpirvVersion::{V1_0, V1_1, V1_2, V1_3, V1_4, V1_5, V1_6};
-        let text = text.strip_prefix("spv").unwrap_or(text);
-        [V1_0, V1_1, V1_2, V1_3, V1_4, V1_5, V1_6].into_iter().find(|version| {
-            let (major, minor) = version.major_minor();
-            text == format!("{major}.{minor}")
+        Some(match text.strip_prefix("spv").unwrap_or(text) {
+            "1.0" => Self::V1_0,
+            "1.1" => Self::V1_1,
+            "1.2" => Self::V1_2,
+            "1.3" => Self::V1_3,
+            "1.4" => Self::V1_4,
+            "1.5" => Self::V1_5,
+            "1.6" => Self::V1_6,
+            _ => return None,
         })
     }
 

@@ -123,11 +123,12 @@ pub(crate) fn build_artifacts(
                 // optimizer or smolv.
                 .map_err(|e| {
                     format!(
-                        "{}: the compiled module {} does not encode: {e}; build with `Optimization::None` \
-                         (`--optimization none`) to tell the optimizer from the compiler, and report it, with \
-                         the shader",
+                        "{} (module {}): {e}. This is a bug in the compiler, the optimizer or smolv: build with \
+                         `Optimization::None` (`--optimization none`) to tell them apart, and report it at {}/issues, \
+                         with the shader",
                         job.path.display(),
-                        module.name
+                        module.name,
+                        env!("CARGO_PKG_REPOSITORY")
                     )
                 })
         })

@@ -32,10 +32,11 @@ const HLSL_HINT: &str = " (the file looks like HLSL but was compiled as GLSL: st
 /// glslang's message for an extension the target's SPIR-V cannot express.
 const NEWER_SPIRV: &str = "not supported for current targeted SPIR-V version";
 
-/// glslang's message for a built-in or operation newer than the target's
+/// glslang's messages for a built-in or operation newer than the target's
 /// SPIR-V, followed by the version it needs (`'subgroup op' : requires
-/// SPIR-V 1.3`).
-const REQUIRES_SPIRV: &str = "requires SPIR-V ";
+/// SPIR-V 1.3`, `'shared block' : shared block requires at least SPIR-V
+/// 1.4`).
+const REQUIRES_SPIRV: [&str; 2] = ["requires SPIR-V ", "requires at least SPIR-V "];
 
 /// The extensions glslang refuses with [`NEWER_SPIRV`], and the SPIR-V
 /// version each needs (glslang's `Versions.cpp`).
@@ -61,9 +62,13 @@ pub(super) fn with_hints(
     {
         first.message.push_str(HLSL_HINT);
     }
+    // glslang repeats such an error at every use (`subgroupAdd` on nine
+    // lines): the first one carries the hint.
+    let mut given = Vec::new();
     for error in errors.iter_mut() {
-        if let Some(hint) = newer_spirv_hint(&error.message, settings) {
+        if let Some(hint) = newer_spirv_hint(&error.message, settings).filter(|hint| !given.contains(hint)) {
             error.message.push_str(&hint);
+            given.push(hint);
         }
     }
     errors
@@ -127,7 +132,7 @@ fn contains_marker(code: &str, marker: &str) -> bool {
 fn newer_spirv_hint(message: &str, settings: &Settings) -> Option<String> {
     let name = message.split('\'').nth(1).unwrap_or_default();
     let (major, minor) = settings.spirv_version.major_minor();
-    let needed = if let Some((_, version)) = message.split_once(REQUIRES_SPIRV) {
+    let needed = if let Some((_, version)) = REQUIRES_SPIRV.iter().find_map(|prefix| message.split_once(prefix)) {
         let version: String = version.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
         SpirvVersion::parse(version.trim_end_matches('.'))
     } else if message.contains(NEWER_SPIRV) {
@@ -283,5 +288,19 @@ mod tests {
         // Other errors keep their text.
         let other = Diagnostic::new("q.frag", 9, 5, "'x' : undeclared identifier");
         assert_eq!(with_hints(Language::Glsl, "#version 450\n", &settings, vec![other.clone()]), vec![other]);
+    }
+
+    #[test]
+    fn a_repeated_error_carries_the_hint_once_and_requires_at_least_counts_too() {
+        let settings = settings(TargetEnv::Vulkan1_0, SpirvVersion::V1_0);
+        let errors = vec![
+            Diagnostic::new("q.comp", 9, 5, "'subgroup op' : requires SPIR-V 1.3"),
+            Diagnostic::new("q.comp", 12, 5, "'subgroup op' : requires SPIR-V 1.3"),
+            Diagnostic::new("q.comp", 14, 1, "'shared block' : shared block requires at least SPIR-V 1.4"),
+        ];
+        let hinted = with_hints(Language::Glsl, "#version 450\n", &settings, errors.clone());
+        assert!(hinted[0].message.contains("subgroup op needs SPIR-V 1.3"), "{}", hinted[0].message);
+        assert_eq!(hinted[1], errors[1], "the hint once");
+        assert!(hinted[2].message.contains("shared block needs SPIR-V 1.4"), "{}", hinted[2].message);
     }
 }

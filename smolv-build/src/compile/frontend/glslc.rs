@@ -165,15 +165,10 @@ mod tests {
     #[test]
     fn every_option_becomes_its_glslc_flag() {
         let job = Job {
-            name: "lit.frag".to_owned(),
-            path: PathBuf::from("shaders/lit.frag"),
-            language: Language::Hlsl,
             stage: Some(ShaderStage::Fragment),
             entry_point: "PSMain".to_owned(),
             defines: vec![crate::Define::new("FAST", None), crate::Define::new("TAPS", Some("4"))],
-            variant: None,
-            spec_constants: Vec::new(),
-            wesl_features: Vec::new(),
+            ..Job::for_test("lit.frag", "shaders/lit.frag", Language::Hlsl)
         };
         let mut settings = crate::compile::job::tests::settings();
         settings.hlsl.sixteen_bit_types = true;

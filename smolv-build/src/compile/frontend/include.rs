@@ -59,14 +59,25 @@ pub(super) fn missing(job: &Job, requested: &str, kind: IncludeType, requesting:
         IncludeType::Standard => "searched the include dirs",
     };
     let add = "add that folder with `Config::include_dir` in build.rs, or with `-I` on the cargo smolv command line";
-    let found = match search(&job.root(), requested, SEARCH_LIMIT) {
-        Some(dir) if kind == IncludeType::Standard && requesting.parent() == Some(dir.as_path()) => {
+    let beside = requesting.parent().filter(|dir| dir.join(requested).is_file());
+    let found = match (kind, beside) {
+        (IncludeType::Standard, Some(_)) => {
             format!("; it is next to the file, which only `#include \"{requested}\"` searches: write that, or {add}")
         }
-        Some(dir) => format!("; the shader tree has it in {}: {add}", dir.display()),
-        None => String::new(),
+        _ => match search(&job.root(), requested, SEARCH_LIMIT) {
+            Some(dir) => format!("; the shader tree has it in {}: {add}", shown(&dir).display()),
+            None => String::new(),
+        },
     };
     format!("cannot find include {requested:?} ({searched}{found})")
+}
+
+/// `path` as the user writes it: relative to the current directory when
+/// below it. That is the package's directory in a build script, which
+/// `Config::include_dir` resolves against, and where `cargo smolv` runs.
+fn shown(path: &Path) -> &Path {
+    let current = std::env::current_dir().ok();
+    current.and_then(|dir| path.strip_prefix(dir).ok()).filter(|p| !p.as_os_str().is_empty()).unwrap_or(path)
 }
 
 /// The folder below `root` (or `root` itself) that holds `requested`, a
@@ -83,6 +94,9 @@ fn search(root: &Path, requested: &str, limit: usize) -> Option<PathBuf> {
             _ => return None,
         }
     }
+    if names.is_empty() {
+        return None;
+    }
     let requested: PathBuf = names.iter().collect();
     let skipped = |name: &str| name == "target" || name.starts_with('.');
     let mut folders = VecDeque::from([root.to_path_buf()]);
@@ -91,10 +105,14 @@ fn search(root: &Path, requested: &str, limit: usize) -> Option<PathBuf> {
         let Ok(entries) = std::fs::read_dir(&folder) else { continue };
         let mut entries: Vec<_> = entries.flatten().collect();
         entries.sort_by_key(std::fs::DirEntry::file_name);
+        // The folder the request is relative to, when it is in the tree.
+        let holding = |path: PathBuf| {
+            path.ancestors().nth(names.len()).filter(|dir| dir.starts_with(root)).map(Path::to_path_buf)
+        };
         let found =
-            entries.iter().map(std::fs::DirEntry::path).find(|path| path.ends_with(&requested) && path.is_file());
-        if let Some(dir) = found.and_then(|path| path.ancestors().nth(names.len()).map(Path::to_path_buf)) {
-            return dir.starts_with(root).then_some(dir);
+            entries.iter().map(std::fs::DirEntry::path).filter(|path| path.ends_with(&requested) && path.is_file());
+        if let Some(dir) = found.filter_map(holding).next() {
+            return Some(dir);
         }
         seen += entries.len();
         if seen > limit {
@@ -151,8 +169,7 @@ mod tests {
     }
 
     fn job(root: &Path, name: &str) -> Job {
-        let path = root.join(name.split('@').next().unwrap());
-        Job { name: name.to_owned(), ..crate::compile::job::tests::fragment_job(path) }
+        Job::for_test(name, root.join(name.split('@').next().unwrap()), crate::options::Language::Glsl)
     }
 
     #[test]
@@ -207,8 +224,14 @@ mod tests {
         assert_eq!(search(&root, "./lighting.h", SEARCH_LIMIT), Some(root.join("includes/glsl")));
         assert_eq!(search(&root, "../glsl/zz/c.h", SEARCH_LIMIT), None);
         assert_eq!(search(&root, &root.join("zz/c.h").to_string_lossy(), SEARCH_LIMIT), None);
-        // The root's own name does not count: `glsl/zz` is not below it.
+        // The root's own name does not count: `glsl/zz` is not below it,
+        // and the search goes on to one that is.
         assert_eq!(search(&root, "glsl/zz/c.h", SEARCH_LIMIT), None);
+        files(&root, &["x/glsl/zz/c.h"]);
+        assert_eq!(search(&root, "glsl/zz/c.h", SEARCH_LIMIT), Some(root.join("x")));
+        // Nothing asked for, nothing found (not the root's first file).
+        assert_eq!(search(&root, "", SEARCH_LIMIT), None);
+        assert_eq!(search(&root, "./", SEARCH_LIMIT), None);
         // `zz` is the fourth folder read, after five entries (the root's
         // three, `aa`'s and `includes`' one each): a limit of 4 gives up.
         assert_eq!(search(&root, "c.h", 4), None);
@@ -226,6 +249,7 @@ mod tests {
             std::os::unix::fs::symlink(&root, root.join("loop")).unwrap();
             std::os::unix::fs::symlink(root.join("real"), root.join("linked")).unwrap();
             assert_eq!(search(&root, "l.h", SEARCH_LIMIT), Some(root.join("real")));
+            // Ends, through the loop (the limit would end it too, later).
             assert_eq!(search(&root, "missing.h", SEARCH_LIMIT), None);
         }
     }

@@ -48,7 +48,7 @@ fn words(bytes: &[u8]) -> Result<Vec<u32>, String> {
 /// (Slang is 11) to Unknown, so that every SPIRV-Tools accepts the module:
 /// slangc's output, and precompiled modules that Slang wrote.
 pub(super) fn patch_source_language(spirv: &mut [u32]) {
-    let mut at = 5;
+    let mut at = HEADER_WORDS;
     while at < spirv.len() {
         let (count, opcode) = ((spirv[at] >> 16) as usize, spirv[at] & 0xffff);
         if count == 0 {
@@ -125,8 +125,7 @@ mod tests {
     }
 
     fn job(dir: &std::path::Path) -> Job {
-        let job = crate::compile::job::tests::fragment_job(dir.join("fill.spv"));
-        Job { name: "fill.spv".to_owned(), language: crate::options::Language::Spirv, stage: None, ..job }
+        Job::for_test("fill.spv", dir.join("fill.spv"), crate::options::Language::Spirv)
     }
 
     #[test]
@@ -180,5 +179,14 @@ mod tests {
         assert_eq!((spirv[6], spirv[9]), (UNKNOWN_LANGUAGE, 2), "only languages old tools reject change");
         let mut truncated = vec![0x0723_0203, 0x0001_0500, 0, 10, 0, 0];
         patch_source_language(&mut truncated); // a zero word count must not loop
+    }
+
+    #[test]
+    fn a_module_slang_wrote_reaches_the_optimizer_as_source_language_unknown() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut slang = smolv_runtime::doc_example_module();
+        slang.extend([(3 << 16) | OP_SOURCE, 11, 1]);
+        let compiled = compile(&job(dir.path()), &bytes(&slang)).unwrap();
+        assert_eq!(compiled.modules[0].spirv[slang.len() - 3..], [(3 << 16) | OP_SOURCE, UNKNOWN_LANGUAGE, 1]);
     }
 }

@@ -79,9 +79,11 @@ const NAGA_OIL_DIRECTIVES: [&str; 8] =
 /// The sentence added to naga's error on a line that starts with a
 /// naga_oil directive.
 const NAGA_OIL_HINT: &str = " (this line is naga_oil's preprocessor, which Bevy's shaders use, not WGSL: smolv \
-                             compiles WGSL and WESL. Write imports and conditions as WESL in a `.wesl` file, with \
-                             smolv-build's `wesl` feature: `import package::lighting::Light;` for `#import`, \
-                             `@if(SHADOWS)` for `#ifdef SHADOWS`. Shaders that import Bevy's own modules, such as \
+                             compiles WGSL and WESL. Write the shader as WESL, in a `.wesl` file, with the `wesl` \
+                             feature of smolv-build or cargo-smolv: `import package::lighting::Light;` imports from \
+                             `lighting.wesl` at the shader root, in place of `#define_import_path` and `#import`; \
+                             `@if(SHADOWS)` with `Config::wesl_feature(\"SHADOWS\", true)` (`--wesl-feature \
+                             SHADOWS`) in place of `#ifdef SHADOWS`. Shaders that import Bevy's own modules, such as \
                              `bevy_pbr::…`, stay with Bevy's asset loader)";
 
 /// Whether line `line` (1-based) of `source` starts with a naga_oil

@@ -70,17 +70,7 @@ mod tests {
     use super::*;
 
     fn job(name: &str, path: &Path) -> Job {
-        Job {
-            name: name.to_owned(),
-            path: path.to_owned(),
-            language: crate::Language::Wesl,
-            stage: None,
-            entry_point: "main".to_owned(),
-            defines: Vec::new(),
-            variant: None,
-            spec_constants: Vec::new(),
-            wesl_features: Vec::new(),
-        }
+        Job::for_test(name, path, crate::Language::Wesl)
     }
 
     #[test]
