@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use shaderc::{
-    CompileOptions, Compiler, EnvVersion, OptimizationLevel, ResolvedInclude, ShaderKind, SourceLanguage,
+    CompileOptions, Compiler, EnvVersion, IncludeType, OptimizationLevel, ResolvedInclude, ShaderKind, SourceLanguage,
     TargetEnv as ShadercEnv,
 };
 use smolv_runtime::reflect::ShaderStage;
@@ -118,6 +118,8 @@ pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Co
     let compiler = compiler().map_err(fail)?;
     let includes = RefCell::new(Vec::<(PathBuf, [u8; 32])>::new());
     let missing = RefCell::new(Vec::<PathBuf>::new());
+    // The last `"..."` include not found, and the file that asked for it.
+    let failed_relative = RefCell::new(None::<(String, String)>);
     let run = |level: OptimizationLevel| -> Result<(Vec<u32>, String), Vec<Diagnostic>> {
         let mut options = CompileOptions::new().map_err(|e| fail(format!("shaderc options: {e}")))?;
         options.set_target_env(ShadercEnv::Vulkan, env_version(settings.target_env) as u32);
@@ -162,11 +164,29 @@ pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Co
         for define in &job.defines {
             options.add_macro_definition(&define.name, define.value.as_deref());
         }
-        options.set_include_callback(|requested, kind, requesting, _depth| {
-            let requesting = Path::new(requesting);
+        options.set_include_callback(|requested, kind, requesting_name, _depth| {
+            let requesting = Path::new(requesting_name);
             let (found, tried) = include::resolve(requested, kind, requesting, &settings.include_dirs);
             missing.borrow_mut().extend(tried);
-            let path = found.ok_or_else(|| include::missing(job, requested, kind, requesting))?;
+            let Some(path) = found else {
+                // glslang asks again for a `"..."` include it did not find,
+                // as `<...>`, and shows the second error: that one says
+                // what the first searched.
+                let again = kind == IncludeType::Standard
+                    && failed_relative
+                        .borrow()
+                        .as_ref()
+                        .is_some_and(|(r, from)| r == requested && from == requesting_name);
+                if kind == IncludeType::Relative {
+                    *failed_relative.borrow_mut() = Some((requested.to_owned(), requesting_name.to_owned()));
+                }
+                return Err(include::missing(
+                    job,
+                    requested,
+                    if again { IncludeType::Relative } else { kind },
+                    requesting,
+                ));
+            };
             let (content, hash) = include::read(&path)?;
             includes.borrow_mut().push((path.clone(), hash));
             Ok(ResolvedInclude { resolved_name: path.to_string_lossy().into_owned(), content })
@@ -231,5 +251,35 @@ mod tests {
         let exe = blake3::hash(&std::fs::read(std::env::current_exe().unwrap()).unwrap()).to_hex().to_string();
         assert_eq!(identity, format!("shaderc [executable blake3={exe}];"));
         assert_eq!(library_identity("blake3=00", || unreachable!()), "shaderc [blake3=00];");
+    }
+
+    /// The error glslang shows for a missing include comes from its second
+    /// request (`<...>`, after `"..."` failed): it must still say that the
+    /// file's own folder was searched, and where the tree has the file.
+    #[test]
+    fn a_missing_include_says_what_was_searched_and_where_the_tree_has_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("shaders");
+        std::fs::create_dir_all(root.join("a")).unwrap();
+        std::fs::create_dir_all(root.join("includes")).unwrap();
+        std::fs::write(root.join("includes/lighting.h"), "vec4 light() { return vec4(1.0); }\n").unwrap();
+        let job = Job {
+            stage: Some(ShaderStage::Fragment),
+            ..Job::for_test("a/x.frag", root.join("a/x.frag"), Language::Glsl)
+        };
+        let settings = crate::compile::job::tests::settings();
+        let shader = |include: &str| {
+            format!(
+                "#version 450\n#extension GL_GOOGLE_include_directive : require\n#include {include}\n\
+                     layout(location = 0) out vec4 color;\nvoid main() {{ color = light(); }}\n"
+            )
+        };
+        let quoted = compile(&job, &shader("\"lighting.h\""), &settings).unwrap_err();
+        let found = format!("the shader tree has it in {}", root.join("includes").display());
+        assert!(quoted[0].message.contains("(searched next to the file and in the include dirs; "), "{}", quoted[0]);
+        assert!(quoted[0].message.contains(&found), "{}", quoted[0]);
+        let system = compile(&job, &shader("<lighting.h>"), &settings).unwrap_err();
+        assert!(system[0].message.contains("(searched the include dirs; "), "{}", system[0]);
+        assert!(system[0].message.contains(&found), "{}", system[0]);
     }
 }
