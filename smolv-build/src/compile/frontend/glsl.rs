@@ -166,19 +166,22 @@ pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Co
         }
         options.set_include_callback(|requested, kind, requesting_name, _depth| {
             let requesting = Path::new(requesting_name);
+            // glslang asks again for a `"..."` include it did not find, at
+            // once and as `<...>`, and shows only the second error
+            // (glslang's `Pp.cpp`, `CPPinclude`): that one must say what
+            // the first searched. Any `<...>` request ends the pairing.
+            let again = kind == IncludeType::Standard
+                && failed_relative
+                    .borrow_mut()
+                    .take()
+                    .is_some_and(|(r, from)| r == requested && from == requesting_name);
             let (found, tried) = include::resolve(requested, kind, requesting, &settings.include_dirs);
             missing.borrow_mut().extend(tried);
             let Some(path) = found else {
-                // glslang asks again for a `"..."` include it did not find,
-                // as `<...>`, and shows the second error: that one says
-                // what the first searched.
-                let again = kind == IncludeType::Standard
-                    && failed_relative
-                        .borrow()
-                        .as_ref()
-                        .is_some_and(|(r, from)| r == requested && from == requesting_name);
                 if kind == IncludeType::Relative {
                     *failed_relative.borrow_mut() = Some((requested.to_owned(), requesting_name.to_owned()));
+                    // Never shown: the retry's message is.
+                    return Err(format!("cannot find include {requested:?}"));
                 }
                 return Err(include::missing(
                     job,
@@ -281,5 +284,10 @@ mod tests {
         let system = compile(&job, &shader("<lighting.h>"), &settings).unwrap_err();
         assert!(system[0].message.contains("(searched the include dirs; "), "{}", system[0]);
         assert!(system[0].message.contains(&found), "{}", system[0]);
+        // Both in one file: each says what it searched.
+        let both = compile(&job, &shader("\"lighting.h\"\n#include <lighting.h>"), &settings).unwrap_err();
+        let searched: Vec<_> =
+            both.iter().filter_map(|e| e.message.split("(searched ").nth(1)?.split(';').next()).collect();
+        assert_eq!(searched, ["next to the file and in the include dirs", "the include dirs"], "{both:?}");
     }
 }

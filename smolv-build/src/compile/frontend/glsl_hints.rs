@@ -49,8 +49,10 @@ const EXTENSIONS: [(&str, SpirvVersion); 4] = [
 
 /// `errors` of a shader in `language` (GLSL or HLSL), compiled from
 /// `source` under `settings`, with the hints: the first error of GLSL that
-/// looks like HLSL says so, and each error about an extension or built-in
-/// newer than the target's SPIR-V says what it needs and how to get it.
+/// looks like HLSL says so, and an error about an extension or built-in
+/// newer than the target's SPIR-V says what it needs and how to get it,
+/// once per hint: later errors with the same hint (the same need, or an
+/// unknown one) keep glslang's text.
 pub(super) fn with_hints(
     language: Language,
     source: &str,

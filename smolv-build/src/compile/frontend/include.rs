@@ -65,18 +65,21 @@ pub(super) fn missing(job: &Job, requested: &str, kind: IncludeType, requesting:
             format!("; it is next to the file, which only `#include \"{requested}\"` searches: write that, or {add}")
         }
         _ => match search(&job.root(), requested, SEARCH_LIMIT) {
-            Some(dir) => format!("; the shader tree has it in {}: {add}", shown(&dir).display()),
+            Some(dir) => {
+                let current = std::env::current_dir().ok();
+                format!("; the shader tree has it in {}: {add}", shown(&dir, current.as_deref()).display())
+            }
             None => String::new(),
         },
     };
     format!("cannot find include {requested:?} ({searched}{found})")
 }
 
-/// `path` as the user writes it: relative to the current directory when
-/// below it. That is the package's directory in a build script, which
-/// `Config::include_dir` resolves against, and where `cargo smolv` runs.
-fn shown(path: &Path) -> &Path {
-    let current = std::env::current_dir().ok();
+/// `path` as the user writes it: relative to `current`, the current
+/// directory, when below it. That is the package's directory in a build
+/// script, which `Config::include_dir` resolves against, and where `cargo
+/// smolv` runs.
+fn shown<'a>(path: &'a Path, current: Option<&Path>) -> &'a Path {
     current.and_then(|dir| path.strip_prefix(dir).ok()).filter(|p| !p.as_os_str().is_empty()).unwrap_or(path)
 }
 
@@ -224,6 +227,11 @@ mod tests {
         assert_eq!(search(&root, "./lighting.h", SEARCH_LIMIT), Some(root.join("includes/glsl")));
         assert_eq!(search(&root, "../glsl/zz/c.h", SEARCH_LIMIT), None);
         assert_eq!(search(&root, &root.join("zz/c.h").to_string_lossy(), SEARCH_LIMIT), None);
+        // `zz` is the fourth folder read, after five entries (the root's
+        // three, `aa`'s and `includes`' one each): a limit of 4 gives up,
+        // one of 5 finds it.
+        assert_eq!(search(&root, "c.h", 4), None);
+        assert_eq!(search(&root, "c.h", 5), Some(root.join("zz")));
         // The root's own name does not count: `glsl/zz` is not below it,
         // and the search goes on to one that is.
         assert_eq!(search(&root, "glsl/zz/c.h", SEARCH_LIMIT), None);
@@ -232,9 +240,6 @@ mod tests {
         // Nothing asked for, nothing found (not the root's first file).
         assert_eq!(search(&root, "", SEARCH_LIMIT), None);
         assert_eq!(search(&root, "./", SEARCH_LIMIT), None);
-        // `zz` is the fourth folder read, after five entries (the root's
-        // three, `aa`'s and `includes`' one each): a limit of 4 gives up.
-        assert_eq!(search(&root, "c.h", 4), None);
     }
 
     #[test]
@@ -252,5 +257,15 @@ mod tests {
             // Ends, through the loop (the limit would end it too, later).
             assert_eq!(search(&root, "missing.h", SEARCH_LIMIT), None);
         }
+    }
+
+    #[test]
+    fn paths_are_shown_relative_to_the_current_directory_below_it() {
+        let current = Path::new("/game");
+        assert_eq!(shown(Path::new("/game/shaders/inc"), Some(current)), Path::new("shaders/inc"));
+        assert_eq!(shown(Path::new("/game"), Some(current)), Path::new("/game"));
+        assert_eq!(shown(Path::new("/elsewhere/inc"), Some(current)), Path::new("/elsewhere/inc"));
+        assert_eq!(shown(Path::new("shaders/inc"), Some(current)), Path::new("shaders/inc"));
+        assert_eq!(shown(Path::new("/game/inc"), None), Path::new("/game/inc"));
     }
 }
