@@ -445,6 +445,7 @@ pub(crate) mod tests {
     }
 
     /// What `settings` and `cache` give a build: one compiling in-process.
+    #[cfg(unix)] // its one user fakes spirv-opt with a shell script
     fn context<'a>(settings: &'a Settings, cache: &'a Cache, paths: PortablePaths) -> Context<'a> {
         static IN_PROCESS: Compilers = Compilers::InProcess;
         Context {
