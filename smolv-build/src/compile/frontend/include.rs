@@ -59,9 +59,9 @@ pub(super) fn missing(job: &Job, requested: &str, kind: IncludeType, requesting:
         IncludeType::Standard => "searched the include dirs",
     };
     let add = "add that folder with `Config::include_dir` in build.rs, or with `-I` on the cargo smolv command line";
-    let beside = requesting.parent().filter(|dir| dir.join(requested).is_file());
-    let found = match (kind, beside) {
-        (IncludeType::Standard, Some(_)) => {
+    let beside = || requesting.parent().is_some_and(|dir| dir.join(requested).is_file());
+    let found = match kind {
+        IncludeType::Standard if beside() => {
             format!("; it is next to the file, which only `#include \"{requested}\"` searches: write that, or {add}")
         }
         _ => match search(&job.root(), requested, SEARCH_LIMIT) {
