@@ -22,6 +22,8 @@
 
 mod collisions;
 mod escape;
+#[cfg(test)]
+mod hostile_names;
 mod interface;
 pub(crate) mod layout;
 mod lower;
