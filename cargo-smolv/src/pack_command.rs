@@ -137,6 +137,7 @@ fn compile_sources(args: &PackArgs) -> Result<Vec<(String, Vec<u32>)>, FileError
     let temporary = crate::io::private_temp_dir("cargo-smolv-pack-", &args.output)?;
     let out = temporary.path();
     let mut config = Config::new();
+    config.missing_language_advice(crate::shader_args::MISSING_LANGUAGE_ADVICE);
     config.shader_dir(&args.dir).out_dir(out).target_env(args.target_env).strip_debug(false).cargo_directives(false);
     args.include_dirs.iter().for_each(|dir| {
         config.include_dir(dir);
