@@ -149,24 +149,22 @@ fn compile_sources(args: &PackArgs) -> Result<Vec<(String, Vec<u32>)>, FileError
         config.try_compile()
     };
     spinner.finish_and_clear();
-    let compiled = result.map_err(|e| FileError::new(&args.dir, e));
-    let modules = compiled.and_then(|_| {
-        let dir = out.join(smolv_format::ARTIFACT_DIR);
-        let text = std::fs::read_to_string(dir.join(smolv_format::MANIFEST_FILE))
-            .map_err(|e| FileError::new(&dir, format!("cannot read the build manifest: {e}")))?;
-        let manifest: smolv_format::Manifest =
-            serde_json::from_str(&text).map_err(|e| FileError::new(&dir, format!("bad build manifest: {e}")))?;
-        manifest
-            .modules
-            .iter()
-            .map(|m| {
-                let path = dir.join(&m.optimized_spirv);
-                let bytes = std::fs::read(&path).map_err(|e| FileError::new(&path, e))?;
-                Ok((m.name.clone(), words(&bytes)))
-            })
-            .collect()
-    });
-    modules
+    result.map_err(|e| FileError::new(&args.dir, e))?;
+    let dir = out.join(smolv_format::ARTIFACT_DIR);
+    let text = std::fs::read_to_string(dir.join(smolv_format::MANIFEST_FILE))
+        .map_err(|e| FileError::new(&dir, format!("cannot read the build manifest: {e}")))?;
+    let manifest: smolv_format::Manifest =
+        serde_json::from_str(&text).map_err(|e| FileError::new(&dir, format!("bad build manifest: {e}")))?;
+    // The temporary directory goes when this returns, after the reads.
+    manifest
+        .modules
+        .iter()
+        .map(|m| {
+            let path = dir.join(&m.optimized_spirv);
+            let bytes = std::fs::read(&path).map_err(|e| FileError::new(&path, e))?;
+            Ok((m.name.clone(), words(&bytes)))
+        })
+        .collect()
 }
 
 /// Where an entry is unpacked: its name, plus `.spv` for compiled shaders

@@ -803,13 +803,13 @@ mod tests {
         let dearer = WgpuFrontEnds { wgsl_over_spirv: 5, both_over_spirv: 9 };
         let refused = WgpuChoice { path: WgpuPath::Spirv, wgsl_total: 12, spirv_total: 10 };
         assert_eq!(wgpu_estimates(&refused, dearer), (12, 10));
-        let mut report = Report::default();
-        report.wgpu = Some(WgpuReport {
+        let wgpu = WgpuReport {
             shipped: "wgsl".into(),
             wgsl_estimated_bytes: wgsl,
             spirv_estimated_bytes: spirv,
             ..WgpuReport::default()
-        });
+        };
+        let report = Report { wgpu: Some(wgpu), ..Report::default() };
         let text = report.to_text();
         let line = text.lines().find(|line| line.starts_with("wgpu:")).unwrap();
         assert!(line.contains("estimated installed bytes"), "{line}");
