@@ -29,9 +29,12 @@ const SLANGC: [(&str, &str, &str); 3] = [
     ("tests/paths/up.slang", "fs_main", "fragment"),
 ];
 
-/// WESL roots, root module and the features build.rs gives smolv; each
-/// becomes `reference/<module>.wesl.wgsl`.
-const WESL: [(&str, &str, &[(&str, bool)]); 2] = [("shaders", "ring", &[("glow", true)]), ("tests/paths", "up", &[])];
+/// A WESL root, a root module in it, and the features build.rs gives
+/// smolv.
+type WeslModule = (&'static str, &'static str, &'static [(&'static str, bool)]);
+
+/// The WESL modules; each becomes `reference/<module>.wesl.wgsl`.
+const WESL: [WeslModule; 2] = [("shaders", "ring", &[("glow", true)]), ("tests/paths", "up", &[])];
 
 /// Compiles every reference, or reports the first failure as a Cargo
 /// error and ends the build script.

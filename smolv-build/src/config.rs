@@ -443,6 +443,10 @@ impl Config {
     /// with a build warning naming it. [`for_wgpu_shipping`](Config::for_wgpu_shipping)
     /// forces one or the other. Needs smolv-build's `wgpu` feature.
     ///
+    /// WGSL and WESL keep their `y` (see
+    /// [`wgsl_adjust_coordinate_space`](Config::wgsl_adjust_coordinate_space)),
+    /// so every shader draws what wgpu's own paths draw from its source.
+    ///
     /// Default: `SMOLV_TARGET` if set (`vulkan`, `wgpu`, `wgpu-wgsl` or
     /// `wgpu-spirv`), else Vulkan; this setter wins over the variable.
     ///
