@@ -442,7 +442,10 @@ fn two_files_of_one_program_saved_together_are_published_as_one_edit() {
     assert_eq!(ours.len(), 2, "{ours:?}");
     assert_eq!(ours[0].generation, ours[1].generation, "one publish for the whole edit: {ours:?}");
     let fresh = tempfile::tempdir().unwrap();
-    let (_, rebuilt) = build(&shaders, fresh.path());
+    let mut config = Config::new();
+    config.shader_dir(&shaders).out_dir(fresh.path()).cache_dir(fresh.path().join("cache")).cargo_directives(false);
+    config.try_compile().unwrap();
+    let rebuilt = ShaderSet::open(fresh.path().join(ARTIFACT_DIR).join("shaders.smvb")).unwrap();
     for shader in [vertex, fragment] {
         let built = rebuilt.get(shader.name()).unwrap().decode().unwrap();
         assert_eq!(shader.decode().unwrap(), built, "{}: what a build of the edit makes", shader.name());
