@@ -200,11 +200,17 @@ fn watch_reloads_edits_reports_errors_recovers_and_follows_includes() {
     // stages (a half-edited one would fail the validation check below).
     const BLUE: &str = "color = vec4(0.0, 0.0, 1.0, 1.0) + vec4(c, 0.0) * 1e-6;";
     const OWN_UV: &str = "void main() {\n    vec2 v_uv = gl_FragCoord.xy / frame.resolution;\n    vec3 c;";
-    game.edits("fullscreen.vert", &[("layout(location = 0) out vec2 v_uv;\n", ""), ("    v_uv = vec2(", "    vec2 v_uv = vec2(")]);
+    game.edits(
+        "fullscreen.vert",
+        &[("layout(location = 0) out vec2 v_uv;\n", ""), ("    v_uv = vec2(", "    vec2 v_uv = vec2(")],
+    );
     game.edits("post.frag", &[(INPUT, ""), ("void main() {\n    vec3 c;", OWN_UV), (GREEN, BLUE)]);
     let read = game.until(|line| line.starts_with("reloaded ") || line.starts_with("kept the previous "));
     let line = read.last().unwrap();
-    assert!(line.starts_with("reloaded ") && line.contains("fullscreen.vert") && line.contains("post.frag"), "{read:#?}");
+    assert!(
+        line.starts_with("reloaded ") && line.contains("fullscreen.vert") && line.contains("post.frag"),
+        "{read:#?}"
+    );
     let share = game.next_frame_share([0, 0, 255]);
     assert!(share > MOST, "{share} of the frame after the edit of both stages is blue");
 

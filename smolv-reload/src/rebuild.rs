@@ -59,19 +59,20 @@ pub(crate) fn rebuild(targets: &mut Targets, changed: &BTreeSet<PathBuf>, seen: 
         }
         return refused;
     }
-    let edit = ready.iter().map(|(index, words)| (targets.list[*index].shader, words.clone()));
+    let (indices, words): (Vec<usize>, Vec<Vec<u32>>) = ready.into_iter().unzip();
+    let edit = indices.iter().zip(words).map(|(&index, words)| (targets.list[index].shader, words));
     match smolv_runtime::hot_reload::publish_together(edit) {
-        Ok(versions) => ready
+        Ok(versions) => indices
             .iter()
             .zip(versions)
-            .map(|(&(index, _), version)| Event::Reloaded { name: name(index), version, seen, elapsed: seen.elapsed() })
+            .map(|(&index, version)| Event::Reloaded { name: name(index), version, seen, elapsed: seen.elapsed() })
             .collect(),
         Err(why) => {
-            let errors = ready
+            let errors = indices
                 .iter()
-                .map(|&(index, _)| Diagnostic::whole_file(&targets.list[index].recipe.source, why.to_string()))
+                .map(|&index| Diagnostic::whole_file(&targets.list[index].recipe.source, why.to_string()))
                 .collect();
-            vec![Event::Failed { errors, kept: ready.iter().map(|&(index, _)| name(index)).collect() }]
+            vec![Event::Failed { errors, kept: indices.iter().map(|&index| name(index)).collect() }]
         }
     }
 }
@@ -155,7 +156,8 @@ mod tests {
         assert_eq!(name, "lit.frag");
         let change = changes.first().expect("the block the program fills is named").to_string();
         assert!(
-            change.starts_with("the uniform buffer `Frame` (set 0, binding 0) no longer matches its generated Rust type")
+            change
+                .starts_with("the uniform buffer `Frame` (set 0, binding 0) no longer matches its generated Rust type")
                 && change.contains("the new module's layout cannot be compared with it (")
                 && change.contains("cannot be read"),
             "{change}"

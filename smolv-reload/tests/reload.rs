@@ -416,7 +416,8 @@ fn program_tree(root: &Path) -> PathBuf {
 fn remove_the_varying(shaders: &Path, broken: bool) {
     edit(&shaders.join("tri.vert"), "    v_color = vec4(1.0, 0.0, 0.0, 1.0);\n", "");
     edit(&shaders.join("tri.vert"), "layout(location = 0) out vec4 v_color;\n", "");
-    let colour = if broken { "    color = vec4(0.0, 1.0, 0.0, 1.0) +;" } else { "    color = vec4(0.0, 1.0, 0.0, 1.0);" };
+    let colour =
+        if broken { "    color = vec4(0.0, 1.0, 0.0, 1.0) +;" } else { "    color = vec4(0.0, 1.0, 0.0, 1.0);" };
     edit(&shaders.join("tri.frag"), "    color = v_color;", colour);
     edit(&shaders.join("tri.frag"), "layout(location = 0) in vec4 v_color;\n", "");
 }

@@ -186,9 +186,7 @@ static EDIT: RwLock<()> = RwLock::new(());
 /// assert_eq!((a.version(), b.version()), (1, 1), "all or nothing");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn publish_together<'a>(
-    edit: impl IntoIterator<Item = (&'a Shader, Vec<u32>)>,
-) -> Result<Vec<u64>, PublishError> {
+pub fn publish_together<'a>(edit: impl IntoIterator<Item = (&'a Shader, Vec<u32>)>) -> Result<Vec<u64>, PublishError> {
     let edit: Vec<(&Shader, Vec<u32>)> = edit.into_iter().collect();
     if let Some((shader, _)) = edit.iter().find(|(_, words)| words.len() < 5 || words[0] != 0x0723_0203) {
         return Err(PublishError::NotSpirv { name: shader.name().to_owned() });
@@ -203,9 +201,9 @@ pub fn publish_together<'a>(
         (changes, GENERATION.fetch_add(1, Ordering::AcqRel) + 1)
     };
     SUBSCRIBERS.lock().unwrap_or_else(PoisonError::into_inner).retain(|subscriber| {
-        changes.iter().all(|&(name, version)| {
-            subscriber.send(Reloaded { name: name.to_owned(), version, generation }).is_ok()
-        })
+        changes
+            .iter()
+            .all(|&(name, version)| subscriber.send(Reloaded { name: name.to_owned(), version, generation }).is_ok())
     });
     Ok(changes.into_iter().map(|(_, version)| version).collect())
 }
