@@ -18,7 +18,8 @@ pub(crate) struct LoadedShader {
     pub(crate) name: String,
     pub(crate) words: Vec<u32>,
     pub(crate) reflection: Reflection,
-    /// The shader's `version()` these words are of (always 0 without hot reload).
+    /// The shader's `version()` these words are of.
+    #[cfg(feature = "hot-reload")]
     version: u64,
 }
 
@@ -141,10 +142,17 @@ mod embedded {
     /// their reflection.
     pub(super) fn decode(shader: &smolv_runtime::Shader) -> Result<LoadedShader, GameError> {
         // Read first: words published after it are seen as a change next time.
+        #[cfg(feature = "hot-reload")]
         let version = shader.version();
         let words = shader.decode().map_err(|e| error(shader.name(), &e))?;
         let reflection = Reflection::from_spirv(&words).map_err(|e| error(shader.name(), &e))?;
-        Ok(LoadedShader { name: shader.name().to_owned(), words, reflection, version })
+        Ok(LoadedShader {
+            name: shader.name().to_owned(),
+            words,
+            reflection,
+            #[cfg(feature = "hot-reload")]
+            version,
+        })
     }
 
     pub(super) fn load() -> Result<(Vec<LoadedShader>, usize, String), GameError> {
