@@ -3,11 +3,12 @@
 //! smolv-reload watches the sources (the game's `shaders/`, or
 //! `--shader-dir`), recompiles every edit and every shader that includes
 //! an edited file with the settings `build.rs` used, and publishes the new
-//! SPIR-V to the embedded set. Before each frame [`HotReload::before_frame`]
-//! takes the reloaded shaders, decodes them again (`Shaders::refresh`)
-//! and has the pipeline manager rebuild their pipelines in the
-//! background; once all of a shader's pipelines are swapped in it prints
-//! `reloaded <shader> in <N> ms`, from the edit seen to the new pipelines
+//! SPIR-V to the embedded set, all of one edit's shaders together. Before
+//! each frame [`HotReload::before_frame`] takes every shader that changed,
+//! decodes it again (`Shaders::refresh_changed`) and has the pipeline
+//! manager rebuild each pipeline that uses any of them, once, in the
+//! background; once all of an edit's pipelines are swapped in it prints
+//! `reloaded <shaders> in <N> ms`, from the edit seen to the new pipelines
 //! ready. A shader that
 //! does not compile prints each `shader error: path:line:col: message`; a
 //! shader whose pipelines cannot take it (new bindings) prints why; both
@@ -37,10 +38,10 @@ pub(crate) struct HotReload {
     bench: Option<bench::Bench>,
 }
 
-/// A reloaded shader whose pipelines are being rebuilt.
+/// The shaders of one edit, whose pipelines are being rebuilt.
 #[cfg(feature = "hot-reload")]
 struct Pending {
-    name: String,
+    names: Vec<String>,
     seen: std::time::Instant,
     rebuild: crate::render::Rebuild,
 }
@@ -114,23 +115,34 @@ impl HotReload {
             if let Some(bench) = &mut self.bench {
                 bench.before_frame()?;
             }
+            let mut published: Option<std::time::Instant> = None;
             for event in self.watcher.events().try_iter().collect::<Vec<_>>() {
                 match event {
-                    smolv_reload::Event::Reloaded { name, seen, .. } => {
-                        let previous = shaders.refresh(&name)?;
-                        match renderer.rebuild(shaders, &name) {
-                            Ok(rebuild) => self.pending.push(Pending { name, seen, rebuild }),
-                            Err(error) => {
-                                shaders.restore(previous);
-                                self.report(format!("kept the previous {name}: {error}"));
-                                news.capture = true;
-                            }
-                        }
+                    smolv_reload::Event::Reloaded { seen, .. } => {
+                        published = Some(published.map_or(seen, |earliest| earliest.min(seen)));
                     }
                     event => {
                         eprintln!("{event}");
                         self.status = Some(event.summary());
                         news.capture = true;
+                    }
+                }
+            }
+            // An edit's shaders are published together, before its first
+            // event: take every shader that changed, and rebuild each
+            // pipeline once, with all of its new stages. The edit's later
+            // events find nothing new.
+            if let Some(seen) = published {
+                let previous = shaders.refresh_changed()?;
+                let names: Vec<String> = previous.iter().map(|shader| shader.name.clone()).collect();
+                if !names.is_empty() {
+                    match renderer.rebuild(shaders, &names) {
+                        Ok(rebuild) => self.pending.push(Pending { names, seen, rebuild }),
+                        Err(error) => {
+                            shaders.restore(previous);
+                            self.report(format!("kept the previous {}: {error}", names.join(", ")));
+                            news.capture = true;
+                        }
                     }
                 }
             }
@@ -140,12 +152,12 @@ impl HotReload {
                     crate::render::RebuildState::Building => still.push(pending),
                     crate::render::RebuildState::Ready(at) => {
                         let ms = at.saturating_duration_since(pending.seen).as_millis();
-                        self.report(format!("reloaded {} in {ms} ms", pending.name));
-                        news.landed.push(pending.name);
+                        self.report(format!("reloaded {} in {ms} ms", pending.names.join(", ")));
+                        news.landed.extend(pending.names);
                         news.capture = true;
                     }
                     crate::render::RebuildState::Failed(why) => {
-                        self.report(format!("kept the previous {}: {why}", pending.name));
+                        self.report(format!("kept the previous {}: {why}", pending.names.join(", ")));
                         news.capture = true;
                     }
                 }

@@ -18,6 +18,9 @@ pub(crate) struct LoadedShader {
     pub(crate) name: String,
     pub(crate) words: Vec<u32>,
     pub(crate) reflection: Reflection,
+    /// The shader's `version()` these words are of.
+    #[cfg(feature = "hot-reload")]
+    version: u64,
 }
 
 /// Every module, and what loading them cost.
@@ -67,27 +70,31 @@ impl Shaders {
             .ok_or_else(|| GameError::Shader { name: name.to_owned(), reason: "not embedded".to_owned() })
     }
 
-    /// Decodes module `name` again (after a hot reload published new
-    /// SPIR-V for it), with its reflection; returns the previous one, for
-    /// [`restore`](Self::restore) when its pipelines cannot take the new one.
+    /// Decodes again every module whose `version()` moved on (a hot
+    /// reload published new SPIR-V for it), with its reflection; returns
+    /// the previous ones, for [`restore`](Self::restore) when their
+    /// pipelines cannot take the new ones. The shaders of one edit are
+    /// published together, so this takes all of an edit at once.
     #[cfg(feature = "hot-reload")]
-    pub(crate) fn refresh(&mut self, name: &str) -> Result<LoadedShader, GameError> {
-        let shader =
-            embedded_set().get(name).map_err(|e| GameError::Shader { name: name.to_owned(), reason: e.to_string() })?;
-        let fresh = embedded::decode(shader)?;
-        let module = self
-            .modules
-            .iter_mut()
-            .find(|m| m.name == name)
-            .ok_or_else(|| GameError::Shader { name: name.to_owned(), reason: "not embedded".to_owned() })?;
-        Ok(std::mem::replace(module, fresh))
+    pub(crate) fn refresh_changed(&mut self) -> Result<Vec<LoadedShader>, GameError> {
+        let mut previous = Vec::new();
+        for (module, shader) in self.modules.iter_mut().zip(embedded_set().shaders()) {
+            if shader.version() != module.version {
+                previous.push(std::mem::replace(module, embedded::decode(shader)?));
+            }
+        }
+        Ok(previous)
     }
 
-    /// Puts a module [`refresh`](Self::refresh) replaced back.
+    /// Puts modules [`refresh_changed`](Self::refresh_changed) replaced
+    /// back, still counted as seen: the same words are not tried again.
     #[cfg(feature = "hot-reload")]
-    pub(crate) fn restore(&mut self, previous: LoadedShader) {
-        if let Some(module) = self.modules.iter_mut().find(|m| m.name == previous.name) {
-            *module = previous;
+    pub(crate) fn restore(&mut self, previous: Vec<LoadedShader>) {
+        for mut previous in previous {
+            if let Some(module) = self.modules.iter_mut().find(|m| m.name == previous.name) {
+                previous.version = module.version;
+                *module = previous;
+            }
         }
     }
 
@@ -134,9 +141,18 @@ mod embedded {
     /// One module: its words (the latest published, with hot reload) and
     /// their reflection.
     pub(super) fn decode(shader: &smolv_runtime::Shader) -> Result<LoadedShader, GameError> {
+        // Read first: words published after it are seen as a change next time.
+        #[cfg(feature = "hot-reload")]
+        let version = shader.version();
         let words = shader.decode().map_err(|e| error(shader.name(), &e))?;
         let reflection = Reflection::from_spirv(&words).map_err(|e| error(shader.name(), &e))?;
-        Ok(LoadedShader { name: shader.name().to_owned(), words, reflection })
+        Ok(LoadedShader {
+            name: shader.name().to_owned(),
+            words,
+            reflection,
+            #[cfg(feature = "hot-reload")]
+            version,
+        })
     }
 
     pub(super) fn load() -> Result<(Vec<LoadedShader>, usize, String), GameError> {

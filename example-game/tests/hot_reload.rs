@@ -5,8 +5,10 @@
 //! `include/frame.glsl` reloads its four dependents; the frames after each
 //! reload (read back with `--reload-screenshots`) show the new pipeline,
 //! or the old one after an error, a compiler crash (in a worker process:
-//! the game plays on) or an edit its pipeline layout cannot take; an edit
-//! that moves the bytes of `Frame` is refused, naming the generated type.
+//! the game plays on) or an edit its pipeline layout cannot take; a
+//! varying removed from both files of a program reloads once, with both;
+//! an edit that moves the bytes of `Frame` is refused, naming the
+//! generated type.
 #![cfg(feature = "hot-reload")]
 
 mod common;
@@ -193,6 +195,25 @@ fn watch_reloads_edits_reports_errors_recovers_and_follows_includes() {
     game.edits("post.frag", &[(EXTRA, INPUT), (USES_EXTRA, GREEN)]);
     game.until(|line| line.starts_with("reloaded post.frag in "));
 
+    // A varying removed from both files of a program, saved one after the
+    // other: one edit, so the pipeline is rebuilt once, with both new
+    // stages (a half-edited one would fail the validation check below).
+    const BLUE: &str = "color = vec4(0.0, 0.0, 1.0, 1.0) + vec4(c, 0.0) * 1e-6;";
+    const OWN_UV: &str = "void main() {\n    vec2 v_uv = gl_FragCoord.xy / frame.resolution;\n    vec3 c;";
+    game.edits(
+        "fullscreen.vert",
+        &[("layout(location = 0) out vec2 v_uv;\n", ""), ("    v_uv = vec2(", "    vec2 v_uv = vec2(")],
+    );
+    game.edits("post.frag", &[(INPUT, ""), ("void main() {\n    vec3 c;", OWN_UV), (GREEN, BLUE)]);
+    let read = game.until(|line| line.starts_with("reloaded ") || line.starts_with("kept the previous "));
+    let line = read.last().unwrap();
+    assert!(
+        line.starts_with("reloaded ") && line.contains("fullscreen.vert") && line.contains("post.frag"),
+        "{read:#?}"
+    );
+    let share = game.next_frame_share([0, 0, 255]);
+    assert!(share > MOST, "{share} of the frame after the edit of both stages is blue");
+
     // The include: its four dependents reload, graphics and compute.
     // (A layout-neutral edit: the block keeps the size the game writes.)
     game.edit("include/frame.glsl", "} frame;\n", "} frame;\n\nconst float FRAME_FADE = 1.0;\n");
@@ -200,7 +221,8 @@ fn watch_reloads_edits_reports_errors_recovers_and_follows_includes() {
     let mut reloaded = BTreeSet::new();
     while reloaded.len() < dependents.len() {
         let line = game.until(|line| line.starts_with("reloaded ")).pop().unwrap();
-        reloaded.insert(line.split(' ').nth(1).unwrap().to_owned());
+        let names = line.trim_start_matches("reloaded ").rsplit_once(" in ").unwrap().0;
+        reloaded.extend(names.split(", ").map(str::to_owned));
     }
     assert_eq!(reloaded.iter().map(String::as_str).collect::<BTreeSet<_>>(), dependents);
 

@@ -9,10 +9,17 @@ use smolv_build::Diagnostic;
 use crate::layout::LayoutChange;
 
 /// What one edit did to one or more shaders. It displays as the reloader
-/// prints it on stderr: `reloaded post.frag in 41 ms`, or one
+/// prints it on stderr: `compiled post.frag in 41 ms` (its new SPIR-V is
+/// published; the program's pipelines are next), or one
 /// `shader error: path:line:col: message` line per error (the build's
 /// format) followed by the shaders that keep their previous SPIR-V; an edit
 /// that moves a block's bytes names the block and its generated Rust type.
+///
+/// The shaders of one edit are published together, and only if every one
+/// of them compiled and fits: an edit yields either one `Reloaded` per
+/// shader, all already published when the first arrives, or the reasons
+/// it did not reload, with [`Event::HeldBack`] for its shaders that were
+/// fine.
 ///
 /// ```
 /// use std::time::{Duration, Instant};
@@ -24,7 +31,7 @@ use crate::layout::LayoutChange;
 ///     seen: std::time::Instant::now(),
 ///     elapsed: Duration::from_millis(41),
 /// };
-/// assert_eq!(done.to_string(), "reloaded post.frag in 41 ms");
+/// assert_eq!(done.to_string(), "compiled post.frag in 41 ms");
 ///
 /// let broken = Event::Failed {
 ///     errors: vec![smolv_build::Diagnostic::new("shaders/post.frag", 12, 5, "'colr' : undeclared identifier")],
@@ -58,7 +65,10 @@ use crate::layout::LayoutChange;
 #[non_exhaustive]
 pub enum Event {
     /// The shader compiled, and its new SPIR-V is published
-    /// ([`Shader::version`](smolv_runtime::Shader::version) is `version`).
+    /// ([`Shader::version`](smolv_runtime::Shader::version) is `version`),
+    /// with every other shader of the same edit. What the program sees
+    /// depends on its pipelines taking it: it says "reloaded" once they
+    /// did, and "kept the previous" if they refused.
     Reloaded {
         /// The shader's name.
         name: String,
@@ -92,6 +102,25 @@ pub enum Event {
         /// Each block whose layout changed, with its generated Rust type.
         changes: Vec<LayoutChange>,
     },
+    /// These shaders compiled and fit, but another shader of the same
+    /// edit did not (the events before this one say why): they keep their
+    /// previous SPIR-V too, so that no pipeline is built with half of the
+    /// edit. A save that fixes the other one reloads them all.
+    ///
+    /// ```
+    /// let held = smolv_reload::Event::HeldBack { kept: vec!["tri.vert".into()], failed: vec!["tri.frag".into()] };
+    /// assert_eq!(
+    ///     held.to_string(),
+    ///     "kept the previous tri.vert too: it changed in the same edit as tri.frag, which did not reload, and the \
+    ///      shaders of one edit reload together"
+    /// );
+    /// ```
+    HeldBack {
+        /// The shaders that keep their previous SPIR-V.
+        kept: Vec<String>,
+        /// The shaders of the edit that failed or were refused.
+        failed: Vec<String>,
+    },
 }
 
 impl Event {
@@ -105,7 +134,7 @@ impl Event {
     ///     seen: std::time::Instant::now(),
     ///     elapsed: std::time::Duration::from_millis(7),
     /// };
-    /// assert_eq!(done.summary(), "reloaded post.frag in 7 ms");
+    /// assert_eq!(done.summary(), "compiled post.frag in 7 ms");
     /// ```
     pub fn summary(&self) -> String {
         match self {
@@ -118,14 +147,25 @@ impl Event {
                 Some(first) => format!("kept the previous {name}: {first}"),
                 None => format!("kept the previous {name}"),
             },
+            Self::HeldBack { .. } => self.to_string(),
         }
+    }
+
+    /// The shaders this event says keep their previous SPIR-V.
+    pub(crate) fn kept(&self) -> impl Iterator<Item = &str> {
+        let names: &[String] = match self {
+            Self::Reloaded { .. } => &[],
+            Self::Failed { kept, .. } | Self::HeldBack { kept, .. } => kept,
+            Self::RebuildIncompatible { name, .. } => std::slice::from_ref(name),
+        };
+        names.iter().map(String::as_str)
     }
 }
 
 impl fmt::Display for Event {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Reloaded { name, elapsed, .. } => write!(f, "reloaded {name} in {} ms", elapsed.as_millis()),
+            Self::Reloaded { name, elapsed, .. } => write!(f, "compiled {name} in {} ms", elapsed.as_millis()),
             Self::Failed { errors, kept } => {
                 for error in errors {
                     writeln!(f, "shader error: {}", error.headline())?;
@@ -145,6 +185,14 @@ impl fmt::Display for Event {
                      rebuild the program to use it"
                 )
             }
+            Self::HeldBack { kept, failed } => write!(
+                f,
+                "kept the previous {} too: {} changed in the same edit as {}, which did not reload, and the shaders \
+                 of one edit reload together",
+                kept.join(", "),
+                if kept.len() == 1 { "it" } else { "they" },
+                failed.join(", ")
+            ),
         }
     }
 }

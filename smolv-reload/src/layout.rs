@@ -156,6 +156,30 @@ pub(crate) fn layout_changes(recipe: &ShaderRecipe, new: &Interface) -> Vec<Layo
     changes
 }
 
+/// One change per block of the build's interface of `recipe`, for a
+/// recompiled module (`words`) whose interface cannot be read: its blocks
+/// cannot be compared, so each is reported with the reason rather than
+/// assumed unchanged.
+pub(crate) fn unreadable(recipe: &ShaderRecipe, words: &[u32]) -> Vec<LayoutChange> {
+    let Some(old) = recipe.interface() else { return Vec::new() };
+    let why = match Interface::from_spirv(words) {
+        Err(error) => error.to_string(),
+        Ok(_) => "the compiler's module before optimizing cannot be read".to_owned(),
+    };
+    old.blocks
+        .iter()
+        .enumerate()
+        .map(|(index, block)| {
+            let shader_type = old.types.get(block.ty).map_or("", |def| def.name.as_str());
+            let mut change = LayoutChange::new(block.kind, block.set, block.binding, shader_type);
+            if let Some(rust) = recipe.block_type(index) {
+                change = change.rust_type(rust);
+            }
+            change.difference(format!("the new module's layout cannot be compared with it ({why})"))
+        })
+        .collect()
+}
+
 /// Walks an old and a new struct side by side, noting every difference.
 struct Compare<'a> {
     old: &'a Interface,

@@ -3,27 +3,38 @@
 //! Shader hot reload for [smolv](https://github.com/smolv-rs/smolv): edit a
 //! shader while the game runs and see it within frames. A debounced file
 //! watcher ([notify](https://docs.rs/notify)) sees a save, recompiles every
-//! shader whose source or include changed, in this process, through the
-//! same code as `smolv-build` (frontend, `spirv-opt`, build-time
-//! specialization, strip, SMOL-V round trip, with the settings the build
-//! recorded), and publishes the new SPIR-V to smolv-runtime:
+//! shader whose source or include changed, in worker processes (see
+//! [Compiler crashes](#compiler-crashes)), through the same code as
+//! `smolv-build` (frontend, `spirv-opt`, build-time specialization, strip,
+//! SMOL-V round trip, with the settings the build recorded), and
+//! publishes the new SPIR-V to smolv-runtime:
 //! [`Shader::decode`](smolv_runtime::Shader::decode) returns it from then
 //! on, [`Shader::version`](smolv_runtime::Shader::version) counts the
 //! reloads, and [`hot_reload::subscribe`](smolv_runtime::hot_reload::subscribe)
 //! tells the program.
 //!
+//! One edit, one publish: the shaders that change together (saves within
+//! the [debounce](Reloader::debounce), every shader one include edit
+//! touches) are published together
+//! ([`hot_reload::publish_together`](smolv_runtime::hot_reload::publish_together)),
+//! and only if every one of them compiled and fits; otherwise each keeps
+//! its previous SPIR-V ([`Event::HeldBack`] for those that were fine). So
+//! a pipeline is rebuilt once, with all of its new stages.
+//!
 //! A broken edit prints every error on stderr as
 //! `shader error: path:line:col: message` (the build's format) and keeps
-//! the previous SPIR-V; saving a fixed file recovers. A successful reload
-//! prints `reloaded <shader name> in <N> ms`. Nothing panics. Every file
-//! a compile reads is watched from then on, so an include that an edit
-//! adds, from any directory, reloads its shaders when it changes.
+//! the previous SPIR-V; saving a fixed file recovers. An edit that
+//! compiled prints `compiled <shader name> in <N> ms`: its SPIR-V is
+//! published, and the program's pipelines are next. Nothing panics. Every
+//! file a compile reads is watched from then on, so an include that an
+//! edit adds, from any directory, reloads its shaders when it changes.
 //!
 //! An edit that moves a block's bytes is refused as
 //! [`Event::RebuildIncompatible`]: the program was built with the old layout
 //! (its generated Rust types), so the shader keeps its previous SPIR-V,
 //! and each [`LayoutChange`] names the block, the generated type it no
-//! longer matches, and what moved.
+//! longer matches, and what moved. A module whose layout cannot be read
+//! is refused too, with the reason.
 //!
 //! ## Why a crate of its own
 //!
@@ -62,13 +73,17 @@
 //! static SHADERS: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
 //!
 //! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     // First in main: this binary is also hot reload's compiler worker.
+//!     smolv_reload::worker_main();
 //!     let watcher = smolv_reload::Reloader::new().set(&SHADERS).start()?;
 //!     let post = SHADERS.get("post.frag")?;
 //!     let mut built = post.version();
 //!     loop {
 //!         if post.version() != built {
 //!             built = post.version();
-//!             let words = post.decode()?; // the new SPIR-V: rebuild the pipeline
+//!             // The new SPIR-V: rebuild the pipeline (the README shows how),
+//!             // and on a refusal keep the old one and play on.
+//!             if let Ok(words) = post.decode() { /* ... */ }
 //!         }
 //!         for event in watcher.events().try_iter() {
 //!             println!("{}", event.summary()); // for the window title

@@ -165,7 +165,9 @@ impl Reloader {
         if list.is_empty() {
             return Err(ReloadError::NothingToWatch);
         }
-        if !smolv_build::recipe::compiles_in_workers() {
+        // `SMOLV_WORKERS=0` asks for the compilers in this process: no warning then.
+        let asked_in_process = std::env::var_os("SMOLV_WORKERS").is_some_and(|workers| workers == "0");
+        if !smolv_build::recipe::compiles_in_workers() && !asked_in_process {
             eprintln!(
                 "smolv-reload: shaders compile in this process, where a compiler crash ends the program; call \
                  smolv_reload::worker_main() first in main to compile in worker processes"
@@ -181,7 +183,7 @@ impl Reloader {
                 Target::new(shader, recipe)
             })
             .collect();
-        Watcher::start(Targets { list: targets }, self.debounce, self.print)
+        Watcher::start(Targets::new(targets), self.debounce, self.print)
     }
 }
 

@@ -50,14 +50,25 @@ impl Target {
 /// Every watched shader.
 pub(crate) struct Targets {
     pub(crate) list: Vec<Target>,
+    /// The targets that compiled in the last edit but were held back with
+    /// it (another of its shaders failed): the next edit compiles them
+    /// again, so that the fix publishes the whole of it.
+    pub(crate) held_back: BTreeSet<usize>,
 }
 
 impl Targets {
-    /// The targets an edit of `changed` touches, grouped by compile: the
-    /// entry points of one WGSL or Slang file compile once.
+    /// Every target of `list`, none held back.
+    pub(crate) fn new(list: Vec<Target>) -> Self {
+        Self { list, held_back: BTreeSet::new() }
+    }
+
+    /// The targets an edit of `changed` touches, and those held back,
+    /// grouped by compile: the entry points of one WGSL or Slang file
+    /// compile once.
     pub(crate) fn touched_groups(&self, changed: &BTreeSet<PathBuf>) -> Vec<Vec<usize>> {
         let mut groups: Vec<Vec<usize>> = Vec::new();
-        for (index, target) in self.list.iter().enumerate().filter(|(_, t)| t.touched_by(changed)) {
+        let touched = |(index, target): &(usize, &Target)| target.touched_by(changed) || self.held_back.contains(index);
+        for (index, target) in self.list.iter().enumerate().filter(touched) {
             match groups.iter_mut().find(|group| self.list[group[0]].recipe.same_job(&target.recipe)) {
                 Some(group) => group.push(index),
                 None => groups.push(vec![index]),

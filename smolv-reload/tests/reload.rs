@@ -139,7 +139,7 @@ fn an_edit_changes_the_decoded_words_to_what_a_build_of_the_edit_makes() {
     game.edit("post.frag", "color = vec4(c, 1.0);", "color = vec4(c.bgr, 1.0);");
     let events = game.events_until(|events| reloaded(events).contains("post.frag"));
     let line = events.iter().find(|e| matches!(e, Event::Reloaded { .. })).unwrap().to_string();
-    assert!(line.starts_with("reloaded post.frag in ") && line.ends_with(" ms"), "{line}");
+    assert!(line.starts_with("compiled post.frag in ") && line.ends_with(" ms"), "{line}");
     let after = game.words("post.frag");
     assert_ne!(after, before, "the edit changes the SPIR-V");
     assert_eq!(game.version("post.frag"), 1);
@@ -226,6 +226,11 @@ fn small_tree(root: &Path) -> PathBuf {
 /// Builds `shaders` (with `include/` as include directory) into `out`, and
 /// watches every module with the manifest's recipes.
 fn build_and_watch(shaders: &Path, out: &Path) -> (&'static ShaderSet, Watcher) {
+    build_and_watch_with(shaders, out, Reloader::new().quiet(true))
+}
+
+/// As [`build_and_watch`], with `reloader`'s settings.
+fn build_and_watch_with(shaders: &Path, out: &Path, reloader: &mut Reloader) -> (&'static ShaderSet, Watcher) {
     let mut config = Config::new();
     config
         .shader_dir(shaders)
@@ -238,8 +243,6 @@ fn build_and_watch(shaders: &Path, out: &Path) -> (&'static ShaderSet, Watcher) 
     let manifest: Manifest = serde_json::from_slice(&std::fs::read(dir.join(MANIFEST_FILE)).unwrap()).unwrap();
     let set: &'static ShaderSet =
         Box::leak(Box::new(ShaderSet::from_vec(std::fs::read(dir.join(&manifest.bundle)).unwrap()).unwrap()));
-    let mut reloader = Reloader::new();
-    reloader.quiet(true);
     for module in &manifest.modules {
         reloader.shader_with_recipe(set.get(&module.name).unwrap(), module.recipe.clone().unwrap());
     }
@@ -386,4 +389,101 @@ fn a_layout_change_is_refused_naming_the_generated_type_it_no_longer_matches() {
     assert!(text.contains("`scale` is vec2<f32> where it was vec4<f32>"), "{text}");
     assert!(text.contains("member `gain` moved from offset 16 to 8"), "{text}");
     assert_eq!(set.get("a.frag").unwrap().version(), 1, "only the reload of the revert");
+}
+
+/// A program of its own: `tri.vert` hands `tri.frag` a colour at location 0.
+fn program_tree(root: &Path) -> PathBuf {
+    let shaders = root.join("shaders");
+    std::fs::create_dir_all(shaders.join("include")).unwrap();
+    std::fs::write(
+        shaders.join("tri.vert"),
+        "#version 450\nlayout(location = 0) out vec4 v_color;\n\
+         void main() {\n    gl_Position = vec4(0.0);\n    v_color = vec4(1.0, 0.0, 0.0, 1.0);\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        shaders.join("tri.frag"),
+        "#version 450\nlayout(location = 0) in vec4 v_color;\nlayout(location = 0) out vec4 color;\n\
+         void main() {\n    color = v_color;\n}\n",
+    )
+    .unwrap();
+    shaders
+}
+
+/// Removes the varying from both files of `program_tree`, one save after
+/// the other, as an editor's "save all" does; `broken` breaks the fragment
+/// shader's save.
+fn remove_the_varying(shaders: &Path, broken: bool) {
+    edit(&shaders.join("tri.vert"), "    v_color = vec4(1.0, 0.0, 0.0, 1.0);\n", "");
+    edit(&shaders.join("tri.vert"), "layout(location = 0) out vec4 v_color;\n", "");
+    let colour =
+        if broken { "    color = vec4(0.0, 1.0, 0.0, 1.0) +;" } else { "    color = vec4(0.0, 1.0, 0.0, 1.0);" };
+    edit(&shaders.join("tri.frag"), "    color = v_color;", colour);
+    edit(&shaders.join("tri.frag"), "layout(location = 0) in vec4 v_color;\n", "");
+}
+
+#[test]
+fn two_files_of_one_program_saved_together_are_published_as_one_edit() {
+    let dir = tempfile::tempdir().unwrap();
+    let shaders = program_tree(dir.path());
+    // Saves within the debounce are one edit; a loaded machine may take a
+    // while between the four writes.
+    let mut reloader = Reloader::new();
+    reloader.quiet(true).debounce(Duration::from_millis(300));
+    let (set, watcher) = build_and_watch_with(&shaders, &dir.path().join("out"), &mut reloader);
+    let (vertex, fragment) = (set.get("tri.vert").unwrap(), set.get("tri.frag").unwrap());
+    let changes = smolv_runtime::hot_reload::subscribe();
+
+    remove_the_varying(&shaders, false);
+    let events = events_until(&watcher, |events| reloaded(events).len() == 2);
+    assert_eq!(reloaded(&events), BTreeSet::from(["tri.vert".to_owned(), "tri.frag".to_owned()]), "{events:?}");
+    assert_eq!((vertex.version(), fragment.version()), (1, 1), "each published once");
+    // Other tests publish in this process too: only this edit's changes count.
+    let ours: Vec<_> = changes.try_iter().filter(|change| change.name.starts_with("tri.")).collect();
+    assert_eq!(ours.len(), 2, "{ours:?}");
+    assert_eq!(ours[0].generation, ours[1].generation, "one publish for the whole edit: {ours:?}");
+    let fresh = tempfile::tempdir().unwrap();
+    let mut config = Config::new();
+    config.shader_dir(&shaders).out_dir(fresh.path()).cache_dir(fresh.path().join("cache")).cargo_directives(false);
+    config.try_compile().unwrap();
+    let rebuilt = ShaderSet::open(fresh.path().join(ARTIFACT_DIR).join("shaders.smvb")).unwrap();
+    for shader in [vertex, fragment] {
+        let built = rebuilt.get(shader.name()).unwrap().decode().unwrap();
+        assert_eq!(shader.decode().unwrap(), built, "{}: what a build of the edit makes", shader.name());
+    }
+}
+
+#[test]
+fn an_edit_with_one_broken_file_publishes_none_of_its_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let shaders = program_tree(dir.path());
+    // Saves within the debounce are one edit; a loaded machine may take a
+    // while between the four writes.
+    let mut reloader = Reloader::new();
+    reloader.quiet(true).debounce(Duration::from_millis(300));
+    let (set, watcher) = build_and_watch_with(&shaders, &dir.path().join("out"), &mut reloader);
+    let (vertex, fragment) = (set.get("tri.vert").unwrap(), set.get("tri.frag").unwrap());
+    let before = vertex.decode().unwrap();
+
+    remove_the_varying(&shaders, true);
+    let events = events_until(&watcher, |events| events.iter().any(|e| matches!(e, Event::HeldBack { .. })));
+    assert!(reloaded(&events).is_empty(), "{events:?}");
+    let failed = events.iter().find_map(|event| match event {
+        Event::Failed { kept, .. } => Some(kept.clone()),
+        _ => None,
+    });
+    assert_eq!(failed, Some(vec!["tri.frag".to_owned()]), "{events:?}");
+    let held = events.iter().find(|e| matches!(e, Event::HeldBack { .. })).unwrap();
+    assert_eq!(
+        held.to_string(),
+        "kept the previous tri.vert too: it changed in the same edit as tri.frag, which did not reload, and the \
+         shaders of one edit reload together"
+    );
+    assert_eq!((vertex.version(), fragment.version()), (0, 0), "neither half of the edit is published");
+    assert_eq!(vertex.decode().unwrap(), before);
+
+    // The fix reloads the whole edit: the vertex shader's half too.
+    edit(&shaders.join("tri.frag"), "vec4(0.0, 1.0, 0.0, 1.0) +;", "vec4(0.0, 1.0, 0.0, 1.0);");
+    events_until(&watcher, |events| reloaded(events).contains("tri.frag"));
+    assert_eq!(fragment.version(), 1);
 }

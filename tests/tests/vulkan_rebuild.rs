@@ -2,8 +2,12 @@
 //! and monolithic: a slot is filed under the program it draws. A rebuild
 //! that fails on the worker leaves it filed under its old program, still
 //! drawing it, and the new program gets a pipeline of its own; a rebuild
-//! that lands files it under the new one. Each test ends by destroying the
-//! device, so the layer reports anything left alive.
+//! that lands files it under the new one. A program whose stages changed
+//! together (a varying removed from both) rebuilds once; a pairing whose
+//! stages disagree on a location is refused, naming both; a fragment
+//! shader that stops reading its uniform is built into the running
+//! layout. Each test ends by destroying the device, so the layer reports
+//! anything left alive.
 #![allow(unsafe_code)]
 
 use std::sync::Arc;
@@ -13,7 +17,7 @@ use ash::vk;
 use smolv_runtime::ShaderSet;
 use smolv_runtime::reflect::Reflection;
 use smolv_runtime::vulkan::{
-    ComputeSlot, GraphicsProgram, GraphicsState, PipelineManager, PipelineOptions, PipelineSlot, Stage,
+    ComputeSlot, GraphicsProgram, GraphicsState, PipelineManager, PipelineOptions, PipelineSlot, Stage, VulkanError,
 };
 use smolv_tests::vulkan::Gpu;
 
@@ -211,4 +215,157 @@ fn a_compute_slot_is_filed_under_its_new_stage_only_once_the_rebuild_lands() {
         assert!(Arc::ptr_eq(&compute(&manager, &two), &two_slot));
     }
     gpu.finish();
+}
+
+/// A program whose vertex shader hands its fragment shader a colour at
+/// location 0 (`varying.vert` + `varying.frag`, red); the same two with
+/// the varying removed from both (`plain.vert` + `plain.frag`, green); a
+/// fragment shader that reads location 1, which no vertex shader here
+/// writes (`reads_1.frag`); one that reads location 0 as a `vec2`
+/// (`vec2.frag`); one that takes its colour from a uniform (`uniform.frag`,
+/// set 0 binding 0) and one that stopped reading it (`no_uniform.frag`).
+const INTERFACE_SHADERS: [(&str, &str); 7] = [
+    (
+        "varying.vert",
+        "#version 450\nlayout(location = 0) out vec4 v_color;\nvoid main() {\n\
+         vec2 uv = vec2((gl_VertexIndex << 1) & 2, gl_VertexIndex & 2);\n\
+         gl_Position = vec4(uv * 2.0 - 1.0, 0.0, 1.0);\n  v_color = vec4(1, 0, 0, 1);\n}\n",
+    ),
+    (
+        "varying.frag",
+        "#version 450\nlayout(location = 0) in vec4 v_color;\nlayout(location = 0) out vec4 color;\n\
+         void main() { color = v_color; }\n",
+    ),
+    ("plain.vert", VERTEX),
+    ("plain.frag", GREEN),
+    (
+        "reads_1.frag",
+        "#version 450\nlayout(location = 1) in vec4 v_tint;\nlayout(location = 0) out vec4 color;\n\
+         void main() { color = v_tint; }\n",
+    ),
+    (
+        "vec2.frag",
+        "#version 450\nlayout(location = 0) in vec2 v_color;\nlayout(location = 0) out vec4 color;\n\
+         void main() { color = vec4(v_color, 0, 1); }\n",
+    ),
+    (
+        "uniform.frag",
+        "#version 450\nlayout(set = 0, binding = 0) uniform Tint { vec4 tint; } tint;\n\
+         layout(location = 0) out vec4 color;\nvoid main() { color = tint.tint; }\n",
+    ),
+];
+
+const NO_UNIFORM: (&str, &str) = ("no_uniform.frag", GREEN);
+
+/// The modules of [`INTERFACE_SHADERS`] and [`NO_UNIFORM`], by name.
+fn interface_modules() -> std::collections::BTreeMap<&'static str, Module> {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("shaders")).unwrap();
+    let shaders: Vec<(&str, &str)> = INTERFACE_SHADERS.into_iter().chain([NO_UNIFORM]).collect();
+    for (name, source) in &shaders {
+        std::fs::write(dir.path().join("shaders").join(name), source).unwrap();
+    }
+    let mut config = smolv_build::Config::new();
+    config.shader_dir(dir.path().join("shaders")).out_dir(dir.path().join("out")).cargo_directives(false);
+    config.try_compile().unwrap();
+    let set = ShaderSet::open(dir.path().join("out/smolv/shaders.smvb")).unwrap();
+    shaders
+        .iter()
+        .map(|(name, _)| {
+            let shader = set.get(name).unwrap();
+            (*name, Module { code: shader.decode().unwrap(), reflection: shader.reflection().unwrap() })
+        })
+        .collect()
+}
+
+#[test]
+fn a_varying_removed_from_both_stages_rebuilds_once_to_a_valid_pipeline() {
+    let modules = interface_modules();
+    for force_monolithic in [false, true] {
+        let gpu = Gpu::new();
+        {
+            let manager = manager(&gpu, force_monolithic);
+            let slot = pipeline(&manager, &modules["varying.vert"], &modules["varying.frag"]);
+            assert_eq!(colour(&gpu, &slot), RED_PIXEL);
+            let program = GraphicsProgram::new(modules["plain.vert"].stage(), modules["plain.frag"].stage());
+            // SAFETY: as in `pipeline`; `slot` is this manager's.
+            let target = unsafe { manager.rebuild(&slot, &program) }.unwrap();
+            wait_until("the rebuild to land", || slot.generation() >= target);
+            assert_eq!((target, slot.rebuild_failure().is_none()), (1, true), "monolithic: {force_monolithic}");
+            assert_eq!(colour(&gpu, &slot), GREEN_PIXEL, "the slot draws both new stages");
+        }
+        gpu.finish();
+    }
+}
+
+#[test]
+fn a_stage_pairing_whose_interfaces_do_not_match_is_refused_naming_both_and_the_location() {
+    let modules = interface_modules();
+    let gpu = Gpu::new();
+    {
+        let manager = manager(&gpu, false);
+        let slot = pipeline(&manager, &modules["varying.vert"], &modules["varying.frag"]);
+        let refused = |vertex: &str, fragment: &str| {
+            let program = GraphicsProgram::new(modules[vertex].stage(), modules[fragment].stage());
+            // SAFETY: as in `pipeline`; `slot` is this manager's.
+            let error = unsafe { manager.rebuild(&slot, &program) }.unwrap_err();
+            assert!(matches!(error, VulkanError::RebuildIncompatible { .. }), "{error:?}");
+            error.to_string()
+        };
+        // The fragment shader changed: it reads what the vertex shader never wrote.
+        let message = refused("varying.vert", "reads_1.frag");
+        assert!(
+            message.contains("changed fragment shader")
+                && message.contains(
+                    "the fragment shader reads location 1 (`v_tint`, vec4), which the vertex shader does not write"
+                ),
+            "{message}"
+        );
+        // The vertex shader changed: it no longer writes what the fragment shader reads.
+        let message = refused("plain.vert", "varying.frag");
+        assert!(
+            message.contains("changed vertex shader")
+                && message.contains(
+                    "the fragment shader reads location 0 (`v_color`, vec4), which the vertex shader does not write"
+                ),
+            "{message}"
+        );
+        let message = refused("varying.vert", "vec2.frag");
+        assert!(
+            message.contains(
+                "location 0 is `v_color`, vec4 in the vertex shader but `v_color`, vec2 in the fragment shader"
+            ),
+            "{message}"
+        );
+        assert_eq!(slot.generation(), 0, "nothing was rebuilt");
+        assert_eq!(colour(&gpu, &slot), RED_PIXEL, "the slot keeps drawing the old program");
+    }
+    gpu.finish();
+}
+
+#[test]
+fn a_fragment_shader_that_stops_reading_its_uniform_is_rebuilt_into_the_running_layout() {
+    let modules = interface_modules();
+    for force_monolithic in [false, true] {
+        let gpu = Gpu::new();
+        {
+            let manager = manager(&gpu, force_monolithic);
+            let vertex = &modules["plain.vert"];
+            let slot = pipeline(&manager, vertex, &modules["uniform.frag"]);
+            let program = GraphicsProgram::new(vertex.stage(), modules["no_uniform.frag"].stage());
+            // SAFETY: as in `pipeline`; `slot` is this manager's.
+            let target = unsafe { manager.rebuild(&slot, &program) }.unwrap_or_else(|e| panic!("{e}"));
+            wait_until("the rebuild to land", || slot.generation() >= target);
+            assert!(slot.rebuild_failure().is_none(), "monolithic: {force_monolithic}");
+            assert_eq!(colour(&gpu, &slot), GREEN_PIXEL, "the slot draws the new fragment shader");
+            // The binding is still in the layout: reading it again fits too.
+            let back = GraphicsProgram::new(vertex.stage(), modules["uniform.frag"].stage());
+            // SAFETY: as above.
+            let target = unsafe { manager.rebuild(&slot, &back) }.unwrap_or_else(|e| panic!("{e}"));
+            wait_until("the second rebuild to land", || slot.generation() >= target);
+            // SAFETY: `draw` waited for the queue: nothing uses the replaced pipelines.
+            unsafe { manager.retire_replaced() };
+        }
+        gpu.finish();
+    }
 }

@@ -268,17 +268,18 @@ impl Renderer {
     }
 
     /// Asks the manager to rebuild, in the background, every pipeline
-    /// built from shader `name` (just reloaded into `shaders`); frames go
-    /// on with the old pipelines until the new ones are swapped in.
+    /// built from any of the shaders `names` (just reloaded into `shaders`,
+    /// all of one edit), once each; frames go on with the old pipelines
+    /// until the new ones are swapped in.
     #[cfg(feature = "hot-reload")]
-    pub(crate) fn rebuild(&self, shaders: &Shaders, name: &str) -> Result<Rebuild, GameError> {
+    pub(crate) fn rebuild(&self, shaders: &Shaders, names: &[String]) -> Result<Rebuild, GameError> {
         let mut rebuild = Rebuild::default();
         for (pipeline, _) in self.programs.values() {
-            if let Some(target) = programs::rebuild(&self.manager, shaders, pipeline, self.post, name)? {
+            if let Some(target) = programs::rebuild(&self.manager, shaders, pipeline, self.post, names)? {
                 rebuild.graphics.push((Arc::clone(&pipeline.slot), target));
             }
         }
-        if name == PARTICLES_COMPUTE {
+        if names.iter().any(|name| name == PARTICLES_COMPUTE) {
             let slot = &self.particle_pass.slot;
             // SAFETY: a module compiled and validated by smolv-reload with
             // smolv-build's code path, with its reflection; the slot is

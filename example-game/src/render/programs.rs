@@ -352,18 +352,19 @@ pub(crate) fn pipeline(
     Ok(ProgramPipeline { program, slot, layout })
 }
 
-/// Rebuilds `pipeline` from the current `shaders` if shader `name` is one
-/// of its stages: the generation its slot reaches with the new pipeline.
+/// Rebuilds `pipeline` from the current `shaders` if any of the shaders
+/// `names` is one of its stages: the generation its slot reaches with the
+/// new pipeline.
 #[cfg(feature = "hot-reload")]
 pub(crate) fn rebuild(
     manager: &PipelineManager,
     shaders: &Shaders,
     pipeline: &ProgramPipeline,
     post: PostPreset,
-    name: &str,
+    names: &[String],
 ) -> Result<Option<u64>, GameError> {
     let spec = pipeline.program.spec();
-    if spec.vertex != name && spec.fragment != name {
+    if !names.iter().any(|name| name == spec.vertex || name == spec.fragment) {
         return Ok(None);
     }
     let post_constants = post.constants();

@@ -31,6 +31,7 @@ mod capability;
 mod interface;
 mod layout;
 mod spirv;
+mod stage_io;
 mod types;
 
 pub use binary::ReflectionError;
@@ -38,6 +39,7 @@ pub use interface::{
     ArrayLength, Block, BlockKind, Capability, Interface, Member, ScalarKind, ScalarType, SourceLine, SpecConstantDef,
     Type, TypeDef, VertexInput, WorkgroupSize,
 };
+pub use stage_io::{StageInterface, StageMismatch, StageVariable};
 pub use types::{
     DescriptorBinding, DescriptorKind, InterfaceVariable, PushConstantRange, Reflection, ShaderStage, SpecConstant,
     SpecConstantType,

@@ -10,6 +10,7 @@ use alloc::vec::Vec;
 
 use super::binary::ReflectionError;
 use super::interface::ScalarKind;
+use super::stage_io::{StageInterface, StageVariable};
 use super::types::{
     DescriptorBinding, DescriptorKind, InterfaceVariable, PushConstantRange, Reflection, ShaderStage, SpecConstant,
     SpecConstantType,
@@ -47,7 +48,9 @@ mod spv {
     pub(super) const DEC_ARRAY_STRIDE: u32 = 6;
     pub(super) const DEC_MATRIX_STRIDE: u32 = 7;
     pub(super) const DEC_BUILTIN: u32 = 11;
+    pub(super) const DEC_PATCH: u32 = 15;
     pub(super) const DEC_LOCATION: u32 = 30;
+    pub(super) const DEC_COMPONENT: u32 = 31;
     pub(super) const DEC_BINDING: u32 = 33;
     pub(super) const DEC_DESCRIPTOR_SET: u32 = 34;
     pub(super) const DEC_OFFSET: u32 = 35;
@@ -86,8 +89,10 @@ struct Decorations {
     set: Option<u32>,
     binding: Option<u32>,
     location: Option<u32>,
+    component: Option<u32>,
     spec_id: Option<u32>,
     builtin: bool,
+    patch: bool,
     buffer_block: bool,
     array_stride: Option<u32>,
 }
@@ -111,6 +116,9 @@ struct Module {
     /// (pointer type, id, storage class).
     variables: Vec<(u32, u32, u32)>,
     entry: Option<(u32, u32, String)>,
+    /// The first entry point's interface: the ids of its inputs and outputs
+    /// (and, from SPIR-V 1.4, of every global it uses).
+    entry_interface: Vec<u32>,
     local_size: HashMap<u32, [u32; 3]>,
 }
 
@@ -147,6 +155,10 @@ impl Module {
             }
             spv::OP_ENTRY_POINT if inst.len() > 3 && self.entry.is_none() => {
                 self.entry = Some((op(1), op(2), literal_string(&inst[3..])));
+                // The name takes the words up to the one holding its 0 byte.
+                let name_words =
+                    inst[3..].iter().position(|w| w.to_le_bytes().contains(&0)).map_or(inst.len(), |i| i + 1);
+                self.entry_interface = inst.get(3 + name_words..).unwrap_or_default().to_vec();
             }
             spv::OP_EXECUTION_MODE if op(2) == spv::MODE_LOCAL_SIZE && inst.len() >= 6 => {
                 self.local_size.insert(op(1), [op(3), op(4), op(5)]);
@@ -208,6 +220,8 @@ impl Module {
                     spv::DEC_DESCRIPTOR_SET => d.set = Some(op(3)),
                     spv::DEC_BINDING => d.binding = Some(op(3)),
                     spv::DEC_LOCATION => d.location = Some(op(3)),
+                    spv::DEC_COMPONENT => d.component = Some(op(3)),
+                    spv::DEC_PATCH => d.patch = true,
                     spv::DEC_SPEC_ID => d.spec_id = Some(op(3)),
                     spv::DEC_BUILTIN => d.builtin = true,
                     spv::DEC_BUFFER_BLOCK => d.buffer_block = true,
@@ -397,6 +411,61 @@ impl Reflection {
         let stage = ShaderStage::from_execution_model(*model).ok_or(ReflectionError::NoEntryPoint)?;
         Ok(reflect(&module, stage, *entry_id, entry_point.to_owned()))
     }
+}
+
+/// The user-defined inputs and outputs of a module's first entry point
+/// (see [`StageInterface::from_spirv`]).
+pub(super) fn stage_interface(spirv: &[u32]) -> Result<StageInterface, ReflectionError> {
+    if spirv.first() != Some(&0x0723_0203) {
+        return Err(ReflectionError::NotSpirv);
+    }
+    let module = Module::parse(spirv);
+    let Some((model, _, _)) = &module.entry else {
+        return Err(ReflectionError::NoEntryPoint);
+    };
+    let stage = ShaderStage::from_execution_model(*model).ok_or(ReflectionError::NoEntryPoint)?;
+    let mut interface = StageInterface::new(stage);
+    for &(pointer, id, storage) in &module.variables {
+        let input = storage == spv::SC_INPUT;
+        if !(input || storage == spv::SC_OUTPUT) || !module.entry_interface.contains(&id) {
+            continue;
+        }
+        let Some(decorations) = module.decorations.get(&id) else { continue };
+        let (Some(location), false) = (decorations.location, decorations.builtin) else { continue };
+        let Some(mut ty) = module.pointee(pointer) else { continue };
+        // Per-vertex variables of these stages are arrays with one element
+        // per vertex; the element is what matches the stage next to it.
+        let per_vertex = !decorations.patch
+            && match stage {
+                ShaderStage::TessellationControl => true,
+                ShaderStage::TessellationEvaluation | ShaderStage::Geometry => input,
+                _ => false,
+            };
+        if per_vertex && let Some(Type::Array { element, .. } | Type::RuntimeArray { element }) = module.types.get(&ty)
+        {
+            ty = *element;
+        }
+        let (element, count) = module.strip_arrays(ty);
+        // A struct's members take locations of their own: one entry with
+        // no format stands for it.
+        let (format, locations) = match module.types.get(&element) {
+            Some(Type::Struct { .. }) => (0, 1),
+            _ => module.format_of(element),
+        };
+        let list = if input { &mut interface.inputs } else { &mut interface.outputs };
+        let slots = count.max(1).saturating_mul(locations).min(MAX_INTERFACE_LOCATIONS);
+        for location in (0..slots).map_while(|i| location.checked_add(i)) {
+            list.push(StageVariable {
+                location,
+                component: decorations.component.unwrap_or(0),
+                format,
+                name: module.name(id),
+            });
+        }
+    }
+    interface.inputs.sort_by_key(|v| (v.location, v.component));
+    interface.outputs.sort_by_key(|v| (v.location, v.component));
+    Ok(interface)
 }
 
 /// Most locations one interface variable is reflected as (far beyond any

@@ -47,7 +47,9 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError, RwLock};
+
+use super::Shader;
 
 /// Where an embedded shader came from, as `include_shaders!` and
 /// `include_shader!` embed it with the `hot-reload` feature: its source
@@ -112,6 +114,9 @@ pub struct Reloaded {
     pub name: String,
     /// Its version after the change: 1 for the first, and so on.
     pub version: u64,
+    /// The program-wide [`generation`] after the change: the same for
+    /// every shader of one edit (one [`publish_together`]).
+    pub generation: u64,
 }
 
 /// Why words could not be published.
@@ -140,8 +145,68 @@ pub enum PublishError {
 /// Every subscriber's sender; a closed one is dropped on the next publish.
 static SUBSCRIBERS: Mutex<Vec<Sender<Reloaded>>> = Mutex::new(Vec::new());
 
-/// How many times anything was published, program-wide.
+/// How many edits were published, program-wide.
 static GENERATION: AtomicU64 = AtomicU64::new(0);
+
+/// Held for writing while an edit is published, and for reading while a
+/// shader's version or words are read: whoever sees one shader of an edit
+/// at its new version sees every shader of the edit with its new words.
+static EDIT: RwLock<()> = RwLock::new(());
+
+/// Publishes new words for every shader of one edit as one change: after
+/// it, each shader's [`decode`](Shader::decode) returns its new words, its
+/// [`version`](Shader::version) is one more, and [`generation`] is one
+/// more for the whole edit. Nobody sees some of the shaders changed and
+/// others not: a program that sees any of them at its new version and
+/// then decodes the others gets their new words too. Subscribers hear of
+/// each shader, with the same [`Reloaded::generation`].
+///
+/// Returns each shader's new version, in order.
+///
+/// # Errors
+/// [`PublishError::NotSpirv`] if any of the words are not a SPIR-V
+/// module; then nothing is published.
+///
+/// ```
+/// use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
+/// use smolv_runtime::reflect::{Reflection, ShaderStage};
+/// use smolv_runtime::{ShaderSet, hot_reload};
+///
+/// # let spirv = smolv_runtime::doc_example_module();
+/// # let container = || ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build();
+/// # let set = ShaderSet::from_vec(BundleBuilder::new().add("a.comp", container()?).add("b.comp", container()?).build()?)?;
+/// let (a, b) = (set.get("a.comp")?, set.get("b.comp")?);
+/// let before = hot_reload::generation();
+/// let versions = hot_reload::publish_together([(a, spirv.clone()), (b, spirv.clone())])?;
+/// assert_eq!(versions, [1, 1]);
+/// assert_eq!(hot_reload::generation(), before + 1, "one edit");
+///
+/// let refused = hot_reload::publish_together([(a, spirv.clone()), (b, vec![1, 2, 3])]);
+/// assert!(refused.is_err());
+/// assert_eq!((a.version(), b.version()), (1, 1), "all or nothing");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn publish_together<'a>(edit: impl IntoIterator<Item = (&'a Shader, Vec<u32>)>) -> Result<Vec<u64>, PublishError> {
+    let edit: Vec<(&Shader, Vec<u32>)> = edit.into_iter().collect();
+    if let Some((shader, _)) = edit.iter().find(|(_, words)| words.len() < 5 || words[0] != 0x0723_0203) {
+        return Err(PublishError::NotSpirv { name: shader.name().to_owned() });
+    }
+    if edit.is_empty() {
+        return Ok(Vec::new());
+    }
+    let (changes, generation) = {
+        let _edit = EDIT.write().unwrap_or_else(PoisonError::into_inner);
+        let changes: Vec<(&str, u64)> =
+            edit.into_iter().map(|(shader, words)| (shader.name(), shader.reload.set(words))).collect();
+        (changes, GENERATION.fetch_add(1, Ordering::AcqRel) + 1)
+    };
+    SUBSCRIBERS.lock().unwrap_or_else(PoisonError::into_inner).retain(|subscriber| {
+        changes
+            .iter()
+            .all(|&(name, version)| subscriber.send(Reloaded { name: name.to_owned(), version, generation }).is_ok())
+    });
+    Ok(changes.into_iter().map(|(_, version)| version).collect())
+}
 
 /// A receiver of every change published from now on, in order.
 ///
@@ -155,8 +220,9 @@ pub fn subscribe() -> Receiver<Reloaded> {
     receiver
 }
 
-/// How many times new words were published for any shader so far: a
-/// cheap check, once a frame, for "did anything change?".
+/// How many edits were published so far (each [`publish_together`], or
+/// one shader's [`publish`](Shader::publish)): a cheap check, once a
+/// frame, for "did anything change?".
 ///
 /// ```
 /// let before = smolv_runtime::hot_reload::generation();
@@ -185,36 +251,28 @@ impl State {
         self.origin
     }
 
+    /// Its version; see [`EDIT`].
     #[inline]
     pub(crate) fn version(&self) -> u64 {
+        let _edit = EDIT.read().unwrap_or_else(PoisonError::into_inner);
         self.version.load(Ordering::Acquire)
     }
 
-    /// The latest published words, if any; nothing is locked before the
-    /// first publish.
+    /// The latest published words, if any; see [`EDIT`].
     #[inline]
     pub(crate) fn latest(&self) -> Option<&'static [u32]> {
-        if self.version() == 0 {
+        let _edit = EDIT.read().unwrap_or_else(PoisonError::into_inner);
+        if self.version.load(Ordering::Acquire) == 0 {
             return None;
         }
         *self.latest.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Makes `words` the latest, tells the subscribers, and returns the
-    /// new version.
-    pub(crate) fn publish(&self, name: &str, words: Vec<u32>) -> Result<u64, PublishError> {
-        if words.len() < 5 || words[0] != 0x0723_0203 {
-            return Err(PublishError::NotSpirv { name: name.to_owned() });
-        }
+    /// Makes `words` (checked SPIR-V) the latest and returns the new
+    /// version; [`publish_together`] calls it with [`EDIT`] held.
+    fn set(&self, words: Vec<u32>) -> u64 {
         let words: &'static [u32] = Vec::leak(words);
-        let version = {
-            let mut latest = self.latest.lock().unwrap_or_else(PoisonError::into_inner);
-            *latest = Some(words);
-            self.version.fetch_add(1, Ordering::AcqRel) + 1
-        };
-        GENERATION.fetch_add(1, Ordering::AcqRel);
-        let change = Reloaded { name: name.to_owned(), version };
-        SUBSCRIBERS.lock().unwrap_or_else(PoisonError::into_inner).retain(|s| s.send(change.clone()).is_ok());
-        Ok(version)
+        *self.latest.lock().unwrap_or_else(PoisonError::into_inner) = Some(words);
+        self.version.fetch_add(1, Ordering::AcqRel) + 1
     }
 }

@@ -607,8 +607,14 @@ impl Shader {
         self.reload.origin()
     }
 
-    /// How many times new words were [published](Self::publish) for this
-    /// shader: 0 while it is as built.
+    /// How many times new words were published for this shader (by a hot
+    /// reloader, through [`publish`](Self::publish) with the `hot-reload`
+    /// feature): 0 while it is as built.
+    ///
+    /// It exists without the feature too, and is then always 0, so that a
+    /// loop that rebuilds a pipeline when it changes compiles in every
+    /// build, with no `#[cfg]`: in a release build the check is a
+    /// constant, and the rebuild is dead code.
     ///
     /// ```
     /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
@@ -619,10 +625,16 @@ impl Shader {
     /// assert_eq!(set.get("blur.comp")?.version(), 0);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    #[cfg(feature = "hot-reload")]
     #[inline]
     pub fn version(&self) -> u64 {
-        self.reload.version()
+        #[cfg(feature = "hot-reload")]
+        {
+            self.reload.version()
+        }
+        #[cfg(not(feature = "hot-reload"))]
+        {
+            0
+        }
     }
 
     /// Makes `words` this shader's SPIR-V from now on (what a hot reloader
@@ -641,9 +653,14 @@ impl Shader {
     /// assert_eq!(blur.version(), 1);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    ///
+    /// Shaders that changed together (the two stages of one edit) go
+    /// through [`hot_reload::publish_together`] instead, so that nobody sees
+    /// one without the other.
     #[cfg(feature = "hot-reload")]
     pub fn publish(&self, words: Vec<u32>) -> Result<u64, hot_reload::PublishError> {
-        self.reload.publish(self.name(), words)
+        let versions = hot_reload::publish_together([(self, words)])?;
+        Ok(versions.first().copied().unwrap_or_else(|| self.version()))
     }
 }
 

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use ash::vk;
 use ash::vk::Handle;
+use smolv_format::reflect::StageInterface;
 
 use super::PipelineManager;
 use super::library_cache::{Libraries, LibraryKey, PipelineKey, keep_library};
@@ -245,10 +246,23 @@ impl PipelineManager {
     /// good if the rebuild fails, the slot stays filed under the stages
     /// whose pipeline it holds.
     ///
+    /// A program that needs no more of the running pipeline layout than
+    /// the old one did is built into that layout: a shader that stops
+    /// reading a binding or some push constants rebuilds, and the binding
+    /// stays in the layout. The slot is then filed under the new code with
+    /// the running layout's bindings, so a
+    /// [`get_program_pipeline`](Self::get_program_pipeline) call with the
+    /// new stages as reflected makes a pipeline of its own, with their own
+    /// smaller layout.
+    ///
     /// # Errors
-    /// [`VulkanError::RebuildIncompatible`] when the new shaders need a
-    /// different pipeline layout (bindings or push constants changed) or
-    /// vertex input: the slot keeps its pipeline. Otherwise as
+    /// [`VulkanError::RebuildIncompatible`], and the slot keeps its
+    /// pipeline, when the new shaders need what the running pipeline
+    /// layout lacks (a new binding, a binding of another type or count,
+    /// push constants past the old range) or other vertex inputs, or when
+    /// two stages no longer agree on what one hands the next (an input
+    /// the stage before does not write, or writes with another type: the
+    /// reason names both stages and the location). Otherwise as
     /// [`get_program_pipeline`](Self::get_program_pipeline), except failing
     /// Vulkan calls on the worker, which
     /// [`PipelineSlot::rebuild_failure`] reports.
@@ -284,9 +298,13 @@ impl PipelineManager {
         };
         graphics.check(&self.options.features, program.extra_stages())?;
         graphics.vertex_input.check(program.vertex.reflection)?;
-        let layout = self.graphics_program_layout(program)?;
-        let key = self.pipeline_key(program, &graphics, &layout)?;
         let old_stages = old_key.stages();
+        self.check_interfaces(program, &old_stages)?;
+        // Built into the running layout where it needs nothing more.
+        let fitted_reflections = self.fitted(program, &old_stages);
+        let fitted = with_reflections(program, &fitted_reflections);
+        let layout = self.graphics_program_layout(&fitted)?;
+        let key = self.pipeline_key(&fitted, &graphics, &layout)?;
         if layout.pipeline_layout != slot.layout {
             return Err(self.incompatible(program, &old_stages, "its descriptor bindings or push constants"));
         }
@@ -294,7 +312,7 @@ impl PipelineManager {
             return Err(self.incompatible(program, &old_stages[..1], "its vertex inputs"));
         }
         let mut stages = Vec::new();
-        for ((flags, stage), code_id) in program.stages().into_iter().zip(key.codes()) {
+        for ((flags, stage), code_id) in fitted.stages().into_iter().zip(key.codes()) {
             // The specializer runs again on the new module here.
             let (code, values) = self.libraries.code(code_id, stage);
             SpecializationData::new(&code, values)?;
@@ -420,6 +438,61 @@ impl PipelineManager {
         replaced.len()
     }
 
+    /// Refuses a program whose stages do not agree on what one hands the
+    /// next: an input the stage before does not write, or writes with
+    /// another type. Names the stage that changed (the reader when both
+    /// did), and the pair and the location in the reason.
+    fn check_interfaces(&self, program: &GraphicsProgram<'_>, old: &[&StageKey]) -> Result<(), VulkanError> {
+        let stages = program.stages();
+        let interface = |stage: &Stage<'_>| {
+            StageInterface::from_spirv(stage.spirv).map_err(|why| VulkanError::RebuildIncompatible {
+                stage: stage.reflection.stage.name(),
+                reason: format!("its inputs and outputs cannot be read ({why})"),
+            })
+        };
+        let mut before = interface(stages[0].1)?;
+        for (index, &(_, stage)) in stages.iter().enumerate().skip(1) {
+            let after = interface(stage)?;
+            if let Some(mismatch) = after.unmatched_input(&before) {
+                let changed = |i: usize| {
+                    let code = self.libraries.stage_key(stages[i].1).map(|key| key.code);
+                    old.get(i).is_none_or(|old| code.is_ok_and(|code| code != old.code))
+                };
+                let stage = if changed(index) || !changed(index - 1) { mismatch.reader() } else { mismatch.writer() };
+                return Err(VulkanError::RebuildIncompatible { stage: stage.name(), reason: mismatch.to_string() });
+            }
+            before = after;
+        }
+        Ok(())
+    }
+
+    /// The reflections to build `program` with, one per stage: where a
+    /// stage needs no binding or push constant that the same stage of the
+    /// running pipeline (`old`) lacked, with the same type and count, it
+    /// takes that stage's bindings and push constants, so that the program
+    /// is built into the running layout (a binding it no longer reads
+    /// stays in the layout, which Vulkan allows). Otherwise its own.
+    fn fitted(&self, program: &GraphicsProgram<'_>, old: &[&StageKey]) -> Vec<Reflection> {
+        let stages = program.stages();
+        stages
+            .iter()
+            .enumerate()
+            .map(|(index, &(_, stage))| {
+                let new = stage.reflection;
+                let before = old.get(index).and_then(|key| self.libraries.reflection(key.reflection));
+                match before {
+                    Some(before) if stages.len() == old.len() && before.stage == new.stage && fits(new, &before) => {
+                        let mut fitted = new.clone();
+                        fitted.bindings = before.bindings;
+                        fitted.push_constants = before.push_constants;
+                        fitted
+                    }
+                    _ => new.clone(),
+                }
+            })
+            .collect()
+    }
+
     /// The error for a rebuild of `program` that its pipeline cannot take.
     fn incompatible(&self, program: &GraphicsProgram<'_>, old: &[&StageKey], what: &str) -> VulkanError {
         self.incompatible_stages(&program.stages(), old, what)
@@ -441,6 +514,40 @@ impl PipelineManager {
         let stage = stages.last().map_or("", |(_, s)| s.reflection.stage.name());
         VulkanError::RebuildIncompatible { stage, reason: format!("{what} changed") }
     }
+}
+
+/// Whether a stage reflected as `new` needs nothing of the layout that
+/// the same stage reflected as `old` did not have: each binding is there
+/// with the same type and count, and its push constants lie inside the
+/// old ones.
+fn fits(new: &Reflection, old: &Reflection) -> bool {
+    let bindings = new.bindings.iter().all(|b| {
+        old.bindings.iter().any(|o| (o.set, o.binding, o.kind, o.count) == (b.set, b.binding, b.kind, b.count))
+    });
+    let span = |r: &Reflection| {
+        r.push_constants
+            .iter()
+            .map(|p| (p.offset, p.offset.saturating_add(p.size)))
+            .reduce(|(start, end), (s, e)| (start.min(s), end.max(e)))
+    };
+    let push_constants = match (span(new), span(old)) {
+        (None, _) => true,
+        (Some(_), None) => false,
+        (Some((start, end)), Some((old_start, old_end))) => old_start <= start && end <= old_end,
+    };
+    bindings && push_constants
+}
+
+/// `program` with each stage's reflection taken from `reflections`, in
+/// pipeline order (where there is one).
+fn with_reflections<'a>(program: &GraphicsProgram<'a>, reflections: &'a [Reflection]) -> GraphicsProgram<'a> {
+    let mut next = reflections.iter();
+    let mut take = |stage: &Stage<'a>| Stage { reflection: next.next().unwrap_or(stage.reflection), ..*stage };
+    let vertex = take(&program.vertex);
+    let tessellation = program.tessellation.map(|[control, evaluation]| [take(&control), take(&evaluation)]);
+    let geometry = program.geometry.map(|geometry| take(&geometry));
+    let fragment = take(&program.fragment);
+    GraphicsProgram { vertex, tessellation, geometry, fragment }
 }
 
 /// What changed between two reflections of a stage that a pipeline
