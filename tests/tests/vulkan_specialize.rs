@@ -91,7 +91,9 @@ fn render(gpu: &Gpu, vertex: &Stage<'_>, fragment: &Stage<'_>) -> Vec<u8> {
 fn render_with(gpu: &Gpu, vertex: &Stage<'_>, fragment: &Stage<'_>, options: PipelineOptions) -> Vec<u8> {
     // The 64-bit constants' shaders declare Float64 and Int64: the manager
     // builds them only when told the device has those features enabled.
-    let options = options.features(DeviceFeatures::from_enabled(&gpu.features));
+    let options = options.features(
+        DeviceFeatures::from_enabled(&gpu.features).with_graphics_pipeline_library(gpu.graphics_pipeline_library),
+    );
     // SAFETY: `Gpu` enables what the manager needs, and the manager is
     // dropped here, after `draw` waited for the queue.
     let manager =
