@@ -15,7 +15,7 @@ use crate::reflect::Reflection;
 use crate::specialize::{Analysis, Specializer, Value};
 use crate::vulkan::library::{self, FragmentKey, OutputKey, Parts, PreRasterKey, StageKey, ValueKey, VertexInputKey};
 use crate::vulkan::modules::{ShaderModules, StageCode};
-use crate::vulkan::specialization::check_unique;
+use crate::vulkan::specialization::check_values;
 use crate::vulkan::{VulkanError, lock};
 
 /// How many libraries of each of the four parts a manager holds: what
@@ -167,9 +167,12 @@ impl LibraryCache {
     }
 
     /// The key of `stage`: its module and reflection interned, its values
-    /// checked for repeated ids and sorted.
+    /// checked and sorted. The check (repeated ids, values that do not fit
+    /// their constants' types) is the one every path passes, before
+    /// [`code`](Self::code) folds the values ahead or leaves them to the
+    /// driver: a value refused on one path is refused on both.
     pub(super) fn stage_key(&self, stage: &Stage<'_>) -> Result<StageKey, VulkanError> {
-        check_unique(stage.specialization)?;
+        check_values(stage.spirv, stage.specialization)?;
         let mut values: Vec<ValueKey> = stage.specialization.iter().map(library::value_key).collect();
         values.sort_unstable();
         let mut interned = lock(&self.interned);
