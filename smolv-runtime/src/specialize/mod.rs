@@ -32,7 +32,10 @@ mod fold;
 mod value;
 
 pub use analysis::{Analysis, Specializer};
+// The value rule, for the Vulkan layer's driver path.
+#[cfg(feature = "vulkan")]
 pub(crate) use fold::Scalar;
+#[cfg(feature = "vulkan")]
 pub(crate) use value::{describe as describe_type, fit as fit_value};
 
 /// A specialization value.
