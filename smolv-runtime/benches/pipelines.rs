@@ -147,7 +147,8 @@ fn main() {
         unsafe { PipelineManager::new(gpu.device.clone(), vk::PipelineCache::null(), &gpu.limits, options) }
     };
     // The device was created with graphics pipeline libraries: say so.
-    let libraries = manager(PipelineOptions::new().features(DeviceFeatures::default().with_graphics_pipeline_library(true)));
+    let libraries =
+        manager(PipelineOptions::new().features(DeviceFeatures::default().with_graphics_pipeline_library(true)));
     assert!(libraries.uses_libraries(), "the libraries' manager builds from libraries");
     let monolithic = manager(PipelineOptions::new().force_monolithic(true));
     // SAFETY (every `get_pipeline` and `preload_fragment` below): the

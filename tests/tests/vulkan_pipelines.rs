@@ -8,7 +8,7 @@
 #![allow(unsafe_code)]
 
 use std::sync::{Arc, Barrier};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ash::vk;
 use smolv_runtime::ShaderSet;
@@ -179,11 +179,9 @@ fn draw(gpu: &Gpu, pipeline: vk::Pipeline, layout: vk::PipelineLayout, bindings:
 }
 
 fn wait_until_optimized(slot: &smolv_runtime::vulkan::PipelineSlot) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !slot.is_optimized() {
-        assert!(Instant::now() < deadline, "the background link never finished");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    let landed = slot.wait_optimized(Duration::from_secs(30)).expect("the background link succeeds");
+    assert!(landed, "the background link never finished");
+    assert!(slot.is_optimized());
 }
 
 #[test]

@@ -75,7 +75,8 @@ impl DeviceRequirements {
     ) -> Result<Self, VulkanError> {
         // SAFETY: the caller's contract: a live instance and its device.
         let properties = unsafe { instance.get_physical_device_properties(physical) };
-        let name = || properties.device_name_as_c_str().map_or_else(|_| "?".into(), |n| n.to_string_lossy().into_owned());
+        let name =
+            || properties.device_name_as_c_str().map_or_else(|_| "?".into(), |n| n.to_string_lossy().into_owned());
         if properties.api_version < vk::API_VERSION_1_3 {
             return Err(VulkanError::DeviceUnsupported {
                 device: name(),
