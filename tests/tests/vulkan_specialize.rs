@@ -268,3 +268,35 @@ fn an_array_length_that_folds_below_one_is_a_specialize_error() {
         assert!(error.to_string().contains("at least 1"), "{error}");
     }
 }
+
+#[test]
+fn specializing_ahead_refuses_values_that_fold_an_array_length_below_one() {
+    let modules = compile(&[("bare.vert", BARE_VERTEX), ("sized.frag", SIZED)]);
+    let [(vertex, vertex_reflection), (sized, sized_reflection)] = &modules[..] else { unreachable!() };
+    let vertex_stage = Stage { spirv: vertex, reflection: vertex_reflection, specialization: &[] };
+    let gpu = Gpu::new();
+    let state = GraphicsState { color_formats: vec![vk::Format::R8G8B8A8_UNORM], ..GraphicsState::default() };
+    for options in [
+        PipelineOptions::new().specialize_ahead(true),
+        PipelineOptions::new().specialize_ahead(true).force_monolithic(true),
+    ] {
+        let manager = manager(&gpu, options);
+        let values = [(0, Value::I32(1))];
+        let fragment = Stage { spirv: sized, reflection: sized_reflection, specialization: &values };
+        // SAFETY: smolv-build's output, described by its reflection; refused before the driver.
+        let error = unsafe { manager.get_pipeline(&vertex_stage, &fragment, &state) }.unwrap_err();
+        assert!(
+            matches!(error, VulkanError::Specialize(SpecializeError::ArrayLength { length: 0, .. })),
+            "{options:?}: {error:?}"
+        );
+        // Values that keep the length positive draw.
+        let values = [(0, Value::I32(3))];
+        let fragment = Stage { spirv: sized, reflection: sized_reflection, specialization: &values };
+        // SAFETY: as above.
+        let slot = unsafe { manager.get_pipeline(&vertex_stage, &fragment, &state) }.unwrap();
+        let image = gpu.draw(slot.current(), SIZE, |_| {});
+        let center = &image[((SIZE / 2) * SIZE * 4 + (SIZE / 2) * 4) as usize..][..4];
+        assert_eq!(center, [64, 0, 0, 255], "{options:?}: weights[1] = 0.25");
+    }
+    gpu.finish();
+}

@@ -216,6 +216,11 @@ pub enum VulkanError {
         /// The value given.
         value: crate::specialize::Value,
     },
+    /// Values that make the module invalid once the specializer folds
+    /// them ([`PipelineOptions::specialize_ahead`](PipelineOptions#structfield.specialize_ahead)):
+    /// an array length below 1. Refused before the driver sees it.
+    #[error("specializing ahead (PipelineOptions::specialize_ahead): {0}")]
+    Specialize(crate::specialize::SpecializeError),
     /// The same specialization constant was given twice.
     #[error("specialization constant {0} is given more than once; give each id one value")]
     DuplicateSpecConstant(u32),
@@ -231,9 +236,9 @@ pub enum VulkanError {
         shader.as_ref().map(|s| format!("the {s} declares ")).unwrap_or_default(),
         if shader.is_some() { " of the shader" } else { "" },
         if *state == pipelines::LIBRARIES_ASKED {
-            " (DeviceRequirements::for_physical_device gives the extensions, the feature chain and the \
-             options in one call; or leave graphics_pipeline_library unset, and the manager builds \
-             monolithic pipelines where the device lacks libraries)"
+            "; DeviceRequirements::for_physical_device gives the extensions, the feature chain and the \
+             matching options in one call, and leaving graphics_pipeline_library unset builds monolithic \
+             pipelines where the device lacks libraries"
         } else {
             ""
         }

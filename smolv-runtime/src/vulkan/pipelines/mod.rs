@@ -515,7 +515,7 @@ impl PipelineManager {
             return Ok(Arc::clone(slot));
         }
         let layout = self.compute_layout(stage)?.pipeline_layout;
-        let (code, values) = self.libraries.code(key.code, stage);
+        let (code, values) = self.libraries.try_code(key.code, stage)?;
         // Refuse values that do not fit here, not on the worker.
         SpecializationData::new(&code, values)?;
         let job = ComputeJob {
