@@ -90,7 +90,7 @@ fn a_device_without_libraries_draws_with_the_default_options_and_no_message() {
         let slot = pipeline(&manager, &program).unwrap();
         assert_eq!(manager.library_counts(), LibraryCounts::default(), "no library asked of the driver");
         assert!(slot.is_optimized(), "a monolithic pipeline is optimized from the start");
-        assert_eq!(slot.wait_optimized(Duration::ZERO).unwrap(), true);
+        assert!(slot.wait_optimized(Duration::ZERO).unwrap(), "at once");
         assert_eq!(gpu.draw(slot.current(), slot.layout(), COLOUR).unwrap(), PIXEL);
     }
     finish(gpu);

@@ -55,8 +55,11 @@ pub struct PipelineOptions {
     pub force_monolithic: bool,
     /// Fold spec constants into the SPIR-V with
     /// [`specialize`](crate::specialize) before creating a library, instead
-    /// of passing them to the driver. A module the specializer cannot
-    /// handle goes to the driver with its values instead.
+    /// of passing them to the driver. Values are checked against their
+    /// constants' types the same way on both paths. A module the
+    /// specializer cannot handle goes to the driver with its values
+    /// instead; values that fold an array length below 1 are refused with
+    /// [`VulkanError::Specialize`].
     pub specialize_ahead: bool,
     /// Background workers, for link-time-optimized links and compute
     /// pipelines asked for in the background (default 1).
