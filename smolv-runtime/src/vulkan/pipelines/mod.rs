@@ -218,9 +218,8 @@ impl PipelineManager {
     /// and push constants with `pipeline_layout`.
     ///
     /// The handles belong to the manager: they stay valid until it is
-    /// dropped, and the manager destroys them then (do not destroy them
-    /// yourself). Descriptor sets allocated with them may outlive them, but
-    /// are not used with a pipeline after the manager is gone.
+    /// dropped, and the manager destroys them then. Do not destroy them
+    /// yourself, and do not use them once the manager is gone.
     ///
     /// # Errors
     /// See [`LayoutCache::program`].
