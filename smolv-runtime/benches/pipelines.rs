@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use ash::vk;
 use smolv_runtime::reflect::{Reflection, ShaderStage};
-use smolv_runtime::vulkan::{GraphicsState, PipelineManager, PipelineOptions, Stage};
+use smolv_runtime::vulkan::{DeviceFeatures, GraphicsState, PipelineManager, PipelineOptions, Stage};
 
 const MATERIALS: usize = 50;
 
@@ -146,7 +146,10 @@ fn main() {
         // libraries enabled; both managers are dropped before the device.
         unsafe { PipelineManager::new(gpu.device.clone(), vk::PipelineCache::null(), &gpu.limits, options) }
     };
-    let libraries = manager(PipelineOptions::default());
+    // The device was created with graphics pipeline libraries: say so.
+    let libraries =
+        manager(PipelineOptions::new().features(DeviceFeatures::default().with_graphics_pipeline_library(true)));
+    assert!(libraries.uses_libraries(), "the libraries' manager builds from libraries");
     let monolithic = manager(PipelineOptions::new().force_monolithic(true));
     // SAFETY (every `get_pipeline` and `preload_fragment` below): the
     // modules come from glslangValidator, the reflections above describe

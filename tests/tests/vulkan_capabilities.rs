@@ -75,7 +75,8 @@ impl Modules {
 }
 
 fn manager(gpu: &Gpu, features: DeviceFeatures) -> PipelineManager {
-    let options = PipelineOptions::new().graphics_pipeline_library(gpu.graphics_pipeline_library).features(features);
+    let options =
+        PipelineOptions::new().features(features.with_graphics_pipeline_library(gpu.graphics_pipeline_library));
     // SAFETY: `Gpu` enables dynamic rendering (and graphics pipeline
     // libraries where `options` says so) and the features in `gpu.features`;
     // each test drops its manager, after its renders (which wait), before the device.

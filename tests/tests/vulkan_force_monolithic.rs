@@ -3,7 +3,7 @@
 #![allow(unsafe_code)]
 
 use ash::vk;
-use smolv_runtime::vulkan::{PipelineManager, PipelineOptions};
+use smolv_runtime::vulkan::{DeviceFeatures, PipelineManager, PipelineOptions};
 use smolv_tests::vulkan::Gpu;
 
 #[test]
@@ -17,7 +17,8 @@ fn the_environment_variable_forces_monolithic_pipelines() {
                 gpu.device.clone(),
                 vk::PipelineCache::null(),
                 &gpu.properties.limits,
-                PipelineOptions::default(),
+                PipelineOptions::new()
+                    .features(DeviceFeatures::default().with_graphics_pipeline_library(gpu.graphics_pipeline_library)),
             )
         }
     };

@@ -8,7 +8,7 @@
 #![allow(unsafe_code)]
 
 use std::sync::{Arc, Barrier};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ash::vk;
 use smolv_runtime::ShaderSet;
@@ -81,11 +81,19 @@ fn with_constant_changed(code: &[u32], from: f32, to: f32) -> Vec<u32> {
     panic!("no OpConstant {from}");
 }
 
+/// A manager on `gpu`, told (on top of `options`) that the device has
+/// graphics pipeline libraries where `Gpu` enabled them.
 fn manager(gpu: &Gpu, cache: vk::PipelineCache, options: PipelineOptions) -> PipelineManager {
+    let options = with_libraries(gpu, options);
     // SAFETY: `Gpu` enables dynamic rendering and graphics pipeline
     // libraries; every test drops its managers (after `draw`, which waits
     // for the queue) before the cache and the device.
     unsafe { PipelineManager::new(gpu.device.clone(), cache, &gpu.properties.limits, options) }
+}
+
+/// `options`, with the graphics pipeline libraries `gpu` enabled.
+fn with_libraries(gpu: &Gpu, options: PipelineOptions) -> PipelineOptions {
+    options.features(options.features.with_graphics_pipeline_library(gpu.graphics_pipeline_library))
 }
 
 fn pipeline(
@@ -171,11 +179,9 @@ fn draw(gpu: &Gpu, pipeline: vk::Pipeline, layout: vk::PipelineLayout, bindings:
 }
 
 fn wait_until_optimized(slot: &smolv_runtime::vulkan::PipelineSlot) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !slot.is_optimized() {
-        assert!(Instant::now() < deadline, "the background link never finished");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    let landed = slot.wait_optimized(Duration::from_secs(30)).expect("the background link succeeds");
+    assert!(landed, "the background link never finished");
+    assert!(slot.is_optimized());
 }
 
 #[test]
@@ -370,7 +376,12 @@ fn pipelines_go_through_a_persistent_cache() {
         // A manager whose every vkCreateGraphicsPipelines call is recorded.
         // SAFETY: as `manager`, on the same device.
         let manager = unsafe {
-            PipelineManager::new(gpu.recording_device(), cache.handle(), &gpu.properties.limits, Default::default())
+            PipelineManager::new(
+                gpu.recording_device(),
+                cache.handle(),
+                &gpu.properties.limits,
+                with_libraries(&gpu, PipelineOptions::default()),
+            )
         };
         let slot =
             pipeline(&manager, &stage(&vertex_shader, &[]), &stage(&fragment_shader, &[]), &GraphicsState::default())

@@ -2,13 +2,15 @@
 //! an ubershader with five spec-constant switches renders the same pixels
 //! (a) with its spec constants set at pipeline creation and (b) from the
 //! SPIR-V that `smolv_runtime::specialize` produced for the same values.
-//! Any validation message fails the test.
+//! A value of the wrong type is refused the same way on every path, and an
+//! array length that folds below 1 is an error, not invalid SPIR-V. Any
+//! validation message fails the test.
 #![allow(unsafe_code)]
 
 use ash::vk;
 use smolv_runtime::reflect::{Reflection, ShaderStage, SpecConstantType};
-use smolv_runtime::specialize::{Specializer, Value};
-use smolv_runtime::vulkan::{DeviceFeatures, GraphicsState, PipelineManager, PipelineOptions, Stage};
+use smolv_runtime::specialize::{SpecializeError, Specializer, Value};
+use smolv_runtime::vulkan::{DeviceFeatures, GraphicsState, PipelineManager, PipelineOptions, Stage, VulkanError};
 use smolv_tests::vulkan::Gpu;
 
 const SIZE: u32 = 64;
@@ -91,7 +93,9 @@ fn render(gpu: &Gpu, vertex: &Stage<'_>, fragment: &Stage<'_>) -> Vec<u8> {
 fn render_with(gpu: &Gpu, vertex: &Stage<'_>, fragment: &Stage<'_>, options: PipelineOptions) -> Vec<u8> {
     // The 64-bit constants' shaders declare Float64 and Int64: the manager
     // builds them only when told the device has those features enabled.
-    let options = options.features(DeviceFeatures::from_enabled(&gpu.features));
+    let options = options.features(
+        DeviceFeatures::from_enabled(&gpu.features).with_graphics_pipeline_library(gpu.graphics_pipeline_library),
+    );
     // SAFETY: `Gpu` enables what the manager needs, and the manager is
     // dropped here, after `draw` waited for the queue.
     let manager =
@@ -194,5 +198,105 @@ fn sixty_four_bit_spec_constants_reach_the_shader_whole() {
         images.push(image);
     }
     assert!(images.iter().all(|image| *image == images[0]));
+    gpu.finish();
+}
+
+/// The manager on `gpu` with `options` (and the device's features), for
+/// tests that expect it to refuse before anything is created.
+fn manager(gpu: &Gpu, options: PipelineOptions) -> PipelineManager {
+    let options = options.features(
+        DeviceFeatures::from_enabled(&gpu.features).with_graphics_pipeline_library(gpu.graphics_pipeline_library),
+    );
+    // SAFETY: `Gpu` enables what the manager needs, and the tests drop the
+    // manager before the device.
+    unsafe { PipelineManager::new(gpu.device.clone(), vk::PipelineCache::null(), &gpu.properties.limits, options) }
+}
+
+#[test]
+fn a_float_for_an_int_constant_is_refused_on_every_path() {
+    let (vertex, ubershader) = shaders();
+    // `BANDS` (id 3) is an `int`: the float's bits are not a value for it.
+    let values = [(3, Value::F32(1.0))];
+    let analysis = Specializer::analyze(&ubershader).unwrap();
+    assert_eq!(analysis.specialize(&values), Err(SpecializeError::WrongType(3, "a 32-bit signed integer")));
+    let reflection = (Reflection::new(ShaderStage::Vertex, "main"), Reflection::new(ShaderStage::Fragment, "main"));
+    let vertex_stage = Stage { spirv: &vertex, reflection: &reflection.0, specialization: &[] };
+    let fragment = Stage { spirv: &ubershader, reflection: &reflection.1, specialization: &values };
+    let gpu = Gpu::new();
+    let state = GraphicsState { color_formats: vec![vk::Format::R8G8B8A8_UNORM], ..GraphicsState::default() };
+    for options in [
+        PipelineOptions::new().force_monolithic(true),
+        PipelineOptions::new(),
+        PipelineOptions::new().specialize_ahead(true),
+        PipelineOptions::new().specialize_ahead(true).force_monolithic(true),
+    ] {
+        let manager = manager(&gpu, options);
+        // SAFETY: smolv-build's output, described by its reflection; refused before the driver.
+        let error = unsafe { manager.get_pipeline(&vertex_stage, &fragment, &state) }.unwrap_err();
+        assert!(
+            matches!(&error, VulkanError::SpecConstantValue { id: 3, ty, value: Value::F32(_) } if ty == "a 32-bit signed integer"),
+            "{options:?}: {error:?}"
+        );
+        assert_eq!(manager.library_counts().total(), 0, "{options:?}: nothing was created");
+    }
+    gpu.finish();
+}
+
+/// A fragment shader with an array sized by an `OpSpecConstantOp`.
+const SIZED: &str = r#"#version 450
+layout(location = 0) out vec4 color;
+layout(constant_id = 0) const int TAPS = 3;
+const int LAST = TAPS - 1;
+void main() {
+    float weights[LAST];
+    for (int i = 0; i < LAST; ++i) {
+        weights[i] = float(i) * 0.25;
+    }
+    color = vec4(weights[LAST - 1], 0.0, 0.0, 1.0);
+}
+"#;
+
+#[test]
+fn an_array_length_that_folds_below_one_is_a_specialize_error() {
+    let modules = compile(&[("sized.frag", SIZED)]);
+    let analysis = Specializer::analyze(&modules[0].0).unwrap();
+    assert!(analysis.specialize(&[(0, Value::I32(3))]).is_ok(), "length 2");
+    assert!(analysis.specialize(&[(0, Value::I32(2))]).is_ok(), "length 1");
+    for (taps, length) in [(1, 0), (0, -1), (-5, -6)] {
+        let error = analysis.specialize(&[(0, Value::I32(taps))]).unwrap_err();
+        assert!(matches!(error, SpecializeError::ArrayLength { length: l, .. } if l == length), "{taps}: {error:?}");
+        assert!(error.to_string().contains("at least 1"), "{error}");
+    }
+}
+
+#[test]
+fn specializing_ahead_refuses_values_that_fold_an_array_length_below_one() {
+    let modules = compile(&[("bare.vert", BARE_VERTEX), ("sized.frag", SIZED)]);
+    let [(vertex, vertex_reflection), (sized, sized_reflection)] = &modules[..] else { unreachable!() };
+    let vertex_stage = Stage { spirv: vertex, reflection: vertex_reflection, specialization: &[] };
+    let gpu = Gpu::new();
+    let state = GraphicsState { color_formats: vec![vk::Format::R8G8B8A8_UNORM], ..GraphicsState::default() };
+    for options in [
+        PipelineOptions::new().specialize_ahead(true),
+        PipelineOptions::new().specialize_ahead(true).force_monolithic(true),
+    ] {
+        let manager = manager(&gpu, options);
+        let values = [(0, Value::I32(1))];
+        let fragment = Stage { spirv: sized, reflection: sized_reflection, specialization: &values };
+        // SAFETY: smolv-build's output, described by its reflection; refused before the driver.
+        let error = unsafe { manager.get_pipeline(&vertex_stage, &fragment, &state) }.unwrap_err();
+        assert!(
+            matches!(error, VulkanError::Specialize(SpecializeError::ArrayLength { length: 0, .. })),
+            "{options:?}: {error:?}"
+        );
+        // Values that keep the length positive draw.
+        let values = [(0, Value::I32(3))];
+        let fragment = Stage { spirv: sized, reflection: sized_reflection, specialization: &values };
+        // SAFETY: as above.
+        let slot = unsafe { manager.get_pipeline(&vertex_stage, &fragment, &state) }.unwrap();
+        let image = gpu.draw(slot.current(), SIZE, |_| {});
+        let center = &image[((SIZE / 2) * SIZE * 4 + (SIZE / 2) * 4) as usize..][..4];
+        assert_eq!(center, [64, 0, 0, 255], "{options:?}: weights[1] = 0.25");
+    }
     gpu.finish();
 }

@@ -11,7 +11,9 @@ use ash::vk;
 use smolv_build::TargetEnv;
 use smolv_runtime::ShaderSet;
 use smolv_runtime::reflect::Reflection;
-use smolv_runtime::vulkan::{GraphicsProgram, GraphicsState, PipelineManager, PipelineOptions, Stage, VulkanError};
+use smolv_runtime::vulkan::{
+    DeviceFeatures, GraphicsProgram, GraphicsState, PipelineManager, PipelineOptions, Stage, VulkanError,
+};
 use smolv_tests::vulkan::Gpu;
 
 const COMPUTE: &str = "#version 450\nlayout(local_size_x = 64) in;\n\
@@ -125,7 +127,8 @@ fn a_spirv_1_5_module_on_a_vulkan_1_3_device_works() {
     let [compute, _, _] = modules(TargetEnv::Vulkan1_2);
     let gpu = Gpu::new();
     {
-        let options = PipelineOptions::new().graphics_pipeline_library(gpu.graphics_pipeline_library);
+        let options = PipelineOptions::new()
+            .features(DeviceFeatures::default().with_graphics_pipeline_library(gpu.graphics_pipeline_library));
         assert_eq!(options.api_version, vk::API_VERSION_1_3, "the default is the Vulkan the manager needs");
         let manager = manager(&gpu, options);
         // SAFETY: smolv-build's output, described by its reflection.

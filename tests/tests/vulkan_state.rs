@@ -119,7 +119,10 @@ impl Modules {
     }
 }
 
+/// A manager on `gpu`, told (on top of `options`) that the device has
+/// graphics pipeline libraries where `Gpu` enabled them.
 fn manager(gpu: &Gpu, options: PipelineOptions) -> PipelineManager {
+    let options = options.features(options.features.with_graphics_pipeline_library(gpu.graphics_pipeline_library));
     // SAFETY: `Gpu` enables dynamic rendering, graphics pipeline libraries
     // and the features in `gpu.features`; every test drops its managers
     // (after its renders, which wait for the queue) before the device.

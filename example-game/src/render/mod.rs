@@ -129,8 +129,9 @@ impl Renderer {
             // SPIR-V with smolv's specializer before the driver sees it.
             .specialize_ahead(true)
             .workers(1)
-            // The game's state needs no optional feature.
-            .features(DeviceFeatures::default())
+            // The game's state needs no optional feature; the context
+            // enables graphics pipeline libraries where the driver has them.
+            .features(DeviceFeatures::default().with_graphics_pipeline_library(context.graphics_pipeline_library))
             // The context creates a Vulkan 1.3 instance and device.
             .api_version(ash::vk::API_VERSION_1_3)
             .khr_spirv_1_4(false);

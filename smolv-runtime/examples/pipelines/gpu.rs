@@ -1,15 +1,18 @@
 // A headless Vulkan device for the `pipelines` example and the example on
 // `PipelineManager` (which includes this file): an instance with the
 // Khronos validation layer, every message it prints collected, a device
-// with Vulkan 1.3 dynamic rendering (and graphics pipeline libraries where
-// the driver has them), and one draw and one dispatch that read back what
-// they wrote. No inner attributes or `//!` docs here: `include!` takes it.
+// made with `DeviceRequirements` (Vulkan 1.3 dynamic rendering, and
+// graphics pipeline libraries where the driver has them), and one draw and
+// one dispatch that read back what they wrote. No inner attributes or `//!`
+// docs here: `include!` takes it.
 
 use std::error::Error;
 use std::ffi::c_void;
 use std::sync::Mutex;
 
-use ash::vk;
+// The ash that smolv's Vulkan layer is built on, so that the versions match.
+use smolv_runtime::vulkan::ash::{self, vk};
+use smolv_runtime::vulkan::{DeviceRequirements, PipelineOptions};
 
 /// The colour attachment's format.
 pub(crate) const COLOR_FORMAT: vk::Format = vk::Format::R8G8B8A8_UNORM;
@@ -51,10 +54,9 @@ pub(crate) struct Gpu {
     pub(crate) device: ash::Device,
     /// Its physical device's limits.
     pub(crate) limits: vk::PhysicalDeviceLimits,
-    /// The Vulkan version the device was created for.
-    pub(crate) api_version: u32,
-    /// Whether VK_EXT_graphics_pipeline_library is enabled.
-    pub(crate) graphics_pipeline_library: bool,
+    /// The options for a manager on the device, from its
+    /// `DeviceRequirements`: graphics pipeline libraries where enabled.
+    pub(crate) options: PipelineOptions,
     queue: vk::Queue,
     pool: vk::CommandPool,
     memory: vk::PhysicalDeviceMemoryProperties,
@@ -63,8 +65,15 @@ pub(crate) struct Gpu {
 }
 
 impl Gpu {
-    /// Opens the first device, with the validation layer on.
+    /// Opens the first device, with the validation layer on and graphics
+    /// pipeline libraries where the driver has them.
     pub(crate) fn new() -> Result<Self, Box<dyn Error>> {
+        Self::open(true)
+    }
+
+    /// Opens the first device, with the validation layer on, and graphics
+    /// pipeline libraries only where `libraries` and the driver has them.
+    pub(crate) fn open(libraries: bool) -> Result<Self, Box<dyn Error>> {
         // SAFETY: plain Vulkan set-up; `Drop` destroys every handle.
         unsafe {
             let entry = ash::Entry::load()?;
@@ -109,23 +118,21 @@ impl Gpu {
                 .position(|f| f.queue_flags.contains(wanted))
                 .ok_or("no queue family that draws and computes")?;
             let family = u32::try_from(family)?;
-            let graphics_pipeline_library = instance
-                .enumerate_device_extension_properties(physical)?
-                .iter()
-                .any(|e| e.extension_name_as_c_str() == Ok(ash::ext::graphics_pipeline_library::NAME));
+            // What the manager needs of the device: dynamic rendering, and
+            // graphics pipeline libraries where the driver has them.
+            let mut requirements = DeviceRequirements::for_physical_device(&instance, physical)?;
+            if !libraries {
+                requirements = requirements.without_graphics_pipeline_library();
+            }
             let priorities = [1.0];
             let queues =
                 [vk::DeviceQueueCreateInfo::default().queue_family_index(family).queue_priorities(&priorities)];
-            let mut vulkan13 = vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true);
-            let mut gpl =
-                vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default().graphics_pipeline_library(true);
-            let gpl_extensions =
-                [ash::khr::pipeline_library::NAME.as_ptr(), ash::ext::graphics_pipeline_library::NAME.as_ptr()];
-            let mut info = vk::DeviceCreateInfo::default().queue_create_infos(&queues).push_next(&mut vulkan13);
-            if graphics_pipeline_library {
-                info = info.enabled_extension_names(&gpl_extensions).push_next(&mut gpl);
-            }
-            let device = instance.create_device(physical, &info, None)?;
+            let extensions = requirements.extension_name_ptrs();
+            let info = vk::DeviceCreateInfo::default().queue_create_infos(&queues).enabled_extension_names(&extensions);
+            let device = instance.create_device(physical, &requirements.push_features(info), None)?;
+            // The version the instance asked for: a module newer than it
+            // takes is refused with `VulkanError::SpirvVersionUnsupported`.
+            let options = requirements.pipeline_options().api_version(api_version);
             let queue = device.get_device_queue(family, 0);
             let pool =
                 device.create_command_pool(&vk::CommandPoolCreateInfo::default().queue_family_index(family), None)?;
@@ -137,8 +144,7 @@ impl Gpu {
                 debug,
                 messenger,
                 device,
-                api_version,
-                graphics_pipeline_library,
+                options,
                 queue,
                 pool,
                 messages,

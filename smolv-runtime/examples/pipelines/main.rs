@@ -5,7 +5,8 @@
 //! cargo run -p smolv-runtime --features vulkan --example pipelines
 //! ```
 //!
-//! It opens a Vulkan 1.3 device (`gpu.rs`), builds a graphics pipeline
+//! It opens a Vulkan 1.3 device (`gpu.rs`, through `DeviceRequirements`),
+//! builds a graphics pipeline
 //! (from graphics pipeline libraries where the driver has them, else
 //! monolithic) and a compute pipeline from SPIR-V, draws once and
 //! dispatches once, checks what they wrote, and prints one line. Any
@@ -22,9 +23,9 @@ mod gpu;
 use std::error::Error;
 use std::process::ExitCode;
 
-use ash::vk;
 use smolv_runtime::reflect::Reflection;
-use smolv_runtime::vulkan::{GraphicsState, PipelineManager, PipelineOptions, Stage};
+use smolv_runtime::vulkan::ash::vk;
+use smolv_runtime::vulkan::{GraphicsState, PipelineManager, Stage};
 
 use gpu::Gpu;
 
@@ -66,14 +67,13 @@ fn run() -> Result<String, Box<dyn Error>> {
 }
 
 fn draw_and_dispatch(gpu: &Gpu) -> Result<String, Box<dyn Error>> {
-    let options = PipelineOptions::new()
-        .graphics_pipeline_library(gpu.graphics_pipeline_library)
-        // The version the instance asked for: a module newer than it takes
-        // is refused with `VulkanError::SpirvVersionUnsupported`.
-        .api_version(gpu.api_version);
-    // SAFETY: the device has dynamic rendering, and the pipeline-library
-    // extensions when `options` says so; it outlives the manager, which is
-    // dropped at the end of this function, after every submission waited.
+    // From `DeviceRequirements::pipeline_options` (see `gpu.rs`): pipeline
+    // libraries where the device was created with them, else monolithic.
+    let options = gpu.options;
+    // SAFETY: the device was created with what `options` says (dynamic
+    // rendering, and the pipeline-library extensions and feature where it
+    // names them); it outlives the manager, which is dropped at the end of
+    // this function, after every submission waited.
     let manager = unsafe { PipelineManager::new(gpu.device.clone(), vk::PipelineCache::null(), &gpu.limits, options) };
 
     // Graphics: a full-screen triangle in the colour of a push constant.

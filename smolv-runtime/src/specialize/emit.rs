@@ -10,7 +10,7 @@ use alloc::vec::Vec;
 
 use super::analysis::{Analysis, Block};
 use super::fold::{Known, Scalar, eval, scalar_type};
-use super::{SpecializeError, Value};
+use super::{SpecializeError, Value, value};
 use crate::smolv::opcodes::result_layout;
 
 const OP_NAME: u32 = 5;
@@ -72,6 +72,7 @@ pub(crate) fn specialize(analysis: &Analysis, values: &[(u32, Value)]) -> Result
     };
     let overrides = s.overrides(values)?;
     s.fold_globals(&overrides)?;
+    s.check_array_lengths()?;
     for function in &analysis.functions {
         s.fold_function(function.begin, function.end);
     }
@@ -92,12 +93,13 @@ impl Specialization<'_> {
                     .map_err(|_| SpecializeError::UnknownSpecId(spec_id))?;
                 let id = a.spec[index].1;
                 let ty = a.def_of(id).map(|d| a.words_of(d)[1]).and_then(|t| scalar_type(a, t));
-                match (ty, value) {
-                    (Some(Scalar::Bool), Value::Bool(_) | Value::Bits(_)) => Ok((id, value)),
-                    (Some(Scalar::Bool), _) => Err(SpecializeError::WrongType(spec_id, "bool")),
-                    (Some(_), Value::Bool(_)) => Err(SpecializeError::WrongType(spec_id, "not bool")),
-                    (Some(_), _) => Ok((id, value)),
-                    (None, _) => Err(SpecializeError::WrongType(spec_id, "of a type this specializer cannot set")),
+                // The rule the Vulkan layer's driver path applies too: the
+                // same values are refused, and written with the same bits.
+                match ty {
+                    Some(ty) => value::fit(ty, value)
+                        .map(|bits| (id, Value::Bits(bits)))
+                        .ok_or(SpecializeError::WrongType(spec_id, value::describe(ty))),
+                    None => Err(SpecializeError::WrongType(spec_id, "of a type this specializer cannot set")),
                 }
             })
             .collect()
@@ -151,6 +153,36 @@ impl Specialization<'_> {
             }
             if freeze {
                 self.frozen[id as usize] = true;
+            }
+        }
+        Ok(())
+    }
+
+    /// An error for an array type whose length, as folded, is 0 or less:
+    /// SPIR-V requires at least 1, and a driver given the module would
+    /// read invalid SPIR-V.
+    fn check_array_lengths(&self) -> Result<(), SpecializeError> {
+        const OP_TYPE_ARRAY: u32 = 28;
+        let a = self.analysis;
+        for index in 0..a.first_function {
+            let words = a.words_of(index);
+            if a.insts[index].opcode != OP_TYPE_ARRAY {
+                continue;
+            }
+            let (Some(&array), Some(&length)) = (words.get(1), words.get(3)) else { continue };
+            let Some((ty, bits)) = self.scalar(length) else { continue };
+            // The length as its type reads it; an unsigned one is 0 or positive.
+            let folded = match ty {
+                Scalar::Int { width, signed: true } if (1..64).contains(&width) => {
+                    let shift = 64 - width;
+                    (bits << shift).cast_signed() >> shift
+                }
+                Scalar::Int { signed: true, .. } => bits.cast_signed(),
+                Scalar::Int { signed: false, .. } if bits == 0 => 0,
+                Scalar::Int { .. } | Scalar::Bool | Scalar::Float { .. } => continue,
+            };
+            if folded < 1 {
+                return Err(SpecializeError::ArrayLength { array, length: folded });
             }
         }
         Ok(())

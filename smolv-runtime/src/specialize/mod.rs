@@ -29,8 +29,14 @@
 mod analysis;
 mod emit;
 mod fold;
+mod value;
 
 pub use analysis::{Analysis, Specializer};
+// The value rule, for the Vulkan layer's driver path.
+#[cfg(feature = "vulkan")]
+pub(crate) use fold::Scalar;
+#[cfg(feature = "vulkan")]
+pub(crate) use value::{describe as describe_type, fit as fit_value};
 
 /// A specialization value.
 ///
@@ -98,8 +104,8 @@ impl Value {
 /// use smolv_runtime::specialize::{SpecializeError, Specializer, Value};
 /// # let ubershader = smolv_runtime::specialize::doc_ubershader();
 /// let analysis = Specializer::analyze(&ubershader)?;
-/// let error = analysis.specialize(&[(0, Value::U32(1))]).unwrap_err();
-/// assert!(matches!(error, SpecializeError::WrongType(0, _)), "constant 0 is a bool");
+/// let error = analysis.specialize(&[(0, Value::F32(1.0))]).unwrap_err();
+/// assert_eq!(error, SpecializeError::WrongType(0, "a bool"));
 /// # Ok::<(), SpecializeError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -119,9 +125,29 @@ pub enum SpecializeError {
     /// A value was given for a spec id the module does not declare.
     #[error("the module has no specialization constant with id {0}; its ids are listed by Analysis::spec_ids")]
     UnknownSpecId(u32),
-    /// A bool value for a non-bool constant, or the reverse.
-    #[error("specialization constant {0} is {1}, and the value given is not")]
+    /// A value that does not fit its constant's type: a float for an
+    /// integer, an integer out of range, a bool other than 0 or 1, … The
+    /// rule is the one the Vulkan layer applies before the driver
+    /// (`VulkanError::SpecConstantValue`): a bool takes `Bool`, or 0 and 1;
+    /// an integer `I32` or `U32` in range, or `Bool`; a float `F32`; any
+    /// type `Bits` that fit its width.
+    #[error(
+        "specialization constant {0} is {1}, which cannot hold the value given; pass a value of that type \
+         (Value::Bits with the raw bits for 64-bit types)"
+    )]
     WrongType(u32, &'static str),
+    /// An array type whose length, with the values given, folds to 0 or
+    /// less: SPIR-V requires at least 1.
+    #[error(
+        "the array type %{array} has length {length} with these specialization values; SPIR-V needs at least 1: \
+         give the constants its length is computed from values that make it positive"
+    )]
+    ArrayLength {
+        /// The result id of the `OpTypeArray`.
+        array: u32,
+        /// Its length as folded, read as its type's signedness says.
+        length: i64,
+    },
     /// The module is larger than the specializer's compact 32-bit
     /// instruction tables hold.
     #[error("the module is {words} words long; the specializer takes modules of up to {max} words (4 GiB)")]

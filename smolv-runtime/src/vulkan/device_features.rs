@@ -193,7 +193,8 @@ impl DeviceFeatures {
     /// These features added: those of `chain`'s `features` and of every
     /// structure in its `pNext` chain that the manager knows
     /// (`VkPhysicalDeviceVulkan11Features`, `…12…`, `…13…`, and the ray
-    /// query, mesh shader and fragment shading rate feature structures).
+    /// query, mesh shader, fragment shading rate and graphics pipeline
+    /// library feature structures).
     /// Others are skipped: add their features with [`with`](Self::with).
     ///
     /// ```
@@ -242,6 +243,10 @@ impl DeviceFeatures {
                         features
                             .with(Feature::MeshShader, on(s.mesh_shader))
                             .with(Feature::TaskShader, on(s.task_shader))
+                    }
+                    vk::StructureType::PHYSICAL_DEVICE_GRAPHICS_PIPELINE_LIBRARY_FEATURES_EXT => {
+                        let s = &*next.cast::<vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT<'_>>();
+                        features.with(Feature::GraphicsPipelineLibrary, on(s.graphics_pipeline_library))
                     }
                     vk::StructureType::PHYSICAL_DEVICE_FRAGMENT_SHADING_RATE_FEATURES_KHR => {
                         let s = &*next.cast::<vk::PhysicalDeviceFragmentShadingRateFeaturesKHR<'_>>();
@@ -325,6 +330,67 @@ impl DeviceFeatures {
             .iter()
             .filter_map(|name| name.to_str().ok().and_then(Extension::from_name))
             .fold(self, Self::with_extension)
+    }
+
+    /// VK_KHR_pipeline_library, VK_EXT_graphics_pipeline_library and the
+    /// `graphicsPipelineLibrary` feature added when `enabled`: for a device
+    /// created with all three (kept as it was otherwise). With them,
+    /// [`PipelineOptions::new`](super::PipelineOptions::new) builds
+    /// pipelines from libraries; [`DeviceRequirements`](super::DeviceRequirements)
+    /// enables them where the device has them.
+    ///
+    /// ```
+    /// use smolv_runtime::vulkan::DeviceFeatures;
+    /// assert!(DeviceFeatures::default().with_graphics_pipeline_library(true).has_graphics_pipeline_library());
+    /// assert!(!DeviceFeatures::default().with_graphics_pipeline_library(false).has_graphics_pipeline_library());
+    /// ```
+    #[must_use]
+    pub fn with_graphics_pipeline_library(self, enabled: bool) -> Self {
+        if !enabled {
+            return self;
+        }
+        self.with_extension(Extension::KhrPipelineLibrary)
+            .with_extension(Extension::ExtGraphicsPipelineLibrary)
+            .with(Feature::GraphicsPipelineLibrary, true)
+    }
+
+    /// Whether graphics pipeline libraries are enabled: VK_KHR_pipeline_library
+    /// and VK_EXT_graphics_pipeline_library among the extensions, and the
+    /// `graphicsPipelineLibrary` feature
+    /// (`VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT`). The extension
+    /// names alone are not enough: without the feature, Vulkan forbids
+    /// library pipelines.
+    ///
+    /// ```
+    /// use ash::vk;
+    /// use smolv_runtime::vulkan::DeviceFeatures;
+    /// let extensions = [ash::khr::pipeline_library::NAME, ash::ext::graphics_pipeline_library::NAME];
+    /// let names_only = DeviceFeatures::default().with_extension_names(&extensions);
+    /// assert!(!names_only.has_graphics_pipeline_library());
+    /// let mut gpl = vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default().graphics_pipeline_library(true);
+    /// let chain = vk::PhysicalDeviceFeatures2::default().push_next(&mut gpl);
+    /// // SAFETY: built with ash's builders, the chain holds valid structures.
+    /// let enabled = unsafe { names_only.with_chain(&chain) };
+    /// assert!(enabled.has_graphics_pipeline_library());
+    /// ```
+    pub fn has_graphics_pipeline_library(&self) -> bool {
+        self.has_extension(Extension::KhrPipelineLibrary)
+            && self.has_extension(Extension::ExtGraphicsPipelineLibrary)
+            && self.has(Feature::GraphicsPipelineLibrary)
+    }
+
+    /// The first of what graphics pipeline libraries need that is missing:
+    /// its name and where it is enabled, for an error.
+    pub(crate) fn missing_graphics_pipeline_library(&self) -> Option<(&'static str, &'static str)> {
+        let extensions = "VkDeviceCreateInfo::ppEnabledExtensionNames";
+        [Extension::KhrPipelineLibrary, Extension::ExtGraphicsPipelineLibrary]
+            .into_iter()
+            .find(|&e| !self.has_extension(e))
+            .map(|e| (e.name(), extensions))
+            .or_else(|| {
+                let feature = Feature::GraphicsPipelineLibrary;
+                (!self.has(feature)).then(|| (feature.name(), feature.structure()))
+            })
     }
 
     /// Whether `extension` is enabled.

@@ -108,6 +108,11 @@ impl Default for LayoutOptions {
 /// The layouts of a program: one set layout per set number, the full
 /// pipeline layout, and one independent-sets layout per stage.
 ///
+/// The handles are borrowed: the [`LayoutCache`] (or the
+/// [`PipelineManager`](super::PipelineManager)) that returned them owns
+/// them, keeps them valid until it is dropped, and destroys them then. Do
+/// not destroy them yourself, and do not use them after that drop.
+///
 /// ```no_run
 /// # use ash::vk;
 /// # use smolv_runtime::reflect::Reflection;
@@ -340,7 +345,8 @@ impl LayoutCache {
 
     /// The layouts of a program made of `shaders` (one reflection per
     /// stage). Bindings of the same set and number are merged across
-    /// stages.
+    /// stages. The handles belong to the cache: valid until it is dropped,
+    /// which destroys them.
     ///
     /// # Errors
     /// A disagreement on a binding's type or count, a shader using the

@@ -29,9 +29,16 @@
 //!   only when the file is whole (its own length and BLAKE3 hash) and the
 //!   driver data matches the device.
 //!
-//! The device needs Vulkan 1.3 dynamic rendering, and for libraries
-//! `VK_KHR_pipeline_library` and `VK_EXT_graphics_pipeline_library` with the
-//! `graphicsPipelineLibrary` feature enabled.
+//! The device needs Vulkan 1.3 dynamic rendering. The manager builds
+//! pipelines from libraries only where [`PipelineOptions::features`](PipelineOptions#structfield.features)
+//! says the device enabled `VK_KHR_pipeline_library` and
+//! `VK_EXT_graphics_pipeline_library` with the `graphicsPipelineLibrary`
+//! feature, and monolithic pipelines otherwise, so the default options are
+//! valid on any device; libraries asked for where they are missing are
+//! [`VulkanError::FeatureNotEnabled`].
+//! [`DeviceRequirements::for_physical_device`] gives the extensions, the
+//! feature chain for `VkDeviceCreateInfo` and the matching options in one
+//! call. [`ash`] is re-exported, so the `vk` types always match.
 //!
 //! Every type owns its handles and destroys them on drop; the raw handles
 //! stay reachable so they mix with the application's own ash code.
@@ -72,6 +79,7 @@ mod library;
 mod modules;
 mod pipelines;
 mod rebuilds;
+mod requirements;
 mod specialization;
 mod spirv_version;
 mod state;
@@ -82,11 +90,22 @@ pub use compute::ComputeSlot;
 pub use device_features::DeviceFeatures;
 pub use layout::{BindlessSet, LayoutCache, LayoutOptions, ProgramLayout};
 pub use pipelines::{GraphicsProgram, LibraryCounts, PipelineManager, PipelineOptions, PipelineSlot, Stage};
+pub use requirements::DeviceRequirements;
 pub use state::{
     AttachmentBlend, BlendEquation, DepthBias, DepthTest, GraphicsState, Multisample, StencilFace, StencilState,
     VertexInput,
 };
 pub use vertex_input::{VertexAttribute, VertexBufferLayout};
+
+/// The ash this layer is built on (0.38), re-exported: use it rather than
+/// a version of your own, so that `vk` types and `ash::Device` match the
+/// layer's, with no version to keep in step in your `Cargo.toml`.
+///
+/// ```
+/// use smolv_runtime::vulkan::ash::vk;
+/// let _: smolv_runtime::vulkan::PipelineOptions = smolv_runtime::vulkan::PipelineOptions::new().api_version(vk::API_VERSION_1_3);
+/// ```
+pub use ash;
 
 use ash::vk;
 
@@ -197,6 +216,11 @@ pub enum VulkanError {
         /// The value given.
         value: crate::specialize::Value,
     },
+    /// Values that make the module invalid once the specializer folds
+    /// them ([`PipelineOptions::specialize_ahead`](PipelineOptions#structfield.specialize_ahead)):
+    /// an array length below 1. Refused before the driver sees it.
+    #[error("specializing ahead (PipelineOptions::specialize_ahead): {0}")]
+    Specialize(crate::specialize::SpecializeError),
     /// The same specialization constant was given twice.
     #[error("specialization constant {0} is given more than once; give each id one value")]
     DuplicateSpecConstant(u32),
@@ -208,9 +232,16 @@ pub enum VulkanError {
     /// was not told is enabled: refused before anything reaches the driver.
     #[error(
         "{}{state} needs {structure}::{feature}; enable it on the device (where it has it) and in \
-         PipelineOptions::features (DeviceFeatures), or leave it out{}",
+         PipelineOptions::features (DeviceFeatures), or leave it out{}{}",
         shader.as_ref().map(|s| format!("the {s} declares ")).unwrap_or_default(),
-        if shader.is_some() { " of the shader" } else { "" }
+        if shader.is_some() { " of the shader" } else { "" },
+        if *state == pipelines::LIBRARIES_ASKED {
+            "; DeviceRequirements::for_physical_device gives the extensions, the feature chain and the \
+             matching options in one call, and leaving graphics_pipeline_library unset builds monolithic \
+             pipelines where the device lacks libraries"
+        } else {
+            ""
+        }
     )]
     FeatureNotEnabled {
         /// The feature's member name (`shaderFloat64`), or the extension's
@@ -224,6 +255,17 @@ pub enum VulkanError {
         state: &'static str,
         /// The shader that declares it (stage and entry point), for capabilities.
         shader: Option<String>,
+    },
+    /// A physical device that lacks what the manager needs, found by
+    /// [`DeviceRequirements::for_physical_device`].
+    #[error("{device} has {has}, and PipelineManager needs {needs}; pick another physical device or update its driver")]
+    DeviceUnsupported {
+        /// The physical device's name.
+        device: String,
+        /// What the manager needs: a Vulkan version or a feature.
+        needs: &'static str,
+        /// What the device has instead, in words.
+        has: String,
     },
     /// A shader given for the wrong stage.
     #[error("a {found} shader was given where the program needs its {expected} stage; check which module goes where")]

@@ -8,32 +8,14 @@ use std::collections::HashMap;
 use ash::vk;
 
 use super::VulkanError;
-use crate::specialize::Value;
+use crate::specialize::{Scalar, Value, describe_type, fit_value};
 
-/// The scalar type of a specialization constant, as the module declares it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Scalar {
-    Bool,
-    Int { width: u32, signed: bool },
-    Float { width: u32 },
-}
-
-impl Scalar {
-    /// Bytes of the value in `VkSpecializationInfo` data (`VkBool32` for bools).
-    fn size(self) -> u32 {
-        match self {
-            Self::Bool => 4,
-            Self::Int { width, .. } | Self::Float { width } => width / 8,
-        }
-    }
-
-    fn describe(self) -> String {
-        match self {
-            Self::Bool => "a bool".to_owned(),
-            Self::Int { width, signed: true } => format!("a {width}-bit signed integer"),
-            Self::Int { width, signed: false } => format!("a {width}-bit unsigned integer"),
-            Self::Float { width } => format!("a {width}-bit float"),
-        }
+/// Bytes of a value of `ty` in `VkSpecializationInfo` data (`VkBool32`
+/// for bools).
+fn size(ty: Scalar) -> u32 {
+    match ty {
+        Scalar::Bool => 4,
+        Scalar::Int { width, .. } | Scalar::Float { width } => width / 8,
     }
 }
 
@@ -97,40 +79,21 @@ fn encode(id: u32, value: Value, ty: Option<Scalar>) -> Result<(u32, u64), Vulka
         // an unused one): the driver ignores the entry, whatever its size.
         return Ok(if value.bits() > u64::from(u32::MAX) { (8, value.bits()) } else { (4, value.bits()) });
     };
-    let wrong = || VulkanError::SpecConstantValue { id, ty: ty.describe(), value };
-    let fits = |bits: u64, width: u32| width >= 64 || bits >> width == 0;
-    let bits = match (ty, value) {
-        (Scalar::Bool, Value::Bool(b)) => u64::from(b),
-        (Scalar::Bool, Value::I32(_) | Value::U32(_) | Value::Bits(_)) if value.bits() <= 1 => value.bits(),
-        (Scalar::Int { width, .. }, Value::I32(v)) => {
-            // Accepted when it fits the width as signed or as unsigned; written
-            // sign-extended to the width (so -1 is all ones in 64 bits too).
-            let v = i64::from(v);
-            let in_range = match width {
-                0 => false,
-                64.. => true,
-                _ => v >= -(1 << (width - 1)) && v < (1 << width),
-            };
-            if !in_range {
-                return Err(wrong());
-            }
-            let mask = if width >= 64 { u64::MAX } else { (1 << width) - 1 };
-            v.cast_unsigned() & mask
-        }
-        (Scalar::Int { width, .. }, Value::U32(_) | Value::Bool(_) | Value::Bits(_))
-        | (Scalar::Float { width }, Value::Bits(_))
-            if fits(value.bits(), width) =>
-        {
-            value.bits()
-        }
-        (Scalar::Float { width: 32 }, Value::F32(f)) => u64::from(f.to_bits()),
-        (Scalar::Float { width: 64 }, Value::F32(f)) => f64::from(f).to_bits(),
-        _ => return Err(wrong()),
-    };
-    if ty.size() == 0 {
+    // The rule the specializer applies too (`specialize_ahead`): the same
+    // values are refused, and written with the same bits.
+    let wrong = || VulkanError::SpecConstantValue { id, ty: describe_type(ty).to_owned(), value };
+    let bits = fit_value(ty, value).ok_or_else(wrong)?;
+    if size(ty) == 0 {
         return Err(wrong());
     }
-    Ok((ty.size(), bits))
+    Ok((size(ty), bits))
+}
+
+/// An error unless every value of `values` fits its constant's type in
+/// `spirv` and no id is given twice: the one check a stage's values pass
+/// before they are folded ahead or handed to the driver.
+pub(super) fn check_values(spirv: &[u32], values: &[(u32, Value)]) -> Result<(), VulkanError> {
+    SpecializationData::new(spirv, values).map(drop)
 }
 
 /// Specialization data for the driver, kept alive while pipelines are made.

@@ -2,7 +2,8 @@
 //! need, by name, as the Vulkan specification spells them.
 
 /// Defines [`Feature`]: one variant per Vulkan feature the capability
-/// table needs, with the structure and member that enable it.
+/// table and pipeline state need, and `graphicsPipelineLibrary`, with the
+/// structure and member that enable it.
 macro_rules! features {
     ($($variant:ident => $structure:literal, $member:literal;)*) => {
         /// A Vulkan device feature: a `VkBool32` member of one of the
@@ -55,7 +56,8 @@ macro_rules! features {
     };
 }
 
-/// Defines [`Extension`]: one variant per device extension the table needs.
+/// Defines [`Extension`]: one variant per device extension the table
+/// needs, and the two of graphics pipeline libraries.
 macro_rules! extensions {
     ($($variant:ident => $name:literal;)*) => {
         /// A Vulkan device extension, enabled through
@@ -203,6 +205,9 @@ features! {
     ShaderSubgroupClock => "VkPhysicalDeviceShaderClockFeaturesKHR", "shaderSubgroupClock";
     CooperativeMatrix => "VkPhysicalDeviceCooperativeMatrixFeaturesKHR", "cooperativeMatrix";
     ShaderSubgroupRotate => "VkPhysicalDeviceShaderSubgroupRotateFeaturesKHR", "shaderSubgroupRotate";
+    // Not a shader's need: what `PipelineManager` needs for graphics
+    // pipeline libraries (see `DeviceFeatures::has_graphics_pipeline_library`).
+    GraphicsPipelineLibrary => "VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT", "graphicsPipelineLibrary";
 }
 
 // The device's feature set is a `u128` bit per feature.
@@ -253,6 +258,10 @@ extensions! {
     KhrShaderNonSemanticInfo => "VK_KHR_shader_non_semantic_info";
     KhrShaderTerminateInvocation => "VK_KHR_shader_terminate_invocation";
     KhrShaderIntegerDotProduct => "VK_KHR_shader_integer_dot_product";
+    // Not a shader's need: graphics pipeline libraries, which
+    // `PipelineManager` uses where the device enabled them.
+    KhrPipelineLibrary => "VK_KHR_pipeline_library";
+    ExtGraphicsPipelineLibrary => "VK_EXT_graphics_pipeline_library";
 }
 
 // The device's extension set is a `u64` bit per extension.

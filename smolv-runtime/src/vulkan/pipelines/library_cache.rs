@@ -12,10 +12,10 @@ use ash::vk::Handle;
 
 use super::program::{GraphicsProgram, Stage};
 use crate::reflect::Reflection;
-use crate::specialize::{Analysis, Specializer, Value};
+use crate::specialize::{Analysis, SpecializeError, Specializer, Value};
 use crate::vulkan::library::{self, FragmentKey, OutputKey, Parts, PreRasterKey, StageKey, ValueKey, VertexInputKey};
 use crate::vulkan::modules::{ShaderModules, StageCode};
-use crate::vulkan::specialization::check_unique;
+use crate::vulkan::specialization::check_values;
 use crate::vulkan::{VulkanError, lock};
 
 /// How many libraries of each of the four parts a manager holds: what
@@ -96,6 +96,10 @@ pub(super) enum LibraryKey {
     Output(OutputKey),
 }
 
+/// The SPIR-V a stage gives the driver, and the spec-constant values left
+/// for it (none when they were folded in ahead).
+pub(super) type StageCodeAndValues<'s> = (Cow<'s, [u32]>, &'s [(u32, Value)]);
+
 /// The libraries by key, shared with the background workers, which add
 /// the libraries of rebuilds.
 pub(super) type Libraries = Arc<Mutex<HashMap<LibraryKey, vk::Pipeline>>>;
@@ -167,9 +171,12 @@ impl LibraryCache {
     }
 
     /// The key of `stage`: its module and reflection interned, its values
-    /// checked for repeated ids and sorted.
+    /// checked and sorted. The check (repeated ids, values that do not fit
+    /// their constants' types) is the one every path passes, before
+    /// [`code`](Self::code) folds the values ahead or leaves them to the
+    /// driver: a value refused on one path is refused on both.
     pub(super) fn stage_key(&self, stage: &Stage<'_>) -> Result<StageKey, VulkanError> {
-        check_unique(stage.specialization)?;
+        check_values(stage.spirv, stage.specialization)?;
         let mut values: Vec<ValueKey> = stage.specialization.iter().map(library::value_key).collect();
         values.sort_unstable();
         let mut interned = lock(&self.interned);
@@ -255,7 +262,10 @@ impl LibraryCache {
         stages: &[(vk::ShaderStageFlags, &Stage<'_>, usize)],
         layout: vk::PipelineLayout,
     ) -> Result<vk::Pipeline, VulkanError> {
-        let codes: Vec<_> = stages.iter().map(|&(flags, stage, code)| (flags, stage, self.code(code, stage))).collect();
+        let codes: Vec<_> = stages
+            .iter()
+            .map(|&(flags, stage, code)| Ok((flags, stage, self.try_code(code, stage)?)))
+            .collect::<Result<_, VulkanError>>()?;
         let stage_codes: Vec<StageCode<'_>> = codes
             .iter()
             .map(|(flags, stage, (code, values))| StageCode {
@@ -277,15 +287,33 @@ impl LibraryCache {
     /// The SPIR-V to give the driver and the spec-constant values left for
     /// it: the module specialized ahead with none left when so configured
     /// and the specializer can, else the module as it is with all of them.
-    pub(super) fn code<'s>(&self, code_id: usize, stage: &Stage<'s>) -> (Cow<'s, [u32]>, &'s [(u32, Value)]) {
+    pub(super) fn code<'s>(&self, code_id: usize, stage: &Stage<'s>) -> StageCodeAndValues<'s> {
+        self.try_code(code_id, stage).unwrap_or((Cow::Borrowed(stage.spirv), stage.specialization))
+    }
+
+    /// As [`code`](Self::code), but values that make the module invalid
+    /// once folded (an array length below 1) are an error, where `code`
+    /// leaves them to the driver.
+    ///
+    /// # Errors
+    /// [`VulkanError::Specialize`] with [`SpecializeError::ArrayLength`].
+    pub(super) fn try_code<'s>(
+        &self,
+        code_id: usize,
+        stage: &Stage<'s>,
+    ) -> Result<StageCodeAndValues<'s>, VulkanError> {
         if self.specialize_ahead
             && !stage.specialization.is_empty()
-            && let Some(specialized) =
-                self.analysis(code_id, stage).and_then(|a| a.specialize(stage.specialization).ok())
+            && let Some(analysis) = self.analysis(code_id, stage)
         {
-            return (Cow::Owned(specialized), &[]);
+            match analysis.specialize(stage.specialization) {
+                Ok(specialized) => return Ok((Cow::Owned(specialized), &[])),
+                Err(error @ SpecializeError::ArrayLength { .. }) => return Err(VulkanError::Specialize(error)),
+                // What the specializer cannot do, the driver does.
+                Err(_) => {}
+            }
         }
-        (Cow::Borrowed(stage.spirv), stage.specialization)
+        Ok((Cow::Borrowed(stage.spirv), stage.specialization))
     }
 
     /// The stage's specializer analysis, made on first use; `None` when the

@@ -32,6 +32,7 @@ mod worker;
 
 pub use library_cache::LibraryCounts;
 use library_cache::{LibraryCache, PipelineKey};
+pub(crate) use options::LIBRARIES_ASKED;
 pub use options::PipelineOptions;
 use program::check_stage;
 pub use program::{GraphicsProgram, Stage};
@@ -60,19 +61,19 @@ use worker::{Job, Workers};
 /// ```
 /// # mod gpu { include!(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/pipelines/gpu.rs")); }
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// use ash::vk;
 /// use smolv_runtime::reflect::Reflection;
-/// use smolv_runtime::vulkan::{GraphicsState, PipelineManager, PipelineOptions, Stage};
+/// use smolv_runtime::vulkan::ash::vk;
+/// use smolv_runtime::vulkan::{GraphicsState, PipelineManager, Stage};
 ///
-/// // An instance with the validation layer, and a device with Vulkan 1.3
-/// // dynamic rendering (and graphics pipeline libraries where the driver has them).
+/// // An instance with the validation layer, and a device made with
+/// // `DeviceRequirements`: Vulkan 1.3 dynamic rendering, and graphics pipeline
+/// // libraries where the driver has them.
 /// let gpu = gpu::Gpu::new()?;
-/// let options = PipelineOptions::new()
-///     .graphics_pipeline_library(gpu.graphics_pipeline_library)
-///     .api_version(gpu.api_version);
-/// // SAFETY: the device has dynamic rendering (and the pipeline-library
-/// // extensions where `options` says so), and outlives the manager, which is
-/// // dropped after the device is idle (`draw` and `dispatch` wait).
+/// // `DeviceRequirements::pipeline_options`: libraries exactly where enabled.
+/// let options = gpu.options;
+/// // SAFETY: the device was created with what `options` says, and outlives
+/// // the manager, which is dropped after the device is idle (`draw` and
+/// // `dispatch` wait).
 /// let manager = unsafe { PipelineManager::new(gpu.device.clone(), vk::PipelineCache::null(), &gpu.limits, options) };
 ///
 /// // SPIR-V from anywhere: `include_shader!`, a file, or here the bytes glslang wrote.
@@ -138,13 +139,22 @@ impl PipelineManager {
     /// `limits`), through `cache` (may be null). See the
     /// [example](Self#example).
     ///
+    /// Graphics pipelines come from libraries where `options.features`
+    /// says the device enabled them ([`PipelineOptions::uses_libraries`]),
+    /// and are monolithic otherwise: the default options are valid on any
+    /// Vulkan 1.3 device. Libraries asked for on a device without them
+    /// ([`PipelineOptions::check`]) make the graphics pipeline calls fail
+    /// with [`VulkanError::FeatureNotEnabled`] before the driver sees anything.
+    ///
     /// # Safety
     /// - `device` must be a valid device with Vulkan 1.3 dynamic rendering
     ///   enabled, and `limits` the limits of its physical device (or lower).
-    ///   With [`PipelineOptions::graphics_pipeline_library`](PipelineOptions#structfield.graphics_pipeline_library) (the default)
-    ///   it must also have VK_KHR_pipeline_library and
-    ///   VK_EXT_graphics_pipeline_library with the `graphicsPipelineLibrary`
-    ///   feature enabled.
+    /// - [`PipelineOptions::features`](PipelineOptions#structfield.features) must name only what the device was
+    ///   created with (features, extensions, subgroup operations; among
+    ///   them VK_KHR_pipeline_library, VK_EXT_graphics_pipeline_library and
+    ///   `graphicsPipelineLibrary`, with which the manager uses libraries):
+    ///   what it names, the manager hands the driver. [`DeviceRequirements`](crate::vulkan::DeviceRequirements)
+    ///   gives options that match the device it enables.
     /// - [`PipelineOptions::api_version`](PipelineOptions#structfield.api_version) must not be above the Vulkan
     ///   version the device was created for.
     /// - `cache` must be null or a pipeline cache of `device` that stays
@@ -188,7 +198,9 @@ impl PipelineManager {
         }
     }
 
-    /// Whether pipelines are built from libraries (false: monolithic).
+    /// Whether pipelines are built from libraries (false: monolithic): see
+    /// [`PipelineOptions::uses_libraries`]. Never on a device whose
+    /// [`PipelineOptions::features`](PipelineOptions#structfield.features) lack graphics pipeline libraries.
     ///
     /// ```no_run
     /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager) {
@@ -198,12 +210,16 @@ impl PipelineManager {
     /// # }
     /// ```
     pub fn uses_libraries(&self) -> bool {
-        self.options.graphics_pipeline_library && !self.options.force_monolithic
+        self.options.uses_libraries()
     }
 
     /// The layouts of a vertex + fragment program, as the manager builds
     /// them: allocate descriptor sets with `set_layouts[set]`, bind them
     /// and push constants with `pipeline_layout`.
+    ///
+    /// The handles belong to the manager: they stay valid until it is
+    /// dropped, and the manager destroys them then. Do not destroy them
+    /// yourself, and do not use them once the manager is gone.
     ///
     /// # Errors
     /// See [`LayoutCache::program`].
@@ -220,7 +236,9 @@ impl PipelineManager {
     /// are destroyed. See the [example](Self#example).
     ///
     /// # Errors
-    /// Layout errors, spec-constant values that do not fit their
+    /// [`VulkanError::FeatureNotEnabled`] where the options ask for graphics
+    /// pipeline libraries the device lacks ([`PipelineOptions::check`]),
+    /// layout errors, spec-constant values that do not fit their
     /// constants, [`VulkanError::SpirvVersionUnsupported`] for a module
     /// newer than [`PipelineOptions::api_version`](PipelineOptions#structfield.api_version) takes,
     /// [`VulkanError::FeatureNotEnabled`] for a module whose `OpCapability`
@@ -285,6 +303,7 @@ impl PipelineManager {
         program: &GraphicsProgram<'_>,
         state: &GraphicsState,
     ) -> Result<Arc<PipelineSlot>, VulkanError> {
+        self.options.check()?;
         self.check_program(program)?;
         state.check(&self.options.features, program.extra_stages())?;
         state.vertex_input.check(program.vertex.reflection)?;
@@ -336,7 +355,8 @@ impl PipelineManager {
     }
 
     /// The layouts of `program`, as the manager builds them (see
-    /// [`program_layout`](Self::program_layout)).
+    /// [`program_layout`](Self::program_layout)). The handles belong to the
+    /// manager and stay valid until it is dropped.
     ///
     /// # Errors
     /// See [`LayoutCache::program`].
@@ -400,6 +420,7 @@ impl PipelineManager {
         fragment: &Stage<'_>,
         state: &GraphicsState,
     ) -> Result<vk::Pipeline, VulkanError> {
+        self.options.check()?;
         check_stage(vk::ShaderStageFlags::FRAGMENT, fragment, &self.options)?;
         let layout = self.program_layout(vertex, fragment)?;
         let fragment_layout = if self.uses_libraries() {
@@ -426,7 +447,8 @@ impl PipelineManager {
     /// The layouts of a compute shader, as the manager builds them (plain
     /// layouts: compute pipelines are never libraries). Allocate
     /// descriptor sets with `set_layouts`, as the [example](Self#example)
-    /// does.
+    /// does. The handles belong to the manager and stay valid until it is
+    /// dropped.
     ///
     /// # Errors
     /// See [`LayoutCache::program`].
@@ -492,7 +514,7 @@ impl PipelineManager {
             return Ok(Arc::clone(slot));
         }
         let layout = self.compute_layout(stage)?.pipeline_layout;
-        let (code, values) = self.libraries.code(key.code, stage);
+        let (code, values) = self.libraries.try_code(key.code, stage)?;
         // Refuse values that do not fit here, not on the worker.
         SpecializationData::new(&code, values)?;
         let job = ComputeJob {

@@ -3,43 +3,71 @@
 
 use ash::vk;
 
+use crate::vulkan::VulkanError;
 use crate::vulkan::device_features::DeviceFeatures;
 use crate::vulkan::spirv_version::SpirvSupport;
 
+/// What [`VulkanError::FeatureNotEnabled`] names when graphics pipeline
+/// libraries are asked for on a device without them.
+pub(crate) const LIBRARIES_ASKED: &str = "PipelineOptions::graphics_pipeline_library(true)";
+
 /// How the manager builds pipelines, and what the device was created
-/// with: its Vulkan version and the features some state needs.
+/// with: its Vulkan version, and the features and extensions enabled.
 ///
-/// Start from [`new`](Self::new) (the defaults) and change what differs
-/// with the setters, one per field:
+/// Start from [`new`](Self::new) (the defaults, valid on any Vulkan 1.3
+/// device) and change what differs with the setters, one per field.
+/// Graphics pipeline libraries follow [`features`](Self#structfield.features):
+/// where they say the device enabled VK_EXT_graphics_pipeline_library, the
+/// manager builds pipelines from libraries, and otherwise monolithic
+/// pipelines. [`DeviceRequirements`](crate::vulkan::DeviceRequirements)
+/// gives the extensions, the feature chain and matching options in one call.
 ///
 /// ```
 /// use ash::vk;
-/// use smolv_runtime::vulkan::PipelineOptions;
-/// // A device without VK_EXT_graphics_pipeline_library: monolithic pipelines,
-/// // with spec constants folded into the SPIR-V by smolv's specializer.
-/// let options = PipelineOptions::new().graphics_pipeline_library(false).specialize_ahead(true);
+/// use smolv_runtime::vulkan::{DeviceFeatures, PipelineOptions};
+/// // A device created without VK_EXT_graphics_pipeline_library: monolithic
+/// // pipelines, with spec constants folded into the SPIR-V by smolv's specializer.
+/// let options = PipelineOptions::new().specialize_ahead(true);
+/// assert!(!options.uses_libraries());
 /// assert_eq!(options.workers, 1);
 /// assert_eq!(options.api_version, vk::API_VERSION_1_3);
+/// // One created with it (the two extensions and the `graphicsPipelineLibrary` feature):
+/// let options = PipelineOptions::new().features(DeviceFeatures::default().with_graphics_pipeline_library(true));
+/// assert!(options.uses_libraries());
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct PipelineOptions {
-    /// Whether the device has VK_EXT_graphics_pipeline_library enabled.
-    pub graphics_pipeline_library: bool,
+    /// Whether to build graphics pipelines from VK_EXT_graphics_pipeline_library
+    /// libraries:
+    /// - `None` (the default): where [`features`](Self#structfield.features)
+    ///   says the device enabled them
+    ///   ([`DeviceFeatures::has_graphics_pipeline_library`]), and monolithic
+    ///   pipelines otherwise;
+    /// - `Some(true)`: asked for. Where `features` says the device lacks
+    ///   them, the manager refuses graphics pipelines with
+    ///   [`VulkanError::FeatureNotEnabled`] (naming the missing extension or
+    ///   feature) instead of handing the driver library pipelines;
+    /// - `Some(false)`: monolithic pipelines, whatever the device has.
+    pub graphics_pipeline_library: Option<bool>,
     /// Build monolithic pipelines even with libraries available. The
     /// environment variable `SMOLV_FORCE_MONOLITHIC=1` does the same.
     pub force_monolithic: bool,
     /// Fold spec constants into the SPIR-V with
     /// [`specialize`](crate::specialize) before creating a library, instead
-    /// of passing them to the driver. A module the specializer cannot
-    /// handle goes to the driver with its values instead.
+    /// of passing them to the driver. Values are checked against their
+    /// constants' types the same way on both paths. A module the
+    /// specializer cannot handle goes to the driver with its values
+    /// instead; values that fold an array length below 1 are refused with
+    /// [`VulkanError::Specialize`].
     pub specialize_ahead: bool,
     /// Background workers, for link-time-optimized links and compute
     /// pipelines asked for in the background (default 1).
     pub workers: usize,
     /// The features, extensions and subgroup operations enabled on the
-    /// device, which some state, stages and shader capabilities need
-    /// (default: none). What needs a missing one is refused.
+    /// device, which some state, stages and shader capabilities need, and
+    /// graphics pipeline libraries (default: none). What needs a missing
+    /// one is refused.
     pub features: DeviceFeatures,
     /// The Vulkan version the device was created for: the instance's
     /// `VkApplicationInfo::apiVersion`, or the physical device's
@@ -56,20 +84,23 @@ pub struct PipelineOptions {
 }
 
 impl PipelineOptions {
-    /// The defaults: graphics pipeline libraries used, not forced
+    /// The defaults: graphics pipeline libraries where
+    /// [`features`](Self#structfield.features) says the device enabled them
+    /// (with the default features, none: monolithic pipelines), not forced
     /// monolithic, spec constants passed to the driver, one worker, no
     /// features, Vulkan 1.3 without VK_KHR_spirv_1_4.
     ///
     /// ```
     /// use smolv_runtime::vulkan::PipelineOptions;
     /// let options = PipelineOptions::new();
-    /// assert!(options.graphics_pipeline_library && !options.force_monolithic);
+    /// assert_eq!(options.graphics_pipeline_library, None);
+    /// assert!(!options.uses_libraries() && !options.force_monolithic);
     /// assert_eq!(options, PipelineOptions::default());
     /// ```
     #[must_use]
     pub const fn new() -> Self {
         Self {
-            graphics_pipeline_library: true,
+            graphics_pipeline_library: None,
             force_monolithic: false,
             specialize_ahead: false,
             workers: 1,
@@ -79,17 +110,79 @@ impl PipelineOptions {
         }
     }
 
-    /// Sets whether the device has VK_EXT_graphics_pipeline_library
-    /// enabled (default: true).
+    /// Asks for graphics pipeline libraries (`true`), or for monolithic
+    /// pipelines (`false`), instead of following what
+    /// [`features`](Self#structfield.features) says the device enabled (the
+    /// default). Libraries asked for on a device whose `features` lack them
+    /// are an error, [`VulkanError::FeatureNotEnabled`], from
+    /// [`check`](Self::check) and from the manager's graphics pipeline calls.
     ///
     /// ```
-    /// let options = smolv_runtime::vulkan::PipelineOptions::new().graphics_pipeline_library(false);
-    /// assert!(!options.graphics_pipeline_library);
+    /// use smolv_runtime::vulkan::{DeviceFeatures, PipelineOptions, VulkanError};
+    /// let monolithic = PipelineOptions::new()
+    ///     .features(DeviceFeatures::default().with_graphics_pipeline_library(true))
+    ///     .graphics_pipeline_library(false);
+    /// assert!(!monolithic.uses_libraries());
+    /// // Libraries asked for, on a device created without them:
+    /// let asked = PipelineOptions::new().graphics_pipeline_library(true);
+    /// assert!(!asked.uses_libraries());
+    /// assert!(matches!(asked.check(), Err(VulkanError::FeatureNotEnabled { .. })));
     /// ```
     #[must_use]
     pub const fn graphics_pipeline_library(mut self, enabled: bool) -> Self {
-        self.graphics_pipeline_library = enabled;
+        self.graphics_pipeline_library = Some(enabled);
         self
+    }
+
+    /// Whether a manager with these options builds graphics pipelines from
+    /// libraries: where [`features`](Self#structfield.features) says the
+    /// device enabled them, unless [`graphics_pipeline_library`](Self::graphics_pipeline_library)
+    /// says `false` or [`force_monolithic`](Self::force_monolithic) is set.
+    /// Never on a device without them, even when asked for (then
+    /// [`check`](Self::check) fails).
+    ///
+    /// ```
+    /// use smolv_runtime::vulkan::{DeviceFeatures, PipelineOptions};
+    /// let gpl = PipelineOptions::new().features(DeviceFeatures::default().with_graphics_pipeline_library(true));
+    /// assert!(gpl.uses_libraries());
+    /// assert!(!gpl.force_monolithic(true).uses_libraries());
+    /// ```
+    pub fn uses_libraries(&self) -> bool {
+        self.graphics_pipeline_library.unwrap_or(true)
+            && self.features.has_graphics_pipeline_library()
+            && !self.force_monolithic
+    }
+
+    /// An error where these options ask for what the device was not
+    /// created with: graphics pipeline libraries asked for
+    /// ([`graphics_pipeline_library(true)`](Self::graphics_pipeline_library))
+    /// while [`features`](Self#structfield.features) lacks
+    /// VK_KHR_pipeline_library, VK_EXT_graphics_pipeline_library or the
+    /// `graphicsPipelineLibrary` feature. The manager's graphics pipeline
+    /// calls make the same check; call it to fail early.
+    ///
+    /// # Errors
+    /// [`VulkanError::FeatureNotEnabled`], naming the first missing
+    /// extension or feature.
+    ///
+    /// ```
+    /// use smolv_runtime::vulkan::{DeviceFeatures, PipelineOptions};
+    /// assert!(PipelineOptions::new().check().is_ok());
+    /// let error = PipelineOptions::new().graphics_pipeline_library(true).check().unwrap_err();
+    /// assert!(error.to_string().contains("VK_KHR_pipeline_library"), "{error}");
+    /// let enabled = DeviceFeatures::default().with_graphics_pipeline_library(true);
+    /// assert!(PipelineOptions::new().graphics_pipeline_library(true).features(enabled).check().is_ok());
+    /// ```
+    pub fn check(&self) -> Result<(), VulkanError> {
+        if self.graphics_pipeline_library != Some(true) {
+            return Ok(());
+        }
+        match self.features.missing_graphics_pipeline_library() {
+            None => Ok(()),
+            Some((feature, structure)) => {
+                Err(VulkanError::FeatureNotEnabled { feature, structure, state: LIBRARIES_ASKED, shader: None })
+            }
+        }
     }
 
     /// Builds monolithic pipelines even with libraries available
@@ -131,7 +224,8 @@ impl PipelineOptions {
     }
 
     /// Sets the features, extensions and subgroup operations enabled on
-    /// the device (default: none).
+    /// the device (default: none). Graphics pipeline libraries follow them
+    /// ([`DeviceFeatures::has_graphics_pipeline_library`]).
     ///
     /// ```
     /// use ash::vk;

@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 use ash::vk;
 use ash::vk::Handle;
@@ -39,6 +39,8 @@ pub struct PipelineSlot {
     pub(super) current: AtomicU64,
     pub(super) layout: vk::PipelineLayout,
     pub(super) state: Mutex<SlotState>,
+    /// Signalled when the optimized pipeline lands, or its link fails.
+    pub(super) optimized_landed: Condvar,
 }
 
 /// What a slot holds, and its rebuilds (see [`PipelineManager::rebuild`](super::PipelineManager::rebuild)).
@@ -49,6 +51,10 @@ pub(super) struct SlotState {
     /// pipelines the same handle as `fast`.
     pub(super) optimized: Option<vk::Pipeline>,
     pub(super) rebuilds: Rebuilds,
+    /// Why the optimized link failed, with the rebuild generation it was
+    /// for (0: the first build): the slot keeps the fast link. A later
+    /// generation makes it stale.
+    pub(super) link_failure: Option<(u64, vk::Result)>,
     /// What the pipeline the slot holds is made of.
     pub(super) key: PipelineKey,
     pub(super) graphics: GraphicsState,
@@ -62,9 +68,20 @@ impl PipelineSlot {
         key: PipelineKey,
         graphics: GraphicsState,
     ) -> Self {
-        let state =
-            SlotState { fast, optimized: monolithic.then_some(fast), rebuilds: Rebuilds::default(), key, graphics };
-        Self { current: AtomicU64::new(fast.as_raw()), layout, state: Mutex::new(state) }
+        let state = SlotState {
+            fast,
+            optimized: monolithic.then_some(fast),
+            rebuilds: Rebuilds::default(),
+            link_failure: None,
+            key,
+            graphics,
+        };
+        Self {
+            current: AtomicU64::new(fast.as_raw()),
+            layout,
+            state: Mutex::new(state),
+            optimized_landed: Condvar::new(),
+        }
     }
 
     /// The pipelines the slot holds now (one for monolithic pipelines).
@@ -81,11 +98,26 @@ impl PipelineSlot {
         let mut state = lock(&self.state);
         if state.rebuilds.generation == request && state.optimized.is_none() {
             state.optimized = Some(optimized);
+            state.link_failure = None;
             self.current.store(optimized.as_raw(), Ordering::Release);
+            drop(state);
+            self.optimized_landed.notify_all();
             Ok(())
         } else {
             Err(optimized)
         }
+    }
+
+    /// Records that the optimized link for rebuild `request` failed with
+    /// `result`, unless a later rebuild is in the slot, and wakes
+    /// [`wait_optimized`](Self::wait_optimized).
+    pub(super) fn optimized_failed(&self, request: u64, result: vk::Result) {
+        let mut state = lock(&self.state);
+        if state.rebuilds.generation == request && state.optimized.is_none() {
+            state.link_failure = Some((request, result));
+        }
+        drop(state);
+        self.optimized_landed.notify_all();
     }
 
     /// The best pipeline available now.
@@ -101,17 +133,64 @@ impl PipelineSlot {
     }
 
     /// Whether the optimized pipeline has arrived (always true for
-    /// monolithic pipelines, which are optimized from the start).
+    /// monolithic pipelines, which are optimized from the start). To wait
+    /// for it, use [`wait_optimized`](Self::wait_optimized).
     ///
     /// ```no_run
     /// # fn example(slot: &smolv_runtime::vulkan::PipelineSlot) {
-    /// while !slot.is_optimized() {
-    ///     std::thread::sleep(std::time::Duration::from_millis(1)); // a loading screen would draw here
-    /// }
+    /// let label = if slot.is_optimized() { "optimized" } else { "fast link" };
+    /// # let _ = label;
     /// # }
     /// ```
     pub fn is_optimized(&self) -> bool {
         lock(&self.state).optimized.is_some()
+    }
+
+    /// Waits until the optimized pipeline has arrived, for at most
+    /// `timeout`: `Ok(true)` once it is [`current`](Self::current)
+    /// (at once for monolithic pipelines), `Ok(false)` if `timeout` passed
+    /// first. The calling thread sleeps meanwhile; the slot keeps drawing
+    /// with the fast link.
+    ///
+    /// # Errors
+    /// [`VulkanError::Call`] when the background link failed: the slot
+    /// keeps the fast-linked pipeline for good.
+    ///
+    /// ```no_run
+    /// # fn example(slot: &smolv_runtime::vulkan::PipelineSlot) -> Result<(), smolv_runtime::vulkan::VulkanError> {
+    /// use std::time::Duration;
+    /// // A loading screen: give the background link up to a second.
+    /// if !slot.wait_optimized(Duration::from_secs(1))? {
+    ///     eprintln!("still on the fast link; it is swapped in when ready");
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn wait_optimized(&self, timeout: Duration) -> Result<bool, VulkanError> {
+        let deadline = Instant::now().checked_add(timeout);
+        let mut state = lock(&self.state);
+        loop {
+            if state.optimized.is_some() {
+                return Ok(true);
+            }
+            if let Some((generation, result)) = state.link_failure
+                && generation == state.rebuilds.generation
+            {
+                return Err(VulkanError::Call { call: "vkCreateGraphicsPipelines (optimized link)", result });
+            }
+            // A deadline past what `Instant` holds: wait as long as it takes.
+            let left = match deadline {
+                Some(deadline) => deadline.saturating_duration_since(Instant::now()),
+                None => Duration::from_secs(3600),
+            };
+            if left.is_zero() {
+                return Ok(false);
+            }
+            state = match self.optimized_landed.wait_timeout(state, left) {
+                Ok((state, _)) => state,
+                Err(poisoned) => poisoned.into_inner().0,
+            };
+        }
     }
 
     /// The fast-linked pipeline (or the monolithic one), for comparisons

@@ -34,12 +34,15 @@ impl Job {
             Self::Link { slot, libraries, request } => {
                 // SAFETY: this function's contract; the libraries were made
                 // with the slot's layout.
-                if let Ok(pipeline) = unsafe { link(device, cache, &libraries, slot.layout, true) }
-                    && let Err(stale) = slot.offer_optimized(request, pipeline)
-                {
-                    // SAFETY: a later rebuild replaced the pipelines
-                    // this link was for; it was never handed out.
-                    unsafe { device.destroy_pipeline(stale, None) };
+                match unsafe { link(device, cache, &libraries, slot.layout, true) } {
+                    Ok(pipeline) => {
+                        if let Err(stale) = slot.offer_optimized(request, pipeline) {
+                            // SAFETY: a later rebuild replaced the pipelines
+                            // this link was for; it was never handed out.
+                            unsafe { device.destroy_pipeline(stale, None) };
+                        }
+                    }
+                    Err(error) => slot.optimized_failed(request, error.result()),
                 }
             }
             Self::Compute { slot, job } => {

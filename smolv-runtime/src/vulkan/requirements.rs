@@ -1,0 +1,203 @@
+//! What a device needs for the manager, asked of a physical device: the
+//! extensions to enable, the feature structures to chain onto
+//! `VkDeviceCreateInfo`, and the [`PipelineOptions`] that match.
+
+use std::ffi::{CStr, c_char};
+
+use ash::vk;
+
+use super::VulkanError;
+use super::device_features::DeviceFeatures;
+use super::pipelines::PipelineOptions;
+
+/// The extensions and features a [`PipelineManager`](super::PipelineManager)
+/// needs on a physical device, and the [`PipelineOptions`] that match the
+/// device created with them: Vulkan 1.3 dynamic rendering always, and
+/// graphics pipeline libraries (VK_KHR_pipeline_library,
+/// VK_EXT_graphics_pipeline_library and the `graphicsPipelineLibrary`
+/// feature) where the device has them. Enabling them is one call, and
+/// the options never claim what the device lacks.
+///
+/// ```no_run
+/// # use ash::vk;
+/// # fn example(instance: &ash::Instance, physical: vk::PhysicalDevice, family: u32, limits: &vk::PhysicalDeviceLimits) -> Result<(), Box<dyn std::error::Error>> {
+/// use smolv_runtime::vulkan::{DeviceRequirements, PipelineManager};
+/// // SAFETY: `instance` is alive, created for Vulkan 1.3, and `physical` is one of its devices.
+/// let mut requirements = unsafe { DeviceRequirements::for_physical_device(instance, physical)? };
+/// // More Vulkan 1.3 features of your own go on the same structure:
+/// requirements.vulkan13_features().synchronization2 = vk::TRUE;
+/// // Your own extensions next to the manager's:
+/// let mut extensions = requirements.extension_name_ptrs();
+/// extensions.push(ash::khr::swapchain::NAME.as_ptr());
+/// let priorities = [1.0];
+/// let queues = [vk::DeviceQueueCreateInfo::default().queue_family_index(family).queue_priorities(&priorities)];
+/// let info = vk::DeviceCreateInfo::default().queue_create_infos(&queues).enabled_extension_names(&extensions);
+/// let info = requirements.push_features(info);
+/// // SAFETY: a valid create info for `physical`.
+/// let device = unsafe { instance.create_device(physical, &info, None)? };
+/// // Libraries where the device has them, monolithic pipelines otherwise.
+/// let options = requirements.pipeline_options();
+/// // SAFETY: the device was created with what `options` says; it outlives the manager.
+/// let manager = unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), limits, options) };
+/// # let _ = manager;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone, Debug)]
+pub struct DeviceRequirements {
+    /// The physical device has the pipeline-library extensions and feature.
+    library_supported: bool,
+    /// And they are wanted (see [`without_graphics_pipeline_library`](Self::without_graphics_pipeline_library)).
+    library_wanted: bool,
+    vulkan13: vk::PhysicalDeviceVulkan13Features<'static>,
+    library: vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT<'static>,
+}
+
+/// The extensions graphics pipeline libraries need, in the order Vulkan
+/// lists the dependency first.
+const LIBRARY_EXTENSIONS: [&CStr; 2] = [ash::khr::pipeline_library::NAME, ash::ext::graphics_pipeline_library::NAME];
+
+impl DeviceRequirements {
+    /// What `physical` needs for the manager, and the graphics pipeline
+    /// libraries it has. See the [example](Self).
+    ///
+    /// # Errors
+    /// [`VulkanError::DeviceUnsupported`] for a physical device below
+    /// Vulkan 1.3 or without dynamic rendering, and failing Vulkan calls.
+    ///
+    /// # Safety
+    /// `instance` is a live instance created for Vulkan 1.1 or later
+    /// (`VkApplicationInfo::apiVersion`; the manager itself needs 1.3),
+    /// and `physical` one of its physical devices.
+    pub unsafe fn for_physical_device(
+        instance: &ash::Instance,
+        physical: vk::PhysicalDevice,
+    ) -> Result<Self, VulkanError> {
+        // SAFETY: the caller's contract: a live instance and its device.
+        let properties = unsafe { instance.get_physical_device_properties(physical) };
+        let name =
+            || properties.device_name_as_c_str().map_or_else(|_| "?".into(), |n| n.to_string_lossy().into_owned());
+        if properties.api_version < vk::API_VERSION_1_3 {
+            return Err(VulkanError::DeviceUnsupported {
+                device: name(),
+                needs: "Vulkan 1.3",
+                has: format!(
+                    "Vulkan {}.{}",
+                    vk::api_version_major(properties.api_version),
+                    vk::api_version_minor(properties.api_version)
+                ),
+            });
+        }
+        // SAFETY: as above.
+        let extensions = super::check("vkEnumerateDeviceExtensionProperties", unsafe {
+            instance.enumerate_device_extension_properties(physical)
+        })?;
+        let listed = LIBRARY_EXTENSIONS
+            .iter()
+            .all(|&wanted| extensions.iter().any(|e| e.extension_name_as_c_str() == Ok(wanted)));
+        let mut vulkan13 = vk::PhysicalDeviceVulkan13Features::default();
+        let mut library = vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default();
+        {
+            let mut query = vk::PhysicalDeviceFeatures2::default().push_next(&mut vulkan13);
+            // Chained only where the device lists the extension.
+            if listed {
+                query = query.push_next(&mut library);
+            }
+            // SAFETY: as above; a 1.1 instance has the query, and the chain
+            // holds structures of the device's version and extensions.
+            unsafe { instance.get_physical_device_features2(physical, &mut query) };
+        }
+        if vulkan13.dynamic_rendering != vk::TRUE {
+            return Err(VulkanError::DeviceUnsupported {
+                device: name(),
+                needs: "the dynamicRendering feature",
+                has: "Vulkan 1.3 without it".to_owned(),
+            });
+        }
+        let library_supported = listed && library.graphics_pipeline_library == vk::TRUE;
+        Ok(Self {
+            library_supported,
+            library_wanted: true,
+            vulkan13: vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true),
+            library: vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default()
+                .graphics_pipeline_library(library_supported),
+        })
+    }
+
+    /// The same requirements without graphics pipeline libraries, even
+    /// where the device has them: the manager then builds monolithic
+    /// pipelines.
+    ///
+    /// ```no_run
+    /// # fn example(requirements: smolv_runtime::vulkan::DeviceRequirements) {
+    /// let requirements = requirements.without_graphics_pipeline_library();
+    /// assert!(!requirements.graphics_pipeline_library());
+    /// assert!(requirements.extension_names().is_empty());
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn without_graphics_pipeline_library(mut self) -> Self {
+        self.library_wanted = false;
+        self
+    }
+
+    /// Whether the device gets graphics pipeline libraries: it has them,
+    /// and [`without_graphics_pipeline_library`](Self::without_graphics_pipeline_library)
+    /// was not called.
+    pub fn graphics_pipeline_library(&self) -> bool {
+        self.library_supported && self.library_wanted
+    }
+
+    /// The device extensions to enable: VK_KHR_pipeline_library and
+    /// VK_EXT_graphics_pipeline_library where the device gets libraries,
+    /// else none.
+    pub fn extension_names(&self) -> &'static [&'static CStr] {
+        if self.graphics_pipeline_library() { &LIBRARY_EXTENSIONS } else { &[] }
+    }
+
+    /// [`extension_names`](Self::extension_names) as the pointers
+    /// `VkDeviceCreateInfo::ppEnabledExtensionNames` takes (ash's
+    /// `enabled_extension_names`); push your own next to them.
+    pub fn extension_name_ptrs(&self) -> Vec<*const c_char> {
+        self.extension_names().iter().map(|name| name.as_ptr()).collect()
+    }
+
+    /// The `VkPhysicalDeviceVulkan13Features` that
+    /// [`push_features`](Self::push_features) chains, with
+    /// `dynamicRendering` on: set the other Vulkan 1.3 features your
+    /// device needs here, since a chain holds one structure of each type.
+    pub fn vulkan13_features(&mut self) -> &mut vk::PhysicalDeviceVulkan13Features<'static> {
+        &mut self.vulkan13
+    }
+
+    /// `info` with the feature structures chained: the Vulkan 1.3 one
+    /// (`dynamicRendering` and what [`vulkan13_features`](Self::vulkan13_features)
+    /// added), and `VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT` where
+    /// the device gets libraries. Do not chain another structure of these
+    /// types onto `info`.
+    pub fn push_features<'a>(&'a mut self, info: vk::DeviceCreateInfo<'a>) -> vk::DeviceCreateInfo<'a> {
+        self.vulkan13.p_next = std::ptr::null_mut();
+        self.library.p_next = std::ptr::null_mut();
+        let info = info.push_next(&mut self.vulkan13);
+        if self.library_supported && self.library_wanted { info.push_next(&mut self.library) } else { info }
+    }
+
+    /// What the device created with these requirements has enabled, as
+    /// [`PipelineOptions::features`](PipelineOptions#structfield.features)
+    /// takes it: graphics pipeline libraries where it gets them, and the
+    /// Vulkan 1.3 features set. Add the features of your own with
+    /// [`DeviceFeatures`]' methods.
+    pub fn device_features(&self) -> DeviceFeatures {
+        DeviceFeatures::default()
+            .with_vulkan13(&self.vulkan13)
+            .with_graphics_pipeline_library(self.graphics_pipeline_library())
+    }
+
+    /// The options for a manager on the device created with these
+    /// requirements: [`PipelineOptions::new`] with
+    /// [`device_features`](Self::device_features), so that it builds
+    /// pipelines from libraries exactly where the device gets them.
+    pub fn pipeline_options(&self) -> PipelineOptions {
+        PipelineOptions::new().features(self.device_features())
+    }
+}
