@@ -64,7 +64,9 @@ fn modules() -> [Module; 3] {
 /// A manager on the device whose pipeline creation a test can make fail.
 fn manager(gpu: &Gpu, force_monolithic: bool) -> PipelineManager {
     let options = PipelineOptions::new()
-        .graphics_pipeline_library(gpu.graphics_pipeline_library)
+        .features(
+            smolv_runtime::vulkan::DeviceFeatures::default().with_graphics_pipeline_library(gpu.graphics_pipeline_library),
+        )
         .force_monolithic(force_monolithic);
     // SAFETY: `Gpu` enables dynamic rendering and, where `options` says
     // so, graphics pipeline libraries; each test drops the manager (after
