@@ -12,7 +12,7 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::SystemTime;
 
 use super::external::{Scratch, hash_read, missing_candidates, parse_depfile, words};
@@ -59,15 +59,23 @@ pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Di
         let (output, depfile) = (scratch.path().join(format!("{name}.spv")), scratch.path().join(format!("{name}.d")));
         let mut command = Command::new(glslc);
         command.args(args(job, stage, settings)).arg(level).arg("-MD").arg("-MF").arg(&depfile).arg("-o").arg(&output);
-        command.arg(&job.path).stdin(Stdio::null());
-        let result = command
-            .output()
-            .map_err(|e| fail(format!("cannot run glslc ({}): {e}; {INSTALL_HINT}", glslc.display())))?;
+        command.arg(&job.path);
+        // Under the limits of every tool: a hang or a runaway costs this
+        // shader alone.
+        let limits = tool::Limits::from_env();
+        let result = tool::run(&mut command, None, limits).map_err(|stopped| match stopped {
+            tool::Stopped::Start(e) => fail(format!("cannot run glslc ({}): {e}; {INSTALL_HINT}", glslc.display())),
+            over_time => fail(format!(
+                "glslc {over_time} on this shader; the other shaders were compiled. Simplify the shader, or raise \
+                 the limit"
+            )),
+        })?;
         let log = String::from_utf8_lossy(&result.stderr);
         if let Some(how) = crate::compile::tool::crashed(result.status) {
             return Err(fail(format!(
-                "the shader compiler crashed on this shader: glslc {how}; this is a compiler bug: rewrite the \
-                 construct it fails on, or use another glslc version{}",
+                "the shader compiler crashed on this shader: glslc {how}; this is a compiler bug (or a shader beyond \
+                 the limits of {}): rewrite the construct it fails on, or use another glslc version{}",
+                limits.describe(),
                 if log.trim().is_empty() { String::new() } else { format!("; it printed: {}", log.trim()) }
             )));
         }

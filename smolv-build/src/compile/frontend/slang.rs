@@ -133,12 +133,20 @@ fn common_args(job: &Job, settings: &Settings) -> Vec<std::ffi::OsString> {
     args
 }
 
-/// Runs `slangc`; its warnings on success, its errors (located) on failure.
+/// Runs `slangc` under the limits of every tool ([`tool::run`]); its
+/// warnings on success, its errors (located) on failure.
 fn run(command: &mut Command, slangc: &Path, job: &Job) -> Result<Vec<String>, Vec<Diagnostic>> {
-    let output = command.stdin(std::process::Stdio::null()).output().map_err(|e| {
+    let limits = tool::Limits::from_env();
+    let output = tool::run(command, None, limits).map_err(|stopped| {
         vec![Diagnostic::whole_file(
             &job.path,
-            format!("cannot run slangc ({}): {e}; {INSTALL_HINT}", slangc.display()),
+            match stopped {
+                tool::Stopped::Start(e) => format!("cannot run slangc ({}): {e}; {INSTALL_HINT}", slangc.display()),
+                over_time => format!(
+                    "slangc {over_time} on this shader; the other shaders were compiled. Simplify the shader, or \
+                     raise the limit"
+                ),
+            },
         )]
     })?;
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -146,8 +154,9 @@ fn run(command: &mut Command, slangc: &Path, job: &Job) -> Result<Vec<String>, V
         return Err(vec![Diagnostic::whole_file(
             &job.path,
             format!(
-                "the shader compiler crashed on this shader: slangc {how}; this is a compiler bug: rewrite the \
-                 construct it fails on, or use another slangc version{}",
+                "the shader compiler crashed on this shader: slangc {how}; this is a compiler bug (or a shader \
+                 beyond the limits of {}): rewrite the construct it fails on, or use another slangc version{}",
+                limits.describe(),
                 if stderr.trim().is_empty() { String::new() } else { format!("; it printed: {}", stderr.trim()) }
             ),
         )]);
