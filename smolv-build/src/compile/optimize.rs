@@ -268,7 +268,10 @@ pub(crate) mod tests {
     fn a_hung_optimizer_is_stopped_with_its_children_and_not_tried_again() {
         let dir = tempfile::tempdir().unwrap();
         let ticks = dir.path().join("ticks");
-        let body = format!("(while :; do echo tick >> '{}'; sleep 0.05; done) &\nsleep 60", ticks.display());
+        let body = format!(
+            "(while :; do echo tick >> '{}'; sleep 0.05; done) </dev/null >/dev/null 2>&1 &\nsleep 60",
+            ticks.display()
+        );
         let tool = fake_spirv_opt(dir.path(), &body);
         let limits = tool::Limits { time: std::time::Duration::from_millis(500), memory_bytes: 1 << 30 };
         let module = smolv_runtime::doc_example_module();

@@ -328,7 +328,12 @@ pub(crate) mod tests {
     /// writing to `ticks` until it is killed.
     #[cfg(unix)]
     pub(crate) fn hanging_tool(dir: &Path, name: &str, ticks: &Path) -> PathBuf {
-        let body = format!("(while :; do echo tick >> '{}'; sleep 0.05; done) &\nsleep 60", ticks.display());
+        // The child holds none of the tool's pipes: only the group kill
+        // stops it.
+        let body = format!(
+            "(while :; do echo tick >> '{}'; sleep 0.05; done) </dev/null >/dev/null 2>&1 &\nsleep 60",
+            ticks.display()
+        );
         script(dir, name, &body)
     }
 

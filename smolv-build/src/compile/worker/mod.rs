@@ -70,7 +70,7 @@ const TEST_STARTED_VAR: &str = "SMOLV_WORKER_TEST_STARTED";
 #[cfg(debug_assertions)]
 const TEST_GRANDCHILD_VAR: &str = "SMOLV_WORKER_TEST_GRANDCHILD";
 /// Test hook, debug builds only: set, a worker closes its standard input
-/// after its first answer, and waits to be killed.
+/// before its first answer, and waits to be killed after it.
 #[cfg(debug_assertions)]
 const TEST_DEAF_VAR: &str = "SMOLV_WORKER_TEST_DEAF";
 

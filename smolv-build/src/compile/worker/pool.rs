@@ -31,6 +31,9 @@ pub(crate) struct Workers {
     /// Variables set in each worker's environment, for the test hooks.
     #[cfg(test)]
     env: Vec<(&'static str, std::ffi::OsString)>,
+    /// Arguments of each worker.
+    #[cfg(test)]
+    args: Vec<&'static str>,
 }
 
 /// Why a request got no answer.
@@ -86,6 +89,8 @@ impl Workers {
             idle: Mutex::new(Vec::new()),
             #[cfg(test)]
             env: Vec::new(),
+            #[cfg(test)]
+            args: Vec::new(),
         }
     }
 
@@ -202,7 +207,7 @@ impl Workers {
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
         #[cfg(test)]
-        command.envs(self.env.iter().map(|(name, value)| (name, value)));
+        command.envs(self.env.iter().map(|(name, value)| (name, value))).args(&self.args);
         let mut child = command.spawn().map_err(|e| {
             format!(
                 "cannot start a shader compiler worker ({}): {e}; build again, or set SMOLV_WORKERS=0 to compile \
@@ -464,6 +469,9 @@ mod tests {
         let build_script = [("OUT_DIR", "/nonexistent"), ("TARGET", "test"), ("HOST", "test"), ("NUM_JOBS", "1")];
         workers.env = build_script.iter().map(|&(name, value)| (name, OsString::from(value))).collect();
         workers.env.extend(hooks.iter().map(|&(name, value)| (name, value.as_os_str().to_owned())));
+        // Should the worker not serve before `main`, libtest runs no test
+        // in it (not this one again, and so on), and it never greets.
+        workers.args = vec!["--exact", "no test has this name"];
         workers
     }
 

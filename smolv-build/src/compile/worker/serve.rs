@@ -177,8 +177,18 @@ mod test_hooks {
     /// `SMOLV_WORKER_TEST_DELAY=name=ms` sleeps before compiling a file
     /// named `name`, to reach the time limit;
     /// `SMOLV_WORKER_TEST_ABORT=translate` aborts on a translation, as a
-    /// naga crash would.
+    /// naga crash would; `SMOLV_WORKER_TEST_DEAF` closes this worker's
+    /// standard input before it answers (and `after` waits to be killed),
+    /// so the next request finds a live worker and a broken pipe.
     pub(super) fn before(request: &Request) {
+        if std::env::var_os(TEST_DEAF_VAR).is_some() {
+            #[cfg(unix)]
+            // SAFETY: closes this process's own standard input, which
+            // nothing reads from again.
+            unsafe {
+                libc::close(0)
+            };
+        }
         if let Some(file) = std::env::var_os(TEST_GRANDCHILD_VAR) {
             let script = "while :; do echo tick >> \"$0\"; sleep 0.05; done";
             let mut child = std::process::Command::new("sh");
@@ -204,17 +214,9 @@ mod test_hooks {
         }
     }
 
-    /// After an answer: `SMOLV_WORKER_TEST_DEAF` closes this worker's
-    /// standard input and waits to be killed, so the next request finds a
-    /// live worker and a broken pipe.
+    /// After an answer: with `SMOLV_WORKER_TEST_DEAF`, waits to be killed.
     pub(super) fn after() {
         if std::env::var_os(TEST_DEAF_VAR).is_some() {
-            #[cfg(unix)]
-            // SAFETY: closes this process's own standard input, which
-            // nothing reads from again.
-            unsafe {
-                libc::close(0)
-            };
             std::thread::sleep(std::time::Duration::from_secs(600));
         }
     }
