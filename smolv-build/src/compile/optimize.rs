@@ -117,8 +117,12 @@ fn optimize_once(spirv: &[u32], level: Optimization, env: TargetEnv, tool: &Path
     let limits = tool::Limits::from_env();
     let output = match tool::run(&mut command, Some(input), limits) {
         Ok(output) => output,
-        Err(tool::Stopped::Start(e)) => return Err(Failure::Transient(format!("cannot run {}: {e}", tool.display())).into()),
-        Err(stopped @ tool::Stopped::OverTime(_)) => return Err(Once::OverTime(format!("spirv-opt {recipe} {stopped}"))),
+        Err(tool::Stopped::Start(e)) => {
+            return Err(Failure::Transient(format!("cannot run {}: {e}", tool.display())).into());
+        }
+        Err(stopped @ tool::Stopped::OverTime(_)) => {
+            return Err(Once::OverTime(format!("spirv-opt {recipe} {stopped}")));
+        }
     };
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
@@ -287,10 +291,8 @@ pub(crate) mod tests {
     #[test]
     fn a_runaway_optimizer_ends_at_the_memory_cap() {
         let dir = tempfile::tempdir().unwrap();
-        let tool = fake_spirv_opt(
-            dir.path(),
-            "x=a; i=0; while [ $i -lt 29 ]; do x=\"$x$x\"; i=$((i+1)); done; echo survived",
-        );
+        let tool =
+            fake_spirv_opt(dir.path(), "x=a; i=0; while [ $i -lt 29 ]; do x=\"$x$x\"; i=$((i+1)); done; echo survived");
         let limits = tool::Limits { time: std::time::Duration::from_secs(120), memory_bytes: 128 << 20 };
         let module = smolv_runtime::doc_example_module();
         let failure = tool::tests::with_limits(limits, || {

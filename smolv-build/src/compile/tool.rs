@@ -55,11 +55,7 @@ impl Limits {
     /// "120 s and 4096 MiB (SMOLV_WORKER_TIMEOUT, SMOLV_WORKER_MEMORY_MB)",
     /// for messages.
     pub(crate) fn describe(&self) -> String {
-        format!(
-            "{} s and {} MiB ({TIMEOUT_VAR}, {MEMORY_MIB_VAR})",
-            self.time.as_secs_f64(),
-            self.memory_bytes >> 20
-        )
+        format!("{} s and {} MiB ({TIMEOUT_VAR}, {MEMORY_MIB_VAR})", self.time.as_secs_f64(), self.memory_bytes >> 20)
     }
 }
 
@@ -138,7 +134,8 @@ const POLL: Duration = Duration::from_millis(2);
 pub(crate) fn run(command: &mut Command, input: Option<Vec<u8>>, limits: Limits) -> Result<Output, Stopped> {
     confine(command, limits.memory_bytes);
     let stdin = if input.is_some() { Stdio::piped() } else { Stdio::null() };
-    let mut child = command.stdin(stdin).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(Stopped::Start)?;
+    let mut child =
+        command.stdin(stdin).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(Stopped::Start)?;
     let deadline = Instant::now() + limits.time;
     // Fed and drained from threads, so that no full pipe blocks the tool
     // or this loop.

@@ -170,6 +170,46 @@ mod tests {
     use crate::options::{BindingBase, RegisterBinding, ResourceKind};
     use smolv_runtime::reflect::ShaderStage;
 
+    /// Compiles `shaders/lit.frag` (HLSL with 16-bit types) with `glslc`
+    /// and `limits`.
+    #[cfg(unix)]
+    fn compile_with(glslc: PathBuf, limits: tool::Limits) -> Vec<Diagnostic> {
+        let job =
+            Job { stage: Some(ShaderStage::Fragment), ..Job::for_test("lit.frag", "shaders/lit.frag", Language::Hlsl) };
+        let mut settings = crate::compile::job::tests::settings();
+        settings.hlsl.sixteen_bit_types = true;
+        settings.glslc = Some(glslc);
+        tool::tests::with_limits(limits, || compile(&job, &settings)).unwrap_err()
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_hung_glslc_costs_its_shader_and_its_children_stop() {
+        let dir = tempfile::tempdir().unwrap();
+        let ticks = dir.path().join("ticks");
+        let glslc = tool::tests::hanging_tool(dir.path(), "glslc", &ticks);
+        let limits = tool::Limits { time: std::time::Duration::from_millis(500), memory_bytes: 1 << 30 };
+        let errors = compile_with(glslc, limits);
+        assert_eq!(errors[0].path, Path::new("shaders/lit.frag"));
+        assert!(errors[0].message.contains("glslc took longer than 0.5 s"), "{}", errors[0].message);
+        tool::tests::assert_still(&ticks);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_runaway_glslc_ends_at_the_memory_cap_and_costs_its_shader() {
+        let dir = tempfile::tempdir().unwrap();
+        let glslc = tool::tests::allocating_tool(dir.path(), "glslc");
+        let limits = tool::Limits { time: std::time::Duration::from_secs(120), memory_bytes: 128 << 20 };
+        let errors = compile_with(glslc, limits);
+        assert_eq!(errors[0].path, Path::new("shaders/lit.frag"));
+        assert!(
+            errors[0].message.contains("crashed on this shader: glslc was killed by signal"),
+            "{}",
+            errors[0].message
+        );
+    }
+
     #[test]
     fn every_option_becomes_its_glslc_flag() {
         let job = Job {

@@ -323,6 +323,45 @@ fn classic(text: &str) -> Option<(&str, u32, Severity, String)> {
 mod tests {
     use super::*;
 
+    /// Compiles `shaders/tri.slang` with `slangc` and `limits`.
+    #[cfg(unix)]
+    fn compile_with(slangc: PathBuf, limits: tool::Limits) -> Vec<Diagnostic> {
+        let job = Job::for_test("tri.slang", "shaders/tri.slang", crate::options::Language::Slang);
+        let mut settings = crate::compile::job::tests::settings();
+        settings.slangc = Some(slangc);
+        tool::tests::with_limits(limits, || compile(&job, &settings)).unwrap_err()
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_hung_slangc_costs_its_shader_and_its_children_stop() {
+        let dir = tempfile::tempdir().unwrap();
+        let ticks = dir.path().join("ticks");
+        let slangc = tool::tests::hanging_tool(dir.path(), "slangc", &ticks);
+        let limits = tool::Limits { time: std::time::Duration::from_millis(500), memory_bytes: 1 << 30 };
+        let errors = compile_with(slangc, limits);
+        assert_eq!(errors[0].path, Path::new("shaders/tri.slang"));
+        assert!(errors[0].message.contains("slangc took longer than 0.5 s"), "{}", errors[0].message);
+        tool::tests::assert_still(&ticks);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_runaway_slangc_ends_at_the_memory_cap_and_costs_its_shader() {
+        let dir = tempfile::tempdir().unwrap();
+        let slangc = tool::tests::allocating_tool(dir.path(), "slangc");
+        let limits = tool::Limits { time: std::time::Duration::from_secs(120), memory_bytes: 128 << 20 };
+        let errors = compile_with(slangc, limits);
+        assert_eq!(errors[0].path, Path::new("shaders/tri.slang"));
+        // Had it lived on, it would have printed `survived` and no
+        // reflection data.
+        assert!(
+            errors[0].message.contains("crashed on this shader: slangc was killed by signal"),
+            "{}",
+            errors[0].message
+        );
+    }
+
     #[test]
     fn rich_diagnostics_are_located_and_keep_the_caret_label() {
         let stderr = "error[E20001]: unexpected token\n --> shaders/bad.slang:5:1\n  |\n5 | }\n  | ^ unexpected '}', \

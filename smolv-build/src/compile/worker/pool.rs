@@ -262,9 +262,8 @@ impl Workers {
         worker.arm(Instant::now() + self.limits.time);
         let greeted = protocol::wait_for_hello(&mut worker.stdout);
         // A worker that greeted just as the watchdog fired is lost.
-        let greeted = greeted.and_then(|()| {
-            if worker.disarm() { Err(std::io::ErrorKind::TimedOut.into()) } else { Ok(()) }
-        });
+        let greeted =
+            greeted.and_then(|()| if worker.disarm() { Err(std::io::ErrorKind::TimedOut.into()) } else { Ok(()) });
         match greeted {
             Ok(()) => Ok(worker),
             Err(_) => Err(format!(
