@@ -4,12 +4,18 @@
 //! runaway allocation ends a worker, not the build.
 //!
 //! The worker is this same program, started again with [`MARKER`] set:
-//! - under a build script, the build script itself, which reaches
-//!   [`Config::try_compile`](crate::Config::try_compile) again (`compile()`
-//!   calls it), and there serves instead of building ([`serve_if_asked`]);
+//! - under a build script, the build script itself. On Linux it serves
+//!   before the build script's `main` (`enter`, a constructor), so it never
+//!   runs the user's code: what `main` does before `Config::compile` runs
+//!   once per build. `enter`'s docs say why a constructor of our own, and
+//!   how the linker is made to keep it. Elsewhere it reaches
+//!   [`Config::try_compile`](crate::Config::try_compile) again
+//!   (`compile()` calls it), and there serves instead of building
+//!   ([`serve_if_asked`]);
 //! - anywhere else, a program whose `main` calls
 //!   [`Config::worker_main`](crate::Config::worker_main) first (the
-//!   `cargo-smolv` CLI, or a game through `smolv_reload::worker_main`).
+//!   `cargo-smolv` CLI, or a game through `smolv_reload::worker_main`),
+//!   which serves there, once Rust's runtime is set up.
 //!
 //! Without either (a test harness, a program without the hook), or with
 //! `SMOLV_WORKERS=0`, the compilers run in this process, as they did
@@ -22,11 +28,15 @@
 //! is pointed at stderr, so compiler chatter cannot corrupt a frame
 //! (`serve`). It dies with its parent (`PR_SET_PDEATHSIG` on Linux, and
 //! the closed pipe everywhere), has an address-space cap (`RLIMIT_AS` on
-//! unix) and a time limit per request. A worker that dies or overruns is
+//! unix) and a time limit per request, the limits of every tool the build
+//! runs ([`Limits`]). It runs in a process group of its own, which a
+//! time-out kills whole. A worker that dies or overruns is
 //! replaced for the requests after it, and what it was doing is never
 //! cached: a compile is an error naming the shader and how the worker
 //! ended; a translation is a warning saying the same, and the module ships
-//! as SPIR-V.
+//! as SPIR-V. An idle worker that died is noticed (`try_wait`) before it is
+//! given a request, and a request that meets a broken pipe goes to another
+//! worker once (`pool`).
 
 mod enter;
 mod pool;
