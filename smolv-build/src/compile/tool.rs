@@ -61,22 +61,36 @@ impl Limits {
 
 /// Makes `command` start in a process group of its own (so that
 /// [`kill_group`] reaches its children too) with its address space capped
-/// at `memory_bytes` (unix; elsewhere it runs uncapped).
+/// at `memory_bytes` (unix; elsewhere it runs uncapped). On Linux it also
+/// dies with the thread that starts it ([`run`] waits for it on that
+/// thread): out of the build's process group, a killed build's Ctrl-C or
+/// `kill -- -PGID` no longer reaches it.
 pub(crate) fn confine(command: &mut Command, memory_bytes: u64) {
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;
         command.process_group(0);
         let cap = libc::rlim_t::try_from(memory_bytes).unwrap_or(libc::RLIM_INFINITY);
-        #[allow(unsafe_code, reason = "setrlimit between fork and exec, which CommandExt::pre_exec requires")]
-        // SAFETY: the closure only calls setrlimit, which is
-        // async-signal-safe, on the child's own limits, and touches no
-        // memory of the parent's but the copied `cap`.
+        #[cfg(target_os = "linux")]
+        let parent = libc::pid_t::try_from(std::process::id()).unwrap_or(0);
+        #[allow(unsafe_code, reason = "setrlimit and prctl between fork and exec, as CommandExt::pre_exec requires")]
+        // SAFETY: the closure only makes system calls that are
+        // async-signal-safe (setrlimit, prctl, getppid) on the child's own
+        // state, and touches no memory of the parent's but the copied
+        // values.
         unsafe {
             command.pre_exec(move || {
                 let limit = libc::rlimit { rlim_cur: cap, rlim_max: libc::RLIM_INFINITY };
                 // A failure leaves the tool uncapped, as on other systems.
                 libc::setrlimit(libc::RLIMIT_AS, &limit);
+                #[cfg(target_os = "linux")]
+                {
+                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
+                    // The parent died before the request: nobody waits.
+                    if libc::getppid() != parent {
+                        return Err(std::io::ErrorKind::BrokenPipe.into());
+                    }
+                }
                 Ok(())
             });
         }

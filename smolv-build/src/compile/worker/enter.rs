@@ -125,9 +125,10 @@ mod linux {
         // SAFETY: the loader passes a valid description of one module, and
         // `data` is the `Search` of `finish_initialization`.
         let (info, search) = unsafe { (&*info, &mut *data.cast::<Search>()) };
-        let (Ok(base), Ok(count)) = (usize::try_from(info.dlpi_addr), usize::try_from(info.dlpi_phnum)) else {
+        let Ok(base) = usize::try_from(info.dlpi_addr) else {
             return 0;
         };
+        let count = usize::from(info.dlpi_phnum);
         if info.dlpi_phdr.is_null() {
             return 0;
         }

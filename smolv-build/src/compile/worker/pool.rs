@@ -55,13 +55,12 @@ enum Lost {
 
 /// One worker process.
 struct Worker {
-    child: Arc<Mutex<Child>>,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
     stderr: Arc<Mutex<Vec<u8>>>,
     /// The thread that drains stderr; it ends when the worker does.
     drain: Option<std::thread::JoinHandle<()>>,
-    /// The watchdog's side: the job's deadline, and whether it fired;
+    /// The process, its job's deadline, and whether the watchdog fired;
     /// `stop` ends the watchdog.
     watch: Arc<Watch>,
     stop: Arc<AtomicBool>,
@@ -170,7 +169,7 @@ impl Workers {
     fn take_idle(&self) -> Option<Worker> {
         let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
         while let Some(worker) = idle.pop() {
-            let ended = worker.child.lock().unwrap_or_else(PoisonError::into_inner).try_wait();
+            let ended = worker.watch.child.lock().unwrap_or_else(PoisonError::into_inner).try_wait();
             if let Ok(None) = ended {
                 return Some(worker);
             }
@@ -250,15 +249,7 @@ impl Workers {
                 }
             }
         });
-        let mut worker = Worker {
-            child: Arc::clone(&watch.child),
-            stdin,
-            stdout: BufReader::new(stdout),
-            stderr,
-            drain: Some(drain),
-            watch,
-            stop,
-        };
+        let mut worker = Worker { stdin, stdout: BufReader::new(stdout), stderr, drain: Some(drain), watch, stop };
         worker.arm(Instant::now() + self.limits.time);
         let greeted = protocol::wait_for_hello(&mut worker.stdout);
         // A worker that greeted just as the watchdog fired is lost.
@@ -279,7 +270,7 @@ impl Workers {
     /// time limit, and the end of its stderr. Stops it if it still runs.
     fn how_it_ended(&self, worker: &mut Worker) -> String {
         let status = {
-            let mut child = worker.child.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut child = worker.watch.child.lock().unwrap_or_else(PoisonError::into_inner);
             // A worker that closed its pipe but lives on is stopped.
             wait_briefly(&mut child)
         };
@@ -366,7 +357,7 @@ impl Watch {
     /// lost), or `disarm` comes first and the watchdog sees no deadline.
     fn fire_if_due(&self) -> bool {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        if !state.deadline.is_some_and(|at| Instant::now() >= at) {
+        if state.deadline.is_none_or(|at| Instant::now() < at) {
             return false;
         }
         #[cfg(test)]
@@ -383,7 +374,7 @@ impl Drop for Worker {
         self.stop.store(true, Ordering::Release);
         // An idle worker is between jobs: closing its stdin ends it, and
         // a kill makes sure of it without waiting.
-        let mut child = self.child.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut child = self.watch.child.lock().unwrap_or_else(PoisonError::into_inner);
         if let Ok(None) = child.try_wait() {
             crate::compile::tool::kill_group(&mut child);
         }
@@ -487,7 +478,7 @@ mod tests {
     fn an_idle_worker_that_died_is_never_handed_out() {
         let workers = this_test_binary(Duration::from_secs(60), &[]);
         compile_a_frag(&workers).unwrap();
-        let pid = workers.idle.lock().unwrap()[0].child.lock().unwrap().id();
+        let pid = workers.idle.lock().unwrap()[0].watch.child.lock().unwrap().id();
         let pid = libc::pid_t::try_from(pid).unwrap();
         // SAFETY: a plain signal to the worker this test started.
         #[allow(unsafe_code, reason = "kill(2) on the test's own worker")]

@@ -180,6 +180,7 @@ mod test_hooks {
     /// naga crash would; `SMOLV_WORKER_TEST_DEAF` closes this worker's
     /// standard input before it answers (and `after` waits to be killed),
     /// so the next request finds a live worker and a broken pipe.
+    #[allow(clippy::zombie_processes, reason = "the grandchild is meant to outlive the worker, until the group kill")]
     pub(super) fn before(request: &Request) {
         if std::env::var_os(TEST_DEAF_VAR).is_some() {
             #[cfg(unix)]
