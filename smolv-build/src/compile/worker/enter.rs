@@ -85,11 +85,7 @@ mod linux {
     /// returns.
     unsafe fn finish_initialization(argc: c_int, argv: *const *const c_char, envp: *const *const c_char) {
         let slot = std::ptr::addr_of!(ENTER) as usize;
-        let mut search = Search { slot, array: None };
-        // SAFETY: `visit` reads only what the loader describes, and
-        // `search` outlives the call.
-        unsafe { libc::dl_iterate_phdr(Some(visit), (&raw mut search).cast::<c_void>()) };
-        let Some((start, bytes)) = search.array else { return };
+        let Some((start, bytes)) = init_array_holding(slot) else { return };
         let step = std::mem::size_of::<usize>();
         let mut at = slot + step;
         while at + step <= start + bytes {
@@ -105,6 +101,16 @@ mod linux {
             }
             at += step;
         }
+    }
+
+    /// The address and size in bytes of the `.init_array` that holds
+    /// `slot`, from the dynamic section of the module it is in.
+    fn init_array_holding(slot: usize) -> Option<(usize, usize)> {
+        let mut search = Search { slot, array: None };
+        // SAFETY: `visit` reads only what the loader describes, and
+        // `search` outlives the call.
+        unsafe { libc::dl_iterate_phdr(Some(visit), (&raw mut search).cast::<c_void>()) };
+        search.array
     }
 
     /// What [`visit`] looks for: the `.init_array` holding `slot`.
@@ -162,5 +168,26 @@ mod linux {
             }
         }
         0
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn the_constructor_finds_its_own_slot_and_the_initializers_after_it() {
+            let slot = std::ptr::addr_of!(ENTER) as usize;
+            let (start, bytes) = init_array_holding(slot).expect("the module's .init_array");
+            assert!(start <= slot && slot < start + bytes, "{start:#x} + {bytes} holds {slot:#x}");
+            // SAFETY: the slot, inside the array, holds the constructor.
+            let entry = unsafe { std::ptr::read(slot as *const usize) };
+            assert_eq!(entry, enter as Initializer as usize);
+            // Rust's own initializer (the arguments, priority 99) comes
+            // before ours; the C++ ones of the static shaderc after it.
+            assert!(bytes / std::mem::size_of::<usize>() >= 2, "{bytes} B");
+            #[cfg(feature = "shaderc")]
+            assert!(slot + std::mem::size_of::<usize>() < start + bytes, "glslang's come after ours, and must run");
+            assert!(init_array_holding(0).is_none());
+        }
     }
 }
