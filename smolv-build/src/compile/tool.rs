@@ -141,6 +141,8 @@ impl std::fmt::Display for Stopped {
 /// waited for, so that the time-out kills a child that is not yet reaped
 /// (see [`kill_group`]); a tool runs for milliseconds at least.
 const POLL: Duration = Duration::from_millis(2);
+/// The longest pause between two looks: what a tool's end can cost.
+const MAX_POLL: Duration = Duration::from_millis(10);
 
 /// Runs `command` under `limits` ([`confine`]), writing `input` to its
 /// standard input (none: it reads nothing), and collects its output. Past
@@ -180,7 +182,7 @@ pub(crate) fn run(command: &mut Command, input: Option<Vec<u8>>, limits: Limits)
             }
             Ok(None) => {
                 std::thread::sleep(pause);
-                pause = (pause * 2).min(Duration::from_millis(50));
+                pause = (pause * 2).min(MAX_POLL);
             }
             Err(e) => {
                 kill_group(&mut child);
