@@ -420,11 +420,11 @@ mod tests {
         assert!(errors[0].message.contains("did not start: it exited with status 0"), "{}", errors[0].message);
     }
 
+    #[cfg(unix)]
     #[test]
     fn the_watchdog_never_stops_a_worker_it_reported_as_running() {
         let mut sleeper = Command::new("sleep");
         sleeper.arg("30");
-        #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut sleeper, 0);
         let child = Arc::new(Mutex::new(sleeper.spawn().unwrap()));
         let state = WatchState { deadline: Some(Instant::now()), fired: false };
