@@ -258,8 +258,9 @@ impl Workers {
         match greeted {
             Ok(()) => Ok(worker),
             Err(_) => Err(format!(
-                "a shader compiler worker ({}) did not start: it {}; outside a build script, call \
-                 `smolv_build::Config::worker_main()` first in `main`; or set SMOLV_WORKERS=0",
+                "a shader compiler worker ({}) did not start: it {}; a program that is no build script must \
+                 call `smolv_build::Config::worker_main()` first in `main` (off Linux, a build script too, or it \
+                 calls `Config::compile` first); or set SMOLV_WORKERS=0",
                 describe_exe(&self.exe),
                 self.how_it_ended(&mut worker)
             )),
