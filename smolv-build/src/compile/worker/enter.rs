@@ -7,12 +7,12 @@
 //! download, a sleep) would run again in every worker, at the same time,
 //! in the same `OUT_DIR`, and a prelude slower than the greeting time-out
 //! would fail every shader. So smolv-build puts a constructor in the
-//! program's `.init_array` ([`ENTER`]): the C runtime calls it before
+//! program's `.init_array` (`ENTER`): the C runtime calls it before
 //! `main`, and in a build script's worker it serves and exits there.
 //!
 //! Why a constructor of our own rather than the `ctor` crate: before it
 //! serves, the constructor runs the initializers that come after it in the
-//! same array ([`finish_initialization`]), and for that it needs the
+//! same array (`finish_initialization`), and for that it needs the
 //! address of its own slot, which `ctor` does not give. They matter: the
 //! linker puts a crate's constructors before those of the libraries it
 //! depends on, so glslang's C++ static constructors (in the static shaderc
@@ -30,7 +30,7 @@
 //!
 //! The linker takes an object file out of a library archive only when
 //! something refers to it, and `#[used]` does not change that. So
-//! [`retain`] refers to [`ENTER`], and `Config::try_compile`, which every
+//! [`retain`] refers to `ENTER`, and `Config::try_compile`, which every
 //! build script calls, calls it. `smolv-build/tests/build_script_workers.rs`
 //! checks this in a test binary that links smolv-build as a library.
 //!
@@ -38,7 +38,7 @@
 //! from `Config::compile`, as before, and runs what `main` does before it.
 #![allow(unsafe_code, reason = "a constructor in .init_array, and the initializers after it, before main")]
 
-/// Refers to [`ENTER`], so that the linker keeps the object that holds it
+/// Refers to `ENTER`, so that the linker keeps the object that holds it
 /// (see the module docs). Free.
 pub(crate) fn retain() {
     #[cfg(target_os = "linux")]
