@@ -899,9 +899,11 @@ impl Config {
     /// a compiler crash fails one shader, not the whole build. A worker is
     /// this same program started again with an environment variable set,
     /// which it must notice before doing anything else:
-    /// - a build script needs nothing: `compile()` and `try_compile()`
-    ///   serve there. Call them first in `main`, or, if `main` does slow
-    ///   work before them, call `worker_main()` at its top;
+    /// - a build script needs nothing: on Linux its workers serve before
+    ///   `main` runs (smolv-build's constructor), so what `main` does
+    ///   before `compile()` runs once per build. Elsewhere `compile()` and
+    ///   `try_compile()` serve, so call them first in `main`, or call
+    ///   `worker_main()` at its top;
     /// - any other program that builds shaders (a tool, a game with hot
     ///   reload through `smolv_reload::worker_main`) calls `worker_main()`
     ///   first in `main`. Without it, the compilers run in its own process,

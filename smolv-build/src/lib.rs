@@ -61,10 +61,12 @@
 //!
 //! If a shader compiler crashes (glslang 2023.1 segfaults on some invalid
 //! shaders), only that shader fails: shaderc, naga and wesl run in worker
-//! processes (the build script itself, started again), so the crash is an
-//! error naming the shader and the signal, on the first build, and the
-//! other shaders compile. What is promised and how it is tested:
-//! `docs/reliability.md`.
+//! processes (the build script itself, started again; on Linux a worker
+//! serves before your `main`, so what `main` does before `compile()` runs
+//! once per build), so the crash is an error naming the shader and the
+//! signal, on the first build, and the other shaders compile. `spirv-opt`,
+//! `slangc` and `glslc` run under the same time limit and memory cap. What
+//! is promised and how it is tested: `docs/reliability.md`.
 //!
 //! ## What it does
 //!

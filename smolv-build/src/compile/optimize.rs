@@ -24,10 +24,13 @@
 //! - It is exactly the recipe users know from the command line.
 //!
 //! Spawning costs a few milliseconds per module, paid only on cache misses.
+//! Each run has the limits of every child process of the build
+//! ([`tool::run`]): a run past the time limit is stopped with its children
+//! and not tried again (the module ships unoptimized, for this build only),
+//! and a runaway allocation ends at the memory cap.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use crate::cache::Cache;
 use crate::compile::tool;
@@ -60,21 +63,45 @@ pub(crate) enum Failure {
 }
 
 /// Optimizes `spirv` with `tool`, trying a second time after a
-/// [`Failure::Transient`] one. The caller warns and keeps the unoptimized
-/// module on failure, and caches that only for a [`Failure::Refused`].
+/// [`Failure::Transient`] one (but for a run past the time limit, which
+/// would only cost that time again). The caller warns and keeps the
+/// unoptimized module on failure, and caches that only for a
+/// [`Failure::Refused`].
 pub(crate) fn optimize(spirv: &[u32], level: Optimization, env: TargetEnv, tool: &Path) -> Result<Vec<u32>, Failure> {
     match optimize_once(spirv, level, env, tool) {
-        Err(Failure::Transient(first)) => optimize_once(spirv, level, env, tool).map_err(|again| match again {
-            Failure::Transient(why) if why == first => Failure::Transient(format!("{why} (twice)")),
-            Failure::Transient(why) => Failure::Transient(format!("{first}; tried again: {why}")),
-            refused => refused,
-        }),
-        done => done,
+        Err(Once::OverTime(why)) => Err(Failure::Transient(why)),
+        Err(Once::Failed(Failure::Transient(first))) => {
+            optimize_once(spirv, level, env, tool).map_err(|again| match again {
+                Once::Failed(Failure::Transient(why)) | Once::OverTime(why) if why == first => {
+                    Failure::Transient(format!("{why} (twice)"))
+                }
+                Once::Failed(Failure::Transient(why)) | Once::OverTime(why) => {
+                    Failure::Transient(format!("{first}; tried again: {why}"))
+                }
+                Once::Failed(refused) => refused,
+            })
+        }
+        Err(Once::Failed(failure)) => Err(failure),
+        Ok(optimized) => Ok(optimized),
     }
 }
 
-/// One run of `spirv-opt` on `spirv`.
-fn optimize_once(spirv: &[u32], level: Optimization, env: TargetEnv, tool: &Path) -> Result<Vec<u32>, Failure> {
+/// Why one run gave no module.
+enum Once {
+    Failed(Failure),
+    /// Stopped at the time limit: transient, but not tried again.
+    OverTime(String),
+}
+
+impl From<Failure> for Once {
+    fn from(failure: Failure) -> Self {
+        Self::Failed(failure)
+    }
+}
+
+/// One run of `spirv-opt` on `spirv`, under the limits of every tool
+/// ([`tool::run`]).
+fn optimize_once(spirv: &[u32], level: Optimization, env: TargetEnv, tool: &Path) -> Result<Vec<u32>, Once> {
     let recipe = match level {
         Optimization::None => return Ok(spirv.to_vec()),
         Optimization::Size => "-Os",
@@ -84,33 +111,37 @@ fn optimize_once(spirv: &[u32], level: Optimization, env: TargetEnv, tool: &Path
     // blocks in GL_EXT_scalar_block_layout's `scalar` layout, which carries
     // no OpExtension of its own; without it such modules shipped
     // unoptimized. Other layouts are valid scalar layouts too.
-    let mut child = Command::new(tool)
-        .args([recipe, "--scalar-block-layout", &format!("--target-env={}", env.name()), "-", "-o", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| Failure::Transient(format!("cannot run {}: {e}", tool.display())))?;
+    let mut command = Command::new(tool);
+    command.args([recipe, "--scalar-block-layout", &format!("--target-env={}", env.name()), "-", "-o", "-"]);
     let input: Vec<u8> = spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
-    // Feed stdin from a thread so a large module cannot deadlock on full pipes.
-    let mut stdin = child.stdin.take().ok_or_else(|| Failure::Transient("spirv-opt has no stdin".to_owned()))?;
-    let feeder = std::thread::spawn(move || stdin.write_all(&input));
-    let output = child.wait_with_output().map_err(|e| Failure::Transient(format!("spirv-opt failed to run: {e}")))?;
-    let _ = feeder.join();
+    let limits = tool::Limits::from_env();
+    let output = match tool::run(&mut command, Some(input), limits) {
+        Ok(output) => output,
+        Err(tool::Stopped::Start(e)) => {
+            return Err(Failure::Transient(format!("cannot run {}: {e}", tool.display())).into());
+        }
+        Err(stopped @ tool::Stopped::OverTime(_)) => {
+            return Err(Once::OverTime(format!("spirv-opt {recipe} {stopped}")));
+        }
+    };
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         let stderr = stderr.trim();
         return Err(match crate::compile::tool::crashed(output.status) {
-            Some(how) => Failure::Transient(format!("spirv-opt {recipe} crashed on it: it {how}: {stderr}")),
+            Some(how) => Failure::Transient(format!(
+                "spirv-opt {recipe} crashed on it: it {how} (a tool's limits are {}): {stderr}",
+                limits.describe()
+            )),
             None if stderr.is_empty() => {
                 Failure::Transient(format!("spirv-opt {recipe} failed ({}) and said nothing", output.status))
             }
             None => Failure::Refused(format!("spirv-opt {recipe} failed ({}): {stderr}", output.status)),
-        });
+        }
+        .into());
     }
     let bytes = output.stdout;
     if bytes.len() < 20 || !bytes.len().is_multiple_of(4) || bytes[..4] != 0x0723_0203u32.to_le_bytes() {
-        return Err(Failure::Transient("spirv-opt produced no valid module".to_owned()));
+        return Err(Failure::Transient("spirv-opt produced no valid module".to_owned()).into());
     }
     Ok(bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
 }
@@ -234,6 +265,41 @@ pub(crate) mod tests {
         let tool = fake_spirv_opt(dir.path(), "exit 3");
         let failure = optimize(&module, Optimization::Size, TargetEnv::Vulkan1_0, &tool).unwrap_err();
         assert!(matches!(failure, Failure::Transient(_)), "an exit without a message is no verdict: {failure:?}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_hung_optimizer_is_stopped_with_its_children_and_not_tried_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let ticks = dir.path().join("ticks");
+        let body = format!(
+            "(while :; do echo tick >> '{}'; sleep 0.05; done) </dev/null >/dev/null 2>&1 &\nsleep 60",
+            ticks.display()
+        );
+        let tool = fake_spirv_opt(dir.path(), &body);
+        let limits = tool::Limits { time: std::time::Duration::from_millis(500), memory_bytes: 1 << 30 };
+        let module = smolv_runtime::doc_example_module();
+        let failure = tool::tests::with_limits(limits, || {
+            optimize(&module, Optimization::Size, TargetEnv::Vulkan1_0, &tool).unwrap_err()
+        });
+        assert!(matches!(&failure, Failure::Transient(why) if why.contains("took longer than 0.5 s")), "{failure:?}");
+        assert_eq!(runs(dir.path()), 1, "a hang is not waited for twice");
+        tool::tests::assert_still(&ticks);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_runaway_optimizer_ends_at_the_memory_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let tool =
+            fake_spirv_opt(dir.path(), "x=a; i=0; while [ $i -lt 29 ]; do x=\"$x$x\"; i=$((i+1)); done; echo survived");
+        let limits = tool::Limits { time: std::time::Duration::from_secs(120), memory_bytes: 128 << 20 };
+        let module = smolv_runtime::doc_example_module();
+        let failure = tool::tests::with_limits(limits, || {
+            optimize(&module, Optimization::Size, TargetEnv::Vulkan1_0, &tool).unwrap_err()
+        });
+        // Had it lived on to print `survived`, that would be no module.
+        assert!(matches!(&failure, Failure::Transient(why) if !why.contains("no valid module")), "{failure:?}");
     }
 
     #[test]

@@ -1,12 +1,204 @@
-//! External tools the build runs (`spirv-opt`, `slangc`): finding them,
-//! and naming their version for cache keys without spawning them on every
-//! warm build.
+//! External tools the build runs (`spirv-opt`, `slangc`, `glslc`): finding
+//! them, naming their version for cache keys without spawning them on every
+//! warm build, and running them under the limits every child process of
+//! the build has ([`Limits`]: the compiler workers' too).
+//!
+//! A tool runs in a process group of its own, with its address space
+//! capped (`RLIMIT_AS`, unix); past the time limit the whole group is
+//! killed, so a tool's own children stop writing too. A hung or runaway
+//! tool so costs the shader it was working on, never the build.
 
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::process::ExitStatus;
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use crate::cache::{Cache, KeyBuilder};
+
+/// Seconds a worker or a tool may spend on one shader (default
+/// [`DEFAULT_TIME_LIMIT`]).
+pub(crate) const TIMEOUT_VAR: &str = "SMOLV_WORKER_TIMEOUT";
+/// The address-space cap of a worker or a tool, in MiB (default
+/// [`DEFAULT_MEMORY_MIB`]).
+pub(crate) const MEMORY_MIB_VAR: &str = "SMOLV_WORKER_MEMORY_MB";
+/// Long enough for any real shader, short enough that a hung compiler is
+/// noticed.
+const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(120);
+/// glslang, naga, slangc and spirv-opt need tens of MiB for large shaders;
+/// this leaves room for a program's own mappings, and stops a runaway
+/// allocation long before it takes the machine's memory.
+const DEFAULT_MEMORY_MIB: u64 = 4096;
+
+/// The limits of every child process the build starts: each compiler
+/// worker, per request, and each run of an external tool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Limits {
+    pub(crate) time: Duration,
+    pub(crate) memory_bytes: u64,
+}
+
+impl Limits {
+    /// From `SMOLV_WORKER_TIMEOUT` (seconds) and `SMOLV_WORKER_MEMORY_MB`,
+    /// else the defaults; an unreadable value is ignored.
+    pub(crate) fn from_env() -> Self {
+        #[cfg(test)]
+        if let Some(limits) = tests::OVERRIDE.with(std::cell::Cell::get) {
+            return limits;
+        }
+        let number = |var: &str| std::env::var(var).ok().and_then(|v| v.trim().parse::<u64>().ok()).filter(|&n| n > 0);
+        Self {
+            time: number(TIMEOUT_VAR).map_or(DEFAULT_TIME_LIMIT, Duration::from_secs),
+            memory_bytes: number(MEMORY_MIB_VAR).unwrap_or(DEFAULT_MEMORY_MIB).saturating_mul(1 << 20),
+        }
+    }
+
+    /// "120 s and 4096 MiB (SMOLV_WORKER_TIMEOUT, SMOLV_WORKER_MEMORY_MB)",
+    /// for messages.
+    pub(crate) fn describe(&self) -> String {
+        format!("{} s and {} MiB ({TIMEOUT_VAR}, {MEMORY_MIB_VAR})", self.time.as_secs_f64(), self.memory_bytes >> 20)
+    }
+}
+
+/// Makes `command` start in a process group of its own (so that
+/// [`kill_group`] reaches its children too) with its address space capped
+/// at `memory_bytes` (unix; elsewhere it runs uncapped). On Linux it also
+/// dies with the thread that starts it ([`run`] waits for it on that
+/// thread): out of the build's process group, a killed build's Ctrl-C or
+/// `kill -- -PGID` no longer reaches it.
+pub(crate) fn confine(command: &mut Command, memory_bytes: u64) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        command.process_group(0);
+        let cap = libc::rlim_t::try_from(memory_bytes).unwrap_or(libc::RLIM_INFINITY);
+        #[cfg(target_os = "linux")]
+        let parent = libc::pid_t::try_from(std::process::id()).unwrap_or(0);
+        #[allow(unsafe_code, reason = "setrlimit and prctl between fork and exec, as CommandExt::pre_exec requires")]
+        // SAFETY: the closure only makes system calls that are
+        // async-signal-safe (setrlimit, prctl, getppid) on the child's own
+        // state, and touches no memory of the parent's but the copied
+        // values.
+        unsafe {
+            command.pre_exec(move || {
+                let limit = libc::rlimit { rlim_cur: cap, rlim_max: libc::RLIM_INFINITY };
+                // A failure leaves the tool uncapped, as on other systems.
+                libc::setrlimit(libc::RLIMIT_AS, &limit);
+                #[cfg(target_os = "linux")]
+                {
+                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
+                    // The parent died before the request: nobody waits.
+                    if libc::getppid() != parent {
+                        return Err(std::io::ErrorKind::BrokenPipe.into());
+                    }
+                }
+                Ok(())
+            });
+        }
+    }
+    let _ = memory_bytes;
+}
+
+/// Kills the process group that `child` leads ([`confine`]): the child and
+/// whatever it started. Call it only while `child` is not yet reaped: the
+/// zombie keeps its process id, and so the group's, from being reused.
+/// Elsewhere than on unix, kills the child alone.
+pub(crate) fn kill_group(child: &mut Child) {
+    #[cfg(unix)]
+    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+        #[allow(unsafe_code, reason = "kill(2) on a group this process created")]
+        // SAFETY: kill takes plain integers; the group is the child's own,
+        // which exists as long as the child is not reaped.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL)
+        };
+    }
+    let _ = child.kill();
+}
+
+/// Why a tool gave no output.
+#[derive(Debug)]
+pub(crate) enum Stopped {
+    /// It could not be started.
+    Start(std::io::Error),
+    /// It ran past the time limit, and was killed with its process group.
+    OverTime(Limits),
+}
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Start(e) => write!(f, "could not be started: {e}"),
+            Self::OverTime(limits) => write!(
+                f,
+                "took longer than {} s, the time limit of every tool and worker ({TIMEOUT_VAR}), and was stopped",
+                limits.time.as_secs_f64()
+            ),
+        }
+    }
+}
+
+/// How often [`run`] looks whether a tool ended. Polled rather than
+/// waited for, so that the time-out kills a child that is not yet reaped
+/// (see [`kill_group`]); a tool runs for milliseconds at least.
+const POLL: Duration = Duration::from_millis(2);
+/// The longest pause between two looks: what a tool's end can cost.
+const MAX_POLL: Duration = Duration::from_millis(10);
+
+/// Runs `command` under `limits` ([`confine`]), writing `input` to its
+/// standard input (none: it reads nothing), and collects its output. Past
+/// the time limit the tool and its children are killed.
+pub(crate) fn run(command: &mut Command, input: Option<Vec<u8>>, limits: Limits) -> Result<Output, Stopped> {
+    confine(command, limits.memory_bytes);
+    let stdin = if input.is_some() { Stdio::piped() } else { Stdio::null() };
+    let mut child =
+        command.stdin(stdin).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(Stopped::Start)?;
+    let deadline = Instant::now() + limits.time;
+    // Fed and drained from threads, so that no full pipe blocks the tool
+    // or this loop.
+    let feeder = child.stdin.take().zip(input).map(|(mut pipe, input)| {
+        std::thread::spawn(move || {
+            let _ = pipe.write_all(&input);
+        })
+    });
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let mut pause = POLL;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Ok(status),
+            Ok(None) if Instant::now() >= deadline => {
+                kill_group(&mut child);
+                let _ = child.wait();
+                break Err(Stopped::OverTime(limits));
+            }
+            Ok(None) => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(MAX_POLL);
+            }
+            Err(e) => {
+                kill_group(&mut child);
+                let _ = child.wait();
+                break Err(Stopped::Start(e));
+            }
+        }
+    };
+    // The tool is gone; a child of its that outlived it holds the pipes
+    // no longer than the group kill above, or its own end.
+    if let Some(feeder) = feeder {
+        let _ = feeder.join();
+    }
+    let (stdout, stderr) = (stdout.join().unwrap_or_default(), stderr.join().unwrap_or_default());
+    Ok(Output { status: status?, stdout, stderr })
+}
 
 /// Finds a tool: the configured path, else the path in the environment
 /// variable `variable`, else `name` on `PATH`.
@@ -28,7 +220,7 @@ pub(crate) fn find(configured: Option<&Path>, variable: &str, name: &str) -> Opt
 /// The first line `tool <version_arg>` prints, on stdout or else on
 /// stderr (`slangc -v` writes there); empty if it cannot be run.
 pub(crate) fn version(tool: &Path, version_arg: &str) -> String {
-    let Ok(out) = Command::new(tool).arg(version_arg).output() else {
+    let Ok(out) = run(Command::new(tool).arg(version_arg), None, Limits::from_env()) else {
         return String::new();
     };
     let first_line = |bytes: &[u8]| {
@@ -107,8 +299,112 @@ pub(crate) fn crashed(exit: ExitStatus) -> Option<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use std::cell::Cell;
+
+    thread_local! {
+        /// The limits [`Limits::from_env`] gives on this thread, if set.
+        pub(super) static OVERRIDE: Cell<Option<Limits>> = const { Cell::new(None) };
+    }
+
+    /// Runs `f` with `limits` in place of the environment's, on this
+    /// thread (tests run in parallel threads of one process, so the
+    /// environment itself is not theirs to change).
+    pub(crate) fn with_limits<T>(limits: Limits, f: impl FnOnce() -> T) -> T {
+        let before = OVERRIDE.with(|cell| cell.replace(Some(limits)));
+        let result = f();
+        OVERRIDE.with(|cell| cell.set(before));
+        result
+    }
+
+    /// An executable `sh` script named `name` in `dir`, written aside and
+    /// renamed into place (an executable open for writing while another
+    /// test thread forks could fail with "text file busy").
+    #[cfg(unix)]
+    pub(crate) fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let (tool, temp) = (dir.join(name), dir.join(format!("{name}.new")));
+        std::fs::write(&temp, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&temp, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::rename(&temp, &tool).unwrap();
+        tool
+    }
+
+    /// Lines in `file`, 0 if it does not exist.
+    #[cfg(unix)]
+    pub(crate) fn lines(file: &Path) -> usize {
+        std::fs::read_to_string(file).map_or(0, |text| text.lines().count())
+    }
+
+    /// A stand-in tool that hangs, with a child of its own that keeps
+    /// writing to `ticks` until it is killed.
+    #[cfg(unix)]
+    pub(crate) fn hanging_tool(dir: &Path, name: &str, ticks: &Path) -> PathBuf {
+        // The child holds none of the tool's pipes: only the group kill
+        // stops it.
+        let body = format!(
+            "(while :; do echo tick >> '{}'; sleep 0.05; done) </dev/null >/dev/null 2>&1 &\nsleep 60",
+            ticks.display()
+        );
+        script(dir, name, &body)
+    }
+
+    /// Asserts that nothing writes to `ticks` any more.
+    #[cfg(unix)]
+    pub(crate) fn assert_still(ticks: &Path) {
+        std::thread::sleep(Duration::from_millis(200));
+        let before = lines(ticks);
+        std::thread::sleep(Duration::from_millis(400));
+        assert_eq!(lines(ticks), before, "a child of the stopped process writes on");
+    }
+
+    /// A stand-in tool that allocates without end: a string doubled until
+    /// it would be 512 MiB (about 1.5 GiB of memory at its peak), then
+    /// `survived` on stdout.
+    #[cfg(unix)]
+    pub(crate) fn allocating_tool(dir: &Path, name: &str) -> PathBuf {
+        script(dir, name, "x=a; i=0; while [ $i -lt 29 ]; do x=\"$x$x\"; i=$((i+1)); done; echo survived")
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_hung_tool_is_stopped_at_the_time_limit_with_its_children() {
+        let dir = tempfile::tempdir().unwrap();
+        let ticks = dir.path().join("ticks");
+        let tool = hanging_tool(dir.path(), "hangs", &ticks);
+        let limits = Limits { time: Duration::from_millis(500), memory_bytes: 1 << 30 };
+        let start = Instant::now();
+        let stopped = run(&mut Command::new(&tool), None, limits).unwrap_err();
+        assert!(start.elapsed() < Duration::from_secs(10), "{:?}", start.elapsed());
+        assert!(matches!(stopped, Stopped::OverTime(_)), "{stopped:?}");
+        assert!(stopped.to_string().contains("took longer than 0.5 s"), "{stopped}");
+        assert!(lines(&ticks) > 0, "the child ran");
+        assert_still(&ticks);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_runaway_tool_hits_the_memory_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let tool = allocating_tool(dir.path(), "allocates");
+        let limits = Limits { time: Duration::from_secs(120), memory_bytes: 128 << 20 };
+        let output = run(&mut Command::new(&tool), None, limits).unwrap();
+        assert!(!output.status.success(), "{output:?}");
+        assert!(!String::from_utf8_lossy(&output.stdout).contains("survived"), "the cap stopped it");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_tool_reads_its_input_and_its_output_is_collected() {
+        let dir = tempfile::tempdir().unwrap();
+        let tool = script(dir.path(), "echoes", "cat; echo said >&2");
+        let limits = Limits { time: Duration::from_secs(60), memory_bytes: 1 << 30 };
+        let output = run(&mut Command::new(&tool), Some(vec![7; 1 << 20]), limits).unwrap();
+        assert!(output.status.success());
+        assert_eq!((output.stdout.len(), output.stderr.as_slice()), (1 << 20, &b"said\n"[..]));
+        assert!(matches!(run(&mut Command::new(dir.path().join("none")), None, limits), Err(Stopped::Start(_))));
+    }
 
     #[test]
     fn the_configured_path_wins_and_a_missing_tool_is_none() {

@@ -3,33 +3,33 @@
 //! the Make-style depfile it writes, with the hashes the cache keys them by.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
 use crate::settings::Settings;
 use crate::source::Job;
 
-/// A directory of its own for one job's compiler outputs, removed on drop.
-pub(super) struct Scratch(PathBuf);
+/// A directory of its own for one job's compiler outputs, removed on drop:
+/// made by `tempfile` under a random name, failing rather than reusing a
+/// directory that exists, and readable by this user alone (unix), so that
+/// another local user can neither make it first nor read or swap what the
+/// compiler writes there.
+pub(super) struct Scratch(tempfile::TempDir);
 
 impl Scratch {
     pub(super) fn new() -> std::io::Result<Self> {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let name = format!("smolv-compile-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
-        let dir = std::env::temp_dir().join(name);
-        std::fs::create_dir_all(&dir)?;
-        Ok(Self(dir))
+        let mut builder = tempfile::Builder::new();
+        builder.prefix("smolv-compile-");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            builder.permissions(std::fs::Permissions::from_mode(0o700));
+        }
+        builder.tempdir().map(Self)
     }
 
     /// The directory.
     pub(super) fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        self.0.path()
     }
 }
 
@@ -126,6 +126,23 @@ pub(super) fn missing_candidates(job: &Job, settings: &Settings, read: &[PathBuf
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn scratch_directories_are_private_fresh_and_removed() {
+        use std::os::unix::fs::PermissionsExt;
+        let (one, two) = (Scratch::new().unwrap(), Scratch::new().unwrap());
+        assert_ne!(one.path(), two.path());
+        for scratch in [&one, &two] {
+            let mode = std::fs::metadata(scratch.path()).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o700, "{}", scratch.path().display());
+            let name = scratch.path().file_name().unwrap().to_string_lossy().into_owned();
+            assert!(!name.contains(&std::process::id().to_string()), "a name from the PID is guessable: {name}");
+        }
+        let path = one.path().to_owned();
+        drop(one);
+        assert!(!path.exists());
+    }
 
     #[test]
     fn depfiles_read_as_make_rules() {

@@ -12,7 +12,7 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::SystemTime;
 
 use super::external::{Scratch, hash_read, missing_candidates, parse_depfile, words};
@@ -59,15 +59,23 @@ pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Di
         let (output, depfile) = (scratch.path().join(format!("{name}.spv")), scratch.path().join(format!("{name}.d")));
         let mut command = Command::new(glslc);
         command.args(args(job, stage, settings)).arg(level).arg("-MD").arg("-MF").arg(&depfile).arg("-o").arg(&output);
-        command.arg(&job.path).stdin(Stdio::null());
-        let result = command
-            .output()
-            .map_err(|e| fail(format!("cannot run glslc ({}): {e}; {INSTALL_HINT}", glslc.display())))?;
+        command.arg(&job.path);
+        // Under the limits of every tool: a hang or a runaway costs this
+        // shader alone.
+        let limits = tool::Limits::from_env();
+        let result = tool::run(&mut command, None, limits).map_err(|stopped| match stopped {
+            tool::Stopped::Start(e) => fail(format!("cannot run glslc ({}): {e}; {INSTALL_HINT}", glslc.display())),
+            over_time => fail(format!(
+                "glslc {over_time} on this shader; the other shaders were compiled. Simplify the shader, or raise \
+                 the limit"
+            )),
+        })?;
         let log = String::from_utf8_lossy(&result.stderr);
         if let Some(how) = crate::compile::tool::crashed(result.status) {
             return Err(fail(format!(
-                "the shader compiler crashed on this shader: glslc {how}; this is a compiler bug: rewrite the \
-                 construct it fails on, or use another glslc version{}",
+                "the shader compiler crashed on this shader: glslc {how}; this is a compiler bug (or a shader beyond \
+                 the limits of {}): rewrite the construct it fails on, or use another glslc version{}",
+                limits.describe(),
                 if log.trim().is_empty() { String::new() } else { format!("; it printed: {}", log.trim()) }
             )));
         }
@@ -161,6 +169,46 @@ mod tests {
     use super::*;
     use crate::options::{BindingBase, RegisterBinding, ResourceKind};
     use smolv_runtime::reflect::ShaderStage;
+
+    /// Compiles `shaders/lit.frag` (HLSL with 16-bit types) with `glslc`
+    /// and `limits`.
+    #[cfg(unix)]
+    fn compile_with(glslc: PathBuf, limits: tool::Limits) -> Vec<Diagnostic> {
+        let job =
+            Job { stage: Some(ShaderStage::Fragment), ..Job::for_test("lit.frag", "shaders/lit.frag", Language::Hlsl) };
+        let mut settings = crate::compile::job::tests::settings();
+        settings.hlsl.sixteen_bit_types = true;
+        settings.glslc = Some(glslc);
+        tool::tests::with_limits(limits, || compile(&job, &settings)).unwrap_err()
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_hung_glslc_costs_its_shader_and_its_children_stop() {
+        let dir = tempfile::tempdir().unwrap();
+        let ticks = dir.path().join("ticks");
+        let glslc = tool::tests::hanging_tool(dir.path(), "glslc", &ticks);
+        let limits = tool::Limits { time: std::time::Duration::from_millis(500), memory_bytes: 1 << 30 };
+        let errors = compile_with(glslc, limits);
+        assert_eq!(errors[0].path, Path::new("shaders/lit.frag"));
+        assert!(errors[0].message.contains("glslc took longer than 0.5 s"), "{}", errors[0].message);
+        tool::tests::assert_still(&ticks);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_runaway_glslc_ends_at_the_memory_cap_and_costs_its_shader() {
+        let dir = tempfile::tempdir().unwrap();
+        let glslc = tool::tests::allocating_tool(dir.path(), "glslc");
+        let limits = tool::Limits { time: std::time::Duration::from_secs(120), memory_bytes: 128 << 20 };
+        let errors = compile_with(glslc, limits);
+        assert_eq!(errors[0].path, Path::new("shaders/lit.frag"));
+        assert!(
+            errors[0].message.contains("crashed on this shader: glslc was killed by signal"),
+            "{}",
+            errors[0].message
+        );
+    }
 
     #[test]
     fn every_option_becomes_its_glslc_flag() {

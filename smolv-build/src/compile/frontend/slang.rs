@@ -133,12 +133,20 @@ fn common_args(job: &Job, settings: &Settings) -> Vec<std::ffi::OsString> {
     args
 }
 
-/// Runs `slangc`; its warnings on success, its errors (located) on failure.
+/// Runs `slangc` under the limits of every tool ([`tool::run`]); its
+/// warnings on success, its errors (located) on failure.
 fn run(command: &mut Command, slangc: &Path, job: &Job) -> Result<Vec<String>, Vec<Diagnostic>> {
-    let output = command.stdin(std::process::Stdio::null()).output().map_err(|e| {
+    let limits = tool::Limits::from_env();
+    let output = tool::run(command, None, limits).map_err(|stopped| {
         vec![Diagnostic::whole_file(
             &job.path,
-            format!("cannot run slangc ({}): {e}; {INSTALL_HINT}", slangc.display()),
+            match stopped {
+                tool::Stopped::Start(e) => format!("cannot run slangc ({}): {e}; {INSTALL_HINT}", slangc.display()),
+                over_time => format!(
+                    "slangc {over_time} on this shader; the other shaders were compiled. Simplify the shader, or \
+                     raise the limit"
+                ),
+            },
         )]
     })?;
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -146,8 +154,9 @@ fn run(command: &mut Command, slangc: &Path, job: &Job) -> Result<Vec<String>, V
         return Err(vec![Diagnostic::whole_file(
             &job.path,
             format!(
-                "the shader compiler crashed on this shader: slangc {how}; this is a compiler bug: rewrite the \
-                 construct it fails on, or use another slangc version{}",
+                "the shader compiler crashed on this shader: slangc {how}; this is a compiler bug (or a shader \
+                 beyond the limits of {}): rewrite the construct it fails on, or use another slangc version{}",
+                limits.describe(),
                 if stderr.trim().is_empty() { String::new() } else { format!("; it printed: {}", stderr.trim()) }
             ),
         )]);
@@ -313,6 +322,45 @@ fn classic(text: &str) -> Option<(&str, u32, Severity, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Compiles `shaders/tri.slang` with `slangc` and `limits`.
+    #[cfg(unix)]
+    fn compile_with(slangc: PathBuf, limits: tool::Limits) -> Vec<Diagnostic> {
+        let job = Job::for_test("tri.slang", "shaders/tri.slang", crate::options::Language::Slang);
+        let mut settings = crate::compile::job::tests::settings();
+        settings.slangc = Some(slangc);
+        tool::tests::with_limits(limits, || compile(&job, &settings)).unwrap_err()
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_hung_slangc_costs_its_shader_and_its_children_stop() {
+        let dir = tempfile::tempdir().unwrap();
+        let ticks = dir.path().join("ticks");
+        let slangc = tool::tests::hanging_tool(dir.path(), "slangc", &ticks);
+        let limits = tool::Limits { time: std::time::Duration::from_millis(500), memory_bytes: 1 << 30 };
+        let errors = compile_with(slangc, limits);
+        assert_eq!(errors[0].path, Path::new("shaders/tri.slang"));
+        assert!(errors[0].message.contains("slangc took longer than 0.5 s"), "{}", errors[0].message);
+        tool::tests::assert_still(&ticks);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_runaway_slangc_ends_at_the_memory_cap_and_costs_its_shader() {
+        let dir = tempfile::tempdir().unwrap();
+        let slangc = tool::tests::allocating_tool(dir.path(), "slangc");
+        let limits = tool::Limits { time: std::time::Duration::from_secs(120), memory_bytes: 128 << 20 };
+        let errors = compile_with(slangc, limits);
+        assert_eq!(errors[0].path, Path::new("shaders/tri.slang"));
+        // Had it lived on, it would have printed `survived` and no
+        // reflection data.
+        assert!(
+            errors[0].message.contains("crashed on this shader: slangc was killed by signal"),
+            "{}",
+            errors[0].message
+        );
+    }
 
     #[test]
     fn rich_diagnostics_are_located_and_keep_the_caret_label() {

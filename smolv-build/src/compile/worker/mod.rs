@@ -4,12 +4,18 @@
 //! runaway allocation ends a worker, not the build.
 //!
 //! The worker is this same program, started again with [`MARKER`] set:
-//! - under a build script, the build script itself, which reaches
-//!   [`Config::try_compile`](crate::Config::try_compile) again (`compile()`
-//!   calls it), and there serves instead of building ([`serve_if_asked`]);
+//! - under a build script, the build script itself. On Linux it serves
+//!   before the build script's `main` (`enter`, a constructor), so it never
+//!   runs the user's code: what `main` does before `Config::compile` runs
+//!   once per build. `enter`'s docs say why a constructor of our own, and
+//!   how the linker is made to keep it. Elsewhere it reaches
+//!   [`Config::try_compile`](crate::Config::try_compile) again
+//!   (`compile()` calls it), and there serves instead of building
+//!   ([`serve_if_asked`]);
 //! - anywhere else, a program whose `main` calls
 //!   [`Config::worker_main`](crate::Config::worker_main) first (the
-//!   `cargo-smolv` CLI, or a game through `smolv_reload::worker_main`).
+//!   `cargo-smolv` CLI, or a game through `smolv_reload::worker_main`),
+//!   which serves there, once Rust's runtime is set up.
 //!
 //! Without either (a test harness, a program without the hook), or with
 //! `SMOLV_WORKERS=0`, the compilers run in this process, as they did
@@ -22,20 +28,25 @@
 //! is pointed at stderr, so compiler chatter cannot corrupt a frame
 //! (`serve`). It dies with its parent (`PR_SET_PDEATHSIG` on Linux, and
 //! the closed pipe everywhere), has an address-space cap (`RLIMIT_AS` on
-//! unix) and a time limit per request. A worker that dies or overruns is
+//! unix) and a time limit per request, the limits of every tool the build
+//! runs ([`Limits`]). It runs in a process group of its own, which a
+//! time-out kills whole. A worker that dies or overruns is
 //! replaced for the requests after it, and what it was doing is never
 //! cached: a compile is an error naming the shader and how the worker
 //! ended; a translation is a warning saying the same, and the module ships
-//! as SPIR-V.
+//! as SPIR-V. An idle worker that died is noticed (`try_wait`) before it is
+//! given a request, and a request that meets a broken pipe goes to another
+//! worker once (`pool`).
 
+mod enter;
 mod pool;
 mod protocol;
 mod serve;
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
 use crate::compile::frontend::{self, Compiled};
+use crate::compile::tool::Limits;
 use crate::compile::translate::{self, Refused};
 use crate::error::Diagnostic;
 use crate::settings::Settings;
@@ -52,10 +63,6 @@ const PARENT_VAR: &str = "SMOLV_BUILD_WORKER_PARENT";
 const MEMORY_VAR: &str = "SMOLV_BUILD_WORKER_MEMORY";
 /// `0` compiles in the build's own process (no workers).
 const WORKERS_VAR: &str = "SMOLV_WORKERS";
-/// Seconds a worker may spend on one job (default [`DEFAULT_TIME_LIMIT`]).
-const TIMEOUT_VAR: &str = "SMOLV_WORKER_TIMEOUT";
-/// A worker's memory cap in MiB (default [`DEFAULT_MEMORY_MIB`]).
-const MEMORY_MIB_VAR: &str = "SMOLV_WORKER_MEMORY_MB";
 /// Test hook, debug builds only: `name=milliseconds` makes a worker sleep
 /// that long before compiling a file named `name`, to reach the time limit.
 #[cfg(debug_assertions)]
@@ -64,14 +71,18 @@ const TEST_DELAY_VAR: &str = "SMOLV_WORKER_TEST_DELAY";
 /// translation to WGSL, as a naga crash would.
 #[cfg(debug_assertions)]
 const TEST_ABORT_VAR: &str = "SMOLV_WORKER_TEST_ABORT";
-
-/// Long enough for any real shader, short enough that a hung compiler is
-/// noticed.
-const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(120);
-/// glslang and naga need tens of MiB for large shaders; this leaves room
-/// for the program's own mappings, and stops a runaway allocation long
-/// before it takes the machine's memory.
-const DEFAULT_MEMORY_MIB: u64 = 4096;
+/// Test hook, debug builds only: a file each worker appends its process id
+/// to once it has greeted.
+#[cfg(debug_assertions)]
+const TEST_STARTED_VAR: &str = "SMOLV_WORKER_TEST_STARTED";
+/// Test hook, debug builds only: a file that a child of the worker,
+/// started with each request, appends to until it is killed.
+#[cfg(debug_assertions)]
+const TEST_GRANDCHILD_VAR: &str = "SMOLV_WORKER_TEST_GRANDCHILD";
+/// Test hook, debug builds only: set, a worker closes its standard input
+/// before its first answer, and waits to be killed after it.
+#[cfg(debug_assertions)]
+const TEST_DEAF_VAR: &str = "SMOLV_WORKER_TEST_DEAF";
 
 /// Whether this program's `main` called [`main_hook`]: then it can serve
 /// as a worker when started again.
@@ -118,25 +129,6 @@ pub(crate) enum Translation {
     /// could not start. The module ships as SPIR-V, this is never cached,
     /// and the build runs again next time.
     NoAnswer(Refused),
-}
-
-/// A worker's limits.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Limits {
-    pub(crate) time: Duration,
-    pub(crate) memory_bytes: u64,
-}
-
-impl Limits {
-    /// From `SMOLV_WORKER_TIMEOUT` (seconds) and `SMOLV_WORKER_MEMORY_MB`,
-    /// else the defaults; an unreadable value is ignored.
-    fn from_env() -> Self {
-        let number = |var: &str| std::env::var(var).ok().and_then(|v| v.trim().parse::<u64>().ok()).filter(|&n| n > 0);
-        Self {
-            time: number(TIMEOUT_VAR).map_or(DEFAULT_TIME_LIMIT, Duration::from_secs),
-            memory_bytes: number(MEMORY_MIB_VAR).unwrap_or(DEFAULT_MEMORY_MIB).saturating_mul(1 << 20),
-        }
-    }
 }
 
 impl Compilers {

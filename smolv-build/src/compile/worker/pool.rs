@@ -9,9 +9,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::protocol::{self, Request};
-use super::{Limits, MARKER, MEMORY_VAR, PARENT_VAR, Translation, compiler_name, describe_exe};
+use super::{MARKER, MEMORY_VAR, PARENT_VAR, Translation, compiler_name, describe_exe};
 use crate::compile::frontend::Compiled;
-use crate::compile::tool::describe_exit;
+use crate::compile::tool::{Limits, describe_exit};
 use crate::compile::translate::{self, Refused};
 use crate::error::Diagnostic;
 use crate::settings::Settings;
@@ -28,6 +28,12 @@ pub(crate) struct Workers {
     exe: PathBuf,
     limits: Limits,
     idle: Mutex<Vec<Worker>>,
+    /// Variables set in each worker's environment, for the test hooks.
+    #[cfg(test)]
+    env: Vec<(&'static str, std::ffi::OsString)>,
+    /// Arguments of each worker.
+    #[cfg(test)]
+    args: Vec<&'static str>,
 }
 
 /// Why a request got no answer.
@@ -38,25 +44,53 @@ enum Failure {
     Ended(String),
 }
 
+/// Why an exchange with a worker failed.
+enum Lost {
+    /// The request could not be written: the pipe was broken, so the
+    /// worker died (or stopped reading) before it, not on it.
+    NotSent(Box<Worker>),
+    /// The worker died or overran its time on the request: how it ended.
+    OnIt(String),
+}
+
 /// One worker process.
 struct Worker {
-    child: Arc<Mutex<Child>>,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
     stderr: Arc<Mutex<Vec<u8>>>,
     /// The thread that drains stderr; it ends when the worker does.
     drain: Option<std::thread::JoinHandle<()>>,
-    /// When the job in hand must be done (`None` between jobs), for the
-    /// watchdog; `stop` ends the watchdog.
-    deadline: Arc<Mutex<Option<Instant>>>,
+    /// The process, its job's deadline, and whether the watchdog fired;
+    /// `stop` ends the watchdog.
+    watch: Arc<Watch>,
     stop: Arc<AtomicBool>,
-    /// Set by the watchdog when it stopped the worker.
-    overran: Arc<AtomicBool>,
+}
+
+/// What a worker and its watchdog share.
+struct Watch {
+    state: Mutex<WatchState>,
+    child: Arc<Mutex<Child>>,
+}
+
+#[derive(Default)]
+struct WatchState {
+    /// When the job in hand must be done; `None` between jobs.
+    deadline: Option<Instant>,
+    /// Set when the watchdog stopped the worker.
+    fired: bool,
 }
 
 impl Workers {
     pub(super) fn new(exe: PathBuf, limits: Limits) -> Self {
-        Self { exe, limits, idle: Mutex::new(Vec::new()) }
+        Self {
+            exe,
+            limits,
+            idle: Mutex::new(Vec::new()),
+            #[cfg(test)]
+            env: Vec::new(),
+            #[cfg(test)]
+            args: Vec::new(),
+        }
     }
 
     /// Compiles `job` in a worker. A worker that dies or overruns its
@@ -108,25 +142,52 @@ impl Workers {
     }
 
     /// Sends one request to an idle worker (or a new one) and reads its
-    /// answer; a worker that answered goes back to the idle ones.
+    /// answer; a worker that answered goes back to the idle ones. A
+    /// request that could not even be written (a broken pipe: the worker
+    /// died before it, not on it) goes to another worker, once.
     fn call(&self, payload: &[u8]) -> Result<Vec<u8>, Failure> {
-        let worker = self.idle.lock().unwrap_or_else(PoisonError::into_inner).pop();
-        let worker = worker.map_or_else(|| self.spawn(), Ok).map_err(Failure::Start)?;
-        let (worker, response) = self.exchange(worker, payload).map_err(Failure::Ended)?;
-        self.idle.lock().unwrap_or_else(PoisonError::into_inner).push(worker);
-        Ok(response)
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            let worker = self.take_idle().map_or_else(|| self.spawn(), Ok).map_err(Failure::Start)?;
+            match self.exchange(worker, payload) {
+                Ok((worker, response)) => {
+                    self.idle.lock().unwrap_or_else(PoisonError::into_inner).push(worker);
+                    return Ok(response);
+                }
+                // Dropped, so killed with its group.
+                Err(Lost::NotSent(_)) if tries < 2 => {}
+                Err(Lost::NotSent(mut worker)) => return Err(Failure::Ended(self.how_it_ended(&mut worker))),
+                Err(Lost::OnIt(how)) => return Err(Failure::Ended(how)),
+            }
+        }
+    }
+
+    /// An idle worker that still runs, if there is one. One that died
+    /// while idle (killed, out of memory) is reaped here, so that no
+    /// request is sent to it and no shader is blamed for its death.
+    fn take_idle(&self) -> Option<Worker> {
+        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        while let Some(worker) = idle.pop() {
+            let ended = worker.watch.child.lock().unwrap_or_else(PoisonError::into_inner).try_wait();
+            if let Ok(None) = ended {
+                return Some(worker);
+            }
+        }
+        None
     }
 
     /// Sends one request and reads its answer; the worker is lost if it
     /// dies or runs out of time.
-    fn exchange(&self, mut worker: Worker, payload: &[u8]) -> Result<(Worker, Vec<u8>), String> {
-        worker.arm(Some(Instant::now() + self.limits.time));
-        let answer =
-            protocol::write_frame(&mut worker.stdin, payload).and_then(|()| protocol::read_frame(&mut worker.stdout));
-        worker.arm(None);
+    fn exchange(&self, mut worker: Worker, payload: &[u8]) -> Result<(Worker, Vec<u8>), Lost> {
+        worker.arm(Instant::now() + self.limits.time);
+        let sent = protocol::write_frame(&mut worker.stdin, payload);
+        let answer = sent.as_ref().map_err(std::io::Error::kind).map(|()| protocol::read_frame(&mut worker.stdout));
+        let overran = worker.disarm();
         match answer {
-            Ok(Some(response)) if !worker.overran.load(Ordering::Acquire) => Ok((worker, response)),
-            _ => Err(self.how_it_ended(&mut worker)),
+            Ok(Ok(Some(response))) if !overran => Ok((worker, response)),
+            Err(std::io::ErrorKind::BrokenPipe) if !overran => Err(Lost::NotSent(Box::new(worker))),
+            _ => Err(Lost::OnIt(self.how_it_ended(&mut worker))),
         }
     }
 
@@ -140,6 +201,12 @@ impl Workers {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        // A group of its own, so that a time-out stops whatever the worker
+        // started too (it caps its own memory, `serve`).
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        #[cfg(test)]
+        command.envs(self.env.iter().map(|(name, value)| (name, value))).args(&self.args);
         let mut child = command.spawn().map_err(|e| {
             format!(
                 "cannot start a shader compiler worker ({}): {e}; build again, or set SMOLV_WORKERS=0 to compile \
@@ -169,44 +236,31 @@ impl Workers {
                 tail.drain(..excess);
             }
         });
-        let child = Arc::new(Mutex::new(child));
-        let overran = Arc::new(AtomicBool::new(false));
-        let deadline = Arc::new(Mutex::new(None::<Instant>));
+        let watch = Arc::new(Watch { state: Mutex::default(), child: Arc::new(Mutex::new(child)) });
         let stop = Arc::new(AtomicBool::new(false));
-        let (victim, fired, due, stopped) =
-            (Arc::clone(&child), Arc::clone(&overran), Arc::clone(&deadline), Arc::clone(&stop));
+        let (watched, stopped) = (Arc::clone(&watch), Arc::clone(&stop));
         // Polls rather than being woken per job: a wake-up of its own for
         // every job would cost more than the job's round trip.
         std::thread::spawn(move || {
             while !stopped.load(Ordering::Acquire) {
                 std::thread::sleep(WATCHDOG_TICK);
-                let due = *due.lock().unwrap_or_else(PoisonError::into_inner);
-                if due.is_some_and(|at| Instant::now() >= at) {
-                    fired.store(true, Ordering::Release);
-                    let _ = victim.lock().unwrap_or_else(PoisonError::into_inner).kill();
+                if watched.fire_if_due() {
                     return;
                 }
             }
         });
-        let mut worker = Worker {
-            child,
-            stdin,
-            stdout: BufReader::new(stdout),
-            stderr,
-            drain: Some(drain),
-            deadline,
-            stop,
-            overran,
-        };
-        worker.arm(Some(Instant::now() + self.limits.time));
+        let mut worker = Worker { stdin, stdout: BufReader::new(stdout), stderr, drain: Some(drain), watch, stop };
+        worker.arm(Instant::now() + self.limits.time);
         let greeted = protocol::wait_for_hello(&mut worker.stdout);
-        worker.arm(None);
+        // A worker that greeted just as the watchdog fired is lost.
+        let greeted =
+            greeted.and_then(|()| if worker.disarm() { Err(std::io::ErrorKind::TimedOut.into()) } else { Ok(()) });
         match greeted {
             Ok(()) => Ok(worker),
             Err(_) => Err(format!(
-                "a shader compiler worker ({}) did not start: it {}; if this program does work before \
-                 `Config::compile`, call `smolv_build::Config::worker_main()` first in `main`, or set \
-                 SMOLV_WORKERS=0",
+                "a shader compiler worker ({}) did not start: it {}; a program that is no build script must \
+                 call `smolv_build::Config::worker_main()` first in `main` (off Linux, a build script too, or it \
+                 calls `Config::compile` first); or set SMOLV_WORKERS=0",
                 describe_exe(&self.exe),
                 self.how_it_ended(&mut worker)
             )),
@@ -217,15 +271,16 @@ impl Workers {
     /// time limit, and the end of its stderr. Stops it if it still runs.
     fn how_it_ended(&self, worker: &mut Worker) -> String {
         let status = {
-            let mut child = worker.child.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut child = worker.watch.child.lock().unwrap_or_else(PoisonError::into_inner);
             // A worker that closed its pipe but lives on is stopped.
             wait_briefly(&mut child)
         };
-        let how = if worker.overran.load(Ordering::Acquire) {
+        let overran = worker.watch.state.lock().unwrap_or_else(PoisonError::into_inner).fired;
+        let how = if overran {
             format!(
                 "took longer than {} s, the worker's time limit ({}), and was stopped",
                 self.limits.time.as_secs(),
-                super::TIMEOUT_VAR
+                crate::compile::tool::TIMEOUT_VAR
             )
         } else {
             match status {
@@ -265,14 +320,53 @@ fn wait_briefly(child: &mut Child) -> std::io::Result<ExitStatus> {
         }
         std::thread::sleep(Duration::from_millis(5));
     }
-    let _ = child.kill();
+    crate::compile::tool::kill_group(child);
     child.wait()
 }
 
 impl Worker {
-    /// Sets when the job in hand must be done; `None` between jobs.
-    fn arm(&self, deadline: Option<Instant>) {
-        *self.deadline.lock().unwrap_or_else(PoisonError::into_inner) = deadline;
+    /// Sets when the job in hand must be done.
+    fn arm(&self, deadline: Instant) {
+        self.watch.state.lock().unwrap_or_else(PoisonError::into_inner).deadline = Some(deadline);
+    }
+
+    /// See [`Watch::disarm`].
+    fn disarm(&self) -> bool {
+        self.watch.disarm()
+    }
+}
+
+impl Watch {
+    /// Ends the job's deadline; whether the watchdog stopped the worker.
+    /// Once this returns `false`, it never will for this job.
+    fn disarm(&self) -> bool {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.deadline = None;
+        state.fired
+    }
+
+    /// Stops the worker and its process group if its job is past its
+    /// deadline; whether it did.
+    ///
+    /// The deadline is read, and the worker killed, under one lock, which
+    /// [`Worker::disarm`] takes too. Were the lock let go between the two,
+    /// the worker could answer in between, be disarmed (not fired) and go
+    /// back to the idle ones, and then be killed there: the next request
+    /// would find it dead, and its shader would be blamed for a time-out
+    /// it never had. Under the one lock, either the watchdog fires first
+    /// and `disarm` reports it (the answer is dropped and the worker
+    /// lost), or `disarm` comes first and the watchdog sees no deadline.
+    fn fire_if_due(&self) -> bool {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if state.deadline.is_none_or(|at| Instant::now() < at) {
+            return false;
+        }
+        #[cfg(test)]
+        std::thread::sleep(tests::WATCHDOG_PAUSE.with(std::cell::Cell::get));
+        state.fired = true;
+        // Not yet reaped: the group's id is still the worker's.
+        crate::compile::tool::kill_group(&mut self.child.lock().unwrap_or_else(PoisonError::into_inner));
+        true
     }
 }
 
@@ -281,9 +375,9 @@ impl Drop for Worker {
         self.stop.store(true, Ordering::Release);
         // An idle worker is between jobs: closing its stdin ends it, and
         // a kill makes sure of it without waiting.
-        let mut child = self.child.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut child = self.watch.child.lock().unwrap_or_else(PoisonError::into_inner);
         if let Ok(None) = child.try_wait() {
-            let _ = child.kill();
+            crate::compile::tool::kill_group(&mut child);
         }
         let _ = child.wait();
     }
@@ -301,6 +395,14 @@ fn stderr_tail(stderr: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cell::Cell;
+    use std::ffi::OsString;
+
+    thread_local! {
+        /// How long the watchdog on this thread waits between finding a
+        /// job past its deadline and stopping the worker.
+        pub(super) static WATCHDOG_PAUSE: Cell<Duration> = const { Cell::new(Duration::ZERO) };
+    }
 
     #[test]
     fn stderr_tails_keep_the_last_lines() {
@@ -317,5 +419,116 @@ mod tests {
         let settings = crate::compile::job::tests::settings();
         let errors = workers.compile(&job, "#version 450\nvoid main() {}\n", &settings).unwrap_err();
         assert!(errors[0].message.contains("did not start: it exited with status 0"), "{}", errors[0].message);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_watchdog_never_stops_a_worker_it_reported_as_running() {
+        let mut sleeper = Command::new("sleep");
+        sleeper.arg("30");
+        std::os::unix::process::CommandExt::process_group(&mut sleeper, 0);
+        let child = Arc::new(Mutex::new(sleeper.spawn().unwrap()));
+        let state = WatchState { deadline: Some(Instant::now()), fired: false };
+        let watch = Arc::new(Watch { state: Mutex::new(state), child });
+        // The watchdog finds the job past its deadline, and takes its time
+        // to stop the worker...
+        let watchdog = {
+            let watch = Arc::clone(&watch);
+            std::thread::spawn(move || {
+                WATCHDOG_PAUSE.with(|pause| pause.set(Duration::from_millis(400)));
+                watch.fire_if_due()
+            })
+        };
+        std::thread::sleep(Duration::from_millis(100));
+        // ... while the answer comes, and the exchange disarms it.
+        let fired = watch.disarm();
+        assert_eq!(watchdog.join().unwrap(), fired, "disarm says what the watchdog did");
+        let mut child = watch.child.lock().unwrap();
+        if fired {
+            // The kill was sent under the lock; the end follows.
+            assert!(!child.wait().unwrap().success());
+        } else {
+            std::thread::sleep(Duration::from_millis(600));
+            assert!(child.try_wait().unwrap().is_none(), "the watchdog killed a worker it reported as running");
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Workers that are this test binary: started with a build script's
+    /// variables, it serves before libtest's `main` (`enter`), as a build
+    /// script's worker does.
+    #[cfg(target_os = "linux")]
+    fn this_test_binary(time: Duration, hooks: &[(&'static str, &std::path::Path)]) -> Workers {
+        let exe = super::super::this_program().unwrap();
+        let mut workers = Workers::new(exe, Limits { time, memory_bytes: 4 << 30 });
+        let build_script = [("OUT_DIR", "/nonexistent"), ("TARGET", "test"), ("HOST", "test"), ("NUM_JOBS", "1")];
+        workers.env = build_script.iter().map(|&(name, value)| (name, OsString::from(value))).collect();
+        workers.env.extend(hooks.iter().map(|&(name, value)| (name, value.as_os_str().to_owned())));
+        // Should the worker not serve before `main`, libtest runs no test
+        // in it (not this one again, and so on), and it never greets.
+        workers.args = vec!["--exact", "no test has this name"];
+        workers
+    }
+
+    #[cfg(target_os = "linux")]
+    fn compile_a_frag(workers: &Workers) -> Result<Compiled, Vec<Diagnostic>> {
+        let job = crate::compile::job::tests::fragment_job("a.frag");
+        let settings = crate::compile::job::tests::settings();
+        let source = "#version 450\nlayout(location = 0) out vec4 color;\nvoid main() { color = vec4(1.0); }\n";
+        workers.compile(&job, source, &settings)
+    }
+
+    #[cfg(all(target_os = "linux", feature = "shaderc"))]
+    #[test]
+    fn an_idle_worker_that_died_is_never_handed_out() {
+        let workers = this_test_binary(Duration::from_secs(60), &[]);
+        compile_a_frag(&workers).unwrap();
+        let pid = workers.idle.lock().unwrap()[0].watch.child.lock().unwrap().id();
+        let pid = libc::pid_t::try_from(pid).unwrap();
+        // SAFETY: a plain signal to the worker this test started.
+        #[allow(unsafe_code, reason = "kill(2) on the test's own worker")]
+        unsafe {
+            libc::kill(pid, libc::SIGKILL)
+        };
+        let state = || std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let start = Instant::now();
+        while !state().contains(") Z ") && start.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(workers.take_idle().is_none(), "the dead worker was handed out");
+        compile_a_frag(&workers).expect("a new worker compiles it");
+    }
+
+    #[cfg(all(target_os = "linux", feature = "shaderc"))]
+    #[test]
+    fn a_request_that_meets_a_broken_pipe_goes_to_another_worker() {
+        let dir = tempfile::tempdir().unwrap();
+        let started = dir.path().join("started");
+        // Each worker stops reading after its first answer, but lives on.
+        let deaf = dir.path().join("deaf");
+        let workers = this_test_binary(
+            Duration::from_secs(60),
+            &[(super::super::TEST_DEAF_VAR, &deaf), (super::super::TEST_STARTED_VAR, &started)],
+        );
+        compile_a_frag(&workers).unwrap();
+        compile_a_frag(&workers).expect("sent again, to a new worker");
+        assert_eq!(crate::compile::tool::tests::lines(&started), 2);
+    }
+
+    #[cfg(all(target_os = "linux", feature = "shaderc"))]
+    #[test]
+    fn a_time_out_stops_what_the_worker_started_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let ticks = dir.path().join("ticks");
+        let delay = std::path::PathBuf::from("a.frag=60000");
+        let workers = this_test_binary(
+            Duration::from_secs(2),
+            &[(super::super::TEST_DELAY_VAR, &delay), (super::super::TEST_GRANDCHILD_VAR, &ticks)],
+        );
+        let errors = compile_a_frag(&workers).unwrap_err();
+        assert!(errors[0].message.contains("took longer than 2 s"), "{}", errors[0].message);
+        assert!(crate::compile::tool::tests::lines(&ticks) > 0, "the worker's child ran");
+        crate::compile::tool::tests::assert_still(&ticks);
     }
 }

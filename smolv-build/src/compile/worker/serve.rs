@@ -18,6 +18,7 @@ static SERVING: AtomicBool = AtomicBool::new(false);
 /// serves (a build script compiling two trees at once) waits for the
 /// process to end.
 pub(crate) fn serve_if_asked() {
+    super::enter::retain();
     let Some(version) = std::env::var_os(MARKER) else {
         return;
     };
@@ -49,6 +50,8 @@ fn serve() -> i32 {
     if out.write_all(protocol::HELLO).and_then(|()| out.flush()).is_err() {
         return 0;
     }
+    #[cfg(debug_assertions)]
+    test_hooks::started();
     let mut input = BufReader::new(std::io::stdin().lock());
     loop {
         let payload = match protocol::read_frame(&mut input) {
@@ -63,7 +66,8 @@ fn serve() -> i32 {
                 return 2;
             }
         };
-        test_hooks(&request);
+        #[cfg(debug_assertions)]
+        test_hooks::before(&request);
         let response = match &request {
             Request::Compile { job, settings, source } => {
                 protocol::encode_compiled(&frontend::compile(job, source.as_bytes(), settings))
@@ -77,6 +81,8 @@ fn serve() -> i32 {
         if protocol::write_frame(&mut out, &response).is_err() {
             return 0;
         }
+        #[cfg(debug_assertions)]
+        test_hooks::after();
     }
 }
 
@@ -150,27 +156,69 @@ fn private_stdout() -> Option<std::io::Stdout> {
     Some(std::io::stdout())
 }
 
-/// The test hooks (debug builds only): `SMOLV_WORKER_TEST_DELAY=name=ms`
-/// sleeps before compiling a file named `name`, to reach the time limit;
-/// `SMOLV_WORKER_TEST_ABORT=translate` aborts the worker on a translation,
-/// as a naga crash would.
-fn test_hooks(request: &Request) {
-    #[cfg(debug_assertions)]
-    match request {
-        Request::Compile { job, .. } => {
-            let delay = std::env::var(super::TEST_DELAY_VAR).ok();
-            if let Some((name, ms)) = delay.as_deref().and_then(|v| v.split_once('=')) {
-                let named = job.path.file_name().is_some_and(|file| file.to_string_lossy() == name);
-                if let (true, Ok(ms)) = (named, ms.parse::<u64>()) {
-                    std::thread::sleep(std::time::Duration::from_millis(ms));
+/// The test hooks, debug builds only (see the variables in `worker`).
+#[cfg(debug_assertions)]
+mod test_hooks {
+    use super::Request;
+    use crate::compile::worker::{
+        TEST_ABORT_VAR, TEST_DEAF_VAR, TEST_DELAY_VAR, TEST_GRANDCHILD_VAR, TEST_STARTED_VAR,
+    };
+
+    /// `SMOLV_WORKER_TEST_STARTED=file`: appends this worker's process id.
+    pub(super) fn started() {
+        if let Some(file) = std::env::var_os(TEST_STARTED_VAR) {
+            let mut log = std::fs::OpenOptions::new().create(true).append(true).open(file).expect("the test's log");
+            std::io::Write::write_all(&mut log, format!("{}\n", std::process::id()).as_bytes()).expect("the log");
+        }
+    }
+
+    /// Before a request: `SMOLV_WORKER_TEST_GRANDCHILD=file` starts a
+    /// child that appends to `file` until it is killed;
+    /// `SMOLV_WORKER_TEST_DELAY=name=ms` sleeps before compiling a file
+    /// named `name`, to reach the time limit;
+    /// `SMOLV_WORKER_TEST_ABORT=translate` aborts on a translation, as a
+    /// naga crash would; `SMOLV_WORKER_TEST_DEAF` closes this worker's
+    /// standard input before it answers (and `after` waits to be killed),
+    /// so the next request finds a live worker and a broken pipe.
+    #[allow(clippy::zombie_processes, reason = "the grandchild is meant to outlive the worker, until the group kill")]
+    pub(super) fn before(request: &Request) {
+        if std::env::var_os(TEST_DEAF_VAR).is_some() {
+            #[cfg(unix)]
+            // SAFETY: closes this process's own standard input, which
+            // nothing reads from again.
+            unsafe {
+                libc::close(0)
+            };
+        }
+        if let Some(file) = std::env::var_os(TEST_GRANDCHILD_VAR) {
+            let script = "while :; do echo tick >> \"$0\"; sleep 0.05; done";
+            let mut child = std::process::Command::new("sh");
+            child.arg("-c").arg(script).arg(file).stdin(std::process::Stdio::null());
+            child.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+            child.spawn().expect("the test's grandchild");
+        }
+        match request {
+            Request::Compile { job, .. } => {
+                let delay = std::env::var(TEST_DELAY_VAR).ok();
+                if let Some((name, ms)) = delay.as_deref().and_then(|v| v.split_once('=')) {
+                    let named = job.path.file_name().is_some_and(|file| file.to_string_lossy() == name);
+                    if let (true, Ok(ms)) = (named, ms.parse::<u64>()) {
+                        std::thread::sleep(std::time::Duration::from_millis(ms));
+                    }
+                }
+            }
+            Request::Translate { .. } => {
+                if std::env::var_os(TEST_ABORT_VAR).is_some_and(|v| v == "translate") {
+                    std::process::abort();
                 }
             }
         }
-        Request::Translate { .. } => {
-            if std::env::var_os(super::TEST_ABORT_VAR).is_some_and(|v| v == "translate") {
-                std::process::abort();
-            }
+    }
+
+    /// After an answer: with `SMOLV_WORKER_TEST_DEAF`, waits to be killed.
+    pub(super) fn after() {
+        if std::env::var_os(TEST_DEAF_VAR).is_some() {
+            std::thread::sleep(std::time::Duration::from_secs(600));
         }
     }
-    let _ = request;
 }
