@@ -65,7 +65,8 @@ fn modules() -> [Module; 3] {
 fn manager(gpu: &Gpu, force_monolithic: bool) -> PipelineManager {
     let options = PipelineOptions::new()
         .features(
-            smolv_runtime::vulkan::DeviceFeatures::default().with_graphics_pipeline_library(gpu.graphics_pipeline_library),
+            smolv_runtime::vulkan::DeviceFeatures::default()
+                .with_graphics_pipeline_library(gpu.graphics_pipeline_library),
         )
         .force_monolithic(force_monolithic);
     // SAFETY: `Gpu` enables dynamic rendering and, where `options` says
