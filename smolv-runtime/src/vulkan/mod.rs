@@ -89,7 +89,9 @@ pub use cache::{CacheLoad, CacheRejected, PipelineCacheFile};
 pub use compute::ComputeSlot;
 pub use device_features::DeviceFeatures;
 pub use layout::{BindlessSet, LayoutCache, LayoutOptions, ProgramLayout};
-pub use pipelines::{GraphicsProgram, LibraryCounts, PipelineManager, PipelineOptions, PipelineSlot, Stage};
+pub use pipelines::{
+    EmbeddedStage, GraphicsProgram, LibraryCounts, PipelineManager, PipelineOptions, PipelineSlot, Stage,
+};
 pub use requirements::DeviceRequirements;
 pub use state::{
     AttachmentBlend, BlendEquation, DepthBias, DepthTest, GraphicsState, Multisample, StencilFace, StencilState,
