@@ -1,9 +1,9 @@
 //! A stage made from a [`Shader`]: its words and the reflection smolv made
 //! of exactly those words, so the pairing is never the caller's promise.
 
-use crate::ShaderError;
 use crate::reflect::Reflection;
 use crate::shader::Shader;
+use crate::shader_error::ShaderError;
 use crate::specialize::Value;
 
 use super::program::Stage;
