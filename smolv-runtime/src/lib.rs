@@ -106,7 +106,9 @@
 //!   on.)
 //! - `vulkan`: the ash layer (not a default, so that a crate that only
 //!   decodes compiles no ash): `smolv-runtime = { version = "0.1",
-//!   features = ["vulkan"] }`.
+//!   features = ["vulkan"] }`. Its module docs open with a quick start:
+//!   under 50 lines from `include_shader!` to a drawn pipeline (`vulkan`,
+//!   "Quick start"; the README has the same, with the shaders).
 //! - `hot-reload`: the hook the `smolv-reload` crate publishes recompiled
 //!   shaders through (the `hot_reload` module), and embedded shaders that
 //!   know their source file, includes and build recipe. Off by default, so that

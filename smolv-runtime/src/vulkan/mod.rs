@@ -54,6 +54,69 @@
 //! limits, spec-constant values against their types, cache files against
 //! their length and hash.
 //!
+//! ## Quick start
+//!
+//! From `include_shader!` to a drawn pipeline: the device with
+//! [`DeviceRequirements`], the [`PipelineManager`], stages from embedded
+//! shaders ([`EmbeddedStage`]), the typed uniform from `include_types!`,
+//! the descriptor write (by hand), and one draw. Viewport and scissor are
+//! always dynamic: every pipeline the manager builds leaves them to the
+//! command buffer, so set them before each draw. The shaders, the build
+//! script and the manifest are in the crate's README, and
+//! `tests/tests/readme.rs` builds and runs this exact code on lavapipe
+//! under the validation layer.
+//!
+//! ```ignore
+//! // src/quick_start.rs: a device, the manager, a typed uniform, one draw.
+//! use smolv_runtime::vulkan::ash::{self, vk};
+//! use smolv_runtime::vulkan::{DeviceRequirements, EmbeddedStage, GraphicsState, PipelineManager};
+//! type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+//!
+//! static VERTEX: &smolv_runtime::Shader = smolv_runtime::include_shader!("triangle.vert");
+//! static FRAGMENT: &smolv_runtime::Shader = smolv_runtime::include_shader!("tint.frag");
+//! mod shaders {
+//!     smolv_runtime::include_types!();
+//! }
+//!
+//! /// Dynamic rendering, and graphics pipeline libraries where the driver has them.
+//! pub unsafe fn device(instance: &ash::Instance, gpu: vk::PhysicalDevice, queues: &[vk::DeviceQueueCreateInfo]) -> Result<(ash::Device, PipelineManager)> {
+//!     let mut requirements = unsafe { DeviceRequirements::for_physical_device(instance, gpu)? };
+//!     let extensions = requirements.extension_name_ptrs();
+//!     let info = vk::DeviceCreateInfo::default().queue_create_infos(queues).enabled_extension_names(&extensions);
+//!     let device = unsafe { instance.create_device(gpu, &requirements.push_features(info), None)? };
+//!     let limits = unsafe { instance.get_physical_device_properties(gpu) }.limits;
+//!     // SAFETY: `options` match the device; the caller drops the manager before the device, once idle.
+//!     let manager = unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), &limits, requirements.pipeline_options()) };
+//!     Ok((device, manager))
+//! }
+//!
+//! /// Records the draw into `cmd`, inside dynamic rendering to an RGBA8 target of `extent`.
+//! pub unsafe fn draw(device: &ash::Device, manager: &PipelineManager, cmd: vk::CommandBuffer, extent: vk::Extent2D, pool: vk::DescriptorPool, uniform: (vk::Buffer, &mut [u8])) -> Result<()> {
+//!     let (vertex, fragment) = (EmbeddedStage::from_shader(VERTEX)?, EmbeddedStage::from_shader(FRAGMENT)?);
+//!     let state = GraphicsState { color_formats: vec![vk::Format::R8G8B8A8_UNORM], ..GraphicsState::default() };
+//!     // SAFETY: smolv compiled and reflected the shaders; the device renders to RGBA8.
+//!     let slot = unsafe { manager.get_pipeline(&vertex.stage(), &fragment.stage(), &state)? };
+//!     let tint = shaders::Tint::new([0.25, 0.5, 0.75, 1.0]); // the block's bytes, as the shader reads them
+//!     uniform.1[..shaders::Tint::SIZE].copy_from_slice(tint.as_bytes());
+//!     let binding = shaders::tint_frag::TINT; // set 0, binding 0
+//!     let layouts = manager.program_layout(&vertex.stage(), &fragment.stage())?.set_layouts;
+//!     let allocate = vk::DescriptorSetAllocateInfo::default().descriptor_pool(pool).set_layouts(&layouts[binding.set as usize..][..1]);
+//!     let set = unsafe { device.allocate_descriptor_sets(&allocate)? }[0];
+//!     let buffers = [vk::DescriptorBufferInfo { buffer: uniform.0, offset: 0, range: vk::WHOLE_SIZE }];
+//!     let write = vk::WriteDescriptorSet::default().dst_set(set).dst_binding(binding.binding);
+//!     unsafe { device.update_descriptor_sets(&[write.descriptor_type(vk::DescriptorType::UNIFORM_BUFFER).buffer_info(&buffers)], &[]) };
+//!     let viewport = vk::Viewport { width: extent.width as f32, height: extent.height as f32, max_depth: 1.0, ..Default::default() };
+//!     unsafe {
+//!         device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, slot.current()); // the optimized link once ready
+//!         device.cmd_bind_descriptor_sets(cmd, vk::PipelineBindPoint::GRAPHICS, slot.layout(), binding.set, &[set], &[]);
+//!         device.cmd_set_viewport(cmd, 0, &[viewport]); // always dynamic
+//!         device.cmd_set_scissor(cmd, 0, &[vk::Rect2D::default().extent(extent)]); // always dynamic
+//!         device.cmd_draw(cmd, 3, 1, 0, 0);
+//!     }
+//!     Ok(())
+//! }
+//! ```
+//!
 //! ## Set mapping
 //!
 //! Sets keep the numbers the shaders declare (`layout(set = N)`). A
@@ -89,7 +152,9 @@ pub use cache::{CacheLoad, CacheRejected, PipelineCacheFile};
 pub use compute::ComputeSlot;
 pub use device_features::DeviceFeatures;
 pub use layout::{BindlessSet, LayoutCache, LayoutOptions, ProgramLayout};
-pub use pipelines::{GraphicsProgram, LibraryCounts, PipelineManager, PipelineOptions, PipelineSlot, Stage};
+pub use pipelines::{
+    EmbeddedStage, GraphicsProgram, LibraryCounts, PipelineManager, PipelineOptions, PipelineSlot, Stage,
+};
 pub use requirements::DeviceRequirements;
 pub use state::{
     AttachmentBlend, BlendEquation, DepthBias, DepthTest, GraphicsState, Multisample, StencilFace, StencilState,

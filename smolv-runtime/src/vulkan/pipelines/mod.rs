@@ -23,6 +23,7 @@ use crate::vulkan::specialization::SpecializationData;
 use crate::vulkan::state::GraphicsState;
 use crate::vulkan::{VulkanError, lock};
 
+mod embedded;
 mod library_cache;
 mod options;
 mod program;
@@ -30,6 +31,7 @@ mod rebuild;
 mod slot;
 mod worker;
 
+pub use embedded::EmbeddedStage;
 pub use library_cache::LibraryCounts;
 use library_cache::{LibraryCache, PipelineKey};
 pub(crate) use options::LIBRARIES_ASKED;
@@ -246,14 +248,46 @@ impl PipelineManager {
     /// [`capabilities`](crate::vulkan::capabilities)), and failing Vulkan calls.
     ///
     /// # Safety
-    /// What `vkCreateGraphicsPipelines` requires of its inputs:
-    /// - each stage's `spirv` is a valid SPIR-V module for the device and
-    ///   its enabled features and has the entry point its reflection names;
-    /// - each reflection describes its module: every binding and push
-    ///   constant the module uses is in it, with its type and count;
+    /// What `vkCreateGraphicsPipelines` requires of its inputs, less what
+    /// smolv checks itself. Checked here, refused with a [`VulkanError`]
+    /// before the driver sees anything: each stage is in its place
+    /// ([`VulkanError::WrongStage`]), its SPIR-V version fits
+    /// [`PipelineOptions::api_version`](PipelineOptions#structfield.api_version),
+    /// its capabilities and extensions are among
+    /// [`PipelineOptions::features`](PipelineOptions#structfield.features),
+    /// the layouts fit the device's limits, spec-constant values fit their
+    /// types, explicit vertex input feeds the vertex shader, and state that
+    /// needs a feature has it. The caller upholds the rest:
+    /// - each stage's `spirv` is a valid SPIR-V module (smolv compiles
+    ///   embedded shaders with glslang, shaderc, naga or slang but does
+    ///   not run `spirv-val`, and cannot vouch for files loaded at run time);
+    /// - each stage's reflection describes its module: every binding and
+    ///   push constant the module uses is in it, with its type and count.
+    ///   A stage from [`EmbeddedStage`] (its `spirv` and `reflection` as
+    ///   [`EmbeddedStage::stage`] or [`EmbeddedStage::specialized`] gave
+    ///   them) needs no promise here: smolv reflected those very words.
+    ///   A [`Stage`] written by hand does: make its reflection with
+    ///   [`Reflection::from_spirv`] from its own `spirv`;
     /// - `state` is valid for the device: formats it supports as colour and
     ///   depth attachments and as vertex attributes, counts within its
-    ///   limits, vertex inputs that match the vertex stage.
+    ///   limits;
+    /// - the device and the manager's contract ([`new`](Self::new)) still
+    ///   hold: the handles the slot gives out live until the manager is
+    ///   dropped, and the device is done with them then.
+    ///
+    /// ```no_run
+    /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager, vertex: &smolv_runtime::Shader, fragment: &smolv_runtime::Shader) -> Result<(), Box<dyn std::error::Error>> {
+    /// use smolv_runtime::vulkan::{EmbeddedStage, GraphicsState};
+    /// // `vertex` and `fragment` from `include_shader!`: the reflection is smolv's own.
+    /// let (vertex, fragment) = (EmbeddedStage::from_shader(vertex)?, EmbeddedStage::from_shader(fragment)?);
+    /// let state = GraphicsState::default(); // RGBA8, which every device renders to
+    /// // SAFETY: smolv compiled the modules; the device renders to RGBA8 and
+    /// // outlives the manager.
+    /// let slot = unsafe { manager.get_pipeline(&vertex.stage(), &fragment.stage(), &state)? };
+    /// # let _ = slot;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub unsafe fn get_pipeline(
         &self,
         vertex: &Stage<'_>,

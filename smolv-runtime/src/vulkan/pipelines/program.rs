@@ -19,6 +19,14 @@ use super::options::PipelineOptions;
 /// so two different modules can never share a pipeline. How a stage goes
 /// to a pipeline: see the [example on `PipelineManager`](super::PipelineManager#example).
 ///
+/// For a [`Shader`](crate::Shader) (from `include_shader!`, an embedded
+/// set or a bundle), take the stage from
+/// [`EmbeddedStage`](super::EmbeddedStage): its reflection is the one smolv
+/// made of its words, and the manager's `unsafe` calls ask no promise
+/// about it. A stage written by hand, as below, pairs the two itself, and
+/// the caller promises that the reflection describes the module (see
+/// [`PipelineManager::get_pipeline`](super::PipelineManager::get_pipeline)).
+///
 /// ```
 /// use smolv_runtime::reflect::{Reflection, ShaderStage};
 /// use smolv_runtime::specialize::Value;

@@ -1,0 +1,78 @@
+//! A stage made from a [`Shader`]: its words and the reflection smolv made
+//! of exactly those words, so the pairing is never the caller's promise.
+
+use crate::reflect::Reflection;
+use crate::shader::Shader;
+use crate::shader_error::ShaderError;
+use crate::specialize::Value;
+
+use super::program::Stage;
+
+/// A shader ready for the [`PipelineManager`](super::PipelineManager): its
+/// decoded SPIR-V and the [`Reflection`] smolv made of those same words.
+///
+/// A [`Stage`] written by hand pairs words with a reflection, and the
+/// manager's `unsafe` calls ask the caller to promise that the reflection
+/// describes the module. A stage from [`from_shader`](Self::from_shader)
+/// needs no such promise: the reflection is built here, from the words the
+/// stage hands the driver (never from a copy recorded beside them, which a
+/// file loaded at run time or a hot reload between two reads could make
+/// disagree). What is left for the caller of
+/// [`PipelineManager::get_pipeline`](super::PipelineManager::get_pipeline)
+/// is what smolv cannot know: see its `# Safety`.
+///
+/// ```
+/// use smolv_runtime::vulkan::EmbeddedStage;
+/// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
+/// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+/// # let spirv = smolv_runtime::doc_example_module();
+/// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+/// # let set = smolv_runtime::ShaderSet::from_vec(BundleBuilder::new().add("blur.comp", container).build()?)?;
+/// // Usually `static BLUR: &Shader = smolv_runtime::include_shader!("blur.comp");`
+/// let blur = EmbeddedStage::from_shader(set.get("blur.comp")?)?;
+/// assert_eq!(blur.reflection().stage, ShaderStage::Compute);
+/// assert_eq!(blur.spirv(), spirv);
+/// let stage = blur.stage(); // for get_compute, get_pipeline, GraphicsProgram
+/// assert!(stage.specialization.is_empty());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct EmbeddedStage<'a> {
+    spirv: &'a [u32],
+    reflection: Reflection,
+}
+
+impl<'a> EmbeddedStage<'a> {
+    /// The stage of `shader`: decodes it once (kept with the shader, see
+    /// [`Shader::decode_cached`]) and reflects the decoded words.
+    ///
+    /// # Errors
+    /// A shader that does not decode, or whose words smolv cannot reflect
+    /// (not a SPIR-V module, or a WGSL-only build for wgpu).
+    pub fn from_shader(shader: &'a Shader) -> Result<Self, ShaderError> {
+        let spirv = shader.decode_cached()?;
+        let reflection = Reflection::from_spirv(spirv)?;
+        Ok(Self { spirv, reflection })
+    }
+
+    /// The [`Stage`] to hand the manager, with no spec-constant values.
+    pub fn stage(&self) -> Stage<'_> {
+        self.specialized(&[])
+    }
+
+    /// The [`Stage`] to hand the manager, with spec-constant values
+    /// `(constant id, value)`, each id once (see [`Stage::specialization`]).
+    pub fn specialized<'s>(&'s self, values: &'s [(u32, Value)]) -> Stage<'s> {
+        Stage { spirv: self.spirv, reflection: &self.reflection, specialization: values }
+    }
+
+    /// The SPIR-V words.
+    pub fn spirv(&self) -> &'a [u32] {
+        self.spirv
+    }
+
+    /// The reflection smolv made of [`spirv`](Self::spirv).
+    pub fn reflection(&self) -> &Reflection {
+        &self.reflection
+    }
+}
