@@ -608,7 +608,7 @@ impl Shader {
     }
 
     /// How many times new words were published for this shader (by a hot
-    /// reloader, through [`publish`](Self::publish) with the `hot-reload`
+    /// reloader, through `Shader::publish` with the `hot-reload`
     /// feature): 0 while it is as built.
     ///
     /// It exists without the feature too, and is then always 0, so that a
