@@ -155,13 +155,12 @@ pub(crate) fn compiler_identity() -> String {
     identity
 }
 
-#[cfg(test)]
+/// A `.wesl` shader in a build without the `wesl` feature (smolv-build's
+/// tests run without it).
+#[cfg(all(test, not(feature = "wesl")))]
 mod tests {
     use super::*;
 
-    /// A `.wesl` shader in a build without the `wesl` feature (smolv-build's
-    /// tests run without it).
-    #[cfg(not(feature = "wesl"))]
     #[test]
     fn a_language_without_its_compiler_says_how_to_add_it_in_the_users_own_terms() {
         let job = Job::for_test("sky.wesl", "shaders/sky.wesl", Language::Wesl);
