@@ -6,7 +6,7 @@
 //! workspace. Each is written to a temporary file and renamed into place,
 //! so concurrent builds never see half an entry, and each carries a hash of
 //! its body, checked on every read: a corrupt or truncated entry is a miss
-//! and gets rebuilt. An entry over [`MAX_ENTRY_BYTES`] is neither stored
+//! and gets rebuilt. An entry over `MAX_ENTRY_BYTES` (64 MiB) is neither stored
 //! nor read. What an entry says is data: a body that does not decode is a
 //! miss, never a panic (see docs/reliability.md, "Trust model").
 //!
