@@ -35,7 +35,9 @@ pub(crate) fn read_input(path: &Path) -> Result<Vec<u8>, FileError> {
 }
 
 /// Writes an output file atomically (temp file, then rename); `-` writes
-/// standard output.
+/// standard output. The temporary file gets a random name, created anew
+/// (`O_EXCL`): a file or link someone else placed beside the output is
+/// never written through.
 pub(crate) fn write_output(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
     if path == Path::new("-") {
         return std::io::stdout()
@@ -44,12 +46,85 @@ pub(crate) fn write_output(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
             .map_err(|e| FileError::new(path, format!("cannot write standard output: {e}")));
     }
     let file_name = path.file_name().ok_or_else(|| FileError::new(path, "output path names no file"))?;
-    let mut temp_name = std::ffi::OsString::from(".");
-    temp_name.push(file_name);
-    temp_name.push(format!(".{}.tmp", std::process::id()));
-    let temp = path.with_file_name(temp_name);
-    std::fs::write(&temp, bytes).and_then(|()| std::fs::rename(&temp, path)).map_err(|e| {
-        let _ = std::fs::remove_file(&temp);
-        FileError::new(path, format!("cannot write output: {e}"))
-    })
+    let dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let mut prefix = std::ffi::OsString::from(".");
+    prefix.push(file_name);
+    prefix.push(".");
+    let cannot = |e: std::io::Error| FileError::new(path, format!("cannot write output: {e}"));
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".tmp");
+    // An output is an ordinary file: the umask decides, as for any file
+    // written with `std::fs::write` (tempfile's own default is 0600).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut temp = builder.tempfile_in(dir).map_err(cannot)?;
+    temp.write_all(bytes).map_err(cannot)?;
+    temp.persist(path).map_err(|e| cannot(e.error))?;
+    Ok(())
+}
+
+/// A new directory in the system's temporary directory, named `prefix`
+/// and random characters, created anew and private to this user (mode
+/// 0700 on Unix), removed when dropped. Another local user can neither
+/// create it first nor look inside. `near` is the file an error names.
+pub(crate) fn private_temp_dir(prefix: &str, near: &Path) -> Result<tempfile::TempDir, FileError> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(prefix);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o700));
+    }
+    builder.tempdir().map_err(|e| FileError::new(near, format!("cannot create a temporary directory: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temporary_directories_are_new_and_private_never_a_predictable_path() {
+        // What the old code used: the system's temporary directory and this
+        // process's id, which another user can create first.
+        let predictable = std::env::temp_dir().join(format!("cargo-smolv-types-{}", std::process::id()));
+        std::fs::create_dir_all(&predictable).unwrap();
+        std::fs::write(predictable.join("planted"), b"").unwrap();
+        let dir = private_temp_dir("cargo-smolv-types-", Path::new("shaders")).unwrap();
+        let path = dir.path().to_owned();
+        let _ = std::fs::remove_dir_all(&predictable);
+        assert_ne!(path, predictable);
+        assert!(path.starts_with(std::env::temp_dir()), "{}", path.display());
+        assert_eq!(std::fs::read_dir(&path).unwrap().count(), 0, "the directory is new");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o700, "only this user may enter it");
+        }
+        drop(dir);
+        assert!(!path.exists(), "removed when dropped");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_output_is_never_written_through_a_link_placed_beside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, b"keep").unwrap();
+        let output = dir.path().join("out.smvb");
+        // The old temporary name: `.out.smvb.PID.tmp`.
+        let planted = dir.path().join(format!(".out.smvb.{}.tmp", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+        write_output(&output, b"bundle").unwrap();
+        assert_eq!(std::fs::read(&output).unwrap(), b"bundle");
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep", "the file the link names is untouched");
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name()).collect();
+        assert_eq!(left.len(), 3, "no temporary file left: {left:?}");
+    }
 }

@@ -134,9 +134,11 @@ pub(crate) fn pack(args: &PackArgs) -> Result<(), FileError> {
 /// Compiles the sources in the `pack` command's directory with the shader build and
 /// returns the optimized modules by name.
 fn compile_sources(args: &PackArgs) -> Result<Vec<(String, Vec<u32>)>, FileError> {
-    let out = tempdir(&args.output)?;
+    let temporary = crate::io::private_temp_dir("cargo-smolv-pack-", &args.output)?;
+    let out = temporary.path();
     let mut config = Config::new();
-    config.shader_dir(&args.dir).out_dir(&out).target_env(args.target_env).strip_debug(false).cargo_directives(false);
+    config.missing_language_advice(crate::shader_args::MISSING_LANGUAGE_ADVICE);
+    config.shader_dir(&args.dir).out_dir(out).target_env(args.target_env).strip_debug(false).cargo_directives(false);
     args.include_dirs.iter().for_each(|dir| {
         config.include_dir(dir);
     });
@@ -147,32 +149,22 @@ fn compile_sources(args: &PackArgs) -> Result<Vec<(String, Vec<u32>)>, FileError
         config.try_compile()
     };
     spinner.finish_and_clear();
-    let compiled = result.map_err(|e| FileError::new(&args.dir, e));
-    let modules = compiled.and_then(|_| {
-        let dir = out.join(smolv_format::ARTIFACT_DIR);
-        let text = std::fs::read_to_string(dir.join(smolv_format::MANIFEST_FILE))
-            .map_err(|e| FileError::new(&dir, format!("cannot read the build manifest: {e}")))?;
-        let manifest: smolv_format::Manifest =
-            serde_json::from_str(&text).map_err(|e| FileError::new(&dir, format!("bad build manifest: {e}")))?;
-        manifest
-            .modules
-            .iter()
-            .map(|m| {
-                let path = dir.join(&m.optimized_spirv);
-                let bytes = std::fs::read(&path).map_err(|e| FileError::new(&path, e))?;
-                Ok((m.name.clone(), words(&bytes)))
-            })
-            .collect()
-    });
-    let _ = std::fs::remove_dir_all(&out);
-    modules
-}
-
-fn tempdir(near: &Path) -> Result<PathBuf, FileError> {
-    let dir = std::env::temp_dir().join(format!("cargo-smolv-pack-{}", std::process::id()));
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| FileError::new(near, format!("cannot create a temporary directory: {e}")))?;
-    Ok(dir)
+    result.map_err(|e| FileError::new(&args.dir, e))?;
+    let dir = out.join(smolv_format::ARTIFACT_DIR);
+    let text = std::fs::read_to_string(dir.join(smolv_format::MANIFEST_FILE))
+        .map_err(|e| FileError::new(&dir, format!("cannot read the build manifest: {e}")))?;
+    let manifest: smolv_format::Manifest =
+        serde_json::from_str(&text).map_err(|e| FileError::new(&dir, format!("bad build manifest: {e}")))?;
+    // The temporary directory goes when this returns, after the reads.
+    manifest
+        .modules
+        .iter()
+        .map(|m| {
+            let path = dir.join(&m.optimized_spirv);
+            let bytes = std::fs::read(&path).map_err(|e| FileError::new(&path, e))?;
+            Ok((m.name.clone(), words(&bytes)))
+        })
+        .collect()
 }
 
 /// Where an entry is unpacked: its name, plus `.spv` for compiled shaders
@@ -216,11 +208,11 @@ struct EntryResult {
 /// `spirv-val`'s verdict on one module, or `None` when it is not installed.
 fn spirv_val(words: &[u32]) -> Option<Result<(), String>> {
     let minor = (words.get(1).copied().unwrap_or(0) >> 8) & 0xFF;
-    let path = std::env::temp_dir().join(format!("cargo-smolv-verify-{}.spv", std::process::id()));
+    // A new file of a random name (never one another user placed), removed on drop.
+    let mut file = tempfile::Builder::new().prefix("cargo-smolv-verify-").suffix(".spv").tempfile().ok()?;
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    std::fs::write(&path, bytes).ok()?;
-    let output = Command::new("spirv-val").args(["--target-env", &format!("spv1.{minor}")]).arg(&path).output();
-    let _ = std::fs::remove_file(&path);
+    std::io::Write::write_all(&mut file, &bytes).ok()?;
+    let output = Command::new("spirv-val").args(["--target-env", &format!("spv1.{minor}")]).arg(file.path()).output();
     let output = output.ok()?;
     Some(if output.status.success() {
         Ok(())

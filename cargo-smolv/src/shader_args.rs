@@ -356,9 +356,16 @@ fn parse_goal(text: &str) -> Result<SizeGoal, String> {
 }
 
 /// A `Config` for the shaders in `dir`, built into `out_dir`, as `args` say.
+/// What a shader whose language this install lacks is told: the install
+/// line that adds it. cargo-smolv's features bear smolv-build's names
+/// (`wesl`, `wgsl`, `shaderc`), which `{feature}` stands for.
+pub(crate) const MISSING_LANGUAGE_ADVICE: &str =
+    "this cargo-smolv was installed without it; add it with `cargo install cargo-smolv --features {feature}`";
+
 pub(crate) fn config(dir: &Path, out_dir: &Path, args: &ShaderArgs) -> Config {
     let mut config = Config::new();
     config
+        .missing_language_advice(MISSING_LANGUAGE_ADVICE)
         .shader_dir(dir)
         .out_dir(out_dir)
         .target_env(args.target_env)

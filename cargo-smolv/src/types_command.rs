@@ -24,15 +24,14 @@ pub(crate) struct TypesArgs {
 
 pub(crate) fn types(args: &TypesArgs) -> Result<(), FileError> {
     // The build's own files are not the point here: unless asked to keep
-    // them, they go to a directory of this process's, removed after.
-    let temporary =
-        args.out_dir.is_none().then(|| std::env::temp_dir().join(format!("cargo-smolv-types-{}", std::process::id())));
-    let out_dir = args.out_dir.clone().or_else(|| temporary.clone()).unwrap_or_default();
-    let result = generate(args, &out_dir);
-    if let Some(dir) = temporary {
-        let _ = std::fs::remove_dir_all(dir);
+    // them, they go to a new private directory, removed after (on drop).
+    match &args.out_dir {
+        Some(out_dir) => generate(args, out_dir),
+        None => {
+            let temporary = crate::io::private_temp_dir("cargo-smolv-types-", &args.dir)?;
+            generate(args, temporary.path())
+        }
     }
-    result
 }
 
 fn generate(args: &TypesArgs, out_dir: &std::path::Path) -> Result<(), FileError> {

@@ -220,6 +220,12 @@ fn build_for_wgpu_reports_the_choice_and_the_refused_modules_in_json() {
     assert!(matches!(wgpu["shipped"].as_str(), Some("wgsl" | "spirv")), "{json}");
     assert_eq!(wgpu["refused_modules"], 1, "{json}");
     assert!(wgpu["wgsl_bytes"].as_u64().unwrap() > 0, "{json}");
+    // Estimates, and named so; never negative.
+    assert!(
+        wgpu["wgsl_estimated_bytes"].as_u64().is_some() && wgpu["spirv_estimated_bytes"].as_u64().is_some(),
+        "{json}"
+    );
+    assert!(wgpu.get("wgsl_total_bytes").is_none(), "{json}");
     let warnings: Vec<&str> = json["warnings"].as_array().unwrap().iter().filter_map(|w| w.as_str()).collect();
     assert!(
         warnings.iter().any(|w| w.starts_with("combined.frag (") && w.contains("ships as SPIR-V for wgpu")),
@@ -266,6 +272,24 @@ fn build_for_wgpu_reports_the_choice_and_the_refused_modules_in_json() {
     let vulkan: serde_json::Value = serde_json::from_slice(&cargo_smolv(&args).stdout).unwrap();
     assert!(vulkan.get("wgpu").is_none(), "{vulkan}");
     assert_eq!(vulkan["warnings"], serde_json::json!([]), "{vulkan}");
+}
+
+/// cargo-smolv as `cargo install cargo-smolv` installs it (no `wesl`
+/// feature) meets a `.wesl` file: the error gives the install line that
+/// adds WESL, not smolv-build's feature, which its user cannot turn on.
+#[cfg(not(feature = "wesl"))]
+#[test]
+fn a_wesl_shader_without_the_feature_names_the_install_line_that_adds_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let shaders = shader_tree(dir.path(), false);
+    std::fs::write(shaders.join("sky.wesl"), "@compute @workgroup_size(1) fn main() {}\n").unwrap();
+    let out = dir.path().join("out");
+    let output = cargo_smolv(&["smolv", "build", shaders.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(err.contains("sky.wesl") && err.contains("WESL support is not enabled"), "{err}");
+    assert!(err.contains("`cargo install cargo-smolv --features wesl`"), "{err}");
+    assert!(!err.contains("smolv-build's"), "{err}");
 }
 
 #[test]

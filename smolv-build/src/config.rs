@@ -47,6 +47,7 @@ pub struct Config {
     pub(crate) wesl_features: Vec<(String, bool)>,
     pub(crate) shader_wesl_features: Vec<(String, (String, bool))>,
     pub(crate) wesl_packages: Vec<(String, PathBuf)>,
+    pub(crate) missing_language_advice: Option<String>,
     pub(crate) target_env: TargetEnv,
     pub(crate) spirv_version: Option<SpirvVersion>,
     pub(crate) optimization: Optimization,
@@ -103,6 +104,7 @@ impl Config {
             wesl_features: Vec::new(),
             shader_wesl_features: Vec::new(),
             wesl_packages: Vec::new(),
+            missing_language_advice: None,
             target_env: TargetEnv::default(),
             spirv_version: None,
             optimization: Optimization::default(),
@@ -262,6 +264,24 @@ impl Config {
         value: bool,
     ) -> &mut Self {
         self.shader_wesl_features.push((shader.into(), (name.into(), value)));
+        self
+    }
+
+    /// What the error for a shader whose language this build has no
+    /// compiler for tells the user to do, `{feature}` standing for the
+    /// Cargo feature that adds it (`wesl`, `wgsl`, `shaderc`). By default it
+    /// names smolv-build's feature, which is right in a build script:
+    /// ``WESL support is not enabled; enable smolv-build's `wesl` feature
+    /// (in [build-dependencies])``. A tool that links smolv-build, and whose
+    /// users install it rather than depend on it, says how to install it
+    /// with the feature; its features must then bear smolv-build's names.
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.missing_language_advice("install the CLI with it: `cargo install cargo-smolv --features {feature}`");
+    /// ```
+    pub fn missing_language_advice(&mut self, advice: impl Into<String>) -> &mut Self {
+        self.missing_language_advice = Some(advice.into());
         self
     }
 
@@ -961,6 +981,7 @@ impl Config {
             slangc: frontend::find_slangc(self.slangc.as_deref()),
             glslc: frontend::find_glslc(self.glslc.as_deref()),
             wesl_packages: self.wesl_packages.iter().map(|(name, dir)| (name.clone(), base.join(dir))).collect(),
+            missing_language_advice: self.missing_language_advice.clone(),
         };
         Ok(Plan {
             inputs: self.inputs(&base),

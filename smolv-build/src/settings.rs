@@ -92,6 +92,11 @@ pub(crate) struct Settings {
     /// WESL packages on disk: `import name::…` reads below the directory.
     #[serde(default)]
     pub(crate) wesl_packages: Vec<(String, PathBuf)>,
+    /// What a shader whose language has no compiler in this build is told
+    /// to do, `{feature}` standing for the Cargo feature
+    /// (`Config::missing_language_advice`); `None` names smolv-build's.
+    #[serde(default)]
+    pub(crate) missing_language_advice: Option<String>,
 }
 
 /// Everything one build needs.

@@ -157,6 +157,42 @@ pub use shader_error::{ShaderError, ShaderErrorKind};
 /// the macros and this crate share ([`smolv_format`]).
 pub use smolv_format::{Codec, Framing};
 
+/// bytemuck, whose `Pod` and `Zeroable` the generated types
+/// (`include_types!`) implement, re-exported: a program views bytes as
+/// those types, or the types as bytes, without a bytemuck dependency of its
+/// own, and with the very version the types were built against.
+///
+/// A storage buffer read back from the GPU arrives as bytes; viewed as the
+/// shader's element type (the names come from the shader: a
+/// `buffer Data { Element data[]; }` block's elements are
+/// `shaders::DataElement`):
+///
+/// ```text
+/// smolv_runtime::include_types!();
+/// let view = readback.slice(..).get_mapped_range(); // wgpu: mapped for reading
+/// let elements: &[shaders::DataElement] = smolv_runtime::bytemuck::try_cast_slice(&view)?;
+/// ```
+///
+/// `try_cast_slice` fails, rather than panicking as `cast_slice` does, when
+/// the bytes are not a whole number of elements or are not aligned for
+/// them. Mapped GPU memory is aligned; bytes of any other origin can be
+/// read element by element with `bytemuck::pod_read_unaligned`.
+///
+/// ```
+/// use smolv_runtime::bytemuck;
+/// // Eight bytes as a storage buffer of two `float`s holds them.
+/// let stored = [1.5f32.to_bits(), (-2.0f32).to_bits()];
+/// let bytes: &[u8] = bytemuck::cast_slice(&stored);
+/// let floats: &[f32] = bytemuck::try_cast_slice(bytes)?;
+/// assert_eq!(floats, [1.5, -2.0]);
+/// // Six bytes are not a whole number of `f32`s: an error, not a panic.
+/// assert!(bytemuck::try_cast_slice::<u8, f32>(&bytes[..6]).is_err());
+/// // Bytes at any alignment, one element at a time.
+/// assert_eq!(bytemuck::pod_read_unaligned::<f32>(&bytes[4..8]), -2.0);
+/// # Ok::<(), bytemuck::PodCastError>(())
+/// ```
+pub use bytemuck;
+
 /// Embeds one shader built by `smolv-build`, as a `&'static Shader`.
 ///
 /// The argument is the module name: the path below the shader directory,

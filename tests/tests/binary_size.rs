@@ -736,7 +736,7 @@ fn wgpu_targets_ship_the_smaller_of_wgsl_and_spirv() {
             wgsl = wgpu_probe(set, "wgpu-wgsl", "wgsl,spirv").0;
         }
         let (spirv, _) = wgpu_probe(set, "wgpu-spirv", "spirv");
-        let by_table = wgpu["wgsl_total_bytes"].as_i64().unwrap() < wgpu["spirv_total_bytes"].as_i64().unwrap();
+        let by_table = wgpu["wgsl_estimated_bytes"].as_u64().unwrap() < wgpu["spirv_estimated_bytes"].as_u64().unwrap();
         let chosen = if by_table { "wgsl" } else { "spirv" };
         println!("wgpu {}: wgsl+naga-wgsl {wgsl} B, spirv+naga-spv {spirv} B, chosen {chosen}", set.name);
         println!(
@@ -745,8 +745,8 @@ fn wgpu_targets_ship_the_smaller_of_wgsl_and_spirv() {
             wgpu["wgsl_bytes"],
             wgpu["wgsl_stored_bytes"],
             wgpu["wgsl_codec"].as_str().unwrap(),
-            wgpu["wgsl_total_bytes"],
-            wgpu["spirv_total_bytes"]
+            wgpu["wgsl_estimated_bytes"],
+            wgpu["spirv_estimated_bytes"]
         );
         let (chosen_size, other) = if by_table { (wgsl, spirv) } else { (spirv, wgsl) };
         if chosen_size > other + WGPU_SLACK {

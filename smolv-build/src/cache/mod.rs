@@ -6,7 +6,9 @@
 //! workspace. Each is written to a temporary file and renamed into place,
 //! so concurrent builds never see half an entry, and each carries a hash of
 //! its body, checked on every read: a corrupt or truncated entry is a miss
-//! and gets rebuilt.
+//! and gets rebuilt. An entry over [`MAX_ENTRY_BYTES`] is neither stored
+//! nor read. What an entry says is data: a body that does not decode is a
+//! miss, never a panic (see docs/reliability.md, "Trust model").
 //!
 //! A `Remote` cache, when configured, is the second level: asked on a
 //! local miss (a hit is stored locally too), and sent every new entry.
@@ -24,6 +26,16 @@ use remote::Remote;
 pub use remote::RemoteCacheMode;
 
 const ENTRY_MAGIC: &[u8; 12] = b"SMOLVCACHE1\0";
+
+/// The largest entry body stored or read, locally and remotely: far above
+/// any shader set's (the largest of the 344-module public GLSL tree's is
+/// under 1 MiB). A larger file in the cache is a miss, never read into
+/// memory: the cache directory may be shared (`SMOLV_CACHE_DIR`), and a
+/// damaged or planted file must not cost the build its memory.
+pub(crate) const MAX_ENTRY_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The magic and the body's blake3, before the body.
+const HEADER_BYTES: u64 = ENTRY_MAGIC.len() as u64 + 32;
 
 /// blake3 of a file's contents, or `None` if it cannot be read.
 pub(crate) fn hash_file(path: &Path) -> Option<[u8; 32]> {
@@ -53,11 +65,13 @@ impl FileHashes {
 pub(crate) struct Cache {
     root: PathBuf,
     remote: Option<Arc<Remote>>,
+    /// [`MAX_ENTRY_BYTES`], smaller in tests.
+    max_entry_bytes: u64,
 }
 
 impl Cache {
     pub(crate) fn new(root: PathBuf) -> Self {
-        Self { root, remote: None }
+        Self { root, remote: None, max_entry_bytes: MAX_ENTRY_BYTES }
     }
 
     /// Puts `remote` behind the local cache.
@@ -133,8 +147,16 @@ impl Cache {
     /// recently used entries first, as ccache does.
     pub(crate) fn get_local(&self, key: &Key) -> Option<Vec<u8>> {
         let mut file = open_for_hit(&self.path(key)).ok()?;
+        let limit = HEADER_BYTES + self.max_entry_bytes;
+        if file.metadata().ok()?.len() > limit {
+            return None;
+        }
+        // At most one byte past the limit, should the file grow meanwhile.
         let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes).ok()?;
+        Read::by_ref(&mut file).take(limit + 1).read_to_end(&mut bytes).ok()?;
+        if bytes.len() as u64 > limit {
+            return None;
+        }
         let rest = bytes.strip_prefix(ENTRY_MAGIC.as_slice())?;
         let (hash, body) = rest.split_at_checked(32)?;
         if blake3::hash(body).as_bytes() != hash {
@@ -149,6 +171,9 @@ impl Cache {
     /// cache is not a build error, so this only reports whether it worked.
     pub(crate) fn put_local(&self, key: &Key, body: &[u8]) -> bool {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
+        if body.len() as u64 > self.max_entry_bytes {
+            return false;
+        }
         let path = self.path(key);
         let Some(dir) = path.parent() else {
             return false;
@@ -513,6 +538,45 @@ mod tests {
         assert!(cache.get(&key).is_none(), "a flipped bit must be a miss");
         std::fs::write(&path, &bytes[..20]).unwrap();
         assert!(cache.get(&key).is_none(), "a truncated entry must be a miss");
+    }
+
+    #[test]
+    fn an_entry_over_the_size_limit_is_never_stored_and_a_planted_one_is_a_miss() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache { max_entry_bytes: 1024, ..Cache::new(dir.path().to_owned()) };
+        let key = KeyBuilder::new("test").text("large").finish();
+        assert!(!cache.put(&key, &[1u8; 1025]), "over the limit: not stored");
+        assert!(cache.get(&key).is_none());
+        // A whole, well-hashed entry over the limit, written by something
+        // else (a damaged or hostile cache): a miss, not read.
+        let body = [2u8; 1025];
+        let planted = [&ENTRY_MAGIC[..], blake3::hash(&body).as_bytes(), &body].concat();
+        std::fs::create_dir_all(cache.path(&key).parent().unwrap()).unwrap();
+        std::fs::write(cache.path(&key), planted).unwrap();
+        assert!(cache.get(&key).is_none(), "an entry over the limit must be a miss");
+        // At the limit it is an entry.
+        assert!(cache.put(&key, &[3u8; 1024]));
+        assert_eq!(cache.get(&key).unwrap(), [3u8; 1024]);
+    }
+
+    #[test]
+    fn a_hostile_body_reads_as_nothing_never_a_panic_nor_a_huge_allocation() {
+        // Lengths and counts that claim more than the body holds.
+        let huge = u32::MAX.to_le_bytes();
+        assert!(BodyReader::new(&[&huge[..], b"abc"].concat()).bytes().is_none());
+        assert!(BodyReader::new(&[&huge[..], b"abcd"].concat()).words().is_none());
+        assert!(BodyReader::new(&[&huge[..], b"abcd"].concat()).text().is_none());
+        assert!(BodyReader::new(&[0, 0, 0, 0x40, 1]).words().is_none(), "a word count whose bytes run past the end");
+        assert!(BodyReader::new(&[2, 0, 0, 0, 0xff, 0xfe]).text().is_none(), "text that is not UTF-8");
+        // Every truncation of a real body.
+        let mut w = BodyWriter::default();
+        w.text("lit.frag").words(&[1, 2, 3]).bytes(b"payload");
+        let body = w.finish().unwrap();
+        for len in 0..body.len() {
+            let mut r = BodyReader::new(&body[..len]);
+            let whole = r.text().is_some() && r.words().is_some() && r.bytes().is_some();
+            assert!(!whole, "a body cut to {len} bytes read whole");
+        }
     }
 
     #[test]

@@ -406,6 +406,7 @@ pub(crate) mod tests {
             slangc: None,
             glslc: None,
             wesl_packages: Vec::new(),
+            missing_language_advice: None,
         }
     }
 

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use crate::options::Language;
 use crate::pack::artifacts::{Artifacts, Built};
-use crate::pack::packing::PackedSet;
+use crate::pack::packing::{PackedSet, WGPU_FRONT_ENDS, WgpuFrontEnds};
+use crate::pack::wgsl::WgpuChoice;
 
 /// Sizes of one module through the build, in bytes.
 ///
@@ -365,19 +366,28 @@ pub struct Report {
     pub wgpu: Option<WgpuReport>,
 }
 
-/// What a build for wgpu weighed (`Config::for_wgpu`): the
-/// game with WGSL shipped and naga's WGSL front end, against the game with
-/// SPIR-V shipped and its SPIR-V front end; installed bytes, each path's
-/// front end counted against the SPIR-V path's (docs/size.md#wgpu-targets).
+/// What a build for wgpu weighed (`Config::for_wgpu`): the game with
+/// WGSL shipped and naga's WGSL front end, against the game with SPIR-V
+/// shipped and its SPIR-V front end.
+///
+/// Both totals are **estimates** of installed bytes, never negative: what
+/// each path adds to a wgpu game built with wgpu's default features only
+/// (which on native targets always link naga's WGSL front end). Each is
+/// the shaders as that path stores them, with their decoder, plus the
+/// front end the path adds, taken from smolv's cost table, which was
+/// measured once on wgpu 30 (docs/size.md#wgpu-targets). The build
+/// compares them to choose; a binary's real size is what `cargo build
+/// --release` makes.
 ///
 /// ```
 /// let mut wgpu = smolv_build::report::WgpuReport::default();
 /// (wgpu.shipped, wgpu.wgsl_codec) = ("wgsl".into(), "wgsl-lz4".into());
-/// (wgpu.wgsl_bytes, wgpu.wgsl_stored_bytes, wgpu.wgsl_total_bytes, wgpu.spirv_total_bytes) = (9_000, 3_000, 40_000, 52_000);
+/// (wgpu.wgsl_bytes, wgpu.wgsl_stored_bytes) = (9_000, 3_000);
+/// (wgpu.wgsl_estimated_bytes, wgpu.spirv_estimated_bytes) = (40_000, 52_000);
 /// assert_eq!(
 ///     wgpu.summary(),
-///     "wgpu: ships wgsl; WGSL 9.0 KB \u{2192} 3.0 KB (wgsl-lz4), 0 modules as SPIR-V: \
-///      wgsl+naga-wgsl 40000 B, spirv+naga-spv 52000 B"
+///     "wgpu: ships wgsl; WGSL 9.0 KB \u{2192} 3.0 KB (wgsl-lz4), 0 modules as SPIR-V; estimated \
+///      installed bytes over wgpu's defaults: wgsl+naga-wgsl 40000 B, spirv+naga-spv 52000 B"
 /// );
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -399,29 +409,50 @@ pub struct WgpuReport {
     /// older versions.
     #[serde(default)]
     pub failed_modules: usize,
-    /// The WGSL path: WGSL stored and its decoder, the refused modules'
-    /// SPIR-V set, and naga's WGSL front end over the SPIR-V one.
-    pub wgsl_total_bytes: i64,
-    /// The SPIR-V path: every module's set, decoder included.
-    pub spirv_total_bytes: i64,
+    /// The WGSL path, estimated: the WGSL stored and its decoder, and,
+    /// when some modules ship as SPIR-V, their set and naga's SPIR-V front
+    /// end. Absent (0) in reports of older versions, whose
+    /// `wgsl_total_bytes` counted against the SPIR-V path and could be
+    /// negative.
+    #[serde(default)]
+    pub wgsl_estimated_bytes: u64,
+    /// The SPIR-V path, estimated: every module's set with its decoder,
+    /// and naga's SPIR-V front end. Absent (0) in reports of older
+    /// versions (`spirv_total_bytes`).
+    #[serde(default)]
+    pub spirv_estimated_bytes: u64,
 }
 
 impl WgpuReport {
-    /// One line, with the size test's figures: `wgpu: ships wgsl; WGSL 9.0
-    /// KB → 3.0 KB (wgsl-lz4), 0 modules as SPIR-V: wgsl+naga-wgsl 40000 B,
-    /// spirv+naga-spv 52000 B`.
+    /// One line, with the size test's names for the two paths: `wgpu:
+    /// ships wgsl; WGSL 9.0 KB → 3.0 KB (wgsl-lz4), 0 modules as SPIR-V;
+    /// estimated installed bytes over wgpu's defaults: wgsl+naga-wgsl
+    /// 40000 B, spirv+naga-spv 52000 B`.
     pub fn summary(&self) -> String {
         format!(
-            "wgpu: ships {}; WGSL {} \u{2192} {} ({}), {} modules as SPIR-V: wgsl+naga-wgsl {} B, spirv+naga-spv {} B",
+            "wgpu: ships {}; WGSL {} \u{2192} {} ({}), {} modules as SPIR-V; estimated installed bytes over wgpu's \
+             defaults: wgsl+naga-wgsl {} B, spirv+naga-spv {} B",
             self.shipped,
             kilobytes(self.wgsl_bytes),
             kilobytes(self.wgsl_stored_bytes),
             self.wgsl_codec,
             self.refused_modules + self.failed_modules,
-            self.wgsl_total_bytes,
-            self.spirv_total_bytes
+            self.wgsl_estimated_bytes,
+            self.spirv_estimated_bytes
         )
     }
+}
+
+/// The two paths' totals as the report gives them: the choice weighs them
+/// against the SPIR-V path's front end, where the WGSL path's total goes
+/// negative (it saves the SPIR-V front end, about 745 KB, which outweighs
+/// any shader set). Taken instead over the game with the cheapest front
+/// end (wgpu's defaults), the same difference stays and neither is
+/// negative.
+pub(crate) fn wgpu_estimates(choice: &WgpuChoice, front_ends: WgpuFrontEnds) -> (u64, u64) {
+    let cheapest = front_ends.wgsl_over_spirv.min(front_ends.both_over_spirv).min(0);
+    let over_cheapest = |total: i64| u64::try_from(total.saturating_sub(cheapest)).unwrap_or(0);
+    (over_cheapest(choice.wgsl_total), over_cheapest(choice.spirv_total))
 }
 
 /// What the build generated into `OUT_DIR/smolv/types.rs`, the file
@@ -482,19 +513,22 @@ impl Report {
         }
         self.dictionary_bytes = artifacts.dictionary.as_ref().map_or(0, Vec::len);
         self.packing = Some(packing_report(&artifacts.embedded, artifacts.spirv_bytes));
-        self.wgpu = artifacts.wgpu.as_ref().map(|wgpu| WgpuReport {
-            shipped: match wgpu.choice.path {
-                crate::pack::wgsl::WgpuPath::Wgsl => "wgsl",
-                crate::pack::wgsl::WgpuPath::Spirv => "spirv",
+        self.wgpu = artifacts.wgpu.as_ref().map(|wgpu| {
+            let (wgsl_estimated_bytes, spirv_estimated_bytes) = wgpu_estimates(&wgpu.choice, WGPU_FRONT_ENDS);
+            WgpuReport {
+                shipped: match wgpu.choice.path {
+                    crate::pack::wgsl::WgpuPath::Wgsl => "wgsl",
+                    crate::pack::wgsl::WgpuPath::Spirv => "spirv",
+                }
+                .to_owned(),
+                wgsl_codec: wgpu.packed.codec.name().to_owned(),
+                wgsl_bytes: wgpu.packed.unpacked_len,
+                wgsl_stored_bytes: wgpu.packed.stored_len(),
+                refused_modules: wgpu.refused,
+                failed_modules: wgpu.unanswered,
+                wgsl_estimated_bytes,
+                spirv_estimated_bytes,
             }
-            .to_owned(),
-            wgsl_codec: wgpu.packed.codec.name().to_owned(),
-            wgsl_bytes: wgpu.packed.unpacked_len,
-            wgsl_stored_bytes: wgpu.packed.stored_len(),
-            refused_modules: wgpu.refused,
-            failed_modules: wgpu.unanswered,
-            wgsl_total_bytes: wgpu.choice.wgsl_total,
-            spirv_total_bytes: wgpu.choice.spirv_total,
         });
     }
 
@@ -753,6 +787,37 @@ mod tests {
         object.retain(|name, _| !name.starts_with("remote_"));
         let report: Report = serde_json::from_value(json).unwrap();
         assert_eq!(report.remote_hits, 0);
+    }
+
+    #[test]
+    fn wgpu_estimates_are_never_negative_and_keep_the_difference_the_choice_weighed() {
+        use crate::pack::wgsl::WgpuPath;
+        // wgpu's own examples: 17 KB of WGSL against 31 KB of SPIR-V, and
+        // the WGSL path saves naga's SPIR-V front end, so the choice's
+        // WGSL total is far below zero (it printed `-713277 B`).
+        let choice = WgpuChoice { path: WgpuPath::Wgsl, wgsl_total: 31_723 - 745_000, spirv_total: 31_000 };
+        let (wgsl, spirv) = wgpu_estimates(&choice, WGPU_FRONT_ENDS);
+        assert_eq!((wgsl, spirv), (31_723, 776_000));
+        assert_eq!(i64::try_from(spirv - wgsl).unwrap(), choice.spirv_total - choice.wgsl_total);
+        // Front ends that all cost more than SPIR-V's keep the totals as they are.
+        let dearer = WgpuFrontEnds { wgsl_over_spirv: 5, both_over_spirv: 9 };
+        let refused = WgpuChoice { path: WgpuPath::Spirv, wgsl_total: 12, spirv_total: 10 };
+        assert_eq!(wgpu_estimates(&refused, dearer), (12, 10));
+        let wgpu = WgpuReport {
+            shipped: "wgsl".into(),
+            wgsl_estimated_bytes: wgsl,
+            spirv_estimated_bytes: spirv,
+            ..WgpuReport::default()
+        };
+        let report = Report { wgpu: Some(wgpu), ..Report::default() };
+        let text = report.to_text();
+        let line = text.lines().find(|line| line.starts_with("wgpu:")).unwrap();
+        assert!(line.contains("estimated installed bytes"), "{line}");
+        assert!(line.contains("wgsl+naga-wgsl 31723 B, spirv+naga-spv 776000 B"), "{line}");
+        assert!(!line.split_whitespace().any(|word| word.starts_with(['-', '\u{2212}'])), "a negative figure: {line}");
+        let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
+        assert_eq!(json["wgpu"]["wgsl_estimated_bytes"], 31_723);
+        assert_eq!(json["wgpu"]["spirv_estimated_bytes"], 776_000);
     }
 
     #[test]

@@ -123,21 +123,49 @@ pub enum ContainerError {
 /// assert_eq!(missing.to_string(), "no shader named \"blur.com\" in this set, did you mean \"blur.comp\"?");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// The close names are data, for a program that offers them itself:
+///
+/// ```
+/// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
+/// # use smolv_runtime::reflect::{Reflection, ShaderStage};
+/// # let spirv = smolv_runtime::doc_example_module();
+/// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+/// # let set = smolv_runtime::ShaderSet::from_vec(BundleBuilder::new().add("blur.comp", container).build()?)?;
+/// assert_eq!(set.get("blur.com").unwrap_err().suggestions, ["blur.comp"]);
+/// assert!(set.get("sky.frag").unwrap_err().suggestions.is_empty());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("no shader named {name:?} in this set{suggestion}")]
+#[error("no shader named {name:?} in this set{}", DidYouMean(.suggestions))]
 #[non_exhaustive]
 pub struct NotFound {
     /// The name asked for.
     pub name: String,
-    /// ", did you mean ...?" naming up to three close names, or empty.
-    pub suggestion: String,
+    /// Up to three names of the set close to it, closest first; empty
+    /// when none is close.
+    pub suggestions: Vec<String>,
 }
 
 impl NotFound {
     /// `name` was asked for; `names` are the ones there are.
     #[inline]
     pub(crate) fn new<'n>(name: &str, names: impl Iterator<Item = &'n str>) -> Self {
-        Self { name: name.to_owned(), suggestion: suggest(name, names) }
+        Self { name: name.to_owned(), suggestions: suggest(name, names) }
+    }
+}
+
+/// `, did you mean "a" or "b"?`, or nothing for no names.
+struct DidYouMean<'a>(&'a [String]);
+
+impl std::fmt::Display for DidYouMean<'_> {
+    #[inline]
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (index, name) in self.0.iter().enumerate() {
+            let before = if index == 0 { ", did you mean " } else { " or " };
+            write!(f, "{before}{name:?}")?;
+        }
+        if self.0.is_empty() { Ok(()) } else { f.write_str("?") }
     }
 }
 
@@ -213,19 +241,37 @@ pub enum LookupError {
     Invalid(#[from] ContainerError),
 }
 
-/// ", did you mean \"x\"?" naming up to three close names, or "".
+/// Up to three of `candidates` close to `name`, closest first.
 #[inline]
-pub(crate) fn suggest<'n>(name: &str, candidates: impl Iterator<Item = &'n str>) -> String {
+pub(crate) fn suggest<'n>(name: &str, candidates: impl Iterator<Item = &'n str>) -> Vec<String> {
     let mut scored: Vec<(usize, &str)> = candidates
         .map(|c| (strsim::levenshtein(name, c), c))
         .filter(|(d, c)| *d <= name.len().max(c.len()) / 2 || c.contains(name))
         .collect();
     scored.sort();
-    match scored.as_slice() {
-        [] => String::new(),
-        close => {
-            let names: Vec<String> = close.iter().take(3).map(|(_, c)| format!("{c:?}")).collect();
-            format!(", did you mean {}?", names.join(" or "))
-        }
+    scored.iter().take(3).map(|(_, c)| (*c).to_owned()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_miss_names_close_names_as_data_and_its_debug_has_no_stray_comma() {
+        let names = ["triangle.wgsl#vs_main", "triangle.wgsl#fs_main", "sky.wgsl#fs_main"].into_iter();
+        let missing = NotFound::new("triangle.wgsl#vs_mian", names.clone());
+        assert_eq!(missing.suggestions, ["triangle.wgsl#vs_main", "triangle.wgsl#fs_main"]);
+        assert_eq!(
+            missing.to_string(),
+            "no shader named \"triangle.wgsl#vs_mian\" in this set, did you mean \"triangle.wgsl#vs_main\" or \
+             \"triangle.wgsl#fs_main\"?"
+        );
+        // What `fn main() -> Result<…>` prints for an error that reaches it.
+        let debug = format!("{missing:?}");
+        assert!(debug.contains(r#"suggestions: ["triangle.wgsl#vs_main", "triangle.wgsl#fs_main"]"#), "{debug}");
+        assert!(!debug.contains("\", did you mean"), "{debug}");
+        let far = NotFound::new("water.frag", names);
+        assert!(far.suggestions.is_empty());
+        assert_eq!(far.to_string(), "no shader named \"water.frag\" in this set");
     }
 }

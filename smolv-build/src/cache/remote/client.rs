@@ -24,9 +24,8 @@ const IO_TIMEOUT: Duration = Duration::from_secs(5);
 const CALL_TIMEOUT: Duration = Duration::from_secs(60);
 /// Action-cache records are about 120 bytes; bazel-remote adds a little.
 const MAX_RECORD_BYTES: u64 = 64 * 1024;
-/// The largest entry uploaded or downloaded: far above any shader set's
-/// (the largest of the 344-module public GLSL tree's is under 1 MiB).
-pub(crate) const MAX_BLOB_BYTES: u64 = 64 * 1024 * 1024;
+/// The largest entry uploaded or downloaded: the local cache's limit.
+pub(crate) const MAX_BLOB_BYTES: u64 = crate::cache::MAX_ENTRY_BYTES;
 /// The bytes of entries held in memory at once, downloads being checked
 /// and uploads waiting, in all: two of the largest.
 pub(crate) const MEMORY_BYTES: u64 = 2 * MAX_BLOB_BYTES;

@@ -112,18 +112,25 @@ pub(crate) fn compile(job: &Job, source: &[u8], settings: &Settings) -> Result<C
         #[cfg(feature = "wesl")]
         Language::Wesl => wesl::compile(job, source, settings),
         #[allow(unreachable_patterns)]
-        language => Err(vec![Diagnostic::whole_file(
-            &job.path,
-            format!(
-                "{language} support is not enabled; enable smolv-build's `{}` feature",
-                match language {
-                    Language::Wgsl => "wgsl",
-                    Language::Wesl => "wesl",
-                    _ => "shaderc",
-                }
-            ),
-        )]),
+        language => Err(vec![Diagnostic::whole_file(&job.path, not_enabled(language, settings))]),
     }
+}
+
+/// The error for a shader whose language this build has no compiler for:
+/// the Cargo feature that adds it, in the words the settings give
+/// (`Config::missing_language_advice`: a CLI gives its install line), else
+/// as a build script's author adds it.
+fn not_enabled(language: Language, settings: &Settings) -> String {
+    let feature = match language {
+        Language::Wgsl => "wgsl",
+        Language::Wesl => "wesl",
+        _ => "shaderc",
+    };
+    let advice = match &settings.missing_language_advice {
+        Some(advice) => advice.replace("{feature}", feature),
+        None => format!("enable smolv-build's `{feature}` feature (in [build-dependencies])"),
+    };
+    format!("{language} support is not enabled; {advice}")
 }
 
 /// Identifies what links WESL, for the cache keys of WESL jobs only (so
@@ -146,4 +153,40 @@ pub(crate) fn compiler_identity() -> String {
     #[cfg(feature = "wgsl")]
     identity.push_str(&wgsl::identity());
     identity
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `.wesl` shader in a build without the `wesl` feature (smolv-build's
+    /// tests run without it).
+    #[cfg(not(feature = "wesl"))]
+    #[test]
+    fn a_language_without_its_compiler_says_how_to_add_it_in_the_users_own_terms() {
+        let job = Job::for_test("sky.wesl", "shaders/sky.wesl", Language::Wesl);
+        let settings = crate::compile::job::tests::settings();
+        let message = |settings: &Settings| {
+            let errors = compile(&job, b"fn main() {}", settings).unwrap_err();
+            errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")
+        };
+        // A build script's author adds the feature to the dependency.
+        let build_script = message(&settings);
+        assert!(build_script.contains("shaders/sky.wesl"), "{build_script}");
+        assert!(
+            build_script.contains("WESL support is not enabled; enable smolv-build's `wesl` feature"),
+            "{build_script}"
+        );
+        // A CLI's user installs it again, with the feature.
+        let cli = Settings {
+            missing_language_advice: Some("reinstall: `cargo install cargo-smolv --features {feature}`".into()),
+            ..settings
+        };
+        let installed = message(&cli);
+        assert!(
+            installed.contains("WESL support is not enabled; reinstall: `cargo install cargo-smolv --features wesl`"),
+            "{installed}"
+        );
+        assert!(!installed.contains("smolv-build"), "{installed}");
+    }
 }
