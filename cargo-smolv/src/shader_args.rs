@@ -322,10 +322,7 @@ fn parse_packing(text: &str) -> Result<Packing, String> {
 
 /// `30`, `2.5`: a non-negative number of seconds.
 fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
-    text.parse::<f64>()
-        .ok()
-        .and_then(|seconds| std::time::Duration::try_from_secs_f64(seconds).ok())
-        .ok_or_else(|| format!("{text:?} is not a number of seconds (like 30 or 2.5)"))
+    smolv_build::cache::parse_seconds(text).ok_or_else(|| format!("{text:?} is not a number of seconds (like 30 or 2.5)"))
 }
 
 fn parse_remote_mode(text: &str) -> Result<RemoteCacheMode, String> {

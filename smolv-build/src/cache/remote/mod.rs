@@ -28,7 +28,7 @@ pub(crate) mod test_server;
 
 use std::sync::Arc;
 
-pub use settings::RemoteCacheMode;
+pub use settings::{RemoteCacheMode, parse_seconds};
 pub(crate) use settings::RemoteSettings;
 use settings::{Resolution, resolve};
 
