@@ -132,20 +132,6 @@ fn parse_language(text: &str) -> Result<(Language, Option<String>), String> {
     }
 }
 
-/// A stage as glslc names it: `vertex`/`vert`, `fragment`/`frag`, `compute`/`comp`, …
-fn parse_stage(text: &str) -> Option<ShaderStage> {
-    let by_extension = match text {
-        "vert" => Some(ShaderStage::Vertex),
-        "frag" => Some(ShaderStage::Fragment),
-        "comp" => Some(ShaderStage::Compute),
-        "geom" => Some(ShaderStage::Geometry),
-        "tesc" => Some(ShaderStage::TessellationControl),
-        "tese" => Some(ShaderStage::TessellationEvaluation),
-        _ => None,
-    };
-    by_extension.or_else(|| ShaderStage::ALL.into_iter().find(|stage| stage.name() == text))
-}
-
 /// The value after `-f`: glslc's flag name, with `=` and commas for its
 /// arguments (glslc separates them with spaces).
 fn parse_glslc_flag(text: &str) -> Result<GlslcFlag, String> {
@@ -157,7 +143,7 @@ fn parse_glslc_flag(text: &str) -> Result<GlslcFlag, String> {
     // `[STAGE,]rest`: the stage, when the first part names one, and the rest.
     let staged = |value: &str, parts: usize| -> Result<(Option<ShaderStage>, Vec<String>), String> {
         let mut all: Vec<String> = value.split(',').map(|p| p.trim().to_owned()).collect();
-        let stage = all.first().and_then(|first| parse_stage(first));
+        let stage = all.first().and_then(|first| ShaderStage::from_name_or_extension(first));
         if stage.is_some() {
             all.remove(0);
         }
@@ -457,6 +443,11 @@ mod tests {
                 base: 3
             })
         );
+        // Every stage, by its name or its extension, as before the table moved to smolv-format.
+        for (text, stage) in [("tesc", ShaderStage::TessellationControl), ("rchit", ShaderStage::ClosestHit)] {
+            let parsed = parse_glslc_flag(&format!("ssbo-binding-base={text},4"));
+            assert_eq!(parsed, Ok(GlslcFlag::BindingBase { stage: Some(stage), kind: ResourceKind::StorageBuffer, base: 4 }));
+        }
         assert_eq!(parse_language("hlsl=legacy/**/*.vert"), Ok((Language::Hlsl, Some("legacy/**/*.vert".into()))));
         assert_eq!(parse_language("GLSL"), Ok((Language::Glsl, None)));
         assert_eq!(parse_wesl_feature("shadows"), Ok(("shadows".into(), true)));

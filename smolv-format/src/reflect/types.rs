@@ -156,6 +156,50 @@ impl ShaderStage {
         }
     }
 
+    /// The stage a file extension names, as glslc reads it: `vert`,
+    /// `frag`, `comp`, `geom`, `tesc`, `tese`, `mesh`, `task`, `rgen`,
+    /// `rchit`, `rmiss`, `rahit`, `rint`, `rcall`.
+    ///
+    /// ```
+    /// use smolv_format::reflect::ShaderStage;
+    /// assert_eq!(ShaderStage::from_extension("tesc"), Some(ShaderStage::TessellationControl));
+    /// assert_eq!(ShaderStage::from_extension("glsl"), None);
+    /// ```
+    pub fn from_extension(ext: &str) -> Option<Self> {
+        Some(match ext {
+            "vert" => Self::Vertex,
+            "frag" => Self::Fragment,
+            "comp" => Self::Compute,
+            "geom" => Self::Geometry,
+            "tesc" => Self::TessellationControl,
+            "tese" => Self::TessellationEvaluation,
+            "mesh" => Self::Mesh,
+            "task" => Self::Task,
+            "rgen" => Self::RayGeneration,
+            "rchit" => Self::ClosestHit,
+            "rmiss" => Self::Miss,
+            "rahit" => Self::AnyHit,
+            "rint" => Self::Intersection,
+            "rcall" => Self::Callable,
+            _ => return None,
+        })
+    }
+
+    /// The stage `text` names, by its [`name`](Self::name) or its file
+    /// [extension](Self::from_extension): what `#pragma shader_stage(...)`
+    /// and glslc's `-fresource-set-binding=STAGE,...` take.
+    ///
+    /// ```
+    /// use smolv_format::reflect::ShaderStage;
+    /// assert_eq!(ShaderStage::from_name_or_extension("fragment"), Some(ShaderStage::Fragment));
+    /// assert_eq!(ShaderStage::from_name_or_extension("frag"), Some(ShaderStage::Fragment));
+    /// assert_eq!(ShaderStage::from_name_or_extension("pixel"), None);
+    /// assert!(ShaderStage::ALL.iter().all(|&stage| ShaderStage::from_name_or_extension(stage.name()) == Some(stage)));
+    /// ```
+    pub fn from_name_or_extension(text: &str) -> Option<Self> {
+        Self::from_extension(text).or_else(|| Self::ALL.into_iter().find(|stage| stage.name() == text))
+    }
+
     pub(crate) fn to_byte(self) -> u8 {
         byte_of(&Self::ALL, self)
     }
