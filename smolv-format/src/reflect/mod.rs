@@ -34,6 +34,7 @@ mod spirv;
 mod types;
 
 pub use binary::ReflectionError;
+pub use spirv::literal_string;
 pub use interface::{
     ArrayLength, Block, BlockKind, Capability, Interface, Member, ScalarKind, ScalarType, SourceLine, SpecConstantDef,
     Type, TypeDef, VertexInput, WorkgroupSize,
