@@ -310,7 +310,8 @@ fn parse_packing(text: &str) -> Result<Packing, String> {
 
 /// `30`, `2.5`: a non-negative number of seconds.
 fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
-    smolv_build::cache::parse_seconds(text).ok_or_else(|| format!("{text:?} is not a number of seconds (like 30 or 2.5)"))
+    smolv_build::cache::parse_seconds(text)
+        .ok_or_else(|| format!("{text:?} is not a number of seconds (like 30 or 2.5)"))
 }
 
 fn parse_remote_mode(text: &str) -> Result<RemoteCacheMode, String> {
@@ -373,20 +374,13 @@ pub(crate) fn config(dir: &Path, out_dir: &Path, args: &ShaderArgs) -> Config {
     if let Some(goal) = args.goal {
         config.size_goal(goal);
     }
-    match args.target_api {
-        Some(Target::Wgpu) => {
-            config.for_wgpu();
-        }
-        Some(Target::WgpuWgsl) => {
-            config.for_wgpu_shipping(true);
-        }
-        Some(Target::WgpuSpirv) => {
-            config.for_wgpu_shipping(false);
-        }
-        Some(Target::Vulkan) => {
-            config.for_vulkan();
-        }
-        None => {}
+    if let Some(target) = args.target_api {
+        match target {
+            Target::Wgpu => config.for_wgpu(),
+            Target::WgpuWgsl => config.for_wgpu_shipping(true),
+            Target::WgpuSpirv => config.for_wgpu_shipping(false),
+            Target::Vulkan => config.for_vulkan(),
+        };
     }
     apply_language_flags(&mut config, dir, args);
     if let Some(url) = &args.remote_cache {
@@ -433,7 +427,10 @@ mod tests {
         // Every stage, by its name or its extension, as before the table moved to smolv-format.
         for (text, stage) in [("tesc", ShaderStage::TessellationControl), ("rchit", ShaderStage::ClosestHit)] {
             let parsed = parse_glslc_flag(&format!("ssbo-binding-base={text},4"));
-            assert_eq!(parsed, Ok(GlslcFlag::BindingBase { stage: Some(stage), kind: ResourceKind::StorageBuffer, base: 4 }));
+            assert_eq!(
+                parsed,
+                Ok(GlslcFlag::BindingBase { stage: Some(stage), kind: ResourceKind::StorageBuffer, base: 4 })
+            );
         }
         // --target-api takes smolv-build's names, with the message it always gave.
         assert_eq!(parse_target("wgpu-spirv"), Ok(Target::WgpuSpirv));

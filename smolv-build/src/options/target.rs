@@ -18,11 +18,6 @@
 /// `wgpu-spirv` there, WGSL ships. Shaders naga cannot express as WGSL ship as
 /// SPIR-V, with a build warning naming each.
 ///
-/// ```
-/// use smolv_build::Target;
-/// assert_eq!(Target::parse("wgpu-wgsl"), Some(Target::WgpuWgsl));
-/// assert_eq!(Target::Vulkan.name(), "vulkan");
-/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Target {
     /// (`vulkan`) SPIR-V for Vulkan. The default.

@@ -34,11 +34,11 @@ mod spirv;
 mod types;
 
 pub use binary::ReflectionError;
-pub use spirv::literal_string;
 pub use interface::{
     ArrayLength, Block, BlockKind, Capability, Interface, Member, ScalarKind, ScalarType, SourceLine, SpecConstantDef,
     Type, TypeDef, VertexInput, WorkgroupSize,
 };
+pub use spirv::literal_string;
 pub use types::{
     DescriptorBinding, DescriptorKind, InterfaceVariable, PushConstantRange, Reflection, ShaderStage, SpecConstant,
     SpecConstantType,

@@ -156,42 +156,29 @@ impl ShaderStage {
         }
     }
 
-    /// The stage a file extension names, as glslc reads it: `vert`,
-    /// `frag`, `comp`, `geom`, `tesc`, `tese`, `mesh`, `task`, `rgen`,
-    /// `rchit`, `rmiss`, `rahit`, `rint`, `rcall`.
+    /// The file extension glslc gives each stage, in the order of [`ALL`](Self::ALL).
+    pub const EXTENSIONS: [&'static str; 14] = [
+        "vert", "tesc", "tese", "geom", "frag", "comp", "task", "mesh", "rgen", "rint", "rahit", "rchit", "rmiss",
+        "rcall",
+    ];
+
+    /// The stage a file extension names (one of [`EXTENSIONS`](Self::EXTENSIONS)).
     ///
     /// ```
     /// use smolv_format::reflect::ShaderStage;
     /// assert_eq!(ShaderStage::from_extension("tesc"), Some(ShaderStage::TessellationControl));
     /// assert_eq!(ShaderStage::from_extension("glsl"), None);
+    /// assert!(ShaderStage::ALL[8..].iter().all(|&ray| ShaderStage::from_extension(ray.name()) == Some(ray)));
     /// ```
     pub fn from_extension(ext: &str) -> Option<Self> {
-        Some(match ext {
-            "vert" => Self::Vertex,
-            "frag" => Self::Fragment,
-            "comp" => Self::Compute,
-            "geom" => Self::Geometry,
-            "tesc" => Self::TessellationControl,
-            "tese" => Self::TessellationEvaluation,
-            "mesh" => Self::Mesh,
-            "task" => Self::Task,
-            "rgen" => Self::RayGeneration,
-            "rchit" => Self::ClosestHit,
-            "rmiss" => Self::Miss,
-            "rahit" => Self::AnyHit,
-            "rint" => Self::Intersection,
-            "rcall" => Self::Callable,
-            _ => return None,
-        })
+        Self::ALL.into_iter().zip(Self::EXTENSIONS).find(|&(_, name)| name == ext).map(|(stage, _)| stage)
     }
 
-    /// The stage `text` names, by its [`name`](Self::name) or its file
-    /// [extension](Self::from_extension): what `#pragma shader_stage(...)`
-    /// and glslc's `-fresource-set-binding=STAGE,...` take.
+    /// The stage `text` names by its [`name`](Self::name) or its extension:
+    /// what `#pragma shader_stage(...)` and glslc's `-f…=STAGE,…` take.
     ///
     /// ```
     /// use smolv_format::reflect::ShaderStage;
-    /// assert_eq!(ShaderStage::from_name_or_extension("fragment"), Some(ShaderStage::Fragment));
     /// assert_eq!(ShaderStage::from_name_or_extension("frag"), Some(ShaderStage::Fragment));
     /// assert_eq!(ShaderStage::from_name_or_extension("pixel"), None);
     /// assert!(ShaderStage::ALL.iter().all(|&stage| ShaderStage::from_name_or_extension(stage.name()) == Some(stage)));

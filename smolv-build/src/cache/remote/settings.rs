@@ -196,15 +196,12 @@ pub(crate) fn resolve(
 }
 
 /// `30`, `2.5`: a finite, non-negative number of seconds, as
-/// `SMOLV_REMOTE_CACHE_TIME_LIMIT` and `cargo smolv
-/// --remote-cache-time-limit` take it. Surrounding spaces are not allowed.
+/// `SMOLV_REMOTE_CACHE_TIME_LIMIT` and `--remote-cache-time-limit` take it.
 ///
 /// ```
-/// use std::time::Duration;
-/// use smolv_build::cache::parse_seconds;
-/// assert_eq!(parse_seconds("2.5"), Some(Duration::from_millis(2500)));
-/// assert_eq!(parse_seconds("-1"), None);
-/// assert_eq!(parse_seconds(" 30"), None);
+/// # use smolv_build::cache::parse_seconds;
+/// assert_eq!(parse_seconds("2.5"), Some(std::time::Duration::from_millis(2500)));
+/// assert_eq!((parse_seconds("-1"), parse_seconds(" 30")), (None, None));
 /// ```
 pub fn parse_seconds(text: &str) -> Option<std::time::Duration> {
     text.parse::<f64>().ok().and_then(|seconds| std::time::Duration::try_from_secs_f64(seconds).ok())
