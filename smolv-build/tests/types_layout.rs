@@ -160,7 +160,7 @@ fn generated_code_trusts_no_name_in_scope_and_allows_the_lints_it_trips() {
             + code.matches("#[allow(dead_code, unreachable_pub)]\n    pub struct ").count()
             + code.matches("pub struct SpecConstants").count()
     );
-    assert!(code.contains("#[allow(clippy::derivable_impls)]\n    impl Default for SpecConstants"));
+    assert!(code.contains("#[allow(clippy::derivable_impls)]\n    impl ::core::default::Default for SpecConstants"));
     // `PartialEq` compares the public fields, never the padding.
     assert!(!code.contains("derive(Clone, Copy, PartialEq)"));
     let eq_start = code.find("impl ::core::cmp::PartialEq for Frame {").expect("a PartialEq for Frame");

@@ -19,6 +19,20 @@
 //! ([`worker`](crate::compile::worker)), whose standard output is their
 //! stderr; this guard covers the ones that still run here.
 //!
+//! No shader text becomes a directive here. The pipe carries what the
+//! process writes to descriptor 1: Rust's `println!` from any thread, and
+//! the C stdio of compilers running in the process. Of those, only
+//! glslang writes, and only its own built-in prelude, a fixed text; what
+//! it says about a shader (an `#error` line, a name, a snippet) comes back
+//! from shaderc as data and reaches Cargo through
+//! [`cargo_errors`](crate::output::emit::cargo_errors) or a warning, one
+//! `cargo::error=`/`cargo:warning=` line per line of text. Child
+//! processes (glslc, slangc, spirv-opt, workers) never write to
+//! descriptor 1: their output is captured. And a line is passed on only
+//! when what follows `cargo:` is a directive's shape (`key=`, or `:key=`,
+//! the key in lowercase letters, digits, `-` and `_`), so stray text that
+//! merely mentions `cargo:` goes to stderr.
+//!
 //! A no-op where the platform has no `dup2` (standard output stays as it
 //! is).
 #![allow(unsafe_code, reason = "fcntl/dup2/fflush on the process's own standard descriptors")]
@@ -159,10 +173,25 @@ mod redirect {
     /// compiler's output can end mid-line, and a `cargo:` line printed then
     /// by another thread (Rust prints a line in one write, which a pipe
     /// never splits) is glued to its end. Compiler output never says
-    /// `cargo:`, so the first `cargo:` starts the directive.
+    /// `cargo:`, so the first `cargo:` with a directive's shape starts the
+    /// directive.
     pub(super) fn split(line: &[u8]) -> (&[u8], &[u8]) {
-        let start = line.windows(CARGO_PREFIX.len()).position(|w| w == CARGO_PREFIX).unwrap_or(line.len());
+        let start = (0..line.len())
+            .find(|&at| line[at..].starts_with(CARGO_PREFIX) && is_directive(&line[at..]))
+            .unwrap_or(line.len());
         line.split_at(start)
+    }
+
+    /// Whether `line`, which starts with `cargo:`, has a directive's shape:
+    /// `cargo:key=` or `cargo::key=`, the key in `[a-z0-9_-]`.
+    fn is_directive(line: &[u8]) -> bool {
+        let rest = &line[CARGO_PREFIX.len()..];
+        let rest = rest.strip_prefix(b":").unwrap_or(rest);
+        let key_len = rest
+            .iter()
+            .take_while(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || **b == b'-' || **b == b'_')
+            .count();
+        key_len > 0 && rest.get(key_len) == Some(&b'=')
     }
 
     /// Flushes Rust's standard output and every C stdio output stream: C++
@@ -202,5 +231,14 @@ mod tests {
         assert_eq!(split(b"vec4 texture(cargo::warning=x\n"), (&b"vec4 texture("[..], &b"cargo::warning=x\n"[..]));
         assert_eq!(split(b"Unable to parse built-ins\n"), (&b"Unable to parse built-ins\n"[..], &b""[..]));
         assert_eq!(split(b"cargo:warning=see cargo:x\n").0, b"", "the first cargo: starts it");
+    }
+
+    #[test]
+    fn text_that_merely_mentions_cargo_is_no_directive() {
+        let chatter: &[&[u8]] = &[b"see cargo: its docs\n", b"x cargo:Rustc-cfg=y\n", b"cargo:=x\n", b"cargo:::x=y\n"];
+        for line in chatter {
+            assert_eq!(split(line), (*line, &b""[..]), "{}", String::from_utf8_lossy(line));
+        }
+        assert_eq!(split(b"cargo::rustc-env=A=1\n").1, b"cargo::rustc-env=A=1\n");
     }
 }

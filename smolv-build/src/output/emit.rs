@@ -145,9 +145,23 @@ pub(crate) fn cargo_errors(error: &Error, log: Option<&Path>) -> Vec<String> {
     }
     messages
         .iter()
-        .flat_map(|message| message.lines().filter(|line| !line.trim().is_empty()))
+        .flat_map(|message| lines(message).filter(|line| !line.trim().is_empty()))
         .map(|line| format!("cargo::error={line}"))
         .collect()
+}
+
+/// The lines of `text` as directives may carry them: split at every line
+/// break (a carriage return too: a terminal shows it as one), so that no
+/// text can end a directive and start another.
+fn lines(text: &str) -> impl Iterator<Item = &str> {
+    text.lines().flat_map(|line| line.split('\r'))
+}
+
+/// `path` as a directive's value, or `None` where it cannot be one: a
+/// path that is not UTF-8 would be watched under another name, and a line
+/// break would end the directive and make the rest of the name another.
+fn directive_text(path: &Path) -> Option<&str> {
+    path.to_str().filter(|text| !text.contains(['\n', '\r']))
 }
 
 /// What [`Directives::run_again`] watches in `OUT_DIR`: never created.
@@ -169,6 +183,12 @@ const RUN_AGAIN: &str = "smolv-run-again";
 /// directory, and one that holds it is entered the same way. A file added
 /// directly in such a directory later is not seen until something else
 /// changes.
+///
+/// No text from input ends a directive: a path with a line break or that
+/// is not UTF-8 is watched through its directory (or refused with a
+/// `cargo::error` that names it, where that directory holds the target
+/// directory), and warnings and errors are split at every line break into
+/// one directive per line.
 pub(crate) struct Directives {
     pub(crate) enabled: bool,
     pub(crate) watched: std::cell::RefCell<std::collections::BTreeSet<PathBuf>>,
@@ -217,21 +237,54 @@ impl Directives {
             return;
         }
         for path in self.watchable(path) {
-            if self.watched.borrow_mut().insert(path.clone()) {
-                println!("cargo:rerun-if-changed={}", path.display());
+            let Some((watched, line)) = self.directive(&path) else { continue };
+            if self.watched.borrow_mut().insert(watched) {
+                println!("{line}");
             }
         }
+    }
+
+    /// The directive that watches `path` (one [`watchable`](Self::watchable)
+    /// gave), and the path it names. A path a directive cannot carry (see
+    /// [`directive_text`]) is watched through the nearest directory above
+    /// it that one can and that may be watched whole (Cargo scans it
+    /// recursively, so it sees the path change); where that directory holds
+    /// the target directory, the path is refused with a `cargo::error`
+    /// that names it escaped, and the user renames it. Nothing where the
+    /// directory lies in the target directory, which is never watched.
+    fn directive(&self, path: &Path) -> Option<(PathBuf, String)> {
+        if let Some(text) = directive_text(path) {
+            return Some((path.to_owned(), format!("cargo:rerun-if-changed={text}")));
+        }
+        let above = path
+            .ancestors()
+            .skip(1)
+            .map(|dir| if dir.as_os_str().is_empty() { Path::new(".") } else { dir })
+            .find(|dir| directive_text(dir).is_some());
+        if let Some(dir) = above {
+            match self.place(dir) {
+                (false, false) => {
+                    return Some((dir.to_owned(), format!("cargo:rerun-if-changed={}", directive_text(dir)?)));
+                }
+                (_, true) => return None,
+                (true, false) => {}
+            }
+        }
+        let error = format!(
+            "cargo::error=cannot watch {path:?} for changes: a Cargo directive cannot carry its name (a line break, or \
+             not UTF-8), and the directory above it holds the target directory; rename it"
+        );
+        Some((path.to_owned(), error))
     }
 
     /// What to watch for `path`: itself; nothing for a directory in the
     /// target directory; for a directory that holds the target directory,
     /// its other entries, and those of an entry that holds it in turn.
     fn watchable(&self, path: &Path) -> Vec<PathBuf> {
-        let Some(target) = &self.target_dir else { return vec![path.to_owned()] };
-        // (holds the target directory, lies in it)
-        let place = |dir: &Path| {
-            dir.canonicalize().map_or((false, false), |dir| (target.starts_with(&dir), dir.starts_with(target)))
-        };
+        if self.target_dir.is_none() {
+            return vec![path.to_owned()];
+        }
+        let place = |dir: &Path| self.place(dir);
         if !path.is_dir() {
             return vec![path.to_owned()];
         }
@@ -263,6 +316,12 @@ impl Directives {
         found
     }
 
+    /// Whether `dir` holds the target directory, and whether it lies in it.
+    fn place(&self, dir: &Path) -> (bool, bool) {
+        let Some(target) = &self.target_dir else { return (false, false) };
+        dir.canonicalize().map_or((false, false), |dir| (target.starts_with(&dir), dir.starts_with(target)))
+    }
+
     /// Whether `path` lies below a watched root, both as written (`..`
     /// resolved) and with symbolic links followed: an include reached
     /// through a link out of a root is watched on its own.
@@ -286,7 +345,7 @@ impl Directives {
     /// A warning; each line becomes its own `cargo:warning`.
     pub(crate) fn warning(&self, text: &str) {
         if self.enabled {
-            for line in text.lines() {
+            for line in lines(text) {
                 println!("cargo:warning={line}");
             }
         }
@@ -353,6 +412,49 @@ mod tests {
         // Without the tag, the target directory is found by Cargo's layout.
         std::fs::remove_file(krate.join("target/CACHEDIR.TAG")).unwrap();
         assert_eq!(target_dir(&out_dir), Some(krate.join("target")));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_path_no_directive_can_carry_is_watched_through_its_directory_or_refused() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().unwrap();
+        let krate = dir.path().canonicalize().unwrap();
+        let out_dir = krate.join("target/debug/build/x-0123456789abcdef/out");
+        std::fs::create_dir_all(&out_dir).unwrap();
+        std::fs::write(krate.join("target/CACHEDIR.TAG"), "").unwrap();
+        let directives = Directives::new(false).around(&out_dir);
+        let evil = krate.join("include/a.glsl\ncargo:rustc-cfg=evil");
+        let (watched, line) = directives.directive(&evil).unwrap();
+        assert_eq!(watched, krate.join("include"));
+        assert_eq!(line, format!("cargo:rerun-if-changed={}", krate.join("include").display()));
+        let not_utf8 = krate.join(std::ffi::OsStr::from_bytes(b"include/\xff.glsl"));
+        assert_eq!(directives.directive(&not_utf8).unwrap().0, krate.join("include"));
+        // In the crate's own directory, which holds the target directory:
+        // refused, named escaped, on one line.
+        let (_, line) = directives.directive(&krate.join("a.frag\ncargo:rustc-cfg=evil")).unwrap();
+        assert!(line.starts_with("cargo::error=cannot watch "), "{line}");
+        assert!(line.contains("a.frag\\ncargo:rustc-cfg=evil") && !line.contains('\n'), "{line}");
+        // In the target directory: nothing.
+        assert_eq!(directives.directive(&krate.join("target/debug/a\nb")), None);
+        // An ordinary path is itself.
+        assert_eq!(
+            directives.directive(&krate.join("a.frag")).unwrap().1,
+            format!("cargo:rerun-if-changed={}", krate.join("a.frag").display())
+        );
+    }
+
+    #[test]
+    fn warnings_and_errors_never_carry_a_line_break() {
+        let lines = cargo_errors(&Error::Config("a\ncargo:rustc-cfg=x\rcargo::rustc-env=Y=1".into()), None);
+        assert_eq!(
+            lines,
+            [
+                "cargo::error=smolv-build configuration: a",
+                "cargo::error=cargo:rustc-cfg=x",
+                "cargo::error=cargo::rustc-env=Y=1"
+            ]
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@ use std::fmt::Write;
 
 use smolv_runtime::reflect::{ShaderStage, SpecConstantType};
 
+use super::escape;
 use super::layout::{ModuleInput, Scalar};
 use super::lower::{Field, FieldTy, Lowered, Role, RustStruct};
 use super::names;
@@ -119,8 +120,8 @@ pub(crate) fn render_constants(out: &mut String, input: &ModuleInput, vertex: Op
     let reflection = &input.reflection;
     let _ = writeln!(
         out,
-        "    /// The module's name, as `include_shader!` takes it.\n    pub const NAME: &::core::primitive::str = {:?};",
-        input.name
+        "    /// The module's name, as `include_shader!` takes it.\n    pub const NAME: &::core::primitive::str = {};",
+        escape::string(&input.name)
     );
     let _ = writeln!(
         out,
@@ -156,8 +157,10 @@ pub(crate) fn render_constants(out: &mut String, input: &ModuleInput, vertex: Op
         );
         let _ = writeln!(
             out,
-            "    /// `{}`: set {}, binding {}.\n    pub const {name}: super::interface::Binding = {value};",
-            binding.name, binding.set, binding.binding
+            "    /// {}: set {}, binding {}.\n    pub const {name}: super::interface::Binding = {value};",
+            escape::code(&binding.name),
+            binding.set,
+            binding.binding
         );
         all.push(name);
     }
@@ -174,15 +177,15 @@ pub(crate) fn render_constants(out: &mut String, input: &ModuleInput, vertex: Op
             Some((start, old_end, stages)) => (start.min(p.offset), old_end.max(end), stages | p.stages),
         })
     });
-    let push = push.map_or("None".to_owned(), |(start, end, stages)| {
+    let push = push.map_or("::core::option::Option::None".to_owned(), |(start, end, stages)| {
         format!(
-            "Some(super::interface::PushConstantRange {{ offset: {start}, size: {}, stages: {stages:#x} }})",
+            "::core::option::Option::Some(super::interface::PushConstantRange {{ offset: {start}, size: {}, stages: {stages:#x} }})",
             end - start
         )
     });
     let _ = writeln!(
         out,
-        "    /// The push-constant bytes the module reads.\n    pub const PUSH_CONSTANTS: Option<super::interface::PushConstantRange> = {push};\n"
+        "    /// The push-constant bytes the module reads.\n    pub const PUSH_CONSTANTS: ::core::option::Option<super::interface::PushConstantRange> = {push};\n"
     );
     let workgroup = input.interface.as_ref().and_then(|i| i.workgroup_size);
     if let Some(size) = workgroup {
@@ -191,8 +194,13 @@ pub(crate) fn render_constants(out: &mut String, input: &ModuleInput, vertex: Op
             out,
             "    /// `local_size` without specialization.\n    pub const WORKGROUP_SIZE: [::core::primitive::u32; 3] = [{x}, {y}, {z}];\n    \
              /// The spec constant that sets each of x, y and z, where one does.\n    \
-             pub const WORKGROUP_SIZE_SPEC_IDS: [Option<::core::primitive::u32>; 3] = {:?};\n",
+             pub const WORKGROUP_SIZE_SPEC_IDS: [::core::option::Option<::core::primitive::u32>; 3] = [{}];\n",
             size.spec_ids
+                .map(|id| match id {
+                    Some(id) => format!("::core::option::Option::Some({id})"),
+                    None => "::core::option::Option::None".to_owned(),
+                })
+                .join(", ")
         );
     } else if let Some([x, y, z]) = reflection.workgroup_size {
         let _ = writeln!(
@@ -276,14 +284,18 @@ fn render_spec_constants(out: &mut String, input: &ModuleInput) {
         out,
         "    /// The module's specialization constants. `Default` gives the shader's\n    \
          /// own values; [`values`](Self::values) is what the specializer and\n    \
-         /// `PipelineManager` take.\n    #[derive(Clone, Copy, Debug, PartialEq)]\n    pub struct SpecConstants {{"
+         /// `PipelineManager` take.\n    #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::cmp::PartialEq)]\n    pub struct SpecConstants {{"
     );
     for (id, shader_name, name, ty, _, _) in &fields {
-        let _ = writeln!(out, "        /// `{shader_name}`, `constant_id = {id}`.\n        pub {name}: {ty},");
+        let _ = writeln!(
+            out,
+            "        /// {}, `constant_id = {id}`.\n        pub {name}: {ty},",
+            escape::code(shader_name)
+        );
     }
     let _ = writeln!(
         out,
-        "    }}\n\n    #[allow(clippy::derivable_impls)]\n    impl Default for SpecConstants {{\n        fn default() -> Self {{\n            Self {{"
+        "    }}\n\n    #[allow(clippy::derivable_impls)]\n    impl ::core::default::Default for SpecConstants {{\n        fn default() -> Self {{\n            Self {{"
     );
     for (_, _, name, _, default, _) in &fields {
         let _ = writeln!(out, "                {name}: {default},");
@@ -295,7 +307,7 @@ fn render_spec_constants(out: &mut String, input: &ModuleInput) {
         "    impl SpecConstants {{\n        /// `(SpecId, value)` for each constant, by id.\n        \
          pub fn values(&self) -> [(::core::primitive::u32, ::smolv_runtime::specialize::Value); {n}] {{\n            \
          use ::smolv_runtime::specialize::Value;\n            [{values}]\n        }}\n    }}\n\n    \
-         impl From<SpecConstants> for Vec<(::core::primitive::u32, ::smolv_runtime::specialize::Value)> {{\n        \
+         impl ::core::convert::From<SpecConstants> for ::std::vec::Vec<(::core::primitive::u32, ::smolv_runtime::specialize::Value)> {{\n        \
          fn from(constants: SpecConstants) -> Self {{\n            constants.values().to_vec()\n        }}\n    }}\n",
         n = fields.len(),
         values = values.join(", ")

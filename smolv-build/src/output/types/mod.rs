@@ -11,7 +11,19 @@
 //! file; each module's own module re-exports it (`lit_frag::Frame`). A
 //! name with two definitions stays in each module's own `pub mod`, so
 //! define variants with different layouts never collide.
+//!
+//! A struct of the shader's named like an item the generator adds
+//! (`Vertex`, `SpecConstants`, `XElement`) takes a suffix
+//! ([`collisions`]), and every standard-library name the file uses is
+//! written by its path (`::core::default::Default`), so no shader name can
+//! shadow it. Text from input (shader names, module names, paths) reaches
+//! the file only through [`escape`]: in doc comments and string literals,
+//! never as code.
 
+mod collisions;
+mod escape;
+#[cfg(test)]
+mod hostile_names;
 mod interface;
 pub(crate) mod layout;
 mod lower;
@@ -85,6 +97,12 @@ fn dependencies(rust: &RustStruct) -> Vec<usize> {
 pub(crate) fn generate(inputs: &[ModuleInput]) -> Generated {
     let mut lowered: Vec<Lowered> = inputs.iter().map(lower::lower).collect();
     let vertices: Vec<_> = inputs.iter().zip(&mut lowered).map(|(i, l)| interface::vertex_struct(i, l)).collect();
+    let own: Vec<Vec<&str>> = inputs
+        .iter()
+        .zip(&vertices)
+        .map(|(input, vertex)| collisions::generated(vertex.is_some(), !input.reflection.spec_constants.is_empty()))
+        .collect();
+    collisions::resolve(&mut lowered, &own);
     let signatures: Vec<Vec<String>> = lowered.iter().map(signatures).collect();
 
     // Every definition of each name, across modules.
@@ -149,7 +167,7 @@ pub(crate) fn generate(inputs: &[ModuleInput]) -> Generated {
         let module = &lowered[m];
         let rust = &module.structs[s];
         let mut doc = describe(rust, &inputs[m]);
-        let mut declared: Vec<String> = occurrences.iter().map(|&(m, _)| format!("`{}`", inputs[m].name)).collect();
+        let mut declared: Vec<String> = occurrences.iter().map(|&(m, _)| escape::code(&inputs[m].name)).collect();
         declared.dedup();
         let more = declared.len().saturating_sub(8);
         declared.truncate(8);
@@ -160,11 +178,17 @@ pub(crate) fn generate(inputs: &[ModuleInput]) -> Generated {
         generated.structs += 1;
     }
 
-    let mut module_names = BTreeSet::new();
+    // `interface` is the shared module above.
+    let mut module_names = BTreeSet::from(["interface".to_owned()]);
     for (m, input) in inputs.iter().enumerate() {
         let module = &lowered[m];
         let rust_module = names::unique(names::module(&input.name), &mut module_names);
-        let _ = writeln!(code, "/// The types and constants of `{}`, from `{}`.", input.name, shown(&input.source));
+        let _ = writeln!(
+            code,
+            "/// The types and constants of {}, from {}.",
+            escape::code(&input.name),
+            escape::code(&shown(&input.source))
+        );
         let _ = writeln!(code, "{}\npub mod {rust_module} {{", render::ALLOW_UNUSED);
         let local: BTreeSet<&str> =
             module.structs.iter().zip(&shared[m]).filter(|(_, s)| !**s).map(|(r, _)| r.name.as_str()).collect();
@@ -175,8 +199,14 @@ pub(crate) fn generate(inputs: &[ModuleInput]) -> Generated {
             .filter(|(r, s)| **s && !local.contains(r.name.as_str()))
             .map(|(r, _)| r.name.as_str())
             .collect();
+        // A shared head's element alias comes with it.
+        let heads: BTreeSet<&str> =
+            module.structs.iter().filter(|r| matches!(r.role, Role::Head { .. })).map(|r| r.name.as_str()).collect();
         for name in &uses {
             let _ = writeln!(code, "    #[allow(unused_imports)]\n    pub use super::{name};");
+            if heads.contains(name) {
+                let _ = writeln!(code, "    #[allow(unused_imports)]\n    pub use super::{name}Element;");
+            }
         }
         let path = |j: usize| {
             let name = &module.structs[j].name;
@@ -233,23 +263,23 @@ fn describe(rust: &RustStruct, input: &ModuleInput) -> Vec<String> {
         BlockRole::PushConstants => "push-constant block".to_owned(),
     };
     let what = match &rust.role {
-        Role::Nested => format!("The struct `{}`", names::as_written(&rust.shader_name)),
-        Role::Block(block) => format!("The {} `{}`", role(block), names::as_written(&rust.shader_name)),
+        Role::Nested => format!("The struct {}", escape::code(&names::as_written(&rust.shader_name))),
+        Role::Block(block) => format!("The {} {}", role(block), escape::code(&names::as_written(&rust.shader_name))),
         Role::Head { block, .. } => format!(
-            "The fixed head of the {} `{}`; its runtime-sized array's elements are [`{}Element`]",
+            "The fixed head of the {} {}; its runtime-sized array's elements are [`{}Element`]",
             role(block),
-            names::as_written(&rust.shader_name),
+            escape::code(&names::as_written(&rust.shader_name)),
             rust.name
         ),
         Role::Padded => "An array element padded to its stride".to_owned(),
         Role::Vertex => "One vertex of the module's vertex inputs, laid out as one interleaved buffer".to_owned(),
     };
     let source = match &rust.source {
-        Some((file, Some(line))) => format!("`{}` line {line}", shown(Path::new(file))),
-        Some((file, None)) => format!("`{}`", shown(Path::new(file))),
-        None => format!("`{}`", shown(&input.source)),
+        Some((file, Some(line))) => format!("{} line {line}", escape::code(&shown(Path::new(file)))),
+        Some((file, None)) => escape::code(&shown(Path::new(file))),
+        None => escape::code(&shown(&input.source)),
     };
-    vec![format!("{what}, of `{}`, from {source}.", input.name)]
+    vec![format!("{what}, of {}, from {source}.", escape::code(&input.name))]
 }
 
 /// A shader path as a doc comment shows it: relative to the crate, with

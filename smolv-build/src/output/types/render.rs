@@ -4,6 +4,7 @@
 
 use std::fmt::Write;
 
+use super::escape;
 use super::lower::{FieldTy, Role, RustStruct};
 
 /// Where generated code finds bytemuck: through smolv-runtime, since the
@@ -33,9 +34,12 @@ pub(crate) fn type_text(ty: &FieldTy, path: &dyn Fn(usize) -> String) -> String 
 pub(crate) fn render_struct(out: &mut String, rust: &RustStruct, doc: &[String], path: &dyn Fn(usize) -> String) {
     let name = &rust.name;
     for line in doc {
-        let _ = writeln!(out, "/// {line}");
+        let _ = writeln!(out, "/// {}", escape::doc(line));
     }
-    let _ = writeln!(out, "#[repr(C)]\n#[derive(Clone, Copy)]\n{ALLOW_UNUSED}\npub struct {name} {{");
+    let _ = writeln!(
+        out,
+        "#[repr(C)]\n#[derive(::core::clone::Clone, ::core::marker::Copy)]\n{ALLOW_UNUSED}\npub struct {name} {{"
+    );
     for field in &rust.fields {
         let ty = type_text(&field.ty, path);
         if field.padding {
@@ -44,7 +48,7 @@ pub(crate) fn render_struct(out: &mut String, rust: &RustStruct, doc: &[String],
         }
         let _ = write!(out, "    /// Offset {}.", field.offset);
         if let Some(note) = &field.note {
-            let _ = write!(out, " {note}");
+            let _ = write!(out, " {}", escape::doc(note));
         }
         let _ = writeln!(out, "\n    pub {}: {ty},", field.name);
     }
@@ -54,16 +58,18 @@ pub(crate) fn render_struct(out: &mut String, rust: &RustStruct, doc: &[String],
     // its shader offset, and the fields' sizes add up to the struct's, so
     // Rust added no padding of its own (every field type is itself `Pod`).
     let _ = writeln!(out, "const _: () = {{");
-    let _ = writeln!(out, "    assert!(::core::mem::size_of::<{name}>() == {});", rust.size);
+    let _ = writeln!(out, "    ::core::assert!(::core::mem::size_of::<{name}>() == {});", rust.size);
     let sum: Vec<String> =
         rust.fields.iter().map(|f| format!("::core::mem::size_of::<{}>()", type_text(&f.ty, path))).collect();
     let sum = if sum.is_empty() { "0".to_owned() } else { sum.join(" + ") };
-    let _ = writeln!(out, "    assert!(::core::mem::size_of::<{name}>() == {sum});");
+    let _ = writeln!(out, "    ::core::assert!(::core::mem::size_of::<{name}>() == {sum});");
     for field in &rust.fields {
-        let _ = writeln!(out, "    assert!(::core::mem::offset_of!({name}, {}) == {});", field.name, field.offset);
+        let _ =
+            writeln!(out, "    ::core::assert!(::core::mem::offset_of!({name}, {}) == {});", field.name, field.offset);
     }
     if let Role::Head { element, stride, .. } = &rust.role {
-        let _ = writeln!(out, "    assert!(::core::mem::size_of::<{}>() == {stride});", type_text(element, path));
+        let _ =
+            writeln!(out, "    ::core::assert!(::core::mem::size_of::<{}>() == {stride});", type_text(element, path));
     }
     let _ = writeln!(out, "}};\n");
     let _ = writeln!(
@@ -119,7 +125,7 @@ pub(crate) fn render_struct(out: &mut String, rust: &RustStruct, doc: &[String],
     let _ = writeln!(out, "}}\n");
     let _ = writeln!(
         out,
-        "impl Default for {name} {{\n    fn default() -> Self {{\n        {BYTEMUCK}::Zeroable::zeroed()\n    }}\n}}\n"
+        "impl ::core::default::Default for {name} {{\n    fn default() -> Self {{\n        {BYTEMUCK}::Zeroable::zeroed()\n    }}\n}}\n"
     );
     let fields: String =
         real.iter().map(|f| format!(".field(\"{}\", &self.{})", f.name.trim_start_matches("r#"), f.name)).collect();
@@ -142,7 +148,7 @@ pub(crate) fn render_struct(out: &mut String, rust: &RustStruct, doc: &[String],
         let ty = type_text(&value.ty, path);
         let _ = writeln!(
             out,
-            "impl From<{ty}> for {name} {{\n    fn from(value: {ty}) -> Self {{\n        Self::new(value)\n    }}\n}}\n"
+            "impl ::core::convert::From<{ty}> for {name} {{\n    fn from(value: {ty}) -> Self {{\n        Self::new(value)\n    }}\n}}\n"
         );
     }
     if let Role::Head { element, .. } = &rust.role {

@@ -1,0 +1,142 @@
+//! Keeps the shader's struct names apart from the names the generator
+//! adds beside them.
+//!
+//! The generator adds, in a shader's module, `Vertex` (one vertex of a
+//! vertex shader's inputs) and `SpecConstants` (its specialization
+//! constants), and for each struct `X` that heads a block ending in a
+//! runtime-sized array, the alias `XElement` (next to `X`, and re-exported
+//! in every module that uses `X`). A struct of the shader's whose Rust name
+//! is one of these takes the suffix [`SUFFIX`]: `Vertex` becomes
+//! `VertexStruct`, and `DataElement` does wherever a head `Data` exists in
+//! any module. Where that name is taken too, a number follows
+//! (`VertexStruct2`). The rule reads the names alone, so the same shaders
+//! get the same names on every build; names that collide with nothing are
+//! left as they are.
+
+use std::collections::BTreeSet;
+
+use super::lower::{Lowered, Role};
+use super::names;
+
+/// What a shader's struct takes when its name is one the generator adds.
+pub(crate) const SUFFIX: &str = "Struct";
+
+/// The generated names each module holds: `Vertex` where it has a vertex
+/// struct, `SpecConstants` where it has spec constants.
+pub(crate) fn generated(has_vertex: bool, has_spec_constants: bool) -> Vec<&'static str> {
+    let mut names = Vec::new();
+    if has_vertex {
+        names.push("Vertex");
+    }
+    if has_spec_constants {
+        names.push("SpecConstants");
+    }
+    names
+}
+
+/// Renames every struct of `modules` whose name collides with a generated
+/// one; `generated[m]` lists module `m`'s own (see [`generated`]).
+pub(crate) fn resolve(modules: &mut [Lowered], generated: &[Vec<&'static str>]) {
+    // A renamed head changes its alias's name, which can meet another
+    // struct's: go on until nothing changes. Each round only lengthens
+    // names, and a module has finitely many, so this ends; the bound is
+    // a guard.
+    for _ in 0..16 {
+        let elements: BTreeSet<String> = modules
+            .iter()
+            .flat_map(|module| module.structs.iter())
+            .filter(|rust| matches!(rust.role, Role::Head { .. }))
+            .map(|rust| format!("{}Element", rust.name))
+            .collect();
+        let mut changed = false;
+        for (module, own) in modules.iter_mut().zip(generated) {
+            let mut taken: BTreeSet<String> = module.structs.iter().map(|rust| rust.name.clone()).collect();
+            taken.extend(own.iter().map(|name| (*name).to_owned()));
+            taken.extend(elements.iter().cloned());
+            for rust in &mut module.structs {
+                let collides = own.contains(&rust.name.as_str()) || elements.contains(&rust.name);
+                if rust.role == Role::Vertex || !collides {
+                    continue;
+                }
+                rust.name = names::unique(format!("{}{SUFFIX}", rust.name), &mut taken);
+                changed = true;
+            }
+        }
+        if !changed {
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::layout::BlockRole;
+    use super::super::lower::{FieldTy, RustStruct};
+    use super::*;
+
+    fn rust(name: &str, role: Role) -> RustStruct {
+        RustStruct {
+            name: name.to_owned(),
+            shader_name: name.to_owned(),
+            role,
+            fields: Vec::new(),
+            size: 0,
+            align: 1,
+            source: None,
+        }
+    }
+
+    fn head() -> Role {
+        Role::Head {
+            block: BlockRole::Storage { set: 0, binding: 0 },
+            element: FieldTy::Bytes(4),
+            offset: 0,
+            stride: 4,
+        }
+    }
+
+    fn names_of(module: &Lowered) -> Vec<&str> {
+        module.structs.iter().map(|r| r.name.as_str()).collect()
+    }
+
+    #[test]
+    fn a_shader_struct_named_like_a_generated_item_takes_the_suffix() {
+        let mut modules = vec![
+            Lowered {
+                structs: vec![
+                    rust("Vertex", Role::Nested),
+                    rust("SpecConstants", Role::Nested),
+                    rust("VertexStruct", Role::Nested),
+                    rust("Vertex", Role::Vertex),
+                ],
+                ..Lowered::default()
+            },
+            Lowered { structs: vec![rust("Data", head()), rust("Frame", Role::Nested)], ..Lowered::default() },
+            Lowered {
+                structs: vec![rust("DataElement", Role::Nested), rust("Vertex", Role::Nested)],
+                ..Lowered::default()
+            },
+        ];
+        resolve(&mut modules, &[generated(true, true), generated(false, false), generated(false, false)]);
+        assert_eq!(names_of(&modules[0]), ["VertexStruct2", "SpecConstantsStruct", "VertexStruct", "Vertex"]);
+        assert_eq!(names_of(&modules[1]), ["Data", "Frame"], "nothing collides: unchanged");
+        assert_eq!(names_of(&modules[2]), ["DataElementStruct", "Vertex"], "no vertex struct here: `Vertex` stays");
+    }
+
+    #[test]
+    fn a_renamed_head_renames_what_its_new_alias_meets() {
+        // `Vertex` heads a runtime array in a vertex shader: it becomes
+        // `VertexStruct`, whose alias `VertexStructElement` then meets the
+        // shader's own struct of that name.
+        let mut modules = vec![Lowered {
+            structs: vec![
+                rust("Vertex", head()),
+                rust("VertexStructElement", Role::Nested),
+                rust("Vertex", Role::Vertex),
+            ],
+            ..Lowered::default()
+        }];
+        resolve(&mut modules, &[generated(true, false)]);
+        assert_eq!(names_of(&modules[0]), ["VertexStruct", "VertexStructElementStruct", "Vertex"]);
+    }
+}

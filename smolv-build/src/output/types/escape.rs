@@ -1,0 +1,97 @@
+//! Text from input, made safe for where it goes in generated Rust.
+//!
+//! Shader names (`OpName`, `OpMemberName`, `OpString`, binding and
+//! spec-constant names), module names and file paths are input: a
+//! precompiled `.spv` or a file name can hold any text. None of it may
+//! become code, so each place has one function here:
+//!
+//! - [`doc`]: text inside a `///` doc comment. Control characters (a
+//!   newline would end the comment and start code), the line and paragraph
+//!   separators U+2028 and U+2029, the bidirectional controls U+202A–U+202E
+//!   and U+2066–U+2069 (rustc refuses them in a comment, and they reorder
+//!   what a reader sees) and U+200E, U+200F and U+061C are written as
+//!   `\u{..}` text; `*/` is written `*\/`.
+//! - [`code`]: the same, as a Markdown code span that no backtick in the
+//!   text can close, so that rustdoc shows the text as written and reads no
+//!   Markdown or HTML in it.
+//! - [`string`]: a Rust string literal, escaped as `{:?}` escapes it.
+//!
+//! Identifiers never carry input: [`names`](super::names) keeps only ASCII
+//! letters, digits and `_` of a name.
+
+use std::fmt::Write;
+
+/// Whether `c` is written as `\u{..}` in a doc comment.
+fn hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{061c}')
+}
+
+/// `text` as it may stand in a `///` doc comment: one line, nothing that
+/// ends the comment or hides what it says.
+pub(crate) fn doc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if hidden(c) {
+            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+        } else if c == '*' && chars.peek() == Some(&'/') {
+            out.push_str("*\\");
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `text` as a Markdown code span in a doc comment: [`doc`]'s escapes,
+/// between as many backticks as no run of backticks in it reaches.
+pub(crate) fn code(text: &str) -> String {
+    let text = doc(text);
+    let mut longest = 0;
+    let mut run = 0;
+    for c in text.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest + 1);
+    // CommonMark takes one space off each end of a span that starts or
+    // ends with a backtick, so the text keeps its own.
+    let pad = if text.starts_with('`') || text.ends_with('`') { " " } else { "" };
+    format!("{fence}{pad}{text}{pad}{fence}")
+}
+
+/// `text` as a Rust string literal.
+pub(crate) fn string(text: &str) -> String {
+    format!("{text:?}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_doc_comment_keeps_one_line_and_shows_what_it_hides() {
+        assert_eq!(doc("Frame"), "Frame", "ordinary text is unchanged");
+        assert_eq!(doc("a\nb\r\u{0}c"), "a\\u{a}b\\u{d}\\u{0}c");
+        assert_eq!(doc("x\u{202e}y\u{2066}z\u{2028}"), "x\\u{202e}y\\u{2066}z\\u{2028}");
+        assert_eq!(doc("a */ b /* c"), "a *\\/ b /* c");
+        assert_eq!(doc("\u{85}"), "\\u{85}", "NEL is a control character");
+        assert_eq!(doc("lighting::Light ü"), "lighting::Light ü");
+    }
+
+    #[test]
+    fn a_code_span_cannot_be_closed_by_its_text() {
+        assert_eq!(code("Frame"), "`Frame`");
+        assert_eq!(code("a`b"), "``a`b``");
+        assert_eq!(code("``x"), "``` ``x ```");
+        assert_eq!(code("x\n<script>"), "`x\\u{a}<script>`");
+    }
+
+    #[test]
+    fn a_string_literal_is_escaped_as_rust_escapes_it() {
+        assert_eq!(string("lit.frag"), "\"lit.frag\"");
+        assert_eq!(string("a\"\n\u{202e}\\"), "\"a\\\"\\n\\u{202e}\\\\\"");
+    }
+}
