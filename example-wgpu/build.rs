@@ -2,19 +2,29 @@
 //! (WGSL), `quad.vert` and `tint.frag` (GLSL, with the `@red` variant the
 //! hot-reload test publishes), `ring.wesl` (WESL, importing
 //! `lib/palette.wesl`, with its `glow` feature on) and `checker.slang`
-//! (Slang, needs `slangc`: `scripts/setup.sh` sets `SMOLV_SLANGC`).
+//! (Slang, needs `slangc`: `scripts/setup.sh` sets `SMOLV_SLANGC`); and the
+//! tests' triangle in every language (`tests/paths/`).
 //!
 //! They ship as WGSL (`for_wgpu_shipping(true)`), or as SPIR-V with the
 //! `spirv` feature (`for_wgpu_shipping(false)`), so that the tests draw the
 //! same frame through both of wgpu's inputs. A game would say `for_wgpu()`
 //! and let the build choose the smaller.
+//!
+//! Then, for the tests only, it compiles the same sources without smolv
+//! (`build/reference.rs`): what wgpu's own paths draw, the reference the
+//! golden image is made from.
+
+#[path = "build/reference.rs"]
+mod reference;
 
 fn main() {
     let wgsl = std::env::var_os("CARGO_FEATURE_SPIRV").is_none();
     smolv_build::Config::new()
         .shader_dir("shaders")
+        .shader_dir("tests/paths")
         .variants("tint.frag", [smolv_build::Variant::new("red").define("RED", "1")])
         .wesl_feature("glow", true)
         .for_wgpu_shipping(wgsl)
         .compile();
+    reference::compile();
 }

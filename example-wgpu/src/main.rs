@@ -12,6 +12,10 @@
 //! - `--passthrough`: makes `tint.frag`'s module with SPIR-V passthrough
 //!   (no naga), for the same picture; needs the `spirv` feature, which
 //!   ships the shaders as SPIR-V;
+//! - `--reference`: makes every module with wgpu's own paths from the
+//!   original sources (`include_wgsl!`, `include_spirv!` of glslc's and
+//!   slangc's SPIR-V), no smolv: the picture smolv's must match, and what
+//!   the golden image is made from;
 //! - `--provoke`: passes through a module the driver must refuse, to show
 //!   that a validation message fails the run;
 //! - `--reload` (features `hot-reload` and `spirv`): publishes the
@@ -21,6 +25,7 @@
 //! It prints what it did, and exits non-zero on any validation message.
 
 mod gpu;
+mod reference;
 #[cfg(feature = "hot-reload")]
 mod reload;
 mod scene;
@@ -32,13 +37,14 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use gpu::Gpu;
-use scene::{HEIGHT, Scene, TintModule, WIDTH};
+use scene::{HEIGHT, Modules, Scene, WIDTH};
 
 /// What the command line asked for.
 #[derive(Default)]
 struct Args {
     screenshot: Option<PathBuf>,
     passthrough: bool,
+    reference: bool,
     provoke: bool,
     reload: bool,
 }
@@ -50,6 +56,7 @@ fn parse() -> Result<Args, String> {
         match arg.to_str() {
             Some("--screenshot") => args.screenshot = Some(given.next().ok_or("--screenshot needs a path")?.into()),
             Some("--passthrough") => args.passthrough = true,
+            Some("--reference") => args.reference = true,
             Some("--provoke") => args.provoke = true,
             Some("--reload") if cfg!(feature = "hot-reload") => args.reload = true,
             Some("--reload") => return Err("--reload needs the hot-reload feature".to_owned()),
@@ -91,10 +98,15 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
     if args.provoke {
         provoke(&gpu)?;
     }
-    let tint = if args.passthrough { TintModule::Passthrough } else { TintModule::Naga };
-    let mut scene = Scene::new(&gpu, tint)?;
+    let modules = match (args.passthrough, args.reference) {
+        (false, false) => Modules::Smolv,
+        (true, false) => Modules::PassthroughTint,
+        (false, true) => Modules::Reference,
+        (true, true) => return Err("--passthrough and --reference exclude each other".into()),
+    };
+    let mut scene = Scene::new(&gpu, modules)?;
     let frame = scene.draw(&gpu)?;
-    println!("frame: {WIDTH}x{HEIGHT}, tint.frag through {tint:?}");
+    println!("frame: {WIDTH}x{HEIGHT}, modules: {modules:?}");
     if let Some(path) = &args.screenshot {
         write_png(path, &frame)?;
     }

@@ -18,13 +18,14 @@ pub(crate) const WIDTH: u32 = 128;
 pub(crate) const HEIGHT: u32 = 96;
 const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 
-/// The shaders of the three pipelines, by name.
-pub(crate) const SKY_VS: &str = "sky.wgsl#vs_main";
-pub(crate) const SKY_FS: &str = "sky.wgsl#fs_main";
-pub(crate) const QUAD_VS: &str = "quad.vert";
-pub(crate) const CHECKER_FS: &str = "checker.slang#fs_main";
-pub(crate) const TINT_FS: &str = "tint.frag";
-pub(crate) const RING_FS: &str = "ring.wesl#fs_main";
+/// The shaders of the four pipelines, by name: the generated `NAME`
+/// constants, so that a misspelt shader is a compile error.
+pub(crate) const SKY_VS: &str = shaders::sky_wgsl_vs_main::NAME;
+pub(crate) const SKY_FS: &str = shaders::sky_wgsl_fs_main::NAME;
+pub(crate) const QUAD_VS: &str = quad_vert::NAME;
+pub(crate) const CHECKER_FS: &str = shaders::checker_slang_fs_main::NAME;
+pub(crate) const TINT_FS: &str = shaders::tint_frag::NAME;
+pub(crate) const RING_FS: &str = shaders::ring_wesl_fs_main::NAME;
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -33,13 +34,17 @@ struct Sky {
     bottom: [f32; 4],
 }
 
-/// How the tint quad's fragment module is made.
+/// Where the frame's shader modules come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum TintModule {
-    /// Through naga, like the others.
-    Naga,
+pub(crate) enum Modules {
+    /// smolv's shaders, every one through `create_shader_module` (naga).
+    Smolv,
+    /// As [`Modules::Smolv`], but the tint quad's fragment module is
     /// SPIR-V passthrough, straight to the driver.
-    Passthrough,
+    PassthroughTint,
+    /// wgpu's own paths on the original sources, no smolv: the reference
+    /// picture (`reference.rs`).
+    Reference,
 }
 
 /// Everything the frame needs besides the pipelines.
@@ -55,7 +60,7 @@ pub(crate) struct Scene {
     quad: wgpu::Buffer,
     target: wgpu::Texture,
     readback: wgpu::Buffer,
-    tint: TintModule,
+    source: Modules,
     /// The tint quad's fragment module when passed through.
     passthrough: Option<wgpu::ShaderModule>,
     pipelines: Option<[wgpu::RenderPipeline; 4]>,
@@ -66,7 +71,7 @@ fn shader(name: &str) -> Result<&'static Shader, Box<dyn Error>> {
 }
 
 impl Scene {
-    pub(crate) fn new(gpu: &Gpu, tint: TintModule) -> Result<Self, Box<dyn Error>> {
+    pub(crate) fn new(gpu: &Gpu, source: Modules) -> Result<Self, Box<dyn Error>> {
         let device = &gpu.device;
         let options = LayoutOptions::new();
         let layout = |names: [&str; 2], label| -> Result<_, Box<dyn Error>> {
@@ -147,7 +152,7 @@ impl Scene {
             quad,
             target,
             readback,
-            tint,
+            source,
             passthrough: None,
             pipelines: None,
         };
@@ -172,7 +177,7 @@ impl Scene {
     /// (Re)builds the three pipelines from the current modules.
     fn build(&mut self, gpu: &Gpu) -> Result<(), Box<dyn Error>> {
         let device = &gpu.device;
-        if self.tint == TintModule::Passthrough && self.passthrough.is_none() {
+        if self.source == Modules::PassthroughTint && self.passthrough.is_none() {
             // SAFETY: smolv-build validated tint.frag with spirv-val for
             // Vulkan; it uses no feature the device lacks, and its one
             // output matches the target; the pipeline layout comes from its
@@ -192,7 +197,10 @@ impl Scene {
         let (big, small) = (big.constants(), small.constants());
         let mut modules = Vec::new();
         for name in [SKY_VS, SKY_FS, QUAD_VS, CHECKER_FS, TINT_FS, RING_FS] {
-            modules.push(self.modules.get(device, shader(name)?)?.clone());
+            modules.push(match self.source {
+                Modules::Reference => crate::reference::module(device, name)?,
+                Modules::Smolv | Modules::PassthroughTint => self.modules.get(device, shader(name)?)?.clone(),
+            });
         }
         let tint_fs = self.passthrough.clone().unwrap_or_else(|| modules[4].clone());
         let pipeline = |label, layout: &wgpu::PipelineLayout, vs, constants: &[(&str, f64)], buffers, fs| {

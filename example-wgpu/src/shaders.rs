@@ -8,7 +8,9 @@ mod types {
     smolv_runtime::include_types!();
 }
 
-pub(crate) use types::quad_vert;
+pub(crate) use types::{
+    checker_slang_fs_main, quad_vert, ring_wesl_fs_main, sky_wgsl_fs_main, sky_wgsl_vs_main, tint_frag,
+};
 
 /// The shader called `name`.
 pub(crate) fn get(name: &str) -> Result<&'static smolv_runtime::Shader, smolv_runtime::container::NotFound> {

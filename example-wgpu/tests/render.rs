@@ -1,8 +1,10 @@
 //! The example draws its frame on wgpu's Vulkan backend (lavapipe in CI)
 //! with shaders in GLSL, WGSL, WESL and Slang, every one through smolv;
-//! the frame matches the golden image within the game's tolerance, and
-//! neither wgpu's validation nor the Khronos validation layer reports
-//! anything. The program fails on any message, which `--provoke` shows.
+//! the frame matches what wgpu's own paths draw from the same sources
+//! (`--reference`) and the golden image made from those, within the game's
+//! tolerance, and neither wgpu's validation nor the Khronos validation
+//! layer reports anything. The program fails on any message, which
+//! `--provoke` shows.
 
 mod common;
 
@@ -31,18 +33,41 @@ fn frame_at(name: &str, extra: &[&str]) -> (String, common::Image, std::path::Pa
     (stdout, read_png(&shot), shot)
 }
 
+/// The frame wgpu's own paths draw from the original sources, no smolv
+/// (`--reference`): WGSL as `include_wgsl!`, WESL as the `wesl` crate links
+/// it, GLSL and Slang as `include_spirv!` of glslc's and slangc's SPIR-V.
+fn reference_frame() -> (common::Image, std::path::PathBuf) {
+    let (stdout, image, shot) = frame_at("reference", &["--reference"]);
+    assert!(stdout.contains("modules: Reference"), "{stdout}");
+    (image, shot)
+}
+
 #[test]
-fn the_frame_matches_the_golden_image_with_no_validation_message() {
-    let (_, frame, shot) = frame_at("golden", &[]);
+fn the_frame_is_the_reference_frame_and_the_golden_image_and_the_sky_is_up() {
+    let (_, frame) = frame("golden", &[]);
     assert_eq!((frame.width, frame.height), (128, 96));
+    let (reference, reference_shot) = reference_frame();
+    // The golden image is the reference frame, never smolv's own output:
+    // SMOLV_UPDATE_GOLDEN=1 writes the reference.
     if std::env::var_os("SMOLV_UPDATE_GOLDEN").is_some() {
-        std::fs::copy(&shot, GOLDEN).expect("update the golden image");
+        std::fs::copy(&reference_shot, GOLDEN).expect("update the golden image");
     }
-    let difference = compare(&frame, &read_png(Path::new(GOLDEN)));
+    let difference = compare(&frame, &reference);
+    assert!(difference.close(), "smolv's frame differs from wgpu's own paths on the same sources: {difference:?}");
+    let golden = read_png(Path::new(GOLDEN));
+    let difference = compare(&reference, &golden);
     assert!(
         difference.close(),
-        "the frame differs from {GOLDEN}: {difference:?}; if the change is intended, rerun with SMOLV_UPDATE_GOLDEN=1"
+        "the reference frame differs from {GOLDEN}: {difference:?}; if the change is intended, rerun with \
+         SMOLV_UPDATE_GOLDEN=1 (which writes the reference frame, never smolv's)"
     );
+    assert!(compare(&frame, &golden).close(), "the frame differs from {GOLDEN}");
+    // sky.wgsl mixes from `sky.bottom` (orange) to `sky.top` (blue) as its
+    // y goes up, and WGSL's y is up: the first row is blue.
+    let [r, _, b, _] = golden.at(2, 1);
+    assert!(b > r, "blue at the top of {GOLDEN}: {:?}", golden.at(2, 1));
+    let [r, _, b, _] = golden.at(2, golden.height - 2);
+    assert!(r > b, "orange at the bottom of {GOLDEN}: {:?}", golden.at(2, golden.height - 2));
 }
 
 #[test]

@@ -21,7 +21,7 @@ fn frame(name: &str, extra: &[&str]) -> (String, common::Image) {
 #[test]
 fn a_passthrough_module_draws_the_same_frame_under_the_layer() {
     let (stdout, passthrough) = frame("passthrough", &["--passthrough"]);
-    assert!(stdout.contains("tint.frag through Passthrough"), "{stdout}");
+    assert!(stdout.contains("modules: PassthroughTint"), "{stdout}");
     let (_, naga) = frame("naga", &[]);
     let difference = compare(&passthrough, &naga);
     assert!(difference.close(), "{difference:?}");

@@ -65,7 +65,7 @@ pub struct Config {
     pub(crate) keep_going: bool,
     pub(crate) auto_map_locations: bool,
     pub(crate) auto_bind_uniforms: bool,
-    pub(crate) wgsl_adjust_coordinate_space: bool,
+    pub(crate) wgsl_adjust_coordinate_space: Option<bool>,
     pub(crate) languages: Vec<(String, Language)>,
     pub(crate) hlsl_entry_point: Option<String>,
     pub(crate) hlsl: HlslOptions,
@@ -121,7 +121,7 @@ impl Config {
             keep_going: false,
             auto_map_locations: false,
             auto_bind_uniforms: false,
-            wgsl_adjust_coordinate_space: true,
+            wgsl_adjust_coordinate_space: None,
             languages: Vec::new(),
             hlsl_entry_point: None,
             hlsl: HlslOptions::default(),
@@ -443,6 +443,10 @@ impl Config {
     /// with a build warning naming it. [`for_wgpu_shipping`](Config::for_wgpu_shipping)
     /// forces one or the other. Needs smolv-build's `wgpu` feature.
     ///
+    /// WGSL and WESL keep their `y` (see
+    /// [`wgsl_adjust_coordinate_space`](Config::wgsl_adjust_coordinate_space)),
+    /// so every shader draws what wgpu's own paths draw from its source.
+    ///
     /// Default: `SMOLV_TARGET` if set (`vulkan`, `wgpu`, `wgpu-wgsl` or
     /// `wgpu-spirv`), else Vulkan; this setter wins over the variable.
     ///
@@ -598,20 +602,28 @@ impl Config {
         self
     }
 
-    /// Whether WGSL vertex (and other pre-rasterization) shaders have the
-    /// `y` of their `@builtin(position)` output negated, naga's
+    /// Whether WGSL and WESL vertex (and other pre-rasterization) shaders
+    /// have the `y` of their `@builtin(position)` output negated, naga's
     /// `ADJUST_COORDINATE_SPACE`. WGSL's normalized device coordinates have
-    /// `y` up, Vulkan's `y` down, so with the default (on) a WGSL shader
-    /// written for WebGPU draws the same way up on Vulkan. Turn it off when
-    /// WGSL and GLSL shaders share a pass and the WGSL ones already use
-    /// Vulkan's convention, as GLSL does: then both see the same NDC `y`.
+    /// `y` up, Vulkan's `y` down.
+    ///
+    /// Default: on for Vulkan, so that a WGSL shader written for WebGPU
+    /// draws the same way up on Vulkan; off for wgpu
+    /// ([`for_wgpu`](Config::for_wgpu), [`for_wgpu_shipping`](Config::for_wgpu_shipping),
+    /// `SMOLV_TARGET=wgpu…`), whose Vulkan backend flips the viewport
+    /// itself: a WGSL shader then draws what `wgpu::include_wgsl!` draws,
+    /// whether it ships as WGSL, as SPIR-V or through passthrough
+    /// (docs/wgpu.md#which-way-up). Turn it off for Vulkan when WGSL and
+    /// GLSL shaders share a pass and the WGSL ones already use Vulkan's
+    /// convention, as GLSL does: then both see the same NDC `y`. Turning it
+    /// on for wgpu draws WGSL upside down there.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
     /// config.shader_dir("shaders").wgsl_adjust_coordinate_space(false);
     /// ```
     pub fn wgsl_adjust_coordinate_space(&mut self, adjust: bool) -> &mut Self {
-        self.wgsl_adjust_coordinate_space = adjust;
+        self.wgsl_adjust_coordinate_space = Some(adjust);
         self
     }
 
@@ -943,6 +955,7 @@ impl Config {
             ));
         }
         let spirv_version = self.spirv_version.unwrap_or(self.target_env.default_spirv_version());
+        let packing = packing_options(self, env)?;
         let settings = Settings {
             // A SPIR-V version the environment cannot take raises it:
             // `spirv_version(V1_3)` alone means Vulkan 1.1.
@@ -955,7 +968,9 @@ impl Config {
             spirv_opt: optimize::find_spirv_opt(self.spirv_opt.as_deref()),
             auto_map_locations: self.auto_map_locations,
             auto_bind_uniforms: self.auto_bind_uniforms,
-            wgsl_adjust_coordinate_space: self.wgsl_adjust_coordinate_space,
+            wgsl_adjust_coordinate_space: self
+                .wgsl_adjust_coordinate_space
+                .unwrap_or(packing.target.adjusts_wgsl_position()),
             binding_bases: self.binding_bases.clone(),
             hlsl: self.hlsl.clone(),
             slangc: frontend::find_slangc(self.slangc.as_deref()),
@@ -971,7 +986,7 @@ impl Config {
             threads: self.jobs.or_else(|| env("NUM_JOBS").and_then(|n| n.parse().ok())).unwrap_or(0),
             dictionary: self.dictionary,
             zstd_level: self.zstd_level,
-            packing: packing_options(self, env)?,
+            packing,
             keep_going: self.keep_going,
             directives: self.prints_cargo_directives(),
             print_report: env("SMOLV_REPORT").is_some_and(|v| v != "0"),
@@ -1150,6 +1165,19 @@ mod tests {
         let mut config = Config::new();
         config.out_dir("out").hlsl_register_binding("b\0", 0, 0);
         assert!(matches!(config.plan(), Err(Error::Config(why)) if why.contains("not an HLSL register")));
+    }
+
+    #[test]
+    fn wgsl_keeps_its_y_for_wgpu_and_has_it_negated_for_vulkan_unless_set() {
+        let adjusts = |config: &mut Config| config.out_dir("out").plan().unwrap().settings.wgsl_adjust_coordinate_space;
+        assert!(adjusts(Config::new().for_vulkan()));
+        assert!(!adjusts(Config::new().for_wgpu_shipping(false)));
+        if cfg!(feature = "wgpu") {
+            assert!(!adjusts(Config::new().for_wgpu()));
+            assert!(!adjusts(Config::new().for_wgpu_shipping(true)));
+        }
+        assert!(adjusts(Config::new().for_wgpu_shipping(false).wgsl_adjust_coordinate_space(true)), "the setter wins");
+        assert!(!adjusts(Config::new().for_vulkan().wgsl_adjust_coordinate_space(false)));
     }
 
     #[test]

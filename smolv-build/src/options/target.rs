@@ -60,6 +60,21 @@ impl Target {
     pub(crate) fn may_ship_wgsl(self) -> bool {
         matches!(self, Self::Wgpu | Self::WgpuWgsl)
     }
+
+    /// Whether WGSL and WESL compile with `y` negated at the position
+    /// output (naga's `ADJUST_COORDINATE_SPACE`) unless
+    /// [`Config::wgsl_adjust_coordinate_space`](crate::Config::wgsl_adjust_coordinate_space)
+    /// says otherwise: for Vulkan only. wgpu draws every module, its own
+    /// WGSL included, with `y` up and flips the viewport on its Vulkan
+    /// backend (wgpu-hal's `set_viewport` gives it a negative height, and
+    /// its naga SPIR-V writer runs without `ADJUST_COORDINATE_SPACE`); and
+    /// wgpu reads SPIR-V with `adjust_coordinate_space: false`. So for
+    /// wgpu the SPIR-V keeps WGSL's `y`, and draws as `include_wgsl!` does
+    /// through every path: WGSL made from it, SPIR-V read by naga, and
+    /// passthrough.
+    pub(crate) fn adjusts_wgsl_position(self) -> bool {
+        self == Self::Vulkan
+    }
 }
 
 #[cfg(test)]
@@ -74,5 +89,11 @@ mod tests {
         assert_eq!(Target::parse("metal"), None);
         let shipping: Vec<Target> = Target::ALL.into_iter().filter(|t| t.may_ship_wgsl()).collect();
         assert_eq!(shipping, [Target::Wgpu, Target::WgpuWgsl]);
+    }
+
+    #[test]
+    fn only_vulkan_negates_the_wgsl_position_by_default() {
+        let adjusting: Vec<Target> = Target::ALL.into_iter().filter(|t| t.adjusts_wgsl_position()).collect();
+        assert_eq!(adjusting, [Target::Vulkan]);
     }
 }

@@ -513,6 +513,21 @@ mod tests {
     }
 
     #[test]
+    fn a_struct_type_of_one_word_is_a_malformed_error_naming_the_shader() {
+        // The example module with a one-word `OpTypeStruct` (opcode 30)
+        // put before its first instruction after the header.
+        let mut words = crate::doc_example_module();
+        words.insert(5, (1 << 16) | 30);
+        let reflection = stage(ShaderStage::Compute, &[]);
+        let error =
+            BindGroupLayouts::default().add("broken.comp", &reflection, &words, &LayoutOptions::new()).unwrap_err();
+        assert!(
+            matches!(&error, WgpuError::Malformed { shader, offset: 5, reason } if shader == "broken.comp" && reason.contains("OpTypeStruct")),
+            "{error}"
+        );
+    }
+
+    #[test]
     fn a_binding_two_stages_use_is_one_entry_visible_to_both() {
         let mut layouts = BindGroupLayouts::default();
         let uniform = [(1, 0, DescriptorKind::UniformBuffer)];

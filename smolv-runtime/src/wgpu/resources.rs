@@ -147,9 +147,14 @@ pub(crate) fn resources(words: &[u32]) -> Result<BTreeMap<(u32, u32), Resource>,
                 types.insert(at(0)?, Ty::Wraps(at(2)?));
             }
             op::TYPE_STRUCT => {
-                let count = u32::try_from(operands.len() - 1)
+                // A one-word `OpTypeStruct` has no result id, and so no
+                // members to count after it.
+                let (&id, member_types) = operands
+                    .split_first()
+                    .ok_or(Malformed { offset, reason: "an OpTypeStruct without a result id" })?;
+                let count = u32::try_from(member_types.len())
                     .map_err(|_| Malformed { offset, reason: "a struct with more than 2^32 members" })?;
-                types.insert(at(0)?, Ty::Struct(count));
+                types.insert(id, Ty::Struct(count));
             }
             op::VARIABLE => variables.push((at(0)?, at(1)?)),
             _ => {}
@@ -243,5 +248,17 @@ mod tests {
         let mut damaged = words.clone();
         damaged[5] = 0xffff_0000 | op::DECORATE;
         assert!(resources(&damaged).is_err());
+    }
+
+    #[test]
+    fn a_struct_of_one_word_is_malformed_never_an_underflow() {
+        let mut words = vec![0x0723_0203, 0x0001_0000, 0, 100, 0];
+        words.push((1 << 16) | op::TYPE_STRUCT);
+        let error = resources(&words).map(|_| ()).unwrap_err();
+        assert_eq!(error, Malformed { offset: 5, reason: "an OpTypeStruct without a result id" });
+        // With its id and no members it is an empty struct.
+        words[5] = (2 << 16) | op::TYPE_STRUCT;
+        words.push(7);
+        assert!(resources(&words).is_ok());
     }
 }

@@ -1,0 +1,7 @@
+#version 450
+layout(location = 0) in vec3 color;
+layout(location = 0) out vec4 target;
+
+void main() {
+    target = vec4(color, 1.0);
+}
