@@ -197,7 +197,7 @@ fn render_states(out: &mut String, stage: ShaderStage, has_vertex: bool) {
                 out,
                 "/// The vertex state of a render pipeline: `module` (made from this shader), the\n\
                  /// entry point, `constants` (the overrides, `Overrides::constants`).\n{buffers}\n\
-                 pub fn vertex_state<'a>(module: &'a {W}::ShaderModule, buffers: &'a [{W}::VertexBufferLayout<'a>], \
+                 pub fn vertex_state<'a>(module: &'a {W}::ShaderModule, buffers: &'a [::core::option::Option<{W}::VertexBufferLayout<'a>>], \
                  constants: &'a [(&'a ::core::primitive::str, ::core::primitive::f64)]) -> {W}::VertexState<'a> {{\n    \
                  {W}::VertexState {{ module, entry_point: ::core::option::Option::Some(ENTRY_POINT), \
                  compilation_options: {options}, buffers }}\n}}"
