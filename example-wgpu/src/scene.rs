@@ -193,16 +193,7 @@ impl Scene {
         }
         let tint_fs = self.passthrough.clone().unwrap_or_else(|| modules[4].clone());
         // The generated states name each module's entry point.
-        let reference = self.source == Modules::Reference;
-        let pipeline = |label,
-                        layout: &ProgramLayout,
-                        mut vertex: wgpu::VertexState<'_>,
-                        mut fragment: wgpu::FragmentState<'_>| {
-            if reference {
-                // wgpu's own paths name entry points their own way
-                // (slangc's `main`); each module has one.
-                (vertex.entry_point, fragment.entry_point) = (None, None);
-            }
+        let pipeline = |label, layout: &ProgramLayout, vertex, fragment| {
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some(label),
                 layout: Some(&layout.pipeline_layout),
