@@ -1,7 +1,8 @@
 //! Compiles the example's shaders with smolv-build, for wgpu: `sky.wgsl`
 //! (WGSL), `quad.vert` and `tint.frag` (GLSL, with the `@red` variant the
 //! hot-reload test publishes), `ring.wesl` (WESL, importing
-//! `lib/palette.wesl`, with its `glow` feature on) and `checker.slang`
+//! `lib/palette.wesl`, with its `glow` feature on), `scale.comp` (GLSL
+//! compute, for `--compute`) and `checker.slang`
 //! (Slang, needs `slangc`: `scripts/setup.sh` sets `SMOLV_SLANGC`); and the
 //! tests' triangle in every language (`tests/paths/`).
 //!

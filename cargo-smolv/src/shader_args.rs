@@ -5,7 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use smolv_build::cache::RemoteCacheMode;
-use smolv_build::{Config, Language, Optimization, Packing, ResourceKind, SizeGoal, SpirvVersion, TargetEnv, Variant};
+use smolv_build::{
+    Config, Language, Optimization, Packing, ResourceKind, SizeGoal, SpirvVersion, Target, TargetEnv, Variant,
+};
 use smolv_runtime::reflect::ShaderStage;
 
 /// How shaders are compiled: what `build` and `types` both take.
@@ -57,7 +59,7 @@ pub(crate) struct ShaderArgs {
     /// What consumes the shaders: vulkan, or wgpu (WGSL or SPIR-V, whichever makes the game
     /// smaller), wgpu-wgsl or wgpu-spirv (default: SMOLV_TARGET, else vulkan).
     #[arg(long, value_name = "API", value_parser = parse_target)]
-    target_api: Option<TargetApi>,
+    target_api: Option<Target>,
     /// Give GLSL/HLSL inputs and outputs without a location one (like glslc -fauto-map-locations).
     #[arg(long)]
     auto_map_locations: bool,
@@ -132,20 +134,6 @@ fn parse_language(text: &str) -> Result<(Language, Option<String>), String> {
     }
 }
 
-/// A stage as glslc names it: `vertex`/`vert`, `fragment`/`frag`, `compute`/`comp`, …
-fn parse_stage(text: &str) -> Option<ShaderStage> {
-    let by_extension = match text {
-        "vert" => Some(ShaderStage::Vertex),
-        "frag" => Some(ShaderStage::Fragment),
-        "comp" => Some(ShaderStage::Compute),
-        "geom" => Some(ShaderStage::Geometry),
-        "tesc" => Some(ShaderStage::TessellationControl),
-        "tese" => Some(ShaderStage::TessellationEvaluation),
-        _ => None,
-    };
-    by_extension.or_else(|| ShaderStage::ALL.into_iter().find(|stage| stage.name() == text))
-}
-
 /// The value after `-f`: glslc's flag name, with `=` and commas for its
 /// arguments (glslc separates them with spaces).
 fn parse_glslc_flag(text: &str) -> Result<GlslcFlag, String> {
@@ -157,7 +145,7 @@ fn parse_glslc_flag(text: &str) -> Result<GlslcFlag, String> {
     // `[STAGE,]rest`: the stage, when the first part names one, and the rest.
     let staged = |value: &str, parts: usize| -> Result<(Option<ShaderStage>, Vec<String>), String> {
         let mut all: Vec<String> = value.split(',').map(|p| p.trim().to_owned()).collect();
-        let stage = all.first().and_then(|first| parse_stage(first));
+        let stage = all.first().and_then(|first| ShaderStage::from_name_or_extension(first));
         if stage.is_some() {
             all.remove(0);
         }
@@ -322,9 +310,7 @@ fn parse_packing(text: &str) -> Result<Packing, String> {
 
 /// `30`, `2.5`: a non-negative number of seconds.
 fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
-    text.parse::<f64>()
-        .ok()
-        .and_then(|seconds| std::time::Duration::try_from_secs_f64(seconds).ok())
+    smolv_build::cache::parse_seconds(text)
         .ok_or_else(|| format!("{text:?} is not a number of seconds (like 30 or 2.5)"))
 }
 
@@ -332,23 +318,8 @@ fn parse_remote_mode(text: &str) -> Result<RemoteCacheMode, String> {
     RemoteCacheMode::parse(text).ok_or_else(|| format!("{text:?} is not one of {}", RemoteCacheMode::NAMES.join(", ")))
 }
 
-/// What `--target-api` names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum TargetApi {
-    Vulkan,
-    Wgpu,
-    WgpuWgsl,
-    WgpuSpirv,
-}
-
-fn parse_target(text: &str) -> Result<TargetApi, String> {
-    Ok(match text {
-        "vulkan" => TargetApi::Vulkan,
-        "wgpu" => TargetApi::Wgpu,
-        "wgpu-wgsl" => TargetApi::WgpuWgsl,
-        "wgpu-spirv" => TargetApi::WgpuSpirv,
-        _ => return Err(format!("{text:?} is not one of vulkan, wgpu, wgpu-wgsl, wgpu-spirv")),
-    })
+fn parse_target(text: &str) -> Result<Target, String> {
+    Target::parse(text).ok_or_else(|| format!("{text:?} is not one of {}", Target::NAMES.join(", ")))
 }
 
 fn parse_goal(text: &str) -> Result<SizeGoal, String> {
@@ -403,20 +374,13 @@ pub(crate) fn config(dir: &Path, out_dir: &Path, args: &ShaderArgs) -> Config {
     if let Some(goal) = args.goal {
         config.size_goal(goal);
     }
-    match args.target_api {
-        Some(TargetApi::Wgpu) => {
-            config.for_wgpu();
-        }
-        Some(TargetApi::WgpuWgsl) => {
-            config.for_wgpu_shipping(true);
-        }
-        Some(TargetApi::WgpuSpirv) => {
-            config.for_wgpu_shipping(false);
-        }
-        Some(TargetApi::Vulkan) => {
-            config.for_vulkan();
-        }
-        None => {}
+    if let Some(target) = args.target_api {
+        match target {
+            Target::Wgpu => config.for_wgpu(),
+            Target::WgpuWgsl => config.for_wgpu_shipping(true),
+            Target::WgpuSpirv => config.for_wgpu_shipping(false),
+            Target::Vulkan => config.for_vulkan(),
+        };
     }
     apply_language_flags(&mut config, dir, args);
     if let Some(url) = &args.remote_cache {
@@ -460,6 +424,17 @@ mod tests {
                 base: 3
             })
         );
+        // Every stage, by its name or its extension, as before the table moved to smolv-format.
+        for (text, stage) in [("tesc", ShaderStage::TessellationControl), ("rchit", ShaderStage::ClosestHit)] {
+            let parsed = parse_glslc_flag(&format!("ssbo-binding-base={text},4"));
+            assert_eq!(
+                parsed,
+                Ok(GlslcFlag::BindingBase { stage: Some(stage), kind: ResourceKind::StorageBuffer, base: 4 })
+            );
+        }
+        // --target-api takes smolv-build's names, with the message it always gave.
+        assert_eq!(parse_target("wgpu-spirv"), Ok(Target::WgpuSpirv));
+        assert_eq!(parse_target("metal"), Err("\"metal\" is not one of vulkan, wgpu, wgpu-wgsl, wgpu-spirv".into()));
         assert_eq!(parse_language("hlsl=legacy/**/*.vert"), Ok((Language::Hlsl, Some("legacy/**/*.vert".into()))));
         assert_eq!(parse_language("GLSL"), Ok((Language::Glsl, None)));
         assert_eq!(parse_wesl_feature("shadows"), Ok(("shadows".into(), true)));

@@ -61,8 +61,20 @@ fn try_compile() -> Result<(), String> {
     for (source, entry, stage) in SLANGC {
         let target = out.join(format!("{}.{entry}.spv", file_name(source)));
         // What smolv-build passes too (slangc's glslang back end is not
-        // shipped with the binary setup.sh fetches), with no optimization.
-        let args = ["-target", "spirv", "-emit-spirv-directly", "-O0", "-entry", entry, "-stage", stage];
+        // shipped with the binary setup.sh fetches; the entry point keeps
+        // its name, as the generated `ENTRY_POINT` says), with no
+        // optimization.
+        let args = [
+            "-target",
+            "spirv",
+            "-emit-spirv-directly",
+            "-O0",
+            "-fvk-use-entrypoint-name",
+            "-entry",
+            entry,
+            "-stage",
+            stage,
+        ];
         run(Command::new(&slangc).arg(source).args(args).arg("-o").arg(&target))?;
     }
     for (root, module, features) in WESL {

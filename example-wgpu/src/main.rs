@@ -16,6 +16,8 @@
 //!   original sources (`include_wgsl!`, `include_spirv!` of glslc's and
 //!   slangc's SPIR-V), no smolv: the picture smolv's must match, and what
 //!   the golden image is made from;
+//! - `--compute`: also scales a buffer with a compute shader (`scale.comp`)
+//!   through the generated bind group and pipeline, and checks it;
 //! - `--provoke`: passes through a module the driver must refuse, to show
 //!   that a validation message fails the run;
 //! - `--reload` (features `hot-reload` and `spirv`): publishes the
@@ -24,6 +26,7 @@
 //!
 //! It prints what it did, and exits non-zero on any validation message.
 
+mod compute;
 mod gpu;
 mod reference;
 #[cfg(feature = "hot-reload")]
@@ -47,6 +50,7 @@ struct Args {
     reference: bool,
     provoke: bool,
     reload: bool,
+    compute: bool,
 }
 
 fn parse() -> Result<Args, String> {
@@ -58,6 +62,7 @@ fn parse() -> Result<Args, String> {
             Some("--passthrough") => args.passthrough = true,
             Some("--reference") => args.reference = true,
             Some("--provoke") => args.provoke = true,
+            Some("--compute") => args.compute = true,
             Some("--reload") if cfg!(feature = "hot-reload") => args.reload = true,
             Some("--reload") => return Err("--reload needs the hot-reload feature".to_owned()),
             _ => return Err(format!("unknown argument {arg:?}; see the crate docs for the options")),
@@ -109,6 +114,9 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
     println!("frame: {WIDTH}x{HEIGHT}, modules: {modules:?}");
     if let Some(path) = &args.screenshot {
         write_png(path, &frame)?;
+    }
+    if args.compute {
+        println!("{}", compute::run(&gpu)?);
     }
     #[cfg(feature = "hot-reload")]
     if args.reload {

@@ -6,13 +6,17 @@
 
 use std::error::Error;
 
-use bytemuck::{Pod, Zeroable};
 use smolv_runtime::Shader;
-use smolv_runtime::wgpu::{BindGroupLayouts, LayoutOptions, ModuleSource, Overrides, ShaderModules, VertexBuffers};
+use smolv_runtime::wgpu::{
+    BindGroupLayouts, LayoutOptions, ModuleSource, Overrides, ProgramLayout, ShaderModules, VertexBuffers,
+};
 use wgpu::util::DeviceExt;
 
 use crate::gpu::Gpu;
-use crate::shaders::{self, quad_vert};
+use crate::shaders::{
+    self, checker_slang_fs_main as checker_fs, quad_vert, ring_wesl_fs_main as ring_fs, sky_wgsl_fs_main as sky_fs,
+    sky_wgsl_vs_main as sky_vs, tint_frag,
+};
 
 pub(crate) const WIDTH: u32 = 128;
 pub(crate) const HEIGHT: u32 = 96;
@@ -20,19 +24,12 @@ const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 
 /// The shaders of the four pipelines, by name: the generated `NAME`
 /// constants, so that a misspelt shader is a compile error.
-pub(crate) const SKY_VS: &str = shaders::sky_wgsl_vs_main::NAME;
-pub(crate) const SKY_FS: &str = shaders::sky_wgsl_fs_main::NAME;
+pub(crate) const SKY_VS: &str = sky_vs::NAME;
+pub(crate) const SKY_FS: &str = sky_fs::NAME;
 pub(crate) const QUAD_VS: &str = quad_vert::NAME;
-pub(crate) const CHECKER_FS: &str = shaders::checker_slang_fs_main::NAME;
-pub(crate) const TINT_FS: &str = shaders::tint_frag::NAME;
-pub(crate) const RING_FS: &str = shaders::ring_wesl_fs_main::NAME;
-
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
-struct Sky {
-    top: [f32; 4],
-    bottom: [f32; 4],
-}
+pub(crate) const CHECKER_FS: &str = checker_fs::NAME;
+pub(crate) const TINT_FS: &str = tint_frag::NAME;
+pub(crate) const RING_FS: &str = ring_fs::NAME;
 
 /// Where the frame's shader modules come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,7 +47,7 @@ pub(crate) enum Modules {
 /// Everything the frame needs besides the pipelines.
 pub(crate) struct Scene {
     modules: ShaderModules<'static>,
-    layouts: [smolv_runtime::wgpu::ProgramLayout; 4],
+    layouts: [ProgramLayout; 4],
     vertex_buffers: VertexBuffers,
     sky_group: wgpu::BindGroup,
     texture_group: wgpu::BindGroup,
@@ -84,14 +81,6 @@ impl Scene {
             layout([QUAD_VS, TINT_FS], "tint")?,
             layout([QUAD_VS, RING_FS], "ring")?,
         ];
-        let group = |layout: &Option<wgpu::BindGroupLayout>, entries: &[wgpu::BindGroupEntry<'_>]| {
-            let layout = layout.as_ref().ok_or("a bind group the shaders do not use")?;
-            Ok::<_, Box<dyn Error>>(device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: None,
-                layout,
-                entries,
-            }))
-        };
         let uniform = |bytes: &[u8]| {
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: None,
@@ -99,22 +88,22 @@ impl Scene {
                 usage: wgpu::BufferUsages::UNIFORM,
             })
         };
-        let sky = uniform(bytemuck::bytes_of(&Sky { top: [0.1, 0.2, 0.5, 1.0], bottom: [0.9, 0.6, 0.3, 1.0] }));
-        let sky_group = group(&layouts[0].bind_group_layouts[0], &[entry(0, sky.as_entire_binding())])?;
-        let big = uniform(bytemuck::cast_slice(&[-0.2f32, 0.0, 0.0, 0.0]));
-        let small = uniform(bytemuck::cast_slice(&[0.5f32, -0.4, 0.0, 0.0]));
-        let big_placement = group(&layouts[1].bind_group_layouts[1], &[entry(0, big.as_entire_binding())])?;
-        let small_placement = group(&layouts[2].bind_group_layouts[1], &[entry(0, small.as_entire_binding())])?;
-        let ring = uniform(bytemuck::cast_slice(&[0.6f32, 0.5, 0.0, 0.0]));
-        let ring_placement = group(&layouts[3].bind_group_layouts[1], &[entry(0, ring.as_entire_binding())])?;
+        let sky = uniform(sky_fs::Sky::new([0.1, 0.2, 0.5, 1.0], [0.9, 0.6, 0.3, 1.0]).as_bytes());
+        let sky_group = sky_fs::wgpu::BindGroup0 { sky: sky.as_entire_buffer_binding() }.create(device, &layouts[0])?;
+        // The placements: the generated bind group of `quad.vert`'s set 1.
+        let placement = |offset: [f32; 2], layout| {
+            let buffer = uniform(quad_vert::Placement::new(offset).as_bytes());
+            quad_vert::wgpu::BindGroup1 { placement: buffer.as_entire_buffer_binding() }.create(device, layout)
+        };
+        let big_placement = placement([-0.2, 0.0], &layouts[1])?;
+        let small_placement = placement([0.5, -0.4], &layouts[2])?;
+        let ring_placement = placement([0.6, 0.5], &layouts[3])?;
 
         let checker = checker_texture(gpu);
         let view = checker.create_view(&wgpu::TextureViewDescriptor::default());
         let sampler = device.create_sampler(&wgpu::SamplerDescriptor::default()); // nearest
-        let texture_group = group(
-            &layouts[1].bind_group_layouts[0],
-            &[entry(0, wgpu::BindingResource::TextureView(&view)), entry(1, wgpu::BindingResource::Sampler(&sampler))],
-        )?;
+        let texture_group =
+            checker_fs::wgpu::BindGroup0 { checker: &view, nearest: &sampler }.create(device, &layouts[1])?;
 
         let corners = [(-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)];
         let vertices: Vec<quad_vert::Vertex> =
@@ -203,22 +192,13 @@ impl Scene {
             });
         }
         let tint_fs = self.passthrough.clone().unwrap_or_else(|| modules[4].clone());
-        let pipeline = |label, layout: &wgpu::PipelineLayout, vs, constants: &[(&str, f64)], buffers, fs| {
+        // The generated states name each module's entry point.
+        let pipeline = |label, layout: &ProgramLayout, vertex, fragment| {
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some(label),
-                layout: Some(layout),
-                vertex: wgpu::VertexState {
-                    module: vs,
-                    entry_point: None,
-                    compilation_options: wgpu::PipelineCompilationOptions { constants, ..Default::default() },
-                    buffers,
-                },
-                fragment: Some(wgpu::FragmentState {
-                    module: fs,
-                    entry_point: None,
-                    compilation_options: Default::default(),
-                    targets: &[Some(FORMAT.into())],
-                }),
+                layout: Some(&layout.pipeline_layout),
+                vertex,
+                fragment: Some(fragment),
                 primitive: wgpu::PrimitiveState {
                     topology: wgpu::PrimitiveTopology::TriangleStrip,
                     ..Default::default()
@@ -229,12 +209,20 @@ impl Scene {
                 cache: None,
             })
         };
-        let sky = pipeline("sky", &self.layouts[0].pipeline_layout, &modules[0], &[], &[], &modules[1]);
+        let targets = [Some(FORMAT.into())];
+        let (layouts, fs) = (&self.layouts, &modules);
+        let quad = |constants| quad_vert::wgpu::vertex_state(&modules[2], &vertex_buffers, constants);
+        let sky = pipeline(
+            "sky",
+            &layouts[0],
+            sky_vs::wgpu::vertex_state(&fs[0], &[], &[]),
+            sky_fs::wgpu::fragment_state(&fs[1], &targets, &[]),
+        );
         let checker =
-            pipeline("checker", &self.layouts[1].pipeline_layout, &modules[2], &big, &vertex_buffers, &modules[3]);
-        let tint = pipeline("tint", &self.layouts[2].pipeline_layout, &modules[2], &small, &vertex_buffers, &tint_fs);
-        let ring =
-            pipeline("ring", &self.layouts[3].pipeline_layout, &modules[2], &small, &vertex_buffers, &modules[5]);
+            pipeline("checker", &layouts[1], quad(&big), checker_fs::wgpu::fragment_state(&fs[3], &targets, &[]));
+        let tint =
+            pipeline("tint", &layouts[2], quad(&small), tint_frag::wgpu::fragment_state(&tint_fs, &targets, &[]));
+        let ring = pipeline("ring", &layouts[3], quad(&small), ring_fs::wgpu::fragment_state(&fs[5], &targets, &[]));
         self.pipelines = Some([sky, checker, tint, ring]);
         Ok(())
     }
@@ -273,19 +261,19 @@ impl Scene {
                 ..Default::default()
             });
             pass.set_pipeline(sky);
-            pass.set_bind_group(0, &self.sky_group, &[]);
+            sky_fs::wgpu::set_bind_groups(&mut pass, &self.sky_group);
             pass.draw(0..3, 0..1);
             pass.set_vertex_buffer(0, self.quad.slice(..));
             pass.set_pipeline(checker);
-            pass.set_bind_group(0, &self.texture_group, &[]);
-            pass.set_bind_group(1, &self.big_placement, &[]);
+            checker_fs::wgpu::set_bind_groups(&mut pass, &self.texture_group);
+            quad_vert::wgpu::set_bind_groups(&mut pass, &self.big_placement);
             pass.set_immediates(0, bytemuck::cast_slice(&[1.0f32, 0.9, 0.6, 1.0]));
             pass.draw(0..4, 0..1);
             pass.set_pipeline(tint);
-            pass.set_bind_group(1, &self.small_placement, &[]);
+            quad_vert::wgpu::set_bind_groups(&mut pass, &self.small_placement);
             pass.draw(0..4, 0..1);
             pass.set_pipeline(ring);
-            pass.set_bind_group(1, &self.ring_placement, &[]);
+            quad_vert::wgpu::set_bind_groups(&mut pass, &self.ring_placement);
             pass.draw(0..4, 0..1);
         }
         encoder.copy_texture_to_buffer(
@@ -307,10 +295,6 @@ impl Scene {
         self.readback.unmap();
         Ok(pixels)
     }
-}
-
-fn entry<'a>(binding: u32, resource: wgpu::BindingResource<'a>) -> wgpu::BindGroupEntry<'a> {
-    wgpu::BindGroupEntry { binding, resource }
 }
 
 /// A 4×4 checkerboard of cream and teal.

@@ -101,3 +101,17 @@ fn a_validation_layer_message_fails_the_run() {
     assert!(stderr.contains("validation: ERROR wgpu_hal::vulkan"), "{stderr}");
     assert!(stderr.contains("InconsistentSpirv") || stderr.contains("VUID-"), "{stderr}");
 }
+
+/// The generated compute items on a real device: `scale.comp`'s
+/// `BindGroup0` (a uniform and a storage buffer by name),
+/// `set_bind_groups` on a compute pass and `compute_pipeline` scale 100
+/// floats by 3, checked by the program, under the validation layer.
+#[test]
+fn the_generated_compute_bind_group_and_pipeline_dispatch() {
+    let shot = scratch("compute").join("frame.png");
+    let output = run(&["--compute", "--screenshot", shot.to_str().expect("a UTF-8 path")]);
+    assert!(output.status.success(), "the example failed; its output is above");
+    let stdout = String::from_utf8(output.stdout).expect("UTF-8 output");
+    assert!(stdout.contains("compute: 100 values scaled by 3"), "{stdout}");
+    assert!(stdout.contains("validation messages: 0"), "{stdout}");
+}

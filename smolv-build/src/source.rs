@@ -77,48 +77,12 @@ pub(crate) struct Sources {
     pub(crate) warnings: Vec<String>,
 }
 
-/// The stage a file extension names (`.vert`, `.frag`, ...).
-pub(crate) fn stage_from_extension(ext: &str) -> Option<ShaderStage> {
-    Some(match ext {
-        "vert" => ShaderStage::Vertex,
-        "frag" => ShaderStage::Fragment,
-        "comp" => ShaderStage::Compute,
-        "geom" => ShaderStage::Geometry,
-        "tesc" => ShaderStage::TessellationControl,
-        "tese" => ShaderStage::TessellationEvaluation,
-        "mesh" => ShaderStage::Mesh,
-        "task" => ShaderStage::Task,
-        "rgen" => ShaderStage::RayGeneration,
-        "rchit" => ShaderStage::ClosestHit,
-        "rmiss" => ShaderStage::Miss,
-        "rahit" => ShaderStage::AnyHit,
-        "rint" => ShaderStage::Intersection,
-        "rcall" => ShaderStage::Callable,
-        _ => return None,
-    })
-}
-
-/// The stage a `#pragma shader_stage(...)` names.
-fn stage_from_pragma_name(name: &str) -> Option<ShaderStage> {
-    Some(match name {
-        "vertex" => ShaderStage::Vertex,
-        "fragment" => ShaderStage::Fragment,
-        "compute" => ShaderStage::Compute,
-        "geometry" => ShaderStage::Geometry,
-        "tesscontrol" => ShaderStage::TessellationControl,
-        "tesseval" => ShaderStage::TessellationEvaluation,
-        "mesh" => ShaderStage::Mesh,
-        "task" => ShaderStage::Task,
-        other => return stage_from_extension(other),
-    })
-}
-
 /// Reads `#pragma shader_stage(<stage>)` from source text.
 pub(crate) fn stage_from_pragma(source: &str) -> Option<ShaderStage> {
     source.lines().find_map(|line| {
         let rest = line.trim_start().strip_prefix("#")?.trim_start().strip_prefix("pragma")?;
         let rest = rest.trim_start().strip_prefix("shader_stage")?.trim_start().strip_prefix('(')?;
-        stage_from_pragma_name(rest.split(')').next()?.trim())
+        ShaderStage::from_name_or_extension(rest.split(')').next()?.trim())
     })
 }
 
@@ -145,9 +109,9 @@ fn classify(path: &Path) -> Result<Option<(Language, Option<ShaderStage>)>, Erro
         "slang" => return Ok(has_slang_entry_point(&read()?).then_some((Language::Slang, None))),
         "hlsl" => Language::Hlsl,
         "glsl" => Language::Glsl,
-        other => return Ok(stage_from_extension(other).map(|stage| (Language::Glsl, Some(stage)))),
+        other => return Ok(ShaderStage::from_extension(other).map(|stage| (Language::Glsl, Some(stage)))),
     };
-    if let Some(stage) = inner_ext.and_then(stage_from_extension) {
+    if let Some(stage) = inner_ext.and_then(ShaderStage::from_extension) {
         return Ok(Some((language, Some(stage))));
     }
     // A .glsl/.hlsl file that names no stage is an include file.

@@ -276,6 +276,25 @@ pub mod __private {
     pub use include_bytes_aligned::include_bytes_aligned;
 }
 
+/// The generated wgpu items (`include_types!`): its input where
+/// smolv-runtime has the `wgpu` feature, nothing otherwise, so that the
+/// generated file compiles in every crate. Not a stable API.
+#[doc(hidden)]
+#[cfg(feature = "wgpu")]
+#[macro_export]
+macro_rules! __wgpu_items {
+    ($($items:tt)*) => { $($items)* };
+}
+
+/// Without the `wgpu` feature the generated wgpu items are left out.
+/// Not a stable API.
+#[doc(hidden)]
+#[cfg(not(feature = "wgpu"))]
+#[macro_export]
+macro_rules! __wgpu_items {
+    ($($items:tt)*) => {};
+}
+
 /// The LZ4 unpacker for `include_shaders!`, or a compile error naming the
 /// feature to turn on. Not a stable API.
 #[doc(hidden)]

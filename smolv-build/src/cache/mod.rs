@@ -23,7 +23,7 @@ pub(crate) mod remote;
 
 pub(crate) use key::{Key, KeyBuilder};
 use remote::Remote;
-pub use remote::RemoteCacheMode;
+pub use remote::{RemoteCacheMode, parse_seconds};
 
 const ENTRY_MAGIC: &[u8; 12] = b"SMOLVCACHE1\0";
 

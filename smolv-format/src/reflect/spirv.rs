@@ -127,7 +127,17 @@ enum SpecDefault {
     Words(u64),
 }
 
-pub(super) fn literal_string(words: &[u32]) -> String {
+/// A SPIR-V literal string: UTF-8 bytes, little-endian in words, ended by
+/// a NUL (or by the end of `words`). Bytes that are not UTF-8 become
+/// U+FFFD.
+///
+/// ```
+/// use smolv_format::reflect::literal_string;
+/// let main = u32::from_le_bytes(*b"main");
+/// assert_eq!(literal_string(&[main, 0]), "main");
+/// assert_eq!(literal_string(&[u32::from_le_bytes(*b"ab\0c")]), "ab");
+/// ```
+pub fn literal_string(words: &[u32]) -> String {
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).take_while(|&b| b != 0).collect();
     String::from_utf8_lossy(&bytes).into_owned()
 }

@@ -156,6 +156,37 @@ impl ShaderStage {
         }
     }
 
+    /// The file extension glslc gives each stage, in the order of [`ALL`](Self::ALL).
+    pub const EXTENSIONS: [&'static str; 14] = [
+        "vert", "tesc", "tese", "geom", "frag", "comp", "task", "mesh", "rgen", "rint", "rahit", "rchit", "rmiss",
+        "rcall",
+    ];
+
+    /// The stage a file extension names (one of [`EXTENSIONS`](Self::EXTENSIONS)).
+    ///
+    /// ```
+    /// use smolv_format::reflect::ShaderStage;
+    /// assert_eq!(ShaderStage::from_extension("tesc"), Some(ShaderStage::TessellationControl));
+    /// assert_eq!(ShaderStage::from_extension("glsl"), None);
+    /// assert!(ShaderStage::ALL[8..].iter().all(|&ray| ShaderStage::from_extension(ray.name()) == Some(ray)));
+    /// ```
+    pub fn from_extension(ext: &str) -> Option<Self> {
+        Self::ALL.into_iter().zip(Self::EXTENSIONS).find(|&(_, name)| name == ext).map(|(stage, _)| stage)
+    }
+
+    /// The stage `text` names by its [`name`](Self::name) or its extension:
+    /// what `#pragma shader_stage(...)` and glslc's `-f…=STAGE,…` take.
+    ///
+    /// ```
+    /// use smolv_format::reflect::ShaderStage;
+    /// assert_eq!(ShaderStage::from_name_or_extension("frag"), Some(ShaderStage::Fragment));
+    /// assert_eq!(ShaderStage::from_name_or_extension("pixel"), None);
+    /// assert!(ShaderStage::ALL.iter().all(|&stage| ShaderStage::from_name_or_extension(stage.name()) == Some(stage)));
+    /// ```
+    pub fn from_name_or_extension(text: &str) -> Option<Self> {
+        Self::from_extension(text).or_else(|| Self::ALL.into_iter().find(|stage| stage.name() == text))
+    }
+
     pub(crate) fn to_byte(self) -> u8 {
         byte_of(&Self::ALL, self)
     }

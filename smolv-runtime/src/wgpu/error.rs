@@ -118,6 +118,18 @@ pub enum WgpuError {
         /// What is wrong.
         reason: &'static str,
     },
+    /// A generated bind group asked a program layout for a group index
+    /// that none of the program's shaders uses.
+    #[error(
+        "bind group {group} is not in this program layout ({groups} group indices); make the layout from \
+         the shaders that declare the group (BindGroupLayouts::new), or bind the group with the pipeline it belongs to"
+    )]
+    NoBindGroup {
+        /// The group index asked for.
+        group: u32,
+        /// The number of group indices the layout has.
+        groups: usize,
+    },
     /// wgpu refused to make the shader module (hot reload catches this and
     /// keeps the module it had).
     #[error("wgpu could not make a shader module of {shader}: {message}")]

@@ -487,6 +487,29 @@ fn dimension(shader: &str, binding: &DescriptorBinding, image: Image) -> Result<
     })
 }
 
+impl ProgramLayout {
+    /// The layout of bind group `group`, which a shader of the program
+    /// uses; [`WgpuError::NoBindGroup`] for a group index none uses. The
+    /// generated bind groups (`include_types!`, `BindGroup0::create`) take
+    /// their layout through it.
+    ///
+    /// ```no_run
+    /// # fn example(device: &wgpu::Device) -> Result<(), Box<dyn std::error::Error>> {
+    /// use smolv_runtime::wgpu::{BindGroupLayouts, LayoutOptions, WgpuError};
+    /// # let set = smolv_runtime::shader::doc_example_raw_set();
+    /// let layout = BindGroupLayouts::new(&[set.get("blur.comp")?], &LayoutOptions::new())?.create(device, None)?;
+    /// // The example module binds nothing.
+    /// assert!(matches!(layout.group(0), Err(WgpuError::NoBindGroup { group: 0, groups: 0 })));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn group(&self, group: u32) -> Result<&wgpu::BindGroupLayout, WgpuError> {
+        let missing = || WgpuError::NoBindGroup { group, groups: self.bind_group_layouts.len() };
+        let index = usize::try_from(group).map_err(|_| missing())?;
+        self.bind_group_layouts.get(index).and_then(Option::as_ref).ok_or_else(missing)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

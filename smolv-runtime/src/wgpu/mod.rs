@@ -69,6 +69,11 @@ pub use modules::{Refreshed, ShaderModules};
 pub use overrides::Overrides;
 pub use vertex::VertexBuffers;
 
+/// The wgpu this crate was built with, so that the generated bind groups
+/// (`include_types!`) and a program that names wgpu through it need no
+/// wgpu dependency of a matching version of their own.
+pub use ::wgpu;
+
 /// The shader's hot-reload version: 0 as built, and always without the
 /// `hot-reload` feature. (Shipped WGSL gives way to published SPIR-V in
 /// `Shader::wgsl` itself.)

@@ -28,8 +28,8 @@ pub(crate) mod test_server;
 
 use std::sync::Arc;
 
-pub use settings::RemoteCacheMode;
 pub(crate) use settings::RemoteSettings;
+pub use settings::{RemoteCacheMode, parse_seconds};
 use settings::{Resolution, resolve};
 
 /// Every remote-cache warning starts with this, so logs can be searched.

@@ -195,8 +195,15 @@ pub(crate) fn resolve(
     Resolution::On(Resolved { base, upload: mode == RemoteCacheMode::ReadWrite, header, time_limit })
 }
 
-/// `30`, `2.5`: a finite, non-negative number of seconds.
-fn parse_seconds(text: &str) -> Option<std::time::Duration> {
+/// `30`, `2.5`: a finite, non-negative number of seconds, as
+/// `SMOLV_REMOTE_CACHE_TIME_LIMIT` and `--remote-cache-time-limit` take it.
+///
+/// ```
+/// # use smolv_build::cache::parse_seconds;
+/// assert_eq!(parse_seconds("2.5"), Some(std::time::Duration::from_millis(2500)));
+/// assert_eq!((parse_seconds("-1"), parse_seconds(" 30")), (None, None));
+/// ```
+pub fn parse_seconds(text: &str) -> Option<std::time::Duration> {
     text.parse::<f64>().ok().and_then(|seconds| std::time::Duration::try_from_secs_f64(seconds).ok())
 }
 

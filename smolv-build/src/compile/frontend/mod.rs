@@ -133,6 +133,11 @@ fn not_enabled(language: Language, settings: &Settings) -> String {
     format!("{language} support is not enabled; {advice}")
 }
 
+/// What the WESL front end writes for `::` in a mangled name (see
+/// `wesl/mangle.rs`): two U+02D0, a letter that looks like a colon, so
+/// that the name is a WGSL identifier. `output::types::names` undoes it.
+pub(crate) const WESL_SEPARATOR: &str = "\u{2d0}\u{2d0}";
+
 /// Identifies what links WESL, for the cache keys of WESL jobs only (so
 /// that turning the `wesl` feature on leaves the other entries valid).
 pub(crate) fn wesl_identity() -> String {

@@ -29,6 +29,7 @@ pub(crate) mod layout;
 mod lower;
 pub(crate) mod names;
 mod render;
+mod wgpu;
 mod wrappers;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -228,6 +229,7 @@ pub(crate) fn generate(inputs: &[ModuleInput]) -> Generated {
             vertices[m].as_ref().map(|(index, attributes)| (attributes.as_slice(), module.structs[*index].size));
         let mut constants = String::new();
         interface::render_constants(&mut constants, input, vertex);
+        wgpu::render(&mut constants, input, vertex.is_some());
         // Written one level in; the body is indented below.
         constants.lines().for_each(|line| {
             body.push_str(line.strip_prefix("    ").unwrap_or(line));

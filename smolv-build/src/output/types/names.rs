@@ -21,6 +21,7 @@
 //!    `Set0Binding1`, or its parent and member (`LightsItems`).
 
 use super::layout::Mangling;
+use crate::compile::frontend::WESL_SEPARATOR;
 
 /// Words that need escaping as identifiers.
 const KEYWORDS: &[&str] = &[
@@ -36,10 +37,6 @@ const NOT_RAW: &[&str] = &["self", "Self", "super", "crate", "_"];
 const DXC_SAME: &[&str] = &["ConstantBuffer", "PushConstant", "TextureBuffer"];
 /// Slang's layout suffixes, after its `_N` suffix is gone.
 const SLANG_LAYOUTS: &[&str] = &["_std140", "_std430", "_scalar", "_natural"];
-
-/// What the WESL front end writes for `::` in a mangled name: two U+02D0,
-/// a letter that looks like a colon, so that the name is a WGSL identifier.
-const WESL_SEPARATOR: &str = "\u{2d0}\u{2d0}";
 
 /// A shader name as its source wrote it, for doc comments: a WESL path
 /// with `::` again (`package::lighting::Light`).

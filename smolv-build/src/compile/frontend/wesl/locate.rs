@@ -14,7 +14,7 @@ use wesl::syntax::{GlobalDeclaration, GlobalDeclarationNode, TranslationUnit};
 use wesl::{ModulePath, SourceMap};
 
 use super::files::Files;
-use super::mangle::SEPARATOR as MANGLED_SEPARATOR;
+use crate::compile::frontend::WESL_SEPARATOR;
 use crate::compile::frontend::wgsl::NagaError;
 use crate::error::Diagnostic;
 
@@ -49,7 +49,7 @@ fn at(path: PathBuf, text: &str, offset: usize, message: String) -> Diagnostic {
 
 /// Mangled names as written in WESL: `packageːːutilːːtint` → `package::util::tint`.
 fn readable(text: &str) -> String {
-    text.replace(MANGLED_SEPARATOR, "::")
+    text.replace(WESL_SEPARATOR, "::")
 }
 
 /// An error of the wesl crate, at the file and span it names.
@@ -140,8 +140,8 @@ fn node_spans(linked: &GlobalDeclarationNode, reparsed: &GlobalDeclarationNode, 
 fn find_token(own: &str, token: &str, line_in_node: usize) -> usize {
     let unmangled: String = token
         .split_inclusive(|c: char| !(c.is_alphanumeric() || c == '_' || c == '\u{2d0}'))
-        .map(|part| match part.rfind(MANGLED_SEPARATOR) {
-            Some(at) => &part[at + MANGLED_SEPARATOR.len()..],
+        .map(|part| match part.rfind(WESL_SEPARATOR) {
+            Some(at) => &part[at + WESL_SEPARATOR.len()..],
             None => part,
         })
         .collect();

@@ -8,8 +8,7 @@
 use wesl::ModulePath;
 use wesl::syntax::PathOrigin;
 
-/// What stands for `::` in a mangled name.
-pub(super) const SEPARATOR: &str = "\u{2d0}\u{2d0}";
+use crate::compile::frontend::WESL_SEPARATOR;
 
 /// The mangler the build links WESL with.
 pub(super) struct PathMangler;
@@ -24,7 +23,7 @@ impl wesl::Mangler for PathMangler {
         };
         parts.extend(path.components.iter().map(String::as_str));
         parts.push(item);
-        parts.join(SEPARATOR)
+        parts.join(WESL_SEPARATOR)
     }
 }
 
