@@ -4,7 +4,8 @@
 //! drawing it, and the new program gets a pipeline of its own; a rebuild
 //! that lands files it under the new one. A program whose stages changed
 //! together (a varying removed from both) rebuilds once; a pairing whose
-//! stages disagree on a location is refused, naming both; a fragment
+//! stages disagree on a location is refused, naming both, and pairings
+//! that agree per component (as Vulkan matches them) rebuild; a fragment
 //! shader that stops reading its uniform is built into the running
 //! layout. Each test ends by destroying the device, so the layer reports
 //! anything left alive.
@@ -224,10 +225,13 @@ fn a_compute_slot_is_filed_under_its_new_stage_only_once_the_rebuild_lands() {
 /// location 0 (`varying.vert` + `varying.frag`, red); the same two with
 /// the varying removed from both (`plain.vert` + `plain.frag`, green); a
 /// fragment shader that reads location 1, which no vertex shader here
-/// writes (`reads_1.frag`); one that reads location 0 as a `vec2`
-/// (`vec2.frag`); one that takes its colour from a uniform (`uniform.frag`,
+/// writes (`reads_1.frag`); one that reads location 0 as a `vec3` and a
+/// `float` at component 3 (`split.frag`), one as two `vec2`s, the second
+/// at component 2 (`tail.frag`), and one as an `ivec4` (`ivec4.frag`); a
+/// vertex shader that writes location 0 as two `vec2`s (`halves.vert`);
+/// a fragment shader that takes its colour from a uniform (`uniform.frag`,
 /// set 0 binding 0) and one that stopped reading it (`no_uniform.frag`).
-const INTERFACE_SHADERS: [(&str, &str); 7] = [
+const INTERFACE_SHADERS: [(&str, &str); 10] = [
     (
         "varying.vert",
         "#version 450\nlayout(location = 0) out vec4 v_color;\nvoid main() {\n\
@@ -247,9 +251,25 @@ const INTERFACE_SHADERS: [(&str, &str); 7] = [
          void main() { color = v_tint; }\n",
     ),
     (
-        "vec2.frag",
-        "#version 450\nlayout(location = 0) in vec2 v_color;\nlayout(location = 0) out vec4 color;\n\
-         void main() { color = vec4(v_color, 0, 1); }\n",
+        "split.frag",
+        "#version 450\nlayout(location = 0) in vec3 v_rgb;\nlayout(location = 0, component = 3) in float v_a;\n\
+         layout(location = 0) out vec4 color;\nvoid main() { color = vec4(v_rgb, v_a); }\n",
+    ),
+    (
+        "tail.frag",
+        "#version 450\nlayout(location = 0) in vec2 v_head;\nlayout(location = 0, component = 2) in vec2 v_tail;\n\
+         layout(location = 0) out vec4 color;\nvoid main() { color = vec4(v_head, v_tail); }\n",
+    ),
+    (
+        "ivec4.frag",
+        "#version 450\nlayout(location = 0) flat in ivec4 v_color;\nlayout(location = 0) out vec4 color;\n\
+         void main() { color = vec4(v_color); }\n",
+    ),
+    (
+        "halves.vert",
+        "#version 450\nlayout(location = 0) out vec2 v_rg;\nlayout(location = 0, component = 2) out vec2 v_ba;\n\
+         void main() {\n  vec2 uv = vec2((gl_VertexIndex << 1) & 2, gl_VertexIndex & 2);\n\
+         gl_Position = vec4(uv * 2.0 - 1.0, 0.0, 1.0);\n  v_rg = vec2(1, 0);\n  v_ba = vec2(0, 1);\n}\n",
     ),
     (
         "uniform.frag",
@@ -333,15 +353,41 @@ fn a_stage_pairing_whose_interfaces_do_not_match_is_refused_naming_both_and_the_
                 ),
             "{message}"
         );
-        let message = refused("varying.vert", "vec2.frag");
+        let message = refused("varying.vert", "ivec4.frag");
         assert!(
             message.contains(
-                "location 0 is `v_color`, vec4 in the vertex shader but `v_color`, vec2 in the fragment shader"
+                "location 0 is `v_color`, vec4 in the vertex shader but `v_color`, ivec4 in the fragment shader"
             ),
             "{message}"
         );
         assert_eq!(slot.generation(), 0, "nothing was rebuilt");
         assert_eq!(colour(&gpu, &slot), RED_PIXEL, "the slot keeps drawing the old program");
+    }
+    gpu.finish();
+}
+
+#[test]
+fn pairings_vulkan_accepts_by_component_rebuild_and_draw() {
+    let modules = interface_modules();
+    let gpu = Gpu::new();
+    {
+        let manager = manager(&gpu, false);
+        let slot = pipeline(&manager, &modules["varying.vert"], &modules["varying.frag"]);
+        // Inputs narrower than the output they read (a `vec3`, and a
+        // `vec2` from component 2; each beside another input that reads the
+        // rest, since the layer warns of components nobody reads, and an
+        // output wider than all its inputs is left to the unit tests), and
+        // two outputs read as one input.
+        for (vertex, fragment) in
+            [("varying.vert", "split.frag"), ("varying.vert", "tail.frag"), ("halves.vert", "varying.frag")]
+        {
+            let program = GraphicsProgram::new(modules[vertex].stage(), modules[fragment].stage());
+            // SAFETY: as in `pipeline`; `slot` is this manager's.
+            let target = unsafe { manager.rebuild(&slot, &program) }.unwrap();
+            wait_until("the rebuild to land", || slot.generation() >= target);
+            assert!(slot.rebuild_failure().is_none(), "{vertex} + {fragment}: {:?}", slot.rebuild_failure());
+            assert_eq!(colour(&gpu, &slot), RED_PIXEL, "{vertex} + {fragment}");
+        }
     }
     gpu.finish();
 }

@@ -188,7 +188,10 @@ const RUN_AGAIN: &str = "smolv-run-again";
 /// is not UTF-8 is watched through its directory (or refused with a
 /// `cargo::error` that names it, where that directory holds the target
 /// directory), and warnings and errors are split at every line break into
-/// one directive per line.
+/// one directive per line. Where such a name is a folder above the crate
+/// or a shader root (not the user's to rename), a path in the crate is
+/// watched relative to it, and any other is not watched: one
+/// `cargo:warning` names the folder, and the script runs on every build.
 pub(crate) struct Directives {
     pub(crate) enabled: bool,
     pub(crate) watched: std::cell::RefCell<std::collections::BTreeSet<PathBuf>>,
@@ -196,11 +199,29 @@ pub(crate) struct Directives {
     roots: std::cell::RefCell<Vec<(PathBuf, Option<PathBuf>)>>,
     /// Cargo's target directory, canonical: found above `OUT_DIR`.
     target_dir: Option<PathBuf>,
+    /// The crate's directory (`CARGO_MANIFEST_DIR`), as Cargo gives it and
+    /// canonical: what a relative `rerun-if-changed` path is relative to.
+    manifest_dir: Vec<PathBuf>,
 }
 
 impl Directives {
     pub(crate) fn new(enabled: bool) -> Self {
-        Self { enabled, watched: Default::default(), roots: Default::default(), target_dir: None }
+        let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
+        Self {
+            enabled,
+            watched: Default::default(),
+            roots: Default::default(),
+            target_dir: None,
+            manifest_dir: Vec::new(),
+        }
+        .in_crate(manifest_dir.as_deref())
+    }
+
+    /// Takes `dir` as the crate's directory (see [`directive`](Self::directive)).
+    fn in_crate(mut self, dir: Option<&Path>) -> Self {
+        self.manifest_dir =
+            dir.into_iter().flat_map(|dir| [dir.to_owned()].into_iter().chain(dir.canonicalize().ok())).collect();
+        self
     }
 
     /// Never watches the target directory that holds `out_dir`, nor a
@@ -213,8 +234,10 @@ impl Directives {
     /// Watches a shader root (a directory or a file): what Cargo sees
     /// below it needs no directive of its own.
     pub(crate) fn watch_root(&self, root: &Path) {
-        self.print_rerun(root);
+        // Recorded first: a folder above it that no directive can name is
+        // not the user's to rename (see `directive`).
         self.roots.borrow_mut().push((normalized(root), root.canonicalize().ok()));
+        self.print_rerun(root);
     }
 
     /// Makes Cargo run the build script again on its next build, whatever
@@ -252,29 +275,65 @@ impl Directives {
     /// the target directory, the path is refused with a `cargo::error`
     /// that names it escaped, and the user renames it. Nothing where the
     /// directory lies in the target directory, which is never watched.
+    ///
+    /// Where the name no directive can carry is that of a folder that holds
+    /// the crate or a shader root (a project under a Latin-1 `/home/josé`),
+    /// it is not the user's to rename: a path in the crate is watched
+    /// relative to the crate's directory, as Cargo reads a relative path;
+    /// any other gets one `cargo:warning` that names the folder and a
+    /// directive on a relative path that never exists, so Cargo runs the
+    /// build script again on every build (slower, never stale).
     fn directive(&self, path: &Path) -> Option<(PathBuf, String)> {
         if let Some(text) = directive_text(path) {
             return Some((path.to_owned(), format!("cargo:rerun-if-changed={text}")));
         }
+        if let Some(folder) = self.unnameable_folder_above_the_tree(path) {
+            let in_crate = self
+                .manifest_dir
+                .iter()
+                .find_map(|dir| path.strip_prefix(dir).ok().map(|relative| (dir, relative)))
+                .filter(|(_, relative)| !relative.as_os_str().is_empty());
+            if let Some((dir, relative)) = in_crate {
+                if let Some(text) = directive_text(relative) {
+                    return Some((path.to_owned(), format!("cargo:rerun-if-changed={text}")));
+                }
+                return self.through_folder(relative, dir);
+            }
+            let line = format!(
+                "cargo:warning=smolv-build cannot watch shaders below {folder:?}: a Cargo directive cannot carry its \
+                 name (a line break, or not UTF-8), so the build script runs again on every build; renaming the \
+                 folder makes builds faster\ncargo:rerun-if-changed={RUN_AGAIN}"
+            );
+            return Some((folder, line));
+        }
+        self.through_folder(path, Path::new(""))
+    }
+
+    /// The directive for `path`, written relative to `base` (empty for
+    /// none), that no directive can name: watched through the nearest
+    /// folder above it that one can, unless that folder holds the target
+    /// directory (then a `cargo::error`) or lies in it (then nothing).
+    fn through_folder(&self, path: &Path, base: &Path) -> Option<(PathBuf, String)> {
         let above = path
             .ancestors()
             .skip(1)
             .map(|dir| if dir.as_os_str().is_empty() { Path::new(".") } else { dir })
             .find(|dir| directive_text(dir).is_some());
         if let Some(dir) = above {
-            match self.place(dir) {
+            match self.place(&base.join(dir)) {
                 (false, false) => {
-                    return Some((dir.to_owned(), format!("cargo:rerun-if-changed={}", directive_text(dir)?)));
+                    return Some((base.join(dir), format!("cargo:rerun-if-changed={}", directive_text(dir)?)));
                 }
                 (_, true) => return None,
                 (true, false) => {}
             }
         }
+        let path = base.join(path);
         let error = format!(
             "cargo::error=cannot watch {path:?} for changes: a Cargo directive cannot carry its name (a line break, or \
              not UTF-8), and the directory above it holds the target directory; rename it"
         );
-        Some((path.to_owned(), error))
+        Some((path, error))
     }
 
     /// What to watch for `path`: itself; nothing for a directory in the
@@ -314,6 +373,28 @@ impl Directives {
             }
         }
         found
+    }
+
+    /// The first folder of `path` whose name no directive can carry, where
+    /// it holds the crate's directory (or is it) or holds a shader root:
+    /// a name above the tree, not the user's to rename.
+    fn unnameable_folder_above_the_tree(&self, path: &Path) -> Option<PathBuf> {
+        let mut prefixes: Vec<&Path> = path.ancestors().collect();
+        prefixes.reverse();
+        let folder = prefixes.into_iter().find(|prefix| directive_text(prefix).is_none())?;
+        let real = folder.canonicalize().ok();
+        let holds = |anchor: &Path, strictly: bool| {
+            [Some(folder), real.as_deref()]
+                .into_iter()
+                .flatten()
+                .any(|folder| anchor.starts_with(folder) && (!strictly || anchor != folder))
+        };
+        let roots = self.roots.borrow();
+        let above = self.manifest_dir.iter().any(|dir| holds(dir, false))
+            || roots
+                .iter()
+                .any(|(root, real_root)| holds(root, true) || real_root.as_deref().is_some_and(|r| holds(r, true)));
+        above.then(|| folder.to_owned())
     }
 
     /// Whether `dir` holds the target directory, and whether it lies in it.
@@ -442,6 +523,57 @@ mod tests {
             directives.directive(&krate.join("a.frag")).unwrap().1,
             format!("cargo:rerun-if-changed={}", krate.join("a.frag").display())
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_above_the_crate_no_directive_can_name_fails_no_build() {
+        use std::ffi::OsStr;
+        use std::os::unix::ffi::OsStrExt;
+        // A project under a Latin-1 `/home/josé`: the folder that cannot be
+        // named is above the crate, and `/`, the nearest folder a directive
+        // can name, holds the target directory.
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().canonicalize().unwrap().join(OsStr::from_bytes(b"jos\xe9"));
+        let krate = home.join("game");
+        let out_dir = krate.join("target/debug/build/x-0123456789abcdef/out");
+        std::fs::create_dir_all(&out_dir).unwrap();
+        std::fs::create_dir_all(krate.join("shaders")).unwrap();
+        std::fs::write(krate.join("target/CACHEDIR.TAG"), "").unwrap();
+        let directives = Directives::new(false).in_crate(Some(&krate)).around(&out_dir);
+        directives.watch_root(&krate.join("shaders"));
+
+        // In the crate: watched relative to it, as Cargo reads a relative path.
+        let (watched, line) = directives.directive(&krate.join("shaders")).unwrap();
+        assert_eq!((watched, line.as_str()), (krate.join("shaders"), "cargo:rerun-if-changed=shaders"));
+        assert_eq!(
+            directives.directive(&out_dir).unwrap().1,
+            "cargo:rerun-if-changed=target/debug/build/x-0123456789abcdef/out"
+        );
+        // Outside it (an include beside the crate): one warning that names
+        // the folder escaped, and a rerun on every build; no error.
+        let (watched, line) = directives.directive(&home.join("common/x.glsl")).unwrap();
+        assert_eq!(watched, home, "one warning per folder");
+        let lines: Vec<&str> = line.lines().collect();
+        assert_eq!(lines.len(), 2, "{line}");
+        assert!(lines[0].starts_with("cargo:warning=") && lines[0].contains("jos\\xE9"), "{line}");
+        assert_eq!(lines[1], format!("cargo:rerun-if-changed={RUN_AGAIN}"));
+        assert!(!line.contains("cargo::error"), "{line}");
+
+        // A name in the crate stays the user's to rename: through its folder,
+        // or refused where that folder holds the target directory.
+        let (_, line) = directives.directive(&krate.join(OsStr::from_bytes(b"shaders/\xff.frag"))).unwrap();
+        assert_eq!(line, "cargo:rerun-if-changed=shaders");
+        let (_, line) = directives.directive(&krate.join("a.frag\ncargo:rustc-cfg=evil")).unwrap();
+        assert!(line.starts_with("cargo::error=cannot watch ") && !line.contains('\n'), "{line}");
+
+        // A shader root of its own below the folder, outside the crate.
+        let elsewhere = Directives::new(false).in_crate(Some(&dir.path().join("other"))).around(&out_dir);
+        elsewhere.watch_root(&home.join("assets"));
+        assert!(elsewhere.directive(&home.join("assets/a.frag")).unwrap().1.starts_with("cargo:warning="));
+        // Without a crate or root below it, the name is refused as before.
+        let plain = Directives::new(false).in_crate(None).around(&out_dir);
+        assert!(plain.directive(&krate.join("shaders/a.frag")).unwrap().1.starts_with("cargo::error="));
     }
 
     #[test]

@@ -338,6 +338,17 @@ impl Module {
         }
     }
 
+    /// Whether `ty` is a struct whose members are all built-ins (such as
+    /// `gl_PerVertex`).
+    fn all_members_builtin(&self, ty: u32) -> bool {
+        match self.types.get(&ty) {
+            Some(Type::Struct { members }) => {
+                (0u32..).take(members.len()).all(|i| self.members.get(&(ty, i)).is_some_and(|m| m.builtin))
+            }
+            _ => false,
+        }
+    }
+
     /// `VkFormat` of a scalar or vector type, with the location count
     /// (matrices take one location per column).
     fn format_of(&self, ty: u32) -> (u32, u32) {
@@ -440,9 +451,23 @@ pub(super) fn stage_interface(spirv: &[u32]) -> Result<StageInterface, Reflectio
         if !(input || storage == spv::SC_OUTPUT) || !module.entry_interface.contains(&id) {
             continue;
         }
-        let Some(decorations) = module.decorations.get(&id) else { continue };
-        let (Some(location), false) = (decorations.location, decorations.builtin) else { continue };
         let Some(mut ty) = module.pointee(pointer) else { continue };
+        let decorations = module.decorations.get(&id);
+        if decorations.is_some_and(|d| d.builtin) {
+            continue;
+        }
+        let Some(location) = decorations.and_then(|d| d.location) else {
+            // A block whose members carry their own `Location`s (or any
+            // other struct without one on the variable): this does not
+            // follow members, so it cannot say which locations such an
+            // output writes. `gl_PerVertex` (all members built-in) is no
+            // such output.
+            if !input && !module.all_members_builtin(module.strip_arrays(ty).0) {
+                interface.unplaced_outputs = true;
+            }
+            continue;
+        };
+        let Some(decorations) = decorations else { continue };
         // Per-vertex variables of these stages are arrays with one element
         // per vertex; the element is what matches the stage next to it.
         let per_vertex = !decorations.patch
@@ -462,9 +487,15 @@ pub(super) fn stage_interface(spirv: &[u32]) -> Result<StageInterface, Reflectio
             Some(Type::Struct { .. }) => (0, 1),
             _ => module.format_of(element),
         };
+        // A 64-bit vector of three or four components takes two locations.
+        let step = if format >= vk_format(ScalarKind::Uint, 64, 3) && format <= vk_format(ScalarKind::Float, 64, 4) {
+            2
+        } else {
+            1
+        };
         let list = if input { &mut interface.inputs } else { &mut interface.outputs };
         let slots = count.max(1).saturating_mul(locations).min(MAX_INTERFACE_LOCATIONS);
-        for location in (0..slots).map_while(|i| location.checked_add(i)) {
+        for location in (0..slots).map_while(|i| i.checked_mul(step).and_then(|i| location.checked_add(i))) {
             list.push(StageVariable {
                 location,
                 component: decorations.component.unwrap_or(0),

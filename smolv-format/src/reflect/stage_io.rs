@@ -3,6 +3,7 @@
 //! agrees on them (Vulkan's interface matching, for the case a hot reload
 //! meets: a varying removed or retyped in one file of a program).
 
+use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
@@ -56,6 +57,11 @@ pub struct StageInterface {
     pub inputs: Vec<StageVariable>,
     /// What it writes for the stage after it.
     pub outputs: Vec<StageVariable>,
+    /// Whether it also writes outputs whose locations this reflection does
+    /// not follow: a block whose members carry their own `Location`s.
+    /// [`unmatched_input`](Self::unmatched_input) then refuses no input
+    /// for not being written.
+    pub unplaced_outputs: bool,
 }
 
 impl StageInterface {
@@ -66,7 +72,7 @@ impl StageInterface {
     /// assert!(StageInterface::new(ShaderStage::Vertex).outputs.is_empty());
     /// ```
     pub fn new(stage: ShaderStage) -> Self {
-        Self { stage, inputs: Vec::new(), outputs: Vec::new() }
+        Self { stage, inputs: Vec::new(), outputs: Vec::new(), unplaced_outputs: false }
     }
 
     /// Reads the interface of a SPIR-V module's first entry point: the
@@ -88,10 +94,19 @@ impl StageInterface {
     /// The first input of `self` that `before`, the stage that runs before
     /// it, does not write with the same type; `None` where the two match.
     ///
-    /// An input no output has at its location and component is unmatched,
-    /// unless `before` writes a struct (whose members this does not
-    /// follow). Both sides must have the same format where both are known.
-    /// Outputs nothing reads are fine.
+    /// Matching is per component, as Vulkan's: every component an input
+    /// reads (from its `Component` on, two per element of a 64-bit type,
+    /// spilling into the next location) must be written at that location
+    /// and component, with the same scalar kind (float, int, uint) and
+    /// width. An output may be wider than the input that reads it, and two
+    /// outputs may make up one input. Outputs nothing reads are fine.
+    ///
+    /// Where `before` writes something this cannot place (a struct, or a
+    /// block whose members carry the locations: see
+    /// [`unplaced_outputs`](Self::unplaced_outputs)), an input is refused
+    /// only for a component written with another type, never for one not
+    /// written. A struct input needs only something written at its first
+    /// location.
     ///
     /// ```
     /// use smolv_format::reflect::{ShaderStage, StageInterface, StageVariable};
@@ -99,22 +114,96 @@ impl StageInterface {
     /// assert_eq!(fragment.unmatched_input(&vertex), None);
     /// ```
     pub fn unmatched_input(&self, before: &Self) -> Option<StageMismatch> {
-        let writes_structs = before.outputs.iter().any(|v| v.format == 0);
+        let written = Coverage::of(&before.outputs);
+        let fail_open = before.unplaced_outputs || before.outputs.iter().any(|v| v.format == 0);
         for input in &self.inputs {
-            let written =
-                before.outputs.iter().find(|o| (o.location, o.component) == (input.location, input.component));
-            let problem = match written {
-                None if writes_structs => continue,
-                None => Problem::NotWritten,
-                Some(output) if output.format != 0 && input.format != 0 && output.format != input.format => {
-                    Problem::Retyped { written: output.clone() }
+            let problem = if input.format == 0 {
+                // A struct: its members' types are not followed.
+                if fail_open || written.at_location(input.location) {
+                    continue;
                 }
-                Some(_) => continue,
+                Problem::NotWritten
+            } else {
+                let Some(components) = components(input) else { continue };
+                let mut any_written = None;
+                let mut all_match = true;
+                for (location, component, scalar) in components {
+                    match written.get(location, component) {
+                        Some((found, index)) => {
+                            any_written.get_or_insert(index);
+                            all_match &= found == scalar;
+                        }
+                        None => all_match &= fail_open,
+                    }
+                }
+                match any_written {
+                    _ if all_match => continue,
+                    Some(index) => Problem::Retyped { written: before.outputs[index].clone() },
+                    None => Problem::NotWritten,
+                }
             };
             return Some(StageMismatch { writer: before.stage, reader: self.stage, input: input.clone(), problem });
         }
         None
     }
+}
+
+/// A scalar type as interface matching compares it: kind and bit width.
+type Scalar = (ScalarKind, u32);
+
+/// Which output writes each component of each location, and with which
+/// scalar type.
+struct Coverage(BTreeMap<(u32, u32), (Scalar, usize)>);
+
+impl Coverage {
+    /// The components `outputs` write (the first output wins where two
+    /// overlap, which Vulkan does not allow anyway).
+    fn of(outputs: &[StageVariable]) -> Self {
+        let mut map = BTreeMap::new();
+        for (index, output) in outputs.iter().enumerate() {
+            for (location, component, scalar) in components(output).into_iter().flatten() {
+                map.entry((location, component)).or_insert((scalar, index));
+            }
+        }
+        Self(map)
+    }
+
+    fn get(&self, location: u32, component: u32) -> Option<(Scalar, usize)> {
+        self.0.get(&(location, component)).copied()
+    }
+
+    fn at_location(&self, location: u32) -> bool {
+        self.0.range((location, 0)..(location, 4)).next().is_some()
+    }
+}
+
+/// The (location, component, scalar type) of each 32-bit component
+/// `variable` takes; a 64-bit element takes two, and components past the
+/// fourth go on in the next location. `None` for a struct or a format
+/// that is not a vector of numbers.
+fn components(variable: &StageVariable) -> Option<Vec<(u32, u32, Scalar)>> {
+    let (kind, width, count) = format_parts(variable.format)?;
+    let per_element = if width == 64 { 2 } else { 1 };
+    let taken = count * per_element;
+    let mut out = Vec::new();
+    for i in 0..taken {
+        let slot = variable.component.checked_add(i)?;
+        out.push((variable.location.checked_add(slot / 4)?, slot % 4, (kind, width)));
+    }
+    Some(out)
+}
+
+/// The scalar kind, width and component count of a `VkFormat` that
+/// [`vk_format`] makes.
+fn format_parts(format: u32) -> Option<(ScalarKind, u32, u32)> {
+    if format == 0 {
+        return None;
+    }
+    [ScalarKind::Float, ScalarKind::Sint, ScalarKind::Uint].into_iter().find_map(|kind| {
+        [32, 16, 64]
+            .into_iter()
+            .find_map(|width| (1..=4).find(|&n| vk_format(kind, width, n) == format).map(|n| (kind, width, n)))
+    })
 }
 
 /// Why an input does not match: see [`StageMismatch`].
@@ -252,6 +341,115 @@ mod tests {
         inst(59, &[4, 10, storage]); // %10: not in the entry point's interface
         inst(71, &[10, 30, 7]); // OpDecorate %10 Location 7
         m
+    }
+
+    /// The interface of a module of `model` (0 vertex, 4 fragment) with
+    /// one variable per `(storage, location, component, type)` (storage 1
+    /// input, 3 output; type as GLSL: `vec3`, `ivec2`, `uint`, `dvec4`),
+    /// and, with `block`, an output block whose members carry locations 0
+    /// and 1 (the variable none).
+    fn stage(model: u32, vars: &[(u32, u32, u32, &str)], block: bool) -> StageInterface {
+        let mut m = vec![0x0723_0203, 0x0001_0000, 0, 1000, 0];
+        let inst = |m: &mut Vec<u32>, op: u32, operands: &[u32]| {
+            m.push(((u32::try_from(operands.len()).unwrap() + 1) << 16) | op);
+            m.extend_from_slice(operands);
+        };
+        let mut body = Vec::new();
+        let mut ids = Vec::new();
+        let mut next = 10;
+        for &(storage, location, component, ty) in vars {
+            let (scalar, vector, pointer, variable) = (next, next + 1, next + 2, next + 3);
+            next += 4;
+            let (prefix, count) = ty.split_at(ty.find("vec").map_or(0, |i| i));
+            let count = count.strip_prefix("vec").map_or(1, |n| n.parse().unwrap());
+            match (prefix, ty) {
+                ("i", _) | (_, "int") => inst(&mut body, 21, &[scalar, 32, 1]),
+                ("u", _) | (_, "uint") => inst(&mut body, 21, &[scalar, 32, 0]),
+                ("d", _) | (_, "double") => inst(&mut body, 22, &[scalar, 64]),
+                _ => inst(&mut body, 22, &[scalar, 32]),
+            }
+            inst(&mut body, 23, &[vector, scalar, count]);
+            inst(&mut body, 32, &[pointer, storage, if count == 1 { scalar } else { vector }]);
+            inst(&mut body, 59, &[pointer, variable, storage]);
+            inst(&mut body, 71, &[variable, 30, location]);
+            if component != 0 {
+                inst(&mut body, 71, &[variable, 31, component]);
+            }
+            ids.push(variable);
+        }
+        if block {
+            let (float, vector, strukt, pointer, variable) = (next, next + 1, next + 2, next + 3, next + 4);
+            inst(&mut body, 22, &[float, 32]);
+            inst(&mut body, 23, &[vector, float, 4]);
+            inst(&mut body, 30, &[strukt, vector, vector]);
+            inst(&mut body, 71, &[strukt, 2]); // Block
+            inst(&mut body, 72, &[strukt, 0, 30, 0]); // member 0: Location 0
+            inst(&mut body, 72, &[strukt, 1, 30, 1]); // member 1: Location 1
+            inst(&mut body, 32, &[pointer, 3, strukt]);
+            inst(&mut body, 59, &[pointer, variable, 3]);
+            ids.push(variable);
+        }
+        inst(&mut m, 17, &[1]); // OpCapability Shader
+        inst(&mut m, 14, &[0, 1]); // OpMemoryModel
+        let mut entry = vec![model, 1, 0x6E69_616D, 0];
+        entry.extend(ids);
+        inst(&mut m, 15, &entry);
+        m.extend(body);
+        StageInterface::from_spirv(&m).unwrap()
+    }
+
+    #[test]
+    fn inputs_match_outputs_per_component_as_vulkan_does() {
+        let vertex = |vars: &[(u32, u32, u32, &str)]| stage(0, vars, false);
+        let fragment = |vars: &[(u32, u32, u32, &str)]| stage(4, vars, false);
+        // A wider output than the input that reads it.
+        assert_eq!(fragment(&[(1, 0, 0, "vec3")]).unmatched_input(&vertex(&[(3, 0, 0, "vec4")])), None);
+        // An input at component 2 inside a wider output.
+        assert_eq!(fragment(&[(1, 0, 2, "vec2")]).unmatched_input(&vertex(&[(3, 0, 0, "vec4")])), None);
+        assert_eq!(fragment(&[(1, 0, 3, "float")]).unmatched_input(&vertex(&[(3, 0, 0, "vec4")])), None);
+        // Two outputs read as one input.
+        let two_halves = vertex(&[(3, 0, 0, "vec2"), (3, 0, 2, "vec2")]);
+        assert_eq!(fragment(&[(1, 0, 0, "vec4")]).unmatched_input(&two_halves), None);
+        // A 64-bit vec4 takes two locations; its second half is readable.
+        let dvec4 = vertex(&[(3, 0, 0, "dvec4")]);
+        assert_eq!(fragment(&[(1, 1, 0, "dvec2")]).unmatched_input(&dvec4), None);
+        assert_eq!(fragment(&[(1, 2, 0, "double")]).unmatched_input(&dvec4).unwrap().input().location, 2);
+
+        // Refused: a component nothing writes, another kind, another width.
+        let half = vertex(&[(3, 0, 0, "vec2")]);
+        let missing = fragment(&[(1, 0, 2, "vec2")]).unmatched_input(&half).unwrap();
+        assert_eq!(
+            missing.to_string(),
+            "the fragment shader reads location 0, component 2 (vec2), which the vertex shader does not write"
+        );
+        assert_eq!(
+            fragment(&[(1, 0, 0, "vec4")]).unmatched_input(&half).unwrap().to_string(),
+            "location 0 is vec2 in the vertex shader but vec4 in the fragment shader"
+        );
+        assert_eq!(
+            fragment(&[(1, 0, 0, "ivec2")]).unmatched_input(&vertex(&[(3, 0, 0, "vec4")])).unwrap().to_string(),
+            "location 0 is vec4 in the vertex shader but ivec2 in the fragment shader"
+        );
+        assert_eq!(
+            fragment(&[(1, 0, 0, "uint")]).unmatched_input(&vertex(&[(3, 0, 0, "ivec2")])).unwrap().to_string(),
+            "location 0 is ivec2 in the vertex shader but uint in the fragment shader"
+        );
+        assert!(fragment(&[(1, 0, 0, "double")]).unmatched_input(&vertex(&[(3, 0, 0, "vec2")])).is_some());
+    }
+
+    #[test]
+    fn an_output_block_with_member_locations_makes_no_input_unwritten() {
+        let block = stage(0, &[], true);
+        assert!(block.unplaced_outputs && block.outputs.is_empty());
+        let reads = stage(4, &[(1, 0, 0, "vec4"), (1, 1, 0, "vec4")], false);
+        assert_eq!(reads.unmatched_input(&block), None);
+        // A placed output still refuses another type.
+        let mixed = stage(0, &[(3, 2, 0, "ivec4")], true);
+        assert!(stage(4, &[(1, 2, 0, "vec4")], false).unmatched_input(&mixed).is_some());
+        // Without the block, the same inputs are not written.
+        assert!(reads.unmatched_input(&stage(0, &[], false)).is_some());
+        // gl_PerVertex-style built-in blocks are no unplaced outputs.
+        assert!(!StageInterface::from_spirv(&module(0, 3, 0, 4)).unwrap().unplaced_outputs);
     }
 
     #[test]

@@ -161,6 +161,11 @@ static EDIT: RwLock<()> = RwLock::new(());
 /// then decodes the others gets their new words too. Subscribers hear of
 /// each shader, with the same [`Reloaded::generation`].
 ///
+/// A shader named more than once in one edit is published once, with
+/// the last words given for it: its version is one more, subscribers hear
+/// of it once (where it was first named), and each place it was named
+/// gets the same new version back.
+///
 /// Returns each shader's new version, in order.
 ///
 /// # Errors
@@ -194,10 +199,11 @@ pub fn publish_together<'a>(edit: impl IntoIterator<Item = (&'a Shader, Vec<u32>
     if edit.is_empty() {
         return Ok(Vec::new());
     }
+    let (unique, places) = last_words_of_each(edit);
     let (changes, generation) = {
         let _edit = EDIT.write().unwrap_or_else(PoisonError::into_inner);
         let changes: Vec<(&str, u64)> =
-            edit.into_iter().map(|(shader, words)| (shader.name(), shader.reload.set(words))).collect();
+            unique.into_iter().map(|(shader, words)| (shader.name(), shader.reload.set(words))).collect();
         (changes, GENERATION.fetch_add(1, Ordering::AcqRel) + 1)
     };
     SUBSCRIBERS.lock().unwrap_or_else(PoisonError::into_inner).retain(|subscriber| {
@@ -205,7 +211,29 @@ pub fn publish_together<'a>(edit: impl IntoIterator<Item = (&'a Shader, Vec<u32>
             .iter()
             .all(|&(name, version)| subscriber.send(Reloaded { name: name.to_owned(), version, generation }).is_ok())
     });
-    Ok(changes.into_iter().map(|(_, version)| version).collect())
+    Ok(places.into_iter().map(|place| changes[place].1).collect())
+}
+
+/// Each shader of `edit` once, where it is first named, with the last
+/// words given for it; and for each entry of `edit`, the index of its
+/// shader in that list. Shaders are the same where they are the same
+/// object (an edit names a handful, so the search is linear).
+fn last_words_of_each(edit: Vec<(&Shader, Vec<u32>)>) -> (Vec<(&Shader, Vec<u32>)>, Vec<usize>) {
+    let mut unique: Vec<(&Shader, Vec<u32>)> = Vec::with_capacity(edit.len());
+    let mut places = Vec::with_capacity(edit.len());
+    for (shader, words) in edit {
+        match unique.iter().position(|(seen, _)| std::ptr::eq(*seen, shader)) {
+            Some(place) => {
+                unique[place].1 = words;
+                places.push(place);
+            }
+            None => {
+                places.push(unique.len());
+                unique.push((shader, words));
+            }
+        }
+    }
+    (unique, places)
 }
 
 /// A receiver of every change published from now on, in order.
@@ -274,5 +302,40 @@ impl State {
         let words: &'static [u32] = Vec::leak(words);
         *self.latest.lock().unwrap_or_else(PoisonError::into_inner) = Some(words);
         self.version.fetch_add(1, Ordering::AcqRel) + 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ShaderSet;
+    use crate::container::{BundleBuilder, ContainerBuilder};
+    use crate::reflect::{Reflection, ShaderStage};
+
+    #[test]
+    fn a_shader_named_twice_in_one_edit_is_published_once_with_its_last_words() {
+        let spirv = crate::doc_example_module();
+        let container =
+            || ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build().unwrap();
+        let bundle =
+            BundleBuilder::new().add("twice_a.comp", container()).add("twice_b.comp", container()).build().unwrap();
+        let set = ShaderSet::from_vec(bundle).unwrap();
+        let (a, b) = (set.get("twice_a.comp").unwrap(), set.get("twice_b.comp").unwrap());
+        let (mut first, mut last) = (spirv.clone(), spirv.clone());
+        first[2] = 1;
+        last[2] = 2;
+
+        let changes = subscribe();
+        let versions = publish_together([(a, first), (b, spirv.clone()), (a, last.clone())]).unwrap();
+        assert_eq!(versions, [1, 1, 1], "one version more for each shader, wherever it is named");
+        assert_eq!((a.version(), b.version()), (1, 1));
+        assert_eq!(a.decode().unwrap(), last, "the last words given win");
+        // Other tests publish too: only this test's shaders count.
+        let heard: Vec<(String, u64)> = changes
+            .try_iter()
+            .filter(|change| change.name.starts_with("twice_"))
+            .map(|change| (change.name, change.version))
+            .collect();
+        assert_eq!(heard, [("twice_a.comp".to_owned(), 1), ("twice_b.comp".to_owned(), 1)], "one event each");
     }
 }
