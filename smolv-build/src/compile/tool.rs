@@ -5,8 +5,11 @@
 //!
 //! A tool runs in a process group of its own, with its address space
 //! capped (`RLIMIT_AS`, unix); past the time limit the whole group is
-//! killed, so a tool's own children stop writing too. A hung or runaway
-//! tool so costs the shader it was working on, never the build.
+//! killed, so a tool's own children stop writing too. Once a tool exits,
+//! the children it left in its group are killed, and its output is waited
+//! for no longer than the time limit (a child that left the group may hold
+//! the pipes). A hung or runaway tool so costs the shader it was working
+//! on, never the build.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -120,17 +123,35 @@ pub(crate) fn kill_group(child: &mut Child) {
 pub(crate) enum Stopped {
     /// It could not be started.
     Start(std::io::Error),
-    /// It ran past the time limit, and was killed with its process group.
-    OverTime(Limits),
+    /// It ran past the time limit, and was killed with its process group;
+    /// or it exited, but a process it started kept its output open past
+    /// the limit.
+    OverTime(OverTime),
+}
+
+/// What ran past the time limit ([`Stopped::OverTime`]).
+#[derive(Debug)]
+pub(crate) struct OverTime {
+    limits: Limits,
+    /// The tool had exited: what held its output was a process it started,
+    /// outside its process group.
+    output_held: bool,
 }
 
 impl std::fmt::Display for Stopped {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::Start(e) => write!(f, "could not be started: {e}"),
-            Self::OverTime(limits) => write!(
+            Self::OverTime(OverTime { limits, output_held: false }) => write!(
                 f,
                 "took longer than {} s, the time limit of every tool and worker ({TIMEOUT_VAR}), and was stopped",
+                limits.time.as_secs_f64()
+            ),
+            Self::OverTime(OverTime { limits, output_held: true }) => write!(
+                f,
+                "exited, but a process it started (outside its process group) kept its output open past {} s, the \
+                 time limit of every tool and worker ({TIMEOUT_VAR}), and its output was not read (look for a \
+                 leftover process of the tool)",
                 limits.time.as_secs_f64()
             ),
         }
@@ -144,9 +165,17 @@ const POLL: Duration = Duration::from_millis(2);
 /// The longest pause between two looks: what a tool's end can cost.
 const MAX_POLL: Duration = Duration::from_millis(10);
 
+/// The least time [`run`] gives a tool's output to arrive once the tool
+/// has exited, even past the time limit: what was written before the exit
+/// is still in the pipes.
+const DRAIN_GRACE: Duration = Duration::from_secs(1);
+
 /// Runs `command` under `limits` ([`confine`]), writing `input` to its
 /// standard input (none: it reads nothing), and collects its output. Past
-/// the time limit the tool and its children are killed.
+/// the time limit the tool and its children are killed. Once the tool has
+/// exited, so are the children it left behind (Linux, [`confine`]), and
+/// its output is waited for no longer than the time limit: a child that
+/// escaped its group and holds the pipes costs that run, never the build.
 pub(crate) fn run(command: &mut Command, input: Option<Vec<u8>>, limits: Limits) -> Result<Output, Stopped> {
     confine(command, limits.memory_bytes);
     let stdin = if input.is_some() { Stdio::piped() } else { Stdio::null() };
@@ -154,50 +183,96 @@ pub(crate) fn run(command: &mut Command, input: Option<Vec<u8>>, limits: Limits)
         command.stdin(stdin).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(Stopped::Start)?;
     let deadline = Instant::now() + limits.time;
     // Fed and drained from threads, so that no full pipe blocks the tool
-    // or this loop.
-    let feeder = child.stdin.take().zip(input).map(|(mut pipe, input)| {
+    // or this loop. The feeder is never waited for: it ends when the last
+    // holder of the pipe does, which need not be before `run` returns.
+    if let Some((mut pipe, input)) = child.stdin.take().zip(input) {
         std::thread::spawn(move || {
             let _ = pipe.write_all(&input);
-        })
-    });
-    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        });
+    }
+    let (sender, output) = std::sync::mpsc::channel();
+    let drain = |pipe: Option<Box<dyn Read + Send>>, stream: usize| {
+        let sender = sender.clone();
         std::thread::spawn(move || {
             let mut bytes = Vec::new();
             if let Some(mut pipe) = pipe {
                 let _ = pipe.read_to_end(&mut bytes);
             }
-            bytes
-        })
+            let _ = sender.send((stream, bytes));
+        });
     };
-    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>), 0);
+    drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>), 1);
+    drop(sender);
     let mut pause = POLL;
     let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Ok(status),
-            Ok(None) if Instant::now() >= deadline => {
+        match exited(&mut child) {
+            Ok(true) => {
+                // The tool is done: whatever of its group is left is a
+                // stray, and would hold the pipes.
+                kill_group(&mut child);
+                break child.wait().map_err(Stopped::Start)?;
+            }
+            Ok(false) if Instant::now() >= deadline => {
                 kill_group(&mut child);
                 let _ = child.wait();
-                break Err(Stopped::OverTime(limits));
+                return Err(Stopped::OverTime(OverTime { limits, output_held: false }));
             }
-            Ok(None) => {
+            Ok(false) => {
                 std::thread::sleep(pause);
                 pause = (pause * 2).min(MAX_POLL);
             }
             Err(e) => {
                 kill_group(&mut child);
                 let _ = child.wait();
-                break Err(Stopped::Start(e));
+                return Err(Stopped::Start(e));
             }
         }
     };
-    // The tool is gone; a child of its that outlived it holds the pipes
-    // no longer than the group kill above, or its own end.
-    if let Some(feeder) = feeder {
-        let _ = feeder.join();
+    let until = deadline.max(Instant::now() + DRAIN_GRACE);
+    let mut streams = [Vec::new(), Vec::new()];
+    for _ in 0..2 {
+        match output.recv_timeout(until.saturating_duration_since(Instant::now())) {
+            Ok((stream, bytes)) => streams[stream] = bytes,
+            // A reader that panicked: its stream is empty.
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+            // The reader threads end with the last holder of the pipes.
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                return Err(Stopped::OverTime(OverTime { limits, output_held: true }));
+            }
+        }
     }
-    let (stdout, stderr) = (stdout.join().unwrap_or_default(), stderr.join().unwrap_or_default());
-    Ok(Output { status: status?, stdout, stderr })
+    let [stdout, stderr] = streams;
+    Ok(Output { status, stdout, stderr })
+}
+
+/// Whether `child` has exited. On Linux it is left unreaped (`WNOWAIT`),
+/// so that [`kill_group`] can still reach its group's strays safely;
+/// elsewhere (no group of its own, [`confine`]) it is reaped, and
+/// `Child::wait` then gives the status it read.
+fn exited(child: &mut Child) -> std::io::Result<bool> {
+    #[cfg(target_os = "linux")]
+    {
+        let pid = libc::id_t::try_from(child.id()).map_err(std::io::Error::other)?;
+        // SAFETY: an all-zero siginfo_t is a valid value of that plain C
+        // struct, which waitid fills.
+        #[allow(unsafe_code, reason = "waitid(2) with WNOWAIT, which std does not offer")]
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: waitid writes only into `info`, which outlives the call;
+        // WNOWAIT leaves the child to `Child::wait`.
+        #[allow(unsafe_code, reason = "waitid(2) with WNOWAIT, which std does not offer")]
+        let result =
+            unsafe { libc::waitid(libc::P_PID, pid, &raw mut info, libc::WEXITED | libc::WNOHANG | libc::WNOWAIT) };
+        if result != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: waitid filled `info`; si_pid is 0 if the child runs on.
+        #[allow(unsafe_code, reason = "reading the union field that waitid(2) filled")]
+        let pid = unsafe { info.si_pid() };
+        Ok(pid != 0)
+    }
+    #[cfg(not(target_os = "linux"))]
+    child.try_wait().map(|status| status.is_some())
 }
 
 /// Finds a tool: the configured path, else the path in the environment
@@ -381,6 +456,38 @@ pub(crate) mod tests {
         assert!(stopped.to_string().contains("took longer than 0.5 s"), "{stopped}");
         assert!(lines(&ticks) > 0, "the child ran");
         assert_still(&ticks);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_child_left_holding_the_output_is_stopped_when_the_tool_exits() {
+        let dir = tempfile::tempdir().unwrap();
+        let tool = script(dir.path(), "leaves", "sleep 30 &\necho hi");
+        let limits = Limits { time: Duration::from_secs(60), memory_bytes: 1 << 30 };
+        let start = Instant::now();
+        let output = run(&mut Command::new(&tool), None, limits).unwrap();
+        assert!(start.elapsed() < Duration::from_secs(10), "{:?}", start.elapsed());
+        assert!(output.status.success(), "{output:?}");
+        assert_eq!(output.stdout, b"hi\n");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_child_that_left_the_group_and_holds_the_output_costs_the_run_not_the_build() {
+        let dir = tempfile::tempdir().unwrap();
+        // The tool exits only once its child has left the group.
+        let left = dir.path().join("left");
+        let body = format!(
+            "setsid sh -c 'echo > \"$0\"; exec sleep 30' '{0}' &\nwhile [ ! -s '{0}' ]; do sleep 0.02; done\necho hi",
+            left.display()
+        );
+        let tool = script(dir.path(), "escapes", &body);
+        let limits = Limits { time: Duration::from_secs(2), memory_bytes: 1 << 30 };
+        let start = Instant::now();
+        let stopped = run(&mut Command::new(&tool), None, limits).unwrap_err();
+        assert!(start.elapsed() < Duration::from_secs(10), "{:?}", start.elapsed());
+        assert!(matches!(stopped, Stopped::OverTime(OverTime { output_held: true, .. })), "{stopped:?}");
+        assert!(stopped.to_string().contains("kept its output open past 2 s"), "{stopped}");
     }
 
     #[cfg(unix)]
