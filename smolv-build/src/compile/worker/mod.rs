@@ -8,7 +8,10 @@
 //!   before the build script's `main` (`enter`, a constructor), so it never
 //!   runs the user's code: what `main` does before `Config::compile` runs
 //!   once per build. `enter`'s docs say why a constructor of our own, and
-//!   how the linker is made to keep it. Elsewhere it reaches
+//!   how the linker is made to keep it. The guarantee covers `main`: the
+//!   program's other constructors (a `#[ctor]` in the build script's own
+//!   crate, say) still run in every worker. Elsewhere, or where `enter`
+//!   cannot find its `.init_array` (a static program), it reaches
 //!   [`Config::try_compile`](crate::Config::try_compile) again
 //!   (`compile()` calls it), and there serves instead of building
 //!   ([`serve_if_asked`]);
