@@ -3,10 +3,10 @@
 //! warm build, and running them under the limits every child process of
 //! the build has ([`Limits`]: the compiler workers' too).
 //!
-//! A tool runs in a process group of its own, with its address space
-//! capped (`RLIMIT_AS`, unix); past the time limit the whole group is
-//! killed, so a tool's own children stop writing too. Once a tool exits,
-//! the children it left in its group are killed, and its output is waited
+//! A tool runs with its address space capped (`RLIMIT_AS`, unix) and, on
+//! Linux, in a process group of its own ([`own_group`]); past the time
+//! limit the whole group is killed, so a tool's own children stop writing
+//! too. Once a tool exits, the children it left in its group are killed, and its output is waited
 //! for no longer than the time limit (a child that left the group may hold
 //! the pipes). A hung or runaway tool so costs the shader it was working
 //! on, never the build.
@@ -62,17 +62,28 @@ impl Limits {
     }
 }
 
-/// Makes `command` start in a process group of its own (so that
-/// [`kill_group`] reaches its children too) with its address space capped
-/// at `memory_bytes` (unix; elsewhere it runs uncapped). On Linux it also
-/// dies with the thread that starts it ([`run`] waits for it on that
-/// thread): out of the build's process group, a killed build's Ctrl-C or
-/// `kill -- -PGID` no longer reaches it.
+/// Makes `command` start in a process group of its own on Linux, so that
+/// [`kill_group`] reaches its children too. There it also dies with the
+/// thread that starts it (`PR_SET_PDEATHSIG`, [`confine`] and the
+/// workers' `serve`): out of the build's process group, a killed build's
+/// Ctrl-C or `kill -- -PGID` no longer reaches it, and the death signal
+/// stands in for them. Elsewhere, with no death signal, it stays in the
+/// build's group, which Ctrl-C reaches, and a time-out kills it alone.
+pub(crate) fn own_group(command: &mut Command) {
+    #[cfg(target_os = "linux")]
+    std::os::unix::process::CommandExt::process_group(command, 0);
+    let _ = command;
+}
+
+/// Makes `command` start in a process group of its own ([`own_group`],
+/// Linux) with its address space capped at `memory_bytes` (unix; elsewhere
+/// it runs uncapped). On Linux it also dies with the thread that starts it
+/// ([`run`] waits for it on that thread).
 pub(crate) fn confine(command: &mut Command, memory_bytes: u64) {
+    own_group(command);
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;
-        command.process_group(0);
         let cap = libc::rlim_t::try_from(memory_bytes).unwrap_or(libc::RLIM_INFINITY);
         #[cfg(target_os = "linux")]
         let parent = libc::pid_t::try_from(std::process::id()).unwrap_or(0);
@@ -101,12 +112,13 @@ pub(crate) fn confine(command: &mut Command, memory_bytes: u64) {
     let _ = memory_bytes;
 }
 
-/// Kills the process group that `child` leads ([`confine`]): the child and
-/// whatever it started. Call it only while `child` is not yet reaped: the
-/// zombie keeps its process id, and so the group's, from being reused.
-/// Elsewhere than on unix, kills the child alone.
+/// Kills the process group that `child` leads ([`own_group`]): the child
+/// and whatever it started. Call it only while `child` is not yet reaped:
+/// the zombie keeps its process id, and so the group's, from being reused.
+/// Elsewhere than on Linux, where `child` leads no group, kills the child
+/// alone.
 pub(crate) fn kill_group(child: &mut Child) {
-    #[cfg(unix)]
+    #[cfg(target_os = "linux")]
     if let Ok(pid) = libc::pid_t::try_from(child.id()) {
         #[allow(unsafe_code, reason = "kill(2) on a group this process created")]
         // SAFETY: kill takes plain integers; the group is the child's own,
@@ -386,6 +398,7 @@ pub(crate) mod tests {
     /// Runs `f` with `limits` in place of the environment's, on this
     /// thread (tests run in parallel threads of one process, so the
     /// environment itself is not theirs to change).
+    #[cfg(unix)]
     pub(crate) fn with_limits<T>(limits: Limits, f: impl FnOnce() -> T) -> T {
         let before = OVERRIDE.with(|cell| cell.replace(Some(limits)));
         let result = f();
@@ -442,7 +455,7 @@ pub(crate) mod tests {
         script(dir, name, "x=a; i=0; while [ $i -lt 29 ]; do x=\"$x$x\"; i=$((i+1)); done; echo survived")
     }
 
-    #[cfg(unix)]
+    #[cfg(target_os = "linux")]
     #[test]
     fn a_hung_tool_is_stopped_at_the_time_limit_with_its_children() {
         let dir = tempfile::tempdir().unwrap();

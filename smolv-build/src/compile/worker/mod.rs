@@ -32,8 +32,10 @@
 //! (`serve`). It dies with its parent (`PR_SET_PDEATHSIG` on Linux, and
 //! the closed pipe everywhere), has an address-space cap (`RLIMIT_AS` on
 //! unix) and a time limit per request, the limits of every tool the build
-//! runs ([`Limits`]). It runs in a process group of its own, which a
-//! time-out kills whole. A worker that dies or overruns is
+//! runs ([`Limits`]). On Linux it runs in a process group of its own,
+//! which a time-out kills whole; elsewhere, without a death signal to
+//! stand in for the build's Ctrl-C, it stays in the build's group, and a
+//! time-out kills the worker alone. A worker that dies or overruns is
 //! replaced for the requests after it, and what it was doing is never
 //! cached: a compile is an error naming the shader and how the worker
 //! ended; a translation is a warning saying the same, and the module ships

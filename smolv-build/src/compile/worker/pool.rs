@@ -201,10 +201,9 @@ impl Workers {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        // A group of its own, so that a time-out stops whatever the worker
-        // started too (it caps its own memory, `serve`).
-        #[cfg(unix)]
-        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        // A group of its own (Linux), so that a time-out stops whatever the
+        // worker started too (it caps its own memory, `serve`).
+        crate::compile::tool::own_group(&mut command);
         #[cfg(test)]
         command.envs(self.env.iter().map(|(name, value)| (name, value))).args(&self.args);
         let mut child = command.spawn().map_err(|e| {
@@ -396,6 +395,7 @@ fn stderr_tail(stderr: &[u8]) -> String {
 mod tests {
     use super::*;
     use std::cell::Cell;
+    #[cfg(target_os = "linux")]
     use std::ffi::OsString;
 
     thread_local! {
