@@ -55,10 +55,16 @@ impl Limits {
         }
     }
 
+    /// The time limit in seconds, as every message writes it ("120",
+    /// "0.5"): one spelling for the workers and the tools.
+    pub(crate) fn seconds(&self) -> f64 {
+        self.time.as_secs_f64()
+    }
+
     /// "120 s and 4096 MiB (SMOLV_WORKER_TIMEOUT, SMOLV_WORKER_MEMORY_MB)",
     /// for messages.
     pub(crate) fn describe(&self) -> String {
-        format!("{} s and {} MiB ({TIMEOUT_VAR}, {MEMORY_MIB_VAR})", self.time.as_secs_f64(), self.memory_bytes >> 20)
+        format!("{} s and {} MiB ({TIMEOUT_VAR}, {MEMORY_MIB_VAR})", self.seconds(), self.memory_bytes >> 20)
     }
 }
 
@@ -157,14 +163,14 @@ impl std::fmt::Display for Stopped {
             Self::OverTime(OverTime { limits, output_held: false }) => write!(
                 f,
                 "took longer than {} s, the time limit of every tool and worker ({TIMEOUT_VAR}), and was stopped",
-                limits.time.as_secs_f64()
+                limits.seconds()
             ),
             Self::OverTime(OverTime { limits, output_held: true }) => write!(
                 f,
                 "exited, but a process it started (outside its process group) kept its output open past {} s, the \
                  time limit of every tool and worker ({TIMEOUT_VAR}), and its output was not read (look for a \
                  leftover process of the tool)",
-                limits.time.as_secs_f64()
+                limits.seconds()
             ),
         }
     }
@@ -539,13 +545,8 @@ pub(crate) mod tests {
     #[cfg(unix)]
     #[test]
     fn a_version_printed_on_stderr_is_read() {
-        use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
-        let tool = dir.path().join("slangc");
-        let temp = dir.path().join("slangc.new");
-        std::fs::write(&temp, "#!/bin/sh\necho '2026.14.1' >&2\n").unwrap();
-        std::fs::set_permissions(&temp, std::fs::Permissions::from_mode(0o755)).unwrap();
-        std::fs::rename(&temp, &tool).unwrap();
+        let tool = script(dir.path(), "slangc", "echo '2026.14.1' >&2");
         assert_eq!(version(&tool, "-v"), "2026.14.1");
         assert_eq!(version(Path::new("/no/such/slangc"), "-v"), "");
     }

@@ -278,7 +278,7 @@ impl Workers {
         let how = if overran {
             format!(
                 "took longer than {} s, the worker's time limit ({}), and was stopped",
-                self.limits.time.as_secs(),
+                self.limits.seconds(),
                 crate::compile::tool::TIMEOUT_VAR
             )
         } else {
@@ -303,7 +303,7 @@ impl Workers {
              compiled, and nothing was cached for this one. This is a compiler bug (or a shader beyond the \
              worker's limits: {} s, {} MiB): rewrite the construct it fails on, or use another compiler version",
             compiler_name(job),
-            self.limits.time.as_secs(),
+            self.limits.seconds(),
             self.limits.memory_bytes >> 20
         )
     }
