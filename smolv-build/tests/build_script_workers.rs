@@ -11,8 +11,10 @@
 //! checks that the linker kept smolv-build's constructor.
 //!
 //! The worker test hooks (debug builds) make each compile take a while, so
-//! that the jobs overlap and as many workers start as there are threads,
-//! and log each worker that starts.
+//! that the jobs overlap and several workers start, and log each worker
+//! that starts. A release build has no hooks: there the test checks what
+//! needs none (the prelude runs once, every shader compiles) and says, on
+//! its output, what it could not check.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -22,9 +24,15 @@ const CHILD_VAR: &str = "SMOLV_TEST_BUILD_SCRIPT_DIR";
 /// Set in the child: how long its prelude sleeps, in milliseconds.
 const SLEEP_VAR: &str = "SMOLV_TEST_PRELUDE_MS";
 
+/// Whether the worker test hooks (`SMOLV_WORKER_TEST_*`) exist: in debug
+/// builds of smolv-build only.
+const HOOKS: bool = cfg!(debug_assertions);
+
 fn main() {
-    // Only Linux has the constructor (`compile/worker/enter.rs`).
+    // Only Linux has the constructor (`compile/worker/enter.rs`); elsewhere
+    // a build script's worker runs the prelude, as documented.
     if cfg!(not(target_os = "linux")) {
+        println!("build_script_workers: 0 tests: only Linux serves before a build script's main");
         return;
     }
     if let Some(dir) = std::env::var_os(CHILD_VAR) {
@@ -32,6 +40,12 @@ fn main() {
     }
     the_prelude_runs_once_per_build_with_1_2_and_8_workers();
     a_prelude_slower_than_the_greeting_time_out_fails_no_shader();
+    if !HOOKS {
+        println!(
+            "build_script_workers: a release build has no worker test hooks: how many workers started, and \
+             overlapping jobs, were not checked; run this test without --release for them"
+        );
+    }
     println!("build_script_workers: 2 tests passed");
 }
 
@@ -106,8 +120,12 @@ fn the_prelude_runs_once_per_build_with_1_2_and_8_workers() {
         // Each compile takes half a second, so the threads' jobs overlap.
         let output = build(dir.path(), threads, run, &[("SMOLV_WORKER_TEST_DELAY", "s.frag=500".into())]);
         assert_eq!(modules_built(&output), shaders);
-        let started = lines(&dir.path().join("started.log"));
-        assert_eq!(started, threads, "one worker per thread started");
+        if HOOKS {
+            // Up to one worker per thread: on a loaded machine a thread may
+            // find another's worker idle before it starts its own.
+            let started = lines(&dir.path().join("started.log"));
+            assert!((1..=threads).contains(&started), "{started} workers started for {threads} threads");
+        }
         assert_eq!(lines(&dir.path().join("prelude.log")), 1, "{threads} workers: the prelude ran once");
     }
     // In-process compilers, as before workers.
@@ -122,11 +140,14 @@ fn the_prelude_runs_once_per_build_with_1_2_and_8_workers() {
 fn a_prelude_slower_than_the_greeting_time_out_fails_no_shader() {
     let dir = tempfile::tempdir().unwrap();
     shader_tree(dir.path(), 4);
-    // The greeting's time-out is the workers' time limit: 2 s here, and the
-    // prelude takes 3 s.
-    let vars = [("SMOLV_WORKER_TIMEOUT", "2".to_owned()), (SLEEP_VAR, "3000".to_owned())];
+    // The greeting's time-out is the workers' time limit: 8 s here (it
+    // covers starting this debug binary and glslang on a loaded machine),
+    // and the prelude takes 10 s.
+    let vars = [("SMOLV_WORKER_TIMEOUT", "8".to_owned()), (SLEEP_VAR, "10000".to_owned())];
     let output = build(dir.path(), 2, 0, &vars);
     assert_eq!(modules_built(&output), 4, "every shader compiled");
-    assert!(lines(&dir.path().join("started.log")) >= 1, "in workers");
+    if HOOKS {
+        assert!(lines(&dir.path().join("started.log")) >= 1, "in workers");
+    }
     assert_eq!(lines(&dir.path().join("prelude.log")), 1);
 }

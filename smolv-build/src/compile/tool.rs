@@ -3,10 +3,13 @@
 //! warm build, and running them under the limits every child process of
 //! the build has ([`Limits`]: the compiler workers' too).
 //!
-//! A tool runs in a process group of its own, with its address space
-//! capped (`RLIMIT_AS`, unix); past the time limit the whole group is
-//! killed, so a tool's own children stop writing too. A hung or runaway
-//! tool so costs the shader it was working on, never the build.
+//! A tool runs with its address space capped (`RLIMIT_AS`, unix) and, on
+//! Linux, in a process group of its own ([`own_group`]); past the time
+//! limit the whole group is killed, so a tool's own children stop writing
+//! too. Once a tool exits, the children it left in its group are killed, and its output is waited
+//! for no longer than the time limit (a child that left the group may hold
+//! the pipes). A hung or runaway tool so costs the shader it was working
+//! on, never the build.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -52,24 +55,41 @@ impl Limits {
         }
     }
 
+    /// The time limit in seconds, as every message writes it ("120",
+    /// "0.5"): one spelling for the workers and the tools.
+    pub(crate) fn seconds(&self) -> f64 {
+        self.time.as_secs_f64()
+    }
+
     /// "120 s and 4096 MiB (SMOLV_WORKER_TIMEOUT, SMOLV_WORKER_MEMORY_MB)",
     /// for messages.
     pub(crate) fn describe(&self) -> String {
-        format!("{} s and {} MiB ({TIMEOUT_VAR}, {MEMORY_MIB_VAR})", self.time.as_secs_f64(), self.memory_bytes >> 20)
+        format!("{} s and {} MiB ({TIMEOUT_VAR}, {MEMORY_MIB_VAR})", self.seconds(), self.memory_bytes >> 20)
     }
 }
 
-/// Makes `command` start in a process group of its own (so that
-/// [`kill_group`] reaches its children too) with its address space capped
-/// at `memory_bytes` (unix; elsewhere it runs uncapped). On Linux it also
-/// dies with the thread that starts it ([`run`] waits for it on that
-/// thread): out of the build's process group, a killed build's Ctrl-C or
-/// `kill -- -PGID` no longer reaches it.
+/// Makes `command` start in a process group of its own on Linux, so that
+/// [`kill_group`] reaches its children too. There it also dies with the
+/// thread that starts it (`PR_SET_PDEATHSIG`, [`confine`] and the
+/// workers' `serve`): out of the build's process group, a killed build's
+/// Ctrl-C or `kill -- -PGID` no longer reaches it, and the death signal
+/// stands in for them. Elsewhere, with no death signal, it stays in the
+/// build's group, which Ctrl-C reaches, and a time-out kills it alone.
+pub(crate) fn own_group(command: &mut Command) {
+    #[cfg(target_os = "linux")]
+    std::os::unix::process::CommandExt::process_group(command, 0);
+    let _ = command;
+}
+
+/// Makes `command` start in a process group of its own ([`own_group`],
+/// Linux) with its address space capped at `memory_bytes` (unix; elsewhere
+/// it runs uncapped). On Linux it also dies with the thread that starts it
+/// ([`run`] waits for it on that thread).
 pub(crate) fn confine(command: &mut Command, memory_bytes: u64) {
+    own_group(command);
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;
-        command.process_group(0);
         let cap = libc::rlim_t::try_from(memory_bytes).unwrap_or(libc::RLIM_INFINITY);
         #[cfg(target_os = "linux")]
         let parent = libc::pid_t::try_from(std::process::id()).unwrap_or(0);
@@ -98,12 +118,13 @@ pub(crate) fn confine(command: &mut Command, memory_bytes: u64) {
     let _ = memory_bytes;
 }
 
-/// Kills the process group that `child` leads ([`confine`]): the child and
-/// whatever it started. Call it only while `child` is not yet reaped: the
-/// zombie keeps its process id, and so the group's, from being reused.
-/// Elsewhere than on unix, kills the child alone.
+/// Kills the process group that `child` leads ([`own_group`]): the child
+/// and whatever it started. Call it only while `child` is not yet reaped:
+/// the zombie keeps its process id, and so the group's, from being reused.
+/// Elsewhere than on Linux, where `child` leads no group, kills the child
+/// alone.
 pub(crate) fn kill_group(child: &mut Child) {
-    #[cfg(unix)]
+    #[cfg(target_os = "linux")]
     if let Ok(pid) = libc::pid_t::try_from(child.id()) {
         #[allow(unsafe_code, reason = "kill(2) on a group this process created")]
         // SAFETY: kill takes plain integers; the group is the child's own,
@@ -120,18 +141,36 @@ pub(crate) fn kill_group(child: &mut Child) {
 pub(crate) enum Stopped {
     /// It could not be started.
     Start(std::io::Error),
-    /// It ran past the time limit, and was killed with its process group.
-    OverTime(Limits),
+    /// It ran past the time limit, and was killed with its process group;
+    /// or it exited, but a process it started kept its output open past
+    /// the limit.
+    OverTime(OverTime),
+}
+
+/// What ran past the time limit ([`Stopped::OverTime`]).
+#[derive(Debug)]
+pub(crate) struct OverTime {
+    limits: Limits,
+    /// The tool had exited: what held its output was a process it started,
+    /// outside its process group.
+    output_held: bool,
 }
 
 impl std::fmt::Display for Stopped {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::Start(e) => write!(f, "could not be started: {e}"),
-            Self::OverTime(limits) => write!(
+            Self::OverTime(OverTime { limits, output_held: false }) => write!(
                 f,
                 "took longer than {} s, the time limit of every tool and worker ({TIMEOUT_VAR}), and was stopped",
-                limits.time.as_secs_f64()
+                limits.seconds()
+            ),
+            Self::OverTime(OverTime { limits, output_held: true }) => write!(
+                f,
+                "exited, but a process it started (outside its process group) kept its output open past {} s, the \
+                 time limit of every tool and worker ({TIMEOUT_VAR}), and its output was not read (look for a \
+                 leftover process of the tool)",
+                limits.seconds()
             ),
         }
     }
@@ -144,9 +183,17 @@ const POLL: Duration = Duration::from_millis(2);
 /// The longest pause between two looks: what a tool's end can cost.
 const MAX_POLL: Duration = Duration::from_millis(10);
 
+/// The least time [`run`] gives a tool's output to arrive once the tool
+/// has exited, even past the time limit: what was written before the exit
+/// is still in the pipes.
+const DRAIN_GRACE: Duration = Duration::from_secs(1);
+
 /// Runs `command` under `limits` ([`confine`]), writing `input` to its
 /// standard input (none: it reads nothing), and collects its output. Past
-/// the time limit the tool and its children are killed.
+/// the time limit the tool and its children are killed. Once the tool has
+/// exited, so are the children it left behind (Linux, [`confine`]), and
+/// its output is waited for no longer than the time limit: a child that
+/// escaped its group and holds the pipes costs that run, never the build.
 pub(crate) fn run(command: &mut Command, input: Option<Vec<u8>>, limits: Limits) -> Result<Output, Stopped> {
     confine(command, limits.memory_bytes);
     let stdin = if input.is_some() { Stdio::piped() } else { Stdio::null() };
@@ -154,50 +201,96 @@ pub(crate) fn run(command: &mut Command, input: Option<Vec<u8>>, limits: Limits)
         command.stdin(stdin).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(Stopped::Start)?;
     let deadline = Instant::now() + limits.time;
     // Fed and drained from threads, so that no full pipe blocks the tool
-    // or this loop.
-    let feeder = child.stdin.take().zip(input).map(|(mut pipe, input)| {
+    // or this loop. The feeder is never waited for: it ends when the last
+    // holder of the pipe does, which need not be before `run` returns.
+    if let Some((mut pipe, input)) = child.stdin.take().zip(input) {
         std::thread::spawn(move || {
             let _ = pipe.write_all(&input);
-        })
-    });
-    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        });
+    }
+    let (sender, output) = std::sync::mpsc::channel();
+    let drain = |pipe: Option<Box<dyn Read + Send>>, stream: usize| {
+        let sender = sender.clone();
         std::thread::spawn(move || {
             let mut bytes = Vec::new();
             if let Some(mut pipe) = pipe {
                 let _ = pipe.read_to_end(&mut bytes);
             }
-            bytes
-        })
+            let _ = sender.send((stream, bytes));
+        });
     };
-    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>), 0);
+    drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>), 1);
+    drop(sender);
     let mut pause = POLL;
     let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Ok(status),
-            Ok(None) if Instant::now() >= deadline => {
+        match exited(&mut child) {
+            Ok(true) => {
+                // The tool is done: whatever of its group is left is a
+                // stray, and would hold the pipes.
+                kill_group(&mut child);
+                break child.wait().map_err(Stopped::Start)?;
+            }
+            Ok(false) if Instant::now() >= deadline => {
                 kill_group(&mut child);
                 let _ = child.wait();
-                break Err(Stopped::OverTime(limits));
+                return Err(Stopped::OverTime(OverTime { limits, output_held: false }));
             }
-            Ok(None) => {
+            Ok(false) => {
                 std::thread::sleep(pause);
                 pause = (pause * 2).min(MAX_POLL);
             }
             Err(e) => {
                 kill_group(&mut child);
                 let _ = child.wait();
-                break Err(Stopped::Start(e));
+                return Err(Stopped::Start(e));
             }
         }
     };
-    // The tool is gone; a child of its that outlived it holds the pipes
-    // no longer than the group kill above, or its own end.
-    if let Some(feeder) = feeder {
-        let _ = feeder.join();
+    let until = deadline.max(Instant::now() + DRAIN_GRACE);
+    let mut streams = [Vec::new(), Vec::new()];
+    for _ in 0..2 {
+        match output.recv_timeout(until.saturating_duration_since(Instant::now())) {
+            Ok((stream, bytes)) => streams[stream] = bytes,
+            // A reader that panicked: its stream is empty.
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+            // The reader threads end with the last holder of the pipes.
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                return Err(Stopped::OverTime(OverTime { limits, output_held: true }));
+            }
+        }
     }
-    let (stdout, stderr) = (stdout.join().unwrap_or_default(), stderr.join().unwrap_or_default());
-    Ok(Output { status: status?, stdout, stderr })
+    let [stdout, stderr] = streams;
+    Ok(Output { status, stdout, stderr })
+}
+
+/// Whether `child` has exited. On Linux it is left unreaped (`WNOWAIT`),
+/// so that [`kill_group`] can still reach its group's strays safely;
+/// elsewhere (no group of its own, [`confine`]) it is reaped, and
+/// `Child::wait` then gives the status it read.
+fn exited(child: &mut Child) -> std::io::Result<bool> {
+    #[cfg(target_os = "linux")]
+    {
+        let pid = libc::id_t::try_from(child.id()).map_err(std::io::Error::other)?;
+        // SAFETY: an all-zero siginfo_t is a valid value of that plain C
+        // struct, which waitid fills.
+        #[allow(unsafe_code, reason = "waitid(2) with WNOWAIT, which std does not offer")]
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: waitid writes only into `info`, which outlives the call;
+        // WNOWAIT leaves the child to `Child::wait`.
+        #[allow(unsafe_code, reason = "waitid(2) with WNOWAIT, which std does not offer")]
+        let result =
+            unsafe { libc::waitid(libc::P_PID, pid, &raw mut info, libc::WEXITED | libc::WNOHANG | libc::WNOWAIT) };
+        if result != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: waitid filled `info`; si_pid is 0 if the child runs on.
+        #[allow(unsafe_code, reason = "reading the union field that waitid(2) filled")]
+        let pid = unsafe { info.si_pid() };
+        Ok(pid != 0)
+    }
+    #[cfg(not(target_os = "linux"))]
+    child.try_wait().map(|status| status.is_some())
 }
 
 /// Finds a tool: the configured path, else the path in the environment
@@ -311,6 +404,7 @@ pub(crate) mod tests {
     /// Runs `f` with `limits` in place of the environment's, on this
     /// thread (tests run in parallel threads of one process, so the
     /// environment itself is not theirs to change).
+    #[cfg(unix)]
     pub(crate) fn with_limits<T>(limits: Limits, f: impl FnOnce() -> T) -> T {
         let before = OVERRIDE.with(|cell| cell.replace(Some(limits)));
         let result = f();
@@ -367,20 +461,55 @@ pub(crate) mod tests {
         script(dir, name, "x=a; i=0; while [ $i -lt 29 ]; do x=\"$x$x\"; i=$((i+1)); done; echo survived")
     }
 
-    #[cfg(unix)]
+    #[cfg(target_os = "linux")]
     #[test]
     fn a_hung_tool_is_stopped_at_the_time_limit_with_its_children() {
         let dir = tempfile::tempdir().unwrap();
         let ticks = dir.path().join("ticks");
         let tool = hanging_tool(dir.path(), "hangs", &ticks);
-        let limits = Limits { time: Duration::from_millis(500), memory_bytes: 1 << 30 };
+        // Room for `sh` to start its child, and the child to write, on a
+        // loaded machine.
+        let limits = Limits { time: Duration::from_secs(2), memory_bytes: 1 << 30 };
         let start = Instant::now();
         let stopped = run(&mut Command::new(&tool), None, limits).unwrap_err();
         assert!(start.elapsed() < Duration::from_secs(10), "{:?}", start.elapsed());
-        assert!(matches!(stopped, Stopped::OverTime(_)), "{stopped:?}");
-        assert!(stopped.to_string().contains("took longer than 0.5 s"), "{stopped}");
+        assert!(matches!(stopped, Stopped::OverTime(OverTime { output_held: false, .. })), "{stopped:?}");
+        assert!(stopped.to_string().contains("took longer than 2 s"), "{stopped}");
         assert!(lines(&ticks) > 0, "the child ran");
         assert_still(&ticks);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_child_left_holding_the_output_is_stopped_when_the_tool_exits() {
+        let dir = tempfile::tempdir().unwrap();
+        let tool = script(dir.path(), "leaves", "sleep 30 &\necho hi");
+        let limits = Limits { time: Duration::from_secs(60), memory_bytes: 1 << 30 };
+        let start = Instant::now();
+        let output = run(&mut Command::new(&tool), None, limits).unwrap();
+        assert!(start.elapsed() < Duration::from_secs(10), "{:?}", start.elapsed());
+        assert!(output.status.success(), "{output:?}");
+        assert_eq!(output.stdout, b"hi\n");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_child_that_left_the_group_and_holds_the_output_costs_the_run_not_the_build() {
+        let dir = tempfile::tempdir().unwrap();
+        // The tool exits only once its child has left the group.
+        let left = dir.path().join("left");
+        let body = format!(
+            "setsid sh -c 'echo > \"$0\"; exec sleep 30' '{0}' &\nwhile [ ! -s '{0}' ]; do sleep 0.02; done\necho hi",
+            left.display()
+        );
+        let tool = script(dir.path(), "escapes", &body);
+        // Room for the tool to exit before the limit on a loaded machine.
+        let limits = Limits { time: Duration::from_secs(5), memory_bytes: 1 << 30 };
+        let start = Instant::now();
+        let stopped = run(&mut Command::new(&tool), None, limits).unwrap_err();
+        assert!(start.elapsed() < Duration::from_secs(15), "{:?}", start.elapsed());
+        assert!(matches!(stopped, Stopped::OverTime(OverTime { output_held: true, .. })), "{stopped:?}");
+        assert!(stopped.to_string().contains("kept its output open past 5 s"), "{stopped}");
     }
 
     #[cfg(unix)]
@@ -416,13 +545,8 @@ pub(crate) mod tests {
     #[cfg(unix)]
     #[test]
     fn a_version_printed_on_stderr_is_read() {
-        use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
-        let tool = dir.path().join("slangc");
-        let temp = dir.path().join("slangc.new");
-        std::fs::write(&temp, "#!/bin/sh\necho '2026.14.1' >&2\n").unwrap();
-        std::fs::set_permissions(&temp, std::fs::Permissions::from_mode(0o755)).unwrap();
-        std::fs::rename(&temp, &tool).unwrap();
+        let tool = script(dir.path(), "slangc", "echo '2026.14.1' >&2");
         assert_eq!(version(&tool, "-v"), "2026.14.1");
         assert_eq!(version(Path::new("/no/such/slangc"), "-v"), "");
     }

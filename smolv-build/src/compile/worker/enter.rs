@@ -36,6 +36,14 @@
 //!
 //! Only Linux has the constructor; elsewhere a build script's worker serves
 //! from `Config::compile`, as before, and runs what `main` does before it.
+//! So does a Linux worker whose `.init_array` cannot be found (a static
+//! program without a dynamic section): it never serves with glslang
+//! unconstructed.
+//!
+//! The guarantee covers the user's `main`, not every constructor: those
+//! of the build script's own crate and its dependencies (`#[ctor]`
+//! functions, for one) come before `ENTER` in the array, or after it, and
+//! run in every worker as in the build script itself.
 #![allow(unsafe_code, reason = "a constructor in .init_array, and the initializers after it, before main")]
 
 /// Refers to `ENTER`, so that the linker keeps the object that holds it
@@ -51,7 +59,11 @@ mod linux {
 
     use crate::compile::worker::{MARKER, serve, under_a_build_script};
 
-    /// What glibc and musl call the functions of `.init_array` with.
+    /// The type of the functions of `.init_array`. glibc calls them with
+    /// `(argc, argv, envp)`; musl calls them with no arguments, and then
+    /// `enter` receives, and forwards to the initializers after it, whatever
+    /// the registers hold: harmless, since an initializer that takes
+    /// arguments cannot rely on them under musl either.
     type Initializer = unsafe extern "C" fn(c_int, *const *const c_char, *const *const c_char);
 
     /// The constructor's slot in `.init_array`.
@@ -72,20 +84,27 @@ mod linux {
         // SAFETY: the arguments are what the C runtime called this
         // constructor with; this process never returns to the runtime,
         // which so never calls the initializers after this one again.
-        unsafe { finish_initialization(argc, argv, envp) };
-        serve::serve_if_asked();
+        // Without them (no `.init_array` found: no dynamic section, as in a
+        // static non-PIE program) glslang's C++ statics would be
+        // unconstructed: the worker then serves from `Config::compile`, as
+        // off Linux.
+        if unsafe { finish_initialization(argc, argv, envp) } {
+            serve::serve_if_asked();
+        }
     }
 
     /// Calls the initializers after [`ENTER`] in its module's
     /// `.init_array`, in order, as the C runtime would have once [`enter`]
-    /// returned. Calls none if the array cannot be found.
+    /// returned, and returns `true`. Calls none, and returns `false`, if the
+    /// array cannot be found.
     ///
     /// # Safety
     /// Only from [`enter`], with its arguments, and only if it then never
-    /// returns.
-    unsafe fn finish_initialization(argc: c_int, argv: *const *const c_char, envp: *const *const c_char) {
+    /// returns when this returns `true`.
+    #[must_use]
+    unsafe fn finish_initialization(argc: c_int, argv: *const *const c_char, envp: *const *const c_char) -> bool {
         let slot = std::ptr::addr_of!(ENTER) as usize;
-        let Some((start, bytes)) = init_array_holding(slot) else { return };
+        let Some((start, bytes)) = init_array_holding(slot) else { return false };
         let step = std::mem::size_of::<usize>();
         let mut at = slot + step;
         while at + step <= start + bytes {
@@ -101,6 +120,7 @@ mod linux {
             }
             at += step;
         }
+        true
     }
 
     /// The address and size in bytes of the `.init_array` that holds

@@ -8,7 +8,10 @@
 //!   before the build script's `main` (`enter`, a constructor), so it never
 //!   runs the user's code: what `main` does before `Config::compile` runs
 //!   once per build. `enter`'s docs say why a constructor of our own, and
-//!   how the linker is made to keep it. Elsewhere it reaches
+//!   how the linker is made to keep it. The guarantee covers `main`: the
+//!   program's other constructors (a `#[ctor]` in the build script's own
+//!   crate, say) still run in every worker. Elsewhere, or where `enter`
+//!   cannot find its `.init_array` (a static program), it reaches
 //!   [`Config::try_compile`](crate::Config::try_compile) again
 //!   (`compile()` calls it), and there serves instead of building
 //!   ([`serve_if_asked`]);
@@ -29,8 +32,10 @@
 //! (`serve`). It dies with its parent (`PR_SET_PDEATHSIG` on Linux, and
 //! the closed pipe everywhere), has an address-space cap (`RLIMIT_AS` on
 //! unix) and a time limit per request, the limits of every tool the build
-//! runs ([`Limits`]). It runs in a process group of its own, which a
-//! time-out kills whole. A worker that dies or overruns is
+//! runs ([`Limits`]). On Linux it runs in a process group of its own,
+//! which a time-out kills whole; elsewhere, without a death signal to
+//! stand in for the build's Ctrl-C, it stays in the build's group, and a
+//! time-out kills the worker alone. A worker that dies or overruns is
 //! replaced for the requests after it, and what it was doing is never
 //! cached: a compile is an error naming the shader and how the worker
 //! ended; a translation is a warning saying the same, and the module ships
