@@ -8,7 +8,6 @@
 //! that ends or hides it. (tests/tests/hostile_names.rs compiles a fixed
 //! hostile case in a crate.)
 
-use std::ffi::OsStr;
 use std::path::PathBuf;
 
 use proptest::prelude::*;
@@ -73,7 +72,7 @@ fn module(names: &[String], path: &[u8]) -> ModuleInput {
         .map(|(location, format, n)| InterfaceVariable { location, format, name: name(n) })
         .collect();
     #[cfg(unix)]
-    let source = PathBuf::from(<OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(path));
+    let source = PathBuf::from(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(path));
     #[cfg(not(unix))]
     let source = PathBuf::from(String::from_utf8_lossy(path).into_owned());
     ModuleInput {
