@@ -212,7 +212,7 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     report.warnings.extend(artifacts.warnings.iter().cloned());
     report.add_remote(remote.finish()).iter().for_each(|w| directives.warning(w));
     report.total();
-    let generated = generate_types(&modules, &artifacts);
+    let generated = generate_types(&modules, &artifacts, settings.target != crate::options::Target::Vulkan);
     // Hot reload names the type a changed block no longer matches.
     for (module, types) in artifacts.manifest.modules.iter_mut().zip(&generated.block_types) {
         if let Some(recipe) = &mut module.recipe {
@@ -243,7 +243,11 @@ struct GeneratedTypes {
 /// it: before stripping, so release builds get the shader's names, and
 /// before optimizing, since `spirv-opt -Os` drops the members a module
 /// never reads, and the user fills every member the shader declares.
-fn generate_types(modules: &[Built<'_>], artifacts: &crate::pack::artifacts::Artifacts) -> GeneratedTypes {
+fn generate_types(
+    modules: &[Built<'_>],
+    artifacts: &crate::pack::artifacts::Artifacts,
+    wgpu_items: bool,
+) -> GeneratedTypes {
     use crate::output::types::{self, layout};
     use smolv_format::reflect::Interface;
     let started = std::time::Instant::now();
@@ -267,7 +271,7 @@ fn generate_types(modules: &[Built<'_>], artifacts: &crate::pack::artifacts::Art
             interface,
         })
         .collect();
-    let generated = types::generate(&inputs);
+    let generated = types::generate(&inputs, wgpu_items);
     let report = crate::report::TypesReport {
         file: std::path::PathBuf::new(),
         modules: generated.modules,

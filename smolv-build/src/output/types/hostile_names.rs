@@ -178,7 +178,7 @@ fn generated(names: &[String], paths: [&[u8]; 2]) -> (String, syn::File) {
     let mut second = names[..NAMES_PER_MODULE].to_vec();
     second[0] = names[NAMES_PER_MODULE].clone();
     let inputs = [module(&names[..NAMES_PER_MODULE], paths[0]), module(&second, paths[1])];
-    let code = super::generate(&inputs).code;
+    let code = super::generate(&inputs, true).code;
     let file = syn::parse_file(&code).unwrap_or_else(|e| panic!("the generated file does not parse: {e}\n{code}"));
     (code, file)
 }

@@ -94,8 +94,10 @@ fn dependencies(rust: &RustStruct) -> Vec<usize> {
     out
 }
 
-/// Generates the types of every module.
-pub(crate) fn generate(inputs: &[ModuleInput]) -> Generated {
+/// Generates the types of every module; with `wgpu_items`, each module's
+/// wgpu items too (a build for a wgpu target: a Vulkan game never names
+/// them, and would only expand them to drop them).
+pub(crate) fn generate(inputs: &[ModuleInput], wgpu_items: bool) -> Generated {
     let mut lowered: Vec<Lowered> = inputs.iter().map(lower::lower).collect();
     let vertices: Vec<_> = inputs.iter().zip(&mut lowered).map(|(i, l)| interface::vertex_struct(i, l)).collect();
     let own: Vec<Vec<&str>> = inputs
@@ -229,7 +231,9 @@ pub(crate) fn generate(inputs: &[ModuleInput]) -> Generated {
             vertices[m].as_ref().map(|(index, attributes)| (attributes.as_slice(), module.structs[*index].size));
         let mut constants = String::new();
         interface::render_constants(&mut constants, input, vertex);
-        wgpu::render(&mut constants, input, vertex.is_some());
+        if wgpu_items {
+            wgpu::render(&mut constants, input, vertex.is_some());
+        }
         // Written one level in; the body is indented below.
         constants.lines().for_each(|line| {
             body.push_str(line.strip_prefix("    ").unwrap_or(line));

@@ -308,7 +308,7 @@ mod tests {
 
     #[test]
     fn bind_groups_name_their_resources_and_parse_for_hostile_names() {
-        let generated = super::super::generate(&[input()]);
+        let generated = super::super::generate(&[input()], true);
         let items = wgpu_items(&generated.code);
         assert_eq!(
             field_names(&items, "BindGroup0").expect("group 0"),
