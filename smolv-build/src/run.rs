@@ -212,7 +212,7 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     report.warnings.extend(artifacts.warnings.iter().cloned());
     report.add_remote(remote.finish()).iter().for_each(|w| directives.warning(w));
     report.total();
-    let generated = generate_types(&modules, &artifacts, settings.target != crate::options::Target::Vulkan);
+    let generated = generate_types(&modules, &artifacts, plan.packing.target != Target::Vulkan);
     // Hot reload names the type a changed block no longer matches.
     for (module, types) in artifacts.manifest.modules.iter_mut().zip(&generated.block_types) {
         if let Some(recipe) = &mut module.recipe {
