@@ -224,7 +224,7 @@ pub use options::Packing;
 /// assert_eq!(goal.name(), "download");
 /// ```
 pub use options::SizeGoal;
-pub use options::{Define, DictionaryMode, Optimization, ResourceKind, SpirvVersion, Target, TargetEnv, Variant};
+pub use options::{Define, DictionaryMode, Optimization, ResourceKind, SpirvVersion, TargetEnv, Variant};
 pub use output::report::Report;
 
 /// What one build did, row by row: the parts of a [`Report`].

@@ -13,7 +13,7 @@ mod target;
 pub use language::Language;
 pub use packing::{Framing, Packing, SizeGoal};
 pub(crate) use runtime::{RuntimeCodecs, VARIABLES as RUNTIME_VARIABLES};
-pub use target::Target;
+pub(crate) use target::Target;
 
 /// Which Vulkan version the SPIR-V targets.
 ///

@@ -19,7 +19,7 @@
 /// SPIR-V, with a build warning naming each.
 ///
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Target {
+pub(crate) enum Target {
     /// (`vulkan`) SPIR-V for Vulkan. The default.
     #[default]
     Vulkan,
@@ -36,13 +36,13 @@ pub enum Target {
 
 impl Target {
     /// Every target, in the order of [`Target::NAMES`].
-    pub const ALL: [Target; 4] = [Self::Vulkan, Self::Wgpu, Self::WgpuWgsl, Self::WgpuSpirv];
+    pub(crate) const ALL: [Target; 4] = [Self::Vulkan, Self::Wgpu, Self::WgpuWgsl, Self::WgpuSpirv];
 
     /// Every name [`Target::parse`] takes.
-    pub const NAMES: [&'static str; 4] = ["vulkan", "wgpu", "wgpu-wgsl", "wgpu-spirv"];
+    pub(crate) const NAMES: [&'static str; 4] = ["vulkan", "wgpu", "wgpu-wgsl", "wgpu-spirv"];
 
     /// Its name: `vulkan`, `wgpu`, `wgpu-wgsl` or `wgpu-spirv`.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::Vulkan => "vulkan",
             Self::Wgpu => "wgpu",
@@ -52,7 +52,7 @@ impl Target {
     }
 
     /// The target of a name; `None` for any other text.
-    pub fn parse(name: &str) -> Option<Self> {
+    pub(crate) fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|t| t.name() == name)
     }
 
