@@ -73,17 +73,3 @@ pub use vertex::VertexBuffers;
 /// (`include_types!`) and a program that names wgpu through it need no
 /// wgpu dependency of a matching version of their own.
 pub use ::wgpu;
-
-/// The shader's hot-reload version: 0 as built, and always without the
-/// `hot-reload` feature. (Shipped WGSL gives way to published SPIR-V in
-/// `Shader::wgsl` itself.)
-#[cfg(feature = "hot-reload")]
-fn version(shader: &crate::Shader) -> u64 {
-    shader.version()
-}
-
-#[cfg(not(feature = "hot-reload"))]
-fn version(shader: &crate::Shader) -> u64 {
-    let _ = shader;
-    0
-}

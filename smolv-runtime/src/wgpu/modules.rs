@@ -119,7 +119,7 @@ impl<'a> ShaderModules<'a> {
         let at = match self.entries.iter().position(|e| std::ptr::eq(e.shader, shader)) {
             Some(at) => at,
             None => {
-                let version = super::version(shader);
+                let version = shader.version();
                 let module = create_shader_module(device, shader)?;
                 self.entries.push(Entry { shader, version, module });
                 self.entries.len() - 1
@@ -147,7 +147,7 @@ impl<'a> ShaderModules<'a> {
         }
         self.seen = now;
         for entry in &mut self.entries {
-            let version = super::version(entry.shader);
+            let version = entry.shader.version();
             if version == entry.version {
                 continue;
             }

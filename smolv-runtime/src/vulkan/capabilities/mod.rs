@@ -55,19 +55,13 @@ pub(crate) fn declared(spirv: &[u32]) -> Declared {
         let Some(operands) = words.get(1..count) else { break };
         match opcode {
             OP_CAPABILITY => found.capabilities.extend(operands.first()),
-            OP_EXTENSION => found.extensions.push(literal_string(operands)),
+            OP_EXTENSION => found.extensions.push(smolv_format::reflect::literal_string(operands)),
             OP_MEMORY_MODEL => break,
             _ => {}
         }
         words = &words[count..];
     }
     found
-}
-
-/// A SPIR-V literal string: UTF-8 bytes, little-endian in words, ended by a NUL.
-fn literal_string(words: &[u32]) -> String {
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).take_while(|&b| b != 0).collect();
-    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 /// The table's row for every capability and extension `spirv` declares,
