@@ -528,7 +528,7 @@ pub(crate) mod tests {
     #[test]
     fn the_identity_names_what_actually_compiles() {
         let identity = frontend::compiler_identity();
-        #[cfg(feature = "shaderc")]
+        #[cfg(feature = "glsl")]
         assert!(identity.contains("shaderc [blake3="), "the linked library's bytes: {identity}");
         #[cfg(feature = "wgsl")]
         assert!(identity.contains("naga 30.0.1;"), "naga's exact version: {identity}");

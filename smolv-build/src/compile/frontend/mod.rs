@@ -11,13 +11,13 @@
 //! else the tree has it (`include.rs`).
 
 mod external;
-#[cfg(feature = "shaderc")]
+#[cfg(feature = "glsl")]
 mod glsl;
-#[cfg(feature = "shaderc")]
+#[cfg(feature = "glsl")]
 mod glsl_hints;
 mod glslang_log;
 mod glslc;
-#[cfg(feature = "shaderc")]
+#[cfg(feature = "glsl")]
 mod include;
 mod slang;
 mod spirv;
@@ -90,7 +90,7 @@ impl CompiledModule {
 
 /// Compiles one job, whose file holds `source`, with the frontend for its
 /// language.
-#[cfg_attr(not(any(feature = "shaderc", feature = "wgsl")), allow(unused_variables))]
+#[cfg_attr(not(any(feature = "glsl", feature = "wgsl")), allow(unused_variables))]
 pub(crate) fn compile(job: &Job, source: &[u8], settings: &Settings) -> Result<Compiled, Vec<Diagnostic>> {
     if job.language == Language::Spirv {
         return spirv::compile(job, source);
@@ -104,7 +104,7 @@ pub(crate) fn compile(job: &Job, source: &[u8], settings: &Settings) -> Result<C
     let source = std::str::from_utf8(source)
         .map_err(|e| vec![Diagnostic::whole_file(&job.path, format!("the shader is not UTF-8 text: {e}"))])?;
     match job.language {
-        #[cfg(feature = "shaderc")]
+        #[cfg(feature = "glsl")]
         Language::Glsl | Language::Hlsl => glsl::compile(job, source, settings)
             .map_err(|errors| glsl_hints::with_hints(job.language, source, settings, errors)),
         #[cfg(feature = "wgsl")]
@@ -124,7 +124,7 @@ fn not_enabled(language: Language, settings: &Settings) -> String {
     let feature = match language {
         Language::Wgsl => "wgsl",
         Language::Wesl => "wesl",
-        _ => "shaderc",
+        _ => "glsl",
     };
     let advice = match &settings.missing_language_advice {
         Some(advice) => advice.replace("{feature}", feature),
@@ -151,9 +151,9 @@ pub(crate) fn wesl_identity() -> String {
 /// actually compiled (the linked shaderc library's bytes, naga's exact
 /// version), so another compiler never reuses old output.
 pub(crate) fn compiler_identity() -> String {
-    #[cfg_attr(not(any(feature = "shaderc", feature = "wgsl")), allow(unused_mut))]
+    #[cfg_attr(not(any(feature = "glsl", feature = "wgsl")), allow(unused_mut))]
     let mut identity = String::new();
-    #[cfg(feature = "shaderc")]
+    #[cfg(feature = "glsl")]
     identity.push_str(&glsl::identity());
     #[cfg(feature = "wgsl")]
     identity.push_str(&wgsl::identity());

@@ -138,14 +138,14 @@ mod tests {
         Validator::new(ValidationFlags::all(), Capabilities::all()).validate(&module).unwrap();
     }
 
-    #[cfg(feature = "shaderc")]
+    #[cfg(feature = "glsl")]
     fn glsl(source: &str) -> Vec<u32> {
         let compiler = shaderc::Compiler::new().unwrap();
         let spirv = compiler.compile_into_spirv(source, shaderc::ShaderKind::Fragment, "s.frag", "main", None).unwrap();
         spirv.as_binary().to_vec()
     }
 
-    #[cfg(feature = "shaderc")]
+    #[cfg(feature = "glsl")]
     #[test]
     fn a_combined_image_sampler_is_refused_and_separate_ones_translate() {
         let combined = glsl(

@@ -205,7 +205,7 @@ mod linux {
             // Rust's own initializer (the arguments, priority 99) comes
             // before ours; the C++ ones of the static shaderc after it.
             assert!(bytes / std::mem::size_of::<usize>() >= 2, "{bytes} B");
-            #[cfg(feature = "shaderc")]
+            #[cfg(feature = "glsl")]
             assert!(slot + std::mem::size_of::<usize>() < start + bytes, "glslang's come after ours, and must run");
             assert!(init_array_holding(0).is_none());
         }

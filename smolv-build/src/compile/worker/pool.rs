@@ -479,7 +479,7 @@ mod tests {
         workers.compile(&job, source, &settings)
     }
 
-    #[cfg(all(target_os = "linux", feature = "shaderc"))]
+    #[cfg(all(target_os = "linux", feature = "glsl"))]
     #[test]
     fn an_idle_worker_that_died_is_never_handed_out() {
         let workers = this_test_binary(Duration::from_secs(60), &[]);
@@ -501,7 +501,7 @@ mod tests {
     }
 
     // The test hooks exist in debug builds only.
-    #[cfg(all(target_os = "linux", feature = "shaderc", debug_assertions))]
+    #[cfg(all(target_os = "linux", feature = "glsl", debug_assertions))]
     #[test]
     fn a_request_that_meets_a_broken_pipe_goes_to_another_worker() {
         let dir = tempfile::tempdir().unwrap();
@@ -518,7 +518,7 @@ mod tests {
     }
 
     // The test hooks exist in debug builds only.
-    #[cfg(all(target_os = "linux", feature = "shaderc", debug_assertions))]
+    #[cfg(all(target_os = "linux", feature = "glsl", debug_assertions))]
     #[test]
     fn a_time_out_stops_what_the_worker_started_too() {
         let dir = tempfile::tempdir().unwrap();
