@@ -246,6 +246,7 @@ fn apply_language_flags(config: &mut Config, dir: &Path, args: &ShaderArgs) {
         config.slangc(slangc);
     }
     if let Some(glslc) = &args.glslc {
+        #[allow(deprecated, reason = "--glslc stays for old command lines; smolv-build runs no glslc now")]
         config.glslc(glslc);
     }
 }

@@ -6,10 +6,17 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-/// glslang 12 (shaderc 2023.x, which `scripts/setup.sh` links) dies of
-/// SIGSEGV on an rvalue where `atomicAdd` wants a variable.
-const BOOM: &str = "#version 450\nlayout(location = 0) out vec4 color;\n\
-                    void main() {\n    uint n = 3u;\n    atomicAdd(n + 1u, 1u);\n    color = vec4(1.0);\n}\n";
+/// A valid shader: the test hook `SMOLV_WORKER_TEST_CRASH=boom.frag`
+/// (debug builds) makes the process that compiles it die of SIGSEGV, as a
+/// glslang crash does. glslang 12 (Debian's shaderc 2023.x) segfaulted on
+/// an rvalue given to `atomicAdd`; glslang 16 (glslang-sys 0.9.2) reports
+/// it as an error instead.
+const BOOM: &str = "#version 450\nlayout(location = 0) out vec4 color;\nvoid main() { color = vec4(1.0); }\n";
+/// What once crashed glslang 12, now an ordinary error.
+const ONCE_A_CRASH: &str = "#version 450\nlayout(location = 0) out vec4 color;\n\
+                            void main() {\n    uint n = 3u;\n    atomicAdd(n + 1u, 1u);\n    color = vec4(1.0);\n}\n";
+/// The hook that crashes the compiler on `boom.frag`.
+const CRASH: (&str, &str) = ("SMOLV_WORKER_TEST_CRASH", "boom.frag");
 const GOOD: &str = "#version 450\nlayout(location = 0) out vec4 color;\nvoid main() { color = vec4(0.5); }\n";
 
 fn build(dir: &Path, env: &[(&str, &str)]) -> (Output, String) {
@@ -42,17 +49,17 @@ fn tree(boom: &str) -> tempfile::TempDir {
     dir
 }
 
-#[cfg(unix)]
+#[cfg(all(unix, debug_assertions))]
 #[test]
 fn a_compiler_crash_names_the_shader_and_signal_on_the_first_run_and_is_never_cached() {
     let dir = tree("boom.frag");
     let boom = dir.path().join("shaders/boom.frag");
     for run in ["first", "second"] {
-        let (output, text) = build(dir.path(), &[]);
+        let (output, text) = build(dir.path(), &[CRASH]);
         assert_eq!(output.status.code(), Some(1), "{run} run: a failed build, not a dead one:\n{text}");
         let named = text.lines().any(|l| {
             l.starts_with(&format!("{}: error: the shader compiler crashed on this shader", boom.display()))
-                && l.contains("glslang (shaderc) was killed by signal 11 (SIGSEGV) in a worker process")
+                && l.contains("glslang was killed by signal 11 (SIGSEGV) in a worker process")
         });
         assert!(named, "{run} run: boom.frag and its signal are named:\n{text}");
         assert!(text.contains("1 of 2 shaders failed to compile"), "{run} run:\n{text}");
@@ -63,16 +70,29 @@ fn a_compiler_crash_names_the_shader_and_signal_on_the_first_run_and_is_never_ca
     }
 }
 
-#[cfg(unix)]
+#[cfg(all(unix, debug_assertions))]
 #[test]
 fn with_workers_off_the_same_crash_takes_the_cli_down() {
     // SMOLV_WORKERS=0 compiles in the CLI's own process, as before
     // workers: the crash is the process's death, which is what workers
     // prevent.
     let dir = tree("boom.frag");
-    let (output, text) = build(dir.path(), &[("SMOLV_WORKERS", "0")]);
+    let (output, text) = build(dir.path(), &[("SMOLV_WORKERS", "0"), CRASH]);
     use std::os::unix::process::ExitStatusExt;
     assert_eq!(output.status.signal(), Some(11), "in-process, glslang's SIGSEGV kills the CLI:\n{text}");
+}
+
+/// The shader that crashed glslang 12 fails as an error now, located on
+/// its line: no hook, nothing crashes.
+#[test]
+fn the_shader_that_crashed_glslang_12_is_an_error_now() {
+    let dir = tree("boom.frag");
+    std::fs::write(dir.path().join("shaders/boom.frag"), ONCE_A_CRASH).unwrap();
+    let (output, text) = build(dir.path(), &[]);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    let boom = dir.path().join("shaders/boom.frag");
+    assert!(text.contains(&format!("{}:5", boom.display())) && !text.contains("crashed"), "{text}");
+    assert!(text.contains("1 of 2 shaders failed to compile"), "{text}");
 }
 
 /// The test hook `SMOLV_WORKER_TEST_DELAY` (debug builds) makes the worker

@@ -72,7 +72,6 @@ pub struct Config {
     pub(crate) hlsl: HlslOptions,
     pub(crate) binding_bases: Vec<BindingBase>,
     pub(crate) slangc: Option<PathBuf>,
-    pub(crate) glslc: Option<PathBuf>,
     /// Setters in `remote_cache::settings`.
     pub(crate) remote_cache: crate::cache::remote::RemoteSettings,
 }
@@ -129,7 +128,6 @@ impl Config {
             hlsl: HlslOptions::default(),
             binding_bases: Vec::new(),
             slangc: None,
-            glslc: None,
             remote_cache: Default::default(),
         }
     }
@@ -754,10 +752,9 @@ impl Config {
     /// device must support `shaderFloat16`/`shaderInt16` (and 16-bit
     /// storage for 16-bit members of buffers and interfaces). Default: off.
     ///
-    /// shaderc has the switch, but its Rust binding does not expose it, so
-    /// HLSL shaders are then compiled by the `glslc` binary (the same
-    /// shaderc; [`glslc`](Config::glslc) says where it is). GLSL is not
-    /// affected: it names 16-bit types itself (`float16_t`).
+    /// glslang compiles them in process, like every HLSL shader (its
+    /// `EShMsgHlslEnable16BitTypes`). GLSL is not affected: it names
+    /// 16-bit types itself (`float16_t`).
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -768,17 +765,12 @@ impl Config {
         self
     }
 
-    /// The `glslc` binary that compiles HLSL with
-    /// [`hlsl_16bit_types`](Config::hlsl_16bit_types). Default:
-    /// `SMOLV_GLSLC`, else `glslc` on `PATH` (Debian's `glslc` package, or
-    /// the Vulkan SDK).
-    ///
-    /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_dir("shaders").hlsl_16bit_types(true).glslc("/opt/vulkan-sdk/bin/glslc");
-    /// ```
+    /// Did nothing but name the `glslc` binary that compiled HLSL with
+    /// [`hlsl_16bit_types`](Config::hlsl_16bit_types); glslang compiles
+    /// those in process now, and no `glslc` is run.
+    #[deprecated(note = "HLSL with 16-bit types is compiled in process by glslang; no glslc is run")]
     pub fn glslc(&mut self, path: impl AsRef<Path>) -> &mut Self {
-        self.glslc = Some(path.as_ref().to_owned());
+        let _ = path.as_ref();
         self
     }
 
@@ -996,7 +988,6 @@ impl Config {
             binding_bases: self.binding_bases.clone(),
             hlsl: self.hlsl.clone(),
             slangc: frontend::find_slangc(self.slangc.as_deref()),
-            glslc: frontend::find_glslc(self.glslc.as_deref()),
             wesl_packages: self.wesl_packages.iter().map(|(name, dir)| (name.clone(), base.join(dir))).collect(),
             missing_language_advice: self.missing_language_advice.clone(),
         };

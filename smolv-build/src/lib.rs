@@ -59,13 +59,13 @@
 //! Includes (`#include "common.glsl"`) are found next to the shader or in
 //! [`Config::include_dir`].
 //!
-//! If a shader compiler crashes (glslang 2023.1 segfaults on some invalid
-//! shaders), only that shader fails: shaderc, naga and wesl run in worker
+//! If a shader compiler crashes (glslang 12 segfaulted on some invalid
+//! shaders), only that shader fails: glslang, naga and wesl run in worker
 //! processes (the build script itself, started again; on Linux a worker
 //! serves before your `main`, so what `main` does before `compile()` runs
 //! once per build), so the crash is an error naming the shader and the
-//! signal, on the first build, and the other shaders compile. `spirv-opt`,
-//! `slangc` and `glslc` run under the same time limit and memory cap. What
+//! signal, on the first build, and the other shaders compile. `spirv-opt`
+//! and `slangc` run under the same time limit and memory cap. What
 //! is promised and how it is tested: `docs/reliability.md`.
 //!
 //! ## What it does
@@ -73,12 +73,12 @@
 //! | step | how |
 //! |---|---|
 //! | find | `.vert .frag .comp .geom .tesc .tese .mesh .task .rgen .rchit .rmiss .rahit .rint .rcall` are GLSL of that stage; `.glsl`/`.hlsl` name their stage with a double extension (`blur.comp.hlsl`) or `#pragma shader_stage(compute)`, and are include files otherwise; `.wgsl` gives one module per entry point (`sky.wgsl#fs_main`), and so does `.wesl` (`lit.wesl#fs`; a `.wesl` file without an `@vertex`, `@fragment` or `@compute` function is a module for `import`) and `.slang`, per `[shader("…")]` entry point (`tri.slang#vs_main`; a `.slang` file without one is a module for `import`); `.spv`/`.spirv` are precompiled SPIR-V, stage and entry point from their first `OpEntryPoint` (`blur.comp.spv`); [`Config::language`] states that stage-named files are HLSL (glslc's `-x hlsl`) |
-//! | compile | shaderc for GLSL and HLSL (cargo feature `shaderc`), naga for WGSL (feature `wgsl`), the `wesl` crate then naga for WESL (feature `wesl`, off by default; imports from the shader directory and [`Config::wesl_package`], `@if` from [`Config::wesl_feature`] and [`Variant::wesl_feature`]), the `slangc` binary for Slang ([`Config::slangc`], `SMOLV_SLANGC`, else `PATH`), which writes the depfile that tracks its imports |
+//! | compile | glslang for GLSL and HLSL (cargo feature `glsl`: the `glslang-sys` crate, built from source by the C++ compiler Cargo finds), naga for WGSL (feature `wgsl`), the `wesl` crate then naga for WESL (feature `wesl`, off by default; imports from the shader directory and [`Config::wesl_package`], `@if` from [`Config::wesl_feature`] and [`Variant::wesl_feature`]), the `slangc` binary for Slang ([`Config::slangc`], `SMOLV_SLANGC`, else `PATH`), which writes the depfile that tracks its imports |
 //! | optimize | the SPIRV-Tools `-Os` recipe, run as the `spirv-opt` binary for every language (shaderc's in-process size level for GLSL/HLSL only when `spirv-opt` is missing; see [Optimizer](crate#optimizer)) |
 //! | encode | SMOL-V, stripped of debug info in release builds |
 //! | pack | what the binary embeds: raw SPIR-V, SPIR-V with relative ids (smolv's own transform) alone or + LZ4, SMOL-V alone or + LZ4 (HC 12) or zstd (level 19, optionally with a trained dictionary), per module or as one stream; for a wgpu target ([`Config::for_wgpu`]), minified WGSL translated by naga when that makes the game smaller; by default the smallest total of stored bytes *and* the decoder code the packing links ([`Packing`], [`SizeGoal`]) |
 //! | bundle | zstd level 19 containers with blake3 hashes, with a dictionary when that makes the total smaller: the asset-file form, for tools |
-//! | cache | blake3 over sources, includes and imports (and the include paths searched before them), defines, options, the compilers as linked (the shaderc library's bytes, naga's exact version, `slangc -v`, `spirv-opt --version`) and smolv-build's own sources; one directory per workspace; optionally a second level on a Bazel HTTP remote cache shared by CI and developers ([`Config::remote_cache`], feature `remote-cache`) |
+//! | cache | blake3 over sources, includes and imports (and the include paths searched before them), defines, options, the compilers as linked (glslang-sys's and naga's exact versions, `slangc -v`, `spirv-opt --version`) and smolv-build's own sources; one directory per workspace; optionally a second level on a Bazel HTTP remote cache shared by CI and developers ([`Config::remote_cache`], feature `remote-cache`) |
 //! | emit | the embedded set (`embedded/`), containers, a bundle and `manifest.json` in `OUT_DIR/smolv`, `smolv-report.{txt,json}` in `OUT_DIR`, `cargo:rerun-if-changed` for each shader root (Cargo scans a directory recursively) and each include outside them, `cargo:rerun-if-env-changed` for every variable read; a per-shader log in `OUT_DIR/smolv-build.log` |
 //!
 //! ## HLSL trees named by stage, Slang and WESL
@@ -150,16 +150,14 @@
 //! HLSL fall back to shaderc's size level (the same recipe, in-process) and
 //! WGSL ships unoptimized, with a warning.
 //!
-//! ## Linking shaderc
+//! ## Building glslang
 //!
-//! The `shaderc` feature links the shaderc C++ library. Point
-//! `SHADERC_LIB_DIR` at a directory holding `libshaderc_combined.a` (the
-//! smolv repository's `scripts/setup.sh` builds one from Debian's static
-//! archives), or enable smolv-build's `shaderc-build-from-source` feature
-//! (rather than shaderc's own `build-from-source`: smolv-build's build script
-//! finds the library shaderc-sys links and keys its cache on its bytes, and
-//! its feature tells it that there is none to find). WGSL-only crates can
-//! turn the feature off: `default-features = false, features = ["wgsl"]`.
+//! The `glsl` feature compiles glslang's C++ from the sources the
+//! `glslang-sys` crate bundles, with the C++ compiler Cargo finds (gcc,
+//! clang, MSVC, MinGW): no system library, no environment variable, no
+//! CMake. The first build of a target directory pays for it once.
+//! WGSL-only crates can turn the feature off:
+//! `default-features = false, features = ["wgsl"]`.
 //!
 //! ## Not a stable API
 //!

@@ -14,7 +14,7 @@ use crate::compile::portable::PortablePaths;
 use crate::compile::quiet_stdout::QuietStdout;
 use crate::compile::target_check;
 use crate::compile::worker::Compilers;
-use crate::compile::{Context, JobOutput, compile_job, compiler_identity, current_key, glslc_identity, slang_identity};
+use crate::compile::{Context, JobOutput, compile_job, compiler_identity, current_key, slang_identity};
 use crate::error::Diagnostic;
 use crate::error::Error;
 use crate::options::{Language, Target};
@@ -56,11 +56,6 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
         // Asked only when there is Slang to compile.
         slang_identity: if sources.jobs.iter().any(|job| job.language == Language::Slang) {
             slang_identity(settings, &cache)
-        } else {
-            String::new()
-        },
-        glslc_identity: if sources.jobs.iter().any(|job| crate::compile::frontend::compiles_with_glslc(job, settings)) {
-            glslc_identity(settings, &cache)
         } else {
             String::new()
         },

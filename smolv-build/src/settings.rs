@@ -87,8 +87,6 @@ pub(crate) struct Settings {
     pub(crate) hlsl: HlslOptions,
     /// The `slangc` binary that compiles `.slang` files, if found.
     pub(crate) slangc: Option<PathBuf>,
-    /// The `glslc` binary that compiles HLSL with 16-bit types, if found.
-    pub(crate) glslc: Option<PathBuf>,
     /// WESL packages on disk: `import name::…` reads below the directory.
     #[serde(default)]
     pub(crate) wesl_packages: Vec<(String, PathBuf)>,

@@ -428,7 +428,7 @@ fn hlsl_16bit_types_make_half_a_16_bit_float() {
     assert_valid(&path);
     assert_eq!(report.modules[0].entry_point, "Main");
 
-    // glslc's depfile names the include: editing it recompiles.
+    // The include is tracked: editing it recompiles.
     assert_eq!(sixteen.try_compile().unwrap().cache_hits, 1, "unchanged: a hit");
     let include = dir.path().join("shaders/tone.hlsli");
     std::fs::write(&include, "#define TONE (half)0.25\n").unwrap();
@@ -438,7 +438,7 @@ fn hlsl_16bit_types_make_half_a_16_bit_float() {
 }
 
 #[test]
-fn hlsl_16bit_errors_are_located_and_a_missing_glslc_says_how_to_install_it() {
+fn hlsl_16bit_errors_are_located() {
     let bad = "float4 Main(float4 color : COLOR0) : SV_Target0 {\n    half4 c = (half4)colour;\n    return c;\n}\n";
     let dir = tree(&[("shaders/bad.frag.hlsl", bad)]);
     let mut sixteen = config(dir.path());
@@ -447,11 +447,6 @@ fn hlsl_16bit_errors_are_located_and_a_missing_glslc_says_how_to_install_it() {
     let d = &diagnostics[0];
     assert_eq!((d.path.file_name().unwrap().to_str(), d.line), (Some("bad.frag.hlsl"), 2), "{d}");
     assert!(d.message.contains("colour"), "{d}");
-
-    let mut missing = config(dir.path());
-    missing.hlsl_16bit_types(true).glslc(dir.path().join("no-such-glslc"));
-    let Err(Error::Compile { diagnostics, .. }) = missing.try_compile() else { panic!("there is no glslc") };
-    assert!(diagnostics[0].message.contains("apt-get install glslc"), "{}", diagnostics[0]);
 }
 
 /// The SPIR-V version word of a module's header: `0x0001_0300` for 1.3.

@@ -38,9 +38,6 @@ pub(crate) struct Context<'a> {
     pub(crate) identity: String,
     /// [`slang_identity`], for Slang jobs; empty without `slangc`.
     pub(crate) slang_identity: String,
-    /// [`glslc_identity`], for the jobs `glslc` compiles (HLSL with 16-bit
-    /// types); empty without them or without `glslc`.
-    pub(crate) glslc_identity: String,
     pub(crate) hashes: FileHashes,
     /// How keys and entries record paths (relative to the build's root).
     pub(crate) paths: PortablePaths,
@@ -67,21 +64,12 @@ pub(crate) fn slang_identity(settings: &Settings, cache: &Cache) -> String {
     settings.slangc.as_deref().map(|slangc| frontend::slangc_identity(slangc, cache)).unwrap_or_default()
 }
 
-/// What compiles HLSL with 16-bit types, for those jobs' keys only:
-/// `glslc --version`, remembered as [`slang_identity`] is.
-pub(crate) fn glslc_identity(settings: &Settings, cache: &Cache) -> String {
-    settings.glslc.as_deref().map(|glslc| frontend::glslc_identity(glslc, cache)).unwrap_or_default()
-}
-
 impl Context<'_> {
     /// The identity of what compiles `job`.
     pub(crate) fn identity_of(&self, job: &Job) -> String {
         match job.language {
             Language::Slang => format!("{}{}", self.identity, self.slang_identity),
             Language::Wesl => format!("{}{}", self.identity, frontend::wesl_identity()),
-            _ if frontend::compiles_with_glslc(job, self.settings) => {
-                format!("{}{}", self.identity, self.glslc_identity)
-            }
             _ => self.identity.clone(),
         }
     }
@@ -316,6 +304,7 @@ pub(crate) mod tests {
             entry_point: "main".into(),
             spirv,
             optimized: None,
+            needs_legalization: false,
         }
     }
 
@@ -404,7 +393,6 @@ pub(crate) mod tests {
             binding_bases: Vec::new(),
             hlsl: HlslOptions::default(),
             slangc: None,
-            glslc: None,
             wesl_packages: Vec::new(),
             missing_language_advice: None,
         }
@@ -454,7 +442,6 @@ pub(crate) mod tests {
             cache,
             identity: "test compilers".to_owned(),
             slang_identity: String::new(),
-            glslc_identity: String::new(),
             hashes: FileHashes::default(),
             paths,
             compilers: &IN_PROCESS,
@@ -503,11 +490,10 @@ pub(crate) mod tests {
         let job = fragment_job("shaders/a.frag");
         let paths = PortablePaths::new([job.path.as_path()], []);
         let key = |identity: &str| job_key(&job, &settings(), &paths, identity, b"#version 450\nvoid main() {}\n");
-        let linked = "shaderc [blake3=0123 glslang Khronos. 12.0.0];naga 30.0.1;";
+        let linked = "glslang-sys 0.9.2+e1b562a;naga 30.0.1;";
         assert_eq!(key(linked), key(linked));
-        // Another library with the same version strings is another compiler.
-        assert_ne!(key(linked), key("shaderc [blake3=4567 glslang Khronos. 12.0.0];naga 30.0.1;"));
-        assert_ne!(key(linked), key("shaderc [blake3=0123 glslang Khronos. 12.0.0];naga 30.0.2;"));
+        assert_ne!(key(linked), key("glslang-sys 0.9.3+0123456;naga 30.0.1;"));
+        assert_ne!(key(linked), key("glslang-sys 0.9.2+e1b562a;naga 30.0.2;"));
         assert_ne!(key(linked), key(&format!("{linked}SPIRV-Tools v2023.2")), "another spirv-opt");
     }
 
@@ -528,8 +514,8 @@ pub(crate) mod tests {
     #[test]
     fn the_identity_names_what_actually_compiles() {
         let identity = frontend::compiler_identity();
-        #[cfg(feature = "glsl")]
-        assert!(identity.contains("shaderc [blake3="), "the linked library's bytes: {identity}");
+        // With or without the `glsl` feature: the same keys for GLSL jobs.
+        assert!(identity.contains("glslang-sys 0.9.2+e1b562a;"), "glslang-sys's exact version: {identity}");
         #[cfg(feature = "wgsl")]
         assert!(identity.contains("naga 30.0.1;"), "naga's exact version: {identity}");
         assert!(!identity.contains("naga-30;"), "not a major version alone: {identity}");

@@ -30,5 +30,5 @@ pub(crate) mod worker;
 pub(crate) const NAGA_VERSION: &str = "30.0.1";
 
 pub(crate) use job::{
-    Context, JobOutput, compile_job, compile_uncached, compiler_identity, current_key, glslc_identity, slang_identity,
+    Context, JobOutput, compile_job, compile_uncached, compiler_identity, current_key, slang_identity,
 };

@@ -11,9 +11,9 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Language {
-    /// GLSL, compiled by shaderc.
+    /// GLSL, compiled by glslang.
     Glsl,
-    /// HLSL, compiled by shaderc.
+    /// HLSL, compiled by glslang.
     Hlsl,
     /// WGSL, compiled by naga.
     Wgsl,
@@ -57,7 +57,7 @@ impl Language {
         Self::ALL.into_iter().find(|language| language.name().eq_ignore_ascii_case(text.trim()))
     }
 
-    /// Whether its compiler runs inside the build's process (shaderc,
+    /// Whether its compiler runs inside the build's process (glslang,
     /// naga, wesl), where a crash takes the build down; `slangc` and
     /// `spirv-opt` run as child processes.
     pub(crate) fn compiles_in_process(self) -> bool {

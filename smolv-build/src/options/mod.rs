@@ -443,8 +443,8 @@ impl ResourceKind {
     }
 }
 
-/// The lowest binding given to resources of one kind (shaderc's binding
-/// base), in every stage or in one.
+/// The lowest binding given to resources of one kind (glslang's binding
+/// shift, glslc's binding base), in every stage or in one.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub(crate) struct BindingBase {
     pub(crate) stage: Option<ShaderStage>,
@@ -470,7 +470,7 @@ pub(crate) struct HlslOptions {
     pub(crate) io_mapping: bool,
     pub(crate) offsets: bool,
     pub(crate) register_bindings: Vec<RegisterBinding>,
-    /// `half`, `min16float`, … as 16-bit types (compiled by `glslc`).
+    /// `half`, `min16float`, … as 16-bit types.
     pub(crate) sixteen_bit_types: bool,
 }
 

@@ -1,34 +1,60 @@
-//! glslang's log, as shaderc returns it and `glslc` prints it
-//! (`file:line: error: message`), read into located diagnostics.
+//! glslang's info log (`ERROR: file:line: message`, `WARNING: ...`) read
+//! into located diagnostics and warning lines.
 
 use std::path::{Path, PathBuf};
 
 use crate::error::Diagnostic;
 
-/// Turns glslang's log (`file:line: error: message` lines) into located
-/// diagnostics, with a column found from the token the message quotes.
+/// One message of the log.
+struct Entry<'a> {
+    error: bool,
+    /// `None`: the main file (glslang names it by its string number, `0`).
+    file: Option<&'a str>,
+    /// 0 when the message has no line (a link error).
+    line: u32,
+    message: &'a str,
+}
+
+/// The messages of glslang's log, in order: `ERROR: ` and `WARNING: `
+/// lines, located by their first `:LINE: `; other lines are skipped.
+fn entries(log: &str) -> impl Iterator<Item = Entry<'_>> {
+    log.lines().filter_map(|line| {
+        let (error, rest) = match (line.strip_prefix("ERROR: "), line.strip_prefix("WARNING: ")) {
+            (Some(rest), _) => (true, rest),
+            (None, Some(rest)) => (false, rest),
+            (None, None) => return None,
+        };
+        let located = rest.match_indices(':').find_map(|(colon, _)| {
+            let after = &rest[colon + 1..];
+            let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+            let message = after[digits..].strip_prefix(": ")?;
+            let line = after[..digits].parse().ok()?;
+            Some((&rest[..colon], line, message))
+        });
+        let (file, line, message) = located.unwrap_or(("", 0, rest));
+        let file = Some(file).filter(|f| !f.is_empty() && *f != "0");
+        Some(Entry { error, file, line, message: message.trim() })
+    })
+}
+
+/// Turns glslang's log into located diagnostics, with a column found from
+/// the token the message quotes; the whole log as one diagnostic if it
+/// holds no error line.
 pub(super) fn parse_log(log: &str, main_file: &Path) -> Vec<Diagnostic> {
     let mut diagnostics = Vec::new();
-    for line in log.lines() {
-        let Some((location, message)) = line.split_once(": error: ") else {
-            continue;
-        };
-        let (file, line_number) = match location.rsplit_once(':') {
-            Some((file, number)) => (file, number.trim().parse().unwrap_or(0)),
-            None => (location, 0),
-        };
-        let path = if file.is_empty() { main_file.to_owned() } else { PathBuf::from(file) };
-        let column = column_of_quoted_token(&path, line_number, message);
-        if message.trim().ends_with("compilation terminated")
-            || message.contains("compilation errors.  No code generated")
+    for entry in entries(log).filter(|e| e.error) {
+        if entry.message.ends_with("compilation terminated")
+            || entry.message.contains("compilation errors.  No code generated")
         {
             continue;
         }
+        let path = entry.file.map_or_else(|| main_file.to_owned(), PathBuf::from);
+        let column = column_of_quoted_token(&path, entry.line, entry.message);
         diagnostics.push(Diagnostic {
             path,
-            line: line_number,
+            line: entry.line,
             column,
-            message: message.trim().to_owned(),
+            message: entry.message.to_owned(),
             rendered: None,
         });
     }
@@ -36,6 +62,20 @@ pub(super) fn parse_log(log: &str, main_file: &Path) -> Vec<Diagnostic> {
         diagnostics.push(Diagnostic::whole_file(main_file, log.trim()));
     }
     diagnostics
+}
+
+/// The warnings of glslang's log, as `file:line: warning: message` lines.
+pub(super) fn warnings(log: &str, main_file: &Path) -> Vec<String> {
+    entries(log)
+        .filter(|e| !e.error)
+        .map(|e| {
+            let file = e.file.map_or_else(|| main_file.display().to_string(), str::to_owned);
+            match e.line {
+                0 => format!("{file}: warning: {}", e.message),
+                line => format!("{file}:{line}: warning: {}", e.message),
+            }
+        })
+        .collect()
 }
 
 /// glslang reports no columns; most messages quote the offending token
@@ -59,13 +99,24 @@ mod tests {
 
     #[test]
     fn glslang_log_lines_become_located_diagnostics() {
-        let log = "shaders/a.frag:3: error: 'foo' : undeclared identifier\n\
-                   shaders/a.frag:5: error: '' :  syntax error\n\
-                   2 errors generated.";
+        // The main file is string 0; an include has the name it was given.
+        let log = "ERROR: 0:3: 'foo' : undeclared identifier\n\
+                   ERROR: shaders/inc/light.h:5: '' :  syntax error\n\
+                   WARNING: 0:7: 'x' : unused\n\
+                   ERROR: Linking fragment stage: Missing entry point: Each stage requires one entry point\n\
+                   ERROR: 3 compilation errors.  No code generated.";
         let diagnostics = parse_log(log, Path::new("shaders/a.frag"));
-        assert_eq!(diagnostics.len(), 2);
-        assert_eq!(diagnostics[0].line, 3);
+        let located: Vec<_> = diagnostics.iter().map(|d| (d.path.to_str().unwrap(), d.line)).collect();
+        assert_eq!(located, [("shaders/a.frag", 3), ("shaders/inc/light.h", 5), ("shaders/a.frag", 0)]);
         assert_eq!(diagnostics[0].message, "'foo' : undeclared identifier");
+        assert_eq!(
+            diagnostics[2].message,
+            "Linking fragment stage: Missing entry point: Each stage requires one entry point"
+        );
+        assert_eq!(warnings(log, Path::new("shaders/a.frag")), ["shaders/a.frag:7: warning: 'x' : unused"]);
+        // A Windows path keeps its drive letter.
+        let windows = parse_log("ERROR: C:\\game\\light.h:12: 'f' : no matching overload", Path::new("a.frag"));
+        assert_eq!((windows[0].path.to_str().unwrap(), windows[0].line), ("C:\\game\\light.h", 12));
     }
 
     #[test]
@@ -79,7 +130,7 @@ mod tests {
         // one the line does not hold: unknown, and not shown.
         assert_eq!(column_of_quoted_token(&path, 2, "'' : syntax error, unexpected RIGHT_BRACE"), 0);
         assert_eq!(column_of_quoted_token(&path, 2, "'bar' : undeclared identifier"), 0);
-        let log = format!("{}:2: error: '' : syntax error, unexpected RIGHT_BRACE", path.display());
+        let log = format!("ERROR: {}:2: '' : syntax error, unexpected RIGHT_BRACE", path.display());
         let shown = parse_log(&log, &path)[0].headline();
         assert_eq!(shown, format!("{}:2: '' : syntax error, unexpected RIGHT_BRACE", path.display()));
     }

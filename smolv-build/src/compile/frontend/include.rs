@@ -8,7 +8,7 @@
 use std::collections::VecDeque;
 use std::path::{Component, Path, PathBuf};
 
-use shaderc::IncludeType;
+use super::glslang::IncludeType;
 
 use crate::source::Job;
 

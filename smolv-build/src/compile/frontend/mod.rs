@@ -1,7 +1,7 @@
 //! Frontends: shader source to SPIR-V.
 //!
-//! GLSL and HLSL go through shaderc (`glsl.rs`), but HLSL with 16-bit
-//! types through the `glslc` binary (`glslc.rs`), WGSL through naga
+//! GLSL and HLSL go through glslang in process (`glsl.rs`, over the
+//! `glslang/` wrapper of the glslang-sys crate), WGSL through naga
 //! (`wgsl.rs`), WESL through the `wesl` crate and then naga (`wesl/`),
 //! Slang through the `slangc` binary (`slang.rs`); precompiled
 //! SPIR-V is checked and taken as it is (`spirv.rs`). Each reports every
@@ -15,8 +15,10 @@ mod external;
 mod glsl;
 #[cfg(feature = "glsl")]
 mod glsl_hints;
+#[cfg(feature = "glsl")]
+mod glslang;
+#[cfg(feature = "glsl")]
 mod glslang_log;
-mod glslc;
 #[cfg(feature = "glsl")]
 mod include;
 mod slang;
@@ -28,7 +30,6 @@ mod wgsl;
 
 use std::path::PathBuf;
 
-pub(crate) use glslc::{compiles as compiles_with_glslc, find_glslc, identity as glslc_identity};
 pub(crate) use slang::{find_slangc, identity as slangc_identity};
 
 use smolv_runtime::reflect::ShaderStage;
@@ -60,8 +61,13 @@ pub(crate) struct CompiledModule {
     pub(crate) entry_point: String,
     /// SPIR-V as compiled without optimization (for the size report).
     pub(crate) spirv: Vec<u32>,
-    /// SPIR-V the frontend already optimized (shaderc does), if any.
+    /// SPIR-V the frontend already optimized, if any (none does now:
+    /// the build's optimizer runs on `spirv`).
     pub(crate) optimized: Option<Vec<u32>>,
+    /// Whether `spirv` still needs SPIRV-Tools' HLSL legalization passes
+    /// before a Vulkan driver takes it: glslang's HLSL output (see
+    /// `glslang/mod.rs`). The optimizer runs them.
+    pub(crate) needs_legalization: bool,
 }
 
 impl CompiledModule {
@@ -73,6 +79,7 @@ impl CompiledModule {
             Some(optimized) => w.u32(1).words(optimized),
             None => w.u32(0),
         };
+        w.u32(u32::from(self.needs_legalization));
     }
 
     /// Reads what [`CompiledModule::write`] wrote; `None` if the bytes are
@@ -84,7 +91,12 @@ impl CompiledModule {
         let entry_point = r.text()?;
         let spirv = r.words()?;
         let optimized = if r.u32()? == 1 { Some(r.words()?) } else { None };
-        Some(Self { name, stage, entry_point, spirv, optimized })
+        let needs_legalization = match r.u32()? {
+            0 => false,
+            1 => true,
+            _ => return None,
+        };
+        Some(Self { name, stage, entry_point, spirv, optimized, needs_legalization })
     }
 }
 
@@ -92,14 +104,13 @@ impl CompiledModule {
 /// language.
 #[cfg_attr(not(any(feature = "glsl", feature = "wgsl")), allow(unused_variables))]
 pub(crate) fn compile(job: &Job, source: &[u8], settings: &Settings) -> Result<Compiled, Vec<Diagnostic>> {
+    #[cfg(debug_assertions)]
+    test_crash(job);
     if job.language == Language::Spirv {
         return spirv::compile(job, source);
     }
     if job.language == Language::Slang {
         return slang::compile(job, settings);
-    }
-    if glslc::compiles(job, settings) {
-        return glslc::compile(job, settings);
     }
     let source = std::str::from_utf8(source)
         .map_err(|e| vec![Diagnostic::whole_file(&job.path, format!("the shader is not UTF-8 text: {e}"))])?;
@@ -113,6 +124,27 @@ pub(crate) fn compile(job: &Job, source: &[u8], settings: &Settings) -> Result<C
         Language::Wesl => wesl::compile(job, source, settings),
         #[allow(unreachable_patterns)]
         language => Err(vec![Diagnostic::whole_file(&job.path, not_enabled(language, settings))]),
+    }
+}
+
+/// Test hook, debug builds only: `SMOLV_WORKER_TEST_CRASH=name` kills the
+/// process compiling a file named `name` with SIGSEGV (abort where there
+/// are no signals), as a compiler crash would. glslang 16 no longer
+/// crashes on the shader that crashed glslang 12 (an rvalue given to
+/// `atomicAdd`), and the crash tests (`cargo-smolv/tests/crash.rs`) still
+/// prove that a crash in a worker costs that one shader.
+#[cfg(debug_assertions)]
+fn test_crash(job: &Job) {
+    let name = std::env::var_os("SMOLV_WORKER_TEST_CRASH");
+    if name.is_some_and(|name| job.path.file_name() == Some(name.as_os_str())) {
+        #[cfg(unix)]
+        #[allow(unsafe_code, reason = "raise(3) on this process, which the hook is for")]
+        // SAFETY: raise sends this process a signal; SIGSEGV's default
+        // action ends it, which is the point.
+        unsafe {
+            libc::raise(libc::SIGSEGV);
+        }
+        std::process::abort();
     }
 }
 
@@ -147,25 +179,47 @@ pub(crate) fn wesl_identity() -> String {
     String::new()
 }
 
-/// Identifies the compilers that produce SPIR-V, for cache keys: what
-/// actually compiled (the linked shaderc library's bytes, naga's exact
-/// version), so another compiler never reuses old output.
+/// The glslang-sys crate that compiles GLSL and HLSL, exactly: `=0.9.2`
+/// in the workspace's `Cargo.toml`, and a test compares it with
+/// `Cargo.lock`.
+pub(crate) const GLSLANG_SYS_VERSION: &str = "0.9.2+e1b562a";
+
+/// Identifies the compilers that produce SPIR-V, for cache keys: their
+/// exact versions (glslang-sys's, naga's), so another compiler never
+/// reuses old output. glslang's part is there whether or not this build
+/// has the `glsl` feature: a build without the compiler computes the same
+/// keys for GLSL and HLSL jobs as one with it, and finds their entries.
 pub(crate) fn compiler_identity() -> String {
-    #[cfg_attr(not(any(feature = "glsl", feature = "wgsl")), allow(unused_mut))]
-    let mut identity = String::new();
-    #[cfg(feature = "glsl")]
-    identity.push_str(&glsl::identity());
+    #[cfg_attr(not(feature = "wgsl"), allow(unused_mut))]
+    let mut identity = format!("glslang-sys {GLSLANG_SYS_VERSION};");
     #[cfg(feature = "wgsl")]
     identity.push_str(&wgsl::identity());
     identity
 }
 
-/// A `.wesl` shader in a build without the `wesl` feature (smolv-build's
-/// tests run without it).
-#[cfg(all(test, not(feature = "wesl")))]
+#[cfg(test)]
 mod tests {
     use super::*;
 
+    /// The cache keys name the glslang-sys version compiled in: the
+    /// constant must be the one Cargo.lock resolved (a `cargo update` that
+    /// moved it without this constant would reuse old entries).
+    #[test]
+    fn the_identity_names_the_glslang_sys_version_in_cargo_lock() {
+        let lock = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.lock"))
+            .expect("the workspace's Cargo.lock");
+        let locked: Vec<&str> = lock
+            .split("[[package]]")
+            .filter(|p| p.contains("name = \"glslang-sys\"\n"))
+            .filter_map(|p| p.split("version = \"").nth(1)?.split('"').next())
+            .collect();
+        assert_eq!(locked, [GLSLANG_SYS_VERSION], "one glslang-sys, the one named");
+        assert!(compiler_identity().starts_with(&format!("glslang-sys {GLSLANG_SYS_VERSION};")));
+    }
+
+    /// A `.wesl` shader in a build without the `wesl` feature (smolv-build's
+    /// tests run without it).
+    #[cfg(not(feature = "wesl"))]
     #[test]
     fn a_language_without_its_compiler_says_how_to_add_it_in_the_users_own_terms() {
         let job = Job::for_test("sky.wesl", "shaders/sky.wesl", Language::Wesl);

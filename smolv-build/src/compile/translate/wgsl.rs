@@ -140,9 +140,10 @@ mod tests {
 
     #[cfg(feature = "glsl")]
     fn glsl(source: &str) -> Vec<u32> {
-        let compiler = shaderc::Compiler::new().unwrap();
-        let spirv = compiler.compile_into_spirv(source, shaderc::ShaderKind::Fragment, "s.frag", "main", None).unwrap();
-        spirv.as_binary().to_vec()
+        let job = crate::compile::job::tests::fragment_job("s.frag");
+        let settings = crate::compile::job::tests::settings();
+        let compiled = crate::compile::frontend::compile(&job, source.as_bytes(), &settings).unwrap();
+        compiled.modules[0].spirv.clone()
     }
 
     #[cfg(feature = "glsl")]

@@ -76,6 +76,10 @@ const TEST_DELAY_VAR: &str = "SMOLV_WORKER_TEST_DELAY";
 /// translation to WGSL, as a naga crash would.
 #[cfg(debug_assertions)]
 const TEST_ABORT_VAR: &str = "SMOLV_WORKER_TEST_ABORT";
+/// Test hook, debug builds only: `SMOLV_WORKER_TEST_CRASH=name` makes the
+/// process that compiles a file named `name` (a worker, or the build's own
+/// with `SMOLV_WORKERS=0`) die of SIGSEGV, as a compiler crash would; see
+/// `frontend::test_crash`.
 /// Test hook, debug builds only: a file each worker appends its process id
 /// to once it has greeted.
 #[cfg(debug_assertions)]
@@ -155,7 +159,7 @@ impl Compilers {
     /// worker if that frontend runs in-process, else here (the external
     /// tools are child processes already).
     pub(crate) fn compile(&self, job: &Job, source: &[u8], settings: &Settings) -> Result<Compiled, Vec<Diagnostic>> {
-        let in_process = job.language.compiles_in_process() && !frontend::compiles_with_glslc(job, settings);
+        let in_process = job.language.compiles_in_process();
         match (self, std::str::from_utf8(source)) {
             (Self::Workers(workers), Ok(text)) if in_process => workers.compile(job, text, settings),
             // Not UTF-8: the frontend refuses it before any compiler runs.
@@ -199,7 +203,7 @@ fn compiler_name(job: &Job) -> &'static str {
     match job.language {
         crate::options::Language::Wgsl => "naga",
         crate::options::Language::Wesl => "wesl or naga",
-        _ => "glslang (shaderc)",
+        _ => "glslang",
     }
 }
 

@@ -21,9 +21,9 @@ use crate::settings::Settings;
 use crate::source::Job;
 
 /// The protocol's version, which a worker is started with.
-pub(super) const VERSION: &str = "2";
+pub(super) const VERSION: &str = "3";
 /// The worker's greeting, which carries the protocol's version.
-pub(super) const HELLO: &[u8] = b"\nsmolv-build worker 2\n";
+pub(super) const HELLO: &[u8] = b"\nsmolv-build worker 3\n";
 /// The most bytes skipped while looking for [`HELLO`].
 pub(super) const MAX_BEFORE_HELLO: usize = 1 << 20;
 /// The largest frame either side accepts: far above any shader or module,
@@ -172,6 +172,7 @@ mod tests {
                 entry_point: "main".into(),
                 spirv: vec![0x0723_0203, 1, 2],
                 optimized: Some(vec![0x0723_0203]),
+                needs_legalization: true,
             }],
             dependencies: vec![(PathBuf::from("shaders/common.glsl"), [7; 32])],
             missing: vec![PathBuf::from("include/common.glsl")],
@@ -181,6 +182,7 @@ mod tests {
         let back = decode_compiled(&body).unwrap().unwrap();
         assert_eq!(back.modules[0].spirv, [0x0723_0203, 1, 2]);
         assert_eq!(back.modules[0].optimized.as_deref(), Some(&[0x0723_0203][..]));
+        assert!(back.modules[0].needs_legalization, "the optimizer learns that HLSL needs legalizing");
         assert_eq!(back.dependencies, [(PathBuf::from("shaders/common.glsl"), [7; 32])]);
         assert_eq!((back.missing.len(), back.warnings.len()), (1, 1));
         assert!(decode_compiled(&body[..body.len() - 1]).is_none(), "a truncated response is refused");

@@ -1,0 +1,450 @@
+//! glslang, through the raw C API of the `glslang-sys` crate, behind one
+//! safe function: [`compile`] a GLSL or HLSL source to SPIR-V.
+//!
+//! glslang-sys builds glslang's C++ from its bundled sources with the `cc`
+//! crate (no system library, no CMake). The `glslang` crate wraps it, but
+//! its compile never maps I/O (no automatic locations or bindings, no
+//! binding bases), has no SPIR-V options (no debug info) and panics on a
+//! log that is not UTF-8; so this module calls the C functions itself, as
+//! shaderc's `CompileShader` drives glslang:
+//!
+//! 1. `glslang_shader_create`, then the options: entry point, binding
+//!    shifts, automatic locations and bindings, HLSL register bindings and
+//!    I/O mapping (`hlsl_io.rs`: not in the C API);
+//! 2. `glslang_shader_preprocess` with the defines (and
+//!    `GL_GOOGLE_include_directive`, as shaderc enables it) as preamble and
+//!    the include callbacks (`includer.rs`), then `glslang_shader_parse` of
+//!    the preprocessed text (the C API parses in these two steps);
+//! 3. `glslang_program_link`, `glslang_program_map_io`;
+//! 4. `glslang_program_SPIRV_generate_with_options`, glslang's optimizer
+//!    off (glslang-sys builds it without SPIRV-Tools: `ENABLE_OPT` OFF).
+//!
+//! Not run here, unlike shaderc: SPIRV-Tools' HLSL legalization passes.
+//! glslang's HLSL front end leaves code that Vulkan does not accept as it
+//! is (opaque types stored in local variables and passed to functions)
+//! for them to clean up; the caller marks HLSL modules for the optimizer.
+//!
+//! glslang's log names the main file by its string number, `0`, and an
+//! included file by the name the include callback gave it.
+
+#![allow(unsafe_code, reason = "glslang's C API (glslang-sys)")]
+
+mod hlsl_io;
+mod includer;
+mod resources;
+
+use std::ffi::{CStr, CString, c_char};
+use std::sync::OnceLock;
+
+use glslang_sys as sys;
+use smolv_runtime::reflect::ShaderStage;
+
+use crate::options::{ResourceKind, SpirvVersion, TargetEnv};
+
+/// The source language.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Source {
+    Glsl,
+    Hlsl,
+}
+
+/// How a file was included: `#include "..."` (next to the including file
+/// first) or `#include <...>`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum IncludeType {
+    Relative,
+    Standard,
+}
+
+/// An include found: the name glslang records for it (in its log and in
+/// debug info) and its text.
+#[derive(Debug)]
+pub(crate) struct Included {
+    pub(crate) name: String,
+    pub(crate) content: String,
+}
+
+/// What [`compile`] calls for each `#include`: `(requested, kind,
+/// requesting file)` to the file found, or the message for the `#include`
+/// line. The main file asks with an empty name.
+pub(crate) type Resolve<'a> = dyn FnMut(&str, IncludeType, &str) -> Result<Included, String> + 'a;
+
+/// An HLSL register placed at a set and binding (glslang's
+/// `setResourceSetBinding`).
+#[derive(Clone, Debug)]
+pub(crate) struct RegisterBinding<'a> {
+    pub(crate) register: &'a str,
+    pub(crate) set: u32,
+    pub(crate) binding: u32,
+}
+
+/// Everything [`compile`] is told, for one shader of one stage.
+#[derive(Clone, Debug)]
+pub(crate) struct Options<'a> {
+    pub(crate) source: Source,
+    pub(crate) stage: ShaderStage,
+    pub(crate) entry_point: &'a str,
+    pub(crate) target_env: TargetEnv,
+    pub(crate) spirv_version: SpirvVersion,
+    /// `(name, value)`, as `#define name value`.
+    pub(crate) defines: Vec<(&'a str, &'a str)>,
+    pub(crate) auto_map_locations: bool,
+    pub(crate) auto_bind_uniforms: bool,
+    /// The binding base of each kind, for this stage; a later one of the
+    /// same kind wins.
+    pub(crate) binding_bases: Vec<(ResourceKind, u32)>,
+    /// HLSL's block layout rules for GLSL too (HLSL always has them).
+    pub(crate) hlsl_offsets: bool,
+    pub(crate) hlsl_16bit_types: bool,
+    pub(crate) hlsl_io_mapping: bool,
+    pub(crate) register_bindings: Vec<RegisterBinding<'a>>,
+    /// Line information and the source texts in the module, with this as
+    /// the main file's name; `None` strips them.
+    pub(crate) debug_file: Option<&'a str>,
+}
+
+/// A compiled module.
+#[derive(Debug)]
+pub(crate) struct Output {
+    pub(crate) spirv: Vec<u32>,
+    /// glslang's log, for its warnings (`WARNING: 0:3: ...`).
+    pub(crate) log: String,
+}
+
+/// Why [`compile`] gave no module.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Error {
+    /// glslang refused the shader: its log (`ERROR: 0:3: ...`).
+    Log(String),
+    /// The input cannot be handed to glslang (a NUL byte in a string) or
+    /// glslang failed without a log.
+    Other(String),
+}
+
+/// Initializes glslang once per process (never finalized: other threads
+/// may compile at any time until the process ends).
+fn initialize() -> Result<(), Error> {
+    static INITIALIZED: OnceLock<bool> = OnceLock::new();
+    // SAFETY: glslang_initialize_process takes no argument and may be
+    // called from any thread; OnceLock runs it once.
+    let ok = *INITIALIZED.get_or_init(|| unsafe { sys::glslang_initialize_process() } != 0);
+    if ok { Ok(()) } else { Err(Error::Other("glslang failed to initialize".to_owned())) }
+}
+
+/// `text` for C; `what` names it in the error for a NUL byte.
+fn c_string(text: &str, what: &str) -> Result<CString, Error> {
+    CString::new(text).map_err(|_| Error::Other(format!("{what} contains a NUL byte, which glslang cannot take")))
+}
+
+/// Owns a `glslang_shader_t`, deleted on drop.
+struct Shader(*mut sys::glslang_shader_t);
+
+impl Drop for Shader {
+    fn drop(&mut self) {
+        // SAFETY: the pointer came from glslang_shader_create, is not null
+        // (checked on creation) and is deleted once, here, after the
+        // program that refers to it (declared later, dropped first).
+        unsafe { sys::glslang_shader_delete(self.0) }
+    }
+}
+
+/// Owns a `glslang_program_t`, deleted on drop.
+struct Program(*mut sys::glslang_program_t);
+
+impl Drop for Program {
+    fn drop(&mut self) {
+        // SAFETY: the pointer came from glslang_program_create, is not null
+        // (checked on creation) and is deleted once, here.
+        unsafe { sys::glslang_program_delete(self.0) }
+    }
+}
+
+/// A log glslang returned (NUL-terminated, owned by the object it came
+/// from), as text; invalid UTF-8 is replaced, never a panic.
+///
+/// # Safety
+/// `log` is null or a NUL-terminated string that lives through this call.
+unsafe fn log_text(log: *const c_char) -> String {
+    if log.is_null() {
+        return String::new();
+    }
+    // SAFETY: the caller's promise.
+    unsafe { CStr::from_ptr(log) }.to_string_lossy().into_owned()
+}
+
+fn stage(stage: ShaderStage) -> Result<sys::glslang_stage_t, Error> {
+    use sys::glslang_stage_t as S;
+    Ok(match stage {
+        ShaderStage::Vertex => S::Vertex,
+        ShaderStage::TessellationControl => S::TesselationControl,
+        ShaderStage::TessellationEvaluation => S::TesselationEvaluation,
+        ShaderStage::Geometry => S::Geometry,
+        ShaderStage::Fragment => S::Fragment,
+        ShaderStage::Compute => S::Compute,
+        ShaderStage::RayGeneration => S::RayGeneration,
+        ShaderStage::Intersection => S::Intersect,
+        ShaderStage::AnyHit => S::AnyHit,
+        ShaderStage::ClosestHit => S::ClosestHit,
+        ShaderStage::Miss => S::Miss,
+        ShaderStage::Callable => S::Callable,
+        ShaderStage::Task => S::Task,
+        ShaderStage::Mesh => S::Mesh,
+        #[allow(unreachable_patterns)]
+        other => return Err(Error::Other(format!("glslang has no {} stage", other.name()))),
+    })
+}
+
+fn client_version(env: TargetEnv) -> sys::glslang_target_client_version_t {
+    use sys::glslang_target_client_version_t as V;
+    match env {
+        TargetEnv::Vulkan1_0 => V::Vulkan1_0,
+        TargetEnv::Vulkan1_1 => V::Vulkan1_1,
+        TargetEnv::Vulkan1_2 => V::Vulkan1_2,
+        TargetEnv::Vulkan1_3 => V::Vulkan1_3,
+    }
+}
+
+fn spirv_version(version: SpirvVersion) -> sys::glslang_target_language_version_t {
+    use sys::glslang_target_language_version_t as V;
+    match version {
+        SpirvVersion::V1_0 => V::SPIRV1_0,
+        SpirvVersion::V1_1 => V::SPIRV1_1,
+        SpirvVersion::V1_2 => V::SPIRV1_2,
+        SpirvVersion::V1_3 => V::SPIRV1_3,
+        SpirvVersion::V1_4 => V::SPIRV1_4,
+        SpirvVersion::V1_5 => V::SPIRV1_5,
+        SpirvVersion::V1_6 => V::SPIRV1_6,
+    }
+}
+
+fn resource_type(kind: ResourceKind) -> sys::glslang_resource_type_t {
+    use sys::glslang_resource_type_t as R;
+    match kind {
+        ResourceKind::Image => R::Image,
+        ResourceKind::Sampler => R::Sampler,
+        ResourceKind::Texture => R::Texture,
+        ResourceKind::UniformBuffer => R::UBO,
+        ResourceKind::StorageBuffer => R::SSBO,
+        ResourceKind::UnorderedAccessView => R::UAV,
+    }
+}
+
+/// glslang's message flags, as shaderc sets them (`GetMessageRules`):
+/// cascading errors, SPIR-V and Vulkan rules, and the HLSL switches.
+fn messages(options: &Options<'_>) -> sys::glslang_messages_t {
+    use sys::glslang_messages_t as M;
+    let mut bits = M::CASCADING_ERRORS.0 | M::SPV_RULES.0 | M::VULKAN_RULES.0;
+    if options.source == Source::Hlsl {
+        bits |= M::READ_HLSL.0;
+    }
+    if options.hlsl_offsets {
+        bits |= M::HLSL_OFFSETS.0;
+    }
+    if options.hlsl_16bit_types {
+        bits |= M::HLSL_ENABLE_16BIT_TYPES.0;
+    }
+    M(bits)
+}
+
+/// The preamble: `#define name value` for each define, then
+/// `GL_GOOGLE_include_directive` enabled, as shaderc writes it.
+fn preamble(defines: &[(&str, &str)]) -> String {
+    let mut preamble = String::new();
+    for (name, value) in defines {
+        preamble.push_str(&format!("#define {name} {value}\n"));
+    }
+    preamble.push_str(INCLUDE_EXTENSION);
+    preamble
+}
+
+const INCLUDE_EXTENSION: &str = "#extension GL_GOOGLE_include_directive : enable\n";
+
+/// The preprocessed text without what the preamble left at its start.
+///
+/// glslang writes the preamble's `#extension` (after a line break for each
+/// line of defines before it) ahead of the shader's first line, and parse
+/// would then refuse the `#version` that follows it, and count every line
+/// one too far. The parse gets the extension from its own preamble.
+fn without_preamble(text: &str) -> &str {
+    text.trim_start_matches('\n').strip_prefix(INCLUDE_EXTENSION).unwrap_or(text)
+}
+
+/// Compiles `source` with `options`; `resolve` finds each include.
+pub(crate) fn compile(source: &str, options: &Options<'_>, resolve: &mut Resolve<'_>) -> Result<Output, Error> {
+    initialize()?;
+    let stage = stage(options.stage)?;
+    if options.hlsl_io_mapping && options.source == Source::Hlsl && !hlsl_io::AVAILABLE {
+        return Err(Error::Other(
+            "HLSL I/O mapping (Config::hlsl_io_mapping, -fhlsl-iomap) is not available on this target (32-bit \
+             Windows): turn it off and place resources with Config::hlsl_register_binding"
+                .to_owned(),
+        ));
+    }
+    let code = c_string(source, "the shader")?;
+    let entry_point = c_string(options.entry_point, "the entry point name")?;
+    let preamble = c_string(&preamble(&options.defines), "a define")?;
+    let registers: Vec<CString> = options
+        .register_bindings
+        .iter()
+        .flat_map(|b| [b.register.to_owned(), b.set.to_string(), b.binding.to_string()])
+        .map(|text| c_string(&text, "an HLSL register binding"))
+        .collect::<Result<_, _>>()?;
+    let debug_file = options.debug_file.map(|name| c_string(name, "the shader's file name")).transpose()?;
+    let register_pointers: Vec<*const c_char> = registers.iter().map(|s| s.as_ptr()).collect();
+    let register_count = u32::try_from(register_pointers.len())
+        .map_err(|_| Error::Other("too many HLSL register bindings".to_owned()))?;
+
+    let mut context = includer::Context { resolve };
+    let input = sys::glslang_input_t {
+        language: match options.source {
+            Source::Glsl => sys::glslang_source_t::GLSL,
+            Source::Hlsl => sys::glslang_source_t::HLSL,
+        },
+        stage,
+        client: sys::glslang_client_t::Vulkan,
+        client_version: client_version(options.target_env),
+        target_language: sys::glslang_target_language_t::SPIRV,
+        target_language_version: spirv_version(options.spirv_version),
+        code: code.as_ptr(),
+        // shaderc's defaults: GLSL 1.10 without a `#version`, no profile.
+        default_version: 110,
+        default_profile: sys::glslang_profile_t::None,
+        force_default_version_and_profile: 0,
+        forward_compatible: 0,
+        messages: messages(options),
+        resource: &resources::SHADERC_RESOURCES,
+        callbacks: includer::callbacks(),
+        callbacks_ctx: (&raw mut context).cast(),
+    };
+
+    // SAFETY: `input` is fully initialized and its pointers (the code, the
+    // resources) outlive the shader; glslang copies what it keeps.
+    let shader = Shader(unsafe { sys::glslang_shader_create(&input) });
+    if shader.0.is_null() {
+        return Err(Error::Other("glslang could not create a shader".to_owned()));
+    }
+    // SAFETY (this block): `shader.0` is live; the strings are
+    // NUL-terminated and outlive the calls (glslang copies the entry
+    // point; the preamble is read during preprocess and parse, and the
+    // register strings are copied into the shader).
+    unsafe {
+        sys::glslang_shader_set_preamble(shader.0, preamble.as_ptr());
+        sys::glslang_shader_set_entry_point(shader.0, entry_point.as_ptr());
+        for (kind, base) in &options.binding_bases {
+            sys::glslang_shader_shift_binding(shader.0, resource_type(*kind), *base);
+            // glslang 12 (shaderc's) shifted GLSL's combined image
+            // samplers (`sampler2D`) by the texture base; glslang 16 gives
+            // them a kind of their own, which glslc has no flag for.
+            if *kind == ResourceKind::Texture {
+                sys::glslang_shader_shift_binding(shader.0, sys::glslang_resource_type_t::CombinedSampler, *base);
+            }
+        }
+        let mut flags = sys::glslang_shader_options_t::DEFAULT;
+        if options.auto_bind_uniforms {
+            flags |= sys::glslang_shader_options_t::AUTO_MAP_BINDINGS;
+        }
+        if options.auto_map_locations {
+            flags |= sys::glslang_shader_options_t::AUTO_MAP_LOCATIONS;
+        }
+        sys::glslang_shader_set_options(shader.0, flags.0);
+        if options.source == Source::Hlsl {
+            if !register_pointers.is_empty() {
+                sys::glslang_shader_set_resource_set_binding(shader.0, register_pointers.as_ptr(), register_count);
+            }
+            hlsl_io::set_hlsl_io_mapping(shader.0, options.hlsl_io_mapping);
+        }
+    }
+
+    // SAFETY: `shader.0` and `input` are live; `input.callbacks_ctx`
+    // points at `context`, which outlives the call and is touched only by
+    // the callbacks during it.
+    let preprocessed = unsafe { sys::glslang_shader_preprocess(shader.0, &input) } != 0;
+    if !preprocessed {
+        return Err(shader_log(&shader));
+    }
+    // SAFETY: `shader.0` is live; the text is copied.
+    let text = unsafe { log_text(sys::glslang_shader_get_preprocessed_code(shader.0)) };
+    let text = c_string(without_preamble(&text), "the preprocessed shader")?;
+    let parse_preamble = c_string(INCLUDE_EXTENSION, "the preamble")?;
+    // SAFETY: `shader.0` is live; glslang copies the text, and reads the
+    // preamble (alive until the end of this function) during parse.
+    unsafe {
+        sys::glslang_shader_set_preprocessed_code(shader.0, text.as_ptr());
+        sys::glslang_shader_set_preamble(shader.0, parse_preamble.as_ptr());
+    }
+    // SAFETY: as for preprocess; parse reads the text preprocess stored in
+    // the shader, and includes nothing more.
+    let parsed = unsafe { sys::glslang_shader_parse(shader.0, &input) } != 0;
+    if !parsed {
+        return Err(shader_log(&shader));
+    }
+    // SAFETY: `shader.0` is live; the log is copied before the next call.
+    let mut log = unsafe { log_text(sys::glslang_shader_get_info_log(shader.0)) };
+
+    // SAFETY: creates a program, checked for null below.
+    let program = Program(unsafe { sys::glslang_program_create() });
+    if program.0.is_null() {
+        return Err(Error::Other("glslang could not create a program".to_owned()));
+    }
+    // SAFETY (this block): `program.0` and `shader.0` are live, and the
+    // program is dropped before the shader (declared after it).
+    unsafe {
+        sys::glslang_program_add_shader(program.0, shader.0);
+        if sys::glslang_program_link(program.0, 0) == 0 || sys::glslang_program_map_io(program.0) == 0 {
+            return Err(Error::Log(log_text(sys::glslang_program_get_info_log(program.0))));
+        }
+        log.push_str(&log_text(sys::glslang_program_get_info_log(program.0)));
+        if let Some(file) = &debug_file {
+            // As shaderc's debug info names it: the file name and its text
+            // as written (glslang parsed the preprocessed text).
+            sys::glslang_program_set_source_file(program.0, stage, file.as_ptr());
+            sys::glslang_program_add_source_text(program.0, stage, code.as_ptr(), source.len());
+        }
+    }
+    let mut spv_options = sys::glslang_spv_options_t {
+        generate_debug_info: debug_file.is_some(),
+        strip_debug_info: false,
+        disable_optimizer: true,
+        optimize_size: false,
+        optimize_performance: false,
+        disassemble: false,
+        validate: false,
+        emit_nonsemantic_shader_debug_info: false,
+        emit_nonsemantic_shader_debug_source: false,
+        compile_only: false,
+        optimize_allow_expanded_id_bound: false,
+        compiler_signature: std::ptr::null(),
+        command_line_arguments: std::ptr::null(),
+        current_working_directory: std::ptr::null(),
+    };
+    // SAFETY: `program.0` is linked; the options are initialized, and
+    // their null strings mean "not given".
+    let spirv = unsafe {
+        sys::glslang_program_SPIRV_generate_with_options(program.0, stage, &mut spv_options);
+        let len = sys::glslang_program_SPIRV_get_size(program.0);
+        let words = sys::glslang_program_SPIRV_get_ptr(program.0);
+        if words.is_null() || len == 0 {
+            Vec::new()
+        } else {
+            // SAFETY: glslang's vector holds `len` words at `words`, alive
+            // until the program is deleted; they are copied now.
+            std::slice::from_raw_parts(words, len).to_vec()
+        }
+    };
+    // SAFETY: `program.0` is live; the messages are copied.
+    let messages = unsafe { log_text(sys::glslang_program_SPIRV_get_messages(program.0)) };
+    if spirv.is_empty() {
+        return Err(Error::Other(format!("glslang generated no SPIR-V: {}", messages.trim())));
+    }
+    Ok(Output { spirv, log })
+}
+
+/// The shader's log, as the error.
+fn shader_log(shader: &Shader) -> Error {
+    // SAFETY: `shader.0` is live; the log is copied.
+    let log = unsafe { log_text(sys::glslang_shader_get_info_log(shader.0)) };
+    if log.trim().is_empty() { Error::Other("glslang failed and wrote no log".to_owned()) } else { Error::Log(log) }
+}
+
+#[cfg(test)]
+mod tests;
