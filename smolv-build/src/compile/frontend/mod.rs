@@ -138,10 +138,12 @@ fn test_crash(job: &Job) {
     let name = std::env::var_os("SMOLV_WORKER_TEST_CRASH");
     if name.is_some_and(|name| job.path.file_name() == Some(name.as_os_str())) {
         #[cfg(unix)]
-        #[allow(unsafe_code, reason = "raise(3) on this process, which the hook is for")]
-        // SAFETY: raise sends this process a signal; SIGSEGV's default
-        // action ends it, which is the point.
+        #[allow(unsafe_code, reason = "signal(3) and raise(3) on this process, which the hook is for")]
+        // SAFETY: SIGSEGV's default action is restored (Rust's runtime
+        // handles it, for stack overflows), then raised on this process,
+        // which it ends: the point of the hook.
         unsafe {
+            libc::signal(libc::SIGSEGV, libc::SIG_DFL);
             libc::raise(libc::SIGSEGV);
         }
         std::process::abort();
