@@ -395,7 +395,7 @@ fn stderr_tail(stderr: &[u8]) -> String {
 mod tests {
     use super::*;
     use std::cell::Cell;
-    #[cfg(target_os = "linux")]
+    #[cfg(all(target_os = "linux", feature = "glsl"))]
     use std::ffi::OsString;
 
     thread_local! {
@@ -458,7 +458,7 @@ mod tests {
     /// Workers that are this test binary: started with a build script's
     /// variables, it serves before libtest's `main` (`enter`), as a build
     /// script's worker does.
-    #[cfg(target_os = "linux")]
+    #[cfg(all(target_os = "linux", feature = "glsl"))]
     fn this_test_binary(time: Duration, hooks: &[(&'static str, &std::path::Path)]) -> Workers {
         let exe = super::super::this_program().unwrap();
         let mut workers = Workers::new(exe, Limits { time, memory_bytes: 4 << 30 });
@@ -471,7 +471,7 @@ mod tests {
         workers
     }
 
-    #[cfg(target_os = "linux")]
+    #[cfg(all(target_os = "linux", feature = "glsl"))]
     fn compile_a_frag(workers: &Workers) -> Result<Compiled, Vec<Diagnostic>> {
         let job = crate::compile::job::tests::fragment_job("a.frag");
         let settings = crate::compile::job::tests::settings();

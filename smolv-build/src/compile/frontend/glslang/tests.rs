@@ -122,7 +122,7 @@ fn nul_bytes_are_errors_not_panics() {
     let error = compile("#version 450\nvoid main() {}\n", &glsl, &mut no_includes).unwrap_err();
     assert_eq!(error, Error::Other("the entry point name contains a NUL byte, which glslang cannot take".to_owned()));
     let mut glsl = options(Source::Hlsl, ShaderStage::Fragment, "main");
-    glsl.register_bindings.push(RegisterBinding { register: "t\00", set: 0, binding: 0 });
+    glsl.register_bindings.push(RegisterBinding { register: "t0\0", set: 0, binding: 0 });
     assert!(matches!(
         compile("float4 main() : SV_Target { return 1; }", &glsl, &mut no_includes),
         Err(Error::Other(_))
