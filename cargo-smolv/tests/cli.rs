@@ -718,7 +718,7 @@ fn build_of_slang_without_slangc_says_how_to_install_it() {
 }
 
 #[test]
-fn build_compiles_hlsl_16bit_types_with_glslc() {
+fn build_compiles_hlsl_16bit_types_in_process() {
     let dir = tempfile::tempdir().unwrap();
     let shaders = dir.path().join("shaders");
     std::fs::create_dir_all(&shaders).unwrap();
@@ -743,11 +743,10 @@ fn build_compiles_hlsl_16bit_types_with_glslc() {
     let words: Vec<u32> = spirv.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
     assert!(words.windows(2).any(|w| w == [0x0002_0011, 9]), "no OpCapability Float16");
 
-    let missing = build(&["-fhlsl-16bit-types", "--glslc", dir.path().join("no-glslc").to_str().unwrap()]);
-    assert_eq!(missing.status.code(), Some(1));
-    let json: serde_json::Value = serde_json::from_slice(&missing.stdout).unwrap();
-    let error = json["shaders"][0]["error"].as_str().unwrap();
-    assert!(error.contains("glslc was not found") && error.contains("SMOLV_GLSLC"), "{error}");
+    // glslang compiles it in process: a `--glslc` that names no binary
+    // (kept for old command lines) changes nothing.
+    let no_glslc = build(&["-fhlsl-16bit-types", "--glslc", dir.path().join("no-glslc").to_str().unwrap()]);
+    assert!(no_glslc.status.success(), "{}", stderr(&no_glslc));
 }
 
 #[test]
