@@ -183,6 +183,20 @@ fn debug_info_names_the_file_and_holds_its_text() {
     assert!(text.contains("shaders/tint.frag"), "the file's name");
     assert!(text.contains("color = vec4(TINT);"), "the source as written, before preprocessing");
     assert!(instructions(&debug).iter().any(|(op, _)| *op == OP_LINE));
+
+    // An include's name and text are in the module too.
+    let source =
+        "#version 450\n#include \"tint.h\"\nlayout(location = 0) out vec4 color;\nvoid main() { color = tint(); }\n";
+    let mut include = |_: &str, _: IncludeType, _: &str| {
+        Ok(Included {
+            name: "inc/tint.h".to_owned(),
+            content: "vec4 tint_from_include() { return vec4(1.0); }\n#define tint tint_from_include\n".to_owned(),
+        })
+    };
+    let debug = compile(source, &glsl, &mut include).unwrap().spirv;
+    let bytes: Vec<u8> = debug.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(text.contains("inc/tint.h") && text.contains("vec4 tint_from_include() {"), "the include's name and text");
 }
 
 #[test]
