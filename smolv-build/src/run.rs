@@ -43,7 +43,9 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     }
 
     let remote = crate::cache::remote::Session::start(&plan.remote_cache, crate::settings::env);
-    let cache = Cache::new(plan.cache_dir.clone()).with_remote(remote.client());
+    let cache = Cache::new(plan.cache_dir.clone())
+        .with_remote(remote.client())
+        .with_prepared(plan.prepared_dir.as_deref(), plan.prepare_session.as_deref());
     if plan.directives {
         build_log::clear(&plan.out_dir);
     }
