@@ -60,8 +60,15 @@ pub(crate) fn prepare(args: &PrepareArgs) -> Result<(), FileError> {
              smolv-build (of this version or later)",
         ));
     }
+    let workspace = workspace_root(args)?;
     let mut stale = Vec::new();
     for set in &staged {
+        // A dependency's build script (from the registry, or a path outside
+        // the workspace) records its directory too: not ours to write.
+        if !set.dir().starts_with(&workspace) {
+            println!("{}: left alone: outside the workspace at {}", set.dir().display(), workspace.display());
+            continue;
+        }
         if args.check {
             let changes = set.compare().map_err(|e| FileError::new(set.dir(), format!("cannot read it: {e}")))?;
             if changes.is_empty() {
@@ -86,6 +93,18 @@ pub(crate) fn prepare(args: &PrepareArgs) -> Result<(), FileError> {
             ),
         )),
     }
+}
+
+/// The workspace's root directory, from `cargo metadata`.
+fn workspace_root(args: &PrepareArgs) -> Result<PathBuf, FileError> {
+    let mut command = cargo_metadata::MetadataCommand::new();
+    command.no_deps();
+    if let Some(manifest) = &args.manifest_path {
+        command.manifest_path(manifest);
+    }
+    let metadata =
+        command.exec().map_err(|e| FileError::new(Path::new("Cargo.toml"), format!("cargo metadata: {e}")))?;
+    Ok(metadata.workspace_root.into_std_path_buf())
 }
 
 /// `cargo check` of `profile` with `SMOLV_PREPARE` naming `session`.

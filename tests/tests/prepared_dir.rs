@@ -73,7 +73,10 @@ fn prepare(exe: &Path, root: &Path, args: &[&str]) -> Command {
 /// `cargo build`, and the `OUT_DIR` of the crate's build script, from
 /// Cargo's JSON messages.
 fn build(root: &Path, cache: &Path) -> PathBuf {
-    let stdout = succeed(cargo(root, &["build", "--message-format=json"]).env("SMOLV_CACHE_DIR", cache));
+    let built = output(cargo(root, &["build", "--message-format=json"]).env("SMOLV_CACHE_DIR", cache));
+    // Its errors are on stderr; stdout holds a JSON message per crate.
+    assert!(built.status.success(), "cargo build failed:\n{}", String::from_utf8_lossy(&built.stderr));
+    let stdout = String::from_utf8_lossy(&built.stdout);
     let out_dirs: Vec<PathBuf> = stdout
         .lines()
         .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
@@ -87,15 +90,23 @@ fn build(root: &Path, cache: &Path) -> PathBuf {
     out_dirs[0].clone()
 }
 
-/// Every file of the artifact directory, by name.
-fn artifacts(out_dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let dir = out_dir.join(smolv_format::ARTIFACT_DIR);
-    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
-        .flatten()
-        .map(|entry| (entry.file_name().to_string_lossy().into_owned(), std::fs::read(entry.path()).unwrap()))
-        .collect();
+/// Every file under the artifact directory, by its path there.
+fn artifacts(out_dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    fn walk(root: &Path, dir: &Path, files: &mut Vec<(PathBuf, Vec<u8>)>) {
+        for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display())).flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(root, &path, files);
+            } else {
+                files.push((path.strip_prefix(root).unwrap().to_owned(), std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    let mut files = Vec::new();
+    let root = out_dir.join(smolv_format::ARTIFACT_DIR);
+    walk(&root, &root, &mut files);
     files.sort();
+    assert!(files.len() > 2, "{:?}", files.iter().map(|(name, _)| name).collect::<Vec<_>>());
     files
 }
 

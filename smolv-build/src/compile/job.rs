@@ -612,7 +612,7 @@ pub(crate) mod tests {
             cacheable: false,
         };
         let key = KeyBuilder::new("test").text("a.frag").finish();
-        let errors = prepare(&job, &key, &output, &cx).err().expect("not what every build gives: not prepared");
+        let errors = prepare(&job, &key, &output, &cx).expect_err("not what every build gives: not prepared");
         let message = errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
         assert!(message.contains("a.frag cannot be prepared: it could not be optimized"), "{message}");
         assert!(crate::cache::prepared::staged(&session).unwrap()[0].is_empty());
