@@ -1237,6 +1237,17 @@ mod tests {
     }
 
     #[test]
+    fn the_prepared_directory_is_dot_smolv_at_the_crate_root_unless_configured() {
+        // `cargo test` runs in the crate's directory with CARGO_MANIFEST_DIR set, as a build script does.
+        let base = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let plan = Config::new().out_dir("out").plan().unwrap();
+        assert_eq!(plan.prepared_dir, Some(base.join(".smolv")));
+        let plan = Config::new().out_dir("out").prepared_dir("../.smolv").plan().unwrap();
+        assert_eq!(plan.prepared_dir, Some(base.join("../.smolv")), "relative to the crate root");
+        assert!(crate::settings::ENV_KNOBS.contains(&"SMOLV_PREPARE"), "a new session must rerun the build script");
+    }
+
+    #[test]
     fn remote_cache_setters_fill_the_remote_settings() {
         let mut config = Config::new();
         config.remote_cache("https://other").remote_cache_mode(RemoteCacheMode::ReadOnly).remote_cache_header("A: b");
