@@ -200,7 +200,10 @@ fn prepare(job: &Job, key: &Key, output: &JobOutput, cx: &Context<'_>) -> Result
     } else {
         match write_entry_as(output, &cx.paths, PREPARED_ROOT) {
             Some(body) if cx.cache.prepare(key, &body) => return Ok(()),
-            Some(_) => "its entry could not be written to the session directory that SMOLV_PREPARE names",
+            Some(_) => {
+                "its entry could not be recorded in the session directory that SMOLV_PREPARE names (it cannot be \
+                 written, or the entry is over the cache's 64 MiB limit)"
+            }
             None => "its entry is too large to record",
         }
     };
