@@ -12,6 +12,7 @@ mod cache_command;
 mod codec_commands;
 mod io;
 mod pack_command;
+mod prepare_command;
 mod quiet_stdout;
 mod report_command;
 mod shader_args;
@@ -47,6 +48,8 @@ enum CargoCli {
         cargo smolv pack assets/shaders -o assets/shaders.smvb\n  \
         cargo smolv verify assets/shaders.smvb\n  \
         cargo smolv cache trim --max-size 2G\n  \
+        cargo smolv prepare\n  \
+        cargo smolv prepare --check -- --workspace\n  \
         cargo smolv unpack assets/shaders.smvb -o /tmp/spirv\n  \
         cargo smolv encode --strip-debug lit.frag.spv -o lit.frag.smolv\n  \
         cargo smolv decode lit.frag.smolv -o lit.frag.spv\n  \
@@ -81,6 +84,9 @@ enum Command {
     Verify(pack_command::VerifyArgs),
     /// Size (`stats`), clear (`clean`) or trim (`trim --max-size`) the build cache, least recently used first.
     Cache(cache_command::CacheArgs),
+    /// Write each crate's prepared directory (.smolv, to commit): its shaders compiled, for builds without the
+    /// compilers. `--check` fails when it is stale.
+    Prepare(prepare_command::PrepareArgs),
 }
 
 fn main() -> ExitCode {
@@ -104,6 +110,7 @@ fn main() -> ExitCode {
         Command::Unpack(args) => pack_command::unpack(&args),
         Command::Verify(args) => pack_command::verify(&args),
         Command::Cache(args) => cache_command::cache(&args),
+        Command::Prepare(args) => prepare_command::prepare(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

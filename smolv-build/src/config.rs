@@ -59,6 +59,7 @@ pub struct Config {
     pub(crate) size_goal: Option<SizeGoal>,
     pub(crate) target: Option<Target>,
     pub(crate) cache_dir: Option<PathBuf>,
+    pub(crate) prepared_dir: Option<PathBuf>,
     pub(crate) out_dir: Option<PathBuf>,
     pub(crate) jobs: Option<usize>,
     pub(crate) spirv_opt: Option<PathBuf>,
@@ -115,6 +116,7 @@ impl Config {
             size_goal: None,
             target: None,
             cache_dir: None,
+            prepared_dir: None,
             out_dir: None,
             jobs: None,
             spirv_opt: None,
@@ -267,10 +269,11 @@ impl Config {
 
     /// What the error for a shader whose language this build has no
     /// compiler for tells the user to do, `{feature}` standing for the
-    /// Cargo feature that adds it (`wesl`, `wgsl`, `shaderc`). By default it
-    /// names smolv-build's feature, which is right in a build script:
-    /// ``WESL support is not enabled; enable smolv-build's `wesl` feature
-    /// (in [build-dependencies])``. A tool that links smolv-build, and whose
+    /// Cargo feature that adds it (`wesl`, `wgsl`, `glsl`). By default it
+    /// names smolv-build's feature and `cargo smolv prepare`, which is
+    /// right in a build script: ``enable smolv-build's `wesl` feature (in
+    /// [build-dependencies]), or run `cargo smolv prepare` where the
+    /// compilers are and commit the directory it writes``. A tool that links smolv-build, and whose
     /// users install it rather than depend on it, says how to install it
     /// with the feature; its features must then bear smolv-build's names.
     ///
@@ -512,6 +515,24 @@ impl Config {
     /// ```
     pub fn cache_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
         self.cache_dir = Some(dir.as_ref().to_owned());
+        self
+    }
+
+    /// The project's prepared directory: compiled modules that `cargo smolv
+    /// prepare` writes and the project commits, so that a build without
+    /// the compilers (smolv-build's `glsl` feature off, say) takes its
+    /// shaders from there. The build reads it after the local cache and
+    /// before the remote one, and never writes it. A relative path starts
+    /// at the crate root. Default: `.smolv` beside `Cargo.toml` (see
+    /// `docs/prepare.md`).
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// // One directory for every crate of the workspace.
+    /// config.shader_dir("shaders").prepared_dir("../.smolv");
+    /// ```
+    pub fn prepared_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
+        self.prepared_dir = Some(dir.as_ref().to_owned());
         self
     }
 
@@ -1005,6 +1026,12 @@ impl Config {
             directives: self.prints_cargo_directives(),
             print_report: env("SMOLV_REPORT").is_some_and(|v| v != "0"),
             remote_cache: self.remote_cache.clone(),
+            // Outside a crate (the CLI), only where the caller says.
+            prepared_dir: match &self.prepared_dir {
+                Some(dir) => Some(base.join(dir)),
+                None => (!base.as_os_str().is_empty()).then(|| base.join(crate::cache::prepared::DEFAULT_DIR)),
+            },
+            prepare_session: env(crate::cache::prepared::PREPARE_ENV).map(PathBuf::from),
         })
     }
 }
@@ -1198,6 +1225,17 @@ mod tests {
     fn cargo_reruns_the_build_when_a_packing_variable_changes() {
         let knobs = crate::settings::ENV_KNOBS;
         assert!(knobs.contains(&"SMOLV_PACKING") && knobs.contains(&"SMOLV_SIZE_GOAL"));
+    }
+
+    #[test]
+    fn the_prepared_directory_is_dot_smolv_at_the_crate_root_unless_configured() {
+        // `cargo test` runs in the crate's directory with CARGO_MANIFEST_DIR set, as a build script does.
+        let base = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let plan = Config::new().out_dir("out").plan().unwrap();
+        assert_eq!(plan.prepared_dir, Some(base.join(".smolv")));
+        let plan = Config::new().out_dir("out").prepared_dir("../.smolv").plan().unwrap();
+        assert_eq!(plan.prepared_dir, Some(base.join("../.smolv")), "relative to the crate root");
+        assert!(crate::settings::ENV_KNOBS.contains(&"SMOLV_PREPARE"), "a new session must rerun the build script");
     }
 
     #[test]

@@ -43,7 +43,16 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     }
 
     let remote = crate::cache::remote::Session::start(&plan.remote_cache, crate::settings::env);
-    let cache = Cache::new(plan.cache_dir.clone()).with_remote(remote.client());
+    let cache = Cache::new(plan.cache_dir.clone())
+        .with_remote(remote.client())
+        .with_prepared(plan.prepared_dir.as_deref(), plan.prepare_session.as_deref());
+    if cache.is_preparing() && !settings.strip_debug {
+        directives.warning(&format!(
+            "prepared entries of this build keep debug info, whose SPIR-V names the shaders by absolute path: they \
+             serve only checkouts at {}; Config::strip_debug(true) makes them serve every checkout",
+            plan.inputs.base.display()
+        ));
+    }
     if plan.directives {
         build_log::clear(&plan.out_dir);
     }

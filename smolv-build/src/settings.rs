@@ -14,7 +14,7 @@ use crate::options::{DeviceSpirv, Language, Packing, RuntimeCodecs, SizeGoal};
 /// The `SMOLV_REMOTE_CACHE*` ones are left out: they change where entries
 /// come from, never the output (and Cargo would keep the header's value in
 /// its fingerprint files).
-pub(crate) const ENV_KNOBS: [&str; 9] = [
+pub(crate) const ENV_KNOBS: [&str; 10] = [
     "SMOLV_CACHE_DIR",
     "SMOLV_REPORT",
     "SMOLV_SPIRV_OPT",
@@ -24,6 +24,9 @@ pub(crate) const ENV_KNOBS: [&str; 9] = [
     "SMOLV_TARGET",
     "SMOLV_SLANGC",
     "SMOLV_GLSLC",
+    // `cargo smolv prepare` gives each session a new directory, so that
+    // every build script runs again and records its entries.
+    crate::cache::prepared::PREPARE_ENV,
 ];
 
 /// A set, non-empty environment variable.
@@ -121,6 +124,12 @@ pub(crate) struct Plan {
     pub(crate) print_report: bool,
     /// The second cache level, if any (`Config::remote_cache`).
     pub(crate) remote_cache: crate::cache::remote::RemoteSettings,
+    /// The project's prepared directory (`Config::prepared_dir`), read
+    /// after the local cache; `None` outside a crate.
+    pub(crate) prepared_dir: Option<PathBuf>,
+    /// Where to record every job's entry for `cargo smolv prepare`
+    /// (`SMOLV_PREPARE`), if set.
+    pub(crate) prepare_session: Option<PathBuf>,
 }
 
 /// What the pack stage works with: the packing to force or the goal to

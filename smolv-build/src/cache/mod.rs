@@ -10,8 +10,12 @@
 //! nor read. What an entry says is data: a body that does not decode is a
 //! miss, never a panic (see docs/reliability.md, "Trust model").
 //!
-//! A `Remote` cache, when configured, is the second level: asked on a
-//! local miss (a hit is stored locally too), and sent every new entry.
+//! The project's [`prepared`] directory (`.smolv`, written by `cargo smolv
+//! prepare` and committed) is read next, in place: it lets a build with
+//! no compiler take modules that were compiled elsewhere.
+//!
+//! A `Remote` cache, when configured, is the last level: asked on a
+//! miss (a hit is stored locally too), and sent every new entry.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -19,9 +23,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 mod key;
+pub mod prepared;
 pub(crate) mod remote;
 
 pub(crate) use key::{Key, KeyBuilder};
+use prepared::{Prepared, Staging};
 use remote::Remote;
 pub use remote::{RemoteCacheMode, parse_seconds};
 
@@ -65,13 +71,28 @@ impl FileHashes {
 pub(crate) struct Cache {
     root: PathBuf,
     remote: Option<Arc<Remote>>,
+    /// The project's prepared directory, read between the local and the
+    /// remote cache; never written by a build.
+    prepared: Option<Prepared>,
+    /// Where this build records its jobs' entries for `cargo smolv
+    /// prepare`, if it does.
+    preparing: Option<Arc<Staging>>,
     /// [`MAX_ENTRY_BYTES`], smaller in tests.
     max_entry_bytes: u64,
 }
 
 impl Cache {
     pub(crate) fn new(root: PathBuf) -> Self {
-        Self { root, remote: None, max_entry_bytes: MAX_ENTRY_BYTES }
+        Self { root, remote: None, prepared: None, preparing: None, max_entry_bytes: MAX_ENTRY_BYTES }
+    }
+
+    /// Reads the prepared directory `dir` after the local cache and before
+    /// the remote one, and, when `session` is set (`SMOLV_PREPARE`),
+    /// records every job's entry for it there (see [`prepared`]).
+    pub(crate) fn with_prepared(mut self, dir: Option<&Path>, session: Option<&Path>) -> Self {
+        self.prepared = dir.map(Prepared::new);
+        self.preparing = dir.zip(session).map(|(dir, session)| Arc::new(Staging::new(session, dir)));
+        self
     }
 
     /// Puts `remote` behind the local cache.
@@ -90,20 +111,24 @@ impl Cache {
     /// network one by one.
     pub(crate) fn prefetch(&self, keys: &[Key]) {
         if let Some(remote) = &self.remote {
-            let missing: Vec<Key> = keys.iter().filter(|key| !self.path(key).is_file()).copied().collect();
+            let prepared = |key: &Key| self.prepared.as_ref().is_some_and(|prepared| prepared.has(key));
+            let missing: Vec<Key> =
+                keys.iter().filter(|key| !self.path(key).is_file() && !prepared(key)).copied().collect();
             // Each entry found goes straight to the local cache, not into memory.
             remote.prefetch(&missing, |key, body| self.put_local(key, body));
         }
     }
 
-    /// The entry's body from the local cache, else from the remote one
-    /// (verified there, and then stored locally).
+    /// The entry's body from the local cache, else from the prepared
+    /// directory, else from the remote one (verified there, and then
+    /// stored locally).
     pub(crate) fn get(&self, key: &Key) -> Option<Vec<u8>> {
         self.get_valid(key, |body| Some(body.to_vec()))
     }
 
     /// The entry under `key` that `read` accepts: the local one, else the
-    /// remote one, which is then stored locally. An entry can be intact
+    /// prepared directory's, else the remote one, which is then stored
+    /// locally. An entry can be intact
     /// and still stale (an include it records has changed); then the
     /// remote may have the current one, uploaded by a machine that built
     /// after the change.
@@ -113,6 +138,15 @@ impl Cache {
             if let Some(remote) = &self.remote {
                 remote.used_locally(key);
             }
+            return Some(found);
+        }
+        // Read in place, not copied: the project keeps it.
+        if let Some(found) = self
+            .prepared
+            .as_ref()
+            .and_then(|prepared| prepared.get(key, self.max_entry_bytes))
+            .and_then(|body| read(&body))
+        {
             return Some(found);
         }
         let remote = self.remote.as_ref()?;
@@ -147,57 +181,82 @@ impl Cache {
     /// recently used entries first, as ccache does.
     pub(crate) fn get_local(&self, key: &Key) -> Option<Vec<u8>> {
         let mut file = open_for_hit(&self.path(key)).ok()?;
-        let limit = HEADER_BYTES + self.max_entry_bytes;
-        if file.metadata().ok()?.len() > limit {
-            return None;
-        }
-        // At most one byte past the limit, should the file grow meanwhile.
-        let mut bytes = Vec::new();
-        Read::by_ref(&mut file).take(limit + 1).read_to_end(&mut bytes).ok()?;
-        if bytes.len() as u64 > limit {
-            return None;
-        }
-        let rest = bytes.strip_prefix(ENTRY_MAGIC.as_slice())?;
-        let (hash, body) = rest.split_at_checked(32)?;
-        if blake3::hash(body).as_bytes() != hash {
-            return None;
-        }
+        let body = read_entry_file(&mut file, self.max_entry_bytes)?;
         // Best effort: a read-only cache still serves hits.
         let _ = file.set_modified(std::time::SystemTime::now());
-        Some(body.to_vec())
+        Some(body)
     }
 
     /// Stores an entry atomically in the local cache only. Failing to
     /// cache is not a build error, so this only reports whether it worked.
     pub(crate) fn put_local(&self, key: &Key, body: &[u8]) -> bool {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        if body.len() as u64 > self.max_entry_bytes {
-            return false;
-        }
-        let path = self.path(key);
-        let Some(dir) = path.parent() else {
-            return false;
-        };
-        if std::fs::create_dir_all(dir).is_err() {
-            return false;
-        }
-        // Unique per process (pid), per thread and per call (counter): two
-        // threads storing the same key never write one temporary file.
-        let unique = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let thread: String =
-            format!("{:?}", std::thread::current().id()).chars().filter(char::is_ascii_digit).collect();
-        let temp = dir.join(format!(".{}.{}.{thread}.{unique}.tmp", key.hex(), std::process::id()));
-        let written = std::fs::File::create(&temp).and_then(|mut file| {
-            file.write_all(ENTRY_MAGIC)?;
-            file.write_all(blake3::hash(body).as_bytes())?;
-            file.write_all(body)
-        });
-        if written.is_err() || std::fs::rename(&temp, &path).is_err() {
-            let _ = std::fs::remove_file(&temp);
-            return false;
-        }
-        true
+        body.len() as u64 <= self.max_entry_bytes && write_entry_file(&self.path(key), body)
     }
+
+    /// Records the entry of a job for the prepared directory, when this
+    /// build prepares one (see [`prepared`]); a no-op otherwise. Returns
+    /// whether it is recorded.
+    pub(crate) fn prepare(&self, key: &Key, body: &[u8]) -> bool {
+        self.preparing
+            .as_ref()
+            .is_some_and(|staging| body.len() as u64 <= self.max_entry_bytes && staging.put(key, body))
+    }
+
+    /// Whether this build records its jobs' entries for a prepared
+    /// directory (`SMOLV_PREPARE`, set by `cargo smolv prepare`).
+    pub(crate) fn is_preparing(&self) -> bool {
+        self.preparing.is_some()
+    }
+}
+
+/// Reads an entry file (magic, the body's blake3, the body) and returns
+/// its body if it is whole and intact and at most `max_entry_bytes` long;
+/// `None` otherwise, without reading more than one byte past the limit.
+fn read_entry_file(file: &mut std::fs::File, max_entry_bytes: u64) -> Option<Vec<u8>> {
+    let limit = HEADER_BYTES + max_entry_bytes;
+    if file.metadata().ok()?.len() > limit {
+        return None;
+    }
+    // At most one byte past the limit, should the file grow meanwhile.
+    let mut bytes = Vec::new();
+    Read::by_ref(file).take(limit + 1).read_to_end(&mut bytes).ok()?;
+    if bytes.len() as u64 > limit {
+        return None;
+    }
+    let rest = bytes.strip_prefix(ENTRY_MAGIC.as_slice())?;
+    let (hash, body) = rest.split_at_checked(32)?;
+    if blake3::hash(body).as_bytes() != hash {
+        return None;
+    }
+    Some(body.to_vec())
+}
+
+/// Writes an entry file at `path` atomically (a temporary file beside it,
+/// renamed into place), creating its directory. Failing to cache is not a
+/// build error, so this only reports whether it worked.
+fn write_entry_file(path: &Path, body: &[u8]) -> bool {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return false;
+    };
+    if std::fs::create_dir_all(dir).is_err() {
+        return false;
+    }
+    // Unique per process (pid), per thread and per call (counter): two
+    // threads storing the same key never write one temporary file.
+    let unique = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let thread: String = format!("{:?}", std::thread::current().id()).chars().filter(char::is_ascii_digit).collect();
+    let temp = dir.join(format!(".{}.{}.{thread}.{unique}.tmp", name.to_string_lossy(), std::process::id()));
+    let written = std::fs::File::create(&temp).and_then(|mut file| {
+        file.write_all(ENTRY_MAGIC)?;
+        file.write_all(blake3::hash(body).as_bytes())?;
+        file.write_all(body)
+    });
+    if written.is_err() || std::fs::rename(&temp, path).is_err() {
+        let _ = std::fs::remove_file(&temp);
+        return false;
+    }
+    true
 }
 
 /// Opens an entry to read it and then refresh its time: with write access

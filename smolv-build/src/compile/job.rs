@@ -148,18 +148,57 @@ pub(crate) fn current_key(job: &Job, cx: &Context<'_>) -> Option<Key> {
 /// compiled again next time. So is a module that spirv-opt did not get to
 /// judge (a crash, an OOM kill, a failed start): it ships unoptimized in
 /// this build and is neither cached nor uploaded.
+///
+/// The lookup goes through the local cache, the project's prepared
+/// directory, then the remote cache ([`Cache::get_valid`]). A build that
+/// prepares (`cargo smolv prepare`) records every job's entry, compiled or
+/// found, for the prepared directory; a job it cannot record fails, so
+/// that the directory is never silently incomplete.
 pub(crate) fn compile_job(job: &Job, cx: &Context<'_>) -> Result<JobOutput, Vec<Diagnostic>> {
     let settings = cx.settings;
     let source = read_source(job)?;
     let key = job_key(job, settings, &cx.paths, &cx.identity_of(job), &source);
-    if let Some(output) = cx.cache.get_valid(&key, |body| read_entry(body, &cx.hashes, &cx.paths)) {
-        return Ok(output);
-    }
-    let output = compile_uncached(job, &source, settings, cx.compilers)?;
-    if let Some(body) = write_entry(&output, &cx.paths).filter(|_| output.cacheable) {
-        cx.cache.put(&key, &body);
+    let output = match cx.cache.get_valid(&key, |body| read_entry(body, &cx.hashes, &cx.paths)) {
+        Some(output) => output,
+        None => {
+            let output = compile_uncached(job, &source, settings, cx.compilers)?;
+            if let Some(body) = write_entry(&output, &cx.paths).filter(|_| output.cacheable) {
+                cx.cache.put(&key, &body);
+            }
+            output
+        }
+    };
+    if cx.cache.is_preparing() {
+        prepare(job, &key, &output, cx)?;
     }
     Ok(output)
+}
+
+/// What a prepared entry records as its writer's root: no machine's path,
+/// so that the directory is the same wherever it is prepared. Absolute
+/// paths in such an entry are never trusted ([`read_entry`]): no build's
+/// root is empty.
+const PREPARED_ROOT: &str = "";
+
+/// Records `output`, the job's under `key`, for the prepared directory.
+fn prepare(job: &Job, key: &Key, output: &JobOutput, cx: &Context<'_>) -> Result<(), Vec<Diagnostic>> {
+    let why = if !output.cacheable {
+        "it could not be optimized in this build (see the warning above), so its output is not the one every \
+         build gives"
+    } else {
+        match write_entry_as(output, &cx.paths, PREPARED_ROOT) {
+            Some(body) if cx.cache.prepare(key, &body) => return Ok(()),
+            Some(_) => {
+                "its entry could not be recorded in the session directory that SMOLV_PREPARE names (it cannot be \
+                 written, or the entry is over the cache's 64 MiB limit)"
+            }
+            None => "its entry is too large to record",
+        }
+    };
+    Err(vec![Diagnostic::whole_file(
+        &job.path,
+        format!("{} cannot be prepared: {why}; run `cargo smolv prepare` again", job.name),
+    )])
 }
 
 /// Compiles `source` (the bytes of `job.path`) without the cache: the
@@ -233,8 +272,14 @@ pub(crate) fn compile_uncached(
 /// with paths relative to the build's root; `None` if something does not
 /// fit its field (then it is not cached).
 fn write_entry(output: &JobOutput, paths: &PortablePaths) -> Option<Vec<u8>> {
+    write_entry_as(output, paths, &paths.root().to_string_lossy())
+}
+
+/// [`write_entry`], recording `writer_root` as the root of the build that
+/// wrote it (see [`PREPARED_ROOT`]).
+fn write_entry_as(output: &JobOutput, paths: &PortablePaths, writer_root: &str) -> Option<Vec<u8>> {
     let mut w = BodyWriter::default();
-    w.text(&paths.root().to_string_lossy());
+    w.text(writer_root);
     w.count(output.dependencies.len());
     for (path, hash) in &output.dependencies {
         w.text(&paths.portable(path)).bytes(hash);
@@ -434,7 +479,6 @@ pub(crate) mod tests {
     }
 
     /// What `settings` and `cache` give a build: one compiling in-process.
-    #[cfg(unix)] // its one user fakes spirv-opt with a shell script
     fn context<'a>(settings: &'a Settings, cache: &'a Cache, paths: PortablePaths) -> Context<'a> {
         static IN_PROCESS: Compilers = Compilers::InProcess;
         Context {
@@ -483,6 +527,87 @@ pub(crate) mod tests {
             assert_eq!(second.cached, cached, "{script}: {:?}", second.warnings);
             assert_eq!(runs(tools.path()), expected_runs, "{script}");
         }
+    }
+
+    /// A WESL job (this crate's tests build without the `wesl` feature)
+    /// served from a prepared directory, and what happens once its source
+    /// changes.
+    #[cfg(not(feature = "wesl"))]
+    #[test]
+    fn a_prepared_entry_serves_a_shader_this_build_cannot_compile_until_its_source_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let shaders = dir.path().join("game/shaders");
+        std::fs::create_dir_all(&shaders).unwrap();
+        let path = shaders.join("sky.wesl");
+        std::fs::write(&path, "fn main() {}").unwrap();
+        let job = Job::for_test("sky.wesl", &path, Language::Wesl);
+        let settings = settings();
+        let paths = PortablePaths::new([path.as_path()], []);
+        let prepared = dir.path().join("game/.smolv");
+        let session = dir.path().join("session");
+
+        // What a machine with the compilers records: an entry with no path of its own.
+        let preparing =
+            Cache::new(dir.path().join("cache-a")).with_prepared(Some(prepared.as_path()), Some(session.as_path()));
+        let cx = context(&settings, &preparing, paths.clone());
+        let output = JobOutput {
+            modules: vec![module("sky.wesl")],
+            dependencies: vec![(path.clone(), *blake3::hash(b"fn main() {}").as_bytes())],
+            missing: Vec::new(),
+            warnings: Vec::new(),
+            cached: false,
+            cacheable: true,
+        };
+        prepare(&job, &current_key(&job, &cx).unwrap(), &output, &cx).unwrap();
+        let staged = crate::cache::prepared::staged(&session).unwrap();
+        assert_eq!(staged.len(), 1);
+        staged[0].write().unwrap();
+        let entry = std::fs::read(prepared.join(current_key(&job, &cx).unwrap().hex())).unwrap();
+        let root = dir.path().to_string_lossy().into_owned();
+        assert!(!entry.windows(root.len()).any(|w| w == root.as_bytes()), "a prepared entry names no machine's path");
+
+        // A build without the compiler and with an empty cache: served from the directory.
+        let cache = Cache::new(dir.path().join("cache-b")).with_prepared(Some(prepared.as_path()), None);
+        let cx = context(&settings, &cache, paths);
+        let served = compile_job(&job, &cx).expect("served from the prepared directory");
+        assert!(served.cached);
+        assert_eq!(served.modules[0].spirv, output.modules[0].spirv);
+        assert_eq!(served.dependencies, output.dependencies);
+
+        // Edited: it needs compiling, and the error says what would.
+        std::fs::write(&path, "fn main() { }").unwrap();
+        let cx = Context { hashes: FileHashes::default(), ..cx };
+        let errors = compile_job(&job, &cx).err().expect("an edited shader needs compiling");
+        let message = errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
+        assert!(message.contains("sky.wesl") && message.contains("WESL support is not enabled"), "{message}");
+        assert!(message.contains("`wesl` feature") && message.contains("`cargo smolv prepare`"), "{message}");
+    }
+
+    #[test]
+    fn a_module_that_could_not_be_optimized_fails_a_build_that_prepares() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = fragment_job(dir.path().join("a.frag"));
+        let settings = settings();
+        let session = dir.path().join("session");
+        let cache = Cache::new(dir.path().join("cache"))
+            .with_prepared(Some(dir.path().join(".smolv").as_path()), Some(session.as_path()));
+        let cx = context(&settings, &cache, PortablePaths::new([job.path.as_path()], []));
+        // What compile_uncached gives when the optimizer crashed on it.
+        let output = JobOutput {
+            modules: vec![module("a.frag")],
+            dependencies: Vec::new(),
+            missing: Vec::new(),
+            warnings: Vec::new(),
+            cached: false,
+            cacheable: false,
+        };
+        let key = KeyBuilder::new("test").text("a.frag").finish();
+        let errors = prepare(&job, &key, &output, &cx).expect_err("not what every build gives: not prepared");
+        let message = errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
+        assert!(message.contains("a.frag cannot be prepared: it could not be optimized"), "{message}");
+        assert!(crate::cache::prepared::staged(&session).unwrap()[0].is_empty());
+        assert!(prepare(&job, &key, &JobOutput { cacheable: true, ..output }, &cx).is_ok());
+        assert_eq!(crate::cache::prepared::staged(&session).unwrap()[0].len(), 1);
     }
 
     #[test]

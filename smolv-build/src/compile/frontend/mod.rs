@@ -150,21 +150,32 @@ fn test_crash(job: &Job) {
     }
 }
 
-/// The error for a shader whose language this build has no compiler for:
-/// the Cargo feature that adds it, in the words the settings give
+/// The error for a shader whose language this build has no compiler for,
+/// and that no cache level had as it is now (the job asked them first):
+/// what would compile it. In the words the settings give
 /// (`Config::missing_language_advice`: a CLI gives its install line), else
-/// as a build script's author adds it.
+/// as a build script's author does it: the Cargo feature, or `cargo smolv
+/// prepare` where the compilers are, whose directory a build without them
+/// reads.
 fn not_enabled(language: Language, settings: &Settings) -> String {
     let feature = match language {
         Language::Wgsl => "wgsl",
         Language::Wesl => "wesl",
         _ => "glsl",
     };
-    let advice = match &settings.missing_language_advice {
-        Some(advice) => advice.replace("{feature}", feature),
-        None => format!("enable smolv-build's `{feature}` feature (in [build-dependencies])"),
-    };
-    format!("{language} support is not enabled; {advice}")
+    match &settings.missing_language_advice {
+        Some(advice) => {
+            format!(
+                "{language} support is not enabled, and no cache has this shader compiled as it is now; {}",
+                advice.replace("{feature}", feature)
+            )
+        }
+        None => format!(
+            "{language} support is not enabled, and neither a cache nor the prepared directory has this shader \
+             compiled as it is now; enable smolv-build's `{feature}` feature (in [build-dependencies]), or run \
+             `cargo smolv prepare` where the compilers are and commit the directory it writes (`.smolv`)"
+        ),
+    }
 }
 
 /// What the WESL front end writes for `::` in a mangled name (see
@@ -233,10 +244,9 @@ mod tests {
         // A build script's author adds the feature to the dependency.
         let build_script = message(&settings);
         assert!(build_script.contains("shaders/sky.wesl"), "{build_script}");
-        assert!(
-            build_script.contains("WESL support is not enabled; enable smolv-build's `wesl` feature"),
-            "{build_script}"
-        );
+        assert!(build_script.contains("WESL support is not enabled, and neither a cache"), "{build_script}");
+        assert!(build_script.contains("enable smolv-build's `wesl` feature"), "{build_script}");
+        assert!(build_script.contains("or run `cargo smolv prepare` where the compilers are"), "{build_script}");
         // A CLI's user installs it again, with the feature.
         let cli = Settings {
             missing_language_advice: Some("reinstall: `cargo install cargo-smolv --features {feature}`".into()),
@@ -244,9 +254,13 @@ mod tests {
         };
         let installed = message(&cli);
         assert!(
-            installed.contains("WESL support is not enabled; reinstall: `cargo install cargo-smolv --features wesl`"),
+            installed.contains(
+                "WESL support is not enabled, and no cache has this shader compiled as it is now; reinstall: `cargo \
+                 install cargo-smolv --features wesl`"
+            ),
             "{installed}"
         );
         assert!(!installed.contains("smolv-build"), "{installed}");
+        assert!(!installed.contains("prepare"), "a CLI's build has no prepared directory: {installed}");
     }
 }
