@@ -1,7 +1,6 @@
 # Sourced by the bench scripts: the shaders they measure
 # (`pick_modules`), a throwaway crate over smolv, outside the workspace,
-# whose build script compiles a shader directory, and SHADERC_LIB_DIR
-# exported (below).
+# whose build script compiles a shader directory.
 
 # pick_modules TREE COUNT: prints the first COUNT GLSL modules (`.vert`,
 # `.frag`, `.comp`), in path order and relative to TREE, that have their
@@ -91,11 +90,3 @@ RUST
   (cd "$dir" && cargo generate-lockfile --offline --quiet)
 }
 
-# The merged static shaderc that `scripts/setup.sh` makes, unless the shell
-# already names one. The checkout's .cargo/config.toml sets it for crates
-# below the checkout (the default SMOLV_BENCH_DIR); a SMOLV_BENCH_DIR
-# elsewhere needs it here. shaderc-sys reads it only when first built, so
-# a crate built without it keeps failing to link.
-if [ -z "${SHADERC_LIB_DIR:-}" ] && [ -f "$root/target/shaderc/libshaderc_combined.a" ]; then
-  export SHADERC_LIB_DIR="$root/target/shaderc"
-fi

@@ -3,20 +3,23 @@
 #
 # Sourced by scripts/test.sh and scripts/run-example.sh; safe to run again
 # (it only does what is missing). It:
-#   1. installs the system packages the workspace needs (shaderc, glslang and
-#      SPIRV-Tools static archives and tools, glslc for HLSL with 16-bit
-#      types, lavapipe and the Vulkan
-#      validation layers, the X11 libraries the example game's window loads,
-#      Xvfb + xdotool for its window tests, xz + nm for the binary-size
-#      test, and nginx + openssl for the remote-cache tests, which start
-#      their own nginx on a free port of 127.0.0.1, never the package's
-#      service), with apt-get, as root or through sudo;
+#   1. installs the system packages the tests need. The product needs none
+#      of them: glslang and SPIRV-Tools are compiled from their crates. The
+#      tests compare against spirv-tools (spirv-val, an independent
+#      validator; spirv-opt, the reference recipe) and glslc (`glslc -Os`,
+#      the size to beat); they also need lavapipe and the Vulkan
+#      validation layers, the X11 libraries the example game's window
+#      loads, Xvfb + xdotool for its window tests, xz + nm for the
+#      binary-size test, nginx + openssl for the remote-cache tests, which
+#      start their own nginx on a free port of 127.0.0.1, never the
+#      package's service, and ccache (below); with apt-get, as root or
+#      through sudo;
 #   2. makes sure rustfmt, clippy and the x86_64-pc-windows-gnu standard
 #      library are installed (with g++-mingw-w64 above, for the Windows
-#      check: zstd's C code compiles with it);
-#   3. merges Debian's static shaderc/glslang/SPIRV-Tools archives into one
-#      target/shaderc/libshaderc_combined.a (Debian's libshaderc.so cannot be
-#      linked from Rust) and exports SHADERC_LIB_DIR pointing at it;
+#      build: glslang's, SPIRV-Tools' and zstd's C++ and C compile with it);
+#   3. puts ccache in front of the C and C++ compilers (CC, CXX), so that
+#      the C++ of glslang and SPIRV-Tools compiles once for all the
+#      suite's target directories;
 #   4. when no slangc is set (SMOLV_SLANGC) or on PATH, unpacks the official
 #      slangc (with libslang-compiler.so) from the slangtorch wheel on PyPI
 #      into target/slang and exports SMOLV_SLANGC pointing at it, for the
@@ -26,7 +29,7 @@ set -euo pipefail
 SMOLV_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 smolv_packages=(
-  libshaderc-dev glslang-dev spirv-tools glslang-tools glslc
+  spirv-tools glslc ccache
   mesa-vulkan-drivers vulkan-validationlayers libvulkan-dev vulkan-tools
   pkg-config
   libx11-6 libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcommon-x11-0
@@ -69,29 +72,18 @@ smolv_check_rust() {
   fi
 }
 
-# Debian ships shaderc, glslang and SPIRV-Tools as separate static archives;
-# shaderc-sys wants one self-contained libshaderc_combined.a.
-smolv_build_shaderc_archive() {
-  local libdir out="$SMOLV_ROOT/target/shaderc"
-  libdir="/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)"
-  local parts=(shaderc_combined glslang MachineIndependent GenericCodeGen OSDependent OGLCompiler
-               HLSL SPIRV glslang-default-resource-limits SPIRV-Tools-opt SPIRV-Tools)
-  local archive="$out/libshaderc_combined.a" part script
-  if [ -f "$archive" ] && [ "$archive" -nt "$libdir/libshaderc_combined.a" ]; then
-    export SHADERC_LIB_DIR="$out"
-    return 0
-  fi
-  mkdir -p "$out"
-  script="CREATE $archive.tmp"$'\n'
-  for part in "${parts[@]}"; do
-    [ -f "$libdir/lib$part.a" ] || { smolv_log "missing $libdir/lib$part.a"; return 1; }
-    script+="ADDLIB $libdir/lib$part.a"$'\n'
-  done
-  script+=$'SAVE\nEND\n'
-  ar -M <<<"$script"
-  mv "$archive.tmp" "$archive"
-  smolv_log "merged static shaderc into $archive"
-  export SHADERC_LIB_DIR="$out"
+# The C++ of glslang and SPIRV-Tools (the `glsl` and `optimizer` features)
+# is compiled by their crates' build scripts, once per target directory and
+# profile; the suite builds several (the workspace, the nested crates'
+# shared one, the release game, the size test's). ccache makes every
+# compile after the first a lookup. cc-rs takes `ccache g++` in CXX as a
+# wrapper. A user's machine needs none of this.
+smolv_use_ccache() {
+  command -v ccache >/dev/null || return 0
+  export CCACHE_DIR="${CCACHE_DIR:-$SMOLV_ROOT/target/ccache}" CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-3G}"
+  export CC="${CC:-ccache gcc}" CXX="${CXX:-ccache g++}"
+  export CC_x86_64_pc_windows_gnu="${CC_x86_64_pc_windows_gnu:-ccache x86_64-w64-mingw32-gcc}"
+  export CXX_x86_64_pc_windows_gnu="${CXX_x86_64_pc_windows_gnu:-ccache x86_64-w64-mingw32-g++}"
 }
 
 # The slangtorch wheel whose slangtorch/bin/ holds slangc 2026.14.1.
@@ -130,5 +122,5 @@ PY
 
 smolv_install_packages
 smolv_check_rust
-smolv_build_shaderc_archive
+smolv_use_ccache
 smolv_install_slangc

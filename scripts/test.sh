@@ -30,8 +30,13 @@ RUSTDOCFLAGS="-D warnings" cargo doc -p smolv-runtime --no-deps --locked --quiet
 RUSTDOCFLAGS="-D warnings" cargo doc -p smolv-runtime --no-deps --locked --quiet --features vulkan,wgpu,hot-reload,serde
 RUSTDOCFLAGS="-D warnings" cargo doc -p smolv-build -p cargo-smolv -p smolv-reload --no-deps --locked --quiet \
     --features smolv-build/wesl,cargo-smolv/wesl,smolv-reload/wesl
-echo "==> cargo check for Windows (x86_64-pc-windows-gnu): no Unix-only call slips in"
+echo "==> Windows (x86_64-pc-windows-gnu): no Unix-only call slips in, and mingw builds the C++"
 cargo check --workspace --all-targets --locked --target x86_64-pc-windows-gnu
+# cargo-smolv.exe links glslang's and SPIRV-Tools' C++ as compiled by
+# mingw (the check above compiled it already). Debian's wine 8 cannot run
+# it: Rust's std imports bcryptprimitives.dll, which wine gained in 9.
+cargo build -p cargo-smolv --locked --target x86_64-pc-windows-gnu
+test -s target/x86_64-pc-windows-gnu/debug/cargo-smolv.exe
 echo "==> smolv-runtime without default features (no_std + alloc)"
 cargo build -p smolv-runtime --no-default-features --locked
 echo "==> cargo test --workspace"

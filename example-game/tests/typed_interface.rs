@@ -72,7 +72,6 @@ fn check(root: &Path) -> Output {
         .current_dir(root)
         .env("CARGO_NET_OFFLINE", "true")
         .env("CARGO_TARGET_DIR", ws.join("target/external-crate-test"))
-        .env("SHADERC_LIB_DIR", ws.join("target/shaderc"))
         .env("SMOLV_CACHE_DIR", root.join("smolv-cache"))
         .env_remove("OUT_DIR")
         .env_remove("CARGO_MANIFEST_DIR")

@@ -31,9 +31,9 @@ pub fn create(root: &Path, manifest: &str) {
     std::fs::copy(workspace().join("Cargo.lock"), root.join("Cargo.lock")).expect("copy Cargo.lock");
 }
 
-/// `cargo ARGS` in `root`: offline, in the shared target directory, with
-/// the static shaderc archive `scripts/setup.sh` builds, a build cache of
-/// the crate's own, and none of the variables Cargo set for this test.
+/// `cargo ARGS` in `root`: offline, in the shared target directory, with a
+/// build cache of the crate's own, and none of the variables Cargo set for
+/// this test.
 pub fn cargo(root: &Path, args: &[&str]) -> Command {
     let ws = workspace();
     let mut command = Command::new(env!("CARGO"));
@@ -42,7 +42,6 @@ pub fn cargo(root: &Path, args: &[&str]) -> Command {
         .current_dir(root)
         .env("CARGO_NET_OFFLINE", "true")
         .env("CARGO_TARGET_DIR", ws.join("target/external-crate-test"))
-        .env("SHADERC_LIB_DIR", ws.join("target/shaderc"))
         .env("SMOLV_CACHE_DIR", root.join("smolv-cache"))
         .env_remove("OUT_DIR")
         .env_remove("CARGO_MANIFEST_DIR")
@@ -82,4 +81,83 @@ pub fn out_dir(shaders: &Path) -> PathBuf {
         .collect();
     assert_eq!(found.len(), 1, "{found:?}");
     found[0].join("out")
+}
+
+/// smolv's crates that a game depends on, in the order `cargo package`
+/// takes them.
+const PUBLISHED: [&str; 4] = ["smolv-format", "smolv-macros", "smolv-runtime", "smolv-build"];
+
+/// Makes `root`'s crate take smolv from a stand-in for crates.io, as a
+/// user's crate does: smolv's crates as `cargo package` makes them (only
+/// what the package holds, built like any registry package), and every
+/// other package the crate needs, vendored offline from Cargo's cache,
+/// in `registry`. `root/Cargo.toml` must reach smolv's crates through a
+/// `[patch.crates-io]` table of path dependencies (which `cargo vendor`
+/// follows); it is cut off here, and the lock file resolved again,
+/// offline, from the stand-in.
+pub fn use_registry_stand_in(root: &Path, registry: &Path) {
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).expect("the crate has a manifest");
+    let (head, patch) = manifest.split_once("[patch.crates-io]").expect("smolv comes through [patch.crates-io]");
+    let rest = patch.find("\n[").map_or("", |at| &patch[at..]);
+    let _ = std::fs::remove_dir_all(registry);
+    succeed(cargo(root, &["vendor", "--offline", "--quiet"]).arg(registry).env_remove("CARGO_TARGET_DIR"));
+    let packaged = registry.with_extension("packaged");
+    let mut package = Command::new(env!("CARGO"));
+    package
+        .args(["package", "--quiet", "--no-verify", "--allow-dirty", "--locked", "--offline", "--target-dir"])
+        .arg(&packaged)
+        .current_dir(workspace())
+        .env_remove("CARGO_MAKEFLAGS");
+    for name in PUBLISHED {
+        package.args(["-p", name]);
+    }
+    succeed(&mut package);
+    let version = env!("CARGO_PKG_VERSION");
+    for name in PUBLISHED {
+        let file = packaged.join(format!("package/{name}-{version}.crate"));
+        succeed(Command::new("tar").arg("-xzf").arg(&file).arg("-C").arg(registry));
+        std::fs::rename(registry.join(format!("{name}-{version}")), registry.join(name)).expect("unpacked");
+        let sum = succeed(Command::new("sha256sum").arg(&file));
+        let sum = sum.split_whitespace().next().expect("sha256sum prints the sum");
+        write(&registry.join(name).join(".cargo-checksum.json"), &format!("{{\"files\":{{}},\"package\":\"{sum}\"}}\n"));
+    }
+    std::fs::remove_dir_all(&packaged).expect("remove the packages");
+    write(&root.join("Cargo.toml"), &format!("{head}{rest}"));
+    write(
+        &root.join(".cargo/config.toml"),
+        &format!(
+            "[source.crates-io]\nreplace-with = \"stand-in\"\n\n[source.stand-in]\ndirectory = {:?}\n",
+            registry.display().to_string()
+        ),
+    );
+    std::fs::remove_file(root.join("Cargo.lock")).expect("the crate had the workspace's lock file");
+    succeed(&mut cargo(root, &["generate-lockfile", "--offline", "--quiet"]));
+}
+
+/// The shader tools a stock machine lacks, which smolv must not need:
+/// [`without_shader_tools`] shadows them.
+pub const SHADER_TOOLS: [&str; 4] = ["spirv-opt", "glslc", "glslangValidator", "glslang"];
+
+/// Makes `command` run as on a machine with no shader tools and no
+/// shaderc: no `SHADERC_LIB_DIR` or `SMOLV_*` tool variable, and first on
+/// `PATH` a folder in `dir` where each of [`SHADER_TOOLS`] is a stand-in
+/// that records its name in the returned file and fails. After the run,
+/// the file must not exist.
+#[cfg(unix)]
+pub fn without_shader_tools(command: &mut Command, dir: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let (bin, calls) = (dir.join("poisoned-bin"), dir.join("shader-tool-calls"));
+    std::fs::create_dir_all(&bin).expect("create the stand-ins' folder");
+    for tool in SHADER_TOOLS {
+        let path = bin.join(tool);
+        write(&path, &format!("#!/bin/sh\necho {tool} >> '{}'\nexit 1\n", calls.display()));
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("make it executable");
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let path = std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&path))).expect("PATH");
+    command.env("PATH", path);
+    for var in ["SHADERC_LIB_DIR", "SMOLV_SPIRV_OPT", "SMOLV_GLSLC", "SMOLV_SLANGC", "VULKAN_SDK"] {
+        command.env_remove(var);
+    }
+    calls
 }

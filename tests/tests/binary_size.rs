@@ -136,7 +136,6 @@ fn cargo(dir: &Path, args: &[&str], envs: &[(&str, &str)]) {
         .envs(envs.iter().copied())
         .current_dir(dir)
         .env("CARGO_TARGET_DIR", scratch().join("target"))
-        .env("SHADERC_LIB_DIR", workspace().join("target/shaderc"))
         .env("SMOLV_CACHE_DIR", scratch().join("smolv-cache"))
         .env_remove("OUT_DIR")
         .env_remove("CARGO_MANIFEST_DIR")

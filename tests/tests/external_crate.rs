@@ -175,11 +175,15 @@ fn every_packing_embeds_the_same_spirv_and_reflection() {
     }
 }
 
-/// Passing an rvalue where `atomicAdd` wants a buffer member: glslang 12
-/// (Debian's shaderc 2023.x, which `scripts/setup.sh` links) dies of
-/// SIGSEGV on it instead of reporting the error. Written for this test.
+/// A valid shader, on which the debug-build test hook
+/// `SMOLV_WORKER_TEST_CRASH=crash.vert` kills the worker compiling it with
+/// SIGSEGV, as a compiler crash would (glslang 16 reports the rvalue in
+/// `atomicAdd(counter + 1u, 1u)` that glslang 12 died of).
 const CRASHES_GLSLANG: &str = "#version 450\nlayout(binding = 0) buffer B { uint counter; };\n\
-                               void main() {\n    atomicAdd(counter + 1u, 1u);\n}\n";
+                               void main() {\n    atomicAdd(counter, 1u);\n}\n";
+
+/// The hook that makes [`CRASHES_GLSLANG`] crash its worker.
+const CRASH_HOOK: [(&str, &str); 1] = [("SMOLV_WORKER_TEST_CRASH", "crash.vert")];
 
 #[test]
 fn a_compiler_crash_is_a_cargo_error_naming_the_shader_on_the_first_build() {
@@ -203,7 +207,7 @@ fn a_compiler_crash_is_a_cargo_error_naming_the_shader_on_the_first_build() {
     // error, both as `cargo::error` lines, and the build script lives.
     // Never cached, it crashes (in a worker) again on the second build.
     for build in ["first", "second"] {
-        let output = cargo(&root, &["build"]);
+        let output = cargo_with_env(&root, &["build"], &CRASH_HOOK);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(!output.status.success(), "{build} build");
         let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error: smolv-crash@0.1.0: ")).collect();
@@ -223,8 +227,7 @@ fn a_compiler_crash_is_a_cargo_error_naming_the_shader_on_the_first_build() {
         assert!(stderr.contains("error: build script logged errors"), "{build} build:\n{stderr}");
     }
 
-    // Fixed, it builds.
-    write(&crash, &CRASHES_GLSLANG.replace("counter + 1u", "counter"));
+    // Without the hook, and the typo fixed, it builds.
     write(
         &root.join("shaders/typo.frag"),
         "#version 450\nlayout(location = 0) out vec4 color;\nvoid main() { color = vec4(1.0); }\n",

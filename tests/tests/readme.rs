@@ -1,13 +1,18 @@
 //! The README's "Using it" section, copied into a new crate, builds and
-//! runs. The files come from README.md itself, so the README cannot drift
-//! from what works: every code block of the section whose first line names
-//! a file (`# Cargo.toml`, `// build.rs: …`, `// src/main.rs`) is that
-//! file. The crates are not published, so `[patch.crates-io]` points their
-//! versions at the workspace, as `cargo new` plus a local registry would.
+//! runs, as a crates.io user gets it. The files come from README.md itself,
+//! so the README cannot drift from what works: every code block of the
+//! section whose first line names a file (`# Cargo.toml`, `// build.rs: …`,
+//! `// src/main.rs`) is that file. The crates are not published, so they
+//! come from a stand-in for crates.io: the packages `cargo package` makes
+//! (`outside::use_registry_stand_in`). The machine is made a stock one for
+//! the build: no `SHADERC_LIB_DIR`, and no `spirv-opt`, `glslc` or
+//! `glslangValidator` on `PATH` (`outside::without_shader_tools`).
 
 use std::path::Path;
 
-use smolv_tests::outside::{cargo, crate_path, create, succeed, workspace, write};
+use smolv_tests::outside::{
+    cargo, crate_path, create, succeed, use_registry_stand_in, without_shader_tools, workspace, write,
+};
 
 /// The code blocks of the section titled `title`, with their info strings.
 fn code_blocks(markdown: &str, title: &str) -> Vec<(String, String)> {
@@ -67,7 +72,12 @@ fn the_readme_using_it_section_works_in_a_new_crate() {
     assert_eq!(files, ["Cargo.toml", "build.rs", "shaders/lit.frag", "shaders/sky.wgsl", "src/main.rs"]);
     assert!(Path::new(&root.join("Cargo.toml")).is_file());
 
-    let stdout = succeed(&mut cargo(&root, &["run", "--quiet"]));
+    use_registry_stand_in(&root, &dir.path().join("registry"));
+    let mut run = cargo(&root, &["run", "--quiet"]);
+    let calls = without_shader_tools(&mut run, dir.path());
+    let stdout = succeed(&mut run);
+    let called = std::fs::read_to_string(&calls).unwrap_or_default();
+    assert!(called.is_empty(), "the build ran shader tools a stock machine lacks:\n{called}");
     let lines: Vec<&str> = stdout.lines().collect();
     assert!(lines[0].starts_with("lit.frag: ") && lines[0].contains("Fragment; sky: "), "{stdout}");
     assert!(lines.iter().any(|l| l.starts_with("lit.frag: ") && l.ends_with(" words") && !l.contains(';')), "{stdout}");
