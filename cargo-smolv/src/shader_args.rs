@@ -87,8 +87,8 @@ pub(crate) struct ShaderArgs {
     /// The slangc that compiles .slang files (default: SMOLV_SLANGC, else slangc on PATH).
     #[arg(long, value_name = "PATH")]
     slangc: Option<PathBuf>,
-    /// The glslc that compiles HLSL with -fhlsl-16bit-types (default: SMOLV_GLSLC, else glslc on PATH).
-    #[arg(long, value_name = "PATH")]
+    /// Deprecated and ignored: HLSL with -fhlsl-16bit-types compiles in process now, without glslc.
+    #[arg(long, value_name = "PATH", hide = true)]
     glslc: Option<PathBuf>,
     /// A Bazel HTTP remote cache (bazel-remote, nginx WebDAV) behind the local one:
     /// http(s)://host[:port][/prefix] (default: SMOLV_REMOTE_CACHE). An auth header comes
@@ -343,7 +343,7 @@ fn parse_goal(text: &str) -> Result<SizeGoal, String> {
 /// A `Config` for the shaders in `dir`, built into `out_dir`, as `args` say.
 /// What a shader whose language this install lacks is told: the install
 /// line that adds it. cargo-smolv's features bear smolv-build's names
-/// (`wesl`, `wgsl`, `shaderc`), which `{feature}` stands for.
+/// (`wesl`, `wgsl`, `glsl`), which `{feature}` stands for.
 pub(crate) const MISSING_LANGUAGE_ADVICE: &str =
     "this cargo-smolv was installed without it; add it with `cargo install cargo-smolv --features {feature}`";
 

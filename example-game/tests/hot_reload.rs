@@ -56,6 +56,7 @@ impl Running {
             .arg(&shaders)
             .arg("--reload-screenshots")
             .arg(&screenshots)
+            .env("SMOLV_WORKER_TEST_CRASH", "CRASH_THE_COMPILER")
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
@@ -164,11 +165,12 @@ fn watch_reloads_edits_reports_errors_recovers_and_follows_includes() {
     let share = game.next_frame_share([0, 255, 0]);
     assert!(share > MOST, "{share} of the frame after the fix is green");
 
-    // An edit that crashes glslang (SIGSEGV): the compile ran in a worker
-    // process, so the game plays on, names the shader and the signal, and
-    // keeps the old pipeline; the next save compiles in a new worker.
-    const CRASHES_GLSLANG: &str =
-        "uint n = 3u;\n    atomicAdd(n + 1u, 1u);\n    color = vec4(0.0, 1.0, 0.0, 1.0) + vec4(c, 0.0) * 1e-6;";
+    // An edit that crashes the compiler (SIGSEGV, through the debug-build
+    // hook `SMOLV_WORKER_TEST_CRASH`, set in `start`, whose marker this
+    // edit adds): the compile ran in a worker process, so the game plays
+    // on, names the shader and the signal, and keeps the old pipeline; the
+    // next save compiles in a new worker.
+    const CRASHES_GLSLANG: &str = "color = vec4(0.0, 1.0, 0.0, 1.0) + vec4(c, 0.0) * 1e-6; // CRASH_THE_COMPILER";
     game.edit("post.frag", GREEN, CRASHES_GLSLANG);
     let read = game.until(|line| line.starts_with("kept the previous post.frag"));
     let crashed =

@@ -97,7 +97,7 @@
 //!
 //! ## Compiler crashes
 //!
-//! shaderc (GLSL, HLSL) and naga (WGSL) run in worker processes: the game's
+//! glslang (GLSL, HLSL), SPIRV-Tools' optimizer and naga (WGSL) run in worker processes: the game's
 //! own binary, started again, which [`worker_main`] at the top of `main`
 //! turns into a compiler worker before the game starts. A save that
 //! crashes the compiler then ends a worker, not the game: the reload

@@ -1,6 +1,7 @@
 //! Keeps compiler chatter off a build script's standard output.
 //!
-//! glslang runs inside the build script's process (through shaderc) and on
+//! glslang runs inside the build script's process (where there are no
+//! workers) and on
 //! some inputs prints to the process's standard output: its whole built-in
 //! prelude after "Unable to parse built-ins", for a `#version 140` compute
 //! shader. A build script's standard output is where Cargo reads `cargo:`
@@ -24,10 +25,10 @@
 //! the C stdio of compilers running in the process. Of those, only
 //! glslang writes, and only its own built-in prelude, a fixed text; what
 //! it says about a shader (an `#error` line, a name, a snippet) comes back
-//! from shaderc as data and reaches Cargo through
+//! from glslang's log as data and reaches Cargo through
 //! [`cargo_errors`](crate::output::emit::cargo_errors) or a warning, one
 //! `cargo::error=`/`cargo:warning=` line per line of text. Child
-//! processes (glslc, slangc, spirv-opt, workers) never write to
+//! processes (slangc, spirv-opt, workers) never write to
 //! descriptor 1: their output is captured. And a line is passed on only
 //! when what follows `cargo:` is a directive's shape (`key=`, or `:key=`,
 //! the key in lowercase letters, digits, `-` and `_`), so stray text that

@@ -249,7 +249,7 @@ impl ShaderRecipe {
     /// Compiles the source as it is now, with the build's frontend,
     /// optimizer, specializer, strip and SMOL-V round trip, without the
     /// cache. Errors are the build's diagnostics (`path:line:col`); the
-    /// compilers run in this process (shaderc, naga) or as children
+    /// compilers run in this process (glslang, SPIRV-Tools, naga) or as children
     /// (`slangc`, `spirv-opt`).
     ///
     /// ```no_run

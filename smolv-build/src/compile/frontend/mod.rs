@@ -105,7 +105,7 @@ impl CompiledModule {
 #[cfg_attr(not(any(feature = "glsl", feature = "wgsl")), allow(unused_variables))]
 pub(crate) fn compile(job: &Job, source: &[u8], settings: &Settings) -> Result<Compiled, Vec<Diagnostic>> {
     #[cfg(debug_assertions)]
-    test_crash(job);
+    test_crash(job, source);
     if job.language == Language::Spirv {
         return spirv::compile(job, source);
     }
@@ -128,15 +128,21 @@ pub(crate) fn compile(job: &Job, source: &[u8], settings: &Settings) -> Result<C
 }
 
 /// Test hook, debug builds only: `SMOLV_WORKER_TEST_CRASH=name` kills the
-/// process compiling a file named `name` with SIGSEGV (abort where there
+/// process compiling a file named `name`, or whose source contains `name`
+/// (so that one edit of a hot-reloaded file crashes, and the next does
+/// not), with SIGSEGV (abort where there
 /// are no signals), as a compiler crash would. glslang 16 no longer
 /// crashes on the shader that crashed glslang 12 (an rvalue given to
 /// `atomicAdd`), and the crash tests (`cargo-smolv/tests/crash.rs`) still
 /// prove that a crash in a worker costs that one shader.
 #[cfg(debug_assertions)]
-fn test_crash(job: &Job) {
+fn test_crash(job: &Job, source: &[u8]) {
     let name = std::env::var_os("SMOLV_WORKER_TEST_CRASH");
-    if name.is_some_and(|name| job.path.file_name() == Some(name.as_os_str())) {
+    let in_source = |name: &std::ffi::OsStr| {
+        let name = name.as_encoded_bytes();
+        !name.is_empty() && source.windows(name.len()).any(|window| window == name)
+    };
+    if name.is_some_and(|name| job.path.file_name() == Some(name.as_os_str()) || in_source(&name)) {
         #[cfg(unix)]
         #[allow(unsafe_code, reason = "signal(3) and raise(3) on this process, which the hook is for")]
         // SAFETY: SIGSEGV's default action is restored (Rust's runtime

@@ -15,8 +15,8 @@
 //! same array (`finish_initialization`), and for that it needs the
 //! address of its own slot, which `ctor` does not give. They matter: the
 //! linker puts a crate's constructors before those of the libraries it
-//! depends on, so glslang's C++ static constructors (in the static shaderc
-//! library) would otherwise not have run when the worker compiles. A
+//! depends on, so glslang's C++ static constructors (in the static library
+//! glslang-sys builds) would otherwise not have run when the worker compiles. A
 //! dedicated worker binary is no option either: a build script cannot
 //! depend on a binary.
 //!
@@ -203,7 +203,7 @@ mod linux {
             let entry = unsafe { std::ptr::read(slot as *const usize) };
             assert_eq!(entry, enter as Initializer as usize);
             // Rust's own initializer (the arguments, priority 99) comes
-            // before ours; the C++ ones of the static shaderc after it.
+            // before ours; the C++ ones of glslang-sys's library after it.
             assert!(bytes / std::mem::size_of::<usize>() >= 2, "{bytes} B");
             #[cfg(feature = "glsl")]
             assert!(slot + std::mem::size_of::<usize>() < start + bytes, "glslang's come after ours, and must run");

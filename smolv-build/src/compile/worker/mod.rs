@@ -1,4 +1,4 @@
-//! Worker processes: the in-process compilers (shaderc/glslang, naga and
+//! Worker processes: the in-process compilers (glslang, naga and
 //! wesl), and naga's translation to WGSL for wgpu targets, run in child
 //! processes, so that a compiler crash, abort, stack overflow, hang or
 //! runaway allocation ends a worker, not the build.
@@ -77,8 +77,8 @@ const TEST_DELAY_VAR: &str = "SMOLV_WORKER_TEST_DELAY";
 #[cfg(debug_assertions)]
 const TEST_ABORT_VAR: &str = "SMOLV_WORKER_TEST_ABORT";
 /// Test hook, debug builds only: `SMOLV_WORKER_TEST_CRASH=name` makes the
-/// process that compiles a file named `name` (a worker, or the build's own
-/// with `SMOLV_WORKERS=0`) die of SIGSEGV, as a compiler crash would; see
+/// process that compiles a file named `name`, or whose source contains it
+/// (a worker, or the build's own with `SMOLV_WORKERS=0`), die of SIGSEGV, as a compiler crash would; see
 /// `frontend::test_crash`.
 /// Test hook, debug builds only: a file each worker appends its process id
 /// to once it has greeted.
