@@ -224,6 +224,8 @@ pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Co
             entry_point: job.entry_point.clone(),
             spirv: unoptimized,
             optimized,
+            // shaderc legalizes HLSL itself.
+            needs_legalization: false,
         }],
         dependencies,
         missing,

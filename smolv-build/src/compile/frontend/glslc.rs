@@ -115,6 +115,7 @@ pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Di
             entry_point: job.entry_point.clone(),
             spirv,
             optimized,
+            needs_legalization: false,
         }],
         dependencies,
         missing: missing_candidates(job, settings, &read),

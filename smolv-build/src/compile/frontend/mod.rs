@@ -62,6 +62,9 @@ pub(crate) struct CompiledModule {
     pub(crate) spirv: Vec<u32>,
     /// SPIR-V the frontend already optimized (shaderc does), if any.
     pub(crate) optimized: Option<Vec<u32>>,
+    /// Whether the module is HLSL as the frontend translated it, which
+    /// SPIRV-Tools' HLSL legalization must make valid before it ships.
+    pub(crate) needs_legalization: bool,
 }
 
 impl CompiledModule {
@@ -73,6 +76,7 @@ impl CompiledModule {
             Some(optimized) => w.u32(1).words(optimized),
             None => w.u32(0),
         };
+        w.u32(u32::from(self.needs_legalization));
     }
 
     /// Reads what [`CompiledModule::write`] wrote; `None` if the bytes are
@@ -84,7 +88,8 @@ impl CompiledModule {
         let entry_point = r.text()?;
         let spirv = r.words()?;
         let optimized = if r.u32()? == 1 { Some(r.words()?) } else { None };
-        Some(Self { name, stage, entry_point, spirv, optimized })
+        let needs_legalization = r.u32()? == 1;
+        Some(Self { name, stage, entry_point, spirv, optimized, needs_legalization })
     }
 }
 

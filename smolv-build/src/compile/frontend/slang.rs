@@ -98,6 +98,7 @@ pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Di
             entry_point,
             spirv,
             optimized: None,
+            needs_legalization: false,
         });
     }
     read.sort();

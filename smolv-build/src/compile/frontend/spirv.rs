@@ -92,7 +92,14 @@ pub(super) fn compile(job: &Job, bytes: &[u8]) -> Result<Compiled, Vec<Diagnosti
     let Reflection { stage, entry_point, .. } = Reflection::from_spirv(&spirv)
         .map_err(|_| fail("the SPIR-V module has no OpEntryPoint of a Vulkan stage".to_owned()))?;
     Ok(Compiled {
-        modules: vec![CompiledModule { name: job.name.clone(), stage, entry_point, spirv, optimized: None }],
+        modules: vec![CompiledModule {
+            name: job.name.clone(),
+            stage,
+            entry_point,
+            spirv,
+            optimized: None,
+            needs_legalization: false,
+        }],
         dependencies: Vec::new(),
         missing: Vec::new(),
         warnings: Vec::new(),

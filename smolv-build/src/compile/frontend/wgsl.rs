@@ -148,6 +148,7 @@ pub(super) fn entry_point_modules(
                 entry_point: entry.name.clone(),
                 spirv,
                 optimized: None,
+                needs_legalization: false,
             }),
             Err(e) => diagnostics.extend(fail(format!("entry point {}: SPIR-V generation failed: {e}", entry.name))),
         }
