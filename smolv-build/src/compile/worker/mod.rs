@@ -228,7 +228,7 @@ pub(crate) mod tests {
     /// Compilers in workers that are this test binary (as a build
     /// script's are the build script), with `hooks` set in their
     /// environment.
-    #[cfg(target_os = "linux")]
+    #[cfg(all(target_os = "linux", feature = "optimizer"))]
     pub(crate) fn test_workers(hooks: &[(&'static str, &std::path::Path)]) -> super::Compilers {
         super::Compilers::Workers(super::pool::tests::this_test_binary(std::time::Duration::from_secs(60), hooks))
     }

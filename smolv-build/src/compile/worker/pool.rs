@@ -51,6 +51,7 @@ struct Ended {
     /// Its exit status or the time limit, and the end of its stderr.
     how: String,
     /// Whether the watchdog stopped it at the time limit.
+    #[cfg_attr(not(feature = "optimizer"), expect(dead_code, reason = "only an optimization is not tried again"))]
     overran: bool,
 }
 
@@ -433,8 +434,6 @@ fn stderr_tail(stderr: &[u8]) -> String {
 pub(super) mod tests {
     use super::*;
     use std::cell::Cell;
-    #[cfg(target_os = "linux")]
-    use std::ffi::OsString;
 
     thread_local! {
         /// How long the watchdog on this thread waits between finding a
@@ -496,7 +495,7 @@ pub(super) mod tests {
     /// Workers that are this test binary: started with a build script's
     /// variables, it serves before libtest's `main` (`enter`), as a build
     /// script's worker does.
-    #[cfg(target_os = "linux")]
+    #[cfg(all(target_os = "linux", any(feature = "glsl", feature = "optimizer")))]
     pub(in crate::compile::worker) fn this_test_binary(
         time: Duration,
         hooks: &[(&'static str, &std::path::Path)],
@@ -504,7 +503,7 @@ pub(super) mod tests {
         let exe = super::super::this_program().unwrap();
         let mut workers = Workers::new(exe, Limits { time, memory_bytes: 4 << 30 });
         let build_script = [("OUT_DIR", "/nonexistent"), ("TARGET", "test"), ("HOST", "test"), ("NUM_JOBS", "1")];
-        workers.env = build_script.iter().map(|&(name, value)| (name, OsString::from(value))).collect();
+        workers.env = build_script.iter().map(|&(name, value)| (name, std::ffi::OsString::from(value))).collect();
         workers.env.extend(hooks.iter().map(|&(name, value)| (name, value.as_os_str().to_owned())));
         // Should the worker not serve before `main`, libtest runs no test
         // in it (not this one again, and so on), and it never greets.
@@ -512,7 +511,7 @@ pub(super) mod tests {
         workers
     }
 
-    #[cfg(target_os = "linux")]
+    #[cfg(all(target_os = "linux", feature = "glsl"))]
     fn compile_a_frag(workers: &Workers) -> Result<Compiled, Vec<Diagnostic>> {
         let job = crate::compile::job::tests::fragment_job("a.frag");
         let settings = crate::compile::job::tests::settings();
