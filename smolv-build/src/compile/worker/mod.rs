@@ -72,7 +72,8 @@ const MEMORY_VAR: &str = "SMOLV_BUILD_WORKER_MEMORY";
 /// `0` compiles in the build's own process (no workers).
 const WORKERS_VAR: &str = "SMOLV_WORKERS";
 /// Test hook, debug builds only: `name=milliseconds` makes a worker sleep
-/// that long before compiling a file named `name`, to reach the time limit.
+/// that long before compiling a file named `name` (`optimize=milliseconds`:
+/// before each optimization), to reach the time limit.
 #[cfg(debug_assertions)]
 const TEST_DELAY_VAR: &str = "SMOLV_WORKER_TEST_DELAY";
 /// Test hook, debug builds only: `translate` makes a worker abort on every

@@ -608,4 +608,22 @@ pub(super) mod tests {
         );
         compile_a_frag(&workers).expect("a new worker still compiles");
     }
+
+    // The test hooks exist in debug builds only.
+    #[cfg(all(target_os = "linux", feature = "optimizer", debug_assertions))]
+    #[test]
+    fn an_optimization_past_the_time_limit_is_stopped_and_not_tried_again() {
+        use crate::compile::optimize::Recipe;
+        use crate::options::{Optimization, TargetEnv};
+        let delay = std::path::PathBuf::from("optimize=60000");
+        // Also the greeting's limit: room to start this debug binary on a
+        // loaded machine.
+        let workers = this_test_binary(Duration::from_secs(8), &[(super::super::TEST_DELAY_VAR, &delay)]);
+        let recipe = Recipe { level: Optimization::Size, env: TargetEnv::Vulkan1_0, legalize: false };
+        let failure = workers.optimize(&smolv_runtime::doc_example_module(), &recipe);
+        assert!(
+            matches!(&failure, Err(Once::OverTime(why)) if why.contains("-Os took longer than 8 s")),
+            "{failure:?}"
+        );
+    }
 }

@@ -179,7 +179,8 @@ mod test_hooks {
     /// Before a request: `SMOLV_WORKER_TEST_GRANDCHILD=file` starts a
     /// child that appends to `file` until it is killed;
     /// `SMOLV_WORKER_TEST_DELAY=name=ms` sleeps before compiling a file
-    /// named `name`, to reach the time limit;
+    /// named `name` (`optimize=ms`: before an optimization), to reach the
+    /// time limit;
     /// `SMOLV_WORKER_TEST_ABORT=translate` aborts on a translation, as a
     /// naga crash would, and `=optimize` on an optimization, as a
     /// SPIRV-Tools crash would; `SMOLV_WORKER_TEST_DEAF` closes this worker's
@@ -221,6 +222,10 @@ mod test_hooks {
             Request::Optimize { .. } => {
                 if std::env::var_os(TEST_ABORT_VAR).is_some_and(|v| v == "optimize") {
                     std::process::abort();
+                }
+                let delay = std::env::var(TEST_DELAY_VAR).ok();
+                if let Some(("optimize", ms)) = delay.as_deref().and_then(|v| v.split_once('=')) {
+                    std::thread::sleep(std::time::Duration::from_millis(ms.parse().unwrap_or(0)));
                 }
             }
         }
