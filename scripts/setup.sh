@@ -82,8 +82,19 @@ smolv_use_ccache() {
   command -v ccache >/dev/null || return 0
   export CCACHE_DIR="${CCACHE_DIR:-$SMOLV_ROOT/target/ccache}" CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-3G}"
   export CC="${CC:-ccache gcc}" CXX="${CXX:-ccache g++}"
-  export CC_x86_64_pc_windows_gnu="${CC_x86_64_pc_windows_gnu:-ccache x86_64-w64-mingw32-gcc}"
-  export CXX_x86_64_pc_windows_gnu="${CXX_x86_64_pc_windows_gnu:-ccache x86_64-w64-mingw32-g++}"
+  export CC_x86_64_pc_windows_gnu="${CC_x86_64_pc_windows_gnu:-ccache x86_64-w64-mingw32-gcc-posix}"
+  export CXX_x86_64_pc_windows_gnu="${CXX_x86_64_pc_windows_gnu:-ccache x86_64-w64-mingw32-g++-posix}"
+}
+
+# Debian's default mingw-w64 (the `-win32` thread model) has no std::mutex,
+# which glslang needs; the `-posix` one has, as MSYS2's mingw-w64 (what a
+# Windows user of the GNU target has) does. Its C++ runtime needs the
+# matching linker.
+smolv_use_posix_mingw() {
+  export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER="${CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER:-x86_64-w64-mingw32-gcc-posix}"
+  if [ -z "${CXX_x86_64_pc_windows_gnu:-}" ]; then
+    export CC_x86_64_pc_windows_gnu=x86_64-w64-mingw32-gcc-posix CXX_x86_64_pc_windows_gnu=x86_64-w64-mingw32-g++-posix
+  fi
 }
 
 # The slangtorch wheel whose slangtorch/bin/ holds slangc 2026.14.1.
@@ -123,4 +134,5 @@ PY
 smolv_install_packages
 smolv_check_rust
 smolv_use_ccache
+smolv_use_posix_mingw
 smolv_install_slangc

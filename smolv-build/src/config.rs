@@ -562,13 +562,15 @@ impl Config {
         self
     }
 
-    /// The `spirv-opt` binary that size-optimizes every module. Default: `SMOLV_SPIRV_OPT`, else
-    /// `spirv-opt` on `PATH`.
+    /// A `spirv-opt` binary to size-optimize every module with, instead of the SPIRV-Tools that
+    /// the `optimizer` feature links in (and runs in the build's worker processes). Default:
+    /// `SMOLV_SPIRV_OPT`, else none: `spirv-opt` is never looked up on `PATH`. The binary's
+    /// `--version` is then part of every cache key.
     ///
-    /// A module spirv-opt fails on ships unoptimized, with a warning. If it refused the module
-    /// with a message, that result is cached like any other. If it could not start or did not
-    /// finish (a crash, an OOM kill), it is tried once more, and a second failure is neither
-    /// cached nor uploaded: the next build optimizes the module again.
+    /// A module the optimizer fails on ships unoptimized, with a warning. If it refused the
+    /// module with a message, that result is cached like any other. If it could not start or
+    /// did not finish (a crash, an OOM kill), it is tried once more, and a second failure is
+    /// neither cached nor uploaded: the next build optimizes the module again.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();

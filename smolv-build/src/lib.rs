@@ -64,8 +64,9 @@
 //! processes (the build script itself, started again; on Linux a worker
 //! serves before your `main`, so what `main` does before `compile()` runs
 //! once per build), so the crash is an error naming the shader and the
-//! signal, on the first build, and the other shaders compile. `spirv-opt`
-//! and `slangc` run under the same time limit and memory cap. What
+//! signal, on the first build, and the other shaders compile. The optimizer
+//! runs in the workers too; a `spirv-opt` or `slangc` binary runs
+//! under the same time limit and memory cap. What
 //! is promised and how it is tested: `docs/reliability.md`.
 //!
 //! ## What it does
@@ -74,11 +75,11 @@
 //! |---|---|
 //! | find | `.vert .frag .comp .geom .tesc .tese .mesh .task .rgen .rchit .rmiss .rahit .rint .rcall` are GLSL of that stage; `.glsl`/`.hlsl` name their stage with a double extension (`blur.comp.hlsl`) or `#pragma shader_stage(compute)`, and are include files otherwise; `.wgsl` gives one module per entry point (`sky.wgsl#fs_main`), and so does `.wesl` (`lit.wesl#fs`; a `.wesl` file without an `@vertex`, `@fragment` or `@compute` function is a module for `import`) and `.slang`, per `[shader("…")]` entry point (`tri.slang#vs_main`; a `.slang` file without one is a module for `import`); `.spv`/`.spirv` are precompiled SPIR-V, stage and entry point from their first `OpEntryPoint` (`blur.comp.spv`); [`Config::language`] states that stage-named files are HLSL (glslc's `-x hlsl`) |
 //! | compile | glslang for GLSL and HLSL (cargo feature `glsl`: the `glslang-sys` crate, built from source by the C++ compiler Cargo finds), naga for WGSL (feature `wgsl`), the `wesl` crate then naga for WESL (feature `wesl`, off by default; imports from the shader directory and [`Config::wesl_package`], `@if` from [`Config::wesl_feature`] and [`Variant::wesl_feature`]), the `slangc` binary for Slang ([`Config::slangc`], `SMOLV_SLANGC`, else `PATH`), which writes the depfile that tracks its imports |
-//! | optimize | the SPIRV-Tools `-Os` recipe, run as the `spirv-opt` binary for every language (shaderc's in-process size level for GLSL/HLSL only when `spirv-opt` is missing; see [Optimizer](crate#optimizer)) |
+//! | optimize | the SPIRV-Tools `-Os` recipe for every language, in process in the worker processes (feature `optimizer`), after HLSL's legalization where the front end left HLSL unlegalized; or a `spirv-opt` binary named by [`Config::spirv_opt`] (see [Optimizer](crate#optimizer)) |
 //! | encode | SMOL-V, stripped of debug info in release builds |
 //! | pack | what the binary embeds: raw SPIR-V, SPIR-V with relative ids (smolv's own transform) alone or + LZ4, SMOL-V alone or + LZ4 (HC 12) or zstd (level 19, optionally with a trained dictionary), per module or as one stream; for a wgpu target ([`Config::for_wgpu`]), minified WGSL translated by naga when that makes the game smaller; by default the smallest total of stored bytes *and* the decoder code the packing links ([`Packing`], [`SizeGoal`]) |
 //! | bundle | zstd level 19 containers with blake3 hashes, with a dictionary when that makes the total smaller: the asset-file form, for tools |
-//! | cache | blake3 over sources, includes and imports (and the include paths searched before them), defines, options, the compilers as linked (glslang-sys's and naga's exact versions, `slangc -v`, `spirv-opt --version`) and smolv-build's own sources; one directory per workspace; optionally a second level on a Bazel HTTP remote cache shared by CI and developers ([`Config::remote_cache`], feature `remote-cache`) |
+//! | cache | blake3 over sources, includes and imports (and the include paths searched before them), defines, options, the compilers as linked (glslang-sys's, spirv-tools' and naga's exact versions, `slangc -v`, or an explicit `spirv-opt --version`) and smolv-build's own sources; one directory per workspace; optionally a second level on a Bazel HTTP remote cache shared by CI and developers ([`Config::remote_cache`], feature `remote-cache`) |
 //! | emit | the embedded set (`embedded/`), containers, a bundle and `manifest.json` in `OUT_DIR/smolv`, `smolv-report.{txt,json}` in `OUT_DIR`, `cargo:rerun-if-changed` for each shader root (Cargo scans a directory recursively) and each include outside them, `cargo:rerun-if-env-changed` for every variable read; a per-shader log in `OUT_DIR/smolv-build.log` |
 //!
 //! ## HLSL trees named by stage, Slang and WESL
@@ -141,14 +142,28 @@
 //!
 //! ## Optimizer
 //!
-//! Every module goes through the `spirv-opt` binary rather than an
-//! in-process SPIRV-Tools: it needs no C++ build for WGSL users, a crash in
-//! it (2023.1 segfaults on some valid modules, including several of
-//! glslang's test shaders) cannot take the build down, and the recipe is
-//! exactly `spirv-opt -Os`. When it fails, the module ships unoptimized and
-//! the build prints a warning. When `spirv-opt` is not installed, GLSL and
-//! HLSL fall back to shaderc's size level (the same recipe, in-process) and
-//! WGSL ships unoptimized, with a warning.
+//! Every module goes through SPIRV-Tools' `-Os` recipe (`-O` with
+//! [`Optimization::Performance`]), linked in by the `optimizer` feature
+//! (on by default) through the `spirv-tools` crate, which compiles
+//! SPIRV-Tools' C++ with the C++ compiler Cargo finds, once per target
+//! directory: no system library and no binary on `PATH`. The validator
+//! that runs first accepts `scalar` block layouts, as `spirv-opt
+//! --scalar-block-layout` does. HLSL that the front end left unlegalized
+//! goes through SPIRV-Tools' HLSL legalization first, even with
+//! [`Optimization::None`]; HLSL that cannot be legalized is an error.
+//!
+//! It runs in the worker processes: a SPIRV-Tools crash (2023.1 segfaults
+//! on some valid modules), a hang or a runaway allocation is tried once
+//! more, then the module ships unoptimized with a warning, and is not
+//! cached, so the next build optimizes it. A module SPIRV-Tools refuses
+//! with a message ships unoptimized with a warning, and that is cached.
+//!
+//! [`Config::spirv_opt`] (or `SMOLV_SPIRV_OPT`) runs that `spirv-opt`
+//! binary instead, with the same flags; `spirv-opt` on `PATH` is never used
+//! unasked. Without the feature and without a binary, modules ship as their
+//! compiler wrote them, with a warning that names the feature, and are not
+//! cached: the cache key names the pinned SPIRV-Tools whether or not the
+//! build links it, so a build with the optimizer optimizes them.
 //!
 //! ## Building glslang
 //!

@@ -80,6 +80,8 @@ pub(crate) struct Settings {
     #[serde(default)]
     pub(crate) keep_interface_names: bool,
     pub(crate) include_dirs: Vec<PathBuf>,
+    /// A `spirv-opt` binary named explicitly (`Config::spirv_opt`,
+    /// `SMOLV_SPIRV_OPT`), run instead of the linked SPIRV-Tools.
     pub(crate) spirv_opt: Option<PathBuf>,
     pub(crate) auto_map_locations: bool,
     pub(crate) auto_bind_uniforms: bool,

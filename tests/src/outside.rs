@@ -119,7 +119,10 @@ pub fn use_registry_stand_in(root: &Path, registry: &Path) {
         std::fs::rename(registry.join(format!("{name}-{version}")), registry.join(name)).expect("unpacked");
         let sum = succeed(Command::new("sha256sum").arg(&file));
         let sum = sum.split_whitespace().next().expect("sha256sum prints the sum");
-        write(&registry.join(name).join(".cargo-checksum.json"), &format!("{{\"files\":{{}},\"package\":\"{sum}\"}}\n"));
+        write(
+            &registry.join(name).join(".cargo-checksum.json"),
+            &format!("{{\"files\":{{}},\"package\":\"{sum}\"}}\n"),
+        );
     }
     std::fs::remove_dir_all(&packaged).expect("remove the packages");
     write(&root.join("Cargo.toml"), &format!("{head}{rest}"));

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use crate::cache::{BodyReader, BodyWriter, Cache, FileHashes, Key, KeyBuilder};
 use crate::compile::frontend::{self, CompiledModule};
-use crate::compile::optimize;
+use crate::compile::optimize::{self, Failure, Recipe};
 use crate::compile::portable::PortablePaths;
 use crate::compile::worker::Compilers;
 use crate::error::Diagnostic;
@@ -25,8 +25,9 @@ pub(crate) struct JobOutput {
     pub(crate) warnings: Vec<String>,
     pub(crate) cached: bool,
     /// Whether the output is what the same inputs always give, so it may
-    /// be cached and uploaded: not when spirv-opt failed in a way that may
-    /// not repeat ([`optimize::Failure::Transient`]).
+    /// be cached and uploaded: not when the optimizer failed in a way that
+    /// may not repeat ([`Failure::Transient`]), nor in a build without one
+    /// ([`Failure::Unavailable`]).
     pub(crate) cacheable: bool,
 }
 
@@ -46,14 +47,13 @@ pub(crate) struct Context<'a> {
 }
 
 /// What turns source into SPIR-V, for cache keys: the compilers as linked
-/// (see [`frontend::compiler_identity`]) and `spirv-opt`'s version.
-/// smolv-build's own identity is in every key already
-/// ([`KeyBuilder::new`]).
+/// (see [`frontend::compiler_identity`]) and the optimizer
+/// ([`optimize::identity`]: the pinned SPIRV-Tools, whether or not this
+/// build links it, or a configured `spirv-opt`'s version). smolv-build's
+/// own identity is in every key already ([`KeyBuilder::new`]).
 pub(crate) fn compiler_identity(settings: &Settings, cache: &Cache) -> String {
     let mut identity = frontend::compiler_identity();
-    if let Some(tool) = &settings.spirv_opt {
-        identity.push_str(&optimize::spirv_opt_identity(tool, cache));
-    }
+    identity.push_str(&optimize::identity(settings, cache));
     identity
 }
 
@@ -145,9 +145,10 @@ pub(crate) fn current_key(job: &Job, cx: &Context<'_>) -> Option<Key> {
 /// Compiles one job, or takes it from the cache: frontend, optimizer,
 /// build-time specialization. Only a result is cached: errors, and above
 /// all a compiler crash (reported as an error by the worker it killed), are
-/// compiled again next time. So is a module that spirv-opt did not get to
-/// judge (a crash, an OOM kill, a failed start): it ships unoptimized in
-/// this build and is neither cached nor uploaded.
+/// compiled again next time. So is a module that the optimizer did not get
+/// to judge (a crash, an OOM kill, a failed start), or that this build has
+/// no optimizer for: it ships unoptimized in this build and is neither
+/// cached nor uploaded.
 ///
 /// The lookup goes through the local cache, the project's prepared
 /// directory, then the remote cache ([`Cache::get_valid`]). A build that
@@ -215,41 +216,7 @@ pub(crate) fn compile_uncached(
     let compiled = compilers.compile(job, source, settings)?;
     let mut warnings = compiled.warnings;
     let mut modules = compiled.modules;
-    let mut cacheable = true;
-    for module in &mut modules {
-        if module.optimized.is_none() && settings.optimization != Optimization::None {
-            // A module newer than the target (a precompiled `.spv`, or
-            // Slang's SPIR-V 1.3 floor) is optimized for the environment
-            // its version needs; spirv-opt refuses it otherwise.
-            let env = settings.target_env.accepting(module.spirv.get(1).copied().unwrap_or(0));
-            module.optimized = match &settings.spirv_opt {
-                Some(tool) => match optimize::optimize(&module.spirv, settings.optimization, env, tool) {
-                    Ok(optimized) => Some(optimized),
-                    Err(optimize::Failure::Refused(why)) => {
-                        warnings.push(format!("{}: not optimized, shipping it as compiled: {why}", module.name));
-                        None
-                    }
-                    Err(optimize::Failure::Transient(why)) => {
-                        cacheable = false;
-                        warnings.push(format!(
-                            "{}: not optimized in this build, shipping it as compiled: {why}; it is not cached, \
-                             so the next build optimizes it again",
-                            module.name
-                        ));
-                        None
-                    }
-                },
-                None => {
-                    warnings.push(format!(
-                        "{}: spirv-opt not found, so it is not size-optimized; install SPIRV-Tools \
-                         (apt-get install spirv-tools) or set SMOLV_SPIRV_OPT",
-                        module.name
-                    ));
-                    None
-                }
-            };
-        }
-    }
+    let cacheable = optimize_modules(job, &mut modules, settings, compilers, &mut warnings)?;
     if !job.spec_constants.is_empty() {
         for module in &mut modules {
             let input = module.optimized.as_ref().unwrap_or(&module.spirv);
@@ -266,6 +233,85 @@ pub(crate) fn compile_uncached(
     dependencies.sort();
     dependencies.dedup();
     Ok(JobOutput { modules, dependencies, missing: compiled.missing, warnings, cached: false, cacheable })
+}
+
+/// Runs the optimizer on each module the frontend did not optimize, with
+/// HLSL's legalization first where the frontend left a module unlegalized.
+/// A module the optimizer fails on ships as compiled, with a warning;
+/// returns whether the modules may be cached (not after a failure that may
+/// not repeat, nor in a build without the optimizer). A module that needs
+/// legalization and that SPIRV-Tools refuses to legalize is an error: as
+/// compiled, it is no valid Vulkan module.
+fn optimize_modules(
+    job: &Job,
+    modules: &mut [CompiledModule],
+    settings: &Settings,
+    compilers: &Compilers,
+    warnings: &mut Vec<String>,
+) -> Result<bool, Vec<Diagnostic>> {
+    let mut cacheable = true;
+    for module in modules {
+        // A module newer than the target (a precompiled `.spv`, or Slang's
+        // SPIR-V 1.3 floor) is optimized for the environment its version
+        // needs; SPIRV-Tools refuses it otherwise.
+        let env = settings.target_env.accepting(module.spirv.get(1).copied().unwrap_or(0));
+        let recipe = Recipe { level: settings.optimization, env, legalize: module.needs_legalization };
+        if module.optimized.is_some() || recipe.is_empty() {
+            continue;
+        }
+        let name = &module.name;
+        let unlegalized = if recipe.legalize { " (nor legalized: it may fail Vulkan's validation)" } else { "" };
+        module.optimized = match optimize::optimize(&module.spirv, &recipe, settings, compilers) {
+            Ok(optimized) => Some(optimized),
+            Err(Failure::Refused(why)) if recipe.legalize => {
+                // Legalized alone, it may still ship, unoptimized. (An error
+                // is never cached: a legalization that did not get to run is
+                // tried again by the next build.)
+                let legalize = Recipe { level: Optimization::None, ..recipe };
+                let legal = (recipe.level != Optimization::None)
+                    .then(|| optimize::optimize(&module.spirv, &legalize, settings, compilers).ok())
+                    .flatten();
+                match legal {
+                    Some(legal) => {
+                        warnings.push(format!("{name}: not optimized, shipping it legalized only: {why}"));
+                        Some(legal)
+                    }
+                    None => {
+                        return Err(vec![Diagnostic::whole_file(
+                            &job.path,
+                            format!(
+                                "{name}: SPIRV-Tools cannot legalize this HLSL ({why}); simplify how resources \
+                                 are passed and aliased"
+                            ),
+                        )]);
+                    }
+                }
+            }
+            Err(Failure::Refused(why)) => {
+                warnings.push(format!("{name}: not optimized, shipping it as compiled: {why}"));
+                None
+            }
+            Err(Failure::Transient(why)) => {
+                cacheable = false;
+                warnings.push(format!(
+                    "{name}: not optimized in this build, shipping it as compiled{unlegalized}: {why}; it is not \
+                     cached, so the next build optimizes it again"
+                ));
+                None
+            }
+            Err(Failure::Unavailable) => {
+                cacheable = false;
+                warnings.push(format!(
+                    "{name}: not optimized, shipping it as compiled{unlegalized}: this smolv-build was built \
+                     without its `optimizer` feature, and no spirv-opt binary is configured (Config::spirv_opt, \
+                     SMOLV_SPIRV_OPT); enable the feature to optimize it. It is not cached, so a build with the \
+                     optimizer optimizes it"
+                ));
+                None
+            }
+        };
+    }
+    Ok(cacheable)
 }
 
 /// Cache entry body: dependencies with their hashes, warnings, modules,
@@ -608,6 +654,141 @@ pub(crate) mod tests {
         assert!(crate::cache::prepared::staged(&session).unwrap()[0].is_empty());
         assert!(prepare(&job, &key, &JobOutput { cacheable: true, ..output }, &cx).is_ok());
         assert_eq!(crate::cache::prepared::staged(&session).unwrap()[0].len(), 1);
+    }
+
+    /// A precompiled-SPIR-V job for `words`, written to `dir`.
+    fn spirv_job(dir: &std::path::Path, words: &[u32]) -> Job {
+        let path = dir.join("module.comp.spv");
+        std::fs::write(&path, words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>()).unwrap();
+        Job::for_test("module.comp.spv", &path, Language::Spirv)
+    }
+
+    /// Compiles `job` twice with `compilers` and a fresh cache: the two
+    /// outputs.
+    fn compile_twice(job: &Job, compilers: &Compilers) -> (JobOutput, JobOutput) {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::new(dir.path().join("cache"));
+        let settings = settings();
+        let cx = Context {
+            settings: &settings,
+            cache: &cache,
+            identity: compiler_identity(&settings, &cache),
+            slang_identity: String::new(),
+            hashes: FileHashes::default(),
+            paths: PortablePaths::new([job.path.as_path()], []),
+            compilers,
+        };
+        let first = compile_job(job, &cx).unwrap();
+        (first, compile_job(job, &cx).unwrap())
+    }
+
+    #[cfg(feature = "optimizer")]
+    #[test]
+    fn a_module_is_optimized_in_process_and_cached() {
+        let dir = tempfile::tempdir().unwrap();
+        let words = crate::compile::optimize::tests::corpus_module("dota2/1021831.spv");
+        let job = spirv_job(dir.path(), &words);
+        let (first, second) = compile_twice(&job, &Compilers::InProcess);
+        assert!(first.warnings.is_empty(), "{:?}", first.warnings);
+        let optimized = first.modules[0].optimized.as_ref().expect("optimized");
+        assert!(optimized.len() < words.len(), "{} → {} words", words.len(), optimized.len());
+        assert!(second.cached);
+        assert_eq!(second.modules[0].optimized.as_ref(), Some(optimized));
+    }
+
+    /// The documentation's module with its entry point naming no function:
+    /// well-formed, and invalid.
+    #[cfg(feature = "optimizer")]
+    fn invalid_module() -> Vec<u32> {
+        let mut module = smolv_runtime::doc_example_module();
+        let entry = (5..module.len()).find(|&i| module[i] & 0xffff == 15).expect("OpEntryPoint");
+        module[entry + 2] = 999;
+        module
+    }
+
+    #[cfg(feature = "optimizer")]
+    #[test]
+    fn a_module_spirv_tools_refuses_ships_as_compiled_and_is_cached() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = spirv_job(dir.path(), &invalid_module());
+        let (first, second) = compile_twice(&job, &Compilers::InProcess);
+        assert_eq!(first.modules[0].optimized, None);
+        assert!(
+            first
+                .warnings
+                .iter()
+                .any(|w| w.contains("not optimized, shipping it as compiled: SPIRV-Tools -Os refused")),
+            "{:?}",
+            first.warnings
+        );
+        assert!(first.cacheable);
+        assert!(second.cached, "a verdict on the module is cached");
+        assert_eq!(second.warnings, first.warnings);
+    }
+
+    #[cfg(not(feature = "optimizer"))]
+    #[test]
+    fn without_the_optimizer_a_module_ships_as_compiled_and_is_not_cached() {
+        let dir = tempfile::tempdir().unwrap();
+        let words = smolv_runtime::doc_example_module();
+        let job = spirv_job(dir.path(), &words);
+        let (first, second) = compile_twice(&job, &Compilers::InProcess);
+        assert_eq!(first.modules[0].optimized, None);
+        assert!(
+            first.warnings.iter().any(|w| w.contains("without its `optimizer` feature") && w.contains("not cached")),
+            "{:?}",
+            first.warnings
+        );
+        assert!(!first.cacheable);
+        assert!(!second.cached, "a build with the optimizer must find nothing to reuse");
+    }
+
+    /// An optimizer that crashes in a worker every time: tried once more in
+    /// a new worker, the module ships as compiled, nothing is cached, and
+    /// the build goes on. The test hook exists in debug builds only.
+    #[cfg(all(target_os = "linux", feature = "optimizer", debug_assertions))]
+    #[test]
+    fn an_optimizer_crash_in_a_worker_is_tried_once_more_and_never_cached() {
+        let dir = tempfile::tempdir().unwrap();
+        let started = dir.path().join("started");
+        let abort = std::path::PathBuf::from("optimize");
+        let compilers = crate::compile::worker::tests::test_workers(&[
+            (crate::compile::worker::TEST_ABORT_VAR, &abort),
+            (crate::compile::worker::TEST_STARTED_VAR, &started),
+        ]);
+        let job = spirv_job(dir.path(), &smolv_runtime::doc_example_module());
+        let (first, second) = compile_twice(&job, &compilers);
+        assert_eq!(first.modules[0].optimized, None);
+        let warning = first.warnings.iter().find(|w| w.contains("not optimized in this build")).expect("a warning");
+        assert!(
+            warning.contains("SIGABRT") && warning.contains("(twice)") && warning.contains("not cached"),
+            "{warning}"
+        );
+        assert!(!first.cacheable);
+        assert!(!second.cached);
+        assert_eq!(crate::compile::tool::tests::lines(&started), 4, "each build tried it in two workers");
+    }
+
+    #[cfg(feature = "optimizer")]
+    #[test]
+    fn hlsl_is_legalized_even_unoptimized_and_one_that_cannot_be_is_an_error() {
+        use crate::compile::optimize::linked::tests::{unlegalized_module, valid};
+        let job = fragment_job("a.frag");
+        let unlegalized = unlegalized_module();
+        for optimization in [Optimization::None, Optimization::Size] {
+            let settings = Settings { optimization, ..settings() };
+            let mut modules =
+                vec![CompiledModule { spirv: unlegalized.clone(), needs_legalization: true, ..module("a") }];
+            let mut warnings = Vec::new();
+            let cacheable =
+                optimize_modules(&job, &mut modules, &settings, &Compilers::InProcess, &mut warnings).unwrap();
+            assert!(cacheable && warnings.is_empty(), "{warnings:?}");
+            assert!(valid(modules[0].optimized.as_ref().expect("legalized")), "{optimization:?}");
+        }
+        let mut modules = vec![CompiledModule { spirv: invalid_module(), needs_legalization: true, ..module("a") }];
+        let errors = optimize_modules(&job, &mut modules, &settings(), &Compilers::InProcess, &mut Vec::new());
+        let errors = errors.unwrap_err();
+        assert!(errors[0].message.contains("cannot legalize this HLSL"), "{}", errors[0].message);
     }
 
     #[test]

@@ -204,16 +204,13 @@ pub(crate) fn wesl_identity() -> String {
 pub(crate) const GLSLANG_SYS_VERSION: &str = "0.9.2+e1b562a";
 
 /// Identifies the compilers that produce SPIR-V, for cache keys: their
-/// exact versions (glslang-sys's, naga's), so another compiler never
-/// reuses old output. glslang's part is there whether or not this build
-/// has the `glsl` feature: a build without the compiler computes the same
-/// keys for GLSL and HLSL jobs as one with it, and finds their entries.
+/// exact versions (glslang-sys's, naga's: both pinned with `=`), so
+/// another compiler never reuses old output. Both are there whatever
+/// features this build has: a build without a compiler computes the same
+/// keys as one with it, and finds their entries (in a cache, or in the
+/// prepared directory).
 pub(crate) fn compiler_identity() -> String {
-    #[cfg_attr(not(feature = "wgsl"), allow(unused_mut))]
-    let mut identity = format!("glslang-sys {GLSLANG_SYS_VERSION};");
-    #[cfg(feature = "wgsl")]
-    identity.push_str(&wgsl::identity());
-    identity
+    format!("glslang-sys {GLSLANG_SYS_VERSION};naga {};", crate::compile::NAGA_VERSION)
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Worker processes: the in-process compilers (glslang, naga and
-//! wesl), and naga's translation to WGSL for wgpu targets, run in child
-//! processes, so that a compiler crash, abort, stack overflow, hang or
+//! wesl), the linked SPIRV-Tools optimizer, and naga's translation to WGSL
+//! for wgpu targets, run in child processes, so that a compiler crash, abort, stack overflow, hang or
 //! runaway allocation ends a worker, not the build.
 //!
 //! The worker is this same program, started again with [`MARKER`] set:
@@ -24,8 +24,8 @@
 //! `SMOLV_WORKERS=0`, the compilers run in this process, as they did
 //! before workers.
 //!
-//! A worker answers one request at a time (compile a job, or translate a
-//! module to WGSL), and serves request after request until its standard
+//! A worker answers one request at a time (compile a job, translate a
+//! module to WGSL, or optimize a module), and serves request after request until its standard
 //! input closes (`pool`), speaking length-prefixed frames over its stdin
 //! and a private copy of its stdout (`protocol`); its own standard output
 //! is pointed at stderr, so compiler chatter cannot corrupt a frame
@@ -39,7 +39,8 @@
 //! replaced for the requests after it, and what it was doing is never
 //! cached: a compile is an error naming the shader and how the worker
 //! ended; a translation is a warning saying the same, and the module ships
-//! as SPIR-V. An idle worker that died is noticed (`try_wait`) before it is
+//! as SPIR-V; an optimization is tried once more (but after a time-out),
+//! then the module ships unoptimized with a warning. An idle worker that died is noticed (`try_wait`) before it is
 //! given a request, and a request that meets a broken pipe goes to another
 //! worker once (`pool`).
 
@@ -51,6 +52,8 @@ mod serve;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::compile::frontend::{self, Compiled};
+#[cfg(feature = "optimizer")]
+use crate::compile::optimize::{Once, Recipe};
 use crate::compile::tool::Limits;
 use crate::compile::translate::{self, Refused};
 use crate::error::Diagnostic;
@@ -69,13 +72,15 @@ const MEMORY_VAR: &str = "SMOLV_BUILD_WORKER_MEMORY";
 /// `0` compiles in the build's own process (no workers).
 const WORKERS_VAR: &str = "SMOLV_WORKERS";
 /// Test hook, debug builds only: `name=milliseconds` makes a worker sleep
-/// that long before compiling a file named `name`, to reach the time limit.
+/// that long before compiling a file named `name` (`optimize=milliseconds`:
+/// before each optimization), to reach the time limit.
 #[cfg(debug_assertions)]
 const TEST_DELAY_VAR: &str = "SMOLV_WORKER_TEST_DELAY";
 /// Test hook, debug builds only: `translate` makes a worker abort on every
-/// translation to WGSL, as a naga crash would.
+/// translation to WGSL, as a naga crash would; `optimize` on every
+/// optimization, as a SPIRV-Tools crash would.
 #[cfg(debug_assertions)]
-const TEST_ABORT_VAR: &str = "SMOLV_WORKER_TEST_ABORT";
+pub(crate) const TEST_ABORT_VAR: &str = "SMOLV_WORKER_TEST_ABORT";
 /// Test hook, debug builds only: `SMOLV_WORKER_TEST_CRASH=name` makes the
 /// process that compiles a file named `name`, or whose source contains it
 /// (a worker, or the build's own with `SMOLV_WORKERS=0`), die of SIGSEGV, as a compiler crash would; see
@@ -83,7 +88,7 @@ const TEST_ABORT_VAR: &str = "SMOLV_WORKER_TEST_ABORT";
 /// Test hook, debug builds only: a file each worker appends its process id
 /// to once it has greeted.
 #[cfg(debug_assertions)]
-const TEST_STARTED_VAR: &str = "SMOLV_WORKER_TEST_STARTED";
+pub(crate) const TEST_STARTED_VAR: &str = "SMOLV_WORKER_TEST_STARTED";
 /// Test hook, debug builds only: a file that a child of the worker,
 /// started with each request, appends to until it is killed.
 #[cfg(debug_assertions)]
@@ -167,6 +172,17 @@ impl Compilers {
         }
     }
 
+    /// Runs `recipe` on `spirv` with the linked SPIRV-Tools: in a worker if
+    /// the build has them, else here. One try: the caller tries a
+    /// transient failure once more.
+    #[cfg(feature = "optimizer")]
+    pub(crate) fn optimize(&self, spirv: &[u32], recipe: &Recipe) -> Result<Vec<u32>, Once> {
+        match self {
+            Self::Workers(workers) => workers.optimize(spirv, recipe),
+            Self::InProcess => crate::compile::optimize::linked::optimize(spirv, recipe).map_err(Once::Failed),
+        }
+    }
+
     /// Translates `spirv` to minified WGSL with naga: in a worker if the
     /// build has them, else here.
     pub(crate) fn translate(&self, spirv: &[u32]) -> Translation {
@@ -210,4 +226,15 @@ fn compiler_name(job: &Job) -> &'static str {
 /// Where the worker binary is, for messages.
 fn describe_exe(exe: &std::path::Path) -> String {
     exe.file_name().map_or_else(|| exe.display().to_string(), |name| name.to_string_lossy().into_owned())
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    /// Compilers in workers that are this test binary (as a build
+    /// script's are the build script), with `hooks` set in their
+    /// environment.
+    #[cfg(all(target_os = "linux", feature = "optimizer"))]
+    pub(crate) fn test_workers(hooks: &[(&'static str, &std::path::Path)]) -> super::Compilers {
+        super::Compilers::Workers(super::pool::tests::this_test_binary(std::time::Duration::from_secs(60), hooks))
+    }
 }

@@ -11,6 +11,8 @@ use std::time::{Duration, Instant};
 use super::protocol::{self, Request};
 use super::{MARKER, MEMORY_VAR, PARENT_VAR, Translation, compiler_name, describe_exe};
 use crate::compile::frontend::Compiled;
+#[cfg(feature = "optimizer")]
+use crate::compile::optimize::{Failure as OptimizeFailure, Once, Recipe};
 use crate::compile::tool::{Limits, describe_exit};
 use crate::compile::translate::{self, Refused};
 use crate::error::Diagnostic;
@@ -40,8 +42,17 @@ pub(crate) struct Workers {
 enum Failure {
     /// No worker could start: why.
     Start(String),
-    /// The worker died or overran its time: how it ended.
-    Ended(String),
+    /// The worker died or overran its time on the request.
+    Ended(Ended),
+}
+
+/// How a worker ended on a request.
+struct Ended {
+    /// Its exit status or the time limit, and the end of its stderr.
+    how: String,
+    /// Whether the watchdog stopped it at the time limit.
+    #[cfg_attr(not(feature = "optimizer"), expect(dead_code, reason = "only an optimization is not tried again"))]
+    overran: bool,
 }
 
 /// Why an exchange with a worker failed.
@@ -49,8 +60,8 @@ enum Lost {
     /// The request could not be written: the pipe was broken, so the
     /// worker died (or stopped reading) before it, not on it.
     NotSent(Box<Worker>),
-    /// The worker died or overran its time on the request: how it ended.
-    OnIt(String),
+    /// The worker died or overran its time on the request.
+    OnIt(Ended),
 }
 
 /// One worker process.
@@ -108,7 +119,9 @@ impl Workers {
                 Err(vec![Diagnostic::whole_file(&job.path, "a compiler worker sent a damaged answer; build again")])
             }),
             Err(Failure::Start(why)) => Err(vec![Diagnostic::whole_file(&job.path, why)]),
-            Err(Failure::Ended(how)) => Err(vec![Diagnostic::whole_file(&job.path, self.crash_message(job, &how))]),
+            Err(Failure::Ended(ended)) => {
+                Err(vec![Diagnostic::whole_file(&job.path, self.crash_message(job, &ended.how))])
+            }
         }
     }
 
@@ -133,11 +146,37 @@ impl Workers {
                 Translation::Answer,
             ),
             Err(Failure::Start(why)) => no_answer("no naga worker could start (the next build tries again)", why),
-            Err(Failure::Ended(how)) => no_answer(
+            Err(Failure::Ended(Ended { how, .. })) => no_answer(
                 "naga failed translating it to WGSL, in a worker process (nothing was cached, and the next build \
                  tries again; it works as SPIR-V, and if it fails again, simplify the expression naga fails on)",
                 format!("naga {how}"),
             ),
+        }
+    }
+
+    /// Runs `recipe` on `spirv` with the linked SPIRV-Tools in a worker.
+    /// Its verdict comes back as it would here; a worker that crashes or
+    /// cannot start is [`Failure::Transient`](OptimizeFailure::Transient),
+    /// and one stopped at the time limit is [`Once::OverTime`] (not tried
+    /// again).
+    #[cfg(feature = "optimizer")]
+    pub(super) fn optimize(&self, spirv: &[u32], recipe: &Recipe) -> Result<Vec<u32>, Once> {
+        let payload = serde_json::to_vec(&Request::Optimize { spirv: spirv.to_vec(), recipe: *recipe })
+            .map_err(|e| OptimizeFailure::Transient(format!("it could not be sent to a SPIRV-Tools worker: {e}")))?;
+        let recipe = recipe.describe();
+        match self.call(&payload) {
+            Ok(response) => protocol::decode_optimized(&response).unwrap_or_else(|| {
+                Err(OptimizeFailure::Transient("a SPIRV-Tools worker sent a damaged answer".to_owned()).into())
+            }),
+            Err(Failure::Start(why)) => Err(OptimizeFailure::Transient(why).into()),
+            Err(Failure::Ended(Ended { how, overran: true })) => {
+                Err(Once::OverTime(format!("SPIRV-Tools {recipe} {how}, in a worker process")))
+            }
+            Err(Failure::Ended(Ended { how, overran: false })) => Err(OptimizeFailure::Transient(format!(
+                "SPIRV-Tools {recipe} crashed on it: the worker process running it {how} (a worker's limits are {})",
+                self.limits.describe()
+            ))
+            .into()),
         }
     }
 
@@ -261,14 +300,14 @@ impl Workers {
                  call `smolv_build::Config::worker_main()` first in `main` (off Linux, a build script too, or it \
                  calls `Config::compile` first); or set SMOLV_WORKERS=0",
                 describe_exe(&self.exe),
-                self.how_it_ended(&mut worker)
+                self.how_it_ended(&mut worker).how
             )),
         }
     }
 
     /// How a worker that stopped answering ended: its exit status or the
     /// time limit, and the end of its stderr. Stops it if it still runs.
-    fn how_it_ended(&self, worker: &mut Worker) -> String {
+    fn how_it_ended(&self, worker: &mut Worker) -> Ended {
         let status = {
             let mut child = worker.watch.child.lock().unwrap_or_else(PoisonError::into_inner);
             // A worker that closed its pipe but lives on is stopped.
@@ -293,7 +332,7 @@ impl Workers {
             let _ = drain.join();
         }
         let stderr = worker.stderr.lock().unwrap_or_else(PoisonError::into_inner);
-        format!("{how}{}", stderr_tail(&stderr))
+        Ended { how: format!("{how}{}", stderr_tail(&stderr)), overran }
     }
 
     /// The error of a job whose worker died or overran.
@@ -392,11 +431,9 @@ fn stderr_tail(stderr: &[u8]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use std::cell::Cell;
-    #[cfg(all(target_os = "linux", feature = "glsl"))]
-    use std::ffi::OsString;
 
     thread_local! {
         /// How long the watchdog on this thread waits between finding a
@@ -458,12 +495,15 @@ mod tests {
     /// Workers that are this test binary: started with a build script's
     /// variables, it serves before libtest's `main` (`enter`), as a build
     /// script's worker does.
-    #[cfg(all(target_os = "linux", feature = "glsl"))]
-    fn this_test_binary(time: Duration, hooks: &[(&'static str, &std::path::Path)]) -> Workers {
+    #[cfg(all(target_os = "linux", any(feature = "glsl", feature = "optimizer")))]
+    pub(in crate::compile::worker) fn this_test_binary(
+        time: Duration,
+        hooks: &[(&'static str, &std::path::Path)],
+    ) -> Workers {
         let exe = super::super::this_program().unwrap();
         let mut workers = Workers::new(exe, Limits { time, memory_bytes: 4 << 30 });
         let build_script = [("OUT_DIR", "/nonexistent"), ("TARGET", "test"), ("HOST", "test"), ("NUM_JOBS", "1")];
-        workers.env = build_script.iter().map(|&(name, value)| (name, OsString::from(value))).collect();
+        workers.env = build_script.iter().map(|&(name, value)| (name, std::ffi::OsString::from(value))).collect();
         workers.env.extend(hooks.iter().map(|&(name, value)| (name, value.as_os_str().to_owned())));
         // Should the worker not serve before `main`, libtest runs no test
         // in it (not this one again, and so on), and it never greets.
@@ -534,5 +574,56 @@ mod tests {
         assert!(errors[0].message.contains("took longer than 8 s"), "{}", errors[0].message);
         assert!(crate::compile::tool::tests::lines(&ticks) > 0, "the worker's child ran");
         crate::compile::tool::tests::assert_still(&ticks);
+    }
+
+    #[cfg(all(target_os = "linux", feature = "optimizer"))]
+    #[test]
+    fn a_worker_optimizes_as_this_process_would() {
+        use crate::compile::optimize::{Recipe, linked};
+        use crate::options::{Optimization, TargetEnv};
+        let workers = this_test_binary(Duration::from_secs(60), &[]);
+        let module = crate::compile::optimize::tests::corpus_module("dota2/1021831.spv");
+        let recipe = Recipe { level: Optimization::Size, env: TargetEnv::Vulkan1_0, legalize: false };
+        let optimized = workers.optimize(&module, &recipe).unwrap();
+        assert!(optimized.len() < module.len());
+        assert_eq!(Ok(optimized), linked::optimize(&module, &recipe));
+        // A verdict comes back as one.
+        let refused = workers.optimize(&[0x0723_0203, 0x0001_0000, 0, 1, 0, 7], &recipe);
+        assert!(matches!(refused, Err(Once::Failed(OptimizeFailure::Refused(_)))), "{refused:?}");
+    }
+
+    // The test hooks exist in debug builds only.
+    #[cfg(all(target_os = "linux", feature = "optimizer", feature = "glsl", debug_assertions))]
+    #[test]
+    fn an_optimizer_crash_ends_the_worker_and_is_transient() {
+        use crate::compile::optimize::Recipe;
+        use crate::options::{Optimization, TargetEnv};
+        let abort = std::path::PathBuf::from("optimize");
+        let workers = this_test_binary(Duration::from_secs(60), &[(super::super::TEST_ABORT_VAR, &abort)]);
+        let recipe = Recipe { level: Optimization::Size, env: TargetEnv::Vulkan1_0, legalize: false };
+        let failure = workers.optimize(&smolv_runtime::doc_example_module(), &recipe);
+        assert!(
+            matches!(&failure, Err(Once::Failed(OptimizeFailure::Transient(why))) if why.contains("SIGABRT")),
+            "{failure:?}"
+        );
+        compile_a_frag(&workers).expect("a new worker still compiles");
+    }
+
+    // The test hooks exist in debug builds only.
+    #[cfg(all(target_os = "linux", feature = "optimizer", debug_assertions))]
+    #[test]
+    fn an_optimization_past_the_time_limit_is_stopped_and_not_tried_again() {
+        use crate::compile::optimize::Recipe;
+        use crate::options::{Optimization, TargetEnv};
+        let delay = std::path::PathBuf::from("optimize=60000");
+        // Also the greeting's limit: room to start this debug binary on a
+        // loaded machine.
+        let workers = this_test_binary(Duration::from_secs(8), &[(super::super::TEST_DELAY_VAR, &delay)]);
+        let recipe = Recipe { level: Optimization::Size, env: TargetEnv::Vulkan1_0, legalize: false };
+        let failure = workers.optimize(&smolv_runtime::doc_example_module(), &recipe);
+        assert!(
+            matches!(&failure, Err(Once::OverTime(why)) if why.contains("-Os took longer than 8 s")),
+            "{failure:?}"
+        );
     }
 }

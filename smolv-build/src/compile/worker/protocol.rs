@@ -4,10 +4,11 @@
 //! build script's own prints before it reached `Config::compile`) is
 //! skipped. After that, each message is a frame: a little-endian `u32`
 //! length, then that many bytes. A request is JSON: a job to compile (the
-//! job, the settings and the source), or SPIR-V to translate to WGSL. A
-//! response is a [`BodyWriter`] body: the compiled modules with what was
-//! read, or the diagnostics; or the WGSL, or why naga refused it
-//! ([`write_answer`](crate::compile::translate::write_answer)).
+//! job, the settings and the source), SPIR-V to translate to WGSL, or
+//! SPIR-V to optimize. A response is a [`BodyWriter`] body: the compiled
+//! modules with what was read, or the diagnostics; the WGSL, or why naga
+//! refused it ([`write_answer`](crate::compile::translate::write_answer));
+//! or the optimized module, or why SPIRV-Tools gave none.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -16,6 +17,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::cache::{BodyReader, BodyWriter};
 use crate::compile::frontend::{Compiled, CompiledModule};
+#[cfg(feature = "optimizer")]
+use crate::compile::optimize::{Failure, Once, Recipe};
 use crate::error::Diagnostic;
 use crate::settings::Settings;
 use crate::source::Job;
@@ -38,6 +41,9 @@ pub(super) enum Request {
     Compile { job: Job, settings: Settings, source: String },
     /// Translate one module's SPIR-V to minified WGSL.
     Translate { spirv: Vec<u32> },
+    /// Run a SPIRV-Tools recipe on one module.
+    #[cfg(feature = "optimizer")]
+    Optimize { spirv: Vec<u32>, recipe: Recipe },
 }
 
 /// Writes one frame.
@@ -158,6 +164,33 @@ pub(super) fn decode_compiled(body: &[u8]) -> Option<Result<Compiled, Vec<Diagno
     r.is_empty().then_some(result)
 }
 
+/// A response to [`Request::Optimize`]: the module, or why there is none.
+#[cfg(feature = "optimizer")]
+pub(super) fn encode_optimized(result: &Result<Vec<u32>, Failure>) -> Option<Vec<u8>> {
+    let mut w = BodyWriter::default();
+    match result {
+        Ok(words) => w.u32(0).words(words),
+        Err(Failure::Refused(why)) => w.u32(1).text(why),
+        Err(Failure::Transient(why)) => w.u32(2).text(why),
+        Err(Failure::Unavailable) => w.u32(3),
+    };
+    w.finish()
+}
+
+/// Reads an [`encode_optimized`] response back; `None` if it is malformed.
+#[cfg(feature = "optimizer")]
+pub(super) fn decode_optimized(body: &[u8]) -> Option<Result<Vec<u32>, Once>> {
+    let mut r = BodyReader::new(body);
+    let result = match r.u32()? {
+        0 => Ok(r.words()?),
+        1 => Err(Once::Failed(Failure::Refused(r.text()?))),
+        2 => Err(Once::Failed(Failure::Transient(r.text()?))),
+        3 => Err(Once::Failed(Failure::Unavailable)),
+        _ => return None,
+    };
+    r.is_empty().then_some(result)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -212,5 +245,26 @@ mod tests {
         let huge = (MAX_FRAME + 1).to_le_bytes();
         assert!(read_frame(&mut &huge[..]).is_err(), "a length over the limit allocates nothing");
         assert!(wait_for_hello(&mut &b"no greeting"[..]).is_err());
+    }
+
+    #[cfg(feature = "optimizer")]
+    #[test]
+    fn optimizer_answers_round_trip() {
+        let answers = [
+            Ok(vec![0x0723_0203, 1, 2]),
+            Err(Failure::Refused("invalid".into())),
+            Err(Failure::Transient("no module".into())),
+            Err(Failure::Unavailable),
+        ];
+        for answer in answers {
+            let body = encode_optimized(&answer).unwrap();
+            let back = decode_optimized(&body).unwrap();
+            match (&answer, back) {
+                (Ok(words), Ok(back)) => assert_eq!(*words, back),
+                (Err(failure), Err(Once::Failed(back))) => assert_eq!(*failure, back),
+                (answer, back) => panic!("{answer:?} came back as {back:?}"),
+            }
+            assert!(decode_optimized(&body[..body.len() - 1]).is_none(), "a truncated answer is refused");
+        }
     }
 }

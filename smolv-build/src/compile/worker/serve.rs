@@ -1,5 +1,5 @@
 //! The worker's side: set itself up, greet, then answer request after
-//! request (compile a job, translate SPIR-V to WGSL) until its parent
+//! request (compile a job, translate SPIR-V to WGSL, optimize SPIR-V) until its parent
 //! closes the pipe.
 #![allow(unsafe_code, reason = "prctl, setrlimit, getppid, dup and dup2 on the worker's own process")]
 
@@ -73,6 +73,10 @@ fn serve() -> i32 {
                 protocol::encode_compiled(&frontend::compile(job, source.as_bytes(), settings))
             }
             Request::Translate { spirv } => translate::write_answer(&translate::to_wgsl(spirv)),
+            #[cfg(feature = "optimizer")]
+            Request::Optimize { spirv, recipe } => {
+                protocol::encode_optimized(&crate::compile::optimize::linked::optimize(spirv, recipe))
+            }
         };
         let Some(response) = response else {
             eprintln!("smolv-build worker: an answer too large to send");
@@ -175,9 +179,11 @@ mod test_hooks {
     /// Before a request: `SMOLV_WORKER_TEST_GRANDCHILD=file` starts a
     /// child that appends to `file` until it is killed;
     /// `SMOLV_WORKER_TEST_DELAY=name=ms` sleeps before compiling a file
-    /// named `name`, to reach the time limit;
+    /// named `name` (`optimize=ms`: before an optimization), to reach the
+    /// time limit;
     /// `SMOLV_WORKER_TEST_ABORT=translate` aborts on a translation, as a
-    /// naga crash would; `SMOLV_WORKER_TEST_DEAF` closes this worker's
+    /// naga crash would, and `=optimize` on an optimization, as a
+    /// SPIRV-Tools crash would; `SMOLV_WORKER_TEST_DEAF` closes this worker's
     /// standard input before it answers (and `after` waits to be killed),
     /// so the next request finds a live worker and a broken pipe.
     #[allow(clippy::zombie_processes, reason = "the grandchild is meant to outlive the worker, until the group kill")]
@@ -210,6 +216,16 @@ mod test_hooks {
             Request::Translate { .. } => {
                 if std::env::var_os(TEST_ABORT_VAR).is_some_and(|v| v == "translate") {
                     std::process::abort();
+                }
+            }
+            #[cfg(feature = "optimizer")]
+            Request::Optimize { .. } => {
+                if std::env::var_os(TEST_ABORT_VAR).is_some_and(|v| v == "optimize") {
+                    std::process::abort();
+                }
+                let delay = std::env::var(TEST_DELAY_VAR).ok();
+                if let Some(("optimize", ms)) = delay.as_deref().and_then(|v| v.split_once('=')) {
+                    std::thread::sleep(std::time::Duration::from_millis(ms.parse().unwrap_or(0)));
                 }
             }
         }

@@ -1,44 +1,25 @@
-//! The size optimizer, for every language.
+//! A `spirv-opt` binary named explicitly ([`Config::spirv_opt`] or
+//! `SMOLV_SPIRV_OPT`), run as a child process for each module with the
+//! same recipe as the linked optimizer: a pinned SDK's SPIRV-Tools, or a
+//! stand-in in tests. Each run has the limits of every child process of
+//! the build ([`tool::run`]): a run past the time limit is stopped with
+//! its children and not tried again (the module ships unoptimized, for
+//! this build only), and a runaway allocation ends at the memory cap.
 //!
-//! It runs the `spirv-opt` binary with the SPIRV-Tools `-Os` recipe (or
-//! `-O`) on each compiled module, rather than optimizing in-process (GLSL
-//! and HLSL are compiled by shaderc without optimization first; shaderc's
-//! own size level, the same recipe in-process, is used only when `spirv-opt`
-//! is not installed):
-//! - No C++ build. Debian's SPIRV-Tools has no C API for the optimizer, and
-//!   the `spirv-tools` crate builds SPIRV-Tools from source with CMake,
-//!   minutes per clean build; the binary is one `apt-get install
-//!   spirv-tools` away and is what every Vulkan SDK ships.
-//! - Crash isolation. SPIRV-Tools 2023.1 segfaults on some valid modules
-//!   (a cooperative-matrix shader of our corpus, several of glslang's own
-//!   test shaders); in a separate process a crash is just a failed step,
-//!   and the build falls back to the unoptimized module with a warning,
-//!   where in-process it would kill the build script.
-//!
-//! What is cached after a failure depends on whether it would repeat (see
-//! [`Failure`]): a module spirv-opt refused with a message ships
-//! unoptimized and is cached like any result. A failure to start, a crash
-//! or an OOM kill is tried once more; if it fails again the module ships
-//! unoptimized for this build only, and is neither cached nor uploaded, so
-//! the next build optimizes it.
-//! - It is exactly the recipe users know from the command line.
-//!
-//! Spawning costs a few milliseconds per module, paid only on cache misses.
-//! Each run has the limits of every child process of the build
-//! ([`tool::run`]): a run past the time limit is stopped with its children
-//! and not tried again (the module ships unoptimized, for this build only),
-//! and a runaway allocation ends at the memory cap.
+//! [`Config::spirv_opt`]: crate::Config::spirv_opt
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use super::{Failure, Once, Recipe};
 use crate::cache::Cache;
 use crate::compile::tool;
-use crate::options::{Optimization, TargetEnv};
 
-/// Finds `spirv-opt`: the configured path, `SMOLV_SPIRV_OPT`, or `PATH`.
+/// The `spirv-opt` binary to run instead of the linked optimizer: the
+/// configured path, else `SMOLV_SPIRV_OPT`. Never looked up on `PATH`: an
+/// installed SPIRV-Tools does not replace the pinned one unasked.
 pub(crate) fn find_spirv_opt(configured: Option<&Path>) -> Option<PathBuf> {
-    tool::find(configured, "SMOLV_SPIRV_OPT", "spirv-opt")
+    configured.map(Path::to_owned).or_else(|| crate::settings::env("SMOLV_SPIRV_OPT").map(PathBuf::from))
 }
 
 /// `spirv-opt --version`, for cache keys, remembered in the cache by the
@@ -47,72 +28,18 @@ pub(crate) fn spirv_opt_identity(tool: &Path, cache: &Cache) -> String {
     tool::identity(tool, "--version", cache)
 }
 
-/// Why `spirv-opt` gave no module. Whether the failure would repeat
-/// decides whether the module, shipped unoptimized, may be cached.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Failure {
-    /// spirv-opt ran to its end and refused the module with a message (an
-    /// invalid module, an unsupported capability): the same module fails
-    /// the same way next time, so the unoptimized result may be cached.
-    Refused(String),
-    /// It did not get to judge the module: it could not be started (a
-    /// missing binary, too many open files), a signal ended it (a crash,
-    /// the OOM killer), it exited without a word, or what it wrote is no
-    /// module. The next try may work, so the result is never cached.
-    Transient(String),
-}
-
-/// Optimizes `spirv` with `tool`, trying a second time after a
-/// [`Failure::Transient`] one (but for a run past the time limit, which
-/// would only cost that time again). The caller warns and keeps the
-/// unoptimized module on failure, and caches that only for a
-/// [`Failure::Refused`].
-pub(crate) fn optimize(spirv: &[u32], level: Optimization, env: TargetEnv, tool: &Path) -> Result<Vec<u32>, Failure> {
-    match optimize_once(spirv, level, env, tool) {
-        Err(Once::OverTime(why)) => Err(Failure::Transient(why)),
-        Err(Once::Failed(Failure::Transient(first))) => {
-            optimize_once(spirv, level, env, tool).map_err(|again| match again {
-                Once::Failed(Failure::Transient(why)) | Once::OverTime(why) if why == first => {
-                    Failure::Transient(format!("{why} (twice)"))
-                }
-                Once::Failed(Failure::Transient(why)) | Once::OverTime(why) => {
-                    Failure::Transient(format!("{first}; tried again: {why}"))
-                }
-                Once::Failed(refused) => refused,
-            })
-        }
-        Err(Once::Failed(failure)) => Err(failure),
-        Ok(optimized) => Ok(optimized),
-    }
-}
-
-/// Why one run gave no module.
-enum Once {
-    Failed(Failure),
-    /// Stopped at the time limit: transient, but not tried again.
-    OverTime(String),
-}
-
-impl From<Failure> for Once {
-    fn from(failure: Failure) -> Self {
-        Self::Failed(failure)
-    }
-}
-
 /// One run of `spirv-opt` on `spirv`, under the limits of every tool
 /// ([`tool::run`]).
-fn optimize_once(spirv: &[u32], level: Optimization, env: TargetEnv, tool: &Path) -> Result<Vec<u32>, Once> {
-    let recipe = match level {
-        Optimization::None => return Ok(spirv.to_vec()),
-        Optimization::Size => "-Os",
-        Optimization::Performance => "-O",
-    };
+pub(super) fn optimize_once(spirv: &[u32], recipe: &Recipe, tool: &Path) -> Result<Vec<u32>, Once> {
+    let env = recipe.env;
+    let recipe_flags = recipe.flags();
+    let recipe = recipe.describe();
     // `--scalar-block-layout` lets the validator that runs first accept
     // blocks in GL_EXT_scalar_block_layout's `scalar` layout, which carries
     // no OpExtension of its own; without it such modules shipped
     // unoptimized. Other layouts are valid scalar layouts too.
     let mut command = Command::new(tool);
-    command.args([recipe, "--scalar-block-layout", &format!("--target-env={}", env.name()), "-", "-o", "-"]);
+    command.args(recipe_flags).args(["--scalar-block-layout", &format!("--target-env={}", env.name()), "-", "-o", "-"]);
     let input: Vec<u8> = spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
     let limits = tool::Limits::from_env();
     let output = match tool::run(&mut command, Some(input), limits) {
@@ -140,28 +67,47 @@ fn optimize_once(spirv: &[u32], level: Optimization, env: TargetEnv, tool: &Path
         .into());
     }
     let bytes = output.stdout;
-    if bytes.len() < 20 || !bytes.len().is_multiple_of(4) || bytes[..4] != 0x0723_0203u32.to_le_bytes() {
+    if !bytes.len().is_multiple_of(4) {
         return Err(Failure::Transient("spirv-opt produced no valid module".to_owned()).into());
     }
-    Ok(bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+    let words = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    Ok(super::checked(words, "spirv-opt")?)
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::compile::optimize::tests::corpus_module;
+    use crate::options::{Optimization, TargetEnv};
 
-    fn corpus_module(name: &str) -> Option<Vec<u32>> {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/spirv").join(name);
-        let bytes = std::fs::read(path).ok()?;
-        Some(bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+    /// What the build does with a binary: a run, and one more after a
+    /// transient failure.
+    fn optimize(spirv: &[u32], level: Optimization, env: TargetEnv, tool: &Path) -> Result<Vec<u32>, Failure> {
+        let recipe = Recipe { level, env, legalize: false };
+        super::super::retrying(|| optimize_once(spirv, &recipe, tool))
+    }
+
+    /// SPIRV-Tools as installed (Debian's 2023.1 here), for the tests of a
+    /// real binary.
+    pub(crate) fn installed_spirv_opt() -> Option<PathBuf> {
+        tool::find(None, "SMOLV_SPIRV_OPT", "spirv-opt")
+    }
+
+    #[test]
+    fn spirv_opt_is_never_looked_up_on_path() {
+        // This machine's PATH may well hold one (Debian's, in CI): only the
+        // configured path or the variable name a binary.
+        assert_eq!(find_spirv_opt(None), crate::settings::env("SMOLV_SPIRV_OPT").map(PathBuf::from));
+        let sdk = Path::new("/opt/vulkan-sdk/bin/spirv-opt");
+        assert_eq!(find_spirv_opt(Some(sdk)).as_deref(), Some(sdk));
     }
 
     #[test]
     fn optimizer_crash_is_an_error_not_a_dead_build() {
         // spirv-opt 2023.1 segfaults on this valid cooperative-matrix module.
-        let (Some(tool), Some(module)) = (find_spirv_opt(None), corpus_module("glslang/spv.1.3.coopmat.comp.spv"))
-        else {
-            assert!(std::env::var_os("CI").is_none(), "CI must have spirv-opt and the corpus");
+        let module = corpus_module("glslang/spv.1.3.coopmat.comp.spv");
+        let Some(tool) = installed_spirv_opt() else {
+            assert!(std::env::var_os("CI").is_none(), "CI must have spirv-opt");
             return;
         };
         match optimize(&module, Optimization::Size, TargetEnv::Vulkan1_1, &tool) {
@@ -176,10 +122,9 @@ pub(crate) mod tests {
 
     #[test]
     fn optimizing_shrinks_a_real_module() {
-        let (Some(tool), Some(module)) =
-            (find_spirv_opt(None), corpus_module("blender/43_spv16_overlay_edit_mesh_edge_next_vert.spv"))
-        else {
-            assert!(std::env::var_os("CI").is_none(), "CI must have spirv-opt and the corpus");
+        let module = corpus_module("blender/43_spv16_overlay_edit_mesh_edge_next_vert.spv");
+        let Some(tool) = installed_spirv_opt() else {
+            assert!(std::env::var_os("CI").is_none(), "CI must have spirv-opt");
             return;
         };
         let optimized = optimize(&module, Optimization::Size, TargetEnv::Vulkan1_3, &tool).unwrap();
