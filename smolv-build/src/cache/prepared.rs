@@ -18,7 +18,7 @@
 //! `cargo smolv prepare` writes it: it runs the project's builds with
 //! [`PREPARE_ENV`] naming a fresh session directory, where each build
 //! script records the entry of every job it built, whether compiled or
-//! found in a cache ([`Staging`]); then [`staged`] reads the session, and
+//! found in a cache (`Staging`); then [`staged`] reads the session, and
 //! [`Staged::write`] makes each prepared directory hold exactly those
 //! entries, or [`Staged::compare`] says how it differs (`--check`). The
 //! directory is then a function of the sources: sorted names, no time, no

@@ -189,13 +189,17 @@ fn not_enabled(language: Language, settings: &Settings) -> String {
 /// that the name is a WGSL identifier. `output::types::names` undoes it.
 pub(crate) const WESL_SEPARATOR: &str = "\u{2d0}\u{2d0}";
 
+/// The `wesl` crate that links WESL, exactly: `=0.4.0` in the workspace's
+/// `Cargo.toml` (`wesl/mod.rs` tests it against `Cargo.lock`).
+pub(crate) const WESL_VERSION: &str = "0.4.0";
+
 /// Identifies what links WESL, for the cache keys of WESL jobs only (so
-/// that turning the `wesl` feature on leaves the other entries valid).
+/// that a new `wesl` leaves the other entries valid). The same whether or
+/// not this build has the `wesl` feature, as [`compiler_identity`] is: a
+/// build without it finds the entries (cached, or prepared) of one with
+/// it.
 pub(crate) fn wesl_identity() -> String {
-    #[cfg(feature = "wesl")]
-    return wesl::identity();
-    #[cfg(not(feature = "wesl"))]
-    String::new()
+    format!("wesl {WESL_VERSION};")
 }
 
 /// The glslang-sys crate that compiles GLSL and HLSL, exactly: `=0.9.2`

@@ -81,10 +81,10 @@ const TEST_DELAY_VAR: &str = "SMOLV_WORKER_TEST_DELAY";
 /// optimization, as a SPIRV-Tools crash would.
 #[cfg(debug_assertions)]
 pub(crate) const TEST_ABORT_VAR: &str = "SMOLV_WORKER_TEST_ABORT";
-/// Test hook, debug builds only: `SMOLV_WORKER_TEST_CRASH=name` makes the
-/// process that compiles a file named `name`, or whose source contains it
-/// (a worker, or the build's own with `SMOLV_WORKERS=0`), die of SIGSEGV, as a compiler crash would; see
-/// `frontend::test_crash`.
+// Test hook, debug builds only: `SMOLV_WORKER_TEST_CRASH=name` makes the
+// process that compiles a file named `name`, or whose source contains it
+// (a worker, or the build's own with `SMOLV_WORKERS=0`), die of SIGSEGV, as
+// a compiler crash would; see `frontend::test_crash`.
 /// Test hook, debug builds only: a file each worker appends its process id
 /// to once it has greeted.
 #[cfg(debug_assertions)]

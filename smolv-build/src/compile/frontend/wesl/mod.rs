@@ -19,15 +19,8 @@ use crate::source::Job;
 use files::Files;
 use locate::Linked;
 
-/// The wesl crate that links WESL, exactly: the workspace pins it with
-/// `=`, as naga, and a test checks that the pin, the lock file and this
-/// agree.
-pub(super) const WESL_VERSION: &str = "0.4.0";
-
-/// wesl's identity, for the cache keys of WESL jobs.
-pub(super) fn identity() -> String {
-    format!("wesl {WESL_VERSION};")
-}
+#[cfg(test)]
+use super::WESL_VERSION;
 
 /// The job's own module path: `package::` and its name's components, the
 /// last without `.wesl`.
