@@ -16,6 +16,7 @@ const BOOM: &str = "#version 450\nlayout(location = 0) out vec4 color;\nvoid mai
 const ONCE_A_CRASH: &str = "#version 450\nlayout(location = 0) out vec4 color;\n\
                             void main() {\n    uint n = 3u;\n    atomicAdd(n + 1u, 1u);\n    color = vec4(1.0);\n}\n";
 /// The hook that crashes the compiler on `boom.frag`.
+#[cfg(unix)]
 const CRASH: (&str, &str) = ("SMOLV_WORKER_TEST_CRASH", "boom.frag");
 const GOOD: &str = "#version 450\nlayout(location = 0) out vec4 color;\nvoid main() { color = vec4(0.5); }\n";
 

@@ -146,15 +146,17 @@ pub const SHADER_TOOLS: [&str; 4] = ["spirv-opt", "glslc", "glslangValidator", "
 /// `PATH` a folder in `dir` where each of [`SHADER_TOOLS`] is a stand-in
 /// that records its name in the returned file and fails. After the run,
 /// the file must not exist.
-#[cfg(unix)]
 pub fn without_shader_tools(command: &mut Command, dir: &Path) -> PathBuf {
-    use std::os::unix::fs::PermissionsExt;
     let (bin, calls) = (dir.join("poisoned-bin"), dir.join("shader-tool-calls"));
     std::fs::create_dir_all(&bin).expect("create the stand-ins' folder");
     for tool in SHADER_TOOLS {
         let path = bin.join(tool);
         write(&path, &format!("#!/bin/sh\necho {tool} >> '{}'\nexit 1\n", calls.display()));
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("make it executable");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("make it executable");
+        }
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
     let path = std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&path))).expect("PATH");
