@@ -1033,30 +1033,12 @@ impl Config {
             // must name it alike, or each one's prepare run would remove
             // the others' entries.
             prepared_dir: match &self.prepared_dir {
-                Some(dir) => Some(without_dot_dot(&base.join(dir))),
+                Some(dir) => Some(crate::output::emit::normalized(&base.join(dir))),
                 None => (!base.as_os_str().is_empty()).then(|| base.join(crate::cache::prepared::DEFAULT_DIR)),
             },
             prepare_session: env(crate::cache::prepared::PREPARE_ENV).map(PathBuf::from),
         })
     }
-}
-
-/// `path` with `.` and `..` taken out as written (`/ws/a/../.smolv` is
-/// `/ws/.smolv`), without asking the file system: the same directory gets
-/// the same name from every crate that names it.
-fn without_dot_dot(path: &Path) -> PathBuf {
-    use std::path::Component;
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir if matches!(out.components().next_back(), Some(Component::Normal(_))) => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// A name `import name::…` can use for a package: an identifier, and not
@@ -1262,7 +1244,7 @@ mod tests {
         // Two crates of a workspace sharing it name it alike.
         let from_b = Config::new().out_dir("out").prepared_dir("../b/../.smolv").plan().unwrap();
         assert_eq!(from_b.prepared_dir, plan.prepared_dir);
-        assert_eq!(without_dot_dot(Path::new("../x/./y/..")), Path::new("../x"));
+        assert_eq!(crate::output::emit::normalized(Path::new("../x/./y/..")), Path::new("../x"));
         assert!(crate::settings::ENV_KNOBS.contains(&"SMOLV_PREPARE"), "a new session must rerun the build script");
     }
 

@@ -105,8 +105,9 @@ fn target_dir(out_dir: &Path) -> Option<PathBuf> {
 }
 
 /// `path` with `.` dropped and `..` taken back lexically, so that
-/// `shaders/../common.glsl` is not taken for a file below `shaders`.
-fn normalized(path: &Path) -> PathBuf {
+/// `shaders/../common.glsl` is not taken for a file below `shaders` (and
+/// a prepared directory that crates name `../.smolv` gets one name).
+pub(crate) fn normalized(path: &Path) -> PathBuf {
     use std::path::Component;
     let mut out = PathBuf::new();
     for component in path.components() {
