@@ -26,7 +26,7 @@ pub(crate) mod worker;
 /// The naga that compiles WGSL and translates SPIR-V to WGSL, exactly: the
 /// workspace pins it with `=` (a build script cannot see a dependency's
 /// version), and a test checks that the pin, the lock file and this agree.
-#[cfg(any(feature = "wgsl", feature = "wgpu"))]
+/// Every cache key names it, whatever features the build has.
 pub(crate) const NAGA_VERSION: &str = "30.0.1";
 
 pub(crate) use job::{
