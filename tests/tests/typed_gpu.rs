@@ -696,7 +696,7 @@ fn every_layout_case_filled_through_the_generated_types_reads_back_on_the_gpu() 
         stderr.lines().filter(|l| l.starts_with("warning") && !l.starts_with("warning: smolv-typed-gpu@")).collect();
     assert!(warnings.is_empty(), "the generated code must build without warnings:\n{stderr}");
     // Every GLSL case, and the WGSL ones it can express.
-    assert_eq!(modules.len(), 13 + 7 + 7 + 9, "{:?}", modules.iter().map(|m| &m.file).collect::<Vec<_>>());
+    assert_eq!(modules.len(), 14 + 8 + 8 + 10, "{:?}", modules.iter().map(|m| &m.file).collect::<Vec<_>>());
 
     // The same shaders, built here for their SPIR-V.
     let mut config = smolv_build::Config::new();
