@@ -16,7 +16,8 @@
 #      through sudo;
 #   2. makes sure rustfmt, clippy and the x86_64-pc-windows-gnu standard
 #      library are installed (with g++-mingw-w64 above, for the Windows
-#      build: glslang's, SPIRV-Tools' and zstd's C++ and C compile with it);
+#      build: glslang's, SPIRV-Tools' and zstd's C++ and C compile with it;
+#      wine64 runs that build, through scripts/wine.sh);
 #   3. puts ccache in front of the C and C++ compilers (CC, CXX), so that
 #      the C++ of glslang and SPIRV-Tools compiles once for all the
 #      suite's target directories;
@@ -36,7 +37,7 @@ smolv_packages=(
   xvfb xauth xdotool
   xz-utils binutils
   nginx openssl
-  g++-mingw-w64-x86-64
+  g++-mingw-w64-x86-64 wine64
 )
 
 smolv_log() { printf 'setup: %s\n' "$*" >&2; }

@@ -33,14 +33,16 @@ RUSTDOCFLAGS="-D warnings" cargo doc -p smolv-build -p cargo-smolv -p smolv-relo
 echo "==> Windows (x86_64-pc-windows-gnu): no Unix-only call slips in, and mingw builds the C++"
 cargo check --workspace --all-targets --locked --target x86_64-pc-windows-gnu
 # cargo-smolv.exe links glslang's and SPIRV-Tools' C++ as compiled by
-# mingw (the check above compiled it already). Debian's wine 8 cannot run
-# it: Rust's std imports bcryptprimitives.dll, which wine gained in 9.
+# mingw (the check above compiled it already); it runs under wine after
+# `cargo test`, which builds the Linux cargo-smolv it is compared with.
 cargo build -p cargo-smolv --locked --target x86_64-pc-windows-gnu
 test -s target/x86_64-pc-windows-gnu/debug/cargo-smolv.exe
 echo "==> smolv-runtime without default features (no_std + alloc)"
 cargo build -p smolv-runtime --no-default-features --locked
 echo "==> cargo test --workspace"
 cargo test --workspace --locked "$@"
+echo "==> Windows under wine: a build script's workers skip its main; cargo-smolv.exe builds what Linux builds"
+scripts/windows-under-wine.sh
 # WESL is behind the `wesl` feature, off by default (docs/features.md):
 # lint and test it with the feature on.
 echo "==> WESL: clippy and tests with the wesl feature"

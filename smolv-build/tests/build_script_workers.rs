@@ -29,10 +29,10 @@ const SLEEP_VAR: &str = "SMOLV_TEST_PRELUDE_MS";
 const HOOKS: bool = cfg!(debug_assertions);
 
 fn main() {
-    // Only Linux has the constructor (`compile/worker/enter.rs`); elsewhere
-    // a build script's worker runs the prelude, as documented.
-    if cfg!(not(target_os = "linux")) {
-        println!("build_script_workers: 0 tests: only Linux serves before a build script's main");
+    // Linux, macOS and Windows have the constructor (`compile/worker/enter.rs`);
+    // elsewhere a build script's worker runs the prelude, as documented.
+    if cfg!(not(any(target_os = "linux", target_os = "macos", windows))) {
+        println!("build_script_workers: 0 tests: only Linux, macOS and Windows serve before a build script's main");
         return;
     }
     if let Some(dir) = std::env::var_os(CHILD_VAR) {

@@ -34,30 +34,190 @@
 //! build script calls, calls it. `smolv-build/tests/build_script_workers.rs`
 //! checks this in a test binary that links smolv-build as a library.
 //!
-//! Only Linux has the constructor; elsewhere a build script's worker serves
-//! from `Config::compile`, as before, and runs what `main` does before it.
-//! So does a Linux worker whose `.init_array` cannot be found (a static
-//! program without a dynamic section): it never serves with glslang
-//! unconstructed.
+//! Each system calls its constructors from a table of its own:
+//! - **Linux:** `.init_array`, as above.
+//! - **macOS:** `__mod_init_func` (or, from newer linkers, the offsets in
+//!   `__init_offsets`), which dyld calls in link order: our slot comes
+//!   before glslang's, so the constructor runs the ones after it, as on
+//!   Linux, found through `getsectiondata` on its own image.
+//! - **Windows:** the C runtime calls the `.CRT$XC*` sections in the order
+//!   of their names, and MSVC puts C++ static constructors in `.CRT$XCU`:
+//!   ours is in `.CRT$XCY`, after them. mingw applies its pseudo-relocations
+//!   and runs the C++ constructors (`__main`) only after that table, each
+//!   keeping a flag so that it runs once: the constructor calls both first.
+//!
+//! Where the table cannot be read (a static Linux program without a
+//! dynamic section; a macOS image whose table holds no slot of ours), the
+//! worker serves from `Config::compile`, as on other systems, and runs
+//! what `main` does before it: it never serves with glslang unconstructed.
+//! Linux is tested here on every run; the Windows part is compiled by the
+//! suite's mingw build, and the macOS part is not tested here (no macOS
+//! machine).
 //!
 //! The guarantee covers the user's `main`, not every constructor: those
 //! of the build script's own crate and its dependencies (`#[ctor]`
 //! functions, for one) come before `ENTER` in the array, or after it, and
 //! run in every worker as in the build script itself.
-#![allow(unsafe_code, reason = "a constructor in .init_array, and the initializers after it, before main")]
+#![allow(unsafe_code, reason = "a constructor in the C runtime's table, and the initializers after it, before main")]
 
 /// Refers to `ENTER`, so that the linker keeps the object that holds it
 /// (see the module docs). Free.
 pub(crate) fn retain() {
     #[cfg(target_os = "linux")]
     std::hint::black_box(&linux::ENTER);
+    #[cfg(target_os = "macos")]
+    std::hint::black_box(&macos::ENTER);
+    #[cfg(windows)]
+    std::hint::black_box(&windows::ENTER);
+}
+
+/// Whether this process is a worker of a build script, which must serve
+/// before `main`.
+fn worker_of_a_build_script() -> bool {
+    std::env::var_os(crate::compile::worker::MARKER).is_some() && crate::compile::worker::under_a_build_script()
+}
+
+#[cfg(windows)]
+mod windows {
+    use crate::compile::worker::serve;
+
+    /// The constructor's slot: `.CRT$XCY` sorts after `.CRT$XCU`, where
+    /// MSVC puts C++ static constructors.
+    #[used]
+    #[unsafe(link_section = ".CRT$XCY")]
+    pub(super) static ENTER: extern "C" fn() = enter;
+
+    /// Serves, and exits, if this process is a worker of a build script;
+    /// else returns at once.
+    extern "C" fn enter() {
+        if !super::worker_of_a_build_script() {
+            return;
+        }
+        // SAFETY: as mingw's start-up does before `main`, and each keeps a
+        // flag, so that the start-up's own calls do nothing: apply the
+        // pseudo-relocations (references into DLLs such as libstdc++'s,
+        // which the C++ reads), then run the C++ static constructors (of
+        // glslang, among others). Nothing else runs yet.
+        #[cfg(target_env = "gnu")]
+        unsafe {
+            _pei386_runtime_relocator();
+            __main();
+        }
+        serve::serve_if_asked();
+    }
+
+    #[cfg(target_env = "gnu")]
+    unsafe extern "C" {
+        /// mingw's pseudo-relocation pass (`pseudo-reloc.c`).
+        fn _pei386_runtime_relocator();
+        /// mingw's runner of the C++ constructors (`gccmain.c`).
+        fn __main();
+    }
+}
+
+#[cfg(target_os = "macos")]
+mod macos {
+    use std::ffi::{c_char, c_int, c_ulong, c_void};
+
+    use crate::compile::worker::serve;
+
+    /// The type of dyld's initializers: `(argc, argv, envp, apple, vars)`.
+    type Initializer =
+        unsafe extern "C" fn(c_int, *const *const c_char, *const *const c_char, *const *const c_char, *const c_void);
+
+    /// The constructor's slot in `__mod_init_func`.
+    #[used]
+    #[unsafe(link_section = "__DATA,__mod_init_func,mod_init_funcs")]
+    pub(super) static ENTER: Initializer = enter;
+
+    /// Serves, and exits, if this process is a worker of a build script;
+    /// else returns at once.
+    unsafe extern "C" fn enter(
+        argc: c_int,
+        argv: *const *const c_char,
+        envp: *const *const c_char,
+        apple: *const *const c_char,
+        vars: *const c_void,
+    ) {
+        if !super::worker_of_a_build_script() {
+            return;
+        }
+        // SAFETY: as Rust's runtime does before `main`.
+        unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
+        let Some(after) = initializers_after_enter() else { return };
+        for initializer in after {
+            // SAFETY: an initializer of this image, called as dyld calls it;
+            // this process never returns to dyld, which so never calls it
+            // again.
+            unsafe { initializer(argc, argv, envp, apple, vars) };
+        }
+        serve::serve_if_asked();
+    }
+
+    unsafe extern "C" {
+        /// `<mach-o/getsect.h>`: a section's data in a loaded image.
+        fn getsectiondata(
+            header: *const c_void,
+            segment: *const c_char,
+            section: *const c_char,
+            size: *mut c_ulong,
+        ) -> *const u8;
+    }
+
+    /// The initializers that dyld calls after [`enter`] in this image, in
+    /// order; `None` if the image's table holds no slot of ours.
+    fn initializers_after_enter() -> Option<Vec<Initializer>> {
+        let own = enter as Initializer as usize;
+        // SAFETY: `dladdr` fills `info` for an address of this image.
+        let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+        if unsafe { libc::dladdr(own as *const c_void, &mut info) } == 0 || info.dli_fbase.is_null() {
+            return None;
+        }
+        let header = info.dli_fbase.cast_const();
+        let base = header as usize;
+        for segment in [c"__DATA_CONST", c"__DATA"] {
+            let Some(bytes) = section(header, segment.as_ptr(), c"__mod_init_func".as_ptr()) else { continue };
+            let slots: Vec<usize> = bytes
+                .chunks_exact(size_of::<usize>())
+                .map(|b| usize::from_ne_bytes(b.try_into().unwrap_or_default()))
+                .collect();
+            if let Some(at) = slots.iter().position(|&slot| slot == own) {
+                return Some(
+                    slots[at + 1..].iter().filter(|&&slot| slot != 0).map(|&slot| as_initializer(slot)).collect(),
+                );
+            }
+        }
+        let bytes = section(header, c"__TEXT".as_ptr(), c"__init_offsets".as_ptr())?;
+        let offsets: Vec<usize> = bytes
+            .chunks_exact(4)
+            .filter_map(|b| usize::try_from(u32::from_ne_bytes(b.try_into().ok()?)).ok())
+            .collect();
+        let at = offsets.iter().position(|&offset| base.wrapping_add(offset) == own)?;
+        Some(offsets[at + 1..].iter().map(|&offset| as_initializer(base.wrapping_add(offset))).collect())
+    }
+
+    /// A section of the image at `header`, as bytes.
+    fn section(header: *const c_void, segment: *const c_char, name: *const c_char) -> Option<&'static [u8]> {
+        let mut size: c_ulong = 0;
+        // SAFETY: `header` is a loaded image's; the names are C strings.
+        let data = unsafe { getsectiondata(header, segment, name, &mut size) };
+        let size = usize::try_from(size).ok()?;
+        // SAFETY: dyld maps the section for the image's life, `size` bytes.
+        (!data.is_null()).then(|| unsafe { std::slice::from_raw_parts(data, size) })
+    }
+
+    /// An address from the image's table of initializers, as one.
+    fn as_initializer(address: usize) -> Initializer {
+        // SAFETY: the table holds the addresses of initializers.
+        unsafe { std::mem::transmute::<usize, Initializer>(address) }
+    }
 }
 
 #[cfg(target_os = "linux")]
 mod linux {
     use std::ffi::{c_char, c_int, c_void};
 
-    use crate::compile::worker::{MARKER, serve, under_a_build_script};
+    use crate::compile::worker::serve;
 
     /// The type of the functions of `.init_array`. glibc calls them with
     /// `(argc, argv, envp)`; musl calls them with no arguments, and then
@@ -74,7 +234,7 @@ mod linux {
     /// Serves, and exits, if this process is a worker of a build script;
     /// else returns at once.
     unsafe extern "C" fn enter(argc: c_int, argv: *const *const c_char, envp: *const *const c_char) {
-        if std::env::var_os(MARKER).is_none() || !under_a_build_script() {
+        if !super::worker_of_a_build_script() {
             return;
         }
         // SAFETY: as Rust's runtime does before `main`: a worker whose
