@@ -20,54 +20,57 @@ if [[ "$free_gb" =~ ^[0-9]+$ ]] && [ "$free_gb" -lt 14 ]; then
     "about 11 GB; if the build fails with \"No space left on device\", free some space and run again" >&2
 fi
 
-echo "==> cargo fmt --check"
+# Each step says when it began (minutes into the suite), for CI's log.
+step() { printf '==> [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
+
+step "cargo fmt --check"
 cargo fmt --all -- --check
-echo "==> cargo clippy --workspace --all-targets -- -D warnings"
+step "cargo clippy --workspace --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
-echo "==> cargo doc: no broken links (the workspace, smolv-runtime alone and as docs.rs builds it, WESL)"
+step "cargo doc: no broken links (the workspace, smolv-runtime alone and as docs.rs builds it, WESL)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 RUSTDOCFLAGS="-D warnings" cargo doc -p smolv-runtime --no-deps --locked --quiet
 RUSTDOCFLAGS="-D warnings" cargo doc -p smolv-runtime --no-deps --locked --quiet --features vulkan,wgpu,hot-reload,serde
 RUSTDOCFLAGS="-D warnings" cargo doc -p smolv-build -p cargo-smolv -p smolv-reload --no-deps --locked --quiet \
     --features smolv-build/wesl,cargo-smolv/wesl,smolv-reload/wesl
-echo "==> Windows (x86_64-pc-windows-gnu): no Unix-only call slips in, and mingw builds the C++"
+step "Windows (x86_64-pc-windows-gnu): no Unix-only call slips in, and mingw builds the C++"
 cargo check --workspace --all-targets --locked --target x86_64-pc-windows-gnu
 # cargo-smolv.exe links glslang's and SPIRV-Tools' C++ as compiled by
 # mingw (the check above compiled it already); it runs under wine after
 # `cargo test`, which builds the Linux cargo-smolv it is compared with.
 cargo build -p cargo-smolv --locked --target x86_64-pc-windows-gnu
 test -s target/x86_64-pc-windows-gnu/debug/cargo-smolv.exe
-echo "==> smolv-runtime without default features (no_std + alloc)"
+step "smolv-runtime without default features (no_std + alloc)"
 cargo build -p smolv-runtime --no-default-features --locked
-echo "==> cargo test --workspace"
+step "cargo test --workspace"
 cargo test --workspace --locked "$@"
-echo "==> Windows under wine: a build script's workers skip its main; cargo-smolv.exe builds what Linux builds"
+step "Windows under wine: a build script's workers skip its main; cargo-smolv.exe builds what Linux builds"
 scripts/windows-under-wine.sh
 # WESL is behind the `wesl` feature, off by default (docs/features.md):
 # lint and test it with the feature on.
-echo "==> WESL: clippy and tests with the wesl feature"
+step "WESL: clippy and tests with the wesl feature"
 cargo clippy --locked -p smolv-build -p cargo-smolv -p smolv-reload --all-targets \
     --features smolv-build/wesl,cargo-smolv/wesl,smolv-reload/wesl -- -D warnings
 cargo test --locked -p smolv-build --features wesl --lib --test wesl "$@"
 cargo test --locked -p cargo-smolv --features wesl --test cli --test crash --test remote_cache -- wesl
 cargo test --locked -p smolv-reload --features wesl --test reload_wesl "$@"
-echo "==> the Vulkan layer's example program, on lavapipe under validation"
+step "the Vulkan layer's example program, on lavapipe under validation"
 cargo run --locked -p smolv-runtime --features vulkan --example pipelines
-echo "==> the wgpu example with its shaders shipped as SPIR-V: passthrough and hot reload"
+step "the wgpu example with its shaders shipped as SPIR-V: passthrough and hot reload"
 # cargo test --workspace ran it with WGSL shipped; these features change its build.
 cargo test --locked -p example-wgpu --features hot-reload,spirv
-echo "==> the example game's hot reload: clippy and its test (need the hot-reload feature)"
+step "the example game's hot reload: clippy and its test (need the hot-reload feature)"
 cargo clippy --locked -p example-game --features hot-reload --all-targets -- -D warnings
 cargo test --locked -p example-game --features hot-reload --test hot_reload
-echo "==> the README's first command: the example game headless, release build"
+step "the README's first command: the example game headless, release build"
 cargo run --release --locked -p example-game -- --headless --frames 120 --validation --screenshot target/shot.png
-echo "==> cargo install --path cargo-smolv"
+step "cargo install --path cargo-smolv"
 # A debug build in the workspace's target directory: what the tests built
 # already, so this checks that the install works without a release build.
 CARGO_TARGET_DIR="$SMOLV_ROOT/target" cargo install --path cargo-smolv --debug --locked --quiet \
   --root "$SMOLV_ROOT/target/install"
 "$SMOLV_ROOT/target/install/bin/cargo-smolv" smolv --help >/dev/null
-echo "==> cargo package (publishable crates)"
+step "cargo package (publishable crates)"
 # Cargo unpacks the workspace's own packages from a temporary local registry
 # and caches that unpacked source by version under CARGO_HOME (in folders
 # named "-<hash>"); a stale copy from an earlier run would be verified
@@ -79,3 +82,4 @@ rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-* "$SMOLV_ROOT/target/package
 # the old code.
 rm -rf "$SMOLV_ROOT"/target/debug/.fingerprint/{smolv-format,smolv-runtime,smolv-macros,smolv-build,smolv-reload,cargo-smolv}-*
 cargo package --workspace --exclude example-game --exclude example-wgpu --exclude smolv-tests --locked --allow-dirty --quiet
+step "done"
