@@ -161,3 +161,72 @@ impl StageCoder {
         lock(&self.analyses).entry(code_id).or_insert(analysis).clone()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reflect::{Reflection, ShaderStage};
+    use crate::specialize::doc_ubershader;
+
+    fn stage<'s>(spirv: &'s [u32], reflection: &'s Reflection, values: &'s [(u32, Value)]) -> Stage<'s> {
+        Stage { spirv, reflection, specialization: values }
+    }
+
+    #[test]
+    fn ahead_folds_what_the_specializer_can_and_counts_each_fall_back_by_reason() {
+        let module = doc_ubershader();
+        let reflection = Reflection::new(ShaderStage::Fragment, "main");
+        let coder = StageCoder::new(true);
+        // Folded: no values left for the driver.
+        let values = [(0, Value::Bool(false))];
+        let (code, left) = coder.code(0, &stage(&module, &reflection, &values)).unwrap();
+        assert!(left.is_empty());
+        assert_ne!(&*code, &module[..]);
+        // Stages without values count nowhere.
+        coder.code(0, &stage(&module, &reflection, &[])).unwrap();
+        // An id the module lacks: to the driver as it is, with every value.
+        let unknown = [(0, Value::Bool(true)), (7, Value::I32(1))];
+        let (code, left) = coder.code(0, &stage(&module, &reflection, &unknown)).unwrap();
+        assert_eq!((&*code, left), (&module[..], &unknown[..]));
+        // A module the specializer cannot read (the driver is the judge of it).
+        let damaged = [0x0723_0203, 0x0001_0000, 0];
+        let (code, left) = coder.code(1, &stage(&damaged, &reflection, &values)).unwrap();
+        assert_eq!((&*code, left), (&damaged[..], &values[..]));
+        // Analyzed once: the second time comes from the cache, same reason.
+        coder.code(1, &stage(&damaged, &reflection, &values)).unwrap();
+        assert_eq!(
+            coder.counts(),
+            SpecializationCounts {
+                folded: 1,
+                driver: 3,
+                fallbacks: [(FallbackReason::UnknownSpecId, 1), (FallbackReason::Unanalyzable, 2)].into()
+            }
+        );
+        assert_eq!(coder.counts().fallback_total(), 3);
+    }
+
+    #[test]
+    fn without_ahead_every_stage_with_values_goes_to_the_driver_and_none_is_a_fall_back() {
+        let module = doc_ubershader();
+        let reflection = Reflection::new(ShaderStage::Fragment, "main");
+        let coder = StageCoder::new(false);
+        let values = [(0, Value::Bool(false))];
+        for _ in 0..2 {
+            let (code, left) = coder.code(0, &stage(&module, &reflection, &values)).unwrap();
+            assert_eq!((&*code, left), (&module[..], &values[..]));
+        }
+        assert_eq!(coder.counts(), SpecializationCounts { folded: 0, driver: 2, fallbacks: BTreeMap::new() });
+    }
+
+    #[test]
+    fn fallback_reasons_say_what_happened() {
+        assert_eq!(FallbackReason::of(&SpecializeError::UnknownSpecId(3)), FallbackReason::UnknownSpecId);
+        assert_eq!(
+            FallbackReason::of(&SpecializeError::Malformed { offset: 5, reason: "x" }),
+            FallbackReason::Unfoldable
+        );
+        for reason in [FallbackReason::Unanalyzable, FallbackReason::UnknownSpecId, FallbackReason::Unfoldable] {
+            assert!(reason.to_string().contains("specializ") || reason.to_string().contains("module"), "{reason}");
+        }
+    }
+}
