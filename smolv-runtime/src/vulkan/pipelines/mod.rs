@@ -56,6 +56,11 @@ use worker::{Job, Workers};
 /// Dropping the manager waits for links in flight, then destroys every
 /// pipeline and library it made (see the contract of [`new`](Self::new)).
 ///
+/// Spec constants go in [`Stage::specialization`], from the generated
+/// `SpecConstants::values()`; the example program `examples/spec_constants`
+/// shows it, and [`specialization_counts`](Self::specialization_counts)
+/// says which path each stage took.
+///
 /// # Example
 ///
 /// A graphics pipeline drawn once and a compute pipeline dispatched once,
