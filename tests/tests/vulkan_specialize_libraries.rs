@@ -82,16 +82,17 @@ fn values((taps, gain, invert, mode): (i32, f32, bool, i32)) -> [(u32, Value); 4
     [(0, Value::I32(taps)), (1, Value::F32(gain)), (2, Value::Bool(invert)), (3, Value::I32(mode))]
 }
 
-/// The pixel [`FRAGMENT`] draws with these values, worked out here.
-fn expected((taps, gain, invert, mode): (i32, f32, bool, i32)) -> [u8; 4] {
+/// The pixel [`FRAGMENT`] draws with these values, worked out here, in
+/// the steps of the RGBA8 image (0 to 255).
+fn expected((taps, gain, invert, mode): (i32, f32, bool, i32)) -> [f32; 4] {
     let blue = match mode {
         0 => 0.25,
         1 => 0.5,
         _ => 1.0,
     };
     let c = [taps as f32 / 32.0, gain, blue].map(|v| if invert { 1.0 - v } else { v });
-    let [r, g, b] = c.map(|v| (v * 255.0).round() as u8);
-    [r, g, b, 255]
+    let [r, g, b] = c.map(|v| v * 255.0);
+    [r, g, b, 255.0]
 }
 
 fn manager(gpu: &Gpu, options: PipelineOptions) -> PipelineManager {
@@ -108,9 +109,10 @@ fn center(image: &[u8]) -> [u8; 4] {
     image[at..at + 4].try_into().unwrap()
 }
 
-fn assert_close(got: [u8; 4], want: [u8; 4], what: &str) {
-    let worst = got.iter().zip(want).map(|(a, b)| a.abs_diff(b)).max().unwrap();
-    assert!(worst <= 1, "{what}: drew {got:?}, expected {want:?}");
+/// Within one step: the GPU rounds to the nearest.
+fn assert_close(got: [u8; 4], want: [f32; 4], what: &str) {
+    let close = got.iter().zip(want).all(|(&got, want)| (f32::from(got) - want).abs() <= 1.0);
+    assert!(close, "{what}: drew {got:?}, expected {want:?}");
 }
 
 #[test]
@@ -192,7 +194,11 @@ fn specialization_counts_say_which_path_each_stage_took_and_why_a_fold_fell_back
         let counts = ahead.specialization_counts();
         assert_eq!(
             counts,
-            SpecializationCounts { folded: sets.len(), driver: 1, fallbacks: [(FallbackReason::UnknownSpecId, 1)].into() },
+            SpecializationCounts {
+                folded: sets.len(),
+                driver: 1,
+                fallbacks: [(FallbackReason::UnknownSpecId, 1)].into()
+            },
             "{options:?}"
         );
         assert_eq!(counts.fallback_total(), 1);

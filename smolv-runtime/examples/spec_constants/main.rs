@@ -88,8 +88,9 @@ fn value_sets() -> [tint_frag::SpecConstants; 4] {
     ]
 }
 
-/// The pixel `tint.frag` draws with `constants`, worked out on the CPU.
-fn expected(constants: &tint_frag::SpecConstants) -> [u8; 4] {
+/// The pixel `tint.frag` draws with `constants`, worked out on the CPU, in
+/// the steps of the RGBA8 image (0 to 255).
+fn expected(constants: &tint_frag::SpecConstants) -> [f32; 4] {
     let [r, g, b, a] = COLOUR;
     let mut c = [r, g, b].map(|v| v * constants.gain);
     if constants.invert {
@@ -100,8 +101,8 @@ fn expected(constants: &tint_frag::SpecConstants) -> [u8; 4] {
         2 => [c[1], c[2], c[0]],
         _ => c,
     };
-    // UNORM: clamped, then rounded to the nearest of 255 steps.
-    [r, g, b, a].map(|v| (v.clamp(0.0, 1.0) * 255.0).round() as u8)
+    // UNORM: clamped to [0, 1], 255 steps.
+    [r, g, b, a].map(|v| v.clamp(0.0, 1.0) * 255.0)
 }
 
 fn draw_every_value_set(gpu: &Gpu) -> Result<String, Box<dyn Error>> {
@@ -116,7 +117,8 @@ fn draw_every_value_set(gpu: &Gpu) -> Result<String, Box<dyn Error>> {
         // SAFETY: the device was created with what `options` says; it
         // outlives the manager, which is dropped at the end of this loop's
         // body, after every draw waited for the queue.
-        let manager = unsafe { PipelineManager::new(gpu.device.clone(), vk::PipelineCache::null(), &gpu.limits, options) };
+        let manager =
+            unsafe { PipelineManager::new(gpu.device.clone(), vk::PipelineCache::null(), &gpu.limits, options) };
         for constants in &sets {
             // `(SpecId, Value)` for each constant, by id: what `Stage` takes.
             let values = constants.values();
@@ -132,7 +134,8 @@ fn draw_every_value_set(gpu: &Gpu) -> Result<String, Box<dyn Error>> {
             }
             let want = expected(constants);
             for pixel in pixels {
-                if pixel.iter().zip(want).any(|(got, want)| got.abs_diff(want) > 1) {
+                // Within one step: the GPU rounds to the nearest.
+                if pixel.iter().zip(want).any(|(&got, want)| (f32::from(got) - want).abs() > 1.0) {
                     return Err(format!("{path}: {constants:?} drew {pixel:?}, not {want:?}").into());
                 }
             }
@@ -140,7 +143,9 @@ fn draw_every_value_set(gpu: &Gpu) -> Result<String, Box<dyn Error>> {
         let counts = manager.specialization_counts();
         let (folded, driver) = if path == "ahead" { (sets.len(), 0) } else { (0, sets.len()) };
         if (counts.folded, counts.driver) != (folded, driver) {
-            return Err(format!("{path}: expected {folded} stages folded and {driver} to the driver: {counts:?}").into());
+            return Err(
+                format!("{path}: expected {folded} stages folded and {driver} to the driver: {counts:?}").into()
+            );
         }
         let how = if manager.uses_libraries() { "from pipeline libraries" } else { "monolithic" };
         lines.push(format!("{} value sets {how}, {folded} folded ahead, {driver} by the driver", sets.len()));

@@ -41,8 +41,8 @@ pub use options::PipelineOptions;
 use program::check_stage;
 pub use program::{GraphicsProgram, Stage};
 pub use slot::PipelineSlot;
-pub use stage_code::{FallbackReason, SpecializationCounts};
 use slot::{ComputeSlots, Slots};
+pub use stage_code::{FallbackReason, SpecializationCounts};
 use worker::{Job, Workers};
 
 /// Builds and caches graphics pipelines the way Mesa's zink and DXVK do
