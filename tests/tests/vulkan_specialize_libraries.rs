@@ -9,13 +9,14 @@
 //!   back to the driver.
 #![allow(unsafe_code)]
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use ash::vk;
 use smolv_runtime::reflect::Reflection;
 use smolv_runtime::specialize::Value;
 use smolv_runtime::vulkan::{
-    DeviceFeatures, FallbackReason, GraphicsState, PipelineManager, PipelineOptions, SpecializationCounts, Stage,
+    DeviceFeatures, FallbackReason, GraphicsProgram, GraphicsState, PipelineManager, PipelineOptions,
+    SpecializationCounts, Stage,
 };
 use smolv_tests::vulkan::Gpu;
 
@@ -144,8 +145,8 @@ fn driver_specialization_through_libraries_links_fast_and_optimized_without_vali
         assert_close(center(&optimized), expected(set), &format!("optimized link of {set:?}"));
     }
     // The same values again: the same slot, no library made or prepared again.
-    let values = values(sets[0]);
-    let fragment_stage = Stage { spirv: &fragment, reflection: &fragment_reflection, specialization: &values };
+    let first = values(sets[0]);
+    let fragment_stage = Stage { spirv: &fragment, reflection: &fragment_reflection, specialization: &first };
     // SAFETY: as above.
     let again = unsafe { manager.get_pipeline(&vertex_stage, &fragment_stage, &state) }.unwrap();
     assert!(std::sync::Arc::ptr_eq(&again, &slots[0]));
@@ -155,6 +156,34 @@ fn driver_specialization_through_libraries_links_fast_and_optimized_without_vali
         SpecializationCounts { folded: 0, driver: sets.len(), fallbacks: Default::default() },
         "each fragment library's values went to the driver once; the vertex stage has none"
     );
+    // Rebuilt with other values (a hot reload): the rebuilt fragment
+    // libraries keep their data too, through both links of the new pipeline.
+    let rebuilt_sets: Vec<_> =
+        sets.iter().take(6).map(|&(taps, gain, invert, mode)| (taps + 5, gain, !invert, mode + 1)).collect();
+    for (slot, &set) in slots.iter().zip(&rebuilt_sets) {
+        let values = values(set);
+        let program = GraphicsProgram::new(
+            Stage { spirv: &vertex, reflection: &vertex_reflection, specialization: &[] },
+            Stage { spirv: &fragment, reflection: &fragment_reflection, specialization: &values },
+        );
+        // SAFETY: as above; `slot` is this manager's.
+        let target = unsafe { manager.rebuild(slot, &program) }.unwrap();
+        let start = Instant::now();
+        while slot.generation() < target {
+            assert!(slot.rebuild_failure().is_none(), "{:?}", slot.rebuild_failure());
+            assert!(start.elapsed() < Duration::from_secs(60), "the rebuild of {set:?} lands");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert_close(
+            center(&gpu.draw(slot.fast(), SIZE, |_| {})),
+            expected(set),
+            &format!("rebuilt fast link of {set:?}"),
+        );
+        assert!(slot.wait_optimized(Duration::from_secs(60)).unwrap(), "the optimized link of {set:?} arrives");
+        let optimized = gpu.draw(slot.current(), SIZE, |_| {});
+        assert_close(center(&optimized), expected(set), &format!("rebuilt optimized link of {set:?}"));
+    }
+    assert_eq!(manager.specialization_counts().driver, sets.len() + rebuilt_sets.len());
     let messages = gpu.validation_messages();
     assert!(messages.is_empty(), "validation messages ({}):\n{}", messages.len(), messages.join("\n"));
     drop((slots, again, manager));
