@@ -65,7 +65,9 @@ fn main() -> ExitCode {
     }
 }
 
-fn run() -> Result<String, Box<dyn Error>> {
+/// Everything but the exit code; `tests/tests/spec_constants_example.rs`
+/// runs it too.
+pub(crate) fn run() -> Result<String, Box<dyn Error>> {
     let gpu = Gpu::new()?;
     let outcome = draw_every_value_set(&gpu);
     // Last, once the managers are gone: the layer reports anything left alive.
