@@ -20,9 +20,9 @@
 //! In a game, `build.rs` runs smolv-build and `smolv_runtime::include_types!()`
 //! brings in the types. An example of this crate cannot run a build
 //! script, so `types.rs` and `tint.frag.spv` here are what smolv-build
-//! makes of `shaders/tint.frag` (the test `spec_constants_example` of
-//! smolv-tests checks that they still are). The vertex shader is the
-//! `pipelines` example's.
+//! makes of `shaders/tint.frag`: the test `spec_constants_example` of
+//! smolv-tests checks that they still are, and runs this example. The
+//! vertex shader is the `pipelines` example's.
 #![allow(unsafe_code, reason = "Vulkan calls; each block says what it upholds")]
 
 #[path = "../pipelines/gpu.rs"]
