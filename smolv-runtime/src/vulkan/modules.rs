@@ -62,7 +62,8 @@ impl<'d> ShaderModules<'d> {
     /// the pointer to each stage's specialization data and reads it again
     /// whenever a pipeline is linked from the library
     /// (`VUID-VkPipelineShaderStageCreateInfo-pSpecializationInfo-06719`
-    /// on garbage otherwise). The data's buffers do not move with it.
+    /// on garbage otherwise). Moving the data leaves its buffers where
+    /// they are, so the pointers the layer holds stay good.
     pub(super) fn into_specialization(mut self) -> Vec<SpecializationData> {
         std::mem::take(&mut self.specialization)
     }

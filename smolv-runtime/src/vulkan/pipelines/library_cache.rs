@@ -99,11 +99,12 @@ pub(super) enum LibraryKey {
 /// specialization data its stages were created with.
 pub(super) struct Built {
     pub(super) pipeline: vk::Pipeline,
-    /// Never read, only held as long as the library: the Khronos validation layer (1.3.239)
-    /// keeps only a pointer to it and reads it again at every link from
-    /// the library (see [`ShaderModules::into_specialization`]). Dropping
-    /// it once the library exists gives `VUID-…-pSpecializationInfo-06719`
-    /// from reading freed memory.
+    /// Never read, only held as long as the library: the Khronos
+    /// validation layer (1.3.239) keeps only a pointer to it and reads it
+    /// again at every link from the library (see
+    /// [`ShaderModules::into_specialization`]). Dropping it once the
+    /// library exists gives `VUID-…-pSpecializationInfo-06719` from
+    /// reading freed memory.
     _specialization: Vec<SpecializationData>,
 }
 
