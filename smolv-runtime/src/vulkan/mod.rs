@@ -153,7 +153,8 @@ pub use compute::ComputeSlot;
 pub use device_features::DeviceFeatures;
 pub use layout::{BindlessSet, LayoutCache, LayoutOptions, ProgramLayout};
 pub use pipelines::{
-    EmbeddedStage, GraphicsProgram, LibraryCounts, PipelineManager, PipelineOptions, PipelineSlot, Stage,
+    EmbeddedStage, FallbackReason, GraphicsProgram, LibraryCounts, PipelineManager, PipelineOptions, PipelineSlot,
+    SpecializationCounts, Stage,
 };
 pub use requirements::DeviceRequirements;
 pub use state::{

@@ -1,5 +1,7 @@
 //! Shader modules for one pipeline creation: created from SPIR-V, pointed
-//! at by the stage create infos, destroyed once the pipeline exists.
+//! at by the stage create infos, destroyed once the pipeline exists. Their
+//! specialization data can outlive them
+//! ([`into_specialization`](ShaderModules::into_specialization)).
 
 use std::ffi::CString;
 
@@ -23,7 +25,9 @@ pub(crate) struct StageCode<'a> {
 /// are destroyed on drop.
 pub(crate) struct ShaderModules<'d> {
     device: &'d ash::Device,
-    stages: Vec<(vk::ShaderStageFlags, vk::ShaderModule, SpecializationData, CString)>,
+    stages: Vec<(vk::ShaderStageFlags, vk::ShaderModule, CString)>,
+    /// One per stage, in the order of `stages`.
+    specialization: Vec<SpecializationData>,
 }
 
 impl<'d> ShaderModules<'d> {
@@ -33,7 +37,8 @@ impl<'d> ShaderModules<'d> {
     /// Each stage's code is valid SPIR-V for `device` (the contract of the
     /// manager's pipeline calls).
     pub(crate) unsafe fn new(device: &'d ash::Device, stages: &[StageCode<'_>]) -> Result<Self, VulkanError> {
-        let mut modules = Self { device, stages: Vec::with_capacity(stages.len()) };
+        let mut modules =
+            Self { device, stages: Vec::with_capacity(stages.len()), specialization: Vec::with_capacity(stages.len()) };
         for stage in stages {
             let specialization = SpecializationData::new(stage.code, stage.values)?;
             let info = vk::ShaderModuleCreateInfo::default().code(stage.code);
@@ -41,14 +46,26 @@ impl<'d> ShaderModules<'d> {
             // code is valid SPIR-V (this function's contract). On error the
             // modules made so far are destroyed with `modules`.
             let module = check("vkCreateShaderModule", unsafe { device.create_shader_module(&info, None) })?;
-            modules.stages.push((stage.stage, module, specialization, entry_name(stage.reflection)));
+            modules.stages.push((stage.stage, module, entry_name(stage.reflection)));
+            modules.specialization.push(specialization);
         }
         Ok(modules)
     }
 
     /// The specialization infos, to keep alive while [`stage_infos`](Self::stage_infos) is used.
     pub(crate) fn specialization_infos(&self) -> Vec<Option<vk::SpecializationInfo<'_>>> {
-        self.stages.iter().map(|(_, _, specialization, _)| specialization.info()).collect()
+        self.specialization.iter().map(SpecializationData::info).collect()
+    }
+
+    /// Destroys the modules and gives back the specialization data, for a
+    /// library to keep: the Khronos validation layer (1.3.239) keeps only
+    /// the pointer to each stage's specialization data and reads it again
+    /// whenever a pipeline is linked from the library
+    /// (`VUID-VkPipelineShaderStageCreateInfo-pSpecializationInfo-06719`
+    /// on garbage otherwise). Moving the data leaves its buffers where
+    /// they are, so the pointers the layer holds stay good.
+    pub(super) fn into_specialization(mut self) -> Vec<SpecializationData> {
+        std::mem::take(&mut self.specialization)
     }
 
     /// The stage create infos.
@@ -59,7 +76,7 @@ impl<'d> ShaderModules<'d> {
         self.stages
             .iter()
             .zip(specializations)
-            .map(|((stage, module, _, entry), specialization)| {
+            .map(|((stage, module, entry), specialization)| {
                 let info = vk::PipelineShaderStageCreateInfo::default().stage(*stage).module(*module).name(entry);
                 match specialization {
                     Some(specialization) => info.specialization_info(specialization),
@@ -72,7 +89,7 @@ impl<'d> ShaderModules<'d> {
 
 impl Drop for ShaderModules<'_> {
     fn drop(&mut self) {
-        for (_, module, _, _) in self.stages.drain(..) {
+        for (_, module, _) in self.stages.drain(..) {
             // SAFETY: modules may be destroyed once pipeline creation returned,
             // and nothing else holds these.
             unsafe { self.device.destroy_shader_module(module, None) };

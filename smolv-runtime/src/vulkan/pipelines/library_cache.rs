@@ -3,7 +3,6 @@
 //! have in common. Modules and reflections are interned: keys compare
 //! small numbers, and each number stands for one module's full contents.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -11,11 +10,11 @@ use ash::vk;
 use ash::vk::Handle;
 
 use super::program::{GraphicsProgram, Stage};
+use super::stage_code::{SpecializationCounts, StageCodeAndValues, StageCoder};
 use crate::reflect::Reflection;
-use crate::specialize::{Analysis, SpecializeError, Specializer, Value};
 use crate::vulkan::library::{self, FragmentKey, OutputKey, Parts, PreRasterKey, StageKey, ValueKey, VertexInputKey};
 use crate::vulkan::modules::{ShaderModules, StageCode};
-use crate::vulkan::specialization::check_values;
+use crate::vulkan::specialization::{SpecializationData, check_values};
 use crate::vulkan::{VulkanError, lock};
 
 /// How many libraries of each of the four parts a manager holds: what
@@ -96,13 +95,29 @@ pub(super) enum LibraryKey {
     Output(OutputKey),
 }
 
-/// The SPIR-V a stage gives the driver, and the spec-constant values left
-/// for it (none when they were folded in ahead).
-pub(super) type StageCodeAndValues<'s> = (Cow<'s, [u32]>, &'s [(u32, Value)]);
+/// A pipeline (a library, or a monolithic pipeline) and the
+/// specialization data its stages were created with.
+pub(super) struct Built {
+    pub(super) pipeline: vk::Pipeline,
+    /// Never read, only held as long as the library: the Khronos
+    /// validation layer (1.3.239) keeps only a pointer to it and reads it
+    /// again at every link from the library (see
+    /// [`ShaderModules::into_specialization`]). Dropping it once the
+    /// library exists gives `VUID-…-pSpecializationInfo-06719` from
+    /// reading freed memory.
+    _specialization: Vec<SpecializationData>,
+}
 
-/// The libraries by key, shared with the background workers, which add
-/// the libraries of rebuilds.
-pub(super) type Libraries = Arc<Mutex<HashMap<LibraryKey, vk::Pipeline>>>;
+impl Built {
+    /// A pipeline made without shader stages.
+    pub(super) fn without_stages(pipeline: vk::Pipeline) -> Self {
+        Self { pipeline, _specialization: Vec::new() }
+    }
+}
+
+/// The libraries by key, each with the specialization data it keeps;
+/// shared with the background workers, which add the libraries of rebuilds.
+pub(super) type Libraries = Arc<Mutex<HashMap<LibraryKey, Built>>>;
 
 /// Modules and reflections seen so far, each stored once and numbered, so
 /// that keys compare small numbers while meaning the full contents. A
@@ -120,12 +135,10 @@ struct Interned {
 pub(super) struct LibraryCache {
     device: ash::Device,
     cache: vk::PipelineCache,
-    specialize_ahead: bool,
     interned: Mutex<Interned>,
     libraries: Libraries,
-    /// Specializer analyses by interned module: analyzed once per shader,
-    /// specialized once per material.
-    analyses: Mutex<HashMap<usize, Arc<Analysis>>>,
+    /// What each stage gives the driver.
+    coder: StageCoder,
 }
 
 impl LibraryCache {
@@ -139,10 +152,9 @@ impl LibraryCache {
         Self {
             device,
             cache,
-            specialize_ahead,
             interned: Mutex::default(),
             libraries: Arc::default(),
-            analyses: Mutex::default(),
+            coder: StageCoder::new(specialize_ahead),
         }
     }
 
@@ -153,7 +165,7 @@ impl LibraryCache {
 
     /// The library of `key`, if it has been made.
     pub(super) fn get(&self, key: &LibraryKey) -> Option<vk::Pipeline> {
-        lock(&self.libraries).get(key).copied()
+        lock(&self.libraries).get(key).map(|built| built.pipeline)
     }
 
     /// How many libraries of each part the cache holds.
@@ -168,6 +180,11 @@ impl LibraryCache {
             }
         }
         counts
+    }
+
+    /// Which path the spec-constant values of the stages prepared so far took.
+    pub(super) fn specialization_counts(&self) -> SpecializationCounts {
+        self.coder.counts()
     }
 
     /// The key of `stage`: its module and reflection interned, its values
@@ -206,7 +223,7 @@ impl LibraryCache {
     fn cached(
         &self,
         key: LibraryKey,
-        create: impl FnOnce() -> Result<vk::Pipeline, VulkanError>,
+        create: impl FnOnce() -> Result<Built, VulkanError>,
     ) -> Result<vk::Pipeline, VulkanError> {
         if let Some(library) = self.get(&key) {
             return Ok(library);
@@ -220,7 +237,9 @@ impl LibraryCache {
         self.cached(LibraryKey::VertexInput(key.clone()), || {
             let parts = Parts { vertex_input: Some(key), ..Parts::default() };
             // SAFETY: no stages; the state is valid (the contract of `get_pipeline`).
-            unsafe { library::create(&self.device, self.cache, parts, true, &[], vk::PipelineLayout::null()) }
+            let library =
+                unsafe { library::create(&self.device, self.cache, parts, true, &[], vk::PipelineLayout::null()) }?;
+            Ok(Built::without_stages(library))
         })
     }
 
@@ -249,7 +268,9 @@ impl LibraryCache {
         self.cached(LibraryKey::Output(key.clone()), || {
             let parts = Parts { output: Some(key), ..Parts::default() };
             // SAFETY: no stages; the state is valid (the contract of `get_pipeline`).
-            unsafe { library::create(&self.device, self.cache, parts, true, &[], vk::PipelineLayout::null()) }
+            let library =
+                unsafe { library::create(&self.device, self.cache, parts, true, &[], vk::PipelineLayout::null()) }?;
+            Ok(Built::without_stages(library))
         })
     }
 
@@ -261,10 +282,10 @@ impl LibraryCache {
         library: bool,
         stages: &[(vk::ShaderStageFlags, &Stage<'_>, usize)],
         layout: vk::PipelineLayout,
-    ) -> Result<vk::Pipeline, VulkanError> {
+    ) -> Result<Built, VulkanError> {
         let codes: Vec<_> = stages
             .iter()
-            .map(|&(flags, stage, code)| Ok((flags, stage, self.try_code(code, stage)?)))
+            .map(|&(flags, stage, code)| Ok((flags, stage, self.code(code, stage)?)))
             .collect::<Result<_, VulkanError>>()?;
         let stage_codes: Vec<StageCode<'_>> = codes
             .iter()
@@ -277,53 +298,19 @@ impl LibraryCache {
             .collect();
         // SAFETY: valid SPIR-V (the contract of `get_pipeline`).
         let modules = unsafe { ShaderModules::new(&self.device, &stage_codes)? };
-        let specializations = modules.specialization_infos();
-        let infos = modules.stage_infos(&specializations);
         // SAFETY: the stages are those of the parts, valid for the device,
         // and the layout belongs to this cache's device.
-        unsafe { library::create(&self.device, self.cache, parts, library, &infos, layout) }
+        unsafe { create_with_modules(&self.device, self.cache, parts, library, modules, layout) }
     }
 
     /// The SPIR-V to give the driver and the spec-constant values left for
-    /// it: the module specialized ahead with none left when so configured
-    /// and the specializer can, else the module as it is with all of them.
-    pub(super) fn code<'s>(&self, code_id: usize, stage: &Stage<'s>) -> StageCodeAndValues<'s> {
-        self.try_code(code_id, stage).unwrap_or((Cow::Borrowed(stage.spirv), stage.specialization))
-    }
-
-    /// As [`code`](Self::code), but values that make the module invalid
-    /// once folded (an array length below 1) are an error, where `code`
-    /// leaves them to the driver.
+    /// it (see [`StageCoder::code`]); counted in
+    /// [`specialization_counts`](Self::specialization_counts).
     ///
     /// # Errors
-    /// [`VulkanError::Specialize`] with [`SpecializeError::ArrayLength`].
-    pub(super) fn try_code<'s>(
-        &self,
-        code_id: usize,
-        stage: &Stage<'s>,
-    ) -> Result<StageCodeAndValues<'s>, VulkanError> {
-        if self.specialize_ahead
-            && !stage.specialization.is_empty()
-            && let Some(analysis) = self.analysis(code_id, stage)
-        {
-            match analysis.specialize(stage.specialization) {
-                Ok(specialized) => return Ok((Cow::Owned(specialized), &[])),
-                Err(error @ SpecializeError::ArrayLength { .. }) => return Err(VulkanError::Specialize(error)),
-                // What the specializer cannot do, the driver does.
-                Err(_) => {}
-            }
-        }
-        Ok((Cow::Borrowed(stage.spirv), stage.specialization))
-    }
-
-    /// The stage's specializer analysis, made on first use; `None` when the
-    /// module cannot be analyzed (it then goes to the driver as it is).
-    fn analysis(&self, code_id: usize, stage: &Stage<'_>) -> Option<Arc<Analysis>> {
-        let cached = lock(&self.analyses).get(&code_id).cloned();
-        cached.or_else(|| {
-            let analysis = Arc::new(Specializer::analyze(stage.spirv).ok()?);
-            Some(Arc::clone(lock(&self.analyses).entry(code_id).or_insert(analysis)))
-        })
+    /// Values that fold an array length below 1.
+    pub(super) fn code<'s>(&self, code_id: usize, stage: &Stage<'s>) -> Result<StageCodeAndValues<'s>, VulkanError> {
+        self.coder.code(code_id, stage)
     }
 
     /// Destroys every library.
@@ -334,7 +321,9 @@ impl LibraryCache {
     pub(super) unsafe fn destroy(&self) {
         for (_, library) in lock(&self.libraries).drain() {
             // SAFETY: this function's contract.
-            unsafe { self.device.destroy_pipeline(library, None) };
+            unsafe { self.device.destroy_pipeline(library.pipeline, None) };
+            // Its specialization data goes only now, with the library.
+            drop(library);
         }
     }
 }
@@ -345,22 +334,47 @@ impl LibraryCache {
 /// # Safety
 /// `library` is a library of `device` that nothing else holds or uses.
 pub(super) unsafe fn keep_library(
-    libraries: &Mutex<HashMap<LibraryKey, vk::Pipeline>>,
+    libraries: &Mutex<HashMap<LibraryKey, Built>>,
     device: &ash::Device,
     key: LibraryKey,
-    library: vk::Pipeline,
+    library: Built,
 ) -> vk::Pipeline {
     let mut map = lock(libraries);
     match map.get(&key) {
-        Some(&existing) => {
+        Some(existing) => {
+            let existing = existing.pipeline;
             drop(map);
             // SAFETY: this function's contract.
-            unsafe { device.destroy_pipeline(library, None) };
+            unsafe { device.destroy_pipeline(library.pipeline, None) };
             existing
         }
         None => {
+            let pipeline = library.pipeline;
             map.insert(key, library);
-            library
+            pipeline
         }
     }
+}
+
+/// Creates the pipeline (`library`: a library) of `parts` from `modules`,
+/// then destroys the modules and keeps their specialization data with it.
+///
+/// # Safety
+/// The modules are the stages of the parts, valid for `device`; `layout`
+/// and `cache` are `device`'s (or null).
+pub(super) unsafe fn create_with_modules(
+    device: &ash::Device,
+    cache: vk::PipelineCache,
+    parts: Parts<'_>,
+    library: bool,
+    modules: ShaderModules<'_>,
+    layout: vk::PipelineLayout,
+) -> Result<Built, VulkanError> {
+    let specializations = modules.specialization_infos();
+    let infos = modules.stage_infos(&specializations);
+    // SAFETY: this function's contract.
+    let pipeline = unsafe { library::create(device, cache, parts, library, &infos, layout) }?;
+    drop(infos);
+    drop(specializations);
+    Ok(Built { pipeline, _specialization: modules.into_specialization() })
 }

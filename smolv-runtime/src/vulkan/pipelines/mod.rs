@@ -7,6 +7,7 @@
 //! - [`options`]: how the manager builds, and what the device has;
 //! - [`slot`]: the graphics pipeline handed out, swapped when better;
 //! - [`library_cache`]: libraries by what they are made from;
+//! - [`stage_code`]: spec constants folded ahead or left to the driver;
 //! - [`worker`]: the background threads;
 //! - [`rebuild`]: pipelines built again when their shaders change.
 
@@ -29,6 +30,7 @@ mod options;
 mod program;
 mod rebuild;
 mod slot;
+mod stage_code;
 mod worker;
 
 pub use embedded::EmbeddedStage;
@@ -40,6 +42,7 @@ use program::check_stage;
 pub use program::{GraphicsProgram, Stage};
 pub use slot::PipelineSlot;
 use slot::{ComputeSlots, Slots};
+pub use stage_code::{FallbackReason, SpecializationCounts};
 use worker::{Job, Workers};
 
 /// Builds and caches graphics pipelines the way Mesa's zink and DXVK do
@@ -52,6 +55,11 @@ use worker::{Job, Workers};
 ///
 /// Dropping the manager waits for links in flight, then destroys every
 /// pipeline and library it made (see the contract of [`new`](Self::new)).
+///
+/// Spec constants go in [`Stage::specialization`], from the generated
+/// `SpecConstants::values()`; the example program `examples/spec_constants`
+/// shows it, and [`specialization_counts`](Self::specialization_counts)
+/// says which path each stage took.
 ///
 /// # Example
 ///
@@ -478,6 +486,25 @@ impl PipelineManager {
         self.libraries.counts()
     }
 
+    /// Which path the spec-constant values of the stages the manager built
+    /// took: folded into the SPIR-V by smolv's specializer
+    /// ([`PipelineOptions::specialize_ahead`](PipelineOptions#structfield.specialize_ahead)),
+    /// or handed to the driver; and, for the stages that `specialize_ahead`
+    /// could not fold, why ([`FallbackReason`]). A fall-back draws the same
+    /// pixels; this says it happened.
+    ///
+    /// ```no_run
+    /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager) {
+    /// let counts = manager.specialization_counts();
+    /// for (reason, stages) in &counts.fallbacks {
+    ///     eprintln!("{stages} stages went to the driver instead of the specializer: {reason}");
+    /// }
+    /// # }
+    /// ```
+    pub fn specialization_counts(&self) -> SpecializationCounts {
+        self.libraries.specialization_counts()
+    }
+
     /// The layouts of a compute shader, as the manager builds them (plain
     /// layouts: compute pipelines are never libraries). Allocate
     /// descriptor sets with `set_layouts`, as the [example](Self#example)
@@ -548,7 +575,7 @@ impl PipelineManager {
             return Ok(Arc::clone(slot));
         }
         let layout = self.compute_layout(stage)?.pipeline_layout;
-        let (code, values) = self.libraries.try_code(key.code, stage)?;
+        let (code, values) = self.libraries.code(key.code, stage)?;
         // Refuse values that do not fit here, not on the worker.
         SpecializationData::new(&code, values)?;
         let job = ComputeJob {
@@ -585,7 +612,9 @@ impl PipelineManager {
         layout: vk::PipelineLayout,
     ) -> Result<vk::Pipeline, VulkanError> {
         let stages: Vec<_> = program.stages().into_iter().zip(key.codes()).map(|((f, s), code)| (f, s, code)).collect();
-        self.libraries.create_with_stages(key.parts(), false, &stages, layout)
+        // A monolithic pipeline is never linked: its specialization data
+        // can go with its modules.
+        Ok(self.libraries.create_with_stages(key.parts(), false, &stages, layout)?.pipeline)
     }
 }
 

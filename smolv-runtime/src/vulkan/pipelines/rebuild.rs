@@ -11,14 +11,14 @@ use ash::vk::Handle;
 use smolv_format::reflect::StageInterface;
 
 use super::PipelineManager;
-use super::library_cache::{Libraries, LibraryKey, PipelineKey, keep_library};
+use super::library_cache::{Built, Libraries, LibraryKey, PipelineKey, create_with_modules, keep_library};
 use super::program::{GraphicsProgram, Stage, check_stage};
 use super::slot::{ComputeSlots, PipelineSlot, Slots};
 use super::worker::Job;
 use crate::reflect::Reflection;
 use crate::specialize::Value;
 use crate::vulkan::compute::{ComputeJob, ComputeSlot};
-use crate::vulkan::library::{self, Parts, StageKey, link};
+use crate::vulkan::library::{Parts, StageKey, link};
 use crate::vulkan::modules::{ShaderModules, StageCode};
 use crate::vulkan::specialization::SpecializationData;
 use crate::vulkan::{VulkanError, lock};
@@ -125,8 +125,8 @@ impl GraphicsRebuild {
         let key = &self.key;
         let Some(found) = self.libraries else {
             // SAFETY: this function's contract.
-            let pipeline = unsafe { create(device, cache, key.parts(), false, &self.stages, self.slot.layout)? };
-            return Ok((pipeline, None));
+            let built = unsafe { create(device, cache, key.parts(), false, &self.stages, self.slot.layout)? };
+            return Ok((built.pipeline, None));
         };
         let pre_raster = &self.stages[..self.stages.len() - 1];
         let fragment = &self.stages[self.stages.len() - 1..];
@@ -175,7 +175,8 @@ impl GraphicsRebuild {
     }
 }
 
-/// Creates the modules of `stages`, then the pipeline (or library) of `parts`.
+/// Creates the modules of `stages`, then the pipeline (or library) of
+/// `parts`, which keeps their specialization data.
 ///
 /// # Safety
 /// As [`GraphicsRebuild::run`]; `layout` is `device`'s (or null for parts
@@ -187,14 +188,12 @@ unsafe fn create(
     as_library: bool,
     stages: &[OwnedStage],
     layout: vk::PipelineLayout,
-) -> Result<vk::Pipeline, VulkanError> {
+) -> Result<Built, VulkanError> {
     let codes: Vec<StageCode<'_>> = stages.iter().map(OwnedStage::code).collect();
     // SAFETY: valid SPIR-V (this function's contract).
     let modules = unsafe { ShaderModules::new(device, &codes)? };
-    let specializations = modules.specialization_infos();
-    let infos = modules.stage_infos(&specializations);
     // SAFETY: the stages are those of the parts, and the handles are `device`'s.
-    unsafe { library::create(device, cache, parts, as_library, &infos, layout) }
+    unsafe { create_with_modules(device, cache, parts, as_library, modules, layout) }
 }
 
 /// A compute pipeline to create again and swap into its slot.
@@ -314,7 +313,7 @@ impl PipelineManager {
         let mut stages = Vec::new();
         for ((flags, stage), code_id) in fitted.stages().into_iter().zip(key.codes()) {
             // The specializer runs again on the new module here.
-            let (code, values) = self.libraries.code(code_id, stage);
+            let (code, values) = self.libraries.code(code_id, stage)?;
             SpecializationData::new(&code, values)?;
             stages.push(OwnedStage {
                 flags,
@@ -385,7 +384,7 @@ impl PipelineManager {
             let program_stage = [(vk::ShaderStageFlags::COMPUTE, stage)];
             return Err(self.incompatible_stages(&program_stage, &old, "its descriptor bindings or push constants"));
         }
-        let (code, values) = self.libraries.code(key.code, stage);
+        let (code, values) = self.libraries.code(key.code, stage)?;
         SpecializationData::new(&code, values)?;
         // Swapping into a slot still being filled would race its creation.
         let _ = slot.wait();
