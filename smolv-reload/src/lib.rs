@@ -121,7 +121,7 @@
 //! the game starts. A save that crashes the compiler then ends a worker,
 //! not the game: the reload message names the shader and the signal, and
 //! the old pipeline stays. The [`Watcher`] keeps its workers while it
-//! runs (a [`CompilerPool`](smolv_build::recipe::CompilerPool)): the first
+//! runs (smolv-build's `recipe::CompilerPool`): the first
 //! starts with [`Reloader::start`], a save does not start the binary
 //! again, and a worker that crashed is replaced in the background.
 //! Without the call, the compilers run in the game's process (and

@@ -34,7 +34,7 @@ enum Message {
 /// A running reloader: while it lives, every save of a watched shader or
 /// of a file it includes is recompiled and published. It keeps its
 /// compiler workers for as long as it runs (a
-/// [`CompilerPool`](smolv_build::recipe::CompilerPool)): an edit does not
+/// `smolv_build::recipe::CompilerPool`): an edit does not
 /// start the program again, and a worker that crashed is replaced in the
 /// background. Dropping it stops watching (and waits for a compile under
 /// way), and ends its workers.
