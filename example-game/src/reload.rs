@@ -55,6 +55,9 @@ pub(crate) enum HotReload {}
 pub(crate) struct FrameNews {
     /// Shaders whose new pipelines this frame is the first to use.
     pub(crate) landed: Vec<String>,
+    /// For each shader of `landed`, the time from its edit seen to its
+    /// pipelines ready (what `reloaded … in N ms` prints).
+    pub(crate) ready_in: Vec<(String, std::time::Duration)>,
     /// Whether to read this frame back (`--reload-screenshots`): a reload
     /// landed or was refused.
     pub(crate) capture: bool,
@@ -151,8 +154,10 @@ impl HotReload {
                 match pending.rebuild.state() {
                     crate::render::RebuildState::Building => still.push(pending),
                     crate::render::RebuildState::Ready(at) => {
-                        let ms = at.saturating_duration_since(pending.seen).as_millis();
+                        let ready_in = at.saturating_duration_since(pending.seen);
+                        let ms = ready_in.as_millis();
                         self.report(format!("reloaded {} in {ms} ms", pending.names.join(", ")));
+                        news.ready_in.extend(pending.names.iter().map(|name| (name.clone(), ready_in)));
                         news.landed.extend(pending.names);
                         news.capture = true;
                     }
@@ -194,7 +199,7 @@ impl HotReload {
                 eprintln!("screenshot {}", path.display());
             }
             match &mut self.bench {
-                Some(bench) => bench.after_frame(&news.landed, renderer),
+                Some(bench) => bench.after_frame(news, renderer),
                 None => Ok(true),
             }
         }

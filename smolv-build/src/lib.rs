@@ -269,7 +269,7 @@ pub mod report {
 #[doc(hidden)]
 pub mod recipe {
     pub use crate::compile::worker::compiles_in_workers;
-    pub use crate::pack::recipe::{Recompiled, ShaderRecipe};
+    pub use crate::pack::recipe::{CompilerPool, Recompiled, ShaderRecipe};
 }
 
 /// Bundles and compressed sets written outside a build script: what the

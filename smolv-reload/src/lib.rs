@@ -71,40 +71,63 @@
 //! ```text
 //! // Needs a build script that runs smolv-build (the workspace's example-game does).
 //! static SHADERS: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
+//! static POST: &smolv_runtime::Shader = smolv_runtime::include_shader!("post.frag");
 //!
 //! fn main() -> Result<(), Box<dyn std::error::Error>> {
 //!     // First in main: this binary is also hot reload's compiler worker.
 //!     smolv_reload::worker_main();
-//!     let watcher = smolv_reload::Reloader::new().set(&SHADERS).start()?;
-//!     let post = SHADERS.get("post.frag")?;
-//!     let mut built = post.version();
+//!     let watcher = smolv_reload::Reloader::new()
+//!         .set(&SHADERS) // every shader of an `include_shaders!` set
+//!         .shader(POST) // one `include_shader!`
+//!         .start()?;
+//!     let mut built = POST.version();
 //!     loop {
-//!         if post.version() != built {
-//!             built = post.version();
-//!             // The new SPIR-V: rebuild the pipeline (the README shows how),
-//!             // and on a refusal keep the old one and play on.
-//!             if let Ok(words) = post.decode() { /* ... */ }
+//!         if POST.version() != built {
+//!             built = POST.version();
+//!             // The new SPIR-V: decode it, reflect it, rebuild the
+//!             // pipeline; on a refusal keep the old one and play on.
+//!             if let Ok(words) = POST.decode() { /* ... */ }
 //!         }
 //!         for event in watcher.events().try_iter() {
 //!             println!("{}", event.summary()); // for the window title
 //!         }
 //!     }
-//!     Ok(())
 //! }
 //! ```
 //!
 //! `cargo run --features hot-reload` then reloads on every save.
 //!
+//! ## From an embedded shader to a new pipeline
+//!
+//! The README walks through both, each from the embedded shaders to a
+//! rebuilt pipeline:
+//!
+//! - ash: decode the shader's latest words
+//!   ([`Shader::decode`](smolv_runtime::Shader::decode)), read their
+//!   interface (`Reflection::from_spirv`), make a `GraphicsProgram` of the
+//!   stages and hand it to smolv-runtime's `vulkan::PipelineManager::rebuild`,
+//!   which swaps the new pipeline into the slot the game draws with. The
+//!   README's file is `tests/walkthrough/ash.rs`, which a test runs on
+//!   lavapipe under the validation layer.
+//! - wgpu: smolv-runtime's `wgpu::ShaderModules::refresh` makes a new
+//!   module for each shader published since, and says which; make the
+//!   pipelines that use them again.
+//!
 //! ## Compiler crashes
 //!
-//! glslang (GLSL, HLSL), SPIRV-Tools' optimizer and naga (WGSL) run in worker processes: the game's
-//! own binary, started again, which [`worker_main`] at the top of `main`
-//! turns into a compiler worker before the game starts. A save that
-//! crashes the compiler then ends a worker, not the game: the reload
-//! message names the shader and the signal, and the old pipeline stays.
+//! glslang (GLSL, HLSL), SPIRV-Tools' optimizer and naga (WGSL) run in
+//! worker processes: the game's own binary, started again, which
+//! [`worker_main`] at the top of `main` turns into a compiler worker before
+//! the game starts. A save that crashes the compiler then ends a worker,
+//! not the game: the reload message names the shader and the signal, and
+//! the old pipeline stays. The [`Watcher`] keeps its workers while it
+//! runs (smolv-build's `recipe::CompilerPool`): the first
+//! starts with [`Reloader::start`], a save does not start the binary
+//! again, and a worker that crashed is replaced in the background.
 //! Without the call, the compilers run in the game's process (and
-//! [`Reloader::start`] says so once on stderr). `spirv-opt` and `slangc`
-//! run as child processes, as in the build.
+//! [`Reloader::start`] says so once on stderr, unless `SMOLV_WORKERS=0`
+//! asked for it). `spirv-opt` and `slangc` run as child processes, as in
+//! the build.
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 

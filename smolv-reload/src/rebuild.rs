@@ -6,19 +6,24 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use smolv_build::Diagnostic;
-use smolv_build::recipe::Recompiled;
+use smolv_build::recipe::{CompilerPool, Recompiled};
 
 use crate::event::Event;
 use crate::layout::{layout_changes, unreadable};
 use crate::targets::Targets;
 
 /// Compiles every group of targets that an edit of `changed` touched (first
-/// seen at `seen`), and says what happened. One edit, one publish: the
+/// seen at `seen`) with the watcher's `pool`, and says what happened. One edit, one publish: the
 /// shaders that compiled and still fit are published together, once every
 /// group is compiled, and only if every shader of the edit did; otherwise
 /// each keeps its previous SPIR-V, so that no pipeline is built with half
 /// of an edit.
-pub(crate) fn rebuild(targets: &mut Targets, changed: &BTreeSet<PathBuf>, seen: Instant) -> Vec<Event> {
+pub(crate) fn rebuild(
+    targets: &mut Targets,
+    changed: &BTreeSet<PathBuf>,
+    seen: Instant,
+    pool: &CompilerPool,
+) -> Vec<Event> {
     let mut refused = Vec::new();
     // Target index and words of every shader that compiled and fits.
     let mut ready: Vec<(usize, Vec<u32>)> = Vec::new();
@@ -26,7 +31,7 @@ pub(crate) fn rebuild(targets: &mut Targets, changed: &BTreeSet<PathBuf>, seen: 
         let recipe = &targets.list[group[0]].recipe;
         // The compilers are other people's code: a panic in one is an error
         // about this shader, not the end of the game.
-        let compiled = catch_unwind(AssertUnwindSafe(|| recipe.compile())).unwrap_or_else(|_| {
+        let compiled = catch_unwind(AssertUnwindSafe(|| recipe.compile_with(pool))).unwrap_or_else(|_| {
             Err(vec![Diagnostic::whole_file(
                 &recipe.source,
                 "the shader compiler panicked on this shader; change the construct it fails on",

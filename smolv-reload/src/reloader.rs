@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use smolv_build::recipe::ShaderRecipe;
+use smolv_build::recipe::{CompilerPool, ShaderRecipe};
 use smolv_runtime::{Shader, ShaderSet};
 
 use crate::error::ReloadError;
@@ -165,9 +165,11 @@ impl Reloader {
         if list.is_empty() {
             return Err(ReloadError::NothingToWatch);
         }
+        // Kept for as long as the watcher runs; its first worker starts now.
+        let pool = CompilerPool::new();
         // `SMOLV_WORKERS=0` asks for the compilers in this process: no warning then.
         let asked_in_process = std::env::var_os("SMOLV_WORKERS").is_some_and(|workers| workers == "0");
-        if !smolv_build::recipe::compiles_in_workers() && !asked_in_process {
+        if !pool.in_workers() && !asked_in_process {
             eprintln!(
                 "smolv-reload: shaders compile in this process, where a compiler crash ends the program; call \
                  smolv_reload::worker_main() first in main to compile in worker processes"
@@ -183,7 +185,7 @@ impl Reloader {
                 Target::new(shader, recipe)
             })
             .collect();
-        Watcher::start(Targets::new(targets), self.debounce, self.print)
+        Watcher::start(Targets::new(targets), pool, self.debounce, self.print)
     }
 }
 

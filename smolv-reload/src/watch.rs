@@ -8,6 +8,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
 
 use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher as _};
+use smolv_build::recipe::CompilerPool;
 
 use crate::error::ReloadError;
 use crate::event::Event;
@@ -31,8 +32,12 @@ enum Message {
 }
 
 /// A running reloader: while it lives, every save of a watched shader or
-/// of a file it includes is recompiled and published. Dropping it stops
-/// watching (and waits for a compile under way).
+/// of a file it includes is recompiled and published. It keeps its
+/// compiler workers for as long as it runs (a
+/// `smolv_build::recipe::CompilerPool`): an edit does not
+/// start the program again, and a worker that crashed is replaced in the
+/// background. Dropping it stops watching (and waits for a compile under
+/// way), and ends its workers.
 ///
 /// ```no_run
 /// # fn get(watcher: smolv_reload::Watcher) {
@@ -51,8 +56,13 @@ pub struct Watcher {
 }
 
 impl Watcher {
-    /// Starts watching `targets`.
-    pub(crate) fn start(targets: Targets, debounce: Duration, print: bool) -> Result<Self, ReloadError> {
+    /// Starts watching `targets`, compiling with `pool`.
+    pub(crate) fn start(
+        targets: Targets,
+        pool: CompilerPool,
+        debounce: Duration,
+        print: bool,
+    ) -> Result<Self, ReloadError> {
         let (messages, receiver) = channel();
         let file_events = messages.clone();
         let notify = notify::recommended_watcher(move |event| {
@@ -68,7 +78,7 @@ impl Watcher {
         let (events, events_receiver) = channel();
         let thread = std::thread::Builder::new()
             .name("smolv-reload".into())
-            .spawn(move || run(targets, watches, &receiver, &events, debounce, print))
+            .spawn(move || run(targets, watches, &pool, &receiver, &events, debounce, print))
             .map_err(ReloadError::Thread)?;
         Ok(Self { stop: messages, thread: Some(thread), events: events_receiver })
     }
@@ -166,6 +176,7 @@ fn is_edit(kind: &EventKind) -> bool {
 fn run(
     mut targets: Targets,
     mut watches: Watches,
+    pool: &CompilerPool,
     messages: &Receiver<Message>,
     events: &Sender<Event>,
     debounce: Duration,
@@ -192,7 +203,7 @@ fn run(
             Err(RecvTimeoutError::Timeout) => {
                 if let Some(seen) = first_seen.take() {
                     let compiled_from = SystemTime::now();
-                    for event in rebuild(&mut targets, &std::mem::take(&mut changed), seen) {
+                    for event in rebuild(&mut targets, &std::mem::take(&mut changed), seen, pool) {
                         if print {
                             eprintln!("{event}");
                         }

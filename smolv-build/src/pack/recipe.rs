@@ -12,11 +12,82 @@ use std::path::{Path, PathBuf};
 use smolv_format::reflect::Interface;
 
 use crate::compile::compile_uncached;
+use crate::compile::worker::Compilers;
 use crate::error::{Diagnostic, Error};
 use crate::pack::encode::{Strip, encode_module};
 use crate::pack::reflect::{interface, reflect};
 use crate::settings::Settings;
 use crate::source::Job;
+
+/// The compilers a hot-reload watcher keeps while it runs, for
+/// [`ShaderRecipe::compile_with`].
+///
+/// [`ShaderRecipe::compile`] starts its worker processes for one compile,
+/// and a worker is the program's own binary started again (the game's,
+/// through `smolv_reload::worker_main`): every edit would pay for starting
+/// it. A pool keeps them instead. It chooses as `compile` does: worker
+/// processes once `main` called
+/// [`Config::worker_main`](crate::Config::worker_main) (and `SMOLV_WORKERS`
+/// is not `0`), else the compilers in this process
+/// ([`in_workers`](Self::in_workers) says which). With workers:
+///
+/// - the first one starts when the pool is made, in the background, so
+///   that even the first edit finds it ready;
+/// - a worker serves compile after compile, and the pool keeps one idle
+///   worker started: one that crashes on a shader (that compile fails,
+///   naming the shader and the signal), or dies while idle, is replaced in
+///   the background, and the next compile does not wait for it;
+/// - workers are started by a thread the pool owns, not by the thread that
+///   compiles: on Linux a worker dies with the thread that started it
+///   (`PR_SET_PDEATHSIG`), so a compile on a short-lived thread leaves a
+///   worker the next compile can use;
+/// - dropping the pool ends its workers; they also die with the program.
+///
+/// The pool may be shared between threads; each compile takes an idle
+/// worker or starts one.
+///
+/// ```
+/// let pool = smolv_build::recipe::CompilerPool::new();
+/// // A test harness never called `Config::worker_main`: in this process.
+/// assert!(!pool.in_workers());
+/// ```
+pub struct CompilerPool {
+    compilers: Compilers,
+}
+
+impl CompilerPool {
+    /// Worker processes if this program can serve as one, else in-process
+    /// compilers (see the type's docs). Starts the first worker in the
+    /// background and returns at once.
+    pub fn new() -> Self {
+        Self { compilers: Compilers::kept() }
+    }
+
+    /// Whether compiles run in worker processes (a compiler crash fails
+    /// the compile) rather than in this process (it ends the program).
+    ///
+    /// ```
+    /// assert_eq!(
+    ///     smolv_build::recipe::CompilerPool::new().in_workers(),
+    ///     smolv_build::recipe::compiles_in_workers()
+    /// );
+    /// ```
+    pub fn in_workers(&self) -> bool {
+        matches!(self.compilers, Compilers::Workers(_))
+    }
+}
+
+impl Default for CompilerPool {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl std::fmt::Debug for CompilerPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompilerPool").field("in_workers", &self.in_workers()).finish_non_exhaustive()
+    }
+}
 
 /// What the build knew about one module, enough to compile it again in
 /// another process with the same result.
@@ -261,13 +332,33 @@ impl ShaderRecipe {
     /// # }
     /// ```
     pub fn compile(&self) -> Result<Recompiled, Vec<Diagnostic>> {
-        let source = std::fs::read(&self.job.path)
-            .map_err(|e| vec![Diagnostic::whole_file(&self.job.path, format!("cannot read the shader: {e}"))])?;
         // A worker process when the program can serve as one
         // (`Config::worker_main`), so a compiler crash fails this compile,
         // not the program.
-        let compilers = crate::compile::worker::Compilers::start(false);
-        let output = compile_uncached(&self.job, &source, &self.settings, &compilers)?;
+        self.compile_in(&Compilers::start(false))
+    }
+
+    /// [`compile`](Self::compile) with the compilers of `pool`: its worker
+    /// processes, kept from one compile to the next, instead of workers
+    /// started for this compile alone. What a watcher calls on every edit.
+    ///
+    /// ```no_run
+    /// # fn get(recipe: &smolv_build::recipe::ShaderRecipe) {
+    /// let pool = smolv_build::recipe::CompilerPool::new();
+    /// for _edit in 0..2 {
+    ///     // The second compile reuses the first one's worker.
+    ///     let _ = recipe.compile_with(&pool);
+    /// }
+    /// # }
+    /// ```
+    pub fn compile_with(&self, pool: &CompilerPool) -> Result<Recompiled, Vec<Diagnostic>> {
+        self.compile_in(&pool.compilers)
+    }
+
+    fn compile_in(&self, compilers: &Compilers) -> Result<Recompiled, Vec<Diagnostic>> {
+        let source = std::fs::read(&self.job.path)
+            .map_err(|e| vec![Diagnostic::whole_file(&self.job.path, format!("cannot read the shader: {e}"))])?;
+        let output = compile_uncached(&self.job, &source, &self.settings, compilers)?;
         let mut modules = Vec::with_capacity(output.modules.len());
         let mut interfaces = Vec::new();
         for module in &output.modules {

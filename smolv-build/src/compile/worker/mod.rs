@@ -43,8 +43,17 @@
 //! then the module ships unoptimized with a warning. An idle worker that died is noticed (`try_wait`) before it is
 //! given a request, and a request that meets a broken pipe goes to another
 //! worker once (`pool`).
+//!
+//! A build's pool lives for the build. Hot reload keeps one for as long as
+//! its watcher runs ([`CompilerPool`](crate::recipe::CompilerPool)), so an
+//! edit does not start the game's binary again: one worker is kept
+//! started, and one that dies (on a request, or killed while idle) is
+//! replaced in the background (`keeper`). Every worker is started by the
+//! pool's keeper thread, since the death signal a worker asks for fires
+//! when the *thread* that started it ends.
 
 mod enter;
+mod keeper;
 mod pool;
 mod protocol;
 mod serve;
@@ -150,12 +159,23 @@ impl Compilers {
     /// else in-process. `build_script`: called from `Config::try_compile`,
     /// which a build script reaches again when started as a worker.
     pub(crate) fn start(build_script: bool) -> Self {
+        Self::choose(build_script, pool::Workers::new)
+    }
+
+    /// As [`start`](Self::start) outside a build script, with a pool kept
+    /// across compiles: its workers live as long as it does, one is kept
+    /// started, and one that dies is replaced in the background.
+    pub(crate) fn kept() -> Self {
+        Self::choose(false, pool::Workers::kept)
+    }
+
+    fn choose(build_script: bool, pool: fn(std::path::PathBuf, Limits) -> pool::Workers) -> Self {
         if std::env::var_os(WORKERS_VAR).is_some_and(|v| v == "0") {
             return Self::InProcess;
         }
         let can_serve = HOOKED.load(Ordering::Acquire) || (build_script && under_a_build_script());
         match this_program() {
-            Some(exe) if can_serve => Self::Workers(pool::Workers::new(exe, Limits::from_env())),
+            Some(exe) if can_serve => Self::Workers(pool(exe, Limits::from_env())),
             _ => Self::InProcess,
         }
     }

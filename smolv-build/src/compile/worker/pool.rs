@@ -5,9 +5,11 @@ use std::io::{BufReader, Read};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use super::keeper::{Keeper, Order};
 use super::protocol::{self, Request};
 use super::{MARKER, MEMORY_VAR, PARENT_VAR, Translation, compiler_name, describe_exe};
 use crate::compile::frontend::Compiled;
@@ -24,12 +26,29 @@ const WATCHDOG_TICK: Duration = Duration::from_millis(50);
 /// How much of a worker's stderr is kept for a crash's message.
 const STDERR_TAIL: usize = 4096;
 
-/// Idle workers of one build, started as needed: never more than the jobs
-/// compiling at once, which the build's tokens bound.
+/// A pool of workers, started as needed: never more than the requests
+/// running at once (a build's tokens bound them).
+///
+/// A build's pool lives for that build. A kept pool
+/// ([`Workers::kept`]) lives as long as its owner (a hot-reload watcher)
+/// and keeps one idle worker started: a worker that crashed, on a request
+/// or while idle, is replaced in the background, so the next request does
+/// not wait for a program to start. Every worker is started by the pool's
+/// keeper thread (`keeper`), so that it outlives the thread that asked.
 pub(crate) struct Workers {
+    /// Dropped first: stops the keeper before the idle workers go.
+    keeper: Option<Keeper>,
+    shared: Arc<Shared>,
+}
+
+/// What a pool and its keeper share.
+pub(super) struct Shared {
     exe: PathBuf,
     limits: Limits,
-    idle: Mutex<Vec<Worker>>,
+    pub(super) idle: Mutex<Vec<Worker>>,
+    /// How many idle workers the keeper keeps started: 0 for a build's
+    /// pool, 1 for a kept one.
+    pub(super) warm: usize,
     /// Variables set in each worker's environment, for the test hooks.
     #[cfg(test)]
     env: Vec<(&'static str, std::ffi::OsString)>,
@@ -65,7 +84,7 @@ enum Lost {
 }
 
 /// One worker process.
-struct Worker {
+pub(super) struct Worker {
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
     stderr: Arc<Mutex<Vec<u8>>>,
@@ -75,6 +94,11 @@ struct Worker {
     /// `stop` ends the watchdog.
     watch: Arc<Watch>,
     stop: Arc<AtomicBool>,
+    /// Set once it greeted: a worker started in the background greets the
+    /// request that takes it.
+    greeted: Arc<AtomicBool>,
+    /// Set by the drain when stderr closes: the worker has ended.
+    ended: Arc<AtomicBool>,
 }
 
 /// What a worker and its watchdog share.
@@ -92,16 +116,25 @@ struct WatchState {
 }
 
 impl Workers {
+    /// A pool for one build.
     pub(super) fn new(exe: PathBuf, limits: Limits) -> Self {
-        Self {
-            exe,
-            limits,
-            idle: Mutex::new(Vec::new()),
-            #[cfg(test)]
-            env: Vec::new(),
-            #[cfg(test)]
-            args: Vec::new(),
+        Self::start(Shared::new(exe, limits, 0))
+    }
+
+    /// A pool kept across compiles (a hot-reload watcher's): its first
+    /// worker starts now, in the background, and one that dies is
+    /// replaced the same way.
+    pub(super) fn kept(exe: PathBuf, limits: Limits) -> Self {
+        Self::start(Shared::new(exe, limits, 1))
+    }
+
+    fn start(shared: Shared) -> Self {
+        let shared = Arc::new(shared);
+        let keeper = Keeper::start(&shared);
+        if let Some(keeper) = &keeper {
+            keeper.top_up();
         }
+        Self { keeper, shared }
     }
 
     /// Compiles `job` in a worker. A worker that dies or overruns its
@@ -174,7 +207,7 @@ impl Workers {
             }
             Err(Failure::Ended(Ended { how, overran: false })) => Err(OptimizeFailure::Transient(format!(
                 "SPIRV-Tools {recipe} crashed on it: the worker process running it {how} (a worker's limits are {})",
-                self.limits.describe()
+                self.shared.limits.describe()
             ))
             .into()),
         }
@@ -189,9 +222,10 @@ impl Workers {
         loop {
             tries += 1;
             let worker = self.take_idle().map_or_else(|| self.spawn(), Ok).map_err(Failure::Start)?;
+            let worker = self.greet(worker).map_err(Failure::Start)?;
             match self.exchange(worker, payload) {
                 Ok((worker, response)) => {
-                    self.idle.lock().unwrap_or_else(PoisonError::into_inner).push(worker);
+                    self.shared.idle.lock().unwrap_or_else(PoisonError::into_inner).push(worker);
                     return Ok(response);
                 }
                 // Dropped, so killed with its group.
@@ -206,10 +240,9 @@ impl Workers {
     /// while idle (killed, out of memory) is reaped here, so that no
     /// request is sent to it and no shader is blamed for its death.
     fn take_idle(&self) -> Option<Worker> {
-        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut idle = self.shared.idle.lock().unwrap_or_else(PoisonError::into_inner);
         while let Some(worker) = idle.pop() {
-            let ended = worker.watch.child.lock().unwrap_or_else(PoisonError::into_inner).try_wait();
-            if let Ok(None) = ended {
+            if worker.is_alive() {
                 return Some(worker);
             }
         }
@@ -219,7 +252,7 @@ impl Workers {
     /// Sends one request and reads its answer; the worker is lost if it
     /// dies or runs out of time.
     fn exchange(&self, mut worker: Worker, payload: &[u8]) -> Result<(Worker, Vec<u8>), Lost> {
-        worker.arm(Instant::now() + self.limits.time);
+        worker.arm(Instant::now() + self.shared.limits.time);
         let sent = protocol::write_frame(&mut worker.stdin, payload);
         let answer = sent.as_ref().map_err(std::io::Error::kind).map(|()| protocol::read_frame(&mut worker.stdout));
         let overran = worker.disarm();
@@ -230,76 +263,43 @@ impl Workers {
         }
     }
 
-    /// Starts a worker and waits for its greeting.
+    /// Starts a worker, on the keeper's thread (see `keeper`); its greeting
+    /// is [`greet`](Self::greet)'s to wait for.
     fn spawn(&self) -> Result<Worker, String> {
-        let mut command = Command::new(&self.exe);
-        command
-            .env(MARKER, protocol::VERSION)
-            .env(PARENT_VAR, std::process::id().to_string())
-            .env(MEMORY_VAR, self.limits.memory_bytes.to_string())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        // A group of its own (Linux), so that a time-out stops whatever the
-        // worker started too (it caps its own memory, `serve`).
-        crate::compile::tool::own_group(&mut command);
-        #[cfg(test)]
-        command.envs(self.env.iter().map(|(name, value)| (name, value))).args(&self.args);
-        let mut child = command.spawn().map_err(|e| {
+        let child = match &self.keeper {
+            Some(keeper) => keeper.spawn(),
+            None => self.shared.command().spawn(),
+        };
+        let child = child.map_err(|e| {
             format!(
                 "cannot start a shader compiler worker ({}): {e}; build again, or set SMOLV_WORKERS=0 to compile \
                  in this process",
-                self.exe.display()
+                self.shared.exe.display()
             )
         })?;
-        let (Some(stdin), Some(stdout), Some(mut stderr_pipe)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err("a shader compiler worker started without its pipes".into());
-        };
-        let stderr = Arc::new(Mutex::new(Vec::new()));
-        let tail = Arc::clone(&stderr);
-        // Passes the worker's stderr (compiler chatter, which it prints on
-        // stdout too) on to this process's stderr, as when the compilers
-        // ran here, keeping its end for a crash's message.
-        let drain = std::thread::spawn(move || {
-            let mut buffer = [0u8; 4096];
-            while let Ok(n @ 1..) = stderr_pipe.read(&mut buffer) {
-                let _ = std::io::Write::write_all(&mut std::io::stderr(), &buffer[..n]);
-                let mut tail = tail.lock().unwrap_or_else(PoisonError::into_inner);
-                tail.extend_from_slice(&buffer[..n]);
-                let excess = tail.len().saturating_sub(STDERR_TAIL);
-                tail.drain(..excess);
-            }
-        });
-        let watch = Arc::new(Watch { state: Mutex::default(), child: Arc::new(Mutex::new(child)) });
-        let stop = Arc::new(AtomicBool::new(false));
-        let (watched, stopped) = (Arc::clone(&watch), Arc::clone(&stop));
-        // Polls rather than being woken per job: a wake-up of its own for
-        // every job would cost more than the job's round trip.
-        std::thread::spawn(move || {
-            while !stopped.load(Ordering::Acquire) {
-                std::thread::sleep(WATCHDOG_TICK);
-                if watched.fire_if_due() {
-                    return;
-                }
-            }
-        });
-        let mut worker = Worker { stdin, stdout: BufReader::new(stdout), stderr, drain: Some(drain), watch, stop };
-        worker.arm(Instant::now() + self.limits.time);
+        Worker::watch(child, self.keeper.as_ref().map(Keeper::orders))
+    }
+
+    /// Waits for a new worker's greeting (at once for one that greeted).
+    fn greet(&self, mut worker: Worker) -> Result<Worker, String> {
+        if worker.greeted.load(Ordering::Acquire) {
+            return Ok(worker);
+        }
+        worker.arm(Instant::now() + self.shared.limits.time);
         let greeted = protocol::wait_for_hello(&mut worker.stdout);
         // A worker that greeted just as the watchdog fired is lost.
         let greeted =
             greeted.and_then(|()| if worker.disarm() { Err(std::io::ErrorKind::TimedOut.into()) } else { Ok(()) });
         match greeted {
-            Ok(()) => Ok(worker),
+            Ok(()) => {
+                worker.greeted.store(true, Ordering::Release);
+                Ok(worker)
+            }
             Err(_) => Err(format!(
                 "a shader compiler worker ({}) did not start: it {}; a program that is no build script must \
                  call `smolv_build::Config::worker_main()` first in `main` (off Linux, a build script too, or it \
                  calls `Config::compile` first); or set SMOLV_WORKERS=0",
-                describe_exe(&self.exe),
+                describe_exe(&self.shared.exe),
                 self.how_it_ended(&mut worker).how
             )),
         }
@@ -317,7 +317,7 @@ impl Workers {
         let how = if overran {
             format!(
                 "took longer than {} s, the worker's time limit ({}), and was stopped",
-                self.limits.seconds(),
+                self.shared.limits.seconds(),
                 crate::compile::tool::TIMEOUT_VAR
             )
         } else {
@@ -342,8 +342,8 @@ impl Workers {
              compiled, and nothing was cached for this one. This is a compiler bug (or a shader beyond the \
              worker's limits: {} s, {} MiB): rewrite the construct it fails on, or use another compiler version",
             compiler_name(job),
-            self.limits.seconds(),
-            self.limits.memory_bytes >> 20
+            self.shared.limits.seconds(),
+            self.shared.limits.memory_bytes >> 20
         )
     }
 }
@@ -362,7 +362,97 @@ fn wait_briefly(child: &mut Child) -> std::io::Result<ExitStatus> {
     child.wait()
 }
 
+impl Shared {
+    fn new(exe: PathBuf, limits: Limits, warm: usize) -> Self {
+        Self {
+            exe,
+            limits,
+            idle: Mutex::new(Vec::new()),
+            warm,
+            #[cfg(test)]
+            env: Vec::new(),
+            #[cfg(test)]
+            args: Vec::new(),
+        }
+    }
+
+    /// The command that starts a worker.
+    pub(super) fn command(&self) -> Command {
+        let mut command = Command::new(&self.exe);
+        command
+            .env(MARKER, protocol::VERSION)
+            .env(PARENT_VAR, std::process::id().to_string())
+            .env(MEMORY_VAR, self.limits.memory_bytes.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        // A group of its own (Linux), so that a time-out stops whatever the
+        // worker started too (it caps its own memory, `serve`).
+        crate::compile::tool::own_group(&mut command);
+        #[cfg(test)]
+        command.envs(self.env.iter().map(|(name, value)| (name, value))).args(&self.args);
+        command
+    }
+}
+
 impl Worker {
+    /// Watches a worker process that just started: a thread drains its
+    /// stderr (and tells `keeper`, if given, when it ends after greeting),
+    /// and a watchdog stops it past a request's deadline.
+    pub(super) fn watch(mut child: Child, keeper: Option<Sender<Order>>) -> Result<Self, String> {
+        let (Some(stdin), Some(stdout), Some(mut stderr_pipe)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err("a shader compiler worker started without its pipes".into());
+        };
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let (greeted, ended) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
+        let (tail, was_greeted, has_ended) = (Arc::clone(&stderr), Arc::clone(&greeted), Arc::clone(&ended));
+        // Passes the worker's stderr (compiler chatter, which it prints on
+        // stdout too) on to this process's stderr, as when the compilers
+        // ran here, keeping its end for a crash's message. Its end is the
+        // worker's: a kept pool replaces a worker that greeted (one that
+        // never did would fail again).
+        let drain = std::thread::spawn(move || {
+            let mut buffer = [0u8; 4096];
+            while let Ok(n @ 1..) = stderr_pipe.read(&mut buffer) {
+                let _ = std::io::Write::write_all(&mut std::io::stderr(), &buffer[..n]);
+                let mut tail = tail.lock().unwrap_or_else(PoisonError::into_inner);
+                tail.extend_from_slice(&buffer[..n]);
+                let excess = tail.len().saturating_sub(STDERR_TAIL);
+                tail.drain(..excess);
+            }
+            has_ended.store(true, Ordering::Release);
+            if let Some(keeper) = keeper.filter(|_| was_greeted.load(Ordering::Acquire)) {
+                let _ = keeper.send(Order::TopUp);
+            }
+        });
+        let watch = Arc::new(Watch { state: Mutex::default(), child: Arc::new(Mutex::new(child)) });
+        let stop = Arc::new(AtomicBool::new(false));
+        let (watched, stopped) = (Arc::clone(&watch), Arc::clone(&stop));
+        // Polls rather than being woken per job: a wake-up of its own for
+        // every job would cost more than the job's round trip.
+        std::thread::spawn(move || {
+            while !stopped.load(Ordering::Acquire) {
+                std::thread::sleep(WATCHDOG_TICK);
+                if watched.fire_if_due() {
+                    return;
+                }
+            }
+        });
+        let stdout = BufReader::new(stdout);
+        Ok(Worker { stdin, stdout, stderr, drain: Some(drain), watch, stop, greeted, ended })
+    }
+
+    /// Whether the process still runs: its stderr is open and it has not
+    /// exited.
+    pub(super) fn is_alive(&self) -> bool {
+        !self.ended.load(Ordering::Acquire)
+            && matches!(self.watch.child.lock().unwrap_or_else(PoisonError::into_inner).try_wait(), Ok(None))
+    }
+
     /// Sets when the job in hand must be done.
     fn arm(&self, deadline: Instant) {
         self.watch.state.lock().unwrap_or_else(PoisonError::into_inner).deadline = Some(deadline);
@@ -500,15 +590,21 @@ pub(super) mod tests {
         time: Duration,
         hooks: &[(&'static str, &std::path::Path)],
     ) -> Workers {
+        pool_of_this_test_binary(time, hooks, 0)
+    }
+
+    /// [`this_test_binary`], keeping `warm` idle workers started.
+    #[cfg(all(target_os = "linux", any(feature = "glsl", feature = "optimizer")))]
+    fn pool_of_this_test_binary(time: Duration, hooks: &[(&'static str, &std::path::Path)], warm: usize) -> Workers {
         let exe = super::super::this_program().unwrap();
-        let mut workers = Workers::new(exe, Limits { time, memory_bytes: 4 << 30 });
+        let mut shared = Shared::new(exe, Limits { time, memory_bytes: 4 << 30 }, warm);
         let build_script = [("OUT_DIR", "/nonexistent"), ("TARGET", "test"), ("HOST", "test"), ("NUM_JOBS", "1")];
-        workers.env = build_script.iter().map(|&(name, value)| (name, std::ffi::OsString::from(value))).collect();
-        workers.env.extend(hooks.iter().map(|&(name, value)| (name, value.as_os_str().to_owned())));
+        shared.env = build_script.iter().map(|&(name, value)| (name, std::ffi::OsString::from(value))).collect();
+        shared.env.extend(hooks.iter().map(|&(name, value)| (name, value.as_os_str().to_owned())));
         // Should the worker not serve before `main`, libtest runs no test
         // in it (not this one again, and so on), and it never greets.
-        workers.args = vec!["--exact", "no test has this name"];
-        workers
+        shared.args = vec!["--exact", "no test has this name"];
+        Workers::start(shared)
     }
 
     #[cfg(all(target_os = "linux", feature = "glsl"))]
@@ -524,7 +620,7 @@ pub(super) mod tests {
     fn an_idle_worker_that_died_is_never_handed_out() {
         let workers = this_test_binary(Duration::from_secs(60), &[]);
         compile_a_frag(&workers).unwrap();
-        let pid = workers.idle.lock().unwrap()[0].watch.child.lock().unwrap().id();
+        let pid = workers.shared.idle.lock().unwrap()[0].watch.child.lock().unwrap().id();
         let pid = libc::pid_t::try_from(pid).unwrap();
         // SAFETY: a plain signal to the worker this test started.
         #[allow(unsafe_code, reason = "kill(2) on the test's own worker")]
@@ -538,6 +634,88 @@ pub(super) mod tests {
         }
         assert!(workers.take_idle().is_none(), "the dead worker was handed out");
         compile_a_frag(&workers).expect("a new worker compiles it");
+    }
+
+    /// The process id of the pool's only idle worker, once it has one
+    /// that runs and has greeted (at most 60 s).
+    #[cfg(all(target_os = "linux", feature = "glsl", debug_assertions))]
+    fn idle_worker_once_started(workers: &Workers, started: &std::path::Path, starts: usize) -> u32 {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            {
+                let idle = workers.shared.idle.lock().unwrap();
+                if let [worker] = &idle[..]
+                    && worker.is_alive()
+                    && crate::compile::tool::tests::lines(started) == starts
+                {
+                    return worker.watch.child.lock().unwrap().id();
+                }
+            }
+            assert!(Instant::now() < deadline, "no idle worker started in the background");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    // The test hooks exist in debug builds only.
+    #[cfg(all(target_os = "linux", feature = "glsl", debug_assertions))]
+    #[test]
+    fn a_worker_outlives_the_thread_whose_request_started_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let started = dir.path().join("started");
+        let workers = this_test_binary(Duration::from_secs(60), &[(super::super::TEST_STARTED_VAR, &started)]);
+        // A short-lived thread asks first, as a build's job thread or a
+        // caller's own thread does, and ends.
+        std::thread::scope(|scope| scope.spawn(|| compile_a_frag(&workers).unwrap()).join().unwrap());
+        let pid = workers.shared.idle.lock().unwrap()[0].watch.child.lock().unwrap().id();
+        // Time for a death signal sent when that thread ended to land.
+        std::thread::sleep(Duration::from_millis(300));
+        compile_a_frag(&workers).expect("the same worker compiles again");
+        assert_eq!(crate::compile::tool::tests::lines(&started), 1, "no second worker was started");
+        assert_eq!(workers.shared.idle.lock().unwrap()[0].watch.child.lock().unwrap().id(), pid);
+    }
+
+    // The test hooks exist in debug builds only.
+    #[cfg(all(target_os = "linux", feature = "glsl", debug_assertions))]
+    #[test]
+    fn a_kept_pool_replaces_a_worker_that_died_in_the_background() {
+        let dir = tempfile::tempdir().unwrap();
+        let started = dir.path().join("started");
+        let crash = std::path::PathBuf::from("crash.frag");
+        let workers = pool_of_this_test_binary(
+            Duration::from_secs(60),
+            &[(super::super::TEST_STARTED_VAR, &started), ("SMOLV_WORKER_TEST_CRASH", &crash)],
+            1,
+        );
+        // The first worker starts with the pool, before any request.
+        let first = idle_worker_once_started(&workers, &started, 1);
+        // Two edits, one worker.
+        compile_a_frag(&workers).unwrap();
+        compile_a_frag(&workers).unwrap();
+        assert_eq!(idle_worker_once_started(&workers, &started, 1), first, "both compiles used the first worker");
+
+        // A compiler crash fails that shader alone...
+        let job = crate::compile::job::tests::fragment_job("crash.frag");
+        let settings = crate::compile::job::tests::settings();
+        let errors = workers.compile(&job, "#version 450\nvoid main() {}\n", &settings).unwrap_err();
+        assert!(errors[0].message.contains("SIGSEGV"), "{}", errors[0].message);
+        // ... and a new worker is started in the background, which the
+        // next shader finds ready: no start on its way.
+        let second = idle_worker_once_started(&workers, &started, 2);
+        assert_ne!(second, first);
+        compile_a_frag(&workers).expect("the replacement compiles the next shader");
+        assert_eq!(crate::compile::tool::tests::lines(&started), 2);
+
+        // An idle worker killed from outside is replaced the same way.
+        let pid = libc::pid_t::try_from(second).unwrap();
+        // SAFETY: a plain signal to the worker this test started.
+        #[allow(unsafe_code, reason = "kill(2) on the test's own worker")]
+        unsafe {
+            libc::kill(pid, libc::SIGKILL)
+        };
+        let third = idle_worker_once_started(&workers, &started, 3);
+        assert_ne!(third, second);
+        compile_a_frag(&workers).expect("the replacement compiles the next shader");
+        assert_eq!(crate::compile::tool::tests::lines(&started), 3);
     }
 
     // The test hooks exist in debug builds only.
