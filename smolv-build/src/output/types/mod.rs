@@ -199,9 +199,11 @@ pub(crate) fn generate_with(inputs: &[ModuleInput], wgpu_items: bool, named: &[(
 
     // `interface` is the shared module above.
     let mut module_names = BTreeSet::from(["interface".to_owned()]);
+    let mut rust_modules = Vec::with_capacity(inputs.len());
     for (m, input) in inputs.iter().enumerate() {
         let module = &lowered[m];
         let rust_module = names::unique(names::module(&input.name), &mut module_names);
+        rust_modules.push(rust_module.clone());
         let _ = writeln!(
             code,
             "/// The types and constants of {}, from {}.",
@@ -270,7 +272,7 @@ pub(crate) fn generate_with(inputs: &[ModuleInput], wgpu_items: bool, named: &[(
     let (programs, problems) = program::find(inputs, named);
     generated.problems.extend(problems);
     for program in programs {
-        render_program(&mut code, inputs, &program, &mut module_names);
+        render_program(&mut code, inputs, &program, &mut module_names, &rust_modules, wgpu_items);
         generated.programs += 1;
     }
     generated.code = code;
@@ -284,11 +286,18 @@ fn render_program(
     inputs: &[ModuleInput],
     program: &program::Program,
     module_names: &mut BTreeSet<String>,
+    rust_modules: &[String],
+    wgpu_items: bool,
 ) {
     let rust_module = names::unique(names::module(&program.name), module_names);
     let mut body = String::new();
     program::render_constants(&mut body, inputs, program);
     let skipped = vulkan::render(&mut body, &program.name, &program.bindings);
+    if wgpu_items {
+        let modules: Vec<(String, smolv_runtime::reflect::ShaderStage)> =
+            program.modules.iter().map(|&m| (rust_modules[m].clone(), inputs[m].reflection.stage)).collect();
+        wgpu::render_program(&mut body, &program.name, &program.bindings, &modules);
+    }
     let modules: Vec<String> = program.modules.iter().map(|&m| escape::code(&inputs[m].name)).collect();
     let _ = writeln!(
         code,

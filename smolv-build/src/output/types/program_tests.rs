@@ -266,3 +266,44 @@ fn a_named_program_joins_modules_of_any_names() {
     assert!(generated.problems[0].contains("gone.frag"), "{:?}", generated.problems);
     assert!(generated.problems[1].contains("\"two\"") && generated.problems[1].contains("no pipeline"));
 }
+
+#[test]
+fn a_programs_wgpu_items_bind_every_stage_and_make_its_pipeline() {
+    let [vert, mut frag] = triangle("tri.vert", "tri.frag", "frame");
+    frag.reflection.bindings[1].kind = DescriptorKind::SampledImage;
+    let generated = super::generate(&[vert.clone(), frag.clone()], true);
+    let file = parse(&generated.code);
+    let tri = module_items(&file, "tri").expect("the program");
+    let mac = tri
+        .iter()
+        .find_map(|item| match item {
+            syn::Item::Macro(m) if m.mac.path.segments.last().is_some_and(|s| s.ident == "__wgpu_items") => {
+                Some(&m.mac)
+            }
+            _ => None,
+        })
+        .expect("the wgpu items");
+    let inner: syn::File = syn::parse2(mac.tokens.clone()).expect("they parse");
+    let Some(syn::Item::Mod(wgpu)) = inner.items.first() else { panic!("one `mod wgpu`") };
+    let items = &wgpu.content.as_ref().expect("inline").1;
+    assert_eq!(struct_fields(items, "BindGroup0").expect("group 0"), ["frame"]);
+    assert_eq!(struct_fields(items, "BindGroup1").expect("group 1"), ["albedo"]);
+    let functions: Vec<(String, usize)> = items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Fn(f) => Some((f.sig.ident.to_string(), f.sig.inputs.len())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        functions,
+        [("set_bind_groups".to_owned(), 3), ("create_layout".to_owned(), 3), ("render_pipeline".to_owned(), 5)],
+        "one call sets both stages' groups"
+    );
+    let text = module_text(&generated.code, "tri").expect("the program");
+    assert!(text.contains("super::super::tri_vert::wgpu::ENTRY_POINT"), "{text}");
+    assert!(text.contains("super::super::tri_frag::wgpu::ENTRY_POINT"), "{text}");
+    // A Vulkan build writes none.
+    let vulkan = super::generate(&[vert, frag], false);
+    assert!(!module_text(&vulkan.code, "tri").expect("the program").contains("__wgpu_items"));
+}
