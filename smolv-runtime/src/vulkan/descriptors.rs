@@ -36,7 +36,6 @@ use super::{VulkanError, check};
 /// let info = smolv_runtime::vulkan::descriptors::whole_buffer(vk::Buffer::null());
 /// assert_eq!((info.offset, info.range), (0, vk::WHOLE_SIZE));
 /// ```
-#[must_use]
 pub fn whole_buffer(buffer: vk::Buffer) -> vk::DescriptorBufferInfo {
     vk::DescriptorBufferInfo { buffer, offset: 0, range: vk::WHOLE_SIZE }
 }
@@ -49,7 +48,6 @@ pub fn whole_buffer(buffer: vk::Buffer) -> vk::DescriptorBufferInfo {
 /// let info = smolv_runtime::vulkan::descriptors::image(vk::ImageView::null(), vk::ImageLayout::GENERAL);
 /// assert_eq!(info.image_layout, vk::ImageLayout::GENERAL);
 /// ```
-#[must_use]
 pub fn image(view: vk::ImageView, layout: vk::ImageLayout) -> vk::DescriptorImageInfo {
     vk::DescriptorImageInfo { sampler: vk::Sampler::null(), image_view: view, image_layout: layout }
 }
@@ -61,7 +59,6 @@ pub fn image(view: vk::ImageView, layout: vk::ImageLayout) -> vk::DescriptorImag
 /// let info = smolv_runtime::vulkan::descriptors::sampler(vk::Sampler::null());
 /// assert_eq!(info.image_view, vk::ImageView::null());
 /// ```
-#[must_use]
 pub fn sampler(sampler: vk::Sampler) -> vk::DescriptorImageInfo {
     vk::DescriptorImageInfo { sampler, image_view: vk::ImageView::null(), image_layout: vk::ImageLayout::UNDEFINED }
 }
@@ -75,7 +72,6 @@ pub fn sampler(sampler: vk::Sampler) -> vk::DescriptorImageInfo {
 /// let info = combined(vk::Sampler::null(), vk::ImageView::null(), vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL);
 /// assert_eq!(info.image_layout, vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL);
 /// ```
-#[must_use]
 pub fn combined(sampler: vk::Sampler, view: vk::ImageView, layout: vk::ImageLayout) -> vk::DescriptorImageInfo {
     vk::DescriptorImageInfo { sampler, image_view: view, image_layout: layout }
 }
