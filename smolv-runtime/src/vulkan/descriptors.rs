@@ -3,6 +3,16 @@
 //! to make a pool and to allocate a set with the program's layout, and the
 //! few constructors that fill their fields.
 //!
+//! # Safety of a write
+//!
+//! A generated `SetN::write` (and `SetN::allocate`, which writes) asks,
+//! as `vkUpdateDescriptorSets` does: `device` is valid; the set is one of
+//! it, allocated with set N's layout of the program, in no command buffer
+//! that is pending or recording; and every handle in the struct is a live
+//! object of `device` of the kind its binding declares. smolv checked the
+//! descriptor types, counts and binding numbers against the shaders; it
+//! cannot check the handles.
+//!
 //! ```no_run
 //! # use smolv_runtime::vulkan::ash::{self, vk};
 //! # use smolv_runtime::vulkan::{ProgramLayout, VulkanError, descriptors};

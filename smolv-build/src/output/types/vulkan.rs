@@ -21,8 +21,10 @@ use super::escape;
 use super::layout::Mangling;
 use super::names;
 
-/// ash's `vk`, as the generated code names it.
-const VK: &str = "::smolv_runtime::vulkan::ash::vk";
+/// ash's `vk`, as the generated code names it: through the `use` at the
+/// top of the items, which names nothing the program's module has (its
+/// constants are upper case, its structs `SetN`).
+const VK: &str = "vk";
 /// smolv-runtime's Vulkan layer.
 const RT: &str = "::smolv_runtime::vulkan";
 /// The longest descriptor array a field holds by value.
@@ -91,6 +93,7 @@ pub(crate) fn render(out: &mut String, program: &str, bindings: &[(DescriptorBin
         return skipped;
     }
     let _ = writeln!(out, "    ::smolv_runtime::__vulkan_items! {{");
+    let _ = writeln!(out, "        #[allow(unused_imports)]\n        use ::smolv_runtime::vulkan::ash::vk;");
     for line in body.lines() {
         if line.is_empty() {
             out.push('\n');
@@ -163,25 +166,18 @@ fn render_set(out: &mut String, program: &str, set: u32, bindings: &[&(Descripto
          pub fn writes(&self, set: {VK}::DescriptorSet) -> [{VK}::WriteDescriptorSet<'_>; {n_writes}] {{\n        \
          [{writes}]\n    }}\n\n    \
          /// Writes these resources into `set`.\n    \
-         ///\n    \
          /// # Safety\n    \
-         /// `device` must be valid; `set` must be a set of it allocated with this set's layout,\n    \
-         /// in no command buffer that is pending or recording; and every handle in `self` must\n    \
-         /// be a live object of `device` of the kind its binding declares (smolv checked the\n    \
-         /// types and numbers, not the handles).\n    \
+         /// As `smolv_runtime::vulkan::descriptors` says for a write.\n    \
          #[allow(unsafe_code)]\n    \
          pub unsafe fn write(&self, device: &{RT}::ash::Device, set: {VK}::DescriptorSet) {{\n        \
          // SAFETY: the caller's contract.\n        \
          unsafe {{ device.update_descriptor_sets(&self.writes(set), &[]) }}\n    }}\n\n    \
-         /// Allocates set {set} from `pool` with `layout`'s set layout (the program's layout,\n    \
-         /// from `PipelineManager::program_layout`) and writes these resources into it.\n    \
-         ///\n    \
+         /// Allocates set {set} from `pool` with `layout`'s set layout (the program's, from\n    \
+         /// `PipelineManager::program_layout`) and writes these resources into it.\n    \
          /// # Errors\n    \
-         /// `VulkanError::SetNotInLayout` for another program's layout, or the failing Vulkan call.\n    \
-         ///\n    \
+         /// As `smolv_runtime::vulkan::descriptors::allocate`.\n    \
          /// # Safety\n    \
-         /// As [`write`](Self::write), and: `pool` is a pool of `device` that no other thread\n    \
-         /// uses during the call, and the manager that made `layout` is still alive.\n    \
+         /// As `descriptors::allocate`, and as `descriptors` says for a write.\n    \
          #[allow(unsafe_code)]\n    \
          pub unsafe fn allocate(&self, device: &{RT}::ash::Device, pool: {VK}::DescriptorPool, layout: &{RT}::ProgramLayout) -> ::core::result::Result<{VK}::DescriptorSet, {RT}::VulkanError> {{\n        \
          // SAFETY: the caller's contract.\n        \
@@ -189,11 +185,9 @@ fn render_set(out: &mut String, program: &str, set: u32, bindings: &[&(Descripto
          // SAFETY: the caller's contract; `set` has this set's layout.\n        \
          unsafe {{ self.write(device, set) }};\n        \
          ::core::result::Result::Ok(set)\n    }}\n\n    \
-         /// Creates a descriptor pool for `sets` such sets ([`POOL_SIZES`](Self::POOL_SIZES) each).\n    \
-         ///\n    \
+         /// A descriptor pool for `sets` such sets ([`POOL_SIZES`](Self::POOL_SIZES) each).\n    \
          /// # Errors\n    \
-         /// Counts past `u32::MAX`, or the failing Vulkan call.\n    \
-         ///\n    \
+         /// As `smolv_runtime::vulkan::descriptors::create_pool`.\n    \
          /// # Safety\n    \
          /// `device` must be valid; destroy the pool before it.\n    \
          #[allow(unsafe_code)]\n    \
