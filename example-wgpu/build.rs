@@ -9,7 +9,9 @@
 //! They ship as WGSL (`for_wgpu_shipping(true)`), or as SPIR-V with the
 //! `spirv` feature (`for_wgpu_shipping(false)`), so that the tests draw the
 //! same frame through both of wgpu's inputs. A game would say `for_wgpu()`
-//! and let the build choose the smaller.
+//! and let the build choose the smaller. The four pipelines are programs
+//! (`Config::program`), so the generated types hold each one's bind
+//! groups, layout and render pipeline.
 //!
 //! Then, for the tests only, it compiles the same sources without smolv
 //! (`build/reference.rs`): what wgpu's own paths draw, the reference the
@@ -25,6 +27,11 @@ fn main() {
         .shader_dir("tests/paths")
         .variants("tint.frag", [smolv_build::Variant::new("red").define("RED", "1")])
         .wesl_feature("glow", true)
+        // The three programs that share `quad.vert`; `sky.wgsl`'s two
+        // entry points are the program `sky` by their base name.
+        .program("checker", ["quad.vert", "checker.slang#fs_main"])
+        .program("tint", ["quad.vert", "tint.frag"])
+        .program("ring", ["quad.vert", "ring.wesl#fs_main"])
         .for_wgpu_shipping(wgsl)
         .compile();
     reference::compile();

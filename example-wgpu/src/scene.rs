@@ -8,14 +8,14 @@ use std::error::Error;
 
 use smolv_runtime::Shader;
 use smolv_runtime::wgpu::{
-    BindGroupLayouts, LayoutOptions, ModuleSource, Overrides, ProgramLayout, ShaderModules, VertexBuffers,
+    LayoutOptions, ModuleSource, Overrides, ProgramLayout, RenderState, ShaderModules, VertexBuffers,
 };
 use wgpu::util::DeviceExt;
 
 use crate::gpu::Gpu;
 use crate::shaders::{
-    self, checker_slang_fs_main as checker_fs, quad_vert, ring_wesl_fs_main as ring_fs, sky_wgsl_fs_main as sky_fs,
-    sky_wgsl_vs_main as sky_vs, tint_frag,
+    self, checker, checker_slang_fs_main as checker_fs, quad_vert, ring, ring_wesl_fs_main as ring_fs, sky,
+    sky_wgsl_fs_main as sky_fs, sky_wgsl_vs_main as sky_vs, tint, tint_frag,
 };
 
 pub(crate) const WIDTH: u32 = 128;
@@ -70,16 +70,14 @@ fn shader(name: &str) -> Result<&'static Shader, Box<dyn Error>> {
 impl Scene {
     pub(crate) fn new(gpu: &Gpu, source: Modules) -> Result<Self, Box<dyn Error>> {
         let device = &gpu.device;
-        let options = LayoutOptions::new();
-        let layout = |names: [&str; 2], label| -> Result<_, Box<dyn Error>> {
-            let shaders = [shader(names[0])?, shader(names[1])?];
-            Ok(BindGroupLayouts::new(&shaders, &options)?.create(device, Some(label))?)
-        };
+        // Each program's layout, from its modules (`MODULES`, in stage order).
+        let (options, shaders) =
+            (LayoutOptions::new(), |[a, b]: [&str; 2]| Ok::<_, Box<dyn Error>>([shader(a)?, shader(b)?]));
         let layouts = [
-            layout([SKY_VS, SKY_FS], "sky")?,
-            layout([QUAD_VS, CHECKER_FS], "checker")?,
-            layout([QUAD_VS, TINT_FS], "tint")?,
-            layout([QUAD_VS, RING_FS], "ring")?,
+            sky::wgpu::create_layout(device, shaders(sky::MODULES)?, &options)?,
+            checker::wgpu::create_layout(device, shaders(checker::MODULES)?, &options)?,
+            tint::wgpu::create_layout(device, shaders(tint::MODULES)?, &options)?,
+            ring::wgpu::create_layout(device, shaders(ring::MODULES)?, &options)?,
         ];
         let uniform = |bytes: &[u8]| {
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -89,21 +87,22 @@ impl Scene {
             })
         };
         let sky = uniform(sky_fs::Sky::new([0.1, 0.2, 0.5, 1.0], [0.9, 0.6, 0.3, 1.0]).as_bytes());
-        let sky_group = sky_fs::wgpu::BindGroup0 { sky: sky.as_entire_buffer_binding() }.create(device, &layouts[0])?;
-        // The placements: the generated bind group of `quad.vert`'s set 1.
-        let placement = |offset: [f32; 2], layout| {
-            let buffer = uniform(quad_vert::Placement::new(offset).as_bytes());
-            quad_vert::wgpu::BindGroup1 { placement: buffer.as_entire_buffer_binding() }.create(device, layout)
-        };
-        let big_placement = placement([-0.2, 0.0], &layouts[1])?;
-        let small_placement = placement([0.5, -0.4], &layouts[2])?;
-        let ring_placement = placement([0.6, 0.5], &layouts[3])?;
+        let sky_group = sky::wgpu::BindGroup0 { sky: sky.as_entire_buffer_binding() }.create(device, &layouts[0])?;
+        // The placements: `quad.vert`'s set 1, a uniform buffer each.
+        let placement = |offset: [f32; 2]| uniform(quad_vert::Placement::new(offset).as_bytes());
+        let (big, small, ringed) = (placement([-0.2, 0.0]), placement([0.5, -0.4]), placement([0.6, 0.5]));
+        let big_placement =
+            checker::wgpu::BindGroup1 { placement: big.as_entire_buffer_binding() }.create(device, &layouts[1])?;
+        let small_placement =
+            tint::wgpu::BindGroup1 { placement: small.as_entire_buffer_binding() }.create(device, &layouts[2])?;
+        let ring_placement =
+            ring::wgpu::BindGroup1 { placement: ringed.as_entire_buffer_binding() }.create(device, &layouts[3])?;
 
         let checker = checker_texture(gpu);
         let view = checker.create_view(&wgpu::TextureViewDescriptor::default());
         let sampler = device.create_sampler(&wgpu::SamplerDescriptor::default()); // nearest
         let texture_group =
-            checker_fs::wgpu::BindGroup0 { checker: &view, nearest: &sampler }.create(device, &layouts[1])?;
+            checker::wgpu::BindGroup0 { checker: &view, nearest: &sampler }.create(device, &layouts[1])?;
 
         let corners = [(-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)];
         let vertices: Vec<quad_vert::Vertex> =
@@ -192,37 +191,29 @@ impl Scene {
             });
         }
         let tint_fs = self.passthrough.clone().unwrap_or_else(|| modules[4].clone());
-        // The generated states name each module's entry point.
-        let pipeline = |label, layout: &ProgramLayout, vertex, fragment| {
-            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(label),
-                layout: Some(&layout.pipeline_layout),
-                vertex,
-                fragment: Some(fragment),
-                primitive: wgpu::PrimitiveState {
-                    topology: wgpu::PrimitiveTopology::TriangleStrip,
-                    ..Default::default()
-                },
-                depth_stencil: None,
-                multisample: Default::default(),
-                multiview_mask: None,
-                cache: None,
-            })
+        // The programs' render pipelines name each module's entry point.
+        let (targets, layouts, fs) = ([Some(FORMAT.into())], &self.layouts, &modules);
+        let primitive = wgpu::PrimitiveState { topology: wgpu::PrimitiveTopology::TriangleStrip, ..Default::default() };
+        let state = |label, buffers, vertex_constants| RenderState {
+            label: Some(label),
+            buffers,
+            targets: &targets,
+            vertex_constants,
+            primitive,
+            ..Default::default()
         };
-        let targets = [Some(FORMAT.into())];
-        let (layouts, fs) = (&self.layouts, &modules);
-        let quad = |constants| quad_vert::wgpu::vertex_state(&modules[2], &vertex_buffers, constants);
-        let sky = pipeline(
-            "sky",
-            &layouts[0],
-            sky_vs::wgpu::vertex_state(&fs[0], &[], &[]),
-            sky_fs::wgpu::fragment_state(&fs[1], &targets, &[]),
+        let sky = sky::wgpu::render_pipeline(device, &layouts[0], &fs[0], &fs[1], &state("sky", &[], &[]));
+        let checker = checker::wgpu::render_pipeline(
+            device,
+            &layouts[1],
+            &fs[2],
+            &fs[3],
+            &state("checker", &vertex_buffers, &big),
         );
-        let checker =
-            pipeline("checker", &layouts[1], quad(&big), checker_fs::wgpu::fragment_state(&fs[3], &targets, &[]));
         let tint =
-            pipeline("tint", &layouts[2], quad(&small), tint_frag::wgpu::fragment_state(&tint_fs, &targets, &[]));
-        let ring = pipeline("ring", &layouts[3], quad(&small), ring_fs::wgpu::fragment_state(&fs[5], &targets, &[]));
+            tint::wgpu::render_pipeline(device, &layouts[2], &fs[2], &tint_fs, &state("tint", &vertex_buffers, &small));
+        let ring =
+            ring::wgpu::render_pipeline(device, &layouts[3], &fs[2], &fs[5], &state("ring", &vertex_buffers, &small));
         self.pipelines = Some([sky, checker, tint, ring]);
         Ok(())
     }
@@ -261,19 +252,18 @@ impl Scene {
                 ..Default::default()
             });
             pass.set_pipeline(sky);
-            sky_fs::wgpu::set_bind_groups(&mut pass, &self.sky_group);
+            sky::wgpu::set_bind_groups(&mut pass, &self.sky_group);
             pass.draw(0..3, 0..1);
             pass.set_vertex_buffer(0, self.quad.slice(..));
             pass.set_pipeline(checker);
-            checker_fs::wgpu::set_bind_groups(&mut pass, &self.texture_group);
-            quad_vert::wgpu::set_bind_groups(&mut pass, &self.big_placement);
+            checker::wgpu::set_bind_groups(&mut pass, &self.texture_group, &self.big_placement);
             pass.set_immediates(0, bytemuck::cast_slice(&[1.0f32, 0.9, 0.6, 1.0]));
             pass.draw(0..4, 0..1);
             pass.set_pipeline(tint);
-            quad_vert::wgpu::set_bind_groups(&mut pass, &self.small_placement);
+            tint::wgpu::set_bind_groups(&mut pass, &self.small_placement);
             pass.draw(0..4, 0..1);
             pass.set_pipeline(ring);
-            quad_vert::wgpu::set_bind_groups(&mut pass, &self.ring_placement);
+            ring::wgpu::set_bind_groups(&mut pass, &self.ring_placement);
             pass.draw(0..4, 0..1);
         }
         encoder.copy_texture_to_buffer(

@@ -9,7 +9,8 @@ mod types {
 }
 
 pub(crate) use types::{
-    checker_slang_fs_main, quad_vert, ring_wesl_fs_main, scale_comp, sky_wgsl_fs_main, sky_wgsl_vs_main, tint_frag,
+    checker, checker_slang_fs_main, quad_vert, ring, ring_wesl_fs_main, scale_comp, sky, sky_wgsl_fs_main,
+    sky_wgsl_vs_main, tint, tint_frag,
 };
 
 /// The shader called `name`.

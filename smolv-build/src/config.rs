@@ -44,6 +44,7 @@ pub struct Config {
     pub(crate) defines: Vec<Define>,
     pub(crate) shader_defines: Vec<(String, Define)>,
     pub(crate) variants: Vec<(String, Variant)>,
+    pub(crate) programs: Vec<(String, Vec<String>)>,
     pub(crate) wesl_features: Vec<(String, bool)>,
     pub(crate) shader_wesl_features: Vec<(String, (String, bool))>,
     pub(crate) wesl_packages: Vec<(String, PathBuf)>,
@@ -101,6 +102,7 @@ impl Config {
             defines: Vec::new(),
             shader_defines: Vec::new(),
             variants: Vec::new(),
+            programs: Vec::new(),
             wesl_features: Vec::new(),
             shader_wesl_features: Vec::new(),
             wesl_packages: Vec::new(),
@@ -229,6 +231,30 @@ impl Config {
     pub fn variants(&mut self, shader: impl Into<String>, variants: impl IntoIterator<Item = Variant>) -> &mut Self {
         let shader = shader.into();
         self.variants.extend(variants.into_iter().map(|v| (shader.clone(), v)));
+        self
+    }
+
+    /// Names a program: `modules` (module names, as `include_shader!`
+    /// takes them) make one pipeline, and the generated types get a
+    /// `pub mod` for it named after `name`, with the bindings and push
+    /// constants of all its stages and its typed descriptor sets and bind
+    /// groups (docs/types.md). Modules that share a base name
+    /// (`tint.vert`, `tint.frag`) are a program without this; name one
+    /// for modules that do not, as a vertex shader that several programs
+    /// share. A program of the same name as a base name replaces it. A
+    /// module that is not built, or modules that make no pipeline, are a
+    /// warning.
+    ///
+    /// ```
+    /// let mut config = smolv_build::Config::new();
+    /// config.shader_dir("shaders").program("blur", ["fullscreen.vert", "blur.frag"]);
+    /// ```
+    pub fn program(
+        &mut self,
+        name: impl Into<String>,
+        modules: impl IntoIterator<Item = impl Into<String>>,
+    ) -> &mut Self {
+        self.programs.push((name.into(), modules.into_iter().map(Into::into).collect()));
         self
     }
 
@@ -1037,6 +1063,7 @@ impl Config {
                 None => (!base.as_os_str().is_empty()).then(|| base.join(crate::cache::prepared::DEFAULT_DIR)),
             },
             prepare_session: env(crate::cache::prepared::PREPARE_ENV).map(PathBuf::from),
+            programs: self.programs.clone(),
         })
     }
 }

@@ -216,7 +216,7 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     report.warnings.extend(artifacts.warnings.iter().cloned());
     report.add_remote(remote.finish()).iter().for_each(|w| directives.warning(w));
     report.total();
-    let generated = generate_types(&modules, &artifacts, plan.packing.target != Target::Vulkan);
+    let generated = generate_types(&modules, &artifacts, plan.packing.target != Target::Vulkan, &plan.programs);
     // Hot reload names the type a changed block no longer matches.
     for (module, types) in artifacts.manifest.modules.iter_mut().zip(&generated.block_types) {
         if let Some(recipe) = &mut module.recipe {
@@ -251,6 +251,7 @@ fn generate_types(
     modules: &[Built<'_>],
     artifacts: &crate::pack::artifacts::Artifacts,
     wgpu_items: bool,
+    programs: &[(String, Vec<String>)],
 ) -> GeneratedTypes {
     use crate::output::types::{self, layout};
     use smolv_format::reflect::Interface;
@@ -275,7 +276,7 @@ fn generate_types(
             interface,
         })
         .collect();
-    let generated = types::generate(&inputs, wgpu_items);
+    let generated = types::generate_with(&inputs, wgpu_items, programs);
     let report = crate::report::TypesReport {
         file: std::path::PathBuf::new(),
         modules: generated.modules,

@@ -132,6 +132,8 @@ pub(crate) struct Plan {
     /// Where to record every job's entry for `cargo smolv prepare`
     /// (`SMOLV_PREPARE`), if set.
     pub(crate) prepare_session: Option<PathBuf>,
+    /// Programs the user names (`Config::program`): name and module names.
+    pub(crate) programs: Vec<(String, Vec<String>)>,
 }
 
 /// What the pack stage works with: the packing to force or the goal to

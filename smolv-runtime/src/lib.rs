@@ -295,6 +295,26 @@ macro_rules! __wgpu_items {
     ($($items:tt)*) => {};
 }
 
+/// The generated Vulkan items (`include_types!`: each program's typed
+/// descriptor sets): its input where smolv-runtime has the `vulkan`
+/// feature, nothing otherwise, so that the generated file compiles in
+/// every crate. Not a stable API.
+#[doc(hidden)]
+#[cfg(feature = "vulkan")]
+#[macro_export]
+macro_rules! __vulkan_items {
+    ($($items:tt)*) => { $($items)* };
+}
+
+/// Without the `vulkan` feature the generated Vulkan items are left out.
+/// Not a stable API.
+#[doc(hidden)]
+#[cfg(not(feature = "vulkan"))]
+#[macro_export]
+macro_rules! __vulkan_items {
+    ($($items:tt)*) => {};
+}
+
 /// The LZ4 unpacker for `include_shaders!`, or a compile error naming the
 /// feature to turn on. Not a stable API.
 #[doc(hidden)]

@@ -58,25 +58,28 @@
 //!
 //! From `include_shader!` to a drawn pipeline: the device with
 //! [`DeviceRequirements`], the [`PipelineManager`], stages from embedded
-//! shaders ([`EmbeddedStage`]), the typed uniform from `include_types!`,
-//! the descriptor write (by hand), and one draw. Viewport and scissor are
-//! always dynamic: every pipeline the manager builds leaves them to the
-//! command buffer, so set them before each draw. The shaders, the build
-//! script and the manifest are in the crate's README, and
-//! `tests/tests/readme.rs` builds and runs this exact code on lavapipe
-//! under the validation layer.
+//! shaders ([`EmbeddedStage`]), the typed uniform and push constants from
+//! `include_types!`, the typed descriptor set of the program `triangle`
+//! (the two shaders share that base name; [`descriptors`]), and one draw.
+//! The program's push-constant range carries the flags of both stages, as
+//! `vkCmdPushConstants` needs them. Viewport and scissor are always
+//! dynamic: every pipeline the manager builds leaves them to the command
+//! buffer, so set them before each draw. The shaders, the build script
+//! and the manifest are in the crate's README, and `tests/tests/readme.rs`
+//! builds and runs this exact code on lavapipe under the validation layer.
 //!
 //! ```ignore
-//! // src/quick_start.rs: a device, the manager, a typed uniform, one draw.
+//! // src/quick_start.rs: a device, the manager, a typed uniform and push constants, one draw.
 //! use smolv_runtime::vulkan::ash::{self, vk};
-//! use smolv_runtime::vulkan::{DeviceRequirements, EmbeddedStage, GraphicsState, PipelineManager};
+//! use smolv_runtime::vulkan::{DeviceRequirements, EmbeddedStage, GraphicsState, PipelineManager, descriptors};
 //! type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 //!
 //! static VERTEX: &smolv_runtime::Shader = smolv_runtime::include_shader!("triangle.vert");
-//! static FRAGMENT: &smolv_runtime::Shader = smolv_runtime::include_shader!("tint.frag");
+//! static FRAGMENT: &smolv_runtime::Shader = smolv_runtime::include_shader!("triangle.frag");
 //! mod shaders {
 //!     smolv_runtime::include_types!();
 //! }
+//! use shaders::triangle; // the program: triangle.vert and triangle.frag
 //!
 //! /// Dynamic rendering, and graphics pipeline libraries where the driver has them.
 //! pub unsafe fn device(instance: &ash::Instance, gpu: vk::PhysicalDevice, queues: &[vk::DeviceQueueCreateInfo]) -> Result<(ash::Device, PipelineManager)> {
@@ -91,29 +94,30 @@
 //! }
 //!
 //! /// Records the draw into `cmd`, inside dynamic rendering to an RGBA8 target of `extent`.
-//! pub unsafe fn draw(device: &ash::Device, manager: &PipelineManager, cmd: vk::CommandBuffer, extent: vk::Extent2D, pool: vk::DescriptorPool, uniform: (vk::Buffer, &mut [u8])) -> Result<()> {
+//! /// Returns the descriptor pool, for the caller to destroy once the device is idle.
+//! pub unsafe fn draw(device: &ash::Device, manager: &PipelineManager, cmd: vk::CommandBuffer, extent: vk::Extent2D, uniform: (vk::Buffer, &mut [u8])) -> Result<vk::DescriptorPool> {
 //!     let (vertex, fragment) = (EmbeddedStage::from_shader(VERTEX)?, EmbeddedStage::from_shader(FRAGMENT)?);
 //!     let state = GraphicsState { color_formats: vec![vk::Format::R8G8B8A8_UNORM], ..GraphicsState::default() };
 //!     // SAFETY: smolv compiled and reflected the shaders; the device renders to RGBA8.
 //!     let slot = unsafe { manager.get_pipeline(&vertex.stage(), &fragment.stage(), &state)? };
-//!     let tint = shaders::Tint::new([0.25, 0.5, 0.75, 1.0]); // the block's bytes, as the shader reads them
+//!     let tint = shaders::Tint::new([0.125, 0.25, 0.375, 1.0]); // the block's bytes, as the shader reads them
 //!     uniform.1[..shaders::Tint::SIZE].copy_from_slice(tint.as_bytes());
-//!     let binding = shaders::tint_frag::TINT; // set 0, binding 0
-//!     let layouts = manager.program_layout(&vertex.stage(), &fragment.stage())?.set_layouts;
-//!     let allocate = vk::DescriptorSetAllocateInfo::default().descriptor_pool(pool).set_layouts(&layouts[binding.set as usize..][..1]);
-//!     let set = unsafe { device.allocate_descriptor_sets(&allocate)? }[0];
-//!     let buffers = [vk::DescriptorBufferInfo { buffer: uniform.0, offset: 0, range: vk::WHOLE_SIZE }];
-//!     let write = vk::WriteDescriptorSet::default().dst_set(set).dst_binding(binding.binding);
-//!     unsafe { device.update_descriptor_sets(&[write.descriptor_type(vk::DescriptorType::UNIFORM_BUFFER).buffer_info(&buffers)], &[]) };
+//!     let push = shaders::Push::new(1.0, 2.0); // scale for the vertex stage, brightness for the fragment stage
+//!     let range = triangle::PUSH_CONSTANTS.ok_or("no push constants")?.vk_range(); // both stages' flags
+//!     // SAFETY: `device` is valid and `uniform` a live uniform buffer of it; the caller destroys the pool.
+//!     let pool = unsafe { triangle::Set0::create_pool(device, 1)? };
+//!     let layout = manager.program_layout(&vertex.stage(), &fragment.stage())?;
+//!     let set = unsafe { triangle::Set0 { tint: descriptors::whole_buffer(uniform.0) }.allocate(device, pool, &layout)? };
 //!     let viewport = vk::Viewport { width: extent.width as f32, height: extent.height as f32, max_depth: 1.0, ..Default::default() };
 //!     unsafe {
 //!         device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, slot.current()); // the optimized link once ready
-//!         device.cmd_bind_descriptor_sets(cmd, vk::PipelineBindPoint::GRAPHICS, slot.layout(), binding.set, &[set], &[]);
+//!         device.cmd_bind_descriptor_sets(cmd, vk::PipelineBindPoint::GRAPHICS, slot.layout(), triangle::Set0::SET, &[set], &[]);
+//!         device.cmd_push_constants(cmd, slot.layout(), range.stage_flags, range.offset, push.as_bytes());
 //!         device.cmd_set_viewport(cmd, 0, &[viewport]); // always dynamic
 //!         device.cmd_set_scissor(cmd, 0, &[vk::Rect2D::default().extent(extent)]); // always dynamic
 //!         device.cmd_draw(cmd, 3, 1, 0, 0);
 //!     }
-//!     Ok(())
+//!     Ok(pool)
 //! }
 //! ```
 //!
@@ -136,6 +140,7 @@ mod cache;
 pub mod capabilities;
 mod compute;
 mod descriptions;
+pub mod descriptors;
 mod device_features;
 mod layout;
 mod library;
@@ -257,6 +262,18 @@ pub enum VulkanError {
         count: u64,
         /// The device's limit.
         limit: u32,
+    },
+    /// A descriptor set allocated for a set number the program's layout
+    /// does not have: the layout of another program.
+    #[error(
+        "the layout has {sets} set layouts and no set {set}; allocate the set with the layout of the program \
+         whose types it comes from"
+    )]
+    SetNotInLayout {
+        /// The set number asked for.
+        set: u32,
+        /// How many set layouts the layout has.
+        sets: usize,
     },
     /// Push constants that end past the device's limit.
     #[error(

@@ -57,6 +57,7 @@ mod layout;
 mod module;
 mod modules;
 mod overrides;
+mod pipeline;
 mod resources;
 mod vertex;
 mod wgsl;
@@ -67,6 +68,7 @@ pub use layout::{BindGroupLayouts, LayoutOptions, ProgramLayout};
 pub use module::{ModuleSource, create_shader_module, create_shader_module_passthrough, shader_source};
 pub use modules::{Refreshed, ShaderModules};
 pub use overrides::Overrides;
+pub use pipeline::{RenderState, create_render_pipeline};
 pub use vertex::VertexBuffers;
 
 /// The wgpu this crate was built with, so that the generated bind groups

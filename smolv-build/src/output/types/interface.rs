@@ -5,10 +5,10 @@
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-use smolv_runtime::reflect::{ShaderStage, SpecConstantType};
+use smolv_runtime::reflect::{DescriptorBinding, ShaderStage, SpecConstantType};
 
 use super::escape;
-use super::layout::{ModuleInput, Scalar};
+use super::layout::{Mangling, ModuleInput, Scalar};
 use super::lower::{Field, FieldTy, Lowered, Role, RustStruct};
 use super::names;
 
@@ -144,23 +144,14 @@ pub(crate) fn render_constants(out: &mut String, input: &ModuleInput, vertex: Op
     .collect();
     let mut all = Vec::new();
     for binding in &reflection.bindings {
-        let name = names::demangle(&binding.name, input.mangling);
-        let name = if name.is_empty() {
-            format!("SET{}_BINDING{}", binding.set, binding.binding)
-        } else {
-            names::screaming(&name).trim_start_matches("r#").to_owned()
-        };
-        let name = names::unique(name, &mut taken);
-        let value = format!(
-            "super::interface::Binding {{ set: {}, binding: {}, kind: ::smolv_runtime::reflect::DescriptorKind::{:?}, count: {}, stages: {:#x} }}",
-            binding.set, binding.binding, binding.kind, binding.count, binding.stages
-        );
+        let name = binding_constant(binding, input.mangling, &mut taken);
         let _ = writeln!(
             out,
-            "    /// {}: set {}, binding {}.\n    pub const {name}: super::interface::Binding = {value};",
+            "    /// {}: set {}, binding {}.\n    pub const {name}: super::interface::Binding = {};",
             escape::code(&binding.name),
             binding.set,
-            binding.binding
+            binding.binding,
+            binding_value(binding)
         );
         all.push(name);
     }
@@ -177,15 +168,12 @@ pub(crate) fn render_constants(out: &mut String, input: &ModuleInput, vertex: Op
             Some((start, old_end, stages)) => (start.min(p.offset), old_end.max(end), stages | p.stages),
         })
     });
-    let push = push.map_or("::core::option::Option::None".to_owned(), |(start, end, stages)| {
-        format!(
-            "::core::option::Option::Some(super::interface::PushConstantRange {{ offset: {start}, size: {}, stages: {stages:#x} }})",
-            end - start
-        )
-    });
     let _ = writeln!(
         out,
-        "    /// The push-constant bytes the module reads.\n    pub const PUSH_CONSTANTS: ::core::option::Option<super::interface::PushConstantRange> = {push};\n"
+        "    /// The push-constant bytes the module reads, with its own stage only; `None` where it\n    \
+         /// reads none. A program's `PUSH_CONSTANTS` has the flags of all its stages.\n    \
+         pub const PUSH_CONSTANTS: ::core::option::Option<super::interface::PushConstantRange> = {};\n",
+        push_value(push)
     );
     let workgroup = input.interface.as_ref().and_then(|i| i.workgroup_size);
     if let Some(size) = workgroup {
@@ -233,6 +221,42 @@ pub(crate) fn render_constants(out: &mut String, input: &ModuleInput, vertex: Op
             stride
         );
     }
+}
+
+/// The constant a binding is named by: its name without the front end's
+/// mangling in SCREAMING_SNAKE_CASE, or `SET0_BINDING1` for a nameless
+/// one, made unique among `taken`.
+pub(crate) fn binding_constant(
+    binding: &DescriptorBinding,
+    mangling: Mangling,
+    taken: &mut BTreeSet<String>,
+) -> String {
+    let name = names::demangle(&binding.name, mangling);
+    let name = if name.is_empty() {
+        format!("SET{}_BINDING{}", binding.set, binding.binding)
+    } else {
+        names::screaming(&name).trim_start_matches("r#").to_owned()
+    };
+    names::unique(name, taken)
+}
+
+/// A binding as a `super::interface::Binding` expression.
+pub(crate) fn binding_value(binding: &DescriptorBinding) -> String {
+    format!(
+        "super::interface::Binding {{ set: {}, binding: {}, kind: ::smolv_runtime::reflect::DescriptorKind::{:?}, count: {}, stages: {:#x} }}",
+        binding.set, binding.binding, binding.kind, binding.count, binding.stages
+    )
+}
+
+/// A push-constant range `(start, end, stages)` as an
+/// `Option<super::interface::PushConstantRange>` expression.
+pub(crate) fn push_value(range: Option<(u32, u32, u32)>) -> String {
+    range.map_or("::core::option::Option::None".to_owned(), |(start, end, stages)| {
+        format!(
+            "::core::option::Option::Some(super::interface::PushConstantRange {{ offset: {start}, size: {}, stages: {stages:#x} }})",
+            end.saturating_sub(start)
+        )
+    })
 }
 
 /// The spec constants as a struct whose `Default` is the shader's.

@@ -28,7 +28,11 @@ mod interface;
 pub(crate) mod layout;
 mod lower;
 pub(crate) mod names;
+mod program;
+#[cfg(test)]
+mod program_tests;
 mod render;
+mod vulkan;
 mod wgpu;
 mod wrappers;
 
@@ -50,6 +54,8 @@ pub(crate) struct Generated {
     pub(crate) blocks: usize,
     /// Structs written (shared ones once).
     pub(crate) structs: usize,
+    /// Programs: modules that share a base name and make a pipeline.
+    pub(crate) programs: usize,
     /// `module: member: why`, for each member kept as bytes.
     pub(crate) problems: Vec<String>,
     /// Per module, in input order: the Rust path of each block's type, in
@@ -97,7 +103,15 @@ fn dependencies(rust: &RustStruct) -> Vec<usize> {
 /// Generates the types of every module; with `wgpu_items`, each module's
 /// wgpu items too (a build for a wgpu target: a Vulkan game never names
 /// them, and would only expand them to drop them).
+#[cfg(test)]
 pub(crate) fn generate(inputs: &[ModuleInput], wgpu_items: bool) -> Generated {
+    generate_with(inputs, wgpu_items, &[])
+}
+
+/// As [`generate`], with the programs the user names
+/// (`Config::program`: name, module names) besides those found by base
+/// name.
+pub(crate) fn generate_with(inputs: &[ModuleInput], wgpu_items: bool, named: &[(String, Vec<String>)]) -> Generated {
     let mut lowered: Vec<Lowered> = inputs.iter().map(lower::lower).collect();
     let vertices: Vec<_> = inputs.iter().zip(&mut lowered).map(|(i, l)| interface::vertex_struct(i, l)).collect();
     let own: Vec<Vec<&str>> = inputs
@@ -178,14 +192,18 @@ pub(crate) fn generate(inputs: &[ModuleInput], wgpu_items: bool) -> Generated {
         doc.push(String::new());
         doc.push(format!("Declared identically by {}{and_more}.", declared.join(", ")));
         render::render_struct(&mut code, rust, &doc, &|j| module.structs[j].name.clone());
+        let places: Vec<&Role> = occurrences.iter().map(|&(m, s)| &lowered[m].structs[s].role).collect();
+        render_block_binding(&mut code, &rust.name, &places);
         generated.structs += 1;
     }
 
     // `interface` is the shared module above.
     let mut module_names = BTreeSet::from(["interface".to_owned()]);
+    let mut rust_modules = Vec::with_capacity(inputs.len());
     for (m, input) in inputs.iter().enumerate() {
         let module = &lowered[m];
         let rust_module = names::unique(names::module(&input.name), &mut module_names);
+        rust_modules.push(rust_module.clone());
         let _ = writeln!(
             code,
             "/// The types and constants of {}, from {}.",
@@ -224,6 +242,7 @@ pub(crate) fn generate(inputs: &[ModuleInput], wgpu_items: bool) -> Generated {
         for (s, rust) in module.structs.iter().enumerate() {
             if !shared[m][s] {
                 render::render_struct(&mut body, rust, &describe(rust, input), &path);
+                render_block_binding(&mut body, &rust.name, &[&rust.role]);
                 generated.structs += 1;
             }
         }
@@ -250,8 +269,72 @@ pub(crate) fn generate(inputs: &[ModuleInput], wgpu_items: bool) -> Generated {
         generated.blocks += module.blocks.len();
         generated.problems.extend(module.problems.iter().map(|p| format!("{}: {p}", input.name)));
     }
+    let (programs, problems) = program::find(inputs, named);
+    generated.problems.extend(problems);
+    for program in programs {
+        render_program(&mut code, inputs, &program, &mut module_names, &rust_modules, wgpu_items);
+        generated.programs += 1;
+    }
     generated.code = code;
     generated
+}
+
+/// Appends a program's `pub mod`: its merged constants and its typed
+/// descriptor sets.
+fn render_program(
+    code: &mut String,
+    inputs: &[ModuleInput],
+    program: &program::Program,
+    module_names: &mut BTreeSet<String>,
+    rust_modules: &[String],
+    wgpu_items: bool,
+) {
+    let rust_module = names::unique(names::module(&program.name), module_names);
+    let mut body = String::new();
+    program::render_constants(&mut body, inputs, program);
+    let skipped = vulkan::render(&mut body, &program.name, &program.bindings);
+    if wgpu_items {
+        let modules: Vec<(String, smolv_runtime::reflect::ShaderStage)> =
+            program.modules.iter().map(|&m| (rust_modules[m].clone(), inputs[m].reflection.stage)).collect();
+        wgpu::render_program(&mut body, &program.name, &program.bindings, &modules);
+    }
+    let modules: Vec<String> = program.modules.iter().map(|&m| escape::code(&inputs[m].name)).collect();
+    let _ = writeln!(
+        code,
+        "/// The program {}: the modules {}, {}. Its bindings\n\
+         /// and push constants carry the flags of all its stages, as its pipeline layout does.",
+        escape::code(&program.name),
+        modules.join(", "),
+        if program.named { "as `Config::program` names it" } else { "which share its base name" }
+    );
+    for line in &skipped {
+        let _ = writeln!(code, "///\n/// {line}");
+    }
+    let _ = writeln!(code, "{}\npub mod {rust_module} {{", render::ALLOW_UNUSED);
+    code.push_str(&body);
+    let _ = writeln!(code, "}}\n");
+}
+
+/// `SET` and `BINDING` on a block's struct, where every place the struct
+/// is a uniform or storage block has the same set and binding.
+fn render_block_binding(out: &mut String, name: &str, places: &[&Role]) {
+    use layout::BlockRole;
+    let binding = |role: &Role| match role {
+        Role::Block(BlockRole::Uniform { set, binding } | BlockRole::Storage { set, binding })
+        | Role::Head { block: BlockRole::Uniform { set, binding } | BlockRole::Storage { set, binding }, .. } => {
+            Some((*set, *binding))
+        }
+        _ => None,
+    };
+    let found: BTreeSet<Option<(u32, u32)>> = places.iter().map(|role| binding(role)).collect();
+    let [Some((set, binding))] = found.into_iter().collect::<Vec<_>>()[..] else { return };
+    let _ = writeln!(
+        out,
+        "{}\nimpl {name} {{\n    /// The block's `set`, as the shader declares it.\n    \
+         pub const SET: ::core::primitive::u32 = {set};\n    /// The block's `binding`, as the shader declares it.\n    \
+         pub const BINDING: ::core::primitive::u32 = {binding};\n}}\n",
+        render::ALLOW_UNUSED
+    );
 }
 
 const HEADER: &str = "\

@@ -18,7 +18,7 @@ use std::fmt::Write;
 use smolv_runtime::reflect::{DescriptorBinding, DescriptorKind, ShaderStage};
 
 use super::escape;
-use super::layout::ModuleInput;
+use super::layout::{Mangling, ModuleInput};
 use super::names;
 
 /// wgpu, as the generated code names it.
@@ -94,10 +94,11 @@ pub(crate) fn render(out: &mut String, input: &ModuleInput, has_vertex: bool) {
             ));
             continue;
         }
-        render_group(&mut body, input, *set, bindings);
+        let bindings: Vec<(&DescriptorBinding, Mangling)> = bindings.iter().map(|b| (*b, input.mangling)).collect();
+        render_group(&mut body, &input.name, *set, &bindings);
         made.push(*set);
     }
-    render_set(&mut body, input, &made);
+    render_set(&mut body, input.reflection.stage == ShaderStage::Compute, &made);
     render_states(&mut body, reflection.stage, has_vertex);
     for line in &skipped {
         let _ = writeln!(out, "        ///\n        /// {line}");
@@ -113,8 +114,8 @@ pub(crate) fn render(out: &mut String, input: &ModuleInput, has_vertex: bool) {
     let _ = writeln!(out, "        }}\n    }}");
 }
 
-fn render_group(out: &mut String, input: &ModuleInput, set: u32, bindings: &[&DescriptorBinding]) {
-    let shown = escape::code(&input.name);
+fn render_group(out: &mut String, owner: &str, set: u32, bindings: &[(&DescriptorBinding, Mangling)]) {
+    let shown = escape::code(owner);
     let _ = writeln!(
         out,
         "/// Bind group {set} of {shown}: its resources by name. [`BindGroup{set}::create`]\n\
@@ -123,9 +124,9 @@ fn render_group(out: &mut String, input: &ModuleInput, set: u32, bindings: &[&De
     let _ = writeln!(out, "#[derive(Clone, Debug)]\npub struct BindGroup{set}<'a> {{");
     let mut taken = BTreeSet::new();
     let mut entries = Vec::new();
-    for binding in bindings {
+    for (binding, mangling) in bindings {
         let Some((ty, variant)) = resource(binding) else { continue };
-        let name = names::demangle(&binding.name, input.mangling);
+        let name = names::demangle(&binding.name, *mangling);
         let field = if name.is_empty() { format!("binding{}", binding.binding) } else { names::snake(&name) };
         let field = names::unique(field, &mut taken);
         let count = match binding.count {
@@ -150,7 +151,7 @@ fn render_group(out: &mut String, input: &ModuleInput, set: u32, bindings: &[&De
         entries.push(format!("{W}::BindGroupEntry {{ binding: {}, resource: {variant}({value}) }}", binding.binding));
     }
     let _ = writeln!(out, "}}\n");
-    let label = escape::string(&format!("{} group {set}", input.name));
+    let label = escape::string(&format!("{owner} group {set}"));
     let _ = writeln!(
         out,
         "impl BindGroup{set}<'_> {{\n    \
@@ -170,17 +171,88 @@ fn render_group(out: &mut String, input: &ModuleInput, set: u32, bindings: &[&De
     );
 }
 
-fn render_set(out: &mut String, input: &ModuleInput, made: &[u32]) {
-    let pass = if input.reflection.stage == ShaderStage::Compute { "ComputePass" } else { "RenderPass" };
+fn render_set(out: &mut String, compute: bool, made: &[u32]) {
+    let pass = if compute { "ComputePass" } else { "RenderPass" };
     let params: String = made.iter().map(|set| format!(", group{set}: &{W}::BindGroup")).collect();
     let calls: String = made.iter().map(|set| format!("    pass.set_bind_group({set}, group{set}, &[]);\n")).collect();
     let list: Vec<String> = made.iter().map(u32::to_string).collect();
     let which = if list.is_empty() { "none".to_owned() } else { list.join(", ") };
     let _ = writeln!(
         out,
-        "/// Sets the module's bind groups ({which}) on `pass`, each at its index.\n\
+        "/// Sets the bind groups ({which}) on `pass`, each at its index.\n\
          pub fn set_bind_groups(pass: &mut {W}::{pass}<'_>{params}) {{\n{calls}    let _ = pass;\n}}\n"
     );
+}
+
+/// Appends a program's wgpu items to `out`, one level in (inside its
+/// `pub mod`): a `BindGroupN` per group over every stage's bindings, the
+/// call that sets them all, `create_layout`, and for a vertex and
+/// fragment program `render_pipeline`. `modules` are the Rust modules of
+/// its shader modules, in stage order, with their stages.
+pub(crate) fn render_program(
+    out: &mut String,
+    name: &str,
+    bindings: &[(DescriptorBinding, Mangling)],
+    modules: &[(String, ShaderStage)],
+) {
+    let mut groups: BTreeMap<u32, Vec<(&DescriptorBinding, Mangling)>> = BTreeMap::new();
+    for (binding, mangling) in bindings {
+        groups.entry(binding.set).or_default().push((binding, *mangling));
+    }
+    let shown = escape::code(name);
+    let _ = writeln!(out, "    ::smolv_runtime::__wgpu_items! {{");
+    let _ = writeln!(
+        out,
+        "        /// The wgpu items of the program {shown}: its bind groups over every stage, its\n        \
+         /// layout and its render pipeline (only with smolv-runtime's `wgpu` feature)."
+    );
+    let mut body = String::new();
+    let mut made = Vec::new();
+    for (set, bindings) in &groups {
+        if let Some((binding, _)) = bindings.iter().find(|(b, _)| resource(b).is_none()) {
+            let _ = writeln!(
+                out,
+                "        ///\n        /// Bind group {set} has no struct: binding {} is {}, which wgpu cannot bind.",
+                binding.binding,
+                kind_text(binding.kind)
+            );
+            continue;
+        }
+        render_group(&mut body, name, *set, bindings);
+        made.push(*set);
+    }
+    let compute = modules.iter().any(|(_, stage)| *stage == ShaderStage::Compute);
+    render_set(&mut body, compute, &made);
+    let label = escape::string(name);
+    let _ = writeln!(
+        body,
+        "/// The program's `ProgramLayout`: its bind group layouts and pipeline layout, from\n\
+         /// `shaders`, the program's modules in the order of `MODULES`.\n\
+         pub fn create_layout(device: &{W}::Device, shaders: [&::smolv_runtime::Shader; {n}], options: &{RT}::LayoutOptions) \
+         -> ::core::result::Result<{RT}::ProgramLayout, {RT}::WgpuError> {{\n    \
+         {RT}::BindGroupLayouts::new(&shaders, options)?.create(device, ::core::option::Option::Some({label}))\n}}\n",
+        n = modules.len()
+    );
+    if let [(vertex, ShaderStage::Vertex), (fragment, ShaderStage::Fragment)] = modules {
+        let _ = writeln!(
+            body,
+            "/// The program's render pipeline, with `layout`'s pipeline layout: `vertex` and\n\
+             /// `fragment` are the modules made from its shaders, each run at its `ENTRY_POINT`.\n\
+             pub fn render_pipeline(device: &{W}::Device, layout: &{RT}::ProgramLayout, vertex: &{W}::ShaderModule, \
+             fragment: &{W}::ShaderModule, state: &{RT}::RenderState<'_>) -> {W}::RenderPipeline {{\n    \
+             {RT}::create_render_pipeline(device, layout, (vertex, super::super::{vertex}::wgpu::ENTRY_POINT), \
+             (fragment, super::super::{fragment}::wgpu::ENTRY_POINT), state)\n}}"
+        );
+    }
+    let _ = writeln!(out, "        #[allow(unreachable_pub, clippy::needless_lifetimes)]\n        pub mod wgpu {{");
+    for line in body.lines() {
+        if line.is_empty() {
+            out.push('\n');
+        } else {
+            let _ = writeln!(out, "            {line}");
+        }
+    }
+    let _ = writeln!(out, "        }}\n    }}");
 }
 
 fn render_states(out: &mut String, stage: ShaderStage, has_vertex: bool) {
