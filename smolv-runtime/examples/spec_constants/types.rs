@@ -82,7 +82,8 @@ pub mod tint_frag {
     /// Every descriptor binding, by set then binding.
     pub const BINDINGS: [super::interface::Binding; 0] = [];
 
-    /// The push-constant bytes the module reads.
+    /// The push-constant bytes the module reads, with its own stage only; `None` where it
+    /// reads none. A program's `PUSH_CONSTANTS` has the flags of all its stages.
     pub const PUSH_CONSTANTS: ::core::option::Option<super::interface::PushConstantRange> = ::core::option::Option::Some(super::interface::PushConstantRange { offset: 0, size: 16, stages: 0x10 });
 
     /// The module's specialization constants. `Default` gives the shader's
