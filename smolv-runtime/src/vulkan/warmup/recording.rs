@@ -429,3 +429,127 @@ fn read_entry(r: &mut Reader<'_>, start: usize) -> Result<RecordedPipeline, Reco
     }
     Ok(RecordedPipeline { kind, independent_sets, scope, order, millis, uses })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vulkan::state::{AttachmentBlend, VertexInput};
+
+    fn stage(stage: vk::ShaderStageFlags, name: &str, values: Vec<(u32, Value)>) -> RecordedStage {
+        RecordedStage { stage, name: name.to_owned(), code_hash: [1; 32], interface_hash: [2; 32], specialization: values }
+    }
+
+    fn graphics(order: u64, shape: u32, scope: Option<&str>) -> RecordedPipeline {
+        let state = GraphicsState {
+            vertex_input: VertexInput::Explicit {
+                bindings: vec![vk::VertexInputBindingDescription {
+                    binding: 0,
+                    stride: 8,
+                    input_rate: vk::VertexInputRate::INSTANCE,
+                }],
+                attributes: vec![vk::VertexInputAttributeDescription {
+                    location: 0,
+                    binding: 0,
+                    format: vk::Format::R32G32_SFLOAT,
+                    offset: 0,
+                }],
+            },
+            color_formats: vec![vk::Format::R16G16B16A16_SFLOAT],
+            blend: vec![AttachmentBlend::PREMULTIPLIED_ALPHA],
+            ..GraphicsState::default()
+        };
+        RecordedPipeline {
+            kind: RecordedKind::Graphics {
+                stages: vec![
+                    stage(vk::ShaderStageFlags::VERTEX, "sprite.vert", vec![]),
+                    stage(vk::ShaderStageFlags::FRAGMENT, "sprite.frag", vec![(0, Value::U32(shape)), (1, Value::F32(0.5))]),
+                ],
+                state,
+            },
+            independent_sets: true,
+            scope: scope.map(str::to_owned),
+            order,
+            millis: order * 10,
+            uses: 1,
+        }
+    }
+
+    fn compute(order: u64) -> RecordedPipeline {
+        RecordedPipeline {
+            kind: RecordedKind::Compute { stage: stage(vk::ShaderStageFlags::COMPUTE, "particles.comp", vec![]) },
+            independent_sets: false,
+            scope: None,
+            order,
+            millis: 3,
+            uses: 1,
+        }
+    }
+
+    fn sample() -> Recording {
+        Recording { entries: vec![compute(0), graphics(1, 0, Some("menu")), graphics(2, 1, None)], skipped: 0 }
+    }
+
+    #[test]
+    fn a_recording_reads_back_as_written_and_writes_the_same_bytes() {
+        let bytes = sample().to_bytes();
+        let read = Recording::from_bytes(&bytes).unwrap();
+        assert_eq!(read.skipped, 0);
+        assert_eq!(read.entries.len(), 3);
+        assert_eq!(read.entries[1].scope.as_deref(), Some("menu"));
+        assert_eq!(read.entries[1].stages()[1].specialization, vec![(0, Value::U32(0)), (1, Value::F32(0.5))]);
+        let RecordedKind::Graphics { state, .. } = &read.entries[2].kind else { panic!("graphics expected") };
+        assert_eq!(state.color_formats, vec![vk::Format::R16G16B16A16_SFLOAT]);
+        assert_eq!(state.blend, vec![AttachmentBlend::PREMULTIPLIED_ALPHA]);
+        assert!(matches!(&state.vertex_input, VertexInput::Explicit { bindings, .. } if bindings[0].input_rate == vk::VertexInputRate::INSTANCE));
+        assert_eq!(read.to_bytes(), bytes, "deterministic");
+    }
+
+    #[test]
+    fn foreign_other_version_corrupt_and_truncated_files_are_refused() {
+        let bytes = sample().to_bytes();
+        assert_eq!(Recording::from_bytes(b"").unwrap_err(), RecordingError::NotARecording);
+        let mut version = bytes.clone();
+        version[8] = 9;
+        assert_eq!(Recording::from_bytes(&version).unwrap_err(), RecordingError::Version { found: 9, supported: 1 });
+        let mut corrupt = bytes.clone();
+        *corrupt.last_mut().unwrap() ^= 1;
+        assert_eq!(Recording::from_bytes(&corrupt).unwrap_err(), RecordingError::Corrupt);
+        for len in 0..bytes.len() {
+            assert!(Recording::from_bytes(&bytes[..len]).is_err(), "a file cut at {len} bytes was read");
+        }
+    }
+
+    #[test]
+    fn an_entry_that_does_not_read_is_skipped_and_counted() {
+        let mut bad = graphics(0, 0, None);
+        if let RecordedKind::Graphics { state, .. } = &mut bad.kind {
+            state.topology = vk::PrimitiveTopology::from_raw(0x7777);
+        }
+        let recording = Recording { entries: vec![bad, compute(1)], skipped: 0 };
+        let read = Recording::from_bytes(&recording.to_bytes()).unwrap();
+        assert_eq!(read.skipped, 1);
+        assert_eq!(read.entries.len(), 1);
+        assert!(matches!(read.entries[0].kind, RecordedKind::Compute { .. }));
+    }
+
+    #[test]
+    fn a_count_past_its_bound_is_refused_before_allocating() {
+        let mut bytes = Recording::default().to_bytes();
+        bytes[12..16].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(matches!(Recording::from_bytes(&bytes).unwrap_err(), RecordingError::TooMany { what: "entries", .. }));
+    }
+
+    #[test]
+    fn merging_counts_uses_and_keeps_the_earliest_first_use() {
+        let first = Recording { entries: vec![graphics(0, 0, None), graphics(1, 1, None)], skipped: 0 };
+        let second = Recording { entries: vec![graphics(0, 1, Some("level")), compute(1)], skipped: 0 };
+        let merged = Recording::merge(&[first.clone(), second.clone()]);
+        assert_eq!(merged.entries.len(), 3);
+        let uses: Vec<u32> = merged.entries.iter().map(|e| e.uses).collect();
+        assert_eq!(uses.iter().sum::<u32>(), 4);
+        let shape_one = merged.entries.iter().find(|e| e.uses == 2).unwrap();
+        assert_eq!(shape_one.scope.as_deref(), Some("level"), "its earliest first use was in `level`");
+        assert_eq!(merged.entries.iter().map(|e| e.order).collect::<Vec<_>>(), vec![0, 1, 2]);
+        assert_eq!(Recording::merge(&[second, first]).to_bytes(), merged.to_bytes(), "order-independent");
+    }
+}
