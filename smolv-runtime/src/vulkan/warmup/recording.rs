@@ -552,4 +552,42 @@ mod tests {
         assert_eq!(merged.entries.iter().map(|e| e.order).collect::<Vec<_>>(), vec![0, 1, 2]);
         assert_eq!(Recording::merge(&[second, first]).to_bytes(), merged.to_bytes(), "order-independent");
     }
+
+    /// `body` under a correct header and checksum claiming `count` entries.
+    fn sealed(count: u32, body: &[u8]) -> Vec<u8> {
+        let mut out = MAGIC.to_vec();
+        out.extend_from_slice(&Recording::VERSION.to_le_bytes());
+        out.extend_from_slice(&count.to_le_bytes());
+        out.extend_from_slice(blake3::hash(body).as_bytes());
+        out.extend_from_slice(body);
+        out
+    }
+
+    #[test]
+    fn mutated_entries_past_the_checksum_never_panic_and_what_reads_writes_back() {
+        let valid = sample().to_bytes();
+        let header = MAGIC.len() + 8 + 32;
+        let mut seed = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..3000 {
+            let mut body = valid[header..].to_vec();
+            for _ in 0..=(next() % 8) {
+                let at = (next() as usize) % body.len();
+                body[at] = next() as u8;
+            }
+            if next() % 4 == 0 {
+                body.truncate((next() as usize) % body.len());
+            }
+            let bytes = sealed(3, &body);
+            if let Ok(read) = Recording::from_bytes(&bytes) {
+                let again = Recording::from_bytes(&read.to_bytes()).unwrap();
+                assert_eq!(again.to_bytes(), read.to_bytes());
+            }
+        }
+    }
 }
