@@ -126,6 +126,7 @@ impl App<'_> {
             self.args.post,
             self.args.monolithic,
             self.args.pipeline_cache_path().as_deref(),
+            &crate::warmup::Plan::from_args(self.args)?,
         )?;
         let now = Instant::now();
         Ok(Running {

@@ -1,0 +1,117 @@
+//! `--record FILE` and `--replay FILE`: the pipelines a run asks for,
+//! recorded by the pipeline manager and written at the end of the run;
+//! and a recording replayed on the manager's behalf while the game loads,
+//! so that no pipeline it lists is compiled on the render thread later.
+#![allow(unsafe_code)]
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use smolv_runtime::vulkan::PipelineManager;
+use smolv_runtime::vulkan::warmup::{Recorder, Recording, Replay, ReplayBudget, ReplayShader};
+
+use crate::cli::Args;
+use crate::error::GameError;
+use crate::shaders::Shaders;
+
+/// The scope of the pipelines asked for while loading.
+pub(crate) const LOADING: &str = "loading";
+/// The scope of the pipelines first asked for once the game plays.
+pub(crate) const PLAYING: &str = "playing";
+
+/// Threads the replay may take from the loading screen.
+const REPLAY_THREADS: usize = 2;
+/// How long the loading screen waits for the replay at most.
+const REPLAY_TIME: Duration = Duration::from_secs(120);
+
+/// What the command line asks for, read before any device exists (a
+/// recording that does not read stops the game before it starts).
+#[derive(Default)]
+pub(crate) struct Plan {
+    record: Option<PathBuf>,
+    replay: Option<(PathBuf, Recording)>,
+}
+
+impl Plan {
+    pub(crate) fn from_args(args: &Args) -> Result<Self, GameError> {
+        let replay = match &args.replay {
+            Some(path) => {
+                let recording = Recording::load(path).map_err(|e| GameError::Warmup(e.to_string()))?;
+                Some((path.clone(), recording))
+            }
+            None => None,
+        };
+        Ok(Self { record: args.record.clone(), replay })
+    }
+
+    /// Starts recording and replaying on `manager`, before any pipeline is
+    /// asked for; with a replay, waits for it as a loading screen would.
+    pub(crate) fn start(&self, manager: &Arc<PipelineManager>, shaders: &Shaders) -> Warmup {
+        let started = Instant::now();
+        let recorder = self.record.as_ref().map(|path| {
+            let recorder = manager.recorder();
+            for shader in shaders.all() {
+                recorder.name_shader(&shader.name, &shader.words);
+            }
+            recorder.set_scope(Some(LOADING));
+            (recorder, path.clone())
+        });
+        let replay = self.replay.as_ref().map(|(_, recording)| {
+            let budget = ReplayBudget::new().threads(REPLAY_THREADS).time(REPLAY_TIME).scopes_first([LOADING]);
+            let find = |name: &str| {
+                shaders.get(name).ok().map(|m| ReplayShader { spirv: m.words.clone(), reflection: m.reflection.clone() })
+            };
+            // SAFETY: the recording lists the game's own shaders (smolv
+            // compiled them and reflected their words) and states this game
+            // made on a Vulkan device: RGBA8, RGBA16F and RG32/RGBA32 float
+            // formats, which every device supports.
+            let replay = unsafe { Replay::start(Arc::clone(manager), recording, &budget, find) };
+            replay.wait(REPLAY_TIME);
+            replay
+        });
+        let ready_after = replay.as_ref().map(|_| started.elapsed());
+        Warmup { recorder, replay, ready_after }
+    }
+}
+
+/// Recording and replay while the game runs.
+pub(crate) struct Warmup {
+    recorder: Option<(Arc<Recorder>, PathBuf)>,
+    replay: Option<Replay>,
+    ready_after: Option<Duration>,
+}
+
+impl Warmup {
+    /// The first frame is drawn: what the game asks for from now on is
+    /// asked for while it plays.
+    pub(crate) fn playing(&self) {
+        if let Some((recorder, _)) = &self.recorder {
+            recorder.set_scope(Some(PLAYING));
+        }
+    }
+
+    /// Writes the recording (at the end of the run, off the frame loop).
+    pub(crate) fn save(&self) -> Result<Option<usize>, GameError> {
+        let Some((recorder, path)) = &self.recorder else { return Ok(None) };
+        let recording = recorder.recording();
+        recording.save(path).map_err(|e| GameError::Warmup(e.to_string()))?;
+        Ok(Some(recording.entries.len()))
+    }
+
+    /// The summary's line about the replay, if there was one.
+    pub(crate) fn replay_line(&self) -> Option<String> {
+        let replay = self.replay.as_ref()?;
+        let p = replay.progress();
+        Some(format!(
+            "pipeline replay: {} of {} ready {} ms after start ({} rebuilt, {} dropped, {} failed, {} abandoned)",
+            p.done,
+            p.total,
+            self.ready_after.unwrap_or_default().as_millis(),
+            p.rebuilt,
+            p.dropped,
+            p.failed,
+            p.abandoned
+        ))
+    }
+}
