@@ -151,7 +151,8 @@ mod tests {
         assert!(watch.watch);
         assert_eq!(watch.shader_dir, Some(PathBuf::from("copy")));
         assert!(Args::try_parse_from(["game", "--shader-dir", "copy"]).is_err(), "--shader-dir needs --watch");
-        let warm = Args::try_parse_from(["game", "--record", "a.pso", "--replay", "b.pso", "--post-cycle", "7"]).unwrap();
+        let warm =
+            Args::try_parse_from(["game", "--record", "a.pso", "--replay", "b.pso", "--post-cycle", "7"]).unwrap();
         assert_eq!((warm.record, warm.replay), (Some(PathBuf::from("a.pso")), Some(PathBuf::from("b.pso"))));
         assert_eq!(warm.post_cycle, Some(7));
         assert!(Args::try_parse_from(["game", "--post-cycle", "0"]).is_err());

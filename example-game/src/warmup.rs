@@ -60,7 +60,10 @@ impl Plan {
         let replay = self.replay.as_ref().map(|(_, recording)| {
             let budget = ReplayBudget::new().threads(REPLAY_THREADS).time(REPLAY_TIME).scopes_first([LOADING]);
             let find = |name: &str| {
-                shaders.get(name).ok().map(|m| ReplayShader { spirv: m.words.clone(), reflection: m.reflection.clone() })
+                shaders
+                    .get(name)
+                    .ok()
+                    .map(|m| ReplayShader { spirv: m.words.clone(), reflection: m.reflection.clone() })
             };
             // SAFETY: the recording lists the game's own shaders (smolv
             // compiled them and reflected their words) and states this game

@@ -25,7 +25,8 @@ fn play(extra: &[&std::ffi::OsStr]) -> String {
 }
 
 fn compiled_in_play(stdout: &str) -> u64 {
-    let line = stdout.lines().find_map(|l| l.strip_prefix(LINE)).unwrap_or_else(|| panic!("no `{LINE}N` in:\n{stdout}"));
+    let line =
+        stdout.lines().find_map(|l| l.strip_prefix(LINE)).unwrap_or_else(|| panic!("no `{LINE}N` in:\n{stdout}"));
     line.trim().parse().unwrap()
 }
 

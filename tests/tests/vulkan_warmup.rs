@@ -56,7 +56,9 @@ fn manager(gpu: &Gpu) -> Arc<PipelineManager> {
         .features(PipelineOptions::new().features.with_graphics_pipeline_library(gpu.graphics_pipeline_library));
     // SAFETY: `Gpu` enables dynamic rendering and graphics pipeline
     // libraries; every test drops its managers and replays before the device.
-    Arc::new(unsafe { PipelineManager::new(gpu.device.clone(), vk::PipelineCache::null(), &gpu.properties.limits, options) })
+    Arc::new(unsafe {
+        PipelineManager::new(gpu.device.clone(), vk::PipelineCache::null(), &gpu.properties.limits, options)
+    })
 }
 
 fn stage<'a>(shader: &'a ReplayShader, values: &'a [(u32, Value)]) -> Stage<'a> {

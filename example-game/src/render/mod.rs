@@ -107,6 +107,7 @@ pub(crate) struct Renderer {
 impl Renderer {
     /// Builds every pipeline and resource for drawing `extent` frames into
     /// images of `output_format`.
+    #[allow(clippy::too_many_arguments, reason = "each is a separate choice of the command line")]
     pub(crate) fn new(
         context: &Context,
         shaders: &Shaders,

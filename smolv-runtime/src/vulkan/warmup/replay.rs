@@ -108,8 +108,11 @@ impl ReplayProgress {
     }
 }
 
+/// A stage to build with: its Vulkan stage, the index of its shader, its values.
+type BuildStage = (vk::ShaderStageFlags, usize, Vec<(u32, Value)>);
+
 enum Build {
-    Graphics { stages: Vec<(vk::ShaderStageFlags, usize, Vec<(u32, Value)>)>, state: GraphicsState },
+    Graphics { stages: Vec<BuildStage>, state: Box<GraphicsState> },
     Compute { shader: usize, values: Vec<(u32, Value)> },
 }
 
@@ -212,7 +215,7 @@ impl Replay {
             let build = match &entry.kind {
                 RecordedKind::Graphics { state, .. } => Build::Graphics {
                     stages: resolved.iter().map(|&(s, i, _)| (s.stage, i, s.specialization.clone())).collect(),
-                    state: state.clone(),
+                    state: Box::new(state.clone()),
                 },
                 RecordedKind::Compute { stage } => {
                     Build::Compute { shader: resolved[0].1, values: stage.specialization.clone() }
@@ -358,7 +361,8 @@ impl Shared {
                 let tessellation = find(vk::ShaderStageFlags::TESSELLATION_CONTROL)
                     .zip(find(vk::ShaderStageFlags::TESSELLATION_EVALUATION))
                     .map(|(c, e)| [c, e]);
-                let program = GraphicsProgram { vertex, tessellation, geometry: find(vk::ShaderStageFlags::GEOMETRY), fragment };
+                let program =
+                    GraphicsProgram { vertex, tessellation, geometry: find(vk::ShaderStageFlags::GEOMETRY), fragment };
                 // SAFETY: this function's contract.
                 unsafe { self.manager.program_pipeline(&program, state) }.is_ok()
             }
