@@ -15,5 +15,5 @@ pub mod replay;
 mod state_codec;
 
 pub use recorder::Recorder;
-pub use recording::{RecordedKind, RecordedPipeline, RecordedStage, Recording, RecordingError};
+pub use recording::{RecordedKind, RecordedPipeline, RecordedStage, Recording, RecordingError, ShaderChange};
 pub use replay::{Replay, ReplayBudget, ReplayProgress, ReplayShader};

@@ -111,14 +111,9 @@ impl Recorder {
         let mut recorded: Vec<RecordedStage> = stages
             .iter()
             .map(|&(flags, stage)| {
-                let code_hash = code_hash(stage.spirv);
-                RecordedStage {
-                    stage: flags,
-                    name: inner.names.get(&code_hash).cloned().unwrap_or_default(),
-                    code_hash,
-                    interface_hash: interface_hash(stage.reflection),
-                    specialization: stage.specialization.to_vec(),
-                }
+                let mut recorded = RecordedStage::of(flags, "", stage.spirv, stage.reflection, stage.specialization);
+                recorded.name = inner.names.get(&recorded.code_hash).cloned().unwrap_or_default();
+                recorded
             })
             .collect();
         let kind = match state {

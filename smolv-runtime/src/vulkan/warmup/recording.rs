@@ -111,6 +111,61 @@ pub struct RecordedStage {
     pub specialization: Vec<(u32, Value)>,
 }
 
+/// How a shader the game has now compares with a recorded one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShaderChange {
+    /// The same SPIR-V.
+    Unchanged,
+    /// Other SPIR-V with the same reflection: a replay builds it.
+    CodeChanged,
+    /// Another stage or reflection: a replay drops the entry.
+    InterfaceChanged,
+}
+
+impl RecordedStage {
+    /// How `spirv`, reflected as `reflection`, compares with this stage.
+    ///
+    /// ```
+    /// use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// use smolv_runtime::vulkan::ash::vk;
+    /// use smolv_runtime::vulkan::warmup::{RecordedStage, ShaderChange};
+    /// let reflection = Reflection::new(ShaderStage::Compute, "main");
+    /// let stage = RecordedStage::of(vk::ShaderStageFlags::COMPUTE, "fill.comp", &[1, 2], &reflection, &[]);
+    /// assert_eq!(stage.compare(&[1, 2], &reflection), ShaderChange::Unchanged);
+    /// assert_eq!(stage.compare(&[1, 3], &reflection), ShaderChange::CodeChanged);
+    /// assert_eq!(stage.compare(&[1, 3], &Reflection::new(ShaderStage::Compute, "other")), ShaderChange::InterfaceChanged);
+    /// ```
+    pub fn compare(&self, spirv: &[u32], reflection: &crate::reflect::Reflection) -> ShaderChange {
+        if reflection.stage.vk_stage_flag() != self.stage.as_raw() {
+            ShaderChange::InterfaceChanged
+        } else if super::recorder::code_hash(spirv) == self.code_hash {
+            ShaderChange::Unchanged
+        } else if super::recorder::interface_hash(reflection) == self.interface_hash {
+            ShaderChange::CodeChanged
+        } else {
+            ShaderChange::InterfaceChanged
+        }
+    }
+
+    /// The recorded form of a shader: `name`, the hashes of `spirv` and
+    /// `reflection`, and the spec-constant `values`.
+    pub fn of(
+        stage: vk::ShaderStageFlags,
+        name: &str,
+        spirv: &[u32],
+        reflection: &crate::reflect::Reflection,
+        values: &[(u32, Value)],
+    ) -> Self {
+        Self {
+            stage,
+            name: name.to_owned(),
+            code_hash: super::recorder::code_hash(spirv),
+            interface_hash: super::recorder::interface_hash(reflection),
+            specialization: values.to_vec(),
+        }
+    }
+}
+
 /// What kind of pipeline an entry is.
 #[derive(Clone, Debug)]
 pub enum RecordedKind {

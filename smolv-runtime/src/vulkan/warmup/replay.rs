@@ -10,8 +10,7 @@ use std::time::{Duration, Instant};
 
 use ash::vk;
 
-use super::recorder::{code_hash, interface_hash};
-use super::recording::{RecordedKind, RecordedStage, Recording};
+use super::recording::{RecordedKind, RecordedStage, Recording, ShaderChange};
 use crate::reflect::Reflection;
 use crate::specialize::Value;
 use crate::vulkan::lock;
@@ -159,13 +158,11 @@ fn resolve(
         Some(shaders.len() - 1)
     });
     let shader = &shaders[index?];
-    if shader.reflection.stage.vk_stage_flag() != stage.stage.as_raw() {
-        return None;
+    match stage.compare(&shader.spirv, &shader.reflection) {
+        ShaderChange::Unchanged => Some((index?, false)),
+        ShaderChange::CodeChanged => Some((index?, true)),
+        ShaderChange::InterfaceChanged => None,
     }
-    if code_hash(&shader.spirv) == stage.code_hash {
-        return Some((index?, false));
-    }
-    (interface_hash(&shader.reflection) == stage.interface_hash).then_some((index?, true))
 }
 
 impl Replay {
