@@ -57,7 +57,9 @@ pub(crate) fn run(
     let mut played = 0;
     // What the render thread had built before the first frame was drawn.
     let mut built_before_play = None;
+    let mut frame_times = Vec::new();
     for frame in 0..frames {
+        let frame_start = Instant::now();
         if let Some(every) = args.post_cycle
             && frame > 0
             && frame % every == 0
@@ -77,6 +79,7 @@ pub(crate) fn run(
             built_before_play = Some(renderer.render_thread_builds());
             renderer.warmup().playing();
         }
+        frame_times.push(frame_start.elapsed());
         if let Some(reload) = reload.as_deref_mut()
             && !reload.after_frame(&news, &renderer, Some((&readback, extent, OUTPUT_FORMAT)))?
         {
@@ -109,6 +112,7 @@ pub(crate) fn run(
         },
     );
     table.push_str(&format!("pipelines compiled on the render thread after the first frame: {compiled_in_play}\n"));
+    table.push_str(&crate::warmup::frame_time_line(&frame_times));
     if let Some(line) = renderer.warmup().replay_line() {
         table.push_str(&line);
         table.push('\n');

@@ -118,3 +118,33 @@ impl Warmup {
         ))
     }
 }
+
+/// Frames whose times the hitch line looks at: the first ones, where a
+/// game meets its pipelines.
+const EARLY_FRAMES: usize = 300;
+
+/// The summary's line on hitches: the worst and the 99th-percentile frame
+/// of the first 300 frames (the first frame excepted: it waits for the
+/// loading), and the median of the frames after them where the run has
+/// any (the steady state). Each frame is timed from its world step to its
+/// submission, which waits for the frame before it.
+pub(crate) fn frame_time_line(times: &[Duration]) -> String {
+    let ms = |d: Duration| format!("{:.1} ms", d.as_secs_f64() * 1000.0);
+    let early = times.get(1..times.len().min(EARLY_FRAMES)).unwrap_or_default();
+    let mut sorted = early.to_vec();
+    sorted.sort_unstable();
+    let p99 = sorted.get((sorted.len() * 99).div_ceil(100).saturating_sub(1)).copied().unwrap_or_default();
+    let worst = sorted.last().copied().unwrap_or_default();
+    // Frame numbers from 1; `early` starts at the second frame.
+    let worst_frame = early.iter().position(|&d| d == worst).map_or(0, |i| i + 2);
+    let mut late = times.get(EARLY_FRAMES..).unwrap_or_default().to_vec();
+    late.sort_unstable();
+    let steady = late.get(late.len() / 2).map_or_else(|| "n/a".to_owned(), |&d| ms(d));
+    format!(
+        "frame times: frames 2-{}: worst {} (frame {worst_frame}), p99 {}; later frames: median {}\n",
+        early.len() + 1,
+        ms(worst),
+        ms(p99),
+        steady
+    )
+}
