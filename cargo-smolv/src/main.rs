@@ -12,6 +12,7 @@ mod cache_command;
 mod codec_commands;
 mod io;
 mod pack_command;
+mod pipelines_command;
 mod prepare_command;
 mod quiet_stdout;
 mod report_command;
@@ -87,6 +88,9 @@ enum Command {
     /// Write each crate's prepared directory (.smolv, to commit): its shaders compiled, for builds without the
     /// compilers. `--check` fails when it is stale.
     Prepare(prepare_command::PrepareArgs),
+    /// Pipeline recordings (docs/warmup.md): `show` (by scope, with use counts and shaders), `merge`, and
+    /// `check` against a shader set.
+    Pipelines(pipelines_command::PipelinesArgs),
 }
 
 fn main() -> ExitCode {
@@ -111,6 +115,7 @@ fn main() -> ExitCode {
         Command::Verify(args) => pack_command::verify(&args),
         Command::Cache(args) => cache_command::cache(&args),
         Command::Prepare(args) => prepare_command::prepare(&args),
+        Command::Pipelines(args) => pipelines_command::pipelines(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -52,6 +52,18 @@ pub(crate) struct Args {
     /// Run without a persistent pipeline cache.
     #[arg(long)]
     pub(crate) no_pipeline_cache: bool,
+    /// Record every pipeline the run asks for into FILE (written at the
+    /// end of the run), for --replay.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) record: Option<PathBuf>,
+    /// Build the pipelines FILE (from --record) lists while loading, on
+    /// background threads, so that none is compiled on the render thread.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) replay: Option<PathBuf>,
+    /// Headless: switch the post-processing feature set every N frames,
+    /// as the window's P key does (pipelines first asked for mid-game).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub(crate) post_cycle: Option<u64>,
     /// Watch the shader sources and reload every edit while the game runs
     /// (a build with the `hot-reload` feature).
     #[arg(long)]
@@ -139,5 +151,10 @@ mod tests {
         assert!(watch.watch);
         assert_eq!(watch.shader_dir, Some(PathBuf::from("copy")));
         assert!(Args::try_parse_from(["game", "--shader-dir", "copy"]).is_err(), "--shader-dir needs --watch");
+        let warm =
+            Args::try_parse_from(["game", "--record", "a.pso", "--replay", "b.pso", "--post-cycle", "7"]).unwrap();
+        assert_eq!((warm.record, warm.replay), (Some(PathBuf::from("a.pso")), Some(PathBuf::from("b.pso"))));
+        assert_eq!(warm.post_cycle, Some(7));
+        assert!(Args::try_parse_from(["game", "--post-cycle", "0"]).is_err());
     }
 }

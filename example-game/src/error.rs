@@ -54,6 +54,9 @@ pub(crate) enum GameError {
     #[error("window: {0}; run with --headless where there is no display")]
     Window(String),
     /// `--watch` could not start.
+    /// A pipeline recording that cannot be read or written.
+    #[error("pipeline warm-up: {0}")]
+    Warmup(String),
     #[error("hot reload: {0}")]
     HotReload(String),
     /// The validation layer reported problems.

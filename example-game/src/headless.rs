@@ -28,6 +28,7 @@ pub(crate) fn run(
     shaders: &mut Shaders,
     mut reload: Option<&mut HotReload>,
 ) -> Result<Outcome, GameError> {
+    let warmup = crate::warmup::Plan::from_args(args)?;
     let context = Context::new(validation_mode(args), &[])?;
     let extent = vk::Extent2D { width: args.size.0, height: args.size.1 };
     let output = Image::new(
@@ -46,6 +47,7 @@ pub(crate) fn run(
         args.post,
         args.monolithic,
         args.pipeline_cache_path().as_deref(),
+        &warmup,
     )?;
     let target =
         Target { image: output.handle, view: output.view, extent, final_layout: vk::ImageLayout::TRANSFER_SRC_OPTIMAL };
@@ -53,7 +55,17 @@ pub(crate) fn run(
     let mut world = World::new(args.seed);
     let start = Instant::now();
     let mut played = 0;
+    // What the render thread had built before the first frame was drawn.
+    let mut built_before_play = None;
+    let mut frame_times = Vec::new();
     for frame in 0..frames {
+        let frame_start = Instant::now();
+        if let Some(every) = args.post_cycle
+            && frame > 0
+            && frame % every == 0
+        {
+            renderer.set_post(shaders, renderer.post().next())?;
+        }
         world.step(&scripted_input(&world, frame));
         played += 1;
         let news = match reload.as_deref_mut() {
@@ -63,6 +75,11 @@ pub(crate) fn run(
         let last = frame + 1 == frames;
         let read = (last && args.screenshot.is_some()) || news.capture;
         renderer.draw(&context, &world, target, FrameSync::default(), read.then_some(&readback))?;
+        if built_before_play.is_none() {
+            built_before_play = Some(renderer.render_thread_builds());
+            renderer.warmup().playing();
+        }
+        frame_times.push(frame_start.elapsed());
         if let Some(reload) = reload.as_deref_mut()
             && !reload.after_frame(&news, &renderer, Some((&readback, extent, OUTPUT_FORMAT)))?
         {
@@ -75,9 +92,11 @@ pub(crate) fn run(
     if let Some(path) = &args.screenshot {
         crate::screenshot::write_png(path, &readback.read(), extent, OUTPUT_FORMAT)?;
     }
+    let compiled_in_play = renderer.render_thread_builds() - built_before_play.unwrap_or_default();
+    renderer.warmup().save()?;
     let timings = renderer.pipeline_timings(shaders)?;
     let validation_messages = context.validation_messages();
-    let table = report::table(
+    let mut table = report::table(
         shaders,
         &timings,
         &RunSummary {
@@ -92,5 +111,11 @@ pub(crate) fn run(
             screenshot: args.screenshot.as_deref(),
         },
     );
+    table.push_str(&format!("pipelines compiled on the render thread after the first frame: {compiled_in_play}\n"));
+    table.push_str(&crate::warmup::frame_time_line(&frame_times));
+    if let Some(line) = renderer.warmup().replay_line() {
+        table.push_str(&line);
+        table.push('\n');
+    }
     Ok(Outcome { table, validation_messages })
 }

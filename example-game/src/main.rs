@@ -32,6 +32,7 @@ mod report;
 mod screenshot;
 mod shader_types;
 mod shaders;
+mod warmup;
 mod window;
 
 use std::process::ExitCode;

@@ -47,6 +47,11 @@ impl Shaders {
         Ok(Self { modules, embedded_bytes, spirv_bytes, decode_time, encoding })
     }
 
+    /// Every module.
+    pub(crate) fn all(&self) -> &[LoadedShader] {
+        &self.modules
+    }
+
     /// The number of modules.
     pub(crate) fn len(&self) -> usize {
         self.modules.len()

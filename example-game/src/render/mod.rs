@@ -79,7 +79,9 @@ pub(crate) struct Renderer {
     // Drop order: sets and pipelines before the resources they point to.
     programs: HashMap<Program, (ProgramPipeline, ProgramSets)>,
     particle_pass: ParticlePass,
-    manager: PipelineManager,
+    /// Before the manager: a replay in flight holds it, and is stopped first.
+    warmup: crate::warmup::Warmup,
+    manager: Arc<PipelineManager>,
     /// After the manager: it creates pipelines through this cache until it
     /// is dropped.
     pipeline_cache: Option<(PipelineCacheFile, CacheLoad)>,
@@ -105,6 +107,7 @@ pub(crate) struct Renderer {
 impl Renderer {
     /// Builds every pipeline and resource for drawing `extent` frames into
     /// images of `output_format`.
+    #[allow(clippy::too_many_arguments, reason = "each is a separate choice of the command line")]
     pub(crate) fn new(
         context: &Context,
         shaders: &Shaders,
@@ -113,6 +116,7 @@ impl Renderer {
         post: PostPreset,
         force_monolithic: bool,
         pipeline_cache: Option<&Path>,
+        warmup: &crate::warmup::Plan,
     ) -> Result<Self, GameError> {
         let device = context.device.clone();
         let pipeline_cache = match pipeline_cache {
@@ -140,14 +144,15 @@ impl Renderer {
         // the cache outlives the manager (field order); the renderer is
         // dropped before the context, and its `Drop` waits for the device
         // to be idle before the manager goes.
-        let manager = unsafe {
+        let manager = Arc::new(unsafe {
             PipelineManager::new(
                 device.clone(),
                 pipeline_cache.as_ref().map_or(vk::PipelineCache::null(), |(cache, _)| cache.handle()),
                 &context.limits,
                 options,
             )
-        };
+        });
+        let warmup = warmup.start(&manager, shaders);
         let (pipelines, particle_compute, load) = programs::build_all(&manager, options, shaders, post, output_format)?;
         let mut frame = Buffer::new(context, Frame::SIZE, vk::BufferUsageFlags::UNIFORM_BUFFER)?;
         frame.write(0, Frame::default().as_bytes());
@@ -211,6 +216,7 @@ impl Renderer {
             limits: context.limits,
             programs,
             particle_pass,
+            warmup,
             manager,
             pipeline_cache,
             descriptors,
@@ -249,6 +255,16 @@ impl Renderer {
             self.timings = Some(timings);
         }
         Ok(self.timings.clone().unwrap_or_default())
+    }
+
+    /// Recording and replay of this run's pipelines.
+    pub(crate) fn warmup(&self) -> &crate::warmup::Warmup {
+        &self.warmup
+    }
+
+    /// Pipelines the manager built on the render thread so far.
+    pub(crate) fn render_thread_builds(&self) -> u64 {
+        self.manager.caller_builds()
     }
 
     /// The post-processing preset in use.

@@ -126,6 +126,7 @@ impl App<'_> {
             self.args.post,
             self.args.monolithic,
             self.args.pipeline_cache_path().as_deref(),
+            &crate::warmup::Plan::from_args(self.args)?,
         )?;
         let now = Instant::now();
         Ok(Running {
@@ -268,6 +269,9 @@ impl App<'_> {
     fn finish(&mut self, event_loop: &ActiveEventLoop) {
         if let Some(mut running) = self.running.take() {
             let frame_time = running.started.elapsed();
+            if let Err(e) = running.renderer.warmup().save() {
+                return self.fail(e, event_loop);
+            }
             let timings = match running.renderer.pipeline_timings(self.shaders) {
                 Ok(timings) => timings,
                 Err(e) => return self.fail(e, event_loop),

@@ -152,6 +152,7 @@ mod specialization;
 mod spirv_version;
 mod state;
 mod vertex_input;
+pub mod warmup;
 
 pub use cache::{CacheLoad, CacheRejected, PipelineCacheFile};
 pub use compute::ComputeSlot;

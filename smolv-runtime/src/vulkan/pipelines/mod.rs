@@ -11,7 +11,8 @@
 //! - [`worker`]: the background threads;
 //! - [`rebuild`]: pipelines built again when their shaders change.
 
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use ash::vk;
 use ash::vk::Handle;
@@ -22,6 +23,7 @@ use crate::vulkan::layout::{LayoutCache, LayoutOptions, ProgramLayout};
 use crate::vulkan::library::{FragmentKey, OutputKey, PreRasterKey, VertexInputKey, link};
 use crate::vulkan::specialization::SpecializationData;
 use crate::vulkan::state::GraphicsState;
+use crate::vulkan::warmup::Recorder;
 use crate::vulkan::{VulkanError, lock};
 
 mod embedded;
@@ -133,6 +135,10 @@ pub struct PipelineManager {
     /// [`retire_replaced`](Self::retire_replaced) destroys them.
     retired: Arc<Mutex<Vec<vk::Pipeline>>>,
     workers: Workers,
+    /// Set by [`recorder`](Self::recorder): notes each pipeline handed out.
+    recorder: OnceLock<Arc<Recorder>>,
+    /// Pipelines built on callers' threads, replay's excepted.
+    caller_builds: AtomicU64,
 }
 
 impl std::fmt::Debug for PipelineManager {
@@ -205,6 +211,8 @@ impl PipelineManager {
             compute: Arc::default(),
             retired: Arc::default(),
             workers,
+            recorder: OnceLock::new(),
+            caller_builds: AtomicU64::new(0),
         }
     }
 
@@ -345,6 +353,58 @@ impl PipelineManager {
         program: &GraphicsProgram<'_>,
         state: &GraphicsState,
     ) -> Result<Arc<PipelineSlot>, VulkanError> {
+        // SAFETY: the caller's contract, passed on.
+        let (slot, built) = unsafe { self.program_pipeline(program, state)? };
+        if built {
+            self.caller_builds.fetch_add(1, Ordering::Relaxed);
+        }
+        if let Some(recorder) = self.recorder.get() {
+            let stages = program.stages();
+            recorder.note(Arc::as_ptr(&slot) as usize, &stages, Some(state), self.uses_libraries());
+        }
+        Ok(slot)
+    }
+
+    /// Records every pipeline handed out from now on, graphics and
+    /// compute (pipelines a replay builds are recorded when the game asks
+    /// for them): the manager's one [`Recorder`], made on the first call.
+    /// The cost on the calling thread is a lookup per call, and hashing a
+    /// pipeline's shaders the first time it is asked for; the file is
+    /// written only when the game asks ([`Recording::save`](crate::vulkan::warmup::Recording::save)).
+    ///
+    /// ```no_run
+    /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager) -> Result<(), smolv_runtime::vulkan::warmup::RecordingError> {
+    /// let recorder = manager.recorder();
+    /// recorder.set_scope(Some("main menu"));
+    /// // ... the game runs ...
+    /// recorder.recording().save(std::path::Path::new("pipelines.smolvpso"))?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn recorder(&self) -> Arc<Recorder> {
+        Arc::clone(self.recorder.get_or_init(|| Arc::new(Recorder::new())))
+    }
+
+    /// How many pipelines the manager built on the threads that asked for
+    /// them, since it was made: graphics pipelines from
+    /// [`get_pipeline`](Self::get_pipeline) and [`get_program_pipeline`](Self::get_program_pipeline),
+    /// compute pipelines from [`get_compute`](Self::get_compute). What a
+    /// [`Replay`](crate::vulkan::warmup::Replay) or a background worker
+    /// builds is not counted: read it after the first frame and again
+    /// later to see what a frame had to wait for.
+    pub fn caller_builds(&self) -> u64 {
+        self.caller_builds.load(Ordering::Relaxed)
+    }
+
+    /// The pipeline of `program` with `state`, and whether this call built it.
+    ///
+    /// # Safety
+    /// As [`get_program_pipeline`](Self::get_program_pipeline).
+    pub(crate) unsafe fn program_pipeline(
+        &self,
+        program: &GraphicsProgram<'_>,
+        state: &GraphicsState,
+    ) -> Result<(Arc<PipelineSlot>, bool), VulkanError> {
         self.options.check()?;
         self.check_program(program)?;
         state.check(&self.options.features, program.extra_stages())?;
@@ -352,7 +412,7 @@ impl PipelineManager {
         let layout = self.graphics_program_layout(program)?;
         let key = self.pipeline_key(program, state, &layout)?;
         if let Some(slot) = lock(&self.slots).by_key.get(&key) {
-            return Ok(Arc::clone(slot));
+            return Ok((Arc::clone(slot), false));
         }
         let (slot, libraries) = if self.uses_libraries() {
             let libraries = [
@@ -379,7 +439,7 @@ impl PipelineManager {
             // SAFETY: `slot.fast` was just created by this call and never
             // handed out or used.
             unsafe { self.device.destroy_pipeline(slot.current(), None) };
-            return Ok(existing);
+            return Ok((existing, false));
         }
         let slot = Arc::new(slot);
         slots.by_key.insert(key, Arc::clone(&slot));
@@ -387,7 +447,7 @@ impl PipelineManager {
         if let Some(libraries) = libraries {
             self.workers.submit(Job::Link { slot: Arc::clone(&slot), libraries, request: 0 });
         }
-        Ok(slot)
+        Ok((slot, true))
     }
 
     /// An error unless every stage of `program` is of its place's stage
@@ -533,7 +593,7 @@ impl PipelineManager {
     /// As [`get_pipeline`](Self::get_pipeline) for the stage.
     pub unsafe fn get_compute(&self, stage: &Stage<'_>) -> Result<Arc<ComputeSlot>, VulkanError> {
         // SAFETY: the caller's contract, passed on.
-        let slot = unsafe { self.compute_slot(stage, false)? };
+        let slot = unsafe { self.compute_slot(stage, false, false)? };
         slot.wait()?;
         Ok(slot)
     }
@@ -563,12 +623,36 @@ impl PipelineManager {
     /// ```
     pub unsafe fn request_compute(&self, stage: &Stage<'_>) -> Result<Arc<ComputeSlot>, VulkanError> {
         // SAFETY: the caller's contract, passed on.
-        unsafe { self.compute_slot(stage, true) }
+        unsafe { self.compute_slot(stage, true, false) }
     }
 
     /// # Safety
     /// As [`get_compute`](Self::get_compute).
-    unsafe fn compute_slot(&self, stage: &Stage<'_>, background: bool) -> Result<Arc<ComputeSlot>, VulkanError> {
+    /// `replay`: asked for by a replay, neither recorded nor counted.
+    pub(crate) unsafe fn compute_slot(
+        &self,
+        stage: &Stage<'_>,
+        background: bool,
+        replay: bool,
+    ) -> Result<Arc<ComputeSlot>, VulkanError> {
+        // SAFETY: the caller's contract, passed on.
+        let slot = unsafe { self.find_or_build_compute(stage, background, !replay)? };
+        if !replay && let Some(recorder) = self.recorder.get() {
+            recorder.note(Arc::as_ptr(&slot) as usize, &[(vk::ShaderStageFlags::COMPUTE, stage)], None, false);
+        }
+        Ok(slot)
+    }
+
+    /// The compute slot of `stage`; `count`: count a build on this thread.
+    ///
+    /// # Safety
+    /// As [`get_compute`](Self::get_compute).
+    unsafe fn find_or_build_compute(
+        &self,
+        stage: &Stage<'_>,
+        background: bool,
+        count: bool,
+    ) -> Result<Arc<ComputeSlot>, VulkanError> {
         check_stage(vk::ShaderStageFlags::COMPUTE, stage, &self.options)?;
         let key = self.libraries.stage_key(stage)?;
         if let Some(slot) = lock(&self.compute).by_key.get(&key) {
@@ -600,6 +684,9 @@ impl PipelineManager {
             // the layout and cache belong to this manager's device.
             let created = unsafe { job.create(&self.device, self.cache) };
             slot.finish(created.map_err(|e| e.result()));
+            if count {
+                self.caller_builds.fetch_add(1, Ordering::Relaxed);
+            }
         }
         Ok(slot)
     }

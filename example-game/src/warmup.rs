@@ -1,0 +1,150 @@
+//! `--record FILE` and `--replay FILE`: the pipelines a run asks for,
+//! recorded by the pipeline manager and written at the end of the run;
+//! and a recording replayed on the manager's behalf while the game loads,
+//! so that no pipeline it lists is compiled on the render thread later.
+#![allow(unsafe_code)]
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use smolv_runtime::vulkan::PipelineManager;
+use smolv_runtime::vulkan::warmup::{Recorder, Recording, Replay, ReplayBudget, ReplayShader};
+
+use crate::cli::Args;
+use crate::error::GameError;
+use crate::shaders::Shaders;
+
+/// The scope of the pipelines asked for while loading.
+pub(crate) const LOADING: &str = "loading";
+/// The scope of the pipelines first asked for once the game plays.
+pub(crate) const PLAYING: &str = "playing";
+
+/// Threads the replay may take from the loading screen.
+const REPLAY_THREADS: usize = 2;
+/// How long the loading screen waits for the replay at most.
+const REPLAY_TIME: Duration = Duration::from_secs(120);
+
+/// What the command line asks for, read before any device exists (a
+/// recording that does not read stops the game before it starts).
+#[derive(Default)]
+pub(crate) struct Plan {
+    record: Option<PathBuf>,
+    replay: Option<(PathBuf, Recording)>,
+}
+
+impl Plan {
+    pub(crate) fn from_args(args: &Args) -> Result<Self, GameError> {
+        let replay = match &args.replay {
+            Some(path) => {
+                let recording = Recording::load(path).map_err(|e| GameError::Warmup(e.to_string()))?;
+                Some((path.clone(), recording))
+            }
+            None => None,
+        };
+        Ok(Self { record: args.record.clone(), replay })
+    }
+
+    /// Starts recording and replaying on `manager`, before any pipeline is
+    /// asked for; with a replay, waits for it as a loading screen would.
+    pub(crate) fn start(&self, manager: &Arc<PipelineManager>, shaders: &Shaders) -> Warmup {
+        let started = Instant::now();
+        let recorder = self.record.as_ref().map(|path| {
+            let recorder = manager.recorder();
+            for shader in shaders.all() {
+                recorder.name_shader(&shader.name, &shader.words);
+            }
+            recorder.set_scope(Some(LOADING));
+            (recorder, path.clone())
+        });
+        let replay = self.replay.as_ref().map(|(_, recording)| {
+            let budget = ReplayBudget::new().threads(REPLAY_THREADS).time(REPLAY_TIME).scopes_first([LOADING]);
+            let find = |name: &str| {
+                shaders
+                    .get(name)
+                    .ok()
+                    .map(|m| ReplayShader { spirv: m.words.clone(), reflection: m.reflection.clone() })
+            };
+            // SAFETY: the recording lists the game's own shaders (smolv
+            // compiled them and reflected their words) and states this game
+            // made on a Vulkan device: RGBA8, RGBA16F and RG32/RGBA32 float
+            // formats, which every device supports.
+            let replay = unsafe { Replay::start(Arc::clone(manager), recording, &budget, find) };
+            replay.wait(REPLAY_TIME);
+            replay
+        });
+        let ready_after = replay.as_ref().map(|_| started.elapsed());
+        Warmup { recorder, replay, ready_after }
+    }
+}
+
+/// Recording and replay while the game runs.
+pub(crate) struct Warmup {
+    recorder: Option<(Arc<Recorder>, PathBuf)>,
+    replay: Option<Replay>,
+    ready_after: Option<Duration>,
+}
+
+impl Warmup {
+    /// The first frame is drawn: what the game asks for from now on is
+    /// asked for while it plays.
+    pub(crate) fn playing(&self) {
+        if let Some((recorder, _)) = &self.recorder {
+            recorder.set_scope(Some(PLAYING));
+        }
+    }
+
+    /// Writes the recording (at the end of the run, off the frame loop).
+    pub(crate) fn save(&self) -> Result<Option<usize>, GameError> {
+        let Some((recorder, path)) = &self.recorder else { return Ok(None) };
+        let recording = recorder.recording();
+        recording.save(path).map_err(|e| GameError::Warmup(e.to_string()))?;
+        Ok(Some(recording.entries.len()))
+    }
+
+    /// The summary's line about the replay, if there was one.
+    pub(crate) fn replay_line(&self) -> Option<String> {
+        let replay = self.replay.as_ref()?;
+        let p = replay.progress();
+        Some(format!(
+            "pipeline replay: {} of {} ready {} ms after start ({} rebuilt, {} dropped, {} failed, {} abandoned)",
+            p.done,
+            p.total,
+            self.ready_after.unwrap_or_default().as_millis(),
+            p.rebuilt,
+            p.dropped,
+            p.failed,
+            p.abandoned
+        ))
+    }
+}
+
+/// Frames whose times the hitch line looks at: the first ones, where a
+/// game meets its pipelines.
+const EARLY_FRAMES: usize = 300;
+
+/// The summary's line on hitches: the worst and the 99th-percentile frame
+/// of the first 300 frames (the first frame excepted: it waits for the
+/// loading), and the median of the frames after them where the run has
+/// any (the steady state). Each frame is timed from its world step to its
+/// submission, which waits for the frame before it.
+pub(crate) fn frame_time_line(times: &[Duration]) -> String {
+    let ms = |d: Duration| format!("{:.1} ms", d.as_secs_f64() * 1000.0);
+    let early = times.get(1..times.len().min(EARLY_FRAMES)).unwrap_or_default();
+    let mut sorted = early.to_vec();
+    sorted.sort_unstable();
+    let p99 = sorted.get((sorted.len() * 99).div_ceil(100).saturating_sub(1)).copied().unwrap_or_default();
+    let worst = sorted.last().copied().unwrap_or_default();
+    // Frame numbers from 1; `early` starts at the second frame.
+    let worst_frame = early.iter().position(|&d| d == worst).map_or(0, |i| i + 2);
+    let mut late = times.get(EARLY_FRAMES..).unwrap_or_default().to_vec();
+    late.sort_unstable();
+    let steady = late.get(late.len() / 2).map_or_else(|| "n/a".to_owned(), |&d| ms(d));
+    format!(
+        "frame times: frames 2-{}: worst {} (frame {worst_frame}), p99 {}; later frames: median {}\n",
+        early.len() + 1,
+        ms(worst),
+        ms(p99),
+        steady
+    )
+}

@@ -1,0 +1,138 @@
+//! The byte-level reading and writing of a recording: little-endian
+//! integers and length-prefixed strings, every length bounded before
+//! anything is allocated.
+
+use super::recording::RecordingError;
+
+/// Appends values to a byte vector.
+#[derive(Default)]
+pub(super) struct Writer(pub(super) Vec<u8>);
+
+impl Writer {
+    pub(super) fn u8(&mut self, value: u8) {
+        self.0.push(value);
+    }
+
+    pub(super) fn u32(&mut self, value: u32) {
+        self.0.extend_from_slice(&value.to_le_bytes());
+    }
+
+    pub(super) fn i32(&mut self, value: i32) {
+        self.0.extend_from_slice(&value.to_le_bytes());
+    }
+
+    pub(super) fn u64(&mut self, value: u64) {
+        self.0.extend_from_slice(&value.to_le_bytes());
+    }
+
+    pub(super) fn f32(&mut self, value: f32) {
+        self.u32(value.to_bits());
+    }
+
+    pub(super) fn bool(&mut self, value: bool) {
+        self.u8(u8::from(value));
+    }
+
+    pub(super) fn bytes(&mut self, value: &[u8]) {
+        self.0.extend_from_slice(value);
+    }
+
+    /// A count, written as a `u32`; callers keep counts under the
+    /// format's bounds, which are far below `u32::MAX`.
+    pub(super) fn count(&mut self, count: usize) {
+        self.u32(u32::try_from(count).unwrap_or(u32::MAX));
+    }
+
+    pub(super) fn str(&mut self, value: &str) {
+        self.count(value.len());
+        self.bytes(value.as_bytes());
+    }
+}
+
+/// Reads values from a byte slice, refusing reads past its end.
+pub(super) struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    pub(super) fn new(bytes: &'a [u8]) -> Self {
+        Self { bytes, at: 0 }
+    }
+
+    pub(super) fn offset(&self) -> usize {
+        self.at
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.at >= self.bytes.len()
+    }
+
+    pub(super) fn take(&mut self, len: usize) -> Result<&'a [u8], RecordingError> {
+        let end = self.at.checked_add(len).filter(|&end| end <= self.bytes.len());
+        let Some(end) = end else {
+            return Err(RecordingError::Truncated { offset: self.at });
+        };
+        let taken = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(taken)
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], RecordingError> {
+        let mut out = [0; N];
+        out.copy_from_slice(self.take(N)?);
+        Ok(out)
+    }
+
+    pub(super) fn u8(&mut self) -> Result<u8, RecordingError> {
+        Ok(self.array::<1>()?[0])
+    }
+
+    pub(super) fn u32(&mut self) -> Result<u32, RecordingError> {
+        Ok(u32::from_le_bytes(self.array()?))
+    }
+
+    pub(super) fn i32(&mut self) -> Result<i32, RecordingError> {
+        Ok(i32::from_le_bytes(self.array()?))
+    }
+
+    pub(super) fn u64(&mut self) -> Result<u64, RecordingError> {
+        Ok(u64::from_le_bytes(self.array()?))
+    }
+
+    pub(super) fn f32(&mut self) -> Result<f32, RecordingError> {
+        Ok(f32::from_bits(self.u32()?))
+    }
+
+    pub(super) fn hash(&mut self) -> Result<[u8; 32], RecordingError> {
+        self.array()
+    }
+
+    pub(super) fn bool(&mut self) -> Result<bool, RecordingError> {
+        let offset = self.at;
+        match self.u8()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(RecordingError::Invalid { offset, what: "a boolean that is neither 0 nor 1" }),
+        }
+    }
+
+    /// A count of at most `max`, named `what` in the error.
+    pub(super) fn count(&mut self, max: usize, what: &'static str) -> Result<usize, RecordingError> {
+        let offset = self.at;
+        let count = usize::try_from(self.u32()?).unwrap_or(usize::MAX);
+        if count > max {
+            return Err(RecordingError::TooMany { offset, what, count, max });
+        }
+        Ok(count)
+    }
+
+    pub(super) fn str(&mut self, max: usize, what: &'static str) -> Result<String, RecordingError> {
+        let len = self.count(max, what)?;
+        let offset = self.at;
+        let bytes = self.take(len)?;
+        std::str::from_utf8(bytes)
+            .map(str::to_owned)
+            .map_err(|_| RecordingError::Invalid { offset, what: "a string that is not UTF-8" })
+    }
+}

@@ -1,0 +1,136 @@
+//! Recording on the render thread at the cost of a lookup: an entry is
+//! made once per pipeline, the first time the game asks for it, and the
+//! file is written when the game asks, on whichever thread it likes.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use ash::vk;
+
+use super::recording::{RecordedKind, RecordedPipeline, RecordedStage, Recording};
+use crate::reflect::Reflection;
+use crate::vulkan::lock;
+use crate::vulkan::pipelines::Stage;
+use crate::vulkan::state::GraphicsState;
+
+/// Records the pipelines a [`PipelineManager`](crate::vulkan::PipelineManager)
+/// is asked for. Get it from [`PipelineManager::recorder`](crate::vulkan::PipelineManager::recorder);
+/// name the shaders once ([`name_shader`](Self::name_shader)) so that the
+/// recording knows them by name; set a scope when a level or a menu
+/// starts; take the [`recording`](Self::recording) when the run ends.
+///
+/// ```
+/// use smolv_runtime::vulkan::warmup::Recorder;
+/// let recorder = Recorder::new();
+/// recorder.set_scope(Some("level 1"));
+/// assert!(recorder.recording().entries.is_empty());
+/// ```
+#[derive(Debug)]
+pub struct Recorder {
+    start: Instant,
+    inner: Mutex<Inner>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    names: HashMap<[u8; 32], String>,
+    scope: Option<String>,
+    /// The slots (by address: the manager keeps every slot until it is
+    /// dropped, so an address is never reused meanwhile) already recorded.
+    seen: HashSet<usize>,
+    entries: Vec<RecordedPipeline>,
+}
+
+/// BLAKE3 of SPIR-V words, as little-endian bytes.
+pub(crate) fn code_hash(spirv: &[u32]) -> [u8; 32] {
+    let mut hasher = blake3::Hasher::new();
+    for word in spirv {
+        hasher.update(&word.to_le_bytes());
+    }
+    *hasher.finalize().as_bytes()
+}
+
+/// BLAKE3 of a reflection's bytes (all zero where it does not serialize).
+pub(crate) fn interface_hash(reflection: &Reflection) -> [u8; 32] {
+    reflection.to_bytes().map(|bytes| *blake3::hash(&bytes).as_bytes()).unwrap_or_default()
+}
+
+impl Default for Recorder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Recorder {
+    /// A recorder whose clock starts now.
+    pub fn new() -> Self {
+        Self { start: Instant::now(), inner: Mutex::default() }
+    }
+
+    /// Names the shader whose SPIR-V is `spirv` (`name`: its name in the
+    /// set, variant and entry point included, as the game loads it again
+    /// on replay).
+    pub fn name_shader(&self, name: &str, spirv: &[u32]) {
+        lock(&self.inner).names.insert(code_hash(spirv), name.to_owned());
+    }
+
+    /// The scope of the pipelines first asked for from now on (`None`: none).
+    pub fn set_scope(&self, scope: Option<&str>) {
+        lock(&self.inner).scope = scope.map(str::to_owned);
+    }
+
+    /// How many pipelines were recorded so far.
+    pub fn len(&self) -> usize {
+        lock(&self.inner).entries.len()
+    }
+
+    /// Whether nothing was recorded yet.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// What was recorded so far.
+    pub fn recording(&self) -> Recording {
+        Recording { entries: lock(&self.inner).entries.clone(), skipped: 0 }
+    }
+
+    /// Notes that `slot` (its address) was handed out for `stages` (and
+    /// `state` for a graphics pipeline): an entry the first time only.
+    pub(crate) fn note(
+        &self,
+        slot: usize,
+        stages: &[(vk::ShaderStageFlags, &Stage<'_>)],
+        state: Option<&GraphicsState>,
+        independent_sets: bool,
+    ) {
+        let mut inner = lock(&self.inner);
+        if !inner.seen.insert(slot) {
+            return;
+        }
+        let mut recorded: Vec<RecordedStage> = stages
+            .iter()
+            .map(|&(flags, stage)| {
+                let mut recorded = RecordedStage::of(flags, "", stage.spirv, stage.reflection, stage.specialization);
+                recorded.name = inner.names.get(&recorded.code_hash).cloned().unwrap_or_default();
+                recorded
+            })
+            .collect();
+        let kind = match state {
+            Some(state) => RecordedKind::Graphics { stages: recorded, state: state.clone() },
+            None => match recorded.pop() {
+                Some(stage) => RecordedKind::Compute { stage },
+                None => return,
+            },
+        };
+        let entry = RecordedPipeline {
+            kind,
+            independent_sets,
+            scope: inner.scope.clone(),
+            order: inner.entries.len() as u64,
+            millis: u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX),
+            uses: 1,
+        };
+        inner.entries.push(entry);
+    }
+}

@@ -1,0 +1,663 @@
+//! The recording: which pipelines a game asked for, in a small,
+//! versioned, deterministic file that refuses what it cannot trust.
+//!
+//! The layout (little-endian throughout):
+//!
+//! | bytes | what |
+//! |---|---|
+//! | 8 | magic `SMOLVPSO` |
+//! | 4 | format version ([`Recording::VERSION`]) |
+//! | 4 | entry count, at most [`Recording::MAX_ENTRIES`] |
+//! | 32 | BLAKE3 of everything after it |
+//! | … | per entry: a 4-byte length (at most 1 MiB), then the entry |
+//!
+//! A file with another magic or version, a wrong checksum or a framing
+//! that runs past the end is refused whole; an entry whose body does not
+//! read (an unknown enum, a count past its bound) is skipped and counted
+//! in [`Recording::skipped`].
+
+use std::collections::BTreeMap;
+
+use ash::vk;
+
+use super::codec::{Reader, Writer};
+use super::state_codec;
+use crate::specialize::Value;
+use crate::vulkan::state::GraphicsState;
+
+const MAGIC: &[u8; 8] = b"SMOLVPSO";
+const MAX_ENTRY_BYTES: usize = 1 << 20;
+const MAX_NAME: usize = 1024;
+const MAX_SCOPE: usize = 256;
+const MAX_STAGES: usize = 5;
+const MAX_CONSTANTS: usize = 256;
+
+/// Why a recording was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RecordingError {
+    /// The file does not start with the magic `SMOLVPSO`.
+    #[error("not a smolv pipeline recording (no `SMOLVPSO` magic): record one with `PipelineManager::recorder`")]
+    NotARecording,
+    /// Written by another version of the format.
+    #[error("pipeline recording format version {found}, this smolv reads version {supported}: record it again")]
+    Version {
+        /// The version in the file.
+        found: u32,
+        /// The version this build reads and writes.
+        supported: u32,
+    },
+    /// The checksum does not match the contents.
+    #[error("pipeline recording is corrupt (its checksum does not match): record it again or restore it")]
+    Corrupt,
+    /// The data ends early.
+    #[error("pipeline recording is truncated at byte {offset}: record it again or restore it")]
+    Truncated {
+        /// Where the read ran past the end.
+        offset: usize,
+    },
+    /// A count past its bound.
+    #[error("pipeline recording lists {count} {what} at byte {offset}, more than the {max} allowed")]
+    TooMany {
+        /// Where the count is.
+        offset: usize,
+        /// What is counted.
+        what: &'static str,
+        /// The count in the file.
+        count: usize,
+        /// The bound.
+        max: usize,
+    },
+    /// A value outside what it may be.
+    #[error("pipeline recording has {what} at byte {offset}")]
+    Invalid {
+        /// Where the value is.
+        offset: usize,
+        /// What is wrong.
+        what: &'static str,
+    },
+    /// Bytes after the last entry.
+    #[error("pipeline recording has {extra} bytes after its last entry")]
+    Trailing {
+        /// How many.
+        extra: usize,
+    },
+    /// The file could not be read or written.
+    #[error("pipeline recording {path}: {message}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The system's message.
+        message: String,
+    },
+}
+
+/// One shader of a recorded pipeline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordedStage {
+    /// The Vulkan stage (`VK_SHADER_STAGE_*_BIT`).
+    pub stage: vk::ShaderStageFlags,
+    /// The shader's name in its set, variant and entry point included
+    /// (`sprite.frag@additive`, `background.wgsl#vs_main`) as the game
+    /// named it to the [`Recorder`](super::Recorder); empty when it did not.
+    pub name: String,
+    /// BLAKE3 of the SPIR-V words (little-endian bytes).
+    pub code_hash: [u8; 32],
+    /// BLAKE3 of the stage's reflection (bindings, push constants, entry
+    /// point): a changed module with the same interface hash is rebuilt
+    /// on replay, one with another is dropped.
+    pub interface_hash: [u8; 32],
+    /// The spec-constant values, `(constant id, value)`.
+    pub specialization: Vec<(u32, Value)>,
+}
+
+/// How a shader the game has now compares with a recorded one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShaderChange {
+    /// The same SPIR-V.
+    Unchanged,
+    /// Other SPIR-V with the same reflection: a replay builds it.
+    CodeChanged,
+    /// Another stage or reflection: a replay drops the entry.
+    InterfaceChanged,
+}
+
+impl RecordedStage {
+    /// How `spirv`, reflected as `reflection`, compares with this stage.
+    ///
+    /// ```
+    /// use smolv_runtime::reflect::{Reflection, ShaderStage};
+    /// use smolv_runtime::vulkan::ash::vk;
+    /// use smolv_runtime::vulkan::warmup::{RecordedStage, ShaderChange};
+    /// let reflection = Reflection::new(ShaderStage::Compute, "main");
+    /// let stage = RecordedStage::of(vk::ShaderStageFlags::COMPUTE, "fill.comp", &[1, 2], &reflection, &[]);
+    /// assert_eq!(stage.compare(&[1, 2], &reflection), ShaderChange::Unchanged);
+    /// assert_eq!(stage.compare(&[1, 3], &reflection), ShaderChange::CodeChanged);
+    /// assert_eq!(stage.compare(&[1, 3], &Reflection::new(ShaderStage::Compute, "other")), ShaderChange::InterfaceChanged);
+    /// ```
+    pub fn compare(&self, spirv: &[u32], reflection: &crate::reflect::Reflection) -> ShaderChange {
+        if reflection.stage.vk_stage_flag() != self.stage.as_raw() {
+            ShaderChange::InterfaceChanged
+        } else if super::recorder::code_hash(spirv) == self.code_hash {
+            ShaderChange::Unchanged
+        } else if super::recorder::interface_hash(reflection) == self.interface_hash {
+            ShaderChange::CodeChanged
+        } else {
+            ShaderChange::InterfaceChanged
+        }
+    }
+
+    /// The recorded form of a shader: `name`, the hashes of `spirv` and
+    /// `reflection`, and the spec-constant `values`.
+    pub fn of(
+        stage: vk::ShaderStageFlags,
+        name: &str,
+        spirv: &[u32],
+        reflection: &crate::reflect::Reflection,
+        values: &[(u32, Value)],
+    ) -> Self {
+        Self {
+            stage,
+            name: name.to_owned(),
+            code_hash: super::recorder::code_hash(spirv),
+            interface_hash: super::recorder::interface_hash(reflection),
+            specialization: values.to_vec(),
+        }
+    }
+}
+
+/// What kind of pipeline an entry is.
+#[derive(Clone, Debug)]
+pub enum RecordedKind {
+    /// A graphics pipeline: its stages in pipeline order and its state
+    /// (vertex input included).
+    Graphics {
+        /// The stages, vertex first, fragment last.
+        stages: Vec<RecordedStage>,
+        /// The full state.
+        state: GraphicsState,
+    },
+    /// A compute pipeline.
+    Compute {
+        /// Its one stage.
+        stage: RecordedStage,
+    },
+}
+
+/// One pipeline the game asked for.
+#[derive(Clone, Debug)]
+pub struct RecordedPipeline {
+    /// Graphics or compute, with its shaders and state.
+    pub kind: RecordedKind,
+    /// The layout option the manager built it with: stage-independent
+    /// descriptor set layouts (pipelines from libraries).
+    pub independent_sets: bool,
+    /// The scope the game set when it was first asked for (a level, a
+    /// menu), if any.
+    pub scope: Option<String>,
+    /// Its rank in first-use order (0: asked for first).
+    pub order: u64,
+    /// When it was first asked for, in milliseconds since the recording started.
+    pub millis: u64,
+    /// In how many recorded runs it was asked for (1 until merged).
+    pub uses: u32,
+}
+
+impl RecordedPipeline {
+    /// The stages, in pipeline order.
+    pub fn stages(&self) -> &[RecordedStage] {
+        match &self.kind {
+            RecordedKind::Graphics { stages, .. } => stages,
+            RecordedKind::Compute { stage } => std::slice::from_ref(stage),
+        }
+    }
+
+    /// The bytes that make the entry what it is (shaders, values, state,
+    /// layout option), without when, where and how often it was used:
+    /// entries with the same identity are one pipeline.
+    fn identity(&self) -> Vec<u8> {
+        let mut w = Writer::default();
+        write_identity(&mut w, self);
+        w.0
+    }
+}
+
+/// A recording: the pipelines a game asked for, in first-use order.
+///
+/// ```
+/// use smolv_runtime::vulkan::warmup::{Recording, RecordingError};
+/// let empty = Recording::default();
+/// let bytes = empty.to_bytes();
+/// assert_eq!(Recording::from_bytes(&bytes)?.entries.len(), 0);
+/// assert_eq!(Recording::from_bytes(b"not one").unwrap_err(), RecordingError::NotARecording);
+/// # Ok::<(), RecordingError>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Recording {
+    /// The entries, in first-use order.
+    pub entries: Vec<RecordedPipeline>,
+    /// Entries of the file read that were skipped because their contents
+    /// did not read (always 0 for a recording made in this process).
+    pub skipped: usize,
+}
+
+impl Recording {
+    /// The format version this build reads and writes.
+    pub const VERSION: u32 = 1;
+    /// Most entries a recording may hold.
+    pub const MAX_ENTRIES: usize = 1 << 16;
+
+    /// The file's bytes: the same recording gives the same bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut body = Writer::default();
+        for entry in self.entries.iter().take(Self::MAX_ENTRIES) {
+            let mut w = Writer::default();
+            write_identity(&mut w, entry);
+            match &entry.scope {
+                None => w.u8(0),
+                Some(scope) => {
+                    w.u8(1);
+                    w.str(truncated(scope, MAX_SCOPE));
+                }
+            }
+            w.u64(entry.order);
+            w.u64(entry.millis);
+            w.u32(entry.uses);
+            body.count(w.0.len());
+            body.bytes(&w.0);
+        }
+        let mut out = Writer::default();
+        out.bytes(MAGIC);
+        out.u32(Self::VERSION);
+        out.count(self.entries.len().min(Self::MAX_ENTRIES));
+        out.bytes(blake3::hash(&body.0).as_bytes());
+        out.bytes(&body.0);
+        out.0
+    }
+
+    /// Reads a recording, refusing a foreign, other-version, corrupt or
+    /// truncated file, and skipping (and counting) entries that do not read.
+    ///
+    /// # Errors
+    /// See [`RecordingError`].
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, RecordingError> {
+        let mut r = Reader::new(bytes);
+        if r.take(MAGIC.len()).ok() != Some(MAGIC.as_slice()) {
+            return Err(RecordingError::NotARecording);
+        }
+        let version = r.u32()?;
+        if version != Self::VERSION {
+            return Err(RecordingError::Version { found: version, supported: Self::VERSION });
+        }
+        let count = r.count(Self::MAX_ENTRIES, "entries")?;
+        let checksum = r.hash()?;
+        if blake3::hash(&bytes[r.offset()..]).as_bytes() != &checksum {
+            return Err(RecordingError::Corrupt);
+        }
+        let mut recording = Self::default();
+        for _ in 0..count {
+            let len = r.count(MAX_ENTRY_BYTES, "bytes in an entry")?;
+            let start = r.offset();
+            let body = r.take(len)?;
+            match read_entry(&mut Reader::new(body), start) {
+                Ok(entry) => recording.entries.push(entry),
+                Err(_) => recording.skipped += 1,
+            }
+        }
+        if !r.is_empty() {
+            return Err(RecordingError::Trailing { extra: bytes.len() - r.offset() });
+        }
+        Ok(recording)
+    }
+
+    /// Reads the recording in `path`.
+    ///
+    /// # Errors
+    /// [`RecordingError::Io`] when it cannot be read, else as [`from_bytes`](Self::from_bytes).
+    pub fn load(path: &std::path::Path) -> Result<Self, RecordingError> {
+        let bytes = std::fs::read(path).map_err(|e| io_error(path, &e))?;
+        Self::from_bytes(&bytes)
+    }
+
+    /// Writes the recording to `path` (through a temporary file beside it,
+    /// renamed over it, so that a reader never sees half a file).
+    ///
+    /// # Errors
+    /// [`RecordingError::Io`].
+    pub fn save(&self, path: &std::path::Path) -> Result<(), RecordingError> {
+        let partial = path.with_extension("partial");
+        std::fs::write(&partial, self.to_bytes()).map_err(|e| io_error(&partial, &e))?;
+        std::fs::rename(&partial, path).map_err(|e| io_error(path, &e))
+    }
+
+    /// Several runs' recordings as one: each pipeline once, with the sum
+    /// of its uses, the earliest time and scope it was first asked for,
+    /// ordered by its earliest rank and then by time. The result does not
+    /// depend on the order of `recordings`.
+    ///
+    /// ```
+    /// use smolv_runtime::vulkan::warmup::Recording;
+    /// let merged = Recording::merge(&[Recording::default(), Recording::default()]);
+    /// assert!(merged.entries.is_empty());
+    /// ```
+    pub fn merge(recordings: &[Recording]) -> Recording {
+        let mut by_identity: BTreeMap<Vec<u8>, RecordedPipeline> = BTreeMap::new();
+        for entry in recordings.iter().flat_map(|r| &r.entries) {
+            by_identity
+                .entry(entry.identity())
+                .and_modify(|kept| {
+                    kept.uses = kept.uses.saturating_add(entry.uses);
+                    if (entry.order, entry.millis, &entry.scope) < (kept.order, kept.millis, &kept.scope) {
+                        kept.order = entry.order;
+                        kept.millis = entry.millis;
+                        kept.scope.clone_from(&entry.scope);
+                    }
+                })
+                .or_insert_with(|| entry.clone());
+        }
+        let mut entries: Vec<(Vec<u8>, RecordedPipeline)> = by_identity.into_iter().collect();
+        entries.sort_by(|(a_id, a), (b_id, b)| (a.order, a.millis, a_id).cmp(&(b.order, b.millis, b_id)));
+        let entries = entries
+            .into_iter()
+            .enumerate()
+            .map(|(rank, (_, mut entry))| {
+                entry.order = rank as u64;
+                entry
+            })
+            .collect();
+        Recording { entries, skipped: recordings.iter().map(|r| r.skipped).sum() }
+    }
+}
+
+fn io_error(path: &std::path::Path, error: &std::io::Error) -> RecordingError {
+    RecordingError::Io { path: path.display().to_string(), message: error.to_string() }
+}
+
+/// `text` cut to at most `max` bytes, on a character boundary.
+fn truncated(text: &str, max: usize) -> &str {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+fn write_identity(w: &mut Writer, entry: &RecordedPipeline) {
+    w.u8(match entry.kind {
+        RecordedKind::Graphics { .. } => 0,
+        RecordedKind::Compute { .. } => 1,
+    });
+    w.bool(entry.independent_sets);
+    let stages = entry.stages();
+    w.count(stages.len());
+    for stage in stages {
+        w.u32(stage.stage.as_raw());
+        w.str(truncated(&stage.name, MAX_NAME));
+        w.bytes(&stage.code_hash);
+        w.bytes(&stage.interface_hash);
+        w.count(stage.specialization.len());
+        for &(id, value) in &stage.specialization {
+            w.u32(id);
+            let (tag, bits) = match value {
+                Value::Bool(v) => (0, u64::from(v)),
+                Value::I32(v) => (1, u64::from(v.cast_unsigned())),
+                Value::U32(v) => (2, u64::from(v)),
+                Value::F32(v) => (3, u64::from(v.to_bits())),
+                Value::Bits(v) => (4, v),
+            };
+            w.u8(tag);
+            w.u64(bits);
+        }
+    }
+    if let RecordedKind::Graphics { state, .. } = &entry.kind {
+        state_codec::write(w, state);
+    }
+}
+
+fn read_stage(r: &mut Reader<'_>) -> Result<RecordedStage, RecordingError> {
+    let offset = r.offset();
+    let stage = vk::ShaderStageFlags::from_raw(r.u32()?);
+    let known = [
+        vk::ShaderStageFlags::VERTEX,
+        vk::ShaderStageFlags::TESSELLATION_CONTROL,
+        vk::ShaderStageFlags::TESSELLATION_EVALUATION,
+        vk::ShaderStageFlags::GEOMETRY,
+        vk::ShaderStageFlags::FRAGMENT,
+        vk::ShaderStageFlags::COMPUTE,
+    ];
+    if !known.contains(&stage) {
+        return Err(RecordingError::Invalid { offset, what: "an unknown shader stage" });
+    }
+    let name = r.str(MAX_NAME, "bytes in a shader name")?;
+    let code_hash = r.hash()?;
+    let interface_hash = r.hash()?;
+    let count = r.count(MAX_CONSTANTS, "spec constants")?;
+    let mut specialization = Vec::with_capacity(count);
+    for _ in 0..count {
+        let id = r.u32()?;
+        let offset = r.offset();
+        let tag = r.u8()?;
+        let bits = r.u64()?;
+        let low = (bits & 0xFFFF_FFFF) as u32;
+        let value = match (tag, bits >> 32) {
+            (0, 0) if bits <= 1 => Value::Bool(bits == 1),
+            (1, 0) => Value::I32(low.cast_signed()),
+            (2, 0) => Value::U32(low),
+            (3, 0) => Value::F32(f32::from_bits(low)),
+            (4, _) => Value::Bits(bits),
+            _ => return Err(RecordingError::Invalid { offset, what: "an unknown spec-constant value" }),
+        };
+        specialization.push((id, value));
+    }
+    Ok(RecordedStage { stage, name, code_hash, interface_hash, specialization })
+}
+
+fn read_entry(r: &mut Reader<'_>, start: usize) -> Result<RecordedPipeline, RecordingError> {
+    let kind = r.u8()?;
+    let independent_sets = r.bool()?;
+    let count = r.count(MAX_STAGES, "stages")?;
+    let stages = (0..count).map(|_| read_stage(r)).collect::<Result<Vec<_>, _>>()?;
+    let kind = match (kind, stages.len()) {
+        (0, 2..) => {
+            let first = stages.first().map(|s| s.stage);
+            let last = stages.last().map(|s| s.stage);
+            if first != Some(vk::ShaderStageFlags::VERTEX) || last != Some(vk::ShaderStageFlags::FRAGMENT) {
+                return Err(RecordingError::Invalid {
+                    offset: start, what: "a graphics entry not vertex … fragment"
+                });
+            }
+            RecordedKind::Graphics { stages, state: state_codec::read(r)? }
+        }
+        (1, 1) => {
+            let stage = stages.into_iter().next().filter(|s| s.stage == vk::ShaderStageFlags::COMPUTE);
+            let Some(stage) = stage else {
+                return Err(RecordingError::Invalid { offset: start, what: "a compute entry without a compute stage" });
+            };
+            RecordedKind::Compute { stage }
+        }
+        _ => return Err(RecordingError::Invalid { offset: start, what: "an unknown kind of entry" }),
+    };
+    let scope = if r.bool()? { Some(r.str(MAX_SCOPE, "bytes in a scope")?) } else { None };
+    let order = r.u64()?;
+    let millis = r.u64()?;
+    let uses = r.u32()?;
+    if !r.is_empty() {
+        return Err(RecordingError::Invalid { offset: start, what: "an entry with bytes left over" });
+    }
+    Ok(RecordedPipeline { kind, independent_sets, scope, order, millis, uses })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vulkan::state::{AttachmentBlend, VertexInput};
+
+    fn stage(stage: vk::ShaderStageFlags, name: &str, values: Vec<(u32, Value)>) -> RecordedStage {
+        RecordedStage {
+            stage,
+            name: name.to_owned(),
+            code_hash: [1; 32],
+            interface_hash: [2; 32],
+            specialization: values,
+        }
+    }
+
+    fn graphics(order: u64, shape: u32, scope: Option<&str>) -> RecordedPipeline {
+        let state = GraphicsState {
+            vertex_input: VertexInput::Explicit {
+                bindings: vec![vk::VertexInputBindingDescription {
+                    binding: 0,
+                    stride: 8,
+                    input_rate: vk::VertexInputRate::INSTANCE,
+                }],
+                attributes: vec![vk::VertexInputAttributeDescription {
+                    location: 0,
+                    binding: 0,
+                    format: vk::Format::R32G32_SFLOAT,
+                    offset: 0,
+                }],
+            },
+            color_formats: vec![vk::Format::R16G16B16A16_SFLOAT],
+            blend: vec![AttachmentBlend::PREMULTIPLIED_ALPHA],
+            ..GraphicsState::default()
+        };
+        RecordedPipeline {
+            kind: RecordedKind::Graphics {
+                stages: vec![
+                    stage(vk::ShaderStageFlags::VERTEX, "sprite.vert", vec![]),
+                    stage(
+                        vk::ShaderStageFlags::FRAGMENT,
+                        "sprite.frag",
+                        vec![(0, Value::U32(shape)), (1, Value::F32(0.5))],
+                    ),
+                ],
+                state,
+            },
+            independent_sets: true,
+            scope: scope.map(str::to_owned),
+            order,
+            millis: order * 10,
+            uses: 1,
+        }
+    }
+
+    fn compute(order: u64) -> RecordedPipeline {
+        RecordedPipeline {
+            kind: RecordedKind::Compute { stage: stage(vk::ShaderStageFlags::COMPUTE, "particles.comp", vec![]) },
+            independent_sets: false,
+            scope: None,
+            order,
+            millis: 3,
+            uses: 1,
+        }
+    }
+
+    fn sample() -> Recording {
+        Recording { entries: vec![compute(0), graphics(1, 0, Some("menu")), graphics(2, 1, None)], skipped: 0 }
+    }
+
+    #[test]
+    fn a_recording_reads_back_as_written_and_writes_the_same_bytes() {
+        let bytes = sample().to_bytes();
+        let read = Recording::from_bytes(&bytes).unwrap();
+        assert_eq!(read.skipped, 0);
+        assert_eq!(read.entries.len(), 3);
+        assert_eq!(read.entries[1].scope.as_deref(), Some("menu"));
+        assert_eq!(read.entries[1].stages()[1].specialization, vec![(0, Value::U32(0)), (1, Value::F32(0.5))]);
+        let RecordedKind::Graphics { state, .. } = &read.entries[2].kind else { panic!("graphics expected") };
+        assert_eq!(state.color_formats, vec![vk::Format::R16G16B16A16_SFLOAT]);
+        assert_eq!(state.blend, vec![AttachmentBlend::PREMULTIPLIED_ALPHA]);
+        assert!(
+            matches!(&state.vertex_input, VertexInput::Explicit { bindings, .. } if bindings[0].input_rate == vk::VertexInputRate::INSTANCE)
+        );
+        assert_eq!(read.to_bytes(), bytes, "deterministic");
+    }
+
+    #[test]
+    fn foreign_other_version_corrupt_and_truncated_files_are_refused() {
+        let bytes = sample().to_bytes();
+        assert_eq!(Recording::from_bytes(b"").unwrap_err(), RecordingError::NotARecording);
+        let mut version = bytes.clone();
+        version[8] = 9;
+        assert_eq!(Recording::from_bytes(&version).unwrap_err(), RecordingError::Version { found: 9, supported: 1 });
+        let mut corrupt = bytes.clone();
+        *corrupt.last_mut().unwrap() ^= 1;
+        assert_eq!(Recording::from_bytes(&corrupt).unwrap_err(), RecordingError::Corrupt);
+        for len in 0..bytes.len() {
+            assert!(Recording::from_bytes(&bytes[..len]).is_err(), "a file cut at {len} bytes was read");
+        }
+    }
+
+    #[test]
+    fn an_entry_that_does_not_read_is_skipped_and_counted() {
+        let mut bad = graphics(0, 0, None);
+        if let RecordedKind::Graphics { state, .. } = &mut bad.kind {
+            state.topology = vk::PrimitiveTopology::from_raw(0x7777);
+        }
+        let recording = Recording { entries: vec![bad, compute(1)], skipped: 0 };
+        let read = Recording::from_bytes(&recording.to_bytes()).unwrap();
+        assert_eq!(read.skipped, 1);
+        assert_eq!(read.entries.len(), 1);
+        assert!(matches!(read.entries[0].kind, RecordedKind::Compute { .. }));
+    }
+
+    #[test]
+    fn a_count_past_its_bound_is_refused_before_allocating() {
+        let mut bytes = Recording::default().to_bytes();
+        bytes[12..16].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(matches!(Recording::from_bytes(&bytes).unwrap_err(), RecordingError::TooMany { what: "entries", .. }));
+    }
+
+    #[test]
+    fn merging_counts_uses_and_keeps_the_earliest_first_use() {
+        let first = Recording { entries: vec![graphics(0, 0, None), graphics(1, 1, None)], skipped: 0 };
+        let second = Recording { entries: vec![graphics(0, 1, Some("level")), compute(1)], skipped: 0 };
+        let merged = Recording::merge(&[first.clone(), second.clone()]);
+        assert_eq!(merged.entries.len(), 3);
+        let uses: Vec<u32> = merged.entries.iter().map(|e| e.uses).collect();
+        assert_eq!(uses.iter().sum::<u32>(), 4);
+        let shape_one = merged.entries.iter().find(|e| e.uses == 2).unwrap();
+        assert_eq!(shape_one.scope.as_deref(), Some("level"), "its earliest first use was in `level`");
+        assert_eq!(merged.entries.iter().map(|e| e.order).collect::<Vec<_>>(), vec![0, 1, 2]);
+        assert_eq!(Recording::merge(&[second, first]).to_bytes(), merged.to_bytes(), "order-independent");
+    }
+
+    /// `body` under a correct header and checksum claiming `count` entries.
+    fn sealed(count: u32, body: &[u8]) -> Vec<u8> {
+        let mut out = MAGIC.to_vec();
+        out.extend_from_slice(&Recording::VERSION.to_le_bytes());
+        out.extend_from_slice(&count.to_le_bytes());
+        out.extend_from_slice(blake3::hash(body).as_bytes());
+        out.extend_from_slice(body);
+        out
+    }
+
+    #[test]
+    fn mutated_entries_past_the_checksum_never_panic_and_what_reads_writes_back() {
+        let valid = sample().to_bytes();
+        let header = MAGIC.len() + 8 + 32;
+        let mut seed = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let small = |value: u64| usize::from(value.to_le_bytes()[0]) << 8 | usize::from(value.to_le_bytes()[1]);
+        for _ in 0..3000 {
+            let mut body = valid[header..].to_vec();
+            for _ in 0..=(next() % 8) {
+                let at = small(next()) % body.len();
+                body[at] = next().to_le_bytes()[0];
+            }
+            if next() % 4 == 0 {
+                body.truncate(small(next()) % body.len());
+            }
+            let bytes = sealed(3, &body);
+            if let Ok(read) = Recording::from_bytes(&bytes) {
+                let again = Recording::from_bytes(&read.to_bytes()).unwrap();
+                assert_eq!(again.to_bytes(), read.to_bytes());
+            }
+        }
+    }
+}

@@ -1,0 +1,373 @@
+//! Replay: the pipelines of a recording built ahead, on threads of the
+//! replay's own within the game's budget, in the order the game will want
+//! them, so that `get_pipeline` finds them ready.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use ash::vk;
+
+use super::recording::{RecordedKind, RecordedStage, Recording, ShaderChange};
+use crate::reflect::Reflection;
+use crate::specialize::Value;
+use crate::vulkan::lock;
+use crate::vulkan::pipelines::{GraphicsProgram, PipelineManager, Stage};
+use crate::vulkan::state::GraphicsState;
+
+/// A shader as the game has it now, for a recorded name.
+#[derive(Clone, Debug)]
+pub struct ReplayShader {
+    /// Its SPIR-V words.
+    pub spirv: Vec<u32>,
+    /// Its reflection, made from those words.
+    pub reflection: Reflection,
+}
+
+/// How much of the machine and of the clock a replay may take.
+///
+/// ```
+/// use std::time::Duration;
+/// use smolv_runtime::vulkan::warmup::ReplayBudget;
+/// let budget = ReplayBudget::new().threads(2).time(Duration::from_secs(5)).scopes_first(["menu"]);
+/// assert_eq!(budget.threads, 2);
+/// ```
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ReplayBudget {
+    /// Threads building pipelines (at least 1; default 1).
+    pub threads: usize,
+    /// After this long, no new pipeline is started (default: no limit).
+    pub time: Option<Duration>,
+    /// These scopes first, in this order, then the rest in first-use order.
+    pub scopes_first: Vec<String>,
+}
+
+impl Default for ReplayBudget {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ReplayBudget {
+    /// One thread, no time limit, no scope first.
+    pub fn new() -> Self {
+        Self { threads: 1, time: None, scopes_first: Vec::new() }
+    }
+
+    /// Sets the number of threads.
+    #[must_use]
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    /// Sets the time limit.
+    #[must_use]
+    pub fn time(mut self, time: Duration) -> Self {
+        self.time = Some(time);
+        self
+    }
+
+    /// Sets the scopes to build first.
+    #[must_use]
+    pub fn scopes_first<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes_first = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+}
+
+/// Where a replay stands, for a loading screen.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ReplayProgress {
+    /// Pipelines built (or found built).
+    pub done: usize,
+    /// Pipelines the replay is to build (entries dropped up front excluded).
+    pub total: usize,
+    /// Entries built with a changed shader whose interface still matched.
+    pub rebuilt: usize,
+    /// Entries dropped up front: a shader the game no longer has, or one
+    /// whose interface changed.
+    pub dropped: usize,
+    /// Entries whose build failed (the game builds them when it asks).
+    pub failed: usize,
+    /// Entries not started: cancelled, or past the time budget.
+    pub abandoned: usize,
+    /// Per scope (`None`: entries without one), `(scope, done, total)`.
+    pub scopes: Vec<(Option<String>, usize, usize)>,
+}
+
+impl ReplayProgress {
+    /// Whether nothing is left to run.
+    pub fn finished(&self) -> bool {
+        self.done + self.failed + self.abandoned >= self.total
+    }
+}
+
+/// A stage to build with: its Vulkan stage, the index of its shader, its values.
+type BuildStage = (vk::ShaderStageFlags, usize, Vec<(u32, Value)>);
+
+enum Build {
+    Graphics { stages: Vec<BuildStage>, state: Box<GraphicsState> },
+    Compute { shader: usize, values: Vec<(u32, Value)> },
+}
+
+struct Job {
+    scope: Option<String>,
+    build: Build,
+}
+
+struct Shared {
+    manager: Arc<PipelineManager>,
+    shaders: Vec<ReplayShader>,
+    queue: Mutex<VecDeque<Job>>,
+    progress: Mutex<ReplayProgress>,
+    changed: Condvar,
+    cancelled: AtomicBool,
+    deadline: Option<Instant>,
+}
+
+/// A replay in progress: see [`start`](Self::start). Dropping it cancels
+/// what has not started and waits for what has.
+pub struct Replay {
+    shared: Arc<Shared>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for Replay {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Replay").field("progress", &self.progress()).finish()
+    }
+}
+
+/// A recorded stage against the game's shaders now: the index of its
+/// shader, and whether it changed with its interface intact; `None`
+/// when it is gone or its interface changed.
+fn resolve(
+    stage: &RecordedStage,
+    shaders: &mut Vec<ReplayShader>,
+    names: &mut BTreeMap<String, Option<usize>>,
+    find: &mut impl FnMut(&str) -> Option<ReplayShader>,
+) -> Option<(usize, bool)> {
+    let index = *names.entry(stage.name.clone()).or_insert_with(|| {
+        let shader = if stage.name.is_empty() { None } else { find(&stage.name) }?;
+        shaders.push(shader);
+        Some(shaders.len() - 1)
+    });
+    let shader = &shaders[index?];
+    match stage.compare(&shader.spirv, &shader.reflection) {
+        ShaderChange::Unchanged => Some((index?, false)),
+        ShaderChange::CodeChanged => Some((index?, true)),
+        ShaderChange::InterfaceChanged => None,
+    }
+}
+
+impl Replay {
+    /// Starts building the pipelines of `recording` with `manager`, on
+    /// `budget.threads` threads, the scopes `budget.scopes_first` names
+    /// first and then in first-use order. `find` gives the game's shader
+    /// for each recorded name (called here, once per name). An entry
+    /// whose shader is gone, or changed with another interface (its
+    /// reflection's bindings, push constants or entry point), is dropped
+    /// and counted; one changed with the same interface is built with the
+    /// new shader. Each pipeline is a fast link (its optimized link queued
+    /// on the manager's workers) or a monolithic pipeline, built as
+    /// [`PipelineManager::get_program_pipeline`] would, so that the game's
+    /// own call finds it built.
+    ///
+    /// # Safety
+    /// As [`PipelineManager::get_program_pipeline`] for every entry: the
+    /// shaders `find` gives are valid SPIR-V described by their
+    /// reflections, and the recording's states are valid for the device
+    /// (a recording this game made; smolv checks the enums, counts and
+    /// features, not the formats a device supports).
+    pub unsafe fn start(
+        manager: Arc<PipelineManager>,
+        recording: &Recording,
+        budget: &ReplayBudget,
+        mut find: impl FnMut(&str) -> Option<ReplayShader>,
+    ) -> Self {
+        let mut shaders = Vec::new();
+        let mut names = BTreeMap::new();
+        let mut progress = ReplayProgress::default();
+        let mut jobs = Vec::new();
+        for entry in &recording.entries {
+            let mut resolved = Vec::new();
+            for stage in entry.stages() {
+                match resolve(stage, &mut shaders, &mut names, &mut find) {
+                    Some((index, changed)) => resolved.push((stage, index, changed)),
+                    None => break,
+                }
+            }
+            if resolved.len() != entry.stages().len() {
+                progress.dropped += 1;
+                continue;
+            }
+            if resolved.iter().any(|&(_, _, changed)| changed) {
+                progress.rebuilt += 1;
+            }
+            let build = match &entry.kind {
+                RecordedKind::Graphics { state, .. } => Build::Graphics {
+                    stages: resolved.iter().map(|&(s, i, _)| (s.stage, i, s.specialization.clone())).collect(),
+                    state: Box::new(state.clone()),
+                },
+                RecordedKind::Compute { stage } => {
+                    Build::Compute { shader: resolved[0].1, values: stage.specialization.clone() }
+                }
+            };
+            let rank = entry
+                .scope
+                .as_ref()
+                .and_then(|s| budget.scopes_first.iter().position(|first| first == s))
+                .unwrap_or(budget.scopes_first.len());
+            jobs.push((rank, entry.order, Job { scope: entry.scope.clone(), build }));
+        }
+        jobs.sort_by_key(|&(rank, order, _)| (rank, order));
+        let mut scopes: BTreeMap<Option<String>, usize> = BTreeMap::new();
+        for (_, _, job) in &jobs {
+            *scopes.entry(job.scope.clone()).or_default() += 1;
+        }
+        progress.total = jobs.len();
+        progress.scopes = scopes.into_iter().map(|(scope, total)| (scope, 0, total)).collect();
+        let shared = Arc::new(Shared {
+            manager,
+            shaders,
+            queue: Mutex::new(jobs.into_iter().map(|(_, _, job)| job).collect()),
+            progress: Mutex::new(progress),
+            changed: Condvar::new(),
+            cancelled: AtomicBool::new(false),
+            deadline: budget.time.and_then(|time| Instant::now().checked_add(time)),
+        });
+        let threads = (0..budget.threads.max(1))
+            .map(|_| {
+                let shared = Arc::clone(&shared);
+                // SAFETY: the caller's contract covers every entry.
+                std::thread::spawn(move || unsafe { shared.run() })
+            })
+            .collect();
+        Self { shared, threads }
+    }
+
+    /// Where the replay stands now.
+    pub fn progress(&self) -> ReplayProgress {
+        lock(&self.shared.progress).clone()
+    }
+
+    /// Waits until every pipeline of `scope` (`None`: those without one)
+    /// is built or given up on, for at most `timeout`; whether they are.
+    pub fn wait_scope(&self, scope: Option<&str>, timeout: Duration) -> bool {
+        self.wait_until(timeout, |p| {
+            p.finished()
+                || p.scopes.iter().filter(|(s, ..)| s.as_deref() == scope).all(|&(_, done, total)| done >= total)
+        })
+    }
+
+    /// Waits until the whole replay is finished, for at most `timeout`;
+    /// whether it is.
+    pub fn wait(&self, timeout: Duration) -> bool {
+        self.wait_until(timeout, ReplayProgress::finished)
+    }
+
+    fn wait_until(&self, timeout: Duration, done: impl Fn(&ReplayProgress) -> bool) -> bool {
+        let deadline = Instant::now().checked_add(timeout);
+        let mut progress = lock(&self.shared.progress);
+        loop {
+            if done(&progress) {
+                return true;
+            }
+            let left = deadline.map_or(Duration::from_secs(3600), |d| d.saturating_duration_since(Instant::now()));
+            if left.is_zero() {
+                return false;
+            }
+            progress = match self.shared.changed.wait_timeout(progress, left) {
+                Ok((progress, _)) => progress,
+                Err(poisoned) => poisoned.into_inner().0,
+            };
+        }
+    }
+
+    /// Starts nothing more: what is building finishes, the rest is
+    /// counted as abandoned (the game builds it when it asks).
+    pub fn cancel(&self) {
+        self.shared.cancelled.store(true, Ordering::Release);
+        self.shared.abandon_rest();
+    }
+}
+
+impl Drop for Replay {
+    fn drop(&mut self) {
+        self.cancel();
+        for thread in self.threads.drain(..) {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Shared {
+    fn abandon_rest(&self) {
+        let left = std::mem::take(&mut *lock(&self.queue)).len();
+        lock(&self.progress).abandoned += left;
+        self.changed.notify_all();
+    }
+
+    /// # Safety
+    /// The contract of [`Replay::start`].
+    unsafe fn run(&self) {
+        loop {
+            if self.cancelled.load(Ordering::Acquire) || self.deadline.is_some_and(|d| Instant::now() >= d) {
+                self.abandon_rest();
+                return;
+            }
+            let Some(job) = lock(&self.queue).pop_front() else { return };
+            // SAFETY: this function's contract.
+            let built = unsafe { self.build(&job.build) };
+            let mut progress = lock(&self.progress);
+            if built {
+                progress.done += 1;
+                if let Some(scope) = progress.scopes.iter_mut().find(|(s, ..)| *s == job.scope) {
+                    scope.1 += 1;
+                }
+            } else {
+                progress.failed += 1;
+            }
+            drop(progress);
+            self.changed.notify_all();
+        }
+    }
+
+    /// # Safety
+    /// The contract of [`Replay::start`].
+    unsafe fn build(&self, build: &Build) -> bool {
+        fn stage<'a>(shaders: &'a [ReplayShader], index: usize, values: &'a [(u32, Value)]) -> Stage<'a> {
+            let shader = &shaders[index];
+            Stage { spirv: &shader.spirv, reflection: &shader.reflection, specialization: values }
+        }
+        match build {
+            Build::Graphics { stages, state } => {
+                let find = |flags: vk::ShaderStageFlags| {
+                    stages.iter().find(|(f, ..)| *f == flags).map(|(_, i, values)| stage(&self.shaders, *i, values))
+                };
+                let (Some(vertex), Some(fragment)) =
+                    (find(vk::ShaderStageFlags::VERTEX), find(vk::ShaderStageFlags::FRAGMENT))
+                else {
+                    return false;
+                };
+                let tessellation = find(vk::ShaderStageFlags::TESSELLATION_CONTROL)
+                    .zip(find(vk::ShaderStageFlags::TESSELLATION_EVALUATION))
+                    .map(|(c, e)| [c, e]);
+                let program =
+                    GraphicsProgram { vertex, tessellation, geometry: find(vk::ShaderStageFlags::GEOMETRY), fragment };
+                // SAFETY: this function's contract.
+                unsafe { self.manager.program_pipeline(&program, state) }.is_ok()
+            }
+            Build::Compute { shader, values } => {
+                // SAFETY: this function's contract.
+                let slot = unsafe { self.manager.compute_slot(&stage(&self.shaders, *shader, values), true, true) };
+                slot.is_ok_and(|slot| slot.wait().is_ok())
+            }
+        }
+    }
+}
