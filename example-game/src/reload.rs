@@ -57,6 +57,7 @@ pub(crate) struct FrameNews {
     pub(crate) landed: Vec<String>,
     /// For each shader of `landed`, the time from its edit seen to its
     /// pipelines ready (what `reloaded … in N ms` prints).
+    #[cfg(feature = "hot-reload")]
     pub(crate) ready_in: Vec<(String, std::time::Duration)>,
     /// Whether to read this frame back (`--reload-screenshots`): a reload
     /// landed or was refused.
