@@ -288,44 +288,6 @@ pub fn globals(module: &[u32]) -> impl Iterator<Item = Result<Instruction<'_>, B
     instructions(module).take_while(|i| i.as_ref().map_or(true, |i| i.op() != Some(Op::Function)))
 }
 
-/// One `OpDecorate` or `OpMemberDecorate`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Decorated<'a> {
-    /// The decorated id.
-    pub target: u32,
-    /// The member, for `OpMemberDecorate`.
-    pub member: Option<u32>,
-    /// The decoration number.
-    pub decoration: u32,
-    /// Its operands (e.g. the binding number).
-    pub operands: &'a [u32],
-}
-
-impl Decorated<'_> {
-    /// Its first operand, or 0 without one.
-    #[inline]
-    pub fn value(&self) -> u32 {
-        self.operands.first().copied().unwrap_or(0)
-    }
-}
-
-impl<'a> Instruction<'a> {
-    /// The decoration, for an `OpDecorate` or `OpMemberDecorate` with all
-    /// its fixed operands.
-    #[inline]
-    pub fn decoration(&self) -> Option<Decorated<'a>> {
-        match (self.op()?, self.operands()) {
-            (Op::Decorate, &[target, decoration, ..]) => {
-                Some(Decorated { target, member: None, decoration, operands: self.operands_from(2) })
-            }
-            (Op::MemberDecorate, &[target, member, decoration, ..]) => {
-                Some(Decorated { target, member: Some(member), decoration, operands: self.operands_from(3) })
-            }
-            _ => None,
-        }
-    }
-}
-
 /// Words a literal string at the start of `words` takes: up to the one
 /// holding its NUL byte (all of `words` without one).
 ///
@@ -350,52 +312,4 @@ pub fn literal_string_words(words: &[u32]) -> usize {
 pub fn literal_string(words: &[u32]) -> String {
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).take_while(|&b| b != 0).collect();
     String::from_utf8_lossy(&bytes).into_owned()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use alloc::vec;
-
-    fn module(body: &[u32]) -> Vec<u32> {
-        let mut words = vec![MAGIC, 0x0001_0000, 0, 10, 0];
-        words.extend_from_slice(body);
-        words
-    }
-
-    #[test]
-    fn a_zero_or_overlong_word_count_is_the_same_error_and_ends_the_stream() {
-        let zero = module(&[(2 << 16) | 17, 1, 0, (2 << 16) | 17, 1]);
-        let read: Vec<_> = instructions(&zero).collect();
-        assert_eq!(read.len(), 2);
-        assert_eq!(read[1], Err(BadInstruction { offset: 7, opcode: 0, word_count: 0, available: 3 }));
-        let long = module(&[(9 << 16) | 17, 1]);
-        let read: Vec<_> = instructions(&long).collect();
-        assert_eq!(read, [Err(BadInstruction { offset: 5, opcode: 17, word_count: 9, available: 2 })]);
-        assert_eq!(instruction_at(&long, 99).unwrap_err().available, 0);
-        assert_eq!(instructions(&[MAGIC, 1]).count(), 0);
-    }
-
-    #[test]
-    fn the_preamble_and_decorations_read_by_name() {
-        let mut body = vec![(2 << 16) | 17, 10, (3 << 16) | 10, u32::from_le_bytes(*b"SPV_"), 0];
-        body.extend([(3 << 16) | 14, 0, 1, (2 << 16) | 17, 11]); // OpMemoryModel, then a capability
-        body.extend([(5 << 16) | 72, 4, 1, 35, 16]); // OpMemberDecorate %4 1 Offset 16
-        let m = module(&body);
-        let declared: Vec<_> = declarations(&m).map(|i| i.op()).collect();
-        assert_eq!(declared, [Some(Op::Capability), Some(Op::Extension)]);
-        assert_eq!(declarations(&m).nth(1).map(|i| i.string(0)).as_deref(), Some("SPV_"));
-        let decorated = instructions(&m).until_damage().find_map(|i| i.decoration()).unwrap();
-        assert_eq!((decorated.target, decorated.member, decorated.value()), (4, Some(1), 16));
-        assert_eq!(decorated.decoration, Decoration::Offset as u32);
-        assert_eq!(Header::read(&m).map(|h| h.bound), Some(10));
-        assert_eq!(Header::read(&m[..4]), None);
-    }
-
-    #[test]
-    fn bytes_without_magic_or_header_are_refused() {
-        assert_eq!(words_from_bytes(&[]), Err(NotSpirv::Empty));
-        assert_eq!(words_from_bytes(&[1, 0, 0, 0]), Err(NotSpirv::Magic { found: 1 }));
-        assert_eq!(words_from_bytes(&MAGIC.to_le_bytes()), Err(NotSpirv::Short { words: 1 }));
-    }
 }
