@@ -202,7 +202,8 @@ fn convert<const DECODE: bool>(words: &mut [u32]) -> Result<(), RelativeIdsError
     let mut at = HEADER_WORDS;
     while let Some(&first) = words.get(at) {
         // The reader's check: a word count of zero or past the end.
-        let end = spirv::instruction_end(words.len(), at, first).map_err(|_| RelativeIdsError::BadInstruction { at })?;
+        let end =
+            spirv::instruction_end(words.len(), at, first).map_err(|_| RelativeIdsError::BadInstruction { at })?;
         let opcode = spirv::split_first_word(first).1;
         let operands = &mut words[at + 1..end];
         let layout = LAYOUTS.get(opcode as usize).copied().unwrap_or(0);

@@ -729,4 +729,3 @@ fn for_each_use(words: &[u32], mut f: impl FnMut(u32)) {
         }
     }
 }
-
