@@ -7,13 +7,13 @@
 use naga::back::wgsl::{WriterFlags, write_string};
 use naga::front::spv;
 use naga::valid::{Capabilities, ValidationFlags, Validator};
-use smolv_format::spirv::{self, Instruction};
+use smolv_format::spirv;
 
 use super::{Refused, minify};
 
 /// `spirv` without the debug instructions naga's SPIR-V reader has no use
 /// for, some of which it refuses where glslang puts them (`OpLine` among
-/// the types, in a debug build): those [`Instruction::is_debug_source`]
+/// the types, in a debug build): those [`spirv::Instruction::is_debug_source`]
 /// names. Names stay (they are shortened anyway). `None` if an
 /// instruction's length is zero or runs past the module (naga then says
 /// what is wrong).
