@@ -19,7 +19,7 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(set) = ShaderSet::from_vec(data.to_vec()) {
         let settings = DecodeOptions::new().max_decoded_len(1 << 24);
         let mut out = Vec::new();
-        for shader in set.iter().into_iter().flatten() {
+        for shader in set.iter() {
             let _ = shader.reflection();
             let _ = shader.decode_with(&settings, &mut out);
         }

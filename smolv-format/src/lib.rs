@@ -9,7 +9,9 @@
 //! - the names of the files smolv-build writes under `OUT_DIR/smolv`
 //!   ([`ARTIFACT_DIR`], [`MANIFEST_FILE`], ...);
 //! - the [`Manifest`] (`manifest.json`) that lists them (feature `std`);
-//! - [`reflect`]: what a module's SPIR-V says of its interface.
+//! - [`reflect`]: what a module's SPIR-V says of its interface;
+//! - [`spirv`]: the one reader of SPIR-V the crates share: header, words,
+//!   instructions and literal strings.
 //!
 //! ```
 //! use smolv_format::{Codec, Framing};
@@ -39,6 +41,7 @@ mod files;
 #[cfg(feature = "std")]
 mod manifest;
 pub mod reflect;
+pub mod spirv;
 mod wgsl;
 
 pub use codec::{Codec, Framing};

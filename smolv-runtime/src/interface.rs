@@ -5,7 +5,7 @@
 //!
 //! With the `vulkan` feature each type also converts to ash's own
 //! description: `Binding::vk_layout_binding`,
-//! `PushConstantRange::vk_range`, `VertexAttribute::vk_description`, and
+//! `VkPushConstantRange::vk_range`, `VertexAttribute::vk_description`, and
 //! `VertexBufferLayout::vk_binding` and `vk_attributes`, whose example
 //! binds a second, per-instance buffer.
 
@@ -33,21 +33,38 @@ pub struct Binding {
     pub stages: u32,
 }
 
-/// A module's push constants: the bytes its stages read.
+/// A module's push constants: the bytes its stages read. The reflection's
+/// own type, so that a generated constant and a reflected range are one.
 ///
 /// ```
 /// use smolv_runtime::interface::PushConstantRange;
 /// let range = PushConstantRange { offset: 16, size: 8, stages: 0x1 };
 /// assert_eq!(range.offset + range.size, 24);
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct PushConstantRange {
-    /// Byte offset of the first member used.
-    pub offset: u32,
-    /// Size in bytes, from `offset`.
-    pub size: u32,
-    /// `VkShaderStageFlags` of the stages that use it.
-    pub stages: u32,
+pub use crate::reflect::PushConstantRange;
+
+/// ash's description of a [`PushConstantRange`] (feature `vulkan`).
+#[cfg(feature = "vulkan")]
+pub trait VkPushConstantRange {
+    /// The range as ash describes it in a `VkPipelineLayout`.
+    ///
+    /// ```
+    /// use ash::vk;
+    /// use smolv_runtime::interface::{PushConstantRange, VkPushConstantRange};
+    /// // A generated constant, e.g. `particles_comp::PUSH_CONSTANTS.unwrap()`.
+    /// let range = PushConstantRange { offset: 0, size: 16, stages: 0x20 };
+    /// let vk_range = range.vk_range();
+    /// assert_eq!((vk_range.size, vk_range.stage_flags), (16, vk::ShaderStageFlags::COMPUTE));
+    /// ```
+    fn vk_range(&self) -> ash::vk::PushConstantRange;
+}
+
+#[cfg(feature = "vulkan")]
+impl VkPushConstantRange for PushConstantRange {
+    fn vk_range(&self) -> ash::vk::PushConstantRange {
+        let stage_flags = ash::vk::ShaderStageFlags::from_raw(self.stages);
+        ash::vk::PushConstantRange { stage_flags, offset: self.offset, size: self.size }
+    }
 }
 
 /// One vertex attribute of a buffer: where a location's data sits in an

@@ -37,11 +37,9 @@
 
 use alloc::vec::Vec;
 
-use crate::smolv::opcodes::{OPS_KNOWN_V1, OpLayout, op};
+use smolv_format::spirv::{self, HEADER_WORDS};
 
-const SPIRV_MAGIC: u32 = 0x0723_0203;
-/// Words of the SPIR-V header, stored as they are.
-const HEADER_WORDS: usize = 5;
+use crate::smolv::opcodes::{OPS_KNOWN_V1, OpLayout, op};
 
 /// Why words could not be converted: they are not a well-formed sequence of
 /// SPIR-V instructions. The error owns no memory.
@@ -188,10 +186,7 @@ pub fn decode(stored: &[u32]) -> Result<Vec<u32>, RelativeIdsError> {
 /// The header both forms share: five words, the first the magic number.
 #[inline]
 fn check_header(words: &[u32]) -> Result<(), RelativeIdsError> {
-    match words.first() {
-        Some(&SPIRV_MAGIC) if words.len() >= HEADER_WORDS => Ok(()),
-        _ => Err(RelativeIdsError::NotSpirv),
-    }
+    spirv::Header::read(words).map(drop).ok_or(RelativeIdsError::NotSpirv)
 }
 
 /// One pass over the instructions, converting the words the transform
@@ -206,21 +201,19 @@ fn convert<const DECODE: bool>(words: &mut [u32]) -> Result<(), RelativeIdsError
     let mut running = [0u32; 2];
     let mut at = HEADER_WORDS;
     while let Some(&first) = words.get(at) {
-        let [opcode_low, opcode_high, count_low, count_high] = first.to_le_bytes();
-        let opcode = u16::from_le_bytes([opcode_low, opcode_high]);
-        let end = at + usize::from(u16::from_le_bytes([count_low, count_high]));
-        // A word count of zero makes `at + 1..end` run backwards: `None`.
-        let Some(operands) = words.get_mut(at + 1..end) else {
-            return Err(RelativeIdsError::BadInstruction { at });
-        };
-        let layout = LAYOUTS.get(usize::from(opcode)).copied().unwrap_or(0);
+        // The reader's check: a word count of zero or past the end.
+        let end =
+            spirv::instruction_end(words.len(), at, first).map_err(|_| RelativeIdsError::BadInstruction { at })?;
+        let opcode = spirv::split_first_word(first).1;
+        let operands = &mut words[at + 1..end];
+        let layout = LAYOUTS.get(opcode as usize).copied().unwrap_or(0);
         let has_type = usize::from(layout & TYPE != 0);
         // The one word stored as a zigzag-coded step (counted from the first
         // operand), the running id it steps from, and what a step of 0
         // means: a result id (after the type, if any) one past the previous
         // result, a decoration's target (its first operand) the previous
         // target. The relative ids follow it.
-        let (step_at, slot, bias) = if matches!(u32::from(opcode), op::DECORATE | op::MEMBER_DECORATE) {
+        let (step_at, slot, bias) = if matches!(opcode, op::DECORATE | op::MEMBER_DECORATE) {
             (0, 1, 0)
         } else if layout & RESULT != 0 {
             (has_type, 0, 1)
@@ -252,7 +245,7 @@ mod tests {
     use super::*;
 
     fn module(body: &[u32]) -> Vec<u32> {
-        let mut words = vec![SPIRV_MAGIC, 0x0001_0000, 0, 100, 0];
+        let mut words = vec![spirv::MAGIC, 0x0001_0000, 0, 100, 0];
         words.extend_from_slice(body);
         words
     }
@@ -296,7 +289,7 @@ mod tests {
 
     #[test]
     fn malformed_words_are_errors() {
-        assert_eq!(encode(&[SPIRV_MAGIC, 0, 0, 0]), Err(RelativeIdsError::NotSpirv));
+        assert_eq!(encode(&[spirv::MAGIC, 0, 0, 0]), Err(RelativeIdsError::NotSpirv));
         assert_eq!(decode(&[0, 0, 0, 0, 0]), Err(RelativeIdsError::NotSpirv));
         assert_eq!(encode(&module(&[0x0000_003D])), Err(RelativeIdsError::BadInstruction { at: 5 }));
         assert_eq!(decode(&module(&[0x0001_0000, 0x0003_003D, 1])), Err(RelativeIdsError::BadInstruction { at: 6 }));

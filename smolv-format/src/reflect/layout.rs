@@ -16,68 +16,12 @@ use super::interface::{
     ArrayLength, Block, BlockKind, Capability, Interface, Member, ScalarKind, ScalarType, SourceLine, SpecConstantDef,
     Type, TypeDef, VertexInput, WorkgroupSize,
 };
-use super::spirv::{literal_string, vk_format};
+use super::spirv::vk_format;
+use crate::spirv::spec::{BuiltIn, ExecutionMode, ExecutionModel};
+use crate::spirv::{Decoration, MAGIC, Op, StorageClass, instructions, literal_string};
 
-/// SPIR-V opcodes and enumerants read here.
-mod op {
-    pub(super) const SOURCE: u32 = 3;
-    pub(super) const NAME: u32 = 5;
-    pub(super) const MEMBER_NAME: u32 = 6;
-    pub(super) const STRING: u32 = 7;
-    pub(super) const LINE: u32 = 8;
-    pub(super) const EXTENSION: u32 = 10;
-    pub(super) const ENTRY_POINT: u32 = 15;
-    pub(super) const EXECUTION_MODE: u32 = 16;
-    pub(super) const CAPABILITY: u32 = 17;
-    pub(super) const TYPE_BOOL: u32 = 20;
-    pub(super) const TYPE_INT: u32 = 21;
-    pub(super) const TYPE_FLOAT: u32 = 22;
-    pub(super) const TYPE_VECTOR: u32 = 23;
-    pub(super) const TYPE_MATRIX: u32 = 24;
-    pub(super) const TYPE_ARRAY: u32 = 28;
-    pub(super) const TYPE_RUNTIME_ARRAY: u32 = 29;
-    pub(super) const TYPE_STRUCT: u32 = 30;
-    pub(super) const TYPE_POINTER: u32 = 32;
-    pub(super) const CONSTANT_TRUE: u32 = 41;
-    pub(super) const CONSTANT_FALSE: u32 = 42;
-    pub(super) const CONSTANT: u32 = 43;
-    pub(super) const CONSTANT_COMPOSITE: u32 = 44;
-    pub(super) const SPEC_CONSTANT_TRUE: u32 = 48;
-    pub(super) const SPEC_CONSTANT_FALSE: u32 = 49;
-    pub(super) const SPEC_CONSTANT: u32 = 50;
-    pub(super) const SPEC_CONSTANT_COMPOSITE: u32 = 51;
-    pub(super) const SPEC_CONSTANT_OP: u32 = 52;
-    pub(super) const FUNCTION_END: u32 = 56;
-    pub(super) const VARIABLE: u32 = 59;
-    pub(super) const DECORATE: u32 = 71;
-    pub(super) const MEMBER_DECORATE: u32 = 72;
-    pub(super) const NO_LINE: u32 = 317;
-    pub(super) const EXECUTION_MODE_ID: u32 = 331;
-
-    pub(super) const DEC_SPEC_ID: u32 = 1;
-    pub(super) const DEC_BUFFER_BLOCK: u32 = 3;
-    pub(super) const DEC_ROW_MAJOR: u32 = 4;
-    pub(super) const DEC_COL_MAJOR: u32 = 5;
-    pub(super) const DEC_ARRAY_STRIDE: u32 = 6;
-    pub(super) const DEC_MATRIX_STRIDE: u32 = 7;
-    pub(super) const DEC_BUILTIN: u32 = 11;
-    pub(super) const DEC_LOCATION: u32 = 30;
-    pub(super) const DEC_BINDING: u32 = 33;
-    pub(super) const DEC_DESCRIPTOR_SET: u32 = 34;
-    pub(super) const DEC_OFFSET: u32 = 35;
-
-    pub(super) const BUILTIN_WORKGROUP_SIZE: u32 = 25;
-
-    pub(super) const SC_INPUT: u32 = 1;
-    pub(super) const SC_UNIFORM: u32 = 2;
-    pub(super) const SC_PUSH_CONSTANT: u32 = 9;
-    pub(super) const SC_STORAGE_BUFFER: u32 = 12;
-    pub(super) const SC_PHYSICAL_STORAGE_BUFFER: u32 = 5349;
-
-    pub(super) const MODE_LOCAL_SIZE: u32 = 17;
-    pub(super) const MODE_LOCAL_SIZE_ID: u32 = 38;
-    pub(super) const MODEL_VERTEX: u32 = 0;
-}
+/// A pointer into `PhysicalStorageBuffer`: a device address.
+const PHYSICAL_STORAGE_BUFFER: u32 = StorageClass::PhysicalStorageBuffer as u32;
 
 /// Deepest nesting of arrays and structs converted; SPIR-V from any front
 /// end stays far below, and a cycle of ids in a hostile module stops here.
@@ -143,106 +87,105 @@ struct Module {
 }
 
 impl Module {
+    /// What `spirv` declares, up to the first damaged instruction.
     fn parse(spirv: &[u32]) -> Self {
         let mut module = Self::default();
         let mut line = None;
-        let mut at = 5;
-        while let Some(&first) = spirv.get(at) {
-            let len = usize::try_from(first >> 16).unwrap_or(1).max(1);
-            let Some(inst) = spirv.get(at..at.saturating_add(len)) else {
-                break;
-            };
-            at += len;
-            module.instruction(first & 0xFFFF, inst, &mut line);
+        for inst in instructions(spirv).until_damage() {
+            if let Some(opcode) = inst.op() {
+                module.instruction(opcode, inst.words, &mut line);
+            }
         }
         module
     }
 
-    fn instruction(&mut self, opcode: u32, inst: &[u32], line: &mut Option<(u32, u32)>) {
+    fn instruction(&mut self, opcode: Op, inst: &[u32], line: &mut Option<(u32, u32)>) {
         let op = |i: usize| inst.get(i).copied().unwrap_or(0);
         let rest = |i: usize| inst.get(i..).unwrap_or_default();
         match opcode {
-            op::SOURCE if inst.len() > 3 => self.source_file = Some(op(3)),
-            op::NAME if inst.len() > 2 => {
+            Op::Source if inst.len() > 3 => self.source_file = Some(op(3)),
+            Op::Name if inst.len() > 2 => {
                 self.names.insert(op(1), literal_string(rest(2)));
             }
-            op::MEMBER_NAME if inst.len() > 3 => {
+            Op::MemberName if inst.len() > 3 => {
                 self.member_names.insert((op(1), op(2)), literal_string(rest(3)));
             }
-            op::STRING if inst.len() > 2 => {
+            Op::String if inst.len() > 2 => {
                 self.strings.insert(op(1), literal_string(rest(2)));
             }
-            op::LINE if inst.len() > 2 => *line = Some((op(1), op(2))),
-            op::NO_LINE | op::FUNCTION_END => *line = None,
-            op::EXTENSION if inst.len() > 1 => self.extensions.push(literal_string(rest(1))),
-            op::CAPABILITY if inst.len() > 1 => self.capabilities.push(Capability(op(1))),
-            op::ENTRY_POINT if inst.len() > 2 && self.entry.is_none() => self.entry = Some((op(1), op(2))),
-            op::EXECUTION_MODE | op::EXECUTION_MODE_ID
+            Op::Line if inst.len() > 2 => *line = Some((op(1), op(2))),
+            Op::NoLine | Op::FunctionEnd => *line = None,
+            Op::Extension if inst.len() > 1 => self.extensions.push(literal_string(rest(1))),
+            Op::Capability if inst.len() > 1 => self.capabilities.push(Capability(op(1))),
+            Op::EntryPoint if inst.len() > 2 && self.entry.is_none() => self.entry = Some((op(1), op(2))),
+            Op::ExecutionMode | Op::ExecutionModeId
                 if inst.len() >= 6 && self.entry.is_some_and(|(_, id)| id == op(1)) =>
             {
-                match op(2) {
-                    op::MODE_LOCAL_SIZE => self.local_size = Some([op(3), op(4), op(5)]),
-                    op::MODE_LOCAL_SIZE_ID => self.local_size_id = Some([op(3), op(4), op(5)]),
+                match ExecutionMode::from_u32(op(2)) {
+                    Some(ExecutionMode::LocalSize) => self.local_size = Some([op(3), op(4), op(5)]),
+                    Some(ExecutionMode::LocalSizeId) => self.local_size_id = Some([op(3), op(4), op(5)]),
                     _ => {}
                 }
             }
-            op::TYPE_BOOL => self.ty(op(1), Raw::Scalar(ScalarType::new(ScalarKind::Bool, 32))),
-            op::TYPE_INT => {
+            Op::TypeBool => self.ty(op(1), Raw::Scalar(ScalarType::new(ScalarKind::Bool, 32))),
+            Op::TypeInt => {
                 let kind = if op(3) == 0 { ScalarKind::Uint } else { ScalarKind::Sint };
                 self.ty(op(1), Raw::Scalar(ScalarType::new(kind, op(2))));
             }
-            op::TYPE_FLOAT => self.ty(op(1), Raw::Scalar(ScalarType::new(ScalarKind::Float, op(2)))),
-            op::TYPE_VECTOR => self.ty(op(1), Raw::Vector { component: op(2), count: op(3) }),
-            op::TYPE_MATRIX => self.ty(op(1), Raw::Matrix { column: op(2), count: op(3) }),
-            op::TYPE_ARRAY => self.ty(op(1), Raw::Array { element: op(2), length: op(3) }),
-            op::TYPE_RUNTIME_ARRAY => self.ty(op(1), Raw::RuntimeArray { element: op(2) }),
-            op::TYPE_STRUCT => {
+            Op::TypeFloat => self.ty(op(1), Raw::Scalar(ScalarType::new(ScalarKind::Float, op(2)))),
+            Op::TypeVector => self.ty(op(1), Raw::Vector { component: op(2), count: op(3) }),
+            Op::TypeMatrix => self.ty(op(1), Raw::Matrix { column: op(2), count: op(3) }),
+            Op::TypeArray => self.ty(op(1), Raw::Array { element: op(2), length: op(3) }),
+            Op::TypeRuntimeArray => self.ty(op(1), Raw::RuntimeArray { element: op(2) }),
+            Op::TypeStruct => {
                 if let Some(at) = *line {
                     self.struct_lines.insert(op(1), at);
                 }
                 self.ty(op(1), Raw::Struct { members: rest(2).to_vec() });
             }
-            op::TYPE_POINTER => self.ty(op(1), Raw::Pointer { storage: op(2), pointee: op(3) }),
-            op::CONSTANT_TRUE | op::CONSTANT_FALSE => {
-                self.constants.insert(op(2), (op(1), Constant::Value(u64::from(opcode == op::CONSTANT_TRUE))));
+            Op::TypePointer => self.ty(op(1), Raw::Pointer { storage: op(2), pointee: op(3) }),
+            Op::ConstantTrue | Op::ConstantFalse => {
+                self.constants.insert(op(2), (op(1), Constant::Value(u64::from(opcode == Op::ConstantTrue))));
             }
-            op::CONSTANT if inst.len() >= 4 => {
+            Op::Constant if inst.len() >= 4 => {
                 self.constants.insert(op(2), (op(1), Constant::Value(u64::from(op(3)) | u64::from(op(4)) << 32)));
             }
-            op::SPEC_CONSTANT_TRUE | op::SPEC_CONSTANT_FALSE => {
-                let value = u64::from(opcode == op::SPEC_CONSTANT_TRUE);
+            Op::SpecConstantTrue | Op::SpecConstantFalse => {
+                let value = u64::from(opcode == Op::SpecConstantTrue);
                 self.constants.insert(op(2), (op(1), Constant::Spec(value)));
             }
-            op::SPEC_CONSTANT if inst.len() >= 4 => {
+            Op::SpecConstant if inst.len() >= 4 => {
                 self.constants.insert(op(2), (op(1), Constant::Spec(u64::from(op(3)) | u64::from(op(4)) << 32)));
             }
-            op::CONSTANT_COMPOSITE | op::SPEC_CONSTANT_COMPOSITE if inst.len() >= 3 => {
+            Op::ConstantComposite | Op::SpecConstantComposite if inst.len() >= 3 => {
                 self.constants.insert(op(2), (op(1), Constant::Composite(rest(3).to_vec())));
             }
-            op::SPEC_CONSTANT_OP if inst.len() >= 3 => {
+            Op::SpecConstantOp if inst.len() >= 3 => {
                 self.constants.insert(op(2), (op(1), Constant::Expression));
             }
-            op::VARIABLE if inst.len() >= 4 => self.variables.push((op(1), op(2), op(3))),
-            op::DECORATE if inst.len() >= 3 => {
+            Op::Variable if inst.len() >= 4 => self.variables.push((op(1), op(2), op(3))),
+            Op::Decorate if inst.len() >= 3 => {
                 let d = self.decorations.entry(op(1)).or_default();
-                match op(2) {
-                    op::DEC_DESCRIPTOR_SET => d.set = Some(op(3)),
-                    op::DEC_BINDING => d.binding = Some(op(3)),
-                    op::DEC_LOCATION => d.location = Some(op(3)),
-                    op::DEC_SPEC_ID => d.spec_id = Some(op(3)),
-                    op::DEC_BUILTIN => d.builtin = Some(op(3)),
-                    op::DEC_BUFFER_BLOCK => d.buffer_block = true,
-                    op::DEC_ARRAY_STRIDE => d.array_stride = Some(op(3)),
+                let Some(decoration) = Decoration::from_u32(op(2)) else { return };
+                match decoration {
+                    Decoration::DescriptorSet => d.set = Some(op(3)),
+                    Decoration::Binding => d.binding = Some(op(3)),
+                    Decoration::Location => d.location = Some(op(3)),
+                    Decoration::SpecId => d.spec_id = Some(op(3)),
+                    Decoration::BuiltIn => d.builtin = Some(op(3)),
+                    Decoration::BufferBlock => d.buffer_block = true,
+                    Decoration::ArrayStride => d.array_stride = Some(op(3)),
                     _ => {}
                 }
             }
-            op::MEMBER_DECORATE if inst.len() >= 4 => {
+            Op::MemberDecorate if inst.len() >= 4 => {
                 let m = self.members.entry((op(1), op(2))).or_default();
-                match op(3) {
-                    op::DEC_OFFSET => m.offset = Some(op(4)),
-                    op::DEC_MATRIX_STRIDE => m.matrix_stride = Some(op(4)),
-                    op::DEC_ROW_MAJOR => m.row_major = true,
-                    op::DEC_COL_MAJOR => m.row_major = false,
+                let Some(decoration) = Decoration::from_u32(op(3)) else { return };
+                match decoration {
+                    Decoration::Offset => m.offset = Some(op(4)),
+                    Decoration::MatrixStride => m.matrix_stride = Some(op(4)),
+                    Decoration::RowMajor => m.row_major = true,
+                    Decoration::ColMajor => m.row_major = false,
                     _ => {}
                 }
             }
@@ -335,7 +278,7 @@ impl Converter<'_> {
             }
             Some(Raw::RuntimeArray { element }) => self.array(id, *element, ArrayLength::Runtime, layout, depth)?,
             Some(Raw::Struct { .. }) => Type::Struct(self.struct_index(id, depth, false)?),
-            Some(Raw::Pointer { storage: op::SC_PHYSICAL_STORAGE_BUFFER, pointee }) => {
+            Some(Raw::Pointer { storage: PHYSICAL_STORAGE_BUFFER, pointee }) => {
                 let pointee = match module.types.get(pointee) {
                     Some(Raw::Struct { .. }) => Some(self.struct_index(*pointee, depth, true)?),
                     _ => None,
@@ -407,10 +350,10 @@ impl Converter<'_> {
     fn blocks(&mut self) -> Result<(), ReflectionError> {
         let module = self.module;
         for &(pointer, id, storage) in &module.variables {
-            let kind = match storage {
-                op::SC_PUSH_CONSTANT => BlockKind::PushConstant,
-                op::SC_STORAGE_BUFFER => BlockKind::Storage,
-                op::SC_UNIFORM => BlockKind::Uniform,
+            let kind = match StorageClass::from_u32(storage) {
+                Some(StorageClass::PushConstant) => BlockKind::PushConstant,
+                Some(StorageClass::StorageBuffer) => BlockKind::Storage,
+                Some(StorageClass::Uniform) => BlockKind::Uniform,
                 _ => continue,
             };
             let Some(Raw::Pointer { pointee, .. }) = module.types.get(&pointer) else {
@@ -464,7 +407,7 @@ impl Converter<'_> {
 
     fn vertex_inputs(&mut self) {
         let module = self.module;
-        if module.entry.map(|(model, _)| model) != Some(op::MODEL_VERTEX) {
+        if module.entry.map(|(model, _)| model) != Some(ExecutionModel::Vertex as u32) {
             return;
         }
         for &(pointer, id, storage) in &module.variables {
@@ -475,7 +418,7 @@ impl Converter<'_> {
             let Some(Raw::Pointer { pointee, .. }) = module.types.get(&pointer) else {
                 continue;
             };
-            if storage != op::SC_INPUT || decorations.is_some_and(|d| d.builtin.is_some()) {
+            if storage != StorageClass::Input as u32 || decorations.is_some_and(|d| d.builtin.is_some()) {
                 continue;
             }
             // Inputs are scalars, vectors, matrices and arrays of them;
@@ -509,7 +452,7 @@ impl Converter<'_> {
         let module = self.module;
         let built_in = module.constants.iter().find_map(|(id, (_, constant))| match constant {
             Constant::Composite(parts)
-                if module.decorations.get(id).and_then(|d| d.builtin) == Some(op::BUILTIN_WORKGROUP_SIZE) =>
+                if module.decorations.get(id).and_then(|d| d.builtin) == Some(BuiltIn::WorkgroupSize as u32) =>
             {
                 Some(parts.as_slice())
             }
@@ -570,7 +513,7 @@ impl Interface {
     /// # Ok::<(), smolv_format::reflect::ReflectionError>(())
     /// ```
     pub fn from_spirv(spirv: &[u32]) -> Result<Self, ReflectionError> {
-        if spirv.first() != Some(&0x0723_0203) {
+        if spirv.first() != Some(&MAGIC) {
             return Err(ReflectionError::NotSpirv);
         }
         let module = Module::parse(spirv);

@@ -39,7 +39,6 @@ pub use interface::{
     ArrayLength, Block, BlockKind, Capability, Interface, Member, ScalarKind, ScalarType, SourceLine, SpecConstantDef,
     Type, TypeDef, VertexInput, WorkgroupSize,
 };
-pub use spirv::literal_string;
 pub use stage_io::{StageInterface, StageMismatch, StageVariable};
 pub use types::{
     DescriptorBinding, DescriptorKind, InterfaceVariable, PushConstantRange, Reflection, ShaderStage, SpecConstant,

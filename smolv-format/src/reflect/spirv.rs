@@ -15,57 +15,11 @@ use super::types::{
     DescriptorBinding, DescriptorKind, InterfaceVariable, PushConstantRange, Reflection, ShaderStage, SpecConstant,
     SpecConstantType,
 };
+use crate::spirv::spec::{Dim, ExecutionMode};
+use crate::spirv::{Decoration, MAGIC, Op, StorageClass, instructions, literal_string, literal_string_words};
 
-/// SPIR-V opcodes and enumerants read here.
-mod spv {
-    pub(super) const OP_NAME: u32 = 5;
-    pub(super) const OP_ENTRY_POINT: u32 = 15;
-    pub(super) const OP_EXECUTION_MODE: u32 = 16;
-    pub(super) const OP_TYPE_BOOL: u32 = 20;
-    pub(super) const OP_TYPE_INT: u32 = 21;
-    pub(super) const OP_TYPE_FLOAT: u32 = 22;
-    pub(super) const OP_TYPE_VECTOR: u32 = 23;
-    pub(super) const OP_TYPE_MATRIX: u32 = 24;
-    pub(super) const OP_TYPE_IMAGE: u32 = 25;
-    pub(super) const OP_TYPE_SAMPLER: u32 = 26;
-    pub(super) const OP_TYPE_SAMPLED_IMAGE: u32 = 27;
-    pub(super) const OP_TYPE_ARRAY: u32 = 28;
-    pub(super) const OP_TYPE_RUNTIME_ARRAY: u32 = 29;
-    pub(super) const OP_TYPE_STRUCT: u32 = 30;
-    pub(super) const OP_TYPE_POINTER: u32 = 32;
-    pub(super) const OP_CONSTANT: u32 = 43;
-    pub(super) const OP_SPEC_CONSTANT_TRUE: u32 = 48;
-    pub(super) const OP_SPEC_CONSTANT_FALSE: u32 = 49;
-    pub(super) const OP_SPEC_CONSTANT: u32 = 50;
-    pub(super) const OP_VARIABLE: u32 = 59;
-    pub(super) const OP_DECORATE: u32 = 71;
-    pub(super) const OP_MEMBER_DECORATE: u32 = 72;
-    pub(super) const OP_TYPE_ACCELERATION_STRUCTURE: u32 = 5341;
-
-    pub(super) const DEC_SPEC_ID: u32 = 1;
-    pub(super) const DEC_BLOCK: u32 = 2;
-    pub(super) const DEC_BUFFER_BLOCK: u32 = 3;
-    pub(super) const DEC_ARRAY_STRIDE: u32 = 6;
-    pub(super) const DEC_MATRIX_STRIDE: u32 = 7;
-    pub(super) const DEC_BUILTIN: u32 = 11;
-    pub(super) const DEC_PATCH: u32 = 15;
-    pub(super) const DEC_LOCATION: u32 = 30;
-    pub(super) const DEC_COMPONENT: u32 = 31;
-    pub(super) const DEC_BINDING: u32 = 33;
-    pub(super) const DEC_DESCRIPTOR_SET: u32 = 34;
-    pub(super) const DEC_OFFSET: u32 = 35;
-
-    pub(super) const SC_UNIFORM_CONSTANT: u32 = 0;
-    pub(super) const SC_INPUT: u32 = 1;
-    pub(super) const SC_UNIFORM: u32 = 2;
-    pub(super) const SC_OUTPUT: u32 = 3;
-    pub(super) const SC_PUSH_CONSTANT: u32 = 9;
-    pub(super) const SC_STORAGE_BUFFER: u32 = 12;
-
-    pub(super) const MODE_LOCAL_SIZE: u32 = 17;
-    pub(super) const DIM_BUFFER: u32 = 5;
-    pub(super) const DIM_SUBPASS_DATA: u32 = 6;
-}
+const DIM_BUFFER: u32 = Dim::DimBuffer as u32;
+const DIM_SUBPASS_DATA: u32 = Dim::DimSubpassData as u32;
 
 #[derive(Clone, Debug)]
 enum Type {
@@ -114,7 +68,7 @@ struct Module {
     /// (result type, id, value words) of spec constants.
     spec_constants: Vec<(u32, u32, SpecDefault)>,
     /// (pointer type, id, storage class).
-    variables: Vec<(u32, u32, u32)>,
+    variables: Vec<(u32, u32, StorageClass)>,
     entry: Option<(u32, u32, String)>,
     /// The first entry point's interface: the ids of its inputs and outputs
     /// (and, from SPIR-V 1.4, of every global it uses).
@@ -127,125 +81,111 @@ enum SpecDefault {
     Words(u64),
 }
 
-/// A SPIR-V literal string: UTF-8 bytes, little-endian in words, ended by
-/// a NUL (or by the end of `words`). Bytes that are not UTF-8 become
-/// U+FFFD.
-///
-/// ```
-/// use smolv_format::reflect::literal_string;
-/// let main = u32::from_le_bytes(*b"main");
-/// assert_eq!(literal_string(&[main, 0]), "main");
-/// assert_eq!(literal_string(&[u32::from_le_bytes(*b"ab\0c")]), "ab");
-/// ```
-pub fn literal_string(words: &[u32]) -> String {
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).take_while(|&b| b != 0).collect();
-    String::from_utf8_lossy(&bytes).into_owned()
-}
-
 impl Module {
+    /// What `spirv` declares, up to the first damaged instruction.
     fn parse(spirv: &[u32]) -> Self {
         let mut module = Self::default();
-        let mut at = 5;
-        while at < spirv.len() {
-            let len = (spirv[at] >> 16) as usize;
-            let Some(inst) = spirv.get(at..at + len.max(1)) else {
-                break;
-            };
-            at += len.max(1);
-            module.instruction(spirv[at - inst.len()] & 0xFFFF, inst);
+        for inst in instructions(spirv).until_damage() {
+            if let Some(opcode) = inst.op() {
+                module.instruction(opcode, inst.words);
+            }
         }
         module
     }
 
-    fn instruction(&mut self, opcode: u32, inst: &[u32]) {
+    fn instruction(&mut self, opcode: Op, inst: &[u32]) {
         let op = |i: usize| inst.get(i).copied().unwrap_or(0);
         match opcode {
-            spv::OP_NAME if inst.len() > 2 => {
+            Op::Name if inst.len() > 2 => {
                 self.names.insert(op(1), literal_string(&inst[2..]));
             }
-            spv::OP_ENTRY_POINT if inst.len() > 3 && self.entry.is_none() => {
+            Op::EntryPoint if inst.len() > 3 && self.entry.is_none() => {
                 self.entry = Some((op(1), op(2), literal_string(&inst[3..])));
                 // The name takes the words up to the one holding its 0 byte.
-                let name_words =
-                    inst[3..].iter().position(|w| w.to_le_bytes().contains(&0)).map_or(inst.len(), |i| i + 1);
+                let name_words = literal_string_words(&inst[3..]);
                 self.entry_interface = inst.get(3 + name_words..).unwrap_or_default().to_vec();
             }
-            spv::OP_EXECUTION_MODE if op(2) == spv::MODE_LOCAL_SIZE && inst.len() >= 6 => {
+            Op::ExecutionMode if op(2) == ExecutionMode::LocalSize as u32 && inst.len() >= 6 => {
                 self.local_size.insert(op(1), [op(3), op(4), op(5)]);
             }
-            spv::OP_TYPE_BOOL => {
+            Op::TypeBool => {
                 self.types.insert(op(1), Type::Bool);
             }
-            spv::OP_TYPE_INT => {
+            Op::TypeInt => {
                 self.types.insert(op(1), Type::Int { width: op(2), signed: op(3) != 0 });
             }
-            spv::OP_TYPE_FLOAT => {
+            Op::TypeFloat => {
                 self.types.insert(op(1), Type::Float { width: op(2) });
             }
-            spv::OP_TYPE_VECTOR => {
+            Op::TypeVector => {
                 self.types.insert(op(1), Type::Vector { component: op(2), count: op(3) });
             }
-            spv::OP_TYPE_MATRIX => {
+            Op::TypeMatrix => {
                 self.types.insert(op(1), Type::Matrix { column: op(2), count: op(3) });
             }
-            spv::OP_TYPE_IMAGE => {
+            Op::TypeImage => {
                 self.types.insert(op(1), Type::Image { dim: op(3), sampled: op(7) });
             }
-            spv::OP_TYPE_SAMPLER => {
+            Op::TypeSampler => {
                 self.types.insert(op(1), Type::Sampler);
             }
-            spv::OP_TYPE_SAMPLED_IMAGE => {
+            Op::TypeSampledImage => {
                 self.types.insert(op(1), Type::SampledImage);
             }
-            spv::OP_TYPE_ARRAY => {
+            Op::TypeArray => {
                 let length = self.constants.get(&op(3)).map_or(1, |&l| u32::try_from(l).unwrap_or(u32::MAX));
                 self.types.insert(op(1), Type::Array { element: op(2), length });
             }
-            spv::OP_TYPE_RUNTIME_ARRAY => {
+            Op::TypeRuntimeArray => {
                 self.types.insert(op(1), Type::RuntimeArray { element: op(2) });
             }
-            spv::OP_TYPE_STRUCT => {
+            Op::TypeStruct => {
                 self.types.insert(op(1), Type::Struct { members: inst.get(2..).unwrap_or_default().to_vec() });
             }
-            spv::OP_TYPE_POINTER => {
+            Op::TypePointer => {
                 self.types.insert(op(1), Type::Pointer { pointee: op(3) });
             }
-            spv::OP_TYPE_ACCELERATION_STRUCTURE => {
+            Op::TypeAccelerationStructureKHR => {
                 self.types.insert(op(1), Type::AccelerationStructure);
             }
-            spv::OP_CONSTANT if inst.len() >= 4 => {
+            Op::Constant if inst.len() >= 4 => {
                 self.constants.insert(op(2), u64::from(op(3)) | u64::from(op(4)) << 32);
             }
-            spv::OP_SPEC_CONSTANT_TRUE | spv::OP_SPEC_CONSTANT_FALSE => {
-                self.spec_constants.push((op(1), op(2), SpecDefault::Bool(opcode == spv::OP_SPEC_CONSTANT_TRUE)));
+            Op::SpecConstantTrue | Op::SpecConstantFalse => {
+                self.spec_constants.push((op(1), op(2), SpecDefault::Bool(opcode == Op::SpecConstantTrue)));
             }
-            spv::OP_SPEC_CONSTANT if inst.len() >= 4 => {
+            Op::SpecConstant if inst.len() >= 4 => {
                 let value = u64::from(op(3)) | u64::from(op(4)) << 32;
                 self.spec_constants.push((op(1), op(2), SpecDefault::Words(value)));
             }
-            spv::OP_VARIABLE if inst.len() >= 4 => self.variables.push((op(1), op(2), op(3))),
-            spv::OP_DECORATE if inst.len() >= 3 => {
+            Op::Variable if inst.len() >= 4 => {
+                if let Some(storage) = StorageClass::from_u32(op(3)) {
+                    self.variables.push((op(1), op(2), storage));
+                }
+            }
+            Op::Decorate if inst.len() >= 3 => {
                 let d = self.decorations.entry(op(1)).or_default();
-                match op(2) {
-                    spv::DEC_DESCRIPTOR_SET => d.set = Some(op(3)),
-                    spv::DEC_BINDING => d.binding = Some(op(3)),
-                    spv::DEC_LOCATION => d.location = Some(op(3)),
-                    spv::DEC_COMPONENT => d.component = Some(op(3)),
-                    spv::DEC_PATCH => d.patch = true,
-                    spv::DEC_SPEC_ID => d.spec_id = Some(op(3)),
-                    spv::DEC_BUILTIN => d.builtin = true,
-                    spv::DEC_BUFFER_BLOCK => d.buffer_block = true,
-                    spv::DEC_ARRAY_STRIDE => d.array_stride = Some(op(3)),
-                    spv::DEC_BLOCK => {}
+                let Some(decoration) = Decoration::from_u32(op(2)) else { return };
+                match decoration {
+                    Decoration::DescriptorSet => d.set = Some(op(3)),
+                    Decoration::Binding => d.binding = Some(op(3)),
+                    Decoration::Location => d.location = Some(op(3)),
+                    Decoration::Component => d.component = Some(op(3)),
+                    Decoration::Patch => d.patch = true,
+                    Decoration::SpecId => d.spec_id = Some(op(3)),
+                    Decoration::BuiltIn => d.builtin = true,
+                    Decoration::BufferBlock => d.buffer_block = true,
+                    Decoration::ArrayStride => d.array_stride = Some(op(3)),
                     _ => {}
                 }
             }
-            spv::OP_MEMBER_DECORATE if inst.len() >= 4 => {
+            Op::MemberDecorate if inst.len() >= 4 => {
                 let d = self.members.entry((op(1), op(2))).or_default();
-                match op(3) {
-                    spv::DEC_OFFSET => d.offset = Some(op(4)),
-                    spv::DEC_MATRIX_STRIDE => d.matrix_stride = Some(op(4)),
-                    spv::DEC_BUILTIN => d.builtin = true,
+                let Some(decoration) = Decoration::from_u32(op(3)) else { return };
+                match decoration {
+                    Decoration::Offset => d.offset = Some(op(4)),
+                    Decoration::MatrixStride => d.matrix_stride = Some(op(4)),
+                    Decoration::BuiltIn => d.builtin = true,
                     _ => {}
                 }
             }
@@ -283,22 +223,22 @@ impl Module {
         (ty, count)
     }
 
-    fn descriptor_kind(&self, ty: u32, storage: u32) -> Option<DescriptorKind> {
+    fn descriptor_kind(&self, ty: u32, storage: StorageClass) -> Option<DescriptorKind> {
         Some(match self.types.get(&ty)? {
             Type::Sampler => DescriptorKind::Sampler,
             Type::SampledImage => DescriptorKind::CombinedImageSampler,
-            Type::Image { dim: spv::DIM_BUFFER, sampled } => {
+            Type::Image { dim: DIM_BUFFER, sampled } => {
                 if *sampled == 2 {
                     DescriptorKind::StorageTexelBuffer
                 } else {
                     DescriptorKind::UniformTexelBuffer
                 }
             }
-            Type::Image { dim: spv::DIM_SUBPASS_DATA, .. } => DescriptorKind::InputAttachment,
+            Type::Image { dim: DIM_SUBPASS_DATA, .. } => DescriptorKind::InputAttachment,
             Type::Image { sampled: 2, .. } => DescriptorKind::StorageImage,
             Type::Image { .. } => DescriptorKind::SampledImage,
             Type::AccelerationStructure => DescriptorKind::AccelerationStructure,
-            Type::Struct { .. } if storage == spv::SC_STORAGE_BUFFER => DescriptorKind::StorageBuffer,
+            Type::Struct { .. } if storage == StorageClass::StorageBuffer => DescriptorKind::StorageBuffer,
             Type::Struct { .. } if self.decorations.get(&ty).is_some_and(|d| d.buffer_block) => {
                 DescriptorKind::StorageBuffer
             }
@@ -422,7 +362,7 @@ impl Reflection {
     /// # Ok::<(), smolv_format::reflect::ReflectionError>(())
     /// ```
     pub fn from_spirv(spirv: &[u32]) -> Result<Self, ReflectionError> {
-        if spirv.first() != Some(&0x0723_0203) {
+        if spirv.first() != Some(&MAGIC) {
             return Err(ReflectionError::NotSpirv);
         }
         let module = Module::parse(spirv);
@@ -437,7 +377,7 @@ impl Reflection {
 /// The user-defined inputs and outputs of a module's first entry point
 /// (see [`StageInterface::from_spirv`]).
 pub(super) fn stage_interface(spirv: &[u32]) -> Result<StageInterface, ReflectionError> {
-    if spirv.first() != Some(&0x0723_0203) {
+    if spirv.first() != Some(&MAGIC) {
         return Err(ReflectionError::NotSpirv);
     }
     let module = Module::parse(spirv);
@@ -447,8 +387,8 @@ pub(super) fn stage_interface(spirv: &[u32]) -> Result<StageInterface, Reflectio
     let stage = ShaderStage::from_execution_model(*model).ok_or(ReflectionError::NoEntryPoint)?;
     let mut interface = StageInterface::new(stage);
     for &(pointer, id, storage) in &module.variables {
-        let input = storage == spv::SC_INPUT;
-        if !(input || storage == spv::SC_OUTPUT) || !module.entry_interface.contains(&id) {
+        let input = storage == StorageClass::Input;
+        if !(input || storage == StorageClass::Output) || !module.entry_interface.contains(&id) {
             continue;
         }
         let Some(mut ty) = module.pointee(pointer) else { continue };
@@ -524,7 +464,7 @@ fn reflect(module: &Module, stage: ShaderStage, entry_id: u32, entry_point: Stri
         };
         let decorations = module.decorations.get(&id);
         match storage {
-            spv::SC_UNIFORM_CONSTANT | spv::SC_UNIFORM | spv::SC_STORAGE_BUFFER => {
+            StorageClass::UniformConstant | StorageClass::Uniform | StorageClass::StorageBuffer => {
                 let (Some(set), Some(binding)) = (decorations.and_then(|d| d.set), decorations.and_then(|d| d.binding))
                 else {
                     continue;
@@ -539,7 +479,7 @@ fn reflect(module: &Module, stage: ShaderStage, entry_id: u32, entry_point: Stri
                 }
                 reflection.bindings.push(DescriptorBinding { set, binding, kind, count, stages: stage_flag, name });
             }
-            spv::SC_PUSH_CONSTANT => {
+            StorageClass::PushConstant => {
                 let Some(Type::Struct { members }) = module.types.get(&pointee) else {
                     continue;
                 };
@@ -561,9 +501,9 @@ fn reflect(module: &Module, stage: ShaderStage, entry_id: u32, entry_point: Stri
                     reflection.push_constants.push(PushConstantRange { offset, size, stages: stage_flag });
                 }
             }
-            spv::SC_INPUT | spv::SC_OUTPUT => {
-                let wanted = (storage == spv::SC_INPUT && stage == ShaderStage::Vertex)
-                    || (storage == spv::SC_OUTPUT && stage == ShaderStage::Fragment);
+            StorageClass::Input | StorageClass::Output => {
+                let wanted = (storage == StorageClass::Input && stage == ShaderStage::Vertex)
+                    || (storage == StorageClass::Output && stage == ShaderStage::Fragment);
                 let Some(location) = decorations.and_then(|d| d.location) else {
                     continue;
                 };
@@ -572,7 +512,8 @@ fn reflect(module: &Module, stage: ShaderStage, entry_id: u32, entry_point: Stri
                 }
                 let (element, count) = module.strip_arrays(pointee);
                 let (format, locations) = module.format_of(element);
-                let list = if storage == spv::SC_INPUT { &mut reflection.inputs } else { &mut reflection.outputs };
+                let list =
+                    if storage == StorageClass::Input { &mut reflection.inputs } else { &mut reflection.outputs };
                 // No device has more than a few dozen locations; a hostile
                 // array length must not allocate without bound.
                 let slots = count.max(1).saturating_mul(locations).min(MAX_INTERFACE_LOCATIONS);
@@ -602,83 +543,4 @@ fn reflect(module: &Module, stage: ShaderStage, entry_id: u32, entry_point: Stri
     reflection.inputs.sort_by_key(|v| v.location);
     reflection.outputs.sort_by_key(|v| v.location);
     reflection
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use alloc::vec;
-
-    /// A vertex module with one input `float[length]` at location 5, and a
-    /// push-constant block holding a vector of `vector_count` floats.
-    fn hostile(length: u32, vector_count: u32) -> Vec<u32> {
-        let mut m = vec![0x0723_0203, 0x0001_0000, 0, 20, 0];
-        let mut inst = |op: u32, operands: &[u32]| {
-            m.push(((u32::try_from(operands.len()).unwrap() + 1) << 16) | op);
-            m.extend_from_slice(operands);
-        };
-        inst(17, &[1]); // OpCapability Shader
-        inst(14, &[0, 1]); // OpMemoryModel
-        inst(15, &[0, 1, 0x6E69_616D, 0, 6]); // OpEntryPoint Vertex %1 "main" %6
-        inst(71, &[6, 30, 5]); // OpDecorate %6 Location 5
-        inst(22, &[2, 32]); // %2 = OpTypeFloat 32
-        inst(21, &[3, 32, 0]); // %3 = OpTypeInt 32 0
-        inst(43, &[3, 4, length]); // %4 = OpConstant %3 length
-        inst(28, &[5, 2, 4]); // %5 = OpTypeArray %2 %4
-        inst(32, &[7, 1, 5]); // %7 = OpTypePointer Input %5
-        inst(59, &[7, 6, 1]); // %6 = OpVariable %7 Input
-        inst(23, &[8, 2, vector_count]); // %8 = OpTypeVector %2 n
-        inst(30, &[9, 8]); // %9 = OpTypeStruct %8
-        inst(71, &[9, 2]); // OpDecorate %9 Block
-        inst(32, &[10, 9, 9]); // %10 = OpTypePointer PushConstant %9
-        inst(59, &[10, 11, 9]); // %11 = OpVariable %10 PushConstant
-        m
-    }
-
-    #[test]
-    fn hostile_counts_neither_panic_nor_allocate_without_bound() {
-        let reflection = Reflection::from_spirv(&hostile(u32::MAX, 0x4000_0001)).unwrap();
-        assert_eq!(reflection.inputs.len(), MAX_INTERFACE_LOCATIONS as usize);
-        assert_eq!(reflection.inputs[0].location, 5);
-        assert_eq!(reflection.push_constants[0].size, !3, "saturated, and a multiple of 4");
-        let reflection = Reflection::from_spirv(&hostile(3, 4)).unwrap();
-        assert_eq!(reflection.inputs.iter().map(|v| v.location).collect::<Vec<_>>(), [5, 6, 7]);
-        assert_eq!(reflection.push_constants[0].size, 16);
-    }
-
-    #[test]
-    fn a_push_constant_block_ending_in_a_16_bit_member_is_rounded_to_4_bytes() {
-        let mut m = vec![0x0723_0203, 0x0001_0000, 0, 20, 0];
-        let mut inst = |op: u32, operands: &[u32]| {
-            m.push(((u32::try_from(operands.len()).unwrap() + 1) << 16) | op);
-            m.extend_from_slice(operands);
-        };
-        inst(15, &[5, 1, 0x6E69_616D, 0]); // OpEntryPoint GLCompute %1 "main"
-        inst(72, &[4, 0, 35, 2]); // OpMemberDecorate %4 0 Offset 2
-        inst(72, &[4, 1, 35, 4]); // OpMemberDecorate %4 1 Offset 4
-        inst(21, &[2, 16, 0]); // %2 = OpTypeInt 16 0
-        inst(21, &[3, 32, 0]); // %3 = OpTypeInt 32 0
-        inst(30, &[4, 2, 2]); // %4 = OpTypeStruct %2 %2: 16-bit members at 2 and 4
-        inst(32, &[5, 9, 4]); // %5 = OpTypePointer PushConstant %4
-        inst(59, &[5, 6, 9]); // %6 = OpVariable %5 PushConstant
-        let reflection = Reflection::from_spirv(&m).unwrap();
-        let range = &reflection.push_constants[0];
-        assert_eq!((range.offset, range.size), (0, 8), "bytes 2..6, widened to 0..8");
-    }
-
-    #[test]
-    fn an_empty_push_constant_block_gives_no_range_and_the_reflection_round_trips() {
-        let mut m = vec![0x0723_0203, 0x0001_0000, 0, 20, 0];
-        let mut inst = |op: u32, operands: &[u32]| {
-            m.push(((u32::try_from(operands.len()).unwrap() + 1) << 16) | op);
-            m.extend_from_slice(operands);
-        };
-        inst(15, &[5, 1, 0x6E69_616D, 0]); // OpEntryPoint GLCompute %1 "main"
-        inst(30, &[4]); // %4 = OpTypeStruct, no members
-        inst(32, &[5, 9, 4]); // %5 = OpTypePointer PushConstant %4
-        inst(59, &[5, 6, 9]); // %6 = OpVariable %5 PushConstant
-        let reflection = Reflection::from_spirv(&m).unwrap();
-        assert!(reflection.push_constants.is_empty(), "{:?}", reflection.push_constants);
-        assert_eq!(Reflection::from_bytes(&reflection.to_bytes().unwrap()).unwrap(), reflection);
-    }
 }

@@ -317,7 +317,7 @@ pub struct DescriptorBinding {
 /// assert_eq!(bytes, 0);
 /// # Ok::<(), smolv_format::reflect::ReflectionError>(())
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct PushConstantRange {
     /// Byte offset of the first member used.

@@ -4,6 +4,8 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::fmt;
 
+use smolv_format::spirv;
+
 use super::error::EncodeError;
 use super::header::{
     CURRENT_ENCODING_VERSION, SMOLV_MAGIC, SPIRV_HEADER_WORDS, SPIRV_MAGIC, is_supported_spirv_version,
@@ -243,19 +245,19 @@ impl<'a> Encoder<'a> {
         Ok(())
     }
 
-    /// The instruction starting at word `at`, checked to lie within the module.
+    /// The instruction starting at word `at`, checked to lie within the
+    /// module by the reader every walker of SPIR-V shares.
     #[inline]
     fn instruction_at(&self, at: usize) -> Result<(u32, &'a [u32]), EncodeError> {
-        let words = self.words;
-        let first = words[at];
-        let len = (first >> 16) as usize;
-        let opcode = first & 0xFFFF;
-        if len == 0 {
-            return Err(EncodeError::ZeroLengthInstruction { offset: at });
-        }
-        match words.get(at..at + len) {
-            Some(instruction) => Ok((opcode, instruction)),
-            None => Err(EncodeError::TruncatedInstruction { offset: at, opcode, len, available: words.len() - at }),
+        match spirv::instruction_at(self.words, at) {
+            Ok(instruction) => Ok((instruction.opcode(), instruction.words)),
+            Err(bad) if bad.word_count == 0 => Err(EncodeError::ZeroLengthInstruction { offset: at }),
+            Err(bad) => Err(EncodeError::TruncatedInstruction {
+                offset: at,
+                opcode: bad.opcode,
+                len: bad.word_count,
+                available: bad.available,
+            }),
         }
     }
 

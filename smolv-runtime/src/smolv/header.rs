@@ -3,13 +3,13 @@
 use super::error::DecodeError;
 
 /// First word of every SPIR-V module.
-pub(crate) const SPIRV_MAGIC: u32 = 0x0723_0203;
+pub(crate) const SPIRV_MAGIC: u32 = smolv_format::spirv::MAGIC;
 /// First word of every SMOL-V blob: the bytes `SMOL`, read little-endian.
 pub(crate) const SMOLV_MAGIC: u32 = 0x534D_4F4C;
 /// The encoding version this crate writes.
 pub(crate) const CURRENT_ENCODING_VERSION: u8 = 1;
 /// SPIR-V header words: magic, version, generator, id bound, schema.
-pub(crate) const SPIRV_HEADER_WORDS: usize = 5;
+pub(crate) const SPIRV_HEADER_WORDS: usize = smolv_format::spirv::HEADER_WORDS;
 /// SMOL-V header bytes: the five SPIR-V header words plus the decoded size.
 pub(crate) const SMOLV_HEADER_BYTES: usize = 24;
 /// The smallest decoded size: a SPIR-V header alone, in bytes.

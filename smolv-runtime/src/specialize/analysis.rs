@@ -3,6 +3,8 @@
 
 use alloc::vec::Vec;
 
+use smolv_format::spirv;
+
 use super::{SpecializeError, Value};
 use crate::smolv::opcodes::result_layout;
 
@@ -111,8 +113,8 @@ impl Specializer {
     /// ```
     pub fn analyze(spirv: &[u32]) -> Result<Analysis, SpecializeError> {
         let words: Vec<u32> = match spirv.first() {
-            Some(&0x0723_0203) => spirv.to_vec(),
-            Some(&0x0302_2307) => spirv.iter().map(|w| w.swap_bytes()).collect(),
+            Some(&spirv::MAGIC) => spirv.to_vec(),
+            Some(&magic) if magic.swap_bytes() == spirv::MAGIC => spirv.iter().map(|w| w.swap_bytes()).collect(),
             _ => return Err(SpecializeError::NotSpirv("the magic number is missing")),
         };
         if words.len() < 5 {
@@ -170,14 +172,11 @@ impl Analysis {
         let mut spec_ids: Vec<(u32, u32)> = Vec::new();
         while at < self.words.len() {
             let first = self.words[at];
-            let len = (first >> 16) as usize;
-            let opcode = first & 0xFFFF;
-            if len == 0 || at + len > self.words.len() {
-                return Err(SpecializeError::Malformed {
-                    offset: at,
-                    reason: "an instruction's length is 0 or runs past the end",
-                });
-            }
+            let (len, opcode) = spirv::split_first_word(first);
+            spirv::instruction_end(self.words.len(), at, first).map_err(|_| SpecializeError::Malformed {
+                offset: at,
+                reason: "an instruction's length is 0 or runs past the end",
+            })?;
             if len < minimum_words(opcode) {
                 return Err(SpecializeError::Malformed {
                     offset: at,

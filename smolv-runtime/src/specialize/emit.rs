@@ -8,6 +8,8 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
+use smolv_format::spirv::{literal_string, literal_string_words};
+
 use super::analysis::{Analysis, Block};
 use super::fold::{Known, Scalar, eval, scalar_type};
 use super::{SpecializeError, Value, value};
@@ -122,7 +124,7 @@ impl Specialization<'_> {
         for index in 0..a.first_function {
             let words = a.words_of(index);
             let opcode = a.insts[index].opcode;
-            if opcode == 11 && words.len() >= 3 && literal_string_is(&words[2..], "GLSL.std.450") {
+            if opcode == 11 && words.len() >= 3 && literal_string(&words[2..]) == "GLSL.std.450" {
                 self.glsl_std = Some(words[1]);
             }
             let (Some(&ty), Some(&id)) = (words.get(1), words.get(2)) else { continue };
@@ -726,14 +728,4 @@ fn for_each_use(words: &[u32], mut f: impl FnMut(u32)) {
             words.iter().enumerate().skip(1).filter(|&(i, _)| i != result_at).for_each(|(_, &w)| f(w));
         }
     }
-}
-
-/// Words taken by the NUL-terminated string at the start of `words`.
-fn literal_string_words(words: &[u32]) -> usize {
-    words.iter().position(|w| w.to_le_bytes().contains(&0)).map_or(words.len(), |i| i + 1)
-}
-
-fn literal_string_is(words: &[u32], text: &str) -> bool {
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).take_while(|&b| b != 0).collect();
-    bytes == text.as_bytes()
 }

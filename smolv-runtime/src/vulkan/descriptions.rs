@@ -6,7 +6,7 @@
 
 use ash::vk;
 
-use crate::interface::{Binding, PushConstantRange, VertexAttribute, VertexBufferLayout};
+use crate::interface::{Binding, VertexAttribute, VertexBufferLayout};
 
 impl Binding {
     /// The binding as ash describes it in a `VkDescriptorSetLayout`. A
@@ -31,26 +31,6 @@ impl Binding {
             .descriptor_type(vk::DescriptorType::from_raw(self.kind.vk_descriptor_type()))
             .descriptor_count(self.count)
             .stage_flags(vk::ShaderStageFlags::from_raw(self.stages))
-    }
-}
-
-impl PushConstantRange {
-    /// The range as ash describes it in a `VkPipelineLayout`.
-    ///
-    /// ```
-    /// use ash::vk;
-    /// use smolv_runtime::interface::PushConstantRange;
-    /// // A generated constant, e.g. `particles_comp::PUSH_CONSTANTS.unwrap()`.
-    /// let range = PushConstantRange { offset: 0, size: 16, stages: 0x20 };
-    /// let vk_range = range.vk_range();
-    /// assert_eq!((vk_range.size, vk_range.stage_flags), (16, vk::ShaderStageFlags::COMPUTE));
-    /// ```
-    pub fn vk_range(&self) -> vk::PushConstantRange {
-        vk::PushConstantRange {
-            stage_flags: vk::ShaderStageFlags::from_raw(self.stages),
-            offset: self.offset,
-            size: self.size,
-        }
     }
 }
 

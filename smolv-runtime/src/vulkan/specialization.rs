@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use ash::vk;
+use smolv_format::spirv::{self, Decoration, Op};
 
 use super::VulkanError;
 use crate::specialize::{Scalar, Value, describe_type, fit_value};
@@ -19,54 +20,35 @@ fn size(ty: Scalar) -> u32 {
     }
 }
 
-const SPIRV_MAGIC: u32 = 0x0723_0203;
-const OP_TYPE_BOOL: u32 = 20;
-const OP_TYPE_INT: u32 = 21;
-const OP_TYPE_FLOAT: u32 = 22;
-const OP_SPEC_CONSTANT_TRUE: u32 = 48;
-const OP_SPEC_CONSTANT_FALSE: u32 = 49;
-const OP_SPEC_CONSTANT: u32 = 50;
-const OP_FUNCTION: u32 = 54;
-const OP_DECORATE: u32 = 71;
-const DECORATION_SPEC_ID: u32 = 1;
-
 /// The scalar type of every specialization constant of `spirv`, by SpecId.
 /// A module that cannot be read gives what was found before the damage.
 fn spec_constant_types(spirv: &[u32]) -> HashMap<u32, Scalar> {
     let mut spec_ids = HashMap::new(); // result id -> SpecId
     let mut types = HashMap::new(); // type id -> scalar
     let mut constants = Vec::new(); // (result id, type id)
-    if spirv.first() != Some(&SPIRV_MAGIC) {
+    if spirv.first() != Some(&spirv::MAGIC) {
         return HashMap::new();
     }
-    let mut at = 5;
-    while let Some(&word) = spirv.get(at) {
-        let count = usize::try_from(word >> 16).unwrap_or(0);
-        let Some(operands) = spirv.get(at + 1..at + count) else { break };
-        if count == 0 {
-            break;
-        }
-        match (word & 0xFFFF, operands) {
-            (OP_DECORATE, &[target, DECORATION_SPEC_ID, id, ..]) => {
+    // Types and constants all come before the first function.
+    for inst in spirv::globals(spirv).map_while(Result::ok) {
+        match (inst.op(), inst.operands()) {
+            (Some(Op::Decorate), &[target, decoration, id, ..]) if decoration == Decoration::SpecId as u32 => {
                 spec_ids.insert(target, id);
             }
-            (OP_TYPE_BOOL, &[result, ..]) => {
+            (Some(Op::TypeBool), &[result, ..]) => {
                 types.insert(result, Scalar::Bool);
             }
-            (OP_TYPE_INT, &[result, width, signedness, ..]) => {
+            (Some(Op::TypeInt), &[result, width, signedness, ..]) => {
                 types.insert(result, Scalar::Int { width, signed: signedness != 0 });
             }
-            (OP_TYPE_FLOAT, &[result, width, ..]) => {
+            (Some(Op::TypeFloat), &[result, width, ..]) => {
                 types.insert(result, Scalar::Float { width });
             }
-            (OP_SPEC_CONSTANT_TRUE | OP_SPEC_CONSTANT_FALSE | OP_SPEC_CONSTANT, &[ty, result, ..]) => {
+            (Some(Op::SpecConstantTrue | Op::SpecConstantFalse | Op::SpecConstant), &[ty, result, ..]) => {
                 constants.push((result, ty));
             }
-            // Types and constants all come before the first function.
-            (OP_FUNCTION, _) => break,
             _ => {}
         }
-        at += count;
     }
     constants.into_iter().filter_map(|(result, ty)| Some((*spec_ids.get(&result)?, *types.get(&ty)?))).collect()
 }
@@ -147,35 +129,35 @@ mod tests {
     /// A module declaring spec constants of every type the tests need:
     /// SpecIds 0 bool, 1 i32, 2 u32, 3 f32, 4 i64, 5 u64, 6 f64, 7 u16.
     fn module() -> Vec<u32> {
-        let op = |opcode: u32, operands: &[u32]| {
-            let mut words = vec![((u32::try_from(operands.len()).unwrap() + 1) << 16) | opcode];
+        let op = |opcode: Op, operands: &[u32]| {
+            let mut words = vec![((u32::try_from(operands.len()).unwrap() + 1) << 16) | opcode as u32];
             words.extend_from_slice(operands);
             words
         };
-        let mut words = vec![SPIRV_MAGIC, 0x0001_0000, 0, 100, 0];
+        let mut words = vec![spirv::MAGIC, 0x0001_0000, 0, 100, 0];
         // %10 bool, %11 i32, %12 u32, %13 f32, %14 i64, %15 u64, %16 f64, %17 u16
         let types = [
-            op(OP_TYPE_BOOL, &[10]),
-            op(OP_TYPE_INT, &[11, 32, 1]),
-            op(OP_TYPE_INT, &[12, 32, 0]),
-            op(OP_TYPE_FLOAT, &[13, 32]),
-            op(OP_TYPE_INT, &[14, 64, 1]),
-            op(OP_TYPE_INT, &[15, 64, 0]),
-            op(OP_TYPE_FLOAT, &[16, 64]),
-            op(OP_TYPE_INT, &[17, 16, 0]),
+            op(Op::TypeBool, &[10]),
+            op(Op::TypeInt, &[11, 32, 1]),
+            op(Op::TypeInt, &[12, 32, 0]),
+            op(Op::TypeFloat, &[13, 32]),
+            op(Op::TypeInt, &[14, 64, 1]),
+            op(Op::TypeInt, &[15, 64, 0]),
+            op(Op::TypeFloat, &[16, 64]),
+            op(Op::TypeInt, &[17, 16, 0]),
         ];
         for (spec_id, result) in (20..28).enumerate() {
-            words.extend(op(OP_DECORATE, &[result, DECORATION_SPEC_ID, u32::try_from(spec_id).unwrap()]));
+            words.extend(op(Op::Decorate, &[result, Decoration::SpecId as u32, u32::try_from(spec_id).unwrap()]));
         }
         types.into_iter().for_each(|t| words.extend(t));
-        words.extend(op(OP_SPEC_CONSTANT_TRUE, &[10, 20]));
-        words.extend(op(OP_SPEC_CONSTANT, &[11, 21, 0]));
-        words.extend(op(OP_SPEC_CONSTANT, &[12, 22, 0]));
-        words.extend(op(OP_SPEC_CONSTANT, &[13, 23, 0]));
-        words.extend(op(OP_SPEC_CONSTANT, &[14, 24, 0, 0]));
-        words.extend(op(OP_SPEC_CONSTANT, &[15, 25, 0, 0]));
-        words.extend(op(OP_SPEC_CONSTANT, &[16, 26, 0, 0]));
-        words.extend(op(OP_SPEC_CONSTANT, &[17, 27, 0]));
+        words.extend(op(Op::SpecConstantTrue, &[10, 20]));
+        words.extend(op(Op::SpecConstant, &[11, 21, 0]));
+        words.extend(op(Op::SpecConstant, &[12, 22, 0]));
+        words.extend(op(Op::SpecConstant, &[13, 23, 0]));
+        words.extend(op(Op::SpecConstant, &[14, 24, 0, 0]));
+        words.extend(op(Op::SpecConstant, &[15, 25, 0, 0]));
+        words.extend(op(Op::SpecConstant, &[16, 26, 0, 0]));
+        words.extend(op(Op::SpecConstant, &[17, 27, 0]));
         words
     }
 
@@ -258,6 +240,6 @@ mod tests {
         assert_eq!(entries(&data), [(40, 0, 4), (41, 4, 8)]);
         // Not SPIR-V at all: nothing is known, nothing panics.
         assert!(SpecializationData::new(&[1, 2, 3], &[(0, Value::Bool(true))]).is_ok());
-        assert!(SpecializationData::new(&[SPIRV_MAGIC, 0, 0, 0, 0, 0xFFFF_0047], &[(0, Value::Bool(true))]).is_ok());
+        assert!(SpecializationData::new(&[spirv::MAGIC, 0, 0, 0, 0, 0xFFFF_0047], &[(0, Value::Bool(true))]).is_ok());
     }
 }

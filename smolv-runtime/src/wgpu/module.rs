@@ -71,25 +71,17 @@ impl<'a> ModuleSource<'a> {
 /// passed on as it is, for naga to report.
 #[cfg(feature = "wgpu-spirv")]
 fn without_lines(words: &[u32]) -> Cow<'_, [u32]> {
-    const LINE: u32 = 8;
-    const NO_LINE: u32 = 317;
-    let mut instructions = Vec::new();
-    let mut offset = 5;
-    while offset < words.len() {
-        let count = (words[offset] >> 16) as usize;
-        if count == 0 || offset + count > words.len() {
-            return Cow::Borrowed(words);
-        }
-        instructions.push((offset, count));
-        offset += count;
-    }
-    let is_line = |&(at, _): &(usize, usize)| matches!(words[at] & 0xffff, LINE | NO_LINE);
-    if words.len() < 5 || !instructions.iter().any(is_line) {
+    use smolv_format::spirv::{self, Instruction, Op};
+    let Ok(instructions) = spirv::instructions(words).collect::<Result<Vec<_>, _>>() else {
+        return Cow::Borrowed(words);
+    };
+    let is_line = |i: &&Instruction<'_>| matches!(i.op(), Some(Op::Line | Op::NoLine));
+    if words.len() < spirv::HEADER_WORDS || !instructions.iter().any(|i| is_line(&i)) {
         return Cow::Borrowed(words);
     }
-    let mut kept = words[..5].to_vec();
-    for &(at, count) in instructions.iter().filter(|i| !is_line(i)) {
-        kept.extend_from_slice(&words[at..at + count]);
+    let mut kept = words[..spirv::HEADER_WORDS].to_vec();
+    for instruction in instructions.iter().filter(|i| !is_line(i)) {
+        kept.extend_from_slice(instruction.words);
     }
     Cow::Owned(kept)
 }

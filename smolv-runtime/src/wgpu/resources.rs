@@ -5,24 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-/// SPIR-V opcodes and decorations this pass reads.
-mod op {
-    pub(super) const TYPE_INT: u32 = 21;
-    pub(super) const TYPE_FLOAT: u32 = 22;
-    pub(super) const TYPE_IMAGE: u32 = 25;
-    pub(super) const TYPE_SAMPLED_IMAGE: u32 = 27;
-    pub(super) const TYPE_ARRAY: u32 = 28;
-    pub(super) const TYPE_RUNTIME_ARRAY: u32 = 29;
-    pub(super) const TYPE_STRUCT: u32 = 30;
-    pub(super) const TYPE_POINTER: u32 = 32;
-    pub(super) const VARIABLE: u32 = 59;
-    pub(super) const DECORATE: u32 = 71;
-    pub(super) const MEMBER_DECORATE: u32 = 72;
-    pub(super) const NON_WRITABLE: u32 = 24;
-    pub(super) const NON_READABLE: u32 = 25;
-    pub(super) const BINDING: u32 = 33;
-    pub(super) const DESCRIPTOR_SET: u32 = 34;
-}
+use smolv_format::spirv::{self, Decoration, Op};
 
 /// An `OpTypeImage`, as wgpu needs it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,44 +75,42 @@ enum Ty {
 /// Every descriptor variable of `words` by `(set, binding)`. Allocates no
 /// more than one entry per instruction.
 pub(crate) fn resources(words: &[u32]) -> Result<BTreeMap<(u32, u32), Resource>, Malformed> {
-    if words.len() < 5 || words[0] != 0x0723_0203 {
+    if spirv::Header::read(words).is_none() {
         return Err(Malformed { offset: 0, reason: "no SPIR-V header" });
     }
     let mut decorations: BTreeMap<u32, Decorations> = BTreeMap::new();
     let mut members: BTreeMap<u32, Members> = BTreeMap::new();
     let mut types: BTreeMap<u32, Ty> = BTreeMap::new();
     let mut variables: Vec<(u32, u32)> = Vec::new(); // (pointer type, id)
-    let mut offset = 5;
-    while offset < words.len() {
-        let count = (words[offset] >> 16) as usize;
-        let opcode = words[offset] & 0xffff;
-        if count == 0 || offset + count > words.len() {
-            return Err(Malformed { offset, reason: "an instruction's word count runs past the module" });
-        }
-        let operands = &words[offset + 1..offset + count];
+    for inst in spirv::instructions(words) {
+        let inst = inst.map_err(|e| Malformed {
+            offset: e.offset,
+            reason: "an instruction's word count is zero or runs past the module",
+        })?;
+        let (offset, operands) = (inst.offset, inst.operands());
         let at = |i: usize| operands.get(i).copied().ok_or(Malformed { offset, reason: "too few operands" });
-        match opcode {
-            op::DECORATE => {
+        match inst.op() {
+            Some(Op::Decorate) => {
                 let entry = decorations.entry(at(0)?).or_default();
-                match at(1)? {
-                    op::DESCRIPTOR_SET => entry.set = Some(at(2)?),
-                    op::BINDING => entry.binding = Some(at(2)?),
-                    op::NON_WRITABLE => entry.non_writable = true,
-                    op::NON_READABLE => entry.non_readable = true,
+                match Decoration::from_u32(at(1)?) {
+                    Some(Decoration::DescriptorSet) => entry.set = Some(at(2)?),
+                    Some(Decoration::Binding) => entry.binding = Some(at(2)?),
+                    Some(Decoration::NonWritable) => entry.non_writable = true,
+                    Some(Decoration::NonReadable) => entry.non_readable = true,
                     _ => {}
                 }
             }
-            op::MEMBER_DECORATE if at(2)? == op::NON_WRITABLE => {
+            Some(Op::MemberDecorate) if at(2)? == Decoration::NonWritable as u32 => {
                 members.entry(at(0)?).or_default().non_writable.insert(at(1)?);
             }
-            op::TYPE_INT => {
+            Some(Op::TypeInt) => {
                 let sampled = if at(2)? == 0 { Sampled::Uint } else { Sampled::Sint };
                 types.insert(at(0)?, Ty::Scalar(sampled));
             }
-            op::TYPE_FLOAT => {
+            Some(Op::TypeFloat) => {
                 types.insert(at(0)?, Ty::Scalar(Sampled::Float));
             }
-            op::TYPE_IMAGE => {
+            Some(Op::TypeImage) => {
                 let image = Image {
                     dim: at(2)?,
                     depth: at(3)? == 1,
@@ -140,13 +121,13 @@ pub(crate) fn resources(words: &[u32]) -> Result<BTreeMap<(u32, u32), Resource>,
                 };
                 types.insert(at(0)?, Ty::Image(at(1)?, image));
             }
-            op::TYPE_SAMPLED_IMAGE | op::TYPE_ARRAY | op::TYPE_RUNTIME_ARRAY => {
+            Some(Op::TypeSampledImage | Op::TypeArray | Op::TypeRuntimeArray) => {
                 types.insert(at(0)?, Ty::Wraps(at(1)?));
             }
-            op::TYPE_POINTER => {
+            Some(Op::TypePointer) => {
                 types.insert(at(0)?, Ty::Wraps(at(2)?));
             }
-            op::TYPE_STRUCT => {
+            Some(Op::TypeStruct) => {
                 // A one-word `OpTypeStruct` has no result id, and so no
                 // members to count after it.
                 let (&id, member_types) = operands
@@ -156,10 +137,9 @@ pub(crate) fn resources(words: &[u32]) -> Result<BTreeMap<(u32, u32), Resource>,
                     .map_err(|_| Malformed { offset, reason: "a struct with more than 2^32 members" })?;
                 types.insert(id, Ty::Struct(count));
             }
-            op::VARIABLE => variables.push((at(0)?, at(1)?)),
+            Some(Op::Variable) => variables.push((at(0)?, at(1)?)),
             _ => {}
         }
-        offset += count;
     }
     let mut found = BTreeMap::new();
     for (pointer, id) in variables {
@@ -201,30 +181,30 @@ mod tests {
     /// A module with a read-only storage buffer, a 2D array of uints and
     /// a write-only storage image, by hand.
     fn module() -> Vec<u32> {
-        let inst = |op: u32, operands: &[u32]| {
+        let inst = |op: Op, operands: &[u32]| {
             let count = u32::try_from(operands.len() + 1).expect("a short instruction");
-            let mut words = vec![(count << 16) | op];
+            let mut words = vec![(count << 16) | op as u32];
             words.extend_from_slice(operands);
             words
         };
-        let mut words = vec![0x0723_0203, 0x0001_0000, 0, 100, 0];
+        let mut words = vec![spirv::MAGIC, 0x0001_0000, 0, 100, 0];
         for (id, set, binding) in [(10, 0, 0), (11, 0, 1), (12, 1, 3)] {
-            words.extend(inst(op::DECORATE, &[id, op::DESCRIPTOR_SET, set]));
-            words.extend(inst(op::DECORATE, &[id, op::BINDING, binding]));
+            words.extend(inst(Op::Decorate, &[id, Decoration::DescriptorSet as u32, set]));
+            words.extend(inst(Op::Decorate, &[id, Decoration::Binding as u32, binding]));
         }
-        words.extend(inst(op::MEMBER_DECORATE, &[20, 0, op::NON_WRITABLE]));
-        words.extend(inst(op::DECORATE, &[12, op::NON_READABLE]));
-        words.extend(inst(op::TYPE_INT, &[1, 32, 0]));
-        words.extend(inst(op::TYPE_FLOAT, &[2, 32]));
-        words.extend(inst(op::TYPE_STRUCT, &[20, 1]));
-        words.extend(inst(op::TYPE_POINTER, &[21, 12, 20]));
-        words.extend(inst(op::TYPE_IMAGE, &[30, 1, 1, 0, 1, 0, 1, 0]));
-        words.extend(inst(op::TYPE_POINTER, &[31, 0, 30]));
-        words.extend(inst(op::TYPE_IMAGE, &[32, 2, 1, 0, 0, 0, 2, 1]));
-        words.extend(inst(op::TYPE_POINTER, &[33, 0, 32]));
-        words.extend(inst(op::VARIABLE, &[21, 10, 12]));
-        words.extend(inst(op::VARIABLE, &[31, 11, 0]));
-        words.extend(inst(op::VARIABLE, &[33, 12, 0]));
+        words.extend(inst(Op::MemberDecorate, &[20, 0, Decoration::NonWritable as u32]));
+        words.extend(inst(Op::Decorate, &[12, Decoration::NonReadable as u32]));
+        words.extend(inst(Op::TypeInt, &[1, 32, 0]));
+        words.extend(inst(Op::TypeFloat, &[2, 32]));
+        words.extend(inst(Op::TypeStruct, &[20, 1]));
+        words.extend(inst(Op::TypePointer, &[21, 12, 20]));
+        words.extend(inst(Op::TypeImage, &[30, 1, 1, 0, 1, 0, 1, 0]));
+        words.extend(inst(Op::TypePointer, &[31, 0, 30]));
+        words.extend(inst(Op::TypeImage, &[32, 2, 1, 0, 0, 0, 2, 1]));
+        words.extend(inst(Op::TypePointer, &[33, 0, 32]));
+        words.extend(inst(Op::Variable, &[21, 10, 12]));
+        words.extend(inst(Op::Variable, &[31, 11, 0]));
+        words.extend(inst(Op::Variable, &[33, 12, 0]));
         words
     }
 
@@ -246,18 +226,18 @@ mod tests {
             let _ = resources(&words[..len]);
         }
         let mut damaged = words.clone();
-        damaged[5] = 0xffff_0000 | op::DECORATE;
+        damaged[5] = 0xffff_0000 | Op::Decorate as u32;
         assert!(resources(&damaged).is_err());
     }
 
     #[test]
     fn a_struct_of_one_word_is_malformed_never_an_underflow() {
-        let mut words = vec![0x0723_0203, 0x0001_0000, 0, 100, 0];
-        words.push((1 << 16) | op::TYPE_STRUCT);
+        let mut words = vec![spirv::MAGIC, 0x0001_0000, 0, 100, 0];
+        words.push((1 << 16) | Op::TypeStruct as u32);
         let error = resources(&words).map(|_| ()).unwrap_err();
         assert_eq!(error, Malformed { offset: 5, reason: "an OpTypeStruct without a result id" });
         // With its id and no members it is an empty struct.
-        words[5] = (2 << 16) | op::TYPE_STRUCT;
+        words[5] = (2 << 16) | Op::TypeStruct as u32;
         words.push(7);
         assert!(resources(&words).is_ok());
     }

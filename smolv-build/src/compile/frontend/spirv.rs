@@ -4,6 +4,7 @@
 //! (Slang's 11, in modules slangc wrote) becomes Unknown, as for slangc's
 //! output (`slang.rs`).
 
+use smolv_format::spirv::{self, Op};
 use smolv_runtime::reflect::Reflection;
 use smolv_runtime::{EncodeError, EncodeOptions};
 
@@ -11,13 +12,6 @@ use super::{Compiled, CompiledModule};
 use crate::error::Diagnostic;
 use crate::source::Job;
 
-/// The SPIR-V magic number, as the first word of a module.
-const MAGIC: u32 = 0x0723_0203;
-/// Words in a module header: magic, version, generator, bound, schema.
-const HEADER_WORDS: usize = 5;
-
-/// `OpSource`'s opcode.
-const OP_SOURCE: u32 = 3;
 /// The highest `SourceLanguage` SPIRV-Tools 2023.1 knows (WGSL).
 const LAST_LANGUAGE_KNOWN_TO_OLD_TOOLS: u32 = 10;
 /// `SourceLanguage` Unknown.
@@ -26,39 +20,21 @@ const UNKNOWN_LANGUAGE: u32 = 0;
 /// The module's words, in either byte order, once the magic and the word
 /// alignment are checked.
 fn words(bytes: &[u8]) -> Result<Vec<u32>, String> {
-    if !bytes.len().is_multiple_of(4) {
-        return Err(format!("not a SPIR-V module: {} bytes is not a whole number of 32-bit words", bytes.len()));
-    }
-    let little: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-    let words = match little.first() {
-        Some(&MAGIC) => little,
-        Some(&magic) if magic.swap_bytes() == MAGIC => little.into_iter().map(u32::swap_bytes).collect(),
-        Some(&magic) => {
-            return Err(format!("not a SPIR-V module: the magic number is {magic:#010x}, not {MAGIC:#010x}"));
-        }
-        None => return Err("not a SPIR-V module: the file is empty".to_owned()),
-    };
-    if words.len() < HEADER_WORDS {
-        return Err(format!("not a SPIR-V module: {} words is shorter than the 5-word header", words.len()));
-    }
-    Ok(words)
+    spirv::words_from_bytes(bytes).map_err(|e| e.to_string())
 }
 
 /// Rewrites `OpSource` languages newer than SPIRV-Tools 2023.1 knows
 /// (Slang is 11) to Unknown, so that every SPIRV-Tools accepts the module:
 /// slangc's output, and precompiled modules that Slang wrote.
 pub(super) fn patch_source_language(spirv: &mut [u32]) {
-    let mut at = HEADER_WORDS;
-    while at < spirv.len() {
-        let (count, opcode) = ((spirv[at] >> 16) as usize, spirv[at] & 0xffff);
-        if count == 0 {
-            return; // malformed; the validator will say so
-        }
-        if opcode == OP_SOURCE && count >= 3 && at + 1 < spirv.len() && spirv[at + 1] > LAST_LANGUAGE_KNOWN_TO_OLD_TOOLS
-        {
-            spirv[at + 1] = UNKNOWN_LANGUAGE;
-        }
-        at += count;
+    // A damaged module is left as it is: the validator will say so.
+    let newer: Vec<usize> = spirv::instructions(spirv)
+        .until_damage()
+        .filter(|i| i.op() == Some(Op::Source) && i.words.len() >= 3 && i.operand(0) > LAST_LANGUAGE_KNOWN_TO_OLD_TOOLS)
+        .map(|i| i.offset + 1)
+        .collect();
+    for at in newer {
+        spirv[at] = UNKNOWN_LANGUAGE;
     }
 }
 
@@ -109,6 +85,8 @@ pub(super) fn compile(job: &Job, bytes: &[u8]) -> Result<Compiled, Vec<Diagnosti
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const OP_SOURCE: u32 = Op::Source as u32;
 
     fn bytes(words: &[u32]) -> Vec<u8> {
         words.iter().flat_map(|w| w.to_le_bytes()).collect()

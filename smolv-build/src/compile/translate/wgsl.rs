@@ -7,29 +7,23 @@
 use naga::back::wgsl::{WriterFlags, write_string};
 use naga::front::spv;
 use naga::valid::{Capabilities, ValidationFlags, Validator};
+use smolv_format::spirv;
 
 use super::{Refused, minify};
 
-/// Debug instructions naga's SPIR-V reader has no use for, and some of
-/// which it refuses where glslang puts them (`OpLine` among the types, in
-/// a debug build): `OpSourceContinued`, `OpSource`, `OpSourceExtension`,
-/// `OpString`, `OpLine`, `OpNoLine`, `OpModuleProcessed`. Names stay (they
-/// are shortened anyway).
-const DEBUG_OPCODES: [u32; 7] = [2, 3, 4, 7, 8, 317, 330];
-
-/// `spirv` without [`DEBUG_OPCODES`]; `None` if an instruction's length
-/// runs past the module (naga then says what is wrong).
+/// `spirv` without the debug instructions naga's SPIR-V reader has no use
+/// for, some of which it refuses where glslang puts them (`OpLine` among
+/// the types, in a debug build): those [`spirv::Instruction::is_debug_source`]
+/// names. Names stay (they are shortened anyway). `None` if an
+/// instruction's length is zero or runs past the module (naga then says
+/// what is wrong).
 fn without_debug(spirv: &[u32]) -> Option<Vec<u32>> {
-    let mut out = spirv.get(..5)?.to_vec();
-    let mut at = 5;
-    while at < spirv.len() {
-        let word = spirv[at];
-        let len = usize::try_from(word >> 16).ok().filter(|&len| len > 0)?;
-        let instruction = spirv.get(at..at + len)?;
-        if !DEBUG_OPCODES.contains(&(word & 0xffff)) {
-            out.extend_from_slice(instruction);
+    let mut out = spirv.get(..spirv::HEADER_WORDS)?.to_vec();
+    for instruction in spirv::instructions(spirv) {
+        let instruction = instruction.ok()?;
+        if !instruction.is_debug_source() {
+            out.extend_from_slice(instruction.words);
         }
-        at += len;
     }
     Some(out)
 }

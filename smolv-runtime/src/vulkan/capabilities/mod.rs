@@ -24,17 +24,13 @@ mod names;
 mod table;
 
 use ash::vk;
+use smolv_format::spirv::{self, Op};
 
 pub use names::{Extension, Feature};
 pub use table::{Need, Requirement, capability, spirv_extension};
 
 use super::VulkanError;
 use super::device_features::DeviceFeatures;
-
-const OP_EXTENSION: u32 = 10;
-const OP_CAPABILITY: u32 = 17;
-/// Every `OpCapability` and `OpExtension` comes before it.
-const OP_MEMORY_MODEL: u32 = 14;
 
 /// What a module declares: capability numbers and extension names, in
 /// module order.
@@ -49,17 +45,11 @@ pub(crate) struct Declared {
 /// reflection, which reads the same words) refuses the rest.
 pub(crate) fn declared(spirv: &[u32]) -> Declared {
     let mut found = Declared::default();
-    let mut words = spirv.get(5..).unwrap_or_default();
-    while let Some(&first) = words.first() {
-        let (count, opcode) = ((first >> 16) as usize, first & 0xffff);
-        let Some(operands) = words.get(1..count) else { break };
-        match opcode {
-            OP_CAPABILITY => found.capabilities.extend(operands.first()),
-            OP_EXTENSION => found.extensions.push(smolv_format::reflect::literal_string(operands)),
-            OP_MEMORY_MODEL => break,
-            _ => {}
+    for inst in spirv::declarations(spirv) {
+        match inst.op() {
+            Some(Op::Capability) => found.capabilities.extend(inst.operands().first()),
+            _ => found.extensions.push(inst.string(0)),
         }
-        words = &words[count..];
     }
     found
 }

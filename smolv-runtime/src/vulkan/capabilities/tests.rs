@@ -2,9 +2,13 @@ use ash::vk;
 
 use super::*;
 
+const OP_EXTENSION: u32 = Op::Extension as u32;
+const OP_CAPABILITY: u32 = Op::Capability as u32;
+const OP_MEMORY_MODEL: u32 = Op::MemoryModel as u32;
+
 /// A module header followed by `body`.
 fn module(body: &[u32]) -> Vec<u32> {
-    let mut words = vec![0x0723_0203, 0x0001_0300, 0, 16, 0];
+    let mut words = vec![spirv::MAGIC, 0x0001_0300, 0, 16, 0];
     words.extend_from_slice(body);
     words
 }

@@ -1,0 +1,80 @@
+//! `Reflection::from_spirv` on hand-made modules: hostile counts and
+//! push-constant ranges.
+
+use smolv_format::reflect::Reflection;
+
+/// Most locations one interface variable is reflected as.
+const MAX_INTERFACE_LOCATIONS: u32 = 1024;
+
+/// A vertex module with one input `float[length]` at location 5, and a
+/// push-constant block holding a vector of `vector_count` floats.
+fn hostile(length: u32, vector_count: u32) -> Vec<u32> {
+    let mut m = vec![0x0723_0203, 0x0001_0000, 0, 20, 0];
+    let mut inst = |op: u32, operands: &[u32]| {
+        m.push(((u32::try_from(operands.len()).unwrap() + 1) << 16) | op);
+        m.extend_from_slice(operands);
+    };
+    inst(17, &[1]); // OpCapability Shader
+    inst(14, &[0, 1]); // OpMemoryModel
+    inst(15, &[0, 1, 0x6E69_616D, 0, 6]); // OpEntryPoint Vertex %1 "main" %6
+    inst(71, &[6, 30, 5]); // OpDecorate %6 Location 5
+    inst(22, &[2, 32]); // %2 = OpTypeFloat 32
+    inst(21, &[3, 32, 0]); // %3 = OpTypeInt 32 0
+    inst(43, &[3, 4, length]); // %4 = OpConstant %3 length
+    inst(28, &[5, 2, 4]); // %5 = OpTypeArray %2 %4
+    inst(32, &[7, 1, 5]); // %7 = OpTypePointer Input %5
+    inst(59, &[7, 6, 1]); // %6 = OpVariable %7 Input
+    inst(23, &[8, 2, vector_count]); // %8 = OpTypeVector %2 n
+    inst(30, &[9, 8]); // %9 = OpTypeStruct %8
+    inst(71, &[9, 2]); // OpDecorate %9 Block
+    inst(32, &[10, 9, 9]); // %10 = OpTypePointer PushConstant %9
+    inst(59, &[10, 11, 9]); // %11 = OpVariable %10 PushConstant
+    m
+}
+
+#[test]
+fn hostile_counts_neither_panic_nor_allocate_without_bound() {
+    let reflection = Reflection::from_spirv(&hostile(u32::MAX, 0x4000_0001)).unwrap();
+    assert_eq!(reflection.inputs.len(), MAX_INTERFACE_LOCATIONS as usize);
+    assert_eq!(reflection.inputs[0].location, 5);
+    assert_eq!(reflection.push_constants[0].size, !3, "saturated, and a multiple of 4");
+    let reflection = Reflection::from_spirv(&hostile(3, 4)).unwrap();
+    assert_eq!(reflection.inputs.iter().map(|v| v.location).collect::<Vec<_>>(), [5, 6, 7]);
+    assert_eq!(reflection.push_constants[0].size, 16);
+}
+
+#[test]
+fn a_push_constant_block_ending_in_a_16_bit_member_is_rounded_to_4_bytes() {
+    let mut m = vec![0x0723_0203, 0x0001_0000, 0, 20, 0];
+    let mut inst = |op: u32, operands: &[u32]| {
+        m.push(((u32::try_from(operands.len()).unwrap() + 1) << 16) | op);
+        m.extend_from_slice(operands);
+    };
+    inst(15, &[5, 1, 0x6E69_616D, 0]); // OpEntryPoint GLCompute %1 "main"
+    inst(72, &[4, 0, 35, 2]); // OpMemberDecorate %4 0 Offset 2
+    inst(72, &[4, 1, 35, 4]); // OpMemberDecorate %4 1 Offset 4
+    inst(21, &[2, 16, 0]); // %2 = OpTypeInt 16 0
+    inst(21, &[3, 32, 0]); // %3 = OpTypeInt 32 0
+    inst(30, &[4, 2, 2]); // %4 = OpTypeStruct %2 %2: 16-bit members at 2 and 4
+    inst(32, &[5, 9, 4]); // %5 = OpTypePointer PushConstant %4
+    inst(59, &[5, 6, 9]); // %6 = OpVariable %5 PushConstant
+    let reflection = Reflection::from_spirv(&m).unwrap();
+    let range = &reflection.push_constants[0];
+    assert_eq!((range.offset, range.size), (0, 8), "bytes 2..6, widened to 0..8");
+}
+
+#[test]
+fn an_empty_push_constant_block_gives_no_range_and_the_reflection_round_trips() {
+    let mut m = vec![0x0723_0203, 0x0001_0000, 0, 20, 0];
+    let mut inst = |op: u32, operands: &[u32]| {
+        m.push(((u32::try_from(operands.len()).unwrap() + 1) << 16) | op);
+        m.extend_from_slice(operands);
+    };
+    inst(15, &[5, 1, 0x6E69_616D, 0]); // OpEntryPoint GLCompute %1 "main"
+    inst(30, &[4]); // %4 = OpTypeStruct, no members
+    inst(32, &[5, 9, 4]); // %5 = OpTypePointer PushConstant %4
+    inst(59, &[5, 6, 9]); // %6 = OpVariable %5 PushConstant
+    let reflection = Reflection::from_spirv(&m).unwrap();
+    assert!(reflection.push_constants.is_empty(), "{:?}", reflection.push_constants);
+    assert_eq!(Reflection::from_bytes(&reflection.to_bytes().unwrap()).unwrap(), reflection);
+}
