@@ -71,7 +71,7 @@
 //! ```ignore
 //! // src/quick_start.rs: a device, the manager, a typed uniform and push constants, one draw.
 //! use smolv_runtime::vulkan::ash::{self, vk};
-//! use smolv_runtime::vulkan::{DeviceRequirements, EmbeddedStage, GraphicsState, PipelineManager, descriptors};
+//! use smolv_runtime::vulkan::{DeviceRequirements, EmbeddedStage, GraphicsState, PipelineManager, VkPushConstantRange, descriptors};
 //! type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 //!
 //! static VERTEX: &smolv_runtime::Shader = smolv_runtime::include_shader!("triangle.vert");
@@ -168,6 +168,9 @@ pub use state::{
     VertexInput,
 };
 pub use vertex_input::{VertexAttribute, VertexBufferLayout};
+/// `vk_range()` of the generated `PushConstantRange`s, here beside the rest
+/// of the Vulkan layer (defined in [`crate::interface`]).
+pub use crate::interface::VkPushConstantRange;
 
 /// The ash this layer is built on (0.38), re-exported: use it rather than
 /// a version of your own, so that `vk` types and `ash::Device` match the
