@@ -2,7 +2,7 @@
 //! literal strings. Every walker of a module in smolv reads it through
 //! here, so that all of them treat a damaged module alike: an instruction
 //! whose word count is zero or runs past the end is a [`BadInstruction`].
-//! Opcode and operand names come from the [`spirv`](::spirv) crate
+//! Opcode and operand names come from the [`spirv`] crate
 //! (re-exported as [`spec`]).
 //!
 //! ```

@@ -154,6 +154,9 @@ mod state;
 mod vertex_input;
 pub mod warmup;
 
+/// `vk_range()` of the generated `PushConstantRange`s, here beside the rest
+/// of the Vulkan layer (defined in [`crate::interface`]).
+pub use crate::interface::VkPushConstantRange;
 pub use cache::{CacheLoad, CacheRejected, PipelineCacheFile};
 pub use compute::ComputeSlot;
 pub use device_features::DeviceFeatures;
@@ -168,9 +171,6 @@ pub use state::{
     VertexInput,
 };
 pub use vertex_input::{VertexAttribute, VertexBufferLayout};
-/// `vk_range()` of the generated `PushConstantRange`s, here beside the rest
-/// of the Vulkan layer (defined in [`crate::interface`]).
-pub use crate::interface::VkPushConstantRange;
 
 /// The ash this layer is built on (0.38), re-exported: use it rather than
 /// a version of your own, so that `vk` types and `ash::Device` match the
