@@ -65,10 +65,13 @@ impl Plan {
                     .ok()
                     .map(|m| ReplayShader { spirv: m.words.clone(), reflection: m.reflection.clone() })
             };
-            // SAFETY: the recording lists the game's own shaders (smolv
-            // compiled them and reflected their words) and states this game
-            // made on a Vulkan device: RGBA8, RGBA16F and RG32/RGBA32 float
-            // formats, which every device supports.
+            // SAFETY: `--replay` takes a recording this game wrote with
+            // `--record` (as `--help` says): its shaders are the game's own
+            // (smolv compiled them and reflected their words) and its states
+            // are the game's, with RGBA8, RGBA16F and RG32/RGBA32 float
+            // formats, which every device supports. Reading it refused
+            // damage and what Vulkan never accepts; a hand-made file is not
+            // covered, as for any game file edited by hand.
             let replay = unsafe { Replay::start(Arc::clone(manager), recording, &budget, find) };
             replay.wait(REPLAY_TIME);
             replay

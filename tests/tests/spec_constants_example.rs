@@ -15,21 +15,23 @@ use std::path::Path;
 #[allow(dead_code, reason = "its `main` is the example's, not this test's")]
 mod example;
 
+/// One test, not two: the file check changes the working directory,
+/// which is the process's, and the example must not run meanwhile.
 #[test]
-fn the_spec_constants_example_draws_every_value_set_without_a_validation_message() {
+fn the_spec_constants_example_holds_smolv_builds_output_and_draws_every_value_set_without_a_validation_message() {
+    the_spec_constants_example_holds_what_smolv_build_makes_of_its_shader();
     match example::run() {
         Ok(line) => assert!(line.contains("every pixel as expected"), "{line}"),
         Err(error) => panic!("{error}"),
     }
 }
 
-#[test]
 fn the_spec_constants_example_holds_what_smolv_build_makes_of_its_shader() {
     let example =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../smolv-runtime/examples/spec_constants").canonicalize().unwrap();
     // As a build script of the example's own would run, in its directory:
-    // the generated docs name the shader by its path from there. (The
-    // other test of this binary reads no relative path.)
+    // the generated docs name the shader by its path from there.
+    let before = std::env::current_dir().unwrap();
     std::env::set_current_dir(&example).unwrap();
     let out = tempfile::tempdir().unwrap();
     let mut config = smolv_build::Config::new();
@@ -65,4 +67,5 @@ fn the_spec_constants_example_holds_what_smolv_build_makes_of_its_shader() {
     );
     // What the example relies on: the generated type names the constants.
     assert!(types.contains("pub struct SpecConstants"), "{types}");
+    std::env::set_current_dir(before).unwrap();
 }

@@ -35,8 +35,11 @@ use crate::source::Job;
 ///   that even the first edit finds it ready;
 /// - a worker serves compile after compile, and the pool keeps one idle
 ///   worker started: one that crashes on a shader (that compile fails,
-///   naming the shader and the signal), or dies while idle, is replaced in
-///   the background, and the next compile does not wait for it;
+///   naming the shader and the signal), or dies while idle after it
+///   served, is replaced in the background, and the next compile does not
+///   wait for it (one that dies before it ever served is replaced by the
+///   next compile, which then waits: a program that cannot serve is not
+///   started again and again);
 /// - workers are started by a thread the pool owns, not by the thread that
 ///   compiles: on Linux a worker dies with the thread that started it
 ///   (`PR_SET_PDEATHSIG`), so a compile on a short-lived thread leaves a

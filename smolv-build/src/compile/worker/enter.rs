@@ -50,9 +50,9 @@
 //! dynamic section; a macOS image whose table holds no slot of ours), the
 //! worker serves from `Config::compile`, as on other systems, and runs
 //! what `main` does before it: it never serves with glslang unconstructed.
-//! Linux is tested here on every run; the Windows part is compiled by the
-//! suite's mingw build, and the macOS part is not tested here (no macOS
-//! machine).
+//! Linux is tested on every run; the Windows part (mingw) runs under wine
+//! in `scripts/windows-under-wine.sh`; the macOS part is compiled but not
+//! run here (no macOS machine).
 //!
 //! The guarantee covers the user's `main`, not every constructor: those
 //! of the build script's own crate and its dependencies (`#[ctor]`

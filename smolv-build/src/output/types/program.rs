@@ -62,14 +62,18 @@ fn is_pipeline(stages: &[ShaderStage]) -> bool {
     let flags: Vec<u32> = stages.iter().map(|s| s.vk_stage_flag()).collect();
     let distinct = flags.iter().collect::<BTreeSet<_>>().len() == flags.len();
     let graphics = 0x1 | 0x2 | 0x4 | 0x8 | 0x10 | 0x40 | 0x80;
+    let has = |stage: ShaderStage| stages.contains(&stage);
+    // Vertex with optional tessellation and geometry, or mesh with an
+    // optional task shader: never stages of both.
+    let vertex = has(ShaderStage::Vertex) && !has(ShaderStage::Mesh) && !has(ShaderStage::Task);
+    let mesh = has(ShaderStage::Mesh)
+        && !has(ShaderStage::Vertex)
+        && !has(ShaderStage::TessellationControl)
+        && !has(ShaderStage::TessellationEvaluation)
+        && !has(ShaderStage::Geometry);
     match stages {
         [ShaderStage::Compute] => true,
-        _ => {
-            distinct
-                && flags.iter().all(|f| f & graphics != 0)
-                && stages.contains(&ShaderStage::Fragment)
-                && (stages.contains(&ShaderStage::Vertex) || stages.contains(&ShaderStage::Mesh))
-        }
+        _ => distinct && flags.iter().all(|f| f & graphics != 0) && has(ShaderStage::Fragment) && (vertex || mesh),
     }
 }
 
@@ -259,6 +263,10 @@ mod tests {
         assert!(!is_pipeline(&[Vertex]), "no fragment shader");
         assert!(!is_pipeline(&[Fragment, Fragment]), "a stage twice");
         assert!(!is_pipeline(&[Vertex, Fragment, Compute]), "compute with graphics");
+        assert!(is_pipeline(&[Task, Mesh, Fragment]));
+        assert!(!is_pipeline(&[Vertex, Mesh, Fragment]), "vertex and mesh");
+        assert!(!is_pipeline(&[Vertex, Task, Fragment]), "a task shader without mesh");
+        assert!(!is_pipeline(&[Geometry, Mesh, Fragment]), "geometry with mesh");
     }
 
     #[test]

@@ -177,7 +177,8 @@ fn render_set(out: &mut String, program: &str, set: u32, bindings: &[&(Descripto
          /// # Errors\n    \
          /// As `smolv_runtime::vulkan::descriptors::allocate`.\n    \
          /// # Safety\n    \
-         /// As `descriptors::allocate`, and as `descriptors` says for a write.\n    \
+         /// As `descriptors::allocate`, and as `descriptors` says for a write; `layout` must be\n    \
+         /// this program's (another program's with as many sets passes the check, and is wrong).\n    \
          #[allow(unsafe_code)]\n    \
          pub unsafe fn allocate(&self, device: &{RT}::ash::Device, pool: {VK}::DescriptorPool, layout: &{RT}::ProgramLayout) -> ::core::result::Result<{VK}::DescriptorSet, {RT}::VulkanError> {{\n        \
          // SAFETY: the caller's contract.\n        \

@@ -34,7 +34,11 @@ pub struct Recorder {
 
 #[derive(Debug, Default)]
 struct Inner {
-    names: HashMap<[u8; 32], String>,
+    /// Each named shader's name, by its SPIR-V (the words themselves, not a
+    /// hash of them). Two shaders with the same words are one to the
+    /// recorder: the last name given wins, and either builds the same
+    /// pipeline.
+    names: HashMap<Vec<u32>, String>,
     scope: Option<String>,
     /// The slots (by address: the manager keeps every slot until it is
     /// dropped, so an address is never reused meanwhile) already recorded.
@@ -72,7 +76,7 @@ impl Recorder {
     /// set, variant and entry point included, as the game loads it again
     /// on replay).
     pub fn name_shader(&self, name: &str, spirv: &[u32]) {
-        lock(&self.inner).names.insert(code_hash(spirv), name.to_owned());
+        lock(&self.inner).names.insert(spirv.to_vec(), name.to_owned());
     }
 
     /// The scope of the pipelines first asked for from now on (`None`: none).
@@ -112,7 +116,7 @@ impl Recorder {
             .iter()
             .map(|&(flags, stage)| {
                 let mut recorded = RecordedStage::of(flags, "", stage.spirv, stage.reflection, stage.specialization);
-                recorded.name = inner.names.get(&recorded.code_hash).cloned().unwrap_or_default();
+                recorded.name = inner.names.get(stage.spirv).cloned().unwrap_or_default();
                 recorded
             })
             .collect();

@@ -325,7 +325,11 @@ impl Recording {
     /// # Errors
     /// [`RecordingError::Io`].
     pub fn save(&self, path: &std::path::Path) -> Result<(), RecordingError> {
-        let partial = path.with_extension("partial");
+        // `a.smolvpso.partial`: two recordings that differ only in their
+        // extension do not share a temporary file.
+        let mut partial = path.as_os_str().to_owned();
+        partial.push(".partial");
+        let partial = std::path::PathBuf::from(partial);
         std::fs::write(&partial, self.to_bytes()).map_err(|e| io_error(&partial, &e))?;
         std::fs::rename(&partial, path).map_err(|e| io_error(path, &e))
     }
@@ -466,7 +470,28 @@ fn read_entry(r: &mut Reader<'_>, start: usize) -> Result<RecordedPipeline, Reco
                     offset: start, what: "a graphics entry not vertex … fragment"
                 });
             }
-            RecordedKind::Graphics { stages, state: state_codec::read(r)? }
+            // Each stage once, in pipeline order, and only the vertex
+            // pipeline's: the stage bits rise, within vertex … fragment.
+            let graphics = vk::ShaderStageFlags::ALL_GRAPHICS;
+            let rising = stages.windows(2).all(|pair| pair[0].stage.as_raw() < pair[1].stage.as_raw());
+            if !rising || stages.iter().any(|s| !graphics.contains(s.stage) || s.stage.as_raw().count_ones() != 1) {
+                return Err(RecordingError::Invalid {
+                    offset: start,
+                    what: "a graphics entry with stages out of order",
+                });
+            }
+            let state = state_codec::read(r)?;
+            let tessellation = stages.iter().any(|s| {
+                s.stage == vk::ShaderStageFlags::TESSELLATION_CONTROL
+                    || s.stage == vk::ShaderStageFlags::TESSELLATION_EVALUATION
+            });
+            if (state.topology == vk::PrimitiveTopology::PATCH_LIST) != tessellation {
+                return Err(RecordingError::Invalid {
+                    offset: start,
+                    what: "a patch-list topology without tessellation, or tessellation without one",
+                });
+            }
+            RecordedKind::Graphics { stages, state }
         }
         (1, 1) => {
             let stage = stages.into_iter().next().filter(|s| s.stage == vk::ShaderStageFlags::COMPUTE);

@@ -96,7 +96,9 @@ pub struct ReplayProgress {
     pub failed: usize,
     /// Entries not started: cancelled, or past the time budget.
     pub abandoned: usize,
-    /// Per scope (`None`: entries without one), `(scope, done, total)`.
+    /// Per scope (`None`: entries without one), `(scope, finished, total)`:
+    /// `finished` counts the scope's entries built, failed or abandoned,
+    /// so that a scope whose build failed is still over.
     pub scopes: Vec<(Option<String>, usize, usize)>,
 }
 
@@ -104,6 +106,13 @@ impl ReplayProgress {
     /// Whether nothing is left to run.
     pub fn finished(&self) -> bool {
         self.done + self.failed + self.abandoned >= self.total
+    }
+
+    /// Counts one entry of `scope` as finished (built, failed or abandoned).
+    fn scope_finished(&mut self, scope: Option<&str>) {
+        if let Some(entry) = self.scopes.iter_mut().find(|(s, ..)| s.as_deref() == scope) {
+            entry.1 += 1;
+        }
     }
 }
 
@@ -181,9 +190,10 @@ impl Replay {
     /// # Safety
     /// As [`PipelineManager::get_program_pipeline`] for every entry: the
     /// shaders `find` gives are valid SPIR-V described by their
-    /// reflections, and the recording's states are valid for the device
-    /// (a recording this game made; smolv checks the enums, counts and
-    /// features, not the formats a device supports).
+    /// reflections, and the recording's states are valid for the device:
+    /// a recording this game made. Reading refuses what Vulkan never
+    /// accepts and the manager checks features, but a file from elsewhere
+    /// can still name formats the device lacks.
     pub unsafe fn start(
         manager: Arc<PipelineManager>,
         recording: &Recording,
@@ -308,8 +318,13 @@ impl Drop for Replay {
 
 impl Shared {
     fn abandon_rest(&self) {
-        let left = std::mem::take(&mut *lock(&self.queue)).len();
-        lock(&self.progress).abandoned += left;
+        let left = std::mem::take(&mut *lock(&self.queue));
+        let mut progress = lock(&self.progress);
+        progress.abandoned += left.len();
+        for job in &left {
+            progress.scope_finished(job.scope.as_deref());
+        }
+        drop(progress);
         self.changed.notify_all();
     }
 
@@ -327,12 +342,10 @@ impl Shared {
             let mut progress = lock(&self.progress);
             if built {
                 progress.done += 1;
-                if let Some(scope) = progress.scopes.iter_mut().find(|(s, ..)| *s == job.scope) {
-                    scope.1 += 1;
-                }
             } else {
                 progress.failed += 1;
             }
+            progress.scope_finished(job.scope.as_deref());
             drop(progress);
             self.changed.notify_all();
         }

@@ -216,8 +216,13 @@ pub(super) fn read(r: &mut Reader<'_>) -> Result<GraphicsState, RecordingError> 
         let back = face()?;
         Ok(StencilState { front, back })
     })?;
+    let samples = flags(r, 0x7F, "unknown sample count bits")?;
+    if !samples.is_power_of_two() {
+        // Vulkan takes exactly one sample count.
+        return Err(RecordingError::Invalid { offset: r.offset(), what: "a sample count of no bit or several" });
+    }
     let multisample = Multisample {
-        samples: vk::SampleCountFlags::from_raw(flags(r, 0x7F, "unknown sample count bits")?),
+        samples: vk::SampleCountFlags::from_raw(samples),
         sample_shading: read_option(r, |r| finite(r, "a sample shading fraction that is not finite"))?,
         sample_mask: r.u32()?,
         alpha_to_coverage: r.bool()?,
@@ -254,7 +259,11 @@ pub(super) fn read(r: &mut Reader<'_>) -> Result<GraphicsState, RecordingError> 
     let count = r.count(MAX_LIST, "dynamic states")?;
     let mut dynamic_states = Vec::with_capacity(count);
     for _ in 0..count {
-        dynamic_states.push(read_enum!(r, vk::DynamicState, "an unknown dynamic state"));
+        let state = read_enum!(r, vk::DynamicState, "an unknown dynamic state");
+        if dynamic_states.contains(&state) {
+            return Err(RecordingError::Invalid { offset: r.offset(), what: "a dynamic state listed twice" });
+        }
+        dynamic_states.push(state);
     }
     Ok(GraphicsState {
         vertex_input,
