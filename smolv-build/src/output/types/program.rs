@@ -256,7 +256,7 @@ mod tests {
 
     #[test]
     fn only_whole_pipelines_are_programs() {
-        use ShaderStage::{Compute, Fragment, Geometry, Vertex};
+        use ShaderStage::{Compute, Fragment, Geometry, Mesh, Task, Vertex};
         assert!(is_pipeline(&[Vertex, Fragment]));
         assert!(is_pipeline(&[Vertex, Geometry, Fragment]));
         assert!(is_pipeline(&[Compute]));
