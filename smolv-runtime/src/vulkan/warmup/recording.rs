@@ -627,6 +627,29 @@ mod tests {
     }
 
     #[test]
+    fn states_vulkan_never_accepts_are_skipped() {
+        type Break = fn(&mut Vec<RecordedStage>, &mut GraphicsState);
+        let breaks: [(&str, Break); 5] = [
+            ("two sample counts", |_, state| state.multisample.samples = vk::SampleCountFlags::from_raw(0x3)),
+            ("no sample count", |_, state| state.multisample.samples = vk::SampleCountFlags::empty()),
+            ("a patch list without tessellation", |_, state| state.topology = vk::PrimitiveTopology::PATCH_LIST),
+            ("a dynamic state twice", |_, state| {
+                state.dynamic_states = vec![vk::DynamicState::LINE_WIDTH, vk::DynamicState::LINE_WIDTH];
+            }),
+            ("a stage twice", |stages, _| stages.insert(1, stages[1].clone())),
+        ];
+        for (what, break_it) in breaks {
+            let mut bad = graphics(0, 0, None);
+            if let RecordedKind::Graphics { stages, state } = &mut bad.kind {
+                break_it(stages, state);
+            }
+            let recording = Recording { entries: vec![bad, compute(1)], skipped: 0 };
+            let read = Recording::from_bytes(&recording.to_bytes()).unwrap();
+            assert_eq!((read.skipped, read.entries.len()), (1, 1), "{what} was read");
+        }
+    }
+
+    #[test]
     fn a_count_past_its_bound_is_refused_before_allocating() {
         let mut bytes = Recording::default().to_bytes();
         bytes[12..16].copy_from_slice(&u32::MAX.to_le_bytes());
