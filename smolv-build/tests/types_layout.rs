@@ -158,6 +158,8 @@ fn generated_code_trusts_no_name_in_scope_and_allows_the_lints_it_trips() {
         code.matches("pub struct ").count(),
         code.matches("#[allow(dead_code, unreachable_pub)]\npub struct ").count()
             + code.matches("#[allow(dead_code, unreachable_pub)]\n    pub struct ").count()
+            // A program's descriptor sets, one module deeper.
+            + code.matches("#[allow(dead_code, unreachable_pub)]\n        pub struct ").count()
             + code.matches("pub struct SpecConstants").count()
     );
     assert!(code.contains("#[allow(clippy::derivable_impls)]\n    impl ::core::default::Default for SpecConstants"));

@@ -113,6 +113,7 @@ fn render_set(out: &mut String, program: &str, set: u32, bindings: &[&(Descripto
          /// allocates the set with the program's layout and writes them into it;\n\
          /// [`Set{set}::POOL_SIZES`] are the descriptors of one such set.\n\
          #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug)]\n\
+         #[allow(dead_code, unreachable_pub)]\n\
          pub struct Set{set} {{"
     );
     let mut taken = BTreeSet::new();

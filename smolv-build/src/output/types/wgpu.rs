@@ -17,9 +17,9 @@ use std::fmt::Write;
 
 use smolv_runtime::reflect::{DescriptorBinding, DescriptorKind, ShaderStage};
 
-use super::escape;
 use super::layout::{Mangling, ModuleInput};
 use super::names;
+use super::{escape, render};
 
 /// wgpu, as the generated code names it.
 const W: &str = "::smolv_runtime::wgpu::wgpu";
@@ -121,7 +121,7 @@ fn render_group(out: &mut String, owner: &str, set: u32, bindings: &[(&Descripto
         "/// Bind group {set} of {shown}: its resources by name. [`BindGroup{set}::create`]\n\
          /// makes the `wgpu::BindGroup`."
     );
-    let _ = writeln!(out, "#[derive(Clone, Debug)]\npub struct BindGroup{set}<'a> {{");
+    let _ = writeln!(out, "#[derive(Clone, Debug)]\n{}\npub struct BindGroup{set}<'a> {{", render::ALLOW_UNUSED);
     let mut taken = BTreeSet::new();
     let mut entries = Vec::new();
     for (binding, mangling) in bindings {
