@@ -103,15 +103,7 @@ pub(crate) fn render(out: &mut String, input: &ModuleInput, has_vertex: bool) {
     for line in &skipped {
         let _ = writeln!(out, "        ///\n        /// {line}");
     }
-    let _ = writeln!(out, "        #[allow(unreachable_pub, clippy::needless_lifetimes)]\n        pub mod wgpu {{");
-    for line in body.lines() {
-        if line.is_empty() {
-            out.push('\n');
-        } else {
-            let _ = writeln!(out, "            {line}");
-        }
-    }
-    let _ = writeln!(out, "        }}\n    }}");
+    write_wgpu_module(out, &body);
 }
 
 fn render_group(out: &mut String, owner: &str, set: u32, bindings: &[(&DescriptorBinding, Mangling)]) {
@@ -244,6 +236,12 @@ pub(crate) fn render_program(
              (fragment, super::super::{fragment}::wgpu::ENTRY_POINT), state)\n}}"
         );
     }
+    write_wgpu_module(out, &body);
+}
+
+/// Writes `body` as the `mod wgpu` of a module (or program) whose items
+/// `out` holds so far, and closes that module.
+fn write_wgpu_module(out: &mut String, body: &str) {
     let _ = writeln!(out, "        #[allow(unreachable_pub, clippy::needless_lifetimes)]\n        pub mod wgpu {{");
     for line in body.lines() {
         if line.is_empty() {
