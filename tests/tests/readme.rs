@@ -330,8 +330,12 @@ fn the_runtime_readme_ash_quick_start_draws_on_lavapipe_with_no_message() {
         ["Cargo.toml", "build.rs", "shaders/triangle.frag", "shaders/triangle.vert", "src/quick_start.rs"]
     );
     write(&root.join("src/main.rs"), ASH_HARNESS);
-    let lines = quick_start_code(&blocks).lines().count();
-    assert!(lines <= 50, "the quick start's Vulkan code is {lines} lines");
+    // About 30 lines from `include_shader!` to the draw (50 before the
+    // device and manager helpers, the slot's layouts and push constants,
+    // and the viewport call).
+    let code = quick_start_code(&blocks);
+    let lines = code[code.find("include_shader!").expect("the shaders")..].lines().count();
+    assert!(lines <= 33, "the quick start's Vulkan code is {lines} lines from include_shader!");
     // The descriptor code the user writes, from the generated program's types.
     let draw = quick_start_code(&blocks).split("pub unsafe fn draw").nth(1).expect("the draw function");
     let descriptor_lines: Vec<&str> = draw

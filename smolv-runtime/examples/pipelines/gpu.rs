@@ -127,9 +127,11 @@ impl Gpu {
             let priorities = [1.0];
             let queues =
                 [vk::DeviceQueueCreateInfo::default().queue_family_index(family).queue_priorities(&priorities)];
-            let extensions = requirements.extension_name_ptrs();
-            let info = vk::DeviceCreateInfo::default().queue_create_infos(&queues).enabled_extension_names(&extensions);
-            let device = instance.create_device(physical, &requirements.push_features(info), None)?;
+            let device = requirements.create_device(
+                &instance,
+                physical,
+                &vk::DeviceCreateInfo::default().queue_create_infos(&queues),
+            )?;
             // The version the instance asked for: a module newer than it
             // takes is refused with `VulkanError::SpirvVersionUnsupported`.
             let options = requirements.pipeline_options().api_version(api_version);

@@ -56,41 +56,36 @@
 //!
 //! ## Quick start
 //!
-//! From `include_shader!` to a drawn pipeline: the device with
-//! [`DeviceRequirements`], the [`PipelineManager`], stages from embedded
+//! From `include_shader!` to a drawn pipeline: the device and the
+//! [`PipelineManager`] with [`DeviceRequirements`], stages from embedded
 //! shaders ([`EmbeddedStage`]), the typed uniform and push constants from
 //! `include_types!`, the typed descriptor set of the program `triangle`
 //! (the two shaders share that base name; [`descriptors`]), and one draw.
 //! The program's push-constant range carries the flags of both stages, as
-//! `vkCmdPushConstants` needs them. Viewport and scissor are always
-//! dynamic: every pipeline the manager builds leaves them to the command
-//! buffer, so set them before each draw. The shaders, the build script
+//! `vkCmdPushConstants` needs them ([`PipelineSlot::cmd_push_constants`]).
+//! Viewport and scissor are always dynamic: every pipeline the manager
+//! builds leaves them to the command buffer, so set them before each draw
+//! ([`cmd_set_viewport_and_scissor`]). The shaders, the build script
 //! and the manifest are in the crate's README, and `tests/tests/readme.rs`
 //! builds and runs this exact code on lavapipe under the validation layer.
 //!
 //! ```ignore
 //! // src/quick_start.rs: a device, the manager, a typed uniform and push constants, one draw.
 //! use smolv_runtime::vulkan::ash::{self, vk};
-//! use smolv_runtime::vulkan::{DeviceRequirements, EmbeddedStage, GraphicsState, PipelineManager, VkPushConstantRange, descriptors};
+//! use smolv_runtime::vulkan::{DeviceRequirements, EmbeddedStage, GraphicsState, PipelineManager, cmd_set_viewport_and_scissor, descriptors};
 //! type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 //!
 //! static VERTEX: &smolv_runtime::Shader = smolv_runtime::include_shader!("triangle.vert");
 //! static FRAGMENT: &smolv_runtime::Shader = smolv_runtime::include_shader!("triangle.frag");
-//! mod shaders {
-//!     smolv_runtime::include_types!();
-//! }
+//! mod shaders { smolv_runtime::include_types!(); }
 //! use shaders::triangle; // the program: triangle.vert and triangle.frag
 //!
 //! /// Dynamic rendering, and graphics pipeline libraries where the driver has them.
 //! pub unsafe fn device(instance: &ash::Instance, gpu: vk::PhysicalDevice, queues: &[vk::DeviceQueueCreateInfo]) -> Result<(ash::Device, PipelineManager)> {
 //!     let mut requirements = unsafe { DeviceRequirements::for_physical_device(instance, gpu)? };
-//!     let extensions = requirements.extension_name_ptrs();
-//!     let info = vk::DeviceCreateInfo::default().queue_create_infos(queues).enabled_extension_names(&extensions);
-//!     let device = unsafe { instance.create_device(gpu, &requirements.push_features(info), None)? };
-//!     let limits = unsafe { instance.get_physical_device_properties(gpu) }.limits;
-//!     // SAFETY: `options` match the device; the caller drops the manager before the device, once idle.
-//!     let manager = unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), &limits, requirements.pipeline_options()) };
-//!     Ok((device, manager))
+//!     let device = unsafe { requirements.create_device(instance, gpu, &vk::DeviceCreateInfo::default().queue_create_infos(queues))? };
+//!     // SAFETY: the device has what `requirements` asks; the caller drops the manager first, once idle.
+//!     Ok((device.clone(), unsafe { requirements.create_manager(instance, gpu, device) }))
 //! }
 //!
 //! /// Records the draw into `cmd`, inside dynamic rendering to an RGBA8 target of `extent`.
@@ -100,21 +95,15 @@
 //!     let state = GraphicsState { color_formats: vec![vk::Format::R8G8B8A8_UNORM], ..GraphicsState::default() };
 //!     // SAFETY: smolv compiled and reflected the shaders; the device renders to RGBA8.
 //!     let slot = unsafe { manager.get_pipeline(&vertex.stage(), &fragment.stage(), &state)? };
-//!     let tint = shaders::Tint::new([0.125, 0.25, 0.375, 1.0]); // the block's bytes, as the shader reads them
-//!     uniform.1[..shaders::Tint::SIZE].copy_from_slice(tint.as_bytes());
-//!     let push = shaders::Push::new(1.0, 2.0); // scale for the vertex stage, brightness for the fragment stage
-//!     let range = triangle::PUSH_CONSTANTS.ok_or("no push constants")?.vk_range(); // both stages' flags
-//!     // SAFETY: `device` is valid and `uniform` a live uniform buffer of it; the caller destroys the pool.
+//!     uniform.1[..shaders::Tint::SIZE].copy_from_slice(shaders::Tint::new([0.125, 0.25, 0.375, 1.0]).as_bytes());
+//!     // SAFETY: `uniform.0` is a live uniform buffer of `device`; the caller destroys the pool.
 //!     let pool = unsafe { triangle::Set0::create_pool(device, 1)? };
-//!     let layout = manager.program_layout(&vertex.stage(), &fragment.stage())?;
-//!     let set = unsafe { triangle::Set0 { tint: descriptors::whole_buffer(uniform.0) }.allocate(device, pool, &layout)? };
-//!     let viewport = vk::Viewport { width: extent.width as f32, height: extent.height as f32, max_depth: 1.0, ..Default::default() };
+//!     let set = unsafe { triangle::Set0 { tint: descriptors::whole_buffer(uniform.0) }.allocate(device, pool, slot.program_layout())? };
 //!     unsafe {
 //!         device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, slot.current()); // the optimized link once ready
 //!         device.cmd_bind_descriptor_sets(cmd, vk::PipelineBindPoint::GRAPHICS, slot.layout(), triangle::Set0::SET, &[set], &[]);
-//!         device.cmd_push_constants(cmd, slot.layout(), range.stage_flags, range.offset, push.as_bytes());
-//!         device.cmd_set_viewport(cmd, 0, &[viewport]); // always dynamic
-//!         device.cmd_set_scissor(cmd, 0, &[vk::Rect2D::default().extent(extent)]); // always dynamic
+//!         slot.cmd_push_constants(device, cmd, shaders::Push::new(1.0, 2.0).as_bytes())?; // scale, brightness: both stages' flags
+//!         cmd_set_viewport_and_scissor(device, cmd, extent); // always dynamic
 //!         device.cmd_draw(cmd, 3, 1, 0, 0);
 //!     }
 //!     Ok(pool)
@@ -142,6 +131,7 @@ mod compute;
 mod descriptions;
 pub mod descriptors;
 mod device_features;
+mod dynamic;
 mod layout;
 mod library;
 mod modules;
@@ -160,6 +150,7 @@ pub use crate::interface::VkPushConstantRange;
 pub use cache::{CacheLoad, CacheRejected, PipelineCacheFile};
 pub use compute::ComputeSlot;
 pub use device_features::DeviceFeatures;
+pub use dynamic::cmd_set_viewport_and_scissor;
 pub use layout::{BindlessSet, LayoutCache, LayoutOptions, ProgramLayout};
 pub use pipelines::{
     EmbeddedStage, FallbackReason, GraphicsProgram, LibraryCounts, PipelineManager, PipelineOptions, PipelineSlot,
@@ -289,6 +280,18 @@ pub enum VulkanError {
         end: u64,
         /// The device's limit.
         max_push_constants_size: u32,
+    },
+    /// A push-constant block shorter than the program's range: see
+    /// [`PipelineSlot::cmd_push_constants`].
+    #[error(
+        "the push-constant block is {len} bytes, but the program's push constants end at byte {end}; \
+         pass the whole block, from its offset 0 (the generated type's `as_bytes()`)"
+    )]
+    PushConstantsTooShort {
+        /// The block's length in bytes.
+        len: usize,
+        /// Where the program's push-constant range ends.
+        end: u64,
     },
     /// A specialization value that does not fit its constant's type.
     #[error(

@@ -8,7 +8,7 @@ use ash::vk;
 
 use super::VulkanError;
 use super::device_features::DeviceFeatures;
-use super::pipelines::PipelineOptions;
+use super::pipelines::{PipelineManager, PipelineOptions};
 
 /// The extensions and features a [`PipelineManager`](super::PipelineManager)
 /// needs on a physical device, and the [`PipelineOptions`] that match the
@@ -182,6 +182,90 @@ impl DeviceRequirements {
         if self.library_supported && self.library_wanted { info.push_next(&mut self.library) } else { info }
     }
 
+    /// Creates the device: `info` as given (its queues, and extensions and
+    /// features of your own), with [`extension_names`](Self::extension_names)
+    /// added to its extensions where it lacks them, and the feature
+    /// structures of [`push_features`](Self::push_features) chained.
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # fn example(instance: &ash::Instance, physical: vk::PhysicalDevice, family: u32) -> Result<(), Box<dyn std::error::Error>> {
+    /// use smolv_runtime::vulkan::DeviceRequirements;
+    /// // SAFETY: `instance` is alive, created for Vulkan 1.3, and `physical` is one of its devices.
+    /// let mut requirements = unsafe { DeviceRequirements::for_physical_device(instance, physical)? };
+    /// let priorities = [1.0];
+    /// let queues = [vk::DeviceQueueCreateInfo::default().queue_family_index(family).queue_priorities(&priorities)];
+    /// let extensions = [ash::khr::swapchain::NAME.as_ptr()]; // your own, beside the manager's
+    /// let info = vk::DeviceCreateInfo::default().queue_create_infos(&queues).enabled_extension_names(&extensions);
+    /// // SAFETY: a valid create info for `physical`, which has the swapchain extension.
+    /// let device = unsafe { requirements.create_device(instance, physical, &info)? };
+    /// // SAFETY: made with `requirements`; the manager is dropped first, with the device idle.
+    /// let manager = unsafe { requirements.create_manager(instance, physical, device.clone()) };
+    /// # let _ = manager;
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    /// A failing `vkCreateDevice`.
+    ///
+    /// # Safety
+    /// As `vkCreateDevice`: `instance` and `physical` are those
+    /// [`for_physical_device`](Self::for_physical_device) was given, and
+    /// `info` is a valid create info for `physical`, whose extension names
+    /// (`enabledExtensionCount` of them) are valid C strings, and whose
+    /// chain holds no structure of the types that
+    /// [`push_features`](Self::push_features) chains. The caller destroys
+    /// the device.
+    pub unsafe fn create_device(
+        &mut self,
+        instance: &ash::Instance,
+        physical: vk::PhysicalDevice,
+        info: &vk::DeviceCreateInfo<'_>,
+    ) -> Result<ash::Device, VulkanError> {
+        let given: &[*const c_char] = match usize::try_from(info.enabled_extension_count) {
+            Ok(count) if count > 0 && !info.pp_enabled_extension_names.is_null() => {
+                // SAFETY: the caller's contract: `count` valid name pointers.
+                unsafe { std::slice::from_raw_parts(info.pp_enabled_extension_names, count) }
+            }
+            _ => &[],
+        };
+        // SAFETY: the caller's contract: each given name is a C string.
+        let given: Vec<&CStr> = given.iter().map(|&name| unsafe { CStr::from_ptr(name) }).collect();
+        let extensions = with_extensions(&given, self.extension_names());
+        let info = info.enabled_extension_names(&extensions);
+        let info = self.push_features(info);
+        // SAFETY: the caller's contract, with the requirements' own
+        // extensions and features, which `physical` has.
+        super::check("vkCreateDevice", unsafe { instance.create_device(physical, &info, None) })
+    }
+
+    /// A manager on `device`, created from `physical` with these
+    /// requirements ([`create_device`](Self::create_device) does):
+    /// [`PipelineManager::new`] with the physical device's limits, no
+    /// pipeline cache, and [`pipeline_options`](Self::pipeline_options).
+    /// See the example on [`create_device`](Self::create_device).
+    ///
+    /// # Safety
+    /// - `instance` and `physical` are those
+    ///   [`for_physical_device`](Self::for_physical_device) was given;
+    /// - `device` was created from `physical` with these requirements (their
+    ///   extensions and features), and outlives the manager;
+    /// - when the manager is dropped, the device is done with every
+    ///   pipeline it handed out (as for [`PipelineManager::new`]).
+    pub unsafe fn create_manager(
+        &self,
+        instance: &ash::Instance,
+        physical: vk::PhysicalDevice,
+        device: ash::Device,
+    ) -> PipelineManager {
+        // SAFETY: the caller's contract: a live instance and its device.
+        let limits = unsafe { instance.get_physical_device_properties(physical) }.limits;
+        // SAFETY: the options are these requirements' own, which `device`
+        // was created with; the rest is the caller's contract.
+        unsafe { PipelineManager::new(device, vk::PipelineCache::null(), &limits, self.pipeline_options()) }
+    }
+
     /// What the device created with these requirements has enabled, as
     /// [`PipelineOptions::features`](PipelineOptions#structfield.features)
     /// takes it: graphics pipeline libraries where it gets them, and the
@@ -199,5 +283,31 @@ impl DeviceRequirements {
     /// pipelines from libraries exactly where the device gets them.
     pub fn pipeline_options(&self) -> PipelineOptions {
         PipelineOptions::new().features(self.device_features())
+    }
+}
+
+/// `given` and then each of `own` that `given` lacks, as the pointers
+/// `ppEnabledExtensionNames` takes: every name once.
+fn with_extensions(given: &[&CStr], own: &[&CStr]) -> Vec<*const c_char> {
+    let missing = own.iter().filter(|name| !given.contains(name));
+    given.iter().chain(missing).map(|name| name.as_ptr()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_requirements_extensions_are_added_once_after_the_callers() {
+        let swapchain = ash::khr::swapchain::NAME;
+        let names = |pointers: Vec<*const c_char>| -> Vec<&CStr> {
+            // SAFETY: the pointers are those of the `&CStr`s given.
+            pointers.into_iter().map(|p| unsafe { CStr::from_ptr(p) }).collect()
+        };
+        let added = names(with_extensions(&[swapchain], &LIBRARY_EXTENSIONS));
+        assert_eq!(added, [swapchain, LIBRARY_EXTENSIONS[0], LIBRARY_EXTENSIONS[1]]);
+        let already = names(with_extensions(&[LIBRARY_EXTENSIONS[1], swapchain], &LIBRARY_EXTENSIONS));
+        assert_eq!(already, [LIBRARY_EXTENSIONS[1], swapchain, LIBRARY_EXTENSIONS[0]], "none twice");
+        assert!(with_extensions(&[], &[]).is_empty());
     }
 }

@@ -424,11 +424,11 @@ impl PipelineManager {
             // SAFETY: the manager keeps these libraries alive, made for this
             // layout, on its device and cache.
             let fast = unsafe { link(&self.device, self.cache, &libraries, layout.pipeline_layout, false) }?;
-            let slot = PipelineSlot::new(fast, false, layout.pipeline_layout, key.clone(), state.clone());
+            let slot = PipelineSlot::new(fast, false, layout, key.clone(), state.clone());
             (slot, Some(libraries))
         } else {
             let pipeline = self.monolithic(program, &key, layout.pipeline_layout)?;
-            (PipelineSlot::new(pipeline, true, layout.pipeline_layout, key.clone(), state.clone()), None)
+            (PipelineSlot::new(pipeline, true, layout, key.clone(), state.clone()), None)
         };
         let mut slots = lock(&self.slots);
         if let Some(existing) = slots.by_key.get(&key) {

@@ -12,6 +12,7 @@ use ash::vk::Handle;
 
 use super::library_cache::PipelineKey;
 use crate::vulkan::compute::ComputeSlot;
+use crate::vulkan::layout::ProgramLayout;
 use crate::vulkan::library::StageKey;
 use crate::vulkan::rebuilds::Rebuilds;
 use crate::vulkan::state::GraphicsState;
@@ -38,6 +39,8 @@ pub struct PipelineSlot {
     /// The pipeline to bind now, readable without a lock every draw.
     pub(super) current: AtomicU64,
     pub(super) layout: vk::PipelineLayout,
+    /// The program's layouts, `layout` among them; a rebuild keeps them.
+    pub(super) program_layout: ProgramLayout,
     pub(super) state: Mutex<SlotState>,
     /// Signalled when the optimized pipeline lands, or its link fails.
     pub(super) optimized_landed: Condvar,
@@ -64,7 +67,7 @@ impl PipelineSlot {
     pub(super) fn new(
         fast: vk::Pipeline,
         monolithic: bool,
-        layout: vk::PipelineLayout,
+        program_layout: ProgramLayout,
         key: PipelineKey,
         graphics: GraphicsState,
     ) -> Self {
@@ -78,7 +81,8 @@ impl PipelineSlot {
         };
         Self {
             current: AtomicU64::new(fast.as_raw()),
-            layout,
+            layout: program_layout.pipeline_layout,
+            program_layout,
             state: Mutex::new(state),
             optimized_landed: Condvar::new(),
         }
@@ -204,6 +208,65 @@ impl PipelineSlot {
         self.layout
     }
 
+    /// The program's layouts, as
+    /// [`PipelineManager::program_layout`](super::PipelineManager::program_layout)
+    /// gives them: allocate its descriptor sets with them. The handles
+    /// belong to the manager, as the pipelines do.
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # fn example(device: &ash::Device, pool: vk::DescriptorPool, slot: &smolv_runtime::vulkan::PipelineSlot) -> Result<(), smolv_runtime::vulkan::VulkanError> {
+    /// use smolv_runtime::vulkan::descriptors;
+    /// // SAFETY: `pool` is a pool of `device`, the manager's device, used by this thread only.
+    /// let set = unsafe { descriptors::allocate(device, pool, slot.program_layout(), 0)? };
+    /// # let _ = set;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn program_layout(&self) -> &ProgramLayout {
+        &self.program_layout
+    }
+
+    /// Records `vkCmdPushConstants` of a push-constant block: `block` is
+    /// the block's bytes from its offset 0 (the generated type's
+    /// `as_bytes()`), and the part of it the program's range covers is
+    /// pushed, with the flags of every stage that reads it, as Vulkan
+    /// wants them (`VUID-vkCmdPushConstants-offset-01795`, `-01796`).
+    /// A program without push constants pushes nothing.
+    ///
+    /// # Errors
+    /// [`VulkanError::PushConstantsTooShort`] where `block` ends before the
+    /// range does (by more than the padding to a whole word).
+    ///
+    /// # Safety
+    /// `device` is the manager's device, and `cmd` a command buffer of it
+    /// in the recording state with this slot's pipeline, or one of a
+    /// compatible layout, bound.
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # fn example(device: &ash::Device, cmd: vk::CommandBuffer, slot: &smolv_runtime::vulkan::PipelineSlot) -> Result<(), smolv_runtime::vulkan::VulkanError> {
+    /// let block = [0u8; 8]; // a generated push-constant type's `as_bytes()`
+    /// // SAFETY: `cmd` is recording, on the manager's device.
+    /// unsafe { slot.cmd_push_constants(device, cmd, &block)? };
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub unsafe fn cmd_push_constants(
+        &self,
+        device: &ash::Device,
+        cmd: vk::CommandBuffer,
+        block: &[u8],
+    ) -> Result<(), VulkanError> {
+        for range in &self.program_layout.push_constants {
+            let words = push_constant_words(block, range)?;
+            // SAFETY: the caller's contract; the offset, size and flags are
+            // the layout's own range.
+            unsafe { device.cmd_push_constants(cmd, self.layout, range.stage_flags, range.offset, &words) };
+        }
+        Ok(())
+    }
+
     /// How many rebuilds have been swapped in (0 until the first one; see
     /// [`PipelineManager::rebuild`](super::PipelineManager::rebuild)). It
     /// bumps when a rebuilt pipeline becomes [`current`](Self::current),
@@ -248,6 +311,25 @@ impl PipelineSlot {
     pub fn rebuild_failure(&self) -> Option<VulkanError> {
         lock(&self.state).rebuilds.failure("vkCreateGraphicsPipelines (rebuild)")
     }
+}
+
+/// The bytes of `range` from `block`, padded with zeros to whole words
+/// where the block ends inside the range's last word.
+fn push_constant_words(block: &[u8], range: &vk::PushConstantRange) -> Result<Vec<u8>, VulkanError> {
+    let too_short = || VulkanError::PushConstantsTooShort {
+        len: block.len(),
+        end: u64::from(range.offset) + u64::from(range.size),
+    };
+    let start = usize::try_from(range.offset).map_err(|_| too_short())?;
+    let end = start.checked_add(usize::try_from(range.size).map_err(|_| too_short())?).ok_or_else(too_short)?;
+    // Reflection rounds a block's range up to whole words.
+    if block.len() + 3 < end {
+        return Err(too_short());
+    }
+    let mut words = vec![0; end - start];
+    let available = block.get(start..end.min(block.len())).unwrap_or_default();
+    words[..available.len()].copy_from_slice(available);
+    Ok(words)
 }
 
 /// A manager's graphics slots, each filed under what the pipeline it holds
@@ -303,5 +385,36 @@ impl ComputeSlots {
         } else if !self.orphans.iter().any(|s| Arc::ptr_eq(s, slot)) {
             self.orphans.push(Arc::clone(slot));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn range(offset: u32, size: u32) -> vk::PushConstantRange {
+        vk::PushConstantRange { stage_flags: vk::ShaderStageFlags::ALL_GRAPHICS, offset, size }
+    }
+
+    #[test]
+    fn the_range_is_cut_from_the_block_at_its_offset() {
+        let block: Vec<u8> = (0..16).collect();
+        assert_eq!(push_constant_words(&block, &range(0, 16)).unwrap(), block);
+        assert_eq!(push_constant_words(&block, &range(8, 8)).unwrap(), &block[8..]);
+        assert_eq!(push_constant_words(&block, &range(4, 4)).unwrap(), &block[4..8]);
+    }
+
+    #[test]
+    fn a_block_ending_inside_the_last_word_is_padded_with_zeros() {
+        // A block whose last member is 16-bit: its range is rounded up to whole words.
+        assert_eq!(push_constant_words(&[1, 2, 3, 4, 5, 6], &range(0, 8)).unwrap(), [1, 2, 3, 4, 5, 6, 0, 0]);
+    }
+
+    #[test]
+    fn a_block_shorter_than_the_range_is_refused() {
+        let err = push_constant_words(&[0; 8], &range(0, 16)).unwrap_err();
+        assert!(matches!(err, VulkanError::PushConstantsTooShort { len: 8, end: 16 }), "{err}");
+        let err = push_constant_words(&[0; 4], &range(u32::MAX - 3, 4)).unwrap_err();
+        assert!(matches!(err, VulkanError::PushConstantsTooShort { len: 4, .. }), "{err}");
     }
 }
