@@ -12,6 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod markdown;
 pub mod outside;
 pub mod vulkan;
 

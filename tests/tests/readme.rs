@@ -10,34 +10,10 @@
 
 use std::path::Path;
 
+use smolv_tests::markdown::{code_blocks, file_name};
 use smolv_tests::outside::{
     cargo, crate_path, create, succeed, use_registry_stand_in, without_shader_tools, workspace, write,
 };
-
-/// The code blocks of the section titled `title`, with their info strings.
-fn code_blocks(markdown: &str, title: &str) -> Vec<(String, String)> {
-    let start = markdown.find(&format!("\n## {title}\n")).unwrap_or_else(|| panic!("no section {title:?}"));
-    let section = &markdown[start + 1..];
-    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |end| end + 3)];
-    let mut blocks = Vec::new();
-    let mut lines = section.lines();
-    while let Some(line) = lines.next() {
-        if let Some(info) = line.strip_prefix("```") {
-            let body: Vec<&str> = lines.by_ref().take_while(|l| *l != "```").collect();
-            blocks.push((info.to_owned(), body.join("\n") + "\n"));
-        }
-    }
-    blocks
-}
-
-/// The file a block is, from its first line: `# Cargo.toml`,
-/// `// build.rs: what it does`, `// src/main.rs`.
-fn file_name(block: &str) -> Option<&str> {
-    let first = block.lines().next()?;
-    let name = first.strip_prefix("// ").or_else(|| first.strip_prefix("# "))?;
-    let name = name.split(':').next()?.trim();
-    (!name.contains(' ') && name.contains('.')).then_some(name)
-}
 
 #[test]
 fn the_readme_using_it_section_works_in_a_new_crate() {
