@@ -36,7 +36,8 @@ RUSTDOCFLAGS="-D warnings" cargo doc -p smolv-build -p cargo-smolv -p smolv-relo
 step "Windows (x86_64-pc-windows-gnu): the product's crates build, and mingw builds the C++"
 # What a Windows user builds: cargo-smolv.exe links smolv-build,
 # smolv-runtime and glslang's and SPIRV-Tools' C++ as mingw compiles it,
-# and the runtime's optional layers and hot reload are checked beside it.
+# and the runtime's optional layers, WESL and hot reload are checked
+# beside it.
 # It runs under wine after `cargo test`, which builds the Linux cargo-smolv
 # it is compared with. The tests, examples and benches are not checked for
 # Windows (they run on Linux; the wine step builds the one test that runs
@@ -44,8 +45,8 @@ step "Windows (x86_64-pc-windows-gnu): the product's crates build, and mingw bui
 # step took 21 of the suite's minutes on 2 shared cores, and CI has 90.
 cargo build -p cargo-smolv --locked --target x86_64-pc-windows-gnu
 test -s target/x86_64-pc-windows-gnu/debug/cargo-smolv.exe
-cargo check -p smolv-runtime -p smolv-reload --lib --locked --target x86_64-pc-windows-gnu \
-    --features smolv-runtime/vulkan,smolv-runtime/wgpu,smolv-runtime/hot-reload,smolv-runtime/serde
+cargo check -p smolv-runtime -p smolv-build -p smolv-reload --lib --locked --target x86_64-pc-windows-gnu \
+    --features smolv-runtime/vulkan,smolv-runtime/wgpu,smolv-runtime/hot-reload,smolv-runtime/serde,smolv-build/wesl,smolv-reload/wesl
 step "smolv-runtime without default features (no_std + alloc)"
 cargo build -p smolv-runtime --no-default-features --locked
 step "cargo test --workspace"

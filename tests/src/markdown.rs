@@ -1,6 +1,10 @@
 //! Code blocks out of the repository's Markdown, for the tests that build
 //! and run what the docs show (`tests/readme.rs`, `tests/wgpu_docs.rs`).
 
+use std::path::Path;
+
+use crate::outside::{crate_path, create, write};
+
 /// The code blocks of the section titled `title` (a `## ` heading), with
 /// their info strings, in order. Panics if there is no such section.
 pub fn code_blocks(markdown: &str, title: &str) -> Vec<(String, String)> {
@@ -25,6 +29,38 @@ pub fn file_name(block: &str) -> Option<&str> {
     let name = first.strip_prefix("// ").or_else(|| first.strip_prefix("# "))?;
     let name = name.split(':').next()?.trim();
     (!name.contains(' ') && name.contains('.')).then_some(name)
+}
+
+/// Writes the blocks that name a file as the crate `name` at `root`, as a
+/// user who copies them into `cargo new` gets it: the `Cargo.toml` block
+/// under its `[package]`, then `extra` (more manifest tables, or nothing),
+/// then `[patch.crates-io]` paths to the workspace's unpublished crates and
+/// a `[workspace]` of its own ([`create`]); every other block is its file.
+/// Returns the files' names, sorted. Panics on a block that names no file.
+pub fn write_crate(root: &Path, name: &str, blocks: &[(String, String)], extra: &str) -> Vec<String> {
+    let mut files = Vec::new();
+    for (info, body) in blocks {
+        let file =
+            file_name(body).unwrap_or_else(|| panic!("a ```{info} block of {name}'s docs names no file:\n{body}"));
+        files.push(file.to_owned());
+        if file == "Cargo.toml" {
+            create(
+                root,
+                &format!(
+                    "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n{body}\n{extra}\
+                     [patch.crates-io]\nsmolv-runtime = {{ path = {} }}\nsmolv-build = {{ path = {} }}\n\
+                     smolv-macros = {{ path = {} }}\n\n[workspace]\n",
+                    crate_path("smolv-runtime"),
+                    crate_path("smolv-build"),
+                    crate_path("smolv-macros")
+                ),
+            );
+        } else {
+            write(&root.join(file), body);
+        }
+    }
+    files.sort();
+    files
 }
 
 #[cfg(test)]

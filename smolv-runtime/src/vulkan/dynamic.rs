@@ -9,7 +9,9 @@ use ash::vk;
 /// viewport and scissor dynamic.
 ///
 /// # Safety
-/// `cmd` is a command buffer of `device` in the recording state.
+/// `cmd` is a command buffer of `device` in the recording state, and
+/// `extent` is within the device's `maxViewportDimensions` (so its width
+/// and height also fit an `i32`, as the scissor needs).
 ///
 /// ```no_run
 /// # use ash::vk;

@@ -82,7 +82,7 @@
 //!
 //! /// Dynamic rendering, and graphics pipeline libraries where the driver has them.
 //! pub unsafe fn device(instance: &ash::Instance, gpu: vk::PhysicalDevice, queues: &[vk::DeviceQueueCreateInfo]) -> Result<(ash::Device, PipelineManager)> {
-//!     let mut requirements = unsafe { DeviceRequirements::for_physical_device(instance, gpu)? };
+//!     let requirements = unsafe { DeviceRequirements::for_physical_device(instance, gpu)? };
 //!     let device = unsafe { requirements.create_device(instance, gpu, &vk::DeviceCreateInfo::default().queue_create_infos(queues))? };
 //!     // SAFETY: the device has what `requirements` asks; the caller drops the manager first, once idle.
 //!     Ok((device.clone(), unsafe { requirements.create_manager(instance, gpu, device) }))

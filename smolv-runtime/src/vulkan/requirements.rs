@@ -167,6 +167,8 @@ impl DeviceRequirements {
     /// `dynamicRendering` on: set the other Vulkan 1.3 features your
     /// device needs here, since a chain holds one structure of each type.
     pub fn vulkan13_features(&mut self) -> &mut vk::PhysicalDeviceVulkan13Features<'static> {
+        // A chain `push_features` made may be gone: point nowhere.
+        self.vulkan13.p_next = std::ptr::null_mut();
         &mut self.vulkan13
     }
 
@@ -192,7 +194,7 @@ impl DeviceRequirements {
     /// # fn example(instance: &ash::Instance, physical: vk::PhysicalDevice, family: u32) -> Result<(), Box<dyn std::error::Error>> {
     /// use smolv_runtime::vulkan::DeviceRequirements;
     /// // SAFETY: `instance` is alive, created for Vulkan 1.3, and `physical` is one of its devices.
-    /// let mut requirements = unsafe { DeviceRequirements::for_physical_device(instance, physical)? };
+    /// let requirements = unsafe { DeviceRequirements::for_physical_device(instance, physical)? };
     /// let priorities = [1.0];
     /// let queues = [vk::DeviceQueueCreateInfo::default().queue_family_index(family).queue_priorities(&priorities)];
     /// let extensions = [ash::khr::swapchain::NAME.as_ptr()]; // your own, beside the manager's
@@ -210,15 +212,25 @@ impl DeviceRequirements {
     /// A failing `vkCreateDevice`.
     ///
     /// # Safety
-    /// As `vkCreateDevice`: `instance` and `physical` are those
-    /// [`for_physical_device`](Self::for_physical_device) was given, and
-    /// `info` is a valid create info for `physical`, whose extension names
-    /// (`enabledExtensionCount` of them) are valid C strings, and whose
-    /// chain holds no structure of the types that
-    /// [`push_features`](Self::push_features) chains. The caller destroys
-    /// the device.
+    /// As `vkCreateDevice`:
+    /// - `instance` and `physical` are those
+    ///   [`for_physical_device`](Self::for_physical_device) was given, and
+    ///   `instance` was created for Vulkan 1.3 or later
+    ///   (`VkApplicationInfo::apiVersion`), as the chained
+    ///   `VkPhysicalDeviceVulkan13Features` and the manager need;
+    /// - `info` is a valid create info for `physical`, whose extension names
+    ///   (`enabledExtensionCount` of them) are valid C strings;
+    /// - its chain holds no structure of the types that
+    ///   [`push_features`](Self::push_features) chains, nor one of the
+    ///   feature structures promoted to Vulkan 1.3 beside the 1.3 one
+    ///   (`VkPhysicalDeviceSynchronization2Features`,
+    ///   `VkPhysicalDeviceDynamicRenderingFeatures`, …:
+    ///   `VUID-VkDeviceCreateInfo-pNext-06532`): set those features on
+    ///   [`vulkan13_features`](Self::vulkan13_features) instead.
+    ///
+    /// The caller destroys the device.
     pub unsafe fn create_device(
-        &mut self,
+        &self,
         instance: &ash::Instance,
         physical: vk::PhysicalDevice,
         info: &vk::DeviceCreateInfo<'_>,
@@ -233,8 +245,15 @@ impl DeviceRequirements {
         // SAFETY: the caller's contract: each given name is a C string.
         let given: Vec<&CStr> = given.iter().map(|&name| unsafe { CStr::from_ptr(name) }).collect();
         let extensions = with_extensions(&given, self.extension_names());
-        let info = info.enabled_extension_names(&extensions);
-        let info = self.push_features(info);
+        // Copies, chained for this call alone: nothing of the caller's chain
+        // stays in `self`.
+        let (mut vulkan13, mut library) = (self.vulkan13, self.library);
+        vulkan13.p_next = std::ptr::null_mut();
+        library.p_next = std::ptr::null_mut();
+        let mut info = info.enabled_extension_names(&extensions).push_next(&mut vulkan13);
+        if self.graphics_pipeline_library() {
+            info = info.push_next(&mut library);
+        }
         // SAFETY: the caller's contract, with the requirements' own
         // extensions and features, which `physical` has.
         super::check("vkCreateDevice", unsafe { instance.create_device(physical, &info, None) })
@@ -244,11 +263,24 @@ impl DeviceRequirements {
     /// requirements ([`create_device`](Self::create_device) does):
     /// [`PipelineManager::new`] with the physical device's limits, no
     /// pipeline cache, and [`pipeline_options`](Self::pipeline_options).
-    /// See the example on [`create_device`](Self::create_device).
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// # fn example(instance: &ash::Instance, physical: vk::PhysicalDevice, device: ash::Device, requirements: &smolv_runtime::vulkan::DeviceRequirements) {
+    /// // SAFETY: `device` was made by `requirements.create_device` for
+    /// // `physical`; the manager is dropped first, once the device is idle.
+    /// let manager = unsafe { requirements.create_manager(instance, physical, device) };
+    /// assert_eq!(manager.uses_libraries(), requirements.graphics_pipeline_library());
+    /// # }
+    /// ```
     ///
     /// # Safety
     /// - `instance` and `physical` are those
-    ///   [`for_physical_device`](Self::for_physical_device) was given;
+    ///   [`for_physical_device`](Self::for_physical_device) was given, and
+    ///   `instance` was created for Vulkan 1.3 or later (the options'
+    ///   [`api_version`](PipelineOptions#structfield.api_version) is 1.3; for
+    ///   newer SPIR-V, make the manager with [`PipelineManager::new`] and
+    ///   `pipeline_options().api_version(..)`);
     /// - `device` was created from `physical` with these requirements (their
     ///   extensions and features), and outlives the manager;
     /// - when the manager is dropped, the device is done with every

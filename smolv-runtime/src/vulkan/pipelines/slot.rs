@@ -1,6 +1,7 @@
 //! A graphics pipeline that gets better: what the manager hands out, read
 //! without a lock every draw, swapped when a better pipeline lands.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -232,16 +233,19 @@ impl PipelineSlot {
     /// `as_bytes()`), and the part of it the program's range covers is
     /// pushed, with the flags of every stage that reads it, as Vulkan
     /// wants them (`VUID-vkCmdPushConstants-offset-01795`, `-01796`).
-    /// A program without push constants pushes nothing.
+    /// A program without push constants pushes nothing. Where the stages
+    /// declare different push-constant blocks, pass bytes laid out from
+    /// offset 0 that cover every stage's members (the stages' ranges are
+    /// merged into one).
     ///
     /// # Errors
     /// [`VulkanError::PushConstantsTooShort`] where `block` ends before the
     /// range does (by more than the padding to a whole word).
     ///
     /// # Safety
-    /// `device` is the manager's device, and `cmd` a command buffer of it
-    /// in the recording state with this slot's pipeline, or one of a
-    /// compatible layout, bound.
+    /// `device` is the manager's device, `cmd` a command buffer of it in
+    /// the recording state, and the manager that made this slot is alive
+    /// (it owns the pipeline layout the constants are pushed with).
     ///
     /// ```no_run
     /// # use ash::vk;
@@ -315,7 +319,7 @@ impl PipelineSlot {
 
 /// The bytes of `range` from `block`, padded with zeros to whole words
 /// where the block ends inside the range's last word.
-fn push_constant_words(block: &[u8], range: &vk::PushConstantRange) -> Result<Vec<u8>, VulkanError> {
+fn push_constant_words<'a>(block: &'a [u8], range: &vk::PushConstantRange) -> Result<Cow<'a, [u8]>, VulkanError> {
     let too_short = || VulkanError::PushConstantsTooShort {
         len: block.len(),
         end: u64::from(range.offset) + u64::from(range.size),
@@ -326,10 +330,13 @@ fn push_constant_words(block: &[u8], range: &vk::PushConstantRange) -> Result<Ve
     if block.len() + 3 < end {
         return Err(too_short());
     }
+    if let Some(words) = block.get(start..end) {
+        return Ok(Cow::Borrowed(words));
+    }
     let mut words = vec![0; end - start];
-    let available = block.get(start..end.min(block.len())).unwrap_or_default();
+    let available = block.get(start..).unwrap_or_default();
     words[..available.len()].copy_from_slice(available);
-    Ok(words)
+    Ok(Cow::Owned(words))
 }
 
 /// A manager's graphics slots, each filed under what the pipeline it holds
@@ -399,15 +406,16 @@ mod tests {
     #[test]
     fn the_range_is_cut_from_the_block_at_its_offset() {
         let block: Vec<u8> = (0..16).collect();
-        assert_eq!(push_constant_words(&block, &range(0, 16)).unwrap(), block);
-        assert_eq!(push_constant_words(&block, &range(8, 8)).unwrap(), &block[8..]);
-        assert_eq!(push_constant_words(&block, &range(4, 4)).unwrap(), &block[4..8]);
+        assert_eq!(*push_constant_words(&block, &range(0, 16)).unwrap(), block[..]);
+        assert_eq!(*push_constant_words(&block, &range(8, 8)).unwrap(), block[8..]);
+        assert_eq!(*push_constant_words(&block, &range(4, 4)).unwrap(), block[4..8]);
+        assert!(matches!(push_constant_words(&block, &range(0, 8)).unwrap(), Cow::Borrowed(_)), "no copy");
     }
 
     #[test]
     fn a_block_ending_inside_the_last_word_is_padded_with_zeros() {
         // A block whose last member is 16-bit: its range is rounded up to whole words.
-        assert_eq!(push_constant_words(&[1, 2, 3, 4, 5, 6], &range(0, 8)).unwrap(), [1, 2, 3, 4, 5, 6, 0, 0]);
+        assert_eq!(*push_constant_words(&[1, 2, 3, 4, 5, 6], &range(0, 8)).unwrap(), [1, 2, 3, 4, 5, 6, 0, 0]);
     }
 
     #[test]
