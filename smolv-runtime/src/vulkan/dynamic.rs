@@ -32,7 +32,7 @@ pub unsafe fn cmd_set_viewport_and_scissor(device: &ash::Device, cmd: vk::Comman
 
 /// The viewport over all of `extent`, depths 0 to 1.
 fn whole_viewport(extent: vk::Extent2D) -> vk::Viewport {
-    #[allow(clippy::cast_precision_loss, reason = "image sizes are far below 2^24, exact in f32")]
+    // Exact: image sizes are far below 2^24.
     let (width, height) = (extent.width as f32, extent.height as f32);
     vk::Viewport { x: 0.0, y: 0.0, width, height, min_depth: 0.0, max_depth: 1.0 }
 }

@@ -178,10 +178,8 @@ impl DeviceRequirements {
     /// the device gets libraries. Do not chain another structure of these
     /// types onto `info`.
     pub fn push_features<'a>(&'a mut self, info: vk::DeviceCreateInfo<'a>) -> vk::DeviceCreateInfo<'a> {
-        self.vulkan13.p_next = std::ptr::null_mut();
-        self.library.p_next = std::ptr::null_mut();
-        let info = info.push_next(&mut self.vulkan13);
-        if self.library_supported && self.library_wanted { info.push_next(&mut self.library) } else { info }
+        let with_library = self.graphics_pipeline_library();
+        chain_features(info, &mut self.vulkan13, &mut self.library, with_library)
     }
 
     /// Creates the device: `info` as given (its queues, and extensions and
@@ -248,12 +246,8 @@ impl DeviceRequirements {
         // Copies, chained for this call alone: nothing of the caller's chain
         // stays in `self`.
         let (mut vulkan13, mut library) = (self.vulkan13, self.library);
-        vulkan13.p_next = std::ptr::null_mut();
-        library.p_next = std::ptr::null_mut();
-        let mut info = info.enabled_extension_names(&extensions).push_next(&mut vulkan13);
-        if self.graphics_pipeline_library() {
-            info = info.push_next(&mut library);
-        }
+        let info = info.enabled_extension_names(&extensions);
+        let info = chain_features(info, &mut vulkan13, &mut library, self.graphics_pipeline_library());
         // SAFETY: the caller's contract, with the requirements' own
         // extensions and features, which `physical` has.
         super::check("vkCreateDevice", unsafe { instance.create_device(physical, &info, None) })
@@ -316,6 +310,20 @@ impl DeviceRequirements {
     pub fn pipeline_options(&self) -> PipelineOptions {
         PipelineOptions::new().features(self.device_features())
     }
+}
+
+/// `info` with `vulkan13` chained, and `library` where `with_library`,
+/// each cut from whatever chain it was in before.
+fn chain_features<'a>(
+    info: vk::DeviceCreateInfo<'a>,
+    vulkan13: &'a mut vk::PhysicalDeviceVulkan13Features<'static>,
+    library: &'a mut vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT<'static>,
+    with_library: bool,
+) -> vk::DeviceCreateInfo<'a> {
+    vulkan13.p_next = std::ptr::null_mut();
+    library.p_next = std::ptr::null_mut();
+    let info = info.push_next(vulkan13);
+    if with_library { info.push_next(library) } else { info }
 }
 
 /// `given` and then each of `own` that `given` lacks, as the pointers

@@ -80,7 +80,7 @@ impl GraphicsRebuild {
         let Some(libraries) = libraries else { return };
         // SAFETY: the libraries are live (they belong to the manager) and
         // were made with this layout; this function's contract covers the rest.
-        if let Ok(optimized) = unsafe { link(device, cache, &libraries, self.slot.layout, true) }
+        if let Ok(optimized) = unsafe { link(device, cache, &libraries, self.slot.layout(), true) }
             && let Err(stale) = self.slot.offer_optimized(self.request, optimized)
         {
             // SAFETY: a later rebuild is in the slot; this link was never handed out.
@@ -125,7 +125,7 @@ impl GraphicsRebuild {
         let key = &self.key;
         let Some(found) = self.libraries else {
             // SAFETY: this function's contract.
-            let built = unsafe { create(device, cache, key.parts(), false, &self.stages, self.slot.layout)? };
+            let built = unsafe { create(device, cache, key.parts(), false, &self.stages, self.slot.layout())? };
             return Ok((built.pipeline, None));
         };
         let pre_raster = &self.stages[..self.stages.len() - 1];
@@ -170,7 +170,7 @@ impl GraphicsRebuild {
         }
         // SAFETY: the libraries were just made or are kept alive by the
         // manager, with this layout; this function's contract covers the rest.
-        let fast = unsafe { link(device, cache, &libraries, self.slot.layout, false) }?;
+        let fast = unsafe { link(device, cache, &libraries, self.slot.layout(), false) }?;
         Ok((fast, Some(libraries)))
     }
 }
@@ -304,7 +304,7 @@ impl PipelineManager {
         let fitted = with_reflections(program, &fitted_reflections);
         let layout = self.graphics_program_layout(&fitted)?;
         let key = self.pipeline_key(&fitted, &graphics, &layout)?;
-        if layout.pipeline_layout != slot.layout {
+        if layout.pipeline_layout != slot.layout() {
             return Err(self.incompatible(program, &old_stages, "its descriptor bindings or push constants"));
         }
         if key.vertex_input != old_key.vertex_input {

@@ -39,8 +39,7 @@ use crate::vulkan::{VulkanError, lock};
 pub struct PipelineSlot {
     /// The pipeline to bind now, readable without a lock every draw.
     pub(super) current: AtomicU64,
-    pub(super) layout: vk::PipelineLayout,
-    /// The program's layouts, `layout` among them; a rebuild keeps them.
+    /// The program's layouts; a rebuild keeps them.
     pub(super) program_layout: ProgramLayout,
     pub(super) state: Mutex<SlotState>,
     /// Signalled when the optimized pipeline lands, or its link fails.
@@ -82,7 +81,6 @@ impl PipelineSlot {
         };
         Self {
             current: AtomicU64::new(fast.as_raw()),
-            layout: program_layout.pipeline_layout,
             program_layout,
             state: Mutex::new(state),
             optimized_landed: Condvar::new(),
@@ -206,7 +204,7 @@ impl PipelineSlot {
 
     /// The pipeline layout to bind descriptor sets and push constants with.
     pub fn layout(&self) -> vk::PipelineLayout {
-        self.layout
+        self.program_layout.pipeline_layout
     }
 
     /// The program's layouts, as
@@ -266,7 +264,7 @@ impl PipelineSlot {
             let words = push_constant_words(block, range)?;
             // SAFETY: the caller's contract; the offset, size and flags are
             // the layout's own range.
-            unsafe { device.cmd_push_constants(cmd, self.layout, range.stage_flags, range.offset, &words) };
+            unsafe { device.cmd_push_constants(cmd, self.layout(), range.stage_flags, range.offset, &words) };
         }
         Ok(())
     }

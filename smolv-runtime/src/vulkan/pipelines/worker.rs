@@ -34,7 +34,7 @@ impl Job {
             Self::Link { slot, libraries, request } => {
                 // SAFETY: this function's contract; the libraries were made
                 // with the slot's layout.
-                match unsafe { link(device, cache, &libraries, slot.layout, true) } {
+                match unsafe { link(device, cache, &libraries, slot.layout(), true) } {
                     Ok(pipeline) => {
                         if let Err(stale) = slot.offer_optimized(request, pipeline) {
                             // SAFETY: a later rebuild replaced the pipelines
