@@ -57,11 +57,12 @@ pub(crate) struct Args {
     #[arg(long, value_name = "FILE")]
     pub(crate) record: Option<PathBuf>,
     /// Build the pipelines FILE (from --record) lists while loading, on
-    /// background threads, so that none is compiled on the render thread.
+    /// the pipeline manager's background worker, so that none is compiled
+    /// on the render thread.
     #[arg(long, value_name = "FILE")]
     pub(crate) replay: Option<PathBuf>,
-    /// Headless: switch the post-processing feature set every N frames,
-    /// as the window's P key does (pipelines first asked for mid-game).
+    /// Switch the post-processing feature set every N frames, as the
+    /// window's P key does (pipelines first asked for mid-game).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub(crate) post_cycle: Option<u64>,
     /// Watch the shader sources and reload every edit while the game runs
@@ -104,11 +105,11 @@ impl Args {
         if let Some(path) = &self.pipeline_cache {
             return Some(path.clone());
         }
-        let dir = std::env::var_os("XDG_CACHE_HOME")
+        let dir = crate::env_var_os("XDG_CACHE_HOME")
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
             .or_else(|| {
-                std::env::var_os("HOME").filter(|v| !v.is_empty()).map(|home| PathBuf::from(home).join(".cache"))
+                crate::env_var_os("HOME").filter(|v| !v.is_empty()).map(|home| PathBuf::from(home).join(".cache"))
             })
             .unwrap_or_else(std::env::temp_dir);
         Some(dir.join("rock-storm").join("pipelines.bin"))
@@ -122,7 +123,7 @@ impl Args {
         if self.window {
             return false;
         }
-        let has = |var| std::env::var_os(var).is_some_and(|v| !v.is_empty());
+        let has = |var| crate::env_var_os(var).is_some_and(|v| !v.is_empty());
         !(has("DISPLAY") || has("WAYLAND_DISPLAY"))
     }
 }

@@ -55,9 +55,7 @@ pub(crate) fn run(
     let mut world = World::new(args.seed);
     let start = Instant::now();
     let mut played = 0;
-    // What the render thread had built before the first frame was drawn.
-    let mut built_before_play = None;
-    let mut frame_times = Vec::new();
+    let mut play = crate::warmup::PlayLog::default();
     for frame in 0..frames {
         let frame_start = Instant::now();
         if let Some(every) = args.post_cycle
@@ -75,11 +73,7 @@ pub(crate) fn run(
         let last = frame + 1 == frames;
         let read = (last && args.screenshot.is_some()) || news.capture;
         renderer.draw(&context, &world, target, FrameSync::default(), read.then_some(&readback))?;
-        if built_before_play.is_none() {
-            built_before_play = Some(renderer.render_thread_builds());
-            renderer.warmup().playing();
-        }
-        frame_times.push(frame_start.elapsed());
+        play.drawn(&renderer, frame_start);
         if let Some(reload) = reload.as_deref_mut()
             && !reload.after_frame(&news, &renderer, Some((&readback, extent, OUTPUT_FORMAT)))?
         {
@@ -92,7 +86,6 @@ pub(crate) fn run(
     if let Some(path) = &args.screenshot {
         crate::screenshot::write_png(path, &readback.read(), extent, OUTPUT_FORMAT)?;
     }
-    let compiled_in_play = renderer.render_thread_builds() - built_before_play.unwrap_or_default();
     renderer.warmup().save()?;
     let timings = renderer.pipeline_timings(shaders)?;
     let validation_messages = context.validation_messages();
@@ -111,11 +104,6 @@ pub(crate) fn run(
             screenshot: args.screenshot.as_deref(),
         },
     );
-    table.push_str(&format!("pipelines compiled on the render thread after the first frame: {compiled_in_play}\n"));
-    table.push_str(&crate::warmup::frame_time_line(&frame_times));
-    if let Some(line) = renderer.warmup().replay_line() {
-        table.push_str(&line);
-        table.push('\n');
-    }
+    table.push_str(&play.lines(&renderer));
     Ok(Outcome { table, validation_messages })
 }

@@ -95,6 +95,12 @@ fn main() -> ExitCode {
     }
 }
 
+/// The environment variable `name`: the game's one reader.
+#[allow(clippy::disallowed_methods, reason = "the game's one reader of the environment")]
+pub(crate) fn env_var_os(name: &str) -> Option<std::ffi::OsString> {
+    std::env::var_os(name)
+}
+
 /// Turns Mesa's on-disk shader cache off for this process, unless the user
 /// chose a setting. The table compares pipeline libraries with monolithic
 /// pipelines built from the same shaders; with the cache on, whichever side
@@ -105,7 +111,7 @@ fn main() -> ExitCode {
 fn cold_shader_cache() {
     // `MESA_GLSL_CACHE_DISABLE` is the older name, still read when the new
     // one is unset: a user who set either has chosen.
-    if ["MESA_SHADER_CACHE_DISABLE", "MESA_GLSL_CACHE_DISABLE"].iter().all(|name| std::env::var_os(name).is_none()) {
+    if ["MESA_SHADER_CACHE_DISABLE", "MESA_GLSL_CACHE_DISABLE"].iter().all(|name| env_var_os(name).is_none()) {
         // SAFETY: the process has one thread yet, so nothing reads the
         // environment concurrently.
         unsafe { std::env::set_var("MESA_SHADER_CACHE_DISABLE", "true") };

@@ -26,7 +26,7 @@ pub(crate) struct RunSummary<'a> {
 fn mesa_shader_cache() -> String {
     let setting = ["MESA_SHADER_CACHE_DISABLE", "MESA_GLSL_CACHE_DISABLE"]
         .iter()
-        .find_map(|name| std::env::var(name).ok().map(|value| (*name, value)));
+        .find_map(|name| crate::env_var_os(name)?.into_string().ok().map(|value| (*name, value)));
     match setting {
         Some((_, value)) if !matches!(value.to_ascii_lowercase().as_str(), "0" | "n" | "no" | "f" | "false") => {
             "off (both sides compile cold)".to_owned()

@@ -13,6 +13,7 @@ use smolv_runtime::vulkan::warmup::{Recorder, Recording, Replay, ReplayBudget, R
 
 use crate::cli::Args;
 use crate::error::GameError;
+use crate::render::Renderer;
 use crate::shaders::Shaders;
 
 /// The scope of the pipelines asked for while loading.
@@ -20,8 +21,9 @@ pub(crate) const LOADING: &str = "loading";
 /// The scope of the pipelines first asked for once the game plays.
 pub(crate) const PLAYING: &str = "playing";
 
-/// Threads the replay may take from the loading screen.
-const REPLAY_THREADS: usize = 2;
+/// Workers the replay may take while the game loads: the manager's one
+/// (the optimized links it queues follow the replay's fast links).
+const REPLAY_THREADS: usize = 1;
 /// How long the loading screen waits for the replay at most.
 const REPLAY_TIME: Duration = Duration::from_secs(120);
 
@@ -122,6 +124,40 @@ impl Warmup {
     }
 }
 
+/// What a run notes frame by frame for the summary's warm-up lines, in
+/// either mode: what the render thread had built when the first frame was
+/// drawn, and each frame's time.
+#[derive(Default)]
+pub(crate) struct PlayLog {
+    built_before_play: Option<u64>,
+    frame_times: Vec<Duration>,
+}
+
+impl PlayLog {
+    /// A frame that began at `started` is drawn: after the first, what the
+    /// game asks for is asked for while it plays.
+    pub(crate) fn drawn(&mut self, renderer: &Renderer, started: Instant) {
+        if self.built_before_play.is_none() {
+            self.built_before_play = Some(renderer.render_thread_builds());
+            renderer.warmup().playing();
+        }
+        self.frame_times.push(started.elapsed());
+    }
+
+    /// The summary's lines: pipelines compiled on the render thread after
+    /// the first frame, the frame times, and the replay's, if any.
+    pub(crate) fn lines(&self, renderer: &Renderer) -> String {
+        let compiled_in_play = renderer.render_thread_builds() - self.built_before_play.unwrap_or_default();
+        let mut lines = format!("pipelines compiled on the render thread after the first frame: {compiled_in_play}\n");
+        lines.push_str(&frame_time_line(&self.frame_times));
+        if let Some(line) = renderer.warmup().replay_line() {
+            lines.push_str(&line);
+            lines.push('\n');
+        }
+        lines
+    }
+}
+
 /// Frames whose times the hitch line looks at: the first ones, where a
 /// game meets its pipelines.
 const EARLY_FRAMES: usize = 300;
@@ -131,7 +167,7 @@ const EARLY_FRAMES: usize = 300;
 /// loading), and the median of the frames after them where the run has
 /// any (the steady state). Each frame is timed from its world step to its
 /// submission, which waits for the frame before it.
-pub(crate) fn frame_time_line(times: &[Duration]) -> String {
+fn frame_time_line(times: &[Duration]) -> String {
     let ms = |d: Duration| format!("{:.1} ms", d.as_secs_f64() * 1000.0);
     let early = times.get(1..times.len().min(EARLY_FRAMES)).unwrap_or_default();
     let mut sorted = early.to_vec();

@@ -115,6 +115,7 @@ fn value_of<'a>(table: &'a str, row: &str) -> &'a str {
 }
 
 #[test]
+#[allow(clippy::disallowed_methods, reason = "SMOLV_UPDATE_GOLDEN, the test's own knob")]
 fn the_last_frame_matches_the_golden_image() {
     let (output, shot) = readme_run();
     assert!(output.status.success());

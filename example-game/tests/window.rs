@@ -42,6 +42,29 @@ fn a_window_frame_reads_back_from_the_swapchain() {
 }
 
 #[test]
+fn a_window_run_replaying_its_recording_compiles_nothing_on_the_render_thread() {
+    const LINE: &str = "pipelines compiled on the render thread after the first frame: ";
+    let file = scratch("window-warmup").join("rock-storm.smolvpso");
+    let play = |warmup: &str| {
+        let script = format!(
+            "\"$GAME\" --window --validation --frames 30 --size 320x180 --no-pipeline-cache --post-cycle 10 {warmup} '{}'",
+            file.display()
+        );
+        let output = under_xvfb(&script);
+        assert!(output.status.success(), "{:?}", output.status);
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert!(stdout.contains("on, 0 messages"), "{stdout}");
+        let compiled = stdout.lines().find_map(|l| l.strip_prefix(LINE)).map(|n| n.trim().parse::<u64>().unwrap());
+        (compiled.unwrap_or_else(|| panic!("no `{LINE}N` in:\n{stdout}")), stdout)
+    };
+    let (without, _) = play("--record");
+    assert!(without > 0, "the post switches compile new pipelines mid-game without a replay");
+    let (with, stdout) = play("--replay");
+    assert_eq!(with, 0, "{stdout}");
+    assert!(stdout.contains("(0 rebuilt, 0 dropped, 0 failed, 0 abandoned)"), "{stdout}");
+}
+
+#[test]
 fn keyboard_resize_and_escape() {
     // No window manager: focus the window, then type with XTEST.
     let script = r#"

@@ -7,9 +7,13 @@
 //! vertex stage and one output state. As in DXVK, a material's fragment
 //! library is created when its shader loads (load time), and its pipeline is
 //! linked when a draw first needs it (draw time). It needs a Vulkan device
-//! with VK_EXT_graphics_pipeline_library (lavapipe has it) and
-//! `glslangValidator` to compile the shaders; Mesa's shader cache is
-//! disabled so the numbers are cold.
+//! with VK_EXT_graphics_pipeline_library (lavapipe has it) and `glslc` to
+//! compile the shaders; Mesa's shader cache is disabled so the numbers are
+//! cold.
+//!
+//! It also measures what recording pipelines for warm-up
+//! (`PipelineManager::recorder`) costs the render thread: the same calls
+//! with and without a recorder, in the same run.
 #![allow(missing_docs, unsafe_code)]
 #![allow(clippy::cast_possible_truncation, reason = "benchmark code: the counts it converts are small and fixed")]
 
@@ -26,13 +30,13 @@ fn compile(dir: &std::path::Path, name: &str, source: &str) -> Vec<u32> {
     let input = dir.join(name);
     let output = dir.join(format!("{name}.spv"));
     std::fs::write(&input, source).unwrap();
-    let status = Command::new("glslangValidator")
-        .args(["-V", "--target-env", "vulkan1.2", "-o"])
+    let status = Command::new("glslc")
+        .args(["--target-env=vulkan1.2", "-o"])
         .arg(&output)
         .arg(&input)
         .output()
-        .expect("glslangValidator (glslang-tools) is needed to compile the benchmark's shaders");
-    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stdout));
+        .expect("glslc (apt-get install glslc; scripts/setup.sh installs it) compiles the benchmark's shaders");
+    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
     std::fs::read(&output).unwrap().chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }
 
@@ -152,7 +156,7 @@ fn main() {
     assert!(libraries.uses_libraries(), "the libraries' manager builds from libraries");
     let monolithic = manager(PipelineOptions::new().force_monolithic(true));
     // SAFETY (every `get_pipeline` and `preload_fragment` below): the
-    // modules come from glslangValidator, the reflections above describe
+    // modules come from glslc, the reflections above describe
     // them, and the state is the default RGBA8 one.
     // Warm-up: the shared vertex-input, pre-rasterization and output libraries.
     let warm = unsafe { libraries.get_pipeline(&vertex, &stage(0), &state) }.unwrap();
@@ -189,8 +193,56 @@ fn main() {
     }
     let n = MATERIALS - 1;
     let (fast, optimized, mono) = (average(fast, n), average(optimized, n), average(mono, n));
+
+    // (e) recording for warm-up: the first ask (the fast link plus the
+    // entry), and a frame's ask for a pipeline it has, with and without a
+    // recorder, alternated so that both see the same machine.
+    let recorded =
+        manager(PipelineOptions::new().features(DeviceFeatures::default().with_graphics_pipeline_library(true)));
+    let recorder = recorded.recorder();
+    recorder.name_shader("scene.vert", &vertex_code);
+    for (i, code) in fragments.iter().enumerate() {
+        recorder.name_shader(&format!("m{i}.frag"), code);
+    }
+    recorder.set_scope(Some("level 1"));
+    // SAFETY: see above.
+    unsafe { recorded.preload_fragment(&vertex, &stage(0), &state) }.unwrap();
+    let mut first_recorded = Duration::ZERO;
+    for i in 1..MATERIALS {
+        // SAFETY: see above.
+        unsafe { recorded.preload_fragment(&vertex, &stage(i), &state) }.unwrap();
+        let start = Instant::now();
+        // SAFETY: see above.
+        let slot = unsafe { recorded.get_pipeline(&vertex, &stage(i), &state) }.unwrap();
+        first_recorded += start.elapsed();
+        // As in (b): the optimized link lands before the next ask.
+        while !slot.is_optimized() {
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    }
+    let first_recorded = average(first_recorded, n);
+    assert_eq!(recorder.len(), MATERIALS - 1, "one entry per pipeline asked for");
+    const HITS: usize = 20_000;
+    let (mut hit_plain, mut hit_recorded) = (Duration::ZERO, Duration::ZERO);
+    for round in 0..10 {
+        for (manager, total) in [(&libraries, &mut hit_plain), (&recorded, &mut hit_recorded)] {
+            let start = Instant::now();
+            for i in 0..HITS / 10 {
+                // SAFETY: see above.
+                std::hint::black_box(unsafe { manager.get_pipeline(&vertex, &stage(1 + (i + round) % n), &state) })
+                    .unwrap();
+            }
+            *total += start.elapsed();
+        }
+    }
+    let (hit_plain, hit_recorded) = (average(hit_plain, HITS), average(hit_recorded, HITS));
+    assert_eq!(recorder.len(), MATERIALS - 1, "asking again records nothing");
+    let start = Instant::now();
+    let bytes = recorder.recording().to_bytes();
+    let save = start.elapsed();
     drop(libraries);
     drop(monolithic);
+    drop(recorded);
 
     println!(
         "pipeline creation, {MATERIALS} materials (own fragment shader, shared vertex stage and output), averages:"
@@ -207,6 +259,17 @@ fn main() {
     );
     println!("first pipeline vs monolithic: {:.3}", fast.as_secs_f64() / mono.as_secs_f64());
     println!("target: first pipeline vs monolithic <= 0.5");
+    let us = |d: Duration| format!("{:.2} us", d.as_secs_f64() * 1e6);
+    println!("recording for warm-up (PipelineManager::recorder), the render thread's cost:");
+    println!("  {:<58} {:>12}", "(e) first ask, fast link: without a recorder (b)", us(fast));
+    println!("  {:<58} {:>12}", "    first ask, fast link: with a recorder", us(first_recorded));
+    println!("  {:<58} {:>12}", "    a frame's ask, pipeline built: without a recorder", us(hit_plain));
+    println!("  {:<58} {:>12}", "    a frame's ask, pipeline built: with a recorder", us(hit_recorded));
+    println!(
+        "  {:<58} {:>12}   (off the frame loop: at the end of the run)",
+        format!("    the recording's {} entries to bytes ({} B)", MATERIALS - 1, bytes.len()),
+        us(save)
+    );
     // SAFETY: every pipeline is destroyed (managers dropped) and the device is idle.
     unsafe {
         gpu.device.destroy_device(None);

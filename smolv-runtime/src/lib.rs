@@ -135,6 +135,8 @@ pub mod container;
 mod embed;
 pub mod interface;
 mod options;
+#[cfg(any(feature = "vulkan", feature = "wgpu"))]
+mod pipeline_cache_file;
 pub mod reflect;
 pub mod relative_ids;
 #[cfg(feature = "std")]

@@ -69,6 +69,8 @@ struct Running {
     world: World,
     keys: Keys,
     frames: u64,
+    /// The warm-up lines of the summary.
+    play: crate::warmup::PlayLog,
     started: Instant,
     last_step: Instant,
     lag: Duration,
@@ -138,6 +140,7 @@ impl App<'_> {
             world: World::new(self.args.seed),
             keys: Keys::default(),
             frames: 0,
+            play: crate::warmup::PlayLog::default(),
             started: now,
             last_step: now,
             lag: Duration::ZERO,
@@ -147,6 +150,7 @@ impl App<'_> {
     /// Steps the game and draws one frame; returns whether to go on.
     fn frame(&mut self) -> Result<bool, GameError> {
         let Some(running) = &mut self.running else { return Ok(true) };
+        let frame_start = Instant::now();
         let size = running.window.inner_size();
         if size.width == 0 || size.height == 0 {
             return Ok(true); // minimized
@@ -180,6 +184,13 @@ impl App<'_> {
                 running.lag -= step;
             }
         }
+        // `--post-cycle N`, as in headless mode: the next preset every N frames.
+        if let Some(every) = self.args.post_cycle
+            && running.frames > 0
+            && running.frames.is_multiple_of(every)
+        {
+            running.renderer.set_post(self.shaders, running.renderer.post().next())?;
+        }
         running.frames += 1;
         let last = self.args.frames.is_some_and(|n| running.frames >= n);
         let want_screenshot = last && self.args.screenshot.is_some();
@@ -211,6 +222,7 @@ impl App<'_> {
         };
         let sync = FrameSync { wait: Some(ready), signal: Some(rendered) };
         running.renderer.draw(&running.context, &running.world, target, sync, readback.as_ref())?;
+        running.play.drawn(&running.renderer, frame_start);
         if let (Some(buffer), Some(path)) = (&readback, &self.args.screenshot) {
             running.renderer.wait()?;
             crate::screenshot::write_png(path, &buffer.read(), target.extent, swapchain.format)?;
@@ -278,7 +290,7 @@ impl App<'_> {
             };
             let validation_messages = running.context.validation_messages();
             let size = running.swapchain.as_ref().map_or(self.args.size, |s| (s.extent.width, s.extent.height));
-            let table = report::table(
+            let mut table = report::table(
                 self.shaders,
                 &timings,
                 &RunSummary {
@@ -297,6 +309,7 @@ impl App<'_> {
                         .filter(|_| running.frames == self.args.frames.unwrap_or(0)),
                 },
             );
+            table.push_str(&running.play.lines(&running.renderer));
             self.outcome = Some(Outcome { table, validation_messages });
             // `running` drops here: GPU idle, then everything in order.
         }

@@ -17,154 +17,16 @@
 //!
 //! The hash catches truncation, bit rot and partial writes; it is not a
 //! signature, so a file forged on purpose with a matching hash is outside
-//! what it guards against (as with any cache a user can write to).
+//! what it guards against (as with any cache a user can write to). The
+//! header, its checks and the atomic save are `crate::pipeline_cache_file`'s,
+//! which the wgpu layer's cache file shares (with a magic of its own).
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use ash::vk;
 
 use super::{VulkanError, check};
-
-/// What loading the cache file found.
-///
-/// ```no_run
-/// # use ash::vk;
-/// # use smolv_runtime::reflect::Reflection;
-/// # #[allow(unused)]
-/// # fn example(
-/// #     device: ash::Device,
-/// #     properties: &vk::PhysicalDeviceProperties,
-/// #     vertex_spirv: &[u32],
-/// #     fragment_spirv: &[u32],
-/// #     cmd: vk::CommandBuffer,
-/// # ) -> Result<(), Box<dyn std::error::Error>> {
-/// use smolv_runtime::vulkan::{CacheLoad, PipelineCacheFile};
-/// // SAFETY: `device` is valid, `properties` are its physical device's, and the
-/// // cache outlives every pipeline creation that uses it.
-/// let (cache, load) = unsafe { PipelineCacheFile::open(device.clone(), properties, "pipelines.bin")? };
-/// match load {
-///     CacheLoad::Loaded { bytes } => println!("pipeline cache: {bytes} bytes"),
-///     CacheLoad::Missing => println!("pipeline cache: first run"),
-///     CacheLoad::Ignored { reason } => eprintln!("warning: {reason}"),
-/// }
-/// # let _ = cache;
-/// # Ok(())
-/// # }
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CacheLoad {
-    /// The file was whole and matched this device; its driver data seeds
-    /// the cache.
-    Loaded {
-        /// Bytes of driver data the cache was seeded with.
-        bytes: usize,
-    },
-    /// There was no file yet.
-    Missing,
-    /// The file was unusable and was ignored; the cache starts empty. Show
-    /// the reason to the user as a warning.
-    Ignored {
-        /// Why.
-        reason: CacheRejected,
-    },
-}
-
-/// Why a pipeline cache file was ignored.
-///
-/// ```no_run
-/// # use ash::vk;
-/// # use smolv_runtime::reflect::Reflection;
-/// # #[allow(unused)]
-/// # fn example(
-/// #     device: ash::Device,
-/// #     properties: &vk::PhysicalDeviceProperties,
-/// #     vertex_spirv: &[u32],
-/// #     fragment_spirv: &[u32],
-/// #     cmd: vk::CommandBuffer,
-/// # ) -> Result<(), Box<dyn std::error::Error>> {
-/// use smolv_runtime::vulkan::{CacheLoad, CacheRejected, PipelineCacheFile};
-/// // SAFETY: as in `PipelineCacheFile::open`.
-/// let (_cache, load) = unsafe { PipelineCacheFile::open(device.clone(), properties, "pipelines.bin")? };
-/// if let CacheLoad::Ignored { reason: CacheRejected::NotACacheFile(path) } = load {
-///     eprintln!("{} is not a pipeline cache; it will be replaced", path.display());
-/// }
-/// # Ok(())
-/// # }
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum CacheRejected {
-    /// The file exists but could not be read.
-    #[error("{path}: cannot read it: {message}")]
-    Unreadable {
-        /// The file.
-        path: PathBuf,
-        /// The I/O error, as text.
-        message: String,
-    },
-    /// The file does not start with the smolv pipeline-cache header.
-    #[error("{0}: not a smolv pipeline cache file (no SMOLVPC header); it will be replaced on save")]
-    NotACacheFile(PathBuf),
-    /// The file was written in another format version.
-    #[error("{path}: format version {found}, this smolv reads version {FORMAT_VERSION}; it will be replaced on save")]
-    Version {
-        /// The file.
-        path: PathBuf,
-        /// The version in the file.
-        found: u32,
-    },
-    /// The header's length does not match the bytes that follow it.
-    #[error(
-        "{path}: its header announces {expected} bytes of driver data but {found} follow; \
-         the file is truncated or was appended to"
-    )]
-    Length {
-        /// The file.
-        path: PathBuf,
-        /// The length in the header.
-        expected: u64,
-        /// The length on disk.
-        found: u64,
-    },
-    /// The driver data does not match the hash in the header.
-    #[error("{0}: its contents do not match their checksum; the file is corrupt")]
-    Checksum(PathBuf),
-    /// The driver data does not start with a well-formed
-    /// `VkPipelineCacheHeaderVersionOne`.
-    #[error("{path}: its driver data has a malformed header: {reason}")]
-    DriverHeader {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong.
-        reason: &'static str,
-    },
-    /// The data was written on another device.
-    #[error("{path}: it was written on device {vendor:04x}:{device:04x}, not this {this_vendor:04x}:{this_device:04x}")]
-    OtherDevice {
-        /// The file.
-        path: PathBuf,
-        /// Its vendor id.
-        vendor: u32,
-        /// Its device id.
-        device: u32,
-        /// This device's vendor id.
-        this_vendor: u32,
-        /// This device's device id.
-        this_device: u32,
-    },
-    /// The data was written by another driver build.
-    #[error("{0}: it was written by another driver version (pipeline cache UUID differs)")]
-    OtherDriver(PathBuf),
-    /// The driver refused the data although the checks passed.
-    #[error("{path}: the driver rejected it ({result})")]
-    DriverRejected {
-        /// The file.
-        path: PathBuf,
-        /// What `vkCreatePipelineCache` returned.
-        result: vk::Result,
-    },
-}
+use crate::pipeline_cache_file::{self as file, CacheLoad, CacheRejected, Format};
 
 /// A pipeline cache that lives in a file between runs.
 ///
@@ -209,11 +71,12 @@ impl std::fmt::Debug for PipelineCacheFile {
     }
 }
 
-const MAGIC: [u8; 8] = *b"SMOLVPC\0";
-/// The file format version [`PipelineCacheFile`] reads and writes.
-const FORMAT_VERSION: u32 = 1;
+/// The magic and file format version [`PipelineCacheFile`] reads and
+/// writes (the header is `pipeline_cache_file`'s, shared with wgpu).
+const FORMAT: Format = Format { magic: *b"SMOLVPC\0", version: 1 };
 /// Size of the file's own header.
-const FILE_HEADER_LEN: usize = 56;
+#[cfg(test)]
+const FILE_HEADER_LEN: usize = file::HEADER_LEN;
 /// Size of the driver's `VkPipelineCacheHeaderVersionOne`.
 const DRIVER_HEADER_LEN: usize = 32;
 
@@ -230,26 +93,8 @@ fn driver_data<'d>(
     file: &'d [u8],
     properties: &vk::PhysicalDeviceProperties,
 ) -> Result<&'d [u8], CacheRejected> {
-    let path = || path.to_owned();
-    if file.len() < FILE_HEADER_LEN || file[..8] != MAGIC {
-        return Err(CacheRejected::NotACacheFile(path()));
-    }
-    let version = u32_at(file, 8);
-    if version != FORMAT_VERSION {
-        return Err(CacheRejected::Version { path: path(), found: version });
-    }
-    let mut length = [0; 8];
-    length.copy_from_slice(&file[16..24]);
-    let expected = u64::from_le_bytes(length);
-    let body = &file[FILE_HEADER_LEN..];
-    let found = u64::try_from(body.len()).unwrap_or(u64::MAX);
-    if expected != found {
-        return Err(CacheRejected::Length { path: path(), expected, found });
-    }
-    if blake3::hash(body).as_bytes()[..] != file[24..56] {
-        return Err(CacheRejected::Checksum(path()));
-    }
-    check_driver_header(path, body, properties)?;
+    let body = FORMAT.body(path, file)?;
+    check_driver_header(|| path.to_owned(), body, properties)?;
     Ok(body)
 }
 
@@ -289,14 +134,7 @@ fn check_driver_header(
 
 /// The file bytes for `data`: the smolv header, then the driver data.
 fn file_bytes(data: &[u8]) -> Vec<u8> {
-    let mut file = Vec::with_capacity(FILE_HEADER_LEN + data.len());
-    file.extend_from_slice(&MAGIC);
-    file.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    file.extend_from_slice(&0u32.to_le_bytes());
-    file.extend_from_slice(&u64::try_from(data.len()).unwrap_or(u64::MAX).to_le_bytes());
-    file.extend_from_slice(blake3::hash(data).as_bytes());
-    file.extend_from_slice(data);
-    file
+    FORMAT.file_bytes(&[data])
 }
 
 impl PipelineCacheFile {
@@ -342,13 +180,7 @@ impl PipelineCacheFile {
         path: impl AsRef<Path>,
     ) -> Result<(Self, CacheLoad), VulkanError> {
         let path = path.as_ref().to_owned();
-        let file = match std::fs::read(&path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(CacheLoad::Missing),
-            Err(e) => Err(CacheLoad::Ignored {
-                reason: CacheRejected::Unreadable { path: path.clone(), message: e.to_string() },
-            }),
-            Ok(file) => Ok(file),
-        };
+        let file = file::read(&path);
         let (data, load) = match &file {
             Err(load) => (&[][..], load.clone()),
             Ok(file) => match driver_data(&path, file, properties) {
@@ -476,21 +308,9 @@ impl PipelineCacheFile {
     /// # }
     /// ```
     pub fn save(&self) -> Result<usize, VulkanError> {
-        static TEMP: AtomicU64 = AtomicU64::new(0);
         let data = self.data()?;
-        let io = |source| VulkanError::Io { path: self.path.clone(), source };
-        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(io)?;
-        }
-        // Unique per process and per call, so that concurrent saves (other
-        // threads, other processes) never write the same temporary file.
-        let mut temp = self.path.clone().into_os_string();
-        temp.push(format!(".tmp.{}.{}", std::process::id(), TEMP.fetch_add(1, Ordering::Relaxed)));
-        let temp = PathBuf::from(temp);
-        std::fs::write(&temp, file_bytes(&data)).and_then(|()| std::fs::rename(&temp, &self.path)).map_err(|e| {
-            let _ = std::fs::remove_file(&temp);
-            io(e)
-        })?;
+        file::write_atomically(&self.path, &file_bytes(&data))
+            .map_err(|source| VulkanError::Io { path: self.path.clone(), source })?;
         Ok(data.len())
     }
 }

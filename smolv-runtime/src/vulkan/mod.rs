@@ -147,7 +147,11 @@ pub mod warmup;
 /// `vk_range()` of the generated `PushConstantRange`s, here beside the rest
 /// of the Vulkan layer (defined in [`crate::interface`]).
 pub use crate::interface::VkPushConstantRange;
-pub use cache::{CacheLoad, CacheRejected, PipelineCacheFile};
+/// The plain data generated code writes, here for the Vulkan layer's
+/// users under their old paths.
+pub use crate::interface::{VertexAttribute, VertexBufferLayout};
+pub use crate::pipeline_cache_file::{CacheLoad, CacheRejected};
+pub use cache::PipelineCacheFile;
 pub use compute::ComputeSlot;
 pub use device_features::DeviceFeatures;
 pub use dynamic::cmd_set_viewport_and_scissor;
@@ -161,7 +165,6 @@ pub use state::{
     AttachmentBlend, BlendEquation, DepthBias, DepthTest, GraphicsState, Multisample, StencilFace, StencilState,
     VertexInput,
 };
-pub use vertex_input::{VertexAttribute, VertexBufferLayout};
 
 /// The ash this layer is built on (0.38), re-exported: use it rather than
 /// a version of your own, so that `vk` types and `ash::Device` match the

@@ -1,6 +1,7 @@
-//! What the wgpu layer returns when it cannot serve a shader: [`WgpuError`].
+//! What the wgpu layer returns when it cannot serve a shader or a
+//! pipeline cache: [`WgpuError`].
 
-use crate::ShaderError;
+use crate::shader_error::ShaderError;
 
 /// Why a shader module, a layout or a set of overrides could not be made
 /// for wgpu. Each message names the shader (and binding) and says what to
@@ -138,5 +139,31 @@ pub enum WgpuError {
         shader: String,
         /// wgpu's error, as it printed it.
         message: String,
+    },
+    /// The device cannot hold a pipeline cache
+    /// ([`PipelineCacheFile::open`](super::PipelineCacheFile::open)).
+    #[error(
+        "the device was created without wgpu::Features::PIPELINE_CACHE, which wgpu offers on its Vulkan backend \
+         only (this device is on {backend}); request the feature where adapter.features() has it, or build \
+         pipelines with `cache: None`"
+    )]
+    NeedsPipelineCache {
+        /// The device's backend, as wgpu names it.
+        backend: &'static str,
+    },
+    /// wgpu could not make a pipeline cache, even an empty one (a lost
+    /// device).
+    #[error("wgpu could not make a pipeline cache: {message}")]
+    PipelineCache {
+        /// wgpu's error and its causes, on one line.
+        message: String,
+    },
+    /// The pipeline cache file could not be written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
     },
 }

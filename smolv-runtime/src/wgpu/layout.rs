@@ -6,12 +6,12 @@ use std::num::NonZeroU32;
 
 use wgpu::{BindingType, ShaderStages, TextureSampleType, TextureViewDimension};
 
-use super::WgpuError;
+use super::error::WgpuError;
 use super::format::storage_format;
 use super::resources::{Image, Resource, Sampled, resources};
 use super::wgsl::WgslModule;
-use crate::Shader;
 use crate::reflect::{DescriptorBinding, DescriptorKind, Reflection};
+use crate::shader::Shader;
 
 /// How [`BindGroupLayouts`] fills what SPIR-V does not say.
 ///

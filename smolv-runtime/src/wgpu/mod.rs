@@ -17,6 +17,10 @@
 //!   pipeline-overridable `constants`.
 //! - **Hot reload.** [`ShaderModules`] remakes the modules of shaders that
 //!   hot reload changed, and says which pipelines to rebuild.
+//! - **Pipeline cache.** [`PipelineCacheFile`] keeps wgpu's
+//!   `PipelineCache` in a file per adapter between runs (Vulkan backend,
+//!   `Features::PIPELINE_CACHE`); a stale or foreign file is ignored with a
+//!   reason ([`CacheLoad`]).
 //!
 //! ```no_run
 //! # fn example(device: &wgpu::Device, format: wgpu::TextureFormat) -> Result<(), Box<dyn std::error::Error>> {
@@ -58,10 +62,13 @@ mod module;
 mod modules;
 mod overrides;
 mod pipeline;
+mod pipeline_cache;
 mod resources;
+mod scope;
 mod vertex;
 mod wgsl;
 
+pub use crate::pipeline_cache_file::{CacheLoad, CacheRejected};
 pub use error::WgpuError;
 pub use format::vertex_format;
 pub use layout::{BindGroupLayouts, LayoutOptions, ProgramLayout};
@@ -69,6 +76,7 @@ pub use module::{ModuleSource, create_shader_module, create_shader_module_passth
 pub use modules::{Refreshed, ShaderModules};
 pub use overrides::Overrides;
 pub use pipeline::{RenderState, create_render_pipeline};
+pub use pipeline_cache::PipelineCacheFile;
 pub use vertex::VertexBuffers;
 
 /// The wgpu this crate was built with, so that the generated bind groups

@@ -3,8 +3,9 @@
 
 use std::borrow::Cow;
 
-use super::WgpuError;
-use crate::{Shader, ShaderError};
+use super::error::WgpuError;
+use crate::shader::Shader;
+use crate::shader_error::ShaderError;
 
 /// What a shader gives wgpu: the WGSL the build shipped for wgpu targets,
 /// or its SPIR-V words.

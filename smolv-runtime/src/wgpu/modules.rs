@@ -1,12 +1,10 @@
 //! A program's shader modules, made once and made again when hot reload
 //! publishes new words: wgpu's side of the "edit → new pipeline" loop.
 
-use std::future::Future;
-use std::pin::pin;
-use std::task::{Context, Poll, Waker};
-
-use super::{WgpuError, create_shader_module};
-use crate::Shader;
+use super::error::WgpuError;
+use super::module::create_shader_module;
+use super::scope::ready;
+use crate::shader::Shader;
 
 /// One shader module per shader, kept with the shader version it was made
 /// from.
@@ -177,19 +175,9 @@ fn checked_module(device: &wgpu::Device, shader: &Shader) -> Result<wgpu::Shader
     }
 }
 
-/// The result of a future that native wgpu resolves at once (popping an
-/// error scope); `None` (no error seen) if it is still pending, as on the
-/// web, where no shader is reloaded.
-fn ready<T>(future: impl Future<Output = Option<T>>) -> Option<T> {
-    match pin!(future).poll(&mut Context::from_waker(Waker::noop())) {
-        Poll::Ready(value) => value,
-        Poll::Pending => None,
-    }
-}
-
 #[cfg(feature = "hot-reload")]
 fn generation() -> u64 {
-    crate::hot_reload::generation()
+    crate::shader::hot_reload::generation()
 }
 
 #[cfg(not(feature = "hot-reload"))]

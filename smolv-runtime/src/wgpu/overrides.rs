@@ -6,10 +6,10 @@
 //! `PipelineCompilationOptions::constants`. WGSL the build shipped (naga's
 //! WGSL back end) keeps the ids as `@id(3)`, so the same keys serve both.
 
-use super::WgpuError;
+use super::error::WgpuError;
 use super::wgsl::WgslModule;
-use crate::Shader;
 use crate::reflect::{Reflection, SpecConstant, SpecConstantType};
+use crate::shader::Shader;
 use crate::specialize::Value;
 
 /// Values for a shader's spec constants, checked against its reflection,

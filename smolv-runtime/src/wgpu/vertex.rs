@@ -1,7 +1,7 @@
 //! wgpu vertex buffer layouts from the typed vertex inputs that
 //! `include_types!` generates (`VERTEX_LAYOUT`, `Vertex::LAYOUT`).
 
-use super::WgpuError;
+use super::error::WgpuError;
 use super::format::vertex_format;
 use crate::interface::VertexBufferLayout;
 

@@ -8,7 +8,7 @@ use std::num::NonZeroU32;
 use naga::{AddressSpace, ImageClass, ImageDimension, ScalarKind, StorageAccess, TypeInner};
 use wgpu::{BindingType, ShaderStages, TextureSampleType, TextureViewDimension};
 
-use super::WgpuError;
+use super::error::WgpuError;
 use crate::reflect::{SpecConstant, SpecConstantType};
 
 /// One shipped WGSL module, parsed.

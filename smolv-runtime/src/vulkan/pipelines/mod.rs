@@ -9,7 +9,8 @@
 //! - [`library_cache`]: libraries by what they are made from;
 //! - [`stage_code`]: spec constants folded ahead or left to the driver;
 //! - [`worker`]: the background threads;
-//! - [`rebuild`]: pipelines built again when their shaders change.
+//! - [`rebuild`]: pipelines built again when their shaders change;
+//! - [`rebuild_job`]: what a worker runs to build one again.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -23,7 +24,7 @@ use crate::vulkan::layout::{LayoutCache, LayoutOptions, ProgramLayout};
 use crate::vulkan::library::{FragmentKey, OutputKey, PreRasterKey, VertexInputKey, link};
 use crate::vulkan::specialization::SpecializationData;
 use crate::vulkan::state::GraphicsState;
-use crate::vulkan::warmup::Recorder;
+use crate::vulkan::warmup::recorder::Recorder;
 use crate::vulkan::{VulkanError, lock};
 
 mod embedded;
@@ -31,6 +32,7 @@ mod library_cache;
 mod options;
 mod program;
 mod rebuild;
+mod rebuild_job;
 mod slot;
 mod stage_code;
 mod worker;
@@ -186,6 +188,7 @@ impl PipelineManager {
         options: PipelineOptions,
     ) -> Self {
         let mut options = options;
+        #[allow(clippy::disallowed_methods, reason = "the runtime's one read of the environment")]
         if std::env::var("SMOLV_FORCE_MONOLITHIC").is_ok_and(|v| v == "1") {
             options.force_monolithic = true;
         }
@@ -394,6 +397,17 @@ impl PipelineManager {
     /// later to see what a frame had to wait for.
     pub fn caller_builds(&self) -> u64 {
         self.caller_builds.load(Ordering::Relaxed)
+    }
+
+    /// Runs `task` on one of the background workers, after the jobs queued
+    /// before it (on this thread when no worker is left).
+    pub(crate) fn run_on_worker(&self, task: Box<dyn FnOnce() + Send>) {
+        self.workers.submit(Job::Task(task));
+    }
+
+    /// How many background workers the manager has.
+    pub(crate) fn worker_count(&self) -> usize {
+        self.workers.count()
     }
 
     /// The pipeline of `program` with `state`, and whether this call built it.

@@ -1,13 +1,13 @@
 //! The manager's background workers: threads that link optimized
-//! pipelines, create compute pipelines and build rebuilds, so that the
-//! caller's thread returns at once.
+//! pipelines, create compute pipelines, build rebuilds and run replays,
+//! so that the caller's thread returns at once.
 
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread::JoinHandle;
 
 use ash::vk;
 
-use super::rebuild::{ComputeRebuild, GraphicsRebuild};
+use super::rebuild_job::{ComputeRebuild, GraphicsRebuild};
 use super::slot::PipelineSlot;
 use crate::vulkan::compute::{ComputeJob, ComputeSlot};
 use crate::vulkan::library::link;
@@ -23,6 +23,9 @@ pub(super) enum Job {
     Rebuild(Box<GraphicsRebuild>),
     /// Create a changed compute pipeline again and swap it in.
     RebuildCompute(ComputeRebuild),
+    /// Work of another part of the crate that builds through the manager
+    /// (a replay's share of the workers).
+    Task(Box<dyn FnOnce() + Send>),
 }
 
 impl Job {
@@ -54,6 +57,7 @@ impl Job {
             Self::Rebuild(job) => unsafe { job.run(device, cache) },
             // SAFETY: this function's contract.
             Self::RebuildCompute(job) => unsafe { job.run(device, cache) },
+            Self::Task(task) => task(),
         }
     }
 }
@@ -67,8 +71,9 @@ pub(super) struct Workers {
 }
 
 impl Workers {
-    /// Starts `count` workers (at least one) running jobs on `device`
-    /// through `cache`.
+    /// Starts `count` workers (at least one, unless the system refuses a
+    /// thread) running jobs on `device` through `cache`. They are named
+    /// `smolv-pipelines`, for debuggers and profilers.
     ///
     /// # Safety
     /// `cache` is null or a cache of `device`; every job queued holds
@@ -78,21 +83,26 @@ impl Workers {
         let (sender, receiver) = mpsc::channel::<Job>();
         let receiver = Arc::new(Mutex::new(receiver));
         let threads = (0..count.max(1))
-            .map(|_| {
+            .filter_map(|_| {
                 let receiver = Arc::clone(&receiver);
                 let device = device.clone();
-                std::thread::spawn(move || {
-                    loop {
-                        let job = match receiver.lock() {
-                            Ok(receiver) => receiver.recv(),
-                            Err(_) => return,
-                        };
-                        let Ok(job) = job else { return };
-                        // SAFETY: the contract of `start`: the jobs' handles
-                        // stay valid until `stop` has joined this thread.
-                        unsafe { job.run(&device, cache) };
-                    }
-                })
+                // A thread the system refuses is a worker less; with none,
+                // `submit` runs each job on the caller's thread.
+                std::thread::Builder::new()
+                    .name("smolv-pipelines".to_owned())
+                    .spawn(move || {
+                        loop {
+                            let job = match receiver.lock() {
+                                Ok(receiver) => receiver.recv(),
+                                Err(_) => return,
+                            };
+                            let Ok(job) = job else { return };
+                            // SAFETY: the contract of `start`: the jobs' handles
+                            // stay valid until `stop` has joined this thread.
+                            unsafe { job.run(&device, cache) };
+                        }
+                    })
+                    .ok()
             })
             .collect();
         Self { device: device.clone(), cache, sender: Some(sender), threads }
@@ -110,6 +120,12 @@ impl Workers {
             // SAFETY: the contract of `start` covers every job queued.
             unsafe { job.run(&self.device, self.cache) };
         }
+    }
+
+    /// How many workers run (0 once stopped, or when the system refused
+    /// every thread).
+    pub(super) fn count(&self) -> usize {
+        if self.sender.is_some() { self.threads.len() } else { 0 }
     }
 
     /// Lets the workers finish the jobs already queued, then joins them.

@@ -2,7 +2,7 @@
 //! integers and length-prefixed strings, every length bounded before
 //! anything is allocated.
 
-use super::recording::RecordingError;
+use super::error::RecordingError;
 
 /// Appends values to a byte vector.
 #[derive(Default)]

@@ -6,14 +6,61 @@
 //!   notes as the game asks for pipelines;
 //! - [`recording`]: the file, its reading (refusing what it cannot trust)
 //!   and merging;
-//! - [`replay`]: building a recording's pipelines ahead, within a budget.
+//! - [`replay`]: building a recording's pipelines ahead, within a budget;
+//! - [`include_pipelines!`](crate::include_pipelines): a recording
+//!   embedded in the game, checked when it compiles.
 
 mod codec;
+mod error;
 pub mod recorder;
 pub mod recording;
 pub mod replay;
 mod state_codec;
 
+pub use error::RecordingError;
 pub use recorder::Recorder;
-pub use recording::{RecordedKind, RecordedPipeline, RecordedStage, Recording, RecordingError, ShaderChange};
+pub use recording::{RecordedKind, RecordedPipeline, RecordedStage, Recording, ShaderChange};
 pub use replay::{Replay, ReplayBudget, ReplayProgress, ReplayShader};
+
+/// Embeds a pipeline recording (a `.smolvpso` file that
+/// [`Recording::save`] or `cargo smolv pipelines merge` wrote) in the
+/// binary, and reads it: an expression of type
+/// `Result<Recording, RecordingError>`.
+///
+/// The path is as for [`include_bytes!`]: relative to the file that
+/// invokes the macro, or built with `concat!(env!("CARGO_MANIFEST_DIR"), …)`.
+/// A file that is not a recording of this smolv's format version is a
+/// compile error; its checksum and entries are checked when it is read, as
+/// [`Recording::from_bytes`] does (an entry that does not read is skipped
+/// and counted in [`Recording::skipped`]).
+///
+/// ```
+/// # fn main() -> Result<(), smolv_runtime::vulkan::warmup::RecordingError> {
+/// use smolv_runtime::vulkan::warmup::Recording;
+/// // The recording that QA's runs merged, shipped inside the game.
+/// let recording: Recording = smolv_runtime::include_pipelines!(concat!(
+///     env!("CARGO_MANIFEST_DIR"),
+///     "/src/vulkan/warmup/sample.smolvpso"
+/// ))?;
+/// assert_eq!(recording.entries.len(), 3);
+/// # Ok(())
+/// # }
+/// ```
+///
+/// Any other file does not compile:
+///
+/// ```compile_fail
+/// let recording = smolv_runtime::include_pipelines!(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"));
+/// ```
+#[macro_export]
+macro_rules! include_pipelines {
+    ($path:expr $(,)?) => {{
+        const BYTES: &[u8] = ::core::include_bytes!($path);
+        const _: () = ::core::assert!(
+            $crate::vulkan::warmup::recording::header_matches(BYTES),
+            "include_pipelines!: not a smolv pipeline recording (SMOLVPSO) of the format version this \
+             smolv-runtime reads; record it again with this version, or check the path"
+        );
+        $crate::vulkan::warmup::Recording::from_bytes(BYTES)
+    }};
+}

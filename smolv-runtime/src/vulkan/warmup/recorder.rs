@@ -9,7 +9,6 @@ use std::time::Instant;
 use ash::vk;
 
 use super::recording::{RecordedKind, RecordedPipeline, RecordedStage, Recording};
-use crate::reflect::Reflection;
 use crate::vulkan::lock;
 use crate::vulkan::pipelines::Stage;
 use crate::vulkan::state::GraphicsState;
@@ -44,20 +43,6 @@ struct Inner {
     /// dropped, so an address is never reused meanwhile) already recorded.
     seen: HashSet<usize>,
     entries: Vec<RecordedPipeline>,
-}
-
-/// BLAKE3 of SPIR-V words, as little-endian bytes.
-pub(crate) fn code_hash(spirv: &[u32]) -> [u8; 32] {
-    let mut hasher = blake3::Hasher::new();
-    for word in spirv {
-        hasher.update(&word.to_le_bytes());
-    }
-    *hasher.finalize().as_bytes()
-}
-
-/// BLAKE3 of a reflection's bytes (all zero where it does not serialize).
-pub(crate) fn interface_hash(reflection: &Reflection) -> [u8; 32] {
-    reflection.to_bytes().map(|bytes| *blake3::hash(&bytes).as_bytes()).unwrap_or_default()
 }
 
 impl Default for Recorder {

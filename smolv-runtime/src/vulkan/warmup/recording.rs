@@ -21,7 +21,9 @@ use std::collections::BTreeMap;
 use ash::vk;
 
 use super::codec::{Reader, Writer};
+pub use super::error::RecordingError;
 use super::state_codec;
+use crate::reflect::Reflection;
 use crate::specialize::Value;
 use crate::vulkan::state::GraphicsState;
 
@@ -32,64 +34,18 @@ const MAX_SCOPE: usize = 256;
 const MAX_STAGES: usize = 5;
 const MAX_CONSTANTS: usize = 256;
 
-/// Why a recording was refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum RecordingError {
-    /// The file does not start with the magic `SMOLVPSO`.
-    #[error("not a smolv pipeline recording (no `SMOLVPSO` magic): record one with `PipelineManager::recorder`")]
-    NotARecording,
-    /// Written by another version of the format.
-    #[error("pipeline recording format version {found}, this smolv reads version {supported}: record it again")]
-    Version {
-        /// The version in the file.
-        found: u32,
-        /// The version this build reads and writes.
-        supported: u32,
-    },
-    /// The checksum does not match the contents.
-    #[error("pipeline recording is corrupt (its checksum does not match): record it again or restore it")]
-    Corrupt,
-    /// The data ends early.
-    #[error("pipeline recording is truncated at byte {offset}: record it again or restore it")]
-    Truncated {
-        /// Where the read ran past the end.
-        offset: usize,
-    },
-    /// A count past its bound.
-    #[error("pipeline recording lists {count} {what} at byte {offset}, more than the {max} allowed")]
-    TooMany {
-        /// Where the count is.
-        offset: usize,
-        /// What is counted.
-        what: &'static str,
-        /// The count in the file.
-        count: usize,
-        /// The bound.
-        max: usize,
-    },
-    /// A value outside what it may be.
-    #[error("pipeline recording has {what} at byte {offset}")]
-    Invalid {
-        /// Where the value is.
-        offset: usize,
-        /// What is wrong.
-        what: &'static str,
-    },
-    /// Bytes after the last entry.
-    #[error("pipeline recording has {extra} bytes after its last entry")]
-    Trailing {
-        /// How many.
-        extra: usize,
-    },
-    /// The file could not be read or written.
-    #[error("pipeline recording {path}: {message}")]
-    Io {
-        /// The file.
-        path: String,
-        /// The system's message.
-        message: String,
-    },
+/// BLAKE3 of SPIR-V words, as little-endian bytes.
+fn code_hash(spirv: &[u32]) -> [u8; 32] {
+    let mut hasher = blake3::Hasher::new();
+    for word in spirv {
+        hasher.update(&word.to_le_bytes());
+    }
+    *hasher.finalize().as_bytes()
+}
+
+/// BLAKE3 of a reflection's bytes (all zero where it does not serialize).
+fn interface_hash(reflection: &Reflection) -> [u8; 32] {
+    reflection.to_bytes().map(|bytes| *blake3::hash(&bytes).as_bytes()).unwrap_or_default()
 }
 
 /// One shader of a recorded pipeline.
@@ -138,9 +94,9 @@ impl RecordedStage {
     pub fn compare(&self, spirv: &[u32], reflection: &crate::reflect::Reflection) -> ShaderChange {
         if reflection.stage.vk_stage_flag() != self.stage.as_raw() {
             ShaderChange::InterfaceChanged
-        } else if super::recorder::code_hash(spirv) == self.code_hash {
+        } else if code_hash(spirv) == self.code_hash {
             ShaderChange::Unchanged
-        } else if super::recorder::interface_hash(reflection) == self.interface_hash {
+        } else if interface_hash(reflection) == self.interface_hash {
             ShaderChange::CodeChanged
         } else {
             ShaderChange::InterfaceChanged
@@ -159,8 +115,8 @@ impl RecordedStage {
         Self {
             stage,
             name: name.to_owned(),
-            code_hash: super::recorder::code_hash(spirv),
-            interface_hash: super::recorder::interface_hash(reflection),
+            code_hash: code_hash(spirv),
+            interface_hash: interface_hash(reflection),
             specialization: values.to_vec(),
         }
     }
@@ -239,6 +195,25 @@ pub struct Recording {
     /// Entries of the file read that were skipped because their contents
     /// did not read (always 0 for a recording made in this process).
     pub skipped: usize,
+}
+
+/// Whether `bytes` start as a recording of this format version does: what
+/// [`include_pipelines!`](crate::include_pipelines) checks at compile time.
+/// Not a stable API.
+#[doc(hidden)]
+pub const fn header_matches(bytes: &[u8]) -> bool {
+    if bytes.len() < MAGIC.len() + 4 {
+        return false;
+    }
+    let mut at = 0;
+    while at < MAGIC.len() {
+        if bytes[at] != MAGIC[at] {
+            return false;
+        }
+        at += 1;
+    }
+    let version = [bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]];
+    u32::from_le_bytes(version) == Recording::VERSION
 }
 
 impl Recording {
@@ -579,6 +554,26 @@ mod tests {
 
     fn sample() -> Recording {
         Recording { entries: vec![compute(0), graphics(1, 0, Some("menu")), graphics(2, 1, None)], skipped: 0 }
+    }
+
+    #[test]
+    fn an_embedded_recording_reads_as_the_one_written() {
+        // `sample.smolvpso` is `sample().to_bytes()`; when the format
+        // changes, write that to it again (and raise `VERSION`).
+        let embedded = crate::include_pipelines!("sample.smolvpso").unwrap();
+        assert_eq!(embedded.entries.len(), 3);
+        assert_eq!(embedded.to_bytes(), sample().to_bytes());
+    }
+
+    #[test]
+    fn the_compile_time_check_takes_only_this_version() {
+        let bytes = sample().to_bytes();
+        assert!(header_matches(&bytes));
+        assert!(!header_matches(&bytes[..11]));
+        let mut version = bytes.clone();
+        version[8] = 2;
+        assert!(!header_matches(&version));
+        assert!(!header_matches(b"\x03\x02\x23\x07 SPIR-V, not a recording"));
     }
 
     #[test]

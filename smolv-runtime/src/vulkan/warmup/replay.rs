@@ -1,11 +1,10 @@
-//! Replay: the pipelines of a recording built ahead, on threads of the
-//! replay's own within the game's budget, in the order the game will want
-//! them, so that `get_pipeline` finds them ready.
+//! Replay: the pipelines of a recording built ahead, on the manager's
+//! background workers within the game's budget, in the order the game
+//! will want them, so that `get_pipeline` finds them ready.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
-use std::thread::JoinHandle;
+use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use ash::vk;
@@ -37,7 +36,11 @@ pub struct ReplayShader {
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct ReplayBudget {
-    /// Threads building pipelines (at least 1; default 1).
+    /// How many of the manager's background workers build the replay's
+    /// pipelines (at least 1, at most the manager's
+    /// [`workers`](crate::vulkan::PipelineOptions#structfield.workers);
+    /// default 1). The optimized links the replay's fast links queue run
+    /// on the workers left, or after the replay when it takes them all.
     pub threads: usize,
     /// After this long, no new pipeline is started (default: no limit).
     pub time: Option<Duration>,
@@ -57,7 +60,7 @@ impl ReplayBudget {
         Self { threads: 1, time: None, scopes_first: Vec::new() }
     }
 
-    /// Sets the number of threads.
+    /// Sets how many of the manager's workers the replay takes.
     #[must_use]
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = threads;
@@ -129,21 +132,29 @@ struct Job {
     build: Build,
 }
 
+/// What the replay's share of the workers works through.
 struct Shared {
-    manager: Arc<PipelineManager>,
+    /// Weak: the workers belong to the manager, and must never hold the
+    /// last reference to it (the manager joins its workers when dropped).
+    /// [`Replay`] holds a strong one until every pump has returned.
+    manager: Weak<PipelineManager>,
     shaders: Vec<ReplayShader>,
     queue: Mutex<VecDeque<Job>>,
     progress: Mutex<ReplayProgress>,
     changed: Condvar,
     cancelled: AtomicBool,
     deadline: Option<Instant>,
+    /// Pumps queued on the workers or running, and its signal.
+    pumps: Mutex<usize>,
+    pumps_changed: Condvar,
 }
 
 /// A replay in progress: see [`start`](Self::start). Dropping it cancels
 /// what has not started and waits for what has.
 pub struct Replay {
     shared: Arc<Shared>,
-    threads: Vec<JoinHandle<()>>,
+    /// Keeps the manager, and so its workers, alive while pumps run.
+    _manager: Arc<PipelineManager>,
 }
 
 impl std::fmt::Debug for Replay {
@@ -176,8 +187,10 @@ fn resolve(
 
 impl Replay {
     /// Starts building the pipelines of `recording` with `manager`, on
-    /// `budget.threads` threads, the scopes `budget.scopes_first` names
-    /// first and then in first-use order. `find` gives the game's shader
+    /// `budget.threads` of the manager's background workers (no thread of
+    /// its own), the scopes `budget.scopes_first` names first and then in
+    /// first-use order. It returns at once; with a manager that has no
+    /// worker left, it builds everything before it returns. `find` gives the game's shader
     /// for each recorded name (called here, once per name). An entry
     /// whose shader is gone, or changed with another interface (its
     /// reflection's bindings, push constants or entry point), is dropped
@@ -242,23 +255,24 @@ impl Replay {
         }
         progress.total = jobs.len();
         progress.scopes = scopes.into_iter().map(|(scope, total)| (scope, 0, total)).collect();
+        let pumps = budget.threads.clamp(1, manager.worker_count().max(1));
         let shared = Arc::new(Shared {
-            manager,
+            manager: Arc::downgrade(&manager),
             shaders,
             queue: Mutex::new(jobs.into_iter().map(|(_, _, job)| job).collect()),
             progress: Mutex::new(progress),
             changed: Condvar::new(),
             cancelled: AtomicBool::new(false),
             deadline: budget.time.and_then(|time| Instant::now().checked_add(time)),
+            pumps: Mutex::new(pumps),
+            pumps_changed: Condvar::new(),
         });
-        let threads = (0..budget.threads.max(1))
-            .map(|_| {
-                let shared = Arc::clone(&shared);
-                // SAFETY: the caller's contract covers every entry.
-                std::thread::spawn(move || unsafe { shared.run() })
-            })
-            .collect();
-        Self { shared, threads }
+        for _ in 0..pumps {
+            let pump = Arc::clone(&shared);
+            // SAFETY: the caller's contract covers every entry.
+            manager.run_on_worker(Box::new(move || unsafe { pump.pump() }));
+        }
+        Self { shared, _manager: manager }
     }
 
     /// Where the replay stands now.
@@ -310,9 +324,23 @@ impl Replay {
 impl Drop for Replay {
     fn drop(&mut self) {
         self.cancel();
-        for thread in self.threads.drain(..) {
-            let _ = thread.join();
+        // The pumps queued behind other jobs still run, see the cancel and
+        // return; only then may the manager go with `_manager`.
+        let mut pumps = lock(&self.shared.pumps);
+        while *pumps > 0 {
+            pumps = self.shared.pumps_changed.wait(pumps).unwrap_or_else(std::sync::PoisonError::into_inner);
         }
+    }
+}
+
+/// Counts a pump as returned when dropped, unwinding included, so that
+/// [`Replay`]'s drop never waits for a pump that panicked.
+struct PumpReturned<'a>(&'a Shared);
+
+impl Drop for PumpReturned<'_> {
+    fn drop(&mut self) {
+        *lock(&self.0.pumps) -= 1;
+        self.0.pumps_changed.notify_all();
     }
 }
 
@@ -328,9 +356,23 @@ impl Shared {
         self.changed.notify_all();
     }
 
+    /// One worker's share of the replay: builds entries until none is left.
+    ///
     /// # Safety
     /// The contract of [`Replay::start`].
-    unsafe fn run(&self) {
+    unsafe fn pump(&self) {
+        let _returned = PumpReturned(self);
+        match self.manager.upgrade() {
+            // SAFETY: this function's contract. The strong reference goes
+            // before `_returned` counts this pump out.
+            Some(manager) => unsafe { self.run(&manager) },
+            None => self.abandon_rest(),
+        }
+    }
+
+    /// # Safety
+    /// The contract of [`Replay::start`].
+    unsafe fn run(&self, manager: &PipelineManager) {
         loop {
             if self.cancelled.load(Ordering::Acquire) || self.deadline.is_some_and(|d| Instant::now() >= d) {
                 self.abandon_rest();
@@ -338,7 +380,7 @@ impl Shared {
             }
             let Some(job) = lock(&self.queue).pop_front() else { return };
             // SAFETY: this function's contract.
-            let built = unsafe { self.build(&job.build) };
+            let built = unsafe { self.build(manager, &job.build) };
             let mut progress = lock(&self.progress);
             if built {
                 progress.done += 1;
@@ -353,7 +395,7 @@ impl Shared {
 
     /// # Safety
     /// The contract of [`Replay::start`].
-    unsafe fn build(&self, build: &Build) -> bool {
+    unsafe fn build(&self, manager: &PipelineManager, build: &Build) -> bool {
         fn stage<'a>(shaders: &'a [ReplayShader], index: usize, values: &'a [(u32, Value)]) -> Stage<'a> {
             let shader = &shaders[index];
             Stage { spirv: &shader.spirv, reflection: &shader.reflection, specialization: values }
@@ -374,12 +416,16 @@ impl Shared {
                 let program =
                     GraphicsProgram { vertex, tessellation, geometry: find(vk::ShaderStageFlags::GEOMETRY), fragment };
                 // SAFETY: this function's contract.
-                unsafe { self.manager.program_pipeline(&program, state) }.is_ok()
+                unsafe { manager.program_pipeline(&program, state) }.is_ok()
             }
             Build::Compute { shader, values } => {
+                // Built here, on this worker: queued behind this pump, it
+                // would wait for the worker the pump holds.
                 // SAFETY: this function's contract.
-                let slot = unsafe { self.manager.compute_slot(&stage(&self.shaders, *shader, values), true, true) };
-                slot.is_ok_and(|slot| slot.wait().is_ok())
+                let slot = unsafe { manager.compute_slot(&stage(&self.shaders, *shader, values), false, true) };
+                // Not ready: the game asked for it meanwhile and it is being
+                // built for the game, which waits for it as it would anyway.
+                slot.is_ok_and(|slot| !slot.is_ready() || slot.pipeline().is_some())
             }
         }
     }

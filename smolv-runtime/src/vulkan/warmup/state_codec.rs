@@ -5,7 +5,7 @@
 use ash::vk;
 
 use super::codec::{Reader, Writer};
-use super::recording::RecordingError;
+use super::error::RecordingError;
 use crate::vulkan::state::{
     AttachmentBlend, BlendEquation, DepthBias, DepthTest, GraphicsState, Multisample, StencilFace, StencilState,
     VertexInput,
