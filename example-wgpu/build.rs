@@ -20,6 +20,7 @@
 #[path = "build/reference.rs"]
 mod reference;
 
+#[allow(clippy::disallowed_methods, reason = "the build script reads the features Cargo sets")]
 fn main() {
     let wgsl = std::env::var_os("CARGO_FEATURE_SPIRV").is_none();
     smolv_build::Config::new()

@@ -12,6 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
+#[allow(clippy::disallowed_methods, reason = "the build script reads what Cargo sets")]
 fn main() {
     let manifest_dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("Cargo sets CARGO_MANIFEST_DIR"));
     for watched in ["src", "build.rs", "Cargo.toml"] {

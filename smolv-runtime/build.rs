@@ -7,6 +7,7 @@
 //! layer takes SPIR-V (`DEP_SMOLV_RUNTIME_WGPU`: `spirv`, `wgsl` or
 //! `none`).
 
+#[allow(clippy::disallowed_methods, reason = "the build script reads what Cargo sets")]
 fn main() {
     let feature = |name: &str| std::env::var_os(format!("CARGO_FEATURE_{name}")).is_some();
     let mut codecs = vec!["spirv", "spirv-relative-ids", "smolv"];

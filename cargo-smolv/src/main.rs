@@ -25,6 +25,18 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// The environment variable `name`: the CLI's one reader.
+#[allow(clippy::disallowed_methods, reason = "the CLI's one reader of the environment")]
+pub(crate) fn env_var_os(name: &str) -> Option<std::ffi::OsString> {
+    std::env::var_os(name)
+}
+
+/// A command of the Cargo that runs `cargo smolv` (`CARGO`), else of
+/// `cargo` on `PATH`.
+pub(crate) fn cargo_command() -> std::process::Command {
+    std::process::Command::new(env_var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+}
+
 /// Cargo's view: `cargo smolv ...` arrives as `cargo-smolv smolv ...`.
 #[derive(Parser)]
 #[command(bin_name = "cargo", version, about = None)]

@@ -10,7 +10,6 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use smolv_build::cache::prepared::{self, Changes};
 
@@ -109,8 +108,7 @@ fn workspace_root(args: &PrepareArgs) -> Result<PathBuf, FileError> {
 
 /// `cargo check` of `profile` with `SMOLV_PREPARE` naming `session`.
 fn check_build(args: &PrepareArgs, profile: &str, session: &Path) -> Result<(), FileError> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(cargo);
+    let mut command = crate::cargo_command();
     command.args(["check", "--profile", profile]);
     if let Some(manifest) = &args.manifest_path {
         command.arg("--manifest-path").arg(manifest);

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use cargo_metadata::{DependencyKind, Message, Metadata, MetadataCommand, Node, Package, PackageId};
 use smolv_build::Report;
@@ -91,8 +91,7 @@ fn build_out_dirs(
     packages: &[&Package],
     release: bool,
 ) -> Result<BTreeMap<PackageId, PathBuf>, FileError> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(cargo);
+    let mut command = crate::cargo_command();
     // Diagnostics rendered on stderr as usual; stdout carries the messages.
     command.args(["build", "--quiet", "--message-format=json-render-diagnostics", "--manifest-path"]).arg(manifest);
     for package in packages {

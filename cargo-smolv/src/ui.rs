@@ -7,7 +7,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 /// Whether standard error is a terminal that wants colour.
 pub(crate) fn color() -> bool {
-    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+    std::io::stderr().is_terminal() && crate::env_var_os("NO_COLOR").is_none()
 }
 
 /// `error` in bold red on a terminal.

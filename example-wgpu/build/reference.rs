@@ -47,6 +47,7 @@ pub(crate) fn compile() {
     }
 }
 
+#[allow(clippy::disallowed_methods, reason = "OUT_DIR, which Cargo sets")]
 fn try_compile() -> Result<(), String> {
     let out = PathBuf::from(std::env::var_os("OUT_DIR").ok_or("OUT_DIR is not set")?).join("reference");
     std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
@@ -91,6 +92,7 @@ fn try_compile() -> Result<(), String> {
 }
 
 /// The tool `variable` names, else `name` on the `PATH`.
+#[allow(clippy::disallowed_methods, reason = "the reference compilers' variables, watched in try_compile")]
 fn tool(variable: &str, name: &str) -> PathBuf {
     std::env::var_os(variable).map_or_else(|| PathBuf::from(name), PathBuf::from)
 }

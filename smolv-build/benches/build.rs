@@ -141,6 +141,7 @@ fn median(runs: &[Duration]) -> Duration {
     if sorted.len().is_multiple_of(2) { (sorted[middle - 1] + sorted[middle]) / 2 } else { sorted[middle] }
 }
 
+#[allow(clippy::disallowed_methods, reason = "SMOLV_BENCH_ROUNDS, the benchmark's own knob")]
 fn main() {
     if std::env::args().any(|a| a == "--list") {
         return; // `cargo test --benches` probes bench binaries this way.

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use smolv_build::report::PackingReport;
 use smolv_build::{Config, Optimization, SizeGoal};
 
+#[allow(clippy::disallowed_methods, reason = "SMOLV_CORPUS_DIR, where the corpus is")]
 fn corpus() -> Option<PathBuf> {
     let root = std::env::var_os("SMOLV_CORPUS_DIR")
         .map(PathBuf::from)

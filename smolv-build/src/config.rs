@@ -6,10 +6,11 @@ use std::path::{Path, PathBuf};
 
 use smolv_runtime::reflect::ShaderStage;
 
-use crate::cache::default_cache_dir;
 use crate::cache::remote::RemoteCacheMode;
+use crate::cache::resolve_cache_dir;
 use crate::compile::frontend;
 use crate::compile::optimize;
+use crate::env::{Env, cargo_var};
 use crate::error::Error;
 use crate::options::Language;
 use crate::options::{
@@ -18,7 +19,7 @@ use crate::options::{
 };
 use crate::options::{DeviceSpirv, Packing, RuntimeCodecs, SizeGoal, Target};
 use crate::output::report::Report;
-use crate::settings::{Inputs, PackSettings, Plan, Settings, env};
+use crate::settings::{Inputs, PackSettings, Plan, Settings};
 
 /// Configures and runs the shader build. Setters take `&mut self` and
 /// return it, in the style of `cc` and `prost-build`.
@@ -885,7 +886,9 @@ impl Config {
         match self.try_compile() {
             Ok(report) => report,
             Err(error) => {
-                let log = self.plan().ok().map(|plan| plan.out_dir.join(crate::compile::build_log::LOG_FILE));
+                // Planned again without watching: `try_compile` watched.
+                let plan = self.plan_reading(Env::default()).ok();
+                let log = plan.map(|plan| plan.out_dir.join(crate::compile::build_log::LOG_FILE));
                 let log = log.filter(|log| log.is_file() && matches!(error, Error::Compile { .. }));
                 if self.prints_cargo_directives() {
                     crate::output::emit::cargo_errors(&error, log.as_deref())
@@ -962,7 +965,7 @@ impl Config {
     /// Whether the build prints `cargo:` directives: as set, else when it
     /// runs under a build script with the default output directory.
     fn prints_cargo_directives(&self) -> bool {
-        self.cargo_directives.unwrap_or(self.out_dir.is_none() && env("OUT_DIR").is_some())
+        self.cargo_directives.unwrap_or(self.out_dir.is_none() && cargo_var("OUT_DIR").is_some())
     }
 
     /// The inputs, relative paths resolved against `base`.
@@ -984,12 +987,17 @@ impl Config {
 
     /// Resolves the builder and the environment (`CARGO_MANIFEST_DIR`,
     /// `OUT_DIR`, `PROFILE`, `NUM_JOBS`, the `SMOLV_*` variables) into
-    /// what the build runs on.
+    /// what the build runs on; a build that prints Cargo directives
+    /// watches the variables it reads (see the `env` module).
     pub(crate) fn plan(&self) -> Result<Plan, Error> {
+        self.plan_reading(Env::watching(self.prints_cargo_directives()))
+    }
+
+    fn plan_reading(&self, env: Env) -> Result<Plan, Error> {
         // Outside Cargo, relative paths stay relative (an empty base, not
         // `.`, so that messages say `shaders/a.frag`, not `./shaders/a.frag`).
-        let base = env("CARGO_MANIFEST_DIR").map(PathBuf::from).unwrap_or_default();
-        let out_dir = match (&self.out_dir, env("OUT_DIR")) {
+        let base = cargo_var("CARGO_MANIFEST_DIR").map(PathBuf::from).unwrap_or_default();
+        let out_dir = match (&self.out_dir, cargo_var("OUT_DIR")) {
             (Some(dir), _) => base.join(dir),
             (None, Some(dir)) => PathBuf::from(dir),
             (None, None) => {
@@ -1018,17 +1026,19 @@ impl Config {
             ));
         }
         let spirv_version = self.spirv_version.unwrap_or(self.target_env.default_spirv_version());
-        let packing = packing_options(self, env)?;
+        let packing = packing_options(self, |name| env.var(name))?;
+        // Read only to stay watched (see `env::WATCHED`).
+        let _ = env.var_os("SMOLV_GLSLC");
         let settings = Settings {
             // A SPIR-V version the environment cannot take raises it:
             // `spirv_version(V1_3)` alone means Vulkan 1.1.
             target_env: self.target_env.accepting(spirv_version.word()),
             spirv_version,
             optimization: self.optimization,
-            strip_debug: self.strip_debug.unwrap_or_else(|| env("PROFILE").as_deref() == Some("release")),
+            strip_debug: self.strip_debug.unwrap_or_else(|| cargo_var("PROFILE").as_deref() == Some("release")),
             keep_interface_names: self.keep_interface_names,
             include_dirs: self.include_dirs.iter().map(|d| base.join(d)).collect(),
-            spirv_opt: optimize::find_spirv_opt(self.spirv_opt.as_deref()),
+            spirv_opt: optimize::find_spirv_opt(self.spirv_opt.as_deref(), env),
             auto_map_locations: self.auto_map_locations,
             auto_bind_uniforms: self.auto_bind_uniforms,
             wgsl_adjust_coordinate_space: self
@@ -1036,7 +1046,7 @@ impl Config {
                 .unwrap_or(packing.target.adjusts_wgsl_position()),
             binding_bases: self.binding_bases.clone(),
             hlsl: self.hlsl.clone(),
-            slangc: frontend::find_slangc(self.slangc.as_deref()),
+            slangc: frontend::find_slangc(self.slangc.as_deref(), env),
             wesl_packages: self.wesl_packages.iter().map(|(name, dir)| (name.clone(), base.join(dir))).collect(),
             missing_language_advice: self.missing_language_advice.clone(),
         };
@@ -1044,15 +1054,15 @@ impl Config {
             inputs: self.inputs(&base),
             settings,
             device: DeviceSpirv::new(self.target_env, self.spirv_version),
-            cache_dir: self.cache_dir.clone().unwrap_or_else(|| default_cache_dir(&out_dir)),
+            cache_dir: resolve_cache_dir(self.cache_dir.as_deref(), &out_dir, env),
             out_dir,
-            threads: self.jobs.or_else(|| env("NUM_JOBS").and_then(|n| n.parse().ok())).unwrap_or(0),
+            threads: self.jobs.or_else(|| cargo_var("NUM_JOBS").and_then(|n| n.parse().ok())).unwrap_or(0),
             dictionary: self.dictionary,
             zstd_level: self.zstd_level,
             packing,
             keep_going: self.keep_going,
             directives: self.prints_cargo_directives(),
-            print_report: env("SMOLV_REPORT").is_some_and(|v| v != "0"),
+            print_report: env.var("SMOLV_REPORT").is_some_and(|v| v != "0"),
             remote_cache: self.remote_cache.clone(),
             // Outside a crate (the CLI), only where the caller says.
             // Without `..`: crates that share one directory (`../.smolv`)
@@ -1062,7 +1072,7 @@ impl Config {
                 Some(dir) => Some(crate::output::emit::normalized(&base.join(dir))),
                 None => (!base.as_os_str().is_empty()).then(|| base.join(crate::cache::prepared::DEFAULT_DIR)),
             },
-            prepare_session: env(crate::cache::prepared::PREPARE_ENV).map(PathBuf::from),
+            prepare_session: env.var(crate::cache::prepared::PREPARE_ENV).map(PathBuf::from),
             programs: self.programs.clone(),
         })
     }
@@ -1255,7 +1265,7 @@ mod tests {
 
     #[test]
     fn cargo_reruns_the_build_when_a_packing_variable_changes() {
-        let knobs = crate::settings::ENV_KNOBS;
+        let knobs = crate::env::WATCHED;
         assert!(knobs.contains(&"SMOLV_PACKING") && knobs.contains(&"SMOLV_SIZE_GOAL"));
     }
 
@@ -1272,7 +1282,7 @@ mod tests {
         let from_b = Config::new().out_dir("out").prepared_dir("../b/../.smolv").plan().unwrap();
         assert_eq!(from_b.prepared_dir, plan.prepared_dir);
         assert_eq!(crate::output::emit::normalized(Path::new("../x/./y/..")), Path::new("../x"));
-        assert!(crate::settings::ENV_KNOBS.contains(&"SMOLV_PREPARE"), "a new session must rerun the build script");
+        assert!(crate::env::WATCHED.contains(&"SMOLV_PREPARE"), "a new session must rerun the build script");
     }
 
     #[test]

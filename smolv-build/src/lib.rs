@@ -174,6 +174,36 @@
 //! WGSL-only crates can turn the feature off:
 //! `default-features = false, features = ["wgsl"]`.
 //!
+//! ## Environment
+//!
+//! Each setter wins over its variable. Under a build script, each variable
+//! that can change what the build makes is watched
+//! (`cargo:rerun-if-env-changed`): Cargo runs the build script again when
+//! it changes.
+//!
+//! | variable | what it says | reruns the build |
+//! |---|---|---|
+//! | `SMOLV_CACHE_DIR` | the cache directory ([`Config::cache_dir`]) | yes |
+//! | `CARGO_TARGET_DIR` | where the cache is without `SMOLV_CACHE_DIR`: `smolv-cache` in it | yes |
+//! | `SMOLV_REPORT` | set, and not `0`: also print the size report as Cargo warnings | yes |
+//! | `SMOLV_SPIRV_OPT` | the `spirv-opt` binary to run ([`Config::spirv_opt`]) | yes |
+//! | `SMOLV_SLANGC` | the `slangc` binary ([`Config::slangc`]), else `slangc` on `PATH` | yes |
+//! | `SMOLV_GLSLC` | nothing since [`Config::glslc`] was deprecated | yes |
+//! | `SMOLV_PACKING` | the packing ([`Config::packing`]) | yes |
+//! | `SMOLV_SIZE_GOAL` | the size goal ([`Config::size_goal`]) | yes |
+//! | `SMOLV_TARGET` | `vulkan`, `wgpu`, `wgpu-wgsl` or `wgpu-spirv` ([`Config::for_wgpu`]) | yes |
+//! | `SMOLV_PREPARE` | the session of `cargo smolv prepare` | yes |
+//! | `DEP_SMOLV_RUNTIME_CODECS` | set by Cargo from smolv-runtime's `links` metadata: the codecs it unpacks | yes |
+//! | `DEP_SMOLV_RUNTIME_ZSTD` | likewise: its zstd build, `thin` or `fast` | yes |
+//! | `DEP_SMOLV_RUNTIME_WGPU` | likewise: whether its wgpu layer takes `spirv` or `wgsl` | yes |
+//! | `SMOLV_REMOTE_CACHE` | the remote cache ([`Config::remote_cache`]): where entries come from, never what they are | no |
+//! | `SMOLV_REMOTE_CACHE_MODE` | `read-write`, `read-only` or `off` | no |
+//! | `SMOLV_REMOTE_CACHE_HEADER` | a `Name: value` header for it, never printed | no |
+//! | `SMOLV_REMOTE_CACHE_TIME_LIMIT` | seconds it may add to the build | no |
+//! | `SMOLV_WORKERS` | `0`: the compilers run in the build's own process | no |
+//! | `SMOLV_WORKER_TIMEOUT` | seconds a worker or a tool may spend on one shader (120) | no |
+//! | `SMOLV_WORKER_MEMORY_MB` | a worker's or a tool's address-space cap (4096) | no |
+//!
 //! ## Not a stable API
 //!
 //! The `recipe` module (how hot reload compiles one module again) is
@@ -201,8 +231,9 @@ mod pack;
 mod output;
 
 // Leaves every stage may use: the build cache (with the remote cache
-// inside it) and the errors.
+// inside it), the errors, and the one reader of the environment.
 pub mod cache;
+mod env;
 mod error;
 
 // The driver: the builder, the run over the stages, and the worker tokens

@@ -21,14 +21,13 @@ use crate::options::{Language, Target};
 use crate::output::emit::{self, Directives};
 use crate::output::report::{FailedShader, Report};
 use crate::pack::artifacts::{Built, build_artifacts};
-use crate::settings::{ENV_KNOBS, Plan};
+use crate::settings::Plan;
 use crate::source::Sources;
 use crate::tokens::{JobLog, Tokens};
 
 /// Runs the build `plan` describes.
 pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     let directives = Directives::new(plan.directives).around(&plan.out_dir);
-    ENV_KNOBS.iter().chain(&crate::options::RUNTIME_VARIABLES).for_each(|var| directives.rerun_if_env_changed(var));
     let settings = &plan.settings;
     // Roots first: Cargo scans each recursively, so what lies below them
     // (shaders, includes, files added later) needs no directive of its own.
@@ -42,7 +41,7 @@ pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
         return Err(Error::NoShaders { searched: plan.inputs.describe() });
     }
 
-    let remote = crate::cache::remote::Session::start(&plan.remote_cache, crate::settings::env);
+    let remote = crate::cache::remote::Session::start(&plan.remote_cache, crate::env::var);
     let cache = Cache::new(plan.cache_dir.clone())
         .with_remote(remote.client())
         .with_prepared(plan.prepared_dir.as_deref(), plan.prepare_session.as_deref());

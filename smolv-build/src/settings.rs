@@ -10,30 +10,6 @@ use crate::options::{
 };
 use crate::options::{DeviceSpirv, Language, Packing, RuntimeCodecs, SizeGoal};
 
-/// Environment variables the build reads; Cargo reruns it when they change.
-/// The `SMOLV_REMOTE_CACHE*` ones are left out: they change where entries
-/// come from, never the output (and Cargo would keep the header's value in
-/// its fingerprint files).
-pub(crate) const ENV_KNOBS: [&str; 10] = [
-    "SMOLV_CACHE_DIR",
-    "SMOLV_REPORT",
-    "SMOLV_SPIRV_OPT",
-    "CARGO_TARGET_DIR",
-    "SMOLV_PACKING",
-    "SMOLV_SIZE_GOAL",
-    "SMOLV_TARGET",
-    "SMOLV_SLANGC",
-    "SMOLV_GLSLC",
-    // `cargo smolv prepare` gives each session a new directory, so that
-    // every build script runs again and records its entries.
-    crate::cache::prepared::PREPARE_ENV,
-];
-
-/// A set, non-empty environment variable.
-pub(crate) fn env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.is_empty())
-}
-
 /// The shaders to find: directories, files and globs as configured
 /// (relative to `base`, the crate root), and the defines and variants that
 /// turn each source into compile jobs.

@@ -140,7 +140,7 @@ fn now() -> u128 {
 impl JobLog {
     /// Starts the record of one job, when the hook is on.
     pub(crate) fn start(job: usize) -> Option<Self> {
-        let dir = std::env::var_os(JOB_LOG)?;
+        let dir = crate::env::var_os(JOB_LOG)?;
         let file = std::path::Path::new(&dir).join(format!("{}-{job}", std::process::id()));
         Some(Self { file, started: now() })
     }

@@ -23,6 +23,7 @@ const CHILD_VAR: &str = "SMOLV_TEST_BUILD_SCRIPT";
 const PRINTS_PRELUDE: &str = "#version 140\nvoid main() {}\n";
 const COMPILES: &str = "#version 450\nlayout(location = 0) out vec4 color;\nvoid main() { color = vec4(1.0); }\n";
 
+#[allow(clippy::disallowed_methods, reason = "the test's child is told by a variable")]
 fn main() {
     match std::env::var_os(CHILD_VAR) {
         Some(dir) => build_script(Path::new(&dir)),

@@ -28,6 +28,7 @@ const SLEEP_VAR: &str = "SMOLV_TEST_PRELUDE_MS";
 /// builds of smolv-build only.
 const HOOKS: bool = cfg!(debug_assertions);
 
+#[allow(clippy::disallowed_methods, reason = "the test's child is told by a variable")]
 fn main() {
     // Linux, macOS and Windows have the constructor (`compile/worker/enter.rs`);
     // elsewhere a build script's worker runs the prelude, as documented.
@@ -50,6 +51,7 @@ fn main() {
 }
 
 /// The child: a user's `build.rs`.
+#[allow(clippy::disallowed_methods, reason = "the test's child is told by a variable")]
 fn build_script(dir: &Path) {
     use std::io::Write;
     let mut log = std::fs::OpenOptions::new().create(true).append(true).open(dir.join("prelude.log")).unwrap();

@@ -134,6 +134,7 @@ fn age(path: &Path) {
 }
 
 /// Fails, saying how to get it, when no `slangc` is set up.
+#[allow(clippy::disallowed_methods, reason = "looks for slangc as smolv-build does")]
 fn require_slangc() {
     let on_path = std::env::var_os("PATH")
         .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join("slangc").is_file()));

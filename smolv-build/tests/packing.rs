@@ -14,6 +14,7 @@ use smolv_runtime::reflect::{Reflection, ShaderStage};
 /// The shared SMOL-V corpus's SPIR-V modules: `SMOLV_CORPUS_DIR`, else
 /// `../shared/corpus` next to the repository. Missing is a failure on CI,
 /// and skips the test elsewhere.
+#[allow(clippy::disallowed_methods, reason = "SMOLV_CORPUS_DIR, where the corpus is")]
 fn corpus() -> Option<PathBuf> {
     let root = std::env::var_os("SMOLV_CORPUS_DIR")
         .map(PathBuf::from)

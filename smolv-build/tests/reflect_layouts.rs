@@ -384,6 +384,7 @@ void main(uint3 id : SV_DispatchThreadID) {
 ";
 
 #[test]
+#[allow(clippy::disallowed_methods, reason = "looks for slangc as smolv-build does")]
 fn slang_layouts_are_read_with_slangs_mangled_names() {
     let on_path = std::env::var_os("PATH")
         .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join("slangc").is_file()));

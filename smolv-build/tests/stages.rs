@@ -5,8 +5,8 @@
 //!
 //! Stages, in order: what to build (`options`, `settings`) → `source` →
 //! `compile` → `pack` → `output`. The build `cache` (with the remote cache
-//! inside it) and `error` are leaves every stage may use, and which use no
-//! stage. The driver (`config`, `run`, `tokens` and the crate root) may
+//! inside it), `error` and `env` (the one reader of the environment) are
+//! leaves every stage may use, and which use no stage. The driver (`config`, `run`, `tokens` and the crate root) may
 //! use everything.
 
 use std::path::{Path, PathBuf};
@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 /// lower ones.
 fn rank_of_module(name: &str) -> Option<(u8, &'static str)> {
     Some(match name {
-        "error" | "cache" => (0, "a leaf"),
+        "error" | "cache" | "env" => (0, "a leaf"),
         "options" | "settings" => (1, "what to build"),
         "source" => (2, "source"),
         "compile" => (3, "compile"),

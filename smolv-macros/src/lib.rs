@@ -563,6 +563,16 @@ fn path_literal(path: &std::path::Path) -> String {
     path.to_string_lossy().into_owned()
 }
 
+/// `OUT_DIR/smolv`, where smolv-build writes what the macros read, or the
+/// error that says how to make it.
+#[allow(clippy::disallowed_methods, reason = "the macros' one reader of the environment")]
+fn artifact_dir() -> Result<std::path::PathBuf, &'static str> {
+    let out_dir = std::env::var_os("OUT_DIR").ok_or(
+        "smolv: OUT_DIR is not set; add a build.rs that runs smolv_build::Config::new().shader_dir(\"shaders\").compile()",
+    )?;
+    Ok(std::path::PathBuf::from(out_dir).join(smolv_format::ARTIFACT_DIR))
+}
+
 fn compile_error(span: proc_macro2::Span, message: &str) -> TokenStream {
     quote::quote_spanned!(span => ::core::compile_error!(#message)).into()
 }

@@ -86,10 +86,7 @@ impl Manifest {
     /// Loads the manifest of the crate being compiled, and checks the
     /// embedded set it names.
     pub(crate) fn load() -> Result<Self, String> {
-        let out_dir = std::env::var_os("OUT_DIR").ok_or(
-            "smolv: OUT_DIR is not set; add a build.rs that runs smolv_build::Config::new().shader_dir(\"shaders\").compile()",
-        )?;
-        let dir = PathBuf::from(out_dir).join(smolv_format::ARTIFACT_DIR);
+        let dir = super::artifact_dir()?;
         let path = dir.join(MANIFEST_FILE);
         let text_of_file = std::fs::read_to_string(&path).map_err(|e| {
             format!("smolv: cannot read {} ({e}); does build.rs run smolv_build, and did it succeed?", path.display())

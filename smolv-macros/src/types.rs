@@ -11,13 +11,10 @@ pub(crate) fn include_types(input: TokenStream) -> TokenStream {
     if !input.is_empty() {
         return super::compile_error(span, "include_types! takes no arguments: it includes every shader's types");
     }
-    let Some(out_dir) = std::env::var_os("OUT_DIR") else {
-        return super::compile_error(
-            span,
-            "smolv: OUT_DIR is not set; add a build.rs that runs smolv_build::Config::new().shader_dir(\"shaders\").compile()",
-        );
+    let path = match super::artifact_dir() {
+        Ok(dir) => dir.join(smolv_format::TYPES_FILE),
+        Err(message) => return super::compile_error(span, message),
     };
-    let path = std::path::Path::new(&out_dir).join(smolv_format::ARTIFACT_DIR).join(smolv_format::TYPES_FILE);
     if !path.is_file() {
         let message = format!(
             "smolv: {} does not exist; build the shaders with a smolv-build that generates types (0.1 with issue 29), \

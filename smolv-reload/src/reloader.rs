@@ -167,9 +167,7 @@ impl Reloader {
         }
         // Kept for as long as the watcher runs; its first worker starts now.
         let pool = CompilerPool::new();
-        // `SMOLV_WORKERS=0` asks for the compilers in this process: no warning then.
-        let asked_in_process = std::env::var_os("SMOLV_WORKERS").is_some_and(|workers| workers == "0");
-        if !pool.in_workers() && !asked_in_process {
+        if !pool.in_workers() && !asked_in_process() {
             eprintln!(
                 "smolv-reload: shaders compile in this process, where a compiler crash ends the program; call \
                  smolv_reload::worker_main() first in main to compile in worker processes"
@@ -187,6 +185,13 @@ impl Reloader {
             .collect();
         Watcher::start(Targets::new(targets), pool, self.debounce, self.print)
     }
+}
+
+/// Whether `SMOLV_WORKERS=0` asks for the compilers in this process: no
+/// warning then.
+#[allow(clippy::disallowed_methods, reason = "smolv-reload's one reader of the environment")]
+fn asked_in_process() -> bool {
+    std::env::var_os("SMOLV_WORKERS").is_some_and(|workers| workers == "0")
 }
 
 /// The recipe `shader` was embedded with.

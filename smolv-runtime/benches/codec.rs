@@ -134,6 +134,7 @@ fn print_ratios(workload: &Workload) {
     );
 }
 
+#[allow(clippy::disallowed_methods, reason = "the benchmark's own knobs")]
 fn find_spirv() -> (String, Vec<Vec<u32>>) {
     let corpus = std::env::var_os("SMOLV_CORPUS_DIR")
         .map(PathBuf::from)

@@ -16,6 +16,12 @@ pub mod markdown;
 pub mod outside;
 pub mod vulkan;
 
+/// The environment variable `name`: the tests' one reader.
+#[allow(clippy::disallowed_methods, reason = "the tests' one reader of the environment")]
+pub fn env_var_os(name: &str) -> Option<std::ffi::OsString> {
+    std::env::var_os(name)
+}
+
 /// The conformance corpus: real SPIR-V plus the reference encoder's output.
 #[derive(Debug, Clone)]
 pub struct Corpus {
@@ -38,14 +44,14 @@ impl Corpus {
     /// is absent on a developer machine; panics when it is absent under CI,
     /// where it must always be present.
     pub fn locate() -> Option<Self> {
-        let root = std::env::var_os("SMOLV_CORPUS_DIR")
+        let root = env_var_os("SMOLV_CORPUS_DIR")
             .map(PathBuf::from)
             .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"));
         if root.join("MANIFEST.tsv").is_file() {
             return Some(Self { root });
         }
         assert!(
-            std::env::var_os("CI").is_none(),
+            env_var_os("CI").is_none(),
             "the conformance corpus is missing at {} but CI must always have it",
             root.display()
         );

@@ -158,7 +158,7 @@ pub fn without_shader_tools(command: &mut Command, dir: &Path) -> PathBuf {
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("make it executable");
         }
     }
-    let path = std::env::var_os("PATH").unwrap_or_default();
+    let path = crate::env_var_os("PATH").unwrap_or_default();
     let path = std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&path))).expect("PATH");
     command.env("PATH", path);
     for var in ["SHADERC_LIB_DIR", "SMOLV_SPIRV_OPT", "SMOLV_GLSLC", "SMOLV_SLANGC", "VULKAN_SDK"] {

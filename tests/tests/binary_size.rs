@@ -487,7 +487,7 @@ fn game_subset(name: &str, files: &[&str]) -> Set {
 /// above. A tree whose shaders need include directories or defines can
 /// name a file instead: the `Config` calls for it, as in `.shader_dir("…")`.
 fn trees_of_your_own() -> Vec<Set> {
-    let Some(trees) = std::env::var_os("SMOLV_SIZE_TREES") else { return Vec::new() };
+    let Some(trees) = smolv_tests::env_var_os("SMOLV_SIZE_TREES") else { return Vec::new() };
     std::env::split_paths(&trees)
         .filter(|tree| !tree.as_os_str().is_empty())
         .enumerate()

@@ -50,7 +50,7 @@ fn the_spec_constants_example_holds_what_smolv_build_makes_of_its_shader() {
     let words = set.get("tint.frag").unwrap().decode().unwrap();
     let spirv: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     let (types_path, spirv_path) = (example.join("types.rs"), example.join("tint.frag.spv"));
-    if std::env::var_os("SMOLV_UPDATE_EXAMPLE").is_some() {
+    if smolv_tests::env_var_os("SMOLV_UPDATE_EXAMPLE").is_some() {
         std::fs::write(&types_path, &types).unwrap();
         std::fs::write(&spirv_path, &spirv).unwrap();
     }

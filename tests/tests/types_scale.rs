@@ -29,7 +29,7 @@ fn sets() -> Vec<Set> {
             game.join("include")
         ),
     }];
-    let Some(trees) = std::env::var_os("SMOLV_TYPES_TREES") else { return sets };
+    let Some(trees) = smolv_tests::env_var_os("SMOLV_TYPES_TREES") else { return sets };
     for (index, tree) in std::env::split_paths(&trees).filter(|t| !t.as_os_str().is_empty()).enumerate() {
         let stem = tree.file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned());
         let config = if tree.is_file() {

@@ -11,6 +11,7 @@ use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 /// A count from the environment variable `name`, else `default`.
+#[allow(clippy::disallowed_methods, reason = "the fault tests' knobs")]
 pub(crate) fn env_count(name: &str, default: usize) -> usize {
     match std::env::var(name) {
         Ok(text) => text.trim().parse().unwrap_or_else(|_| panic!("{name}={text:?} is not a count")),
@@ -24,6 +25,7 @@ pub(crate) struct Rng(u64);
 impl Rng {
     /// Seeded from `SMOLV_FAULT_SEED`, else from the clock; the seed is
     /// printed, so that a failure can be replayed.
+    #[allow(clippy::disallowed_methods, reason = "the fault tests' seed")]
     pub(crate) fn from_env(test: &str) -> Self {
         let seed = match std::env::var("SMOLV_FAULT_SEED") {
             Ok(text) => text.trim().parse().unwrap_or_else(|_| panic!("SMOLV_FAULT_SEED={text:?} is not a number")),

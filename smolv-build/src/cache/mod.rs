@@ -22,6 +22,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::env::Env;
+
 mod key;
 pub mod prepared;
 pub(crate) mod remote;
@@ -267,14 +269,16 @@ fn open_for_hit(path: &Path) -> std::io::Result<std::fs::File> {
     std::fs::File::options().read(true).write(true).open(path).or_else(|_| std::fs::File::open(path))
 }
 
-/// The cache directory when none is configured: `SMOLV_CACHE_DIR`, else
-/// `smolv-cache` in Cargo's target directory (found from `out_dir`, else
-/// from `cargo metadata`), else in `out_dir`.
-pub(crate) fn default_cache_dir(out_dir: &Path) -> PathBuf {
-    if let Some(dir) = std::env::var("SMOLV_CACHE_DIR").ok().filter(|v| !v.is_empty()) {
-        return PathBuf::from(dir);
+/// The cache directory: `configured`, else `SMOLV_CACHE_DIR`, else
+/// `smolv-cache` in Cargo's target directory (`CARGO_TARGET_DIR`, else
+/// found from `out_dir`, else from `cargo metadata`), else in `out_dir`.
+/// Both variables are read whatever wins, to be watched.
+pub(crate) fn resolve_cache_dir(configured: Option<&Path>, out_dir: &Path, env: Env) -> PathBuf {
+    let (dir, target) = (env.var("SMOLV_CACHE_DIR"), env.var("CARGO_TARGET_DIR"));
+    if let Some(dir) = configured.map(Path::to_owned).or(dir.map(PathBuf::from)) {
+        return dir;
     }
-    if let Some(target) = std::env::var("CARGO_TARGET_DIR").ok().filter(|v| !v.is_empty()) {
+    if let Some(target) = target {
         return PathBuf::from(target).join("smolv-cache");
     }
     // Cargo marks its target directory with CACHEDIR.TAG.
@@ -293,7 +297,7 @@ pub(crate) fn default_cache_dir(out_dir: &Path) -> PathBuf {
 /// `cargo_metadata` crate would add four packages to every build that
 /// depends on smolv-build, for this fallback alone.
 fn cargo_target_dir() -> Option<PathBuf> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let cargo = crate::env::cargo_var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let output = std::process::Command::new(cargo)
         .args(["metadata", "--format-version", "1", "--no-deps"])
         .stdin(std::process::Stdio::null())
@@ -322,7 +326,7 @@ fn cargo_target_dir() -> Option<PathBuf> {
 /// println!("the build cache is in {}", dir.display());
 /// ```
 pub fn cache_dir() -> PathBuf {
-    default_cache_dir(Path::new("target"))
+    resolve_cache_dir(None, Path::new("target"), Env::default())
 }
 
 /// What the cache directory holds (see [`stats`]), or what was removed

@@ -11,6 +11,7 @@
 //! the pipes). A hung or runaway tool so costs the shader it was working
 //! on, never the build.
 
+use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
@@ -48,7 +49,7 @@ impl Limits {
         if let Some(limits) = tests::OVERRIDE.with(std::cell::Cell::get) {
             return limits;
         }
-        let number = |var: &str| std::env::var(var).ok().and_then(|v| v.trim().parse::<u64>().ok()).filter(|&n| n > 0);
+        let number = |var: &str| crate::env::var(var).and_then(|v| v.trim().parse::<u64>().ok()).filter(|&n| n > 0);
         Self {
             time: number(TIMEOUT_VAR).map_or(DEFAULT_TIME_LIMIT, Duration::from_secs),
             memory_bytes: number(MEMORY_MIB_VAR).unwrap_or(DEFAULT_MEMORY_MIB).saturating_mul(1 << 20),
@@ -293,17 +294,17 @@ fn exited(child: &mut Child) -> std::io::Result<bool> {
     child.try_wait().map(|status| status.is_some())
 }
 
-/// Finds a tool: the configured path, else the path in the environment
-/// variable `variable`, else `name` on `PATH`.
-pub(crate) fn find(configured: Option<&Path>, variable: &str, name: &str) -> Option<PathBuf> {
+/// Finds a tool: the configured path, else `from_env` (the value of its
+/// variable), else `name` on `PATH`.
+pub(crate) fn find(configured: Option<&Path>, from_env: Option<OsString>, name: &str) -> Option<PathBuf> {
     if let Some(path) = configured {
         return Some(path.to_owned());
     }
-    if let Some(path) = std::env::var_os(variable).filter(|p| !p.is_empty()) {
+    if let Some(path) = from_env.filter(|p| !p.is_empty()) {
         return Some(PathBuf::from(path));
     }
     let name = if cfg!(windows) { format!("{name}.exe") } else { name.to_owned() };
-    std::env::var_os("PATH")
+    crate::env::var_os("PATH")
         .map(|paths| std::env::split_paths(&paths).map(|dir| dir.join(&name)).collect::<Vec<_>>())
         .unwrap_or_default()
         .into_iter()
@@ -538,8 +539,10 @@ pub(crate) mod tests {
     #[test]
     fn the_configured_path_wins_and_a_missing_tool_is_none() {
         let configured = Path::new("/opt/tools/slangc");
-        assert_eq!(find(Some(configured), "SMOLV_NO_SUCH_VARIABLE", "slangc").as_deref(), Some(configured));
-        assert_eq!(find(None, "SMOLV_NO_SUCH_VARIABLE", "smolv-no-such-tool-anywhere"), None);
+        assert_eq!(find(Some(configured), Some("/elsewhere".into()), "slangc").as_deref(), Some(configured));
+        let from_env = Path::new("/elsewhere/slangc");
+        assert_eq!(find(None, Some(from_env.into()), "slangc").as_deref(), Some(from_env));
+        assert_eq!(find(None, None, "smolv-no-such-tool-anywhere"), None);
     }
 
     #[cfg(unix)]

@@ -13,7 +13,7 @@ use smolv_format::Codec;
 
 use crate::error::Error;
 
-/// The variables read, for `cargo:rerun-if-env-changed`.
+/// The variables read (watched, see `env::WATCHED`).
 pub(crate) const VARIABLES: [&str; 3] =
     ["DEP_SMOLV_RUNTIME_CODECS", "DEP_SMOLV_RUNTIME_ZSTD", "DEP_SMOLV_RUNTIME_WGPU"];
 

@@ -207,7 +207,7 @@ pub(crate) struct Directives {
 
 impl Directives {
     pub(crate) fn new(enabled: bool) -> Self {
-        let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
+        let manifest_dir = crate::env::cargo_var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
         Self {
             enabled,
             watched: Default::default(),
@@ -416,12 +416,6 @@ impl Directives {
                     _ => true,
                 }
         })
-    }
-
-    pub(crate) fn rerun_if_env_changed(&self, var: &str) {
-        if self.enabled {
-            println!("cargo:rerun-if-env-changed={var}");
-        }
     }
 
     /// A warning; each line becomes its own `cargo:warning`.

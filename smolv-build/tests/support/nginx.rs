@@ -27,6 +27,7 @@ pub(crate) struct Options {
     pub(crate) tls: Option<(PathBuf, PathBuf)>,
 }
 
+#[allow(clippy::disallowed_methods, reason = "finds nginx on PATH")]
 fn binary() -> PathBuf {
     let on_path = std::env::var_os("PATH")
         .into_iter()

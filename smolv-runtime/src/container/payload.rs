@@ -5,8 +5,9 @@ use std::cell::RefCell;
 
 use zstd::zstd_safe::{self, CParameter, DCtx, DDict};
 
+use crate::options::DecodeOptions;
 use crate::reflect::Reflection;
-use crate::smolv::{DecodeOptions, EncodeOptions, decode_into, encode};
+use crate::smolv::{EncodeOptions, decode_into, encode};
 
 use super::error::ContainerError;
 use super::format::{Codec, Container, ContentHash, write_container};

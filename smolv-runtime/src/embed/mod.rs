@@ -26,6 +26,7 @@
 // that embeds shaders only calls it: a Rust-only edit then recompiles
 // none of it.
 
+pub(crate) mod source;
 // Without the macros nothing names the unpackers; without LZ4 and zstd the
 // shared unpacking code has no user.
 #[cfg_attr(not(all(feature = "macros", any(feature = "lz4", feature = "zstd-fast"))), allow(dead_code))]
@@ -40,6 +41,7 @@ mod words;
 use core::mem::ManuallyDrop;
 use std::sync::OnceLock;
 
+use source::{Cache, ShaderSource};
 use unpack::{Decode, ModuleUnpacker, Packed, UnpackOnce, Unpacker, corrupt, len};
 #[cfg(all(feature = "macros", feature = "lz4"))]
 pub use wgsl::WGSL_LZ4;
@@ -52,8 +54,7 @@ pub(crate) use wgsl::{WgslModule, WgslSet};
 #[cfg(feature = "macros")]
 pub use words::{le_words, spirv_module};
 
-use crate::DecodeOptions;
-use crate::shader::source::{Cache, ShaderSource};
+use crate::options::DecodeOptions;
 use crate::shader_error::{Failure, ShaderError};
 
 /// Decodes module `index` of `source` once and keeps the words, or serves

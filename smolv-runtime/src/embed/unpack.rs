@@ -13,7 +13,7 @@ use alloc::vec::Vec;
 use smolv_format::Codec;
 
 use super::{EmbeddedModule, EmbeddedSet};
-use crate::DecodeOptions;
+use crate::options::DecodeOptions;
 use crate::shader_error::{Failure, ShaderError};
 use crate::smolv::decode_current_into;
 

@@ -11,9 +11,9 @@
 use core::mem::ManuallyDrop;
 use std::sync::OnceLock;
 
+use super::source::{Cache, ShaderSource};
 use super::unpack::{UnpackOnce, corrupt, len};
-use crate::DecodeOptions;
-use crate::shader::source::{Cache, ShaderSource};
+use crate::options::DecodeOptions;
 use crate::shader_error::{ShaderError, ShippedAsWgsl};
 
 /// How a WGSL set's stream is stored: what the macros name, so that a

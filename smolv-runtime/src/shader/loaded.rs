@@ -4,10 +4,11 @@
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
-use super::source::{Cache, ShaderSource};
-use super::{Bytes, Encoded, Shader, Source};
-use crate::DecodeOptions;
+use super::bytes::Bytes;
+use super::{Encoded, Shader, Source};
 use crate::container::{Container, ContainerError, ContentHash, Dictionary, OpenError};
+use crate::embed::source::{Cache, ShaderSource};
+use crate::options::DecodeOptions;
 use crate::shader_error::ShaderError;
 
 /// A loaded container: what its header records, and the dictionary it

@@ -21,27 +21,26 @@
 mod bytes;
 #[cfg(feature = "hot-reload")]
 pub mod hot_reload;
+mod kind;
 #[cfg(feature = "zstd-fast")]
 mod loaded;
 mod raw;
 mod set;
-pub(crate) mod source;
 
-#[cfg(feature = "zstd-fast")]
-pub(crate) use bytes::Bytes;
+pub use kind::{Packed, Raw, SetKind};
+pub use raw::RawShader;
 #[doc(hidden)]
 pub use raw::doc_example_raw_set;
-pub use raw::{Packed, Raw, RawShader, SetKind};
 pub use set::{LazyShaders, SetPacking, ShaderSet, leaked_embedded_set};
 
 use std::borrow::Cow;
 
-use crate::DecodeOptions;
 use crate::container::ContentHash;
+use crate::embed::source::ShaderSource;
 use crate::embed::{EmbeddedModule, EmbeddedSet, RelativeIdsModule, WgslModule, WgslSet, copy_words};
+use crate::options::DecodeOptions;
 use crate::reflect::{Reflection, ShaderStage};
 use crate::shader_error::ShaderError;
-use source::ShaderSource;
 
 /// What a shader records of its origin: nothing without `hot-reload`.
 #[cfg(feature = "hot-reload")]

@@ -8,39 +8,10 @@ use core::convert::Infallible;
 
 use smolv_format::{Codec, Framing};
 
-use super::{SetPacking, Shader, ShaderSet, Source};
+use super::kind::{Raw, SetKind};
+use super::set::{SetPacking, ShaderSet};
+use super::{Shader, Source};
 use crate::container::NotFound;
-
-/// The kind of a [`ShaderSet`]: [`Packed`] (any packing, chosen when the
-/// crate was built and read at run time) or [`Raw`] (raw SPIR-V, known at
-/// compile time). Sealed: smolv defines both.
-pub trait SetKind: sealed::Sealed {
-    /// What a set of this kind holds. Not a stable API.
-    #[doc(hidden)]
-    type Source: core::fmt::Debug + Send + Sync + 'static;
-}
-
-mod sealed {
-    pub trait Sealed {}
-}
-
-/// A [`ShaderSet`] of any packing: an embedded set whose packing the
-/// build chose, or a loaded bundle. What `ShaderSet` means on its own.
-#[derive(Debug)]
-pub enum Packed {}
-
-/// A [`ShaderSet`] of raw SPIR-V, as `include_shaders!(static NAME);`
-/// declares for a set that smolv-build ships raw: its shaders are
-/// [`RawShader`]s, which decode without fail.
-#[derive(Debug)]
-pub enum Raw {}
-
-impl sealed::Sealed for Packed {}
-impl sealed::Sealed for Raw {}
-
-impl SetKind for Packed {
-    type Source = super::set::PackedSource;
-}
 
 impl SetKind for Raw {
     type Source = RawSource;
@@ -256,8 +227,8 @@ impl ShaderSet<Raw> {
 /// examples. Not a stable API.
 #[doc(hidden)]
 pub const fn doc_example_raw_set() -> ShaderSet<Raw> {
-    static SHADERS: [RawShader; 1] = [RawShader::new("blur.comp", &crate::DOC_EXAMPLE_WORDS)];
-    ShaderSet::raw(&SHADERS, 4 * crate::DOC_EXAMPLE_WORDS.len() + 9 + 24)
+    static SHADERS: [RawShader; 1] = [RawShader::new("blur.comp", &smolv_format::DOC_EXAMPLE_WORDS)];
+    ShaderSet::raw(&SHADERS, 4 * smolv_format::DOC_EXAMPLE_WORDS.len() + 9 + 24)
 }
 
 #[cfg(test)]

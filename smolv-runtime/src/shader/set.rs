@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use smolv_format::{Codec, Framing};
 
 use super::Shader;
-use super::raw::{Packed, SetKind};
+use super::kind::{Packed, SetKind};
 use crate::container::NotFound;
 #[cfg(feature = "zstd-fast")]
 use crate::container::{ContainerError, OpenError};
@@ -57,6 +57,10 @@ impl core::fmt::Display for SetPacking {
 #[derive(Debug)]
 pub struct PackedSource(SetSource);
 
+impl SetKind for Packed {
+    type Source = PackedSource;
+}
+
 /// Where a packed set's shaders come from.
 #[derive(Debug)]
 enum SetSource {
@@ -73,7 +77,7 @@ enum SetSource {
     Words { shaders: &'static [Shader], stored_len: usize, codec: Codec },
     /// A bundle file, checked when it was loaded.
     #[cfg(feature = "zstd-fast")]
-    Bundle { bytes: super::Bytes, shaders: Vec<Shader> },
+    Bundle { bytes: super::bytes::Bytes, shaders: Vec<Shader> },
 }
 
 /// Many shaders: what `include_shaders!` embeds, and what

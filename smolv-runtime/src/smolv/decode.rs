@@ -10,7 +10,7 @@ use super::opcodes::{
     Codings, DECORATION_OFFSET, DecodingTable, member_decoration_extra_operands, op, zigzag_in_2016_dialect,
 };
 use super::varint::{Reader, unzigzag};
-use crate::DecodeOptions;
+use crate::options::DecodeOptions;
 
 /// Reads and checks the header of a SMOL-V blob without decoding it.
 ///

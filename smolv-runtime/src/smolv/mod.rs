@@ -27,7 +27,7 @@ mod input;
 pub(crate) mod opcodes;
 mod varint;
 
-pub use crate::DecodeOptions;
+pub use crate::options::DecodeOptions;
 
 #[cfg(feature = "std")]
 pub(crate) use decode::decode_current_into;

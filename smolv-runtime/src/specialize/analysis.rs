@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 
 use smolv_format::spirv;
 
-use super::{SpecializeError, Value};
+use super::SpecializeError;
 use crate::smolv::opcodes::result_layout;
 
 pub(crate) const NO_DEF: u32 = u32::MAX;
@@ -278,21 +278,5 @@ impl Analysis {
     /// ```
     pub fn spec_ids(&self) -> Vec<u32> {
         self.spec.iter().map(|&(spec_id, _)| spec_id).collect()
-    }
-
-    /// The module, specialized: constants given in `values` take those
-    /// values, the rest keep their defaults.
-    ///
-    /// ```
-    /// use smolv_runtime::specialize::{SpecializeError, Specializer, Value};
-    /// # let ubershader = smolv_runtime::specialize::doc_ubershader();
-    /// let analysis = Specializer::analyze(&ubershader)?;
-    /// let specialized = analysis.specialize(&[(0, false.into())])?;
-    /// assert_eq!(Specializer::analyze(&specialized)?.spec_ids(), Vec::<u32>::new(), "folded away");
-    /// assert_eq!(analysis.specialize(&[(7, Value::U32(1))]), Err(SpecializeError::UnknownSpecId(7)));
-    /// # Ok::<(), smolv_runtime::specialize::SpecializeError>(())
-    /// ```
-    pub fn specialize(&self, values: &[(u32, Value)]) -> Result<Vec<u32>, SpecializeError> {
-        super::emit::specialize(self, values)
     }
 }

@@ -63,23 +63,37 @@ struct Specialization<'a> {
     glsl_std: Option<u32>,
 }
 
-pub(crate) fn specialize(analysis: &Analysis, values: &[(u32, Value)]) -> Result<Vec<u32>, SpecializeError> {
-    let bound = analysis.bound as usize;
-    let mut s = Specialization {
-        analysis,
-        known: vec![None; bound],
-        frozen: vec![false; bound],
-        folded_locals: Vec::new(),
-        glsl_std: None,
-    };
-    let overrides = s.overrides(values)?;
-    s.fold_globals(&overrides)?;
-    s.check_array_lengths()?;
-    for function in &analysis.functions {
-        s.fold_function(function.begin, function.end);
+impl Analysis {
+    /// The module, specialized: constants given in `values` take those
+    /// values, the rest keep their defaults.
+    ///
+    /// ```
+    /// use smolv_runtime::specialize::{SpecializeError, Specializer, Value};
+    /// # let ubershader = smolv_runtime::specialize::doc_ubershader();
+    /// let analysis = Specializer::analyze(&ubershader)?;
+    /// let specialized = analysis.specialize(&[(0, false.into())])?;
+    /// assert_eq!(Specializer::analyze(&specialized)?.spec_ids(), Vec::<u32>::new(), "folded away");
+    /// assert_eq!(analysis.specialize(&[(7, Value::U32(1))]), Err(SpecializeError::UnknownSpecId(7)));
+    /// # Ok::<(), smolv_runtime::specialize::SpecializeError>(())
+    /// ```
+    pub fn specialize(&self, values: &[(u32, Value)]) -> Result<Vec<u32>, SpecializeError> {
+        let bound = self.bound as usize;
+        let mut s = Specialization {
+            analysis: self,
+            known: vec![None; bound],
+            frozen: vec![false; bound],
+            folded_locals: Vec::new(),
+            glsl_std: None,
+        };
+        let overrides = s.overrides(values)?;
+        s.fold_globals(&overrides)?;
+        s.check_array_lengths()?;
+        for function in &self.functions {
+            s.fold_function(function.begin, function.end);
+        }
+        let out = s.rewrite();
+        Ok(s.finish(out))
     }
-    let out = s.rewrite();
-    Ok(s.finish(out))
 }
 
 impl Specialization<'_> {

@@ -9,7 +9,7 @@
 
 use ash::vk;
 
-use super::state::{AttachmentBlend, DepthTest, GraphicsState, Part, StencilState, dynamic_state_part};
+use super::state::{AttachmentBlend, DepthTest, GraphicsState, Part, StencilState, VertexInput, dynamic_state_part};
 use super::{VulkanError, check};
 use crate::reflect::Reflection;
 use crate::specialize::Value;
@@ -64,11 +64,11 @@ impl VertexInputKey {
     /// state asks for that.
     pub(crate) fn of(state: &GraphicsState, vertex: &Reflection) -> Result<Self, VulkanError> {
         let (bindings, attributes) = match &state.vertex_input {
-            super::VertexInput::Explicit { bindings, attributes } => (
+            VertexInput::Explicit { bindings, attributes } => (
                 bindings.iter().map(|b| (b.binding, b.stride, b.input_rate)).collect(),
                 attributes.iter().map(|a| (a.location, a.binding, a.format, a.offset)).collect(),
             ),
-            super::VertexInput::FromReflection => from_reflection(vertex)?,
+            VertexInput::FromReflection => from_reflection(vertex)?,
         };
         Ok(Self {
             topology: state.topology,

@@ -6,11 +6,8 @@ use ash::vk;
 
 use super::VulkanError;
 use super::state::VertexInput;
+use crate::interface::VertexBufferLayout;
 use crate::reflect::Reflection;
-
-/// The plain data generated code writes, here for the Vulkan layer's
-/// users under their old paths.
-pub use crate::interface::{VertexAttribute, VertexBufferLayout};
 
 impl VertexInput {
     /// Explicit vertex input from plain layouts: buffer `i` is binding `i`.
@@ -140,6 +137,7 @@ fn numeric_type(format: vk::Format) -> Option<NumericType> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::interface::VertexAttribute;
     use crate::reflect::{InterfaceVariable, ShaderStage};
 
     fn vertex(inputs: &[(u32, vk::Format)]) -> Reflection {

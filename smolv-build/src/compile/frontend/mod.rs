@@ -137,7 +137,7 @@ pub(crate) fn compile(job: &Job, source: &[u8], settings: &Settings) -> Result<C
 /// prove that a crash in a worker costs that one shader.
 #[cfg(debug_assertions)]
 fn test_crash(job: &Job, source: &[u8]) {
-    let name = std::env::var_os("SMOLV_WORKER_TEST_CRASH");
+    let name = crate::env::var_os("SMOLV_WORKER_TEST_CRASH");
     let in_source = |name: &std::ffi::OsStr| {
         let name = name.as_encoded_bytes();
         !name.is_empty() && source.windows(name.len()).any(|window| window == name)

@@ -24,6 +24,7 @@ use super::external::{Scratch, hash_read, missing_candidates, parse_depfile, wor
 use super::{Compiled, CompiledModule};
 use crate::cache::Cache;
 use crate::compile::tool;
+use crate::env::Env;
 use crate::error::Diagnostic;
 use crate::options::SpirvVersion;
 use crate::settings::Settings;
@@ -34,9 +35,10 @@ const INSTALL_HINT: &str = "`.slang` files are compiled by slangc, which was not
      (it ships slangc) or `pip install --no-deps slangtorch` (slangc is in slangtorch/bin/), then put slangc on \
      PATH or set SMOLV_SLANGC (or Config::slangc) to its path";
 
-/// Finds `slangc`: the configured path, `SMOLV_SLANGC`, or `PATH`.
-pub(crate) fn find_slangc(configured: Option<&Path>) -> Option<PathBuf> {
-    tool::find(configured, "SMOLV_SLANGC", "slangc")
+/// Finds `slangc`: the configured path, `SMOLV_SLANGC` (read either way,
+/// to be watched), or `PATH`.
+pub(crate) fn find_slangc(configured: Option<&Path>, env: Env) -> Option<PathBuf> {
+    tool::find(configured, env.var_os("SMOLV_SLANGC"), "slangc")
 }
 
 /// `slangc -v`, for the cache keys of Slang jobs.

@@ -14,12 +14,14 @@ use std::process::Command;
 use super::{Failure, Once, Recipe};
 use crate::cache::Cache;
 use crate::compile::tool;
+use crate::env::Env;
 
 /// The `spirv-opt` binary to run instead of the linked optimizer: the
-/// configured path, else `SMOLV_SPIRV_OPT`. Never looked up on `PATH`: an
-/// installed SPIRV-Tools does not replace the pinned one unasked.
-pub(crate) fn find_spirv_opt(configured: Option<&Path>) -> Option<PathBuf> {
-    configured.map(Path::to_owned).or_else(|| crate::settings::env("SMOLV_SPIRV_OPT").map(PathBuf::from))
+/// configured path, else `SMOLV_SPIRV_OPT` (read either way, to be
+/// watched). Never looked up on `PATH`: an installed SPIRV-Tools does not
+/// replace the pinned one unasked.
+pub(crate) fn find_spirv_opt(configured: Option<&Path>, env: Env) -> Option<PathBuf> {
+    configured.map(Path::to_owned).or(env.var("SMOLV_SPIRV_OPT").map(PathBuf::from))
 }
 
 /// `spirv-opt --version`, for cache keys, remembered in the cache by the
@@ -90,16 +92,17 @@ pub(crate) mod tests {
     /// SPIRV-Tools as installed (Debian's 2023.1 here), for the tests of a
     /// real binary.
     pub(crate) fn installed_spirv_opt() -> Option<PathBuf> {
-        tool::find(None, "SMOLV_SPIRV_OPT", "spirv-opt")
+        tool::find(None, crate::env::var_os("SMOLV_SPIRV_OPT"), "spirv-opt")
     }
 
     #[test]
     fn spirv_opt_is_never_looked_up_on_path() {
         // This machine's PATH may well hold one (Debian's, in CI): only the
         // configured path or the variable name a binary.
-        assert_eq!(find_spirv_opt(None), crate::settings::env("SMOLV_SPIRV_OPT").map(PathBuf::from));
+        let env = Env::default();
+        assert_eq!(find_spirv_opt(None, env), crate::env::var("SMOLV_SPIRV_OPT").map(PathBuf::from));
         let sdk = Path::new("/opt/vulkan-sdk/bin/spirv-opt");
-        assert_eq!(find_spirv_opt(Some(sdk)).as_deref(), Some(sdk));
+        assert_eq!(find_spirv_opt(Some(sdk), env).as_deref(), Some(sdk));
     }
 
     #[test]
@@ -107,7 +110,7 @@ pub(crate) mod tests {
         // spirv-opt 2023.1 segfaults on this valid cooperative-matrix module.
         let module = corpus_module("glslang/spv.1.3.coopmat.comp.spv");
         let Some(tool) = installed_spirv_opt() else {
-            assert!(std::env::var_os("CI").is_none(), "CI must have spirv-opt");
+            assert!(crate::env::var_os("CI").is_none(), "CI must have spirv-opt");
             return;
         };
         match optimize(&module, Optimization::Size, TargetEnv::Vulkan1_1, &tool) {
@@ -124,7 +127,7 @@ pub(crate) mod tests {
     fn optimizing_shrinks_a_real_module() {
         let module = corpus_module("blender/43_spv16_overlay_edit_mesh_edge_next_vert.spv");
         let Some(tool) = installed_spirv_opt() else {
-            assert!(std::env::var_os("CI").is_none(), "CI must have spirv-opt");
+            assert!(crate::env::var_os("CI").is_none(), "CI must have spirv-opt");
             return;
         };
         let optimized = optimize(&module, Optimization::Size, TargetEnv::Vulkan1_3, &tool).unwrap();

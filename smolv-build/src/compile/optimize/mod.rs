@@ -206,7 +206,7 @@ pub(crate) mod tests {
 
     /// The corpus's `spirv/` directory.
     pub(crate) fn corpus_spirv() -> std::path::PathBuf {
-        std::env::var_os("SMOLV_CORPUS_DIR")
+        crate::env::var_os("SMOLV_CORPUS_DIR")
             .map(std::path::PathBuf::from)
             .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"))
             .join("spirv")

@@ -74,7 +74,7 @@ pub(crate) fn retain() {
 /// Whether this process is a worker of a build script, which must serve
 /// before `main`.
 fn worker_of_a_build_script() -> bool {
-    std::env::var_os(crate::compile::worker::MARKER).is_some() && crate::compile::worker::under_a_build_script()
+    crate::env::var_os(crate::compile::worker::MARKER).is_some() && crate::compile::worker::under_a_build_script()
 }
 
 #[cfg(windows)]

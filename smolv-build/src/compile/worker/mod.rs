@@ -130,7 +130,7 @@ pub(crate) fn main_hook() {
 /// assert!(!smolv_build::recipe::compiles_in_workers());
 /// ```
 pub fn compiles_in_workers() -> bool {
-    HOOKED.load(Ordering::Acquire) && std::env::var_os(WORKERS_VAR).is_none_or(|v| v != "0")
+    HOOKED.load(Ordering::Acquire) && crate::env::var_os(WORKERS_VAR).is_none_or(|v| v != "0")
 }
 
 /// How the frontends of in-process compilers run for one build (or one
@@ -170,7 +170,7 @@ impl Compilers {
     }
 
     fn choose(build_script: bool, pool: fn(std::path::PathBuf, Limits) -> pool::Workers) -> Self {
-        if std::env::var_os(WORKERS_VAR).is_some_and(|v| v == "0") {
+        if crate::env::var_os(WORKERS_VAR).is_some_and(|v| v == "0") {
             return Self::InProcess;
         }
         let can_serve = HOOKED.load(Ordering::Acquire) || (build_script && under_a_build_script());
@@ -231,7 +231,7 @@ fn this_program() -> Option<std::path::PathBuf> {
 /// build scripts only (a test or a `cargo run` gets none of `TARGET`,
 /// `HOST` and `NUM_JOBS`).
 fn under_a_build_script() -> bool {
-    ["OUT_DIR", "TARGET", "HOST", "NUM_JOBS"].iter().all(|var| std::env::var_os(var).is_some())
+    ["OUT_DIR", "TARGET", "HOST", "NUM_JOBS"].iter().all(|var| crate::env::cargo_var_os(var).is_some())
 }
 
 /// What compiles `job` in a worker, for messages.

@@ -19,7 +19,7 @@ static SERVING: AtomicBool = AtomicBool::new(false);
 /// process to end.
 pub(crate) fn serve_if_asked() {
     super::enter::retain();
-    let Some(version) = std::env::var_os(MARKER) else {
+    let Some(version) = crate::env::var_os(MARKER) else {
         return;
     };
     if SERVING.swap(true, Ordering::AcqRel) {
@@ -94,7 +94,7 @@ fn serve() -> i32 {
 /// checks that the parent it was started by is still there; `false` if it
 /// is not. Elsewhere the closed pipe ends the worker at its next read.
 fn die_with_parent() -> bool {
-    let expected: Option<u32> = std::env::var(PARENT_VAR).ok().and_then(|pid| pid.parse().ok());
+    let expected: Option<u32> = crate::env::var(PARENT_VAR).and_then(|pid| pid.parse().ok());
     #[cfg(target_os = "linux")]
     {
         // SAFETY: prctl with PR_SET_PDEATHSIG takes a signal number and
@@ -118,7 +118,7 @@ fn die_with_parent() -> bool {
 /// runaway allocation fails here (and aborts the worker) instead of taking
 /// the machine's memory.
 fn cap_memory() {
-    let Some(bytes) = std::env::var(MEMORY_VAR).ok().and_then(|b| b.parse::<u64>().ok()) else {
+    let Some(bytes) = crate::env::var(MEMORY_VAR).and_then(|b| b.parse::<u64>().ok()) else {
         return;
     };
     #[cfg(unix)]
@@ -170,7 +170,7 @@ mod test_hooks {
 
     /// `SMOLV_WORKER_TEST_STARTED=file`: appends this worker's process id.
     pub(super) fn started() {
-        if let Some(file) = std::env::var_os(TEST_STARTED_VAR) {
+        if let Some(file) = crate::env::var_os(TEST_STARTED_VAR) {
             let mut log = std::fs::OpenOptions::new().create(true).append(true).open(file).expect("the test's log");
             std::io::Write::write_all(&mut log, format!("{}\n", std::process::id()).as_bytes()).expect("the log");
         }
@@ -188,7 +188,7 @@ mod test_hooks {
     /// so the next request finds a live worker and a broken pipe.
     #[allow(clippy::zombie_processes, reason = "the grandchild is meant to outlive the worker, until the group kill")]
     pub(super) fn before(request: &Request) {
-        if std::env::var_os(TEST_DEAF_VAR).is_some() {
+        if crate::env::var_os(TEST_DEAF_VAR).is_some() {
             #[cfg(unix)]
             // SAFETY: closes this process's own standard input, which
             // nothing reads from again.
@@ -196,7 +196,7 @@ mod test_hooks {
                 libc::close(0)
             };
         }
-        if let Some(file) = std::env::var_os(TEST_GRANDCHILD_VAR) {
+        if let Some(file) = crate::env::var_os(TEST_GRANDCHILD_VAR) {
             let script = "while :; do echo tick >> \"$0\"; sleep 0.05; done";
             let mut child = std::process::Command::new("sh");
             child.arg("-c").arg(script).arg(file).stdin(std::process::Stdio::null());
@@ -205,7 +205,7 @@ mod test_hooks {
         }
         match request {
             Request::Compile { job, .. } => {
-                let delay = std::env::var(TEST_DELAY_VAR).ok();
+                let delay = crate::env::var(TEST_DELAY_VAR);
                 if let Some((name, ms)) = delay.as_deref().and_then(|v| v.split_once('=')) {
                     let named = job.path.file_name().is_some_and(|file| file.to_string_lossy() == name);
                     if let (true, Ok(ms)) = (named, ms.parse::<u64>()) {
@@ -214,16 +214,16 @@ mod test_hooks {
                 }
             }
             Request::Translate { .. } => {
-                if std::env::var_os(TEST_ABORT_VAR).is_some_and(|v| v == "translate") {
+                if crate::env::var_os(TEST_ABORT_VAR).is_some_and(|v| v == "translate") {
                     std::process::abort();
                 }
             }
             #[cfg(feature = "optimizer")]
             Request::Optimize { .. } => {
-                if std::env::var_os(TEST_ABORT_VAR).is_some_and(|v| v == "optimize") {
+                if crate::env::var_os(TEST_ABORT_VAR).is_some_and(|v| v == "optimize") {
                     std::process::abort();
                 }
-                let delay = std::env::var(TEST_DELAY_VAR).ok();
+                let delay = crate::env::var(TEST_DELAY_VAR);
                 if let Some(("optimize", ms)) = delay.as_deref().and_then(|v| v.split_once('=')) {
                     std::thread::sleep(std::time::Duration::from_millis(ms.parse().unwrap_or(0)));
                 }
@@ -233,7 +233,7 @@ mod test_hooks {
 
     /// After an answer: with `SMOLV_WORKER_TEST_DEAF`, waits to be killed.
     pub(super) fn after() {
-        if std::env::var_os(TEST_DEAF_VAR).is_some() {
+        if crate::env::var_os(TEST_DEAF_VAR).is_some() {
             std::thread::sleep(std::time::Duration::from_secs(600));
         }
     }

@@ -132,4 +132,6 @@ fn describe(need: Need) -> (&'static str, &'static str) {
 }
 
 #[cfg(test)]
+mod registry_tests;
+#[cfg(test)]
 mod tests;

@@ -183,6 +183,7 @@ features! {
     RayTracingPipeline => "VkPhysicalDeviceRayTracingPipelineFeaturesKHR", "rayTracingPipeline";
     RayTraversalPrimitiveCulling => "VkPhysicalDeviceRayTracingPipelineFeaturesKHR", "rayTraversalPrimitiveCulling";
     RayTracingPositionFetch => "VkPhysicalDeviceRayTracingPositionFetchFeaturesKHR", "rayTracingPositionFetch";
+    RayTracingMaintenance1 => "VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR", "rayTracingMaintenance1";
     MeshShader => "VkPhysicalDeviceMeshShaderFeaturesEXT", "meshShader";
     TaskShader => "VkPhysicalDeviceMeshShaderFeaturesEXT", "taskShader";
     PipelineFragmentShadingRate => "VkPhysicalDeviceFragmentShadingRateFeaturesKHR", "pipelineFragmentShadingRate";
@@ -193,11 +194,22 @@ features! {
     FragmentShaderPixelInterlock => "VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT", "fragmentShaderPixelInterlock";
     FragmentShaderShadingRateInterlock => "VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT", "fragmentShaderShadingRateInterlock";
     FragmentDensityMap => "VkPhysicalDeviceFragmentDensityMapFeaturesEXT", "fragmentDensityMap";
+    TransformFeedback => "VkPhysicalDeviceTransformFeedbackFeaturesEXT", "transformFeedback";
+    GeometryStreams => "VkPhysicalDeviceTransformFeedbackFeaturesEXT", "geometryStreams";
     ShaderBufferFloat32AtomicAdd => "VkPhysicalDeviceShaderAtomicFloatFeaturesEXT", "shaderBufferFloat32AtomicAdd";
     ShaderSharedFloat32AtomicAdd => "VkPhysicalDeviceShaderAtomicFloatFeaturesEXT", "shaderSharedFloat32AtomicAdd";
     ShaderImageFloat32AtomicAdd => "VkPhysicalDeviceShaderAtomicFloatFeaturesEXT", "shaderImageFloat32AtomicAdd";
     ShaderBufferFloat64AtomicAdd => "VkPhysicalDeviceShaderAtomicFloatFeaturesEXT", "shaderBufferFloat64AtomicAdd";
     ShaderSharedFloat64AtomicAdd => "VkPhysicalDeviceShaderAtomicFloatFeaturesEXT", "shaderSharedFloat64AtomicAdd";
+    ShaderBufferFloat16AtomicAdd => "VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT", "shaderBufferFloat16AtomicAdd";
+    ShaderSharedFloat16AtomicAdd => "VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT", "shaderSharedFloat16AtomicAdd";
+    ShaderBufferFloat16AtomicMinMax => "VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT", "shaderBufferFloat16AtomicMinMax";
+    ShaderSharedFloat16AtomicMinMax => "VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT", "shaderSharedFloat16AtomicMinMax";
+    ShaderBufferFloat32AtomicMinMax => "VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT", "shaderBufferFloat32AtomicMinMax";
+    ShaderSharedFloat32AtomicMinMax => "VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT", "shaderSharedFloat32AtomicMinMax";
+    ShaderImageFloat32AtomicMinMax => "VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT", "shaderImageFloat32AtomicMinMax";
+    ShaderBufferFloat64AtomicMinMax => "VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT", "shaderBufferFloat64AtomicMinMax";
+    ShaderSharedFloat64AtomicMinMax => "VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT", "shaderSharedFloat64AtomicMinMax";
     ShaderImageInt64Atomics => "VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT", "shaderImageInt64Atomics";
     WorkgroupMemoryExplicitLayout => "VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR", "workgroupMemoryExplicitLayout";
     WorkgroupMemoryExplicitLayout8BitAccess => "VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR", "workgroupMemoryExplicitLayout8BitAccess";
@@ -205,6 +217,12 @@ features! {
     ShaderSubgroupClock => "VkPhysicalDeviceShaderClockFeaturesKHR", "shaderSubgroupClock";
     CooperativeMatrix => "VkPhysicalDeviceCooperativeMatrixFeaturesKHR", "cooperativeMatrix";
     ShaderSubgroupRotate => "VkPhysicalDeviceShaderSubgroupRotateFeaturesKHR", "shaderSubgroupRotate";
+    // Not promoted, a structure of its own: VK_EXT_buffer_device_address
+    // (not the KHR extension Vulkan 1.2 took in).
+    BufferDeviceAddressExt => "VkPhysicalDeviceBufferDeviceAddressFeaturesEXT", "bufferDeviceAddress";
+    // A vendor's, that the registry names as one way to a capability the
+    // table lists (FragmentDensityEXT, FragmentShaderShadingRateInterlockEXT).
+    ShadingRateImage => "VkPhysicalDeviceShadingRateImageFeaturesNV", "shadingRateImage";
     // Not a shader's need: what `PipelineManager` needs for graphics
     // pipeline libraries (see `DeviceFeatures::has_graphics_pipeline_library`).
     GraphicsPipelineLibrary => "VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT", "graphicsPipelineLibrary";
@@ -218,12 +236,15 @@ extensions! {
     KhrRayQuery => "VK_KHR_ray_query";
     KhrRayTracingPipeline => "VK_KHR_ray_tracing_pipeline";
     KhrRayTracingPositionFetch => "VK_KHR_ray_tracing_position_fetch";
+    KhrRayTracingMaintenance1 => "VK_KHR_ray_tracing_maintenance1";
+    ExtOpacityMicromap => "VK_EXT_opacity_micromap";
     ExtMeshShader => "VK_EXT_mesh_shader";
     KhrFragmentShadingRate => "VK_KHR_fragment_shading_rate";
     KhrFragmentShaderBarycentric => "VK_KHR_fragment_shader_barycentric";
     ExtFragmentShaderInterlock => "VK_EXT_fragment_shader_interlock";
     ExtFragmentDensityMap => "VK_EXT_fragment_density_map";
     ExtShaderAtomicFloat => "VK_EXT_shader_atomic_float";
+    ExtShaderAtomicFloat2 => "VK_EXT_shader_atomic_float2";
     ExtShaderImageAtomicInt64 => "VK_EXT_shader_image_atomic_int64";
     KhrWorkgroupMemoryExplicitLayout => "VK_KHR_workgroup_memory_explicit_layout";
     KhrShaderClock => "VK_KHR_shader_clock";
@@ -232,6 +253,7 @@ extensions! {
     ExtConservativeRasterization => "VK_EXT_conservative_rasterization";
     ExtShaderSubgroupBallot => "VK_EXT_shader_subgroup_ballot";
     ExtShaderSubgroupVote => "VK_EXT_shader_subgroup_vote";
+    ExtBufferDeviceAddress => "VK_EXT_buffer_device_address";
     KhrCooperativeMatrix => "VK_KHR_cooperative_matrix";
     KhrShaderSubgroupRotate => "VK_KHR_shader_subgroup_rotate";
     KhrShaderSubgroupUniformControlFlow => "VK_KHR_shader_subgroup_uniform_control_flow";
@@ -239,6 +261,10 @@ extensions! {
     GoogleHlslFunctionality1 => "VK_GOOGLE_hlsl_functionality1";
     GoogleUserType => "VK_GOOGLE_user_type";
     GoogleDecorateString => "VK_GOOGLE_decorate_string";
+    // Vendors' extensions that the registry names as one way to a
+    // capability the table lists (Float16, ShaderViewportIndexLayerEXT).
+    AmdGpuShaderHalfFloat => "VK_AMD_gpu_shader_half_float";
+    NvViewportArray2 => "VK_NV_viewport_array2";
     // Promoted: the Vulkan version named in the table serves too.
     KhrShaderDrawParameters => "VK_KHR_shader_draw_parameters";
     KhrStorageBufferStorageClass => "VK_KHR_storage_buffer_storage_class";
@@ -258,6 +284,7 @@ extensions! {
     KhrShaderNonSemanticInfo => "VK_KHR_shader_non_semantic_info";
     KhrShaderTerminateInvocation => "VK_KHR_shader_terminate_invocation";
     KhrShaderIntegerDotProduct => "VK_KHR_shader_integer_dot_product";
+    KhrFormatFeatureFlags2 => "VK_KHR_format_feature_flags2";
     // Not a shader's need: graphics pipeline libraries, which
     // `PipelineManager` uses where the device enabled them.
     KhrPipelineLibrary => "VK_KHR_pipeline_library";

@@ -8,6 +8,12 @@
 //! means every Vulkan device allows it. Capabilities and extensions the
 //! table does not list (vendor ones, and those Vulkan never allows, such
 //! as `Kernel`) are left to the driver.
+//!
+//! The appendix is generated from the registry's `<spirvcapabilities>` and
+//! `<spirvextensions>` (`vk.xml`), and `registry_tests.rs` compares every
+//! row with them: a row that disagrees, or one the registry has and the
+//! table lacks, fails the tests. Rows the CI's header predates are listed
+//! there.
 
 use ash::vk;
 
@@ -16,9 +22,13 @@ use super::names::{Extension as E, Feature as F};
 /// One way a device can allow a capability or SPIR-V extension.
 ///
 /// ```
-/// use smolv_runtime::vulkan::capabilities::{Feature, Need, capability};
-/// // OpCapability Float16: shaderFloat16 (Vulkan 1.2 or VK_KHR_shader_float16_int8).
-/// assert_eq!(capability(9).unwrap().any_of, &[Need::Feature(Feature::ShaderFloat16)]);
+/// use smolv_runtime::vulkan::capabilities::{Extension, Feature, Need, capability};
+/// // OpCapability Float16: shaderFloat16 (Vulkan 1.2 or VK_KHR_shader_float16_int8),
+/// // or AMD's extension.
+/// assert_eq!(
+///     capability(9).unwrap().any_of,
+///     &[Need::Feature(Feature::ShaderFloat16), Need::Extension(Extension::AmdGpuShaderHalfFloat)]
+/// );
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Need {
@@ -33,8 +43,8 @@ pub enum Need {
     /// (`VkPhysicalDeviceSubgroupProperties::supportedOperations`), in
     /// the shader's stage (`supportedStages`).
     Subgroup(vk::SubgroupFeatureFlags),
-    /// A `VkPhysicalDeviceVulkan12Properties` (or float-controls) property
-    /// of this name. The manager does not know the device's properties,
+    /// A `VkPhysicalDeviceVulkan12Properties` (float-controls) property of
+    /// this name, true. The manager does not know the device's properties,
     /// so it does not check these: the driver does.
     Property(&'static str),
 }
@@ -92,10 +102,15 @@ pub fn capability(capability: u32) -> Option<Requirement> {
         1 => requirement!("Shader"),
         2 => requirement!("Geometry", feature(F::GeometryShader)),
         3 => requirement!("Tessellation", feature(F::TessellationShader)),
-        9 => requirement!("Float16", feature(F::ShaderFloat16)),
+        9 => requirement!("Float16", feature(F::ShaderFloat16), extension(E::AmdGpuShaderHalfFloat)),
         10 => requirement!("Float64", feature(F::ShaderFloat64)),
         11 => requirement!("Int64", feature(F::ShaderInt64)),
-        12 => requirement!("Int64Atomics", feature(F::ShaderBufferInt64Atomics), feature(F::ShaderSharedInt64Atomics)),
+        12 => requirement!(
+            "Int64Atomics",
+            feature(F::ShaderBufferInt64Atomics),
+            feature(F::ShaderSharedInt64Atomics),
+            feature(F::ShaderImageInt64Atomics),
+        ),
         22 => requirement!("Int16", feature(F::ShaderInt16)),
         23 => requirement!("TessellationPointSize", feature(F::ShaderTessellationAndGeometryPointSize)),
         24 => requirement!("GeometryPointSize", feature(F::ShaderTessellationAndGeometryPointSize)),
@@ -123,8 +138,20 @@ pub fn capability(capability: u32) -> Option<Requirement> {
         50 => requirement!("ImageQuery"),
         51 => requirement!("DerivativeControl"),
         52 => requirement!("InterpolationFunction", feature(F::SampleRateShading)),
-        55 => requirement!("StorageImageReadWithoutFormat", feature(F::ShaderStorageImageReadWithoutFormat), V1_3),
-        56 => requirement!("StorageImageWriteWithoutFormat", feature(F::ShaderStorageImageWriteWithoutFormat), V1_3),
+        53 => requirement!("TransformFeedback", feature(F::TransformFeedback)),
+        54 => requirement!("GeometryStreams", feature(F::GeometryStreams)),
+        55 => requirement!(
+            "StorageImageReadWithoutFormat",
+            feature(F::ShaderStorageImageReadWithoutFormat),
+            V1_3,
+            extension(E::KhrFormatFeatureFlags2),
+        ),
+        56 => requirement!(
+            "StorageImageWriteWithoutFormat",
+            feature(F::ShaderStorageImageWriteWithoutFormat),
+            V1_3,
+            extension(E::KhrFormatFeatureFlags2),
+        ),
         57 => requirement!("MultiViewport", feature(F::MultiViewport)),
         61 => requirement!("GroupNonUniform", Need::Subgroup(S::BASIC)),
         62 => requirement!("GroupNonUniformVote", Need::Subgroup(S::VOTE)),
@@ -168,32 +195,33 @@ pub fn capability(capability: u32) -> Option<Requirement> {
         4450 => requirement!("StoragePushConstant8", feature(F::StoragePushConstant8)),
         4464 => requirement!(
             "DenormPreserve",
-            Need::Property("shaderDenormPreserveFloat16, shaderDenormPreserveFloat32 or shaderDenormPreserveFloat64")
+            Need::Property("shaderDenormPreserveFloat16"),
+            Need::Property("shaderDenormPreserveFloat32"),
+            Need::Property("shaderDenormPreserveFloat64"),
         ),
         4465 => requirement!(
             "DenormFlushToZero",
-            Need::Property(
-                "shaderDenormFlushToZeroFloat16, shaderDenormFlushToZeroFloat32 or shaderDenormFlushToZeroFloat64"
-            )
+            Need::Property("shaderDenormFlushToZeroFloat16"),
+            Need::Property("shaderDenormFlushToZeroFloat32"),
+            Need::Property("shaderDenormFlushToZeroFloat64"),
         ),
         4466 => requirement!(
             "SignedZeroInfNanPreserve",
-            Need::Property(
-                "shaderSignedZeroInfNanPreserveFloat16, shaderSignedZeroInfNanPreserveFloat32 \
-                 or shaderSignedZeroInfNanPreserveFloat64"
-            )
+            Need::Property("shaderSignedZeroInfNanPreserveFloat16"),
+            Need::Property("shaderSignedZeroInfNanPreserveFloat32"),
+            Need::Property("shaderSignedZeroInfNanPreserveFloat64"),
         ),
         4467 => requirement!(
             "RoundingModeRTE",
-            Need::Property(
-                "shaderRoundingModeRTEFloat16, shaderRoundingModeRTEFloat32 or shaderRoundingModeRTEFloat64"
-            )
+            Need::Property("shaderRoundingModeRTEFloat16"),
+            Need::Property("shaderRoundingModeRTEFloat32"),
+            Need::Property("shaderRoundingModeRTEFloat64"),
         ),
         4468 => requirement!(
             "RoundingModeRTZ",
-            Need::Property(
-                "shaderRoundingModeRTZFloat16, shaderRoundingModeRTZFloat32 or shaderRoundingModeRTZFloat64"
-            )
+            Need::Property("shaderRoundingModeRTZFloat16"),
+            Need::Property("shaderRoundingModeRTZFloat32"),
+            Need::Property("shaderRoundingModeRTZFloat64"),
         ),
         4472 => requirement!("RayQueryKHR", feature(F::RayQuery)),
         4478 => requirement!(
@@ -205,16 +233,17 @@ pub fn capability(capability: u32) -> Option<Requirement> {
         5013 => requirement!("StencilExportEXT", extension(E::ExtShaderStencilExport)),
         5016 => requirement!("Int64ImageEXT", feature(F::ShaderImageInt64Atomics)),
         5055 => requirement!("ShaderClockKHR", extension(E::KhrShaderClock)),
+        // Also ShaderViewportIndexLayerNV, the same number.
         5254 => requirement!(
             "ShaderViewportIndexLayerEXT",
             extension(E::ExtShaderViewportIndexLayer),
-            // Vulkan 1.2 splits it in two; a device with both takes it.
-            feature(F::ShaderOutputViewportIndex),
+            extension(E::NvViewportArray2),
         ),
         5265 => requirement!("FragmentFullyCoveredEXT", extension(E::ExtConservativeRasterization)),
-        5283 => requirement!("MeshShadingEXT", feature(F::MeshShader), feature(F::TaskShader)),
+        5283 => requirement!("MeshShadingEXT", extension(E::ExtMeshShader)),
         5284 => requirement!("FragmentBarycentricKHR", feature(F::FragmentShaderBarycentric)),
-        5291 => requirement!("FragmentDensityEXT", feature(F::FragmentDensityMap)),
+        // Also ShadingRateNV, the same number.
+        5291 => requirement!("FragmentDensityEXT", feature(F::FragmentDensityMap), feature(F::ShadingRateImage)),
         5301 => requirement!("ShaderNonUniform", V1_2, extension(E::ExtDescriptorIndexing)),
         5302 => requirement!("RuntimeDescriptorArray", feature(F::RuntimeDescriptorArray)),
         5303 => {
@@ -255,16 +284,42 @@ pub fn capability(capability: u32) -> Option<Requirement> {
         5336 => requirement!("RayTracingPositionFetchKHR", feature(F::RayTracingPositionFetch)),
         5345 => requirement!("VulkanMemoryModel", feature(F::VulkanMemoryModel)),
         5346 => requirement!("VulkanMemoryModelDeviceScope", feature(F::VulkanMemoryModelDeviceScope)),
-        5347 => requirement!("PhysicalStorageBufferAddresses", feature(F::BufferDeviceAddress)),
+        5347 => requirement!(
+            "PhysicalStorageBufferAddresses",
+            feature(F::BufferDeviceAddress),
+            feature(F::BufferDeviceAddressExt),
+        ),
         5363 => requirement!("FragmentShaderSampleInterlockEXT", feature(F::FragmentShaderSampleInterlock)),
-        5372 => requirement!("FragmentShaderShadingRateInterlockEXT", feature(F::FragmentShaderShadingRateInterlock)),
+        5372 => requirement!(
+            "FragmentShaderShadingRateInterlockEXT",
+            feature(F::FragmentShaderShadingRateInterlock),
+            feature(F::ShadingRateImage),
+        ),
         5378 => requirement!("FragmentShaderPixelInterlockEXT", feature(F::FragmentShaderPixelInterlock)),
         5379 => requirement!("DemoteToHelperInvocation", feature(F::ShaderDemoteToHelperInvocation)),
+        5381 => requirement!("RayTracingOpacityMicromapEXT", extension(E::ExtOpacityMicromap)),
         5391 => requirement!("RayQueryPositionFetchKHR", feature(F::RayTracingPositionFetch)),
         6016 => requirement!("DotProductInputAll", feature(F::ShaderIntegerDotProduct)),
         6017 => requirement!("DotProductInput4x8Bit", feature(F::ShaderIntegerDotProduct)),
         6018 => requirement!("DotProductInput4x8BitPacked", feature(F::ShaderIntegerDotProduct)),
+        5612 => requirement!(
+            "AtomicFloat32MinMaxEXT",
+            feature(F::ShaderBufferFloat32AtomicMinMax),
+            feature(F::ShaderSharedFloat32AtomicMinMax),
+            feature(F::ShaderImageFloat32AtomicMinMax),
+        ),
+        5613 => requirement!(
+            "AtomicFloat64MinMaxEXT",
+            feature(F::ShaderBufferFloat64AtomicMinMax),
+            feature(F::ShaderSharedFloat64AtomicMinMax),
+        ),
+        5616 => requirement!(
+            "AtomicFloat16MinMaxEXT",
+            feature(F::ShaderBufferFloat16AtomicMinMax),
+            feature(F::ShaderSharedFloat16AtomicMinMax),
+        ),
         6019 => requirement!("DotProduct", feature(F::ShaderIntegerDotProduct)),
+        6020 => requirement!("RayCullMaskKHR", feature(F::RayTracingMaintenance1)),
         6022 => requirement!("CooperativeMatrixKHR", feature(F::CooperativeMatrix)),
         6026 => requirement!("GroupNonUniformRotateKHR", feature(F::ShaderSubgroupRotate)),
         6033 => requirement!(
@@ -277,6 +332,11 @@ pub fn capability(capability: u32) -> Option<Requirement> {
             "AtomicFloat64AddEXT",
             feature(F::ShaderBufferFloat64AtomicAdd),
             feature(F::ShaderSharedFloat64AtomicAdd),
+        ),
+        6095 => requirement!(
+            "AtomicFloat16AddEXT",
+            feature(F::ShaderBufferFloat16AtomicAdd),
+            feature(F::ShaderSharedFloat16AtomicAdd),
         ),
         _ => return None,
     })
@@ -302,85 +362,57 @@ macro_rules! spv {
 /// );
 /// ```
 pub fn spirv_extension(name: &str) -> Option<Requirement> {
-    Some(match name {
-        // Not promoted: the device extension itself.
-        "SPV_KHR_ray_query" => spv!("SPV_KHR_ray_query", extension(E::KhrRayQuery)),
-        "SPV_KHR_ray_tracing" => spv!("SPV_KHR_ray_tracing", extension(E::KhrRayTracingPipeline)),
-        "SPV_KHR_ray_tracing_position_fetch" => {
-            spv!("SPV_KHR_ray_tracing_position_fetch", extension(E::KhrRayTracingPositionFetch))
-        }
-        "SPV_EXT_mesh_shader" => spv!("SPV_EXT_mesh_shader", extension(E::ExtMeshShader)),
-        "SPV_KHR_fragment_shading_rate" => spv!("SPV_KHR_fragment_shading_rate", extension(E::KhrFragmentShadingRate)),
-        "SPV_KHR_fragment_shader_barycentric" => {
-            spv!("SPV_KHR_fragment_shader_barycentric", extension(E::KhrFragmentShaderBarycentric))
-        }
-        "SPV_EXT_fragment_shader_interlock" => {
-            spv!("SPV_EXT_fragment_shader_interlock", extension(E::ExtFragmentShaderInterlock))
-        }
-        "SPV_EXT_fragment_invocation_density" => {
-            spv!("SPV_EXT_fragment_invocation_density", extension(E::ExtFragmentDensityMap))
-        }
-        "SPV_EXT_shader_atomic_float_add" => {
-            spv!("SPV_EXT_shader_atomic_float_add", extension(E::ExtShaderAtomicFloat))
-        }
-        "SPV_EXT_shader_image_int64" => spv!("SPV_EXT_shader_image_int64", extension(E::ExtShaderImageAtomicInt64)),
-        "SPV_KHR_workgroup_memory_explicit_layout" => {
-            spv!("SPV_KHR_workgroup_memory_explicit_layout", extension(E::KhrWorkgroupMemoryExplicitLayout))
-        }
-        "SPV_KHR_shader_clock" => spv!("SPV_KHR_shader_clock", extension(E::KhrShaderClock)),
-        "SPV_EXT_shader_stencil_export" => spv!("SPV_EXT_shader_stencil_export", extension(E::ExtShaderStencilExport)),
-        "SPV_KHR_post_depth_coverage" => spv!("SPV_KHR_post_depth_coverage", extension(E::ExtPostDepthCoverage)),
-        "SPV_EXT_fragment_fully_covered" => {
-            spv!("SPV_EXT_fragment_fully_covered", extension(E::ExtConservativeRasterization))
-        }
-        "SPV_KHR_shader_ballot" => spv!("SPV_KHR_shader_ballot", extension(E::ExtShaderSubgroupBallot)),
-        "SPV_KHR_subgroup_vote" => spv!("SPV_KHR_subgroup_vote", extension(E::ExtShaderSubgroupVote)),
-        "SPV_KHR_cooperative_matrix" => spv!("SPV_KHR_cooperative_matrix", extension(E::KhrCooperativeMatrix)),
-        "SPV_KHR_subgroup_rotate" => spv!("SPV_KHR_subgroup_rotate", extension(E::KhrShaderSubgroupRotate)),
-        "SPV_KHR_subgroup_uniform_control_flow" => {
-            spv!("SPV_KHR_subgroup_uniform_control_flow", extension(E::KhrShaderSubgroupUniformControlFlow))
-        }
-        "SPV_KHR_maximal_reconvergence" => {
-            spv!("SPV_KHR_maximal_reconvergence", extension(E::KhrShaderMaximalReconvergence))
-        }
-        "SPV_GOOGLE_hlsl_functionality1" => {
-            spv!("SPV_GOOGLE_hlsl_functionality1", extension(E::GoogleHlslFunctionality1))
-        }
-        "SPV_GOOGLE_user_type" => spv!("SPV_GOOGLE_user_type", extension(E::GoogleUserType)),
-        "SPV_GOOGLE_decorate_string" => spv!("SPV_GOOGLE_decorate_string", extension(E::GoogleDecorateString)),
-        // Promoted to Vulkan 1.1.
-        "SPV_KHR_shader_draw_parameters" => {
-            spv!("SPV_KHR_shader_draw_parameters", V1_1, extension(E::KhrShaderDrawParameters))
-        }
-        "SPV_KHR_storage_buffer_storage_class" => {
-            spv!("SPV_KHR_storage_buffer_storage_class", V1_1, extension(E::KhrStorageBufferStorageClass))
-        }
-        "SPV_KHR_16bit_storage" => spv!("SPV_KHR_16bit_storage", V1_1, extension(E::Khr16bitStorage)),
-        "SPV_KHR_variable_pointers" => spv!("SPV_KHR_variable_pointers", V1_1, extension(E::KhrVariablePointers)),
-        "SPV_KHR_multiview" => spv!("SPV_KHR_multiview", V1_1, extension(E::KhrMultiview)),
-        "SPV_KHR_device_group" => spv!("SPV_KHR_device_group", V1_1, extension(E::KhrDeviceGroup)),
-        // Promoted to Vulkan 1.2.
-        "SPV_KHR_8bit_storage" => spv!("SPV_KHR_8bit_storage", V1_2, extension(E::Khr8bitStorage)),
-        "SPV_KHR_float_controls" => spv!("SPV_KHR_float_controls", V1_2, extension(E::KhrShaderFloatControls)),
-        "SPV_EXT_descriptor_indexing" => spv!("SPV_EXT_descriptor_indexing", V1_2, extension(E::ExtDescriptorIndexing)),
-        "SPV_KHR_vulkan_memory_model" => spv!("SPV_KHR_vulkan_memory_model", V1_2, extension(E::KhrVulkanMemoryModel)),
-        "SPV_KHR_physical_storage_buffer" => {
-            spv!("SPV_KHR_physical_storage_buffer", V1_2, extension(E::KhrBufferDeviceAddress))
-        }
-        "SPV_EXT_shader_viewport_index_layer" => {
-            spv!("SPV_EXT_shader_viewport_index_layer", V1_2, extension(E::ExtShaderViewportIndexLayer))
-        }
-        // Promoted to Vulkan 1.3.
-        "SPV_EXT_demote_to_helper_invocation" => {
-            spv!("SPV_EXT_demote_to_helper_invocation", V1_3, extension(E::ExtShaderDemoteToHelperInvocation))
-        }
-        "SPV_KHR_non_semantic_info" => spv!("SPV_KHR_non_semantic_info", V1_3, extension(E::KhrShaderNonSemanticInfo)),
-        "SPV_KHR_terminate_invocation" => {
-            spv!("SPV_KHR_terminate_invocation", V1_3, extension(E::KhrShaderTerminateInvocation))
-        }
-        "SPV_KHR_integer_dot_product" => {
-            spv!("SPV_KHR_integer_dot_product", V1_3, extension(E::KhrShaderIntegerDotProduct))
-        }
-        _ => return None,
-    })
+    SPIRV_EXTENSIONS.iter().find(|row| row.declared.strip_prefix("OpExtension ") == Some(name)).copied()
 }
+
+/// The rows [`spirv_extension`] looks in, one per SPIR-V extension.
+pub(super) const SPIRV_EXTENSIONS: &[Requirement] = &[
+    // Not promoted: the device extension itself.
+    spv!("SPV_KHR_ray_query", extension(E::KhrRayQuery)),
+    spv!("SPV_KHR_ray_tracing", extension(E::KhrRayTracingPipeline)),
+    spv!("SPV_KHR_ray_tracing_position_fetch", extension(E::KhrRayTracingPositionFetch)),
+    spv!("SPV_EXT_mesh_shader", extension(E::ExtMeshShader)),
+    spv!("SPV_KHR_fragment_shading_rate", extension(E::KhrFragmentShadingRate)),
+    spv!("SPV_KHR_fragment_shader_barycentric", extension(E::KhrFragmentShaderBarycentric)),
+    spv!("SPV_EXT_fragment_shader_interlock", extension(E::ExtFragmentShaderInterlock)),
+    spv!("SPV_EXT_fragment_invocation_density", extension(E::ExtFragmentDensityMap)),
+    spv!("SPV_EXT_shader_atomic_float_add", extension(E::ExtShaderAtomicFloat)),
+    spv!("SPV_EXT_shader_atomic_float_min_max", extension(E::ExtShaderAtomicFloat2)),
+    spv!("SPV_EXT_shader_atomic_float16_add", extension(E::ExtShaderAtomicFloat2)),
+    spv!("SPV_KHR_ray_cull_mask", extension(E::KhrRayTracingMaintenance1)),
+    spv!("SPV_EXT_physical_storage_buffer", extension(E::ExtBufferDeviceAddress)),
+    spv!("SPV_EXT_shader_image_int64", extension(E::ExtShaderImageAtomicInt64)),
+    spv!("SPV_KHR_workgroup_memory_explicit_layout", extension(E::KhrWorkgroupMemoryExplicitLayout)),
+    spv!("SPV_KHR_shader_clock", extension(E::KhrShaderClock)),
+    spv!("SPV_EXT_shader_stencil_export", extension(E::ExtShaderStencilExport)),
+    spv!("SPV_KHR_post_depth_coverage", extension(E::ExtPostDepthCoverage)),
+    spv!("SPV_EXT_fragment_fully_covered", extension(E::ExtConservativeRasterization)),
+    spv!("SPV_KHR_shader_ballot", extension(E::ExtShaderSubgroupBallot)),
+    spv!("SPV_KHR_subgroup_vote", extension(E::ExtShaderSubgroupVote)),
+    spv!("SPV_KHR_cooperative_matrix", extension(E::KhrCooperativeMatrix)),
+    spv!("SPV_KHR_subgroup_rotate", extension(E::KhrShaderSubgroupRotate)),
+    spv!("SPV_KHR_subgroup_uniform_control_flow", extension(E::KhrShaderSubgroupUniformControlFlow)),
+    spv!("SPV_KHR_maximal_reconvergence", extension(E::KhrShaderMaximalReconvergence)),
+    spv!("SPV_GOOGLE_hlsl_functionality1", extension(E::GoogleHlslFunctionality1)),
+    spv!("SPV_GOOGLE_user_type", extension(E::GoogleUserType)),
+    spv!("SPV_GOOGLE_decorate_string", extension(E::GoogleDecorateString)),
+    // Promoted to Vulkan 1.1.
+    spv!("SPV_KHR_shader_draw_parameters", V1_1, extension(E::KhrShaderDrawParameters)),
+    spv!("SPV_KHR_storage_buffer_storage_class", V1_1, extension(E::KhrStorageBufferStorageClass)),
+    spv!("SPV_KHR_16bit_storage", V1_1, extension(E::Khr16bitStorage)),
+    spv!("SPV_KHR_variable_pointers", V1_1, extension(E::KhrVariablePointers)),
+    spv!("SPV_KHR_multiview", V1_1, extension(E::KhrMultiview)),
+    spv!("SPV_KHR_device_group", V1_1, extension(E::KhrDeviceGroup)),
+    // Promoted to Vulkan 1.2.
+    spv!("SPV_KHR_8bit_storage", V1_2, extension(E::Khr8bitStorage)),
+    spv!("SPV_KHR_float_controls", V1_2, extension(E::KhrShaderFloatControls)),
+    spv!("SPV_EXT_descriptor_indexing", V1_2, extension(E::ExtDescriptorIndexing)),
+    spv!("SPV_KHR_vulkan_memory_model", V1_2, extension(E::KhrVulkanMemoryModel)),
+    spv!("SPV_KHR_physical_storage_buffer", V1_2, extension(E::KhrBufferDeviceAddress)),
+    spv!("SPV_EXT_shader_viewport_index_layer", V1_2, extension(E::ExtShaderViewportIndexLayer)),
+    // Promoted to Vulkan 1.3.
+    spv!("SPV_EXT_demote_to_helper_invocation", V1_3, extension(E::ExtShaderDemoteToHelperInvocation)),
+    spv!("SPV_KHR_non_semantic_info", V1_3, extension(E::KhrShaderNonSemanticInfo)),
+    spv!("SPV_KHR_terminate_invocation", V1_3, extension(E::KhrShaderTerminateInvocation)),
+    spv!("SPV_KHR_integer_dot_product", V1_3, extension(E::KhrShaderIntegerDotProduct)),
+];

@@ -31,56 +31,6 @@ const FRAGMENT: ShaderName<'static> =
     ShaderName { stage: vk::ShaderStageFlags::FRAGMENT, stage_name: "fragment", entry_point: "main" };
 
 #[test]
-fn the_table_maps_a_dozen_capabilities_to_the_specifications_features() {
-    use Feature as F;
-    let rows: [(u32, &str, &[Need]); 14] = [
-        (10, "Float64", &[Need::Feature(F::ShaderFloat64)]),
-        (11, "Int64", &[Need::Feature(F::ShaderInt64)]),
-        (22, "Int16", &[Need::Feature(F::ShaderInt16)]),
-        (39, "Int8", &[Need::Feature(F::ShaderInt8)]),
-        (9, "Float16", &[Need::Feature(F::ShaderFloat16)]),
-        (4433, "StorageBuffer16BitAccess", &[Need::Feature(F::StorageBuffer16BitAccess)]),
-        (4472, "RayQueryKHR", &[Need::Feature(F::RayQuery)]),
-        (4442, "VariablePointers", &[Need::Feature(F::VariablePointers)]),
-        (
-            5301,
-            "ShaderNonUniform",
-            &[Need::Version(vk::API_VERSION_1_2), Need::Extension(Extension::ExtDescriptorIndexing)],
-        ),
-        (5302, "RuntimeDescriptorArray", &[Need::Feature(F::RuntimeDescriptorArray)]),
-        (2, "Geometry", &[Need::Feature(F::GeometryShader)]),
-        (3, "Tessellation", &[Need::Feature(F::TessellationShader)]),
-        (35, "SampleRateShading", &[Need::Feature(F::SampleRateShading)]),
-        (4439, "MultiView", &[Need::Feature(F::Multiview)]),
-    ];
-    for (number, name, any_of) in rows {
-        let row = capability(number).unwrap_or_else(|| panic!("{name} is in the table"));
-        assert_eq!(row.declared, format!("OpCapability {name}"));
-        assert_eq!(row.any_of, any_of, "{name}");
-    }
-    let more: [(u32, &[Need]); 8] = [
-        (50, &[]), // ImageQuery: every device
-        (49, &[]), // StorageImageExtendedFormats: every device
-        (4427, &[Need::Feature(F::ShaderDrawParameters), Need::Extension(Extension::KhrShaderDrawParameters)]),
-        (5347, &[Need::Feature(F::BufferDeviceAddress)]),
-        (5379, &[Need::Feature(F::ShaderDemoteToHelperInvocation)]),
-        (64, &[Need::Subgroup(vk::SubgroupFeatureFlags::BALLOT)]),
-        (5345, &[Need::Feature(F::VulkanMemoryModel)]),
-        (5283, &[Need::Feature(F::MeshShader), Need::Feature(F::TaskShader)]),
-    ];
-    for (number, any_of) in more {
-        assert_eq!(capability(number).unwrap().any_of, any_of, "capability {number}");
-    }
-    assert_eq!(
-        capability(4422).unwrap().any_of.first(),
-        Some(&Need::Feature(F::PipelineFragmentShadingRate)),
-        "FragmentShadingRateKHR"
-    );
-    // Kernel is not a Vulkan capability: left to the driver.
-    assert_eq!(capability(6), None);
-}
-
-#[test]
 fn every_feature_and_extension_has_its_vulkan_name() {
     for feature in Feature::ALL {
         assert!(feature.structure().starts_with("VkPhysicalDevice"), "{feature:?}");

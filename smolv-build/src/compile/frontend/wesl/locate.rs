@@ -139,7 +139,7 @@ fn node_spans(linked: &GlobalDeclarationNode, reparsed: &GlobalDeclarationNode, 
 /// with names unmangled, else of its first word; else the node's start.
 fn find_token(own: &str, token: &str, line_in_node: usize) -> usize {
     let unmangled: String = token
-        .split_inclusive(|c: char| !(c.is_alphanumeric() || c == '_' || c == '\u{2d0}'))
+        .split_inclusive(|c: char| !(c.is_alphanumeric() || c == '_' || WESL_SEPARATOR.contains(c)))
         .map(|part| match part.rfind(WESL_SEPARATOR) {
             Some(at) => &part[at + WESL_SEPARATOR.len()..],
             None => part,

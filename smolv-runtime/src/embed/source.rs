@@ -1,10 +1,13 @@
-//! What a shader that is not raw SPIR-V reads its bytes through.
+//! What a shader that is not raw SPIR-V reads its bytes through. Here,
+//! beside the embedded kinds, which are most of its implementors and one
+//! of which [`Cache::InSet`] names; a loaded container
+//! (`shader::loaded`) implements it too.
 
 use std::sync::OnceLock;
 
-use crate::DecodeOptions;
+use super::EmbeddedSet;
 use crate::container::ContentHash;
-use crate::embed::EmbeddedSet;
+use crate::options::DecodeOptions;
 use crate::shader_error::ShaderError;
 
 /// Where an encoded shader's bytes are, and how they decode: module
