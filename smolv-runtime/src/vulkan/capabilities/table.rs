@@ -238,6 +238,9 @@ pub fn capability(capability: u32) -> Option<Requirement> {
             "ShaderViewportIndexLayerEXT",
             extension(E::ExtShaderViewportIndexLayer),
             extension(E::NvViewportArray2),
+            // Vulkan 1.2 splits it in two; a device with both takes it (the
+            // registry lists only the extensions: see registry_tests.rs).
+            feature(F::ShaderOutputViewportIndex),
         ),
         5265 => requirement!("FragmentFullyCoveredEXT", extension(E::ExtConservativeRasterization)),
         5283 => requirement!("MeshShadingEXT", extension(E::ExtMeshShader)),

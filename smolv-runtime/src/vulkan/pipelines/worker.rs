@@ -2,7 +2,8 @@
 //! pipelines, create compute pipelines, build rebuilds and run replays,
 //! so that the caller's thread returns at once.
 
-use std::sync::{Arc, Mutex, mpsc};
+use std::collections::VecDeque;
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
 
 use ash::vk;
@@ -11,6 +12,7 @@ use super::rebuild_job::{ComputeRebuild, GraphicsRebuild};
 use super::slot::PipelineSlot;
 use crate::vulkan::compute::{ComputeJob, ComputeSlot};
 use crate::vulkan::library::link;
+use crate::vulkan::lock;
 
 /// Work for the background workers.
 pub(super) enum Job {
@@ -62,11 +64,48 @@ impl Job {
     }
 }
 
-/// Threads that run [`Job`]s in the order they are queued.
+/// The jobs waiting for a worker: the urgent ones (what a caller may wait
+/// for: compute pipelines, rebuilds, a replay's fast links) before the
+/// link-time-optimized links, which only improve a pipeline that already
+/// works; each queue in the order it was filled.
+#[derive(Default)]
+struct Queue {
+    urgent: VecDeque<Job>,
+    links: VecDeque<Job>,
+    /// Set by [`Workers::stop`]: the workers return once both queues are empty.
+    closed: bool,
+    /// Workers running (a thread that panicked counts itself out).
+    alive: usize,
+}
+
+impl Queue {
+    fn pop(&mut self) -> Option<Job> {
+        self.urgent.pop_front().or_else(|| self.links.pop_front())
+    }
+}
+
+/// The queue and its signal, shared with the worker threads.
+#[derive(Default)]
+struct Shared {
+    queue: Mutex<Queue>,
+    queued: Condvar,
+}
+
+/// Counts a worker out of [`Queue::alive`] when its thread ends, panics
+/// included.
+struct Alive(Arc<Shared>);
+
+impl Drop for Alive {
+    fn drop(&mut self) {
+        lock(&self.0.queue).alive -= 1;
+    }
+}
+
+/// Threads that run [`Job`]s: urgent ones first, then optimized links.
 pub(super) struct Workers {
     device: ash::Device,
     cache: vk::PipelineCache,
-    sender: Option<mpsc::Sender<Job>>,
+    shared: Arc<Shared>,
     threads: Vec<JoinHandle<()>>,
 }
 
@@ -80,23 +119,31 @@ impl Workers {
     /// handles of `device` that stay valid until [`stop`](Self::stop)
     /// returns, and valid SPIR-V.
     pub(super) unsafe fn start(device: &ash::Device, cache: vk::PipelineCache, count: usize) -> Self {
-        let (sender, receiver) = mpsc::channel::<Job>();
-        let receiver = Arc::new(Mutex::new(receiver));
+        let shared = Arc::new(Shared::default());
         let threads = (0..count.max(1))
             .filter_map(|_| {
-                let receiver = Arc::clone(&receiver);
+                lock(&shared.queue).alive += 1;
+                let alive = Alive(Arc::clone(&shared));
                 let device = device.clone();
-                // A thread the system refuses is a worker less; with none,
-                // `submit` runs each job on the caller's thread.
+                // A thread the system refuses is a worker less (its `Alive`
+                // counts it out); with none, `submit` runs each job on the
+                // caller's thread.
                 std::thread::Builder::new()
                     .name("smolv-pipelines".to_owned())
                     .spawn(move || {
                         loop {
-                            let job = match receiver.lock() {
-                                Ok(receiver) => receiver.recv(),
-                                Err(_) => return,
+                            let job = {
+                                let mut queue = lock(&alive.0.queue);
+                                loop {
+                                    if let Some(job) = queue.pop() {
+                                        break job;
+                                    }
+                                    if queue.closed {
+                                        return;
+                                    }
+                                    queue = alive.0.queued.wait(queue).unwrap_or_else(PoisonError::into_inner);
+                                }
                             };
-                            let Ok(job) = job else { return };
                             // SAFETY: the contract of `start`: the jobs' handles
                             // stay valid until `stop` has joined this thread.
                             unsafe { job.run(&device, cache) };
@@ -105,41 +152,74 @@ impl Workers {
                     .ok()
             })
             .collect();
-        Self { device: device.clone(), cache, sender: Some(sender), threads }
+        Self { device: device.clone(), cache, shared, threads }
     }
 
-    /// Queues `job`; where no worker is left to take it (one panicked, or
-    /// they were stopped), runs it on this thread instead, so that no slot
+    /// Queues `job`; where no worker is left to take it (they panicked, or
+    /// were stopped), runs it on this thread instead, so that no slot
     /// waits forever.
     pub(super) fn submit(&self, job: Job) {
-        let unsent = match &self.sender {
-            Some(sender) => sender.send(job).err().map(|e| e.0),
-            None => Some(job),
-        };
-        if let Some(job) = unsent {
+        let mut queue = lock(&self.shared.queue);
+        if queue.alive == 0 || queue.closed {
+            drop(queue);
             // SAFETY: the contract of `start` covers every job queued.
             unsafe { job.run(&self.device, self.cache) };
+            return;
         }
+        match job {
+            Job::Link { .. } => queue.links.push_back(job),
+            _ => queue.urgent.push_back(job),
+        }
+        drop(queue);
+        self.shared.queued.notify_one();
     }
 
-    /// How many workers run (0 once stopped, or when the system refused
-    /// every thread).
+    /// How many workers run (0 once stopped, or when every thread was
+    /// refused or panicked).
     pub(super) fn count(&self) -> usize {
-        if self.sender.is_some() { self.threads.len() } else { 0 }
+        let queue = lock(&self.shared.queue);
+        if queue.closed { 0 } else { queue.alive }
     }
 
     /// Lets the workers finish the jobs already queued, then joins them.
     pub(super) fn stop(&mut self) {
-        // The workers see the channel closed once the queue is empty.
-        self.sender = None;
+        lock(&self.shared.queue).closed = true;
+        self.shared.queued.notify_all();
         for thread in self.threads.drain(..) {
             let _ = thread.join();
         }
+        // Jobs no worker took (every one panicked): dropped, as a closed
+        // channel drops what it holds.
+        let left = std::mem::take(&mut *lock(&self.shared.queue));
+        drop(left);
     }
 }
 
 impl Drop for Workers {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urgent_jobs_come_before_optimized_links_each_in_order() {
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let job = |n: u32| {
+            let order = Arc::clone(&order);
+            Job::Task(Box::new(move || lock(&order).push(n)))
+        };
+        let mut queue = Queue::default();
+        queue.links.push_back(job(1));
+        queue.urgent.push_back(job(2));
+        queue.links.push_back(job(3));
+        queue.urgent.push_back(job(4));
+        while let Some(Job::Task(task)) = queue.pop() {
+            task();
+        }
+        assert_eq!(*lock(&order), [2, 4, 1, 3]);
     }
 }

@@ -3,8 +3,7 @@
 //! will want them, so that `get_pipeline` finds them ready.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, Weak};
+use std::sync::{Arc, Condvar, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
 use ash::vk;
@@ -55,7 +54,7 @@ impl Default for ReplayBudget {
 }
 
 impl ReplayBudget {
-    /// One thread, no time limit, no scope first.
+    /// One worker, no time limit, no scope first.
     pub fn new() -> Self {
         Self { threads: 1, time: None, scopes_first: Vec::new() }
     }
@@ -142,11 +141,18 @@ struct Shared {
     queue: Mutex<VecDeque<Job>>,
     progress: Mutex<ReplayProgress>,
     changed: Condvar,
-    cancelled: AtomicBool,
     deadline: Option<Instant>,
-    /// Pumps queued on the workers or running, and its signal.
-    pumps: Mutex<usize>,
+    /// The pumps running on workers, and whether the replay was cancelled.
+    pumps: Mutex<Pumps>,
     pumps_changed: Condvar,
+}
+
+/// Kept under one lock, so that a pump never starts once [`Replay`]'s
+/// drop has seen none running.
+#[derive(Default)]
+struct Pumps {
+    running: usize,
+    cancelled: bool,
 }
 
 /// A replay in progress: see [`start`](Self::start). Dropping it cancels
@@ -262,15 +268,13 @@ impl Replay {
             queue: Mutex::new(jobs.into_iter().map(|(_, _, job)| job).collect()),
             progress: Mutex::new(progress),
             changed: Condvar::new(),
-            cancelled: AtomicBool::new(false),
             deadline: budget.time.and_then(|time| Instant::now().checked_add(time)),
-            pumps: Mutex::new(pumps),
+            pumps: Mutex::new(Pumps::default()),
             pumps_changed: Condvar::new(),
         });
         for _ in 0..pumps {
-            let pump = Arc::clone(&shared);
             // SAFETY: the caller's contract covers every entry.
-            manager.run_on_worker(Box::new(move || unsafe { pump.pump() }));
+            unsafe { queue_pump(&manager, &shared) };
         }
         Self { shared, _manager: manager }
     }
@@ -316,7 +320,7 @@ impl Replay {
     /// Starts nothing more: what is building finishes, the rest is
     /// counted as abandoned (the game builds it when it asks).
     pub fn cancel(&self) {
-        self.shared.cancelled.store(true, Ordering::Release);
+        lock(&self.shared.pumps).cancelled = true;
         self.shared.abandon_rest();
     }
 }
@@ -324,22 +328,34 @@ impl Replay {
 impl Drop for Replay {
     fn drop(&mut self) {
         self.cancel();
-        // The pumps queued behind other jobs still run, see the cancel and
-        // return; only then may the manager go with `_manager`.
+        // A pump still queued on the workers sees the cancel and returns
+        // without touching the manager; one running finishes its pipeline.
+        // Only then may the manager go with `_manager`.
         let mut pumps = lock(&self.shared.pumps);
-        while *pumps > 0 {
-            pumps = self.shared.pumps_changed.wait(pumps).unwrap_or_else(std::sync::PoisonError::into_inner);
+        while pumps.running > 0 {
+            pumps = self.shared.pumps_changed.wait(pumps).unwrap_or_else(PoisonError::into_inner);
         }
     }
 }
 
-/// Counts a pump as returned when dropped, unwinding included, so that
-/// [`Replay`]'s drop never waits for a pump that panicked.
-struct PumpReturned<'a>(&'a Shared);
+/// Queues one turn of the replay on `manager`'s workers, behind what is
+/// queued there (on this thread when no worker is left).
+///
+/// # Safety
+/// The contract of [`Replay::start`].
+unsafe fn queue_pump(manager: &PipelineManager, shared: &Arc<Shared>) {
+    let pump = Arc::clone(shared);
+    // SAFETY: this function's contract.
+    manager.run_on_worker(Box::new(move || unsafe { pump.pump() }));
+}
 
-impl Drop for PumpReturned<'_> {
+/// Counts a pump out of [`Pumps::running`] when dropped, unwinding
+/// included, so that [`Replay`]'s drop never waits for a pump that panicked.
+struct Running<'a>(&'a Shared);
+
+impl Drop for Running<'_> {
     fn drop(&mut self) {
-        *lock(&self.0.pumps) -= 1;
+        lock(&self.0.pumps).running -= 1;
         self.0.pumps_changed.notify_all();
     }
 }
@@ -356,41 +372,66 @@ impl Shared {
         self.changed.notify_all();
     }
 
-    /// One worker's share of the replay: builds entries until none is left.
+    /// One turn of a worker: builds the next entry, then queues the next
+    /// turn behind what was queued meanwhile (a compute pipeline the game
+    /// waits for, a hot-reload rebuild), so that the replay never holds
+    /// the workers for long. Without workers it builds every entry.
     ///
     /// # Safety
     /// The contract of [`Replay::start`].
-    unsafe fn pump(&self) {
-        let _returned = PumpReturned(self);
-        match self.manager.upgrade() {
-            // SAFETY: this function's contract. The strong reference goes
-            // before `_returned` counts this pump out.
-            Some(manager) => unsafe { self.run(&manager) },
-            None => self.abandon_rest(),
+    unsafe fn pump(self: Arc<Self>) {
+        {
+            let mut pumps = lock(&self.pumps);
+            if pumps.cancelled {
+                return;
+            }
+            pumps.running += 1;
+        }
+        let _running = Running(&self);
+        // `Replay` keeps a strong reference until no pump runs, so this
+        // never fails while it exists, and a worker never drops the last
+        // reference (the manager joins its workers when dropped). Declared
+        // after `_running`, it goes before the pump is counted out.
+        let Some(manager) = self.manager.upgrade() else {
+            self.abandon_rest();
+            return;
+        };
+        loop {
+            // SAFETY: this function's contract.
+            if !unsafe { self.build_next(&manager) } {
+                return;
+            }
+            if manager.worker_count() > 0 {
+                // SAFETY: this function's contract.
+                unsafe { queue_pump(&manager, &self) };
+                return;
+            }
         }
     }
 
+    /// Builds the next entry, unless the replay is cancelled or past its
+    /// time; whether entries are left.
+    ///
     /// # Safety
     /// The contract of [`Replay::start`].
-    unsafe fn run(&self, manager: &PipelineManager) {
-        loop {
-            if self.cancelled.load(Ordering::Acquire) || self.deadline.is_some_and(|d| Instant::now() >= d) {
-                self.abandon_rest();
-                return;
-            }
-            let Some(job) = lock(&self.queue).pop_front() else { return };
-            // SAFETY: this function's contract.
-            let built = unsafe { self.build(manager, &job.build) };
-            let mut progress = lock(&self.progress);
-            if built {
-                progress.done += 1;
-            } else {
-                progress.failed += 1;
-            }
-            progress.scope_finished(job.scope.as_deref());
-            drop(progress);
-            self.changed.notify_all();
+    unsafe fn build_next(&self, manager: &PipelineManager) -> bool {
+        if lock(&self.pumps).cancelled || self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.abandon_rest();
+            return false;
         }
+        let Some(job) = lock(&self.queue).pop_front() else { return false };
+        // SAFETY: this function's contract.
+        let built = unsafe { self.build(manager, &job.build) };
+        let mut progress = lock(&self.progress);
+        if built {
+            progress.done += 1;
+        } else {
+            progress.failed += 1;
+        }
+        progress.scope_finished(job.scope.as_deref());
+        drop(progress);
+        self.changed.notify_all();
+        !lock(&self.queue).is_empty()
     }
 
     /// # Safety
