@@ -188,9 +188,11 @@ impl Workers {
         for thread in self.threads.drain(..) {
             let _ = thread.join();
         }
-        // Jobs no worker took (every one panicked): dropped, as a closed
-        // channel drops what it holds.
-        let left = std::mem::take(&mut *lock(&self.shared.queue));
+        // Jobs no worker took (every one panicked) go now, before the
+        // manager destroys what they hold; the queue stays closed.
+        let mut queue = lock(&self.shared.queue);
+        let left = (std::mem::take(&mut queue.urgent), std::mem::take(&mut queue.links));
+        drop(queue);
         drop(left);
     }
 }
