@@ -72,8 +72,8 @@ RUST
   packaged="$registry.packaged"
   rm -rf "$packaged"
   (cd "$checkout" && cargo package --quiet --no-verify --allow-dirty --locked --target-dir "$packaged" \
-    -p smolv-format -p smolv-macros -p smolv-runtime -p smolv-build)
-  for crate in smolv-format smolv-macros smolv-runtime smolv-build; do
+    -p smolv-format -p smolv-codec -p smolv-macros -p smolv-runtime -p smolv-build)
+  for crate in smolv-format smolv-codec smolv-macros smolv-runtime smolv-build; do
     file="$packaged/package/$crate-$version.crate"
     tar -xzf "$file" -C "$registry"
     mv "$registry/$crate-$version" "$registry/$crate"

@@ -47,8 +47,8 @@ cargo build -p cargo-smolv --locked --target x86_64-pc-windows-gnu
 test -s target/x86_64-pc-windows-gnu/debug/cargo-smolv.exe
 cargo check -p smolv-runtime -p smolv-build -p smolv-reload --lib --locked --target x86_64-pc-windows-gnu \
     --features smolv-runtime/vulkan,smolv-runtime/wgpu,smolv-runtime/hot-reload,smolv-runtime/serde,smolv-build/wesl,smolv-reload/wesl
-step "smolv-runtime without default features (no_std + alloc)"
-cargo build -p smolv-runtime --no-default-features --locked
+step "smolv-runtime and smolv-codec without default features (no_std + alloc)"
+cargo build -p smolv-runtime -p smolv-codec --no-default-features --locked
 step "cargo test --workspace"
 cargo test --workspace --locked "$@"
 step "Windows under wine: a build script's workers skip its main; cargo-smolv.exe builds what Linux builds"
@@ -90,6 +90,6 @@ rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-* "$SMOLV_ROOT/target/package
 # packages it verifies against are ours at 0.1.0 from that temporary
 # registry: drop what an earlier run built of them, or it verifies against
 # the old code.
-rm -rf "$SMOLV_ROOT"/target/debug/.fingerprint/{smolv-format,smolv-runtime,smolv-macros,smolv-build,smolv-reload,cargo-smolv}-*
+rm -rf "$SMOLV_ROOT"/target/debug/.fingerprint/{smolv-format,smolv-codec,smolv-runtime,smolv-macros,smolv-build,smolv-reload,cargo-smolv}-*
 cargo package --workspace --exclude example-game --exclude example-wgpu --exclude smolv-tests --locked --allow-dirty --quiet
 step "done"

@@ -2,9 +2,9 @@
 //! entry is reused only when the code that produced it is the same.
 //!
 //! - `SMOLV_BUILD_SOURCE_HASH`: blake3 over smolv-build's own sources
-//!   (`src/`, `build.rs`, `Cargo.toml`) and smolv-runtime's (found through
-//!   its `links` metadata, `DEP_SMOLV_RUNTIME_MANIFEST_DIR`: its
-//!   specializer and reflection run at build time), so a patched or git
+//!   (`src/`, `build.rs`, `Cargo.toml`) and smolv-codec's (found through
+//!   its `links` metadata, `DEP_SMOLV_CODEC_MANIFEST_DIR`: its encoder and
+//!   specializer run at build time), so a patched or git
 //!   checkout never reuses entries of another one with the same version.
 //!
 //! The compilers linked in are identified by their exact crate versions
@@ -19,11 +19,11 @@ fn main() {
         println!("cargo:rerun-if-changed={watched}");
     }
     let mut identity = source_hash(&manifest_dir);
-    if let Some(runtime) = std::env::var_os("DEP_SMOLV_RUNTIME_MANIFEST_DIR").map(PathBuf::from) {
+    if let Some(codec) = std::env::var_os("DEP_SMOLV_CODEC_MANIFEST_DIR").map(PathBuf::from) {
         for watched in ["src", "build.rs", "Cargo.toml"] {
-            println!("cargo:rerun-if-changed={}", runtime.join(watched).display());
+            println!("cargo:rerun-if-changed={}", codec.join(watched).display());
         }
-        identity = format!("{identity}+{}", source_hash(&runtime));
+        identity = format!("{identity}+{}", source_hash(&codec));
     }
     println!("cargo:rustc-env=SMOLV_BUILD_SOURCE_HASH={identity}");
 }

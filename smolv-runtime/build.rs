@@ -30,11 +30,5 @@ fn main() {
         "none"
     };
     println!("cargo::metadata=wgpu={wgpu}");
-    // Where this crate's sources are, so that smolv-build (which depends on
-    // it) can key its build cache on the runtime code that produced an
-    // entry: the specializer and reflection run at build time.
-    if let Some(dir) = std::env::var_os("CARGO_MANIFEST_DIR") {
-        println!("cargo::metadata=manifest_dir={}", dir.to_string_lossy());
-    }
     println!("cargo::rerun-if-changed=build.rs");
 }

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use smolv_runtime::reflect::ShaderStage;
+use smolv_format::reflect::ShaderStage;
 
 use crate::cache::remote::RemoteCacheMode;
 use crate::cache::resolve_cache_dir;
@@ -888,7 +888,7 @@ impl Config {
             Err(error) => {
                 // Planned again without watching: `try_compile` watched.
                 let plan = self.plan_reading(Env::default()).ok();
-                let log = plan.map(|plan| plan.out_dir.join(crate::compile::build_log::LOG_FILE));
+                let log = plan.map(|plan| plan.out_dir.join(crate::output::build_log::LOG_FILE));
                 let log = log.filter(|log| log.is_file() && matches!(error, Error::Compile { .. }));
                 if self.prints_cargo_directives() {
                     crate::output::emit::cargo_errors(&error, log.as_deref())
@@ -915,7 +915,7 @@ impl Config {
     /// ```
     /// use smolv_build::Config;
     /// let dir = tempfile::tempdir()?;
-    /// let spirv: Vec<u8> = smolv_runtime::doc_example_module().iter().flat_map(|w| w.to_le_bytes()).collect();
+    /// let spirv: Vec<u8> = smolv_format::doc_example_module().iter().flat_map(|w| w.to_le_bytes()).collect();
     /// std::fs::create_dir(dir.path().join("shaders"))?;
     /// std::fs::write(dir.path().join("shaders/fill.comp.spv"), spirv)?;
     ///

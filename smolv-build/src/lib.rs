@@ -308,7 +308,7 @@ pub mod recipe {
 ///
 /// ```
 /// use smolv_build::bundle::{write_bundle, BundleOptions};
-/// let bundle = write_bundle(&[("fill.comp".to_owned(), smolv_runtime::doc_example_module())], &BundleOptions::default())?;
+/// let bundle = write_bundle(&[("fill.comp".to_owned(), smolv_format::doc_example_module())], &BundleOptions::default())?;
 /// assert_eq!(bundle.entries.len(), 1);
 /// # Ok::<(), smolv_build::Error>(())
 /// ```

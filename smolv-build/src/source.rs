@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use smolv_runtime::reflect::ShaderStage;
+use smolv_format::reflect::ShaderStage;
 
 use crate::error::Error;
 use crate::options::{Define, Language};
@@ -28,7 +28,7 @@ pub(crate) struct Job {
     pub(crate) defines: Vec<Define>,
     pub(crate) variant: Option<String>,
     /// Specialization constants frozen at build time.
-    pub(crate) spec_constants: Vec<(u32, smolv_runtime::specialize::Value)>,
+    pub(crate) spec_constants: Vec<(u32, smolv_codec::specialize::Value)>,
     /// WESL's `@if` features, in the order set (a later value wins).
     #[serde(default)]
     pub(crate) wesl_features: Vec<(String, bool)>,
@@ -694,7 +694,7 @@ mod tests {
     #[test]
     fn an_old_output_beside_its_source_is_skipped_with_one_warning_naming_it() {
         let dir = tree(&["tri.vert", "tri.frag", "post/blur.comp"]);
-        let spirv: Vec<u8> = smolv_runtime::doc_example_module().iter().flat_map(|w| w.to_le_bytes()).collect();
+        let spirv: Vec<u8> = smolv_format::doc_example_module().iter().flat_map(|w| w.to_le_bytes()).collect();
         // glslc's names for the outputs of tri.vert, tri.frag and blur.comp,
         // and a precompiled module with no source beside it.
         for output in ["tri.vert.spv", "tri.frag.spv", "post/blur.comp.spirv", "fill.comp.spv"] {
@@ -724,7 +724,7 @@ mod tests {
         // `blur.hlsl` names no stage, so discovery treats it as an include:
         // `blur.hlsl.spv` beside it is the only copy of the module.
         let dir = tree(&["blur.hlsl", "common.glsl"]);
-        let spirv: Vec<u8> = smolv_runtime::doc_example_module().iter().flat_map(|w| w.to_le_bytes()).collect();
+        let spirv: Vec<u8> = smolv_format::doc_example_module().iter().flat_map(|w| w.to_le_bytes()).collect();
         for output in ["blur.hlsl.spv", "common.glsl.spirv"] {
             std::fs::write(dir.path().join(output), &spirv).unwrap();
         }

@@ -1,4 +1,5 @@
-//! Worker tokens: how many jobs of this build run at once.
+//! Worker tokens and threads: how many jobs of this build run at once, and
+//! the thread pool they run on (`Threads`).
 //!
 //! Cargo shares its `-j` limit with build scripts through a jobserver
 //! (make's protocol, named in `CARGO_MAKEFLAGS`): a running build script
@@ -12,6 +13,60 @@
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+
+use rayon::prelude::*;
+
+use crate::error::Error;
+
+/// The build's threads: a pool, and the tokens that say how many of them
+/// may be busy at once.
+pub(crate) struct Threads {
+    pool: rayon::ThreadPool,
+    tokens: Tokens,
+}
+
+impl Threads {
+    /// `threads` worker threads (0: one per core), on Cargo's tokens.
+    pub(crate) fn new(threads: usize) -> Result<Self, Error> {
+        let pool = thread_pool(threads)?;
+        // Each job runs on a token: Cargo's `-j` is shared by every build script.
+        Ok(Self { pool, tokens: Tokens::from_env() })
+    }
+
+    /// `job` of every item, in parallel, each on a token; in order.
+    pub(crate) fn each<T: Sync, R: Send>(&self, items: &[T], job: impl Fn(&T) -> R + Sync) -> Vec<R> {
+        self.pool.install(|| {
+            items
+                .par_iter()
+                .enumerate()
+                .map(|(index, item)| {
+                    let _token = self.tokens.acquire();
+                    let _log = JobLog::start(index);
+                    job(item)
+                })
+                .collect()
+        })
+    }
+
+    /// Runs `work`, which splits itself across threads, on as many
+    /// threads as there are tokens for now.
+    pub(crate) fn leased<R: Send>(&self, work: impl FnOnce() -> R + Send) -> Result<R, Error> {
+        if self.tokens.limited() {
+            let lease = self.tokens.lease(self.pool.current_num_threads());
+            Ok(thread_pool(lease.len())?.install(work))
+        } else {
+            Ok(self.pool.install(work))
+        }
+    }
+}
+
+/// Worker threads; 0 for one per core.
+fn thread_pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Error::Internal(format!("cannot start worker threads: {e}")))
+}
 
 /// Where the tokens come from.
 pub(crate) struct Tokens {

@@ -5,9 +5,14 @@
 //!
 //! Stages, in order: what to build (`options`, `settings`) → `source` →
 //! `compile` → `pack` → `output`. The build `cache` (with the remote cache
-//! inside it), `error` and `env` (the one reader of the environment) are
-//! leaves every stage may use, and which use no stage. The driver (`config`, `run`, `tokens` and the crate root) may
-//! use everything.
+//! inside it), `error`, `env` (the one reader of the environment) and
+//! `tokens` (the build's threads, on Cargo's jobserver) are leaves every
+//! stage may use, and which use no stage. The driver (`config`, `run` and
+//! the crate root) may use everything.
+//!
+//! The stages return data and the output stage writes it: no other stage
+//! reads where `OUT_DIR` is, nor prints to the standard output Cargo reads
+//! directives from.
 
 use std::path::{Path, PathBuf};
 
@@ -15,13 +20,13 @@ use std::path::{Path, PathBuf};
 /// lower ones.
 fn rank_of_module(name: &str) -> Option<(u8, &'static str)> {
     Some(match name {
-        "error" | "cache" | "env" => (0, "a leaf"),
+        "error" | "cache" | "env" | "tokens" => (0, "a leaf"),
         "options" | "settings" => (1, "what to build"),
         "source" => (2, "source"),
         "compile" => (3, "compile"),
         "pack" => (4, "pack"),
         "output" => (5, "output"),
-        "config" | "run" | "tokens" | "lib" => (6, "the driver"),
+        "config" | "run" | "lib" => (6, "the driver"),
         _ => return None,
     })
 }
@@ -143,10 +148,59 @@ fn no_module_imports_from_a_later_stage() {
     }
     assert!(
         violations.is_empty(),
-        "imports against the stage order (what to build → source → compile → pack → output; cache and error are \
-         leaves):\n{}",
+        "imports against the stage order (what to build → source → compile → pack → output; cache, error, env \
+         and tokens are leaves):\n{}",
         violations.join("\n")
     );
+}
+
+/// Each file under `src/` with its top-level module and its code (see
+/// [`code`]).
+fn sources() -> Vec<(String, String, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.sort();
+    assert!(files.len() > 20, "found only {} files under {}", files.len(), src.display());
+    files
+        .iter()
+        .map(|file| {
+            let relative = file.strip_prefix(&src).unwrap();
+            let text = std::fs::read_to_string(file).unwrap();
+            (format!("src/{}", relative.display()), module_of(relative), code(&text))
+        })
+        .collect()
+}
+
+/// Whether `code` prints to the standard output (`print!`, `println!`;
+/// not `eprintln!`).
+fn prints_to_stdout(code: &str) -> bool {
+    ["print!", "println!"].iter().any(|name| {
+        code.match_indices(name)
+            .any(|(at, _)| !code[..at].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '_'))
+    })
+}
+
+#[test]
+fn only_the_output_stage_writes_out_dir_and_prints_directives() {
+    let mut violations = Vec::new();
+    for (file, module, code) in sources() {
+        // The driver hands `OUT_DIR` to the output stage; `env` prints the
+        // `rerun-if-env-changed` line of each variable as it reads it, and
+        // `config` the errors of a build that failed.
+        let (reads_out_dir, prints) = match module.as_str() {
+            "output" | "config" | "run" | "lib" => (true, true),
+            "env" => (false, true),
+            _ => (false, false),
+        };
+        if !reads_out_dir && code.contains(".out_dir") {
+            violations.push(format!("{file}: reads `out_dir`: only the output stage writes OUT_DIR"));
+        }
+        if !prints && prints_to_stdout(&code) {
+            violations.push(format!("{file}: prints: only the output stage prints Cargo directives"));
+        }
+    }
+    assert!(violations.is_empty(), "writing before the output stage:\n{}", violations.join("\n"));
 }
 
 #[test]
@@ -157,4 +211,6 @@ fn the_checker_sees_plain_grouped_and_nested_paths() {
     );
     let firsts: Vec<String> = crate_paths(&code).into_iter().map(|(first, _)| first).collect();
     assert_eq!(firsts, ["pack", "output", "cache"]);
+    assert!(prints_to_stdout("println!(\"x\");") && prints_to_stdout("print!(\"x\")"));
+    assert!(!prints_to_stdout("eprintln!(\"x\"); eprint!(\"y\");"));
 }

@@ -130,21 +130,21 @@
 extern crate alloc;
 
 #[cfg(feature = "std")]
-pub mod container;
-#[cfg(feature = "std")]
 mod embed;
 pub mod interface;
-mod options;
 #[cfg(any(feature = "vulkan", feature = "wgpu"))]
 mod pipeline_cache_file;
 pub mod reflect;
-pub mod relative_ids;
 #[cfg(feature = "std")]
 pub mod shader;
 #[cfg(feature = "std")]
 mod shader_error;
-pub mod smolv;
-pub mod specialize;
+
+// The codecs are smolv-codec's (what smolv-build encodes and specializes
+// with), under this crate's names.
+#[cfg(feature = "std")]
+pub use smolv_codec::container;
+pub use smolv_codec::{relative_ids, smolv, specialize};
 #[cfg(feature = "vulkan")]
 pub mod vulkan;
 #[cfg(feature = "wgpu")]
@@ -491,10 +491,9 @@ macro_rules! __smolv_zstd {
     };
 }
 
-pub use options::DecodeOptions;
-pub use smolv::{
-    DecodeError, EncodeError, EncodeOptions, NameFilter, SmolvInfo, SpirvInput, decode, decode_into, decoded_len,
-    encode, encode_into, inspect,
+pub use smolv_codec::{
+    DecodeError, DecodeOptions, EncodeError, EncodeOptions, NameFilter, SmolvInfo, SpirvInput, decode, decode_into,
+    decoded_len, encode, encode_into, inspect,
 };
 
 /// A tiny valid SPIR-V 1.0 compute module (an empty `main`), used by the

@@ -8,10 +8,10 @@
 
 use core::fmt;
 
-use crate::container::ContainerError;
 use crate::reflect::ReflectionError;
-use crate::relative_ids::RelativeIdsError;
-use crate::smolv::DecodeError;
+use smolv_codec::container::ContainerError;
+use smolv_codec::relative_ids::RelativeIdsError;
+use smolv_codec::smolv::DecodeError;
 
 /// Why a shader, embedded or loaded, could not be decoded or reflected.
 ///

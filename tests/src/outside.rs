@@ -85,7 +85,7 @@ pub fn out_dir(shaders: &Path) -> PathBuf {
 
 /// smolv's crates that a game depends on, in the order `cargo package`
 /// takes them.
-const PUBLISHED: [&str; 4] = ["smolv-format", "smolv-macros", "smolv-runtime", "smolv-build"];
+const PUBLISHED: [&str; 5] = ["smolv-format", "smolv-codec", "smolv-macros", "smolv-runtime", "smolv-build"];
 
 /// Makes `root`'s crate take smolv from a stand-in for crates.io, as a
 /// user's crate does: smolv's crates as `cargo package` makes them (only

@@ -220,7 +220,7 @@ pub(crate) fn compile_uncached(
     if !job.spec_constants.is_empty() {
         for module in &mut modules {
             let input = module.optimized.as_ref().unwrap_or(&module.spirv);
-            let specialized = smolv_runtime::specialize::Specializer::analyze(input)
+            let specialized = smolv_codec::specialize::Specializer::analyze(input)
                 .and_then(|analysis| analysis.specialize(&job.spec_constants))
                 .map_err(|e| vec![Diagnostic::whole_file(&job.path, format!("specializing {}: {e}", module.name))])?;
             module.optimized = Some(specialized);
@@ -385,10 +385,10 @@ fn read_entry(body: &[u8], hashes: &FileHashes, paths: &PortablePaths) -> Option
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use smolv_runtime::reflect::ShaderStage;
+    use smolv_format::reflect::ShaderStage;
 
     fn module(name: &str) -> CompiledModule {
-        let spirv = smolv_runtime::doc_example_module();
+        let spirv = smolv_format::doc_example_module();
         CompiledModule {
             name: name.into(),
             stage: ShaderStage::Compute,
@@ -544,7 +544,7 @@ pub(crate) mod tests {
         use crate::compile::optimize::tests::{fake_spirv_opt, runs};
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("fill.comp.spv");
-        let words = smolv_runtime::doc_example_module();
+        let words = smolv_format::doc_example_module();
         std::fs::write(&path, words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>()).unwrap();
         let job = Job::for_test("fill.comp.spv", &path, Language::Spirv);
         // (spirv-opt's script, whether the second build is a cache hit, spirv-opt's runs in both builds)
@@ -700,7 +700,7 @@ pub(crate) mod tests {
     /// well-formed, and invalid.
     #[cfg(feature = "optimizer")]
     fn invalid_module() -> Vec<u32> {
-        let mut module = smolv_runtime::doc_example_module();
+        let mut module = smolv_format::doc_example_module();
         let entry = (5..module.len()).find(|&i| module[i] & 0xffff == 15).expect("OpEntryPoint");
         module[entry + 2] = 999;
         module
@@ -730,7 +730,7 @@ pub(crate) mod tests {
     #[test]
     fn without_the_optimizer_a_module_ships_as_compiled_and_is_not_cached() {
         let dir = tempfile::tempdir().unwrap();
-        let words = smolv_runtime::doc_example_module();
+        let words = smolv_format::doc_example_module();
         let job = spirv_job(dir.path(), &words);
         let (first, second) = compile_twice(&job, &Compilers::InProcess);
         assert_eq!(first.modules[0].optimized, None);
@@ -756,7 +756,7 @@ pub(crate) mod tests {
             (crate::compile::worker::TEST_ABORT_VAR, &abort),
             (crate::compile::worker::TEST_STARTED_VAR, &started),
         ]);
-        let job = spirv_job(dir.path(), &smolv_runtime::doc_example_module());
+        let job = spirv_job(dir.path(), &smolv_format::doc_example_module());
         let (first, second) = compile_twice(&job, &compilers);
         assert_eq!(first.modules[0].optimized, None);
         let warning = first.warnings.iter().find(|w| w.contains("not optimized in this build")).expect("a warning");

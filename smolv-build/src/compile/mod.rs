@@ -4,15 +4,16 @@
 //! identified (`tool`), the paths the cache records (`portable`), and the
 //! guards around in-process compilers: worker processes that a crash ends
 //! instead of the build (`worker`), their chatter kept off a build
-//! script's stdout (`quiet_stdout`), and the log of a failed build
-//! (`build_log`). `target_check` words the warning for modules newer
-//! than the target environment takes. For wgpu targets, `translate` turns
-//! SPIR-V into minified WGSL with naga, in the same workers.
+//! script's stdout (`quiet_stdout`). `target_check` words the warning for
+//! modules newer than the target environment takes. For wgpu targets,
+//! `translate` turns SPIR-V into minified WGSL with naga, in the same
+//! workers. `all` is the stage's entry: every job of a build, returning
+//! what came of each.
 //!
 //! It reads what to build (`options`, `settings`) and the jobs (`source`);
 //! it never reads the later stages.
 
-pub(crate) mod build_log;
+pub(crate) mod all;
 pub(crate) mod frontend;
 mod job;
 pub(crate) mod optimize;

@@ -3,7 +3,7 @@
 //! and variants, resource bindings. Plain values, used by the builder and by
 //! every build step.
 
-use smolv_runtime::reflect::ShaderStage;
+use smolv_format::reflect::ShaderStage;
 
 mod language;
 mod packing;
@@ -225,8 +225,8 @@ pub enum Optimization {
 ///
 /// ```
 /// use smolv_build::{bundle::compress_set, DictionaryMode};
-/// # let spirv = smolv_runtime::doc_example_module();
-/// let smolv = smolv_runtime::encode(&spirv[..], &Default::default())?;
+/// # let spirv = smolv_format::doc_example_module();
+/// let smolv = smolv_codec::encode(&spirv[..], &Default::default())?;
 /// let alone = compress_set(&[smolv.clone(), smolv.clone()], 19, DictionaryMode::Off)?;
 /// assert_eq!(alone.dictionary, None);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -292,7 +292,7 @@ impl Define {
 pub struct Variant {
     pub(crate) name: String,
     pub(crate) defines: Vec<Define>,
-    pub(crate) spec_constants: Vec<(u32, smolv_runtime::specialize::Value)>,
+    pub(crate) spec_constants: Vec<(u32, smolv_codec::specialize::Value)>,
     pub(crate) wesl_features: Vec<(String, bool)>,
 }
 
@@ -309,14 +309,14 @@ impl Variant {
 
     /// Freezes specialization constant `id` to `value` at build time: the
     /// variant is the ubershader specialized (branches resolved, dead code
-    /// removed) by `smolv_runtime::specialize`.
+    /// removed) by `smolv_codec::specialize`.
     ///
     /// ```
     /// use smolv_build::Variant;
     /// let low = Variant::new("low").spec_constant(0, false).spec_constant(4, 1);
     /// # let _ = low;
     /// ```
-    pub fn spec_constant(mut self, id: u32, value: impl Into<smolv_runtime::specialize::Value>) -> Self {
+    pub fn spec_constant(mut self, id: u32, value: impl Into<smolv_codec::specialize::Value>) -> Self {
         self.spec_constants.push((id, value.into()));
         self
     }

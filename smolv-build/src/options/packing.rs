@@ -27,7 +27,7 @@ pub enum Packing {
     /// ```
     Raw,
     /// (`relative-ids`) SPIR-V words with ids stored relative to each
-    /// instruction's result ([`smolv_runtime::relative_ids`]): as large as
+    /// instruction's result ([`smolv_codec::relative_ids`]): as large as
     /// raw SPIR-V installed, smaller after `xz -9`, for a small decoder
     /// (measured in docs/size.md). What the `download` goal picks for all
     /// but the smallest sets.

@@ -1,5 +1,7 @@
 //! Writing the results: artifacts and manifest in `OUT_DIR`, and the
-//! `cargo:` directives that make Cargo rerun the build exactly when needed.
+//! `cargo:` directives that make Cargo rerun the build exactly when needed
+//! (collected as the build goes, printed at its end). [`write`](crate::output::write)
+//! decides what is written.
 
 use std::path::{Path, PathBuf};
 
@@ -59,9 +61,9 @@ pub(crate) fn write_artifacts(
     }
     if let (Some(wgsl), Some(wgpu)) = (&artifacts.manifest.wgsl, &artifacts.wgpu) {
         embedded_files.push((&wgsl.data, &wgpu.packed.data));
-        for (_, file, text) in &wgpu.texts {
-            write(&dir.join(file), text.as_bytes())?;
-            keep.push(dir.join(file));
+        for (module, (_, _, text)) in wgsl.modules.iter().zip(&wgpu.texts) {
+            write(&dir.join(&module.text), text.as_bytes())?;
+            keep.push(dir.join(&module.text));
         }
     }
     for (name, bytes) in embedded_files {
@@ -168,8 +170,9 @@ fn directive_text(path: &Path) -> Option<&str> {
 /// What [`Directives::run_again`] watches in `OUT_DIR`: never created.
 const RUN_AGAIN: &str = "smolv-run-again";
 
-/// Prints `cargo:` directives (or nothing, outside a build script), each
-/// path once, and no path below a watched root.
+/// `cargo:` directives (or nothing, outside a build script), each path
+/// once, and no path below a watched root: collected as the build goes,
+/// printed once at its end ([`print`](Self::print)).
 ///
 /// Cargo shows a failed build script's whole standard output, so the
 /// directives stay few: one `rerun-if-changed` per shader root (Cargo scans
@@ -200,6 +203,8 @@ pub(crate) struct Directives {
     roots: std::cell::RefCell<Vec<(PathBuf, Option<PathBuf>)>>,
     /// Cargo's target directory, canonical: found above `OUT_DIR`.
     target_dir: Option<PathBuf>,
+    /// The directive lines so far, in order.
+    lines: std::cell::RefCell<Vec<String>>,
     /// The crate's directory (`CARGO_MANIFEST_DIR`), as Cargo gives it and
     /// canonical: what a relative `rerun-if-changed` path is relative to.
     manifest_dir: Vec<PathBuf>,
@@ -213,6 +218,7 @@ impl Directives {
             watched: Default::default(),
             roots: Default::default(),
             target_dir: None,
+            lines: Default::default(),
             manifest_dir: Vec::new(),
         }
         .in_crate(manifest_dir.as_deref())
@@ -233,7 +239,9 @@ impl Directives {
     }
 
     /// Watches a shader root (a directory or a file): what Cargo sees
-    /// below it needs no directive of its own.
+    /// below it needs no directive of its own. Roots are watched before the
+    /// build writes anything: a root that holds the target directory is
+    /// watched by its entries as they are then.
     pub(crate) fn watch_root(&self, root: &Path) {
         // Recorded first: a folder above it that no directive can name is
         // not the user's to rename (see `directive`).
@@ -263,7 +271,7 @@ impl Directives {
         for path in self.watchable(path) {
             let Some((watched, line)) = self.directive(&path) else { continue };
             if self.watched.borrow_mut().insert(watched) {
-                println!("{line}");
+                self.lines.borrow_mut().push(line);
             }
         }
     }
@@ -421,9 +429,15 @@ impl Directives {
     /// A warning; each line becomes its own `cargo:warning`.
     pub(crate) fn warning(&self, text: &str) {
         if self.enabled {
-            for line in lines(text) {
-                println!("cargo:warning={line}");
-            }
+            self.lines.borrow_mut().extend(lines(text).map(|line| format!("cargo:warning={line}")));
+        }
+    }
+
+    /// Prints every directive collected, in order, on the standard output
+    /// Cargo reads them from.
+    pub(crate) fn print(self) {
+        for line in self.lines.into_inner() {
+            println!("{line}");
         }
     }
 }

@@ -3,8 +3,9 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+use crate::compile::all::Built;
 use crate::options::Language;
-use crate::pack::artifacts::{Artifacts, Built};
+use crate::pack::artifacts::Artifacts;
 use crate::pack::packing::{PackedSet, WGPU_FRONT_ENDS, WgpuFrontEnds};
 use crate::pack::wgsl::WgpuChoice;
 

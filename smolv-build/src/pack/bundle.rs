@@ -4,13 +4,14 @@
 //! SPIR-V, for `cargo smolv pack` and tools that produce SPIR-V themselves.
 
 use rayon::prelude::*;
-use smolv_runtime::container::{BundleBuilder, Codec, assemble};
-use smolv_runtime::reflect::{Reflection, ShaderStage};
+use smolv_codec::container::{BundleBuilder, Codec, assemble};
+use smolv_format::reflect::{Reflection, ShaderStage};
 
 use crate::error::Error;
 use crate::options::DictionaryMode;
-use crate::pack::encode::{Encoded, Packed, Strip, compress, encode_module};
+use crate::pack::encode::{Encoded, Strip, encode_module};
 use crate::pack::reflect::reflect;
+use crate::pack::zstd_forms::{Packed, compress};
 
 /// One module going into a bundle.
 pub(crate) struct BundleModule<'a> {
@@ -52,7 +53,7 @@ pub(crate) fn assemble_bundle(modules: &[BundleModule<'_>], packed: &Packed) -> 
 /// use smolv_build::DictionaryMode;
 /// use smolv_build::bundle::{write_bundle, BundleOptions};
 /// let options = BundleOptions::new().zstd_level(22).dictionary(DictionaryMode::Off).strip_debug(true);
-/// let bundle = write_bundle(&[("fill.comp".to_owned(), smolv_runtime::doc_example_module())], &options)?;
+/// let bundle = write_bundle(&[("fill.comp".to_owned(), smolv_format::doc_example_module())], &options)?;
 /// assert_eq!(bundle.dictionary_bytes, 0);
 /// # Ok::<(), smolv_build::Error>(())
 /// ```
@@ -130,7 +131,7 @@ impl BundleOptions {
 ///
 /// ```
 /// use smolv_build::bundle::{write_bundle, BundleOptions};
-/// let spirv = smolv_runtime::doc_example_module();
+/// let spirv = smolv_format::doc_example_module();
 /// let bundle = write_bundle(&[("fill.comp".to_owned(), spirv.clone())], &BundleOptions::default())?;
 /// let entry = &bundle.entries[0];
 /// assert_eq!((entry.name.as_str(), entry.spirv_bytes), ("fill.comp", spirv.len() * 4));
@@ -154,7 +155,7 @@ pub struct WrittenEntry {
 ///
 /// ```no_run
 /// use smolv_build::bundle::{write_bundle, BundleOptions};
-/// # let (blur, sky) = (smolv_runtime::doc_example_module(), smolv_runtime::doc_example_module());
+/// # let (blur, sky) = (smolv_format::doc_example_module(), smolv_format::doc_example_module());
 /// let bundle = write_bundle(&[("blur.comp".to_owned(), blur), ("sky.frag".to_owned(), sky)], &BundleOptions::default())?;
 /// std::fs::write("assets/shaders.smvb", &bundle.bytes)?;
 /// println!("{} entries, dictionary {} bytes", bundle.entries.len(), bundle.dictionary_bytes);
@@ -163,8 +164,8 @@ pub struct WrittenEntry {
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct WrittenBundle {
-    /// The bundle (`.smvb`), as [`ShaderSet::from_vec`](smolv_runtime::ShaderSet::from_vec)
-    /// and [`container::Bundle`](smolv_runtime::container::Bundle) read it.
+    /// The bundle (`.smvb`), as smolv-runtime's `ShaderSet::from_vec`
+    /// and [`container::Bundle`](smolv_codec::container::Bundle) read it.
     pub bytes: Vec<u8>,
     /// Per-entry sizes, sorted by name.
     pub entries: Vec<WrittenEntry>,
@@ -179,7 +180,7 @@ pub struct WrittenBundle {
 /// use smolv_build::bundle::{write_bundle, BundleOptions};
 /// use smolv_runtime::ShaderSet;
 ///
-/// let spirv = smolv_runtime::doc_example_module();
+/// let spirv = smolv_format::doc_example_module();
 /// let bundle = write_bundle(&[("blur.comp".to_owned(), spirv.clone())], &BundleOptions::default())?;
 /// let set = ShaderSet::from_vec(bundle.bytes)?;
 /// assert_eq!(set.get("blur.comp")?.decode()?, spirv);
@@ -233,8 +234,8 @@ pub fn write_bundle(modules: &[(String, Vec<u32>)], options: &BundleOptions) -> 
 /// ```
 /// use smolv_build::DictionaryMode;
 /// use smolv_build::bundle::compress_set;
-/// # let spirv = smolv_runtime::doc_example_module();
-/// let smolv = smolv_runtime::encode(&spirv[..], &Default::default())?;
+/// # let spirv = smolv_format::doc_example_module();
+/// let smolv = smolv_codec::encode(&spirv[..], &Default::default())?;
 /// let set = compress_set(&[smolv], 19, DictionaryMode::Auto)?;
 /// assert_eq!(set.payloads.len(), 1);
 /// assert_eq!(set.dictionary, None, "one module is too little to train a dictionary on");
@@ -267,8 +268,8 @@ impl CompressedSet {
 /// ```
 /// use smolv_build::DictionaryMode;
 /// use smolv_build::bundle::compress_set;
-/// # let spirv = smolv_runtime::doc_example_module();
-/// let smolv = smolv_runtime::encode(&spirv[..], &Default::default())?;
+/// # let spirv = smolv_format::doc_example_module();
+/// let smolv = smolv_codec::encode(&spirv[..], &Default::default())?;
 /// let set = compress_set(&[smolv.clone(), smolv.clone()], 19, DictionaryMode::Auto)?;
 /// assert_eq!(set.payloads.len(), 2);
 /// // Everything to decompress them is in the set.

@@ -1,17 +1,103 @@
-//! The pack stage: compiled SPIR-V → what ships. Reflect each module
-//! (`reflect`), SMOL-V encode it and compress the zstd forms (`encode`),
-//! choose and write the embedded set (`packing`), assemble the containers
-//! and the bundle (`bundle`), record how to compile each module again
-//! (`recipe`), and gather it all for the output stage (`artifacts`).
+//! The pack stage: compiled SPIR-V → what ships, in this order, each step
+//! handing its data to the next ([`pack`]): reflect each module
+//! (`reflect`), SMOL-V encode it (`encode`), for wgpu targets translate it
+//! to WGSL (`wgsl`), compress the set with zstd, alone and with a
+//! dictionary (`zstd_forms`, with the work both halves share in
+//! `zstd_memo`), choose and pack the embedded set (`packing`), weigh the
+//! WGSL against SPIR-V (`wgpu`), assemble the containers and the bundle
+//! (`bundle`), and the manifest that names the files (`artifacts`, with
+//! the names in `naming` and how to compile each module again in
+//! `recipe`).
 //!
 //! It reads the earlier stages (options, source, compile) and the cache;
-//! it never reads the output stage.
+//! it never reads the output stage, and writes nothing to `OUT_DIR`.
 
 pub(crate) mod artifacts;
 pub(crate) mod bundle;
 pub(crate) mod encode;
+pub(crate) mod naming;
 pub(crate) mod packing;
 pub(crate) mod recipe;
 pub(crate) mod reflect;
+pub(crate) mod wgpu;
 pub(crate) mod wgsl;
+pub(crate) mod zstd_forms;
 pub(crate) mod zstd_memo;
+
+use crate::cache::Cache;
+use crate::compile::all::{Built, Compiled};
+use crate::compile::worker::Compilers;
+use crate::error::Error;
+use crate::pack::artifacts::{Artifacts, Made};
+use crate::pack::bundle::BundleModule;
+use crate::pack::wgpu::RefusedSet;
+use crate::pack::zstd_memo::ZstdMemo;
+use crate::settings::Plan;
+
+/// The pack stage: every compiled module of `compiled` reflected,
+/// encoded, compressed and packed, in that order, each step handing its
+/// data to the next. For a wgpu target, `compilers` translate the modules
+/// to WGSL; they end here.
+pub(crate) fn pack(plan: &Plan, compiled: &Compiled<'_>, compilers: Compilers) -> Result<Artifacts, Error> {
+    let Ok(threads) = &compiled.threads else {
+        return Err(Error::Internal("the pack stage has no threads".to_owned()));
+    };
+    // Packing splits its work across threads by itself: as many as it has
+    // tokens for now.
+    let artifacts = threads.leased(|| steps(&compiled.modules, plan, &compiled.cache, &compilers))?;
+    // The last idle workers end here, not when the build's outputs are
+    // written.
+    drop(compilers);
+    artifacts
+}
+
+fn steps(modules: &[Built<'_>], plan: &Plan, cache: &Cache, compilers: &Compilers) -> Result<Artifacts, Error> {
+    let settings = &plan.settings;
+    let reflected = reflect::reflect_all(modules, settings);
+    let encoded = encode::encode_all(modules, &reflected, settings)?;
+    let translated =
+        plan.packing.target.may_ship_wgsl().then(|| wgsl::translate_modules(modules, &encoded, compilers, cache));
+    // Where naga made WGSL, the modules it refused are weighed as a SPIR-V
+    // set of their own.
+    let refused: Option<Vec<usize>> = translated
+        .as_ref()
+        .filter(|translated| !translated.texts.is_empty())
+        .map(|translated| translated.refused.iter().map(|&(index, _)| index).collect());
+
+    // The bundle's forms and the embedded set's share this work.
+    let memo = ZstdMemo::new(encoded.iter().map(|e| e.smolv.as_slice()), Some(cache));
+    let refused_memo = refused
+        .as_ref()
+        .map(|refused| ZstdMemo::new(refused.iter().map(|&i| encoded[i].smolv.as_slice()), Some(cache)));
+    let zstd = zstd_forms::cached(&memo, plan, cache)?;
+    let refused_zstd = refused_memo.as_ref().map(|memo| zstd_forms::cached_or_empty(memo, plan, cache)).transpose()?;
+
+    let inputs = packing::inputs(modules, &encoded);
+    let embedded = packing::pack_cached(&inputs, &zstd, &memo, &plan.packing, plan.dictionary, cache)?;
+    let refused_set = match (&refused, &refused_memo, &refused_zstd) {
+        (Some(refused), Some(memo), Some(zstd)) => {
+            let inputs: Vec<_> = refused.iter().map(|&i| inputs[i].clone()).collect();
+            let set = packing::pack_subset(&inputs, zstd, memo, &plan.packing, plan.dictionary, cache)?;
+            Some(RefusedSet { set, spirv_bytes: inputs.iter().map(|m| m.spirv.len()).sum() })
+        }
+        _ => None,
+    };
+
+    let wgpu = translated
+        .map(|translated| wgpu::choose(translated, &embedded, refused_set, modules.len(), plan))
+        .transpose()?;
+    let bundle_modules: Vec<BundleModule<'_>> = modules
+        .iter()
+        .zip(&encoded)
+        .zip(&reflected)
+        .map(|((Built { module, .. }, encoded), reflected)| BundleModule {
+            name: &module.name,
+            encoded,
+            reflection: &reflected.in_container,
+        })
+        .collect();
+    let packed = zstd.preferred();
+    let bundled = bundle::assemble_bundle(&bundle_modules, packed)?;
+    let made = Made { reflected: &reflected, encoded: &encoded, inputs: &inputs, packed, bundled };
+    Ok(artifacts::assemble(modules, made, embedded, wgpu, plan))
+}

@@ -99,7 +99,7 @@ impl std::fmt::Debug for CompilerPool {
 /// use smolv_build::recipe::ShaderRecipe;
 /// use smolv_format::{ARTIFACT_DIR, MANIFEST_FILE, Manifest};
 /// # let dir = tempfile::tempdir()?;
-/// # let spirv: Vec<u8> = smolv_runtime::doc_example_module().iter().flat_map(|w| w.to_le_bytes()).collect();
+/// # let spirv: Vec<u8> = smolv_format::doc_example_module().iter().flat_map(|w| w.to_le_bytes()).collect();
 /// # std::fs::create_dir(dir.path().join("shaders"))?;
 /// # std::fs::write(dir.path().join("shaders/fill.comp.spv"), spirv)?;
 /// # let mut config = smolv_build::Config::new();

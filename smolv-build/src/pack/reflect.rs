@@ -1,11 +1,43 @@
-//! Reflection of the SPIR-V that ships, with smolv-runtime's reader: the
+//! Reflection of the SPIR-V that ships, with smolv-format's reader: the
 //! build and embedded shaders (which reflect their decoded SPIR-V at run
 //! time) must agree, so both run the same code.
 
 use std::collections::BTreeSet;
 
+use rayon::prelude::*;
 use smolv_format::reflect::Interface;
-use smolv_runtime::reflect::{Reflection, ShaderStage};
+use smolv_format::reflect::{Reflection, ShaderStage};
+
+use crate::compile::all::Built;
+use crate::settings::Settings;
+
+/// What the pack stage knows of a module's interface.
+pub(crate) struct Reflected {
+    /// The build's reflection, before stripping: the manifest's.
+    pub(crate) reflection: Reflection,
+    /// What the container stores beside the module (see [`as_shipped`]).
+    pub(crate) in_container: Reflection,
+    /// The typed interface (see [`interface`]).
+    pub(crate) interface: Option<Interface>,
+}
+
+/// Reflects every module as it ships.
+pub(crate) fn reflect_all(modules: &[Built<'_>], settings: &Settings) -> Vec<Reflected> {
+    // What `Strip::of` keeps: names, unless debug info goes and the
+    // interface names with it.
+    let keeps_names = !settings.strip_debug || settings.keep_interface_names;
+    modules
+        .par_iter()
+        .map(|Built { module, .. }| {
+            let shipped = module.optimized.as_ref().unwrap_or(&module.spirv);
+            let reflection = reflect(shipped, module.stage, &module.entry_point);
+            // The manifest keeps every name (generated types, hot reload);
+            // the container holds what the module ships with.
+            let in_container = as_shipped(&reflection, keeps_names);
+            Reflected { in_container, interface: interface(&module.spirv, shipped), reflection }
+        })
+        .collect()
+}
 
 /// Reflects a module. `stage` and `entry_point` stand in when the module
 /// has no `OpEntryPoint` of a known stage (a frontend's module always has

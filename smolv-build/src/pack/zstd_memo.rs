@@ -1,6 +1,6 @@
 //! The zstd work on one set's SMOL-V, each piece done once per build.
 //!
-//! The bundle ([`compress_forms`](crate::pack::encode::compress_forms)) and
+//! The bundle ([`compress_forms`](crate::pack::zstd_forms::compress_forms)) and
 //! the embedded set ([`packing`](crate::pack::packing)) both train
 //! dictionaries over the same modules, at mostly the same sizes, and rank
 //! them at the same level: training is the slowest step after compiling,
@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rayon::prelude::*;
-use smolv_runtime::container::{Dictionary, compress};
+use smolv_codec::container::{Dictionary, compress};
 use zstd::zstd_safe::{self, CCtx, CDict, CParameter};
 
 use crate::cache::{Cache, KeyBuilder};

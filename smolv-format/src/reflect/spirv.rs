@@ -248,21 +248,39 @@ impl Module {
     }
 
     /// Byte size of a type in a block; `matrix_stride` applies to a matrix member.
-    fn size_of(&self, ty: u32, matrix_stride: Option<u32>, depth: u32) -> u32 {
+    fn size_of(&self, ty: u32) -> u32 {
+        self.size_in(ty, None, 0, &mut HashMap::new())
+    }
+
+    /// [`size_of`](Self::size_of) at `depth`, each type's size worked out
+    /// once (`known`): a struct of two copies of the struct before it, 30
+    /// deep, would otherwise take 2^30 steps.
+    fn size_in(
+        &self,
+        ty: u32,
+        matrix_stride: Option<u32>,
+        depth: u32,
+        known: &mut HashMap<(u32, Option<u32>), u32>,
+    ) -> u32 {
         if depth > 32 {
             return 0;
         }
-        match self.types.get(&ty) {
+        if let Some(&size) = known.get(&(ty, matrix_stride)) {
+            return size;
+        }
+        let size = match self.types.get(&ty) {
             Some(Type::Bool) => 4,
             // Saturating throughout: hostile counts must not overflow.
             Some(Type::Int { width, .. } | Type::Float { width }) => width / 8,
-            Some(Type::Vector { component, count }) => count.saturating_mul(self.size_of(*component, None, depth + 1)),
+            Some(Type::Vector { component, count }) => {
+                count.saturating_mul(self.size_in(*component, None, depth + 1, known))
+            }
             Some(Type::Matrix { column, count }) => {
-                count.saturating_mul(matrix_stride.unwrap_or_else(|| self.size_of(*column, None, depth + 1)))
+                count.saturating_mul(matrix_stride.unwrap_or_else(|| self.size_in(*column, None, depth + 1, known)))
             }
             Some(Type::Array { element, length }) => {
                 let stride = self.decorations.get(&ty).and_then(|d| d.array_stride);
-                length.saturating_mul(stride.unwrap_or_else(|| self.size_of(*element, matrix_stride, depth + 1)))
+                length.saturating_mul(stride.unwrap_or_else(|| self.size_in(*element, matrix_stride, depth + 1, known)))
             }
             Some(Type::Struct { members }) => members
                 .iter()
@@ -270,12 +288,14 @@ impl Module {
                 .map(|(&member, i)| {
                     let m = self.members.get(&(ty, i));
                     let offset = m.and_then(|m| m.offset).unwrap_or(0);
-                    offset.saturating_add(self.size_of(member, m.and_then(|m| m.matrix_stride), depth + 1))
+                    offset.saturating_add(self.size_in(member, m.and_then(|m| m.matrix_stride), depth + 1, known))
                 })
                 .max()
                 .unwrap_or(0),
             _ => 0,
-        }
+        };
+        known.insert((ty, matrix_stride), size);
+        size
     }
 
     /// Whether `ty` is a struct whose members are all built-ins (such as
@@ -491,7 +511,7 @@ fn reflect(module: &Module, stage: ShaderStage, entry_id: u32, entry_point: Stri
                 // offset-00295, size-00297); a block may start or end on a
                 // 16-bit or 8-bit member.
                 let offset = offset & !3;
-                let end = module.size_of(pointee, None, 0);
+                let end = module.size_of(pointee);
                 let end = end.checked_add(3).map_or(!3, |e| e & !3);
                 let size = end.saturating_sub(offset);
                 // An empty block reads no bytes: Vulkan has no range of size

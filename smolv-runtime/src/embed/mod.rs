@@ -54,8 +54,8 @@ pub(crate) use wgsl::{WgslModule, WgslSet};
 #[cfg(feature = "macros")]
 pub use words::{le_words, spirv_module};
 
-use crate::options::DecodeOptions;
 use crate::shader_error::{Failure, ShaderError};
+use smolv_codec::DecodeOptions;
 
 /// Decodes module `index` of `source` once and keeps the words, or serves
 /// raw ones in place. One function for every kind, outside the vtables, so

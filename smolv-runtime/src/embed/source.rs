@@ -6,9 +6,9 @@
 use std::sync::OnceLock;
 
 use super::EmbeddedSet;
-use crate::container::ContentHash;
-use crate::options::DecodeOptions;
 use crate::shader_error::ShaderError;
+use smolv_codec::DecodeOptions;
+use smolv_codec::container::ContentHash;
 
 /// Where an encoded shader's bytes are, and how they decode: module
 /// `index` of an embedded set or module, or a loaded container (which

@@ -13,9 +13,9 @@ use alloc::vec::Vec;
 use smolv_format::Codec;
 
 use super::{EmbeddedModule, EmbeddedSet};
-use crate::options::DecodeOptions;
 use crate::shader_error::{Failure, ShaderError};
-use crate::smolv::decode_current_into;
+use smolv_codec::DecodeOptions;
+use smolv_codec::smolv::decode_current_into;
 
 const SPIRV_MAGIC: u32 = 0x0723_0203;
 
@@ -271,7 +271,7 @@ fn decode_relative_ids(module: &Packed<'_>, options: &DecodeOptions, out: &mut V
 /// Converts words with relative ids back to SPIR-V in place.
 #[cfg_attr(not(debug_assertions), inline)]
 pub(crate) fn relative_ids_back(words: &mut [u32]) -> Result<(), ShaderError> {
-    Ok(crate::relative_ids::decode_in_place(words)?)
+    Ok(smolv_codec::relative_ids::decode_in_place(words)?)
 }
 
 /// Little-endian `bytes`, a whole number of words at any alignment, as the

@@ -13,8 +13,8 @@ use std::sync::OnceLock;
 
 use super::source::{Cache, ShaderSource};
 use super::unpack::{UnpackOnce, corrupt, len};
-use crate::options::DecodeOptions;
 use crate::shader_error::{ShaderError, ShippedAsWgsl};
+use smolv_codec::DecodeOptions;
 
 /// How a WGSL set's stream is stored: what the macros name, so that a
 /// binary links only that decompressor. Not a stable API.

@@ -309,8 +309,8 @@ impl State {
 mod tests {
     use super::*;
     use crate::ShaderSet;
-    use crate::container::{BundleBuilder, ContainerBuilder};
     use crate::reflect::{Reflection, ShaderStage};
+    use smolv_codec::container::{BundleBuilder, ContainerBuilder};
 
     #[test]
     fn a_shader_named_twice_in_one_edit_is_published_once_with_its_last_words() {

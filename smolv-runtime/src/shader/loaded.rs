@@ -6,10 +6,10 @@ use std::sync::{Arc, OnceLock};
 
 use super::bytes::Bytes;
 use super::{Encoded, Shader, Source};
-use crate::container::{Container, ContainerError, ContentHash, Dictionary, OpenError};
 use crate::embed::source::{Cache, ShaderSource};
-use crate::options::DecodeOptions;
 use crate::shader_error::ShaderError;
+use smolv_codec::DecodeOptions;
+use smolv_codec::container::{Container, ContainerError, ContentHash, Dictionary, OpenError};
 
 /// A loaded container: what its header records, and the dictionary it
 /// shares with the rest of its bundle.
@@ -118,7 +118,7 @@ impl Shader {
 
 /// The shaders of a bundle, sharing its bytes and one parsed dictionary.
 pub(crate) fn bundle_shaders(bytes: &Bytes) -> Result<Vec<Shader>, ContainerError> {
-    let bundle = crate::container::Bundle::parse(bytes.get())?;
+    let bundle = smolv_codec::container::Bundle::parse(bytes.get())?;
     let (dictionary_span, entries) = bundle.layout();
     let dictionary = dictionary_span
         .map(|(start, end)| Dictionary::new(bytes.get()[start..end].to_vec()).map(Arc::new))

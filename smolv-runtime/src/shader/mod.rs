@@ -35,12 +35,12 @@ pub use set::{LazyShaders, SetPacking, ShaderSet, leaked_embedded_set};
 
 use std::borrow::Cow;
 
-use crate::container::ContentHash;
 use crate::embed::source::ShaderSource;
 use crate::embed::{EmbeddedModule, EmbeddedSet, RelativeIdsModule, WgslModule, WgslSet, copy_words};
-use crate::options::DecodeOptions;
 use crate::reflect::{Reflection, ShaderStage};
 use crate::shader_error::ShaderError;
+use smolv_codec::DecodeOptions;
+use smolv_codec::container::ContentHash;
 
 /// What a shader records of its origin: nothing without `hot-reload`.
 #[cfg(feature = "hot-reload")]

@@ -11,7 +11,7 @@ use smolv_format::{Codec, Framing};
 use super::kind::{Raw, SetKind};
 use super::set::{SetPacking, ShaderSet};
 use super::{Shader, Source};
-use crate::container::NotFound;
+use smolv_codec::container::NotFound;
 
 impl SetKind for Raw {
     type Source = RawSource;

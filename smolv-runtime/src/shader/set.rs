@@ -7,10 +7,10 @@ use smolv_format::{Codec, Framing};
 
 use super::Shader;
 use super::kind::{Packed, SetKind};
-use crate::container::NotFound;
-#[cfg(feature = "zstd-fast")]
-use crate::container::{ContainerError, OpenError};
 use crate::embed::EmbeddedSet;
+use smolv_codec::container::NotFound;
+#[cfg(feature = "zstd-fast")]
+use smolv_codec::container::{ContainerError, OpenError};
 
 /// How a set's shaders are packed: the [`Codec`] smolv-build chose for an
 /// embedded set (`None` for a loaded bundle file, whose containers each
@@ -315,5 +315,36 @@ impl LazyShaders {
         let set = self.set;
         // Leaked: the set is a `static`, and so are its shaders.
         self.made.get_or_init(|| (0..set.len()).map(|index| Shader::in_set(set, index)).collect::<Vec<_>>().leak())
+    }
+}
+
+#[cfg(all(test, feature = "zstd-fast"))]
+mod tests {
+    use super::ShaderSet;
+    use smolv_codec::container::{BundleBuilder, ContainerBuilder};
+    use smolv_format::reflect::{Reflection, ShaderStage};
+
+    /// A set's own slicing of a bundle (`Bundle::layout`) under every
+    /// truncation and bit flip: an error, or exactly the right module.
+    #[test]
+    fn every_truncation_and_bit_flip_of_a_bundle_is_an_error_or_a_checked_decode() {
+        let spirv = smolv_format::doc_example_module();
+        let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build().unwrap();
+        let bundle = BundleBuilder::new().add("a.comp", container.clone()).add("b.comp", container).build().unwrap();
+        assert_eq!(ShaderSet::from_vec(bundle.clone()).unwrap().get("b.comp").unwrap().decode().unwrap(), spirv);
+        for len in 0..bundle.len() {
+            assert!(ShaderSet::from_vec(bundle[..len].to_vec()).is_err(), "bundle truncated to {len}");
+        }
+        for bit in 0..bundle.len() * 8 {
+            let mut flipped = bundle.clone();
+            flipped[bit / 8] ^= 1 << (bit % 8);
+            if let Ok(set) = ShaderSet::from_vec(flipped) {
+                for shader in set.iter() {
+                    if let Ok(words) = shader.decode() {
+                        assert_eq!(words, spirv, "bit {bit}");
+                    }
+                }
+            }
+        }
     }
 }

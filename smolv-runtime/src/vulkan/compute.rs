@@ -10,7 +10,7 @@ use super::modules::{ShaderModules, StageCode};
 use super::rebuilds::Rebuilds;
 use super::{VulkanError, check, lock};
 use crate::reflect::Reflection;
-use crate::specialize::Value;
+use smolv_codec::specialize::Value;
 
 /// A compute pipeline, ready now or being created in the background (see
 /// [`PipelineManager::request_compute`](super::PipelineManager::request_compute)).

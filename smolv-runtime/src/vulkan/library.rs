@@ -12,7 +12,7 @@ use ash::vk;
 use super::state::{AttachmentBlend, DepthTest, GraphicsState, Part, StencilState, VertexInput, dynamic_state_part};
 use super::{VulkanError, check};
 use crate::reflect::Reflection;
-use crate::specialize::Value;
+use smolv_codec::specialize::Value;
 
 /// A spec-constant value as a key: id, variant and bits, so that equal
 /// keys are identical values.

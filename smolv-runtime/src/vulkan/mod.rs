@@ -307,13 +307,13 @@ pub enum VulkanError {
         /// The constant's type, in words.
         ty: String,
         /// The value given.
-        value: crate::specialize::Value,
+        value: smolv_codec::specialize::Value,
     },
     /// Values that make the module invalid once the specializer folds
     /// them ([`PipelineOptions::specialize_ahead`](PipelineOptions#structfield.specialize_ahead)):
     /// an array length below 1. Refused before the driver sees it.
     #[error("specializing ahead (PipelineOptions::specialize_ahead): {0}")]
-    Specialize(crate::specialize::SpecializeError),
+    Specialize(smolv_codec::specialize::SpecializeError),
     /// The same specialization constant was given twice.
     #[error("specialization constant {0} is given more than once; give each id one value")]
     DuplicateSpecConstant(u32),

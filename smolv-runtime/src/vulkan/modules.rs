@@ -10,7 +10,7 @@ use ash::vk;
 use super::specialization::SpecializationData;
 use super::{VulkanError, check};
 use crate::reflect::Reflection;
-use crate::specialize::Value;
+use smolv_codec::specialize::Value;
 
 /// One stage, ready for the driver: its code (specialized ahead or not)
 /// and the values left for the driver.

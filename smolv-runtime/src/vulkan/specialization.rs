@@ -9,7 +9,7 @@ use ash::vk;
 use smolv_format::spirv::{self, Decoration, Op};
 
 use super::VulkanError;
-use crate::specialize::{Scalar, Value, describe_type, fit_value};
+use smolv_codec::specialize::{Scalar, Value, describe_type, fit_value};
 
 /// Bytes of a value of `ty` in `VkSpecializationInfo` data (`VkBool32`
 /// for bools).

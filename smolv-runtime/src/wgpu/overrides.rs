@@ -10,7 +10,7 @@ use super::error::WgpuError;
 use super::wgsl::WgslModule;
 use crate::reflect::{Reflection, SpecConstant, SpecConstantType};
 use crate::shader::Shader;
-use crate::specialize::Value;
+use smolv_codec::specialize::Value;
 
 /// Values for a shader's spec constants, checked against its reflection,
 /// as `wgpu::PipelineCompilationOptions::constants` takes them.

@@ -4,7 +4,7 @@
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
-use smolv_runtime::reflect::ShaderStage;
+use smolv_format::reflect::ShaderStage;
 
 use super::glslang::{self, IncludeType, Included, Source};
 use super::glslang_log::parse_log;

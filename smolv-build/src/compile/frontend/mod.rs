@@ -32,7 +32,7 @@ use std::path::PathBuf;
 
 pub(crate) use slang::{find_slangc, identity as slangc_identity};
 
-use smolv_runtime::reflect::ShaderStage;
+use smolv_format::reflect::ShaderStage;
 
 use crate::error::Diagnostic;
 use crate::options::Language;

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::SystemTime;
 
-use smolv_runtime::reflect::Reflection;
+use smolv_format::reflect::Reflection;
 
 use super::external::{Scratch, hash_read, missing_candidates, parse_depfile, words};
 use super::{Compiled, CompiledModule};

@@ -4,9 +4,9 @@
 //! (Slang's 11, in modules slangc wrote) becomes Unknown, as for slangc's
 //! output (`slang.rs`).
 
+use smolv_codec::{EncodeError, EncodeOptions};
+use smolv_format::reflect::Reflection;
 use smolv_format::spirv::{self, Op};
-use smolv_runtime::reflect::Reflection;
-use smolv_runtime::{EncodeError, EncodeOptions};
 
 use super::{Compiled, CompiledModule};
 use crate::error::Diagnostic;
@@ -62,7 +62,7 @@ pub(super) fn compile(job: &Job, bytes: &[u8]) -> Result<Compiled, Vec<Diagnosti
     // a corrupt module (a truncated file, or a binary stored as text with
     // its line endings converted) fails here, as its own file, and not the
     // whole set there.
-    smolv_runtime::encode(&spirv, &EncodeOptions::new()).map_err(|e| fail(encode_failure(&e)))?;
+    smolv_codec::encode(&spirv, &EncodeOptions::new()).map_err(|e| fail(encode_failure(&e)))?;
     patch_source_language(&mut spirv);
     // Reflection reads the first OpEntryPoint, as the runtime will.
     let Reflection { stage, entry_point, .. } = Reflection::from_spirv(&spirv)
@@ -94,7 +94,7 @@ mod tests {
 
     #[test]
     fn either_byte_order_reads_as_the_same_words() {
-        let module = smolv_runtime::doc_example_module();
+        let module = smolv_format::doc_example_module();
         let big_endian: Vec<u8> = module.iter().flat_map(|w| w.to_be_bytes()).collect();
         assert_eq!(words(&bytes(&module)).unwrap(), module);
         assert_eq!(words(&big_endian).unwrap(), module);
@@ -102,7 +102,7 @@ mod tests {
 
     #[test]
     fn bad_magic_short_files_and_odd_lengths_are_errors() {
-        let module = bytes(&smolv_runtime::doc_example_module());
+        let module = bytes(&smolv_format::doc_example_module());
         assert!(words(&module[..module.len() - 1]).unwrap_err().contains("whole number of 32-bit words"));
         assert!(words(b"#version 450\n\0\0\0").unwrap_err().contains("magic number"));
         assert!(words(&module[..8]).unwrap_err().contains("header"));
@@ -117,11 +117,11 @@ mod tests {
     fn stage_and_entry_point_come_from_the_module() {
         let dir = tempfile::tempdir().unwrap();
         let job = job(dir.path());
-        let compiled = compile(&job, &bytes(&smolv_runtime::doc_example_module())).unwrap();
+        let compiled = compile(&job, &bytes(&smolv_format::doc_example_module())).unwrap();
         let module = &compiled.modules[0];
-        assert_eq!((module.name.as_str(), module.stage), ("fill.spv", smolv_runtime::reflect::ShaderStage::Compute));
+        assert_eq!((module.name.as_str(), module.stage), ("fill.spv", smolv_format::reflect::ShaderStage::Compute));
         assert_eq!(module.entry_point, "main");
-        let no_entry: Vec<u32> = smolv_runtime::doc_example_module()[..5].to_vec();
+        let no_entry: Vec<u32> = smolv_format::doc_example_module()[..5].to_vec();
         let errors = compile(&job, &bytes(&no_entry)).unwrap_err();
         assert!(errors[0].message.contains("no OpEntryPoint"), "{}", errors[0]);
     }
@@ -132,7 +132,7 @@ mod tests {
     #[test]
     fn a_corrupt_instruction_stream_fails_its_own_file() {
         let dir = tempfile::tempdir().unwrap();
-        let mut corrupt = smolv_runtime::doc_example_module();
+        let mut corrupt = smolv_format::doc_example_module();
         let last = corrupt.len() - 1;
         corrupt[last] = 0;
         let errors = compile(&job(dir.path()), &bytes(&corrupt)).unwrap_err();
@@ -149,7 +149,7 @@ mod tests {
             errors[0]
         );
         // A version the encoder does not take says what to do already.
-        let mut future = smolv_runtime::doc_example_module();
+        let mut future = smolv_format::doc_example_module();
         future[1] = 0x0001_0700;
         let errors = compile(&job(dir.path()), &bytes(&future)).unwrap_err();
         assert!(errors[0].message.starts_with("SPIR-V version word 0x00010700"), "{}", errors[0]);
@@ -169,7 +169,7 @@ mod tests {
     #[test]
     fn a_module_slang_wrote_reaches_the_optimizer_as_source_language_unknown() {
         let dir = tempfile::tempdir().unwrap();
-        let mut slang = smolv_runtime::doc_example_module();
+        let mut slang = smolv_format::doc_example_module();
         slang.extend([(3 << 16) | OP_SOURCE, 11, 1]);
         let compiled = compile(&job(dir.path()), &bytes(&slang)).unwrap();
         assert_eq!(compiled.modules[0].spirv[slang.len() - 3..], [(3 << 16) | OP_SOURCE, UNKNOWN_LANGUAGE, 1]);

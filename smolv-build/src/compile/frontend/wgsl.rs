@@ -2,7 +2,7 @@
 
 use naga::back::spv;
 use naga::valid::{Capabilities, ValidationFlags, Validator};
-use smolv_runtime::reflect::ShaderStage;
+use smolv_format::reflect::ShaderStage;
 
 use super::{Compiled, CompiledModule};
 use crate::error::Diagnostic;

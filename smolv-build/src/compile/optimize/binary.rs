@@ -187,7 +187,7 @@ pub(crate) mod tests {
         let marker = dir.path().join("killed-once");
         let body = format!("if [ ! -e '{0}' ]; then touch '{0}'; kill -9 $$; fi\ncat", marker.display());
         let tool = fake_spirv_opt(dir.path(), &body);
-        let module = smolv_runtime::doc_example_module();
+        let module = smolv_format::doc_example_module();
         let optimized = optimize(&module, Optimization::Size, TargetEnv::Vulkan1_0, &tool);
         assert_eq!(optimized, Ok(module));
         assert_eq!(runs(dir.path()), 2);
@@ -196,7 +196,7 @@ pub(crate) mod tests {
     #[cfg(unix)]
     #[test]
     fn a_crash_every_time_is_transient_and_a_diagnostic_is_refused() {
-        let module = smolv_runtime::doc_example_module();
+        let module = smolv_format::doc_example_module();
         let dir = tempfile::tempdir().unwrap();
         let tool = fake_spirv_opt(dir.path(), "kill -SEGV $$");
         let failure = optimize(&module, Optimization::Size, TargetEnv::Vulkan1_0, &tool).unwrap_err();
@@ -226,7 +226,7 @@ pub(crate) mod tests {
         );
         let tool = fake_spirv_opt(dir.path(), &body);
         let limits = tool::Limits { time: std::time::Duration::from_millis(500), memory_bytes: 1 << 30 };
-        let module = smolv_runtime::doc_example_module();
+        let module = smolv_format::doc_example_module();
         let failure = tool::tests::with_limits(limits, || {
             optimize(&module, Optimization::Size, TargetEnv::Vulkan1_0, &tool).unwrap_err()
         });
@@ -242,7 +242,7 @@ pub(crate) mod tests {
         let tool =
             fake_spirv_opt(dir.path(), "x=a; i=0; while [ $i -lt 29 ]; do x=\"$x$x\"; i=$((i+1)); done; echo survived");
         let limits = tool::Limits { time: std::time::Duration::from_secs(120), memory_bytes: 128 << 20 };
-        let module = smolv_runtime::doc_example_module();
+        let module = smolv_format::doc_example_module();
         let failure = tool::tests::with_limits(limits, || {
             optimize(&module, Optimization::Size, TargetEnv::Vulkan1_0, &tool).unwrap_err()
         });

@@ -102,7 +102,7 @@ pub(crate) mod tests {
     #[test]
     fn a_module_the_validator_refuses_is_refused_with_its_message() {
         // A well-formed module with an entry point naming no function.
-        let mut module = smolv_runtime::doc_example_module();
+        let mut module = smolv_format::doc_example_module();
         let entry = (5..module.len()).find(|&i| module[i] & 0xffff == 15).expect("OpEntryPoint");
         module[entry + 2] = 999;
         let failure = optimize(&module, &size(TargetEnv::Vulkan1_0)).unwrap_err();

@@ -779,7 +779,7 @@ pub(super) mod tests {
         let abort = std::path::PathBuf::from("optimize");
         let workers = this_test_binary(Duration::from_secs(60), &[(super::super::TEST_ABORT_VAR, &abort)]);
         let recipe = Recipe { level: Optimization::Size, env: TargetEnv::Vulkan1_0, legalize: false };
-        let failure = workers.optimize(&smolv_runtime::doc_example_module(), &recipe);
+        let failure = workers.optimize(&smolv_format::doc_example_module(), &recipe);
         assert!(
             matches!(&failure, Err(Once::Failed(OptimizeFailure::Transient(why))) if why.contains("SIGABRT")),
             "{failure:?}"
@@ -798,7 +798,7 @@ pub(super) mod tests {
         // loaded machine.
         let workers = this_test_binary(Duration::from_secs(8), &[(super::super::TEST_DELAY_VAR, &delay)]);
         let recipe = Recipe { level: Optimization::Size, env: TargetEnv::Vulkan1_0, legalize: false };
-        let failure = workers.optimize(&smolv_runtime::doc_example_module(), &recipe);
+        let failure = workers.optimize(&smolv_format::doc_example_module(), &recipe);
         assert!(
             matches!(&failure, Err(Once::OverTime(why)) if why.contains("-Os took longer than 8 s")),
             "{failure:?}"

@@ -194,7 +194,7 @@ pub(super) fn decode_optimized(body: &[u8]) -> Option<Result<Vec<u32>, Once>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use smolv_runtime::reflect::ShaderStage;
+    use smolv_format::reflect::ShaderStage;
 
     #[test]
     fn responses_round_trip_and_damage_is_refused() {

@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 
 use proptest::prelude::*;
-use smolv_runtime::reflect::{
+use smolv_format::reflect::{
     DescriptorBinding, DescriptorKind, InterfaceVariable, Reflection, ShaderStage, SpecConstant, SpecConstantType,
 };
 

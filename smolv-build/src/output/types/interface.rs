@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-use smolv_runtime::reflect::{DescriptorBinding, ShaderStage, SpecConstantType};
+use smolv_format::reflect::{DescriptorBinding, ShaderStage, SpecConstantType};
 
 use super::escape;
 use super::layout::{Mangling, ModuleInput, Scalar};

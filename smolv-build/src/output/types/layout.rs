@@ -7,8 +7,8 @@
 
 use std::path::PathBuf;
 
+use smolv_format::reflect::Reflection;
 use smolv_format::reflect::{self as format, ArrayLength, BlockKind, Interface, ScalarKind, Type};
-use smolv_runtime::reflect::Reflection;
 
 /// A scalar as a block stores it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -22,6 +22,7 @@
 
 mod collisions;
 mod escape;
+pub(crate) mod for_build;
 #[cfg(test)]
 mod hostile_names;
 mod interface;
@@ -294,7 +295,7 @@ fn render_program(
     program::render_constants(&mut body, inputs, program);
     let skipped = vulkan::render(&mut body, &program.name, &program.bindings);
     if wgpu_items {
-        let modules: Vec<(String, smolv_runtime::reflect::ShaderStage)> =
+        let modules: Vec<(String, smolv_format::reflect::ShaderStage)> =
             program.modules.iter().map(|&m| (rust_modules[m].clone(), inputs[m].reflection.stage)).collect();
         wgpu::render_program(&mut body, &program.name, &program.bindings, &modules);
     }

@@ -21,7 +21,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
-use smolv_runtime::reflect::{DescriptorBinding, ShaderStage};
+use smolv_format::reflect::{DescriptorBinding, ShaderStage};
 
 use super::escape;
 use super::interface;

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use smolv_runtime::reflect::{DescriptorBinding, DescriptorKind, PushConstantRange, Reflection, ShaderStage};
+use smolv_format::reflect::{DescriptorBinding, DescriptorKind, PushConstantRange, Reflection, ShaderStage};
 
 use super::layout::{Block, BlockRole, Mangling, Member, ModuleInput, ModuleLayouts, Scalar, StructDef, Ty};
 

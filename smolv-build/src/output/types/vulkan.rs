@@ -15,7 +15,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
-use smolv_runtime::reflect::{DescriptorBinding, DescriptorKind};
+use smolv_format::reflect::{DescriptorBinding, DescriptorKind};
 
 use super::escape;
 use super::layout::Mangling;

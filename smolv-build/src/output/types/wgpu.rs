@@ -15,7 +15,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
-use smolv_runtime::reflect::{DescriptorBinding, DescriptorKind, ShaderStage};
+use smolv_format::reflect::{DescriptorBinding, DescriptorKind, ShaderStage};
 
 use super::layout::{Mangling, ModuleInput};
 use super::names;
@@ -306,7 +306,7 @@ fn render_states(out: &mut String, stage: ShaderStage, has_vertex: bool) {
 mod tests {
     use std::path::PathBuf;
 
-    use smolv_runtime::reflect::{DescriptorBinding, DescriptorKind, Reflection, ShaderStage};
+    use smolv_format::reflect::{DescriptorBinding, DescriptorKind, Reflection, ShaderStage};
 
     use super::super::layout::{Mangling, ModuleInput};
 

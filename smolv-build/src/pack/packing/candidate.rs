@@ -11,7 +11,7 @@ use super::dictionary::EmbeddedDictionary;
 use super::directory::{self, Entry, Once};
 use super::{Framing, PackInput};
 use crate::error::Error;
-use crate::pack::encode::ZstdForms;
+use crate::pack::zstd_forms::ZstdForms;
 
 /// Bytes of table the macros generate per module: six `u32` (offset,
 /// packed, unpacked and SPIR-V lengths, check, name end).
@@ -123,7 +123,7 @@ fn unpacked_forms<'a>(
     })
 }
 
-/// Every module's SPIR-V with relative ids ([`smolv_runtime::relative_ids`]),
+/// Every module's SPIR-V with relative ids ([`smolv_codec::relative_ids`]),
 /// as little-endian bytes, in `inputs` order.
 pub(crate) fn relative_ids_of(inputs: &[PackInput]) -> Result<Vec<Vec<u8>>, Error> {
     inputs.par_iter().map(relative_ids).collect()
@@ -134,8 +134,8 @@ pub(crate) fn relative_ids_of(inputs: &[PackInput]) -> Result<Vec<Vec<u8>>, Erro
 fn relative_ids(input: &PackInput) -> Result<Vec<u8>, Error> {
     let failed = |e| Error::Internal(format!("{}: converting to relative ids: {e}", input.name));
     let spirv: Vec<u32> = input.spirv.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-    let stored = smolv_runtime::relative_ids::encode(&spirv).map_err(failed)?;
-    if smolv_runtime::relative_ids::decode(&stored).map_err(failed)? != spirv {
+    let stored = smolv_codec::relative_ids::encode(&spirv).map_err(failed)?;
+    if smolv_codec::relative_ids::decode(&stored).map_err(failed)? != spirv {
         return Err(Error::Internal(format!(
             "{}: SPIR-V with relative ids does not convert back to the module; please report this smolv bug",
             input.name

@@ -2,8 +2,8 @@
 //! [`Framing`], `docs/format.md`, "Embedded sets"), and what each codec
 //! does to a block of bytes.
 
+use smolv_codec::container::{Dictionary, compress};
 use smolv_format::{Codec, Framing};
-use smolv_runtime::container::{Dictionary, compress};
 
 use super::lz4;
 use crate::error::Error;

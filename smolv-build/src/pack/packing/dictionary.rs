@@ -9,7 +9,7 @@
 //! measured sizes).
 
 use rayon::prelude::*;
-use smolv_runtime::container::compress;
+use smolv_codec::container::compress;
 
 use crate::error::Error;
 use crate::options::DictionaryMode;
@@ -94,7 +94,7 @@ pub(crate) fn train(
 mod tests {
     use super::*;
     use crate::pack::packing::PackInput;
-    use smolv_runtime::container::Dictionary;
+    use smolv_codec::container::Dictionary;
 
     fn memo(inputs: &[PackInput]) -> ZstdMemo<'_> {
         ZstdMemo::new(inputs.iter().map(|m| m.smolv.as_slice()), None)

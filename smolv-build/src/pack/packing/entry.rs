@@ -8,7 +8,7 @@ use super::{Measured, PackInput, PackedSet, choose, cost};
 use crate::cache::{BodyReader, BodyWriter, Cache, Key, KeyBuilder};
 use crate::error::Error;
 use crate::options::DictionaryMode;
-use crate::pack::encode::ZstdForms;
+use crate::pack::zstd_forms::ZstdForms;
 use crate::pack::zstd_memo::ZstdMemo;
 use crate::settings::PackSettings;
 

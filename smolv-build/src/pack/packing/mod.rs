@@ -19,9 +19,12 @@ mod xz;
 
 use rayon::prelude::*;
 
+use crate::cache::Cache;
+use crate::compile::all;
 use crate::error::Error;
 use crate::options::{DictionaryMode, Packing, SizeGoal};
-use crate::pack::encode::ZstdForms;
+use crate::pack::encode::Encoded;
+use crate::pack::zstd_forms::ZstdForms;
 use crate::pack::zstd_memo::ZstdMemo;
 use crate::settings::PackSettings;
 
@@ -257,6 +260,32 @@ pub(crate) fn unpacked_len(codec: Codec, input: &PackInput) -> usize {
     candidate::unpacked_len(codec, input)
 }
 
+/// The embedded set's view of every module: its name, SMOL-V, and the
+/// SPIR-V it decodes to.
+pub(crate) fn inputs(modules: &[all::Built<'_>], encoded: &[Encoded]) -> Vec<PackInput> {
+    modules
+        .iter()
+        .zip(encoded)
+        .map(|(all::Built { module, .. }, encoded)| {
+            PackInput::new(module.name.clone(), encoded.smolv.clone(), &encoded.decoded)
+        })
+        .collect()
+}
+
+/// The SPIR-V set of some modules only (`inputs`, with `zstd` and `memo`
+/// of their SMOL-V), packed as the build packs; an empty one raw.
+pub(crate) fn pack_subset(
+    inputs: &[PackInput],
+    zstd: &ZstdForms,
+    memo: &ZstdMemo<'_>,
+    options: &PackSettings,
+    dictionary: DictionaryMode,
+    cache: &Cache,
+) -> Result<PackedSet, Error> {
+    let options = if inputs.is_empty() { for_empty_set(options) } else { options.clone() };
+    pack_cached(inputs, zstd, memo, &options, dictionary, cache)
+}
+
 /// `options` for a set of no modules: raw SPIR-V, and no other codec
 /// tried (any other would add its decoder for nothing).
 pub(crate) fn for_empty_set(options: &PackSettings) -> PackSettings {
@@ -269,7 +298,7 @@ pub(crate) fn for_empty_set(options: &PackSettings) -> PackSettings {
 #[cfg(test)]
 mod empty_set_tests {
     use super::*;
-    use crate::pack::encode::{Packed, ZstdForms};
+    use crate::pack::zstd_forms::{Packed, ZstdForms};
 
     #[test]
     fn an_empty_set_packs_raw() {
@@ -295,7 +324,7 @@ mod empty_set_tests {
 #[cfg(test)]
 mod pruning_tests {
     use super::*;
-    use crate::pack::encode::compress_forms;
+    use crate::pack::zstd_forms::compress_forms;
 
     /// `count` modules of `len` bytes of SPIR-V and of SMOL-V each, that
     /// neither LZ4 nor zstd can shrink.

@@ -10,4 +10,4 @@ mod translations;
 
 pub(crate) use choose::{WgpuChoice, WgpuPath, choose};
 pub(crate) use stream::{PackedWgsl, pack_texts};
-pub(crate) use translations::translate_all;
+pub(crate) use translations::{Translated, translate_modules};

@@ -7,8 +7,58 @@
 use rayon::prelude::*;
 
 use crate::cache::{Cache, KeyBuilder};
+use crate::compile::all::Built;
 use crate::compile::translate;
 use crate::compile::worker::{Compilers, Translation};
+use crate::pack::encode::Encoded;
+
+/// Every module's translation, sorted: the WGSL naga made, and the
+/// modules that ship as SPIR-V.
+pub(crate) struct Translated {
+    /// `(index, name, text)` of each module naga made WGSL of, in manifest
+    /// order.
+    pub(crate) texts: Vec<(usize, String, String)>,
+    /// `(index, name)` of the modules that ship as SPIR-V, naga's refusals
+    /// and those with no answer alike.
+    pub(crate) refused: Vec<(usize, String)>,
+    /// How many of `refused` got no answer (a worker crashed).
+    pub(crate) unanswered: usize,
+    /// One per module in `refused`, saying why.
+    pub(crate) warnings: Vec<String>,
+}
+
+/// Translates every module's SPIR-V as it ships (`encoded`, decoded) to
+/// WGSL, and sorts what came of each.
+pub(crate) fn translate_modules(
+    modules: &[Built<'_>],
+    encoded: &[Encoded],
+    compilers: &Compilers,
+    cache: &Cache,
+) -> Translated {
+    let spirv: Vec<&[u32]> = encoded.iter().map(|e| e.decoded.as_slice()).collect();
+    let translated = translate_all(&spirv, compilers, cache);
+    let mut sorted = Translated { texts: Vec::new(), refused: Vec::new(), unanswered: 0, warnings: Vec::new() };
+    for (index, (built, translation)) in modules.iter().zip(translated).enumerate() {
+        let why = match translation {
+            Translation::Answer(Ok(text)) => {
+                sorted.texts.push((index, built.module.name.clone(), text));
+                continue;
+            }
+            Translation::Answer(Err(why)) => why,
+            Translation::NoAnswer(why) => {
+                sorted.unanswered += 1;
+                why
+            }
+        };
+        sorted.warnings.push(format!(
+            "{} ({}) ships as SPIR-V for wgpu, not WGSL: {why}",
+            built.module.name,
+            built.job.path.display()
+        ));
+        sorted.refused.push((index, built.module.name.clone()));
+    }
+    sorted
+}
 
 /// What became of each module's translation, in the order given: its
 /// minified WGSL, why naga refused it, or why no answer came.

@@ -4,7 +4,7 @@
 use crate::reflect::Reflection;
 use crate::shader::Shader;
 use crate::shader_error::ShaderError;
-use crate::specialize::Value;
+use smolv_codec::specialize::Value;
 
 use super::program::Stage;
 

@@ -4,10 +4,10 @@
 use ash::vk;
 
 use crate::reflect::Reflection;
-use crate::specialize::Value;
 use crate::vulkan::VulkanError;
 use crate::vulkan::capabilities::{self, ShaderName};
 use crate::vulkan::state::ExtraStages;
+use smolv_codec::specialize::Value;
 
 use super::options::PipelineOptions;
 

@@ -11,11 +11,11 @@ use ash::vk::Handle;
 use super::library_cache::{Built, Libraries, LibraryKey, PipelineKey, create_with_modules, keep_library};
 use super::slot::{ComputeSlots, PipelineSlot, Slots};
 use crate::reflect::Reflection;
-use crate::specialize::Value;
 use crate::vulkan::compute::{ComputeJob, ComputeSlot};
 use crate::vulkan::library::{Parts, StageKey, link};
 use crate::vulkan::modules::{ShaderModules, StageCode};
 use crate::vulkan::{VulkanError, lock};
+use smolv_codec::specialize::Value;
 
 /// One stage of a rebuild, owned so that it can travel to a worker: the
 /// code as the driver gets it (specialized ahead where the manager does

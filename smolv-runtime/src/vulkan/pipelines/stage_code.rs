@@ -9,8 +9,8 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 
 use super::program::Stage;
-use crate::specialize::{Analysis, SpecializeError, Specializer, Value};
 use crate::vulkan::{VulkanError, lock};
+use smolv_codec::specialize::{Analysis, SpecializeError, Specializer, Value};
 
 /// The SPIR-V a stage gives the driver, and the spec-constant values left
 /// for it (none when they were folded in ahead).
@@ -166,7 +166,7 @@ impl StageCoder {
 mod tests {
     use super::*;
     use crate::reflect::{Reflection, ShaderStage};
-    use crate::specialize::doc_ubershader;
+    use smolv_codec::specialize::doc_ubershader;
 
     fn stage<'s>(spirv: &'s [u32], reflection: &'s Reflection, values: &'s [(u32, Value)]) -> Stage<'s> {
         Stage { spirv, reflection, specialization: values }

@@ -24,8 +24,8 @@ use super::codec::{Reader, Writer};
 pub use super::error::RecordingError;
 use super::state_codec;
 use crate::reflect::Reflection;
-use crate::specialize::Value;
 use crate::vulkan::state::GraphicsState;
+use smolv_codec::specialize::Value;
 
 const MAGIC: &[u8; 8] = b"SMOLVPSO";
 const MAX_ENTRY_BYTES: usize = 1 << 20;

@@ -10,10 +10,10 @@ use ash::vk;
 
 use super::recording::{RecordedKind, RecordedStage, Recording, ShaderChange};
 use crate::reflect::Reflection;
-use crate::specialize::Value;
 use crate::vulkan::lock;
 use crate::vulkan::pipelines::{GraphicsProgram, PipelineManager, Stage};
 use crate::vulkan::state::GraphicsState;
+use smolv_codec::specialize::Value;
 
 /// A shader as the game has it now, for a recorded name.
 #[derive(Clone, Debug)]

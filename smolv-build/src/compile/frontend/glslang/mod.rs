@@ -37,7 +37,7 @@ use std::ffi::{CStr, CString, c_char};
 use std::sync::OnceLock;
 
 use glslang_sys as sys;
-use smolv_runtime::reflect::ShaderStage;
+use smolv_format::reflect::ShaderStage;
 
 use crate::options::{ResourceKind, SpirvVersion, TargetEnv};
 

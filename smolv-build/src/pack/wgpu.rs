@@ -1,0 +1,87 @@
+//! What a build for wgpu ships: the WGSL naga made, packed as one stream,
+//! or SPIR-V, as [`choose`](crate::pack::wgsl::choose) weighs them; and
+//! when WGSL ships, the SPIR-V set of the modules naga refused in place of
+//! every module's.
+
+use crate::error::Error;
+use crate::pack::packing::{PackedSet, WGPU_FRONT_ENDS};
+use crate::pack::wgsl::{self, PackedWgsl, Translated, WgpuChoice, WgpuPath};
+use crate::settings::Plan;
+
+/// What a build for wgpu made: the WGSL stream (shipped or only weighed),
+/// each module's text, and the choice.
+pub(crate) struct WgpuArtifacts {
+    pub(crate) packed: PackedWgsl,
+    /// `(index, name, text)` of each module naga made WGSL of, by name.
+    pub(crate) texts: Vec<(usize, String, String)>,
+    pub(crate) choice: WgpuChoice,
+    /// How many modules naga refused (they ship SPIR-V either way).
+    pub(crate) refused: usize,
+    /// How many modules got no answer from the worker translating them
+    /// (they ship SPIR-V, and the next build tries again).
+    pub(crate) unanswered: usize,
+}
+
+/// What [`choose`] made of a build for wgpu.
+pub(crate) struct WgpuOutcome {
+    /// What it weighed; `None` when naga made no WGSL at all.
+    pub(crate) artifacts: Option<WgpuArtifacts>,
+    /// A warning per module that ships as SPIR-V, and the runtime's.
+    pub(crate) warnings: Vec<String>,
+    /// When WGSL ships, the SPIR-V set to ship instead of every module's
+    /// (its per-module forms in manifest order, empty for the modules that
+    /// ship WGSL), with the bytes of SPIR-V it decodes to.
+    pub(crate) shipped: Option<(PackedSet, usize)>,
+    /// How many modules got no answer.
+    pub(crate) unanswered: usize,
+}
+
+/// The refused modules' own SPIR-V set, packed as the build packs: with
+/// the bytes of SPIR-V each decodes to.
+pub(crate) struct RefusedSet {
+    pub(crate) set: PackedSet,
+    pub(crate) spirv_bytes: usize,
+}
+
+/// Packs the WGSL of `translated` and chooses between it (with `refused`,
+/// the set of the modules naga refused) and `all`, every module's SPIR-V.
+/// `refused` is `None` only where naga made no WGSL.
+pub(crate) fn choose(
+    translated: Translated,
+    all: &PackedSet,
+    refused: Option<RefusedSet>,
+    modules: usize,
+    plan: &Plan,
+) -> Result<WgpuOutcome, Error> {
+    let Translated { texts, refused: refused_modules, unanswered, mut warnings } = translated;
+    // Where WGSL may ship, naga's refusals still ship SPIR-V, which a
+    // runtime whose wgpu layer takes none refuses. (SPIR-V that ships by
+    // the target's choice is the user's, with nothing to warn of.)
+    let refused_names: Vec<&str> = refused_modules.iter().map(|(_, name)| name.as_str()).collect();
+    let spirv_warning = plan.packing.runtime.wgpu_spirv_warning(&refused_names);
+    let Some(refused) = refused.filter(|_| !texts.is_empty()) else {
+        warnings.extend(spirv_warning);
+        return Ok(WgpuOutcome { artifacts: None, warnings, shipped: None, unanswered });
+    };
+    let names: Vec<&str> = texts.iter().map(|(_, n, _)| n.as_str()).collect();
+    let bodies: Vec<&str> = texts.iter().map(|(_, _, t)| t.as_str()).collect();
+    let packed = wgsl::pack_texts(&names, &bodies, plan.zstd_level, &plan.packing.runtime, None)?;
+    let refused_measured = (!refused_modules.is_empty()).then(|| refused.set.chosen());
+    let spirv_readable = plan.packing.runtime.wgpu_takes_spirv();
+    let choice =
+        wgsl::choose(plan.packing.target, &packed, refused_measured, all.chosen(), WGPU_FRONT_ENDS, spirv_readable);
+    if choice.path == WgpuPath::Wgsl {
+        warnings.extend(spirv_warning);
+    }
+    let shipped = (choice.path == WgpuPath::Wgsl).then(|| {
+        // Per-module forms in manifest order: the refused modules' own,
+        // nothing for those that ship WGSL.
+        let mut forms = vec![Vec::new(); modules];
+        for (&(index, _), form) in refused_modules.iter().zip(refused.set.modules.iter()) {
+            forms[index] = form.clone();
+        }
+        (PackedSet { modules: forms, ..refused.set }, refused.spirv_bytes)
+    });
+    let artifacts = WgpuArtifacts { packed, texts, choice, refused: refused_modules.len() - unanswered, unanswered };
+    Ok(WgpuOutcome { artifacts: Some(artifacts), warnings, shipped, unanswered })
+}

@@ -1,0 +1,304 @@
+//! Relative ids: SPIR-V that compresses again.
+//!
+//! SPIR-V names every value by an id, and most ids an instruction uses were
+//! defined a few instructions earlier. Stored as they are, the same
+//! instruction sequence never repeats byte for byte, because its ids differ
+//! each time. This transform stores, word for word in place:
+//!
+//! - each result id as the zigzag-coded step from the previous result id,
+//!   less one (an instruction after the previous one: `0`);
+//! - the ids that SMOL-V codes as deltas (the first operands of loads,
+//!   stores, arithmetic, ...) as the result id (or the previous result id,
+//!   for instructions without one) minus the id, wrapping;
+//! - the target of `OpDecorate` and `OpMemberDecorate` as the zigzag-coded
+//!   step from the previous decoration's target;
+//! - every other word (header, opcode words, types, literals) as it is.
+//!
+//! The output is exactly as long as the input and still whole words, so it
+//! needs no decompressor: the point is what a general-purpose compressor
+//! makes of it. After `xz -9` it is about as small as SMOL-V, and the
+//! code that converts it back is much smaller than SMOL-V's decoder. So
+//! the `download` goal of `smolv-build` picks it, for games whose
+//! installer or store compresses the binary again. After LZ4 its data is
+//! larger than SMOL-V + LZ4's but its decoder smaller, which makes it the
+//! smallest installed choice for mid-sized sets. The measurements are in
+//! the repository's `docs/size.md`; the layout is in `docs/format.md`,
+//! "Embedded sets", codecs 5 and 6.
+//!
+//! ```
+//! use smolv_codec::relative_ids;
+//!
+//! let spirv = smolv_codec::doc_example_module();
+//! let stored = relative_ids::encode(&spirv)?;
+//! assert_eq!(stored.len(), spirv.len());
+//! assert_eq!(relative_ids::decode(&stored)?, spirv);
+//! # Ok::<(), smolv_codec::relative_ids::RelativeIdsError>(())
+//! ```
+
+use alloc::vec::Vec;
+
+use smolv_format::spirv::{self, HEADER_WORDS};
+
+use crate::smolv::opcodes::{OPS_KNOWN_V1, OpLayout, op};
+
+/// Why words could not be converted: they are not a well-formed sequence of
+/// SPIR-V instructions. The error owns no memory.
+///
+/// ```
+/// use smolv_codec::relative_ids::{self, RelativeIdsError};
+///
+/// assert_eq!(relative_ids::decode(&[1, 2, 3]), Err(RelativeIdsError::NotSpirv));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RelativeIdsError {
+    /// Shorter than the SPIR-V header, or without the magic number.
+    NotSpirv,
+    /// An instruction's word count is zero or runs past the end.
+    BadInstruction {
+        /// Index of the instruction's first word.
+        at: usize,
+    },
+}
+
+// Written out rather than derived, and inline: an embedded set of relative
+// ids prints these through `ShaderError`, and an inline `Display` is
+// compiled into that binary alone, without pulling in the rest of this
+// crate's object code (and its unwinding tables) as a derived one would.
+impl core::fmt::Display for RelativeIdsError {
+    #[inline]
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::NotSpirv => {
+                f.write_str("not a SPIR-V module: no 5-word header starting with the magic number 0x07230203")
+            }
+            Self::BadInstruction { at } => write!(
+                f,
+                "the instruction at word {at} has a word count of zero or one that runs past the end of the \
+                 module; the module is truncated or not SPIR-V"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for RelativeIdsError {}
+
+/// What the transform needs of one opcode, one byte each: bit 0 a result
+/// id, bit 1 a result type (which comes first), bits 2–5 how many ids
+/// after them are stored relative to the result id. SMOL-V's table
+/// (encoding version 1), so both codings delta the same ids.
+const LAYOUTS: [u8; OPS_KNOWN_V1] = {
+    let mut table = [0; OPS_KNOWN_V1];
+    let mut opcode = 0;
+    while opcode < OPS_KNOWN_V1 {
+        // `opcode` < 367 and `id_deltas` < 16: neither narrowing loses bits.
+        #[allow(clippy::cast_possible_truncation)]
+        let layout = OpLayout::of(opcode as u32, OPS_KNOWN_V1);
+        #[allow(clippy::cast_possible_truncation)]
+        let deltas = layout.id_deltas() as u8;
+        // Four bits hold it; a table row that needed more fails the build.
+        assert!(deltas < 16, "an opcode deltas more ids than LAYOUTS holds");
+        table[opcode] = (layout.has_result() as u8) | (layout.has_type() as u8) << 1 | deltas << 2;
+        opcode += 1;
+    }
+    table
+};
+
+const RESULT: u8 = 1;
+const TYPE: u8 = 2;
+
+#[inline]
+const fn zigzag(value: u32) -> u32 {
+    // Reinterpreting the bits as signed is the point of zigzag coding.
+    #[allow(clippy::cast_possible_wrap)]
+    let signed = value as i32;
+    #[allow(clippy::cast_sign_loss)]
+    let sign = (signed >> 31) as u32;
+    (value << 1) ^ sign
+}
+
+#[inline]
+const fn unzigzag(value: u32) -> u32 {
+    (value >> 1) ^ (value & 1).wrapping_neg()
+}
+
+/// Converts SPIR-V `words` to relative ids in place; on error they are
+/// left partly converted.
+///
+/// ```
+/// let mut words = smolv_codec::doc_example_module();
+/// smolv_codec::relative_ids::encode_in_place(&mut words)?;
+/// smolv_codec::relative_ids::decode_in_place(&mut words)?;
+/// assert_eq!(words, smolv_codec::doc_example_module());
+/// # Ok::<(), smolv_codec::relative_ids::RelativeIdsError>(())
+/// ```
+#[inline]
+pub fn encode_in_place(words: &mut [u32]) -> Result<(), RelativeIdsError> {
+    convert::<false>(words)
+}
+
+/// Converts relative ids back to SPIR-V in place; on error the words are
+/// left partly converted. The example of [`encode_in_place`] shows both
+/// directions; words that are not SPIR-V are refused:
+///
+/// ```
+/// use smolv_codec::relative_ids::{decode_in_place, RelativeIdsError};
+///
+/// assert_eq!(decode_in_place(&mut [1, 2, 3]), Err(RelativeIdsError::NotSpirv));
+/// ```
+#[inline]
+pub fn decode_in_place(words: &mut [u32]) -> Result<(), RelativeIdsError> {
+    convert::<true>(words)
+}
+
+/// SPIR-V `spirv` with relative ids, as a new buffer of the same length.
+///
+/// ```
+/// let spirv = smolv_codec::doc_example_module();
+/// let stored = smolv_codec::relative_ids::encode(&spirv)?;
+/// // OpTypeFunction %3 follows OpTypeVoid %2: its result id is stored as 0.
+/// assert_eq!(&stored[27..30], &[0x0003_0021, 0, 2]);
+/// # Ok::<(), smolv_codec::relative_ids::RelativeIdsError>(())
+/// ```
+pub fn encode(spirv: &[u32]) -> Result<Vec<u32>, RelativeIdsError> {
+    check_header(spirv)?;
+    let mut words = spirv.to_vec();
+    encode_in_place(&mut words)?;
+    Ok(words)
+}
+
+/// The SPIR-V that [`encode`] made `stored` from, as a new buffer of the
+/// same length.
+///
+/// ```
+/// let spirv = smolv_codec::doc_example_module();
+/// let stored = smolv_codec::relative_ids::encode(&spirv)?;
+/// assert_eq!(smolv_codec::relative_ids::decode(&stored)?, spirv);
+/// # Ok::<(), smolv_codec::relative_ids::RelativeIdsError>(())
+/// ```
+pub fn decode(stored: &[u32]) -> Result<Vec<u32>, RelativeIdsError> {
+    check_header(stored)?;
+    let mut words = stored.to_vec();
+    decode_in_place(&mut words)?;
+    Ok(words)
+}
+
+/// The header both forms share: five words, the first the magic number.
+#[inline]
+fn check_header(words: &[u32]) -> Result<(), RelativeIdsError> {
+    spirv::Header::read(words).map(drop).ok_or(RelativeIdsError::NotSpirv)
+}
+
+/// One pass over the instructions, converting the words the transform
+/// touches: to relative ids, or back (`DECODE`). The two directions share
+/// every step, and the running result id and decoration target are always
+/// the *absolute* ids (read before encoding a word, after decoding it).
+#[inline]
+fn convert<const DECODE: bool>(words: &mut [u32]) -> Result<(), RelativeIdsError> {
+    check_header(words)?;
+    // The running ids the coded steps start from: the result id, and the
+    // decoration target.
+    let mut running = [0u32; 2];
+    let mut at = HEADER_WORDS;
+    while let Some(&first) = words.get(at) {
+        // The reader's check: a word count of zero or past the end.
+        let end =
+            spirv::instruction_end(words.len(), at, first).map_err(|_| RelativeIdsError::BadInstruction { at })?;
+        let opcode = spirv::split_first_word(first).1;
+        let operands = &mut words[at + 1..end];
+        let layout = LAYOUTS.get(opcode as usize).copied().unwrap_or(0);
+        let has_type = usize::from(layout & TYPE != 0);
+        // The one word stored as a zigzag-coded step (counted from the first
+        // operand), the running id it steps from, and what a step of 0
+        // means: a result id (after the type, if any) one past the previous
+        // result, a decoration's target (its first operand) the previous
+        // target. The relative ids follow it.
+        let (step_at, slot, bias) = if matches!(opcode, op::DECORATE | op::MEMBER_DECORATE) {
+            (0, 1, 0)
+        } else if layout & RESULT != 0 {
+            (has_type, 0, 1)
+        } else {
+            (usize::MAX, 0, 0)
+        };
+        let relative_from = if step_at == usize::MAX { has_type } else { step_at + 1 };
+        let relative_end = relative_from + usize::from(layout >> 2);
+        // One pass, in order: the result id changes partway, which also
+        // keeps the compiler from vectorizing these few words.
+        for (index, word) in operands.iter_mut().enumerate() {
+            if index == step_at {
+                let previous = running[slot].wrapping_add(bias);
+                let id = if DECODE { previous.wrapping_add(unzigzag(*word)) } else { *word };
+                *word = if DECODE { id } else { zigzag(id.wrapping_sub(previous)) };
+                running[slot] = id;
+            } else if (relative_from..relative_end).contains(&index) {
+                // `result - x` is its own inverse.
+                *word = running[0].wrapping_sub(*word);
+            }
+        }
+        at = end;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    fn module(body: &[u32]) -> Vec<u32> {
+        let mut words = vec![spirv::MAGIC, 0x0001_0000, 0, 100, 0];
+        words.extend_from_slice(body);
+        words
+    }
+
+    #[test]
+    fn zigzag_round_trips_and_keeps_small_steps_small() {
+        for value in [0, 1, 2, 0x7FFF_FFFF, 0x8000_0000, u32::MAX, u32::MAX - 1] {
+            assert_eq!(unzigzag(zigzag(value)), value);
+        }
+        assert_eq!(zigzag(0), 0);
+        assert_eq!(zigzag(u32::MAX), 1, "-1 codes as 1");
+        assert_eq!(zigzag(1), 2);
+    }
+
+    #[test]
+    fn consecutive_results_and_their_operands_become_small_and_alike() {
+        // %10 = OpLoad %5 %7 ; %11 = OpLoad %5 %8: the same words once
+        // relative, whatever the ids.
+        let spirv = module(&[0x0004_003D, 5, 10, 7, 0x0004_003D, 5, 11, 8]);
+        let stored = encode(&spirv).unwrap();
+        assert_eq!(&stored[5..], &[0x0004_003D, 5, zigzag(9), 3, 0x0004_003D, 5, 0, 3]);
+        assert_eq!(decode(&stored).unwrap(), spirv);
+    }
+
+    #[test]
+    fn decoration_targets_are_steps_from_the_previous_target() {
+        // OpDecorate %4 Binding 0 ; OpDecorate %6 Binding 1
+        let spirv = module(&[0x0004_0047, 4, 33, 0, 0x0004_0047, 6, 33, 1]);
+        let stored = encode(&spirv).unwrap();
+        assert_eq!(&stored[5..], &[0x0004_0047, zigzag(4), 33, 0, 0x0004_0047, zigzag(2), 33, 1]);
+        assert_eq!(decode(&stored).unwrap(), spirv);
+    }
+
+    #[test]
+    fn unknown_opcodes_and_short_instructions_stay_as_they_are() {
+        // An extension opcode, and an OpLoad cut to its opcode word.
+        let spirv = module(&[0x0003_1400, 9, 9, 0x0001_003D]);
+        assert_eq!(encode(&spirv).unwrap(), spirv);
+        assert_eq!(decode(&spirv).unwrap(), spirv);
+    }
+
+    #[test]
+    fn malformed_words_are_errors() {
+        assert_eq!(encode(&[spirv::MAGIC, 0, 0, 0]), Err(RelativeIdsError::NotSpirv));
+        assert_eq!(decode(&[0, 0, 0, 0, 0]), Err(RelativeIdsError::NotSpirv));
+        assert_eq!(encode(&module(&[0x0000_003D])), Err(RelativeIdsError::BadInstruction { at: 5 }));
+        assert_eq!(decode(&module(&[0x0001_0000, 0x0003_003D, 1])), Err(RelativeIdsError::BadInstruction { at: 6 }));
+    }
+
+    #[test]
+    fn the_header_is_kept_as_it_is() {
+        let spirv = module(&[]);
+        assert_eq!(encode(&spirv).unwrap(), spirv);
+    }
+}
