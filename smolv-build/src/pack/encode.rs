@@ -40,6 +40,11 @@ impl<'a> Strip<'a> {
             (true, true) => Self::KeepingInterfaceNames(reflection),
         }
     }
+
+    /// Whether the module ships with the names of its interface.
+    pub(crate) fn keeps_names(&self) -> bool {
+        !matches!(self, Self::All)
+    }
 }
 
 /// Encodes one module, stripping what `strip` says.

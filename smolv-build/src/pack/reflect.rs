@@ -9,6 +9,7 @@ use smolv_format::reflect::Interface;
 use smolv_format::reflect::{Reflection, ShaderStage};
 
 use crate::compile::all::Built;
+use crate::pack::encode::Strip;
 use crate::settings::Settings;
 
 /// What the pack stage knows of a module's interface.
@@ -23,9 +24,6 @@ pub(crate) struct Reflected {
 
 /// Reflects every module as it ships.
 pub(crate) fn reflect_all(modules: &[Built<'_>], settings: &Settings) -> Vec<Reflected> {
-    // What `Strip::of` keeps: names, unless debug info goes and the
-    // interface names with it.
-    let keeps_names = !settings.strip_debug || settings.keep_interface_names;
     modules
         .par_iter()
         .map(|Built { module, .. }| {
@@ -33,7 +31,7 @@ pub(crate) fn reflect_all(modules: &[Built<'_>], settings: &Settings) -> Vec<Ref
             let reflection = reflect(shipped, module.stage, &module.entry_point);
             // The manifest keeps every name (generated types, hot reload);
             // the container holds what the module ships with.
-            let in_container = as_shipped(&reflection, keeps_names);
+            let in_container = as_shipped(&reflection, Strip::of(settings, &reflection).keeps_names());
             Reflected { in_container, interface: interface(&module.spirv, shipped), reflection }
         })
         .collect()
