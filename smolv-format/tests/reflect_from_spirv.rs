@@ -109,8 +109,9 @@ fn deeply_shared_or_cyclic_structs_are_sized_in_linear_time() {
     let reflection = Reflection::from_spirv(&nested_structs(30, false)).unwrap();
     // Without offsets every member starts at 0: the block is one float.
     assert_eq!(reflection.push_constants[0].size, 4);
+    // A struct of itself holds no scalar: a block of size 0, so no range.
     let reflection = Reflection::from_spirv(&nested_structs(1, true)).unwrap();
-    assert!(reflection.push_constants.len() <= 1);
+    assert!(reflection.push_constants.is_empty(), "{:?}", reflection.push_constants);
     // 2^30 steps take minutes; a linear walk, microseconds.
     assert!(started.elapsed() < std::time::Duration::from_secs(5), "took {:?}", started.elapsed());
 }

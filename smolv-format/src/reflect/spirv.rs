@@ -247,12 +247,13 @@ impl Module {
         })
     }
 
-    /// Byte size of a type in a block; `matrix_stride` applies to a matrix member.
+    /// Byte size of a type in a block.
     fn size_of(&self, ty: u32) -> u32 {
         self.size_in(ty, None, 0, &mut HashMap::new())
     }
 
-    /// [`size_of`](Self::size_of) at `depth`, each type's size worked out
+    /// [`size_of`](Self::size_of) at `depth`, where `matrix_stride` applies
+    /// to a matrix member, each type's size worked out
     /// once (`known`): a struct of two copies of the struct before it, 30
     /// deep, would otherwise take 2^30 steps.
     fn size_in(
