@@ -115,3 +115,33 @@ fn deeply_shared_or_cyclic_structs_are_sized_in_linear_time() {
     // 2^30 steps take minutes; a linear walk, microseconds.
     assert!(started.elapsed() < std::time::Duration::from_secs(5), "took {:?}", started.elapsed());
 }
+
+/// A vertex input whose type is a matrix of columns that are `column`
+/// (a matrix of itself with `column` 0): found by the `spirv_reader` fuzz
+/// target, where the input's format recursed until the stack overflowed.
+fn matrix_input(column: Option<u32>) -> Vec<u32> {
+    let mut m = vec![0x0723_0203, 0x0001_0000, 0, 20, 0];
+    let mut inst = |op: u32, operands: &[u32]| {
+        m.push(((u32::try_from(operands.len()).unwrap() + 1) << 16) | op);
+        m.extend_from_slice(operands);
+    };
+    inst(15, &[0, 1, 0x6E69_616D, 0, 6]); // OpEntryPoint Vertex %1 "main" %6
+    inst(71, &[6, 30, 2]); // OpDecorate %6 Location 2
+    inst(22, &[2, 32]); // %2 = OpTypeFloat 32
+    inst(23, &[3, 2, 4]); // %3 = OpTypeVector %2 4
+    inst(24, &[5, column.unwrap_or(5), 3]); // %5 = OpTypeMatrix %column 3
+    inst(32, &[7, 1, 5]); // %7 = OpTypePointer Input %5
+    inst(59, &[7, 6, 1]); // %6 = OpVariable %7 Input
+    m
+}
+
+#[test]
+fn a_matrix_input_takes_a_location_per_column_and_a_matrix_of_itself_ends() {
+    let reflection = Reflection::from_spirv(&matrix_input(Some(3))).unwrap();
+    let inputs: Vec<_> = reflection.inputs.iter().map(|v| (v.location, v.format)).collect();
+    // VK_FORMAT_R32G32B32A32_SFLOAT, one location per column.
+    assert_eq!(inputs, [(2, 109), (3, 109), (4, 109)]);
+    let reflection = Reflection::from_spirv(&matrix_input(None)).unwrap();
+    let inputs: Vec<_> = reflection.inputs.iter().map(|v| (v.location, v.format)).collect();
+    assert_eq!(inputs, [(2, 0), (3, 0), (4, 0)], "no format for a column that is no vector");
+}

@@ -310,13 +310,22 @@ impl Module {
         }
     }
 
-    /// `VkFormat` of a scalar or vector type, with the location count
-    /// (matrices take one location per column).
+    /// `VkFormat` of a scalar, vector or matrix type, with the location
+    /// count (matrices take one location per column). A matrix's column is
+    /// read as a vector, never as another matrix: a hostile matrix of
+    /// itself must not recurse without end.
     fn format_of(&self, ty: u32) -> (u32, u32) {
         match self.types.get(&ty) {
-            Some(Type::Matrix { column, count }) => (self.format_of(*column).0, *count),
-            Some(Type::Vector { component, count }) => (vk_format_of(self.types.get(component), *count), 1),
-            scalar => (vk_format_of(scalar, 1), 1),
+            Some(Type::Matrix { column, count }) => (self.vector_format(*column), *count),
+            _ => (self.vector_format(ty), 1),
+        }
+    }
+
+    /// `VkFormat` of a scalar or vector type (0 for anything else).
+    fn vector_format(&self, ty: u32) -> u32 {
+        match self.types.get(&ty) {
+            Some(Type::Vector { component, count }) => vk_format_of(self.types.get(component), *count),
+            scalar => vk_format_of(scalar, 1),
         }
     }
 }
