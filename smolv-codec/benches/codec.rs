@@ -130,7 +130,7 @@ fn print_ratios(workload: &Workload) {
     println!("  targets: decode >= 1500 MB/s, encode >= 1100 MB/s");
     println!(
         "  quoted, not measured here: measured by hand on this corpus, back to back on one machine, \
-         the Rust codec encodes at 1.55× and decodes at 1.50× the C++ reference (g++ -O2)"
+         the Rust codec encodes at 1.60× and decodes at 1.24× the C++ reference (g++ -O2; docs/benchmarks.md)"
     );
 }
 
