@@ -1,7 +1,7 @@
 //! `Reflection::from_spirv` on hand-made modules: hostile counts and
 //! push-constant ranges.
 
-use smolv_format::reflect::Reflection;
+use smolv_format::reflect::{Reflection, StageInterface};
 
 /// Most locations one interface variable is reflected as.
 const MAX_INTERFACE_LOCATIONS: u32 = 1024;
@@ -116,10 +116,12 @@ fn deeply_shared_or_cyclic_structs_are_sized_in_linear_time() {
     assert!(started.elapsed() < std::time::Duration::from_secs(5), "took {:?}", started.elapsed());
 }
 
-/// A vertex input whose type is a matrix of columns that are `column`
-/// (a matrix of itself with `column` 0): found by the `spirv_reader` fuzz
-/// target, where the input's format recursed until the stack overflowed.
-fn matrix_input(column: Option<u32>) -> Vec<u32> {
+/// A vertex input at location 2 whose type is a matrix of 3 columns that
+/// are `column`, vectors of 4 `width`-bit floats (`None`: a matrix of
+/// itself, found by the `spirv_reader` fuzz target, where the input's
+/// format recursed until the stack overflowed). Only what the reader
+/// looks at: no capabilities, memory model or function.
+fn matrix_input(width: u32, column: Option<u32>) -> Vec<u32> {
     let mut m = vec![0x0723_0203, 0x0001_0000, 0, 20, 0];
     let mut inst = |op: u32, operands: &[u32]| {
         m.push(((u32::try_from(operands.len()).unwrap() + 1) << 16) | op);
@@ -127,7 +129,7 @@ fn matrix_input(column: Option<u32>) -> Vec<u32> {
     };
     inst(15, &[0, 1, 0x6E69_616D, 0, 6]); // OpEntryPoint Vertex %1 "main" %6
     inst(71, &[6, 30, 2]); // OpDecorate %6 Location 2
-    inst(22, &[2, 32]); // %2 = OpTypeFloat 32
+    inst(22, &[2, width]); // %2 = OpTypeFloat width
     inst(23, &[3, 2, 4]); // %3 = OpTypeVector %2 4
     inst(24, &[5, column.unwrap_or(5), 3]); // %5 = OpTypeMatrix %column 3
     inst(32, &[7, 1, 5]); // %7 = OpTypePointer Input %5
@@ -135,13 +137,32 @@ fn matrix_input(column: Option<u32>) -> Vec<u32> {
     m
 }
 
+/// Each entry's location and format.
+type Slots = Vec<(u32, u32)>;
+
+/// A module's vertex inputs, as the reflection and the stage interface see
+/// them.
+fn input_locations(spirv: &[u32]) -> (Slots, Slots) {
+    let reflection = Reflection::from_spirv(spirv).unwrap();
+    let stage = StageInterface::from_spirv(spirv).unwrap();
+    (
+        reflection.inputs.iter().map(|v| (v.location, v.format)).collect(),
+        stage.inputs.iter().map(|v| (v.location, v.format)).collect(),
+    )
+}
+
 #[test]
-fn a_matrix_input_takes_a_location_per_column_and_a_matrix_of_itself_ends() {
-    let reflection = Reflection::from_spirv(&matrix_input(Some(3))).unwrap();
-    let inputs: Vec<_> = reflection.inputs.iter().map(|v| (v.location, v.format)).collect();
-    // VK_FORMAT_R32G32B32A32_SFLOAT, one location per column.
-    assert_eq!(inputs, [(2, 109), (3, 109), (4, 109)]);
-    let reflection = Reflection::from_spirv(&matrix_input(None)).unwrap();
-    let inputs: Vec<_> = reflection.inputs.iter().map(|v| (v.location, v.format)).collect();
-    assert_eq!(inputs, [(2, 0), (3, 0), (4, 0)], "no format for a column that is no vector");
+fn a_matrix_input_takes_locations_per_column_and_a_matrix_of_itself_ends() {
+    // mat3x4: VK_FORMAT_R32G32B32A32_SFLOAT, one location per column.
+    let want = vec![(2, 109), (3, 109), (4, 109)];
+    assert_eq!(input_locations(&matrix_input(32, Some(3))), (want.clone(), want));
+    // dmat3x4: VK_FORMAT_R64G64B64A64_SFLOAT, two locations per column.
+    let want = vec![(2, 121), (4, 121), (6, 121)];
+    assert_eq!(input_locations(&matrix_input(64, Some(3))), (want.clone(), want));
+    let want = vec![(2, 0), (3, 0), (4, 0)];
+    assert_eq!(
+        input_locations(&matrix_input(32, None)),
+        (want.clone(), want),
+        "no format for a column that is no vector"
+    );
 }

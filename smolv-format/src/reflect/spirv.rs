@@ -310,8 +310,9 @@ impl Module {
         }
     }
 
-    /// `VkFormat` of a scalar, vector or matrix type, with the location
-    /// count (matrices take one location per column). A matrix's column is
+    /// `VkFormat` of a scalar, vector or matrix type, with the number of
+    /// elements that take locations (a matrix's columns, each taking
+    /// [`location_step`] locations). A matrix's column is
     /// read as a vector, never as another matrix: a hostile matrix of
     /// itself must not recurse without end.
     fn format_of(&self, ty: u32) -> (u32, u32) {
@@ -328,6 +329,14 @@ impl Module {
             scalar => vk_format_of(scalar, 1),
         }
     }
+}
+
+/// The locations one element of `format` takes: two for a 64-bit vector
+/// of three or four components, one for anything else (Vulkan's "Location
+/// Assignment"). An array's elements and a matrix's columns each start
+/// this many locations after the one before.
+fn location_step(format: u32) -> u32 {
+    if (vk_format(ScalarKind::Uint, 64, 3)..=vk_format(ScalarKind::Float, 64, 4)).contains(&format) { 2 } else { 1 }
 }
 
 /// The `VkFormat` for `count` components of a scalar type (0 if none fits).
@@ -457,12 +466,7 @@ pub(super) fn stage_interface(spirv: &[u32]) -> Result<StageInterface, Reflectio
             Some(Type::Struct { .. }) => (0, 1),
             _ => module.format_of(element),
         };
-        // A 64-bit vector of three or four components takes two locations.
-        let step = if format >= vk_format(ScalarKind::Uint, 64, 3) && format <= vk_format(ScalarKind::Float, 64, 4) {
-            2
-        } else {
-            1
-        };
+        let step = location_step(format);
         let list = if input { &mut interface.inputs } else { &mut interface.outputs };
         let slots = count.max(1).saturating_mul(locations).min(MAX_INTERFACE_LOCATIONS);
         for location in (0..slots).map_while(|i| i.checked_mul(step).and_then(|i| location.checked_add(i))) {
@@ -547,7 +551,8 @@ fn reflect(module: &Module, stage: ShaderStage, entry_id: u32, entry_point: Stri
                 // No device has more than a few dozen locations; a hostile
                 // array length must not allocate without bound.
                 let slots = count.max(1).saturating_mul(locations).min(MAX_INTERFACE_LOCATIONS);
-                for location in (0..slots).map_while(|i| location.checked_add(i)) {
+                let step = location_step(format);
+                for location in (0..slots).map_while(|i| i.checked_mul(step).and_then(|i| location.checked_add(i))) {
                     list.push(InterfaceVariable { location, format, name: module.name(id) });
                 }
             }

@@ -416,7 +416,9 @@ pub struct SpecConstant {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct InterfaceVariable {
-    /// `layout(location = ...)`; a matrix takes one location per column.
+    /// `layout(location = ...)`. A matrix or an array has an entry per
+    /// column or element, each one location after the one before, or two
+    /// for 64-bit vectors of three or four components (`dvec3`, `dvec4`).
     pub location: u32,
     /// The matching `VkFormat` value (for example 106, `R32G32B32_SFLOAT`,
     /// for a `vec3`); 0 if there is none.
