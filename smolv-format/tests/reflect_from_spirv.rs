@@ -1,5 +1,6 @@
-//! `Reflection::from_spirv` on hand-made modules: hostile counts and
-//! push-constant ranges.
+//! `Reflection::from_spirv` on hand-made modules: hostile counts,
+//! push-constant ranges, and the locations of interface matrices and
+//! arrays (with `StageInterface::from_spirv`).
 
 use smolv_format::reflect::{Reflection, StageInterface};
 
@@ -116,12 +117,21 @@ fn deeply_shared_or_cyclic_structs_are_sized_in_linear_time() {
     assert!(started.elapsed() < std::time::Duration::from_secs(5), "took {:?}", started.elapsed());
 }
 
-/// A vertex input at location 2 whose type is a matrix of 3 columns that
-/// are `column`, vectors of 4 `width`-bit floats (`None`: a matrix of
-/// itself, found by the `spirv_reader` fuzz target, where the input's
-/// format recursed until the stack overflowed). Only what the reader
-/// looks at: no capabilities, memory model or function.
-fn matrix_input(width: u32, column: Option<u32>) -> Vec<u32> {
+/// What holds a vertex input's vectors.
+#[derive(Clone, Copy)]
+enum Outer {
+    /// A matrix of 3 columns that are the vectors; `None`: a matrix of
+    /// itself, found by the `spirv_reader` fuzz target, where the input's
+    /// format recursed until the stack overflowed.
+    Matrix(Option<u32>),
+    /// An array of 3 of them.
+    Array,
+}
+
+/// A vertex input at location 2 of 3 vectors of `components` `width`-bit
+/// floats, held by `outer`. Only what the reader looks at: no
+/// capabilities, memory model or function.
+fn vectors_input(width: u32, components: u32, outer: Outer) -> Vec<u32> {
     let mut m = vec![0x0723_0203, 0x0001_0000, 0, 20, 0];
     let mut inst = |op: u32, operands: &[u32]| {
         m.push(((u32::try_from(operands.len()).unwrap() + 1) << 16) | op);
@@ -130,8 +140,15 @@ fn matrix_input(width: u32, column: Option<u32>) -> Vec<u32> {
     inst(15, &[0, 1, 0x6E69_616D, 0, 6]); // OpEntryPoint Vertex %1 "main" %6
     inst(71, &[6, 30, 2]); // OpDecorate %6 Location 2
     inst(22, &[2, width]); // %2 = OpTypeFloat width
-    inst(23, &[3, 2, 4]); // %3 = OpTypeVector %2 4
-    inst(24, &[5, column.unwrap_or(5), 3]); // %5 = OpTypeMatrix %column 3
+    inst(23, &[3, 2, components]); // %3 = OpTypeVector %2 components
+    match outer {
+        Outer::Matrix(column) => inst(24, &[5, column.unwrap_or(5), 3]), // %5 = OpTypeMatrix %column 3
+        Outer::Array => {
+            inst(21, &[8, 32, 0]); // %8 = OpTypeInt 32 0
+            inst(43, &[8, 9, 3]); // %9 = OpConstant %8 3
+            inst(28, &[5, 3, 9]); // %5 = OpTypeArray %3 %9
+        }
+    }
     inst(32, &[7, 1, 5]); // %7 = OpTypePointer Input %5
     inst(59, &[7, 6, 1]); // %6 = OpVariable %7 Input
     m
@@ -152,17 +169,26 @@ fn input_locations(spirv: &[u32]) -> (Slots, Slots) {
 }
 
 #[test]
-fn a_matrix_input_takes_locations_per_column_and_a_matrix_of_itself_ends() {
-    // mat3x4: VK_FORMAT_R32G32B32A32_SFLOAT, one location per column.
-    let want = vec![(2, 109), (3, 109), (4, 109)];
-    assert_eq!(input_locations(&matrix_input(32, Some(3))), (want.clone(), want));
-    // dmat3x4: VK_FORMAT_R64G64B64A64_SFLOAT, two locations per column.
-    let want = vec![(2, 121), (4, 121), (6, 121)];
-    assert_eq!(input_locations(&matrix_input(64, Some(3))), (want.clone(), want));
-    let want = vec![(2, 0), (3, 0), (4, 0)];
-    assert_eq!(
-        input_locations(&matrix_input(32, None)),
-        (want.clone(), want),
-        "no format for a column that is no vector"
-    );
+fn matrix_and_array_inputs_take_locations_per_element_and_a_matrix_of_itself_ends() {
+    let cases = [
+        // mat3x4: VK_FORMAT_R32G32B32A32_SFLOAT, one location per column.
+        (32, 4, Outer::Matrix(Some(3)), [(2, 109), (3, 109), (4, 109)]),
+        // dmat3x4 and dvec4[3]: VK_FORMAT_R64G64B64A64_SFLOAT, two each.
+        (64, 4, Outer::Matrix(Some(3)), [(2, 121), (4, 121), (6, 121)]),
+        (64, 4, Outer::Array, [(2, 121), (4, 121), (6, 121)]),
+        // dvec3[3]: VK_FORMAT_R64G64B64_SFLOAT, two each.
+        (64, 3, Outer::Array, [(2, 118), (4, 118), (6, 118)]),
+        // dmat3x2: VK_FORMAT_R64G64_SFLOAT, one location per column.
+        (64, 2, Outer::Matrix(Some(3)), [(2, 115), (3, 115), (4, 115)]),
+        // No format for a column that is no vector, and a matrix of itself ends.
+        (32, 4, Outer::Matrix(None), [(2, 0), (3, 0), (4, 0)]),
+    ];
+    for (width, components, outer, want) in cases {
+        let want = want.to_vec();
+        assert_eq!(
+            input_locations(&vectors_input(width, components, outer)),
+            (want.clone(), want),
+            "{width}-bit x{components}"
+        );
+    }
 }

@@ -442,7 +442,8 @@ pub struct SpecConstantDef {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct VertexInput {
     /// Its first `Location`; a matrix or array takes one per column or
-    /// element.
+    /// element, two where that is a 64-bit vector of three or four
+    /// components.
     pub location: u32,
     /// Its `OpName`; empty without debug info.
     pub name: String,

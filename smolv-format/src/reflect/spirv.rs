@@ -483,7 +483,7 @@ pub(super) fn stage_interface(spirv: &[u32]) -> Result<StageInterface, Reflectio
     Ok(interface)
 }
 
-/// Most locations one interface variable is reflected as (far beyond any
+/// Most entries one interface variable is reflected as (far beyond any
 /// device's `maxVertexInputAttributes` or `maxFragmentOutputAttachments`).
 const MAX_INTERFACE_LOCATIONS: u32 = 1024;
 

@@ -25,7 +25,7 @@ use super::types::ShaderStage;
 #[non_exhaustive]
 pub struct StageVariable {
     /// `layout(location = ...)`; an array or a matrix takes one entry per
-    /// location.
+    /// element or column, each at the location it starts at.
     pub location: u32,
     /// `layout(component = ...)`, 0 without one.
     pub component: u32,

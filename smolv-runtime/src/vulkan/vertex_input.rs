@@ -60,8 +60,8 @@ impl VertexInput {
                 ));
             };
             let Some(wanted) = i32::try_from(input.format).ok().map(vk::Format::from_raw).and_then(numeric_type) else {
-                // A type reflection gives no format (matrices, arrays):
-                // the driver checks those.
+                // A type reflection gives no format (bools, structs,
+                // matrices of matrices): the driver checks those.
                 continue;
             };
             let given = numeric_type(attribute.format);
