@@ -310,11 +310,9 @@ impl Module {
         }
     }
 
-    /// `VkFormat` of a scalar, vector or matrix type, with the number of
-    /// elements that take locations (a matrix's columns, each taking
-    /// [`location_step`] locations). A matrix's column is
-    /// read as a vector, never as another matrix: a hostile matrix of
-    /// itself must not recurse without end.
+    /// `VkFormat` of a scalar, vector or matrix type, with its number of
+    /// columns. A column is read as a vector, never as another matrix, so
+    /// a hostile matrix of itself ends.
     fn format_of(&self, ty: u32) -> (u32, u32) {
         match self.types.get(&ty) {
             Some(Type::Matrix { column, count }) => (self.vector_format(*column), *count),
@@ -331,12 +329,18 @@ impl Module {
     }
 }
 
-/// The locations one element of `format` takes: two for a 64-bit vector
-/// of three or four components, one for anything else (Vulkan's "Location
-/// Assignment"). An array's elements and a matrix's columns each start
-/// this many locations after the one before.
-fn location_step(format: u32) -> u32 {
-    if (vk_format(ScalarKind::Uint, 64, 3)..=vk_format(ScalarKind::Float, 64, 4)).contains(&format) { 2 } else { 1 }
+/// The locations of an interface variable's `count` array elements of
+/// `columns` columns each, from `first`: each after the one before, two on
+/// for a 64-bit vector of three or four components (Vulkan's "Location
+/// Assignment"). A hostile array length must not allocate without bound.
+fn element_locations(first: u32, count: u32, columns: u32, format: u32) -> impl Iterator<Item = u32> {
+    let step = if (vk_format(ScalarKind::Uint, 64, 3)..=vk_format(ScalarKind::Float, 64, 4)).contains(&format) {
+        2
+    } else {
+        1
+    };
+    let slots = count.max(1).saturating_mul(columns).min(MAX_INTERFACE_LOCATIONS);
+    (0..slots).map_while(move |i| i.checked_mul(step).and_then(|i| first.checked_add(i)))
 }
 
 /// The `VkFormat` for `count` components of a scalar type (0 if none fits).
@@ -466,10 +470,8 @@ pub(super) fn stage_interface(spirv: &[u32]) -> Result<StageInterface, Reflectio
             Some(Type::Struct { .. }) => (0, 1),
             _ => module.format_of(element),
         };
-        let step = location_step(format);
         let list = if input { &mut interface.inputs } else { &mut interface.outputs };
-        let slots = count.max(1).saturating_mul(locations).min(MAX_INTERFACE_LOCATIONS);
-        for location in (0..slots).map_while(|i| i.checked_mul(step).and_then(|i| location.checked_add(i))) {
+        for location in element_locations(location, count, locations, format) {
             list.push(StageVariable {
                 location,
                 component: decorations.component.unwrap_or(0),
@@ -548,11 +550,7 @@ fn reflect(module: &Module, stage: ShaderStage, entry_id: u32, entry_point: Stri
                 let (format, locations) = module.format_of(element);
                 let list =
                     if storage == StorageClass::Input { &mut reflection.inputs } else { &mut reflection.outputs };
-                // No device has more than a few dozen locations; a hostile
-                // array length must not allocate without bound.
-                let slots = count.max(1).saturating_mul(locations).min(MAX_INTERFACE_LOCATIONS);
-                let step = location_step(format);
-                for location in (0..slots).map_while(|i| i.checked_mul(step).and_then(|i| location.checked_add(i))) {
+                for location in element_locations(location, count, locations, format) {
                     list.push(InterfaceVariable { location, format, name: module.name(id) });
                 }
             }
