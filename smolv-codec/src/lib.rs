@@ -1,23 +1,13 @@
 //! # smolv-codec
 //!
 //! The codecs of [smolv](https://github.com/smolv-rs/smolv), the shader
-//! toolchain for Rust games: what the build (`smolv-build`) encodes,
-//! specializes and packs with, and what the runtime (`smolv-runtime`)
-//! decodes with. Games do not depend on this crate: `smolv-runtime`
-//! re-exports each module under the same name (`smolv_runtime::smolv`,
-//! `smolv_runtime::container`, ...). It sits between the vocabulary the
-//! crates share (`smolv-format`) and the game-facing runtime, as
-//! `zstd-safe` sits between `zstd-sys` and `zstd`.
+//! toolchain for Rust games, which `smolv-runtime` re-exports:
 //!
-//! - [`smolv`]: the [SMOL-V](https://github.com/aras-p/smol-v) codec, a
-//!   `no_std`-capable encoder that writes exactly the bytes of the
-//!   reference C++ encoder, and a decoder that reads every SMOL-V version
-//!   ever written and never panics on bad input;
+//! - [`smolv`]: the [SMOL-V](https://github.com/aras-p/smol-v) codec,
+//!   byte-exact with the reference encoder, safe on any input;
 //! - [`relative_ids`]: SPIR-V with its ids stored relative to each result;
-//! - [`specialize`]: specialization constants folded into a module, its
-//!   branches resolved and its dead code removed;
-//! - [`container`] (with `std`): shader containers and bundles, the asset
-//!   files smolv ships shaders in.
+//! - [`specialize`]: specialization constants folded into a module;
+//! - [`container`] (with `std`): shader containers and bundles.
 //!
 //! ```
 //! use smolv_codec::{decode, encode, DecodeOptions, EncodeOptions};
@@ -32,11 +22,9 @@
 //! ```
 //!
 //! ## Features
-//! - `std` (default): `std::error::Error` for the error types, and the
-//!   [`container`] module. Without it the crate is `no_std` and needs only
-//!   `alloc`.
-//! - `zstd-fast` (default): zstd for containers and bundles (their payloads and
-//!   dictionaries).
+//! - `std` (default): `std::error::Error`, and the [`container`] module;
+//!   without it the crate is `no_std` and needs only `alloc`.
+//! - `zstd-fast` (default): zstd for containers and bundles.
 //! - `serde`: derives for [`specialize::Value`].
 #![cfg_attr(not(feature = "std"), no_std)]
 #![forbid(unsafe_code)]
@@ -57,7 +45,6 @@ pub use smolv::{
     encode, encode_into, inspect,
 };
 
-/// A tiny valid SPIR-V 1.0 compute module (an empty `main`), used by the
-/// documentation examples; its words for `static` examples.
+/// The documentation examples' SPIR-V module, and its words.
 #[doc(hidden)]
 pub use smolv_format::{DOC_EXAMPLE_WORDS, doc_example_module};

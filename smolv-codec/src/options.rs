@@ -1,18 +1,11 @@
-//! How stored shaders are decoded: the checks and limits every decoder
-//! applies, whether it reads SMOL-V, a container file or an embedded set.
+//! The checks and limits every decoder applies.
 
-/// The default limit on decoded SPIR-V: 256 MiB, far above any real
-/// module, and small enough that a hostile size is refused before it is
-/// allocated.
+/// The default limit on decoded SPIR-V: far above any real module.
 const DEFAULT_MAX_DECODED_LEN: usize = 256 << 20;
 
-/// Options for decoding: [`decode`](crate::decode) (SMOL-V),
+/// Options for [`decode`](crate::decode),
 /// [`Container::decode_with`](crate::container::Container::decode_with)
 /// and smolv-runtime's `Shader::decode_with`.
-///
-/// One default for all of them: the recorded hash is checked, the decoded
-/// size is bounded (256 MiB), and SMOL-V version 0 is read in the current
-/// dialect.
 ///
 /// ```
 /// use smolv_codec::DecodeOptions;
@@ -22,7 +15,6 @@ const DEFAULT_MAX_DECODED_LEN: usize = 256 << 20;
 /// // Refuse anything that would decode to more than 1 MiB.
 /// let bounded = DecodeOptions::new().max_decoded_len(1 << 20);
 /// assert!(bounded.verifies_hash(), "the hash check stays on");
-/// # let _ = unity;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -40,8 +32,7 @@ impl Default for DecodeOptions {
 }
 
 impl DecodeOptions {
-    /// The defaults: hash checked, at most 256 MiB of SPIR-V, the current
-    /// SMOL-V dialect.
+    /// The defaults: hash checked, at most 256 MiB of SPIR-V, the current dialect.
     ///
     /// ```
     /// use smolv_codec::{decode, encode, DecodeOptions, EncodeOptions};
@@ -55,13 +46,8 @@ impl DecodeOptions {
         Self { verify_hash: true, max_decoded_len: DEFAULT_MAX_DECODED_LEN, legacy_2016_08_31: false }
     }
 
-    /// Whether to check the decoded SPIR-V against the hash recorded at
-    /// build time: blake3 for containers and bundles (files), xxHash32 for
-    /// embedded shaders that were compressed. On by default. Plain SMOL-V
-    /// carries no hash; embedded raw SPIR-V and SPIR-V with relative ids
-    /// carry none either (nothing decompresses them; they are checked for
-    /// their size, the SPIR-V magic number and, for relative ids, every
-    /// instruction's word count).
+    /// Whether to check the decoded SPIR-V against the hash recorded at build
+    /// time (blake3 for files, xxHash32 for compressed embedded shaders).
     ///
     /// ```
     /// let trusting = smolv_codec::DecodeOptions::new().verify_hash(false);
@@ -74,9 +60,7 @@ impl DecodeOptions {
         self
     }
 
-    /// Refuses data that declares more than `max` bytes of SPIR-V, before
-    /// allocating anything. Default: 256 MiB. SMOL-V is also bounded by
-    /// what its input can justify (at most eight times the input).
+    /// Refuses data that declares more than `max` bytes of SPIR-V (default 256 MiB).
     ///
     /// ```
     /// use smolv_codec::{decode, encode, DecodeOptions, EncodeOptions};
@@ -94,17 +78,13 @@ impl DecodeOptions {
         self
     }
 
-    /// Reads SMOL-V encoding-version-0 data in the dialect of the
-    /// 2016-08-31 encoder, which Unity 2017–2020 used. That dialect shares
-    /// version byte 0 with later encoders, so it cannot be detected and
-    /// must be asked for. Has no effect on version-1 data, nor on anything
-    /// smolv-build wrote.
+    /// Reads SMOL-V version-0 data in the dialect of the 2016-08-31 encoder
+    /// (Unity 2017–2020), which cannot be detected.
     ///
     /// ```no_run
     /// use smolv_codec::{decode, DecodeOptions};
     /// let unity = std::fs::read("unity-2019.smolv")?;
     /// let words = decode(&unity, &DecodeOptions::new().legacy_2016_08_31(true))?;
-    /// # let _ = words;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[inline]

@@ -1,29 +1,17 @@
 //! Relative ids: SPIR-V that compresses again.
 //!
-//! SPIR-V names every value by an id, and most ids an instruction uses were
-//! defined a few instructions earlier. Stored as they are, the same
-//! instruction sequence never repeats byte for byte, because its ids differ
-//! each time. This transform stores, word for word in place:
+//! Word for word in place, this stores:
 //!
 //! - each result id as the zigzag-coded step from the previous result id,
 //!   less one (an instruction after the previous one: `0`);
-//! - the ids that SMOL-V codes as deltas (the first operands of loads,
-//!   stores, arithmetic, ...) as the result id (or the previous result id,
-//!   for instructions without one) minus the id, wrapping;
+//! - the ids that SMOL-V codes as deltas as the result id (or the previous
+//!   result id, for instructions without one) minus the id, wrapping;
 //! - the target of `OpDecorate` and `OpMemberDecorate` as the zigzag-coded
 //!   step from the previous decoration's target;
-//! - every other word (header, opcode words, types, literals) as it is.
+//! - every other word as it is.
 //!
-//! The output is exactly as long as the input and still whole words, so it
-//! needs no decompressor: the point is what a general-purpose compressor
-//! makes of it. After `xz -9` it is about as small as SMOL-V, and the
-//! code that converts it back is much smaller than SMOL-V's decoder. So
-//! the `download` goal of `smolv-build` picks it, for games whose
-//! installer or store compresses the binary again. After LZ4 its data is
-//! larger than SMOL-V + LZ4's but its decoder smaller, which makes it the
-//! smallest installed choice for mid-sized sets. The measurements are in
-//! the repository's `docs/size.md`; the layout is in `docs/format.md`,
-//! "Embedded sets", codecs 5 and 6.
+//! The output is as long as the input; the point is what a general-purpose
+//! compressor makes of it (`docs/size.md`, `docs/format.md`).
 //!
 //! ```
 //! use smolv_codec::relative_ids;
@@ -40,9 +28,9 @@ use alloc::vec::Vec;
 use smolv_format::spirv::{self, HEADER_WORDS};
 
 use crate::smolv::opcodes::{OPS_KNOWN_V1, OpLayout, op};
+use crate::smolv::varint::{unzigzag, zigzag};
 
-/// Why words could not be converted: they are not a well-formed sequence of
-/// SPIR-V instructions. The error owns no memory.
+/// Why words could not be converted: they are not well-formed SPIR-V.
 ///
 /// ```
 /// use smolv_codec::relative_ids::{self, RelativeIdsError};
@@ -61,10 +49,8 @@ pub enum RelativeIdsError {
     },
 }
 
-// Written out rather than derived, and inline: an embedded set of relative
-// ids prints these through `ShaderError`, and an inline `Display` is
-// compiled into that binary alone, without pulling in the rest of this
-// crate's object code (and its unwinding tables) as a derived one would.
+// Written out and inline rather than derived, so that a binary printing it
+// does not pull in the rest of this crate's object code.
 impl core::fmt::Display for RelativeIdsError {
     #[inline]
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -83,20 +69,17 @@ impl core::fmt::Display for RelativeIdsError {
 
 impl core::error::Error for RelativeIdsError {}
 
-/// What the transform needs of one opcode, one byte each: bit 0 a result
-/// id, bit 1 a result type (which comes first), bits 2–5 how many ids
-/// after them are stored relative to the result id. SMOL-V's table
-/// (encoding version 1), so both codings delta the same ids.
+/// SMOL-V's layout (version 1) of each opcode, one byte each: bit 0 a
+/// result id, bit 1 a result type, bits 2–5 how many ids are relative.
 const LAYOUTS: [u8; OPS_KNOWN_V1] = {
     let mut table = [0; OPS_KNOWN_V1];
     let mut opcode = 0;
     while opcode < OPS_KNOWN_V1 {
-        // `opcode` < 367 and `id_deltas` < 16: neither narrowing loses bits.
+        // `opcode` < 367 and `id_deltas` < 16 (asserted): neither narrowing loses bits.
         #[allow(clippy::cast_possible_truncation)]
         let layout = OpLayout::of(opcode as u32, OPS_KNOWN_V1);
         #[allow(clippy::cast_possible_truncation)]
         let deltas = layout.id_deltas() as u8;
-        // Four bits hold it; a table row that needed more fails the build.
         assert!(deltas < 16, "an opcode deltas more ids than LAYOUTS holds");
         table[opcode] = (layout.has_result() as u8) | (layout.has_type() as u8) << 1 | deltas << 2;
         opcode += 1;
@@ -106,21 +89,6 @@ const LAYOUTS: [u8; OPS_KNOWN_V1] = {
 
 const RESULT: u8 = 1;
 const TYPE: u8 = 2;
-
-#[inline]
-const fn zigzag(value: u32) -> u32 {
-    // Reinterpreting the bits as signed is the point of zigzag coding.
-    #[allow(clippy::cast_possible_wrap)]
-    let signed = value as i32;
-    #[allow(clippy::cast_sign_loss)]
-    let sign = (signed >> 31) as u32;
-    (value << 1) ^ sign
-}
-
-#[inline]
-const fn unzigzag(value: u32) -> u32 {
-    (value >> 1) ^ (value & 1).wrapping_neg()
-}
 
 /// Converts SPIR-V `words` to relative ids in place; on error they are
 /// left partly converted.
@@ -138,8 +106,7 @@ pub fn encode_in_place(words: &mut [u32]) -> Result<(), RelativeIdsError> {
 }
 
 /// Converts relative ids back to SPIR-V in place; on error the words are
-/// left partly converted. The example of [`encode_in_place`] shows both
-/// directions; words that are not SPIR-V are refused:
+/// left partly converted.
 ///
 /// ```
 /// use smolv_codec::relative_ids::{decode_in_place, RelativeIdsError};
@@ -167,8 +134,7 @@ pub fn encode(spirv: &[u32]) -> Result<Vec<u32>, RelativeIdsError> {
     Ok(words)
 }
 
-/// The SPIR-V that [`encode`] made `stored` from, as a new buffer of the
-/// same length.
+/// The SPIR-V that [`encode`] made `stored` from, as a new buffer.
 ///
 /// ```
 /// let spirv = smolv_codec::doc_example_module();
@@ -189,30 +155,23 @@ fn check_header(words: &[u32]) -> Result<(), RelativeIdsError> {
     spirv::Header::read(words).map(drop).ok_or(RelativeIdsError::NotSpirv)
 }
 
-/// One pass over the instructions, converting the words the transform
-/// touches: to relative ids, or back (`DECODE`). The two directions share
-/// every step, and the running result id and decoration target are always
-/// the *absolute* ids (read before encoding a word, after decoding it).
+/// One pass over the instructions, to relative ids or back (`DECODE`); the
+/// running ids are always the absolute ones.
 #[inline]
 fn convert<const DECODE: bool>(words: &mut [u32]) -> Result<(), RelativeIdsError> {
     check_header(words)?;
-    // The running ids the coded steps start from: the result id, and the
-    // decoration target.
+    // The result id and the decoration target the coded steps start from.
     let mut running = [0u32; 2];
     let mut at = HEADER_WORDS;
     while let Some(&first) = words.get(at) {
-        // The reader's check: a word count of zero or past the end.
         let end =
             spirv::instruction_end(words.len(), at, first).map_err(|_| RelativeIdsError::BadInstruction { at })?;
         let opcode = spirv::split_first_word(first).1;
         let operands = &mut words[at + 1..end];
         let layout = LAYOUTS.get(opcode as usize).copied().unwrap_or(0);
         let has_type = usize::from(layout & TYPE != 0);
-        // The one word stored as a zigzag-coded step (counted from the first
-        // operand), the running id it steps from, and what a step of 0
-        // means: a result id (after the type, if any) one past the previous
-        // result, a decoration's target (its first operand) the previous
-        // target. The relative ids follow it.
+        // The one word stored as a zigzag-coded step, the running id it
+        // steps from, and what a step of 0 means; the relative ids follow it.
         let (step_at, slot, bias) = if matches!(opcode, op::DECORATE | op::MEMBER_DECORATE) {
             (0, 1, 0)
         } else if layout & RESULT != 0 {
@@ -222,8 +181,7 @@ fn convert<const DECODE: bool>(words: &mut [u32]) -> Result<(), RelativeIdsError
         };
         let relative_from = if step_at == usize::MAX { has_type } else { step_at + 1 };
         let relative_end = relative_from + usize::from(layout >> 2);
-        // One pass, in order: the result id changes partway, which also
-        // keeps the compiler from vectorizing these few words.
+        // In order: the result id changes partway.
         for (index, word) in operands.iter_mut().enumerate() {
             if index == step_at {
                 let previous = running[slot].wrapping_add(bias);

@@ -1,11 +1,7 @@
-//! How an embedded set stores its modules: one [`Codec`] per set, and its
-//! [`Framing`] (`docs/format.md`, "Embedded sets").
+//! How an embedded set stores its modules: its [`Codec`] and [`Framing`].
 
 /// How one module's bytes are stored in an embedded set: the directory's
 /// codec byte, and the name the manifest, the report and the macros use.
-///
-/// A new codec is a new format: the variants only grow with smolv's
-/// version, and each crate matches them all.
 ///
 /// ```
 /// use smolv_format::Codec;
@@ -19,12 +15,9 @@
 pub enum Codec {
     /// (`spirv`, byte 0) Raw SPIR-V, served zero-copy.
     Spirv,
-    /// (`spirv-relative-ids`, byte 5) SPIR-V with ids stored relative to
-    /// each instruction's result: as large as raw SPIR-V, but it
-    /// compresses again when the binary is downloaded compressed.
+    /// (`spirv-relative-ids`, byte 5) SPIR-V with relative ids, which compresses again.
     SpirvRelativeIds,
-    /// (`spirv-relative-ids-lz4`, byte 6) SPIR-V with relative ids + LZ4
-    /// blocks: larger data than SMOL-V + LZ4, for a smaller decoder.
+    /// (`spirv-relative-ids-lz4`, byte 6) SPIR-V with relative ids + LZ4 blocks.
     SpirvRelativeIdsLz4,
     /// (`smolv`, byte 1) SMOL-V, stored as is.
     Smolv,
@@ -32,8 +25,7 @@ pub enum Codec {
     SmolvLz4,
     /// (`smolv-zstd`, byte 3) SMOL-V + zstd frames.
     SmolvZstd,
-    /// (`smolv-zstd-dictionary`, byte 4) SMOL-V + zstd frames with a shared
-    /// dictionary.
+    /// (`smolv-zstd-dictionary`, byte 4) SMOL-V + zstd frames with a shared dictionary.
     SmolvZstdDictionary,
 }
 
@@ -74,19 +66,11 @@ impl Codec {
     /// assert_eq!(smolv_format::Codec::SmolvZstd.byte(), 3);
     /// ```
     pub const fn byte(self) -> u8 {
-        match self {
-            Self::Spirv => 0,
-            Self::Smolv => 1,
-            Self::SmolvLz4 => 2,
-            Self::SmolvZstd => 3,
-            Self::SmolvZstdDictionary => 4,
-            Self::SpirvRelativeIds => 5,
-            Self::SpirvRelativeIdsLz4 => 6,
-        }
+        // In `ALL` order: spirv, spirv-relative-ids(-lz4), smolv, smolv-lz4, smolv-zstd(-dictionary).
+        [0, 5, 6, 1, 2, 3, 4][self as usize]
     }
 
-    /// The codec of a directory's codec byte; `None` for a byte no codec
-    /// has (a newer or damaged directory).
+    /// The codec of a directory's codec byte; `None` for a byte no codec has.
     ///
     /// ```
     /// use smolv_format::Codec;
@@ -94,16 +78,14 @@ impl Codec {
     /// assert_eq!(Codec::from_byte(7), None);
     /// ```
     pub const fn from_byte(byte: u8) -> Option<Self> {
-        Some(match byte {
-            0 => Self::Spirv,
-            1 => Self::Smolv,
-            2 => Self::SmolvLz4,
-            3 => Self::SmolvZstd,
-            4 => Self::SmolvZstdDictionary,
-            5 => Self::SpirvRelativeIds,
-            6 => Self::SpirvRelativeIdsLz4,
-            _ => return None,
-        })
+        let mut i = 0;
+        while i < Self::ALL.len() {
+            if Self::ALL[i].byte() == byte {
+                return Some(Self::ALL[i]);
+            }
+            i += 1;
+        }
+        None
     }
 
     /// Its name in the manifest and the report.
@@ -112,15 +94,8 @@ impl Codec {
     /// assert_eq!(smolv_format::Codec::SpirvRelativeIds.name(), "spirv-relative-ids");
     /// ```
     pub const fn name(self) -> &'static str {
-        match self {
-            Self::Spirv => "spirv",
-            Self::SpirvRelativeIds => "spirv-relative-ids",
-            Self::SpirvRelativeIdsLz4 => "spirv-relative-ids-lz4",
-            Self::Smolv => "smolv",
-            Self::SmolvLz4 => "smolv-lz4",
-            Self::SmolvZstd => "smolv-zstd",
-            Self::SmolvZstdDictionary => "smolv-zstd-dictionary",
-        }
+        // The variants are declared in `ALL` (and so `NAMES`) order.
+        Self::NAMES[self as usize]
     }
 
     /// The codec [`Codec::name`] gives `name`; `None` for any other text.
@@ -144,8 +119,7 @@ impl Codec {
         matches!(self, Self::SpirvRelativeIds | Self::SpirvRelativeIdsLz4)
     }
 
-    /// Whether a module unpacks to SPIR-V (raw, or with relative ids)
-    /// rather than to SMOL-V.
+    /// Whether a module unpacks to SPIR-V (raw, or with relative ids), not SMOL-V.
     ///
     /// ```
     /// use smolv_format::Codec;
@@ -163,8 +137,7 @@ impl core::fmt::Display for Codec {
     }
 }
 
-/// Whether an embedded set's modules are compressed one by one or as one
-/// stream: the directory's layout byte, and the manifest's `layout`.
+/// Whether an embedded set's modules are compressed one by one or as one stream.
 ///
 /// ```
 /// use smolv_format::Framing;
@@ -174,13 +147,10 @@ impl core::fmt::Display for Codec {
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Framing {
-    /// (`module`, byte 0) Each module packed alone: decoding one unpacks
-    /// only it. The default.
+    /// (`module`, byte 0) Each module packed alone. The default.
     #[default]
     PerModule,
-    /// (`stream`, byte 1) Every module packed as one stream, which
-    /// compresses better: unpacked once, on the set's first decode, then
-    /// served per shader.
+    /// (`stream`, byte 1) Every module packed as one stream, unpacked on first decode.
     Stream,
 }
 
@@ -198,10 +168,7 @@ impl Framing {
     /// assert_eq!(smolv_format::Framing::PerModule.name(), "module");
     /// ```
     pub const fn name(self) -> &'static str {
-        match self {
-            Self::PerModule => "module",
-            Self::Stream => "stream",
-        }
+        Self::NAMES[self as usize]
     }
 
     /// The framing [`Framing::name`] gives `name`.
@@ -212,11 +179,7 @@ impl Framing {
     /// assert_eq!(Framing::parse("per-module"), None);
     /// ```
     pub fn parse(name: &str) -> Option<Self> {
-        match name {
-            "module" => Some(Self::PerModule),
-            "stream" => Some(Self::Stream),
-            _ => None,
-        }
+        [Self::PerModule, Self::Stream].into_iter().find(|framing| framing.name() == name)
     }
 
     /// The layout byte of the embedded set's directory.
@@ -225,10 +188,7 @@ impl Framing {
     /// assert_eq!(smolv_format::Framing::Stream.byte(), 1);
     /// ```
     pub const fn byte(self) -> u8 {
-        match self {
-            Self::PerModule => 0,
-            Self::Stream => 1,
-        }
+        self as u8
     }
 
     /// The framing of a directory's layout byte.
@@ -252,8 +212,7 @@ impl core::fmt::Display for Framing {
     }
 }
 
-/// Both (de)serialize as their names, so the manifest's JSON reads as it
-/// did when they were strings.
+/// Both (de)serialize as their names.
 #[cfg(feature = "serde")]
 mod names {
     use super::{Codec, Framing};

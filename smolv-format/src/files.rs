@@ -36,24 +36,21 @@ pub const EMBEDDED_DIRECTORY_FILE: &str = "embedded/set.smvd";
 /// ```
 pub const EMBEDDED_DATA_FILE: &str = "embedded/set.data";
 
-/// Name of the embedded set's zstd dictionary inside [`ARTIFACT_DIR`]
-/// (codec `smolv-zstd-dictionary` only).
+/// Name of the embedded set's zstd dictionary inside [`ARTIFACT_DIR`].
 ///
 /// ```
 /// assert!(smolv_format::EMBEDDED_DICTIONARY_FILE.starts_with("embedded/"));
 /// ```
 pub const EMBEDDED_DICTIONARY_FILE: &str = "embedded/set.zdict";
 
-/// Name of the WGSL stream inside [`ARTIFACT_DIR`], for a build for wgpu
-/// that shipped WGSL ([`crate::WgslCodec`]).
+/// Name of the WGSL stream ([`crate::WgslCodec`]) inside [`ARTIFACT_DIR`].
 ///
 /// ```
 /// assert!(smolv_format::EMBEDDED_WGSL_FILE.starts_with("embedded/"));
 /// ```
 pub const EMBEDDED_WGSL_FILE: &str = "embedded/wgsl.data";
 
-/// Name of the generated Rust types inside [`ARTIFACT_DIR`]: what
-/// `include_types!` includes and `cargo smolv types` prints.
+/// Name of the generated Rust types inside [`ARTIFACT_DIR`].
 ///
 /// ```
 /// assert!(smolv_format::TYPES_FILE.ends_with(".rs"));

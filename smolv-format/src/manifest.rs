@@ -1,5 +1,4 @@
-//! `OUT_DIR/smolv/manifest.json`: what smolv-build wrote, for the macros,
-//! hot reload and tools to read.
+//! `OUT_DIR/smolv/manifest.json`: what smolv-build wrote.
 
 use std::path::PathBuf;
 
@@ -7,20 +6,15 @@ use crate::codec::{Codec, Framing};
 use crate::reflect::{Interface, Reflection};
 use crate::wgsl::WgslCodec;
 
-/// The manifest format this smolv-format reads and writes: the number in
-/// [`Manifest::format`]. Readers refuse other numbers and ask for matching
-/// crates.
+/// The manifest format this smolv-format reads and writes ([`Manifest::format`]).
 ///
 /// ```
 /// assert_eq!(smolv_format::MANIFEST_FORMAT, 2);
 /// ```
 pub const MANIFEST_FORMAT: u32 = 2;
 
-/// What smolv-build wrote, for the macros and tools to read.
-///
-/// `Recipe` is what each module's `recipe` reads as: [`ManifestRecipe`]
-/// (where it came from) by default; smolv-build writes its own
-/// `ShaderRecipe`, which hot reload reads back.
+/// What smolv-build wrote, for the macros and tools to read; `Recipe` is
+/// what each module's `recipe` reads as (smolv-build's own `ShaderRecipe`).
 ///
 /// ```
 /// # #[cfg(feature = "serde")] {
@@ -49,25 +43,20 @@ pub struct Manifest<Recipe = ManifestRecipe> {
     pub dictionary: Option<String>,
     /// Whether debug info was stripped from what ships.
     pub strip_debug: bool,
-    /// Whether what ships keeps the names reflection reads (bindings,
-    /// spec constants, inputs and outputs): true where nothing was
-    /// stripped, or where `Config::keep_interface_names` asked for them.
-    /// Each module's `reflection` here always has them.
+    /// Whether what ships keeps the names reflection reads.
     #[cfg_attr(feature = "serde", serde(default))]
     pub interface_names: bool,
     /// The embedded set.
     pub embedded: ManifestEmbeddedSet,
     /// Every module, sorted by name.
     pub modules: Vec<ManifestModule<Recipe>>,
-    /// The WGSL a build for wgpu shipped instead of SPIR-V for some or all
-    /// modules; absent otherwise (and in manifests of older builds). The
-    /// modules it lists are not in [`embedded`](Self::embedded).
+    /// The WGSL a build for wgpu shipped instead of SPIR-V, if any; its
+    /// modules are not in [`embedded`](Self::embedded).
     #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub wgsl: Option<ManifestWgsl>,
 }
 
-/// The WGSL a build for wgpu shipped: one stream of minified text, and
-/// where each module's text lies in it.
+/// The WGSL a build for wgpu shipped: one stream of minified text.
 ///
 /// ```
 /// use smolv_format::{ManifestWgsl, ManifestWgslModule, WgslCodec};
@@ -97,8 +86,7 @@ pub struct ManifestWgsl {
     pub unpacked_bytes: usize,
     /// xxHash32 (seed 0) of the unpacked text.
     pub check: u32,
-    /// What the binary carries: the stream, the names, and 12 bytes of
-    /// table per module.
+    /// What the binary carries: the stream, the names and the table.
     pub stored_bytes: usize,
     /// Each module shipped as WGSL, sorted by name.
     pub modules: Vec<ManifestWgslModule>,
@@ -120,8 +108,7 @@ pub struct ManifestWgsl {
 pub struct ManifestWgslModule {
     /// Module name, as in [`Manifest::modules`].
     pub name: String,
-    /// Its minified WGSL on its own (what `include_shader!` embeds),
-    /// relative to the artifact directory.
+    /// Its minified WGSL on its own, relative to the artifact directory.
     pub text: String,
     /// Where its text starts in the unpacked stream.
     pub offset: usize,
@@ -161,24 +148,19 @@ pub struct ManifestModule<Recipe = ManifestRecipe> {
     pub name: String,
     /// Its container, relative to the artifact directory.
     pub artifact: String,
-    /// The optimized SPIR-V before SMOL-V encoding (and before stripping),
-    /// relative to the artifact directory, for debuggers and `spirv-dis`.
+    /// The optimized SPIR-V before encoding and stripping, relative to the artifact directory.
     pub optimized_spirv: String,
     /// The source file.
     pub source: PathBuf,
     /// The variant, if this module is one.
     pub variant: Option<String>,
-    /// How to compile it again exactly as the build did: for hot reload
-    /// (`smolv-reload`). Absent in manifests of older builds.
+    /// How to compile it again exactly as the build did, for hot reload.
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub recipe: Option<Recipe>,
     /// Reflection of the shipped SPIR-V.
     pub reflection: Reflection,
-    /// The typed interface (block layouts, workgroup size, capabilities),
-    /// read from the SPIR-V before debug info was stripped, so that it has
-    /// the shader's names. Absent in manifests of older builds, and for a
-    /// module whose layout could not be read (see
-    /// [`Interface::from_spirv`](crate::reflect::Interface)).
+    /// The typed interface, read before stripping; absent where
+    /// [`Interface::from_spirv`](crate::reflect::Interface) failed.
     #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub interface: Option<Interface>,
     /// Size of the decoded SPIR-V.
@@ -189,9 +171,7 @@ pub struct ManifestModule<Recipe = ManifestRecipe> {
     pub embedded: ManifestEmbeddedModule,
 }
 
-/// The part of a module's recipe every reader understands: where the
-/// module came from. The rest (the job and the compiler settings) only
-/// smolv-build reads, as its `ShaderRecipe`.
+/// The part of a module's recipe every reader understands: where it came from.
 ///
 /// ```
 /// # #[cfg(feature = "serde")] {
@@ -207,8 +187,7 @@ pub struct ManifestModule<Recipe = ManifestRecipe> {
 pub struct ManifestRecipe {
     /// The module's name (`lit.frag`, `lit.frag@shadows`, `sky.wgsl#fs_main`).
     pub name: String,
-    /// The shader directory (or glob root, or the file's directory) the
-    /// source was found in.
+    /// The shader directory (or glob root) the source was found in.
     pub root: PathBuf,
     /// The source file.
     pub source: PathBuf,
@@ -216,8 +195,7 @@ pub struct ManifestRecipe {
     pub includes: Vec<PathBuf>,
 }
 
-/// One module on its own, packed with the embedded set's codec in framing
-/// `module` (`docs/format.md`, "Embedded sets").
+/// One module on its own, packed with the embedded set's codec.
 ///
 /// ```
 /// let module = smolv_format::ManifestEmbeddedModule {
@@ -233,8 +211,7 @@ pub struct ManifestRecipe {
 pub struct ManifestEmbeddedModule {
     /// The packed module, relative to the artifact directory.
     pub data: String,
-    /// Bytes it unpacks to: SMOL-V, or SPIR-V for the codecs that
-    /// [unpack to SPIR-V](Codec::unpacks_to_spirv).
+    /// Bytes it unpacks to (SMOL-V, or SPIR-V where [`Codec::unpacks_to_spirv`]).
     pub unpacked_bytes: usize,
     /// Bytes of SPIR-V it decodes to.
     pub spirv_bytes: usize,
@@ -264,8 +241,7 @@ pub struct ManifestEmbeddedModule {
 pub struct ManifestEmbeddedSet {
     /// How each module's bytes are stored; the JSON holds its name.
     pub codec: Codec,
-    /// One by one or as one stream; the JSON key is `layout`, the value
-    /// `module` or `stream`.
+    /// One by one or as one stream (the JSON's `layout`).
     #[cfg_attr(feature = "serde", serde(rename = "layout"))]
     pub framing: Framing,
     /// The size goal it was chosen for: `installed` or `download`.
@@ -278,8 +254,7 @@ pub struct ManifestEmbeddedSet {
     pub dictionary: Option<String>,
     /// Bytes of SPIR-V the set decodes to.
     pub spirv_bytes: usize,
-    /// What the binary carries: data, dictionary, names, and 24 bytes of
-    /// table per module (the macros turn the directory into tables).
+    /// What the binary carries: data, dictionary, names and tables.
     pub stored_bytes: usize,
     /// Estimated bytes of decoder code the codec links.
     pub decoder_bytes: usize,

@@ -1,9 +1,7 @@
 //! Reading SPIR-V: the header, bytes → words, the instruction stream and
-//! literal strings. Every walker of a module in smolv reads it through
-//! here, so that all of them treat a damaged module alike: an instruction
-//! whose word count is zero or runs past the end is a [`BadInstruction`].
-//! Opcode and operand names come from the [`spirv`] crate
-//! (re-exported as [`spec`]).
+//! literal strings, for every walker of a module in smolv, so that all of
+//! them treat a damaged module alike ([`BadInstruction`]). Names come from
+//! the [`spirv`] crate ([`spec`]).
 //!
 //! ```
 //! use smolv_format::spirv::{self, Op};
@@ -38,8 +36,7 @@ pub struct Header {
 }
 
 impl Header {
-    /// The header of `words`: `None` unless they start with [`MAGIC`] and
-    /// hold all five header words.
+    /// The header of `words`: `None` unless they start with [`MAGIC`] and hold all five.
     #[inline]
     pub fn read(words: &[u32]) -> Option<Self> {
         match *words {
@@ -76,8 +73,7 @@ pub enum NotSpirv {
     },
 }
 
-/// The words of a module stored as bytes in either byte order, once the
-/// alignment, the magic number and the header's length are checked.
+/// The words of a module stored as bytes in either byte order, checked.
 ///
 /// ```
 /// use smolv_format::spirv::{NotSpirv, words_from_bytes};
@@ -108,8 +104,7 @@ pub fn words_from_bytes(bytes: &[u8]) -> Result<Vec<u32>, NotSpirv> {
     Ok(words)
 }
 
-/// An instruction whose word count is zero or runs past the end of the
-/// module: the one error every reader of SPIR-V in smolv gives for it.
+/// An instruction whose word count is zero or runs past the end of the module.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
     "the SPIR-V instruction at word {offset} (opcode {opcode}) has a word count of {word_count}, but {available} \
@@ -133,8 +128,7 @@ pub const fn split_first_word(first: u32) -> (usize, u32) {
 }
 
 /// Where the instruction at word `at` of a module of `len` words ends,
-/// given its first word `first`: the check hot loops that walk mutable
-/// words share with [`instruction_at`].
+/// given its first word `first` (the check of [`instruction_at`]).
 ///
 /// # Errors
 ///
@@ -153,8 +147,7 @@ pub fn instruction_end(len: usize, at: usize, first: u32) -> Result<usize, BadIn
 ///
 /// # Errors
 ///
-/// [`BadInstruction`] for a word count of zero or one that runs past the
-/// end (also for `at` at or past the end).
+/// [`BadInstruction`] for a word count of zero or one that runs past the end.
 #[inline(always)]
 pub fn instruction_at(module: &[u32], at: usize) -> Result<Instruction<'_>, BadInstruction> {
     let first = module.get(at).copied().unwrap_or(0);
@@ -190,8 +183,7 @@ impl<'a> Instruction<'a> {
         &self.words[1..]
     }
 
-    /// Operand `i` (counted from 0 after the first word), or 0 where the
-    /// instruction is shorter.
+    /// Operand `i` (from 0 after the first word), or 0 where there is none.
     #[inline]
     pub fn operand(&self, i: usize) -> u32 {
         self.operands().get(i).copied().unwrap_or(0)
@@ -208,9 +200,7 @@ impl<'a> Instruction<'a> {
         literal_string(self.operands_from(i))
     }
 
-    /// Whether it is debug information no consumer needs: `OpSource*`,
-    /// `OpString`, `OpLine`, `OpNoLine` and `OpModuleProcessed` (names
-    /// are kept).
+    /// Whether it is debug information no consumer needs (names are not).
     #[inline]
     pub fn is_debug_source(&self) -> bool {
         matches!(
@@ -228,8 +218,7 @@ impl<'a> Instruction<'a> {
     }
 }
 
-/// The instructions of a module after its header, in order; a
-/// [`BadInstruction`] ends them. A module shorter than its header has none.
+/// The instructions of a module after its header; a [`BadInstruction`] ends them.
 #[derive(Clone, Debug)]
 pub struct Instructions<'a> {
     module: &'a [u32],
@@ -250,8 +239,7 @@ pub fn instructions(module: &[u32]) -> Instructions<'_> {
 }
 
 impl<'a> Instructions<'a> {
-    /// Until the first [`BadInstruction`], which is dropped: what came
-    /// before the damage, for readers that leave refusing it to others.
+    /// Until the first [`BadInstruction`], which is dropped.
     pub fn until_damage(self) -> impl Iterator<Item = Instruction<'a>> {
         self.map_while(Result::ok)
     }
@@ -273,8 +261,7 @@ impl<'a> Iterator for Instructions<'a> {
 
 impl core::iter::FusedIterator for Instructions<'_> {}
 
-/// `OpCapability` and `OpExtension` operands of `module`, in order: its
-/// preamble, which ends at `OpMemoryModel`, or at damage.
+/// The `OpCapability` and `OpExtension` instructions of `module`, in order.
 pub fn declarations(module: &[u32]) -> impl Iterator<Item = Instruction<'_>> {
     instructions(module)
         .until_damage()
@@ -282,14 +269,12 @@ pub fn declarations(module: &[u32]) -> impl Iterator<Item = Instruction<'_>> {
         .filter(|i| matches!(i.op(), Some(Op::Capability | Op::Extension)))
 }
 
-/// The instructions of `module` before its first `OpFunction`: its
-/// debug names, decorations, types, constants and global variables.
+/// The instructions of `module` before its first `OpFunction`.
 pub fn globals(module: &[u32]) -> impl Iterator<Item = Result<Instruction<'_>, BadInstruction>> {
     instructions(module).take_while(|i| i.as_ref().map_or(true, |i| i.op() != Some(Op::Function)))
 }
 
-/// Words a literal string at the start of `words` takes: up to the one
-/// holding its NUL byte (all of `words` without one).
+/// Words a literal string at the start of `words` takes, its NUL included.
 ///
 /// ```
 /// use smolv_format::spirv::literal_string_words;
@@ -299,9 +284,7 @@ pub fn literal_string_words(words: &[u32]) -> usize {
     words.iter().position(|w| w.to_le_bytes().contains(&0)).map_or(words.len(), |i| i + 1)
 }
 
-/// A SPIR-V literal string: UTF-8 bytes, little-endian in words, ended by
-/// a NUL (or by the end of `words`). Bytes that are not UTF-8 become
-/// U+FFFD.
+/// A SPIR-V literal string, up to its NUL; bytes that are not UTF-8 become U+FFFD.
 ///
 /// ```
 /// use smolv_format::spirv::literal_string;

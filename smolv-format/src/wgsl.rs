@@ -1,8 +1,6 @@
-//! What a build for wgpu ships as WGSL (`docs/format.md`, "WGSL for
-//! wgpu"): the [`WgslCodec`] of its one stream of minified text.
+//! What a build for wgpu ships as WGSL: the [`WgslCodec`] of its stream.
 
-/// How the WGSL a build for wgpu shipped is stored: minified text as one
-/// stream, plain or compressed. Its name is the manifest's.
+/// How the WGSL a build for wgpu shipped is stored: one stream of minified text.
 ///
 /// ```
 /// use smolv_format::WgslCodec;

@@ -4,11 +4,10 @@ use std::borrow::Cow;
 use std::path::Path;
 
 use super::error::{ContainerError, LookupError, NotFound, OpenError};
-use super::format::Container;
+use super::format::{Container, FORMAT_VERSION, check_header};
 use super::payload::Dictionary;
 
-const BUNDLE_MAGIC: &[u8; 4] = b"SMVB";
-const FORMAT_VERSION: u8 = 1;
+const BUNDLE_MAGIC: &str = "SMVB";
 const HEADER_LEN: usize = 24;
 /// Smallest index record: offset, length, name length, padding.
 const MIN_RECORD: usize = 12;
@@ -21,10 +20,8 @@ struct IndexEntry {
     container: (usize, usize),
 }
 
-/// A set of named shader containers sharing one zstd dictionary.
-///
-/// Parsing reads only the header and the index; each shader is decoded on
-/// its own when asked for, and never decompresses the others.
+/// A set of named shader containers sharing one zstd dictionary; parsing
+/// reads only the header and the index.
 ///
 /// ```
 /// use smolv_codec::container::{Bundle, BundleBuilder, ContainerBuilder};
@@ -84,9 +81,17 @@ impl<'a> Bundle<'a> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn parse(bytes: &'a [u8]) -> Result<Self, ContainerError> {
-        let (dictionary_span, index) = parse_header_and_index(bytes)?;
-        let dictionary = dictionary_span.map(|(start, end)| Dictionary::new(bytes[start..end].to_vec())).transpose()?;
-        Ok(Self { bytes: Cow::Borrowed(bytes), dictionary, dictionary_span, index })
+        Self::with_dictionary(Cow::Borrowed(bytes), |all, (start, end)| Dictionary::new(all[start..end].to_vec()))
+    }
+
+    /// Parses `bytes`, making the dictionary at its span with `dictionary`.
+    fn with_dictionary(
+        bytes: Cow<'a, [u8]>,
+        dictionary: impl FnOnce(&[u8], Span) -> Result<Dictionary, ContainerError>,
+    ) -> Result<Self, ContainerError> {
+        let (dictionary_span, index) = parse_header_and_index(&bytes)?;
+        let dictionary = dictionary_span.map(|span| dictionary(&bytes, span)).transpose()?;
+        Ok(Self { bytes, dictionary, dictionary_span, index })
     }
 
     /// The number of shaders.
@@ -203,10 +208,8 @@ impl<'a> Bundle<'a> {
         Ok(out)
     }
 
-    /// Byte ranges (start, end) within the bundle's bytes: the
-    /// dictionary's, and each entry's name with its container's, sorted by
-    /// name. For a loader that keeps the bundle's bytes and slices them
-    /// itself, as smolv-runtime's `ShaderSet` does.
+    /// Byte ranges within the bundle's bytes: the dictionary's, and each
+    /// entry's name with its container's, sorted by name.
     ///
     /// ```
     /// # use smolv_codec::container::{Bundle, BundleBuilder, ContainerBuilder};
@@ -251,9 +254,7 @@ impl Bundle<'static> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn parse_static(bytes: &'static [u8]) -> Result<Self, ContainerError> {
-        let (dictionary_span, index) = parse_header_and_index(bytes)?;
-        let dictionary = dictionary_span.map(|(start, end)| Dictionary::new(&bytes[start..end])).transpose()?;
-        Ok(Self { bytes: Cow::Borrowed(bytes), dictionary, dictionary_span, index })
+        Self::with_dictionary(Cow::Borrowed(bytes), |_, (start, end)| Dictionary::new(&bytes[start..end]))
     }
 
     /// Takes ownership of bundle bytes, for example read from an asset file.
@@ -269,9 +270,7 @@ impl Bundle<'static> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_vec(bytes: Vec<u8>) -> Result<Self, ContainerError> {
-        let (dictionary_span, index) = parse_header_and_index(&bytes)?;
-        let dictionary = dictionary_span.map(|(start, end)| Dictionary::new(bytes[start..end].to_vec())).transpose()?;
-        Ok(Self { bytes: Cow::Owned(bytes), dictionary, dictionary_span, index })
+        Self::with_dictionary(Cow::Owned(bytes), |all, (start, end)| Dictionary::new(all[start..end].to_vec()))
     }
 
     /// Reads and parses a bundle file.
@@ -280,7 +279,6 @@ impl Bundle<'static> {
     /// use smolv_codec::container::Bundle;
     /// let bundle = Bundle::open("assets/shaders.smvb")?;
     /// let post = bundle.decode("post.frag")?;
-    /// # let _ = post;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn open(path: impl AsRef<Path>) -> Result<Self, OpenError> {
@@ -292,15 +290,7 @@ impl Bundle<'static> {
 pub type Span = (usize, usize);
 
 fn parse_header_and_index(bytes: &[u8]) -> Result<(Option<Span>, Vec<IndexEntry>), ContainerError> {
-    if bytes.get(..4).is_some_and(|magic| magic != BUNDLE_MAGIC) || bytes.is_empty() {
-        return Err(ContainerError::BadMagic { what: WHAT, expected: "SMVB" });
-    }
-    if bytes.len() < HEADER_LEN {
-        return Err(ContainerError::TooShort { what: WHAT, len: bytes.len(), needed: HEADER_LEN });
-    }
-    if bytes[4] != FORMAT_VERSION {
-        return Err(ContainerError::UnsupportedVersion { what: WHAT, version: bytes[4] });
-    }
+    check_header(bytes, WHAT, BUNDLE_MAGIC, HEADER_LEN)?;
     let corrupt = |reason| ContainerError::Corrupt { what: WHAT, reason };
     let u32_at = |at: usize| -> Result<usize, ContainerError> {
         bytes
@@ -411,7 +401,6 @@ impl BundleBuilder {
     /// # use smolv_format::reflect::{Reflection, ShaderStage};
     /// # let spirv = smolv_codec::doc_example_module();
     /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-    /// # let bytes = BundleBuilder::new().add("blur.comp", container.clone()).add("sky.comp", container.clone()).build()?;
     /// let replaced = BundleBuilder::new().add("a.comp", container.clone()).add("a.comp", container).build()?;
     /// assert_eq!(Bundle::parse(&replaced)?.len(), 1);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -428,7 +417,6 @@ impl BundleBuilder {
     /// # use smolv_format::reflect::{Reflection, ShaderStage};
     /// # let spirv = smolv_codec::doc_example_module();
     /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-    /// # let bytes = BundleBuilder::new().add("blur.comp", container.clone()).add("sky.comp", container.clone()).build()?;
     /// let mut builder = BundleBuilder::new();
     /// for name in ["a.comp", "b.comp", "c.comp"] {
     ///     builder.push(name, container.clone());
@@ -446,10 +434,8 @@ impl BundleBuilder {
     ///
     /// # Errors
     ///
-    /// [`ContainerError::TooLargeToWrite`] when a name is longer than
-    /// 65,535 bytes, or a container, the dictionary or a container's offset
-    /// passes 4 GiB: the format's fields are 16 and 32 bits, and the bundle
-    /// is refused rather than written with a truncated field.
+    /// [`ContainerError::TooLargeToWrite`] when a name is longer than 65,535
+    /// bytes, or a container, the dictionary or a container's offset passes 4 GiB.
     ///
     /// ```
     /// # use smolv_codec::container::{Bundle, BundleBuilder, ContainerBuilder};
@@ -466,7 +452,7 @@ impl BundleBuilder {
         let dictionary = self.dictionary.as_ref().map(Dictionary::as_bytes).unwrap_or_default();
         let layout = Layout::new(dictionary.len(), self.entries.iter().map(|(n, c)| (n.len(), c.len())))?;
         let mut out = Vec::with_capacity(layout.total);
-        out.extend_from_slice(BUNDLE_MAGIC);
+        out.extend_from_slice(BUNDLE_MAGIC.as_bytes());
         out.extend_from_slice(&[FORMAT_VERSION, 0, 0, 0]);
         out.extend_from_slice(&layout.count.to_le_bytes());
         out.extend_from_slice(&self.dictionary.as_ref().map_or(0, Dictionary::id).to_le_bytes());
@@ -490,8 +476,7 @@ impl BundleBuilder {
     }
 }
 
-/// The header fields and index records of a bundle, each checked to fit its
-/// field. Computed from lengths alone, before anything is written.
+/// The header fields and index records of a bundle, each checked to fit its field.
 #[derive(Debug)]
 struct Layout {
     count: u32,

@@ -95,8 +95,7 @@ pub enum ContainerError {
     /// zstd could not compress the payload (zstd's name for the error).
     #[error("cannot build shader container: zstd compression failed: {0}")]
     Compress(&'static str),
-    /// A part is too large for its field in the format: writing it would
-    /// have truncated the field and produced a file no reader accepts.
+    /// A part is too large for its field in the format.
     #[error("cannot write {what}: {part} is {len}, over the format's limit of {max}; split or shorten it")]
     TooLargeToWrite {
         /// "shader container" or "shader bundle".
@@ -146,15 +145,12 @@ pub enum ContainerError {
 pub struct NotFound {
     /// The name asked for.
     pub name: String,
-    /// Up to three names of the set close to it, closest first; empty
-    /// when none is close.
+    /// Up to three names of the set close to it, closest first.
     pub suggestions: Vec<String>,
 }
 
 impl NotFound {
-    /// `name` was asked for; `names` are the ones there are. For a set of
-    /// shaders of its own (smolv-runtime's `ShaderSet` is one) that reports
-    /// a missing name as bundles do.
+    /// `name` was asked for; `names` are the ones there are.
     ///
     /// ```
     /// use smolv_codec::container::NotFound;
@@ -181,8 +177,7 @@ impl std::fmt::Display for DidYouMean<'_> {
     }
 }
 
-/// A shader, set or bundle file that could not be opened: what the `open`
-/// functions return. Both cases name the file.
+/// A shader, set or bundle file that could not be opened, named.
 ///
 /// ```
 /// use smolv_codec::container::OpenError;
@@ -213,8 +208,7 @@ pub enum OpenError {
 
 #[cfg(feature = "zstd-fast")]
 impl OpenError {
-    /// Reads the file at `path` and makes something of its bytes with
-    /// `parse`, naming the file in either failure.
+    /// Reads the file at `path` and parses its bytes with `parse`.
     ///
     /// ```
     /// use smolv_codec::container::{Bundle, OpenError};
@@ -231,9 +225,7 @@ impl OpenError {
     }
 }
 
-/// A shader of a bundle that could not be had: no entry of that name, or
-/// an entry that is not a valid container. What [`Bundle::get`] and
-/// [`Bundle::decode`] return.
+/// Why [`Bundle::get`] and [`Bundle::decode`] found no valid shader of a name.
 ///
 /// [`Bundle::get`]: crate::container::Bundle::get
 /// [`Bundle::decode`]: crate::container::Bundle::decode

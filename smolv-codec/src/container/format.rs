@@ -4,16 +4,33 @@ use smolv_format::reflect::Reflection;
 
 use super::error::ContainerError;
 
-pub(crate) const CONTAINER_MAGIC: &[u8; 4] = b"SMVC";
+const CONTAINER_MAGIC: &str = "SMVC";
+/// The format version of containers and bundles alike.
 pub(crate) const FORMAT_VERSION: u8 = 1;
-pub(crate) const HEADER_LEN: usize = 56;
+const HEADER_LEN: usize = 56;
 const WHAT: &str = "shader container";
 
-/// How a container's payload is stored: one of the workspace's
-/// [`Codec`]s. A container holds four of them (raw SPIR-V, SMOL-V, and
-/// SMOL-V + zstd with or without a dictionary) under its own byte values
-/// (`docs/format.md`, "Containers"); building one with a codec of
-/// embedded sets only (LZ4, relative ids) is an error.
+/// The checks of a container's or a bundle's header: magic, length, version.
+pub(crate) fn check_header(
+    bytes: &[u8],
+    what: &'static str,
+    magic: &'static str,
+    header_len: usize,
+) -> Result<(), ContainerError> {
+    if bytes.get(..4).is_some_and(|m| m != magic.as_bytes()) || bytes.is_empty() {
+        return Err(ContainerError::BadMagic { what, expected: magic });
+    }
+    if bytes.len() < header_len {
+        return Err(ContainerError::TooShort { what, len: bytes.len(), needed: header_len });
+    }
+    if bytes[4] != FORMAT_VERSION {
+        return Err(ContainerError::UnsupportedVersion { what, version: bytes[4] });
+    }
+    Ok(())
+}
+
+/// How a container's payload is stored: one of the four [`Codec`]s that are
+/// not for embedded sets only (LZ4, relative ids).
 ///
 /// ```
 /// use smolv_codec::container::{Codec, Container, ContainerBuilder};
@@ -34,32 +51,10 @@ pub use smolv_format::Codec;
 pub(crate) const NOT_A_CONTAINER_CODEC: &str = "a container holds only the spirv, smolv, smolv-zstd and \
      smolv-zstd-dictionary codecs; LZ4 and relative ids are for embedded sets: choose one of the four";
 
-/// A codec's byte in a container header, which differs from its byte in
-/// an embedded set's directory; `None` for codecs a container cannot hold.
-#[cfg(feature = "zstd-fast")]
-pub(crate) const fn container_byte(codec: Codec) -> Option<u8> {
-    Some(match codec {
-        Codec::Spirv => 0,
-        Codec::Smolv => 1,
-        Codec::SmolvZstd => 2,
-        Codec::SmolvZstdDictionary => 3,
-        Codec::SmolvLz4 | Codec::SpirvRelativeIds | Codec::SpirvRelativeIdsLz4 => return None,
-    })
-}
+/// The codecs a container holds, indexed by their byte in its header (not their directory byte).
+const CONTAINER_CODECS: [Codec; 4] = [Codec::Spirv, Codec::Smolv, Codec::SmolvZstd, Codec::SmolvZstdDictionary];
 
-/// The codec of a container header's codec byte.
-const fn codec_of_container_byte(byte: u8) -> Option<Codec> {
-    Some(match byte {
-        0 => Codec::Spirv,
-        1 => Codec::Smolv,
-        2 => Codec::SmolvZstd,
-        3 => Codec::SmolvZstdDictionary,
-        _ => return None,
-    })
-}
-
-/// blake3 hash of a shader's decoded SPIR-V bytes (little-endian words):
-/// a stable key for pipeline caches, and an integrity check.
+/// blake3 hash of a shader's decoded SPIR-V bytes (little-endian words).
 ///
 /// ```
 /// use smolv_codec::container::ContentHash;
@@ -145,8 +140,7 @@ pub struct Container<'a> {
 }
 
 impl<'a> Container<'a> {
-    /// Checks the header and splits the container into its parts. The total
-    /// length must match the header exactly.
+    /// Checks the header and splits the container into its parts.
     ///
     /// ```
     /// # use smolv_codec::container::{Codec, Container, ContainerBuilder};
@@ -159,17 +153,9 @@ impl<'a> Container<'a> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn parse(bytes: &'a [u8]) -> Result<Self, ContainerError> {
-        if bytes.get(..4).is_some_and(|magic| magic != CONTAINER_MAGIC) || bytes.is_empty() {
-            return Err(ContainerError::BadMagic { what: WHAT, expected: "SMVC" });
-        }
-        if bytes.len() < HEADER_LEN {
-            return Err(ContainerError::TooShort { what: WHAT, len: bytes.len(), needed: HEADER_LEN });
-        }
-        if bytes[4] != FORMAT_VERSION {
-            return Err(ContainerError::UnsupportedVersion { what: WHAT, version: bytes[4] });
-        }
+        check_header(bytes, WHAT, CONTAINER_MAGIC, HEADER_LEN)?;
         let corrupt = |reason| ContainerError::Corrupt { what: WHAT, reason };
-        let codec = codec_of_container_byte(bytes[5]).ok_or(corrupt("unknown codec"))?;
+        let codec = CONTAINER_CODECS.get(usize::from(bytes[5])).copied().ok_or(corrupt("unknown codec"))?;
         if bytes[6] != 0 || bytes[7] != 0 {
             return Err(corrupt("reserved flags are set"));
         }
@@ -315,18 +301,14 @@ impl<'a> Container<'a> {
     }
 }
 
-/// Where the payload of a container starts, and where the container ends,
-/// for sections of these lengths: `None` where the sum overflows `usize`,
-/// which a forged header near `u32::MAX` does on 32-bit targets.
+/// Where the payload of a container starts, and where the container ends;
+/// `None` where the sum overflows `usize` (a forged header, on 32 bits).
 fn section_layout(reflection_len: usize, payload_len: usize) -> Option<(usize, usize)> {
     let payload_at = HEADER_LEN.checked_add(reflection_len)?.checked_next_multiple_of(4)?;
     Some((payload_at, payload_at.checked_add(payload_len)?))
 }
 
-/// Writes a container from its parts.
-///
-/// Errors with [`ContainerError::TooLargeToWrite`] where a size does not
-/// fit its 32-bit header field, instead of writing a truncated one.
+/// Writes a container from its parts ([`ContainerError::TooLargeToWrite`] for a size past its field).
 #[cfg(feature = "zstd-fast")]
 pub(crate) fn write_container(
     codec: Codec,
@@ -336,7 +318,11 @@ pub(crate) fn write_container(
     reflection: &[u8],
     payload: &[u8],
 ) -> Result<Vec<u8>, ContainerError> {
-    let codec_byte = container_byte(codec).ok_or(ContainerError::Build(NOT_A_CONTAINER_CODEC))?;
+    let codec_byte = CONTAINER_CODECS
+        .iter()
+        .position(|&c| c == codec)
+        .and_then(|i| u8::try_from(i).ok())
+        .ok_or(ContainerError::Build(NOT_A_CONTAINER_CODEC))?;
     let field = |part, len: usize| {
         u32::try_from(len).map_err(|_| ContainerError::TooLargeToWrite {
             what: WHAT,
@@ -356,7 +342,7 @@ pub(crate) fn write_container(
             max: u64::try_from(usize::MAX).unwrap_or(u64::MAX),
         })?;
     let mut out = Vec::with_capacity(total);
-    out.extend_from_slice(CONTAINER_MAGIC);
+    out.extend_from_slice(CONTAINER_MAGIC.as_bytes());
     out.extend_from_slice(&[FORMAT_VERSION, codec_byte, 0, 0]);
     out.extend_from_slice(&decoded_field.to_le_bytes());
     out.extend_from_slice(&dictionary_id.to_le_bytes());
@@ -388,7 +374,7 @@ mod tests {
     #[test]
     fn forged_header_lengths_near_u32_max_are_errors() {
         let mut header = [0u8; HEADER_LEN];
-        header[..4].copy_from_slice(CONTAINER_MAGIC);
+        header[..4].copy_from_slice(CONTAINER_MAGIC.as_bytes());
         header[4] = FORMAT_VERSION;
         header[8..12].copy_from_slice(&20u32.to_le_bytes());
         for (reflection_len, payload_len) in

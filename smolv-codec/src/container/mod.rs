@@ -1,20 +1,9 @@
-//! Shader containers and bundles: how smolv ships shaders.
+//! Shader containers and bundles (with `zstd-fast`; `docs/format.md`).
 //!
-//! (Embedded shaders use a leaner format of their own: see
-//! smolv-runtime's `ShaderSet` and `docs/format.md`.) Containers and
-//! bundles need the `zstd-fast` feature (smolv-runtime's `zstd` turns it on).
-//!
-//! A **container** (`SMVC`) holds one shader: its payload (raw SPIR-V,
-//! SMOL-V, or SMOL-V compressed with zstd, optionally with a shared
-//! dictionary), the decoded size, a blake3 hash of the decoded SPIR-V, and
-//! its [`Reflection`](smolv_format::reflect::Reflection).
-//!
-//! A **bundle** (`SMVB`) holds many containers, one shared zstd dictionary
-//! and a name index: an asset file (`.smvb`) that games ship beside the
-//! binary and tools read. The build writes one to `OUT_DIR` (never
-//! embedded: `include_shaders!` embeds the leaner embedded set), and
-//! `cargo smolv pack` writes one from shader sources. `docs/format.md`
-//! gives the byte layout of both.
+//! A **container** (`SMVC`) holds one shader: its payload, the decoded
+//! size, a blake3 hash of the decoded SPIR-V, and its
+//! [`Reflection`](smolv_format::reflect::Reflection). A **bundle** (`SMVB`)
+//! holds many containers, one shared zstd dictionary and a name index.
 //!
 //! ```
 //! use smolv_codec::container::{Codec, Container, ContainerBuilder};

@@ -14,8 +14,6 @@ use super::format::{Codec, Container, ContentHash, write_container};
 
 /// A zstd dictionary shared by the shaders of a bundle or a crate.
 ///
-/// Cheap to clone when it borrows static data (the embedded case).
-///
 /// ```
 /// use smolv_codec::container::{Container, ContainerBuilder, Dictionary};
 /// use smolv_codec::DecodeOptions;
@@ -43,8 +41,7 @@ pub struct Dictionary {
 }
 
 impl Dictionary {
-    /// Wraps dictionary bytes as trained by `zstd --train` or
-    /// `zstd::dict::from_samples`; the id is read from its header.
+    /// Wraps dictionary bytes as `zstd --train` writes them; the id is read from its header.
     ///
     /// ```no_run
     /// use smolv_codec::container::Dictionary;
@@ -92,9 +89,7 @@ impl Dictionary {
     }
 }
 
-/// Per-thread decoding state, reused so that steady-state decoding does not
-/// allocate: the zstd context, the SMOL-V scratch buffer and the last
-/// prepared dictionary.
+/// Per-thread decoding state, reused so that steady-state decoding does not allocate.
 struct Scratch {
     dctx: DCtx<'static>,
     smolv: Vec<u8>,
@@ -108,16 +103,14 @@ thread_local! {
     static SCRATCH: RefCell<Option<Scratch>> = const { RefCell::new(None) };
 }
 
-/// Upper bound of a SMOL-V encoding of `decoded_len` bytes of SPIR-V:
-/// at most five bytes per word plus a count byte, and the header.
+/// Upper bound of a SMOL-V encoding of `decoded_len` bytes of SPIR-V.
 fn max_smolv_len(decoded_len: usize) -> usize {
     24 + decoded_len / 4 * 6
 }
 
 impl Container<'_> {
-    /// Decodes to SPIR-V words with default options. Containers that need
-    /// a dictionary must be decoded through their bundle or with
-    /// [`Container::decode_with`].
+    /// Decodes to SPIR-V words with default options and no dictionary
+    /// (else use [`Container::decode_with`]).
     ///
     /// ```
     /// # use smolv_codec::container::{Codec, Container, ContainerBuilder};
@@ -134,8 +127,7 @@ impl Container<'_> {
         Ok(out)
     }
 
-    /// Decodes into `out`, replacing its contents and reusing its
-    /// allocation; with `dictionary` for [`Codec::SmolvZstdDictionary`].
+    /// Decodes into `out`, replacing its contents; `dictionary` for [`Codec::SmolvZstdDictionary`].
     ///
     /// ```
     /// # use smolv_codec::DecodeOptions;
@@ -195,17 +187,13 @@ impl Container<'_> {
                 let dictionary = match (self.codec(), dictionary) {
                     (Codec::SmolvZstd, _) => None,
                     (_, Some(d)) if d.id() == self.dictionary_id() => Some(d),
-                    (_, Some(_)) => {
-                        return Err(ContainerError::DictionaryMismatch {
-                            expected: self.dictionary_id(),
-                            found: "a different dictionary was given",
-                        });
-                    }
-                    (_, None) => {
-                        return Err(ContainerError::DictionaryMismatch {
-                            expected: self.dictionary_id(),
-                            found: "no dictionary was given",
-                        });
+                    (_, given) => {
+                        let found = if given.is_some() {
+                            "a different dictionary was given"
+                        } else {
+                            "no dictionary was given"
+                        };
+                        return Err(ContainerError::DictionaryMismatch { expected: self.dictionary_id(), found });
                     }
                 };
                 SCRATCH.with(|cell| {
@@ -224,8 +212,7 @@ impl Container<'_> {
     }
 
     fn decompress(&self, scratch: &mut Scratch, dictionary: Option<&Dictionary>) -> Result<(), ContainerError> {
-        // The frame records its size; allocate that, never more than the
-        // SMOL-V that the declared SPIR-V could encode to.
+        // The frame's recorded size, never more than the declared SPIR-V could encode to.
         let len = match zstd_safe::get_frame_content_size(self.payload()) {
             Ok(Some(len)) => usize::try_from(len).ok().filter(|&len| len <= max_smolv_len(self.decoded_len())),
             _ => None,
@@ -243,10 +230,8 @@ impl Container<'_> {
         let result = match dictionary {
             None => scratch.dctx.decompress(&mut scratch.smolv, self.payload()),
             Some(dictionary) => {
-                // Kept per thread, keyed by the dictionary's bytes, not its
-                // id: two dictionaries may share an id. One whose header
-                // zstd cannot load (a damaged bundle's) is an error, not
-                // zstd-safe's panic.
+                // Keyed by the dictionary's bytes: two may share an id. One zstd
+                // cannot load is an error, not zstd-safe's panic.
                 let kept = match scratch.ddict.take() {
                     Some(kept) if kept.0[..] == *dictionary.as_bytes() => kept,
                     _ => {
@@ -285,7 +270,6 @@ impl Container<'_> {
 /// # use smolv_format::reflect::{Reflection, ShaderStage};
 /// # let spirv = smolv_codec::doc_example_module();
 /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
-/// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
 /// let stripped = ContainerBuilder::new(&spirv, &reflection)
 ///     .codec(Codec::SmolvZstd)
 ///     .encode_options(smolv_codec::EncodeOptions::new().strip_debug(true))
@@ -327,15 +311,13 @@ impl<'a> ContainerBuilder<'a> {
         }
     }
 
-    /// How to store the payload. [`Codec::SmolvZstdDictionary`] also needs
-    /// [`ContainerBuilder::dictionary`].
+    /// How to store the payload ([`Codec::SmolvZstdDictionary`] needs [`ContainerBuilder::dictionary`]).
     ///
     /// ```
     /// # use smolv_codec::container::{Codec, Container, ContainerBuilder};
     /// # use smolv_format::reflect::{Reflection, ShaderStage};
     /// # let spirv = smolv_codec::doc_example_module();
     /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
-    /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
     /// let raw = ContainerBuilder::new(&spirv, &reflection).codec(Codec::Spirv).build()?;
     /// assert_eq!(Container::parse(&raw)?.payload().len(), spirv.len() * 4);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -345,15 +327,13 @@ impl<'a> ContainerBuilder<'a> {
         self
     }
 
-    /// SMOL-V options (for example `strip_debug`). The container records
-    /// the hash of the SPIR-V that actually decodes, stripped or not.
+    /// SMOL-V options (for example `strip_debug`).
     ///
     /// ```
     /// # use smolv_codec::container::{Codec, Container, ContainerBuilder};
     /// # use smolv_format::reflect::{Reflection, ShaderStage};
     /// # let spirv = smolv_codec::doc_example_module();
     /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
-    /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
     /// let options = smolv_codec::EncodeOptions::new().strip_debug(true);
     /// let stripped = ContainerBuilder::new(&spirv, &reflection).encode_options(options).build()?;
     /// assert!(Container::parse(&stripped)?.decode()?.len() < spirv.len());
@@ -371,7 +351,6 @@ impl<'a> ContainerBuilder<'a> {
     /// # use smolv_format::reflect::{Reflection, ShaderStage};
     /// # let spirv = smolv_codec::doc_example_module();
     /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
-    /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
     /// let fast = ContainerBuilder::new(&spirv, &reflection).zstd_level(1).build()?;
     /// assert_eq!(Container::parse(&fast)?.decode()?, spirv);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -442,10 +421,8 @@ impl<'a> ContainerBuilder<'a> {
     }
 }
 
-/// Assembles a container around a payload compressed elsewhere (as
-/// `smolv-build` does after choosing a shared dictionary). `decoded` is the
-/// SPIR-V the payload decodes to; its hash goes in the header. A size or
-/// name too large for the format is an error, never a truncated field.
+/// Assembles a container around a payload compressed elsewhere; `decoded`
+/// is the SPIR-V it decodes to, whose hash goes in the header.
 ///
 /// ```
 /// use smolv_codec::container::{assemble, compress, Codec, Container};
@@ -468,8 +445,7 @@ pub fn assemble(
     write_container(codec, decoded.len() * 4, dictionary_id, &hash, &reflection.to_bytes()?, payload)
 }
 
-/// zstd-compresses `data` as containers store it: no frame checksum and no
-/// dictionary id (the container carries both kinds of check already).
+/// zstd-compresses `data` as containers store it: no frame checksum and no dictionary id.
 ///
 /// ```
 /// use smolv_codec::container::compress;

@@ -27,10 +27,8 @@ pub fn inspect(smolv: &[u8]) -> Result<SmolvInfo, DecodeError> {
     SmolvInfo::parse(smolv)
 }
 
-/// Size in bytes of the SPIR-V that `smolv` decodes to, from its header.
-///
-/// The header is checked, and the size is refused if the input could not
-/// possibly produce it, so the result is safe to allocate.
+/// Size in bytes of the SPIR-V that `smolv` decodes to, from its checked
+/// header: safe to allocate.
 ///
 /// ```
 /// use smolv_codec::{decoded_len, encode, EncodeOptions};
@@ -62,10 +60,8 @@ pub fn decode(smolv: &[u8], options: &DecodeOptions) -> Result<Vec<u32>, DecodeE
     Ok(out)
 }
 
-/// Decodes into `out`, replacing its contents and reusing its allocation.
-///
-/// Decoding many modules through one buffer allocates only when a module is
-/// larger than every one before it. On error, `out` is left empty.
+/// Decodes into `out`, replacing its contents and reusing its allocation;
+/// on error, `out` is left empty.
 ///
 /// ```
 /// use smolv_codec::{decode_into, encode, DecodeOptions, EncodeOptions};
@@ -82,11 +78,9 @@ pub fn decode_into(smolv: &[u8], out: &mut Vec<u32>, options: &DecodeOptions) ->
     decode_with(smolv, out, options, DecodingTable::for_version)
 }
 
-/// [`decode_into`] for data written by this crate's encoder (encoding
-/// version 1) alone, built for size: what embedded shaders use, so that
-/// binaries which decode their shaders once at start carry neither the
-/// version-0 rules nor the opcode tables. Older data is an error, and so
-/// is SPIR-V of more than `max_decoded_len` bytes.
+/// [`decode_into`] for encoding version 1 alone, built for size (without the
+/// opcode tables), as embedded shaders use; also refuses SPIR-V of more
+/// than `max_decoded_len` bytes.
 ///
 /// ```
 /// use smolv_codec::{encode, EncodeOptions};
@@ -118,31 +112,23 @@ fn decode_with<C: Codings>(
     options: &DecodeOptions,
     codings_for_version: fn(u8) -> C,
 ) -> Result<(), DecodeError> {
-    let info = match SmolvInfo::parse(smolv) {
-        Ok(info) => info,
-        Err(e) => {
-            out.clear();
-            return Err(e);
+    let result = SmolvInfo::parse(smolv).and_then(|info| {
+        let max = options.decoded_len_limit();
+        if info.decoded_len > max {
+            return Err(DecodeError::DecodedSizeOverLimit { declared: info.decoded_len, limit: max });
         }
-    };
-    let max = options.decoded_len_limit();
-    if info.decoded_len > max {
-        out.clear();
-        return Err(DecodeError::DecodedSizeOverLimit { declared: info.decoded_len, limit: max });
-    }
-    // Every word of the output is written before success is reported, so
-    // words left from an earlier decode need no zeroing: only growth does.
-    out.resize(info.decoded_len / 4, 0);
-    let codings = codings_for_version(info.encoding_version);
-    let result = decode_body(smolv, out, &info, codings, options);
+        // Every word of the output is written before success is reported, so
+        // words left from an earlier decode need no zeroing: only growth does.
+        out.resize(info.decoded_len / 4, 0);
+        decode_body(smolv, out, &info, codings_for_version(info.encoding_version), options)
+    });
     if result.is_err() {
         out.clear();
     }
     result
 }
 
-/// The output buffer, sized from the header; instructions claim their
-/// words from it up front, so nothing is ever written past the declared size.
+/// The output buffer, sized from the header; instructions claim their words up front.
 struct Output<'a> {
     words: &'a mut [u32],
     filled: usize,
@@ -165,8 +151,7 @@ impl Output<'_> {
     }
 }
 
-/// Stores `word` in the next slot. Callers claim exactly as many slots as
-/// they fill, so a slot is always there.
+/// Stores `word` in the next slot (claimed, so always there).
 #[inline]
 fn put(slots: &mut core::slice::IterMut<'_, u32>, word: u32) {
     if let Some(slot) = slots.next() {
@@ -174,9 +159,8 @@ fn put(slots: &mut core::slice::IterMut<'_, u32>, word: u32) {
     }
 }
 
-/// Decoding state carried from one instruction to the next. The input and
-/// output cursors are kept apart, as locals of [`decode_body`], so that the
-/// compiler keeps them in registers.
+/// Decoding state carried from one instruction to the next; the cursors are
+/// locals of [`decode_body`], so that they stay in registers.
 struct Decoder<C> {
     codings: C,
     legacy: bool,
@@ -184,8 +168,7 @@ struct Decoder<C> {
     prev_decorate: u32,
 }
 
-/// Decodes everything after the header into `out`, which is exactly the
-/// declared size.
+/// Decodes everything after the header into `out`, of the declared size.
 fn decode_body<C: Codings>(
     smolv: &[u8],
     out: &mut [u32],
@@ -216,9 +199,7 @@ fn decode_body<C: Codings>(
 }
 
 impl<C: Codings> Decoder<C> {
-    /// One varint: inline for the fast decoder, one shared out-of-line
-    /// copy for the compact one (it is generic, so it is compiled where the
-    /// decoder is used).
+    /// One varint: inline for the fast decoder, out of line for the compact one.
     #[inline(always)]
     fn varint(input: &mut Reader<'_>) -> Result<u32, DecodeError> {
         if C::COMPACT { Self::varint_out_of_line(input) } else { input.varint() }
@@ -295,8 +276,8 @@ impl<C: Codings> Decoder<C> {
         Ok(())
     }
 
-    /// Decodes a group of up to 255 `OpMemberDecorate`s on one target; the
-    /// first one's length was read by the caller.
+    /// Decodes a group of up to 255 `OpMemberDecorate`s on one target (the
+    /// caller read the first one's length).
     #[inline(never)]
     fn member_decoration_run<'r>(
         &mut self,
@@ -305,18 +286,19 @@ impl<C: Codings> Decoder<C> {
         at: usize,
         first_len: u32,
     ) -> Result<Reader<'r>, DecodeError> {
+        let mismatch = |offset, declared, actual| DecodeError::InstructionLengthMismatch {
+            offset,
+            opcode: op::MEMBER_DECORATE,
+            declared,
+            actual,
+        };
         self.prev_decorate = self.prev_decorate.wrapping_add(unzigzag(Self::varint(&mut input)?));
         let target = self.prev_decorate;
         let count = input.byte()?;
         if count == 0 {
             let words = [first_len << 16 | op::MEMBER_DECORATE, target];
             if first_len as usize != words.len() {
-                return Err(DecodeError::InstructionLengthMismatch {
-                    offset: at,
-                    opcode: op::MEMBER_DECORATE,
-                    declared: first_len,
-                    actual: words.len(),
-                });
+                return Err(mismatch(at, first_len, words.len()));
             }
             output.claim(words.len(), at)?.copy_from_slice(&words);
             return Ok(input);
@@ -337,25 +319,13 @@ impl<C: Codings> Decoder<C> {
                 len: u64::from(extra) + 4,
             })?;
             if index == 0 && len != first_len {
-                return Err(DecodeError::InstructionLengthMismatch {
-                    offset: at,
-                    opcode: op::MEMBER_DECORATE,
-                    declared: first_len,
-                    actual: len as usize,
-                });
+                return Err(mismatch(at, first_len, len as usize));
             }
             let words = output.claim(len as usize, member_at)?;
             let (head, operands) = words.split_at_mut(4);
             head.copy_from_slice(&[len << 16 | op::MEMBER_DECORATE, target, member, decoration]);
             if decoration == DECORATION_OFFSET {
-                let [slot] = operands else {
-                    return Err(DecodeError::InstructionLengthMismatch {
-                        offset: member_at,
-                        opcode: op::MEMBER_DECORATE,
-                        declared: len,
-                        actual: 5,
-                    });
-                };
+                let [slot] = operands else { return Err(mismatch(member_at, len, 5)) };
                 offset = offset.wrapping_add(Self::varint(&mut input)?);
                 *slot = offset;
             } else {

@@ -14,13 +14,10 @@ use super::input::SpirvInput;
 use super::opcodes::{DECORATION_OFFSET, OpCoding, is_debug_info, member_decoration_extra_operands, op};
 use super::varint::{Sink, zigzag};
 
-/// Decides, by name, which `OpName` instructions survive
-/// [`EncodeOptions::strip_debug`]. Returns `true` to keep the name.
+/// Decides, by name, which `OpName`s survive [`EncodeOptions::strip_debug`] (`true`: kept).
 pub type NameFilter = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 
-/// Settings for [`encode`].
-///
-/// The default is lossless: decoding gives back the input bit for bit.
+/// Settings for [`encode`]; the default is lossless.
 ///
 /// ```
 /// use smolv_codec::EncodeOptions;
@@ -51,9 +48,7 @@ impl EncodeOptions {
         Self::default()
     }
 
-    /// Drops debug-only instructions: `OpSource*`, `OpName`, `OpMemberName`,
-    /// `OpString`, `OpLine`, `OpNoLine` and `OpModuleProcessed`. The decoded
-    /// module is then smaller than the input, and the header says so.
+    /// Drops debug-only instructions (`OpSource*`, `OpName`, `OpLine`, ...).
     ///
     /// ```
     /// use smolv_codec::{decode, encode, DecodeOptions, EncodeOptions};
@@ -68,8 +63,7 @@ impl EncodeOptions {
         self
     }
 
-    /// While stripping, keeps each `OpName` whose name `keep` accepts. Names
-    /// that are not UTF-8 are passed through lossily converted.
+    /// While stripping, keeps each `OpName` whose name (lossily UTF-8) `keep` accepts.
     ///
     /// ```
     /// use smolv_codec::{decode, encode, DecodeOptions, EncodeOptions};
@@ -100,7 +94,7 @@ impl EncodeOptions {
             return false;
         }
         match &self.keep_names {
-            Some(keep) if opcode == op::NAME => !keep(&op_name_string(instruction)),
+            Some(keep) if opcode == op::NAME => !keep(&spirv::literal_string(instruction.get(2..).unwrap_or_default())),
             _ => true,
         }
     }
@@ -115,17 +109,8 @@ impl fmt::Debug for EncodeOptions {
     }
 }
 
-/// The literal string of an `OpName`: the bytes from word 2 up to the first NUL.
-fn op_name_string(instruction: &[u32]) -> alloc::string::String {
-    let bytes: Vec<u8> =
-        instruction.get(2..).unwrap_or_default().iter().flat_map(|w| w.to_le_bytes()).take_while(|&b| b != 0).collect();
-    alloc::string::String::from_utf8_lossy(&bytes).into_owned()
-}
-
-/// Encodes a SPIR-V module as SMOL-V (encoding version 1).
-///
-/// With default options the output is byte-for-byte what the reference C++
-/// encoder writes, and [`decode`](crate::decode) gives back the input.
+/// Encodes a SPIR-V module as SMOL-V (encoding version 1), byte-for-byte as
+/// the reference C++ encoder does with default options.
 ///
 /// ```
 /// use smolv_codec::{decode, encode, DecodeOptions, EncodeOptions};
@@ -141,8 +126,7 @@ pub fn encode<S: SpirvInput + ?Sized>(spirv: &S, options: &EncodeOptions) -> Res
     Ok(out)
 }
 
-/// Like [`encode`], but appends to `out`, so one buffer can serve many
-/// modules. On error, `out` is left as it was.
+/// Like [`encode`], but appends to `out`; on error, `out` is left as it was.
 ///
 /// ```
 /// use smolv_codec::{encode_into, EncodeOptions};
@@ -193,8 +177,7 @@ fn check_header(words: &[u32]) -> Result<(), EncodeError> {
     Ok(())
 }
 
-/// The header's decoded-size field for a module of `words` words: its size
-/// in bytes, which must fit 32 bits.
+/// The header's decoded-size field for a module of `words` words (bytes, in 32 bits).
 fn decoded_len_field(words: usize) -> Result<u32, EncodeError> {
     words.checked_mul(4).and_then(|bytes| u32::try_from(bytes).ok()).ok_or(EncodeError::TooLarge { words })
 }
@@ -245,8 +228,7 @@ impl<'a> Encoder<'a> {
         Ok(())
     }
 
-    /// The instruction starting at word `at`, checked to lie within the
-    /// module by the reader every walker of SPIR-V shares.
+    /// The instruction starting at word `at`, checked to lie within the module.
     #[inline]
     fn instruction_at(&self, at: usize) -> Result<(u32, &'a [u32]), EncodeError> {
         match spirv::instruction_at(self.words, at) {
@@ -267,8 +249,7 @@ impl<'a> Encoder<'a> {
         let malformed = |reason| EncodeError::MalformedInstruction { offset: at, opcode, reason };
         let len = instruction.len();
         if opcode == op::VECTOR_SHUFFLE_COMPACT {
-            // The value SMOL-V uses for compact shuffles; encoding it would
-            // decode as an OpVectorShuffle, so it cannot round-trip.
+            // SMOL-V's compact shuffle, which would decode as an OpVectorShuffle.
             return Err(malformed("opcode 13 is not a SPIR-V instruction"));
         }
 
@@ -330,23 +311,20 @@ impl<'a> Encoder<'a> {
         Ok(at + len)
     }
 
-    /// Writes the combined length-and-opcode varint. Returns `None` when the
-    /// instruction is shorter than the minimum its opcode's coding assumes.
+    /// Writes the length-and-opcode varint; `None` when shorter than the opcode's minimum.
     #[inline]
     fn length_and_opcode(&mut self, coding: OpCoding, len: usize) -> Option<()> {
         // Cannot fail: an instruction's word count is the 16-bit high half of its first word.
         let stored_len = u32::try_from(len).ok()?.checked_sub(coding.min_len())?;
         let coded = coding.mapped();
-        // Interleave so that an opcode below 16 with a stored length below 8
-        // fits a single varint byte: length high bits, opcode high bits,
-        // length low nibble, opcode low nibble.
+        // Interleaved so that an opcode below 16 with a stored length below 8 fits one byte.
         let packed = (stored_len >> 4) << 20 | (coded >> 4) << 8 | (stored_len & 0xF) << 4 | (coded & 0xF);
         self.out.varint(packed);
         Some(())
     }
 
-    /// Encodes the run of `OpMemberDecorate`s on `target` that starts at word
-    /// `at` (up to 255 of them) as one group, and returns where the run ends.
+    /// Encodes the run of up to 255 `OpMemberDecorate`s on `target` from word
+    /// `at` as one group, and returns where the run ends.
     fn member_decoration_run(&mut self, at: usize, target: u32) -> Result<usize, EncodeError> {
         let count_at = self.out.len();
         self.out.byte(0);

@@ -26,9 +26,7 @@ pub(crate) fn is_supported_spirv_version(version: u32) -> bool {
     (MIN_SPIRV_VERSION..=MAX_SPIRV_VERSION).contains(&version)
 }
 
-/// What the header of a SMOL-V blob says, checked for consistency.
-///
-/// Returned by [`inspect`](crate::inspect).
+/// What the header of a SMOL-V blob says ([`inspect`](crate::inspect)), checked.
 ///
 /// ```
 /// use smolv_codec::{encode, inspect, EncodeOptions};
@@ -55,12 +53,8 @@ pub struct SmolvInfo {
 }
 
 impl SmolvInfo {
-    /// Parses and checks the 24-byte header of `smolv`.
-    ///
-    /// Besides the magic and the versions, the declared decoded size must be a
-    /// whole SPIR-V module that the rest of the input could actually produce:
-    /// no SMOL-V construct yields more than two SPIR-V words per input byte,
-    /// so anything larger is refused before a byte is allocated.
+    /// Parses and checks the 24-byte header of `smolv`, the decoded size
+    /// included: a whole module that the input could produce.
     #[inline]
     pub(crate) fn parse(smolv: &[u8]) -> Result<Self, DecodeError> {
         let Some(header) = smolv.get(..SMOLV_HEADER_BYTES) else {
@@ -100,11 +94,8 @@ impl SmolvInfo {
     }
 }
 
-/// Largest SPIR-V size, in bytes, that `smolv_len` bytes of SMOL-V can decode to.
-///
-/// The densest constructs are runs of member decorations (two bytes become
-/// four words) and compact vector shuffles (six bytes become nine words), so
-/// the body never expands more than eightfold.
+/// Largest SPIR-V size, in bytes, that `smolv_len` bytes of SMOL-V can decode
+/// to: the densest constructs (member decorations, shuffles) expand eightfold.
 pub(crate) fn max_decoded_len(smolv_len: usize) -> usize {
     let body = smolv_len.saturating_sub(SMOLV_HEADER_BYTES);
     SPIRV_HEADER_WORDS * 4 + body.saturating_mul(8)

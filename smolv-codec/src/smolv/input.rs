@@ -6,15 +6,9 @@ use alloc::vec::Vec;
 use super::error::EncodeError;
 use super::header::SPIRV_MAGIC;
 
-/// SPIR-V that [`encode`](crate::encode) accepts: `[u32]` words in native
-/// order, or `[u8]` bytes as read from a `.spv` file.
-///
-/// Modules written in the other byte order (their magic reads
-/// `0x03022307`) are byte-swapped on the way in, so the SMOL-V output, and
-/// the SPIR-V decoded from it, is always little-endian.
-///
-/// This trait is sealed: it is implemented for `[u32]`, `[u8]`, their `Vec`s
-/// and arrays.
+/// SPIR-V that [`encode`](crate::encode) accepts (sealed): `[u32]` words in
+/// native order, or `[u8]` bytes as read from a `.spv` file, in either byte
+/// order; also their `Vec`s and arrays.
 ///
 /// ```
 /// use smolv_codec::{encode, EncodeOptions};
@@ -37,10 +31,6 @@ mod sealed {
     pub trait Sealed {}
     impl Sealed for [u32] {}
     impl Sealed for [u8] {}
-    impl Sealed for alloc::vec::Vec<u32> {}
-    impl Sealed for alloc::vec::Vec<u8> {}
-    impl<const N: usize> Sealed for [u32; N] {}
-    impl<const N: usize> Sealed for [u8; N] {}
 }
 
 impl SpirvInput for [u32] {
@@ -69,26 +59,17 @@ impl SpirvInput for [u8] {
     }
 }
 
-impl SpirvInput for Vec<u32> {
-    fn spirv_words(&self) -> Result<Cow<'_, [u32]>, EncodeError> {
-        self.as_slice().spirv_words()
-    }
+/// `Vec`s and arrays forward to their slices.
+macro_rules! forward_to_slice {
+    ($([$($generics:tt)*] $ty:ty),*) => {$(
+        impl<$($generics)*> sealed::Sealed for $ty {}
+
+        impl<$($generics)*> SpirvInput for $ty {
+            fn spirv_words(&self) -> Result<Cow<'_, [u32]>, EncodeError> {
+                self.as_slice().spirv_words()
+            }
+        }
+    )*};
 }
 
-impl SpirvInput for Vec<u8> {
-    fn spirv_words(&self) -> Result<Cow<'_, [u32]>, EncodeError> {
-        self.as_slice().spirv_words()
-    }
-}
-
-impl<const N: usize> SpirvInput for [u32; N] {
-    fn spirv_words(&self) -> Result<Cow<'_, [u32]>, EncodeError> {
-        self.as_slice().spirv_words()
-    }
-}
-
-impl<const N: usize> SpirvInput for [u8; N] {
-    fn spirv_words(&self) -> Result<Cow<'_, [u32]>, EncodeError> {
-        self.as_slice().spirv_words()
-    }
-}
+forward_to_slice!([] Vec<u32>, [] Vec<u8>, [const N: usize] [u32; N], [const N: usize] [u8; N]);

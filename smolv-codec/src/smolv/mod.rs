@@ -1,17 +1,8 @@
 //! SMOL-V: SPIR-V ⇄ SMOL-V, the encoding of
-//! [aras-p/smol-v](https://github.com/aras-p/smol-v).
-//!
-//! SMOL-V (Aras Pranckevičius, <https://github.com/aras-p/smol-v>) is a
-//! lossless re-encoding of SPIR-V that is about a third of its size and
-//! compresses better with general-purpose compressors. This module writes
-//! encoding version 1 byte-for-byte as the reference encoder does, and
-//! reads every version the reference has written: version 1, version 0
-//! and the 2016-08-31 dialect of version 0.
-//!
-//! Unlike the reference, decoding is safe on any input: every read is
-//! bounds-checked, the declared size is checked against what the input can
-//! produce before anything is allocated, and every decoded instruction must
-//! be exactly as long as it says.
+//! [aras-p/smol-v](https://github.com/aras-p/smol-v): a lossless
+//! re-encoding of SPIR-V about a third of its size. Encoding version 1 is
+//! written byte-for-byte as the reference does; versions 1, 0 and the
+//! 2016-08-31 dialect of 0 are read, safely on any input.
 //!
 //! | function | what it does |
 //! |---|---|
@@ -25,7 +16,7 @@ mod error;
 mod header;
 mod input;
 pub(crate) mod opcodes;
-mod varint;
+pub(crate) mod varint;
 
 pub use crate::options::DecodeOptions;
 

@@ -1,11 +1,6 @@
-//! Per-opcode facts that shape the SMOL-V byte stream.
-//!
-//! SMOL-V does not store SPIR-V instructions verbatim. For each opcode it
-//! knows whether a type id and a result id follow the opcode word, how many
-//! of the following ids are stored as deltas from the last result id, and
-//! whether the remaining operands are small enough to be worth a varint.
-//! Everything here is part of the wire format: changing a row changes the
-//! bytes, so the table is versioned with the encoding.
+//! Per-opcode facts that shape the SMOL-V byte stream: whether a type and
+//! a result id follow the opcode word, how many ids are stored as deltas,
+//! and whether the rest are varints. All of it is the wire format.
 
 /// SPIR-V opcodes the codec treats specially.
 pub(crate) mod op {
@@ -46,16 +41,14 @@ impl OpLayout {
         Self { flags, id_deltas }
     }
 
-    /// Looks up `opcode` in the table of an encoding version that knows
-    /// `known_ops` opcodes.
+    /// Looks up `opcode` in the table of a version that knows `known_ops` opcodes.
     #[inline]
     pub(crate) const fn of(opcode: u32, known_ops: usize) -> Self {
         let index = opcode as usize;
         if index < known_ops { OP_LAYOUTS[index] } else { UNKNOWN }
     }
 
-    /// A result id follows (after the type id, if any), stored as a zigzag
-    /// delta from the previous result id.
+    /// A result id follows (after the type id), as a zigzag delta from the previous.
     #[inline]
     pub(crate) const fn has_result(self) -> bool {
         self.flags & RESULT != 0
@@ -73,16 +66,14 @@ impl OpLayout {
         self.flags & VARINT_REST != 0
     }
 
-    /// How many operands after type and result are ids stored as deltas
-    /// from the result id.
+    /// How many operands after type and result are ids stored as deltas.
     #[inline]
     pub(crate) const fn id_deltas(self) -> usize {
         self.id_deltas as usize
     }
 }
 
-/// Swaps frequent opcodes into the values below 16 so that their combined
-/// length-and-opcode varint fits one byte. The mapping is its own inverse.
+/// Swaps frequent opcodes below 16, for one-byte length-and-opcode varints; its own inverse.
 #[inline]
 pub(crate) const fn swap_frequent(opcode: u32) -> u32 {
     match opcode {
@@ -114,8 +105,7 @@ pub(crate) const fn swap_frequent(opcode: u32) -> u32 {
     }
 }
 
-/// Every instruction is at least one word long, and some opcodes are always
-/// longer; SMOL-V stores the length minus that minimum.
+/// The length every instruction of `opcode` has, which SMOL-V does not store.
 #[inline]
 pub(crate) const fn minimum_length(opcode: u32) -> u32 {
     match opcode {
@@ -126,17 +116,12 @@ pub(crate) const fn minimum_length(opcode: u32) -> u32 {
     }
 }
 
-/// Opcode values below this are looked up in precomputed tables; above it
-/// (extension opcodes) everything is computed, which is rare.
+/// Opcode values below this are looked up in precomputed tables, the rest computed.
 const TABLE_SIZE: usize = 512;
 
-/// How one opcode is written: everything the encoder or decoder needs to
-/// know about it, precomputed into the bits of one word so the hot loops do
-/// a single table load that stays in a register.
-///
-/// Bits 0–15 hold the opcode on the other side of the stream (see
-/// [`OpCoding::mapped`]), bits 16–19 the minimum length, bits 20–22 the
-/// layout flags, bit 23 marks the compact shuffle, bits 24–27 the id deltas.
+/// How one opcode is written, in one word so the hot loops do a single
+/// table load: bits 0–15 [`OpCoding::mapped`], 16–19 the minimum length,
+/// 20–22 the layout flags, 23 the compact shuffle, 24–27 the id deltas.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct OpCoding(u32);
 
@@ -150,8 +135,7 @@ impl OpCoding {
         )
     }
 
-    /// How the encoder writes SPIR-V opcode `opcode` (or the compact
-    /// shuffle pseudo-opcode) in the current encoding version.
+    /// How the encoder writes `opcode` (or the compact shuffle) in the current version.
     #[inline]
     pub(crate) fn for_encoding(opcode: u32) -> Self {
         match ENCODING.get(opcode as usize) {
@@ -160,8 +144,7 @@ impl OpCoding {
         }
     }
 
-    /// What the decoder makes of stored opcode value `stored`, given the
-    /// table of its encoding version.
+    /// What the decoder makes of stored opcode value `stored`, given its version's table.
     #[inline]
     pub(crate) fn for_decoding(stored: u32, table: &DecodingTable) -> Self {
         match table.codings.get(stored as usize) {
@@ -182,8 +165,7 @@ impl OpCoding {
         Self::from_fields(opcode, minimum_length(coded), OpLayout::of(opcode, known_ops), compact)
     }
 
-    /// In an encoding coding, the value stored in the stream; in a decoding
-    /// coding, the SPIR-V opcode.
+    /// Encoding: the value stored in the stream; decoding: the SPIR-V opcode.
     #[inline]
     pub(crate) const fn mapped(self) -> u32 {
         self.0 & 0xFFFF
@@ -209,11 +191,9 @@ impl OpCoding {
 }
 
 /// Where the decoder finds what a stored opcode value means: a precomputed
-/// table (fast), or computed per instruction from the small layout table
-/// (about 2 KB less code, for binaries that decode a few shaders once).
+/// table (fast), or computed per instruction (about 2 KB less code).
 pub(crate) trait Codings: Copy {
-    /// Whether the decoder is built for size rather than speed (varints
-    /// read out of line).
+    /// Whether the decoder is built for size rather than speed (varints out of line).
     const COMPACT: bool = false;
 
     /// What the decoder makes of stored opcode value `stored`.
@@ -287,8 +267,7 @@ pub(crate) fn is_debug_info(opcode: u32) -> bool {
     matches!(opcode, 2..=8 | 317 | 330)
 }
 
-/// Operand count after the decoration of a member decoration, when the
-/// format can infer it; `None` means the count is stored explicitly.
+/// Operand count after a member decoration's decoration; `None`: stored explicitly.
 #[inline]
 pub(crate) fn member_decoration_extra_operands(decoration: u32) -> Option<u32> {
     match decoration {
@@ -309,10 +288,7 @@ pub(crate) fn zigzag_in_2016_dialect(opcode: u32) -> bool {
     matches!(opcode, 224 | 225 | 246 | 247 | 249 | 250 | 329)
 }
 
-/// How the SMOL-V encoding lays out each opcode's operands, indexed by opcode.
-///
-/// Rows past [`OPS_KNOWN_V0`] were added by encoding version 1; version 0
-/// treats those opcodes as unknown (raw words).
+/// How SMOL-V lays out each opcode's operands; rows past [`OPS_KNOWN_V0`] are version 1's.
 const OP_LAYOUTS: [OpLayout; OPS_KNOWN_V1] = [
     OpLayout::new(NONE, 0),                        //   0 Nop
     OpLayout::new(RESULT | TYPE, 0),               //   1 Undef
@@ -683,9 +659,8 @@ const OP_LAYOUTS: [OpLayout; OPS_KNOWN_V1] = [
     OpLayout::new(RESULT | TYPE | VARINT_REST, 1), // 366 GroupNonUniformQuadSwap
 ];
 
-/// Whether SPIR-V opcode `opcode` has a result type and a result id, as
-/// far as this table knows: `(false, false)` for opcodes past it. The
-/// encoding table's flags are SPIR-V's except for two debug opcodes.
+/// Whether SPIR-V opcode `opcode` has a result type and a result id, as far
+/// as this table knows (its flags are SPIR-V's but for two debug opcodes).
 pub(crate) fn result_layout(opcode: u32) -> (bool, bool) {
     match opcode {
         7 => (false, true),            // OpString

@@ -1,13 +1,11 @@
-//! LEB128-style unsigned varints and zigzag deltas, the two integer codings
-//! of the SMOL-V stream, and the byte cursors that write and read them.
+//! The varints and zigzag deltas of the SMOL-V stream, and its byte cursors.
 
 use alloc::vec::Vec;
 
 use super::error::DecodeError;
 
-/// Where the encoder writes: bytes stored by index into a zero-filled
-/// buffer that grows ahead of need. `Vec::push` would keep the length in
-/// memory that every byte store may alias, forcing a reload per byte.
+/// Where the encoder writes: bytes stored by index into a zero-filled buffer
+/// (`Vec::push` would reload a length every byte store may alias).
 pub(crate) struct Sink {
     buf: Vec<u8>,
     len: usize,
@@ -26,8 +24,7 @@ impl Sink {
         self.len
     }
 
-    /// Makes room for `additional` more bytes, so the writes that follow
-    /// stay on their fast path.
+    /// Makes room for `additional` more bytes, for the fast path.
     #[inline]
     pub(crate) fn reserve(&mut self, additional: usize) {
         let needed = self.len + additional;
@@ -90,16 +87,15 @@ impl Sink {
     }
 }
 
-/// Maps a wrapping difference to an unsigned value that is small when the
-/// signed difference is small in either direction.
+/// Maps a wrapping difference to a value that is small when it is small either way.
 #[inline]
-pub(crate) fn zigzag(delta: u32) -> u32 {
+pub(crate) const fn zigzag(delta: u32) -> u32 {
     (delta << 1) ^ ((delta as i32 >> 31) as u32)
 }
 
 /// Inverse of [`zigzag`].
 #[inline]
-pub(crate) fn unzigzag(coded: u32) -> u32 {
+pub(crate) const fn unzigzag(coded: u32) -> u32 {
     (coded >> 1) ^ 0u32.wrapping_sub(coded & 1)
 }
 
@@ -173,9 +169,7 @@ impl<'a> Reader<'a> {
         let start = self.pos;
         let mut value = 0u32;
         for shift in (0..35).step_by(7) {
-            let Some(&b) = self.bytes.get(self.pos) else {
-                return Err(DecodeError::TruncatedVarint { offset: start });
-            };
+            let Some(&b) = self.bytes.get(self.pos) else { return Err(DecodeError::TruncatedVarint { offset: start }) };
             self.pos += 1;
             let payload = u32::from(b & 0x7F);
             if shift == 28 && (payload > 0x0F || b & 0x80 != 0) {

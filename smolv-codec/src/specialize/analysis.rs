@@ -10,9 +10,7 @@ use crate::smolv::opcodes::result_layout;
 
 pub(crate) const NO_DEF: u32 = u32::MAX;
 
-/// The most words a module may have: 4 GiB. Instruction positions and
-/// indices are kept as `u32`, and the output has fewer than twice as many
-/// instructions as the input has words, so every index fits with room.
+/// The most words a module may have (4 GiB), so that every `u32` index fits with room.
 pub(crate) const MAX_WORDS: usize = 1 << 30;
 
 /// One instruction: where its words are.
@@ -23,8 +21,7 @@ pub(crate) struct Inst {
     pub(crate) opcode: u32,
 }
 
-/// A basic block: instruction indices of its label, its merge instruction
-/// (if it is a header) and its terminator.
+/// A basic block: instruction indices of its label, merge instruction and terminator.
 #[derive(Clone, Debug)]
 pub(crate) struct Block {
     pub(crate) label: u32,
@@ -80,8 +77,13 @@ pub struct Analysis {
     pub(crate) spec: Vec<(u32, u32)>,
 }
 
-/// Fewest words an instruction the specializer reads can have; checked
-/// once here so that later passes can index operands freely.
+/// The result id of the instruction `words`, if it has one.
+pub(crate) fn result_of(words: &[u32]) -> Option<u32> {
+    let (has_type, has_result) = result_layout(words[0] & 0xFFFF);
+    has_result.then(|| words.get(1 + usize::from(has_type)).copied()).flatten()
+}
+
+/// Fewest words an instruction the specializer reads can have, checked once here.
 fn minimum_words(opcode: u32) -> usize {
     match opcode {
         15 | 246 | 250 => 4,      // OpEntryPoint, OpLoopMerge, OpBranchConditional
@@ -102,8 +104,7 @@ fn is_terminator(opcode: u32) -> bool {
 }
 
 impl Specializer {
-    /// Parses `spirv` (native-order words) and records what specializing
-    /// needs: definitions, blocks and specialization constants.
+    /// Parses `spirv` (native-order words) and records what specializing needs.
     ///
     /// ```
     /// use smolv_codec::specialize::{SpecializeError, Specializer};
@@ -124,8 +125,7 @@ impl Specializer {
             return Err(SpecializeError::TooLarge { words: words.len(), max: MAX_WORDS });
         }
         let bound = words[3];
-        // Remapped modules use sparse ids, so the bound may exceed the id
-        // count by far; it is still capped before the id table is allocated.
+        // Remapped modules use sparse ids; the bound is still capped before allocating.
         if bound as usize > words.len() * 4 + (1 << 20) {
             return Err(SpecializeError::Malformed {
                 offset: 3,
@@ -153,13 +153,6 @@ impl Analysis {
         &self.words[inst.start as usize..(inst.start + inst.len) as usize]
     }
 
-    /// The result id of instruction `index`, if it has one.
-    pub(crate) fn result_id(&self, index: usize) -> Option<u32> {
-        let inst = self.insts[index];
-        let (has_type, has_result) = result_layout(inst.opcode);
-        has_result.then(|| self.words_of(index).get(1 + usize::from(has_type)).copied()).flatten()
-    }
-
     /// The instruction defining `id`.
     pub(crate) fn def_of(&self, id: u32) -> Option<usize> {
         self.def.get(id as usize).copied().filter(|&d| d != NO_DEF).map(|d| d as usize)
@@ -173,15 +166,11 @@ impl Analysis {
         while at < self.words.len() {
             let first = self.words[at];
             let (len, opcode) = spirv::split_first_word(first);
-            spirv::instruction_end(self.words.len(), at, first).map_err(|_| SpecializeError::Malformed {
-                offset: at,
-                reason: "an instruction's length is 0 or runs past the end",
-            })?;
+            let malformed = |reason| SpecializeError::Malformed { offset: at, reason };
+            spirv::instruction_end(self.words.len(), at, first)
+                .map_err(|_| malformed("an instruction's length is 0 or runs past the end"))?;
             if len < minimum_words(opcode) {
-                return Err(SpecializeError::Malformed {
-                    offset: at,
-                    reason: "an instruction is shorter than its opcode needs",
-                });
+                return Err(malformed("an instruction is shorter than its opcode needs"));
             }
             let index = self.insts.len();
             // In range: the module has at most MAX_WORDS words (checked in analyze).
@@ -189,18 +178,15 @@ impl Analysis {
             self.insts.push(Inst { start: u32::try_from(at).map_err(too_large)?, len: first >> 16, opcode });
             let (has_type, has_result) = result_layout(opcode);
             if has_result {
-                let id = *self.words.get(at + 1 + usize::from(has_type)).ok_or(SpecializeError::Malformed {
-                    offset: at,
-                    reason: "an instruction is missing its result id",
-                })?;
-                let slot = self.def.get_mut(id as usize).ok_or(SpecializeError::Malformed {
-                    offset: at,
-                    reason: "a result id is not below the id bound",
-                })?;
+                let id = *self
+                    .words
+                    .get(at + 1 + usize::from(has_type))
+                    .ok_or(malformed("an instruction is missing its result id"))?;
+                let slot = self.def.get_mut(id as usize).ok_or(malformed("a result id is not below the id bound"))?;
                 if *slot != NO_DEF {
                     // SPIR-V is SSA: a second definition would make the
                     // specializer write the id's value at both places.
-                    return Err(SpecializeError::Malformed { offset: at, reason: "a result id is defined twice" });
+                    return Err(malformed("a result id is defined twice"));
                 }
                 *slot = u32::try_from(index).map_err(too_large)?;
             }
@@ -208,43 +194,31 @@ impl Analysis {
                 71 if len >= 4 && self.words[at + 2] == 1 => spec_ids.push((self.words[at + 3], self.words[at + 1])),
                 54 => {
                     if function.is_some() {
-                        return Err(SpecializeError::Malformed { offset: at, reason: "OpFunction inside a function" });
+                        return Err(malformed("OpFunction inside a function"));
                     }
                     self.first_function = self.first_function.min(index);
                     function = Some(Function { begin: index, blocks: Vec::new(), end: index });
                 }
                 248 => {
                     if function.is_none() || block.is_some() {
-                        return Err(SpecializeError::Malformed {
-                            offset: at,
-                            reason: "OpLabel outside a function or block end",
-                        });
+                        return Err(malformed("OpLabel outside a function or block end"));
                     }
                     block = Some((self.words[at + 1], index, None));
                 }
                 246 | 247 => match &mut block {
                     Some((_, _, merge)) => *merge = Some(index),
-                    None => {
-                        return Err(SpecializeError::Malformed {
-                            offset: at,
-                            reason: "a merge instruction outside a block",
-                        });
-                    }
+                    None => return Err(malformed("a merge instruction outside a block")),
                 },
                 56 => {
-                    let mut done = function
-                        .take()
-                        .ok_or(SpecializeError::Malformed { offset: at, reason: "OpFunctionEnd without OpFunction" })?;
+                    let mut done = function.take().ok_or(malformed("OpFunctionEnd without OpFunction"))?;
                     if block.is_some() {
-                        return Err(SpecializeError::Malformed { offset: at, reason: "a block has no terminator" });
+                        return Err(malformed("a block has no terminator"));
                     }
                     done.end = index;
                     self.functions.push(done);
                 }
                 op if is_terminator(op) => {
-                    let (label, first, merge) = block
-                        .take()
-                        .ok_or(SpecializeError::Malformed { offset: at, reason: "a terminator outside a block" })?;
+                    let (label, first, merge) = block.take().ok_or(malformed("a terminator outside a block"))?;
                     if let Some(f) = &mut function {
                         f.blocks.push(Block { label, first, merge, terminator: index });
                     }

@@ -1,16 +1,15 @@
 //! One specialization: freeze, fold, resolve branches, prune blocks,
 //! merge straight lines, remove dead code, write the module.
 //!
-//! Ids never change. A folded instruction's result id is redefined as a
-//! module-level constant, so every use of it stays valid without any
-//! renaming; the same holds for frozen specialization constants.
+//! Ids never change: a folded instruction's result id is redefined as a
+//! module-level constant, so every use of it stays valid.
 
 use alloc::vec;
 use alloc::vec::Vec;
 
 use smolv_format::spirv::{literal_string, literal_string_words};
 
-use super::analysis::{Analysis, Block};
+use super::analysis::{Analysis, Block, result_of};
 use super::fold::{Known, Scalar, eval, scalar_type};
 use super::{SpecializeError, Value, value};
 use crate::smolv::opcodes::result_layout;
@@ -36,8 +35,7 @@ const OP_UNREACHABLE: u32 = 255;
 const OP_DECORATE_ID: u32 = 332;
 
 fn instruction(opcode: u32, operands: &[u32]) -> Vec<u32> {
-    // Every operand list here is a few words made here, or (a subset of)
-    // one input instruction's operands, so the word count fits its 16 bits.
+    // A few words made here, or (some of) one input instruction's operands.
     debug_assert!(operands.len() < 0xFFFF);
     #[allow(clippy::cast_possible_truncation)] // below 0xFFFF, as above
     let count = (operands.len() + 1) as u32;
@@ -64,8 +62,7 @@ struct Specialization<'a> {
 }
 
 impl Analysis {
-    /// The module, specialized: constants given in `values` take those
-    /// values, the rest keep their defaults.
+    /// The module, specialized: constants in `values` take those values, the rest their defaults.
     ///
     /// ```
     /// use smolv_codec::specialize::{SpecializeError, Specializer, Value};
@@ -86,7 +83,7 @@ impl Analysis {
             glsl_std: None,
         };
         let overrides = s.overrides(values)?;
-        s.fold_globals(&overrides)?;
+        s.fold_globals(&overrides);
         s.check_array_lengths()?;
         for function in &self.functions {
             s.fold_function(function.begin, function.end);
@@ -109,8 +106,7 @@ impl Specialization<'_> {
                     .map_err(|_| SpecializeError::UnknownSpecId(spec_id))?;
                 let id = a.spec[index].1;
                 let ty = a.def_of(id).map(|d| a.words_of(d)[1]).and_then(|t| scalar_type(a, t));
-                // The rule the Vulkan layer's driver path applies too: the
-                // same values are refused, and written with the same bits.
+                // The rule the Vulkan layer's driver path applies too.
                 match ty {
                     Some(ty) => value::fit(ty, value)
                         .map(|bits| (id, Value::Bits(bits)))
@@ -133,7 +129,7 @@ impl Specialization<'_> {
         if ty.literal_words() == 2 { low | u64::from(words.get(1).copied().unwrap_or(0)) << 32 } else { low }
     }
 
-    fn fold_globals(&mut self, overrides: &[(u32, Value)]) -> Result<(), SpecializeError> {
+    fn fold_globals(&mut self, overrides: &[(u32, Value)]) {
         let a = self.analysis;
         for index in 0..a.first_function {
             let words = a.words_of(index);
@@ -171,12 +167,9 @@ impl Specialization<'_> {
                 self.frozen[id as usize] = true;
             }
         }
-        Ok(())
     }
 
-    /// An error for an array type whose length, as folded, is 0 or less:
-    /// SPIR-V requires at least 1, and a driver given the module would
-    /// read invalid SPIR-V.
+    /// An error for an array type whose length, as folded, is 0 or less.
     fn check_array_lengths(&self) -> Result<(), SpecializeError> {
         const OP_TYPE_ARRAY: u32 = 28;
         let a = self.analysis;
@@ -270,9 +263,8 @@ impl Specialization<'_> {
         }
     }
 
-    /// Whether a constant composite of type `ty` may have `count`
-    /// constituents: a vector construct may concatenate smaller vectors,
-    /// which a constant composite may not.
+    /// Whether a constant composite of type `ty` may have `count` constituents
+    /// (a vector construct may concatenate vectors, a constant composite not).
     fn constituents_match(&self, ty: u32, count: usize) -> bool {
         let a = self.analysis;
         match a.def_of(ty).map(|d| a.words_of(d)) {
@@ -282,8 +274,7 @@ impl Specialization<'_> {
         }
     }
 
-    /// Whether `id` is (now) a module-level constant: a known value whose
-    /// definition is a constant or has been frozen into one.
+    /// Whether `id` is (now) a module-level constant with a known value.
     fn known_constant(&self, id: u32) -> bool {
         self.known.get(id as usize).is_some_and(Option::is_some) && self.frozen_or_constant(id)
     }
@@ -301,8 +292,7 @@ impl Specialization<'_> {
         }
     }
 
-    /// Builds the output instruction list: frozen constants, folded
-    /// branches, pruned and merged blocks.
+    /// Builds the output instruction list.
     fn rewrite(&self) -> Vec<Out> {
         let a = self.analysis;
         let mut out = Vec::with_capacity(a.insts.len() + self.folded_locals.len());
@@ -334,8 +324,7 @@ impl Specialization<'_> {
         let mut block_of = vec![u32::MAX; a.bound as usize];
         for function in &a.functions {
             for (i, block) in function.blocks.iter().enumerate() {
-                // A function has fewer blocks than the module has words
-                // (Specializer::analyze caps those), so this never saturates.
+                // Fewer blocks than words (capped by Specializer::analyze): never saturates.
                 block_of[block.label as usize] = u32::try_from(i).unwrap_or(u32::MAX);
             }
             self.rewrite_function(function.begin, &function.blocks, function.end, &block_of, &mut out);
@@ -402,9 +391,7 @@ impl Specialization<'_> {
         };
         let mut reachable = reach(&edges);
         // A folded header whose merge block is still entered from more than
-        // one place has breaks out of nested constructs into that merge
-        // (a switch used for early exits, say): dropping its merge would
-        // leave those breaks invalid. Such a header keeps its merge, and
+        // one place (breaks out of nested constructs) keeps its merge, and
         // its branch keeps the merge block as the never-taken target.
         let mut keeps_merge = vec![false; blocks.len()];
         for (b, block) in blocks.iter().enumerate() {
@@ -505,15 +492,14 @@ impl Specialization<'_> {
     }
 
     /// A block's instructions between its label and its merge/terminator:
-    /// folded instructions dropped, phis pruned to the surviving
-    /// predecessors (or turned into copies in a joined block).
+    /// folded ones dropped, phis pruned (or copies in a joined block).
     fn emit_body(&self, block: &Block, joined: bool, parent: &dyn Fn(u32) -> Option<u32>, out: &mut Vec<Out>) {
         let a = self.analysis;
         let stop = block.merge.unwrap_or(block.terminator);
         for index in block.first + 1..stop {
             let words = a.words_of(index);
             let opcode = a.insts[index].opcode;
-            if let Some(id) = a.result_id(index)
+            if let Some(id) = result_of(words)
                 && self.is_frozen(id)
             {
                 continue;
@@ -605,10 +591,7 @@ impl Specialization<'_> {
             if let Some(id) = result_of(words)
                 && let Some(slot) = def_at.get_mut(id as usize)
             {
-                // Fits: the output has at most about twice as many
-                // instructions as the input has words (capped by
-                // Specializer::analyze). u32::MAX would only keep `id`'s
-                // definition from being removed.
+                // Fits (capped by Specializer::analyze); u32::MAX would only keep it.
                 *slot = u32::try_from(i).unwrap_or(u32::MAX);
             }
             match opcode {
@@ -651,10 +634,7 @@ impl Specialization<'_> {
             if removed[i] {
                 continue;
             }
-            let range = match function_ranges.iter().find(|&&(s, _)| s == i) {
-                Some(&(s, e)) => s..e + 1,
-                None => i..i + 1,
-            };
+            let range = function_ranges.iter().find(|&&(s, _)| s == i).map_or(i..i + 1, |&(s, e)| s..e + 1);
             for r in range {
                 if removed[r] {
                     continue;
@@ -719,16 +699,9 @@ fn mask_for(t: Scalar) -> u64 {
     }
 }
 
-fn result_of(words: &[u32]) -> Option<u32> {
-    let (has_type, has_result) = result_layout(words[0] & 0xFFFF);
-    has_result.then(|| words.get(1 + usize::from(has_type)).copied()).flatten()
-}
-
 /// Calls `f` for every word of `words` that may be an id this instruction
-/// uses: every operand but the result id, except in debug and annotation
-/// instructions (which never keep anything alive) and entry points (which
-/// keep only their function). Literals that happen to equal an id count
-/// too, which can only keep more than needed, never less.
+/// uses (annotations keep nothing alive, entry points only their function;
+/// a literal equal to an id only keeps more than needed).
 fn for_each_use(words: &[u32], mut f: impl FnMut(u32)) {
     let opcode = words[0] & 0xFFFF;
     match opcode {

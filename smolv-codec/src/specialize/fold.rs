@@ -3,9 +3,8 @@
 
 use super::analysis::Analysis;
 
-/// The scalar type of a specialization constant (or of an operation the
-/// specializer folds): what decides which [`Value`](super::Value)s it
-/// takes ([`fit_value`](super::fit_value)).
+/// The scalar type of a specialization constant, which decides the
+/// [`Value`](super::Value)s it takes ([`fit_value`](super::fit_value)).
 ///
 /// ```
 /// use smolv_codec::specialize::{Scalar, Value, describe_type, fit_value};
@@ -46,8 +45,7 @@ impl Scalar {
     }
 }
 
-/// A known value: a scalar's bits, or the instruction whose operands
-/// (after its result id) are a constant composite's constituents.
+/// A known value: a scalar's bits, or the instruction of a constant composite.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Known {
     Scalar(Scalar, u64),

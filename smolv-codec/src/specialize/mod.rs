@@ -1,12 +1,6 @@
-//! Specialization constants, folded ahead of time.
-//!
-//! Engines ship ubershaders whose features are switched by specialization
-//! constants. [`Specializer::analyze`] parses a module once; each
-//! [`Analysis::specialize`] call then produces, in one pass, a module where
-//! the chosen values are plain constants, operations on them are folded,
-//! branches on them are resolved (keeping structured control flow valid),
-//! unreachable blocks and dead code are gone, and straight-line blocks are
-//! merged.
+//! Specialization constants, folded ahead of time: [`Specializer::analyze`]
+//! parses a module once; each [`Analysis::specialize`] produces a module
+//! with the values as constants, folded, branches resolved, dead code gone.
 //!
 //! ```
 //! use smolv_codec::specialize::{Specializer, Value};
@@ -17,14 +11,6 @@
 //! assert!(specialized.len() < module.len());
 //! # Ok::<(), smolv_codec::specialize::SpecializeError>(())
 //! ```
-//!
-//! What it folds: bool and 32-bit integer arithmetic, bitwise, comparison,
-//! logical, select and conversion operations, float comparisons and
-//! negation (exact), and extracts from constant composites, in
-//! `OpSpecConstantOp` and in function bodies alike. Conditional branches
-//! and switches of selection constructs are resolved; loop headers keep
-//! their structure. Decorations, names and entry-point interfaces of
-//! removed ids are removed with them.
 
 mod analysis;
 mod emit;
@@ -43,7 +29,6 @@ pub use value::{describe as describe_type, fit as fit_value};
 /// assert_eq!(Value::from(true), Value::Bool(true));
 /// assert_eq!(Value::from(3u32), Value::U32(3));
 /// let half = Value::Bits(u64::from(0x3C00u16)); // a 16-bit float's bits
-/// # let _ = half;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -60,34 +45,20 @@ pub enum Value {
     Bits(u64),
 }
 
-impl From<bool> for Value {
-    fn from(value: bool) -> Self {
-        Self::Bool(value)
-    }
+macro_rules! value_from {
+    ($($ty:ty => $variant:ident),*) => {$(
+        impl From<$ty> for Value {
+            fn from(value: $ty) -> Self {
+                Self::$variant(value)
+            }
+        }
+    )*};
 }
 
-impl From<i32> for Value {
-    fn from(value: i32) -> Self {
-        Self::I32(value)
-    }
-}
-
-impl From<u32> for Value {
-    fn from(value: u32) -> Self {
-        Self::U32(value)
-    }
-}
-
-impl From<f32> for Value {
-    fn from(value: f32) -> Self {
-        Self::F32(value)
-    }
-}
+value_from!(bool => Bool, i32 => I32, u32 => U32, f32 => F32);
 
 impl Value {
-    /// The value's bits as written, before any type is known: a bool is 0
-    /// or 1, an `I32` its two's complement in 32 bits, an `F32` its IEEE
-    /// bits ([`fit_value`] gives the bits for a type).
+    /// The value's bits as written, before any type is known ([`fit_value`] gives a type's).
     ///
     /// ```
     /// use smolv_codec::specialize::Value;
@@ -133,19 +104,13 @@ pub enum SpecializeError {
     /// A value was given for a spec id the module does not declare.
     #[error("the module has no specialization constant with id {0}; its ids are listed by Analysis::spec_ids")]
     UnknownSpecId(u32),
-    /// A value that does not fit its constant's type: a float for an
-    /// integer, an integer out of range, a bool other than 0 or 1, … The
-    /// rule is the one the Vulkan layer applies before the driver
-    /// (`VulkanError::SpecConstantValue`): a bool takes `Bool`, or 0 and 1;
-    /// an integer `I32` or `U32` in range, or `Bool`; a float `F32`; any
-    /// type `Bits` that fit its width.
+    /// A value that does not fit its constant's type ([`fit_value`]'s rule).
     #[error(
         "specialization constant {0} is {1}, which cannot hold the value given; pass a value of that type \
          (Value::Bits with the raw bits for 64-bit types)"
     )]
     WrongType(u32, &'static str),
-    /// An array type whose length, with the values given, folds to 0 or
-    /// less: SPIR-V requires at least 1.
+    /// An array type whose length, with the values given, folds to 0 or less.
     #[error(
         "the array type %{array} has length {length} with these specialization values; SPIR-V needs at least 1: \
          give the constants its length is computed from values that make it positive"
@@ -156,8 +121,7 @@ pub enum SpecializeError {
         /// Its length as folded, read as its type's signedness says.
         length: i64,
     },
-    /// The module is larger than the specializer's compact 32-bit
-    /// instruction tables hold.
+    /// The module is larger than the specializer's 32-bit instruction tables hold.
     #[error("the module is {words} words long; the specializer takes modules of up to {max} words (4 GiB)")]
     TooLarge {
         /// The module's length in words.
@@ -168,63 +132,15 @@ pub enum SpecializeError {
 }
 
 /// A tiny fragment shader with one bool specialization constant guarding a
-/// branch, for the documentation examples.
+/// branch, for the documentation examples: `%5 = OpSpecConstantTrue %4`
+/// (`SpecId` 0), and `main`'s `OpSelectionMerge %8 None`,
+/// `OpBranchConditional %5 %7 %8`, `%7 = OpLabel`, `OpBranch %8`, `%8 = OpLabel`.
 #[doc(hidden)]
 pub fn doc_ubershader() -> alloc::vec::Vec<u32> {
     alloc::vec![
-        0x0723_0203,
-        0x0001_0000,
-        0,
-        13,
-        0, // header
-        0x0002_0011,
-        1, // OpCapability Shader
-        0x0003_000E,
-        0,
-        1, // OpMemoryModel Logical GLSL450
-        0x0005_000F,
-        4,
-        1,
-        0x6E69_616D,
-        0, // OpEntryPoint Fragment %1 "main"
-        0x0003_0010,
-        1,
-        7, // OpExecutionMode %1 OriginUpperLeft
-        0x0004_0047,
-        5,
-        1,
-        0, // OpDecorate %5 SpecId 0
-        0x0002_0013,
-        2, // %2 = OpTypeVoid
-        0x0003_0021,
-        3,
-        2, // %3 = OpTypeFunction %2
-        0x0002_0014,
-        4, // %4 = OpTypeBool
-        0x0003_0030,
-        4,
-        5, // %5 = OpSpecConstantTrue %4
-        0x0005_0036,
-        2,
-        1,
-        0,
-        3, // %1 = OpFunction %2 None %3
-        0x0002_00F8,
-        6, // %6 = OpLabel
-        0x0003_00F7,
-        8,
-        0, // OpSelectionMerge %8 None
-        0x0004_00FA,
-        5,
-        7,
-        8, // OpBranchConditional %5 %7 %8
-        0x0002_00F8,
-        7, // %7 = OpLabel
-        0x0002_00F9,
-        8, // OpBranch %8
-        0x0002_00F8,
-        8,           // %8 = OpLabel
-        0x0001_00FD, // OpReturn
-        0x0001_0038, // OpFunctionEnd
+        0x07230203, 0x00010000, 0, 13, 0, 0x00020011, 1, 0x0003000E, 0, 1, 0x0005000F, 4, 1, 0x6E69616D, 0, 0x00030010,
+        1, 7, 0x00040047, 5, 1, 0, 0x00020013, 2, 0x00030021, 3, 2, 0x00020014, 4, 0x00030030, 4, 5, 0x00050036, 2, 1,
+        0, 3, 0x000200F8, 6, 0x000300F7, 8, 0, 0x000400FA, 5, 7, 8, 0x000200F8, 7, 0x000200F9, 8, 0x000200F8, 8,
+        0x000100FD, 0x00010038
     ]
 }

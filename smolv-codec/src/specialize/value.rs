@@ -1,7 +1,5 @@
-//! Which [`Value`](super::Value) a specialization constant takes: the one
-//! rule the specializer and the Vulkan layer's driver path both apply, so
-//! that a value is refused (or written) the same way whether it is folded
-//! ahead or handed to the driver.
+//! Which [`Value`](super::Value) a specialization constant takes: the rule
+//! the specializer and the Vulkan layer's driver path both apply.
 
 use super::Value;
 use super::fold::Scalar;

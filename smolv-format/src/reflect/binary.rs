@@ -1,12 +1,6 @@
-//! The compact binary form of [`Reflection`] stored in shader containers.
-//! See `docs/format.md` for the byte layout.
-//!
-//! A container's blake3 covers only its SPIR-V, and these bytes reach
-//! `vkCreateDescriptorSetLayout` and `vkCreatePipelineLayout` through safe
-//! functions. So version 2 ends in a checksum of everything before it, and
-//! the reader refuses what no writer produces: stage flags that are 0, hold
-//! unknown bits or miss the module's own stage, and push-constant ranges
-//! that Vulkan would reject.
+//! The compact binary form of [`Reflection`] stored in shader containers
+//! (`docs/format.md`). These bytes reach Vulkan through safe functions, so
+//! they end in a checksum, and the reader refuses what no writer produces.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -22,10 +16,8 @@ const VERSION: u8 = 2;
 /// Every `VkShaderStageFlagBits` a [`ShaderStage`] has.
 const KNOWN_STAGE_FLAGS: u32 = 0x3FFF;
 
-/// FNV-1a (64-bit) of `bytes`: the checksum that ends the binary form. It
-/// finds any damaged byte (each step of FNV-1a is a bijection of the state),
-/// which is what it is for; the bytes come from the build, not from an
-/// adversary who could rewrite the checksum too.
+/// FNV-1a (64-bit) of `bytes`: the checksum that ends the binary form, for
+/// damage (not an adversary, who could rewrite it too).
 fn checksum(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xCBF2_9CE4_8422_2325, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3))
 }
@@ -53,8 +45,7 @@ pub enum ReflectionError {
         /// Byte offset of the field.
         offset: usize,
     },
-    /// Written by another smolv: older containers (version 1) carry no
-    /// checksum, newer ones a layout this one does not know.
+    /// Written by another smolv (version 1 has no checksum).
     #[error(
         "reflection data version {version} is not the version 2 this smolv-runtime reads; rebuild the shaders with \
          the smolv-build that matches this smolv-runtime"
@@ -69,8 +60,7 @@ pub enum ReflectionError {
     /// [`Reflection::from_spirv`] found no `OpEntryPoint` of a known stage.
     #[error("cannot reflect: the SPIR-V module has no entry point of a known stage")]
     NoEntryPoint,
-    /// [`Interface::from_spirv`](super::Interface::from_spirv) found a
-    /// block holding a type no layout describes.
+    /// [`Interface::from_spirv`](super::Interface::from_spirv) found a type no layout describes.
     #[error("cannot read the shader's interface: SPIR-V type %{id} {reason}")]
     BadType {
         /// The SPIR-V id of the type.
@@ -87,9 +77,7 @@ pub enum ReflectionError {
         /// Bytes left unread.
         remaining: usize,
     },
-    /// [`Reflection::to_bytes`] was given a name or list longer than the
-    /// binary form holds (names: 65,535 bytes of UTF-8; lists: `u32::MAX`
-    /// records). Cutting it would change what lookups by name find.
+    /// [`Reflection::to_bytes`] was given a name or list longer than the binary form holds.
     #[error("cannot store reflection: {field} has length {len}, over the binary form's limit of {max}")]
     TooLong {
         /// Which name or list.
@@ -107,8 +95,7 @@ impl Reflection {
     /// # Errors
     ///
     /// [`ReflectionError::TooLong`] for a name longer than 65,535 bytes or a
-    /// list of more than `u32::MAX` records: the form stores their lengths in
-    /// 16 and 32 bits, and is not written with a length that was cut.
+    /// list of more than `u32::MAX` records.
     ///
     /// ```
     /// use smolv_format::reflect::Reflection;
@@ -164,8 +151,7 @@ impl Reflection {
         Ok(w.0)
     }
 
-    /// Parses the compact binary form. Counts are checked against the bytes
-    /// left before anything is allocated.
+    /// Parses the compact binary form (counts checked before allocating).
     ///
     /// ```
     /// use smolv_format::reflect::Reflection;
@@ -188,8 +174,7 @@ impl Reflection {
         let mut r = Reader { bytes, pos: 1 };
         let at = r.pos;
         let stage = ShaderStage::from_byte(r.u8()?).ok_or(ReflectionError::Invalid { field: "stage", offset: at })?;
-        // Stage flags name stages that use a resource: never none, never
-        // bits Vulkan does not define, always this module's own stage.
+        // Never none, never bits Vulkan does not define, always this module's own stage.
         let stages = |r: &mut Reader<'_>| {
             let at = r.pos;
             let flags = r.u32()?;

@@ -1,10 +1,6 @@
 //! The typed interface of a module: the memory layout of its blocks, its
-//! workgroup size and what it asks of the device.
-//!
-//! It is apart from [`Reflection`](super::Reflection) because only tools
-//! need it (smolv-build's generated Rust types, hot reload's layout check,
-//! the device-capability check): a game that reflects its embedded shaders
-//! at run time links none of it.
+//! workgroup size and what it asks of the device. Apart from
+//! [`Reflection`](super::Reflection), so that games link none of it.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -19,8 +15,7 @@ use alloc::vec::Vec;
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum ScalarKind {
-    /// `OpTypeBool`. Blocks cannot hold one (a GLSL `bool` member is a
-    /// 32-bit `uint` in SPIR-V); spec constants and vertex interfaces can.
+    /// `OpTypeBool` (spec constants and vertex interfaces only).
     Bool,
     /// Signed integer (`OpTypeInt` with signedness 1).
     Sint,
@@ -43,8 +38,7 @@ pub enum ScalarKind {
 pub struct ScalarType {
     /// Integer, float or bool.
     pub kind: ScalarKind,
-    /// Width in bits: 8, 16, 32 or 64. A bool's width is 32, the width of
-    /// the `VkBool32` and `uint` that stand in for it in memory.
+    /// Width in bits: 8, 16, 32 or 64 (32 for a bool, a `VkBool32`).
     pub width: u32,
 }
 
@@ -85,19 +79,16 @@ impl ScalarType {
 pub enum ArrayLength {
     /// A constant length.
     Fixed(u32),
-    /// `OpTypeRuntimeArray`: sized by the buffer bound at run time; only
-    /// the last member of a storage block has one.
+    /// `OpTypeRuntimeArray`: sized by the buffer bound at run time.
     Runtime,
-    /// A length set by a specialization constant (`layout(constant_id =
-    /// 3) const uint N = 16; float x[N];`).
+    /// A length set by a specialization constant.
     SpecConstant {
         /// The constant's `SpecId`.
         id: u32,
         /// Its default value, the length without specialization.
         default: u32,
     },
-    /// A length computed from specialization constants (`OpSpecConstantOp`),
-    /// which is known only once the pipeline is specialized.
+    /// A length computed from specialization constants (`OpSpecConstantOp`).
     SpecExpression,
 }
 
@@ -117,10 +108,7 @@ impl ArrayLength {
 }
 
 /// The type of a block member, an array element, a vertex input or a spec
-/// constant, as laid out in memory.
-///
-/// Structs are not nested here but named by their index in
-/// [`Interface::types`], so a struct that many blocks use is defined once.
+/// constant, as laid out in memory; a struct is an index in [`Interface::types`].
 ///
 /// ```
 /// use smolv_format::reflect::{ScalarKind, ScalarType, Type};
@@ -143,8 +131,7 @@ pub enum Type {
         /// Number of components.
         count: u32,
     },
-    /// A matrix of `columns` column vectors of `rows` components each
-    /// (GLSL `mat4x3` has 4 columns and 3 rows).
+    /// `columns` column vectors of `rows` components (`mat4x3`: 4 columns).
     Matrix {
         /// The component type.
         scalar: ScalarType,
@@ -152,8 +139,7 @@ pub enum Type {
         columns: u32,
         /// Number of rows.
         rows: u32,
-        /// `MatrixStride`: bytes from one column (or, if `row_major`, one
-        /// row) to the next. 0 outside explicitly laid-out memory.
+        /// `MatrixStride`: bytes from one column (row if `row_major`) to the next; 0 if none.
         stride: u32,
         /// `RowMajor`: rows, not columns, are contiguous in memory.
         row_major: bool,
@@ -164,26 +150,21 @@ pub enum Type {
         element: alloc::boxed::Box<Type>,
         /// How many elements.
         length: ArrayLength,
-        /// `ArrayStride`: bytes from one element to the next. 0 outside
-        /// explicitly laid-out memory.
+        /// `ArrayStride`: bytes from one element to the next; 0 if none.
         stride: u32,
     },
     /// A struct: its index in [`Interface::types`].
     Struct(usize),
-    /// A `PhysicalStorageBuffer` pointer (GLSL `buffer_reference`): a
-    /// 64-bit device address.
+    /// A `PhysicalStorageBuffer` pointer (`buffer_reference`): a 64-bit address.
     DeviceAddress {
-        /// The struct it points to, as an index in [`Interface::types`],
-        /// when it points to one.
+        /// The struct it points to, as an index in [`Interface::types`].
         pointee: Option<usize>,
     },
 }
 
 impl Type {
-    /// Bytes the type takes: for an array, `length × stride`; for a
-    /// matrix, `stride` times its columns (rows if row-major); for a
-    /// struct, its [`TypeDef::size`]. `None` for a runtime-sized or
-    /// spec-expression-sized array, or a struct index `types` lacks.
+    /// Bytes the type takes (a struct's is its [`TypeDef::size`]); `None` for
+    /// a runtime- or spec-expression-sized array, or a struct `types` lacks.
     ///
     /// ```
     /// use smolv_format::reflect::{ArrayLength, ScalarKind, ScalarType, Type};
@@ -208,8 +189,7 @@ impl Type {
     }
 }
 
-/// Where a definition is in its source, when the SPIR-V says
-/// (`OpLine` before it, or the module's `OpSource`).
+/// Where a definition is in its source (`OpLine` before it, or `OpSource`).
 ///
 /// ```
 /// let at = smolv_format::reflect::SourceLine { file: "include/frame.glsl".into(), line: Some(3) };
@@ -239,13 +219,11 @@ pub struct SourceLine {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Member {
-    /// `OpMemberName`, as the front end wrote it; empty without debug
-    /// info.
+    /// `OpMemberName`; empty without debug info.
     pub name: String,
     /// `Offset`: bytes from the start of the struct.
     pub offset: u32,
-    /// Its type; a matrix's stride and major order come from the member's
-    /// `MatrixStride` and `RowMajor`.
+    /// Its type, with the member's `MatrixStride` and `RowMajor`.
     pub ty: Type,
     /// Bytes it takes ([`Type::size`]); 0 for a runtime-sized array.
     pub size: u32,
@@ -261,15 +239,11 @@ pub struct Member {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct TypeDef {
-    /// The struct's `OpName`, exactly as the front end wrote it (DXC's
-    /// `type.ConstantBuffer.Frame`, Slang's `Frame_std140_0`); empty
-    /// without debug info. Normalising it is the reader's job.
+    /// The struct's `OpName` as the front end wrote it; empty without debug info.
     pub name: String,
     /// The members, in declaration (and offset) order.
     pub members: Vec<Member>,
-    /// Bytes from the start to the end of the last member; for a struct
-    /// that ends in a runtime-sized array, that array's offset. Arrays of
-    /// the struct may pad each element further (their `stride`).
+    /// Bytes to the end of the last member (a runtime-sized array's offset).
     pub size: u32,
     /// Where it is defined, if the module says.
     pub source: Option<SourceLine>,
@@ -346,13 +320,11 @@ pub struct Block {
     pub set: Option<u32>,
     /// `Binding`; `None` for a push-constant block.
     pub binding: Option<u32>,
-    /// Descriptor array length: 1 for one buffer, 0 for a runtime-sized
-    /// array of buffers.
+    /// Descriptor array length: 1 for one buffer, 0 for a runtime-sized array.
     pub count: u32,
     /// The block's struct, as an index in [`Interface::types`].
     pub ty: usize,
-    /// The variable's `OpName` (the GLSL instance name, empty for a block
-    /// without one); empty without debug info.
+    /// The variable's `OpName` (the GLSL instance name); empty without one.
     pub name: String,
     /// Whether the struct's last member is a runtime-sized array.
     pub runtime_sized: bool,
@@ -383,9 +355,7 @@ impl Block {
 pub struct WorkgroupSize {
     /// x, y and z without specialization.
     pub size: [u32; 3],
-    /// The `SpecId` that sets each of x, y and z, where one does
-    /// (`local_size_x_id`, `LocalSizeId`, or a `WorkgroupSize` built-in
-    /// made of spec constants).
+    /// The `SpecId` that sets each of x, y and z, where one does.
     pub spec_ids: [Option<u32>; 3],
 }
 
@@ -441,18 +411,14 @@ pub struct SpecConstantDef {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct VertexInput {
-    /// Its first `Location`; a matrix or array takes one per column or
-    /// element, two where that is a 64-bit vector of three or four
-    /// components.
+    /// Its first `Location` (one per column or element, two per `dvec3`/`dvec4`).
     pub location: u32,
     /// Its `OpName`; empty without debug info.
     pub name: String,
-    /// Its type (scalar, vector, matrix, or an array of them), with no
-    /// strides.
+    /// Its type (scalar, vector, matrix, or an array of them), with no strides.
     pub ty: Type,
     /// The `VkFormat` of one location, as in
-    /// [`InterfaceVariable::format`](super::InterfaceVariable::format); 0
-    /// if there is none.
+    /// [`InterfaceVariable::format`](super::InterfaceVariable::format); 0 if none.
     pub format: u32,
 }
 
@@ -467,12 +433,8 @@ pub struct VertexInput {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(transparent))]
 pub struct Capability(pub u32);
 
-/// The typed interface of one shader module: every struct its blocks use,
-/// with offsets and strides, its blocks, spec constants, vertex inputs,
-/// workgroup size, and the capabilities and extensions it declares.
-///
-/// Most come from [`Interface::from_spirv`]. To make one by hand, start
-/// from [`Interface::new`] (empty) and fill the fields:
+/// The typed interface of one shader module, from [`Interface::from_spirv`]
+/// or, by hand, from [`Interface::new`]:
 ///
 /// ```
 /// use smolv_format::reflect::{Block, BlockKind, Capability, Interface, TypeDef};
@@ -487,12 +449,9 @@ pub struct Capability(pub u32);
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub struct Interface {
-    /// Every struct that a block holds, directly or nested, or that a
-    /// `buffer_reference` points to. [`Type::Struct`] and [`Block::ty`]
-    /// index it. Each SPIR-V struct type is here once.
+    /// Every struct a block holds or a `buffer_reference` points to, once each.
     pub types: Vec<TypeDef>,
-    /// Uniform, storage and push-constant blocks, sorted by kind, set and
-    /// binding.
+    /// Uniform, storage and push-constant blocks, sorted by kind, set and binding.
     pub blocks: Vec<Block>,
     /// Specialization constants, sorted by id.
     pub spec_constants: Vec<SpecConstantDef>,
@@ -509,8 +468,7 @@ pub struct Interface {
 }
 
 impl Interface {
-    /// An empty interface: no types, blocks, constants, inputs or
-    /// capabilities (the same as `Interface::default()`).
+    /// An empty interface, as `Interface::default()`.
     ///
     /// ```
     /// use smolv_format::reflect::Interface;
@@ -532,8 +490,7 @@ impl Interface {
         }
     }
 
-    /// The names of [`capabilities`](Self::capabilities) this crate knows
-    /// (see [`Capability::name`]).
+    /// The names of the [`capabilities`](Self::capabilities) this crate knows.
     ///
     /// ```
     /// let interface = smolv_format::reflect::Interface::default();

@@ -1,10 +1,6 @@
-//! Reading an [`Interface`] from SPIR-V: the layout decorations of every
-//! struct a block holds, the workgroup size and the declared capabilities.
-//!
-//! Everything read is bounded by the module's own words: each instruction
-//! adds at most its own operands, types are converted once per SPIR-V id
-//! (array types once per use, at most [`MAX_DEPTH`] deep), and no count read
-//! from the module sizes an allocation.
+//! Reading an [`Interface`] from SPIR-V. Everything read is bounded by the
+//! module's own words: types are converted once per id (arrays at most
+//! [`MAX_DEPTH`] deep), and no count read from the module sizes an allocation.
 
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
@@ -23,8 +19,7 @@ use crate::spirv::{Decoration, MAGIC, Op, StorageClass, instructions, literal_st
 /// A pointer into `PhysicalStorageBuffer`: a device address.
 const PHYSICAL_STORAGE_BUFFER: u32 = StorageClass::PhysicalStorageBuffer as u32;
 
-/// Deepest nesting of arrays and structs converted; SPIR-V from any front
-/// end stays far below, and a cycle of ids in a hostile module stops here.
+/// Deepest nesting of arrays and structs converted; a cycle of ids stops here.
 const MAX_DEPTH: u32 = 64;
 
 /// A SPIR-V type as declared, by operand ids.
@@ -102,6 +97,7 @@ impl Module {
     fn instruction(&mut self, opcode: Op, inst: &[u32], line: &mut Option<(u32, u32)>) {
         let op = |i: usize| inst.get(i).copied().unwrap_or(0);
         let rest = |i: usize| inst.get(i..).unwrap_or_default();
+        let literal64 = || u64::from(op(3)) | u64::from(op(4)) << 32;
         match opcode {
             Op::Source if inst.len() > 3 => self.source_file = Some(op(3)),
             Op::Name if inst.len() > 2 => {
@@ -145,24 +141,17 @@ impl Module {
             }
             Op::TypePointer => self.ty(op(1), Raw::Pointer { storage: op(2), pointee: op(3) }),
             Op::ConstantTrue | Op::ConstantFalse => {
-                self.constants.insert(op(2), (op(1), Constant::Value(u64::from(opcode == Op::ConstantTrue))));
+                self.constant(op(2), op(1), Constant::Value(u64::from(opcode == Op::ConstantTrue)))
             }
-            Op::Constant if inst.len() >= 4 => {
-                self.constants.insert(op(2), (op(1), Constant::Value(u64::from(op(3)) | u64::from(op(4)) << 32)));
-            }
+            Op::Constant if inst.len() >= 4 => self.constant(op(2), op(1), Constant::Value(literal64())),
             Op::SpecConstantTrue | Op::SpecConstantFalse => {
-                let value = u64::from(opcode == Op::SpecConstantTrue);
-                self.constants.insert(op(2), (op(1), Constant::Spec(value)));
+                self.constant(op(2), op(1), Constant::Spec(u64::from(opcode == Op::SpecConstantTrue)));
             }
-            Op::SpecConstant if inst.len() >= 4 => {
-                self.constants.insert(op(2), (op(1), Constant::Spec(u64::from(op(3)) | u64::from(op(4)) << 32)));
-            }
+            Op::SpecConstant if inst.len() >= 4 => self.constant(op(2), op(1), Constant::Spec(literal64())),
             Op::ConstantComposite | Op::SpecConstantComposite if inst.len() >= 3 => {
-                self.constants.insert(op(2), (op(1), Constant::Composite(rest(3).to_vec())));
+                self.constant(op(2), op(1), Constant::Composite(rest(3).to_vec()))
             }
-            Op::SpecConstantOp if inst.len() >= 3 => {
-                self.constants.insert(op(2), (op(1), Constant::Expression));
-            }
+            Op::SpecConstantOp if inst.len() >= 3 => self.constant(op(2), op(1), Constant::Expression),
             Op::Variable if inst.len() >= 4 => self.variables.push((op(1), op(2), op(3))),
             Op::Decorate if inst.len() >= 3 => {
                 let d = self.decorations.entry(op(1)).or_default();
@@ -197,12 +186,15 @@ impl Module {
         self.types.insert(id, raw);
     }
 
+    fn constant(&mut self, id: u32, ty: u32, constant: Constant) {
+        self.constants.insert(id, (ty, constant));
+    }
+
     fn spec_id(&self, id: u32) -> Option<u32> {
         self.decorations.get(&id).and_then(|d| d.spec_id)
     }
 
-    /// The value of a scalar constant, with its `SpecId` if it is a spec
-    /// constant.
+    /// The value of a scalar constant, with its `SpecId` if it is a spec constant.
     fn scalar_constant(&self, id: u32) -> Option<(u64, Option<u32>)> {
         match self.constants.get(&id)? {
             (_, Constant::Value(v)) => Some((*v, None)),
@@ -218,8 +210,7 @@ struct Converter<'a> {
     interface: Interface,
     /// SPIR-V struct id → index in `interface.types`.
     structs: BTreeMap<u32, usize>,
-    /// Structs whose members are being converted: met again other than
-    /// through a pointer, the struct would hold itself.
+    /// Structs whose members are being converted (met again, they hold themselves).
     open: alloc::collections::BTreeSet<u32>,
 }
 
@@ -243,8 +234,7 @@ impl Converter<'_> {
         }
     }
 
-    /// The type `id`, as a member with `layout` (a matrix's stride and
-    /// order are its member's) or an array element under one.
+    /// The type `id`, as a member with `layout` or an array element under one.
     fn convert(&mut self, id: u32, layout: MemberLayout, depth: u32) -> Result<Type, ReflectionError> {
         if depth > MAX_DEPTH {
             return Err(bad(id, "nests arrays and structs too deeply (a cycle of types?)"));
@@ -303,9 +293,8 @@ impl Converter<'_> {
         Ok(Type::Array { element, length, stride })
     }
 
-    /// The index of struct `id` in `interface.types`, converting it the
-    /// first time. The index is taken before the members are converted, so
-    /// a `buffer_reference` to the struct itself (`via_pointer`) finds it.
+    /// The index of struct `id` in `interface.types`, converting it the first
+    /// time; taken before its members, for a `buffer_reference` to itself.
     fn struct_index(&mut self, id: u32, depth: u32, via_pointer: bool) -> Result<usize, ReflectionError> {
         if let Some(&index) = self.structs.get(&id) {
             if !via_pointer && self.open.contains(&id) {
@@ -314,9 +303,7 @@ impl Converter<'_> {
             return Ok(index);
         }
         let module = self.module;
-        let Some(Raw::Struct { members }) = module.types.get(&id) else {
-            return Err(bad(id, "is not a struct"));
-        };
+        let Some(Raw::Struct { members }) = module.types.get(&id) else { return Err(bad(id, "is not a struct")) };
         let index = self.interface.types.len();
         self.structs.insert(id, index);
         let mut def = TypeDef::new(module.names.get(&id).cloned().unwrap_or_default());
@@ -356,9 +343,7 @@ impl Converter<'_> {
                 Some(StorageClass::Uniform) => BlockKind::Uniform,
                 _ => continue,
             };
-            let Some(Raw::Pointer { pointee, .. }) = module.types.get(&pointer) else {
-                continue;
-            };
+            let Some(Raw::Pointer { pointee, .. }) = module.types.get(&pointer) else { continue };
             // A descriptor array of blocks: `uniform Light { .. } lights[4];`.
             let (element, count) = match module.types.get(pointee) {
                 Some(Raw::Array { element, length }) => {
@@ -392,12 +377,8 @@ impl Converter<'_> {
     fn spec_constants(&mut self) {
         let module = self.module;
         for (&id, (ty, constant)) in &module.constants {
-            let (Constant::Spec(value), Some(spec)) = (constant, module.spec_id(id)) else {
-                continue;
-            };
-            let Ok(scalar) = self.scalar(*ty) else {
-                continue;
-            };
+            let (Constant::Spec(value), Some(spec)) = (constant, module.spec_id(id)) else { continue };
+            let Ok(scalar) = self.scalar(*ty) else { continue };
             let default = if scalar.width >= 64 { *value } else { value & ((1u64 << scalar.width) - 1) };
             let name = module.names.get(&id).cloned().unwrap_or_default();
             self.interface.spec_constants.push(SpecConstantDef { id: spec, name, scalar, default });
@@ -412,24 +393,16 @@ impl Converter<'_> {
         }
         for &(pointer, id, storage) in &module.variables {
             let decorations = module.decorations.get(&id);
-            let Some(location) = decorations.and_then(|d| d.location) else {
-                continue;
-            };
-            let Some(Raw::Pointer { pointee, .. }) = module.types.get(&pointer) else {
-                continue;
-            };
+            let Some(location) = decorations.and_then(|d| d.location) else { continue };
+            let Some(Raw::Pointer { pointee, .. }) = module.types.get(&pointer) else { continue };
             if storage != StorageClass::Input as u32 || decorations.is_some_and(|d| d.builtin.is_some()) {
                 continue;
             }
-            // Inputs are scalars, vectors, matrices and arrays of them;
-            // anything else (which would add a struct to `types`) is left
-            // to `Reflection::inputs`.
+            // Anything else (which would add a struct to `types`) is left to `Reflection::inputs`.
             if !self.is_plain(*pointee, 0) {
                 continue;
             }
-            let Ok(ty) = self.convert(*pointee, MemberLayout::default(), 0) else {
-                continue;
-            };
+            let Ok(ty) = self.convert(*pointee, MemberLayout::default(), 0) else { continue };
             let format = format_of(&ty);
             let name = module.names.get(&id).cloned().unwrap_or_default();
             self.interface.vertex_inputs.push(VertexInput { location, name, ty, format });
@@ -489,20 +462,13 @@ fn format_of(ty: &Type) -> u32 {
 }
 
 impl Interface {
-    /// Reads the typed interface of a SPIR-V module: every struct its
-    /// uniform, storage and push-constant blocks hold, with the offsets,
-    /// strides and matrix order the module's decorations give; its spec
-    /// constants, vertex inputs (of its first entry point, if a vertex
-    /// shader) and workgroup size; and the capabilities and extensions it
-    /// declares. Names come from `OpName` and `OpMemberName`: read the
-    /// module before stripping its debug info.
+    /// Reads the typed interface of a SPIR-V module (before stripping, for its names).
     ///
     /// # Errors
     ///
     /// [`ReflectionError::NotSpirv`] without the SPIR-V magic number, and
     /// [`ReflectionError::BadType`] for a block that holds something no
-    /// layout describes (a member without `Offset`, a type nested more
-    /// than 64 deep, a scalar of an unknown width).
+    /// layout describes (a member without `Offset`, a type nested too deep).
     ///
     /// ```
     /// use smolv_format::reflect::Interface;

@@ -1,20 +1,9 @@
 //! What a shader module needs from the pipeline around it: stage, entry
-//! point, descriptor bindings, push constants, specialization constants and
-//! its vertex inputs and fragment outputs.
+//! point, bindings, push constants, spec constants, inputs and outputs.
 //!
-//! [`Reflection::from_spirv`] reads it from a module. Shader containers and
-//! bundles (files) store it next to each shader in its compact binary form
-//! ([`Reflection::to_bytes`], `docs/format.md`), so it is available without
-//! decoding anything; embedded shaders read it from their SPIR-V when
-//! asked, so that binaries which never ask carry neither the bytes nor the
-//! code. smolv-runtime re-exports this module as `smolv_runtime::reflect`.
-//!
-//! [`Interface`] is the typed interface tools need: the memory layout of
-//! every block (offsets, strides, matrix order), the workgroup size and its
-//! spec constants, and the capabilities and extensions the module declares.
-//! smolv-build writes it to the manifest, from the SPIR-V before stripping,
-//! for generated Rust types and hot reload; programs that never ask for it
-//! link none of it.
+//! [`Reflection::from_spirv`] reads it; containers store it in its compact
+//! binary form ([`Reflection::to_bytes`]). [`Interface`] is the typed
+//! interface tools need: block layouts, workgroup size, capabilities.
 //!
 //! ```
 //! use smolv_format::reflect::{DescriptorKind, Reflection, ShaderStage};

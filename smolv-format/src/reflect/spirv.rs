@@ -1,7 +1,5 @@
-//! Reading reflection from SPIR-V: what the pipeline around a shader needs
-//! to know about it. `smolv-build` runs this at build time, and embedded
-//! shaders run it when smolv-runtime's `Shader::reflection` is
-//! called, so binaries that never ask do not carry it.
+//! Reading reflection from SPIR-V, at build time or when an embedded
+//! shader's reflection is asked for.
 
 use alloc::borrow::ToOwned;
 use alloc::collections::BTreeMap as HashMap;
@@ -70,8 +68,7 @@ struct Module {
     /// (pointer type, id, storage class).
     variables: Vec<(u32, u32, StorageClass)>,
     entry: Option<(u32, u32, String)>,
-    /// The first entry point's interface: the ids of its inputs and outputs
-    /// (and, from SPIR-V 1.4, of every global it uses).
+    /// The ids of the first entry point's interface.
     entry_interface: Vec<u32>,
     local_size: HashMap<u32, [u32; 3]>,
 }
@@ -93,8 +90,20 @@ impl Module {
         module
     }
 
+    /// The module and the stage of its first entry point.
+    fn with_entry(spirv: &[u32]) -> Result<(Self, ShaderStage), ReflectionError> {
+        if spirv.first() != Some(&MAGIC) {
+            return Err(ReflectionError::NotSpirv);
+        }
+        let module = Self::parse(spirv);
+        let model = module.entry.as_ref().ok_or(ReflectionError::NoEntryPoint)?.0;
+        let stage = ShaderStage::from_execution_model(model).ok_or(ReflectionError::NoEntryPoint)?;
+        Ok((module, stage))
+    }
+
     fn instruction(&mut self, opcode: Op, inst: &[u32]) {
         let op = |i: usize| inst.get(i).copied().unwrap_or(0);
+        let literal64 = || u64::from(op(3)) | u64::from(op(4)) << 32;
         match opcode {
             Op::Name if inst.len() > 2 => {
                 self.names.insert(op(1), literal_string(&inst[2..]));
@@ -108,55 +117,30 @@ impl Module {
             Op::ExecutionMode if op(2) == ExecutionMode::LocalSize as u32 && inst.len() >= 6 => {
                 self.local_size.insert(op(1), [op(3), op(4), op(5)]);
             }
-            Op::TypeBool => {
-                self.types.insert(op(1), Type::Bool);
-            }
-            Op::TypeInt => {
-                self.types.insert(op(1), Type::Int { width: op(2), signed: op(3) != 0 });
-            }
-            Op::TypeFloat => {
-                self.types.insert(op(1), Type::Float { width: op(2) });
-            }
-            Op::TypeVector => {
-                self.types.insert(op(1), Type::Vector { component: op(2), count: op(3) });
-            }
-            Op::TypeMatrix => {
-                self.types.insert(op(1), Type::Matrix { column: op(2), count: op(3) });
-            }
-            Op::TypeImage => {
-                self.types.insert(op(1), Type::Image { dim: op(3), sampled: op(7) });
-            }
-            Op::TypeSampler => {
-                self.types.insert(op(1), Type::Sampler);
-            }
-            Op::TypeSampledImage => {
-                self.types.insert(op(1), Type::SampledImage);
-            }
+            Op::TypeBool => self.ty(op(1), Type::Bool),
+            Op::TypeInt => self.ty(op(1), Type::Int { width: op(2), signed: op(3) != 0 }),
+            Op::TypeFloat => self.ty(op(1), Type::Float { width: op(2) }),
+            Op::TypeVector => self.ty(op(1), Type::Vector { component: op(2), count: op(3) }),
+            Op::TypeMatrix => self.ty(op(1), Type::Matrix { column: op(2), count: op(3) }),
+            Op::TypeImage => self.ty(op(1), Type::Image { dim: op(3), sampled: op(7) }),
+            Op::TypeSampler => self.ty(op(1), Type::Sampler),
+            Op::TypeSampledImage => self.ty(op(1), Type::SampledImage),
             Op::TypeArray => {
                 let length = self.constants.get(&op(3)).map_or(1, |&l| u32::try_from(l).unwrap_or(u32::MAX));
-                self.types.insert(op(1), Type::Array { element: op(2), length });
+                self.ty(op(1), Type::Array { element: op(2), length });
             }
-            Op::TypeRuntimeArray => {
-                self.types.insert(op(1), Type::RuntimeArray { element: op(2) });
-            }
-            Op::TypeStruct => {
-                self.types.insert(op(1), Type::Struct { members: inst.get(2..).unwrap_or_default().to_vec() });
-            }
-            Op::TypePointer => {
-                self.types.insert(op(1), Type::Pointer { pointee: op(3) });
-            }
-            Op::TypeAccelerationStructureKHR => {
-                self.types.insert(op(1), Type::AccelerationStructure);
-            }
+            Op::TypeRuntimeArray => self.ty(op(1), Type::RuntimeArray { element: op(2) }),
+            Op::TypeStruct => self.ty(op(1), Type::Struct { members: inst.get(2..).unwrap_or_default().to_vec() }),
+            Op::TypePointer => self.ty(op(1), Type::Pointer { pointee: op(3) }),
+            Op::TypeAccelerationStructureKHR => self.ty(op(1), Type::AccelerationStructure),
             Op::Constant if inst.len() >= 4 => {
-                self.constants.insert(op(2), u64::from(op(3)) | u64::from(op(4)) << 32);
+                self.constants.insert(op(2), literal64());
             }
             Op::SpecConstantTrue | Op::SpecConstantFalse => {
                 self.spec_constants.push((op(1), op(2), SpecDefault::Bool(opcode == Op::SpecConstantTrue)));
             }
             Op::SpecConstant if inst.len() >= 4 => {
-                let value = u64::from(op(3)) | u64::from(op(4)) << 32;
-                self.spec_constants.push((op(1), op(2), SpecDefault::Words(value)));
+                self.spec_constants.push((op(1), op(2), SpecDefault::Words(literal64())))
             }
             Op::Variable if inst.len() >= 4 => {
                 if let Some(storage) = StorageClass::from_u32(op(3)) {
@@ -193,6 +177,10 @@ impl Module {
         }
     }
 
+    fn ty(&mut self, id: u32, ty: Type) {
+        self.types.insert(id, ty);
+    }
+
     fn name(&self, id: u32) -> String {
         self.names.get(&id).cloned().unwrap_or_default()
     }
@@ -227,13 +215,8 @@ impl Module {
         Some(match self.types.get(&ty)? {
             Type::Sampler => DescriptorKind::Sampler,
             Type::SampledImage => DescriptorKind::CombinedImageSampler,
-            Type::Image { dim: DIM_BUFFER, sampled } => {
-                if *sampled == 2 {
-                    DescriptorKind::StorageTexelBuffer
-                } else {
-                    DescriptorKind::UniformTexelBuffer
-                }
-            }
+            Type::Image { dim: DIM_BUFFER, sampled: 2 } => DescriptorKind::StorageTexelBuffer,
+            Type::Image { dim: DIM_BUFFER, .. } => DescriptorKind::UniformTexelBuffer,
             Type::Image { dim: DIM_SUBPASS_DATA, .. } => DescriptorKind::InputAttachment,
             Type::Image { sampled: 2, .. } => DescriptorKind::StorageImage,
             Type::Image { .. } => DescriptorKind::SampledImage,
@@ -252,10 +235,8 @@ impl Module {
         self.size_in(ty, None, 0, &mut HashMap::new())
     }
 
-    /// [`size_of`](Self::size_of) at `depth`, where `matrix_stride` applies
-    /// to a matrix member, each type's size worked out
-    /// once (`known`): a struct of two copies of the struct before it, 30
-    /// deep, would otherwise take 2^30 steps.
+    /// [`size_of`](Self::size_of) at `depth`, each type's size worked out once
+    /// (`known`): nested copies of a struct would otherwise take exponential time.
     fn size_in(
         &self,
         ty: u32,
@@ -299,8 +280,7 @@ impl Module {
         size
     }
 
-    /// Whether `ty` is a struct whose members are all built-ins (such as
-    /// `gl_PerVertex`).
+    /// Whether `ty` is a struct whose members are all built-ins (`gl_PerVertex`).
     fn all_members_builtin(&self, ty: u32) -> bool {
         match self.types.get(&ty) {
             Some(Type::Struct { members }) => {
@@ -311,8 +291,7 @@ impl Module {
     }
 
     /// `VkFormat` of a scalar, vector or matrix type, with its number of
-    /// columns. A column is read as a vector, never as another matrix, so
-    /// a hostile matrix of itself ends.
+    /// columns (read as vectors, so a hostile matrix of itself ends).
     fn format_of(&self, ty: u32) -> (u32, u32) {
         match self.types.get(&ty) {
             Some(Type::Matrix { column, count }) => (self.vector_format(*column), *count),
@@ -330,9 +309,7 @@ impl Module {
 }
 
 /// The locations of an interface variable's `count` array elements of
-/// `columns` columns each, from `first`: each after the one before, two on
-/// for a 64-bit vector of three or four components (Vulkan's "Location
-/// Assignment"). A hostile array length must not allocate without bound.
+/// `columns` columns each, from `first` (two each for `dvec3`/`dvec4`), bounded.
 fn element_locations(first: u32, count: u32, columns: u32, format: u32) -> impl Iterator<Item = u32> {
     let step = if (vk_format(ScalarKind::Uint, 64, 3)..=vk_format(ScalarKind::Float, 64, 4)).contains(&format) {
         2
@@ -353,27 +330,23 @@ fn vk_format_of(scalar: Option<&Type>, count: u32) -> u32 {
     }
 }
 
-/// The `VkFormat` for `count` components of `width`-bit scalars of `kind`
-/// (0 if none fits: bools, 8-bit scalars, more than 4 components).
+/// The `VkFormat` for `count` components of `width`-bit scalars of `kind` (0 if none).
 pub(super) fn vk_format(kind: ScalarKind, width: u32, count: u32) -> u32 {
-    // R, RG, RGB, RGBA for (uint, sint, sfloat) at 16, 32 and 64 bits.
-    const FORMATS_16: [[u32; 3]; 4] = [[74, 75, 76], [81, 82, 83], [88, 89, 90], [95, 96, 97]];
-    const FORMATS_32: [[u32; 3]; 4] = [[98, 99, 100], [101, 102, 103], [104, 105, 106], [107, 108, 109]];
-    const FORMATS_64: [[u32; 3]; 4] = [[110, 111, 112], [113, 114, 115], [116, 117, 118], [119, 120, 121]];
     let kind = match kind {
         ScalarKind::Uint => 0,
         ScalarKind::Sint => 1,
         ScalarKind::Float => 2,
         ScalarKind::Bool => return 0,
     };
-    let table = match width {
-        16 => &FORMATS_16,
-        32 => &FORMATS_32,
-        64 => &FORMATS_64,
+    // R_UINT and the step to RG, RGB, RGBA: (uint, sint, sfloat) of 16 bits
+    // also have UNORM, SNORM, USCALED and SSCALED formats between them.
+    let (first, step) = match width {
+        16 => (74, 7),
+        32 => (98, 3),
+        64 => (110, 3),
         _ => return 0,
     };
-    let row = count.checked_sub(1).and_then(|i| usize::try_from(i).ok());
-    row.and_then(|i| table.get(i)).map_or(0, |row| row[kind])
+    if (1..=4).contains(&count) { first + step * (count - 1) + kind } else { 0 }
 }
 
 fn spec_type(ty: Option<&Type>) -> SpecConstantType {
@@ -390,11 +363,7 @@ fn spec_type(ty: Option<&Type>) -> SpecConstantType {
 }
 
 impl Reflection {
-    /// Reads the reflection of a SPIR-V module: stage and entry point from
-    /// its first `OpEntryPoint`, and the bindings, push constants, spec
-    /// constants and interface of that entry point. Names come from
-    /// `OpName`s; smolv-build keeps the ones reflection uses when it strips
-    /// debug info.
+    /// Reads the reflection of a SPIR-V module's first `OpEntryPoint`.
     ///
     /// ```
     /// use smolv_format::reflect::{Reflection, ShaderStage};
@@ -405,14 +374,8 @@ impl Reflection {
     /// # Ok::<(), smolv_format::reflect::ReflectionError>(())
     /// ```
     pub fn from_spirv(spirv: &[u32]) -> Result<Self, ReflectionError> {
-        if spirv.first() != Some(&MAGIC) {
-            return Err(ReflectionError::NotSpirv);
-        }
-        let module = Module::parse(spirv);
-        let Some((model, entry_id, entry_point)) = &module.entry else {
-            return Err(ReflectionError::NoEntryPoint);
-        };
-        let stage = ShaderStage::from_execution_model(*model).ok_or(ReflectionError::NoEntryPoint)?;
+        let (module, stage) = Module::with_entry(spirv)?;
+        let (_, entry_id, entry_point) = module.entry.as_ref().ok_or(ReflectionError::NoEntryPoint)?;
         Ok(reflect(&module, stage, *entry_id, entry_point.to_owned()))
     }
 }
@@ -420,14 +383,7 @@ impl Reflection {
 /// The user-defined inputs and outputs of a module's first entry point
 /// (see [`StageInterface::from_spirv`]).
 pub(super) fn stage_interface(spirv: &[u32]) -> Result<StageInterface, ReflectionError> {
-    if spirv.first() != Some(&MAGIC) {
-        return Err(ReflectionError::NotSpirv);
-    }
-    let module = Module::parse(spirv);
-    let Some((model, _, _)) = &module.entry else {
-        return Err(ReflectionError::NoEntryPoint);
-    };
-    let stage = ShaderStage::from_execution_model(*model).ok_or(ReflectionError::NoEntryPoint)?;
+    let (module, stage) = Module::with_entry(spirv)?;
     let mut interface = StageInterface::new(stage);
     for &(pointer, id, storage) in &module.variables {
         let input = storage == StorageClass::Input;
@@ -440,19 +396,15 @@ pub(super) fn stage_interface(spirv: &[u32]) -> Result<StageInterface, Reflectio
             continue;
         }
         let Some(location) = decorations.and_then(|d| d.location) else {
-            // A block whose members carry their own `Location`s (or any
-            // other struct without one on the variable): this does not
-            // follow members, so it cannot say which locations such an
-            // output writes. `gl_PerVertex` (all members built-in) is no
-            // such output.
+            // A block whose members carry their own `Location`s: members are
+            // not followed, so its locations are unknown (`gl_PerVertex` aside).
             if !input && !module.all_members_builtin(module.strip_arrays(ty).0) {
                 interface.unplaced_outputs = true;
             }
             continue;
         };
         let Some(decorations) = decorations else { continue };
-        // Per-vertex variables of these stages are arrays with one element
-        // per vertex; the element is what matches the stage next to it.
+        // Per-vertex variables of these stages are arrays with one element per vertex.
         let per_vertex = !decorations.patch
             && match stage {
                 ShaderStage::TessellationControl => true,
@@ -464,8 +416,7 @@ pub(super) fn stage_interface(spirv: &[u32]) -> Result<StageInterface, Reflectio
             ty = *element;
         }
         let (element, count) = module.strip_arrays(ty);
-        // A struct's members take locations of their own: one entry with
-        // no format stands for it.
+        // A struct's members take locations of their own: one entry, no format.
         let (format, locations) = match module.types.get(&element) {
             Some(Type::Struct { .. }) => (0, 1),
             _ => module.format_of(element),
@@ -485,8 +436,7 @@ pub(super) fn stage_interface(spirv: &[u32]) -> Result<StageInterface, Reflectio
     Ok(interface)
 }
 
-/// Most entries one interface variable is reflected as (far beyond any
-/// device's `maxVertexInputAttributes` or `maxFragmentOutputAttachments`).
+/// Most entries one interface variable is reflected as (far beyond any device's).
 const MAX_INTERFACE_LOCATIONS: u32 = 1024;
 
 fn reflect(module: &Module, stage: ShaderStage, entry_id: u32, entry_point: String) -> Reflection {
@@ -495,9 +445,7 @@ fn reflect(module: &Module, stage: ShaderStage, entry_id: u32, entry_point: Stri
     reflection.workgroup_size = module.local_size.get(&entry_id).copied();
 
     for &(pointer, id, storage) in &module.variables {
-        let Some(pointee) = module.pointee(pointer) else {
-            continue;
-        };
+        let Some(pointee) = module.pointee(pointer) else { continue };
         let decorations = module.decorations.get(&id);
         match storage {
             StorageClass::UniformConstant | StorageClass::Uniform | StorageClass::StorageBuffer => {
@@ -506,9 +454,7 @@ fn reflect(module: &Module, stage: ShaderStage, entry_id: u32, entry_point: Stri
                     continue;
                 };
                 let (element, count) = module.strip_arrays(pointee);
-                let Some(kind) = module.descriptor_kind(element, storage) else {
-                    continue;
-                };
+                let Some(kind) = module.descriptor_kind(element, storage) else { continue };
                 let mut name = module.name(id);
                 if name.is_empty() {
                     name = module.name(element);
@@ -516,23 +462,17 @@ fn reflect(module: &Module, stage: ShaderStage, entry_id: u32, entry_point: Stri
                 reflection.bindings.push(DescriptorBinding { set, binding, kind, count, stages: stage_flag, name });
             }
             StorageClass::PushConstant => {
-                let Some(Type::Struct { members }) = module.types.get(&pointee) else {
-                    continue;
-                };
+                let Some(Type::Struct { members }) = module.types.get(&pointee) else { continue };
                 let offset = (0..u32::try_from(members.len()).unwrap_or(u32::MAX))
                     .filter_map(|i| module.members.get(&(pointee, i)).and_then(|m| m.offset))
                     .min()
                     .unwrap_or(0);
-                // Vulkan wants both in multiples of 4 (VUID-VkPushConstantRange-
-                // offset-00295, size-00297); a block may start or end on a
-                // 16-bit or 8-bit member.
+                // Vulkan wants both in multiples of 4 (VUID-VkPushConstantRange-offset-00295).
                 let offset = offset & !3;
                 let end = module.size_of(pointee);
                 let end = end.checked_add(3).map_or(!3, |e| e & !3);
                 let size = end.saturating_sub(offset);
-                // An empty block reads no bytes: Vulkan has no range of size
-                // 0 (VUID-VkPushConstantRange-size-00296), and a container
-                // refuses one.
+                // Vulkan has no range of size 0 (VUID-VkPushConstantRange-size-00296).
                 if size > 0 {
                     reflection.push_constants.push(PushConstantRange { offset, size, stages: stage_flag });
                 }
@@ -540,9 +480,7 @@ fn reflect(module: &Module, stage: ShaderStage, entry_id: u32, entry_point: Stri
             StorageClass::Input | StorageClass::Output => {
                 let wanted = (storage == StorageClass::Input && stage == ShaderStage::Vertex)
                     || (storage == StorageClass::Output && stage == ShaderStage::Fragment);
-                let Some(location) = decorations.and_then(|d| d.location) else {
-                    continue;
-                };
+                let Some(location) = decorations.and_then(|d| d.location) else { continue };
                 if !wanted || decorations.is_some_and(|d| d.builtin) {
                     continue;
                 }
@@ -559,9 +497,7 @@ fn reflect(module: &Module, stage: ShaderStage, entry_id: u32, entry_point: Stri
     }
 
     for (ty, id, default) in &module.spec_constants {
-        let Some(spec_id) = module.decorations.get(id).and_then(|d| d.spec_id) else {
-            continue;
-        };
+        let Some(spec_id) = module.decorations.get(id).and_then(|d| d.spec_id) else { continue };
         let ty = spec_type(module.types.get(ty));
         let default = match default {
             SpecDefault::Bool(b) => u64::from(*b),

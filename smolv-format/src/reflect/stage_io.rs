@@ -1,7 +1,5 @@
-//! What one shader stage hands the next: the user-defined inputs and
-//! outputs of an entry point by location, and whether a pair of stages
-//! agrees on them (Vulkan's interface matching, for the case a hot reload
-//! meets: a varying removed or retyped in one file of a program).
+//! What one shader stage hands the next, and whether a pair of stages
+//! agrees on it (Vulkan's interface matching).
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -24,23 +22,19 @@ use super::types::ShaderStage;
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub struct StageVariable {
-    /// `layout(location = ...)`; an array or a matrix takes one entry per
-    /// element or column, each at the location it starts at.
+    /// `layout(location = ...)`: one entry per element or column.
     pub location: u32,
     /// `layout(component = ...)`, 0 without one.
     pub component: u32,
-    /// The `VkFormat` of one location's worth (as
-    /// [`InterfaceVariable::format`](super::InterfaceVariable::format));
-    /// 0 for a struct, whose members this does not follow.
+    /// The `VkFormat` of one location (as
+    /// [`InterfaceVariable::format`](super::InterfaceVariable::format)); 0 for a struct.
     pub format: u32,
     /// The variable's name; empty without debug names.
     pub name: String,
 }
 
 /// The user-defined inputs and outputs of a module's first entry point,
-/// sorted by location: what the stage before it must write and the stage
-/// after it may read. Built-ins are left out, and the outer per-vertex
-/// array of tessellation and geometry variables is taken off.
+/// sorted by location, without built-ins and per-vertex arrays.
 ///
 /// ```
 /// use smolv_format::reflect::{ShaderStage, StageInterface};
@@ -57,10 +51,8 @@ pub struct StageInterface {
     pub inputs: Vec<StageVariable>,
     /// What it writes for the stage after it.
     pub outputs: Vec<StageVariable>,
-    /// Whether it also writes outputs whose locations this reflection does
-    /// not follow: a block whose members carry their own `Location`s.
-    /// [`unmatched_input`](Self::unmatched_input) then refuses no input
-    /// for not being written.
+    /// Whether it also writes outputs whose locations are not followed (a
+    /// block whose members carry them): then no input is refused as unwritten.
     pub unplaced_outputs: bool,
 }
 
@@ -75,9 +67,7 @@ impl StageInterface {
         Self { stage, inputs: Vec::new(), outputs: Vec::new(), unplaced_outputs: false }
     }
 
-    /// Reads the interface of a SPIR-V module's first entry point: the
-    /// variables of its `OpEntryPoint` interface in the `Input` and
-    /// `Output` storage classes that carry a `Location`.
+    /// Reads the interface of a SPIR-V module's first entry point.
     ///
     /// # Errors
     /// [`ReflectionError::NotSpirv`] and [`ReflectionError::NoEntryPoint`],
@@ -93,20 +83,9 @@ impl StageInterface {
 
     /// The first input of `self` that `before`, the stage that runs before
     /// it, does not write with the same type; `None` where the two match.
-    ///
-    /// Matching is per component, as Vulkan's: every component an input
-    /// reads (from its `Component` on, two per element of a 64-bit type,
-    /// spilling into the next location) must be written at that location
-    /// and component, with the same scalar kind (float, int, uint) and
-    /// width. An output may be wider than the input that reads it, and two
-    /// outputs may make up one input. Outputs nothing reads are fine.
-    ///
-    /// Where `before` writes something this cannot place (a struct, or a
-    /// block whose members carry the locations: see
-    /// [`unplaced_outputs`](Self::unplaced_outputs)), an input is refused
-    /// only for a component written with another type, never for one not
-    /// written. A struct input needs only something written at its first
-    /// location.
+    /// Matching is per component, as Vulkan's; where `before` has
+    /// [`unplaced_outputs`](Self::unplaced_outputs) or structs, only a
+    /// component written with another type is refused.
     ///
     /// ```
     /// use smolv_format::reflect::{ShaderStage, StageInterface, StageVariable};
@@ -156,8 +135,7 @@ type Scalar = (ScalarKind, u32);
 struct Coverage(BTreeMap<(u32, u32), (Scalar, usize)>);
 
 impl Coverage {
-    /// The components `outputs` write (the first output wins where two
-    /// overlap, which Vulkan does not allow anyway).
+    /// The components `outputs` write (the first wins where two overlap).
     fn of(outputs: &[StageVariable]) -> Self {
         let mut map = BTreeMap::new();
         for (index, output) in outputs.iter().enumerate() {
@@ -178,9 +156,7 @@ impl Coverage {
 }
 
 /// The (location, component, scalar type) of each 32-bit component
-/// `variable` takes; a 64-bit element takes two, and components past the
-/// fourth go on in the next location. `None` for a struct or a format
-/// that is not a vector of numbers.
+/// `variable` takes; `None` for a struct or a format that is no vector.
 fn components(variable: &StageVariable) -> Option<Vec<(u32, u32, Scalar)>> {
     let (kind, width, count) = format_parts(variable.format)?;
     let per_element = if width == 64 { 2 } else { 1 };
@@ -214,10 +190,7 @@ enum Problem {
 }
 
 /// An input of one stage that the stage before it does not write, or
-/// writes with another type. It displays as one sentence that names both
-/// stages and the location:
-/// ``the fragment shader reads location 0 (`v_color`, vec4), which the
-/// vertex shader does not write``.
+/// writes with another type; it displays as one sentence.
 ///
 /// ```
 /// use smolv_format::reflect::{ShaderStage, StageInterface};
@@ -293,21 +266,18 @@ impl fmt::Display for Described<'_> {
 /// The GLSL name of the type of `format` (`vec4`, `ivec2`, `uint`), or the
 /// format's number where none fits.
 fn type_name(format: u32, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-    const KINDS: [(ScalarKind, &str, &str); 3] =
-        [(ScalarKind::Float, "float", "vec"), (ScalarKind::Sint, "int", "ivec"), (ScalarKind::Uint, "uint", "uvec")];
-    for (kind, scalar, vector) in KINDS {
-        for width in [32, 16, 64] {
-            for count in 1..=4 {
-                if format != 0 && vk_format(kind, width, count) == format {
-                    return match (width, count) {
-                        (32, 1) => f.write_str(scalar),
-                        (32, _) => write!(f, "{vector}{count}"),
-                        (_, 1) => write!(f, "{width}-bit {scalar}"),
-                        (_, _) => write!(f, "{count} × {width}-bit {scalar}"),
-                    };
-                }
-            }
-        }
+    let Some((kind, width, count)) = format_parts(format) else {
+        return if format == 0 { f.write_str("a struct") } else { write!(f, "VkFormat {format}") };
+    };
+    let (scalar, vector) = match kind {
+        ScalarKind::Float => ("float", "vec"),
+        ScalarKind::Sint => ("int", "ivec"),
+        _ => ("uint", "uvec"),
+    };
+    match (width, count) {
+        (32, 1) => f.write_str(scalar),
+        (32, _) => write!(f, "{vector}{count}"),
+        (_, 1) => write!(f, "{width}-bit {scalar}"),
+        (_, _) => write!(f, "{count} × {width}-bit {scalar}"),
     }
-    if format == 0 { f.write_str("a struct") } else { write!(f, "VkFormat {format}") }
 }

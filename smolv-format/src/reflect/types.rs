@@ -3,15 +3,25 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-/// The stored byte of `value`: its index in `all`, the type's `ALL` list.
-/// Every such list has fewer than 256 entries (checked below), so the
-/// index always fits.
-fn byte_of<T: PartialEq>(all: &[T], value: T) -> u8 {
-    all.iter().position(|v| *v == value).and_then(|i| u8::try_from(i).ok()).unwrap_or(0)
+/// The stored byte of each of these types: its index in the type's `ALL`,
+/// which lists the variants in declaration order.
+macro_rules! stored_as_index {
+    ($($ty:ty),*) => {$(
+        const _: () = assert!(<$ty>::ALL.len() <= 256);
+
+        impl $ty {
+            pub(crate) fn to_byte(self) -> u8 {
+                self as u8
+            }
+
+            pub(crate) fn from_byte(byte: u8) -> Option<Self> {
+                Self::ALL.get(usize::from(byte)).copied()
+            }
+        }
+    )*};
 }
 
-const _: () =
-    assert!(ShaderStage::ALL.len() <= 256 && DescriptorKind::ALL.len() <= 256 && SpecConstantType::ALL.len() <= 256);
+stored_as_index!(ShaderStage, DescriptorKind, SpecConstantType);
 
 /// A pipeline stage, as a SPIR-V execution model.
 ///
@@ -75,8 +85,7 @@ impl ShaderStage {
         Self::Callable,
     ];
 
-    /// The stage of a SPIR-V `OpEntryPoint` execution model, if it is a
-    /// Vulkan shader stage.
+    /// The stage of an `OpEntryPoint` execution model, if it is a Vulkan one.
     ///
     /// ```
     /// use smolv_format::reflect::ShaderStage;
@@ -111,26 +120,10 @@ impl ShaderStage {
     /// assert_eq!(ShaderStage::Compute.vk_stage_flag(), 0x20); // VK_SHADER_STAGE_COMPUTE_BIT
     /// ```
     pub fn vk_stage_flag(self) -> u32 {
-        match self {
-            Self::Vertex => 0x1,
-            Self::TessellationControl => 0x2,
-            Self::TessellationEvaluation => 0x4,
-            Self::Geometry => 0x8,
-            Self::Fragment => 0x10,
-            Self::Compute => 0x20,
-            Self::Task => 0x40,
-            Self::Mesh => 0x80,
-            Self::RayGeneration => 0x100,
-            Self::AnyHit => 0x200,
-            Self::ClosestHit => 0x400,
-            Self::Miss => 0x800,
-            Self::Intersection => 0x1000,
-            Self::Callable => 0x2000,
-        }
+        STAGES[self as usize].1
     }
 
-    /// Short lower-case name, as in `#pragma shader_stage(...)`: `vertex`,
-    /// `fragment`, `compute`, `rgen`, ...
+    /// Short lower-case name, as in `#pragma shader_stage(...)`.
     ///
     /// ```
     /// use smolv_format::reflect::ShaderStage;
@@ -138,22 +131,7 @@ impl ShaderStage {
     /// assert!(ShaderStage::ALL.iter().all(|stage| !stage.name().is_empty()));
     /// ```
     pub fn name(self) -> &'static str {
-        match self {
-            Self::Vertex => "vertex",
-            Self::TessellationControl => "tesscontrol",
-            Self::TessellationEvaluation => "tesseval",
-            Self::Geometry => "geometry",
-            Self::Fragment => "fragment",
-            Self::Compute => "compute",
-            Self::Task => "task",
-            Self::Mesh => "mesh",
-            Self::RayGeneration => "rgen",
-            Self::Intersection => "rint",
-            Self::AnyHit => "rahit",
-            Self::ClosestHit => "rchit",
-            Self::Miss => "rmiss",
-            Self::Callable => "rcall",
-        }
+        STAGES[self as usize].0
     }
 
     /// The file extension glslc gives each stage, in the order of [`ALL`](Self::ALL).
@@ -174,8 +152,7 @@ impl ShaderStage {
         Self::ALL.into_iter().zip(Self::EXTENSIONS).find(|&(_, name)| name == ext).map(|(stage, _)| stage)
     }
 
-    /// The stage `text` names by its [`name`](Self::name) or its extension:
-    /// what `#pragma shader_stage(...)` and glslc's `-f…=STAGE,…` take.
+    /// The stage `text` names by its [`name`](Self::name) or its extension.
     ///
     /// ```
     /// use smolv_format::reflect::ShaderStage;
@@ -186,15 +163,25 @@ impl ShaderStage {
     pub fn from_name_or_extension(text: &str) -> Option<Self> {
         Self::from_extension(text).or_else(|| Self::ALL.into_iter().find(|stage| stage.name() == text))
     }
-
-    pub(crate) fn to_byte(self) -> u8 {
-        byte_of(&Self::ALL, self)
-    }
-
-    pub(crate) fn from_byte(byte: u8) -> Option<Self> {
-        Self::ALL.get(usize::from(byte)).copied()
-    }
 }
+
+/// Each stage's name and `VkShaderStageFlagBits`, in [`ShaderStage::ALL`] order.
+const STAGES: [(&str, u32); 14] = [
+    ("vertex", 0x1),
+    ("tesscontrol", 0x2),
+    ("tesseval", 0x4),
+    ("geometry", 0x8),
+    ("fragment", 0x10),
+    ("compute", 0x20),
+    ("task", 0x40),
+    ("mesh", 0x80),
+    ("rgen", 0x100),
+    ("rint", 0x1000),
+    ("rahit", 0x200),
+    ("rchit", 0x400),
+    ("rmiss", 0x800),
+    ("rcall", 0x2000),
+];
 
 /// The kind of resource a descriptor binding holds.
 ///
@@ -253,26 +240,8 @@ impl DescriptorKind {
     /// assert_eq!(DescriptorKind::UniformBuffer.vk_descriptor_type(), 6); // VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
     /// ```
     pub fn vk_descriptor_type(self) -> i32 {
-        match self {
-            Self::Sampler => 0,
-            Self::CombinedImageSampler => 1,
-            Self::SampledImage => 2,
-            Self::StorageImage => 3,
-            Self::UniformTexelBuffer => 4,
-            Self::StorageTexelBuffer => 5,
-            Self::UniformBuffer => 6,
-            Self::StorageBuffer => 7,
-            Self::InputAttachment => 10,
-            Self::AccelerationStructure => 1_000_150_000,
-        }
-    }
-
-    pub(crate) fn to_byte(self) -> u8 {
-        byte_of(&Self::ALL, self)
-    }
-
-    pub(crate) fn from_byte(byte: u8) -> Option<Self> {
-        Self::ALL.get(usize::from(byte)).copied()
+        // In declaration order.
+        [0, 1, 2, 3, 4, 5, 6, 7, 10, 1_000_150_000][self as usize]
     }
 }
 
@@ -303,8 +272,7 @@ pub struct DescriptorBinding {
     pub count: u32,
     /// `VkShaderStageFlags` of the stages that use it.
     pub stages: u32,
-    /// The variable's name, or its block's type name. Empty where the build
-    /// stripped debug info without `Config::keep_interface_names`.
+    /// The variable's name, or its block's type name; empty if stripped.
     pub name: String,
 }
 
@@ -373,14 +341,6 @@ impl SpecConstantType {
             _ => 4,
         }
     }
-
-    pub(crate) fn to_byte(self) -> u8 {
-        byte_of(&Self::ALL, self)
-    }
-
-    pub(crate) fn from_byte(byte: u8) -> Option<Self> {
-        Self::ALL.get(usize::from(byte)).copied()
-    }
 }
 
 /// A specialization constant (`layout(constant_id = ...)`).
@@ -401,8 +361,7 @@ pub struct SpecConstant {
     pub ty: SpecConstantType,
     /// The default value's bits, zero-extended (bools are 0 or 1).
     pub default: u64,
-    /// Its name. Empty where the build stripped debug info without
-    /// `Config::keep_interface_names`.
+    /// Its name; empty if stripped.
     pub name: String,
 }
 
@@ -416,15 +375,11 @@ pub struct SpecConstant {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct InterfaceVariable {
-    /// `layout(location = ...)`. A matrix or an array has an entry per
-    /// column or element, each one location after the one before, or two
-    /// for 64-bit vectors of three or four components (`dvec3`, `dvec4`).
+    /// `layout(location = ...)`: an entry per column or element (two locations per `dvec3`/`dvec4`).
     pub location: u32,
-    /// The matching `VkFormat` value (for example 106, `R32G32B32_SFLOAT`,
-    /// for a `vec3`); 0 if there is none.
+    /// The matching `VkFormat` value (106, `R32G32B32_SFLOAT`, for a `vec3`); 0 if none.
     pub format: u32,
-    /// The variable's name. Empty where the build stripped debug info
-    /// without `Config::keep_interface_names`.
+    /// The variable's name; empty if stripped.
     pub name: String,
 }
 
@@ -439,9 +394,7 @@ pub struct InterfaceVariable {
 /// # Ok::<(), smolv_format::reflect::ReflectionError>(())
 /// ```
 ///
-/// It grows as reflection learns more, so it cannot be written as a
-/// struct literal outside this crate. To make one by hand, start from
-/// [`Reflection::new`] and fill the fields:
+/// By hand (it is `non_exhaustive`), start from [`Reflection::new`]:
 ///
 /// ```
 /// use smolv_format::reflect::{PushConstantRange, Reflection, ShaderStage};
