@@ -241,10 +241,7 @@ impl Specialization<'_> {
                 && self.constituents_match(words[1], words.len() - 3)
                 && words[3..].iter().all(|&c| self.known_constant(c))
             {
-                let id = words[2];
-                self.known[id as usize] = Some(Known::Composite(index));
-                self.frozen[id as usize] = true;
-                self.folded_locals.push(id);
+                self.fold_local(words[2], Known::Composite(index));
                 continue;
             }
             if words.len() < 4 || !(81..=83).contains(&opcode) && !(113..=200).contains(&opcode) {
@@ -256,11 +253,16 @@ impl Specialization<'_> {
             op_and_operands.push(opcode);
             op_and_operands.extend_from_slice(&words[3..]);
             if let Some(bits) = self.fold_operation(Some(scalar), &op_and_operands) {
-                self.known[id as usize] = Some(Known::Scalar(scalar, bits));
-                self.frozen[id as usize] = true;
-                self.folded_locals.push(id);
+                self.fold_local(id, Known::Scalar(scalar, bits));
             }
         }
+    }
+
+    /// Records `id`, defined in a function, as folded to the constant `value`.
+    fn fold_local(&mut self, id: u32, value: Known) {
+        self.known[id as usize] = Some(value);
+        self.frozen[id as usize] = true;
+        self.folded_locals.push(id);
     }
 
     /// Whether a constant composite of type `ty` may have `count` constituents

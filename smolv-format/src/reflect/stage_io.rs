@@ -93,12 +93,18 @@ impl StageInterface {
     /// assert_eq!(fragment.unmatched_input(&vertex), None);
     /// ```
     pub fn unmatched_input(&self, before: &Self) -> Option<StageMismatch> {
-        let written = Coverage::of(&before.outputs);
+        // Which output writes each (location, component), with which scalar type; the first wins.
+        let mut written = BTreeMap::new();
+        for (index, output) in before.outputs.iter().enumerate() {
+            for (location, component, scalar) in components(output).into_iter().flatten() {
+                written.entry((location, component)).or_insert((scalar, index));
+            }
+        }
         let fail_open = before.unplaced_outputs || before.outputs.iter().any(|v| v.format == 0);
         for input in &self.inputs {
             let problem = if input.format == 0 {
                 // A struct: its members' types are not followed.
-                if fail_open || written.at_location(input.location) {
+                if fail_open || written.range((input.location, 0)..(input.location, 4)).next().is_some() {
                     continue;
                 }
                 Problem::NotWritten
@@ -107,8 +113,8 @@ impl StageInterface {
                 let mut any_written = None;
                 let mut all_match = true;
                 for (location, component, scalar) in components {
-                    match written.get(location, component) {
-                        Some((found, index)) => {
+                    match written.get(&(location, component)) {
+                        Some(&(found, index)) => {
                             any_written.get_or_insert(index);
                             all_match &= found == scalar;
                         }
@@ -129,31 +135,6 @@ impl StageInterface {
 
 /// A scalar type as interface matching compares it: kind and bit width.
 type Scalar = (ScalarKind, u32);
-
-/// Which output writes each component of each location, and with which
-/// scalar type.
-struct Coverage(BTreeMap<(u32, u32), (Scalar, usize)>);
-
-impl Coverage {
-    /// The components `outputs` write (the first wins where two overlap).
-    fn of(outputs: &[StageVariable]) -> Self {
-        let mut map = BTreeMap::new();
-        for (index, output) in outputs.iter().enumerate() {
-            for (location, component, scalar) in components(output).into_iter().flatten() {
-                map.entry((location, component)).or_insert((scalar, index));
-            }
-        }
-        Self(map)
-    }
-
-    fn get(&self, location: u32, component: u32) -> Option<(Scalar, usize)> {
-        self.0.get(&(location, component)).copied()
-    }
-
-    fn at_location(&self, location: u32) -> bool {
-        self.0.range((location, 0)..(location, 4)).next().is_some()
-    }
-}
 
 /// The (location, component, scalar type) of each 32-bit component
 /// `variable` takes; `None` for a struct or a format that is no vector.
