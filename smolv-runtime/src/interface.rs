@@ -1,13 +1,7 @@
 //! The plain data of a shader module's interface, shared by the code
-//! smolv-build generates (`include_types!`) and the Vulkan layer: no ash,
-//! no feature, so that a generated constant is what
-//! `vulkan::VertexInput::from_buffers` (feature `vulkan`) takes as it is.
-//!
-//! With the `vulkan` feature each type also converts to ash's own
-//! description: `Binding::vk_layout_binding`,
-//! `VkPushConstantRange::vk_range`, `VertexAttribute::vk_description`, and
-//! `VertexBufferLayout::vk_binding` and `vk_attributes`, whose example
-//! binds a second, per-instance buffer.
+//! smolv-build generates (`include_types!`) and the Vulkan layer, which
+//! takes a generated constant as it is. With the `vulkan` feature each
+//! type also converts to ash's own description.
 
 use crate::reflect::DescriptorKind;
 
@@ -33,8 +27,8 @@ pub struct Binding {
     pub stages: u32,
 }
 
-/// A module's push constants: the bytes its stages read. The reflection's
-/// own type, so that a generated constant and a reflected range are one.
+/// A module's push constants: the bytes its stages read (the reflection's
+/// own type).
 ///
 /// ```
 /// use smolv_runtime::interface::PushConstantRange;
@@ -68,8 +62,7 @@ impl VkPushConstantRange for PushConstantRange {
 }
 
 /// One vertex attribute of a buffer: where a location's data sits in an
-/// element (`VkVertexInputAttributeDescription` without the binding, which
-/// is the buffer's place in `VertexInput::from_buffers`).
+/// element (`VkVertexInputAttributeDescription` without the binding).
 ///
 /// ```
 /// use smolv_runtime::interface::VertexAttribute;
@@ -88,7 +81,6 @@ pub struct VertexAttribute {
 }
 
 /// One vertex buffer: its element size and the attributes in an element.
-/// Plain data, so that generated code can write it as a `const`.
 ///
 /// ```
 /// use smolv_runtime::interface::{VertexAttribute, VertexBufferLayout};

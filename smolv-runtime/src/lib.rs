@@ -44,10 +44,10 @@
 //! }
 //! ```
 //!
-//! (Those two are `text` here because they need the build script's
-//! output; `example-game` and the `external_crate` test build exactly this
-//! crate.) Shaders shipped as asset files load the same way, from a bundle
-//! that `cargo smolv pack` or [`container::BundleBuilder`] wrote:
+//! (Those two need the build script's output; `example-game` and the
+//! `external_crate` test build this crate.) Shaders shipped as asset files
+//! load the same way, from a bundle that `cargo smolv pack` or
+//! [`container::BundleBuilder`] wrote:
 //!
 //! ```
 //! use smolv_runtime::ShaderSet;
@@ -69,15 +69,12 @@
 //!
 //! ## The codecs
 //!
-//! This crate holds the [SMOL-V](https://github.com/aras-p/smol-v) codec:
-//! a pure-Rust, `no_std`-capable encoder that writes exactly the bytes of
-//! the reference C++ encoder, and a decoder that reads every SMOL-V
-//! version ever written and never panics on bad input. Beside it,
-//! [`relative_ids`]: SPIR-V with its ids stored relative to each result,
-//! as large as the SPIR-V but 22–33% smaller than it again after `xz`.
-//! Converting it back is a few hundred bytes of code and a 367-byte table
-//! (about 1 KB of the binary after `xz`, with its glue); with LZ4 on top,
-//! its decoder is about 6 KB smaller than SMOL-V's with LZ4.
+//! The [SMOL-V](https://github.com/aras-p/smol-v) codec: a pure-Rust,
+//! `no_std`-capable encoder that writes exactly the bytes of the reference
+//! C++ encoder, and a decoder that reads every SMOL-V version and never
+//! panics on bad input. Beside it, [`relative_ids`]: SPIR-V with its ids
+//! stored relative to each result, 22–33% smaller than SPIR-V after `xz`,
+//! with a decoder about 6 KB smaller than SMOL-V's (both with LZ4).
 //!
 //! ```
 //! use smolv_runtime::{decode, encode, DecodeOptions, EncodeOptions};
@@ -92,36 +89,26 @@
 //! ```
 //!
 //! ## Features
-//! - `std` (default): `std::error::Error` for the error types, shaders and
-//!   shader sets. Without it the crate is `no_std` and needs only `alloc`
-//!   (the codec, reflection and the specializer).
+//! - `std` (default): `std::error::Error`, shaders and shader sets. Without
+//!   it the crate is `no_std` + `alloc` (codec, reflection, specializer).
 //! - `macros` (default): `include_shader!` and `include_shaders!`.
-//! - `lz4` (default): LZ4 decoding, for shaders smolv-build packed with LZ4
-//!   (over SMOL-V or over SPIR-V with relative ids).
+//! - `lz4` (default): LZ4 decoding, for sets smolv-build packed with LZ4.
 //! - `zstd` (default): zstd decoding in zstd's small (`thin`) build, for
-//!   shaders packed with zstd and for bundle and container files.
-//!   `zstd-fast` is the full-speed build; Cargo features add up, so name it
-//!   instead of `zstd`, with `default-features = false`. (In the code,
-//!   `cfg(feature = "zstd-fast")` means "zstd is available": `zstd` turns it
-//!   on.)
-//! - `vulkan`: the ash layer (not a default, so that a crate that only
-//!   decodes compiles no ash): `smolv-runtime = { version = "0.1",
-//!   features = ["vulkan"] }`. Its module docs open with a quick start:
-//!   under 50 lines from `include_shader!` to a drawn pipeline (`vulkan`,
-//!   "Quick start"; the README has the same, with the shaders).
+//!   sets packed with zstd and for bundle and container files. `zstd-fast`
+//!   is the full-speed build: name it instead of `zstd`, with
+//!   `default-features = false` (`cfg(feature = "zstd-fast")` means "zstd
+//!   is available").
+//! - `vulkan`: the ash layer; its module docs open with a quick start.
 //! - `hot-reload`: the hook the `smolv-reload` crate publishes recompiled
 //!   shaders through (the `hot_reload` module), and embedded shaders that
-//!   know their source file, includes and build recipe. Off by default, so that
-//!   release builds carry no source paths; the watcher and compiler are
-//!   not here because smolv-build depends on this crate.
-//! - `wgpu`: the wgpu layer (the `wgpu` module): shader modules,
-//!   bind-group and vertex layouts, overrides and hot reload for wgpu
-//!   programs. `wgpu-spirv` adds wgpu's SPIR-V input, for shaders the build
-//!   shipped as SPIR-V.
+//!   know their source file, includes and build recipe. Off by default, so
+//!   that release builds carry no source paths.
+//! - `wgpu`: the wgpu layer (the `wgpu` module). `wgpu-spirv` adds wgpu's
+//!   SPIR-V input, for shaders the build shipped as SPIR-V.
 //! - `serde`: derives for the reflection types.
 //!
-//! Whatever is enabled, a binary links only the decoders its embedded
-//! shaders use: the macros name them, and nothing else does.
+//! A binary links only the decoders its embedded shaders use: the macros
+//! name them, and nothing else does.
 #![cfg_attr(not(feature = "std"), no_std)]
 // Only the Vulkan layer calls unsafe code (ash); it opts in module by module.
 #![deny(unsafe_code)]
@@ -140,8 +127,6 @@ pub mod shader;
 #[cfg(feature = "std")]
 mod shader_error;
 
-// The codecs are smolv-codec's (what smolv-build encodes and specializes
-// with), under this crate's names.
 #[cfg(feature = "std")]
 pub use smolv_codec::container;
 pub use smolv_codec::{relative_ids, smolv, specialize};
@@ -162,13 +147,11 @@ pub use shader_error::{ShaderError, ShaderErrorKind};
 pub use smolv_format::{Codec, Framing};
 
 /// bytemuck, whose `Pod` and `Zeroable` the generated types
-/// (`include_types!`) implement, re-exported: a program views bytes as
-/// those types, or the types as bytes, without a bytemuck dependency of its
-/// own, and with the very version the types were built against.
+/// (`include_types!`) implement: the very version the types were built
+/// against, without a dependency of the program's own.
 ///
-/// A storage buffer read back from the GPU arrives as bytes; viewed as the
-/// shader's element type (the names come from the shader: a
-/// `buffer Data { Element data[]; }` block's elements are
+/// A storage buffer read back from the GPU, viewed as the shader's element
+/// type (a `buffer Data { Element data[]; }` block's elements are
 /// `shaders::DataElement`):
 ///
 /// ```text
@@ -177,10 +160,8 @@ pub use smolv_format::{Codec, Framing};
 /// let elements: &[shaders::DataElement] = smolv_runtime::bytemuck::try_cast_slice(&view)?;
 /// ```
 ///
-/// `try_cast_slice` fails, rather than panicking as `cast_slice` does, when
-/// the bytes are not a whole number of elements or are not aligned for
-/// them. Mapped GPU memory is aligned; bytes of any other origin can be
-/// read element by element with `bytemuck::pod_read_unaligned`.
+/// `try_cast_slice` fails, rather than panics, on a partial element or
+/// misaligned bytes; `bytemuck::pod_read_unaligned` reads any alignment.
 ///
 /// ```
 /// use smolv_runtime::bytemuck;
@@ -198,58 +179,16 @@ pub use smolv_format::{Codec, Framing};
 pub use bytemuck;
 
 /// Embeds one shader built by `smolv-build`, as a `&'static Shader`.
-///
-/// The argument is the module name: the path below the shader directory,
-/// then `@variant` for a variant and `#entry` for a WGSL entry point:
-/// `"lit.frag"`, `"lit.frag@shadows"`, `"sky.wgsl#fs_main"`. A name that
-/// does not exist is a compile error listing the closest ones. (The
-/// examples need a build script, so they are not doctests; the workspace's
-/// `tests/tests/embed.rs` runs them.)
-///
-/// ```text
-/// static LIT: &smolv_runtime::Shader = smolv_runtime::include_shader!("lit.frag");
-/// let words = LIT.decode()?;
-/// ```
 #[cfg(feature = "macros")]
 pub use smolv_macros::include_shader;
 
-/// Embeds every shader built by `smolv-build` as one [`ShaderSet`],
-/// packed the way the build chose (raw SPIR-V, SPIR-V with relative ids,
-/// alone or + LZ4, SMOL-V, or SMOL-V + LZ4 or zstd; see `docs/format.md`,
-/// "Embedded sets").
-///
-/// `include_shaders!(static ALL);` declares the `static` with the type the
-/// packing calls for: a small set that the build ships as raw SPIR-V is a
-/// `ShaderSet<Raw>` ([`shader::Raw`]), whose shaders are a name and words
-/// and decode without fail, so the binary links no more than a table of
-/// `include_bytes!` would; every other set is a [`ShaderSet`]. The same
-/// code (`get`, `shaders`, `name`, `decode()?`) reads either.
-///
-/// ```text
-/// smolv_runtime::include_shaders!(static ALL);
-/// let sky = ALL.get("sky.wgsl#fs_main")?.decode()?;
-/// ```
-///
-/// With no arguments it is an expression of type [`ShaderSet`] for every
-/// packing, for code that names the type:
-///
-/// ```text
-/// static ALL: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
-/// ```
+/// Embeds every shader built by `smolv-build` as one [`ShaderSet`] (or a
+/// `ShaderSet<Raw>`, [`shader::Raw`]).
 #[cfg(feature = "macros")]
 pub use smolv_macros::include_shaders;
 
 /// Includes the Rust types smolv-build generated from the shaders'
-/// reflection (`OUT_DIR/smolv/types.rs`): a `#[repr(C)]`, `Pod` struct for
-/// every block, and a module per shader (`lit_frag`) with its bindings,
-/// push constants, workgroup size, spec constants and vertex inputs.
-/// `cargo smolv types shaders` prints the same code.
-///
-/// ```text
-/// smolv_runtime::include_types!();
-/// let frame = lit_frag::Frame::new(time, view_proj); // padding is private and zero
-/// queue_write(frame.as_bytes());
-/// ```
+/// reflection (`OUT_DIR/smolv/types.rs`).
 #[cfg(feature = "macros")]
 pub use smolv_macros::include_types;
 
@@ -272,15 +211,12 @@ pub mod __private {
     pub use crate::embed::{WgslModule, WgslSet};
     pub use crate::embed::{le_words, spirv_module};
     pub use crate::shader::{LazyShaders, leaked_embedded_set};
-    /// The generated types' `Pod` and `Zeroable` impls name it here, so
-    /// the user's crate need not depend on bytemuck.
     pub use bytemuck;
     pub use include_bytes_aligned::include_bytes_aligned;
 }
 
-/// The generated wgpu items (`include_types!`): its input where
-/// smolv-runtime has the `wgpu` feature, nothing otherwise, so that the
-/// generated file compiles in every crate. Not a stable API.
+/// The generated wgpu items (`include_types!`), or nothing without the
+/// `wgpu` feature. Not a stable API.
 #[doc(hidden)]
 #[cfg(feature = "wgpu")]
 #[macro_export]
@@ -288,8 +224,6 @@ macro_rules! __wgpu_items {
     ($($items:tt)*) => { $($items)* };
 }
 
-/// Without the `wgpu` feature the generated wgpu items are left out.
-/// Not a stable API.
 #[doc(hidden)]
 #[cfg(not(feature = "wgpu"))]
 #[macro_export]
@@ -297,10 +231,8 @@ macro_rules! __wgpu_items {
     ($($items:tt)*) => {};
 }
 
-/// The generated Vulkan items (`include_types!`: each program's typed
-/// descriptor sets): its input where smolv-runtime has the `vulkan`
-/// feature, nothing otherwise, so that the generated file compiles in
-/// every crate. Not a stable API.
+/// The generated Vulkan items (`include_types!`), or nothing without the
+/// `vulkan` feature. Not a stable API.
 #[doc(hidden)]
 #[cfg(feature = "vulkan")]
 #[macro_export]
@@ -308,8 +240,6 @@ macro_rules! __vulkan_items {
     ($($items:tt)*) => { $($items)* };
 }
 
-/// Without the `vulkan` feature the generated Vulkan items are left out.
-/// Not a stable API.
 #[doc(hidden)]
 #[cfg(not(feature = "vulkan"))]
 #[macro_export]
@@ -340,11 +270,9 @@ macro_rules! __smolv_lz4 {
     };
 }
 
-/// An embedded set's [`ShaderSet`] for `include_shaders!`: with a
-/// `static` shader per module when the macro says so (small sets) or with
-/// the `hot-reload` feature (each shader carries its origin), else with
-/// shaders made on first access ([`__private::LazyShaders`]). Not a stable
-/// API.
+/// An embedded set's [`ShaderSet`]: a `static` shader per module for small
+/// sets and with `hot-reload`, else [`__private::LazyShaders`]. Not a
+/// stable API.
 #[doc(hidden)]
 #[cfg(all(feature = "macros", feature = "hot-reload"))]
 #[macro_export]
@@ -369,103 +297,62 @@ macro_rules! __smolv_set {
     }};
 }
 
-/// One embedded shader for the macros: with the `hot-reload` feature and a
-/// recipe in the manifest, with its origin; otherwise without (the origin's
-/// tokens are dropped here, so they never reach the binary). Not a stable
-/// API.
+/// One embedded shader for the macros, with the origin `__smolv_origin!`
+/// makes of the tokens after the `;`. Not a stable API.
 #[doc(hidden)]
-#[cfg(all(feature = "macros", feature = "hot-reload"))]
-#[macro_export]
-macro_rules! __smolv_shader {
-    (alone $module:expr; $source:literal, [$($include:literal),*], $recipe:literal) => {{
-        static ORIGIN: $crate::hot_reload::Origin =
-            $crate::hot_reload::Origin::new($source, &[$($include),*], $recipe);
-        $crate::Shader::embedded_reloadable($module, &ORIGIN)
-    }};
-    (in_set $set:expr, $index:expr; $source:literal, [$($include:literal),*], $recipe:literal) => {{
-        static ORIGIN: $crate::hot_reload::Origin =
-            $crate::hot_reload::Origin::new($source, &[$($include),*], $recipe);
-        $crate::Shader::in_set_reloadable($set, $index, &ORIGIN)
-    }};
-    (raw $name:literal, $words:expr; $source:literal, [$($include:literal),*], $recipe:literal) => {{
-        static ORIGIN: $crate::hot_reload::Origin =
-            $crate::hot_reload::Origin::new($source, &[$($include),*], $recipe);
-        $crate::Shader::raw_reloadable($name, $words, &ORIGIN)
-    }};
-    (relative_ids $name:literal, $words:expr; $source:literal, [$($include:literal),*], $recipe:literal) => {{
-        static ORIGIN: $crate::hot_reload::Origin =
-            $crate::hot_reload::Origin::new($source, &[$($include),*], $recipe);
-        static MODULE: $crate::__private::RelativeIdsModule = $crate::__private::RelativeIdsModule::new($name, $words);
-        $crate::Shader::relative_ids_reloadable(&MODULE, &ORIGIN)
-    }};
-    (raw_in_set $name:literal, $words:expr; $source:literal, [$($include:literal),*], $recipe:literal) => {{
-        static ORIGIN: $crate::hot_reload::Origin =
-            $crate::hot_reload::Origin::new($source, &[$($include),*], $recipe);
-        $crate::shader::RawShader::reloadable($name, $words, &ORIGIN)
-    }};
-    (in_wgsl_set $set:expr, $index:expr; $source:literal, [$($include:literal),*], $recipe:literal) => {{
-        static ORIGIN: $crate::hot_reload::Origin =
-            $crate::hot_reload::Origin::new($source, &[$($include),*], $recipe);
-        $crate::Shader::in_wgsl_set_reloadable($set, $index, &ORIGIN)
-    }};
-    (wgsl $name:literal, $text:expr; $source:literal, [$($include:literal),*], $recipe:literal) => {{
-        static ORIGIN: $crate::hot_reload::Origin =
-            $crate::hot_reload::Origin::new($source, &[$($include),*], $recipe);
-        static MODULE: $crate::__private::WgslModule = $crate::__private::WgslModule::new($name, $text);
-        $crate::Shader::wgsl_module_reloadable(&MODULE, &ORIGIN)
-    }};
-    (raw_in_set $name:literal, $words:expr;) => {
-        $crate::shader::RawShader::new($name, $words)
-    };
-    (in_wgsl_set $set:expr, $index:expr;) => {
-        $crate::Shader::in_wgsl_set($set, $index)
-    };
-    (wgsl $name:literal, $text:expr;) => {{
-        static MODULE: $crate::__private::WgslModule = $crate::__private::WgslModule::new($name, $text);
-        $crate::Shader::wgsl_module(&MODULE)
-    }};
-    (alone $module:expr;) => {
-        $crate::Shader::embedded($module)
-    };
-    (in_set $set:expr, $index:expr;) => {
-        $crate::Shader::in_set($set, $index)
-    };
-    (raw $name:literal, $words:expr;) => {
-        $crate::Shader::raw($name, $words)
-    };
-    (relative_ids $name:literal, $words:expr;) => {{
-        static MODULE: $crate::__private::RelativeIdsModule = $crate::__private::RelativeIdsModule::new($name, $words);
-        $crate::Shader::relative_ids(&MODULE)
-    }};
-}
-
-#[doc(hidden)]
-#[cfg(all(feature = "macros", not(feature = "hot-reload")))]
+#[cfg(feature = "macros")]
 #[macro_export]
 macro_rules! __smolv_shader {
     (alone $module:expr; $($origin:tt)*) => {
-        $crate::Shader::embedded($module)
+        $crate::Shader::embedded_from($module, $crate::__smolv_origin!($($origin)*))
     };
     (in_set $set:expr, $index:expr; $($origin:tt)*) => {
-        $crate::Shader::in_set($set, $index)
+        $crate::Shader::in_set_from($set, $index, $crate::__smolv_origin!($($origin)*))
     };
     (raw $name:literal, $words:expr; $($origin:tt)*) => {
-        $crate::Shader::raw($name, $words)
+        $crate::Shader::raw_from($name, $words, $crate::__smolv_origin!($($origin)*))
     };
     (raw_in_set $name:literal, $words:expr; $($origin:tt)*) => {
-        $crate::shader::RawShader::new($name, $words)
+        $crate::shader::RawShader::from_parts($name, $words, $crate::__smolv_origin!($($origin)*))
     };
     (in_wgsl_set $set:expr, $index:expr; $($origin:tt)*) => {
-        $crate::Shader::in_wgsl_set($set, $index)
+        $crate::Shader::in_wgsl_set_from($set, $index, $crate::__smolv_origin!($($origin)*))
     };
     (wgsl $name:literal, $text:expr; $($origin:tt)*) => {{
         static MODULE: $crate::__private::WgslModule = $crate::__private::WgslModule::new($name, $text);
-        $crate::Shader::wgsl_module(&MODULE)
+        $crate::Shader::wgsl_module_from(&MODULE, $crate::__smolv_origin!($($origin)*))
     }};
     (relative_ids $name:literal, $words:expr; $($origin:tt)*) => {{
         static MODULE: $crate::__private::RelativeIdsModule = $crate::__private::RelativeIdsModule::new($name, $words);
-        $crate::Shader::relative_ids(&MODULE)
+        $crate::Shader::relative_ids_from(&MODULE, $crate::__smolv_origin!($($origin)*))
     }};
+}
+
+/// An embedded shader's origin for `__smolv_shader!`, with the `hot-reload`
+/// feature and a recipe in the manifest. Not a stable API.
+#[doc(hidden)]
+#[cfg(all(feature = "macros", feature = "hot-reload"))]
+#[macro_export]
+macro_rules! __smolv_origin {
+    () => {
+        ::core::option::Option::None
+    };
+    ($source:literal, [$($include:literal),*], $recipe:literal) => {{
+        static ORIGIN: $crate::hot_reload::Origin =
+            $crate::hot_reload::Origin::new($source, &[$($include),*], $recipe);
+        ::core::option::Option::Some(&ORIGIN)
+    }};
+}
+
+/// Without the `hot-reload` feature the origin's tokens are dropped here,
+/// so they never reach the binary. Not a stable API.
+#[doc(hidden)]
+#[cfg(all(feature = "macros", not(feature = "hot-reload")))]
+#[macro_export]
+macro_rules! __smolv_origin {
+    ($($origin:tt)*) => {
+        ::core::option::Option::None
+    };
 }
 
 /// The zstd unpackers for `include_shaders!`, or a compile error naming the
@@ -496,7 +383,7 @@ pub use smolv_codec::{
     decoded_len, encode, encode_into, inspect,
 };
 
-/// A tiny valid SPIR-V 1.0 compute module (an empty `main`), used by the
-/// documentation examples; its words for `static` examples.
+/// A tiny SPIR-V compute module (an empty `main`) for the documentation
+/// examples.
 #[doc(hidden)]
 pub use smolv_format::{DOC_EXAMPLE_WORDS, doc_example_module};

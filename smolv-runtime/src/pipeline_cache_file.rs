@@ -1,7 +1,5 @@
-//! The file around a pipeline cache's data, shared by the Vulkan layer
-//! (`vulkan::PipelineCacheFile`) and the wgpu layer
-//! (`wgpu::PipelineCacheFile`): what the data is wrapped in, how a file
-//! is checked before any of it reaches a driver, and how it is written.
+//! The file around a pipeline cache's data, shared by the Vulkan and wgpu
+//! layers' `PipelineCacheFile`s: how it is wrapped, checked and written.
 //!
 //! | offset | size | field                                        |
 //! |-------:|-----:|----------------------------------------------|
@@ -13,15 +11,13 @@
 //! | 56     | ...  | the body, as the layer defines it            |
 //!
 //! The hash catches truncation, bit rot and partial writes; it is not a
-//! signature, so a file forged on purpose with a matching hash is outside
-//! what it guards against (as with any cache a user can write to).
+//! signature.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// What loading a pipeline cache file found. The Vulkan and wgpu layers
-/// return the same type (`smolv_runtime::vulkan::CacheLoad` and
-/// `smolv_runtime::wgpu::CacheLoad` name it).
+/// What loading a pipeline cache file found (in the Vulkan and wgpu
+/// layers alike).
 ///
 /// ```
 /// # #[cfg(feature = "vulkan")]
@@ -41,8 +37,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CacheLoad {
-    /// The file was whole and matched this device; its data seeds the
-    /// cache.
+    /// The file was whole and matched this device; its data seeds the cache.
     Loaded {
         /// Bytes of driver (or wgpu) data the cache was seeded with.
         bytes: usize,
@@ -50,7 +45,7 @@ pub enum CacheLoad {
     /// There was no file yet.
     Missing,
     /// The file was unusable and was ignored; the cache starts empty. Show
-    /// the reason to the user as a warning.
+    /// the reason as a warning.
     Ignored {
         /// Why.
         reason: CacheRejected,
@@ -58,8 +53,8 @@ pub enum CacheLoad {
 }
 
 /// Why a pipeline cache file was ignored. Each message names the file and
-/// says whether saving replaces it; the Vulkan and wgpu layers share the
-/// type, and each variant says which layer finds it where only one does.
+/// says whether saving replaces it; a variant found by one layer only says
+/// which.
 ///
 /// ```
 /// # #[cfg(feature = "vulkan")]
@@ -159,15 +154,12 @@ pub enum CacheRejected {
         /// What is wrong.
         reason: &'static str,
     },
-    /// The data was written for another adapter or driver: a driver
-    /// update, or a file copied from another machine (wgpu layer). Both
-    /// identities are given as text, the file's escaped and bounded.
+    /// The data was written for another adapter or driver (wgpu layer).
     #[error("{path}: it was written for {found}, not this {this}; it will be replaced on save")]
     OtherAdapter {
         /// The file.
         path: PathBuf,
-        /// The identity the file records: backend, vendor and device ids,
-        /// device type, name, driver and driver info.
+        /// The identity the file records, escaped and bounded.
         found: String,
         /// This adapter's identity, in the same form.
         this: String,
@@ -196,9 +188,8 @@ pub(crate) struct Format {
 }
 
 impl Format {
-    /// The body of `file` (read from `path`), if the file is whole: this
-    /// format's magic and version, a length that matches what follows, and
-    /// a hash that matches it.
+    /// The body of `file` (read from `path`), if it has this format's magic
+    /// and version, and the length and hash of what follows.
     pub(crate) fn body<'f>(&self, path: &Path, file: &'f [u8]) -> Result<&'f [u8], CacheRejected> {
         let path = || path.to_owned();
         let (Some(header), Some(body)) = (file.get(..HEADER_LEN), file.get(HEADER_LEN..)) else {
@@ -222,23 +213,16 @@ impl Format {
         Ok(body)
     }
 
-    /// The file bytes for a body made of `parts`, in order: the header,
-    /// then the parts.
+    /// The file bytes for a body made of `parts`, in order.
     pub(crate) fn file_bytes(&self, parts: &[&[u8]]) -> Vec<u8> {
-        let len: usize = parts.iter().map(|part| part.len()).sum();
-        let mut hasher = blake3::Hasher::new();
-        for part in parts {
-            hasher.update(part);
-        }
-        let mut file = Vec::with_capacity(HEADER_LEN + len);
+        let body = parts.concat();
+        let mut file = Vec::with_capacity(HEADER_LEN + body.len());
         file.extend_from_slice(&self.magic);
         file.extend_from_slice(&self.version.to_le_bytes());
         file.extend_from_slice(&0u32.to_le_bytes());
-        file.extend_from_slice(&u64::try_from(len).unwrap_or(u64::MAX).to_le_bytes());
-        file.extend_from_slice(hasher.finalize().as_bytes());
-        for part in parts {
-            file.extend_from_slice(part);
-        }
+        file.extend_from_slice(&u64::try_from(body.len()).unwrap_or(u64::MAX).to_le_bytes());
+        file.extend_from_slice(blake3::hash(&body).as_bytes());
+        file.extend_from_slice(&body);
         file
     }
 }
@@ -252,16 +236,14 @@ pub(crate) fn read(path: &Path) -> Result<Vec<u8>, CacheLoad> {
     })
 }
 
-/// Writes `bytes` to `path` atomically: to a temporary file beside it,
-/// renamed into place, so that a reader (or a crash) never sees half a
-/// file. Creates the parent directory if needed.
+/// Writes `bytes` to `path` atomically (a temporary file beside it,
+/// renamed into place), creating the parent directory if needed.
 pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     static TEMP: AtomicU64 = AtomicU64::new(0);
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
-    // Unique per process and per call, so that concurrent saves (other
-    // threads, other processes) never write the same temporary file.
+    // Unique per process and call, for concurrent saves.
     let mut temp = path.to_owned().into_os_string();
     temp.push(format!(".tmp.{}.{}", std::process::id(), TEMP.fetch_add(1, Ordering::Relaxed)));
     let temp = PathBuf::from(temp);

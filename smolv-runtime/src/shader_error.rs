@@ -1,10 +1,8 @@
 //! What decoding a shader returns when it fails: [`ShaderError`].
 //!
-//! The error is a box around its cause, behind a trait object. A program
-//! that prints one (`expect`, `{:?}`) calls through the cause's vtable,
-//! and only code that can fail makes a vtable. So a binary whose shaders
-//! cannot fail to decode (raw SPIR-V) links none of the causes' messages:
-//! that is part of the promise that small sets never grow a binary.
+//! The error boxes its cause as a trait object, whose vtable only code
+//! that can fail makes: a binary whose shaders cannot fail to decode (raw
+//! SPIR-V) links none of the causes' messages.
 
 use core::fmt;
 
@@ -20,12 +18,8 @@ use smolv_codec::smolv::DecodeError;
 /// ([`ContainerError`], its [`source`](std::error::Error::source)).
 ///
 /// ```
-/// use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
-/// use smolv_runtime::reflect::{Reflection, ShaderStage};
-/// use smolv_runtime::{DecodeOptions, ShaderErrorKind, ShaderSet};
-/// # let spirv = smolv_runtime::doc_example_module();
-/// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-/// # let set = ShaderSet::from_vec(BundleBuilder::new().add("blur.comp", container).build()?)?;
+/// use smolv_runtime::{DecodeOptions, ShaderErrorKind};
+/// # let (_, set) = smolv_runtime::shader::doc_example_set();
 /// let blur = set.get("blur.comp")?;
 /// let mut words = Vec::new();
 /// let error = blur.decode_with(&DecodeOptions::new().max_decoded_len(16), &mut words).unwrap_err();
@@ -64,11 +58,14 @@ pub enum ShaderErrorKind {
     ShippedAsWgsl,
 }
 
-/// A cause of a [`ShaderError`]: the decoders' own failures, or
-/// a container's.
+/// A cause of a [`ShaderError`].
 trait Cause: fmt::Display + Send + Sync + 'static {
     fn kind(&self) -> ShaderErrorKind;
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)>;
+
+    #[inline]
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        None
+    }
 }
 
 /// Why a shader did not decode or reflect, when no container error is behind it.
@@ -82,9 +79,8 @@ pub(crate) enum Failure {
     HashMismatch,
 }
 
-// Written out and inline, as everything an embedded set's decoding reaches:
-// code compiled into the binary that embeds the set, which so links none
-// of this crate's object files (and their unwinding tables).
+// Written out and inline, as everything an embedded set's decoding reaches
+// (see `embed`).
 impl fmt::Display for Failure {
     #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -114,11 +110,6 @@ impl Cause for Failure {
             Self::HashMismatch => ShaderErrorKind::HashMismatch,
         }
     }
-
-    #[inline]
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        None
-    }
 }
 
 /// Each decoder's own error is a cause of its own type, so that its
@@ -136,18 +127,24 @@ macro_rules! own_cause {
                 Some(self)
             }
         }
+    };
+}
 
-        impl From<$type> for ShaderError {
+macro_rules! from_cause {
+    ($($type:ty),*) => {
+        $(impl From<$type> for ShaderError {
             #[inline]
             fn from(cause: $type) -> Self {
                 Self { cause: Box::new(cause) }
             }
-        }
+        })*
     };
 }
 
-/// Asking a shader that the build shipped as WGSL for SPIR-V: a cause of
-/// its own, so that only binaries with WGSL shaders link its message.
+from_cause!(Failure, ShippedAsWgsl, ContainerError, DecodeError, RelativeIdsError, ReflectionError);
+
+/// Asking a shader shipped as WGSL for SPIR-V: a cause of its own, so that
+/// only binaries with WGSL shaders link its message.
 #[derive(Debug)]
 pub(crate) struct ShippedAsWgsl;
 
@@ -165,18 +162,6 @@ impl Cause for ShippedAsWgsl {
     #[inline]
     fn kind(&self) -> ShaderErrorKind {
         ShaderErrorKind::ShippedAsWgsl
-    }
-
-    #[inline]
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        None
-    }
-}
-
-impl From<ShippedAsWgsl> for ShaderError {
-    #[inline]
-    fn from(cause: ShippedAsWgsl) -> Self {
-        Self { cause: Box::new(cause) }
     }
 }
 
@@ -206,12 +191,8 @@ impl ShaderError {
     /// What kind of failure this is.
     ///
     /// ```
-    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
-    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
-    /// # use smolv_runtime::{DecodeOptions, ShaderErrorKind, ShaderSet};
-    /// # let spirv = smolv_runtime::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-    /// # let set = ShaderSet::from_vec(BundleBuilder::new().add("blur.comp", container).build()?)?;
+    /// # use smolv_runtime::{DecodeOptions, ShaderErrorKind};
+    /// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
     /// let limit = DecodeOptions::new().max_decoded_len(16);
     /// let error = set.get("blur.comp")?.decode_with(&limit, &mut Vec::new()).unwrap_err();
     /// assert_eq!(error.kind(), ShaderErrorKind::TooLarge);
@@ -222,16 +203,11 @@ impl ShaderError {
         self.cause.kind()
     }
 
-    /// The container error behind this one, for a shader loaded from a
-    /// file.
+    /// The container error behind this one, for a loaded shader.
     ///
     /// ```
-    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder, ContainerError};
-    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
-    /// # use smolv_runtime::{DecodeOptions, ShaderSet};
-    /// # let spirv = smolv_runtime::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-    /// # let set = ShaderSet::from_vec(BundleBuilder::new().add("blur.comp", container).build()?)?;
+    /// # use smolv_runtime::{DecodeOptions, container::ContainerError};
+    /// # let (_, set) = smolv_runtime::shader::doc_example_set();
     /// let limit = DecodeOptions::new().max_decoded_len(16);
     /// let error = set.get("blur.comp")?.decode_with(&limit, &mut Vec::new()).unwrap_err();
     /// assert!(matches!(error.container_error(), Some(ContainerError::TooLarge { .. })));
@@ -243,23 +219,8 @@ impl ShaderError {
     }
 }
 
-impl From<Failure> for ShaderError {
-    #[inline]
-    fn from(cause: Failure) -> Self {
-        Self { cause: Box::new(cause) }
-    }
-}
-
-impl From<ContainerError> for ShaderError {
-    #[inline]
-    fn from(cause: ContainerError) -> Self {
-        Self { cause: Box::new(cause) }
-    }
-}
-
-/// The cause's message, as `Display` prints it: a program that unwraps a
-/// [`ShaderError`] (`expect`) prints what went wrong and what to do, and
-/// the causes' vtables carry no `Debug` code besides.
+/// The cause's message, as `Display` prints it: `expect` prints what went
+/// wrong and what to do, and the vtables carry no `Debug` code.
 impl fmt::Debug for ShaderError {
     #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

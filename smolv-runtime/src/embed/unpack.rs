@@ -1,12 +1,9 @@
 //! Unpacking embedded shaders: decompress (LZ4 or zstd, if packed), then
 //! decode (SMOL-V, or plain words), then check.
 //!
-//! Each codec is a table of functions. The macros name the table their
-//! build chose, and nothing else refers to the functions, so a binary
-//! links exactly the decoders its shaders need: a raw set links no
-//! decompressor, no SMOL-V decoder and no hash, a SMOL-V set no
-//! decompressor, and an LZ4 set no zstd. Each codec's `decode` is one
-//! function of its own, so none carries another codec's branches.
+//! Each codec is a table of functions, and only the macros name it, so a
+//! binary links exactly the decoders its shaders need; each codec's
+//! `decode` is a function of its own, without another codec's branches.
 
 use alloc::vec::Vec;
 
@@ -31,8 +28,8 @@ fn hash_mismatch() -> ShaderError {
     Failure::HashMismatch.into()
 }
 
-/// A length from a generated table: tables hold `u32`s, which fit every
-/// target Rust supports with `std`; one that does not is an error.
+/// A length from a generated table (a `u32`); one that does not fit is an
+/// error.
 #[cfg_attr(not(debug_assertions), inline)]
 pub(crate) fn len(value: u32) -> Result<usize, ShaderError> {
     usize::try_from(value).map_err(|_| corrupt("a length does not fit this target"))
@@ -59,9 +56,8 @@ type Decompress = fn(packed: &[u8], dictionary: &[u8], out: &mut [u8]) -> Result
 /// Decodes one module into `out`, checked.
 pub(crate) type Decode = fn(&Packed<'_>, &DecodeOptions, &mut Vec<u32>) -> Result<(), ShaderError>;
 
-/// Unpacks what a set unpacks once, its stream or its dictionary: one
-/// block of the codec, without a dictionary, to exactly the given length,
-/// which must hash to the given check.
+/// Unpacks a set's stream or dictionary: one block of the codec, to exactly
+/// the given length, which must hash to the given check.
 pub(crate) type UnpackOnce = fn(&[u8], (u32, u32)) -> Result<Vec<u8>, ShaderError>;
 
 /// Decodes module `index` of a set.
@@ -70,29 +66,32 @@ type DecodeInSet = fn(&EmbeddedSet, usize, &DecodeOptions, &mut Vec<u32>) -> Res
 /// Decodes a module embedded on its own.
 type DecodeAlone = fn(&EmbeddedModule, &DecodeOptions, &mut Vec<u32>) -> Result<(), ShaderError>;
 
-/// One codec of the embedded-set format (`docs/format.md`): what the macros
-/// name, so that the binary links only its functions. Not a stable API.
+/// One codec of the embedded-set format (`docs/format.md`), as the macros
+/// name it. Not a stable API.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct Unpacker {
     /// The codec it unpacks.
     pub(crate) codec: Codec,
     pub(crate) decode_in_set: DecodeInSet,
-    /// Unpacks a stream or dictionary: `None` for codecs that have
-    /// neither. (The entry points name it themselves; this is for
-    /// `Shader::stored_bytes` of a stream's module.)
+    /// Unpacks a stream or dictionary (for `Shader::stored_bytes`; the
+    /// entry points name it themselves).
     pub(crate) unpack_once: Option<UnpackOnce>,
-    /// Whether modules are packed against a dictionary, which is stored
-    /// packed itself (one frame of this codec) and unpacked once.
+    /// Whether modules are packed against a dictionary (itself one frame of
+    /// this codec, unpacked once).
     pub(crate) dictionary: bool,
     /// Raw SPIR-V: stored as it decodes, so it can be served zero-copy.
     pub(crate) raw: bool,
 }
 
-/// Each codec's two entry points: the whole path from a set's table (or a
-/// lone module) to checked words, with the codec's decoder and unpacker
-/// known at compile time, so that no codec carries another's branches (a
-/// raw set none of the unpacking of streams and dictionaries).
+impl Unpacker {
+    const fn new(codec: Codec, decode_in_set: DecodeInSet, unpack_once: Option<UnpackOnce>) -> Self {
+        Self { codec, decode_in_set, unpack_once, dictionary: false, raw: false }
+    }
+}
+
+/// Each codec's entry points, from a set's table (or a lone module) to
+/// checked words, with its decoder and unpacker known at compile time.
 macro_rules! entry_points {
     ($in_set:ident, $alone:ident, $decode:expr, $unpack_once:expr) => {
         entry_points!($in_set, $decode, $unpack_once);
@@ -115,10 +114,8 @@ macro_rules! entry_points {
     };
 }
 
-// Small sets of words (raw SPIR-V, or SPIR-V with relative ids), and such
-// modules embedded alone, are words made at compile time
-// (`super::spirv_module`); these serve the modules of large ones, whose
-// shaders are made on first access.
+// Small sets of words, and such modules alone, are words made at compile
+// time (`super::spirv_module`); these serve large ones.
 entry_points!(raw_in_set, decode_raw, None);
 entry_points!(relative_ids_in_set, decode_relative_ids, None);
 entry_points!(smolv_in_set, smolv_alone, decode_smolv, None);
@@ -135,16 +132,12 @@ entry_points!(
 entry_points!(zstd_in_set, zstd_alone, decode_zstd, Some(unpack_once_zstd as UnpackOnce));
 
 /// What `include_shader!` names for a module embedded on its own: a table
-/// of its own, so that a binary using only sets links no lone-module code,
-/// and the reverse. Not a stable API.
+/// apart from sets', so neither links the other's code. Not a stable API.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct ModuleUnpacker {
     pub(crate) decode: DecodeAlone,
 }
-
-// A raw module, or one with relative ids, embedded on its own needs no
-// unpacker: the macro embeds its words ([`super::spirv_module`]).
 
 /// SMOL-V, one module.
 pub const SMOLV_MODULE: ModuleUnpacker = ModuleUnpacker { decode: smolv_alone };
@@ -159,68 +152,26 @@ pub const RELATIVE_IDS_LZ4_MODULE: ModuleUnpacker = ModuleUnpacker { decode: rel
 pub const SMOLV_ZSTD_MODULE: ModuleUnpacker = ModuleUnpacker { decode: zstd_alone };
 
 /// Raw SPIR-V: nothing to decompress or decode.
-pub const RAW: Unpacker =
-    Unpacker { codec: Codec::Spirv, decode_in_set: raw_in_set, unpack_once: None, dictionary: false, raw: true };
-
-/// SPIR-V with relative ids ([`crate::relative_ids`]): words, converted
-/// back in place.
-pub const RELATIVE_IDS: Unpacker = Unpacker {
-    codec: Codec::SpirvRelativeIds,
-    decode_in_set: relative_ids_in_set,
-    unpack_once: None,
-    dictionary: false,
-    raw: false,
-};
-
+pub const RAW: Unpacker = Unpacker { raw: true, ..Unpacker::new(Codec::Spirv, raw_in_set, None) };
+/// SPIR-V with relative ids ([`crate::relative_ids`]), converted back in
+/// place.
+pub const RELATIVE_IDS: Unpacker = Unpacker::new(Codec::SpirvRelativeIds, relative_ids_in_set, None);
 /// SMOL-V, stored as is.
-pub const SMOLV: Unpacker =
-    Unpacker { codec: Codec::Smolv, decode_in_set: smolv_in_set, unpack_once: None, dictionary: false, raw: false };
-
+pub const SMOLV: Unpacker = Unpacker::new(Codec::Smolv, smolv_in_set, None);
 /// SMOL-V + LZ4 blocks.
 #[cfg(feature = "lz4")]
-pub const SMOLV_LZ4: Unpacker = Unpacker {
-    codec: Codec::SmolvLz4,
-    decode_in_set: lz4_in_set,
-
-    unpack_once: Some(unpack_once_lz4),
-    dictionary: false,
-    raw: false,
-};
-
-/// SPIR-V with relative ids + LZ4 blocks: a decoder about 6 KB smaller than
-/// SMOL-V + LZ4's, which for most sets outweighs SMOL-V + LZ4's smaller
-/// data.
+pub const SMOLV_LZ4: Unpacker = Unpacker::new(Codec::SmolvLz4, lz4_in_set, Some(unpack_once_lz4));
+/// SPIR-V with relative ids + LZ4 blocks.
 #[cfg(feature = "lz4")]
-pub const RELATIVE_IDS_LZ4: Unpacker = Unpacker {
-    codec: Codec::SpirvRelativeIdsLz4,
-    decode_in_set: relative_ids_lz4_in_set,
-    unpack_once: Some(unpack_once_lz4),
-    dictionary: false,
-    raw: false,
-};
-
+pub const RELATIVE_IDS_LZ4: Unpacker =
+    Unpacker::new(Codec::SpirvRelativeIdsLz4, relative_ids_lz4_in_set, Some(unpack_once_lz4));
 /// SMOL-V + zstd frames.
 #[cfg(feature = "zstd-fast")]
-pub const SMOLV_ZSTD: Unpacker = Unpacker {
-    codec: Codec::SmolvZstd,
-    decode_in_set: zstd_in_set,
-
-    unpack_once: Some(unpack_once_zstd),
-    dictionary: false,
-    raw: false,
-};
-
-/// SMOL-V + zstd frames with a shared dictionary, which is stored as one
-/// zstd frame itself.
+pub const SMOLV_ZSTD: Unpacker = Unpacker::new(Codec::SmolvZstd, zstd_in_set, Some(unpack_once_zstd));
+/// SMOL-V + zstd frames with a shared dictionary (itself one zstd frame).
 #[cfg(feature = "zstd-fast")]
-pub const SMOLV_ZSTD_DICTIONARY: Unpacker = Unpacker {
-    codec: Codec::SmolvZstdDictionary,
-    decode_in_set: zstd_in_set,
-
-    unpack_once: Some(unpack_once_zstd),
-    dictionary: true,
-    raw: false,
-};
+pub const SMOLV_ZSTD_DICTIONARY: Unpacker =
+    Unpacker { dictionary: true, ..Unpacker::new(Codec::SmolvZstdDictionary, zstd_in_set, Some(unpack_once_zstd)) };
 
 /// The module's SPIR-V length, if `options` allow it.
 #[cfg_attr(not(debug_assertions), inline)]
@@ -232,10 +183,8 @@ fn spirv_len(module: &Packed<'_>, options: &DecodeOptions) -> Result<usize, Shad
     Ok(spirv_len)
 }
 
-/// Raw SPIR-V: copied as stored, and checked by its magic number only
-/// (there is no decoding step to go wrong, and no hash code to link).
-/// Embedded data is 4-byte aligned, so on little-endian targets the copy
-/// is one `memcpy`.
+/// Raw SPIR-V: copied as stored (one `memcpy` on little-endian targets),
+/// and checked by its magic number only.
 #[cfg_attr(not(debug_assertions), inline)]
 fn decode_raw(module: &Packed<'_>, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
     if module.stored.len() != spirv_len(module, options)? {
@@ -255,10 +204,8 @@ fn decode_raw(module: &Packed<'_>, options: &DecodeOptions, out: &mut Vec<u32>) 
 }
 
 /// SPIR-V with relative ids: copied as words, then converted back in
-/// place. Like raw SPIR-V it carries no hash (the build converted it back
-/// once and compared before embedding it, and there is no decompression
-/// step that could go wrong); the conversion checks the magic number and
-/// every instruction's word count.
+/// place. No hash: the build checked the conversion back, and it checks
+/// the magic number and every instruction's word count.
 #[cfg_attr(not(debug_assertions), inline)]
 fn decode_relative_ids(module: &Packed<'_>, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
     if module.stored.len() != spirv_len(module, options)? || !module.stored.len().is_multiple_of(4) {
@@ -385,9 +332,8 @@ fn decode_lz4(module: &Packed<'_>, options: &DecodeOptions, out: &mut Vec<u32>) 
     decode_packed(module, options, out, decompress_lz4)
 }
 
-/// SPIR-V with relative ids + LZ4: the module's words (as little-endian
-/// bytes) from its LZ4 block, or from the unpacked stream, then converted
-/// back and checked against the module's hash.
+/// SPIR-V with relative ids + LZ4: the words from the module's LZ4 block or
+/// the unpacked stream, converted back and checked against its hash.
 #[cfg(feature = "lz4")]
 #[cfg_attr(not(debug_assertions), inline)]
 fn decode_relative_ids_lz4(
@@ -450,11 +396,8 @@ fn decompress_zstd(packed: &[u8], dictionary: &[u8], out: &mut [u8]) -> Result<(
     if !matches!(get_frame_content_size(packed), Ok(Some(len)) if u64::try_from(out.len()) == Ok(len)) {
         return Err(corrupt("zstd frame records a different size than the directory"));
     }
-    // A context per call, with no `static` to keep one in: a static here
-    // would be an item of this crate, and taking it would link this crate's
-    // object files (and their unwinding tables) into every binary that
-    // unpacks zstd (see the module docs). Embedded sets unpack once, at
-    // start.
+    // A context per call: a `static` would link this crate's object files
+    // (see the module docs).
     let mut dctx = DCtx::create();
     if !dictionary.is_empty() {
         dctx.load_dictionary(dictionary).map_err(|_| corrupt("the zstd dictionary is invalid"))?;

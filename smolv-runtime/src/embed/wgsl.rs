@@ -1,12 +1,8 @@
 //! WGSL that a build for wgpu shipped instead of SPIR-V
-//! (`docs/format.md`, "WGSL for wgpu"): the minified text of the modules
-//! naga could express as WGSL, packed as one stream (plain, LZ4 or zstd),
-//! unpacked and checked on first use.
-//!
-//! A shader of such a set answers [`Shader::wgsl`](crate::Shader::wgsl)
-//! with its text and fails [`Shader::decode`](crate::Shader::decode): it
-//! has no SPIR-V in the binary. Only the macros' output for a build that
-//! shipped WGSL names these types, so no other binary links them.
+//! (`docs/format.md`, "WGSL for wgpu"): minified text packed as one stream
+//! (plain, LZ4 or zstd), unpacked and checked on first use. Such a shader
+//! answers [`Shader::wgsl`](crate::Shader::wgsl) and fails
+//! [`Shader::decode`](crate::Shader::decode).
 
 use core::mem::ManuallyDrop;
 use std::sync::OnceLock;
@@ -16,13 +12,12 @@ use super::unpack::{UnpackOnce, corrupt, len};
 use crate::shader_error::{ShaderError, ShippedAsWgsl};
 use smolv_codec::DecodeOptions;
 
-/// How a WGSL set's stream is stored: what the macros name, so that a
-/// binary links only that decompressor. Not a stable API.
+/// How a WGSL set's stream is stored, as the macros name it. Not a stable
+/// API.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct WgslUnpacker {
-    /// Unpacks the stream to its recorded length and xxHash32; `None` for
-    /// plain text, served from the binary as it is.
+    /// Unpacks the stream; `None` for plain text.
     unpack_once: Option<UnpackOnce>,
 }
 
@@ -37,8 +32,7 @@ pub const WGSL_LZ4: WgslUnpacker = WgslUnpacker { unpack_once: Some(super::unpac
 #[cfg(feature = "zstd-fast")]
 pub const WGSL_ZSTD: WgslUnpacker = WgslUnpacker { unpack_once: Some(super::unpack::unpack_once_zstd) };
 
-/// One module of a WGSL set's table: where its name ends in the set's
-/// names, and where its text is in the unpacked stream. Not a stable API.
+/// One module of a WGSL set's table. Not a stable API.
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug)]
 pub struct WgslEntry {
@@ -48,8 +42,7 @@ pub struct WgslEntry {
 }
 
 impl WgslEntry {
-    /// An entry: the end of its name in the set's names, and the offset and
-    /// length of its text in the unpacked stream.
+    /// An entry: the end of its name, and its text's offset and length.
     #[cfg_attr(not(debug_assertions), inline)]
     pub const fn new(name_end: u32, offset: u32, len: u32) -> Self {
         Self { name_end, offset, len }
@@ -67,14 +60,12 @@ pub struct WgslSet {
     entries: &'static [WgslEntry],
     /// `(unpacked length, xxHash32)` of the stream.
     once: (u32, u32),
-    /// The stream unpacked, leaked (the set lives as long as the program);
-    /// `ManuallyDrop` so that the set has no drop glue.
+    /// The stream unpacked, leaked; `ManuallyDrop` for no drop glue.
     unpacked: ManuallyDrop<OnceLock<&'static [u8]>>,
 }
 
 impl WgslSet {
-    /// A set: its unpacker, data (as stored), names (one string), table,
-    /// and the length and xxHash32 of the unpacked stream.
+    /// A set: its unpacker, data, names, table and `once`.
     #[cfg_attr(not(debug_assertions), inline)]
     pub const fn new(
         unpacker: &'static WgslUnpacker,
@@ -116,8 +107,7 @@ impl ShaderSource for WgslSet {
         self.names.get(start..end).unwrap_or_default()
     }
 
-    /// The module's WGSL as stored: its text, if the stream is plain or
-    /// unpacked already; else the whole packed stream it is part of.
+    /// The module's text if the stream is plain, else the packed stream.
     #[cfg_attr(not(debug_assertions), inline)]
     fn stored(&self, index: usize) -> &[u8] {
         match (self.unpacker.unpack_once, self.wgsl(index)) {
@@ -154,8 +144,7 @@ impl ShaderSource for WgslSet {
     }
 }
 
-/// One WGSL module embedded on its own by `include_shader!`, as plain
-/// text. Not a stable API.
+/// One WGSL module embedded on its own, as plain text. Not a stable API.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct WgslModule {

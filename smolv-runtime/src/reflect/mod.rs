@@ -1,15 +1,8 @@
 //! What a shader module needs from the pipeline around it: stage, entry
 //! point, descriptor bindings, push constants, specialization constants and
-//! its vertex inputs and fragment outputs.
-//!
-//! The types live in the `smolv-format` crate, which smolv-build and the
-//! macros share; this module is the same module under smolv-runtime's name.
-//!
-//! [`Reflection::from_spirv`] reads it from a module. Shader containers and
-//! bundles (files) store it next to each shader, so it is available without
-//! decoding anything; embedded shaders read it from their SPIR-V when
-//! asked, so that binaries which never ask carry neither the bytes nor the
-//! code:
+//! its vertex inputs and fragment outputs (`smolv-format`'s types).
+//! [`Reflection::from_spirv`] reads it from a module; containers and
+//! bundles store it next to each shader:
 //!
 //! ```
 //! use smolv_runtime::reflect::{DescriptorKind, Reflection, ShaderStage};

@@ -1,15 +1,7 @@
-//! Hot reload's hook in the runtime (feature `hot-reload`, off by
-//! default): where newer SPIR-V for a shader is published, and how the
-//! program learns that it was.
-//!
-//! The watcher and the compiler live in the `smolv-reload` crate, not
-//! here: they are smolv-build's compile path, and smolv-build depends on
-//! this crate, so this crate cannot depend on it, not even optionally
-//! (Cargo refuses the cycle). The graph stays
-//! `smolv-reload → {smolv-build → smolv-runtime, smolv-runtime}`, and this
-//! crate keeps only what every shader must answer: its [`Origin`] (source
-//! file, includes, and the build's recipe, which `include_shaders!` embeds
-//! only with this feature), and its latest words.
+//! Hot reload's hook in the runtime (feature `hot-reload`): where newer
+//! SPIR-V for a shader is published, and how the program learns that it
+//! was. The watcher and the compiler are the `smolv-reload` crate (it
+//! depends on smolv-build, which depends on this crate).
 //!
 //! Once a shader has new words, [`Shader::decode`](crate::Shader::decode),
 //! [`decode_cached`](crate::Shader::decode_cached),
@@ -17,18 +9,13 @@
 //! [`content_hash`](crate::Shader::content_hash) and
 //! [`spirv_len`](crate::Shader::spirv_len) answer for them;
 //! [`stored_bytes`](crate::Shader::stored_bytes) stays what the binary
-//! holds. Every version published stays in memory for the rest of the
-//! program (a few kilobytes per edit, in a development build), so the
-//! slices `decode_cached` returned earlier stay valid.
+//! holds. Every version published stays in memory, so the slices
+//! `decode_cached` returned earlier stay valid.
 //!
 //! ```
-//! use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
-//! use smolv_runtime::reflect::{Reflection, ShaderStage};
-//! use smolv_runtime::{ShaderSet, hot_reload};
+//! use smolv_runtime::hot_reload;
 //!
-//! # let spirv = smolv_runtime::doc_example_module();
-//! # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-//! # let set = ShaderSet::from_vec(BundleBuilder::new().add("blur.comp", container).build()?)?;
+//! # let (spirv, set) = smolv_runtime::shader::doc_example_set();
 //! let changes = hot_reload::subscribe();
 //! let blur = set.get("blur.comp")?;
 //! assert_eq!(blur.version(), 0, "as built");
@@ -51,11 +38,9 @@ use std::sync::{Mutex, PoisonError, RwLock};
 
 use super::Shader;
 
-/// Where an embedded shader came from, as `include_shaders!` and
-/// `include_shader!` embed it with the `hot-reload` feature: its source
-/// file, the files it included, and smolv-build's recipe (JSON: the job
-/// and options, `smolv_build::recipe::ShaderRecipe`) to compile it again exactly
-/// as the build did. Binaries built without the feature hold none of it.
+/// Where an embedded shader came from, as the macros embed it with the
+/// `hot-reload` feature: its source file, the files it included, and
+/// smolv-build's recipe to compile it again exactly as the build did.
 ///
 /// ```
 /// fn describe(shader: &smolv_runtime::Shader) {
@@ -72,8 +57,7 @@ pub struct Origin {
 }
 
 impl Origin {
-    /// An origin: the source file, the files it included, and the recipe
-    /// as JSON. What the macros write; not a stable API.
+    /// What the macros write. Not a stable API.
     #[doc(hidden)]
     pub const fn new(source: &'static str, includes: &'static [&'static str], recipe: &'static str) -> Self {
         Self { source, includes, recipe }
@@ -122,11 +106,7 @@ pub struct Reloaded {
 /// Why words could not be published.
 ///
 /// ```
-/// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
-/// # use smolv_runtime::reflect::{Reflection, ShaderStage};
-/// # let spirv = smolv_runtime::doc_example_module();
-/// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-/// # let set = smolv_runtime::ShaderSet::from_vec(BundleBuilder::new().add("blur.comp", container).build()?)?;
+/// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
 /// let error = set.get("blur.comp")?.publish(vec![1, 2, 3]).unwrap_err();
 /// assert!(error.to_string().contains("SPIR-V"), "{error}");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -142,31 +122,23 @@ pub enum PublishError {
     },
 }
 
-/// Every subscriber's sender; a closed one is dropped on the next publish.
+/// Every subscriber's sender; closed ones are dropped on publish.
 static SUBSCRIBERS: Mutex<Vec<Sender<Reloaded>>> = Mutex::new(Vec::new());
 
 /// How many edits were published, program-wide.
 static GENERATION: AtomicU64 = AtomicU64::new(0);
 
 /// Held for writing while an edit is published, and for reading while a
-/// shader's version or words are read: whoever sees one shader of an edit
-/// at its new version sees every shader of the edit with its new words.
+/// shader's version or words are read, so that an edit is seen whole.
 static EDIT: RwLock<()> = RwLock::new(());
 
 /// Publishes new words for every shader of one edit as one change: after
 /// it, each shader's [`decode`](Shader::decode) returns its new words, its
 /// [`version`](Shader::version) is one more, and [`generation`] is one
-/// more for the whole edit. Nobody sees some of the shaders changed and
-/// others not: a program that sees any of them at its new version and
-/// then decodes the others gets their new words too. Subscribers hear of
-/// each shader, with the same [`Reloaded::generation`].
-///
-/// A shader named more than once in one edit is published once, with
-/// the last words given for it: its version is one more, subscribers hear
-/// of it once (where it was first named), and each place it was named
-/// gets the same new version back.
-///
-/// Returns each shader's new version, in order.
+/// more for the whole edit; nobody sees some of them changed and others
+/// not. Subscribers hear of each shader, with the same
+/// [`Reloaded::generation`]. A shader named twice is published once, with
+/// the last words given. Returns each entry's new version, in order.
 ///
 /// # Errors
 /// [`PublishError::NotSpirv`] if any of the words are not a SPIR-V
@@ -214,10 +186,8 @@ pub fn publish_together<'a>(edit: impl IntoIterator<Item = (&'a Shader, Vec<u32>
     Ok(places.into_iter().map(|place| changes[place].1).collect())
 }
 
-/// Each shader of `edit` once, where it is first named, with the last
-/// words given for it; and for each entry of `edit`, the index of its
-/// shader in that list. Shaders are the same where they are the same
-/// object (an edit names a handful, so the search is linear).
+/// Each shader of `edit` once (by address), where it is first named, with
+/// the last words given for it; and each entry's index in that list.
 fn last_words_of_each(edit: Vec<(&Shader, Vec<u32>)>) -> (Vec<(&Shader, Vec<u32>)>, Vec<usize>) {
     let mut unique: Vec<(&Shader, Vec<u32>)> = Vec::with_capacity(edit.len());
     let mut places = Vec::with_capacity(edit.len());
@@ -248,9 +218,8 @@ pub fn subscribe() -> Receiver<Reloaded> {
     receiver
 }
 
-/// How many edits were published so far (each [`publish_together`], or
-/// one shader's [`publish`](Shader::publish)): a cheap check, once a
-/// frame, for "did anything change?".
+/// How many edits were published so far ([`publish_together`],
+/// [`publish`](Shader::publish)): a cheap check for "did anything change?".
 ///
 /// ```
 /// let before = smolv_runtime::hot_reload::generation();
@@ -279,14 +248,13 @@ impl State {
         self.origin
     }
 
-    /// Its version; see [`EDIT`].
     #[inline]
     pub(crate) fn version(&self) -> u64 {
         let _edit = EDIT.read().unwrap_or_else(PoisonError::into_inner);
         self.version.load(Ordering::Acquire)
     }
 
-    /// The latest published words, if any; see [`EDIT`].
+    /// The latest published words, if any.
     #[inline]
     pub(crate) fn latest(&self) -> Option<&'static [u32]> {
         let _edit = EDIT.read().unwrap_or_else(PoisonError::into_inner);
@@ -296,8 +264,8 @@ impl State {
         *self.latest.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Makes `words` (checked SPIR-V) the latest and returns the new
-    /// version; [`publish_together`] calls it with [`EDIT`] held.
+    /// Makes `words` the latest and returns the new version (with [`EDIT`]
+    /// held).
     fn set(&self, words: Vec<u32>) -> u64 {
         let words: &'static [u32] = Vec::leak(words);
         *self.latest.lock().unwrap_or_else(PoisonError::into_inner) = Some(words);

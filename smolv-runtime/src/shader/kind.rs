@@ -1,6 +1,4 @@
-//! The kinds of shader set: the type parameter of `ShaderSet`, which says
-//! whether its packing is read at run time or known, as raw SPIR-V, when
-//! the binary is compiled.
+//! The kinds of shader set: `ShaderSet`'s type parameter.
 
 /// The kind of a [`ShaderSet`](super::ShaderSet): [`Packed`] (any
 /// packing, chosen when the crate was built and read at run time) or
@@ -15,16 +13,13 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// A [`ShaderSet`](super::ShaderSet) of any packing: an embedded set whose
-/// packing the build chose, or a loaded bundle. What `ShaderSet` means on
-/// its own.
+/// A [`ShaderSet`](super::ShaderSet) of any packing, embedded or loaded:
+/// what `ShaderSet` means on its own.
 #[derive(Debug)]
 pub enum Packed {}
 
-/// A [`ShaderSet`](super::ShaderSet) of raw SPIR-V, as
-/// `include_shaders!(static NAME);` declares for a set that smolv-build
-/// ships raw: its shaders are [`RawShader`](super::RawShader)s, which
-/// decode without fail.
+/// A [`ShaderSet`](super::ShaderSet) of raw SPIR-V
+/// ([`RawShader`](super::RawShader)s, which decode without fail).
 #[derive(Debug)]
 pub enum Raw {}
 

@@ -4,20 +4,48 @@
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
-use super::bytes::Bytes;
 use super::{Encoded, Shader, Source};
 use crate::embed::source::{Cache, ShaderSource};
 use crate::shader_error::ShaderError;
 use smolv_codec::DecodeOptions;
 use smolv_codec::container::{Container, ContainerError, ContentHash, Dictionary, OpenError};
 
+/// A range of a loaded file's bytes, shared.
+#[derive(Clone, Debug)]
+pub(crate) struct Shared {
+    data: Arc<[u8]>,
+    start: usize,
+    end: usize,
+}
+
+impl Shared {
+    fn new(data: Arc<[u8]>) -> Self {
+        let end = data.len();
+        Self { data, start: 0, end }
+    }
+
+    #[inline]
+    pub(crate) fn get(&self) -> &[u8] {
+        self.data.get(self.start..self.end).unwrap_or_default()
+    }
+
+    /// The part `start..end` of these bytes (empty if out of range).
+    fn slice(&self, start: usize, end: usize) -> Self {
+        let (start, end) = match (self.start.checked_add(start), self.start.checked_add(end)) {
+            (Some(s), Some(e)) if s <= e && e <= self.end => (s, e),
+            _ => (self.start, self.start),
+        };
+        Self { data: Arc::clone(&self.data), start, end }
+    }
+}
+
 /// A loaded container: what its header records, and the dictionary it
 /// shares with the rest of its bundle.
 #[derive(Debug)]
 struct LoadedContainer {
     name: Box<str>,
-    bytes: Bytes,
-    reflection: Bytes,
+    bytes: Shared,
+    reflection: Shared,
     dictionary: Option<Arc<Dictionary>>,
     hash: ContentHash,
     spirv_len: usize,
@@ -52,13 +80,12 @@ impl ShaderSource for LoadedContainer {
 
 /// A shader over container bytes, checked now: the header, the reflection
 /// and the dictionary the container names.
-pub(crate) fn shader_from_container(
+fn shader_from_container(
     name: Box<str>,
-    bytes: Bytes,
+    bytes: Shared,
     dictionary: Option<Arc<Dictionary>>,
 ) -> Result<Shader, ContainerError> {
     let container = Container::parse(bytes.get())?;
-    // Checked now, so that a loaded shader's reflection always parses.
     container.reflection()?;
     if container.dictionary_id() != 0 {
         let found = match &dictionary {
@@ -76,7 +103,7 @@ pub(crate) fn shader_from_container(
     let decoded = OnceLock::new();
     let container = LoadedContainer { name, bytes, reflection, dictionary, hash, spirv_len, decoded };
     let source = Source::Encoded(Encoded::Loaded(Box::new(container)));
-    Ok(Shader::new(source))
+    Ok(Shader::with_origin(source, None))
 }
 
 impl Shader {
@@ -99,7 +126,7 @@ impl Shader {
         dictionary: Option<Vec<u8>>,
     ) -> Result<Self, ContainerError> {
         let dictionary = dictionary.map(|d| Dictionary::new(d).map(Arc::new)).transpose()?;
-        shader_from_container(name.into().into_boxed_str(), Bytes::shared(container.into()), dictionary)
+        shader_from_container(name.into().into_boxed_str(), Shared::new(container.into()), dictionary)
     }
 
     /// Reads a container file.
@@ -116,23 +143,17 @@ impl Shader {
     }
 }
 
-/// The shaders of a bundle, sharing its bytes and one parsed dictionary.
-pub(crate) fn bundle_shaders(bytes: &Bytes) -> Result<Vec<Shader>, ContainerError> {
+/// A bundle's bytes and its shaders, which share them and one parsed
+/// dictionary.
+pub(crate) fn loaded_set(bytes: Vec<u8>) -> Result<(Shared, Vec<Shader>), ContainerError> {
+    let bytes = Shared::new(bytes.into());
     let bundle = smolv_codec::container::Bundle::parse(bytes.get())?;
     let (dictionary_span, entries) = bundle.layout();
     let dictionary = dictionary_span
         .map(|(start, end)| Dictionary::new(bytes.get()[start..end].to_vec()).map(Arc::new))
         .transpose()?;
-    let mut shaders = Vec::with_capacity(bundle.len());
-    for (name, (start, end)) in entries {
-        shaders.push(shader_from_container(name.into(), bytes.slice(start, end), dictionary.clone())?);
-    }
-    Ok(shaders)
-}
-
-/// Used by [`ShaderSet`](super::ShaderSet) to build a loaded set.
-pub(crate) fn loaded_set(bytes: Vec<u8>) -> Result<(Bytes, Vec<Shader>), ContainerError> {
-    let bytes = Bytes::shared(bytes.into());
-    let shaders = bundle_shaders(&bytes)?;
+    let shaders = entries
+        .map(|(name, (start, end))| shader_from_container(name.into(), bytes.slice(start, end), dictionary.clone()))
+        .collect::<Result<_, _>>()?;
     Ok((bytes, shaders))
 }

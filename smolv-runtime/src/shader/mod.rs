@@ -18,7 +18,6 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod bytes;
 #[cfg(feature = "hot-reload")]
 pub mod hot_reload;
 mod kind;
@@ -31,6 +30,9 @@ pub use kind::{Packed, Raw, SetKind};
 pub use raw::RawShader;
 #[doc(hidden)]
 pub use raw::doc_example_raw_set;
+#[cfg(feature = "zstd-fast")]
+#[doc(hidden)]
+pub use set::doc_example_set;
 pub use set::{LazyShaders, SetPacking, ShaderSet, leaked_embedded_set};
 
 use std::borrow::Cow;
@@ -48,28 +50,22 @@ type OriginOf = hot_reload::Origin;
 #[cfg(not(feature = "hot-reload"))]
 type OriginOf = ();
 
-/// Where a shader's bytes come from, and so how they decode. Two levels, so
-/// that a raw shader is only its name and words: the other kinds fit
-/// beside the name's pointer, and the tag hides in that pointer (checked
-/// below), as small as the `(&str, &[u8])` a table of `include_bytes!`
-/// holds.
+/// Where a shader's bytes come from. Two levels, so that a raw shader is
+/// as small as the `(&str, &[u8])` of an `include_bytes!` table: the tag
+/// hides in the name's pointer (tested below).
 #[derive(Debug)]
 pub(crate) enum Source {
-    /// Raw SPIR-V that `include_shaders!` or `include_shader!` embedded as
-    /// words, checked when the binary was compiled
-    /// ([`spirv_module`](crate::embed::spirv_module)): served as it is.
+    /// Raw SPIR-V words, checked when the binary was compiled
+    /// ([`spirv_module`](crate::embed::spirv_module)).
     Raw { name: &'static str, words: &'static [u32] },
     /// Everything that must be decoded before it is SPIR-V.
     Encoded(Encoded),
 }
 
-/// A shader stored in some other form than its SPIR-V. Each kind is a
-/// trait object, called through its vtable: only the macros' output for
-/// that kind (or loading code) makes the vtable, so a binary links the
-/// decoding code of the kinds it holds, and a raw set none.
+/// A shader stored in some other form than its SPIR-V, behind a trait
+/// object: a binary links the decoding code of the kinds it holds only.
 pub(crate) enum Encoded {
-    /// Module `index` of what `include_shaders!` or `include_shader!`
-    /// embedded.
+    /// Module `index` of what the macros embedded.
     Embedded { source: &'static dyn ShaderSource, index: usize },
     /// A container from a file or a bundle.
     #[cfg(feature = "zstd-fast")]
@@ -77,8 +73,7 @@ pub(crate) enum Encoded {
 }
 
 impl Encoded {
-    /// The source and the module's index in it: one indirect call serves
-    /// every kind.
+    /// The source and the module's index in it.
     #[inline]
     fn parts(&self) -> (&dyn ShaderSource, usize) {
         match self {
@@ -131,8 +126,7 @@ impl Encoded {
     }
 }
 
-/// Prints what an embedded shader is (its name and index) without
-/// putting `Debug` in the embedded kinds' vtables.
+/// Prints the name and index without `Debug` in the kinds' vtables.
 impl core::fmt::Debug for Encoded {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
@@ -145,16 +139,30 @@ impl core::fmt::Debug for Encoded {
     }
 }
 
+/// Each embedded kind's constructor, and its `_from` twin for the macros,
+/// which also takes the origin (kept only with the `hot-reload` feature).
+macro_rules! constructors {
+    ($($(#[$doc:meta])* $name:ident, $from:ident($($arg:ident: $ty:ty),*) => $source:expr;)*) => {$(
+        $(#[$doc])*
+        #[doc = "Not a stable API."]
+        #[doc(hidden)]
+        pub const fn $name($($arg: $ty),*) -> Self {
+            Self::with_origin($source, None)
+        }
+
+        #[doc = concat!("[`Self::", stringify!($name), "`] and where it came from. Not a stable API.")]
+        #[doc(hidden)]
+        pub const fn $from($($arg: $ty,)* origin: Option<&'static OriginOf>) -> Self {
+            Self::with_origin($source, origin)
+        }
+    )*};
+}
+
 /// One shader: its stored bytes, its reflection, and how to decode it.
 ///
 /// Decoding allocates only the output; [`Shader::decode_into`] reuses a
 /// buffer, and [`Shader::decode_cached`] decodes once and keeps the result
-/// (for a raw-SPIR-V build it serves the words straight from the binary).
-///
-/// A shader holds no cache of its own: what `decode_cached` keeps lives
-/// with what it decodes (the embedded set or module, the loaded file).
-/// So an embedded shader is a few words with nothing mutable in them, and
-/// a set of them is constant data the compiler can see through.
+/// with what it decodes (raw SPIR-V is served from the binary).
 #[derive(Debug)]
 pub struct Shader {
     source: Source,
@@ -163,12 +171,6 @@ pub struct Shader {
 }
 
 impl Shader {
-    #[cfg(feature = "zstd-fast")]
-    #[inline]
-    pub(crate) fn new(source: Source) -> Self {
-        Self::with_origin(source, None)
-    }
-
     #[inline]
     const fn with_origin(source: Source, origin: Option<&'static OriginOf>) -> Self {
         #[cfg(not(feature = "hot-reload"))]
@@ -180,122 +182,30 @@ impl Shader {
         }
     }
 
-    /// For `include_shader!`: one module embedded on its own. Not a stable
-    /// API.
-    #[doc(hidden)]
-    pub const fn embedded(module: &'static EmbeddedModule) -> Self {
-        Self::with_origin(Source::Encoded(Encoded::Embedded { source: module, index: 0 }), None)
-    }
-
-    /// For `include_shader!` with the `hot-reload` feature: one module
-    /// embedded on its own, and where it came from. Not a stable API.
-    #[doc(hidden)]
-    #[cfg(feature = "hot-reload")]
-    pub const fn embedded_reloadable(module: &'static EmbeddedModule, origin: &'static hot_reload::Origin) -> Self {
-        Self::with_origin(Source::Encoded(Encoded::Embedded { source: module, index: 0 }), Some(origin))
-    }
-
-    /// For `include_shaders!` and `include_shader!`: a raw SPIR-V module,
-    /// embedded as words made at compile time. Not a stable API.
-    #[doc(hidden)]
-    pub const fn raw(name: &'static str, words: &'static [u32]) -> Self {
-        Self::with_origin(Source::Raw { name, words }, None)
-    }
-
-    /// For the macros with the `hot-reload` feature: a raw SPIR-V module,
-    /// and where it came from. Not a stable API.
-    #[doc(hidden)]
-    #[cfg(feature = "hot-reload")]
-    pub const fn raw_reloadable(
-        name: &'static str,
-        words: &'static [u32],
-        origin: &'static hot_reload::Origin,
-    ) -> Self {
-        Self::with_origin(Source::Raw { name, words }, Some(origin))
-    }
-
-    /// For `include_shaders!` and `include_shader!`: a module of SPIR-V
-    /// with relative ids ([`crate::relative_ids`]), embedded as words made
-    /// at compile time. Not a stable API.
-    #[doc(hidden)]
-    pub const fn relative_ids(module: &'static RelativeIdsModule) -> Self {
-        Self::with_origin(Source::Encoded(Encoded::Embedded { source: module, index: 0 }), None)
-    }
-
-    /// For the macros with the `hot-reload` feature: a module of SPIR-V
-    /// with relative ids, and where it came from. Not a stable API.
-    #[doc(hidden)]
-    #[cfg(feature = "hot-reload")]
-    pub const fn relative_ids_reloadable(
-        module: &'static RelativeIdsModule,
-        origin: &'static hot_reload::Origin,
-    ) -> Self {
-        Self::with_origin(Source::Encoded(Encoded::Embedded { source: module, index: 0 }), Some(origin))
-    }
-
-    /// For `include_shaders!`: module `index` of an embedded set. Not a
-    /// stable API.
-    #[doc(hidden)]
-    pub const fn in_set(set: &'static EmbeddedSet, index: usize) -> Self {
-        Self::with_origin(Source::Encoded(Encoded::Embedded { source: set, index }), None)
-    }
-
-    /// For `include_shaders!` with the `hot-reload` feature: module `index`
-    /// of an embedded set, and where it came from. Not a stable API.
-    #[doc(hidden)]
-    #[cfg(feature = "hot-reload")]
-    pub const fn in_set_reloadable(
-        set: &'static EmbeddedSet,
-        index: usize,
-        origin: &'static hot_reload::Origin,
-    ) -> Self {
-        Self::with_origin(Source::Encoded(Encoded::Embedded { source: set, index }), Some(origin))
-    }
-
-    /// For `include_shaders!`: module `index` of the WGSL a build for wgpu
-    /// shipped. Not a stable API.
-    #[doc(hidden)]
-    pub const fn in_wgsl_set(set: &'static WgslSet, index: usize) -> Self {
-        Self::with_origin(Source::Encoded(Encoded::Embedded { source: set, index }), None)
-    }
-
-    /// For `include_shaders!` with the `hot-reload` feature: module `index`
-    /// of the WGSL a build for wgpu shipped, and where it came from. Not a
-    /// stable API.
-    #[doc(hidden)]
-    #[cfg(feature = "hot-reload")]
-    pub const fn in_wgsl_set_reloadable(
-        set: &'static WgslSet,
-        index: usize,
-        origin: &'static hot_reload::Origin,
-    ) -> Self {
-        Self::with_origin(Source::Encoded(Encoded::Embedded { source: set, index }), Some(origin))
-    }
-
-    /// For `include_shader!`: one WGSL module a build for wgpu shipped. Not
-    /// a stable API.
-    #[doc(hidden)]
-    pub const fn wgsl_module(module: &'static WgslModule) -> Self {
-        Self::with_origin(Source::Encoded(Encoded::Embedded { source: module, index: 0 }), None)
-    }
-
-    /// For `include_shader!` with the `hot-reload` feature: one WGSL module
-    /// a build for wgpu shipped, and where it came from. Not a stable API.
-    #[doc(hidden)]
-    #[cfg(feature = "hot-reload")]
-    pub const fn wgsl_module_reloadable(module: &'static WgslModule, origin: &'static hot_reload::Origin) -> Self {
-        Self::with_origin(Source::Encoded(Encoded::Embedded { source: module, index: 0 }), Some(origin))
+    constructors! {
+        /// For `include_shader!`: one module embedded on its own.
+        embedded, embedded_from(module: &'static EmbeddedModule) =>
+            Source::Encoded(Encoded::Embedded { source: module, index: 0 });
+        /// For the macros: a raw SPIR-V module, as words.
+        raw, raw_from(name: &'static str, words: &'static [u32]) => Source::Raw { name, words };
+        /// For the macros: a module of SPIR-V with relative ids ([`crate::relative_ids`]).
+        relative_ids, relative_ids_from(module: &'static RelativeIdsModule) =>
+            Source::Encoded(Encoded::Embedded { source: module, index: 0 });
+        /// For `include_shaders!`: module `index` of an embedded set.
+        in_set, in_set_from(set: &'static EmbeddedSet, index: usize) =>
+            Source::Encoded(Encoded::Embedded { source: set, index });
+        /// For `include_shaders!`: module `index` of a set shipped as WGSL.
+        in_wgsl_set, in_wgsl_set_from(set: &'static WgslSet, index: usize) =>
+            Source::Encoded(Encoded::Embedded { source: set, index });
+        /// For `include_shader!`: one module shipped as WGSL.
+        wgsl_module, wgsl_module_from(module: &'static WgslModule) =>
+            Source::Encoded(Encoded::Embedded { source: module, index: 0 });
     }
 
     /// The shader's name: `lit.frag`, `lit.frag@shadows`, `sky.wgsl#fs_main`.
     ///
     /// ```
-    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
-    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_runtime::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-    /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
-    /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
+    /// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
     /// let shader = set.get("blur.comp")?;
     /// assert_eq!(shader.name(), "blur.comp");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -309,18 +219,11 @@ impl Shader {
     }
 
     /// The bytes this shader occupies as stored: its packed module
-    /// (embedded), or its container (loaded from a file). A module embedded
-    /// as words (raw SPIR-V, or SPIR-V with relative ids) is its words'
-    /// bytes in the target's byte order, which is the stored little-endian
-    /// form only on little-endian targets.
+    /// (embedded), or its container (loaded). A module embedded as words is
+    /// its words' bytes in the target's byte order.
     ///
     /// ```
-    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
-    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_runtime::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-    /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
-    /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
+    /// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
     /// let shader = set.get("blur.comp")?;
     /// assert!(!shader.stored_bytes().is_empty());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -334,24 +237,15 @@ impl Shader {
     }
 
     /// Stage, entry point, bindings, push constants, spec constants and
-    /// interface, parsed on each call (keep the result where it is needed
-    /// often). Loaded containers store it; embedded shaders read it from
-    /// their SPIR-V ([`Reflection::from_spirv`]), so binaries that never ask
-    /// carry neither the bytes nor the code.
+    /// interface, parsed on each call. Loaded containers store it; embedded
+    /// shaders read it from their SPIR-V ([`Reflection::from_spirv`]).
     ///
-    /// Names (of bindings, spec constants, inputs and outputs) are empty
-    /// where the build stripped debug info, as release builds do, unless it
-    /// was asked to keep them (`smolv_build::Config::keep_interface_names`,
-    /// `cargo smolv build --keep-interface-names`). Look resources up by
-    /// set and binding, or turn that on.
+    /// Names are empty where the build stripped debug info, unless it kept
+    /// them (`smolv_build::Config::keep_interface_names`): look resources
+    /// up by set and binding.
     ///
     /// ```
-    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
-    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_runtime::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-    /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
-    /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
+    /// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
     /// let shader = set.get("blur.comp")?;
     /// assert_eq!(shader.reflection()?.entry_point, "main");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -373,14 +267,9 @@ impl Shader {
     /// The stage, from the reflection.
     ///
     /// ```
-    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
-    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_runtime::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-    /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
-    /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
+    /// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
     /// let shader = set.get("blur.comp")?;
-    /// assert_eq!(shader.stage()?, ShaderStage::Compute);
+    /// assert_eq!(shader.stage()?, smolv_runtime::reflect::ShaderStage::Compute);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[inline]
@@ -392,12 +281,7 @@ impl Shader {
     /// embedded table is damaged, which decoding reports).
     ///
     /// ```
-    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
-    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_runtime::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-    /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
-    /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
+    /// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
     /// let shader = set.get("blur.comp")?;
     /// assert_eq!(shader.spirv_len(), spirv.len() * 4);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -415,18 +299,11 @@ impl Shader {
     }
 
     /// blake3 of the decoded SPIR-V: a stable pipeline-cache key. Loaded
-    /// containers record it; embedded shaders compute it on first use
-    /// (so that binaries which never ask do not carry blake3).
+    /// containers record it; embedded shaders compute it.
     ///
     /// ```
-    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
-    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_runtime::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-    /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
-    /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
+    /// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
     /// let shader = set.get("blur.comp")?;
-    /// // A stable key for a pipeline cache.
     /// assert_eq!(shader.content_hash()?, smolv_runtime::container::ContentHash::of_spirv(&spirv));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -447,12 +324,7 @@ impl Shader {
     /// Decodes to SPIR-V words, checking the recorded hash.
     ///
     /// ```
-    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
-    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_runtime::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-    /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
-    /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
+    /// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
     /// let shader = set.get("blur.comp")?;
     /// assert_eq!(shader.decode()?, spirv);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -467,12 +339,7 @@ impl Shader {
     /// Decodes into `out`, reusing its allocation.
     ///
     /// ```
-    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
-    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_runtime::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-    /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
-    /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
+    /// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
     /// let shader = set.get("blur.comp")?;
     /// let mut words = Vec::new();
     /// shader.decode_into(&mut words)?;
@@ -488,12 +355,7 @@ impl Shader {
     /// On error `out` is left empty.
     ///
     /// ```
-    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
-    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_runtime::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-    /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
-    /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
+    /// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
     /// let shader = set.get("blur.comp")?;
     /// let options = smolv_runtime::DecodeOptions::new();
     /// let mut words = Vec::new();
@@ -523,16 +385,10 @@ impl Shader {
     }
 
     /// Decodes once, thread-safely, and keeps the words for the life of the
-    /// shader. A raw-SPIR-V build serves them straight from the binary,
-    /// without a copy.
+    /// shader; raw SPIR-V is served from the binary.
     ///
     /// ```
-    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
-    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_runtime::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-    /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
-    /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
+    /// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
     /// let shader = set.get("blur.comp")?;
     /// let words: &[u32] = shader.decode_cached()?;
     /// assert_eq!(words, &spirv[..]);
@@ -550,27 +406,18 @@ impl Shader {
         }
     }
 
-    /// The shader's WGSL, where a build for wgpu
-    /// (`Config::for_wgpu`) shipped WGSL for it; `None` where
-    /// it shipped SPIR-V, which [`decode`](Self::decode) gives (pass it to
-    /// wgpu as `ShaderSource::SpirV`). A shader shipped as WGSL has no
+    /// The shader's WGSL, where a build for wgpu (`Config::for_wgpu`)
+    /// shipped WGSL for it; `None` where it shipped SPIR-V, which
+    /// [`decode`](Self::decode) gives. A shader shipped as WGSL has no
     /// SPIR-V: its `decode` fails with
-    /// [`ShippedAsWgsl`](crate::ShaderErrorKind::ShippedAsWgsl), until hot
-    /// reload publishes SPIR-V for it, after which this gives `None` and
-    /// `decode` the new words.
+    /// [`ShippedAsWgsl`](crate::ShaderErrorKind::ShippedAsWgsl) until hot
+    /// reload publishes SPIR-V for it.
     ///
-    /// The text is minified (every name but the entry points' and the
-    /// overrides' shortened, no whitespace), as naga wrote it from the
-    /// shader's SPIR-V; bindings are found by group and binding. It is borrowed from the binary
-    /// or from the set's stream, unpacked once on first use and kept.
-    /// A program that never calls this links none of its code.
+    /// The text is minified (names but the entry points' and overrides'
+    /// shortened), as naga wrote it from the SPIR-V.
     ///
     /// ```
-    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
-    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_runtime::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-    /// # let set = smolv_runtime::ShaderSet::from_vec(BundleBuilder::new().add("blur.comp", container).build()?)?;
+    /// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
     /// let shader = set.get("blur.comp")?;
     /// match shader.wgsl()? {
     ///     Some(wgsl) => println!("WGSL: {} bytes", wgsl.len()), // ShaderSource::Wgsl(wgsl)
@@ -591,9 +438,8 @@ impl Shader {
         }
     }
 
-    /// Where this shader came from (source file, includes, the build's
-    /// recipe), for embedded shaders of a build with the `hot-reload`
-    /// feature; `None` for loaded ones.
+    /// Where this embedded shader came from (source file, includes,
+    /// recipe); `None` for loaded ones.
     ///
     /// ```text
     /// static ALL: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
@@ -606,21 +452,13 @@ impl Shader {
         self.reload.origin()
     }
 
-    /// How many times new words were published for this shader (by a hot
-    /// reloader, through `Shader::publish` with the `hot-reload`
-    /// feature): 0 while it is as built.
-    ///
-    /// It exists without the feature too, and is then always 0, so that a
-    /// loop that rebuilds a pipeline when it changes compiles in every
-    /// build, with no `#[cfg]`: in a release build the check is a
-    /// constant, and the rebuild is dead code.
+    /// How many times new words were published for this shader
+    /// (`Shader::publish`, feature `hot-reload`): 0 while it is as built,
+    /// and always without the feature, so that a rebuild loop needs no
+    /// `#[cfg]`.
     ///
     /// ```
-    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
-    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_runtime::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-    /// # let set = smolv_runtime::ShaderSet::from_vec(BundleBuilder::new().add("blur.comp", container).build()?)?;
+    /// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
     /// assert_eq!(set.get("blur.comp")?.version(), 0);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -636,26 +474,19 @@ impl Shader {
         }
     }
 
-    /// Makes `words` this shader's SPIR-V from now on (what a hot reloader
-    /// calls after compiling an edit), tells every
+    /// Makes `words` this shader's SPIR-V from now on, tells every
     /// [`subscriber`](hot_reload::subscribe), and returns the new version.
-    /// See [`hot_reload`].
     ///
     /// ```
-    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
-    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_runtime::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-    /// # let set = smolv_runtime::ShaderSet::from_vec(BundleBuilder::new().add("blur.comp", container).build()?)?;
+    /// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
     /// let blur = set.get("blur.comp")?;
     /// assert_eq!(blur.publish(spirv.clone())?, 1);
     /// assert_eq!(blur.version(), 1);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
-    /// Shaders that changed together (the two stages of one edit) go
-    /// through [`hot_reload::publish_together`] instead, so that nobody sees
-    /// one without the other.
+    /// Shaders that changed together go through
+    /// [`hot_reload::publish_together`].
     #[cfg(feature = "hot-reload")]
     pub fn publish(&self, words: Vec<u32>) -> Result<u64, hot_reload::PublishError> {
         let versions = hot_reload::publish_together([(self, words)])?;
@@ -669,7 +500,6 @@ mod tests {
 
     #[test]
     fn a_raw_shader_is_as_small_as_a_name_and_words() {
-        // What a table of `(&str, &[u8])` for `include_bytes!` holds.
         assert_eq!(size_of::<Source>(), 2 * size_of::<&str>());
         // With `hot-reload`, a shader also carries its reload state.
         if !cfg!(feature = "hot-reload") {

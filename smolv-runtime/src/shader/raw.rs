@@ -1,8 +1,6 @@
-//! A set whose packing is raw SPIR-V, known when the binary is compiled:
-//! what `include_shaders!(static NAME);` declares for a small set. Its
-//! shaders are a name and words, so a program that reads them links only
-//! what a table of `include_bytes!` would: a name, a slice and a lookup.
-//! Decoding one cannot fail.
+//! A set of raw SPIR-V, known when the binary is compiled: what
+//! `include_shaders!(static NAME);` declares for a small set. A program
+//! that reads it links only what a table of `include_bytes!` would.
 
 use core::convert::Infallible;
 
@@ -10,15 +8,15 @@ use smolv_format::{Codec, Framing};
 
 use super::kind::{Raw, SetKind};
 use super::set::{SetPacking, ShaderSet};
-use super::{Shader, Source};
+use super::{OriginOf, Shader, Source};
 use smolv_codec::container::NotFound;
 
 impl SetKind for Raw {
     type Source = RawSource;
 }
 
-/// What a raw set holds: a `static` shader per module, sorted by name, and
-/// its stored length as the build report counts it. Not a stable API.
+/// What a raw set holds: its `static` shaders, sorted by name, and its
+/// stored length. Not a stable API.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct RawSource {
@@ -27,9 +25,8 @@ pub struct RawSource {
 }
 
 /// A shader of a raw set: a name and SPIR-V words in the binary. It
-/// derefs to [`Shader`] for everything else (reflection, the Vulkan
-/// layer); its own `name`, `decode` and `decode_cached` serve the words
-/// without a branch for other kinds, and cannot fail.
+/// derefs to [`Shader`]; its own `name`, `decode` and `decode_cached`
+/// serve the words without a branch for other kinds, and cannot fail.
 ///
 /// ```text
 /// smolv_runtime::include_shaders!(static ALL);
@@ -47,23 +44,15 @@ impl RawShader {
         Self(Shader::raw(name, words))
     }
 
-    /// For `include_shaders!` with the `hot-reload` feature: module
-    /// `name`, of `words`, and where it came from. Not a stable API.
+    /// [`Self::new`] and where it came from. Not a stable API.
     #[doc(hidden)]
-    #[cfg(feature = "hot-reload")]
-    pub const fn reloadable(
-        name: &'static str,
-        words: &'static [u32],
-        origin: &'static super::hot_reload::Origin,
-    ) -> Self {
-        Self(Shader::raw_reloadable(name, words, origin))
+    pub const fn from_parts(name: &'static str, words: &'static [u32], origin: Option<&'static OriginOf>) -> Self {
+        Self(Shader::raw_from(name, words, origin))
     }
 
-    /// The name and words of the raw shader this always is (`new` and
-    /// `reloadable` make nothing else). The other arm costs one test of
-    /// the name's pointer, and no call or panic: the size test measured
-    /// the same binary with `unreachable_unchecked` there, so this stays
-    /// safe code.
+    /// The name and words of the raw shader this always is. The other arm
+    /// costs one pointer test: the size test measured the same binary with
+    /// `unreachable_unchecked`, so this stays safe.
     #[inline]
     fn parts(&self) -> (&'static str, &'static [u32]) {
         match &self.0.source {
@@ -110,18 +99,13 @@ impl RawShader {
     /// assert_eq!(words[0], 0x0723_0203);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    // `always`, so that the compiler inlines this before it optimizes it on
-    // its own: the caller's loop over a set's shaders then compiles as the
-    // same loop over an `include_bytes!` table does. With a plain
-    // `#[inline]`, the copy arrives already reduced to a `memcpy`, the
-    // loop's body looks small, and the compiler either unrolls a loop over
-    // 7 shaders (+160 B) or, just above its threshold, lays it out 16 B
-    // larger than the raw program's (the size test's game-7 set, issue 28).
+    // `always`: inlined before it is optimized on its own, the caller's loop
+    // compiles as the same loop over an `include_bytes!` table does (with
+    // `#[inline]` the size test's game-7 set grew by 16 to 160 B).
     #[inline(always)]
     pub fn decode(&self) -> Result<Vec<u32>, Infallible> {
-        // Through the bytes, as `ash::util::read_spv` over `include_bytes!`
-        // copies: their length bounds the allocation, so the compiler
-        // needs no overflow check, and the copy is one `memcpy`.
+        // Through the bytes, as `ash::util::read_spv` copies: their length
+        // bounds the allocation, so there is no overflow check.
         let bytes: &[u8] = bytemuck::cast_slice(self.words());
         Ok(bytes.chunks_exact(4).map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]])).collect())
     }
@@ -151,8 +135,7 @@ impl core::ops::Deref for RawShader {
 
 impl ShaderSet<Raw> {
     /// For `include_shaders!(static NAME);`: a raw set's `static` shaders,
-    /// sorted by name, stored in `stored_len` bytes as the build report
-    /// counts them. Not a stable API.
+    /// sorted by name, of `stored_len` bytes. Not a stable API.
     #[doc(hidden)]
     pub const fn raw(shaders: &'static [RawShader], stored_len: usize) -> Self {
         Self { source: RawSource { shaders, stored_len } }
@@ -210,8 +193,8 @@ impl ShaderSet<Raw> {
         SetPacking { codec: Some(Codec::Spirv), framing: Framing::PerModule }
     }
 
-    /// How many bytes the set occupies in the binary, as the build report
-    /// counts them (see [`ShaderSet::stored_len`]).
+    /// How many bytes the set occupies in the binary
+    /// ([`ShaderSet::stored_len`]).
     ///
     /// ```
     /// # static ALL: smolv_runtime::ShaderSet<smolv_runtime::shader::Raw> = smolv_runtime::shader::doc_example_raw_set();

@@ -10,20 +10,15 @@ use super::kind::{Packed, SetKind};
 use crate::embed::EmbeddedSet;
 use smolv_codec::container::NotFound;
 #[cfg(feature = "zstd-fast")]
-use smolv_codec::container::{ContainerError, OpenError};
+use smolv_codec::container::{BundleBuilder, ContainerBuilder, ContainerError, OpenError};
 
-/// How a set's shaders are packed: the [`Codec`] smolv-build chose for an
-/// embedded set (`None` for a loaded bundle file, whose containers each
-/// record their own), and its [`Framing`]. Displays as the build report
-/// does: `smolv-lz4 (stream)`.
+/// How a set's shaders are packed: the [`Codec`] smolv-build chose (`None`
+/// for a loaded bundle file), and its [`Framing`]. Displays as the build
+/// report does: `smolv-lz4 (stream)`.
 ///
 /// ```
 /// use smolv_runtime::{Codec, Framing};
-/// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
-/// # use smolv_runtime::reflect::{Reflection, ShaderStage};
-/// # let spirv = smolv_runtime::doc_example_module();
-/// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-/// # let set = smolv_runtime::ShaderSet::from_vec(BundleBuilder::new().add("blur.comp", container).build()?)?;
+/// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
 /// let packing = set.packing();
 /// // A loaded bundle; an embedded set names its codec, such as `Some(Codec::SmolvLz4)`.
 /// assert_eq!((packing.codec, packing.framing), (None, Framing::PerModule));
@@ -64,29 +59,23 @@ impl SetKind for Packed {
 /// Where a packed set's shaders come from.
 #[derive(Debug)]
 enum SetSource {
-    /// Embedded by `include_shaders!`: the set, and a `static` shader per
-    /// module.
+    /// Embedded: the set, and a `static` shader per module.
     Embedded { set: &'static EmbeddedSet, shaders: &'static [Shader] },
-    /// Embedded by `include_shaders!`, a set large enough that making its
-    /// shaders on first access costs less than a `static` each.
+    /// Embedded, with shaders made on first access (large sets).
     Made(&'static LazyShaders),
-    /// Embedded words, a `static` shader per module: raw SPIR-V (no table,
-    /// data or decoder, and nothing to fail at run time) or SPIR-V with
-    /// relative ids (the conversion back only). `codec` is the manifest's
-    /// name for it, `stored_len` the build report's.
+    /// Embedded words (raw SPIR-V or relative ids), a `static` shader per
+    /// module; `stored_len` as the build report counts it.
     Words { shaders: &'static [Shader], stored_len: usize, codec: Codec },
     /// A bundle file, checked when it was loaded.
     #[cfg(feature = "zstd-fast")]
-    Bundle { bytes: super::bytes::Bytes, shaders: Vec<Shader> },
+    Bundle { bytes: super::loaded::Shared, shaders: Vec<Shader> },
 }
 
 /// Many shaders: what `include_shaders!` embeds, and what
 /// `cargo smolv pack` writes as an asset file (a bundle). Looking one up is
-/// a binary search by name; decoding one never decodes the others.
-///
-/// An embedded set does no work before its first decode: a set packed as
-/// one stream (or with a dictionary) unpacks and checks it then, once, for
-/// the life of the program. A bundle is checked when it is loaded.
+/// a binary search by name; decoding one never decodes the others. An
+/// embedded stream or dictionary is unpacked on first decode, once; a
+/// bundle is checked when it is loaded.
 ///
 /// ```text
 /// smolv_runtime::include_shaders!(static ALL);
@@ -96,18 +85,17 @@ enum SetSource {
 /// }
 /// ```
 ///
-/// `ShaderSet` on its own is a set of any packing ([`Packed`]), read at
-/// run time. `include_shaders!(static ALL);` declares a small raw set as a
-/// `ShaderSet<Raw>` instead ([`Raw`](super::Raw)), whose shaders decode without fail
-/// and link no decoding code at all.
+/// `ShaderSet` on its own is a set of any packing ([`Packed`]);
+/// `include_shaders!(static ALL);` declares a small raw set as a
+/// `ShaderSet<Raw>` ([`Raw`](super::Raw)), which links no decoding code.
 #[derive(Debug)]
 pub struct ShaderSet<K: SetKind = Packed> {
     pub(super) source: K::Source,
 }
 
 impl ShaderSet {
-    /// For `include_shaders!`: an embedded set (`docs/format.md`), with a
-    /// `static` shader per module. Not a stable API.
+    /// For `include_shaders!`: an embedded set, with a `static` shader per
+    /// module. Not a stable API.
     #[doc(hidden)]
     pub const fn embedded(set: &'static EmbeddedSet, shaders: &'static [Shader]) -> Self {
         Self { source: PackedSource(SetSource::Embedded { set, shaders }) }
@@ -120,18 +108,15 @@ impl ShaderSet {
         Self { source: PackedSource(SetSource::Made(shaders)) }
     }
 
-    /// For `include_shaders!`: an embedded set of words (codec `spirv` or
-    /// `spirv-relative-ids`), as `static` shaders (`Shader::raw`,
-    /// `Shader::relative_ids`),
-    /// sorted by name, stored in `stored_len` bytes as the build report
-    /// counts them. Not a stable API.
+    /// For `include_shaders!`: an embedded set of words, as `static`
+    /// shaders sorted by name, of `stored_len` bytes. Not a stable API.
     #[doc(hidden)]
     pub const fn words(shaders: &'static [Shader], stored_len: usize, codec: Codec) -> Self {
         Self { source: PackedSource(SetSource::Words { shaders, stored_len, codec }) }
     }
 
     /// A set from bundle bytes (an `.smvb` asset), checked now; every
-    /// decode is checked against the bundle's blake3 hashes.
+    /// decode is checked against its blake3 hashes.
     ///
     /// ```
     /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
@@ -164,16 +149,10 @@ impl ShaderSet {
         OpenError::read(path.as_ref(), Self::from_vec)
     }
 
-    /// Every shader, sorted by name. (A damaged embedded module is an error
-    /// when it is decoded; a bundle was checked when it was loaded.)
+    /// Every shader, sorted by name.
     ///
     /// ```
-    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
-    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_runtime::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-    /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
-    /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
+    /// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
     /// assert_eq!(set.shaders().len(), 1);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -191,12 +170,7 @@ impl ShaderSet {
     /// Iterates over every shader, sorted by name.
     ///
     /// ```
-    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
-    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_runtime::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-    /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
-    /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
+    /// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
     /// for shader in set.iter() {
     ///     println!("{}: {} bytes of SPIR-V", shader.name(), shader.spirv_len());
     /// }
@@ -210,12 +184,7 @@ impl ShaderSet {
     /// The shader named `name`. A miss suggests the closest names.
     ///
     /// ```
-    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
-    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_runtime::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-    /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
-    /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
+    /// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
     /// assert_eq!(set.get("blur.comp")?.name(), "blur.comp");
     /// let missing = set.get("blur.com").unwrap_err();
     /// assert!(missing.to_string().contains("blur.comp"), "{missing}");
@@ -233,13 +202,8 @@ impl ShaderSet {
     /// How the set is packed, as smolv-build chose it.
     ///
     /// ```
-    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
-    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_runtime::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-    /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
-    /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
-    /// // A loaded bundle; embedded sets name their codec, such as `Some(Codec::SmolvLz4)`.
+    /// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
+    /// // A bundle; an embedded set names its codec, such as `Some(Codec::SmolvLz4)`.
     /// assert_eq!(set.packing().codec, None);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -256,18 +220,12 @@ impl ShaderSet {
         }
     }
 
-    /// How many bytes the set occupies in the binary or as a file. For an
-    /// embedded set, what the build report counts: data, dictionary, names
-    /// and 24 bytes of table per module (a small raw set has words and a
-    /// `static` shader instead of data and table, and counts alike).
+    /// How many bytes the set occupies in the binary or as a file; for an
+    /// embedded set, what the build report counts (data, dictionary, names
+    /// and 24 bytes of table per module).
     ///
     /// ```
-    /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
-    /// # use smolv_runtime::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_runtime::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-    /// # let bundle = BundleBuilder::new().add("blur.comp", container).build()?;
-    /// # let set = smolv_runtime::ShaderSet::from_vec(bundle)?;
+    /// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
     /// assert!(set.stored_len() > 0);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -282,9 +240,20 @@ impl ShaderSet {
     }
 }
 
-/// An embedded set built at run time rather than by `include_shaders!`
-/// (for tests and benchmarks of the embedded format): the set and its
-/// shaders are leaked, as the macro's are `static`s. Not a stable API.
+/// A bundle of one compute shader, `blur.comp`, and its SPIR-V, for the
+/// documentation's examples. Not a stable API.
+#[doc(hidden)]
+#[cfg(feature = "zstd-fast")]
+pub fn doc_example_set() -> (Vec<u32>, ShaderSet) {
+    use crate::reflect::{Reflection, ShaderStage};
+    let spirv = smolv_format::doc_example_module();
+    let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build();
+    let bundle = BundleBuilder::new().add("blur.comp", container.expect("the example container")).build();
+    (spirv, ShaderSet::from_vec(bundle.expect("the example bundle")).expect("the example set"))
+}
+
+/// An embedded set built at run time (tests and benchmarks), leaked as the
+/// macro's are `static`s. Not a stable API.
 #[doc(hidden)]
 pub fn leaked_embedded_set(set: EmbeddedSet) -> ShaderSet {
     let set: &'static EmbeddedSet = Box::leak(Box::new(set));
@@ -293,10 +262,8 @@ pub fn leaked_embedded_set(set: EmbeddedSet) -> ShaderSet {
 }
 
 /// The shaders of a large embedded set, made on first access and kept for
-/// the life of the program: what `include_shaders!` writes, as a `static`,
-/// for a set it writes no `static` shaders for (`LazyShaders::new`).
-/// Making them costs about 1 KB of code, which only such sets link: the
-/// code is behind `make`, which only `new` names. Not a stable API.
+/// the life of the program. Their code (about 1 KB) is behind `make`,
+/// which only `new` names, so only such sets link it. Not a stable API.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct LazyShaders {
@@ -306,14 +273,13 @@ pub struct LazyShaders {
 }
 
 impl LazyShaders {
-    /// The shaders of `set`, made on first access. Not a stable API.
+    /// The shaders of `set`. Not a stable API.
     pub const fn new(set: &'static EmbeddedSet) -> Self {
         Self { set, made: OnceLock::new(), make: Self::make }
     }
 
     fn make(&'static self) -> &'static [Shader] {
         let set = self.set;
-        // Leaked: the set is a `static`, and so are its shaders.
         self.made.get_or_init(|| (0..set.len()).map(|index| Shader::in_set(set, index)).collect::<Vec<_>>().leak())
     }
 }

@@ -4,8 +4,7 @@
 use crate::shader_error::ShaderError;
 
 /// Why a shader module, a layout or a set of overrides could not be made
-/// for wgpu. Each message names the shader (and binding) and says what to
-/// change.
+/// for wgpu. Each message names the shader and says what to change.
 ///
 /// ```
 /// use smolv_runtime::wgpu::{Overrides, WgpuError};
@@ -22,8 +21,8 @@ pub enum WgpuError {
     /// The shader could not be decoded or reflected.
     #[error(transparent)]
     Shader(#[from] ShaderError),
-    /// The shader was shipped as SPIR-V, and this build of smolv-runtime
-    /// cannot hand SPIR-V to wgpu.
+    /// The shader was shipped as SPIR-V, and this build cannot hand it to
+    /// wgpu.
     #[error(
         "{shader} was shipped as SPIR-V, and wgpu takes SPIR-V only with smolv-runtime's `wgpu-spirv` feature \
          (naga's SPIR-V front end); enable it, or let smolv-build ship WGSL for wgpu targets"
@@ -119,8 +118,8 @@ pub enum WgpuError {
         /// What is wrong.
         reason: &'static str,
     },
-    /// A generated bind group asked a program layout for a group index
-    /// that none of the program's shaders uses.
+    /// A program layout was asked for a group index none of its shaders
+    /// uses.
     #[error(
         "bind group {group} is not in this program layout ({groups} group indices); make the layout from \
          the shaders that declare the group (BindGroupLayouts::new), or bind the group with the pipeline it belongs to"
@@ -131,8 +130,7 @@ pub enum WgpuError {
         /// The number of group indices the layout has.
         groups: usize,
     },
-    /// wgpu refused to make the shader module (hot reload catches this and
-    /// keeps the module it had).
+    /// wgpu refused to make the shader module.
     #[error("wgpu could not make a shader module of {shader}: {message}")]
     Module {
         /// The shader's name.
@@ -151,8 +149,7 @@ pub enum WgpuError {
         /// The device's backend, as wgpu names it.
         backend: &'static str,
     },
-    /// wgpu could not make a pipeline cache, even an empty one (a lost
-    /// device).
+    /// wgpu could not make even an empty pipeline cache.
     #[error("wgpu could not make a pipeline cache: {message}")]
     PipelineCache {
         /// wgpu's error and its causes, on one line.

@@ -1,13 +1,11 @@
-//! Format numbers as wgpu's enums: `VkFormat` (what the reflection and
-//! the generated vertex constants hold) as a vertex format, and SPIR-V's
-//! `ImageFormat` as a storage texture format.
+//! `VkFormat` as wgpu's vertex format, and SPIR-V's `ImageFormat` as its
+//! storage texture format.
 
 use wgpu::{TextureFormat as T, VertexFormat as V};
 
-/// The wgpu vertex format of a `VkFormat` value, as
-/// [`VertexAttribute::format`](crate::interface::VertexAttribute::format)
-/// holds it; `None` where wgpu has none (3-component 8- and 16-bit
-/// formats, scaled and sRGB formats).
+/// The wgpu vertex format of a `VkFormat` value
+/// ([`VertexAttribute::format`](crate::interface::VertexAttribute::format));
+/// `None` where wgpu has none.
 ///
 /// ```
 /// use smolv_runtime::wgpu::vertex_format;

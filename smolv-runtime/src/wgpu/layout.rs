@@ -17,11 +17,7 @@ use crate::shader::Shader;
 ///
 /// SPIR-V cannot say whether a float texture is filterable, or whether a
 /// sampler compares or filters. By default a float texture is filterable
-/// and a sampler filters (`TextureSampleType::Float { filterable: true }`,
-/// `SamplerBindingType::Filtering`), which is what a colour texture read
-/// with a linear sampler needs. Say otherwise per binding: an `R32Float`
-/// or depth-as-float texture is unfilterable, a shadow map's sampler
-/// compares.
+/// and a sampler filters; say otherwise per binding.
 ///
 /// ```
 /// use smolv_runtime::wgpu::LayoutOptions;
@@ -95,8 +91,7 @@ impl LayoutOptions {
     }
 
     /// The binding at `set`, `binding` is `ty`, whatever the shaders say
-    /// (for what the reflection cannot express, such as a storage image of
-    /// unknown format).
+    /// (such as a storage image of unknown format).
     ///
     /// ```
     /// use wgpu::{BindingType, StorageTextureAccess, TextureFormat, TextureViewDimension};
@@ -171,8 +166,7 @@ impl BindGroupLayouts {
         Ok(layouts)
     }
 
-    /// Adds one stage from the WGSL the build shipped for it (which has
-    /// no SPIR-V to reflect), read with naga's WGSL front end.
+    /// Adds one stage from the WGSL the build shipped for it.
     ///
     /// ```
     /// use smolv_runtime::wgpu::{BindGroupLayouts, LayoutOptions};
@@ -239,10 +233,7 @@ impl BindGroupLayouts {
         for binding in &reflection.bindings {
             let resource = found.get(&(binding.set, binding.binding)).copied().unwrap_or_default();
             let over = options.overrides.get(&(binding.set, binding.binding)).cloned().unwrap_or_default();
-            let ty = match over.ty {
-                Some(ty) => ty,
-                None => binding_type(name, binding, resource, &over)?,
-            };
+            let ty = over.ty.map_or_else(|| binding_type(name, binding, resource, &over), Ok)?;
             let entry = wgpu::BindGroupLayoutEntry {
                 binding: binding.binding,
                 visibility: stages(binding.stages),
@@ -251,17 +242,15 @@ impl BindGroupLayouts {
             };
             self.merge(name, binding.set, entry)?;
         }
-        for range in &reflection.push_constants {
-            self.immediate_size = self.immediate_size.max(range.offset.saturating_add(range.size));
-        }
+        let ends = reflection.push_constants.iter().map(|range| range.offset.saturating_add(range.size));
+        self.immediate_size = ends.fold(self.immediate_size, u32::max);
         Ok(())
     }
 
     fn merge(&mut self, shader: &str, set: u32, entry: wgpu::BindGroupLayoutEntry) -> Result<(), WgpuError> {
         let index = usize::try_from(set).unwrap_or(usize::MAX);
         if index >= self.groups.len() {
-            // Bounded: wgpu allows at most 8 groups, and reflection 2^32 sets;
-            // refuse what no device binds before allocating for it.
+            // Refuse what no device binds before allocating for it.
             if index >= 32 {
                 return Err(WgpuError::UnsupportedBinding {
                     shader: shader.to_owned(),
@@ -293,8 +282,7 @@ impl BindGroupLayouts {
         Ok(())
     }
 
-    /// How many bind groups the program uses: one past the highest
-    /// group index.
+    /// How many bind groups the program uses: one past the highest index.
     ///
     /// ```
     /// let layouts = smolv_runtime::wgpu::BindGroupLayouts::default();
@@ -304,8 +292,7 @@ impl BindGroupLayouts {
         self.groups.len()
     }
 
-    /// The entries of group `index`, by binding; empty for a group no
-    /// shader uses.
+    /// The entries of group `index`, by binding (empty if unused).
     ///
     /// ```
     /// let layouts = smolv_runtime::wgpu::BindGroupLayouts::default();
@@ -473,7 +460,7 @@ fn dimension(shader: &str, binding: &DescriptorBinding, image: Image) -> Result<
         (2, false) => TextureViewDimension::D3,
         (3, false) => TextureViewDimension::Cube,
         (3, true) => TextureViewDimension::CubeArray,
-        (dim, arrayed) => {
+        (dim, _) => {
             let what = match dim {
                 0 => "a 1D array image",
                 4 => "a rectangle image",
@@ -481,17 +468,14 @@ fn dimension(shader: &str, binding: &DescriptorBinding, image: Image) -> Result<
                 6 => "a subpass input",
                 _ => "an image of a dimension wgpu lacks",
             };
-            let _ = arrayed;
             return Err(unsupported(shader, binding, format!("is {what}, which wgpu has no view dimension for")));
         }
     })
 }
 
 impl ProgramLayout {
-    /// The layout of bind group `group`, which a shader of the program
-    /// uses; [`WgpuError::NoBindGroup`] for a group index none uses. The
-    /// generated bind groups (`include_types!`, `BindGroup0::create`) take
-    /// their layout through it.
+    /// The layout of bind group `group`; [`WgpuError::NoBindGroup`] for a
+    /// group index no shader uses.
     ///
     /// ```no_run
     /// # fn example(device: &wgpu::Device) -> Result<(), Box<dyn std::error::Error>> {

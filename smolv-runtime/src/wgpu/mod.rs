@@ -1,26 +1,19 @@
 //! The wgpu layer (feature `wgpu`): shader modules, layouts, constants and
 //! hot reload for programs that draw through [wgpu](https://wgpu.rs).
 //!
-//! - **Modules.** [`create_shader_module`] takes any embedded or loaded
-//!   shader, whatever its source language (GLSL, HLSL, WGSL, WESL, Slang,
-//!   SPIR-V): it hands wgpu the WGSL the build shipped for wgpu targets,
-//!   else the SPIR-V, which needs the `wgpu-spirv` feature (naga's SPIR-V
-//!   front end). [`create_shader_module_passthrough`] gives Vulkan-only
-//!   programs the words untouched, `unsafe`.
-//! - **Layouts.** [`BindGroupLayouts`] reads the bind-group layout entries
-//!   of a pipeline's shaders from their reflection, and the immediates
-//!   (push constants) size; [`LayoutOptions`] says what SPIR-V cannot
-//!   (filterable textures, comparison samplers, dynamic offsets).
-//!   [`VertexBuffers`] turns the generated `VERTEX_LAYOUT` constants into
-//!   wgpu's vertex buffer layouts.
+//! - **Modules.** [`create_shader_module`] hands wgpu the WGSL the build
+//!   shipped for wgpu targets, else the SPIR-V (feature `wgpu-spirv`);
+//!   [`create_shader_module_passthrough`] passes the words untouched.
+//! - **Layouts.** [`BindGroupLayouts`] reads a pipeline's bind-group layout
+//!   entries and immediates size from its shaders; [`LayoutOptions`] says
+//!   what SPIR-V cannot. [`VertexBuffers`] turns the generated
+//!   `VERTEX_LAYOUT` constants into wgpu's vertex buffer layouts.
 //! - **Constants.** [`Overrides`] maps spec constants to wgpu's
 //!   pipeline-overridable `constants`.
-//! - **Hot reload.** [`ShaderModules`] remakes the modules of shaders that
-//!   hot reload changed, and says which pipelines to rebuild.
+//! - **Hot reload.** [`ShaderModules`] remakes the modules of changed
+//!   shaders.
 //! - **Pipeline cache.** [`PipelineCacheFile`] keeps wgpu's
-//!   `PipelineCache` in a file per adapter between runs (Vulkan backend,
-//!   `Features::PIPELINE_CACHE`); a stale or foreign file is ignored with a
-//!   reason ([`CacheLoad`]).
+//!   `PipelineCache` in a file per adapter between runs ([`CacheLoad`]).
 //!
 //! ```no_run
 //! # fn example(device: &wgpu::Device, format: wgpu::TextureFormat) -> Result<(), Box<dyn std::error::Error>> {
@@ -52,8 +45,7 @@
 //! # }
 //! ```
 //!
-//! `docs/wgpu.md` walks through a whole program, and
-//! `example-wgpu` in the repository is one, tested.
+//! `docs/wgpu.md` walks through a whole program (`example-wgpu`).
 
 mod error;
 mod format;
@@ -79,7 +71,6 @@ pub use pipeline::{RenderState, create_render_pipeline};
 pub use pipeline_cache::PipelineCacheFile;
 pub use vertex::VertexBuffers;
 
-/// The wgpu this crate was built with, so that the generated bind groups
-/// (`include_types!`) and a program that names wgpu through it need no
-/// wgpu dependency of a matching version of their own.
+/// The wgpu this crate was built with, for the generated bind groups
+/// (`include_types!`) and programs without a wgpu dependency of their own.
 pub use ::wgpu;

@@ -32,9 +32,8 @@ pub enum ModuleSource<'a> {
 }
 
 impl<'a> ModuleSource<'a> {
-    /// The shader's WGSL if the build shipped WGSL for it and no newer
-    /// words were hot-reloaded since, else its SPIR-V (decoded once and
-    /// kept, [`Shader::decode_cached`]).
+    /// The shader's WGSL if the build shipped it (and no newer words were
+    /// published), else its SPIR-V ([`Shader::decode_cached`]).
     ///
     /// ```
     /// use smolv_runtime::wgpu::ModuleSource;
@@ -65,11 +64,9 @@ impl<'a> ModuleSource<'a> {
     }
 }
 
-/// `words` without `OpLine` and `OpNoLine`: naga's SPIR-V front end
-/// refuses a module with line information among its types
-/// (`UnsupportedInstruction(Type, Line)`), which glslang and slangc write
-/// into debug builds. Borrowed when there is none; a damaged module is
-/// passed on as it is, for naga to report.
+/// `words` without `OpLine` and `OpNoLine`, which naga refuses among types
+/// (glslang and slangc write them into debug builds). A damaged module is
+/// passed on for naga to report.
 #[cfg(feature = "wgpu-spirv")]
 fn without_lines(words: &[u32]) -> Cow<'_, [u32]> {
     use smolv_format::spirv::{self, Instruction, Op};
@@ -87,9 +84,7 @@ fn without_lines(words: &[u32]) -> Cow<'_, [u32]> {
     Cow::Owned(kept)
 }
 
-/// wgpu's source for `shader`: what [`create_shader_module`] hands to
-/// `Device::create_shader_module`, for code that builds its own
-/// descriptor.
+/// wgpu's source for `shader`, as [`create_shader_module`] hands it over.
 ///
 /// ```
 /// # let set = smolv_runtime::shader::doc_example_raw_set();
@@ -103,9 +98,6 @@ pub fn shader_source(shader: &Shader) -> Result<wgpu::ShaderSource<'_>, WgpuErro
 
 /// A wgpu shader module of `shader`, labelled with its name: from the WGSL
 /// the build shipped, else from its SPIR-V (feature `wgpu-spirv`).
-///
-/// wgpu validates the module; as for any wgpu call, what it finds wrong
-/// goes to the device's error scopes or its uncaptured-error handler.
 ///
 /// ```no_run
 /// # fn example(device: &wgpu::Device) -> Result<(), Box<dyn std::error::Error>> {
@@ -123,13 +115,11 @@ pub fn create_shader_module(device: &wgpu::Device, shader: &Shader) -> Result<wg
 }
 
 /// A wgpu shader module of `shader`'s SPIR-V, passed to the Vulkan driver
-/// as it is: no naga, no SPIR-V front end in the binary, no translation
-/// and no validation by wgpu. For Vulkan-only programs.
+/// as it is: no naga, no translation and no validation by wgpu.
 ///
 /// The device needs `wgpu::Features::PASSTHROUGH_SHADERS` and the Vulkan
-/// backend; without them this returns [`WgpuError::Passthrough`]. wgpu does
-/// not apply pipeline `constants` to such a module: fold spec constants
-/// into the words first ([`crate::specialize`]) if you need other values.
+/// backend, else [`WgpuError::Passthrough`]. wgpu does not apply pipeline
+/// `constants` to such a module ([`crate::specialize`] folds them).
 ///
 /// # Safety
 ///
@@ -183,8 +173,7 @@ pub unsafe fn create_shader_module_passthrough(
         spirv: Some(Cow::Borrowed(shader.decode_cached()?)),
         ..Default::default()
     };
-    // SAFETY: the caller upholds the contract above, which is wgpu's: the
-    // words are valid for the device and match what they are used with.
+    // SAFETY: the caller upholds the contract above, which is wgpu's.
     Ok(unsafe { device.create_shader_module_passthrough(descriptor) })
 }
 

@@ -1,20 +1,19 @@
-//! A program's shader modules, made once and made again when hot reload
-//! publishes new words: wgpu's side of the "edit → new pipeline" loop.
+//! A program's shader modules, made again when hot reload publishes new
+//! words.
 
 use super::error::WgpuError;
 use super::module::create_shader_module;
 use super::scope::ready;
 use crate::shader::Shader;
+#[cfg(feature = "hot-reload")]
+use crate::shader::hot_reload::generation;
 
 /// One shader module per shader, kept with the shader version it was made
 /// from.
 ///
-/// With smolv-runtime's `hot-reload` feature, [`refresh`](Self::refresh)
-/// makes a new module for each shader that hot reload published new
-/// words for (`smolv-reload` does, on an edit), and says which: rebuild
-/// the pipelines that use them. A module wgpu refuses (an edit that
-/// compiles to SPIR-V naga rejects) is reported, and the old one stays.
-/// Without the feature, shaders never change and `refresh` finds nothing.
+/// With the `hot-reload` feature, [`refresh`](Self::refresh) makes a new
+/// module for each shader with newly published words, and says which; a
+/// module wgpu refuses is reported, and the old one stays.
 ///
 /// ```no_run
 /// # fn frame(
@@ -101,9 +100,8 @@ impl<'a> ShaderModules<'a> {
         self.entries.is_empty()
     }
 
-    /// The module of `shader`, made on first use ([`create_shader_module`]).
-    /// Shaders are told apart by address: pass the same `&Shader` each
-    /// time (an embedded shader is a `static`).
+    /// The module of `shader` (by address), made on first use
+    /// ([`create_shader_module`]).
     ///
     /// ```no_run
     /// # fn example(device: &wgpu::Device, sky: &'static smolv_runtime::Shader) -> Result<(), smolv_runtime::wgpu::WgpuError> {
@@ -127,8 +125,7 @@ impl<'a> ShaderModules<'a> {
     }
 
     /// Makes a new module for every shader whose words changed since its
-    /// module was made, and says which changed and which failed. Cheap when
-    /// nothing was published since the last call: one atomic load.
+    /// module was made; one atomic load when nothing was published.
     ///
     /// ```no_run
     /// # fn example(device: &wgpu::Device, modules: &mut smolv_runtime::wgpu::ShaderModules<'_>) {
@@ -173,11 +170,6 @@ fn checked_module(device: &wgpu::Device, shader: &Shader) -> Result<wgpu::Shader
         None => Ok(module),
         Some(error) => Err(WgpuError::Module { shader: shader.name().to_owned(), message: error.to_string() }),
     }
-}
-
-#[cfg(feature = "hot-reload")]
-fn generation() -> u64 {
-    crate::shader::hot_reload::generation()
 }
 
 #[cfg(not(feature = "hot-reload"))]

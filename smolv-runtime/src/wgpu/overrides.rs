@@ -1,10 +1,5 @@
-//! Spec constants as wgpu's pipeline-overridable constants.
-//!
-//! naga reads a SPIR-V `OpSpecConstant` as an `override` whose id is its
-//! `SpecId`, and wgpu looks an override with an id up by that id, written
-//! in decimal: so a GLSL `layout(constant_id = 3)` constant is `"3"` in
-//! `PipelineCompilationOptions::constants`. WGSL the build shipped (naga's
-//! WGSL back end) keeps the ids as `@id(3)`, so the same keys serve both.
+//! Spec constants as wgpu's pipeline-overridable constants, keyed by spec
+//! id in decimal (`layout(constant_id = 3)` and WGSL's `@id(3)` are `"3"`).
 
 use super::error::WgpuError;
 use super::wgsl::WgslModule;
@@ -35,8 +30,7 @@ pub struct Overrides {
 }
 
 impl Overrides {
-    /// No values yet for the spec constants `reflection` declares: the
-    /// shader's own defaults apply.
+    /// No values yet for the spec constants `reflection` declares.
     ///
     /// ```
     /// use smolv_runtime::reflect::{Reflection, ShaderStage};
@@ -47,9 +41,8 @@ impl Overrides {
         Self { declared: reflection.spec_constants.clone(), values: Vec::new() }
     }
 
-    /// No values yet for the spec constants of `shader`: from its
-    /// reflection, or, for a shader the build shipped as WGSL, from the
-    /// `@id` overrides of that WGSL.
+    /// No values yet for the spec constants of `shader` (from its WGSL's
+    /// `@id` overrides if the build shipped WGSL).
     ///
     /// ```
     /// # let set = smolv_runtime::shader::doc_example_raw_set();
@@ -65,8 +58,7 @@ impl Overrides {
         Ok(Self { declared, values: Vec::new() })
     }
 
-    /// Sets constant `id` (`constant_id`, `[[vk::constant_id]]`, `@id`)
-    /// to `value`. An id the shader does not declare, or a type wgpu's
+    /// Sets constant `id` to `value`; an undeclared id, or a type wgpu's
     /// overrides cannot hold, is an error.
     ///
     /// ```
@@ -86,8 +78,7 @@ impl Overrides {
         Ok(self)
     }
 
-    /// Sets the constant named `name` in the shader (where the build kept
-    /// names).
+    /// Sets the constant named `name` (where the build kept names).
     ///
     /// ```
     /// use smolv_runtime::reflect::{Reflection, ShaderStage, SpecConstant, SpecConstantType};
@@ -99,15 +90,12 @@ impl Overrides {
     /// # Ok::<(), smolv_runtime::wgpu::WgpuError>(())
     /// ```
     pub fn set_named(&mut self, name: &str, value: impl Into<Value>) -> Result<&mut Self, WgpuError> {
-        let id = self.declared.iter().find(|c| !c.name.is_empty() && c.name == name).map(|c| c.id);
-        match id {
-            Some(id) => self.set(id, value),
-            None => Err(self.unknown(format!("named `{name}`"))),
-        }
+        let declared = self.declared.iter().find(|c| !c.name.is_empty() && c.name == name);
+        let id = declared.map(|c| c.id).ok_or_else(|| self.unknown(format!("named `{name}`")))?;
+        self.set(id, value)
     }
 
-    /// Sets every `(id, value)`, such as the generated
-    /// `SpecConstants::values()`.
+    /// Sets every `(id, value)`, such as `SpecConstants::values()`.
     ///
     /// ```
     /// # let reflection = smolv_runtime::reflect::Reflection::from_spirv(&smolv_runtime::specialize::doc_ubershader())?;
@@ -123,8 +111,7 @@ impl Overrides {
         Ok(self)
     }
 
-    /// The values set, as `PipelineCompilationOptions::constants` takes
-    /// them: keyed by spec id in decimal.
+    /// The values set, for `PipelineCompilationOptions::constants`.
     ///
     /// ```
     /// # let reflection = smolv_runtime::reflect::Reflection::from_spirv(&smolv_runtime::specialize::doc_ubershader())?;
@@ -150,8 +137,7 @@ impl Overrides {
     }
 }
 
-/// `value` as wgpu's `f64` for a constant of the declared type. wgpu
-/// converts it back to the override's type (bool: nonzero is true).
+/// `value` as wgpu's `f64` for a constant of the declared type.
 fn as_f64(declared: &SpecConstant, value: Value) -> Result<f64, WgpuError> {
     let refuse = |ty| WgpuError::OverrideType { id: declared.id, name: declared.name.clone(), ty };
     let bits = match value {
@@ -161,8 +147,7 @@ fn as_f64(declared: &SpecConstant, value: Value) -> Result<f64, WgpuError> {
         Value::F32(v) => return Ok(f64::from(v)),
         Value::Bits(bits) => bits,
     };
-    // Raw bits mean what the declared type says; the low 32 bits for
-    // 32-bit types.
+    // Raw bits mean what the declared type says (the low 32 for 32-bit types).
     let low = u32::try_from(bits & 0xffff_ffff).unwrap_or(0);
     match declared.ty {
         SpecConstantType::Bool => Ok(f64::from(u8::from(bits != 0))),

@@ -1,12 +1,10 @@
-//! Render pipelines of a program: what a generated `render_pipeline`
-//! (`include_types!`, in a program's `wgpu` module) takes besides the
-//! modules and the layout, and the call it makes.
+//! Render pipelines, as a generated `render_pipeline` (`include_types!`)
+//! makes them.
 
 use super::layout::ProgramLayout;
 
-/// A render pipeline's state besides its shaders and layout. `Default`:
-/// no label, no vertex buffers, no colour targets, no overrides, a
-/// triangle list, no depth or stencil, one sample.
+/// A render pipeline's state besides its shaders and layout. `Default`: a
+/// triangle list, one sample, and nothing else.
 ///
 /// ```
 /// let targets = [Some(wgpu::TextureFormat::Rgba8Unorm.into())];
@@ -38,9 +36,7 @@ pub struct RenderState<'a> {
 }
 
 /// Creates a render pipeline with `layout`'s pipeline layout from
-/// `vertex` and `fragment` (each a module and its entry point) and
-/// `state`: what a program's generated `render_pipeline` calls with its
-/// modules' entry points.
+/// `vertex` and `fragment` (each a module and its entry point) and `state`.
 pub fn create_render_pipeline(
     device: &wgpu::Device,
     layout: &ProgramLayout,

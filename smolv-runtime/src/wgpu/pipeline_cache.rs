@@ -1,11 +1,9 @@
 //! wgpu's `PipelineCache` persisted to a file per adapter:
 //! [`PipelineCacheFile`].
 //!
-//! `Device::create_pipeline_cache` requires its data to be bytes that
-//! `PipelineCache::get_data` returned on an adapter with the same
-//! `wgpu::util::pipeline_cache_key`. The file therefore records, around
-//! wgpu's data, the adapter and driver it was written on, and only data
-//! that comes back whole and for this adapter and driver reaches wgpu:
+//! The file records, around wgpu's data, the adapter and driver it was
+//! written on, and only data that comes back whole and for this adapter
+//! and driver reaches wgpu:
 //!
 //! | offset | size | field                                                 |
 //! |-------:|-----:|-------------------------------------------------------|
@@ -17,8 +15,7 @@
 //! (each a `u32`, little-endian), the device type, the adapter's name, the
 //! driver and the driver info. Each text field is a `u16` length,
 //! little-endian, of at most [`MAX_FIELD`] bytes, then that many bytes of
-//! UTF-8. An adapter's own text longer than that is cut at a character
-//! boundary, the same way when writing and when comparing.
+//! UTF-8 (an adapter's longer text is cut at a character boundary).
 
 use std::path::{Path, PathBuf};
 
@@ -26,16 +23,14 @@ use super::error::WgpuError;
 use super::scope::ready;
 use crate::pipeline_cache_file::{self as file, CacheLoad, CacheRejected, Format};
 
-/// The magic and file format version [`PipelineCacheFile`] reads and writes.
 const FORMAT: Format = Format { magic: *b"SMOLVWPC", version: 1 };
 /// The most bytes a text field of the adapter record holds.
 const MAX_FIELD: usize = 256;
 /// The most characters of one field an error message shows.
 const SHOWN_CHARS: usize = 80;
 
-/// The driver and device a file was written for: what [`AdapterInfo`]
-/// says of them, less what may change between runs of the same driver
-/// (the PCI bus id, subgroup sizes).
+/// The driver and device a file was written for: [`AdapterInfo`] less what
+/// may change between runs (the PCI bus id, subgroup sizes).
 ///
 /// [`AdapterInfo`]: wgpu::AdapterInfo
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -99,12 +94,11 @@ impl Identity {
     /// The record at the start of `body`, and what follows it.
     fn read(body: &[u8]) -> Result<(Self, &[u8]), &'static str> {
         let mut reader = Reader(body);
-        let backend = reader.text()?;
-        let (vendor, device) = (reader.u32()?, reader.u32()?);
+        // Fields are read in the order written.
         let identity = Self {
-            backend,
-            vendor,
-            device,
+            backend: reader.text()?,
+            vendor: reader.u32()?,
+            device: reader.u32()?,
             device_type: reader.text()?,
             name: reader.text()?,
             driver: reader.text()?,
@@ -142,8 +136,8 @@ impl<'b> Reader<'b> {
         self.array().map(u32::from_le_bytes)
     }
 
-    /// A text field: its length is checked against [`MAX_FIELD`] before
-    /// anything is copied, and what is copied is in the file.
+    /// A text field, its length checked against [`MAX_FIELD`] before
+    /// anything is copied.
     fn text(&mut self) -> Result<String, &'static str> {
         let len = usize::from(u16::from_le_bytes(self.array()?));
         if len > MAX_FIELD {
@@ -175,14 +169,10 @@ fn wgpu_data<'f>(path: &Path, file: &'f [u8], this: &Identity) -> Result<&'f [u8
 /// adapter in a directory of the program's.
 ///
 /// wgpu offers [`wgpu::PipelineCache`] on its Vulkan backend only, with
-/// [`wgpu::Features::PIPELINE_CACHE`] (request it where
-/// `adapter.features()` has it). The file is used only when it is whole
-/// (its header's length and BLAKE3 hash match) and records this adapter
-/// and driver: backend, vendor and device ids, device type, name, driver
-/// and driver info. Anything else (a driver update, a file copied from
-/// another machine, damage) is ignored with a reason ([`CacheLoad::Ignored`])
-/// and the cache starts empty. Saving writes a temporary file and renames
-/// it into place. The file format is described in this module's source.
+/// [`wgpu::Features::PIPELINE_CACHE`]. The file is used only when it is
+/// whole (its length and BLAKE3 hash match) and records this adapter and
+/// driver; anything else is ignored with a reason ([`CacheLoad::Ignored`])
+/// and the cache starts empty. Saving is atomic.
 ///
 /// ```no_run
 /// # fn example(device: &wgpu::Device, descriptor: &wgpu::ComputePipelineDescriptor<'_>) -> Result<(), Box<dyn std::error::Error>> {
@@ -218,18 +208,14 @@ impl std::fmt::Debug for PipelineCacheFile {
 
 impl PipelineCacheFile {
     /// Creates the cache for `device`, seeded from its adapter's file in
-    /// `dir` when the file is whole and was written for this adapter and
-    /// driver (see [`CacheLoad`] for what was found). The adapter is the
-    /// one `device` was created from (`Device::adapter_info`), and the file
-    /// is `dir` joined with [`file_name`](Self::file_name).
+    /// `dir` ([`file_name`](Self::file_name)) when the file is whole and was
+    /// written for this adapter and driver ([`CacheLoad`] says what was
+    /// found).
     ///
-    /// Data wgpu itself drops (`fallback: true`: data of another wgpu
-    /// header version, or of a driver version `AdapterInfo` does not show)
-    /// starts the cache empty with no error; wgpu does not say when it does
-    /// that, so [`CacheLoad::Loaded`] says the data was handed to wgpu, not
-    /// that wgpu kept it. Data wgpu raises an error for is
-    /// [`CacheRejected::WgpuRejected`], caught in an error scope (no
-    /// uncaptured error), and the cache is made again without it.
+    /// [`CacheLoad::Loaded`] says the data was handed to wgpu, which may
+    /// drop it silently (`fallback: true`). Data wgpu raises an error for
+    /// is [`CacheRejected::WgpuRejected`], and the cache is made again
+    /// without it.
     ///
     /// # Errors
     /// [`WgpuError::NeedsPipelineCache`] when the device was created
@@ -240,15 +226,10 @@ impl PipelineCacheFile {
     /// # Safety
     /// wgpu requires the data to be bytes [`wgpu::PipelineCache::get_data`]
     /// returned on an adapter with the same `wgpu::util::pipeline_cache_key`,
-    /// and smolv cannot fully prove that of a file. It checks what it can:
-    /// the header, the length, the BLAKE3 hash and the adapter record. wgpu
-    /// then checks its own header (backend, vendor and device ids, driver
-    /// version, length), and the Vulkan driver its own (pipeline-cache
-    /// UUID). The hash is not a signature: a file forged on purpose, with a
-    /// matching hash and this adapter's record, passes every check smolv
-    /// makes and reaches the driver. So `dir` must be a directory only this
-    /// program writes, through [`save`](Self::save) (the user's cache
-    /// directory, not a download or a shared folder).
+    /// which smolv cannot fully prove of a file: it checks the header, the
+    /// length, the BLAKE3 hash and the adapter record, but the hash is not
+    /// a signature. So `dir` must be a directory only this program writes,
+    /// through [`save`](Self::save) (not a download or a shared folder).
     ///
     /// ```no_run
     /// # fn example(device: &wgpu::Device) -> Result<(), Box<dyn std::error::Error>> {
@@ -295,10 +276,7 @@ impl PipelineCacheFile {
     }
 
     /// The name of `adapter`'s file in the directory [`open`](Self::open)
-    /// is given: `smolv_` and wgpu's `util::pipeline_cache_key` form for
-    /// the backend, vendor and device ids (on Vulkan,
-    /// `smolv_wgpu_pipeline_cache_vulkan_{vendor}_{device}`), then `.bin`.
-    /// One adapter, one file; the driver is checked inside it.
+    /// is given: `smolv_`, wgpu's `util::pipeline_cache_key` form, `.bin`.
     ///
     /// ```
     /// use smolv_runtime::wgpu::PipelineCacheFile;
@@ -323,16 +301,10 @@ impl PipelineCacheFile {
     /// [`wgpu::ComputePipelineDescriptor::cache`].
     ///
     /// ```no_run
-    /// # fn example(device: &wgpu::Device, descriptor: &wgpu::RenderPipelineDescriptor<'_>) -> Result<(), Box<dyn std::error::Error>> {
-    /// use smolv_runtime::wgpu::PipelineCacheFile;
-    /// // SAFETY: as in `PipelineCacheFile::open`.
-    /// let (cache, _) = unsafe { PipelineCacheFile::open(device, "cache/pipelines")? };
-    /// let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-    ///     cache: Some(cache.cache()),
-    ///     ..descriptor.clone()
-    /// });
-    /// # let _ = pipeline;
-    /// # Ok(())
+    /// # fn example(device: &wgpu::Device, descriptor: &wgpu::RenderPipelineDescriptor<'_>,
+    /// #     cache: &smolv_runtime::wgpu::PipelineCacheFile) {
+    /// let descriptor = wgpu::RenderPipelineDescriptor { cache: Some(cache.cache()), ..descriptor.clone() };
+    /// let pipeline = device.create_render_pipeline(&descriptor);
     /// # }
     /// ```
     pub fn cache(&self) -> &wgpu::PipelineCache {
@@ -342,13 +314,9 @@ impl PipelineCacheFile {
     /// The file the cache loads from and saves to.
     ///
     /// ```no_run
-    /// # fn example(device: &wgpu::Device) -> Result<(), Box<dyn std::error::Error>> {
-    /// use smolv_runtime::wgpu::PipelineCacheFile;
-    /// // SAFETY: as in `PipelineCacheFile::open`.
-    /// let (cache, _) = unsafe { PipelineCacheFile::open(device, "cache/pipelines")? };
-    /// let name = PipelineCacheFile::file_name(&device.adapter_info());
+    /// # fn example(device: &wgpu::Device, cache: &smolv_runtime::wgpu::PipelineCacheFile) {
+    /// let name = smolv_runtime::wgpu::PipelineCacheFile::file_name(&device.adapter_info());
     /// assert_eq!(cache.path(), std::path::Path::new("cache/pipelines").join(name));
-    /// # Ok(())
     /// # }
     /// ```
     pub fn path(&self) -> &Path {
@@ -356,22 +324,15 @@ impl PipelineCacheFile {
     }
 
     /// Writes the cache's current contents to its file, atomically, and
-    /// returns how many bytes of wgpu's data it wrote (the file has the
-    /// 56-byte header and the adapter record on top). When wgpu has no
-    /// data to give (`PipelineCache::get_data` is `None`: a backend
-    /// without pipeline caches, or a lost device) it writes nothing,
-    /// leaves the file as it was, and returns `Ok(0)`.
+    /// returns how many bytes of wgpu's data it wrote; `Ok(0)`, writing
+    /// nothing, when wgpu has no data to give.
     ///
     /// # Errors
     /// [`WgpuError::Io`] when the file cannot be written.
     ///
     /// ```no_run
-    /// # fn example(device: &wgpu::Device) -> Result<(), Box<dyn std::error::Error>> {
-    /// use smolv_runtime::wgpu::PipelineCacheFile;
-    /// // SAFETY: as in `PipelineCacheFile::open`.
-    /// let (cache, _) = unsafe { PipelineCacheFile::open(device, "cache/pipelines")? };
+    /// # fn example(cache: &smolv_runtime::wgpu::PipelineCacheFile) -> Result<(), smolv_runtime::wgpu::WgpuError> {
     /// let written = cache.save()?; // at exit, or after a level loads
-    /// println!("saved {written} bytes");
     /// # Ok(())
     /// # }
     /// ```
@@ -400,15 +361,10 @@ unsafe fn create(device: &wgpu::Device, data: Option<&[u8]>) -> (wgpu::PipelineC
     (cache, ready(scope.pop()).map(|error| one_line(&error)))
 }
 
-/// wgpu's error on one line: its causes, outermost first (its own text
-/// spreads them over several lines, under "Caused by:").
+/// wgpu's error on one line: its causes, outermost first.
 fn one_line(error: &wgpu::Error) -> String {
-    let mut causes = Vec::new();
-    let mut cause = std::error::Error::source(error);
-    while let Some(error) = cause {
-        causes.push(error.to_string());
-        cause = error.source();
-    }
+    let causes: Vec<String> =
+        std::iter::successors(std::error::Error::source(error), |e| e.source()).map(|e| e.to_string()).collect();
     if causes.is_empty() {
         error.to_string().split_whitespace().collect::<Vec<_>>().join(" ")
     } else {

@@ -1,7 +1,6 @@
-//! What wgpu's binding types need and the reflection does not record: an
-//! image's dimension, sample type, arrayness and format, and whether a
-//! buffer or storage image is read-only. Read from the module's SPIR-V
-//! types, in one pass over its words.
+//! What wgpu's binding types need and the reflection does not record (an
+//! image's type, whether a buffer or image is read-only), read from the
+//! module's SPIR-V types in one pass.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -57,12 +56,6 @@ struct Decorations {
     non_readable: bool,
 }
 
-/// Per struct id: its members decorated `NonWritable`.
-#[derive(Default)]
-struct Members {
-    non_writable: BTreeSet<u32>,
-}
-
 /// The types this pass follows from a variable to its image or block.
 enum Ty {
     Scalar(Sampled),
@@ -72,14 +65,14 @@ enum Ty {
     Struct(u32),
 }
 
-/// Every descriptor variable of `words` by `(set, binding)`. Allocates no
-/// more than one entry per instruction.
+/// Every descriptor variable of `words` by `(set, binding)`.
 pub(crate) fn resources(words: &[u32]) -> Result<BTreeMap<(u32, u32), Resource>, Malformed> {
     if spirv::Header::read(words).is_none() {
         return Err(Malformed { offset: 0, reason: "no SPIR-V header" });
     }
     let mut decorations: BTreeMap<u32, Decorations> = BTreeMap::new();
-    let mut members: BTreeMap<u32, Members> = BTreeMap::new();
+    // Per struct id: its members decorated `NonWritable`.
+    let mut members: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
     let mut types: BTreeMap<u32, Ty> = BTreeMap::new();
     let mut variables: Vec<(u32, u32)> = Vec::new(); // (pointer type, id)
     for inst in spirv::instructions(words) {
@@ -101,7 +94,7 @@ pub(crate) fn resources(words: &[u32]) -> Result<BTreeMap<(u32, u32), Resource>,
                 }
             }
             Some(Op::MemberDecorate) if at(2)? == Decoration::NonWritable as u32 => {
-                members.entry(at(0)?).or_default().non_writable.insert(at(1)?);
+                members.entry(at(0)?).or_default().insert(at(1)?);
             }
             Some(Op::TypeInt) => {
                 let sampled = if at(2)? == 0 { Sampled::Uint } else { Sampled::Sint };
@@ -128,8 +121,6 @@ pub(crate) fn resources(words: &[u32]) -> Result<BTreeMap<(u32, u32), Resource>,
                 types.insert(at(0)?, Ty::Wraps(at(2)?));
             }
             Some(Op::TypeStruct) => {
-                // A one-word `OpTypeStruct` has no result id, and so no
-                // members to count after it.
                 let (&id, member_types) = operands
                     .split_first()
                     .ok_or(Malformed { offset, reason: "an OpTypeStruct without a result id" })?;
@@ -147,8 +138,7 @@ pub(crate) fn resources(words: &[u32]) -> Result<BTreeMap<(u32, u32), Resource>,
         let (Some(set), Some(binding)) = (decoration.set, decoration.binding) else { continue };
         let mut resource =
             Resource { image: None, non_writable: decoration.non_writable, non_readable: decoration.non_readable };
-        // Follow pointer, arrays and sampled image to what they hold; a
-        // chain longer than the type count is a cycle.
+        // Follow the wrappers; a chain longer than the type count is a cycle.
         let mut ty = pointer;
         for _ in 0..=types.len() {
             match types.get(&ty) {
@@ -162,7 +152,7 @@ pub(crate) fn resources(words: &[u32]) -> Result<BTreeMap<(u32, u32), Resource>,
                     break;
                 }
                 Some(Ty::Struct(count)) => {
-                    let read_only = members.get(&ty).is_some_and(|m| m.non_writable.len() as u64 == u64::from(*count));
+                    let read_only = members.get(&ty).is_some_and(|m| m.len() as u64 == u64::from(*count));
                     resource.non_writable |= *count > 0 && read_only;
                     break;
                 }

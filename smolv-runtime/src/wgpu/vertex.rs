@@ -1,12 +1,10 @@
-//! wgpu vertex buffer layouts from the typed vertex inputs that
-//! `include_types!` generates (`VERTEX_LAYOUT`, `Vertex::LAYOUT`).
+//! wgpu vertex buffer layouts from the generated `VERTEX_LAYOUT`s.
 
 use super::error::WgpuError;
 use super::format::vertex_format;
 use crate::interface::VertexBufferLayout;
 
-/// The vertex buffers of a pipeline, as wgpu takes them: owned
-/// attributes, so that [`layouts`](Self::layouts) can lend them.
+/// The vertex buffers of a pipeline, as wgpu takes them.
 ///
 /// ```
 /// use smolv_runtime::interface::{VertexAttribute, VertexBufferLayout};
@@ -34,8 +32,7 @@ pub struct VertexBuffers {
 }
 
 impl VertexBuffers {
-    /// One wgpu buffer per layout, in order: buffer slot `i` is
-    /// `buffers[i]`. A format wgpu has no vertex format for is
+    /// One wgpu buffer per layout, in order; a format wgpu lacks is
     /// [`WgpuError::VertexFormat`].
     ///
     /// ```

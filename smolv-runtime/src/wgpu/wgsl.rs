@@ -1,7 +1,5 @@
-//! What a shader the build shipped as WGSL declares: its bindings,
-//! immediates and overrides, read with naga's WGSL front end (the one wgpu
-//! links to read the same text, so a program carries no second parser).
-//! Such a shader has no SPIR-V, so no SPIR-V reflection.
+//! What a shader shipped as WGSL declares (bindings, immediates and
+//! overrides), read with naga's WGSL front end, which wgpu links anyway.
 
 use std::num::NonZeroU32;
 
@@ -133,9 +131,7 @@ impl WgslModule {
             .unwrap_or(0)
     }
 
-    /// Its overrides, as spec constants: the `@id` (what naga's WGSL back
-    /// end writes for a SPIR-V `SpecId`) and name. An override without an
-    /// id has none to key it by here, and is left out.
+    /// Its overrides with an `@id`, as spec constants.
     pub(crate) fn overrides(&self) -> Vec<SpecConstant> {
         self.module
             .overrides
@@ -172,50 +168,19 @@ fn dimension(dim: ImageDimension, arrayed: bool) -> Option<TextureViewDimension>
 
 /// naga's storage format as wgpu's texture format: the same names.
 fn storage_format(format: naga::StorageFormat) -> wgpu::TextureFormat {
-    use naga::StorageFormat as S;
-    use wgpu::TextureFormat as T;
-    match format {
-        S::R8Unorm => T::R8Unorm,
-        S::R8Snorm => T::R8Snorm,
-        S::R8Uint => T::R8Uint,
-        S::R8Sint => T::R8Sint,
-        S::R16Uint => T::R16Uint,
-        S::R16Sint => T::R16Sint,
-        S::R16Float => T::R16Float,
-        S::Rg8Unorm => T::Rg8Unorm,
-        S::Rg8Snorm => T::Rg8Snorm,
-        S::Rg8Uint => T::Rg8Uint,
-        S::Rg8Sint => T::Rg8Sint,
-        S::R32Uint => T::R32Uint,
-        S::R32Sint => T::R32Sint,
-        S::R32Float => T::R32Float,
-        S::Rg16Uint => T::Rg16Uint,
-        S::Rg16Sint => T::Rg16Sint,
-        S::Rg16Float => T::Rg16Float,
-        S::Rgba8Unorm => T::Rgba8Unorm,
-        S::Rgba8Snorm => T::Rgba8Snorm,
-        S::Rgba8Uint => T::Rgba8Uint,
-        S::Rgba8Sint => T::Rgba8Sint,
-        S::Bgra8Unorm => T::Bgra8Unorm,
-        S::Rgb10a2Uint => T::Rgb10a2Uint,
-        S::Rgb10a2Unorm => T::Rgb10a2Unorm,
-        S::Rg11b10Ufloat => T::Rg11b10Ufloat,
-        S::R64Uint => T::R64Uint,
-        S::Rg32Uint => T::Rg32Uint,
-        S::Rg32Sint => T::Rg32Sint,
-        S::Rg32Float => T::Rg32Float,
-        S::Rgba16Uint => T::Rgba16Uint,
-        S::Rgba16Sint => T::Rgba16Sint,
-        S::Rgba16Float => T::Rgba16Float,
-        S::Rgba32Uint => T::Rgba32Uint,
-        S::Rgba32Sint => T::Rgba32Sint,
-        S::Rgba32Float => T::Rgba32Float,
-        S::R16Unorm => T::R16Unorm,
-        S::R16Snorm => T::R16Snorm,
-        S::Rg16Unorm => T::Rg16Unorm,
-        S::Rg16Snorm => T::Rg16Snorm,
-        S::Rgba16Unorm => T::Rgba16Unorm,
-        S::Rgba16Snorm => T::Rgba16Snorm,
+    macro_rules! same_names {
+        ($($name:ident,)*) => {
+            match format {
+                $(naga::StorageFormat::$name => wgpu::TextureFormat::$name,)*
+            }
+        };
+    }
+    same_names! {
+        R8Unorm, R8Snorm, R8Uint, R8Sint, R16Uint, R16Sint, R16Float, Rg8Unorm, Rg8Snorm, Rg8Uint, Rg8Sint, R32Uint,
+        R32Sint, R32Float, Rg16Uint, Rg16Sint, Rg16Float, Rgba8Unorm, Rgba8Snorm, Rgba8Uint, Rgba8Sint, Bgra8Unorm,
+        Rgb10a2Uint, Rgb10a2Unorm, Rg11b10Ufloat, R64Uint, Rg32Uint, Rg32Sint, Rg32Float, Rgba16Uint, Rgba16Sint,
+        Rgba16Float, Rgba32Uint, Rgba32Sint, Rgba32Float, R16Unorm, R16Snorm, Rg16Unorm, Rg16Snorm, Rgba16Unorm,
+        Rgba16Snorm,
     }
 }
 
