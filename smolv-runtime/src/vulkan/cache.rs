@@ -1,10 +1,6 @@
-//! A `VkPipelineCache` persisted to a file.
-//!
-//! `vkCreatePipelineCache` requires its initial data to be bytes that
-//! `vkGetPipelineCacheData` returned; a driver is not required to survive
-//! anything else. The file therefore wraps the driver's data in a header of
-//! its own, and only data that comes back whole and unchanged reaches the
-//! driver:
+//! A `VkPipelineCache` persisted to a file. A driver need not survive
+//! initial data other than what it returned, so the file wraps that data in
+//! a header of its own, and only data that comes back whole reaches it:
 //!
 //! | offset | size | field                                        |
 //! |-------:|-----:|----------------------------------------------|
@@ -16,10 +12,7 @@
 //! | 56     | ...  | the driver data (`vkGetPipelineCacheData`)   |
 //!
 //! The hash catches truncation, bit rot and partial writes; it is not a
-//! signature, so a file forged on purpose with a matching hash is outside
-//! what it guards against (as with any cache a user can write to). The
-//! header, its checks and the atomic save are `crate::pipeline_cache_file`'s,
-//! which the wgpu layer's cache file shares (with a magic of its own).
+//! signature. The header and the atomic save are `crate::pipeline_cache_file`'s.
 
 use std::path::{Path, PathBuf};
 
@@ -28,26 +21,13 @@ use ash::vk;
 use super::{VulkanError, check};
 use crate::pipeline_cache_file::{self as file, CacheLoad, CacheRejected, Format};
 
-/// A pipeline cache that lives in a file between runs.
-///
-/// The file is used only when it is whole (its own header's length and
-/// BLAKE3 hash match the data) and the driver data names this device: the
-/// same vendor, device and pipeline-cache UUID. Anything else is ignored
-/// (see [`CacheLoad::Ignored`]) and the cache starts empty. Saving writes a
-/// temporary file and renames it into place. The file format is described
-/// in this module's source.
+/// A pipeline cache that lives in a file between runs: used only when whole
+/// and written for this device (vendor, device and pipeline-cache UUID),
+/// else ignored ([`CacheLoad::Ignored`]); saved atomically.
 ///
 /// ```no_run
-/// # use ash::vk;
-/// # use smolv_runtime::reflect::Reflection;
-/// # #[allow(unused)]
-/// # fn example(
-/// #     device: ash::Device,
-/// #     properties: &vk::PhysicalDeviceProperties,
-/// #     vertex_spirv: &[u32],
-/// #     fragment_spirv: &[u32],
-/// #     cmd: vk::CommandBuffer,
-/// # ) -> Result<(), Box<dyn std::error::Error>> {
+/// # use {ash::vk, smolv_runtime::reflect::Reflection};
+/// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
 /// use smolv_runtime::vulkan::{PipelineCacheFile, PipelineManager, PipelineOptions};
 /// // SAFETY: `device` is valid, and the manager (which uses the cache) is
 /// // dropped before the cache.
@@ -74,9 +54,6 @@ impl std::fmt::Debug for PipelineCacheFile {
 /// The magic and file format version [`PipelineCacheFile`] reads and
 /// writes (the header is `pipeline_cache_file`'s, shared with wgpu).
 const FORMAT: Format = Format { magic: *b"SMOLVPC\0", version: 1 };
-/// Size of the file's own header.
-#[cfg(test)]
-const FILE_HEADER_LEN: usize = file::HEADER_LEN;
 /// Size of the driver's `VkPipelineCacheHeaderVersionOne`.
 const DRIVER_HEADER_LEN: usize = 32;
 
@@ -86,25 +63,15 @@ fn u32_at(data: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(word)
 }
 
-/// The driver data inside a cache file, if the file is whole and written
-/// for this device.
+/// The driver data inside a cache file, if the file is whole and its
+/// driver header (`VkPipelineCacheHeaderVersionOne`) names this device.
 fn driver_data<'d>(
     path: &Path,
     file: &'d [u8],
     properties: &vk::PhysicalDeviceProperties,
 ) -> Result<&'d [u8], CacheRejected> {
-    let body = FORMAT.body(path, file)?;
-    check_driver_header(|| path.to_owned(), body, properties)?;
-    Ok(body)
-}
-
-/// Checks the driver's own header (`VkPipelineCacheHeaderVersionOne`)
-/// against this device.
-fn check_driver_header(
-    path: impl Fn() -> PathBuf,
-    data: &[u8],
-    properties: &vk::PhysicalDeviceProperties,
-) -> Result<(), CacheRejected> {
+    let data = FORMAT.body(path, file)?;
+    let path = || path.to_owned();
     let malformed = |reason| Err(CacheRejected::DriverHeader { path: path(), reason });
     if data.len() < DRIVER_HEADER_LEN {
         return malformed("shorter than VkPipelineCacheHeaderVersionOne");
@@ -129,42 +96,27 @@ fn check_driver_header(
     if data[16..32] != properties.pipeline_cache_uuid {
         return Err(CacheRejected::OtherDriver(path()));
     }
-    Ok(())
-}
-
-/// The file bytes for `data`: the smolv header, then the driver data.
-fn file_bytes(data: &[u8]) -> Vec<u8> {
-    FORMAT.file_bytes(&[data])
+    Ok(data)
 }
 
 impl PipelineCacheFile {
-    /// Creates the cache, seeded from `path` when the file is whole and
-    /// suits this device (see [`CacheLoad`] for what was found).
+    /// Creates the cache, seeded from `path` when the file suits this
+    /// device ([`CacheLoad`] says what was found).
     ///
     /// # Errors
-    /// Only when `vkCreatePipelineCache` fails for an empty cache; an
-    /// unusable file is not an error.
+    /// Only when `vkCreatePipelineCache` fails for an empty cache.
     ///
     /// # Safety
     /// - `device` must be a valid device, and `properties` those of its
     ///   physical device.
     /// - `device` must outlive the returned value.
     /// - When the value is dropped, no pipeline creation that uses
-    ///   [`handle`](Self::handle) may be in progress or follow, for
-    ///   example from a [`PipelineManager`](super::PipelineManager) given
-    ///   this handle: drop that first.
+    ///   [`handle`](Self::handle) may be in progress or follow (drop a
+    ///   [`PipelineManager`](super::PipelineManager) given it first).
     ///
     /// ```no_run
-    /// # use ash::vk;
-    /// # use smolv_runtime::reflect::Reflection;
-    /// # #[allow(unused)]
-    /// # fn example(
-    /// #     device: ash::Device,
-    /// #     properties: &vk::PhysicalDeviceProperties,
-    /// #     vertex_spirv: &[u32],
-    /// #     fragment_spirv: &[u32],
-    /// #     cmd: vk::CommandBuffer,
-    /// # ) -> Result<(), Box<dyn std::error::Error>> {
+    /// # use {ash::vk, smolv_runtime::reflect::Reflection};
+    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
     /// use smolv_runtime::vulkan::PipelineCacheFile;
     /// // SAFETY: `device` is valid, `properties` are its physical device's, and no
     /// // pipeline creation uses the cache after it is dropped.
@@ -189,15 +141,12 @@ impl PipelineCacheFile {
             },
         };
         let info = vk::PipelineCacheCreateInfo::default().initial_data(data);
-        // SAFETY: `device` is valid (the caller's contract); `info` points at
-        // `data`, which lives across the call and is either empty or exactly
-        // the bytes `vkGetPipelineCacheData` returned when saving (its length
-        // and hash match), for this device and driver.
+        // SAFETY: `device` is valid (the caller's contract); `data` lives
+        // across the call and is empty or the bytes this driver returned.
         let created = unsafe { device.create_pipeline_cache(&info, None) };
         let (cache, load) = match (created, load) {
             (Ok(cache), load) => (cache, load),
-            // A driver that refuses its own data despite the checks: start
-            // empty rather than fail.
+            // A driver that refuses its own data: start empty.
             (Err(result), CacheLoad::Loaded { .. }) => {
                 let empty = vk::PipelineCacheCreateInfo::default();
                 // SAFETY: as above, with no initial data.
@@ -212,16 +161,8 @@ impl PipelineCacheFile {
     /// The cache handle, for `vkCreateGraphicsPipelines` and friends.
     ///
     /// ```no_run
-    /// # use ash::vk;
-    /// # use smolv_runtime::reflect::Reflection;
-    /// # #[allow(unused)]
-    /// # fn example(
-    /// #     device: ash::Device,
-    /// #     properties: &vk::PhysicalDeviceProperties,
-    /// #     vertex_spirv: &[u32],
-    /// #     fragment_spirv: &[u32],
-    /// #     cmd: vk::CommandBuffer,
-    /// # ) -> Result<(), Box<dyn std::error::Error>> {
+    /// # use {ash::vk, smolv_runtime::reflect::Reflection};
+    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
     /// use smolv_runtime::vulkan::PipelineCacheFile;
     /// // SAFETY: as in `PipelineCacheFile::open`.
     /// let (cache, _) = unsafe { PipelineCacheFile::open(device.clone(), properties, "pipelines.bin")? };
@@ -258,16 +199,8 @@ impl PipelineCacheFile {
     /// When `vkGetPipelineCacheData` fails.
     ///
     /// ```no_run
-    /// # use ash::vk;
-    /// # use smolv_runtime::reflect::Reflection;
-    /// # #[allow(unused)]
-    /// # fn example(
-    /// #     device: ash::Device,
-    /// #     properties: &vk::PhysicalDeviceProperties,
-    /// #     vertex_spirv: &[u32],
-    /// #     fragment_spirv: &[u32],
-    /// #     cmd: vk::CommandBuffer,
-    /// # ) -> Result<(), Box<dyn std::error::Error>> {
+    /// # use {ash::vk, smolv_runtime::reflect::Reflection};
+    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
     /// use smolv_runtime::vulkan::PipelineCacheFile;
     /// // SAFETY: as in `PipelineCacheFile::open`.
     /// let (cache, _) = unsafe { PipelineCacheFile::open(device.clone(), properties, "pipelines.bin")? };
@@ -276,29 +209,19 @@ impl PipelineCacheFile {
     /// # }
     /// ```
     pub fn data(&self) -> Result<Vec<u8>, VulkanError> {
-        // SAFETY: the cache is a live handle owned by this object, on a
-        // device that outlives it (the contract of `open`).
+        // SAFETY: a live handle of this object's (the contract of `open`).
         check("vkGetPipelineCacheData", unsafe { self.device.get_pipeline_cache_data(self.cache) })
     }
 
-    /// Writes the cache's current contents to its file, atomically, and
-    /// returns how many bytes of driver data it wrote (the file has a
-    /// 56-byte header on top).
+    /// Writes the cache's contents to its file, atomically, and returns how
+    /// many bytes of driver data it wrote (plus a 56-byte header).
     ///
     /// # Errors
     /// When the driver cannot return the data, or the file cannot be written.
     ///
     /// ```no_run
-    /// # use ash::vk;
-    /// # use smolv_runtime::reflect::Reflection;
-    /// # #[allow(unused)]
-    /// # fn example(
-    /// #     device: ash::Device,
-    /// #     properties: &vk::PhysicalDeviceProperties,
-    /// #     vertex_spirv: &[u32],
-    /// #     fragment_spirv: &[u32],
-    /// #     cmd: vk::CommandBuffer,
-    /// # ) -> Result<(), Box<dyn std::error::Error>> {
+    /// # use {ash::vk, smolv_runtime::reflect::Reflection};
+    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
     /// use smolv_runtime::vulkan::PipelineCacheFile;
     /// // SAFETY: as in `PipelineCacheFile::open`.
     /// let (cache, _) = unsafe { PipelineCacheFile::open(device.clone(), properties, "pipelines.bin")? };
@@ -309,7 +232,7 @@ impl PipelineCacheFile {
     /// ```
     pub fn save(&self) -> Result<usize, VulkanError> {
         let data = self.data()?;
-        file::write_atomically(&self.path, &file_bytes(&data))
+        file::write_atomically(&self.path, &FORMAT.file_bytes(&[data.as_slice()]))
             .map_err(|source| VulkanError::Io { path: self.path.clone(), source })?;
         Ok(data.len())
     }
@@ -326,6 +249,12 @@ impl Drop for PipelineCacheFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const FILE_HEADER_LEN: usize = file::HEADER_LEN;
+
+    fn file_bytes(data: &[u8]) -> Vec<u8> {
+        FORMAT.file_bytes(&[data])
+    }
 
     fn properties() -> vk::PhysicalDeviceProperties {
         vk::PhysicalDeviceProperties {

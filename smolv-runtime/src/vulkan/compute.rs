@@ -1,22 +1,16 @@
-//! Compute pipelines: created on the caller's thread or on the manager's
-//! background worker, handed out as a slot that fills when ready.
+//! Compute pipelines, handed out as a slot that fills when ready.
 
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
 use ash::vk;
 
-use super::modules::{ShaderModules, StageCode};
+use super::modules::{OwnedStageCode, ShaderModules};
 use super::rebuilds::Rebuilds;
 use super::{VulkanError, check, lock};
-use crate::reflect::Reflection;
-use smolv_codec::specialize::Value;
 
 /// A compute pipeline, ready now or being created in the background (see
 /// [`PipelineManager::request_compute`](super::PipelineManager::request_compute)).
-///
-/// The [example on `PipelineManager`](super::PipelineManager#example)
-/// dispatches one.
 ///
 /// ```no_run
 /// # use ash::vk;
@@ -33,7 +27,7 @@ pub struct ComputeSlot {
     state: Mutex<Option<Result<vk::Pipeline, vk::Result>>>,
     ready: Condvar,
     layout: vk::PipelineLayout,
-    rebuilds: Mutex<Rebuilds>,
+    pub(crate) rebuilds: Mutex<Rebuilds>,
 }
 
 impl ComputeSlot {
@@ -81,18 +75,13 @@ impl ComputeSlot {
     /// Waits until creation has finished and returns the pipeline.
     ///
     /// # Errors
-    /// The error `vkCreateComputePipelines` (or the module creation before
-    /// it) returned.
+    /// The error `vkCreateComputePipelines` (or module creation) returned.
     pub fn wait(&self) -> Result<vk::Pipeline, VulkanError> {
-        let mut state = lock(&self.state);
-        loop {
-            match *state {
-                Some(outcome) => {
-                    return outcome.map_err(|result| VulkanError::Call { call: "vkCreateComputePipelines", result });
-                }
-                None => state = self.ready.wait(state).unwrap_or_else(std::sync::PoisonError::into_inner),
-            }
-        }
+        let state = self.ready.wait_while(lock(&self.state), |state| state.is_none());
+        // Never `None` once the wait returns.
+        let outcome =
+            (*state.unwrap_or_else(std::sync::PoisonError::into_inner)).unwrap_or(Err(vk::Result::ERROR_UNKNOWN));
+        outcome.map_err(|result| VulkanError::Call { call: "vkCreateComputePipelines", result })
     }
 
     /// The pipeline layout to bind descriptor sets and push constants with.
@@ -100,9 +89,8 @@ impl ComputeSlot {
         self.layout
     }
 
-    /// How many rebuilds have been swapped in (0 until the first one; see
+    /// How many rebuilds have been swapped in (see
     /// [`PipelineManager::rebuild_compute`](super::PipelineManager::rebuild_compute)).
-    /// Read [`pipeline`](Self::pipeline) again each frame to use the latest.
     ///
     /// ```no_run
     /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager, slot: &std::sync::Arc<smolv_runtime::vulkan::ComputeSlot>, stage: &smolv_runtime::vulkan::Stage<'_>) -> Result<(), Box<dyn std::error::Error>> {
@@ -131,8 +119,7 @@ impl ComputeSlot {
         lock(&self.rebuilds).ready_at
     }
 
-    /// The error of the latest rebuild, if it failed on the worker and no
-    /// later rebuild has been swapped in since (the slot keeps its pipeline).
+    /// The error of the latest rebuild, if it failed on the worker.
     ///
     /// ```no_run
     /// # fn example(slot: &smolv_runtime::vulkan::ComputeSlot) {
@@ -145,20 +132,9 @@ impl ComputeSlot {
         lock(&self.rebuilds).failure("vkCreateComputePipelines (rebuild)")
     }
 
-    /// Numbers a new rebuild of this slot.
-    pub(crate) fn request_rebuild(&self) -> u64 {
-        lock(&self.rebuilds).request()
-    }
-
-    /// Rebuild `request` failed with `result`.
-    pub(crate) fn rebuild_failed(&self, request: u64, result: vk::Result) {
-        lock(&self.rebuilds).fail(request, result);
-    }
-
-    /// Puts rebuild `request`'s `pipeline` in if it is newer than the
-    /// slot's, then calls `landed` (still in landing order: later rebuilds
-    /// wait for it): returns the pipeline it replaced (to retire), or gives
-    /// `pipeline` back when a later rebuild is in already.
+    /// Puts rebuild `request`'s `pipeline` in if it is newer than the slot's,
+    /// then calls `landed` (in landing order): returns the pipeline it
+    /// replaced, or gives `pipeline` back when a later rebuild is in.
     pub(crate) fn swap(
         &self,
         request: u64,
@@ -184,9 +160,7 @@ impl ComputeSlot {
 
 /// A compute pipeline to create: owned, so it can travel to a worker.
 pub(crate) struct ComputeJob {
-    pub(crate) code: Vec<u32>,
-    pub(crate) values: Vec<(u32, Value)>,
-    pub(crate) reflection: Reflection,
+    pub(crate) stage: OwnedStageCode,
     pub(crate) layout: vk::PipelineLayout,
 }
 
@@ -201,14 +175,8 @@ impl ComputeJob {
         device: &ash::Device,
         cache: vk::PipelineCache,
     ) -> Result<vk::Pipeline, VulkanError> {
-        let stage = StageCode {
-            stage: vk::ShaderStageFlags::COMPUTE,
-            code: &self.code,
-            values: &self.values,
-            reflection: &self.reflection,
-        };
         // SAFETY: the code is valid SPIR-V (this function's contract).
-        let modules = unsafe { ShaderModules::new(device, std::slice::from_ref(&stage))? };
+        let modules = unsafe { ShaderModules::new(device, &[self.stage.borrow()])? };
         let specializations = modules.specialization_infos();
         let stages = modules.stage_infos(&specializations);
         let info = vk::ComputePipelineCreateInfo::default().stage(stages[0]).layout(self.layout);

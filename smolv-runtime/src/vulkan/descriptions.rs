@@ -1,19 +1,13 @@
-//! ash's descriptions of the plain interface data in
-//! [`crate::interface`]: what generated code's constants become when a
-//! user builds their own layouts instead of the [`LayoutCache`]'s.
-//!
-//! [`LayoutCache`]: super::LayoutCache
+//! ash's descriptions of the plain interface data in [`crate::interface`],
+//! for layouts built by hand.
 
 use ash::vk;
 
 use crate::interface::{Binding, VertexAttribute, VertexBufferLayout};
 
 impl Binding {
-    /// The binding as ash describes it in a `VkDescriptorSetLayout`. A
-    /// runtime-sized array (`count` 0) has no count of its own: give it
-    /// one with `.descriptor_count(n)` (and the layout the
-    /// `VARIABLE_DESCRIPTOR_COUNT` flag), or Vulkan reads the binding as
-    /// empty.
+    /// The binding as ash describes it in a `VkDescriptorSetLayout` (give a
+    /// runtime-sized array, `count` 0, a count with `.descriptor_count(n)`).
     ///
     /// ```
     /// use ash::vk;
@@ -69,14 +63,9 @@ impl VertexAttribute {
 }
 
 impl VertexBufferLayout<'_> {
-    /// The buffer as ash describes it, bound at `binding`: its stride, and
-    /// `INSTANCE` input rate where [`per_instance`](Self::per_instance).
-    ///
-    /// A generated `VERTEX_LAYOUT` is one buffer of every input, one
-    /// element per vertex. Instanced drawing takes a second layout with
-    /// `per_instance: true` at another binding; here the same data as
-    /// [`VertexInput::from_buffers`](super::VertexInput::from_buffers)
-    /// gives the manager:
+    /// The buffer as ash describes it, bound at `binding` (`INSTANCE` rate
+    /// where [`per_instance`](Self::per_instance)); instanced drawing takes
+    /// a second layout, as [`VertexInput::from_buffers`](super::VertexInput::from_buffers) does:
     ///
     /// ```
     /// use ash::vk;

@@ -1,17 +1,14 @@
-//! Descriptor sets from the generated types: what the `SetN` structs of
-//! a program (`include_types!`, e.g. `shaders::tint::Set0 { tint }`) call
-//! to make a pool and to allocate a set with the program's layout, and the
-//! few constructors that fill their fields.
+//! Descriptor sets from the generated types: what a program's `SetN`
+//! structs (`include_types!`) call to make a pool and allocate a set, and
+//! the constructors that fill their fields.
 //!
 //! # Safety of a write
 //!
-//! A generated `SetN::write` (and `SetN::allocate`, which writes) asks,
-//! as `vkUpdateDescriptorSets` does: `device` is valid; the set is one of
-//! it, allocated with set N's layout of the program, in no command buffer
-//! that is pending or recording; and every handle in the struct is a live
-//! object of `device` of the kind its binding declares. smolv checked the
-//! descriptor types, counts and binding numbers against the shaders; it
-//! cannot check the handles.
+//! A generated `SetN::write` (and `SetN::allocate`) asks what
+//! `vkUpdateDescriptorSets` does: a valid `device`; a set of it allocated
+//! with set N's layout, in no pending or recording command buffer; and
+//! every handle a live object of `device` of its binding's kind (smolv
+//! checked types, counts and bindings, not handles).
 //!
 //! ```no_run
 //! # use smolv_runtime::vulkan::ash::{self, vk};
@@ -86,8 +83,8 @@ pub fn combined(sampler: vk::Sampler, view: vk::ImageView, layout: vk::ImageLayo
     vk::DescriptorImageInfo { sampler, image_view: view, image_layout: layout }
 }
 
-/// `sizes` (the descriptors of one set, as a generated `SetN::POOL_SIZES`
-/// gives them) times `sets`, without the empty ones.
+/// `sizes` (one set's, a generated `SetN::POOL_SIZES`) times `sets`,
+/// without the empty ones.
 ///
 /// # Errors
 /// [`VulkanError::DescriptorLimit`] where a count times `sets` passes
@@ -117,10 +114,8 @@ pub fn pool_sizes(sizes: &[vk::DescriptorPoolSize], sets: u32) -> Result<Vec<vk:
         .collect()
 }
 
-/// Creates a descriptor pool that holds `sets` sets (at least one) of
-/// `sizes` each: a generated `SetN::create_pool` passes its `POOL_SIZES`.
-/// Destroy it with `vkDestroyDescriptorPool` (which frees its sets) before
-/// the device.
+/// Creates a descriptor pool of `sets` sets (at least one) of `sizes`
+/// each, for the caller to destroy before the device.
 ///
 /// # Errors
 /// As [`pool_sizes`], or the failing Vulkan call.
@@ -141,13 +136,11 @@ pub unsafe fn create_pool(
 }
 
 /// Allocates one descriptor set from `pool` with `layout`'s set layout for
-/// set number `set`: what a generated `SetN::allocate` calls before it
-/// writes the resources.
+/// set number `set`.
 ///
 /// # Errors
-/// [`VulkanError::SetNotInLayout`] where `layout` has no set `set` (a
-/// layout of another program), or the failing Vulkan call (a pool out of
-/// memory or sets is `VK_ERROR_OUT_OF_POOL_MEMORY`).
+/// [`VulkanError::SetNotInLayout`] where `layout` has no set `set`, or the
+/// failing Vulkan call.
 ///
 /// # Safety
 /// - `device` must be a valid device, and `pool` a descriptor pool of it

@@ -1,6 +1,5 @@
-//! What the device was created with, as far as the manager needs to know:
-//! the features, extensions and subgroup operations that pipeline state
-//! and shader capabilities need.
+//! The features, extensions and subgroup operations the device was created
+//! with, as far as pipeline state and shader capabilities need them.
 
 use std::ffi::CStr;
 
@@ -8,12 +7,9 @@ use ash::vk;
 
 use super::capabilities::{Extension, Feature};
 
-/// The device features and extensions the manager may rely on: those
-/// enabled on the device. State, and shader capabilities
-/// ([`capabilities`](super::capabilities)), that need one missing here are
-/// refused with [`VulkanError::FeatureNotEnabled`](super::VulkanError::FeatureNotEnabled)
-/// before anything reaches the driver.
-///
+/// The device features and extensions enabled on the device: state and
+/// [`capabilities`](super::capabilities) that need one missing here are
+/// refused ([`VulkanError::FeatureNotEnabled`](super::VulkanError::FeatureNotEnabled)).
 /// Fill it from the structures given to `vkCreateDevice`:
 ///
 /// ```
@@ -48,8 +44,7 @@ fn on(value: vk::Bool32) -> bool {
 }
 
 impl DeviceFeatures {
-    /// Nothing enabled: the same as `DeviceFeatures::default()`, usable in
-    /// `const` (for [`PipelineOptions::new`](super::PipelineOptions::new)).
+    /// Nothing enabled: `default()` in `const`.
     pub(crate) const NONE: Self = Self {
         features: 0,
         extensions: 0,
@@ -66,9 +61,14 @@ impl DeviceFeatures {
     /// assert_eq!(DeviceFeatures::from_enabled(&vk::PhysicalDeviceFeatures::default()), DeviceFeatures::default());
     /// ```
     pub fn from_enabled(enabled: &vk::PhysicalDeviceFeatures) -> Self {
+        Self::default().with_enabled(enabled)
+    }
+
+    /// These features added: the Vulkan 1.0 ones `enabled` turns on.
+    fn with_enabled(self, enabled: &vk::PhysicalDeviceFeatures) -> Self {
         use Feature as F;
         let e = enabled;
-        Self::default().with_all(&[
+        self.with_all(&[
             (F::GeometryShader, e.geometry_shader),
             (F::TessellationShader, e.tessellation_shader),
             (F::SampleRateShading, e.sample_rate_shading),
@@ -190,12 +190,10 @@ impl DeviceFeatures {
         ])
     }
 
-    /// These features added: those of `chain`'s `features` and of every
-    /// structure in its `pNext` chain that the manager knows
-    /// (`VkPhysicalDeviceVulkan11Features`, `…12…`, `…13…`, and the ray
-    /// query, mesh shader, fragment shading rate and graphics pipeline
-    /// library feature structures).
-    /// Others are skipped: add their features with [`with`](Self::with).
+    /// These features added: those of `chain` and of the structures in its
+    /// `pNext` chain that the manager knows (Vulkan 1.1 to 1.3, ray query,
+    /// mesh shader, fragment shading rate, graphics pipeline library; add
+    /// others with [`with`](Self::with)).
     ///
     /// ```
     /// use ash::vk;
@@ -224,31 +222,27 @@ impl DeviceFeatures {
             let Some(base) = (unsafe { next.as_ref() }) else { break };
             // SAFETY: `s_type` says which structure `next` points to.
             unsafe {
+                use vk::StructureType as T;
                 features = match base.s_type {
-                    vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_1_FEATURES => {
-                        features.with_vulkan11(&*next.cast::<vk::PhysicalDeviceVulkan11Features<'_>>())
-                    }
-                    vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_2_FEATURES => {
-                        features.with_vulkan12(&*next.cast::<vk::PhysicalDeviceVulkan12Features<'_>>())
-                    }
-                    vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_3_FEATURES => {
-                        features.with_vulkan13(&*next.cast::<vk::PhysicalDeviceVulkan13Features<'_>>())
-                    }
-                    vk::StructureType::PHYSICAL_DEVICE_RAY_QUERY_FEATURES_KHR => {
+                    // The structure type each method takes.
+                    T::PHYSICAL_DEVICE_VULKAN_1_1_FEATURES => features.with_vulkan11(&*next.cast()),
+                    T::PHYSICAL_DEVICE_VULKAN_1_2_FEATURES => features.with_vulkan12(&*next.cast()),
+                    T::PHYSICAL_DEVICE_VULKAN_1_3_FEATURES => features.with_vulkan13(&*next.cast()),
+                    T::PHYSICAL_DEVICE_RAY_QUERY_FEATURES_KHR => {
                         let s = &*next.cast::<vk::PhysicalDeviceRayQueryFeaturesKHR<'_>>();
                         features.with(Feature::RayQuery, on(s.ray_query))
                     }
-                    vk::StructureType::PHYSICAL_DEVICE_MESH_SHADER_FEATURES_EXT => {
+                    T::PHYSICAL_DEVICE_MESH_SHADER_FEATURES_EXT => {
                         let s = &*next.cast::<vk::PhysicalDeviceMeshShaderFeaturesEXT<'_>>();
                         features
                             .with(Feature::MeshShader, on(s.mesh_shader))
                             .with(Feature::TaskShader, on(s.task_shader))
                     }
-                    vk::StructureType::PHYSICAL_DEVICE_GRAPHICS_PIPELINE_LIBRARY_FEATURES_EXT => {
+                    T::PHYSICAL_DEVICE_GRAPHICS_PIPELINE_LIBRARY_FEATURES_EXT => {
                         let s = &*next.cast::<vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT<'_>>();
                         features.with(Feature::GraphicsPipelineLibrary, on(s.graphics_pipeline_library))
                     }
-                    vk::StructureType::PHYSICAL_DEVICE_FRAGMENT_SHADING_RATE_FEATURES_KHR => {
+                    T::PHYSICAL_DEVICE_FRAGMENT_SHADING_RATE_FEATURES_KHR => {
                         let s = &*next.cast::<vk::PhysicalDeviceFragmentShadingRateFeaturesKHR<'_>>();
                         features.with_all(&[
                             (Feature::PipelineFragmentShadingRate, s.pipeline_fragment_shading_rate),
@@ -264,18 +258,11 @@ impl DeviceFeatures {
         features
     }
 
-    /// These features added: the Vulkan 1.0 ones `enabled` turns on.
-    fn with_enabled(self, enabled: &vk::PhysicalDeviceFeatures) -> Self {
-        let core = Self::from_enabled(enabled);
-        Self { features: self.features | core.features, ..self }
-    }
-
     fn with_all(self, list: &[(Feature, vk::Bool32)]) -> Self {
         list.iter().fold(self, |features, &(feature, value)| features.with(feature, on(value)))
     }
 
-    /// `feature` added when `enabled` (kept as it was otherwise): for
-    /// feature structures the other methods do not read.
+    /// `feature` added when `enabled`, for structures the others do not read.
     ///
     /// ```
     /// use smolv_runtime::vulkan::DeviceFeatures;
@@ -315,8 +302,7 @@ impl DeviceFeatures {
         self
     }
 
-    /// The extensions among `names` (`VkDeviceCreateInfo::ppEnabledExtensionNames`)
-    /// added; names no shader capability needs are skipped.
+    /// The extensions among `names` (`ppEnabledExtensionNames`) added.
     ///
     /// ```
     /// use smolv_runtime::vulkan::DeviceFeatures;
@@ -333,11 +319,7 @@ impl DeviceFeatures {
     }
 
     /// VK_KHR_pipeline_library, VK_EXT_graphics_pipeline_library and the
-    /// `graphicsPipelineLibrary` feature added when `enabled`: for a device
-    /// created with all three (kept as it was otherwise). With them,
-    /// [`PipelineOptions::new`](super::PipelineOptions::new) builds
-    /// pipelines from libraries; [`DeviceRequirements`](super::DeviceRequirements)
-    /// enables them where the device has them.
+    /// `graphicsPipelineLibrary` feature added when `enabled`.
     ///
     /// ```
     /// use smolv_runtime::vulkan::DeviceFeatures;
@@ -354,12 +336,9 @@ impl DeviceFeatures {
             .with(Feature::GraphicsPipelineLibrary, true)
     }
 
-    /// Whether graphics pipeline libraries are enabled: VK_KHR_pipeline_library
-    /// and VK_EXT_graphics_pipeline_library among the extensions, and the
-    /// `graphicsPipelineLibrary` feature
-    /// (`VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT`). The extension
-    /// names alone are not enough: without the feature, Vulkan forbids
-    /// library pipelines.
+    /// Whether graphics pipeline libraries are enabled: both extensions and
+    /// the `graphicsPipelineLibrary` feature (without it, Vulkan forbids
+    /// library pipelines).
     ///
     /// ```
     /// use ash::vk;
@@ -379,8 +358,7 @@ impl DeviceFeatures {
             && self.has(Feature::GraphicsPipelineLibrary)
     }
 
-    /// The first of what graphics pipeline libraries need that is missing:
-    /// its name and where it is enabled, for an error.
+    /// The first thing libraries need that is missing, and where it is enabled.
     pub(crate) fn missing_graphics_pipeline_library(&self) -> Option<(&'static str, &'static str)> {
         let extensions = "VkDeviceCreateInfo::ppEnabledExtensionNames";
         [Extension::KhrPipelineLibrary, Extension::ExtGraphicsPipelineLibrary]
@@ -404,10 +382,8 @@ impl DeviceFeatures {
         self.extensions & (1 << extension as u8) != 0
     }
 
-    /// The device's subgroup operations and the stages that have them
-    /// (`vkGetPhysicalDeviceProperties2` with
-    /// `VkPhysicalDeviceSubgroupProperties`), which the `GroupNonUniform*`
-    /// capabilities need.
+    /// The device's subgroup operations and stages
+    /// (`VkPhysicalDeviceSubgroupProperties`), for `GroupNonUniform*`.
     ///
     /// ```
     /// use ash::vk;

@@ -1,12 +1,10 @@
-//! The state every pipeline the manager builds leaves to the command
-//! buffer: viewport and scissor.
+//! Viewport and scissor, which every pipeline the manager builds leaves dynamic.
 
 use ash::vk;
 
-/// Records a viewport and a scissor that cover `extent` from its origin,
-/// with depths 0 to 1: what a draw into a whole target needs, since every
-/// pipeline the [`PipelineManager`](super::PipelineManager) builds leaves
-/// viewport and scissor dynamic.
+/// Records a viewport (depths 0 to 1) and a scissor covering `extent`, as
+/// every pipeline the [`PipelineManager`](super::PipelineManager) builds
+/// leaves them dynamic.
 ///
 /// # Safety
 /// `cmd` is a command buffer of `device` in the recording state, and

@@ -26,8 +26,7 @@ pub struct BindlessSet {
     /// Size (upper bound, with descriptor indexing) of the array.
     pub max_descriptors: u32,
     /// Make the array partially bound, variable-count and updatable after
-    /// binding. Needs the descriptor-indexing features (which lavapipe
-    /// 22.3, for one, lacks); without it the set is a plain array.
+    /// binding (needs the descriptor-indexing features); else a plain array.
     pub descriptor_indexing: bool,
 }
 
@@ -37,8 +36,7 @@ impl Default for BindlessSet {
     }
 }
 
-/// How program layouts are built. Start from [`new`](Self::new) (the
-/// defaults) and change what differs with the setters:
+/// How program layouts are built: [`new`](Self::new), then the setters.
 ///
 /// ```
 /// use smolv_runtime::vulkan::LayoutOptions;
@@ -52,9 +50,7 @@ pub struct LayoutOptions {
     /// Add a bindless set.
     pub bindless: Option<BindlessSet>,
     /// Create layouts with independent sets and one layout per stage, for
-    /// graphics pipeline libraries (needs VK_EXT_graphics_pipeline_library
-    /// enabled on the device). Default: on. Off gives plain layouts for
-    /// monolithic pipelines.
+    /// graphics pipeline libraries (default: on; off: plain layouts).
     pub independent_sets: bool,
 }
 
@@ -85,8 +81,7 @@ impl LayoutOptions {
         self
     }
 
-    /// Sets whether layouts have independent sets and one layout per
-    /// stage, for graphics pipeline libraries (default: on).
+    /// Sets [`independent_sets`](Self#structfield.independent_sets) (default: on).
     ///
     /// ```
     /// let options = smolv_runtime::vulkan::LayoutOptions::new().independent_sets(false);
@@ -106,24 +101,13 @@ impl Default for LayoutOptions {
 }
 
 /// The layouts of a program: one set layout per set number, the full
-/// pipeline layout, and one independent-sets layout per stage.
-///
-/// The handles are borrowed: the [`LayoutCache`] (or the
-/// [`PipelineManager`](super::PipelineManager)) that returned them owns
-/// them, keeps them valid until it is dropped, and destroys them then. Do
-/// not destroy them yourself, and do not use them after that drop.
+/// pipeline layout, and one independent-sets layout per stage. The handles
+/// belong to the [`LayoutCache`] (or [`PipelineManager`](super::PipelineManager))
+/// that returned them, which destroys them when dropped.
 ///
 /// ```no_run
-/// # use ash::vk;
-/// # use smolv_runtime::reflect::Reflection;
-/// # #[allow(unused)]
-/// # fn example(
-/// #     device: ash::Device,
-/// #     properties: &vk::PhysicalDeviceProperties,
-/// #     vertex_spirv: &[u32],
-/// #     fragment_spirv: &[u32],
-/// #     cmd: vk::CommandBuffer,
-/// # ) -> Result<(), Box<dyn std::error::Error>> {
+/// # use {ash::vk, smolv_runtime::reflect::Reflection};
+/// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
 /// use smolv_runtime::vulkan::{LayoutCache, LayoutOptions};
 /// # let (vertex, fragment) = (Reflection::from_spirv(vertex_spirv)?, Reflection::from_spirv(fragment_spirv)?);
 /// // SAFETY: `device` is valid, outlives the cache, and is idle when the cache drops.
@@ -166,20 +150,12 @@ struct PipelineLayoutKey {
     independent_sets: bool,
 }
 
-/// Creates layouts and keeps them: the same bindings always give the same
-/// handle. Destroys everything it created when dropped.
+/// Creates layouts and keeps them (the same bindings give the same handle),
+/// destroying them when dropped.
 ///
 /// ```no_run
-/// # use ash::vk;
-/// # use smolv_runtime::reflect::Reflection;
-/// # #[allow(unused)]
-/// # fn example(
-/// #     device: ash::Device,
-/// #     properties: &vk::PhysicalDeviceProperties,
-/// #     vertex_spirv: &[u32],
-/// #     fragment_spirv: &[u32],
-/// #     cmd: vk::CommandBuffer,
-/// # ) -> Result<(), Box<dyn std::error::Error>> {
+/// # use {ash::vk, smolv_runtime::reflect::Reflection};
+/// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
 /// use smolv_runtime::vulkan::{LayoutCache, LayoutOptions};
 /// # let (vertex, fragment) = (Reflection::from_spirv(vertex_spirv)?, Reflection::from_spirv(fragment_spirv)?);
 /// // SAFETY: `device` is valid, outlives the cache, and is idle when the cache drops.
@@ -200,40 +176,28 @@ pub struct LayoutCache {
 
 impl std::fmt::Debug for LayoutCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (set_layouts, pipeline_layouts) = self.len();
         f.debug_struct("LayoutCache")
-            .field("set_layouts", &self.set_layouts.lock().map_or(0, |m| m.len()))
-            .field("pipeline_layouts", &self.pipeline_layouts.lock().map_or(0, |m| m.len()))
+            .field("set_layouts", &set_layouts)
+            .field("pipeline_layouts", &pipeline_layouts)
             .finish()
     }
 }
 
 impl LayoutCache {
-    /// A cache creating layouts on `device`, whose physical device has
-    /// `limits`. Layouts that would exceed them (`maxBoundDescriptorSets`,
-    /// `maxPushConstantsSize`, the per-stage and per-layout descriptor
-    /// counts) are refused with an error.
+    /// A cache creating layouts on `device`, refusing those that would
+    /// exceed `limits`.
     ///
     /// # Safety
     /// - `device` must be a valid device, and `limits` the limits of its
     ///   physical device (or lower).
     /// - `device` must outlive the cache.
-    /// - When the cache is dropped, the layouts it handed out must no longer
-    ///   be in use: no pipeline creation or command buffer recording with
-    ///   them in progress, and no object created with them that still needs
-    ///   them (Vulkan lets pipelines and descriptor sets outlive their
-    ///   layouts, but not pending creation calls).
+    /// - When the cache is dropped, no pipeline creation or command buffer
+    ///   recording with its layouts may be in progress.
     ///
     /// ```no_run
-    /// # use ash::vk;
-    /// # use smolv_runtime::reflect::Reflection;
-    /// # #[allow(unused)]
-    /// # fn example(
-    /// #     device: ash::Device,
-    /// #     properties: &vk::PhysicalDeviceProperties,
-    /// #     vertex_spirv: &[u32],
-    /// #     fragment_spirv: &[u32],
-    /// #     cmd: vk::CommandBuffer,
-    /// # ) -> Result<(), Box<dyn std::error::Error>> {
+    /// # use {ash::vk, smolv_runtime::reflect::Reflection};
+    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
     /// use smolv_runtime::vulkan::LayoutCache;
     /// // SAFETY: `device` is valid, `limits` are its physical device's, and the
     /// // device outlives the cache and is idle when it drops.
@@ -249,16 +213,8 @@ impl LayoutCache {
     /// How many distinct set and pipeline layouts exist.
     ///
     /// ```no_run
-    /// # use ash::vk;
-    /// # use smolv_runtime::reflect::Reflection;
-    /// # #[allow(unused)]
-    /// # fn example(
-    /// #     device: ash::Device,
-    /// #     properties: &vk::PhysicalDeviceProperties,
-    /// #     vertex_spirv: &[u32],
-    /// #     fragment_spirv: &[u32],
-    /// #     cmd: vk::CommandBuffer,
-    /// # ) -> Result<(), Box<dyn std::error::Error>> {
+    /// # use {ash::vk, smolv_runtime::reflect::Reflection};
+    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
     /// use smolv_runtime::vulkan::{LayoutCache, LayoutOptions};
     /// # let vertex = Reflection::from_spirv(vertex_spirv)?;
     /// // SAFETY: as in `LayoutCache::new`.
@@ -344,31 +300,18 @@ impl LayoutCache {
     }
 
     /// The layouts of a program made of `shaders` (one reflection per
-    /// stage). Bindings of the same set and number are merged across
-    /// stages. The handles belong to the cache: valid until it is dropped,
-    /// which destroys them.
+    /// stage), bindings merged across stages. The handles belong to the cache.
     ///
     /// # Errors
     /// A disagreement on a binding's type or count, a shader using the
-    /// bindless set, a set number at or past the device's
-    /// `maxBoundDescriptorSets`, push constants past its
-    /// `maxPushConstantsSize`, more descriptors than its per-stage or
-    /// per-layout limits allow (`maxPerStageDescriptorSamplers` and
-    /// friends; a bindless set with descriptor indexing counts against the
-    /// update-after-bind limits instead, which it does not check), or a
-    /// failing Vulkan call.
+    /// bindless set, a set number past `maxBoundDescriptorSets`, push
+    /// constants past `maxPushConstantsSize`, more descriptors than the
+    /// per-stage or per-layout limits allow (a descriptor-indexing bindless
+    /// set is not counted), or a failing Vulkan call.
     ///
     /// ```no_run
-    /// # use ash::vk;
-    /// # use smolv_runtime::reflect::Reflection;
-    /// # #[allow(unused)]
-    /// # fn example(
-    /// #     device: ash::Device,
-    /// #     properties: &vk::PhysicalDeviceProperties,
-    /// #     vertex_spirv: &[u32],
-    /// #     fragment_spirv: &[u32],
-    /// #     cmd: vk::CommandBuffer,
-    /// # ) -> Result<(), Box<dyn std::error::Error>> {
+    /// # use {ash::vk, smolv_runtime::reflect::Reflection};
+    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
     /// use smolv_runtime::vulkan::{LayoutCache, LayoutOptions, VulkanError};
     /// # let (vertex, fragment) = (Reflection::from_spirv(vertex_spirv)?, Reflection::from_spirv(fragment_spirv)?);
     /// // SAFETY: as in `LayoutCache::new`.
@@ -382,28 +325,22 @@ impl LayoutCache {
     /// # }
     /// ```
     pub fn program(&self, shaders: &[&Reflection], options: &LayoutOptions) -> Result<ProgramLayout, VulkanError> {
-        // set -> binding -> key
         let mut sets: Vec<Vec<BindingKey>> = Vec::new();
-        let mut stage_sets: Vec<(vk::ShaderStageFlags, Vec<u32>)> = Vec::new();
         for reflection in shaders {
-            let stage = vk::ShaderStageFlags::from_raw(reflection.stage.vk_stage_flag());
-            let mut used = Vec::new();
+            let stage = reflection.stage.vk_stage_flag();
             for b in &reflection.bindings {
                 if options.bindless.is_some_and(|bindless| bindless.set == b.set) {
                     return Err(VulkanError::BindlessSetTaken(b.set));
                 }
-                let set = self.set_index(b.set)?;
-                if sets.len() <= set {
-                    sets.resize(set + 1, Vec::new());
-                }
+                let set = self.set_mut(&mut sets, b.set)?;
                 let key = BindingKey {
                     binding: b.binding,
                     descriptor_type: b.kind.vk_descriptor_type(),
                     count: b.count.max(1),
-                    stages: b.stages | stage.as_raw(),
+                    stages: b.stages | stage,
                     bindless: false,
                 };
-                match sets[set].iter_mut().find(|k| k.binding == b.binding) {
+                match set.iter_mut().find(|k| k.binding == b.binding) {
                     Some(existing)
                         if existing.descriptor_type != key.descriptor_type || existing.count != key.count =>
                     {
@@ -419,25 +356,16 @@ impl LayoutCache {
                         });
                     }
                     Some(existing) => existing.stages |= key.stages,
-                    None => sets[set].push(key),
+                    None => set.push(key),
                 }
-                used.push(b.set);
             }
-            used.sort_unstable();
-            used.dedup();
-            stage_sets.push((stage, used));
         }
         if let Some(bindless) = options.bindless {
-            let set = self.set_index(bindless.set)?;
-            if sets.len() <= set {
-                sets.resize(set + 1, Vec::new());
-            }
-            let all = shaders.iter().fold(0, |acc, r| acc | r.stage.vk_stage_flag());
-            sets[set] = vec![BindingKey {
+            *self.set_mut(&mut sets, bindless.set)? = vec![BindingKey {
                 binding: 0,
                 descriptor_type: bindless.kind.vk_descriptor_type(),
                 count: bindless.max_descriptors,
-                stages: all,
+                stages: shaders.iter().fold(0, |acc, r| acc | r.stage.vk_stage_flag()),
                 bindless: bindless.descriptor_indexing,
             }];
         }
@@ -445,37 +373,23 @@ impl LayoutCache {
         let push_constants = merged_push_constants(shaders, self.limits.max_push_constants_size)?;
         let set_layouts = sets.into_iter().map(|bindings| self.set_layout(bindings)).collect::<Result<Vec<_>, _>>()?;
         let pipeline_layout = self.pipeline_layout(&set_layouts, &push_constants, options.independent_sets)?;
-        if !options.independent_sets {
-            return Ok(ProgramLayout { set_layouts, push_constants, pipeline_layout, stage_layouts: Vec::new() });
+        let mut layout = ProgramLayout { set_layouts, push_constants, pipeline_layout, stage_layouts: Vec::new() };
+        if options.independent_sets {
+            let bindless = options.bindless.map(|b| b.set);
+            layout.stage_layouts = shaders
+                .iter()
+                .map(|&r| {
+                    let stage = vk::ShaderStageFlags::from_raw(r.stage.vk_stage_flag());
+                    Ok((stage, self.library_layout(&layout, &[r], bindless)?))
+                })
+                .collect::<Result<_, VulkanError>>()?;
         }
-        let bindless_set = options.bindless.map(|b| b.set);
-        let stage_layouts = stage_sets
-            .into_iter()
-            .map(|(stage, used)| {
-                let sets: Vec<vk::DescriptorSetLayout> = set_layouts
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &layout)| {
-                        // `i` is below `max_sets` (checked by `set_index`), so it fits.
-                        let i = u32::try_from(i).unwrap_or(u32::MAX);
-                        if used.contains(&i) || bindless_set == Some(i) {
-                            layout
-                        } else {
-                            vk::DescriptorSetLayout::null()
-                        }
-                    })
-                    .collect();
-                Ok((stage, self.pipeline_layout(&sets, &push_constants, true)?))
-            })
-            .collect::<Result<Vec<_>, VulkanError>>()?;
-        Ok(ProgramLayout { set_layouts, push_constants, pipeline_layout, stage_layouts })
+        Ok(layout)
     }
 
-    /// The independent-sets layout of a pipeline library holding the
-    /// stages `shaders` of `program` (for example vertex, tessellation and
-    /// geometry together in the pre-rasterization library): the program's
-    /// set layouts, with the sets none of these stages uses (nor the
-    /// bindless set) left `VK_NULL_HANDLE`.
+    /// The independent-sets layout of a library holding the stages
+    /// `shaders` of `program`: its set layouts, with those none of these
+    /// stages uses (nor the bindless set) left `VK_NULL_HANDLE`.
     pub(crate) fn library_layout(
         &self,
         program: &ProgramLayout,
@@ -495,20 +409,28 @@ impl LayoutCache {
         self.pipeline_layout(&sets, &program.push_constants, true)
     }
 
-    /// `set` as an index, when the device can bind that many sets. A
-    /// hostile set number from reflection would otherwise size a vector.
-    fn set_index(&self, set: u32) -> Result<usize, VulkanError> {
+    /// The bindings of set `set` in `sets`, grown to hold it, when the
+    /// device can bind that many sets. A hostile set number from
+    /// reflection would otherwise size a vector.
+    fn set_mut<'s>(
+        &self,
+        sets: &'s mut Vec<Vec<BindingKey>>,
+        set: u32,
+    ) -> Result<&'s mut Vec<BindingKey>, VulkanError> {
         let max_sets = self.limits.max_bound_descriptor_sets;
         let out_of_range = || VulkanError::SetOutOfRange { set, max_bound_descriptor_sets: max_sets };
         if set >= max_sets {
             return Err(out_of_range());
         }
-        usize::try_from(set).map_err(|_| out_of_range())
+        let index = usize::try_from(set).map_err(|_| out_of_range())?;
+        if sets.len() <= index {
+            sets.resize(index + 1, Vec::new());
+        }
+        Ok(&mut sets[index])
     }
 
     /// An error if `sets` hold more descriptors of a kind than the device
-    /// allows in one shader stage or one pipeline layout. (Counts come from
-    /// reflection: a hostile one would otherwise reach the driver.)
+    /// allows in one shader stage or one pipeline layout.
     fn check_descriptor_counts(&self, sets: &[Vec<BindingKey>]) -> Result<(), VulkanError> {
         use vk::DescriptorType as T;
         let l = &self.limits;
@@ -597,14 +519,10 @@ impl LayoutCache {
     }
 }
 
-/// One range covering every stage's push constants (ranges of all stages
-/// must be identical across independent-set layouts), within `max_size`.
-///
-/// Vulkan wants the offset and size in multiples of 4
-/// (VUID-VkPushConstantRange-offset-00295, -size-00297), but a block that
-/// ends in a 16-bit or 8-bit member reflects a size that is not: the range
-/// grows to whole words (offset rounded down, end rounded up), which
-/// covers the same members.
+/// One range covering every stage's push constants (independent-set
+/// layouts need identical ranges), within `max_size`, grown to whole words
+/// as Vulkan wants (VUID-VkPushConstantRange-offset-00295, -size-00297) for
+/// blocks ending in a 16-bit or 8-bit member.
 fn merged_push_constants(shaders: &[&Reflection], max_size: u32) -> Result<Vec<vk::PushConstantRange>, VulkanError> {
     let ranges = shaders.iter().flat_map(|r| r.push_constants.iter());
     let (mut start, mut end, mut stages) = (u32::MAX, 0u64, 0u32);

@@ -1,11 +1,6 @@
-//! The four parts of VK_EXT_graphics_pipeline_library as map keys, and the
-//! create info built from them.
-//!
-//! Each key holds exactly the state its library is given (resolved: a
-//! depth test without a depth attachment is no depth test), and the create
-//! info is built from the keys alone, never from the `GraphicsState`, so a
-//! library can never depend on state its key leaves out. A monolithic
-//! pipeline is built from the same four keys.
+//! The four parts of a graphics pipeline as map keys, and the create info
+//! built from the keys alone (never the `GraphicsState`), so that a library
+//! never depends on state its key leaves out.
 
 use ash::vk;
 
@@ -14,8 +9,7 @@ use super::{VulkanError, check};
 use crate::reflect::Reflection;
 use smolv_codec::specialize::Value;
 
-/// A spec-constant value as a key: id, variant and bits, so that equal
-/// keys are identical values.
+/// A spec-constant value as a key: id, variant and bits.
 pub(crate) type ValueKey = (u32, u8, u64);
 
 pub(crate) fn value_key(&(id, value): &(u32, Value)) -> ValueKey {
@@ -29,8 +23,7 @@ pub(crate) fn value_key(&(id, value): &(u32, Value)) -> ValueKey {
     (id, variant, value.bits())
 }
 
-/// A stage as a map key: its module and reflection by interned id, its
-/// values sorted by id.
+/// A stage as a map key: interned module and reflection, sorted values.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct StageKey {
     pub(crate) code: usize,
@@ -60,8 +53,7 @@ pub(crate) struct VertexInputKey {
 }
 
 impl VertexInputKey {
-    /// The key of `state`, with inputs from `vertex`'s reflection when the
-    /// state asks for that.
+    /// The key of `state` (inputs from `vertex`'s reflection where it says so).
     pub(crate) fn of(state: &GraphicsState, vertex: &Reflection) -> Result<Self, VulkanError> {
         let (bindings, attributes) = match &state.vertex_input {
             VertexInput::Explicit { bindings, attributes } => (
@@ -82,29 +74,25 @@ impl VertexInputKey {
 
 type Bindings = (Vec<(u32, u32, vk::VertexInputRate)>, Vec<(u32, u32, vk::Format, u32)>);
 
-/// One interleaved per-vertex buffer holding every input of `vertex` in
-/// location order.
+/// One interleaved buffer holding every input of `vertex`, by location.
 fn from_reflection(vertex: &Reflection) -> Result<Bindings, VulkanError> {
     let mut inputs: Vec<_> = vertex.inputs.iter().collect();
     inputs.sort_by_key(|input| input.location);
     let mut attributes = Vec::with_capacity(inputs.len());
     let mut offset = 0u32;
     for input in inputs {
-        let size = format_size(input.format)
-            .ok_or(VulkanError::VertexInputFormat { location: input.location, format: input.format })?;
-        let format = i32::try_from(input.format)
-            .map_err(|_| VulkanError::VertexInputFormat { location: input.location, format: input.format })?;
+        let unfit = VulkanError::VertexInputFormat { location: input.location, format: input.format };
+        let (Some(size), Ok(format)) = (format_size(input.format), i32::try_from(input.format)) else {
+            return Err(unfit);
+        };
         attributes.push((input.location, 0, vk::Format::from_raw(format), offset));
-        offset = offset
-            .checked_add(size)
-            .ok_or(VulkanError::VertexInputFormat { location: input.location, format: input.format })?;
+        offset = offset.checked_add(size).ok_or(unfit)?;
     }
     let bindings = if attributes.is_empty() { Vec::new() } else { vec![(0, offset, vk::VertexInputRate::VERTEX)] };
     Ok((bindings, attributes))
 }
 
-/// Bytes per element of the formats reflection gives vertex inputs
-/// (32-bit and 64-bit scalars and vectors).
+/// Bytes per element of the formats reflection gives vertex inputs.
 fn format_size(format: u32) -> Option<u32> {
     let format = vk::Format::from_raw(i32::try_from(format).ok()?);
     use vk::Format as F;
@@ -125,8 +113,7 @@ fn format_size(format: u32) -> Option<u32> {
 pub(crate) struct PreRasterKey {
     /// Vertex, then tessellation control and evaluation, then geometry.
     pub(crate) stages: Vec<(vk::ShaderStageFlags, StageKey)>,
-    /// The library's independent-sets layout, by handle (the layout cache
-    /// gives equal layouts one handle and destroys none while the manager lives).
+    /// The library's independent-sets layout, by handle (one per layout).
     pub(crate) layout: u64,
     polygon_mode: vk::PolygonMode,
     cull_mode: vk::CullModeFlags,
@@ -189,9 +176,7 @@ pub(crate) struct FragmentKey {
     depth_test: Option<DepthTest>,
     depth_bounds: Option<[u32; 2]>,
     stencil: Option<StencilState>,
-    /// Only with sample shading: the fragment-shader library reads the
-    /// multisample state only then (and Vulkan requires it to match the
-    /// fragment-output library's).
+    /// Only with sample shading, the one case the library reads it.
     multisample: Option<MultisampleKey>,
     dynamic: Vec<vk::DynamicState>,
 }
@@ -240,8 +225,7 @@ impl OutputKey {
     }
 }
 
-/// What one `vkCreateGraphicsPipelines` call builds: one library (one
-/// part set) or a monolithic pipeline (all four).
+/// What one `vkCreateGraphicsPipelines` call builds: one part or all four.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Parts<'k> {
     pub(crate) vertex_input: Option<&'k VertexInputKey>,
@@ -252,33 +236,21 @@ pub(crate) struct Parts<'k> {
 
 impl Parts<'_> {
     fn library_flags(&self) -> vk::GraphicsPipelineLibraryFlagsEXT {
-        let mut flags = vk::GraphicsPipelineLibraryFlagsEXT::empty();
-        for (present, flag) in [
-            (self.vertex_input.is_some(), vk::GraphicsPipelineLibraryFlagsEXT::VERTEX_INPUT_INTERFACE),
-            (self.pre_raster.is_some(), vk::GraphicsPipelineLibraryFlagsEXT::PRE_RASTERIZATION_SHADERS),
-            (self.fragment.is_some(), vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_SHADER),
-            (self.output.is_some(), vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_OUTPUT_INTERFACE),
-        ] {
-            if present {
-                flags |= flag;
-            }
-        }
-        flags
+        use vk::GraphicsPipelineLibraryFlagsEXT as F;
+        [
+            (self.vertex_input.is_some(), F::VERTEX_INPUT_INTERFACE),
+            (self.pre_raster.is_some(), F::PRE_RASTERIZATION_SHADERS),
+            (self.fragment.is_some(), F::FRAGMENT_SHADER),
+            (self.output.is_some(), F::FRAGMENT_OUTPUT_INTERFACE),
+        ]
+        .into_iter()
+        .filter(|&(present, _)| present)
+        .fold(F::empty(), |flags, (_, flag)| flags | flag)
     }
 }
 
-fn multisample_info(key: &MultisampleKey) -> vk::PipelineMultisampleStateCreateInfo<'static> {
-    vk::PipelineMultisampleStateCreateInfo::default()
-        .rasterization_samples(key.samples)
-        .sample_shading_enable(key.min_sample_shading.is_some())
-        .min_sample_shading(key.min_sample_shading.map_or(0.0, f32::from_bits))
-        .alpha_to_coverage_enable(key.alpha_to_coverage)
-        .alpha_to_one_enable(key.alpha_to_one)
-}
-
-/// Creates the pipeline `parts` describe: a library when `library` is set
-/// (with the part flags of the keys present), else a monolithic pipeline
-/// (all four keys present). Every state comes from the keys.
+/// Creates the pipeline `parts` describe: a library when `library`, else
+/// a monolithic pipeline (all four parts).
 ///
 /// # Safety
 /// `stages` are the shader stages of the parts present, valid for the
@@ -291,7 +263,6 @@ pub(crate) unsafe fn create(
     stages: &[vk::PipelineShaderStageCreateInfo<'_>],
     layout: vk::PipelineLayout,
 ) -> Result<vk::Pipeline, VulkanError> {
-    // Vertex input interface.
     let (bindings, attributes): (Vec<_>, Vec<_>) = parts.vertex_input.map_or_else(Default::default, |k| {
         (
             k.bindings
@@ -309,15 +280,16 @@ pub(crate) unsafe fn create(
                 .collect(),
         )
     });
-    let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
-        .vertex_binding_descriptions(&bindings)
-        .vertex_attribute_descriptions(&attributes);
+    let vertex_input = parts.vertex_input.map(|_| {
+        vk::PipelineVertexInputStateCreateInfo::default()
+            .vertex_binding_descriptions(&bindings)
+            .vertex_attribute_descriptions(&attributes)
+    });
     let assembly = parts.vertex_input.map(|k| {
         vk::PipelineInputAssemblyStateCreateInfo::default()
             .topology(k.topology)
             .primitive_restart_enable(k.primitive_restart)
     });
-    // Pre-rasterization.
     let viewport = vk::PipelineViewportStateCreateInfo::default().viewport_count(1).scissor_count(1);
     let raster = parts.pre_raster.map(|k| {
         let bias = k.depth_bias.map(|b| b.map(f32::from_bits));
@@ -337,10 +309,8 @@ pub(crate) unsafe fn create(
         .pre_raster
         .filter(|k| k.patch_control_points > 0)
         .map(|k| vk::PipelineTessellationStateCreateInfo::default().patch_control_points(k.patch_control_points));
-    // Fragment shader.
     let depth_stencil = parts.fragment.map(|k| {
-        let depth = k.depth_test;
-        let stencil = k.stencil;
+        let (depth, stencil) = (k.depth_test, k.stencil);
         let bounds = k.depth_bounds.map(|b| b.map(f32::from_bits));
         vk::PipelineDepthStencilStateCreateInfo::default()
             .depth_test_enable(depth.is_some())
@@ -353,17 +323,21 @@ pub(crate) unsafe fn create(
             .front(stencil.map_or_else(vk::StencilOpState::default, |s| s.front.to_vk()))
             .back(stencil.map_or_else(vk::StencilOpState::default, |s| s.back.to_vk()))
     });
-    // Multisampling: the output's, or the fragment shader's when it shades
+    // The output's multisampling, or the fragment shader's when it shades
     // per sample (the two are equal when both are present).
     let multisample_key = parts.output.map(|k| k.multisample).or_else(|| parts.fragment.and_then(|k| k.multisample));
     let sample_mask = [multisample_key.map_or(!0, |k| k.sample_mask), !0];
-    let multisample = multisample_key.map(|k| multisample_info(&k));
-    let multisample = multisample.map(|m| {
+    let multisample = multisample_key.map(|k| {
         // 64 samples read two words; fewer read one.
-        let words = if multisample_key.is_some_and(|k| k.samples == vk::SampleCountFlags::TYPE_64) { 2 } else { 1 };
-        m.sample_mask(&sample_mask[..words])
+        let words = if k.samples == vk::SampleCountFlags::TYPE_64 { 2 } else { 1 };
+        vk::PipelineMultisampleStateCreateInfo::default()
+            .rasterization_samples(k.samples)
+            .sample_shading_enable(k.min_sample_shading.is_some())
+            .min_sample_shading(k.min_sample_shading.map_or(0.0, f32::from_bits))
+            .alpha_to_coverage_enable(k.alpha_to_coverage)
+            .alpha_to_one_enable(k.alpha_to_one)
+            .sample_mask(&sample_mask[..words])
     });
-    // Fragment output.
     let blends: Vec<vk::PipelineColorBlendAttachmentState> =
         parts.output.map_or_else(Vec::new, |k| k.blends.iter().map(|b| b.to_vk()).collect());
     let blend = parts.output.map(|k| {
@@ -400,30 +374,16 @@ pub(crate) unsafe fn create(
             )
             .push_next(&mut kind);
     }
-    if parts.vertex_input.is_some() {
-        info = info.vertex_input_state(&vertex_input);
-    }
-    if let Some(assembly) = &assembly {
-        info = info.input_assembly_state(assembly);
-    }
-    if let Some(raster) = &raster {
-        info = info.viewport_state(&viewport).rasterization_state(raster);
-    }
-    if let Some(tessellation) = &tessellation {
-        info = info.tessellation_state(tessellation);
-    }
-    if let Some(depth_stencil) = &depth_stencil {
-        info = info.depth_stencil_state(depth_stencil);
-    }
-    if let Some(multisample) = &multisample {
-        info = info.multisample_state(multisample);
-    }
-    if let Some(blend) = &blend {
-        info = info.color_blend_state(blend);
-    }
-    if !dynamic_states.is_empty() {
-        info = info.dynamic_state(&dynamic);
-    }
+    // Null where the part is absent, as the builders leave it.
+    info.p_vertex_input_state = pointer(vertex_input.as_ref());
+    info.p_input_assembly_state = pointer(assembly.as_ref());
+    info.p_viewport_state = pointer(raster.as_ref().map(|_| &viewport));
+    info.p_rasterization_state = pointer(raster.as_ref());
+    info.p_tessellation_state = pointer(tessellation.as_ref());
+    info.p_depth_stencil_state = pointer(depth_stencil.as_ref());
+    info.p_multisample_state = pointer(multisample.as_ref());
+    info.p_color_blend_state = pointer(blend.as_ref());
+    info.p_dynamic_state = pointer((!dynamic_states.is_empty()).then_some(&dynamic));
     if parts.pre_raster.is_some() || parts.fragment.is_some() {
         info = info.layout(layout);
     }
@@ -431,6 +391,10 @@ pub(crate) unsafe fn create(
     // stages and handles are valid (this function's contract).
     let result = unsafe { device.create_graphics_pipelines(cache, std::slice::from_ref(&info), None) };
     check("vkCreateGraphicsPipelines", result.map(|p| p[0]).map_err(|(_, e)| e))
+}
+
+fn pointer<T>(value: Option<&T>) -> *const T {
+    value.map_or(std::ptr::null(), std::ptr::from_ref)
 }
 
 /// Links four libraries into a pipeline, optimized or fast.

@@ -1,73 +1,44 @@
 //! The Vulkan layer, on ash: pipeline plumbing fed by shader reflection.
 //!
-//! - [`PipelineManager`]: graphics pipelines the way Mesa's zink and DXVK
-//!   build them with VK_EXT_graphics_pipeline_library: the four parts
-//!   (vertex input, pre-rasterization shaders, fragment shader, fragment
-//!   output) each a library cached by exactly the state that part owns
-//!   (shader code, reflection and spec-constant values compared in full,
-//!   never by hash), so materials share what they have in common; a fast
-//!   link returned at once, the link-time-optimized pipeline linked on a
-//!   worker thread and swapped in atomically ([`PipelineSlot::current`]),
-//!   and monolithic pipelines through the same API where libraries are
-//!   unavailable or `SMOLV_FORCE_MONOLITHIC=1`. [`GraphicsState`] covers
-//!   what Vulkan 1.3 with dynamic rendering offers (culling, winding,
-//!   polygon mode, depth bias and bounds, MSAA with sample shading and
-//!   alpha-to-coverage, per-attachment blending and write masks, stencil,
-//!   dynamic state, vertex input from reflection or explicit), and
-//!   [`GraphicsProgram`] adds tessellation and geometry stages; state that
-//!   needs a device feature is refused unless [`DeviceFeatures`] says it
-//!   is enabled. Compute pipelines go through the same manager
-//!   ([`PipelineManager::get_compute`], or
-//!   [`PipelineManager::request_compute`] on the worker). Spec constants
-//!   go to the driver, or are folded into the SPIR-V first
+//! - [`PipelineManager`]: graphics pipelines built as Mesa's zink and DXVK
+//!   build them with VK_EXT_graphics_pipeline_library (four part libraries,
+//!   each cached by exactly the state it owns, a fast link at once and the
+//!   optimized link swapped in from a worker: [`PipelineSlot::current`]),
+//!   monolithic where libraries are unavailable or
+//!   `SMOLV_FORCE_MONOLITHIC=1`, and compute pipelines
+//!   ([`PipelineManager::get_compute`], [`PipelineManager::request_compute`]).
+//!   [`GraphicsState`] covers Vulkan 1.3 with dynamic rendering,
+//!   [`GraphicsProgram`] adds tessellation and geometry, and state that needs
+//!   a feature [`DeviceFeatures`] lacks is refused. Spec constants go to the
+//!   driver or are folded in first
 //!   ([`PipelineOptions::specialize_ahead`](PipelineOptions#structfield.specialize_ahead)).
-//! - [`LayoutCache`]: descriptor-set and pipeline layouts built from
+//! - [`LayoutCache`]: descriptor-set and pipeline layouts from
 //!   [`Reflection`](crate::reflect::Reflection), deduplicated, with
-//!   stage-independent layouts for graphics pipeline libraries and an
-//!   optional bindless set at a fixed index;
+//!   stage-independent layouts for libraries and an optional bindless set;
 //! - [`PipelineCacheFile`]: a `VkPipelineCache` persisted to a file, loaded
-//!   only when the file is whole (its own length and BLAKE3 hash) and the
-//!   driver data matches the device.
+//!   only when whole and made by this device's driver.
 //!
-//! The device needs Vulkan 1.3 dynamic rendering. The manager builds
-//! pipelines from libraries only where [`PipelineOptions::features`](PipelineOptions#structfield.features)
-//! says the device enabled `VK_KHR_pipeline_library` and
-//! `VK_EXT_graphics_pipeline_library` with the `graphicsPipelineLibrary`
-//! feature, and monolithic pipelines otherwise, so the default options are
-//! valid on any device; libraries asked for where they are missing are
-//! [`VulkanError::FeatureNotEnabled`].
-//! [`DeviceRequirements::for_physical_device`] gives the extensions, the
-//! feature chain for `VkDeviceCreateInfo` and the matching options in one
-//! call. [`ash`] is re-exported, so the `vk` types always match.
+//! The device needs Vulkan 1.3 dynamic rendering; libraries are used only
+//! where [`PipelineOptions::features`](PipelineOptions#structfield.features)
+//! says they are enabled, so the default options are valid on any device
+//! (libraries asked for where missing are [`VulkanError::FeatureNotEnabled`]).
+//! [`DeviceRequirements::for_physical_device`] gives the extensions, feature
+//! chain and matching options in one call. [`ash`] is re-exported.
 //!
-//! Every type owns its handles and destroys them on drop; the raw handles
-//! stay reachable so they mix with the application's own ash code.
-//!
-//! As in ash, what the caller must uphold is in the signatures: the
-//! constructors are `unsafe` (the device outlives the object and is done
-//! with its handles when it is dropped), and so are the calls that hand
-//! SPIR-V and fixed-function state to the driver
-//! ([`PipelineManager::get_pipeline`], [`PipelineManager::preload_fragment`]),
-//! for which Vulkan defines no behaviour on invalid input. What the layer
-//! can check, it checks and refuses with a [`VulkanError`] or
-//! [`CacheLoad::Ignored`]: layouts from reflection against the device's
-//! limits, spec-constant values against their types, cache files against
-//! their length and hash.
+//! Every type owns its handles and destroys them on drop. As in ash, the
+//! constructors and the calls that hand SPIR-V and state to the driver
+//! ([`PipelineManager::get_pipeline`], [`PipelineManager::preload_fragment`])
+//! are `unsafe`; what the layer can check (limits, spec-constant types,
+//! cache files) it refuses with a [`VulkanError`] or [`CacheLoad::Ignored`].
 //!
 //! ## Quick start
 //!
-//! From `include_shader!` to a drawn pipeline: the device and the
-//! [`PipelineManager`] with [`DeviceRequirements`], stages from embedded
-//! shaders ([`EmbeddedStage`]), the typed uniform and push constants from
-//! `include_types!`, the typed descriptor set of the program `triangle`
-//! (the two shaders share that base name; [`descriptors`]), and one draw.
-//! The program's push-constant range carries the flags of both stages, as
-//! `vkCmdPushConstants` needs them ([`PipelineSlot::cmd_push_constants`]).
-//! Viewport and scissor are always dynamic: every pipeline the manager
-//! builds leaves them to the command buffer, so set them before each draw
-//! ([`cmd_set_viewport_and_scissor`]). The shaders, the build script
-//! and the manifest are in the crate's README, and `tests/tests/readme.rs`
-//! builds and runs this exact code on lavapipe under the validation layer.
+//! From `include_shader!` to a drawn pipeline (the shaders, build script
+//! and manifest are in the crate's README; `tests/tests/readme.rs` runs this
+//! code on lavapipe). Viewport and scissor are always dynamic
+//! ([`cmd_set_viewport_and_scissor`]); the push-constant range carries both
+//! stages' flags ([`PipelineSlot::cmd_push_constants`]); [`EmbeddedStage`]
+//! and [`descriptors`] take the embedded shaders and typed sets.
 //!
 //! ```ignore
 //! // src/quick_start.rs: a device, the manager, a typed uniform and push constants, one draw.
@@ -112,15 +83,11 @@
 //!
 //! ## Set mapping
 //!
-//! Sets keep the numbers the shaders declare (`layout(set = N)`). A
-//! program's pipeline layout has one set layout per set number up to the
-//! highest used, the union over its stages (stage flags merged); numbers no
-//! stage uses get an empty set layout. For separable programs (graphics
-//! pipeline libraries) each stage also gets its own pipeline layout, created
-//! with `VK_PIPELINE_LAYOUT_CREATE_INDEPENDENT_SETS_BIT_EXT`, in which the
-//! sets only other stages use are `VK_NULL_HANDLE`, as Mesa's zink does; the
-//! conventional split is set 0 for the vertex stage and set 1 for the
-//! fragment stage. The optional bindless set sits at a fixed index
+//! Sets keep the numbers the shaders declare. A program's pipeline layout
+//! has one set layout per number up to the highest used, merged over its
+//! stages (empty for unused numbers). For libraries, each stage also gets
+//! an independent-sets layout in which the sets only other stages use are
+//! `VK_NULL_HANDLE`, as zink does. The bindless set sits at a fixed index
 //! (default 3) in every layout.
 
 #![allow(unsafe_code)]
@@ -144,11 +111,9 @@ mod state;
 mod vertex_input;
 pub mod warmup;
 
-/// `vk_range()` of the generated `PushConstantRange`s, here beside the rest
-/// of the Vulkan layer (defined in [`crate::interface`]).
+/// `vk_range()` of the generated `PushConstantRange`s.
 pub use crate::interface::VkPushConstantRange;
-/// The plain data generated code writes, here for the Vulkan layer's
-/// users under their old paths.
+/// The plain data generated code writes, under their old paths.
 pub use crate::interface::{VertexAttribute, VertexBufferLayout};
 pub use crate::pipeline_cache_file::{CacheLoad, CacheRejected};
 pub use cache::PipelineCacheFile;
@@ -166,9 +131,8 @@ pub use state::{
     VertexInput,
 };
 
-/// The ash this layer is built on (0.38), re-exported: use it rather than
-/// a version of your own, so that `vk` types and `ash::Device` match the
-/// layer's, with no version to keep in step in your `Cargo.toml`.
+/// The ash this layer is built on (0.38): use it, so that the `vk` types
+/// match the layer's.
 ///
 /// ```
 /// use smolv_runtime::vulkan::ash::vk;
@@ -181,16 +145,8 @@ use ash::vk;
 /// Why a Vulkan-layer operation failed.
 ///
 /// ```no_run
-/// # use ash::vk;
-/// # use smolv_runtime::reflect::Reflection;
-/// # #[allow(unused)]
-/// # fn example(
-/// #     device: ash::Device,
-/// #     properties: &vk::PhysicalDeviceProperties,
-/// #     vertex_spirv: &[u32],
-/// #     fragment_spirv: &[u32],
-/// #     cmd: vk::CommandBuffer,
-/// # ) -> Result<(), Box<dyn std::error::Error>> {
+/// # use {ash::vk, smolv_runtime::reflect::Reflection};
+/// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
 /// use smolv_runtime::vulkan::{LayoutCache, LayoutOptions, VulkanError};
 /// # let vertex = Reflection::from_spirv(vertex_spirv)?;
 /// // SAFETY: as in `LayoutCache::new`.
@@ -261,8 +217,7 @@ pub enum VulkanError {
         /// The device's limit.
         limit: u32,
     },
-    /// A descriptor set allocated for a set number the program's layout
-    /// does not have: the layout of another program.
+    /// A set number the program's layout does not have.
     #[error(
         "the layout has {sets} set layouts and no set {set}; allocate the set with the layout of the program \
          whose types it comes from"
@@ -284,8 +239,7 @@ pub enum VulkanError {
         /// The device's limit.
         max_push_constants_size: u32,
     },
-    /// A push-constant block shorter than the program's range: see
-    /// [`PipelineSlot::cmd_push_constants`].
+    /// A push-constant block shorter than the program's range ([`PipelineSlot::cmd_push_constants`]).
     #[error(
         "the push-constant block is {len} bytes, but the program's push constants end at byte {end}; \
          pass the whole block, from its offset 0 (the generated type's `as_bytes()`)"
@@ -309,9 +263,7 @@ pub enum VulkanError {
         /// The value given.
         value: smolv_codec::specialize::Value,
     },
-    /// Values that make the module invalid once the specializer folds
-    /// them ([`PipelineOptions::specialize_ahead`](PipelineOptions#structfield.specialize_ahead)):
-    /// an array length below 1. Refused before the driver sees it.
+    /// Values that fold an array length below 1 ([`PipelineOptions::specialize_ahead`](PipelineOptions#structfield.specialize_ahead)).
     #[error("specializing ahead (PipelineOptions::specialize_ahead): {0}")]
     Specialize(smolv_codec::specialize::SpecializeError),
     /// The same specialization constant was given twice.
@@ -320,9 +272,8 @@ pub enum VulkanError {
     /// More specialization data than `VkSpecializationInfo` can address.
     #[error("{0} specialization constants are more than a VkSpecializationInfo can hold")]
     TooManySpecConstants(usize),
-    /// State, a stage, or a shader capability that needs a device feature
-    /// (or extension, Vulkan version or subgroup operation) the manager
-    /// was not told is enabled: refused before anything reaches the driver.
+    /// State, a stage or a shader capability that needs a feature (or
+    /// extension, version, subgroup operation) not enabled.
     #[error(
         "{}{state} needs {structure}::{feature}; enable it on the device (where it has it) and in \
          PipelineOptions::features (DeviceFeatures), or leave it out{}{}",
@@ -337,20 +288,16 @@ pub enum VulkanError {
         }
     )]
     FeatureNotEnabled {
-        /// The feature's member name (`shaderFloat64`), or the extension's
-        /// or Vulkan version's name: the first of the alternatives.
+        /// The feature (`shaderFloat64`), extension or version: the first alternative.
         feature: &'static str,
-        /// Where it is enabled: the feature structure
-        /// (`VkPhysicalDeviceFeatures`), or `VkDeviceCreateInfo::ppEnabledExtensionNames`.
+        /// Where it is enabled (`VkPhysicalDeviceFeatures`, …).
         structure: &'static str,
-        /// What needs it: a state field or stage (`GraphicsState::depth_bounds`),
-        /// or the shader's declaration (`OpCapability Float64`).
+        /// What needs it (`GraphicsState::depth_bounds`, `OpCapability Float64`).
         state: &'static str,
         /// The shader that declares it (stage and entry point), for capabilities.
         shader: Option<String>,
     },
-    /// A physical device that lacks what the manager needs, found by
-    /// [`DeviceRequirements::for_physical_device`].
+    /// A physical device that lacks what the manager needs ([`DeviceRequirements::for_physical_device`]).
     #[error("{device} has {has}, and PipelineManager needs {needs}; pick another physical device or update its driver")]
     DeviceUnsupported {
         /// The physical device's name.
@@ -396,8 +343,7 @@ pub enum VulkanError {
         /// Its reflected `VkFormat` value (0: none).
         format: u32,
     },
-    /// Explicit vertex input that does not feed the vertex shader's inputs
-    /// as Vulkan requires: refused before the driver sees it.
+    /// Explicit vertex input that does not feed the vertex shader's inputs.
     #[error(
         "vertex input at location {location} does not fit the vertex shader: {reason}; \
          make VertexInput::Explicit (or the VertexBufferLayout) match the shader's inputs"
@@ -408,9 +354,7 @@ pub enum VulkanError {
         /// What does not fit, in words.
         reason: String,
     },
-    /// A module whose SPIR-V version is newer than the Vulkan version the
-    /// device was created for takes ([`PipelineOptions::api_version`](PipelineOptions#structfield.api_version)):
-    /// refused before the driver sees it.
+    /// A module newer than [`PipelineOptions::api_version`](PipelineOptions#structfield.api_version) takes.
     #[error(
         "{stage} shader `{entry_point}`: SPIR-V {}.{} needs {}; the device was created for Vulkan {}.{} \
          (PipelineOptions::api_version): raise the instance's apiVersion (and PipelineOptions::api_version), \
@@ -427,8 +371,7 @@ pub enum VulkanError {
         /// The device's Vulkan version, as (major, minor).
         vulkan: (u32, u32),
     },
-    /// A shader changed in a way its running pipeline cannot take (see
-    /// [`PipelineManager::rebuild`]): the old pipeline stays.
+    /// A changed shader its running pipeline cannot take ([`PipelineManager::rebuild`]).
     #[error(
         "the changed {stage} shader no longer fits its running pipeline: {reason}; \
          kept the previous pipeline (undo the change, or restart to pick it up)"
@@ -450,8 +393,7 @@ pub enum VulkanError {
 }
 
 impl VulkanError {
-    /// The Vulkan result this error stands for (`ERROR_UNKNOWN` for
-    /// errors found before calling Vulkan).
+    /// The Vulkan result this error stands for (`ERROR_UNKNOWN` before Vulkan).
     pub(crate) fn result(&self) -> vk::Result {
         match self {
             Self::Call { result, .. } => *result,
@@ -464,8 +406,33 @@ pub(crate) fn check<T>(call: &'static str, result: Result<T, vk::Result>) -> Res
     result.map_err(|result| VulkanError::Call { call, result })
 }
 
-/// Locks a cache. A panic in another thread cannot leave these maps
-/// half-updated (each update is one insert), so a poisoned lock is used as is.
+/// Locks a cache; a poisoned lock is used as is (each update is one insert).
 pub(crate) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Waits on `changed` until `done` gives a value for what `guard` guards,
+/// for at most `timeout`; `None` if `timeout` passed first.
+pub(crate) fn wait_for<T, R>(
+    changed: &std::sync::Condvar,
+    mut guard: std::sync::MutexGuard<'_, T>,
+    timeout: std::time::Duration,
+    mut done: impl FnMut(&T) -> Option<R>,
+) -> Option<R> {
+    let deadline = std::time::Instant::now().checked_add(timeout);
+    loop {
+        if let Some(value) = done(&*guard) {
+            return Some(value);
+        }
+        // A deadline past what `Instant` holds: wait as long as it takes.
+        let left = deadline
+            .map_or(std::time::Duration::from_secs(3600), |d| d.saturating_duration_since(std::time::Instant::now()));
+        if left.is_zero() {
+            return None;
+        }
+        guard = match changed.wait_timeout(guard, left) {
+            Ok((guard, _)) => guard,
+            Err(poisoned) => poisoned.into_inner().0,
+        };
+    }
 }

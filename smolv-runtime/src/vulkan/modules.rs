@@ -1,7 +1,4 @@
-//! Shader modules for one pipeline creation: created from SPIR-V, pointed
-//! at by the stage create infos, destroyed once the pipeline exists. Their
-//! specialization data can outlive them
-//! ([`into_specialization`](ShaderModules::into_specialization)).
+//! Shader modules for one pipeline creation, destroyed once it exists.
 
 use std::ffi::CString;
 
@@ -12,8 +9,7 @@ use super::{VulkanError, check};
 use crate::reflect::Reflection;
 use smolv_codec::specialize::Value;
 
-/// One stage, ready for the driver: its code (specialized ahead or not)
-/// and the values left for the driver.
+/// One stage, ready for the driver: its code and the values left for it.
 pub(crate) struct StageCode<'a> {
     pub(crate) stage: vk::ShaderStageFlags,
     pub(crate) code: &'a [u32],
@@ -21,8 +17,21 @@ pub(crate) struct StageCode<'a> {
     pub(crate) reflection: &'a Reflection,
 }
 
-/// Shader modules, their specialization data and entry names; the modules
-/// are destroyed on drop.
+/// A [`StageCode`] that owns what it holds, so that it can travel to a worker.
+pub(crate) struct OwnedStageCode {
+    pub(crate) stage: vk::ShaderStageFlags,
+    pub(crate) code: Vec<u32>,
+    pub(crate) values: Vec<(u32, Value)>,
+    pub(crate) reflection: Reflection,
+}
+
+impl OwnedStageCode {
+    pub(crate) fn borrow(&self) -> StageCode<'_> {
+        StageCode { stage: self.stage, code: &self.code, values: &self.values, reflection: &self.reflection }
+    }
+}
+
+/// Shader modules (destroyed on drop), their specialization data and entry names.
 pub(crate) struct ShaderModules<'d> {
     device: &'d ash::Device,
     stages: Vec<(vk::ShaderStageFlags, vk::ShaderModule, CString)>,
@@ -34,8 +43,7 @@ impl<'d> ShaderModules<'d> {
     /// Creates one module per stage.
     ///
     /// # Safety
-    /// Each stage's code is valid SPIR-V for `device` (the contract of the
-    /// manager's pipeline calls).
+    /// Each stage's code is valid SPIR-V for `device`.
     pub(crate) unsafe fn new(device: &'d ash::Device, stages: &[StageCode<'_>]) -> Result<Self, VulkanError> {
         let mut modules =
             Self { device, stages: Vec::with_capacity(stages.len()), specialization: Vec::with_capacity(stages.len()) };
@@ -46,7 +54,9 @@ impl<'d> ShaderModules<'d> {
             // code is valid SPIR-V (this function's contract). On error the
             // modules made so far are destroyed with `modules`.
             let module = check("vkCreateShaderModule", unsafe { device.create_shader_module(&info, None) })?;
-            modules.stages.push((stage.stage, module, entry_name(stage.reflection)));
+            // `main` for a name with a NUL, which no valid module has.
+            let entry = CString::new(stage.reflection.entry_point.as_str()).unwrap_or_else(|_| c"main".to_owned());
+            modules.stages.push((stage.stage, module, entry));
             modules.specialization.push(specialization);
         }
         Ok(modules)
@@ -58,12 +68,9 @@ impl<'d> ShaderModules<'d> {
     }
 
     /// Destroys the modules and gives back the specialization data, for a
-    /// library to keep: the Khronos validation layer (1.3.239) keeps only
-    /// the pointer to each stage's specialization data and reads it again
-    /// whenever a pipeline is linked from the library
-    /// (`VUID-VkPipelineShaderStageCreateInfo-pSpecializationInfo-06719`
-    /// on garbage otherwise). Moving the data leaves its buffers where
-    /// they are, so the pointers the layer holds stay good.
+    /// library to keep: the validation layer (1.3.239) reads it again at
+    /// every link (`VUID-…-pSpecializationInfo-06719` otherwise); moving
+    /// it leaves its buffers in place.
     pub(super) fn into_specialization(mut self) -> Vec<SpecializationData> {
         std::mem::take(&mut self.specialization)
     }
@@ -95,10 +102,4 @@ impl Drop for ShaderModules<'_> {
             unsafe { self.device.destroy_shader_module(module, None) };
         }
     }
-}
-
-/// The entry point's name as a C string (`main` if it holds a NUL, which
-/// no valid module's does).
-pub(crate) fn entry_name(reflection: &Reflection) -> CString {
-    CString::new(reflection.entry_point.as_str()).unwrap_or_else(|_| c"main".to_owned())
 }

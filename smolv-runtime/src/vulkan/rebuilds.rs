@@ -1,5 +1,4 @@
-//! A slot's rebuilds: how many were asked for, which one the slot holds,
-//! when it arrived, and the last one that failed.
+//! A slot's rebuilds.
 
 use std::time::Instant;
 
@@ -7,9 +6,8 @@ use ash::vk;
 
 use super::VulkanError;
 
-/// Rebuilds are numbered from 1 in the order they are asked for; the slot
-/// takes a rebuild's pipeline only if it is newer than the one it holds,
-/// so a slow rebuild never replaces a later one.
+/// Rebuilds are numbered from 1; the slot takes only a newer one than it
+/// holds, so a slow rebuild never replaces a later one.
 #[derive(Debug, Default)]
 pub(crate) struct Rebuilds {
     /// Rebuilds asked for so far.

@@ -1,6 +1,5 @@
-//! What a device needs for the manager, asked of a physical device: the
-//! extensions to enable, the feature structures to chain onto
-//! `VkDeviceCreateInfo`, and the [`PipelineOptions`] that match.
+//! What a device needs for the manager: extensions, feature structures and
+//! the [`PipelineOptions`] that match.
 
 use std::ffi::{CStr, c_char};
 
@@ -11,12 +10,9 @@ use super::device_features::DeviceFeatures;
 use super::pipelines::{PipelineManager, PipelineOptions};
 
 /// The extensions and features a [`PipelineManager`](super::PipelineManager)
-/// needs on a physical device, and the [`PipelineOptions`] that match the
-/// device created with them: Vulkan 1.3 dynamic rendering always, and
-/// graphics pipeline libraries (VK_KHR_pipeline_library,
-/// VK_EXT_graphics_pipeline_library and the `graphicsPipelineLibrary`
-/// feature) where the device has them. Enabling them is one call, and
-/// the options never claim what the device lacks.
+/// needs on a physical device (Vulkan 1.3 dynamic rendering, and graphics
+/// pipeline libraries where it has them), and the [`PipelineOptions`] that
+/// match the device created with them.
 ///
 /// ```no_run
 /// # use ash::vk;
@@ -53,8 +49,7 @@ pub struct DeviceRequirements {
     library: vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT<'static>,
 }
 
-/// The extensions graphics pipeline libraries need, in the order Vulkan
-/// lists the dependency first.
+/// The extensions graphics pipeline libraries need, dependency first.
 const LIBRARY_EXTENSIONS: [&CStr; 2] = [ash::khr::pipeline_library::NAME, ash::ext::graphics_pipeline_library::NAME];
 
 impl DeviceRequirements {
@@ -125,8 +120,7 @@ impl DeviceRequirements {
     }
 
     /// The same requirements without graphics pipeline libraries, even
-    /// where the device has them: the manager then builds monolithic
-    /// pipelines.
+    /// where the device has them.
     ///
     /// ```no_run
     /// # fn example(requirements: smolv_runtime::vulkan::DeviceRequirements) {
@@ -141,51 +135,44 @@ impl DeviceRequirements {
         self
     }
 
-    /// Whether the device gets graphics pipeline libraries: it has them,
-    /// and [`without_graphics_pipeline_library`](Self::without_graphics_pipeline_library)
-    /// was not called.
+    /// Whether the device gets graphics pipeline libraries (it has them, and
+    /// they were not turned off).
     pub fn graphics_pipeline_library(&self) -> bool {
         self.library_supported && self.library_wanted
     }
 
-    /// The device extensions to enable: VK_KHR_pipeline_library and
-    /// VK_EXT_graphics_pipeline_library where the device gets libraries,
-    /// else none.
+    /// The device extensions to enable: those of libraries where the device
+    /// gets them, else none.
     pub fn extension_names(&self) -> &'static [&'static CStr] {
         if self.graphics_pipeline_library() { &LIBRARY_EXTENSIONS } else { &[] }
     }
 
     /// [`extension_names`](Self::extension_names) as the pointers
-    /// `VkDeviceCreateInfo::ppEnabledExtensionNames` takes (ash's
-    /// `enabled_extension_names`); push your own next to them.
+    /// `ppEnabledExtensionNames` takes; push your own next to them.
     pub fn extension_name_ptrs(&self) -> Vec<*const c_char> {
         self.extension_names().iter().map(|name| name.as_ptr()).collect()
     }
 
     /// The `VkPhysicalDeviceVulkan13Features` that
-    /// [`push_features`](Self::push_features) chains, with
-    /// `dynamicRendering` on: set the other Vulkan 1.3 features your
-    /// device needs here, since a chain holds one structure of each type.
+    /// [`push_features`](Self::push_features) chains (`dynamicRendering`
+    /// on): set your other Vulkan 1.3 features here.
     pub fn vulkan13_features(&mut self) -> &mut vk::PhysicalDeviceVulkan13Features<'static> {
         // A chain `push_features` made may be gone: point nowhere.
         self.vulkan13.p_next = std::ptr::null_mut();
         &mut self.vulkan13
     }
 
-    /// `info` with the feature structures chained: the Vulkan 1.3 one
-    /// (`dynamicRendering` and what [`vulkan13_features`](Self::vulkan13_features)
-    /// added), and `VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT` where
-    /// the device gets libraries. Do not chain another structure of these
-    /// types onto `info`.
+    /// `info` with the feature structures chained: the Vulkan 1.3 one, and
+    /// the graphics pipeline library one where the device gets libraries.
+    /// Do not chain another structure of these types onto `info`.
     pub fn push_features<'a>(&'a mut self, info: vk::DeviceCreateInfo<'a>) -> vk::DeviceCreateInfo<'a> {
         let with_library = self.graphics_pipeline_library();
         chain_features(info, &mut self.vulkan13, &mut self.library, with_library)
     }
 
-    /// Creates the device: `info` as given (its queues, and extensions and
-    /// features of your own), with [`extension_names`](Self::extension_names)
-    /// added to its extensions where it lacks them, and the feature
-    /// structures of [`push_features`](Self::push_features) chained.
+    /// Creates the device: `info` with [`extension_names`](Self::extension_names)
+    /// added where it lacks them, and the structures of
+    /// [`push_features`](Self::push_features) chained.
     ///
     /// ```no_run
     /// # use ash::vk;
@@ -243,8 +230,7 @@ impl DeviceRequirements {
         // SAFETY: the caller's contract: each given name is a C string.
         let given: Vec<&CStr> = given.iter().map(|&name| unsafe { CStr::from_ptr(name) }).collect();
         let extensions = with_extensions(&given, self.extension_names());
-        // Copies, chained for this call alone: nothing of the caller's chain
-        // stays in `self`.
+        // Copies, so that nothing of the caller's chain stays in `self`.
         let (mut vulkan13, mut library) = (self.vulkan13, self.library);
         let info = info.enabled_extension_names(&extensions);
         let info = chain_features(info, &mut vulkan13, &mut library, self.graphics_pipeline_library());
@@ -253,9 +239,7 @@ impl DeviceRequirements {
         super::check("vkCreateDevice", unsafe { instance.create_device(physical, &info, None) })
     }
 
-    /// A manager on `device`, created from `physical` with these
-    /// requirements ([`create_device`](Self::create_device) does):
-    /// [`PipelineManager::new`] with the physical device's limits, no
+    /// [`PipelineManager::new`] on `device` with `physical`'s limits, no
     /// pipeline cache, and [`pipeline_options`](Self::pipeline_options).
     ///
     /// ```no_run
@@ -271,12 +255,9 @@ impl DeviceRequirements {
     /// # Safety
     /// - `instance` and `physical` are those
     ///   [`for_physical_device`](Self::for_physical_device) was given, and
-    ///   `instance` was created for Vulkan 1.3 or later (the options'
-    ///   [`api_version`](PipelineOptions#structfield.api_version) is 1.3; for
-    ///   newer SPIR-V, make the manager with [`PipelineManager::new`] and
-    ///   `pipeline_options().api_version(..)`);
-    /// - `device` was created from `physical` with these requirements (their
-    ///   extensions and features), and outlives the manager;
+    ///   `instance` was created for Vulkan 1.3 or later;
+    /// - `device` was created from `physical` with these requirements, and
+    ///   outlives the manager;
     /// - when the manager is dropped, the device is done with every
     ///   pipeline it handed out (as for [`PipelineManager::new`]).
     pub unsafe fn create_manager(
@@ -294,26 +275,21 @@ impl DeviceRequirements {
 
     /// What the device created with these requirements has enabled, as
     /// [`PipelineOptions::features`](PipelineOptions#structfield.features)
-    /// takes it: graphics pipeline libraries where it gets them, and the
-    /// Vulkan 1.3 features set. Add the features of your own with
-    /// [`DeviceFeatures`]' methods.
+    /// takes it; add your own with [`DeviceFeatures`]' methods.
     pub fn device_features(&self) -> DeviceFeatures {
         DeviceFeatures::default()
             .with_vulkan13(&self.vulkan13)
             .with_graphics_pipeline_library(self.graphics_pipeline_library())
     }
 
-    /// The options for a manager on the device created with these
-    /// requirements: [`PipelineOptions::new`] with
-    /// [`device_features`](Self::device_features), so that it builds
-    /// pipelines from libraries exactly where the device gets them.
+    /// [`PipelineOptions::new`] with [`device_features`](Self::device_features):
+    /// libraries exactly where the device gets them.
     pub fn pipeline_options(&self) -> PipelineOptions {
         PipelineOptions::new().features(self.device_features())
     }
 }
 
-/// `info` with `vulkan13` chained, and `library` where `with_library`,
-/// each cut from whatever chain it was in before.
+/// `info` with `vulkan13` chained, and `library` where `with_library`.
 fn chain_features<'a>(
     info: vk::DeviceCreateInfo<'a>,
     vulkan13: &'a mut vk::PhysicalDeviceVulkan13Features<'static>,
@@ -326,8 +302,7 @@ fn chain_features<'a>(
     if with_library { info.push_next(library) } else { info }
 }
 
-/// `given` and then each of `own` that `given` lacks, as the pointers
-/// `ppEnabledExtensionNames` takes: every name once.
+/// `given`, then each of `own` that `given` lacks, as pointers.
 fn with_extensions(given: &[&CStr], own: &[&CStr]) -> Vec<*const c_char> {
     let missing = own.iter().filter(|name| !given.contains(name));
     given.iter().chain(missing).map(|name| name.as_ptr()).collect()

@@ -1,7 +1,5 @@
-//! Specialization constants for the driver: a `VkSpecializationInfo` with
-//! each value written at the size of its constant's type, which comes from
-//! the SPIR-V itself (4 bytes for `bool` and 32-bit types, 8 for 64-bit
-//! ones, 2 and 1 for 16- and 8-bit ones).
+//! Specialization constants for the driver, each value written at the size
+//! of its constant's type in the SPIR-V.
 
 use std::collections::HashMap;
 
@@ -20,8 +18,8 @@ fn size(ty: Scalar) -> u32 {
     }
 }
 
-/// The scalar type of every specialization constant of `spirv`, by SpecId.
-/// A module that cannot be read gives what was found before the damage.
+/// The scalar type of every specialization constant of `spirv`, by SpecId
+/// (of a damaged module, those found before the damage).
 fn spec_constant_types(spirv: &[u32]) -> HashMap<u32, Scalar> {
     let mut spec_ids = HashMap::new(); // result id -> SpecId
     let mut types = HashMap::new(); // type id -> scalar
@@ -57,25 +55,16 @@ fn spec_constant_types(spirv: &[u32]) -> HashMap<u32, Scalar> {
 /// or an error when it does not fit (nothing is truncated).
 fn encode(id: u32, value: Value, ty: Option<Scalar>) -> Result<(u32, u64), VulkanError> {
     let Some(ty) = ty else {
-        // The module has no such constant (the optimizer may have removed
-        // an unused one): the driver ignores the entry, whatever its size.
+        // No such constant (optimized away?): the driver ignores the entry.
         return Ok(if value.bits() > u64::from(u32::MAX) { (8, value.bits()) } else { (4, value.bits()) });
     };
-    // The rule the specializer applies too (`specialize_ahead`): the same
-    // values are refused, and written with the same bits.
+    // The specializer's rule too: the same values refused, the same bits.
     let wrong = || VulkanError::SpecConstantValue { id, ty: describe_type(ty).to_owned(), value };
     let bits = fit_value(ty, value).ok_or_else(wrong)?;
     if size(ty) == 0 {
         return Err(wrong());
     }
     Ok((size(ty), bits))
-}
-
-/// An error unless every value of `values` fits its constant's type in
-/// `spirv` and no id is given twice: the one check a stage's values pass
-/// before they are folded ahead or handed to the driver.
-pub(super) fn check_values(spirv: &[u32], values: &[(u32, Value)]) -> Result<(), VulkanError> {
-    SpecializationData::new(spirv, values).map(drop)
 }
 
 /// Specialization data for the driver, kept alive while pipelines are made.
@@ -113,7 +102,7 @@ impl SpecializationData {
 }
 
 /// An error if an id appears twice in `values` (Vulkan requires unique ids).
-pub(super) fn check_unique(values: &[(u32, Value)]) -> Result<(), VulkanError> {
+fn check_unique(values: &[(u32, Value)]) -> Result<(), VulkanError> {
     let mut ids: Vec<u32> = values.iter().map(|&(id, _)| id).collect();
     ids.sort_unstable();
     match ids.windows(2).find(|pair| pair[0] == pair[1]) {

@@ -1,21 +1,14 @@
-//! Which SPIR-V versions a device takes. A module newer than the Vulkan
-//! version the device was created for is refused before the driver sees
-//! it: some drivers (lavapipe) run it anyway, so only the validation layer
-//! would say, and a release build would hide the mistake until another
-//! driver rejects the module.
+//! Which SPIR-V versions a device takes: newer modules are refused before
+//! the driver sees them, since some drivers (lavapipe) run them anyway.
 
 use ash::vk;
+use smolv_format::spirv::MAGIC;
 
 use super::VulkanError;
 use crate::reflect::Reflection;
 
-/// The SPIR-V magic number, word 0 of every module in host byte order.
-const MAGIC: u32 = 0x0723_0203;
-
 /// The newest SPIR-V version a device takes, from the Vulkan version it
-/// was created for (Vulkan's "Versions" appendix: 1.0 takes SPIR-V 1.0, 1.1
-/// takes 1.3, 1.2 takes 1.5, 1.3 and later take 1.6; VK_KHR_spirv_1_4
-/// lets 1.1 take 1.4).
+/// was created for (the specification's "Versions" appendix).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct SpirvSupport {
     /// The device's Vulkan version, as (major, minor).
@@ -25,8 +18,7 @@ pub(crate) struct SpirvSupport {
 }
 
 impl SpirvSupport {
-    /// What a device created for `api_version` (a `vk::make_api_version`
-    /// value) takes, with or without VK_KHR_spirv_1_4 enabled.
+    /// What a device created for `api_version` takes.
     pub(crate) fn new(api_version: u32, khr_spirv_1_4: bool) -> Self {
         let vulkan = (vk::api_version_major(api_version), vk::api_version_minor(api_version));
         let newest = match vulkan {
@@ -39,9 +31,8 @@ impl SpirvSupport {
         Self { vulkan, newest }
     }
 
-    /// An error if `code`'s SPIR-V version is newer than the device takes.
-    /// Code without a SPIR-V header is left to the caller's contract: this
-    /// check only reads the version a module states.
+    /// An error if `code`'s SPIR-V version is newer than the device takes
+    /// (code without a header is left to the caller's contract).
     pub(crate) fn check(&self, code: &[u32], reflection: &Reflection) -> Result<(), VulkanError> {
         match module_version(code) {
             Some(spirv) if spirv > self.newest => Err(VulkanError::SpirvVersionUnsupported {

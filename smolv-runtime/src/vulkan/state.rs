@@ -1,6 +1,5 @@
-//! The fixed-function state of a graphics pipeline, as a game sets it:
-//! everything Vulkan 1.3 with dynamic rendering offers, grouped the way
-//! VK_EXT_graphics_pipeline_library splits it into four libraries.
+//! The fixed-function state of a graphics pipeline, grouped as the four
+//! graphics pipeline libraries split it.
 
 use ash::vk;
 
@@ -25,10 +24,8 @@ use super::device_features::DeviceFeatures;
 /// ```
 #[derive(Clone, Debug, Default)]
 pub enum VertexInput {
-    /// One per-vertex buffer at binding 0 holding every input of the
-    /// vertex shader, tightly packed in location order, each in the format
-    /// its reflection gives (a `vec3` is `R32G32B32_SFLOAT`). A shader
-    /// without inputs gets no buffer.
+    /// One per-vertex buffer at binding 0 holding every input, tightly
+    /// packed in location order, in the reflected formats (none without inputs).
     #[default]
     FromReflection,
     /// The buffers and attributes as given.
@@ -236,32 +233,17 @@ pub struct BlendEquation {
 
 impl BlendEquation {
     /// `src + dst × (1 − src.a)`: premultiplied alpha.
-    pub const PREMULTIPLIED_ALPHA: Self = Self {
-        src_color: vk::BlendFactor::ONE,
-        dst_color: vk::BlendFactor::ONE_MINUS_SRC_ALPHA,
-        color_op: vk::BlendOp::ADD,
-        src_alpha: vk::BlendFactor::ONE,
-        dst_alpha: vk::BlendFactor::ONE_MINUS_SRC_ALPHA,
-        alpha_op: vk::BlendOp::ADD,
-    };
+    pub const PREMULTIPLIED_ALPHA: Self = Self::added(vk::BlendFactor::ONE, vk::BlendFactor::ONE_MINUS_SRC_ALPHA);
     /// `src × src.a + dst × (1 − src.a)`: straight alpha.
-    pub const ALPHA: Self = Self {
-        src_color: vk::BlendFactor::SRC_ALPHA,
-        dst_color: vk::BlendFactor::ONE_MINUS_SRC_ALPHA,
-        color_op: vk::BlendOp::ADD,
-        src_alpha: vk::BlendFactor::ONE,
-        dst_alpha: vk::BlendFactor::ONE_MINUS_SRC_ALPHA,
-        alpha_op: vk::BlendOp::ADD,
-    };
+    pub const ALPHA: Self = Self::added(vk::BlendFactor::SRC_ALPHA, vk::BlendFactor::ONE_MINUS_SRC_ALPHA);
     /// `src + dst`.
-    pub const ADDITIVE: Self = Self {
-        src_color: vk::BlendFactor::ONE,
-        dst_color: vk::BlendFactor::ONE,
-        color_op: vk::BlendOp::ADD,
-        src_alpha: vk::BlendFactor::ONE,
-        dst_alpha: vk::BlendFactor::ONE,
-        alpha_op: vk::BlendOp::ADD,
-    };
+    pub const ADDITIVE: Self = Self::added(vk::BlendFactor::ONE, vk::BlendFactor::ONE);
+
+    /// `src × src_color + dst × dst` for colour, `src.a + dst.a × dst` for alpha.
+    const fn added(src_color: vk::BlendFactor, dst: vk::BlendFactor) -> Self {
+        let (add, one) = (vk::BlendOp::ADD, vk::BlendFactor::ONE);
+        Self { src_color, dst_color: dst, color_op: add, src_alpha: one, dst_alpha: dst, alpha_op: add }
+    }
 }
 
 /// Blending and the write mask of one colour attachment.
@@ -312,13 +294,9 @@ impl Default for AttachmentBlend {
     }
 }
 
-/// The fixed-function state of a graphics pipeline.
-///
-/// The fields are grouped by the pipeline library that owns them in
-/// VK_EXT_graphics_pipeline_library, and the manager keys each library by
-/// exactly its group, so that materials differing in, say, blending share
-/// their vertex-input, pre-rasterization and fragment-shader libraries.
-/// Viewport and scissor are always dynamic; [`dynamic_states`](Self::dynamic_states)
+/// The fixed-function state of a graphics pipeline, grouped by the library
+/// that owns each field (each keyed by exactly its group). Viewport and
+/// scissor are always dynamic; [`dynamic_states`](Self::dynamic_states)
 /// makes more state dynamic.
 ///
 /// ```
@@ -390,24 +368,19 @@ pub struct GraphicsState {
     /// A combined depth/stencil image goes in both.
     pub stencil_format: vk::Format,
     /// Blending and write mask per colour attachment (fragment-output
-    /// library): none for opaque RGBA everywhere, one for every
-    /// attachment, or one per attachment (differing ones need
-    /// `independentBlend`).
+    /// library): none (opaque), one for all, or one each (`independentBlend`).
     pub blend: Vec<AttachmentBlend>,
     /// The blend constants (fragment-output library).
     pub blend_constants: [f32; 4],
     /// A logic op instead of blending (fragment-output library); needs `logicOp`.
     pub logic_op: Option<vk::LogicOp>,
 
-    /// State set with `vkCmdSet*` instead (on top of viewport and scissor,
-    /// always dynamic). Each goes to the library that owns it; Vulkan 1.3
-    /// core dynamic states only.
+    /// State set with `vkCmdSet*` instead (Vulkan 1.3 core dynamic states).
     pub dynamic_states: Vec<vk::DynamicState>,
 }
 
 impl Default for GraphicsState {
-    /// One RGBA8 attachment, triangle lists, no culling, counter-clockwise
-    /// front faces, no depth, stencil or blending, one sample.
+    /// One RGBA8 attachment, triangle lists, no culling, depth, stencil or blending.
     fn default() -> Self {
         Self {
             vertex_input: VertexInput::default(),

@@ -1,6 +1,5 @@
-//! Explicit vertex input as plain data (what generated code writes for a
-//! vertex shader's inputs; `descriptions` converts it to ash's), and the
-//! check of explicit vertex input against the vertex shader's reflection.
+//! Explicit vertex input from plain data, and its check against the vertex
+//! shader's reflection.
 
 use ash::vk;
 
@@ -36,9 +35,8 @@ impl VertexInput {
     }
 
     /// An error unless explicit vertex input feeds every input `vertex`
-    /// reads, from a binding it describes, in a format of the same
-    /// numeric type (float, signed or unsigned integer; 64-bit only for
-    /// 64-bit inputs), as Vulkan requires. Reflected input always fits.
+    /// reads, from a described binding, in a format of the same numeric
+    /// type, as Vulkan requires.
     pub(crate) fn check(&self, vertex: &Reflection) -> Result<(), VulkanError> {
         let Self::Explicit { bindings, attributes } = self else { return Ok(()) };
         for attribute in attributes {
@@ -60,8 +58,7 @@ impl VertexInput {
                 ));
             };
             let Some(wanted) = i32::try_from(input.format).ok().map(vk::Format::from_raw).and_then(numeric_type) else {
-                // A type reflection gives no format (bools, structs,
-                // matrices of matrices): the driver checks those.
+                // No format reflected (bools, structs): the driver checks it.
                 continue;
             };
             let given = numeric_type(attribute.format);
@@ -72,9 +69,9 @@ impl VertexInput {
                         "the vertex shader reads {} as {:?} ({}), and the attribute is {:?} ({})",
                         described(input),
                         vk::Format::from_raw(i32::try_from(input.format).unwrap_or(i32::MAX)),
-                        wanted.describe(),
+                        wanted,
                         attribute.format,
-                        given.map_or("not a vertex format", NumericType::describe),
+                        given.unwrap_or("not a vertex format"),
                     ),
                 ));
             }
@@ -83,9 +80,7 @@ impl VertexInput {
     }
 }
 
-/// An input in words: `` `name` `` where the module kept its name, else
-/// "an input" (a stripped module keeps names only when the build was asked
-/// to, `Config::keep_interface_names`; the location is in the message).
+/// An input in words: `` `name` `` where the module kept it, else "an input".
 fn described(input: &crate::reflect::InterfaceVariable) -> String {
     if input.name.is_empty() { "an input".to_owned() } else { format!("`{}`", input.name) }
 }
@@ -94,42 +89,17 @@ fn mismatch(location: u32, reason: String) -> VulkanError {
     VulkanError::VertexInputMismatch { location, reason }
 }
 
-/// How a shader reads a format's components (Vulkan's "numeric type").
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum NumericType {
-    Float,
-    Sint,
-    Uint,
-    Float64,
-    Sint64,
-    Uint64,
-}
-
-impl NumericType {
-    fn describe(self) -> &'static str {
-        match self {
-            Self::Float => "float",
-            Self::Sint => "signed integer",
-            Self::Uint => "unsigned integer",
-            Self::Float64 => "64-bit float",
-            Self::Sint64 => "64-bit signed integer",
-            Self::Uint64 => "64-bit unsigned integer",
-        }
-    }
-}
-
-/// The numeric type of a colour format. ash spells every format it knows
-/// as its Vulkan name (`R8G8B8A8_UNORM`, `B10G11R11_UFLOAT_PACK32`), whose
-/// parts name the numeric type: reading them covers every format without
-/// a table of values to keep in step.
-fn numeric_type(format: vk::Format) -> Option<NumericType> {
+/// The numeric type of a colour format (how a shader reads it), in words.
+/// ash spells every format it knows by its Vulkan name (`R8G8B8A8_UNORM`),
+/// whose parts name the numeric type: no table to keep in step.
+fn numeric_type(format: vk::Format) -> Option<&'static str> {
     let name = format!("{format:?}");
     let wide = name.starts_with("R64");
     name.split('_').find_map(|part| match part {
-        "UNORM" | "SNORM" | "USCALED" | "SSCALED" | "UFLOAT" | "SRGB" => (!wide).then_some(NumericType::Float),
-        "SFLOAT" => Some(if wide { NumericType::Float64 } else { NumericType::Float }),
-        "SINT" => Some(if wide { NumericType::Sint64 } else { NumericType::Sint }),
-        "UINT" => Some(if wide { NumericType::Uint64 } else { NumericType::Uint }),
+        "UNORM" | "SNORM" | "USCALED" | "SSCALED" | "UFLOAT" | "SRGB" => (!wide).then_some("float"),
+        "SFLOAT" => Some(if wide { "64-bit float" } else { "float" }),
+        "SINT" => Some(if wide { "64-bit signed integer" } else { "signed integer" }),
+        "UINT" => Some(if wide { "64-bit unsigned integer" } else { "unsigned integer" }),
         _ => None,
     })
 }

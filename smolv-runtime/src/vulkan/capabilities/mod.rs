@@ -1,16 +1,9 @@
-//! What a shader needs of the device: each `OpCapability` and
-//! `OpExtension` its module declares, mapped to the Vulkan features,
-//! extensions, versions and subgroup operations that allow it, as the
-//! Vulkan specification's "SPIR-V Environment" appendix lists them.
-//!
-//! - [`names`](Feature): the features and extensions, by their Vulkan names;
-//! - [`capability`] and [`spirv_extension`]: the table;
-//! - [`requirements`]: a module's rows of it.
-//!
-//! [`PipelineManager`](super::PipelineManager) checks every stage against
-//! [`DeviceFeatures`] before it creates anything,
-//! and refuses a stage that needs what the device was not created with
-//! ([`VulkanError::FeatureNotEnabled`]).
+//! What a shader needs of the device: each `OpCapability` and `OpExtension`
+//! mapped to the features, extensions, versions and subgroup operations
+//! that allow it, as the Vulkan specification's "SPIR-V Environment"
+//! appendix lists them ([`capability`], [`spirv_extension`], [`requirements`]).
+//! [`PipelineManager`](super::PipelineManager) refuses a stage that needs
+//! what [`DeviceFeatures`] lacks ([`VulkanError::FeatureNotEnabled`]).
 //!
 //! ```
 //! use smolv_runtime::vulkan::capabilities::{Feature, Need, requirements};
@@ -32,17 +25,15 @@ pub use table::{Need, Requirement, capability, spirv_extension};
 use super::VulkanError;
 use super::device_features::DeviceFeatures;
 
-/// What a module declares: capability numbers and extension names, in
-/// module order.
+/// What a module declares, in module order.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) struct Declared {
     pub(crate) capabilities: Vec<u32>,
     pub(crate) extensions: Vec<String>,
 }
 
-/// The capabilities and extensions `spirv` declares. A module cut short
-/// or malformed gives what came before the damage: the driver (and the
-/// reflection, which reads the same words) refuses the rest.
+/// The capabilities and extensions `spirv` declares (those before any
+/// damage: the driver refuses the rest).
 pub(crate) fn declared(spirv: &[u32]) -> Declared {
     let mut found = Declared::default();
     for inst in spirv::declarations(spirv) {
@@ -55,8 +46,7 @@ pub(crate) fn declared(spirv: &[u32]) -> Declared {
 }
 
 /// The table's row for every capability and extension `spirv` declares,
-/// in module order; those the table does not list are left out (the
-/// driver checks them).
+/// in module order (those it does not list are left to the driver).
 ///
 /// ```
 /// use smolv_runtime::vulkan::capabilities::requirements;

@@ -1,19 +1,8 @@
 //! SPIR-V capability → Vulkan feature, and SPIR-V extension → device
-//! extension: the Vulkan specification's "SPIR-V Environment" appendix
-//! (tables `spirvenv-capabilities-table` and
-//! `spirvenv-extensions-table`), as data.
-//!
-//! Each entry is a list of alternatives: the module may use the
-//! capability when any one of them holds on the device. An empty list
-//! means every Vulkan device allows it. Capabilities and extensions the
-//! table does not list (vendor ones, and those Vulkan never allows, such
-//! as `Kernel`) are left to the driver.
-//!
-//! The appendix is generated from the registry's `<spirvcapabilities>` and
-//! `<spirvextensions>` (`vk.xml`), and `registry_tests.rs` compares every
-//! row with them: a row that disagrees, or one the registry has and the
-//! table lacks, fails the tests. Rows the CI's header predates are listed
-//! there.
+//! extension: the "SPIR-V Environment" appendix's tables as data. Each
+//! entry lists alternatives, any one of which allows it (none: every
+//! device does); what the table does not list is left to the driver.
+//! `registry_tests.rs` compares every row with `vk.xml`.
 
 use ash::vk;
 

@@ -1,5 +1,4 @@
-//! A stage made from a [`Shader`]: its words and the reflection smolv made
-//! of exactly those words, so the pairing is never the caller's promise.
+//! A stage made from a [`Shader`], reflected from its own words.
 
 use crate::reflect::Reflection;
 use crate::shader::Shader;
@@ -11,15 +10,9 @@ use super::program::Stage;
 /// A shader ready for the [`PipelineManager`](super::PipelineManager): its
 /// decoded SPIR-V and the [`Reflection`] smolv made of those same words.
 ///
-/// A [`Stage`] written by hand pairs words with a reflection, and the
-/// manager's `unsafe` calls ask the caller to promise that the reflection
-/// describes the module. A stage from [`from_shader`](Self::from_shader)
-/// needs no such promise: the reflection is built here, from the words the
-/// stage hands the driver (never from a copy recorded beside them, which a
-/// file loaded at run time or a hot reload between two reads could make
-/// disagree). What is left for the caller of
-/// [`PipelineManager::get_pipeline`](super::PipelineManager::get_pipeline)
-/// is what smolv cannot know: see its `# Safety`.
+/// Unlike a [`Stage`] written by hand, it needs no promise that the
+/// reflection describes the module: the reflection is built here, from the
+/// very words the stage hands the driver.
 ///
 /// ```
 /// use smolv_runtime::vulkan::EmbeddedStage;

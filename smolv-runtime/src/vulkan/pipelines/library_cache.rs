@@ -1,7 +1,5 @@
-//! The graphics pipeline libraries a manager has made, each kept under
-//! everything it is made from, so that materials share the parts they
-//! have in common. Modules and reflections are interned: keys compare
-//! small numbers, and each number stands for one module's full contents.
+//! The libraries a manager has made, each kept under everything it is made
+//! from (modules and reflections interned), so that materials share parts.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -10,15 +8,14 @@ use ash::vk;
 use ash::vk::Handle;
 
 use super::program::{GraphicsProgram, Stage};
-use super::stage_code::{SpecializationCounts, StageCodeAndValues, StageCoder};
+use super::stage_code::StageCoder;
 use crate::reflect::Reflection;
 use crate::vulkan::library::{self, FragmentKey, OutputKey, Parts, PreRasterKey, StageKey, ValueKey, VertexInputKey};
-use crate::vulkan::modules::{ShaderModules, StageCode};
-use crate::vulkan::specialization::{SpecializationData, check_values};
+use crate::vulkan::modules::{OwnedStageCode, ShaderModules, StageCode};
+use crate::vulkan::specialization::SpecializationData;
 use crate::vulkan::{VulkanError, lock};
 
-/// How many libraries of each of the four parts a manager holds: what
-/// materials share shows as parts that grow slower than pipelines (see
+/// How many libraries of each of the four parts a manager holds (see
 /// [`PipelineManager::library_counts`](super::PipelineManager::library_counts)).
 ///
 /// ```
@@ -73,9 +70,7 @@ impl PipelineKey {
 
     /// The interned code ids of every stage, in pipeline order.
     pub(super) fn codes(&self) -> Vec<usize> {
-        let mut codes: Vec<usize> = self.pre_raster.stages.iter().map(|(_, k)| k.code).collect();
-        codes.push(self.fragment.stage.code);
-        codes
+        self.stages().iter().map(|k| k.code).collect()
     }
 
     /// The stage keys, in pipeline order.
@@ -83,6 +78,16 @@ impl PipelineKey {
         let mut stages: Vec<&StageKey> = self.pre_raster.stages.iter().map(|(_, k)| k).collect();
         stages.push(&self.fragment.stage);
         stages
+    }
+
+    /// The keys of the four libraries, in part order.
+    pub(super) fn libraries(&self) -> [LibraryKey; 4] {
+        [
+            LibraryKey::VertexInput(self.vertex_input.clone()),
+            LibraryKey::PreRaster(self.pre_raster.clone()),
+            LibraryKey::Fragment(self.fragment.clone()),
+            LibraryKey::Output(self.output.clone()),
+        ]
     }
 }
 
@@ -95,33 +100,32 @@ pub(super) enum LibraryKey {
     Output(OutputKey),
 }
 
+impl LibraryKey {
+    /// The library's part, and its layout (null for the parts without shaders).
+    pub(super) fn parts(&self) -> (Parts<'_>, vk::PipelineLayout) {
+        let none = Parts::default();
+        match self {
+            Self::VertexInput(k) => (Parts { vertex_input: Some(k), ..none }, vk::PipelineLayout::null()),
+            Self::PreRaster(k) => (Parts { pre_raster: Some(k), ..none }, vk::PipelineLayout::from_raw(k.layout)),
+            Self::Fragment(k) => (Parts { fragment: Some(k), ..none }, vk::PipelineLayout::from_raw(k.layout)),
+            Self::Output(k) => (Parts { output: Some(k), ..none }, vk::PipelineLayout::null()),
+        }
+    }
+}
+
 /// A pipeline (a library, or a monolithic pipeline) and the
 /// specialization data its stages were created with.
 pub(super) struct Built {
     pub(super) pipeline: vk::Pipeline,
-    /// Never read, only held as long as the library: the Khronos
-    /// validation layer (1.3.239) keeps only a pointer to it and reads it
-    /// again at every link from the library (see
-    /// [`ShaderModules::into_specialization`]). Dropping it once the
-    /// library exists gives `VUID-…-pSpecializationInfo-06719` from
-    /// reading freed memory.
+    /// Never read, only held as long as the library (see
+    /// [`ShaderModules::into_specialization`]).
     _specialization: Vec<SpecializationData>,
 }
 
-impl Built {
-    /// A pipeline made without shader stages.
-    pub(super) fn without_stages(pipeline: vk::Pipeline) -> Self {
-        Self { pipeline, _specialization: Vec::new() }
-    }
-}
-
-/// The libraries by key, each with the specialization data it keeps;
-/// shared with the background workers, which add the libraries of rebuilds.
+/// The libraries by key, shared with the workers (which add rebuilds').
 pub(super) type Libraries = Arc<Mutex<HashMap<LibraryKey, Built>>>;
 
-/// Modules and reflections seen so far, each stored once and numbered, so
-/// that keys compare small numbers while meaning the full contents. A
-/// lookup hashes and compares the whole module.
+/// Modules and reflections seen so far, each stored once and numbered.
 #[derive(Default)]
 struct Interned {
     code: HashMap<Box<[u32]>, usize>,
@@ -130,15 +134,15 @@ struct Interned {
     reflection_list: Vec<Reflection>,
 }
 
-/// The libraries of one manager, created on first use and kept until
-/// [`destroy`](Self::destroy); and the code each stage gives the driver.
+/// The libraries of one manager, kept until [`destroy`](Self::destroy).
 pub(super) struct LibraryCache {
     device: ash::Device,
     cache: vk::PipelineCache,
     interned: Mutex<Interned>,
     libraries: Libraries,
-    /// What each stage gives the driver.
-    coder: StageCoder,
+    /// What each stage gives the driver (counted in
+    /// [`specialization_counts`](super::PipelineManager::specialization_counts)).
+    pub(super) coder: StageCoder,
 }
 
 impl LibraryCache {
@@ -182,18 +186,10 @@ impl LibraryCache {
         counts
     }
 
-    /// Which path the spec-constant values of the stages prepared so far took.
-    pub(super) fn specialization_counts(&self) -> SpecializationCounts {
-        self.coder.counts()
-    }
-
     /// The key of `stage`: its module and reflection interned, its values
-    /// checked and sorted. The check (repeated ids, values that do not fit
-    /// their constants' types) is the one every path passes, before
-    /// [`code`](Self::code) folds the values ahead or leaves them to the
-    /// driver: a value refused on one path is refused on both.
+    /// checked (the same check on every path) and sorted.
     pub(super) fn stage_key(&self, stage: &Stage<'_>) -> Result<StageKey, VulkanError> {
-        check_values(stage.spirv, stage.specialization)?;
+        SpecializationData::new(stage.spirv, stage.specialization)?;
         let mut values: Vec<ValueKey> = stage.specialization.iter().map(library::value_key).collect();
         values.sort_unstable();
         let mut interned = lock(&self.interned);
@@ -219,59 +215,37 @@ impl LibraryCache {
         lock(&self.interned).reflection_list.get(id).cloned()
     }
 
-    /// The library of `key`, made with `create` unless the cache has it.
-    fn cached(
+    /// The library of `key`, made from `stages` (those of its part) unless
+    /// the cache has it.
+    pub(super) fn library(
         &self,
         key: LibraryKey,
-        create: impl FnOnce() -> Result<Built, VulkanError>,
+        stages: &[(vk::ShaderStageFlags, &Stage<'_>, usize)],
     ) -> Result<vk::Pipeline, VulkanError> {
         if let Some(library) = self.get(&key) {
             return Ok(library);
         }
-        let library = create()?;
+        let (parts, layout) = key.parts();
+        let library = self.create_with_stages(parts, true, stages, layout)?;
         // SAFETY: `library` was just created on this device and never handed out.
         Ok(unsafe { keep_library(&self.libraries, &self.device, key, library) })
     }
 
-    pub(super) fn vertex_input(&self, key: &VertexInputKey) -> Result<vk::Pipeline, VulkanError> {
-        self.cached(LibraryKey::VertexInput(key.clone()), || {
-            let parts = Parts { vertex_input: Some(key), ..Parts::default() };
-            // SAFETY: no stages; the state is valid (the contract of `get_pipeline`).
-            let library =
-                unsafe { library::create(&self.device, self.cache, parts, true, &[], vk::PipelineLayout::null()) }?;
-            Ok(Built::without_stages(library))
-        })
-    }
-
-    pub(super) fn pre_raster(
+    /// The four libraries of `program` with `key`, made where missing.
+    pub(super) fn libraries(
         &self,
         program: &GraphicsProgram<'_>,
-        key: &PreRasterKey,
-    ) -> Result<vk::Pipeline, VulkanError> {
-        self.cached(LibraryKey::PreRaster(key.clone()), || {
-            let stages: Vec<_> =
-                program.pre_raster().into_iter().zip(&key.stages).map(|((f, s), (_, k))| (f, s, k.code)).collect();
-            let parts = Parts { pre_raster: Some(key), ..Parts::default() };
-            self.create_with_stages(parts, true, &stages, vk::PipelineLayout::from_raw(key.layout))
-        })
-    }
-
-    pub(super) fn fragment(&self, fragment: &Stage<'_>, key: &FragmentKey) -> Result<vk::Pipeline, VulkanError> {
-        self.cached(LibraryKey::Fragment(key.clone()), || {
-            let parts = Parts { fragment: Some(key), ..Parts::default() };
-            let stages = [(vk::ShaderStageFlags::FRAGMENT, fragment, key.stage.code)];
-            self.create_with_stages(parts, true, &stages, vk::PipelineLayout::from_raw(key.layout))
-        })
-    }
-
-    pub(super) fn output(&self, key: &OutputKey) -> Result<vk::Pipeline, VulkanError> {
-        self.cached(LibraryKey::Output(key.clone()), || {
-            let parts = Parts { output: Some(key), ..Parts::default() };
-            // SAFETY: no stages; the state is valid (the contract of `get_pipeline`).
-            let library =
-                unsafe { library::create(&self.device, self.cache, parts, true, &[], vk::PipelineLayout::null()) }?;
-            Ok(Built::without_stages(library))
-        })
+        key: &PipelineKey,
+    ) -> Result<[vk::Pipeline; 4], VulkanError> {
+        let stages = stages_with_codes(program, key);
+        let (pre_raster, fragment) = stages.split_at(stages.len() - 1);
+        let [vertex_input_key, pre_raster_key, fragment_key, output_key] = key.libraries();
+        Ok([
+            self.library(vertex_input_key, &[])?,
+            self.library(pre_raster_key, pre_raster)?,
+            self.library(fragment_key, fragment)?,
+            self.library(output_key, &[])?,
+        ])
     }
 
     /// Creates the modules of `stages` (flags, stage, interned code id),
@@ -285,7 +259,7 @@ impl LibraryCache {
     ) -> Result<Built, VulkanError> {
         let codes: Vec<_> = stages
             .iter()
-            .map(|&(flags, stage, code)| Ok((flags, stage, self.code(code, stage)?)))
+            .map(|&(flags, stage, code)| Ok((flags, stage, self.coder.code(code, stage)?)))
             .collect::<Result<_, VulkanError>>()?;
         let stage_codes: Vec<StageCode<'_>> = codes
             .iter()
@@ -303,14 +277,22 @@ impl LibraryCache {
         unsafe { create_with_modules(&self.device, self.cache, parts, library, modules, layout) }
     }
 
-    /// The SPIR-V to give the driver and the spec-constant values left for
-    /// it (see [`StageCoder::code`]); counted in
-    /// [`specialization_counts`](Self::specialization_counts).
-    ///
-    /// # Errors
-    /// Values that fold an array length below 1.
-    pub(super) fn code<'s>(&self, code_id: usize, stage: &Stage<'s>) -> Result<StageCodeAndValues<'s>, VulkanError> {
-        self.coder.code(code_id, stage)
+    /// `stage`'s code as the driver gets it ([`StageCoder::code`]), owned,
+    /// with its values checked.
+    pub(super) fn owned_code(
+        &self,
+        flags: vk::ShaderStageFlags,
+        code_id: usize,
+        stage: &Stage<'_>,
+    ) -> Result<OwnedStageCode, VulkanError> {
+        let (code, values) = self.coder.code(code_id, stage)?;
+        SpecializationData::new(&code, values)?;
+        Ok(OwnedStageCode {
+            stage: flags,
+            code: code.into_owned(),
+            values: values.to_vec(),
+            reflection: stage.reflection.clone(),
+        })
     }
 
     /// Destroys every library.
@@ -328,8 +310,8 @@ impl LibraryCache {
     }
 }
 
-/// Stores `library` under `key`, or, when another thread stored one
-/// meanwhile, destroys it and returns theirs.
+/// Stores `library` under `key`, or destroys it and returns the one
+/// another thread stored meanwhile.
 ///
 /// # Safety
 /// `library` is a library of `device` that nothing else holds or uses.
@@ -340,24 +322,28 @@ pub(super) unsafe fn keep_library(
     library: Built,
 ) -> vk::Pipeline {
     let mut map = lock(libraries);
-    match map.get(&key) {
-        Some(existing) => {
-            let existing = existing.pipeline;
-            drop(map);
-            // SAFETY: this function's contract.
-            unsafe { device.destroy_pipeline(library.pipeline, None) };
-            existing
-        }
-        None => {
-            let pipeline = library.pipeline;
-            map.insert(key, library);
-            pipeline
-        }
+    if let Some(existing) = map.get(&key).map(|built| built.pipeline) {
+        drop(map);
+        // SAFETY: this function's contract.
+        unsafe { device.destroy_pipeline(library.pipeline, None) };
+        return existing;
     }
+    let pipeline = library.pipeline;
+    map.insert(key, library);
+    pipeline
+}
+
+/// Every stage of `program` with its interned code id from `key`, in
+/// pipeline order.
+pub(super) fn stages_with_codes<'p, 'a>(
+    program: &'p GraphicsProgram<'a>,
+    key: &PipelineKey,
+) -> Vec<(vk::ShaderStageFlags, &'p Stage<'a>, usize)> {
+    program.stages().into_iter().zip(key.codes()).map(|((flags, stage), code)| (flags, stage, code)).collect()
 }
 
 /// Creates the pipeline (`library`: a library) of `parts` from `modules`,
-/// then destroys the modules and keeps their specialization data with it.
+/// keeping their specialization data with it.
 ///
 /// # Safety
 /// The modules are the stages of the parts, valid for `device`; `layout`

@@ -1,16 +1,5 @@
-//! Graphics and compute pipelines from shaders: per-part graphics
-//! pipeline libraries, a fast link now, the link-time-optimized pipeline
-//! from a background worker, monolithic pipelines where libraries are
-//! unavailable, and compute pipelines created now or in the background.
-//!
-//! - [`program`]: what callers hand in (stages, programs);
-//! - [`options`]: how the manager builds, and what the device has;
-//! - [`slot`]: the graphics pipeline handed out, swapped when better;
-//! - [`library_cache`]: libraries by what they are made from;
-//! - [`stage_code`]: spec constants folded ahead or left to the driver;
-//! - [`worker`]: the background threads;
-//! - [`rebuild`]: pipelines built again when their shaders change;
-//! - [`rebuild_job`]: what a worker runs to build one again.
+//! Graphics and compute pipelines from shaders: libraries with a fast link
+//! now and the optimized one from a worker, or monolithic pipelines.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -22,7 +11,6 @@ use crate::reflect::Reflection;
 use crate::vulkan::compute::{ComputeJob, ComputeSlot};
 use crate::vulkan::layout::{LayoutCache, LayoutOptions, ProgramLayout};
 use crate::vulkan::library::{FragmentKey, OutputKey, PreRasterKey, VertexInputKey, link};
-use crate::vulkan::specialization::SpecializationData;
 use crate::vulkan::state::GraphicsState;
 use crate::vulkan::warmup::recorder::Recorder;
 use crate::vulkan::{VulkanError, lock};
@@ -39,7 +27,7 @@ mod worker;
 
 pub use embedded::EmbeddedStage;
 pub use library_cache::LibraryCounts;
-use library_cache::{LibraryCache, PipelineKey};
+use library_cache::{LibraryCache, LibraryKey, PipelineKey, stages_with_codes};
 pub(crate) use options::LIBRARIES_ASKED;
 pub use options::PipelineOptions;
 use program::check_stage;
@@ -49,28 +37,18 @@ use slot::{ComputeSlots, Slots};
 pub use stage_code::{FallbackReason, SpecializationCounts};
 use worker::{Job, Workers};
 
-/// Builds and caches graphics pipelines the way Mesa's zink and DXVK do
-/// with VK_EXT_graphics_pipeline_library: four per-stage libraries, each
-/// cached by everything it is made from (shader code, reflection and
-/// spec-constant values compared in full), a fast link returned at once,
-/// and the link-time-optimized pipeline linked on a worker thread and
-/// swapped in when ready. Without libraries it builds monolithic pipelines
-/// through the same API. Compute pipelines go through it too.
-///
-/// Dropping the manager waits for links in flight, then destroys every
-/// pipeline and library it made (see the contract of [`new`](Self::new)).
-///
-/// Spec constants go in [`Stage::specialization`], from the generated
-/// `SpecConstants::values()`; the example program `examples/spec_constants`
-/// shows it, and [`specialization_counts`](Self::specialization_counts)
-/// says which path each stage took.
+/// Builds and caches graphics pipelines from four part libraries, each
+/// cached by everything it is made from (compared in full), with a fast
+/// link at once and the optimized link swapped in from a worker; monolithic
+/// pipelines where libraries are unavailable; and compute pipelines.
+/// Dropping it waits for links in flight, then destroys all it made.
+/// Spec constants go in [`Stage::specialization`] (see
+/// `examples/spec_constants`).
 ///
 /// # Example
 ///
-/// A graphics pipeline drawn once and a compute pipeline dispatched once,
-/// under the validation layer. The device set-up is hidden here; the
-/// program `examples/pipelines` (`cargo run -p smolv-runtime --features
-/// vulkan --example pipelines`) does the same with everything shown.
+/// A pipeline drawn once and a compute pipeline dispatched once, under the
+/// validation layer; `examples/pipelines` shows the hidden device set-up.
 ///
 /// ```
 /// # mod gpu { include!(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/pipelines/gpu.rs")); }
@@ -79,9 +57,7 @@ use worker::{Job, Workers};
 /// use smolv_runtime::vulkan::ash::vk;
 /// use smolv_runtime::vulkan::{GraphicsState, PipelineManager, Stage};
 ///
-/// // An instance with the validation layer, and a device made with
-/// // `DeviceRequirements`: Vulkan 1.3 dynamic rendering, and graphics pipeline
-/// // libraries where the driver has them.
+/// // The validation layer, and a device made with `DeviceRequirements`.
 /// let gpu = gpu::Gpu::new()?;
 /// // `DeviceRequirements::pipeline_options`: libraries exactly where enabled.
 /// let options = gpu.options;
@@ -127,17 +103,12 @@ pub struct PipelineManager {
     layouts: LayoutCache,
     options: PipelineOptions,
     libraries: LibraryCache,
-    /// Shared with the workers, which file a rebuilt slot under its new
-    /// program when the new pipeline lands.
+    /// Shared with the workers, which re-file rebuilt slots.
     slots: Arc<Mutex<Slots>>,
-    /// Shared with the workers, which file a rebuilt compute slot under
-    /// its new stage when the new pipeline lands.
     compute: Arc<Mutex<ComputeSlots>>,
-    /// Pipelines that rebuilds replaced, until
-    /// [`retire_replaced`](Self::retire_replaced) destroys them.
+    /// Pipelines that rebuilds replaced, until [`retire_replaced`](Self::retire_replaced).
     retired: Arc<Mutex<Vec<vk::Pipeline>>>,
     workers: Workers,
-    /// Set by [`recorder`](Self::recorder): notes each pipeline handed out.
     recorder: OnceLock<Arc<Recorder>>,
     /// Pipelines built on callers' threads, replay's excepted.
     caller_builds: AtomicU64,
@@ -154,33 +125,23 @@ impl std::fmt::Debug for PipelineManager {
 
 impl PipelineManager {
     /// A manager creating pipelines on `device` (whose physical device has
-    /// `limits`), through `cache` (may be null). See the
-    /// [example](Self#example).
-    ///
-    /// Graphics pipelines come from libraries where `options.features`
-    /// says the device enabled them ([`PipelineOptions::uses_libraries`]),
-    /// and are monolithic otherwise: the default options are valid on any
-    /// Vulkan 1.3 device. Libraries asked for on a device without them
-    /// ([`PipelineOptions::check`]) make the graphics pipeline calls fail
-    /// with [`VulkanError::FeatureNotEnabled`] before the driver sees anything.
+    /// `limits`), through `cache` (may be null). Graphics pipelines come
+    /// from libraries where [`PipelineOptions::uses_libraries`], else are
+    /// monolithic. See the [example](Self#example).
     ///
     /// # Safety
     /// - `device` must be a valid device with Vulkan 1.3 dynamic rendering
     ///   enabled, and `limits` the limits of its physical device (or lower).
-    /// - [`PipelineOptions::features`](PipelineOptions#structfield.features) must name only what the device was
-    ///   created with (features, extensions, subgroup operations; among
-    ///   them VK_KHR_pipeline_library, VK_EXT_graphics_pipeline_library and
-    ///   `graphicsPipelineLibrary`, with which the manager uses libraries):
-    ///   what it names, the manager hands the driver. [`DeviceRequirements`](crate::vulkan::DeviceRequirements)
-    ///   gives options that match the device it enables.
-    /// - [`PipelineOptions::api_version`](PipelineOptions#structfield.api_version) must not be above the Vulkan
-    ///   version the device was created for.
-    /// - `cache` must be null or a pipeline cache of `device` that stays
-    ///   valid until the manager is dropped (background workers use it).
-    /// - `device` must outlive the manager.
-    /// - When the manager is dropped, the device must be done with every
-    ///   pipeline it handed out: no command buffer that uses one may still
-    ///   be pending (wait for the queue or the device to be idle first).
+    /// - [`PipelineOptions::features`](PipelineOptions#structfield.features)
+    ///   must name only what the device was created with (the manager hands
+    ///   the driver what it names); [`DeviceRequirements`](crate::vulkan::DeviceRequirements)
+    ///   gives matching options.
+    /// - [`PipelineOptions::api_version`](PipelineOptions#structfield.api_version)
+    ///   must not be above the Vulkan version the device was created for.
+    /// - `cache` must be null or a pipeline cache of `device` valid until
+    ///   the manager is dropped.
+    /// - `device` must outlive the manager, and be done with every pipeline
+    ///   it handed out when the manager is dropped.
     pub unsafe fn new(
         device: ash::Device,
         cache: vk::PipelineCache,
@@ -192,8 +153,6 @@ impl PipelineManager {
         if std::env::var("SMOLV_FORCE_MONOLITHIC").is_ok_and(|v| v == "1") {
             options.force_monolithic = true;
         }
-        // Workers link optimized pipelines and create compute pipelines
-        // asked for in the background, so there are some even without libraries.
         // SAFETY: the caller's contract: `cache` is null or `device`'s; the
         // manager stops the workers before it destroys what jobs hold.
         let workers = unsafe { Workers::start(&device, cache, options.workers) };
@@ -220,8 +179,7 @@ impl PipelineManager {
     }
 
     /// Whether pipelines are built from libraries (false: monolithic): see
-    /// [`PipelineOptions::uses_libraries`]. Never on a device whose
-    /// [`PipelineOptions::features`](PipelineOptions#structfield.features) lack graphics pipeline libraries.
+    /// [`PipelineOptions::uses_libraries`].
     ///
     /// ```no_run
     /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager) {
@@ -235,64 +193,40 @@ impl PipelineManager {
     }
 
     /// The layouts of a vertex + fragment program, as the manager builds
-    /// them: allocate descriptor sets with `set_layouts[set]`, bind them
-    /// and push constants with `pipeline_layout`.
-    ///
-    /// The handles belong to the manager: they stay valid until it is
-    /// dropped, and the manager destroys them then. Do not destroy them
-    /// yourself, and do not use them once the manager is gone.
+    /// them. The handles belong to the manager and live as long as it.
     ///
     /// # Errors
     /// See [`LayoutCache::program`].
     pub fn program_layout(&self, vertex: &Stage<'_>, fragment: &Stage<'_>) -> Result<ProgramLayout, VulkanError> {
-        let options = LayoutOptions::new().independent_sets(self.uses_libraries());
-        self.layouts.program(&[vertex.reflection, fragment.reflection], &options)
+        self.graphics_program_layout(&GraphicsProgram::new(*vertex, *fragment))
     }
 
-    /// The pipeline for `vertex` + `fragment` with `state`. The first call
-    /// for a combination builds what is missing and returns a fast-linked
-    /// pipeline (queuing the optimized link in the background), or a
-    /// monolithic one; later calls return the same slot. When threads race
-    /// for the same combination, one slot wins and the others' pipelines
-    /// are destroyed. See the [example](Self#example).
+    /// The pipeline for `vertex` + `fragment` with `state`: the first call
+    /// builds what is missing and returns a fast link (the optimized one
+    /// queued) or a monolithic pipeline; later calls return the same slot.
+    /// See the [example](Self#example).
     ///
     /// # Errors
-    /// [`VulkanError::FeatureNotEnabled`] where the options ask for graphics
-    /// pipeline libraries the device lacks ([`PipelineOptions::check`]),
-    /// layout errors, spec-constant values that do not fit their
-    /// constants, [`VulkanError::SpirvVersionUnsupported`] for a module
-    /// newer than [`PipelineOptions::api_version`](PipelineOptions#structfield.api_version) takes,
-    /// [`VulkanError::FeatureNotEnabled`] for a module whose `OpCapability`
-    /// or `OpExtension` needs what [`PipelineOptions::features`](PipelineOptions#structfield.features) lacks (see
-    /// [`capabilities`](crate::vulkan::capabilities)), and failing Vulkan calls.
+    /// [`VulkanError::FeatureNotEnabled`] for libraries asked for where
+    /// missing ([`PipelineOptions::check`]) or a module whose capabilities
+    /// need what [`PipelineOptions::features`](PipelineOptions#structfield.features)
+    /// lacks ([`capabilities`](crate::vulkan::capabilities)), layout errors,
+    /// spec-constant values that do not fit, [`VulkanError::SpirvVersionUnsupported`],
+    /// and failing Vulkan calls.
     ///
     /// # Safety
-    /// What `vkCreateGraphicsPipelines` requires of its inputs, less what
-    /// smolv checks itself. Checked here, refused with a [`VulkanError`]
-    /// before the driver sees anything: each stage is in its place
-    /// ([`VulkanError::WrongStage`]), its SPIR-V version fits
-    /// [`PipelineOptions::api_version`](PipelineOptions#structfield.api_version),
-    /// its capabilities and extensions are among
-    /// [`PipelineOptions::features`](PipelineOptions#structfield.features),
-    /// the layouts fit the device's limits, spec-constant values fit their
-    /// types, explicit vertex input feeds the vertex shader, and state that
-    /// needs a feature has it. The caller upholds the rest:
-    /// - each stage's `spirv` is a valid SPIR-V module (smolv compiles
-    ///   embedded shaders with glslang, shaderc, naga or slang but does
-    ///   not run `spirv-val`, and cannot vouch for files loaded at run time);
-    /// - each stage's reflection describes its module: every binding and
-    ///   push constant the module uses is in it, with its type and count.
-    ///   A stage from [`EmbeddedStage`] (its `spirv` and `reflection` as
-    ///   [`EmbeddedStage::stage`] or [`EmbeddedStage::specialized`] gave
-    ///   them) needs no promise here: smolv reflected those very words.
-    ///   A [`Stage`] written by hand does: make its reflection with
-    ///   [`Reflection::from_spirv`] from its own `spirv`;
-    /// - `state` is valid for the device: formats it supports as colour and
-    ///   depth attachments and as vertex attributes, counts within its
-    ///   limits;
-    /// - the device and the manager's contract ([`new`](Self::new)) still
-    ///   hold: the handles the slot gives out live until the manager is
-    ///   dropped, and the device is done with them then.
+    /// What `vkCreateGraphicsPipelines` requires, less what smolv checks
+    /// (stage places, SPIR-V versions, capabilities, limits, spec-constant
+    /// types, explicit vertex input, features). The caller upholds the rest:
+    /// - each stage's `spirv` is a valid SPIR-V module (smolv does not run
+    ///   `spirv-val`);
+    /// - each stage's reflection describes its module (every binding and
+    ///   push constant it uses, with type and count): a stage from
+    ///   [`EmbeddedStage`] needs no promise, one written by hand takes its
+    ///   reflection from [`Reflection::from_spirv`] of its own `spirv`;
+    /// - `state` is valid for the device (supported formats, counts within
+    ///   its limits);
+    /// - the manager's contract ([`new`](Self::new)) still holds.
     ///
     /// ```no_run
     /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager, vertex: &smolv_runtime::Shader, fragment: &smolv_runtime::Shader) -> Result<(), Box<dyn std::error::Error>> {
@@ -318,19 +252,15 @@ impl PipelineManager {
     }
 
     /// The pipeline of `program` with `state`: as
-    /// [`get_pipeline`](Self::get_pipeline), for programs with
-    /// tessellation or geometry stages too. The vertex, tessellation and
-    /// geometry stages go into one pre-rasterization library.
+    /// [`get_pipeline`](Self::get_pipeline), with tessellation or geometry
+    /// stages too (in the pre-rasterization library).
     ///
     /// # Errors
-    /// As [`get_pipeline`](Self::get_pipeline), and
-    /// [`VulkanError::FeatureNotEnabled`] for state or stages that need a
-    /// feature missing from [`PipelineOptions::features`](PipelineOptions#structfield.features),
-    /// [`VulkanError::WrongStage`] for a stage in the wrong place,
+    /// As [`get_pipeline`](Self::get_pipeline), and [`VulkanError::FeatureNotEnabled`]
+    /// for state or stages that need a missing feature, [`VulkanError::WrongStage`],
     /// [`VulkanError::BlendCount`], [`VulkanError::DynamicStateUnsupported`],
-    /// [`VulkanError::PatchTopology`], [`VulkanError::VertexInputFormat`],
-    /// and [`VulkanError::VertexInputMismatch`] for explicit vertex input
-    /// that does not feed the vertex shader's inputs.
+    /// [`VulkanError::PatchTopology`], [`VulkanError::VertexInputFormat`] and
+    /// [`VulkanError::VertexInputMismatch`].
     ///
     /// # Safety
     /// As [`get_pipeline`](Self::get_pipeline), for every stage; the
@@ -368,12 +298,8 @@ impl PipelineManager {
         Ok(slot)
     }
 
-    /// Records every pipeline handed out from now on, graphics and
-    /// compute (pipelines a replay builds are recorded when the game asks
-    /// for them): the manager's one [`Recorder`], made on the first call.
-    /// The cost on the calling thread is a lookup per call, and hashing a
-    /// pipeline's shaders the first time it is asked for; the file is
-    /// written only when the game asks ([`Recording::save`](crate::vulkan::warmup::Recording::save)).
+    /// The manager's one [`Recorder`], made on the first call: it records
+    /// every pipeline handed out from then on, at the cost of a lookup.
     ///
     /// ```no_run
     /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager) -> Result<(), smolv_runtime::vulkan::warmup::RecordingError> {
@@ -389,18 +315,13 @@ impl PipelineManager {
     }
 
     /// How many pipelines the manager built on the threads that asked for
-    /// them, since it was made: graphics pipelines from
-    /// [`get_pipeline`](Self::get_pipeline) and [`get_program_pipeline`](Self::get_program_pipeline),
-    /// compute pipelines from [`get_compute`](Self::get_compute). What a
-    /// [`Replay`](crate::vulkan::warmup::Replay) or a background worker
-    /// builds is not counted: read it after the first frame and again
-    /// later to see what a frame had to wait for.
+    /// them (not a [`Replay`](crate::vulkan::warmup::Replay)'s or a worker's):
+    /// what frames had to wait for.
     pub fn caller_builds(&self) -> u64 {
         self.caller_builds.load(Ordering::Relaxed)
     }
 
-    /// Runs `task` on one of the background workers, after the jobs queued
-    /// before it (on this thread when no worker is left).
+    /// Runs `task` on a background worker, after the jobs queued before it.
     pub(crate) fn run_on_worker(&self, task: Box<dyn FnOnce() + Send>) {
         self.workers.submit(Job::Task(task));
     }
@@ -428,22 +349,15 @@ impl PipelineManager {
         if let Some(slot) = lock(&self.slots).by_key.get(&key) {
             return Ok((Arc::clone(slot), false));
         }
-        let (slot, libraries) = if self.uses_libraries() {
-            let libraries = [
-                self.libraries.vertex_input(&key.vertex_input)?,
-                self.libraries.pre_raster(program, &key.pre_raster)?,
-                self.libraries.fragment(&program.fragment, &key.fragment)?,
-                self.libraries.output(&key.output)?,
-            ];
+        let (pipeline, libraries) = if self.uses_libraries() {
+            let libraries = self.libraries.libraries(program, &key)?;
             // SAFETY: the manager keeps these libraries alive, made for this
             // layout, on its device and cache.
-            let fast = unsafe { link(&self.device, self.cache, &libraries, layout.pipeline_layout, false) }?;
-            let slot = PipelineSlot::new(fast, false, layout, key.clone(), state.clone());
-            (slot, Some(libraries))
+            (unsafe { link(&self.device, self.cache, &libraries, layout.pipeline_layout, false) }?, Some(libraries))
         } else {
-            let pipeline = self.monolithic(program, &key, layout.pipeline_layout)?;
-            (PipelineSlot::new(pipeline, true, layout, key.clone(), state.clone()), None)
+            (self.monolithic(program, &key, layout.pipeline_layout)?, None)
         };
+        let slot = PipelineSlot::new(pipeline, libraries.is_none(), layout, key.clone(), state.clone());
         let mut slots = lock(&self.slots);
         if let Some(existing) = slots.by_key.get(&key) {
             // Another thread made the same pipeline meanwhile: keep theirs,
@@ -464,15 +378,11 @@ impl PipelineManager {
         Ok((slot, true))
     }
 
-    /// An error unless every stage of `program` is of its place's stage
-    /// and of a SPIR-V version the device takes.
     fn check_program(&self, program: &GraphicsProgram<'_>) -> Result<(), VulkanError> {
         program.stages().into_iter().try_for_each(|(expected, stage)| check_stage(expected, stage, &self.options))
     }
 
-    /// The layouts of `program`, as the manager builds them (see
-    /// [`program_layout`](Self::program_layout)). The handles belong to the
-    /// manager and stay valid until it is dropped.
+    /// The layouts of `program`, as [`program_layout`](Self::program_layout).
     ///
     /// # Errors
     /// See [`LayoutCache::program`].
@@ -491,14 +401,8 @@ impl PipelineManager {
     ) -> Result<PipelineKey, VulkanError> {
         let pre_raster = program.pre_raster();
         let pre_raster_reflections: Vec<&Reflection> = pre_raster.iter().map(|(_, s)| s.reflection).collect();
-        let (pre_raster_layout, fragment_layout) = if self.uses_libraries() {
-            (
-                self.layouts.library_layout(layout, &pre_raster_reflections, None)?,
-                self.layouts.library_layout(layout, &[program.fragment.reflection], None)?,
-            )
-        } else {
-            (layout.pipeline_layout, layout.pipeline_layout)
-        };
+        let pre_raster_layout = self.library_layout(layout, &pre_raster_reflections)?;
+        let fragment_layout = self.library_layout(layout, &[program.fragment.reflection])?;
         let pre_raster_stages = pre_raster
             .iter()
             .map(|&(flags, stage)| Ok((flags, self.libraries.stage_key(stage)?)))
@@ -511,8 +415,22 @@ impl PipelineManager {
         })
     }
 
-    /// Creates (or finds) the fragment-shader library of `fragment` alone:
-    /// what a game does when a material's shader loads, ahead of any draw.
+    /// The layout of a library holding the stages reflected as `shaders`
+    /// (see `LayoutCache::library_layout`); without libraries, the program's.
+    fn library_layout(
+        &self,
+        layout: &ProgramLayout,
+        shaders: &[&Reflection],
+    ) -> Result<vk::PipelineLayout, VulkanError> {
+        if self.uses_libraries() {
+            self.layouts.library_layout(layout, shaders, None)
+        } else {
+            Ok(layout.pipeline_layout)
+        }
+    }
+
+    /// Creates (or finds) the fragment-shader library of `fragment` alone,
+    /// ahead of any draw.
     ///
     /// # Errors
     /// As [`get_pipeline`](Self::get_pipeline).
@@ -539,13 +457,10 @@ impl PipelineManager {
         self.options.check()?;
         check_stage(vk::ShaderStageFlags::FRAGMENT, fragment, &self.options)?;
         let layout = self.program_layout(vertex, fragment)?;
-        let fragment_layout = if self.uses_libraries() {
-            self.layouts.library_layout(&layout, &[fragment.reflection], None)?
-        } else {
-            layout.pipeline_layout
-        };
+        let fragment_layout = self.library_layout(&layout, &[fragment.reflection])?;
         let key = FragmentKey::of(state, self.libraries.stage_key(fragment)?, fragment_layout.as_raw());
-        self.libraries.fragment(fragment, &key)
+        let code = key.stage.code;
+        self.libraries.library(LibraryKey::Fragment(key), &[(vk::ShaderStageFlags::FRAGMENT, fragment, code)])
     }
 
     /// How many libraries of each part the manager holds now.
@@ -560,12 +475,8 @@ impl PipelineManager {
         self.libraries.counts()
     }
 
-    /// Which path the spec-constant values of the stages the manager built
-    /// took: folded into the SPIR-V by smolv's specializer
-    /// ([`PipelineOptions::specialize_ahead`](PipelineOptions#structfield.specialize_ahead)),
-    /// or handed to the driver; and, for the stages that `specialize_ahead`
-    /// could not fold, why ([`FallbackReason`]). A fall-back draws the same
-    /// pixels; this says it happened.
+    /// Which path the spec-constant values of the stages built took: folded
+    /// ahead or handed to the driver, and why a fold fell back ([`FallbackReason`]).
     ///
     /// ```no_run
     /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager) {
@@ -576,14 +487,11 @@ impl PipelineManager {
     /// # }
     /// ```
     pub fn specialization_counts(&self) -> SpecializationCounts {
-        self.libraries.specialization_counts()
+        self.libraries.coder.counts()
     }
 
-    /// The layouts of a compute shader, as the manager builds them (plain
-    /// layouts: compute pipelines are never libraries). Allocate
-    /// descriptor sets with `set_layouts`, as the [example](Self#example)
-    /// does. The handles belong to the manager and stay valid until it is
-    /// dropped.
+    /// The plain layouts of a compute shader, as the manager builds them;
+    /// the handles belong to the manager.
     ///
     /// # Errors
     /// See [`LayoutCache::program`].
@@ -592,16 +500,12 @@ impl PipelineManager {
     }
 
     /// The compute pipeline of `stage`, created now on this thread (or
-    /// found: the same stage gives the same slot). Its layout comes from
-    /// the reflection, its spec constants are folded in ahead when
-    /// [`PipelineOptions::specialize_ahead`](PipelineOptions#structfield.specialize_ahead) says so, and it goes through
-    /// the manager's pipeline cache. See the [example](Self#example).
+    /// found: the same stage gives the same slot). See the [example](Self#example).
     ///
     /// # Errors
     /// Layout errors, spec-constant values that do not fit, a stage that
     /// is not a compute shader, [`VulkanError::SpirvVersionUnsupported`],
-    /// [`VulkanError::FeatureNotEnabled`] for a capability the device was
-    /// not created with, and failing Vulkan calls.
+    /// [`VulkanError::FeatureNotEnabled`], and failing Vulkan calls.
     ///
     /// # Safety
     /// As [`get_pipeline`](Self::get_pipeline) for the stage.
@@ -612,11 +516,8 @@ impl PipelineManager {
         Ok(slot)
     }
 
-    /// As [`get_compute`](Self::get_compute), but the pipeline is created
-    /// on the manager's background worker: this returns at once, and
-    /// [`ComputeSlot::wait`] (or [`ComputeSlot::pipeline`]) gives it when
-    /// ready. What can be checked ahead (layout, stage, SPIR-V version,
-    /// spec-constant values) is checked here.
+    /// As [`get_compute`](Self::get_compute), but created on a background
+    /// worker: [`ComputeSlot::wait`] gives it when ready.
     ///
     /// # Errors
     /// As [`get_compute`](Self::get_compute), except failing Vulkan calls,
@@ -640,52 +541,37 @@ impl PipelineManager {
         unsafe { self.compute_slot(stage, true, false) }
     }
 
+    /// The compute slot of `stage`, found or built (on a worker where
+    /// `background`); `replay`: asked for by a replay, neither recorded nor
+    /// counted.
+    ///
     /// # Safety
     /// As [`get_compute`](Self::get_compute).
-    /// `replay`: asked for by a replay, neither recorded nor counted.
     pub(crate) unsafe fn compute_slot(
         &self,
         stage: &Stage<'_>,
         background: bool,
         replay: bool,
     ) -> Result<Arc<ComputeSlot>, VulkanError> {
-        // SAFETY: the caller's contract, passed on.
-        let slot = unsafe { self.find_or_build_compute(stage, background, !replay)? };
-        if !replay && let Some(recorder) = self.recorder.get() {
-            recorder.note(Arc::as_ptr(&slot) as usize, &[(vk::ShaderStageFlags::COMPUTE, stage)], None, false);
-        }
-        Ok(slot)
-    }
-
-    /// The compute slot of `stage`; `count`: count a build on this thread.
-    ///
-    /// # Safety
-    /// As [`get_compute`](Self::get_compute).
-    unsafe fn find_or_build_compute(
-        &self,
-        stage: &Stage<'_>,
-        background: bool,
-        count: bool,
-    ) -> Result<Arc<ComputeSlot>, VulkanError> {
+        let note = |slot: Arc<ComputeSlot>| {
+            if !replay && let Some(recorder) = self.recorder.get() {
+                recorder.note(Arc::as_ptr(&slot) as usize, &[(vk::ShaderStageFlags::COMPUTE, stage)], None, false);
+            }
+            Ok(slot)
+        };
         check_stage(vk::ShaderStageFlags::COMPUTE, stage, &self.options)?;
         let key = self.libraries.stage_key(stage)?;
         if let Some(slot) = lock(&self.compute).by_key.get(&key) {
-            return Ok(Arc::clone(slot));
+            return note(Arc::clone(slot));
         }
         let layout = self.compute_layout(stage)?.pipeline_layout;
-        let (code, values) = self.libraries.code(key.code, stage)?;
-        // Refuse values that do not fit here, not on the worker.
-        SpecializationData::new(&code, values)?;
-        let job = ComputeJob {
-            code: code.into_owned(),
-            values: values.to_vec(),
-            reflection: stage.reflection.clone(),
-            layout,
-        };
+        // Values that do not fit are refused here, not on the worker.
+        let job =
+            ComputeJob { stage: self.libraries.owned_code(vk::ShaderStageFlags::COMPUTE, key.code, stage)?, layout };
         let slot = {
             let mut compute = lock(&self.compute);
             if let Some(slot) = compute.by_key.get(&key) {
-                return Ok(Arc::clone(slot));
+                return note(Arc::clone(slot));
             }
             let slot = Arc::new(ComputeSlot::pending(layout));
             compute.by_key.insert(key, Arc::clone(&slot));
@@ -698,11 +584,11 @@ impl PipelineManager {
             // the layout and cache belong to this manager's device.
             let created = unsafe { job.create(&self.device, self.cache) };
             slot.finish(created.map_err(|e| e.result()));
-            if count {
+            if !replay {
                 self.caller_builds.fetch_add(1, Ordering::Relaxed);
             }
         }
-        Ok(slot)
+        note(slot)
     }
 
     /// A monolithic pipeline of `program`, made of `key`'s four parts.
@@ -712,7 +598,7 @@ impl PipelineManager {
         key: &PipelineKey,
         layout: vk::PipelineLayout,
     ) -> Result<vk::Pipeline, VulkanError> {
-        let stages: Vec<_> = program.stages().into_iter().zip(key.codes()).map(|((f, s), code)| (f, s, code)).collect();
+        let stages = stages_with_codes(program, key);
         // A monolithic pipeline is never linked: its specialization data
         // can go with its modules.
         Ok(self.libraries.create_with_stages(key.parts(), false, &stages, layout)?.pipeline)

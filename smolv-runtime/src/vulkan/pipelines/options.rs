@@ -1,5 +1,4 @@
-//! How a manager builds pipelines, and what the device it builds them on
-//! was created with.
+//! How a manager builds pipelines, and what its device was created with.
 
 use ash::vk;
 
@@ -7,20 +6,14 @@ use crate::vulkan::VulkanError;
 use crate::vulkan::device_features::DeviceFeatures;
 use crate::vulkan::spirv_version::SpirvSupport;
 
-/// What [`VulkanError::FeatureNotEnabled`] names when graphics pipeline
-/// libraries are asked for on a device without them.
+/// What [`VulkanError::FeatureNotEnabled`] names for libraries asked for.
 pub(crate) const LIBRARIES_ASKED: &str = "PipelineOptions::graphics_pipeline_library(true)";
 
-/// How the manager builds pipelines, and what the device was created
-/// with: its Vulkan version, and the features and extensions enabled.
-///
-/// Start from [`new`](Self::new) (the defaults, valid on any Vulkan 1.3
-/// device) and change what differs with the setters, one per field.
-/// Graphics pipeline libraries follow [`features`](Self#structfield.features):
-/// where they say the device enabled VK_EXT_graphics_pipeline_library, the
-/// manager builds pipelines from libraries, and otherwise monolithic
-/// pipelines. [`DeviceRequirements`](crate::vulkan::DeviceRequirements)
-/// gives the extensions, the feature chain and matching options in one call.
+/// How the manager builds pipelines, and what the device was created with.
+/// Start from [`new`](Self::new) (valid on any Vulkan 1.3 device), then the
+/// setters; libraries follow [`features`](Self#structfield.features), and
+/// [`DeviceRequirements`](crate::vulkan::DeviceRequirements) gives matching
+/// options.
 ///
 /// ```
 /// use ash::vk;
@@ -38,45 +31,28 @@ pub(crate) const LIBRARIES_ASKED: &str = "PipelineOptions::graphics_pipeline_lib
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct PipelineOptions {
-    /// Whether to build graphics pipelines from VK_EXT_graphics_pipeline_library
-    /// libraries:
-    /// - `None` (the default): where [`features`](Self#structfield.features)
-    ///   says the device enabled them
-    ///   ([`DeviceFeatures::has_graphics_pipeline_library`]), and monolithic
-    ///   pipelines otherwise;
-    /// - `Some(true)`: asked for. Where `features` says the device lacks
-    ///   them, the manager refuses graphics pipelines with
-    ///   [`VulkanError::FeatureNotEnabled`] (naming the missing extension or
-    ///   feature) instead of handing the driver library pipelines;
-    /// - `Some(false)`: monolithic pipelines, whatever the device has.
+    /// Whether to build graphics pipelines from libraries: `None` (the
+    /// default) where [`features`](Self#structfield.features) has them
+    /// ([`DeviceFeatures::has_graphics_pipeline_library`]); `Some(true)`
+    /// asked for ([`VulkanError::FeatureNotEnabled`] where `features` lacks
+    /// them); `Some(false)` never.
     pub graphics_pipeline_library: Option<bool>,
-    /// Build monolithic pipelines even with libraries available. The
-    /// environment variable `SMOLV_FORCE_MONOLITHIC=1` does the same.
+    /// Build monolithic pipelines even with libraries (or set
+    /// `SMOLV_FORCE_MONOLITHIC=1`).
     pub force_monolithic: bool,
-    /// Fold spec constants into the SPIR-V with
-    /// [`specialize`](crate::specialize) before creating a library, instead
-    /// of passing them to the driver. Values are checked against their
-    /// constants' types the same way on both paths. A module the
-    /// specializer cannot handle goes to the driver with its values
-    /// instead; values that fold an array length below 1 are refused with
-    /// [`VulkanError::Specialize`].
+    /// Fold spec constants into the SPIR-V with [`specialize`](crate::specialize)
+    /// instead of passing them to the driver (which still gets what the
+    /// specializer cannot fold; an array length below 1 is
+    /// [`VulkanError::Specialize`]).
     pub specialize_ahead: bool,
-    /// Background workers, for link-time-optimized links and compute
-    /// pipelines asked for in the background (default 1).
+    /// Background workers (default 1).
     pub workers: usize,
     /// The features, extensions and subgroup operations enabled on the
-    /// device, which some state, stages and shader capabilities need, and
-    /// graphics pipeline libraries (default: none). What needs a missing
-    /// one is refused.
+    /// device (default: none); what needs a missing one is refused.
     pub features: DeviceFeatures,
-    /// The Vulkan version the device was created for: the instance's
-    /// `VkApplicationInfo::apiVersion`, or the physical device's
-    /// `apiVersion` where that is lower (default: `vk::API_VERSION_1_3`,
-    /// the version whose dynamic rendering the manager uses). A module
-    /// whose SPIR-V version is newer than this version takes is refused
-    /// with [`VulkanError::SpirvVersionUnsupported`](crate::vulkan::VulkanError::SpirvVersionUnsupported)
-    /// before the driver sees it: set it for a device created for an
-    /// older version.
+    /// The Vulkan version the device was created for (default:
+    /// `vk::API_VERSION_1_3`); newer SPIR-V is refused with
+    /// [`VulkanError::SpirvVersionUnsupported`](crate::vulkan::VulkanError::SpirvVersionUnsupported).
     pub api_version: u32,
     /// Whether VK_KHR_spirv_1_4 is enabled on the device, which lets a
     /// Vulkan 1.1 device take SPIR-V 1.4 (default: false).
@@ -84,11 +60,8 @@ pub struct PipelineOptions {
 }
 
 impl PipelineOptions {
-    /// The defaults: graphics pipeline libraries where
-    /// [`features`](Self#structfield.features) says the device enabled them
-    /// (with the default features, none: monolithic pipelines), not forced
-    /// monolithic, spec constants passed to the driver, one worker, no
-    /// features, Vulkan 1.3 without VK_KHR_spirv_1_4.
+    /// The defaults: libraries where the (default: no) features have them,
+    /// spec constants to the driver, one worker, Vulkan 1.3.
     ///
     /// ```
     /// use smolv_runtime::vulkan::PipelineOptions;
@@ -110,12 +83,9 @@ impl PipelineOptions {
         }
     }
 
-    /// Asks for graphics pipeline libraries (`true`), or for monolithic
-    /// pipelines (`false`), instead of following what
-    /// [`features`](Self#structfield.features) says the device enabled (the
-    /// default). Libraries asked for on a device whose `features` lack them
-    /// are an error, [`VulkanError::FeatureNotEnabled`], from
-    /// [`check`](Self::check) and from the manager's graphics pipeline calls.
+    /// Asks for graphics pipeline libraries (`true`) or monolithic pipelines
+    /// (`false`) instead of following [`features`](Self#structfield.features);
+    /// libraries where `features` lack them fail [`check`](Self::check).
     ///
     /// ```
     /// use smolv_runtime::vulkan::{DeviceFeatures, PipelineOptions, VulkanError};
@@ -135,11 +105,9 @@ impl PipelineOptions {
     }
 
     /// Whether a manager with these options builds graphics pipelines from
-    /// libraries: where [`features`](Self#structfield.features) says the
-    /// device enabled them, unless [`graphics_pipeline_library`](Self::graphics_pipeline_library)
+    /// libraries: where [`features`](Self#structfield.features) has them,
+    /// unless [`graphics_pipeline_library`](Self::graphics_pipeline_library)
     /// says `false` or [`force_monolithic`](Self::force_monolithic) is set.
-    /// Never on a device without them, even when asked for (then
-    /// [`check`](Self::check) fails).
     ///
     /// ```
     /// use smolv_runtime::vulkan::{DeviceFeatures, PipelineOptions};
@@ -153,13 +121,10 @@ impl PipelineOptions {
             && !self.force_monolithic
     }
 
-    /// An error where these options ask for what the device was not
-    /// created with: graphics pipeline libraries asked for
+    /// An error where libraries are asked for
     /// ([`graphics_pipeline_library(true)`](Self::graphics_pipeline_library))
-    /// while [`features`](Self#structfield.features) lacks
-    /// VK_KHR_pipeline_library, VK_EXT_graphics_pipeline_library or the
-    /// `graphicsPipelineLibrary` feature. The manager's graphics pipeline
-    /// calls make the same check; call it to fail early.
+    /// and [`features`](Self#structfield.features) lacks them, as the
+    /// manager's graphics pipeline calls check.
     ///
     /// # Errors
     /// [`VulkanError::FeatureNotEnabled`], naming the first missing
@@ -185,8 +150,7 @@ impl PipelineOptions {
         }
     }
 
-    /// Builds monolithic pipelines even with libraries available
-    /// (default: false).
+    /// Sets [`force_monolithic`](Self#structfield.force_monolithic) (default: false).
     ///
     /// ```
     /// let options = smolv_runtime::vulkan::PipelineOptions::new().force_monolithic(true);
@@ -198,8 +162,7 @@ impl PipelineOptions {
         self
     }
 
-    /// Folds spec constants into the SPIR-V before creating a library
-    /// (default: false).
+    /// Sets [`specialize_ahead`](Self#structfield.specialize_ahead) (default: false).
     ///
     /// ```
     /// let options = smolv_runtime::vulkan::PipelineOptions::new().specialize_ahead(true);
@@ -224,8 +187,7 @@ impl PipelineOptions {
     }
 
     /// Sets the features, extensions and subgroup operations enabled on
-    /// the device (default: none). Graphics pipeline libraries follow them
-    /// ([`DeviceFeatures::has_graphics_pipeline_library`]).
+    /// the device (default: none).
     ///
     /// ```
     /// use ash::vk;

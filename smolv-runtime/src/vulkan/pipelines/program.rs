@@ -1,5 +1,4 @@
-//! What a caller hands the manager: shader stages with their reflection
-//! and spec-constant values, grouped into graphics programs.
+//! What a caller hands the manager: shader stages, grouped into programs.
 
 use ash::vk;
 
@@ -14,18 +13,11 @@ use super::options::PipelineOptions;
 /// One shader stage of a program: SPIR-V, its reflection, and
 /// spec-constant values.
 ///
-/// The manager tells stages apart by their whole contents: the SPIR-V
-/// words, the reflection and the values are compared, never only hashed,
-/// so two different modules can never share a pipeline. How a stage goes
-/// to a pipeline: see the [example on `PipelineManager`](super::PipelineManager#example).
-///
-/// For a [`Shader`](crate::Shader) (from `include_shader!`, an embedded
-/// set or a bundle), take the stage from
-/// [`EmbeddedStage`](super::EmbeddedStage): its reflection is the one smolv
-/// made of its words, and the manager's `unsafe` calls ask no promise
-/// about it. A stage written by hand, as below, pairs the two itself, and
-/// the caller promises that the reflection describes the module (see
-/// [`PipelineManager::get_pipeline`](super::PipelineManager::get_pipeline)).
+/// Stages are told apart by their whole contents, never only a hash. For a
+/// [`Shader`](crate::Shader), take the stage from
+/// [`EmbeddedStage`](super::EmbeddedStage), whose reflection needs no
+/// promise; a stage written by hand promises its reflection describes the
+/// module (see [`PipelineManager::get_pipeline`](super::PipelineManager::get_pipeline)).
 ///
 /// ```
 /// use smolv_runtime::reflect::{Reflection, ShaderStage};
@@ -44,16 +36,14 @@ pub struct Stage<'a> {
     pub spirv: &'a [u32],
     /// Its reflection (stage, entry point, bindings, push constants).
     pub reflection: &'a Reflection,
-    /// Specialization constants, as `(constant id, value)`, each id once.
-    /// Each value is written at the size of its constant's type in the
-    /// module: 8 bytes for 64-bit types (give those as [`Value::Bits`], or
-    /// a narrower value that widens exactly).
+    /// Specialization constants, as `(constant id, value)`, each id once,
+    /// written at their types' sizes (64-bit ones as [`Value::Bits`], or a
+    /// narrower value that widens exactly).
     pub specialization: &'a [(u32, Value)],
 }
 
 /// The shader stages of one graphics pipeline: vertex and fragment, and
-/// tessellation and geometry where the program has them (and the device
-/// has the features: see [`DeviceFeatures`](crate::vulkan::DeviceFeatures)).
+/// tessellation and geometry (with the [`DeviceFeatures`](crate::vulkan::DeviceFeatures)).
 ///
 /// ```
 /// use smolv_runtime::reflect::{Reflection, ShaderStage};
@@ -124,9 +114,8 @@ impl<'a> GraphicsProgram<'a> {
     }
 }
 
-/// An error unless `stage`'s reflection is of the `expected` stage, its
-/// SPIR-V version is one the device takes, and the device has what its
-/// capabilities and extensions need.
+/// An error unless `stage` is the `expected` stage, of a SPIR-V version and
+/// capabilities the device takes.
 pub(super) fn check_stage(
     expected: vk::ShaderStageFlags,
     stage: &Stage<'_>,

@@ -1,7 +1,5 @@
 //! Rebuilding pipelines after their shaders changed (hot reload): checked
-//! on the caller's thread, built on a background worker, and swapped into
-//! the slot the way the optimized link is. The pipelines a rebuild replaces
-//! are kept until the caller says the GPU is done with them.
+//! here, built on a worker, swapped into the slot.
 
 use std::sync::Arc;
 
@@ -9,54 +7,32 @@ use ash::vk;
 use smolv_format::reflect::StageInterface;
 
 use super::PipelineManager;
-use super::library_cache::LibraryKey;
 use super::program::{GraphicsProgram, Stage, check_stage};
-use super::rebuild_job::{ComputeRebuild, GraphicsRebuild, OwnedStage};
+use super::rebuild_job::{ComputeRebuild, GraphicsRebuild};
 use super::slot::PipelineSlot;
 use super::worker::Job;
 use crate::reflect::Reflection;
 use crate::vulkan::compute::{ComputeJob, ComputeSlot};
 use crate::vulkan::library::StageKey;
-use crate::vulkan::specialization::SpecializationData;
 use crate::vulkan::{VulkanError, lock};
 
 impl PipelineManager {
-    /// Builds `slot`'s pipeline again from `program` (its shaders changed:
-    /// a hot reload), with the state it was made with, on the background
-    /// worker. The slot keeps its pipeline until the new one is ready,
-    /// then swaps it in the way the optimized link is swapped in, and
-    /// [`PipelineSlot::generation`] reaches the number this returns (a
-    /// newer rebuild always wins over an older one still building). With
-    /// libraries, only the parts whose shaders changed are built again; the
-    /// optimized link follows as for a new pipeline. Spec constants are
-    /// specialized into the new code again where the manager does that.
-    ///
-    /// The replaced pipelines stay alive until
-    /// [`retire_replaced`](Self::retire_replaced). Once the new pipeline
-    /// has landed, [`get_program_pipeline`](Self::get_program_pipeline)
-    /// calls with the new stages return this slot; until then, and for
-    /// good if the rebuild fails, the slot stays filed under the stages
-    /// whose pipeline it holds.
-    ///
-    /// A program that needs no more of the running pipeline layout than
-    /// the old one did is built into that layout: a shader that stops
-    /// reading a binding or some push constants rebuilds, and the binding
-    /// stays in the layout. The slot is then filed under the new code with
-    /// the running layout's bindings, so a
-    /// [`get_program_pipeline`](Self::get_program_pipeline) call with the
-    /// new stages as reflected makes a pipeline of its own, with their own
-    /// smaller layout.
+    /// Builds `slot`'s pipeline again from `program` (a hot reload), with
+    /// its state, on a worker, and swaps it in when ready:
+    /// [`PipelineSlot::generation`] then reaches the number this returns (a
+    /// newer rebuild always wins). With libraries, only the changed parts
+    /// are built again. The replaced pipelines live until
+    /// [`retire_replaced`](Self::retire_replaced); the slot is filed under
+    /// the new stages once the new pipeline lands. A program that needs no
+    /// more of the running layout is built into it (a binding no longer read
+    /// stays).
     ///
     /// # Errors
-    /// [`VulkanError::RebuildIncompatible`], and the slot keeps its
-    /// pipeline, when the new shaders need what the running pipeline
-    /// layout lacks (a new binding, a binding of another type or count,
-    /// push constants past the old range) or other vertex inputs, or when
-    /// two stages no longer agree on what one hands the next (an input
-    /// the stage before does not write, or writes with another type: the
-    /// reason names both stages and the location). Otherwise as
-    /// [`get_program_pipeline`](Self::get_program_pipeline), except failing
-    /// Vulkan calls on the worker, which
+    /// [`VulkanError::RebuildIncompatible`] (the slot keeps its pipeline)
+    /// when the new shaders need what the running layout lacks, other vertex
+    /// inputs, or stages that no longer agree on what one hands the next.
+    /// Otherwise as [`get_program_pipeline`](Self::get_program_pipeline),
+    /// except failing Vulkan calls on the worker, which
     /// [`PipelineSlot::rebuild_failure`] reports.
     ///
     /// # Safety
@@ -98,34 +74,20 @@ impl PipelineManager {
         let layout = self.graphics_program_layout(&fitted)?;
         let key = self.pipeline_key(&fitted, &graphics, &layout)?;
         if layout.pipeline_layout != slot.layout() {
-            return Err(self.incompatible(program, &old_stages, "its descriptor bindings or push constants"));
+            let what = "its descriptor bindings or push constants";
+            return Err(self.incompatible_stages(&program.stages(), &old_stages, what));
         }
         if key.vertex_input != old_key.vertex_input {
-            return Err(self.incompatible(program, &old_stages[..1], "its vertex inputs"));
+            return Err(self.incompatible_stages(&program.stages(), &old_stages[..1], "its vertex inputs"));
         }
-        let mut stages = Vec::new();
-        for ((flags, stage), code_id) in fitted.stages().into_iter().zip(key.codes()) {
-            // The specializer runs again on the new module here.
-            let (code, values) = self.libraries.code(code_id, stage)?;
-            SpecializationData::new(&code, values)?;
-            stages.push(OwnedStage {
-                flags,
-                code: code.into_owned(),
-                values: values.to_vec(),
-                reflection: stage.reflection.clone(),
-            });
-        }
-        let libraries = self.uses_libraries().then(|| {
-            [
-                LibraryKey::VertexInput(key.vertex_input.clone()),
-                LibraryKey::PreRaster(key.pre_raster.clone()),
-                LibraryKey::Fragment(key.fragment.clone()),
-                LibraryKey::Output(key.output.clone()),
-            ]
-            .map(|library| self.libraries.get(&library))
-        });
-        // The slot stays filed under the program it draws until the new
-        // pipeline lands (`GraphicsRebuild::swap`).
+        // The specializer runs again on the new modules here.
+        let stages = fitted
+            .stages()
+            .into_iter()
+            .zip(key.codes())
+            .map(|((flags, stage), code_id)| self.libraries.owned_code(flags, code_id, stage))
+            .collect::<Result<_, _>>()?;
+        let libraries = self.uses_libraries().then(|| key.libraries().map(|library| self.libraries.get(&library)));
         let request = lock(&slot.state).rebuilds.request();
         let job = GraphicsRebuild {
             slot: Arc::clone(slot),
@@ -141,12 +103,9 @@ impl PipelineManager {
         Ok(request)
     }
 
-    /// Creates `slot`'s compute pipeline again from `stage` (its shader
-    /// changed) on the background worker, and swaps it in when ready:
-    /// [`ComputeSlot::pipeline`] gives the old one until then, and
-    /// [`ComputeSlot::generation`] reaches the number this returns. If the
-    /// slot's first pipeline is still being created, this waits for it.
-    /// The replaced pipeline stays alive until
+    /// Creates `slot`'s compute pipeline again from `stage` on a worker and
+    /// swaps it in when ready: [`ComputeSlot::generation`] then reaches the
+    /// number this returns. The replaced pipeline lives until
     /// [`retire_replaced`](Self::retire_replaced).
     ///
     /// # Errors
@@ -170,26 +129,18 @@ impl PipelineManager {
     pub unsafe fn rebuild_compute(&self, slot: &Arc<ComputeSlot>, stage: &Stage<'_>) -> Result<u64, VulkanError> {
         check_stage(vk::ShaderStageFlags::COMPUTE, stage, &self.options)?;
         let key = self.libraries.stage_key(stage)?;
-        let old_key = lock(&self.compute).by_key.iter().find(|(_, s)| Arc::ptr_eq(s, slot)).map(|(k, _)| k.clone());
+        let old_key = lock(&self.compute).key_of(slot);
         let layout = self.compute_layout(stage)?.pipeline_layout;
         if layout != slot.layout() {
             let old: Vec<&StageKey> = old_key.iter().collect();
             let program_stage = [(vk::ShaderStageFlags::COMPUTE, stage)];
             return Err(self.incompatible_stages(&program_stage, &old, "its descriptor bindings or push constants"));
         }
-        let (code, values) = self.libraries.code(key.code, stage)?;
-        SpecializationData::new(&code, values)?;
+        let job =
+            ComputeJob { stage: self.libraries.owned_code(vk::ShaderStageFlags::COMPUTE, key.code, stage)?, layout };
         // Swapping into a slot still being filled would race its creation.
         let _ = slot.wait();
-        let job = ComputeJob {
-            code: code.into_owned(),
-            values: values.to_vec(),
-            reflection: stage.reflection.clone(),
-            layout,
-        };
-        let request = slot.request_rebuild();
-        // The slot stays filed under the stage it holds until the new
-        // pipeline lands (`ComputeRebuild::run`).
+        let request = lock(&slot.rebuilds).request();
         let job = ComputeRebuild {
             slot: Arc::clone(slot),
             request,
@@ -203,8 +154,7 @@ impl PipelineManager {
     }
 
     /// Destroys the pipelines that rebuilds have replaced so far, and
-    /// returns how many. Until then they stay alive, so command buffers
-    /// recorded with them stay valid.
+    /// returns how many.
     ///
     /// # Safety
     /// No command buffer that bound a pipeline of a rebuilt slot before
@@ -231,9 +181,7 @@ impl PipelineManager {
     }
 
     /// Refuses a program whose stages do not agree on what one hands the
-    /// next: an input the stage before does not write, or writes with
-    /// another type. Names the stage that changed (the reader when both
-    /// did), and the pair and the location in the reason.
+    /// next, naming the stage that changed (the reader when both did).
     fn check_interfaces(&self, program: &GraphicsProgram<'_>, old: &[&StageKey]) -> Result<(), VulkanError> {
         let stages = program.stages();
         let interface = |stage: &Stage<'_>| {
@@ -258,12 +206,9 @@ impl PipelineManager {
         Ok(())
     }
 
-    /// The reflections to build `program` with, one per stage: where a
-    /// stage needs no binding or push constant that the same stage of the
-    /// running pipeline (`old`) lacked, with the same type and count, it
-    /// takes that stage's bindings and push constants, so that the program
-    /// is built into the running layout (a binding it no longer reads
-    /// stays in the layout, which Vulkan allows). Otherwise its own.
+    /// The reflections to build `program` with: a stage that [`fits`] the
+    /// same stage of the running pipeline (`old`) takes its bindings and
+    /// push constants, so that it is built into the running layout.
     fn fitted(&self, program: &GraphicsProgram<'_>, old: &[&StageKey]) -> Vec<Reflection> {
         let stages = program.stages();
         stages
@@ -285,12 +230,8 @@ impl PipelineManager {
             .collect()
     }
 
-    /// The error for a rebuild of `program` that its pipeline cannot take.
-    fn incompatible(&self, program: &GraphicsProgram<'_>, old: &[&StageKey], what: &str) -> VulkanError {
-        self.incompatible_stages(&program.stages(), old, what)
-    }
-
-    /// Names the first stage whose reflection changed, and how.
+    /// The error for a rebuild that its pipeline cannot take: names the
+    /// first stage whose reflection changed, and how.
     fn incompatible_stages(
         &self,
         stages: &[(vk::ShaderStageFlags, &Stage<'_>)],
@@ -308,10 +249,8 @@ impl PipelineManager {
     }
 }
 
-/// Whether a stage reflected as `new` needs nothing of the layout that
-/// the same stage reflected as `old` did not have: each binding is there
-/// with the same type and count, and its push constants lie inside the
-/// old ones.
+/// Whether `new` needs nothing of the layout that `old` lacked: the same
+/// bindings or fewer, and push constants inside the old ones.
 fn fits(new: &Reflection, old: &Reflection) -> bool {
     let bindings = new.bindings.iter().all(|b| {
         old.bindings.iter().any(|o| (o.set, o.binding, o.kind, o.count) == (b.set, b.binding, b.kind, b.count))
@@ -330,8 +269,7 @@ fn fits(new: &Reflection, old: &Reflection) -> bool {
     bindings && push_constants
 }
 
-/// `program` with each stage's reflection taken from `reflections`, in
-/// pipeline order (where there is one).
+/// `program` with its stages' reflections taken from `reflections`.
 fn with_reflections<'a>(program: &GraphicsProgram<'a>, reflections: &'a [Reflection]) -> GraphicsProgram<'a> {
     let mut next = reflections.iter();
     let mut take = |stage: &Stage<'a>| Stage { reflection: next.next().unwrap_or(stage.reflection), ..*stage };
@@ -342,8 +280,8 @@ fn with_reflections<'a>(program: &GraphicsProgram<'a>, reflections: &'a [Reflect
     GraphicsProgram { vertex, tessellation, geometry, fragment }
 }
 
-/// What changed between two reflections of a stage that a pipeline
-/// layout or vertex input depends on, in words.
+/// What changed between two reflections that a layout or vertex input
+/// depends on, in words.
 fn reflection_change(before: &Reflection, after: &Reflection) -> Option<String> {
     let describe = |r: &Reflection| -> Vec<(u32, u32, String, u32)> {
         let mut list: Vec<_> =
@@ -353,23 +291,17 @@ fn reflection_change(before: &Reflection, after: &Reflection) -> Option<String> 
     };
     let (old, new) = (describe(before), describe(after));
     if old != new {
-        let added: Vec<String> = new
-            .iter()
-            .filter(|b| !old.contains(b))
-            .map(|(set, binding, kind, count)| format!("set {set} binding {binding} ({kind} x{count})"))
-            .collect();
-        let removed: Vec<String> = old
-            .iter()
-            .filter(|b| !new.contains(b))
-            .map(|(set, binding, kind, count)| format!("set {set} binding {binding} ({kind} x{count})"))
-            .collect();
-        let mut parts = Vec::new();
-        if !added.is_empty() {
-            parts.push(format!("adds {}", added.join(", ")));
-        }
-        if !removed.is_empty() {
-            parts.push(format!("drops {}", removed.join(", ")));
-        }
+        // "adds …" for the bindings of `of` that `other` lacks.
+        let listed = |verb: &str, of: &[(u32, u32, String, u32)], other: &[(u32, u32, String, u32)]| {
+            let list: Vec<String> = of
+                .iter()
+                .filter(|b| !other.contains(b))
+                .map(|(set, binding, kind, count)| format!("set {set} binding {binding} ({kind} x{count})"))
+                .collect();
+            (!list.is_empty()).then(|| format!("{verb} {}", list.join(", ")))
+        };
+        let parts: Vec<String> =
+            [listed("adds", &new, &old), listed("drops", &old, &new)].into_iter().flatten().collect();
         return Some(format!("its descriptor bindings changed: it {}", parts.join(" and ")));
     }
     if before.push_constants != after.push_constants {

@@ -1,9 +1,9 @@
-//! A graphics pipeline that gets better: what the manager hands out, read
-//! without a lock every draw, swapped when a better pipeline lands.
+//! A graphics pipeline that gets better: swapped when a better one lands.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
+use std::hash::Hash;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -14,18 +14,14 @@ use ash::vk::Handle;
 use super::library_cache::PipelineKey;
 use crate::vulkan::compute::ComputeSlot;
 use crate::vulkan::layout::ProgramLayout;
-use crate::vulkan::library::StageKey;
+use crate::vulkan::library::{StageKey, link};
 use crate::vulkan::rebuilds::Rebuilds;
 use crate::vulkan::state::GraphicsState;
-use crate::vulkan::{VulkanError, lock};
+use crate::vulkan::{VulkanError, lock, wait_for};
 
 /// A pipeline that gets better: a fast-linked (or monolithic) pipeline at
-/// once, swapped atomically for the link-time-optimized one when the
-/// background link finishes.
-///
-/// The [example on `PipelineManager`](super::PipelineManager#example)
-/// draws with one; `examples/pipelines` in the crate's repository is the
-/// same as a program.
+/// once, swapped atomically for the optimized one when its link finishes
+/// (see the [example on `PipelineManager`](super::PipelineManager#example)).
 ///
 /// ```no_run
 /// # use ash::vk;
@@ -50,13 +46,10 @@ pub struct PipelineSlot {
 #[derive(Debug)]
 pub(super) struct SlotState {
     pub(super) fast: vk::Pipeline,
-    /// The link-time-optimized pipeline once linked; for monolithic
-    /// pipelines the same handle as `fast`.
+    /// The optimized pipeline once linked (`fast` for monolithic pipelines).
     pub(super) optimized: Option<vk::Pipeline>,
     pub(super) rebuilds: Rebuilds,
-    /// Why the optimized link failed, with the rebuild generation it was
-    /// for (0: the first build): the slot keeps the fast link. A later
-    /// generation makes it stale.
+    /// Why the optimized link failed, with the rebuild generation it was for.
     pub(super) link_failure: Option<(u64, vk::Result)>,
     /// What the pipeline the slot holds is made of.
     pub(super) key: PipelineKey,
@@ -94,9 +87,8 @@ impl PipelineSlot {
         held
     }
 
-    /// Takes `optimized`, linked for rebuild `request` (0: the first
-    /// build), unless a later rebuild is in the slot or it has its
-    /// optimized pipeline already; gives it back when it was not taken.
+    /// Takes `optimized`, linked for rebuild `request` (0: the first build),
+    /// unless the slot moved on or has one; gives it back when not taken.
     pub(super) fn offer_optimized(&self, request: u64, optimized: vk::Pipeline) -> Result<(), vk::Pipeline> {
         let mut state = lock(&self.state);
         if state.rebuilds.generation == request && state.optimized.is_none() {
@@ -111,9 +103,31 @@ impl PipelineSlot {
         }
     }
 
-    /// Records that the optimized link for rebuild `request` failed with
-    /// `result`, unless a later rebuild is in the slot, and wakes
-    /// [`wait_optimized`](Self::wait_optimized).
+    /// Links `libraries` with link-time optimization for rebuild `request`
+    /// and offers the result ([`offer_optimized`](Self::offer_optimized)),
+    /// destroying it when it is not taken.
+    ///
+    /// # Safety
+    /// `libraries` are live libraries of `device` made with the slot's
+    /// layout; `cache` is null or a cache of `device`.
+    pub(super) unsafe fn link_optimized(
+        &self,
+        device: &ash::Device,
+        cache: vk::PipelineCache,
+        libraries: &[vk::Pipeline; 4],
+        request: u64,
+    ) -> Result<(), VulkanError> {
+        // SAFETY: this function's contract.
+        let optimized = unsafe { link(device, cache, libraries, self.layout(), true) }?;
+        if let Err(stale) = self.offer_optimized(request, optimized) {
+            // SAFETY: a later rebuild is in the slot; this link was never handed out.
+            unsafe { device.destroy_pipeline(stale, None) };
+        }
+        Ok(())
+    }
+
+    /// Records that the optimized link for rebuild `request` failed, and
+    /// wakes [`wait_optimized`](Self::wait_optimized).
     pub(super) fn optimized_failed(&self, request: u64, result: vk::Result) {
         let mut state = lock(&self.state);
         if state.rebuilds.generation == request && state.optimized.is_none() {
@@ -135,9 +149,7 @@ impl PipelineSlot {
         vk::Pipeline::from_raw(self.current.load(Ordering::Acquire))
     }
 
-    /// Whether the optimized pipeline has arrived (always true for
-    /// monolithic pipelines, which are optimized from the start). To wait
-    /// for it, use [`wait_optimized`](Self::wait_optimized).
+    /// Whether the optimized pipeline has arrived (always for monolithic ones).
     ///
     /// ```no_run
     /// # fn example(slot: &smolv_runtime::vulkan::PipelineSlot) {
@@ -149,11 +161,8 @@ impl PipelineSlot {
         lock(&self.state).optimized.is_some()
     }
 
-    /// Waits until the optimized pipeline has arrived, for at most
-    /// `timeout`: `Ok(true)` once it is [`current`](Self::current)
-    /// (at once for monolithic pipelines), `Ok(false)` if `timeout` passed
-    /// first. The calling thread sleeps meanwhile; the slot keeps drawing
-    /// with the fast link.
+    /// Waits at most `timeout` for the optimized pipeline: `Ok(true)` once
+    /// it is [`current`](Self::current), `Ok(false)` if `timeout` passed first.
     ///
     /// # Errors
     /// [`VulkanError::Call`] when the background link failed: the slot
@@ -170,34 +179,17 @@ impl PipelineSlot {
     /// # }
     /// ```
     pub fn wait_optimized(&self, timeout: Duration) -> Result<bool, VulkanError> {
-        let deadline = Instant::now().checked_add(timeout);
-        let mut state = lock(&self.state);
-        loop {
+        wait_for(&self.optimized_landed, lock(&self.state), timeout, |state| {
             if state.optimized.is_some() {
-                return Ok(true);
+                return Some(Ok(true));
             }
-            if let Some((generation, result)) = state.link_failure
-                && generation == state.rebuilds.generation
-            {
-                return Err(VulkanError::Call { call: "vkCreateGraphicsPipelines (optimized link)", result });
-            }
-            // A deadline past what `Instant` holds: wait as long as it takes.
-            let left = match deadline {
-                Some(deadline) => deadline.saturating_duration_since(Instant::now()),
-                None => Duration::from_secs(3600),
-            };
-            if left.is_zero() {
-                return Ok(false);
-            }
-            state = match self.optimized_landed.wait_timeout(state, left) {
-                Ok((state, _)) => state,
-                Err(poisoned) => poisoned.into_inner().0,
-            };
-        }
+            let (_, result) = state.link_failure.filter(|&(generation, _)| generation == state.rebuilds.generation)?;
+            Some(Err(VulkanError::Call { call: "vkCreateGraphicsPipelines (optimized link)", result }))
+        })
+        .unwrap_or(Ok(false))
     }
 
-    /// The fast-linked pipeline (or the monolithic one), for comparisons
-    /// with [`current`](Self::current).
+    /// The fast-linked pipeline (or the monolithic one).
     pub fn fast(&self) -> vk::Pipeline {
         lock(&self.state).fast
     }
@@ -209,8 +201,7 @@ impl PipelineSlot {
 
     /// The program's layouts, as
     /// [`PipelineManager::program_layout`](super::PipelineManager::program_layout)
-    /// gives them: allocate its descriptor sets with them. The handles
-    /// belong to the manager, as the pipelines do.
+    /// gives them.
     ///
     /// ```no_run
     /// # use ash::vk;
@@ -226,15 +217,10 @@ impl PipelineSlot {
         &self.program_layout
     }
 
-    /// Records `vkCmdPushConstants` of a push-constant block: `block` is
-    /// the block's bytes from its offset 0 (the generated type's
-    /// `as_bytes()`), and the part of it the program's range covers is
-    /// pushed, with the flags of every stage that reads it, as Vulkan
-    /// wants them (`VUID-vkCmdPushConstants-offset-01795`, `-01796`).
-    /// A program without push constants pushes nothing. Where the stages
-    /// declare different push-constant blocks, pass bytes laid out from
-    /// offset 0 that cover every stage's members (the stages' ranges are
-    /// merged into one).
+    /// Records `vkCmdPushConstants` of `block` (the block's bytes from its
+    /// offset 0: the generated type's `as_bytes()`): the part the program's
+    /// merged range covers, with the flags of every stage that reads it, as
+    /// Vulkan wants them (`VUID-vkCmdPushConstants-offset-01795`, `-01796`).
     ///
     /// # Errors
     /// [`VulkanError::PushConstantsTooShort`] where `block` ends before the
@@ -269,10 +255,8 @@ impl PipelineSlot {
         Ok(())
     }
 
-    /// How many rebuilds have been swapped in (0 until the first one; see
-    /// [`PipelineManager::rebuild`](super::PipelineManager::rebuild)). It
-    /// bumps when a rebuilt pipeline becomes [`current`](Self::current),
-    /// before its optimized link.
+    /// How many rebuilds have been swapped in (see
+    /// [`PipelineManager::rebuild`](super::PipelineManager::rebuild)).
     ///
     /// ```no_run
     /// # fn example(slot: &smolv_runtime::vulkan::PipelineSlot, target: u64) {
@@ -299,9 +283,8 @@ impl PipelineSlot {
         lock(&self.state).rebuilds.ready_at
     }
 
-    /// The error of the latest rebuild, if it failed on the background
-    /// worker and no later rebuild has been swapped in since (the slot
-    /// keeps its previous pipeline).
+    /// The error of the latest rebuild, if it failed on the worker (the
+    /// slot keeps its previous pipeline).
     ///
     /// ```no_run
     /// # fn example(slot: &smolv_runtime::vulkan::PipelineSlot) {
@@ -315,8 +298,7 @@ impl PipelineSlot {
     }
 }
 
-/// The bytes of `range` from `block`, padded with zeros to whole words
-/// where the block ends inside the range's last word.
+/// The bytes of `range` from `block`, zero-padded to whole words.
 fn push_constant_words<'a>(block: &'a [u8], range: &vk::PushConstantRange) -> Result<Cow<'a, [u8]>, VulkanError> {
     let too_short = || VulkanError::PushConstantsTooShort {
         len: block.len(),
@@ -337,52 +319,38 @@ fn push_constant_words<'a>(block: &'a [u8], range: &vk::PushConstantRange) -> Re
     Ok(Cow::Owned(words))
 }
 
-/// A manager's graphics slots, each filed under what the pipeline it holds
-/// is made of, so that asking for a program finds the slot that draws it.
-#[derive(Default)]
-pub(super) struct Slots {
-    pub(super) by_key: HashMap<PipelineKey, Arc<PipelineSlot>>,
-    /// Rebuilt slots whose new key another slot already had: kept so that
-    /// the manager still destroys their pipelines.
-    pub(super) orphans: Vec<Arc<PipelineSlot>>,
+/// A manager's slots, each filed under what the pipeline it holds is made
+/// of, so that asking for it again finds the slot that draws it; and the
+/// rebuilt ones whose new key another slot had already, kept so that the
+/// manager still destroys their pipelines.
+pub(super) struct Filed<K, S> {
+    pub(super) by_key: HashMap<K, Arc<S>>,
+    pub(super) orphans: Vec<Arc<S>>,
 }
 
-impl Slots {
-    /// Files `slot` under `new` instead of `old`: called when a rebuild's
-    /// pipeline lands, never before (a rebuild that fails leaves the slot
-    /// where it was, with the pipeline it holds).
-    pub(super) fn rekey(&mut self, slot: &Arc<PipelineSlot>, old: &PipelineKey, new: &PipelineKey) {
-        if old == new {
-            return;
-        }
-        if self.by_key.get(old).is_some_and(|s| Arc::ptr_eq(s, slot)) {
-            self.by_key.remove(old);
-        }
-        if let Entry::Vacant(entry) = self.by_key.entry(new.clone()) {
-            entry.insert(Arc::clone(slot));
-        } else if !self.orphans.iter().any(|s| Arc::ptr_eq(s, slot)) {
-            self.orphans.push(Arc::clone(slot));
-        }
+impl<K, S> Default for Filed<K, S> {
+    fn default() -> Self {
+        Self { by_key: HashMap::new(), orphans: Vec::new() }
     }
 }
 
-/// The manager's compute slots by the stage whose pipeline each holds,
-/// and the rebuilt ones whose new stage another slot had already.
-#[derive(Default)]
-pub(super) struct ComputeSlots {
-    pub(super) by_key: HashMap<StageKey, Arc<ComputeSlot>>,
-    /// Kept so that the manager still destroys their pipelines.
-    pub(super) orphans: Vec<Arc<ComputeSlot>>,
-}
+impl<K: Clone + Eq + Hash, S> Filed<K, S> {
+    /// The key `slot` is filed under.
+    pub(super) fn key_of(&self, slot: &Arc<S>) -> Option<K> {
+        self.by_key.iter().find(|(_, s)| Arc::ptr_eq(s, slot)).map(|(k, _)| k.clone())
+    }
 
-impl ComputeSlots {
-    /// Files `slot` under `new`, where it was filed under `old`.
-    pub(super) fn rekey(&mut self, slot: &Arc<ComputeSlot>, new: &StageKey) {
-        let old = self.by_key.iter().find(|(_, s)| Arc::ptr_eq(s, slot)).map(|(k, _)| k.clone());
+    /// Files `slot` under `new` instead of `old` (`None`: wherever it is
+    /// filed): called when a rebuild's pipeline lands, never before (a
+    /// rebuild that fails leaves the slot where it was).
+    pub(super) fn rekey(&mut self, slot: &Arc<S>, old: Option<K>, new: &K) {
+        let old = old.or_else(|| self.key_of(slot));
         if old.as_ref() == Some(new) {
             return;
         }
-        if let Some(old) = old {
+        if let Some(old) = old
+            && self.by_key.get(&old).is_some_and(|s| Arc::ptr_eq(s, slot))
+        {
             self.by_key.remove(&old);
         }
         if let Entry::Vacant(entry) = self.by_key.entry(new.clone()) {
@@ -392,6 +360,11 @@ impl ComputeSlots {
         }
     }
 }
+
+/// The graphics slots, by the four parts of their pipelines.
+pub(super) type Slots = Filed<PipelineKey, PipelineSlot>;
+/// The compute slots, by the stage of their pipelines.
+pub(super) type ComputeSlots = Filed<StageKey, ComputeSlot>;
 
 #[cfg(test)]
 mod tests {

@@ -5,7 +5,6 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
-use std::fmt;
 use std::sync::{Arc, Mutex};
 
 use super::program::Stage;
@@ -23,18 +22,21 @@ pub(super) type StageCodeAndValues<'s> = (Cow<'s, [u32]>, &'s [(u32, Value)]);
 /// use smolv_runtime::vulkan::FallbackReason;
 /// assert_eq!(FallbackReason::UnknownSpecId.to_string(), "a value names a spec constant the module does not declare");
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, thiserror::Error)]
 #[non_exhaustive]
 pub enum FallbackReason {
     /// [`Specializer::analyze`] refused the module: not SPIR-V it reads,
     /// malformed where it looks, or too large. The driver gets it as it is.
+    #[error("the specializer cannot analyze the module")]
     Unanalyzable,
     /// A value names a spec id the module does not declare (an optimizer
     /// removed an unused constant, say). The driver ignores such a value;
     /// the specializer refuses it ([`SpecializeError::UnknownSpecId`]).
+    #[error("a value names a spec constant the module does not declare")]
     UnknownSpecId,
     /// [`Analysis::specialize`] refused the values for another reason
     /// (a part of the module it cannot fold).
+    #[error("the specializer cannot fold these values into the module")]
     Unfoldable,
 }
 
@@ -49,23 +51,11 @@ impl FallbackReason {
     }
 }
 
-impl fmt::Display for FallbackReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::Unanalyzable => "the specializer cannot analyze the module",
-            Self::UnknownSpecId => "a value names a spec constant the module does not declare",
-            Self::Unfoldable => "the specializer cannot fold these values into the module",
-        })
-    }
-}
-
 /// Which path the spec-constant values of the stages a manager built took
 /// (see [`PipelineManager::specialization_counts`](super::PipelineManager::specialization_counts)).
 ///
-/// Each stage with spec-constant values counts once each time the manager
-/// prepares its code for a pipeline or library it creates (a library found
-/// in the cache is not prepared again; a rebuild prepares every stage of
-/// its program). Stages without values count nowhere.
+/// A stage with values counts each time its code is prepared for a
+/// pipeline or library created; stages without values count nowhere.
 ///
 /// ```
 /// use smolv_runtime::vulkan::{FallbackReason, SpecializationCounts};
@@ -114,11 +104,9 @@ impl StageCoder {
         lock(&self.counts).clone()
     }
 
-    /// The SPIR-V to give the driver and the spec-constant values left for
-    /// it: the module specialized ahead with none left when so configured
-    /// and the specializer can, else the module as it is with all of them
-    /// (a fall-back, counted with its reason). `code_id` is the module's
-    /// interned number.
+    /// The SPIR-V to give the driver and the values left for it: specialized
+    /// ahead with none left where configured and possible, else as it is
+    /// (a fall-back, counted). `code_id` is the module's interned number.
     ///
     /// # Errors
     /// [`VulkanError::Specialize`] with [`SpecializeError::ArrayLength`]

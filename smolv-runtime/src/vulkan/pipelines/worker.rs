@@ -1,6 +1,4 @@
-//! The manager's background workers: threads that link optimized
-//! pipelines, create compute pipelines, build rebuilds and run replays,
-//! so that the caller's thread returns at once.
+//! The manager's background workers.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
@@ -11,13 +9,11 @@ use ash::vk;
 use super::rebuild_job::{ComputeRebuild, GraphicsRebuild};
 use super::slot::PipelineSlot;
 use crate::vulkan::compute::{ComputeJob, ComputeSlot};
-use crate::vulkan::library::link;
 use crate::vulkan::lock;
 
 /// Work for the background workers.
 pub(super) enum Job {
-    /// Link the libraries with link-time optimization and swap the result
-    /// in, unless a later rebuild than `request` is in the slot by then.
+    /// Link the libraries optimized and swap the result in.
     Link { slot: Arc<PipelineSlot>, libraries: [vk::Pipeline; 4], request: u64 },
     /// Create a compute pipeline and fill the slot.
     Compute { slot: Arc<ComputeSlot>, job: ComputeJob },
@@ -25,8 +21,7 @@ pub(super) enum Job {
     Rebuild(Box<GraphicsRebuild>),
     /// Create a changed compute pipeline again and swap it in.
     RebuildCompute(ComputeRebuild),
-    /// Work of another part of the crate that builds through the manager
-    /// (a replay's share of the workers).
+    /// A replay's turn.
     Task(Box<dyn FnOnce() + Send>),
 }
 
@@ -39,15 +34,8 @@ impl Job {
             Self::Link { slot, libraries, request } => {
                 // SAFETY: this function's contract; the libraries were made
                 // with the slot's layout.
-                match unsafe { link(device, cache, &libraries, slot.layout(), true) } {
-                    Ok(pipeline) => {
-                        if let Err(stale) = slot.offer_optimized(request, pipeline) {
-                            // SAFETY: a later rebuild replaced the pipelines
-                            // this link was for; it was never handed out.
-                            unsafe { device.destroy_pipeline(stale, None) };
-                        }
-                    }
-                    Err(error) => slot.optimized_failed(request, error.result()),
+                if let Err(error) = unsafe { slot.link_optimized(device, cache, &libraries, request) } {
+                    slot.optimized_failed(request, error.result());
                 }
             }
             Self::Compute { slot, job } => {
@@ -64,10 +52,8 @@ impl Job {
     }
 }
 
-/// The jobs waiting for a worker: the urgent ones (what a caller may wait
-/// for: compute pipelines, rebuilds, a replay's fast links) before the
-/// link-time-optimized links, which only improve a pipeline that already
-/// works; each queue in the order it was filled.
+/// The jobs waiting: the urgent ones (what a caller may wait for) before
+/// the optimized links, which only improve a working pipeline.
 #[derive(Default)]
 struct Queue {
     urgent: VecDeque<Job>,
@@ -91,8 +77,7 @@ struct Shared {
     queued: Condvar,
 }
 
-/// Counts a worker out of [`Queue::alive`] when its thread ends, panics
-/// included.
+/// Counts a worker out of [`Queue::alive`] when its thread ends.
 struct Alive(Arc<Shared>);
 
 impl Drop for Alive {
@@ -110,9 +95,8 @@ pub(super) struct Workers {
 }
 
 impl Workers {
-    /// Starts `count` workers (at least one, unless the system refuses a
-    /// thread) running jobs on `device` through `cache`. They are named
-    /// `smolv-pipelines`, for debuggers and profilers.
+    /// Starts `count` workers (at least one) named `smolv-pipelines`,
+    /// running jobs on `device` through `cache`.
     ///
     /// # Safety
     /// `cache` is null or a cache of `device`; every job queued holds
@@ -125,25 +109,17 @@ impl Workers {
                 lock(&shared.queue).alive += 1;
                 let alive = Alive(Arc::clone(&shared));
                 let device = device.clone();
-                // A thread the system refuses is a worker less (its `Alive`
-                // counts it out); with none, `submit` runs each job on the
-                // caller's thread.
+                // A refused thread is a worker less; with none, `submit`
+                // runs jobs on the caller's thread.
                 std::thread::Builder::new()
                     .name("smolv-pipelines".to_owned())
                     .spawn(move || {
                         loop {
-                            let job = {
-                                let mut queue = lock(&alive.0.queue);
-                                loop {
-                                    if let Some(job) = queue.pop() {
-                                        break job;
-                                    }
-                                    if queue.closed {
-                                        return;
-                                    }
-                                    queue = alive.0.queued.wait(queue).unwrap_or_else(PoisonError::into_inner);
-                                }
-                            };
+                            let idle =
+                                |queue: &mut Queue| queue.urgent.is_empty() && queue.links.is_empty() && !queue.closed;
+                            let queued = alive.0.queued.wait_while(lock(&alive.0.queue), idle);
+                            // Empty only once closed.
+                            let Some(job) = queued.unwrap_or_else(PoisonError::into_inner).pop() else { return };
                             // SAFETY: the contract of `start`: the jobs' handles
                             // stay valid until `stop` has joined this thread.
                             unsafe { job.run(&device, cache) };
@@ -155,9 +131,7 @@ impl Workers {
         Self { device: device.clone(), cache, shared, threads }
     }
 
-    /// Queues `job`; where no worker is left to take it (they panicked, or
-    /// were stopped), runs it on this thread instead, so that no slot
-    /// waits forever.
+    /// Queues `job`, or runs it on this thread where no worker is left.
     pub(super) fn submit(&self, job: Job) {
         let mut queue = lock(&self.shared.queue);
         if queue.alive == 0 || queue.closed {
@@ -174,8 +148,7 @@ impl Workers {
         self.shared.queued.notify_one();
     }
 
-    /// How many workers run (0 once stopped, or when every thread was
-    /// refused or panicked).
+    /// How many workers run (0 once stopped).
     pub(super) fn count(&self) -> usize {
         let queue = lock(&self.shared.queue);
         if queue.closed { 0 } else { queue.alive }
@@ -188,8 +161,7 @@ impl Workers {
         for thread in self.threads.drain(..) {
             let _ = thread.join();
         }
-        // Jobs no worker took (every one panicked) go now, before the
-        // manager destroys what they hold; the queue stays closed.
+        // Jobs no worker took go now, before the manager destroys what they hold.
         let mut queue = lock(&self.shared.queue);
         let left = (std::mem::take(&mut queue.urgent), std::mem::take(&mut queue.links));
         drop(queue);

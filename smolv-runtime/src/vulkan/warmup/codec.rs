@@ -1,6 +1,5 @@
-//! The byte-level reading and writing of a recording: little-endian
-//! integers and length-prefixed strings, every length bounded before
-//! anything is allocated.
+//! A recording's bytes: little-endian integers and length-prefixed strings,
+//! every length bounded before anything is allocated.
 
 use super::error::RecordingError;
 
@@ -37,8 +36,7 @@ impl Writer {
         self.0.extend_from_slice(value);
     }
 
-    /// A count, written as a `u32`; callers keep counts under the
-    /// format's bounds, which are far below `u32::MAX`.
+    /// A count (under the format's bounds), as a `u32`.
     pub(super) fn count(&mut self, count: usize) {
         self.u32(u32::try_from(count).unwrap_or(u32::MAX));
     }
@@ -46,6 +44,14 @@ impl Writer {
     pub(super) fn str(&mut self, value: &str) {
         self.count(value.len());
         self.bytes(value.as_bytes());
+    }
+
+    /// A presence byte, then `value` as `write` writes it.
+    pub(super) fn option<T>(&mut self, value: Option<&T>, write: impl FnOnce(&mut Self, &T)) {
+        self.bool(value.is_some());
+        if let Some(value) = value {
+            write(self, value);
+        }
     }
 }
 
@@ -125,6 +131,14 @@ impl<'a> Reader<'a> {
             return Err(RecordingError::TooMany { offset, what, count, max });
         }
         Ok(count)
+    }
+
+    /// What [`Writer::option`] wrote.
+    pub(super) fn option<T>(
+        &mut self,
+        read: impl FnOnce(&mut Self) -> Result<T, RecordingError>,
+    ) -> Result<Option<T>, RecordingError> {
+        if self.bool()? { read(self).map(Some) } else { Ok(None) }
     }
 
     pub(super) fn str(&mut self, max: usize, what: &'static str) -> Result<String, RecordingError> {

@@ -1,5 +1,4 @@
-//! Why a recording was refused: one error for the file, its entries and
-//! the byte reader under both.
+//! Why a recording was refused.
 
 /// Why a recording was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

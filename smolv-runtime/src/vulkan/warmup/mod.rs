@@ -1,14 +1,7 @@
 //! Pipelines ready before the first frame that needs them: record which
-//! pipelines a game asks for, ship the recording, and replay it on a
-//! loading screen (`docs/warmup.md`).
-//!
-//! - [`recorder`]: what the [`PipelineManager`](crate::vulkan::PipelineManager)
-//!   notes as the game asks for pipelines;
-//! - [`recording`]: the file, its reading (refusing what it cannot trust)
-//!   and merging;
-//! - [`replay`]: building a recording's pipelines ahead, within a budget;
-//! - [`include_pipelines!`](crate::include_pipelines): a recording
-//!   embedded in the game, checked when it compiles.
+//! pipelines a game asks for ([`recorder`]), ship the [`recording`] (or
+//! embed it: [`include_pipelines!`](crate::include_pipelines)), and
+//! [`replay`] it on a loading screen (`docs/warmup.md`).
 
 mod codec;
 mod error;
@@ -22,17 +15,10 @@ pub use recorder::Recorder;
 pub use recording::{RecordedKind, RecordedPipeline, RecordedStage, Recording, ShaderChange};
 pub use replay::{Replay, ReplayBudget, ReplayProgress, ReplayShader};
 
-/// Embeds a pipeline recording (a `.smolvpso` file that
-/// [`Recording::save`] or `cargo smolv pipelines merge` wrote) in the
-/// binary, and reads it: an expression of type
-/// `Result<Recording, RecordingError>`.
-///
-/// The path is as for [`include_bytes!`]: relative to the file that
-/// invokes the macro, or built with `concat!(env!("CARGO_MANIFEST_DIR"), …)`.
-/// A file that is not a recording of this smolv's format version is a
-/// compile error; its checksum and entries are checked when it is read, as
-/// [`Recording::from_bytes`] does (an entry that does not read is skipped
-/// and counted in [`Recording::skipped`]).
+/// Embeds a pipeline recording (a `.smolvpso` file) in the binary and reads
+/// it with [`Recording::from_bytes`]: a `Result<Recording, RecordingError>`.
+/// The path is as for [`include_bytes!`]; a file that is not a recording of
+/// this format version is a compile error.
 ///
 /// ```
 /// # fn main() -> Result<(), smolv_runtime::vulkan::warmup::RecordingError> {

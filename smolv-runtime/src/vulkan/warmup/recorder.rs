@@ -1,6 +1,5 @@
-//! Recording on the render thread at the cost of a lookup: an entry is
-//! made once per pipeline, the first time the game asks for it, and the
-//! file is written when the game asks, on whichever thread it likes.
+//! Recording at the cost of a lookup: an entry per pipeline, the first
+//! time the game asks for it.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
@@ -14,10 +13,9 @@ use crate::vulkan::pipelines::Stage;
 use crate::vulkan::state::GraphicsState;
 
 /// Records the pipelines a [`PipelineManager`](crate::vulkan::PipelineManager)
-/// is asked for. Get it from [`PipelineManager::recorder`](crate::vulkan::PipelineManager::recorder);
-/// name the shaders once ([`name_shader`](Self::name_shader)) so that the
-/// recording knows them by name; set a scope when a level or a menu
-/// starts; take the [`recording`](Self::recording) when the run ends.
+/// is asked for ([`PipelineManager::recorder`](crate::vulkan::PipelineManager::recorder)):
+/// name the shaders ([`name_shader`](Self::name_shader)), set scopes, and
+/// take the [`recording`](Self::recording) when the run ends.
 ///
 /// ```
 /// use smolv_runtime::vulkan::warmup::Recorder;
@@ -33,14 +31,11 @@ pub struct Recorder {
 
 #[derive(Debug, Default)]
 struct Inner {
-    /// Each named shader's name, by its SPIR-V (the words themselves, not a
-    /// hash of them). Two shaders with the same words are one to the
-    /// recorder: the last name given wins, and either builds the same
-    /// pipeline.
+    /// Each named shader's name, by its SPIR-V words (the last name wins).
     names: HashMap<Vec<u32>, String>,
     scope: Option<String>,
-    /// The slots (by address: the manager keeps every slot until it is
-    /// dropped, so an address is never reused meanwhile) already recorded.
+    /// The slots already recorded, by address (the manager keeps every slot,
+    /// so an address is never reused).
     seen: HashSet<usize>,
     entries: Vec<RecordedPipeline>,
 }
@@ -57,9 +52,8 @@ impl Recorder {
         Self { start: Instant::now(), inner: Mutex::default() }
     }
 
-    /// Names the shader whose SPIR-V is `spirv` (`name`: its name in the
-    /// set, variant and entry point included, as the game loads it again
-    /// on replay).
+    /// Names the shader whose SPIR-V is `spirv`, as the game loads it again
+    /// on replay.
     pub fn name_shader(&self, name: &str, spirv: &[u32]) {
         lock(&self.inner).names.insert(spirv.to_vec(), name.to_owned());
     }
@@ -85,7 +79,7 @@ impl Recorder {
     }
 
     /// Notes that `slot` (its address) was handed out for `stages` (and
-    /// `state` for a graphics pipeline): an entry the first time only.
+    /// `state`, for graphics), the first time only.
     pub(crate) fn note(
         &self,
         slot: usize,
@@ -100,9 +94,8 @@ impl Recorder {
         let mut recorded: Vec<RecordedStage> = stages
             .iter()
             .map(|&(flags, stage)| {
-                let mut recorded = RecordedStage::of(flags, "", stage.spirv, stage.reflection, stage.specialization);
-                recorded.name = inner.names.get(stage.spirv).cloned().unwrap_or_default();
-                recorded
+                let name = inner.names.get(stage.spirv).map_or("", String::as_str);
+                RecordedStage::of(flags, name, stage.spirv, stage.reflection, stage.specialization)
             })
             .collect();
         let kind = match state {

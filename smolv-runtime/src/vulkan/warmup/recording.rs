@@ -1,7 +1,5 @@
-//! The recording: which pipelines a game asked for, in a small,
-//! versioned, deterministic file that refuses what it cannot trust.
-//!
-//! The layout (little-endian throughout):
+//! The recording: which pipelines a game asked for, in a versioned,
+//! deterministic file. The layout (little-endian):
 //!
 //! | bytes | what |
 //! |---|---|
@@ -11,10 +9,9 @@
 //! | 32 | BLAKE3 of everything after it |
 //! | … | per entry: a 4-byte length (at most 1 MiB), then the entry |
 //!
-//! A file with another magic or version, a wrong checksum or a framing
-//! that runs past the end is refused whole; an entry whose body does not
-//! read (an unknown enum, a count past its bound) is skipped and counted
-//! in [`Recording::skipped`].
+//! A file with another magic or version, a wrong checksum or bad framing
+//! is refused whole; an entry that does not read is skipped and counted in
+//! [`Recording::skipped`].
 
 use std::collections::BTreeMap;
 
@@ -24,6 +21,7 @@ use super::codec::{Reader, Writer};
 pub use super::error::RecordingError;
 use super::state_codec;
 use crate::reflect::Reflection;
+use crate::vulkan::library::value_key;
 use crate::vulkan::state::GraphicsState;
 use smolv_codec::specialize::Value;
 
@@ -53,15 +51,13 @@ fn interface_hash(reflection: &Reflection) -> [u8; 32] {
 pub struct RecordedStage {
     /// The Vulkan stage (`VK_SHADER_STAGE_*_BIT`).
     pub stage: vk::ShaderStageFlags,
-    /// The shader's name in its set, variant and entry point included
-    /// (`sprite.frag@additive`, `background.wgsl#vs_main`) as the game
-    /// named it to the [`Recorder`](super::Recorder); empty when it did not.
+    /// The shader's name (`sprite.frag@additive`) as the game named it to
+    /// the [`Recorder`](super::Recorder); empty when it did not.
     pub name: String,
     /// BLAKE3 of the SPIR-V words (little-endian bytes).
     pub code_hash: [u8; 32],
-    /// BLAKE3 of the stage's reflection (bindings, push constants, entry
-    /// point): a changed module with the same interface hash is rebuilt
-    /// on replay, one with another is dropped.
+    /// BLAKE3 of the stage's reflection: a changed module with the same
+    /// one is rebuilt on replay, one with another is dropped.
     pub interface_hash: [u8; 32],
     /// The spec-constant values, `(constant id, value)`.
     pub specialization: Vec<(u32, Value)>,
@@ -103,8 +99,7 @@ impl RecordedStage {
         }
     }
 
-    /// The recorded form of a shader: `name`, the hashes of `spirv` and
-    /// `reflection`, and the spec-constant `values`.
+    /// The recorded form of a shader.
     pub fn of(
         stage: vk::ShaderStageFlags,
         name: &str,
@@ -125,8 +120,7 @@ impl RecordedStage {
 /// What kind of pipeline an entry is.
 #[derive(Clone, Debug)]
 pub enum RecordedKind {
-    /// A graphics pipeline: its stages in pipeline order and its state
-    /// (vertex input included).
+    /// A graphics pipeline.
     Graphics {
         /// The stages, vertex first, fragment last.
         stages: Vec<RecordedStage>,
@@ -145,11 +139,9 @@ pub enum RecordedKind {
 pub struct RecordedPipeline {
     /// Graphics or compute, with its shaders and state.
     pub kind: RecordedKind,
-    /// The layout option the manager built it with: stage-independent
-    /// descriptor set layouts (pipelines from libraries).
+    /// Whether the manager built it with independent-sets layouts (libraries).
     pub independent_sets: bool,
-    /// The scope the game set when it was first asked for (a level, a
-    /// menu), if any.
+    /// The scope the game set when it was first asked for, if any.
     pub scope: Option<String>,
     /// Its rank in first-use order (0: asked for first).
     pub order: u64,
@@ -168,9 +160,8 @@ impl RecordedPipeline {
         }
     }
 
-    /// The bytes that make the entry what it is (shaders, values, state,
-    /// layout option), without when, where and how often it was used:
-    /// entries with the same identity are one pipeline.
+    /// The bytes that make the entry what it is, without when, where and
+    /// how often it was used.
     fn identity(&self) -> Vec<u8> {
         let mut w = Writer::default();
         write_identity(&mut w, self);
@@ -192,14 +183,12 @@ impl RecordedPipeline {
 pub struct Recording {
     /// The entries, in first-use order.
     pub entries: Vec<RecordedPipeline>,
-    /// Entries of the file read that were skipped because their contents
-    /// did not read (always 0 for a recording made in this process).
+    /// Entries of the file read that were skipped because they did not read.
     pub skipped: usize,
 }
 
-/// Whether `bytes` start as a recording of this format version does: what
-/// [`include_pipelines!`](crate::include_pipelines) checks at compile time.
-/// Not a stable API.
+/// Whether `bytes` start as a recording of this format version does (for
+/// [`include_pipelines!`](crate::include_pipelines); not a stable API).
 #[doc(hidden)]
 pub const fn header_matches(bytes: &[u8]) -> bool {
     if bytes.len() < MAGIC.len() + 4 {
@@ -228,13 +217,7 @@ impl Recording {
         for entry in self.entries.iter().take(Self::MAX_ENTRIES) {
             let mut w = Writer::default();
             write_identity(&mut w, entry);
-            match &entry.scope {
-                None => w.u8(0),
-                Some(scope) => {
-                    w.u8(1);
-                    w.str(truncated(scope, MAX_SCOPE));
-                }
-            }
+            w.option(entry.scope.as_ref(), |w, scope| w.str(truncated(scope, MAX_SCOPE)));
             w.u64(entry.order);
             w.u64(entry.millis);
             w.u32(entry.uses);
@@ -251,7 +234,7 @@ impl Recording {
     }
 
     /// Reads a recording, refusing a foreign, other-version, corrupt or
-    /// truncated file, and skipping (and counting) entries that do not read.
+    /// truncated file, and skipping entries that do not read.
     ///
     /// # Errors
     /// See [`RecordingError`].
@@ -294,14 +277,11 @@ impl Recording {
         Self::from_bytes(&bytes)
     }
 
-    /// Writes the recording to `path` (through a temporary file beside it,
-    /// renamed over it, so that a reader never sees half a file).
+    /// Writes the recording to `path`, through a temporary file beside it.
     ///
     /// # Errors
     /// [`RecordingError::Io`].
     pub fn save(&self, path: &std::path::Path) -> Result<(), RecordingError> {
-        // `a.smolvpso.partial`: two recordings that differ only in their
-        // extension do not share a temporary file.
         let mut partial = path.as_os_str().to_owned();
         partial.push(".partial");
         let partial = std::path::PathBuf::from(partial);
@@ -309,10 +289,9 @@ impl Recording {
         std::fs::rename(&partial, path).map_err(|e| io_error(path, &e))
     }
 
-    /// Several runs' recordings as one: each pipeline once, with the sum
-    /// of its uses, the earliest time and scope it was first asked for,
-    /// ordered by its earliest rank and then by time. The result does not
-    /// depend on the order of `recordings`.
+    /// Several runs' recordings as one: each pipeline once, with the sum of
+    /// its uses and its earliest rank, time and scope, in that order (not
+    /// depending on the order of `recordings`).
     ///
     /// ```
     /// use smolv_runtime::vulkan::warmup::Recording;
@@ -375,15 +354,8 @@ fn write_identity(w: &mut Writer, entry: &RecordedPipeline) {
         w.bytes(&stage.code_hash);
         w.bytes(&stage.interface_hash);
         w.count(stage.specialization.len());
-        for &(id, value) in &stage.specialization {
+        for (id, tag, bits) in stage.specialization.iter().map(value_key) {
             w.u32(id);
-            let (tag, bits) = match value {
-                Value::Bool(v) => (0, u64::from(v)),
-                Value::I32(v) => (1, u64::from(v.cast_unsigned())),
-                Value::U32(v) => (2, u64::from(v)),
-                Value::F32(v) => (3, u64::from(v.to_bits())),
-                Value::Bits(v) => (4, v),
-            };
             w.u8(tag);
             w.u64(bits);
         }
@@ -396,39 +368,35 @@ fn write_identity(w: &mut Writer, entry: &RecordedPipeline) {
 fn read_stage(r: &mut Reader<'_>) -> Result<RecordedStage, RecordingError> {
     let offset = r.offset();
     let stage = vk::ShaderStageFlags::from_raw(r.u32()?);
-    let known = [
-        vk::ShaderStageFlags::VERTEX,
-        vk::ShaderStageFlags::TESSELLATION_CONTROL,
-        vk::ShaderStageFlags::TESSELLATION_EVALUATION,
-        vk::ShaderStageFlags::GEOMETRY,
-        vk::ShaderStageFlags::FRAGMENT,
-        vk::ShaderStageFlags::COMPUTE,
-    ];
-    if !known.contains(&stage) {
+    // One of vertex … fragment, or compute.
+    let known = vk::ShaderStageFlags::ALL_GRAPHICS | vk::ShaderStageFlags::COMPUTE;
+    if stage.as_raw().count_ones() != 1 || !known.contains(stage) {
         return Err(RecordingError::Invalid { offset, what: "an unknown shader stage" });
     }
     let name = r.str(MAX_NAME, "bytes in a shader name")?;
     let code_hash = r.hash()?;
     let interface_hash = r.hash()?;
     let count = r.count(MAX_CONSTANTS, "spec constants")?;
-    let mut specialization = Vec::with_capacity(count);
-    for _ in 0..count {
-        let id = r.u32()?;
-        let offset = r.offset();
-        let tag = r.u8()?;
-        let bits = r.u64()?;
-        let low = (bits & 0xFFFF_FFFF) as u32;
-        let value = match (tag, bits >> 32) {
-            (0, 0) if bits <= 1 => Value::Bool(bits == 1),
-            (1, 0) => Value::I32(low.cast_signed()),
-            (2, 0) => Value::U32(low),
-            (3, 0) => Value::F32(f32::from_bits(low)),
-            (4, _) => Value::Bits(bits),
-            _ => return Err(RecordingError::Invalid { offset, what: "an unknown spec-constant value" }),
-        };
-        specialization.push((id, value));
-    }
+    let specialization = (0..count).map(|_| read_value(r)).collect::<Result<_, _>>()?;
     Ok(RecordedStage { stage, name, code_hash, interface_hash, specialization })
+}
+
+/// A spec constant's id and value, as [`write_identity`] wrote them.
+fn read_value(r: &mut Reader<'_>) -> Result<(u32, Value), RecordingError> {
+    let id = r.u32()?;
+    let offset = r.offset();
+    let tag = r.u8()?;
+    let bits = r.u64()?;
+    let low = (bits & 0xFFFF_FFFF) as u32;
+    let value = match (tag, bits >> 32) {
+        (0, 0) if bits <= 1 => Value::Bool(bits == 1),
+        (1, 0) => Value::I32(low.cast_signed()),
+        (2, 0) => Value::U32(low),
+        (3, 0) => Value::F32(f32::from_bits(low)),
+        (4, _) => Value::Bits(bits),
+        _ => return Err(RecordingError::Invalid { offset, what: "an unknown spec-constant value" }),
+    };
+    Ok((id, value))
 }
 
 fn read_entry(r: &mut Reader<'_>, start: usize) -> Result<RecordedPipeline, RecordingError> {
@@ -456,10 +424,9 @@ fn read_entry(r: &mut Reader<'_>, start: usize) -> Result<RecordedPipeline, Reco
                 });
             }
             let state = state_codec::read(r)?;
-            let tessellation = stages.iter().any(|s| {
-                s.stage == vk::ShaderStageFlags::TESSELLATION_CONTROL
-                    || s.stage == vk::ShaderStageFlags::TESSELLATION_EVALUATION
-            });
+            let tessellation_stages =
+                vk::ShaderStageFlags::TESSELLATION_CONTROL | vk::ShaderStageFlags::TESSELLATION_EVALUATION;
+            let tessellation = stages.iter().any(|s| s.stage.intersects(tessellation_stages));
             if (state.topology == vk::PrimitiveTopology::PATCH_LIST) != tessellation {
                 return Err(RecordingError::Invalid {
                     offset: start,
@@ -477,14 +444,12 @@ fn read_entry(r: &mut Reader<'_>, start: usize) -> Result<RecordedPipeline, Reco
         }
         _ => return Err(RecordingError::Invalid { offset: start, what: "an unknown kind of entry" }),
     };
-    let scope = if r.bool()? { Some(r.str(MAX_SCOPE, "bytes in a scope")?) } else { None };
-    let order = r.u64()?;
-    let millis = r.u64()?;
-    let uses = r.u32()?;
+    let scope = r.option(|r| r.str(MAX_SCOPE, "bytes in a scope"))?;
+    let entry = RecordedPipeline { kind, independent_sets, scope, order: r.u64()?, millis: r.u64()?, uses: r.u32()? };
     if !r.is_empty() {
         return Err(RecordingError::Invalid { offset: start, what: "an entry with bytes left over" });
     }
-    Ok(RecordedPipeline { kind, independent_sets, scope, order, millis, uses })
+    Ok(entry)
 }
 
 #[cfg(test)]

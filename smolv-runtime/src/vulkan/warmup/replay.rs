@@ -1,6 +1,5 @@
-//! Replay: the pipelines of a recording built ahead, on the manager's
-//! background workers within the game's budget, in the order the game
-//! will want them, so that `get_pipeline` finds them ready.
+//! Replay: a recording's pipelines built ahead on the manager's workers,
+//! within a budget, in the order the game will want them.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Condvar, Mutex, PoisonError, Weak};
@@ -10,9 +9,9 @@ use ash::vk;
 
 use super::recording::{RecordedKind, RecordedStage, Recording, ShaderChange};
 use crate::reflect::Reflection;
-use crate::vulkan::lock;
 use crate::vulkan::pipelines::{GraphicsProgram, PipelineManager, Stage};
 use crate::vulkan::state::GraphicsState;
+use crate::vulkan::{lock, wait_for};
 use smolv_codec::specialize::Value;
 
 /// A shader as the game has it now, for a recorded name.
@@ -35,11 +34,9 @@ pub struct ReplayShader {
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct ReplayBudget {
-    /// How many of the manager's background workers build the replay's
-    /// pipelines (at least 1, at most the manager's
-    /// [`workers`](crate::vulkan::PipelineOptions#structfield.workers);
-    /// default 1). The optimized links the replay's fast links queue run
-    /// on the workers left, or after the replay when it takes them all.
+    /// How many of the manager's
+    /// [`workers`](crate::vulkan::PipelineOptions#structfield.workers) build
+    /// the replay's pipelines (at least 1; default 1).
     pub threads: usize,
     /// After this long, no new pipeline is started (default: no limit).
     pub time: Option<Duration>,
@@ -98,9 +95,8 @@ pub struct ReplayProgress {
     pub failed: usize,
     /// Entries not started: cancelled, or past the time budget.
     pub abandoned: usize,
-    /// Per scope (`None`: entries without one), `(scope, finished, total)`:
-    /// `finished` counts the scope's entries built, failed or abandoned,
-    /// so that a scope whose build failed is still over.
+    /// Per scope (`None`: entries without one), `(scope, finished, total)`,
+    /// `finished` counting entries built, failed or abandoned.
     pub scopes: Vec<(Option<String>, usize, usize)>,
 }
 
@@ -133,9 +129,8 @@ struct Job {
 
 /// What the replay's share of the workers works through.
 struct Shared {
-    /// Weak: the workers belong to the manager, and must never hold the
-    /// last reference to it (the manager joins its workers when dropped).
-    /// [`Replay`] holds a strong one until every pump has returned.
+    /// Weak: a worker must never hold the last reference to the manager,
+    /// which joins its workers when dropped. [`Replay`] holds a strong one.
     manager: Weak<PipelineManager>,
     shaders: Vec<ReplayShader>,
     queue: Mutex<VecDeque<Job>>,
@@ -147,8 +142,7 @@ struct Shared {
     pumps_changed: Condvar,
 }
 
-/// Kept under one lock, so that a pump never starts once [`Replay`]'s
-/// drop has seen none running.
+/// One lock, so that no pump starts once [`Replay`]'s drop saw none running.
 #[derive(Default)]
 struct Pumps {
     running: usize,
@@ -169,9 +163,8 @@ impl std::fmt::Debug for Replay {
     }
 }
 
-/// A recorded stage against the game's shaders now: the index of its
-/// shader, and whether it changed with its interface intact; `None`
-/// when it is gone or its interface changed.
+/// The index of a recorded stage's shader now, and whether its code
+/// changed; `None` when it is gone or its interface changed.
 fn resolve(
     stage: &RecordedStage,
     shaders: &mut Vec<ReplayShader>,
@@ -192,27 +185,19 @@ fn resolve(
 }
 
 impl Replay {
-    /// Starts building the pipelines of `recording` with `manager`, on
-    /// `budget.threads` of the manager's background workers (no thread of
-    /// its own), the scopes `budget.scopes_first` names first and then in
-    /// first-use order. It returns at once; with a manager that has no
-    /// worker left, it builds everything before it returns. `find` gives the game's shader
-    /// for each recorded name (called here, once per name). An entry
-    /// whose shader is gone, or changed with another interface (its
-    /// reflection's bindings, push constants or entry point), is dropped
-    /// and counted; one changed with the same interface is built with the
-    /// new shader. Each pipeline is a fast link (its optimized link queued
-    /// on the manager's workers) or a monolithic pipeline, built as
-    /// [`PipelineManager::get_program_pipeline`] would, so that the game's
-    /// own call finds it built.
+    /// Starts building the pipelines of `recording` on `budget.threads` of
+    /// `manager`'s workers, `budget.scopes_first` first, then in first-use
+    /// order, and returns at once (without workers, once all are built).
+    /// `find` gives the game's shader for each recorded name, once per
+    /// name. An entry whose shader is gone or changed its interface is
+    /// dropped; one changed with the same interface is built with the new
+    /// shader, as [`PipelineManager::get_program_pipeline`] would.
     ///
     /// # Safety
     /// As [`PipelineManager::get_program_pipeline`] for every entry: the
     /// shaders `find` gives are valid SPIR-V described by their
-    /// reflections, and the recording's states are valid for the device:
-    /// a recording this game made. Reading refuses what Vulkan never
-    /// accepts and the manager checks features, but a file from elsewhere
-    /// can still name formats the device lacks.
+    /// reflections, and the recording's states are valid for the device
+    /// (a recording from elsewhere can name formats the device lacks).
     pub unsafe fn start(
         manager: Arc<PipelineManager>,
         recording: &Recording,
@@ -224,27 +209,25 @@ impl Replay {
         let mut progress = ReplayProgress::default();
         let mut jobs = Vec::new();
         for entry in &recording.entries {
-            let mut resolved = Vec::new();
-            for stage in entry.stages() {
-                match resolve(stage, &mut shaders, &mut names, &mut find) {
-                    Some((index, changed)) => resolved.push((stage, index, changed)),
-                    None => break,
-                }
-            }
-            if resolved.len() != entry.stages().len() {
+            let resolved: Option<Vec<_>> = entry
+                .stages()
+                .iter()
+                .map(|stage| Some((stage, resolve(stage, &mut shaders, &mut names, &mut find)?)))
+                .collect();
+            let Some(resolved) = resolved else {
                 progress.dropped += 1;
                 continue;
-            }
-            if resolved.iter().any(|&(_, _, changed)| changed) {
+            };
+            if resolved.iter().any(|&(_, (_, changed))| changed) {
                 progress.rebuilt += 1;
             }
             let build = match &entry.kind {
                 RecordedKind::Graphics { state, .. } => Build::Graphics {
-                    stages: resolved.iter().map(|&(s, i, _)| (s.stage, i, s.specialization.clone())).collect(),
+                    stages: resolved.iter().map(|&(s, (i, _))| (s.stage, i, s.specialization.clone())).collect(),
                     state: Box::new(state.clone()),
                 },
                 RecordedKind::Compute { stage } => {
-                    Build::Compute { shader: resolved[0].1, values: stage.specialization.clone() }
+                    Build::Compute { shader: resolved[0].1.0, values: stage.specialization.clone() }
                 }
             };
             let rank = entry
@@ -284,8 +267,8 @@ impl Replay {
         lock(&self.shared.progress).clone()
     }
 
-    /// Waits until every pipeline of `scope` (`None`: those without one)
-    /// is built or given up on, for at most `timeout`; whether they are.
+    /// Waits at most `timeout` for every pipeline of `scope` (`None`: those
+    /// without one) to be finished; whether they are.
     pub fn wait_scope(&self, scope: Option<&str>, timeout: Duration) -> bool {
         self.wait_until(timeout, |p| {
             p.finished()
@@ -293,32 +276,16 @@ impl Replay {
         })
     }
 
-    /// Waits until the whole replay is finished, for at most `timeout`;
-    /// whether it is.
+    /// Waits at most `timeout` for the whole replay; whether it finished.
     pub fn wait(&self, timeout: Duration) -> bool {
         self.wait_until(timeout, ReplayProgress::finished)
     }
 
     fn wait_until(&self, timeout: Duration, done: impl Fn(&ReplayProgress) -> bool) -> bool {
-        let deadline = Instant::now().checked_add(timeout);
-        let mut progress = lock(&self.shared.progress);
-        loop {
-            if done(&progress) {
-                return true;
-            }
-            let left = deadline.map_or(Duration::from_secs(3600), |d| d.saturating_duration_since(Instant::now()));
-            if left.is_zero() {
-                return false;
-            }
-            progress = match self.shared.changed.wait_timeout(progress, left) {
-                Ok((progress, _)) => progress,
-                Err(poisoned) => poisoned.into_inner().0,
-            };
-        }
+        wait_for(&self.shared.changed, lock(&self.shared.progress), timeout, |p| done(p).then_some(())).is_some()
     }
 
-    /// Starts nothing more: what is building finishes, the rest is
-    /// counted as abandoned (the game builds it when it asks).
+    /// Starts nothing more: what is building finishes, the rest is abandoned.
     pub fn cancel(&self) {
         lock(&self.shared.pumps).cancelled = true;
         self.shared.abandon_rest();
@@ -328,18 +295,14 @@ impl Replay {
 impl Drop for Replay {
     fn drop(&mut self) {
         self.cancel();
-        // A pump still queued on the workers sees the cancel and returns
-        // without touching the manager; one running finishes its pipeline.
-        // Only then may the manager go with `_manager`.
-        let mut pumps = lock(&self.shared.pumps);
-        while pumps.running > 0 {
-            pumps = self.shared.pumps_changed.wait(pumps).unwrap_or_else(PoisonError::into_inner);
-        }
+        // Queued pumps see the cancel; running ones finish first. Only then
+        // may the manager go with `_manager`.
+        let running = self.shared.pumps_changed.wait_while(lock(&self.shared.pumps), |pumps| pumps.running > 0);
+        drop(running.unwrap_or_else(PoisonError::into_inner));
     }
 }
 
-/// Queues one turn of the replay on `manager`'s workers, behind what is
-/// queued there (on this thread when no worker is left).
+/// Queues one turn of the replay on `manager`'s workers.
 ///
 /// # Safety
 /// The contract of [`Replay::start`].
@@ -349,8 +312,7 @@ unsafe fn queue_pump(manager: &PipelineManager, shared: &Arc<Shared>) {
     manager.run_on_worker(Box::new(move || unsafe { pump.pump() }));
 }
 
-/// Counts a pump out of [`Pumps::running`] when dropped, unwinding
-/// included, so that [`Replay`]'s drop never waits for a pump that panicked.
+/// Counts a pump out of [`Pumps::running`] when dropped, panics included.
 struct Running<'a>(&'a Shared);
 
 impl Drop for Running<'_> {
@@ -373,9 +335,8 @@ impl Shared {
     }
 
     /// One turn of a worker: builds the next entry, then queues the next
-    /// turn behind what was queued meanwhile (a compute pipeline the game
-    /// waits for, a hot-reload rebuild), so that the replay never holds
-    /// the workers for long. Without workers it builds every entry.
+    /// turn behind what was queued meanwhile, so that the replay never
+    /// holds the workers for long. Without workers it builds every entry.
     ///
     /// # Safety
     /// The contract of [`Replay::start`].
@@ -388,10 +349,8 @@ impl Shared {
             pumps.running += 1;
         }
         let _running = Running(&self);
-        // `Replay` keeps a strong reference until no pump runs, so this
-        // never fails while it exists, and a worker never drops the last
-        // reference (the manager joins its workers when dropped). Declared
-        // after `_running`, it goes before the pump is counted out.
+        // `Replay` keeps a strong reference while pumps run; declared after
+        // `_running`, this one goes before the pump is counted out.
         let Some(manager) = self.manager.upgrade() else {
             self.abandon_rest();
             return;
@@ -409,8 +368,7 @@ impl Shared {
         }
     }
 
-    /// Builds the next entry, unless the replay is cancelled or past its
-    /// time; whether entries are left.
+    /// Builds the next entry, unless cancelled or past time; whether entries are left.
     ///
     /// # Safety
     /// The contract of [`Replay::start`].
@@ -460,12 +418,10 @@ impl Shared {
                 unsafe { manager.program_pipeline(&program, state) }.is_ok()
             }
             Build::Compute { shader, values } => {
-                // Built here, on this worker: queued behind this pump, it
-                // would wait for the worker the pump holds.
+                // Built here: queued behind this pump, it would wait for it.
                 // SAFETY: this function's contract.
                 let slot = unsafe { manager.compute_slot(&stage(&self.shaders, *shader, values), false, true) };
-                // Not ready: the game asked for it meanwhile and it is being
-                // built for the game, which waits for it as it would anyway.
+                // Not ready: being built for the game, which asked meanwhile.
                 slot.is_ok_and(|slot| !slot.is_ready() || slot.pipeline().is_some())
             }
         }

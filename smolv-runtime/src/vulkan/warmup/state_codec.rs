@@ -1,6 +1,5 @@
 //! A [`GraphicsState`] written field by field, and read back with every
-//! enum checked against the values ash knows, so that a hostile recording
-//! cannot hand the driver a value outside Vulkan's.
+//! enum checked against the values ash knows.
 
 use ash::vk;
 
@@ -11,8 +10,7 @@ use crate::vulkan::state::{
     VertexInput,
 };
 
-/// Most colour attachments, vertex bindings, attributes or dynamic states
-/// a recorded state may list (far above any device's limits).
+/// Most items a recorded state's list may hold (far above device limits).
 const MAX_LIST: usize = 64;
 
 pub(super) fn write(w: &mut Writer, state: &GraphicsState) {
@@ -43,34 +41,30 @@ pub(super) fn write(w: &mut Writer, state: &GraphicsState) {
     w.f32(state.line_width);
     w.bool(state.depth_clamp);
     w.bool(state.rasterizer_discard);
-    option(w, state.depth_bias.as_ref(), |w, b| {
+    w.option(state.depth_bias.as_ref(), |w, b| {
         w.f32(b.constant_factor);
         w.f32(b.clamp);
         w.f32(b.slope_factor);
     });
     w.u32(state.patch_control_points);
-    option(w, state.depth_test.as_ref(), |w, d| {
+    w.option(state.depth_test.as_ref(), |w, d| {
         w.bool(d.write);
         w.i32(d.compare_op.as_raw());
     });
-    option(w, state.depth_bounds.as_ref(), |w, [min, max]| {
+    w.option(state.depth_bounds.as_ref(), |w, [min, max]| {
         w.f32(*min);
         w.f32(*max);
     });
-    option(w, state.stencil.as_ref(), |w, s| {
-        for face in [&s.front, &s.back] {
-            w.i32(face.fail_op.as_raw());
-            w.i32(face.pass_op.as_raw());
-            w.i32(face.depth_fail_op.as_raw());
-            w.i32(face.compare_op.as_raw());
-            w.u32(face.compare_mask);
-            w.u32(face.write_mask);
-            w.u32(face.reference);
+    w.option(state.stencil.as_ref(), |w, s| {
+        for f in [&s.front, &s.back] {
+            [f.fail_op, f.pass_op, f.depth_fail_op].iter().for_each(|op| w.i32(op.as_raw()));
+            w.i32(f.compare_op.as_raw());
+            [f.compare_mask, f.write_mask, f.reference].iter().for_each(|&bits| w.u32(bits));
         }
     });
     let m = &state.multisample;
     w.u32(m.samples.as_raw());
-    option(w, m.sample_shading.as_ref(), |w, s| w.f32(*s));
+    w.option(m.sample_shading.as_ref(), |w, s| w.f32(*s));
     w.u32(m.sample_mask);
     w.bool(m.alpha_to_coverage);
     w.bool(m.alpha_to_one);
@@ -80,39 +74,17 @@ pub(super) fn write(w: &mut Writer, state: &GraphicsState) {
     w.i32(state.stencil_format.as_raw());
     w.count(state.blend.len());
     for blend in &state.blend {
-        option(w, blend.equation.as_ref(), |w, e| {
-            for factor in [e.src_color, e.dst_color] {
-                w.i32(factor.as_raw());
-            }
-            w.i32(e.color_op.as_raw());
-            for factor in [e.src_alpha, e.dst_alpha] {
-                w.i32(factor.as_raw());
-            }
-            w.i32(e.alpha_op.as_raw());
+        w.option(blend.equation.as_ref(), |w, e| {
+            let raw = [e.src_color.as_raw(), e.dst_color.as_raw(), e.color_op.as_raw()];
+            let alpha = [e.src_alpha.as_raw(), e.dst_alpha.as_raw(), e.alpha_op.as_raw()];
+            raw.into_iter().chain(alpha).for_each(|value| w.i32(value));
         });
         w.u32(blend.write_mask.as_raw());
     }
     state.blend_constants.iter().for_each(|&c| w.f32(c));
-    option(w, state.logic_op.as_ref(), |w, op| w.i32(op.as_raw()));
+    w.option(state.logic_op.as_ref(), |w, op| w.i32(op.as_raw()));
     w.count(state.dynamic_states.len());
     state.dynamic_states.iter().for_each(|d| w.i32(d.as_raw()));
-}
-
-fn option<T>(w: &mut Writer, value: Option<&T>, write: impl FnOnce(&mut Writer, &T)) {
-    match value {
-        None => w.u8(0),
-        Some(value) => {
-            w.u8(1);
-            write(w, value);
-        }
-    }
-}
-
-fn read_option<T>(
-    r: &mut Reader<'_>,
-    read: impl FnOnce(&mut Reader<'_>) -> Result<T, RecordingError>,
-) -> Result<Option<T>, RecordingError> {
-    if r.bool()? { read(r).map(Some) } else { Ok(None) }
 }
 
 /// A raw enum value ash names: ash's `Debug` spells a value it knows by
@@ -142,6 +114,17 @@ fn flags(r: &mut Reader<'_>, all: u32, what: &'static str) -> Result<u32, Record
     Ok(raw)
 }
 
+/// A count of at most [`MAX_LIST`] (`what`, in the error), then that many
+/// items as `read` reads them.
+fn list<T>(
+    r: &mut Reader<'_>,
+    what: &'static str,
+    mut read: impl FnMut(&mut Reader<'_>) -> Result<T, RecordingError>,
+) -> Result<Vec<T>, RecordingError> {
+    let count = r.count(MAX_LIST, what)?;
+    (0..count).map(|_| read(r)).collect()
+}
+
 fn finite(r: &mut Reader<'_>, what: &'static str) -> Result<f32, RecordingError> {
     let offset = r.offset();
     let value = r.f32()?;
@@ -156,137 +139,107 @@ pub(super) fn read(r: &mut Reader<'_>) -> Result<GraphicsState, RecordingError> 
     let vertex_input = match r.u8()? {
         0 => VertexInput::FromReflection,
         1 => {
-            let count = r.count(MAX_LIST, "vertex bindings")?;
-            let mut bindings = Vec::with_capacity(count);
-            for _ in 0..count {
-                bindings.push(vk::VertexInputBindingDescription {
+            let bindings = list(r, "vertex bindings", |r| {
+                Ok(vk::VertexInputBindingDescription {
                     binding: r.u32()?,
                     stride: r.u32()?,
                     input_rate: read_enum!(r, vk::VertexInputRate, "an unknown vertex input rate"),
-                });
-            }
-            let count = r.count(MAX_LIST, "vertex attributes")?;
-            let mut attributes = Vec::with_capacity(count);
-            for _ in 0..count {
-                attributes.push(vk::VertexInputAttributeDescription {
+                })
+            })?;
+            let attributes = list(r, "vertex attributes", |r| {
+                Ok(vk::VertexInputAttributeDescription {
                     location: r.u32()?,
                     binding: r.u32()?,
                     format: read_enum!(r, vk::Format, "an unknown vertex format"),
                     offset: r.u32()?,
-                });
-            }
+                })
+            })?;
             VertexInput::Explicit { bindings, attributes }
         }
         _ => return Err(RecordingError::Invalid { offset, what: "an unknown kind of vertex input" }),
     };
-    let topology = read_enum!(r, vk::PrimitiveTopology, "an unknown topology");
-    let primitive_restart = r.bool()?;
-    let polygon_mode = read_enum!(r, vk::PolygonMode, "an unknown polygon mode");
-    let cull_mode = vk::CullModeFlags::from_raw(flags(r, 0b11, "unknown cull mode bits")?);
-    let front_face = read_enum!(r, vk::FrontFace, "an unknown front face");
-    let line_width = finite(r, "a line width that is not finite")?;
-    let depth_clamp = r.bool()?;
-    let rasterizer_discard = r.bool()?;
-    let depth_bias = read_option(r, |r| {
-        Ok(DepthBias {
-            constant_factor: finite(r, "a depth bias that is not finite")?,
-            clamp: finite(r, "a depth bias clamp that is not finite")?,
-            slope_factor: finite(r, "a depth bias slope that is not finite")?,
-        })
-    })?;
-    let patch_control_points = r.u32()?;
-    let depth_test = read_option(r, |r| {
-        Ok(DepthTest { write: r.bool()?, compare_op: read_enum!(r, vk::CompareOp, "an unknown compare op") })
-    })?;
-    let depth_bounds =
-        read_option(r, |r| Ok([finite(r, "a depth bound that is not finite")?, finite(r, "a depth bound")?]))?;
-    let stencil = read_option(r, |r| {
-        let mut face = || -> Result<StencilFace, RecordingError> {
-            Ok(StencilFace {
-                fail_op: read_enum!(r, vk::StencilOp, "an unknown stencil op"),
-                pass_op: read_enum!(r, vk::StencilOp, "an unknown stencil op"),
-                depth_fail_op: read_enum!(r, vk::StencilOp, "an unknown stencil op"),
-                compare_op: read_enum!(r, vk::CompareOp, "an unknown compare op"),
-                compare_mask: r.u32()?,
-                write_mask: r.u32()?,
-                reference: r.u32()?,
+    // Read in the order written: a struct expression evaluates its fields in order.
+    const BLEND: &str = "a blend constant that is not finite";
+    let mut state = GraphicsState {
+        vertex_input,
+        topology: read_enum!(r, vk::PrimitiveTopology, "an unknown topology"),
+        primitive_restart: r.bool()?,
+        polygon_mode: read_enum!(r, vk::PolygonMode, "an unknown polygon mode"),
+        cull_mode: vk::CullModeFlags::from_raw(flags(r, 0b11, "unknown cull mode bits")?),
+        front_face: read_enum!(r, vk::FrontFace, "an unknown front face"),
+        line_width: finite(r, "a line width that is not finite")?,
+        depth_clamp: r.bool()?,
+        rasterizer_discard: r.bool()?,
+        depth_bias: r.option(|r| {
+            Ok(DepthBias {
+                constant_factor: finite(r, "a depth bias that is not finite")?,
+                clamp: finite(r, "a depth bias clamp that is not finite")?,
+                slope_factor: finite(r, "a depth bias slope that is not finite")?,
             })
-        };
-        let front = face()?;
-        let back = face()?;
-        Ok(StencilState { front, back })
-    })?;
+        })?,
+        patch_control_points: r.u32()?,
+        depth_test: r.option(|r| {
+            Ok(DepthTest { write: r.bool()?, compare_op: read_enum!(r, vk::CompareOp, "an unknown compare op") })
+        })?,
+        depth_bounds: r
+            .option(|r| Ok([finite(r, "a depth bound that is not finite")?, finite(r, "a depth bound")?]))?,
+        stencil: r.option(|r| {
+            let mut face = || -> Result<StencilFace, RecordingError> {
+                Ok(StencilFace {
+                    fail_op: read_enum!(r, vk::StencilOp, "an unknown stencil op"),
+                    pass_op: read_enum!(r, vk::StencilOp, "an unknown stencil op"),
+                    depth_fail_op: read_enum!(r, vk::StencilOp, "an unknown stencil op"),
+                    compare_op: read_enum!(r, vk::CompareOp, "an unknown compare op"),
+                    compare_mask: r.u32()?,
+                    write_mask: r.u32()?,
+                    reference: r.u32()?,
+                })
+            };
+            Ok(StencilState { front: face()?, back: face()? })
+        })?,
+        multisample: read_multisample(r)?,
+        color_formats: list(r, "colour attachments", |r| Ok(read_enum!(r, vk::Format, "an unknown colour format")))?,
+        depth_format: read_enum!(r, vk::Format, "an unknown depth format"),
+        stencil_format: read_enum!(r, vk::Format, "an unknown stencil format"),
+        blend: list(r, "blend attachments", |r| {
+            let equation = r.option(|r| {
+                Ok(BlendEquation {
+                    src_color: read_enum!(r, vk::BlendFactor, "an unknown blend factor"),
+                    dst_color: read_enum!(r, vk::BlendFactor, "an unknown blend factor"),
+                    color_op: read_enum!(r, vk::BlendOp, "an unknown blend op"),
+                    src_alpha: read_enum!(r, vk::BlendFactor, "an unknown blend factor"),
+                    dst_alpha: read_enum!(r, vk::BlendFactor, "an unknown blend factor"),
+                    alpha_op: read_enum!(r, vk::BlendOp, "an unknown blend op"),
+                })
+            })?;
+            let write_mask = vk::ColorComponentFlags::from_raw(flags(r, 0xF, "unknown colour write bits")?);
+            Ok(AttachmentBlend { equation, write_mask })
+        })?,
+        blend_constants: [finite(r, BLEND)?, finite(r, BLEND)?, finite(r, BLEND)?, finite(r, BLEND)?],
+        logic_op: r.option(|r| Ok(read_enum!(r, vk::LogicOp, "an unknown logic op")))?,
+        dynamic_states: Vec::new(),
+    };
+    for _ in 0..r.count(MAX_LIST, "dynamic states")? {
+        let dynamic = read_enum!(r, vk::DynamicState, "an unknown dynamic state");
+        if state.dynamic_states.contains(&dynamic) {
+            return Err(RecordingError::Invalid { offset: r.offset(), what: "a dynamic state listed twice" });
+        }
+        state.dynamic_states.push(dynamic);
+    }
+    Ok(state)
+}
+
+fn read_multisample(r: &mut Reader<'_>) -> Result<Multisample, RecordingError> {
     let samples = flags(r, 0x7F, "unknown sample count bits")?;
     if !samples.is_power_of_two() {
         // Vulkan takes exactly one sample count.
         return Err(RecordingError::Invalid { offset: r.offset(), what: "a sample count of no bit or several" });
     }
-    let multisample = Multisample {
+    Ok(Multisample {
         samples: vk::SampleCountFlags::from_raw(samples),
-        sample_shading: read_option(r, |r| finite(r, "a sample shading fraction that is not finite"))?,
+        sample_shading: r.option(|r| finite(r, "a sample shading fraction that is not finite"))?,
         sample_mask: r.u32()?,
         alpha_to_coverage: r.bool()?,
         alpha_to_one: r.bool()?,
-    };
-    let count = r.count(MAX_LIST, "colour attachments")?;
-    let mut color_formats = Vec::with_capacity(count);
-    for _ in 0..count {
-        color_formats.push(read_enum!(r, vk::Format, "an unknown colour format"));
-    }
-    let depth_format = read_enum!(r, vk::Format, "an unknown depth format");
-    let stencil_format = read_enum!(r, vk::Format, "an unknown stencil format");
-    let count = r.count(MAX_LIST, "blend attachments")?;
-    let mut blend = Vec::with_capacity(count);
-    for _ in 0..count {
-        let equation = read_option(r, |r| {
-            Ok(BlendEquation {
-                src_color: read_enum!(r, vk::BlendFactor, "an unknown blend factor"),
-                dst_color: read_enum!(r, vk::BlendFactor, "an unknown blend factor"),
-                color_op: read_enum!(r, vk::BlendOp, "an unknown blend op"),
-                src_alpha: read_enum!(r, vk::BlendFactor, "an unknown blend factor"),
-                dst_alpha: read_enum!(r, vk::BlendFactor, "an unknown blend factor"),
-                alpha_op: read_enum!(r, vk::BlendOp, "an unknown blend op"),
-            })
-        })?;
-        let write_mask = vk::ColorComponentFlags::from_raw(flags(r, 0xF, "unknown colour write bits")?);
-        blend.push(AttachmentBlend { equation, write_mask });
-    }
-    let mut blend_constants = [0.0; 4];
-    for constant in &mut blend_constants {
-        *constant = finite(r, "a blend constant that is not finite")?;
-    }
-    let logic_op = read_option(r, |r| Ok(read_enum!(r, vk::LogicOp, "an unknown logic op")))?;
-    let count = r.count(MAX_LIST, "dynamic states")?;
-    let mut dynamic_states = Vec::with_capacity(count);
-    for _ in 0..count {
-        let state = read_enum!(r, vk::DynamicState, "an unknown dynamic state");
-        if dynamic_states.contains(&state) {
-            return Err(RecordingError::Invalid { offset: r.offset(), what: "a dynamic state listed twice" });
-        }
-        dynamic_states.push(state);
-    }
-    Ok(GraphicsState {
-        vertex_input,
-        topology,
-        primitive_restart,
-        polygon_mode,
-        cull_mode,
-        front_face,
-        line_width,
-        depth_clamp,
-        rasterizer_discard,
-        depth_bias,
-        patch_control_points,
-        depth_test,
-        depth_bounds,
-        stencil,
-        multisample,
-        color_formats,
-        depth_format,
-        stencil_format,
-        blend,
-        blend_constants,
-        logic_op,
-        dynamic_states,
     })
 }
