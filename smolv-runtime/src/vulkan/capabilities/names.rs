@@ -1,9 +1,6 @@
-//! The Vulkan device features and extensions that shader capabilities
-//! need, by name, as the Vulkan specification spells them.
+//! The device features and extensions shader capabilities need, by name.
 
-/// Defines [`Feature`]: one variant per Vulkan feature the capability
-/// table and pipeline state need, and `graphicsPipelineLibrary`, with the
-/// structure and member that enable it.
+/// Defines [`Feature`], with the structure and member that enable each.
 macro_rules! features {
     ($($variant:ident => $structure:literal, $member:literal;)*) => {
         /// A Vulkan device feature: a `VkBool32` member of one of the
@@ -56,8 +53,7 @@ macro_rules! features {
     };
 }
 
-/// Defines [`Extension`]: one variant per device extension the table
-/// needs, and the two of graphics pipeline libraries.
+/// Defines [`Extension`], with each one's name.
 macro_rules! extensions {
     ($($variant:ident => $name:literal;)*) => {
         /// A Vulkan device extension, enabled through

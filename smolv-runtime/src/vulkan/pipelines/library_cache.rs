@@ -270,11 +270,9 @@ impl LibraryCache {
                 reflection: stage.reflection,
             })
             .collect();
-        // SAFETY: valid SPIR-V (the contract of `get_pipeline`).
-        let modules = unsafe { ShaderModules::new(&self.device, &stage_codes)? };
-        // SAFETY: the stages are those of the parts, valid for the device,
-        // and the layout belongs to this cache's device.
-        unsafe { create_with_modules(&self.device, self.cache, parts, library, modules, layout) }
+        // SAFETY: valid SPIR-V (the contract of `get_pipeline`) of the parts'
+        // stages; the layout belongs to this cache's device.
+        unsafe { create_from_code(&self.device, self.cache, parts, library, &stage_codes, layout) }
     }
 
     /// `stage`'s code as the driver gets it ([`StageCoder::code`]), owned,
@@ -342,20 +340,22 @@ pub(super) fn stages_with_codes<'p, 'a>(
     program.stages().into_iter().zip(key.codes()).map(|((flags, stage), code)| (flags, stage, code)).collect()
 }
 
-/// Creates the pipeline (`library`: a library) of `parts` from `modules`,
-/// keeping their specialization data with it.
+/// Creates the pipeline (`library`: a library) of `parts` from the modules
+/// of `stages`, keeping their specialization data with it.
 ///
 /// # Safety
-/// The modules are the stages of the parts, valid for `device`; `layout`
-/// and `cache` are `device`'s (or null).
-pub(super) unsafe fn create_with_modules(
+/// `stages` are the parts' stages, valid SPIR-V for `device`; `layout` and
+/// `cache` are `device`'s (or null).
+pub(super) unsafe fn create_from_code(
     device: &ash::Device,
     cache: vk::PipelineCache,
     parts: Parts<'_>,
     library: bool,
-    modules: ShaderModules<'_>,
+    stages: &[StageCode<'_>],
     layout: vk::PipelineLayout,
 ) -> Result<Built, VulkanError> {
+    // SAFETY: valid SPIR-V (this function's contract).
+    let modules = unsafe { ShaderModules::new(device, stages)? };
     let specializations = modules.specialization_infos();
     let infos = modules.stage_infos(&specializations);
     // SAFETY: this function's contract.

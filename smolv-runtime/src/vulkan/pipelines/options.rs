@@ -41,9 +41,7 @@ pub struct PipelineOptions {
     /// `SMOLV_FORCE_MONOLITHIC=1`).
     pub force_monolithic: bool,
     /// Fold spec constants into the SPIR-V with [`specialize`](crate::specialize)
-    /// instead of passing them to the driver (which still gets what the
-    /// specializer cannot fold; an array length below 1 is
-    /// [`VulkanError::Specialize`]).
+    /// where it can, instead of passing them to the driver.
     pub specialize_ahead: bool,
     /// Background workers (default 1).
     pub workers: usize,

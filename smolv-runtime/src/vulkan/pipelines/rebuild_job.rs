@@ -6,11 +6,11 @@ use std::sync::{Arc, Mutex};
 use ash::vk;
 use ash::vk::Handle;
 
-use super::library_cache::{Built, Libraries, PipelineKey, create_with_modules, keep_library};
+use super::library_cache::{Built, Libraries, PipelineKey, create_from_code, keep_library};
 use super::slot::{ComputeSlots, PipelineSlot, Slots};
 use crate::vulkan::compute::{ComputeJob, ComputeSlot};
 use crate::vulkan::library::{Parts, StageKey, link};
-use crate::vulkan::modules::{OwnedStageCode, ShaderModules, StageCode};
+use crate::vulkan::modules::{OwnedStageCode, StageCode};
 use crate::vulkan::{VulkanError, lock};
 
 /// A graphics pipeline to build again and swap into its slot.
@@ -132,10 +132,9 @@ unsafe fn create(
     layout: vk::PipelineLayout,
 ) -> Result<Built, VulkanError> {
     let codes: Vec<StageCode<'_>> = stages.iter().map(OwnedStageCode::borrow).collect();
-    // SAFETY: valid SPIR-V (this function's contract).
-    let modules = unsafe { ShaderModules::new(device, &codes)? };
-    // SAFETY: the stages are those of the parts, and the handles are `device`'s.
-    unsafe { create_with_modules(device, cache, parts, as_library, modules, layout) }
+    // SAFETY: valid SPIR-V (this function's contract) of the parts' stages;
+    // the handles are `device`'s.
+    unsafe { create_from_code(device, cache, parts, as_library, &codes, layout) }
 }
 
 /// A compute pipeline to create again and swap into its slot.

@@ -87,25 +87,9 @@ impl PipelineSlot {
         held
     }
 
-    /// Takes `optimized`, linked for rebuild `request` (0: the first build),
-    /// unless the slot moved on or has one; gives it back when not taken.
-    pub(super) fn offer_optimized(&self, request: u64, optimized: vk::Pipeline) -> Result<(), vk::Pipeline> {
-        let mut state = lock(&self.state);
-        if state.rebuilds.generation == request && state.optimized.is_none() {
-            state.optimized = Some(optimized);
-            state.link_failure = None;
-            self.current.store(optimized.as_raw(), Ordering::Release);
-            drop(state);
-            self.optimized_landed.notify_all();
-            Ok(())
-        } else {
-            Err(optimized)
-        }
-    }
-
     /// Links `libraries` with link-time optimization for rebuild `request`
-    /// and offers the result ([`offer_optimized`](Self::offer_optimized)),
-    /// destroying it when it is not taken.
+    /// (0: the first build) and swaps the result in, unless the slot moved
+    /// on or has one (then destroys it).
     ///
     /// # Safety
     /// `libraries` are live libraries of `device` made with the slot's
@@ -119,10 +103,18 @@ impl PipelineSlot {
     ) -> Result<(), VulkanError> {
         // SAFETY: this function's contract.
         let optimized = unsafe { link(device, cache, libraries, self.layout(), true) }?;
-        if let Err(stale) = self.offer_optimized(request, optimized) {
+        let mut state = lock(&self.state);
+        if state.rebuilds.generation != request || state.optimized.is_some() {
+            drop(state);
             // SAFETY: a later rebuild is in the slot; this link was never handed out.
-            unsafe { device.destroy_pipeline(stale, None) };
+            unsafe { device.destroy_pipeline(optimized, None) };
+            return Ok(());
         }
+        state.optimized = Some(optimized);
+        state.link_failure = None;
+        self.current.store(optimized.as_raw(), Ordering::Release);
+        drop(state);
+        self.optimized_landed.notify_all();
         Ok(())
     }
 

@@ -1,7 +1,5 @@
-//! The code each stage gives the driver: its spec constants folded in
-//! ahead by smolv's specializer, or left to the driver in a
-//! `VkSpecializationInfo`; and counts of which path each stage took, and
-//! why a fold fell back to the driver.
+//! The code each stage gives the driver: spec constants folded in ahead or
+//! left to the driver, and counts of which path each stage took.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
@@ -11,8 +9,7 @@ use super::program::Stage;
 use crate::vulkan::{VulkanError, lock};
 use smolv_codec::specialize::{Analysis, SpecializeError, Specializer, Value};
 
-/// The SPIR-V a stage gives the driver, and the spec-constant values left
-/// for it (none when they were folded in ahead).
+/// The SPIR-V a stage gives the driver, and the values left for it.
 pub(super) type StageCodeAndValues<'s> = (Cow<'s, [u32]>, &'s [(u32, Value)]);
 
 /// Why a stage that [`specialize_ahead`](super::PipelineOptions#structfield.specialize_ahead)
@@ -25,24 +22,20 @@ pub(super) type StageCodeAndValues<'s> = (Cow<'s, [u32]>, &'s [(u32, Value)]);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, thiserror::Error)]
 #[non_exhaustive]
 pub enum FallbackReason {
-    /// [`Specializer::analyze`] refused the module: not SPIR-V it reads,
-    /// malformed where it looks, or too large. The driver gets it as it is.
+    /// [`Specializer::analyze`] refused the module (malformed, or too large).
     #[error("the specializer cannot analyze the module")]
     Unanalyzable,
-    /// A value names a spec id the module does not declare (an optimizer
-    /// removed an unused constant, say). The driver ignores such a value;
-    /// the specializer refuses it ([`SpecializeError::UnknownSpecId`]).
+    /// A value names a spec id the module does not declare, which the driver
+    /// ignores and the specializer refuses ([`SpecializeError::UnknownSpecId`]).
     #[error("a value names a spec constant the module does not declare")]
     UnknownSpecId,
-    /// [`Analysis::specialize`] refused the values for another reason
-    /// (a part of the module it cannot fold).
+    /// [`Analysis::specialize`] refused the values for another reason.
     #[error("the specializer cannot fold these values into the module")]
     Unfoldable,
 }
 
 impl FallbackReason {
-    /// The reason for a fold that `error` stopped (an array length below 1
-    /// is no fall-back: it is an error on every path).
+    /// The reason for a fold that `error` stopped.
     fn of(error: &SpecializeError) -> Self {
         match error {
             SpecializeError::UnknownSpecId(_) => Self::UnknownSpecId,
@@ -68,12 +61,10 @@ pub struct SpecializationCounts {
     /// Stages whose values smolv's specializer folded into the SPIR-V
     /// ([`specialize_ahead`](super::PipelineOptions#structfield.specialize_ahead)).
     pub folded: usize,
-    /// Stages whose values went to the driver in a `VkSpecializationInfo`:
-    /// every stage without `specialize_ahead`, and the fall-backs with it.
+    /// Stages whose values went to the driver, fall-backs included.
     pub driver: usize,
-    /// The fall-backs among [`driver`](Self::driver): stages that
-    /// `specialize_ahead` would have folded, by why they went to the driver
-    /// instead. Empty without `specialize_ahead`.
+    /// The fall-backs among [`driver`](Self::driver), by reason (empty
+    /// without `specialize_ahead`).
     pub fallbacks: BTreeMap<FallbackReason, usize>,
 }
 
@@ -84,12 +75,10 @@ impl SpecializationCounts {
     }
 }
 
-/// Turns stages into the code the driver gets, folding their values ahead
-/// when so configured, and counts what it did.
+/// Turns stages into the code the driver gets, and counts what it did.
 pub(super) struct StageCoder {
     specialize_ahead: bool,
-    /// Specializer analyses by interned module (`None`: it cannot be
-    /// analyzed): analyzed once per shader, specialized once per material.
+    /// Specializer analyses by interned module (`None`: not analyzable).
     analyses: Mutex<HashMap<usize, Option<Arc<Analysis>>>>,
     counts: Mutex<SpecializationCounts>,
 }
@@ -109,9 +98,7 @@ impl StageCoder {
     /// (a fall-back, counted). `code_id` is the module's interned number.
     ///
     /// # Errors
-    /// [`VulkanError::Specialize`] with [`SpecializeError::ArrayLength`]
-    /// when folding the values makes an array length below 1 (the module
-    /// would be invalid on the driver's path too).
+    /// [`VulkanError::Specialize`] when folding makes an array length below 1.
     pub(super) fn code<'s>(&self, code_id: usize, stage: &Stage<'s>) -> Result<StageCodeAndValues<'s>, VulkanError> {
         let as_is = (Cow::Borrowed(stage.spirv), stage.specialization);
         if stage.specialization.is_empty() {
@@ -139,8 +126,7 @@ impl StageCoder {
         Ok(as_is)
     }
 
-    /// The stage's specializer analysis, made on first use; `None` when the
-    /// module cannot be analyzed (it then goes to the driver as it is).
+    /// The stage's specializer analysis, made on first use.
     fn analysis(&self, code_id: usize, stage: &Stage<'_>) -> Option<Arc<Analysis>> {
         if let Some(cached) = lock(&self.analyses).get(&code_id) {
             return cached.clone();
