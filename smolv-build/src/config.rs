@@ -1,6 +1,5 @@
-//! The [`Config`] builder: what to compile and how. Running it resolves
-//! the builder and the environment into a [`Plan`] and hands that to
-//! [`run`](crate::run::run).
+//! The [`Config`] builder: what to compile and how, resolved with the
+//! environment into a [`Plan`] for [`run`](crate::run::run).
 
 use std::path::{Path, PathBuf};
 
@@ -10,7 +9,7 @@ use crate::cache::remote::RemoteCacheMode;
 use crate::cache::resolve_cache_dir;
 use crate::compile::frontend;
 use crate::compile::optimize;
-use crate::env::{Env, cargo_var};
+use crate::env::{Env, cargo_var, setting};
 use crate::error::Error;
 use crate::options::Language;
 use crate::options::{
@@ -36,7 +35,7 @@ use crate::settings::{Inputs, PackSettings, Plan, Settings};
 ///     .target_env(TargetEnv::Vulkan1_2)
 ///     .compile();
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Config {
     pub(crate) shader_dirs: Vec<PathBuf>,
     pub(crate) shader_files: Vec<PathBuf>,
@@ -55,7 +54,7 @@ pub struct Config {
     pub(crate) optimization: Optimization,
     pub(crate) strip_debug: Option<bool>,
     pub(crate) keep_interface_names: bool,
-    pub(crate) zstd_level: i32,
+    zstd_level: ZstdLevel,
     pub(crate) dictionary: DictionaryMode,
     pub(crate) packing: Option<Packing>,
     pub(crate) size_goal: Option<SizeGoal>,
@@ -75,13 +74,22 @@ pub struct Config {
     pub(crate) hlsl: HlslOptions,
     pub(crate) binding_bases: Vec<BindingBase>,
     pub(crate) slangc: Option<PathBuf>,
-    /// Setters in `remote_cache::settings`.
     pub(crate) remote_cache: crate::cache::remote::RemoteSettings,
 }
 
-impl Default for Config {
+/// zstd's level: 19 unless set; `{:?}` shows the number alone.
+#[derive(Clone, Copy)]
+struct ZstdLevel(i32);
+
+impl Default for ZstdLevel {
     fn default() -> Self {
-        Self::new()
+        Self(19)
+    }
+}
+
+impl std::fmt::Debug for ZstdLevel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.0, f)
     }
 }
 
@@ -95,53 +103,12 @@ impl Config {
     /// config.shader_dir("shaders");
     /// ```
     pub fn new() -> Self {
-        Self {
-            shader_dirs: Vec::new(),
-            shader_files: Vec::new(),
-            shader_globs: Vec::new(),
-            include_dirs: Vec::new(),
-            defines: Vec::new(),
-            shader_defines: Vec::new(),
-            variants: Vec::new(),
-            programs: Vec::new(),
-            wesl_features: Vec::new(),
-            shader_wesl_features: Vec::new(),
-            wesl_packages: Vec::new(),
-            missing_language_advice: None,
-            target_env: TargetEnv::default(),
-            spirv_version: None,
-            optimization: Optimization::default(),
-            strip_debug: None,
-            keep_interface_names: false,
-            zstd_level: 19,
-            dictionary: DictionaryMode::default(),
-            packing: None,
-            size_goal: None,
-            target: None,
-            cache_dir: None,
-            prepared_dir: None,
-            out_dir: None,
-            jobs: None,
-            spirv_opt: None,
-            cargo_directives: None,
-            keep_going: false,
-            auto_map_locations: false,
-            auto_bind_uniforms: false,
-            wgsl_adjust_coordinate_space: None,
-            languages: Vec::new(),
-            hlsl_entry_point: None,
-            hlsl: HlslOptions::default(),
-            binding_bases: Vec::new(),
-            slangc: None,
-            remote_cache: Default::default(),
-        }
+        Self::default()
     }
 
-    /// Compiles every shader below `dir` (recursively). Module names are
+    /// Compiles every shader below `dir` (recursively), named by their
     /// paths relative to it: `post/blur.comp`. Links to directories are
-    /// followed, but each real directory is scanned once: a link that
-    /// leads back into the tree (`shaders/all -> .`) is skipped with a
-    /// warning.
+    /// followed; one that leads back into the tree is skipped with a warning.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -187,9 +154,8 @@ impl Config {
         self
     }
 
-    /// `#define name value` for every GLSL and HLSL shader. WGSL has no
-    /// preprocessor, so WGSL files do not see it (and a define given to a
-    /// WGSL file alone, or through a variant, is an error).
+    /// `#define name value` for every shader but WGSL and WESL, which have
+    /// no preprocessor (a define given to one of them alone is an error).
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -235,16 +201,11 @@ impl Config {
         self
     }
 
-    /// Names a program: `modules` (module names, as `include_shader!`
-    /// takes them) make one pipeline, and the generated types get a
-    /// `pub mod` for it named after `name`, with the bindings and push
-    /// constants of all its stages and its typed descriptor sets and bind
-    /// groups (docs/types.md). Modules that share a base name
-    /// (`tint.vert`, `tint.frag`) are a program without this; name one
-    /// for modules that do not, as a vertex shader that several programs
-    /// share. A program of the same name as a base name replaces it. A
-    /// module that is not built, or modules that make no pipeline, are a
-    /// warning.
+    /// Names a program: `modules` (module names) make one pipeline, and the
+    /// generated types get a `pub mod name` with the bindings and push
+    /// constants of all its stages (docs/types.md). Modules that share a
+    /// base name (`tint.vert`, `tint.frag`) are a program without this; a
+    /// program of the same name replaces that one.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -259,10 +220,8 @@ impl Config {
         self
     }
 
-    /// Sets WESL's `@if` feature `name` to `value` for every WESL shader:
-    /// WESL's counterpart of [`define`](Config::define). Features are
-    /// booleans; one the build does not set is off. Other languages do not
-    /// see them.
+    /// Sets WESL's `@if` feature `name` to `value` for every WESL shader
+    /// (features not set are off).
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -274,11 +233,8 @@ impl Config {
     }
 
     /// Sets WESL's `@if` feature `name` to `value` for one WESL shader, by
-    /// module name (`sky.wesl`), over what
-    /// [`wesl_feature`](Config::wesl_feature) set. A name that matches no
-    /// shader, or a shader in another language, is an error when the build
-    /// runs. For more than one module of one source, use
-    /// [`Variant::wesl_feature`].
+    /// module name, over [`wesl_feature`](Config::wesl_feature). A name
+    /// that matches no WESL shader is an error when the build runs.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -296,13 +252,9 @@ impl Config {
 
     /// What the error for a shader whose language this build has no
     /// compiler for tells the user to do, `{feature}` standing for the
-    /// Cargo feature that adds it (`wesl`, `wgsl`, `glsl`). By default it
-    /// names smolv-build's feature and `cargo smolv prepare`, which is
-    /// right in a build script: ``enable smolv-build's `wesl` feature (in
-    /// [build-dependencies]), or run `cargo smolv prepare` where the
-    /// compilers are and commit the directory it writes``. A tool that links smolv-build, and whose
-    /// users install it rather than depend on it, says how to install it
-    /// with the feature; its features must then bear smolv-build's names.
+    /// Cargo feature that adds it (`wesl`, `wgsl`, `glsl`). The default
+    /// names smolv-build's feature and `cargo smolv prepare`, for build
+    /// scripts; a tool that links smolv-build says how to install it.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -314,12 +266,8 @@ impl Config {
     }
 
     /// Makes the WESL files below `dir` (relative to the crate root) the
-    /// package `name`: `import name::noise::hash;` in any WESL shader
-    /// reads `dir/noise.wesl` (or `dir/noise.wgsl`), and
-    /// `import name::a::b::item;` reads `dir/a/b.wesl`. Files of the
-    /// shader directory itself need no package: `import package::…` and
-    /// `import super::…` reach them. Package files are dependencies like
-    /// any import: an edit rebuilds, misses the cache and hot-reloads.
+    /// package `name`: `import name::a::b::item;` reads `dir/a/b.wesl` (or
+    /// `.wgsl`). The shader directory itself needs none (`import package::…`).
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -331,17 +279,10 @@ impl Config {
     }
 
     /// Target Vulkan version. Default: [`TargetEnv::Vulkan1_0`], whose
-    /// SPIR-V 1.0 every Vulkan device accepts, as `glslc` and
-    /// vulkano-shaders do. Raise it to match the `apiVersion` your
-    /// application creates its instance with, when shaders need newer
-    /// SPIR-V (subgroup operations need Vulkan 1.1, for example); the
-    /// SPIR-V version follows ([`TargetEnv::default_spirv_version`]) unless
-    /// [`spirv_version`](Config::spirv_version) sets it.
-    ///
-    /// GLSL, HLSL and WGSL compile to exactly the version asked for. Slang
-    /// modules are SPIR-V 1.3 at least (`slangc` emits older versions only
-    /// experimentally), so they need a Vulkan 1.1 device; precompiled `.spv`
-    /// files keep the version they were written with.
+    /// SPIR-V 1.0 every Vulkan device accepts. The SPIR-V version follows
+    /// ([`TargetEnv::default_spirv_version`]) unless
+    /// [`spirv_version`](Config::spirv_version) sets it. Slang modules are
+    /// SPIR-V 1.3 at least; precompiled `.spv` files keep their version.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -352,14 +293,10 @@ impl Config {
         self
     }
 
-    /// SPIR-V version (default: the target environment's). A version newer
-    /// than the target environment takes raises the environment to the
-    /// oldest one that takes it: SPIR-V 1.3 alone means Vulkan 1.1. One
-    /// pair is read as it is: Vulkan 1.1 with SPIR-V 1.4 is a Vulkan 1.1
-    /// device that enables VK_KHR_spirv_1_4 (the compilers still get the
-    /// Vulkan 1.2 environment), so the build warns about modules newer
-    /// than 1.4. Tell smolv's Vulkan layer too:
-    /// `PipelineOptions::khr_spirv_1_4(true)`.
+    /// SPIR-V version (default: the target environment's). A newer version
+    /// raises the environment to the oldest that takes it, except SPIR-V
+    /// 1.4 on Vulkan 1.1: a device with VK_KHR_spirv_1_4 (tell smolv's
+    /// Vulkan layer: `PipelineOptions::khr_spirv_1_4(true)`).
     ///
     /// ```
     /// use smolv_build::{Config, SpirvVersion, TargetEnv};
@@ -384,12 +321,8 @@ impl Config {
     }
 
     /// Strips debug info (names, source text, line info) from what ships.
-    /// Default: on when Cargo's `PROFILE` is `release`, off otherwise.
-    ///
-    /// Stripped modules keep no names at all, as `glslc -Os` makes them, so
-    /// reflection at run time (`Shader::reflection`) gives empty names. The
-    /// build itself reflects before stripping: generated types and hot
-    /// reload keep every name. To keep interface names at run time, see
+    /// Default: on when Cargo's `PROFILE` is `release`. Reflection at run
+    /// time then gives empty names, unless
     /// [`keep_interface_names`](Self::keep_interface_names).
     ///
     /// ```
@@ -401,17 +334,10 @@ impl Config {
         self
     }
 
-    /// Ships the names a program reads at run time through reflection: of
-    /// descriptor bindings (or their blocks), spec constants, and vertex
-    /// inputs and fragment outputs. Only matters where debug info is
-    /// stripped; the names come from the build's reflection, taken before
-    /// stripping, and every other name is still dropped. Default: off,
-    /// since names cost bytes that most programs never read (measured in
-    /// `docs/size.md`, "Names at run time").
-    ///
-    /// Turn it on when the program looks shader resources up by name, e.g.
-    /// `reflection.bindings.iter().find(|b| b.name == "camera")`: without
-    /// it those names are empty in release builds.
+    /// Ships the names that reflection at run time reads (descriptor
+    /// bindings, spec constants, vertex inputs, fragment outputs) where
+    /// debug info is stripped. Default: off (`docs/size.md`, "Names at run
+    /// time").
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -430,7 +356,7 @@ impl Config {
     /// config.shader_dir("shaders").zstd_level(22);
     /// ```
     pub fn zstd_level(&mut self, level: i32) -> &mut Self {
-        self.zstd_level = level;
+        self.zstd_level = ZstdLevel(level);
         self
     }
 
@@ -445,14 +371,9 @@ impl Config {
         self
     }
 
-    /// How the embedded set (what `include_shaders!` and `include_shader!`
-    /// put in the binary) is packed. Default: `SMOLV_PACKING` if set (one of
-    /// [`Packing::NAMES`]: `auto`, `raw`, `relative-ids`, `relative-ids-lz4`,
-    /// `relative-ids-lz4-stream`, `smolv`, `lz4`, `lz4-stream`, `zstd`,
-    /// `zstd-stream`, `zstd-dictionary`), else [`Packing::Auto`], which picks the smallest
-    /// total of stored bytes and the decoder code the packing links, for
-    /// the [`size_goal`](Config::size_goal). This setter wins over the
-    /// variable.
+    /// How the embedded set is packed. Default: `SMOLV_PACKING` (one of
+    /// [`Packing::NAMES`]), else [`Packing::Auto`], the smallest total of
+    /// stored bytes and decoder code for the [`size_goal`](Config::size_goal).
     ///
     /// ```no_run
     /// // build.rs: always ship SMOL-V + LZ4 as one stream.
@@ -464,11 +385,9 @@ impl Config {
         self
     }
 
-    /// What [`Packing::Auto`] makes smallest: the binary as installed
-    /// (default), or as downloaded after `xz -9` ([`SizeGoal::Download`]),
-    /// for games whose store or installer compresses them. Default:
-    /// `SMOLV_SIZE_GOAL` if set (`installed` or `download`), else
-    /// installed. This setter wins over the variable.
+    /// What [`Packing::Auto`] makes smallest: the binary as installed, or
+    /// as downloaded after `xz -9` ([`SizeGoal::Download`]). Default:
+    /// `SMOLV_SIZE_GOAL`, else installed.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -479,24 +398,12 @@ impl Config {
         self
     }
 
-    /// Builds for a game that draws through wgpu: the build ships WGSL or
-    /// SPIR-V, whichever makes the game smaller with the naga front end
-    /// each needs in it (wgpu's default `wgsl` feature, or its `spirv`
-    /// one), by a measured cost table (docs/size.md#wgpu-targets); WGSL
-    /// when the crate's smolv-runtime has `wgpu` without `wgpu-spirv`. WGSL is
-    /// made from each module's SPIR-V by naga, minified and packed; the
-    /// game reads it through `Shader::wgsl` (`None` for a shader that
-    /// shipped SPIR-V, which `Shader::decode` gives). A shader naga cannot
-    /// express as WGSL (a combined image sampler, for one) ships as SPIR-V,
-    /// with a build warning naming it. [`for_wgpu_shipping`](Config::for_wgpu_shipping)
-    /// forces one or the other. Needs smolv-build's `wgpu` feature.
-    ///
-    /// WGSL and WESL keep their `y` (see
-    /// [`wgsl_adjust_coordinate_space`](Config::wgsl_adjust_coordinate_space)),
-    /// so every shader draws what wgpu's own paths draw from its source.
-    ///
-    /// Default: `SMOLV_TARGET` if set (`vulkan`, `wgpu`, `wgpu-wgsl` or
-    /// `wgpu-spirv`), else Vulkan; this setter wins over the variable.
+    /// Builds for a game that draws through wgpu: ships WGSL (made by naga,
+    /// minified; `Shader::wgsl`) or SPIR-V, whichever makes the game
+    /// smaller with the naga front end each needs (docs/size.md#wgpu-targets).
+    /// A shader naga cannot express as WGSL ships as SPIR-V, with a warning.
+    /// WGSL keeps its `y` ([`wgsl_adjust_coordinate_space`](Config::wgsl_adjust_coordinate_space)).
+    /// Default: `SMOLV_TARGET`, else Vulkan. Needs the `wgpu` feature.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -508,8 +415,7 @@ impl Config {
     }
 
     /// Builds for wgpu as [`for_wgpu`](Config::for_wgpu) does, but ships
-    /// WGSL (`wgsl: true`, SPIR-V only for the shaders naga refuses) or
-    /// SPIR-V (`false`) whatever the cost table says.
+    /// WGSL (`true`, SPIR-V only where naga refuses) or SPIR-V (`false`).
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -520,8 +426,7 @@ impl Config {
         self
     }
 
-    /// Builds SPIR-V for Vulkan, the default, whatever `SMOLV_TARGET` says
-    /// (the way back from [`for_wgpu`](Config::for_wgpu)).
+    /// Builds SPIR-V for Vulkan, the default, whatever `SMOLV_TARGET` says.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -533,8 +438,7 @@ impl Config {
     }
 
     /// Where compiled modules are cached. Default: `SMOLV_CACHE_DIR`, else
-    /// `smolv-cache` in Cargo's target directory, shared by every crate and
-    /// profile of the workspace.
+    /// `smolv-cache` in Cargo's target directory.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -545,13 +449,9 @@ impl Config {
         self
     }
 
-    /// The project's prepared directory: compiled modules that `cargo smolv
-    /// prepare` writes and the project commits, so that a build without
-    /// the compilers (smolv-build's `glsl` feature off, say) takes its
-    /// shaders from there. The build reads it after the local cache and
-    /// before the remote one, and never writes it. A relative path starts
-    /// at the crate root. Default: `.smolv` beside `Cargo.toml` (see
-    /// `docs/prepare.md`).
+    /// The project's prepared directory: modules that `cargo smolv prepare`
+    /// wrote, read after the local cache and never written by a build
+    /// (`docs/prepare.md`). Relative to the crate root; default: `.smolv`.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -576,9 +476,7 @@ impl Config {
     }
 
     /// Worker threads. Default: Cargo's `NUM_JOBS`, else every core. Under
-    /// Cargo, each compile also runs on a token from Cargo's jobserver (as
-    /// cc's do), so the shader crates of a workspace building at once
-    /// together keep to `cargo build -j N`.
+    /// Cargo each compile also takes a token from its jobserver.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -589,15 +487,9 @@ impl Config {
         self
     }
 
-    /// A `spirv-opt` binary to size-optimize every module with, instead of the SPIRV-Tools that
-    /// the `optimizer` feature links in (and runs in the build's worker processes). Default:
-    /// `SMOLV_SPIRV_OPT`, else none: `spirv-opt` is never looked up on `PATH`. The binary's
-    /// `--version` is then part of every cache key.
-    ///
-    /// A module the optimizer fails on ships unoptimized, with a warning. If it refused the
-    /// module with a message, that result is cached like any other. If it could not start or
-    /// did not finish (a crash, an OOM kill), it is tried once more, and a second failure is
-    /// neither cached nor uploaded: the next build optimizes the module again.
+    /// A `spirv-opt` binary to run instead of the linked SPIRV-Tools
+    /// (feature `optimizer`). Default: `SMOLV_SPIRV_OPT`, else none
+    /// (`PATH` is never searched). Its `--version` is part of every cache key.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -608,15 +500,10 @@ impl Config {
         self
     }
 
-    /// Whether to print `cargo:` directives. Default: when running under a
-    /// build script (`OUT_DIR` is set and no `out_dir` was given).
-    ///
-    /// With directives on, standard output is kept for Cargo while shaders
-    /// compile: glslang, compiling in this process, prints to standard
-    /// output on some inputs, so until the compiles end, standard output
-    /// (descriptor 1, for every thread and for child processes) passes on
-    /// only lines that start with `cargo:`, yours included, and sends every
-    /// other line to stderr.
+    /// Whether to print `cargo:` directives. Default: under a build script
+    /// (`OUT_DIR` set and no `out_dir` given). While shaders compile,
+    /// standard output then passes on only `cargo:` lines and sends the
+    /// rest to stderr.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -627,9 +514,9 @@ impl Config {
         self
     }
 
-    /// Builds what compiles even when some shaders fail, and lists the
-    /// failures in [`Report::failures`] instead of returning an error (what
-    /// `cargo smolv build` does). Default: off, so one failure fails the build.
+    /// Builds what compiles even when some shaders fail, listing the
+    /// failures in [`Report::failures`] instead of returning an error.
+    /// Default: off.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -642,10 +529,8 @@ impl Config {
         self
     }
 
-    /// Gives GLSL and HLSL shader inputs and outputs without a
-    /// `layout(location = N)` one automatically, in declaration order (glslc's
-    /// `-fauto-map-locations`). Default: off, so a missing location is an
-    /// error, as Vulkan GLSL requires.
+    /// Gives GLSL and HLSL inputs and outputs without a location one, in
+    /// declaration order (glslc's `-fauto-map-locations`). Default: off.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -656,10 +541,8 @@ impl Config {
         self
     }
 
-    /// Gives GLSL and HLSL uniforms, buffers, textures and images without a
-    /// `layout(binding = N)` one automatically, in set 0 (glslc's
-    /// `-fauto-bind-uniforms`). Default: off. Reflection data reports the
-    /// bindings that were chosen.
+    /// Gives GLSL and HLSL resources without a binding one, in set 0
+    /// (glslc's `-fauto-bind-uniforms`). Default: off.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -670,21 +553,10 @@ impl Config {
         self
     }
 
-    /// Whether WGSL and WESL vertex (and other pre-rasterization) shaders
-    /// have the `y` of their `@builtin(position)` output negated, naga's
-    /// `ADJUST_COORDINATE_SPACE`. WGSL's normalized device coordinates have
-    /// `y` up, Vulkan's `y` down.
-    ///
-    /// Default: on for Vulkan, so that a WGSL shader written for WebGPU
-    /// draws the same way up on Vulkan; off for wgpu
-    /// ([`for_wgpu`](Config::for_wgpu), [`for_wgpu_shipping`](Config::for_wgpu_shipping),
-    /// `SMOLV_TARGET=wgpu…`), whose Vulkan backend flips the viewport
-    /// itself: a WGSL shader then draws what `wgpu::include_wgsl!` draws,
-    /// whether it ships as WGSL, as SPIR-V or through passthrough
-    /// (docs/wgpu.md#which-way-up). Turn it off for Vulkan when WGSL and
-    /// GLSL shaders share a pass and the WGSL ones already use Vulkan's
-    /// convention, as GLSL does: then both see the same NDC `y`. Turning it
-    /// on for wgpu draws WGSL upside down there.
+    /// Whether WGSL and WESL pre-rasterization shaders have the `y` of
+    /// their position negated (naga's `ADJUST_COORDINATE_SPACE`). Default:
+    /// on for Vulkan, so WebGPU shaders draw the same way up; off for wgpu,
+    /// which flips the viewport itself (docs/wgpu.md#which-way-up).
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -695,14 +567,10 @@ impl Config {
         self
     }
 
-    /// States the language of the GLSL-or-HLSL shaders in a directory
-    /// (everything below it), a glob, or one file, relative to the crate
-    /// root: glslc's `-x glsl` / `-x hlsl`. Real HLSL trees often name
-    /// files by stage like GLSL (`triangle.vert`), which are otherwise read
-    /// as GLSL. When several cover a file, the last one wins. It applies to
-    /// files named by stage, `.glsl` and `.hlsl`; WGSL, Slang and SPIR-V
-    /// are known by their extension, and stating them is an error, as is a
-    /// pattern that covers no shader.
+    /// States the language of the stage-named, `.glsl` and `.hlsl` files in
+    /// a directory, a glob or one file, relative to the crate root (glslc's
+    /// `-x`); the last one that covers a file wins. Stating another
+    /// language, or a pattern that covers no shader, is an error.
     ///
     /// ```
     /// use smolv_build::{Config, Language};
@@ -730,11 +598,9 @@ impl Config {
         self
     }
 
-    /// Picks the binding shift of an HLSL resource by its register class
-    /// (`t`, `s`, `b`, `u`) rather than by its type, as DXC does (glslc's
-    /// `-fhlsl-iomap`): with it, a `StructuredBuffer` in `register(t1)` is
-    /// shifted by the [`ResourceKind::Texture`] base, not the
-    /// [`ResourceKind::StorageBuffer`] one. Default: off.
+    /// Shifts HLSL bindings by register class (`t`, `s`, `b`, `u`) rather
+    /// than by resource type, as DXC does (glslc's `-fhlsl-iomap`).
+    /// Default: off.
     ///
     /// ```
     /// use smolv_build::{Config, ResourceKind};
@@ -746,10 +612,8 @@ impl Config {
         self
     }
 
-    /// Lays out GLSL uniform and storage blocks with HLSL's packing rules
-    /// for member offsets (glslc's `-fhlsl-offsets`): a `vec2` after a
-    /// `float` sits at offset 4, not 8. HLSL always uses those rules.
-    /// Default: off.
+    /// Lays out GLSL blocks with HLSL's member offsets (glslc's
+    /// `-fhlsl-offsets`). Default: off.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -760,9 +624,8 @@ impl Config {
         self
     }
 
-    /// Places HLSL register `register` (`b0`, `t3`, `u1`, `s2`) at
-    /// descriptor `set` and `binding`, in every stage (glslc's
-    /// `-fresource-set-binding <reg> <set> <binding>`).
+    /// Places HLSL register `register` (`b0`, `t3`) at descriptor `set` and
+    /// `binding` in every stage (glslc's `-fresource-set-binding`).
     ///
     /// ```
     /// use smolv_build::{Config, ResourceKind};
@@ -778,7 +641,7 @@ impl Config {
     }
 
     /// Like [`hlsl_register_binding`](Config::hlsl_register_binding), for
-    /// shaders of one stage only (`-fresource-set-binding <stage> …`).
+    /// shaders of one stage only.
     pub fn hlsl_register_binding_for_stage(
         &mut self,
         stage: ShaderStage,
@@ -786,25 +649,15 @@ impl Config {
         set: u32,
         binding: u32,
     ) -> &mut Self {
-        self.hlsl.register_bindings.push(RegisterBinding {
-            stage: Some(stage),
-            register: register.into(),
-            set,
-            binding,
-        });
+        let register = register.into();
+        self.hlsl.register_bindings.push(RegisterBinding { stage: Some(stage), register, set, binding });
         self
     }
 
-    /// Makes HLSL's `half`, `min16float`, `min16int`, `uint16_t` and their
-    /// vectors real 16-bit types (glslc's `-fhlsl-16bit-types`): the
-    /// SPIR-V declares `Float16`/`Int16` and computes at 16 bits, where
-    /// without it they are 32-bit types marked `RelaxedPrecision`. The
-    /// device must support `shaderFloat16`/`shaderInt16` (and 16-bit
-    /// storage for 16-bit members of buffers and interfaces). Default: off.
-    ///
-    /// glslang compiles them in process, like every HLSL shader (its
-    /// `EShMsgHlslEnable16BitTypes`). GLSL is not affected: it names
-    /// 16-bit types itself (`float16_t`).
+    /// Makes HLSL's `half`, `min16float`, `uint16_t`, … real 16-bit types
+    /// (glslc's `-fhlsl-16bit-types`) instead of 32-bit ones marked
+    /// `RelaxedPrecision`; the device needs `shaderFloat16`/`shaderInt16`.
+    /// Default: off.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -815,9 +668,7 @@ impl Config {
         self
     }
 
-    /// Did nothing but name the `glslc` binary that compiled HLSL with
-    /// [`hlsl_16bit_types`](Config::hlsl_16bit_types); glslang compiles
-    /// those in process now, and no `glslc` is run.
+    /// Does nothing: glslang compiles HLSL with 16-bit types in process.
     #[deprecated(note = "HLSL with 16-bit types is compiled in process by glslang; no glslc is run")]
     pub fn glslc(&mut self, path: impl AsRef<Path>) -> &mut Self {
         let _ = path.as_ref();
@@ -825,26 +676,22 @@ impl Config {
     }
 
     /// The lowest binding given to resources of `kind` (glslc's
-    /// `-f<kind>-binding-base`, such as `-fubo-binding-base`): HLSL
-    /// registers of that kind are shifted by `base`, and GLSL resources
-    /// bound automatically ([`auto_bind_uniforms`](Config::auto_bind_uniforms))
-    /// start there.
+    /// `-f<kind>-binding-base`): HLSL registers are shifted by `base`, and
+    /// automatic GLSL bindings start there.
     pub fn binding_base(&mut self, kind: ResourceKind, base: u32) -> &mut Self {
         self.binding_bases.push(BindingBase { stage: None, kind, base });
         self
     }
 
-    /// Like [`binding_base`](Config::binding_base), for shaders of one
-    /// stage only (`-f<kind>-binding-base <stage> <base>`).
+    /// Like [`binding_base`](Config::binding_base), for one stage only.
     pub fn binding_base_for_stage(&mut self, stage: ShaderStage, kind: ResourceKind, base: u32) -> &mut Self {
         self.binding_bases.push(BindingBase { stage: Some(stage), kind, base });
         self
     }
 
-    /// The `slangc` binary that compiles `.slang` files. Default:
-    /// `SMOLV_SLANGC`, else `slangc` on `PATH`. The Vulkan SDK ships it, and
-    /// so does the `slangtorch` Python wheel (`pip install --no-deps
-    /// slangtorch`; it is in `slangtorch/bin/`).
+    /// The `slangc` binary for `.slang` files. Default: `SMOLV_SLANGC`,
+    /// else `slangc` on `PATH` (the Vulkan SDK and the `slangtorch` wheel
+    /// ship it).
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -858,21 +705,11 @@ impl Config {
     /// Builds every shader; on failure, reports the errors and ends the
     /// process without a panic.
     ///
-    /// Under a build script, each error is one `cargo::error=` line,
-    /// `path:line:col: message`, which Cargo shows once as
-    /// `error: <crate>: path:line:col: message`. A last line names the
-    /// build's log, `OUT_DIR/smolv-build.log`, which holds the errors in
-    /// full (naga's annotated source included). A shader that crashes the
-    /// compiler is one of those errors, naming the signal: the compilers
-    /// run in worker processes (see [`worker_main`](Config::worker_main)).
-    /// The build script then exits with status 0: Cargo fails
-    /// the build on its own, because errors were logged (Cargo 1.84 and
-    /// later), and prints nothing more, where a non-zero status would make
-    /// it print the script's whole output again. Outside a build script
-    /// ([`cargo_directives`](Config::cargo_directives) off), the errors go
-    /// to stderr and the process exits with status 1.
-    ///
-    /// Code after `compile()` runs only when the build succeeded. To handle
+    /// Under a build script each error is one `cargo::error=` line
+    /// (`path:line:col: message`), the last naming the full log
+    /// (`OUT_DIR/smolv-build.log`), and the script exits with status 0:
+    /// Cargo fails the build because errors were logged. Otherwise the
+    /// errors go to stderr and the process exits with status 1. To handle
     /// a failure yourself, call [`try_compile`](Config::try_compile).
     ///
     /// ```no_run
@@ -936,22 +773,13 @@ impl Config {
     }
 
     /// Serves as a shader compiler worker if this process was started as
-    /// one, and never returns then; otherwise returns at once, having noted
-    /// that this program can serve as a worker.
+    /// one, and never returns then; otherwise returns at once.
     ///
-    /// smolv-build compiles GLSL, HLSL and WGSL in worker processes, so that
-    /// a compiler crash fails one shader, not the whole build. A worker is
-    /// this same program started again with an environment variable set,
-    /// which it must notice before doing anything else:
-    /// - a build script needs nothing: on Linux its workers serve before
-    ///   `main` runs (smolv-build's constructor), so what `main` does
-    ///   before `compile()` runs once per build. Elsewhere `compile()` and
-    ///   `try_compile()` serve, so call them first in `main`, or call
-    ///   `worker_main()` at its top;
-    /// - any other program that builds shaders (a tool, a game with hot
-    ///   reload through `smolv_reload::worker_main`) calls `worker_main()`
-    ///   first in `main`. Without it, the compilers run in its own process,
-    ///   where a crash ends it.
+    /// The compilers run in worker processes (this program started again),
+    /// so that a crash fails one shader, not the build. A build script
+    /// needs nothing on Linux; elsewhere, and in any other program that
+    /// builds shaders, call this first in `main`, or the compilers run in
+    /// the program's own process.
     ///
     /// ```no_run
     /// // The first line of the program's `main`:
@@ -962,8 +790,7 @@ impl Config {
         crate::compile::worker::main_hook();
     }
 
-    /// Whether the build prints `cargo:` directives: as set, else when it
-    /// runs under a build script with the default output directory.
+    /// Whether the build prints `cargo:` directives.
     fn prints_cargo_directives(&self) -> bool {
         self.cargo_directives.unwrap_or(self.out_dir.is_none() && cargo_var("OUT_DIR").is_some())
     }
@@ -985,10 +812,8 @@ impl Config {
         }
     }
 
-    /// Resolves the builder and the environment (`CARGO_MANIFEST_DIR`,
-    /// `OUT_DIR`, `PROFILE`, `NUM_JOBS`, the `SMOLV_*` variables) into
-    /// what the build runs on; a build that prints Cargo directives
-    /// watches the variables it reads (see the `env` module).
+    /// Resolves the builder and the environment into what the build runs
+    /// on, watching the variables read when it prints Cargo directives.
     pub(crate) fn plan(&self) -> Result<Plan, Error> {
         self.plan_reading(Env::watching(self.prints_cargo_directives()))
     }
@@ -1019,9 +844,8 @@ impl Config {
             )));
         }
         if let Some((_, dir)) = self.wesl_packages.iter().find(|(_, dir)| !base.join(dir).is_dir()) {
-            return Err(Error::io(
+            return Err(Error::not_found(
                 base.join(dir),
-                std::io::Error::from(std::io::ErrorKind::NotFound),
                 "Config::wesl_package must name an existing directory (relative paths start at the crate root)",
             ));
         }
@@ -1030,7 +854,6 @@ impl Config {
         // Read only to stay watched (see `env::WATCHED`).
         let _ = env.var_os("SMOLV_GLSLC");
         let settings = Settings {
-            // A SPIR-V version the environment cannot take raises it:
             // `spirv_version(V1_3)` alone means Vulkan 1.1.
             target_env: self.target_env.accepting(spirv_version.word()),
             spirv_version,
@@ -1058,16 +881,15 @@ impl Config {
             out_dir,
             threads: self.jobs.or_else(|| cargo_var("NUM_JOBS").and_then(|n| n.parse().ok())).unwrap_or(0),
             dictionary: self.dictionary,
-            zstd_level: self.zstd_level,
+            zstd_level: self.zstd_level.0,
             packing,
             keep_going: self.keep_going,
             directives: self.prints_cargo_directives(),
             print_report: env.var("SMOLV_REPORT").is_some_and(|v| v != "0"),
             remote_cache: self.remote_cache.clone(),
-            // Outside a crate (the CLI), only where the caller says.
-            // Without `..`: crates that share one directory (`../.smolv`)
-            // must name it alike, or each one's prepare run would remove
-            // the others' entries.
+            // Outside a crate, only where the caller says; without `..`, so
+            // that crates sharing one directory name it alike (each prepare
+            // run removes the entries it did not record).
             prepared_dir: match &self.prepared_dir {
                 Some(dir) => Some(crate::output::emit::normalized(&base.join(dir))),
                 None => (!base.as_os_str().is_empty()).then(|| base.join(crate::cache::prepared::DEFAULT_DIR)),
@@ -1096,30 +918,21 @@ fn is_register_name(text: &str) -> bool {
         && chars.all(|c| c.is_ascii_digit())
 }
 
-/// The packing and goal: the [`Config`] setters, else `SMOLV_PACKING` and
-/// `SMOLV_SIZE_GOAL` (looked up with `var`), else the defaults. A variable
-/// naming nothing known is an error rather than a silent default.
+/// The packing, goal and target: the [`Config`] setters, else the
+/// variables (looked up with `var`, each read either way, to be watched),
+/// else the defaults. A variable naming nothing known is an error.
 fn packing_options(config: &Config, var: impl Fn(&str) -> Option<String>) -> Result<PackSettings, Error> {
-    let packing = match (config.packing, var("SMOLV_PACKING")) {
-        (Some(packing), _) => packing,
-        (None, Some(text)) => Packing::parse(text.trim()).ok_or_else(|| {
-            Error::Config(format!("SMOLV_PACKING={text:?} is not one of {}", Packing::NAMES.join(", ")))
-        })?,
-        (None, None) => Packing::default(),
-    };
-    let goal = match (config.size_goal, var("SMOLV_SIZE_GOAL")) {
-        (Some(goal), _) => goal,
-        (None, Some(text)) => SizeGoal::parse(text.trim())
-            .ok_or_else(|| Error::Config(format!("SMOLV_SIZE_GOAL={text:?} is not one of installed, download")))?,
-        (None, None) => SizeGoal::default(),
-    };
-    let target = match (config.target, var("SMOLV_TARGET")) {
-        (Some(target), _) => target,
-        (None, Some(text)) => Target::parse(text.trim()).ok_or_else(|| {
-            Error::Config(format!("SMOLV_TARGET={text:?} is not one of {}", Target::NAMES.join(", ")))
-        })?,
-        (None, None) => Target::default(),
-    };
+    let unknown =
+        |name: &str, text: String, names: &str| Error::Config(format!("{name}={text:?} is not one of {names}"));
+    let packing = setting(config.packing, var("SMOLV_PACKING"), Packing::parse)
+        .map_err(|text| unknown("SMOLV_PACKING", text, &Packing::NAMES.join(", ")))?
+        .unwrap_or_default();
+    let goal = setting(config.size_goal, var("SMOLV_SIZE_GOAL"), SizeGoal::parse)
+        .map_err(|text| unknown("SMOLV_SIZE_GOAL", text, "installed, download"))?
+        .unwrap_or_default();
+    let target = setting(config.target, var("SMOLV_TARGET"), Target::parse)
+        .map_err(|text| unknown("SMOLV_TARGET", text, &Target::NAMES.join(", ")))?
+        .unwrap_or_default();
     if target.may_ship_wgsl() && !cfg!(feature = "wgpu") {
         return Err(Error::Config(format!(
             "target {} makes WGSL with naga: enable smolv-build's `wgpu` feature, or ship SPIR-V \
@@ -1128,26 +941,22 @@ fn packing_options(config: &Config, var: impl Fn(&str) -> Option<String>) -> Res
         )));
     }
     let runtime = RuntimeCodecs::from_env(var);
-    Ok(PackSettings { packing, goal, zstd_level: config.zstd_level, runtime, target })
+    Ok(PackSettings { packing, goal, zstd_level: config.zstd_level.0, runtime, target })
 }
 
-/// The remote cache (feature `remote-cache`; `cache::remote` does the work).
+/// The remote cache (feature `remote-cache`).
 impl Config {
     /// Adds a second cache level on a server that speaks Bazel's HTTP
-    /// remote-cache protocol (bazel-remote, nginx with WebDAV `PUT`,
-    /// BuildBuddy, NativeLink, …): `http(s)://host[:port][/prefix]`. On a
-    /// local miss the build asks the server; after compiling it uploads
-    /// (unless [`remote_cache_mode`](Config::remote_cache_mode) is
-    /// read-only). Default: `SMOLV_REMOTE_CACHE`, else none. Needs the
-    /// `remote-cache` feature (the `cargo smolv` CLI has it).
+    /// remote-cache protocol (bazel-remote, nginx with WebDAV, BuildBuddy,
+    /// …): `http(s)://host[:port][/prefix]`. On a local miss the build asks
+    /// it; after compiling it uploads, unless
+    /// [`remote_cache_mode`](Config::remote_cache_mode) is read-only.
+    /// Default: `SMOLV_REMOTE_CACHE`, else none.
     ///
-    /// The remote never fails a build: a corrupt or truncated entry is a
-    /// miss with a warning, and the first connection failure or timeout
-    /// (a few seconds) turns the remote off for the rest of the build, with
-    /// one warning. So does reaching its time limit
-    /// ([`remote_cache_time_limit`](Config::remote_cache_time_limit)).
-    /// Entries over 64 MiB are neither uploaded nor downloaded.
-    /// `docs/format.md` describes what is stored.
+    /// The remote never fails a build: a bad entry is a miss with a
+    /// warning, and a failure, a timeout or its
+    /// [time limit](Config::remote_cache_time_limit) turns it off for the
+    /// rest of the build. Entries over 64 MiB are not sent (`docs/format.md`).
     ///
     /// ```no_run
     /// // build.rs of a developer machine: read what CI uploaded.
@@ -1164,8 +973,7 @@ impl Config {
     }
 
     /// Whether the build uploads to the remote cache, only reads it, or
-    /// ignores it. Default: `SMOLV_REMOTE_CACHE_MODE` (`read-write`,
-    /// `read-only` or `off`), else read-write.
+    /// ignores it. Default: `SMOLV_REMOTE_CACHE_MODE`, else read-write.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -1176,11 +984,9 @@ impl Config {
         self
     }
 
-    /// One header sent with every remote-cache request, as `Name: value`
-    /// (for example `Authorization: Bearer <token>`). Default:
-    /// `SMOLV_REMOTE_CACHE_HEADER`. It is never printed, never written to
-    /// the report and never shown by `{:?}`, and Cargo is not asked to
-    /// watch the variable (it would store its value in its fingerprints).
+    /// One header sent with every remote-cache request, as `Name: value`.
+    /// Default: `SMOLV_REMOTE_CACHE_HEADER`. Never printed, reported or
+    /// shown by `{:?}`, and the variable is not watched by Cargo.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -1192,12 +998,9 @@ impl Config {
         self
     }
 
-    /// The most the remote cache may add to one build: the time the build
-    /// waits on it, in all (the lookups before compiling, the uploads still
-    /// running at the end). Once it is spent, the remote is off for the
-    /// rest of the build, with one warning. Default:
-    /// `SMOLV_REMOTE_CACHE_TIME_LIMIT` (seconds, like `30` or `2.5`), else
-    /// 30 seconds.
+    /// The most the build may wait on the remote cache, in all; then it is
+    /// off, with one warning. Default: `SMOLV_REMOTE_CACHE_TIME_LIMIT`
+    /// (seconds, like `30` or `2.5`), else 30 seconds.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();

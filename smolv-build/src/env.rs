@@ -1,23 +1,18 @@
-//! The environment, read in one place: smolv's own variables (and the
+//! The environment, read in one place (`clippy.toml` forbids
+//! `std::env::var` everywhere else): smolv's own variables (and the
 //! user's, like `CARGO_TARGET_DIR`) through [`Env::var_os`], the ones Cargo
-//! sets for build scripts through [`cargo_var_os`]. `clippy.toml` forbids
-//! `std::env::var` everywhere else.
+//! sets for build scripts through [`cargo_var_os`].
 //!
 //! A build that prints Cargo directives reads through an [`Env`] that
 //! watches: each variable of [`WATCHED`] gets its
-//! `cargo:rerun-if-env-changed` line as it is read (as cc-rs's `getenv`
-//! does), so Cargo runs the build script again when its value changes.
-//! What Cargo sets for every build script (`OUT_DIR`, `PROFILE`, …) is
-//! never watched: Cargo's docs say the directive is not for those. Nothing
-//! else watches: not the CLI, and not a worker, whose standard output is a
-//! pipe to its parent.
+//! `cargo:rerun-if-env-changed` line as it is read, as cc-rs's `getenv`
+//! does. What Cargo sets for every build script is never watched.
 
 use std::ffi::OsString;
 
-/// What changes what the build makes: Cargo reruns the build script when
-/// one of them changes. A build that watches reads each of them, whatever
-/// wins over it, so that the set watched never depends on the settings.
-/// The crate docs list them (a test compares).
+/// What changes what the build makes, so Cargo reruns the build script
+/// when one changes. A build that watches reads each of them whatever wins
+/// over it. The crate docs list them (a test compares).
 pub(crate) const WATCHED: [&str; 13] = [
     // Where the cache is.
     "SMOLV_CACHE_DIR",
@@ -25,17 +20,14 @@ pub(crate) const WATCHED: [&str; 13] = [
     "SMOLV_REPORT",
     "SMOLV_SPIRV_OPT",
     "SMOLV_SLANGC",
-    // Named the glslc of the deprecated `Config::glslc`; read for nothing
-    // now, watched as before until that goes.
+    // Named the glslc of the deprecated `Config::glslc`: watched until it goes.
     "SMOLV_GLSLC",
     "SMOLV_PACKING",
     "SMOLV_SIZE_GOAL",
     "SMOLV_TARGET",
-    // `cargo smolv prepare` gives each session a new directory, so that
-    // every build script runs again and records its entries.
+    // A new session of `cargo smolv prepare` must rerun every build script.
     "SMOLV_PREPARE",
-    // What the smolv-runtime that embeds the set unpacks: its `links`
-    // metadata, which Cargo passes to this build script only.
+    // What the smolv-runtime that embeds the set unpacks (`links` metadata).
     "DEP_SMOLV_RUNTIME_CODECS",
     "DEP_SMOLV_RUNTIME_ZSTD",
     "DEP_SMOLV_RUNTIME_WGPU",
@@ -44,7 +36,7 @@ pub(crate) const WATCHED: [&str; 13] = [
 /// Read, but never watched: they change how a build runs, not what it makes.
 const UNWATCHED: [&str; 20] = [
     // Where entries come from, never the output (and Cargo would keep the
-    // header's value in its fingerprint files).
+    // header's value in its fingerprints).
     "SMOLV_REMOTE_CACHE",
     "SMOLV_REMOTE_CACHE_MODE",
     "SMOLV_REMOTE_CACHE_HEADER",
@@ -128,6 +120,19 @@ pub(crate) fn cargo_var(name: &str) -> Option<String> {
 
 fn text(value: Option<OsString>) -> Option<String> {
     value.and_then(|value| value.into_string().ok()).filter(|value| !value.is_empty())
+}
+
+/// A setting: `set`, else a variable's value `text` as `parse` reads it
+/// (trimmed), else `None`; `Err` with a value `parse` refuses.
+pub(crate) fn setting<T>(
+    set: Option<T>,
+    text: Option<String>,
+    parse: fn(&str) -> Option<T>,
+) -> Result<Option<T>, String> {
+    match (set, text) {
+        (None, Some(text)) => parse(text.trim()).map(Some).ok_or(text),
+        (set, _) => Ok(set),
+    }
 }
 
 #[cfg(test)]

@@ -61,24 +61,22 @@ impl Diagnostic {
     /// assert_eq!(diagnostic.headline(), "shaders/lit.frag:3:28: 'tint' : undeclared identifier");
     /// ```
     pub fn headline(&self) -> String {
+        format!("{}: {}", self.location(), self.message)
+    }
+
+    /// `path`, `path:line` or `path:line:col`.
+    fn location(&self) -> String {
         match (self.line, self.column) {
-            (0, _) => format!("{}: {}", self.path.display(), self.message),
-            (line, 0) => format!("{}:{line}: {}", self.path.display(), self.message),
-            (line, column) => format!("{}:{line}:{column}: {}", self.path.display(), self.message),
+            (0, _) => self.path.display().to_string(),
+            (line, 0) => format!("{}:{line}", self.path.display()),
+            (line, column) => format!("{}:{line}:{column}", self.path.display()),
         }
     }
 }
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.path.display())?;
-        if self.line > 0 {
-            write!(f, ":{}", self.line)?;
-            if self.column > 0 {
-                write!(f, ":{}", self.column)?;
-            }
-        }
-        write!(f, ": error: {}", self.message)?;
+        write!(f, "{}: error: {}", self.location(), self.message)?;
         if let Some(rendered) = &self.rendered {
             write!(f, "\n{}", rendered.trim_end())?;
         }
@@ -144,16 +142,17 @@ pub enum Error {
 }
 
 fn format_compile_errors(diagnostics: &[Diagnostic], failed: usize, total: usize) -> String {
-    let mut text = format!("{failed} of {total} shaders failed to compile:\n");
-    for diagnostic in diagnostics {
-        text.push_str(&diagnostic.to_string());
-        text.push('\n');
-    }
-    text
+    let head = format!("{failed} of {total} shaders failed to compile:\n");
+    diagnostics.iter().fold(head, |text, diagnostic| text + &diagnostic.to_string() + "\n")
 }
 
 impl Error {
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error, hint: &'static str) -> Self {
         Self::Io { path: path.into(), source, hint }
+    }
+
+    /// An [`Error::Io`] for a path that does not exist.
+    pub(crate) fn not_found(path: impl Into<PathBuf>, hint: &'static str) -> Self {
+        Self::io(path, std::io::ErrorKind::NotFound.into(), hint)
     }
 }

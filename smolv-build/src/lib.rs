@@ -53,21 +53,13 @@
 //! ```
 //!
 //! Every shader becomes an artifact in `OUT_DIR`; `include_shader!` embeds
-//! it, packed the way that makes the binary smallest, and decodes it at
-//! run time. A shader that does not compile fails the build with every
-//! error at `path:line:col`, each a Cargo error (`cargo::error=`).
-//! Includes (`#include "common.glsl"`) are found next to the shader or in
-//! [`Config::include_dir`].
+//! it and decodes it at run time. A shader that does not compile fails the
+//! build with every error at `path:line:col`. Includes are found next to
+//! the shader or in [`Config::include_dir`].
 //!
-//! If a shader compiler crashes (glslang 12 segfaulted on some invalid
-//! shaders), only that shader fails: glslang, naga and wesl run in worker
-//! processes (the build script itself, started again; on Linux a worker
-//! serves before your `main`, so what `main` does before `compile()` runs
-//! once per build), so the crash is an error naming the shader and the
-//! signal, on the first build, and the other shaders compile. The optimizer
-//! runs in the workers too; a `spirv-opt` or `slangc` binary runs
-//! under the same time limit and memory cap. What
-//! is promised and how it is tested: `docs/reliability.md`.
+//! The compilers and the optimizer run in worker processes (the build
+//! script itself, started again), so a compiler crash fails only that
+//! shader, with an error naming the signal (`docs/reliability.md`).
 //!
 //! ## What it does
 //!
@@ -84,9 +76,8 @@
 //!
 //! ## HLSL trees named by stage, Slang and WESL
 //!
-//! HLSL written for `dxc -spirv` or `glslc -x hlsl` often names files by
-//! stage like GLSL (`triangle.vert`); state their language, and glslc's
-//! HLSL options, on the builder:
+//! HLSL trees that name files by stage like GLSL (`triangle.vert`) state
+//! their language, and glslc's HLSL options, on the builder:
 //!
 //! ```no_run
 //! // build.rs
@@ -100,15 +91,9 @@
 //!     .compile();
 //! ```
 //!
-//! `.slang` files are compiled by `slangc`, one module per entry point,
-//! then optimized like every other language. Slang marks its SPIR-V as
-//! source language 11, which SPIRV-Tools before 2023.2 rejects, so that
-//! operand of `OpSource` is rewritten to Unknown. Without `slangc`, a
-//! `.slang` file is an error that says how to install it.
-//!
-//! `.wesl` files are linked by the `wesl` crate (feature `wesl`) into one
-//! WGSL module per shader, which naga compiles; an error is reported in
-//! the file that holds it, imported ones included:
+//! `.slang` files are compiled by `slangc`, one module per entry point.
+//! `.wesl` files are linked by the `wesl` crate (feature `wesl`) into WGSL,
+//! which naga compiles:
 //!
 //! ```no_run
 //! // build.rs
@@ -126,11 +111,9 @@
 //!
 //! ## Packing
 //!
-//! A decoder is code in the binary too, so the build weighs it: small sets
-//! ship as raw SPIR-V (no decoder at all), larger ones as SPIR-V with
-//! relative ids + LZ4, SMOL-V + LZ4 or zstd, whichever makes stored bytes
-//! plus decoder code smallest. The report says what was chosen and what it
-//! saved, for example:
+//! A decoder is code in the binary too, so the build picks the packing
+//! whose stored bytes plus decoder code are smallest (small sets ship raw
+//! SPIR-V, with no decoder), and the report says what it saved:
 //!
 //! ```text
 //! packing relative-ids-lz4 (stream): shaders 74.0 KB → 18.2 KB, decoder +10.5 KB, net −45.3 KB
@@ -144,42 +127,28 @@
 //!
 //! Every module goes through SPIRV-Tools' `-Os` recipe (`-O` with
 //! [`Optimization::Performance`]), linked in by the `optimizer` feature
-//! (on by default) through the `spirv-tools` crate, which compiles
-//! SPIRV-Tools' C++ with the C++ compiler Cargo finds, once per target
-//! directory: no system library and no binary on `PATH`. The validator
-//! that runs first accepts `scalar` block layouts, as `spirv-opt
-//! --scalar-block-layout` does. HLSL that the front end left unlegalized
-//! goes through SPIRV-Tools' HLSL legalization first, even with
-//! [`Optimization::None`]; HLSL that cannot be legalized is an error.
+//! (on by default), which compiles SPIRV-Tools' C++ once per target
+//! directory. Unlegalized HLSL is legalized first, even with
+//! [`Optimization::None`].
 //!
-//! It runs in the worker processes: a SPIRV-Tools crash (2023.1 segfaults
-//! on some valid modules), a hang or a runaway allocation is tried once
-//! more, then the module ships unoptimized with a warning, and is not
-//! cached, so the next build optimizes it. A module SPIRV-Tools refuses
-//! with a message ships unoptimized with a warning, and that is cached.
-//!
-//! [`Config::spirv_opt`] (or `SMOLV_SPIRV_OPT`) runs that `spirv-opt`
-//! binary instead, with the same flags; `spirv-opt` on `PATH` is never used
-//! unasked. Without the feature and without a binary, modules ship as their
-//! compiler wrote them, with a warning that names the feature, and are not
-//! cached: the cache key names the pinned SPIRV-Tools whether or not the
-//! build links it, so a build with the optimizer optimizes them.
+//! A module the optimizer crashes on twice, or refuses, ships unoptimized
+//! with a warning (a crash is not cached). [`Config::spirv_opt`] (or
+//! `SMOLV_SPIRV_OPT`) runs that `spirv-opt` binary instead. Without the
+//! feature and without a binary, modules ship unoptimized, with a warning,
+//! and are not cached.
 //!
 //! ## Building glslang
 //!
 //! The `glsl` feature compiles glslang's C++ from the sources the
-//! `glslang-sys` crate bundles, with the C++ compiler Cargo finds (gcc,
-//! clang, MSVC, MinGW): no system library, no environment variable, no
-//! CMake. The first build of a target directory pays for it once.
-//! WGSL-only crates can turn the feature off:
+//! `glslang-sys` crate bundles, with the C++ compiler Cargo finds, once per
+//! target directory. WGSL-only crates can turn it off:
 //! `default-features = false, features = ["wgsl"]`.
 //!
 //! ## Environment
 //!
 //! Each setter wins over its variable. Under a build script, each variable
 //! that can change what the build makes is watched
-//! (`cargo:rerun-if-env-changed`): Cargo runs the build script again when
-//! it changes.
+//! (`cargo:rerun-if-env-changed`).
 //!
 //! | variable | what it says | reruns the build |
 //! |---|---|---|
@@ -206,38 +175,33 @@
 //!
 //! ## Not a stable API
 //!
-//! The `recipe` module (how hot reload compiles one module again) is
-//! public only for `smolv-reload`, hidden from these docs, and not a
-//! stable API: it may change in any release, whatever the version says.
+//! The `recipe` module is public only for `smolv-reload`, hidden, and may
+//! change in any release.
 // One exception, in `tokens`: joining Cargo's jobserver.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 // The examples are build scripts, and a build script's `main` is the point.
 #![allow(clippy::needless_doctest_main)]
 
-// The layout follows the data (ARCHITECTURE.md; `tests/stages.rs` checks
-// that no module imports from a later stage):
-//
-// what to build: the option types and what a `Config` resolves to,
+// The stages, in the order of the data (`tests/stages.rs` checks that no
+// module imports from a later stage): what to build,
 mod options;
 mod settings;
-// source: find the shaders and make jobs,
+// find the shaders,
 mod source;
-// compile: cache lookup, front ends, optimizer, crash isolation,
+// compile them (cached),
 mod compile;
-// pack: reflect, encode, compress, the embedded set, the bundle, recipes,
+// reflect, encode and pack them,
 mod pack;
-// output: OUT_DIR, the manifest, the Cargo directives and the report.
+// write OUT_DIR, the Cargo directives and the report.
 mod output;
 
-// Leaves every stage may use: the build cache (with the remote cache
-// inside it), the errors, and the one reader of the environment.
+// Leaves every stage may use.
 pub mod cache;
 mod env;
 mod error;
 
-// The driver: the builder, the run over the stages, and the worker tokens
-// it runs jobs on.
+// The driver.
 mod config;
 mod run;
 mod tokens;
@@ -287,9 +251,8 @@ pub mod report {
     };
 }
 
-/// How to compile one module again exactly as the build did: what the
-/// manifest records per module, for hot reload (`smolv-reload`). Hidden:
-/// hot reload's internals, not a stable API (see the crate docs).
+/// How to compile one module again exactly as the build did, for hot
+/// reload (`smolv-reload`); not a stable API.
 ///
 /// ```no_run
 /// # fn get(manifest: smolv_format::Manifest<smolv_build::recipe::ShaderRecipe>) -> Result<(), Box<dyn std::error::Error>> {
@@ -318,10 +281,7 @@ pub mod bundle {
     };
 }
 
-/// Compiles every shader in `dir` with default settings; on failure,
-/// reports the errors and ends the process without a panic, as
-/// [`Config::compile`] does. Shorthand for
-/// `Config::new().shader_dir(dir).compile()`.
+/// `Config::new().shader_dir(dir).compile()`: see [`Config::compile`].
 ///
 /// ```no_run
 /// // build.rs

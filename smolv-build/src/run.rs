@@ -1,10 +1,5 @@
-//! The build, start to finish, on a resolved [`Plan`], as a straight line:
-//! [`source`](crate::source) (find the shaders) →
-//! [`compile`](crate::compile::all) (every job; cached) →
-//! [`pack`](crate::pack::pack) (reflect, encode, compress, pack, bundle) →
-//! [`output`](crate::output::write) (types, then `OUT_DIR` and the Cargo
-//! directives, written once). Each stage returns data; only the last one
-//! writes.
+//! The build, start to finish, on a resolved [`Plan`]: find the shaders,
+//! compile, pack, then write; each stage returns data, only the last writes.
 
 use crate::compile::all::compile_all;
 use crate::error::Error;
@@ -18,9 +13,7 @@ use crate::source::Sources;
 /// Runs the build `plan` describes.
 pub(crate) fn run(plan: &Plan) -> Result<Report, Error> {
     let sources = Sources::scan(&plan.inputs);
-    // Roots first: Cargo scans each recursively, so what lies below them
-    // (shaders, includes, files added later) needs no directive of its own.
-    // Watched now, before the build writes anything.
+    // Roots first (Cargo scans each recursively), before anything is written.
     let directives = Directives::new(plan.directives).around(&plan.out_dir);
     let settings = &plan.settings;
     let roots = settings.include_dirs.iter().chain(settings.wesl_packages.iter().map(|(_, dir)| dir));

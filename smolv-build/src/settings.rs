@@ -1,7 +1,5 @@
 //! What one build needs, resolved from a [`Config`](crate::Config) and the
-//! environment: the inputs to scan, the settings every compile job shares,
-//! and where the results go. The build steps read these, never the builder,
-//! so the builder depends on the build and not the other way round.
+//! environment. The build steps read these, never the builder.
 
 use std::path::PathBuf;
 
@@ -10,9 +8,8 @@ use crate::options::{
 };
 use crate::options::{DeviceSpirv, Language, Packing, RuntimeCodecs, SizeGoal};
 
-/// The shaders to find: directories, files and globs as configured
-/// (relative to `base`, the crate root), and the defines and variants that
-/// turn each source into compile jobs.
+/// The shaders to find (relative to `base`, the crate root), and what
+/// turns each source into compile jobs.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Inputs {
     pub(crate) base: PathBuf,
@@ -50,14 +47,11 @@ pub(crate) struct Settings {
     pub(crate) spirv_version: SpirvVersion,
     pub(crate) optimization: Optimization,
     pub(crate) strip_debug: bool,
-    /// While stripping, keep the `OpName`s of bindings, spec constants and
-    /// interface variables, so that reflecting the shipped SPIR-V at run
-    /// time finds names (`Config::keep_interface_names`).
+    /// `Config::keep_interface_names`.
     #[serde(default)]
     pub(crate) keep_interface_names: bool,
     pub(crate) include_dirs: Vec<PathBuf>,
-    /// A `spirv-opt` binary named explicitly (`Config::spirv_opt`,
-    /// `SMOLV_SPIRV_OPT`), run instead of the linked SPIRV-Tools.
+    /// A `spirv-opt` binary named explicitly, run instead of SPIRV-Tools.
     pub(crate) spirv_opt: Option<PathBuf>,
     pub(crate) auto_map_locations: bool,
     pub(crate) auto_bind_uniforms: bool,
@@ -71,9 +65,7 @@ pub(crate) struct Settings {
     /// WESL packages on disk: `import name::…` reads below the directory.
     #[serde(default)]
     pub(crate) wesl_packages: Vec<(String, PathBuf)>,
-    /// What a shader whose language has no compiler in this build is told
-    /// to do, `{feature}` standing for the Cargo feature
-    /// (`Config::missing_language_advice`); `None` names smolv-build's.
+    /// `Config::missing_language_advice`; `None` names smolv-build's.
     #[serde(default)]
     pub(crate) missing_language_advice: Option<String>,
 }
@@ -83,8 +75,8 @@ pub(crate) struct Settings {
 pub(crate) struct Plan {
     pub(crate) inputs: Inputs,
     pub(crate) settings: Settings,
-    /// What the application's device takes, which no Vulkan module should
-    /// be newer than (`settings.target_env` may be raised past it).
+    /// What the application's device takes (`settings.target_env` may be
+    /// raised past it).
     pub(crate) device: DeviceSpirv,
     /// Where the artifacts go (`OUT_DIR`).
     pub(crate) out_dir: PathBuf,
@@ -102,19 +94,15 @@ pub(crate) struct Plan {
     pub(crate) print_report: bool,
     /// The second cache level, if any (`Config::remote_cache`).
     pub(crate) remote_cache: crate::cache::remote::RemoteSettings,
-    /// The project's prepared directory (`Config::prepared_dir`), read
-    /// after the local cache; `None` outside a crate.
+    /// The project's prepared directory; `None` outside a crate.
     pub(crate) prepared_dir: Option<PathBuf>,
-    /// Where to record every job's entry for `cargo smolv prepare`
-    /// (`SMOLV_PREPARE`), if set.
+    /// Where to record every job's entry for `cargo smolv prepare`.
     pub(crate) prepare_session: Option<PathBuf>,
     /// Programs the user names (`Config::program`): name and module names.
     pub(crate) programs: Vec<(String, Vec<String>)>,
 }
 
-/// What the pack stage works with: the packing to force or the goal to
-/// choose for, zstd's level, and what the runtime that embeds the set can
-/// unpack.
+/// What the pack stage works with.
 #[derive(Clone, Debug)]
 pub(crate) struct PackSettings {
     pub(crate) packing: Packing,

@@ -1,9 +1,5 @@
-//! Finding shader sources and turning them into compile jobs.
-//!
-//! A job is one source compiled with one set of defines. GLSL and HLSL jobs
-//! produce one module; WGSL and Slang jobs produce one module per entry
-//! point. A file's language comes from its extension, unless
-//! [`Config::language`](crate::Config::language) states GLSL or HLSL for it.
+//! Finding shader sources and turning them into compile jobs: one per
+//! source and set of defines.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -67,13 +63,10 @@ impl Job {
 /// Scanned inputs: the jobs, and the roots Cargo should watch.
 pub(crate) struct Sources {
     pub(crate) jobs: Vec<Job>,
-    /// The shader roots: each shader directory, each glob's fixed leading
-    /// directory, and each shader named alone. Cargo scans a watched
-    /// directory recursively, so these see every edit, added file and
-    /// removed file below them.
+    /// The shader roots (directories, globs' fixed leading directories,
+    /// files named alone), which Cargo watches recursively.
     pub(crate) watched: Vec<PathBuf>,
-    /// Things worth telling the user, like an `.hlsl` file skipped for
-    /// naming no stage.
+    /// Things worth telling the user.
     pub(crate) warnings: Vec<String>,
 }
 
@@ -86,11 +79,9 @@ pub(crate) fn stage_from_pragma(source: &str) -> Option<ShaderStage> {
     })
 }
 
-/// Classifies a file: its language and, for GLSL/HLSL, its stage (from the
-/// extension, a double extension like `blur.comp.hlsl`, or a pragma).
-/// `Ok(None)` means "not a shader to compile" (an include-only `.glsl`, a
-/// Slang module with no `[shader("…")]` entry point, a header, or an
-/// unrelated file). `.spv` and `.spirv` files are precompiled modules.
+/// A file's language and, for GLSL/HLSL, its stage (from the extension,
+/// a double extension like `blur.comp.hlsl`, or a pragma); `Ok(None)` for
+/// a file not to compile (an include, a module for `import`).
 fn classify(path: &Path) -> Result<Option<(Language, Option<ShaderStage>)>, Error> {
     let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
     let mut parts = file_name.rsplit('.');
@@ -158,8 +149,7 @@ enum Matcher {
 }
 
 impl LanguageOverride {
-    /// `pattern` (a directory, a file or a glob, relative to `base`)
-    /// stated to hold `language`, which must be GLSL or HLSL.
+    /// `pattern` (relative to `base`) stated to hold `language`.
     pub(crate) fn new(base: &Path, pattern: &str, language: Language) -> Result<Self, Error> {
         if !matches!(language, Language::Glsl | Language::Hlsl) {
             return Err(Error::Config(format!(
@@ -192,20 +182,16 @@ impl LanguageOverride {
 }
 
 /// The language of a GLSL or HLSL file after the overrides (the last one
-/// that covers it wins), and which override decided it. Other languages
-/// are known by their extension and stay as they are.
+/// that covers it wins), and which override decided it.
 fn stated_language(path: &Path, language: Language, overrides: &[LanguageOverride]) -> (Language, Option<usize>) {
-    if !matches!(language, Language::Glsl | Language::Hlsl) {
-        return (language, None);
-    }
-    match overrides.iter().rposition(|o| o.covers(path)) {
-        Some(index) => (overrides[index].language, Some(index)),
-        None => (language, None),
-    }
+    let stated =
+        matches!(language, Language::Glsl | Language::Hlsl).then(|| overrides.iter().rposition(|o| o.covers(path)));
+    let stated = stated.flatten();
+    (stated.map_or(language, |index| overrides[index].language), stated)
 }
 
-/// Whether a file is an `.hlsl` file without a stage, which is skipped as
-/// an include; HLSL includes are usually `.hlsli`, so this deserves a word.
+/// Whether a file is an `.hlsl` file without a stage, skipped as an
+/// include (HLSL's are usually `.hlsli`, so this deserves a warning).
 fn is_stageless_hlsl(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "hlsl") && matches!(classify(path), Ok(None))
 }
@@ -227,29 +213,30 @@ impl Sources {
         let mut scanned = Vec::new();
         let mut leftovers = Vec::new();
         let mut link_warnings = Vec::new();
-        let mut add =
-            |name: String, path: PathBuf, found: &mut BTreeMap<String, (PathBuf, _, _)>| -> Result<(), Error> {
-                if let Some((language, stage)) = classify(&path)? {
-                    let (language, decided_by) = stated_language(&path, language, &overrides);
-                    decided_by.iter().for_each(|&index| used[index] = true);
-                    if let Some((other, _, _)) = found.get(&name).filter(|(other, _, _)| *other != path) {
-                        return Err(Error::Config(format!(
-                            "two shaders are named {name:?}: {} and {}; module names are paths below their shader \
+        // A file found in a tree (not named alone) may be an old output.
+        let mut add = |name: String, path: PathBuf, in_tree: bool| -> Result<(), Error> {
+            if let Some(source) = in_tree.then(|| leftover_output(&path)).flatten() {
+                leftovers.push((path, source));
+            } else if let Some((language, stage)) = classify(&path)? {
+                let (language, decided_by) = stated_language(&path, language, &overrides);
+                decided_by.iter().for_each(|&index| used[index] = true);
+                if let Some((other, _, _)) = found.get(&name).filter(|(other, _, _)| *other != path) {
+                    return Err(Error::Config(format!(
+                        "two shaders are named {name:?}: {} and {}; module names are paths below their shader \
                          directory, so give one of them another name or directory",
-                            other.display(),
-                            path.display()
-                        )));
-                    }
-                    found.insert(name, (path, language, stage));
+                        other.display(),
+                        path.display()
+                    )));
                 }
-                Ok(())
-            };
+                found.insert(name, (path, language, stage));
+            }
+            Ok(())
+        };
         for dir in &inputs.shader_dirs {
             let dir = base.join(dir);
             if !dir.is_dir() {
-                return Err(Error::io(
+                return Err(Error::not_found(
                     &dir,
-                    std::io::Error::from(std::io::ErrorKind::NotFound),
                     "Config::shader_dir must name an existing directory (relative paths start at the crate root)",
                 ));
             }
@@ -257,24 +244,17 @@ impl Sources {
             watched.push(dir.clone());
             walk(&dir, &mut files, &mut scanned, &mut link_warnings)?;
             for file in files {
-                match leftover_output(&file) {
-                    Some(source) => leftovers.push((file, source)),
-                    None => add(relative_name(&file, &dir), file, &mut found)?,
-                }
+                add(relative_name(&file, &dir), file, true)?;
             }
         }
         for file in &inputs.shader_files {
             let file = base.join(file);
             if !file.is_file() {
-                return Err(Error::io(
-                    &file,
-                    std::io::Error::from(std::io::ErrorKind::NotFound),
-                    "Config::shader must name an existing file",
-                ));
+                return Err(Error::not_found(&file, "Config::shader must name an existing file"));
             }
             let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             watched.push(file.clone());
-            add(name, file, &mut found)?;
+            add(name, file, false)?;
         }
         for pattern in &inputs.shader_globs {
             let full = base.join(pattern).to_string_lossy().into_owned();
@@ -283,9 +263,8 @@ impl Sources {
             watched.push(root.clone());
             scanned.push(root.clone());
             let paths = if full.contains("**") {
-                // `**` reads every directory below the root, and the glob
-                // crate follows every link there, loops included: take the
-                // shader directories' walk instead, then match as
+                // The glob crate follows every link below the root, loops
+                // included: walk as for shader directories, then match as
                 // `glob::glob` does (`*` stays within one component).
                 let mut files = Vec::new();
                 if root.is_dir() {
@@ -299,10 +278,7 @@ impl Sources {
                 glob::glob(&full).map_err(|e| Error::Config(format!("bad glob {pattern:?}: {e}")))?.flatten().collect()
             };
             for path in paths.into_iter().filter(|p| p.is_file()) {
-                match leftover_output(&path) {
-                    Some(source) => leftovers.push((path, source)),
-                    None => add(relative_name(&path, &root), path, &mut found)?,
-                }
+                add(relative_name(&path, &root), path, true)?;
             }
         }
         if let Some(unused) = overrides.iter().zip(&used).find(|(_, used)| !**used) {
@@ -351,14 +327,9 @@ impl Sources {
     }
 }
 
-/// A compiled output left beside its source by an earlier build script:
-/// `X.spv` or `X.spirv` where `X` is a shader that discovery compiles, in
-/// the same directory, the way `glslc tri.vert -o tri.vert.spv` names
-/// them. Returns the source. Such a file would ship a second, stale copy
-/// of the shader, so discovery skips it; a `.spv` named on its own with
-/// [`Config::shader`](crate::Config::shader) is always taken. Beside a
-/// file discovery does not compile (a stageless `blur.hlsl`, an include),
-/// the `.spv` is the only copy of the module, so it is kept.
+/// The source of `X.spv` or `X.spirv` when `X` beside it is a shader that
+/// discovery compiles (`glslc tri.vert -o tri.vert.spv`): a stale second
+/// copy, skipped.
 fn leftover_output(path: &Path) -> Option<PathBuf> {
     let ext = path.extension()?.to_str()?;
     if !matches!(ext, "spv" | "spirv") {
@@ -369,8 +340,8 @@ fn leftover_output(path: &Path) -> Option<PathBuf> {
     compiled.then_some(source)
 }
 
-/// A directory walk: every file below a root, following links to
-/// directories but entering each real directory once.
+/// Every file below a root, following links to directories but entering
+/// each real directory once.
 struct Walk<'a> {
     files: &'a mut Vec<PathBuf>,
     /// Every directory entered, as the walk named it.
@@ -385,10 +356,8 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
-    /// Walks `dir`, unless its real path was entered already: a link back
-    /// to a directory being walked (`shaders/all -> .`) would recurse
-    /// until the path is too long, and two such links make the walk
-    /// exponential. Each such link is skipped with one warning.
+    /// Walks `dir`, unless its real path was entered already (a link loop,
+    /// or a second link): then it is skipped with one warning.
     fn dir(&mut self, dir: &Path) -> Result<(), Error> {
         let real = dir.canonicalize().map_err(|e| Error::io(dir, e, "check the shader directory's permissions"))?;
         if let Some(first) = self.entered.get(&real) {
@@ -430,8 +399,7 @@ impl Walk<'_> {
     }
 }
 
-/// Every file below `dir`; every directory is recorded in `dirs`, and each
-/// link to a directory already walked is skipped with a warning.
+/// Every file below `dir`, and every directory in `dirs`.
 fn walk(
     dir: &Path,
     files: &mut Vec<PathBuf>,

@@ -1,14 +1,8 @@
-//! Worker tokens and threads: how many jobs of this build run at once, and
-//! the thread pool they run on (`Threads`).
-//!
-//! Cargo shares its `-j` limit with build scripts through a jobserver
-//! (make's protocol, named in `CARGO_MAKEFLAGS`): a running build script
-//! holds one token, and must take another from the jobserver for each
-//! extra thread it keeps busy. smolv-build does what cc does: each compile
-//! job runs on a token, the build script's own one first, so several
-//! shader crates building at once run no more compiles together than `-j`
-//! allows. Without a jobserver (the CLI, a plain program) the thread count
-//! alone limits the build.
+//! The build's thread pool (`Threads`), and the tokens that say how many
+//! of its jobs run at once: as cc does, each compile job runs on a token
+//! of Cargo's jobserver (the build script's own one first), so that shader
+//! crates building at once keep to `-j`. Without a jobserver the thread
+//! count alone limits the build.
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -28,9 +22,7 @@ pub(crate) struct Threads {
 impl Threads {
     /// `threads` worker threads (0: one per core), on Cargo's tokens.
     pub(crate) fn new(threads: usize) -> Result<Self, Error> {
-        let pool = thread_pool(threads)?;
-        // Each job runs on a token: Cargo's `-j` is shared by every build script.
-        Ok(Self { pool, tokens: Tokens::from_env() })
+        Ok(Self { pool: thread_pool(threads)?, tokens: Tokens::new(inherited()) })
     }
 
     /// `job` of every item, in parallel, each on a token; in order.
@@ -93,31 +85,21 @@ impl Drop for Token<'_> {
     }
 }
 
-/// Cargo's jobserver, if this process inherited one; connected once and
-/// kept for the life of the process, as cc keeps its own.
+/// Cargo's jobserver, if this process inherited one; connected once, as
+/// cc does.
+#[allow(unsafe_code, reason = "the jobserver crate's only way to join an inherited jobserver")]
 fn inherited() -> Option<jobserver::Client> {
     static CLIENT: OnceLock<Option<jobserver::Client>> = OnceLock::new();
-    CLIENT.get_or_init(connect).clone()
-}
-
-#[allow(unsafe_code, reason = "the jobserver crate's only way to join an inherited jobserver")]
-fn connect() -> Option<jobserver::Client> {
     // SAFETY: `from_env_ext` trusts that the descriptors named in
     // `CARGO_MAKEFLAGS` are the jobserver's. Cargo passes them to its build
     // scripts for exactly this, smolv-build never closes descriptors it did
     // not open, and `true` makes the crate check that both are pipes, so a
     // reused number is refused, not read. It works on copies of its own
     // (`/dev/fd/N` on Linux) and leaves the inherited ones alone.
-    unsafe { jobserver::Client::from_env_ext(true) }.client.ok()
+    CLIENT.get_or_init(|| unsafe { jobserver::Client::from_env_ext(true) }.client.ok()).clone()
 }
 
 impl Tokens {
-    /// Tokens from Cargo's jobserver when this process has one, else
-    /// unlimited.
-    pub(crate) fn from_env() -> Self {
-        Self::new(inherited())
-    }
-
     /// Tokens from `client` (`None`: unlimited), with this process's own
     /// token free.
     pub(crate) fn new(client: Option<jobserver::Client>) -> Self {
@@ -129,11 +111,10 @@ impl Tokens {
         self.client.is_some()
     }
 
-    /// A token, waiting until one is free: this process's own if it is
-    /// free, else one from the jobserver. Waits by polling both, so a job
-    /// never waits on the jobserver while this process's own token sits
-    /// idle. Should the jobserver fail, the job runs anyway: the thread
-    /// count still bounds the build.
+    /// A token, waiting until one is free: this process's own, else one
+    /// from the jobserver. Polls both, so that a job never waits on the
+    /// jobserver while its own token is idle. Should the jobserver fail,
+    /// the job runs anyway.
     pub(crate) fn acquire(&self) -> Token<'_> {
         loop {
             match self.try_acquire() {
@@ -159,9 +140,8 @@ impl Tokens {
         Ok(client.try_acquire()?.map(Token::Acquired))
     }
 
-    /// Up to `most` tokens that are free now (at least one: this process's
-    /// own is free between jobs), for a stage that splits work across
-    /// threads by itself.
+    /// Up to `most` tokens that are free now (at least one), for a stage
+    /// that splits work across threads by itself.
     pub(crate) fn lease(&self, most: usize) -> Vec<Token<'_>> {
         let mut tokens = vec![self.acquire()];
         while tokens.len() < most {
@@ -175,11 +155,9 @@ impl Tokens {
 }
 
 /// A test hook, inert unless `SMOLV_TEST_JOB_LOG` names a directory: each
-/// job then holds its token a further 100 ms and writes one file there
-/// with the times (nanoseconds since the Unix epoch) it started and ended
-/// on its token, so a test can count the jobs that ran at once across
-/// build scripts. Nothing it writes reaches the build's output, so it
-/// asks Cargo for no rerun.
+/// job then holds its token a further 100 ms and writes there the times
+/// (ns since the Unix epoch) it started and ended, so a test can count the
+/// jobs that ran at once across build scripts.
 pub(crate) struct JobLog {
     file: std::path::PathBuf,
     started: u128,

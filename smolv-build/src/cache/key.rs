@@ -1,7 +1,5 @@
-//! Cache keys: blake3 over length-prefixed fields, starting with
-//! smolv-build's own identity. The local cache names its entries by them,
-//! and the remote cache uses them as action-cache keys; both import them
-//! from here.
+//! Cache keys, of the local and the remote cache: blake3 over
+//! length-prefixed fields, starting with smolv-build's own identity.
 
 /// A cache key: blake3 over length-prefixed fields.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -15,9 +13,7 @@ impl Key {
 }
 
 /// smolv-build's own identity: blake3 over its source files, computed by
-/// its build script. Every key starts with it, so entries written by
-/// another smolv-build (a patched copy, a git checkout, another release)
-/// are never read, whatever its version number says.
+/// its build script, so that entries of another smolv-build are never read.
 pub(crate) const SMOLV_BUILD_IDENTITY: &str = env!("SMOLV_BUILD_SOURCE_HASH");
 
 /// Builds a [`Key`] from fields; each is length-prefixed so that fields

@@ -2,20 +2,11 @@
 //! over everything that affects them, and its upkeep (what `cargo smolv
 //! cache` runs: [`stats`], [`clean`], [`trim`], [`cache_dir`]).
 //!
-//! Entries live in one directory shared by every crate and profile of a
-//! workspace. Each is written to a temporary file and renamed into place,
-//! so concurrent builds never see half an entry, and each carries a hash of
-//! its body, checked on every read: a corrupt or truncated entry is a miss
-//! and gets rebuilt. An entry over `MAX_ENTRY_BYTES` (64 MiB) is neither stored
-//! nor read. What an entry says is data: a body that does not decode is a
-//! miss, never a panic (see docs/reliability.md, "Trust model").
-//!
-//! The project's [`prepared`] directory (`.smolv`, written by `cargo smolv
-//! prepare` and committed) is read next, in place: it lets a build with
-//! no compiler take modules that were compiled elsewhere.
-//!
-//! A `Remote` cache, when configured, is the last level: asked on a
-//! miss (a hit is stored locally too), and sent every new entry.
+//! Entries are renamed into place whole and carry a hash of their body,
+//! checked on every read: a corrupt, truncated or undecodable entry is a
+//! miss, never a panic (docs/reliability.md, "Trust model"). After the
+//! local cache come the project's [`prepared`] directory, then the remote
+//! cache, if any.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -29,29 +20,22 @@ pub mod prepared;
 pub(crate) mod remote;
 
 pub(crate) use key::{Key, KeyBuilder};
-use prepared::{Prepared, Staging};
+use prepared::Staging;
 use remote::Remote;
 pub use remote::{RemoteCacheMode, parse_seconds};
 
 const ENTRY_MAGIC: &[u8; 12] = b"SMOLVCACHE1\0";
 
-/// The largest entry body stored or read, locally and remotely: far above
-/// any shader set's (the largest of the 344-module public GLSL tree's is
-/// under 1 MiB). A larger file in the cache is a miss, never read into
-/// memory: the cache directory may be shared (`SMOLV_CACHE_DIR`), and a
-/// damaged or planted file must not cost the build its memory.
+/// The largest entry body stored or read, locally and remotely (a shader
+/// set's is under 1 MiB): a larger, perhaps planted, file is a miss, never
+/// read into memory.
 pub(crate) const MAX_ENTRY_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The magic and the body's blake3, before the body.
 const HEADER_BYTES: u64 = ENTRY_MAGIC.len() as u64 + 32;
 
-/// blake3 of a file's contents, or `None` if it cannot be read.
-pub(crate) fn hash_file(path: &Path) -> Option<[u8; 32]> {
-    std::fs::read(path).ok().map(|bytes| *blake3::hash(&bytes).as_bytes())
-}
-
-/// File hashes remembered for one build: an include shared by hundreds of
-/// modules is read and hashed once, not once per module.
+/// blake3 of files' contents (`None`: unreadable), remembered for one
+/// build, so that a shared include is hashed once.
 #[derive(Default)]
 pub(crate) struct FileHashes(std::sync::Mutex<std::collections::HashMap<PathBuf, Option<[u8; 32]>>>);
 
@@ -60,7 +44,7 @@ impl FileHashes {
         if let Some(hash) = self.0.lock().ok().and_then(|memo| memo.get(path).copied()) {
             return hash;
         }
-        let hash = hash_file(path);
+        let hash = std::fs::read(path).ok().map(|bytes| *blake3::hash(&bytes).as_bytes());
         if let Ok(mut memo) = self.0.lock() {
             memo.insert(path.to_owned(), hash);
         }
@@ -73,11 +57,9 @@ impl FileHashes {
 pub(crate) struct Cache {
     root: PathBuf,
     remote: Option<Arc<Remote>>,
-    /// The project's prepared directory, read between the local and the
-    /// remote cache; never written by a build.
-    prepared: Option<Prepared>,
-    /// Where this build records its jobs' entries for `cargo smolv
-    /// prepare`, if it does.
+    /// The project's prepared directory, never written by a build.
+    prepared: Option<PathBuf>,
+    /// Where this build records its jobs' entries for `cargo smolv prepare`.
     preparing: Option<Arc<Staging>>,
     /// [`MAX_ENTRY_BYTES`], smaller in tests.
     max_entry_bytes: u64,
@@ -88,11 +70,10 @@ impl Cache {
         Self { root, remote: None, prepared: None, preparing: None, max_entry_bytes: MAX_ENTRY_BYTES }
     }
 
-    /// Reads the prepared directory `dir` after the local cache and before
-    /// the remote one, and, when `session` is set (`SMOLV_PREPARE`),
-    /// records every job's entry for it there (see [`prepared`]).
+    /// Reads the prepared directory `dir`, and, when `session` is set
+    /// (`SMOLV_PREPARE`), records every job's entry for it there.
     pub(crate) fn with_prepared(mut self, dir: Option<&Path>, session: Option<&Path>) -> Self {
-        self.prepared = dir.map(Prepared::new);
+        self.prepared = dir.map(Path::to_owned);
         self.preparing = dir.zip(session).map(|(dir, session)| Arc::new(Staging::new(session, dir)));
         self
     }
@@ -109,11 +90,10 @@ impl Cache {
     }
 
     /// Asks the remote cache for the entries of `keys` missing locally,
-    /// many at once, so that the lookups that follow need not wait for the
-    /// network one by one.
+    /// many at once, ahead of the lookups.
     pub(crate) fn prefetch(&self, keys: &[Key]) {
         if let Some(remote) = &self.remote {
-            let prepared = |key: &Key| self.prepared.as_ref().is_some_and(|prepared| prepared.has(key));
+            let prepared = |key: &Key| self.prepared.as_ref().is_some_and(|dir| dir.join(key.hex()).is_file());
             let missing: Vec<Key> =
                 keys.iter().filter(|key| !self.path(key).is_file() && !prepared(key)).copied().collect();
             // Each entry found goes straight to the local cache, not into memory.
@@ -121,19 +101,14 @@ impl Cache {
         }
     }
 
-    /// The entry's body from the local cache, else from the prepared
-    /// directory, else from the remote one (verified there, and then
-    /// stored locally).
+    /// The entry's body (see [`get_valid`](Self::get_valid)).
     pub(crate) fn get(&self, key: &Key) -> Option<Vec<u8>> {
         self.get_valid(key, |body| Some(body.to_vec()))
     }
 
-    /// The entry under `key` that `read` accepts: the local one, else the
-    /// prepared directory's, else the remote one, which is then stored
-    /// locally. An entry can be intact
-    /// and still stale (an include it records has changed); then the
-    /// remote may have the current one, uploaded by a machine that built
-    /// after the change.
+    /// The entry under `key` that `read` accepts (an intact one can be
+    /// stale): the local one, else the prepared directory's, else the
+    /// remote one, which is then stored locally.
     pub(crate) fn get_valid<T>(&self, key: &Key, read: impl Fn(&[u8]) -> Option<T>) -> Option<T> {
         if let Some(found) = self.get_local(key).and_then(|body| read(&body)) {
             // A remote hit if the prefetch stored it.
@@ -143,12 +118,9 @@ impl Cache {
             return Some(found);
         }
         // Read in place, not copied: the project keeps it.
-        if let Some(found) = self
-            .prepared
-            .as_ref()
-            .and_then(|prepared| prepared.get(key, self.max_entry_bytes))
-            .and_then(|body| read(&body))
-        {
+        let staged =
+            self.prepared.as_ref().and_then(|dir| prepared::read_entry(&dir.join(key.hex()), self.max_entry_bytes));
+        if let Some(found) = staged.and_then(|body| read(&body)) {
             return Some(found);
         }
         let remote = self.remote.as_ref()?;
@@ -161,9 +133,8 @@ impl Cache {
         found
     }
 
-    /// Stores an entry locally and uploads it to the remote cache. Failing
-    /// to cache is not a build error, so this only reports whether the
-    /// local store worked.
+    /// Stores an entry locally and uploads it; whether the local store
+    /// worked.
     pub(crate) fn put(&self, key: &Key, body: &[u8]) -> bool {
         let stored = self.put_local(key, body);
         if let Some(remote) = &self.remote {
@@ -177,10 +148,9 @@ impl Cache {
         self.root.join("v1").join(&hex[..2]).join(hex)
     }
 
-    /// The entry's body, if present and intact in the local cache: for
-    /// entries that only make sense on this machine. A hit marks the entry
-    /// as used now (its modification time), so [`trim`] evicts the least
-    /// recently used entries first, as ccache does.
+    /// The entry's body, if present and intact in the local cache. A hit
+    /// sets its modification time, so [`trim`] evicts the least recently
+    /// used first.
     pub(crate) fn get_local(&self, key: &Key) -> Option<Vec<u8>> {
         let mut file = open_for_hit(&self.path(key)).ok()?;
         let body = read_entry_file(&mut file, self.max_entry_bytes)?;
@@ -189,31 +159,27 @@ impl Cache {
         Some(body)
     }
 
-    /// Stores an entry atomically in the local cache only. Failing to
-    /// cache is not a build error, so this only reports whether it worked.
+    /// Stores an entry atomically in the local cache only; whether it worked.
     pub(crate) fn put_local(&self, key: &Key, body: &[u8]) -> bool {
         body.len() as u64 <= self.max_entry_bytes && write_entry_file(&self.path(key), body)
     }
 
     /// Records the entry of a job for the prepared directory, when this
-    /// build prepares one (see [`prepared`]); a no-op otherwise. Returns
-    /// whether it is recorded.
+    /// build prepares one; whether it is recorded.
     pub(crate) fn prepare(&self, key: &Key, body: &[u8]) -> bool {
         self.preparing
             .as_ref()
             .is_some_and(|staging| body.len() as u64 <= self.max_entry_bytes && staging.put(key, body))
     }
 
-    /// Whether this build records its jobs' entries for a prepared
-    /// directory (`SMOLV_PREPARE`, set by `cargo smolv prepare`).
+    /// Whether this build records its jobs' entries (`SMOLV_PREPARE`).
     pub(crate) fn is_preparing(&self) -> bool {
         self.preparing.is_some()
     }
 }
 
-/// Reads an entry file (magic, the body's blake3, the body) and returns
-/// its body if it is whole and intact and at most `max_entry_bytes` long;
-/// `None` otherwise, without reading more than one byte past the limit.
+/// The body of an entry file (magic, the body's blake3, the body) if it
+/// is whole, intact and at most `max_entry_bytes` long.
 fn read_entry_file(file: &mut std::fs::File, max_entry_bytes: u64) -> Option<Vec<u8>> {
     let limit = HEADER_BYTES + max_entry_bytes;
     if file.metadata().ok()?.len() > limit {
@@ -234,8 +200,7 @@ fn read_entry_file(file: &mut std::fs::File, max_entry_bytes: u64) -> Option<Vec
 }
 
 /// Writes an entry file at `path` atomically (a temporary file beside it,
-/// renamed into place), creating its directory. Failing to cache is not a
-/// build error, so this only reports whether it worked.
+/// renamed into place), creating its directory; whether it worked.
 fn write_entry_file(path: &Path, body: &[u8]) -> bool {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
@@ -262,17 +227,15 @@ fn write_entry_file(path: &Path, body: &[u8]) -> bool {
 }
 
 /// Opens an entry to read it and then refresh its time: with write access
-/// where it can, because setting a file's time needs it on Windows
-/// (`SetFileTime` wants `FILE_WRITE_ATTRIBUTES`); read-only otherwise (a
-/// read-only cache still serves hits, it just forgets their use).
+/// where it can (Windows' `SetFileTime` needs it), else read-only.
 fn open_for_hit(path: &Path) -> std::io::Result<std::fs::File> {
     std::fs::File::options().read(true).write(true).open(path).or_else(|_| std::fs::File::open(path))
 }
 
 /// The cache directory: `configured`, else `SMOLV_CACHE_DIR`, else
 /// `smolv-cache` in Cargo's target directory (`CARGO_TARGET_DIR`, else
-/// found from `out_dir`, else from `cargo metadata`), else in `out_dir`.
-/// Both variables are read whatever wins, to be watched.
+/// found from `out_dir` or `cargo metadata`), else in `out_dir`. Both
+/// variables are read whatever wins, to be watched.
 pub(crate) fn resolve_cache_dir(configured: Option<&Path>, out_dir: &Path, env: Env) -> PathBuf {
     let (dir, target) = (env.var("SMOLV_CACHE_DIR"), env.var("CARGO_TARGET_DIR"));
     if let Some(dir) = configured.map(Path::to_owned).or(dir.map(PathBuf::from)) {
@@ -292,10 +255,8 @@ pub(crate) fn resolve_cache_dir(configured: Option<&Path>, out_dir: &Path, env: 
 }
 
 /// Cargo's target directory for the current directory's workspace, from
-/// `cargo metadata` (`$CARGO`, else `cargo` on `PATH`); `None` outside a
-/// workspace or without Cargo. One field of its JSON: the
-/// `cargo_metadata` crate would add four packages to every build that
-/// depends on smolv-build, for this fallback alone.
+/// `cargo metadata` (`$CARGO`, else `cargo` on `PATH`): one field, not
+/// worth the four packages of the `cargo_metadata` crate.
 fn cargo_target_dir() -> Option<PathBuf> {
     let cargo = crate::env::cargo_var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let output = std::process::Command::new(cargo)
@@ -342,22 +303,19 @@ pub fn cache_dir() -> PathBuf {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct CacheStats {
-    /// Entries: files named as entries are (their bodies are checked when
-    /// read, not here).
+    /// Entries (files named as entries are; their bodies are not checked).
     pub entries: u64,
     /// Their total size in bytes.
     pub bytes: u64,
-    /// Every other file in the cache's tree: above all temporary files
-    /// that a killed build left behind ([`trim`] removes those an hour
-    /// old).
+    /// Every other file in the cache's tree, such as the temporary files of
+    /// killed builds.
     pub other_files: u64,
     /// Their total size in bytes.
     pub other_bytes: u64,
 }
 
-/// A file in the cache's tree: its path, size and last use (mtime), and
-/// whether it is an entry (named by 64 hex digits) rather than a
-/// temporary file (`.KEY.PID.THREAD.N.tmp`) or anything else.
+/// A file in the cache's tree, and whether it is an entry (named by 64
+/// hex digits).
 struct CacheFile {
     path: PathBuf,
     len: u64,
@@ -372,8 +330,7 @@ fn files(root: &Path) -> Vec<CacheFile> {
             return;
         };
         for file in listing.flatten() {
-            // The file itself, not what a link points to: the tree holds
-            // no links of its own, and a link is never followed.
+            // A link is never followed.
             let Ok(meta) = std::fs::symlink_metadata(file.path()) else {
                 continue;
             };
@@ -410,9 +367,8 @@ impl CacheStats {
     }
 }
 
-/// Counts the files of the cache at `root` and their size: entries, and
-/// every other file in its tree (temporary files left by a killed build).
-/// A missing directory is an empty cache.
+/// Counts the files of the cache at `root` and their size (a missing
+/// directory is an empty cache).
 ///
 /// ```no_run
 /// use smolv_build::cache::{cache_dir, stats};
@@ -425,9 +381,8 @@ pub fn stats(root: &Path) -> CacheStats {
     stats
 }
 
-/// Removes every entry of the cache at `root` (the `v1` tree and any
-/// temporaries in it); other files in `root` are left alone. Returns what
-/// was removed.
+/// Removes every entry of the cache at `root` (the `v1` tree); returns
+/// what was removed.
 ///
 /// ```
 /// use smolv_build::cache::{clean, stats};
@@ -445,17 +400,13 @@ pub fn clean(root: &Path) -> std::io::Result<CacheStats> {
     }
 }
 
-/// How old a temporary file must be before [`trim`] takes it for an
-/// orphan: a build writes one and renames it within moments, so one an
-/// hour old was left by a build that was killed.
+/// How old a temporary file must be before [`trim`] takes it for the
+/// orphan of a killed build.
 pub const ORPHAN_AGE: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// Removes the files other than entries that are [`ORPHAN_AGE`] old or
-/// older (temporary files of killed builds), then evicts
-/// least-recently-used entries (oldest modification time first; every hit
-/// refreshes it) until the cache at `root` holds at most `max_bytes` of
-/// entries. Returns what was removed. A file that cannot be removed is
-/// skipped.
+/// older, then evicts least-recently-used entries until the cache at
+/// `root` holds at most `max_bytes` of entries. Returns what was removed.
 ///
 /// ```no_run
 /// use smolv_build::cache::{cache_dir, trim};
@@ -489,19 +440,21 @@ pub fn trim(root: &Path, max_bytes: u64) -> CacheStats {
 }
 
 /// Little-endian field writer for cache entry bodies. Lengths and counts
-/// are `u32`; one that does not fit poisons the writer instead of being
-/// truncated: the body is emptied, later writes are ignored, and
-/// [`finish`](BodyWriter::finish) gives `None` (an empty body never reads
-/// back as an entry, so whoever stores it anyway just gets a miss).
+/// are `u32`; one that does not fit poisons the writer: the body is
+/// emptied, later writes are ignored, and [`finish`](BodyWriter::finish)
+/// gives `None`.
 #[derive(Default)]
 pub(crate) struct BodyWriter(pub(crate) Vec<u8>, bool);
 
 impl BodyWriter {
-    pub(crate) fn u32(&mut self, v: u32) -> &mut Self {
+    fn raw(&mut self, bytes: &[u8]) -> &mut Self {
         if !self.1 {
-            self.0.extend_from_slice(&v.to_le_bytes());
+            self.0.extend_from_slice(bytes);
         }
         self
+    }
+    pub(crate) fn u32(&mut self, v: u32) -> &mut Self {
+        self.raw(&v.to_le_bytes())
     }
     /// A length or count, which must fit a `u32`.
     pub(crate) fn count(&mut self, n: usize) -> &mut Self {
@@ -515,21 +468,13 @@ impl BodyWriter {
         }
     }
     pub(crate) fn bytes(&mut self, b: &[u8]) -> &mut Self {
-        self.count(b.len());
-        if !self.1 {
-            self.0.extend_from_slice(b);
-        }
-        self
+        self.count(b.len()).raw(b)
     }
     pub(crate) fn text(&mut self, s: &str) -> &mut Self {
         self.bytes(s.as_bytes())
     }
     pub(crate) fn words(&mut self, w: &[u32]) -> &mut Self {
-        self.count(w.len());
-        if !self.1 {
-            w.iter().for_each(|&v| self.0.extend_from_slice(&v.to_le_bytes()));
-        }
-        self
+        w.iter().fold(self.count(w.len()), |this, &v| this.u32(v))
     }
     /// The body, or `None` if a length did not fit.
     pub(crate) fn finish(self) -> Option<Vec<u8>> {

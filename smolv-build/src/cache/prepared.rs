@@ -1,37 +1,22 @@
 //! The prepared directory: a project's compiled modules, committed with
-//! its sources, so that a build with no compiler at all can take them (as
-//! `cargo sqlx prepare` commits `.sqlx` for builds with no database).
+//! its sources, so that a build with no compiler can take them (as `cargo
+//! sqlx prepare` commits `.sqlx`). It holds the cache entries of every
+//! compile job, in the cache's format, named by their keys: [`DEFAULT_DIR`]
+//! beside `Cargo.toml` unless `Config::prepared_dir` names another. A build
+//! reads it in place and never writes it (`docs/prepare.md`).
 //!
-//! It holds, for every compile job of the project's builds, the entry the
-//! build cache stores, under the same key and in the same file format
-//! (magic, the body's blake3, the body), one file per entry named by the
-//! key's 64 hex digits: [`DEFAULT_DIR`] (`.smolv`) beside `Cargo.toml`,
-//! unless `Config::prepared_dir` names another. A build reads it after
-//! its local cache and before the remote one, in place, and never writes
-//! it. Its entries are checked as the cache's are: a damaged one, or one
-//! whose sources or includes have changed since, is a miss. They record
-//! paths relative to the build's root and no machine's own path, so that
-//! every checkout can use them; SPIR-V with debug info still names the
-//! shader files, so the entries of a build that keeps debug info serve
-//! only checkouts at the same path (see `docs/prepare.md`).
-//!
-//! `cargo smolv prepare` writes it: it runs the project's builds with
-//! [`PREPARE_ENV`] naming a fresh session directory, where each build
-//! script records the entry of every job it built, whether compiled or
-//! found in a cache (`Staging`); then [`staged`] reads the session, and
-//! [`Staged::write`] makes each prepared directory hold exactly those
-//! entries, or [`Staged::compare`] says how it differs (`--check`). The
-//! directory is then a function of the sources: sorted names, no time, no
-//! path, nothing a job no longer uses.
+//! `cargo smolv prepare` runs the builds with [`PREPARE_ENV`] naming a
+//! session directory, where each build script records its jobs' entries;
+//! then [`staged`] reads the session, and [`Staged::write`] makes each
+//! prepared directory hold exactly those entries ([`Staged::compare`]
+//! for `--check`).
 
 use std::path::{Path, PathBuf};
 
 use super::{Key, MAX_ENTRY_BYTES, read_entry_file, write_entry_file};
 
 /// The environment variable that makes a build record its jobs' entries
-/// for `cargo smolv prepare`: a directory (the session) where each build
-/// script writes them, grouped by prepared directory. A new value makes
-/// Cargo run the build scripts again.
+/// for `cargo smolv prepare`: the session directory.
 pub const PREPARE_ENV: &str = "SMOLV_PREPARE";
 
 /// The prepared directory's name, beside the crate's `Cargo.toml`, when
@@ -47,49 +32,19 @@ fn is_entry_name(name: &str) -> bool {
 }
 
 /// The body of the entry file at `path`, if it is a plain file (never a
-/// link, a pipe or a device: the directory comes with the sources) with a
-/// whole, intact entry.
-fn read_entry(path: &Path, max_entry_bytes: u64) -> Option<Vec<u8>> {
+/// link: the directory comes with the sources) with an intact entry.
+pub(super) fn read_entry(path: &Path, max_entry_bytes: u64) -> Option<Vec<u8>> {
     if !std::fs::symlink_metadata(path).ok()?.is_file() {
         return None;
     }
     read_entry_file(&mut std::fs::File::open(path).ok()?, max_entry_bytes)
 }
 
-/// A prepared directory, as a build reads it.
-#[derive(Clone, Debug)]
-pub(crate) struct Prepared {
-    dir: PathBuf,
-}
-
-impl Prepared {
-    pub(crate) fn new(dir: &Path) -> Self {
-        Self { dir: dir.to_owned() }
-    }
-
-    fn path(&self, key: &Key) -> PathBuf {
-        self.dir.join(key.hex())
-    }
-
-    /// The entry's body, if the directory has it whole and intact and at
-    /// most `max_entry_bytes` long.
-    pub(crate) fn get(&self, key: &Key, max_entry_bytes: u64) -> Option<Vec<u8>> {
-        read_entry(&self.path(key), max_entry_bytes)
-    }
-
-    /// Whether the directory has a file under `key` (not whether it is valid).
-    pub(crate) fn has(&self, key: &Key) -> bool {
-        self.path(key).is_file()
-    }
-}
-
-/// Where one build records its jobs' entries for a prepared directory: the
-/// session's group for that directory, named by the blake3 of its path, so
-/// that every build script preparing the same directory adds to one group.
+/// Where one build records its jobs' entries: the session's group for
+/// the prepared directory, named by the blake3 of its path.
 #[derive(Debug)]
 pub(crate) struct Staging {
-    /// `None` when the group could not be made: then nothing is recorded,
-    /// and every job says so.
+    /// `None` when the group could not be made.
     group: Option<PathBuf>,
 }
 
@@ -109,8 +64,8 @@ impl Staging {
     }
 }
 
-/// What a session recorded for one prepared directory: the entries its
-/// builds used, which the directory should hold and nothing else.
+/// What a session recorded for one prepared directory: the entries it
+/// should hold.
 #[derive(Clone, Debug)]
 pub struct Staged {
     dir: PathBuf,
@@ -120,15 +75,14 @@ pub struct Staged {
 }
 
 /// How a prepared directory differs from what a session recorded for it
-/// (see [`Staged::compare`]), or what [`Staged::write`] changed. Each list
-/// holds entry names (keys in hex), sorted.
+/// ([`Staged::compare`]), or what [`Staged::write`] changed: sorted entry
+/// names.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Changes {
     /// Entries the builds used that the directory lacks.
     pub added: Vec<String>,
-    /// Entries the directory has under the same name with other contents
-    /// (an include edited since, or a damaged file).
+    /// Entries the directory has with other contents.
     pub changed: Vec<String>,
     /// Entries of the directory that no build used.
     pub removed: Vec<String>,
@@ -141,10 +95,8 @@ impl Changes {
     }
 }
 
-/// Reads the session directory `session` (what [`PREPARE_ENV`] named
-/// during the builds): one [`Staged`] per prepared directory, sorted by
-/// its path. Groups that cannot be read are left out; none at all means
-/// that no build script of this smolv-build ran.
+/// Reads the session directory `session` ([`PREPARE_ENV`]): one
+/// [`Staged`] per prepared directory, sorted by its path.
 ///
 /// ```
 /// let session = tempfile::tempdir()?;
@@ -198,9 +150,8 @@ impl Staged {
         self.names.is_empty()
     }
 
-    /// How the prepared directory differs from what the builds used:
-    /// what [`write`](Self::write) would change. Files of the directory
-    /// that are not named as entries are not its business.
+    /// What [`write`](Self::write) would change (files not named as
+    /// entries are left alone).
     pub fn compare(&self) -> std::io::Result<Changes> {
         let mut changes = Changes::default();
         for name in &self.names {
@@ -220,9 +171,7 @@ impl Staged {
     }
 
     /// Makes the prepared directory hold exactly the entries the builds
-    /// used: writes the new and changed ones (each atomically), removes
-    /// the others, and creates the directory if need be. Returns what
-    /// changed.
+    /// used (each written atomically); returns what changed.
     pub fn write(&self) -> std::io::Result<Changes> {
         let changes = self.compare()?;
         std::fs::create_dir_all(&self.dir)?;
@@ -230,8 +179,7 @@ impl Staged {
             let body = read_entry(&self.group.join(name), MAX_ENTRY_BYTES).ok_or_else(|| {
                 std::io::Error::other(format!("the session's entry {name} cannot be read back; prepare again"))
             })?;
-            // A link or anything else in the entry's place goes first: the
-            // entry is written beside it and renamed over it.
+            // Renamed over whatever is in the entry's place, links included.
             if !write_entry_file(&self.dir.join(name), &body) {
                 return Err(std::io::Error::other(format!("cannot write {}", self.dir.join(name).display())));
             }

@@ -1,7 +1,5 @@
-//! The option types a [`Config`](crate::Config) is made of: target
-//! environment, SPIR-V version, optimization, dictionary policy, defines
-//! and variants, resource bindings. Plain values, used by the builder and by
-//! every build step.
+//! The option types a [`Config`](crate::Config) is made of: plain values,
+//! used by the builder and by every build step.
 
 use smolv_format::reflect::ShaderStage;
 
@@ -15,12 +13,8 @@ pub use packing::{Framing, Packing, SizeGoal};
 pub(crate) use runtime::{RuntimeCodecs, VARIABLES as RUNTIME_VARIABLES};
 pub(crate) use target::Target;
 
-/// Which Vulkan version the SPIR-V targets.
-///
-/// The default is Vulkan 1.0 (SPIR-V 1.0), as for `glslc` and
-/// vulkano-shaders: every Vulkan device accepts those modules. Raise it
-/// with [`Config::target_env`](crate::Config::target_env) when the
-/// application creates a newer instance and its shaders need newer SPIR-V.
+/// Which Vulkan version the SPIR-V targets (see
+/// [`Config::target_env`](crate::Config::target_env)).
 ///
 /// ```
 /// use smolv_build::{SpirvVersion, TargetEnv};
@@ -43,6 +37,8 @@ pub enum TargetEnv {
 }
 
 impl TargetEnv {
+    const ALL: [Self; 4] = [Self::Vulkan1_0, Self::Vulkan1_1, Self::Vulkan1_2, Self::Vulkan1_3];
+
     /// The SPIR-V version this environment uses by default.
     ///
     /// ```
@@ -60,9 +56,7 @@ impl TargetEnv {
 
     /// The lowest of `self` and the newer environments that accepts a
     /// module whose header version word is `version` (`0x0001_0300` for
-    /// SPIR-V 1.3): what `spirv-opt` is told about a module that came out
-    /// newer than asked (a precompiled `.spv`, or Slang's SPIR-V 1.3 floor),
-    /// so that it optimizes the module instead of refusing its version.
+    /// SPIR-V 1.3).
     pub(crate) fn accepting(self, version: u32) -> Self {
         let needed = match (version >> 8) & 0xff {
             0 => Self::Vulkan1_0,
@@ -96,13 +90,8 @@ impl TargetEnv {
     /// assert_eq!(TargetEnv::parse("opengl4.5"), None);
     /// ```
     pub fn parse(text: &str) -> Option<Self> {
-        Some(match text.trim_start_matches("vulkan") {
-            "1.0" => Self::Vulkan1_0,
-            "1.1" => Self::Vulkan1_1,
-            "1.2" => Self::Vulkan1_2,
-            "1.3" => Self::Vulkan1_3,
-            _ => return None,
-        })
+        let version = text.trim_start_matches("vulkan");
+        Self::ALL.into_iter().find(|env| env.name()["vulkan".len()..] == *version)
     }
 }
 
@@ -132,6 +121,8 @@ pub enum SpirvVersion {
 }
 
 impl SpirvVersion {
+    const ALL: [Self; 7] = [Self::V1_0, Self::V1_1, Self::V1_2, Self::V1_3, Self::V1_4, Self::V1_5, Self::V1_6];
+
     /// `(major, minor)`.
     ///
     /// ```
@@ -150,16 +141,8 @@ impl SpirvVersion {
     /// assert_eq!(SpirvVersion::parse("1.7"), None);
     /// ```
     pub fn parse(text: &str) -> Option<Self> {
-        Some(match text.strip_prefix("spv").unwrap_or(text) {
-            "1.0" => Self::V1_0,
-            "1.1" => Self::V1_1,
-            "1.2" => Self::V1_2,
-            "1.3" => Self::V1_3,
-            "1.4" => Self::V1_4,
-            "1.5" => Self::V1_5,
-            "1.6" => Self::V1_6,
-            _ => return None,
-        })
+        let version = text.strip_prefix("spv").unwrap_or(text);
+        Self::ALL.into_iter().find(|v| format!("1.{}", *v as u8) == version)
     }
 
     /// The version word of a module header: `0x0001_0400` for SPIR-V 1.4.
@@ -169,15 +152,11 @@ impl SpirvVersion {
 }
 
 /// What the application's Vulkan device takes, for the build's check that
-/// no module is newer: the Vulkan version the build targets and the newest
-/// SPIR-V version that device takes. An explicit `spirv_version` newer than
-/// the target's own raises the version as the compilers' environment is
-/// raised, except SPIR-V 1.4 on Vulkan 1.1, which a Vulkan 1.1 device
-/// takes with VK_KHR_spirv_1_4.
+/// no module is newer: its Vulkan version and the newest SPIR-V version.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct DeviceSpirv {
-    /// The device's Vulkan version (not always the environment the
-    /// compilers get: Vulkan 1.1 with SPIR-V 1.4 compiles for Vulkan 1.2).
+    /// The device's Vulkan version (Vulkan 1.1 with SPIR-V 1.4 compiles for
+    /// Vulkan 1.2).
     pub(crate) vulkan: TargetEnv,
     /// The newest SPIR-V version it takes.
     pub(crate) newest: SpirvVersion,
@@ -233,9 +212,8 @@ pub enum Optimization {
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum DictionaryMode {
-    /// Train one when there are two or more modules, try several sizes, and
-    /// keep the best only if it lowers the total *including* the
-    /// dictionary. The default.
+    /// Train one for two or more modules, and keep the best size only if it
+    /// lowers the total *including* the dictionary. The default.
     #[default]
     Auto,
     /// Compress each module on its own.
@@ -307,9 +285,8 @@ impl Variant {
         Self { name: name.into(), defines: Vec::new(), spec_constants: Vec::new(), wesl_features: Vec::new() }
     }
 
-    /// Freezes specialization constant `id` to `value` at build time: the
-    /// variant is the ubershader specialized (branches resolved, dead code
-    /// removed) by `smolv_codec::specialize`.
+    /// Freezes specialization constant `id` to `value` at build time
+    /// (`smolv_codec::specialize`).
     ///
     /// ```
     /// use smolv_build::Variant;
@@ -332,9 +309,7 @@ impl Variant {
         self
     }
 
-    /// Sets WESL's `@if` feature `name` to `value`, for a WESL shader: the
-    /// variant's counterpart of a define. Features the build does not set
-    /// are off.
+    /// Sets WESL's `@if` feature `name` to `value`, for a WESL shader.
     ///
     /// ```
     /// use smolv_build::{Config, Variant};
@@ -462,9 +437,7 @@ pub(crate) struct RegisterBinding {
     pub(crate) binding: u32,
 }
 
-/// HLSL's resource and layout rules, with glslc's flags (`-fhlsl-iomap`,
-/// `-fresource-set-binding`, `-fhlsl-16bit-types` for HLSL;
-/// `-fhlsl-offsets` opts GLSL in to HLSL's block layout).
+/// HLSL's resource and layout rules (glslc's `-fhlsl-*` flags).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub(crate) struct HlslOptions {
     pub(crate) io_mapping: bool,

@@ -6,8 +6,7 @@ pub use smolv_format::Framing;
 /// How the embedded set is packed (see [`Config::packing`](crate::Config::packing)).
 ///
 /// Every variant but `Auto` forces one packing; the names in parentheses
-/// are what `SMOLV_PACKING` and `cargo smolv build --packing` take. New
-/// packings may be added, so a `match` needs a `_` arm.
+/// are what `SMOLV_PACKING` and `--packing` take.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Packing {
@@ -28,18 +27,15 @@ pub enum Packing {
     Raw,
     /// (`relative-ids`) SPIR-V words with ids stored relative to each
     /// instruction's result ([`smolv_codec::relative_ids`]): as large as
-    /// raw SPIR-V installed, smaller after `xz -9`, for a small decoder
-    /// (measured in docs/size.md). What the `download` goal picks for all
-    /// but the smallest sets.
+    /// raw SPIR-V installed, smaller after `xz -9`, for a small decoder.
     ///
     /// ```
     /// smolv_build::Config::new().packing(smolv_build::Packing::RelativeIds);
     /// ```
     RelativeIds,
     /// (`relative-ids-lz4`, `relative-ids-lz4-stream`) SPIR-V with
-    /// relative ids + LZ4 (HC level 12): about 25% more data than SMOL-V +
-    /// LZ4, for a decoder of about 10 KB instead of about 17 KB, which wins
-    /// for sets of about 10 KB to a few hundred KB of SPIR-V.
+    /// relative ids + LZ4 (HC level 12): more data than SMOL-V + LZ4, for
+    /// a smaller decoder.
     ///
     /// ```
     /// use smolv_build::{Config, Framing, Packing};
@@ -49,9 +45,7 @@ pub enum Packing {
         /// Per module, or one stream.
         framing: Framing,
     },
-    /// (`smolv`) SMOL-V, uncompressed: the SMOL-V decoder only. It
-    /// compresses again when the binary is downloaded compressed, though
-    /// [`Packing::RelativeIds`] does so about as well for far less code.
+    /// (`smolv`) SMOL-V, uncompressed: the SMOL-V decoder only.
     ///
     /// ```
     /// smolv_build::Config::new().packing(smolv_build::Packing::Smolv);
@@ -163,11 +157,9 @@ pub enum SizeGoal {
     /// code. The default.
     #[default]
     Installed,
-    /// (`download`) The binary after `xz -9`, for games whose store,
-    /// installer or archive compresses them again: compressed shaders do
-    /// not shrink a second time, so this usually picks SPIR-V with
-    /// relative ids ([`Packing::RelativeIds`]), or raw SPIR-V for small
-    /// sets.
+    /// (`download`) The binary after `xz -9`, for games whose store or
+    /// installer compresses them: this usually picks
+    /// [`Packing::RelativeIds`], or raw SPIR-V for small sets.
     Download,
 }
 
@@ -178,11 +170,7 @@ impl SizeGoal {
     /// assert_eq!(smolv_build::SizeGoal::parse("download"), Some(smolv_build::SizeGoal::Download));
     /// ```
     pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "installed" => Some(Self::Installed),
-            "download" => Some(Self::Download),
-            _ => None,
-        }
+        [Self::Installed, Self::Download].into_iter().find(|goal| goal.name() == text)
     }
 
     /// The name [`SizeGoal::parse`] reads.

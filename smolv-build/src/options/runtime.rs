@@ -1,13 +1,7 @@
-//! What the smolv-runtime that embeds the set can unpack: its build script
-//! publishes its codecs through Cargo's `links` metadata, which Cargo
-//! passes to the build scripts of the crates that depend on it
-//! (`DEP_SMOLV_RUNTIME_CODECS`, `DEP_SMOLV_RUNTIME_ZSTD`,
-//! `DEP_SMOLV_RUNTIME_WGPU`). Automatic packing chooses only among those
-//! codecs, and prices zstd at the build that is linked; a forced packing
-//! the runtime cannot unpack is an error that names the feature to turn
-//! on. A wgpu target that may ship WGSL ships it when the runtime's wgpu
-//! layer takes no SPIR-V (`wgpu` without `wgpu-spirv`), and warns about
-//! the modules naga refused, which still ship SPIR-V.
+//! What the smolv-runtime that embeds the set can unpack, from its `links`
+//! metadata (`DEP_SMOLV_RUNTIME_*`): automatic packing chooses among its
+//! codecs, and a forced packing it cannot unpack is an error naming the
+//! feature to turn on.
 
 use smolv_format::Codec;
 
@@ -34,9 +28,7 @@ pub(crate) struct RuntimeCodecs {
     /// Its zstd is the full-speed build (feature `zstd-fast` without `zstd`).
     pub(crate) zstd_fast: bool,
     /// Whether its wgpu layer makes modules of SPIR-V (feature
-    /// `wgpu-spirv`); `None` when unknown (as for `codecs`), and when it
-    /// has no wgpu layer: a game that hands wgpu the shaders itself may
-    /// well take SPIR-V.
+    /// `wgpu-spirv`); `None` when unknown or without a wgpu layer.
     pub(crate) wgpu_spirv: Option<bool>,
 }
 
@@ -64,9 +56,8 @@ impl RuntimeCodecs {
         self.wgpu_spirv != Some(false)
     }
 
-    /// A warning when `spirv_modules` ship as SPIR-V for a wgpu target that
-    /// may ship WGSL (naga refused them) and the runtime's wgpu layer takes
-    /// no SPIR-V; `None` otherwise.
+    /// A warning when `spirv_modules` ship as SPIR-V for wgpu (naga refused
+    /// them) and the runtime's wgpu layer takes no SPIR-V.
     pub(crate) fn wgpu_spirv_warning(&self, spirv_modules: &[&str]) -> Option<String> {
         if self.wgpu_takes_spirv() || spirv_modules.is_empty() {
             return None;

@@ -3,21 +3,7 @@
 
 /// What the game hands its shaders to (see
 /// [`Config::for_wgpu`](crate::Config::for_wgpu)). The names in
-/// parentheses are what `SMOLV_TARGET` and `cargo smolv build
-/// --target-api` take.
-///
-/// For wgpu a build can ship either of two things. SPIR-V, which the game
-/// passes as `ShaderSource::SpirV` (wgpu's `spirv` feature: naga's SPIR-V
-/// front end in the game); or WGSL made by the build (naga's SPIR-V front
-/// end and WGSL back end here, then minified and packed), which the game
-/// passes as `ShaderSource::Wgsl` (wgpu's default `wgsl` feature) through
-/// `Shader::wgsl`. A build script cannot see wgpu's features, so
-/// `Target::Wgpu` weighs both by a measured cost table
-/// (docs/size.md#wgpu-targets): the shaders as each ships, plus the naga
-/// front end each links. It sees smolv-runtime's: with `wgpu` but no
-/// `wgpu-spirv` there, WGSL ships. Shaders naga cannot express as WGSL ship as
-/// SPIR-V, with a build warning naming each.
-///
+/// parentheses are what `SMOLV_TARGET` and `--target-api` take.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub(crate) enum Target {
     /// (`vulkan`) SPIR-V for Vulkan. The default.
@@ -62,16 +48,8 @@ impl Target {
     }
 
     /// Whether WGSL and WESL compile with `y` negated at the position
-    /// output (naga's `ADJUST_COORDINATE_SPACE`) unless
-    /// [`Config::wgsl_adjust_coordinate_space`](crate::Config::wgsl_adjust_coordinate_space)
-    /// says otherwise: for Vulkan only. wgpu draws every module, its own
-    /// WGSL included, with `y` up and flips the viewport on its Vulkan
-    /// backend (wgpu-hal's `set_viewport` gives it a negative height, and
-    /// its naga SPIR-V writer runs without `ADJUST_COORDINATE_SPACE`); and
-    /// wgpu reads SPIR-V with `adjust_coordinate_space: false`. So for
-    /// wgpu the SPIR-V keeps WGSL's `y`, and draws as `include_wgsl!` does
-    /// through every path: WGSL made from it, SPIR-V read by naga, and
-    /// passthrough.
+    /// output by default: for Vulkan only, since wgpu flips the viewport on
+    /// its Vulkan backend and reads SPIR-V without adjusting it.
     pub(crate) fn adjusts_wgsl_position(self) -> bool {
         self == Self::Vulkan
     }

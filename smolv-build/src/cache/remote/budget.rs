@@ -6,26 +6,17 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-/// The time a build may wait on the remote cache, in all. Only waits count:
-/// the prefetch (all of it), lookups that a compile waits for, a worker
-/// waiting for room to queue an upload, and the wait for the last uploads
-/// at the end. Uploads running while the build compiles cost it nothing.
-/// Waits on several threads at once are each counted in full, so the
-/// build's real delay is at most what was counted.
+/// The time a build may wait on the remote cache, in all: only waits
+/// count, each in full even when several threads wait at once.
 #[derive(Debug)]
 pub(crate) struct TimeBudget {
-    limit: Duration,
+    pub(crate) limit: Duration,
     waited_nanos: AtomicU64,
 }
 
 impl TimeBudget {
     pub(crate) fn new(limit: Duration) -> Self {
         Self { limit, waited_nanos: AtomicU64::new(0) }
-    }
-
-    /// The limit, for messages.
-    pub(crate) fn limit(&self) -> Duration {
-        self.limit
     }
 
     /// What is left to wait.
@@ -54,10 +45,8 @@ impl TimeBudget {
     }
 }
 
-/// A cap on the bytes of entries held in memory at once: downloads being
-/// verified and stored, and uploads waiting in the queue. A taker waits
-/// for room ([`MemoryBudget::take`]); a [`Lease`] gives its bytes back when
-/// dropped.
+/// A cap on the bytes of entries held in memory at once (downloads and
+/// queued uploads); a [`Lease`] gives its bytes back when dropped.
 #[derive(Debug)]
 pub(crate) struct MemoryBudget {
     limit: u64,

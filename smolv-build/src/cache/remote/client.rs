@@ -1,7 +1,6 @@
 //! The HTTP side: `GET`/`PUT` of `/ac/<key>` and `/cas/<sha256>` with
-//! ureq, every downloaded blob checked, and the server switched off for
-//! the rest of the build at its first failure, or once the build has
-//! waited on it for its time limit.
+//! ureq, every downloaded blob checked, and the server off for the rest of
+//! the build at its first failure or once its time limit is spent.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -18,7 +17,7 @@ use crate::cache::key::Key;
 /// Connecting (and resolving the name) may take this long.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 /// Each read and write, including the wait for the response, may take
-/// this long: a server that accepts and never answers costs one timeout.
+/// this long.
 const IO_TIMEOUT: Duration = Duration::from_secs(5);
 /// A whole request may take this long (a server trickling a large blob).
 const CALL_TIMEOUT: Duration = Duration::from_secs(60);
@@ -26,8 +25,7 @@ const CALL_TIMEOUT: Duration = Duration::from_secs(60);
 const MAX_RECORD_BYTES: u64 = 64 * 1024;
 /// The largest entry uploaded or downloaded: the local cache's limit.
 pub(crate) const MAX_BLOB_BYTES: u64 = crate::cache::MAX_ENTRY_BYTES;
-/// The bytes of entries held in memory at once, downloads being checked
-/// and uploads waiting, in all: two of the largest.
+/// The bytes of entries held in memory at once, in all: two of the largest.
 pub(crate) const MEMORY_BYTES: u64 = 2 * MAX_BLOB_BYTES;
 
 /// The server of one build, shared by its worker and upload threads.
@@ -41,11 +39,8 @@ pub(crate) struct Server {
     pub(crate) time: TimeBudget,
     /// The bytes of entries it may hold at once.
     pub(crate) memory: Arc<MemoryBudget>,
-    hits: AtomicU64,
-    misses: AtomicU64,
-    uploads: AtomicU64,
-    bytes_down: AtomicU64,
-    bytes_up: AtomicU64,
+    /// The counters but `seconds`, and the time spent on requests.
+    stats: Mutex<RemoteStats>,
     nanos: AtomicU64,
     warnings: Mutex<Vec<String>>,
 }
@@ -108,21 +103,16 @@ impl Server {
             off: AtomicBool::new(false),
             time: TimeBudget::new(resolved.time_limit),
             memory: MemoryBudget::new(memory_bytes),
-            hits: AtomicU64::new(0),
-            misses: AtomicU64::new(0),
-            uploads: AtomicU64::new(0),
-            bytes_down: AtomicU64::new(0),
-            bytes_up: AtomicU64::new(0),
+            stats: Mutex::default(),
             nanos: AtomicU64::new(0),
             warnings: Mutex::new(Vec::new()),
         }
     }
 
-    /// The entry stored under `key`, verified, or `None`: not there (a
-    /// miss), unusable (a miss and a warning), or the remote is off. The
-    /// caller reports with [`count`](Self::count) whether it could use a
-    /// verified entry. No request runs past `deadline`: one that would
-    /// turns the remote off.
+    /// The entry stored under `key`, verified, or `None`: a miss (with a
+    /// warning if unusable), or the remote is off. The caller reports with
+    /// [`count`](Self::count) whether it could use it. No request runs
+    /// past `deadline`.
     pub(crate) fn get(&self, key: &Key, deadline: Option<Instant>) -> Option<Blob> {
         if self.off.load(Ordering::Relaxed) {
             return None;
@@ -131,7 +121,7 @@ impl Server {
         let record = match self.fetch(&format!("ac/{hex}"), MAX_RECORD_BYTES, deadline) {
             Ok(Fetched::Body(record)) => record,
             Ok(Fetched::NotFound) => {
-                self.misses.fetch_add(1, Ordering::Relaxed);
+                self.add(|stats| stats.misses += 1);
                 return None;
             }
             Ok(Fetched::TooLarge) => return self.unusable(&hex, "its action-cache record is over 64 KiB"),
@@ -146,8 +136,7 @@ impl Server {
                 format!("its record names a {}-byte blob, over the {} MiB limit", digest.size, MAX_BLOB_BYTES >> 20);
             return self.unusable(&hex, &why);
         }
-        // Room for the blob first: downloads and queued uploads together
-        // hold at most the memory budget.
+        // Room for the blob first.
         let past = |deadline: Option<Instant>| deadline.is_some_and(|d| Instant::now() >= d);
         let Some(lease) = self.memory.take(digest.size, || self.off.load(Ordering::Relaxed) || past(deadline)) else {
             return if past(deadline) { self.switch_off(&self.out_of_time()) } else { None };
@@ -172,12 +161,16 @@ impl Server {
         Some(Blob { bytes: blob, _lease: lease })
     }
 
-    /// Counts a verified entry from [`get`](Self::get) as a hit, or, when
-    /// the build could not use it (it records files that differ here), as
-    /// a miss.
+    /// Counts a verified entry from [`get`](Self::get) as a hit, or as a
+    /// miss when the build could not use it.
     pub(crate) fn count(&self, used: bool) {
-        let counter = if used { &self.hits } else { &self.misses };
-        counter.fetch_add(1, Ordering::Relaxed);
+        self.add(|stats| if used { stats.hits += 1 } else { stats.misses += 1 });
+    }
+
+    fn add(&self, change: impl FnOnce(&mut RemoteStats)) {
+        if let Ok(mut stats) = self.stats.lock() {
+            change(&mut stats);
+        }
     }
 
     /// Whether [`put`](Self::put) would upload anything now.
@@ -185,10 +178,9 @@ impl Server {
         self.upload && !self.off.load(Ordering::Relaxed)
     }
 
-    /// Uploads an entry: the blob to the CAS first, so that the record
-    /// never names a missing blob (bazel-remote checks). Does nothing in
-    /// read-only mode, once the server is off, or for an entry over the
-    /// size limit. No request runs past `deadline`.
+    /// Uploads an entry, the blob first (bazel-remote checks that a record
+    /// names no missing blob), unless [`uploads`](Self::uploads) is false
+    /// or the entry is over the size limit. No request runs past `deadline`.
     pub(crate) fn put(&self, key: &Key, body: &[u8], deadline: Option<Instant>) {
         if !self.uploads() || body.len() as u64 > MAX_BLOB_BYTES {
             return;
@@ -198,9 +190,7 @@ impl Server {
             .store(&format!("cas/{}", digest.hash), body, deadline)
             .and_then(|()| self.store(&format!("ac/{}", key.hex()), &record::encode(&digest), deadline));
         match stored {
-            Ok(()) => {
-                self.uploads.fetch_add(1, Ordering::Relaxed);
-            }
+            Ok(()) => self.add(|stats| stats.uploads += 1),
             Err(why) => {
                 self.switch_off::<()>(&why);
             }
@@ -209,15 +199,8 @@ impl Server {
 
     /// Counters so far, and the warnings not yet taken.
     pub(crate) fn take(&self) -> (RemoteStats, Vec<String>) {
-        let count = |counter: &AtomicU64| usize::try_from(counter.load(Ordering::Relaxed)).unwrap_or(usize::MAX);
-        let stats = RemoteStats {
-            hits: count(&self.hits),
-            misses: count(&self.misses),
-            uploads: count(&self.uploads),
-            bytes_down: self.bytes_down.load(Ordering::Relaxed),
-            bytes_up: self.bytes_up.load(Ordering::Relaxed),
-            seconds: Duration::from_nanos(self.nanos.load(Ordering::Relaxed)).as_secs_f64(),
-        };
+        let mut stats = self.stats.lock().map(|stats| *stats).unwrap_or_default();
+        stats.seconds = Duration::from_nanos(self.nanos.load(Ordering::Relaxed)).as_secs_f64();
         let warnings = self.warnings.lock().map(|mut w| std::mem::take(&mut *w)).unwrap_or_default();
         (stats, warnings)
     }
@@ -230,7 +213,7 @@ impl Server {
 
     /// A miss with a warning: the entry is never used.
     fn unusable<T>(&self, hex: &str, why: &str) -> Option<T> {
-        self.misses.fetch_add(1, Ordering::Relaxed);
+        self.add(|stats| stats.misses += 1);
         self.warn(format!("{WARNING_PREFIX} entry /ac/{hex} is not used: {why}; building it instead"));
         None
     }
@@ -239,12 +222,12 @@ impl Server {
     pub(crate) fn out_of_time(&self) -> String {
         format!(
             "the build has waited {:.1} s for it, its limit ({TIME_LIMIT_VAR} or Config::remote_cache_time_limit)",
-            self.time.limit().as_secs_f64()
+            self.time.limit.as_secs_f64()
         )
     }
 
-    /// The server failed: off for the rest of the build, and only the
-    /// first failure of all threads is reported.
+    /// The server failed: off for the rest of the build; only the first
+    /// failure is reported.
     pub(crate) fn switch_off<T>(&self, why: &str) -> Option<T> {
         if !self.off.swap(true, Ordering::SeqCst) {
             self.warn(format!("{WARNING_PREFIX} {}: {why}; not using it for the rest of this build", self.base));
@@ -270,24 +253,26 @@ impl Server {
         }
     }
 
-    /// What a failed request says: the time limit, when it ended the
-    /// request, else the failure itself.
+    /// What a failed request says: the time limit, if it ended it.
     fn failure(&self, deadline: Option<Instant>, failure: String) -> String {
         let cut_short = deadline.is_some_and(|d| Instant::now() + Duration::from_millis(20) >= d);
         if cut_short { self.out_of_time() } else { failure }
     }
 
+    /// `request` with the header, if any, done within `timeout`.
+    fn prepared<B>(&self, mut request: ureq::RequestBuilder<B>, timeout: Duration) -> ureq::RequestBuilder<B> {
+        if let Some(header) = &self.header {
+            request = request.header(&header.name, &header.value);
+        }
+        request.config().timeout_global(Some(timeout)).build()
+    }
+
     /// `GET {base}/{path}`, reading at most `limit` bytes, done by
-    /// `deadline`. `Err` is a failure of the server or the connection, with
-    /// what happened.
+    /// `deadline`. `Err` is a failure of the server or the connection.
     fn fetch(&self, path: &str, limit: u64, deadline: Option<Instant>) -> Result<Fetched, String> {
         let timeout = self.timeout(deadline)?;
         let fetched = self.timed(|| {
-            let mut request = self.agent.get(format!("{}/{path}", self.base));
-            if let Some(header) = &self.header {
-                request = request.header(&header.name, &header.value);
-            }
-            let request = request.config().timeout_global(Some(timeout)).build();
+            let request = self.prepared(self.agent.get(format!("{}/{path}", self.base)), timeout);
             let mut response =
                 request.call().map_err(|e| self.failure(deadline, format!("GET /{path} failed: {e}")))?;
             match response.status().as_u16() {
@@ -301,7 +286,7 @@ impl Server {
             }
         })?;
         if let Fetched::Body(body) = &fetched {
-            self.bytes_down.fetch_add(body.len() as u64, Ordering::Relaxed);
+            self.add(|stats| stats.bytes_down += body.len() as u64);
         }
         Ok(fetched)
     }
@@ -311,11 +296,7 @@ impl Server {
     fn store(&self, path: &str, body: &[u8], deadline: Option<Instant>) -> Result<(), String> {
         let timeout = self.timeout(deadline)?;
         self.timed(|| {
-            let mut request = self.agent.put(format!("{}/{path}", self.base));
-            if let Some(header) = &self.header {
-                request = request.header(&header.name, &header.value);
-            }
-            let request = request.config().timeout_global(Some(timeout)).build();
+            let request = self.prepared(self.agent.put(format!("{}/{path}", self.base)), timeout);
             let response =
                 request.send(body).map_err(|e| self.failure(deadline, format!("PUT /{path} failed: {e}")))?;
             match response.status().as_u16() {
@@ -323,7 +304,7 @@ impl Server {
                 status => Err(format!("PUT /{path} answered HTTP {status}")),
             }
         })?;
-        self.bytes_up.fetch_add(body.len() as u64, Ordering::Relaxed);
+        self.add(|stats| stats.bytes_up += body.len() as u64);
         Ok(())
     }
 }

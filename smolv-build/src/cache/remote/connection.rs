@@ -1,13 +1,7 @@
-//! The remote cache as the build's workers see it. Requests wait on the
-//! network, not on the CPU, so they do not run one at a time on the few
-//! worker threads: every job's entry is asked for at once before the jobs
-//! run ([`Remote::prefetch`]), and uploads are handed to background
-//! threads, so that a cold build compiles on while its entries travel.
-//!
-//! What the remote may cost a build is bounded (see `budget`): prefetched
-//! entries go straight to the local cache instead of waiting in memory,
-//! downloads and queued uploads share a memory budget, and the build waits
-//! on the remote for its time limit at most, in all; then it is off.
+//! The remote cache as the build's workers see it: every job's entry is
+//! asked for at once before the jobs run ([`Remote::prefetch`]), and
+//! uploads run on background threads while the build compiles on. Memory
+//! and the time the build waits are bounded (see `budget`).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -27,8 +21,7 @@ const UPLOAD_THREADS: usize = 4;
 /// Lookups in flight at once while prefetching.
 const PREFETCH_THREADS: usize = 8;
 /// Entries waiting for an upload thread; a worker that finds the queue
-/// full (or the memory budget spent) waits, so memory stays bounded
-/// whatever the server's speed, and the wait counts against the time limit.
+/// full waits, and the wait counts against the time limit.
 const QUEUE_LEN: usize = 64;
 
 /// An entry waiting for its upload, with its share of the memory budget.
@@ -75,9 +68,7 @@ impl Remote {
             for index in 0..UPLOAD_THREADS {
                 let (server, receiver) = (Arc::clone(&server), Arc::clone(&receiver));
                 let spawned = std::thread::Builder::new().name(format!("smolv-upload-{index}")).spawn(move || {
-                    // Ends when the queue is closed and empty. The build
-                    // compiles on meanwhile, so these requests cost it no
-                    // time until it waits for them at the end.
+                    // Ends when the queue is closed and empty.
                     while let Ok((key, body, _lease)) =
                         receiver.lock().map_err(drop).and_then(|r| r.recv().map_err(drop))
                     {
@@ -100,13 +91,11 @@ impl Remote {
     }
 
     /// Looks `keys` up with several requests in flight, and hands each
-    /// verified entry to `store` (the local cache) at once, so that no more
-    /// than a few are ever in memory. The build waits for all of it.
+    /// verified entry to `store` (the local cache) at once.
     pub(crate) fn prefetch(&self, keys: &[Key], store: impl Fn(&Key, &[u8]) -> bool + Sync) {
         let start = Instant::now();
         let deadline = self.server.time.deadline();
         let next = AtomicUsize::new(0);
-        let done = Mutex::new(Vec::new());
         std::thread::scope(|scope| {
             for _ in 0..PREFETCH_THREADS.min(keys.len()) {
                 scope.spawn(|| {
@@ -116,17 +105,14 @@ impl Remote {
                             Some(_) => Prefetched::NotStored,
                             None => Prefetched::Missing,
                         };
-                        if let Ok(mut done) = done.lock() {
-                            done.push((*key, what));
+                        if let Ok(mut prefetched) = self.prefetched.lock() {
+                            prefetched.insert(*key, what);
                         }
                     }
                 });
             }
         });
         self.waited_since(start);
-        if let (Ok(done), Ok(mut prefetched)) = (done.into_inner(), self.prefetched.lock()) {
-            prefetched.extend(done);
-        }
     }
 
     /// Counts a wait of the build on the remote, and turns the remote off
@@ -147,9 +133,8 @@ impl Remote {
         }
     }
 
-    /// The verified entry under `key`, from the server. `None` for a key
-    /// that the prefetch found missing, or stored locally (then the build
-    /// could not use that entry: a miss).
+    /// The verified entry under `key`, from the server; `None` for a key
+    /// that the prefetch found missing or stored locally (then unusable).
     pub(crate) fn get(&self, key: &Key) -> Option<Vec<u8>> {
         match self.prefetched.lock().ok().and_then(|mut prefetched| prefetched.remove(key)) {
             Some(Prefetched::Missing) => return None,
@@ -170,19 +155,17 @@ impl Remote {
         self.server.count(used);
     }
 
-    /// Queues an upload of the entry (nothing in read-only mode, once the
-    /// server is off, or for an entry over the size limit). Waiting for
-    /// room in the queue counts against the time limit.
+    /// Queues an upload of the entry (as [`Server::put`] would send it);
+    /// waiting for room counts against the time limit.
     pub(crate) fn put(&self, key: &Key, body: &[u8]) {
         if !self.server.uploads() || body.len() as u64 > MAX_BLOB_BYTES {
             return;
         }
+        let start = Instant::now();
         let Some(queue) = self.queue.lock().ok().and_then(|queue| queue.clone()) else {
-            let start = Instant::now();
             self.server.put(key, body, Some(self.server.time.deadline()));
             return self.waited_since(start);
         };
-        let start = Instant::now();
         let deadline = self.server.time.deadline();
         let give_up = || !self.server.uploads() || Instant::now() >= deadline;
         let Some(lease) = self.server.memory.take(body.len() as u64, give_up) else {
@@ -203,9 +186,8 @@ impl Remote {
         self.waited_since(start);
     }
 
-    /// Waits for the queued uploads (as long as the time limit allows;
-    /// then the remote is off and the uploads left are abandoned), then
-    /// returns the counters and the warnings not yet taken.
+    /// Waits for the queued uploads, within the time limit, then returns
+    /// the counters and the warnings not yet taken.
     pub(crate) fn take(&self) -> (RemoteStats, Vec<String>) {
         if let Ok(mut queue) = self.queue.lock() {
             queue.take();

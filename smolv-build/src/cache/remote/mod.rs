@@ -1,17 +1,8 @@
-//! The remote cache: a second cache level, behind the local one, on a
-//! server that speaks Bazel's HTTP remote-cache protocol (`GET`/`PUT` of
-//! `/ac/<64 hex>` and `/cas/<sha256>`).
-//!
-//! The action-cache key is the local cache key; the record stored there
-//! names the entry's blob in the CAS by its SHA-256 (see `record` and
-//! `docs/format.md`). [`Cache`](crate::cache::Cache) asks the remote on a
-//! local miss and uploads after storing locally (`connection`: uploads run on
-//! background threads; `client`: the HTTP requests and checks). Nothing
-//! here can fail a build: what goes wrong is a miss, and a warning in the
-//! report.
-//!
-//! The HTTP client (ureq with rustls) is compiled only with the
-//! `remote-cache` feature; without it a configured remote is one warning.
+//! The remote cache: a level behind the local one, on a server that speaks
+//! Bazel's HTTP remote-cache protocol (`GET`/`PUT` of `/ac/<cache key>`,
+//! whose record names the entry's blob `/cas/<sha256>`; `docs/format.md`).
+//! Nothing here can fail a build: what goes wrong is a miss and a warning.
+//! The client is compiled only with the `remote-cache` feature.
 
 mod settings;
 
@@ -35,12 +26,10 @@ use settings::{Resolution, resolve};
 /// Every remote-cache warning starts with this, so logs can be searched.
 pub(crate) const WARNING_PREFIX: &str = "remote cache";
 
-/// The client: with the feature, the real one.
 #[cfg(feature = "remote-cache")]
 pub(crate) use connection::Remote;
 
-/// Without the feature no client can exist, so a [`Cache`](crate::cache::Cache)
-/// never has one.
+/// Without the feature no client can exist.
 #[cfg(not(feature = "remote-cache"))]
 #[derive(Debug)]
 pub(crate) enum Remote {}
@@ -95,8 +84,8 @@ pub(crate) struct Finished {
     pub(crate) warnings: Vec<String>,
 }
 
-/// The remote cache of one build: the client, if there is one, and the
-/// warnings of setting it up.
+/// The remote cache of one build: the client, if any, and the warning of
+/// setting it up.
 pub(crate) struct Session {
     client: Option<Arc<Remote>>,
     setup_warning: Option<String>,
@@ -121,8 +110,7 @@ impl Session {
         self.client.clone()
     }
 
-    /// What the remote did, and its warnings: the caller puts them in the
-    /// report and prints the warnings.
+    /// What the remote did, and its warnings.
     pub(crate) fn finish(&self) -> Finished {
         let mut warnings: Vec<String> = self.setup_warning.iter().cloned().collect();
         let stats = self.client.as_ref().map(|client| {

@@ -1,10 +1,6 @@
-//! The action-cache record: a real REAPI `ActionResult` protobuf naming one
-//! output file, the entry, by its SHA-256 digest in the CAS.
-//!
-//! Writing what Bazel writes keeps servers that check `/ac/` bodies
-//! (bazel-remote parses every `ActionResult` it is sent, and on a read
-//! checks that the blobs it names exist) working without flags. Only the
-//! fields used here are written:
+//! The action-cache record: a real REAPI `ActionResult` protobuf (servers
+//! such as bazel-remote check them) naming one output file, the entry, by
+//! its SHA-256 digest in the CAS:
 //!
 //! ```text
 //! ActionResult { output_files (2): [OutputFile { path (1): "smolv-cache-entry",
@@ -12,8 +8,7 @@
 //!                                                                     size_bytes (2): <n> } }] }
 //! ```
 //!
-//! Reading skips every other field (bazel-remote adds `execution_metadata`),
-//! and refuses anything malformed instead of guessing.
+//! Reading skips every other field and refuses anything malformed.
 
 /// The output file's path in the `ActionResult`.
 pub(crate) const ENTRY_PATH: &str = "smolv-cache-entry";

@@ -1,17 +1,13 @@
-//! Turning the remote cache on: what the [`Config`](crate::Config)
-//! setters and the `SMOLV_REMOTE_CACHE*` variables say, and what a setting
-//! that cannot work turns into (the remote off, and one warning that says
-//! why).
+//! Turning the remote cache on from the [`Config`](crate::Config) setters
+//! and the `SMOLV_REMOTE_CACHE*` variables; a setting that cannot work
+//! turns it off, with one warning that says why.
 
-/// The variable naming the server: `http(s)://host[:port][/prefix]`.
+use crate::env::setting;
+
 pub(crate) const URL_VAR: &str = "SMOLV_REMOTE_CACHE";
-/// `read-write` (the default), `read-only` or `off`.
 pub(crate) const MODE_VAR: &str = "SMOLV_REMOTE_CACHE_MODE";
-/// One `Name: value` header sent with every request; never printed.
 pub(crate) const HEADER_VAR: &str = "SMOLV_REMOTE_CACHE_HEADER";
-/// Seconds the remote may add to one build, in all (a decimal number).
 pub(crate) const TIME_LIMIT_VAR: &str = "SMOLV_REMOTE_CACHE_TIME_LIMIT";
-/// What the remote may add to a build unless told otherwise.
 pub(crate) const DEFAULT_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// What the build does with the remote cache (see [`Config::remote_cache`](crate::Config::remote_cache)).
@@ -23,8 +19,8 @@ pub(crate) const DEFAULT_TIME_LIMIT: std::time::Duration = std::time::Duration::
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum RemoteCacheMode {
-    /// Look entries up on a local miss, and upload what was compiled. The
-    /// default: what CI does.
+    /// Look entries up on a local miss, and upload what was compiled (CI).
+    /// The default.
     #[default]
     ReadWrite,
     /// Look entries up, upload nothing: what developers' machines do.
@@ -52,8 +48,7 @@ impl RemoteCacheMode {
     }
 }
 
-/// The remote-cache part of a [`Config`](crate::Config): each field wins
-/// over its variable.
+/// The remote-cache part of a [`Config`](crate::Config).
 #[derive(Clone, Default)]
 pub(crate) struct RemoteSettings {
     pub(crate) url: Option<String>,
@@ -74,7 +69,7 @@ impl std::fmt::Debug for RemoteSettings {
     }
 }
 
-/// A request header, checked to be a valid HTTP field. Its value is never
+/// A request header, checked to be a valid HTTP field; its value is never
 /// shown.
 #[derive(Clone, PartialEq, Eq)]
 pub(crate) struct Header {
@@ -88,8 +83,7 @@ impl std::fmt::Debug for Header {
     }
 }
 
-/// Settings that can work: a well-formed URL, a mode that reads, and a
-/// well-formed header.
+/// Settings that can work.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Resolved {
     /// The URL without a trailing `/`; requests go to `{base}/ac/…` and
@@ -102,8 +96,8 @@ pub(crate) struct Resolved {
 }
 
 impl Resolved {
-    /// The one warning for a header that would cross the network in clear
-    /// text: the URL is `http://`. The header's value is not shown.
+    /// The warning for a header sent over plain `http://` (its value not
+    /// shown).
     pub(crate) fn plain_http_warning(&self) -> Option<String> {
         let header = self.header.as_ref()?;
         self.base.starts_with("http://").then(|| {
@@ -121,8 +115,7 @@ impl Resolved {
 pub(crate) enum Resolution {
     /// Nothing configured, or the mode is `off`.
     Off,
-    /// Configured, but it cannot work: the remote is off, and this is the
-    /// one warning that says why.
+    /// Configured, but it cannot work: the warning that says why.
     Unusable(String),
     /// Use this server.
     On(Resolved),
@@ -140,18 +133,12 @@ pub(crate) fn resolve(
         (None, Some(url)) => (url, URL_VAR),
         (None, None) => return Resolution::Off,
     };
-    let mode = match (settings.mode, var(MODE_VAR)) {
-        (Some(mode), _) => mode,
-        (None, Some(text)) => match RemoteCacheMode::parse(text.trim()) {
-            Some(mode) => mode,
-            None => {
-                return Resolution::Unusable(format!(
-                    "{MODE_VAR}={text:?} is not one of {}: the remote cache is off",
-                    RemoteCacheMode::NAMES.join(", ")
-                ));
-            }
-        },
-        (None, None) => RemoteCacheMode::default(),
+    let mode = match setting(settings.mode, var(MODE_VAR), RemoteCacheMode::parse) {
+        Ok(mode) => mode.unwrap_or_default(),
+        Err(text) => {
+            let names = RemoteCacheMode::NAMES.join(", ");
+            return Resolution::Unusable(format!("{MODE_VAR}={text:?} is not one of {names}: the remote cache is off"));
+        }
     };
     if mode == RemoteCacheMode::Off {
         return Resolution::Off;
@@ -180,17 +167,13 @@ pub(crate) fn resolve(
             ));
         }
     };
-    let time_limit = match (settings.time_limit, var(TIME_LIMIT_VAR)) {
-        (Some(limit), _) => limit,
-        (None, Some(text)) => match parse_seconds(text.trim()) {
-            Some(limit) => limit,
-            None => {
-                return Resolution::Unusable(format!(
-                    "{TIME_LIMIT_VAR}={text:?} is not a number of seconds (like 30 or 2.5): the remote cache is off"
-                ));
-            }
-        },
-        (None, None) => DEFAULT_TIME_LIMIT,
+    let time_limit = match setting(settings.time_limit, var(TIME_LIMIT_VAR), parse_seconds) {
+        Ok(limit) => limit.unwrap_or(DEFAULT_TIME_LIMIT),
+        Err(text) => {
+            return Resolution::Unusable(format!(
+                "{TIME_LIMIT_VAR}={text:?} is not a number of seconds (like 30 or 2.5): the remote cache is off"
+            ));
+        }
     };
     Resolution::On(Resolved { base, upload: mode == RemoteCacheMode::ReadWrite, header, time_limit })
 }
@@ -207,8 +190,8 @@ pub fn parse_seconds(text: &str) -> Option<std::time::Duration> {
     text.parse::<f64>().ok().and_then(|seconds| std::time::Duration::try_from_secs_f64(seconds).ok())
 }
 
-/// Checks `http(s)://host[:port][/prefix]` and drops trailing slashes. The
-/// URL is quoted in the error only when it carries no credentials.
+/// Checks `http(s)://host[:port][/prefix]` and drops trailing slashes,
+/// quoting the URL in errors only when it carries no credentials.
 fn parse_url(url: &str) -> Result<String, String> {
     let shown = if url.contains('@') { "(not shown: it contains credentials)".to_owned() } else { format!("{url:?}") };
     let Some(rest) = url.strip_prefix("http://").or_else(|| url.strip_prefix("https://")) else {
