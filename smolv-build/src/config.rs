@@ -705,12 +705,10 @@ impl Config {
     /// Builds every shader; on failure, reports the errors and ends the
     /// process without a panic.
     ///
-    /// Under a build script each error is one `cargo::error=` line
-    /// (`path:line:col: message`), the last naming the full log
-    /// (`OUT_DIR/smolv-build.log`), and the script exits with status 0:
-    /// Cargo fails the build because errors were logged. Otherwise the
-    /// errors go to stderr and the process exits with status 1. To handle
-    /// a failure yourself, call [`try_compile`](Config::try_compile).
+    /// Under a build script each error is one `cargo::error=` line and the
+    /// script exits with status 0 (Cargo fails the build); otherwise the
+    /// errors go to stderr and the status is 1. To handle a failure
+    /// yourself, call [`try_compile`](Config::try_compile).
     ///
     /// ```no_run
     /// // build.rs
@@ -775,11 +773,9 @@ impl Config {
     /// Serves as a shader compiler worker if this process was started as
     /// one, and never returns then; otherwise returns at once.
     ///
-    /// The compilers run in worker processes (this program started again),
-    /// so that a crash fails one shader, not the build. A build script
-    /// needs nothing on Linux; elsewhere, and in any other program that
-    /// builds shaders, call this first in `main`, or the compilers run in
-    /// the program's own process.
+    /// The compilers run in worker processes (this program started again).
+    /// A build script needs nothing on Linux; elsewhere, and in any other
+    /// program that builds shaders, call this first in `main`.
     ///
     /// ```no_run
     /// // The first line of the program's `main`:
@@ -953,10 +949,9 @@ impl Config {
     /// [`remote_cache_mode`](Config::remote_cache_mode) is read-only.
     /// Default: `SMOLV_REMOTE_CACHE`, else none.
     ///
-    /// The remote never fails a build: a bad entry is a miss with a
-    /// warning, and a failure, a timeout or its
-    /// [time limit](Config::remote_cache_time_limit) turns it off for the
-    /// rest of the build. Entries over 64 MiB are not sent (`docs/format.md`).
+    /// The remote never fails a build: a bad entry is a miss, and a failure
+    /// or its [time limit](Config::remote_cache_time_limit) turns it off,
+    /// with a warning (`docs/format.md`).
     ///
     /// ```no_run
     /// // build.rs of a developer machine: read what CI uploaded.

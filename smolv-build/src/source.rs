@@ -138,14 +138,9 @@ pub(crate) struct LanguageOverride {
     /// As configured, for messages.
     pub(crate) pattern: String,
     pub(crate) language: Language,
-    matcher: Matcher,
-}
-
-#[derive(Clone, Debug)]
-enum Matcher {
-    /// A directory (everything below it) or a file.
-    Path(PathBuf),
-    Glob(glob::Pattern),
+    /// The directory (everything below it) or file, unless a glob.
+    path: PathBuf,
+    glob: Option<glob::Pattern>,
 }
 
 impl LanguageOverride {
@@ -157,23 +152,18 @@ impl LanguageOverride {
                  and `-x hlsl`); WGSL, Slang and SPIR-V files are known by their extension"
             )));
         }
-        let full = base.join(pattern);
-        let matcher = if pattern.contains(['*', '?', '[']) {
-            let text = full.to_string_lossy();
-            Matcher::Glob(
-                glob::Pattern::new(&text).map_err(|e| Error::Config(format!("bad language glob {pattern:?}: {e}")))?,
-            )
-        } else {
-            Matcher::Path(full)
-        };
-        Ok(Self { pattern: pattern.to_owned(), language, matcher })
+        let path = base.join(pattern);
+        let glob = pattern.contains(['*', '?', '[']).then(|| glob::Pattern::new(&path.to_string_lossy()));
+        let glob = glob.transpose().map_err(|e| Error::Config(format!("bad language glob {pattern:?}: {e}")))?;
+        Ok(Self { pattern: pattern.to_owned(), language, path, glob })
     }
 
     /// Whether `path` (as the scan found it) is covered.
     fn covers(&self, path: &Path) -> bool {
-        match &self.matcher {
-            Matcher::Glob(glob) => glob.matches_path(path),
-            Matcher::Path(root) => {
+        let root = &self.path;
+        match &self.glob {
+            Some(glob) => glob.matches_path(path),
+            None => {
                 path.starts_with(root)
                     || matches!((path.canonicalize(), root.canonicalize()), (Ok(p), Ok(r)) if p.starts_with(&r))
             }

@@ -155,9 +155,8 @@ impl Tokens {
 }
 
 /// A test hook, inert unless `SMOLV_TEST_JOB_LOG` names a directory: each
-/// job then holds its token a further 100 ms and writes there the times
-/// (ns since the Unix epoch) it started and ended, so a test can count the
-/// jobs that ran at once across build scripts.
+/// job then holds its token a further 100 ms and writes there when it
+/// started and ended (ns since the Unix epoch).
 pub(crate) struct JobLog {
     file: std::path::PathBuf,
     started: u128,

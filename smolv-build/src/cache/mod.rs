@@ -53,7 +53,7 @@ impl FileHashes {
 }
 
 /// The cache directory, and the remote cache behind it.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub(crate) struct Cache {
     root: PathBuf,
     remote: Option<Arc<Remote>>,
@@ -241,17 +241,11 @@ pub(crate) fn resolve_cache_dir(configured: Option<&Path>, out_dir: &Path, env: 
     if let Some(dir) = configured.map(Path::to_owned).or(dir.map(PathBuf::from)) {
         return dir;
     }
-    if let Some(target) = target {
-        return PathBuf::from(target).join("smolv-cache");
-    }
-    // Cargo marks its target directory with CACHEDIR.TAG.
-    if let Some(target) = out_dir.ancestors().find(|dir| dir.join("CACHEDIR.TAG").is_file()) {
-        return target.join("smolv-cache");
-    }
-    if let Some(target) = cargo_target_dir() {
-        return target.join("smolv-cache");
-    }
-    out_dir.join("smolv-cache")
+    let target = target.map(PathBuf::from).or_else(|| {
+        // Cargo marks its target directory with CACHEDIR.TAG.
+        out_dir.ancestors().find(|dir| dir.join("CACHEDIR.TAG").is_file()).map(Path::to_owned).or_else(cargo_target_dir)
+    });
+    target.as_deref().unwrap_or(out_dir).join("smolv-cache")
 }
 
 /// Cargo's target directory for the current directory's workspace, from
@@ -264,10 +258,8 @@ fn cargo_target_dir() -> Option<PathBuf> {
         .stdin(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .output()
-        .ok()?;
-    if !output.status.success() {
-        return None;
-    }
+        .ok()
+        .filter(|output| output.status.success())?;
     #[derive(serde::Deserialize)]
     struct Metadata {
         target_directory: PathBuf,

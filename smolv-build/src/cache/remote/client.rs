@@ -45,17 +45,6 @@ pub(crate) struct Server {
     warnings: Mutex<Vec<String>>,
 }
 
-impl std::fmt::Debug for Server {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Server")
-            .field("base", &self.base)
-            .field("upload", &self.upload)
-            .field("header", &self.header)
-            .field("off", &self.off)
-            .finish_non_exhaustive()
-    }
-}
-
 /// A verified entry, holding its bytes' share of the memory budget until
 /// it is dropped.
 pub(crate) struct Blob {

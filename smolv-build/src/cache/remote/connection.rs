@@ -48,12 +48,6 @@ pub(crate) struct Remote {
     prefetched: Mutex<HashMap<Key, Prefetched>>,
 }
 
-impl std::fmt::Debug for Remote {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Remote").field("server", &self.server).finish_non_exhaustive()
-    }
-}
-
 impl Remote {
     pub(crate) fn new(resolved: Resolved) -> Self {
         Self::with_server(Server::new(resolved))

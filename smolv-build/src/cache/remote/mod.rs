@@ -19,6 +19,9 @@ pub(crate) mod test_server;
 
 use std::sync::Arc;
 
+#[cfg(not(feature = "remote-cache"))]
+use crate::cache::key::Key;
+
 pub(crate) use settings::RemoteSettings;
 pub use settings::{RemoteCacheMode, parse_seconds};
 use settings::{Resolution, resolve};
@@ -31,16 +34,15 @@ pub(crate) use connection::Remote;
 
 /// Without the feature no client can exist.
 #[cfg(not(feature = "remote-cache"))]
-#[derive(Debug)]
 pub(crate) enum Remote {}
 
 #[cfg(not(feature = "remote-cache"))]
 impl Remote {
-    pub(crate) fn get(&self, _key: &crate::cache::key::Key) -> Option<Vec<u8>> {
+    pub(crate) fn get(&self, _key: &Key) -> Option<Vec<u8>> {
         match *self {}
     }
 
-    pub(crate) fn put(&self, _key: &crate::cache::key::Key, _body: &[u8]) {
+    pub(crate) fn put(&self, _key: &Key, _body: &[u8]) {
         match *self {}
     }
 
@@ -48,15 +50,11 @@ impl Remote {
         match *self {}
     }
 
-    pub(crate) fn prefetch(
-        &self,
-        _keys: &[crate::cache::key::Key],
-        _store: impl Fn(&crate::cache::key::Key, &[u8]) -> bool + Sync,
-    ) {
+    pub(crate) fn prefetch(&self, _keys: &[Key], _store: impl Fn(&Key, &[u8]) -> bool + Sync) {
         match *self {}
     }
 
-    pub(crate) fn used_locally(&self, _key: &crate::cache::key::Key) {
+    pub(crate) fn used_locally(&self, _key: &Key) {
         match *self {}
     }
 

@@ -1,7 +1,6 @@
-//! A small HTTP/1.1 server for tests of the remote cache: `GET` and `PUT`
-//! of any path, kept in memory, each answer after a set delay. The
-//! command line's tests use it too, for a server slower than nginx can be
-//! made.
+//! A small HTTP/1.1 server for tests of the remote cache (the command
+//! line's too): `GET` and `PUT` of any path, kept in memory, each answer
+//! after a set delay.
 
 #![allow(dead_code)]
 
