@@ -201,11 +201,9 @@ impl Config {
         self
     }
 
-    /// Names a program: `modules` (module names) make one pipeline, and the
-    /// generated types get a `pub mod name` with the bindings and push
-    /// constants of all its stages (docs/types.md). Modules that share a
-    /// base name (`tint.vert`, `tint.frag`) are a program without this; a
-    /// program of the same name replaces that one.
+    /// Names a program: `modules` make one pipeline, with a `pub mod name`
+    /// in the generated types (docs/types.md). Modules that share a base
+    /// name (`tint.vert`, `tint.frag`) are a program without this.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -252,9 +250,7 @@ impl Config {
 
     /// What the error for a shader whose language this build has no
     /// compiler for tells the user to do, `{feature}` standing for the
-    /// Cargo feature that adds it (`wesl`, `wgsl`, `glsl`). The default
-    /// names smolv-build's feature and `cargo smolv prepare`, for build
-    /// scripts; a tool that links smolv-build says how to install it.
+    /// Cargo feature that adds it (`wesl`, `wgsl`, `glsl`).
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -278,11 +274,9 @@ impl Config {
         self
     }
 
-    /// Target Vulkan version. Default: [`TargetEnv::Vulkan1_0`], whose
-    /// SPIR-V 1.0 every Vulkan device accepts. The SPIR-V version follows
-    /// ([`TargetEnv::default_spirv_version`]) unless
-    /// [`spirv_version`](Config::spirv_version) sets it. Slang modules are
-    /// SPIR-V 1.3 at least; precompiled `.spv` files keep their version.
+    /// Target Vulkan version. Default: [`TargetEnv::Vulkan1_0`]. The SPIR-V
+    /// version follows ([`TargetEnv::default_spirv_version`]) unless
+    /// [`spirv_version`](Config::spirv_version) sets it.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -334,10 +328,9 @@ impl Config {
         self
     }
 
-    /// Ships the names that reflection at run time reads (descriptor
-    /// bindings, spec constants, vertex inputs, fragment outputs) where
-    /// debug info is stripped. Default: off (`docs/size.md`, "Names at run
-    /// time").
+    /// Ships the names that reflection at run time reads (bindings, spec
+    /// constants, interface variables) where debug info is stripped.
+    /// Default: off.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -398,11 +391,10 @@ impl Config {
         self
     }
 
-    /// Builds for a game that draws through wgpu: ships WGSL (made by naga,
-    /// minified; `Shader::wgsl`) or SPIR-V, whichever makes the game
-    /// smaller with the naga front end each needs (docs/size.md#wgpu-targets).
-    /// A shader naga cannot express as WGSL ships as SPIR-V, with a warning.
-    /// WGSL keeps its `y` ([`wgsl_adjust_coordinate_space`](Config::wgsl_adjust_coordinate_space)).
+    /// Builds for a game that draws through wgpu: ships WGSL (made by naga;
+    /// `Shader::wgsl`) or SPIR-V, whichever makes the game smaller
+    /// (docs/size.md#wgpu-targets), and WGSL keeps its `y`
+    /// ([`wgsl_adjust_coordinate_space`](Config::wgsl_adjust_coordinate_space)).
     /// Default: `SMOLV_TARGET`, else Vulkan. Needs the `wgpu` feature.
     ///
     /// ```
@@ -501,9 +493,7 @@ impl Config {
     }
 
     /// Whether to print `cargo:` directives. Default: under a build script
-    /// (`OUT_DIR` set and no `out_dir` given). While shaders compile,
-    /// standard output then passes on only `cargo:` lines and sends the
-    /// rest to stderr.
+    /// (`OUT_DIR` set and no `out_dir` given).
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -655,9 +645,7 @@ impl Config {
     }
 
     /// Makes HLSL's `half`, `min16float`, `uint16_t`, … real 16-bit types
-    /// (glslc's `-fhlsl-16bit-types`) instead of 32-bit ones marked
-    /// `RelaxedPrecision`; the device needs `shaderFloat16`/`shaderInt16`.
-    /// Default: off.
+    /// (glslc's `-fhlsl-16bit-types`). Default: off.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
