@@ -1,8 +1,6 @@
-//! The compile stage of one build: the cache (local, remote, prepared)
-//! and the workers started, every job compiled on its token, and what
-//! came of each gathered for the stages after it, with the check of the
-//! modules against the target's SPIR-V version. Nothing here writes to
-//! `OUT_DIR` or prints: the output stage does, from what this returns.
+//! The compile stage of one build: the cache and the workers started,
+//! every job compiled on its token, and what came of each gathered for the
+//! stages after it. Nothing here writes to `OUT_DIR` or prints.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -21,8 +19,7 @@ use crate::settings::Plan;
 use crate::source::{Job, Sources};
 use crate::tokens::Threads;
 
-/// A compiled module, with its job, whether it came from the cache, and
-/// every file its job read.
+/// A compiled module, with its job and what the job read.
 pub(crate) struct Built<'a> {
     pub(crate) module: CompiledModule,
     pub(crate) job: &'a Job,
@@ -30,11 +27,9 @@ pub(crate) struct Built<'a> {
     pub(crate) dependencies: Arc<[PathBuf]>,
 }
 
-/// What came of one job.
 pub(crate) enum JobResult {
     Compiled {
         cached: bool,
-        /// Every file the job read.
         dependencies: Arc<[PathBuf]>,
         /// Include candidates that did not exist (see [`JobOutput`]).
         missing: Vec<PathBuf>,
@@ -43,14 +38,11 @@ pub(crate) enum JobResult {
     Failed(Vec<Diagnostic>),
 }
 
-/// Everything the compile stage made: the modules, what came of each job,
-/// and what the pack stage goes on with (the cache, the threads, the
-/// remote session the output stage finishes).
+/// Everything the compile stage made, and what the later stages go on with.
 pub(crate) struct Compiled<'a> {
     pub(crate) cache: Cache,
     pub(crate) remote: Session,
-    /// The build's threads, or why they could not start (the build stops
-    /// with that error).
+    /// The build's threads, or why they could not start.
     pub(crate) threads: Result<Threads, Error>,
     /// The warning a prepared directory that keeps debug info gets.
     pub(crate) preparing_warning: Option<String>,
@@ -63,34 +55,27 @@ pub(crate) struct Compiled<'a> {
 }
 
 impl Compiled<'_> {
-    /// Every failed job's errors, in job order.
     pub(crate) fn diagnostics(&self) -> Vec<Diagnostic> {
-        self.jobs
-            .iter()
-            .filter_map(|(_, result)| match result {
-                JobResult::Failed(errors) => Some(errors.iter().cloned()),
-                JobResult::Compiled { .. } => None,
-            })
-            .flatten()
-            .collect()
+        let errors = |result: &JobResult| match result {
+            JobResult::Failed(errors) => errors.clone(),
+            JobResult::Compiled { .. } => Vec::new(),
+        };
+        self.jobs.iter().flat_map(|(_, result)| errors(result)).collect()
     }
 
-    /// Whether the pack stage runs: the build has threads and modules, and
-    /// [`goes_on`](Self::goes_on).
+    /// Whether the pack stage runs.
     pub(crate) fn packs(&self, keep_going: bool) -> bool {
         self.threads.is_ok() && !self.modules.is_empty() && self.goes_on(keep_going)
     }
 
-    /// Whether the build goes on to pack: no job gave an error, or
-    /// `keep_going` lets it go on without the failed ones.
+    /// Whether no job gave an error, or `keep_going` lets the build go on.
     pub(crate) fn goes_on(&self, keep_going: bool) -> bool {
         keep_going
             || self.jobs.iter().all(|(_, result)| !matches!(result, JobResult::Failed(errors) if !errors.is_empty()))
     }
 }
 
-/// Compiles every job of `sources`, and the compilers that packing goes on
-/// with (the workers, when it translates to WGSL in them).
+/// Compiles every job of `sources`; also the compilers packing goes on with.
 pub(crate) fn compile_all<'a>(plan: &Plan, sources: &'a Sources) -> (Compiled<'a>, Compilers) {
     let settings = &plan.settings;
     let remote = Session::start(&plan.remote_cache, crate::env::var);
@@ -104,13 +89,11 @@ pub(crate) fn compile_all<'a>(plan: &Plan, sources: &'a Sources) -> (Compiled<'a
             plan.inputs.base.display()
         )
     });
-    // Under a build script, the script itself serves as the worker.
     let compilers = Compilers::start(plan.directives);
     let cx = Context {
         settings,
         cache: &cache,
         identity: compiler_identity(settings, &cache),
-        // Asked only when there is Slang to compile.
         slang_identity: if sources.jobs.iter().any(|job| job.language == Language::Slang) {
             slang_identity(settings, &cache)
         } else {
@@ -125,31 +108,18 @@ pub(crate) fn compile_all<'a>(plan: &Plan, sources: &'a Sources) -> (Compiled<'a
         compilers: &compilers,
     };
     if cache.has_remote() {
-        // Remote lookups wait on the network: ask for every job's entry at once.
         let keys: Vec<_> = sources.jobs.iter().filter_map(|job| current_key(job, &cx)).collect();
         cache.prefetch(&keys);
     }
-    let threads = match Threads::new(plan.threads) {
-        Ok(threads) => threads,
-        Err(error) => {
-            drop(cx);
-            let compiled = Compiled {
-                cache,
-                remote,
-                threads: Err(error),
-                preparing_warning,
-                jobs: Vec::new(),
-                warnings: Vec::new(),
-                modules: Vec::new(),
-            };
-            return (compiled, compilers);
+    let threads = Threads::new(plan.threads);
+    let outputs: Vec<Result<JobOutput, Vec<Diagnostic>>> = match &threads {
+        Ok(threads) => {
+            // Under a build script, compiler chatter stays off Cargo's stdout.
+            let _quiet = plan.directives.then(QuietStdout::begin);
+            threads.each(&sources.jobs, |job| compile_job(job, &cx))
         }
+        Err(_) => Vec::new(),
     };
-    // Under a build script, whatever the compilers print stays off the
-    // stdout Cargo reads directives from.
-    let quiet = plan.directives.then(QuietStdout::begin);
-    let outputs: Vec<Result<JobOutput, Vec<Diagnostic>>> = threads.each(&sources.jobs, |job| compile_job(job, &cx));
-    drop(quiet);
     drop(cx);
     let mut jobs = Vec::new();
     let mut warnings = Vec::new();
@@ -176,8 +146,7 @@ pub(crate) fn compile_all<'a>(plan: &Plan, sources: &'a Sources) -> (Compiled<'a
         };
         jobs.push((job, result));
     }
-    // A Vulkan device of the target's version refuses newer modules (a
-    // wgpu target hands SPIR-V to naga, which takes any version).
+    // A Vulkan device refuses newer modules (naga, for wgpu, takes any).
     if plan.packing.target == Target::Vulkan {
         let compiled = modules.iter().map(|built| target_check::Checked {
             name: &built.module.name,
@@ -187,7 +156,7 @@ pub(crate) fn compile_all<'a>(plan: &Plan, sources: &'a Sources) -> (Compiled<'a
         warnings.extend(target_check::newer_than_target(compiled, plan.device));
     }
     modules.sort_by(|a, b| a.module.name.cmp(&b.module.name));
-    let compiled = Compiled { cache, remote, threads: Ok(threads), preparing_warning, jobs, warnings, modules };
+    let compiled = Compiled { cache, remote, threads, preparing_warning, jobs, warnings, modules };
     // Idle workers end here, unless packing translates to WGSL in them.
     let compilers = if plan.packing.target.may_ship_wgsl() && compiled.goes_on(plan.keep_going) {
         compilers

@@ -1,5 +1,5 @@
 //! Compiling one job: the cache lookup, the frontend, the optimizer and
-//! build-time specialization, and the cache entry that stores the result.
+//! build-time specialization, and the cache entry.
 
 use std::path::PathBuf;
 
@@ -19,15 +19,11 @@ pub(crate) struct JobOutput {
     pub(crate) modules: Vec<CompiledModule>,
     /// Every file read, with the blake3 of the bytes the compiler got.
     pub(crate) dependencies: Vec<(PathBuf, [u8; 32])>,
-    /// Include candidates that did not exist, searched before the file
-    /// found: if one appears it shadows that file, so the entry is stale.
+    /// Include candidates that did not exist (one appearing shadows a file).
     pub(crate) missing: Vec<PathBuf>,
     pub(crate) warnings: Vec<String>,
     pub(crate) cached: bool,
-    /// Whether the output is what the same inputs always give, so it may
-    /// be cached and uploaded: not when the optimizer failed in a way that
-    /// may not repeat ([`Failure::Transient`]), nor in a build without one
-    /// ([`Failure::Unavailable`]).
+    /// Whether the same inputs always give this output (see [`Failure`]).
     pub(crate) cacheable: bool,
 }
 
@@ -40,32 +36,24 @@ pub(crate) struct Context<'a> {
     /// [`slang_identity`], for Slang jobs; empty without `slangc`.
     pub(crate) slang_identity: String,
     pub(crate) hashes: FileHashes,
-    /// How keys and entries record paths (relative to the build's root).
     pub(crate) paths: PortablePaths,
-    /// Where the in-process compilers run: worker processes, or here.
     pub(crate) compilers: &'a Compilers,
 }
 
-/// What turns source into SPIR-V, for cache keys: the compilers as linked
-/// (see [`frontend::compiler_identity`]) and the optimizer
-/// ([`optimize::identity`]: the pinned SPIRV-Tools, whether or not this
-/// build links it, or a configured `spirv-opt`'s version). smolv-build's
-/// own identity is in every key already ([`KeyBuilder::new`]).
+/// What turns source into SPIR-V, for cache keys: the compilers
+/// ([`frontend::compiler_identity`]) and the optimizer ([`optimize::identity`]).
 pub(crate) fn compiler_identity(settings: &Settings, cache: &Cache) -> String {
     let mut identity = frontend::compiler_identity();
     identity.push_str(&optimize::identity(settings, cache));
     identity
 }
 
-/// What compiles Slang, for the keys of Slang jobs only (so that
-/// installing or updating `slangc` leaves the other entries valid):
-/// `slangc -v`, remembered by the binary's path, size and time.
+/// What compiles Slang, for the keys of Slang jobs only.
 pub(crate) fn slang_identity(settings: &Settings, cache: &Cache) -> String {
     settings.slangc.as_deref().map(|slangc| frontend::slangc_identity(slangc, cache)).unwrap_or_default()
 }
 
 impl Context<'_> {
-    /// The identity of what compiles `job`.
     pub(crate) fn identity_of(&self, job: &Job) -> String {
         match job.language {
             Language::Slang => format!("{}{}", self.identity, self.slang_identity),
@@ -75,10 +63,7 @@ impl Context<'_> {
     }
 }
 
-/// The job's cache key: everything that decides its output. Paths are
-/// recorded relative to the build's root ([`PortablePaths`]), so that
-/// checkouts at different paths share entries; with debug info, which
-/// names the files, the root's own path is part of the key too.
+/// The job's cache key: everything that decides its output.
 pub(crate) fn job_key(job: &Job, settings: &Settings, paths: &PortablePaths, identity: &str, source: &[u8]) -> Key {
     let mut key = KeyBuilder::new("smolv-build module v4");
     key.text(identity)
@@ -95,15 +80,12 @@ pub(crate) fn job_key(job: &Job, settings: &Settings, paths: &PortablePaths, ide
             settings.auto_map_locations,
             settings.auto_bind_uniforms
         ));
-    // Only what can change the job's output, so that GLSL entries survive a
-    // new HLSL option (and the keys of builds without these stay as they were).
+    // Only what can change the job's output, so that other keys stay.
     if matches!(job.language, Language::Wgsl | Language::Wesl) && !settings.wgsl_adjust_coordinate_space {
         key.text("wgsl: keep the position's y");
     }
     if job.language == Language::Wesl {
-        // Imported files are checked against their hashes when an entry is
-        // read, as includes are; which directories imports can reach is
-        // part of the key.
+        // Which directories imports can reach; files are checked by hash.
         for (name, value) in &job.wesl_features {
             key.text(&format!("wesl feature {name}={value}"));
         }
@@ -142,19 +124,8 @@ pub(crate) fn current_key(job: &Job, cx: &Context<'_>) -> Option<Key> {
     read_source(job).ok().map(|source| job_key(job, cx.settings, &cx.paths, &cx.identity_of(job), &source))
 }
 
-/// Compiles one job, or takes it from the cache: frontend, optimizer,
-/// build-time specialization. Only a result is cached: errors, and above
-/// all a compiler crash (reported as an error by the worker it killed), are
-/// compiled again next time. So is a module that the optimizer did not get
-/// to judge (a crash, an OOM kill, a failed start), or that this build has
-/// no optimizer for: it ships unoptimized in this build and is neither
-/// cached nor uploaded.
-///
-/// The lookup goes through the local cache, the project's prepared
-/// directory, then the remote cache ([`Cache::get_valid`]). A build that
-/// prepares (`cargo smolv prepare`) records every job's entry, compiled or
-/// found, for the prepared directory; a job it cannot record fails, so
-/// that the directory is never silently incomplete.
+/// Compiles one job, or takes it from the cache; records it for the
+/// prepared directory in a build that prepares.
 pub(crate) fn compile_job(job: &Job, cx: &Context<'_>) -> Result<JobOutput, Vec<Diagnostic>> {
     let settings = cx.settings;
     let source = read_source(job)?;
@@ -163,7 +134,8 @@ pub(crate) fn compile_job(job: &Job, cx: &Context<'_>) -> Result<JobOutput, Vec<
         Some(output) => output,
         None => {
             let output = compile_uncached(job, &source, settings, cx.compilers)?;
-            if let Some(body) = write_entry(&output, &cx.paths).filter(|_| output.cacheable) {
+            let root = cx.paths.root().to_string_lossy();
+            if let Some(body) = write_entry(&output, &cx.paths, &root).filter(|_| output.cacheable) {
                 cx.cache.put(&key, &body);
             }
             output
@@ -175,10 +147,7 @@ pub(crate) fn compile_job(job: &Job, cx: &Context<'_>) -> Result<JobOutput, Vec<
     Ok(output)
 }
 
-/// What a prepared entry records as its writer's root: no machine's path,
-/// so that the directory is the same wherever it is prepared. Absolute
-/// paths in such an entry are never trusted ([`read_entry`]): no build's
-/// root is empty.
+/// What a prepared entry records as its writer's root: no machine's path.
 const PREPARED_ROOT: &str = "";
 
 /// Records `output`, the job's under `key`, for the prepared directory.
@@ -187,7 +156,7 @@ fn prepare(job: &Job, key: &Key, output: &JobOutput, cx: &Context<'_>) -> Result
         "it could not be optimized in this build (see the warning above), so its output is not the one every \
          build gives"
     } else {
-        match write_entry_as(output, &cx.paths, PREPARED_ROOT) {
+        match write_entry(output, &cx.paths, PREPARED_ROOT) {
             Some(body) if cx.cache.prepare(key, &body) => return Ok(()),
             Some(_) => {
                 "its entry could not be recorded in the session directory that SMOLV_PREPARE names (it cannot be \
@@ -202,11 +171,8 @@ fn prepare(job: &Job, key: &Key, output: &JobOutput, cx: &Context<'_>) -> Result
     )])
 }
 
-/// Compiles `source` (the bytes of `job.path`) without the cache: the
-/// frontend, the optimizer and build-time specialization. The build and
-/// hot reload ([`ShaderRecipe::compile`](crate::ShaderRecipe::compile))
-/// both compile through here, so a reloaded shader is what the build
-/// would have made of the same source.
+/// Compiles `source` (the bytes of `job.path`) without the cache, for the
+/// build and hot reload ([`ShaderRecipe::compile`](crate::ShaderRecipe::compile)).
 pub(crate) fn compile_uncached(
     job: &Job,
     source: &[u8],
@@ -226,8 +192,7 @@ pub(crate) fn compile_uncached(
             module.optimized = Some(specialized);
         }
     }
-    // The hashes of the bytes the compiler read, not of the files now: a
-    // file edited during the compile must not be cached under its new hash.
+    // The hash of the bytes the compiler read, not of the file now.
     let mut dependencies = vec![(job.path.clone(), *blake3::hash(source).as_bytes())];
     dependencies.extend(compiled.dependencies);
     dependencies.sort();
@@ -235,13 +200,7 @@ pub(crate) fn compile_uncached(
     Ok(JobOutput { modules, dependencies, missing: compiled.missing, warnings, cached: false, cacheable })
 }
 
-/// Runs the optimizer on each module the frontend did not optimize, with
-/// HLSL's legalization first where the frontend left a module unlegalized.
-/// A module the optimizer fails on ships as compiled, with a warning;
-/// returns whether the modules may be cached (not after a failure that may
-/// not repeat, nor in a build without the optimizer). A module that needs
-/// legalization and that SPIRV-Tools refuses to legalize is an error: as
-/// compiled, it is no valid Vulkan module.
+/// Runs the optimizer on each module; whether the modules may be cached.
 fn optimize_modules(
     job: &Job,
     modules: &mut [CompiledModule],
@@ -251,9 +210,7 @@ fn optimize_modules(
 ) -> Result<bool, Vec<Diagnostic>> {
     let mut cacheable = true;
     for module in modules {
-        // A module newer than the target (a precompiled `.spv`, or Slang's
-        // SPIR-V 1.3 floor) is optimized for the environment its version
-        // needs; SPIRV-Tools refuses it otherwise.
+        // Optimized for the environment the module's version needs.
         let env = settings.target_env.accepting(module.spirv.get(1).copied().unwrap_or(0));
         let recipe = Recipe { level: settings.optimization, env, legalize: module.needs_legalization };
         if module.optimized.is_some() || recipe.is_empty() {
@@ -264,9 +221,7 @@ fn optimize_modules(
         module.optimized = match optimize::optimize(&module.spirv, &recipe, settings, compilers) {
             Ok(optimized) => Some(optimized),
             Err(Failure::Refused(why)) if recipe.legalize => {
-                // Legalized alone, it may still ship, unoptimized. (An error
-                // is never cached: a legalization that did not get to run is
-                // tried again by the next build.)
+                // Legalized alone, it may still ship, unoptimized.
                 let legalize = Recipe { level: Optimization::None, ..recipe };
                 let legal = (recipe.level != Optimization::None)
                     .then(|| optimize::optimize(&module.spirv, &legalize, settings, compilers).ok())
@@ -287,26 +242,21 @@ fn optimize_modules(
                     }
                 }
             }
-            Err(Failure::Refused(why)) => {
-                warnings.push(format!("{name}: not optimized, shipping it as compiled: {why}"));
-                None
-            }
-            Err(Failure::Transient(why)) => {
-                cacheable = false;
-                warnings.push(format!(
-                    "{name}: not optimized in this build, shipping it as compiled{unlegalized}: {why}; it is not \
-                     cached, so the next build optimizes it again"
-                ));
-                None
-            }
-            Err(Failure::Unavailable) => {
-                cacheable = false;
-                warnings.push(format!(
-                    "{name}: not optimized, shipping it as compiled{unlegalized}: this smolv-build was built \
-                     without its `optimizer` feature, and no spirv-opt binary is configured (Config::spirv_opt, \
-                     SMOLV_SPIRV_OPT); enable the feature to optimize it. It is not cached, so a build with the \
-                     optimizer optimizes it"
-                ));
+            Err(failure) => {
+                cacheable &= matches!(failure, Failure::Refused(_));
+                warnings.push(match failure {
+                    Failure::Refused(why) => format!("{name}: not optimized, shipping it as compiled: {why}"),
+                    Failure::Transient(why) => format!(
+                        "{name}: not optimized in this build, shipping it as compiled{unlegalized}: {why}; it is not \
+                         cached, so the next build optimizes it again"
+                    ),
+                    Failure::Unavailable => format!(
+                        "{name}: not optimized, shipping it as compiled{unlegalized}: this smolv-build was built \
+                         without its `optimizer` feature, and no spirv-opt binary is configured (Config::spirv_opt, \
+                         SMOLV_SPIRV_OPT); enable the feature to optimize it. It is not cached, so a build with the \
+                         optimizer optimizes it"
+                    ),
+                });
                 None
             }
         };
@@ -314,16 +264,8 @@ fn optimize_modules(
     Ok(cacheable)
 }
 
-/// Cache entry body: dependencies with their hashes, warnings, modules,
-/// with paths relative to the build's root; `None` if something does not
-/// fit its field (then it is not cached).
-fn write_entry(output: &JobOutput, paths: &PortablePaths) -> Option<Vec<u8>> {
-    write_entry_as(output, paths, &paths.root().to_string_lossy())
-}
-
-/// [`write_entry`], recording `writer_root` as the root of the build that
-/// wrote it (see [`PREPARED_ROOT`]).
-fn write_entry_as(output: &JobOutput, paths: &PortablePaths, writer_root: &str) -> Option<Vec<u8>> {
+/// Cache entry body, with portable paths; `None` if something does not fit.
+fn write_entry(output: &JobOutput, paths: &PortablePaths, writer_root: &str) -> Option<Vec<u8>> {
     let mut w = BodyWriter::default();
     w.text(writer_root);
     w.count(output.dependencies.len());
@@ -335,21 +277,18 @@ fn write_entry_as(output: &JobOutput, paths: &PortablePaths, writer_root: &str) 
         w.text(&paths.portable(path));
     }
     w.count(output.warnings.len());
-    output.warnings.iter().for_each(|warning| {
+    for warning in &output.warnings {
         w.text(&paths.portable_text(warning));
-    });
+    }
     w.count(output.modules.len());
     output.modules.iter().for_each(|m| m.write(&mut w));
     w.finish()
 }
 
-/// Reads an entry back; `None` (a miss) if it is malformed or any
-/// dependency changed since it was written, or a file now exists where an
-/// include was searched for and not found (it would shadow the one used).
+/// Reads an entry back; `None` (a miss) if it is malformed or stale.
 fn read_entry(body: &[u8], hashes: &FileHashes, paths: &PortablePaths) -> Option<JobOutput> {
     let mut r = BodyReader::new(body);
-    // Absolute paths (outside the writer's root) name the writer's files:
-    // only a build with the same root may trust them.
+    // Absolute paths name the writer's files: only its root may trust them.
     let writer_root = r.text()?;
     let usable = |recorded: &str| PortablePaths::is_relative(recorded) || paths.absolute_paths_usable(&writer_root);
     let mut dependencies = Vec::new();
@@ -375,10 +314,7 @@ fn read_entry(body: &[u8], hashes: &FileHashes, paths: &PortablePaths) -> Option
         missing.push(path);
     }
     let warnings = (0..r.u32()?).map(|_| r.text().map(|w| paths.local_text(&w))).collect::<Option<Vec<_>>>()?;
-    let mut modules = Vec::new();
-    for _ in 0..r.u32()? {
-        modules.push(CompiledModule::read(&mut r)?);
-    }
+    let modules = (0..r.u32()?).map(|_| CompiledModule::read(&mut r)).collect::<Option<_>>()?;
     r.is_empty().then_some(JobOutput { modules, dependencies, missing, warnings, cached: true, cacheable: true })
 }
 
@@ -414,7 +350,7 @@ pub(crate) mod tests {
             cacheable: true,
         };
         let paths = PortablePaths::new([include.as_path()], []);
-        let body = write_entry(&output, &paths).unwrap();
+        let body = write_entry(&output, &paths, &paths.root().to_string_lossy()).unwrap();
         assert!(read_entry(&body, &FileHashes::default(), &paths).is_none(), "the edit must be a miss");
         std::fs::write(&include, "old").unwrap();
         let back = read_entry(&body, &FileHashes::default(), &paths).expect("unchanged file is a hit");
@@ -434,7 +370,7 @@ pub(crate) mod tests {
             cacheable: true,
         };
         let paths = PortablePaths::new([shadow.as_path()], []);
-        let body = write_entry(&output, &paths).unwrap();
+        let body = write_entry(&output, &paths, &paths.root().to_string_lossy()).unwrap();
         assert!(read_entry(&body, &FileHashes::default(), &paths).is_some());
         std::fs::write(&shadow, "// shadows the include").unwrap();
         assert!(read_entry(&body, &FileHashes::default(), &paths).is_none());
@@ -456,7 +392,8 @@ pub(crate) mod tests {
             cached: false,
             cacheable: true,
         };
-        let body = write_entry(&output, &PortablePaths::new([include.as_path()], [])).unwrap();
+        let in_a = PortablePaths::new([include.as_path()], []);
+        let body = write_entry(&output, &in_a, &in_a.root().to_string_lossy()).unwrap();
         let in_b = PortablePaths::new([b.path().join("shaders/lit.frag").as_path()], []);
         let back = read_entry(&body, &FileHashes::default(), &in_b).expect("the same files in B: a hit");
         let b_include = b.path().join("shaders/common.glsl");
@@ -510,7 +447,7 @@ pub(crate) mod tests {
             cached: false,
             cacheable: true,
         };
-        let body = write_entry(&output, &a).unwrap();
+        let body = write_entry(&output, &a, &a.root().to_string_lossy()).unwrap();
         assert!(read_entry(&body, &FileHashes::default(), &a).is_some(), "the same build: a hit");
         let elsewhere = PortablePaths::new([dir.path().join("real/shaders/a.frag").as_path()], []);
         assert!(

@@ -1,46 +1,25 @@
-//! Paths as the cache records them: relative to the build's root, so that
-//! two checkouts of one project at different paths (a CI runner and a
-//! developer's machine sharing a remote cache) compute the same keys and
-//! can use each other's entries.
-//!
-//! The root is the deepest directory that holds every shader and include
-//! directory of the build. A path under it is written as `<root>/` and
-//! the rest, lexically (includes are found by joining paths, so the
-//! lexical form is what the compiler saw). A path outside it, such as an
-//! include a compiler reports canonicalized from `../common`, is written
-//! as `<root>/../...` when the root has no symbolic links (so that `..`
-//! means the same lexically and on disk), else it stays absolute; an entry
-//! with absolute paths is used only by a build with the same root (see
-//! [`PortablePaths::absolute_paths_usable`]). An entry is used only when
-//! every file it depends on, found again from the local root, has the
-//! recorded hash.
-//!
-//! A shader added outside the current root moves the root, and every key
-//! changes once (a full miss, never a wrong hit).
-//!
-//! Module names and cache entries then hold no machine's path. SPIR-V with
-//! debug info does (the compiler writes the file names into it), so a
-//! build that keeps debug info keys on the root's absolute path as well
-//! (see [`crate::compile::job::job_key`]).
+//! Paths as the cache records them: relative to the build's root (the
+//! deepest directory holding every shader and include directory), so that
+//! checkouts of one project at different paths share entries. A path under
+//! it is `<root>/…`, lexically; one outside it is `<root>/../…` when the
+//! root has no symbolic links, else absolute (usable only by a build with
+//! the same root).
 
 use std::path::{Component, Path, PathBuf};
 
-/// How a path under the root begins in keys and entries. Real paths are
-/// made absolute first, so none begins like this.
+/// How a path under the root begins in keys and entries.
 const ROOT: &str = "<root>";
 
 /// The build's root, and the conversions between local and recorded paths.
 #[derive(Clone, Debug)]
 pub(crate) struct PortablePaths {
     root: PathBuf,
-    /// The root with symbolic links resolved, for paths a compiler reports
-    /// canonicalized (slangc's depfile); `None` if it cannot be resolved.
+    /// The root with symbolic links resolved, where that differs.
     canonical_root: Option<PathBuf>,
 }
 
 impl PortablePaths {
-    /// The root of a build that compiles `files` and searches `dirs` for
-    /// includes: the deepest directory holding all of them.
+    /// The root of a build that compiles `files` and searches `dirs`.
     pub(crate) fn new<'a>(files: impl IntoIterator<Item = &'a Path>, dirs: impl IntoIterator<Item = &'a Path>) -> Self {
         let parents = files.into_iter().map(|file| absolute(file).parent().map(Path::to_owned).unwrap_or_default());
         let mut root: Option<PathBuf> = None;
@@ -55,20 +34,16 @@ impl PortablePaths {
         Self { root, canonical_root }
     }
 
-    /// Whether `recorded` (from [`portable`](Self::portable)) is relative
-    /// to the root, rather than absolute.
+    /// Whether `recorded` (from [`portable`](Self::portable)) is relative.
     pub(crate) fn is_relative(recorded: &str) -> bool {
         recorded.starts_with(ROOT)
     }
 
-    /// The root, as this machine has it.
     pub(crate) fn root(&self) -> &Path {
         &self.root
     }
 
-    /// `path` as keys and entries record it: `<root>/...` if it is under
-    /// the root, or outside it when the root has no symbolic links
-    /// (`<root>/../...`), else absolute.
+    /// `path` as keys and entries record it.
     pub(crate) fn portable(&self, path: &Path) -> String {
         let path = absolute(path);
         let relative = path
@@ -92,9 +67,7 @@ impl PortablePaths {
         }
     }
 
-    /// Whether an entry written by a build with root `writer_root` may be
-    /// read here with its absolute paths: only by a build with that root
-    /// (another checkout's absolute paths name the other checkout's files).
+    /// Whether an entry written with root `writer_root` may use its absolute paths.
     pub(crate) fn absolute_paths_usable(&self, writer_root: &str) -> bool {
         writer_root == self.root.to_string_lossy()
     }
@@ -109,29 +82,24 @@ impl PortablePaths {
         }
     }
 
-    /// `text` (a compiler's warning) with this machine's root replaced by
-    /// the placeholder, for an entry.
+    /// `text` (a warning) with this machine's root replaced by the placeholder.
     pub(crate) fn portable_text(&self, text: &str) -> String {
         let root = format!("{}/", self.root.to_string_lossy().trim_end_matches('/'));
         if root.len() > 1 { text.replace(&root, &format!("{ROOT}/")) } else { text.to_owned() }
     }
 
-    /// A text from an entry with the placeholder replaced by this
-    /// machine's root.
+    /// A text from an entry with the placeholder replaced by this root.
     pub(crate) fn local_text(&self, text: &str) -> String {
         text.replace(&format!("{ROOT}/"), &format!("{}/", self.root.to_string_lossy().trim_end_matches('/')))
     }
 }
 
-/// `path` made absolute against the current directory, lexically: `.`
-/// components dropped, `..` and symbolic links kept (as the compiler sees
-/// the path).
+/// `path` made absolute against the current directory, lexically.
 fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_owned())
 }
 
-/// `path` relative to `root` by way of `..` (both absolute), or `None`
-/// when they share no prefix (another drive).
+/// `path` relative to `root` by way of `..`, if they share a prefix.
 fn upward(root: &Path, path: &Path) -> Option<PathBuf> {
     let (root, path): (Vec<Component<'_>>, Vec<Component<'_>>) =
         (root.components().collect(), path.components().collect());

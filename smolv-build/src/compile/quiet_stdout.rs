@@ -1,41 +1,8 @@
-//! Keeps compiler chatter off a build script's standard output.
-//!
-//! glslang runs inside the build script's process (where there are no
-//! workers) and on
-//! some inputs prints to the process's standard output: its whole built-in
-//! prelude after "Unable to parse built-ins", for a `#version 140` compute
-//! shader. A build script's standard output is where Cargo reads `cargo:`
-//! lines, and C stdio flushes its buffer there at any byte, so a directive
-//! printed after it can be glued to the end of a prelude line and lost.
-//!
-//! While compiles run under a build script, a [`QuietStdout`] points file
-//! descriptor 1 at a pipe. A forwarding thread reads it line by line and
-//! passes `cargo:` lines (from any thread of the user's build script) on to
-//! the real standard output and everything else to stderr, where Cargo
-//! shows it when the build fails. The redirect is process-wide, so it is
-//! shared: the first guard sets it up, the last one puts standard output
-//! back, and a build running beside another in the same process (tests,
-//! or two `compile()` calls on two threads) keeps it until both are done.
-//! The compilers themselves run in worker processes where they can
-//! ([`worker`](crate::compile::worker)), whose standard output is their
-//! stderr; this guard covers the ones that still run here.
-//!
-//! No shader text becomes a directive here. The pipe carries what the
-//! process writes to descriptor 1: Rust's `println!` from any thread, and
-//! the C stdio of compilers running in the process. Of those, only
-//! glslang writes, and only its own built-in prelude, a fixed text; what
-//! it says about a shader (an `#error` line, a name, a snippet) comes back
-//! from glslang's log as data and reaches Cargo through
-//! [`cargo_errors`](crate::output::emit::cargo_errors) or a warning, one
-//! `cargo::error=`/`cargo:warning=` line per line of text. Child
-//! processes (slangc, spirv-opt, workers) never write to
-//! descriptor 1: their output is captured. And a line is passed on only
-//! when what follows `cargo:` is a directive's shape (`key=`, or `:key=`,
-//! the key in lowercase letters, digits, `-` and `_`), so stray text that
-//! merely mentions `cargo:` goes to stderr.
-//!
-//! A no-op where the platform has no `dup2` (standard output stays as it
-//! is).
+//! Keeps compiler chatter (glslang's built-in prelude, in the build
+//! script's own process) off a build script's standard output, where Cargo
+//! reads `cargo:` lines: a [`QuietStdout`] points descriptor 1 at a pipe,
+//! whose lines with a directive's shape go on to the real standard output
+//! and the rest to stderr. Process-wide and shared; a no-op without `dup2`.
 #![allow(unsafe_code, reason = "fcntl/dup2/fflush on the process's own standard descriptors")]
 
 use std::sync::{Mutex, PoisonError};
@@ -43,16 +10,14 @@ use std::sync::{Mutex, PoisonError};
 /// The shared redirect, while any guard lives.
 static REDIRECT: Mutex<Option<redirect::Redirect>> = Mutex::new(None);
 
-/// Standard output filtered as described in the module docs, until every
-/// guard is dropped.
+/// Standard output filtered, until every guard is dropped.
 pub(crate) struct QuietStdout {
     /// Whether this guard counts as a user of the redirect.
     active: bool,
 }
 
 impl QuietStdout {
-    /// Starts filtering standard output, or joins the filter already
-    /// running. If the redirect cannot be set up, output stays as it is.
+    /// Starts filtering standard output, or joins the filter running.
     pub(crate) fn begin() -> Self {
         let mut redirect = REDIRECT.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(running) = redirect.as_mut() {
@@ -87,12 +52,10 @@ mod redirect {
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
     use std::thread::JoinHandle;
 
-    /// Lines that belong on the real standard output.
     const CARGO_PREFIX: &[u8] = b"cargo:";
 
     pub(super) struct Redirect {
         pub(super) users: usize,
-        /// The real standard output.
         stdout: File,
         forwarder: JoinHandle<()>,
     }
@@ -101,27 +64,20 @@ mod redirect {
         /// Points descriptor 1 at a pipe read by a forwarding thread.
         pub(super) fn start() -> Option<Self> {
             flush_everything();
-            // SAFETY: fcntl(F_DUPFD_CLOEXEC) only reads the descriptor
-            // table; a non-negative result is a new descriptor nobody else
-            // owns (close-on-exec, so children do not keep it).
+            // SAFETY: fcntl(F_DUPFD_CLOEXEC) only reads the descriptor table.
             let saved = unsafe { libc::fcntl(libc::STDOUT_FILENO, libc::F_DUPFD_CLOEXEC, 0) };
             if saved < 0 {
                 return None;
             }
             // SAFETY: `saved` was just returned by fcntl and is owned by nobody else.
             let stdout = File::from(unsafe { OwnedFd::from_raw_fd(saved) });
-            // Close-on-exec, as std makes every descriptor it opens.
             let (read, write) = std::io::pipe().ok()?;
             let forward_to = stdout.try_clone().ok()?;
             let forwarder = std::thread::Builder::new()
                 .name("smolv-build stdout".to_owned())
                 .spawn(move || forward(read, forward_to))
                 .ok()?;
-            // SAFETY: both are open descriptors of this process; dup2
-            // replaces descriptor 1 atomically, and every writer to it
-            // (Rust's stdout, C stdio, child processes) goes through the
-            // number. Descriptor 1 now holds the pipe's write end, and
-            // `write` is closed at the end of this function.
+            // SAFETY: both are open descriptors of this process.
             if unsafe { libc::dup2(write.as_raw_fd(), libc::STDOUT_FILENO) } < 0 {
                 drop(write); // the forwarder reads end-of-file and ends
                 let _ = forwarder.join();
@@ -130,26 +86,18 @@ mod redirect {
             Some(Self { users: 1, stdout, forwarder })
         }
 
-        /// Flushes what was written, puts standard output back, and waits
-        /// until everything in the pipe is forwarded.
+        /// Puts standard output back, once everything is forwarded.
         pub(super) fn stop(self) {
-            // Rust's standard output stays locked until the pipe is drained,
-            // so that a line another thread prints next cannot overtake
-            // the lines still in the pipe.
+            // Locked until the pipe is drained, so that no line overtakes it.
             let _in_order = std::io::stdout().lock();
-            // What sits in a buffer was written while filtered.
             flush_everything();
-            // SAFETY: `self.stdout` is an open descriptor we own; dup2
-            // makes descriptor 1 a copy of it, which closes descriptor 1's
-            // pipe end: the forwarder reads end-of-file once the last
-            // writer (a child process still running) is gone.
+            // SAFETY: `self.stdout` is an open descriptor we own.
             unsafe { libc::dup2(self.stdout.as_raw_fd(), libc::STDOUT_FILENO) };
             let _ = self.forwarder.join();
         }
     }
 
-    /// Passes `cargo:` lines on to `stdout` and the rest to stderr, until
-    /// the pipe's write end is closed.
+    /// Passes `cargo:` lines on to `stdout` and the rest to stderr.
     fn forward(pipe: PipeReader, mut stdout: File) {
         let mut reader = BufReader::new(pipe);
         let mut line = Vec::new();
@@ -162,20 +110,12 @@ mod redirect {
                     let _ = std::io::stderr().write_all(chatter);
                     let _ = stdout.write_all(directive);
                 }
-                // Interrupted reads are retried by read_until; anything
-                // else means the pipe is unusable.
                 Err(_) => return,
             }
         }
     }
 
-    /// Splits a line read from the pipe into compiler output and a `cargo:`
-    /// line. C stdio flushes its buffer wherever it fills, so a chunk of a
-    /// compiler's output can end mid-line, and a `cargo:` line printed then
-    /// by another thread (Rust prints a line in one write, which a pipe
-    /// never splits) is glued to its end. Compiler output never says
-    /// `cargo:`, so the first `cargo:` with a directive's shape starts the
-    /// directive.
+    /// Splits a line into compiler output and the `cargo:` line glued to its end.
     pub(super) fn split(line: &[u8]) -> (&[u8], &[u8]) {
         let start = (0..line.len())
             .find(|&at| line[at..].starts_with(CARGO_PREFIX) && is_directive(&line[at..]))
@@ -183,8 +123,7 @@ mod redirect {
         line.split_at(start)
     }
 
-    /// Whether `line`, which starts with `cargo:`, has a directive's shape:
-    /// `cargo:key=` or `cargo::key=`, the key in `[a-z0-9_-]`.
+    /// Whether `line` is `cargo:key=…` or `cargo::key=…`, the key in `[a-z0-9_-]`.
     fn is_directive(line: &[u8]) -> bool {
         let rest = &line[CARGO_PREFIX.len()..];
         let rest = rest.strip_prefix(b":").unwrap_or(rest);
@@ -195,13 +134,10 @@ mod redirect {
         key_len > 0 && rest.get(key_len) == Some(&b'=')
     }
 
-    /// Flushes Rust's standard output and every C stdio output stream: C++
-    /// code (glslang) writes through stdio, which buffers a whole block when
-    /// standard output is a pipe.
+    /// Flushes Rust's standard output and every C stdio output stream.
     fn flush_everything() {
         let _ = std::io::stdout().flush();
-        // SAFETY: fflush(NULL) flushes all open output streams; it takes no
-        // pointer of ours.
+        // SAFETY: fflush(NULL) takes no pointer of ours.
         unsafe { libc::fflush(std::ptr::null_mut()) };
     }
 }

@@ -1,7 +1,5 @@
-//! Modules whose SPIR-V is newer than the target environment takes: Slang's
-//! (it emits SPIR-V 1.3 at least) and precompiled `.spv` files. They build,
-//! but a device of the target's Vulkan version refuses them, and the
-//! Vulkan layer refuses them at pipeline creation; the build says so first.
+//! Modules whose SPIR-V is newer than the target environment takes (Slang's
+//! and precompiled `.spv` files): the build warns before a device refuses them.
 
 use crate::options::{DeviceSpirv, Language, SpirvVersion, TargetEnv};
 
@@ -16,11 +14,7 @@ pub(crate) struct Checked<'a> {
 }
 
 /// One warning naming every module in `modules` whose SPIR-V version
-/// `device` does not take, in name order, or `None` when there is none.
-///
-/// The warning says which version they are, the environment they need,
-/// why they came out newer (Slang's floor, a precompiled file), and how
-/// to raise the target.
+/// `device` does not take; `None` when there is none.
 pub(crate) fn newer_than_target<'a>(
     modules: impl IntoIterator<Item = Checked<'a>>,
     device: DeviceSpirv,
@@ -52,14 +46,9 @@ pub(crate) fn newer_than_target<'a>(
         format!("SPIR-V {} to {}", version_name(oldest), version_name(newest))
     };
     let takes = version_name(device.newest.word());
-    let (target, refusing) = if device.khr_spirv_1_4() {
-        (
-            format!("{} with VK_KHR_spirv_1_4", device.vulkan.name()),
-            format!("{} device with VK_KHR_spirv_1_4", device_name(device.vulkan)),
-        )
-    } else {
-        (device.vulkan.name().to_owned(), format!("{} device", device_name(device.vulkan)))
-    };
+    let khr = if device.khr_spirv_1_4() { " with VK_KHR_spirv_1_4" } else { "" };
+    let target = format!("{}{khr}", device.vulkan.name());
+    let refusing = format!("{} device{khr}", device_name(device.vulkan));
     let them = if count == 1 { "it" } else { "them" };
     let mut why = Vec::new();
     if newer.iter().any(|&(_, language, _)| language == Language::Slang) {
@@ -68,8 +57,6 @@ pub(crate) fn newer_than_target<'a>(
     if newer.iter().any(|&(_, language, _)| language == Language::Spirv) {
         why.push(format!("a precompiled .spv keeps the version it was built for (or rebuild it for SPIR-V {takes})"));
     }
-    // Other languages compile to the version asked for, which the target
-    // was raised to take; only these two come out newer.
     let why = if why.is_empty() { String::new() } else { format!(" ({})", why.join("; ")) };
     let extension = if newest == SpirvVersion::V1_4.word() { format!("; {KHR_SPIRV_1_4}") } else { String::new() };
     Some(format!(
@@ -81,14 +68,12 @@ pub(crate) fn newer_than_target<'a>(
     ))
 }
 
-/// How to tell the build that the application's device is `vulkan` or
-/// newer, in build.rs and on the command line.
+/// How to tell the build that the device is `vulkan` or newer.
 pub(crate) fn raise_to(vulkan: TargetEnv) -> String {
     format!("`Config::target_env(TargetEnv::{vulkan:?})`, or `--target-env {}`", vulkan.name())
 }
 
-/// The other way a device takes SPIR-V 1.4, which smolv's Vulkan layer
-/// accepts when told.
+/// The other way a device takes SPIR-V 1.4.
 pub(crate) const KHR_SPIRV_1_4: &str = "a Vulkan 1.1 device that enables VK_KHR_spirv_1_4 takes SPIR-V 1.4 too: \
     `Config::target_env(TargetEnv::Vulkan1_1).spirv_version(SpirvVersion::V1_4)`, or `--target-env vulkan1.1 \
     --spirv-version 1.4`, with `PipelineOptions::khr_spirv_1_4(true)` for smolv's Vulkan layer";

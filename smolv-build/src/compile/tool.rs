@@ -1,15 +1,6 @@
-//! External tools the build runs (`spirv-opt`, `slangc`, `glslc`): finding
-//! them, naming their version for cache keys without spawning them on every
-//! warm build, and running them under the limits every child process of
-//! the build has ([`Limits`]: the compiler workers' too).
-//!
-//! A tool runs with its address space capped (`RLIMIT_AS`, unix) and, on
-//! Linux, in a process group of its own ([`own_group`]); past the time
-//! limit the whole group is killed, so a tool's own children stop writing
-//! too. Once a tool exits, the children it left in its group are killed, and its output is waited
-//! for no longer than the time limit (a child that left the group may hold
-//! the pipes). A hung or runaway tool so costs the shader it was working
-//! on, never the build.
+//! External tools the build runs (`spirv-opt`, `slangc`): finding them,
+//! naming their version for cache keys, and running them under the limits
+//! of every child process ([`Limits`]).
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -19,22 +10,14 @@ use std::time::{Duration, Instant};
 
 use crate::cache::{Cache, KeyBuilder};
 
-/// Seconds a worker or a tool may spend on one shader (default
-/// [`DEFAULT_TIME_LIMIT`]).
+/// Seconds a worker or a tool may spend on one shader.
 pub(crate) const TIMEOUT_VAR: &str = "SMOLV_WORKER_TIMEOUT";
-/// The address-space cap of a worker or a tool, in MiB (default
-/// [`DEFAULT_MEMORY_MIB`]).
+/// The address-space cap of a worker or a tool, in MiB.
 pub(crate) const MEMORY_MIB_VAR: &str = "SMOLV_WORKER_MEMORY_MB";
-/// Long enough for any real shader, short enough that a hung compiler is
-/// noticed.
 const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(120);
-/// glslang, naga, slangc and spirv-opt need tens of MiB for large shaders;
-/// this leaves room for a program's own mappings, and stops a runaway
-/// allocation long before it takes the machine's memory.
 const DEFAULT_MEMORY_MIB: u64 = 4096;
 
-/// The limits of every child process the build starts: each compiler
-/// worker, per request, and each run of an external tool.
+/// The limits of every child process the build starts (a worker's, per request).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Limits {
     pub(crate) time: Duration,
@@ -42,8 +25,6 @@ pub(crate) struct Limits {
 }
 
 impl Limits {
-    /// From `SMOLV_WORKER_TIMEOUT` (seconds) and `SMOLV_WORKER_MEMORY_MB`,
-    /// else the defaults; an unreadable value is ignored.
     pub(crate) fn from_env() -> Self {
         #[cfg(test)]
         if let Some(limits) = tests::OVERRIDE.with(std::cell::Cell::get) {
@@ -56,36 +37,28 @@ impl Limits {
         }
     }
 
-    /// The time limit in seconds, as every message writes it ("120",
-    /// "0.5"): one spelling for the workers and the tools.
+    /// The time limit in seconds, as every message writes it ("120", "0.5").
     pub(crate) fn seconds(&self) -> f64 {
         self.time.as_secs_f64()
     }
 
-    /// "120 s and 4096 MiB (SMOLV_WORKER_TIMEOUT, SMOLV_WORKER_MEMORY_MB)",
-    /// for messages.
+    /// "120 s and 4096 MiB (SMOLV_WORKER_TIMEOUT, SMOLV_WORKER_MEMORY_MB)".
     pub(crate) fn describe(&self) -> String {
         format!("{} s and {} MiB ({TIMEOUT_VAR}, {MEMORY_MIB_VAR})", self.seconds(), self.memory_bytes >> 20)
     }
 }
 
 /// Makes `command` start in a process group of its own on Linux, so that
-/// [`kill_group`] reaches its children too. There it also dies with the
-/// thread that starts it (`PR_SET_PDEATHSIG`, [`confine`] and the
-/// workers' `serve`): out of the build's process group, a killed build's
-/// Ctrl-C or `kill -- -PGID` no longer reaches it, and the death signal
-/// stands in for them. Elsewhere, with no death signal, it stays in the
-/// build's group, which Ctrl-C reaches, and a time-out kills it alone.
+/// [`kill_group`] reaches its children too (the death signal of
+/// [`confine`] stands in for Ctrl-C).
 pub(crate) fn own_group(command: &mut Command) {
     #[cfg(target_os = "linux")]
     std::os::unix::process::CommandExt::process_group(command, 0);
     let _ = command;
 }
 
-/// Makes `command` start in a process group of its own ([`own_group`],
-/// Linux) with its address space capped at `memory_bytes` (unix; elsewhere
-/// it runs uncapped). On Linux it also dies with the thread that starts it
-/// ([`run`] waits for it on that thread).
+/// [`own_group`], with the address space capped (unix) and, on Linux, a
+/// death with the thread that starts it.
 pub(crate) fn confine(command: &mut Command, memory_bytes: u64) {
     own_group(command);
     #[cfg(unix)]
@@ -95,14 +68,10 @@ pub(crate) fn confine(command: &mut Command, memory_bytes: u64) {
         #[cfg(target_os = "linux")]
         let parent = libc::pid_t::try_from(std::process::id()).unwrap_or(0);
         #[allow(unsafe_code, reason = "setrlimit and prctl between fork and exec, as CommandExt::pre_exec requires")]
-        // SAFETY: the closure only makes system calls that are
-        // async-signal-safe (setrlimit, prctl, getppid) on the child's own
-        // state, and touches no memory of the parent's but the copied
-        // values.
+        // SAFETY: only async-signal-safe calls on the child's own state.
         unsafe {
             command.pre_exec(move || {
                 let limit = libc::rlimit { rlim_cur: cap, rlim_max: libc::RLIM_INFINITY };
-                // A failure leaves the tool uncapped, as on other systems.
                 libc::setrlimit(libc::RLIMIT_AS, &limit);
                 #[cfg(target_os = "linux")]
                 {
@@ -119,17 +88,13 @@ pub(crate) fn confine(command: &mut Command, memory_bytes: u64) {
     let _ = memory_bytes;
 }
 
-/// Kills the process group that `child` leads ([`own_group`]): the child
-/// and whatever it started. Call it only while `child` is not yet reaped:
-/// the zombie keeps its process id, and so the group's, from being reused.
-/// Elsewhere than on Linux, where `child` leads no group, kills the child
-/// alone.
+/// Kills the process group that `child` leads ([`own_group`]; elsewhere
+/// the child alone), while `child` is not yet reaped.
 pub(crate) fn kill_group(child: &mut Child) {
     #[cfg(target_os = "linux")]
     if let Ok(pid) = libc::pid_t::try_from(child.id()) {
         #[allow(unsafe_code, reason = "kill(2) on a group this process created")]
-        // SAFETY: kill takes plain integers; the group is the child's own,
-        // which exists as long as the child is not reaped.
+        // SAFETY: plain integers; the group is the unreaped child's own.
         unsafe {
             libc::kill(-pid, libc::SIGKILL)
         };
@@ -137,73 +102,43 @@ pub(crate) fn kill_group(child: &mut Child) {
     let _ = child.kill();
 }
 
-/// Why a tool gave no output.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub(crate) enum Stopped {
-    /// It could not be started.
+    #[error("could not be started: {0}")]
     Start(std::io::Error),
-    /// It ran past the time limit, and was killed with its process group;
-    /// or it exited, but a process it started kept its output open past
-    /// the limit.
-    OverTime(OverTime),
+    /// It ran past the time limit, and was killed with its process group.
+    #[error(
+        "took longer than {} s, the time limit of every tool and worker ({}), and was stopped",
+        .0.seconds(),
+        TIMEOUT_VAR
+    )]
+    OverTime(Limits),
+    /// It exited, but a process it started outside its group kept its
+    /// output open past the limit.
+    #[error(
+        "exited, but a process it started (outside its process group) kept its output open past {} s, the time \
+         limit of every tool and worker ({}), and its output was not read (look for a leftover process of the tool)",
+        .0.seconds(),
+        TIMEOUT_VAR
+    )]
+    OutputHeld(Limits),
 }
 
-/// What ran past the time limit ([`Stopped::OverTime`]).
-#[derive(Debug)]
-pub(crate) struct OverTime {
-    limits: Limits,
-    /// The tool had exited: what held its output was a process it started,
-    /// outside its process group.
-    output_held: bool,
-}
-
-impl std::fmt::Display for Stopped {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Start(e) => write!(f, "could not be started: {e}"),
-            Self::OverTime(OverTime { limits, output_held: false }) => write!(
-                f,
-                "took longer than {} s, the time limit of every tool and worker ({TIMEOUT_VAR}), and was stopped",
-                limits.seconds()
-            ),
-            Self::OverTime(OverTime { limits, output_held: true }) => write!(
-                f,
-                "exited, but a process it started (outside its process group) kept its output open past {} s, the \
-                 time limit of every tool and worker ({TIMEOUT_VAR}), and its output was not read (look for a \
-                 leftover process of the tool)",
-                limits.seconds()
-            ),
-        }
-    }
-}
-
-/// How often [`run`] looks whether a tool ended. Polled rather than
-/// waited for, so that the time-out kills a child that is not yet reaped
-/// (see [`kill_group`]); a tool runs for milliseconds at least.
+/// How often [`run`] looks whether a tool ended, at first and at most.
 const POLL: Duration = Duration::from_millis(2);
-/// The longest pause between two looks: what a tool's end can cost.
 const MAX_POLL: Duration = Duration::from_millis(10);
-
-/// The least time [`run`] gives a tool's output to arrive once the tool
-/// has exited, even past the time limit: what was written before the exit
-/// is still in the pipes.
+/// The least time [`run`] gives a tool's output to arrive once it exited.
 const DRAIN_GRACE: Duration = Duration::from_secs(1);
 
 /// Runs `command` under `limits` ([`confine`]), writing `input` to its
-/// standard input (none: it reads nothing), and collects its output. Past
-/// the time limit the tool and its children are killed. Once the tool has
-/// exited, so are the children it left behind (Linux, [`confine`]), and
-/// its output is waited for no longer than the time limit: a child that
-/// escaped its group and holds the pipes costs that run, never the build.
+/// stdin, and collects its output.
 pub(crate) fn run(command: &mut Command, input: Option<Vec<u8>>, limits: Limits) -> Result<Output, Stopped> {
     confine(command, limits.memory_bytes);
     let stdin = if input.is_some() { Stdio::piped() } else { Stdio::null() };
     let mut child =
         command.stdin(stdin).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(Stopped::Start)?;
     let deadline = Instant::now() + limits.time;
-    // Fed and drained from threads, so that no full pipe blocks the tool
-    // or this loop. The feeder is never waited for: it ends when the last
-    // holder of the pipe does, which need not be before `run` returns.
+    // Fed and drained from threads, so that no full pipe blocks.
     if let Some((mut pipe, input)) = child.stdin.take().zip(input) {
         std::thread::spawn(move || {
             let _ = pipe.write_all(&input);
@@ -227,15 +162,14 @@ pub(crate) fn run(command: &mut Command, input: Option<Vec<u8>>, limits: Limits)
     let status = loop {
         match exited(&mut child) {
             Ok(true) => {
-                // The tool is done: whatever of its group is left is a
-                // stray, and would hold the pipes.
+                // What is left of its group is a stray holding the pipes.
                 kill_group(&mut child);
                 break child.wait().map_err(Stopped::Start)?;
             }
             Ok(false) if Instant::now() >= deadline => {
                 kill_group(&mut child);
                 let _ = child.wait();
-                return Err(Stopped::OverTime(OverTime { limits, output_held: false }));
+                return Err(Stopped::OverTime(limits));
             }
             Ok(false) => {
                 std::thread::sleep(pause);
@@ -253,32 +187,24 @@ pub(crate) fn run(command: &mut Command, input: Option<Vec<u8>>, limits: Limits)
     for _ in 0..2 {
         match output.recv_timeout(until.saturating_duration_since(Instant::now())) {
             Ok((stream, bytes)) => streams[stream] = bytes,
-            // A reader that panicked: its stream is empty.
             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
-            // The reader threads end with the last holder of the pipes.
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                return Err(Stopped::OverTime(OverTime { limits, output_held: true }));
-            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => return Err(Stopped::OutputHeld(limits)),
         }
     }
     let [stdout, stderr] = streams;
     Ok(Output { status, stdout, stderr })
 }
 
-/// Whether `child` has exited. On Linux it is left unreaped (`WNOWAIT`),
-/// so that [`kill_group`] can still reach its group's strays safely;
-/// elsewhere (no group of its own, [`confine`]) it is reaped, and
-/// `Child::wait` then gives the status it read.
+/// Whether `child` has exited; on Linux it is left unreaped (`WNOWAIT`),
+/// for [`kill_group`].
 fn exited(child: &mut Child) -> std::io::Result<bool> {
     #[cfg(target_os = "linux")]
     {
         let pid = libc::id_t::try_from(child.id()).map_err(std::io::Error::other)?;
-        // SAFETY: an all-zero siginfo_t is a valid value of that plain C
-        // struct, which waitid fills.
+        // SAFETY: an all-zero siginfo_t is a valid plain C struct.
         #[allow(unsafe_code, reason = "waitid(2) with WNOWAIT, which std does not offer")]
         let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-        // SAFETY: waitid writes only into `info`, which outlives the call;
-        // WNOWAIT leaves the child to `Child::wait`.
+        // SAFETY: waitid writes only into `info`, which outlives the call.
         #[allow(unsafe_code, reason = "waitid(2) with WNOWAIT, which std does not offer")]
         let result =
             unsafe { libc::waitid(libc::P_PID, pid, &raw mut info, libc::WEXITED | libc::WNOHANG | libc::WNOWAIT) };
@@ -294,8 +220,7 @@ fn exited(child: &mut Child) -> std::io::Result<bool> {
     child.try_wait().map(|status| status.is_some())
 }
 
-/// Finds a tool: the configured path, else `from_env` (the value of its
-/// variable), else `name` on `PATH`.
+/// Finds a tool: the configured path, else `from_env`, else on `PATH`.
 pub(crate) fn find(configured: Option<&Path>, from_env: Option<OsString>, name: &str) -> Option<PathBuf> {
     if let Some(path) = configured {
         return Some(path.to_owned());
@@ -304,15 +229,10 @@ pub(crate) fn find(configured: Option<&Path>, from_env: Option<OsString>, name: 
         return Some(PathBuf::from(path));
     }
     let name = if cfg!(windows) { format!("{name}.exe") } else { name.to_owned() };
-    crate::env::var_os("PATH")
-        .map(|paths| std::env::split_paths(&paths).map(|dir| dir.join(&name)).collect::<Vec<_>>())
-        .unwrap_or_default()
-        .into_iter()
-        .find(|candidate| candidate.is_file())
+    crate::env::var_os("PATH").iter().flat_map(std::env::split_paths).map(|dir| dir.join(&name)).find(|c| c.is_file())
 }
 
-/// The first line `tool <version_arg>` prints, on stdout or else on
-/// stderr (`slangc -v` writes there); empty if it cannot be run.
+/// The first line `tool <version_arg>` prints (stdout, else stderr).
 pub(crate) fn version(tool: &Path, version_arg: &str) -> String {
     let Ok(out) = run(Command::new(tool).arg(version_arg), None, Limits::from_env()) else {
         return String::new();
@@ -324,10 +244,7 @@ pub(crate) fn version(tool: &Path, version_arg: &str) -> String {
     if stdout.is_empty() { first_line(&out.stderr) } else { stdout }
 }
 
-/// [`version`], for cache keys, remembered in the cache by the tool's
-/// path, size and modification time: a warm build spawns nothing, and a
-/// replaced binary is asked again. A version that cannot be read is not
-/// remembered.
+/// [`version`], remembered in the local cache by the tool's path, size and time.
 pub(crate) fn identity(tool: &Path, version_arg: &str, cache: &Cache) -> String {
     let Ok(meta) = std::fs::metadata(tool) else {
         return version(tool, version_arg);
@@ -340,7 +257,6 @@ pub(crate) fn identity(tool: &Path, version_arg: &str, cache: &Cache) -> String 
         .field(&mtime.to_le_bytes())
         .text(version_arg)
         .finish();
-    // Local only: the entry describes this machine's binary, never shared.
     if let Some(version) = cache.get_local(&key).and_then(|body| String::from_utf8(body).ok()) {
         return version;
     }
@@ -351,8 +267,7 @@ pub(crate) fn identity(tool: &Path, version_arg: &str, cache: &Cache) -> String 
     version
 }
 
-/// "was killed by signal 11 (SIGSEGV)", "exited with status 101": how a
-/// child process ended, in words, for every tool smolv-build runs.
+/// "was killed by signal 11 (SIGSEGV)", "exited with status 101".
 pub(crate) fn describe_exit(exit: ExitStatus) -> String {
     #[cfg(unix)]
     {
@@ -377,19 +292,13 @@ pub(crate) fn describe_exit(exit: ExitStatus) -> String {
     }
 }
 
-/// How a tool that a signal ended died ("was killed by signal 11
-/// (SIGSEGV)"), or `None` if it exited: a crash is named as such, never
-/// taken for the tool's ordinary failure.
+/// How a tool that a signal ended died, or `None` if it exited.
 pub(crate) fn crashed(exit: ExitStatus) -> Option<String> {
     #[cfg(unix)]
-    {
-        use std::os::unix::process::ExitStatusExt;
-        if exit.signal().is_some() {
-            return Some(describe_exit(exit));
-        }
-    }
-    let _ = exit;
-    None
+    let signal = std::os::unix::process::ExitStatusExt::signal(&exit);
+    #[cfg(not(unix))]
+    let signal: Option<i32> = None;
+    signal.map(|_| describe_exit(exit))
 }
 
 #[cfg(test)]
@@ -474,7 +383,7 @@ pub(crate) mod tests {
         let start = Instant::now();
         let stopped = run(&mut Command::new(&tool), None, limits).unwrap_err();
         assert!(start.elapsed() < Duration::from_secs(10), "{:?}", start.elapsed());
-        assert!(matches!(stopped, Stopped::OverTime(OverTime { output_held: false, .. })), "{stopped:?}");
+        assert!(matches!(stopped, Stopped::OverTime(_)), "{stopped:?}");
         assert!(stopped.to_string().contains("took longer than 2 s"), "{stopped}");
         assert!(lines(&ticks) > 0, "the child ran");
         assert_still(&ticks);
@@ -509,7 +418,7 @@ pub(crate) mod tests {
         let start = Instant::now();
         let stopped = run(&mut Command::new(&tool), None, limits).unwrap_err();
         assert!(start.elapsed() < Duration::from_secs(15), "{:?}", start.elapsed());
-        assert!(matches!(stopped, Stopped::OverTime(OverTime { output_held: true, .. })), "{stopped:?}");
+        assert!(matches!(stopped, Stopped::OutputHeld(_)), "{stopped:?}");
         assert!(stopped.to_string().contains("kept its output open past 5 s"), "{stopped}");
     }
 

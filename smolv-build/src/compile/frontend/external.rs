@@ -1,6 +1,5 @@
-//! What the frontends that run a compiler binary (`slangc`, `glslc`)
-//! share: a scratch directory for its outputs, and the files it read, from
-//! the Make-style depfile it writes, with the hashes the cache keys them by.
+//! What a frontend that runs a compiler binary (`slangc`) needs: a scratch
+//! directory for its outputs, and the files it read, from its depfile.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -8,43 +7,28 @@ use std::time::{Duration, SystemTime};
 use crate::settings::Settings;
 use crate::source::Job;
 
-/// A directory of its own for one job's compiler outputs, removed on drop:
-/// made by `tempfile` under a random name, failing rather than reusing a
-/// directory that exists, and readable by this user alone (unix), so that
-/// another local user can neither make it first nor read or swap what the
-/// compiler writes there.
-pub(super) struct Scratch(tempfile::TempDir);
-
-impl Scratch {
-    pub(super) fn new() -> std::io::Result<Self> {
-        let mut builder = tempfile::Builder::new();
-        builder.prefix("smolv-compile-");
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            builder.permissions(std::fs::Permissions::from_mode(0o700));
-        }
-        builder.tempdir().map(Self)
+/// A fresh directory for one job's compiler outputs, private (unix).
+pub(super) fn scratch() -> std::io::Result<tempfile::TempDir> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix("smolv-compile-");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o700));
     }
-
-    /// The directory.
-    pub(super) fn path(&self) -> &Path {
-        self.0.path()
-    }
+    builder.tempdir()
 }
 
 /// Little-endian words of a SPIR-V module, if it is one.
-pub(super) fn words(bytes: &[u8]) -> Option<Vec<u32>> {
+pub(crate) fn words(bytes: &[u8]) -> Option<Vec<u32>> {
     if bytes.len() < 20 || !bytes.len().is_multiple_of(4) || bytes[..4] != 0x0723_0203u32.to_le_bytes() {
         return None;
     }
     Some(bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
 }
 
-/// The prerequisites of a Make rule as `slangc -depfile` and `glslc -MD`
-/// write it
-/// (`out.spv: a.slang b\ c.slang`): `\ ` is a space, `\` at a line's end
-/// continues it, `$$` is `$`.
+/// The prerequisites of a Make rule as `slangc -depfile` writes it (`\ ` is
+/// a space, `\` at a line's end continues it, `$$` is `$`).
 pub(super) fn parse_depfile(text: &str) -> Vec<PathBuf> {
     let joined = text.replace("\\\r\n", " ").replace("\\\n", " ");
     let mut paths = Vec::new();
@@ -71,18 +55,15 @@ pub(super) fn parse_depfile(text: &str) -> Vec<PathBuf> {
     paths
 }
 
-/// The colon that ends a rule's target: the first `: ` (or `:` at the
-/// end), so a Windows drive letter (`C:\…`) in the target is not taken.
+/// The colon that ends a rule's target (not a Windows drive letter's).
 fn rule_colon(line: &str) -> Option<usize> {
     line.match_indices(':')
         .map(|(at, _)| at)
         .find(|&at| line[at + 1..].starts_with([' ', '\t']) || at + 1 == line.len())
 }
 
-/// The blake3 of a file the compiler read, or, if it was modified after the
-/// compile started (or within the two seconds before, for file systems
-/// with coarse timestamps), a value no content hashes to: the bytes it
-/// read are unknown, so the cache entry must never be reused.
+/// The blake3 of a file the compiler read, or a value no content hashes to
+/// if it was modified after the compile started (or within 2 s before).
 pub(super) fn hash_read(path: &Path, started: SystemTime) -> [u8; 32] {
     const UNKNOWN: [u8; 32] = [0; 32];
     let Ok(bytes) = std::fs::read(path) else {
@@ -96,9 +77,7 @@ pub(super) fn hash_read(path: &Path, started: SystemTime) -> [u8; 32] {
 }
 
 /// Where a file that the compiler found would have been found first, had it
-/// existed: the same file name in the directories searched before its own
-/// (the job's directory, then the include directories). A file appearing
-/// there would shadow it, so the cache entry records them.
+/// existed: the same name in the directories searched before its own.
 pub(super) fn missing_candidates(job: &Job, settings: &Settings, read: &[PathBuf]) -> Vec<PathBuf> {
     let search: Vec<PathBuf> = job
         .path
@@ -131,7 +110,7 @@ mod tests {
     #[test]
     fn scratch_directories_are_private_fresh_and_removed() {
         use std::os::unix::fs::PermissionsExt;
-        let (one, two) = (Scratch::new().unwrap(), Scratch::new().unwrap());
+        let (one, two) = (scratch().unwrap(), scratch().unwrap());
         assert_ne!(one.path(), two.path());
         for scratch in [&one, &two] {
             let mode = std::fs::metadata(scratch.path()).unwrap().permissions().mode();

@@ -1,5 +1,4 @@
-//! GLSL and HLSL through glslang (the `glslang/` wrapper over the
-//! glslang-sys crate), in this process: in a build, a worker's.
+//! GLSL and HLSL through glslang, in this process (a worker's, in a build).
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -15,12 +14,9 @@ use crate::options::Language;
 use crate::settings::Settings;
 use crate::source::Job;
 
-/// The options for `job`, of `stage`, from `settings`.
 fn options<'a>(job: &'a Job, stage: ShaderStage, settings: &'a Settings, file_name: &'a str) -> glslang::Options<'a> {
     let hlsl = job.language == Language::Hlsl;
-    // One stage is compiled: a base or register binding given for every
-    // stage, or for this one, applies, in the order given (a later base of
-    // the same kind wins, as with shaderc).
+    // Bindings given for every stage, or for this one, in the order given.
     let here = |of: Option<ShaderStage>| of.is_none_or(|of| of == stage);
     glslang::Options {
         source: if hlsl { Source::Hlsl } else { Source::Glsl },
@@ -32,22 +28,16 @@ fn options<'a>(job: &'a Job, stage: ShaderStage, settings: &'a Settings, file_na
         auto_map_locations: settings.auto_map_locations,
         auto_bind_uniforms: settings.auto_bind_uniforms,
         binding_bases: settings.binding_bases.iter().filter(|b| here(b.stage)).map(|b| (b.kind, b.base)).collect(),
-        // HLSL always lays blocks out with HLSL's rules; this opts GLSL in.
         hlsl_offsets: settings.hlsl.offsets,
         hlsl_16bit_types: hlsl && settings.hlsl.sixteen_bit_types,
         hlsl_io_mapping: hlsl && settings.hlsl.io_mapping,
-        register_bindings: if hlsl {
-            settings
-                .hlsl
-                .register_bindings
-                .iter()
-                .filter(|b| here(b.stage))
-                .map(|b| glslang::RegisterBinding { register: &b.register, set: b.set, binding: b.binding })
-                .collect()
-        } else {
-            Vec::new()
-        },
-        // Line info and source text, for debuggers like RenderDoc.
+        register_bindings: settings
+            .hlsl
+            .register_bindings
+            .iter()
+            .filter(|b| hlsl && here(b.stage))
+            .map(|b| glslang::RegisterBinding { register: &b.register, set: b.set, binding: b.binding })
+            .collect(),
         debug_file: (!settings.strip_debug).then_some(file_name),
     }
 }
@@ -65,13 +55,10 @@ pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Co
     let failed_relative = RefCell::new(None::<(String, String)>);
     let file_name = job.path.to_string_lossy();
     let mut resolve = |requested: &str, kind: IncludeType, requesting_name: &str| -> Result<Included, String> {
-        // glslang names the main file with an empty name.
         let requesting_name = if requesting_name.is_empty() { &*file_name } else { requesting_name };
         let requesting = Path::new(requesting_name);
-        // glslang asks again for a `"..."` include it did not find, at
-        // once and as `<...>`, and shows only the second error
-        // (glslang's `Pp.cpp`, `CPPinclude`): that one must say what
-        // the first searched. Any `<...>` request ends the pairing.
+        // glslang asks again as `<...>` for a `"..."` it did not find, and shows
+        // only that error: it must say what the first searched.
         let again = kind == IncludeType::Standard
             && failed_relative.borrow_mut().take().is_some_and(|(r, from)| r == requested && from == requesting_name);
         let (found, tried) = include::resolve(requested, kind, requesting, &settings.include_dirs);
@@ -98,19 +85,9 @@ pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Co
     includes.dedup();
     missing.sort();
     missing.dedup();
+    let module = CompiledModule::new(job.name.clone(), stage, job.entry_point.clone(), output.spirv);
     Ok(Compiled {
-        modules: vec![CompiledModule {
-            name: job.name.clone(),
-            stage,
-            entry_point: job.entry_point.clone(),
-            spirv: output.spirv,
-            // glslang-sys has no optimizer: the build's optimizer runs.
-            optimized: None,
-            // glslang's HLSL front end leaves what SPIRV-Tools' HLSL
-            // legalization passes must clean up (shaderc ran them; see
-            // `glslang/mod.rs`).
-            needs_legalization: job.language == Language::Hlsl,
-        }],
+        modules: vec![CompiledModule { needs_legalization: job.language == Language::Hlsl, ..module }],
         dependencies: includes,
         missing,
         warnings: super::glslang_log::warnings(&output.log, &job.path),

@@ -1,30 +1,17 @@
 //! Hints added to glslang's messages where the message alone does not say
-//! what to do. Failures most users of a real tree meet first:
-//!
-//! - HLSL read as GLSL (a tree that names HLSL files by stage, like
-//!   `triangle.vert`, until its language is stated): glslang says
-//!   `#version: Desktop shaders for Vulkan SPIR-V require version 140 or
-//!   higher`;
-//! - an extension newer than the target's SPIR-V (ray tracing and mesh
-//!   shaders need SPIR-V 1.4): glslang says `'GL_EXT_ray_tracing' : not
-//!   supported for current targeted SPIR-V version`, without naming the
-//!   target or how to raise it (nor does `'subgroup op' : requires SPIR-V
-//!   1.3`, for built-ins).
+//! what to do: HLSL read as GLSL (`#version: Desktop shaders for Vulkan
+//! SPIR-V require version 140 or higher`), and an extension or built-in
+//! newer than the target's SPIR-V.
 
 use crate::compile::target_check;
 use crate::error::Diagnostic;
 use crate::options::{Language, SpirvVersion, TargetEnv};
 use crate::settings::Settings;
 
-/// What HLSL shaders nearly always have and GLSL cannot: semantics,
-/// register bindings, `[[vk::…]]` attributes, constant buffers, compute
-/// thread counts and ray tracing stages. Looked for outside comments, and
-/// `cbuffer` and `ConstantBuffer` as whole words.
+/// What HLSL shaders nearly always have and GLSL cannot.
 const HLSL_MARKERS: [&str; 8] =
     [": SV_", ":SV_", ": register(", "[[vk::", "cbuffer", "[numthreads(", "ConstantBuffer<", "[shader(\""];
 
-/// The sentence added to the first error of a GLSL shader that looks like
-/// HLSL.
 const HLSL_HINT: &str = " (the file looks like HLSL but was compiled as GLSL: state its language with \
                          `Config::language(path_or_glob, Language::Hlsl)` in build.rs, or with `-x hlsl` or \
                          `-x hlsl=PATH` on the cargo smolv command line)";
@@ -32,14 +19,10 @@ const HLSL_HINT: &str = " (the file looks like HLSL but was compiled as GLSL: st
 /// glslang's message for an extension the target's SPIR-V cannot express.
 const NEWER_SPIRV: &str = "not supported for current targeted SPIR-V version";
 
-/// glslang's messages for a built-in or operation newer than the target's
-/// SPIR-V, followed by the version it needs (`'subgroup op' : requires
-/// SPIR-V 1.3`, `'shared block' : shared block requires at least SPIR-V
-/// 1.4`).
+/// glslang's messages for a built-in newer than the target's SPIR-V.
 const REQUIRES_SPIRV: [&str; 2] = ["requires SPIR-V ", "requires at least SPIR-V "];
 
-/// The extensions glslang refuses with [`NEWER_SPIRV`], and the SPIR-V
-/// version each needs (glslang's `Versions.cpp`).
+/// The extensions glslang refuses with [`NEWER_SPIRV`], and what each needs.
 const EXTENSIONS: [(&str, SpirvVersion); 4] = [
     ("GL_EXT_ray_tracing", SpirvVersion::V1_4),
     ("GL_NV_ray_tracing_motion_blur", SpirvVersion::V1_4),
@@ -47,12 +30,7 @@ const EXTENSIONS: [(&str, SpirvVersion); 4] = [
     ("GL_NV_cooperative_matrix2", SpirvVersion::V1_6),
 ];
 
-/// `errors` of a shader in `language` (GLSL or HLSL), compiled from
-/// `source` under `settings`, with the hints: the first error of GLSL that
-/// looks like HLSL says so, and an error about an extension or built-in
-/// newer than the target's SPIR-V says what it needs and how to get it,
-/// once per hint: later errors with the same hint (the same need, or an
-/// unknown one) keep glslang's text.
+/// `errors` of a shader in `language` with the hints, each once.
 pub(super) fn with_hints(
     language: Language,
     source: &str,
@@ -64,8 +42,6 @@ pub(super) fn with_hints(
     {
         first.message.push_str(HLSL_HINT);
     }
-    // glslang repeats such an error at every use (`subgroupAdd` on nine
-    // lines): the first one carries the hint.
     let mut given = Vec::new();
     for error in errors.iter_mut() {
         if let Some(hint) = newer_spirv_hint(&error.message, settings).filter(|hint| !given.contains(hint)) {
@@ -76,9 +52,8 @@ pub(super) fn with_hints(
     errors
 }
 
-/// Whether GLSL `source` whose first error is `first_error` is HLSL:
-/// glslang found no `#version` (HLSL has none), and the code outside
-/// comments has no `#version` line and has an HLSL marker.
+/// Whether GLSL `source` whose first error is `first_error` is HLSL: no
+/// `#version`, and an HLSL marker.
 fn looks_like_hlsl(source: &str, first_error: &str) -> bool {
     if !first_error.starts_with("#version:") {
         return false;
@@ -110,9 +85,7 @@ fn without_comments(source: &str) -> String {
     code
 }
 
-/// Whether `code` has `marker`, as a whole word at whichever end the
-/// marker has a letter (so `frame_cbuffer` and `cbuffers` are not
-/// `cbuffer`).
+/// Whether `code` has `marker`, as a whole word.
 fn contains_marker(code: &str, marker: &str) -> bool {
     let letter = |c: char| c.is_ascii_alphabetic();
     let in_word = |c: char| c.is_alphanumeric() || c == '_';
@@ -125,12 +98,8 @@ fn contains_marker(code: &str, marker: &str) -> bool {
     })
 }
 
-/// What to add to glslang's error `message` about an extension or built-in
-/// newer than the target's SPIR-V, under `settings`: the SPIR-V version it
-/// needs (when known), the one the build compiles for, and how to raise
-/// it: `spirv_version` alone where the environment takes the version
-/// already (a lower one was set), else the environment, with a
-/// `spirv_version` that is set raised too. `None` for other errors.
+/// What to add to an error about an extension or built-in newer than the
+/// target's SPIR-V: what it needs, and how to raise the target.
 fn newer_spirv_hint(message: &str, settings: &Settings) -> Option<String> {
     let name = message.split('\'').nth(1).unwrap_or_default();
     let (major, minor) = settings.spirv_version.major_minor();

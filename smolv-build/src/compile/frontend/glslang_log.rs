@@ -5,18 +5,16 @@ use std::path::{Path, PathBuf};
 
 use crate::error::Diagnostic;
 
-/// One message of the log.
 struct Entry<'a> {
     error: bool,
-    /// `None`: the main file (glslang names it by its string number, `0`).
+    /// `None`: the main file (string number `0`).
     file: Option<&'a str>,
     /// 0 when the message has no line (a link error).
     line: u32,
     message: &'a str,
 }
 
-/// The messages of glslang's log, in order: `ERROR: ` and `WARNING: `
-/// lines, located by their first `:LINE: `; other lines are skipped.
+/// The `ERROR: ` and `WARNING: ` lines of glslang's log.
 fn entries(log: &str) -> impl Iterator<Item = Entry<'_>> {
     log.lines().filter_map(|line| {
         let (error, rest) = match (line.strip_prefix("ERROR: "), line.strip_prefix("WARNING: ")) {
@@ -37,9 +35,7 @@ fn entries(log: &str) -> impl Iterator<Item = Entry<'_>> {
     })
 }
 
-/// Turns glslang's log into located diagnostics, with a column found from
-/// the token the message quotes; the whole log as one diagnostic if it
-/// holds no error line.
+/// Turns glslang's log into located diagnostics.
 pub(super) fn parse_log(log: &str, main_file: &Path) -> Vec<Diagnostic> {
     let mut diagnostics = Vec::new();
     for entry in entries(log).filter(|e| e.error) {
@@ -50,13 +46,8 @@ pub(super) fn parse_log(log: &str, main_file: &Path) -> Vec<Diagnostic> {
         }
         let path = entry.file.map_or_else(|| main_file.to_owned(), PathBuf::from);
         let column = column_of_quoted_token(&path, entry.line, entry.message);
-        diagnostics.push(Diagnostic {
-            path,
-            line: entry.line,
-            column,
-            message: entry.message.to_owned(),
-            rendered: None,
-        });
+        let message = entry.message.to_owned();
+        diagnostics.push(Diagnostic { path, line: entry.line, column, message, rendered: None });
     }
     if diagnostics.is_empty() {
         diagnostics.push(Diagnostic::whole_file(main_file, log.trim()));
@@ -78,10 +69,7 @@ pub(super) fn warnings(log: &str, main_file: &Path) -> Vec<String> {
         .collect()
 }
 
-/// glslang reports no columns; most messages quote the offending token
-/// (`'foo' : undeclared identifier`), so find it on the line. Without a
-/// token (`'' : syntax error`), or one the line does not hold, the column
-/// is unknown (0, not shown): a guess would point at the wrong place.
+/// The column of the token the message quotes (`'foo' : …`), or 0.
 fn column_of_quoted_token(path: &Path, line: u32, message: &str) -> u32 {
     let Some(token) = message.split('\'').nth(1).map(str::trim).filter(|t| !t.is_empty()) else {
         return 0;
@@ -89,7 +77,6 @@ fn column_of_quoted_token(path: &Path, line: u32, message: &str) -> u32 {
     let source_line = std::fs::read_to_string(path)
         .ok()
         .and_then(|s| s.lines().nth(line.saturating_sub(1) as usize).map(str::to_owned));
-    // 1-based; a column past u32::MAX is reported as unknown (0).
     source_line.and_then(|text| text.find(token)).map_or(0, |offset| u32::try_from(offset + 1).unwrap_or(0))
 }
 

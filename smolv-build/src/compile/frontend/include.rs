@@ -1,9 +1,6 @@
-//! `#include` in GLSL and HLSL, as glslang's include callback asks for it:
-//! where a file is found, how it is read, and what the error says when it
-//! is found nowhere searched. Khronos' Vulkan-Samples, for one, keeps its
-//! includes in `shaders/includes/glsl`, which its own build passes as an
-//! include directory; a new user's build does not, and the error then
-//! names that folder.
+//! `#include` in GLSL and HLSL: where a file is found, how it is read, and
+//! what the error says when it is found nowhere searched (where else the
+//! tree has it).
 
 use std::collections::VecDeque;
 use std::path::{Component, Path, PathBuf};
@@ -12,15 +9,10 @@ use super::glslang::IncludeType;
 
 use crate::source::Job;
 
-/// How many files and folders the search for a missing include looks at,
-/// at most. It runs only when a shader fails, for each failing shader:
-/// tens of milliseconds at this limit.
+/// How many files and folders the search for a missing include looks at.
 const SEARCH_LIMIT: usize = 20_000;
 
-/// Finds `requested` as `#include` would: `"..."` next to the including
-/// file first, then in the include directories; `<...>` only there.
-/// Also returns the candidates tried before it that did not exist, in
-/// search order: a file appearing at one of them would shadow the result.
+/// Finds `requested` as `#include` would, with the candidates that did not exist.
 pub(super) fn resolve(
     requested: &str,
     kind: IncludeType,
@@ -38,8 +30,7 @@ pub(super) fn resolve(
     (None, missing)
 }
 
-/// Reads an include as handed to the compiler: its text and the blake3 of
-/// exactly those bytes, so the cache records what was compiled.
+/// Reads an include: its text and the blake3 of exactly those bytes.
 pub(super) fn read(path: &Path) -> Result<(String, [u8; 32]), String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let hash = *blake3::hash(&bytes).as_bytes();
@@ -50,9 +41,7 @@ pub(super) fn read(path: &Path) -> Result<(String, [u8; 32]), String> {
     Ok((content, hash))
 }
 
-/// The error for `requested`, included as `kind` by the file `requesting`
-/// while compiling `job`, found in no place [`resolve`] searched: where
-/// else the job's shader tree has it, if it does, and how to reach it.
+/// The error for an include found nowhere [`resolve`] searched.
 pub(super) fn missing(job: &Job, requested: &str, kind: IncludeType, requesting: &Path) -> String {
     let searched = match kind {
         IncludeType::Relative => "searched next to the file and in the include dirs",
@@ -75,19 +64,13 @@ pub(super) fn missing(job: &Job, requested: &str, kind: IncludeType, requesting:
     format!("cannot find include {requested:?} ({searched}{found})")
 }
 
-/// `path` as the user writes it: relative to `current`, the current
-/// directory, when below it. That is the package's directory in a build
-/// script, which `Config::include_dir` resolves against, and where `cargo
-/// smolv` runs.
+/// `path` relative to `current`, the current directory, when below it.
 fn shown<'a>(path: &'a Path, current: Option<&Path>) -> &'a Path {
     current.and_then(|dir| path.strip_prefix(dir).ok()).filter(|p| !p.as_os_str().is_empty()).unwrap_or(path)
 }
 
-/// The folder below `root` (or `root` itself) that holds `requested`, a
-/// path of plain names (`lighting.h`, `./lighting.h`, `glsl/lighting.h`).
-/// Breadth first, so the shallowest wins, names sorted within a folder;
-/// hidden folders, `target` and links to folders are not entered, and
-/// after `limit` entries the search gives up.
+/// The shallowest folder below `root` that holds `requested`, breadth
+/// first, skipping hidden folders, `target` and links; `limit` entries at most.
 fn search(root: &Path, requested: &str, limit: usize) -> Option<PathBuf> {
     let mut names = Vec::new();
     for component in Path::new(requested).components() {
@@ -108,7 +91,6 @@ fn search(root: &Path, requested: &str, limit: usize) -> Option<PathBuf> {
         let Ok(entries) = std::fs::read_dir(&folder) else { continue };
         let mut entries: Vec<_> = entries.flatten().collect();
         entries.sort_by_key(std::fs::DirEntry::file_name);
-        // The folder the request is relative to, when it is in the tree.
         let holding = |path: PathBuf| {
             path.ancestors().nth(names.len()).filter(|dir| dir.starts_with(root)).map(Path::to_path_buf)
         };

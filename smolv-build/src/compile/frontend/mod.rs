@@ -1,14 +1,8 @@
-//! Frontends: shader source to SPIR-V.
-//!
-//! GLSL and HLSL go through glslang in process (`glsl.rs`, over the
-//! `glslang/` wrapper of the glslang-sys crate), WGSL through naga
-//! (`wgsl.rs`), WESL through the `wesl` crate and then naga (`wesl/`),
-//! Slang through the `slangc` binary (`slang.rs`); precompiled
-//! SPIR-V is checked and taken as it is (`spirv.rs`). Each reports every
-//! file it read, so the cache and Cargo can track includes, and every error
-//! as a located [`Diagnostic`]; glslang's errors get hints where they do
-//! not say what to do (`glsl_hints.rs`), and a missing include says where
-//! else the tree has it (`include.rs`).
+//! Frontends: shader source to SPIR-V. GLSL and HLSL through glslang
+//! (`glsl.rs`, `glslang/`), WGSL through naga, WESL through the `wesl`
+//! crate and naga, Slang through `slangc`; precompiled SPIR-V is checked
+//! and taken as it is. Each reports every file it read, and every error as
+//! a located [`Diagnostic`].
 
 mod external;
 #[cfg(feature = "glsl")]
@@ -30,6 +24,7 @@ mod wgsl;
 
 use std::path::PathBuf;
 
+pub(crate) use external::words as spirv_words;
 pub(crate) use slang::{find_slangc, identity as slangc_identity};
 
 use smolv_format::reflect::ShaderStage;
@@ -39,21 +34,17 @@ use crate::options::Language;
 use crate::settings::Settings;
 use crate::source::Job;
 
-/// What a frontend made of one job.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Compiled {
     pub(crate) modules: Vec<CompiledModule>,
-    /// Every file read besides the job's source (resolved includes), with
-    /// the blake3 of the bytes handed to the compiler.
+    /// Every file read besides the job's source, with the blake3 of its bytes.
     pub(crate) dependencies: Vec<(PathBuf, [u8; 32])>,
-    /// Include candidates searched before the file found, in search order,
-    /// that did not exist.
+    /// Include candidates searched before the file found that did not exist.
     pub(crate) missing: Vec<PathBuf>,
     pub(crate) warnings: Vec<String>,
 }
 
-/// One module out of a frontend.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct CompiledModule {
     /// Full module name: the job's, plus `#entry` for WGSL and Slang.
     pub(crate) name: String,
@@ -61,18 +52,26 @@ pub(crate) struct CompiledModule {
     pub(crate) entry_point: String,
     /// SPIR-V as compiled without optimization (for the size report).
     pub(crate) spirv: Vec<u32>,
-    /// SPIR-V the frontend already optimized, if any (none does now:
-    /// the build's optimizer runs on `spirv`).
+    /// The optimized (or specialized) SPIR-V, once there is one.
     pub(crate) optimized: Option<Vec<u32>>,
-    /// Whether `spirv` still needs SPIRV-Tools' HLSL legalization passes
-    /// before a Vulkan driver takes it: glslang's HLSL output (see
-    /// `glslang/mod.rs`). The optimizer runs them.
+    /// Whether `spirv` still needs SPIRV-Tools' HLSL legalization passes.
     pub(crate) needs_legalization: bool,
 }
 
+impl Compiled {
+    /// Just `modules`, from a frontend that reads no other file.
+    fn of(modules: Vec<CompiledModule>) -> Self {
+        Self { modules, dependencies: Vec::new(), missing: Vec::new(), warnings: Vec::new() }
+    }
+}
+
 impl CompiledModule {
-    /// Writes it as the build cache's entries and the workers' replies
-    /// store it; [`CompiledModule::read`] reads it back.
+    /// A module as compiled, not yet optimized.
+    fn new(name: String, stage: ShaderStage, entry_point: String, spirv: Vec<u32>) -> Self {
+        Self { name, stage, entry_point, spirv, optimized: None, needs_legalization: false }
+    }
+
+    /// Writes it as cache entries store it.
     pub(crate) fn write(&self, w: &mut crate::cache::BodyWriter) {
         w.text(&self.name).text(self.stage.name()).text(&self.entry_point).words(&self.spirv);
         match &self.optimized {
@@ -82,8 +81,7 @@ impl CompiledModule {
         w.u32(u32::from(self.needs_legalization));
     }
 
-    /// Reads what [`CompiledModule::write`] wrote; `None` if the bytes are
-    /// not that.
+    /// Reads what [`CompiledModule::write`] wrote.
     pub(crate) fn read(r: &mut crate::cache::BodyReader<'_>) -> Option<Self> {
         let name = r.text()?;
         let stage_name = r.text()?;
@@ -100,8 +98,7 @@ impl CompiledModule {
     }
 }
 
-/// Compiles one job, whose file holds `source`, with the frontend for its
-/// language.
+/// Compiles one job, whose file holds `source`.
 #[cfg_attr(not(any(feature = "glsl", feature = "wgsl")), allow(unused_variables))]
 pub(crate) fn compile(job: &Job, source: &[u8], settings: &Settings) -> Result<Compiled, Vec<Diagnostic>> {
     #[cfg(debug_assertions)]
@@ -127,14 +124,8 @@ pub(crate) fn compile(job: &Job, source: &[u8], settings: &Settings) -> Result<C
     }
 }
 
-/// Test hook, debug builds only: `SMOLV_WORKER_TEST_CRASH=name` kills the
-/// process compiling a file named `name`, or whose source contains `name`
-/// (so that one edit of a hot-reloaded file crashes, and the next does
-/// not), with SIGSEGV (abort where there
-/// are no signals), as a compiler crash would. glslang 16 no longer
-/// crashes on the shader that crashed glslang 12 (an rvalue given to
-/// `atomicAdd`), and the crash tests (`cargo-smolv/tests/crash.rs`) still
-/// prove that a crash in a worker costs that one shader.
+/// Test hook, debug builds only: `SMOLV_WORKER_TEST_CRASH=name` crashes
+/// the process compiling a file named `name`, or whose source contains it.
 #[cfg(debug_assertions)]
 fn test_crash(job: &Job, source: &[u8]) {
     let name = crate::env::var_os("SMOLV_WORKER_TEST_CRASH");
@@ -145,9 +136,7 @@ fn test_crash(job: &Job, source: &[u8]) {
     if name.is_some_and(|name| job.path.file_name() == Some(name.as_os_str()) || in_source(&name)) {
         #[cfg(unix)]
         #[allow(unsafe_code, reason = "signal(3) and raise(3) on this process, which the hook is for")]
-        // SAFETY: SIGSEGV's default action is restored (Rust's runtime
-        // handles it, for stack overflows), then raised on this process,
-        // which it ends: the point of the hook.
+        // SAFETY: SIGSEGV's default action restored, then raised: the point.
         unsafe {
             libc::signal(libc::SIGSEGV, libc::SIG_DFL);
             libc::raise(libc::SIGSEGV);
@@ -156,13 +145,7 @@ fn test_crash(job: &Job, source: &[u8]) {
     }
 }
 
-/// The error for a shader whose language this build has no compiler for,
-/// and that no cache level had as it is now (the job asked them first):
-/// what would compile it. In the words the settings give
-/// (`Config::missing_language_advice`: a CLI gives its install line), else
-/// as a build script's author does it: the Cargo feature, or `cargo smolv
-/// prepare` where the compilers are, whose directory a build without them
-/// reads.
+/// The error for a shader whose language this build has no compiler for.
 fn not_enabled(language: Language, settings: &Settings) -> String {
     let feature = match language {
         Language::Wgsl => "wgsl",
@@ -170,12 +153,10 @@ fn not_enabled(language: Language, settings: &Settings) -> String {
         _ => "glsl",
     };
     match &settings.missing_language_advice {
-        Some(advice) => {
-            format!(
-                "{language} support is not enabled, and no cache has this shader compiled as it is now; {}",
-                advice.replace("{feature}", feature)
-            )
-        }
+        Some(advice) => format!(
+            "{language} support is not enabled, and no cache has this shader compiled as it is now; {}",
+            advice.replace("{feature}", feature)
+        ),
         None => format!(
             "{language} support is not enabled, and neither a cache nor the prepared directory has this shader \
              compiled as it is now; enable smolv-build's `{feature}` feature (in [build-dependencies]), or run \
@@ -184,35 +165,22 @@ fn not_enabled(language: Language, settings: &Settings) -> String {
     }
 }
 
-/// What the WESL front end writes for `::` in a mangled name (see
-/// `wesl/mangle.rs`): two U+02D0, a letter that looks like a colon, so
-/// that the name is a WGSL identifier. `output::types::names` undoes it.
+/// What the WESL front end writes for `::` in a mangled name (`ːː`).
 pub(crate) const WESL_SEPARATOR: &str = "\u{2d0}\u{2d0}";
 
-/// The `wesl` crate that links WESL, exactly: `=0.4.0` in the workspace's
-/// `Cargo.toml` (`wesl/mod.rs` tests it against `Cargo.lock`).
+/// The `wesl` crate that links WESL, as the workspace pins it.
 pub(crate) const WESL_VERSION: &str = "0.4.0";
 
-/// Identifies what links WESL, for the cache keys of WESL jobs only (so
-/// that a new `wesl` leaves the other entries valid). The same whether or
-/// not this build has the `wesl` feature, as [`compiler_identity`] is: a
-/// build without it finds the entries (cached, or prepared) of one with
-/// it.
+/// Identifies what links WESL, for the keys of WESL jobs, in every build.
 pub(crate) fn wesl_identity() -> String {
     format!("wesl {WESL_VERSION};")
 }
 
-/// The glslang-sys crate that compiles GLSL and HLSL, exactly: `=0.9.2`
-/// in the workspace's `Cargo.toml`, and a test compares it with
-/// `Cargo.lock`.
+/// The glslang-sys crate that compiles GLSL and HLSL, as the workspace pins it.
 pub(crate) const GLSLANG_SYS_VERSION: &str = "0.9.2+e1b562a";
 
-/// Identifies the compilers that produce SPIR-V, for cache keys: their
-/// exact versions (glslang-sys's, naga's: both pinned with `=`), so
-/// another compiler never reuses old output. Both are there whatever
-/// features this build has: a build without a compiler computes the same
-/// keys as one with it, and finds their entries (in a cache, or in the
-/// prepared directory).
+/// Identifies the compilers that produce SPIR-V, for cache keys, whatever
+/// features this build has.
 pub(crate) fn compiler_identity() -> String {
     format!("glslang-sys {GLSLANG_SYS_VERSION};naga {};", crate::compile::NAGA_VERSION)
 }

@@ -1,18 +1,8 @@
 //! Slang through the `slangc` binary: one module per `[shader("…")]`
-//! entry point, as WGSL gives one per entry point.
-//!
-//! For each job, `slangc` runs once to list the entry points (reflection
-//! JSON, no code generation), then once per entry point with
-//! `-fvk-use-entrypoint-name`, so each module keeps its entry point's name,
-//! and `-depfile`, so every imported module and included file is tracked.
-//! It runs at `-O0`: every language goes through the same `spirv-opt`
-//! recipe afterwards.
-//!
-//! Slang marks its output as source language 11 (Slang) in `OpSource`,
-//! which SPIRV-Tools before 2023.2 rejects ("Invalid source language
-//! operand: 11"), so the optimizer and `spirv-val` would refuse every
-//! module. The frontend rewrites that operand to 0 (Unknown), which every
-//! version accepts.
+//! entry point. `slangc` runs once to list the entry points (reflection
+//! JSON), then once per entry point, at `-O0` (the build's optimizer runs
+//! after), with `-depfile` to track every file read. `OpSource`'s language
+//! 11 (Slang), which SPIRV-Tools before 2023.2 rejects, becomes Unknown.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -20,7 +10,7 @@ use std::time::SystemTime;
 
 use smolv_format::reflect::Reflection;
 
-use super::external::{Scratch, hash_read, missing_candidates, parse_depfile, words};
+use super::external::{hash_read, missing_candidates, parse_depfile, scratch, words};
 use super::{Compiled, CompiledModule};
 use crate::cache::Cache;
 use crate::compile::tool;
@@ -30,7 +20,6 @@ use crate::options::SpirvVersion;
 use crate::settings::Settings;
 use crate::source::Job;
 
-/// What the error says when `slangc` is not found.
 const INSTALL_HINT: &str = "`.slang` files are compiled by slangc, which was not found: install the Vulkan SDK \
      (it ships slangc) or `pip install --no-deps slangtorch` (slangc is in slangtorch/bin/), then put slangc on \
      PATH or set SMOLV_SLANGC (or Config::slangc) to its path";
@@ -49,7 +38,7 @@ pub(crate) fn identity(slangc: &Path, cache: &Cache) -> String {
 pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Diagnostic>> {
     let fail = |message: String| vec![Diagnostic::whole_file(&job.path, message)];
     let slangc = settings.slangc.as_deref().ok_or_else(|| fail(INSTALL_HINT.to_owned()))?;
-    let scratch = Scratch::new().map_err(|e| fail(format!("cannot create a directory for slangc's output: {e}")))?;
+    let scratch = scratch().map_err(|e| fail(format!("cannot create a directory for slangc's output: {e}")))?;
     let started = SystemTime::now();
     let common = common_args(job, settings);
 
@@ -79,9 +68,7 @@ pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Di
             .arg(&output)
             .arg("-depfile")
             .arg(&depfile);
-        // No `-g`: Slang's debug info is NonSemantic.Shader.DebugInfo, which
-        // needs VK_KHR_shader_non_semantic_info on the device. Without it,
-        // modules still carry names (OpName), as GLSL's do.
+        // No `-g`: Slang's debug info needs VK_KHR_shader_non_semantic_info.
         for warning in run(&mut command, slangc, job)? {
             if !warnings.contains(&warning) {
                 warnings.push(warning);
@@ -94,14 +81,7 @@ pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Di
             .map_err(|_| fail(format!("slangc's module for {entry} has no OpEntryPoint of a Vulkan stage")))?;
         let depfile = std::fs::read_to_string(&depfile).unwrap_or_default();
         read.extend(parse_depfile(&depfile));
-        modules.push(CompiledModule {
-            name: format!("{}#{entry}", job.name),
-            stage,
-            entry_point,
-            spirv,
-            optimized: None,
-            needs_legalization: false,
-        });
+        modules.push(CompiledModule::new(format!("{}#{entry}", job.name), stage, entry_point, spirv));
     }
     read.sort();
     read.dedup();
@@ -109,35 +89,27 @@ pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Di
     Ok(Compiled { modules, dependencies, missing: missing_candidates(job, settings, &read), warnings })
 }
 
-/// The oldest SPIR-V that `slangc` emits as stable.
+/// The oldest SPIR-V that `slangc` emits as stable (below, its backend is
+/// experimental): a Slang module needs a Vulkan 1.1 device.
 const SLANG_MIN_SPIRV: SpirvVersion = SpirvVersion::V1_3;
 
-/// Arguments every `slangc` run of the job shares: the file, the target,
-/// include directories and defines.
+/// Arguments every `slangc` run of the job shares.
 fn common_args(job: &Job, settings: &Settings) -> Vec<std::ffi::OsString> {
-    // Slang's SPIR-V backend emits 1.3 and later; below that it is
-    // experimental (warning E50011) and its GLSL route needs glslang
-    // beside slangc. So a Slang module is SPIR-V 1.3 at least, and needs
-    // a Vulkan 1.1 device.
     let (major, minor) = settings.spirv_version.max(SLANG_MIN_SPIRV).major_minor();
     let mut args: Vec<std::ffi::OsString> = vec![job.path.clone().into()];
     args.extend(["-target".into(), "spirv".into(), "-profile".into(), format!("spirv_{major}_{minor}").into()]);
-    for dir in &settings.include_dirs {
-        args.push("-I".into());
-        args.push(dir.clone().into());
-    }
-    for define in &job.defines {
-        args.push("-D".into());
-        args.push(match &define.value {
-            Some(value) => format!("{}={value}", define.name).into(),
-            None => define.name.clone().into(),
-        });
-    }
+    args.extend(settings.include_dirs.iter().flat_map(|dir| ["-I".into(), dir.clone().into()]));
+    args.extend(job.defines.iter().flat_map(|define| {
+        let define = match &define.value {
+            Some(value) => format!("{}={value}", define.name),
+            None => define.name.clone(),
+        };
+        ["-D".into(), define.into()]
+    }));
     args
 }
 
-/// Runs `slangc` under the limits of every tool ([`tool::run`]); its
-/// warnings on success, its errors (located) on failure.
+/// Runs `slangc` under the limits of every tool; its warnings, or its errors.
 fn run(command: &mut Command, slangc: &Path, job: &Job) -> Result<Vec<String>, Vec<Diagnostic>> {
     let limits = tool::Limits::from_env();
     let output = tool::run(command, None, limits).map_err(|stopped| {
@@ -176,26 +148,21 @@ fn run(command: &mut Command, slangc: &Path, job: &Job) -> Result<Vec<String>, V
         messages.into_iter().filter(|m| m.severity == Severity::Error).map(|m| m.diagnostic).collect();
     if errors.is_empty() {
         let text = stderr.trim();
-        let why = if text.is_empty() { format!("slangc {}", describe(output.status)) } else { text.to_owned() };
+        let why = match output.status.code() {
+            _ if !text.is_empty() => text.to_owned(),
+            Some(code) => format!("slangc exited with status {code} and printed nothing"),
+            None => format!("slangc ended without an exit status ({})", output.status),
+        };
         return Err(vec![Diagnostic::whole_file(&job.path, why)]);
     }
     Err(errors)
-}
-
-fn describe(status: std::process::ExitStatus) -> String {
-    match status.code() {
-        Some(code) => format!("exited with status {code} and printed nothing"),
-        None => format!("ended without an exit status ({status})"),
-    }
 }
 
 /// The entry points' names in slangc's reflection JSON, in its order.
 fn entry_points(json: &[u8]) -> Result<Vec<String>, String> {
     let value: serde_json::Value =
         serde_json::from_slice(json).map_err(|e| format!("slangc's reflection JSON does not parse: {e}"))?;
-    let Some(entries) = value.get("entryPoints") else {
-        return Ok(Vec::new());
-    };
+    let Some(entries) = value.get("entryPoints") else { return Ok(Vec::new()) };
     let entries = entries.as_array().ok_or("slangc's reflection JSON has entryPoints that are not a list")?;
     entries
         .iter()
@@ -216,7 +183,6 @@ enum Severity {
     Other,
 }
 
-/// One message of slangc's.
 #[derive(Debug)]
 struct Message {
     severity: Severity,
@@ -231,22 +197,9 @@ fn severity(word: &str) -> Severity {
     }
 }
 
-/// Reads slangc's diagnostics, in either of its formats:
-///
-/// ```text
-/// error[E20001]: unexpected token            (slangc 2025 and newer)
-///  --> shaders/tri.slang:5:1
-///   |
-/// 5 | }
-///   | ^ unexpected '}', expected ';'
-///
-/// shaders/tri.slang(5): error 20001: unexpected '}', expected ';'   (older)
-/// }
-/// ^
-/// ```
-///
-/// Messages without a location (`compilation ceased`) that follow located
-/// errors are dropped; alone, they are reported for the whole file.
+/// Reads slangc's diagnostics, in its rich (`error[E20001]: …` and
+/// ` --> path:line:col`) or classic (`path(line): error 20001: …`) format.
+/// Unlocated errors after located ones are dropped.
 fn parse_diagnostics(stderr: &str) -> Vec<Message> {
     let lines: Vec<&str> = stderr.lines().collect();
     let mut messages: Vec<Message> = Vec::new();
@@ -286,9 +239,7 @@ fn rich_headline(line: &str) -> Option<(Severity, String)> {
     (known && code.bytes().all(|b| b.is_ascii_alphanumeric())).then(|| (severity(word), message.trim().to_owned()))
 }
 
-/// A rich block: the headline's message, its ` --> path:line:col`, and
-/// the label under the carets, which often says more (`unexpected '}',
-/// expected ';'`).
+/// A rich block: the headline, its location, and the label under the carets.
 fn rich_message(severity: Severity, headline: String, block: &[&str]) -> Message {
     let location = block.iter().find_map(|line| line.trim_start().strip_prefix("--> ")).and_then(|location| {
         let (rest, column) = location.trim().rsplit_once(':')?;

@@ -1,8 +1,5 @@
 //! Precompiled SPIR-V (`.spv`, `.spirv`): taken as it is, checked, and
-//! handed on to the optimizer like a compiled module. One operand may
-//! change: an `OpSource` language newer than SPIRV-Tools 2023.1 knows
-//! (Slang's 11, in modules slangc wrote) becomes Unknown, as for slangc's
-//! output (`slang.rs`).
+//! handed on to the optimizer like a compiled module.
 
 use smolv_codec::{EncodeError, EncodeOptions};
 use smolv_format::reflect::Reflection;
@@ -14,32 +11,20 @@ use crate::source::Job;
 
 /// The highest `SourceLanguage` SPIRV-Tools 2023.1 knows (WGSL).
 const LAST_LANGUAGE_KNOWN_TO_OLD_TOOLS: u32 = 10;
-/// `SourceLanguage` Unknown.
 const UNKNOWN_LANGUAGE: u32 = 0;
 
-/// The module's words, in either byte order, once the magic and the word
-/// alignment are checked.
-fn words(bytes: &[u8]) -> Result<Vec<u32>, String> {
-    spirv::words_from_bytes(bytes).map_err(|e| e.to_string())
-}
-
 /// Rewrites `OpSource` languages newer than SPIRV-Tools 2023.1 knows
-/// (Slang is 11) to Unknown, so that every SPIRV-Tools accepts the module:
-/// slangc's output, and precompiled modules that Slang wrote.
+/// (Slang is 11) to Unknown.
 pub(super) fn patch_source_language(spirv: &mut [u32]) {
-    // A damaged module is left as it is: the validator will say so.
     let newer: Vec<usize> = spirv::instructions(spirv)
         .until_damage()
         .filter(|i| i.op() == Some(Op::Source) && i.words.len() >= 3 && i.operand(0) > LAST_LANGUAGE_KNOWN_TO_OLD_TOOLS)
         .map(|i| i.offset + 1)
         .collect();
-    for at in newer {
-        spirv[at] = UNKNOWN_LANGUAGE;
-    }
+    newer.into_iter().for_each(|at| spirv[at] = UNKNOWN_LANGUAGE);
 }
 
-/// The message for a module the encoder refuses: a corrupt instruction
-/// stream says what to do with the file; the other errors say it already.
+/// The message for a module the encoder refuses.
 fn encode_failure(error: &EncodeError) -> String {
     match error {
         EncodeError::ZeroLengthInstruction { .. }
@@ -53,33 +38,16 @@ fn encode_failure(error: &EncodeError) -> String {
     }
 }
 
-/// Takes one precompiled module: the job's name as it is (`blur.comp.spv`),
-/// and the stage and entry point of its first `OpEntryPoint`.
+/// Takes one precompiled module, as its first `OpEntryPoint` names it.
 pub(super) fn compile(job: &Job, bytes: &[u8]) -> Result<Compiled, Vec<Diagnostic>> {
     let fail = |message: String| vec![Diagnostic::whole_file(&job.path, message)];
-    let mut spirv = words(bytes).map_err(fail)?;
-    // Packing encodes every module to SMOL-V, which walks each instruction:
-    // a corrupt module (a truncated file, or a binary stored as text with
-    // its line endings converted) fails here, as its own file, and not the
-    // whole set there.
+    let mut spirv = spirv::words_from_bytes(bytes).map_err(|e| fail(e.to_string()))?;
+    // A corrupt module fails here, not the whole set when packing encodes it.
     smolv_codec::encode(&spirv, &EncodeOptions::new()).map_err(|e| fail(encode_failure(&e)))?;
     patch_source_language(&mut spirv);
-    // Reflection reads the first OpEntryPoint, as the runtime will.
     let Reflection { stage, entry_point, .. } = Reflection::from_spirv(&spirv)
         .map_err(|_| fail("the SPIR-V module has no OpEntryPoint of a Vulkan stage".to_owned()))?;
-    Ok(Compiled {
-        modules: vec![CompiledModule {
-            name: job.name.clone(),
-            stage,
-            entry_point,
-            spirv,
-            optimized: None,
-            needs_legalization: false,
-        }],
-        dependencies: Vec::new(),
-        missing: Vec::new(),
-        warnings: Vec::new(),
-    })
+    Ok(Compiled::of(vec![CompiledModule::new(job.name.clone(), stage, entry_point, spirv)]))
 }
 
 #[cfg(test)]
@@ -90,6 +58,10 @@ mod tests {
 
     fn bytes(words: &[u32]) -> Vec<u8> {
         words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    fn words(bytes: &[u8]) -> Result<Vec<u32>, String> {
+        spirv::words_from_bytes(bytes).map_err(|e| e.to_string())
     }
 
     #[test]

@@ -25,13 +25,10 @@ fn stage(stage: naga::ShaderStage) -> Option<ShaderStage> {
     })
 }
 
-/// A naga error in WGSL text: its message, the byte range of its
-/// narrowest span, the location of its first span, and codespan's
-/// rendering.
+/// A naga error in WGSL text.
 pub(super) struct NagaError {
     pub(super) message: String,
-    /// The message with the errors it wraps (`Function [0] 'f' is
-    /// invalid: Expression [2] is invalid: …`).
+    /// The message with the errors it wraps.
     #[cfg_attr(not(feature = "wesl"), allow(dead_code))]
     pub(super) chain: String,
     #[cfg_attr(not(feature = "wesl"), allow(dead_code))]
@@ -40,8 +37,7 @@ pub(super) struct NagaError {
     pub(super) rendered: String,
 }
 
-/// naga's module of WGSL `source` (from the file at `path`, for
-/// messages), validated.
+/// naga's module of WGSL `source` (from `path`), validated.
 pub(super) fn parse(source: &str, path: &str) -> Result<(naga::Module, naga::valid::ModuleInfo), NagaError> {
     let narrowest = |spans: Vec<std::ops::Range<usize>>| spans.into_iter().min_by_key(|span| span.len());
     let module = naga::front::wgsl::parse_str(source).map_err(|e| NagaError {
@@ -65,13 +61,10 @@ pub(super) fn parse(source: &str, path: &str) -> Result<(naga::Module, naga::val
     Ok((module, info))
 }
 
-/// The directives of naga_oil, the preprocessor Bevy's shaders are written
-/// for: none of them is WGSL.
+/// The directives of naga_oil, the preprocessor of Bevy's shaders.
 const NAGA_OIL_DIRECTIVES: [&str; 8] =
     ["#import", "#define_import_path", "#ifdef", "#ifndef", "#if", "#else", "#endif", "#define"];
 
-/// The sentence added to naga's error on a line that starts with a
-/// naga_oil directive.
 const NAGA_OIL_HINT: &str = " (this line is naga_oil's preprocessor, which Bevy's shaders use, not WGSL: smolv \
                              compiles WGSL and WESL. Write the shader as WESL, in a `.wesl` file, with the `wesl` \
                              feature of smolv-build or cargo-smolv: `import package::lighting::Light;` imports from \
@@ -80,8 +73,7 @@ const NAGA_OIL_HINT: &str = " (this line is naga_oil's preprocessor, which Bevy'
                              SHADOWS`) in place of `#ifdef SHADOWS`. Shaders that import Bevy's own modules, such as \
                              `bevy_pbr::…`, stay with Bevy's asset loader)";
 
-/// Whether line `line` (1-based) of `source` starts with a naga_oil
-/// directive.
+/// Whether line `line` (1-based) of `source` starts with a naga_oil directive.
 fn is_naga_oil_directive(source: &str, line: u32) -> bool {
     let Some(text) = line.checked_sub(1).and_then(|at| source.lines().nth(usize::try_from(at).ok()?)) else {
         return false;
@@ -102,11 +94,10 @@ pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Co
         vec![Diagnostic { path: job.path.clone(), line, column, message, rendered: Some(e.rendered) }]
     })?;
     let modules = entry_point_modules(job, &module, &info, settings)?;
-    Ok(Compiled { modules, dependencies: Vec::new(), missing: Vec::new(), warnings: Vec::new() })
+    Ok(Compiled::of(modules))
 }
 
-/// One SPIR-V module per entry point of a validated naga module, named
-/// `<job>#<entry point>`.
+/// One SPIR-V module per entry point of a validated naga module.
 pub(super) fn entry_point_modules(
     job: &Job,
     module: &naga::Module,
@@ -122,9 +113,7 @@ pub(super) fn entry_point_modules(
     }
     let (major, minor) = settings.spirv_version.major_minor();
     let mut options = spv::Options { lang_version: (major, minor), ..spv::Options::default() };
-    // Names always: the build reflects the typed interface (struct and
-    // member names) from this module before the encoder strips what
-    // `strip_debug` removes, so release builds get the same names.
+    // Names always: the typed interface is reflected before `strip_debug`.
     options.flags.insert(spv::WriterFlags::DEBUG);
     options.flags.set(spv::WriterFlags::ADJUST_COORDINATE_SPACE, settings.wgsl_adjust_coordinate_space);
     let mut modules = Vec::new();
@@ -136,21 +125,14 @@ pub(super) fn entry_point_modules(
         };
         let entry_options = spv::PipelineOptions { shader_stage: entry.stage, entry_point: entry.name.clone() };
         match spv::write_vec(module, info, &options, Some(&entry_options)) {
-            Ok(spirv) => modules.push(CompiledModule {
-                name: format!("{}#{}", job.name, entry.name),
-                stage: shader_stage,
-                entry_point: entry.name.clone(),
-                spirv,
-                optimized: None,
-                needs_legalization: false,
-            }),
+            Ok(spirv) => {
+                let name = format!("{}#{}", job.name, entry.name);
+                modules.push(CompiledModule::new(name, shader_stage, entry.name.clone(), spirv));
+            }
             Err(e) => diagnostics.extend(fail(format!("entry point {}: SPIR-V generation failed: {e}", entry.name))),
         }
     }
-    if !diagnostics.is_empty() {
-        return Err(diagnostics);
-    }
-    Ok(modules)
+    if diagnostics.is_empty() { Ok(modules) } else { Err(diagnostics) }
 }
 
 #[cfg(test)]

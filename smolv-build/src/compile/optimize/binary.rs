@@ -1,10 +1,6 @@
 //! A `spirv-opt` binary named explicitly ([`Config::spirv_opt`] or
-//! `SMOLV_SPIRV_OPT`), run as a child process for each module with the
-//! same recipe as the linked optimizer: a pinned SDK's SPIRV-Tools, or a
-//! stand-in in tests. Each run has the limits of every child process of
-//! the build ([`tool::run`]): a run past the time limit is stopped with
-//! its children and not tried again (the module ships unoptimized, for
-//! this build only), and a runaway allocation ends at the memory cap.
+//! `SMOLV_SPIRV_OPT`), run for each module with the linked optimizer's
+//! recipe, under the limits of every tool ([`tool::run`]).
 //!
 //! [`Config::spirv_opt`]: crate::Config::spirv_opt
 
@@ -12,36 +8,22 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::{Failure, Once, Recipe};
-use crate::cache::Cache;
 use crate::compile::tool;
 use crate::env::Env;
 
 /// The `spirv-opt` binary to run instead of the linked optimizer: the
-/// configured path, else `SMOLV_SPIRV_OPT` (read either way, to be
-/// watched). Never looked up on `PATH`: an installed SPIRV-Tools does not
-/// replace the pinned one unasked.
+/// configured path, else `SMOLV_SPIRV_OPT`; never one on `PATH`.
 pub(crate) fn find_spirv_opt(configured: Option<&Path>, env: Env) -> Option<PathBuf> {
     configured.map(Path::to_owned).or(env.var("SMOLV_SPIRV_OPT").map(PathBuf::from))
 }
 
-/// `spirv-opt --version`, for cache keys, remembered in the cache by the
-/// tool's path, size and modification time (see [`tool::identity`]).
-pub(crate) fn spirv_opt_identity(tool: &Path, cache: &Cache) -> String {
-    tool::identity(tool, "--version", cache)
-}
-
-/// One run of `spirv-opt` on `spirv`, under the limits of every tool
-/// ([`tool::run`]).
+/// One run of `spirv-opt` on `spirv`.
 pub(super) fn optimize_once(spirv: &[u32], recipe: &Recipe, tool: &Path) -> Result<Vec<u32>, Once> {
-    let env = recipe.env;
-    let recipe_flags = recipe.flags();
-    let recipe = recipe.describe();
-    // `--scalar-block-layout` lets the validator that runs first accept
-    // blocks in GL_EXT_scalar_block_layout's `scalar` layout, which carries
-    // no OpExtension of its own; without it such modules shipped
-    // unoptimized. Other layouts are valid scalar layouts too.
+    // `--scalar-block-layout`: see `linked::validator_options`.
+    let target_env = format!("--target-env={}", recipe.env.name());
     let mut command = Command::new(tool);
-    command.args(recipe_flags).args(["--scalar-block-layout", &format!("--target-env={}", env.name()), "-", "-o", "-"]);
+    command.args(recipe.flags()).args(["--scalar-block-layout", &target_env, "-", "-o", "-"]);
+    let recipe = recipe.describe();
     let input: Vec<u8> = spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
     let limits = tool::Limits::from_env();
     let output = match tool::run(&mut command, Some(input), limits) {
@@ -49,9 +31,7 @@ pub(super) fn optimize_once(spirv: &[u32], recipe: &Recipe, tool: &Path) -> Resu
         Err(tool::Stopped::Start(e)) => {
             return Err(Failure::Transient(format!("cannot run {}: {e}", tool.display())).into());
         }
-        Err(stopped @ tool::Stopped::OverTime(_)) => {
-            return Err(Once::OverTime(format!("spirv-opt {recipe} {stopped}")));
-        }
+        Err(stopped) => return Err(Once::OverTime(format!("spirv-opt {recipe} {stopped}"))),
     };
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
@@ -68,17 +48,14 @@ pub(super) fn optimize_once(spirv: &[u32], recipe: &Recipe, tool: &Path) -> Resu
         }
         .into());
     }
-    let bytes = output.stdout;
-    if !bytes.len().is_multiple_of(4) {
-        return Err(Failure::Transient("spirv-opt produced no valid module".to_owned()).into());
-    }
-    let words = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-    Ok(super::checked(words, "spirv-opt")?)
+    crate::compile::frontend::spirv_words(&output.stdout)
+        .ok_or_else(|| Failure::Transient("spirv-opt produced no valid module".to_owned()).into())
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::cache::Cache;
     use crate::compile::optimize::tests::corpus_module;
     use crate::options::{Optimization, TargetEnv};
 
@@ -152,11 +129,11 @@ pub(crate) mod tests {
         install(&script);
         let cache = Cache::new(dir.path().join("cache"));
         let runs = || std::fs::read_to_string(&log).map_or(0, |l| l.lines().count());
-        assert_eq!(spirv_opt_identity(&tool, &cache), "SPIRV-Tools v1");
-        assert_eq!(spirv_opt_identity(&tool, &cache), "SPIRV-Tools v1");
+        assert_eq!(tool::identity(&tool, "--version", &cache), "SPIRV-Tools v1");
+        assert_eq!(tool::identity(&tool, "--version", &cache), "SPIRV-Tools v1");
         assert_eq!(runs(), 1, "the second lookup spawns nothing");
         install(&script.replace("v1", "v22"));
-        assert_eq!(spirv_opt_identity(&tool, &cache), "SPIRV-Tools v22", "a replaced binary is asked again");
+        assert_eq!(tool::identity(&tool, "--version", &cache), "SPIRV-Tools v22", "a replaced binary is asked again");
         assert_eq!(runs(), 2);
     }
 

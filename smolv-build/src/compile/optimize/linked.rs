@@ -1,11 +1,6 @@
-//! SPIRV-Tools linked in (feature `optimizer`): the `spirv-tools` crate,
-//! which compiles SPIRV-Tools' C++ with `cc`, so the build needs nothing
-//! but a C++ compiler. A run here is what `spirv-opt` runs with the same
-//! flags ([`Recipe::flags`]), `--scalar-block-layout` included.
-//!
-//! It is called in a worker process when the build has workers
-//! ([`Compilers::optimize`](crate::compile::worker::Compilers::optimize));
-//! a crash here, outside a worker, ends the process it runs in.
+//! SPIRV-Tools linked in (feature `optimizer`, the `spirv-tools` crate): a
+//! run is what `spirv-opt` runs with the same flags ([`Recipe::flags`]),
+//! `--scalar-block-layout` included. A crash here ends the process.
 
 use spirv_tools::error::{Message, MessageLevel};
 use spirv_tools::opt::{Optimizer as _, Options};
@@ -14,22 +9,17 @@ use spirv_tools::val::ValidatorOptions;
 use super::{Failure, Recipe};
 use crate::options::{Optimization, TargetEnv};
 
-/// Runs `recipe` on `spirv`. SPIRV-Tools' verdict on the module (its
-/// validator's, or a pass's) is [`Failure::Refused`], with its messages.
+/// Runs `recipe` on `spirv`; SPIRV-Tools' verdict is [`Failure::Refused`].
 pub(crate) fn optimize(spirv: &[u32], recipe: &Recipe) -> Result<Vec<u32>, Failure> {
     let mut optimizer = spirv_tools::opt::create(Some(target_env(recipe.env)));
     if recipe.legalize {
         optimizer.register_hlsl_legalization_passes();
     }
     match recipe.level {
-        Optimization::None => {}
-        Optimization::Size => {
-            optimizer.register_size_passes();
-        }
-        Optimization::Performance => {
-            optimizer.register_performance_passes();
-        }
-    }
+        Optimization::None => &mut optimizer,
+        Optimization::Size => optimizer.register_size_passes(),
+        Optimization::Performance => optimizer.register_performance_passes(),
+    };
     let options = Options { validator_options: Some(validator_options(recipe)), ..Options::default() };
     let mut messages = Vec::new();
     let mut collect = |message: Message| {
@@ -42,9 +32,11 @@ pub(crate) fn optimize(spirv: &[u32], recipe: &Recipe) -> Result<Vec<u32>, Failu
         }
     };
     match optimizer.optimize(spirv, &mut collect, Some(options)) {
-        Ok(binary) => super::checked(binary.as_words().to_vec(), "SPIRV-Tools"),
-        // In process, the run is deterministic: an error is the verdict on
-        // the module, with or without a message.
+        Ok(binary) if binary.as_words().len() >= 5 && binary.as_words()[0] == 0x0723_0203 => {
+            Ok(binary.as_words().to_vec())
+        }
+        Ok(_) => Err(Failure::Transient("SPIRV-Tools produced no valid module".to_owned())),
+        // In process, the run is deterministic: an error is a verdict.
         Err(error) => Err(Failure::Refused(if messages.is_empty() {
             format!("SPIRV-Tools {} refused it ({:?}) without a message", recipe.describe(), error.inner)
         } else {
@@ -54,12 +46,9 @@ pub(crate) fn optimize(spirv: &[u32], recipe: &Recipe) -> Result<Vec<u32>, Failu
 }
 
 /// The validator that runs before the passes: as `spirv-opt
-/// --scalar-block-layout`, which accepts blocks in GL_EXT_scalar_block_layout's
-/// `scalar` layout (it carries no OpExtension of its own; other layouts are
-/// valid scalar layouts too). Before HLSL's legalization, the rules a
-/// literal translation of HLSL breaks until the passes fix it are relaxed,
-/// as shaderc relaxes them (pointers to resources passed around, HLSL's own
-/// block layouts).
+/// --scalar-block-layout`, which accepts GL_EXT_scalar_block_layout's
+/// blocks (they carry no OpExtension of their own). Before HLSL's
+/// legalization, the rules it fixes are relaxed, as shaderc does.
 fn validator_options(recipe: &Recipe) -> ValidatorOptions {
     ValidatorOptions {
         scalar_block_layout: true,
@@ -70,7 +59,6 @@ fn validator_options(recipe: &Recipe) -> ValidatorOptions {
     }
 }
 
-/// SPIRV-Tools' name of the environment.
 fn target_env(env: TargetEnv) -> spirv_tools::TargetEnv {
     match env {
         TargetEnv::Vulkan1_0 => spirv_tools::TargetEnv::Vulkan_1_0,

@@ -1,29 +1,9 @@
 //! The size optimizer, for every language: SPIRV-Tools' `-Os` recipe (or
-//! `-O`) on each compiled module, after HLSL's legalization where the
-//! frontend left a module unlegalized.
-//!
-//! By default SPIRV-Tools runs in process, linked through the `spirv-tools`
-//! crate (feature `optimizer`, [`linked`]): no binary on `PATH`, and no
-//! process start per module. "In process" means in a worker process when
-//! the build has workers (a request beside compiling and translating), so
-//! a SPIRV-Tools crash (2023.1 segfaults on some valid modules, such as a
-//! cooperative-matrix shader of our corpus), a hang or a runaway
-//! allocation ends a worker, not the build; without workers, in the
-//! build's own process.
-//!
-//! A `spirv-opt` binary named explicitly ([`Config::spirv_opt`] or
-//! `SMOLV_SPIRV_OPT`) runs instead, as a child process ([`binary`]); it is
-//! never looked up on `PATH`.
-//!
-//! What is cached after a failure depends on whether it would repeat (see
-//! [`Failure`]): a module SPIRV-Tools refused with a message ships
-//! unoptimized and is cached like any result. A failure to start, a crash
-//! or an OOM kill is tried once more; if it fails again the module ships
-//! unoptimized for this build only, and is neither cached nor uploaded, so
-//! the next build optimizes it. A run past the time limit is not tried
-//! again, and not cached either. A build without the optimizer (and
-//! without a binary) ships the module unoptimized and does not cache it:
-//! its cache key is the one a build with the optimizer computes.
+//! `-O`) on each compiled module, after HLSL's legalization where needed.
+//! SPIRV-Tools runs linked in ([`linked`], feature `optimizer`), in a
+//! worker process when the build has workers; a `spirv-opt` binary named
+//! explicitly ([`Config::spirv_opt`]) runs instead ([`binary`]). Whether a
+//! failure may be cached depends on whether it would repeat ([`Failure`]).
 //!
 //! [`Config::spirv_opt`]: crate::Config::spirv_opt
 
@@ -41,76 +21,54 @@ use crate::options::{Optimization, TargetEnv};
 use crate::settings::Settings;
 
 /// The optimizer's part of every cache key when no binary is configured:
-/// the exact `spirv-tools` crate the workspace pins (`=0.13.3` in the root
-/// `Cargo.toml`), whose bundled SPIRV-Tools is the optimizer. The same
-/// whether or not this build has the `optimizer` feature: a key is always
-/// what a full build computes, which is why a build without it caches
-/// nothing it could not optimize.
+/// the `spirv-tools` crate the workspace pins (`=0.13.3`), whether or not
+/// this build has the `optimizer` feature.
 pub(crate) const SPIRV_TOOLS_IDENTITY: &str = "spirv-tools 0.13.3 (SPIRV-Tools v2025.3)";
 
-/// What one module needs from SPIRV-Tools.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Recipe {
-    /// `-Os`, `-O`, or none.
     pub(crate) level: Optimization,
-    /// The environment the module's version needs
-    /// ([`TargetEnv::accepting`]).
+    /// The environment the module's version needs ([`TargetEnv::accepting`]).
     pub(crate) env: TargetEnv,
-    /// HLSL's legalization passes first (a module from a frontend that left
-    /// HLSL unlegalized): `--legalize-hlsl`.
+    /// HLSL's legalization passes first (`--legalize-hlsl`).
     pub(crate) legalize: bool,
 }
 
 impl Recipe {
-    /// Whether there is nothing to run.
     pub(crate) fn is_empty(&self) -> bool {
         self.level == Optimization::None && !self.legalize
     }
 
-    /// The recipe as `spirv-opt` flags, for messages and the binary.
+    /// The recipe as `spirv-opt` flags.
     pub(crate) fn flags(&self) -> Vec<&'static str> {
-        let mut flags = Vec::new();
-        if self.legalize {
-            flags.push("--legalize-hlsl");
-        }
-        match self.level {
-            Optimization::None => {}
-            Optimization::Size => flags.push("-Os"),
-            Optimization::Performance => flags.push("-O"),
-        }
-        flags
+        let level = match self.level {
+            Optimization::None => None,
+            Optimization::Size => Some("-Os"),
+            Optimization::Performance => Some("-O"),
+        };
+        self.legalize.then_some("--legalize-hlsl").into_iter().chain(level).collect()
     }
 
-    /// [`Recipe::flags`] joined, for messages.
     pub(crate) fn describe(&self) -> String {
         self.flags().join(" ")
     }
 }
 
-/// Why the optimizer gave no module. Whether the failure would repeat
-/// decides whether the module, shipped unoptimized, may be cached.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Why the optimizer gave no module: whether the result may be cached.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) enum Failure {
-    /// SPIRV-Tools ran to its end and refused the module with a message (an
-    /// invalid module, an unsupported capability): the same module fails
-    /// the same way next time, so the unoptimized result may be cached.
+    /// SPIRV-Tools refused the module with a message: it would again.
     Refused(String),
-    /// It did not get to judge the module: it could not be started (a
-    /// missing binary, too many open files, no worker), a signal ended it
-    /// (a crash, the OOM killer), it exited without a word, or what it
-    /// wrote is no module. The next try may work, so the result is never
-    /// cached.
+    /// It did not get to judge the module (no start, a crash): never cached.
     Transient(String),
-    /// This build has no optimizer: no `optimizer` feature and no binary.
-    /// A build with one would optimize the module, so it is not cached.
+    /// This build has no optimizer: not cached.
     Unavailable,
 }
 
-/// Why one run gave no module.
 #[derive(Debug)]
 pub(crate) enum Once {
     Failed(Failure),
-    /// Stopped at the time limit: transient, but not tried again.
+    /// Stopped at the time limit: not tried again.
     OverTime(String),
 }
 
@@ -121,21 +79,16 @@ impl From<Failure> for Once {
 }
 
 /// The optimizer's part of the cache key: a configured binary's
-/// `--version` (remembered in the cache, [`binary::spirv_opt_identity`]),
-/// else [`SPIRV_TOOLS_IDENTITY`].
+/// `--version` (remembered in the cache), else [`SPIRV_TOOLS_IDENTITY`].
 pub(crate) fn identity(settings: &Settings, cache: &Cache) -> String {
     match &settings.spirv_opt {
-        Some(tool) => binary::spirv_opt_identity(tool, cache),
+        Some(tool) => crate::compile::tool::identity(tool, "--version", cache),
         None => SPIRV_TOOLS_IDENTITY.to_owned(),
     }
 }
 
-/// Runs `recipe` on `spirv`: with the configured binary, else with the
-/// linked SPIRV-Tools in a worker (or here, without workers), trying a
-/// second time after a [`Failure::Transient`] failure (but for a run past
-/// the time limit, which would only cost that time again). The caller
-/// warns and keeps the unoptimized module on failure, and caches that only
-/// for a [`Failure::Refused`].
+/// Runs `recipe` on `spirv`: with the configured binary, else the linked
+/// SPIRV-Tools, once more after a [`Failure::Transient`].
 pub(crate) fn optimize(
     spirv: &[u32],
     recipe: &Recipe,
@@ -147,18 +100,14 @@ pub(crate) fn optimize(
     }
     match &settings.spirv_opt {
         Some(tool) => retrying(|| binary::optimize_once(spirv, recipe, tool)),
-        None => with_linked(spirv, recipe, compilers),
+        #[cfg(feature = "optimizer")]
+        None => retrying(|| compilers.optimize(spirv, recipe)),
+        #[cfg(not(feature = "optimizer"))]
+        None => {
+            let _ = compilers;
+            Err(Failure::Unavailable)
+        }
     }
-}
-
-#[cfg(feature = "optimizer")]
-fn with_linked(spirv: &[u32], recipe: &Recipe, compilers: &Compilers) -> Result<Vec<u32>, Failure> {
-    retrying(|| compilers.optimize(spirv, recipe))
-}
-
-#[cfg(not(feature = "optimizer"))]
-fn with_linked(_: &[u32], _: &Recipe, _: &Compilers) -> Result<Vec<u32>, Failure> {
-    Err(Failure::Unavailable)
 }
 
 /// Runs `once`, and again after a transient failure.
@@ -177,15 +126,6 @@ fn retrying(mut once: impl FnMut() -> Result<Vec<u32>, Once>) -> Result<Vec<u32>
         Err(Once::Failed(failure)) => Err(failure),
         Ok(optimized) => Ok(optimized),
     }
-}
-
-/// `words` if they start like a SPIR-V module, else a transient failure
-/// (`who` produced no module).
-fn checked(words: Vec<u32>, who: &str) -> Result<Vec<u32>, Failure> {
-    if words.len() < 5 || words[0] != 0x0723_0203 {
-        return Err(Failure::Transient(format!("{who} produced no valid module")));
-    }
-    Ok(words)
 }
 
 #[cfg(test)]

@@ -1,24 +1,16 @@
-//! Minifying WGSL that naga writes: short names in the module before it
-//! is written, then no whitespace in the text.
-//!
-//! No maintained minifier works with naga 30: `wgsl-minifier` (the one on
-//! crates.io) is built on naga 0.19–25. This one is naga's own output with
-//! names dropped and whitespace removed, and `wgsl` checks that the
-//! result parses.
+//! Minifying WGSL that naga writes (no maintained minifier works with naga
+//! 30): short names in the module before it is written, then no whitespace.
 
 use naga::{Module, TypeInner, UniqueArena};
 
 /// Short names (`a`, `b`, …, `aa`, …) for everything whose name the GPU
-/// never sees: types, struct members, constants, global variables,
-/// functions, their arguments and locals. Entry points, and overrides
-/// (which pipelines set by name), keep theirs. Names are letters only, as
-/// naga's namer appends `_` to names ending in a digit.
+/// never sees; entry points and overrides keep theirs. Letters only: naga's
+/// namer appends `_` to names ending in a digit.
 pub(crate) fn shorten_names(module: &mut Module) {
     let mut names = ShortNames::default();
     let old = std::mem::take(&mut module.types);
     let mut types = UniqueArena::new();
-    // Renamed types stay distinct, so each keeps its handle; if one did
-    // not, the module keeps its types' own names.
+    // If a renamed type did not keep its handle, the module keeps the names.
     let kept_handles = old.iter().all(|(handle, ty)| {
         let mut ty = ty.clone();
         // A struct without a name would be written `type_<index>`.
@@ -74,11 +66,8 @@ impl ShortNames {
     }
 }
 
-/// WGSL without comments and without the whitespace it does not need: a
-/// space stays only between two word characters (`fn main`, `var<uniform>
-/// x`), and between two operator characters that would otherwise read as
-/// one token (`a - -b`, not `a--b`). naga's `_e<index>` names become short
-/// ones that the module does not use.
+/// WGSL without comments and the whitespace it does not need; naga's
+/// `_e<index>` names become short ones.
 pub(crate) fn squeeze(text: &str) -> String {
     let renamed = rename_baked(text);
     let mut out = String::with_capacity(renamed.len());
@@ -114,9 +103,7 @@ fn operator(c: char) -> bool {
     "+-*/%&|^<>=!~".contains(c)
 }
 
-/// Replaces naga's `_e<digits>` names with short ones beginning with `_`
-/// followed by letters, which no name of [`shorten_names`] and no WGSL
-/// keyword takes.
+/// Replaces naga's `_e<digits>` names with `_` and letters.
 fn rename_baked(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut names: Vec<(String, String)> = Vec::new();

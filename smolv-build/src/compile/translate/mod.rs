@@ -1,15 +1,6 @@
-//! Translate: one module's SPIR-V → minified WGSL, through naga, for
-//! wgpu targets (`Config::for_wgpu`). naga's SPIR-V reader, validator and
-//! WGSL writer (`wgsl`), and the minifier (`minify`).
-//!
-//! The build runs it in worker processes when it has them
-//! ([`Compilers::translate`](super::worker::Compilers::translate)), since
-//! naga can crash or overflow its stack like any front end; the pack stage
-//! caches the results and chooses what ships.
-//!
-//! Without smolv-build's `wgpu` feature, nothing translates: every module
-//! is refused, and the build ships SPIR-V (the option check in `config`
-//! refuses a target that asks for WGSL before it gets here).
+//! Translate: one module's SPIR-V → minified WGSL, through naga, for wgpu
+//! targets (`wgsl`, `minify`), in worker processes when the build has them.
+//! Without the `wgpu` feature every module is refused.
 
 use crate::cache::{BodyReader, BodyWriter};
 
@@ -18,9 +9,7 @@ mod minify;
 #[cfg(feature = "wgpu")]
 mod wgsl;
 
-/// Why a module ships as SPIR-V in a build for wgpu: which step of the
-/// translation refused it (or that the worker translating it gave no
-/// answer), and the details.
+/// Why a module ships as SPIR-V in a build for wgpu.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Refused {
     pub(crate) step: String,
@@ -36,15 +25,13 @@ impl Refused {
 impl std::fmt::Display for Refused {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.reason.lines().find(|l| !l.trim().is_empty()) {
-            // One line: the reason's first, for a Cargo warning.
             Some(reason) => write!(f, "{}: {}", self.step, reason.trim()),
             None => f.write_str(&self.step),
         }
     }
 }
 
-/// An answer as bytes, for a worker's response and a cache entry: `0` and
-/// the WGSL, or `1`, the step and the reason.
+/// An answer as bytes, for a worker's response and a cache entry.
 pub(crate) fn write_answer(answer: &Result<String, Refused>) -> Option<Vec<u8>> {
     let mut w = BodyWriter::default();
     match answer {
@@ -65,28 +52,17 @@ pub(crate) fn read_answer(body: &[u8]) -> Option<Result<String, Refused>> {
     r.is_empty().then_some(answer)
 }
 
-/// Whether this smolv-build can translate at all (its `wgpu` feature).
+/// Whether this smolv-build can translate (its `wgpu` feature).
 pub(crate) const AVAILABLE: bool = cfg!(feature = "wgpu");
 
-/// What translates, for cache keys: naga's version (the minifier is
-/// smolv-build's own source, which every key covers).
+/// What translates, for cache keys: naga's version.
 pub(crate) fn identity() -> String {
-    #[cfg(feature = "wgpu")]
-    {
-        format!("naga {}", super::NAGA_VERSION)
-    }
-    #[cfg(not(feature = "wgpu"))]
-    {
-        "none".to_owned()
-    }
+    if AVAILABLE { format!("naga {}", super::NAGA_VERSION) } else { "none".to_owned() }
 }
 
-/// The minified WGSL of `spirv` (little-endian words), or why not; in
-/// this process.
+/// The minified WGSL of `spirv`, or why not; in this process.
 #[cfg(feature = "wgpu")]
-pub(crate) fn to_wgsl(spirv: &[u32]) -> Result<String, Refused> {
-    wgsl::to_wgsl(spirv)
-}
+pub(crate) use wgsl::to_wgsl;
 
 /// Without the `wgpu` feature, every module is refused.
 #[cfg(not(feature = "wgpu"))]

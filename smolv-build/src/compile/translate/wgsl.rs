@@ -1,8 +1,6 @@
-//! One module's SPIR-V → minified WGSL, through naga: its SPIR-V front end
-//! (with the options wgpu's own `ShaderSource::SpirV` path uses, so that
-//! both paths give the driver the same shader), its validator, short
-//! names ([`super::minify::shorten_names`]), its WGSL back end, and no
-//! whitespace ([`super::minify::squeeze`]).
+//! One module's SPIR-V → minified WGSL, through naga's SPIR-V front end,
+//! its validator, short names ([`super::minify::shorten_names`]), its WGSL
+//! back end, and no whitespace ([`super::minify::squeeze`]).
 
 use naga::back::wgsl::{WriterFlags, write_string};
 use naga::front::spv;
@@ -11,12 +9,9 @@ use smolv_format::spirv;
 
 use super::{Refused, minify};
 
-/// `spirv` without the debug instructions naga's SPIR-V reader has no use
-/// for, some of which it refuses where glslang puts them (`OpLine` among
-/// the types, in a debug build): those [`spirv::Instruction::is_debug_source`]
-/// names. Names stay (they are shortened anyway). `None` if an
-/// instruction's length is zero or runs past the module (naga then says
-/// what is wrong).
+/// `spirv` without the instructions [`spirv::Instruction::is_debug_source`]
+/// names, some of which naga refuses where glslang puts them; `None` if the
+/// module is damaged (naga then says what is wrong).
 fn without_debug(spirv: &[u32]) -> Option<Vec<u32>> {
     let mut out = spirv.get(..spirv::HEADER_WORDS)?.to_vec();
     for instruction in spirv::instructions(spirv) {
@@ -28,14 +23,12 @@ fn without_debug(spirv: &[u32]) -> Option<Vec<u32>> {
     Some(out)
 }
 
-/// The minified WGSL of `spirv` (little-endian words), or why not.
-pub(super) fn to_wgsl(spirv: &[u32]) -> Result<String, Refused> {
+/// The minified WGSL of `spirv`, or why not.
+pub(crate) fn to_wgsl(spirv: &[u32]) -> Result<String, Refused> {
     let refused = Refused::new;
     let stripped = without_debug(spirv);
     let spirv = stripped.as_deref().unwrap_or(spirv);
-    // What wgpu passes for `ShaderSource::SpirV` (wgpu 30,
-    // backend/wgpu_core.rs): Vulkan's clip space as it is, and no
-    // capability the module does not declare.
+    // What wgpu passes for `ShaderSource::SpirV`.
     let options = spv::Options { adjust_coordinate_space: false, strict_capabilities: true, ..Default::default() };
     let mut module = spv::Frontend::new(spirv.iter().copied(), &options)
         .parse()
@@ -57,8 +50,7 @@ pub(super) fn to_wgsl(spirv: &[u32]) -> Result<String, Refused> {
             ),
         ));
     }
-    // The squeezed text must still be what naga wrote, as far as a game's
-    // wgpu can tell: it parses, validates, and has the same entry points.
+    // The squeezed text must parse, validate, and keep the entry points.
     let reparsed = read_as_a_game_would(&squeezed)?;
     let entry_points = |m: &naga::Module| m.entry_points.iter().map(|e| (e.name.clone(), e.stage)).collect::<Vec<_>>();
     if entry_points(&reparsed) != entry_points(&module) {
@@ -67,17 +59,11 @@ pub(super) fn to_wgsl(spirv: &[u32]) -> Result<String, Refused> {
     Ok(squeezed)
 }
 
-/// The deepest nesting of parentheses and brackets shipped WGSL may have.
-/// wgpu reads shipped WGSL with naga's WGSL reader, which recurses a few
-/// stack frames per level, on whatever thread the game creates its shader
-/// modules on: in a debug build about 7 KiB a level, so a 2 MiB thread
-/// that `std::thread` spawns overflows near 300 levels (and naga 30's
-/// reader refuses 198 in any build). naga's writer nests every expression
-/// used once inside its user, so a long chain of single-use arithmetic
-/// nests that deep. The public GLSL sample tree's deepest module nests 9.
+/// The deepest nesting of parentheses and brackets shipped WGSL may have:
+/// naga's WGSL reader recurses about 7 KiB a level in a debug build, so a
+/// 2 MiB thread overflows near 300 levels (naga 30 refuses 198).
 pub(crate) const MAX_NESTING: usize = 64;
 
-/// The deepest nesting of `(` and `[` in `text`.
 fn nesting(text: &str) -> usize {
     let (mut depth, mut deepest) = (0usize, 0);
     for byte in text.bytes() {
@@ -93,7 +79,6 @@ fn nesting(text: &str) -> usize {
     deepest
 }
 
-/// `text` parsed and validated as wgpu will in the game.
 fn read_as_a_game_would(text: &str) -> Result<naga::Module, Refused> {
     let module = naga::front::wgsl::parse_str(text)
         .map_err(|e| Refused::new("the minified WGSL does not parse (a smolv bug)", e.emit_to_string(text)))?;

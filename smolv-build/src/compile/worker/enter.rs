@@ -1,67 +1,12 @@
-//! Serving before `main`: a build script's worker never runs the user's
-//! code.
-//!
-//! A worker of a build script is the build script started again. Were it
-//! to serve only once the user's `main` reached `Config::compile`,
-//! everything `main` did before that (a `cc::Build`, code generation, a
-//! download, a sleep) would run again in every worker, at the same time,
-//! in the same `OUT_DIR`, and a prelude slower than the greeting time-out
-//! would fail every shader. So smolv-build puts a constructor in the
-//! program's `.init_array` (`ENTER`): the C runtime calls it before
-//! `main`, and in a build script's worker it serves and exits there.
-//!
-//! Why a constructor of our own rather than the `ctor` crate: before it
-//! serves, the constructor runs the initializers that come after it in the
-//! same array (`finish_initialization`), and for that it needs the
-//! address of its own slot, which `ctor` does not give. They matter: the
-//! linker puts a crate's constructors before those of the libraries it
-//! depends on, so glslang's C++ static constructors (in the static library
-//! glslang-sys builds) would otherwise not have run when the worker compiles. A
-//! dedicated worker binary is no option either: a build script cannot
-//! depend on a binary.
-//!
-//! The constructor serves only in a worker of a build script (`MARKER` set,
-//! and Cargo's build-script variables). Other programs (`cargo-smolv`, a
-//! game with hot reload) serve from `Config::worker_main` at the top of
-//! their `main`, after Rust's runtime is set up: there a stack overflow in
-//! naga is reported as one. Before `main`, Rust has installed no
-//! stack-overflow handler, so in a build script's worker it ends the
-//! worker with SIGSEGV; the shader is still the only one that fails.
-//!
-//! The linker takes an object file out of a library archive only when
-//! something refers to it, and `#[used]` does not change that. So
-//! [`retain`] refers to `ENTER`, and `Config::try_compile`, which every
-//! build script calls, calls it. `smolv-build/tests/build_script_workers.rs`
-//! checks this in a test binary that links smolv-build as a library.
-//!
-//! Each system calls its constructors from a table of its own:
-//! - **Linux:** `.init_array`, as above.
-//! - **macOS:** `__mod_init_func` (or, from newer linkers, the offsets in
-//!   `__init_offsets`), which dyld calls in link order: our slot comes
-//!   before glslang's, so the constructor runs the ones after it, as on
-//!   Linux, found through `getsectiondata` on its own image.
-//! - **Windows:** the C runtime calls the `.CRT$XC*` sections in the order
-//!   of their names, and MSVC puts C++ static constructors in `.CRT$XCU`:
-//!   ours is in `.CRT$XCY`, after them. mingw applies its pseudo-relocations
-//!   and runs the C++ constructors (`__main`) only after that table, each
-//!   keeping a flag so that it runs once: the constructor calls both first.
-//!
-//! Where the table cannot be read (a static Linux program without a
-//! dynamic section; a macOS image whose table holds no slot of ours), the
-//! worker serves from `Config::compile`, as on other systems, and runs
-//! what `main` does before it: it never serves with glslang unconstructed.
-//! Linux is tested on every run; the Windows part (mingw) runs under wine
-//! in `scripts/windows-under-wine.sh`; the macOS part is compiled but not
-//! run here (no macOS machine).
-//!
-//! The guarantee covers the user's `main`, not every constructor: those
-//! of the build script's own crate and its dependencies (`#[ctor]`
-//! functions, for one) come before `ENTER` in the array, or after it, and
-//! run in every worker as in the build script itself.
+//! Serving before `main`, so that a build script's worker never runs the
+//! user's code: a constructor (`ENTER`) in the C runtime's table (Linux
+//! `.init_array`, macOS `__mod_init_func`, Windows `.CRT$XCY`) serves and
+//! exits, after running the initializers after its own slot (glslang's C++
+//! static constructors), which is why it is no `ctor`. Where the table
+//! cannot be read, the worker serves from `Config::compile` instead.
 #![allow(unsafe_code, reason = "a constructor in the C runtime's table, and the initializers after it, before main")]
 
-/// Refers to `ENTER`, so that the linker keeps the object that holds it
-/// (see the module docs). Free.
+/// Refers to `ENTER`, so that the linker keeps the object that holds it.
 pub(crate) fn retain() {
     #[cfg(target_os = "linux")]
     std::hint::black_box(&linux::ENTER);
@@ -71,8 +16,6 @@ pub(crate) fn retain() {
     std::hint::black_box(&windows::ENTER);
 }
 
-/// Whether this process is a worker of a build script, which must serve
-/// before `main`.
 fn worker_of_a_build_script() -> bool {
     crate::env::var_os(crate::compile::worker::MARKER).is_some() && crate::compile::worker::under_a_build_script()
 }
@@ -81,23 +24,17 @@ fn worker_of_a_build_script() -> bool {
 mod windows {
     use crate::compile::worker::serve;
 
-    /// The constructor's slot: `.CRT$XCY` sorts after `.CRT$XCU`, where
-    /// MSVC puts C++ static constructors.
+    /// The constructor's slot, after MSVC's C++ constructors (`.CRT$XCU`).
     #[used]
     #[unsafe(link_section = ".CRT$XCY")]
     pub(super) static ENTER: extern "C" fn() = enter;
 
-    /// Serves, and exits, if this process is a worker of a build script;
-    /// else returns at once.
+    /// Serves, and exits, if this process is a worker of a build script.
     extern "C" fn enter() {
         if !super::worker_of_a_build_script() {
             return;
         }
-        // SAFETY: as mingw's start-up does before `main`, and each keeps a
-        // flag, so that the start-up's own calls do nothing: apply the
-        // pseudo-relocations (references into DLLs such as libstdc++'s,
-        // which the C++ reads), then run the C++ static constructors (of
-        // glslang, among others). Nothing else runs yet.
+        // SAFETY: as mingw's start-up does before `main` (each runs once).
         #[cfg(target_env = "gnu")]
         unsafe {
             _pei386_runtime_relocator();
@@ -125,13 +62,11 @@ mod macos {
     type Initializer =
         unsafe extern "C" fn(c_int, *const *const c_char, *const *const c_char, *const *const c_char, *const c_void);
 
-    /// The constructor's slot in `__mod_init_func`.
     #[used]
     #[unsafe(link_section = "__DATA,__mod_init_func,mod_init_funcs")]
     pub(super) static ENTER: Initializer = enter;
 
-    /// Serves, and exits, if this process is a worker of a build script;
-    /// else returns at once.
+    /// Serves, and exits, if this process is a worker of a build script.
     unsafe extern "C" fn enter(
         argc: c_int,
         argv: *const *const c_char,
@@ -146,9 +81,7 @@ mod macos {
         unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
         let Some(after) = initializers_after_enter() else { return };
         for initializer in after {
-            // SAFETY: an initializer of this image, called as dyld calls it;
-            // this process never returns to dyld, which so never calls it
-            // again.
+            // SAFETY: called as dyld calls it; this process never returns.
             unsafe { initializer(argc, argv, envp, apple, vars) };
         }
         serve::serve_if_asked();
@@ -164,8 +97,7 @@ mod macos {
         ) -> *const u8;
     }
 
-    /// The initializers that dyld calls after [`enter`] in this image, in
-    /// order; `None` if the image's table holds no slot of ours.
+    /// The initializers that dyld calls after [`enter`] in this image.
     fn initializers_after_enter() -> Option<Vec<Initializer>> {
         let own = enter as Initializer as usize;
         // SAFETY: `dladdr` fills `info` for an address of this image.
@@ -196,7 +128,6 @@ mod macos {
         Some(offsets[at + 1..].iter().map(|&offset| as_initializer(base.wrapping_add(offset))).collect())
     }
 
-    /// A section of the image at `header`, as bytes.
     fn section(header: *const c_void, segment: *const c_char, name: *const c_char) -> Option<&'static [u8]> {
         let mut size: c_ulong = 0;
         // SAFETY: `header` is a loaded image's; the names are C strings.
@@ -206,7 +137,6 @@ mod macos {
         (!data.is_null()).then(|| unsafe { std::slice::from_raw_parts(data, size) })
     }
 
-    /// An address from the image's table of initializers, as one.
     fn as_initializer(address: usize) -> Initializer {
         // SAFETY: the table holds the addresses of initializers.
         unsafe { std::mem::transmute::<usize, Initializer>(address) }
@@ -219,48 +149,30 @@ mod linux {
 
     use crate::compile::worker::serve;
 
-    /// The type of the functions of `.init_array`. glibc calls them with
-    /// `(argc, argv, envp)`; musl calls them with no arguments, and then
-    /// `enter` receives, and forwards to the initializers after it, whatever
-    /// the registers hold: harmless, since an initializer that takes
-    /// arguments cannot rely on them under musl either.
+    /// The type of the functions of `.init_array`, as glibc calls them.
     type Initializer = unsafe extern "C" fn(c_int, *const *const c_char, *const *const c_char);
 
-    /// The constructor's slot in `.init_array`.
     #[used]
     #[unsafe(link_section = ".init_array")]
     pub(super) static ENTER: Initializer = enter;
 
-    /// Serves, and exits, if this process is a worker of a build script;
-    /// else returns at once.
+    /// Serves, and exits, if this process is a worker of a build script.
     unsafe extern "C" fn enter(argc: c_int, argv: *const *const c_char, envp: *const *const c_char) {
         if !super::worker_of_a_build_script() {
             return;
         }
-        // SAFETY: as Rust's runtime does before `main`: a worker whose
-        // parent closed the pipe gets an error from its write, not a
-        // signal. Nothing else runs in this process yet.
+        // SAFETY: as Rust's runtime does before `main`; nothing else runs yet.
         unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
-        // SAFETY: the arguments are what the C runtime called this
-        // constructor with; this process never returns to the runtime,
-        // which so never calls the initializers after this one again.
-        // Without them (no `.init_array` found: no dynamic section, as in a
-        // static non-PIE program) glslang's C++ statics would be
-        // unconstructed: the worker then serves from `Config::compile`, as
-        // off Linux.
+        // SAFETY: the C runtime's arguments; this process never returns.
         if unsafe { finish_initialization(argc, argv, envp) } {
             serve::serve_if_asked();
         }
     }
 
-    /// Calls the initializers after [`ENTER`] in its module's
-    /// `.init_array`, in order, as the C runtime would have once [`enter`]
-    /// returned, and returns `true`. Calls none, and returns `false`, if the
-    /// array cannot be found.
+    /// Calls the initializers after [`ENTER`] in its `.init_array`.
     ///
     /// # Safety
-    /// Only from [`enter`], with its arguments, and only if it then never
-    /// returns when this returns `true`.
+    /// Only from [`enter`], with its arguments, never returning after `true`.
     #[must_use]
     unsafe fn finish_initialization(argc: c_int, argv: *const *const c_char, envp: *const *const c_char) -> bool {
         let slot = std::ptr::addr_of!(ENTER) as usize;
@@ -268,9 +180,7 @@ mod linux {
         let step = std::mem::size_of::<usize>();
         let mut at = slot + step;
         while at + step <= start + bytes {
-            // SAFETY: `at` is a slot of the module's `.init_array`, which
-            // holds function addresses (0 and -1 are markers of old
-            // toolchains, skipped).
+            // SAFETY: a slot of the `.init_array` (0 and -1 are markers).
             let entry = unsafe { std::ptr::read(at as *const usize) };
             if entry != 0 && entry != usize::MAX {
                 // SAFETY: as above, the address of an initializer.
@@ -283,12 +193,10 @@ mod linux {
         true
     }
 
-    /// The address and size in bytes of the `.init_array` that holds
-    /// `slot`, from the dynamic section of the module it is in.
+    /// The address and size in bytes of the `.init_array` holding `slot`.
     fn init_array_holding(slot: usize) -> Option<(usize, usize)> {
         let mut search = Search { slot, array: None };
-        // SAFETY: `visit` reads only what the loader describes, and
-        // `search` outlives the call.
+        // SAFETY: `search` outlives the call.
         unsafe { libc::dl_iterate_phdr(Some(visit), (&raw mut search).cast::<c_void>()) };
         search.array
     }
@@ -296,20 +204,17 @@ mod linux {
     /// What [`visit`] looks for: the `.init_array` holding `slot`.
     struct Search {
         slot: usize,
-        /// Its address and size in bytes.
         array: Option<(usize, usize)>,
     }
 
-    /// `DT_NULL`, `DT_INIT_ARRAY` and `DT_INIT_ARRAYSZ` of the ELF spec.
+    // The ELF spec's tags.
     const DT_NULL: usize = 0;
     const DT_INIT_ARRAY: usize = 25;
     const DT_INIT_ARRAYSZ: usize = 27;
 
-    /// `dl_iterate_phdr`'s callback: reads each module's dynamic section
-    /// for its `.init_array`, and stops at the one holding the slot.
+    /// `dl_iterate_phdr`'s callback.
     unsafe extern "C" fn visit(info: *mut libc::dl_phdr_info, _size: libc::size_t, data: *mut c_void) -> c_int {
-        // SAFETY: the loader passes a valid description of one module, and
-        // `data` is the `Search` of `finish_initialization`.
+        // SAFETY: a valid description of one module; `data` is a `Search`.
         let (info, search) = unsafe { (&*info, &mut *data.cast::<Search>()) };
         let Ok(base) = usize::try_from(info.dlpi_addr) else {
             return 0;
@@ -325,9 +230,7 @@ mod linux {
             let (mut array, mut bytes) = (None, None);
             let mut entry = base.wrapping_add(offset) as *const [usize; 2];
             loop {
-                // SAFETY: the module's dynamic section, mapped, which ends
-                // with DT_NULL; each entry is a tag and a value, each the
-                // size of an address.
+                // SAFETY: the mapped dynamic section, which ends with DT_NULL.
                 let [tag, value] = unsafe { std::ptr::read(entry) };
                 match tag {
                     DT_NULL => break,

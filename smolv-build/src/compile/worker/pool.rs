@@ -21,87 +21,60 @@ use crate::error::Diagnostic;
 use crate::settings::Settings;
 use crate::source::Job;
 
-/// How often a worker's watchdog checks its deadline.
 const WATCHDOG_TICK: Duration = Duration::from_millis(50);
-/// How much of a worker's stderr is kept for a crash's message.
 const STDERR_TAIL: usize = 4096;
 
-/// A pool of workers, started as needed: never more than the requests
-/// running at once (a build's tokens bound them).
-///
-/// A build's pool lives for that build. A kept pool
-/// ([`Workers::kept`]) lives as long as its owner (a hot-reload watcher)
-/// and keeps one idle worker started: a worker that crashed, on a request
-/// or while idle, is replaced in the background, so the next request does
-/// not wait for a program to start. Every worker is started by the pool's
-/// keeper thread (`keeper`), so that it outlives the thread that asked.
+/// A pool of workers, started as needed (a build's tokens bound them); a
+/// kept pool keeps `warm` idle ones started, replaced in the background.
 pub(crate) struct Workers {
     /// Dropped first: stops the keeper before the idle workers go.
     keeper: Option<Keeper>,
     shared: Arc<Shared>,
 }
 
-/// What a pool and its keeper share.
 pub(super) struct Shared {
     exe: PathBuf,
     limits: Limits,
     pub(super) idle: Mutex<Vec<Worker>>,
-    /// How many idle workers the keeper keeps started: 0 for a build's
-    /// pool, 1 for a kept one.
+    /// Idle workers the keeper keeps started: 0 for a build's pool.
     pub(super) warm: usize,
-    /// Variables set in each worker's environment, for the test hooks.
     #[cfg(test)]
     env: Vec<(&'static str, std::ffi::OsString)>,
-    /// Arguments of each worker.
     #[cfg(test)]
     args: Vec<&'static str>,
 }
 
 /// Why a request got no answer.
 enum Failure {
-    /// No worker could start: why.
     Start(String),
-    /// The worker died or overran its time on the request.
     Ended(Ended),
 }
 
-/// How a worker ended on a request.
+/// How a worker ended on a request, with the end of its stderr.
 struct Ended {
-    /// Its exit status or the time limit, and the end of its stderr.
     how: String,
     /// Whether the watchdog stopped it at the time limit.
     #[cfg_attr(not(feature = "optimizer"), expect(dead_code, reason = "only an optimization is not tried again"))]
     overran: bool,
 }
 
-/// Why an exchange with a worker failed.
 enum Lost {
-    /// The request could not be written: the pipe was broken, so the
-    /// worker died (or stopped reading) before it, not on it.
+    /// A broken pipe: the worker died (or stopped reading) before it.
     NotSent(Box<Worker>),
-    /// The worker died or overran its time on the request.
     OnIt(Ended),
 }
 
-/// One worker process.
 pub(super) struct Worker {
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
     stderr: Arc<Mutex<Vec<u8>>>,
-    /// The thread that drains stderr; it ends when the worker does.
     drain: Option<std::thread::JoinHandle<()>>,
-    /// The process, its job's deadline, and whether the watchdog fired;
-    /// `stop` ends the watchdog.
     watch: Arc<Watch>,
     stop: Arc<AtomicBool>,
-    /// Set once it greeted: a worker started in the background greets the
-    /// request that takes it.
     greeted: Arc<AtomicBool>,
-    /// Set by the drain when stderr closes: the worker has ended.
     ended: Arc<AtomicBool>,
 }
 
-/// What a worker and its watchdog share.
 struct Watch {
     state: Mutex<WatchState>,
     child: Arc<Mutex<Child>>,
@@ -109,23 +82,14 @@ struct Watch {
 
 #[derive(Default)]
 struct WatchState {
-    /// When the job in hand must be done; `None` between jobs.
     deadline: Option<Instant>,
-    /// Set when the watchdog stopped the worker.
     fired: bool,
 }
 
 impl Workers {
-    /// A pool for one build.
-    pub(super) fn new(exe: PathBuf, limits: Limits) -> Self {
-        Self::start(Shared::new(exe, limits, 0))
-    }
-
-    /// A pool kept across compiles (a hot-reload watcher's): its first
-    /// worker starts now, in the background, and one that dies is
-    /// replaced the same way.
-    pub(super) fn kept(exe: PathBuf, limits: Limits) -> Self {
-        Self::start(Shared::new(exe, limits, 1))
+    /// A pool that keeps `warm` idle workers started, the first ones now.
+    pub(super) fn new(exe: PathBuf, limits: Limits, warm: usize) -> Self {
+        Self::start(Shared::new(exe, limits, warm))
     }
 
     fn start(shared: Shared) -> Self {
@@ -137,9 +101,7 @@ impl Workers {
         Self { keeper, shared }
     }
 
-    /// Compiles `job` in a worker. A worker that dies or overruns its
-    /// time is replaced, and the job fails with an error that names the
-    /// shader and how the worker ended.
+    /// Compiles `job` in a worker; one that dies or overruns fails the job.
     pub(super) fn compile(&self, job: &Job, source: &str, settings: &Settings) -> Result<Compiled, Vec<Diagnostic>> {
         let request = Request::Compile { job: job.clone(), settings: settings.clone(), source: source.to_owned() };
         let payload = match serde_json::to_vec(&request) {
@@ -152,32 +114,33 @@ impl Workers {
                 Err(vec![Diagnostic::whole_file(&job.path, "a compiler worker sent a damaged answer; build again")])
             }),
             Err(Failure::Start(why)) => Err(vec![Diagnostic::whole_file(&job.path, why)]),
-            Err(Failure::Ended(ended)) => {
-                Err(vec![Diagnostic::whole_file(&job.path, self.crash_message(job, &ended.how))])
-            }
+            Err(Failure::Ended(Ended { how, .. })) => Err(vec![Diagnostic::whole_file(
+                &job.path,
+                format!(
+                    "the shader compiler crashed on this shader: {} {how} in a worker process; the other shaders \
+                     were compiled, and nothing was cached for this one. This is a compiler bug (or a shader beyond \
+                     the worker's limits: {} s, {} MiB): rewrite the construct it fails on, or use another compiler \
+                     version",
+                    compiler_name(job),
+                    self.shared.limits.seconds(),
+                    self.shared.limits.memory_bytes >> 20
+                ),
+            )]),
         }
     }
 
-    /// Translates `spirv` to WGSL in a worker. naga's answer, a WGSL text
-    /// or a refusal, is [`Translation::Answer`]; a worker that dies or
-    /// overruns is replaced, and the module gets [`Translation::NoAnswer`],
-    /// which says how it ended.
+    /// Translates `spirv` to WGSL in a worker.
     pub(super) fn translate(&self, spirv: &[u32]) -> Translation {
         let no_answer = |step: &str, reason: String| Translation::NoAnswer(Refused::new(step, reason));
         let payload = match serde_json::to_vec(&Request::Translate { spirv: spirv.to_vec() }) {
             Ok(payload) => payload,
             Err(e) => return no_answer("it could not be sent to a naga worker", e.to_string()),
         };
+        let damaged = "a naga worker sent a damaged answer (nothing was cached; the next build tries again)";
         match self.call(&payload) {
-            Ok(response) => translate::read_answer(&response).map_or_else(
-                || {
-                    no_answer(
-                        "a naga worker sent a damaged answer (nothing was cached; the next build tries again)",
-                        String::new(),
-                    )
-                },
-                Translation::Answer,
-            ),
+            Ok(response) => {
+                translate::read_answer(&response).map_or_else(|| no_answer(damaged, String::new()), Translation::Answer)
+            }
             Err(Failure::Start(why)) => no_answer("no naga worker could start (the next build tries again)", why),
             Err(Failure::Ended(Ended { how, .. })) => no_answer(
                 "naga failed translating it to WGSL, in a worker process (nothing was cached, and the next build \
@@ -188,10 +151,6 @@ impl Workers {
     }
 
     /// Runs `recipe` on `spirv` with the linked SPIRV-Tools in a worker.
-    /// Its verdict comes back as it would here; a worker that crashes or
-    /// cannot start is [`Failure::Transient`](OptimizeFailure::Transient),
-    /// and one stopped at the time limit is [`Once::OverTime`] (not tried
-    /// again).
     #[cfg(feature = "optimizer")]
     pub(super) fn optimize(&self, spirv: &[u32], recipe: &Recipe) -> Result<Vec<u32>, Once> {
         let payload = serde_json::to_vec(&Request::Optimize { spirv: spirv.to_vec(), recipe: *recipe })
@@ -214,9 +173,7 @@ impl Workers {
     }
 
     /// Sends one request to an idle worker (or a new one) and reads its
-    /// answer; a worker that answered goes back to the idle ones. A
-    /// request that could not even be written (a broken pipe: the worker
-    /// died before it, not on it) goes to another worker, once.
+    /// answer; one that met a broken pipe goes to another worker, once.
     fn call(&self, payload: &[u8]) -> Result<Vec<u8>, Failure> {
         let mut tries = 0;
         loop {
@@ -228,7 +185,6 @@ impl Workers {
                     self.shared.idle.lock().unwrap_or_else(PoisonError::into_inner).push(worker);
                     return Ok(response);
                 }
-                // Dropped, so killed with its group.
                 Err(Lost::NotSent(_)) if tries < 2 => {}
                 Err(Lost::NotSent(mut worker)) => return Err(Failure::Ended(self.how_it_ended(&mut worker))),
                 Err(Lost::OnIt(how)) => return Err(Failure::Ended(how)),
@@ -236,9 +192,7 @@ impl Workers {
         }
     }
 
-    /// An idle worker that still runs, if there is one. One that died
-    /// while idle (killed, out of memory) is reaped here, so that no
-    /// request is sent to it and no shader is blamed for its death.
+    /// An idle worker that still runs; the dead ones are dropped.
     fn take_idle(&self) -> Option<Worker> {
         let mut idle = self.shared.idle.lock().unwrap_or_else(PoisonError::into_inner);
         while let Some(worker) = idle.pop() {
@@ -249,13 +203,11 @@ impl Workers {
         None
     }
 
-    /// Sends one request and reads its answer; the worker is lost if it
-    /// dies or runs out of time.
     fn exchange(&self, mut worker: Worker, payload: &[u8]) -> Result<(Worker, Vec<u8>), Lost> {
         worker.arm(Instant::now() + self.shared.limits.time);
         let sent = protocol::write_frame(&mut worker.stdin, payload);
         let answer = sent.as_ref().map_err(std::io::Error::kind).map(|()| protocol::read_frame(&mut worker.stdout));
-        let overran = worker.disarm();
+        let overran = worker.watch.disarm();
         match answer {
             Ok(Ok(Some(response))) if !overran => Ok((worker, response)),
             Err(std::io::ErrorKind::BrokenPipe) if !overran => Err(Lost::NotSent(Box::new(worker))),
@@ -263,8 +215,7 @@ impl Workers {
         }
     }
 
-    /// Starts a worker, on the keeper's thread (see `keeper`); its greeting
-    /// is [`greet`](Self::greet)'s to wait for.
+    /// Starts a worker, on the keeper's thread (see `keeper`).
     fn spawn(&self) -> Result<Worker, String> {
         let child = match &self.keeper {
             Some(keeper) => keeper.spawn(),
@@ -288,8 +239,8 @@ impl Workers {
         worker.arm(Instant::now() + self.shared.limits.time);
         let greeted = protocol::wait_for_hello(&mut worker.stdout);
         // A worker that greeted just as the watchdog fired is lost.
-        let greeted =
-            greeted.and_then(|()| if worker.disarm() { Err(std::io::ErrorKind::TimedOut.into()) } else { Ok(()) });
+        let greeted = greeted
+            .and_then(|()| if worker.watch.disarm() { Err(std::io::ErrorKind::TimedOut.into()) } else { Ok(()) });
         match greeted {
             Ok(()) => {
                 worker.greeted.store(true, Ordering::Release);
@@ -305,51 +256,29 @@ impl Workers {
         }
     }
 
-    /// How a worker that stopped answering ended: its exit status or the
-    /// time limit, and the end of its stderr. Stops it if it still runs.
+    /// How a worker that stopped answering ended; stops it if it still runs.
     fn how_it_ended(&self, worker: &mut Worker) -> Ended {
-        let status = {
-            let mut child = worker.watch.child.lock().unwrap_or_else(PoisonError::into_inner);
-            // A worker that closed its pipe but lives on is stopped.
-            wait_briefly(&mut child)
-        };
+        let status = wait_briefly(&mut worker.watch.child.lock().unwrap_or_else(PoisonError::into_inner));
         let overran = worker.watch.state.lock().unwrap_or_else(PoisonError::into_inner).fired;
-        let how = if overran {
-            format!(
+        let how = match status {
+            _ if overran => format!(
                 "took longer than {} s, the worker's time limit ({}), and was stopped",
                 self.shared.limits.seconds(),
                 crate::compile::tool::TIMEOUT_VAR
-            )
-        } else {
-            match status {
-                Ok(status) => describe_exit(status),
-                Err(e) => format!("could not be waited for: {e}"),
-            }
+            ),
+            Ok(status) => describe_exit(status),
+            Err(e) => format!("could not be waited for: {e}"),
         };
-        // The worker is gone, so its stderr pipe is closed: the drain
-        // thread has the last of it once it ends.
+        // The worker is gone: the drain thread has the last of its stderr.
         if let Some(drain) = worker.drain.take() {
             let _ = drain.join();
         }
         let stderr = worker.stderr.lock().unwrap_or_else(PoisonError::into_inner);
         Ended { how: format!("{how}{}", stderr_tail(&stderr)), overran }
     }
-
-    /// The error of a job whose worker died or overran.
-    fn crash_message(&self, job: &Job, how: &str) -> String {
-        format!(
-            "the shader compiler crashed on this shader: {} {how} in a worker process; the other shaders were \
-             compiled, and nothing was cached for this one. This is a compiler bug (or a shader beyond the \
-             worker's limits: {} s, {} MiB): rewrite the construct it fails on, or use another compiler version",
-            compiler_name(job),
-            self.shared.limits.seconds(),
-            self.shared.limits.memory_bytes >> 20
-        )
-    }
 }
 
-/// The worker's exit status, stopping it if it has not ended within a
-/// moment of closing its pipe.
+/// The worker's exit status, stopping it if it has not ended within 2 s.
 fn wait_briefly(child: &mut Child) -> std::io::Result<ExitStatus> {
     let start = Instant::now();
     while start.elapsed() < Duration::from_secs(2) {
@@ -376,7 +305,6 @@ impl Shared {
         }
     }
 
-    /// The command that starts a worker.
     pub(super) fn command(&self) -> Command {
         let mut command = Command::new(&self.exe);
         command
@@ -386,8 +314,7 @@ impl Shared {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        // A group of its own (Linux), so that a time-out stops whatever the
-        // worker started too (it caps its own memory, `serve`).
+        // A group of its own (Linux), so that a time-out stops what it started.
         crate::compile::tool::own_group(&mut command);
         #[cfg(test)]
         command.envs(self.env.iter().map(|(name, value)| (name, value))).args(&self.args);
@@ -397,8 +324,7 @@ impl Shared {
 
 impl Worker {
     /// Watches a worker process that just started: a thread drains its
-    /// stderr (and tells `keeper`, if given, when it ends after greeting),
-    /// and a watchdog stops it past a request's deadline.
+    /// stderr, and a watchdog stops it past a request's deadline.
     pub(super) fn watch(mut child: Child, keeper: Option<Sender<Order>>) -> Result<Self, String> {
         let (Some(stdin), Some(stdout), Some(mut stderr_pipe)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
@@ -410,11 +336,7 @@ impl Worker {
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let (greeted, ended) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
         let (tail, was_greeted, has_ended) = (Arc::clone(&stderr), Arc::clone(&greeted), Arc::clone(&ended));
-        // Passes the worker's stderr (compiler chatter, which it prints on
-        // stdout too) on to this process's stderr, as when the compilers
-        // ran here, keeping its end for a crash's message. Its end is the
-        // worker's: a kept pool replaces a worker that greeted (one that
-        // never did would fail again).
+        // Passes the worker's stderr on to ours, keeping its end.
         let drain = std::thread::spawn(move || {
             let mut buffer = [0u8; 4096];
             while let Ok(n @ 1..) = stderr_pipe.read(&mut buffer) {
@@ -432,8 +354,7 @@ impl Worker {
         let watch = Arc::new(Watch { state: Mutex::default(), child: Arc::new(Mutex::new(child)) });
         let stop = Arc::new(AtomicBool::new(false));
         let (watched, stopped) = (Arc::clone(&watch), Arc::clone(&stop));
-        // Polls rather than being woken per job: a wake-up of its own for
-        // every job would cost more than the job's round trip.
+        // Polls: a wake-up per job would cost more than the job's round trip.
         std::thread::spawn(move || {
             while !stopped.load(Ordering::Acquire) {
                 std::thread::sleep(WATCHDOG_TICK);
@@ -446,44 +367,26 @@ impl Worker {
         Ok(Worker { stdin, stdout, stderr, drain: Some(drain), watch, stop, greeted, ended })
     }
 
-    /// Whether the process still runs: its stderr is open and it has not
-    /// exited.
     pub(super) fn is_alive(&self) -> bool {
         !self.ended.load(Ordering::Acquire)
             && matches!(self.watch.child.lock().unwrap_or_else(PoisonError::into_inner).try_wait(), Ok(None))
     }
 
-    /// Sets when the job in hand must be done.
     fn arm(&self, deadline: Instant) {
         self.watch.state.lock().unwrap_or_else(PoisonError::into_inner).deadline = Some(deadline);
-    }
-
-    /// See [`Watch::disarm`].
-    fn disarm(&self) -> bool {
-        self.watch.disarm()
     }
 }
 
 impl Watch {
     /// Ends the job's deadline; whether the watchdog stopped the worker.
-    /// Once this returns `false`, it never will for this job.
     fn disarm(&self) -> bool {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         state.deadline = None;
         state.fired
     }
 
-    /// Stops the worker and its process group if its job is past its
-    /// deadline; whether it did.
-    ///
-    /// The deadline is read, and the worker killed, under one lock, which
-    /// [`Worker::disarm`] takes too. Were the lock let go between the two,
-    /// the worker could answer in between, be disarmed (not fired) and go
-    /// back to the idle ones, and then be killed there: the next request
-    /// would find it dead, and its shader would be blamed for a time-out
-    /// it never had. Under the one lock, either the watchdog fires first
-    /// and `disarm` reports it (the answer is dropped and the worker
-    /// lost), or `disarm` comes first and the watchdog sees no deadline.
+    /// Stops the worker and its group if its job is past its deadline, under
+    /// the lock [`Watch::disarm`] takes; whether it did.
     fn fire_if_due(&self) -> bool {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         if state.deadline.is_none_or(|at| Instant::now() < at) {
@@ -501,8 +404,7 @@ impl Watch {
 impl Drop for Worker {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Release);
-        // An idle worker is between jobs: closing its stdin ends it, and
-        // a kill makes sure of it without waiting.
+        // Closing its stdin ends an idle worker; the kill makes sure of it.
         let mut child = self.watch.child.lock().unwrap_or_else(PoisonError::into_inner);
         if let Ok(None) = child.try_wait() {
             crate::compile::tool::kill_group(&mut child);
@@ -511,8 +413,7 @@ impl Drop for Worker {
     }
 }
 
-/// `; its stderr ends: …` with the worker's last few stderr lines, or
-/// nothing.
+/// `; its stderr ends: …` with the worker's last 3 stderr lines, or nothing.
 fn stderr_tail(stderr: &[u8]) -> String {
     let text = String::from_utf8_lossy(stderr);
     let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
@@ -541,7 +442,7 @@ pub(super) mod tests {
     #[test]
     fn a_program_that_is_no_worker_is_reported_and_never_hangs() {
         // `true` exits at once without greeting.
-        let workers = Workers::new("true".into(), Limits { time: Duration::from_secs(5), memory_bytes: 1 << 30 });
+        let workers = Workers::new("true".into(), Limits { time: Duration::from_secs(5), memory_bytes: 1 << 30 }, 0);
         let job = crate::compile::job::tests::fragment_job("a.frag");
         let settings = crate::compile::job::tests::settings();
         let errors = workers.compile(&job, "#version 450\nvoid main() {}\n", &settings).unwrap_err();

@@ -1,6 +1,5 @@
 //! The worker's side: set itself up, greet, then answer request after
-//! request (compile a job, translate SPIR-V to WGSL, optimize SPIR-V) until its parent
-//! closes the pipe.
+//! request until its parent closes the pipe.
 #![allow(unsafe_code, reason = "prctl, setrlimit, getppid, dup and dup2 on the worker's own process")]
 
 use std::io::{BufReader, Write};
@@ -10,18 +9,12 @@ use super::protocol::{self, Request};
 use super::{MARKER, MEMORY_VAR, PARENT_VAR};
 use crate::compile::{frontend, translate};
 
-/// Whether a thread of this process is serving already.
 static SERVING: AtomicBool = AtomicBool::new(false);
 
-/// If this process was started as a worker, serves its parent and exits;
-/// else returns at once. A second thread that gets here while the first
-/// serves (a build script compiling two trees at once) waits for the
-/// process to end.
+/// If this process was started as a worker, serves its parent and exits.
 pub(crate) fn serve_if_asked() {
     super::enter::retain();
-    let Some(version) = crate::env::var_os(MARKER) else {
-        return;
-    };
+    let Some(version) = crate::env::var_os(MARKER) else { return };
     if SERVING.swap(true, Ordering::AcqRel) {
         loop {
             std::thread::park();
@@ -37,7 +30,6 @@ pub(crate) fn serve_if_asked() {
     std::process::exit(serve())
 }
 
-/// The worker's life; returns its exit status.
 fn serve() -> i32 {
     if !die_with_parent() {
         return 0; // The parent is gone already: nobody to serve.
@@ -54,11 +46,8 @@ fn serve() -> i32 {
     test_hooks::started();
     let mut input = BufReader::new(std::io::stdin().lock());
     loop {
-        let payload = match protocol::read_frame(&mut input) {
-            Ok(Some(payload)) => payload,
-            // The parent closed the pipe (done, or gone).
-            Ok(None) | Err(_) => return 0,
-        };
+        // The parent closed the pipe (done, or gone).
+        let Ok(Some(payload)) = protocol::read_frame(&mut input) else { return 0 };
         let request: Request = match serde_json::from_slice(&payload) {
             Ok(request) => request,
             Err(e) => {
@@ -90,15 +79,12 @@ fn serve() -> i32 {
     }
 }
 
-/// Asks the kernel to kill this worker when its parent dies (Linux), and
-/// checks that the parent it was started by is still there; `false` if it
-/// is not. Elsewhere the closed pipe ends the worker at its next read.
+/// Asks to die with the parent (Linux); `false` if the parent is gone.
 fn die_with_parent() -> bool {
     let expected: Option<u32> = crate::env::var(PARENT_VAR).and_then(|pid| pid.parse().ok());
     #[cfg(target_os = "linux")]
     {
-        // SAFETY: prctl with PR_SET_PDEATHSIG takes a signal number and
-        // changes only this process's own death signal.
+        // SAFETY: changes only this process's own death signal.
         unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) };
     }
     #[cfg(unix)]
@@ -114,28 +100,20 @@ fn die_with_parent() -> bool {
     true
 }
 
-/// Caps this worker's address space at what the parent set, so that a
-/// runaway allocation fails here (and aborts the worker) instead of taking
-/// the machine's memory.
 fn cap_memory() {
-    let Some(bytes) = crate::env::var(MEMORY_VAR).and_then(|b| b.parse::<u64>().ok()) else {
-        return;
-    };
+    let Some(bytes) = crate::env::var(MEMORY_VAR).and_then(|b| b.parse::<u64>().ok()) else { return };
     #[cfg(unix)]
     {
         let cap = libc::rlim_t::try_from(bytes).unwrap_or(libc::RLIM_INFINITY);
         let limit = libc::rlimit { rlim_cur: cap, rlim_max: libc::RLIM_INFINITY };
-        // SAFETY: setrlimit reads the struct passed by reference and
-        // changes only this process's limit. Should it fail, the worker
-        // runs uncapped.
+        // SAFETY: changes only this process's limit (uncapped on failure).
         unsafe { libc::setrlimit(libc::RLIMIT_AS, &limit) };
     }
     let _ = bytes;
 }
 
-/// The pipe to the parent: a private copy of standard output, with
-/// descriptor 1 itself pointed at stderr, so whatever the compilers print
-/// never lands inside a frame.
+/// The pipe to the parent: a private copy of stdout, with descriptor 1
+/// pointed at stderr.
 #[cfg(unix)]
 fn private_stdout() -> Option<std::fs::File> {
     use std::os::fd::FromRawFd;
@@ -153,14 +131,11 @@ fn private_stdout() -> Option<std::fs::File> {
     }
 }
 
-/// Without `dup2`, standard output itself (the frontends print nothing
-/// there on these platforms that smolv knows of).
 #[cfg(not(unix))]
 fn private_stdout() -> Option<std::io::Stdout> {
     Some(std::io::stdout())
 }
 
-/// The test hooks, debug builds only (see the variables in `worker`).
 #[cfg(debug_assertions)]
 mod test_hooks {
     use super::Request;
@@ -168,7 +143,6 @@ mod test_hooks {
         TEST_ABORT_VAR, TEST_DEAF_VAR, TEST_DELAY_VAR, TEST_GRANDCHILD_VAR, TEST_STARTED_VAR,
     };
 
-    /// `SMOLV_WORKER_TEST_STARTED=file`: appends this worker's process id.
     pub(super) fn started() {
         if let Some(file) = crate::env::var_os(TEST_STARTED_VAR) {
             let mut log = std::fs::OpenOptions::new().create(true).append(true).open(file).expect("the test's log");
@@ -176,22 +150,12 @@ mod test_hooks {
         }
     }
 
-    /// Before a request: `SMOLV_WORKER_TEST_GRANDCHILD=file` starts a
-    /// child that appends to `file` until it is killed;
-    /// `SMOLV_WORKER_TEST_DELAY=name=ms` sleeps before compiling a file
-    /// named `name` (`optimize=ms`: before an optimization), to reach the
-    /// time limit;
-    /// `SMOLV_WORKER_TEST_ABORT=translate` aborts on a translation, as a
-    /// naga crash would, and `=optimize` on an optimization, as a
-    /// SPIRV-Tools crash would; `SMOLV_WORKER_TEST_DEAF` closes this worker's
-    /// standard input before it answers (and `after` waits to be killed),
-    /// so the next request finds a live worker and a broken pipe.
+    /// Before a request: the hooks that the variables in `worker` describe.
     #[allow(clippy::zombie_processes, reason = "the grandchild is meant to outlive the worker, until the group kill")]
     pub(super) fn before(request: &Request) {
         if crate::env::var_os(TEST_DEAF_VAR).is_some() {
             #[cfg(unix)]
-            // SAFETY: closes this process's own standard input, which
-            // nothing reads from again.
+            // SAFETY: this process's own stdin, which nothing reads again.
             unsafe {
                 libc::close(0)
             };

@@ -1,16 +1,7 @@
 //! glslang's include callbacks (`glsl_include_callbacks_t`), calling a Rust
-//! closure.
-//!
-//! glslang asks for a `"..."` include with `include_local`, and if that
-//! finds nothing, for the same name with `include_system`; `<...>` only
-//! with `include_system`. A result whose name is empty is "not found", and
-//! glslang shows its text as the error for the `#include` line
-//! (`TPpContext::CPPinclude`): that is how the closure's message, which
-//! says what was searched, reaches the diagnostic. Every result is given
-//! back to `free_include_result`, which drops it.
-//!
-//! No panic crosses into C++: each callback catches one and turns it into
-//! a failed include.
+//! closure. A result whose name is empty is "not found", and glslang shows
+//! its text as the error for the `#include` line. No panic crosses into
+//! C++: each callback turns one into a failed include.
 
 #![allow(unsafe_code, reason = "extern \"C\" callbacks that glslang calls with its pointers")]
 
@@ -26,8 +17,7 @@ pub(super) struct Context<'a, 'b> {
     pub(super) resolve: &'a mut Resolve<'b>,
 }
 
-/// The callbacks, for a `glslang_input_t` whose `callbacks_ctx` points at a
-/// [`Context`] that outlives the preprocessing.
+/// The callbacks, for an input whose `callbacks_ctx` is a live [`Context`].
 pub(super) fn callbacks() -> glsl_include_callbacks_t {
     glsl_include_callbacks_t {
         include_system: Some(include_system),
@@ -36,8 +26,7 @@ pub(super) fn callbacks() -> glsl_include_callbacks_t {
     }
 }
 
-/// A result as glslang reads it (`raw`, first, so that a pointer to this is
-/// a pointer to it), with the strings it points into.
+/// A result as glslang reads it (`raw`, first), with the strings it points into.
 #[repr(C)]
 struct Owned {
     raw: glsl_include_result_t,
@@ -65,13 +54,12 @@ impl Owned {
     }
 }
 
-/// Text for C: NUL bytes (which no path or message of ours has) dropped.
+/// Text for C, NUL bytes dropped.
 fn c_string(text: &str) -> CString {
     CString::new(text.replace('\0', "")).unwrap_or_default()
 }
 
-/// The answer for one request: the file, or a "not found" result whose
-/// text is the message.
+/// The answer for one request: the file, or a "not found" with the message.
 fn answer(
     ctx: *mut c_void,
     header: *const c_char,
@@ -83,7 +71,7 @@ fn answer(
             return Err("glslang asked for an include without a name".to_owned());
         }
         // SAFETY: glslang passes NUL-terminated strings that live through
-        // the call (the requested name and the including file's name).
+        // the call.
         let requested = unsafe { CStr::from_ptr(header) }.to_string_lossy();
         let requesting = if includer.is_null() {
             String::new()
@@ -91,9 +79,8 @@ fn answer(
             // SAFETY: as above.
             unsafe { CStr::from_ptr(includer) }.to_string_lossy().into_owned()
         };
-        // SAFETY: `ctx` is the `callbacks_ctx` of the input, a live
-        // `Context` that nothing else touches while glslang preprocesses
-        // (see `callbacks`).
+        // SAFETY: `ctx` is the input's `callbacks_ctx`, a live `Context`
+        // that nothing else touches meanwhile.
         let context = unsafe { &mut *ctx.cast::<Context<'_, '_>>() };
         (context.resolve)(&requested, kind, &requesting)
     }));
@@ -124,10 +111,8 @@ unsafe extern "C" fn include_system(
 
 unsafe extern "C" fn free_include_result(_ctx: *mut c_void, result: *mut glsl_include_result_t) -> c_int {
     if !result.is_null() {
-        // SAFETY: every result glslang gives back came from
-        // `Owned::into_raw` (a leaked `Box<Owned>` whose first field is the
-        // result), and glslang gives each back once. Dropping frees
-        // nothing that can panic.
+        // SAFETY: every result came from `Owned::into_raw` (a leaked
+        // `Box<Owned>` whose first field is the result), given back once.
         drop(unsafe { Box::from_raw(result.cast::<Owned>()) });
     }
     0

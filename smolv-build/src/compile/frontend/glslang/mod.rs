@@ -1,31 +1,7 @@
 //! glslang, through the raw C API of the `glslang-sys` crate, behind one
-//! safe function: [`compile`] a GLSL or HLSL source to SPIR-V.
-//!
-//! glslang-sys builds glslang's C++ from its bundled sources with the `cc`
-//! crate (no system library, no CMake). The `glslang` crate wraps it, but
-//! its compile never maps I/O (no automatic locations or bindings, no
-//! binding bases), has no SPIR-V options (no debug info) and panics on a
-//! log that is not UTF-8; so this module calls the C functions itself, as
-//! shaderc's `CompileShader` drives glslang:
-//!
-//! 1. `glslang_shader_create`, then the options: entry point, binding
-//!    shifts, automatic locations and bindings, HLSL register bindings and
-//!    I/O mapping (`hlsl_io.rs`: not in the C API);
-//! 2. `glslang_shader_preprocess` with the defines (and
-//!    `GL_GOOGLE_include_directive`, as shaderc enables it) as preamble and
-//!    the include callbacks (`includer.rs`), then `glslang_shader_parse` of
-//!    the preprocessed text (the C API parses in these two steps);
-//! 3. `glslang_program_link`, `glslang_program_map_io`;
-//! 4. `glslang_program_SPIRV_generate_with_options`, glslang's optimizer
-//!    off (glslang-sys builds it without SPIRV-Tools: `ENABLE_OPT` OFF).
-//!
-//! Not run here, unlike shaderc: SPIRV-Tools' HLSL legalization passes.
-//! glslang's HLSL front end leaves code that Vulkan does not accept as it
-//! is (opaque types stored in local variables and passed to functions)
-//! for them to clean up; the caller marks HLSL modules for the optimizer.
-//!
-//! glslang's log names the main file by its string number, `0`, and an
-//! included file by the name the include callback gave it.
+//! safe function: [`compile`] a GLSL or HLSL source to SPIR-V, as shaderc's
+//! `CompileShader` drives glslang (the `glslang` crate maps no I/O and has
+//! no SPIR-V options), but for HLSL's legalization, which the optimizer runs.
 
 #![allow(unsafe_code, reason = "glslang's C API (glslang-sys)")]
 
@@ -41,36 +17,31 @@ use smolv_format::reflect::ShaderStage;
 
 use crate::options::{ResourceKind, SpirvVersion, TargetEnv};
 
-/// The source language.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Source {
     Glsl,
     Hlsl,
 }
 
-/// How a file was included: `#include "..."` (next to the including file
-/// first) or `#include <...>`.
+/// How a file was included: `#include "..."` or `#include <...>`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum IncludeType {
     Relative,
     Standard,
 }
 
-/// An include found: the name glslang records for it (in its log and in
-/// debug info) and its text.
+/// An include found: the name glslang records for it, and its text.
 #[derive(Debug)]
 pub(crate) struct Included {
     pub(crate) name: String,
     pub(crate) content: String,
 }
 
-/// What [`compile`] calls for each `#include`: `(requested, kind,
-/// requesting file)` to the file found, or the message for the `#include`
-/// line. The main file asks with an empty name.
+/// What [`compile`] calls for each `#include` (the requesting file empty
+/// for the main one): the file found, or the message for the line.
 pub(crate) type Resolve<'a> = dyn FnMut(&str, IncludeType, &str) -> Result<Included, String> + 'a;
 
-/// An HLSL register placed at a set and binding (glslang's
-/// `setResourceSetBinding`).
+/// An HLSL register placed at a set and binding.
 #[derive(Clone, Debug)]
 pub(crate) struct RegisterBinding<'a> {
     pub(crate) register: &'a str,
@@ -90,43 +61,36 @@ pub(crate) struct Options<'a> {
     pub(crate) defines: Vec<(&'a str, &'a str)>,
     pub(crate) auto_map_locations: bool,
     pub(crate) auto_bind_uniforms: bool,
-    /// The binding base of each kind, for this stage; a later one of the
-    /// same kind wins.
     pub(crate) binding_bases: Vec<(ResourceKind, u32)>,
-    /// HLSL's block layout rules for GLSL too (HLSL always has them).
+    /// HLSL's block layout rules for GLSL too.
     pub(crate) hlsl_offsets: bool,
     pub(crate) hlsl_16bit_types: bool,
     pub(crate) hlsl_io_mapping: bool,
     pub(crate) register_bindings: Vec<RegisterBinding<'a>>,
-    /// Line information and the source texts in the module, with this as
-    /// the main file's name; `None` strips them.
+    /// Debug info, with this as the main file's name; `None` strips it.
     pub(crate) debug_file: Option<&'a str>,
 }
 
-/// A compiled module.
 #[derive(Debug)]
 pub(crate) struct Output {
     pub(crate) spirv: Vec<u32>,
-    /// glslang's log, for its warnings (`WARNING: 0:3: ...`).
+    /// glslang's log, for its warnings.
     pub(crate) log: String,
 }
 
 /// Why [`compile`] gave no module.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Error {
-    /// glslang refused the shader: its log (`ERROR: 0:3: ...`).
+    /// glslang refused the shader: its log.
     Log(String),
-    /// The input cannot be handed to glslang (a NUL byte in a string) or
-    /// glslang failed without a log.
+    /// The input cannot be handed to glslang, or it failed without a log.
     Other(String),
 }
 
-/// Initializes glslang once per process (never finalized: other threads
-/// may compile at any time until the process ends).
+/// Initializes glslang once per process (never finalized).
 fn initialize() -> Result<(), Error> {
     static INITIALIZED: OnceLock<bool> = OnceLock::new();
-    // SAFETY: glslang_initialize_process takes no argument and may be
-    // called from any thread; OnceLock runs it once.
+    // SAFETY: no argument, any thread; OnceLock runs it once.
     let ok = *INITIALIZED.get_or_init(|| unsafe { sys::glslang_initialize_process() } != 0);
     if ok { Ok(()) } else { Err(Error::Other("glslang failed to initialize".to_owned())) }
 }
@@ -136,31 +100,25 @@ fn c_string(text: &str, what: &str) -> Result<CString, Error> {
     CString::new(text).map_err(|_| Error::Other(format!("{what} contains a NUL byte, which glslang cannot take")))
 }
 
-/// Owns a `glslang_shader_t`, deleted on drop.
 struct Shader(*mut sys::glslang_shader_t);
 
 impl Drop for Shader {
     fn drop(&mut self) {
-        // SAFETY: the pointer came from glslang_shader_create, is not null
-        // (checked on creation) and is deleted once, here, after the
-        // program that refers to it (declared later, dropped first).
+        // SAFETY: not null, deleted once, after the program (dropped first).
         unsafe { sys::glslang_shader_delete(self.0) }
     }
 }
 
-/// Owns a `glslang_program_t`, deleted on drop.
 struct Program(*mut sys::glslang_program_t);
 
 impl Drop for Program {
     fn drop(&mut self) {
-        // SAFETY: the pointer came from glslang_program_create, is not null
-        // (checked on creation) and is deleted once, here.
+        // SAFETY: from glslang_program_create, not null, deleted once.
         unsafe { sys::glslang_program_delete(self.0) }
     }
 }
 
-/// A log glslang returned (NUL-terminated, owned by the object it came
-/// from), as text; invalid UTF-8 is replaced, never a panic.
+/// A log glslang returned, as text (invalid UTF-8 replaced).
 ///
 /// # Safety
 /// `log` is null or a NUL-terminated string that lives through this call.
@@ -233,38 +191,26 @@ fn resource_type(kind: ResourceKind) -> sys::glslang_resource_type_t {
 /// cascading errors, SPIR-V and Vulkan rules, and the HLSL switches.
 fn messages(options: &Options<'_>) -> sys::glslang_messages_t {
     use sys::glslang_messages_t as M;
-    let mut bits = M::CASCADING_ERRORS.0 | M::SPV_RULES.0 | M::VULKAN_RULES.0;
-    if options.source == Source::Hlsl {
-        bits |= M::READ_HLSL.0;
-    }
-    if options.hlsl_offsets {
-        bits |= M::HLSL_OFFSETS.0;
-    }
-    if options.hlsl_16bit_types {
-        bits |= M::HLSL_ENABLE_16BIT_TYPES.0;
-    }
-    M(bits)
+    let switches = [
+        (options.source == Source::Hlsl, M::READ_HLSL.0),
+        (options.hlsl_offsets, M::HLSL_OFFSETS.0),
+        (options.hlsl_16bit_types, M::HLSL_ENABLE_16BIT_TYPES.0),
+    ];
+    let rules = M::CASCADING_ERRORS.0 | M::SPV_RULES.0 | M::VULKAN_RULES.0;
+    M(switches.into_iter().filter(|&(on, _)| on).fold(rules, |bits, (_, bit)| bits | bit))
 }
 
 /// The preamble: `#define name value` for each define, then
 /// `GL_GOOGLE_include_directive` enabled, as shaderc writes it.
 fn preamble(defines: &[(&str, &str)]) -> String {
-    let mut preamble = String::new();
-    for (name, value) in defines {
-        preamble.push_str(&format!("#define {name} {value}\n"));
-    }
-    preamble.push_str(INCLUDE_EXTENSION);
-    preamble
+    let defines = defines.iter().map(|(name, value)| format!("#define {name} {value}\n"));
+    defines.chain([INCLUDE_EXTENSION.to_owned()]).collect()
 }
 
 const INCLUDE_EXTENSION: &str = "#extension GL_GOOGLE_include_directive : enable\n";
 
-/// The preprocessed text without what the preamble left at its start.
-///
-/// glslang writes the preamble's `#extension` (after a line break for each
-/// line of defines before it) ahead of the shader's first line, and parse
-/// would then refuse the `#version` that follows it, and count every line
-/// one too far. The parse gets the extension from its own preamble.
+/// The preprocessed text without the preamble's `#extension`, which parse
+/// would refuse before `#version` (it gets the extension from its own).
 fn without_preamble(text: &str) -> &str {
     text.trim_start_matches('\n').strip_prefix(INCLUDE_EXTENSION).unwrap_or(text)
 }
@@ -317,24 +263,18 @@ pub(crate) fn compile(source: &str, options: &Options<'_>, resolve: &mut Resolve
         callbacks_ctx: (&raw mut context).cast(),
     };
 
-    // SAFETY: `input` is fully initialized and its pointers (the code, the
-    // resources) outlive the shader; glslang copies what it keeps.
+    // SAFETY: `input` is initialized and its pointers outlive the shader.
     let shader = Shader(unsafe { sys::glslang_shader_create(&input) });
     if shader.0.is_null() {
         return Err(Error::Other("glslang could not create a shader".to_owned()));
     }
-    // SAFETY (this block): `shader.0` is live; the strings are
-    // NUL-terminated and outlive the calls (glslang copies the entry
-    // point; the preamble is read during preprocess and parse, and the
-    // register strings are copied into the shader).
+    // SAFETY (this block): `shader.0` is live; the strings outlive the calls.
     unsafe {
         sys::glslang_shader_set_preamble(shader.0, preamble.as_ptr());
         sys::glslang_shader_set_entry_point(shader.0, entry_point.as_ptr());
         for (kind, base) in &options.binding_bases {
             sys::glslang_shader_shift_binding(shader.0, resource_type(*kind), *base);
-            // glslang 12 (shaderc's) shifted GLSL's combined image
-            // samplers (`sampler2D`) by the texture base; glslang 16 gives
-            // them a kind of their own, which glslc has no flag for.
+            // Combined image samplers by the texture base, as glslang 12 did.
             if *kind == ResourceKind::Texture {
                 sys::glslang_shader_shift_binding(shader.0, sys::glslang_resource_type_t::CombinedSampler, *base);
             }
@@ -355,9 +295,7 @@ pub(crate) fn compile(source: &str, options: &Options<'_>, resolve: &mut Resolve
         }
     }
 
-    // SAFETY: `shader.0` and `input` are live; `input.callbacks_ctx`
-    // points at `context`, which outlives the call and is touched only by
-    // the callbacks during it.
+    // SAFETY: live, and `input.callbacks_ctx` (`context`) outlives the call.
     let preprocessed = unsafe { sys::glslang_shader_preprocess(shader.0, &input) } != 0;
     if !preprocessed {
         return Err(shader_log(&shader));
@@ -366,14 +304,12 @@ pub(crate) fn compile(source: &str, options: &Options<'_>, resolve: &mut Resolve
     let text = unsafe { log_text(sys::glslang_shader_get_preprocessed_code(shader.0)) };
     let text = c_string(without_preamble(&text), "the preprocessed shader")?;
     let parse_preamble = c_string(INCLUDE_EXTENSION, "the preamble")?;
-    // SAFETY: `shader.0` is live; glslang copies the text, and reads the
-    // preamble (alive until the end of this function) during parse.
+    // SAFETY: `shader.0` is live; both texts outlive the parse.
     unsafe {
         sys::glslang_shader_set_preprocessed_code(shader.0, text.as_ptr());
         sys::glslang_shader_set_preamble(shader.0, parse_preamble.as_ptr());
     }
-    // SAFETY: as for preprocess; parse reads the text preprocess stored in
-    // the shader, and includes nothing more.
+    // SAFETY: as for preprocess.
     let parsed = unsafe { sys::glslang_shader_parse(shader.0, &input) } != 0;
     if !parsed {
         return Err(shader_log(&shader));
@@ -386,8 +322,7 @@ pub(crate) fn compile(source: &str, options: &Options<'_>, resolve: &mut Resolve
     if program.0.is_null() {
         return Err(Error::Other("glslang could not create a program".to_owned()));
     }
-    // SAFETY (this block): `program.0` and `shader.0` are live, and the
-    // program is dropped before the shader (declared after it).
+    // SAFETY (this block): `program.0` and `shader.0` are live.
     unsafe {
         sys::glslang_program_add_shader(program.0, shader.0);
         if sys::glslang_program_link(program.0, 0) == 0 || sys::glslang_program_map_io(program.0) == 0 {
@@ -395,8 +330,7 @@ pub(crate) fn compile(source: &str, options: &Options<'_>, resolve: &mut Resolve
         }
         log.push_str(&log_text(sys::glslang_program_get_info_log(program.0)));
         if let Some(file) = &debug_file {
-            // As shaderc's debug info names it: the file name and its text
-            // as written (glslang parsed the preprocessed text).
+            // As shaderc's debug info: the file name and its text as written.
             sys::glslang_program_set_source_file(program.0, stage, file.as_ptr());
             sys::glslang_program_add_source_text(program.0, stage, code.as_ptr(), source.len());
         }
@@ -417,8 +351,7 @@ pub(crate) fn compile(source: &str, options: &Options<'_>, resolve: &mut Resolve
         command_line_arguments: std::ptr::null(),
         current_working_directory: std::ptr::null(),
     };
-    // SAFETY: `program.0` is linked; the options are initialized, and
-    // their null strings mean "not given".
+    // SAFETY: `program.0` is linked; null strings mean "not given".
     let spirv = unsafe {
         sys::glslang_program_SPIRV_generate_with_options(program.0, stage, &mut spv_options);
         let len = sys::glslang_program_SPIRV_get_size(program.0);
@@ -426,8 +359,7 @@ pub(crate) fn compile(source: &str, options: &Options<'_>, resolve: &mut Resolve
         if words.is_null() || len == 0 {
             Vec::new()
         } else {
-            // SAFETY: glslang's vector holds `len` words at `words`, alive
-            // until the program is deleted; they are copied now.
+            // SAFETY: `len` words at `words`, alive with the program.
             std::slice::from_raw_parts(words, len).to_vec()
         }
     };
@@ -439,7 +371,6 @@ pub(crate) fn compile(source: &str, options: &Options<'_>, resolve: &mut Resolve
     Ok(Output { spirv, log })
 }
 
-/// The shader's log, as the error.
 fn shader_log(shader: &Shader) -> Error {
     // SAFETY: `shader.0` is live; the log is copied.
     let log = unsafe { log_text(sys::glslang_shader_get_info_log(shader.0)) };

@@ -1,13 +1,7 @@
-//! The resource limits glslang checks shaders against (`TBuiltInResource`,
-//! `glslang_resource_t` in its C API).
-//!
-//! glslang-sys does not build glslang's `ResourceLimits` library (its
-//! `glslang_default_resource`), so the table is here. The values are
-//! shaderc's (`libshaderc_util/src/resources.cc`), which smolv compiled
-//! with before it linked glslang directly: a shader that fit shaderc's
-//! limits fits these. They matter only for GLSL's built-in constants
-//! (`gl_MaxDrawBuffers`, …) and a few compile-time checks; Vulkan itself
-//! checks the real limits of the device.
+//! The resource limits glslang checks shaders against (`glslang_resource_t`):
+//! shaderc's (`libshaderc_util/src/resources.cc`), since glslang-sys does
+//! not build glslang's `ResourceLimits`. They matter only for GLSL's
+//! built-in constants and a few compile-time checks.
 
 use glslang_sys::{glslang_limits_t, glslang_resource_t};
 

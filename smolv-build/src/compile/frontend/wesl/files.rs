@@ -1,8 +1,6 @@
-//! Where WESL imports are read from: the shader's own directory tree
-//! (`package::…`, and `super::…` from there) and the packages on disk
-//! ([`Config::wesl_package`](crate::Config::wesl_package)). Each file is
-//! read once and recorded with the blake3 of its bytes, so the cache and
-//! hot reload know exactly what the compile saw.
+//! Where WESL imports are read from: the shader's own directory tree and
+//! the packages on disk ([`Config::wesl_package`](crate::Config::wesl_package)).
+//! Each file is read once and recorded with the blake3 of its bytes.
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -14,27 +12,23 @@ use wesl::{ModulePath, ResolveError, Resolver};
 /// One file read: its path, the blake3 of its bytes, and its text.
 type Read = (PathBuf, [u8; 32], String);
 
-/// The files one WESL compile reads.
 pub(super) struct Files<'a> {
-    /// What `package::` names: the shader directory the job was found in.
+    /// What `package::` names.
     root: PathBuf,
     packages: &'a [(String, PathBuf)],
-    /// The job's own file, and the text the build read from it.
     shader: (&'a Path, &'a str),
     read: RefCell<Vec<Read>>,
     /// `.wesl` candidates that did not exist where a `.wgsl` was taken.
     missing: RefCell<Vec<PathBuf>>,
 }
 
-/// `stem` with `suffix` appended to its last component (`a/lit.frag` +
-/// `.wesl` is `a/lit.frag.wesl`, where `set_extension` would drop `.frag`).
+/// `stem` with `suffix` appended (`a/lit.frag` + `.wesl`: `a/lit.frag.wesl`).
 fn with_suffix(stem: &Path, suffix: &str) -> PathBuf {
     let mut path = stem.as_os_str().to_owned();
     path.push(suffix);
     PathBuf::from(path)
 }
 
-/// A resolve error with a message of its own.
 fn failure(path: &ModulePath, message: String) -> ResolveError {
     ResolveError::ModuleNotFound(path.clone(), message)
 }
@@ -44,32 +38,27 @@ impl<'a> Files<'a> {
         Self { root, packages, shader, read: RefCell::default(), missing: RefCell::default() }
     }
 
-    /// The file that holds the module at `path`: `<base>/<components>.wesl`,
-    /// else `.wgsl` (WESL's fallback), where `<base>` is the shader root or
-    /// the package's directory.
+    /// The file that holds the module at `path` (`.wesl`, else `.wgsl`).
     pub(super) fn file(&self, path: &ModulePath) -> Result<PathBuf, ResolveError> {
-        let base =
-            match &path.origin {
-                PathOrigin::Absolute => &self.root,
-                PathOrigin::Package(name) => {
+        let base = match &path.origin {
+            PathOrigin::Absolute => &self.root,
+            // The last one set wins, as for every other setter.
+            PathOrigin::Package(name) => match self.packages.iter().rev().find(|(n, _)| n == name) {
+                Some((_, dir)) => dir,
+                None => {
                     let known: Vec<&str> = self.packages.iter().map(|(name, _)| name.as_str()).collect();
-                    // The last one set wins, as for every other setter.
-                    &self.packages.iter().rev().find(|(n, _)| n == name).ok_or_else(|| {
-                    failure(
+                    return Err(failure(
                         path,
                         format!(
                             "no WESL package `{name}`; name its directory with Config::wesl_package (packages now: \
                              {}), or import a file of the shader directory with `package::`",
                             if known.is_empty() { "none".to_owned() } else { known.join(", ") }
                         ),
-                    )
-                })?
-                .1
+                    ));
                 }
-                PathOrigin::Relative(_) => {
-                    return Err(failure(path, "a relative module path reached the resolver".into()));
-                }
-            };
+            },
+            PathOrigin::Relative(_) => return Err(failure(path, "a relative module path reached the resolver".into())),
+        };
         if path.components.is_empty() {
             return Err(failure(
                 path,
@@ -85,8 +74,7 @@ impl<'a> Files<'a> {
         }
         let wgsl = with_suffix(&stem, ".wgsl");
         if wgsl.is_file() {
-            // A .wesl file appearing there would take its place. Once:
-            // every lookup of the module comes here.
+            // A .wesl file appearing there would take its place.
             let mut missing = self.missing.borrow_mut();
             if !missing.contains(&wesl) {
                 missing.push(wesl);
@@ -96,7 +84,6 @@ impl<'a> Files<'a> {
         Err(ResolveError::FileNotFound(wesl, format!("nor {}", wgsl.display())))
     }
 
-    /// The text of `file`, read once.
     fn text(&self, path: &ModulePath, file: &Path) -> Result<String, ResolveError> {
         if file == self.shader.0 {
             return Ok(self.shader.1.to_owned());
@@ -112,8 +99,7 @@ impl<'a> Files<'a> {
         Ok(text)
     }
 
-    /// Every file read besides the shader's own, with its hash, and the
-    /// candidates that did not exist.
+    /// Every file read besides the shader's own, and the missing candidates.
     pub(super) fn finish(self) -> (Vec<(PathBuf, [u8; 32])>, Vec<PathBuf>) {
         let read = self.read.into_inner().into_iter().map(|(path, hash, _)| (path, hash)).collect();
         (read, self.missing.into_inner())

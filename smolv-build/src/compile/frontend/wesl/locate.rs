@@ -1,11 +1,6 @@
-//! WESL errors at the file, line and column that hold the mistake.
-//!
-//! The wesl crate's own errors (syntax, imports, `@if`, undefined names)
-//! carry the module they are about and a span in its source. naga's come
-//! later, from the linked WGSL, which is one text made from several files:
-//! they are traced back through the declaration they fall in (the linked
-//! tree keeps each node's span in the file it came from) and, inside a
-//! function, the statement, to the token naga points at.
+//! WESL errors at the file, line and column that hold the mistake. naga's,
+//! in the linked WGSL, are traced back through the declaration and the
+//! statement they fall in to the token naga points at.
 
 use std::ops::Range;
 use std::path::PathBuf;
@@ -30,8 +25,7 @@ pub(super) fn line_column(text: &str, offset: usize) -> (u32, u32) {
     (u32::try_from(line).unwrap_or(u32::MAX), u32::try_from(column).unwrap_or(u32::MAX))
 }
 
-/// The line `line` of `text` with a caret under `column`, as compilers
-/// show context under a headline.
+/// The line `line` of `text` with a caret under `column`.
 fn snippet(text: &str, line: u32, column: u32) -> Option<String> {
     let source_line = text.lines().nth(usize::try_from(line).ok()?.checked_sub(1)?)?;
     let pad = " ".repeat(usize::try_from(column).ok()?.saturating_sub(1));
@@ -76,8 +70,7 @@ pub(super) fn wesl_error(error: wesl::Error, files: &Files<'_>, shader: &std::pa
     }
 }
 
-/// The name an import could not find: the module's last component, or
-/// the item.
+/// The name an import could not find.
 fn missing_name(error: &wesl::Error) -> Option<String> {
     use wesl::{Error, ImportError, ResolveError};
     let resolve = |error: &ResolveError| match error {
@@ -116,9 +109,8 @@ fn declared_name(declaration: &GlobalDeclaration) -> Option<String> {
     })
 }
 
-/// The spans of the innermost node holding `offset` of the linked WGSL:
-/// `(in the linked WGSL, in its own file)`. A declaration, or the
-/// statement of a function's body that holds it.
+/// The spans (in the linked WGSL, in its own file) of the declaration or
+/// function statement holding `offset` of the linked WGSL.
 fn node_spans(linked: &GlobalDeclarationNode, reparsed: &GlobalDeclarationNode, offset: usize) -> [Range<usize>; 2] {
     let spans = [reparsed.span().range(), linked.span().range()];
     let (GlobalDeclaration::Function(linked), GlobalDeclaration::Function(reparsed)) = (linked.node(), reparsed.node())
@@ -134,9 +126,8 @@ fn node_spans(linked: &GlobalDeclarationNode, reparsed: &GlobalDeclarationNode, 
     }
 }
 
-/// Where in `own` (the original text of a node) the linked WGSL's `token`
-/// is: the occurrence nearest the same line within the node, of the token
-/// with names unmangled, else of its first word; else the node's start.
+/// Where in `own` (a node's own text) the linked WGSL's `token` is: the
+/// occurrence nearest its line, unmangled, else of its first word.
 fn find_token(own: &str, token: &str, line_in_node: usize) -> usize {
     let unmangled: String = token
         .split_inclusive(|c: char| !(c.is_alphanumeric() || c == '_' || WESL_SEPARATOR.contains(c)))
@@ -170,9 +161,7 @@ pub(super) struct Linked<'a> {
     pub(super) shader: &'a std::path::Path,
 }
 
-/// naga's error, at the file, line and column of the WESL source it came
-/// from; at the shader itself, with the linked WGSL's line, when it cannot
-/// be traced.
+/// naga's error, at the WESL source it came from, or else at the shader.
 pub(super) fn naga_error(error: NagaError, linked: &Linked<'_>) -> Diagnostic {
     let message = readable(&error.chain);
     traced(&error, linked, message.clone()).unwrap_or_else(|| {

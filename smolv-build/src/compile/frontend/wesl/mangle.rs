@@ -1,16 +1,13 @@
-//! How imported names are written in the linked WGSL: by their path, with
-//! each `::` written as two U+02D0 (`ː`, a letter that looks like a colon),
-//! so that the name is a WGSL identifier that still reads as the path:
-//! `package::lighting::Light` is `packageːːlightingːːLight`. This is the
-//! scheme of the wesl crate's `UnicodeMangler`, whose 0.4.0 release writes
-//! ASCII `::` instead, which naga rejects. `output::types::names` undoes it.
+//! How imported names are written in the linked WGSL: by their path, each
+//! `::` written as [`WESL_SEPARATOR`] (`package::lighting::Light` is
+//! `packageːːlightingːːLight`), as the wesl crate's `UnicodeMangler` meant
+//! to (its 0.4.0 writes ASCII `::`, which naga rejects).
 
 use wesl::ModulePath;
 use wesl::syntax::PathOrigin;
 
 use crate::compile::frontend::WESL_SEPARATOR;
 
-/// The mangler the build links WESL with.
 pub(super) struct PathMangler;
 
 impl wesl::Mangler for PathMangler {

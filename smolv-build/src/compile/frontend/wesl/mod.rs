@@ -1,8 +1,7 @@
 //! WESL through the `wesl` crate: the shader, its imports (`files`) and
-//! its `@if` features are linked into one WGSL module, imported names
-//! written as their paths (`mangle`), which naga compiles as WGSL is
-//! compiled, one module per entry point. Errors point into the file that
-//! holds the mistake (`locate`).
+//! its `@if` features linked into one WGSL module (names `mangle`d), which
+//! naga compiles as WGSL. Errors point into the file that holds the
+//! mistake (`locate`).
 
 mod files;
 mod locate;
@@ -22,17 +21,15 @@ use locate::Linked;
 #[cfg(test)]
 use super::WESL_VERSION;
 
-/// The job's own module path: `package::` and its name's components, the
-/// last without `.wesl`.
+/// The job's own module path: `package::` and its name's components.
 fn module_path(job: &Job) -> ModulePath {
     let relative = job.name.split('@').next().unwrap_or_default();
     let relative = relative.strip_suffix(".wesl").unwrap_or(relative);
     ModulePath::new(PathOrigin::Absolute, relative.split('/').map(str::to_owned).collect())
 }
 
-/// What the wesl crate does: imports, `@if` with the job's features (one
-/// not set is off), declarations
-/// no entry point uses left out, and its own checks.
+/// The wesl crate's options: `@if` with the job's features (one not set
+/// is off).
 fn options(job: &Job) -> CompileOptions {
     let mut features = Features { default: Feature::Disable, ..Features::default() };
     for (name, value) in &job.wesl_features {
