@@ -1,7 +1,5 @@
 //! The log of a failed build, `OUT_DIR/smolv-build.log`: a line per
-//! shader (compiled, from cache or failed), then the errors in full
-//! (naga's annotated snippets included), where a build script's
-//! `cargo::error=` lines give one line per error.
+//! shader, then the errors in full.
 
 use std::path::{Path, PathBuf};
 
@@ -13,8 +11,7 @@ pub(crate) fn clear(out_dir: &Path) {
     let _ = std::fs::remove_file(out_dir.join(LOG_FILE));
 }
 
-/// Writes `text` as the build's log; the path, or `None` if it cannot be
-/// written (the errors still go to Cargo).
+/// Writes `text` as the build's log; its path, if it could be written.
 pub(crate) fn write(out_dir: &Path, text: &str) -> Option<PathBuf> {
     let path = out_dir.join(LOG_FILE);
     std::fs::create_dir_all(out_dir).and_then(|()| std::fs::write(&path, format!("{text}\n"))).ok()?;

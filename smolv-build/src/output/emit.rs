@@ -1,6 +1,5 @@
-//! Writing the results: artifacts and manifest in `OUT_DIR`, and the
-//! `cargo:` directives that make Cargo rerun the build exactly when needed
-//! (collected as the build goes, printed at its end). [`write`](crate::output::write)
+//! Artifacts and manifest in `OUT_DIR`, and the `cargo:` directives that make
+//! Cargo rerun the build exactly when needed; [`write`](crate::output::write)
 //! decides what is written.
 
 use std::path::{Path, PathBuf};
@@ -33,49 +32,39 @@ pub(crate) fn write_artifacts(
     report: &Report,
 ) -> Result<(), Error> {
     let dir = out_dir.join(ARTIFACT_DIR);
-    write(&dir.join(TYPES_FILE), types.as_bytes())?;
-    let mut keep: Vec<PathBuf> = vec![dir.join(TYPES_FILE)];
-    for ((module, container), spirv) in
-        artifacts.manifest.modules.iter().zip(&artifacts.containers).zip(&artifacts.optimized)
-    {
-        for (name, bytes) in [(&module.artifact, container), (&module.optimized_spirv, spirv)] {
-            let path = dir.join(name);
-            write(&path, bytes)?;
-            keep.push(path);
-        }
-    }
-    if let (Some(name), Some(bytes)) = (&artifacts.manifest.dictionary, &artifacts.dictionary) {
-        write(&dir.join(name), bytes)?;
+    let mut keep: Vec<PathBuf> = Vec::new();
+    let mut put = |name: &str, bytes: &[u8]| {
         keep.push(dir.join(name));
+        write(&dir.join(name), bytes)
+    };
+    put(TYPES_FILE, types.as_bytes())?;
+    let manifest = &artifacts.manifest;
+    for ((module, container), spirv) in manifest.modules.iter().zip(&artifacts.containers).zip(&artifacts.optimized) {
+        put(&module.artifact, container)?;
+        put(&module.optimized_spirv, spirv)?;
     }
-    write(&dir.join(&artifacts.manifest.bundle), &artifacts.bundle)?;
-    keep.push(dir.join(&artifacts.manifest.bundle));
-    let embedded = &artifacts.manifest.embedded;
-    let mut embedded_files =
-        vec![(&embedded.directory, &artifacts.embedded.directory), (&embedded.data, &artifacts.embedded.data)];
-    if let (Some(name), Some(bytes)) = (&embedded.dictionary, &artifacts.embedded.dictionary) {
-        embedded_files.push((name, bytes));
+    if let (Some(name), Some(bytes)) = (&manifest.dictionary, &artifacts.dictionary) {
+        put(name, bytes)?;
     }
-    for (module, data) in artifacts.manifest.modules.iter().zip(&artifacts.embedded.modules) {
-        embedded_files.push((&module.embedded.data, data));
+    put(&manifest.bundle, &artifacts.bundle)?;
+    let (embedded, set) = (&manifest.embedded, &artifacts.embedded);
+    let wgsl = manifest.wgsl.as_ref().zip(artifacts.wgpu.as_ref());
+    for (module, (_, _, text)) in wgsl.iter().flat_map(|(wgsl, wgpu)| wgsl.modules.iter().zip(&wgpu.texts)) {
+        put(&module.text, text.as_bytes())?;
     }
-    if let (Some(wgsl), Some(wgpu)) = (&artifacts.manifest.wgsl, &artifacts.wgpu) {
-        embedded_files.push((&wgsl.data, &wgpu.packed.data));
-        for (module, (_, _, text)) in wgsl.modules.iter().zip(&wgpu.texts) {
-            write(&dir.join(&module.text), text.as_bytes())?;
-            keep.push(dir.join(&module.text));
-        }
+    put(&embedded.directory, &set.directory)?;
+    put(&embedded.data, &set.data)?;
+    if let (Some(name), Some(bytes)) = (&embedded.dictionary, &set.dictionary) {
+        put(name, bytes)?;
     }
-    for (name, bytes) in embedded_files {
-        write(&dir.join(name), bytes)?;
-        keep.push(dir.join(name));
+    for (module, data) in manifest.modules.iter().zip(&set.modules) {
+        put(&module.embedded.data, data)?;
     }
-    // Compact: the macros parse it, unoptimized, on every build of the
-    // crate, and indentation would make half of it (`jq . manifest.json`
-    // shows it indented).
-    let manifest = serde_json::to_vec(&artifacts.manifest).map_err(|e| Error::Internal(e.to_string()))?;
-    write(&dir.join(MANIFEST_FILE), &manifest)?;
-    keep.push(dir.join(MANIFEST_FILE));
+    if let Some((wgsl, wgpu)) = wgsl {
+        put(&wgsl.data, &wgpu.packed.data)?;
+    }
+    // Compact: the macros parse it on every build of the crate.
+    put(MANIFEST_FILE, &serde_json::to_vec(manifest).map_err(|e| Error::Internal(e.to_string()))?)?;
     remove_stale(&dir, &keep);
     write(&out_dir.join("smolv-report.txt"), report.to_text().as_bytes())?;
     write(&out_dir.join("smolv-report.json"), report.to_json().as_bytes())?;
@@ -106,9 +95,8 @@ fn target_dir(out_dir: &Path) -> Option<PathBuf> {
         .map(Path::to_owned)
 }
 
-/// `path` with `.` dropped and `..` taken back lexically, so that
-/// `shaders/../common.glsl` is not taken for a file below `shaders` (and
-/// a prepared directory that crates name `../.smolv` gets one name).
+/// `path` with `.` dropped and `..` taken back lexically (`shaders/../a` is
+/// not below `shaders`).
 pub(crate) fn normalized(path: &Path) -> PathBuf {
     use std::path::Component;
     let mut out = PathBuf::new();
@@ -124,20 +112,16 @@ pub(crate) fn normalized(path: &Path) -> PathBuf {
     out
 }
 
-/// Removes the artifacts of an earlier build, so that a failed build leaves
-/// nothing stale for the macros to embed.
+/// Removes an earlier build's artifacts: a failed build leaves nothing stale to embed.
 pub(crate) fn remove_artifacts(out_dir: &Path) {
     let _ = std::fs::remove_dir_all(out_dir.join(ARTIFACT_DIR));
     let _ = std::fs::remove_file(out_dir.join("smolv-report.txt"));
     let _ = std::fs::remove_file(out_dir.join("smolv-report.json"));
 }
 
-/// The `cargo::error=` lines that make Cargo show `error` as the build's
-/// errors: one per shader diagnostic, `path:line:col: message` (what Cargo
-/// prints after `error:`), and one per line of any other error. A
-/// multi-line message becomes one line each: Cargo has no continuation
-/// syntax for them. Shader errors end with a line naming `log`, the
-/// build's log, which holds them in full.
+/// The `cargo::error=` lines of `error`: one per shader diagnostic
+/// (`path:line:col: message`) or per line of any other error (Cargo has no
+/// continuation lines), then a line naming the build's `log`.
 pub(crate) fn cargo_errors(error: &Error, log: Option<&Path>) -> Vec<String> {
     let mut messages: Vec<String> = match error {
         Error::Compile { diagnostics, .. } => diagnostics.iter().map(Diagnostic::headline).collect(),
@@ -153,16 +137,13 @@ pub(crate) fn cargo_errors(error: &Error, log: Option<&Path>) -> Vec<String> {
         .collect()
 }
 
-/// The lines of `text` as directives may carry them: split at every line
-/// break (a carriage return too: a terminal shows it as one), so that no
+/// The lines of `text`, split at every line break (`\r` too), so that no
 /// text can end a directive and start another.
 fn lines(text: &str) -> impl Iterator<Item = &str> {
     text.lines().flat_map(|line| line.split('\r'))
 }
 
-/// `path` as a directive's value, or `None` where it cannot be one: a
-/// path that is not UTF-8 would be watched under another name, and a line
-/// break would end the directive and make the rest of the name another.
+/// `path` as a directive's value; `None` if not UTF-8 or holding a line break.
 fn directive_text(path: &Path) -> Option<&str> {
     path.to_str().filter(|text| !text.contains(['\n', '\r']))
 }
@@ -170,58 +151,31 @@ fn directive_text(path: &Path) -> Option<&str> {
 /// What [`Directives::run_again`] watches in `OUT_DIR`: never created.
 const RUN_AGAIN: &str = "smolv-run-again";
 
-/// `cargo:` directives (or nothing, outside a build script), each path
-/// once, and no path below a watched root: collected as the build goes,
-/// printed once at its end ([`print`](Self::print)).
+/// `cargo:` directives (or nothing, outside a build script), collected as the
+/// build goes and printed at its end ([`print`](Self::print)).
 ///
-/// Cargo shows a failed build script's whole standard output, so the
-/// directives stay few: one `rerun-if-changed` per shader root (Cargo scans
-/// a directory recursively, by modification time, so it sees every edit,
-/// added file and removed file below it), plus each include outside them.
-///
-/// Nothing in Cargo's target directory is watched as a directory, and a
-/// directory that holds it (a shader root or include directory of `.`,
-/// the crate itself) is never watched whole: Cargo writes there on every
-/// build, so it would find it newer each time and run the script again.
-/// Such a directory's entries are watched instead, all but the target
-/// directory, and one that holds it is entered the same way. A file added
-/// directly in such a directory later is not seen until something else
-/// changes.
-///
-/// No text from input ends a directive: a path with a line break or that
-/// is not UTF-8 is watched through its directory (or refused with a
-/// `cargo::error` that names it, where that directory holds the target
-/// directory), and warnings and errors are split at every line break into
-/// one directive per line. Where such a name is a folder above the crate
-/// or a shader root (not the user's to rename), a path in the crate is
-/// watched relative to it, and any other is not watched: one
-/// `cargo:warning` names the folder, and the script runs on every build.
+/// They stay few: one `rerun-if-changed` per shader root (Cargo scans a
+/// directory recursively), plus each include outside them. A directory that
+/// holds the target directory is never watched whole (Cargo writes there on
+/// every build): its other entries are. No text from input ends a directive
+/// (see [`directive`](Self::directive)).
+#[derive(Default)]
 pub(crate) struct Directives {
     pub(crate) enabled: bool,
     pub(crate) watched: std::cell::RefCell<std::collections::BTreeSet<PathBuf>>,
-    /// The roots watched so far, lexically normalized and canonical.
+    /// The roots watched so far, normalized and canonical.
     roots: std::cell::RefCell<Vec<(PathBuf, Option<PathBuf>)>>,
-    /// Cargo's target directory, canonical: found above `OUT_DIR`.
+    /// Cargo's target directory above `OUT_DIR`, canonical.
     target_dir: Option<PathBuf>,
-    /// The directive lines so far, in order.
     lines: std::cell::RefCell<Vec<String>>,
-    /// The crate's directory (`CARGO_MANIFEST_DIR`), as Cargo gives it and
-    /// canonical: what a relative `rerun-if-changed` path is relative to.
+    /// `CARGO_MANIFEST_DIR`, as given and canonical: what relative paths start from.
     manifest_dir: Vec<PathBuf>,
 }
 
 impl Directives {
     pub(crate) fn new(enabled: bool) -> Self {
         let manifest_dir = crate::env::cargo_var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
-        Self {
-            enabled,
-            watched: Default::default(),
-            roots: Default::default(),
-            target_dir: None,
-            lines: Default::default(),
-            manifest_dir: Vec::new(),
-        }
-        .in_crate(manifest_dir.as_deref())
+        Self { enabled, ..Self::default() }.in_crate(manifest_dir.as_deref())
     }
 
     /// Takes `dir` as the crate's directory (see [`directive`](Self::directive)).
@@ -231,28 +185,22 @@ impl Directives {
         self
     }
 
-    /// Never watches the target directory that holds `out_dir`, nor a
-    /// directory that holds it, as a whole (see the type's docs).
+    /// Never watches the target directory above `out_dir`, nor one holding it, whole.
     pub(crate) fn around(mut self, out_dir: &Path) -> Self {
         self.target_dir = out_dir.canonicalize().ok().and_then(|out| target_dir(&out));
         self
     }
 
-    /// Watches a shader root (a directory or a file): what Cargo sees
-    /// below it needs no directive of its own. Roots are watched before the
-    /// build writes anything: a root that holds the target directory is
-    /// watched by its entries as they are then.
+    /// Watches a shader root (a directory or a file): what lies below it
+    /// needs no directive of its own.
     pub(crate) fn watch_root(&self, root: &Path) {
-        // Recorded first: a folder above it that no directive can name is
-        // not the user's to rename (see `directive`).
+        // Recorded first: `directive` reads the roots.
         self.roots.borrow_mut().push((normalized(root), root.canonicalize().ok()));
         self.print_rerun(root);
     }
 
-    /// Makes Cargo run the build script again on its next build, whatever
-    /// changed: it watches a path in `out_dir` that is never created, and
-    /// Cargo finds a path that does not exist out of date. For a result
-    /// that may not repeat (a worker that crashed translating to WGSL).
+    /// Makes Cargo run the build script again on its next build: it watches
+    /// a path in `out_dir` that is never created.
     pub(crate) fn run_again(&self, out_dir: &Path) {
         self.print_rerun(&out_dir.join(RUN_AGAIN));
     }
@@ -276,22 +224,13 @@ impl Directives {
         }
     }
 
-    /// The directive that watches `path` (one [`watchable`](Self::watchable)
-    /// gave), and the path it names. A path a directive cannot carry (see
-    /// [`directive_text`]) is watched through the nearest directory above
-    /// it that one can and that may be watched whole (Cargo scans it
-    /// recursively, so it sees the path change); where that directory holds
-    /// the target directory, the path is refused with a `cargo::error`
-    /// that names it escaped, and the user renames it. Nothing where the
-    /// directory lies in the target directory, which is never watched.
-    ///
-    /// Where the name no directive can carry is that of a folder that holds
-    /// the crate or a shader root (a project under a Latin-1 `/home/josé`),
-    /// it is not the user's to rename: a path in the crate is watched
-    /// relative to the crate's directory, as Cargo reads a relative path;
-    /// any other gets one `cargo:warning` that names the folder and a
-    /// directive on a relative path that never exists, so Cargo runs the
-    /// build script again on every build (slower, never stale).
+    /// The directive that watches `path`, and the path it names. A path no
+    /// directive can carry ([`directive_text`]) is watched through a folder
+    /// above it ([`through_folder`](Self::through_folder)). Where that name
+    /// is a folder holding the crate or a shader root (`/home/josé` in
+    /// Latin-1), not the user's to rename: a path in the crate is watched
+    /// relative to the crate, any other gets one `cargo:warning` and a
+    /// rerun on every build.
     fn directive(&self, path: &Path) -> Option<(PathBuf, String)> {
         if let Some(text) = directive_text(path) {
             return Some((path.to_owned(), format!("cargo:rerun-if-changed={text}")));
@@ -318,10 +257,9 @@ impl Directives {
         self.through_folder(path, Path::new(""))
     }
 
-    /// The directive for `path`, written relative to `base` (empty for
-    /// none), that no directive can name: watched through the nearest
-    /// folder above it that one can, unless that folder holds the target
-    /// directory (then a `cargo::error`) or lies in it (then nothing).
+    /// The directive for `path` (relative to `base`, maybe empty), which no
+    /// directive can name: its nearest nameable folder, unless that holds the
+    /// target directory (a `cargo::error`) or lies in it (nothing).
     fn through_folder(&self, path: &Path, base: &Path) -> Option<(PathBuf, String)> {
         let above = path
             .ancestors()
@@ -346,25 +284,19 @@ impl Directives {
     }
 
     /// What to watch for `path`: itself; nothing for a directory in the
-    /// target directory; for a directory that holds the target directory,
-    /// its other entries, and those of an entry that holds it in turn.
+    /// target directory; for one that holds it, its other entries, recursively.
     fn watchable(&self, path: &Path) -> Vec<PathBuf> {
-        if self.target_dir.is_none() {
+        if self.target_dir.is_none() || !path.is_dir() {
             return vec![path.to_owned()];
         }
-        let place = |dir: &Path| self.place(dir);
-        if !path.is_dir() {
-            return vec![path.to_owned()];
-        }
-        match place(path) {
+        match self.place(path) {
             (false, false) => return vec![path.to_owned()],
             (_, true) => return Vec::new(),
             (true, false) => {}
         }
         let mut found = Vec::new();
         let mut pending = vec![path.to_owned()];
-        // Each real directory once: a link back up (`all -> .`) is not
-        // entered again.
+        // Each real directory once: a link back up is not entered again.
         let mut entered = std::collections::BTreeSet::new();
         while let Some(dir) = pending.pop() {
             if !dir.canonicalize().is_ok_and(|real| entered.insert(real)) {
@@ -374,7 +306,7 @@ impl Directives {
             let mut entries: Vec<PathBuf> = entries.flatten().map(|entry| entry.path()).collect();
             entries.sort();
             for entry in entries {
-                match if entry.is_dir() { place(&entry) } else { (false, false) } {
+                match if entry.is_dir() { self.place(&entry) } else { (false, false) } {
                     (_, true) => {}
                     (true, false) => pending.push(entry),
                     (false, false) => found.push(entry),
@@ -384,13 +316,11 @@ impl Directives {
         found
     }
 
-    /// The first folder of `path` whose name no directive can carry, where
-    /// it holds the crate's directory (or is it) or holds a shader root:
-    /// a name above the tree, not the user's to rename.
+    /// The first folder of `path` no directive can name, where it holds (or
+    /// is) the crate's directory or holds a shader root.
     fn unnameable_folder_above_the_tree(&self, path: &Path) -> Option<PathBuf> {
-        let mut prefixes: Vec<&Path> = path.ancestors().collect();
-        prefixes.reverse();
-        let folder = prefixes.into_iter().find(|prefix| directive_text(prefix).is_none())?;
+        let prefixes: Vec<&Path> = path.ancestors().collect();
+        let folder = prefixes.into_iter().rev().find(|prefix| directive_text(prefix).is_none())?;
         let real = folder.canonicalize().ok();
         let holds = |anchor: &Path, strictly: bool| {
             [Some(folder), real.as_deref()]
@@ -412,17 +342,13 @@ impl Directives {
         dir.canonicalize().map_or((false, false), |dir| (target.starts_with(&dir), dir.starts_with(target)))
     }
 
-    /// Whether `path` lies below a watched root, both as written (`..`
-    /// resolved) and with symbolic links followed: an include reached
-    /// through a link out of a root is watched on its own.
+    /// Whether `path` lies below a watched root, both as written and with
+    /// links followed.
     fn is_below_a_root(&self, path: &Path) -> bool {
         let (lexical, canonical) = (normalized(path), path.canonicalize().ok());
         self.roots.borrow().iter().any(|(root, canonical_root)| {
             lexical.starts_with(root)
-                && match (&canonical, canonical_root) {
-                    (Some(path), Some(root)) => path.starts_with(root),
-                    _ => true,
-                }
+                && canonical.as_ref().zip(canonical_root.as_ref()).is_none_or(|(path, root)| path.starts_with(root))
         })
     }
 
@@ -433,8 +359,7 @@ impl Directives {
         }
     }
 
-    /// Prints every directive collected, in order, on the standard output
-    /// Cargo reads them from.
+    /// Prints every directive collected, in order.
     pub(crate) fn print(self) {
         for line in self.lines.into_inner() {
             println!("{line}");

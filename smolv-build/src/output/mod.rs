@@ -1,11 +1,6 @@
-//! The output stage, the build's last: the report (`report`), the Rust
-//! types (`types`), and one writer (`write`) that prints every Cargo
-//! directive and warning and writes or removes the files of `OUT_DIR`
-//! (artifacts and manifest through `emit`, the failed build's log through
-//! `build_log`), only where they changed.
-//!
-//! It reads every earlier stage; nothing but the driver reads it, and
-//! nothing before it writes to `OUT_DIR`.
+//! The output stage, the build's last: the report, the Rust types, and the
+//! one writer of Cargo directives and of `OUT_DIR` (`write`, through `emit`
+//! and `build_log`). Only the driver reads it.
 
 pub(crate) mod build_log;
 pub(crate) mod emit;

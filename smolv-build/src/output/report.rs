@@ -27,7 +27,7 @@ pub struct ModuleReport {
     pub name: String,
     /// The source file.
     pub source: PathBuf,
-    /// The language it was compiled as (absent in reports of older versions).
+    /// The language it was compiled as (absent in older reports).
     #[serde(default)]
     pub language: Option<Language>,
     /// Shader stage.
@@ -75,17 +75,13 @@ pub struct PackingReport {
     pub goal: String,
     /// Bytes of SPIR-V the set decodes to: what embedding it raw would store.
     pub spirv_bytes: usize,
-    /// What the binary carries: data, dictionary (as shipped), names, and
-    /// 24 bytes of table per module.
+    /// What the binary carries: data, dictionary, names and tables.
     pub stored_bytes: usize,
     /// Estimated decoder code the packing links.
     pub decoder_bytes: usize,
-    /// `stored_bytes + decoder_bytes − spirv_bytes`: negative when smolv
-    /// makes the binary smaller than raw SPIR-V would.
+    /// `stored_bytes + decoder_bytes − spirv_bytes`: negative when smolv wins.
     pub net_bytes: i64,
-    /// Every packing that was built, simplest first. Automatic packing
-    /// builds zstd's only where they could win: not where zstd's decoder
-    /// alone costs more than another candidate's total.
+    /// Every packing that was built, simplest first (zstd's only where they could win).
     pub candidates: Vec<CandidateReport>,
 }
 
@@ -114,8 +110,7 @@ pub struct CandidateReport {
     pub installed_bytes: usize,
     /// The stored bytes after `xz -9`, estimated for the download goal only.
     pub stored_xz_bytes: Option<usize>,
-    /// `stored_xz_bytes` plus the decoder after `xz -9`: what the download
-    /// goal weighs.
+    /// `stored_xz_bytes` plus the decoder after `xz -9`: what the download goal weighs.
     pub download_bytes: Option<usize>,
     /// Whether this is the packing that ships.
     pub chosen: bool,
@@ -133,9 +128,7 @@ fn signed_kilobytes(bytes: i64) -> String {
 }
 
 impl PackingReport {
-    /// One line: `packing smolv-lz4 (stream): shaders 74.0 KB → 13.5 KB,
-    /// decoder +16.3 KB, net −44.2 KB` (KB are 1000 bytes; a negative net
-    /// means the binary is smaller than with raw SPIR-V).
+    /// One line of sizes (KB are 1000 bytes; a negative net beats raw SPIR-V).
     ///
     /// ```
     /// let mut packing = smolv_build::report::PackingReport::default();
@@ -146,8 +139,7 @@ impl PackingReport {
     /// assert_eq!(packing.summary(), "packing smolv-lz4 (stream): shaders 74.0 KB → 13.5 KB, decoder +16.3 KB, net −44.2 KB");
     /// ```
     ///
-    /// A set chosen for the `download` goal adds what that goal weighs, the
-    /// estimate after `xz -9` against raw SPIR-V's, decoder included:
+    /// The `download` goal adds its estimate after `xz -9` against raw SPIR-V's:
     ///
     /// ```
     /// use smolv_build::report::{CandidateReport, PackingReport};
@@ -163,27 +155,19 @@ impl PackingReport {
     /// assert!(packing.summary().ends_with("net +3.5 KB; after xz -9: 12.3 KB \u{2192} 10.7 KB, net \u{2212}1.6 KB"));
     /// ```
     pub fn summary(&self) -> String {
-        let mut line = format!(
-            "packing {} ({}): shaders {} \u{2192} {}, decoder +{}, net {}",
-            self.codec,
-            self.layout,
-            kilobytes(self.spirv_bytes),
-            kilobytes(self.stored_bytes),
-            kilobytes(self.decoder_bytes),
-            signed_kilobytes(self.net_bytes),
-        );
+        let [spirv, stored, decoder] = [self.spirv_bytes, self.stored_bytes, self.decoder_bytes].map(kilobytes);
+        let (Self { codec, layout, .. }, net) = (self, signed_kilobytes(self.net_bytes));
+        let mut line =
+            format!("packing {codec} ({layout}): shaders {spirv} \u{2192} {stored}, decoder +{decoder}, net {net}");
         let download_bytes = |pick: fn(&CandidateReport) -> bool| {
             self.candidates.iter().find(|c| pick(c)).and_then(|c| c.download_bytes)
         };
         let raw_and_chosen = download_bytes(|c| c.codec == "spirv").zip(download_bytes(|c| c.chosen));
         if let Some((raw, chosen)) = raw_and_chosen.filter(|_| self.goal == "download") {
-            let net = i64::try_from(chosen).unwrap_or(i64::MAX).saturating_sub(i64::try_from(raw).unwrap_or(0));
-            line += &format!(
-                "; after xz -9: {} \u{2192} {}, net {}",
-                kilobytes(raw),
-                kilobytes(chosen),
-                signed_kilobytes(net)
+            let net = signed_kilobytes(
+                i64::try_from(chosen).unwrap_or(i64::MAX).saturating_sub(i64::try_from(raw).unwrap_or(0)),
             );
+            line += &format!("; after xz -9: {} \u{2192} {}, net {net}", kilobytes(raw), kilobytes(chosen));
         }
         line
     }
@@ -233,17 +217,14 @@ pub struct FailedShader {
     pub name: String,
     /// The source file.
     pub source: PathBuf,
-    /// The language it was compiled as (absent in reports of older versions).
+    /// The language it was compiled as (absent in older reports).
     #[serde(default)]
     pub language: Option<Language>,
     /// Every error, formatted `path:line:col: error: message`.
     pub errors: Vec<String>,
 }
 
-/// How many shaders of one language compiled: the pass rate a tree of
-/// shaders in several languages (or stated with
-/// [`Config::language`](crate::Config::language)) shows per language.
-/// Shaders are compile jobs: a source, or one variant of it.
+/// How many shaders (compile jobs) of one [`Language`] compiled.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub struct LanguageReport {
@@ -311,25 +292,21 @@ pub struct Report {
     pub total_smolv_bytes: usize,
     /// Sum of compressed payloads.
     pub total_compressed_bytes: usize,
-    /// The bundle file's size (`shaders.smvb`, an asset for tools):
-    /// compressed payloads plus the dictionary. What the binary embeds is
-    /// in [`Report::packing`]. The JSON key is `total_shipped_bytes`, and
-    /// [`to_json`](Report::to_json) writes it again as `total_bundle_bytes`.
+    /// The bundle file's size (`shaders.smvb`): payloads plus dictionary. JSON key
+    /// `total_shipped_bytes`, repeated as `total_bundle_bytes` ([`to_json`](Report::to_json)).
     #[serde(rename = "total_shipped_bytes")]
     pub total_bundle_bytes: usize,
-    /// The embedded set's packing (absent in reports of older versions).
+    /// The embedded set's packing (absent in older reports).
     #[serde(default)]
     pub packing: Option<PackingReport>,
     /// Compile jobs served from the cache.
     pub cache_hits: usize,
     /// Compile jobs actually compiled.
     pub compiled: usize,
-    /// Entries (compiled modules, compressed sets) the remote cache served
-    /// after a local miss, verified ([`Config::remote_cache`](crate::Config::remote_cache)).
+    /// Entries the [remote cache](crate::Config::remote_cache) served after a local miss.
     #[serde(default)]
     pub remote_hits: usize,
-    /// Remote lookups that found nothing, or an entry that failed
-    /// verification (each of those also has a warning).
+    /// Remote lookups that found nothing, or an entry that failed verification.
     #[serde(default)]
     pub remote_misses: usize,
     /// Entries uploaded to the remote cache.
@@ -344,41 +321,30 @@ pub struct Report {
     /// Time spent in remote-cache requests, summed over worker threads.
     #[serde(default)]
     pub remote_seconds: f64,
-    /// Warnings: the compilers' and the optimizer's, modules newer than the
-    /// target environment takes, and a wgpu target's modules that ship as
-    /// SPIR-V.
+    /// Warnings: the compilers', the optimizer's and the pack stage's.
     pub warnings: Vec<String>,
     /// Shaders that failed, with [`Config::keep_going`](crate::Config::keep_going);
     /// otherwise a failure is an [`Error`](crate::Error) instead.
     pub failures: Vec<FailedShader>,
-    /// Per language, how many shaders compiled, in [`Language`] order
-    /// (absent in reports of older versions).
+    /// Per language, how many shaders compiled, in [`Language`] order.
     #[serde(default)]
     pub languages: Vec<LanguageReport>,
     /// Where the artifacts were written.
     pub out_dir: PathBuf,
-    /// The generated Rust types (absent in reports of older versions, and
-    /// of builds that wrote nothing).
+    /// The generated Rust types (absent where the build wrote nothing).
     #[serde(default)]
     pub types: Option<TypesReport>,
-    /// For a wgpu target: WGSL against SPIR-V, and what shipped (absent
-    /// otherwise, and in reports of older versions).
+    /// For a wgpu target: WGSL against SPIR-V, and what shipped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wgpu: Option<WgpuReport>,
 }
 
-/// What a build for wgpu weighed (`Config::for_wgpu`): the game with
-/// WGSL shipped and naga's WGSL front end, against the game with SPIR-V
-/// shipped and its SPIR-V front end.
+/// What a build for wgpu weighed (`Config::for_wgpu`): WGSL with naga's WGSL
+/// front end against SPIR-V with its SPIR-V front end.
 ///
-/// Both totals are **estimates** of installed bytes, never negative: what
-/// each path adds to a wgpu game built with wgpu's default features only
-/// (which on native targets always link naga's WGSL front end). Each is
-/// the shaders as that path stores them, with their decoder, plus the
-/// front end the path adds, taken from smolv's cost table, which was
-/// measured once on wgpu 30 (docs/size.md#wgpu-targets). The build
-/// compares them to choose; a binary's real size is what `cargo build
-/// --release` makes.
+/// Both totals are **estimates** of the installed bytes each path adds to a
+/// game built with wgpu's default features, from smolv's cost table
+/// (docs/size.md#wgpu-targets); never negative.
 ///
 /// ```
 /// let mut wgpu = smolv_build::report::WgpuReport::default();
@@ -404,60 +370,41 @@ pub struct WgpuReport {
     pub wgsl_stored_bytes: usize,
     /// Modules naga refused: they ship as SPIR-V on either path.
     pub refused_modules: usize,
-    /// Modules whose translation failed in a worker (naga crashed, or ran
-    /// past the worker's time limit): they ship as SPIR-V on either path
-    /// in this build, and the next build tries again. Absent in reports of
-    /// older versions.
+    /// Modules whose translation failed in a worker: SPIR-V this build, retried next.
     #[serde(default)]
     pub failed_modules: usize,
-    /// The WGSL path, estimated: the WGSL stored and its decoder, and,
-    /// when some modules ship as SPIR-V, their set and naga's SPIR-V front
-    /// end. Absent (0) in reports of older versions, whose
-    /// `wgsl_total_bytes` counted against the SPIR-V path and could be
-    /// negative.
+    /// The WGSL path, estimated: WGSL and its decoder, plus any SPIR-V set and front end.
     #[serde(default)]
     pub wgsl_estimated_bytes: u64,
-    /// The SPIR-V path, estimated: every module's set with its decoder,
-    /// and naga's SPIR-V front end. Absent (0) in reports of older
-    /// versions (`spirv_total_bytes`).
+    /// The SPIR-V path, estimated: every module's set, its decoder and front end.
     #[serde(default)]
     pub spirv_estimated_bytes: u64,
 }
 
 impl WgpuReport {
-    /// One line, with the size test's names for the two paths: `wgpu:
-    /// ships wgsl; WGSL 9.0 KB → 3.0 KB (wgsl-lz4), 0 modules as SPIR-V;
-    /// estimated installed bytes over wgpu's defaults: wgsl+naga-wgsl
-    /// 40000 B, spirv+naga-spv 52000 B`.
+    /// One line, with the size test's names for the two paths (see the type's example).
     pub fn summary(&self) -> String {
+        let [wgsl, stored] = [self.wgsl_bytes, self.wgsl_stored_bytes].map(kilobytes);
+        let Self { shipped, wgsl_codec, wgsl_estimated_bytes: wgsl_total, spirv_estimated_bytes: spirv_total, .. } =
+            self;
         format!(
-            "wgpu: ships {}; WGSL {} \u{2192} {} ({}), {} modules as SPIR-V; estimated installed bytes over wgpu's \
-             defaults: wgsl+naga-wgsl {} B, spirv+naga-spv {} B",
-            self.shipped,
-            kilobytes(self.wgsl_bytes),
-            kilobytes(self.wgsl_stored_bytes),
-            self.wgsl_codec,
-            self.refused_modules + self.failed_modules,
-            self.wgsl_estimated_bytes,
-            self.spirv_estimated_bytes
+            "wgpu: ships {shipped}; WGSL {wgsl} \u{2192} {stored} ({wgsl_codec}), {} modules as SPIR-V; estimated installed \
+             bytes over wgpu's defaults: wgsl+naga-wgsl {wgsl_total} B, spirv+naga-spv {spirv_total} B",
+            self.refused_modules + self.failed_modules
         )
     }
 }
 
-/// The two paths' totals as the report gives them: the choice weighs them
-/// against the SPIR-V path's front end, where the WGSL path's total goes
-/// negative (it saves the SPIR-V front end, about 745 KB, which outweighs
-/// any shader set). Taken instead over the game with the cheapest front
-/// end (wgpu's defaults), the same difference stays and neither is
-/// negative.
+/// The two paths' totals over the game with the cheapest front end (wgpu's
+/// defaults), not the SPIR-V one the choice weighs against: the same
+/// difference, and neither negative.
 pub(crate) fn wgpu_estimates(choice: &WgpuChoice, front_ends: WgpuFrontEnds) -> (u64, u64) {
     let cheapest = front_ends.wgsl_over_spirv.min(front_ends.both_over_spirv).min(0);
     let over_cheapest = |total: i64| u64::try_from(total.saturating_sub(cheapest)).unwrap_or(0);
     (over_cheapest(choice.wgsl_total), over_cheapest(choice.spirv_total))
 }
 
-/// What the build generated into `OUT_DIR/smolv/types.rs`, the file
-/// `include_types!` includes.
+/// What the build generated into `OUT_DIR/smolv/types.rs` (`include_types!`).
 ///
 /// ```no_run
 /// // build.rs
@@ -479,8 +426,7 @@ pub struct TypesReport {
     pub structs: usize,
     /// Time spent generating, not counting compiling.
     pub milliseconds: f64,
-    /// `module: member: why` for each member kept as bytes because Rust
-    /// has no type with its layout.
+    /// `module: member: why` for each member kept as bytes.
     pub problems: Vec<String>,
 }
 
@@ -489,8 +435,7 @@ fn percent(part: usize, whole: usize) -> f64 {
 }
 
 impl Report {
-    /// Adds a row per module, the containers' dictionary and the embedded
-    /// set's packing: what the pack stage made of `modules`.
+    /// Adds what the pack stage made of `modules`: rows, dictionary, packing.
     pub(crate) fn add_artifacts(&mut self, modules: &[Built<'_>], artifacts: &Artifacts) {
         for ((Built { module, job, cached, .. }, sizes), container) in
             modules.iter().zip(&artifacts.sizes).zip(&artifacts.containers)
@@ -517,11 +462,7 @@ impl Report {
         self.wgpu = artifacts.wgpu.as_ref().map(|wgpu| {
             let (wgsl_estimated_bytes, spirv_estimated_bytes) = wgpu_estimates(&wgpu.choice, WGPU_FRONT_ENDS);
             WgpuReport {
-                shipped: match wgpu.choice.path {
-                    crate::pack::wgsl::WgpuPath::Wgsl => "wgsl",
-                    crate::pack::wgsl::WgpuPath::Spirv => "spirv",
-                }
-                .to_owned(),
+                shipped: format!("{:?}", wgpu.choice.path).to_lowercase(),
                 wgsl_codec: wgpu.packed.codec.name().to_owned(),
                 wgsl_bytes: wgpu.packed.unpacked_len,
                 wgsl_stored_bytes: wgpu.packed.stored_len(),
@@ -533,8 +474,7 @@ impl Report {
         });
     }
 
-    /// Puts what the remote cache did into the report, its warnings
-    /// included, and returns those warnings (to print).
+    /// Adds what the remote cache did, and returns its warnings (to print).
     pub(crate) fn add_remote(&mut self, remote: crate::cache::remote::Finished) -> Vec<String> {
         if let Some(stats) = remote.stats {
             self.remote_hits = stats.hits;
@@ -550,25 +490,15 @@ impl Report {
 
     /// Counts, per language, the jobs that compiled and those that failed.
     pub(crate) fn count_languages(&mut self, outcomes: impl IntoIterator<Item = (Language, bool)>) {
-        let mut languages: Vec<LanguageReport> = Vec::new();
+        let mut languages = std::collections::BTreeMap::new();
         for (language, compiled) in outcomes {
-            let index = match languages.iter().position(|l| l.language == language) {
-                Some(index) => index,
-                None => {
-                    languages.push(LanguageReport { language, shaders: 0, compiled: 0, failed: 0 });
-                    languages.len() - 1
-                }
-            };
-            let entry = &mut languages[index];
+            let entry =
+                languages.entry(language).or_insert(LanguageReport { language, shaders: 0, compiled: 0, failed: 0 });
             entry.shaders += 1;
-            if compiled {
-                entry.compiled += 1;
-            } else {
-                entry.failed += 1;
-            }
+            entry.compiled += usize::from(compiled);
+            entry.failed += usize::from(!compiled);
         }
-        languages.sort_by_key(|l| l.language);
-        self.languages = languages;
+        self.languages = languages.into_values().collect();
     }
 
     pub(crate) fn total(&mut self) {
@@ -639,11 +569,10 @@ impl Report {
         out
     }
 
-    /// `remote cache: 12 hits, 0 misses, 0 uploads; 40.1 KB down, 0.0 KB up
-    /// in 0.05 s`, or `None` when the build used no remote cache.
+    /// `remote cache: 12 hits, …; 40.1 KB down, 0.0 KB up in 0.05 s`, if one was used.
     pub fn remote_line(&self) -> Option<String> {
         let used = self.remote_hits + self.remote_misses + self.remote_uploads > 0 || self.remote_seconds > 0.0;
-        let kb = |bytes: u64| format!("{:.1} KB", bytes as f64 / 1000.0);
+        let kb = |bytes: u64| kilobytes(usize::try_from(bytes).unwrap_or(usize::MAX));
         used.then(|| {
             format!(
                 "remote cache: {} hits, {} misses, {} uploads; {} down, {} up in {:.2} s",
@@ -657,8 +586,7 @@ impl Report {
         })
     }
 
-    /// The report as pretty JSON: its fields, then `total_bundle_bytes`,
-    /// the clearer name of `total_shipped_bytes` (scripts may read either).
+    /// The report as pretty JSON, `total_shipped_bytes` repeated as `total_bundle_bytes` at the end.
     ///
     /// ```
     /// let report = smolv_build::Report::default();
@@ -669,7 +597,6 @@ impl Report {
     /// # Ok::<(), serde_json::Error>(())
     /// ```
     pub fn to_json(&self) -> String {
-        /// The report's keys in their order, and the alias after them.
         #[derive(serde::Serialize)]
         struct WithAlias<'a> {
             #[serde(flatten)]

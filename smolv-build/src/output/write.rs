@@ -1,7 +1,5 @@
-//! The end of every build, failed ones included: what the stages made
-//! becomes the report, the generated types, the Cargo directives and the
-//! files of `OUT_DIR`, all written here, once, and only where they
-//! changed.
+//! The end of every build, failed ones included: the report, the generated
+//! types, the Cargo directives and the files of `OUT_DIR`, written once.
 
 use std::path::Path;
 
@@ -34,37 +32,25 @@ enum Log {
     Write(String),
 }
 
-/// What becomes of the files in `OUT_DIR`.
+/// What becomes of the artifacts in `OUT_DIR`: kept, removed, or replaced.
 enum Files {
-    /// The artifacts stay as they are.
     Keep(Log),
-    /// The artifacts of an earlier build go, so that a failed build leaves
-    /// nothing stale for the macros to embed.
     Remove(Log),
-    /// The artifact directory, with the generated types, replaces the
-    /// previous one, and the report beside it.
     Write { artifacts: Box<Artifacts>, types: String, log: Log },
 }
 
-/// Writes what `build` made: the files of `OUT_DIR` (artifacts, manifest,
-/// types, reports and the build's log, or their removal), then every Cargo
-/// directive and warning, in the order the build met them. Returns the
-/// build's report, or why it failed.
+/// Writes what `build` made: the files of `OUT_DIR`, then every Cargo
+/// directive and warning, in the order the build met them.
 pub(crate) fn write(plan: &Plan, directives: Directives, build: Build<'_>) -> Result<Report, Error> {
     let (files, result) = finish(plan, &directives, build);
-    // The report is printed where the build wrote artifacts, not where it
-    // compiled nothing.
     let wrote_artifacts = matches!(files, Files::Write { .. });
-    let result = match (files.write(&plan.out_dir, result.as_ref().ok()), result) {
-        (Err(error), _) => Err(error),
-        (Ok(()), Ok(report)) => {
-            if plan.print_report && wrote_artifacts {
-                directives.warning(&report.to_text());
-            }
-            Ok(report)
-        }
-        (Ok(()), Err(error)) => Err(error),
-    };
+    let result = files.write(&plan.out_dir, result.as_ref().ok()).and(result);
+    if let Ok(report) = &result
+        && plan.print_report
+        && wrote_artifacts
+    {
+        directives.warning(&report.to_text());
+    }
     directives.print();
     result
 }
@@ -91,28 +77,21 @@ fn finish(plan: &Plan, directives: &Directives, build: Build<'_>) -> (Files, Res
     let mut report = Report { out_dir: plan.out_dir.clone(), warnings: sources.warnings.clone(), ..Report::default() };
     report
         .count_languages(jobs.iter().map(|(job, result)| (job.language, matches!(result, JobResult::Compiled { .. }))));
-    // One line per shader for the build's log: Cargo shows a build
-    // script's output only when it fails, and then it should read as the
-    // errors alone.
+    // One line per shader for the build's log, not Cargo's output.
     let mut progress = String::new();
     let mut failed = 0;
     for (job, result) in &jobs {
         match result {
             JobResult::Compiled { cached, dependencies, missing } => {
                 dependencies.iter().for_each(|path| directives.rerun_if_changed(path));
-                // A missing path itself cannot be watched (Cargo reruns on every
-                // build for a path that does not exist); its directory, watched
-                // recursively, sees a shadowing file appear.
+                // A missing path cannot be watched; its directory sees it appear.
                 missing
                     .iter()
                     .filter_map(|path| path.parent().filter(|dir| dir.is_dir()))
                     .for_each(|dir| directives.rerun_if_changed(dir));
-                if *cached {
-                    report.cache_hits += 1;
-                } else {
-                    report.compiled += 1;
-                }
-                let done = if *cached { "from cache" } else { "compiled" };
+                let (count, done) =
+                    if *cached { (&mut report.cache_hits, "from cache") } else { (&mut report.compiled, "compiled") };
+                *count += 1;
                 progress.push_str(&format!("{done} {}\n", job.path.display()));
             }
             JobResult::Failed(errors) => {
@@ -134,14 +113,11 @@ fn finish(plan: &Plan, directives: &Directives, build: Build<'_>) -> (Files, Res
         // What did compile is uploaded all the same (waited for here).
         report.add_remote(remote.finish()).iter().for_each(|w| directives.warning(w));
         let error = Error::Compile { diagnostics, failed, total: sources.jobs.len() };
-        // The whole text, naga's annotated snippets included, for the log
-        // that `Config::compile` names; its `cargo::error` lines are one
-        // line per error.
+        // The whole text, naga's snippets included; `cargo::error`s are one line each.
         let log = if plan.directives { Log::Write(format!("{progress}\n{error}")) } else { Log::Keep };
         return (Files::Remove(log), Err(error));
     }
-    // keep_going under a build script: the failures do not fail the build,
-    // so Cargo shows them as warnings.
+    // keep_going: the failures show as warnings.
     diagnostics.iter().for_each(|d| directives.warning(&d.to_string()));
     if modules.is_empty() {
         report.add_remote(remote.finish()).iter().for_each(|w| directives.warning(w));
@@ -163,7 +139,9 @@ fn finish(plan: &Plan, directives: &Directives, build: Build<'_>) -> (Files, Res
     // The cache is done with once the remote session is.
     drop(cache);
     report.total();
-    let generated = generate_types(&modules, &artifacts, plan.packing.target != Target::Vulkan, &plan.programs);
+    let file = plan.out_dir.join(smolv_format::ARTIFACT_DIR).join(TYPES_FILE);
+    let wgpu_items = plan.packing.target != Target::Vulkan;
+    let (generated, types) = generate_types(&modules, &artifacts, wgpu_items, &plan.programs, file);
     // Hot reload names the type a changed block no longer matches.
     for (module, types) in artifacts.manifest.modules.iter_mut().zip(&generated.block_types) {
         if let Some(recipe) = &mut module.recipe {
@@ -171,29 +149,22 @@ fn finish(plan: &Plan, directives: &Directives, build: Build<'_>) -> (Files, Res
         }
     }
     generated.problems.iter().for_each(|p| directives.warning(&format!("smolv types: {p}")));
-    report.types = Some(generated.report);
-    if let Some(types) = &mut report.types {
-        types.file = plan.out_dir.join(smolv_format::ARTIFACT_DIR).join(TYPES_FILE);
-    }
+    report.types = Some(types);
     (Files::Write { artifacts: Box::new(artifacts), types: generated.code, log: log() }, Ok(report))
 }
 
 impl Files {
-    /// Writes, or removes, what `self` says: files whose bytes are already
-    /// there are left alone.
+    /// Writes, or removes, what `self` says.
     fn write(&self, out_dir: &Path, report: Option<&Report>) -> Result<(), Error> {
         let log = match self {
             Files::Keep(log) | Files::Remove(log) | Files::Write { log, .. } => log,
         };
-        match log {
-            Log::Keep => {}
-            Log::Remove => build_log::clear(out_dir),
-            Log::Write(text) => {
-                // Where the new log cannot be written, no older one stays to
-                // be taken for it.
-                build_log::clear(out_dir);
-                build_log::write(out_dir, text);
-            }
+        // Where a new log cannot be written, no older one stays either.
+        if !matches!(log, Log::Keep) {
+            build_log::clear(out_dir);
+        }
+        if let Log::Write(text) = log {
+            build_log::write(out_dir, text);
         }
         match self {
             Files::Keep(_) => Ok(()),

@@ -1,6 +1,5 @@
-//! What the pack stage hands the output stage: the containers, the
-//! bundle, the embedded set and the manifest that names them, and the
-//! sizes the report gives; [`assemble`] puts the manifest together.
+//! What the pack stage hands the output stage: the files, the manifest that
+//! names them ([`assemble`]), and the sizes the report gives.
 
 use smolv_format::{
     BUNDLE_FILE, EMBEDDED_DATA_FILE, EMBEDDED_DICTIONARY_FILE, EMBEDDED_DIRECTORY_FILE, MANIFEST_FORMAT,
@@ -19,12 +18,10 @@ use crate::pack::wgsl::WgpuPath;
 use crate::pack::zstd_forms::Packed;
 use crate::settings::Plan;
 
-/// The manifest as this build writes it: each module's recipe is a
-/// [`ShaderRecipe`].
+/// The manifest as this build writes it, with [`ShaderRecipe`]s.
 pub(crate) type Manifest = smolv_format::Manifest<ShaderRecipe>;
 
-/// Everything to write into the artifact directory, and the sizes the
-/// report gives (the output stage reads both).
+/// Everything to write into the artifact directory, and the report's sizes.
 pub(crate) struct Artifacts {
     pub(crate) manifest: Manifest,
     pub(crate) containers: Vec<Vec<u8>>,
@@ -41,9 +38,7 @@ pub(crate) struct Artifacts {
     pub(crate) wgpu: Option<WgpuArtifacts>,
     /// One per module naga could not make WGSL of, for a wgpu target.
     pub(crate) warnings: Vec<String>,
-    /// Whether a translation to WGSL got no answer (a worker crashed):
-    /// the build must run again next time, not keep the SPIR-V it shipped
-    /// instead.
+    /// Whether a translation to WGSL got no answer: the build runs again next time.
     pub(crate) run_again: bool,
 }
 
@@ -55,8 +50,7 @@ pub(crate) struct ModuleSizes {
     pub(crate) compressed: usize,
 }
 
-/// What the pack stage made of each module, in manifest order, for
-/// [`assemble`].
+/// What the pack stage made of each module, in manifest order.
 pub(crate) struct Made<'a> {
     pub(crate) reflected: &'a [Reflected],
     pub(crate) encoded: &'a [Encoded],
@@ -67,18 +61,16 @@ pub(crate) struct Made<'a> {
 }
 
 /// The manifest of `modules` and everything it names: the embedded set
-/// (`embedded`, or the one a wgpu build ships in its place), and for a
-/// wgpu target what it weighed.
+/// (or the one a wgpu build ships in its place), and what wgpu weighed.
 pub(crate) fn assemble(
     modules: &[Built<'_>],
     made: Made<'_>,
-    embedded: PackedSet,
+    mut embedded: PackedSet,
     wgpu: Option<WgpuOutcome>,
     plan: &Plan,
 ) -> Artifacts {
     let settings = &plan.settings;
     let Made { reflected, encoded, inputs, packed, bundled } = made;
-    let mut embedded = embedded;
     let mut spirv_bytes = inputs.iter().map(|m| m.spirv.len()).sum();
     let (wgpu, warnings, unanswered) = match wgpu {
         Some(WgpuOutcome { artifacts, warnings, shipped, unanswered }) => {

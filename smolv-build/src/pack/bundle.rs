@@ -1,7 +1,6 @@
-//! Bundles: one container per module (SMOL-V, zstd with the shared
-//! dictionary, reflection) and the bundle of them all, the asset-file form.
-//! The build writes one to `OUT_DIR`; [`write_bundle`] makes one from ready
-//! SPIR-V, for `cargo smolv pack` and tools that produce SPIR-V themselves.
+//! Bundles, the asset-file form: one container per module (SMOL-V, zstd
+//! with a shared dictionary, reflection). [`write_bundle`] makes one from
+//! ready SPIR-V, for `cargo smolv pack` and tools.
 
 use rayon::prelude::*;
 use smolv_codec::container::{BundleBuilder, Codec, assemble};
@@ -26,8 +25,8 @@ pub(crate) struct Bundled {
     pub(crate) containers: Vec<Vec<u8>>,
 }
 
-/// Assembles each module's container from its payload in `packed` (in the
-/// same order) and the bundle of them all, with `packed`'s dictionary.
+/// Assembles each module's container from its payload in `packed`, and
+/// the bundle of them all.
 pub(crate) fn assemble_bundle(modules: &[BundleModule<'_>], packed: &Packed) -> Result<Bundled, Error> {
     let (codec, dictionary_id) = match &packed.dictionary {
         Some(dictionary) => (Codec::SmolvZstdDictionary, dictionary.id()),
@@ -64,8 +63,7 @@ pub struct BundleOptions {
     pub zstd_level: i32,
     /// Dictionary policy (default automatic).
     pub dictionary: DictionaryMode,
-    /// Strip debug info. Off by default, so decoding gives back the input
-    /// bit for bit.
+    /// Strip debug info (off by default: decoding gives back the input).
     pub strip_debug: bool,
 }
 
@@ -76,8 +74,7 @@ impl Default for BundleOptions {
 }
 
 impl BundleOptions {
-    /// The defaults: zstd level 19, an automatic dictionary, debug info
-    /// kept.
+    /// The defaults: zstd level 19, an automatic dictionary, debug info kept.
     ///
     /// ```
     /// use smolv_build::bundle::BundleOptions;
@@ -164,8 +161,7 @@ pub struct WrittenEntry {
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct WrittenBundle {
-    /// The bundle (`.smvb`), as smolv-runtime's `ShaderSet::from_vec`
-    /// and [`container::Bundle`](smolv_codec::container::Bundle) read it.
+    /// The bundle (`.smvb`), as [`container::Bundle`](smolv_codec::container::Bundle) reads it.
     pub bytes: Vec<u8>,
     /// Per-entry sizes, sorted by name.
     pub entries: Vec<WrittenEntry>,
@@ -173,8 +169,7 @@ pub struct WrittenBundle {
     pub dictionary_bytes: usize,
 }
 
-/// Writes named SPIR-V modules into a bundle: reflection from each module,
-/// SMOL-V, zstd with a shared dictionary.
+/// Writes named SPIR-V modules into a bundle.
 ///
 /// ```
 /// use smolv_build::bundle::{write_bundle, BundleOptions};
@@ -228,8 +223,7 @@ pub fn write_bundle(modules: &[(String, Vec<u32>)], options: &BundleOptions) -> 
     })
 }
 
-/// A set of SMOL-V modules compressed together (see [`compress_set`]):
-/// everything needed to decompress them again.
+/// SMOL-V modules compressed together by [`compress_set`].
 ///
 /// ```
 /// use smolv_build::DictionaryMode;
@@ -245,8 +239,7 @@ pub fn write_bundle(modules: &[(String, Vec<u32>)], options: &BundleOptions) -> 
 pub struct CompressedSet {
     /// The shared zstd dictionary the payloads need, if one was worth it.
     pub dictionary: Option<Vec<u8>>,
-    /// Each module's compressed payload: one zstd frame with the content
-    /// size, without checksum or dictionary id.
+    /// Each module's payload: one zstd frame, without checksum or dictionary id.
     pub payloads: Vec<Vec<u8>>,
 }
 
@@ -263,7 +256,7 @@ impl CompressedSet {
 }
 
 /// Compresses SMOL-V modules as the build does: zstd at `level`, with a
-/// shared dictionary chosen by `mode`.
+/// dictionary as `mode` says.
 ///
 /// ```
 /// use smolv_build::DictionaryMode;

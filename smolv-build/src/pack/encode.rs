@@ -10,8 +10,7 @@ use crate::error::Error;
 use crate::pack::reflect::{Reflected, names_read};
 use crate::settings::Settings;
 
-/// One module's SMOL-V, and the SPIR-V that it decodes to (without debug
-/// info when stripped).
+/// One module's SMOL-V, and the SPIR-V that it decodes to.
 pub(crate) struct Encoded {
     pub(crate) smolv: Vec<u8>,
     pub(crate) decoded: Vec<u32>,
@@ -24,26 +23,19 @@ pub(crate) enum Strip<'a> {
     Nothing,
     /// Every debug instruction, names included, as `glslc -Os` does.
     All,
-    /// Every debug instruction but the `OpName`s of the names this
-    /// reflection holds, the build's, taken before stripping
-    /// (`Config::keep_interface_names`).
+    /// Every debug instruction but the `OpName`s this reflection (taken
+    /// before stripping) holds: `Config::keep_interface_names`.
     KeepingInterfaceNames(&'a Reflection),
 }
 
 impl<'a> Strip<'a> {
-    /// What the build's settings strip from a module whose reflection, made
-    /// before stripping, is `reflection`.
+    /// What the build's settings strip from a module reflected as `reflection`.
     pub(crate) fn of(settings: &Settings, reflection: &'a Reflection) -> Self {
         match (settings.strip_debug, settings.keep_interface_names) {
             (false, _) => Self::Nothing,
             (true, false) => Self::All,
             (true, true) => Self::KeepingInterfaceNames(reflection),
         }
-    }
-
-    /// Whether the module ships with the names of its interface.
-    pub(crate) fn keeps_names(&self) -> bool {
-        !matches!(self, Self::All)
     }
 }
 
@@ -74,20 +66,16 @@ pub(crate) fn encode_all(
         .zip(reflected)
         .map(|(Built { module, job, .. }, reflected)| {
             let shipped = module.optimized.as_ref().unwrap_or(&module.spirv);
-            encode_module(shipped, Strip::of(settings, &reflected.reflection))
-                // The front ends check what they hand on, precompiled
-                // modules included: this is a bug in the compiler, the
-                // optimizer or smolv.
-                .map_err(|e| {
-                    format!(
-                        "{} (module {}): {e}. This is a bug in the compiler, the optimizer or smolv: build with \
+            encode_module(shipped, Strip::of(settings, &reflected.reflection)).map_err(|e| {
+                format!(
+                    "{} (module {}): {e}. This is a bug in the compiler, the optimizer or smolv: build with \
                          `Optimization::None` (`--optimization none`) to tell them apart, and report it at {}/issues, \
                          with the shader",
-                        job.path.display(),
-                        module.name,
-                        env!("CARGO_PKG_REPOSITORY")
-                    )
-                })
+                    job.path.display(),
+                    module.name,
+                    env!("CARGO_PKG_REPOSITORY")
+                )
+            })
         })
         .collect::<Result<_, _>>()
         .map_err(Error::Internal)

@@ -1,16 +1,7 @@
-//! The pack stage: compiled SPIR-V → what ships, in this order, each step
-//! handing its data to the next ([`pack`]): reflect each module
-//! (`reflect`), SMOL-V encode it (`encode`), for wgpu targets translate it
-//! to WGSL (`wgsl`), compress the set with zstd, alone and with a
-//! dictionary (`zstd_forms`, with the work both halves share in
-//! `zstd_memo`), choose and pack the embedded set (`packing`), weigh the
-//! WGSL against SPIR-V (`wgpu`), assemble the containers and the bundle
-//! (`bundle`), and the manifest that names the files (`artifacts`, with
-//! the names in `naming` and how to compile each module again in
-//! `recipe`).
-//!
-//! It reads the earlier stages (options, source, compile) and the cache;
-//! it never reads the output stage, and writes nothing to `OUT_DIR`.
+//! The pack stage, compiled SPIR-V → what ships ([`pack`]): `reflect`,
+//! `encode`, `wgsl` (wgpu targets), zstd (`zstd_forms`, `zstd_memo`), the
+//! embedded set (`packing`), `wgpu`'s choice, the `bundle`, and the
+//! manifest (`artifacts`, `naming`, `recipe`). It writes nothing to `OUT_DIR`.
 
 pub(crate) mod artifacts;
 pub(crate) mod bundle;
@@ -34,19 +25,13 @@ use crate::pack::wgpu::RefusedSet;
 use crate::pack::zstd_memo::ZstdMemo;
 use crate::settings::Plan;
 
-/// The pack stage: every compiled module of `compiled` reflected,
-/// encoded, compressed and packed, in that order, each step handing its
-/// data to the next. For a wgpu target, `compilers` translate the modules
-/// to WGSL; they end here.
+/// Every compiled module reflected, encoded, compressed and packed; for a
+/// wgpu target, `compilers` translate the modules to WGSL (they end here).
 pub(crate) fn pack(plan: &Plan, compiled: &Compiled<'_>, compilers: Compilers) -> Result<Artifacts, Error> {
     let Ok(threads) = &compiled.threads else {
         return Err(Error::Internal("the pack stage has no threads".to_owned()));
     };
-    // Packing splits its work across threads by itself: as many as it has
-    // tokens for now.
     let artifacts = threads.leased(|| steps(&compiled.modules, plan, &compiled.cache, &compilers))?;
-    // The last idle workers end here, not when the build's outputs are
-    // written.
     drop(compilers);
     artifacts
 }
@@ -57,8 +42,7 @@ fn steps(modules: &[Built<'_>], plan: &Plan, cache: &Cache, compilers: &Compiler
     let encoded = encode::encode_all(modules, &reflected, settings)?;
     let translated =
         plan.packing.target.may_ship_wgsl().then(|| wgsl::translate_modules(modules, &encoded, compilers, cache));
-    // Where naga made WGSL, the modules it refused are weighed as a SPIR-V
-    // set of their own.
+    // Where naga made WGSL, the modules it refused are a SPIR-V set of their own.
     let refused: Option<Vec<usize>> = translated
         .as_ref()
         .filter(|translated| !translated.texts.is_empty())

@@ -1,11 +1,7 @@
-//! How to compile one shader again exactly as the build did: its job (the
-//! source, stage, entry point, defines, variant, build-time spec
-//! constants), the settings it was compiled with (target environment,
-//! SPIR-V version, optimizer, strip, include directories, compiler
-//! options), the files it included, and the typed interface the build
-//! read, with each block's generated Rust type. The manifest records one
-//! per module; `include_shaders!` embeds it when smolv-runtime's `hot-reload`
-//! feature is on, and the `smolv-reload` crate compiles it on every edit.
+//! How to compile one shader again exactly as the build did: its job, its
+//! settings, the files it included, and the typed interface the build read
+//! with each block's Rust type. The manifest records one per module, for
+//! hot reload (`smolv-reload` compiles it on every edit).
 
 use std::path::{Path, PathBuf};
 
@@ -20,34 +16,14 @@ use crate::settings::Settings;
 use crate::source::Job;
 
 /// The compilers a hot-reload watcher keeps while it runs, for
-/// [`ShaderRecipe::compile_with`].
+/// [`ShaderRecipe::compile_with`]: worker processes kept from one compile to
+/// the next (where `main` called
+/// [`Config::worker_main`](crate::Config::worker_main)), else the compilers
+/// in this process ([`in_workers`](Self::in_workers) says which).
 ///
-/// [`ShaderRecipe::compile`] starts its worker processes for one compile,
-/// and a worker is the program's own binary started again (the game's,
-/// through `smolv_reload::worker_main`): every edit would pay for starting
-/// it. A pool keeps them instead. It chooses as `compile` does: worker
-/// processes once `main` called
-/// [`Config::worker_main`](crate::Config::worker_main) (and `SMOLV_WORKERS`
-/// is not `0`), else the compilers in this process
-/// ([`in_workers`](Self::in_workers) says which). With workers:
-///
-/// - the first one starts when the pool is made, in the background, so
-///   that even the first edit finds it ready;
-/// - a worker serves compile after compile, and the pool keeps one idle
-///   worker started: one that crashes on a shader (that compile fails,
-///   naming the shader and the signal), or dies while idle after it
-///   served, is replaced in the background, and the next compile does not
-///   wait for it (one that dies before it ever served is replaced by the
-///   next compile, which then waits: a program that cannot serve is not
-///   started again and again);
-/// - workers are started by a thread the pool owns, not by the thread that
-///   compiles: on Linux a worker dies with the thread that started it
-///   (`PR_SET_PDEATHSIG`), so a compile on a short-lived thread leaves a
-///   worker the next compile can use;
-/// - dropping the pool ends its workers; they also die with the program.
-///
-/// The pool may be shared between threads; each compile takes an idle
-/// worker or starts one.
+/// The first worker starts in the background when the pool is made, and the
+/// pool keeps one idle worker started, replacing one that crashed or died.
+/// Dropping the pool ends its workers. It may be shared between threads.
 ///
 /// ```
 /// let pool = smolv_build::recipe::CompilerPool::new();
@@ -60,14 +36,12 @@ pub struct CompilerPool {
 
 impl CompilerPool {
     /// Worker processes if this program can serve as one, else in-process
-    /// compilers (see the type's docs). Starts the first worker in the
-    /// background and returns at once.
+    /// compilers; returns at once.
     pub fn new() -> Self {
         Self { compilers: Compilers::kept() }
     }
 
-    /// Whether compiles run in worker processes (a compiler crash fails
-    /// the compile) rather than in this process (it ends the program).
+    /// Whether compiles run in worker processes rather than in this process.
     ///
     /// ```
     /// assert_eq!(
@@ -119,38 +93,32 @@ impl std::fmt::Debug for CompilerPool {
 pub struct ShaderRecipe {
     /// The module's name (`lit.frag`, `lit.frag@shadows`, `sky.wgsl#fs_main`).
     pub name: String,
-    /// The shader directory (or glob root, or the file's directory) the
-    /// source was found in: what [`relocate`](Self::relocate) replaces.
+    /// The shader directory the source was found in: what
+    /// [`relocate`](Self::relocate) replaces.
     pub root: PathBuf,
     /// The source file.
     pub source: PathBuf,
-    /// Every other file the compiler read (includes, Slang and WESL
-    /// imports), as
-    /// the build resolved them.
+    /// Every other file the compiler read (includes, imports).
     pub includes: Vec<PathBuf>,
     job: Job,
     settings: Settings,
     /// The typed interface the build read (see [`interface`](Self::interface)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     interface: Option<Interface>,
-    /// The generated Rust type of each of the interface's blocks, in
-    /// block order (see [`block_type`](Self::block_type)).
+    /// The generated Rust type of each block ([`block_type`](Self::block_type)).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     block_types: Vec<String>,
 }
 
-/// The modules one recompiled job produced (one, or one per WGSL or Slang
-/// entry point), as their SPIR-V words after the build's strip and SMOL-V
-/// round trip: the words `Shader::decode` gives for a build of the same
-/// source.
+/// The modules one recompiled job produced, as the words `Shader::decode`
+/// gives for a build of the same source.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Recompiled {
     /// `(module name, SPIR-V words)`, in the order the frontend made them.
     pub modules: Vec<(String, Vec<u32>)>,
     /// `(module name, typed interface)` of each module whose interface
-    /// could be read, from the front end's SPIR-V before optimizing and
-    /// stripping, as the build reads it.
+    /// could be read, as the build reads it.
     pub interfaces: Vec<(String, Interface)>,
     /// Every other file the compiler read this time.
     pub includes: Vec<PathBuf>,
@@ -171,8 +139,7 @@ impl Recompiled {
         self.modules.iter().find(|(n, _)| n == name).map(|(_, words)| &words[..])
     }
 
-    /// The typed interface of the module named `name`, if this job made it
-    /// and its layout could be read.
+    /// The typed interface of the module named `name`, if it could be read.
     ///
     /// ```
     /// let mut recompiled = smolv_build::recipe::Recompiled::default();
@@ -185,8 +152,7 @@ impl Recompiled {
     }
 }
 
-/// `path` with the prefix `from` replaced by `to`; unchanged if it does not
-/// start with `from`.
+/// `path` with the prefix `from` replaced by `to`, if it has it.
 fn moved(path: &Path, from: &Path, to: &Path) -> PathBuf {
     match path.strip_prefix(from) {
         Ok(rest) if rest.as_os_str().is_empty() => to.to_owned(),
@@ -196,8 +162,7 @@ fn moved(path: &Path, from: &Path, to: &Path) -> PathBuf {
 }
 
 impl ShaderRecipe {
-    /// The recipe of `module_name`, made by the job `job`, whose typed
-    /// interface the build read as `interface`.
+    /// The recipe of `module_name`, made by `job`.
     pub(crate) fn new(
         module_name: &str,
         job: &Job,
@@ -217,16 +182,13 @@ impl ShaderRecipe {
         }
     }
 
-    /// Records the generated Rust type of each block of the interface, in
-    /// block order: the output stage names them, after the recipe is made.
+    /// Records the generated Rust type of each block (the output stage names them).
     pub(crate) fn set_block_types(&mut self, types: Vec<String>) {
         self.block_types = types;
     }
 
-    /// The module's typed interface as the build read it: the layouts the
-    /// program's generated Rust types were made from. Hot reload refuses an
-    /// edit whose blocks no longer match it. `None` for a recipe of an
-    /// older build, or a module whose layout could not be read.
+    /// The module's typed interface as the build read it, which the
+    /// generated Rust types were made from (`None` if unread or older).
     ///
     /// ```no_run
     /// # fn get(recipe: &smolv_build::recipe::ShaderRecipe) {
@@ -239,11 +201,8 @@ impl ShaderRecipe {
         self.interface.as_ref()
     }
 
-    /// The generated Rust type of the interface's block `index` (an index
-    /// in [`Interface::blocks`]), as `OUT_DIR/smolv/types.rs` names it:
-    /// `Frame` for a type at the top of the file, `lit_frag::PushConstants`
-    /// for one in its module's own `mod`. `None` where the build generated
-    /// no type for it.
+    /// The generated Rust type of [`Interface::blocks`]`[index]`, as
+    /// `types.rs` names it (`Frame`, `lit_frag::PushConstants`), if any.
     ///
     /// ```no_run
     /// # fn get(recipe: &smolv_build::recipe::ShaderRecipe) {
@@ -256,8 +215,7 @@ impl ShaderRecipe {
         self.block_types.get(index).map(String::as_str)
     }
 
-    /// Reads a recipe from its JSON (as the manifest holds it, and as
-    /// `include_shaders!` embeds it with the `hot-reload` feature).
+    /// Reads a recipe from its JSON, as the manifest holds it.
     ///
     /// ```
     /// let error = smolv_build::recipe::ShaderRecipe::from_json("{}").unwrap_err();
@@ -281,12 +239,11 @@ impl ShaderRecipe {
     /// # Ok(()) }
     /// ```
     pub fn to_json(&self) -> String {
-        // Paths, strings, numbers and enums only: serializing cannot fail.
         serde_json::to_string(self).unwrap_or_default()
     }
 
-    /// Whether `other` is the same compile (another entry point of the same
-    /// WGSL or Slang job): one [`compile`](Self::compile) serves both.
+    /// Whether `other` is the same compile (another entry point of the
+    /// job): one [`compile`](Self::compile) serves both.
     ///
     /// ```no_run
     /// # fn get(a: &smolv_build::recipe::ShaderRecipe) {
@@ -297,9 +254,8 @@ impl ShaderRecipe {
         self.job == other.job && self.settings == other.settings
     }
 
-    /// Moves every path below `from` (the source, its includes, the include
-    /// directories, the WESL packages) to the same place below `to`: for a copy of the shader
-    /// directory, or for sources kept elsewhere than where they were built.
+    /// Moves every path below `from` (source, includes, include directories,
+    /// WESL packages) to the same place below `to`.
     ///
     /// ```no_run
     /// # fn get(mut recipe: smolv_build::recipe::ShaderRecipe) {
@@ -320,11 +276,8 @@ impl ShaderRecipe {
         }
     }
 
-    /// Compiles the source as it is now, with the build's frontend,
-    /// optimizer, specializer, strip and SMOL-V round trip, without the
-    /// cache. Errors are the build's diagnostics (`path:line:col`); the
-    /// compilers run in this process (glslang, SPIRV-Tools, naga) or as children
-    /// (`slangc`, `spirv-opt`).
+    /// Compiles the source as it is now, as the build did but without the
+    /// cache; errors are the build's diagnostics (`path:line:col`).
     ///
     /// ```no_run
     /// # fn get(recipe: &smolv_build::recipe::ShaderRecipe) {
@@ -335,15 +288,11 @@ impl ShaderRecipe {
     /// # }
     /// ```
     pub fn compile(&self) -> Result<Recompiled, Vec<Diagnostic>> {
-        // A worker process when the program can serve as one
-        // (`Config::worker_main`), so a compiler crash fails this compile,
-        // not the program.
         self.compile_in(&Compilers::start(false))
     }
 
-    /// [`compile`](Self::compile) with the compilers of `pool`: its worker
-    /// processes, kept from one compile to the next, instead of workers
-    /// started for this compile alone. What a watcher calls on every edit.
+    /// [`compile`](Self::compile) with the compilers of `pool`, kept from one
+    /// compile to the next: what a watcher calls on every edit.
     ///
     /// ```no_run
     /// # fn get(recipe: &smolv_build::recipe::ShaderRecipe) {
@@ -370,8 +319,6 @@ impl ShaderRecipe {
             let encoded = encode_module(shipped, Strip::of(&self.settings, &reflection))
                 .map_err(|why| vec![Diagnostic::whole_file(&self.job.path, why)])?;
             modules.push((module.name.clone(), encoded.decoded));
-            // As the build reads it: from the front end's SPIR-V, with every
-            // member and its name.
             if let Some(interface) = interface(&module.spirv, shipped) {
                 interfaces.push((module.name.clone(), interface));
             }

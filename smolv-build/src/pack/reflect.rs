@@ -1,6 +1,5 @@
-//! Reflection of the SPIR-V that ships, with smolv-format's reader: the
-//! build and embedded shaders (which reflect their decoded SPIR-V at run
-//! time) must agree, so both run the same code.
+//! Reflection of the SPIR-V that ships, with smolv-format's reader, the
+//! code embedded shaders run too.
 
 use std::collections::BTreeSet;
 
@@ -29,27 +28,21 @@ pub(crate) fn reflect_all(modules: &[Built<'_>], settings: &Settings) -> Vec<Ref
         .map(|Built { module, .. }| {
             let shipped = module.optimized.as_ref().unwrap_or(&module.spirv);
             let reflection = reflect(shipped, module.stage, &module.entry_point);
-            // The manifest keeps every name (generated types, hot reload);
-            // the container holds what the module ships with.
-            let in_container = as_shipped(&reflection, Strip::of(settings, &reflection).keeps_names());
+            let in_container = as_shipped(&reflection, !matches!(Strip::of(settings, &reflection), Strip::All));
             Reflected { in_container, interface: interface(&module.spirv, shipped), reflection }
         })
         .collect()
 }
 
-/// Reflects a module. `stage` and `entry_point` stand in when the module
-/// has no `OpEntryPoint` of a known stage (a frontend's module always has
-/// one; arbitrary SPIR-V given to `write_bundle` may not).
+/// Reflects a module; `stage` and `entry_point` stand in where it has no
+/// `OpEntryPoint` of a known stage.
 pub(crate) fn reflect(spirv: &[u32], stage: ShaderStage, entry_point: &str) -> Reflection {
     Reflection::from_spirv(spirv).unwrap_or_else(|_| Reflection::new(stage, entry_point))
 }
 
 /// The typed interface of a module: its types from the front end's SPIR-V
-/// (`compiled`), before the optimizer drops members nothing reads and before
-/// stripping, so that every member is there with its name; what it asks of
-/// the device (capabilities, extensions) from the SPIR-V that ships. `None`
-/// where the module's blocks hold something no layout describes: generated
-/// types then skip the module, and the rest of the build goes on.
+/// (`compiled`: every member, named), its capabilities and extensions from
+/// the SPIR-V that ships. `None` where no layout describes its blocks.
 pub(crate) fn interface(compiled: &[u32], shipped: &[u32]) -> Option<Interface> {
     let mut interface = Interface::from_spirv(compiled).ok()?;
     if let Ok(shipped) = Interface::from_spirv(shipped) {
@@ -59,9 +52,8 @@ pub(crate) fn interface(compiled: &[u32], shipped: &[u32]) -> Option<Interface> 
     Some(interface)
 }
 
-/// Every name the reflection took from an `OpName`: stripping with
-/// `Config::keep_interface_names` keeps these (`EncodeOptions::keep_names`),
-/// so that reflecting the stripped module gives the same result.
+/// Every name the reflection took from an `OpName`: what
+/// `Config::keep_interface_names` keeps through stripping.
 pub(crate) fn names_read(reflection: &Reflection) -> BTreeSet<String> {
     let bindings = reflection.bindings.iter().map(|b| &b.name);
     let spec_constants = reflection.spec_constants.iter().map(|s| &s.name);
@@ -70,9 +62,7 @@ pub(crate) fn names_read(reflection: &Reflection) -> BTreeSet<String> {
 }
 
 /// The reflection a container stores beside its module: the build's, less
-/// the names when the module ships without them, so that a loaded
-/// container reflects as the same module embedded does, and names ship
-/// only where the build was asked to keep them.
+/// the names where the module ships without them.
 pub(crate) fn as_shipped(reflection: &Reflection, keeps_names: bool) -> Reflection {
     let mut shipped = reflection.clone();
     if !keeps_names {

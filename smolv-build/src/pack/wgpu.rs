@@ -1,7 +1,6 @@
-//! What a build for wgpu ships: the WGSL naga made, packed as one stream,
-//! or SPIR-V, as [`choose`](crate::pack::wgsl::choose) weighs them; and
-//! when WGSL ships, the SPIR-V set of the modules naga refused in place of
-//! every module's.
+//! What a build for wgpu ships: the WGSL naga made, as one stream, or
+//! SPIR-V ([`choose`](crate::pack::wgsl::choose)); with WGSL, the SPIR-V
+//! set of the modules naga refused.
 
 use crate::error::Error;
 use crate::pack::packing::{PackedSet, WGPU_FRONT_ENDS};
@@ -17,8 +16,7 @@ pub(crate) struct WgpuArtifacts {
     pub(crate) choice: WgpuChoice,
     /// How many modules naga refused (they ship SPIR-V either way).
     pub(crate) refused: usize,
-    /// How many modules got no answer from the worker translating them
-    /// (they ship SPIR-V, and the next build tries again).
+    /// How many modules got no answer from their worker.
     pub(crate) unanswered: usize,
 }
 
@@ -29,15 +27,13 @@ pub(crate) struct WgpuOutcome {
     /// A warning per module that ships as SPIR-V, and the runtime's.
     pub(crate) warnings: Vec<String>,
     /// When WGSL ships, the SPIR-V set to ship instead of every module's
-    /// (its per-module forms in manifest order, empty for the modules that
-    /// ship WGSL), with the bytes of SPIR-V it decodes to.
+    /// (per-module forms in manifest order), and the SPIR-V bytes it holds.
     pub(crate) shipped: Option<(PackedSet, usize)>,
     /// How many modules got no answer.
     pub(crate) unanswered: usize,
 }
 
-/// The refused modules' own SPIR-V set, packed as the build packs: with
-/// the bytes of SPIR-V each decodes to.
+/// The refused modules' own SPIR-V set, and the SPIR-V bytes it holds.
 pub(crate) struct RefusedSet {
     pub(crate) set: PackedSet,
     pub(crate) spirv_bytes: usize,
@@ -54,9 +50,8 @@ pub(crate) fn choose(
     plan: &Plan,
 ) -> Result<WgpuOutcome, Error> {
     let Translated { texts, refused: refused_modules, unanswered, mut warnings } = translated;
-    // Where WGSL may ship, naga's refusals still ship SPIR-V, which a
-    // runtime whose wgpu layer takes none refuses. (SPIR-V that ships by
-    // the target's choice is the user's, with nothing to warn of.)
+    // naga's refusals ship SPIR-V, which a runtime whose wgpu layer takes
+    // none refuses (SPIR-V the target chose needs no warning).
     let refused_names: Vec<&str> = refused_modules.iter().map(|(_, name)| name.as_str()).collect();
     let spirv_warning = plan.packing.runtime.wgpu_spirv_warning(&refused_names);
     let Some(refused) = refused.filter(|_| !texts.is_empty()) else {
@@ -74,8 +69,6 @@ pub(crate) fn choose(
         warnings.extend(spirv_warning);
     }
     let shipped = (choice.path == WgpuPath::Wgsl).then(|| {
-        // Per-module forms in manifest order: the refused modules' own,
-        // nothing for those that ship WGSL.
         let mut forms = vec![Vec::new(); modules];
         for (&(index, _), form) in refused_modules.iter().zip(refused.set.modules.iter()) {
             forms[index] = form.clone();

@@ -1,9 +1,7 @@
 //! zstd compression of a set's SMOL-V: every module alone, and with a
-//! dictionary trained over the set (`compress_forms`, on the work
-//! [`ZstdMemo`] keeps), both taken from the build cache when they are
-//! there (`cached`).
+//! dictionary trained over the set (`compress_forms`), from the build cache
+//! where it is there (`cached`).
 
-use rayon::prelude::*;
 use smolv_codec::container::Dictionary;
 
 use crate::cache::{BodyReader, BodyWriter, Cache, KeyBuilder};
@@ -30,8 +28,7 @@ impl Packed {
 const CANDIDATE_SIZES: [usize; 8] = [1 << 10, 2 << 10, 4 << 10, 8 << 10, 16 << 10, 32 << 10, 64 << 10, 110 << 10];
 
 /// Both zstd forms of a set: every module alone, and with the dictionary
-/// that `mode` asks for, if one could be trained. Bundles take the
-/// [`preferred`](ZstdForms::preferred) one; embedded sets weigh both.
+/// `mode` asks for, if one could be trained.
 pub(crate) struct ZstdForms {
     pub(crate) plain: Packed,
     pub(crate) with_dictionary: Option<Packed>,
@@ -41,6 +38,11 @@ pub(crate) struct ZstdForms {
 }
 
 impl ZstdForms {
+    /// The forms of a set with no dictionary.
+    pub(crate) fn without_dictionary(plain: Packed) -> Self {
+        Self { plain, with_dictionary: None, prefer_dictionary: false }
+    }
+
     /// What a bundle ships: the dictionary form if preferred, else the plain one.
     pub(crate) fn preferred(&self) -> &Packed {
         match &self.with_dictionary {
@@ -53,51 +55,29 @@ impl ZstdForms {
 /// Compresses every module, choosing a dictionary as `mode` says.
 pub(crate) fn compress(smolv: &[Vec<u8>], level: i32, mode: DictionaryMode) -> Result<Packed, String> {
     let memo = ZstdMemo::new(smolv.iter().map(Vec::as_slice), None);
-    let mut forms = compress_forms(&memo, level, mode)?;
-    Ok(match forms.with_dictionary.take() {
-        Some(packed) if forms.prefer_dictionary => packed,
-        _ => forms.plain,
-    })
+    Ok(compress_forms(&memo, level, mode)?.preferred().clone())
 }
 
-/// Compresses every module of `memo`'s set alone and, unless `mode` is
-/// off, with a shared dictionary of the size `mode` gives or the best of
-/// several.
+/// Compresses every module of `memo`'s set alone and with the dictionary
+/// `mode` asks for.
 pub(crate) fn compress_forms(memo: &ZstdMemo<'_>, level: i32, mode: DictionaryMode) -> Result<ZstdForms, String> {
-    let smolv = memo.smolv();
     let plain = Packed { dictionary: None, payloads: memo.payloads(None, level)?.to_vec() };
-    let no_dictionary = |plain| Ok(ZstdForms { plain, with_dictionary: None, prefer_dictionary: false });
-    if smolv.len() < 2 {
-        return no_dictionary(plain);
-    }
-    let total_input: usize = smolv.iter().map(|m| m.len()).sum();
     // A dictionary zstd made but that is not one counts as none, as zstd's
     // refusals do.
     let trained = |size| memo.trained(size).ok().flatten();
-    let size = match mode {
-        DictionaryMode::Off => return no_dictionary(plain),
-        DictionaryMode::Size(size) => size,
-        DictionaryMode::Auto => {
-            // Rank sizes cheaply at a low level, then check the winner at the real one.
-            let probe_level = level.min(9);
-            let ranked: Vec<(usize, usize)> = CANDIDATE_SIZES
-                .par_iter()
-                .filter(|&&size| size * 4 <= total_input)
-                .filter_map(|&size| {
-                    let dictionary = trained(size)?;
-                    let payloads = memo.payloads(Some(size), probe_level).ok()?;
-                    let total = payloads.iter().map(Vec::len).sum::<usize>() + dictionary.as_bytes().len();
-                    Some((total, size))
-                })
-                .collect();
-            match ranked.into_iter().min() {
-                Some((_, size)) => size,
-                None => return no_dictionary(plain),
-            }
-        }
-    };
-    let Some(dictionary) = trained(size) else {
-        return no_dictionary(plain);
+    // Sizes are ranked cheaply at a low level; the winner is made at the real one.
+    let size = memo.dictionary_size::<String>(
+        mode,
+        &CANDIDATE_SIZES,
+        |size, input| size * 4 <= input,
+        |size| {
+            let Some(dictionary) = trained(size) else { return Ok(None) };
+            let payloads = memo.payloads(Some(size), level.min(9)).ok();
+            Ok(payloads.map(|p| p.iter().map(Vec::len).sum::<usize>() + dictionary.as_bytes().len()))
+        },
+    )?;
+    let Some((size, dictionary)) = size.and_then(|size| trained(size).map(|d| (size, d))) else {
+        return Ok(ZstdForms::without_dictionary(plain));
     };
     let payloads = memo.payloads(Some(size), level)?.to_vec();
     let with_dictionary = Packed { dictionary: Some(dictionary), payloads };
@@ -105,26 +85,18 @@ pub(crate) fn compress_forms(memo: &ZstdMemo<'_>, level: i32, mode: DictionaryMo
     Ok(ZstdForms { plain, with_dictionary: Some(with_dictionary), prefer_dictionary })
 }
 
-/// [`cached`] for a set that may be empty: nothing to compress then
-/// (its packing tries raw only).
+/// [`cached`] for a set that may be empty (then nothing is compressed).
 pub(crate) fn cached_or_empty(memo: &ZstdMemo<'_>, plan: &Plan, cache: &Cache) -> Result<ZstdForms, Error> {
     if memo.smolv().is_empty() {
-        return Ok(ZstdForms {
-            plain: Packed { dictionary: None, payloads: Vec::new() },
-            with_dictionary: None,
-            prefer_dictionary: false,
-        });
+        return Ok(ZstdForms::without_dictionary(Packed { dictionary: None, payloads: Vec::new() }));
     }
     cached(memo, plan, cache)
 }
 
 /// Compresses the set with zstd, alone and with a dictionary, or takes both
-/// from the cache: dictionary training and zstd -19 are the slowest steps
-/// after compiling. On a miss, `memo` does the work (each module alone
-/// from its own cache entry) and keeps it for the embedded set.
+/// from the cache (training and zstd -19 are slow); `memo` keeps the work.
 pub(crate) fn cached(memo: &ZstdMemo<'_>, plan: &Plan, cache: &Cache) -> Result<ZstdForms, Error> {
     let smolv = memo.smolv();
-    // smolv-build's own identity is in every key (KeyBuilder::new).
     let mut key = KeyBuilder::new("smolv-build pack v3");
     key.text(&format!("{}/{:?}", plan.zstd_level, plan.dictionary));
     smolv.iter().for_each(|m| {

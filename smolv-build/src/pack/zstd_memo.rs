@@ -1,16 +1,9 @@
-//! The zstd work on one set's SMOL-V, each piece done once per build.
-//!
-//! The bundle ([`compress_forms`](crate::pack::zstd_forms::compress_forms)) and
-//! the embedded set ([`packing`](crate::pack::packing)) both train
-//! dictionaries over the same modules, at mostly the same sizes, and rank
-//! them at the same level: training is the slowest step after compiling,
-//! and doing it once for both halves the work of a build whose set
-//! changed. zstd's training and compression are deterministic, so what
-//! ships is what the two would make apart.
-//!
-//! Each module compressed alone (no dictionary) depends on that module
-//! only: it is also kept in the local cache, so that an edit of one
-//! shader compresses one module again, not all of them.
+//! The zstd work on one set's SMOL-V, each piece done once per build: the
+//! bundle ([`compress_forms`](crate::pack::zstd_forms::compress_forms)) and
+//! the embedded set ([`packing`](crate::pack::packing)) train and rank
+//! dictionaries over the same modules (zstd is deterministic). Each module
+//! compressed alone is also kept in the local cache, so an edit of one
+//! shader compresses one module again.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -20,9 +13,10 @@ use smolv_codec::container::{Dictionary, compress};
 use zstd::zstd_safe::{self, CCtx, CDict, CParameter};
 
 use crate::cache::{Cache, KeyBuilder};
+use crate::options::DictionaryMode;
 
-/// A trained dictionary: `None` where zstd refused the size (its samples
-/// cannot fill it), `Err` where zstd made one that is not a dictionary.
+/// A trained dictionary: `None` where zstd refused the size, `Err` where it
+/// made something that is not a dictionary.
 type Trained = Result<Option<Dictionary>, String>;
 
 /// Every module compressed, in set order.
@@ -39,8 +33,8 @@ pub(crate) struct ZstdMemo<'a> {
 }
 
 impl<'a> ZstdMemo<'a> {
-    /// The work on `smolv`, each module's SMOL-V in set order; with a
-    /// `cache`, each module compressed alone is looked up there first.
+    /// The work on `smolv` (in set order); with a `cache`, each module
+    /// compressed alone is looked up there first.
     pub(crate) fn new(smolv: impl IntoIterator<Item = &'a [u8]>, cache: Option<&'a Cache>) -> Self {
         Self { smolv: smolv.into_iter().collect(), cache, trained: Mutex::default(), payloads: Mutex::default() }
     }
@@ -48,6 +42,32 @@ impl<'a> ZstdMemo<'a> {
     /// Every module's SMOL-V, in set order.
     pub(crate) fn smolv(&self) -> &[&'a [u8]] {
         &self.smolv
+    }
+
+    /// The dictionary size `mode` asks for: none for `Off` or fewer than two
+    /// modules, or in automatic mode the one of `sizes` that `fits` the set's
+    /// bytes with the smallest `total` (`None`: that size cannot be trained).
+    pub(crate) fn dictionary_size<E: Send>(
+        &self,
+        mode: DictionaryMode,
+        sizes: &[usize],
+        fits: impl Fn(usize, usize) -> bool + Sync,
+        total: impl Fn(usize) -> Result<Option<usize>, E> + Sync,
+    ) -> Result<Option<usize>, E> {
+        let input: usize = self.smolv.iter().map(|m| m.len()).sum();
+        match mode {
+            _ if self.smolv.len() < 2 => Ok(None),
+            DictionaryMode::Off => Ok(None),
+            DictionaryMode::Size(size) => Ok(Some(size)),
+            DictionaryMode::Auto => {
+                let ranked = sizes
+                    .par_iter()
+                    .filter(|&&size| fits(size, input))
+                    .map(|&size| Ok(total(size)?.map(|total| (total, size))))
+                    .collect::<Result<Vec<_>, E>>()?;
+                Ok(ranked.into_iter().flatten().min().map(|(_, size)| size))
+            }
+        }
     }
 
     /// The dictionary of `size` bytes trained over the set (`zstd::dict::from_samples`).
@@ -63,9 +83,8 @@ impl<'a> ZstdMemo<'a> {
         self.trained.lock().unwrap_or_else(PoisonError::into_inner).entry(size).or_insert(trained).clone()
     }
 
-    /// Every module compressed at `level`, alone (`dictionary` `None`) or
-    /// with the dictionary of that size ([`trained`](Self::trained); an
-    /// error if there is none).
+    /// Every module compressed at `level`, alone or with the dictionary of
+    /// size `dictionary` (an error if none was [`trained`](Self::trained)).
     pub(crate) fn payloads(&self, dictionary: Option<usize>, level: i32) -> Result<Payloads, String> {
         let key = (dictionary, level);
         if let Some(found) = self.payloads.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
@@ -76,8 +95,7 @@ impl<'a> ZstdMemo<'a> {
             Some(size) => {
                 let dictionary =
                     self.trained(size)?.ok_or_else(|| format!("no zstd dictionary of {size} bytes was trained"))?;
-                // Loaded once for every module: loading it at a high level
-                // costs about as much as compressing a module with it.
+                // Loaded once: that costs about as much as compressing a module.
                 let loaded = CDict::try_create(dictionary.as_bytes(), level)
                     .ok_or_else(|| format!("zstd could not load the dictionary of {size} bytes"))?;
                 self.smolv
@@ -93,8 +111,7 @@ impl<'a> ZstdMemo<'a> {
         Ok(self.payloads.lock().unwrap_or_else(PoisonError::into_inner).entry(key).or_insert(payloads).clone())
     }
 
-    /// Every module compressed alone at `level`, each from the local cache
-    /// where it was compressed before.
+    /// Every module compressed alone at `level`, from the local cache where it is there.
     fn plain(&self, level: i32) -> Result<Vec<Vec<u8>>, String> {
         self.smolv
             .par_iter()
@@ -102,8 +119,6 @@ impl<'a> ZstdMemo<'a> {
                 let Some(cache) = self.cache else {
                     return compress(m, level, None).map_err(|e| e.to_string());
                 };
-                // The payload follows from the SMOL-V, the level and the
-                // zstd build (smolv-build's identity starts every key).
                 let key = KeyBuilder::new("smolv-build zstd module v1")
                     .text(&level.to_string())
                     .text(zstd_safe::version_string())
@@ -120,16 +135,13 @@ impl<'a> ZstdMemo<'a> {
     }
 }
 
-/// The largest module compressed with a loaded dictionary. From 128 KiB on,
-/// zstd picks the parameters of a loaded dictionary's compression by the
-/// module's size, not the dictionary's, and the bytes differ from what
-/// [`compress`] makes; such modules go through `compress` itself.
+/// The largest module compressed with a loaded dictionary: from 128 KiB on,
+/// zstd's parameters follow the module's size and the bytes differ from
+/// [`compress`]'s.
 const LOADED_DICTIONARY_LIMIT: usize = 64 << 10;
 
-/// `smolv` compressed with a loaded dictionary, exactly as
-/// [`compress`] compresses it with that dictionary, for modules below
-/// [`LOADED_DICTIONARY_LIMIT`] (the same parameters; a test compares the
-/// two).
+/// `smolv` compressed with a loaded dictionary, exactly as [`compress`]
+/// does below [`LOADED_DICTIONARY_LIMIT`] (a test compares the two).
 fn compress_with(smolv: &[u8], level: i32, dictionary: &CDict<'_>) -> Result<Vec<u8>, String> {
     let failed = |code| format!("zstd: {}", zstd_safe::get_error_name(code));
     let mut cctx = CCtx::create();
@@ -147,11 +159,9 @@ fn compress_with(smolv: &[u8], level: i32, dictionary: &CDict<'_>) -> Result<Vec
     Ok(out)
 }
 
-/// Whether `payload` is a zstd frame of `smolv` (a cached payload is
-/// checked before it ships; decompressing costs little next to level 19).
+/// Whether `payload` is one zstd frame of `smolv` (two joined could decode
+/// to it too, and are not what a clean build makes).
 fn decompresses_to(payload: &[u8], smolv: &[u8]) -> bool {
-    // One frame, the whole payload: two frames joined could decode to the
-    // module too, and would not be the bytes a clean build makes.
     zstd_safe::find_frame_compressed_size(payload).is_ok_and(|len| len == payload.len())
         && zstd::bulk::decompress(payload, smolv.len()).is_ok_and(|d| d == smolv)
 }

@@ -1,17 +1,7 @@
-//! Keeps the shader's struct names apart from the names the generator
-//! adds beside them.
-//!
-//! The generator adds, in a shader's module, `Vertex` (one vertex of a
-//! vertex shader's inputs) and `SpecConstants` (its specialization
-//! constants), and for each struct `X` that heads a block ending in a
-//! runtime-sized array, the alias `XElement` (next to `X`, and re-exported
-//! in every module that uses `X`). A struct of the shader's whose Rust name
-//! is one of these takes the suffix [`SUFFIX`]: `Vertex` becomes
-//! `VertexStruct`, and `DataElement` does wherever a head `Data` exists in
-//! any module. Where that name is taken too, a number follows
-//! (`VertexStruct2`). The rule reads the names alone, so the same shaders
-//! get the same names on every build; names that collide with nothing are
-//! left as they are.
+//! Keeps the shader's struct names apart from those the generator adds
+//! (`Vertex`, `SpecConstants`, and `XElement` for each head `X` in any
+//! module): a struct so named takes the suffix [`SUFFIX`], then a number if
+//! taken (`VertexStruct2`). The rule reads the names alone.
 
 use std::collections::BTreeSet;
 
@@ -24,23 +14,17 @@ pub(crate) const SUFFIX: &str = "Struct";
 /// The generated names each module holds: `Vertex` where it has a vertex
 /// struct, `SpecConstants` where it has spec constants.
 pub(crate) fn generated(has_vertex: bool, has_spec_constants: bool) -> Vec<&'static str> {
-    let mut names = Vec::new();
-    if has_vertex {
-        names.push("Vertex");
-    }
-    if has_spec_constants {
-        names.push("SpecConstants");
-    }
-    names
+    [(has_vertex, "Vertex"), (has_spec_constants, "SpecConstants")]
+        .into_iter()
+        .filter_map(|(has, name)| has.then_some(name))
+        .collect()
 }
 
 /// Renames every struct of `modules` whose name collides with a generated
 /// one; `generated[m]` lists module `m`'s own (see [`generated`]).
 pub(crate) fn resolve(modules: &mut [Lowered], generated: &[Vec<&'static str>]) {
-    // A renamed head changes its alias's name, which can meet another
-    // struct's: go on until nothing changes. Each round only lengthens
-    // names, and a module has finitely many, so this ends; the bound is
-    // a guard.
+    // A renamed head renames its alias, which can meet another struct's:
+    // go on until nothing changes (the bound is a guard).
     for _ in 0..16 {
         let elements: BTreeSet<String> = modules
             .iter()

@@ -1,35 +1,19 @@
-//! Text from input, made safe for where it goes in generated Rust.
-//!
-//! Shader names (`OpName`, `OpMemberName`, `OpString`, binding and
-//! spec-constant names), module names and file paths are input: a
-//! precompiled `.spv` or a file name can hold any text. None of it may
-//! become code, so each place has one function here:
-//!
-//! - [`doc`]: text inside a `///` doc comment. Control characters (a
-//!   newline would end the comment and start code), the line and paragraph
-//!   separators U+2028 and U+2029, the bidirectional controls U+202A–U+202E
-//!   and U+2066–U+2069 (rustc refuses them in a comment, and they reorder
-//!   what a reader sees) and U+200E, U+200F and U+061C are written as
-//!   `\u{..}` text; `*/` is written `*\/`.
-//! - [`code`]: the same, as a Markdown code span that no backtick in the
-//!   text can close, so that rustdoc shows the text as written and reads no
-//!   Markdown or HTML in it.
-//! - [`string`]: a Rust string literal, escaped as `{:?}` escapes it.
-//!
-//! Identifiers never carry input: [`names`](super::names) keeps only ASCII
-//! letters, digits and `_` of a name.
+//! Text from input (shader names, module names, paths: any text) made safe
+//! where it goes in generated Rust: a doc comment ([`doc`]), a code span in
+//! one ([`code`]) or a string literal ([`string`]). Identifiers never carry
+//! input: [`names`](super::names) keeps only ASCII letters, digits and `_`.
 
 use std::fmt::Write;
 
-/// Whether `c` is written as `\u{..}` in a doc comment.
+/// Whether `c` is written as `\u{..}` in a doc comment: control characters
+/// (a newline would end it), line separators and bidirectional controls.
 fn hidden(c: char) -> bool {
     c.is_control()
         || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
         || matches!(c, '\u{200e}' | '\u{200f}' | '\u{061c}')
 }
 
-/// `text` as it may stand in a `///` doc comment: one line, nothing that
-/// ends the comment or hides what it says.
+/// `text` as it may stand in a `///` doc comment: one line, `*/` as `*\/`.
 pub(crate) fn doc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
@@ -49,12 +33,7 @@ pub(crate) fn doc(text: &str) -> String {
 /// between as many backticks as no run of backticks in it reaches.
 pub(crate) fn code(text: &str) -> String {
     let text = doc(text);
-    let mut longest = 0;
-    let mut run = 0;
-    for c in text.chars() {
-        run = if c == '`' { run + 1 } else { 0 };
-        longest = longest.max(run);
-    }
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);
     // CommonMark takes one space off each end of a span that starts or
     // ends with a backtick, so the text keeps its own.

@@ -9,14 +9,13 @@ use smolv_format::reflect::{DescriptorBinding, ShaderStage, SpecConstantType};
 
 use super::escape;
 use super::layout::{Mangling, ModuleInput, Scalar};
-use super::lower::{Field, FieldTy, Lowered, Role, RustStruct};
+use super::lower::{Field, FieldTy, Lowered, Role, RustStruct, padding};
 use super::names;
 
 /// A vertex attribute: location, `VkFormat`, offset.
 pub(crate) type Attribute = (u32, u32, u32);
 
-/// The plain-data types the module constants use; written once, at the
-/// top of the file, in `pub mod interface`.
+/// The plain-data types the module constants use, once at the top.
 pub(crate) const SHARED_ITEMS: &str = "\
 /// The plain data that each shader module's constants use: smolv-runtime's
 /// own, so that a constant goes to the Vulkan layer as it is.
@@ -39,14 +38,13 @@ fn vertex_format(format: u32) -> Option<(Scalar, u32)> {
     };
     let step = if base == 74 { 7 } else { 3 };
     let index = format - base;
-    // The 16-bit rows also hold the norm and scaled formats, which have
-    // no plain Rust type: `get` below finds nothing for them.
+    // The 16-bit rows also hold norm and scaled formats: `get` finds nothing.
     let (count, kind) = (index / step + 1, index % step);
     Some((*scalars.get(usize::try_from(kind).ok()?)?, count))
 }
 
-/// The vertex struct of a vertex module: one field per location, in
-/// location order, as one interleaved buffer. `None` for other stages.
+/// The vertex struct of a vertex module: one field per location, as one
+/// interleaved buffer.
 pub(crate) fn vertex_struct(input: &ModuleInput, lowered: &mut Lowered) -> Option<(usize, Vec<Attribute>)> {
     if input.reflection.stage != ShaderStage::Vertex || input.reflection.inputs.is_empty() {
         return None;
@@ -66,14 +64,7 @@ pub(crate) fn vertex_struct(input: &ModuleInput, lowered: &mut Lowered) -> Optio
         let size = scalar.size();
         let aligned = offset.div_ceil(size) * size;
         if aligned > offset {
-            fields.push(Field {
-                name: format!("_pad{pads}"),
-                ty: FieldTy::Bytes(aligned - offset),
-                offset,
-                padding: true,
-                note: None,
-            });
-            pads += 1;
+            fields.push(padding(&mut pads, offset, aligned - offset));
         }
         let name = if variable.name.is_empty() {
             format!("location{}", variable.location)
@@ -95,23 +86,9 @@ pub(crate) fn vertex_struct(input: &ModuleInput, lowered: &mut Lowered) -> Optio
     }
     let size = offset.div_ceil(align) * align;
     if size > offset {
-        fields.push(Field {
-            name: format!("_pad{pads}"),
-            ty: FieldTy::Bytes(size - offset),
-            offset,
-            padding: true,
-            note: None,
-        });
+        fields.push(padding(&mut pads, offset, size - offset));
     }
-    lowered.structs.push(RustStruct {
-        name: "Vertex".to_owned(),
-        shader_name: String::new(),
-        role: Role::Vertex,
-        fields,
-        size,
-        align,
-        source: None,
-    });
+    lowered.structs.push(RustStruct { size, align, ..RustStruct::new("Vertex".to_owned(), Role::Vertex, fields) });
     Some((lowered.structs.len() - 1, attributes))
 }
 
@@ -120,28 +97,25 @@ pub(crate) fn render_constants(out: &mut String, input: &ModuleInput, vertex: Op
     let reflection = &input.reflection;
     let _ = writeln!(
         out,
-        "    /// The module's name, as `include_shader!` takes it.\n    pub const NAME: &::core::primitive::str = {};",
-        escape::string(&input.name)
-    );
-    let _ = writeln!(
-        out,
-        "    /// Its shader stage.\n    pub const STAGE: ::smolv_runtime::reflect::ShaderStage = ::smolv_runtime::reflect::ShaderStage::{:?};\n",
+        "    /// The module's name, as `include_shader!` takes it.\n    pub const NAME: &::core::primitive::str = {};\n    \
+         /// Its shader stage.\n    pub const STAGE: ::smolv_runtime::reflect::ShaderStage = ::smolv_runtime::reflect::ShaderStage::{:?};\n",
+        escape::string(&input.name),
         reflection.stage
     );
-    let mut taken: BTreeSet<String> = [
-        "NAME",
-        "STAGE",
-        "BINDINGS",
-        "PUSH_CONSTANTS",
-        "WORKGROUP_SIZE",
-        "WORKGROUP_SIZE_SPEC_IDS",
-        "VERTEX_ATTRIBUTES",
-        "VERTEX_STRIDE",
-        "VERTEX_LAYOUT",
-    ]
-    .iter()
-    .map(|s| (*s).to_owned())
-    .collect();
+    let mut taken = BTreeSet::from(
+        [
+            "NAME",
+            "STAGE",
+            "BINDINGS",
+            "PUSH_CONSTANTS",
+            "WORKGROUP_SIZE",
+            "WORKGROUP_SIZE_SPEC_IDS",
+            "VERTEX_ATTRIBUTES",
+            "VERTEX_STRIDE",
+            "VERTEX_LAYOUT",
+        ]
+        .map(String::from),
+    );
     let mut all = Vec::new();
     for binding in &reflection.bindings {
         let name = binding_constant(binding, input.mangling, &mut taken);
@@ -161,13 +135,8 @@ pub(crate) fn render_constants(out: &mut String, input: &ModuleInput, vertex: Op
         all.len(),
         all.join(", ")
     );
-    let push = reflection.push_constants.iter().fold(None::<(u32, u32, u32)>, |range, p| {
-        let end = p.offset.saturating_add(p.size);
-        Some(match range {
-            None => (p.offset, end, p.stages),
-            Some((start, old_end, stages)) => (start.min(p.offset), old_end.max(end), stages | p.stages),
-        })
-    });
+    let push = reflection.push_constants.iter().map(|p| (p.offset, p.offset.saturating_add(p.size), p.stages));
+    let push = push.reduce(|(start, end, stages), (s, e, more)| (start.min(s), end.max(e), stages | more));
     let _ = writeln!(
         out,
         "    /// The push-constant bytes the module reads, with its own stage only; `None` where it\n    \
@@ -223,9 +192,7 @@ pub(crate) fn render_constants(out: &mut String, input: &ModuleInput, vertex: Op
     }
 }
 
-/// The constant a binding is named by: its name without the front end's
-/// mangling in SCREAMING_SNAKE_CASE, or `SET0_BINDING1` for a nameless
-/// one, made unique among `taken`.
+/// The constant a binding is named by (`FRAME`, or `SET0_BINDING1`), unique among `taken`.
 pub(crate) fn binding_constant(
     binding: &DescriptorBinding,
     mangling: Mangling,
@@ -248,8 +215,7 @@ pub(crate) fn binding_value(binding: &DescriptorBinding) -> String {
     )
 }
 
-/// A push-constant range `(start, end, stages)` as an
-/// `Option<super::interface::PushConstantRange>` expression.
+/// A push-constant range `(start, end, stages)` as an `Option` expression.
 pub(crate) fn push_value(range: Option<(u32, u32, u32)>) -> String {
     range.map_or("::core::option::Option::None".to_owned(), |(start, end, stages)| {
         format!(
@@ -266,7 +232,7 @@ fn render_spec_constants(out: &mut String, input: &ModuleInput) {
         return;
     }
     let mut taken = BTreeSet::new();
-    let mut fields = Vec::new();
+    let (mut fields, mut defaults, mut values) = (String::new(), String::new(), Vec::new());
     for constant in constants {
         let name = names::demangle(&constant.name, input.mangling);
         let name = if name.is_empty() { format!("constant{}", constant.id) } else { names::snake(&name) };
@@ -274,66 +240,41 @@ fn render_spec_constants(out: &mut String, input: &ModuleInput) {
         let bits = constant.default;
         // 32-bit constants hold their value in the low 32 bits.
         let low = u32::try_from(bits & 0xFFFF_FFFF).unwrap_or_default();
-        let (ty, default, value) = match constant.ty {
-            SpecConstantType::Bool => {
-                ("::core::primitive::bool", format!("{}", bits != 0), format!("Value::Bool(self.{name})"))
+        let (ty, default, variant, conversion) = match constant.ty {
+            SpecConstantType::Bool => ("bool", (bits != 0).to_string(), "Bool", ""),
+            SpecConstantType::I32 => ("i32", i32::from_ne_bytes(low.to_ne_bytes()).to_string(), "I32", ""),
+            SpecConstantType::U32 => ("u32", low.to_string(), "U32", ""),
+            SpecConstantType::F32 => ("f32", format!("::core::primitive::f32::from_bits({low:#x})"), "F32", ""),
+            SpecConstantType::I64 => {
+                ("i64", i64::from_ne_bytes(bits.to_ne_bytes()).to_string(), "Bits", " as ::core::primitive::u64")
             }
-            SpecConstantType::I32 => (
-                "::core::primitive::i32",
-                format!("{}", i32::from_ne_bytes(low.to_ne_bytes())),
-                format!("Value::I32(self.{name})"),
-            ),
-            SpecConstantType::U32 => ("::core::primitive::u32", format!("{low}"), format!("Value::U32(self.{name})")),
-            SpecConstantType::F32 => (
-                "::core::primitive::f32",
-                format!("::core::primitive::f32::from_bits({low:#x})"),
-                format!("Value::F32(self.{name})"),
-            ),
-            SpecConstantType::I64 => (
-                "::core::primitive::i64",
-                format!("{}", i64::from_ne_bytes(bits.to_ne_bytes())),
-                format!("Value::Bits(self.{name} as ::core::primitive::u64)"),
-            ),
-            SpecConstantType::F64 => (
-                "::core::primitive::f64",
-                format!("::core::primitive::f64::from_bits({bits:#x})"),
-                format!("Value::Bits(self.{name}.to_bits())"),
-            ),
+            SpecConstantType::F64 => {
+                ("f64", format!("::core::primitive::f64::from_bits({bits:#x})"), "Bits", ".to_bits()")
+            }
             // U64 and the 8- and 16-bit types: their bits.
-            _ => ("::core::primitive::u64", format!("{bits:#x}"), format!("Value::Bits(self.{name})")),
+            _ => ("u64", format!("{bits:#x}"), "Bits", ""),
         };
-        fields.push((constant.id, constant.name.clone(), name, ty, default, value));
+        let _ = writeln!(
+            fields,
+            "        /// {}, `constant_id = {}`.\n        pub {name}: ::core::primitive::{ty},",
+            escape::code(&constant.name),
+            constant.id
+        );
+        let _ = writeln!(defaults, "                {name}: {default},");
+        values.push(format!("({}, Value::{variant}(self.{name}{conversion}))", constant.id));
     }
     let _ = writeln!(
         out,
         "    /// The module's specialization constants. `Default` gives the shader's\n    \
          /// own values; [`values`](Self::values) is what the specializer and\n    \
-         /// `PipelineManager` take.\n    #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::cmp::PartialEq)]\n    pub struct SpecConstants {{"
-    );
-    for (id, shader_name, name, ty, _, _) in &fields {
-        let _ = writeln!(
-            out,
-            "        /// {}, `constant_id = {id}`.\n        pub {name}: {ty},",
-            escape::code(shader_name)
-        );
-    }
-    let _ = writeln!(
-        out,
-        "    }}\n\n    #[allow(clippy::derivable_impls)]\n    impl ::core::default::Default for SpecConstants {{\n        fn default() -> Self {{\n            Self {{"
-    );
-    for (_, _, name, _, default, _) in &fields {
-        let _ = writeln!(out, "                {name}: {default},");
-    }
-    let _ = writeln!(out, "            }}\n        }}\n    }}\n");
-    let values: Vec<String> = fields.iter().map(|(id, _, _, _, _, value)| format!("({id}, {value})")).collect();
-    let _ = writeln!(
-        out,
-        "    impl SpecConstants {{\n        /// `(SpecId, value)` for each constant, by id.\n        \
+         /// `PipelineManager` take.\n    #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::cmp::PartialEq)]\n    pub struct SpecConstants {{\n{fields}    }}\n\n    \
+         #[allow(clippy::derivable_impls)]\n    impl ::core::default::Default for SpecConstants {{\n        fn default() -> Self {{\n            Self {{\n{defaults}            }}\n        }}\n    }}\n\n    \
+         impl SpecConstants {{\n        /// `(SpecId, value)` for each constant, by id.\n        \
          pub fn values(&self) -> [(::core::primitive::u32, ::smolv_runtime::specialize::Value); {n}] {{\n            \
          use ::smolv_runtime::specialize::Value;\n            [{values}]\n        }}\n    }}\n\n    \
          impl ::core::convert::From<SpecConstants> for ::std::vec::Vec<(::core::primitive::u32, ::smolv_runtime::specialize::Value)> {{\n        \
          fn from(constants: SpecConstants) -> Self {{\n            constants.values().to_vec()\n        }}\n    }}\n",
-        n = fields.len(),
+        n = values.len(),
         values = values.join(", ")
     );
 }

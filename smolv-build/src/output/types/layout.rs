@@ -1,9 +1,5 @@
-//! What the generator reads: each module's block layouts, as the SPIR-V
-//! states them (`Offset`, `ArrayStride`, `MatrixStride`, row- or
-//! column-major), with everything else the module's interface gives.
-//!
-//! The generator works on this model alone; `from_reflection` fills it
-//! from smolv-format's reflection, so a change there touches one function.
+//! What the generator reads: each module's block layouts as the SPIR-V
+//! states them, filled from smolv-format's interface by [`from_interface`].
 
 use std::path::PathBuf;
 
@@ -30,7 +26,6 @@ pub(crate) enum Scalar {
 }
 
 impl Scalar {
-    /// Bytes it takes.
     pub(crate) fn size(self) -> u32 {
         match self {
             Self::I8 | Self::U8 => 1,
@@ -40,8 +35,7 @@ impl Scalar {
         }
     }
 
-    /// The Rust type: `bool` is a `u32` and `float16_t` a `u16`, since
-    /// Rust has no type with their layout that is `Pod`.
+    /// The Rust type: `bool` is a `u32` and `float16_t` a `u16` (`Pod` ones).
     pub(crate) fn rust(self) -> &'static str {
         match self {
             Self::Bool | Self::U32 => "u32",
@@ -58,7 +52,6 @@ impl Scalar {
     }
 }
 
-/// A member's type.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Ty {
     Scalar(Scalar),
@@ -87,15 +80,13 @@ pub(crate) enum Ty {
     },
     /// An index into [`ModuleLayouts::structs`].
     Struct(usize),
-    /// Bytes whose type Rust cannot hold, and why (an array sized by a
-    /// spec-constant expression).
+    /// Bytes whose type Rust cannot hold, and why.
     Opaque {
         size: u32,
         why: String,
     },
 }
 
-/// One member of a struct.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Member {
     /// Its name in the shader; empty where stripped.
@@ -104,10 +95,8 @@ pub(crate) struct Member {
     pub(crate) ty: Ty,
 }
 
-/// A struct as the module declares it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct StructDef {
-    /// Its name in the shader; empty where stripped.
     pub(crate) name: String,
     pub(crate) members: Vec<Member>,
     /// The file and line that declare it, where the front end says.
@@ -122,7 +111,6 @@ pub(crate) enum BlockRole {
     PushConstants,
 }
 
-/// A uniform, storage or push-constant block.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Block {
     pub(crate) role: BlockRole,
@@ -130,15 +118,13 @@ pub(crate) struct Block {
     pub(crate) ty: usize,
 }
 
-/// The structs and blocks of one module.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct ModuleLayouts {
     pub(crate) structs: Vec<StructDef>,
     pub(crate) blocks: Vec<Block>,
 }
 
-/// Which front end made the module: each mangles names its own way
-/// (see [`names`](super::names)).
+/// Which front end made the module, which decides its [`names`](super::names)' mangling.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Mangling {
     /// GLSL, and HLSL through glslang: names as written.
@@ -151,12 +137,10 @@ pub(crate) enum Mangling {
     Wgsl,
 }
 
-/// One module to generate types for.
 #[derive(Clone, Debug)]
 pub(crate) struct ModuleInput {
     /// The module's name (`lit.frag`, `lit.frag@shadows`).
     pub(crate) name: String,
-    /// Its source file.
     pub(crate) source: PathBuf,
     pub(crate) mangling: Mangling,
     pub(crate) reflection: Reflection,
@@ -186,7 +170,6 @@ impl Scalar {
     }
 }
 
-/// The generator's view of a reflected interface.
 pub(crate) fn from_interface(interface: &Interface) -> ModuleLayouts {
     let structs = interface
         .types
@@ -219,16 +202,15 @@ pub(crate) fn from_interface(interface: &Interface) -> ModuleLayouts {
 
 fn ty_of(ty: &Type, size: u32) -> Ty {
     let opaque = |why: &str| Ty::Opaque { size, why: why.to_owned() };
+    let with = |s: &format::ScalarType, ty: &dyn Fn(Scalar) -> Ty| {
+        Scalar::of(*s).map_or_else(|| opaque("a scalar width Rust lacks"), ty)
+    };
     match ty {
-        Type::Scalar(s) => Scalar::of(*s).map_or_else(|| opaque("a scalar width Rust lacks"), Ty::Scalar),
-        Type::Vector { scalar, count } => Scalar::of(*scalar)
-            .map_or_else(|| opaque("a scalar width Rust lacks"), |scalar| Ty::Vector { scalar, len: *count }),
-        Type::Matrix { scalar, columns, rows, stride, row_major } => match Scalar::of(*scalar) {
-            Some(scalar) => {
-                Ty::Matrix { scalar, columns: *columns, rows: *rows, stride: *stride, row_major: *row_major }
-            }
-            None => opaque("a scalar width Rust lacks"),
-        },
+        Type::Scalar(s) => with(s, &Ty::Scalar),
+        Type::Vector { scalar, count } => with(scalar, &|scalar| Ty::Vector { scalar, len: *count }),
+        &Type::Matrix { ref scalar, columns, rows, stride, row_major } => {
+            with(scalar, &|scalar| Ty::Matrix { scalar, columns, rows, stride, row_major })
+        }
         Type::Array { element, length, stride } => {
             // The element's own size is not stored; the stride bounds it.
             let element = Box::new(ty_of(element, *stride));

@@ -7,7 +7,6 @@ use std::collections::{BTreeSet, HashMap};
 use super::layout::{BlockRole, ModuleInput, ModuleLayouts, Scalar, StructDef, Ty};
 use super::{names, wrappers};
 
-/// A field's Rust type.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum FieldTy {
     Scalar(Scalar),
@@ -18,7 +17,6 @@ pub(crate) enum FieldTy {
     Bytes(u32),
 }
 
-/// One field of a Rust struct.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Field {
     pub(crate) name: String,
@@ -33,20 +31,20 @@ pub(crate) struct Field {
 /// What a struct is for, which decides its doc comment and extra items.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Role {
-    /// A struct a block contains.
     Nested,
-    /// A uniform, storage or push-constant block.
     Block(BlockRole),
     /// The fixed head of a block whose last member is runtime-sized: the
     /// elements follow at `offset`, `stride` bytes apart.
-    Head { block: BlockRole, element: FieldTy, offset: u32, stride: u32 },
-    /// An array element padded to its stride.
+    Head {
+        block: BlockRole,
+        element: FieldTy,
+        offset: u32,
+        stride: u32,
+    },
     Padded,
-    /// One vertex of the vertex inputs, interleaved.
     Vertex,
 }
 
-/// A Rust struct to generate.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct RustStruct {
     pub(crate) name: String,
@@ -56,8 +54,14 @@ pub(crate) struct RustStruct {
     pub(crate) fields: Vec<Field>,
     pub(crate) size: u32,
     pub(crate) align: u32,
-    /// The file and line that declare it, where the front end says.
     pub(crate) source: Option<(String, Option<u32>)>,
+}
+
+impl RustStruct {
+    /// A struct the shader does not name, its size and alignment not yet placed.
+    pub(crate) fn new(name: String, role: Role, fields: Vec<Field>) -> Self {
+        Self { name, shader_name: String::new(), role, fields, size: 0, align: 1, source: None }
+    }
 }
 
 /// A module's structs, and what could not be typed.
@@ -94,7 +98,6 @@ impl Lowered {
     }
 }
 
-/// Lowers every block of `input`.
 pub(crate) fn lower(input: &ModuleInput) -> Lowered {
     let layouts = wrappers::unwrapped(&input.layouts, input.mangling);
     let mut lowerer = Lowerer {
@@ -130,8 +133,7 @@ struct Lowerer<'a> {
     taken: BTreeSet<String>,
 }
 
-/// Nesting beyond this is refused: SPIR-V cannot make cycles, but a
-/// hostile module can nest deep.
+/// Nesting beyond this is refused: a hostile module can nest deep.
 const MAX_DEPTH: u32 = 64;
 
 impl Lowerer<'_> {
@@ -165,19 +167,12 @@ impl Lowerer<'_> {
             let ty = self.lower_ty(&member.ty, &context, depth + 1);
             fields.push(Field { name: member_name, ty, offset: member.offset, padding: false, note });
         }
-        let layout_end = match &role {
-            Role::Head { offset, .. } => Some(*offset),
-            _ => None,
-        };
+        let layout_end = if let Role::Head { offset, .. } = &role { Some(*offset) } else { None };
         let index = self.finish(
             RustStruct {
-                name,
                 shader_name: def.name.clone(),
-                role,
-                fields,
-                size: 0,
-                align: 1,
                 source: def.source.clone(),
+                ..RustStruct::new(name, role, fields)
             },
             layout_end,
         );
@@ -194,9 +189,8 @@ impl Lowerer<'_> {
             Ty::Scalar(s) => FieldTy::Scalar(*s),
             Ty::Vector { scalar, len } => FieldTy::Array(Box::new(FieldTy::Scalar(*scalar)), *len),
             Ty::Matrix { scalar, columns, rows, stride, row_major } => {
-                // A column (a row, row-major) takes `stride` bytes: what is
-                // past its last scalar becomes more scalars, as vulkano and
-                // wgsl_to_wgpu lay out std140's `mat3` (`[[f32; 4]; 3]`).
+                // A column (a row, row-major) takes `stride` bytes: std140's
+                // `mat3` is `[[f32; 4]; 3]`, as vulkano and wgsl_to_wgpu lay it out.
                 let (vectors, len) = if *row_major { (*rows, *columns) } else { (*columns, *rows) };
                 let size = scalar.size();
                 if !stride.is_multiple_of(size) || *stride / size < len {
@@ -222,9 +216,8 @@ impl Lowerer<'_> {
         }
     }
 
-    /// `element` as an array element `stride` bytes apart: itself when
-    /// its size is the stride, else a struct that pads it (std140's
-    /// `float[4]` has a stride of 16).
+    /// `element` as an array element `stride` bytes apart: itself, or a
+    /// struct that pads it (std140's `float[4]` has a stride of 16).
     fn pad_to_stride(&mut self, element: FieldTy, stride: u32, context: &str, member: &str) -> FieldTy {
         let (size, align) = self.out.size_align(&element);
         if size == stride {
@@ -242,18 +235,7 @@ impl Lowerer<'_> {
         let name = names::unique(format!("{}Stride{stride}", self.out.short_name(&element)), &mut self.taken);
         let fields =
             vec![Field { name: "value".to_owned(), ty: element.clone(), offset: 0, padding: false, note: None }];
-        let index = self.finish(
-            RustStruct {
-                name,
-                shader_name: String::new(),
-                role: Role::Padded,
-                fields,
-                size: 0,
-                align: 1,
-                source: None,
-            },
-            Some(stride),
-        );
+        let index = self.finish(RustStruct::new(name, Role::Padded, fields), Some(stride));
         self.padded.insert((element, stride), index);
         FieldTy::Struct(index)
     }
@@ -300,9 +282,8 @@ impl Lowerer<'_> {
         rust.fields = placed;
         rust.size = size;
         rust.align = align;
-        // glslang declares a struct once per layout it is used in (std140
-        // and std430 copies of `Inner`); where the copies come out the
-        // same, they are one Rust type.
+        // glslang's std140 and std430 copies of a struct that come out the
+        // same are one Rust type.
         let same = |other: &RustStruct| {
             other.shader_name == rust.shader_name
                 && other.role == rust.role
@@ -318,7 +299,8 @@ impl Lowerer<'_> {
     }
 }
 
-fn padding(count: &mut usize, offset: u32, bytes: u32) -> Field {
+/// The `_padN` field of `bytes` at `offset`, `count` the padding so far.
+pub(crate) fn padding(count: &mut usize, offset: u32, bytes: u32) -> Field {
     let name = format!("_pad{count}");
     *count += 1;
     Field { name, ty: FieldTy::Bytes(bytes), offset, padding: true, note: None }

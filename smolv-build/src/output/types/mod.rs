@@ -1,30 +1,20 @@
-//! Rust types generated from each module's reflection: a `#[repr(C)]`
-//! struct for every uniform, storage and push-constant block and every
-//! struct they hold, with the padding written out, plus each module's
-//! bindings, push-constant range, workgroup size, spec constants and
-//! vertex inputs. The build writes them to `OUT_DIR/smolv/types.rs`;
-//! `include_types!` includes that file.
+//! Rust types generated from each module's reflection into
+//! `OUT_DIR/smolv/types.rs` (`include_types!`): a `#[repr(C)]` struct for
+//! every block and every struct they hold, padding written out, plus each
+//! module's bindings, push constants, workgroup size, spec constants and
+//! vertex inputs.
 //!
-//! Names follow [`names`]. A definition that every module declaring its
-//! name declares identically (same name, member names and layout, and
-//! the same for every struct it holds) is one type at the top of the
-//! file; each module's own module re-exports it (`lit_frag::Frame`). A
-//! name with two definitions stays in each module's own `pub mod`, so
-//! define variants with different layouts never collide.
-//!
-//! A struct of the shader's named like an item the generator adds
-//! (`Vertex`, `SpecConstants`, `XElement`) takes a suffix
-//! ([`collisions`]), and every standard-library name the file uses is
-//! written by its path (`::core::default::Default`), so no shader name can
-//! shadow it. Text from input (shader names, module names, paths) reaches
-//! the file only through [`escape`]: in doc comments and string literals,
-//! never as code.
+//! A struct every module declaring its name declares identically is one
+//! type at the top of the file, re-exported by each module
+//! (`lit_frag::Frame`); others stay in their module's `pub mod`. Names
+//! follow [`names`] and [`collisions`]; std items are written by path, and
+//! text from input reaches the file only through [`escape`].
 
 mod collisions;
 mod escape;
 pub(crate) mod for_build;
 #[cfg(test)]
-mod hostile_names;
+mod hostile_names_tests;
 mod interface;
 pub(crate) mod layout;
 mod lower;
@@ -47,7 +37,6 @@ use lower::{FieldTy, Lowered, Role, RustStruct};
 /// The generated file, and what it holds.
 #[derive(Debug, Default)]
 pub(crate) struct Generated {
-    /// The Rust source.
     pub(crate) code: String,
     /// Shader modules typed.
     pub(crate) modules: usize,
@@ -59,17 +48,14 @@ pub(crate) struct Generated {
     pub(crate) programs: usize,
     /// `module: member: why`, for each member kept as bytes.
     pub(crate) problems: Vec<String>,
-    /// Per module, in input order: the Rust path of each block's type, in
-    /// block order (`Frame` at the top of the file, `lit_frag::Push` in
-    /// its module), for hot reload's messages.
+    /// Per module, the Rust path of each block's type (`Frame`, `lit_frag::Push`).
     pub(crate) block_types: Vec<Vec<String>>,
 }
 
 /// The dedup key of each struct of each module: its name, and its fields
 /// with every struct they name replaced by that struct's key.
 fn signatures(lowered: &Lowered) -> Vec<String> {
-    // A struct comes after every struct it holds, so each key it needs is
-    // already made.
+    // A struct comes after every struct it holds: each key it needs is made.
     let mut keys: Vec<String> = Vec::with_capacity(lowered.structs.len());
     for rust in &lowered.structs {
         let key_of = |j: usize| format!("{{{}}}", keys.get(j).map_or("?", String::as_str));
@@ -101,17 +87,14 @@ fn dependencies(rust: &RustStruct) -> Vec<usize> {
     out
 }
 
-/// Generates the types of every module; with `wgpu_items`, each module's
-/// wgpu items too (a build for a wgpu target: a Vulkan game never names
-/// them, and would only expand them to drop them).
 #[cfg(test)]
 pub(crate) fn generate(inputs: &[ModuleInput], wgpu_items: bool) -> Generated {
     generate_with(inputs, wgpu_items, &[])
 }
 
-/// As [`generate`], with the programs the user names
-/// (`Config::program`: name, module names) besides those found by base
-/// name.
+/// Generates the types of every module, with the programs `named`
+/// (`Config::program`) besides those found by base name; with
+/// `wgpu_items` (a wgpu target), each module's wgpu items too.
 pub(crate) fn generate_with(inputs: &[ModuleInput], wgpu_items: bool, named: &[(String, Vec<String>)]) -> Generated {
     let mut lowered: Vec<Lowered> = inputs.iter().map(lower::lower).collect();
     let vertices: Vec<_> = inputs.iter().zip(&mut lowered).map(|(i, l)| interface::vertex_struct(i, l)).collect();
@@ -123,26 +106,19 @@ pub(crate) fn generate_with(inputs: &[ModuleInput], wgpu_items: bool, named: &[(
     collisions::resolve(&mut lowered, &own);
     let signatures: Vec<Vec<String>> = lowered.iter().map(signatures).collect();
 
-    // Every definition of each name, across modules.
-    let mut by_name: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-    for (module, sigs) in lowered.iter().zip(&signatures) {
-        for (rust, sig) in module.structs.iter().zip(sigs) {
-            by_name.entry(rust.name.as_str()).or_default().insert(sig.as_str());
-        }
-    }
     // The definition of each name that goes at the top: its only one, or
-    // the one most modules declare when two or more do. The others stay
-    // in their own modules, so differing definitions never collide.
+    // the one most modules declare when two or more do.
     let mut declared_by: BTreeMap<(&str, &str), usize> = BTreeMap::new();
     for (module, sigs) in lowered.iter().zip(&signatures) {
         let seen: BTreeSet<(&str, &str)> =
             module.structs.iter().zip(sigs).map(|(r, sig)| (r.name.as_str(), sig.as_str())).collect();
         seen.into_iter().for_each(|key| *declared_by.entry(key).or_default() += 1);
     }
+    let mut definitions: BTreeMap<&str, usize> = BTreeMap::new();
+    declared_by.keys().for_each(|&(name, _)| *definitions.entry(name).or_default() += 1);
     let mut top: BTreeMap<&str, (usize, &str)> = BTreeMap::new();
     for (&(name, sig), &count) in &declared_by {
-        let several = by_name.get(name).is_some_and(|sigs| sigs.len() > 1);
-        if several && count < 2 {
+        if definitions[name] > 1 && count < 2 {
             continue;
         }
         let best = top.entry(name).or_insert((count, sig));
@@ -150,9 +126,8 @@ pub(crate) fn generate_with(inputs: &[ModuleInput], wgpu_items: bool, named: &[(
             *best = (count, sig);
         }
     }
-    // Shared: its name's top definition, and every struct it holds shared.
-    // Structs come after those they hold, so one pass in order sees each
-    // dependency decided first.
+    // Shared: its name's top definition, and every struct it holds shared
+    // (decided first: structs come after those they hold).
     let shared: Vec<Vec<bool>> = lowered
         .iter()
         .zip(&signatures)
@@ -203,7 +178,7 @@ pub(crate) fn generate_with(inputs: &[ModuleInput], wgpu_items: bool, named: &[(
     let mut rust_modules = Vec::with_capacity(inputs.len());
     for (m, input) in inputs.iter().enumerate() {
         let module = &lowered[m];
-        let rust_module = names::unique(names::module(&input.name), &mut module_names);
+        let rust_module = names::unique(names::snake(&input.name), &mut module_names);
         rust_modules.push(rust_module.clone());
         let _ = writeln!(
             code,
@@ -259,13 +234,7 @@ pub(crate) fn generate_with(inputs: &[ModuleInput], wgpu_items: bool, named: &[(
             body.push_str(line.strip_prefix("    ").unwrap_or(line));
             body.push('\n');
         });
-        for line in body.lines() {
-            if line.is_empty() {
-                code.push('\n');
-            } else {
-                let _ = writeln!(code, "    {line}");
-            }
-        }
+        render::indent(&mut code, &body, "    ");
         let _ = writeln!(code, "}}\n");
         generated.blocks += module.blocks.len();
         generated.problems.extend(module.problems.iter().map(|p| format!("{}: {p}", input.name)));
@@ -280,8 +249,7 @@ pub(crate) fn generate_with(inputs: &[ModuleInput], wgpu_items: bool, named: &[(
     generated
 }
 
-/// Appends a program's `pub mod`: its merged constants and its typed
-/// descriptor sets.
+/// Appends a program's `pub mod`: its merged constants and typed sets.
 fn render_program(
     code: &mut String,
     inputs: &[ModuleInput],
@@ -290,7 +258,7 @@ fn render_program(
     rust_modules: &[String],
     wgpu_items: bool,
 ) {
-    let rust_module = names::unique(names::module(&program.name), module_names);
+    let rust_module = names::unique(names::snake(&program.name), module_names);
     let mut body = String::new();
     program::render_constants(&mut body, inputs, program);
     let skipped = vulkan::render(&mut body, &program.name, &program.bindings);
@@ -316,8 +284,7 @@ fn render_program(
     let _ = writeln!(code, "}}\n");
 }
 
-/// `SET` and `BINDING` on a block's struct, where every place the struct
-/// is a uniform or storage block has the same set and binding.
+/// `SET` and `BINDING` on a block's struct, where all its `places` agree on them.
 fn render_block_binding(out: &mut String, name: &str, places: &[&Role]) {
     use layout::BlockRole;
     let binding = |role: &Role| match role {
@@ -372,10 +339,8 @@ fn describe(rust: &RustStruct, input: &ModuleInput) -> Vec<String> {
     vec![format!("{what}, of {}, from {source}.", escape::code(&input.name))]
 }
 
-/// A shader path as a doc comment shows it: relative to the crate, with
-/// `/` between components, so the generated file reads the same on every
-/// machine. A build script runs in its crate's directory, so that is the
-/// base; a path outside it is shown as it is.
+/// A shader path as a doc comment shows it: relative to the crate (the
+/// build script's directory), `/`-separated, the same on every machine.
 fn shown(path: &Path) -> String {
     let base = std::env::current_dir().ok();
     shown_from(path, base.as_deref())

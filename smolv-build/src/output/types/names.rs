@@ -1,24 +1,8 @@
-//! Rust names for shader names.
-//!
-//! The rule, in order:
-//! 1. Undo the front end's mangling. DXC's `type.ConstantBuffer.X`,
-//!    `type.PushConstant.X` and `type.TextureBuffer.X` become `X`,
-//!    `type.<Kind>.X` becomes `<Kind>X` (`StructuredBufferParticle`, the
-//!    block around a `Particle` array), and `type.X` becomes `X`. Slang's
-//!    `SLANG_ParameterGroup_` prefix, its `_0` suffix and its layout
-//!    suffixes (`_std140`, `_std430`, `_scalar`, `_natural`) go. A WESL
-//!    path keeps its last segment: an item imported from another module
-//!    is named by its path, `package::lighting::Light`, which the WESL
-//!    front end writes `packageːːlightingːːLight` (U+02D0 twice for each
-//!    `::`, the scheme of the wesl crate's Unicode mangler), and is
-//!    `Light`. naga's `std140_X` copy of a
-//!    struct is `X`.
-//! 2. Types take UpperCamelCase, members snake_case, constants
-//!    SCREAMING_SNAKE_CASE. Rust keywords are escaped (`r#type`, or
-//!    `self_` where no raw form exists), and a name that starts with a
-//!    digit gets a letter before it.
-//! 3. A nameless type is named after its role: `PushConstants`,
-//!    `Set0Binding1`, or its parent and member (`LightsItems`).
+//! Rust names for shader names: the front end's mangling undone (DXC's
+//! `type.ConstantBuffer.X`, Slang's `_std140_0`, WESL's
+//! `packageːːlightingːːLight`, naga's `std140_X`), then Rust's case, with
+//! keywords escaped (`r#type`, `self_`) and a letter before a digit. A
+//! nameless type is named after its role (`PushConstants`, `Set0Binding1`).
 
 use super::layout::Mangling;
 use crate::compile::frontend::WESL_SEPARATOR;
@@ -84,8 +68,7 @@ pub(crate) fn demangle(name: &str, mangling: Mangling) -> String {
     }
 }
 
-/// The words of a name: split at `_`, `.`, and lower-to-upper and
-/// letter-digit-to-letter changes of case.
+/// The words of a name: split at non-alphanumerics and changes of case.
 fn words(name: &str) -> Vec<String> {
     let mut words = Vec::new();
     let mut current = String::new();
@@ -161,8 +144,7 @@ fn identifier(name: String, prefix: &str) -> String {
     name
 }
 
-/// Makes `name` unique among `taken` by a number after it (`Light2`),
-/// and takes it.
+/// Makes `name` unique among `taken` by a number after it (`Light2`), and takes it.
 pub(crate) fn unique(name: String, taken: &mut std::collections::BTreeSet<String>) -> String {
     if taken.insert(name.clone()) {
         return name;
@@ -170,11 +152,6 @@ pub(crate) fn unique(name: String, taken: &mut std::collections::BTreeSet<String
     let base = name.trim_start_matches("r#");
     let separator = if base.ends_with(|c: char| c.is_ascii_digit()) { "_" } else { "" };
     (2..).map(|n| format!("{base}{separator}{n}")).find(|candidate| taken.insert(candidate.clone())).unwrap_or(name)
-}
-
-/// The Rust module of a shader module: `lit.frag@shadows` → `lit_frag_shadows`.
-pub(crate) fn module(name: &str) -> String {
-    snake(name)
 }
 
 #[cfg(test)]
@@ -213,9 +190,9 @@ mod tests {
         assert_eq!(snake("2d"), "m2d");
         assert_eq!(snake(""), "m");
         assert_eq!(screaming("lightCount"), "LIGHT_COUNT");
-        assert_eq!(module("lit.frag@shadows"), "lit_frag_shadows");
-        assert_eq!(module("sky.wgsl#fs_main"), "sky_wgsl_fs_main");
-        assert_eq!(module("post/blur.comp"), "post_blur_comp");
+        assert_eq!(snake("lit.frag@shadows"), "lit_frag_shadows", "a module's Rust module");
+        assert_eq!(snake("sky.wgsl#fs_main"), "sky_wgsl_fs_main");
+        assert_eq!(snake("post/blur.comp"), "post_blur_comp");
     }
 
     #[test]

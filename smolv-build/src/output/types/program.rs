@@ -1,22 +1,10 @@
-//! Programs: the modules that make one pipeline, and the items the file
-//! gives each, in a `pub mod` named after it.
+//! Programs: the modules that make one pipeline, each a `pub mod`.
 //!
-//! A program is the modules that share a base name: the file name without
-//! its extension, its entry point or its variant (`tint.vert` and
-//! `tint.frag` are `tint`; `sky.wgsl#vs_main` and `sky.wgsl#fs_main` are
-//! `sky`). A variant (`tint.frag@red`) is a program of its own,
-//! `tint@red`, that takes the base's module for each stage it has none of
-//! (`tint.vert`). The modules must make a pipeline: one compute shader, or
-//! graphics stages with a fragment shader and a vertex or mesh shader, no
-//! stage twice, and bindings the stages agree on; other groups get no
-//! program.
-//!
-//! A program's bindings and push-constant range carry the stage flags of
-//! every stage that uses them, merged as `ProgramLayout` merges them at
-//! run time (the range in whole words), so they can build a set layout or
-//! go to `vkCmdPushConstants` as they are. Its typed descriptor sets are
-//! in [`vulkan`](super::vulkan), its wgpu items in
-//! [`wgpu`](super::wgpu).
+//! A program is the modules that share a base name (`tint.vert` and
+//! `tint.frag` are `tint`, `sky.wgsl#fs_main` is `sky`); a variant
+//! (`tint.frag@red`) is `tint@red`, with the base's module for each stage
+//! it lacks. They must make a pipeline. Bindings and push constants carry
+//! every stage's flags, merged as `ProgramLayout` merges them.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
@@ -27,16 +15,14 @@ use super::escape;
 use super::interface;
 use super::layout::{Mangling, ModuleInput};
 
-/// One program of the file.
 #[derive(Debug)]
 pub(crate) struct Program {
     /// Its base name, as the modules' names spell it (`tint`, `tint@red`).
     pub(crate) name: String,
     /// Its modules, by index into the inputs, in stage order.
     pub(crate) modules: Vec<usize>,
-    /// Every binding of every stage, by set then binding, with the flags
-    /// of all the stages that use it, and the mangling of the module that
-    /// named it.
+    /// Every stage's bindings, by set then binding, with all their stages'
+    /// flags and the mangling of the module that named each.
     pub(crate) bindings: Vec<(DescriptorBinding, Mangling)>,
     /// The push-constant range `(start, end, stages)`, in whole words.
     pub(crate) push_constants: Option<(u32, u32, u32)>,
@@ -77,9 +63,8 @@ fn is_pipeline(stages: &[ShaderStage]) -> bool {
     }
 }
 
-/// The programs of `inputs`: those `named` (name, module names), then
-/// those found by base name, less any a named one has the name of; and a
-/// problem for each named program that cannot be one.
+/// The programs of `inputs`: those `named`, then those found by base name
+/// (less those a named one has the name of), and the named ones' problems.
 pub(crate) fn find(inputs: &[ModuleInput], named: &[(String, Vec<String>)]) -> (Vec<Program>, Vec<String>) {
     let stage = |i: usize| inputs[i].reflection.stage;
     let mut candidates: Vec<(String, Vec<usize>, bool)> = Vec::new();
@@ -135,9 +120,8 @@ pub(crate) fn find(inputs: &[ModuleInput], named: &[(String, Vec<String>)]) -> (
     (programs, problems)
 }
 
-/// Every stage's bindings, one per set and binding with the stages' flags
-/// together; `None` where two stages disagree on a binding's kind or count
-/// (a program no layout can hold).
+/// Every stage's bindings, one per set and binding with the stages' flags;
+/// `None` where two stages disagree on a binding's kind or count.
 fn merged_bindings(inputs: &[ModuleInput], modules: &[usize]) -> Option<Vec<(DescriptorBinding, Mangling)>> {
     let mut merged: BTreeMap<(u32, u32), (DescriptorBinding, Mangling)> = BTreeMap::new();
     for &m in modules {
@@ -196,8 +180,7 @@ pub(crate) fn stage_words(flags: u32) -> String {
     }
 }
 
-/// Appends the program's constants to `out`, one level in (inside its
-/// `pub mod`).
+/// Appends the program's constants to `out`, one level in.
 pub(crate) fn render_constants(out: &mut String, inputs: &[ModuleInput], program: &Program) {
     let names: Vec<String> = program.modules.iter().map(|&m| escape::string(&inputs[m].name)).collect();
     let _ = writeln!(
@@ -207,8 +190,7 @@ pub(crate) fn render_constants(out: &mut String, inputs: &[ModuleInput], program
         names.len(),
         names.join(", ")
     );
-    let mut taken: BTreeSet<String> =
-        ["MODULES", "BINDINGS", "PUSH_CONSTANTS"].iter().map(|s| (*s).to_owned()).collect();
+    let mut taken = BTreeSet::from(["MODULES", "BINDINGS", "PUSH_CONSTANTS"].map(String::from));
     let mut all = Vec::new();
     for (binding, mangling) in &program.bindings {
         let name = interface::binding_constant(binding, *mangling, &mut taken);

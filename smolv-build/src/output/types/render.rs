@@ -7,19 +7,25 @@ use std::fmt::Write;
 use super::escape;
 use super::lower::{FieldTy, Role, RustStruct};
 
-/// Where generated code finds bytemuck: through smolv-runtime, since the
-/// user's crate need not depend on it.
+/// Where generated code finds bytemuck: through smolv-runtime.
 pub(crate) const BYTEMUCK: &str = "::smolv_runtime::__private::bytemuck";
 
-/// The lints a generated item may trip in the crate that includes it,
-/// where nothing need use it (`dead_code`), the file may sit in a private
-/// module (`unreachable_pub`), and the user cannot edit it.
+/// The lints a generated item may trip in the crate that includes it.
 pub(crate) const ALLOW_UNUSED: &str = "#[allow(dead_code, unreachable_pub)]";
 
-/// The Rust type of `ty`, naming structs through `path`. Primitives are
-/// written by their full path: the file is expanded at the user's call
-/// site, where an alias named `u32` would otherwise be taken for it, and
-/// the `Pod` impls must rest on the real primitive.
+/// Appends `text` to `out`, each line that is not empty after `prefix`.
+pub(crate) fn indent(out: &mut String, text: &str, prefix: &str) {
+    for line in text.lines() {
+        if !line.is_empty() {
+            out.push_str(prefix);
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+}
+
+/// The Rust type of `ty`, naming structs through `path`; primitives by
+/// their full path, which no alias at the user's call site shadows.
 pub(crate) fn type_text(ty: &FieldTy, path: &dyn Fn(usize) -> String) -> String {
     match ty {
         FieldTy::Scalar(s) => format!("::core::primitive::{}", s.rust()),
@@ -29,8 +35,7 @@ pub(crate) fn type_text(ty: &FieldTy, path: &dyn Fn(usize) -> String) -> String 
     }
 }
 
-/// Appends the struct, its assertions and impls to `out`. `doc` is its
-/// doc comment, one line per entry.
+/// Appends the struct, its assertions and impls to `out`, with `doc`'s lines.
 pub(crate) fn render_struct(out: &mut String, rust: &RustStruct, doc: &[String], path: &dyn Fn(usize) -> String) {
     let name = &rust.name;
     for line in doc {
@@ -54,9 +59,8 @@ pub(crate) fn render_struct(out: &mut String, rust: &RustStruct, doc: &[String],
     }
     let _ = writeln!(out, "}}\n");
 
-    // The assertions that make the `Pod` impls sound: each field sits at
-    // its shader offset, and the fields' sizes add up to the struct's, so
-    // Rust added no padding of its own (every field type is itself `Pod`).
+    // What makes the `Pod` impls sound: each field at its shader offset, and
+    // the fields' sizes adding up to the struct's (no padding of Rust's).
     let _ = writeln!(out, "const _: () = {{");
     let _ = writeln!(out, "    ::core::assert!(::core::mem::size_of::<{name}>() == {});", rust.size);
     let sum: Vec<String> =
@@ -129,8 +133,7 @@ pub(crate) fn render_struct(out: &mut String, rust: &RustStruct, doc: &[String],
     );
     let fields: String =
         real.iter().map(|f| format!(".field(\"{}\", &self.{})", f.name.trim_start_matches("r#"), f.name)).collect();
-    // By hand, over the public fields: the padding's bytes are no part of
-    // the value, and a derive would compare them.
+    // By hand, over the public fields: a derive would compare the padding.
     let compared: Vec<String> = real.iter().map(|f| format!("self.{0} == other.{0}", f.name)).collect();
     let (other, compared) =
         if compared.is_empty() { ("_other", "true".to_owned()) } else { ("other", compared.join("\n            && ")) };

@@ -1,16 +1,9 @@
 //! Each program's typed descriptor sets for ash: a `SetN` struct per set
-//! whose fields are the set's resources by name (`vk::DescriptorBufferInfo`
-//! for a buffer, `vk::DescriptorImageInfo` for an image or a sampler,
-//! `vk::BufferView` for a texel buffer; a fixed array of them for an array
-//! binding), with the set's pool sizes, its writes, and `allocate`, which
-//! allocates the set with the layout from the manager and fills it.
-//!
-//! They stand inside `::smolv_runtime::__vulkan_items!`, which keeps them
-//! only where the user's smolv-runtime has its `vulkan` feature, and name
-//! ash through `::smolv_runtime::vulkan::ash`. A set holding a binding
-//! that has no plain write (an acceleration structure, a runtime-sized
-//! array, an array of more than [`MAX_ARRAY`]) gets no struct; the
-//! program's doc says which.
+//! with the set's resources by name, its pool sizes, its writes and
+//! `allocate`. They stand inside `::smolv_runtime::__vulkan_items!` (kept
+//! only with smolv-runtime's `vulkan` feature). A set with a binding that
+//! has no plain write (an acceleration structure, a runtime-sized array, an
+//! array of more than [`MAX_ARRAY`]) gets no struct.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
@@ -21,9 +14,8 @@ use super::escape;
 use super::layout::Mangling;
 use super::names;
 
-/// ash's `vk`, as the generated code names it: through the `use` at the
-/// top of the items, which names nothing the program's module has (its
-/// constants are upper case, its structs `SetN`).
+/// ash's `vk`, through the `use` at the top of the items (no constant or
+/// `SetN` of the program's module is named so).
 const VK: &str = "vk";
 /// smolv-runtime's Vulkan layer.
 const RT: &str = "::smolv_runtime::vulkan";
@@ -44,8 +36,12 @@ fn info(kind: DescriptorKind) -> Option<(&'static str, &'static str)> {
     })
 }
 
-fn kind_text(kind: DescriptorKind) -> &'static str {
+/// A binding's kind in words, as Vulkan or (`wgpu`) wgpu names it.
+pub(crate) fn kind_text(kind: DescriptorKind, wgpu: bool) -> &'static str {
     match kind {
+        DescriptorKind::SampledImage if wgpu => "a sampled texture",
+        DescriptorKind::StorageImage if wgpu => "a storage texture",
+        DescriptorKind::UniformTexelBuffer | DescriptorKind::StorageTexelBuffer if wgpu => "a texel buffer",
         DescriptorKind::UniformBuffer => "a uniform buffer",
         DescriptorKind::StorageBuffer => "a storage buffer",
         DescriptorKind::SampledImage => "a sampled image",
@@ -63,7 +59,7 @@ fn kind_text(kind: DescriptorKind) -> &'static str {
 /// Why a binding has no field, if it has none.
 fn unwritable(binding: &DescriptorBinding) -> Option<String> {
     if info(binding.kind).is_none() {
-        return Some(format!("binding {} is {}", binding.binding, kind_text(binding.kind)));
+        return Some(format!("binding {} is {}", binding.binding, kind_text(binding.kind, false)));
     }
     match binding.count {
         0 => Some(format!("binding {} is a runtime-sized array", binding.binding)),
@@ -72,9 +68,8 @@ fn unwritable(binding: &DescriptorBinding) -> Option<String> {
     }
 }
 
-/// Appends the program's Vulkan items to `out`, one level in (inside its
-/// `pub mod`): one `SetN` per set. Returns, for its doc, why a set has
-/// none.
+/// Appends the program's Vulkan items to `out`, one level in; returns, for
+/// its doc, why a set has none.
 pub(crate) fn render(out: &mut String, program: &str, bindings: &[(DescriptorBinding, Mangling)]) -> Vec<String> {
     let mut sets: BTreeMap<u32, Vec<&(DescriptorBinding, Mangling)>> = BTreeMap::new();
     for binding in bindings {
@@ -94,13 +89,7 @@ pub(crate) fn render(out: &mut String, program: &str, bindings: &[(DescriptorBin
     }
     let _ = writeln!(out, "    ::smolv_runtime::__vulkan_items! {{");
     let _ = writeln!(out, "        #[allow(unused_imports)]\n        use ::smolv_runtime::vulkan::ash::vk;");
-    for line in body.lines() {
-        if line.is_empty() {
-            out.push('\n');
-        } else {
-            let _ = writeln!(out, "        {line}");
-        }
-    }
+    super::render::indent(out, &body, "        ");
     let _ = writeln!(out, "    }}");
     skipped
 }
@@ -138,7 +127,7 @@ fn render_set(out: &mut String, program: &str, set: u32, bindings: &[&(Descripto
             "    /// {}: binding {}, {}{array}.\n    pub {field}: {field_ty},",
             escape::code(&binding.name),
             binding.binding,
-            kind_text(binding.kind)
+            kind_text(binding.kind, false)
         );
         let descriptor_type = binding.kind.vk_descriptor_type();
         *counts.entry(descriptor_type).or_default() += binding.count;

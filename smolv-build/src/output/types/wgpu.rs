@@ -1,16 +1,9 @@
-//! Each module's wgpu items: a `pub mod wgpu` in the module's own module
-//! with the entry point's name, a struct per bind group whose fields are
-//! the group's resources by name (`BindGroup0 { frame, .. }.create(..)`),
-//! a call that sets every group on a pass, and the vertex, fragment or
-//! compute state of a pipeline.
-//!
-//! They stand inside `::smolv_runtime::__wgpu_items!`, which keeps them
-//! only where the user's smolv-runtime has its `wgpu` feature, so the
-//! file compiles in every crate; and they name wgpu through
-//! `::smolv_runtime::wgpu::wgpu`, so the user's crate needs no wgpu of a
-//! matching version. A group holding a binding that wgpu cannot bind (a
-//! combined image sampler, a texel buffer, an input attachment, an
-//! acceleration structure) gets no struct; the module's doc says which.
+//! Each module's and program's wgpu items, in a `pub mod wgpu`: the entry
+//! point's name, a struct per bind group with its resources by name
+//! (`BindGroup0 { frame, .. }.create(..)`), a call that sets every group,
+//! and pipeline state. They stand inside `::smolv_runtime::__wgpu_items!`
+//! (kept only with smolv-runtime's `wgpu` feature) and name wgpu through
+//! smolv-runtime. A group wgpu cannot bind gets no struct.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
@@ -18,8 +11,8 @@ use std::fmt::Write;
 use smolv_format::reflect::{DescriptorBinding, DescriptorKind, ShaderStage};
 
 use super::layout::{Mangling, ModuleInput};
-use super::names;
-use super::{escape, render};
+use super::vulkan::kind_text;
+use super::{escape, names, render};
 
 /// wgpu, as the generated code names it.
 const W: &str = "::smolv_runtime::wgpu::wgpu";
@@ -46,64 +39,55 @@ fn resource(binding: &DescriptorBinding) -> Option<(String, String)> {
     })
 }
 
-fn kind_text(kind: DescriptorKind) -> &'static str {
-    match kind {
-        DescriptorKind::UniformBuffer => "a uniform buffer",
-        DescriptorKind::StorageBuffer => "a storage buffer",
-        DescriptorKind::SampledImage => "a sampled texture",
-        DescriptorKind::StorageImage => "a storage texture",
-        DescriptorKind::Sampler => "a sampler",
-        DescriptorKind::CombinedImageSampler => "a combined image sampler",
-        DescriptorKind::UniformTexelBuffer | DescriptorKind::StorageTexelBuffer => "a texel buffer",
-        DescriptorKind::InputAttachment => "an input attachment",
-        DescriptorKind::AccelerationStructure => "an acceleration structure",
-        _ => "a binding of a kind this smolv-build does not know",
-    }
-}
-
 /// Appends the module's wgpu items to `out`, one level in (inside the
 /// module's own `pub mod`).
 pub(crate) fn render(out: &mut String, input: &ModuleInput, has_vertex: bool) {
     let reflection = &input.reflection;
-    let mut groups: BTreeMap<u32, Vec<&DescriptorBinding>> = BTreeMap::new();
-    for binding in &reflection.bindings {
-        groups.entry(binding.set).or_default().push(binding);
-    }
-    let shown = escape::code(&input.name);
-    let _ = writeln!(out, "    ::smolv_runtime::__wgpu_items! {{");
     let _ = writeln!(
         out,
-        "        /// The wgpu items of {shown}: its entry point, bind groups and pipeline state\n        \
-         /// (only with smolv-runtime's `wgpu` feature)."
+        "    ::smolv_runtime::__wgpu_items! {{\n        /// The wgpu items of {}: its entry point, bind groups and \
+         pipeline state\n        /// (only with smolv-runtime's `wgpu` feature).",
+        escape::code(&input.name)
     );
-    let mut skipped = Vec::new();
-    let mut body = String::new();
-    let _ = writeln!(
-        body,
+    let mut body = format!(
         "/// The entry point's name, as a pipeline's `entry_point` takes it.\n\
-         pub const ENTRY_POINT: &::core::primitive::str = {};\n",
+         pub const ENTRY_POINT: &::core::primitive::str = {};\n\n",
         escape::string(&reflection.entry_point)
     );
+    let bindings: Vec<_> = reflection.bindings.iter().map(|b| (b, input.mangling)).collect();
+    let made = render_groups(out, &mut body, &input.name, &bindings);
+    render_set(&mut body, reflection.stage == ShaderStage::Compute, &made);
+    render_states(&mut body, reflection.stage, has_vertex);
+    write_wgpu_module(out, &body);
+}
+
+/// A `BindGroupN` per set of `bindings` into `body`, and a line of the
+/// items' doc in `out` for each set wgpu cannot bind; the sets made.
+fn render_groups(
+    out: &mut String,
+    body: &mut String,
+    owner: &str,
+    bindings: &[(&DescriptorBinding, Mangling)],
+) -> Vec<u32> {
+    let mut groups: BTreeMap<u32, Vec<(&DescriptorBinding, Mangling)>> = BTreeMap::new();
+    for &(binding, mangling) in bindings {
+        groups.entry(binding.set).or_default().push((binding, mangling));
+    }
     let mut made = Vec::new();
     for (set, bindings) in &groups {
-        if let Some(binding) = bindings.iter().find(|b| resource(b).is_none()) {
-            skipped.push(format!(
-                "Bind group {set} has no struct: binding {} is {}, which wgpu cannot bind.",
+        if let Some((binding, _)) = bindings.iter().find(|(b, _)| resource(b).is_none()) {
+            let _ = writeln!(
+                out,
+                "        ///\n        /// Bind group {set} has no struct: binding {} is {}, which wgpu cannot bind.",
                 binding.binding,
-                kind_text(binding.kind)
-            ));
+                kind_text(binding.kind, true)
+            );
             continue;
         }
-        let bindings: Vec<(&DescriptorBinding, Mangling)> = bindings.iter().map(|b| (*b, input.mangling)).collect();
-        render_group(&mut body, &input.name, *set, &bindings);
+        render_group(body, owner, *set, bindings);
         made.push(*set);
     }
-    render_set(&mut body, input.reflection.stage == ShaderStage::Compute, &made);
-    render_states(&mut body, reflection.stage, has_vertex);
-    for line in &skipped {
-        let _ = writeln!(out, "        ///\n        /// {line}");
-    }
-    write_wgpu_module(out, &body);
+    made
 }
 
 fn render_group(out: &mut String, owner: &str, set: u32, bindings: &[(&DescriptorBinding, Mangling)]) {
@@ -131,7 +115,7 @@ fn render_group(out: &mut String, owner: &str, set: u32, bindings: &[(&Descripto
             "    /// {}: binding {}, {}{count}.\n    pub {field}: {ty},",
             escape::code(&binding.name),
             binding.binding,
-            kind_text(binding.kind)
+            kind_text(binding.kind, true)
         );
         let value = if binding.count == 1
             && matches!(binding.kind, DescriptorKind::UniformBuffer | DescriptorKind::StorageBuffer)
@@ -176,43 +160,24 @@ fn render_set(out: &mut String, compute: bool, made: &[u32]) {
     );
 }
 
-/// Appends a program's wgpu items to `out`, one level in (inside its
-/// `pub mod`): a `BindGroupN` per group over every stage's bindings, the
-/// call that sets them all, `create_layout`, and for a vertex and
-/// fragment program `render_pipeline`. `modules` are the Rust modules of
-/// its shader modules, in stage order, with their stages.
+/// Appends a program's wgpu items to `out`, one level in: its groups over
+/// every stage, `create_layout`, and for vertex and fragment
+/// `render_pipeline`. `modules`: its Rust modules and stages, in stage order.
 pub(crate) fn render_program(
     out: &mut String,
     name: &str,
     bindings: &[(DescriptorBinding, Mangling)],
     modules: &[(String, ShaderStage)],
 ) {
-    let mut groups: BTreeMap<u32, Vec<(&DescriptorBinding, Mangling)>> = BTreeMap::new();
-    for (binding, mangling) in bindings {
-        groups.entry(binding.set).or_default().push((binding, *mangling));
-    }
-    let shown = escape::code(name);
-    let _ = writeln!(out, "    ::smolv_runtime::__wgpu_items! {{");
     let _ = writeln!(
         out,
-        "        /// The wgpu items of the program {shown}: its bind groups over every stage, its\n        \
-         /// layout and its render pipeline (only with smolv-runtime's `wgpu` feature)."
+        "    ::smolv_runtime::__wgpu_items! {{\n        /// The wgpu items of the program {}: its bind groups over \
+         every stage, its\n        /// layout and its render pipeline (only with smolv-runtime's `wgpu` feature).",
+        escape::code(name)
     );
     let mut body = String::new();
-    let mut made = Vec::new();
-    for (set, bindings) in &groups {
-        if let Some((binding, _)) = bindings.iter().find(|(b, _)| resource(b).is_none()) {
-            let _ = writeln!(
-                out,
-                "        ///\n        /// Bind group {set} has no struct: binding {} is {}, which wgpu cannot bind.",
-                binding.binding,
-                kind_text(binding.kind)
-            );
-            continue;
-        }
-        render_group(&mut body, name, *set, bindings);
-        made.push(*set);
-    }
+    let bindings: Vec<_> = bindings.iter().map(|(b, m)| (b, *m)).collect();
+    let made = render_groups(out, &mut body, name, &bindings);
     let compute = modules.iter().any(|(_, stage)| *stage == ShaderStage::Compute);
     render_set(&mut body, compute, &made);
     let label = escape::string(name);
@@ -239,17 +204,10 @@ pub(crate) fn render_program(
     write_wgpu_module(out, &body);
 }
 
-/// Writes `body` as the `mod wgpu` of a module (or program) whose items
-/// `out` holds so far, and closes that module.
+/// Writes `body` as the `mod wgpu` of the items `out` opened, and closes them.
 fn write_wgpu_module(out: &mut String, body: &str) {
     let _ = writeln!(out, "        #[allow(unreachable_pub, clippy::needless_lifetimes)]\n        pub mod wgpu {{");
-    for line in body.lines() {
-        if line.is_empty() {
-            out.push('\n');
-        } else {
-            let _ = writeln!(out, "            {line}");
-        }
-    }
+    render::indent(out, body, "            ");
     let _ = writeln!(out, "        }}\n    }}");
 }
 

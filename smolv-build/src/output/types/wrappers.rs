@@ -1,15 +1,6 @@
-//! Undoes the structs a front end adds around what the shader declared,
-//! so the Rust types follow the source, not the compiler:
-//! - naga wraps a uniform or storage variable in a nameless struct with
-//!   one nameless member; the block's type is that member's struct.
-//! - naga splits a uniform's `matCx2` into one member per column
-//!   (`m_col0`, `m_col1`, ...), since std140 would pad each to 16 bytes;
-//!   the columns become one matrix again, 8 bytes per column.
-//! - Slang wraps a std140 array in `_Array_std140_<T> { data }`; a member
-//!   of that struct type becomes the array itself.
-//!
-//! Offsets and sizes do not change: each rewrite keeps every byte where
-//! the module put it.
+//! Undoes the structs a front end adds around what the shader declared
+//! (naga's nameless wrapper and split `matCx2` columns, Slang's
+//! `_Array_std140_<T> { data }`), keeping every byte where it was.
 
 use super::layout::{Mangling, Member, ModuleLayouts, StructDef, Ty};
 

@@ -13,12 +13,10 @@ use super::{Framing, PackInput};
 use crate::error::Error;
 use crate::pack::zstd_forms::ZstdForms;
 
-/// Bytes of table the macros generate per module: six `u32` (offset,
-/// packed, unpacked and SPIR-V lengths, check, name end).
+/// Bytes of table the macros generate per module: six `u32`.
 const TABLE_BYTES_PER_MODULE: usize = 24;
 
-/// What the binary carries besides data and dictionary: the macros turn
-/// the directory into the names (one string) and a table per module.
+/// What the binary carries besides data and dictionary: names and tables.
 pub(crate) fn tables_len(inputs: &[PackInput]) -> usize {
     inputs.iter().map(|m| m.name.len() + TABLE_BYTES_PER_MODULE).sum()
 }
@@ -40,17 +38,15 @@ impl Candidate {
         self.data.len() + self.dictionary.as_ref().map_or(0, Vec::len) + self.tables_len
     }
 
-    /// Directory (standing in for the names and tables), data and
-    /// dictionary as one buffer, for size estimates.
+    /// Directory (for names and tables), data and dictionary, for estimates.
     pub(crate) fn stored_bytes(&self) -> Vec<u8> {
         let dictionary = self.dictionary.as_deref().unwrap_or_default();
         [self.directory.as_slice(), &self.data, dictionary].concat()
     }
 }
 
-/// Each module packed alone with `codec` (what layout 0 stores, and what
-/// `include_shader!` embeds), with the dictionary they need, if any: as it
-/// ships (packed), and its unpacked length and check.
+/// Each module packed alone with `codec` (layout 0, and `include_shader!`),
+/// with the dictionary they need as it ships, and its length and check.
 pub(crate) struct ModuleForms {
     pub(crate) codec: Codec,
     pub(crate) packed: Vec<Vec<u8>>,
@@ -58,10 +54,8 @@ pub(crate) struct ModuleForms {
 }
 
 impl ModuleForms {
-    /// Packs every module with `codec`; plain zstd payloads come from
-    /// `zstd`, which the bundle shares, and dictionary ones from the set's
-    /// own `dictionary`. `relative` is every module's SPIR-V with relative
-    /// ids ([`relative_ids_of`]), which the codecs that store it need.
+    /// Packs every module with `codec`: zstd payloads come from `zstd` and
+    /// `dictionary`, relative ids from `relative` ([`relative_ids_of`]).
     pub(crate) fn new(
         codec: Codec,
         inputs: &[PackInput],
@@ -76,7 +70,7 @@ impl ModuleForms {
             Codec::SmolvLz4 | Codec::SpirvRelativeIdsLz4 => {
                 let packed = unpacked_forms(codec, inputs, relative)?
                     .into_par_iter()
-                    .map(|unpacked| pack_block(codec, unpacked, 0, None))
+                    .map(|unpacked| pack_block(codec, unpacked, 0))
                     .collect::<Result<Vec<_>, Error>>()?;
                 (packed, None)
             }
@@ -93,9 +87,7 @@ impl ModuleForms {
     }
 }
 
-/// Bytes a module unpacks to under `codec`: its SPIR-V's length for the
-/// codecs that store words (raw, or with relative ids), its SMOL-V's
-/// otherwise.
+/// Bytes a module unpacks to under `codec`: its SPIR-V's or its SMOL-V's.
 pub(crate) fn unpacked_len(codec: Codec, input: &PackInput) -> usize {
     match codec {
         Codec::Spirv | Codec::SpirvRelativeIds | Codec::SpirvRelativeIdsLz4 => input.spirv.len(),
@@ -129,8 +121,8 @@ pub(crate) fn relative_ids_of(inputs: &[PackInput]) -> Result<Vec<Vec<u8>>, Erro
     inputs.par_iter().map(relative_ids).collect()
 }
 
-/// A module's SPIR-V with relative ids, as little-endian bytes; converted
-/// back and compared first, so what ships is known to decode to the SPIR-V.
+/// A module's SPIR-V with relative ids, as little-endian bytes, checked to
+/// convert back.
 fn relative_ids(input: &PackInput) -> Result<Vec<u8>, Error> {
     let failed = |e| Error::Internal(format!("{}: converting to relative ids: {e}", input.name));
     let spirv: Vec<u32> = input.spirv.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
@@ -144,11 +136,8 @@ fn relative_ids(input: &PackInput) -> Result<Vec<u8>, Error> {
     Ok(stored.iter().flat_map(|w| w.to_le_bytes()).collect())
 }
 
-/// Layout 0: the packed modules one after the other, each distinct one
-/// once: modules that pack to the same bytes (the same shader under two
-/// names, a variant whose define changes nothing) share them, as a linker
-/// merges identical `include_bytes!`. Words (raw SPIR-V, relative ids)
-/// are whole, so each starts 4-byte aligned.
+/// Layout 0: the packed modules one after the other, modules that pack to
+/// the same bytes sharing them, as a linker merges identical `include_bytes!`.
 pub(crate) fn per_module(inputs: &[PackInput], forms: &ModuleForms) -> Result<Candidate, Error> {
     let codec = forms.codec;
     let mut data = Vec::with_capacity(forms.packed.iter().map(Vec::len).sum());
@@ -182,11 +171,9 @@ pub(crate) fn per_module(inputs: &[PackInput], forms: &ModuleForms) -> Result<Ca
     })
 }
 
-/// Layout 1: every module's unpacked form (SMOL-V, or SPIR-V with relative
-/// ids) packed as one stream. The stream holds them smallest first
-/// (similar modules end up near each other, which compresses better; see
-/// docs/size.md, "The codecs, compared"); entries stay in name order and
-/// locate their module by offset.
+/// Layout 1: every module's unpacked form packed as one stream, smallest
+/// first (similar modules end up near each other, which compresses better);
+/// entries stay in name order.
 pub(crate) fn stream(
     inputs: &[PackInput],
     codec: Codec,
@@ -216,7 +203,7 @@ pub(crate) fn stream(
         })
         .collect();
     let header = Once { len: stream.len(), check: xxhash_rust::xxh32::xxh32(&stream, 0) };
-    let data = pack_block(codec, &stream, zstd_level, None)?;
+    let data = pack_block(codec, &stream, zstd_level)?;
     let directory = directory::write(codec, Framing::Stream, header, &entries)?;
     Ok(Candidate {
         scheme: Scheme { codec, framing: Framing::Stream },

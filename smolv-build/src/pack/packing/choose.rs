@@ -12,8 +12,7 @@ pub(crate) struct Measured {
     pub(crate) scheme: Scheme,
     pub(crate) stored: usize,
     pub(crate) stored_xz: Option<usize>,
-    /// Whether the runtime links zstd's full-speed build (which costs
-    /// more code than the default `thin` one).
+    /// Whether the runtime links zstd's full-speed build.
     pub(crate) zstd_fast: bool,
 }
 

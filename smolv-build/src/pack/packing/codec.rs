@@ -1,8 +1,7 @@
 //! The schemes an embedded set may be packed with (a [`Codec`] and a
-//! [`Framing`], `docs/format.md`, "Embedded sets"), and what each codec
-//! does to a block of bytes.
+//! [`Framing`]), and what each codec does to a block of bytes.
 
-use smolv_codec::container::{Dictionary, compress};
+use smolv_codec::container::compress;
 use smolv_format::{Codec, Framing};
 
 use super::lz4;
@@ -35,7 +34,8 @@ impl Scheme {
     /// The scheme's name as `SMOLV_PACKING` and `--packing` spell it:
     /// its forced [`Packing`]'s.
     pub(crate) fn packing_name(self) -> &'static str {
-        Packing::from_scheme(self).name()
+        let forces = |name: &&str| Packing::parse(name).and_then(Packing::scheme) == Some(self);
+        Packing::NAMES.iter().copied().find(forces).unwrap_or_default()
     }
 
     /// Its position in [`Scheme::ALL`], the tie-breaking rank.
@@ -44,26 +44,19 @@ impl Scheme {
     }
 }
 
-/// Packs one block (a module or a stream) alone with
-/// `codec`: LZ4 HC, or one zstd frame with the content size and without
-/// checksum or dictionary id.
-pub(crate) fn pack_block(
-    codec: Codec,
-    bytes: &[u8],
-    zstd_level: i32,
-    dictionary: Option<&Dictionary>,
-) -> Result<Vec<u8>, Error> {
-    let zstd = |dictionary| {
-        compress(bytes, zstd_level, dictionary).map_err(|e| Error::Internal(format!("packing the shaders: {e}")))
-    };
+/// Packs one block (a module or a stream) alone with `codec`: LZ4 HC, or
+/// one zstd frame with the content size, without checksum or dictionary id.
+pub(crate) fn pack_block(codec: Codec, bytes: &[u8], zstd_level: i32) -> Result<Vec<u8>, Error> {
     match codec {
         Codec::Spirv | Codec::SpirvRelativeIds | Codec::Smolv => Ok(bytes.to_vec()),
         Codec::SmolvLz4 | Codec::SpirvRelativeIdsLz4 => lz4::compress_block(bytes),
-        Codec::SmolvZstd => zstd(None),
-        Codec::SmolvZstdDictionary => match dictionary {
-            Some(dictionary) => zstd(Some(dictionary)),
-            None => Err(Error::Internal("packing with a zstd dictionary, but none was trained".to_owned())),
-        },
+        Codec::SmolvZstd => {
+            compress(bytes, zstd_level, None).map_err(|e| Error::Internal(format!("packing the shaders: {e}")))
+        }
+        // Its modules come packed with the set's dictionary (`dictionary::train`).
+        Codec::SmolvZstdDictionary => {
+            Err(Error::Internal("packing with a zstd dictionary, but none was trained".to_owned()))
+        }
     }
 }
 

@@ -1,14 +1,8 @@
 //! The embedded set's zstd dictionary (codec `smolv-zstd-dictionary`):
-//! trained over the set's SMOL-V, and shipped as one zstd frame that the
-//! set unpacks once, on its first decode.
-//!
-//! Shipped packed, a dictionary costs about a third of its size instead of
-//! all of it, so the size that makes the packed modules plus the packed
-//! dictionary smallest is much larger than for a bundle, whose dictionary
-//! is stored as is (docs/size.md, "The codecs, compared", has the
-//! measured sizes).
+//! trained over the set's SMOL-V, and shipped as one zstd frame unpacked on
+//! the first decode. Packed, it costs about a third of its size, so larger
+//! sizes win than for a bundle (docs/size.md, "The codecs, compared").
 
-use rayon::prelude::*;
 use smolv_codec::container::compress;
 
 use crate::error::Error;
@@ -67,27 +61,9 @@ pub(crate) fn train(
     level: i32,
     mode: DictionaryMode,
 ) -> Result<Option<EmbeddedDictionary>, Error> {
-    let smolv = memo.smolv();
-    if smolv.len() < 2 {
-        return Ok(None);
-    }
-    let total_input: usize = smolv.iter().map(|m| m.len()).sum();
-    let size = match mode {
-        DictionaryMode::Off => return Ok(None),
-        DictionaryMode::Size(size) => size,
-        DictionaryMode::Auto => {
-            let ranked = CANDIDATE_SIZES
-                .par_iter()
-                .filter(|&&size| size <= total_input)
-                .map(|&size| Ok(train_one(memo, size, level.min(RANKING_LEVEL))?.map(|d| (d.total(), size))))
-                .collect::<Result<Vec<_>, Error>>()?;
-            match ranked.into_iter().flatten().min() {
-                Some((_, size)) => size,
-                None => return Ok(None),
-            }
-        }
-    };
-    train_one(memo, size, level)
+    let ranked = |size| -> Result<_, Error> { Ok(train_one(memo, size, level.min(RANKING_LEVEL))?.map(|d| d.total())) };
+    memo.dictionary_size(mode, &CANDIDATE_SIZES, |size, input| size <= input, ranked)?
+        .map_or(Ok(None), |size| train_one(memo, size, level))
 }
 
 #[cfg(test)]

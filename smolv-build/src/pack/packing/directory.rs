@@ -1,6 +1,5 @@
-//! Writing the `SMVD` directory of an embedded set, byte for byte as
-//! `docs/format.md` lays it out. The macros read it at compile time and
-//! turn it into tables; the binary does not carry it.
+//! The `SMVD` directory of an embedded set, as `docs/format.md` lays it
+//! out; the macros turn it into tables.
 
 use super::{Codec, Framing};
 use crate::error::Error;
@@ -8,8 +7,7 @@ use crate::error::Error;
 const MAGIC: &[u8; 4] = b"SMVD";
 const FORMAT_VERSION: u8 = 1;
 
-/// The directory's fields for what a set unpacks once: its stream (layout
-/// 1) or its dictionary (codec 4); zero otherwise.
+/// What a set unpacks once: its stream or dictionary (zero for neither).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Once {
     /// Bytes it unpacks to.
@@ -29,12 +27,10 @@ pub(crate) struct Entry<'a> {
     pub(crate) check: u32,
 }
 
-fn too_large(what: &str) -> Error {
-    Error::Internal(format!("the embedded shader set is too large for its format: {what} does not fit in 32 bits"))
-}
-
 fn push_u32(out: &mut Vec<u8>, value: usize, what: &str) -> Result<(), Error> {
-    let value = u32::try_from(value).map_err(|_| too_large(what))?;
+    let value = u32::try_from(value).map_err(|_| {
+        Error::Internal(format!("the embedded shader set is too large for its format: {what} does not fit in 32 bits"))
+    })?;
     out.extend_from_slice(&value.to_le_bytes());
     Ok(())
 }

@@ -1,6 +1,5 @@
-//! The packing step's cache entry: LZ4 HC, zstd -19 streams and xz
-//! estimates are slow, and a warm build with the same inputs must not
-//! repeat them. The key covers every input by value.
+//! The packing step's cache entry (LZ4 HC, zstd -19 and xz are slow); the
+//! key covers every input by value.
 
 use super::candidate::tables_len;
 use super::codec::Scheme;
@@ -33,8 +32,6 @@ pub(crate) fn pack_cached(
 }
 
 fn key(inputs: &[PackInput], options: &PackSettings, dictionary_mode: DictionaryMode) -> Key {
-    // v3: the dictionary is trained here, and ships packed. v4: schemes are
-    // stored by name, not by their place in `Scheme::ALL`.
     let mut key = KeyBuilder::new("smolv-build embedded set v4");
     key.text(env!("CARGO_PKG_VERSION"))
         .text(options.packing.name())
@@ -42,8 +39,6 @@ fn key(inputs: &[PackInput], options: &PackSettings, dictionary_mode: Dictionary
         .text(&format!("zstd {} {dictionary_mode:?}", options.zstd_level))
         .text(&cost::table_identity())
         .text(&options.runtime.identity());
-    // Everything packed follows from the SMOL-V, level and mode above, and
-    // from the zstd build (its version is keyed with the crate's).
     key.text(zstd::zstd_safe::version_string());
     for input in inputs {
         key.text(&input.name).field(&input.smolv).field(&input.spirv);
@@ -55,8 +50,7 @@ fn to_u32(value: usize) -> Option<u32> {
     u32::try_from(value).ok()
 }
 
-/// The entry body; `None` if something does not fit its fields (then the
-/// set is simply not cached).
+/// The entry body; `None` if something does not fit its fields (not cached).
 fn write(set: &PackedSet) -> Option<Vec<u8>> {
     let mut w = BodyWriter::default();
     w.bytes(set.scheme.packing_name().as_bytes());
@@ -75,14 +69,14 @@ fn write(set: &PackedSet) -> Option<Vec<u8>> {
 }
 
 /// The scheme `SMOLV_PACKING` names `name`.
-fn scheme(name: &[u8]) -> Option<Scheme> {
+fn named(name: &[u8]) -> Option<Scheme> {
     Scheme::ALL.into_iter().find(|s| s.packing_name().as_bytes() == name)
 }
 
 fn read(body: &[u8], inputs: &[PackInput], options: &PackSettings) -> Option<PackedSet> {
-    let goal = options.goal;
+    let (goal, tables_len) = (options.goal, tables_len(inputs));
     let mut r = BodyReader::new(body);
-    let chosen = scheme(r.bytes()?)?;
+    let scheme = named(r.bytes()?)?;
     let directory = r.bytes()?.to_vec();
     let data = r.bytes()?.to_vec();
     let dictionary_bytes = r.bytes()?.to_vec();
@@ -90,7 +84,7 @@ fn read(body: &[u8], inputs: &[PackInput], options: &PackSettings) -> Option<Pac
     let modules = inputs.iter().map(|_| r.bytes().map(<[u8]>::to_vec)).collect::<Option<Vec<_>>>()?;
     let mut candidates = Vec::new();
     for _ in 0..r.u32()? {
-        let scheme = scheme(r.bytes()?)?;
+        let scheme = named(r.bytes()?)?;
         let stored = usize::try_from(r.u32()?).ok()?;
         let stored_xz = match r.u32()? {
             0 => None,
@@ -98,15 +92,5 @@ fn read(body: &[u8], inputs: &[PackInput], options: &PackSettings) -> Option<Pac
         };
         candidates.push(Measured { scheme, stored, stored_xz, zstd_fast: options.runtime.zstd_fast });
     }
-    let tables_len = tables_len(inputs);
-    r.is_empty().then_some(PackedSet {
-        scheme: chosen,
-        goal,
-        directory,
-        data,
-        dictionary,
-        modules,
-        candidates,
-        tables_len,
-    })
+    r.is_empty().then_some(PackedSet { scheme, goal, directory, data, dictionary, modules, candidates, tables_len })
 }

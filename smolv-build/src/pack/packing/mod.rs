@@ -1,11 +1,6 @@
-//! Packing the embedded set: every way the format allows that could win,
-//! measured, and the smallest chosen, decoder code included
-//! (`docs/format.md`, "Embedded sets"). zstd's ways are skipped where its
-//! decoder alone costs more than the best of the others ([`choose`]).
-//!
-//! encode (SMOL-V, zstd forms) → `candidate` (directory + data per packing)
-//! → `xz` (download estimates) → `choose` (with `cost`) → the set that ships
-//! and each module's `include_shader!` form. `entry` caches the lot.
+//! Packing the embedded set (`docs/format.md`, "Embedded sets"): every way
+//! that could win built (`candidate`), measured (`xz`), and the smallest
+//! chosen, decoder code included (`choose`, `cost`); `entry` caches the lot.
 
 mod candidate;
 mod choose;
@@ -28,6 +23,7 @@ use crate::pack::zstd_forms::ZstdForms;
 use crate::pack::zstd_memo::ZstdMemo;
 use crate::settings::PackSettings;
 
+pub(crate) use candidate::unpacked_len;
 pub(crate) use choose::Measured;
 pub(crate) use codec::{Scheme, pack_block};
 use cost::DecoderCost;
@@ -50,19 +46,6 @@ impl Packing {
         };
         Some(Scheme { codec, framing })
     }
-
-    /// The forced packing that means `scheme`.
-    pub(crate) fn from_scheme(scheme: Scheme) -> Self {
-        match scheme.codec {
-            Codec::Spirv => Self::Raw,
-            Codec::SpirvRelativeIds => Self::RelativeIds,
-            Codec::SpirvRelativeIdsLz4 => Self::RelativeIdsLz4 { framing: scheme.framing },
-            Codec::Smolv => Self::Smolv,
-            Codec::SmolvLz4 => Self::Lz4 { framing: scheme.framing },
-            Codec::SmolvZstd => Self::Zstd { framing: scheme.framing },
-            Codec::SmolvZstdDictionary => Self::ZstdDictionary,
-        }
-    }
 }
 
 /// One module, as the packing step sees it.
@@ -74,14 +57,6 @@ pub(crate) struct PackInput {
     pub(crate) spirv: Vec<u8>,
     /// xxHash32 (seed 0) of `spirv`.
     pub(crate) check: u32,
-}
-
-impl PackInput {
-    pub(crate) fn new(name: String, smolv: Vec<u8>, spirv: &[u32]) -> Self {
-        let spirv: Vec<u8> = spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let check = xxhash_rust::xxh32::xxh32(&spirv, 0);
-        Self { name, smolv, spirv, check }
-    }
 }
 
 /// The packed set: what ships, and what the choice weighed.
@@ -119,15 +94,9 @@ impl PackedSet {
 }
 
 /// Builds every candidate packing of `inputs` (sorted by name), measures
-/// them, and keeps the one `options` asks for. `memo` holds the zstd work
-/// on the same modules' SMOL-V, which the bundle shares.
-///
-/// Automatic packing builds the zstd candidates only where they could
-/// win: their decoder alone (plus the set's names and tables) must cost
-/// less than the best simpler candidate's total, which a tie would give
-/// the simpler one anyway. Training a dictionary and zstd -19 are the
-/// slowest steps of a build whose set changed, and for most sets zstd's
-/// decoder costs more than it saves.
+/// them, and keeps the one `options` asks for; `memo` holds the zstd work
+/// the bundle shares. Automatic packing builds zstd's candidates (slow)
+/// only where their decoder alone costs less than the best other total.
 pub(crate) fn choose(
     inputs: &[PackInput],
     zstd: &ZstdForms,
@@ -154,7 +123,6 @@ pub(crate) fn choose(
         built.measured.iter().map(|m| m.total(options.goal)).min().is_none_or(|best| least < best)
     };
     if zstd_may_win && !zstd_schemes.is_empty() {
-        // Training is the slowest step: only when the dictionary codec can win.
         let dictionary_wanted = zstd_schemes.iter().any(|s| s.codec == Codec::SmolvZstdDictionary)
             && forced.is_none_or(|scheme| scheme.codec == Codec::SmolvZstdDictionary);
         let trained =
@@ -189,16 +157,8 @@ pub(crate) fn choose(
         .find(|f| f.codec == chosen.scheme.codec)
         .map(|f| f.packed)
         .ok_or_else(|| Error::Internal("the chosen codec packed no modules".to_owned()))?;
-    Ok(PackedSet {
-        scheme: chosen.scheme,
-        goal: options.goal,
-        dictionary: chosen.dictionary,
-        directory: chosen.directory,
-        data: chosen.data,
-        modules,
-        candidates: measured,
-        tables_len: chosen.tables_len,
-    })
+    let candidate::Candidate { scheme, directory, data, dictionary, tables_len } = chosen;
+    Ok(PackedSet { scheme, goal: options.goal, directory, data, dictionary, modules, candidates: measured, tables_len })
 }
 
 /// Whether `codec` decodes with zstd (and links its decoder).
@@ -255,21 +215,14 @@ fn build(
     Ok(Built { forms, candidates, measured })
 }
 
-/// Bytes a module unpacks to in a set packed with `codec`.
-pub(crate) fn unpacked_len(codec: Codec, input: &PackInput) -> usize {
-    candidate::unpacked_len(codec, input)
-}
-
-/// The embedded set's view of every module: its name, SMOL-V, and the
-/// SPIR-V it decodes to.
+/// The embedded set's view of every module.
 pub(crate) fn inputs(modules: &[all::Built<'_>], encoded: &[Encoded]) -> Vec<PackInput> {
-    modules
-        .iter()
-        .zip(encoded)
-        .map(|(all::Built { module, .. }, encoded)| {
-            PackInput::new(module.name.clone(), encoded.smolv.clone(), &encoded.decoded)
-        })
-        .collect()
+    let input = |(all::Built { module, .. }, encoded): (&all::Built<'_>, &Encoded)| {
+        let spirv: Vec<u8> = encoded.decoded.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let check = xxhash_rust::xxh32::xxh32(&spirv, 0);
+        PackInput { name: module.name.clone(), smolv: encoded.smolv.clone(), spirv, check }
+    };
+    modules.iter().zip(encoded).map(input).collect()
 }
 
 /// The SPIR-V set of some modules only (`inputs`, with `zstd` and `memo`
@@ -286,9 +239,8 @@ pub(crate) fn pack_subset(
     pack_cached(inputs, zstd, memo, &options, dictionary, cache)
 }
 
-/// `options` for a set of no modules: raw SPIR-V, and no other codec
-/// tried (any other would add its decoder for nothing).
-pub(crate) fn for_empty_set(options: &PackSettings) -> PackSettings {
+/// `options` for a set of no modules: raw SPIR-V, no other codec tried.
+fn for_empty_set(options: &PackSettings) -> PackSettings {
     let runtime = crate::options::RuntimeCodecs::from_env(|name| {
         (name == crate::options::RUNTIME_VARIABLES[0]).then(|| Codec::Spirv.name().to_owned())
     });

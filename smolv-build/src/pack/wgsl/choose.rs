@@ -1,11 +1,7 @@
 //! WGSL or SPIR-V for a wgpu target: the smaller game, front end included.
-//!
-//! The SPIR-V path ships every module in the embedded set, and the game
-//! links naga's SPIR-V front end (wgpu's `spirv` feature). The WGSL path
-//! ships the WGSL stream and, for the modules naga refused, a SPIR-V set of
-//! its own; the game links naga's WGSL front end, and its SPIR-V one too
-//! if any module was refused. Both totals are taken against the SPIR-V
-//! path's front end ([`WgpuFrontEnds`]).
+//! The WGSL path ships the stream and a SPIR-V set of the modules naga
+//! refused (then linking both front ends); both totals are taken against
+//! the SPIR-V path's front end ([`WgpuFrontEnds`]).
 
 use crate::options::Target;
 use crate::pack::packing::{Measured, WgpuFrontEnds};
@@ -34,11 +30,9 @@ fn signed(bytes: usize) -> i64 {
     i64::try_from(bytes).unwrap_or(i64::MAX)
 }
 
-/// The path for `target`: forced, or the smaller total. `refused` is the
-/// SPIR-V set of the modules naga refused (`None` when there are none);
-/// `all` the SPIR-V set of every module. A tie ships SPIR-V. Without
-/// `spirv_readable` (the game's smolv-runtime hands wgpu no SPIR-V),
-/// `Target::Wgpu` ships WGSL whatever the sizes.
+/// The path for `target`: forced, or the smaller total (a tie ships
+/// SPIR-V). `refused`: the set of the modules naga refused, if any; `all`:
+/// every module's. Without `spirv_readable`, `Target::Wgpu` ships WGSL.
 pub(crate) fn choose(
     target: Target,
     wgsl: &PackedWgsl,

@@ -1,8 +1,6 @@
-//! WGSL for wgpu targets (`Config::for_wgpu`): each module's SPIR-V
-//! translated to minified WGSL by the compile stage's `translate` (in
-//! workers, cached here: `translations`), the texts packed as one stream
-//! (`stream`), and the choice between shipping that or SPIR-V, front ends
-//! included (`choose`, with the cost table in `packing::cost`).
+//! WGSL for wgpu targets (`Config::for_wgpu`): each module translated
+//! (`translations`), the texts packed as one stream (`stream`), and the
+//! choice between that and SPIR-V, front ends included (`choose`).
 
 mod choose;
 mod stream;

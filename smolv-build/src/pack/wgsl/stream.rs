@@ -1,6 +1,5 @@
-//! The WGSL texts as one stream, stored plain, as one LZ4 block or as one
-//! zstd frame: whichever is smallest with its decoder
-//! (`packing::cost::wgsl_decoder`), among those the runtime decodes.
+//! The WGSL texts as one stream, plain, LZ4 or zstd: the smallest with its
+//! decoder among those the runtime decodes.
 
 use smolv_format::{Codec, WgslCodec};
 
@@ -9,7 +8,7 @@ use crate::options::RuntimeCodecs;
 use crate::pack::packing::{pack_block, wgsl_decoder};
 
 /// Bytes of table per module the macros generate: three `u32`s.
-pub(crate) const ENTRY_BYTES: usize = 12;
+const ENTRY_BYTES: usize = 12;
 
 /// The shipped stream, and what each codec would have stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,8 +39,7 @@ impl PackedWgsl {
     }
 }
 
-/// The codec of the SPIR-V packings whose decompressor a WGSL codec shares,
-/// to ask the runtime whether it has it.
+/// The SPIR-V codec whose decompressor a WGSL codec shares.
 fn sharing(codec: WgslCodec) -> Codec {
     match codec {
         WgslCodec::Wgsl => Codec::Spirv,
@@ -68,11 +66,8 @@ pub(crate) fn pack_texts(
     let tables_len = names.iter().map(|n| n.len()).sum::<usize>() + ENTRY_BYTES * names.len();
     let mut best: Option<(WgslCodec, Vec<u8>)> = None;
     let mut candidates = Vec::new();
-    for codec in WgslCodec::ALL.into_iter().filter(|&c| runtime.decodes(sharing(c))) {
-        if forced.is_some_and(|f| f != codec) {
-            continue;
-        }
-        let data = pack_block(sharing(codec), stream.as_bytes(), zstd_level, None)?;
+    for codec in WgslCodec::ALL.into_iter().filter(|&c| runtime.decodes(sharing(c)) && forced.is_none_or(|f| f == c)) {
+        let data = pack_block(sharing(codec), stream.as_bytes(), zstd_level)?;
         candidates.push((codec, data.len() + tables_len));
         let total = |codec, data: &Vec<u8>| data.len() + wgsl_decoder(codec);
         if best.as_ref().is_none_or(|(c, d)| total(codec, &data) < total(*c, d)) {

@@ -1,8 +1,6 @@
-//! Each module's WGSL, from the build cache or from naga (in a worker
-//! when the build has them). A translation and a refusal are both cached:
-//! naga gives the same answer for the same words. A worker that crashed
-//! or ran out of time is never cached; its module ships as SPIR-V, with a
-//! warning that says so.
+//! Each module's WGSL, from the build cache or from naga (in a worker where
+//! the build has them). Answers are cached, a worker's crash never: its
+//! module ships as SPIR-V, with a warning.
 
 use rayon::prelude::*;
 
@@ -35,8 +33,12 @@ pub(crate) fn translate_modules(
     compilers: &Compilers,
     cache: &Cache,
 ) -> Translated {
-    let spirv: Vec<&[u32]> = encoded.iter().map(|e| e.decoded.as_slice()).collect();
-    let translated = translate_all(&spirv, compilers, cache);
+    let translated: Vec<Translation> = if translate::AVAILABLE {
+        let identity = translate::identity();
+        encoded.par_iter().map(|e| translate_one(&e.decoded, &identity, compilers, cache)).collect()
+    } else {
+        encoded.iter().map(|e| Translation::Answer(translate::to_wgsl(&e.decoded))).collect()
+    };
     let mut sorted = Translated { texts: Vec::new(), refused: Vec::new(), unanswered: 0, warnings: Vec::new() };
     for (index, (built, translation)) in modules.iter().zip(translated).enumerate() {
         let why = match translation {
@@ -58,16 +60,6 @@ pub(crate) fn translate_modules(
         sorted.refused.push((index, built.module.name.clone()));
     }
     sorted
-}
-
-/// What became of each module's translation, in the order given: its
-/// minified WGSL, why naga refused it, or why no answer came.
-pub(crate) fn translate_all(spirv: &[&[u32]], compilers: &Compilers, cache: &Cache) -> Vec<Translation> {
-    if !translate::AVAILABLE {
-        return spirv.iter().map(|words| Translation::Answer(translate::to_wgsl(words))).collect();
-    }
-    let identity = translate::identity();
-    spirv.par_iter().map(|words| translate_one(words, &identity, compilers, cache)).collect()
 }
 
 fn translate_one(words: &[u32], identity: &str, compilers: &Compilers, cache: &Cache) -> Translation {
