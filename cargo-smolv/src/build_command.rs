@@ -39,12 +39,10 @@ struct JsonReport<'a> {
     remote_bytes_down: u64,
     remote_bytes_up: u64,
     remote_seconds: f64,
-    /// For a wgpu target: WGSL against SPIR-V and what shipped; absent
-    /// otherwise.
+    /// For a wgpu target: WGSL against SPIR-V and what shipped.
     #[serde(skip_serializing_if = "Option::is_none")]
     wgpu: Option<&'a WgpuReport>,
-    /// The build's warnings, one line each (a shader that ships as SPIR-V
-    /// for wgpu, a skipped `.spv`, …).
+    /// The build's warnings, one line each.
     warnings: &'a [String],
 }
 
@@ -70,7 +68,7 @@ impl From<&LanguageReport> for JsonLanguage {
     }
 }
 
-#[derive(serde::Serialize)]
+#[derive(serde::Serialize, Default)]
 struct JsonShader<'a> {
     name: &'a str,
     path: String,
@@ -105,13 +103,8 @@ fn json(report: &Report) -> String {
         name: &f.name,
         path: f.source.display().to_string(),
         language: f.language,
-        entry: "",
-        ok: false,
         error: Some(f.errors.join("\n")),
-        spirv_bytes: 0,
-        optimized_bytes: 0,
-        smolv_bytes: 0,
-        compressed_bytes: 0,
+        ..JsonShader::default()
     }));
     let report = JsonReport {
         shaders,
@@ -135,14 +128,7 @@ fn json(report: &Report) -> String {
 
 pub(crate) fn build(args: &BuildArgs) -> Result<(), FileError> {
     let config = config(&args.dir, &args.output, &args.shaders);
-    let spinner = crate::ui::spinner("building");
-    // Compilers print to stdout on some inputs; only the report may go there.
-    let result = {
-        let _quiet = crate::quiet_stdout::StdoutToStderr::begin();
-        config.try_compile()
-    };
-    spinner.finish_and_clear();
-    let report = result.map_err(|e| FileError::new(&args.dir, e))?;
+    let report = crate::quiet_stdout::compile(&config, Some("building")).map_err(|e| FileError::new(&args.dir, e))?;
     if args.json {
         println!("{}", json(&report));
     } else {

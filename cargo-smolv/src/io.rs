@@ -34,10 +34,8 @@ pub(crate) fn read_input(path: &Path) -> Result<Vec<u8>, FileError> {
     std::fs::read(path).map_err(|e| FileError::new(path, format!("cannot read input: {e}")))
 }
 
-/// Writes an output file atomically (temp file, then rename); `-` writes
-/// standard output. The temporary file gets a random name, created anew
-/// (`O_EXCL`): a file or link someone else placed beside the output is
-/// never written through.
+/// Writes an output file atomically through a new temporary file of a random name (never one
+/// someone placed beside it); `-` writes standard output.
 pub(crate) fn write_output(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
     if path == Path::new("-") {
         return std::io::stdout()
@@ -56,8 +54,7 @@ pub(crate) fn write_output(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
     let cannot = |e: std::io::Error| FileError::new(path, format!("cannot write output: {e}"));
     let mut builder = tempfile::Builder::new();
     builder.prefix(&prefix).suffix(".tmp");
-    // An output is an ordinary file: the umask decides, as for any file
-    // written with `std::fs::write` (tempfile's own default is 0600).
+    // An ordinary file: the umask decides, as for `std::fs::write` (tempfile's default is 0600).
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -69,10 +66,8 @@ pub(crate) fn write_output(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
     Ok(())
 }
 
-/// A new directory in the system's temporary directory, named `prefix`
-/// and random characters, created anew and private to this user (mode
-/// 0700 on Unix), removed when dropped. Another local user can neither
-/// create it first nor look inside. `near` is the file an error names.
+/// A new temporary directory named `prefix` and random characters, private to this user (0700),
+/// removed when dropped; `near` is the file an error names.
 pub(crate) fn private_temp_dir(prefix: &str, near: &Path) -> Result<tempfile::TempDir, FileError> {
     let mut builder = tempfile::Builder::new();
     builder.prefix(prefix);

@@ -106,8 +106,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    // First: this program is also the shader compiler worker that its
-    // builds start (a compiler crash then ends a worker, not the build).
+    // First: this program is also the shader compiler worker its builds start.
     smolv_build::Config::worker_main();
     let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     // Accept `cargo-smolv encode ...` as well as Cargo's `cargo-smolv smolv encode ...`.

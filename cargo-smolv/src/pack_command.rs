@@ -1,6 +1,4 @@
-//! `pack`, `unpack` and `verify`: write, read and check bundles (`.smvb`
-//! asset files). The command names stay for scripts; in smolv's words they
-//! write and read bundles, not the embedded set's packing.
+//! `pack`, `unpack` and `verify`: write, read and check bundles (`.smvb` asset files).
 
 use std::path::{Component, Path, PathBuf};
 use std::process::Command;
@@ -131,8 +129,7 @@ pub(crate) fn pack(args: &PackArgs) -> Result<(), FileError> {
     Ok(())
 }
 
-/// Compiles the sources in the `pack` command's directory with the shader build and
-/// returns the optimized modules by name.
+/// The optimized modules, by name, of the sources in `pack`'s directory.
 fn compile_sources(args: &PackArgs) -> Result<Vec<(String, Vec<u32>)>, FileError> {
     let temporary = crate::io::private_temp_dir("cargo-smolv-pack-", &args.output)?;
     let out = temporary.path();
@@ -142,20 +139,12 @@ fn compile_sources(args: &PackArgs) -> Result<Vec<(String, Vec<u32>)>, FileError
     args.include_dirs.iter().for_each(|dir| {
         config.include_dir(dir);
     });
-    let spinner = ui::spinner("compiling");
-    // Compilers print to stdout on some inputs; only `--json` output may go there.
-    let result = {
-        let _quiet = crate::quiet_stdout::StdoutToStderr::begin();
-        config.try_compile()
-    };
-    spinner.finish_and_clear();
-    result.map_err(|e| FileError::new(&args.dir, e))?;
+    crate::quiet_stdout::compile(&config, Some("compiling")).map_err(|e| FileError::new(&args.dir, e))?;
     let dir = out.join(smolv_format::ARTIFACT_DIR);
     let text = std::fs::read_to_string(dir.join(smolv_format::MANIFEST_FILE))
         .map_err(|e| FileError::new(&dir, format!("cannot read the build manifest: {e}")))?;
     let manifest: smolv_format::Manifest =
         serde_json::from_str(&text).map_err(|e| FileError::new(&dir, format!("bad build manifest: {e}")))?;
-    // The temporary directory goes when this returns, after the reads.
     manifest
         .modules
         .iter()
@@ -208,7 +197,7 @@ struct EntryResult {
 /// `spirv-val`'s verdict on one module, or `None` when it is not installed.
 fn spirv_val(words: &[u32]) -> Option<Result<(), String>> {
     let minor = (words.get(1).copied().unwrap_or(0) >> 8) & 0xFF;
-    // A new file of a random name (never one another user placed), removed on drop.
+    // A new file of a random name, removed on drop.
     let mut file = tempfile::Builder::new().prefix("cargo-smolv-verify-").suffix(".spv").tempfile().ok()?;
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::io::Write::write_all(&mut file, &bytes).ok()?;
@@ -226,15 +215,16 @@ pub(crate) fn verify(args: &VerifyArgs) -> Result<(), FileError> {
     let mut results = Vec::new();
     let mut validator_missing = false;
     for input in &args.inputs {
+        let entry = |name: &str, problem: Option<String>| EntryResult {
+            bundle: input.display().to_string(),
+            name: name.to_owned(),
+            ok: problem.is_none(),
+            problem,
+        };
         let bundle = match Bundle::open(input) {
             Ok(bundle) => bundle,
             Err(e) => {
-                results.push(EntryResult {
-                    bundle: input.display().to_string(),
-                    name: String::new(),
-                    ok: false,
-                    problem: Some(e.to_string()),
-                });
+                results.push(entry("", Some(e.to_string())));
                 continue;
             }
         };
@@ -252,12 +242,7 @@ pub(crate) fn verify(args: &VerifyArgs) -> Result<(), FileError> {
                     }
                 },
             };
-            results.push(EntryResult {
-                bundle: input.display().to_string(),
-                name: name.to_owned(),
-                ok: problem.is_none(),
-                problem,
-            });
+            results.push(entry(name, problem));
             bar.inc(1);
         }
         bar.finish_and_clear();

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use smolv_runtime::ShaderSet;
-use smolv_runtime::vulkan::warmup::{RecordedKind, RecordedPipeline, Recording, ShaderChange};
+use smolv_runtime::vulkan::warmup::{RecordedKind, Recording, ShaderChange};
 
 use crate::io::FileError;
 
@@ -67,15 +67,7 @@ fn load(path: &Path) -> Result<Recording, FileError> {
     Recording::from_bytes(&bytes).map_err(|e| FileError::new(path, e))
 }
 
-fn kind(entry: &RecordedPipeline) -> &'static str {
-    match entry.kind {
-        RecordedKind::Graphics { .. } => "graphics",
-        RecordedKind::Compute { .. } => "compute",
-    }
-}
-
-/// A shader's name for the listing: `{:?}` escapes what a hostile file
-/// could put there (control characters, terminal escapes).
+/// A shader's name for the listing, escaped (`{:?}`) against a hostile file's control characters.
 fn shown(name: &str) -> String {
     if name.is_empty() { "(unnamed)".to_owned() } else { format!("{name:?}") }
 }
@@ -104,7 +96,10 @@ fn show(file: &Path, json: bool) -> Result<(), FileError> {
             millis: e.millis,
             uses: e.uses,
             scope: e.scope.clone(),
-            kind: kind(e),
+            kind: match e.kind {
+                RecordedKind::Graphics { .. } => "graphics",
+                RecordedKind::Compute { .. } => "compute",
+            },
             shaders: e.stages().iter().map(|s| s.name.clone()).collect(),
         })
         .collect();

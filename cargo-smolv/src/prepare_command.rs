@@ -1,12 +1,5 @@
-//! `prepare`: writes each crate's prepared directory (`.smolv`), the
-//! compiled modules that a build without the compilers takes, or checks
-//! that it is up to date (`--check`).
-//!
-//! It runs `cargo check` once per profile with `SMOLV_PREPARE` naming a
-//! fresh session directory: every build script that runs smolv-build
-//! records there the cache entry of each shader it built, compiled or
-//! found in a cache. Then each prepared directory is made to hold exactly
-//! those entries (see `smolv_build::cache::prepared`).
+//! `prepare`: writes each crate's prepared directory (`.smolv`) of compiled modules, or checks it
+//! (`--check`), from what the build scripts record while `cargo check` runs with `SMOLV_PREPARE`.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -32,8 +25,7 @@ pub(crate) struct PrepareArgs {
     cargo_args: Vec<OsString>,
 }
 
-/// The profiles prepared when none is named: a team builds both, and
-/// their shaders differ (debug info is stripped in release only).
+/// The profiles prepared when none is named (their shaders differ in debug info).
 const DEFAULT_PROFILES: [&str; 2] = ["dev", "release"];
 
 pub(crate) fn prepare(args: &PrepareArgs) -> Result<(), FileError> {
@@ -62,8 +54,7 @@ pub(crate) fn prepare(args: &PrepareArgs) -> Result<(), FileError> {
     let workspace = workspace_root(args)?;
     let mut stale = Vec::new();
     for set in &staged {
-        // A dependency's build script (from the registry, or a path outside
-        // the workspace) records its directory too: not ours to write.
+        // A dependency outside the workspace records its directory too: not ours to write.
         if !set.dir().starts_with(&workspace) {
             println!("{}: left alone: outside the workspace at {}", set.dir().display(), workspace.display());
             continue;

@@ -1,21 +1,29 @@
-//! Keeps compiler chatter off standard output while shaders compile.
-//!
-//! glslang prints to the process's standard output on some inputs (its
-//! whole built-in prelude after "Unable to parse built-ins", for a
-//! `#version 140` compute shader), which would corrupt `build --json`.
-//! While a [`StdoutToStderr`] lives, file descriptor 1 is a duplicate of
-//! stderr, so whatever any code in the process writes to standard output,
-//! through Rust or C stdio, lands on stderr; dropping it flushes and puts
-//! standard output back. The CLI owns its process, so this is safe to do
-//! here; a library inside a user's build script must not redirect a
-//! process-wide descriptor (another thread may be printing `cargo:` lines).
+//! Keeps compiler chatter off standard output while shaders compile: glslang prints its
+//! built-in prelude there on some inputs, which would corrupt `build --json`. While a
+//! [`StdoutToStderr`] lives, file descriptor 1 is a duplicate of stderr. (Only the CLI, which owns
+//! its process, may do this; a build script's library must not.)
 #![allow(unsafe_code, reason = "dup/dup2/fflush on the process's own standard descriptors")]
 
 #[cfg(unix)]
 use std::io::Write;
 
-/// Standard output pointed at stderr until dropped (a no-op where the
-/// platform has no `dup2`).
+/// `config.try_compile()` with standard output on stderr, under a spinner showing `spinner`.
+pub(crate) fn compile(
+    config: &smolv_build::Config,
+    spinner: Option<&'static str>,
+) -> Result<smolv_build::Report, smolv_build::Error> {
+    let spinner = spinner.map(crate::ui::spinner);
+    let result = {
+        let _quiet = StdoutToStderr::begin();
+        config.try_compile()
+    };
+    if let Some(spinner) = spinner {
+        spinner.finish_and_clear();
+    }
+    result
+}
+
+/// Standard output pointed at stderr until dropped (a no-op without `dup2`).
 pub(crate) struct StdoutToStderr {
     /// A duplicate of the original standard output, restored on drop.
     #[cfg(unix)]
@@ -23,24 +31,20 @@ pub(crate) struct StdoutToStderr {
 }
 
 impl StdoutToStderr {
-    /// Points standard output at stderr. If that fails, output stays where
-    /// it was.
+    /// Points standard output at stderr; if that fails, it stays where it was.
     pub(crate) fn begin() -> Self {
         #[cfg(unix)]
         {
             use std::os::fd::{FromRawFd, OwnedFd};
             flush_everything();
-            // SAFETY: dup only reads the descriptor table; a non-negative
-            // result is a new descriptor that nothing else owns.
+            // SAFETY: dup only reads the descriptor table; a non-negative result is ours.
             let saved = unsafe { libc::dup(libc::STDOUT_FILENO) };
             if saved < 0 {
                 return Self { saved: None };
             }
             // SAFETY: `saved` was just returned by dup and is owned by nobody else.
             let saved = unsafe { OwnedFd::from_raw_fd(saved) };
-            // SAFETY: both are open descriptors of this process; dup2
-            // replaces descriptor 1 atomically, and every writer to it
-            // (Rust's stdout, C stdio) goes through the descriptor number.
+            // SAFETY: both are open descriptors of this process; dup2 replaces descriptor 1 atomically.
             if unsafe { libc::dup2(libc::STDERR_FILENO, libc::STDOUT_FILENO) } < 0 {
                 return Self { saved: None };
             }
@@ -58,20 +62,16 @@ impl Drop for StdoutToStderr {
             use std::os::fd::AsRawFd;
             // What was written while redirected, and sits in a buffer, belongs on stderr.
             flush_everything();
-            // SAFETY: `saved` is an open descriptor we own; dup2 makes
-            // descriptor 1 a copy of it, and `saved` is closed when dropped.
+            // SAFETY: `saved` is an open descriptor we own, closed when dropped.
             unsafe { libc::dup2(saved.as_raw_fd(), libc::STDOUT_FILENO) };
         }
     }
 }
 
-/// Flushes Rust's standard output and every C stdio output stream: C++
-/// code (glslang) writes through stdio, which buffers a whole block when
-/// standard output is a pipe.
+/// Flushes Rust's standard output and every C stdio stream (glslang writes through stdio).
 #[cfg(unix)]
 fn flush_everything() {
     let _ = std::io::stdout().flush();
-    // SAFETY: fflush(NULL) flushes all open output streams; it takes no
-    // pointer of ours.
+    // SAFETY: fflush(NULL) flushes all open output streams and takes no pointer of ours.
     unsafe { libc::fflush(std::ptr::null_mut()) };
 }

@@ -1,5 +1,4 @@
-//! `report`: what every smolv-using crate of the workspace ships, from the
-//! reports their build scripts wrote, found through Cargo's JSON messages.
+//! `report`: what every smolv-using crate of the workspace ships, from their build reports.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::BufReader;
@@ -53,9 +52,7 @@ struct Total {
     shipped_bytes: usize,
 }
 
-/// The workspace members whose build scripts run smolv-build: it is among
-/// their build-dependencies, or among what those depend on (a shared build
-/// helper crate), under any name.
+/// The workspace members whose build scripts link smolv-build, directly or through another crate.
 fn smolv_packages(metadata: &Metadata) -> Vec<&Package> {
     let Some(resolve) = &metadata.resolve else { return Vec::new() };
     let nodes: BTreeMap<&PackageId, &Node> = resolve.nodes.iter().map(|node| (&node.id, node)).collect();
@@ -67,8 +64,6 @@ fn smolv_packages(metadata: &Metadata) -> Vec<&Package> {
         })
     };
     let runs_smolv_build = |member: &PackageId| {
-        // What the build script links: its build-dependencies and, from
-        // there, normal dependencies all the way down.
         let mut pending = deps_of(member, DependencyKind::Build);
         let mut seen = BTreeSet::new();
         while let Some(id) = pending.pop() {
@@ -84,15 +79,13 @@ fn smolv_packages(metadata: &Metadata) -> Vec<&Package> {
     metadata.workspace_packages().into_iter().filter(|package| runs_smolv_build(&package.id)).collect()
 }
 
-/// Builds `packages` and returns the `OUT_DIR` of each one's build script,
-/// as Cargo reports it in its JSON messages.
+/// Builds `packages` and returns each one's `OUT_DIR`, from Cargo's JSON messages.
 fn build_out_dirs(
     manifest: &Path,
     packages: &[&Package],
     release: bool,
 ) -> Result<BTreeMap<PackageId, PathBuf>, FileError> {
     let mut command = crate::cargo_command();
-    // Diagnostics rendered on stderr as usual; stdout carries the messages.
     command.args(["build", "--quiet", "--message-format=json-render-diagnostics", "--manifest-path"]).arg(manifest);
     for package in packages {
         command.args(["-p", package.name.as_str()]);
@@ -209,30 +202,21 @@ pub(crate) fn report(args: &ReportArgs) -> Result<(), FileError> {
         "{:<20} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>7}",
         "crate", "modules", "SPIR-V", "optimized", "SMOL-V", "dictionary", "bundle", "ratio"
     );
-    for c in &crates {
+    let rows = crates.iter().map(|c| {
+        (
+            c.name.as_str(),
+            [c.modules, c.spirv_bytes, c.optimized_bytes, c.smolv_bytes, c.dictionary_bytes, c.shipped_bytes],
+        )
+    });
+    let t = &total;
+    let total_row =
+        ("total", [t.modules, t.spirv_bytes, t.optimized_bytes, t.smolv_bytes, t.dictionary_bytes, t.shipped_bytes]);
+    for (name, [modules, spirv, optimized, smolv, dictionary, shipped]) in rows.chain([total_row]) {
+        let ratio = pct(shipped, spirv);
         println!(
-            "{:<20} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>6.1}%",
-            c.name,
-            c.modules,
-            c.spirv_bytes,
-            c.optimized_bytes,
-            c.smolv_bytes,
-            c.dictionary_bytes,
-            c.shipped_bytes,
-            pct(c.shipped_bytes, c.spirv_bytes)
+            "{name:<20} {modules:>8} {spirv:>10} {optimized:>10} {smolv:>10} {dictionary:>10} {shipped:>10} {ratio:>6.1}%"
         );
     }
-    println!(
-        "{:<20} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>6.1}%",
-        "total",
-        total.modules,
-        total.spirv_bytes,
-        total.optimized_bytes,
-        total.smolv_bytes,
-        total.dictionary_bytes,
-        total.shipped_bytes,
-        pct(total.shipped_bytes, total.spirv_bytes)
-    );
     println!();
     for c in crates.iter().filter_map(|c| Some((&c.name, c.packing.as_ref()?))) {
         println!("{:<20} {}", c.0, c.1.summary());

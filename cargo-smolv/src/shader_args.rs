@@ -1,6 +1,4 @@
-//! The shader options that `build` and `types` both take: one parser, so
-//! that `cargo smolv types` writes the Rust of exactly the modules that
-//! `cargo smolv build` compiles, variants included.
+//! The shader options that `build` and `types` both take, so that both see the same modules.
 
 use std::path::{Path, PathBuf};
 
@@ -207,50 +205,6 @@ fn parse_wesl_package(text: &str) -> Result<(String, PathBuf), String> {
     }
 }
 
-/// Applies `-x`, `-f` and the WESL flags to the build.
-fn apply_language_flags(config: &mut Config, dir: &Path, args: &ShaderArgs) {
-    for (language, path) in &args.languages {
-        let pattern = match path {
-            Some(path) => dir.join(path),
-            None => dir.to_path_buf(),
-        };
-        config.language(pattern.to_string_lossy(), *language);
-    }
-    for flag in &args.glslc_flags {
-        match flag {
-            GlslcFlag::EntryPoint(name) => config.hlsl_entry_point(name),
-            GlslcFlag::HlslIoMap => config.hlsl_io_mapping(true),
-            GlslcFlag::HlslOffsets => config.hlsl_offsets(true),
-            GlslcFlag::Hlsl16BitTypes => config.hlsl_16bit_types(true),
-            GlslcFlag::AutoMapLocations => config.auto_map_locations(true),
-            GlslcFlag::AutoBindUniforms => config.auto_bind_uniforms(true),
-            GlslcFlag::ResourceSetBinding { stage: None, register, set, binding } => {
-                config.hlsl_register_binding(register, *set, *binding)
-            }
-            GlslcFlag::ResourceSetBinding { stage: Some(stage), register, set, binding } => {
-                config.hlsl_register_binding_for_stage(*stage, register, *set, *binding)
-            }
-            GlslcFlag::BindingBase { stage: None, kind, base } => config.binding_base(*kind, *base),
-            GlslcFlag::BindingBase { stage: Some(stage), kind, base } => {
-                config.binding_base_for_stage(*stage, *kind, *base)
-            }
-        };
-    }
-    for (name, value) in &args.wesl_features {
-        config.wesl_feature(name, *value);
-    }
-    for (name, dir) in &args.wesl_packages {
-        config.wesl_package(name, dir);
-    }
-    if let Some(slangc) = &args.slangc {
-        config.slangc(slangc);
-    }
-    if let Some(glslc) = &args.glslc {
-        #[allow(deprecated, reason = "--glslc stays for old command lines; smolv-build runs no glslc now")]
-        config.glslc(glslc);
-    }
-}
-
 pub(crate) fn parse_target_env(text: &str) -> Result<TargetEnv, String> {
     TargetEnv::parse(text).ok_or_else(|| format!("{text:?} is not one of vulkan1.0, vulkan1.1, vulkan1.2, vulkan1.3"))
 }
@@ -340,13 +294,12 @@ fn parse_goal(text: &str) -> Result<SizeGoal, String> {
     SizeGoal::parse(text).ok_or_else(|| format!("{text:?} is not one of installed, download"))
 }
 
-/// A `Config` for the shaders in `dir`, built into `out_dir`, as `args` say.
-/// What a shader whose language this install lacks is told: the install
-/// line that adds it. cargo-smolv's features bear smolv-build's names
-/// (`wesl`, `wgsl`, `glsl`), which `{feature}` stands for.
+/// What a shader whose language this install lacks is told (cargo-smolv's features bear
+/// smolv-build's names, which `{feature}` stands for).
 pub(crate) const MISSING_LANGUAGE_ADVICE: &str =
     "this cargo-smolv was installed without it; add it with `cargo install cargo-smolv --features {feature}`";
 
+/// A `Config` for the shaders in `dir`, built into `out_dir`, as `args` say.
 pub(crate) fn config(dir: &Path, out_dir: &Path, args: &ShaderArgs) -> Config {
     let mut config = Config::new();
     config
@@ -388,22 +341,51 @@ pub(crate) fn config(dir: &Path, out_dir: &Path, args: &ShaderArgs) -> Config {
     if let Some(goal) = args.goal {
         config.size_goal(goal);
     }
-    match args.target_api {
-        Some(TargetApi::Wgpu) => {
-            config.for_wgpu();
-        }
-        Some(TargetApi::WgpuWgsl) => {
-            config.for_wgpu_shipping(true);
-        }
-        Some(TargetApi::WgpuSpirv) => {
-            config.for_wgpu_shipping(false);
-        }
-        Some(TargetApi::Vulkan) => {
-            config.for_vulkan();
-        }
-        None => {}
+    if let Some(api) = args.target_api {
+        match api {
+            TargetApi::Wgpu => config.for_wgpu(),
+            TargetApi::WgpuWgsl => config.for_wgpu_shipping(true),
+            TargetApi::WgpuSpirv => config.for_wgpu_shipping(false),
+            TargetApi::Vulkan => config.for_vulkan(),
+        };
     }
-    apply_language_flags(&mut config, dir, args);
+    for (language, path) in &args.languages {
+        let pattern = path.as_ref().map_or_else(|| dir.to_path_buf(), |path| dir.join(path));
+        config.language(pattern.to_string_lossy(), *language);
+    }
+    for flag in &args.glslc_flags {
+        match flag {
+            GlslcFlag::EntryPoint(name) => config.hlsl_entry_point(name),
+            GlslcFlag::HlslIoMap => config.hlsl_io_mapping(true),
+            GlslcFlag::HlslOffsets => config.hlsl_offsets(true),
+            GlslcFlag::Hlsl16BitTypes => config.hlsl_16bit_types(true),
+            GlslcFlag::AutoMapLocations => config.auto_map_locations(true),
+            GlslcFlag::AutoBindUniforms => config.auto_bind_uniforms(true),
+            GlslcFlag::ResourceSetBinding { stage: None, register, set, binding } => {
+                config.hlsl_register_binding(register, *set, *binding)
+            }
+            GlslcFlag::ResourceSetBinding { stage: Some(stage), register, set, binding } => {
+                config.hlsl_register_binding_for_stage(*stage, register, *set, *binding)
+            }
+            GlslcFlag::BindingBase { stage: None, kind, base } => config.binding_base(*kind, *base),
+            GlslcFlag::BindingBase { stage: Some(stage), kind, base } => {
+                config.binding_base_for_stage(*stage, *kind, *base)
+            }
+        };
+    }
+    for (name, value) in &args.wesl_features {
+        config.wesl_feature(name, *value);
+    }
+    for (name, dir) in &args.wesl_packages {
+        config.wesl_package(name, dir);
+    }
+    if let Some(slangc) = &args.slangc {
+        config.slangc(slangc);
+    }
+    if let Some(glslc) = &args.glslc {
+        #[allow(deprecated, reason = "--glslc stays for old command lines; smolv-build runs no glslc now")]
+        config.glslc(glslc);
+    }
     if let Some(url) = &args.remote_cache {
         config.remote_cache(url);
     }

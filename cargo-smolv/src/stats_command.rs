@@ -51,7 +51,11 @@ pub(crate) fn find_spirv(paths: &[PathBuf]) -> Result<Vec<(PathBuf, Vec<u8>)>, F
     let mut found = Vec::new();
     for path in paths {
         if path.is_dir() {
-            collect(path, &mut found)?;
+            std::fs::read_dir(path).map_err(|e| FileError::new(path, format!("cannot list directory: {e}")))?;
+            found.extend(files_under(path).into_iter().filter_map(|path| {
+                let bytes = std::fs::read(&path).ok()?;
+                is_spirv(&bytes).then_some((path, bytes))
+            }));
         } else {
             let bytes = crate::io::read_input(path)?;
             if !is_spirv(&bytes) {
@@ -62,18 +66,6 @@ pub(crate) fn find_spirv(paths: &[PathBuf]) -> Result<Vec<(PathBuf, Vec<u8>)>, F
     }
     found.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(found)
-}
-
-fn collect(dir: &Path, found: &mut Vec<(PathBuf, Vec<u8>)>) -> Result<(), FileError> {
-    std::fs::read_dir(dir).map_err(|e| FileError::new(dir, format!("cannot list directory: {e}")))?;
-    for path in files_under(dir) {
-        if let Ok(bytes) = std::fs::read(&path)
-            && is_spirv(&bytes)
-        {
-            found.push((path, bytes));
-        }
-    }
-    Ok(())
 }
 
 /// Every file below `dir`, recursively, sorted.

@@ -1,6 +1,4 @@
-//! `cargo smolv types`: the Rust types a build generates for a shader
-//! tree, the same code `include_types!` includes, written to a file or
-//! standard output so that a user can read exactly what is generated.
+//! `cargo smolv types`: the Rust types `include_types!` includes for a shader tree.
 
 use std::path::PathBuf;
 
@@ -23,8 +21,6 @@ pub(crate) struct TypesArgs {
 }
 
 pub(crate) fn types(args: &TypesArgs) -> Result<(), FileError> {
-    // The build's own files are not the point here: unless asked to keep
-    // them, they go to a new private directory, removed after (on drop).
     match &args.out_dir {
         Some(out_dir) => generate(args, out_dir),
         None => {
@@ -36,11 +32,7 @@ pub(crate) fn types(args: &TypesArgs) -> Result<(), FileError> {
 
 fn generate(args: &TypesArgs, out_dir: &std::path::Path) -> Result<(), FileError> {
     let config = config(&args.dir, out_dir, &args.shaders);
-    let report = {
-        let _quiet = crate::quiet_stdout::StdoutToStderr::begin();
-        config.try_compile()
-    }
-    .map_err(|e| FileError::new(&args.dir, e))?;
+    let report = crate::quiet_stdout::compile(&config, None).map_err(|e| FileError::new(&args.dir, e))?;
     for failure in &report.failures {
         failure.errors.iter().for_each(|error| eprintln!("{error}"));
     }

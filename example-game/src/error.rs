@@ -25,38 +25,23 @@ pub(crate) enum GameError {
     NoValidationLayer,
     /// A Vulkan call failed.
     #[error("{call} failed: {result}")]
-    Vulkan {
-        /// The Vulkan function.
-        call: &'static str,
-        /// What it returned.
-        result: vk::Result,
-    },
+    Vulkan { call: &'static str, result: vk::Result },
     /// Building pipelines or layouts failed.
     #[error("pipelines: {0}")]
     Pipelines(#[from] smolv_runtime::vulkan::VulkanError),
     /// An embedded shader could not be read.
     #[error("embedded shader {name}: {reason}; rebuild the game (`cargo clean -p example-game`)")]
-    Shader {
-        /// The shader.
-        name: String,
-        /// What is wrong with it.
-        reason: String,
-    },
+    Shader { name: String, reason: String },
     /// The screenshot could not be written.
     #[error("cannot write the screenshot {path}: {reason}")]
-    Screenshot {
-        /// The file.
-        path: std::path::PathBuf,
-        /// Why.
-        reason: String,
-    },
+    Screenshot { path: std::path::PathBuf, reason: String },
     /// The window system failed.
     #[error("window: {0}; run with --headless where there is no display")]
     Window(String),
-    /// `--watch` could not start.
     /// A pipeline recording that cannot be read or written.
     #[error("pipeline warm-up: {0}")]
     Warmup(String),
+    /// `--watch` could not start.
     #[error("hot reload: {0}")]
     HotReload(String),
     /// The validation layer reported problems.

@@ -1,7 +1,5 @@
-//! The game itself, with no graphics: a ship in a wrap-around arena full of
-//! rocks. Shoot the rocks (big ones split), avoid being hit, clear the
-//! wave to get a bigger one. Everything is deterministic for a given seed
-//! and input sequence, which is what makes the headless golden image work.
+//! The game itself, with no graphics: a ship in a wrap-around arena full of rocks (big ones
+//! split). Deterministic for a given seed and input sequence, for the headless golden image.
 
 use std::f32::consts::TAU;
 
@@ -54,7 +52,7 @@ impl Rng {
 }
 
 /// The ship.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Ship {
     pub(crate) position: [f32; 2],
     pub(crate) velocity: [f32; 2],
@@ -70,14 +68,7 @@ pub(crate) struct Ship {
 
 impl Ship {
     fn new() -> Self {
-        Self {
-            position: [0.0, 0.0],
-            velocity: [0.0, 0.0],
-            angle: 0.0,
-            cooldown: 0.0,
-            invulnerable: INVULNERABLE,
-            respawn: None,
-        }
+        Self { invulnerable: INVULNERABLE, ..Self::default() }
     }
 
     /// The unit vector the ship points along.
@@ -114,8 +105,7 @@ pub(crate) struct Bullet {
     life: f32,
 }
 
-/// A particle as the GPU simulates it: `particles.comp`'s `Particle`,
-/// which the renderer copies into the simulation's storage buffer.
+/// A particle as the GPU simulates it: `particles.comp`'s `Particle`.
 pub(crate) use crate::shader_types::particles_comp::Particle;
 
 /// Everything in play.
@@ -145,6 +135,11 @@ fn wrap(mut p: [f32; 2]) -> [f32; 2] {
         }
     }
     p
+}
+
+/// `p` moved by `v` over `dt`, wrapped.
+fn moved(p: [f32; 2], v: [f32; 2], dt: f32) -> [f32; 2] {
+    wrap([p[0] + v[0] * dt, p[1] + v[1] * dt])
 }
 
 /// The shortest offset from `a` to `b` across the wrapping edges.
@@ -226,12 +221,11 @@ impl World {
         self.spawned.clear();
         self.step_ship(input, dt);
         for rock in &mut self.rocks {
-            rock.position = wrap([rock.position[0] + rock.velocity[0] * dt, rock.position[1] + rock.velocity[1] * dt]);
+            rock.position = moved(rock.position, rock.velocity, dt);
             rock.angle += rock.spin * dt;
         }
         for bullet in &mut self.bullets {
-            bullet.position =
-                wrap([bullet.position[0] + bullet.velocity[0] * dt, bullet.position[1] + bullet.velocity[1] * dt]);
+            bullet.position = moved(bullet.position, bullet.velocity, dt);
             bullet.life -= dt;
         }
         self.bullets.retain(|b| b.life > 0.0);
@@ -269,7 +263,7 @@ impl World {
         }
         let drag = 1.0 - DRAG * dt;
         ship.velocity = [ship.velocity[0] * drag, ship.velocity[1] * drag];
-        ship.position = wrap([ship.position[0] + ship.velocity[0] * dt, ship.position[1] + ship.velocity[1] * dt]);
+        ship.position = moved(ship.position, ship.velocity, dt);
         let (position, velocity) = (ship.position, ship.velocity);
         if input.fire && ship.cooldown == 0.0 {
             ship.cooldown = FIRE_COOLDOWN;

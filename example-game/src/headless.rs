@@ -10,7 +10,7 @@ use crate::error::GameError;
 use crate::game::World;
 use crate::gpu::{Buffer, Context, Image};
 use crate::pilot::scripted_input;
-use crate::reload::{FrameNews, HotReload};
+use crate::reload::HotReload;
 use crate::render::{FrameSync, Renderer, Target};
 use crate::report::{self, RunSummary};
 use crate::shaders::Shaders;
@@ -39,16 +39,7 @@ pub(crate) fn run(
     )?;
     let readback =
         Buffer::new(&context, (extent.width * extent.height * 4) as usize, vk::BufferUsageFlags::TRANSFER_DST)?;
-    let mut renderer = Renderer::new(
-        &context,
-        shaders,
-        OUTPUT_FORMAT,
-        extent,
-        args.post,
-        args.monolithic,
-        args.pipeline_cache_path().as_deref(),
-        &warmup,
-    )?;
+    let mut renderer = Renderer::new(&context, shaders, OUTPUT_FORMAT, extent, args, &warmup)?;
     let target =
         Target { image: output.handle, view: output.view, extent, final_layout: vk::ImageLayout::TRANSFER_SRC_OPTIMAL };
     let frames = args.frames.unwrap_or(DEFAULT_FRAMES);
@@ -58,18 +49,11 @@ pub(crate) fn run(
     let mut play = crate::warmup::PlayLog::default();
     for frame in 0..frames {
         let frame_start = Instant::now();
-        if let Some(every) = args.post_cycle
-            && frame > 0
-            && frame % every == 0
-        {
-            renderer.set_post(shaders, renderer.post().next())?;
-        }
+        renderer.cycle_post(shaders, args.post_cycle, frame)?;
         world.step(&scripted_input(&world, frame));
         played += 1;
-        let news = match reload.as_deref_mut() {
-            Some(reload) => reload.before_frame(shaders, &mut renderer)?,
-            None => FrameNews::default(),
-        };
+        let news =
+            reload.as_deref_mut().map(|r| r.before_frame(shaders, &mut renderer)).transpose()?.unwrap_or_default();
         let last = frame + 1 == frames;
         let read = (last && args.screenshot.is_some()) || news.capture;
         renderer.draw(&context, &world, target, FrameSync::default(), read.then_some(&readback))?;
@@ -80,30 +64,21 @@ pub(crate) fn run(
             break;
         }
     }
-    let frames = played;
     renderer.wait()?;
     let frame_time = start.elapsed();
     if let Some(path) = &args.screenshot {
         crate::screenshot::write_png(path, &readback.read(), extent, OUTPUT_FORMAT)?;
     }
-    renderer.warmup().save()?;
-    let timings = renderer.pipeline_timings(shaders)?;
-    let validation_messages = context.validation_messages();
-    let mut table = report::table(
-        shaders,
-        &timings,
-        &RunSummary {
-            mode: "headless",
-            device: &context.device_name,
-            size: args.size,
-            frames,
-            frame_time,
-            score: world.score,
-            wave: world.wave,
-            validation_messages: context.validating().then_some(validation_messages),
-            screenshot: args.screenshot.as_deref(),
-        },
-    );
-    table.push_str(&play.lines(&renderer));
-    Ok(Outcome { table, validation_messages })
+    let run = RunSummary {
+        mode: "headless",
+        device: &context.device_name,
+        size: args.size,
+        frames: played,
+        frame_time,
+        score: world.score,
+        wave: world.wave,
+        validation_messages: None,
+        screenshot: args.screenshot.as_deref(),
+    };
+    report::outcome(shaders, &mut renderer, &context, &play, run)
 }

@@ -1,12 +1,5 @@
-//! Rock Storm, the smolv example game: a small Vulkan arena shooter whose
-//! shaders travel the whole smolv path.
-//!
-//! `build.rs` compiles GLSL, WGSL and Slang (with a shared include and a
-//! define variant) through smolv-build; `include_shaders!` embeds the compressed
-//! SMOL-V bundle; at start the game decodes it, builds graphics pipeline
-//! libraries with independent descriptor sets (fast link now, optimized
-//! link in the background), folds the ubershaders' spec constants in with
-//! smolv's specializer, and simulates particles in a compute shader.
+//! Rock Storm, the smolv example game: a small Vulkan arena shooter whose shaders travel the
+//! whole smolv path, from `build.rs` to pipeline libraries and a compute particle simulation.
 //!
 //! ```text
 //! example-game [--headless | --window] [--frames N] [--screenshot PATH] ...
@@ -59,8 +52,7 @@ pub(crate) fn validation_mode(args: &Args) -> Validation {
 }
 
 fn main() -> ExitCode {
-    // Hot reload compiles in worker processes of this binary: one started
-    // as such serves here, before the game starts.
+    // Hot reload compiles in worker processes of this binary.
     #[cfg(feature = "hot-reload")]
     smolv_reload::worker_main();
     cold_shader_cache();
@@ -72,8 +64,6 @@ fn main() -> ExitCode {
         Ok(shaders) => shaders,
         Err(e) => return fail(&e),
     };
-    // Watches for the whole run; the frame loops rebuild the pipelines of
-    // each reloaded shader and print the reload once they are in.
     let mut reload = match reload::HotReload::start(&args) {
         Ok(reload) => reload,
         Err(e) => return fail(&e),
@@ -101,25 +91,19 @@ pub(crate) fn env_var_os(name: &str) -> Option<std::ffi::OsString> {
     std::env::var_os(name)
 }
 
-/// Turns Mesa's on-disk shader cache off for this process, unless the user
-/// chose a setting. The table compares pipeline libraries with monolithic
-/// pipelines built from the same shaders; with the cache on, whichever side
-/// compiles second (and both, from the second run on) would load machine
-/// code from disk instead of compiling it. Mesa reads the variable when the
-/// driver loads, so this runs first, before any thread exists.
+/// Turns Mesa's on-disk shader cache off, unless the user chose: the table compares pipelines
+/// built twice from the same shaders, which the cache would load instead of compiling. Mesa reads
+/// the variable when the driver loads, so this runs first, before any thread exists.
 #[allow(unsafe_code)]
 fn cold_shader_cache() {
-    // `MESA_GLSL_CACHE_DISABLE` is the older name, still read when the new
-    // one is unset: a user who set either has chosen.
+    // `MESA_GLSL_CACHE_DISABLE` is the older name, still read.
     if ["MESA_SHADER_CACHE_DISABLE", "MESA_GLSL_CACHE_DISABLE"].iter().all(|name| env_var_os(name).is_none()) {
-        // SAFETY: the process has one thread yet, so nothing reads the
-        // environment concurrently.
+        // SAFETY: the process has one thread yet.
         unsafe { std::env::set_var("MESA_SHADER_CACHE_DISABLE", "true") };
     }
 }
 
-/// Prints clap's message, always followed by the usage line; exit code 2
-/// (0 for `--help` and `--version`).
+/// Prints clap's message and the usage line; exit code 2 (0 for `--help` and `--version`).
 fn usage_error(error: &clap::Error) -> ExitCode {
     let _ = error.print();
     if !error.use_stderr() {

@@ -1,13 +1,10 @@
-//! The scripted pilot that plays headless runs. It produces the same
-//! [`Input`] the keyboard does, so headless frames exercise the same game
-//! code as a player.
+//! The scripted pilot that plays headless runs, through the same [`Input`] as the keyboard.
 
 use std::f32::consts::TAU;
 
 use crate::game::{Input, World, length, offset};
 
-/// This frame's input, from the frame number and what the pilot sees:
-/// turn towards the nearest rock, fire when lined up, thrust now and then.
+/// This frame's input: turn towards the nearest rock, fire when lined up, thrust now and then.
 pub(crate) fn scripted_input(world: &World, frame: u64) -> Input {
     let ship = &world.ship;
     // Open with a showy turn and burn, then hunt.

@@ -1,21 +1,8 @@
-//! `--watch`: hot reload of the game's shaders (feature `hot-reload`).
-//!
-//! smolv-reload watches the sources (the game's `shaders/`, or
-//! `--shader-dir`), recompiles every edit and every shader that includes
-//! an edited file with the settings `build.rs` used, and publishes the new
-//! SPIR-V to the embedded set, all of one edit's shaders together. Before
-//! each frame [`HotReload::before_frame`] takes every shader that changed,
-//! decodes it again (`Shaders::refresh_changed`) and has the pipeline
-//! manager rebuild each pipeline that uses any of them, once, in the
-//! background; once all of an edit's pipelines are swapped in it prints
-//! `reloaded <shaders> in <N> ms`, from the edit seen to the new pipelines
-//! ready. A shader that
-//! does not compile prints each `shader error: path:line:col: message`; a
-//! shader whose pipelines cannot take it (new bindings) prints why; both
-//! keep the old pipelines.
-//!
-//! Without the feature [`HotReload`] cannot exist, and `--watch` says how
-//! to build the game with it.
+//! `--watch`: hot reload of the game's shaders (feature `hot-reload`). smolv-reload publishes each
+//! edit's new SPIR-V; before each frame [`HotReload::before_frame`] decodes the changed shaders
+//! and has the manager rebuild their pipelines in the background, then prints
+//! `reloaded <shaders> in <N> ms` once they are in. Errors and refusals keep the old pipelines.
+//! Without the feature [`HotReload`] cannot exist.
 
 #[cfg(feature = "hot-reload")]
 mod bench;
@@ -25,8 +12,7 @@ use crate::error::GameError;
 use crate::render::Renderer;
 use crate::shaders::Shaders;
 
-/// A running watcher, the reloads whose pipelines are being rebuilt, and
-/// the last thing it reported (for the window title).
+/// A running watcher, the reloads being rebuilt, and the last thing it reported.
 #[cfg(feature = "hot-reload")]
 pub(crate) struct HotReload {
     watcher: smolv_reload::Watcher,
@@ -55,12 +41,10 @@ pub(crate) enum HotReload {}
 pub(crate) struct FrameNews {
     /// Shaders whose new pipelines this frame is the first to use.
     pub(crate) landed: Vec<String>,
-    /// For each shader of `landed`, the time from its edit seen to its
-    /// pipelines ready (what `reloaded … in N ms` prints).
+    /// For each shader of `landed`, the time from its edit seen to its pipelines ready.
     #[cfg(feature = "hot-reload")]
     pub(crate) ready_in: Vec<(String, std::time::Duration)>,
-    /// Whether to read this frame back (`--reload-screenshots`): a reload
-    /// landed or was refused.
+    /// Whether to read this frame back (`--reload-screenshots`).
     pub(crate) capture: bool,
 }
 
@@ -71,10 +55,8 @@ impl HotReload {
         if !args.watch {
             return Ok(None);
         }
-        // Only in a hot-reload build: the source path is in the binary.
         let dir =
             args.shader_dir.clone().unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders"));
-        // The game prints the events itself: a reload once its pipelines are in.
         let watcher = smolv_reload::Reloader::new()
             .set(crate::shaders::embedded_set())
             .shader_dir(&dir)
@@ -105,9 +87,8 @@ impl HotReload {
         Ok(None)
     }
 
-    /// Before a frame: takes the watcher's events, decodes each reloaded
-    /// shader again and has the renderer rebuild its pipelines, and prints
-    /// the reloads whose pipelines are all in (this frame draws with them).
+    /// Before a frame: takes the watcher's events, has the renderer rebuild the pipelines of the
+    /// reloaded shaders, and prints the reloads whose pipelines are all in.
     pub(crate) fn before_frame(
         &mut self,
         shaders: &mut Shaders,
@@ -132,10 +113,8 @@ impl HotReload {
                     }
                 }
             }
-            // An edit's shaders are published together, before its first
-            // event: take every shader that changed, and rebuild each
-            // pipeline once, with all of its new stages. The edit's later
-            // events find nothing new.
+            // An edit's shaders are published together, before its first event: rebuild each
+            // pipeline once, with all of its new stages.
             if let Some(seen) = published {
                 let previous = shaders.refresh_changed()?;
                 let names: Vec<String> = previous.iter().map(|shader| shader.name.clone()).collect();
@@ -179,9 +158,8 @@ impl HotReload {
         }
     }
 
-    /// After a frame was submitted: writes the `--reload-screenshots` image
-    /// from `readback` when the frame was captured, and times the bench.
-    /// Returns whether to go on (false once `--reload-bench` is done).
+    /// After a frame: writes the `--reload-screenshots` image, times the bench; returns whether
+    /// to go on.
     pub(crate) fn after_frame(
         &mut self,
         news: &FrameNews,

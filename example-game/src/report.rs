@@ -4,8 +4,11 @@ use std::time::Duration;
 
 use smolv_runtime::vulkan::CacheLoad;
 
-use crate::render::PipelineTimings;
+use crate::Outcome;
+use crate::gpu::Context;
+use crate::render::{PipelineTimings, Renderer};
 use crate::shaders::Shaders;
+use crate::warmup::PlayLog;
 
 /// What a run did, for the table.
 pub(crate) struct RunSummary<'a> {
@@ -16,13 +19,29 @@ pub(crate) struct RunSummary<'a> {
     pub(crate) frame_time: Duration,
     pub(crate) score: u32,
     pub(crate) wave: u32,
-    /// `None` when validation was off.
+    /// `None` when validation was off (filled in by [`outcome`]).
     pub(crate) validation_messages: Option<usize>,
     pub(crate) screenshot: Option<&'a std::path::Path>,
 }
 
-/// Whether Mesa's shader cache is off in this process, read as Mesa reads
-/// it (`main` turns it off unless the user chose).
+/// The end of a run: saves the recording, measures the pipelines, and formats the table.
+pub(crate) fn outcome(
+    shaders: &Shaders,
+    renderer: &mut Renderer,
+    context: &Context,
+    play: &PlayLog,
+    mut run: RunSummary<'_>,
+) -> Result<Outcome, crate::error::GameError> {
+    renderer.warmup().save()?;
+    let timings = renderer.pipeline_timings(shaders)?;
+    let validation_messages = context.validation_messages();
+    run.validation_messages = context.validating().then_some(validation_messages);
+    let mut table = table(shaders, &timings, &run);
+    table.push_str(&play.lines(renderer));
+    Ok(Outcome { table, validation_messages })
+}
+
+/// Whether Mesa's shader cache is off in this process, read as Mesa reads it.
 fn mesa_shader_cache() -> String {
     let setting = ["MESA_SHADER_CACHE_DISABLE", "MESA_GLSL_CACHE_DISABLE"]
         .iter()
@@ -60,8 +79,7 @@ pub(crate) fn table(shaders: &Shaders, pipelines: &PipelineTimings, run: &RunSum
             shaders.encoding
         ),
     ));
-    // What the build weighed: the packing against raw SPIR-V, decoder
-    // code included (README, "What smolv does to a binary's size").
+    // What the build weighed: the packing against raw SPIR-V, decoder code included.
     rows.push(("packing", env!("ROCK_STORM_PACKING").to_owned()));
     rows.push((
         "  for xz downloads",

@@ -6,8 +6,7 @@ use ash::vk;
 
 use crate::error::GameError;
 
-/// Writes `pixels` (tightly packed, 4 bytes per pixel in `format`) as an
-/// RGBA PNG.
+/// Writes `pixels` (tightly packed, 4 bytes per pixel in `format`) as an RGBA PNG.
 pub(crate) fn write_png(path: &Path, pixels: &[u8], extent: vk::Extent2D, format: vk::Format) -> Result<(), GameError> {
     let error = |reason: String| GameError::Screenshot { path: path.to_owned(), reason };
     let mut rgba = pixels.to_vec();

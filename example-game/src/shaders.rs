@@ -1,8 +1,4 @@
-//! The shaders the build embedded, decoded once at start.
-//!
-//! They come from the set that `include_shaders!` embeds, packed the way
-//! smolv-build found smallest for this game's SPIR-V (see the README's size
-//! section). Reflection is read from the decoded SPIR-V.
+//! The shaders the build embedded, decoded once at start, with their reflection.
 
 use std::time::{Duration, Instant};
 
@@ -57,8 +53,7 @@ impl Shaders {
         self.modules.len()
     }
 
-    /// How many modules come from each source language: `GLSL 7, WGSL 4,
-    /// Slang 1`.
+    /// How many modules come from each source language: `GLSL 7, WGSL 4, Slang 1`.
     pub(crate) fn languages(&self) -> String {
         let counts = LANGUAGES
             .map(|language| (language, self.modules.iter().filter(|m| language_of(&m.name) == language).count()));
@@ -75,11 +70,8 @@ impl Shaders {
             .ok_or_else(|| GameError::Shader { name: name.to_owned(), reason: "not embedded".to_owned() })
     }
 
-    /// Decodes again every module whose `version()` moved on (a hot
-    /// reload published new SPIR-V for it), with its reflection; returns
-    /// the previous ones, for [`restore`](Self::restore) when their
-    /// pipelines cannot take the new ones. The shaders of one edit are
-    /// published together, so this takes all of an edit at once.
+    /// Decodes again every module whose `version()` moved on (a reload); returns the previous
+    /// ones, for [`restore`](Self::restore).
     #[cfg(feature = "hot-reload")]
     pub(crate) fn refresh_changed(&mut self) -> Result<Vec<LoadedShader>, GameError> {
         let mut previous = Vec::new();
@@ -91,8 +83,7 @@ impl Shaders {
         Ok(previous)
     }
 
-    /// Puts modules [`refresh_changed`](Self::refresh_changed) replaced
-    /// back, still counted as seen: the same words are not tried again.
+    /// Puts modules [`refresh_changed`](Self::refresh_changed) replaced back, still counted as seen.
     #[cfg(feature = "hot-reload")]
     pub(crate) fn restore(&mut self, previous: Vec<LoadedShader>) {
         for mut previous in previous {
@@ -119,8 +110,7 @@ pub(crate) fn embedded_set() -> &'static smolv_runtime::ShaderSet {
 /// The languages smolv-build compiles, in the table's order.
 const LANGUAGES: [&str; 5] = ["GLSL", "HLSL", "WGSL", "Slang", "SPIR-V"];
 
-/// A module's source language, from its name: the source file's extension,
-/// before a WGSL or Slang `#entry` and a variant's `@name`.
+/// A module's source language, from its file's extension.
 fn language_of(module: &str) -> &'static str {
     let file = module.split(['#', '@']).next().unwrap_or(module);
     match file.rsplit('.').next() {

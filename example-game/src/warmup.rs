@@ -1,7 +1,5 @@
-//! `--record FILE` and `--replay FILE`: the pipelines a run asks for,
-//! recorded by the pipeline manager and written at the end of the run;
-//! and a recording replayed on the manager's behalf while the game loads,
-//! so that no pipeline it lists is compiled on the render thread later.
+//! `--record FILE` and `--replay FILE`: the pipelines a run asks for, written at the end of the
+//! run, and replayed while the game loads so that none is compiled on the render thread later.
 #![allow(unsafe_code)]
 
 use std::path::PathBuf;
@@ -21,14 +19,12 @@ pub(crate) const LOADING: &str = "loading";
 /// The scope of the pipelines first asked for once the game plays.
 pub(crate) const PLAYING: &str = "playing";
 
-/// Workers the replay may take while the game loads: the manager's one
-/// (the optimized links it queues follow the replay's fast links).
+/// Workers the replay may take while the game loads: the manager's one.
 const REPLAY_THREADS: usize = 1;
 /// How long the loading screen waits for the replay at most.
 const REPLAY_TIME: Duration = Duration::from_secs(120);
 
-/// What the command line asks for, read before any device exists (a
-/// recording that does not read stops the game before it starts).
+/// What the command line asks for, read before any device exists.
 #[derive(Default)]
 pub(crate) struct Plan {
     record: Option<PathBuf>,
@@ -37,13 +33,14 @@ pub(crate) struct Plan {
 
 impl Plan {
     pub(crate) fn from_args(args: &Args) -> Result<Self, GameError> {
-        let replay = match &args.replay {
-            Some(path) => {
+        let replay = args
+            .replay
+            .as_ref()
+            .map(|path| {
                 let recording = Recording::load(path).map_err(|e| GameError::Warmup(e.to_string()))?;
-                Some((path.clone(), recording))
-            }
-            None => None,
-        };
+                Ok::<_, GameError>((path.clone(), recording))
+            })
+            .transpose()?;
         Ok(Self { record: args.record.clone(), replay })
     }
 
@@ -67,13 +64,8 @@ impl Plan {
                     .ok()
                     .map(|m| ReplayShader { spirv: m.words.clone(), reflection: m.reflection.clone() })
             };
-            // SAFETY: `--replay` takes a recording this game wrote with
-            // `--record` (as `--help` says): its shaders are the game's own
-            // (smolv compiled them and reflected their words) and its states
-            // are the game's, with RGBA8, RGBA16F and RG32/RGBA32 float
-            // formats, which every device supports. Reading it refused
-            // damage and what Vulkan never accepts; a hand-made file is not
-            // covered, as for any game file edited by hand.
+            // SAFETY: `--replay` takes a recording this game wrote with `--record`: the game's own
+            // shaders and states, with formats every device supports (reading it refused damage).
             let replay = unsafe { Replay::start(Arc::clone(manager), recording, &budget, find) };
             replay.wait(REPLAY_TIME);
             replay
@@ -91,8 +83,7 @@ pub(crate) struct Warmup {
 }
 
 impl Warmup {
-    /// The first frame is drawn: what the game asks for from now on is
-    /// asked for while it plays.
+    /// The first frame is drawn: from now on the game plays.
     pub(crate) fn playing(&self) {
         if let Some((recorder, _)) = &self.recorder {
             recorder.set_scope(Some(PLAYING));
@@ -124,9 +115,8 @@ impl Warmup {
     }
 }
 
-/// What a run notes frame by frame for the summary's warm-up lines, in
-/// either mode: what the render thread had built when the first frame was
-/// drawn, and each frame's time.
+/// What a run notes for the summary's warm-up lines: the render thread's builds at the first
+/// frame, and each frame's time.
 #[derive(Default)]
 pub(crate) struct PlayLog {
     built_before_play: Option<u64>,
@@ -134,8 +124,7 @@ pub(crate) struct PlayLog {
 }
 
 impl PlayLog {
-    /// A frame that began at `started` is drawn: after the first, what the
-    /// game asks for is asked for while it plays.
+    /// A frame that began at `started` is drawn.
     pub(crate) fn drawn(&mut self, renderer: &Renderer, started: Instant) {
         if self.built_before_play.is_none() {
             self.built_before_play = Some(renderer.render_thread_builds());
@@ -158,15 +147,11 @@ impl PlayLog {
     }
 }
 
-/// Frames whose times the hitch line looks at: the first ones, where a
-/// game meets its pipelines.
+/// Frames whose times the hitch line looks at (where a game meets its pipelines).
 const EARLY_FRAMES: usize = 300;
 
-/// The summary's line on hitches: the worst and the 99th-percentile frame
-/// of the first 300 frames (the first frame excepted: it waits for the
-/// loading), and the median of the frames after them where the run has
-/// any (the steady state). Each frame is timed from its world step to its
-/// submission, which waits for the frame before it.
+/// The summary's line on hitches: the worst and p99 frame of the first 300 (the first, which
+/// waits for the loading, excepted), and the median of the later ones.
 fn frame_time_line(times: &[Duration]) -> String {
     let ms = |d: Duration| format!("{:.1} ms", d.as_secs_f64() * 1000.0);
     let early = times.get(1..times.len().min(EARLY_FRAMES)).unwrap_or_default();

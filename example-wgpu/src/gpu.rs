@@ -39,8 +39,7 @@ impl Gpu {
     }
 }
 
-/// Waits for a future that native wgpu resolves without a runtime: its
-/// adapter and device requests are ready when first polled.
+/// Waits for a future that native wgpu resolves without a runtime (ready when first polled).
 pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
     let mut future = pin!(future);
     let mut context = Context::from_waker(Waker::noop());

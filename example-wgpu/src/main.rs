@@ -1,30 +1,15 @@
-//! A headless wgpu program whose shaders come through smolv: a WGSL sky, a
-//! GLSL vertex shader, a Slang fragment shader with a texture and
-//! immediates, and a GLSL fragment shader, drawn once on wgpu's Vulkan
-//! backend under the Khronos validation layer and wgpu's validation.
+//! A headless wgpu program whose shaders (WGSL, GLSL, Slang, WESL) come through smolv, drawn
+//! once on wgpu's Vulkan backend under the validation layer; it exits non-zero on any message.
 //!
 //! ```text
 //! WGPU_BACKEND=vulkan cargo run -p example-wgpu -- --screenshot frame.png
 //! ```
 //!
-//! Options:
-//! - `--screenshot PATH`: writes the frame as a PNG;
-//! - `--passthrough`: makes `tint.frag`'s module with SPIR-V passthrough
-//!   (no naga), for the same picture; needs the `spirv` feature, which
-//!   ships the shaders as SPIR-V;
-//! - `--reference`: makes every module with wgpu's own paths from the
-//!   original sources (`include_wgsl!`, `include_spirv!` of glslc's and
-//!   slangc's SPIR-V), no smolv: the picture smolv's must match, and what
-//!   the golden image is made from;
-//! - `--compute`: also scales a buffer with a compute shader (`scale.comp`)
-//!   through the generated bind group and pipeline, and checks it;
-//! - `--provoke`: passes through a module the driver must refuse, to show
-//!   that a validation message fails the run;
-//! - `--reload` (features `hot-reload` and `spirv`): publishes the
-//!   `tint.frag@red` variant's SPIR-V for `tint.frag`, as smolv-reload does
-//!   on an edit, then broken words, and draws after each.
-//!
-//! It prints what it did, and exits non-zero on any validation message.
+//! Options: `--screenshot PATH`; `--passthrough` (`tint.frag` as SPIR-V passthrough, with the
+//! `spirv` feature); `--reference` (wgpu's own paths from the sources, no smolv: the golden
+//! image); `--compute` (scales a buffer with `scale.comp`); `--provoke` (a module the layer must
+//! refuse); `--reload` (features `hot-reload` and `spirv`: publishes `tint.frag@red`'s SPIR-V for
+//! `tint.frag`, then broken words, and draws after each).
 
 mod compute;
 mod gpu;
@@ -127,12 +112,10 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
-/// Passes a module through with its `OpCapability Shader` turned into
-/// `OpCapability Float64` (it then declares a capability the device did
-/// not enable, and lacks the one its memory model needs): the validation
-/// layer must report it.
+/// Passes a module through with `OpCapability Shader` turned into `OpCapability Float64`, which
+/// the validation layer must report.
 fn provoke(gpu: &Gpu) -> Result<(), Box<dyn Error>> {
-    let mut words = EMPTY_COMPUTE.to_vec();
+    let mut words = EMPTY_COMPUTE.concat();
     let at = words.iter().position(|&w| w == (2 << 16 | 17)).ok_or("no OpCapability")?;
     words[at + 1] = 10; // Float64
     let descriptor = wgpu::ShaderModuleDescriptorPassthrough {
@@ -141,52 +124,26 @@ fn provoke(gpu: &Gpu) -> Result<(), Box<dyn Error>> {
         spirv: Some(std::borrow::Cow::Owned(words)),
         ..Default::default()
     };
-    // SAFETY: deliberately invalid SPIR-V, so that the validation layer
-    // (which checks every module before the driver sees it) reports it;
-    // the module is never used in a pipeline.
+    // SAFETY: deliberately invalid SPIR-V for the validation layer to report; never used in a pipeline.
     #[allow(unsafe_code)]
     let module = unsafe { gpu.device.create_shader_module_passthrough(descriptor) };
     drop(module);
     Ok(())
 }
 
-/// An empty compute shader: `void main() {}` with `local_size` 1, 1, 1.
-const EMPTY_COMPUTE: [u32; 35] = [
-    0x0723_0203,
-    0x0001_0000,
-    0,
-    5,
-    0, // header: magic, SPIR-V 1.0, generator, bound, schema
-    2 << 16 | 17,
-    1, // OpCapability Shader
-    3 << 16 | 14,
-    0,
-    1, // OpMemoryModel Logical GLSL450
-    5 << 16 | 15,
-    5,
-    1,
-    0x6E69_616D,
-    0, // OpEntryPoint GLCompute %1 "main"
-    6 << 16 | 16,
-    1,
-    17,
-    1,
-    1,
-    1, // OpExecutionMode %1 LocalSize 1 1 1
-    2 << 16 | 19,
-    2, // %2 = OpTypeVoid
-    3 << 16 | 33,
-    3,
-    2, // %3 = OpTypeFunction %2
-    5 << 16 | 54,
-    2,
-    1,
-    0,
-    3, // %1 = OpFunction %2 None %3
-    2 << 16 | 248,
-    4,             // %4 = OpLabel
-    1 << 16 | 253, // OpReturn
-    1 << 16 | 56,  // OpFunctionEnd
+/// An empty compute shader: `void main() {}` with `local_size` 1, 1, 1, an instruction a row.
+const EMPTY_COMPUTE: [&[u32]; 11] = [
+    &[0x0723_0203, 0x0001_0000, 0, 5, 0], // header: magic, SPIR-V 1.0, generator, bound, schema
+    &[2 << 16 | 17, 1],                   // OpCapability Shader
+    &[3 << 16 | 14, 0, 1],                // OpMemoryModel Logical GLSL450
+    &[5 << 16 | 15, 5, 1, 0x6E69_616D, 0], // OpEntryPoint GLCompute %1 "main"
+    &[6 << 16 | 16, 1, 17, 1, 1, 1],      // OpExecutionMode %1 LocalSize 1 1 1
+    &[2 << 16 | 19, 2],                   // %2 = OpTypeVoid
+    &[3 << 16 | 33, 3, 2],                // %3 = OpTypeFunction %2
+    &[5 << 16 | 54, 2, 1, 0, 3],          // %1 = OpFunction %2 None %3
+    &[2 << 16 | 248, 4],                  // %4 = OpLabel
+    &[1 << 16 | 253],                     // OpReturn
+    &[1 << 16 | 56],                      // OpFunctionEnd
 ];
 
 /// Writes RGBA8 rows as a PNG.

@@ -1,10 +1,6 @@
-//! The reference picture's modules: each of the frame's shaders made by
-//! wgpu's own paths from its original source, with no smolv in between.
-//! WGSL as `wgpu::include_wgsl!` makes it (`ShaderSource::Wgsl` of the
-//! file), WESL as the `wesl` crate links it into WGSL, and GLSL and Slang
-//! as `wgpu::include_spirv!` makes their plain SPIR-V from `glslc` and
-//! `slangc` (`ShaderSource::SpirV`). build.rs compiles them
-//! (`build/reference.rs`). The golden image is this picture.
+//! The reference picture's modules (the golden image): each shader made by wgpu's own paths from
+//! its original source, no smolv: WGSL as is, WESL linked by the `wesl` crate, GLSL and Slang as
+//! `glslc`'s and `slangc`'s SPIR-V (`build/reference.rs`).
 
 use std::borrow::Cow;
 
@@ -21,9 +17,9 @@ macro_rules! reference_spirv {
     };
 }
 
-/// The source wgpu's own path takes for the shader called `name`.
-pub(crate) fn source(name: &str) -> Result<wgpu::ShaderSource<'static>, String> {
-    Ok(match name {
+/// The reference module of the shader called `name`.
+pub(crate) fn module(device: &wgpu::Device, name: &str) -> Result<wgpu::ShaderModule, String> {
+    let source = match name {
         SKY_VS | SKY_FS => wgpu::ShaderSource::Wgsl(Cow::Borrowed(include_str!("../shaders/sky.wgsl"))),
         QUAD_VS => reference_spirv!("quad.vert.spv"),
         TINT_FS => reference_spirv!("tint.frag.spv"),
@@ -32,11 +28,6 @@ pub(crate) fn source(name: &str) -> Result<wgpu::ShaderSource<'static>, String> 
             wgpu::ShaderSource::Wgsl(Cow::Borrowed(include_str!(concat!(env!("OUT_DIR"), "/reference/ring.wesl.wgsl"))))
         }
         _ => return Err(format!("no reference source for {name}")),
-    })
-}
-
-/// The reference module of the shader called `name`.
-pub(crate) fn module(device: &wgpu::Device, name: &str) -> Result<wgpu::ShaderModule, String> {
-    let source = source(name)?;
+    };
     Ok(device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(name), source }))
 }

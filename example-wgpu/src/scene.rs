@@ -1,8 +1,6 @@
-//! The picture: a WGSL sky, a textured quad (GLSL vertex shader, Slang
-//! fragment shader with immediates and a texture), a small flat quad (the
-//! same vertex shader with another override value, GLSL fragment shader)
-//! and a ring (the same again, WESL fragment shader), drawn once into a
-//! 128×96 RGBA8 target.
+//! The picture, drawn once into a 128×96 RGBA8 target: a WGSL sky, a textured quad (GLSL vertex,
+//! Slang fragment shader), a small flat quad (another override value, GLSL fragment shader) and a
+//! ring (WESL fragment shader).
 
 use std::error::Error;
 
@@ -22,14 +20,14 @@ pub(crate) const WIDTH: u32 = 128;
 pub(crate) const HEIGHT: u32 = 96;
 const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 
-/// The shaders of the four pipelines, by name: the generated `NAME`
-/// constants, so that a misspelt shader is a compile error.
+/// The shaders of the four pipelines (the generated `NAME`s: a misspelt shader does not compile).
 pub(crate) const SKY_VS: &str = sky_vs::NAME;
 pub(crate) const SKY_FS: &str = sky_fs::NAME;
 pub(crate) const QUAD_VS: &str = quad_vert::NAME;
 pub(crate) const CHECKER_FS: &str = checker_fs::NAME;
 pub(crate) const TINT_FS: &str = tint_frag::NAME;
 pub(crate) const RING_FS: &str = ring_fs::NAME;
+const FRAME_SHADERS: [&str; 6] = [SKY_VS, SKY_FS, QUAD_VS, CHECKER_FS, TINT_FS, RING_FS];
 
 /// Where the frame's shader modules come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,7 +148,7 @@ impl Scene {
 
     /// Where each shader's module came from: `sky.wgsl#fs_main: WGSL`.
     pub(crate) fn sources() -> Result<Vec<String>, Box<dyn Error>> {
-        [SKY_VS, SKY_FS, QUAD_VS, CHECKER_FS, TINT_FS, RING_FS]
+        FRAME_SHADERS
             .iter()
             .map(|name| {
                 let kind = match ModuleSource::of(shader(name)?)? {
@@ -166,10 +164,8 @@ impl Scene {
     fn build(&mut self, gpu: &Gpu) -> Result<(), Box<dyn Error>> {
         let device = &gpu.device;
         if self.source == Modules::PassthroughTint && self.passthrough.is_none() {
-            // SAFETY: smolv-build validated tint.frag with spirv-val for
-            // Vulkan; it uses no feature the device lacks, and its one
-            // output matches the target; the pipeline layout comes from its
-            // reflection. The validation layer checks all of it below.
+            // SAFETY: smolv-build validated tint.frag for Vulkan; it needs no missing feature, its one
+            // output matches the target, and the layout is its reflection's (the layer checks it all).
             #[allow(unsafe_code)]
             let module = unsafe { smolv_runtime::wgpu::create_shader_module_passthrough(device, shader(TINT_FS)?)? };
             self.passthrough = Some(module);
@@ -177,14 +173,13 @@ impl Scene {
         let vertex_buffers = self.vertex_buffers.layouts();
         let quad = Overrides::of(shader(QUAD_VS)?)?;
         let mut big = quad.clone();
-        // By spec id, not `set_named("SCALE", ..)`: release builds strip
-        // names unless the build keeps them (`Config::keep_interface_names`).
+        // By spec id, not name: release builds strip names (unless `keep_interface_names`).
         big.set(0, 0.5f32)?;
         let mut small = quad;
         small.set(0, 0.25f32)?;
         let (big, small) = (big.constants(), small.constants());
         let mut modules = Vec::new();
-        for name in [SKY_VS, SKY_FS, QUAD_VS, CHECKER_FS, TINT_FS, RING_FS] {
+        for name in FRAME_SHADERS {
             modules.push(match self.source {
                 Modules::Reference => crate::reference::module(device, name)?,
                 Modules::Smolv | Modules::PassthroughTint => self.modules.get(device, shader(name)?)?.clone(),

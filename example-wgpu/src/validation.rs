@@ -1,10 +1,5 @@
-//! Every message wgpu and the Vulkan validation layer raise, collected so
-//! that the program can fail on any of them.
-//!
-//! wgpu-hal hands the layer's messages to the `log` crate (its debug-utils
-//! callback logs a layer warning as `log::warn!` and an error as
-//! `log::error!`), and wgpu's own validation errors go to the device's
-//! uncaptured-error handler. Both land in [`MESSAGES`].
+//! Every message wgpu and the Vulkan validation layer raise (through `log`, and the device's
+//! uncaptured-error handler), collected in [`MESSAGES`] so that the program can fail on any.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,17 +7,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// What was reported, in order.
 static MESSAGES: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
-/// The one message known to be the layer's, not wgpu's: Debian 12's
-/// validation layer (1.3.239, with the SPIR-V validator of its time)
-/// does not know SPIR-V's source language 10, WGSL, which naga writes in
-/// `OpSource` when wgpu's `InstanceFlags::DEBUG` asks for debug info in
-/// the SPIR-V it makes from WGSL. The module is valid; newer layers accept
-/// it. Only this message, with this operand, is dropped.
+/// The one message dropped: Debian 12's layer (1.3.239) does not know SPIR-V's source language
+/// 10, WGSL, which naga writes in `OpSource` for `InstanceFlags::DEBUG`; the module is valid.
 const STALE_LAYER: [&str; 2] =
     ["UNASSIGNED-CoreValidation-Shader-InconsistentSpirv", "Invalid source language operand: 10"];
 
-/// Set while the lines wgpu-hal logs after a dropped message (its
-/// `objects:` list) arrive.
+/// Set while the lines wgpu-hal logs after a dropped message arrive.
 static DROPPING: AtomicBool = AtomicBool::new(false);
 
 /// Whether `text` is [`STALE_LAYER`] or a line that belongs to it.

@@ -1,8 +1,5 @@
-//! Reading an embedded set's directory (`docs/format.md`, "Embedded sets")
-//! at compile time. Everything the runtime relies on is checked here, so a
-//! damaged artifact fails the build instead of the program. (smolv-runtime
-//! depends on this crate, so the two cannot share a parser; the runtime
-//! never parses a directory.)
+//! Reading an embedded set's directory (`docs/format.md`, "Embedded sets") at compile time:
+//! everything the runtime relies on is checked here, so a damaged artifact fails the build.
 
 use smolv_format::{Codec, Framing};
 
@@ -39,20 +36,12 @@ fn tiles(entries: &[Entry], len: u32) -> bool {
     let mut ranges: Vec<(u64, u64)> =
         entries.iter().map(|e| (u64::from(e.offset), u64::from(e.offset) + u64::from(e.packed_len))).collect();
     ranges.sort_unstable();
-    let mut end = 0;
-    for (start, stop) in ranges {
-        if start != end {
-            return false;
-        }
-        end = stop;
-    }
-    end == u64::from(len)
+    let end = ranges.iter().try_fold(0, |end, &(start, stop)| (start == end).then_some(stop));
+    end == Some(u64::from(len))
 }
 
-/// Parses and checks a directory of codec `codec` whose data is
-/// `data_len` bytes long: the header, every entry inside the directory and
-/// its module inside the data (or the stream), lengths that fit the codec,
-/// and names that are sorted and unique.
+/// Parses and checks a directory of `codec` over `data_len` bytes of data: the header, entries
+/// inside the directory and modules inside the data (or stream), lengths, sorted unique names.
 pub(crate) fn directory(bytes: &[u8], codec: Codec, data_len: u64) -> Result<Directory, &'static str> {
     if bytes.len() < 20 || &bytes[..4] != b"SMVD" {
         return Err("is not a smolv embedded-set directory");
@@ -102,8 +91,7 @@ pub(crate) fn directory(bytes: &[u8], codec: Codec, data_len: u64) -> Result<Dir
         if entry.spirv_len < 20 || !entry.spirv_len.is_multiple_of(4) {
             return Err("has a SPIR-V length that is not a whole module");
         }
-        // Raw SPIR-V and SPIR-V with relative ids are words, as long as the
-        // SPIR-V and (stored as they are) 4-byte aligned in the data.
+        // Words are as long as the SPIR-V, and 4-byte aligned where stored as they are.
         let words = matches!(codec, Codec::Spirv | Codec::SpirvRelativeIds | Codec::SpirvRelativeIdsLz4);
         let stored_as_is = matches!(codec, Codec::Spirv | Codec::Smolv | Codec::SpirvRelativeIds) || stream;
         if (stored_as_is && entry.packed_len != entry.unpacked_len)

@@ -64,9 +64,7 @@ use smolv_format::{Codec, WgslCodec};
 /// `"lit.frag"`, `"post/blur.comp"`, `"lit.frag@shadows"` or
 /// `"sky.wgsl#fs_main"`.
 ///
-/// In a crate whose `build.rs` runs smolv-build (a doctest has no such
-/// build, so this one is not run; the smolv repository's
-/// `tests/tests/readme.rs` builds the same code in a new crate):
+/// In a crate whose `build.rs` runs smolv-build (so not run here):
 ///
 /// ```text
 /// static LIT: &smolv_runtime::Shader = smolv_runtime::include_shader!("lit.frag");
@@ -80,78 +78,62 @@ use smolv_format::{Codec, WgslCodec};
 /// ```
 #[proc_macro]
 pub fn include_shader(input: TokenStream) -> TokenStream {
-    let name = match syn::parse::<LitStr>(input) {
-        Ok(name) => name,
-        Err(_) => {
-            return compile_error(
-                proc_macro2::Span::call_site(),
-                "include_shader! takes one string literal: the shader's name, such as \"lit.frag\"",
-            );
-        }
+    let Ok(name) = syn::parse::<LitStr>(input) else {
+        return compile_error(
+            proc_macro2::Span::call_site(),
+            "include_shader! takes one string literal: the shader's name, such as \"lit.frag\"",
+        );
     };
-    let manifest = match Manifest::load() {
-        Ok(manifest) => manifest,
-        Err(message) => return compile_error(name.span(), &message),
-    };
-    if let Some(text) = manifest.wgsl_text(&name.value()) {
-        let (origin, text, shader_name) = (origin_tokens(&manifest, &name.value()), path_literal(text), name.value());
-        return quote! {
+    shader_tokens(&name.value()).unwrap_or_else(|message| compile_error(name.span(), &message))
+}
+
+/// What `include_shader!(name)` expands to.
+fn shader_tokens(name: &str) -> Result<TokenStream, String> {
+    let manifest = Manifest::load()?;
+    let origin = origin_tokens(&manifest, name);
+    if let Some(text) = manifest.wgsl_text(name) {
+        let text = path_literal(text);
+        return Ok(quote! {
             {
                 static SHADER: ::smolv_runtime::Shader = ::smolv_runtime::__smolv_shader!(
-                    wgsl #shader_name, ::core::include_str!(#text); #origin
+                    wgsl #name, ::core::include_str!(#text); #origin
                 );
                 &SHADER
             }
         }
-        .into();
+        .into());
     }
-    let module = match manifest.module(&name.value()) {
-        Ok(module) => module,
-        Err(message) => return compile_error(name.span(), &message),
-    };
+    let module = manifest.module(name)?;
+    let data = path_literal(&module.data);
     if let Some(kind) = words_codec(manifest.packing.codec) {
-        let origin = origin_tokens(&manifest, &module.name);
-        let spirv_len = module.spirv_len;
-        let data = path_literal(&module.data);
-        let words = words_static(&quote!(::core::include_bytes!(#data)), spirv_len);
-        let (shader_name, len) = (module.name, spirv_len / 4);
-        return quote! {
+        let words = words_static(&quote!(::core::include_bytes!(#data)), module.spirv_len);
+        let len = module.spirv_len / 4;
+        return Ok(quote! {
             {
                 #words
                 static SHADER: ::smolv_runtime::Shader = ::smolv_runtime::__smolv_shader!(
-                    #kind #shader_name, ::smolv_runtime::__private::spirv_module(&WORDS, 0, #len); #origin
+                    #kind #name, ::smolv_runtime::__private::spirv_module(&WORDS, 0, #len); #origin
                 );
                 &SHADER
             }
         }
-        .into();
+        .into());
     }
-    let unpacker = match module_unpacker(manifest.packing.codec) {
-        Ok(unpacker) => unpacker,
-        Err(message) => return compile_error(name.span(), &message),
-    };
-    let data = path_literal(&module.data);
+    let unpacker = module_unpacker(manifest.packing.codec)?;
     let dictionary = dictionary(&manifest.packing.dictionary);
     // A dictionary codec's module needs the dictionary's unpacked length
     // and check, which only the set's directory records.
-    let packed_dictionary = match manifest.packing.dictionary {
-        None => (0, 0),
-        Some(_) => match manifest.directory() {
-            Ok(directory) => directory.once,
-            Err(message) => return compile_error(name.span(), &message),
-        },
-    };
-    let (dictionary_len, dictionary_check) = packed_dictionary;
+    let (dictionary_len, dictionary_check) =
+        if manifest.packing.dictionary.is_some() { manifest.directory()?.once } else { (0, 0) };
     let (Ok(unpacked_len), Ok(spirv_len)) = (u32::try_from(module.unpacked_len), u32::try_from(module.spirv_len))
     else {
-        return compile_error(name.span(), "smolv: this shader is larger than 4 GiB");
+        return Err("smolv: this shader is larger than 4 GiB".to_owned());
     };
-    let origin = origin_tokens(&manifest, &module.name);
-    let (shader_name, check) = (module.name, module.check);
-    quote! {
+    let check = module.check;
+    Ok(quote! {
         {
             static MODULE: ::smolv_runtime::__private::EmbeddedModule = ::smolv_runtime::__private::EmbeddedModule::new(
-                #shader_name,
+                #name,
                 #unpacker,
                 ::smolv_runtime::__private::include_bytes_aligned!(4, #data),
                 #dictionary,
@@ -164,15 +146,12 @@ pub fn include_shader(input: TokenStream) -> TokenStream {
             &SHADER
         }
     }
-    .into()
+    .into())
 }
 
-/// Embeds every shader of the crate as one `smolv_runtime::ShaderSet`,
-/// packed the way smolv-build chose (raw SPIR-V, SPIR-V with relative ids,
-/// alone or + LZ4, SMOL-V, or SMOL-V + LZ4 or zstd). Only the decoders of
-/// that packing are linked. Meant for a `static`: a set packed as one
-/// stream (or with a dictionary) unpacks it on its first decode and keeps
-/// it for the rest of the program.
+/// Embeds every shader of the crate as one `smolv_runtime::ShaderSet`, packed the way smolv-build
+/// chose; only that packing's decoders are linked. A set packed as one stream (or with a
+/// dictionary) unpacks it on its first decode and keeps it.
 ///
 /// In a crate whose `build.rs` runs smolv-build (not run here, as for
 /// [`include_shader!`](macro@include_shader)):
@@ -189,11 +168,8 @@ pub fn include_shader(input: TokenStream) -> TokenStream {
 /// }
 /// ```
 ///
-/// `include_shaders!(static ALL);` declares `ALL` (attributes and a
-/// visibility may come before `static`) as a `ShaderSet<Raw>` when the
-/// build ships a small set as raw SPIR-V: its shaders are a name and words,
-/// decoding one cannot fail, and the binary links what a table of
-/// `include_bytes!` would. Any other set, and the expression form
+/// `include_shaders!(static ALL);` declares `ALL` as a `ShaderSet<Raw>` when the build ships a
+/// small set as raw SPIR-V (decoding cannot fail); any other set, and the expression form
 /// `static ALL: ShaderSet = include_shaders!();`, is a `ShaderSet`.
 #[proc_macro]
 pub fn include_shaders(input: TokenStream) -> TokenStream {
@@ -201,37 +177,25 @@ pub fn include_shaders(input: TokenStream) -> TokenStream {
     let declared = if input.is_empty() {
         None
     } else {
-        match syn::parse::<Declared>(input) {
-            Ok(declared) => Some(declared),
-            Err(_) => {
-                return compile_error(
-                    span,
-                    "include_shaders! takes nothing (an expression for `static ALL: ShaderSet = ...`) \
-                     or `static NAME` (which declares it, typed by its packing)",
-                );
-            }
-        }
+        let Ok(declared) = syn::parse::<Declared>(input) else {
+            return compile_error(
+                span,
+                "include_shaders! takes nothing (an expression for `static ALL: ShaderSet = ...`) \
+                 or `static NAME` (which declares it, typed by its packing)",
+            );
+        };
+        Some(declared)
     };
-    let manifest = match Manifest::load() {
-        Ok(manifest) => manifest,
-        Err(message) => return compile_error(span, &message),
-    };
-    let set = match set_tokens(&manifest, declared.is_some()) {
-        Ok(set) => set,
-        Err(message) => return compile_error(span, &message),
-    };
-    match declared {
-        None => set.expression.into(),
-        Some(Declared { prefix, name }) => {
-            let (ty, expression) = (set.ty, set.expression);
+    match (Manifest::load().and_then(|manifest| set_tokens(&manifest, declared.is_some())), declared) {
+        (Err(message), _) => compile_error(span, &message),
+        (Ok(set), None) => set.expression.into(),
+        (Ok(SetTokens { ty, expression }), Some(Declared { prefix, name })) => {
             quote!(#prefix static #name: #ty = #expression;).into()
         }
     }
 }
 
-/// What `include_shaders!(static NAME)` declares: what comes before
-/// `static` (attributes, visibility) is kept as written, and a trailing `;`
-/// is allowed.
+/// `include_shaders!(static NAME)`: attributes and visibility, then `static NAME`, maybe `;`.
 struct Declared {
     prefix: proc_macro2::TokenStream,
     name: syn::Ident,
@@ -261,8 +225,7 @@ struct SetTokens {
     expression: proc_macro2::TokenStream,
 }
 
-/// The set `manifest` describes. With `typed`, a small raw set is a
-/// `ShaderSet<Raw>` (`raw_set`); otherwise every set is a `ShaderSet`.
+/// The set `manifest` describes; with `typed`, a small raw set is a `ShaderSet<Raw>`.
 fn set_tokens(manifest: &Manifest, typed: bool) -> Result<SetTokens, String> {
     let packed = quote!(::smolv_runtime::ShaderSet);
     let (directory, unpacker) = (manifest.directory()?, unpacker(manifest.packing.codec));
@@ -282,23 +245,21 @@ fn set_tokens(manifest: &Manifest, typed: bool) -> Result<SetTokens, String> {
         });
     }
     let (once_len, once_check) = directory.once;
+    let set = quote! {
+        static SET: ::smolv_runtime::__private::EmbeddedSet = ::smolv_runtime::__private::EmbeddedSet::new(
+            #unpacker,
+            ::smolv_runtime::__private::include_bytes_aligned!(4, #data),
+            #dictionary,
+            #names,
+            &[#(#entries),*],
+            (#once_len, #once_check),
+        );
+    };
     if let Some(wgsl) = &manifest.wgsl {
-        let set = quote! {
-            static SET: ::smolv_runtime::__private::EmbeddedSet = ::smolv_runtime::__private::EmbeddedSet::new(
-                #unpacker,
-                ::smolv_runtime::__private::include_bytes_aligned!(4, #data),
-                #dictionary,
-                #names,
-                &[#(#entries),*],
-                (#once_len, #once_check),
-            );
-        };
         return Ok(SetTokens { ty: packed, expression: with_wgsl(manifest, wgsl, &directory, set)? });
     }
     let count = entries.len();
-    // Small sets get a `static` shader per module, large ones make theirs
-    // on first access (see `static_shaders_up_to`); smolv-runtime's
-    // `__smolv_set!` decides, as a hot-reload build needs statics.
+    // Small sets get a `static` shader per module, large ones make theirs on first access.
     let static_shaders = count <= static_shaders_up_to(&manifest.packing.goal);
     if typed && static_shaders && manifest.packing.codec == Codec::Spirv {
         let expression = words_set(manifest, &directory, &data, &quote!(raw_in_set), true)?;
@@ -314,24 +275,15 @@ fn set_tokens(manifest: &Manifest, typed: bool) -> Result<SetTokens, String> {
     });
     let expression = quote! {
         {
-            static SET: ::smolv_runtime::__private::EmbeddedSet = ::smolv_runtime::__private::EmbeddedSet::new(
-                #unpacker,
-                ::smolv_runtime::__private::include_bytes_aligned!(4, #data),
-                #dictionary,
-                #names,
-                &[#(#entries),*],
-                (#once_len, #once_check),
-            );
+            #set
             ::smolv_runtime::__smolv_set!(#static_shaders; &SET; #count; [#(#shaders),*])
         }
     };
     Ok(SetTokens { ty: packed, expression })
 }
 
-/// A set of a build for wgpu that shipped WGSL: the SPIR-V `set` of the
-/// modules naga refused (made by the caller, maybe empty), the WGSL set of
-/// the others, and a `static` shader per module, all sorted by name, as
-/// `ShaderSet::get` searches them.
+/// A wgpu build's set that shipped WGSL: the SPIR-V `set` of the modules naga refused (maybe empty),
+/// the WGSL set of the others, and a `static` shader per module, sorted by name for `ShaderSet::get`.
 fn with_wgsl(
     manifest: &Manifest,
     wgsl: &manifest::Wgsl,
@@ -386,9 +338,7 @@ fn with_wgsl(
     })
 }
 
-/// For the codecs whose data is words (raw SPIR-V, and SPIR-V with
-/// relative ids), the kind of shader `__smolv_shader!` makes of a module;
-/// `None` for every other codec.
+/// The kind of shader `__smolv_shader!` makes of a module whose data is words; `None` for other codecs.
 fn words_codec(codec: Codec) -> Option<proc_macro2::TokenStream> {
     match codec {
         Codec::Spirv => Some(quote!(raw)),
@@ -397,13 +347,9 @@ fn words_codec(codec: Codec) -> Option<proc_macro2::TokenStream> {
     }
 }
 
-/// A small set of words (raw SPIR-V, or SPIR-V with relative ids) with a
-/// `static` shader per module, each holding its module's part of the
-/// set's words (one `static`, made at compile time from the data, in the
-/// data's order), of `kind` (`raw` or `relative_ids`): no table, no byte
-/// blob and no unpacker reach the binary. Its stored length is the build
-/// report's (the words and names, and 24 bytes per module that stand for
-/// the table the shader replaces), so that every layout counts alike.
+/// A small set of words with a `static` shader of `kind` per module, each holding its part of one
+/// `static` of the set's words: no table, byte blob or unpacker reach the binary. Its stored length
+/// is the build report's, so that every layout counts alike.
 fn words_set(
     manifest: &Manifest,
     directory: &check::Directory,
@@ -413,10 +359,8 @@ fn words_set(
 ) -> Result<proc_macro2::TokenStream, String> {
     let too_large = |what: &str| format!("smolv: {what} is too large for the compiling machine");
     let stored_len = manifest.packing.stored_bytes;
-    let data_len = std::fs::metadata(&manifest.packing.data)
-        .map_err(|e| format!("smolv: cannot read {} ({e}); rebuild", manifest.packing.data.display()))?
-        .len();
-    let data_len = usize::try_from(data_len).map_err(|_| too_large("the shader set"))?;
+    let data_len =
+        usize::try_from(manifest::file_len(&manifest.packing.data)?).map_err(|_| too_large("the shader set"))?;
     if !data_len.is_multiple_of(4) {
         return Err(format!("smolv: {} is not whole SPIR-V words; rebuild", manifest.packing.data.display()));
     }
@@ -453,10 +397,8 @@ fn words_set(
     })
 }
 
-/// `static WORDS`: `data` (a byte-array expression of `len` bytes) as
-/// little-endian words, made at compile time. (On big-endian targets each
-/// word is swapped there, which for hundreds of kilobytes the compiler
-/// reports as long-running.)
+/// `static WORDS`: `data` (`len` bytes) as little-endian words, made at compile time (swapping
+/// them on a big-endian target is a long-running const eval).
 fn words_static(data: &proc_macro2::TokenStream, len: usize) -> proc_macro2::TokenStream {
     let words = len / 4;
     quote! {
@@ -465,20 +407,13 @@ fn words_static(data: &proc_macro2::TokenStream, len: usize) -> proc_macro2::Tok
     }
 }
 
-/// The most modules a set gets `static` shaders for. A static shader is 32
-/// bytes and one or two 24-byte relocations (a set's shader points at the
-/// set; a raw one at its name and its words; one with relative ids at a
-/// `static` module of about 72 bytes and three relocations more), which xz
-/// shrinks several times; making them on first access costs a fixed 1.2 KB
-/// of code (about 600 bytes after xz). So statics pay up to about 16
-/// modules for the installed size, and up to about 40 for the download
-/// size (where relative ids, the download goal's codec, ship).
+/// The most modules a set gets `static` shaders for: a static shader costs 32 bytes and a
+/// relocation or two, making them on first access a fixed 1.2 KB of code (600 bytes after xz).
 fn static_shaders_up_to(goal: &str) -> usize {
     if goal == "download" { 40 } else { 16 }
 }
 
-/// The unpacker of `codec`: a path to it, or, for the compressing codecs,
-/// a smolv-runtime macro that names it or says which feature to turn on.
+/// The unpacker of `codec`, or for a compressing codec the macro that names it or the feature it needs.
 fn unpacker(codec: Codec) -> proc_macro2::TokenStream {
     match codec {
         Codec::Spirv => quote!(&::smolv_runtime::__private::RAW),
@@ -494,8 +429,6 @@ fn unpacker(codec: Codec) -> proc_macro2::TokenStream {
 /// What `include_shader!` names for a lone module of `codec`.
 fn module_unpacker(codec: Codec) -> Result<proc_macro2::TokenStream, String> {
     Ok(match codec {
-        // Raw modules, and modules with relative ids, are embedded as words
-        // (`words_static`), with no unpacker.
         Codec::Spirv | Codec::SpirvRelativeIds => {
             return Err("smolv: a module of words has no unpacker; this is a smolv-macros bug".to_owned());
         }
@@ -508,21 +441,12 @@ fn module_unpacker(codec: Codec) -> Result<proc_macro2::TokenStream, String> {
 
 /// The path of `codec` in the macros' output.
 fn codec_path(codec: Codec) -> proc_macro2::TokenStream {
-    let variant = match codec {
-        Codec::Spirv => quote!(Spirv),
-        Codec::SpirvRelativeIds => quote!(SpirvRelativeIds),
-        Codec::SpirvRelativeIdsLz4 => quote!(SpirvRelativeIdsLz4),
-        Codec::Smolv => quote!(Smolv),
-        Codec::SmolvLz4 => quote!(SmolvLz4),
-        Codec::SmolvZstd => quote!(SmolvZstd),
-        Codec::SmolvZstdDictionary => quote!(SmolvZstdDictionary),
-    };
+    // `Codec`'s derived `Debug` is the variant's name.
+    let variant = proc_macro2::Ident::new(&format!("{codec:?}"), proc_macro2::Span::call_site());
     quote!(::smolv_runtime::Codec::#variant)
 }
 
-/// A module's origin as the arguments of `__smolv_shader!`: source, includes
-/// and recipe, which smolv-runtime keeps only with its `hot-reload` feature;
-/// nothing for a manifest without recipes.
+/// A module's source, includes and recipe as arguments of `__smolv_shader!` (for hot reload).
 fn origin_tokens(manifest: &Manifest, name: &str) -> proc_macro2::TokenStream {
     match manifest.origin(name) {
         Some(manifest::Origin { source, includes, recipe }) => quote!(#source, [#(#includes),*], #recipe),
@@ -531,22 +455,14 @@ fn origin_tokens(manifest: &Manifest, name: &str) -> proc_macro2::TokenStream {
 }
 
 fn dictionary(path: &Option<std::path::PathBuf>) -> proc_macro2::TokenStream {
-    match path {
-        Some(path) => {
-            let path = path_literal(path);
-            quote!(::smolv_runtime::__private::include_bytes_aligned!(4, #path))
-        }
-        None => quote!(&[]),
-    }
+    path.as_deref()
+        .map(path_literal)
+        .map_or_else(|| quote!(&[]), |path| quote!(::smolv_runtime::__private::include_bytes_aligned!(4, #path)))
 }
 
-/// Includes the Rust types smolv-build generated from the shaders'
-/// reflection: a `#[repr(C)]`, `Pod` struct for every uniform, storage and
-/// push-constant block, and a module per shader with its bindings,
-/// push constants, workgroup size, spec constants and vertex inputs.
-///
-/// In a crate whose `build.rs` runs smolv-build (`cargo smolv types
-/// shaders` prints the same code):
+/// Includes the Rust types smolv-build generated from the shaders' reflection: a `Pod` struct
+/// per block, and a module per shader with its bindings, push constants, workgroup size, spec
+/// constants and vertex inputs (`cargo smolv types shaders` prints the same code):
 ///
 /// ```text
 /// smolv_runtime::include_types!();
@@ -563,8 +479,7 @@ fn path_literal(path: &std::path::Path) -> String {
     path.to_string_lossy().into_owned()
 }
 
-/// `OUT_DIR/smolv`, where smolv-build writes what the macros read, or the
-/// error that says how to make it.
+/// `OUT_DIR/smolv`, or the error that says how to make it.
 #[allow(clippy::disallowed_methods, reason = "the macros' one reader of the environment")]
 fn artifact_dir() -> Result<std::path::PathBuf, &'static str> {
     let out_dir = std::env::var_os("OUT_DIR").ok_or(

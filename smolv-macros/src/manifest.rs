@@ -24,7 +24,6 @@ pub(crate) struct Packing {
 
 /// One module as `include_shader!` embeds it.
 pub(crate) struct Module {
-    pub(crate) name: String,
     pub(crate) data: PathBuf,
     pub(crate) unpacked_len: usize,
     pub(crate) spirv_len: usize,
@@ -48,13 +47,9 @@ pub(crate) struct Origin {
     pub(crate) recipe: String,
 }
 
-/// The manifest as the macros read it: smolv-format's types for the parts
-/// they use, each module's recipe as its JSON text (embedded whole for hot
-/// reload, whatever fields the build's recipe has), and the rest of each
-/// module (its reflection and typed interface, most of the file) skipped
-/// unparsed. This parse runs in the dev profile's unoptimized code on
-/// every build of the crate (what it costs: docs/benchmarks.md, "Rebuild
-/// time of a Rust-only edit").
+/// The manifest as the macros read it: each module's recipe as its JSON
+/// text (embedded whole for hot reload), the rest of each module skipped
+/// unparsed (this parse runs unoptimized on every build of the crate).
 #[derive(Debug, serde::Deserialize)]
 struct Typed {
     format: u32,
@@ -91,11 +86,8 @@ impl Manifest {
         let text_of_file = std::fs::read_to_string(&path).map_err(|e| {
             format!("smolv: cannot read {} ({e}); does build.rs run smolv_build, and did it succeed?", path.display())
         })?;
-        // One typed parse of what the macros use (see `Typed`).
-        let manifest: Typed = match serde_json::from_str(&text_of_file) {
-            Ok(manifest) => manifest,
-            Err(e) => return Err(Self::unreadable(&path, &text_of_file, &e)),
-        };
+        let manifest: Typed =
+            serde_json::from_str(&text_of_file).map_err(|e| Self::unreadable(&path, &text_of_file, &e))?;
         if manifest.format != MANIFEST_FORMAT {
             return Err(Self::other_format(&path, manifest.format));
         }
@@ -114,12 +106,11 @@ impl Manifest {
                 path.display()
             ));
         }
-        let wgsl = match &manifest.wgsl {
-            None => None,
-            Some(wgsl) => {
-                Some(Wgsl::checked(wgsl, &dir).map_err(|why| format!("smolv: {} {why}; rebuild", path.display()))?)
-            }
-        };
+        let wgsl = manifest
+            .wgsl
+            .as_ref()
+            .map(|wgsl| Wgsl::checked(wgsl, &dir).map_err(|why| format!("smolv: {} {why}; rebuild", path.display())))
+            .transpose()?;
         Ok(Self { packing, wgsl, manifest, dir })
     }
 
@@ -152,11 +143,8 @@ impl Manifest {
     /// Reads and checks the set's directory against the manifest's codec
     /// and the data's length.
     pub(crate) fn directory(&self) -> Result<check::Directory, String> {
-        let directory = std::fs::read(&self.packing.directory)
-            .map_err(|e| format!("smolv: cannot read {} ({e}); rebuild", self.packing.directory.display()))?;
-        let data_len = std::fs::metadata(&self.packing.data)
-            .map_err(|e| format!("smolv: cannot read {} ({e}); rebuild", self.packing.data.display()))?
-            .len();
+        let directory = read(&self.packing.directory, std::fs::read(&self.packing.directory))?;
+        let data_len = file_len(&self.packing.data)?;
         check::directory(&directory, self.packing.codec, data_len)
             .map_err(|why| format!("smolv: {} {why}; rebuild", self.packing.directory.display()))
     }
@@ -169,7 +157,6 @@ impl Manifest {
         };
         let embedded = &module.embedded;
         let module = Module {
-            name: name.to_owned(),
             data: self.dir.join(&embedded.data),
             unpacked_len: embedded.unpacked_bytes,
             spirv_len: embedded.spirv_bytes,
@@ -180,8 +167,7 @@ impl Manifest {
                 "smolv: the manifest gives {name} a SPIR-V length that is not a whole module; rebuild"
             ));
         }
-        std::fs::metadata(&module.data)
-            .map_err(|e| format!("smolv: cannot read {} ({e}); rebuild", module.data.display()))?;
+        file_len(&module.data)?;
         Ok(module)
     }
 
@@ -217,6 +203,16 @@ impl Manifest {
             closest.join(" or ")
         )
     }
+}
+
+/// `result` of reading `path`, its error saying to rebuild.
+fn read<T>(path: &std::path::Path, result: std::io::Result<T>) -> Result<T, String> {
+    result.map_err(|e| format!("smolv: cannot read {} ({e}); rebuild", path.display()))
+}
+
+/// The length of the file at `path`.
+pub(crate) fn file_len(path: &std::path::Path) -> Result<u64, String> {
+    read(path, std::fs::metadata(path)).map(|metadata| metadata.len())
 }
 
 impl Wgsl {

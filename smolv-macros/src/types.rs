@@ -4,8 +4,7 @@
 use proc_macro::TokenStream;
 use quote::quote;
 
-/// `include!` of the generated file, or a compile error that says how to
-/// make it.
+/// `include!` of the generated file, or a compile error that says how to make it.
 pub(crate) fn include_types(input: TokenStream) -> TokenStream {
     let span = proc_macro2::Span::call_site();
     if !input.is_empty() {

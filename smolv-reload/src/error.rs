@@ -2,9 +2,8 @@
 
 use std::path::PathBuf;
 
-/// Why [`Reloader::start`](crate::Reloader::start) failed. Once started,
-/// nothing fails: a shader that does not compile is an
-/// [`Event::Failed`](crate::Event::Failed), and the previous SPIR-V stays.
+/// Why [`Reloader::start`](crate::Reloader::start) failed (once started, a shader that does not
+/// compile is an [`Event::Failed`](crate::Event::Failed)).
 ///
 /// ```
 /// let error = smolv_reload::ReloadError::NoOrigin { name: "post.frag".into() };
@@ -13,8 +12,7 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ReloadError {
-    /// The shader does not know its source: it was not embedded with
-    /// smolv-runtime's `hot-reload` feature.
+    /// The shader was not embedded with smolv-runtime's `hot-reload` feature.
     #[error(
         "shader {name} does not know its source file: embed it with smolv-runtime's `hot-reload` feature on \
          (for example through a `hot-reload` feature of the game: `hot-reload = [\"smolv-runtime/hot-reload\", \
@@ -32,8 +30,7 @@ pub enum ReloadError {
         /// What went wrong.
         source: smolv_build::Error,
     },
-    /// The shader directory given to [`Reloader::shader_dir`](crate::Reloader::shader_dir)
-    /// does not exist.
+    /// The directory given to [`Reloader::shader_dir`](crate::Reloader::shader_dir) cannot be used.
     #[error("the shader directory {} cannot be used ({source}); pass a directory that holds the game's shaders", .path.display())]
     ShaderDir {
         /// The directory.

@@ -8,18 +8,9 @@ use smolv_build::Diagnostic;
 
 use crate::layout::LayoutChange;
 
-/// What one edit did to one or more shaders. It displays as the reloader
-/// prints it on stderr: `compiled post.frag in 41 ms` (its new SPIR-V is
-/// published; the program's pipelines are next), or one
-/// `shader error: path:line:col: message` line per error (the build's
-/// format) followed by the shaders that keep their previous SPIR-V; an edit
-/// that moves a block's bytes names the block and its generated Rust type.
-///
-/// The shaders of one edit are published together, and only if every one
-/// of them compiled and fits: an edit yields either one `Reloaded` per
-/// shader, all already published when the first arrives, or the reasons
-/// it did not reload, with [`Event::HeldBack`] for its shaders that were
-/// fine.
+/// What one edit did to one or more shaders; it displays as the reloader prints it on stderr. An
+/// edit yields either one `Reloaded` per shader, all published when the first arrives, or the
+/// reasons it did not reload, with [`Event::HeldBack`] for its shaders that were fine.
 ///
 /// ```
 /// use std::time::{Duration, Instant};
@@ -65,35 +56,26 @@ use crate::layout::LayoutChange;
 #[non_exhaustive]
 pub enum Event {
     /// The shader compiled, and its new SPIR-V is published
-    /// ([`Shader::version`](smolv_runtime::Shader::version) is `version`),
-    /// with every other shader of the same edit. What the program sees
-    /// depends on its pipelines taking it: it says "reloaded" once they
-    /// did, and "kept the previous" if they refused.
+    /// ([`Shader::version`](smolv_runtime::Shader::version) is `version`) with the rest of the edit.
     Reloaded {
         /// The shader's name.
         name: String,
         /// Its version after this reload.
         version: u64,
-        /// When the first file event of the edit arrived: the start of
-        /// whatever the app times (its new pipeline, its first new frame).
+        /// When the first file event of the edit arrived.
         seen: Instant,
         /// From the first file event of the edit to the SPIR-V published.
         elapsed: Duration,
     },
-    /// The edit does not compile: the shaders in `kept` keep their previous
-    /// SPIR-V until a later save compiles.
+    /// The edit does not compile: the shaders in `kept` keep their previous SPIR-V.
     Failed {
         /// Every error, as the build reports it.
         errors: Vec<Diagnostic>,
         /// The shaders that keep their previous SPIR-V.
         kept: Vec<String>,
     },
-    /// The edit compiles, but moves the bytes of a block the program fills:
-    /// the program was built with the old layout (its generated Rust
-    /// types), so the shader keeps its previous SPIR-V until the layout is
-    /// back, or the program is rebuilt. The counterpart, for what a
-    /// pipeline layout cannot take, is the Vulkan layer's
-    /// `VulkanError::RebuildIncompatible`.
+    /// The edit compiles, but moves the bytes of a block the program fills (built with the old
+    /// layout), so the shader keeps its previous SPIR-V.
     RebuildIncompatible {
         /// The shader's name; it keeps its previous SPIR-V.
         name: String,
@@ -102,10 +84,8 @@ pub enum Event {
         /// Each block whose layout changed, with its generated Rust type.
         changes: Vec<LayoutChange>,
     },
-    /// These shaders compiled and fit, but another shader of the same
-    /// edit did not (the events before this one say why): they keep their
-    /// previous SPIR-V too, so that no pipeline is built with half of the
-    /// edit. A save that fixes the other one reloads them all.
+    /// These shaders compiled and fit, but another shader of the same edit did not: they keep
+    /// their previous SPIR-V too, so that no pipeline is built with half of the edit.
     ///
     /// ```
     /// let held = smolv_reload::Event::HeldBack { kept: vec!["tri.vert".into()], failed: vec!["tri.frag".into()] };
@@ -124,8 +104,7 @@ pub enum Event {
 }
 
 impl Event {
-    /// One line for a window title or a status bar: the `reloaded` line, or
-    /// the first error.
+    /// One line for a window title or a status bar: the `compiled` line, or the first error.
     ///
     /// ```
     /// let done = smolv_reload::Event::Reloaded {

@@ -1,27 +1,20 @@
-//! Whether a recompiled module still fits the running program: the
-//! program was built against the build's block layouts (through its
-//! generated Rust types, or structs written after them), so a block whose
-//! bytes moved would be fed the old layout. Member names may change;
-//! offsets, sizes, types and strides may not.
+//! Whether a recompiled module still fits the running program, built against the build's block
+//! layouts: member names may change; offsets, sizes, types and strides may not.
 
 use std::fmt;
 
 use smolv_build::recipe::ShaderRecipe;
-use smolv_format::reflect::{BlockKind, Interface, Member, ScalarKind, ScalarType, Type};
+use smolv_format::reflect::{Block, BlockKind, Interface, Member, ScalarKind, ScalarType, Type};
 
 /// Differences listed per block; the rest are counted.
 const MOST_LISTED: usize = 4;
 /// Nesting followed; SPIR-V has no cycles, but a hostile module can nest deep.
 const MOST_DEPTH: u32 = 32;
-/// How many structs one block's comparison visits at most: a struct used
-/// by two members at every level would otherwise take 2^depth visits.
+/// Structs one block's comparison visits at most (two members of one struct a level: 2^depth).
 const MOST_VISITS: u32 = 4096;
 
-/// A block of a reloaded shader whose layout is no longer the one the
-/// program was built with, and the generated Rust type that no longer
-/// matches it. It displays as one sentence:
-/// ``the uniform buffer `Frame` (set 0, binding 0) no longer matches its
-/// generated Rust type `Frame`: member `time` moved from offset 64 to 80``.
+/// A block of a reloaded shader whose layout is no longer the one the program was built with,
+/// and the generated Rust type that no longer matches it; it displays as one sentence.
 ///
 /// ```
 /// use smolv_format::reflect::BlockKind;
@@ -43,23 +36,19 @@ pub struct LayoutChange {
     pub set: Option<u32>,
     /// `Binding`; `None` for a push-constant block.
     pub binding: Option<u32>,
-    /// The block's struct as the shader names it (as the front end wrote
-    /// it; empty without a name).
+    /// The block's struct as the shader names it (empty without a name).
     pub shader_type: String,
-    /// The generated Rust type the build made for the block, as
-    /// `OUT_DIR/smolv/types.rs` names it (`Frame`, `lit_frag::PushConstants`);
-    /// `None` where the build named none (a recipe of an older build).
+    /// The generated Rust type of the block (`lit_frag::PushConstants`); `None` where the build
+    /// named none.
     pub rust_type: Option<String>,
-    /// What moved, one entry per difference (``member `time` moved from
-    /// offset 64 to 80``), at most a few; see [`more`](Self::more).
+    /// What moved, one entry per difference, at most a few; see [`more`](Self::more).
     pub differences: Vec<String>,
     /// Differences found beyond those listed.
     pub more: usize,
 }
 
 impl LayoutChange {
-    /// A change of the block `kind` at `set` and `binding` over the shader
-    /// struct `shader_type`, with no Rust type and no differences yet.
+    /// A change of the block `kind` at `set` and `binding` over the shader struct `shader_type`.
     ///
     /// ```
     /// use smolv_format::reflect::BlockKind;
@@ -83,8 +72,7 @@ impl LayoutChange {
         self
     }
 
-    /// With one more difference, listed if fewer than a few are, counted
-    /// in [`more`](Self::more) otherwise.
+    /// With one more difference, listed or counted in [`more`](Self::more).
     ///
     /// ```
     /// use smolv_format::reflect::BlockKind;
@@ -132,22 +120,15 @@ impl fmt::Display for LayoutChange {
     }
 }
 
-/// The blocks of `new` (the module `recipe` makes, compiled again) whose
-/// layout differs from the one the build read. A block only one side has
-/// is not a layout change: the pipeline layout changes with it, which the
-/// Vulkan layer refuses on its own (`VulkanError::RebuildIncompatible`).
+/// The blocks of `new` (`recipe`'s module, compiled again) whose layout differs from the build's.
+/// A block only one side has is the pipeline layout's change, which the Vulkan layer refuses.
 pub(crate) fn layout_changes(recipe: &ShaderRecipe, new: &Interface) -> Vec<LayoutChange> {
     let Some(old) = recipe.interface() else { return Vec::new() };
     let mut changes = Vec::new();
     for (index, block) in old.blocks.iter().enumerate() {
-        let same_place =
-            |b: &&smolv_format::reflect::Block| (b.kind, b.set, b.binding) == (block.kind, block.set, block.binding);
+        let same_place = |b: &&Block| (b.kind, b.set, b.binding) == (block.kind, block.set, block.binding);
         let Some(now) = new.blocks.iter().find(same_place) else { continue };
-        let shader_type = old.types.get(block.ty).map_or("", |def| def.name.as_str());
-        let mut change = LayoutChange::new(block.kind, block.set, block.binding, shader_type);
-        if let Some(rust) = recipe.block_type(index) {
-            change = change.rust_type(rust);
-        }
+        let mut change = block_change(recipe, old, index, block);
         Compare { old, new, change: &mut change, visits: 0 }.structs(block.ty, now.ty, "", 0);
         if !change.differences.is_empty() {
             changes.push(change);
@@ -156,10 +137,8 @@ pub(crate) fn layout_changes(recipe: &ShaderRecipe, new: &Interface) -> Vec<Layo
     changes
 }
 
-/// One change per block of the build's interface of `recipe`, for a
-/// recompiled module (`words`) whose interface cannot be read: its blocks
-/// cannot be compared, so each is reported with the reason rather than
-/// assumed unchanged.
+/// One change per block of `recipe`'s interface, with the reason, for a recompiled module
+/// (`words`) whose interface cannot be read.
 pub(crate) fn unreadable(recipe: &ShaderRecipe, words: &[u32]) -> Vec<LayoutChange> {
     let Some(old) = recipe.interface() else { return Vec::new() };
     let why = match Interface::from_spirv(words) {
@@ -170,14 +149,20 @@ pub(crate) fn unreadable(recipe: &ShaderRecipe, words: &[u32]) -> Vec<LayoutChan
         .iter()
         .enumerate()
         .map(|(index, block)| {
-            let shader_type = old.types.get(block.ty).map_or("", |def| def.name.as_str());
-            let mut change = LayoutChange::new(block.kind, block.set, block.binding, shader_type);
-            if let Some(rust) = recipe.block_type(index) {
-                change = change.rust_type(rust);
-            }
-            change.difference(format!("the new module's layout cannot be compared with it ({why})"))
+            block_change(recipe, old, index, block)
+                .difference(format!("the new module's layout cannot be compared with it ({why})"))
         })
         .collect()
+}
+
+/// A change of the build's block `index` of `old`, with no differences yet.
+fn block_change(recipe: &ShaderRecipe, old: &Interface, index: usize, block: &Block) -> LayoutChange {
+    let shader_type = old.types.get(block.ty).map_or("", |def| def.name.as_str());
+    let change = LayoutChange::new(block.kind, block.set, block.binding, shader_type);
+    match recipe.block_type(index) {
+        Some(rust) => change.rust_type(rust),
+        None => change,
+    }
 }
 
 /// Walks an old and a new struct side by side, noting every difference.
@@ -190,18 +175,19 @@ struct Compare<'a> {
 }
 
 impl Compare<'_> {
-    /// `path` names the struct's place in the block (`lights[].`), empty
-    /// for the block itself.
+    /// `path` is the struct's place in the block (`lights[].`), empty for the block.
     fn structs(&mut self, old: usize, new: usize, path: &str, depth: u32) {
         let (Some(before), Some(after)) = (self.old.types.get(old), self.new.types.get(new)) else {
-            return self.change.push(format!("{}its struct cannot be read", at(path)));
+            return self.change.push(format!("{}its struct cannot be read", member(path, ": ", "")));
         };
         if depth > MOST_DEPTH {
-            return self.change.push(format!("{}nests deeper than {MOST_DEPTH} structs", at(path)));
+            return self.change.push(format!("{}nests deeper than {MOST_DEPTH} structs", member(path, ": ", "")));
         }
         self.visits += 1;
         if self.visits > MOST_VISITS {
-            return self.change.push(format!("{}holds more than {MOST_VISITS} structs to compare", at(path)));
+            return self
+                .change
+                .push(format!("{}holds more than {MOST_VISITS} structs to compare", member(path, ": ", "")));
         }
         for (was, now) in pairs(&before.members, &after.members) {
             match (was, now) {
@@ -216,7 +202,12 @@ impl Compare<'_> {
             }
         }
         if before.size != after.size {
-            self.change.push(format!("{}size went from {} to {} bytes", its(path), before.size, after.size));
+            self.change.push(format!(
+                "{}size went from {} to {} bytes",
+                member(path, "'s ", "its "),
+                before.size,
+                after.size
+            ));
         }
     }
 
@@ -228,13 +219,10 @@ impl Compare<'_> {
         self.types(&was.ty, &now.ty, &name, depth);
     }
 
-    /// The differences between a member's old and new type; `name` is the
-    /// member's path.
     fn types(&mut self, was: &Type, now: &Type, name: &str, depth: u32) {
         match (was, now) {
             (Type::Struct(a), Type::Struct(b)) => {
-                // A nameless member (naga's wrapper around a block) adds
-                // nothing to the path.
+                // A nameless member (naga's block wrapper) adds nothing to the path.
                 let nested = if name.is_empty() || name.ends_with('.') { name.to_owned() } else { format!("{name}.") };
                 self.structs(*a, *b, &nested, depth + 1);
             }
@@ -273,8 +261,7 @@ impl Compare<'_> {
     }
 }
 
-/// Old and new members side by side: by name where every member has a
-/// name of its own on both sides, by position otherwise.
+/// Old and new members side by side: by name where all are named uniquely, else by position.
 fn pairs<'m>(old: &'m [Member], new: &'m [Member]) -> Vec<(Option<&'m Member>, Option<&'m Member>)> {
     let named = |members: &[Member]| {
         let mut names: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
@@ -286,8 +273,7 @@ fn pairs<'m>(old: &'m [Member], new: &'m [Member]) -> Vec<(Option<&'m Member>, O
         return (0..longest).map(|i| (old.get(i), new.get(i))).collect();
     }
     let by_name = |member: &Member, side: &'m [Member]| side.iter().find(|other| other.name == member.name);
-    // A member whose name the other side lacks pairs with one at its
-    // offset that is also unpaired: it was renamed.
+    // An unpaired member pairs with an unpaired one at its offset: it was renamed.
     let new_unpaired: Vec<&Member> = new.iter().filter(|now| by_name(now, old).is_none()).collect();
     let mut pairs: Vec<_> = old
         .iter()
@@ -302,19 +288,9 @@ fn pairs<'m>(old: &'m [Member], new: &'m [Member]) -> Vec<(Option<&'m Member>, O
     pairs
 }
 
-/// `path` as the start of a sentence about a nested struct: ``member `a.` ``.
-fn at(path: &str) -> String {
-    match path.strip_suffix('.') {
-        Some(member) => format!("member `{member}`: "),
-        None => String::new(),
-    }
-}
-
-fn its(path: &str) -> String {
-    match path.strip_suffix('.') {
-        Some(member) => format!("member `{member}`'s "),
-        None => "its ".to_owned(),
-    }
+/// A nested struct's `path` (``a.``) as ``member `a` `` then `suffix`; `otherwise` for the block.
+fn member(path: &str, suffix: &str, otherwise: &str) -> String {
+    path.strip_suffix('.').map_or_else(|| otherwise.to_owned(), |member| format!("member `{member}`{suffix}"))
 }
 
 fn length(length: smolv_format::reflect::ArrayLength) -> String {
@@ -331,8 +307,7 @@ fn scalar(scalar: ScalarType) -> String {
     }
 }
 
-/// A type in words, for messages: `f32`, `vec3<f32>`, `mat4x3<f32>`,
-/// `array<f32, 4>`, ``struct `Light` ``.
+/// A type in words, for messages: `f32`, `vec3<f32>`, `array<f32, 4>`, ``struct `Light` ``.
 fn describe(ty: &Type, interface: &Interface) -> String {
     match ty {
         Type::Scalar(s) => scalar(*s),

@@ -12,12 +12,8 @@ use crate::event::Event;
 use crate::layout::{layout_changes, unreadable};
 use crate::targets::Targets;
 
-/// Compiles every group of targets that an edit of `changed` touched (first
-/// seen at `seen`) with the watcher's `pool`, and says what happened. One edit, one publish: the
-/// shaders that compiled and still fit are published together, once every
-/// group is compiled, and only if every shader of the edit did; otherwise
-/// each keeps its previous SPIR-V, so that no pipeline is built with half
-/// of an edit.
+/// Compiles every group of targets an edit of `changed` (first seen at `seen`) touched, and says
+/// what happened: the shaders are published together, only if every one compiled and still fits.
 pub(crate) fn rebuild(
     targets: &mut Targets,
     changed: &BTreeSet<PathBuf>,
@@ -29,8 +25,7 @@ pub(crate) fn rebuild(
     let mut ready: Vec<(usize, Vec<u32>)> = Vec::new();
     for group in targets.touched_groups(changed) {
         let recipe = &targets.list[group[0]].recipe;
-        // The compilers are other people's code: a panic in one is an error
-        // about this shader, not the end of the game.
+        // A compiler's panic is an error about this shader, not the end of the game.
         let compiled = catch_unwind(AssertUnwindSafe(|| recipe.compile_with(pool))).unwrap_or_else(|_| {
             Err(vec![Diagnostic::whole_file(
                 &recipe.source,
@@ -82,14 +77,12 @@ pub(crate) fn rebuild(
     }
 }
 
-/// Target `index`'s module out of `recompiled`, unless it is missing, its
-/// interface cannot be read, or its blocks no longer have the layout the
-/// program was built with: then what to report instead.
+/// Target `index`'s module out of `recompiled`, or what to report instead: it is missing, or its
+/// blocks' layout is unreadable or no longer the program's.
 fn check(targets: &mut Targets, index: usize, recompiled: &Recompiled) -> Result<Vec<u32>, Event> {
     let target = &mut targets.list[index];
     let name = target.shader.name().to_owned();
-    // What this compile read is what to watch from now on, whatever
-    // becomes of its result.
+    // What this compile read is what to watch from now on.
     target.read(&recompiled.includes);
     let Some(words) = recompiled.module(&target.recipe.name) else {
         let error = Diagnostic::whole_file(

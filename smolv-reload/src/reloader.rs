@@ -75,10 +75,8 @@ impl Reloader {
         self
     }
 
-    /// Watches a shader with a recipe given here rather than embedded: for
-    /// shaders loaded from a bundle, with the recipes of the build's
-    /// manifest (each module's `recipe`, read as
-    /// `smolv_format::ManifestModule<smolv_build::recipe::ShaderRecipe>`).
+    /// Watches a shader with a recipe given here rather than embedded (a bundle's shader, with the
+    /// build manifest's recipe).
     ///
     /// ```no_run
     /// # fn get(shader: &'static smolv_runtime::Shader, module: &smolv_format::ManifestModule<smolv_build::recipe::ShaderRecipe>) {
@@ -93,10 +91,8 @@ impl Reloader {
         self
     }
 
-    /// Reads the sources from `dir` instead of the directory they were built
-    /// from (each shader's [`root`](ShaderRecipe::root)): a copy of the
-    /// shaders, or a checkout elsewhere. Include directories below the root
-    /// move with it.
+    /// Reads the sources from `dir` instead of each shader's [`root`](ShaderRecipe::root);
+    /// include directories below the root move with it.
     ///
     /// ```
     /// let mut reloader = smolv_reload::Reloader::new();
@@ -107,8 +103,7 @@ impl Reloader {
         self
     }
 
-    /// How long the files must be quiet before an edit is compiled (editors
-    /// write a file in several steps). 20 ms by default.
+    /// How long the files must be quiet before an edit is compiled; 20 ms by default.
     ///
     /// ```
     /// let mut reloader = smolv_reload::Reloader::new();
@@ -119,8 +114,7 @@ impl Reloader {
         self
     }
 
-    /// Whether to keep quiet on stderr (the events still arrive through
-    /// [`Watcher::events`]). Off by default: every event is printed.
+    /// Whether to keep quiet on stderr (events still arrive through [`Watcher::events`]).
     ///
     /// ```
     /// let mut reloader = smolv_reload::Reloader::new();
@@ -131,9 +125,10 @@ impl Reloader {
         self
     }
 
-    /// Resolves every shader's recipe and starts watching. Fails if a shader
-    /// has no origin (embedded without the `hot-reload` feature), a recipe
-    /// cannot be read, or the files cannot be watched.
+    /// Resolves every shader's recipe and starts watching.
+    ///
+    /// # Errors
+    /// A shader without an origin, a recipe that cannot be read, files that cannot be watched.
     ///
     /// ```no_run
     /// # fn get(reloader: &smolv_reload::Reloader) {
@@ -144,12 +139,11 @@ impl Reloader {
     /// # }
     /// ```
     pub fn start(&self) -> Result<Watcher, ReloadError> {
-        let shader_dir = match &self.shader_dir {
-            Some(dir) => {
-                Some(dir.canonicalize().map_err(|source| ReloadError::ShaderDir { path: dir.clone(), source })?)
-            }
-            None => None,
-        };
+        let shader_dir = self
+            .shader_dir
+            .as_ref()
+            .map(|dir| dir.canonicalize().map_err(|source| ReloadError::ShaderDir { path: dir.clone(), source }))
+            .transpose()?;
         let mut list = Vec::new();
         for watched in &self.watched {
             match watched {
@@ -165,7 +159,6 @@ impl Reloader {
         if list.is_empty() {
             return Err(ReloadError::NothingToWatch);
         }
-        // Kept for as long as the watcher runs; its first worker starts now.
         let pool = CompilerPool::new();
         if !pool.in_workers() && !asked_in_process() {
             eprintln!(
@@ -187,8 +180,7 @@ impl Reloader {
     }
 }
 
-/// Whether `SMOLV_WORKERS=0` asks for the compilers in this process: no
-/// warning then.
+/// Whether `SMOLV_WORKERS=0` asks for the compilers in this process.
 #[allow(clippy::disallowed_methods, reason = "smolv-reload's one reader of the environment")]
 fn asked_in_process() -> bool {
     std::env::var_os("SMOLV_WORKERS").is_some_and(|workers| workers == "0")

@@ -1,5 +1,4 @@
-//! The shaders a reloader watches: each with its recipe and the files it
-//! was compiled from, and which of them an edit touches.
+//! The shaders a reloader watches, with their recipes and the files they were compiled from.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -8,8 +7,7 @@ use notify::RecursiveMode;
 use smolv_build::recipe::ShaderRecipe;
 use smolv_runtime::Shader;
 
-/// A path as the file watcher reports it: canonical where the file exists
-/// (so that `shaders/../shaders/a.frag` and a symlinked directory match).
+/// A path as the file watcher reports it: canonical where the file exists.
 pub(crate) fn normal(path: &Path) -> PathBuf {
     path.canonicalize().unwrap_or_else(|_| path.to_owned())
 }
@@ -35,8 +33,7 @@ impl Target {
         self.files = std::iter::once(&self.recipe.source).chain(includes).map(|p| normal(p)).collect();
     }
 
-    /// Adds files a failed compile named: what it read is not known, so
-    /// nothing is dropped, but a fix in an include it reached is seen.
+    /// Adds files a failed compile named (what it read is not known, so nothing is dropped).
     pub(crate) fn also_read<'a>(&mut self, files: impl IntoIterator<Item = &'a Path>) {
         self.files.extend(files.into_iter().filter(|file| file.is_file()).map(normal));
     }
@@ -50,9 +47,7 @@ impl Target {
 /// Every watched shader.
 pub(crate) struct Targets {
     pub(crate) list: Vec<Target>,
-    /// The targets that compiled in the last edit but were held back with
-    /// it (another of its shaders failed): the next edit compiles them
-    /// again, so that the fix publishes the whole of it.
+    /// The targets held back in the last edit, which the next edit compiles again.
     pub(crate) held_back: BTreeSet<usize>,
 }
 
@@ -62,9 +57,7 @@ impl Targets {
         Self { list, held_back: BTreeSet::new() }
     }
 
-    /// The targets an edit of `changed` touches, and those held back,
-    /// grouped by compile: the entry points of one WGSL or Slang file
-    /// compile once.
+    /// The targets an edit of `changed` touches, and those held back, grouped by compile.
     pub(crate) fn touched_groups(&self, changed: &BTreeSet<PathBuf>) -> Vec<Vec<usize>> {
         let mut groups: Vec<Vec<usize>> = Vec::new();
         let touched = |(index, target): &(usize, &Target)| target.touched_by(changed) || self.held_back.contains(index);
@@ -82,10 +75,7 @@ impl Targets {
         self.list.iter().flat_map(|t| t.files.iter().map(PathBuf::as_path))
     }
 
-    /// What to watch: every shader root, recursively (a new include in a
-    /// subdirectory is seen), and the directory of every file outside them.
-    /// The files are what each target's last compile read, so the list
-    /// grows as edits include files from elsewhere.
+    /// What to watch: every shader root, recursively, and the directory of every file outside them.
     pub(crate) fn watch_list(&self) -> Vec<(PathBuf, RecursiveMode)> {
         let roots: BTreeSet<PathBuf> =
             self.list.iter().map(|t| normal(&t.recipe.root)).filter(|root| root.is_dir()).collect();

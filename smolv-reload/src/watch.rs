@@ -15,12 +15,10 @@ use crate::event::Event;
 use crate::rebuild::rebuild;
 use crate::targets::{Targets, normal};
 
-/// An edit is whatever arrives before the files are quiet this long, or
-/// this long after its first event at most (an editor that keeps writing).
+/// An edit lasts this long after its first event at most (an editor that keeps writing).
 const MAX_BATCH: Duration = Duration::from_millis(500);
 
-/// File times lag the clock by up to a scheduler tick: a file written
-/// this soon before a compile began may have been written after it.
+/// File times lag the clock by up to a scheduler tick.
 const CLOCK_SLACK: Duration = Duration::from_millis(20);
 
 /// What the reloader's thread hears.
@@ -31,13 +29,9 @@ enum Message {
     Stop,
 }
 
-/// A running reloader: while it lives, every save of a watched shader or
-/// of a file it includes is recompiled and published. It keeps its
-/// compiler workers for as long as it runs (a
-/// `smolv_build::recipe::CompilerPool`): an edit does not
-/// start the program again, and a worker that crashed is replaced in the
-/// background. Dropping it stops watching (and waits for a compile under
-/// way), and ends its workers.
+/// A running reloader: while it lives, every save of a watched shader or of a file it includes is
+/// recompiled and published, by compiler workers it keeps. Dropping it stops watching (after a
+/// compile under way) and ends its workers.
 ///
 /// ```no_run
 /// # fn get(watcher: smolv_reload::Watcher) {
@@ -83,9 +77,8 @@ impl Watcher {
         Ok(Self { stop: messages, thread: Some(thread), events: events_receiver })
     }
 
-    /// Every [`Event`] so far, in order (they are printed on stderr as well,
-    /// unless [`Reloader::quiet`](crate::Reloader::quiet)). Unread events
-    /// wait here; read them once a frame, or not at all.
+    /// Every [`Event`] so far, in order (printed on stderr as well, unless
+    /// [`Reloader::quiet`](crate::Reloader::quiet)); read them once a frame, or not at all.
     pub fn events(&self) -> &Receiver<Event> {
         &self.events
     }
@@ -93,20 +86,15 @@ impl Watcher {
 
 impl Drop for Watcher {
     fn drop(&mut self) {
-        // The thread ends at once, or after the compile under way; it holds
-        // the receiver, so sending fails only if it is gone already.
+        // The thread ends at once, or after the compile under way.
         let _ = self.stop.send(Message::Stop);
         if let Some(thread) = self.thread.take() {
-            // It does not panic (rebuild catches the compilers' panics);
-            // if it did, there is nothing left to stop.
             let _ = thread.join();
         }
     }
 }
 
-/// The file watcher and what it watches. It grows as compiles read files
-/// from directories it does not watch yet: an include added by an edit,
-/// in a directory of its own, is watched from the compile that reads it.
+/// The file watcher and what it watches; it grows as compiles read files from other directories.
 struct Watches {
     notify: RecommendedWatcher,
     /// Watched recursively.
@@ -116,9 +104,8 @@ struct Watches {
 }
 
 impl Watches {
-    /// Watches each of `list` that is not watched yet. Returns the
-    /// directories newly watched alone, and the errors of those that
-    /// cannot be watched.
+    /// Watches each of `list` not watched yet; returns the directories newly watched alone, and
+    /// the errors.
     fn add(&mut self, list: Vec<(PathBuf, RecursiveMode)>) -> (Vec<PathBuf>, Vec<ReloadError>) {
         let (mut added, mut errors) = (Vec::new(), Vec::new());
         for (path, mode) in list {
@@ -143,10 +130,8 @@ impl Watches {
     }
 }
 
-/// The `files` in `dirs` that changed since `since` (give or take
-/// [`CLOCK_SLACK`]): given what the compiles read and the directories just
-/// watched, the edits made after a compile read a file and before its
-/// directory was watched.
+/// The `files` in `dirs` (just watched) that changed since `since`, give or take [`CLOCK_SLACK`]:
+/// edits made after a compile read a file and before its directory was watched.
 fn changed_before_watched<'a>(
     files: impl Iterator<Item = &'a Path>,
     dirs: &[PathBuf],
@@ -170,9 +155,8 @@ fn is_edit(kind: &EventKind) -> bool {
     }
 }
 
-/// The reloader's thread: waits for an edit, waits for the files to be
-/// quiet for `debounce`, rebuilds, watches what the compiles read, reports;
-/// until the watcher is dropped.
+/// The reloader's thread: waits for an edit and `debounce` of quiet, rebuilds, watches what the
+/// compiles read, reports; until the watcher is dropped.
 fn run(
     mut targets: Targets,
     mut watches: Watches,
@@ -195,11 +179,10 @@ fn run(
                 changed.extend(event.paths.iter().map(|p| normal(p)));
             }
             Ok(Message::File(Ok(_))) => {}
-            Ok(Message::File(Err(error))) => {
-                if print {
-                    eprintln!("smolv-reload: the file watcher reported an error: {error}");
-                }
+            Ok(Message::File(Err(error))) if print => {
+                eprintln!("smolv-reload: the file watcher reported an error: {error}");
             }
+            Ok(Message::File(Err(_))) => {}
             Err(RecvTimeoutError::Timeout) => {
                 if let Some(seen) = first_seen.take() {
                     let compiled_from = SystemTime::now();
@@ -207,14 +190,11 @@ fn run(
                         if print {
                             eprintln!("{event}");
                         }
-                        // Nobody reads events once the watcher is dropped.
                         let _ = events.send(event);
                     }
                     let (added, errors) = watches.add(targets.watch_list());
-                    for error in errors {
-                        if print {
-                            eprintln!("smolv-reload: {error}; edits there will not reload");
-                        }
+                    for error in errors.iter().filter(|_| print) {
+                        eprintln!("smolv-reload: {error}; edits there will not reload");
                     }
                     let missed = changed_before_watched(targets.files(), &added, compiled_from);
                     if !missed.is_empty() {

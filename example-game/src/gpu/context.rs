@@ -1,6 +1,5 @@
-//! The Vulkan instance and device: Vulkan 1.3 with dynamic rendering and
-//! synchronization2, VK_EXT_graphics_pipeline_library where the driver has
-//! it, and the Khronos validation layer with every message counted.
+//! The Vulkan 1.3 instance and device, with graphics pipeline libraries where the driver has
+//! them, and the validation layer with every message counted.
 
 use std::ffi::{CStr, c_char, c_void};
 use std::sync::Mutex;
@@ -35,8 +34,7 @@ unsafe extern "system" fn on_validation_message(
     let text = unsafe { data.as_ref().and_then(|d| d.message_as_c_str()) }
         .map_or_else(|| "(no message)".to_owned(), |m| m.to_string_lossy().into_owned());
     eprintln!("validation: {text}");
-    // SAFETY: `user` points at the boxed log owned by the `Context`, which
-    // destroys this messenger before dropping the log.
+    // SAFETY: `user` is the `Context`'s boxed log, which outlives the messenger.
     if let Some(log) = unsafe { user.cast::<MessageLog>().as_ref() } {
         log.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(text);
     }
@@ -49,8 +47,7 @@ struct Messenger {
     log: Box<MessageLog>,
 }
 
-/// An instance, one device with one graphics (and compute) queue, and what
-/// the game needs to know about them.
+/// An instance, one device with one graphics and compute queue, and what the game knows of them.
 pub(crate) struct Context {
     pub(crate) entry: ash::Entry,
     pub(crate) instance: ash::Instance,
@@ -62,8 +59,7 @@ pub(crate) struct Context {
     pub(crate) memory: vk::PhysicalDeviceMemoryProperties,
     /// The physical device's limits.
     pub(crate) limits: vk::PhysicalDeviceLimits,
-    /// The physical device's properties (the pipeline cache checks its
-    /// vendor, device and cache UUID).
+    /// The physical device's properties.
     pub(crate) properties: vk::PhysicalDeviceProperties,
     pub(crate) device_name: String,
     /// Whether VK_EXT_graphics_pipeline_library is enabled.
@@ -77,15 +73,12 @@ impl std::fmt::Debug for Context {
 }
 
 impl Context {
-    /// Opens the first device that can run the game. `surface_extensions`
-    /// are the instance extensions a window needs (none when headless);
-    /// with any, the device also gets VK_KHR_swapchain.
+    /// Opens the first device that can run the game, with the instance extensions a window needs
+    /// (and then VK_KHR_swapchain).
     pub(crate) fn new(validation: Validation, surface_extensions: &[*const c_char]) -> Result<Self, GameError> {
-        // SAFETY: loading the system's Vulkan loader runs its initialisation;
-        // nothing else in the process depends on it.
+        // SAFETY: loading the system's Vulkan loader; nothing else depends on it.
         let entry = unsafe { ash::Entry::load() }.map_err(|e| GameError::NoLoader(e.to_string()))?;
-        // SAFETY: plain instance creation; everything created is owned by
-        // `Context` and destroyed in `Drop`.
+        // SAFETY: plain instance creation; `Context` destroys it in `Drop`.
         unsafe {
             let layers = entry.enumerate_instance_layer_properties().unwrap_or_default();
             let has_layer = layers.iter().any(|l| l.layer_name_as_c_str() == Ok(VALIDATION_LAYER));
@@ -103,10 +96,8 @@ impl Context {
             if validate {
                 extensions.push(ash::ext::debug_utils::NAME.as_ptr());
             }
-            // The layer skips SPIR-V it validated before, in this run or (from
-            // its cache file) an earlier one. The pipeline timings compare two
-            // ways of building the same shaders, so each must validate them
-            // afresh: turn that cache off (see `LoadTimings::finish`).
+            // The timings compare two builds of the same shaders: turn the layer's cache of
+            // validated SPIR-V off, so that each validates them afresh.
             let validation_features = validate
                 && entry
                     .enumerate_instance_extension_properties(Some(VALIDATION_LAYER))
@@ -135,8 +126,7 @@ impl Context {
     }
 
     /// # Safety
-    /// `instance` must be a live instance created from `entry`; on error it
-    /// is destroyed here.
+    /// `instance` must be live, from `entry`; on error it is destroyed here.
     unsafe fn open_device(
         entry: ash::Entry,
         instance: ash::Instance,
@@ -240,9 +230,7 @@ impl Context {
 
 impl Drop for Context {
     fn drop(&mut self) {
-        // SAFETY: every object created from the device is destroyed by its
-        // owner before the context (the context is declared last), and the
-        // device is idle.
+        // SAFETY: every object made from the device is gone (the context is declared last).
         unsafe {
             let _ = self.device.device_wait_idle();
             self.device.destroy_device(None);

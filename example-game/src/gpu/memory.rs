@@ -1,5 +1,4 @@
-//! Buffers and images, each with its own memory: the game has a handful,
-//! so there is no need for an allocator.
+//! Buffers and images, each with its own memory (the game has a handful: no allocator).
 
 use ash::vk;
 
@@ -28,13 +27,7 @@ impl Buffer {
             )?;
             let requirements = device.get_buffer_memory_requirements(handle);
             let flags = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
-            let memory = match allocate(context, requirements, flags) {
-                Ok(memory) => memory,
-                Err(e) => {
-                    device.destroy_buffer(handle, None);
-                    return Err(e);
-                }
-            };
+            let memory = allocate(context, requirements, flags).inspect_err(|_| device.destroy_buffer(handle, None))?;
             let mut buffer = Self { device: device.clone(), handle, memory, mapped: std::ptr::null_mut(), size };
             vk_check("vkBindBufferMemory", device.bind_buffer_memory(handle, memory, 0))?;
             let mapped =
@@ -53,13 +46,6 @@ impl Buffer {
         }
         // SAFETY: `mapped` covers `size` bytes and `offset + len <= size`.
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), self.mapped.add(offset), len) };
-    }
-
-    /// Writes `values` as little-endian 32-bit floats at byte `offset`.
-    pub(crate) fn write_f32s(&mut self, offset: usize, values: &[f32]) {
-        for (i, value) in values.iter().enumerate() {
-            self.write(offset + 4 * i, &value.to_le_bytes());
-        }
     }
 
     /// Reads the whole buffer. The GPU must be done writing it.
@@ -112,15 +98,9 @@ impl Image {
         unsafe {
             let handle = vk_check("vkCreateImage", device.create_image(&info, None))?;
             let requirements = device.get_image_memory_requirements(handle);
-            let memory = match allocate(context, requirements, vk::MemoryPropertyFlags::DEVICE_LOCAL)
+            let memory = allocate(context, requirements, vk::MemoryPropertyFlags::DEVICE_LOCAL)
                 .or_else(|_| allocate(context, requirements, vk::MemoryPropertyFlags::empty()))
-            {
-                Ok(memory) => memory,
-                Err(e) => {
-                    device.destroy_image(handle, None);
-                    return Err(e);
-                }
-            };
+                .inspect_err(|_| device.destroy_image(handle, None))?;
             let mut image = Self { device: device.clone(), handle, view: vk::ImageView::null(), memory, extent };
             vk_check("vkBindImageMemory", device.bind_image_memory(handle, memory, 0))?;
             image.view = vk_check("vkCreateImageView", device.create_image_view(&color_view(handle, format), None))?;

@@ -1,10 +1,5 @@
-//! `--reload-bench`: edits `post.frag` 20 times while the game runs and
-//! times each edit two ways: from the watcher seeing it to the new
-//! pipeline ready (smolv-reload's compile and the pipeline manager's
-//! rebuild, what `reloaded post.frag in N ms` prints), and from the save
-//! until the first frame drawn with the new pipeline has finished on the
-//! GPU (that, plus the debounce and the frames in flight). Prints the p50
-//! and p95 of each.
+//! `--reload-bench`: edits `post.frag` 20 times while the game runs and prints the p50 and p95 of
+//! edit seen to pipeline ready, and of save to the first frame drawn with it finished on the GPU.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -15,8 +10,7 @@ use crate::render::Renderer;
 
 /// Edits timed.
 const EDITS: usize = 20;
-/// Frames between one edit landing and the next edit, so that each starts
-/// from a quiet watcher.
+/// Frames between one edit landing and the next (each starts from a quiet watcher).
 const SETTLE_FRAMES: u32 = 5;
 /// An edit that takes longer than this stops the bench.
 const TIMEOUT: Duration = Duration::from_secs(20);
@@ -69,8 +63,7 @@ impl Bench {
             .map_err(|e| GameError::HotReload(format!("--reload-bench: {}: {e}", self.path.display())))
     }
 
-    /// After a frame: if it was the first with the new post pipeline,
-    /// waits for it and records the time. Returns false when done.
+    /// After a frame: times the first with the new post pipeline; returns false when done.
     pub(super) fn after_frame(&mut self, news: &FrameNews, renderer: &Renderer) -> Result<bool, GameError> {
         let Some(at) = self.edited_at else { return Ok(true) };
         let Some(&(_, ready_in)) = news.ready_in.iter().find(|(name, _)| name == "post.frag") else {

@@ -1,5 +1,4 @@
-//! Command-recording helpers: layout transitions, dynamic rendering
-//! scopes, the screenshot copy, and submit-info plumbing.
+//! Command-recording helpers: barriers, dynamic rendering scopes, the screenshot copy, submit infos.
 
 use ash::vk;
 
@@ -7,8 +6,7 @@ use crate::gpu::{Buffer, COLOR_RANGE};
 
 use super::Target;
 
-/// A submit info for `semaphore`, if any, at the colour-output stage
-/// (where a swapchain image is first written and last written).
+/// A submit info for `semaphore`, if any, at the colour-output stage.
 pub(super) fn semaphore_infos(semaphore: Option<vk::Semaphore>) -> Vec<vk::SemaphoreSubmitInfo<'static>> {
     semaphore
         .into_iter()
@@ -92,12 +90,6 @@ pub(super) unsafe fn record_readback(
             layer_count: 1,
         })
         .image_extent(vk::Extent3D { width: target.extent.width, height: target.extent.height, depth: 1 });
-    let barrier = vk::MemoryBarrier2::default()
-        .src_stage_mask(vk::PipelineStageFlags2::COPY)
-        .src_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
-        .dst_stage_mask(vk::PipelineStageFlags2::HOST)
-        .dst_access_mask(vk::AccessFlags2::HOST_READ);
-    let barriers = [barrier];
     // SAFETY: the caller guarantees the layouts and sizes.
     unsafe {
         device.cmd_copy_image_to_buffer(
@@ -107,6 +99,28 @@ pub(super) unsafe fn record_readback(
             buffer.handle,
             &[region],
         );
-        device.cmd_pipeline_barrier2(commands, &vk::DependencyInfo::default().memory_barriers(&barriers));
+        memory_barrier(
+            device,
+            commands,
+            (vk::PipelineStageFlags2::COPY, vk::AccessFlags2::TRANSFER_WRITE),
+            (vk::PipelineStageFlags2::HOST, vk::AccessFlags2::HOST_READ),
+        );
     }
+}
+
+/// # Safety
+/// `commands` is recording.
+pub(super) unsafe fn memory_barrier(
+    device: &ash::Device,
+    commands: vk::CommandBuffer,
+    src: (vk::PipelineStageFlags2, vk::AccessFlags2),
+    dst: (vk::PipelineStageFlags2, vk::AccessFlags2),
+) {
+    let barriers = [vk::MemoryBarrier2::default()
+        .src_stage_mask(src.0)
+        .src_access_mask(src.1)
+        .dst_stage_mask(dst.0)
+        .dst_access_mask(dst.1)];
+    // SAFETY: the caller guarantees recording.
+    unsafe { device.cmd_pipeline_barrier2(commands, &vk::DependencyInfo::default().memory_barriers(&barriers)) };
 }

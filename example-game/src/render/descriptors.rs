@@ -1,6 +1,5 @@
-//! Descriptor sets, made from reflection: every set a program's shaders
-//! declare gets one set, and each binding is filled by what it holds
-//! (the frame uniforms, the particle buffer, or the scene image).
+//! Descriptor sets, made from reflection: one per set a program's shaders declare, each binding
+//! filled by what it holds.
 
 use ash::vk;
 use smolv_runtime::reflect::{DescriptorKind, Reflection};
@@ -109,8 +108,7 @@ impl Descriptors {
 
 impl Drop for Descriptors {
     fn drop(&mut self) {
-        // SAFETY: the GPU is idle (the renderer waits before dropping);
-        // destroying the pool frees its sets.
+        // SAFETY: the GPU is idle (the renderer waits before dropping).
         unsafe { self.device.destroy_descriptor_pool(self.pool, None) };
     }
 }

@@ -1,7 +1,5 @@
-//! Drawing a frame: the particle simulation on a compute queue, the world
-//! into an HDR scene image with pipeline-library pipelines, then the
-//! post-processing ubershader and the HUD onto the output image (a
-//! swapchain image, or an off-screen image to read back).
+//! Drawing a frame: the particle simulation, the world into an HDR scene image, then the
+//! post-processing ubershader and the HUD onto the output image.
 #![allow(unsafe_code)]
 
 mod commands;
@@ -12,7 +10,6 @@ mod scene;
 use std::collections::HashMap;
 
 use ash::vk;
-use std::path::Path;
 use std::sync::Arc;
 
 use smolv_runtime::vulkan::{
@@ -22,12 +19,13 @@ use smolv_runtime::vulkan::{
 use programs::{CacheReport, LoadTimings, PARTICLES_COMPUTE};
 pub(crate) use programs::{PipelineTimings, PostPreset};
 
+use crate::cli::Args;
 use crate::error::{GameError, vk_check};
 use crate::game::World;
 use crate::gpu::{Buffer, Context, Image};
 use crate::shader_types::particles_comp::{self, Particles, Step};
 use crate::shaders::Shaders;
-use commands::{begin_rendering, image_barrier, record_readback, semaphore_infos};
+use commands::{begin_rendering, image_barrier, memory_barrier, record_readback, semaphore_infos};
 use descriptors::{Descriptors, ProgramSets, Resources};
 use programs::{Corner, Program, ProgramPipeline, SCENE_FORMAT};
 use scene::{Frame, HudRect, SpriteInstance};
@@ -64,15 +62,13 @@ pub(crate) struct FrameSync {
     pub(crate) signal: Option<vk::Semaphore>,
 }
 
-/// The compute pipeline that moves the particles (the manager owns it;
-/// read from the slot each frame, as a hot reload may swap it).
+/// The compute pipeline that moves the particles (read from the slot each frame: a reload may swap it).
 struct ParticlePass {
     slot: Arc<ComputeSlot>,
     sets: ProgramSets,
 }
 
-/// Everything needed to draw frames. Create it after the [`Context`] and
-/// drop it before.
+/// Everything needed to draw frames. Create it after the [`Context`] and drop it before.
 pub(crate) struct Renderer {
     device: ash::Device,
     limits: vk::PhysicalDeviceLimits,
@@ -82,8 +78,7 @@ pub(crate) struct Renderer {
     /// Before the manager: a replay in flight holds it, and is stopped first.
     warmup: crate::warmup::Warmup,
     manager: Arc<PipelineManager>,
-    /// After the manager: it creates pipelines through this cache until it
-    /// is dropped.
+    /// After the manager, which creates pipelines through it.
     pipeline_cache: Option<(PipelineCacheFile, CacheLoad)>,
     descriptors: Descriptors,
     frame: Buffer,
@@ -105,45 +100,35 @@ pub(crate) struct Renderer {
 }
 
 impl Renderer {
-    /// Builds every pipeline and resource for drawing `extent` frames into
-    /// images of `output_format`.
-    #[allow(clippy::too_many_arguments, reason = "each is a separate choice of the command line")]
+    /// Builds every pipeline and resource for drawing `extent` frames into images of
+    /// `output_format`, as `args` say.
     pub(crate) fn new(
         context: &Context,
         shaders: &Shaders,
         output_format: vk::Format,
         extent: vk::Extent2D,
-        post: PostPreset,
-        force_monolithic: bool,
-        pipeline_cache: Option<&Path>,
+        args: &Args,
         warmup: &crate::warmup::Plan,
     ) -> Result<Self, GameError> {
-        let device = context.device.clone();
-        let pipeline_cache = match pipeline_cache {
-            // SAFETY: the context's device and properties; the renderer
-            // drops the cache after the manager that uses it, and before
-            // the context.
-            Some(path) => Some(unsafe { PipelineCacheFile::open(device.clone(), &context.properties, path) }?),
-            None => None,
-        };
+        let (device, post) = (context.device.clone(), args.post);
+        // SAFETY: the context's device and properties; the renderer drops the cache after the
+        // manager that uses it, and before the context.
+        let pipeline_cache = args
+            .pipeline_cache_path()
+            .map(|path| unsafe { PipelineCacheFile::open(device.clone(), &context.properties, &path) })
+            .transpose()?;
         let options = PipelineOptions::new()
             .graphics_pipeline_library(context.graphics_pipeline_library)
-            .force_monolithic(force_monolithic)
-            // Fold spec constants (sprite shapes, post effects) into the
-            // SPIR-V with smolv's specializer before the driver sees it.
+            .force_monolithic(args.monolithic)
+            // Fold spec constants into the SPIR-V before the driver sees it.
             .specialize_ahead(true)
             .workers(1)
-            // The game's state needs no optional feature; the context
-            // enables graphics pipeline libraries where the driver has them.
             .features(DeviceFeatures::default().with_graphics_pipeline_library(context.graphics_pipeline_library))
-            // The context creates a Vulkan 1.3 instance and device.
             .api_version(ash::vk::API_VERSION_1_3)
             .khr_spirv_1_4(false);
-        // SAFETY: the context enables dynamic rendering, and the pipeline
-        // library extensions whenever `graphics_pipeline_library` is set;
-        // the cache outlives the manager (field order); the renderer is
-        // dropped before the context, and its `Drop` waits for the device
-        // to be idle before the manager goes.
+        // SAFETY: the context enables dynamic rendering, and the library extensions with
+        // `graphics_pipeline_library`; the cache outlives the manager (field order); the renderer
+        // goes before the context, and its `Drop` waits for the device before the manager goes.
         let manager = Arc::new(unsafe {
             PipelineManager::new(
                 device.clone(),
@@ -157,7 +142,7 @@ impl Renderer {
         let mut frame = Buffer::new(context, Frame::SIZE, vk::BufferUsageFlags::UNIFORM_BUFFER)?;
         frame.write(0, Frame::default().as_bytes());
         let mut corners = Buffer::new(context, size_of_val(&QUAD), vk::BufferUsageFlags::VERTEX_BUFFER)?;
-        corners.write_f32s(0, QUAD.as_flattened());
+        corners.write(0, &QUAD.as_flattened().iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>());
         let sprites = Buffer::new(context, MAX_SPRITES * SpriteInstance::SIZE, vk::BufferUsageFlags::VERTEX_BUFFER)?;
         let hud = Buffer::new(context, MAX_HUD_RECTS * HudRect::SIZE, vk::BufferUsageFlags::VERTEX_BUFFER)?;
         let mut particles = Buffer::new(
@@ -204,10 +189,15 @@ impl Renderer {
         };
         let descriptors = Descriptors::new(&device)?;
         let resources = Resources { frame: frame.handle, particles: particles.handle, scene_view: scene.view, sampler };
-        let particle_pass = particle_pass(&manager, particle_compute, shaders, &descriptors, &resources)?;
+        // The particle simulation's layout from reflection, with its descriptor sets.
+        let stage = shaders.stage(PARTICLES_COMPUTE, &[])?;
+        let layout = manager.compute_layout(&stage)?;
+        let sets = descriptors.program_sets(&[stage.reflection], &layout.set_layouts, &resources)?;
+        particle_compute.wait()?;
+        let particle_pass = ParticlePass { slot: particle_compute, sets };
         let mut programs = HashMap::new();
         for pipeline in pipelines {
-            let stages = programs::reflections(shaders, pipeline.program)?;
+            let stages = programs::reflections(shaders, pipeline.program, post)?;
             let sets = descriptors.program_sets(&stages, &pipeline.layout.set_layouts, &resources)?;
             programs.insert(pipeline.program, (pipeline, sets));
         }
@@ -238,10 +228,7 @@ impl Renderer {
         })
     }
 
-    /// What the pipelines cost: fast links, when the optimized pipelines
-    /// arrived, the same pipelines built monolithically and without the
-    /// pipeline cache (measured now, on the first call), and the cache,
-    /// which the first call saves.
+    /// What the pipelines cost (measured on the first call, which also saves the pipeline cache).
     pub(crate) fn pipeline_timings(&mut self, shaders: &Shaders) -> Result<PipelineTimings, GameError> {
         if let Some(load) = self.load.take() {
             let with_cache = self.pipeline_cache.is_some();
@@ -272,9 +259,8 @@ impl Renderer {
         self.post
     }
 
-    /// Switches the post-processing ubershader to another feature set: a
-    /// newly specialized fragment library and a fast link now, the
-    /// optimized pipeline from the background worker shortly after.
+    /// Switches the post-processing ubershader to another feature set (a fast link now, the
+    /// optimized pipeline shortly after).
     pub(crate) fn set_post(&mut self, shaders: &Shaders, post: PostPreset) -> Result<(), GameError> {
         let pipeline = programs::pipeline(&self.manager, shaders, Program::Post, post, self.output_format)?;
         if let Some((current, _)) = self.programs.get_mut(&Program::Post) {
@@ -284,10 +270,8 @@ impl Renderer {
         Ok(())
     }
 
-    /// Asks the manager to rebuild, in the background, every pipeline
-    /// built from any of the shaders `names` (just reloaded into `shaders`,
-    /// all of one edit), once each; frames go on with the old pipelines
-    /// until the new ones are swapped in.
+    /// Has the manager rebuild in the background, once each, every pipeline built from any of the
+    /// shaders `names` (just reloaded, all of one edit).
     #[cfg(feature = "hot-reload")]
     pub(crate) fn rebuild(&self, shaders: &Shaders, names: &[String]) -> Result<Rebuild, GameError> {
         let mut rebuild = Rebuild::default();
@@ -298,9 +282,8 @@ impl Renderer {
         }
         if names.iter().any(|name| name == PARTICLES_COMPUTE) {
             let slot = &self.particle_pass.slot;
-            // SAFETY: a module compiled and validated by smolv-reload with
-            // smolv-build's code path, with its reflection; the slot is
-            // this manager's.
+            // SAFETY: a module compiled and validated by smolv-reload, with its reflection; the slot
+            // is this manager's.
             let target = unsafe { self.manager.rebuild_compute(slot, &shaders.stage(PARTICLES_COMPUTE, &[])?) }?;
             rebuild.compute.push((Arc::clone(slot), target));
         }
@@ -330,6 +313,14 @@ impl Renderer {
         }
     }
 
+    /// `--post-cycle N`: the next preset every N frames.
+    pub(crate) fn cycle_post(&mut self, shaders: &Shaders, every: Option<u64>, frame: u64) -> Result<(), GameError> {
+        if every.is_some_and(|every| frame > 0 && frame.is_multiple_of(every)) {
+            self.set_post(shaders, self.post.next())?;
+        }
+        Ok(())
+    }
+
     /// Waits for the previous frame to finish on the GPU.
     pub(crate) fn wait(&self) -> Result<(), GameError> {
         // SAFETY: the fence is live.
@@ -348,15 +339,13 @@ impl Renderer {
         readback: Option<&Buffer>,
     ) -> Result<(), GameError> {
         self.wait()?;
-        // SAFETY: the renderer records into one command buffer, and the
-        // fence says its last submission finished: no command buffer that
+        // SAFETY: the fence says the one command buffer's last submission finished, so none that
         // bound a replaced pipeline is pending.
         unsafe { self.manager.retire_replaced() };
         self.resize(context, target.extent)?;
         let counts = self.upload(world, target.extent);
         let commands = self.commands;
-        // SAFETY: the previous submission finished (fence), so the command
-        // buffer and every buffer written above are free; all handles are live.
+        // SAFETY: the previous submission finished (fence); all handles are live.
         unsafe {
             vk_check("vkResetFences", self.device.reset_fences(&[self.fence]))?;
             vk_check(
@@ -426,16 +415,7 @@ impl Renderer {
         unsafe {
             self.device.cmd_bind_pipeline(commands, vk::PipelineBindPoint::COMPUTE, pipeline);
             let layout = pass.slot.layout();
-            for &(number, set) in &pass.sets.sets {
-                self.device.cmd_bind_descriptor_sets(
-                    commands,
-                    vk::PipelineBindPoint::COMPUTE,
-                    layout,
-                    number,
-                    &[set],
-                    &[],
-                );
-            }
+            self.bind_sets(commands, vk::PipelineBindPoint::COMPUTE, layout, &pass.sets);
             self.device.cmd_push_constants(
                 commands,
                 layout,
@@ -445,13 +425,12 @@ impl Renderer {
             );
             let groups = (PARTICLES as u32).div_ceil(particles_comp::WORKGROUP_SIZE[0]);
             self.device.cmd_dispatch(commands, groups, 1, 1);
-            let barrier = vk::MemoryBarrier2::default()
-                .src_stage_mask(vk::PipelineStageFlags2::COMPUTE_SHADER)
-                .src_access_mask(vk::AccessFlags2::SHADER_STORAGE_WRITE)
-                .dst_stage_mask(vk::PipelineStageFlags2::VERTEX_ATTRIBUTE_INPUT)
-                .dst_access_mask(vk::AccessFlags2::VERTEX_ATTRIBUTE_READ);
-            let barriers = [barrier];
-            self.device.cmd_pipeline_barrier2(commands, &vk::DependencyInfo::default().memory_barriers(&barriers));
+            memory_barrier(
+                &self.device,
+                commands,
+                (vk::PipelineStageFlags2::COMPUTE_SHADER, vk::AccessFlags2::SHADER_STORAGE_WRITE),
+                (vk::PipelineStageFlags2::VERTEX_ATTRIBUTE_INPUT, vk::AccessFlags2::VERTEX_ATTRIBUTE_READ),
+            );
         }
     }
 
@@ -529,6 +508,21 @@ impl Renderer {
         }
     }
 
+    /// # Safety
+    /// `commands` is recording; `layout` is the layout of the pipeline bound at `point`.
+    unsafe fn bind_sets(
+        &self,
+        commands: vk::CommandBuffer,
+        point: vk::PipelineBindPoint,
+        layout: vk::PipelineLayout,
+        sets: &ProgramSets,
+    ) {
+        for &(number, set) in &sets.sets {
+            // SAFETY: the caller guarantees recording; handles are live.
+            unsafe { self.device.cmd_bind_descriptor_sets(commands, point, layout, number, &[set], &[]) };
+        }
+    }
+
     /// Draws `instances.1` instances from `instances.0` of `program`.
     ///
     /// # Safety
@@ -549,16 +543,7 @@ impl Renderer {
         // SAFETY: the caller guarantees recording; handles are live.
         unsafe {
             device.cmd_bind_pipeline(commands, vk::PipelineBindPoint::GRAPHICS, pipeline.slot.current());
-            for &(number, set) in &sets.sets {
-                device.cmd_bind_descriptor_sets(
-                    commands,
-                    vk::PipelineBindPoint::GRAPHICS,
-                    pipeline.slot.layout(),
-                    number,
-                    &[set],
-                    &[],
-                );
-            }
+            self.bind_sets(commands, vk::PipelineBindPoint::GRAPHICS, pipeline.slot.layout(), sets);
             if !vertex_buffers.is_empty() {
                 let offsets = vec![0; vertex_buffers.len()];
                 device.cmd_bind_vertex_buffers(commands, 0, vertex_buffers, &offsets);
@@ -577,13 +562,10 @@ impl Drop for Renderer {
             self.device.destroy_command_pool(self.command_pool, None);
             self.device.destroy_sampler(self.sampler, None);
         }
-        // The manager's pipelines (the particle pass's too), the pipeline
-        // cache, the descriptor pool, buffers and images go with their fields.
     }
 }
 
-/// Pipelines being rebuilt after a shader reload, and the generation at
-/// which each slot holds the new one.
+/// Pipelines being rebuilt after a reload, and the generation at which each slot holds the new one.
 #[cfg(feature = "hot-reload")]
 #[derive(Default)]
 pub(crate) struct Rebuild {
@@ -635,20 +617,4 @@ struct DrawCounts {
 
 fn scene_image(context: &Context, extent: vk::Extent2D) -> Result<Image, GameError> {
     Image::new(context, SCENE_FORMAT, extent, vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::SAMPLED)
-}
-
-/// The particle simulation: `particles.comp` from the manager (its layout
-/// from reflection), with its descriptor sets.
-fn particle_pass(
-    manager: &PipelineManager,
-    slot: Arc<ComputeSlot>,
-    shaders: &Shaders,
-    descriptors: &Descriptors,
-    resources: &Resources,
-) -> Result<ParticlePass, GameError> {
-    let stage = shaders.stage(PARTICLES_COMPUTE, &[])?;
-    let layout = manager.compute_layout(&stage)?;
-    let sets = descriptors.program_sets(&[stage.reflection], &layout.set_layouts, resources)?;
-    slot.wait()?;
-    Ok(ParticlePass { slot, sets })
 }

@@ -1,6 +1,5 @@
-//! The game's graphics programs: which embedded shaders, which spec
-//! constants, which vertex layout and which render target each one uses,
-//! and how long their pipelines took to build.
+//! The game's graphics programs: shaders, spec constants, vertex layout and render target of
+//! each, and how long their pipelines took to build.
 
 use std::mem::offset_of;
 use std::path::PathBuf;
@@ -49,8 +48,7 @@ enum VertexLayout {
     Hud,
 }
 
-/// A quad corner of the sprite and particle programs: location 0 of
-/// their vertex shaders, fed per vertex from the corner buffer.
+/// A quad corner of the sprite and particle programs, per vertex from the corner buffer.
 pub(crate) type Corner = [f32; 2];
 /// The vertex shaders' location that the corner buffer feeds.
 const CORNER_LOCATION: u32 = 0;
@@ -82,61 +80,40 @@ impl Program {
         }
     }
 
-    fn spec(self) -> ProgramSpec {
-        let sprite = |fragment, specialization| ProgramSpec {
-            vertex: "sprite.vert",
+    /// The program's shaders and state; `post` gives `post.frag`'s constants.
+    fn spec(self, post: PostPreset) -> ProgramSpec {
+        let spec = |vertex, fragment, specialization, layout, scene, blend| ProgramSpec {
+            vertex,
             fragment,
             specialization,
-            layout: VertexLayout::Sprite,
-            scene: true,
-            blend: true,
+            layout,
+            scene,
+            blend,
         };
+        // sprite.frag's SHAPE constant, folded in at load time.
+        let sprite =
+            |fragment, specialization| spec("sprite.vert", fragment, specialization, VertexLayout::Sprite, true, true);
         match self {
-            Self::Background => ProgramSpec {
-                vertex: "background.wgsl#vs_main",
-                fragment: "background.wgsl#fs_main",
-                specialization: Vec::new(),
-                layout: VertexLayout::None,
-                scene: true,
-                blend: false,
-            },
-            // sprite.frag's SHAPE constant, folded in at load time.
+            Self::Background => {
+                spec("background.wgsl#vs_main", "background.wgsl#fs_main", Vec::new(), VertexLayout::None, true, false)
+            }
             Self::Ship => sprite("sprite.frag", sprite_frag::SpecConstants { shape: 0 }.values().to_vec()),
             Self::Rocks => sprite("sprite.frag", sprite_frag::SpecConstants { shape: 1 }.values().to_vec()),
             Self::Bullets => {
                 sprite("sprite.frag@additive", sprite_frag_additive::SpecConstants { shape: 2 }.values().to_vec())
             }
-            Self::Particles => ProgramSpec {
-                vertex: "particle.vert",
-                fragment: "particle.slang#fs_main",
-                specialization: Vec::new(),
-                layout: VertexLayout::Particle,
-                scene: true,
-                blend: true,
-            },
-            Self::Post => ProgramSpec {
-                vertex: "fullscreen.vert",
-                fragment: "post.frag",
-                specialization: Vec::new(),
-                layout: VertexLayout::None,
-                scene: false,
-                blend: false,
-            },
-            Self::Hud => ProgramSpec {
-                vertex: "hud.wgsl#vs_main",
-                fragment: "hud.wgsl#fs_main",
-                specialization: Vec::new(),
-                layout: VertexLayout::Hud,
-                scene: false,
-                blend: true,
-            },
+            Self::Particles => {
+                spec("particle.vert", "particle.slang#fs_main", Vec::new(), VertexLayout::Particle, true, true)
+            }
+            Self::Post => {
+                spec("fullscreen.vert", "post.frag", post.constants().to_vec(), VertexLayout::None, false, false)
+            }
+            Self::Hud => spec("hud.wgsl#vs_main", "hud.wgsl#fs_main", Vec::new(), VertexLayout::Hud, false, true),
         }
     }
 }
 
-/// Feature sets of the post-processing ubershader (`post.frag`): each is a
-/// set of spec constants, specialized into the SPIR-V when its pipeline is
-/// built.
+/// Feature sets of the post-processing ubershader (`post.frag`): sets of spec constants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum PostPreset {
     /// Bloom, vignette, chromatic aberration, ACES tone mapping.
@@ -185,11 +162,9 @@ fn attribute(generated: &VertexAttribute, binding: u32, offset: u32) -> vk::Vert
     vk::VertexInputAttributeDescription { location: generated.location, binding, format, offset }
 }
 
-/// The vertex input of a sprite-like program whose vertex shader has
-/// `attributes`: the corner (location 0) per vertex from binding 0, every
-/// other location per instance from binding 1, `stride` bytes apart, at
-/// the offset `instance_offset` gives for it (None: the game has no data
-/// for it, an error naming `shader`).
+/// The vertex input of a sprite-like program: the corner per vertex from binding 0, every other
+/// location per instance from binding 1, `stride` bytes apart, at `instance_offset`'s offset
+/// (None: an error naming `shader`).
 fn corner_and_instances(
     shader: &str,
     attributes: &[VertexAttribute],
@@ -228,16 +203,13 @@ type VertexLayoutDescription = (Vec<vk::VertexInputBindingDescription>, Vec<vk::
 fn graphics_state(spec: &ProgramSpec, output_format: vk::Format) -> Result<GraphicsState, GameError> {
     let (vertex_bindings, vertex_attributes) = match spec.layout {
         VertexLayout::None => (Vec::new(), Vec::new()),
-        // The instance buffer holds whole `sprite.vert` vertices
-        // (`scene::SpriteInstance`), at the generated offsets.
+        // The instance buffer holds whole `sprite.vert` vertices, at the generated offsets.
         VertexLayout::Sprite => {
             corner_and_instances(sprite_vert::NAME, &sprite_vert::VERTEX_ATTRIBUTES, sprite_vert::Vertex::SIZE, |a| {
                 Some(a.offset as usize)
             })?
         }
-        // The instances are the simulation's particles, read in place: each
-        // location takes the members of `particles.comp`'s `Particle` that
-        // start at its offset.
+        // The instances are the simulation's particles, read in place.
         VertexLayout::Particle => corner_and_instances(
             particle_vert::NAME,
             &particle_vert::VERTEX_ATTRIBUTES,
@@ -278,8 +250,7 @@ pub(crate) struct PipelineTimings {
     pub(crate) libraries: bool,
     /// Libraries + fast link of every pipeline (None when monolithic).
     pub(crate) fast_link: Option<Duration>,
-    /// From the first request until every link-time-optimized pipeline had
-    /// arrived from the background worker (None when monolithic).
+    /// From the first request until every optimized pipeline arrived (None when monolithic).
     pub(crate) optimized: Option<Duration>,
     /// The same pipelines built monolithically by a second manager.
     pub(crate) monolithic: Duration,
@@ -287,21 +258,16 @@ pub(crate) struct PipelineTimings {
     pub(crate) library_counts: LibraryCounts,
     /// Materials whose first pipeline reused libraries of earlier ones.
     pub(crate) new_materials: Vec<MaterialTiming>,
-    /// The particle compute pipeline, created on the manager's worker
-    /// while the graphics pipelines built: from the request until the game
-    /// had it, and how much of that the game spent waiting for it after
-    /// the graphics pipelines were done.
+    /// The particle compute pipeline, built on the manager's worker: from the request until the
+    /// game had it, and how much of that it waited after the graphics pipelines.
     pub(crate) compute: (Duration, Duration),
     /// The persistent pipeline cache, if the game uses one.
     pub(crate) cache: Option<CacheReport>,
-    /// The same load (libraries or monolithic, as the game built them) by
-    /// a second manager without a `VkPipelineCache`.
+    /// The same load by a second manager without a `VkPipelineCache`.
     pub(crate) without_cache: Option<Duration>,
 }
 
-/// A material's first pipeline, built from libraries it partly shares
-/// with materials loaded before it, against the same pipeline built
-/// monolithically.
+/// A material's first pipeline, from libraries partly shared with earlier ones, against monolithic.
 #[derive(Clone, Debug)]
 pub(crate) struct MaterialTiming {
     pub(crate) name: &'static str,
@@ -337,24 +303,17 @@ pub(crate) fn pipeline(
     post: PostPreset,
     output_format: vk::Format,
 ) -> Result<ProgramPipeline, GameError> {
-    let spec = program.spec();
-    let post_constants = post.constants();
-    let fragment_constants = if program == Program::Post { &post_constants[..] } else { &spec.specialization };
+    let spec = program.spec(post);
     let vertex = shaders.stage(spec.vertex, &[])?;
-    let fragment = shaders.stage(spec.fragment, fragment_constants)?;
-    // SAFETY: the modules were compiled and validated by smolv-build at
-    // build time and come with their own reflection; the states use the
-    // scene format and the output format the renderer draws to, and the
-    // vertex formats generated from the shaders' inputs: all of the game's
-    // are R32G32[B32A32]_SFLOAT, which every Vulkan device supports.
+    let fragment = shaders.stage(spec.fragment, &spec.specialization)?;
+    // SAFETY: modules compiled and validated by smolv-build, with their reflection; the states use
+    // the renderer's formats, and vertex formats (R32G32[B32A32]_SFLOAT) every device supports.
     let slot = unsafe { manager.get_pipeline(&vertex, &fragment, &graphics_state(&spec, output_format)?) }?;
     let layout = manager.program_layout(&vertex, &fragment)?;
     Ok(ProgramPipeline { program, slot, layout })
 }
 
-/// Rebuilds `pipeline` from the current `shaders` if any of the shaders
-/// `names` is one of its stages: the generation its slot reaches with the
-/// new pipeline.
+/// Rebuilds `pipeline` if any of `names` is one of its stages: the generation its slot reaches.
 #[cfg(feature = "hot-reload")]
 pub(crate) fn rebuild(
     manager: &PipelineManager,
@@ -363,19 +322,16 @@ pub(crate) fn rebuild(
     post: PostPreset,
     names: &[String],
 ) -> Result<Option<u64>, GameError> {
-    let spec = pipeline.program.spec();
+    let spec = pipeline.program.spec(post);
     if !names.iter().any(|name| name == spec.vertex || name == spec.fragment) {
         return Ok(None);
     }
-    let post_constants = post.constants();
-    let fragment_constants = if pipeline.program == Program::Post { &post_constants[..] } else { &spec.specialization };
     let program = smolv_runtime::vulkan::GraphicsProgram::new(
         shaders.stage(spec.vertex, &[])?,
-        shaders.stage(spec.fragment, fragment_constants)?,
+        shaders.stage(spec.fragment, &spec.specialization)?,
     );
-    // SAFETY: the modules were compiled and validated by smolv-reload
-    // through smolv-build's code path and come with their own reflection;
-    // the slot is this manager's.
+    // SAFETY: modules compiled and validated by smolv-reload, with their reflection; the slot is
+    // this manager's.
     Ok(Some(unsafe { manager.rebuild(&pipeline.slot, &program) }?))
 }
 
@@ -383,28 +339,25 @@ pub(crate) fn rebuild(
 pub(crate) fn reflections(
     shaders: &Shaders,
     program: Program,
+    post: PostPreset,
 ) -> Result<[&smolv_runtime::reflect::Reflection; 2], GameError> {
-    let spec = program.spec();
+    let spec = program.spec(post);
     Ok([&shaders.get(spec.vertex)?.reflection, &shaders.get(spec.fragment)?.reflection])
 }
 
 /// The particle simulation's shader.
 pub(crate) const PARTICLES_COMPUTE: &str = "particles.comp";
 
-/// What loading the pipelines cost so far: the fast links are timed, the
-/// background link-time optimization is being watched on a thread of its
-/// own, so the first frame never waits for it.
+/// What loading the pipelines cost so far (the background optimization is watched on a thread).
 pub(crate) struct LoadTimings {
     options: PipelineOptions,
-    /// Per program: how long its first pipeline took, and which parts
-    /// needed a new library.
+    /// Per program: how long its first pipeline took, and the parts that needed a new library.
     programs: Vec<(Program, Duration, Vec<&'static str>)>,
     /// Libraries + fast links, or the monolithic builds.
     built: Duration,
     library_counts: LibraryCounts,
     compute: (Duration, Duration),
-    /// Yields the time from the first request until every optimized
-    /// pipeline had arrived (None when monolithic, or if they never did).
+    /// Yields the time until every optimized pipeline arrived (None if they never did).
     optimized: Option<std::thread::JoinHandle<Option<Duration>>>,
 }
 
@@ -421,9 +374,8 @@ fn new_parts(before: LibraryCounts, after: LibraryCounts) -> Vec<&'static str> {
     .collect()
 }
 
-/// Builds every program's pipeline with `manager`, timing each, with the
-/// particle compute pipeline created on the manager's worker meanwhile;
-/// returns the compute slot too, ready.
+/// Builds every program's pipeline with `manager`, timing each, and the particle compute
+/// pipeline on the manager's worker meanwhile (its slot returned ready).
 pub(crate) fn build_all(
     manager: &PipelineManager,
     options: PipelineOptions,
@@ -488,21 +440,10 @@ fn time_each(
 }
 
 impl LoadTimings {
-    /// The timings for the table: waits for the watcher, and builds the
-    /// same pipelines again with second managers as the peers (after the
-    /// run, so that they compete with nothing): monolithic, and, when the
-    /// game has a pipeline cache, as the game built them but without one.
-    ///
-    /// Every side is measured cold. `main` turns Mesa's on-disk shader
-    /// cache off before the driver loads (`MESA_SHADER_CACHE_DISABLE`);
-    /// with it on, a peer, built second from the same shaders, would load
-    /// the machine code the game had just compiled instead of compiling
-    /// it, and in a second run all sides would. The context likewise turns
-    /// off the validation layer's cache of validated SPIR-V, which the
-    /// second side would otherwise hit. Each peer has a manager of its own
-    /// (no libraries, analyses or pipelines to share) and no
-    /// `VkPipelineCache`; so the only cache the game's side has over them
-    /// is the `VkPipelineCache` loaded from the file.
+    /// The timings for the table: waits for the watcher, and builds the same pipelines again after
+    /// the run with peer managers of their own and no `VkPipelineCache`: monolithic, and, with a
+    /// pipeline cache, as the game built them. Every side is cold (`main` turns Mesa's shader
+    /// cache off, the context the validation layer's), so the game's only cache is the file's.
     pub(crate) fn finish(
         self,
         device: &ash::Device,
@@ -554,7 +495,6 @@ impl LoadTimings {
                 monolithic,
             })
             .collect();
-        // Nothing has used the peers' pipelines; dropping the managers destroys them.
         Ok(timings)
     }
 }

@@ -1,6 +1,5 @@
-//! What the GPU is told about the world each frame: the frame uniforms,
-//! one sprite instance per ship, rock and bullet, and the HUD rectangles.
-//! Plain data, no Vulkan.
+//! What the GPU is told about the world each frame: the frame uniforms, the sprite instances
+//! and the HUD rectangles.
 
 use ash::vk;
 
@@ -18,8 +17,7 @@ pub(crate) fn frame_uniforms(world: &World, extent: vk::Extent2D) -> Frame {
     let sy = -2.0 * pixels_per_unit / height;
     let shake = world.shake * world.shake * 0.35;
     let (dx, dy) = ((world.time * 53.0).sin() * shake, (world.time * 41.0).cos() * shake);
-    // One argument a line: when a member's type changes in the shader,
-    // rustc's error points at the line that fills it.
+    // One argument a line: a type error points at the line that fills the member (tests/typed_interface.rs).
     Frame::new(
         [[sx, 0.0, 0.0, 0.0], [0.0, sy, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [dx * sx, dy * sy, 0.0, 1.0]],
         [width, height],
@@ -35,9 +33,7 @@ pub(crate) struct Sprites {
     pub(crate) bullets: Vec<SpriteInstance>,
 }
 
-/// One sprite: `sprite.vert`'s vertex, of which the instance buffer
-/// feeds every location but the quad's corner (location 0, from the
-/// corner buffer; see `programs::graphics_state`).
+/// One sprite: `sprite.vert`'s vertex (the corner comes from the corner buffer).
 pub(crate) type SpriteInstance = sprite_vert::Vertex;
 
 /// One HUD rectangle: an instance of `hud.wgsl`'s vertex inputs.
@@ -75,9 +71,8 @@ pub(crate) fn sprites(world: &World) -> Sprites {
 /// Segments of the digits 0–9 (bits a–g of a seven-segment display).
 const DIGIT_SEGMENTS: [u8; 10] = [0x3F, 0x06, 0x5B, 0x4F, 0x66, 0x6D, 0x7D, 0x07, 0x7F, 0x6F];
 
-/// HUD rectangles (`rect` is `[x0, y0, x1, y1]`) in WebGPU's normalized
-/// device coordinates (y up; naga flips WGSL's position for Vulkan): the score as seven-segment digits (top left) and one block
-/// per life (top right).
+/// HUD rectangles (`[x0, y0, x1, y1]` in WebGPU's NDC, y up): the score as seven-segment digits
+/// (top left) and one block per life (top right).
 pub(crate) fn hud(world: &World, extent: vk::Extent2D) -> Vec<HudRect> {
     let (width, height) = (extent.width.max(1) as f32, extent.height.max(1) as f32);
     // Sizes in pixels, converted to NDC.

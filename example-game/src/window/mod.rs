@@ -19,7 +19,7 @@ use crate::cli::Args;
 use crate::error::{GameError, vk_check};
 use crate::game::{Input, STEP, World};
 use crate::gpu::{Buffer, Context};
-use crate::reload::{FrameNews, HotReload};
+use crate::reload::HotReload;
 use crate::render::{FrameSync, Renderer, Target};
 use crate::report::{self, RunSummary};
 use crate::shaders::Shaders;
@@ -57,9 +57,7 @@ impl Keys {
     }
 }
 
-/// The game in a window. Fields drop in order: the renderer and
-/// swapchain before the surface, the surface before the context's
-/// instance, and the window last.
+/// The game in a window. Fields drop in order: renderer and swapchain, surface, context, window.
 struct Running {
     renderer: Renderer,
     swapchain: Option<Swapchain>,
@@ -103,9 +101,8 @@ impl App<'_> {
         })?;
         let context = Context::new(validation_mode(self.args), extensions)?;
         let window_handle = window.window_handle().map_err(|e| window_error(&e))?.as_raw();
-        // SAFETY: the handles belong to the live window and event loop; the
-        // surface is destroyed (field order of `Running`) before the window
-        // and the instance.
+        // SAFETY: the live window's and event loop's handles; the surface goes (field order of
+        // `Running`) before the window and the instance.
         let handle = vk_check("vkCreate*SurfaceKHR", unsafe {
             ash_window::create_surface(&context.entry, &context.instance, display, window_handle, None)
         })?;
@@ -120,16 +117,8 @@ impl App<'_> {
         }
         let size = window.inner_size();
         let swapchain = Swapchain::new(&context, &surface, (size.width, size.height), None)?;
-        let renderer = Renderer::new(
-            &context,
-            self.shaders,
-            swapchain.format,
-            swapchain.extent,
-            self.args.post,
-            self.args.monolithic,
-            self.args.pipeline_cache_path().as_deref(),
-            &crate::warmup::Plan::from_args(self.args)?,
-        )?;
+        let plan = crate::warmup::Plan::from_args(self.args)?;
+        let renderer = Renderer::new(&context, self.shaders, swapchain.format, swapchain.extent, self.args, &plan)?;
         let now = Instant::now();
         Ok(Running {
             renderer,
@@ -169,8 +158,7 @@ impl App<'_> {
                 return Ok(true);
             }
         };
-        // Fixed 60 Hz steps, whatever the display's rate; one step per
-        // frame when a frame count makes the run reproducible.
+        // Fixed 60 Hz steps; one per frame when a frame count makes the run reproducible.
         let now = Instant::now();
         running.lag = (running.lag + (now - running.last_step)).min(Duration::from_millis(250));
         running.last_step = now;
@@ -184,13 +172,7 @@ impl App<'_> {
                 running.lag -= step;
             }
         }
-        // `--post-cycle N`, as in headless mode: the next preset every N frames.
-        if let Some(every) = self.args.post_cycle
-            && running.frames > 0
-            && running.frames.is_multiple_of(every)
-        {
-            running.renderer.set_post(self.shaders, running.renderer.post().next())?;
-        }
+        running.renderer.cycle_post(self.shaders, self.args.post_cycle, running.frames)?;
         running.frames += 1;
         let last = self.args.frames.is_some_and(|n| running.frames >= n);
         let want_screenshot = last && self.args.screenshot.is_some();
@@ -210,24 +192,24 @@ impl App<'_> {
                 vk::ImageLayout::PRESENT_SRC_KHR
             },
         };
-        let readback = if want_screenshot {
-            let bytes = (target.extent.width * target.extent.height * 4) as usize;
-            Some(Buffer::new(&running.context, bytes, vk::BufferUsageFlags::TRANSFER_DST)?)
-        } else {
-            None
-        };
-        let news = match self.reload.as_deref_mut() {
-            Some(reload) => reload.before_frame(self.shaders, &mut running.renderer)?,
-            None => FrameNews::default(),
-        };
+        let readback = want_screenshot
+            .then(|| {
+                let bytes = (target.extent.width * target.extent.height * 4) as usize;
+                Buffer::new(&running.context, bytes, vk::BufferUsageFlags::TRANSFER_DST)
+            })
+            .transpose()?;
+        let news = self
+            .reload
+            .as_deref_mut()
+            .map(|reload| reload.before_frame(self.shaders, &mut running.renderer))
+            .transpose()?
+            .unwrap_or_default();
         let sync = FrameSync { wait: Some(ready), signal: Some(rendered) };
         running.renderer.draw(&running.context, &running.world, target, sync, readback.as_ref())?;
         running.play.drawn(&running.renderer, frame_start);
         if let (Some(buffer), Some(path)) = (&readback, &self.args.screenshot) {
             running.renderer.wait()?;
             crate::screenshot::write_png(path, &buffer.read(), target.extent, swapchain.format)?;
-            // The image was left for copying; the swapchain is rebuilt below
-            // before anything else would present it.
             return Ok(false);
         }
         if let Some(reload) = self.reload.as_deref_mut() {
@@ -243,7 +225,6 @@ impl App<'_> {
                 running.world.wave,
                 running.renderer.post()
             );
-            // The last shader reload or error.
             if let Some(status) = self.reload.as_deref().and_then(HotReload::status) {
                 title.push_str(" | ");
                 title.push_str(status);
@@ -280,37 +261,21 @@ impl App<'_> {
     /// Prints nothing itself: builds the outcome and ends the event loop.
     fn finish(&mut self, event_loop: &ActiveEventLoop) {
         if let Some(mut running) = self.running.take() {
-            let frame_time = running.started.elapsed();
-            if let Err(e) = running.renderer.warmup().save() {
-                return self.fail(e, event_loop);
-            }
-            let timings = match running.renderer.pipeline_timings(self.shaders) {
-                Ok(timings) => timings,
-                Err(e) => return self.fail(e, event_loop),
+            let run = RunSummary {
+                mode: "window",
+                device: &running.context.device_name,
+                size: running.swapchain.as_ref().map_or(self.args.size, |s| (s.extent.width, s.extent.height)),
+                frames: running.frames,
+                frame_time: running.started.elapsed(),
+                score: running.world.score,
+                wave: running.world.wave,
+                validation_messages: None,
+                screenshot: self.args.screenshot.as_deref().filter(|_| running.frames == self.args.frames.unwrap_or(0)),
             };
-            let validation_messages = running.context.validation_messages();
-            let size = running.swapchain.as_ref().map_or(self.args.size, |s| (s.extent.width, s.extent.height));
-            let mut table = report::table(
-                self.shaders,
-                &timings,
-                &RunSummary {
-                    mode: "window",
-                    device: &running.context.device_name,
-                    size,
-                    frames: running.frames,
-                    frame_time,
-                    score: running.world.score,
-                    wave: running.world.wave,
-                    validation_messages: running.context.validating().then_some(validation_messages),
-                    screenshot: self
-                        .args
-                        .screenshot
-                        .as_deref()
-                        .filter(|_| running.frames == self.args.frames.unwrap_or(0)),
-                },
-            );
-            table.push_str(&running.play.lines(&running.renderer));
-            self.outcome = Some(Outcome { table, validation_messages });
+            match report::outcome(self.shaders, &mut running.renderer, &running.context, &running.play, run) {
+                Ok(outcome) => self.outcome = Some(outcome),
+                Err(e) => return self.fail(e, event_loop),
+            }
             // `running` drops here: GPU idle, then everything in order.
         }
         event_loop.exit();
@@ -346,24 +311,17 @@ impl ApplicationHandler for App<'_> {
     }
 
     fn window_event(&mut self, event_loop: &ActiveEventLoop, _window: WindowId, event: WindowEvent) {
+        // Whether to go on.
         let result = match event {
-            WindowEvent::CloseRequested => {
-                self.finish(event_loop);
-                Ok(())
-            }
-            WindowEvent::KeyboardInput { event, .. } => self.key(&event, event_loop),
-            WindowEvent::RedrawRequested => match self.frame() {
-                Ok(true) => Ok(()),
-                Ok(false) => {
-                    self.finish(event_loop);
-                    Ok(())
-                }
-                Err(e) => Err(e),
-            },
-            _ => Ok(()),
+            WindowEvent::CloseRequested => Ok(false),
+            WindowEvent::KeyboardInput { event, .. } => self.key(&event, event_loop).map(|()| true),
+            WindowEvent::RedrawRequested => self.frame(),
+            _ => Ok(true),
         };
-        if let Err(e) = result {
-            self.fail(e, event_loop);
+        match result {
+            Ok(true) => {}
+            Ok(false) => self.finish(event_loop),
+            Err(e) => self.fail(e, event_loop),
         }
     }
 
