@@ -34,7 +34,7 @@ use crate::options::Language;
 use crate::settings::Settings;
 use crate::source::Job;
 
-#[derive(Debug, serde::Serialize, serde::Deserialize)]
+#[derive(Debug)]
 pub(crate) struct Compiled {
     pub(crate) modules: Vec<CompiledModule>,
     /// Every file read besides the job's source, with the blake3 of its bytes.
@@ -44,7 +44,7 @@ pub(crate) struct Compiled {
     pub(crate) warnings: Vec<String>,
 }
 
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone)]
 pub(crate) struct CompiledModule {
     /// Full module name: the job's, plus `#entry` for WGSL and Slang.
     pub(crate) name: String,

@@ -55,7 +55,7 @@ impl Recipe {
 }
 
 /// Why the optimizer gave no module: whether the result may be cached.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Failure {
     /// SPIRV-Tools refused the module with a message: it would again.
     Refused(String),

@@ -1,52 +1,59 @@
-//! What a worker and its parent say to each other: the worker's [`HELLO`]
-//! (anything before it is skipped), then frames (a little-endian `u32`
-//! length and that many bytes) of JSON; a translation's answer is
-//! [`write_answer`](crate::compile::translate::write_answer)'s.
+//! What a worker and its parent say to each other.
+//!
+//! The worker first writes [`HELLO`]; anything before it on the pipe (a
+//! build script's own prints before it reached `Config::compile`) is
+//! skipped. After that, each message is a frame: a little-endian `u32`
+//! length, then that many bytes. A request is JSON: a job to compile (the
+//! job, the settings and the source), SPIR-V to translate to WGSL, or
+//! SPIR-V to optimize. A response is a [`BodyWriter`] body: the compiled
+//! modules with what was read, or the diagnostics; the WGSL, or why naga
+//! refused it ([`write_answer`](crate::compile::translate::write_answer));
+//! or the optimized module, or why SPIRV-Tools gave none.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::compile::frontend::Compiled;
+use crate::cache::{BodyReader, BodyWriter};
+use crate::compile::frontend::{Compiled, CompiledModule};
 #[cfg(feature = "optimizer")]
 use crate::compile::optimize::{Failure, Once, Recipe};
 use crate::error::Diagnostic;
 use crate::settings::Settings;
 use crate::source::Job;
 
-pub(super) const VERSION: &str = "4";
+/// The protocol's version, which a worker is started with.
+pub(super) const VERSION: &str = "3";
 /// The worker's greeting, which carries the protocol's version.
-pub(super) const HELLO: &[u8] = b"\nsmolv-build worker 4\n";
+pub(super) const HELLO: &[u8] = b"\nsmolv-build worker 3\n";
 /// The most bytes skipped while looking for [`HELLO`].
 pub(super) const MAX_BEFORE_HELLO: usize = 1 << 20;
-/// The largest frame either side accepts.
+/// The largest frame either side accepts: far above any shader or module,
+/// and a bound on what a damaged length can make the reader allocate.
 const MAX_FRAME: u32 = 256 << 20;
 
+/// What a worker is asked to do.
 #[derive(Serialize, Deserialize)]
 #[allow(clippy::large_enum_variant, reason = "one request at a time, made to be sent at once")]
 pub(super) enum Request {
-    Compile {
-        job: Job,
-        settings: Settings,
-        source: String,
-    },
-    Translate {
-        spirv: Vec<u32>,
-    },
+    /// Compile one job.
+    Compile { job: Job, settings: Settings, source: String },
+    /// Translate one module's SPIR-V to minified WGSL.
+    Translate { spirv: Vec<u32> },
+    /// Run a SPIRV-Tools recipe on one module.
     #[cfg(feature = "optimizer")]
-    Optimize {
-        spirv: Vec<u32>,
-        recipe: Recipe,
-    },
+    Optimize { spirv: Vec<u32>, recipe: Recipe },
 }
 
+/// Writes one frame.
 pub(super) fn write_frame(out: &mut impl Write, payload: &[u8]) -> std::io::Result<()> {
     let len = u32::try_from(payload.len())
         .ok()
         .filter(|&len| len <= MAX_FRAME)
         .ok_or_else(|| std::io::Error::other(format!("a {} B message is too large for a worker", payload.len())))?;
-    // One write, so that the reader wakes once.
+    // One write for the whole frame: the reader wakes once, not once for
+    // the length and again for the payload.
     let mut frame = Vec::with_capacity(4 + payload.len());
     frame.extend_from_slice(&len.to_le_bytes());
     frame.extend_from_slice(payload);
@@ -72,52 +79,121 @@ pub(super) fn read_frame(input: &mut impl Read) -> std::io::Result<Option<Vec<u8
 }
 
 /// Reads until [`HELLO`], skipping at most [`MAX_BEFORE_HELLO`] bytes.
-pub(super) fn wait_for_hello(input: &mut impl std::io::BufRead) -> std::io::Result<()> {
-    let mut seen = std::collections::VecDeque::with_capacity(HELLO.len());
-    for byte in input.bytes().take(MAX_BEFORE_HELLO + HELLO.len()) {
-        if seen.len() == HELLO.len() {
-            seen.pop_front();
+pub(super) fn wait_for_hello(input: &mut impl Read) -> std::io::Result<()> {
+    let mut seen = Vec::with_capacity(HELLO.len());
+    let mut byte = [0u8; 1];
+    for _ in 0..MAX_BEFORE_HELLO + HELLO.len() {
+        if input.read(&mut byte)? == 0 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
         }
-        seen.push_back(byte?);
-        if seen.iter().eq(HELLO) {
+        if seen.len() == HELLO.len() {
+            seen.remove(0);
+        }
+        seen.push(byte[0]);
+        if seen == HELLO {
             return Ok(());
         }
     }
     Err(std::io::Error::other("the worker printed too much before greeting"))
 }
 
-/// A [`Diagnostic`]'s fields, as a response carries it.
-type DiagnosticFields = (PathBuf, u32, u32, String, Option<String>);
-
 /// A response to [`Request::Compile`]: what the frontend made of the job.
 pub(super) fn encode_compiled(result: &Result<Compiled, Vec<Diagnostic>>) -> Option<Vec<u8>> {
-    let fields = |d: &Diagnostic| (d.path.clone(), d.line, d.column, d.message.clone(), d.rendered.clone());
-    serde_json::to_vec(&result.as_ref().map_err(|errors| errors.iter().map(fields).collect::<Vec<_>>())).ok()
+    let mut w = BodyWriter::default();
+    match result {
+        Ok(compiled) => {
+            w.u32(0).count(compiled.modules.len());
+            compiled.modules.iter().for_each(|m| m.write(&mut w));
+            w.count(compiled.dependencies.len());
+            for (path, hash) in &compiled.dependencies {
+                w.text(&path.to_string_lossy()).bytes(hash);
+            }
+            w.count(compiled.missing.len());
+            compiled.missing.iter().for_each(|path| {
+                w.text(&path.to_string_lossy());
+            });
+            w.count(compiled.warnings.len());
+            compiled.warnings.iter().for_each(|warning| {
+                w.text(warning);
+            });
+        }
+        Err(diagnostics) => {
+            w.u32(1).count(diagnostics.len());
+            for d in diagnostics {
+                w.text(&d.path.to_string_lossy()).u32(d.line).u32(d.column).text(&d.message);
+                match &d.rendered {
+                    Some(rendered) => w.u32(1).text(rendered),
+                    None => w.u32(0),
+                };
+            }
+        }
+    }
+    w.finish()
 }
 
 /// Reads a response back; `None` if it is malformed.
 pub(super) fn decode_compiled(body: &[u8]) -> Option<Result<Compiled, Vec<Diagnostic>>> {
-    let response: Result<Compiled, Vec<DiagnosticFields>> = serde_json::from_slice(body).ok()?;
-    let diagnostic = |(path, line, column, message, rendered)| Diagnostic { path, line, column, message, rendered };
-    Some(response.map_err(|errors| errors.into_iter().map(diagnostic).collect()))
+    let mut r = BodyReader::new(body);
+    let result = match r.u32()? {
+        0 => {
+            let mut modules = Vec::new();
+            for _ in 0..r.u32()? {
+                modules.push(CompiledModule::read(&mut r)?);
+            }
+            let mut dependencies = Vec::new();
+            for _ in 0..r.u32()? {
+                let path = PathBuf::from(r.text()?);
+                dependencies.push((path, r.bytes()?.try_into().ok()?));
+            }
+            let missing = (0..r.u32()?).map(|_| r.text().map(PathBuf::from)).collect::<Option<_>>()?;
+            let warnings = (0..r.u32()?).map(|_| r.text()).collect::<Option<_>>()?;
+            Ok(Compiled { modules, dependencies, missing, warnings })
+        }
+        1 => {
+            let mut diagnostics = Vec::new();
+            for _ in 0..r.u32()? {
+                let path = PathBuf::from(r.text()?);
+                let (line, column, message) = (r.u32()?, r.u32()?, r.text()?);
+                let rendered = if r.u32()? == 1 { Some(r.text()?) } else { None };
+                diagnostics.push(Diagnostic { path, line, column, message, rendered });
+            }
+            Err(diagnostics)
+        }
+        _ => return None,
+    };
+    r.is_empty().then_some(result)
 }
 
 /// A response to [`Request::Optimize`]: the module, or why there is none.
 #[cfg(feature = "optimizer")]
 pub(super) fn encode_optimized(result: &Result<Vec<u32>, Failure>) -> Option<Vec<u8>> {
-    serde_json::to_vec(result).ok()
+    let mut w = BodyWriter::default();
+    match result {
+        Ok(words) => w.u32(0).words(words),
+        Err(Failure::Refused(why)) => w.u32(1).text(why),
+        Err(Failure::Transient(why)) => w.u32(2).text(why),
+        Err(Failure::Unavailable) => w.u32(3),
+    };
+    w.finish()
 }
 
 /// Reads an [`encode_optimized`] response back; `None` if it is malformed.
 #[cfg(feature = "optimizer")]
 pub(super) fn decode_optimized(body: &[u8]) -> Option<Result<Vec<u32>, Once>> {
-    serde_json::from_slice::<Result<Vec<u32>, Failure>>(body).ok().map(|result| result.map_err(Once::Failed))
+    let mut r = BodyReader::new(body);
+    let result = match r.u32()? {
+        0 => Ok(r.words()?),
+        1 => Err(Once::Failed(Failure::Refused(r.text()?))),
+        2 => Err(Once::Failed(Failure::Transient(r.text()?))),
+        3 => Err(Once::Failed(Failure::Unavailable)),
+        _ => return None,
+    };
+    r.is_empty().then_some(result)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compile::frontend::CompiledModule;
     use smolv_format::reflect::ShaderStage;
 
     #[test]
