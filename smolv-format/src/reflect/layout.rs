@@ -4,205 +4,21 @@
 
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
-use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::binary::ReflectionError;
 use super::interface::{
-    ArrayLength, Block, BlockKind, Capability, Interface, Member, ScalarKind, ScalarType, SourceLine, SpecConstantDef,
-    Type, TypeDef, VertexInput, WorkgroupSize,
+    ArrayLength, Block, BlockKind, Interface, Member, ScalarType, SourceLine, SpecConstantDef, Type, TypeDef,
+    VertexInput, WorkgroupSize,
 };
-use super::spirv::vk_format;
-use crate::spirv::spec::{BuiltIn, ExecutionMode, ExecutionModel};
-use crate::spirv::{Decoration, MAGIC, Op, StorageClass, instructions, literal_string};
+use super::spirv::{Constant, MemberLayout, Module, Raw, vk_format};
+use crate::spirv::StorageClass;
+use crate::spirv::spec::{BuiltIn, ExecutionModel};
 
-/// A pointer into `PhysicalStorageBuffer`: a device address.
 const PHYSICAL_STORAGE_BUFFER: u32 = StorageClass::PhysicalStorageBuffer as u32;
 
 /// Deepest nesting of arrays and structs converted; a cycle of ids stops here.
 const MAX_DEPTH: u32 = 64;
-
-/// A SPIR-V type as declared, by operand ids.
-enum Raw {
-    Scalar(ScalarType),
-    Vector { component: u32, count: u32 },
-    Matrix { column: u32, count: u32 },
-    Array { element: u32, length: u32 },
-    RuntimeArray { element: u32 },
-    Struct { members: Vec<u32> },
-    Pointer { storage: u32, pointee: u32 },
-}
-
-/// A constant: its value, and its `SpecId` once decorations are known.
-enum Constant {
-    Value(u64),
-    Spec(u64),
-    Composite(Vec<u32>),
-    Expression,
-}
-
-#[derive(Default)]
-struct Decorations {
-    set: Option<u32>,
-    binding: Option<u32>,
-    location: Option<u32>,
-    spec_id: Option<u32>,
-    builtin: Option<u32>,
-    buffer_block: bool,
-    array_stride: Option<u32>,
-}
-
-#[derive(Default, Clone, Copy)]
-struct MemberLayout {
-    offset: Option<u32>,
-    matrix_stride: Option<u32>,
-    row_major: bool,
-}
-
-#[derive(Default)]
-struct Module {
-    names: BTreeMap<u32, String>,
-    member_names: BTreeMap<(u32, u32), String>,
-    strings: BTreeMap<u32, String>,
-    source_file: Option<u32>,
-    /// The `OpLine` (file id, line) in force before each struct type.
-    struct_lines: BTreeMap<u32, (u32, u32)>,
-    types: BTreeMap<u32, Raw>,
-    constants: BTreeMap<u32, (u32, Constant)>,
-    decorations: BTreeMap<u32, Decorations>,
-    members: BTreeMap<(u32, u32), MemberLayout>,
-    /// (pointer type, id, storage class), in module order.
-    variables: Vec<(u32, u32, u32)>,
-    /// Execution model and id of the first entry point.
-    entry: Option<(u32, u32)>,
-    local_size: Option<[u32; 3]>,
-    local_size_id: Option<[u32; 3]>,
-    capabilities: Vec<Capability>,
-    extensions: Vec<String>,
-}
-
-impl Module {
-    /// What `spirv` declares, up to the first damaged instruction.
-    fn parse(spirv: &[u32]) -> Self {
-        let mut module = Self::default();
-        let mut line = None;
-        for inst in instructions(spirv).until_damage() {
-            if let Some(opcode) = inst.op() {
-                module.instruction(opcode, inst.words, &mut line);
-            }
-        }
-        module
-    }
-
-    fn instruction(&mut self, opcode: Op, inst: &[u32], line: &mut Option<(u32, u32)>) {
-        let op = |i: usize| inst.get(i).copied().unwrap_or(0);
-        let rest = |i: usize| inst.get(i..).unwrap_or_default();
-        let literal64 = || u64::from(op(3)) | u64::from(op(4)) << 32;
-        match opcode {
-            Op::Source if inst.len() > 3 => self.source_file = Some(op(3)),
-            Op::Name if inst.len() > 2 => {
-                self.names.insert(op(1), literal_string(rest(2)));
-            }
-            Op::MemberName if inst.len() > 3 => {
-                self.member_names.insert((op(1), op(2)), literal_string(rest(3)));
-            }
-            Op::String if inst.len() > 2 => {
-                self.strings.insert(op(1), literal_string(rest(2)));
-            }
-            Op::Line if inst.len() > 2 => *line = Some((op(1), op(2))),
-            Op::NoLine | Op::FunctionEnd => *line = None,
-            Op::Extension if inst.len() > 1 => self.extensions.push(literal_string(rest(1))),
-            Op::Capability if inst.len() > 1 => self.capabilities.push(Capability(op(1))),
-            Op::EntryPoint if inst.len() > 2 && self.entry.is_none() => self.entry = Some((op(1), op(2))),
-            Op::ExecutionMode | Op::ExecutionModeId
-                if inst.len() >= 6 && self.entry.is_some_and(|(_, id)| id == op(1)) =>
-            {
-                match ExecutionMode::from_u32(op(2)) {
-                    Some(ExecutionMode::LocalSize) => self.local_size = Some([op(3), op(4), op(5)]),
-                    Some(ExecutionMode::LocalSizeId) => self.local_size_id = Some([op(3), op(4), op(5)]),
-                    _ => {}
-                }
-            }
-            Op::TypeBool => self.ty(op(1), Raw::Scalar(ScalarType::new(ScalarKind::Bool, 32))),
-            Op::TypeInt => {
-                let kind = if op(3) == 0 { ScalarKind::Uint } else { ScalarKind::Sint };
-                self.ty(op(1), Raw::Scalar(ScalarType::new(kind, op(2))));
-            }
-            Op::TypeFloat => self.ty(op(1), Raw::Scalar(ScalarType::new(ScalarKind::Float, op(2)))),
-            Op::TypeVector => self.ty(op(1), Raw::Vector { component: op(2), count: op(3) }),
-            Op::TypeMatrix => self.ty(op(1), Raw::Matrix { column: op(2), count: op(3) }),
-            Op::TypeArray => self.ty(op(1), Raw::Array { element: op(2), length: op(3) }),
-            Op::TypeRuntimeArray => self.ty(op(1), Raw::RuntimeArray { element: op(2) }),
-            Op::TypeStruct => {
-                if let Some(at) = *line {
-                    self.struct_lines.insert(op(1), at);
-                }
-                self.ty(op(1), Raw::Struct { members: rest(2).to_vec() });
-            }
-            Op::TypePointer => self.ty(op(1), Raw::Pointer { storage: op(2), pointee: op(3) }),
-            Op::ConstantTrue | Op::ConstantFalse => {
-                self.constant(op(2), op(1), Constant::Value(u64::from(opcode == Op::ConstantTrue)))
-            }
-            Op::Constant if inst.len() >= 4 => self.constant(op(2), op(1), Constant::Value(literal64())),
-            Op::SpecConstantTrue | Op::SpecConstantFalse => {
-                self.constant(op(2), op(1), Constant::Spec(u64::from(opcode == Op::SpecConstantTrue)));
-            }
-            Op::SpecConstant if inst.len() >= 4 => self.constant(op(2), op(1), Constant::Spec(literal64())),
-            Op::ConstantComposite | Op::SpecConstantComposite if inst.len() >= 3 => {
-                self.constant(op(2), op(1), Constant::Composite(rest(3).to_vec()))
-            }
-            Op::SpecConstantOp if inst.len() >= 3 => self.constant(op(2), op(1), Constant::Expression),
-            Op::Variable if inst.len() >= 4 => self.variables.push((op(1), op(2), op(3))),
-            Op::Decorate if inst.len() >= 3 => {
-                let d = self.decorations.entry(op(1)).or_default();
-                let Some(decoration) = Decoration::from_u32(op(2)) else { return };
-                match decoration {
-                    Decoration::DescriptorSet => d.set = Some(op(3)),
-                    Decoration::Binding => d.binding = Some(op(3)),
-                    Decoration::Location => d.location = Some(op(3)),
-                    Decoration::SpecId => d.spec_id = Some(op(3)),
-                    Decoration::BuiltIn => d.builtin = Some(op(3)),
-                    Decoration::BufferBlock => d.buffer_block = true,
-                    Decoration::ArrayStride => d.array_stride = Some(op(3)),
-                    _ => {}
-                }
-            }
-            Op::MemberDecorate if inst.len() >= 4 => {
-                let m = self.members.entry((op(1), op(2))).or_default();
-                let Some(decoration) = Decoration::from_u32(op(3)) else { return };
-                match decoration {
-                    Decoration::Offset => m.offset = Some(op(4)),
-                    Decoration::MatrixStride => m.matrix_stride = Some(op(4)),
-                    Decoration::RowMajor => m.row_major = true,
-                    Decoration::ColMajor => m.row_major = false,
-                    _ => {}
-                }
-            }
-            _ => {}
-        }
-    }
-
-    fn ty(&mut self, id: u32, raw: Raw) {
-        self.types.insert(id, raw);
-    }
-
-    fn constant(&mut self, id: u32, ty: u32, constant: Constant) {
-        self.constants.insert(id, (ty, constant));
-    }
-
-    fn spec_id(&self, id: u32) -> Option<u32> {
-        self.decorations.get(&id).and_then(|d| d.spec_id)
-    }
-
-    /// The value of a scalar constant, with its `SpecId` if it is a spec constant.
-    fn scalar_constant(&self, id: u32) -> Option<(u64, Option<u32>)> {
-        match self.constants.get(&id)? {
-            (_, Constant::Value(v)) => Some((*v, None)),
-            (_, Constant::Spec(v)) => Some((*v, self.spec_id(id))),
-            _ => None,
-        }
-    }
-}
 
 /// Builds the [`Interface`], converting each struct once.
 struct Converter<'a> {
@@ -254,7 +70,7 @@ impl Converter<'_> {
                 let stride = layout.matrix_stride.unwrap_or(0);
                 Type::Matrix { scalar, columns: *count, rows, stride, row_major: layout.row_major }
             }
-            Some(Raw::Array { element, length }) => {
+            Some(Raw::Array { element, length, .. }) => {
                 let too_long = || bad(id, "is an array longer than u32::MAX elements");
                 let length = match module.scalar_constant(*length) {
                     Some((v, None)) => ArrayLength::Fixed(u32::try_from(v).map_err(|_| too_long())?),
@@ -276,7 +92,7 @@ impl Converter<'_> {
                 Type::DeviceAddress { pointee }
             }
             Some(Raw::Pointer { .. }) => return Err(bad(id, "is a pointer outside PhysicalStorageBuffer")),
-            None => return Err(bad(id, "is not a type this reader lays out (an image, sampler or unknown id)")),
+            _ => return Err(bad(id, "is not a type this reader lays out (an image, sampler or unknown id)")),
         })
     }
 
@@ -306,7 +122,7 @@ impl Converter<'_> {
         let Some(Raw::Struct { members }) = module.types.get(&id) else { return Err(bad(id, "is not a struct")) };
         let index = self.interface.types.len();
         self.structs.insert(id, index);
-        let mut def = TypeDef::new(module.names.get(&id).cloned().unwrap_or_default());
+        let mut def = TypeDef::new(module.name(id));
         def.source = module.struct_lines.get(&id).map(|&(file, line)| SourceLine {
             file: module.strings.get(&file).cloned().unwrap_or_default(),
             line: Some(line),
@@ -337,16 +153,16 @@ impl Converter<'_> {
     fn blocks(&mut self) -> Result<(), ReflectionError> {
         let module = self.module;
         for &(pointer, id, storage) in &module.variables {
-            let kind = match StorageClass::from_u32(storage) {
-                Some(StorageClass::PushConstant) => BlockKind::PushConstant,
-                Some(StorageClass::StorageBuffer) => BlockKind::Storage,
-                Some(StorageClass::Uniform) => BlockKind::Uniform,
+            let kind = match storage {
+                StorageClass::PushConstant => BlockKind::PushConstant,
+                StorageClass::StorageBuffer => BlockKind::Storage,
+                StorageClass::Uniform => BlockKind::Uniform,
                 _ => continue,
             };
             let Some(Raw::Pointer { pointee, .. }) = module.types.get(&pointer) else { continue };
             // A descriptor array of blocks: `uniform Light { .. } lights[4];`.
             let (element, count) = match module.types.get(pointee) {
-                Some(Raw::Array { element, length }) => {
+                Some(Raw::Array { element, length, .. }) => {
                     let count = module.scalar_constant(*length).map_or(1, |(v, _)| v);
                     (*element, u32::try_from(count).unwrap_or(u32::MAX))
                 }
@@ -366,7 +182,7 @@ impl Converter<'_> {
                 block.binding = decorations.and_then(|d| d.binding);
             }
             block.count = count;
-            block.name = module.names.get(&id).cloned().unwrap_or_default();
+            block.name = module.name(id);
             block.runtime_sized = self.interface.types[ty].is_runtime_sized();
             self.interface.blocks.push(block);
         }
@@ -377,10 +193,13 @@ impl Converter<'_> {
     fn spec_constants(&mut self) {
         let module = self.module;
         for (&id, (ty, constant)) in &module.constants {
-            let (Constant::Spec(value), Some(spec)) = (constant, module.spec_id(id)) else { continue };
+            let (Constant::Spec(value), Some(spec)) = (constant, module.decorations.get(&id).and_then(|d| d.spec_id))
+            else {
+                continue;
+            };
             let Ok(scalar) = self.scalar(*ty) else { continue };
             let default = if scalar.width >= 64 { *value } else { value & ((1u64 << scalar.width) - 1) };
-            let name = module.names.get(&id).cloned().unwrap_or_default();
+            let name = module.name(id);
             self.interface.spec_constants.push(SpecConstantDef { id: spec, name, scalar, default });
         }
         self.interface.spec_constants.sort_by_key(|s| s.id);
@@ -395,7 +214,7 @@ impl Converter<'_> {
             let decorations = module.decorations.get(&id);
             let Some(location) = decorations.and_then(|d| d.location) else { continue };
             let Some(Raw::Pointer { pointee, .. }) = module.types.get(&pointer) else { continue };
-            if storage != StorageClass::Input as u32 || decorations.is_some_and(|d| d.builtin.is_some()) {
+            if storage != StorageClass::Input || decorations.is_some_and(|d| d.builtin.is_some()) {
                 continue;
             }
             // Anything else (which would add a struct to `types`) is left to `Reflection::inputs`.
@@ -404,7 +223,7 @@ impl Converter<'_> {
             }
             let Ok(ty) = self.convert(*pointee, MemberLayout::default(), 0) else { continue };
             let format = format_of(&ty);
-            let name = module.names.get(&id).cloned().unwrap_or_default();
+            let name = module.name(id);
             self.interface.vertex_inputs.push(VertexInput { location, name, ty, format });
         }
         self.interface.vertex_inputs.sort_by_key(|v| v.location);
@@ -479,10 +298,7 @@ impl Interface {
     /// # Ok::<(), smolv_format::reflect::ReflectionError>(())
     /// ```
     pub fn from_spirv(spirv: &[u32]) -> Result<Self, ReflectionError> {
-        if spirv.first() != Some(&MAGIC) {
-            return Err(ReflectionError::NotSpirv);
-        }
-        let module = Module::parse(spirv);
+        let module = Module::parse(spirv)?;
         let mut converter = Converter {
             module: &module,
             interface: Interface::default(),

@@ -1,13 +1,13 @@
-//! Reading reflection from SPIR-V, at build time or when an embedded
-//! shader's reflection is asked for.
+//! The one parse of a SPIR-V module that reflection reads (types,
+//! decorations, names, constants, variables), and the [`Reflection`] and
+//! [`StageInterface`] read from it.
 
-use alloc::borrow::ToOwned;
-use alloc::collections::BTreeMap as HashMap;
+use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::binary::ReflectionError;
-use super::interface::ScalarKind;
+use super::interface::{Capability, ScalarKind, ScalarType};
 use super::stage_io::{StageInterface, StageVariable};
 use super::types::{
     DescriptorBinding, DescriptorKind, InterfaceVariable, PushConstantRange, Reflection, ShaderStage, SpecConstant,
@@ -19,129 +19,205 @@ use crate::spirv::{Decoration, MAGIC, Op, StorageClass, instructions, literal_st
 const DIM_BUFFER: u32 = Dim::DimBuffer as u32;
 const DIM_SUBPASS_DATA: u32 = Dim::DimSubpassData as u32;
 
-#[derive(Clone, Debug)]
-enum Type {
-    Bool,
-    Int { width: u32, signed: bool },
-    Float { width: u32 },
-    Vector { component: u32, count: u32 },
-    Matrix { column: u32, count: u32 },
-    Image { dim: u32, sampled: u32 },
+/// A SPIR-V type as declared, by operand ids.
+pub(super) enum Raw {
+    Scalar(ScalarType),
+    Vector {
+        component: u32,
+        count: u32,
+    },
+    Matrix {
+        column: u32,
+        count: u32,
+    },
+    /// `count`: the length as [`Reflection`] reads it, from an `OpConstant` before it (else 1).
+    Array {
+        element: u32,
+        length: u32,
+        count: u32,
+    },
+    RuntimeArray {
+        element: u32,
+    },
+    Struct {
+        members: Vec<u32>,
+    },
+    Pointer {
+        storage: u32,
+        pointee: u32,
+    },
+    Image {
+        dim: u32,
+        sampled: u32,
+    },
     Sampler,
     SampledImage,
-    Array { element: u32, length: u32 },
-    RuntimeArray { element: u32 },
-    Struct { members: Vec<u32> },
-    Pointer { pointee: u32 },
     AccelerationStructure,
 }
 
-#[derive(Default)]
-struct Decorations {
-    set: Option<u32>,
-    binding: Option<u32>,
-    location: Option<u32>,
-    component: Option<u32>,
-    spec_id: Option<u32>,
-    builtin: bool,
-    patch: bool,
-    buffer_block: bool,
-    array_stride: Option<u32>,
+/// A constant: its value, and its `SpecId` once decorations are known.
+pub(super) enum Constant {
+    Value(u64),
+    Bool(u64),
+    Spec(u64),
+    Composite(Vec<u32>),
+    Expression,
 }
 
 #[derive(Default)]
-struct MemberDecorations {
-    offset: Option<u32>,
-    matrix_stride: Option<u32>,
-    builtin: bool,
+pub(super) struct Decorations {
+    pub(super) set: Option<u32>,
+    pub(super) binding: Option<u32>,
+    pub(super) location: Option<u32>,
+    pub(super) component: Option<u32>,
+    pub(super) spec_id: Option<u32>,
+    pub(super) builtin: Option<u32>,
+    pub(super) patch: bool,
+    pub(super) buffer_block: bool,
+    pub(super) array_stride: Option<u32>,
+}
+
+#[derive(Default, Clone, Copy)]
+pub(super) struct MemberLayout {
+    pub(super) offset: Option<u32>,
+    pub(super) matrix_stride: Option<u32>,
+    pub(super) row_major: bool,
+    pub(super) builtin: bool,
 }
 
 #[derive(Default)]
-struct Module {
-    names: HashMap<u32, String>,
-    decorations: HashMap<u32, Decorations>,
-    members: HashMap<(u32, u32), MemberDecorations>,
-    types: HashMap<u32, Type>,
-    constants: HashMap<u32, u64>,
-    /// (result type, id, value words) of spec constants.
-    spec_constants: Vec<(u32, u32, SpecDefault)>,
-    /// (pointer type, id, storage class).
-    variables: Vec<(u32, u32, StorageClass)>,
-    entry: Option<(u32, u32, String)>,
-    /// The ids of the first entry point's interface.
-    entry_interface: Vec<u32>,
-    local_size: HashMap<u32, [u32; 3]>,
-}
-
-enum SpecDefault {
-    Bool(bool),
-    Words(u64),
+pub(super) struct Module {
+    pub(super) names: BTreeMap<u32, String>,
+    pub(super) member_names: BTreeMap<(u32, u32), String>,
+    pub(super) strings: BTreeMap<u32, String>,
+    pub(super) source_file: Option<u32>,
+    /// The `OpLine` (file id, line) in force before each struct type.
+    pub(super) struct_lines: BTreeMap<u32, (u32, u32)>,
+    pub(super) types: BTreeMap<u32, Raw>,
+    /// Id → (result type, constant).
+    pub(super) constants: BTreeMap<u32, (u32, Constant)>,
+    pub(super) decorations: BTreeMap<u32, Decorations>,
+    pub(super) members: BTreeMap<(u32, u32), MemberLayout>,
+    /// (pointer type, id, storage class), in module order.
+    pub(super) variables: Vec<(u32, u32, StorageClass)>,
+    /// Execution model and id of the first entry point.
+    pub(super) entry: Option<(u32, u32)>,
+    /// Execution model, id, name and interface ids of the first entry point with a name.
+    entry_point: Option<(u32, u32, String, Vec<u32>)>,
+    /// `LocalSize` of each id that has one (any `OpExecutionMode`).
+    local_sizes: BTreeMap<u32, [u32; 3]>,
+    /// (result type, id, value) of each spec constant, in module order.
+    spec_constants: Vec<(u32, u32, u64)>,
+    pub(super) local_size: Option<[u32; 3]>,
+    pub(super) local_size_id: Option<[u32; 3]>,
+    pub(super) capabilities: Vec<Capability>,
+    pub(super) extensions: Vec<String>,
 }
 
 impl Module {
     /// What `spirv` declares, up to the first damaged instruction.
-    fn parse(spirv: &[u32]) -> Self {
+    pub(super) fn parse(spirv: &[u32]) -> Result<Self, ReflectionError> {
+        if spirv.first() != Some(&MAGIC) {
+            return Err(ReflectionError::NotSpirv);
+        }
         let mut module = Self::default();
+        let mut line = None;
         for inst in instructions(spirv).until_damage() {
             if let Some(opcode) = inst.op() {
-                module.instruction(opcode, inst.words);
+                module.instruction(opcode, inst.words, &mut line);
             }
         }
-        module
+        Ok(module)
     }
 
     /// The module and the stage of its first entry point.
     fn with_entry(spirv: &[u32]) -> Result<(Self, ShaderStage), ReflectionError> {
-        if spirv.first() != Some(&MAGIC) {
-            return Err(ReflectionError::NotSpirv);
-        }
-        let module = Self::parse(spirv);
-        let model = module.entry.as_ref().ok_or(ReflectionError::NoEntryPoint)?.0;
+        let module = Self::parse(spirv)?;
+        let model = module.entry_point.as_ref().ok_or(ReflectionError::NoEntryPoint)?.0;
         let stage = ShaderStage::from_execution_model(model).ok_or(ReflectionError::NoEntryPoint)?;
         Ok((module, stage))
     }
 
-    fn instruction(&mut self, opcode: Op, inst: &[u32]) {
+    fn instruction(&mut self, opcode: Op, inst: &[u32], line: &mut Option<(u32, u32)>) {
         let op = |i: usize| inst.get(i).copied().unwrap_or(0);
+        let rest = |i: usize| inst.get(i..).unwrap_or_default();
         let literal64 = || u64::from(op(3)) | u64::from(op(4)) << 32;
         match opcode {
+            Op::Source if inst.len() > 3 => self.source_file = Some(op(3)),
             Op::Name if inst.len() > 2 => {
-                self.names.insert(op(1), literal_string(&inst[2..]));
+                self.names.insert(op(1), literal_string(rest(2)));
             }
-            Op::EntryPoint if inst.len() > 3 && self.entry.is_none() => {
-                self.entry = Some((op(1), op(2), literal_string(&inst[3..])));
-                // The name takes the words up to the one holding its 0 byte.
-                let name_words = literal_string_words(&inst[3..]);
-                self.entry_interface = inst.get(3 + name_words..).unwrap_or_default().to_vec();
+            Op::MemberName if inst.len() > 3 => {
+                self.member_names.insert((op(1), op(2)), literal_string(rest(3)));
             }
-            Op::ExecutionMode if op(2) == ExecutionMode::LocalSize as u32 && inst.len() >= 6 => {
-                self.local_size.insert(op(1), [op(3), op(4), op(5)]);
+            Op::String if inst.len() > 2 => {
+                self.strings.insert(op(1), literal_string(rest(2)));
             }
-            Op::TypeBool => self.ty(op(1), Type::Bool),
-            Op::TypeInt => self.ty(op(1), Type::Int { width: op(2), signed: op(3) != 0 }),
-            Op::TypeFloat => self.ty(op(1), Type::Float { width: op(2) }),
-            Op::TypeVector => self.ty(op(1), Type::Vector { component: op(2), count: op(3) }),
-            Op::TypeMatrix => self.ty(op(1), Type::Matrix { column: op(2), count: op(3) }),
-            Op::TypeImage => self.ty(op(1), Type::Image { dim: op(3), sampled: op(7) }),
-            Op::TypeSampler => self.ty(op(1), Type::Sampler),
-            Op::TypeSampledImage => self.ty(op(1), Type::SampledImage),
+            Op::Line if inst.len() > 2 => *line = Some((op(1), op(2))),
+            Op::NoLine | Op::FunctionEnd => *line = None,
+            Op::Extension if inst.len() > 1 => self.extensions.push(literal_string(rest(1))),
+            Op::Capability if inst.len() > 1 => self.capabilities.push(Capability(op(1))),
+            Op::EntryPoint if inst.len() > 2 => {
+                self.entry.get_or_insert((op(1), op(2)));
+                if inst.len() > 3 && self.entry_point.is_none() {
+                    let interface = rest(3 + literal_string_words(rest(3))).to_vec();
+                    self.entry_point = Some((op(1), op(2), literal_string(rest(3)), interface));
+                }
+            }
+            Op::ExecutionMode | Op::ExecutionModeId if inst.len() >= 6 => {
+                let (size, of_entry) = ([op(3), op(4), op(5)], self.entry.is_some_and(|(_, id)| id == op(1)));
+                match ExecutionMode::from_u32(op(2)) {
+                    Some(ExecutionMode::LocalSize) => {
+                        if opcode == Op::ExecutionMode {
+                            self.local_sizes.insert(op(1), size);
+                        }
+                        if of_entry {
+                            self.local_size = Some(size);
+                        }
+                    }
+                    Some(ExecutionMode::LocalSizeId) if of_entry => self.local_size_id = Some(size),
+                    _ => {}
+                }
+            }
+            Op::TypeBool => self.ty(op(1), Raw::Scalar(ScalarType::new(ScalarKind::Bool, 32))),
+            Op::TypeInt => {
+                let kind = if op(3) == 0 { ScalarKind::Uint } else { ScalarKind::Sint };
+                self.ty(op(1), Raw::Scalar(ScalarType::new(kind, op(2))));
+            }
+            Op::TypeFloat => self.ty(op(1), Raw::Scalar(ScalarType::new(ScalarKind::Float, op(2)))),
+            Op::TypeVector => self.ty(op(1), Raw::Vector { component: op(2), count: op(3) }),
+            Op::TypeMatrix => self.ty(op(1), Raw::Matrix { column: op(2), count: op(3) }),
+            Op::TypeImage => self.ty(op(1), Raw::Image { dim: op(3), sampled: op(7) }),
+            Op::TypeSampler => self.ty(op(1), Raw::Sampler),
+            Op::TypeSampledImage => self.ty(op(1), Raw::SampledImage),
             Op::TypeArray => {
-                let length = self.constants.get(&op(3)).map_or(1, |&l| u32::try_from(l).unwrap_or(u32::MAX));
-                self.ty(op(1), Type::Array { element: op(2), length });
+                let count = match self.constants.get(&op(3)) {
+                    Some((_, Constant::Value(l))) => u32::try_from(*l).unwrap_or(u32::MAX),
+                    _ => 1,
+                };
+                self.ty(op(1), Raw::Array { element: op(2), length: op(3), count });
             }
-            Op::TypeRuntimeArray => self.ty(op(1), Type::RuntimeArray { element: op(2) }),
-            Op::TypeStruct => self.ty(op(1), Type::Struct { members: inst.get(2..).unwrap_or_default().to_vec() }),
-            Op::TypePointer => self.ty(op(1), Type::Pointer { pointee: op(3) }),
-            Op::TypeAccelerationStructureKHR => self.ty(op(1), Type::AccelerationStructure),
-            Op::Constant if inst.len() >= 4 => {
-                self.constants.insert(op(2), literal64());
+            Op::TypeRuntimeArray => self.ty(op(1), Raw::RuntimeArray { element: op(2) }),
+            Op::TypeStruct => {
+                if let Some(at) = *line {
+                    self.struct_lines.insert(op(1), at);
+                }
+                self.ty(op(1), Raw::Struct { members: rest(2).to_vec() });
             }
+            Op::TypePointer => self.ty(op(1), Raw::Pointer { storage: op(2), pointee: op(3) }),
+            Op::TypeAccelerationStructureKHR => self.ty(op(1), Raw::AccelerationStructure),
+            Op::ConstantTrue | Op::ConstantFalse => {
+                self.constant(op(2), op(1), Constant::Bool(u64::from(opcode == Op::ConstantTrue)))
+            }
+            Op::Constant if inst.len() >= 4 => self.constant(op(2), op(1), Constant::Value(literal64())),
             Op::SpecConstantTrue | Op::SpecConstantFalse => {
-                self.spec_constants.push((op(1), op(2), SpecDefault::Bool(opcode == Op::SpecConstantTrue)));
+                self.spec(op(1), op(2), u64::from(opcode == Op::SpecConstantTrue))
             }
-            Op::SpecConstant if inst.len() >= 4 => {
-                self.spec_constants.push((op(1), op(2), SpecDefault::Words(literal64())))
+            Op::SpecConstant if inst.len() >= 4 => self.spec(op(1), op(2), literal64()),
+            Op::ConstantComposite | Op::SpecConstantComposite if inst.len() >= 3 => {
+                self.constant(op(2), op(1), Constant::Composite(rest(3).to_vec()))
             }
+            Op::SpecConstantOp if inst.len() >= 3 => self.constant(op(2), op(1), Constant::Expression),
             Op::Variable if inst.len() >= 4 => {
                 if let Some(storage) = StorageClass::from_u32(op(3)) {
                     self.variables.push((op(1), op(2), storage));
@@ -157,19 +233,21 @@ impl Module {
                     Decoration::Component => d.component = Some(op(3)),
                     Decoration::Patch => d.patch = true,
                     Decoration::SpecId => d.spec_id = Some(op(3)),
-                    Decoration::BuiltIn => d.builtin = true,
+                    Decoration::BuiltIn => d.builtin = Some(op(3)),
                     Decoration::BufferBlock => d.buffer_block = true,
                     Decoration::ArrayStride => d.array_stride = Some(op(3)),
                     _ => {}
                 }
             }
             Op::MemberDecorate if inst.len() >= 4 => {
-                let d = self.members.entry((op(1), op(2))).or_default();
+                let m = self.members.entry((op(1), op(2))).or_default();
                 let Some(decoration) = Decoration::from_u32(op(3)) else { return };
                 match decoration {
-                    Decoration::Offset => d.offset = Some(op(4)),
-                    Decoration::MatrixStride => d.matrix_stride = Some(op(4)),
-                    Decoration::BuiltIn => d.builtin = true,
+                    Decoration::Offset => m.offset = Some(op(4)),
+                    Decoration::MatrixStride => m.matrix_stride = Some(op(4)),
+                    Decoration::RowMajor => m.row_major = true,
+                    Decoration::ColMajor => m.row_major = false,
+                    Decoration::BuiltIn => m.builtin = true,
                     _ => {}
                 }
             }
@@ -177,17 +255,35 @@ impl Module {
         }
     }
 
-    fn ty(&mut self, id: u32, ty: Type) {
-        self.types.insert(id, ty);
+    fn ty(&mut self, id: u32, raw: Raw) {
+        self.types.insert(id, raw);
     }
 
-    fn name(&self, id: u32) -> String {
+    fn constant(&mut self, id: u32, ty: u32, constant: Constant) {
+        self.constants.insert(id, (ty, constant));
+    }
+
+    fn spec(&mut self, ty: u32, id: u32, value: u64) {
+        self.spec_constants.push((ty, id, value));
+        self.constant(id, ty, Constant::Spec(value));
+    }
+
+    pub(super) fn name(&self, id: u32) -> String {
         self.names.get(&id).cloned().unwrap_or_default()
+    }
+
+    /// The value of a scalar constant, with its `SpecId` if it is a spec constant.
+    pub(super) fn scalar_constant(&self, id: u32) -> Option<(u64, Option<u32>)> {
+        match self.constants.get(&id)? {
+            (_, Constant::Value(v) | Constant::Bool(v)) => Some((*v, None)),
+            (_, Constant::Spec(v)) => Some((*v, self.decorations.get(&id).and_then(|d| d.spec_id))),
+            _ => None,
+        }
     }
 
     fn pointee(&self, pointer: u32) -> Option<u32> {
         match self.types.get(&pointer) {
-            Some(Type::Pointer { pointee }) => Some(*pointee),
+            Some(Raw::Pointer { pointee, .. }) => Some(*pointee),
             _ => None,
         }
     }
@@ -197,11 +293,11 @@ impl Module {
         let mut count = 1u32;
         for _ in 0..16 {
             match self.types.get(&ty) {
-                Some(Type::Array { element, length }) => {
+                Some(Raw::Array { element, count: length, .. }) => {
                     count = count.saturating_mul(*length);
                     ty = *element;
                 }
-                Some(Type::RuntimeArray { element }) => {
+                Some(Raw::RuntimeArray { element }) => {
                     count = 0;
                     ty = *element;
                 }
@@ -213,36 +309,31 @@ impl Module {
 
     fn descriptor_kind(&self, ty: u32, storage: StorageClass) -> Option<DescriptorKind> {
         Some(match self.types.get(&ty)? {
-            Type::Sampler => DescriptorKind::Sampler,
-            Type::SampledImage => DescriptorKind::CombinedImageSampler,
-            Type::Image { dim: DIM_BUFFER, sampled: 2 } => DescriptorKind::StorageTexelBuffer,
-            Type::Image { dim: DIM_BUFFER, .. } => DescriptorKind::UniformTexelBuffer,
-            Type::Image { dim: DIM_SUBPASS_DATA, .. } => DescriptorKind::InputAttachment,
-            Type::Image { sampled: 2, .. } => DescriptorKind::StorageImage,
-            Type::Image { .. } => DescriptorKind::SampledImage,
-            Type::AccelerationStructure => DescriptorKind::AccelerationStructure,
-            Type::Struct { .. } if storage == StorageClass::StorageBuffer => DescriptorKind::StorageBuffer,
-            Type::Struct { .. } if self.decorations.get(&ty).is_some_and(|d| d.buffer_block) => {
+            Raw::Sampler => DescriptorKind::Sampler,
+            Raw::SampledImage => DescriptorKind::CombinedImageSampler,
+            Raw::Image { dim: DIM_BUFFER, sampled: 2 } => DescriptorKind::StorageTexelBuffer,
+            Raw::Image { dim: DIM_BUFFER, .. } => DescriptorKind::UniformTexelBuffer,
+            Raw::Image { dim: DIM_SUBPASS_DATA, .. } => DescriptorKind::InputAttachment,
+            Raw::Image { sampled: 2, .. } => DescriptorKind::StorageImage,
+            Raw::Image { .. } => DescriptorKind::SampledImage,
+            Raw::AccelerationStructure => DescriptorKind::AccelerationStructure,
+            Raw::Struct { .. } if storage == StorageClass::StorageBuffer => DescriptorKind::StorageBuffer,
+            Raw::Struct { .. } if self.decorations.get(&ty).is_some_and(|d| d.buffer_block) => {
                 DescriptorKind::StorageBuffer
             }
-            Type::Struct { .. } => DescriptorKind::UniformBuffer,
+            Raw::Struct { .. } => DescriptorKind::UniformBuffer,
             _ => return None,
         })
     }
 
-    /// Byte size of a type in a block.
-    fn size_of(&self, ty: u32) -> u32 {
-        self.size_in(ty, None, 0, &mut HashMap::new())
-    }
-
-    /// [`size_of`](Self::size_of) at `depth`, each type's size worked out once
+    /// Byte size of a type in a block, at `depth`, each type's size worked out once
     /// (`known`): nested copies of a struct would otherwise take exponential time.
     fn size_in(
         &self,
         ty: u32,
         matrix_stride: Option<u32>,
         depth: u32,
-        known: &mut HashMap<(u32, Option<u32>), u32>,
+        known: &mut BTreeMap<(u32, Option<u32>), u32>,
     ) -> u32 {
         if depth > 32 {
             return 0;
@@ -251,20 +342,19 @@ impl Module {
             return size;
         }
         let size = match self.types.get(&ty) {
-            Some(Type::Bool) => 4,
             // Saturating throughout: hostile counts must not overflow.
-            Some(Type::Int { width, .. } | Type::Float { width }) => width / 8,
-            Some(Type::Vector { component, count }) => {
+            Some(Raw::Scalar(scalar)) => scalar.size(),
+            Some(Raw::Vector { component, count }) => {
                 count.saturating_mul(self.size_in(*component, None, depth + 1, known))
             }
-            Some(Type::Matrix { column, count }) => {
+            Some(Raw::Matrix { column, count }) => {
                 count.saturating_mul(matrix_stride.unwrap_or_else(|| self.size_in(*column, None, depth + 1, known)))
             }
-            Some(Type::Array { element, length }) => {
+            Some(Raw::Array { element, count, .. }) => {
                 let stride = self.decorations.get(&ty).and_then(|d| d.array_stride);
-                length.saturating_mul(stride.unwrap_or_else(|| self.size_in(*element, matrix_stride, depth + 1, known)))
+                count.saturating_mul(stride.unwrap_or_else(|| self.size_in(*element, matrix_stride, depth + 1, known)))
             }
-            Some(Type::Struct { members }) => members
+            Some(Raw::Struct { members }) => members
                 .iter()
                 .zip(0u32..)
                 .map(|(&member, i)| {
@@ -283,7 +373,7 @@ impl Module {
     /// Whether `ty` is a struct whose members are all built-ins (`gl_PerVertex`).
     fn all_members_builtin(&self, ty: u32) -> bool {
         match self.types.get(&ty) {
-            Some(Type::Struct { members }) => {
+            Some(Raw::Struct { members }) => {
                 (0u32..).take(members.len()).all(|i| self.members.get(&(ty, i)).is_some_and(|m| m.builtin))
             }
             _ => false,
@@ -294,16 +384,20 @@ impl Module {
     /// columns (read as vectors, so a hostile matrix of itself ends).
     fn format_of(&self, ty: u32) -> (u32, u32) {
         match self.types.get(&ty) {
-            Some(Type::Matrix { column, count }) => (self.vector_format(*column), *count),
+            Some(Raw::Matrix { column, count }) => (self.vector_format(*column), *count),
             _ => (self.vector_format(ty), 1),
         }
     }
 
     /// `VkFormat` of a scalar or vector type (0 for anything else).
     fn vector_format(&self, ty: u32) -> u32 {
-        match self.types.get(&ty) {
-            Some(Type::Vector { component, count }) => vk_format_of(self.types.get(component), *count),
-            scalar => vk_format_of(scalar, 1),
+        let (scalar, count) = match self.types.get(&ty) {
+            Some(Raw::Vector { component, count }) => (self.types.get(component), *count),
+            scalar => (scalar, 1),
+        };
+        match scalar {
+            Some(Raw::Scalar(s)) => vk_format(s.kind, s.width, count),
+            _ => 0,
         }
     }
 }
@@ -318,16 +412,6 @@ fn element_locations(first: u32, count: u32, columns: u32, format: u32) -> impl 
     };
     let slots = count.max(1).saturating_mul(columns).min(MAX_INTERFACE_LOCATIONS);
     (0..slots).map_while(move |i| i.checked_mul(step).and_then(|i| first.checked_add(i)))
-}
-
-/// The `VkFormat` for `count` components of a scalar type (0 if none fits).
-fn vk_format_of(scalar: Option<&Type>, count: u32) -> u32 {
-    match scalar {
-        Some(Type::Int { width, signed: false }) => vk_format(ScalarKind::Uint, *width, count),
-        Some(Type::Int { width, signed: true }) => vk_format(ScalarKind::Sint, *width, count),
-        Some(Type::Float { width }) => vk_format(ScalarKind::Float, *width, count),
-        _ => 0,
-    }
 }
 
 /// The `VkFormat` for `count` components of `width`-bit scalars of `kind` (0 if none).
@@ -349,15 +433,16 @@ pub(super) fn vk_format(kind: ScalarKind, width: u32, count: u32) -> u32 {
     if (1..=4).contains(&count) { first + step * (count - 1) + kind } else { 0 }
 }
 
-fn spec_type(ty: Option<&Type>) -> SpecConstantType {
-    match ty {
-        Some(Type::Bool) => SpecConstantType::Bool,
-        Some(Type::Int { width: 32, signed: true }) => SpecConstantType::I32,
-        Some(Type::Int { width: 32, signed: false }) => SpecConstantType::U32,
-        Some(Type::Float { width: 32 }) => SpecConstantType::F32,
-        Some(Type::Int { width: 64, signed: true }) => SpecConstantType::I64,
-        Some(Type::Int { width: 64, signed: false }) => SpecConstantType::U64,
-        Some(Type::Float { width: 64 }) => SpecConstantType::F64,
+fn spec_type(ty: Option<&Raw>) -> SpecConstantType {
+    let Some(Raw::Scalar(ScalarType { kind, width })) = ty else { return SpecConstantType::Other };
+    match (kind, width) {
+        (ScalarKind::Bool, _) => SpecConstantType::Bool,
+        (ScalarKind::Sint, 32) => SpecConstantType::I32,
+        (ScalarKind::Uint, 32) => SpecConstantType::U32,
+        (ScalarKind::Float, 32) => SpecConstantType::F32,
+        (ScalarKind::Sint, 64) => SpecConstantType::I64,
+        (ScalarKind::Uint, 64) => SpecConstantType::U64,
+        (ScalarKind::Float, 64) => SpecConstantType::F64,
         _ => SpecConstantType::Other,
     }
 }
@@ -375,24 +460,96 @@ impl Reflection {
     /// ```
     pub fn from_spirv(spirv: &[u32]) -> Result<Self, ReflectionError> {
         let (module, stage) = Module::with_entry(spirv)?;
-        let (_, entry_id, entry_point) = module.entry.as_ref().ok_or(ReflectionError::NoEntryPoint)?;
-        Ok(reflect(&module, stage, *entry_id, entry_point.to_owned()))
+        let (_, entry_id, entry_point, _) = module.entry_point.as_ref().ok_or(ReflectionError::NoEntryPoint)?;
+        let stage_flag = stage.vk_stage_flag();
+        let mut reflection = Reflection::new(stage, entry_point.clone());
+        reflection.workgroup_size = module.local_sizes.get(entry_id).copied();
+
+        for &(pointer, id, storage) in &module.variables {
+            let Some(pointee) = module.pointee(pointer) else { continue };
+            let decorations = module.decorations.get(&id);
+            match storage {
+                StorageClass::UniformConstant | StorageClass::Uniform | StorageClass::StorageBuffer => {
+                    let (Some(set), Some(binding)) =
+                        (decorations.and_then(|d| d.set), decorations.and_then(|d| d.binding))
+                    else {
+                        continue;
+                    };
+                    let (element, count) = module.strip_arrays(pointee);
+                    let Some(kind) = module.descriptor_kind(element, storage) else { continue };
+                    let mut name = module.name(id);
+                    if name.is_empty() {
+                        name = module.name(element);
+                    }
+                    reflection.bindings.push(DescriptorBinding { set, binding, kind, count, stages: stage_flag, name });
+                }
+                StorageClass::PushConstant => {
+                    let Some(Raw::Struct { members }) = module.types.get(&pointee) else { continue };
+                    let offset = (0..u32::try_from(members.len()).unwrap_or(u32::MAX))
+                        .filter_map(|i| module.members.get(&(pointee, i)).and_then(|m| m.offset))
+                        .min()
+                        .unwrap_or(0);
+                    // Vulkan wants both in multiples of 4 (VUID-VkPushConstantRange-offset-00295).
+                    let offset = offset & !3;
+                    let end = module.size_in(pointee, None, 0, &mut BTreeMap::new());
+                    let end = end.checked_add(3).map_or(!3, |e| e & !3);
+                    let size = end.saturating_sub(offset);
+                    // Vulkan has no range of size 0 (VUID-VkPushConstantRange-size-00296).
+                    if size > 0 {
+                        reflection.push_constants.push(PushConstantRange { offset, size, stages: stage_flag });
+                    }
+                }
+                StorageClass::Input | StorageClass::Output => {
+                    let wanted = (storage == StorageClass::Input && stage == ShaderStage::Vertex)
+                        || (storage == StorageClass::Output && stage == ShaderStage::Fragment);
+                    let Some(location) = decorations.and_then(|d| d.location) else { continue };
+                    if !wanted || decorations.is_some_and(|d| d.builtin.is_some()) {
+                        continue;
+                    }
+                    let (element, count) = module.strip_arrays(pointee);
+                    let (format, locations) = module.format_of(element);
+                    let list =
+                        if storage == StorageClass::Input { &mut reflection.inputs } else { &mut reflection.outputs };
+                    for location in element_locations(location, count, locations, format) {
+                        list.push(InterfaceVariable { location, format, name: module.name(id) });
+                    }
+                }
+                _ => {}
+            }
+        }
+
+        for &(ty, id, value) in &module.spec_constants {
+            let Some(spec_id) = module.decorations.get(&id).and_then(|d| d.spec_id) else { continue };
+            let ty = spec_type(module.types.get(&ty));
+            let default = if ty.size() == 4 { value & 0xFFFF_FFFF } else { value };
+            reflection.spec_constants.push(SpecConstant { id: spec_id, ty, default, name: module.name(id) });
+        }
+
+        reflection.bindings.sort_by_key(|b| (b.set, b.binding));
+        reflection.spec_constants.sort_by_key(|s| s.id);
+        reflection.inputs.sort_by_key(|v| v.location);
+        reflection.outputs.sort_by_key(|v| v.location);
+        Ok(reflection)
     }
 }
+
+/// Most entries one interface variable is reflected as (far beyond any device's).
+const MAX_INTERFACE_LOCATIONS: u32 = 1024;
 
 /// The user-defined inputs and outputs of a module's first entry point
 /// (see [`StageInterface::from_spirv`]).
 pub(super) fn stage_interface(spirv: &[u32]) -> Result<StageInterface, ReflectionError> {
     let (module, stage) = Module::with_entry(spirv)?;
+    let entry_interface = module.entry_point.as_ref().map(|e| e.3.as_slice()).unwrap_or_default();
     let mut interface = StageInterface::new(stage);
     for &(pointer, id, storage) in &module.variables {
         let input = storage == StorageClass::Input;
-        if !(input || storage == StorageClass::Output) || !module.entry_interface.contains(&id) {
+        if !(input || storage == StorageClass::Output) || !entry_interface.contains(&id) {
             continue;
         }
         let Some(mut ty) = module.pointee(pointer) else { continue };
         let decorations = module.decorations.get(&id);
-        if decorations.is_some_and(|d| d.builtin) {
+        if decorations.is_some_and(|d| d.builtin.is_some()) {
             continue;
         }
         let Some(location) = decorations.and_then(|d| d.location) else {
@@ -411,14 +568,13 @@ pub(super) fn stage_interface(spirv: &[u32]) -> Result<StageInterface, Reflectio
                 ShaderStage::TessellationEvaluation | ShaderStage::Geometry => input,
                 _ => false,
             };
-        if per_vertex && let Some(Type::Array { element, .. } | Type::RuntimeArray { element }) = module.types.get(&ty)
-        {
+        if per_vertex && let Some(Raw::Array { element, .. } | Raw::RuntimeArray { element }) = module.types.get(&ty) {
             ty = *element;
         }
         let (element, count) = module.strip_arrays(ty);
         // A struct's members take locations of their own: one entry, no format.
         let (format, locations) = match module.types.get(&element) {
-            Some(Type::Struct { .. }) => (0, 1),
+            Some(Raw::Struct { .. }) => (0, 1),
             _ => module.format_of(element),
         };
         let list = if input { &mut interface.inputs } else { &mut interface.outputs };
@@ -434,82 +590,4 @@ pub(super) fn stage_interface(spirv: &[u32]) -> Result<StageInterface, Reflectio
     interface.inputs.sort_by_key(|v| (v.location, v.component));
     interface.outputs.sort_by_key(|v| (v.location, v.component));
     Ok(interface)
-}
-
-/// Most entries one interface variable is reflected as (far beyond any device's).
-const MAX_INTERFACE_LOCATIONS: u32 = 1024;
-
-fn reflect(module: &Module, stage: ShaderStage, entry_id: u32, entry_point: String) -> Reflection {
-    let stage_flag = stage.vk_stage_flag();
-    let mut reflection = Reflection::new(stage, entry_point);
-    reflection.workgroup_size = module.local_size.get(&entry_id).copied();
-
-    for &(pointer, id, storage) in &module.variables {
-        let Some(pointee) = module.pointee(pointer) else { continue };
-        let decorations = module.decorations.get(&id);
-        match storage {
-            StorageClass::UniformConstant | StorageClass::Uniform | StorageClass::StorageBuffer => {
-                let (Some(set), Some(binding)) = (decorations.and_then(|d| d.set), decorations.and_then(|d| d.binding))
-                else {
-                    continue;
-                };
-                let (element, count) = module.strip_arrays(pointee);
-                let Some(kind) = module.descriptor_kind(element, storage) else { continue };
-                let mut name = module.name(id);
-                if name.is_empty() {
-                    name = module.name(element);
-                }
-                reflection.bindings.push(DescriptorBinding { set, binding, kind, count, stages: stage_flag, name });
-            }
-            StorageClass::PushConstant => {
-                let Some(Type::Struct { members }) = module.types.get(&pointee) else { continue };
-                let offset = (0..u32::try_from(members.len()).unwrap_or(u32::MAX))
-                    .filter_map(|i| module.members.get(&(pointee, i)).and_then(|m| m.offset))
-                    .min()
-                    .unwrap_or(0);
-                // Vulkan wants both in multiples of 4 (VUID-VkPushConstantRange-offset-00295).
-                let offset = offset & !3;
-                let end = module.size_of(pointee);
-                let end = end.checked_add(3).map_or(!3, |e| e & !3);
-                let size = end.saturating_sub(offset);
-                // Vulkan has no range of size 0 (VUID-VkPushConstantRange-size-00296).
-                if size > 0 {
-                    reflection.push_constants.push(PushConstantRange { offset, size, stages: stage_flag });
-                }
-            }
-            StorageClass::Input | StorageClass::Output => {
-                let wanted = (storage == StorageClass::Input && stage == ShaderStage::Vertex)
-                    || (storage == StorageClass::Output && stage == ShaderStage::Fragment);
-                let Some(location) = decorations.and_then(|d| d.location) else { continue };
-                if !wanted || decorations.is_some_and(|d| d.builtin) {
-                    continue;
-                }
-                let (element, count) = module.strip_arrays(pointee);
-                let (format, locations) = module.format_of(element);
-                let list =
-                    if storage == StorageClass::Input { &mut reflection.inputs } else { &mut reflection.outputs };
-                for location in element_locations(location, count, locations, format) {
-                    list.push(InterfaceVariable { location, format, name: module.name(id) });
-                }
-            }
-            _ => {}
-        }
-    }
-
-    for (ty, id, default) in &module.spec_constants {
-        let Some(spec_id) = module.decorations.get(id).and_then(|d| d.spec_id) else { continue };
-        let ty = spec_type(module.types.get(ty));
-        let default = match default {
-            SpecDefault::Bool(b) => u64::from(*b),
-            SpecDefault::Words(v) if ty.size() == 4 => v & 0xFFFF_FFFF,
-            SpecDefault::Words(v) => *v,
-        };
-        reflection.spec_constants.push(SpecConstant { id: spec_id, ty, default, name: module.name(*id) });
-    }
-
-    reflection.bindings.sort_by_key(|b| (b.set, b.binding));
-    reflection.spec_constants.sort_by_key(|s| s.id);
-    reflection.inputs.sort_by_key(|v| v.location);
-    reflection.outputs.sort_by_key(|v| v.location);
-    reflection
 }
