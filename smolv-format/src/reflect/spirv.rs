@@ -19,37 +19,17 @@ use crate::spirv::{Decoration, MAGIC, Op, StorageClass, instructions, literal_st
 const DIM_BUFFER: u32 = Dim::DimBuffer as u32;
 const DIM_SUBPASS_DATA: u32 = Dim::DimSubpassData as u32;
 
-/// A SPIR-V type as declared, by operand ids.
+/// A SPIR-V type as declared, by operand ids; an array's `count` is its length as [`Reflection`]
+/// reads it, from an `OpConstant` before it (else 1).
 pub(super) enum Raw {
     Scalar(ScalarType),
-    Vector {
-        component: u32,
-        count: u32,
-    },
-    Matrix {
-        column: u32,
-        count: u32,
-    },
-    /// `count`: the length as [`Reflection`] reads it, from an `OpConstant` before it (else 1).
-    Array {
-        element: u32,
-        length: u32,
-        count: u32,
-    },
-    RuntimeArray {
-        element: u32,
-    },
-    Struct {
-        members: Vec<u32>,
-    },
-    Pointer {
-        storage: u32,
-        pointee: u32,
-    },
-    Image {
-        dim: u32,
-        sampled: u32,
-    },
+    Vector { component: u32, count: u32 },
+    Matrix { column: u32, count: u32 },
+    Array { element: u32, length: u32, count: u32 },
+    RuntimeArray { element: u32 },
+    Struct { members: Vec<u32> },
+    Pointer { storage: u32, pointee: u32 },
+    Image { dim: u32, sampled: u32 },
     Sampler,
     SampledImage,
     AccelerationStructure,
@@ -380,13 +360,19 @@ impl Module {
         }
     }
 
-    /// `VkFormat` of a scalar, vector or matrix type, with its number of
-    /// columns (read as vectors, so a hostile matrix of itself ends).
-    fn format_of(&self, ty: u32) -> (u32, u32) {
-        match self.types.get(&ty) {
+    /// The locations, with their `VkFormat` (0 for a struct), of an interface variable of type
+    /// `ty` from `first`: one per array element and matrix column, two per `dvec3`/`dvec4`, bounded.
+    /// Columns are read as vectors, so a hostile matrix of itself ends.
+    fn locations(&self, first: u32, ty: u32) -> impl Iterator<Item = (u32, u32)> {
+        let (element, count) = self.strip_arrays(ty);
+        let (format, columns) = match self.types.get(&element) {
             Some(Raw::Matrix { column, count }) => (self.vector_format(*column), *count),
-            _ => (self.vector_format(ty), 1),
-        }
+            _ => (self.vector_format(element), 1),
+        };
+        let wide = vk_format(ScalarKind::Uint, 64, 3)..=vk_format(ScalarKind::Float, 64, 4);
+        let step = if wide.contains(&format) { 2 } else { 1 };
+        let slots = count.max(1).saturating_mul(columns).min(MAX_INTERFACE_LOCATIONS);
+        (0..slots).map_while(move |i| Some((first.checked_add(i.checked_mul(step)?)?, format)))
     }
 
     /// `VkFormat` of a scalar or vector type (0 for anything else).
@@ -400,18 +386,6 @@ impl Module {
             _ => 0,
         }
     }
-}
-
-/// The locations of an interface variable's `count` array elements of
-/// `columns` columns each, from `first` (two each for `dvec3`/`dvec4`), bounded.
-fn element_locations(first: u32, count: u32, columns: u32, format: u32) -> impl Iterator<Item = u32> {
-    let step = if (vk_format(ScalarKind::Uint, 64, 3)..=vk_format(ScalarKind::Float, 64, 4)).contains(&format) {
-        2
-    } else {
-        1
-    };
-    let slots = count.max(1).saturating_mul(columns).min(MAX_INTERFACE_LOCATIONS);
-    (0..slots).map_while(move |i| i.checked_mul(step).and_then(|i| first.checked_add(i)))
 }
 
 /// The `VkFormat` for `count` components of `width`-bit scalars of `kind` (0 if none).
@@ -506,11 +480,9 @@ impl Reflection {
                     if !wanted || decorations.is_some_and(|d| d.builtin.is_some()) {
                         continue;
                     }
-                    let (element, count) = module.strip_arrays(pointee);
-                    let (format, locations) = module.format_of(element);
                     let list =
                         if storage == StorageClass::Input { &mut reflection.inputs } else { &mut reflection.outputs };
-                    for location in element_locations(location, count, locations, format) {
+                    for (location, format) in module.locations(location, pointee) {
                         list.push(InterfaceVariable { location, format, name: module.name(id) });
                     }
                 }
@@ -571,14 +543,9 @@ pub(super) fn stage_interface(spirv: &[u32]) -> Result<StageInterface, Reflectio
         if per_vertex && let Some(Raw::Array { element, .. } | Raw::RuntimeArray { element }) = module.types.get(&ty) {
             ty = *element;
         }
-        let (element, count) = module.strip_arrays(ty);
-        // A struct's members take locations of their own: one entry, no format.
-        let (format, locations) = match module.types.get(&element) {
-            Some(Raw::Struct { .. }) => (0, 1),
-            _ => module.format_of(element),
-        };
         let list = if input { &mut interface.inputs } else { &mut interface.outputs };
-        for location in element_locations(location, count, locations, format) {
+        // A struct's members take locations of their own: one entry, no format.
+        for (location, format) in module.locations(location, ty) {
             list.push(StageVariable {
                 location,
                 component: decorations.component.unwrap_or(0),
