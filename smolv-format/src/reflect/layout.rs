@@ -70,19 +70,20 @@ impl Converter<'_> {
                 let stride = layout.matrix_stride.unwrap_or(0);
                 Type::Matrix { scalar, columns: *count, rows, stride, row_major: layout.row_major }
             }
-            Some(Raw::Array { element, length, .. }) => {
-                let too_long = || bad(id, "is an array longer than u32::MAX elements");
-                let length = match module.scalar_constant(*length) {
-                    Some((v, None)) => ArrayLength::Fixed(u32::try_from(v).map_err(|_| too_long())?),
-                    Some((v, Some(spec))) => {
-                        ArrayLength::SpecConstant { id: spec, default: u32::try_from(v).map_err(|_| too_long())? }
-                    }
-                    None if module.constants.contains_key(length) => ArrayLength::SpecExpression,
-                    None => return Err(bad(id, "is an array whose length is not a constant")),
+            Some(raw @ (Raw::Array { element, .. } | Raw::RuntimeArray { element })) => {
+                let fits = |v: u64| u32::try_from(v).map_err(|_| bad(id, "is an array longer than u32::MAX elements"));
+                let length = match raw {
+                    Raw::Array { length, .. } => match module.scalar_constant(*length) {
+                        Some((v, None)) => ArrayLength::Fixed(fits(v)?),
+                        Some((v, Some(spec))) => ArrayLength::SpecConstant { id: spec, default: fits(v)? },
+                        None if module.constants.contains_key(length) => ArrayLength::SpecExpression,
+                        None => return Err(bad(id, "is an array whose length is not a constant")),
+                    },
+                    _ => ArrayLength::Runtime,
                 };
-                self.array(id, *element, length, layout, depth)?
+                let stride = module.decorations.get(&id).and_then(|d| d.array_stride).unwrap_or(0);
+                Type::Array { element: Box::new(self.convert(*element, layout, depth + 1)?), length, stride }
             }
-            Some(Raw::RuntimeArray { element }) => self.array(id, *element, ArrayLength::Runtime, layout, depth)?,
             Some(Raw::Struct { .. }) => Type::Struct(self.struct_index(id, depth, false)?),
             Some(Raw::Pointer { storage: PHYSICAL_STORAGE_BUFFER, pointee }) => {
                 let pointee = match module.types.get(pointee) {
@@ -94,19 +95,6 @@ impl Converter<'_> {
             Some(Raw::Pointer { .. }) => return Err(bad(id, "is a pointer outside PhysicalStorageBuffer")),
             _ => return Err(bad(id, "is not a type this reader lays out (an image, sampler or unknown id)")),
         })
-    }
-
-    fn array(
-        &mut self,
-        id: u32,
-        element: u32,
-        length: ArrayLength,
-        layout: MemberLayout,
-        depth: u32,
-    ) -> Result<Type, ReflectionError> {
-        let stride = self.module.decorations.get(&id).and_then(|d| d.array_stride).unwrap_or(0);
-        let element = Box::new(self.convert(element, layout, depth + 1)?);
-        Ok(Type::Array { element, length, stride })
     }
 
     /// The index of struct `id` in `interface.types`, converting it the first
@@ -172,19 +160,18 @@ impl Converter<'_> {
             if !matches!(module.types.get(&element), Some(Raw::Struct { .. })) {
                 continue;
             }
-            let decorations = module.decorations.get(&id);
             let buffer_block = module.decorations.get(&element).is_some_and(|d| d.buffer_block);
             let kind = if kind == BlockKind::Uniform && buffer_block { BlockKind::Storage } else { kind };
+            let decorations = module.decorations.get(&id).filter(|_| kind != BlockKind::PushConstant);
             let ty = self.struct_index(element, 0, false)?;
-            let mut block = Block::new(kind, ty);
-            if kind != BlockKind::PushConstant {
-                block.set = decorations.and_then(|d| d.set);
-                block.binding = decorations.and_then(|d| d.binding);
-            }
-            block.count = count;
-            block.name = module.name(id);
-            block.runtime_sized = self.interface.types[ty].is_runtime_sized();
-            self.interface.blocks.push(block);
+            self.interface.blocks.push(Block {
+                set: decorations.and_then(|d| d.set),
+                binding: decorations.and_then(|d| d.binding),
+                count,
+                name: module.name(id),
+                runtime_sized: self.interface.types[ty].is_runtime_sized(),
+                ..Block::new(kind, ty)
+            });
         }
         self.interface.blocks.sort_by_key(|b| (b.kind, b.set, b.binding));
         Ok(())
@@ -193,14 +180,11 @@ impl Converter<'_> {
     fn spec_constants(&mut self) {
         let module = self.module;
         for (&id, (ty, constant)) in &module.constants {
-            let (Constant::Spec(value), Some(spec)) = (constant, module.decorations.get(&id).and_then(|d| d.spec_id))
-            else {
-                continue;
-            };
+            let Constant::Spec(value) = constant else { continue };
+            let Some(spec) = module.decorations.get(&id).and_then(|d| d.spec_id) else { continue };
             let Ok(scalar) = self.scalar(*ty) else { continue };
             let default = if scalar.width >= 64 { *value } else { value & ((1u64 << scalar.width) - 1) };
-            let name = module.name(id);
-            self.interface.spec_constants.push(SpecConstantDef { id: spec, name, scalar, default });
+            self.interface.spec_constants.push(SpecConstantDef { id: spec, name: module.name(id), scalar, default });
         }
         self.interface.spec_constants.sort_by_key(|s| s.id);
     }
@@ -222,9 +206,12 @@ impl Converter<'_> {
                 continue;
             }
             let Ok(ty) = self.convert(*pointee, MemberLayout::default(), 0) else { continue };
-            let format = format_of(&ty);
-            let name = module.name(id);
-            self.interface.vertex_inputs.push(VertexInput { location, name, ty, format });
+            self.interface.vertex_inputs.push(VertexInput {
+                location,
+                name: module.name(id),
+                format: format_of(&ty),
+                ty,
+            });
         }
         self.interface.vertex_inputs.sort_by_key(|v| v.location);
     }
