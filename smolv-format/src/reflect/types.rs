@@ -3,13 +3,19 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-/// The stored byte of each of these types: its index in the type's `ALL`,
-/// which lists the variants in declaration order.
-macro_rules! stored_as_index {
-    ($($ty:ty),*) => {$(
-        const _: () = assert!(<$ty>::ALL.len() <= 256);
+/// A fieldless enum with `ALL`, its variants in declaration order, and the byte
+/// the binary form stores for each: its index there.
+macro_rules! indexed_enum {
+    ($(#[$attr:meta])* pub enum $ty:ident { $($(#[$doc:meta])* $variant:ident,)* } $all_vis:vis const ALL;) => {
+        $(#[$attr])*
+        pub enum $ty {
+            $($(#[$doc])* $variant,)*
+        }
 
         impl $ty {
+            /// Every variant, in declaration order.
+            $all_vis const ALL: [$ty; [$(stringify!($variant)),*].len()] = [$(Self::$variant),*];
+
             pub(crate) fn to_byte(self) -> u8 {
                 self as u8
             }
@@ -18,73 +24,58 @@ macro_rules! stored_as_index {
                 Self::ALL.get(usize::from(byte)).copied()
             }
         }
-    )*};
+
+        const _: () = assert!(<$ty>::ALL.len() <= 256);
+    };
 }
 
-stored_as_index!(ShaderStage, DescriptorKind, SpecConstantType);
-
-/// A pipeline stage, as a SPIR-V execution model.
-///
-/// ```
-/// use smolv_format::reflect::{Reflection, ShaderStage};
-/// let reflection = Reflection::from_spirv(&smolv_format::doc_example_module())?;
-/// assert_eq!(reflection.stage, ShaderStage::Compute);
-/// assert_eq!(reflection.stage.name(), "compute");
-/// # Ok::<(), smolv_format::reflect::ReflectionError>(())
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
-#[non_exhaustive]
-pub enum ShaderStage {
-    /// Vertex shader.
-    Vertex,
-    /// Tessellation control shader.
-    TessellationControl,
-    /// Tessellation evaluation shader.
-    TessellationEvaluation,
-    /// Geometry shader.
-    Geometry,
-    /// Fragment shader.
-    Fragment,
-    /// Compute shader.
-    Compute,
-    /// Task (amplification) shader.
-    Task,
-    /// Mesh shader.
-    Mesh,
-    /// Ray generation shader.
-    RayGeneration,
-    /// Intersection shader.
-    Intersection,
-    /// Any-hit shader.
-    AnyHit,
-    /// Closest-hit shader.
-    ClosestHit,
-    /// Miss shader.
-    Miss,
-    /// Callable shader.
-    Callable,
+indexed_enum! {
+    /// A pipeline stage, as a SPIR-V execution model.
+    ///
+    /// ```
+    /// use smolv_format::reflect::{Reflection, ShaderStage};
+    /// let reflection = Reflection::from_spirv(&smolv_format::doc_example_module())?;
+    /// assert_eq!(reflection.stage, ShaderStage::Compute);
+    /// assert_eq!(reflection.stage.name(), "compute");
+    /// # Ok::<(), smolv_format::reflect::ReflectionError>(())
+    /// ```
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
+    #[non_exhaustive]
+    pub enum ShaderStage {
+        /// Vertex shader.
+        Vertex,
+        /// Tessellation control shader.
+        TessellationControl,
+        /// Tessellation evaluation shader.
+        TessellationEvaluation,
+        /// Geometry shader.
+        Geometry,
+        /// Fragment shader.
+        Fragment,
+        /// Compute shader.
+        Compute,
+        /// Task (amplification) shader.
+        Task,
+        /// Mesh shader.
+        Mesh,
+        /// Ray generation shader.
+        RayGeneration,
+        /// Intersection shader.
+        Intersection,
+        /// Any-hit shader.
+        AnyHit,
+        /// Closest-hit shader.
+        ClosestHit,
+        /// Miss shader.
+        Miss,
+        /// Callable shader.
+        Callable,
+    }
+    pub const ALL;
 }
 
 impl ShaderStage {
-    /// Every stage, in declaration order.
-    pub const ALL: [ShaderStage; 14] = [
-        Self::Vertex,
-        Self::TessellationControl,
-        Self::TessellationEvaluation,
-        Self::Geometry,
-        Self::Fragment,
-        Self::Compute,
-        Self::Task,
-        Self::Mesh,
-        Self::RayGeneration,
-        Self::Intersection,
-        Self::AnyHit,
-        Self::ClosestHit,
-        Self::Miss,
-        Self::Callable,
-    ];
-
     /// The stage of an `OpEntryPoint` execution model, if it is a Vulkan one.
     ///
     /// ```
@@ -183,56 +174,46 @@ const STAGES: [(&str, u32); 14] = [
     ("rcall", 0x2000),
 ];
 
-/// The kind of resource a descriptor binding holds.
-///
-/// ```
-/// use smolv_format::reflect::{DescriptorKind, Reflection};
-/// # let spirv = smolv_format::doc_example_module();
-/// let reflection = Reflection::from_spirv(&spirv)?;
-/// let buffers = reflection.bindings.iter().filter(|b| b.kind == DescriptorKind::StorageBuffer).count();
-/// assert_eq!(buffers, 0, "the example module binds nothing");
-/// # Ok::<(), smolv_format::reflect::ReflectionError>(())
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
-#[non_exhaustive]
-pub enum DescriptorKind {
-    /// `sampler`
-    Sampler,
-    /// `sampler2D` and friends: image and sampler together.
-    CombinedImageSampler,
-    /// `texture2D`: an image read through a separate sampler.
-    SampledImage,
-    /// `image2D`: a storage image.
-    StorageImage,
-    /// `samplerBuffer` / `textureBuffer`.
-    UniformTexelBuffer,
-    /// `imageBuffer`.
-    StorageTexelBuffer,
-    /// `uniform` block.
-    UniformBuffer,
-    /// `buffer` block.
-    StorageBuffer,
-    /// `subpassInput`.
-    InputAttachment,
-    /// Ray-tracing acceleration structure.
-    AccelerationStructure,
+indexed_enum! {
+    /// The kind of resource a descriptor binding holds.
+    ///
+    /// ```
+    /// use smolv_format::reflect::{DescriptorKind, Reflection};
+    /// # let spirv = smolv_format::doc_example_module();
+    /// let reflection = Reflection::from_spirv(&spirv)?;
+    /// let buffers = reflection.bindings.iter().filter(|b| b.kind == DescriptorKind::StorageBuffer).count();
+    /// assert_eq!(buffers, 0, "the example module binds nothing");
+    /// # Ok::<(), smolv_format::reflect::ReflectionError>(())
+    /// ```
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
+    #[non_exhaustive]
+    pub enum DescriptorKind {
+        /// `sampler`
+        Sampler,
+        /// `sampler2D` and friends: image and sampler together.
+        CombinedImageSampler,
+        /// `texture2D`: an image read through a separate sampler.
+        SampledImage,
+        /// `image2D`: a storage image.
+        StorageImage,
+        /// `samplerBuffer` / `textureBuffer`.
+        UniformTexelBuffer,
+        /// `imageBuffer`.
+        StorageTexelBuffer,
+        /// `uniform` block.
+        UniformBuffer,
+        /// `buffer` block.
+        StorageBuffer,
+        /// `subpassInput`.
+        InputAttachment,
+        /// Ray-tracing acceleration structure.
+        AccelerationStructure,
+    }
+    const ALL;
 }
 
 impl DescriptorKind {
-    const ALL: [DescriptorKind; 10] = [
-        Self::Sampler,
-        Self::CombinedImageSampler,
-        Self::SampledImage,
-        Self::StorageImage,
-        Self::UniformTexelBuffer,
-        Self::StorageTexelBuffer,
-        Self::UniformBuffer,
-        Self::StorageBuffer,
-        Self::InputAttachment,
-        Self::AccelerationStructure,
-    ];
-
     /// The matching `VkDescriptorType` value.
     ///
     /// ```
@@ -296,39 +277,39 @@ pub struct PushConstantRange {
     pub stages: u32,
 }
 
-/// The scalar type of a specialization constant.
-///
-/// ```
-/// use smolv_format::reflect::SpecConstantType;
-/// assert_eq!(SpecConstantType::Bool.size(), 4); // a VkBool32
-/// assert_eq!(SpecConstantType::F64.size(), 8);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
-#[non_exhaustive]
-pub enum SpecConstantType {
-    /// `bool` (4 bytes in `VkSpecializationInfo`).
-    Bool,
-    /// Signed 32-bit integer.
-    I32,
-    /// Unsigned 32-bit integer.
-    U32,
-    /// 32-bit float.
-    F32,
-    /// Signed 64-bit integer.
-    I64,
-    /// Unsigned 64-bit integer.
-    U64,
-    /// 64-bit float.
-    F64,
-    /// Any other scalar type (16-bit, 8-bit).
-    Other,
+indexed_enum! {
+    /// The scalar type of a specialization constant.
+    ///
+    /// ```
+    /// use smolv_format::reflect::SpecConstantType;
+    /// assert_eq!(SpecConstantType::Bool.size(), 4); // a VkBool32
+    /// assert_eq!(SpecConstantType::F64.size(), 8);
+    /// ```
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
+    #[non_exhaustive]
+    pub enum SpecConstantType {
+        /// `bool` (4 bytes in `VkSpecializationInfo`).
+        Bool,
+        /// Signed 32-bit integer.
+        I32,
+        /// Unsigned 32-bit integer.
+        U32,
+        /// 32-bit float.
+        F32,
+        /// Signed 64-bit integer.
+        I64,
+        /// Unsigned 64-bit integer.
+        U64,
+        /// 64-bit float.
+        F64,
+        /// Any other scalar type (16-bit, 8-bit).
+        Other,
+    }
+    const ALL;
 }
 
 impl SpecConstantType {
-    const ALL: [SpecConstantType; 8] =
-        [Self::Bool, Self::I32, Self::U32, Self::F32, Self::I64, Self::U64, Self::F64, Self::Other];
-
     /// Bytes the value takes in `VkSpecializationInfo` data.
     ///
     /// ```
