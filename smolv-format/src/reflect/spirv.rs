@@ -444,27 +444,18 @@ impl Reflection {
             let decorations = module.decorations.get(&id);
             match storage {
                 StorageClass::UniformConstant | StorageClass::Uniform | StorageClass::StorageBuffer => {
-                    let (Some(set), Some(binding)) =
-                        (decorations.and_then(|d| d.set), decorations.and_then(|d| d.binding))
-                    else {
-                        continue;
-                    };
+                    let Some((set, binding)) = decorations.and_then(|d| d.set.zip(d.binding)) else { continue };
                     let (element, count) = module.strip_arrays(pointee);
                     let Some(kind) = module.descriptor_kind(element, storage) else { continue };
-                    let mut name = module.name(id);
-                    if name.is_empty() {
-                        name = module.name(element);
-                    }
+                    let name = Some(module.name(id)).filter(|n| !n.is_empty()).unwrap_or_else(|| module.name(element));
                     reflection.bindings.push(DescriptorBinding { set, binding, kind, count, stages: stage_flag, name });
                 }
                 StorageClass::PushConstant => {
                     let Some(Raw::Struct { members }) = module.types.get(&pointee) else { continue };
-                    let offset = (0..u32::try_from(members.len()).unwrap_or(u32::MAX))
-                        .filter_map(|i| module.members.get(&(pointee, i)).and_then(|m| m.offset))
-                        .min()
-                        .unwrap_or(0);
+                    let offsets =
+                        (0u32..).take(members.len()).filter_map(|i| module.members.get(&(pointee, i))?.offset);
                     // Vulkan wants both in multiples of 4 (VUID-VkPushConstantRange-offset-00295).
-                    let offset = offset & !3;
+                    let offset = offsets.min().unwrap_or(0) & !3;
                     let end = module.size_in(pointee, None, 0, &mut BTreeMap::new());
                     let end = end.checked_add(3).map_or(!3, |e| e & !3);
                     let size = end.saturating_sub(offset);
@@ -474,14 +465,14 @@ impl Reflection {
                     }
                 }
                 StorageClass::Input | StorageClass::Output => {
-                    let wanted = (storage == StorageClass::Input && stage == ShaderStage::Vertex)
-                        || (storage == StorageClass::Output && stage == ShaderStage::Fragment);
-                    let Some(location) = decorations.and_then(|d| d.location) else { continue };
-                    if !wanted || decorations.is_some_and(|d| d.builtin.is_some()) {
+                    let list = match (storage, stage) {
+                        (StorageClass::Input, ShaderStage::Vertex) => &mut reflection.inputs,
+                        (StorageClass::Output, ShaderStage::Fragment) => &mut reflection.outputs,
+                        _ => continue,
+                    };
+                    let Some(location) = decorations.filter(|d| d.builtin.is_none()).and_then(|d| d.location) else {
                         continue;
-                    }
-                    let list =
-                        if storage == StorageClass::Input { &mut reflection.inputs } else { &mut reflection.outputs };
+                    };
                     for (location, format) in module.locations(location, pointee) {
                         list.push(InterfaceVariable { location, format, name: module.name(id) });
                     }
@@ -508,53 +499,65 @@ impl Reflection {
 /// Most entries one interface variable is reflected as (far beyond any device's).
 const MAX_INTERFACE_LOCATIONS: u32 = 1024;
 
-/// The user-defined inputs and outputs of a module's first entry point
-/// (see [`StageInterface::from_spirv`]).
-pub(super) fn stage_interface(spirv: &[u32]) -> Result<StageInterface, ReflectionError> {
-    let (module, stage) = Module::with_entry(spirv)?;
-    let entry_interface = module.entry_point.as_ref().map(|e| e.3.as_slice()).unwrap_or_default();
-    let mut interface = StageInterface::new(stage);
-    for &(pointer, id, storage) in &module.variables {
-        let input = storage == StorageClass::Input;
-        if !(input || storage == StorageClass::Output) || !entry_interface.contains(&id) {
-            continue;
-        }
-        let Some(mut ty) = module.pointee(pointer) else { continue };
-        let decorations = module.decorations.get(&id);
-        if decorations.is_some_and(|d| d.builtin.is_some()) {
-            continue;
-        }
-        let Some(location) = decorations.and_then(|d| d.location) else {
-            // A block whose members carry their own `Location`s: members are
-            // not followed, so its locations are unknown (`gl_PerVertex` aside).
-            if !input && !module.all_members_builtin(module.strip_arrays(ty).0) {
-                interface.unplaced_outputs = true;
+impl StageInterface {
+    /// Reads the interface of a SPIR-V module's first entry point.
+    ///
+    /// # Errors
+    /// [`ReflectionError::NotSpirv`] and [`ReflectionError::NoEntryPoint`],
+    /// as [`Reflection::from_spirv`].
+    ///
+    /// ```
+    /// use smolv_format::reflect::StageInterface;
+    /// assert!(StageInterface::from_spirv(&[1, 2, 3]).is_err());
+    /// ```
+    pub fn from_spirv(spirv: &[u32]) -> Result<Self, ReflectionError> {
+        let (module, stage) = Module::with_entry(spirv)?;
+        let entry_interface = module.entry_point.as_ref().map(|e| e.3.as_slice()).unwrap_or_default();
+        let mut interface = StageInterface::new(stage);
+        for &(pointer, id, storage) in &module.variables {
+            let input = storage == StorageClass::Input;
+            if !(input || storage == StorageClass::Output) || !entry_interface.contains(&id) {
+                continue;
             }
-            continue;
-        };
-        let Some(decorations) = decorations else { continue };
-        // Per-vertex variables of these stages are arrays with one element per vertex.
-        let per_vertex = !decorations.patch
-            && match stage {
-                ShaderStage::TessellationControl => true,
-                ShaderStage::TessellationEvaluation | ShaderStage::Geometry => input,
-                _ => false,
+            let Some(mut ty) = module.pointee(pointer) else { continue };
+            let decorations = module.decorations.get(&id);
+            if decorations.is_some_and(|d| d.builtin.is_some()) {
+                continue;
+            }
+            let Some(location) = decorations.and_then(|d| d.location) else {
+                // A block whose members carry their own `Location`s: members are
+                // not followed, so its locations are unknown (`gl_PerVertex` aside).
+                if !input && !module.all_members_builtin(module.strip_arrays(ty).0) {
+                    interface.unplaced_outputs = true;
+                }
+                continue;
             };
-        if per_vertex && let Some(Raw::Array { element, .. } | Raw::RuntimeArray { element }) = module.types.get(&ty) {
-            ty = *element;
+            let Some(decorations) = decorations else { continue };
+            // Per-vertex variables of these stages are arrays with one element per vertex.
+            let per_vertex = !decorations.patch
+                && match stage {
+                    ShaderStage::TessellationControl => true,
+                    ShaderStage::TessellationEvaluation | ShaderStage::Geometry => input,
+                    _ => false,
+                };
+            if per_vertex
+                && let Some(Raw::Array { element, .. } | Raw::RuntimeArray { element }) = module.types.get(&ty)
+            {
+                ty = *element;
+            }
+            let list = if input { &mut interface.inputs } else { &mut interface.outputs };
+            // A struct's members take locations of their own: one entry, no format.
+            for (location, format) in module.locations(location, ty) {
+                list.push(StageVariable {
+                    location,
+                    component: decorations.component.unwrap_or(0),
+                    format,
+                    name: module.name(id),
+                });
+            }
         }
-        let list = if input { &mut interface.inputs } else { &mut interface.outputs };
-        // A struct's members take locations of their own: one entry, no format.
-        for (location, format) in module.locations(location, ty) {
-            list.push(StageVariable {
-                location,
-                component: decorations.component.unwrap_or(0),
-                format,
-                name: module.name(id),
-            });
-        }
+        interface.inputs.sort_by_key(|v| (v.location, v.component));
+        interface.outputs.sort_by_key(|v| (v.location, v.component));
+        Ok(interface)
     }
-    interface.inputs.sort_by_key(|v| (v.location, v.component));
-    interface.outputs.sort_by_key(|v| (v.location, v.component));
-    Ok(interface)
 }

@@ -6,9 +6,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
-use super::binary::ReflectionError;
 use super::interface::ScalarKind;
-use super::spirv::{stage_interface, vk_format};
+use super::spirv::vk_format;
 use super::types::ShaderStage;
 
 /// One location of a user-defined input or output of a stage (a varying).
@@ -65,20 +64,6 @@ impl StageInterface {
     /// ```
     pub fn new(stage: ShaderStage) -> Self {
         Self { stage, inputs: Vec::new(), outputs: Vec::new(), unplaced_outputs: false }
-    }
-
-    /// Reads the interface of a SPIR-V module's first entry point.
-    ///
-    /// # Errors
-    /// [`ReflectionError::NotSpirv`] and [`ReflectionError::NoEntryPoint`],
-    /// as [`Reflection::from_spirv`](super::Reflection::from_spirv).
-    ///
-    /// ```
-    /// use smolv_format::reflect::StageInterface;
-    /// assert!(StageInterface::from_spirv(&[1, 2, 3]).is_err());
-    /// ```
-    pub fn from_spirv(spirv: &[u32]) -> Result<Self, ReflectionError> {
-        stage_interface(spirv)
     }
 
     /// The first input of `self` that `before`, the stage that runs before
