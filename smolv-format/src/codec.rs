@@ -1,7 +1,6 @@
 //! How an embedded set stores its modules: its [`Codec`] and [`Framing`].
 
-/// How one module's bytes are stored in an embedded set: the directory's
-/// codec byte, and the name the manifest, the report and the macros use.
+/// How an embedded set stores one module's bytes: the directory's codec byte and the name tools use.
 ///
 /// ```
 /// use smolv_format::Codec;

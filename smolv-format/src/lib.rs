@@ -1,9 +1,7 @@
 //! # smolv-format
 //!
-//! The vocabulary the crates of [smolv](https://github.com/smolv-rs/smolv)
-//! share: [`Codec`] and [`Framing`], the names of the files smolv-build
-//! writes ([`ARTIFACT_DIR`], ...), the [`Manifest`], [`reflect`] and the one
-//! [`spirv`] reader.
+//! The vocabulary the crates of [smolv](https://github.com/smolv-rs/smolv) share: [`Codec`] and [`Framing`],
+//! the files smolv-build writes ([`ARTIFACT_DIR`], ...), the [`Manifest`], [`reflect`] and the [`spirv`] reader.
 //!
 //! ```
 //! use smolv_format::{Codec, Framing};
@@ -50,11 +48,8 @@ pub fn doc_example_module() -> alloc::vec::Vec<u32> {
     DOC_EXAMPLE_WORDS.to_vec()
 }
 
-/// The words of [`doc_example_module`], for `static` examples: the header
-/// (1.0, bound 5), `OpCapability Shader`, `OpMemoryModel Logical GLSL450`,
-/// `OpEntryPoint GLCompute %1 "main"`, `OpExecutionMode %1 LocalSize 1 1 1`,
-/// `OpName %1 "main"`, `%2 = OpTypeVoid`, `%3 = OpTypeFunction %2`,
-/// `%1 = OpFunction %2 None %3`, `%4 = OpLabel`, `OpReturn`, `OpFunctionEnd`.
+/// The words of [`doc_example_module`], for `static` examples: SPIR-V 1.0, bound 5, a `Shader` module
+/// whose `GLCompute` entry point `%1 "main"` (`LocalSize 1 1 1`) only returns.
 #[doc(hidden)]
 pub const DOC_EXAMPLE_WORDS: [u32; 39] = [
     0x07230203, 0x00010000, 0, 5, 0, 0x00020011, 1, 0x0003000E, 0, 1, 0x0005000F, 5, 1, 0x6E69616D, 0, 0x00060010, 1,

@@ -13,8 +13,7 @@ use crate::wgsl::WgslCodec;
 /// ```
 pub const MANIFEST_FORMAT: u32 = 2;
 
-/// What smolv-build wrote, for the macros and tools to read; `Recipe` is
-/// what each module's `recipe` reads as (smolv-build's own `ShaderRecipe`).
+/// What smolv-build wrote; `Recipe` is what each module's `recipe` reads as (smolv-build's `ShaderRecipe`).
 ///
 /// ```
 /// # #[cfg(feature = "serde")] {
@@ -50,8 +49,7 @@ pub struct Manifest<Recipe = ManifestRecipe> {
     pub embedded: ManifestEmbeddedSet,
     /// Every module, sorted by name.
     pub modules: Vec<ManifestModule<Recipe>>,
-    /// The WGSL a build for wgpu shipped instead of SPIR-V, if any; its
-    /// modules are not in [`embedded`](Self::embedded).
+    /// The WGSL a wgpu build shipped instead of SPIR-V, if any (its modules are not in [`embedded`](Self::embedded)).
     #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub wgsl: Option<ManifestWgsl>,
 }
@@ -159,8 +157,7 @@ pub struct ManifestModule<Recipe = ManifestRecipe> {
     pub recipe: Option<Recipe>,
     /// Reflection of the shipped SPIR-V.
     pub reflection: Reflection,
-    /// The typed interface, read before stripping; absent where
-    /// [`Interface::from_spirv`](crate::reflect::Interface) failed.
+    /// The typed interface before stripping; `None` where [`Interface::from_spirv`](crate::reflect::Interface) failed.
     #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub interface: Option<Interface>,
     /// Size of the decoded SPIR-V.

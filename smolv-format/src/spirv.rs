@@ -1,7 +1,5 @@
-//! Reading SPIR-V: the header, bytes → words, the instruction stream and
-//! literal strings, for every walker of a module in smolv, so that all of
-//! them treat a damaged module alike ([`BadInstruction`]). Names come from
-//! the [`spirv`] crate ([`spec`]).
+//! Reading SPIR-V alike for every walker in smolv: the header, bytes → words, the instructions (a
+//! [`BadInstruction`] ends them) and literal strings. Names come from the [`spirv`] crate ([`spec`]).
 //!
 //! ```
 //! use smolv_format::spirv::{self, Op};
@@ -127,8 +125,7 @@ pub const fn split_first_word(first: u32) -> (usize, u32) {
     ((first >> 16) as usize, first & 0xFFFF)
 }
 
-/// Where the instruction at word `at` of a module of `len` words ends,
-/// given its first word `first` (the check of [`instruction_at`]).
+/// Where the instruction at word `at` (first word `first`) of a `len`-word module ends ([`instruction_at`]'s check).
 ///
 /// # Errors
 ///

@@ -1,7 +1,5 @@
-//! The plain data of a shader module's interface, shared by the code
-//! smolv-build generates (`include_types!`) and the Vulkan layer, which
-//! takes a generated constant as it is. With the `vulkan` feature each
-//! type also converts to ash's own description.
+//! The plain data of a module's interface, shared by the code smolv-build generates (`include_types!`) and
+//! the Vulkan layer, which takes a generated constant as it is; with `vulkan`, each converts to ash's type.
 
 use crate::reflect::DescriptorKind;
 
@@ -27,8 +25,7 @@ pub struct Binding {
     pub stages: u32,
 }
 
-/// A module's push constants: the bytes its stages read (the reflection's
-/// own type).
+/// A module's push constants: the bytes its stages read (the reflection's own type).
 ///
 /// ```
 /// use smolv_runtime::interface::PushConstantRange;
@@ -61,8 +58,7 @@ impl VkPushConstantRange for PushConstantRange {
     }
 }
 
-/// One vertex attribute of a buffer: where a location's data sits in an
-/// element (`VkVertexInputAttributeDescription` without the binding).
+/// One vertex attribute: where a location's data sits in an element (`VkVertexInputAttributeDescription` sans binding).
 ///
 /// ```
 /// use smolv_runtime::interface::VertexAttribute;

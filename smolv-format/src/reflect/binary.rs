@@ -1,6 +1,5 @@
-//! The compact binary form of [`Reflection`] stored in shader containers
-//! (`docs/format.md`). These bytes reach Vulkan through safe functions, so
-//! they end in a checksum, and the reader refuses what no writer produces.
+//! The compact binary form of [`Reflection`] in shader containers (`docs/format.md`). It reaches Vulkan
+//! through safe functions, so it ends in a checksum and the reader refuses what no writer produces.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -16,8 +15,7 @@ const VERSION: u8 = 2;
 /// Every `VkShaderStageFlagBits` a [`ShaderStage`] has.
 const KNOWN_STAGE_FLAGS: u32 = 0x3FFF;
 
-/// FNV-1a (64-bit) of `bytes`: the checksum that ends the binary form, for
-/// damage (not an adversary, who could rewrite it too).
+/// FNV-1a (64-bit): the checksum ending the binary form, against damage (an adversary could rewrite it).
 fn checksum(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xCBF2_9CE4_8422_2325, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3))
 }

@@ -1,11 +1,9 @@
-//! Names of SPIR-V capabilities, for messages and for mapping a module's
-//! `OpCapability` list to the Vulkan features it needs.
+//! Names of SPIR-V capabilities, for messages and for the Vulkan features a module needs.
 
 use super::interface::Capability;
 
 impl Capability {
-    /// The capability's name in the SPIR-V specification (`Float64`,
-    /// `StorageBuffer16BitAccess`, `RayQueryKHR`), if this crate knows it.
+    /// The capability's name in the SPIR-V specification (`Float64`, `RayQueryKHR`), if this crate knows it.
     ///
     /// ```
     /// use smolv_format::reflect::Capability;
@@ -28,9 +26,7 @@ impl Capability {
     }
 }
 
-/// `(number, name)` of every SPIR-V capability, sorted by number, from
-/// the SPIR-V headers' unified grammar (the first name where several share
-/// a number).
+/// `(number, name)` of every SPIR-V capability by number, from the unified grammar (the first of shared names).
 const NAMES: &[(u32, &str)] = &[
     (0, "Matrix"),
     (1, "Shader"),

@@ -1,5 +1,4 @@
-//! The typed interface of a module: the memory layout of its blocks, its
-//! workgroup size and what it asks of the device. Apart from
+//! The typed interface of a module: block layouts, workgroup size and device needs; apart from
 //! [`Reflection`](super::Reflection), so that games link none of it.
 
 use alloc::string::String;
@@ -107,8 +106,7 @@ impl ArrayLength {
     }
 }
 
-/// The type of a block member, an array element, a vertex input or a spec
-/// constant, as laid out in memory; a struct is an index in [`Interface::types`].
+/// The laid-out type of a member, array element, vertex input or spec constant; structs index [`Interface::types`].
 ///
 /// ```
 /// use smolv_format::reflect::{ScalarKind, ScalarType, Type};
@@ -417,8 +415,7 @@ pub struct VertexInput {
     pub name: String,
     /// Its type (scalar, vector, matrix, or an array of them), with no strides.
     pub ty: Type,
-    /// The `VkFormat` of one location, as in
-    /// [`InterfaceVariable::format`](super::InterfaceVariable::format); 0 if none.
+    /// The `VkFormat` of one location, as [`InterfaceVariable::format`](super::InterfaceVariable::format); 0 if none.
     pub format: u32,
 }
 
@@ -433,8 +430,7 @@ pub struct VertexInput {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(transparent))]
 pub struct Capability(pub u32);
 
-/// The typed interface of one shader module, from [`Interface::from_spirv`]
-/// or, by hand, from [`Interface::new`]:
+/// The typed interface of one module, from [`Interface::from_spirv`] or by hand from [`Interface::new`]:
 ///
 /// ```
 /// use smolv_format::reflect::{Block, BlockKind, Capability, Interface, TypeDef};

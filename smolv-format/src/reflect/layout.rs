@@ -1,6 +1,5 @@
-//! Reading an [`Interface`] from SPIR-V. Everything read is bounded by the
-//! module's own words: types are converted once per id (arrays at most
-//! [`MAX_DEPTH`] deep), and no count read from the module sizes an allocation.
+//! Reading an [`Interface`] from SPIR-V, bounded by the module's words: each type converted once, arrays at
+//! most [`MAX_DEPTH`] deep, and no allocation sized by a count read from it.
 
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
@@ -97,8 +96,7 @@ impl Converter<'_> {
         })
     }
 
-    /// The index of struct `id` in `interface.types`, converting it the first
-    /// time; taken before its members, for a `buffer_reference` to itself.
+    /// Struct `id`'s index in `interface.types`, converted the first time; taken before its members (self-references).
     fn struct_index(&mut self, id: u32, depth: u32, via_pointer: bool) -> Result<usize, ReflectionError> {
         if let Some(&index) = self.structs.get(&id) {
             if !via_pointer && self.open.contains(&id) {

@@ -1,6 +1,4 @@
-//! The one parse of a SPIR-V module that reflection reads (types,
-//! decorations, names, constants, variables), and the [`Reflection`] and
-//! [`StageInterface`] read from it.
+//! The one parse of a SPIR-V module, which [`Reflection`], [`StageInterface`] and the `Interface` read.
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -306,8 +304,7 @@ impl Module {
         })
     }
 
-    /// Byte size of a type in a block, at `depth`, each type's size worked out once
-    /// (`known`): nested copies of a struct would otherwise take exponential time.
+    /// Byte size of a type in a block, each size worked out once (`known`), else nested structs take exponential time.
     fn size_in(
         &self,
         ty: u32,
@@ -360,9 +357,8 @@ impl Module {
         }
     }
 
-    /// The locations, with their `VkFormat` (0 for a struct), of an interface variable of type
-    /// `ty` from `first`: one per array element and matrix column, two per `dvec3`/`dvec4`, bounded.
-    /// Columns are read as vectors, so a hostile matrix of itself ends.
+    /// The locations from `first`, with their `VkFormat` (0 for a struct), of an interface variable of type `ty`: one
+    /// per element and column (read as vectors: a matrix of itself ends), two per `dvec3`/`dvec4`, bounded.
     fn locations(&self, first: u32, ty: u32) -> impl Iterator<Item = (u32, u32)> {
         let (element, count) = self.strip_arrays(ty);
         let (format, columns) = match self.types.get(&element) {

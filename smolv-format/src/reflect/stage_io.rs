@@ -25,8 +25,7 @@ pub struct StageVariable {
     pub location: u32,
     /// `layout(component = ...)`, 0 without one.
     pub component: u32,
-    /// The `VkFormat` of one location (as
-    /// [`InterfaceVariable::format`](super::InterfaceVariable::format)); 0 for a struct.
+    /// Its `VkFormat` per location, as [`InterfaceVariable::format`](super::InterfaceVariable::format); 0 for a struct.
     pub format: u32,
     /// The variable's name; empty without debug names.
     pub name: String,
@@ -66,11 +65,9 @@ impl StageInterface {
         Self { stage, inputs: Vec::new(), outputs: Vec::new(), unplaced_outputs: false }
     }
 
-    /// The first input of `self` that `before`, the stage that runs before
-    /// it, does not write with the same type; `None` where the two match.
-    /// Matching is per component, as Vulkan's; where `before` has
-    /// [`unplaced_outputs`](Self::unplaced_outputs) or structs, only a
-    /// component written with another type is refused.
+    /// The first input of `self` that `before` (the stage before it) does not write with the same type, per
+    /// component as Vulkan matches; `None` where they match. Where `before` has
+    /// [`unplaced_outputs`](Self::unplaced_outputs) or structs, only a component written with another type is refused.
     ///
     /// ```
     /// use smolv_format::reflect::{ShaderStage, StageInterface, StageVariable};
@@ -121,8 +118,7 @@ impl StageInterface {
 /// A scalar type as interface matching compares it: kind and bit width.
 type Scalar = (ScalarKind, u32);
 
-/// The (location, component, scalar type) of each 32-bit component
-/// `variable` takes; `None` for a struct or a format that is no vector.
+/// The (location, component, scalar) of each 32-bit component of `variable`; `None` for a struct or non-vector.
 fn components(variable: &StageVariable) -> Option<Vec<(u32, u32, Scalar)>> {
     let (kind, width, count) = format_parts(variable.format)?;
     let per_element = if width == 64 { 2 } else { 1 };
@@ -135,8 +131,7 @@ fn components(variable: &StageVariable) -> Option<Vec<(u32, u32, Scalar)>> {
     Some(out)
 }
 
-/// The scalar kind, width and component count of a `VkFormat` that
-/// [`vk_format`] makes.
+/// The scalar kind, width and component count of a `VkFormat` that [`vk_format`] makes.
 fn format_parts(format: u32) -> Option<(ScalarKind, u32, u32)> {
     if format == 0 {
         return None;
@@ -155,8 +150,7 @@ enum Problem {
     Retyped { written: StageVariable },
 }
 
-/// An input of one stage that the stage before it does not write, or
-/// writes with another type; it displays as one sentence.
+/// An input that the stage before does not write, or writes with another type; it displays as one sentence.
 ///
 /// ```
 /// use smolv_format::reflect::{ShaderStage, StageInterface};
@@ -229,8 +223,7 @@ impl fmt::Display for Described<'_> {
     }
 }
 
-/// The GLSL name of the type of `format` (`vec4`, `ivec2`, `uint`), or the
-/// format's number where none fits.
+/// The GLSL name of `format`'s type (`vec4`, `ivec2`, `uint`), or the format's number where none fits.
 fn type_name(format: u32, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     let Some((kind, width, count)) = format_parts(format) else {
         return if format == 0 { f.write_str("a struct") } else { write!(f, "VkFormat {format}") };

@@ -3,8 +3,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-/// A fieldless enum with `ALL`, its variants in declaration order, and the byte
-/// the binary form stores for each: its index there.
+/// A fieldless enum with `ALL` (declaration order); the binary form stores each variant as its index there.
 macro_rules! indexed_enum {
     ($(#[$attr:meta])* pub enum $ty:ident { $($(#[$doc:meta])* $variant:ident,)* } $all_vis:vis const ALL;) => {
         $(#[$attr])*

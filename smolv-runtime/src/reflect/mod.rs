@@ -1,8 +1,6 @@
-//! What a shader module needs from the pipeline around it: stage, entry
-//! point, descriptor bindings, push constants, specialization constants and
-//! its vertex inputs and fragment outputs (`smolv-format`'s types).
-//! [`Reflection::from_spirv`] reads it from a module; containers and
-//! bundles store it next to each shader:
+//! What a shader module needs from the pipeline around it (`smolv-format`'s types): stage, entry point,
+//! bindings, push and specialization constants, vertex inputs and fragment outputs.
+//! [`Reflection::from_spirv`] reads it from a module; containers and bundles store it next to each shader:
 //!
 //! ```
 //! use smolv_runtime::reflect::{DescriptorKind, Reflection, ShaderStage};
