@@ -107,13 +107,8 @@ impl Reflection {
         w.u8(VERSION);
         w.u8(self.stage.to_byte());
         w.str("entry point name", &self.entry_point)?;
-        match self.workgroup_size {
-            Some(size) => {
-                w.u8(1);
-                size.iter().for_each(|&v| w.u32(v));
-            }
-            None => w.u8(0),
-        }
+        w.u8(u8::from(self.workgroup_size.is_some()));
+        self.workgroup_size.iter().flatten().for_each(|&v| w.u32(v));
         w.count("descriptor bindings", self.bindings.len())?;
         for b in &self.bindings {
             w.u32(b.set);
@@ -186,9 +181,7 @@ impl Reflection {
         let workgroup_size = match r.u8()? {
             0 => None,
             1 => Some([r.u32()?, r.u32()?, r.u32()?]),
-            _ => {
-                return Err(ReflectionError::Invalid { field: "workgroup size flag", offset: r.pos - 1 });
-            }
+            _ => return Err(ReflectionError::Invalid { field: "workgroup size flag", offset: r.pos - 1 }),
         };
         let bindings = r.list(19, |r| {
             let (set, binding) = (r.u32()?, r.u32()?);

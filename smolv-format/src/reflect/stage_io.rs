@@ -121,14 +121,13 @@ type Scalar = (ScalarKind, u32);
 /// The (location, component, scalar) of each 32-bit component of `variable`; `None` for a struct or non-vector.
 fn components(variable: &StageVariable) -> Option<Vec<(u32, u32, Scalar)>> {
     let (kind, width, count) = format_parts(variable.format)?;
-    let per_element = if width == 64 { 2 } else { 1 };
-    let taken = count * per_element;
-    let mut out = Vec::new();
-    for i in 0..taken {
-        let slot = variable.component.checked_add(i)?;
-        out.push((variable.location.checked_add(slot / 4)?, slot % 4, (kind, width)));
-    }
-    Some(out)
+    let taken = if width == 64 { 2 * count } else { count };
+    (0..taken)
+        .map(|i| {
+            let slot = variable.component.checked_add(i)?;
+            Some((variable.location.checked_add(slot / 4)?, slot % 4, (kind, width)))
+        })
+        .collect()
 }
 
 /// The scalar kind, width and component count of a `VkFormat` that [`vk_format`] makes.
