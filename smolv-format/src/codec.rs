@@ -130,7 +130,6 @@ impl Codec {
 }
 
 impl core::fmt::Display for Codec {
-    /// Writes [`Codec::name`].
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(self.name())
     }
@@ -205,7 +204,6 @@ impl Framing {
 }
 
 impl core::fmt::Display for Framing {
-    /// Writes [`Framing::name`].
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(self.name())
     }

@@ -33,7 +33,7 @@ pub(super) enum Raw {
     AccelerationStructure,
 }
 
-/// A constant: its value, and its `SpecId` once decorations are known.
+/// A constant's value: `Bool` from `OpConstantTrue`/`False`, `Spec` from a spec constant.
 pub(super) enum Constant {
     Value(u64),
     Bool(u64),
@@ -270,17 +270,11 @@ impl Module {
     fn strip_arrays(&self, mut ty: u32) -> (u32, u32) {
         let mut count = 1u32;
         for _ in 0..16 {
-            match self.types.get(&ty) {
-                Some(Raw::Array { element, count: length, .. }) => {
-                    count = count.saturating_mul(*length);
-                    ty = *element;
-                }
-                Some(Raw::RuntimeArray { element }) => {
-                    count = 0;
-                    ty = *element;
-                }
+            (ty, count) = match self.types.get(&ty) {
+                Some(Raw::Array { element, count: length, .. }) => (*element, count.saturating_mul(*length)),
+                Some(Raw::RuntimeArray { element }) => (*element, 0),
                 _ => break,
-            }
+            };
         }
         (ty, count)
     }
