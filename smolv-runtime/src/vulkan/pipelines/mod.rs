@@ -37,13 +37,10 @@ use slot::{ComputeSlots, Slots};
 pub use stage_code::{FallbackReason, SpecializationCounts};
 use worker::{Job, Workers};
 
-/// Builds and caches graphics pipelines from four part libraries, each
-/// cached by everything it is made from (compared in full), with a fast
-/// link at once and the optimized link swapped in from a worker; monolithic
-/// pipelines where libraries are unavailable; and compute pipelines.
+/// Builds and caches graphics pipelines from four part libraries (each kept
+/// by everything it is made from, compared in full: a fast link at once, the
+/// optimized one from a worker) or monolithic ones, and compute pipelines.
 /// Dropping it waits for links in flight, then destroys all it made.
-/// Spec constants go in [`Stage::specialization`] (see
-/// `examples/spec_constants`).
 ///
 /// # Example
 ///
@@ -125,9 +122,7 @@ impl std::fmt::Debug for PipelineManager {
 
 impl PipelineManager {
     /// A manager creating pipelines on `device` (whose physical device has
-    /// `limits`), through `cache` (may be null). Graphics pipelines come
-    /// from libraries where [`PipelineOptions::uses_libraries`], else are
-    /// monolithic. See the [example](Self#example).
+    /// `limits`), through `cache` (may be null). See the [example](Self#example).
     ///
     /// # Safety
     /// - `device` must be a valid device with Vulkan 1.3 dynamic rendering
@@ -178,8 +173,7 @@ impl PipelineManager {
         }
     }
 
-    /// Whether pipelines are built from libraries (false: monolithic): see
-    /// [`PipelineOptions::uses_libraries`].
+    /// Whether pipelines are built from libraries: [`PipelineOptions::uses_libraries`].
     ///
     /// ```no_run
     /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager) {
@@ -251,9 +245,7 @@ impl PipelineManager {
         unsafe { self.get_program_pipeline(&GraphicsProgram::new(*vertex, *fragment), state) }
     }
 
-    /// The pipeline of `program` with `state`: as
-    /// [`get_pipeline`](Self::get_pipeline), with tessellation or geometry
-    /// stages too (in the pre-rasterization library).
+    /// As [`get_pipeline`](Self::get_pipeline), with tessellation or geometry stages too.
     ///
     /// # Errors
     /// As [`get_pipeline`](Self::get_pipeline), and [`VulkanError::FeatureNotEnabled`]
@@ -298,8 +290,8 @@ impl PipelineManager {
         Ok(slot)
     }
 
-    /// The manager's one [`Recorder`], made on the first call: it records
-    /// every pipeline handed out from then on, at the cost of a lookup.
+    /// The manager's one [`Recorder`], made on the first call, which records
+    /// every pipeline handed out from then on.
     ///
     /// ```no_run
     /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager) -> Result<(), smolv_runtime::vulkan::warmup::RecordingError> {
@@ -315,8 +307,7 @@ impl PipelineManager {
     }
 
     /// How many pipelines the manager built on the threads that asked for
-    /// them (not a [`Replay`](crate::vulkan::warmup::Replay)'s or a worker's):
-    /// what frames had to wait for.
+    /// them (not a [`Replay`](crate::vulkan::warmup::Replay)'s or a worker's).
     pub fn caller_builds(&self) -> u64 {
         self.caller_builds.load(Ordering::Relaxed)
     }
@@ -340,10 +331,7 @@ impl PipelineManager {
         program: &GraphicsProgram<'_>,
         state: &GraphicsState,
     ) -> Result<(Arc<PipelineSlot>, bool), VulkanError> {
-        self.options.check()?;
-        self.check_program(program)?;
-        state.check(&self.options.features, program.extra_stages())?;
-        state.vertex_input.check(program.vertex.reflection)?;
+        self.check_graphics(program, state)?;
         let layout = self.graphics_program_layout(program)?;
         let key = self.pipeline_key(program, state, &layout)?;
         if let Some(slot) = lock(&self.slots).by_key.get(&key) {
@@ -360,8 +348,7 @@ impl PipelineManager {
         let slot = PipelineSlot::new(pipeline, libraries.is_none(), layout, key.clone(), state.clone());
         let mut slots = lock(&self.slots);
         if let Some(existing) = slots.by_key.get(&key) {
-            // Another thread made the same pipeline meanwhile: keep theirs,
-            // as the library cache does for libraries. Nothing was queued for ours.
+            // Another thread made the same pipeline meanwhile: keep theirs.
             let existing = Arc::clone(existing);
             drop(slots);
             // SAFETY: `slot.fast` was just created by this call and never
@@ -378,8 +365,12 @@ impl PipelineManager {
         Ok((slot, true))
     }
 
-    fn check_program(&self, program: &GraphicsProgram<'_>) -> Result<(), VulkanError> {
-        program.stages().into_iter().try_for_each(|(expected, stage)| check_stage(expected, stage, &self.options))
+    /// Refuses `program` with `state` where they need what the device lacks.
+    fn check_graphics(&self, program: &GraphicsProgram<'_>, state: &GraphicsState) -> Result<(), VulkanError> {
+        self.options.check()?;
+        program.stages().into_iter().try_for_each(|(expected, stage)| check_stage(expected, stage, &self.options))?;
+        state.check(&self.options.features, program.extra_stages())?;
+        state.vertex_input.check(program.vertex.reflection)
     }
 
     /// The layouts of `program`, as [`program_layout`](Self::program_layout).
@@ -415,8 +406,7 @@ impl PipelineManager {
         })
     }
 
-    /// The layout of a library holding the stages reflected as `shaders`
-    /// (see `LayoutCache::library_layout`); without libraries, the program's.
+    /// The layout of a library of `shaders`; without libraries, the program's.
     fn library_layout(
         &self,
         layout: &ProgramLayout,
@@ -429,8 +419,7 @@ impl PipelineManager {
         }
     }
 
-    /// Creates (or finds) the fragment-shader library of `fragment` alone,
-    /// ahead of any draw.
+    /// Creates (or finds) the fragment-shader library of `fragment`, ahead of any draw.
     ///
     /// # Errors
     /// As [`get_pipeline`](Self::get_pipeline).
@@ -475,8 +464,8 @@ impl PipelineManager {
         self.libraries.counts()
     }
 
-    /// Which path the spec-constant values of the stages built took: folded
-    /// ahead or handed to the driver, and why a fold fell back ([`FallbackReason`]).
+    /// How the spec-constant values of the stages built went: folded ahead or
+    /// to the driver, and why a fold fell back ([`FallbackReason`]).
     ///
     /// ```no_run
     /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager) {
@@ -490,8 +479,7 @@ impl PipelineManager {
         self.libraries.coder.counts()
     }
 
-    /// The plain layouts of a compute shader, as the manager builds them;
-    /// the handles belong to the manager.
+    /// The layouts of a compute shader, as the manager builds them (its handles).
     ///
     /// # Errors
     /// See [`LayoutCache::program`].
@@ -499,8 +487,8 @@ impl PipelineManager {
         self.layouts.program(&[stage.reflection], &LayoutOptions::new().independent_sets(false))
     }
 
-    /// The compute pipeline of `stage`, created now on this thread (or
-    /// found: the same stage gives the same slot). See the [example](Self#example).
+    /// The compute pipeline of `stage`, created now on this thread (or found:
+    /// the same stage gives the same slot). See the [example](Self#example).
     ///
     /// # Errors
     /// Layout errors, spec-constant values that do not fit, a stage that
@@ -516,8 +504,7 @@ impl PipelineManager {
         Ok(slot)
     }
 
-    /// As [`get_compute`](Self::get_compute), but created on a background
-    /// worker: [`ComputeSlot::wait`] gives it when ready.
+    /// As [`get_compute`](Self::get_compute), created on a worker: [`ComputeSlot::wait`] gives it.
     ///
     /// # Errors
     /// As [`get_compute`](Self::get_compute), except failing Vulkan calls,
@@ -542,8 +529,7 @@ impl PipelineManager {
     }
 
     /// The compute slot of `stage`, found or built (on a worker where
-    /// `background`); `replay`: asked for by a replay, neither recorded nor
-    /// counted.
+    /// `background`); a `replay`'s is neither recorded nor counted.
     ///
     /// # Safety
     /// As [`get_compute`](Self::get_compute).
@@ -612,8 +598,7 @@ impl Drop for PipelineManager {
         // SAFETY: the workers are gone, and the caller keeps the device alive
         // and done with these pipelines (the contract of `new`).
         unsafe {
-            // A slot can be in the map once; rebuilt slots whose new key
-            // another slot had are kept aside. Each handle is destroyed once.
+            // A slot can be both filed and an orphan: each handle goes once.
             let mut pipelines = std::collections::BTreeSet::new();
             let slots = std::mem::take(&mut *lock(&self.slots));
             for slot in slots.by_key.into_values().chain(slots.orphans) {

@@ -59,13 +59,11 @@ impl PipelineManager {
     /// # }
     /// ```
     pub unsafe fn rebuild(&self, slot: &Arc<PipelineSlot>, program: &GraphicsProgram<'_>) -> Result<u64, VulkanError> {
-        self.check_program(program)?;
         let (old_key, graphics) = {
             let state = lock(&slot.state);
             (state.key.clone(), state.graphics.clone())
         };
-        graphics.check(&self.options.features, program.extra_stages())?;
-        graphics.vertex_input.check(program.vertex.reflection)?;
+        self.check_graphics(program, &graphics)?;
         let old_stages = old_key.stages();
         self.check_interfaces(program, &old_stages)?;
         // Built into the running layout where it needs nothing more.
