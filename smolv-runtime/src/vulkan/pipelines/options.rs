@@ -1,5 +1,3 @@
-//! How a manager builds pipelines, and what its device was created with.
-
 use ash::vk;
 
 use crate::vulkan::VulkanError;
@@ -21,11 +19,9 @@ macro_rules! setters {
     )*};
 }
 
-/// How the manager builds pipelines, and what the device was created with.
-/// Start from [`new`](Self::new) (valid on any Vulkan 1.3 device), then the
-/// setters; libraries follow [`features`](Self#structfield.features), and
-/// [`DeviceRequirements`](crate::vulkan::DeviceRequirements) gives matching
-/// options.
+/// How the manager builds pipelines, and what the device was created with:
+/// [`new`](Self::new) (valid on any Vulkan 1.3 device), then the setters, or
+/// what [`DeviceRequirements`](crate::vulkan::DeviceRequirements) gives.
 ///
 /// ```
 /// use ash::vk;
@@ -131,10 +127,8 @@ impl PipelineOptions {
             && !self.force_monolithic
     }
 
-    /// An error where libraries are asked for
-    /// ([`graphics_pipeline_library(true)`](Self::graphics_pipeline_library))
-    /// and [`features`](Self#structfield.features) lacks them, as the
-    /// manager's graphics pipeline calls check.
+    /// An error where libraries are asked for ([`graphics_pipeline_library(true)`](Self::graphics_pipeline_library))
+    /// and [`features`](Self#structfield.features) lacks them.
     ///
     /// # Errors
     /// [`VulkanError::FeatureNotEnabled`], naming the first missing

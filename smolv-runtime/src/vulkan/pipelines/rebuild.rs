@@ -17,15 +17,12 @@ use crate::vulkan::library::StageKey;
 use crate::vulkan::{VulkanError, lock};
 
 impl PipelineManager {
-    /// Builds `slot`'s pipeline again from `program` (a hot reload), with
-    /// its state, on a worker, and swaps it in when ready:
-    /// [`PipelineSlot::generation`] then reaches the number this returns (a
-    /// newer rebuild always wins). With libraries, only the changed parts
-    /// are built again. The replaced pipelines live until
-    /// [`retire_replaced`](Self::retire_replaced); the slot is filed under
-    /// the new stages once the new pipeline lands. A program that needs no
-    /// more of the running layout is built into it (a binding no longer read
-    /// stays).
+    /// Builds `slot`'s pipeline again from `program` (a hot reload), with its
+    /// state, on a worker, and swaps it in when ready: [`PipelineSlot::generation`]
+    /// then reaches the number this returns (a newer rebuild always wins). With
+    /// libraries, only the changed parts are built again. The replaced pipelines
+    /// live until [`retire_replaced`](Self::retire_replaced). A program that needs
+    /// no more of the running layout is built into it (unread bindings stay).
     ///
     /// # Errors
     /// [`VulkanError::RebuildIncompatible`] (the slot keeps its pipeline)
@@ -101,10 +98,8 @@ impl PipelineManager {
         Ok(request)
     }
 
-    /// Creates `slot`'s compute pipeline again from `stage` on a worker and
-    /// swaps it in when ready: [`ComputeSlot::generation`] then reaches the
-    /// number this returns. The replaced pipeline lives until
-    /// [`retire_replaced`](Self::retire_replaced).
+    /// As [`rebuild`](Self::rebuild), for a compute `slot` from `stage`:
+    /// [`ComputeSlot::generation`] then reaches the number this returns.
     ///
     /// # Errors
     /// [`VulkanError::RebuildIncompatible`] when the new shader needs a

@@ -106,7 +106,7 @@ impl ReplayProgress {
         self.done + self.failed + self.abandoned >= self.total
     }
 
-    /// Counts one entry of `scope` as finished (built, failed or abandoned).
+    /// Counts one entry of `scope` as finished.
     fn scope_finished(&mut self, scope: Option<&str>) {
         if let Some(entry) = self.scopes.iter_mut().find(|(s, ..)| s.as_deref() == scope) {
             entry.1 += 1;
@@ -185,10 +185,8 @@ impl Replay {
     /// Starts building the pipelines of `recording` on `budget.threads` of
     /// `manager`'s workers, `budget.scopes_first` first, then in first-use
     /// order, and returns at once (without workers, once all are built).
-    /// `find` gives the game's shader for each recorded name, once per
-    /// name. An entry whose shader is gone or changed its interface is
-    /// dropped; one changed with the same interface is built with the new
-    /// shader, as [`PipelineManager::get_program_pipeline`] would.
+    /// `find` gives the game's shader for each recorded name, once per name:
+    /// an entry whose shader is gone or has another interface is dropped.
     ///
     /// # Safety
     /// As [`PipelineManager::get_program_pipeline`] for every entry: the

@@ -1,6 +1,5 @@
-//! A [`GraphicsState`] described once, field by field ([`fields!`]): written
-//! in that order and read back in it, every value checked against what
-//! Vulkan (and ash) knows.
+//! A [`GraphicsState`] described once, field by field: written in that order
+//! and read back in it, every value checked against what Vulkan takes.
 
 use ash::vk;
 
