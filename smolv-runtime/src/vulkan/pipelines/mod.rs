@@ -343,7 +343,9 @@ impl PipelineManager {
             // layout, on its device and cache.
             (unsafe { link(&self.device, self.cache, &libraries, layout.pipeline_layout, false) }?, Some(libraries))
         } else {
-            (self.monolithic(program, &key, layout.pipeline_layout)?, None)
+            // Never linked: its specialization data can go with its modules.
+            let stages = stages_with_codes(program, &key);
+            (self.libraries.create_with_stages(key.parts(), false, &stages, layout.pipeline_layout)?.pipeline, None)
         };
         let slot = PipelineSlot::new(pipeline, libraries.is_none(), layout, key.clone(), state.clone());
         let mut slots = lock(&self.slots);
@@ -575,19 +577,6 @@ impl PipelineManager {
             }
         }
         note(slot)
-    }
-
-    /// A monolithic pipeline of `program`, made of `key`'s four parts.
-    fn monolithic(
-        &self,
-        program: &GraphicsProgram<'_>,
-        key: &PipelineKey,
-        layout: vk::PipelineLayout,
-    ) -> Result<vk::Pipeline, VulkanError> {
-        let stages = stages_with_codes(program, key);
-        // A monolithic pipeline is never linked: its specialization data
-        // can go with its modules.
-        Ok(self.libraries.create_with_stages(key.parts(), false, &stages, layout)?.pipeline)
     }
 }
 

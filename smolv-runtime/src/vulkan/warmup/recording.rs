@@ -385,6 +385,7 @@ fn read_value(r: &mut Reader<'_>) -> Result<(u32, Value), RecordingError> {
 }
 
 fn read_entry(r: &mut Reader<'_>, start: usize) -> Result<RecordedPipeline, RecordingError> {
+    let invalid = |what| Err(RecordingError::Invalid { offset: start, what });
     let kind = r.u8()?;
     let independent_sets = r.bool()?;
     let count = r.count(MAX_STAGES, "stages")?;
@@ -397,35 +398,27 @@ fn read_entry(r: &mut Reader<'_>, start: usize) -> Result<RecordedPipeline, Reco
             let rising = stages.windows(2).all(|pair| pair[0].stage.as_raw() < pair[1].stage.as_raw());
             let ends = (stages[0].stage, stages[stages.len() - 1].stage);
             if !graphics || !rising || ends != (vk::ShaderStageFlags::VERTEX, vk::ShaderStageFlags::FRAGMENT) {
-                return Err(RecordingError::Invalid {
-                    offset: start, what: "a graphics entry not vertex … fragment"
-                });
+                return invalid("a graphics entry not vertex … fragment");
             }
             let state = state_codec::read(r)?;
             let tessellation_stages =
                 vk::ShaderStageFlags::TESSELLATION_CONTROL | vk::ShaderStageFlags::TESSELLATION_EVALUATION;
             let tessellation = stages.iter().any(|s| s.stage.intersects(tessellation_stages));
             if (state.topology == vk::PrimitiveTopology::PATCH_LIST) != tessellation {
-                return Err(RecordingError::Invalid {
-                    offset: start,
-                    what: "a patch-list topology without tessellation, or tessellation without one",
-                });
+                return invalid("a patch-list topology without tessellation, or tessellation without one");
             }
             RecordedKind::Graphics { stages, state }
         }
-        (1, 1) => {
-            let stage = stages.into_iter().next().filter(|s| s.stage == vk::ShaderStageFlags::COMPUTE);
-            let Some(stage) = stage else {
-                return Err(RecordingError::Invalid { offset: start, what: "a compute entry without a compute stage" });
-            };
-            RecordedKind::Compute { stage }
-        }
-        _ => return Err(RecordingError::Invalid { offset: start, what: "an unknown kind of entry" }),
+        (1, 1) => match stages.into_iter().next().filter(|s| s.stage == vk::ShaderStageFlags::COMPUTE) {
+            Some(stage) => RecordedKind::Compute { stage },
+            None => return invalid("a compute entry without a compute stage"),
+        },
+        _ => return invalid("an unknown kind of entry"),
     };
     let scope = r.option(|r| r.str(MAX_SCOPE, "bytes in a scope"))?;
     let entry = RecordedPipeline { kind, independent_sets, scope, order: r.u64()?, millis: r.u64()?, uses: r.u32()? };
     if !r.is_empty() {
-        return Err(RecordingError::Invalid { offset: start, what: "an entry with bytes left over" });
+        return invalid("an entry with bytes left over");
     }
     Ok(entry)
 }

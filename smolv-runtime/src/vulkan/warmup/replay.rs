@@ -174,11 +174,8 @@ fn resolve(
         Some(shaders.len() - 1)
     });
     let shader = &shaders[index?];
-    match stage.compare(&shader.spirv, &shader.reflection) {
-        ShaderChange::Unchanged => Some((index?, false)),
-        ShaderChange::CodeChanged => Some((index?, true)),
-        ShaderChange::InterfaceChanged => None,
-    }
+    let change = stage.compare(&shader.spirv, &shader.reflection);
+    (change != ShaderChange::InterfaceChanged).then_some((index?, change == ShaderChange::CodeChanged))
 }
 
 impl Replay {
