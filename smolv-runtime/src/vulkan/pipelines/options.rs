@@ -146,12 +146,8 @@ impl PipelineOptions {
         if self.graphics_pipeline_library != Some(true) {
             return Ok(());
         }
-        match self.features.missing_graphics_pipeline_library() {
-            None => Ok(()),
-            Some((feature, structure)) => {
-                Err(VulkanError::FeatureNotEnabled { feature, structure, state: LIBRARIES_ASKED, shader: None })
-            }
-        }
+        let Some((feature, structure)) = self.features.missing_graphics_pipeline_library() else { return Ok(()) };
+        Err(VulkanError::FeatureNotEnabled { feature, structure, state: LIBRARIES_ASKED, shader: None })
     }
 
     setters! {

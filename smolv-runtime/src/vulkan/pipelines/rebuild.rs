@@ -254,11 +254,8 @@ fn fits(new: &Reflection, old: &Reflection) -> bool {
             .map(|p| (p.offset, p.offset.saturating_add(p.size)))
             .reduce(|(start, end), (s, e)| (start.min(s), end.max(e)))
     };
-    let push_constants = match (span(new), span(old)) {
-        (None, _) => true,
-        (Some(_), None) => false,
-        (Some((start, end)), Some((old_start, old_end))) => old_start <= start && end <= old_end,
-    };
+    let push_constants = span(new)
+        .is_none_or(|(start, end)| span(old).is_some_and(|(old_start, old_end)| old_start <= start && end <= old_end));
     bindings && push_constants
 }
 

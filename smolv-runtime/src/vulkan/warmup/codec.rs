@@ -74,12 +74,9 @@ impl<'a> Reader<'a> {
     }
 
     pub(super) fn take(&mut self, len: usize) -> Result<&'a [u8], RecordingError> {
-        let end = self.at.checked_add(len).filter(|&end| end <= self.bytes.len());
-        let Some(end) = end else {
-            return Err(RecordingError::Truncated { offset: self.at });
-        };
-        let taken = &self.bytes[self.at..end];
-        self.at = end;
+        let range = self.at..self.at.saturating_add(len);
+        let taken = self.bytes.get(range).ok_or(RecordingError::Truncated { offset: self.at })?;
+        self.at += len;
         Ok(taken)
     }
 
