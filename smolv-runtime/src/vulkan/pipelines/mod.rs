@@ -595,9 +595,7 @@ impl Drop for PipelineManager {
             }
             let compute = std::mem::take(&mut *lock(&self.compute));
             for slot in compute.by_key.into_values().chain(compute.orphans) {
-                if let Some(pipeline) = slot.take() {
-                    pipelines.insert(pipeline.as_raw());
-                }
+                pipelines.extend(slot.take().map(|p| p.as_raw()));
             }
             pipelines.extend(lock(&self.retired).drain(..).map(|p| p.as_raw()));
             for pipeline in pipelines {
