@@ -37,10 +37,11 @@ use slot::{ComputeSlots, Slots};
 pub use stage_code::{FallbackReason, SpecializationCounts};
 use worker::{Job, Workers};
 
-/// Builds and caches graphics pipelines from four part libraries (each kept
-/// by everything it is made from, compared in full: a fast link at once, the
-/// optimized one from a worker) or monolithic ones, and compute pipelines.
-/// Dropping it waits for links in flight, then destroys all it made.
+/// Builds and caches graphics pipelines, linked from four part libraries (each
+/// kept by everything it is made from, compared in full) fast at once and
+/// optimized on a worker, or monolithic; and compute pipelines. Dropping it
+/// waits for links in flight, then destroys all it made. Spec constants go in
+/// [`Stage::specialization`] (see `examples/spec_constants`).
 ///
 /// # Example
 ///
