@@ -8,11 +8,9 @@ use smolv_codec::specialize::Value;
 use super::program::Stage;
 
 /// A shader ready for the [`PipelineManager`](super::PipelineManager): its
-/// decoded SPIR-V and the [`Reflection`] smolv made of those same words.
-///
-/// Unlike a [`Stage`] written by hand, it needs no promise that the
-/// reflection describes the module: the reflection is built here, from the
-/// very words the stage hands the driver.
+/// decoded SPIR-V and the [`Reflection`] smolv made of those same words, so
+/// that unlike a [`Stage`] written by hand it needs no promise that the
+/// reflection describes the module.
 ///
 /// ```
 /// use smolv_runtime::vulkan::EmbeddedStage;

@@ -117,8 +117,7 @@ impl LibraryKey {
 /// specialization data its stages were created with.
 pub(super) struct Built {
     pub(super) pipeline: vk::Pipeline,
-    /// Never read, only held as long as the library (see
-    /// [`ShaderModules::into_specialization`]).
+    /// Held as long as the library ([`ShaderModules::into_specialization`]).
     _specialization: Vec<SpecializationData>,
 }
 
@@ -140,8 +139,7 @@ pub(super) struct LibraryCache {
     cache: vk::PipelineCache,
     interned: Mutex<Interned>,
     libraries: Libraries,
-    /// What each stage gives the driver (counted in
-    /// [`specialization_counts`](super::PipelineManager::specialization_counts)).
+    /// What each stage gives the driver, and its counts.
     pub(super) coder: StageCoder,
 }
 
@@ -302,8 +300,6 @@ impl LibraryCache {
         for (_, library) in lock(&self.libraries).drain() {
             // SAFETY: this function's contract.
             unsafe { self.device.destroy_pipeline(library.pipeline, None) };
-            // Its specialization data goes only now, with the library.
-            drop(library);
         }
     }
 }

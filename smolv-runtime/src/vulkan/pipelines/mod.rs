@@ -37,13 +37,11 @@ use slot::{ComputeSlots, Slots};
 pub use stage_code::{FallbackReason, SpecializationCounts};
 use worker::{Job, Workers};
 
-/// Builds and caches graphics pipelines from four part libraries, each
-/// cached by everything it is made from (compared in full), with a fast
-/// link at once and the optimized link swapped in from a worker; monolithic
-/// pipelines where libraries are unavailable; and compute pipelines.
-/// Dropping it waits for links in flight, then destroys all it made.
-/// Spec constants go in [`Stage::specialization`] (see
-/// `examples/spec_constants`).
+/// Builds and caches graphics pipelines, linked from four part libraries (each
+/// kept by everything it is made from, compared in full) fast at once and
+/// optimized on a worker, or monolithic; and compute pipelines. Dropping it
+/// waits for links in flight, then destroys all it made. Spec constants go in
+/// [`Stage::specialization`] (see `examples/spec_constants`).
 ///
 /// # Example
 ///
@@ -125,9 +123,7 @@ impl std::fmt::Debug for PipelineManager {
 
 impl PipelineManager {
     /// A manager creating pipelines on `device` (whose physical device has
-    /// `limits`), through `cache` (may be null). Graphics pipelines come
-    /// from libraries where [`PipelineOptions::uses_libraries`], else are
-    /// monolithic. See the [example](Self#example).
+    /// `limits`), through `cache` (may be null). See the [example](Self#example).
     ///
     /// # Safety
     /// - `device` must be a valid device with Vulkan 1.3 dynamic rendering
@@ -178,8 +174,7 @@ impl PipelineManager {
         }
     }
 
-    /// Whether pipelines are built from libraries (false: monolithic): see
-    /// [`PipelineOptions::uses_libraries`].
+    /// Whether pipelines are built from libraries: [`PipelineOptions::uses_libraries`].
     ///
     /// ```no_run
     /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager) {
@@ -251,9 +246,7 @@ impl PipelineManager {
         unsafe { self.get_program_pipeline(&GraphicsProgram::new(*vertex, *fragment), state) }
     }
 
-    /// The pipeline of `program` with `state`: as
-    /// [`get_pipeline`](Self::get_pipeline), with tessellation or geometry
-    /// stages too (in the pre-rasterization library).
+    /// As [`get_pipeline`](Self::get_pipeline), with tessellation or geometry stages too.
     ///
     /// # Errors
     /// As [`get_pipeline`](Self::get_pipeline), and [`VulkanError::FeatureNotEnabled`]
@@ -298,8 +291,8 @@ impl PipelineManager {
         Ok(slot)
     }
 
-    /// The manager's one [`Recorder`], made on the first call: it records
-    /// every pipeline handed out from then on, at the cost of a lookup.
+    /// The manager's one [`Recorder`], made on the first call, which records
+    /// every pipeline handed out from then on.
     ///
     /// ```no_run
     /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager) -> Result<(), smolv_runtime::vulkan::warmup::RecordingError> {
@@ -315,8 +308,7 @@ impl PipelineManager {
     }
 
     /// How many pipelines the manager built on the threads that asked for
-    /// them (not a [`Replay`](crate::vulkan::warmup::Replay)'s or a worker's):
-    /// what frames had to wait for.
+    /// them (not a [`Replay`](crate::vulkan::warmup::Replay)'s or a worker's).
     pub fn caller_builds(&self) -> u64 {
         self.caller_builds.load(Ordering::Relaxed)
     }
@@ -340,10 +332,7 @@ impl PipelineManager {
         program: &GraphicsProgram<'_>,
         state: &GraphicsState,
     ) -> Result<(Arc<PipelineSlot>, bool), VulkanError> {
-        self.options.check()?;
-        self.check_program(program)?;
-        state.check(&self.options.features, program.extra_stages())?;
-        state.vertex_input.check(program.vertex.reflection)?;
+        self.check_graphics(program, state)?;
         let layout = self.graphics_program_layout(program)?;
         let key = self.pipeline_key(program, state, &layout)?;
         if let Some(slot) = lock(&self.slots).by_key.get(&key) {
@@ -355,13 +344,14 @@ impl PipelineManager {
             // layout, on its device and cache.
             (unsafe { link(&self.device, self.cache, &libraries, layout.pipeline_layout, false) }?, Some(libraries))
         } else {
-            (self.monolithic(program, &key, layout.pipeline_layout)?, None)
+            // Never linked: its specialization data can go with its modules.
+            let stages = stages_with_codes(program, &key);
+            (self.libraries.create_with_stages(key.parts(), false, &stages, layout.pipeline_layout)?.pipeline, None)
         };
         let slot = PipelineSlot::new(pipeline, libraries.is_none(), layout, key.clone(), state.clone());
         let mut slots = lock(&self.slots);
         if let Some(existing) = slots.by_key.get(&key) {
-            // Another thread made the same pipeline meanwhile: keep theirs,
-            // as the library cache does for libraries. Nothing was queued for ours.
+            // Another thread made the same pipeline meanwhile: keep theirs.
             let existing = Arc::clone(existing);
             drop(slots);
             // SAFETY: `slot.fast` was just created by this call and never
@@ -378,8 +368,12 @@ impl PipelineManager {
         Ok((slot, true))
     }
 
-    fn check_program(&self, program: &GraphicsProgram<'_>) -> Result<(), VulkanError> {
-        program.stages().into_iter().try_for_each(|(expected, stage)| check_stage(expected, stage, &self.options))
+    /// Refuses `program` with `state` where they need what the device lacks.
+    fn check_graphics(&self, program: &GraphicsProgram<'_>, state: &GraphicsState) -> Result<(), VulkanError> {
+        self.options.check()?;
+        program.stages().into_iter().try_for_each(|(expected, stage)| check_stage(expected, stage, &self.options))?;
+        state.check(&self.options.features, program.extra_stages())?;
+        state.vertex_input.check(program.vertex.reflection)
     }
 
     /// The layouts of `program`, as [`program_layout`](Self::program_layout).
@@ -415,8 +409,7 @@ impl PipelineManager {
         })
     }
 
-    /// The layout of a library holding the stages reflected as `shaders`
-    /// (see `LayoutCache::library_layout`); without libraries, the program's.
+    /// The layout of a library of `shaders`; without libraries, the program's.
     fn library_layout(
         &self,
         layout: &ProgramLayout,
@@ -429,8 +422,7 @@ impl PipelineManager {
         }
     }
 
-    /// Creates (or finds) the fragment-shader library of `fragment` alone,
-    /// ahead of any draw.
+    /// Creates (or finds) the fragment-shader library of `fragment`, ahead of any draw.
     ///
     /// # Errors
     /// As [`get_pipeline`](Self::get_pipeline).
@@ -475,8 +467,8 @@ impl PipelineManager {
         self.libraries.counts()
     }
 
-    /// Which path the spec-constant values of the stages built took: folded
-    /// ahead or handed to the driver, and why a fold fell back ([`FallbackReason`]).
+    /// How the spec-constant values of the stages built went: folded ahead or
+    /// to the driver, and why a fold fell back ([`FallbackReason`]).
     ///
     /// ```no_run
     /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager) {
@@ -490,8 +482,7 @@ impl PipelineManager {
         self.libraries.coder.counts()
     }
 
-    /// The plain layouts of a compute shader, as the manager builds them;
-    /// the handles belong to the manager.
+    /// The layouts of a compute shader, as the manager builds them (its handles).
     ///
     /// # Errors
     /// See [`LayoutCache::program`].
@@ -499,8 +490,8 @@ impl PipelineManager {
         self.layouts.program(&[stage.reflection], &LayoutOptions::new().independent_sets(false))
     }
 
-    /// The compute pipeline of `stage`, created now on this thread (or
-    /// found: the same stage gives the same slot). See the [example](Self#example).
+    /// The compute pipeline of `stage`, created now on this thread (or found:
+    /// the same stage gives the same slot). See the [example](Self#example).
     ///
     /// # Errors
     /// Layout errors, spec-constant values that do not fit, a stage that
@@ -516,8 +507,7 @@ impl PipelineManager {
         Ok(slot)
     }
 
-    /// As [`get_compute`](Self::get_compute), but created on a background
-    /// worker: [`ComputeSlot::wait`] gives it when ready.
+    /// As [`get_compute`](Self::get_compute), created on a worker: [`ComputeSlot::wait`] gives it.
     ///
     /// # Errors
     /// As [`get_compute`](Self::get_compute), except failing Vulkan calls,
@@ -542,8 +532,7 @@ impl PipelineManager {
     }
 
     /// The compute slot of `stage`, found or built (on a worker where
-    /// `background`); `replay`: asked for by a replay, neither recorded nor
-    /// counted.
+    /// `background`); a `replay`'s is neither recorded nor counted.
     ///
     /// # Safety
     /// As [`get_compute`](Self::get_compute).
@@ -590,19 +579,6 @@ impl PipelineManager {
         }
         note(slot)
     }
-
-    /// A monolithic pipeline of `program`, made of `key`'s four parts.
-    fn monolithic(
-        &self,
-        program: &GraphicsProgram<'_>,
-        key: &PipelineKey,
-        layout: vk::PipelineLayout,
-    ) -> Result<vk::Pipeline, VulkanError> {
-        let stages = stages_with_codes(program, key);
-        // A monolithic pipeline is never linked: its specialization data
-        // can go with its modules.
-        Ok(self.libraries.create_with_stages(key.parts(), false, &stages, layout)?.pipeline)
-    }
 }
 
 impl Drop for PipelineManager {
@@ -612,8 +588,7 @@ impl Drop for PipelineManager {
         // SAFETY: the workers are gone, and the caller keeps the device alive
         // and done with these pipelines (the contract of `new`).
         unsafe {
-            // A slot can be in the map once; rebuilt slots whose new key
-            // another slot had are kept aside. Each handle is destroyed once.
+            // A slot can be both filed and an orphan: each handle goes once.
             let mut pipelines = std::collections::BTreeSet::new();
             let slots = std::mem::take(&mut *lock(&self.slots));
             for slot in slots.by_key.into_values().chain(slots.orphans) {
@@ -621,9 +596,7 @@ impl Drop for PipelineManager {
             }
             let compute = std::mem::take(&mut *lock(&self.compute));
             for slot in compute.by_key.into_values().chain(compute.orphans) {
-                if let Some(pipeline) = slot.take() {
-                    pipelines.insert(pipeline.as_raw());
-                }
+                pipelines.extend(slot.take().map(|p| p.as_raw()));
             }
             pipelines.extend(lock(&self.retired).drain(..).map(|p| p.as_raw()));
             for pipeline in pipelines {

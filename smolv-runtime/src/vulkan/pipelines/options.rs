@@ -1,5 +1,3 @@
-//! How a manager builds pipelines, and what its device was created with.
-
 use ash::vk;
 
 use crate::vulkan::VulkanError;
@@ -9,11 +7,21 @@ use crate::vulkan::spirv_version::SpirvSupport;
 /// What [`VulkanError::FeatureNotEnabled`] names for libraries asked for.
 pub(crate) const LIBRARIES_ASKED: &str = "PipelineOptions::graphics_pipeline_library(true)";
 
-/// How the manager builds pipelines, and what the device was created with.
-/// Start from [`new`](Self::new) (valid on any Vulkan 1.3 device), then the
-/// setters; libraries follow [`features`](Self#structfield.features), and
-/// [`DeviceRequirements`](crate::vulkan::DeviceRequirements) gives matching
-/// options.
+/// `pub const fn` setters of the fields of the same names, each with its docs.
+macro_rules! setters {
+    ($($(#[$doc:meta])* $name:ident: $ty:ty;)*) => {$(
+        $(#[$doc])*
+        #[must_use]
+        pub const fn $name(mut self, $name: $ty) -> Self {
+            self.$name = $name;
+            self
+        }
+    )*};
+}
+
+/// How the manager builds pipelines, and what the device was created with:
+/// [`new`](Self::new) (valid on any Vulkan 1.3 device), then the setters, or
+/// what [`DeviceRequirements`](crate::vulkan::DeviceRequirements) gives.
 ///
 /// ```
 /// use ash::vk;
@@ -119,10 +127,8 @@ impl PipelineOptions {
             && !self.force_monolithic
     }
 
-    /// An error where libraries are asked for
-    /// ([`graphics_pipeline_library(true)`](Self::graphics_pipeline_library))
-    /// and [`features`](Self#structfield.features) lacks them, as the
-    /// manager's graphics pipeline calls check.
+    /// An error where libraries are asked for ([`graphics_pipeline_library(true)`](Self::graphics_pipeline_library))
+    /// and [`features`](Self#structfield.features) lacks them.
     ///
     /// # Errors
     /// [`VulkanError::FeatureNotEnabled`], naming the first missing
@@ -140,95 +146,69 @@ impl PipelineOptions {
         if self.graphics_pipeline_library != Some(true) {
             return Ok(());
         }
-        match self.features.missing_graphics_pipeline_library() {
-            None => Ok(()),
-            Some((feature, structure)) => {
-                Err(VulkanError::FeatureNotEnabled { feature, structure, state: LIBRARIES_ASKED, shader: None })
-            }
-        }
+        let Some((feature, structure)) = self.features.missing_graphics_pipeline_library() else { return Ok(()) };
+        Err(VulkanError::FeatureNotEnabled { feature, structure, state: LIBRARIES_ASKED, shader: None })
     }
 
-    /// Sets [`force_monolithic`](Self#structfield.force_monolithic) (default: false).
-    ///
-    /// ```
-    /// let options = smolv_runtime::vulkan::PipelineOptions::new().force_monolithic(true);
-    /// assert!(options.force_monolithic);
-    /// ```
-    #[must_use]
-    pub const fn force_monolithic(mut self, force: bool) -> Self {
-        self.force_monolithic = force;
-        self
-    }
+    setters! {
+        /// Sets [`force_monolithic`](Self#structfield.force_monolithic) (default: false).
+        ///
+        /// ```
+        /// let options = smolv_runtime::vulkan::PipelineOptions::new().force_monolithic(true);
+        /// assert!(options.force_monolithic);
+        /// ```
+        force_monolithic: bool;
 
-    /// Sets [`specialize_ahead`](Self#structfield.specialize_ahead) (default: false).
-    ///
-    /// ```
-    /// let options = smolv_runtime::vulkan::PipelineOptions::new().specialize_ahead(true);
-    /// assert!(options.specialize_ahead);
-    /// ```
-    #[must_use]
-    pub const fn specialize_ahead(mut self, ahead: bool) -> Self {
-        self.specialize_ahead = ahead;
-        self
-    }
+        /// Sets [`specialize_ahead`](Self#structfield.specialize_ahead) (default: false).
+        ///
+        /// ```
+        /// let options = smolv_runtime::vulkan::PipelineOptions::new().specialize_ahead(true);
+        /// assert!(options.specialize_ahead);
+        /// ```
+        specialize_ahead: bool;
 
-    /// Sets the number of background workers (default: 1).
-    ///
-    /// ```
-    /// let options = smolv_runtime::vulkan::PipelineOptions::new().workers(2);
-    /// assert_eq!(options.workers, 2);
-    /// ```
-    #[must_use]
-    pub const fn workers(mut self, workers: usize) -> Self {
-        self.workers = workers;
-        self
-    }
+        /// Sets the number of background workers (default: 1).
+        ///
+        /// ```
+        /// let options = smolv_runtime::vulkan::PipelineOptions::new().workers(2);
+        /// assert_eq!(options.workers, 2);
+        /// ```
+        workers: usize;
 
-    /// Sets the features, extensions and subgroup operations enabled on
-    /// the device (default: none).
-    ///
-    /// ```
-    /// use ash::vk;
-    /// use smolv_runtime::vulkan::{DeviceFeatures, PipelineOptions};
-    /// // The features given to vkCreateDevice:
-    /// let enabled = vk::PhysicalDeviceFeatures::default().geometry_shader(true);
-    /// let options = PipelineOptions::new().features(DeviceFeatures::from_enabled(&enabled));
-    /// assert_eq!(options.features, DeviceFeatures::from_enabled(&enabled));
-    /// ```
-    #[must_use]
-    pub const fn features(mut self, features: DeviceFeatures) -> Self {
-        self.features = features;
-        self
-    }
+        /// Sets the features, extensions and subgroup operations enabled on
+        /// the device (default: none).
+        ///
+        /// ```
+        /// use ash::vk;
+        /// use smolv_runtime::vulkan::{DeviceFeatures, PipelineOptions};
+        /// // The features given to vkCreateDevice:
+        /// let enabled = vk::PhysicalDeviceFeatures::default().geometry_shader(true);
+        /// let options = PipelineOptions::new().features(DeviceFeatures::from_enabled(&enabled));
+        /// assert_eq!(options.features, DeviceFeatures::from_enabled(&enabled));
+        /// ```
+        features: DeviceFeatures;
 
-    /// Sets the Vulkan version the device was created for (default:
-    /// `vk::API_VERSION_1_3`).
-    ///
-    /// ```
-    /// use ash::vk;
-    /// let options = smolv_runtime::vulkan::PipelineOptions::new().api_version(vk::API_VERSION_1_1);
-    /// assert_eq!(options.api_version, vk::API_VERSION_1_1);
-    /// ```
-    #[must_use]
-    pub const fn api_version(mut self, version: u32) -> Self {
-        self.api_version = version;
-        self
-    }
+        /// Sets the Vulkan version the device was created for (default:
+        /// `vk::API_VERSION_1_3`).
+        ///
+        /// ```
+        /// use ash::vk;
+        /// let options = smolv_runtime::vulkan::PipelineOptions::new().api_version(vk::API_VERSION_1_1);
+        /// assert_eq!(options.api_version, vk::API_VERSION_1_1);
+        /// ```
+        api_version: u32;
 
-    /// Sets whether VK_KHR_spirv_1_4 is enabled on the device (default:
-    /// false).
-    ///
-    /// ```
-    /// use ash::vk;
-    /// use smolv_runtime::vulkan::PipelineOptions;
-    /// // A Vulkan 1.1 device that takes SPIR-V 1.4 through the extension.
-    /// let options = PipelineOptions::new().api_version(vk::API_VERSION_1_1).khr_spirv_1_4(true);
-    /// assert!(options.khr_spirv_1_4);
-    /// ```
-    #[must_use]
-    pub const fn khr_spirv_1_4(mut self, enabled: bool) -> Self {
-        self.khr_spirv_1_4 = enabled;
-        self
+        /// Sets whether VK_KHR_spirv_1_4 is enabled on the device (default:
+        /// false).
+        ///
+        /// ```
+        /// use ash::vk;
+        /// use smolv_runtime::vulkan::PipelineOptions;
+        /// // A Vulkan 1.1 device that takes SPIR-V 1.4 through the extension.
+        /// let options = PipelineOptions::new().api_version(vk::API_VERSION_1_1).khr_spirv_1_4(true);
+        /// assert!(options.khr_spirv_1_4);
+        /// ```
+        khr_spirv_1_4: bool;
     }
 
     /// The SPIR-V versions the device takes.

@@ -10,14 +10,12 @@ use smolv_codec::specialize::Value;
 
 use super::options::PipelineOptions;
 
-/// One shader stage of a program: SPIR-V, its reflection, and
-/// spec-constant values.
+/// One shader stage of a program: SPIR-V, its reflection, and spec-constant
+/// values, told apart by their whole contents (never only a hash).
 ///
-/// Stages are told apart by their whole contents, never only a hash. For a
-/// [`Shader`](crate::Shader), take the stage from
-/// [`EmbeddedStage`](super::EmbeddedStage), whose reflection needs no
-/// promise; a stage written by hand promises its reflection describes the
-/// module (see [`PipelineManager::get_pipeline`](super::PipelineManager::get_pipeline)).
+/// One written by hand promises its reflection describes the module (see
+/// [`PipelineManager::get_pipeline`](super::PipelineManager::get_pipeline));
+/// one from [`EmbeddedStage`](super::EmbeddedStage) needs no promise.
 ///
 /// ```
 /// use smolv_runtime::reflect::{Reflection, ShaderStage};

@@ -17,15 +17,12 @@ use crate::vulkan::library::StageKey;
 use crate::vulkan::{VulkanError, lock};
 
 impl PipelineManager {
-    /// Builds `slot`'s pipeline again from `program` (a hot reload), with
-    /// its state, on a worker, and swaps it in when ready:
-    /// [`PipelineSlot::generation`] then reaches the number this returns (a
-    /// newer rebuild always wins). With libraries, only the changed parts
-    /// are built again. The replaced pipelines live until
-    /// [`retire_replaced`](Self::retire_replaced); the slot is filed under
-    /// the new stages once the new pipeline lands. A program that needs no
-    /// more of the running layout is built into it (a binding no longer read
-    /// stays).
+    /// Builds `slot`'s pipeline again from `program` (a hot reload), with its
+    /// state, on a worker, and swaps it in when ready: [`PipelineSlot::generation`]
+    /// then reaches the number this returns (a newer rebuild always wins). With
+    /// libraries, only the changed parts are built again. The replaced pipelines
+    /// live until [`retire_replaced`](Self::retire_replaced). A program that needs
+    /// no more of the running layout is built into it (unread bindings stay).
     ///
     /// # Errors
     /// [`VulkanError::RebuildIncompatible`] (the slot keeps its pipeline)
@@ -59,13 +56,11 @@ impl PipelineManager {
     /// # }
     /// ```
     pub unsafe fn rebuild(&self, slot: &Arc<PipelineSlot>, program: &GraphicsProgram<'_>) -> Result<u64, VulkanError> {
-        self.check_program(program)?;
         let (old_key, graphics) = {
             let state = lock(&slot.state);
             (state.key.clone(), state.graphics.clone())
         };
-        graphics.check(&self.options.features, program.extra_stages())?;
-        graphics.vertex_input.check(program.vertex.reflection)?;
+        self.check_graphics(program, &graphics)?;
         let old_stages = old_key.stages();
         self.check_interfaces(program, &old_stages)?;
         // Built into the running layout where it needs nothing more.
@@ -103,10 +98,8 @@ impl PipelineManager {
         Ok(request)
     }
 
-    /// Creates `slot`'s compute pipeline again from `stage` on a worker and
-    /// swaps it in when ready: [`ComputeSlot::generation`] then reaches the
-    /// number this returns. The replaced pipeline lives until
-    /// [`retire_replaced`](Self::retire_replaced).
+    /// As [`rebuild`](Self::rebuild), for a compute `slot` from `stage`:
+    /// [`ComputeSlot::generation`] then reaches the number this returns.
     ///
     /// # Errors
     /// [`VulkanError::RebuildIncompatible`] when the new shader needs a
@@ -261,11 +254,8 @@ fn fits(new: &Reflection, old: &Reflection) -> bool {
             .map(|p| (p.offset, p.offset.saturating_add(p.size)))
             .reduce(|(start, end), (s, e)| (start.min(s), end.max(e)))
     };
-    let push_constants = match (span(new), span(old)) {
-        (None, _) => true,
-        (Some(_), None) => false,
-        (Some((start, end)), Some((old_start, old_end))) => old_start <= start && end <= old_end,
-    };
+    let push_constants = span(new)
+        .is_none_or(|(start, end)| span(old).is_some_and(|(old_start, old_end)| old_start <= start && end <= old_end));
     bindings && push_constants
 }
 

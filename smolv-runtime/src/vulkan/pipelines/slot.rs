@@ -19,9 +19,8 @@ use crate::vulkan::rebuilds::Rebuilds;
 use crate::vulkan::state::GraphicsState;
 use crate::vulkan::{VulkanError, lock, wait_for};
 
-/// A pipeline that gets better: a fast-linked (or monolithic) pipeline at
-/// once, swapped atomically for the optimized one when its link finishes
-/// (see the [example on `PipelineManager`](super::PipelineManager#example)).
+/// A fast-linked (or monolithic) pipeline at once, swapped atomically for the
+/// optimized one when its link finishes (see the [example](super::PipelineManager#example)).
 ///
 /// ```no_run
 /// # use ash::vk;
@@ -87,9 +86,8 @@ impl PipelineSlot {
         held
     }
 
-    /// Links `libraries` with link-time optimization for rebuild `request`
-    /// (0: the first build) and swaps the result in, unless the slot moved
-    /// on or has one (then destroys it).
+    /// Links `libraries` optimized for rebuild `request` (0: the first build)
+    /// and swaps the result in, unless the slot moved on or has one.
     ///
     /// # Safety
     /// `libraries` are live libraries of `device` made with the slot's
@@ -118,8 +116,7 @@ impl PipelineSlot {
         Ok(())
     }
 
-    /// Records that the optimized link for rebuild `request` failed, and
-    /// wakes [`wait_optimized`](Self::wait_optimized).
+    /// Records that the optimized link for rebuild `request` failed.
     pub(super) fn optimized_failed(&self, request: u64, result: vk::Result) {
         let mut state = lock(&self.state);
         if state.rebuilds.generation == request && state.optimized.is_none() {
@@ -191,9 +188,7 @@ impl PipelineSlot {
         self.program_layout.pipeline_layout
     }
 
-    /// The program's layouts, as
-    /// [`PipelineManager::program_layout`](super::PipelineManager::program_layout)
-    /// gives them.
+    /// The program's layouts, as [`PipelineManager::program_layout`](super::PipelineManager::program_layout) gives them.
     ///
     /// ```no_run
     /// # use ash::vk;
@@ -311,10 +306,8 @@ fn push_constant_words<'a>(block: &'a [u8], range: &vk::PushConstantRange) -> Re
     Ok(Cow::Owned(words))
 }
 
-/// A manager's slots, each filed under what the pipeline it holds is made
-/// of, so that asking for it again finds the slot that draws it; and the
-/// rebuilt ones whose new key another slot had already, kept so that the
-/// manager still destroys their pipelines.
+/// A manager's slots, each filed under what its pipeline is made of; and the
+/// rebuilt ones whose new key another slot had, kept for their pipelines.
 pub(super) struct Filed<K, S> {
     pub(super) by_key: HashMap<K, Arc<S>>,
     pub(super) orphans: Vec<Arc<S>>,
@@ -333,8 +326,7 @@ impl<K: Clone + Eq + Hash, S> Filed<K, S> {
     }
 
     /// Files `slot` under `new` instead of `old` (`None`: wherever it is
-    /// filed): called when a rebuild's pipeline lands, never before (a
-    /// rebuild that fails leaves the slot where it was).
+    /// filed), once a rebuild's pipeline lands.
     pub(super) fn rekey(&mut self, slot: &Arc<S>, old: Option<K>, new: &K) {
         let old = old.or_else(|| self.key_of(slot));
         if old.as_ref() == Some(new) {

@@ -45,10 +45,8 @@ impl FallbackReason {
 }
 
 /// Which path the spec-constant values of the stages a manager built took
-/// (see [`PipelineManager::specialization_counts`](super::PipelineManager::specialization_counts)).
-///
-/// A stage with values counts each time its code is prepared for a
-/// pipeline or library created; stages without values count nowhere.
+/// ([`PipelineManager::specialization_counts`](super::PipelineManager::specialization_counts)):
+/// a stage with values counts each time its code is prepared, one without nowhere.
 ///
 /// ```
 /// use smolv_runtime::vulkan::{FallbackReason, SpecializationCounts};

@@ -7,27 +7,26 @@ use super::error::RecordingError;
 #[derive(Default)]
 pub(super) struct Writer(pub(super) Vec<u8>);
 
+/// The integers of these types, little-endian, by the [`Writer`] and
+/// [`Reader`] methods of their names.
+macro_rules! integers {
+    ($($ty:ident),*) => {
+        impl Writer {
+            $(pub(super) fn $ty(&mut self, value: $ty) {
+                self.0.extend_from_slice(&value.to_le_bytes());
+            })*
+        }
+        impl Reader<'_> {
+            $(pub(super) fn $ty(&mut self) -> Result<$ty, RecordingError> {
+                Ok($ty::from_le_bytes(self.array()?))
+            })*
+        }
+    };
+}
+
+integers!(u8, u32, i32, u64);
+
 impl Writer {
-    pub(super) fn u8(&mut self, value: u8) {
-        self.0.push(value);
-    }
-
-    pub(super) fn u32(&mut self, value: u32) {
-        self.0.extend_from_slice(&value.to_le_bytes());
-    }
-
-    pub(super) fn i32(&mut self, value: i32) {
-        self.0.extend_from_slice(&value.to_le_bytes());
-    }
-
-    pub(super) fn u64(&mut self, value: u64) {
-        self.0.extend_from_slice(&value.to_le_bytes());
-    }
-
-    pub(super) fn f32(&mut self, value: f32) {
-        self.u32(value.to_bits());
-    }
-
     pub(super) fn bool(&mut self, value: bool) {
         self.u8(u8::from(value));
     }
@@ -75,12 +74,9 @@ impl<'a> Reader<'a> {
     }
 
     pub(super) fn take(&mut self, len: usize) -> Result<&'a [u8], RecordingError> {
-        let end = self.at.checked_add(len).filter(|&end| end <= self.bytes.len());
-        let Some(end) = end else {
-            return Err(RecordingError::Truncated { offset: self.at });
-        };
-        let taken = &self.bytes[self.at..end];
-        self.at = end;
+        let range = self.at..self.at.saturating_add(len);
+        let taken = self.bytes.get(range).ok_or(RecordingError::Truncated { offset: self.at })?;
+        self.at += len;
         Ok(taken)
     }
 
@@ -88,26 +84,6 @@ impl<'a> Reader<'a> {
         let mut out = [0; N];
         out.copy_from_slice(self.take(N)?);
         Ok(out)
-    }
-
-    pub(super) fn u8(&mut self) -> Result<u8, RecordingError> {
-        Ok(self.array::<1>()?[0])
-    }
-
-    pub(super) fn u32(&mut self) -> Result<u32, RecordingError> {
-        Ok(u32::from_le_bytes(self.array()?))
-    }
-
-    pub(super) fn i32(&mut self) -> Result<i32, RecordingError> {
-        Ok(i32::from_le_bytes(self.array()?))
-    }
-
-    pub(super) fn u64(&mut self) -> Result<u64, RecordingError> {
-        Ok(u64::from_le_bytes(self.array()?))
-    }
-
-    pub(super) fn f32(&mut self) -> Result<f32, RecordingError> {
-        Ok(f32::from_bits(self.u32()?))
     }
 
     pub(super) fn hash(&mut self) -> Result<[u8; 32], RecordingError> {

@@ -1,5 +1,3 @@
-//! Why a recording was refused.
-
 /// Why a recording was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

@@ -12,8 +12,7 @@ use crate::vulkan::lock;
 use crate::vulkan::pipelines::Stage;
 use crate::vulkan::state::GraphicsState;
 
-/// Records the pipelines a [`PipelineManager`](crate::vulkan::PipelineManager)
-/// is asked for ([`PipelineManager::recorder`](crate::vulkan::PipelineManager::recorder)):
+/// Records the pipelines a manager is asked for ([`PipelineManager::recorder`](crate::vulkan::PipelineManager::recorder)):
 /// name the shaders ([`name_shader`](Self::name_shader)), set scopes, and
 /// take the [`recording`](Self::recording) when the run ends.
 ///

@@ -162,10 +162,31 @@ impl RecordedPipeline {
 
     /// The bytes that make the entry what it is, without when, where and
     /// how often it was used.
-    fn identity(&self) -> Vec<u8> {
+    fn identity(&self) -> Writer {
         let mut w = Writer::default();
-        write_identity(&mut w, self);
-        w.0
+        w.u8(match self.kind {
+            RecordedKind::Graphics { .. } => 0,
+            RecordedKind::Compute { .. } => 1,
+        });
+        w.bool(self.independent_sets);
+        let stages = self.stages();
+        w.count(stages.len());
+        for stage in stages {
+            w.u32(stage.stage.as_raw());
+            w.str(truncated(&stage.name, MAX_NAME));
+            w.bytes(&stage.code_hash);
+            w.bytes(&stage.interface_hash);
+            w.count(stage.specialization.len());
+            for (id, tag, bits) in stage.specialization.iter().map(value_key) {
+                w.u32(id);
+                w.u8(tag);
+                w.u64(bits);
+            }
+        }
+        if let RecordedKind::Graphics { state, .. } = &self.kind {
+            state_codec::write(&mut w, state);
+        }
+        w
     }
 }
 
@@ -191,18 +212,12 @@ pub struct Recording {
 /// [`include_pipelines!`](crate::include_pipelines); not a stable API).
 #[doc(hidden)]
 pub const fn header_matches(bytes: &[u8]) -> bool {
-    if bytes.len() < MAGIC.len() + 4 {
-        return false;
-    }
-    let mut at = 0;
-    while at < MAGIC.len() {
-        if bytes[at] != MAGIC[at] {
-            return false;
+    match bytes.split_first_chunk::<8>() {
+        Some((magic, rest)) if u64::from_le_bytes(*magic) == u64::from_le_bytes(*MAGIC) => {
+            matches!(rest.first_chunk(), Some(version) if u32::from_le_bytes(*version) == Recording::VERSION)
         }
-        at += 1;
+        _ => false,
     }
-    let version = [bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]];
-    u32::from_le_bytes(version) == Recording::VERSION
 }
 
 impl Recording {
@@ -215,8 +230,7 @@ impl Recording {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut body = Writer::default();
         for entry in self.entries.iter().take(Self::MAX_ENTRIES) {
-            let mut w = Writer::default();
-            write_identity(&mut w, entry);
+            let mut w = entry.identity();
             w.option(entry.scope.as_ref(), |w, scope| w.str(truncated(scope, MAX_SCOPE)));
             w.u64(entry.order);
             w.u64(entry.millis);
@@ -302,7 +316,7 @@ impl Recording {
         let mut by_identity: BTreeMap<Vec<u8>, RecordedPipeline> = BTreeMap::new();
         for entry in recordings.iter().flat_map(|r| &r.entries) {
             by_identity
-                .entry(entry.identity())
+                .entry(entry.identity().0)
                 .and_modify(|kept| {
                     kept.uses = kept.uses.saturating_add(entry.uses);
                     if (entry.order, entry.millis, &entry.scope) < (kept.order, kept.millis, &kept.scope) {
@@ -313,16 +327,12 @@ impl Recording {
                 })
                 .or_insert_with(|| entry.clone());
         }
-        let mut entries: Vec<(Vec<u8>, RecordedPipeline)> = by_identity.into_iter().collect();
-        entries.sort_by(|(a_id, a), (b_id, b)| (a.order, a.millis, a_id).cmp(&(b.order, b.millis, b_id)));
-        let entries = entries
-            .into_iter()
-            .enumerate()
-            .map(|(rank, (_, mut entry))| {
-                entry.order = rank as u64;
-                entry
-            })
-            .collect();
+        let mut entries: Vec<RecordedPipeline> = by_identity.into_values().collect();
+        // A stable sort: ties stay in identity order.
+        entries.sort_by_key(|entry| (entry.order, entry.millis));
+        for (rank, entry) in entries.iter_mut().enumerate() {
+            entry.order = rank as u64;
+        }
         Recording { entries, skipped: recordings.iter().map(|r| r.skipped).sum() }
     }
 }
@@ -338,31 +348,6 @@ fn truncated(text: &str, max: usize) -> &str {
         end -= 1;
     }
     &text[..end]
-}
-
-fn write_identity(w: &mut Writer, entry: &RecordedPipeline) {
-    w.u8(match entry.kind {
-        RecordedKind::Graphics { .. } => 0,
-        RecordedKind::Compute { .. } => 1,
-    });
-    w.bool(entry.independent_sets);
-    let stages = entry.stages();
-    w.count(stages.len());
-    for stage in stages {
-        w.u32(stage.stage.as_raw());
-        w.str(truncated(&stage.name, MAX_NAME));
-        w.bytes(&stage.code_hash);
-        w.bytes(&stage.interface_hash);
-        w.count(stage.specialization.len());
-        for (id, tag, bits) in stage.specialization.iter().map(value_key) {
-            w.u32(id);
-            w.u8(tag);
-            w.u64(bits);
-        }
-    }
-    if let RecordedKind::Graphics { state, .. } = &entry.kind {
-        state_codec::write(w, state);
-    }
 }
 
 fn read_stage(r: &mut Reader<'_>) -> Result<RecordedStage, RecordingError> {
@@ -381,7 +366,7 @@ fn read_stage(r: &mut Reader<'_>) -> Result<RecordedStage, RecordingError> {
     Ok(RecordedStage { stage, name, code_hash, interface_hash, specialization })
 }
 
-/// A spec constant's id and value, as [`write_identity`] wrote them.
+/// A spec constant's id and value, as [`RecordedPipeline::identity`] wrote them.
 fn read_value(r: &mut Reader<'_>) -> Result<(u32, Value), RecordingError> {
     let id = r.u32()?;
     let offset = r.offset();
@@ -400,54 +385,40 @@ fn read_value(r: &mut Reader<'_>) -> Result<(u32, Value), RecordingError> {
 }
 
 fn read_entry(r: &mut Reader<'_>, start: usize) -> Result<RecordedPipeline, RecordingError> {
+    let invalid = |what| Err(RecordingError::Invalid { offset: start, what });
     let kind = r.u8()?;
     let independent_sets = r.bool()?;
     let count = r.count(MAX_STAGES, "stages")?;
     let stages = (0..count).map(|_| read_stage(r)).collect::<Result<Vec<_>, _>>()?;
     let kind = match (kind, stages.len()) {
         (0, 2..) => {
-            let first = stages.first().map(|s| s.stage);
-            let last = stages.last().map(|s| s.stage);
-            if first != Some(vk::ShaderStageFlags::VERTEX) || last != Some(vk::ShaderStageFlags::FRAGMENT) {
-                return Err(RecordingError::Invalid {
-                    offset: start, what: "a graphics entry not vertex … fragment"
-                });
-            }
-            // Each stage once, in pipeline order, and only the vertex
-            // pipeline's: the stage bits rise, within vertex … fragment.
-            let graphics = vk::ShaderStageFlags::ALL_GRAPHICS;
+            // Vertex … fragment, each stage once, in pipeline order (the
+            // stage bits rise), and only the vertex pipeline's.
+            let graphics = stages.iter().all(|s| vk::ShaderStageFlags::ALL_GRAPHICS.contains(s.stage));
             let rising = stages.windows(2).all(|pair| pair[0].stage.as_raw() < pair[1].stage.as_raw());
-            if !rising || stages.iter().any(|s| !graphics.contains(s.stage) || s.stage.as_raw().count_ones() != 1) {
-                return Err(RecordingError::Invalid {
-                    offset: start,
-                    what: "a graphics entry with stages out of order",
-                });
+            let ends = (stages[0].stage, stages[stages.len() - 1].stage);
+            if !graphics || !rising || ends != (vk::ShaderStageFlags::VERTEX, vk::ShaderStageFlags::FRAGMENT) {
+                return invalid("a graphics entry not vertex … fragment");
             }
             let state = state_codec::read(r)?;
             let tessellation_stages =
                 vk::ShaderStageFlags::TESSELLATION_CONTROL | vk::ShaderStageFlags::TESSELLATION_EVALUATION;
             let tessellation = stages.iter().any(|s| s.stage.intersects(tessellation_stages));
             if (state.topology == vk::PrimitiveTopology::PATCH_LIST) != tessellation {
-                return Err(RecordingError::Invalid {
-                    offset: start,
-                    what: "a patch-list topology without tessellation, or tessellation without one",
-                });
+                return invalid("a patch-list topology without tessellation, or tessellation without one");
             }
             RecordedKind::Graphics { stages, state }
         }
-        (1, 1) => {
-            let stage = stages.into_iter().next().filter(|s| s.stage == vk::ShaderStageFlags::COMPUTE);
-            let Some(stage) = stage else {
-                return Err(RecordingError::Invalid { offset: start, what: "a compute entry without a compute stage" });
-            };
-            RecordedKind::Compute { stage }
-        }
-        _ => return Err(RecordingError::Invalid { offset: start, what: "an unknown kind of entry" }),
+        (1, 1) => match stages.into_iter().next().filter(|s| s.stage == vk::ShaderStageFlags::COMPUTE) {
+            Some(stage) => RecordedKind::Compute { stage },
+            None => return invalid("a compute entry without a compute stage"),
+        },
+        _ => return invalid("an unknown kind of entry"),
     };
     let scope = r.option(|r| r.str(MAX_SCOPE, "bytes in a scope"))?;
     let entry = RecordedPipeline { kind, independent_sets, scope, order: r.u64()?, millis: r.u64()?, uses: r.u32()? };
     if !r.is_empty() {
-        return Err(RecordingError::Invalid { offset: start, what: "an entry with bytes left over" });
+        return invalid("an entry with bytes left over");
     }
     Ok(entry)
 }

@@ -106,7 +106,7 @@ impl ReplayProgress {
         self.done + self.failed + self.abandoned >= self.total
     }
 
-    /// Counts one entry of `scope` as finished (built, failed or abandoned).
+    /// Counts one entry of `scope` as finished.
     fn scope_finished(&mut self, scope: Option<&str>) {
         if let Some(entry) = self.scopes.iter_mut().find(|(s, ..)| s.as_deref() == scope) {
             entry.1 += 1;
@@ -117,14 +117,11 @@ impl ReplayProgress {
 /// A stage to build with: its Vulkan stage, the index of its shader, its values.
 type BuildStage = (vk::ShaderStageFlags, usize, Vec<(u32, Value)>);
 
-enum Build {
-    Graphics { stages: Vec<BuildStage>, state: Box<GraphicsState> },
-    Compute { shader: usize, values: Vec<(u32, Value)> },
-}
-
 struct Job {
     scope: Option<String>,
-    build: Build,
+    stages: Vec<BuildStage>,
+    /// `None`: a compute pipeline.
+    state: Option<Box<GraphicsState>>,
 }
 
 /// What the replay's share of the workers works through.
@@ -177,21 +174,16 @@ fn resolve(
         Some(shaders.len() - 1)
     });
     let shader = &shaders[index?];
-    match stage.compare(&shader.spirv, &shader.reflection) {
-        ShaderChange::Unchanged => Some((index?, false)),
-        ShaderChange::CodeChanged => Some((index?, true)),
-        ShaderChange::InterfaceChanged => None,
-    }
+    let change = stage.compare(&shader.spirv, &shader.reflection);
+    (change != ShaderChange::InterfaceChanged).then_some((index?, change == ShaderChange::CodeChanged))
 }
 
 impl Replay {
     /// Starts building the pipelines of `recording` on `budget.threads` of
     /// `manager`'s workers, `budget.scopes_first` first, then in first-use
     /// order, and returns at once (without workers, once all are built).
-    /// `find` gives the game's shader for each recorded name, once per
-    /// name. An entry whose shader is gone or changed its interface is
-    /// dropped; one changed with the same interface is built with the new
-    /// shader, as [`PipelineManager::get_program_pipeline`] would.
+    /// `find` gives the game's shader for each recorded name, once per name:
+    /// an entry whose shader is gone or has another interface is dropped.
     ///
     /// # Safety
     /// As [`PipelineManager::get_program_pipeline`] for every entry: the
@@ -221,21 +213,17 @@ impl Replay {
             if resolved.iter().any(|&(_, (_, changed))| changed) {
                 progress.rebuilt += 1;
             }
-            let build = match &entry.kind {
-                RecordedKind::Graphics { state, .. } => Build::Graphics {
-                    stages: resolved.iter().map(|&(s, (i, _))| (s.stage, i, s.specialization.clone())).collect(),
-                    state: Box::new(state.clone()),
-                },
-                RecordedKind::Compute { stage } => {
-                    Build::Compute { shader: resolved[0].1.0, values: stage.specialization.clone() }
-                }
+            let stages = resolved.iter().map(|&(s, (i, _))| (s.stage, i, s.specialization.clone())).collect();
+            let state = match &entry.kind {
+                RecordedKind::Graphics { state, .. } => Some(Box::new(state.clone())),
+                RecordedKind::Compute { .. } => None,
             };
             let rank = entry
                 .scope
                 .as_ref()
                 .and_then(|s| budget.scopes_first.iter().position(|first| first == s))
                 .unwrap_or(budget.scopes_first.len());
-            jobs.push((rank, entry.order, Job { scope: entry.scope.clone(), build }));
+            jobs.push((rank, entry.order, Job { scope: entry.scope.clone(), stages, state }));
         }
         jobs.sort_by_key(|&(rank, order, _)| (rank, order));
         let mut scopes: BTreeMap<Option<String>, usize> = BTreeMap::new();
@@ -379,7 +367,7 @@ impl Shared {
         }
         let Some(job) = lock(&self.queue).pop_front() else { return false };
         // SAFETY: this function's contract.
-        let built = unsafe { self.build(manager, &job.build) };
+        let built = unsafe { self.build(manager, &job) };
         let mut progress = lock(&self.progress);
         if built {
             progress.done += 1;
@@ -394,36 +382,30 @@ impl Shared {
 
     /// # Safety
     /// The contract of [`Replay::start`].
-    unsafe fn build(&self, manager: &PipelineManager, build: &Build) -> bool {
-        fn stage<'a>(shaders: &'a [ReplayShader], index: usize, values: &'a [(u32, Value)]) -> Stage<'a> {
-            let shader = &shaders[index];
-            Stage { spirv: &shader.spirv, reflection: &shader.reflection, specialization: values }
-        }
-        match build {
-            Build::Graphics { stages, state } => {
-                let find = |flags: vk::ShaderStageFlags| {
-                    stages.iter().find(|(f, ..)| *f == flags).map(|(_, i, values)| stage(&self.shaders, *i, values))
-                };
-                let (Some(vertex), Some(fragment)) =
-                    (find(vk::ShaderStageFlags::VERTEX), find(vk::ShaderStageFlags::FRAGMENT))
-                else {
-                    return false;
-                };
-                let tessellation = find(vk::ShaderStageFlags::TESSELLATION_CONTROL)
-                    .zip(find(vk::ShaderStageFlags::TESSELLATION_EVALUATION))
-                    .map(|(c, e)| [c, e]);
-                let program =
-                    GraphicsProgram { vertex, tessellation, geometry: find(vk::ShaderStageFlags::GEOMETRY), fragment };
-                // SAFETY: this function's contract.
-                unsafe { manager.program_pipeline(&program, state) }.is_ok()
-            }
-            Build::Compute { shader, values } => {
-                // Built here: queued behind this pump, it would wait for it.
-                // SAFETY: this function's contract.
-                let slot = unsafe { manager.compute_slot(&stage(&self.shaders, *shader, values), false, true) };
-                // Not ready: being built for the game, which asked meanwhile.
-                slot.is_ok_and(|slot| !slot.is_ready() || slot.pipeline().is_some())
-            }
-        }
+    unsafe fn build(&self, manager: &PipelineManager, job: &Job) -> bool {
+        let find = |flags: vk::ShaderStageFlags| {
+            let (_, index, values) = job.stages.iter().find(|(f, ..)| *f == flags)?;
+            let shader = &self.shaders[*index];
+            Some(Stage { spirv: &shader.spirv, reflection: &shader.reflection, specialization: values })
+        };
+        let Some(state) = &job.state else {
+            let Some(stage) = find(vk::ShaderStageFlags::COMPUTE) else { return false };
+            // Built here: queued behind this pump, it would wait for it.
+            // SAFETY: this function's contract.
+            let slot = unsafe { manager.compute_slot(&stage, false, true) };
+            // Not ready: being built for the game, which asked meanwhile.
+            return slot.is_ok_and(|slot| !slot.is_ready() || slot.pipeline().is_some());
+        };
+        let (Some(vertex), Some(fragment)) = (find(vk::ShaderStageFlags::VERTEX), find(vk::ShaderStageFlags::FRAGMENT))
+        else {
+            return false;
+        };
+        let tessellation = find(vk::ShaderStageFlags::TESSELLATION_CONTROL)
+            .zip(find(vk::ShaderStageFlags::TESSELLATION_EVALUATION))
+            .map(|(c, e)| [c, e]);
+        let program =
+            GraphicsProgram { vertex, tessellation, geometry: find(vk::ShaderStageFlags::GEOMETRY), fragment };
+        // SAFETY: this function's contract.
+        unsafe { manager.program_pipeline(&program, state) }.is_ok()
     }
 }
