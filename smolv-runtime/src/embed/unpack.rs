@@ -1,9 +1,8 @@
 //! Unpacking embedded shaders: decompress (LZ4 or zstd, if packed), then
 //! decode (SMOL-V, or plain words), then check.
 //!
-//! Each codec is a table of functions, and only the macros name it, so a
-//! binary links exactly the decoders its shaders need; each codec's
-//! `decode` is a function of its own, without another codec's branches.
+//! Each codec is a table of functions that only the macros name, so a
+//! binary links exactly the decoders its shaders need.
 
 use alloc::vec::Vec;
 
@@ -396,8 +395,7 @@ fn decompress_zstd(packed: &[u8], dictionary: &[u8], out: &mut [u8]) -> Result<(
     if !matches!(get_frame_content_size(packed), Ok(Some(len)) if u64::try_from(out.len()) == Ok(len)) {
         return Err(corrupt("zstd frame records a different size than the directory"));
     }
-    // A context per call: a `static` would link this crate's object files
-    // (see the module docs).
+    // A context per call: a `static` would link this crate's object files.
     let mut dctx = DCtx::create();
     if !dictionary.is_empty() {
         dctx.load_dictionary(dictionary).map_err(|_| corrupt("the zstd dictionary is invalid"))?;

@@ -132,13 +132,12 @@ static GENERATION: AtomicU64 = AtomicU64::new(0);
 /// shader's version or words are read, so that an edit is seen whole.
 static EDIT: RwLock<()> = RwLock::new(());
 
-/// Publishes new words for every shader of one edit as one change: after
-/// it, each shader's [`decode`](Shader::decode) returns its new words, its
-/// [`version`](Shader::version) is one more, and [`generation`] is one
-/// more for the whole edit; nobody sees some of them changed and others
-/// not. Subscribers hear of each shader, with the same
-/// [`Reloaded::generation`]. A shader named twice is published once, with
-/// the last words given. Returns each entry's new version, in order.
+/// Publishes new words for every shader of one edit at once: each
+/// shader's [`decode`](Shader::decode) returns them and its
+/// [`version`](Shader::version) is one more, [`generation`] is one more,
+/// and subscribers hear of each shader with that [`Reloaded::generation`].
+/// A shader named twice gets the last words given. Returns each entry's
+/// new version, in order.
 ///
 /// # Errors
 /// [`PublishError::NotSpirv`] if any of the words are not a SPIR-V
@@ -186,8 +185,8 @@ pub fn publish_together<'a>(edit: impl IntoIterator<Item = (&'a Shader, Vec<u32>
     Ok(places.into_iter().map(|place| changes[place].1).collect())
 }
 
-/// Each shader of `edit` once (by address), where it is first named, with
-/// the last words given for it; and each entry's index in that list.
+/// Each shader of `edit` once (by address) with its last words, and each
+/// entry's index in that list.
 fn last_words_of_each(edit: Vec<(&Shader, Vec<u32>)>) -> (Vec<(&Shader, Vec<u32>)>, Vec<usize>) {
     let mut unique: Vec<(&Shader, Vec<u32>)> = Vec::with_capacity(edit.len());
     let mut places = Vec::with_capacity(edit.len());
