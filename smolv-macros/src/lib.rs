@@ -54,12 +54,9 @@ use smolv_format::{Codec, WgslCodec};
 
 /// Embeds one shader as a `&'static smolv_runtime::Shader`.
 ///
-/// The name is the module's: its path below the shader directory, then
-/// `@variant` for a variant or `#entry` for a WGSL entry point, as in
-/// `"lit.frag"`, `"post/blur.comp"`, `"lit.frag@shadows"` or
-/// `"sky.wgsl#fs_main"`.
-///
-/// In a crate whose `build.rs` runs smolv-build (so not run here):
+/// The name is the module's path below the shader directory, then `@variant` or `#entry` (a WGSL
+/// entry point): `"post/blur.comp"`, `"lit.frag@shadows"`, `"sky.wgsl#fs_main"`. In a crate whose
+/// `build.rs` runs smolv-build (so not run here):
 ///
 /// ```text
 /// static LIT: &smolv_runtime::Shader = smolv_runtime::include_shader!("lit.frag");
@@ -137,10 +134,7 @@ fn lone_shader(items: proc_macro2::TokenStream, shader: proc_macro2::TokenStream
 }
 
 /// Embeds every shader of the crate as one `smolv_runtime::ShaderSet`, packed the way smolv-build
-/// chose; only that packing's decoders are linked. A set packed as one stream (or with a
-/// dictionary) unpacks it on its first decode and keeps it.
-///
-/// In a crate whose `build.rs` runs smolv-build (not run here, as for
+/// chose. In a crate whose `build.rs` runs smolv-build (not run here, as for
 /// [`include_shader!`](macro@include_shader)):
 ///
 /// ```text

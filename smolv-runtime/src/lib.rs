@@ -64,12 +64,10 @@
 //!
 //! ## The codecs
 //!
-//! The [SMOL-V](https://github.com/aras-p/smol-v) codec: a pure-Rust,
-//! `no_std`-capable encoder that writes exactly the bytes of the reference
-//! C++ encoder, and a decoder that reads every SMOL-V version and never
-//! panics on bad input. Beside it, [`relative_ids`]: SPIR-V with its ids
-//! stored relative to each result, 22–33% smaller than SPIR-V after `xz`,
-//! with a decoder about 6 KB smaller than SMOL-V's (both with LZ4).
+//! The [SMOL-V](https://github.com/aras-p/smol-v) codec, `no_std` and
+//! byte-exact with the reference C++ encoder, and [`relative_ids`]: SPIR-V
+//! with ids relative to each result, smaller after `xz`, with a smaller
+//! decoder.
 //!
 //! ```
 //! use smolv_runtime::{decode, encode, DecodeOptions, EncodeOptions};

@@ -1,7 +1,6 @@
-//! Hot reload's hook in the runtime (feature `hot-reload`): where newer
-//! SPIR-V for a shader is published, and how the program learns that it
-//! was. The watcher and the compiler are the `smolv-reload` crate (it
-//! depends on smolv-build, which depends on this crate).
+//! Hot reload's hook (feature `hot-reload`): where newer SPIR-V for a
+//! shader is published, and how the program learns that it was; the
+//! watcher and the compiler are the `smolv-reload` crate.
 //!
 //! Once a shader has new words, [`Shader::decode`](crate::Shader::decode),
 //! [`decode_cached`](crate::Shader::decode_cached),
