@@ -21,12 +21,6 @@ pub(crate) fn corrupt(reason: &'static str) -> ShaderError {
     Failure::Corrupt(reason).into()
 }
 
-/// The error for words that do not hash to the recorded check.
-#[cfg_attr(not(debug_assertions), inline)]
-fn hash_mismatch() -> ShaderError {
-    Failure::HashMismatch.into()
-}
-
 /// A length from a generated table (a `u32`); one that does not fit is an
 /// error.
 #[cfg_attr(not(debug_assertions), inline)]
@@ -197,7 +191,7 @@ fn decode_raw(module: &Packed<'_>, options: &DecodeOptions, out: &mut Vec<u32>) 
         words_from_bytes(module.stored, out);
     }
     if out.first() != Some(&SPIRV_MAGIC) {
-        return Err(hash_mismatch());
+        return Err(Failure::HashMismatch.into());
     }
     Ok(())
 }
@@ -270,7 +264,7 @@ fn finish_smolv(
         return Err(corrupt("SMOL-V decodes to a different size than recorded"));
     }
     if options.verifies_hash() && !intact(out, module.check) {
-        return Err(hash_mismatch());
+        return Err(Failure::HashMismatch.into());
     }
     Ok(())
 }
@@ -320,7 +314,7 @@ fn unpack_once_with(
     let mut unpacked = alloc::vec![0; len(unpacked_len)?];
     decompress(packed, &[], &mut unpacked)?;
     if xxh32(&unpacked) != check {
-        return Err(hash_mismatch());
+        return Err(Failure::HashMismatch.into());
     }
     Ok(unpacked)
 }
@@ -355,7 +349,7 @@ fn decode_relative_ids_lz4(
     }
     relative_ids_back(out)?;
     if options.verifies_hash() && !intact(out, module.check) {
-        return Err(hash_mismatch());
+        return Err(Failure::HashMismatch.into());
     }
     Ok(())
 }

@@ -231,7 +231,7 @@ pub fn generation() -> u64 {
 /// One shader's hot-reload state: its origin, and its latest words.
 #[derive(Debug)]
 pub(crate) struct State {
-    origin: Option<&'static Origin>,
+    pub(super) origin: Option<&'static Origin>,
     version: AtomicU64,
     latest: Mutex<Option<&'static [u32]>>,
 }
@@ -239,11 +239,6 @@ pub(crate) struct State {
 impl State {
     pub(crate) const fn new(origin: Option<&'static Origin>) -> Self {
         Self { origin, version: AtomicU64::new(0), latest: Mutex::new(None) }
-    }
-
-    #[inline]
-    pub(crate) fn origin(&self) -> Option<&'static Origin> {
-        self.origin
     }
 
     #[inline]

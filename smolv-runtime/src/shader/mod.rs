@@ -430,7 +430,7 @@ impl Shader {
     #[cfg(feature = "hot-reload")]
     #[inline]
     pub fn origin(&self) -> Option<&'static hot_reload::Origin> {
-        self.reload.origin()
+        self.reload.origin
     }
 
     /// How many times new words were published for this shader
