@@ -36,14 +36,9 @@
 //! }
 //! ```
 //!
-//! (`text`, as the macros need the build script's output to expand.)
-//!
-//! The macros read `OUT_DIR/smolv/manifest.json` at compile time, check the
-//! artifacts, and embed them 4-byte aligned with `include_bytes!`, so a
-//! rebuilt shader recompiles the crate that embeds it. The generated code
-//! names only the decoder of the packing smolv-build chose, so a binary
-//! links nothing else. A name that does not exist is a compile error that
-//! lists the closest names.
+//! The macros read `OUT_DIR/smolv/manifest.json`, check the artifacts and
+//! embed them with `include_bytes!`, naming only the decoder of the packing
+//! smolv-build chose. An unknown name is a compile error listing the closest.
 #![forbid(unsafe_code)]
 
 mod check;
@@ -59,12 +54,9 @@ use smolv_format::{Codec, WgslCodec};
 
 /// Embeds one shader as a `&'static smolv_runtime::Shader`.
 ///
-/// The name is the module's: its path below the shader directory, then
-/// `@variant` for a variant or `#entry` for a WGSL entry point, as in
-/// `"lit.frag"`, `"post/blur.comp"`, `"lit.frag@shadows"` or
-/// `"sky.wgsl#fs_main"`.
-///
-/// In a crate whose `build.rs` runs smolv-build (so not run here):
+/// The name is the module's path below the shader directory, then `@variant` or `#entry` (a WGSL
+/// entry point): `"post/blur.comp"`, `"lit.frag@shadows"`, `"sky.wgsl#fs_main"`. In a crate whose
+/// `build.rs` runs smolv-build (so not run here):
 ///
 /// ```text
 /// static LIT: &smolv_runtime::Shader = smolv_runtime::include_shader!("lit.frag");
@@ -93,31 +85,15 @@ fn shader_tokens(name: &str) -> Result<TokenStream, String> {
     let origin = origin_tokens(&manifest, name);
     if let Some(text) = manifest.wgsl_text(name) {
         let text = path_literal(text);
-        return Ok(quote! {
-            {
-                static SHADER: ::smolv_runtime::Shader = ::smolv_runtime::__smolv_shader!(
-                    wgsl #name, ::core::include_str!(#text); #origin
-                );
-                &SHADER
-            }
-        }
-        .into());
+        return Ok(lone_shader(quote!(), quote!(wgsl #name, ::core::include_str!(#text); #origin)));
     }
     let module = manifest.module(name)?;
     let data = path_literal(&module.data);
     if let Some(kind) = words_codec(manifest.packing.codec) {
         let words = words_static(&quote!(::core::include_bytes!(#data)), module.spirv_len);
         let len = module.spirv_len / 4;
-        return Ok(quote! {
-            {
-                #words
-                static SHADER: ::smolv_runtime::Shader = ::smolv_runtime::__smolv_shader!(
-                    #kind #name, ::smolv_runtime::__private::spirv_module(&WORDS, 0, #len); #origin
-                );
-                &SHADER
-            }
-        }
-        .into());
+        let shader = quote!(#kind #name, ::smolv_runtime::__private::spirv_module(&WORDS, 0, #len); #origin);
+        return Ok(lone_shader(words, shader));
     }
     let unpacker = module_unpacker(manifest.packing.codec)?;
     let dictionary = dictionary(&manifest.packing.dictionary);
@@ -130,30 +106,35 @@ fn shader_tokens(name: &str) -> Result<TokenStream, String> {
         return Err("smolv: this shader is larger than 4 GiB".to_owned());
     };
     let check = module.check;
-    Ok(quote! {
+    let module = quote! {
+        static MODULE: ::smolv_runtime::__private::EmbeddedModule = ::smolv_runtime::__private::EmbeddedModule::new(
+            #name,
+            #unpacker,
+            ::smolv_runtime::__private::include_bytes_aligned!(4, #data),
+            #dictionary,
+            (#dictionary_len, #dictionary_check),
+            #unpacked_len,
+            #spirv_len,
+            #check,
+        );
+    };
+    Ok(lone_shader(module, quote!(alone &MODULE; #origin)))
+}
+
+/// `items`, then `static SHADER` made by `__smolv_shader!(shader)`, as a `&'static Shader`.
+fn lone_shader(items: proc_macro2::TokenStream, shader: proc_macro2::TokenStream) -> TokenStream {
+    quote! {
         {
-            static MODULE: ::smolv_runtime::__private::EmbeddedModule = ::smolv_runtime::__private::EmbeddedModule::new(
-                #name,
-                #unpacker,
-                ::smolv_runtime::__private::include_bytes_aligned!(4, #data),
-                #dictionary,
-                (#dictionary_len, #dictionary_check),
-                #unpacked_len,
-                #spirv_len,
-                #check,
-            );
-            static SHADER: ::smolv_runtime::Shader = ::smolv_runtime::__smolv_shader!(alone &MODULE; #origin);
+            #items
+            static SHADER: ::smolv_runtime::Shader = ::smolv_runtime::__smolv_shader!(#shader);
             &SHADER
         }
     }
-    .into())
+    .into()
 }
 
 /// Embeds every shader of the crate as one `smolv_runtime::ShaderSet`, packed the way smolv-build
-/// chose; only that packing's decoders are linked. A set packed as one stream (or with a
-/// dictionary) unpacks it on its first decode and keeps it.
-///
-/// In a crate whose `build.rs` runs smolv-build (not run here, as for
+/// chose. In a crate whose `build.rs` runs smolv-build (not run here, as for
 /// [`include_shader!`](macro@include_shader)):
 ///
 /// ```text
@@ -269,10 +250,7 @@ fn set_tokens(manifest: &Manifest, typed: bool) -> Result<SetTokens, String> {
         let expression = words_set(manifest, &directory, &data, &kind, false)?;
         return Ok(SetTokens { ty: packed, expression });
     }
-    let shaders = directory.entries.iter().enumerate().map(|(index, entry)| {
-        let origin = origin_tokens(manifest, &entry.name);
-        quote!(::smolv_runtime::__smolv_shader!(in_set &SET, #index; #origin))
-    });
+    let shaders = in_set(manifest, &directory).map(|(_, shader)| shader);
     let expression = quote! {
         {
             #set
@@ -300,11 +278,7 @@ fn with_wgsl(
         let len = u32::try_from(*len).map_err(|_| too_large())?;
         entries.push(quote!(::smolv_runtime::__private::WgslEntry::new(#name_end, #offset, #len)));
     }
-    let mut shaders: Vec<(&str, proc_macro2::TokenStream)> = Vec::new();
-    for (index, entry) in directory.entries.iter().enumerate() {
-        let origin = origin_tokens(manifest, &entry.name);
-        shaders.push((&entry.name, quote!(::smolv_runtime::__smolv_shader!(in_set &SET, #index; #origin))));
-    }
+    let mut shaders: Vec<(&str, proc_macro2::TokenStream)> = in_set(manifest, directory).collect();
     for (index, (name, ..)) in wgsl.modules.iter().enumerate() {
         let origin = origin_tokens(manifest, name);
         shaders.push((name, quote!(::smolv_runtime::__smolv_shader!(in_wgsl_set &WGSL_SET, #index; #origin))));
@@ -335,6 +309,17 @@ fn with_wgsl(
             );
             ::smolv_runtime::__smolv_set!(true; &SET; #count; [#(#shaders),*])
         }
+    })
+}
+
+/// `__smolv_shader!` of each module of the embedded `SET`, with its name.
+fn in_set<'a>(
+    manifest: &'a Manifest,
+    directory: &'a check::Directory,
+) -> impl Iterator<Item = (&'a str, proc_macro2::TokenStream)> + 'a {
+    directory.entries.iter().enumerate().map(|(index, entry)| {
+        let origin = origin_tokens(manifest, &entry.name);
+        (entry.name.as_str(), quote!(::smolv_runtime::__smolv_shader!(in_set &SET, #index; #origin)))
     })
 }
 
@@ -377,22 +362,18 @@ fn words_set(
     }
     let words = words_static(&quote!(::core::include_bytes!(#data)), data_len);
     let count = shaders.len();
-    if raw {
-        return Ok(quote! {
-            {
-                #words
-                static SHADERS: [::smolv_runtime::shader::RawShader; #count] =
-                    [#(#shaders),*];
-                ::smolv_runtime::ShaderSet::<::smolv_runtime::shader::Raw>::raw(&SHADERS, #stored_len)
-            }
-        });
-    }
-    let codec = codec_path(manifest.packing.codec);
+    let (shader, set) = if raw {
+        let set = quote!(::smolv_runtime::ShaderSet::<::smolv_runtime::shader::Raw>::raw(&SHADERS, #stored_len));
+        (quote!(::smolv_runtime::shader::RawShader), set)
+    } else {
+        let codec = codec_path(manifest.packing.codec);
+        (quote!(::smolv_runtime::Shader), quote!(::smolv_runtime::ShaderSet::words(&SHADERS, #stored_len, #codec)))
+    };
     Ok(quote! {
         {
             #words
-            static SHADERS: [::smolv_runtime::Shader; #count] = [#(#shaders),*];
-            ::smolv_runtime::ShaderSet::words(&SHADERS, #stored_len, #codec)
+            static SHADERS: [#shader; #count] = [#(#shaders),*];
+            #set
         }
     })
 }

@@ -117,7 +117,7 @@ impl Event {
     /// ```
     pub fn summary(&self) -> String {
         match self {
-            Self::Reloaded { .. } => self.to_string(),
+            Self::Reloaded { .. } | Self::HeldBack { .. } => self.to_string(),
             Self::Failed { errors, kept } => match errors.first() {
                 Some(first) => format!("shader error: {}", first.headline()),
                 None => format!("shader error in {}", kept.join(", ")),
@@ -126,7 +126,6 @@ impl Event {
                 Some(first) => format!("kept the previous {name}: {first}"),
                 None => format!("kept the previous {name}"),
             },
-            Self::HeldBack { .. } => self.to_string(),
         }
     }
 

@@ -177,17 +177,16 @@ struct Compare<'a> {
 impl Compare<'_> {
     /// `path` is the struct's place in the block (`lights[].`), empty for the block.
     fn structs(&mut self, old: usize, new: usize, path: &str, depth: u32) {
+        let at = || member(path, ": ", "");
         let (Some(before), Some(after)) = (self.old.types.get(old), self.new.types.get(new)) else {
-            return self.change.push(format!("{}its struct cannot be read", member(path, ": ", "")));
+            return self.change.push(format!("{}its struct cannot be read", at()));
         };
         if depth > MOST_DEPTH {
-            return self.change.push(format!("{}nests deeper than {MOST_DEPTH} structs", member(path, ": ", "")));
+            return self.change.push(format!("{}nests deeper than {MOST_DEPTH} structs", at()));
         }
         self.visits += 1;
         if self.visits > MOST_VISITS {
-            return self
-                .change
-                .push(format!("{}holds more than {MOST_VISITS} structs to compare", member(path, ": ", "")));
+            return self.change.push(format!("{}holds more than {MOST_VISITS} structs to compare", at()));
         }
         for (was, now) in pairs(&before.members, &after.members) {
             match (was, now) {

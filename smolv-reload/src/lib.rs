@@ -1,28 +1,17 @@
 //! # smolv-reload
 //!
-//! Shader hot reload for [smolv](https://github.com/smolv-rs/smolv): edit a shader while the game
-//! runs and see it within frames. A debounced file watcher ([notify](https://docs.rs/notify))
-//! sees a save, recompiles every shader whose source or include changed, in worker processes,
-//! through the same code and settings as `smolv-build`, and publishes the new SPIR-V to
-//! smolv-runtime: [`Shader::decode`](smolv_runtime::Shader::decode) returns it from then on,
+//! Shader hot reload for [smolv](https://github.com/smolv-rs/smolv): a debounced file watcher
+//! recompiles every shader whose source or include changed, with `smolv-build`'s code and
+//! settings, and publishes the new SPIR-V to smolv-runtime:
+//! [`Shader::decode`](smolv_runtime::Shader::decode) returns it,
 //! [`Shader::version`](smolv_runtime::Shader::version) counts the reloads, and
 //! [`hot_reload::subscribe`](smolv_runtime::hot_reload::subscribe) tells the program.
 //!
-//! One edit, one publish: the shaders that change together (saves within the
-//! [debounce](Reloader::debounce), every shader one include edit touches) are published together
-//! ([`hot_reload::publish_together`](smolv_runtime::hot_reload::publish_together)), and only if
-//! every one of them compiled and fits; otherwise each keeps its previous SPIR-V
-//! ([`Event::HeldBack`] for those that were fine).
-//!
-//! A broken edit prints every error on stderr as `shader error: path:line:col: message` and keeps
-//! the previous SPIR-V; an edit that compiled prints `compiled <shader name> in <N> ms`. Nothing
-//! panics. Every file a compile reads is watched from then on. An edit that moves a block's bytes
-//! is refused as [`Event::RebuildIncompatible`] (the program was built with the old layout), each
-//! [`LayoutChange`] naming the block, its generated Rust type, and what moved.
-//!
-//! smolv-runtime keeps only a small hook behind its own `hot-reload` feature (it cannot depend on
-//! smolv-build, which depends on it): a release build without the feature has no watcher, no
-//! compiler and no source paths.
+//! The shaders of one edit (saves within the [debounce](Reloader::debounce)) are published
+//! together ([`hot_reload::publish_together`](smolv_runtime::hot_reload::publish_together)), and
+//! only if all of them compiled and fit; otherwise each keeps its previous SPIR-V
+//! ([`Event::HeldBack`]). An edit that moves a block's bytes is
+//! [`Event::RebuildIncompatible`], each [`LayoutChange`] naming what moved.
 //!
 //! ## Turning it on in a game
 //!
@@ -65,16 +54,11 @@
 //! }
 //! ```
 //!
-//! The README walks from an embedded shader to a rebuilt pipeline, with ash and with wgpu.
-//!
 //! ## Compiler crashes
 //!
-//! glslang, SPIRV-Tools' optimizer and naga run in worker processes (the game's own binary, which
-//! [`worker_main`] at the top of `main` turns into a worker): a save that crashes the compiler
-//! ends a worker, not the game, and the old pipeline stays. The [`Watcher`] keeps its workers
-//! while it runs, and replaces a crashed one in the background. Without the call, the compilers
-//! run in the game's process (and [`Reloader::start`] says so once on stderr, unless
-//! `SMOLV_WORKERS=0` asked for it).
+//! The compilers run in worker processes (the game's own binary, which [`worker_main`] at the top
+//! of `main` turns into a worker), so a crash ends a worker, not the game; the [`Watcher`]
+//! replaces it. Without the call they run in the game's process ([`Reloader::start`] says so).
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 

@@ -144,16 +144,23 @@ impl Reloader {
             .as_ref()
             .map(|dir| dir.canonicalize().map_err(|source| ReloadError::ShaderDir { path: dir.clone(), source }))
             .transpose()?;
+        let target = |shader: &'static Shader, mut recipe: ShaderRecipe| {
+            if let Some(dir) = &shader_dir {
+                let root = recipe.root.clone();
+                recipe.relocate(&root, dir);
+            }
+            Target::new(shader, recipe)
+        };
         let mut list = Vec::new();
         for watched in &self.watched {
             match watched {
                 Watched::Set(set) => {
                     for shader in set.shaders() {
-                        list.push((shader, recipe_of(shader)?));
+                        list.push(target(shader, recipe_of(shader)?));
                     }
                 }
-                Watched::Shader(shader) => list.push((*shader, recipe_of(shader)?)),
-                Watched::Recipe(shader, recipe) => list.push((*shader, ShaderRecipe::clone(recipe))),
+                Watched::Shader(shader) => list.push(target(shader, recipe_of(shader)?)),
+                Watched::Recipe(shader, recipe) => list.push(target(shader, ShaderRecipe::clone(recipe))),
             }
         }
         if list.is_empty() {
@@ -166,17 +173,7 @@ impl Reloader {
                  smolv_reload::worker_main() first in main to compile in worker processes"
             );
         }
-        let targets = list
-            .into_iter()
-            .map(|(shader, mut recipe)| {
-                if let Some(dir) = &shader_dir {
-                    let root = recipe.root.clone();
-                    recipe.relocate(&root, dir);
-                }
-                Target::new(shader, recipe)
-            })
-            .collect();
-        Watcher::start(Targets::new(targets), pool, self.debounce, self.print)
+        Watcher::start(Targets::new(list), pool, self.debounce, self.print)
     }
 }
 

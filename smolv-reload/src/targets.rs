@@ -82,9 +82,7 @@ impl Targets {
         let mut list: Vec<(PathBuf, RecursiveMode)> =
             roots.iter().map(|root| (root.clone(), RecursiveMode::Recursive)).collect();
         let outside: BTreeSet<PathBuf> = self
-            .list
-            .iter()
-            .flat_map(|t| t.files.iter())
+            .files()
             .filter(|file| !roots.iter().any(|root| file.starts_with(root)))
             .filter_map(|file| file.parent().map(Path::to_owned))
             .filter(|dir| dir.is_dir())

@@ -9,9 +9,6 @@
 //!
 //! ## A first crate
 //!
-//! Three files: shaders are compiled by `build.rs`, embedded by
-//! [`include_shaders!`], and decoded to SPIR-V words here.
-//!
 //! ```toml
 //! # Cargo.toml
 //! [dependencies]
@@ -44,10 +41,8 @@
 //! }
 //! ```
 //!
-//! (Those two need the build script's output; `example-game` and the
-//! `external_crate` test build this crate.) Shaders shipped as asset files
-//! load the same way, from a bundle that `cargo smolv pack` or
-//! [`container::BundleBuilder`] wrote:
+//! Shaders shipped as asset files load the same way, from a bundle that
+//! `cargo smolv pack` or [`container::BundleBuilder`] wrote:
 //!
 //! ```
 //! use smolv_runtime::ShaderSet;
@@ -69,12 +64,10 @@
 //!
 //! ## The codecs
 //!
-//! The [SMOL-V](https://github.com/aras-p/smol-v) codec: a pure-Rust,
-//! `no_std`-capable encoder that writes exactly the bytes of the reference
-//! C++ encoder, and a decoder that reads every SMOL-V version and never
-//! panics on bad input. Beside it, [`relative_ids`]: SPIR-V with its ids
-//! stored relative to each result, 22–33% smaller than SPIR-V after `xz`,
-//! with a decoder about 6 KB smaller than SMOL-V's (both with LZ4).
+//! The [SMOL-V](https://github.com/aras-p/smol-v) codec, `no_std` and
+//! byte-exact with the reference C++ encoder, and [`relative_ids`]: SPIR-V
+//! with ids relative to each result, smaller after `xz`, with a smaller
+//! decoder.
 //!
 //! ```
 //! use smolv_runtime::{decode, encode, DecodeOptions, EncodeOptions};
@@ -106,9 +99,6 @@
 //! - `wgpu`: the wgpu layer (the `wgpu` module). `wgpu-spirv` adds wgpu's
 //!   SPIR-V input, for shaders the build shipped as SPIR-V.
 //! - `serde`: derives for the reflection types.
-//!
-//! A binary links only the decoders its embedded shaders use: the macros
-//! name them, and nothing else does.
 #![cfg_attr(not(feature = "std"), no_std)]
 // Only the Vulkan layer calls unsafe code (ash); it opts in module by module.
 #![deny(unsafe_code)]
@@ -160,9 +150,6 @@ pub use smolv_format::{Codec, Framing};
 /// let elements: &[shaders::DataElement] = smolv_runtime::bytemuck::try_cast_slice(&view)?;
 /// ```
 ///
-/// `try_cast_slice` fails, rather than panics, on a partial element or
-/// misaligned bytes; `bytemuck::pod_read_unaligned` reads any alignment.
-///
 /// ```
 /// use smolv_runtime::bytemuck;
 /// // Eight bytes as a storage buffer of two `float`s holds them.
@@ -196,7 +183,6 @@ pub use smolv_macros::include_types;
 #[doc(hidden)]
 #[cfg(feature = "macros")]
 pub mod __private {
-    pub use crate::embed::RelativeIdsModule;
     #[cfg(feature = "lz4")]
     pub use crate::embed::WGSL_LZ4;
     #[cfg(feature = "zstd-fast")]
@@ -206,10 +192,10 @@ pub mod __private {
     pub use crate::embed::unpack::{RELATIVE_IDS_LZ4, RELATIVE_IDS_LZ4_MODULE, SMOLV_LZ4, SMOLV_LZ4_MODULE};
     #[cfg(feature = "zstd-fast")]
     pub use crate::embed::unpack::{SMOLV_ZSTD, SMOLV_ZSTD_DICTIONARY, SMOLV_ZSTD_MODULE};
-    pub use crate::embed::{EmbeddedEntry, EmbeddedModule, EmbeddedSet};
-    pub use crate::embed::{WGSL, WgslEntry, WgslUnpacker};
-    pub use crate::embed::{WgslModule, WgslSet};
-    pub use crate::embed::{le_words, spirv_module};
+    pub use crate::embed::{
+        EmbeddedEntry, EmbeddedModule, EmbeddedSet, RelativeIdsModule, WGSL, WgslEntry, WgslModule, WgslSet,
+        WgslUnpacker, le_words, spirv_module,
+    };
     pub use crate::shader::{LazyShaders, leaked_embedded_set};
     pub use bytemuck;
     pub use include_bytes_aligned::include_bytes_aligned;

@@ -192,12 +192,10 @@ impl Format {
     /// and version, and the length and hash of what follows.
     pub(crate) fn body<'f>(&self, path: &Path, file: &'f [u8]) -> Result<&'f [u8], CacheRejected> {
         let path = || path.to_owned();
-        let (Some(header), Some(body)) = (file.get(..HEADER_LEN), file.get(HEADER_LEN..)) else {
+        let Some((header, body)) = file.split_at_checked(HEADER_LEN).filter(|(header, _)| header[..8] == self.magic)
+        else {
             return Err(CacheRejected::NotACacheFile(path()));
         };
-        if header[..8] != self.magic {
-            return Err(CacheRejected::NotACacheFile(path()));
-        }
         let version = u32::from_le_bytes(header[8..12].try_into().unwrap_or_default());
         if version != self.version {
             return Err(CacheRejected::Version { path: path(), found: version });

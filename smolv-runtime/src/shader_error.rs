@@ -79,8 +79,7 @@ pub(crate) enum Failure {
     HashMismatch,
 }
 
-// Written out and inline, as everything an embedded set's decoding reaches
-// (see `embed`).
+// Written out and inline, as all that embedded decoding reaches (`embed`).
 impl fmt::Display for Failure {
     #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -101,50 +100,7 @@ impl fmt::Display for Failure {
     }
 }
 
-impl Cause for Failure {
-    #[inline]
-    fn kind(&self) -> ShaderErrorKind {
-        match self {
-            Self::Corrupt(_) => ShaderErrorKind::Corrupt,
-            Self::TooLarge { .. } => ShaderErrorKind::TooLarge,
-            Self::HashMismatch => ShaderErrorKind::HashMismatch,
-        }
-    }
-}
-
-/// Each decoder's own error is a cause of its own type, so that its
-/// messages are linked only where that decoder is.
-macro_rules! own_cause {
-    ($type:ty, $kind:ident) => {
-        impl Cause for $type {
-            #[inline]
-            fn kind(&self) -> ShaderErrorKind {
-                ShaderErrorKind::$kind
-            }
-
-            #[inline]
-            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-                Some(self)
-            }
-        }
-    };
-}
-
-macro_rules! from_cause {
-    ($($type:ty),*) => {
-        $(impl From<$type> for ShaderError {
-            #[inline]
-            fn from(cause: $type) -> Self {
-                Self { cause: Box::new(cause) }
-            }
-        })*
-    };
-}
-
-from_cause!(Failure, ShippedAsWgsl, ContainerError, DecodeError, RelativeIdsError, ReflectionError);
-
-/// Asking a shader shipped as WGSL for SPIR-V: a cause of its own, so that
-/// only binaries with WGSL shaders link its message.
+/// Asking a shader shipped as WGSL for SPIR-V.
 #[derive(Debug)]
 pub(crate) struct ShippedAsWgsl;
 
@@ -158,33 +114,50 @@ impl fmt::Display for ShippedAsWgsl {
     }
 }
 
-impl Cause for ShippedAsWgsl {
-    #[inline]
-    fn kind(&self) -> ShaderErrorKind {
-        ShaderErrorKind::ShippedAsWgsl
-    }
+/// Each cause is a type of its own, so that its messages are linked only
+/// where it can happen; one marked `source` is the error behind the
+/// `ShaderError`.
+macro_rules! causes {
+    ($($type:ty => |$cause:ident| $kind:expr $(, $source:ident)?;)*) => {$(
+        impl Cause for $type {
+            #[inline]
+            fn kind(&self) -> ShaderErrorKind {
+                let $cause = self;
+                $kind
+            }
+
+            $(#[inline]
+            fn $source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(self)
+            })?
+        }
+
+        impl From<$type> for ShaderError {
+            #[inline]
+            fn from(cause: $type) -> Self {
+                Self { cause: Box::new(cause) }
+            }
+        }
+    )*};
 }
 
-own_cause!(DecodeError, Corrupt);
-own_cause!(RelativeIdsError, Corrupt);
-own_cause!(ReflectionError, Reflection);
-
-impl Cause for ContainerError {
-    #[inline]
-    fn kind(&self) -> ShaderErrorKind {
-        match self {
-            Self::HashMismatch => ShaderErrorKind::HashMismatch,
-            Self::TooLarge { .. } => ShaderErrorKind::TooLarge,
-            Self::DictionaryMismatch { .. } => ShaderErrorKind::WrongDictionary,
-            Self::Reflection(_) => ShaderErrorKind::Reflection,
-            _ => ShaderErrorKind::Corrupt,
-        }
-    }
-
-    #[inline]
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(self)
-    }
+causes! {
+    Failure => |failure| match failure {
+        Failure::Corrupt(_) => ShaderErrorKind::Corrupt,
+        Failure::TooLarge { .. } => ShaderErrorKind::TooLarge,
+        Failure::HashMismatch => ShaderErrorKind::HashMismatch,
+    };
+    ShippedAsWgsl => |_shipped| ShaderErrorKind::ShippedAsWgsl;
+    DecodeError => |_error| ShaderErrorKind::Corrupt, source;
+    RelativeIdsError => |_error| ShaderErrorKind::Corrupt, source;
+    ReflectionError => |_error| ShaderErrorKind::Reflection, source;
+    ContainerError => |error| match error {
+        ContainerError::HashMismatch => ShaderErrorKind::HashMismatch,
+        ContainerError::TooLarge { .. } => ShaderErrorKind::TooLarge,
+        ContainerError::DictionaryMismatch { .. } => ShaderErrorKind::WrongDictionary,
+        ContainerError::Reflection(_) => ShaderErrorKind::Reflection,
+        _ => ShaderErrorKind::Corrupt,
+    }, source;
 }
 
 impl ShaderError {

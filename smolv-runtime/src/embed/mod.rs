@@ -1,19 +1,11 @@
 //! Embedded sets: how `include_shaders!` and `include_shader!` carry
-//! shaders in a binary (`docs/format.md`, "Embedded sets").
-//!
-//! `smolv-build` packs a crate's shaders in whichever way makes the binary
-//! smallest, decoder code included. The macros turn the set's directory
-//! into constant tables (no pointers, so no relocations) and name the
-//! [`Unpacker`] of that packing, so only its decoders are linked. Decoded
-//! modules are checked with a 32-bit xxHash (a stream or dictionary once,
-//! when it is unpacked); raw modules are served as stored, and relative
-//! ids are checked by their conversion back.
+//! shaders in a binary (`docs/format.md`, "Embedded sets"). The macros
+//! turn the set's directory into constant tables and name the
+//! [`Unpacker`] of its packing, so only its decoders are linked.
 
 // Everything an embedded set's decoding reaches is `#[inline]` in release
-// builds only (`debug_assertions` stands for the profile): compiled into
-// the crate that embeds the set, so that the binary links no object file
-// of smolv-runtime and its unwinding tables (about 5–11 KB; see the size
-// test). Development builds compile it once, here.
+// builds only: compiled into the embedding crate, the binary links no
+// object file of smolv-runtime and its unwinding tables (see the size test).
 
 pub(crate) mod source;
 #[cfg_attr(not(all(feature = "macros", any(feature = "lz4", feature = "zstd-fast"))), allow(dead_code))]
@@ -44,8 +36,7 @@ use crate::shader_error::{Failure, ShaderError};
 use smolv_codec::DecodeOptions;
 
 /// Decodes module `index` of `source` once and keeps the words, or serves
-/// raw ones in place: outside the vtables, so that only programs that call
-/// `Shader::decode_cached` link it.
+/// raw ones in place (outside the vtables: linked only where called).
 #[cfg_attr(not(debug_assertions), inline)]
 pub(crate) fn decode_cached(source: &dyn ShaderSource, index: usize) -> Result<&[u32], ShaderError> {
     let slot = match source.cache(index)? {
@@ -64,6 +55,30 @@ pub(crate) fn decode_cached(source: &dyn ShaderSource, index: usize) -> Result<&
     let mut words = Vec::new();
     source.decode(index, &DecodeOptions::new(), &mut words)?;
     Ok(slot.get_or_init(|| words))
+}
+
+/// A stream or dictionary, unpacked and checked on first use and kept in
+/// `slot`; a failure is not kept.
+#[cfg_attr(not(debug_assertions), inline)]
+fn unpacked_once(
+    slot: &OnceLock<&'static [u8]>,
+    unpack_once: UnpackOnce,
+    packed: &[u8],
+    once: (u32, u32),
+) -> Result<&'static [u8], ShaderError> {
+    if let Some(unpacked) = slot.get() {
+        return Ok(unpacked);
+    }
+    let unpacked = unpack_once(packed, once)?;
+    Ok(slot.get_or_init(|| Vec::leak(unpacked)))
+}
+
+/// Name `index` of a set's `names`, which end where `name_end` says.
+#[cfg_attr(not(debug_assertions), inline)]
+fn name_in(names: &str, name_end: impl Fn(usize) -> Option<u32>, index: usize) -> &str {
+    let end = |i| name_end(i).map(|end| len(end).unwrap_or(usize::MAX));
+    let start = index.checked_sub(1).map_or(Some(0), end).unwrap_or(usize::MAX);
+    names.get(start..end(index).unwrap_or(0)).unwrap_or_default()
 }
 
 /// Copies raw `words` into `out`: into its allocation where they fit, else
@@ -294,16 +309,10 @@ impl EmbeddedSet {
         self.entries.get(index).ok_or_else(|| corrupt("a shader lies outside its set's table"))
     }
 
-    /// The stream or dictionary, unpacked and checked on first use and
-    /// kept; a failure is not kept.
     #[cfg_attr(not(debug_assertions), inline)]
     fn unpacked_once(&self, unpack_once: UnpackOnce) -> Result<&'static [u8], ShaderError> {
-        if let Some(unpacked) = self.unpacked.get() {
-            return Ok(unpacked);
-        }
         let packed = if self.unpacker.dictionary { self.dictionary } else { self.data };
-        let unpacked = unpack_once(packed, self.once)?;
-        Ok(self.unpacked.get_or_init(|| Vec::leak(unpacked)))
+        unpacked_once(&self.unpacked, unpack_once, packed, self.once)
     }
 
     /// Module `index` as stored (packed, or in the unpacked stream), with
@@ -385,12 +394,7 @@ impl ShaderSource for EmbeddedModule {
 impl ShaderSource for EmbeddedSet {
     #[cfg_attr(not(debug_assertions), inline)]
     fn name(&self, index: usize) -> &str {
-        let start = match index.checked_sub(1) {
-            Some(previous) => self.entries.get(previous).map_or(usize::MAX, |e| len(e.name_end).unwrap_or(usize::MAX)),
-            None => 0,
-        };
-        let end = self.entries.get(index).map_or(0, |e| len(e.name_end).unwrap_or(0));
-        self.names.get(start..end).unwrap_or_default()
+        name_in(self.names, |i| self.entries.get(i).map(|e| e.name_end), index)
     }
 
     #[cfg_attr(not(debug_assertions), inline)]

@@ -7,14 +7,9 @@ use crate::shader_error::ShaderError;
 use smolv_codec::DecodeOptions;
 use smolv_codec::container::ContentHash;
 
-/// Where an encoded shader's bytes are, and how they decode: module
-/// `index` of an embedded set or module, or a loaded container (which
-/// ignores `index`).
-///
-/// A [`Shader`](crate::Shader) holds one behind a trait object, whose
-/// vtable only the code making that kind names: a binary links the code
-/// of the kinds it holds. The vtable has no `Debug` and no caching code
-/// ([`decode_cached`](crate::embed::decode_cached) holds it once).
+/// Where module `index` of an encoded shader's source is, and how it
+/// decodes (a lone module or container ignores `index`). Behind a trait
+/// object, a binary links the code of the kinds it holds only.
 pub(crate) trait ShaderSource: Send + Sync {
     fn name(&self, index: usize) -> &str;
     /// The module as stored (see `Shader::stored_bytes`).

@@ -1,9 +1,8 @@
 //! Unpacking embedded shaders: decompress (LZ4 or zstd, if packed), then
 //! decode (SMOL-V, or plain words), then check.
 //!
-//! Each codec is a table of functions, and only the macros name it, so a
-//! binary links exactly the decoders its shaders need; each codec's
-//! `decode` is a function of its own, without another codec's branches.
+//! Each codec is a table of functions that only the macros name, so a
+//! binary links exactly the decoders its shaders need.
 
 use alloc::vec::Vec;
 
@@ -20,12 +19,6 @@ const SPIRV_MAGIC: u32 = 0x0723_0203;
 #[cfg_attr(not(debug_assertions), inline)]
 pub(crate) fn corrupt(reason: &'static str) -> ShaderError {
     Failure::Corrupt(reason).into()
-}
-
-/// The error for words that do not hash to the recorded check.
-#[cfg_attr(not(debug_assertions), inline)]
-fn hash_mismatch() -> ShaderError {
-    Failure::HashMismatch.into()
 }
 
 /// A length from a generated table (a `u32`); one that does not fit is an
@@ -198,7 +191,7 @@ fn decode_raw(module: &Packed<'_>, options: &DecodeOptions, out: &mut Vec<u32>) 
         words_from_bytes(module.stored, out);
     }
     if out.first() != Some(&SPIRV_MAGIC) {
-        return Err(hash_mismatch());
+        return Err(Failure::HashMismatch.into());
     }
     Ok(())
 }
@@ -271,7 +264,7 @@ fn finish_smolv(
         return Err(corrupt("SMOL-V decodes to a different size than recorded"));
     }
     if options.verifies_hash() && !intact(out, module.check) {
-        return Err(hash_mismatch());
+        return Err(Failure::HashMismatch.into());
     }
     Ok(())
 }
@@ -321,7 +314,7 @@ fn unpack_once_with(
     let mut unpacked = alloc::vec![0; len(unpacked_len)?];
     decompress(packed, &[], &mut unpacked)?;
     if xxh32(&unpacked) != check {
-        return Err(hash_mismatch());
+        return Err(Failure::HashMismatch.into());
     }
     Ok(unpacked)
 }
@@ -356,7 +349,7 @@ fn decode_relative_ids_lz4(
     }
     relative_ids_back(out)?;
     if options.verifies_hash() && !intact(out, module.check) {
-        return Err(hash_mismatch());
+        return Err(Failure::HashMismatch.into());
     }
     Ok(())
 }
@@ -396,8 +389,7 @@ fn decompress_zstd(packed: &[u8], dictionary: &[u8], out: &mut [u8]) -> Result<(
     if !matches!(get_frame_content_size(packed), Ok(Some(len)) if u64::try_from(out.len()) == Ok(len)) {
         return Err(corrupt("zstd frame records a different size than the directory"));
     }
-    // A context per call: a `static` would link this crate's object files
-    // (see the module docs).
+    // A context per call: a `static` would link this crate's object files.
     let mut dctx = DCtx::create();
     if !dictionary.is_empty() {
         dctx.load_dictionary(dictionary).map_err(|_| corrupt("the zstd dictionary is invalid"))?;

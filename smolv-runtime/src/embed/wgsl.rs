@@ -80,14 +80,10 @@ impl WgslSet {
     /// The whole text, unpacked and checked on first use.
     #[cfg_attr(not(debug_assertions), inline)]
     fn text(&self) -> Result<&'static [u8], ShaderError> {
-        let Some(unpack_once) = self.unpacker.unpack_once else {
-            return Ok(self.data);
-        };
-        if let Some(unpacked) = self.unpacked.get() {
-            return Ok(unpacked);
+        match self.unpacker.unpack_once {
+            None => Ok(self.data),
+            Some(unpack_once) => super::unpacked_once(&self.unpacked, unpack_once, self.data, self.once),
         }
-        let unpacked = unpack_once(self.data, self.once)?;
-        Ok(self.unpacked.get_or_init(|| Vec::leak(unpacked)))
     }
 
     #[cfg_attr(not(debug_assertions), inline)]
@@ -96,15 +92,31 @@ impl WgslSet {
     }
 }
 
+/// The `ShaderSource` methods of a source that holds no SPIR-V.
+macro_rules! no_spirv {
+    () => {
+        #[cfg_attr(not(debug_assertions), inline)]
+        fn spirv_len(&self, _: usize) -> usize {
+            0
+        }
+
+        #[cfg_attr(not(debug_assertions), inline)]
+        fn decode(&self, _: usize, _: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
+            out.clear();
+            Err(ShippedAsWgsl.into())
+        }
+
+        #[cfg_attr(not(debug_assertions), inline)]
+        fn cache(&self, _: usize) -> Result<Cache<'_>, ShaderError> {
+            Err(ShippedAsWgsl.into())
+        }
+    };
+}
+
 impl ShaderSource for WgslSet {
     #[cfg_attr(not(debug_assertions), inline)]
     fn name(&self, index: usize) -> &str {
-        let start = match index.checked_sub(1) {
-            Some(previous) => self.entries.get(previous).map_or(usize::MAX, |e| len(e.name_end).unwrap_or(usize::MAX)),
-            None => 0,
-        };
-        let end = self.entries.get(index).map_or(0, |e| len(e.name_end).unwrap_or(0));
-        self.names.get(start..end).unwrap_or_default()
+        super::name_in(self.names, |i| self.entries.get(i).map(|e| e.name_end), index)
     }
 
     /// The module's text if the stream is plain, else the packed stream.
@@ -116,21 +128,7 @@ impl ShaderSource for WgslSet {
         }
     }
 
-    #[cfg_attr(not(debug_assertions), inline)]
-    fn spirv_len(&self, _: usize) -> usize {
-        0
-    }
-
-    #[cfg_attr(not(debug_assertions), inline)]
-    fn decode(&self, _: usize, _: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
-        out.clear();
-        Err(ShippedAsWgsl.into())
-    }
-
-    #[cfg_attr(not(debug_assertions), inline)]
-    fn cache(&self, _: usize) -> Result<Cache<'_>, ShaderError> {
-        Err(ShippedAsWgsl.into())
-    }
+    no_spirv!();
 
     #[cfg_attr(not(debug_assertions), inline)]
     fn wgsl(&self, index: usize) -> Result<Option<&str>, ShaderError> {
@@ -171,21 +169,7 @@ impl ShaderSource for WgslModule {
         self.text.as_bytes()
     }
 
-    #[cfg_attr(not(debug_assertions), inline)]
-    fn spirv_len(&self, _: usize) -> usize {
-        0
-    }
-
-    #[cfg_attr(not(debug_assertions), inline)]
-    fn decode(&self, _: usize, _: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
-        out.clear();
-        Err(ShippedAsWgsl.into())
-    }
-
-    #[cfg_attr(not(debug_assertions), inline)]
-    fn cache(&self, _: usize) -> Result<Cache<'_>, ShaderError> {
-        Err(ShippedAsWgsl.into())
-    }
+    no_spirv!();
 
     #[cfg_attr(not(debug_assertions), inline)]
     fn wgsl(&self, _: usize) -> Result<Option<&str>, ShaderError> {

@@ -1,7 +1,6 @@
-//! Hot reload's hook in the runtime (feature `hot-reload`): where newer
-//! SPIR-V for a shader is published, and how the program learns that it
-//! was. The watcher and the compiler are the `smolv-reload` crate (it
-//! depends on smolv-build, which depends on this crate).
+//! Hot reload's hook (feature `hot-reload`): where newer SPIR-V for a
+//! shader is published, and how the program learns that it was; the
+//! watcher and the compiler are the `smolv-reload` crate.
 //!
 //! Once a shader has new words, [`Shader::decode`](crate::Shader::decode),
 //! [`decode_cached`](crate::Shader::decode_cached),
@@ -132,13 +131,12 @@ static GENERATION: AtomicU64 = AtomicU64::new(0);
 /// shader's version or words are read, so that an edit is seen whole.
 static EDIT: RwLock<()> = RwLock::new(());
 
-/// Publishes new words for every shader of one edit as one change: after
-/// it, each shader's [`decode`](Shader::decode) returns its new words, its
-/// [`version`](Shader::version) is one more, and [`generation`] is one
-/// more for the whole edit; nobody sees some of them changed and others
-/// not. Subscribers hear of each shader, with the same
-/// [`Reloaded::generation`]. A shader named twice is published once, with
-/// the last words given. Returns each entry's new version, in order.
+/// Publishes new words for every shader of one edit at once: each
+/// shader's [`decode`](Shader::decode) returns them and its
+/// [`version`](Shader::version) is one more, [`generation`] is one more,
+/// and subscribers hear of each shader with that [`Reloaded::generation`].
+/// A shader named twice gets the last words given. Returns each entry's
+/// new version, in order.
 ///
 /// # Errors
 /// [`PublishError::NotSpirv`] if any of the words are not a SPIR-V
@@ -186,8 +184,8 @@ pub fn publish_together<'a>(edit: impl IntoIterator<Item = (&'a Shader, Vec<u32>
     Ok(places.into_iter().map(|place| changes[place].1).collect())
 }
 
-/// Each shader of `edit` once (by address), where it is first named, with
-/// the last words given for it; and each entry's index in that list.
+/// Each shader of `edit` once (by address) with its last words, and each
+/// entry's index in that list.
 fn last_words_of_each(edit: Vec<(&Shader, Vec<u32>)>) -> (Vec<(&Shader, Vec<u32>)>, Vec<usize>) {
     let mut unique: Vec<(&Shader, Vec<u32>)> = Vec::with_capacity(edit.len());
     let mut places = Vec::with_capacity(edit.len());
@@ -233,7 +231,7 @@ pub fn generation() -> u64 {
 /// One shader's hot-reload state: its origin, and its latest words.
 #[derive(Debug)]
 pub(crate) struct State {
-    origin: Option<&'static Origin>,
+    pub(super) origin: Option<&'static Origin>,
     version: AtomicU64,
     latest: Mutex<Option<&'static [u32]>>,
 }
@@ -241,11 +239,6 @@ pub(crate) struct State {
 impl State {
     pub(crate) const fn new(origin: Option<&'static Origin>) -> Self {
         Self { origin, version: AtomicU64::new(0), latest: Mutex::new(None) }
-    }
-
-    #[inline]
-    pub(crate) fn origin(&self) -> Option<&'static Origin> {
-        self.origin
     }
 
     #[inline]

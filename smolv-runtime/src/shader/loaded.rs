@@ -87,15 +87,14 @@ fn shader_from_container(
 ) -> Result<Shader, ContainerError> {
     let container = Container::parse(bytes.get())?;
     container.reflection()?;
-    if container.dictionary_id() != 0 {
-        let found = match &dictionary {
-            Some(d) if d.id() == container.dictionary_id() => None,
-            Some(_) => Some("a different dictionary was given"),
-            None => Some("no dictionary was given"),
-        };
-        if let Some(found) = found {
-            return Err(ContainerError::DictionaryMismatch { expected: container.dictionary_id(), found });
-        }
+    let found = match &dictionary {
+        _ if container.dictionary_id() == 0 => None,
+        Some(d) if d.id() == container.dictionary_id() => None,
+        Some(_) => Some("a different dictionary was given"),
+        None => Some("no dictionary was given"),
+    };
+    if let Some(found) = found {
+        return Err(ContainerError::DictionaryMismatch { expected: container.dictionary_id(), found });
     }
     let reflection_at = container.reflection_bytes().as_ptr() as usize - bytes.get().as_ptr() as usize;
     let reflection = bytes.slice(reflection_at, reflection_at + container.reflection_bytes().len());

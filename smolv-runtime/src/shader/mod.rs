@@ -50,9 +50,8 @@ type OriginOf = hot_reload::Origin;
 #[cfg(not(feature = "hot-reload"))]
 type OriginOf = ();
 
-/// Where a shader's bytes come from. Two levels, so that a raw shader is
-/// as small as the `(&str, &[u8])` of an `include_bytes!` table: the tag
-/// hides in the name's pointer (tested below).
+/// Where a shader's bytes come from: two levels, so that a raw shader is
+/// as small as a `(&str, &[u8])` (tested below).
 #[derive(Debug)]
 pub(crate) enum Source {
     /// Raw SPIR-V words, checked when the binary was compiled
@@ -84,39 +83,9 @@ impl Encoded {
     }
 
     #[inline]
-    fn name(&self) -> &str {
-        let (source, index) = self.parts();
-        source.name(index)
-    }
-
-    #[inline]
-    fn stored_bytes(&self) -> &[u8] {
-        let (source, index) = self.parts();
-        source.stored(index)
-    }
-
-    #[inline]
-    fn spirv_len(&self) -> usize {
-        let (source, index) = self.parts();
-        source.spirv_len(index)
-    }
-
-    #[inline]
-    fn decode(&self, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
-        let (source, index) = self.parts();
-        source.decode(index, options, out)
-    }
-
-    #[inline]
     fn decode_cached(&self) -> Result<&[u32], ShaderError> {
         let (source, index) = self.parts();
         crate::embed::decode_cached(source, index)
-    }
-
-    #[inline]
-    fn wgsl(&self) -> Result<Option<&str>, ShaderError> {
-        let (source, index) = self.parts();
-        source.wgsl(index)
     }
 
     /// A loaded container's stored reflection and content hash.
@@ -124,6 +93,27 @@ impl Encoded {
     fn recorded(&self) -> Option<(&[u8], ContentHash)> {
         self.parts().0.recorded()
     }
+}
+
+/// `Encoded`'s methods that call its source's method of the same name on its module.
+macro_rules! forward {
+    ($($name:ident($($arg:ident: $ty:ty),*) -> $out:ty;)*) => {
+        impl Encoded {$(
+            #[inline]
+            fn $name(&self, $($arg: $ty),*) -> $out {
+                let (source, index) = self.parts();
+                source.$name(index, $($arg),*)
+            }
+        )*}
+    };
+}
+
+forward! {
+    name() -> &str;
+    stored() -> &[u8];
+    spirv_len() -> usize;
+    decode(options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError>;
+    wgsl() -> Result<Option<&str>, ShaderError>;
 }
 
 /// Prints the name and index without `Debug` in the kinds' vtables.
@@ -158,11 +148,9 @@ macro_rules! constructors {
     )*};
 }
 
-/// One shader: its stored bytes, its reflection, and how to decode it.
-///
-/// Decoding allocates only the output; [`Shader::decode_into`] reuses a
-/// buffer, and [`Shader::decode_cached`] decodes once and keeps the result
-/// with what it decodes (raw SPIR-V is served from the binary).
+/// One shader: its stored bytes, its reflection, and how to decode it
+/// ([`Shader::decode_into`] reuses a buffer, [`Shader::decode_cached`]
+/// decodes once).
 #[derive(Debug)]
 pub struct Shader {
     source: Source,
@@ -232,17 +220,14 @@ impl Shader {
     pub fn stored_bytes(&self) -> &[u8] {
         match &self.source {
             Source::Raw { words, .. } => bytemuck::cast_slice(words),
-            Source::Encoded(encoded) => encoded.stored_bytes(),
+            Source::Encoded(encoded) => encoded.stored(),
         }
     }
 
     /// Stage, entry point, bindings, push constants, spec constants and
-    /// interface, parsed on each call. Loaded containers store it; embedded
-    /// shaders read it from their SPIR-V ([`Reflection::from_spirv`]).
-    ///
-    /// Names are empty where the build stripped debug info, unless it kept
-    /// them (`smolv_build::Config::keep_interface_names`): look resources
-    /// up by set and binding.
+    /// interface, parsed on each call from the container or the SPIR-V
+    /// ([`Reflection::from_spirv`]). Names are empty where the build
+    /// stripped them (see `smolv_build::Config::keep_interface_names`).
     ///
     /// ```
     /// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
@@ -406,15 +391,11 @@ impl Shader {
         }
     }
 
-    /// The shader's WGSL, where a build for wgpu (`Config::for_wgpu`)
-    /// shipped WGSL for it; `None` where it shipped SPIR-V, which
-    /// [`decode`](Self::decode) gives. A shader shipped as WGSL has no
-    /// SPIR-V: its `decode` fails with
-    /// [`ShippedAsWgsl`](crate::ShaderErrorKind::ShippedAsWgsl) until hot
-    /// reload publishes SPIR-V for it.
-    ///
-    /// The text is minified (names but the entry points' and overrides'
-    /// shortened), as naga wrote it from the SPIR-V.
+    /// The shader's minified WGSL, where a build for wgpu
+    /// (`Config::for_wgpu`) shipped it; `None` where it shipped SPIR-V.
+    /// A shader shipped as WGSL has no SPIR-V: its [`decode`](Self::decode)
+    /// fails with [`ShippedAsWgsl`](crate::ShaderErrorKind::ShippedAsWgsl)
+    /// until hot reload publishes SPIR-V for it.
     ///
     /// ```
     /// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
@@ -449,13 +430,11 @@ impl Shader {
     #[cfg(feature = "hot-reload")]
     #[inline]
     pub fn origin(&self) -> Option<&'static hot_reload::Origin> {
-        self.reload.origin()
+        self.reload.origin
     }
 
     /// How many times new words were published for this shader
-    /// (`Shader::publish`, feature `hot-reload`): 0 while it is as built,
-    /// and always without the feature, so that a rebuild loop needs no
-    /// `#[cfg]`.
+    /// (`Shader::publish`, feature `hot-reload`); always 0 without it.
     ///
     /// ```
     /// # let (spirv, set) = smolv_runtime::shader::doc_example_set();

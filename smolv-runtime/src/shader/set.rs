@@ -72,10 +72,8 @@ enum SetSource {
 }
 
 /// Many shaders: what `include_shaders!` embeds, and what
-/// `cargo smolv pack` writes as an asset file (a bundle). Looking one up is
-/// a binary search by name; decoding one never decodes the others. An
-/// embedded stream or dictionary is unpacked on first decode, once; a
-/// bundle is checked when it is loaded.
+/// `cargo smolv pack` writes as an asset file (a bundle). Decoding one
+/// never decodes the others.
 ///
 /// ```text
 /// smolv_runtime::include_shaders!(static ALL);
@@ -159,9 +157,8 @@ impl ShaderSet {
     #[inline]
     pub fn shaders(&self) -> &[Shader] {
         match &self.source.0 {
-            SetSource::Embedded { shaders, .. } => shaders,
+            SetSource::Embedded { shaders, .. } | SetSource::Words { shaders, .. } => shaders,
             SetSource::Made(made) => (made.make)(made),
-            SetSource::Words { shaders, .. } => shaders,
             #[cfg(feature = "zstd-fast")]
             SetSource::Bundle { shaders, .. } => shaders,
         }
@@ -261,9 +258,8 @@ pub fn leaked_embedded_set(set: EmbeddedSet) -> ShaderSet {
     ShaderSet::embedded(set, shaders.leak())
 }
 
-/// The shaders of a large embedded set, made on first access and kept for
-/// the life of the program. Their code (about 1 KB) is behind `make`,
-/// which only `new` names, so only such sets link it. Not a stable API.
+/// The shaders of a large embedded set, made on first access; `make`,
+/// which only `new` names, is linked only by such sets. Not a stable API.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct LazyShaders {

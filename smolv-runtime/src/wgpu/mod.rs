@@ -1,19 +1,9 @@
-//! The wgpu layer (feature `wgpu`): shader modules, layouts, constants and
-//! hot reload for programs that draw through [wgpu](https://wgpu.rs).
-//!
-//! - **Modules.** [`create_shader_module`] hands wgpu the WGSL the build
-//!   shipped for wgpu targets, else the SPIR-V (feature `wgpu-spirv`);
-//!   [`create_shader_module_passthrough`] passes the words untouched.
-//! - **Layouts.** [`BindGroupLayouts`] reads a pipeline's bind-group layout
-//!   entries and immediates size from its shaders; [`LayoutOptions`] says
-//!   what SPIR-V cannot. [`VertexBuffers`] turns the generated
-//!   `VERTEX_LAYOUT` constants into wgpu's vertex buffer layouts.
-//! - **Constants.** [`Overrides`] maps spec constants to wgpu's
-//!   pipeline-overridable `constants`.
-//! - **Hot reload.** [`ShaderModules`] remakes the modules of changed
-//!   shaders.
-//! - **Pipeline cache.** [`PipelineCacheFile`] keeps wgpu's
-//!   `PipelineCache` in a file per adapter between runs ([`CacheLoad`]).
+//! The wgpu layer (feature `wgpu`) for programs that draw through
+//! [wgpu](https://wgpu.rs): shader modules ([`create_shader_module`],
+//! [`create_shader_module_passthrough`]), layouts ([`BindGroupLayouts`],
+//! [`LayoutOptions`], [`VertexBuffers`]), spec constants as overrides
+//! ([`Overrides`]), hot reload ([`ShaderModules`]) and a pipeline cache
+//! file ([`PipelineCacheFile`], [`CacheLoad`]).
 //!
 //! ```no_run
 //! # fn example(device: &wgpu::Device, format: wgpu::TextureFormat) -> Result<(), Box<dyn std::error::Error>> {

@@ -1,15 +1,7 @@
 //! wgpu's `PipelineCache` persisted to a file per adapter:
-//! [`PipelineCacheFile`].
-//!
-//! The file records, around wgpu's data, the adapter and driver it was
-//! written on, and only data that comes back whole and for this adapter
-//! and driver reaches wgpu:
-//!
-//! | offset | size | field                                                 |
-//! |-------:|-----:|-------------------------------------------------------|
-//! | 0      | 56   | the header `pipeline_cache_file` describes: magic `SMOLVWPC`, format version (1), the body's length and BLAKE3 hash |
-//! | 56     | ...  | the adapter record (below)                            |
-//! | ...    | ...  | wgpu's data (`PipelineCache::get_data`)               |
+//! [`PipelineCacheFile`]. The body, after the header `pipeline_cache_file`
+//! describes (magic `SMOLVWPC`, version 1), is the adapter record, then
+//! wgpu's data (`PipelineCache::get_data`).
 //!
 //! The adapter record is, in order: the backend, the vendor and device ids
 //! (each a `u32`, little-endian), the device type, the adapter's name, the
@@ -44,7 +36,6 @@ struct Identity {
     driver_info: String,
 }
 
-/// `text`, cut to [`MAX_FIELD`] bytes at a character boundary.
 fn bounded(text: &str) -> String {
     let mut end = text.len().min(MAX_FIELD);
     while !text.is_char_boundary(end) {
@@ -53,8 +44,7 @@ fn bounded(text: &str) -> String {
     text[..end].to_owned()
 }
 
-/// `text` quoted and escaped for a message, at most [`SHOWN_CHARS`]
-/// characters of it.
+/// `text` quoted and escaped for a message, cut to [`SHOWN_CHARS`].
 fn shown(text: &str) -> String {
     match text.char_indices().nth(SHOWN_CHARS) {
         Some((end, _)) => format!("{:?}…", &text[..end]),
@@ -75,7 +65,6 @@ impl Identity {
         }
     }
 
-    /// The adapter record's bytes (each text is already [`bounded`]).
     fn to_bytes(&self) -> Vec<u8> {
         let mut bytes = Vec::new();
         let text = |bytes: &mut Vec<u8>, text: &str| {
@@ -94,7 +83,6 @@ impl Identity {
     /// The record at the start of `body`, and what follows it.
     fn read(body: &[u8]) -> Result<(Self, &[u8]), &'static str> {
         let mut reader = Reader(body);
-        // Fields are read in the order written.
         let identity = Self {
             backend: reader.text()?,
             vendor: reader.u32()?,
@@ -107,7 +95,6 @@ impl Identity {
         Ok((identity, reader.0))
     }
 
-    /// The identity as a message shows it, its text escaped and bounded.
     fn describe(&self) -> String {
         format!(
             "{} adapter {:04x}:{:04x} ({}) {} with driver {} {}",
@@ -136,8 +123,6 @@ impl<'b> Reader<'b> {
         self.array().map(u32::from_le_bytes)
     }
 
-    /// A text field, its length checked against [`MAX_FIELD`] before
-    /// anything is copied.
     fn text(&mut self) -> Result<String, &'static str> {
         let len = usize::from(u16::from_le_bytes(self.array()?));
         if len > MAX_FIELD {
@@ -169,10 +154,8 @@ fn wgpu_data<'f>(path: &Path, file: &'f [u8], this: &Identity) -> Result<&'f [u8
 /// adapter in a directory of the program's.
 ///
 /// wgpu offers [`wgpu::PipelineCache`] on its Vulkan backend only, with
-/// [`wgpu::Features::PIPELINE_CACHE`]. The file is used only when it is
-/// whole (its length and BLAKE3 hash match) and records this adapter and
-/// driver; anything else is ignored with a reason ([`CacheLoad::Ignored`])
-/// and the cache starts empty. Saving is atomic.
+/// [`wgpu::Features::PIPELINE_CACHE`]. A file that is not whole or not for
+/// this adapter and driver is ignored ([`CacheLoad::Ignored`]).
 ///
 /// ```no_run
 /// # fn example(device: &wgpu::Device, descriptor: &wgpu::ComputePipelineDescriptor<'_>) -> Result<(), Box<dyn std::error::Error>> {
