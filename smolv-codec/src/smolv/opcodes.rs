@@ -23,12 +23,9 @@ pub(crate) const OPS_KNOWN_V1: usize = 367;
 /// The `Offset` member decoration, whose operand is delta-coded within a run.
 pub(crate) const DECORATION_OFFSET: u32 = 35;
 
-/// Operand layout of one opcode.
+/// Operand layout of one opcode, in one byte: bits 0–2 the flags, 3–6 the id deltas.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct OpLayout {
-    flags: u8,
-    id_deltas: u8,
-}
+pub(crate) struct OpLayout(u8);
 
 const NONE: u8 = 0;
 const RESULT: u8 = 1;
@@ -40,7 +37,7 @@ const UNKNOWN: OpLayout = OpLayout::new(NONE, 0);
 
 impl OpLayout {
     const fn new(flags: u8, id_deltas: u8) -> Self {
-        Self { flags, id_deltas }
+        Self(flags | id_deltas << 3)
     }
 
     /// Looks up `opcode` in the table of a version that knows `known_ops` opcodes.
@@ -53,25 +50,25 @@ impl OpLayout {
     /// A result id follows (after the type id), as a zigzag delta from the previous.
     #[inline]
     pub(crate) const fn has_result(self) -> bool {
-        self.flags & RESULT != 0
+        self.0 & RESULT != 0
     }
 
     /// A result type id follows the opcode word, stored as a plain varint.
     #[inline]
     pub(crate) const fn has_type(self) -> bool {
-        self.flags & TYPE != 0
+        self.0 & TYPE != 0
     }
 
     /// Remaining operands are varints rather than raw little-endian words.
     #[inline]
     pub(crate) const fn varint_rest(self) -> bool {
-        self.flags & VARINT_REST != 0
+        self.0 & VARINT_REST != 0
     }
 
     /// How many operands after type and result are ids stored as deltas.
     #[inline]
     pub(crate) const fn id_deltas(self) -> usize {
-        self.id_deltas as usize
+        (self.0 >> 3) as usize
     }
 }
 
@@ -123,36 +120,28 @@ const TABLE_SIZE: usize = 512;
 
 /// How one opcode is written, in one word so the hot loops do a single
 /// table load: bits 0–15 [`OpCoding::mapped`], 16–19 the minimum length,
-/// 20–22 the layout flags, 23 the compact shuffle, 24–27 the id deltas.
+/// 20–26 the [`OpLayout`], 27 the compact shuffle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct OpCoding(u32);
 
-const COMPACT_SHUFFLE: u32 = 1 << 23;
+const COMPACT_SHUFFLE: u32 = 1 << 27;
 
 impl OpCoding {
     const fn from_fields(mapped: u32, min_len: u32, layout: OpLayout, compact: bool) -> Self {
         let compact = if compact { COMPACT_SHUFFLE } else { 0 };
-        Self(
-            (mapped & 0xFFFF) | min_len << 16 | (layout.flags as u32) << 20 | compact | (layout.id_deltas as u32) << 24,
-        )
+        Self((mapped & 0xFFFF) | min_len << 16 | (layout.0 as u32) << 20 | compact)
     }
 
     /// How the encoder writes `opcode` (or the compact shuffle) in the current version.
     #[inline]
     pub(crate) fn for_encoding(opcode: u32) -> Self {
-        match ENCODING.get(opcode as usize) {
-            Some(coding) => *coding,
-            None => Self::encoding(opcode),
-        }
+        ENCODING.get(opcode as usize).copied().unwrap_or_else(|| Self::encoding(opcode))
     }
 
     /// What the decoder makes of stored opcode value `stored`, given its version's table.
     #[inline]
     pub(crate) fn for_decoding(stored: u32, table: &DecodingTable) -> Self {
-        match table.codings.get(stored as usize) {
-            Some(coding) => *coding,
-            None => Self::decoding(stored, table.known_ops),
-        }
+        table.codings.get(stored as usize).copied().unwrap_or_else(|| Self::decoding(stored, table.known_ops))
     }
 
     const fn encoding(opcode: u32) -> Self {
@@ -182,7 +171,7 @@ impl OpCoding {
     /// Operand layout.
     #[inline]
     pub(crate) const fn layout(self) -> OpLayout {
-        OpLayout::new((self.0 >> 20 & 0x7) as u8, (self.0 >> 24 & 0xF) as u8)
+        OpLayout((self.0 >> 20 & 0x7F) as u8)
     }
 
     /// Whether the stream holds the compact vector shuffle pseudo-opcode.
