@@ -297,11 +297,8 @@ fn parse_header_and_index(bytes: &[u8]) -> Result<(Option<Span>, Vec<IndexEntry>
         if container.0 < index_end || container.1 > bytes.len() || !container.0.is_multiple_of(4) {
             return Err(corrupt("an entry lies outside the container area"));
         }
-        if let Some(prev) = index.last() {
-            let prev: &IndexEntry = prev;
-            if bytes[prev.name.0..prev.name.1] >= bytes[name.0..name.1] {
-                return Err(corrupt("index names are not sorted and unique"));
-            }
+        if index.last().is_some_and(|prev: &IndexEntry| bytes[prev.name.0..prev.name.1] >= bytes[name.0..name.1]) {
+            return Err(corrupt("index names are not sorted and unique"));
         }
         index.push(IndexEntry { name, container });
         at = name.1.next_multiple_of(4);

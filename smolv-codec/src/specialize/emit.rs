@@ -199,8 +199,7 @@ impl Specialization<'_> {
 
     fn frozen_or_constant(&self, id: u32) -> bool {
         let a = self.analysis;
-        self.frozen.get(id as usize).copied().unwrap_or(false)
-            || a.def_of(id).is_some_and(|d| matches!(a.insts[d].opcode, 41..=46))
+        self.is_frozen(id) || a.def_of(id).is_some_and(|d| matches!(a.insts[d].opcode, 41..=46))
     }
 
     /// Folds `opcode operands...` (as in `OpSpecConstantOp`, or the words
