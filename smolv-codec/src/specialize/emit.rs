@@ -303,15 +303,13 @@ impl Specialization<'_> {
             if opcode == OP_DECORATE && words.get(2) == Some(&1) && self.is_frozen(words[1]) {
                 continue; // SpecId on what is now a constant
             }
-            match (opcode, words.get(2)) {
+            let constant = match (opcode, words.get(2)) {
                 (48..=52, Some(&id)) if self.is_frozen(id) => {
-                    match self.constant_words(words[1], id, (opcode == 50).then_some(words)) {
-                        Some(constant) => out.push(Out::New(constant)),
-                        None => out.push(Out::Keep(index)),
-                    }
+                    self.constant_words(words[1], id, (opcode == 50).then_some(words))
                 }
-                _ => out.push(Out::Keep(index)),
-            }
+                _ => None,
+            };
+            out.push(constant.map_or(Out::Keep(index), Out::New));
         }
         for &id in &self.folded_locals {
             if let Some(def) = a.def_of(id)
@@ -538,8 +536,7 @@ impl Specialization<'_> {
         let (live, merge) = (edge.1[0], edge.1[1]);
         let terminator = match words[0] & 0xFFFF {
             OP_BRANCH_CONDITIONAL => {
-                let true_target = if words[2] == live { live } else { merge };
-                let false_target = if words[2] == live { merge } else { live };
+                let (true_target, false_target) = if words[2] == live { (live, merge) } else { (merge, live) };
                 instruction(OP_BRANCH_CONDITIONAL, &[words[1], true_target, false_target])
             }
             _ => instruction(OP_SWITCH, &[words[1], live]),
