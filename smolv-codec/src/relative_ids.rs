@@ -1,17 +1,8 @@
-//! Relative ids: SPIR-V that compresses again.
-//!
-//! Word for word in place, this stores:
-//!
-//! - each result id as the zigzag-coded step from the previous result id,
-//!   less one (an instruction after the previous one: `0`);
-//! - the ids that SMOL-V codes as deltas as the result id (or the previous
-//!   result id, for instructions without one) minus the id, wrapping;
-//! - the target of `OpDecorate` and `OpMemberDecorate` as the zigzag-coded
-//!   step from the previous decoration's target;
-//! - every other word as it is.
-//!
-//! The output is as long as the input; the point is what a general-purpose
-//! compressor makes of it (`docs/size.md`, `docs/format.md`).
+//! Relative ids: SPIR-V that compresses again. Word for word in place,
+//! result ids and decoration targets become zigzag-coded steps from the
+//! previous ones, and the ids SMOL-V codes as deltas differences from the
+//! result id (the rules: `docs/format.md`; what compressors make of it:
+//! `docs/size.md`).
 //!
 //! ```
 //! use smolv_codec::relative_ids;

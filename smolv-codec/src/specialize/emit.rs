@@ -248,9 +248,7 @@ impl Specialization<'_> {
             }
             let (ty, id) = (words[1], words[2]);
             let Some(scalar) = scalar_type(a, ty) else { continue };
-            let mut op_and_operands = Vec::with_capacity(words.len() - 2);
-            op_and_operands.push(opcode);
-            op_and_operands.extend_from_slice(&words[3..]);
+            let op_and_operands: Vec<u32> = core::iter::once(opcode).chain(words[3..].iter().copied()).collect();
             if let Some(bits) = self.fold_operation(Some(scalar), &op_and_operands) {
                 self.fold_local(id, Known::Scalar(scalar, bits));
             }
