@@ -178,17 +178,12 @@ impl Container<'_> {
             }
             Codec::Smolv => Ok(decode_into(self.payload(), out, &smolv_options)?),
             Codec::SmolvZstd | Codec::SmolvZstdDictionary => {
+                let mismatch = |found| ContainerError::DictionaryMismatch { expected: self.dictionary_id(), found };
                 let dictionary = match (self.codec(), dictionary) {
                     (Codec::SmolvZstd, _) => None,
                     (_, Some(d)) if d.id() == self.dictionary_id() => Some(d),
-                    (_, given) => {
-                        let found = if given.is_some() {
-                            "a different dictionary was given"
-                        } else {
-                            "no dictionary was given"
-                        };
-                        return Err(ContainerError::DictionaryMismatch { expected: self.dictionary_id(), found });
-                    }
+                    (_, Some(_)) => return Err(mismatch("a different dictionary was given")),
+                    (_, None) => return Err(mismatch("no dictionary was given")),
                 };
                 SCRATCH.with(|cell| {
                     let mut slot = cell.borrow_mut();
