@@ -1,17 +1,8 @@
-//! Relative ids: SPIR-V that compresses again.
-//!
-//! Word for word in place, this stores:
-//!
-//! - each result id as the zigzag-coded step from the previous result id,
-//!   less one (an instruction after the previous one: `0`);
-//! - the ids that SMOL-V codes as deltas as the result id (or the previous
-//!   result id, for instructions without one) minus the id, wrapping;
-//! - the target of `OpDecorate` and `OpMemberDecorate` as the zigzag-coded
-//!   step from the previous decoration's target;
-//! - every other word as it is.
-//!
-//! The output is as long as the input; the point is what a general-purpose
-//! compressor makes of it (`docs/size.md`, `docs/format.md`).
+//! Relative ids: SPIR-V that compresses again. Word for word in place,
+//! result ids and decoration targets become zigzag-coded steps from the
+//! previous ones, and the ids SMOL-V codes as deltas differences from the
+//! result id (the rules: `docs/format.md`; what compressors make of it:
+//! `docs/size.md`).
 //!
 //! ```
 //! use smolv_codec::relative_ids;
@@ -68,27 +59,6 @@ impl core::fmt::Display for RelativeIdsError {
 }
 
 impl core::error::Error for RelativeIdsError {}
-
-/// SMOL-V's layout (version 1) of each opcode, one byte each: bit 0 a
-/// result id, bit 1 a result type, bits 2–5 how many ids are relative.
-const LAYOUTS: [u8; OPS_KNOWN_V1] = {
-    let mut table = [0; OPS_KNOWN_V1];
-    let mut opcode = 0;
-    while opcode < OPS_KNOWN_V1 {
-        // `opcode` < 367 and `id_deltas` < 16 (asserted): neither narrowing loses bits.
-        #[allow(clippy::cast_possible_truncation)]
-        let layout = OpLayout::of(opcode as u32, OPS_KNOWN_V1);
-        #[allow(clippy::cast_possible_truncation)]
-        let deltas = layout.id_deltas() as u8;
-        assert!(deltas < 16, "an opcode deltas more ids than LAYOUTS holds");
-        table[opcode] = (layout.has_result() as u8) | (layout.has_type() as u8) << 1 | deltas << 2;
-        opcode += 1;
-    }
-    table
-};
-
-const RESULT: u8 = 1;
-const TYPE: u8 = 2;
 
 /// Converts SPIR-V `words` to relative ids in place; on error they are
 /// left partly converted.
@@ -168,19 +138,20 @@ fn convert<const DECODE: bool>(words: &mut [u32]) -> Result<(), RelativeIdsError
             spirv::instruction_end(words.len(), at, first).map_err(|_| RelativeIdsError::BadInstruction { at })?;
         let opcode = spirv::split_first_word(first).1;
         let operands = &mut words[at + 1..end];
-        let layout = LAYOUTS.get(opcode as usize).copied().unwrap_or(0);
-        let has_type = usize::from(layout & TYPE != 0);
+        // SMOL-V's layout (version 1) of the opcode, from its 367-byte table.
+        let layout = OpLayout::of(opcode, OPS_KNOWN_V1);
+        let has_type = usize::from(layout.has_type());
         // The one word stored as a zigzag-coded step, the running id it
         // steps from, and what a step of 0 means; the relative ids follow it.
         let (step_at, slot, bias) = if matches!(opcode, op::DECORATE | op::MEMBER_DECORATE) {
             (0, 1, 0)
-        } else if layout & RESULT != 0 {
+        } else if layout.has_result() {
             (has_type, 0, 1)
         } else {
             (usize::MAX, 0, 0)
         };
         let relative_from = if step_at == usize::MAX { has_type } else { step_at + 1 };
-        let relative_end = relative_from + usize::from(layout >> 2);
+        let relative_end = relative_from + layout.id_deltas();
         // In order: the result id changes partway.
         for (index, word) in operands.iter_mut().enumerate() {
             if index == step_at {

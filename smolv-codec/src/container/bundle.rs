@@ -45,11 +45,8 @@ pub struct Bundle<'a> {
 /// A bundle entry: its name and its container.
 ///
 /// ```
-/// # use smolv_codec::container::{Bundle, BundleBuilder, ContainerBuilder};
-/// # use smolv_format::reflect::{Reflection, ShaderStage};
-/// # let spirv = smolv_codec::doc_example_module();
-/// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-/// # let bytes = BundleBuilder::new().add("blur.comp", container.clone()).add("sky.comp", container.clone()).build()?;
+/// # use smolv_codec::container::Bundle;
+/// # let (spirv, bytes) = smolv_codec::container::doc_example_bundle()?;
 /// let bundle = Bundle::parse(&bytes)?;
 /// for entry in bundle.entries() {
 ///     let entry = entry?;
@@ -71,11 +68,8 @@ impl<'a> Bundle<'a> {
     /// Parses a bundle held in memory. The dictionary is copied out.
     ///
     /// ```
-    /// # use smolv_codec::container::{Bundle, BundleBuilder, ContainerBuilder};
-    /// # use smolv_format::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_codec::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-    /// # let bytes = BundleBuilder::new().add("blur.comp", container.clone()).add("sky.comp", container.clone()).build()?;
+    /// # use smolv_codec::container::Bundle;
+    /// # let (spirv, bytes) = smolv_codec::container::doc_example_bundle()?;
     /// assert_eq!(Bundle::parse(&bytes)?.len(), 2);
     /// assert!(Bundle::parse(b"SMVC").is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -97,11 +91,8 @@ impl<'a> Bundle<'a> {
     /// The number of shaders.
     ///
     /// ```
-    /// # use smolv_codec::container::{Bundle, BundleBuilder, ContainerBuilder};
-    /// # use smolv_format::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_codec::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-    /// # let bytes = BundleBuilder::new().add("blur.comp", container.clone()).add("sky.comp", container.clone()).build()?;
+    /// # use smolv_codec::container::Bundle;
+    /// # let (spirv, bytes) = smolv_codec::container::doc_example_bundle()?;
     /// assert_eq!(Bundle::parse(&bytes)?.len(), 2);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -123,11 +114,8 @@ impl<'a> Bundle<'a> {
     /// The shared dictionary, if the shaders use one.
     ///
     /// ```
-    /// # use smolv_codec::container::{Bundle, BundleBuilder, ContainerBuilder};
-    /// # use smolv_format::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_codec::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-    /// # let bytes = BundleBuilder::new().add("blur.comp", container.clone()).add("sky.comp", container.clone()).build()?;
+    /// # use smolv_codec::container::Bundle;
+    /// # let (spirv, bytes) = smolv_codec::container::doc_example_bundle()?;
     /// assert!(Bundle::parse(&bytes)?.dictionary().is_none(), "built without one");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -138,11 +126,8 @@ impl<'a> Bundle<'a> {
     /// Shader names, sorted.
     ///
     /// ```
-    /// # use smolv_codec::container::{Bundle, BundleBuilder, ContainerBuilder};
-    /// # use smolv_format::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_codec::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-    /// # let bytes = BundleBuilder::new().add("blur.comp", container.clone()).add("sky.comp", container.clone()).build()?;
+    /// # use smolv_codec::container::Bundle;
+    /// # let (spirv, bytes) = smolv_codec::container::doc_example_bundle()?;
     /// let bundle = Bundle::parse(&bytes)?;
     /// assert_eq!(bundle.names().collect::<Vec<_>>(), ["blur.comp", "sky.comp"]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -154,11 +139,8 @@ impl<'a> Bundle<'a> {
     /// Every entry, sorted by name.
     ///
     /// ```
-    /// # use smolv_codec::container::{Bundle, BundleBuilder, ContainerBuilder};
-    /// # use smolv_format::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_codec::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-    /// # let bytes = BundleBuilder::new().add("blur.comp", container.clone()).add("sky.comp", container.clone()).build()?;
+    /// # use smolv_codec::container::Bundle;
+    /// # let (spirv, bytes) = smolv_codec::container::doc_example_bundle()?;
     /// let bundle = Bundle::parse(&bytes)?;
     /// let total: usize = bundle.entries().map(|e| e.map(|e| e.container.decoded_len())).sum::<Result<_, _>>()?;
     /// assert_eq!(total, 2 * spirv.len() * 4);
@@ -174,11 +156,8 @@ impl<'a> Bundle<'a> {
     /// The container named `name`; a miss suggests the closest names.
     ///
     /// ```
-    /// # use smolv_codec::container::{Bundle, BundleBuilder, ContainerBuilder};
-    /// # use smolv_format::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_codec::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-    /// # let bytes = BundleBuilder::new().add("blur.comp", container.clone()).add("sky.comp", container.clone()).build()?;
+    /// # use smolv_codec::container::Bundle;
+    /// # let (spirv, bytes) = smolv_codec::container::doc_example_bundle()?;
     /// let bundle = Bundle::parse(&bytes)?;
     /// assert_eq!(bundle.get("sky.comp")?.decoded_len(), spirv.len() * 4);
     /// assert!(bundle.get("sky.frag").unwrap_err().to_string().contains("did you mean \"sky.comp\""));
@@ -194,11 +173,8 @@ impl<'a> Bundle<'a> {
     /// Decodes the shader named `name` with default options.
     ///
     /// ```
-    /// # use smolv_codec::container::{Bundle, BundleBuilder, ContainerBuilder};
-    /// # use smolv_format::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_codec::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-    /// # let bytes = BundleBuilder::new().add("blur.comp", container.clone()).add("sky.comp", container.clone()).build()?;
+    /// # use smolv_codec::container::Bundle;
+    /// # let (spirv, bytes) = smolv_codec::container::doc_example_bundle()?;
     /// assert_eq!(Bundle::parse(&bytes)?.decode("blur.comp")?, spirv);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -212,10 +188,8 @@ impl<'a> Bundle<'a> {
     /// entry's name with its container's, sorted by name.
     ///
     /// ```
-    /// # use smolv_codec::container::{Bundle, BundleBuilder, ContainerBuilder};
-    /// # use smolv_format::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_codec::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # use smolv_codec::container::{Bundle, BundleBuilder};
+    /// # let (spirv, _, container) = smolv_codec::container::doc_example_container()?;
     /// let bytes = BundleBuilder::new().add("blur.comp", container.clone()).build()?;
     /// let bundle = Bundle::parse(&bytes)?;
     /// let (dictionary, mut entries) = bundle.layout();
@@ -242,11 +216,8 @@ impl Bundle<'static> {
     /// Parses a bundle embedded in the binary, borrowing everything.
     ///
     /// ```
-    /// # use smolv_codec::container::{Bundle, BundleBuilder, ContainerBuilder};
-    /// # use smolv_format::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_codec::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-    /// # let built = BundleBuilder::new().add("blur.comp", container).build()?;
+    /// # use smolv_codec::container::Bundle;
+    /// # let (spirv, built) = smolv_codec::container::doc_example_bundle()?;
     /// # let bytes: &'static [u8] = Box::leak(built.into_boxed_slice());
     /// // bytes: &'static [u8], for example include_bytes!("shaders.smvb")
     /// let bundle = Bundle::parse_static(bytes)?;
@@ -260,11 +231,8 @@ impl Bundle<'static> {
     /// Takes ownership of bundle bytes, for example read from an asset file.
     ///
     /// ```
-    /// # use smolv_codec::container::{Bundle, BundleBuilder, ContainerBuilder};
-    /// # use smolv_format::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_codec::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-    /// # let bytes = BundleBuilder::new().add("blur.comp", container.clone()).add("sky.comp", container.clone()).build()?;
+    /// # use smolv_codec::container::Bundle;
+    /// # let (spirv, bytes) = smolv_codec::container::doc_example_bundle()?;
     /// let owned: Bundle<'static> = Bundle::from_vec(bytes)?;
     /// assert_eq!(owned.decode("sky.comp")?, spirv);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -329,11 +297,8 @@ fn parse_header_and_index(bytes: &[u8]) -> Result<(Option<Span>, Vec<IndexEntry>
         if container.0 < index_end || container.1 > bytes.len() || !container.0.is_multiple_of(4) {
             return Err(corrupt("an entry lies outside the container area"));
         }
-        if let Some(prev) = index.last() {
-            let prev: &IndexEntry = prev;
-            if bytes[prev.name.0..prev.name.1] >= bytes[name.0..name.1] {
-                return Err(corrupt("index names are not sorted and unique"));
-            }
+        if index.last().is_some_and(|prev: &IndexEntry| bytes[prev.name.0..prev.name.1] >= bytes[name.0..name.1]) {
+            return Err(corrupt("index names are not sorted and unique"));
         }
         index.push(IndexEntry { name, container });
         at = name.1.next_multiple_of(4);
@@ -397,10 +362,8 @@ impl BundleBuilder {
     /// Adds a container under `name`; a later entry of the same name replaces it.
     ///
     /// ```
-    /// # use smolv_codec::container::{Bundle, BundleBuilder, ContainerBuilder};
-    /// # use smolv_format::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_codec::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # use smolv_codec::container::{Bundle, BundleBuilder};
+    /// # let (spirv, _, container) = smolv_codec::container::doc_example_container()?;
     /// let replaced = BundleBuilder::new().add("a.comp", container.clone()).add("a.comp", container).build()?;
     /// assert_eq!(Bundle::parse(&replaced)?.len(), 1);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -413,10 +376,8 @@ impl BundleBuilder {
     /// Adds a container under `name`, by reference.
     ///
     /// ```
-    /// # use smolv_codec::container::{Bundle, BundleBuilder, ContainerBuilder};
-    /// # use smolv_format::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_codec::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+    /// # use smolv_codec::container::{Bundle, BundleBuilder};
+    /// # let (spirv, _, container) = smolv_codec::container::doc_example_container()?;
     /// let mut builder = BundleBuilder::new();
     /// for name in ["a.comp", "b.comp", "c.comp"] {
     ///     builder.push(name, container.clone());
@@ -438,11 +399,8 @@ impl BundleBuilder {
     /// bytes, or a container, the dictionary or a container's offset passes 4 GiB.
     ///
     /// ```
-    /// # use smolv_codec::container::{Bundle, BundleBuilder, ContainerBuilder};
-    /// # use smolv_format::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_codec::doc_example_module();
-    /// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
-    /// # let bytes = BundleBuilder::new().add("blur.comp", container.clone()).add("sky.comp", container.clone()).build()?;
+    /// # use smolv_codec::container::Bundle;
+    /// # let (spirv, bytes) = smolv_codec::container::doc_example_bundle()?;
     /// let bundle = Bundle::parse(&bytes)?;
     /// assert_eq!(bundle.names().count(), 2);
     /// # Ok::<(), Box<dyn std::error::Error>>(())

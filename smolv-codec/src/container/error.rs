@@ -112,10 +112,8 @@ pub enum ContainerError {
 /// A shader set or bundle has no shader of that name: what `get` returns.
 ///
 /// ```
-/// # use smolv_codec::container::{BundleBuilder, ContainerBuilder, LookupError};
-/// # use smolv_format::reflect::{Reflection, ShaderStage};
-/// # let spirv = smolv_codec::doc_example_module();
-/// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+/// # use smolv_codec::container::{BundleBuilder, LookupError};
+/// # let (spirv, _, container) = smolv_codec::container::doc_example_container()?;
 /// # let bytes = BundleBuilder::new().add("blur.comp", container).build()?;
 /// let bundle = smolv_codec::container::Bundle::parse(&bytes)?;
 /// let Err(LookupError::NotFound(missing)) = bundle.get("blur.com") else { panic!() };
@@ -127,10 +125,8 @@ pub enum ContainerError {
 /// The close names are data, for a program that offers them itself:
 ///
 /// ```
-/// # use smolv_codec::container::{BundleBuilder, ContainerBuilder, LookupError};
-/// # use smolv_format::reflect::{Reflection, ShaderStage};
-/// # let spirv = smolv_codec::doc_example_module();
-/// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+/// # use smolv_codec::container::{BundleBuilder, LookupError};
+/// # let (spirv, _, container) = smolv_codec::container::doc_example_container()?;
 /// # let bytes = BundleBuilder::new().add("blur.comp", container).build()?;
 /// let bundle = smolv_codec::container::Bundle::parse(&bytes)?;
 /// let Err(LookupError::NotFound(close)) = bundle.get("blur.com") else { panic!() };
@@ -140,7 +136,7 @@ pub enum ContainerError {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("no shader named {name:?} in this set{}", DidYouMean(.suggestions))]
+#[error("no shader named {name:?} in this set{}", did_you_mean(.suggestions))]
 #[non_exhaustive]
 pub struct NotFound {
     /// The name asked for.
@@ -164,17 +160,9 @@ impl NotFound {
 }
 
 /// `, did you mean "a" or "b"?`, or nothing for no names.
-struct DidYouMean<'a>(&'a [String]);
-
-impl std::fmt::Display for DidYouMean<'_> {
-    #[inline]
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        for (index, name) in self.0.iter().enumerate() {
-            let before = if index == 0 { ", did you mean " } else { " or " };
-            write!(f, "{before}{name:?}")?;
-        }
-        if self.0.is_empty() { Ok(()) } else { f.write_str("?") }
-    }
+fn did_you_mean(names: &[String]) -> String {
+    let quoted: Vec<String> = names.iter().map(|name| format!("{name:?}")).collect();
+    if quoted.is_empty() { String::new() } else { format!(", did you mean {}?", quoted.join(" or ")) }
 }
 
 /// A shader, set or bundle file that could not be opened, named.
@@ -231,10 +219,8 @@ impl OpenError {
 /// [`Bundle::decode`]: crate::container::Bundle::decode
 ///
 /// ```
-/// # use smolv_codec::container::{Bundle, BundleBuilder, ContainerBuilder, LookupError};
-/// # use smolv_format::reflect::{Reflection, ShaderStage};
-/// # let spirv = smolv_codec::doc_example_module();
-/// # let container = ContainerBuilder::new(&spirv, &Reflection::new(ShaderStage::Compute, "main")).build()?;
+/// # use smolv_codec::container::{Bundle, BundleBuilder, LookupError};
+/// # let (spirv, _, container) = smolv_codec::container::doc_example_container()?;
 /// # let bytes = BundleBuilder::new().add("blur.comp", container).build()?;
 /// let bundle = Bundle::parse(&bytes)?;
 /// assert!(matches!(bundle.get("sky.comp"), Err(LookupError::NotFound(_))));

@@ -119,11 +119,8 @@ impl core::fmt::Display for ContentHash {
 /// A parsed view of one shader container; nothing is copied or decoded.
 ///
 /// ```
-/// # use smolv_codec::container::{Codec, Container, ContainerBuilder};
-/// # use smolv_format::reflect::{Reflection, ShaderStage};
-/// # let spirv = smolv_codec::doc_example_module();
-/// # let reflection = Reflection::new(ShaderStage::Compute, "main");
-/// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+/// # use smolv_codec::container::Container;
+/// # let (spirv, reflection, bytes) = smolv_codec::container::doc_example_container()?;
 /// let container = Container::parse(&bytes)?;
 /// println!("{:?}, {} bytes of SPIR-V, hash {}", container.codec(), container.decoded_len(), container.content_hash());
 /// assert_eq!(container.decode()?, spirv);
@@ -143,11 +140,8 @@ impl<'a> Container<'a> {
     /// Checks the header and splits the container into its parts.
     ///
     /// ```
-    /// # use smolv_codec::container::{Codec, Container, ContainerBuilder};
-    /// # use smolv_format::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_codec::doc_example_module();
-    /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
-    /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+    /// # use smolv_codec::container::Container;
+    /// # let (spirv, reflection, bytes) = smolv_codec::container::doc_example_container()?;
     /// assert!(Container::parse(&bytes).is_ok());
     /// assert!(Container::parse(&bytes[..bytes.len() - 1]).is_err(), "the length must match the header");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -194,11 +188,8 @@ impl<'a> Container<'a> {
     /// How the payload is stored.
     ///
     /// ```
-    /// # use smolv_codec::container::{Codec, Container, ContainerBuilder};
-    /// # use smolv_format::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_codec::doc_example_module();
-    /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
-    /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+    /// # use smolv_codec::container::{Codec, Container};
+    /// # let (spirv, reflection, bytes) = smolv_codec::container::doc_example_container()?;
     /// assert_eq!(Container::parse(&bytes)?.codec(), Codec::SmolvZstd, "the builder's default");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -209,11 +200,8 @@ impl<'a> Container<'a> {
     /// Size of the decoded SPIR-V in bytes.
     ///
     /// ```
-    /// # use smolv_codec::container::{Codec, Container, ContainerBuilder};
-    /// # use smolv_format::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_codec::doc_example_module();
-    /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
-    /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+    /// # use smolv_codec::container::Container;
+    /// # let (spirv, reflection, bytes) = smolv_codec::container::doc_example_container()?;
     /// assert_eq!(Container::parse(&bytes)?.decoded_len(), spirv.len() * 4);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -224,11 +212,8 @@ impl<'a> Container<'a> {
     /// The zstd dictionary the payload needs, or 0.
     ///
     /// ```
-    /// # use smolv_codec::container::{Codec, Container, ContainerBuilder};
-    /// # use smolv_format::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_codec::doc_example_module();
-    /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
-    /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+    /// # use smolv_codec::container::Container;
+    /// # let (spirv, reflection, bytes) = smolv_codec::container::doc_example_container()?;
     /// assert_eq!(Container::parse(&bytes)?.dictionary_id(), 0, "no dictionary");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -240,11 +225,8 @@ impl<'a> Container<'a> {
     ///
     /// ```
     /// # use smolv_codec::container::ContentHash;
-    /// # use smolv_codec::container::{Codec, Container, ContainerBuilder};
-    /// # use smolv_format::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_codec::doc_example_module();
-    /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
-    /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+    /// # use smolv_codec::container::Container;
+    /// # let (spirv, reflection, bytes) = smolv_codec::container::doc_example_container()?;
     /// assert_eq!(Container::parse(&bytes)?.content_hash(), ContentHash::of_spirv(&spirv));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -255,11 +237,8 @@ impl<'a> Container<'a> {
     /// The stored payload bytes.
     ///
     /// ```
-    /// # use smolv_codec::container::{Codec, Container, ContainerBuilder};
-    /// # use smolv_format::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_codec::doc_example_module();
-    /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
-    /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+    /// # use smolv_codec::container::Container;
+    /// # let (spirv, reflection, bytes) = smolv_codec::container::doc_example_container()?;
     /// let container = Container::parse(&bytes)?;
     /// let smolv = zstd::bulk::decompress(container.payload(), 1 << 20)?;
     /// assert_eq!(smolv_codec::decode(&smolv, &Default::default())?, spirv);
@@ -272,11 +251,9 @@ impl<'a> Container<'a> {
     /// The serialized reflection.
     ///
     /// ```
-    /// # use smolv_codec::container::{Codec, Container, ContainerBuilder};
-    /// # use smolv_format::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_codec::doc_example_module();
-    /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
-    /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+    /// # use smolv_codec::container::Container;
+    /// # use smolv_format::reflect::Reflection;
+    /// # let (spirv, reflection, bytes) = smolv_codec::container::doc_example_container()?;
     /// let container = Container::parse(&bytes)?;
     /// assert_eq!(Reflection::from_bytes(container.reflection_bytes())?, reflection);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -288,11 +265,9 @@ impl<'a> Container<'a> {
     /// Parses the reflection (allocates the names and lists).
     ///
     /// ```
-    /// # use smolv_codec::container::{Codec, Container, ContainerBuilder};
-    /// # use smolv_format::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_codec::doc_example_module();
-    /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
-    /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+    /// # use smolv_codec::container::Container;
+    /// # use smolv_format::reflect::ShaderStage;
+    /// # let (spirv, reflection, bytes) = smolv_codec::container::doc_example_container()?;
     /// assert_eq!(Container::parse(&bytes)?.reflection()?.stage, ShaderStage::Compute);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

@@ -31,6 +31,29 @@ pub use error::{ContainerError, LookupError, NotFound, OpenError};
 pub use format::{Codec, Container, ContentHash};
 #[cfg(feature = "zstd-fast")]
 pub use payload::{ContainerBuilder, Dictionary, assemble, compress};
+#[cfg(feature = "zstd-fast")]
+use smolv_format::reflect::{Reflection, ShaderStage};
+
+/// The documentation examples' container of [`doc_example_module`](crate::doc_example_module):
+/// the module, its reflection, and the container's bytes.
+#[doc(hidden)]
+#[cfg(feature = "zstd-fast")]
+pub fn doc_example_container() -> Result<(Vec<u32>, Reflection, Vec<u8>), ContainerError> {
+    let spirv = crate::doc_example_module();
+    let reflection = Reflection::new(ShaderStage::Compute, "main");
+    let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+    Ok((spirv, reflection, bytes))
+}
+
+/// The documentation examples' bundle of that container as `blur.comp` and
+/// `sky.comp`: the module, and the bundle's bytes.
+#[doc(hidden)]
+#[cfg(feature = "zstd-fast")]
+pub fn doc_example_bundle() -> Result<(Vec<u32>, Vec<u8>), ContainerError> {
+    let (spirv, _, container) = doc_example_container()?;
+    let bytes = BundleBuilder::new().add("blur.comp", container.clone()).add("sky.comp", container).build()?;
+    Ok((spirv, bytes))
+}
 
 #[cfg(all(test, feature = "zstd-fast"))]
 mod tests {

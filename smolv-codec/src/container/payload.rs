@@ -113,11 +113,8 @@ impl Container<'_> {
     /// (else use [`Container::decode_with`]).
     ///
     /// ```
-    /// # use smolv_codec::container::{Codec, Container, ContainerBuilder};
-    /// # use smolv_format::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_codec::doc_example_module();
-    /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
-    /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+    /// # use smolv_codec::container::Container;
+    /// # let (spirv, reflection, bytes) = smolv_codec::container::doc_example_container()?;
     /// assert_eq!(Container::parse(&bytes)?.decode()?, spirv);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -131,11 +128,8 @@ impl Container<'_> {
     ///
     /// ```
     /// # use smolv_codec::DecodeOptions;
-    /// # use smolv_codec::container::{Codec, Container, ContainerBuilder};
-    /// # use smolv_format::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_codec::doc_example_module();
-    /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
-    /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+    /// # use smolv_codec::container::Container;
+    /// # let (spirv, reflection, bytes) = smolv_codec::container::doc_example_container()?;
     /// let mut words = Vec::new(); // reused from shader to shader
     /// let container = Container::parse(&bytes)?;
     /// container.decode_with(None, &DecodeOptions::new(), &mut words)?;
@@ -184,17 +178,12 @@ impl Container<'_> {
             }
             Codec::Smolv => Ok(decode_into(self.payload(), out, &smolv_options)?),
             Codec::SmolvZstd | Codec::SmolvZstdDictionary => {
+                let mismatch = |found| ContainerError::DictionaryMismatch { expected: self.dictionary_id(), found };
                 let dictionary = match (self.codec(), dictionary) {
                     (Codec::SmolvZstd, _) => None,
                     (_, Some(d)) if d.id() == self.dictionary_id() => Some(d),
-                    (_, given) => {
-                        let found = if given.is_some() {
-                            "a different dictionary was given"
-                        } else {
-                            "no dictionary was given"
-                        };
-                        return Err(ContainerError::DictionaryMismatch { expected: self.dictionary_id(), found });
-                    }
+                    (_, Some(_)) => return Err(mismatch("a different dictionary was given")),
+                    (_, None) => return Err(mismatch("no dictionary was given")),
                 };
                 SCRATCH.with(|cell| {
                     let mut slot = cell.borrow_mut();
@@ -267,9 +256,7 @@ impl Container<'_> {
 ///
 /// ```
 /// # use smolv_codec::container::{Codec, Container, ContainerBuilder};
-/// # use smolv_format::reflect::{Reflection, ShaderStage};
-/// # let spirv = smolv_codec::doc_example_module();
-/// # let reflection = Reflection::new(ShaderStage::Compute, "main");
+/// # let (spirv, reflection, _) = smolv_codec::container::doc_example_container()?;
 /// let stripped = ContainerBuilder::new(&spirv, &reflection)
 ///     .codec(Codec::SmolvZstd)
 ///     .encode_options(smolv_codec::EncodeOptions::new().strip_debug(true))
@@ -292,11 +279,8 @@ impl<'a> ContainerBuilder<'a> {
     /// A builder for `spirv` (SMOL-V + zstd level 19 by default).
     ///
     /// ```
-    /// # use smolv_codec::container::{Codec, Container, ContainerBuilder};
-    /// # use smolv_format::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_codec::doc_example_module();
-    /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
-    /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+    /// # use smolv_codec::container::Container;
+    /// # let (spirv, reflection, bytes) = smolv_codec::container::doc_example_container()?;
     /// assert_eq!(Container::parse(&bytes)?.decode()?, spirv);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -315,9 +299,7 @@ impl<'a> ContainerBuilder<'a> {
     ///
     /// ```
     /// # use smolv_codec::container::{Codec, Container, ContainerBuilder};
-    /// # use smolv_format::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_codec::doc_example_module();
-    /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
+    /// # let (spirv, reflection, _) = smolv_codec::container::doc_example_container()?;
     /// let raw = ContainerBuilder::new(&spirv, &reflection).codec(Codec::Spirv).build()?;
     /// assert_eq!(Container::parse(&raw)?.payload().len(), spirv.len() * 4);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -330,10 +312,8 @@ impl<'a> ContainerBuilder<'a> {
     /// SMOL-V options (for example `strip_debug`).
     ///
     /// ```
-    /// # use smolv_codec::container::{Codec, Container, ContainerBuilder};
-    /// # use smolv_format::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_codec::doc_example_module();
-    /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
+    /// # use smolv_codec::container::{Container, ContainerBuilder};
+    /// # let (spirv, reflection, _) = smolv_codec::container::doc_example_container()?;
     /// let options = smolv_codec::EncodeOptions::new().strip_debug(true);
     /// let stripped = ContainerBuilder::new(&spirv, &reflection).encode_options(options).build()?;
     /// assert!(Container::parse(&stripped)?.decode()?.len() < spirv.len());
@@ -347,10 +327,8 @@ impl<'a> ContainerBuilder<'a> {
     /// zstd compression level (1–22).
     ///
     /// ```
-    /// # use smolv_codec::container::{Codec, Container, ContainerBuilder};
-    /// # use smolv_format::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_codec::doc_example_module();
-    /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
+    /// # use smolv_codec::container::{Container, ContainerBuilder};
+    /// # let (spirv, reflection, _) = smolv_codec::container::doc_example_container()?;
     /// let fast = ContainerBuilder::new(&spirv, &reflection).zstd_level(1).build()?;
     /// assert_eq!(Container::parse(&fast)?.decode()?, spirv);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -365,10 +343,7 @@ impl<'a> ContainerBuilder<'a> {
     /// ```
     /// # use smolv_codec::container::Dictionary;
     /// # use smolv_codec::container::{Codec, Container, ContainerBuilder};
-    /// # use smolv_format::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_codec::doc_example_module();
-    /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
-    /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+    /// # let (spirv, reflection, bytes) = smolv_codec::container::doc_example_container()?;
     /// # let samples: Vec<Vec<u8>> = (0..64)
     /// #     .map(|i| format!("#version 450\nlayout(location = {i}) out vec4 c{i};\nvoid main() {{ c{i} = vec4({i}.0); }}\n").repeat(4).into_bytes())
     /// #     .collect();
@@ -387,11 +362,8 @@ impl<'a> ContainerBuilder<'a> {
     /// Encodes and compresses.
     ///
     /// ```
-    /// # use smolv_codec::container::{Codec, Container, ContainerBuilder};
-    /// # use smolv_format::reflect::{Reflection, ShaderStage};
-    /// # let spirv = smolv_codec::doc_example_module();
-    /// # let reflection = Reflection::new(ShaderStage::Compute, "main");
-    /// # let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
+    /// # use smolv_codec::container::ContainerBuilder;
+    /// # let (spirv, reflection, bytes) = smolv_codec::container::doc_example_container()?;
     /// let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
     /// std::fs::write(std::env::temp_dir().join("fill.comp.smvc"), &bytes)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())

@@ -96,14 +96,11 @@ pub fn decode_into(smolv: &[u8], out: &mut Vec<u32>, options: &DecodeOptions) ->
 #[cfg(feature = "std")]
 #[inline]
 pub fn decode_current_into(smolv: &[u8], out: &mut Vec<u32>, max_decoded_len: usize) -> Result<(), DecodeError> {
-    fn current_only(_: u8) -> ComputedV1 {
-        ComputedV1
-    }
     if let Some(version) = SmolvInfo::parse(smolv).ok().map(|info| info.encoding_version).filter(|&v| v != 1) {
         out.clear();
         return Err(DecodeError::UnsupportedEncodingVersion { version });
     }
-    decode_with(smolv, out, &DecodeOptions::new().max_decoded_len(max_decoded_len), current_only)
+    decode_with(smolv, out, &DecodeOptions::new().max_decoded_len(max_decoded_len), |_| ComputedV1)
 }
 
 fn decode_with<C: Codings>(

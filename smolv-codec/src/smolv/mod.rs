@@ -3,12 +3,6 @@
 //! re-encoding of SPIR-V about a third of its size. Encoding version 1 is
 //! written byte-for-byte as the reference does; versions 1, 0 and the
 //! 2016-08-31 dialect of 0 are read, safely on any input.
-//!
-//! | function | what it does |
-//! |---|---|
-//! | [`encode`], [`encode_into`] | SPIR-V (words or bytes, either byte order) to SMOL-V |
-//! | [`decode`], [`decode_into`] | SMOL-V to SPIR-V words |
-//! | [`decoded_len`], [`inspect`] | read the header only |
 
 mod decode;
 mod encode;

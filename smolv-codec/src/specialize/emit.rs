@@ -199,8 +199,7 @@ impl Specialization<'_> {
 
     fn frozen_or_constant(&self, id: u32) -> bool {
         let a = self.analysis;
-        self.frozen.get(id as usize).copied().unwrap_or(false)
-            || a.def_of(id).is_some_and(|d| matches!(a.insts[d].opcode, 41..=46))
+        self.is_frozen(id) || a.def_of(id).is_some_and(|d| matches!(a.insts[d].opcode, 41..=46))
     }
 
     /// Folds `opcode operands...` (as in `OpSpecConstantOp`, or the words
@@ -249,9 +248,7 @@ impl Specialization<'_> {
             }
             let (ty, id) = (words[1], words[2]);
             let Some(scalar) = scalar_type(a, ty) else { continue };
-            let mut op_and_operands = Vec::with_capacity(words.len() - 2);
-            op_and_operands.push(opcode);
-            op_and_operands.extend_from_slice(&words[3..]);
+            let op_and_operands: Vec<u32> = core::iter::once(opcode).chain(words[3..].iter().copied()).collect();
             if let Some(bits) = self.fold_operation(Some(scalar), &op_and_operands) {
                 self.fold_local(id, Known::Scalar(scalar, bits));
             }
@@ -304,15 +301,13 @@ impl Specialization<'_> {
             if opcode == OP_DECORATE && words.get(2) == Some(&1) && self.is_frozen(words[1]) {
                 continue; // SpecId on what is now a constant
             }
-            match (opcode, words.get(2)) {
+            let constant = match (opcode, words.get(2)) {
                 (48..=52, Some(&id)) if self.is_frozen(id) => {
-                    match self.constant_words(words[1], id, (opcode == 50).then_some(words)) {
-                        Some(constant) => out.push(Out::New(constant)),
-                        None => out.push(Out::Keep(index)),
-                    }
+                    self.constant_words(words[1], id, (opcode == 50).then_some(words))
                 }
-                _ => out.push(Out::Keep(index)),
-            }
+                _ => None,
+            };
+            out.push(constant.map_or(Out::Keep(index), Out::New));
         }
         for &id in &self.folded_locals {
             if let Some(def) = a.def_of(id)
@@ -539,8 +534,7 @@ impl Specialization<'_> {
         let (live, merge) = (edge.1[0], edge.1[1]);
         let terminator = match words[0] & 0xFFFF {
             OP_BRANCH_CONDITIONAL => {
-                let true_target = if words[2] == live { live } else { merge };
-                let false_target = if words[2] == live { merge } else { live };
+                let (true_target, false_target) = if words[2] == live { (live, merge) } else { (merge, live) };
                 instruction(OP_BRANCH_CONDITIONAL, &[words[1], true_target, false_target])
             }
             _ => instruction(OP_SWITCH, &[words[1], live]),

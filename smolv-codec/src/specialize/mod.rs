@@ -131,10 +131,7 @@ pub enum SpecializeError {
     },
 }
 
-/// A tiny fragment shader with one bool specialization constant guarding a
-/// branch, for the documentation examples: `%5 = OpSpecConstantTrue %4`
-/// (`SpecId` 0), and `main`'s `OpSelectionMerge %8 None`,
-/// `OpBranchConditional %5 %7 %8`, `%7 = OpLabel`, `OpBranch %8`, `%8 = OpLabel`.
+/// The documentation examples' fragment shader: a branch on `%5 = OpSpecConstantTrue %4` (`SpecId` 0).
 #[doc(hidden)]
 pub fn doc_ubershader() -> alloc::vec::Vec<u32> {
     alloc::vec![
