@@ -51,8 +51,11 @@ impl GraphicsRebuild {
         if let Some(libraries) = libraries {
             // SAFETY: the libraries are live (they belong to the manager) and
             // were made with this layout; this function's contract covers the
-            // rest. A failed optimized link leaves the rebuilt fast link.
-            let _ = unsafe { self.slot.link_optimized(device, cache, &libraries, self.request) };
+            // rest. A failed optimized link leaves the rebuilt fast link, and
+            // `wait_optimized` reports it, as after a first build.
+            if let Err(error) = unsafe { self.slot.link_optimized(device, cache, &libraries, self.request) } {
+                self.slot.optimized_failed(self.request, error.result());
+            }
         }
     }
 
