@@ -99,32 +99,18 @@ impl Args {
     /// else `$XDG_CACHE_HOME` or `~/.cache` (the temporary directory when
     /// neither is set), under `rock-storm/`.
     pub(crate) fn pipeline_cache_path(&self) -> Option<PathBuf> {
-        if self.no_pipeline_cache {
-            return None;
-        }
-        if let Some(path) = &self.pipeline_cache {
-            return Some(path.clone());
-        }
-        let dir = crate::env_var_os("XDG_CACHE_HOME")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| {
-                crate::env_var_os("HOME").filter(|v| !v.is_empty()).map(|home| PathBuf::from(home).join(".cache"))
-            })
-            .unwrap_or_else(std::env::temp_dir);
-        Some(dir.join("rock-storm").join("pipelines.bin"))
+        let var = |name| crate::env_var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let default = || {
+            let dir = var("XDG_CACHE_HOME").or_else(|| Some(var("HOME")?.join(".cache")));
+            dir.unwrap_or_else(std::env::temp_dir).join("rock-storm").join("pipelines.bin")
+        };
+        (!self.no_pipeline_cache).then(|| self.pipeline_cache.clone().unwrap_or_else(default))
     }
 
     /// Whether to run headless: asked for, or no display to open a window on.
     pub(crate) fn is_headless(&self) -> bool {
-        if self.headless {
-            return true;
-        }
-        if self.window {
-            return false;
-        }
         let has = |var| crate::env_var_os(var).is_some_and(|v| !v.is_empty());
-        !(has("DISPLAY") || has("WAYLAND_DISPLAY"))
+        self.headless || !(self.window || has("DISPLAY") || has("WAYLAND_DISPLAY"))
     }
 }
 

@@ -37,8 +37,7 @@ pub(crate) fn run(
         extent,
         vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
     )?;
-    let readback =
-        Buffer::new(&context, (extent.width * extent.height * 4) as usize, vk::BufferUsageFlags::TRANSFER_DST)?;
+    let readback = Buffer::readback(&context, extent)?;
     let mut renderer = Renderer::new(&context, shaders, OUTPUT_FORMAT, extent, args, &warmup)?;
     let target =
         Target { image: output.handle, view: output.view, extent, final_layout: vk::ImageLayout::TRANSFER_SRC_OPTIMAL };
@@ -71,13 +70,11 @@ pub(crate) fn run(
     }
     let run = RunSummary {
         mode: "headless",
-        device: &context.device_name,
         size: args.size,
         frames: played,
         frame_time,
         score: world.score,
         wave: world.wave,
-        validation_messages: None,
         screenshot: args.screenshot.as_deref(),
     };
     report::outcome(shaders, &mut renderer, &context, &play, run)

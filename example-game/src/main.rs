@@ -60,20 +60,7 @@ fn main() -> ExitCode {
         Ok(args) => args,
         Err(e) => return usage_error(&e),
     };
-    let mut shaders = match shaders::Shaders::load() {
-        Ok(shaders) => shaders,
-        Err(e) => return fail(&e),
-    };
-    let mut reload = match reload::HotReload::start(&args) {
-        Ok(reload) => reload,
-        Err(e) => return fail(&e),
-    };
-    let outcome = if args.is_headless() {
-        headless::run(&args, &mut shaders, reload.as_mut())
-    } else {
-        window::run(&args, &mut shaders, reload.as_mut())
-    };
-    match outcome {
+    match play(&args) {
         Ok(outcome) => {
             print!("{}", outcome.table);
             if outcome.validation_messages > 0 {
@@ -82,6 +69,17 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => fail(&e),
+    }
+}
+
+/// Loads the shaders, starts the watcher if asked, and plays.
+fn play(args: &Args) -> Result<Outcome, GameError> {
+    let mut shaders = shaders::Shaders::load()?;
+    let mut reload = reload::HotReload::start(args)?;
+    if args.is_headless() {
+        headless::run(args, &mut shaders, reload.as_mut())
+    } else {
+        window::run(args, &mut shaders, reload.as_mut())
     }
 }
 

@@ -36,6 +36,9 @@ struct Pending {
 #[cfg(not(feature = "hot-reload"))]
 pub(crate) enum HotReload {}
 
+/// A frame read back for `--reload-screenshots`: the buffer, the frame's size and format.
+type Readback<'a> = (&'a crate::gpu::Buffer, ash::vk::Extent2D, ash::vk::Format);
+
 /// What [`HotReload::before_frame`] says about the frame about to be drawn.
 #[derive(Debug, Default)]
 pub(crate) struct FrameNews {
@@ -48,9 +51,40 @@ pub(crate) struct FrameNews {
     pub(crate) capture: bool,
 }
 
+#[cfg(not(feature = "hot-reload"))]
+impl HotReload {
+    /// `--watch` in a build without the feature: how to get one.
+    pub(crate) fn start(args: &Args) -> Result<Option<Self>, GameError> {
+        if args.watch {
+            return Err(GameError::HotReload(
+                "this build has no hot reload; run `cargo run -p example-game --features hot-reload -- --watch`"
+                    .to_owned(),
+            ));
+        }
+        Ok(None)
+    }
+
+    pub(crate) fn before_frame(&mut self, _: &mut Shaders, _: &mut Renderer) -> Result<FrameNews, GameError> {
+        match *self {}
+    }
+
+    pub(crate) fn after_frame(
+        &mut self,
+        _: &FrameNews,
+        _: &Renderer,
+        _: Option<Readback<'_>>,
+    ) -> Result<bool, GameError> {
+        match *self {}
+    }
+
+    pub(crate) fn status(&self) -> Option<&str> {
+        match *self {}
+    }
+}
+
+#[cfg(feature = "hot-reload")]
 impl HotReload {
     /// Starts watching if `--watch` asks for it.
-    #[cfg(feature = "hot-reload")]
     pub(crate) fn start(args: &Args) -> Result<Option<Self>, GameError> {
         if !args.watch {
             return Ok(None);
@@ -58,7 +92,7 @@ impl HotReload {
         let dir =
             args.shader_dir.clone().unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders"));
         let watcher = smolv_reload::Reloader::new()
-            .set(crate::shaders::embedded_set())
+            .set(&crate::shaders::SHADERS)
             .shader_dir(&dir)
             .quiet(true)
             .start()
@@ -75,18 +109,6 @@ impl HotReload {
         }))
     }
 
-    /// `--watch` in a build without the feature: how to get one.
-    #[cfg(not(feature = "hot-reload"))]
-    pub(crate) fn start(args: &Args) -> Result<Option<Self>, GameError> {
-        if args.watch {
-            return Err(GameError::HotReload(
-                "this build has no hot reload; run `cargo run -p example-game --features hot-reload -- --watch`"
-                    .to_owned(),
-            ));
-        }
-        Ok(None)
-    }
-
     /// Before a frame: takes the watcher's events, has the renderer rebuild the pipelines of the
     /// reloaded shaders, and prints the reloads whose pipelines are all in.
     pub(crate) fn before_frame(
@@ -94,68 +116,60 @@ impl HotReload {
         shaders: &mut Shaders,
         renderer: &mut Renderer,
     ) -> Result<FrameNews, GameError> {
-        #[cfg(feature = "hot-reload")]
-        {
-            let mut news = FrameNews::default();
-            if let Some(bench) = &mut self.bench {
-                bench.before_frame()?;
-            }
-            let mut published: Option<std::time::Instant> = None;
-            for event in self.watcher.events().try_iter().collect::<Vec<_>>() {
-                match event {
-                    smolv_reload::Event::Reloaded { seen, .. } => {
-                        published = Some(published.map_or(seen, |earliest| earliest.min(seen)));
-                    }
-                    event => {
-                        eprintln!("{event}");
-                        self.status = Some(event.summary());
-                        news.capture = true;
-                    }
-                }
-            }
-            // An edit's shaders are published together, before its first event: rebuild each
-            // pipeline once, with all of its new stages.
-            if let Some(seen) = published {
-                let previous = shaders.refresh_changed()?;
-                let names: Vec<String> = previous.iter().map(|shader| shader.name.clone()).collect();
-                if !names.is_empty() {
-                    match renderer.rebuild(shaders, &names) {
-                        Ok(rebuild) => self.pending.push(Pending { names, seen, rebuild }),
-                        Err(error) => {
-                            shaders.restore(previous);
-                            self.report(format!("kept the previous {}: {error}", names.join(", ")));
-                            news.capture = true;
-                        }
-                    }
-                }
-            }
-            let mut still = Vec::new();
-            for pending in std::mem::take(&mut self.pending) {
-                match pending.rebuild.state() {
-                    crate::render::RebuildState::Building => still.push(pending),
-                    crate::render::RebuildState::Ready(at) => {
-                        let ready_in = at.saturating_duration_since(pending.seen);
-                        let ms = ready_in.as_millis();
-                        self.report(format!("reloaded {} in {ms} ms", pending.names.join(", ")));
-                        news.ready_in.extend(pending.names.iter().map(|name| (name.clone(), ready_in)));
-                        news.landed.extend(pending.names);
-                        news.capture = true;
-                    }
-                    crate::render::RebuildState::Failed(why) => {
-                        self.report(format!("kept the previous {}: {why}", pending.names.join(", ")));
-                        news.capture = true;
-                    }
-                }
-            }
-            self.pending = still;
-            news.capture &= self.screenshots.is_some();
-            Ok(news)
+        let mut news = FrameNews::default();
+        if let Some(bench) = &mut self.bench {
+            bench.before_frame()?;
         }
-        #[cfg(not(feature = "hot-reload"))]
-        {
-            let _ = (shaders, renderer);
-            match *self {}
+        let mut published: Option<std::time::Instant> = None;
+        for event in self.watcher.events().try_iter().collect::<Vec<_>>() {
+            match event {
+                smolv_reload::Event::Reloaded { seen, .. } => {
+                    published = Some(published.map_or(seen, |earliest| earliest.min(seen)));
+                }
+                event => {
+                    eprintln!("{event}");
+                    self.status = Some(event.summary());
+                    news.capture = true;
+                }
+            }
         }
+        // An edit's shaders are published together, before its first event: rebuild each
+        // pipeline once, with all of its new stages.
+        if let Some(seen) = published {
+            let previous = shaders.refresh_changed()?;
+            let names: Vec<String> = previous.iter().map(|shader| shader.name.clone()).collect();
+            if !names.is_empty() {
+                match renderer.rebuild(shaders, &names) {
+                    Ok(rebuild) => self.pending.push(Pending { names, seen, rebuild }),
+                    Err(error) => {
+                        shaders.restore(previous);
+                        self.report(format!("kept the previous {}: {error}", names.join(", ")));
+                        news.capture = true;
+                    }
+                }
+            }
+        }
+        let mut still = Vec::new();
+        for pending in std::mem::take(&mut self.pending) {
+            match pending.rebuild.state() {
+                crate::render::RebuildState::Building => still.push(pending),
+                crate::render::RebuildState::Ready(at) => {
+                    let ready_in = at.saturating_duration_since(pending.seen);
+                    let ms = ready_in.as_millis();
+                    self.report(format!("reloaded {} in {ms} ms", pending.names.join(", ")));
+                    news.ready_in.extend(pending.names.iter().map(|name| (name.clone(), ready_in)));
+                    news.landed.extend(pending.names);
+                    news.capture = true;
+                }
+                crate::render::RebuildState::Failed(why) => {
+                    self.report(format!("kept the previous {}: {why}", pending.names.join(", ")));
+                    news.capture = true;
+                }
+            }
+        }
+        self.pending = still;
+        news.capture &= self.screenshots.is_some();
+        Ok(news)
     }
 
     /// After a frame: writes the `--reload-screenshots` image, times the bench; returns whether
@@ -164,33 +178,24 @@ impl HotReload {
         &mut self,
         news: &FrameNews,
         renderer: &Renderer,
-        readback: Option<(&crate::gpu::Buffer, ash::vk::Extent2D, ash::vk::Format)>,
+        readback: Option<Readback<'_>>,
     ) -> Result<bool, GameError> {
-        #[cfg(feature = "hot-reload")]
+        if news.capture
+            && let (Some(dir), Some((buffer, extent, format))) = (&self.screenshots, readback)
         {
-            if news.capture
-                && let (Some(dir), Some((buffer, extent, format))) = (&self.screenshots, readback)
-            {
-                renderer.wait()?;
-                self.taken += 1;
-                let path = dir.join(format!("reload-{}.png", self.taken));
-                crate::screenshot::write_png(&path, &buffer.read(), extent, format)?;
-                eprintln!("screenshot {}", path.display());
-            }
-            match &mut self.bench {
-                Some(bench) => bench.after_frame(news, renderer),
-                None => Ok(true),
-            }
+            renderer.wait()?;
+            self.taken += 1;
+            let path = dir.join(format!("reload-{}.png", self.taken));
+            crate::screenshot::write_png(&path, &buffer.read(), extent, format)?;
+            eprintln!("screenshot {}", path.display());
         }
-        #[cfg(not(feature = "hot-reload"))]
-        {
-            let _ = (news, renderer, readback);
-            match *self {}
+        match &mut self.bench {
+            Some(bench) => bench.after_frame(news, renderer),
+            None => Ok(true),
         }
     }
 
     /// Prints `line` and shows it in the title.
-    #[cfg(feature = "hot-reload")]
     fn report(&mut self, line: String) {
         eprintln!("{line}");
         self.status = Some(line);
@@ -198,11 +203,6 @@ impl HotReload {
 
     /// The last reload or error, for the window title.
     pub(crate) fn status(&self) -> Option<&str> {
-        #[cfg(feature = "hot-reload")]
-        {
-            self.status.as_deref()
-        }
-        #[cfg(not(feature = "hot-reload"))]
-        match *self {}
+        self.status.as_deref()
     }
 }

@@ -6,39 +6,19 @@ use smolv_runtime::vulkan::CacheLoad;
 
 use crate::Outcome;
 use crate::gpu::Context;
-use crate::render::{PipelineTimings, Renderer};
+use crate::render::Renderer;
 use crate::shaders::Shaders;
 use crate::warmup::PlayLog;
 
 /// What a run did, for the table.
 pub(crate) struct RunSummary<'a> {
     pub(crate) mode: &'static str,
-    pub(crate) device: &'a str,
     pub(crate) size: (u32, u32),
     pub(crate) frames: u64,
     pub(crate) frame_time: Duration,
     pub(crate) score: u32,
     pub(crate) wave: u32,
-    /// `None` when validation was off (filled in by [`outcome`]).
-    pub(crate) validation_messages: Option<usize>,
     pub(crate) screenshot: Option<&'a std::path::Path>,
-}
-
-/// The end of a run: saves the recording, measures the pipelines, and formats the table.
-pub(crate) fn outcome(
-    shaders: &Shaders,
-    renderer: &mut Renderer,
-    context: &Context,
-    play: &PlayLog,
-    mut run: RunSummary<'_>,
-) -> Result<Outcome, crate::error::GameError> {
-    renderer.warmup().save()?;
-    let timings = renderer.pipeline_timings(shaders)?;
-    let validation_messages = context.validation_messages();
-    run.validation_messages = context.validating().then_some(validation_messages);
-    let mut table = table(shaders, &timings, &run);
-    table.push_str(&play.lines(renderer));
-    Ok(Outcome { table, validation_messages })
 }
 
 /// Whether Mesa's shader cache is off in this process, read as Mesa reads it.
@@ -64,90 +44,86 @@ fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1e3)
 }
 
-/// Formats the table.
-pub(crate) fn table(shaders: &Shaders, pipelines: &PipelineTimings, run: &RunSummary<'_>) -> String {
-    let mut rows: Vec<(&str, String)> = Vec::new();
-    rows.push(("shader modules", shaders.len().to_string()));
-    rows.push(("  by language", shaders.languages()));
-    rows.push(("raw SPIR-V", format!("{} bytes", shaders.spirv_bytes)));
-    rows.push((
+/// The end of a run: saves the recording, measures the pipelines, and formats the table.
+pub(crate) fn outcome(
+    shaders: &Shaders,
+    renderer: &mut Renderer,
+    context: &Context,
+    play: &PlayLog,
+    run: RunSummary<'_>,
+) -> Result<Outcome, crate::error::GameError> {
+    renderer.warmup().save()?;
+    let pipelines = &renderer.pipeline_timings(shaders)?;
+    let validation_messages = context.validation_messages();
+    let (width, height, device) = (run.size.0, run.size.1, &context.device_name);
+    let mut out = format!("Rock Storm: {} frames, {}, {width}x{height}, on {device}\n", run.frames, run.mode);
+    // One `name value` row of the table.
+    macro_rules! row {
+        ($name:expr, $($value:tt)+) => {
+            out.push_str(&format!("  {:<24} {}\n", $name, format_args!($($value)+)))
+        };
+    }
+    row!("shader modules", "{}", shaders.all().len());
+    row!("  by language", "{}", shaders.languages());
+    row!("raw SPIR-V", "{} bytes", shaders.spirv_bytes);
+    row!(
         "embedded",
-        format!(
-            "{} bytes ({:.1}% of raw, {})",
-            shaders.embedded_bytes,
-            100.0 * shaders.embedded_bytes as f64 / shaders.spirv_bytes.max(1) as f64,
-            shaders.encoding
-        ),
-    ));
+        "{} bytes ({:.1}% of raw, {})",
+        shaders.embedded_bytes,
+        100.0 * shaders.embedded_bytes as f64 / shaders.spirv_bytes.max(1) as f64,
+        shaders.encoding
+    );
     // What the build weighed: the packing against raw SPIR-V, decoder code included.
-    rows.push(("packing", env!("ROCK_STORM_PACKING").to_owned()));
-    rows.push((
-        "  for xz downloads",
-        "shipped compressed (installer, store, archive)? build with SMOLV_SIZE_GOAL=download".to_owned(),
-    ));
-    rows.push(("decode (all modules)", ms(shaders.decode_time)));
+    row!("packing", "{}", env!("ROCK_STORM_PACKING"));
+    row!("  for xz downloads", "shipped compressed (installer, store, archive)? build with SMOLV_SIZE_GOAL=download");
+    row!("decode (all modules)", "{}", ms(shaders.decode_time));
     let per = |d: Duration| format!("{} ({} per pipeline)", ms(d), ms(d / pipelines.count.max(1) as u32));
-    match (pipelines.fast_link, pipelines.optimized) {
-        (Some(fast), optimized) => {
-            rows.push(("pipelines", format!("{}, from graphics pipeline libraries", pipelines.count)));
-            rows.push(("  fast link", format!("{} (first load: every library new)", per(fast))));
-            rows.push((
-                "  LTO link (background)",
-                optimized.map_or_else(
-                    || "not finished".to_owned(),
-                    |d| format!("all ready {} after the first request", ms(d)),
-                ),
-            ));
-            rows.push((
-                "  monolithic",
-                format!("{} (first-load ratio {})", per(pipelines.monolithic), ratio(pipelines.monolithic, fast)),
-            ));
-            let counts = &pipelines.library_counts;
-            rows.push((
-                "  libraries",
-                format!(
-                    "{} for {} pipelines: vertex input {}, pre-rasterization {}, fragment shader {}, fragment output {}",
-                    counts.total(),
-                    pipelines.count,
-                    counts.vertex_input,
-                    counts.pre_rasterization,
-                    counts.fragment_shader,
-                    counts.fragment_output
-                ),
-            ));
-            for material in &pipelines.new_materials {
-                rows.push((
-                    "  new material",
-                    format!(
-                        "{}: {} (new: {}; vertex input and pre-rasterization reused), monolithic {} ({})",
-                        material.name,
-                        ms(material.libraries),
-                        material.new_parts.join(", "),
-                        ms(material.monolithic),
-                        ratio(material.monolithic, material.libraries)
-                    ),
-                ));
-            }
-            rows.push(("  Mesa shader cache", mesa_shader_cache()));
+    if let Some(fast) = pipelines.fast_link {
+        row!("pipelines", "{}, from graphics pipeline libraries", pipelines.count);
+        row!("  fast link", "{} (first load: every library new)", per(fast));
+        match pipelines.optimized {
+            Some(d) => row!("  LTO link (background)", "all ready {} after the first request", ms(d)),
+            None => row!("  LTO link (background)", "not finished"),
         }
-        (None, _) => {
-            rows.push(("pipelines", format!("{}, monolithic (no pipeline libraries)", pipelines.count)));
-            rows.push(("  fast link", "n/a".to_owned()));
-            rows.push(("  LTO link (background)", "n/a".to_owned()));
-            rows.push(("  monolithic", per(pipelines.monolithic)));
+        row!("  monolithic", "{} (first-load ratio {})", per(pipelines.monolithic), ratio(pipelines.monolithic, fast));
+        let counts = &pipelines.library_counts;
+        row!(
+            "  libraries",
+            "{} for {} pipelines: vertex input {}, pre-rasterization {}, fragment shader {}, fragment output {}",
+            counts.total(),
+            pipelines.count,
+            counts.vertex_input,
+            counts.pre_rasterization,
+            counts.fragment_shader,
+            counts.fragment_output
+        );
+        for material in &pipelines.new_materials {
+            row!(
+                "  new material",
+                "{}: {} (new: {}; vertex input and pre-rasterization reused), monolithic {} ({})",
+                material.name,
+                ms(material.libraries),
+                material.new_parts.join(", "),
+                ms(material.monolithic),
+                ratio(material.monolithic, material.libraries)
+            );
         }
+        row!("  Mesa shader cache", "{}", mesa_shader_cache());
+    } else {
+        row!("pipelines", "{}, monolithic (no pipeline libraries)", pipelines.count);
+        row!("  fast link", "n/a");
+        row!("  LTO link (background)", "n/a");
+        row!("  monolithic", "{}", per(pipelines.monolithic));
     }
     let (compute, waited) = pipelines.compute;
-    rows.push((
+    row!(
         "compute pipeline",
-        format!(
-            "particles, on the background worker: in hand {} after the request, {} of it waiting",
-            ms(compute),
-            ms(waited)
-        ),
-    ));
+        "particles, on the background worker: in hand {} after the request, {} of it waiting",
+        ms(compute),
+        ms(waited)
+    );
     match &pipelines.cache {
-        None => rows.push(("pipeline cache", "off (--no-pipeline-cache)".to_owned())),
+        None => row!("pipeline cache", "off (--no-pipeline-cache)"),
         Some(cache) => {
             let load = match &cache.load {
                 // 32 bytes are VkPipelineCacheHeaderVersionOne alone.
@@ -158,41 +134,29 @@ pub(crate) fn table(shaders: &Shaders, pipelines: &PipelineTimings, run: &RunSum
                 CacheLoad::Missing => "miss: no file yet (first run)".to_owned(),
                 CacheLoad::Ignored { reason } => format!("miss: file ignored ({reason})"),
             };
-            rows.push(("pipeline cache", format!("{load} from {}", cache.path.display())));
-            let saved = match &cache.saved {
-                Some(Ok(bytes)) => format!("{bytes} bytes of driver data"),
-                Some(Err(e)) => format!("failed: {e}"),
-                None => "not yet".to_owned(),
-            };
-            rows.push(("  saved", saved));
+            row!("pipeline cache", "{load} from {}", cache.path.display());
+            match &cache.saved {
+                Ok(bytes) => row!("  saved", "{bytes} bytes of driver data"),
+                Err(e) => row!("  saved", "failed: {e}"),
+            }
             let with = pipelines.fast_link.unwrap_or(pipelines.monolithic);
-            rows.push(("  load with the cache", ms(with)));
+            row!("  load with the cache", "{}", ms(with));
             if let Some(without) = pipelines.without_cache {
-                rows.push(("  load without a cache", format!("{} ({})", ms(without), ratio(without, with))));
+                row!("  load without a cache", "{} ({})", ms(without), ratio(without, with));
             }
         }
     }
-    rows.push((
-        "frames",
-        format!(
-            "{} in {} ({} per frame)",
-            run.frames,
-            ms(run.frame_time),
-            ms(run.frame_time / run.frames.max(1) as u32)
-        ),
-    ));
-    rows.push((
-        "validation",
-        run.validation_messages.map_or_else(|| "off".to_owned(), |n| format!("on, {n} messages")),
-    ));
+    let per_frame = ms(run.frame_time / run.frames.max(1) as u32);
+    row!("frames", "{} in {} ({per_frame} per frame)", run.frames, ms(run.frame_time));
+    if context.validating() {
+        row!("validation", "on, {validation_messages} messages");
+    } else {
+        row!("validation", "off");
+    }
     if let Some(path) = run.screenshot {
-        rows.push(("screenshot", path.display().to_string()));
+        row!("screenshot", "{}", path.display());
     }
-    rows.push(("score", format!("{} (wave {})", run.score, run.wave)));
-    let mut out =
-        format!("Rock Storm: {} frames, {}, {}x{}, on {}\n", run.frames, run.mode, run.size.0, run.size.1, run.device);
-    for (name, value) in rows {
-        out.push_str(&format!("  {name:<24} {value}\n"));
-    }
-    out
+    row!("score", "{} (wave {})", run.score, run.wave);
+    out.push_str(&play.lines(renderer));
+    Ok(Outcome { table: out, validation_messages })
 }

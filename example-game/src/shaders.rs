@@ -37,20 +37,16 @@ impl Shaders {
     /// Decodes every embedded module.
     pub(crate) fn load() -> Result<Self, GameError> {
         let start = Instant::now();
-        let (modules, embedded_bytes, encoding) = embedded::load()?;
+        let modules = SHADERS.shaders().iter().map(decode).collect::<Result<Vec<_>, _>>()?;
         let decode_time = start.elapsed();
         let spirv_bytes = modules.iter().map(|m| m.words.len() * 4).sum();
+        let (embedded_bytes, encoding) = (SHADERS.stored_len(), SHADERS.packing().to_string());
         Ok(Self { modules, embedded_bytes, spirv_bytes, decode_time, encoding })
     }
 
     /// Every module.
     pub(crate) fn all(&self) -> &[LoadedShader] {
         &self.modules
-    }
-
-    /// The number of modules.
-    pub(crate) fn len(&self) -> usize {
-        self.modules.len()
     }
 
     /// How many modules come from each source language: `GLSL 7, WGSL 4, Slang 1`.
@@ -75,9 +71,9 @@ impl Shaders {
     #[cfg(feature = "hot-reload")]
     pub(crate) fn refresh_changed(&mut self) -> Result<Vec<LoadedShader>, GameError> {
         let mut previous = Vec::new();
-        for (module, shader) in self.modules.iter_mut().zip(embedded_set().shaders()) {
+        for (module, shader) in self.modules.iter_mut().zip(SHADERS.shaders()) {
             if shader.version() != module.version {
-                previous.push(std::mem::replace(module, embedded::decode(shader)?));
+                previous.push(std::mem::replace(module, decode(shader)?));
             }
         }
         Ok(previous)
@@ -101,11 +97,8 @@ impl Shaders {
     }
 }
 
-/// The embedded set, for the hot reloader.
-#[cfg(feature = "hot-reload")]
-pub(crate) fn embedded_set() -> &'static smolv_runtime::ShaderSet {
-    &embedded::SHADERS
-}
+/// Every shader the build embedded.
+pub(crate) static SHADERS: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
 
 /// The languages smolv-build compiles, in the table's order.
 const LANGUAGES: [&str; 5] = ["GLSL", "HLSL", "WGSL", "Slang", "SPIR-V"];
@@ -122,39 +115,24 @@ fn language_of(module: &str) -> &'static str {
     }
 }
 
-mod embedded {
-    use smolv_runtime::reflect::Reflection;
+fn error(name: &str, e: &dyn std::fmt::Display) -> GameError {
+    GameError::Shader { name: name.to_owned(), reason: e.to_string() }
+}
 
-    use super::{GameError, LoadedShader};
-
-    pub(super) static SHADERS: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
-
-    fn error(name: &str, e: &dyn std::fmt::Display) -> GameError {
-        GameError::Shader { name: name.to_owned(), reason: e.to_string() }
-    }
-
-    /// One module: its words (the latest published, with hot reload) and
-    /// their reflection.
-    pub(super) fn decode(shader: &smolv_runtime::Shader) -> Result<LoadedShader, GameError> {
-        // Read first: words published after it are seen as a change next time.
+/// One module: its words (the latest published, with hot reload) and their reflection.
+fn decode(shader: &smolv_runtime::Shader) -> Result<LoadedShader, GameError> {
+    // Read first: words published after it are seen as a change next time.
+    #[cfg(feature = "hot-reload")]
+    let version = shader.version();
+    let words = shader.decode().map_err(|e| error(shader.name(), &e))?;
+    let reflection = Reflection::from_spirv(&words).map_err(|e| error(shader.name(), &e))?;
+    Ok(LoadedShader {
+        name: shader.name().to_owned(),
+        words,
+        reflection,
         #[cfg(feature = "hot-reload")]
-        let version = shader.version();
-        let words = shader.decode().map_err(|e| error(shader.name(), &e))?;
-        let reflection = Reflection::from_spirv(&words).map_err(|e| error(shader.name(), &e))?;
-        Ok(LoadedShader {
-            name: shader.name().to_owned(),
-            words,
-            reflection,
-            #[cfg(feature = "hot-reload")]
-            version,
-        })
-    }
-
-    pub(super) fn load() -> Result<(Vec<LoadedShader>, usize, String), GameError> {
-        let shaders = SHADERS.shaders();
-        let modules = shaders.iter().map(decode).collect::<Result<Vec<_>, _>>()?;
-        Ok((modules, SHADERS.stored_len(), SHADERS.packing().to_string()))
-    }
+        version,
+    })
 }
 
 #[cfg(test)]

@@ -28,19 +28,13 @@ const REPLAY_TIME: Duration = Duration::from_secs(120);
 #[derive(Default)]
 pub(crate) struct Plan {
     record: Option<PathBuf>,
-    replay: Option<(PathBuf, Recording)>,
+    replay: Option<Recording>,
 }
 
 impl Plan {
     pub(crate) fn from_args(args: &Args) -> Result<Self, GameError> {
-        let replay = args
-            .replay
-            .as_ref()
-            .map(|path| {
-                let recording = Recording::load(path).map_err(|e| GameError::Warmup(e.to_string()))?;
-                Ok::<_, GameError>((path.clone(), recording))
-            })
-            .transpose()?;
+        let replay = args.replay.as_deref().map(Recording::load).transpose();
+        let replay = replay.map_err(|e| GameError::Warmup(e.to_string()))?;
         Ok(Self { record: args.record.clone(), replay })
     }
 
@@ -56,7 +50,7 @@ impl Plan {
             recorder.set_scope(Some(LOADING));
             (recorder, path.clone())
         });
-        let replay = self.replay.as_ref().map(|(_, recording)| {
+        let replay = self.replay.as_ref().map(|recording| {
             let budget = ReplayBudget::new().threads(REPLAY_THREADS).time(REPLAY_TIME).scopes_first([LOADING]);
             let find = |name: &str| {
                 shaders
@@ -91,11 +85,11 @@ impl Warmup {
     }
 
     /// Writes the recording (at the end of the run, off the frame loop).
-    pub(crate) fn save(&self) -> Result<Option<usize>, GameError> {
-        let Some((recorder, path)) = &self.recorder else { return Ok(None) };
-        let recording = recorder.recording();
-        recording.save(path).map_err(|e| GameError::Warmup(e.to_string()))?;
-        Ok(Some(recording.entries.len()))
+    pub(crate) fn save(&self) -> Result<(), GameError> {
+        match &self.recorder {
+            Some((recorder, path)) => recorder.recording().save(path).map_err(|e| GameError::Warmup(e.to_string())),
+            None => Ok(()),
+        }
     }
 
     /// The summary's line about the replay, if there was one.

@@ -5,7 +5,6 @@
 use std::error::Error;
 
 use smolv_runtime::wgpu::{BindGroupLayouts, LayoutOptions, create_shader_module};
-use wgpu::util::DeviceExt;
 
 use crate::gpu::Gpu;
 use crate::shaders::{self, scale_comp};
@@ -21,17 +20,11 @@ pub(crate) fn run(gpu: &Gpu) -> Result<String, Box<dyn Error>> {
     let module = create_shader_module(device, shader)?;
     let pipeline = scale_comp::wgpu::compute_pipeline(device, Some("scale"), &program, &module, &[]);
 
-    let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("params"),
-        contents: scale_comp::Params::new(FACTOR, COUNT).as_bytes(),
-        usage: wgpu::BufferUsages::UNIFORM,
-    });
+    let params =
+        gpu.buffer(Some("params"), scale_comp::Params::new(FACTOR, COUNT).as_bytes(), wgpu::BufferUsages::UNIFORM);
     let values: Vec<f32> = (0..u16::try_from(COUNT)?).map(f32::from).collect();
-    let data = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("data"),
-        contents: bytemuck::cast_slice(&values),
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-    });
+    let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
+    let data = gpu.buffer(Some("data"), bytemuck::cast_slice(&values), usage);
     let size = data.size();
     let readback = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("data readback"),
@@ -54,14 +47,7 @@ pub(crate) fn run(gpu: &Gpu) -> Result<String, Box<dyn Error>> {
     }
     encoder.copy_buffer_to_buffer(&data, 0, &readback, 0, size);
     gpu.queue.submit([encoder.finish()]);
-    readback.map_async(wgpu::MapMode::Read, .., |result| {
-        if result.is_err() {
-            crate::validation::push("mapping the compute readback buffer failed".to_owned());
-        }
-    });
-    device.poll(wgpu::PollType::wait_indefinitely())?;
-    let scaled: Vec<f32> = bytemuck::pod_collect_to_vec(&readback.get_mapped_range(..)?);
-    readback.unmap();
+    let scaled: Vec<f32> = bytemuck::pod_collect_to_vec(&gpu.read(&readback, "compute readback buffer")?);
     let expected: Vec<f32> = values.iter().map(|v| v * FACTOR).collect();
     if scaled != expected {
         return Err(format!("scale.comp wrote {scaled:?}, not {expected:?}").into());

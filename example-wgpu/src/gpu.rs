@@ -7,6 +7,8 @@ use std::pin::pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
+use wgpu::util::DeviceExt;
+
 use crate::validation;
 
 /// The device and its queue.
@@ -36,6 +38,26 @@ impl Gpu {
         }))?;
         device.on_uncaptured_error(Arc::new(|error| validation::push(format!("wgpu: {error}"))));
         Ok(Self { device, queue, adapter: format!("{} ({:?})", info.name, info.backend) })
+    }
+
+    /// A buffer for `usage` holding `contents`.
+    pub(crate) fn buffer(&self, label: Option<&str>, contents: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
+        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label, contents, usage })
+    }
+
+    /// The bytes of `buffer`, once the work submitted so far is done; a failure to map it is
+    /// recorded as "mapping the `what` failed".
+    pub(crate) fn read(&self, buffer: &wgpu::Buffer, what: &str) -> Result<Vec<u8>, Box<dyn Error>> {
+        let failed = format!("mapping the {what} failed");
+        buffer.map_async(wgpu::MapMode::Read, .., move |result| {
+            if result.is_err() {
+                validation::push(failed);
+            }
+        });
+        self.device.poll(wgpu::PollType::wait_indefinitely())?;
+        let bytes = buffer.get_mapped_range(..)?.to_vec();
+        buffer.unmap();
+        Ok(bytes)
     }
 }
 

@@ -77,13 +77,7 @@ impl Scene {
             tint::wgpu::create_layout(device, shaders(tint::MODULES)?, &options)?,
             ring::wgpu::create_layout(device, shaders(ring::MODULES)?, &options)?,
         ];
-        let uniform = |bytes: &[u8]| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: None,
-                contents: bytes,
-                usage: wgpu::BufferUsages::UNIFORM,
-            })
-        };
+        let uniform = |bytes: &[u8]| gpu.buffer(None, bytes, wgpu::BufferUsages::UNIFORM);
         let sky = uniform(sky_fs::Sky::new([0.1, 0.2, 0.5, 1.0], [0.9, 0.6, 0.3, 1.0]).as_bytes());
         let sky_group = sky::wgpu::BindGroup0 { sky: sky.as_entire_buffer_binding() }.create(device, &layouts[0])?;
         // The placements: `quad.vert`'s set 1, a uniform buffer each.
@@ -105,21 +99,9 @@ impl Scene {
         let corners = [(-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)];
         let vertices: Vec<quad_vert::Vertex> =
             corners.iter().map(|&(x, y)| quad_vert::Vertex::new([x, y], [(x + 1.0) * 0.5, (1.0 - y) * 0.5])).collect();
-        let quad = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("quad"),
-            contents: bytemuck::cast_slice(&vertices),
-            usage: wgpu::BufferUsages::VERTEX,
-        });
-        let target = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("target"),
-            size: wgpu::Extent3d { width: WIDTH, height: HEIGHT, depth_or_array_layers: 1 },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: FORMAT,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
-        });
+        let quad = gpu.buffer(Some("quad"), bytemuck::cast_slice(&vertices), wgpu::BufferUsages::VERTEX);
+        let usage = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC;
+        let target = device.create_texture(&texture("target", WIDTH, HEIGHT, usage));
         let readback = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("readback"),
             size: u64::from(WIDTH * 4 * HEIGHT),
@@ -270,39 +252,35 @@ impl Scene {
             wgpu::Extent3d { width: WIDTH, height: HEIGHT, depth_or_array_layers: 1 },
         );
         gpu.queue.submit([encoder.finish()]);
-        self.readback.map_async(wgpu::MapMode::Read, .., |result| {
-            if result.is_err() {
-                crate::validation::push("mapping the readback buffer failed".to_owned());
-            }
-        });
-        gpu.device.poll(wgpu::PollType::wait_indefinitely())?;
-        let pixels = self.readback.get_mapped_range(..)?.to_vec();
-        self.readback.unmap();
-        Ok(pixels)
+        gpu.read(&self.readback, "readback buffer")
+    }
+}
+
+/// The descriptor of a 2D RGBA8 texture.
+fn texture(
+    label: &'static str,
+    width: u32,
+    height: u32,
+    usage: wgpu::TextureUsages,
+) -> wgpu::TextureDescriptor<'static> {
+    wgpu::TextureDescriptor {
+        label: Some(label),
+        size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: FORMAT,
+        usage,
+        view_formats: &[],
     }
 }
 
 /// A 4×4 checkerboard of cream and teal.
 fn checker_texture(gpu: &Gpu) -> wgpu::Texture {
-    let size = wgpu::Extent3d { width: 4, height: 4, depth_or_array_layers: 1 };
-    let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("checker"),
-        size,
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: wgpu::TextureFormat::Rgba8Unorm,
-        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-        view_formats: &[],
-    });
     let texels: Vec<u8> = (0..16)
         .flat_map(|i| if (i % 4 + i / 4) % 2 == 0 { [250, 240, 220, 255] } else { [20, 140, 140, 255] })
         .collect();
-    gpu.queue.write_texture(
-        texture.as_image_copy(),
-        &texels,
-        wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(16), rows_per_image: None },
-        size,
-    );
-    texture
+    let descriptor = texture("checker", 4, 4, wgpu::TextureUsages::TEXTURE_BINDING);
+    // With COPY_DST added, the texels written in one copy.
+    gpu.device.create_texture_with_data(&gpu.queue, &descriptor, wgpu::util::TextureDataOrder::LayerMajor, &texels)
 }

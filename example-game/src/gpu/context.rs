@@ -57,19 +57,11 @@ pub(crate) struct Context {
     pub(crate) queue: vk::Queue,
     pub(crate) queue_family: u32,
     pub(crate) memory: vk::PhysicalDeviceMemoryProperties,
-    /// The physical device's limits.
-    pub(crate) limits: vk::PhysicalDeviceLimits,
     /// The physical device's properties.
     pub(crate) properties: vk::PhysicalDeviceProperties,
     pub(crate) device_name: String,
     /// Whether VK_EXT_graphics_pipeline_library is enabled.
     pub(crate) graphics_pipeline_library: bool,
-}
-
-impl std::fmt::Debug for Context {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Context").field("device", &self.device_name).finish_non_exhaustive()
-    }
 }
 
 impl Context {
@@ -133,61 +125,52 @@ impl Context {
         messenger: Option<Messenger>,
         swapchain: bool,
     ) -> Result<Self, GameError> {
-        let destroy = |messenger: Option<Messenger>, instance: &ash::Instance| {
-            // SAFETY: nothing was created from the instance but the messenger.
-            unsafe {
-                if let Some(m) = messenger {
-                    m.loader.destroy_debug_utils_messenger(m.handle, None);
-                }
-                instance.destroy_instance(None);
+        let opened = || {
+            // SAFETY: queries on a live instance.
+            let (physical, queue_family, name, gpl) = unsafe { choose_device(&instance) }?;
+            let priorities = [1.0];
+            let queues =
+                [vk::DeviceQueueCreateInfo::default().queue_family_index(queue_family).queue_priorities(&priorities)];
+            let mut features13 =
+                vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true).synchronization2(true);
+            let mut gpl_features =
+                vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default().graphics_pipeline_library(true);
+            let mut extensions = Vec::new();
+            if swapchain {
+                extensions.push(ash::khr::swapchain::NAME.as_ptr());
             }
+            if gpl {
+                extensions.push(ash::khr::pipeline_library::NAME.as_ptr());
+                extensions.push(ash::ext::graphics_pipeline_library::NAME.as_ptr());
+            }
+            let mut info = vk::DeviceCreateInfo::default()
+                .queue_create_infos(&queues)
+                .enabled_extension_names(&extensions)
+                .push_next(&mut features13);
+            if gpl {
+                info = info.push_next(&mut gpl_features);
+            }
+            // SAFETY: `physical` came from this instance and `info` is complete.
+            let device = vk_check("vkCreateDevice", unsafe { instance.create_device(physical, &info, None) })?;
+            Ok((physical, queue_family, name, gpl, device))
         };
-        // SAFETY: queries on a live instance.
-        let chosen = unsafe { choose_device(&instance) };
-        let (physical, queue_family, device_name, graphics_pipeline_library) = match chosen {
-            Ok(found) => found,
+        let (physical, queue_family, device_name, graphics_pipeline_library, device) = match opened() {
+            Ok(opened) => opened,
             Err(e) => {
-                destroy(messenger, &instance);
+                // SAFETY: nothing was created from the instance but the messenger.
+                unsafe {
+                    if let Some(m) = messenger {
+                        m.loader.destroy_debug_utils_messenger(m.handle, None);
+                    }
+                    instance.destroy_instance(None);
+                }
                 return Err(e);
             }
         };
-        let priorities = [1.0];
-        let queues =
-            [vk::DeviceQueueCreateInfo::default().queue_family_index(queue_family).queue_priorities(&priorities)];
-        let mut features13 =
-            vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true).synchronization2(true);
-        let mut gpl = vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default().graphics_pipeline_library(true);
-        let mut extensions = Vec::new();
-        if swapchain {
-            extensions.push(ash::khr::swapchain::NAME.as_ptr());
-        }
-        if graphics_pipeline_library {
-            extensions.push(ash::khr::pipeline_library::NAME.as_ptr());
-            extensions.push(ash::ext::graphics_pipeline_library::NAME.as_ptr());
-        }
-        let mut info = vk::DeviceCreateInfo::default()
-            .queue_create_infos(&queues)
-            .enabled_extension_names(&extensions)
-            .push_next(&mut features13);
-        if graphics_pipeline_library {
-            info = info.push_next(&mut gpl);
-        }
-        // SAFETY: `physical` came from this instance and `info` is complete.
-        let device = match unsafe { instance.create_device(physical, &info, None) } {
-            Ok(device) => device,
-            Err(result) => {
-                destroy(messenger, &instance);
-                return Err(GameError::Vulkan { call: "vkCreateDevice", result });
-            }
-        };
-        // SAFETY: queue 0 of a family the device was created with.
-        let queue = unsafe { device.get_device_queue(queue_family, 0) };
-        // SAFETY: queries on a live physical device.
-        let (memory, properties) = unsafe {
-            (
-                instance.get_physical_device_memory_properties(physical),
-                instance.get_physical_device_properties(physical),
-            )
+        // SAFETY: queue 0 of a family the device was created with; queries on a live physical device.
+        let (queue, memory, properties) = unsafe {
+            let memory = instance.get_physical_device_memory_properties(physical);
+            (device.get_device_queue(queue_family, 0), memory, instance.get_physical_device_properties(physical))
         };
         Ok(Self {
             entry,
@@ -198,7 +181,6 @@ impl Context {
             queue,
             queue_family,
             memory,
-            limits: properties.limits,
             properties,
             device_name,
             graphics_pipeline_library,
@@ -213,12 +195,6 @@ impl Context {
     /// How many messages the validation layer has sent so far.
     pub(crate) fn validation_messages(&self) -> usize {
         self.messenger.as_ref().map_or(0, |m| m.log.lock().unwrap_or_else(std::sync::PoisonError::into_inner).len())
-    }
-
-    /// A memory type index with `flags` among those `bits` allows.
-    pub(crate) fn memory_type(&self, bits: u32, flags: vk::MemoryPropertyFlags) -> Option<u32> {
-        (0..self.memory.memory_type_count)
-            .find(|&i| bits & (1 << i) != 0 && self.memory.memory_types[i as usize].property_flags.contains(flags))
     }
 
     /// Waits until the device is idle (before destroying anything).

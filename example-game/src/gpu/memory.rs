@@ -37,6 +37,11 @@ impl Buffer {
         }
     }
 
+    /// A buffer to read a frame of `extent`, 4 bytes a pixel, back into.
+    pub(crate) fn readback(context: &Context, extent: vk::Extent2D) -> Result<Self, GameError> {
+        Self::new(context, (extent.width * extent.height * 4) as usize, vk::BufferUsageFlags::TRANSFER_DST)
+    }
+
     /// Copies `data` into the buffer at byte `offset`; what does not fit is
     /// dropped. The GPU must not be using that range.
     pub(crate) fn write(&mut self, offset: usize, data: &[u8]) {
@@ -145,10 +150,13 @@ unsafe fn allocate(
     requirements: vk::MemoryRequirements,
     flags: vk::MemoryPropertyFlags,
 ) -> Result<vk::DeviceMemory, GameError> {
-    let index = context.memory_type(requirements.memory_type_bits, flags).ok_or(GameError::Vulkan {
-        call: "vkAllocateMemory (no suitable memory type)",
-        result: vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
-    })?;
+    let (memory, bits) = (&context.memory, requirements.memory_type_bits);
+    let index = (0..memory.memory_type_count)
+        .find(|&i| bits & (1 << i) != 0 && memory.memory_types[i as usize].property_flags.contains(flags))
+        .ok_or(GameError::Vulkan {
+            call: "vkAllocateMemory (no suitable memory type)",
+            result: vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+        })?;
     let info = vk::MemoryAllocateInfo::default().allocation_size(requirements.size).memory_type_index(index);
     // SAFETY: the caller guarantees a live device.
     vk_check("vkAllocateMemory", unsafe { context.device.allocate_memory(&info, None) })

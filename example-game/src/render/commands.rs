@@ -18,7 +18,7 @@ pub(super) fn semaphore_infos(semaphore: Option<vk::Semaphore>) -> Vec<vk::Semap
 
 /// # Safety
 /// `commands` is recording.
-pub(super) unsafe fn image_barrier(
+unsafe fn image_barrier(
     device: &ash::Device,
     commands: vk::CommandBuffer,
     image: vk::Image,
@@ -40,36 +40,39 @@ pub(super) unsafe fn image_barrier(
     unsafe { device.cmd_pipeline_barrier2(commands, &vk::DependencyInfo::default().image_memory_barriers(&barriers)) };
 }
 
+/// Records a rendering scope that clears `image` (its `view`, `extent`) to black: a barrier from
+/// `UNDEFINED` after the `after` stage, `draws`, then a barrier into `layout` before `next`.
+///
 /// # Safety
-/// `commands` is recording and `view` is in `COLOR_ATTACHMENT_OPTIMAL`.
-pub(super) unsafe fn begin_rendering(
+/// `commands` is recording; `draws` records what a rendering scope may hold.
+pub(super) unsafe fn render_pass(
     device: &ash::Device,
     commands: vk::CommandBuffer,
-    view: vk::ImageView,
-    extent: vk::Extent2D,
-    clear: [f32; 4],
+    (image, view, extent): (vk::Image, vk::ImageView, vk::Extent2D),
+    after: vk::PipelineStageFlags2,
+    (layout, next): (vk::ImageLayout, (vk::PipelineStageFlags2, vk::AccessFlags2)),
+    draws: impl FnOnce(),
 ) {
     let attachments = [vk::RenderingAttachmentInfo::default()
         .image_view(view)
         .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
         .load_op(vk::AttachmentLoadOp::CLEAR)
         .store_op(vk::AttachmentStoreOp::STORE)
-        .clear_value(vk::ClearValue { color: vk::ClearColorValue { float32: clear } })];
+        .clear_value(vk::ClearValue { color: vk::ClearColorValue { float32: [0.0, 0.0, 0.0, 1.0] } })];
     let area = vk::Rect2D { offset: vk::Offset2D::default(), extent };
     let info = vk::RenderingInfo::default().render_area(area).layer_count(1).color_attachments(&attachments);
-    let viewport = vk::Viewport {
-        x: 0.0,
-        y: 0.0,
-        width: extent.width as f32,
-        height: extent.height as f32,
-        min_depth: 0.0,
-        max_depth: 1.0,
-    };
+    let viewport = vk::Viewport::default().width(extent.width as f32).height(extent.height as f32).max_depth(1.0);
+    let written = (vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT, vk::AccessFlags2::COLOR_ATTACHMENT_WRITE);
+    let attachment = (vk::ImageLayout::UNDEFINED, vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL);
     // SAFETY: the caller guarantees recording.
     unsafe {
+        image_barrier(device, commands, image, attachment, (after, vk::AccessFlags2::NONE), written);
         device.cmd_begin_rendering(commands, &info);
         device.cmd_set_viewport(commands, 0, &[viewport]);
         device.cmd_set_scissor(commands, 0, &[area]);
+        draws();
+        device.cmd_end_rendering(commands);
+        image_barrier(device, commands, image, (vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL, layout), written, next);
     }
 }
 
@@ -83,12 +86,9 @@ pub(super) unsafe fn record_readback(
     buffer: &Buffer,
 ) {
     let region = vk::BufferImageCopy::default()
-        .image_subresource(vk::ImageSubresourceLayers {
-            aspect_mask: vk::ImageAspectFlags::COLOR,
-            mip_level: 0,
-            base_array_layer: 0,
-            layer_count: 1,
-        })
+        .image_subresource(
+            vk::ImageSubresourceLayers::default().aspect_mask(vk::ImageAspectFlags::COLOR).layer_count(1),
+        )
         .image_extent(vk::Extent3D { width: target.extent.width, height: target.extent.height, depth: 1 });
     // SAFETY: the caller guarantees the layouts and sizes.
     unsafe {

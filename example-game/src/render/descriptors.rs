@@ -59,10 +59,8 @@ impl Descriptors {
             // SAFETY: the pool and layout are live.
             let set = vk_check("vkAllocateDescriptorSets", unsafe { self.device.allocate_descriptor_sets(&info) })?[0];
             program.sets.push((number, set));
-            let mut seen = Vec::new();
             for binding in stages.iter().flat_map(|s| &s.bindings).filter(|b| b.set == number) {
-                if !seen.contains(&binding.binding) {
-                    seen.push(binding.binding);
+                if !program.bindings.iter().any(|&(s, b, _)| s == set && b == binding.binding) {
                     program.bindings.push((set, binding.binding, binding.kind));
                 }
             }
@@ -74,30 +72,27 @@ impl Descriptors {
     /// Points every binding of `program` at `resources`.
     pub(crate) fn write(&self, program: &ProgramSets, resources: &Resources) -> Result<(), GameError> {
         for &(set, binding, kind) in &program.bindings {
-            let buffer = |buffer| [vk::DescriptorBufferInfo { buffer, offset: 0, range: vk::WHOLE_SIZE }];
             let image = [vk::DescriptorImageInfo {
                 sampler: resources.sampler,
                 image_view: resources.scene_view,
                 image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
             }];
-            let write = vk::WriteDescriptorSet::default().dst_set(set).dst_binding(binding);
-            let (frame, particles) = (buffer(resources.frame), buffer(resources.particles));
-            let write = match kind {
-                DescriptorKind::UniformBuffer => {
-                    write.descriptor_type(vk::DescriptorType::UNIFORM_BUFFER).buffer_info(&frame)
-                }
-                DescriptorKind::StorageBuffer => {
-                    write.descriptor_type(vk::DescriptorType::STORAGE_BUFFER).buffer_info(&particles)
-                }
-                DescriptorKind::CombinedImageSampler => {
-                    write.descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER).image_info(&image)
-                }
+            let (ty, buffer) = match kind {
+                DescriptorKind::UniformBuffer => (vk::DescriptorType::UNIFORM_BUFFER, Some(resources.frame)),
+                DescriptorKind::StorageBuffer => (vk::DescriptorType::STORAGE_BUFFER, Some(resources.particles)),
+                DescriptorKind::CombinedImageSampler => (vk::DescriptorType::COMBINED_IMAGE_SAMPLER, None),
                 other => {
                     return Err(GameError::Shader {
                         name: format!("binding {binding}"),
                         reason: format!("the game has no resource for a {other:?} binding"),
                     });
                 }
+            };
+            let buffers = buffer.map(|buffer| [vk::DescriptorBufferInfo { buffer, offset: 0, range: vk::WHOLE_SIZE }]);
+            let write = vk::WriteDescriptorSet::default().dst_set(set).dst_binding(binding).descriptor_type(ty);
+            let write = match &buffers {
+                Some(buffers) => write.buffer_info(buffers),
+                None => write.image_info(&image),
             };
             // SAFETY: the set, buffers, view and sampler are live and not in use by the GPU.
             unsafe { self.device.update_descriptor_sets(&[write], &[]) };

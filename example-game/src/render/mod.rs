@@ -25,7 +25,7 @@ use crate::game::World;
 use crate::gpu::{Buffer, Context, Image};
 use crate::shader_types::particles_comp::{self, Particles, Step};
 use crate::shaders::Shaders;
-use commands::{begin_rendering, image_barrier, memory_barrier, record_readback, semaphore_infos};
+use commands::{memory_barrier, record_readback, render_pass, semaphore_infos};
 use descriptors::{Descriptors, ProgramSets, Resources};
 use programs::{Corner, Program, ProgramPipeline, SCENE_FORMAT};
 use scene::{Frame, HudRect, SpriteInstance};
@@ -88,7 +88,8 @@ pub(crate) struct Renderer {
     particles: Buffer,
     particle_cursor: usize,
     scene: Image,
-    sampler: vk::Sampler,
+    /// What the descriptor sets point at (the scene's view follows a resize).
+    resources: Resources,
     command_pool: vk::CommandPool,
     commands: vk::CommandBuffer,
     fence: vk::Fence,
@@ -96,7 +97,6 @@ pub(crate) struct Renderer {
     post: PostPreset,
     /// How long the pipelines took at load, until [`pipeline_timings`](Self::pipeline_timings).
     load: Option<LoadTimings>,
-    timings: Option<PipelineTimings>,
 }
 
 impl Renderer {
@@ -133,7 +133,7 @@ impl Renderer {
             PipelineManager::new(
                 device.clone(),
                 pipeline_cache.as_ref().map_or(vk::PipelineCache::null(), |(cache, _)| cache.handle()),
-                &context.limits,
+                &context.properties.limits,
                 options,
             )
         });
@@ -197,13 +197,14 @@ impl Renderer {
         let particle_pass = ParticlePass { slot: particle_compute, sets };
         let mut programs = HashMap::new();
         for pipeline in pipelines {
-            let stages = programs::reflections(shaders, pipeline.program, post)?;
+            let spec = pipeline.program.spec(post);
+            let stages = [&shaders.get(spec.vertex)?.reflection, &shaders.get(spec.fragment)?.reflection];
             let sets = descriptors.program_sets(&stages, &pipeline.layout.set_layouts, &resources)?;
             programs.insert(pipeline.program, (pipeline, sets));
         }
         Ok(Self {
             device,
-            limits: context.limits,
+            limits: context.properties.limits,
             programs,
             particle_pass,
             warmup,
@@ -217,31 +218,29 @@ impl Renderer {
             particles,
             particle_cursor: 0,
             scene,
-            sampler,
+            resources,
             command_pool,
             commands,
             fence,
             output_format,
             post,
             load: Some(load),
-            timings: None,
         })
     }
 
-    /// What the pipelines cost (measured on the first call, which also saves the pipeline cache).
+    /// What the pipelines cost, measured once at the end of the run, which also saves the pipeline
+    /// cache (a second call has nothing to measure).
     pub(crate) fn pipeline_timings(&mut self, shaders: &Shaders) -> Result<PipelineTimings, GameError> {
-        if let Some(load) = self.load.take() {
-            let with_cache = self.pipeline_cache.is_some();
-            let mut timings =
-                load.finish(&self.device, &self.limits, shaders, self.post, self.output_format, with_cache)?;
-            timings.cache = self.pipeline_cache.as_ref().map(|(cache, load)| CacheReport {
-                path: cache.path().to_owned(),
-                load: load.clone(),
-                saved: Some(cache.save().map_err(|e| e.to_string())),
-            });
-            self.timings = Some(timings);
-        }
-        Ok(self.timings.clone().unwrap_or_default())
+        let Some(load) = self.load.take() else { return Ok(PipelineTimings::default()) };
+        let with_cache = self.pipeline_cache.is_some();
+        let mut timings =
+            load.finish(&self.device, &self.limits, shaders, self.post, self.output_format, with_cache)?;
+        timings.cache = self.pipeline_cache.as_ref().map(|(cache, load)| CacheReport {
+            path: cache.path().to_owned(),
+            load: load.clone(),
+            saved: cache.save().map_err(|e| e.to_string()),
+        });
+        Ok(timings)
     }
 
     /// Recording and replay of this run's pipelines.
@@ -297,20 +296,11 @@ impl Renderer {
         }
         context.wait_idle()?;
         self.scene = scene_image(context, extent)?;
-        let resources = self.resources();
+        self.resources.scene_view = self.scene.view;
         for (_, sets) in self.programs.values() {
-            self.descriptors.write(sets, &resources)?;
+            self.descriptors.write(sets, &self.resources)?;
         }
         Ok(())
-    }
-
-    fn resources(&self) -> Resources {
-        Resources {
-            frame: self.frame.handle,
-            particles: self.particles.handle,
-            scene_view: self.scene.view,
-            sampler: self.sampler,
-        }
     }
 
     /// `--post-cycle N`: the next preset every N frames.
@@ -360,8 +350,42 @@ impl Renderer {
                 ),
             )?;
             self.record_particles(commands);
-            self.record_scene(commands, &counts);
-            self.record_output(commands, target, &counts);
+            // The world into the scene image, for the post-processing pass to sample.
+            let scene = (self.scene.handle, self.scene.view, self.scene.extent);
+            let sampled = (vk::PipelineStageFlags2::FRAGMENT_SHADER, vk::AccessFlags2::SHADER_SAMPLED_READ);
+            let (sprites, particles) =
+                ([self.corners.handle, self.sprites.handle], [self.corners.handle, self.particles.handle]);
+            render_pass(
+                &self.device,
+                commands,
+                scene,
+                vk::PipelineStageFlags2::FRAGMENT_SHADER,
+                (vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL, sampled),
+                || {
+                    self.draw_program(commands, Program::Background, &[], 3, (0, 1));
+                    self.draw_program(commands, Program::Rocks, &sprites, 6, counts.rocks);
+                    self.draw_program(commands, Program::Particles, &particles, 6, (0, PARTICLES as u32));
+                    self.draw_program(commands, Program::Bullets, &sprites, 6, counts.bullets);
+                    self.draw_program(commands, Program::Ship, &sprites, 6, counts.ship);
+                },
+            );
+            // Post-processing and the HUD onto the target.
+            let next = if target.final_layout == vk::ImageLayout::TRANSFER_SRC_OPTIMAL {
+                (vk::PipelineStageFlags2::COPY, vk::AccessFlags2::TRANSFER_READ)
+            } else {
+                (vk::PipelineStageFlags2::NONE, vk::AccessFlags2::NONE)
+            };
+            render_pass(
+                &self.device,
+                commands,
+                (target.image, target.view, target.extent),
+                vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
+                (target.final_layout, next),
+                || {
+                    self.draw_program(commands, Program::Post, &[], 3, (0, 1));
+                    self.draw_program(commands, Program::Hud, &[self.hud.handle], 6, (0, counts.hud));
+                },
+            );
             if let Some(buffer) = readback {
                 record_readback(&self.device, commands, target, buffer);
             }
@@ -435,80 +459,6 @@ impl Renderer {
     }
 
     /// # Safety
-    /// `commands` is recording.
-    unsafe fn record_scene(&self, commands: vk::CommandBuffer, counts: &DrawCounts) {
-        let device = &self.device;
-        let extent = self.scene.extent;
-        // SAFETY: the caller guarantees recording; handles are live.
-        unsafe {
-            image_barrier(
-                device,
-                commands,
-                self.scene.handle,
-                (vk::ImageLayout::UNDEFINED, vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL),
-                (vk::PipelineStageFlags2::FRAGMENT_SHADER, vk::AccessFlags2::NONE),
-                (vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT, vk::AccessFlags2::COLOR_ATTACHMENT_WRITE),
-            );
-            begin_rendering(device, commands, self.scene.view, extent, [0.0, 0.0, 0.0, 1.0]);
-            self.draw_program(commands, Program::Background, &[], 3, (0, 1));
-            let sprite_buffers = [self.corners.handle, self.sprites.handle];
-            self.draw_program(commands, Program::Rocks, &sprite_buffers, 6, counts.rocks);
-            self.draw_program(
-                commands,
-                Program::Particles,
-                &[self.corners.handle, self.particles.handle],
-                6,
-                (0, PARTICLES as u32),
-            );
-            self.draw_program(commands, Program::Bullets, &sprite_buffers, 6, counts.bullets);
-            self.draw_program(commands, Program::Ship, &sprite_buffers, 6, counts.ship);
-            device.cmd_end_rendering(commands);
-            image_barrier(
-                device,
-                commands,
-                self.scene.handle,
-                (vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL, vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL),
-                (vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT, vk::AccessFlags2::COLOR_ATTACHMENT_WRITE),
-                (vk::PipelineStageFlags2::FRAGMENT_SHADER, vk::AccessFlags2::SHADER_SAMPLED_READ),
-            );
-        }
-    }
-
-    /// # Safety
-    /// `commands` is recording.
-    unsafe fn record_output(&self, commands: vk::CommandBuffer, target: Target, counts: &DrawCounts) {
-        let device = &self.device;
-        // SAFETY: the caller guarantees recording; handles are live.
-        unsafe {
-            image_barrier(
-                device,
-                commands,
-                target.image,
-                (vk::ImageLayout::UNDEFINED, vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL),
-                (vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT, vk::AccessFlags2::NONE),
-                (vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT, vk::AccessFlags2::COLOR_ATTACHMENT_WRITE),
-            );
-            begin_rendering(device, commands, target.view, target.extent, [0.0, 0.0, 0.0, 1.0]);
-            self.draw_program(commands, Program::Post, &[], 3, (0, 1));
-            self.draw_program(commands, Program::Hud, &[self.hud.handle], 6, (0, counts.hud));
-            device.cmd_end_rendering(commands);
-            let (dst_stage, dst_access) = if target.final_layout == vk::ImageLayout::TRANSFER_SRC_OPTIMAL {
-                (vk::PipelineStageFlags2::COPY, vk::AccessFlags2::TRANSFER_READ)
-            } else {
-                (vk::PipelineStageFlags2::NONE, vk::AccessFlags2::NONE)
-            };
-            image_barrier(
-                device,
-                commands,
-                target.image,
-                (vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL, target.final_layout),
-                (vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT, vk::AccessFlags2::COLOR_ATTACHMENT_WRITE),
-                (dst_stage, dst_access),
-            );
-        }
-    }
-
-    /// # Safety
     /// `commands` is recording; `layout` is the layout of the pipeline bound at `point`.
     unsafe fn bind_sets(
         &self,
@@ -560,7 +510,7 @@ impl Drop for Renderer {
             let _ = self.device.device_wait_idle();
             self.device.destroy_fence(self.fence, None);
             self.device.destroy_command_pool(self.command_pool, None);
-            self.device.destroy_sampler(self.sampler, None);
+            self.device.destroy_sampler(self.resources.sampler, None);
         }
     }
 }
@@ -585,14 +535,10 @@ pub(crate) enum RebuildState {
 #[cfg(feature = "hot-reload")]
 impl Rebuild {
     pub(crate) fn state(&self) -> RebuildState {
-        let graphics = self
-            .graphics
-            .iter()
-            .map(|(slot, target)| (slot.generation() >= *target, slot.ready_at(), slot.rebuild_failure()));
-        let compute = self
-            .compute
-            .iter()
-            .map(|(slot, target)| (slot.generation() >= *target, slot.ready_at(), slot.rebuild_failure()));
+        let graphics =
+            self.graphics.iter().map(|(s, target)| (s.generation() >= *target, s.ready_at(), s.rebuild_failure()));
+        let compute =
+            self.compute.iter().map(|(s, target)| (s.generation() >= *target, s.ready_at(), s.rebuild_failure()));
         let mut last = None;
         for (ready, at, failure) in graphics.chain(compute) {
             if let Some(failure) = failure {

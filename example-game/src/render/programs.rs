@@ -53,9 +53,9 @@ pub(crate) type Corner = [f32; 2];
 /// The vertex shaders' location that the corner buffer feeds.
 const CORNER_LOCATION: u32 = 0;
 
-struct ProgramSpec {
-    vertex: &'static str,
-    fragment: &'static str,
+pub(super) struct ProgramSpec {
+    pub(super) vertex: &'static str,
+    pub(super) fragment: &'static str,
     specialization: Vec<(u32, Value)>,
     layout: VertexLayout,
     /// Drawn into the scene (true) or onto the output image (false).
@@ -67,21 +67,8 @@ impl Program {
     pub(crate) const ALL: [Program; 7] =
         [Self::Background, Self::Rocks, Self::Ship, Self::Bullets, Self::Particles, Self::Post, Self::Hud];
 
-    /// The program's name, for the table.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Self::Background => "background",
-            Self::Rocks => "rocks",
-            Self::Ship => "ship",
-            Self::Bullets => "bullets",
-            Self::Particles => "particles",
-            Self::Post => "post",
-            Self::Hud => "hud",
-        }
-    }
-
     /// The program's shaders and state; `post` gives `post.frag`'s constants.
-    fn spec(self, post: PostPreset) -> ProgramSpec {
+    pub(super) fn spec(self, post: PostPreset) -> ProgramSpec {
         let spec = |vertex, fragment, specialization, layout, scene, blend| ProgramSpec {
             vertex,
             fragment,
@@ -127,31 +114,18 @@ pub(crate) enum PostPreset {
 impl PostPreset {
     /// The next preset, for the window's `P` key.
     pub(crate) fn next(self) -> Self {
-        match self {
-            Self::Arcade => Self::Retro,
-            Self::Retro => Self::Clean,
-            Self::Clean => Self::Arcade,
-        }
+        let all = <Self as clap::ValueEnum>::value_variants();
+        all[(self as usize + 1) % all.len()]
     }
 
     /// `post.frag`'s constants (TONEMAP: 0 none, 1 Reinhard, 2 ACES).
     fn constants(self) -> [(u32, Value); 5] {
-        let constants = match self {
-            Self::Arcade => {
-                post_frag::SpecConstants { bloom: true, vignette: true, scanlines: false, chromatic: true, tonemap: 2 }
-            }
-            Self::Retro => {
-                post_frag::SpecConstants { bloom: true, vignette: true, scanlines: true, chromatic: false, tonemap: 1 }
-            }
-            Self::Clean => post_frag::SpecConstants {
-                bloom: false,
-                vignette: false,
-                scanlines: false,
-                chromatic: false,
-                tonemap: 0,
-            },
+        let (bloom, vignette, scanlines, chromatic, tonemap) = match self {
+            Self::Arcade => (true, true, false, true, 2),
+            Self::Retro => (true, true, true, false, 1),
+            Self::Clean => (false, false, false, false, 0),
         };
-        constants.values()
+        post_frag::SpecConstants { bloom, vignette, scanlines, chromatic, tonemap }.values()
     }
 }
 
@@ -246,8 +220,6 @@ fn graphics_state(spec: &ProgramSpec, output_format: vk::Format) -> Result<Graph
 pub(crate) struct PipelineTimings {
     /// Graphics pipelines built at load.
     pub(crate) count: usize,
-    /// Whether they came from pipeline libraries.
-    pub(crate) libraries: bool,
     /// Libraries + fast link of every pipeline (None when monolithic).
     pub(crate) fast_link: Option<Duration>,
     /// From the first request until every optimized pipeline arrived (None when monolithic).
@@ -270,7 +242,8 @@ pub(crate) struct PipelineTimings {
 /// A material's first pipeline, from libraries partly shared with earlier ones, against monolithic.
 #[derive(Clone, Debug)]
 pub(crate) struct MaterialTiming {
-    pub(crate) name: &'static str,
+    /// The program, lower case.
+    pub(crate) name: String,
     /// Its libraries (the new ones) and the fast link.
     pub(crate) libraries: Duration,
     /// The parts that needed a new library.
@@ -285,7 +258,7 @@ pub(crate) struct CacheReport {
     pub(crate) path: PathBuf,
     pub(crate) load: CacheLoad,
     /// Bytes of driver data saved at the end of the run, or why not.
-    pub(crate) saved: Option<Result<usize, String>>,
+    pub(crate) saved: Result<usize, String>,
 }
 
 /// A program's pipeline and how it was asked for.
@@ -333,16 +306,6 @@ pub(crate) fn rebuild(
     // SAFETY: modules compiled and validated by smolv-reload, with their reflection; the slot is
     // this manager's.
     Ok(Some(unsafe { manager.rebuild(&pipeline.slot, &program) }?))
-}
-
-/// Every program's shaders, for descriptor set creation.
-pub(crate) fn reflections(
-    shaders: &Shaders,
-    program: Program,
-    post: PostPreset,
-) -> Result<[&smolv_runtime::reflect::Reflection; 2], GameError> {
-    let spec = program.spec(post);
-    Ok([&shaders.get(spec.vertex)?.reflection, &shaders.get(spec.fragment)?.reflection])
 }
 
 /// The particle simulation's shader.
@@ -422,23 +385,6 @@ pub(crate) fn build_all(
     Ok((pipelines, compute, timings))
 }
 
-/// Builds every program with `manager` and returns the time of each.
-fn time_each(
-    manager: &PipelineManager,
-    shaders: &Shaders,
-    post: PostPreset,
-    output_format: vk::Format,
-) -> Result<Vec<Duration>, GameError> {
-    Program::ALL
-        .iter()
-        .map(|&program| {
-            let began = Instant::now();
-            pipeline(manager, shaders, program, post, output_format)?;
-            Ok(began.elapsed())
-        })
-        .collect()
-}
-
 impl LoadTimings {
     /// The timings for the table: waits for the watcher, and builds the same pipelines again after
     /// the run with peer managers of their own and no `VkPipelineCache`: monolithic, and, with a
@@ -459,27 +405,28 @@ impl LoadTimings {
             compute: self.compute,
             ..PipelineTimings::default()
         };
-        let peer = |options: PipelineOptions| {
-            // SAFETY: the renderer's device and limits; the manager is
-            // dropped before this function returns, and no pipeline of it
-            // is ever used.
-            unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), limits, options) }
+        // Every program built by a peer manager with `options`: the time of each.
+        let time_peer = |options: PipelineOptions| -> Result<Vec<Duration>, GameError> {
+            // SAFETY: the renderer's device and limits; the manager is dropped before this closure
+            // returns, and no pipeline of it is ever used.
+            let manager = unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), limits, options) };
+            let time = |&program| {
+                let began = Instant::now();
+                pipeline(&manager, shaders, program, post, output_format)?;
+                Ok(began.elapsed())
+            };
+            Program::ALL.iter().map(time).collect()
         };
         if with_cache {
-            let without = peer(self.options);
-            let began = Instant::now();
-            time_each(&without, shaders, post, output_format)?;
-            timings.without_cache = Some(began.elapsed());
+            timings.without_cache = Some(time_peer(self.options)?.iter().sum());
         }
         let Some(watcher) = self.optimized else {
             timings.monolithic = self.built;
             return Ok(timings);
         };
-        timings.libraries = true;
         timings.fast_link = Some(self.built);
         timings.optimized = watcher.join().ok().flatten();
-        let monolithic = peer(self.options.force_monolithic(true));
-        let monolithic_times = time_each(&monolithic, shaders, post, output_format)?;
+        let monolithic_times = time_peer(self.options.force_monolithic(true))?;
         timings.monolithic = monolithic_times.iter().sum();
         // A new material: its first pipeline shares the vertex-input and
         // pre-rasterization libraries of a material loaded before it.
@@ -489,7 +436,7 @@ impl LoadTimings {
             .zip(monolithic_times)
             .filter(|((_, _, parts), _)| !parts.contains(&"vertex input") && !parts.contains(&"pre-rasterization"))
             .map(|((program, libraries, new_parts), monolithic)| MaterialTiming {
-                name: program.name(),
+                name: format!("{program:?}").to_lowercase(),
                 libraries,
                 new_parts,
                 monolithic,

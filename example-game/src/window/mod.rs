@@ -24,7 +24,7 @@ use crate::render::{FrameSync, Renderer, Target};
 use crate::report::{self, RunSummary};
 use crate::shaders::Shaders;
 use crate::{Outcome, validation_mode};
-use swapchain::{Acquired, Surface, Swapchain};
+use swapchain::{Surface, Swapchain};
 
 /// Plays in a window until Esc, the window closes, or `--frames` frames.
 pub(crate) fn run(args: &Args, shaders: &mut Shaders, reload: Option<&mut HotReload>) -> Result<Outcome, GameError> {
@@ -151,12 +151,9 @@ impl App<'_> {
             recreate(running)?;
         }
         let Some(swapchain) = &running.swapchain else { return Ok(true) };
-        let (index, ready, rendered) = match swapchain.acquire()? {
-            Acquired::Image { index, ready, rendered } => (index, ready, rendered),
-            Acquired::OutOfDate => {
-                recreate(running)?;
-                return Ok(true);
-            }
+        let Some((index, ready, rendered)) = swapchain.acquire()? else {
+            recreate(running)?;
+            return Ok(true);
         };
         // Fixed 60 Hz steps; one per frame when a frame count makes the run reproducible.
         let now = Instant::now();
@@ -192,12 +189,7 @@ impl App<'_> {
                 vk::ImageLayout::PRESENT_SRC_KHR
             },
         };
-        let readback = want_screenshot
-            .then(|| {
-                let bytes = (target.extent.width * target.extent.height * 4) as usize;
-                Buffer::new(&running.context, bytes, vk::BufferUsageFlags::TRANSFER_DST)
-            })
-            .transpose()?;
+        let readback = want_screenshot.then(|| Buffer::readback(&running.context, target.extent)).transpose()?;
         let news = self
             .reload
             .as_deref_mut()
@@ -226,8 +218,7 @@ impl App<'_> {
                 running.renderer.post()
             );
             if let Some(status) = self.reload.as_deref().and_then(HotReload::status) {
-                title.push_str(" | ");
-                title.push_str(status);
+                title.push_str(&format!(" | {status}"));
             }
             running.window.set_title(&title);
         }
@@ -263,13 +254,11 @@ impl App<'_> {
         if let Some(mut running) = self.running.take() {
             let run = RunSummary {
                 mode: "window",
-                device: &running.context.device_name,
                 size: running.swapchain.as_ref().map_or(self.args.size, |s| (s.extent.width, s.extent.height)),
                 frames: running.frames,
                 frame_time: running.started.elapsed(),
                 score: running.world.score,
                 wave: running.world.wave,
-                validation_messages: None,
                 screenshot: self.args.screenshot.as_deref().filter(|_| running.frames == self.args.frames.unwrap_or(0)),
             };
             match report::outcome(self.shaders, &mut running.renderer, &running.context, &running.play, run) {

@@ -34,14 +34,6 @@ pub(crate) struct Swapchain {
     rendered: Vec<vk::Semaphore>,
 }
 
-/// What acquiring gave.
-pub(crate) enum Acquired {
-    /// Render into image `index`; wait on `ready`, signal `rendered`.
-    Image { index: u32, ready: vk::Semaphore, rendered: vk::Semaphore },
-    /// The swapchain no longer matches the window: recreate it.
-    OutOfDate,
-}
-
 impl Swapchain {
     /// A swapchain for `surface` of about `size` pixels (the surface may
     /// decide), replacing `old` if given.
@@ -130,16 +122,15 @@ impl Swapchain {
         }
     }
 
-    /// The next image. The previous frame must have finished on the GPU
-    /// (its submission waited on the same semaphore).
-    pub(crate) fn acquire(&self) -> Result<Acquired, GameError> {
+    /// The next image: render into `index`, waiting on `ready` and signalling `rendered`; `None`
+    /// when the swapchain no longer matches the window (recreate it). The previous frame must have
+    /// finished on the GPU (its submission waited on the same semaphore).
+    pub(crate) fn acquire(&self) -> Result<Option<(u32, vk::Semaphore, vk::Semaphore)>, GameError> {
         // SAFETY: live handles; the semaphore is unsignaled (see above).
         let result = unsafe { self.loader.acquire_next_image(self.handle, u64::MAX, self.acquired, vk::Fence::null()) };
         match result {
-            Ok((index, _suboptimal)) => {
-                Ok(Acquired::Image { index, ready: self.acquired, rendered: self.rendered[index as usize] })
-            }
-            Err(vk::Result::ERROR_OUT_OF_DATE_KHR) => Ok(Acquired::OutOfDate),
+            Ok((index, _suboptimal)) => Ok(Some((index, self.acquired, self.rendered[index as usize]))),
+            Err(vk::Result::ERROR_OUT_OF_DATE_KHR) => Ok(None),
             Err(result) => Err(GameError::Vulkan { call: "vkAcquireNextImageKHR", result }),
         }
     }
