@@ -39,15 +39,13 @@ impl Inputs {
     }
 }
 
-/// Settings every compile job shares (recorded in the manifest for hot
-/// reload, see [`recipe`](crate::pack::recipe)).
+/// Settings every compile job shares (in the manifest's [`recipe`](crate::pack::recipe)s).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Settings {
     pub(crate) target_env: TargetEnv,
     pub(crate) spirv_version: SpirvVersion,
     pub(crate) optimization: Optimization,
     pub(crate) strip_debug: bool,
-    /// `Config::keep_interface_names`.
     #[serde(default)]
     pub(crate) keep_interface_names: bool,
     pub(crate) include_dirs: Vec<PathBuf>,
@@ -75,8 +73,7 @@ pub(crate) struct Settings {
 pub(crate) struct Plan {
     pub(crate) inputs: Inputs,
     pub(crate) settings: Settings,
-    /// What the application's device takes (`settings.target_env` may be
-    /// raised past it).
+    /// What the application's device takes (`settings.target_env` may be above).
     pub(crate) device: DeviceSpirv,
     /// Where the artifacts go (`OUT_DIR`).
     pub(crate) out_dir: PathBuf,

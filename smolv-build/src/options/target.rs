@@ -20,22 +20,22 @@ pub(crate) enum Target {
     WgpuSpirv,
 }
 
-impl Target {
+named!(
     /// Every target, in the order of [`Target::NAMES`].
-    pub(crate) const ALL: [Target; 4] = [Self::Vulkan, Self::Wgpu, Self::WgpuWgsl, Self::WgpuSpirv];
+    pub(crate) ALL,
+    /// Its name: `vulkan`, `wgpu`, `wgpu-wgsl` or `wgpu-spirv`.
+    pub(crate) name,
+    Target {
+        Vulkan => "vulkan",
+        Wgpu => "wgpu",
+        WgpuWgsl => "wgpu-wgsl",
+        WgpuSpirv => "wgpu-spirv",
+    }
+);
 
+impl Target {
     /// Every name [`Target::parse`] takes.
     pub(crate) const NAMES: [&'static str; 4] = ["vulkan", "wgpu", "wgpu-wgsl", "wgpu-spirv"];
-
-    /// Its name: `vulkan`, `wgpu`, `wgpu-wgsl` or `wgpu-spirv`.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Self::Vulkan => "vulkan",
-            Self::Wgpu => "wgpu",
-            Self::WgpuWgsl => "wgpu-wgsl",
-            Self::WgpuSpirv => "wgpu-spirv",
-        }
-    }
 
     /// The target of a name; `None` for any other text.
     pub(crate) fn parse(name: &str) -> Option<Self> {
