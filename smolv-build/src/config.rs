@@ -179,9 +179,8 @@ impl Config {
     ///
     /// ```
     /// use smolv_build::{Config, Variant};
-    /// let mut config = Config::new();
     /// // lit.frag, lit.frag@shadows and lit.frag@fog
-    /// config.shader_dir("shaders").variants(
+    /// Config::new().shader_dir("shaders").variants(
     ///     "lit.frag",
     ///     [Variant::new("shadows").define("SHADOWS", "1"), Variant::new("fog").define("FOG", "1")],
     /// );
@@ -276,9 +275,8 @@ impl Config {
     ///
     /// ```
     /// use smolv_build::{Config, SpirvVersion, TargetEnv};
-    /// let mut config = Config::new();
     /// // Vulkan 1.1 drivers, SPIR-V 1.3 modules.
-    /// config.shader_dir("shaders").target_env(TargetEnv::Vulkan1_1).spirv_version(SpirvVersion::V1_3);
+    /// Config::new().shader_dir("shaders").target_env(TargetEnv::Vulkan1_1).spirv_version(SpirvVersion::V1_3);
     /// ```
     pub fn spirv_version(&mut self, version: SpirvVersion) -> &mut Self {
         self.spirv_version = Some(version);
@@ -522,8 +520,7 @@ impl Config {
     ///
     /// ```
     /// use smolv_build::{Config, Language};
-    /// let mut config = Config::new();
-    /// config
+    /// Config::new()
     ///     .shader_dir("shaders")
     ///     .language("shaders/hlsl", Language::Hlsl) // a directory
     ///     .language("shaders/**/*.ps.vert", Language::Hlsl) // a glob
@@ -550,8 +547,7 @@ impl Config {
     ///
     /// ```
     /// use smolv_build::{Config, ResourceKind};
-    /// let mut config = Config::new();
-    /// config.shader_dir("shaders").hlsl_io_mapping(true).binding_base(ResourceKind::Texture, 20);
+    /// Config::new().shader_dir("shaders").hlsl_io_mapping(true).binding_base(ResourceKind::Texture, 20);
     /// ```
     pub fn hlsl_io_mapping(&mut self, on: bool) -> &mut Self {
         self.hlsl.io_mapping = on;
@@ -574,8 +570,7 @@ impl Config {
     ///
     /// ```
     /// use smolv_build::{Config, ResourceKind};
-    /// let mut config = Config::new();
-    /// config
+    /// Config::new()
     ///     .shader_dir("shaders")
     ///     .hlsl_register_binding("b0", 1, 0)
     ///     .binding_base(ResourceKind::Texture, 16); // t0 → binding 16

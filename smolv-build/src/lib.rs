@@ -194,8 +194,7 @@ pub use config::Config;
 pub use error::{Diagnostic, Error};
 /// ```
 /// use smolv_build::{Config, Framing, Packing};
-/// let mut config = Config::new();
-/// config.shader_dir("shaders").packing(Packing::Zstd { framing: Framing::Stream });
+/// Config::new().shader_dir("shaders").packing(Packing::Zstd { framing: Framing::Stream });
 /// assert_eq!(Framing::Stream.name(), "stream");
 /// ```
 pub use options::Framing;
@@ -210,8 +209,7 @@ pub use options::Packing;
 /// ```
 /// use smolv_build::{Config, SizeGoal};
 /// let goal = SizeGoal::parse("download").unwrap();
-/// let mut config = Config::new();
-/// config.shader_dir("shaders").size_goal(goal);
+/// Config::new().shader_dir("shaders").size_goal(goal);
 /// assert_eq!(goal.name(), "download");
 /// ```
 pub use options::SizeGoal;

@@ -199,8 +199,7 @@ impl DeviceSpirv {
 /// ```
 /// use smolv_build::{Config, Optimization};
 /// assert_eq!(Optimization::default(), Optimization::Size);
-/// let mut config = Config::new();
-/// config.shader_dir("shaders").optimization(Optimization::None); // debugging a miscompile
+/// Config::new().shader_dir("shaders").optimization(Optimization::None); // debugging a miscompile
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Optimization {
