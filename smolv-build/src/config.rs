@@ -737,8 +737,8 @@ impl Config {
         }
     }
 
-    /// Resolves the builder and the environment into what the build runs
-    /// on, watching the variables read when it prints Cargo directives.
+    /// The builder and the environment resolved, watching the variables read
+    /// where the build prints Cargo directives.
     pub(crate) fn plan(&self) -> Result<Plan, Error> {
         self.plan_reading(Env::watching(self.prints_cargo_directives()))
     }
@@ -843,9 +843,8 @@ fn is_register_name(text: &str) -> bool {
         && chars.all(|c| c.is_ascii_digit())
 }
 
-/// The packing, goal and target: the [`Config`] setters, else the
-/// variables (looked up with `var`, each read either way, to be watched),
-/// else the defaults. A variable naming nothing known is an error.
+/// The packing, goal and target: the setters, else the variables (each read
+/// through `var` either way, to be watched), else the defaults.
 fn packing_options(config: &Config, var: impl Fn(&str) -> Option<String>) -> Result<PackSettings, Error> {
     let unknown =
         |name: &str, text: String, names: &str| Error::Config(format!("{name}={text:?} is not one of {names}"));

@@ -11,8 +11,7 @@ pub use smolv_format::Framing;
 #[non_exhaustive]
 pub enum Packing {
     /// (`auto`) The smallest total for the [`SizeGoal`]: stored bytes plus
-    /// the decoder code the packing links. Small sets ship raw, larger ones
-    /// compressed. The default.
+    /// the decoder code the packing links. The default.
     ///
     /// ```
     /// smolv_build::Config::new().packing(smolv_build::Packing::Auto);
@@ -33,9 +32,8 @@ pub enum Packing {
     /// smolv_build::Config::new().packing(smolv_build::Packing::RelativeIds);
     /// ```
     RelativeIds,
-    /// (`relative-ids-lz4`, `relative-ids-lz4-stream`) SPIR-V with
-    /// relative ids + LZ4 (HC level 12): more data than SMOL-V + LZ4, for
-    /// a smaller decoder.
+    /// (`relative-ids-lz4`, `relative-ids-lz4-stream`) SPIR-V with relative
+    /// ids + LZ4 (HC level 12): more data than SMOL-V + LZ4, a smaller decoder.
     ///
     /// ```
     /// use smolv_build::{Config, Framing, Packing};
