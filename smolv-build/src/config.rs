@@ -855,7 +855,7 @@ fn packing_options(config: &Config, var: impl Fn(&str) -> Option<String>) -> Res
         .map_err(|text| unknown("SMOLV_SIZE_GOAL", text, "installed, download"))?
         .unwrap_or_default();
     let target = setting(config.target, var("SMOLV_TARGET"), Target::parse)
-        .map_err(|text| unknown("SMOLV_TARGET", text, &Target::NAMES.join(", ")))?
+        .map_err(|text| unknown("SMOLV_TARGET", text, &Target::ALL.map(Target::name).join(", ")))?
         .unwrap_or_default();
     if target.may_ship_wgsl() && !cfg!(feature = "wgpu") {
         return Err(Error::Config(format!(
