@@ -21,7 +21,8 @@ use crate::output::report::Report;
 use crate::settings::{Inputs, PackSettings, Plan, Settings};
 
 /// Configures and runs the shader build. Setters take `&mut self` and
-/// return it, in the style of `cc` and `prost-build`.
+/// return it, in the style of `cc` and `prost-build`; those for one shader
+/// take its module name (`lit.frag`), and one that names none fails the build.
 ///
 /// ```no_run
 /// // build.rs
@@ -94,25 +95,20 @@ impl std::fmt::Debug for ZstdLevel {
 }
 
 impl Config {
-    /// Defaults: Vulkan 1.0 (SPIR-V 1.0), optimize for size, strip debug info in release
-    /// builds, the packing that makes the installed binary smallest, zstd
-    /// level 19, automatic dictionary, Cargo's `NUM_JOBS`.
+    /// A builder with every setting at its default (each setter names it).
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_dir("shaders");
+    /// smolv_build::Config::new().shader_dir("shaders");
     /// ```
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// Compiles every shader below `dir` (recursively), named by their
-    /// paths relative to it: `post/blur.comp`. Links to directories are
-    /// followed; one that leads back into the tree is skipped with a warning.
+    /// Compiles every shader below `dir` (recursively, following links), named
+    /// by its path relative to it: `post/blur.comp`.
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_dir("shaders").shader_dir("third_party/shaders");
+    /// smolv_build::Config::new().shader_dir("shaders").shader_dir("third_party/shaders");
     /// ```
     pub fn shader_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
         self.shader_dirs.push(dir.as_ref().to_owned());
@@ -122,8 +118,7 @@ impl Config {
     /// Compiles one shader file; its module name is its file name.
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader("assets/post.frag").shader("assets/sky.wgsl");
+    /// smolv_build::Config::new().shader("assets/post.frag").shader("assets/sky.wgsl");
     /// ```
     pub fn shader(&mut self, file: impl AsRef<Path>) -> &mut Self {
         self.shader_files.push(file.as_ref().to_owned());
@@ -134,8 +129,8 @@ impl Config {
     /// module names are relative to the glob's fixed leading directory.
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_glob("shaders/**/*.frag"); // shaders/ui/text.frag is the module `ui/text.frag`
+    /// // shaders/ui/text.frag is the module `ui/text.frag`
+    /// smolv_build::Config::new().shader_glob("shaders/**/*.frag");
     /// ```
     pub fn shader_glob(&mut self, pattern: impl Into<String>) -> &mut Self {
         self.shader_globs.push(pattern.into());
@@ -146,8 +141,7 @@ impl Config {
     /// including file's own directory.
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_dir("shaders").include_dir("shaders/include");
+    /// smolv_build::Config::new().shader_dir("shaders").include_dir("shaders/include");
     /// ```
     pub fn include_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
         self.include_dirs.push(dir.as_ref().to_owned());
@@ -158,20 +152,17 @@ impl Config {
     /// no preprocessor (a define given to one of them alone is an error).
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_dir("shaders").define("MAX_LIGHTS", "16");
+    /// smolv_build::Config::new().shader_dir("shaders").define("MAX_LIGHTS", "16");
     /// ```
     pub fn define(&mut self, name: impl Into<String>, value: impl Into<String>) -> &mut Self {
         self.defines.push(Define { name: name.into(), value: Some(value.into()) });
         self
     }
 
-    /// `#define name value` for one shader, by module name (`lit.frag`).
-    /// A name that matches no shader is an error when the build runs.
+    /// `#define name value` for one shader.
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_dir("shaders").shader_define("blur.comp", "RADIUS", "4");
+    /// smolv_build::Config::new().shader_dir("shaders").shader_define("blur.comp", "RADIUS", "4");
     /// ```
     pub fn shader_define(
         &mut self,
@@ -183,14 +174,13 @@ impl Config {
         self
     }
 
-    /// Adds named variants of one shader (by module name). Each becomes a
-    /// module `shader@variant` next to the plain `shader`.
+    /// Adds named variants of one shader, each a module `shader@variant`
+    /// next to the plain `shader`.
     ///
     /// ```
     /// use smolv_build::{Config, Variant};
-    /// let mut config = Config::new();
     /// // lit.frag, lit.frag@shadows and lit.frag@fog
-    /// config.shader_dir("shaders").variants(
+    /// Config::new().shader_dir("shaders").variants(
     ///     "lit.frag",
     ///     [Variant::new("shadows").define("SHADOWS", "1"), Variant::new("fog").define("FOG", "1")],
     /// );
@@ -206,8 +196,7 @@ impl Config {
     /// name (`tint.vert`, `tint.frag`) are a program without this.
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_dir("shaders").program("blur", ["fullscreen.vert", "blur.frag"]);
+    /// smolv_build::Config::new().shader_dir("shaders").program("blur", ["fullscreen.vert", "blur.frag"]);
     /// ```
     pub fn program(
         &mut self,
@@ -222,21 +211,18 @@ impl Config {
     /// (features not set are off).
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_dir("shaders").wesl_feature("fog", true);
+    /// smolv_build::Config::new().shader_dir("shaders").wesl_feature("fog", true);
     /// ```
     pub fn wesl_feature(&mut self, name: impl Into<String>, value: bool) -> &mut Self {
         self.wesl_features.push((name.into(), value));
         self
     }
 
-    /// Sets WESL's `@if` feature `name` to `value` for one WESL shader, by
-    /// module name, over [`wesl_feature`](Config::wesl_feature). A name
-    /// that matches no WESL shader is an error when the build runs.
+    /// Sets WESL's `@if` feature `name` to `value` for one WESL shader, over
+    /// [`wesl_feature`](Config::wesl_feature).
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_dir("shaders").shader_wesl_feature("sky.wesl", "stars", false);
+    /// smolv_build::Config::new().shader_dir("shaders").shader_wesl_feature("sky.wesl", "stars", false);
     /// ```
     pub fn shader_wesl_feature(
         &mut self,
@@ -248,9 +234,8 @@ impl Config {
         self
     }
 
-    /// What the error for a shader whose language this build has no
-    /// compiler for tells the user to do, `{feature}` standing for the
-    /// Cargo feature that adds it (`wesl`, `wgsl`, `glsl`).
+    /// The advice of the error for a language this build cannot compile;
+    /// `{feature}` stands for the Cargo feature (`wesl`, `wgsl`, `glsl`).
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -266,37 +251,32 @@ impl Config {
     /// `.wgsl`). The shader directory itself needs none (`import package::…`).
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_dir("shaders").wesl_package("noise", "third_party/noise-wesl");
+    /// smolv_build::Config::new().shader_dir("shaders").wesl_package("noise", "third_party/noise-wesl");
     /// ```
     pub fn wesl_package(&mut self, name: impl Into<String>, dir: impl AsRef<Path>) -> &mut Self {
         self.wesl_packages.push((name.into(), dir.as_ref().to_owned()));
         self
     }
 
-    /// Target Vulkan version. Default: [`TargetEnv::Vulkan1_0`]. The SPIR-V
-    /// version follows ([`TargetEnv::default_spirv_version`]) unless
-    /// [`spirv_version`](Config::spirv_version) sets it.
+    /// Target Vulkan version (default [`TargetEnv::Vulkan1_0`]); its SPIR-V
+    /// version ([`TargetEnv::default_spirv_version`]) unless [`spirv_version`](Config::spirv_version).
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_dir("shaders").target_env(smolv_build::TargetEnv::Vulkan1_3);
+    /// smolv_build::Config::new().shader_dir("shaders").target_env(smolv_build::TargetEnv::Vulkan1_3);
     /// ```
     pub fn target_env(&mut self, env: TargetEnv) -> &mut Self {
         self.target_env = env;
         self
     }
 
-    /// SPIR-V version (default: the target environment's). A newer version
-    /// raises the environment to the oldest that takes it, except SPIR-V
-    /// 1.4 on Vulkan 1.1: a device with VK_KHR_spirv_1_4 (tell smolv's
-    /// Vulkan layer: `PipelineOptions::khr_spirv_1_4(true)`).
+    /// SPIR-V version. A newer one raises the environment to the oldest that
+    /// takes it, except SPIR-V 1.4 on Vulkan 1.1 with VK_KHR_spirv_1_4
+    /// (`PipelineOptions::khr_spirv_1_4(true)` in smolv's Vulkan layer).
     ///
     /// ```
     /// use smolv_build::{Config, SpirvVersion, TargetEnv};
-    /// let mut config = Config::new();
     /// // Vulkan 1.1 drivers, SPIR-V 1.3 modules.
-    /// config.shader_dir("shaders").target_env(TargetEnv::Vulkan1_1).spirv_version(SpirvVersion::V1_3);
+    /// Config::new().shader_dir("shaders").target_env(TargetEnv::Vulkan1_1).spirv_version(SpirvVersion::V1_3);
     /// ```
     pub fn spirv_version(&mut self, version: SpirvVersion) -> &mut Self {
         self.spirv_version = Some(version);
@@ -306,8 +286,7 @@ impl Config {
     /// Optimization level (default: size).
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_dir("shaders").optimization(smolv_build::Optimization::Performance);
+    /// smolv_build::Config::new().shader_dir("shaders").optimization(smolv_build::Optimization::Performance);
     /// ```
     pub fn optimization(&mut self, level: Optimization) -> &mut Self {
         self.optimization = level;
@@ -315,26 +294,21 @@ impl Config {
     }
 
     /// Strips debug info (names, source text, line info) from what ships.
-    /// Default: on when Cargo's `PROFILE` is `release`. Reflection at run
-    /// time then gives empty names, unless
-    /// [`keep_interface_names`](Self::keep_interface_names).
+    /// Default: on when Cargo's `PROFILE` is `release`.
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_dir("shaders").strip_debug(true); // in debug builds too
+    /// smolv_build::Config::new().shader_dir("shaders").strip_debug(true); // in debug builds too
     /// ```
     pub fn strip_debug(&mut self, strip: bool) -> &mut Self {
         self.strip_debug = Some(strip);
         self
     }
 
-    /// Ships the names that reflection at run time reads (bindings, spec
-    /// constants, interface variables) where debug info is stripped.
-    /// Default: off.
+    /// Ships the names run-time reflection reads (bindings, spec constants,
+    /// interface variables) despite [`strip_debug`](Self::strip_debug). Default: off.
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_dir("shaders").strip_debug(true).keep_interface_names(true);
+    /// smolv_build::Config::new().shader_dir("shaders").strip_debug(true).keep_interface_names(true);
     /// ```
     pub fn keep_interface_names(&mut self, keep: bool) -> &mut Self {
         self.keep_interface_names = keep;
@@ -345,8 +319,7 @@ impl Config {
     /// packed with zstd.
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_dir("shaders").zstd_level(22);
+    /// smolv_build::Config::new().shader_dir("shaders").zstd_level(22);
     /// ```
     pub fn zstd_level(&mut self, level: i32) -> &mut Self {
         self.zstd_level = ZstdLevel(level);
@@ -356,8 +329,7 @@ impl Config {
     /// Shared-dictionary policy (default: automatic).
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_dir("shaders").dictionary(smolv_build::DictionaryMode::Off);
+    /// smolv_build::Config::new().shader_dir("shaders").dictionary(smolv_build::DictionaryMode::Off);
     /// ```
     pub fn dictionary(&mut self, mode: DictionaryMode) -> &mut Self {
         self.dictionary = mode;
@@ -365,8 +337,7 @@ impl Config {
     }
 
     /// How the embedded set is packed. Default: `SMOLV_PACKING` (one of
-    /// [`Packing::NAMES`]), else [`Packing::Auto`], the smallest total of
-    /// stored bytes and decoder code for the [`size_goal`](Config::size_goal).
+    /// [`Packing::NAMES`]), else [`Packing::Auto`].
     ///
     /// ```no_run
     /// // build.rs: always ship SMOL-V + LZ4 as one stream.
@@ -383,8 +354,7 @@ impl Config {
     /// `SMOLV_SIZE_GOAL`, else installed.
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_dir("shaders").size_goal(smolv_build::SizeGoal::Download);
+    /// smolv_build::Config::new().shader_dir("shaders").size_goal(smolv_build::SizeGoal::Download);
     /// ```
     pub fn size_goal(&mut self, goal: SizeGoal) -> &mut Self {
         self.size_goal = Some(goal);
@@ -393,13 +363,11 @@ impl Config {
 
     /// Builds for a game that draws through wgpu: ships WGSL (made by naga;
     /// `Shader::wgsl`) or SPIR-V, whichever makes the game smaller
-    /// (docs/size.md#wgpu-targets), and WGSL keeps its `y`
-    /// ([`wgsl_adjust_coordinate_space`](Config::wgsl_adjust_coordinate_space)).
-    /// Default: `SMOLV_TARGET`, else Vulkan. Needs the `wgpu` feature.
+    /// (docs/size.md#wgpu-targets). Default: `SMOLV_TARGET`, else Vulkan.
+    /// Needs the `wgpu` feature.
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_dir("shaders").for_wgpu();
+    /// smolv_build::Config::new().shader_dir("shaders").for_wgpu();
     /// ```
     pub fn for_wgpu(&mut self) -> &mut Self {
         self.target = Some(Target::Wgpu);
@@ -410,8 +378,7 @@ impl Config {
     /// WGSL (`true`, SPIR-V only where naga refuses) or SPIR-V (`false`).
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_dir("shaders").for_wgpu_shipping(true);
+    /// smolv_build::Config::new().shader_dir("shaders").for_wgpu_shipping(true);
     /// ```
     pub fn for_wgpu_shipping(&mut self, wgsl: bool) -> &mut Self {
         self.target = Some(if wgsl { Target::WgpuWgsl } else { Target::WgpuSpirv });
@@ -421,8 +388,7 @@ impl Config {
     /// Builds SPIR-V for Vulkan, the default, whatever `SMOLV_TARGET` says.
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_dir("shaders").for_wgpu().for_vulkan();
+    /// smolv_build::Config::new().shader_dir("shaders").for_wgpu().for_vulkan();
     /// ```
     pub fn for_vulkan(&mut self) -> &mut Self {
         self.target = Some(Target::Vulkan);
@@ -433,8 +399,7 @@ impl Config {
     /// `smolv-cache` in Cargo's target directory.
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_dir("shaders").cache_dir("/var/cache/smolv");
+    /// smolv_build::Config::new().shader_dir("shaders").cache_dir("/var/cache/smolv");
     /// ```
     pub fn cache_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
         self.cache_dir = Some(dir.as_ref().to_owned());
@@ -446,9 +411,8 @@ impl Config {
     /// (`docs/prepare.md`). Relative to the crate root; default: `.smolv`.
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
     /// // One directory for every crate of the workspace.
-    /// config.shader_dir("shaders").prepared_dir("../.smolv");
+    /// smolv_build::Config::new().shader_dir("shaders").prepared_dir("../.smolv");
     /// ```
     pub fn prepared_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
         self.prepared_dir = Some(dir.as_ref().to_owned());
@@ -458,9 +422,8 @@ impl Config {
     /// Where artifacts go. Default: Cargo's `OUT_DIR`.
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
     /// // Outside a build script, for a tool: no OUT_DIR there.
-    /// config.shader_dir("shaders").out_dir("target/shaders").cargo_directives(false);
+    /// smolv_build::Config::new().shader_dir("shaders").out_dir("target/shaders").cargo_directives(false);
     /// ```
     pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
         self.out_dir = Some(dir.as_ref().to_owned());
@@ -471,8 +434,7 @@ impl Config {
     /// Cargo each compile also takes a token from its jobserver.
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_dir("shaders").jobs(2);
+    /// smolv_build::Config::new().shader_dir("shaders").jobs(2);
     /// ```
     pub fn jobs(&mut self, jobs: usize) -> &mut Self {
         self.jobs = Some(jobs.max(1));
@@ -484,8 +446,7 @@ impl Config {
     /// (`PATH` is never searched). Its `--version` is part of every cache key.
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_dir("shaders").spirv_opt("/opt/vulkan-sdk/bin/spirv-opt");
+    /// smolv_build::Config::new().shader_dir("shaders").spirv_opt("/opt/vulkan-sdk/bin/spirv-opt");
     /// ```
     pub fn spirv_opt(&mut self, path: impl AsRef<Path>) -> &mut Self {
         self.spirv_opt = Some(path.as_ref().to_owned());
@@ -496,8 +457,7 @@ impl Config {
     /// (`OUT_DIR` set and no `out_dir` given).
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_dir("shaders").out_dir("target/shaders").cargo_directives(false);
+    /// smolv_build::Config::new().shader_dir("shaders").out_dir("target/shaders").cargo_directives(false);
     /// ```
     pub fn cargo_directives(&mut self, emit: bool) -> &mut Self {
         self.cargo_directives = Some(emit);
@@ -505,8 +465,7 @@ impl Config {
     }
 
     /// Builds what compiles even when some shaders fail, listing the
-    /// failures in [`Report::failures`] instead of returning an error.
-    /// Default: off.
+    /// failures in [`Report::failures`] instead of an error. Default: off.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -523,8 +482,7 @@ impl Config {
     /// declaration order (glslc's `-fauto-map-locations`). Default: off.
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_dir("shaders").auto_map_locations(true);
+    /// smolv_build::Config::new().shader_dir("shaders").auto_map_locations(true);
     /// ```
     pub fn auto_map_locations(&mut self, auto: bool) -> &mut Self {
         self.auto_map_locations = auto;
@@ -535,8 +493,7 @@ impl Config {
     /// (glslc's `-fauto-bind-uniforms`). Default: off.
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_dir("shaders").auto_bind_uniforms(true);
+    /// smolv_build::Config::new().shader_dir("shaders").auto_bind_uniforms(true);
     /// ```
     pub fn auto_bind_uniforms(&mut self, auto: bool) -> &mut Self {
         self.auto_bind_uniforms = auto;
@@ -549,8 +506,7 @@ impl Config {
     /// which flips the viewport itself (docs/wgpu.md#which-way-up).
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_dir("shaders").wgsl_adjust_coordinate_space(false);
+    /// smolv_build::Config::new().shader_dir("shaders").wgsl_adjust_coordinate_space(false);
     /// ```
     pub fn wgsl_adjust_coordinate_space(&mut self, adjust: bool) -> &mut Self {
         self.wgsl_adjust_coordinate_space = Some(adjust);
@@ -564,8 +520,7 @@ impl Config {
     ///
     /// ```
     /// use smolv_build::{Config, Language};
-    /// let mut config = Config::new();
-    /// config
+    /// Config::new()
     ///     .shader_dir("shaders")
     ///     .language("shaders/hlsl", Language::Hlsl) // a directory
     ///     .language("shaders/**/*.ps.vert", Language::Hlsl) // a glob
@@ -580,22 +535,19 @@ impl Config {
     /// Default: `main`.
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_dir("shaders").hlsl_entry_point("VSMain");
+    /// smolv_build::Config::new().shader_dir("shaders").hlsl_entry_point("VSMain");
     /// ```
     pub fn hlsl_entry_point(&mut self, name: impl Into<String>) -> &mut Self {
         self.hlsl_entry_point = Some(name.into());
         self
     }
 
-    /// Shifts HLSL bindings by register class (`t`, `s`, `b`, `u`) rather
-    /// than by resource type, as DXC does (glslc's `-fhlsl-iomap`).
-    /// Default: off.
+    /// Shifts HLSL bindings by register class (`t`, `s`, `b`, `u`) rather than
+    /// by resource type, as DXC does (glslc's `-fhlsl-iomap`). Default: off.
     ///
     /// ```
     /// use smolv_build::{Config, ResourceKind};
-    /// let mut config = Config::new();
-    /// config.shader_dir("shaders").hlsl_io_mapping(true).binding_base(ResourceKind::Texture, 20);
+    /// Config::new().shader_dir("shaders").hlsl_io_mapping(true).binding_base(ResourceKind::Texture, 20);
     /// ```
     pub fn hlsl_io_mapping(&mut self, on: bool) -> &mut Self {
         self.hlsl.io_mapping = on;
@@ -606,8 +558,7 @@ impl Config {
     /// `-fhlsl-offsets`). Default: off.
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_dir("shaders").hlsl_offsets(true);
+    /// smolv_build::Config::new().shader_dir("shaders").hlsl_offsets(true);
     /// ```
     pub fn hlsl_offsets(&mut self, on: bool) -> &mut Self {
         self.hlsl.offsets = on;
@@ -619,8 +570,7 @@ impl Config {
     ///
     /// ```
     /// use smolv_build::{Config, ResourceKind};
-    /// let mut config = Config::new();
-    /// config
+    /// Config::new()
     ///     .shader_dir("shaders")
     ///     .hlsl_register_binding("b0", 1, 0)
     ///     .binding_base(ResourceKind::Texture, 16); // t0 → binding 16
@@ -648,8 +598,7 @@ impl Config {
     /// (glslc's `-fhlsl-16bit-types`). Default: off.
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_dir("shaders/hlsl").hlsl_16bit_types(true);
+    /// smolv_build::Config::new().shader_dir("shaders/hlsl").hlsl_16bit_types(true);
     /// ```
     pub fn hlsl_16bit_types(&mut self, on: bool) -> &mut Self {
         self.hlsl.sixteen_bit_types = on;
@@ -682,21 +631,17 @@ impl Config {
     /// ship it).
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_dir("shaders").slangc("/opt/vulkan-sdk/bin/slangc");
+    /// smolv_build::Config::new().shader_dir("shaders").slangc("/opt/vulkan-sdk/bin/slangc");
     /// ```
     pub fn slangc(&mut self, path: impl AsRef<Path>) -> &mut Self {
         self.slangc = Some(path.as_ref().to_owned());
         self
     }
 
-    /// Builds every shader; on failure, reports the errors and ends the
-    /// process without a panic.
-    ///
-    /// Under a build script each error is one `cargo::error=` line and the
-    /// script exits with status 0 (Cargo fails the build); otherwise the
-    /// errors go to stderr and the status is 1. To handle a failure
-    /// yourself, call [`try_compile`](Config::try_compile).
+    /// Builds every shader; on failure, prints the errors (under a build
+    /// script as `cargo::error=` lines, exiting with status 0: Cargo fails
+    /// the build; else on stderr, status 1) and ends the process.
+    /// [`try_compile`](Config::try_compile) returns them instead.
     ///
     /// ```no_run
     /// // build.rs
@@ -730,10 +675,8 @@ impl Config {
         }
     }
 
-    /// Builds every shader, returning what was built or why it failed.
-    ///
-    /// A whole build outside Cargo, of a precompiled SPIR-V module (no
-    /// shader compiler needed):
+    /// Builds every shader, returning what was built or why it failed; here
+    /// outside Cargo, of a precompiled SPIR-V module:
     ///
     /// ```
     /// use smolv_build::Config;
@@ -758,12 +701,10 @@ impl Config {
         crate::run::run(&self.plan()?)
     }
 
-    /// Serves as a shader compiler worker if this process was started as
-    /// one, and never returns then; otherwise returns at once.
-    ///
-    /// The compilers run in worker processes (this program started again).
-    /// A build script needs nothing on Linux; elsewhere, and in any other
-    /// program that builds shaders, call this first in `main`.
+    /// Serves as a shader compiler worker (this program started again) and
+    /// never returns if this process is one; else returns at once. Call it
+    /// first in `main` of a program that builds shaders (a build script
+    /// needs it except on Linux).
     ///
     /// ```no_run
     /// // The first line of the program's `main`:
@@ -796,8 +737,8 @@ impl Config {
         }
     }
 
-    /// Resolves the builder and the environment into what the build runs
-    /// on, watching the variables read when it prints Cargo directives.
+    /// The builder and the environment resolved, watching the variables read
+    /// where the build prints Cargo directives.
     pub(crate) fn plan(&self) -> Result<Plan, Error> {
         self.plan_reading(Env::watching(self.prints_cargo_directives()))
     }
@@ -902,9 +843,8 @@ fn is_register_name(text: &str) -> bool {
         && chars.all(|c| c.is_ascii_digit())
 }
 
-/// The packing, goal and target: the [`Config`] setters, else the
-/// variables (looked up with `var`, each read either way, to be watched),
-/// else the defaults. A variable naming nothing known is an error.
+/// The packing, goal and target: the setters, else the variables (each read
+/// through `var` either way, to be watched), else the defaults.
 fn packing_options(config: &Config, var: impl Fn(&str) -> Option<String>) -> Result<PackSettings, Error> {
     let unknown =
         |name: &str, text: String, names: &str| Error::Config(format!("{name}={text:?} is not one of {names}"));
@@ -915,7 +855,7 @@ fn packing_options(config: &Config, var: impl Fn(&str) -> Option<String>) -> Res
         .map_err(|text| unknown("SMOLV_SIZE_GOAL", text, "installed, download"))?
         .unwrap_or_default();
     let target = setting(config.target, var("SMOLV_TARGET"), Target::parse)
-        .map_err(|text| unknown("SMOLV_TARGET", text, &Target::NAMES.join(", ")))?
+        .map_err(|text| unknown("SMOLV_TARGET", text, &Target::ALL.map(Target::name).join(", ")))?
         .unwrap_or_default();
     if target.may_ship_wgsl() && !cfg!(feature = "wgpu") {
         return Err(Error::Config(format!(
@@ -930,16 +870,12 @@ fn packing_options(config: &Config, var: impl Fn(&str) -> Option<String>) -> Res
 
 /// The remote cache (feature `remote-cache`).
 impl Config {
-    /// Adds a second cache level on a server that speaks Bazel's HTTP
-    /// remote-cache protocol (bazel-remote, nginx with WebDAV, BuildBuddy,
-    /// …): `http(s)://host[:port][/prefix]`. On a local miss the build asks
-    /// it; after compiling it uploads, unless
-    /// [`remote_cache_mode`](Config::remote_cache_mode) is read-only.
-    /// Default: `SMOLV_REMOTE_CACHE`, else none.
-    ///
-    /// The remote never fails a build: a bad entry is a miss, and a failure
-    /// or its [time limit](Config::remote_cache_time_limit) turns it off,
-    /// with a warning (`docs/format.md`).
+    /// Adds a second cache level on a Bazel HTTP remote cache (bazel-remote,
+    /// nginx with WebDAV, BuildBuddy, …), `http(s)://host[:port][/prefix]`,
+    /// asked on a local miss and uploaded to unless
+    /// [read-only](Config::remote_cache_mode). Default: `SMOLV_REMOTE_CACHE`.
+    /// It never fails a build: a bad entry is a miss, a failure or its
+    /// [time limit](Config::remote_cache_time_limit) turns it off with a warning.
     ///
     /// ```no_run
     /// // build.rs of a developer machine: read what CI uploaded.
@@ -959,8 +895,8 @@ impl Config {
     /// ignores it. Default: `SMOLV_REMOTE_CACHE_MODE`, else read-write.
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.remote_cache_mode(smolv_build::cache::RemoteCacheMode::Off); // even if SMOLV_REMOTE_CACHE is set
+    /// // even if SMOLV_REMOTE_CACHE is set
+    /// smolv_build::Config::new().remote_cache_mode(smolv_build::cache::RemoteCacheMode::Off);
     /// ```
     pub fn remote_cache_mode(&mut self, mode: RemoteCacheMode) -> &mut Self {
         self.remote_cache.mode = Some(mode);
@@ -986,8 +922,8 @@ impl Config {
     /// (seconds, like `30` or `2.5`), else 30 seconds.
     ///
     /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.remote_cache_time_limit(std::time::Duration::from_secs(10)); // a slow link: give up sooner
+    /// // a slow link: give up sooner
+    /// smolv_build::Config::new().remote_cache_time_limit(std::time::Duration::from_secs(10));
     /// ```
     pub fn remote_cache_time_limit(&mut self, limit: std::time::Duration) -> &mut Self {
         self.remote_cache.time_limit = Some(limit);

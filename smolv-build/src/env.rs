@@ -1,12 +1,7 @@
-//! The environment, read in one place (`clippy.toml` forbids
-//! `std::env::var` everywhere else): smolv's own variables (and the
-//! user's, like `CARGO_TARGET_DIR`) through [`Env::var_os`], the ones Cargo
-//! sets for build scripts through [`cargo_var_os`].
-//!
-//! A build that prints Cargo directives reads through an [`Env`] that
-//! watches: each variable of [`WATCHED`] gets its
-//! `cargo:rerun-if-env-changed` line as it is read, as cc-rs's `getenv`
-//! does. What Cargo sets for every build script is never watched.
+//! The environment, read only here (`clippy.toml` forbids `std::env::var`
+//! elsewhere): smolv's and the user's variables through [`Env::var_os`],
+//! which prints `cargo:rerun-if-env-changed` for each of [`WATCHED`] in a build
+//! that prints directives (as cc-rs's `getenv`), Cargo's through [`cargo_var_os`].
 
 use std::ffi::OsString;
 
@@ -63,8 +58,7 @@ const UNWATCHED: [&str; 20] = [
     "CI",
 ];
 
-/// How a build reads the environment: watching (see the module docs)
-/// when it prints Cargo directives.
+/// How a build reads the environment: watching when it prints directives.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Env {
     watching: bool,
@@ -75,8 +69,7 @@ impl Env {
         Self { watching }
     }
 
-    /// The variable `name`, one of [`WATCHED`] or [`UNWATCHED`]: the one
-    /// reader of smolv's variables.
+    /// The variable `name`, one of [`WATCHED`] or [`UNWATCHED`].
     #[allow(clippy::disallowed_methods, reason = "the one reader of smolv's variables")]
     pub(crate) fn var_os(self, name: &str) -> Option<OsString> {
         let watched = WATCHED.contains(&name);

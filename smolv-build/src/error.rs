@@ -100,15 +100,13 @@ impl fmt::Display for Diagnostic {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// One or more shaders did not compile. Every error of every shader is
-    /// listed.
+    /// One or more shaders did not compile, with every error of each.
     #[error("{}", format_compile_errors(.diagnostics, *.failed, *.total))]
     Compile {
         /// Every error, in shader order.
         diagnostics: Vec<Diagnostic>,
-        /// How many shaders failed: compile jobs, a source or one variant
-        /// of it, as [`LanguageReport`](crate::report::LanguageReport)
-        /// counts them (a shader gives a module per entry point).
+        /// How many shaders (compile jobs: a source or one variant of it, as
+        /// [`LanguageReport`](crate::report::LanguageReport) counts them) failed.
         failed: usize,
         /// How many shaders there were, counted the same way.
         total: usize,

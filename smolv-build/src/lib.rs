@@ -52,14 +52,10 @@
 //! }
 //! ```
 //!
-//! Every shader becomes an artifact in `OUT_DIR`; `include_shader!` embeds
-//! it and decodes it at run time. A shader that does not compile fails the
-//! build with every error at `path:line:col`. Includes are found next to
-//! the shader or in [`Config::include_dir`].
-//!
-//! The compilers and the optimizer run in worker processes (the build
-//! script itself, started again), so a compiler crash fails only that
-//! shader, with an error naming the signal (`docs/reliability.md`).
+//! A shader that does not compile fails the build with every error at
+//! `path:line:col`. Includes are found next to the shader or in
+//! [`Config::include_dir`]. The compilers run in worker processes (the build
+//! script started again), so a crash fails only that shader (`docs/reliability.md`).
 //!
 //! ## What it does
 //!
@@ -111,38 +107,25 @@
 //!
 //! ## Packing
 //!
-//! A decoder is code in the binary too, so the build picks the packing
-//! whose stored bytes plus decoder code are smallest (small sets ship raw
-//! SPIR-V, with no decoder), and the report says what it saved:
+//! A decoder is code in the binary too, so the build picks the packing whose
+//! stored bytes plus decoder are smallest, and the report says what it saved:
 //!
 //! ```text
 //! packing relative-ids-lz4 (stream): shaders 74.0 KB → 18.2 KB, decoder +10.5 KB, net −45.3 KB
 //! ```
 //!
-//! [`Config::packing`] (or `SMOLV_PACKING`) forces a packing, and
-//! [`Config::size_goal`] (or `SMOLV_SIZE_GOAL=download`) weighs sizes after
-//! `xz -9` instead, for games whose store or installer compresses them.
+//! [`Config::packing`] forces a packing; [`Config::size_goal`] can weigh sizes
+//! after `xz -9` instead, for games whose store or installer compresses them.
 //!
 //! ## Optimizer
 //!
-//! Every module goes through SPIRV-Tools' `-Os` recipe (`-O` with
-//! [`Optimization::Performance`]), linked in by the `optimizer` feature
-//! (on by default), which compiles SPIRV-Tools' C++ once per target
-//! directory. Unlegalized HLSL is legalized first, even with
-//! [`Optimization::None`].
-//!
-//! A module the optimizer crashes on twice, or refuses, ships unoptimized
-//! with a warning (a crash is not cached). [`Config::spirv_opt`] (or
-//! `SMOLV_SPIRV_OPT`) runs that `spirv-opt` binary instead. Without the
-//! feature and without a binary, modules ship unoptimized, with a warning,
-//! and are not cached.
-//!
-//! ## Building glslang
-//!
-//! The `glsl` feature compiles glslang's C++ from the sources the
-//! `glslang-sys` crate bundles, with the C++ compiler Cargo finds, once per
-//! target directory. WGSL-only crates can turn it off:
-//! `default-features = false, features = ["wgsl"]`.
+//! SPIRV-Tools (feature `optimizer`, its C++ compiled once per target
+//! directory) runs `-Os`, or `-O` with [`Optimization::Performance`];
+//! unlegalized HLSL is legalized even with [`Optimization::None`]. A module
+//! it crashes on twice, or refuses, ships unoptimized with a warning (a crash
+//! is not cached), as do all, uncached, without the feature or a
+//! [`spirv-opt`](Config::spirv_opt). WGSL-only crates can drop glslang's C++
+//! build: `default-features = false, features = ["wgsl"]`.
 //!
 //! ## Environment
 //!
@@ -211,8 +194,7 @@ pub use config::Config;
 pub use error::{Diagnostic, Error};
 /// ```
 /// use smolv_build::{Config, Framing, Packing};
-/// let mut config = Config::new();
-/// config.shader_dir("shaders").packing(Packing::Zstd { framing: Framing::Stream });
+/// Config::new().shader_dir("shaders").packing(Packing::Zstd { framing: Framing::Stream });
 /// assert_eq!(Framing::Stream.name(), "stream");
 /// ```
 pub use options::Framing;
@@ -227,8 +209,7 @@ pub use options::Packing;
 /// ```
 /// use smolv_build::{Config, SizeGoal};
 /// let goal = SizeGoal::parse("download").unwrap();
-/// let mut config = Config::new();
-/// config.shader_dir("shaders").size_goal(goal);
+/// Config::new().shader_dir("shaders").size_goal(goal);
 /// assert_eq!(goal.name(), "download");
 /// ```
 pub use options::SizeGoal;

@@ -19,11 +19,8 @@ pub(crate) struct Inputs {
     pub(crate) defines: Vec<Define>,
     pub(crate) shader_defines: Vec<(String, Define)>,
     pub(crate) variants: Vec<(String, Variant)>,
-    /// WESL `@if` features for every WESL shader.
     pub(crate) wesl_features: Vec<(String, bool)>,
-    /// WESL `@if` features for one shader (module name, (feature, value)).
     pub(crate) shader_wesl_features: Vec<(String, (String, bool))>,
-    /// Languages stated for directories, globs or files (pattern, language).
     pub(crate) languages: Vec<(String, Language)>,
     /// The entry point of HLSL shaders; `main` when `None`.
     pub(crate) hlsl_entry_point: Option<String>,
@@ -39,15 +36,13 @@ impl Inputs {
     }
 }
 
-/// Settings every compile job shares (recorded in the manifest for hot
-/// reload, see [`recipe`](crate::pack::recipe)).
+/// Settings every compile job shares (in the manifest's [`recipe`](crate::pack::recipe)s).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Settings {
     pub(crate) target_env: TargetEnv,
     pub(crate) spirv_version: SpirvVersion,
     pub(crate) optimization: Optimization,
     pub(crate) strip_debug: bool,
-    /// `Config::keep_interface_names`.
     #[serde(default)]
     pub(crate) keep_interface_names: bool,
     pub(crate) include_dirs: Vec<PathBuf>,
@@ -75,30 +70,25 @@ pub(crate) struct Settings {
 pub(crate) struct Plan {
     pub(crate) inputs: Inputs,
     pub(crate) settings: Settings,
-    /// What the application's device takes (`settings.target_env` may be
-    /// raised past it).
+    /// What the application's device takes (`settings.target_env` may be above).
     pub(crate) device: DeviceSpirv,
-    /// Where the artifacts go (`OUT_DIR`).
     pub(crate) out_dir: PathBuf,
     pub(crate) cache_dir: PathBuf,
     /// Worker threads; 0 for one per core.
     pub(crate) threads: usize,
     pub(crate) dictionary: DictionaryMode,
     pub(crate) zstd_level: i32,
-    /// How the embedded set is packed.
     pub(crate) packing: PackSettings,
     pub(crate) keep_going: bool,
     /// Whether to print `cargo:` directives (under a build script).
     pub(crate) directives: bool,
     /// Whether to print the size report as Cargo warnings (`SMOLV_REPORT`).
     pub(crate) print_report: bool,
-    /// The second cache level, if any (`Config::remote_cache`).
     pub(crate) remote_cache: crate::cache::remote::RemoteSettings,
     /// The project's prepared directory; `None` outside a crate.
     pub(crate) prepared_dir: Option<PathBuf>,
     /// Where to record every job's entry for `cargo smolv prepare`.
     pub(crate) prepare_session: Option<PathBuf>,
-    /// Programs the user names (`Config::program`): name and module names.
     pub(crate) programs: Vec<(String, Vec<String>)>,
 }
 
@@ -108,7 +98,6 @@ pub(crate) struct PackSettings {
     pub(crate) packing: Packing,
     pub(crate) goal: SizeGoal,
     pub(crate) zstd_level: i32,
-    /// What the runtime that embeds the set can unpack.
     pub(crate) runtime: RuntimeCodecs,
     /// What consumes the shaders: for wgpu, the build may ship WGSL.
     pub(crate) target: crate::options::Target,

@@ -180,12 +180,6 @@ fn stated_language(path: &Path, language: Language, overrides: &[LanguageOverrid
     (stated.map_or(language, |index| overrides[index].language), stated)
 }
 
-/// Whether a file is an `.hlsl` file without a stage, skipped as an
-/// include (HLSL's are usually `.hlsli`, so this deserves a warning).
-fn is_stageless_hlsl(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e == "hlsl") && matches!(classify(path), Ok(None))
-}
-
 impl Sources {
     /// Scans the configured directories, files and globs.
     pub(crate) fn scan(inputs: &Inputs) -> Result<Self, Error> {
@@ -302,7 +296,8 @@ impl Sources {
                     .iter()
                     .filter(|dir| dir.is_dir())
                     .flat_map(|dir| std::fs::read_dir(dir).into_iter().flatten().flatten().map(|e| e.path()))
-                    .filter(|path| is_stageless_hlsl(path))
+                    // Skipped as an include, though HLSL's are usually `.hlsli`.
+                    .filter(|path| path.extension().is_some_and(|e| e == "hlsl") && matches!(classify(path), Ok(None)))
                     .map(|path| {
                         format!(
                             "{} names no shader stage, so it is treated as an include file; name it like \

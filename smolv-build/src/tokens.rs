@@ -1,8 +1,6 @@
-//! The build's thread pool (`Threads`), and the tokens that say how many
-//! of its jobs run at once: as cc does, each compile job runs on a token
+//! The build's thread pool (`Threads`): as cc does, each job runs on a token
 //! of Cargo's jobserver (the build script's own one first), so that shader
-//! crates building at once keep to `-j`. Without a jobserver the thread
-//! count alone limits the build.
+//! crates building at once keep to `-j`.
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,8 +10,7 @@ use rayon::prelude::*;
 
 use crate::error::Error;
 
-/// The build's threads: a pool, and the tokens that say how many of them
-/// may be busy at once.
+/// The build's threads: a pool, and the tokens for keeping them busy.
 pub(crate) struct Threads {
     pool: rayon::ThreadPool,
     tokens: Tokens,
@@ -162,9 +159,6 @@ pub(crate) struct JobLog {
     started: u128,
 }
 
-/// The test hook's variable.
-const JOB_LOG: &str = "SMOLV_TEST_JOB_LOG";
-
 fn now() -> u128 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos())
 }
@@ -172,7 +166,7 @@ fn now() -> u128 {
 impl JobLog {
     /// Starts the record of one job, when the hook is on.
     pub(crate) fn start(job: usize) -> Option<Self> {
-        let dir = crate::env::var_os(JOB_LOG)?;
+        let dir = crate::env::var_os("SMOLV_TEST_JOB_LOG")?;
         let file = std::path::Path::new(&dir).join(format!("{}-{job}", std::process::id()));
         Some(Self { file, started: now() })
     }

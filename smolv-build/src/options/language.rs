@@ -29,23 +29,23 @@ pub enum Language {
     Wesl,
 }
 
-impl Language {
+named!(
     /// Every language.
-    pub const ALL: [Self; 6] = [Self::Glsl, Self::Hlsl, Self::Wgsl, Self::Spirv, Self::Slang, Self::Wesl];
-
+    pub ALL,
     /// The lowercase name glslc's `-x` and the reports use: `glsl`, `hlsl`,
     /// `wgsl`, `spirv`, `slang`, `wesl`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Glsl => "glsl",
-            Self::Hlsl => "hlsl",
-            Self::Wgsl => "wgsl",
-            Self::Spirv => "spirv",
-            Self::Slang => "slang",
-            Self::Wesl => "wesl",
-        }
+    pub name,
+    Language {
+        Glsl => "glsl",
+        Hlsl => "hlsl",
+        Wgsl => "wgsl",
+        Spirv => "spirv",
+        Slang => "slang",
+        Wesl => "wesl",
     }
+);
 
+impl Language {
     /// Parses [`name`](Self::name), in any case.
     ///
     /// ```

@@ -3,6 +3,25 @@
 
 use smolv_format::reflect::ShaderStage;
 
+/// `ALL` (every variant, in order) and `name()`, from one table of each
+/// variant's name, with the docs and visibility given for each.
+macro_rules! named {
+    ($(#[$all_doc:meta])* $all_vis:vis ALL, $(#[$doc:meta])* $vis:vis name,
+     $ty:ident { $($v:ident $({ $f:ident: $fv:path })? => $name:literal,)+ }) => {
+        impl $ty {
+            $(#[$all_doc])*
+            $all_vis const ALL: [Self; [$($name),+].len()] = [$(Self::$v $({ $f: $fv })?),+];
+
+            $(#[$doc])*
+            $vis const fn name(self) -> &'static str {
+                match self {
+                    $(Self::$v $({ $f: $fv })? => $name,)+
+                }
+            }
+        }
+    };
+}
+
 mod language;
 mod packing;
 mod runtime;
@@ -36,9 +55,22 @@ pub enum TargetEnv {
     Vulkan1_3,
 }
 
-impl TargetEnv {
-    const ALL: [Self; 4] = [Self::Vulkan1_0, Self::Vulkan1_1, Self::Vulkan1_2, Self::Vulkan1_3];
+named!(ALL,
+    /// The `spirv-opt --target-env` spelling: `vulkan1.2`.
+    ///
+    /// ```
+    /// assert_eq!(smolv_build::TargetEnv::Vulkan1_0.name(), "vulkan1.0");
+    /// ```
+    pub name,
+    TargetEnv {
+        Vulkan1_0 => "vulkan1.0",
+        Vulkan1_1 => "vulkan1.1",
+        Vulkan1_2 => "vulkan1.2",
+        Vulkan1_3 => "vulkan1.3",
+    }
+);
 
+impl TargetEnv {
     /// The SPIR-V version this environment uses by default.
     ///
     /// ```
@@ -54,9 +86,8 @@ impl TargetEnv {
         }
     }
 
-    /// The lowest of `self` and the newer environments that accepts a
-    /// module whose header version word is `version` (`0x0001_0300` for
-    /// SPIR-V 1.3).
+    /// The lowest of `self` and the newer environments that accepts a module
+    /// of header version word `version` (`0x0001_0300` for SPIR-V 1.3).
     pub(crate) fn accepting(self, version: u32) -> Self {
         let needed = match (version >> 8) & 0xff {
             0 => Self::Vulkan1_0,
@@ -65,20 +96,6 @@ impl TargetEnv {
             _ => Self::Vulkan1_3,
         };
         self.max(needed)
-    }
-
-    /// The `spirv-opt --target-env` spelling: `vulkan1.2`.
-    ///
-    /// ```
-    /// assert_eq!(smolv_build::TargetEnv::Vulkan1_0.name(), "vulkan1.0");
-    /// ```
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Vulkan1_0 => "vulkan1.0",
-            Self::Vulkan1_1 => "vulkan1.1",
-            Self::Vulkan1_2 => "vulkan1.2",
-            Self::Vulkan1_3 => "vulkan1.3",
-        }
     }
 
     /// Parses `vulkan1.0` … `vulkan1.3` (also `1.2`).
@@ -152,19 +169,16 @@ impl SpirvVersion {
 }
 
 /// What the application's Vulkan device takes, for the build's check that
-/// no module is newer: its Vulkan version and the newest SPIR-V version.
+/// no module is newer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct DeviceSpirv {
-    /// The device's Vulkan version (Vulkan 1.1 with SPIR-V 1.4 compiles for
-    /// Vulkan 1.2).
     pub(crate) vulkan: TargetEnv,
-    /// The newest SPIR-V version it takes.
+    /// The newest SPIR-V version it takes (1.4 on Vulkan 1.1 through VK_KHR_spirv_1_4).
     pub(crate) newest: SpirvVersion,
 }
 
 impl DeviceSpirv {
-    /// The device `Config::target_env(env)` and `Config::spirv_version`
-    /// (if set) describe.
+    /// The device `Config::target_env` and `Config::spirv_version` describe.
     pub(crate) fn new(env: TargetEnv, spirv_version: Option<SpirvVersion>) -> Self {
         let asked = spirv_version.map_or(env.default_spirv_version(), |v| v.max(env.default_spirv_version()));
         if env == TargetEnv::Vulkan1_1 && asked == SpirvVersion::V1_4 {
@@ -174,8 +188,7 @@ impl DeviceSpirv {
         Self { vulkan, newest: vulkan.default_spirv_version() }
     }
 
-    /// Whether the device takes its newest SPIR-V through
-    /// VK_KHR_spirv_1_4 (Vulkan 1.1 with SPIR-V 1.4).
+    /// Whether the device takes its newest SPIR-V through VK_KHR_spirv_1_4.
     pub(crate) fn khr_spirv_1_4(self) -> bool {
         self.newest > self.vulkan.default_spirv_version()
     }
@@ -186,8 +199,7 @@ impl DeviceSpirv {
 /// ```
 /// use smolv_build::{Config, Optimization};
 /// assert_eq!(Optimization::default(), Optimization::Size);
-/// let mut config = Config::new();
-/// config.shader_dir("shaders").optimization(Optimization::None); // debugging a miscompile
+/// Config::new().shader_dir("shaders").optimization(Optimization::None); // debugging a miscompile
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Optimization {
@@ -346,13 +358,9 @@ impl Variant {
                 .iter()
                 .flat_map(|v| {
                     values.iter().map(move |value| {
-                        let label = if v.name.is_empty() {
-                            format!("{name}={value}")
-                        } else {
-                            format!("{},{name}={value}", v.name)
-                        };
                         let mut next = v.clone().define(*name, *value);
-                        next.name = label;
+                        let comma = if v.name.is_empty() { "" } else { "," };
+                        next.name = format!("{}{comma}{name}={value}", v.name);
                         next
                     })
                 })
@@ -379,30 +387,23 @@ pub enum ResourceKind {
     UnorderedAccessView,
 }
 
-impl ResourceKind {
+named!(
     /// Every kind, in glslc's order.
-    pub const ALL: [Self; 6] = [
-        Self::Image,
-        Self::Sampler,
-        Self::Texture,
-        Self::UniformBuffer,
-        Self::StorageBuffer,
-        Self::UnorderedAccessView,
-    ];
-
+    pub ALL,
     /// glslc's name, as in `-fubo-binding-base`: `image`, `sampler`,
     /// `texture`, `ubo`, `ssbo`, `uav`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Image => "image",
-            Self::Sampler => "sampler",
-            Self::Texture => "texture",
-            Self::UniformBuffer => "ubo",
-            Self::StorageBuffer => "ssbo",
-            Self::UnorderedAccessView => "uav",
-        }
+    pub name,
+    ResourceKind {
+        Image => "image",
+        Sampler => "sampler",
+        Texture => "texture",
+        UniformBuffer => "ubo",
+        StorageBuffer => "ssbo",
+        UnorderedAccessView => "uav",
     }
+);
 
+impl ResourceKind {
     /// Parses glslc's names (and `cbuffer`, glslc's other name for `ubo`).
     ///
     /// ```

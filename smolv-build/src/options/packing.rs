@@ -11,8 +11,7 @@ pub use smolv_format::Framing;
 #[non_exhaustive]
 pub enum Packing {
     /// (`auto`) The smallest total for the [`SizeGoal`]: stored bytes plus
-    /// the decoder code the packing links. Small sets ship raw, larger ones
-    /// compressed. The default.
+    /// the decoder code the packing links. The default.
     ///
     /// ```
     /// smolv_build::Config::new().packing(smolv_build::Packing::Auto);
@@ -33,9 +32,8 @@ pub enum Packing {
     /// smolv_build::Config::new().packing(smolv_build::Packing::RelativeIds);
     /// ```
     RelativeIds,
-    /// (`relative-ids-lz4`, `relative-ids-lz4-stream`) SPIR-V with
-    /// relative ids + LZ4 (HC level 12): more data than SMOL-V + LZ4, for
-    /// a smaller decoder.
+    /// (`relative-ids-lz4`, `relative-ids-lz4-stream`) SPIR-V with relative
+    /// ids + LZ4 (HC level 12): more data than SMOL-V + LZ4, a smaller decoder.
     ///
     /// ```
     /// use smolv_build::{Config, Framing, Packing};
@@ -83,21 +81,42 @@ pub enum Packing {
     ZstdDictionary,
 }
 
+named!(
+    /// Every packing, in [`Packing::NAMES`] order.
+    ALL,
+    /// The name [`Packing::parse`] reads.
+    ///
+    /// ```
+    /// use smolv_build::{Framing, Packing};
+    /// assert_eq!(Packing::Lz4 { framing: Framing::Stream }.name(), "lz4-stream");
+    /// ```
+    pub name,
+    Packing {
+        Auto => "auto",
+        Raw => "raw",
+        RelativeIds => "relative-ids",
+        RelativeIdsLz4 { framing: Framing::PerModule } => "relative-ids-lz4",
+        RelativeIdsLz4 { framing: Framing::Stream } => "relative-ids-lz4-stream",
+        Smolv => "smolv",
+        Lz4 { framing: Framing::PerModule } => "lz4",
+        Lz4 { framing: Framing::Stream } => "lz4-stream",
+        Zstd { framing: Framing::PerModule } => "zstd",
+        Zstd { framing: Framing::Stream } => "zstd-stream",
+        ZstdDictionary => "zstd-dictionary",
+    }
+);
+
 impl Packing {
     /// Every name [`Packing::parse`] takes.
-    pub const NAMES: &'static [&'static str] = &[
-        "auto",
-        "raw",
-        "relative-ids",
-        "relative-ids-lz4",
-        "relative-ids-lz4-stream",
-        "smolv",
-        "lz4",
-        "lz4-stream",
-        "zstd",
-        "zstd-stream",
-        "zstd-dictionary",
-    ];
+    pub const NAMES: &'static [&'static str] = &{
+        let mut names = [""; Self::ALL.len()];
+        let mut i = 0;
+        while i < names.len() {
+            names[i] = Self::ALL[i].name();
+            i += 1;
+        }
+        names
+    };
 
     /// Parses `auto`, `raw`, `relative-ids`, `relative-ids-lz4`,
     /// `relative-ids-lz4-stream`, `smolv`, `lz4`, `lz4-stream`, `zstd`,
@@ -111,43 +130,6 @@ impl Packing {
     pub fn parse(text: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|packing| packing.name() == text)
     }
-
-    /// The name [`Packing::parse`] reads.
-    ///
-    /// ```
-    /// use smolv_build::{Framing, Packing};
-    /// assert_eq!(Packing::Lz4 { framing: Framing::Stream }.name(), "lz4-stream");
-    /// ```
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Auto => "auto",
-            Self::Raw => "raw",
-            Self::RelativeIds => "relative-ids",
-            Self::RelativeIdsLz4 { framing: Framing::PerModule } => "relative-ids-lz4",
-            Self::RelativeIdsLz4 { framing: Framing::Stream } => "relative-ids-lz4-stream",
-            Self::Smolv => "smolv",
-            Self::Lz4 { framing: Framing::PerModule } => "lz4",
-            Self::Lz4 { framing: Framing::Stream } => "lz4-stream",
-            Self::Zstd { framing: Framing::PerModule } => "zstd",
-            Self::Zstd { framing: Framing::Stream } => "zstd-stream",
-            Self::ZstdDictionary => "zstd-dictionary",
-        }
-    }
-
-    /// Every packing, in [`Packing::NAMES`] order.
-    const ALL: [Packing; 11] = [
-        Self::Auto,
-        Self::Raw,
-        Self::RelativeIds,
-        Self::RelativeIdsLz4 { framing: Framing::PerModule },
-        Self::RelativeIdsLz4 { framing: Framing::Stream },
-        Self::Smolv,
-        Self::Lz4 { framing: Framing::PerModule },
-        Self::Lz4 { framing: Framing::Stream },
-        Self::Zstd { framing: Framing::PerModule },
-        Self::Zstd { framing: Framing::Stream },
-        Self::ZstdDictionary,
-    ];
 }
 
 /// What [`Packing::Auto`] makes smallest (see [`Config::size_goal`](crate::Config::size_goal)).
@@ -163,6 +145,19 @@ pub enum SizeGoal {
     Download,
 }
 
+named!(ALL,
+    /// The name [`SizeGoal::parse`] reads.
+    ///
+    /// ```
+    /// assert_eq!(smolv_build::SizeGoal::Download.name(), "download");
+    /// ```
+    pub name,
+    SizeGoal {
+        Installed => "installed",
+        Download => "download",
+    }
+);
+
 impl SizeGoal {
     /// Parses `installed` or `download`.
     ///
@@ -170,18 +165,6 @@ impl SizeGoal {
     /// assert_eq!(smolv_build::SizeGoal::parse("download"), Some(smolv_build::SizeGoal::Download));
     /// ```
     pub fn parse(text: &str) -> Option<Self> {
-        [Self::Installed, Self::Download].into_iter().find(|goal| goal.name() == text)
-    }
-
-    /// The name [`SizeGoal::parse`] reads.
-    ///
-    /// ```
-    /// assert_eq!(smolv_build::SizeGoal::Download.name(), "download");
-    /// ```
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Installed => "installed",
-            Self::Download => "download",
-        }
+        Self::ALL.into_iter().find(|goal| goal.name() == text)
     }
 }

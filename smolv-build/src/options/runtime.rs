@@ -1,7 +1,5 @@
 //! What the smolv-runtime that embeds the set can unpack, from its `links`
-//! metadata (`DEP_SMOLV_RUNTIME_*`): automatic packing chooses among its
-//! codecs, and a forced packing it cannot unpack is an error naming the
-//! feature to turn on.
+//! metadata (`DEP_SMOLV_RUNTIME_*`).
 
 use smolv_format::Codec;
 
@@ -22,8 +20,8 @@ fn newer_runtime(packing: &str) -> Error {
 /// The codecs the runtime decodes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct RuntimeCodecs {
-    /// `None` when unknown (outside a build script, or in a crate that does
-    /// not depend on smolv-runtime directly): every codec is allowed.
+    /// `None` when unknown (outside a build script, or without a direct
+    /// smolv-runtime dependency): every codec is allowed.
     codecs: Option<Vec<Codec>>,
     /// Its zstd is the full-speed build (feature `zstd-fast` without `zstd`).
     pub(crate) zstd_fast: bool,

@@ -20,23 +20,20 @@ pub(crate) enum Target {
     WgpuSpirv,
 }
 
-impl Target {
-    /// Every target, in the order of [`Target::NAMES`].
-    pub(crate) const ALL: [Target; 4] = [Self::Vulkan, Self::Wgpu, Self::WgpuWgsl, Self::WgpuSpirv];
-
-    /// Every name [`Target::parse`] takes.
-    pub(crate) const NAMES: [&'static str; 4] = ["vulkan", "wgpu", "wgpu-wgsl", "wgpu-spirv"];
-
+named!(
+    /// Every target.
+    pub(crate) ALL,
     /// Its name: `vulkan`, `wgpu`, `wgpu-wgsl` or `wgpu-spirv`.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Self::Vulkan => "vulkan",
-            Self::Wgpu => "wgpu",
-            Self::WgpuWgsl => "wgpu-wgsl",
-            Self::WgpuSpirv => "wgpu-spirv",
-        }
+    pub(crate) name,
+    Target {
+        Vulkan => "vulkan",
+        Wgpu => "wgpu",
+        WgpuWgsl => "wgpu-wgsl",
+        WgpuSpirv => "wgpu-spirv",
     }
+);
 
+impl Target {
     /// The target of a name; `None` for any other text.
     pub(crate) fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|t| t.name() == name)
@@ -61,8 +58,8 @@ mod tests {
 
     #[test]
     fn every_target_parses_from_its_name_and_only_wgpu_ones_may_ship_wgsl() {
-        for (target, name) in Target::ALL.into_iter().zip(Target::NAMES) {
-            assert_eq!((target.name(), Target::parse(name)), (name, Some(target)));
+        for target in Target::ALL {
+            assert_eq!(Target::parse(target.name()), Some(target));
         }
         assert_eq!(Target::parse("metal"), None);
         let shipping: Vec<Target> = Target::ALL.into_iter().filter(|t| t.may_ship_wgsl()).collect();

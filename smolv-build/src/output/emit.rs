@@ -152,13 +152,8 @@ fn directive_text(path: &Path) -> Option<&str> {
 const RUN_AGAIN: &str = "smolv-run-again";
 
 /// `cargo:` directives (or nothing, outside a build script), collected as the
-/// build goes and printed at its end ([`print`](Self::print)).
-///
-/// They stay few: one `rerun-if-changed` per shader root (Cargo scans a
-/// directory recursively), plus each include outside them. A directory that
-/// holds the target directory is never watched whole (Cargo writes there on
-/// every build): its other entries are. No text from input ends a directive
-/// (see [`directive`](Self::directive)).
+/// build goes and printed at its end: one `rerun-if-changed` per shader root
+/// (Cargo scans a directory recursively), plus each include outside them.
 #[derive(Default)]
 pub(crate) struct Directives {
     pub(crate) enabled: bool,

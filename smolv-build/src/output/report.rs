@@ -340,11 +340,8 @@ pub struct Report {
 }
 
 /// What a build for wgpu weighed (`Config::for_wgpu`): WGSL with naga's WGSL
-/// front end against SPIR-V with its SPIR-V front end.
-///
-/// Both totals are **estimates** of the installed bytes each path adds to a
-/// game built with wgpu's default features, from smolv's cost table
-/// (docs/size.md#wgpu-targets); never negative.
+/// front end against SPIR-V with its SPIR-V front end, both **estimates** of the
+/// installed bytes over wgpu's defaults (docs/size.md#wgpu-targets), never negative.
 ///
 /// ```
 /// let mut wgpu = smolv_build::report::WgpuReport::default();
@@ -395,9 +392,8 @@ impl WgpuReport {
     }
 }
 
-/// The two paths' totals over the game with the cheapest front end (wgpu's
-/// defaults), not the SPIR-V one the choice weighs against: the same
-/// difference, and neither negative.
+/// The two paths' totals over the cheapest front end (wgpu's defaults), not
+/// over the SPIR-V one as the choice weighs them: the same difference, neither negative.
 pub(crate) fn wgpu_estimates(choice: &WgpuChoice, front_ends: WgpuFrontEnds) -> (u64, u64) {
     let cheapest = front_ends.wgsl_over_spirv.min(front_ends.both_over_spirv).min(0);
     let over_cheapest = |total: i64| u64::try_from(total.saturating_sub(cheapest)).unwrap_or(0);
@@ -435,7 +431,7 @@ fn percent(part: usize, whole: usize) -> f64 {
 }
 
 impl Report {
-    /// Adds what the pack stage made of `modules`: rows, dictionary, packing.
+    /// Adds the pack stage's rows, dictionary and packing.
     pub(crate) fn add_artifacts(&mut self, modules: &[Built<'_>], artifacts: &Artifacts) {
         for ((Built { module, job, cached, .. }, sizes), container) in
             modules.iter().zip(&artifacts.sizes).zip(&artifacts.containers)

@@ -1,14 +1,8 @@
-//! Rust types generated from each module's reflection into
-//! `OUT_DIR/smolv/types.rs` (`include_types!`): a `#[repr(C)]` struct for
-//! every block and every struct they hold, padding written out, plus each
-//! module's bindings, push constants, workgroup size, spec constants and
-//! vertex inputs.
-//!
-//! A struct every module declaring its name declares identically is one
-//! type at the top of the file, re-exported by each module
-//! (`lit_frag::Frame`); others stay in their module's `pub mod`. Names
-//! follow [`names`] and [`collisions`]; std items are written by path, and
-//! text from input reaches the file only through [`escape`].
+//! Rust types generated into `OUT_DIR/smolv/types.rs` (`include_types!`): a
+//! `#[repr(C)]` struct per block and struct of each module's reflection, with
+//! its interface. A struct every module declaring its name declares identically
+//! is one type at the top, re-exported by each (`lit_frag::Frame`). Input text
+//! reaches the file only through [`escape`].
 
 mod collisions;
 mod escape;

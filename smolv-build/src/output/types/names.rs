@@ -1,8 +1,6 @@
 //! Rust names for shader names: the front end's mangling undone (DXC's
-//! `type.ConstantBuffer.X`, Slang's `_std140_0`, WESL's
-//! `packageːːlightingːːLight`, naga's `std140_X`), then Rust's case, with
-//! keywords escaped (`r#type`, `self_`) and a letter before a digit. A
-//! nameless type is named after its role (`PushConstants`, `Set0Binding1`).
+//! `type.ConstantBuffer.X`, Slang's `_std140_0`, WESL's `packageːːlightingːːLight`,
+//! naga's `std140_X`), then Rust's case, keywords escaped (`r#type`, `self_`).
 
 use super::layout::Mangling;
 use crate::compile::frontend::WESL_SEPARATOR;

@@ -1,10 +1,6 @@
-//! Programs: the modules that make one pipeline, each a `pub mod`.
-//!
-//! A program is the modules that share a base name (`tint.vert` and
-//! `tint.frag` are `tint`, `sky.wgsl#fs_main` is `sky`); a variant
-//! (`tint.frag@red`) is `tint@red`, with the base's module for each stage
-//! it lacks. They must make a pipeline. Bindings and push constants carry
-//! every stage's flags, merged as `ProgramLayout` merges them.
+//! Programs, each a `pub mod`: the modules that share a base name (`tint.vert`
+//! and `tint.frag` are `tint`) and make one pipeline; a variant (`tint.frag@red`,
+//! `tint@red`) takes the base's module for each stage it lacks.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;

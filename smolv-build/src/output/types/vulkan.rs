@@ -1,9 +1,7 @@
-//! Each program's typed descriptor sets for ash: a `SetN` struct per set
-//! with the set's resources by name, its pool sizes, its writes and
-//! `allocate`. They stand inside `::smolv_runtime::__vulkan_items!` (kept
-//! only with smolv-runtime's `vulkan` feature). A set with a binding that
-//! has no plain write (an acceleration structure, a runtime-sized array, an
-//! array of more than [`MAX_ARRAY`]) gets no struct.
+//! Each program's typed descriptor sets for ash, inside
+//! `::smolv_runtime::__vulkan_items!`: a `SetN` struct per set with its
+//! resources by name, pool sizes, writes and `allocate`, where every binding
+//! has a plain write.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;

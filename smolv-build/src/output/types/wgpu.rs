@@ -1,9 +1,6 @@
-//! Each module's and program's wgpu items, in a `pub mod wgpu`: the entry
-//! point's name, a struct per bind group with its resources by name
-//! (`BindGroup0 { frame, .. }.create(..)`), a call that sets every group,
-//! and pipeline state. They stand inside `::smolv_runtime::__wgpu_items!`
-//! (kept only with smolv-runtime's `wgpu` feature) and name wgpu through
-//! smolv-runtime. A group wgpu cannot bind gets no struct.
+//! Each module's and program's wgpu items, in a `pub mod wgpu` inside
+//! `::smolv_runtime::__wgpu_items!`: the entry point, a struct per bind group
+//! that wgpu can bind (`BindGroup0 { frame, .. }.create(..)`), and pipeline state.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
