@@ -434,43 +434,13 @@ impl LayoutCache {
     fn check_descriptor_counts(&self, sets: &[Vec<BindingKey>]) -> Result<(), VulkanError> {
         use vk::DescriptorType as T;
         let l = &self.limits;
-        let categories: [(&'static str, &[T], u32, u32); 7] = [
-            (
-                "samplers",
-                &[T::SAMPLER, T::COMBINED_IMAGE_SAMPLER],
-                l.max_per_stage_descriptor_samplers,
-                l.max_descriptor_set_samplers,
-            ),
-            (
-                "uniform buffers",
-                &[T::UNIFORM_BUFFER],
-                l.max_per_stage_descriptor_uniform_buffers,
-                l.max_descriptor_set_uniform_buffers,
-            ),
-            (
-                "storage buffers",
-                &[T::STORAGE_BUFFER],
-                l.max_per_stage_descriptor_storage_buffers,
-                l.max_descriptor_set_storage_buffers,
-            ),
-            (
-                "sampled images",
-                &[T::COMBINED_IMAGE_SAMPLER, T::SAMPLED_IMAGE, T::UNIFORM_TEXEL_BUFFER],
-                l.max_per_stage_descriptor_sampled_images,
-                l.max_descriptor_set_sampled_images,
-            ),
-            (
-                "storage images",
-                &[T::STORAGE_IMAGE, T::STORAGE_TEXEL_BUFFER],
-                l.max_per_stage_descriptor_storage_images,
-                l.max_descriptor_set_storage_images,
-            ),
-            (
-                "input attachments",
-                &[T::INPUT_ATTACHMENT],
-                l.max_per_stage_descriptor_input_attachments,
-                l.max_descriptor_set_input_attachments,
-            ),
+        let kinds: [(&'static str, &[T]); 7] = [
+            ("samplers", &[T::SAMPLER, T::COMBINED_IMAGE_SAMPLER]),
+            ("uniform buffers", &[T::UNIFORM_BUFFER]),
+            ("storage buffers", &[T::STORAGE_BUFFER]),
+            ("sampled images", &[T::COMBINED_IMAGE_SAMPLER, T::SAMPLED_IMAGE, T::UNIFORM_TEXEL_BUFFER]),
+            ("storage images", &[T::STORAGE_IMAGE, T::STORAGE_TEXEL_BUFFER]),
+            ("input attachments", &[T::INPUT_ATTACHMENT]),
             (
                 "resources",
                 &[
@@ -484,34 +454,31 @@ impl LayoutCache {
                     T::STORAGE_BUFFER,
                     T::INPUT_ATTACHMENT,
                 ],
-                l.max_per_stage_resources,
-                u32::MAX,
             ),
+        ];
+        // Each kind's limits (per stage, per layout), in the order of `kinds`.
+        let limits = [
+            (l.max_per_stage_descriptor_samplers, l.max_descriptor_set_samplers),
+            (l.max_per_stage_descriptor_uniform_buffers, l.max_descriptor_set_uniform_buffers),
+            (l.max_per_stage_descriptor_storage_buffers, l.max_descriptor_set_storage_buffers),
+            (l.max_per_stage_descriptor_sampled_images, l.max_descriptor_set_sampled_images),
+            (l.max_per_stage_descriptor_storage_images, l.max_descriptor_set_storage_images),
+            (l.max_per_stage_descriptor_input_attachments, l.max_descriptor_set_input_attachments),
+            (l.max_per_stage_resources, u32::MAX),
         ];
         // Descriptor-indexing bindless sets have limits of their own.
         let bindings = || sets.iter().flatten().filter(|b| !b.bindless);
         let stages = bindings().fold(0, |acc, b| acc | b.stages);
-        for (what, types, per_stage, per_layout) in categories {
+        for ((what, types), (per_stage, per_layout)) in kinds.into_iter().zip(limits) {
             let counted = |b: &&BindingKey| types.iter().any(|t| t.as_raw() == b.descriptor_type);
-            let total: u64 = bindings().filter(counted).map(|b| u64::from(b.count)).sum();
-            if total > u64::from(per_layout) {
-                return Err(VulkanError::DescriptorLimit {
-                    what,
-                    scope: "a pipeline layout",
-                    count: total,
-                    limit: per_layout,
-                });
-            }
-            for stage in (0..32).map(|bit| 1u32 << bit).filter(|bit| stages & bit != 0) {
-                let count: u64 =
-                    bindings().filter(counted).filter(|b| b.stages & stage != 0).map(|b| u64::from(b.count)).sum();
-                if count > u64::from(per_stage) {
-                    return Err(VulkanError::DescriptorLimit {
-                        what,
-                        scope: "one shader stage",
-                        count,
-                        limit: per_stage,
-                    });
+            // The whole layout, then each stage.
+            let layout = std::iter::once(("a pipeline layout", None, per_layout));
+            let each_stage = (0..32).map(|bit| 1u32 << bit).filter(|bit| stages & bit != 0);
+            for (scope, stage, limit) in layout.chain(each_stage.map(|s| ("one shader stage", Some(s), per_stage))) {
+                let in_scope = |b: &&BindingKey| stage.is_none_or(|s| b.stages & s != 0);
+                let count: u64 = bindings().filter(counted).filter(in_scope).map(|b| u64::from(b.count)).sum();
+                if count > u64::from(limit) {
+                    return Err(VulkanError::DescriptorLimit { what, scope, count, limit });
                 }
             }
         }

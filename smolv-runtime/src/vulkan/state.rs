@@ -319,7 +319,6 @@ impl Default for AttachmentBlend {
 /// ```
 #[derive(Clone, Debug)]
 pub struct GraphicsState {
-    // Vertex input interface.
     /// Vertex buffers and attributes (vertex-input library).
     pub vertex_input: VertexInput,
     /// Primitive topology (vertex-input library); `PATCH_LIST` with
@@ -328,7 +327,6 @@ pub struct GraphicsState {
     /// Primitive restart for strips and fans (vertex-input library).
     pub primitive_restart: bool,
 
-    // Pre-rasterization shaders.
     /// Fill, lines or points (pre-rasterization library); anything but
     /// `FILL` needs `fillModeNonSolid`.
     pub polygon_mode: vk::PolygonMode,
@@ -347,7 +345,6 @@ pub struct GraphicsState {
     /// Control points per patch, with tessellation stages (pre-rasterization library).
     pub patch_control_points: u32,
 
-    // Fragment shader.
     /// The depth test (fragment-shader library); off without a depth attachment.
     pub depth_test: Option<DepthTest>,
     /// The depth bounds test's `[min, max]` (fragment-shader library);
@@ -359,7 +356,6 @@ pub struct GraphicsState {
     /// library too when it shades per sample).
     pub multisample: Multisample,
 
-    // Fragment output interface.
     /// Colour attachment formats (fragment-output library).
     pub color_formats: Vec<vk::Format>,
     /// Depth attachment format, or `UNDEFINED` (fragment-output library).
@@ -461,56 +457,40 @@ impl GraphicsState {
     /// Refuses state that needs a feature `features` lacks, or that
     /// Vulkan 1.3 core cannot make dynamic.
     pub(crate) fn check(&self, features: &DeviceFeatures, extra_stages: ExtraStages) -> Result<(), VulkanError> {
-        let need = |feature: Feature, state: &'static str| {
-            if features.has(feature) {
-                Ok(())
-            } else {
+        let need = |needs: &[(bool, Feature, &'static str)]| match needs.iter().find(|n| n.0 && !features.has(n.1)) {
+            Some(&(_, feature, state)) => {
                 let (feature, structure) = (feature.name(), feature.structure());
                 Err(VulkanError::FeatureNotEnabled { feature, structure, state, shader: None })
             }
+            None => Ok(()),
         };
         if let Some(&unknown) = self.dynamic_states.iter().find(|&&s| dynamic_state_part(s).is_none()) {
             return Err(VulkanError::DynamicStateUnsupported(unknown));
         }
         let dynamic = |s| self.dynamic_states.contains(&s);
-        if extra_stages.geometry {
-            need(Feature::GeometryShader, "a geometry stage")?;
+        need(&[
+            (extra_stages.geometry, Feature::GeometryShader, "a geometry stage"),
+            (extra_stages.tessellation, Feature::TessellationShader, "tessellation stages"),
+        ])?;
+        let patches = self.topology == vk::PrimitiveTopology::PATCH_LIST && self.patch_control_points > 0;
+        if extra_stages.tessellation && !patches {
+            return Err(VulkanError::PatchTopology);
         }
-        if extra_stages.tessellation {
-            need(Feature::TessellationShader, "tessellation stages")?;
-            if self.topology != vk::PrimitiveTopology::PATCH_LIST || self.patch_control_points == 0 {
-                return Err(VulkanError::PatchTopology);
-            }
-        }
-        if self.depth_bounds.is_some() {
-            need(Feature::DepthBounds, "GraphicsState::depth_bounds")?;
-        }
-        if self.multisample.sample_shading.is_some() {
-            need(Feature::SampleRateShading, "Multisample::sample_shading")?;
-        }
-        if self.multisample.alpha_to_one {
-            need(Feature::AlphaToOne, "Multisample::alpha_to_one")?;
-        }
-        if self.polygon_mode != vk::PolygonMode::FILL {
-            need(Feature::FillModeNonSolid, "GraphicsState::polygon_mode")?;
-        }
-        if self.depth_bias.is_some_and(|b| b.clamp != 0.0) && !dynamic(vk::DynamicState::DEPTH_BIAS) {
-            need(Feature::DepthBiasClamp, "DepthBias::clamp")?;
-        }
-        if self.depth_clamp {
-            need(Feature::DepthClamp, "GraphicsState::depth_clamp")?;
-        }
-        if self.line_width != 1.0 && !dynamic(vk::DynamicState::LINE_WIDTH) {
-            need(Feature::WideLines, "GraphicsState::line_width")?;
-        }
-        if self.logic_op.is_some() {
-            need(Feature::LogicOp, "GraphicsState::logic_op")?;
-        }
+        let clamp = self.depth_bias.is_some_and(|b| b.clamp != 0.0) && !dynamic(vk::DynamicState::DEPTH_BIAS);
+        let wide_lines = self.line_width != 1.0 && !dynamic(vk::DynamicState::LINE_WIDTH);
+        need(&[
+            (self.depth_bounds.is_some(), Feature::DepthBounds, "GraphicsState::depth_bounds"),
+            (self.multisample.sample_shading.is_some(), Feature::SampleRateShading, "Multisample::sample_shading"),
+            (self.multisample.alpha_to_one, Feature::AlphaToOne, "Multisample::alpha_to_one"),
+            (self.polygon_mode != vk::PolygonMode::FILL, Feature::FillModeNonSolid, "GraphicsState::polygon_mode"),
+            (clamp, Feature::DepthBiasClamp, "DepthBias::clamp"),
+            (self.depth_clamp, Feature::DepthClamp, "GraphicsState::depth_clamp"),
+            (wide_lines, Feature::WideLines, "GraphicsState::line_width"),
+            (self.logic_op.is_some(), Feature::LogicOp, "GraphicsState::logic_op"),
+        ])?;
         let blends = self.attachment_blends()?;
-        if blends.windows(2).any(|pair| pair[0] != pair[1]) {
-            need(Feature::IndependentBlend, "attachments that blend differently")?;
-        }
-        Ok(())
+        let independent = blends.windows(2).any(|pair| pair[0] != pair[1]);
+        need(&[(independent, Feature::IndependentBlend, "attachments that blend differently")])
     }
 }
 
