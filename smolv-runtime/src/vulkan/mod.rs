@@ -1,35 +1,28 @@
 //! The Vulkan layer, on ash: pipeline plumbing fed by shader reflection.
 //!
-//! - [`PipelineManager`]: graphics pipelines built as Mesa's zink and DXVK
-//!   build them with VK_EXT_graphics_pipeline_library (four part libraries,
-//!   each cached by exactly the state it owns, a fast link at once and the
-//!   optimized link swapped in from a worker: [`PipelineSlot::current`]),
-//!   monolithic where libraries are unavailable or
-//!   `SMOLV_FORCE_MONOLITHIC=1`, and compute pipelines
-//!   ([`PipelineManager::get_compute`], [`PipelineManager::request_compute`]).
-//!   [`GraphicsState`] covers Vulkan 1.3 with dynamic rendering,
-//!   [`GraphicsProgram`] adds tessellation and geometry, and state that needs
-//!   a feature [`DeviceFeatures`] lacks is refused. Spec constants go to the
-//!   driver or are folded in first
-//!   ([`PipelineOptions::specialize_ahead`](PipelineOptions#structfield.specialize_ahead)).
+//! - [`PipelineManager`]: graphics pipelines from the four part libraries of
+//!   VK_EXT_graphics_pipeline_library (as zink and DXVK build them: each part
+//!   cached by exactly the state it owns, a fast link at once, the optimized
+//!   link swapped in from a worker: [`PipelineSlot::current`]), monolithic
+//!   where libraries are unavailable or `SMOLV_FORCE_MONOLITHIC=1`, and compute
+//!   pipelines ([`PipelineManager::get_compute`], [`PipelineManager::request_compute`]).
+//!   [`GraphicsState`] and [`GraphicsProgram`] cover Vulkan 1.3 with dynamic
+//!   rendering, tessellation and geometry; state that needs a feature
+//!   [`DeviceFeatures`] lacks is refused. Spec constants go to the driver or
+//!   are folded in first ([`PipelineOptions::specialize_ahead`](PipelineOptions#structfield.specialize_ahead)).
 //! - [`LayoutCache`]: descriptor-set and pipeline layouts from
-//!   [`Reflection`](crate::reflect::Reflection), deduplicated, with
-//!   stage-independent layouts for libraries and an optional bindless set;
-//! - [`PipelineCacheFile`]: a `VkPipelineCache` persisted to a file, loaded
-//!   only when whole and made by this device's driver.
+//!   [`Reflection`](crate::reflect::Reflection), deduplicated;
+//! - [`PipelineCacheFile`]: a `VkPipelineCache` persisted to a file.
 //!
-//! The device needs Vulkan 1.3 dynamic rendering; libraries are used only
-//! where [`PipelineOptions::features`](PipelineOptions#structfield.features)
-//! says they are enabled, so the default options are valid on any device
-//! (libraries asked for where missing are [`VulkanError::FeatureNotEnabled`]).
+//! Libraries are used only where [`PipelineOptions::features`](PipelineOptions#structfield.features)
+//! says they are enabled ([`VulkanError::FeatureNotEnabled`] otherwise);
 //! [`DeviceRequirements::for_physical_device`] gives the extensions, feature
-//! chain and matching options in one call. [`ash`] is re-exported.
-//!
-//! Every type owns its handles and destroys them on drop. As in ash, the
-//! constructors and the calls that hand SPIR-V and state to the driver
+//! chain and matching options in one call. [`ash`] is re-exported. Every type
+//! owns its handles and destroys them on drop; as in ash, the constructors and
+//! the calls that hand SPIR-V and state to the driver
 //! ([`PipelineManager::get_pipeline`], [`PipelineManager::preload_fragment`])
-//! are `unsafe`; what the layer can check (limits, spec-constant types,
-//! cache files) it refuses with a [`VulkanError`] or [`CacheLoad::Ignored`].
+//! are `unsafe`, and what the layer can check it refuses with a
+//! [`VulkanError`] or [`CacheLoad::Ignored`].
 //!
 //! ## Quick start
 //!
