@@ -26,8 +26,7 @@ use crate::pipeline_cache_file::{self as file, CacheLoad, CacheRejected, Format}
 /// else ignored ([`CacheLoad::Ignored`]); saved atomically.
 ///
 /// ```no_run
-/// # use {ash::vk, smolv_runtime::reflect::Reflection};
-/// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
+/// # fn example(device: ash::Device, properties: &ash::vk::PhysicalDeviceProperties) -> Result<(), Box<dyn std::error::Error>> {
 /// use smolv_runtime::vulkan::{PipelineCacheFile, PipelineManager, PipelineOptions};
 /// // SAFETY: `device` is valid, and the manager (which uses the cache) is
 /// // dropped before the cache.
@@ -115,8 +114,7 @@ impl PipelineCacheFile {
     ///   [`PipelineManager`](super::PipelineManager) given it first).
     ///
     /// ```no_run
-    /// # use {ash::vk, smolv_runtime::reflect::Reflection};
-    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
+    /// # fn example(device: ash::Device, properties: &ash::vk::PhysicalDeviceProperties) -> Result<(), Box<dyn std::error::Error>> {
     /// use smolv_runtime::vulkan::PipelineCacheFile;
     /// // SAFETY: `device` is valid, `properties` are its physical device's, and no
     /// // pipeline creation uses the cache after it is dropped.
@@ -161,8 +159,8 @@ impl PipelineCacheFile {
     /// The cache handle, for `vkCreateGraphicsPipelines` and friends.
     ///
     /// ```no_run
-    /// # use {ash::vk, smolv_runtime::reflect::Reflection};
-    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
+    /// # use ash::vk;
+    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties) -> Result<(), Box<dyn std::error::Error>> {
     /// use smolv_runtime::vulkan::PipelineCacheFile;
     /// // SAFETY: as in `PipelineCacheFile::open`.
     /// let (cache, _) = unsafe { PipelineCacheFile::open(device.clone(), properties, "pipelines.bin")? };
@@ -178,9 +176,7 @@ impl PipelineCacheFile {
     /// The file the cache loads from and saves to.
     ///
     /// ```no_run
-    /// # use ash::vk;
-    /// # #[allow(unused)]
-    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties) -> Result<(), Box<dyn std::error::Error>> {
+    /// # fn example(device: ash::Device, properties: &ash::vk::PhysicalDeviceProperties) -> Result<(), Box<dyn std::error::Error>> {
     /// use smolv_runtime::vulkan::PipelineCacheFile;
     /// // SAFETY: as in `PipelineCacheFile::open`.
     /// let (cache, _) = unsafe { PipelineCacheFile::open(device.clone(), properties, "pipelines.bin")? };
@@ -199,8 +195,7 @@ impl PipelineCacheFile {
     /// When `vkGetPipelineCacheData` fails.
     ///
     /// ```no_run
-    /// # use {ash::vk, smolv_runtime::reflect::Reflection};
-    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
+    /// # fn example(device: ash::Device, properties: &ash::vk::PhysicalDeviceProperties) -> Result<(), Box<dyn std::error::Error>> {
     /// use smolv_runtime::vulkan::PipelineCacheFile;
     /// // SAFETY: as in `PipelineCacheFile::open`.
     /// let (cache, _) = unsafe { PipelineCacheFile::open(device.clone(), properties, "pipelines.bin")? };
@@ -220,8 +215,7 @@ impl PipelineCacheFile {
     /// When the driver cannot return the data, or the file cannot be written.
     ///
     /// ```no_run
-    /// # use {ash::vk, smolv_runtime::reflect::Reflection};
-    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
+    /// # fn example(device: ash::Device, properties: &ash::vk::PhysicalDeviceProperties) -> Result<(), Box<dyn std::error::Error>> {
     /// use smolv_runtime::vulkan::PipelineCacheFile;
     /// // SAFETY: as in `PipelineCacheFile::open`.
     /// let (cache, _) = unsafe { PipelineCacheFile::open(device.clone(), properties, "pipelines.bin")? };

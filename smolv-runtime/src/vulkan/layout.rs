@@ -106,13 +106,11 @@ impl Default for LayoutOptions {
 /// that returned them, which destroys them when dropped.
 ///
 /// ```no_run
-/// # use {ash::vk, smolv_runtime::reflect::Reflection};
-/// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
+/// # fn example(device: ash::Device, properties: &ash::vk::PhysicalDeviceProperties, vertex: &smolv_runtime::reflect::Reflection, fragment: &smolv_runtime::reflect::Reflection) -> Result<(), Box<dyn std::error::Error>> {
 /// use smolv_runtime::vulkan::{LayoutCache, LayoutOptions};
-/// # let (vertex, fragment) = (Reflection::from_spirv(vertex_spirv)?, Reflection::from_spirv(fragment_spirv)?);
 /// // SAFETY: `device` is valid, outlives the cache, and is idle when the cache drops.
 /// let layouts = unsafe { LayoutCache::new(device.clone(), &properties.limits) };
-/// let program = layouts.program(&[&vertex, &fragment], &LayoutOptions::default())?;
+/// let program = layouts.program(&[vertex, fragment], &LayoutOptions::default())?;
 /// let set_layout = program.set_layouts[0]; // for vkAllocateDescriptorSets
 /// let pipeline_layout = program.pipeline_layout; // for the whole program
 /// # let _ = (set_layout, pipeline_layout);
@@ -154,14 +152,12 @@ struct PipelineLayoutKey {
 /// destroying them when dropped.
 ///
 /// ```no_run
-/// # use {ash::vk, smolv_runtime::reflect::Reflection};
-/// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
+/// # fn example(device: ash::Device, properties: &ash::vk::PhysicalDeviceProperties, vertex: &smolv_runtime::reflect::Reflection, fragment: &smolv_runtime::reflect::Reflection) -> Result<(), Box<dyn std::error::Error>> {
 /// use smolv_runtime::vulkan::{LayoutCache, LayoutOptions};
-/// # let (vertex, fragment) = (Reflection::from_spirv(vertex_spirv)?, Reflection::from_spirv(fragment_spirv)?);
 /// // SAFETY: `device` is valid, outlives the cache, and is idle when the cache drops.
 /// let layouts = unsafe { LayoutCache::new(device.clone(), &properties.limits) };
-/// let first = layouts.program(&[&vertex, &fragment], &LayoutOptions::default())?;
-/// let again = layouts.program(&[&vertex, &fragment], &LayoutOptions::default())?;
+/// let first = layouts.program(&[vertex, fragment], &LayoutOptions::default())?;
+/// let again = layouts.program(&[vertex, fragment], &LayoutOptions::default())?;
 /// assert_eq!(first.pipeline_layout, again.pipeline_layout, "created once");
 /// # Ok(())
 /// # }
@@ -196,8 +192,7 @@ impl LayoutCache {
     ///   recording with its layouts may be in progress.
     ///
     /// ```no_run
-    /// # use {ash::vk, smolv_runtime::reflect::Reflection};
-    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
+    /// # fn example(device: ash::Device, properties: &ash::vk::PhysicalDeviceProperties) -> Result<(), Box<dyn std::error::Error>> {
     /// use smolv_runtime::vulkan::LayoutCache;
     /// // SAFETY: `device` is valid, `limits` are its physical device's, and the
     /// // device outlives the cache and is idle when it drops.
@@ -213,13 +208,11 @@ impl LayoutCache {
     /// How many distinct set and pipeline layouts exist.
     ///
     /// ```no_run
-    /// # use {ash::vk, smolv_runtime::reflect::Reflection};
-    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
+    /// # fn example(device: ash::Device, properties: &ash::vk::PhysicalDeviceProperties, vertex: &smolv_runtime::reflect::Reflection, fragment: &smolv_runtime::reflect::Reflection) -> Result<(), Box<dyn std::error::Error>> {
     /// use smolv_runtime::vulkan::{LayoutCache, LayoutOptions};
-    /// # let vertex = Reflection::from_spirv(vertex_spirv)?;
     /// // SAFETY: as in `LayoutCache::new`.
     /// let layouts = unsafe { LayoutCache::new(device.clone(), &properties.limits) };
-    /// layouts.program(&[&vertex], &LayoutOptions::default())?;
+    /// layouts.program(&[vertex], &LayoutOptions::default())?;
     /// let (set_layouts, pipeline_layouts) = layouts.len();
     /// println!("{set_layouts} set layouts, {pipeline_layouts} pipeline layouts");
     /// # Ok(())
@@ -246,18 +239,9 @@ impl LayoutCache {
             })
             .collect();
         let bindless = bindings.iter().any(|b| b.bindless);
-        let flags: Vec<vk::DescriptorBindingFlags> = bindings
-            .iter()
-            .map(|b| {
-                if b.bindless {
-                    vk::DescriptorBindingFlags::PARTIALLY_BOUND
-                        | vk::DescriptorBindingFlags::UPDATE_AFTER_BIND
-                        | vk::DescriptorBindingFlags::VARIABLE_DESCRIPTOR_COUNT
-                } else {
-                    vk::DescriptorBindingFlags::empty()
-                }
-            })
-            .collect();
+        use vk::DescriptorBindingFlags as B;
+        let bindless_flags = B::PARTIALLY_BOUND | B::UPDATE_AFTER_BIND | B::VARIABLE_DESCRIPTOR_COUNT;
+        let flags: Vec<B> = bindings.iter().map(|b| if b.bindless { bindless_flags } else { B::empty() }).collect();
         let mut binding_flags = vk::DescriptorSetLayoutBindingFlagsCreateInfo::default().binding_flags(&flags);
         let mut info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&vk_bindings);
         if bindless {
@@ -286,11 +270,8 @@ impl LayoutCache {
         if let Some(&layout) = cache.get(&key) {
             return Ok(layout);
         }
-        let flags = if independent_sets {
-            vk::PipelineLayoutCreateFlags::INDEPENDENT_SETS_EXT
-        } else {
-            vk::PipelineLayoutCreateFlags::empty()
-        };
+        use vk::PipelineLayoutCreateFlags as F;
+        let flags = if independent_sets { F::INDEPENDENT_SETS_EXT } else { F::empty() };
         let info =
             vk::PipelineLayoutCreateInfo::default().flags(flags).set_layouts(sets).push_constant_ranges(push_constants);
         // SAFETY: `info` and the slices it points to live across the call.
@@ -310,13 +291,11 @@ impl LayoutCache {
     /// set is not counted), or a failing Vulkan call.
     ///
     /// ```no_run
-    /// # use {ash::vk, smolv_runtime::reflect::Reflection};
-    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
+    /// # fn example(device: ash::Device, properties: &ash::vk::PhysicalDeviceProperties, vertex: &smolv_runtime::reflect::Reflection, fragment: &smolv_runtime::reflect::Reflection) -> Result<(), Box<dyn std::error::Error>> {
     /// use smolv_runtime::vulkan::{LayoutCache, LayoutOptions, VulkanError};
-    /// # let (vertex, fragment) = (Reflection::from_spirv(vertex_spirv)?, Reflection::from_spirv(fragment_spirv)?);
     /// // SAFETY: as in `LayoutCache::new`.
     /// let layouts = unsafe { LayoutCache::new(device.clone(), &properties.limits) };
-    /// match layouts.program(&[&vertex, &fragment], &LayoutOptions::default()) {
+    /// match layouts.program(&[vertex, fragment], &LayoutOptions::default()) {
     ///     Ok(program) => println!("{} sets", program.set_layouts.len()),
     ///     Err(VulkanError::BindingConflict { set, binding, .. }) => eprintln!("the stages disagree on set {set} binding {binding}"),
     ///     Err(other) => return Err(other.into()),

@@ -368,11 +368,8 @@ pub(crate) unsafe fn create(
     let mut kind = vk::GraphicsPipelineLibraryCreateInfoEXT::default().flags(parts.library_flags());
     let mut info = vk::GraphicsPipelineCreateInfo::default().stages(stages).push_next(&mut rendering);
     if library {
-        info = info
-            .flags(
-                vk::PipelineCreateFlags::LIBRARY_KHR | vk::PipelineCreateFlags::RETAIN_LINK_TIME_OPTIMIZATION_INFO_EXT,
-            )
-            .push_next(&mut kind);
+        use vk::PipelineCreateFlags as F;
+        info = info.flags(F::LIBRARY_KHR | F::RETAIN_LINK_TIME_OPTIMIZATION_INFO_EXT).push_next(&mut kind);
     }
     // Null where the part is absent, as the builders leave it.
     info.p_vertex_input_state = pointer(vertex_input.as_ref());

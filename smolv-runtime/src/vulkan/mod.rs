@@ -139,12 +139,11 @@ use ash::vk;
 ///
 /// ```no_run
 /// # use {ash::vk, smolv_runtime::reflect::Reflection};
-/// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
+/// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex: &Reflection, fragment: &Reflection) -> Result<(), Box<dyn std::error::Error>> {
 /// use smolv_runtime::vulkan::{LayoutCache, LayoutOptions, VulkanError};
-/// # let vertex = Reflection::from_spirv(vertex_spirv)?;
 /// // SAFETY: as in `LayoutCache::new`.
 /// let layouts = unsafe { LayoutCache::new(device.clone(), &properties.limits) };
-/// if let Err(error) = layouts.program(&[&vertex], &LayoutOptions::default()) {
+/// if let Err(error) = layouts.program(&[vertex], &LayoutOptions::default()) {
 ///     eprintln!("{error}"); // names the set, binding or limit, and what to change
 ///     if let VulkanError::Call { result, .. } = error {
 ///         assert_ne!(result, vk::Result::SUCCESS);

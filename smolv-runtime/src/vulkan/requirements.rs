@@ -72,16 +72,10 @@ impl DeviceRequirements {
         let properties = unsafe { instance.get_physical_device_properties(physical) };
         let name =
             || properties.device_name_as_c_str().map_or_else(|_| "?".into(), |n| n.to_string_lossy().into_owned());
-        if properties.api_version < vk::API_VERSION_1_3 {
-            return Err(VulkanError::DeviceUnsupported {
-                device: name(),
-                needs: "Vulkan 1.3",
-                has: format!(
-                    "Vulkan {}.{}",
-                    vk::api_version_major(properties.api_version),
-                    vk::api_version_minor(properties.api_version)
-                ),
-            });
+        let version = properties.api_version;
+        if version < vk::API_VERSION_1_3 {
+            let has = format!("Vulkan {}.{}", vk::api_version_major(version), vk::api_version_minor(version));
+            return Err(VulkanError::DeviceUnsupported { device: name(), needs: "Vulkan 1.3", has });
         }
         // SAFETY: as above.
         let extensions = super::check("vkEnumerateDeviceExtensionProperties", unsafe {
