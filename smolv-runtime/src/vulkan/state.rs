@@ -457,6 +457,7 @@ impl GraphicsState {
     /// Refuses state that needs a feature `features` lacks, or that
     /// Vulkan 1.3 core cannot make dynamic.
     pub(crate) fn check(&self, features: &DeviceFeatures, extra_stages: ExtraStages) -> Result<(), VulkanError> {
+        // The first of `needs` (when it applies, its feature, what needs it) that is missing.
         let need = |needs: &[(bool, Feature, &'static str)]| match needs.iter().find(|n| n.0 && !features.has(n.1)) {
             Some(&(_, feature, state)) => {
                 let (feature, structure) = (feature.name(), feature.structure());

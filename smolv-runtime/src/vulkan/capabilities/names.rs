@@ -127,7 +127,7 @@ macro_rules! extensions {
 }
 
 features! {
-    // VkPhysicalDeviceFeatures (Vulkan 1.0): pipeline state.
+    // Vulkan 1.0: pipeline state, then shaders.
     PhysicalDeviceFeatures {
         GeometryShader => "geometryShader", geometry_shader;
         TessellationShader => "tessellationShader", tessellation_shader;
@@ -140,7 +140,6 @@ features! {
         LogicOp => "logicOp", logic_op;
         AlphaToOne => "alphaToOne", alpha_to_one;
         IndependentBlend => "independentBlend", independent_blend;
-        // VkPhysicalDeviceFeatures (Vulkan 1.0): shaders.
         ShaderFloat64 => "shaderFloat64", shader_float64;
         ShaderInt64 => "shaderInt64", shader_int64;
         ShaderInt16 => "shaderInt16", shader_int16;
@@ -167,7 +166,6 @@ features! {
             "shaderStorageImageWriteWithoutFormat", shader_storage_image_write_without_format;
         MultiViewport => "multiViewport", multi_viewport;
     }
-    // VkPhysicalDeviceVulkan11Features.
     PhysicalDeviceVulkan11Features<'_> {
         StorageBuffer16BitAccess => "storageBuffer16BitAccess", storage_buffer16_bit_access;
         UniformAndStorageBuffer16BitAccess =>
@@ -179,7 +177,6 @@ features! {
         VariablePointers => "variablePointers", variable_pointers;
         ShaderDrawParameters => "shaderDrawParameters", shader_draw_parameters;
     }
-    // VkPhysicalDeviceVulkan12Features.
     PhysicalDeviceVulkan12Features<'_> {
         ShaderBufferInt64Atomics => "shaderBufferInt64Atomics", shader_buffer_int64_atomics;
         ShaderSharedInt64Atomics => "shaderSharedInt64Atomics", shader_shared_int64_atomics;
@@ -216,7 +213,6 @@ features! {
         ShaderOutputViewportIndex => "shaderOutputViewportIndex", shader_output_viewport_index;
         ShaderOutputLayer => "shaderOutputLayer", shader_output_layer;
     }
-    // VkPhysicalDeviceVulkan13Features.
     PhysicalDeviceVulkan13Features<'_> {
         ShaderDemoteToHelperInvocation => "shaderDemoteToHelperInvocation", shader_demote_to_helper_invocation;
         ShaderIntegerDotProduct => "shaderIntegerDotProduct", shader_integer_dot_product;
@@ -289,16 +285,14 @@ features! {
     PhysicalDeviceShaderSubgroupRotateFeaturesKHR<'_> {
         ShaderSubgroupRotate => "shaderSubgroupRotate", shader_subgroup_rotate;
     }
-    // Not promoted, a structure of its own: VK_EXT_buffer_device_address
-    // (not the KHR extension Vulkan 1.2 took in).
+    // VK_EXT_buffer_device_address's (not the KHR one Vulkan 1.2 took in).
     PhysicalDeviceBufferDeviceAddressFeaturesEXT<'_> {
         BufferDeviceAddressExt => "bufferDeviceAddress", buffer_device_address;
     }
     // A vendor's, that the registry names as one way to a capability the
     // table lists (FragmentDensityEXT, FragmentShaderShadingRateInterlockEXT).
     PhysicalDeviceShadingRateImageFeaturesNV<'_> { ShadingRateImage => "shadingRateImage", shading_rate_image }
-    // Not a shader's need: what `PipelineManager` needs for graphics
-    // pipeline libraries (see `DeviceFeatures::has_graphics_pipeline_library`).
+    // Not a shader's need: `PipelineManager`'s, for graphics pipeline libraries.
     PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT<'_> {
         GraphicsPipelineLibrary => "graphicsPipelineLibrary", graphics_pipeline_library;
     }
@@ -361,8 +355,7 @@ extensions! {
     KhrShaderTerminateInvocation => "VK_KHR_shader_terminate_invocation";
     KhrShaderIntegerDotProduct => "VK_KHR_shader_integer_dot_product";
     KhrFormatFeatureFlags2 => "VK_KHR_format_feature_flags2";
-    // Not a shader's need: graphics pipeline libraries, which
-    // `PipelineManager` uses where the device enabled them.
+    // Not a shader's need: `PipelineManager`'s, for graphics pipeline libraries.
     KhrPipelineLibrary => "VK_KHR_pipeline_library";
     ExtGraphicsPipelineLibrary => "VK_EXT_graphics_pipeline_library";
 }
