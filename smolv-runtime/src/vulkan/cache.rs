@@ -1,18 +1,7 @@
 //! A `VkPipelineCache` persisted to a file. A driver need not survive
-//! initial data other than what it returned, so the file wraps that data in
-//! a header of its own, and only data that comes back whole reaches it:
-//!
-//! | offset | size | field                                        |
-//! |-------:|-----:|----------------------------------------------|
-//! | 0      | 8    | magic `SMOLVPC\0`                            |
-//! | 8      | 4    | format version, little-endian (1)            |
-//! | 12     | 4    | reserved, zero                               |
-//! | 16     | 8    | length of the driver data, little-endian     |
-//! | 24     | 32   | BLAKE3 hash of the driver data               |
-//! | 56     | ...  | the driver data (`vkGetPipelineCacheData`)   |
-//!
-//! The hash catches truncation, bit rot and partial writes; it is not a
-//! signature. The header and the atomic save are `crate::pipeline_cache_file`'s.
+//! initial data other than what it returned, so the file wraps that data
+//! (`vkGetPipelineCacheData`) in `crate::pipeline_cache_file`'s checked header
+//! (magic `SMOLVPC\0`, version 1), and only data that comes back whole reaches it.
 
 use std::path::{Path, PathBuf};
 

@@ -76,12 +76,10 @@
 //!
 //! ## Set mapping
 //!
-//! Sets keep the numbers the shaders declare. A program's pipeline layout
-//! has one set layout per number up to the highest used, merged over its
-//! stages (empty for unused numbers). For libraries, each stage also gets
-//! an independent-sets layout in which the sets only other stages use are
-//! `VK_NULL_HANDLE`, as zink does. The bindless set sits at a fixed index
-//! (default 3) in every layout.
+//! Sets keep the numbers the shaders declare, merged over a program's
+//! stages ([`ProgramLayout`]: empty layouts for unused numbers and, for
+//! libraries, one layout per stage with the other stages' sets null, as zink
+//! does); the bindless set sits at a fixed index ([`BindlessSet`]).
 
 #![allow(unsafe_code)]
 

@@ -1,8 +1,5 @@
-//! SPIR-V capability → Vulkan feature, and SPIR-V extension → device
-//! extension: the "SPIR-V Environment" appendix's tables as data. Each
-//! entry lists alternatives, any one of which allows it (none: every
-//! device does); what the table does not list is left to the driver.
-//! `registry_tests.rs` compares every row with `vk.xml`.
+//! The "SPIR-V Environment" appendix's tables as data; `registry_tests.rs`
+//! compares every row with `vk.xml`.
 
 use ash::vk;
 
