@@ -320,21 +320,16 @@ impl LayoutCache {
                     bindless: false,
                 };
                 match set.iter_mut().find(|k| k.binding == b.binding) {
-                    Some(existing)
-                        if existing.descriptor_type != key.descriptor_type || existing.count != key.count =>
-                    {
+                    Some(found) if (found.descriptor_type, found.count) != (key.descriptor_type, key.count) => {
+                        let first_type = vk::DescriptorType::from_raw(found.descriptor_type);
                         return Err(VulkanError::BindingConflict {
                             set: b.set,
                             binding: b.binding,
-                            first: format!(
-                                "{:?} × {}",
-                                vk::DescriptorType::from_raw(existing.descriptor_type),
-                                existing.count
-                            ),
+                            first: format!("{first_type:?} × {}", found.count),
                             second: format!("{:?} × {}", b.kind, key.count),
                         });
                     }
-                    Some(existing) => existing.stages |= key.stages,
+                    Some(found) => found.stages |= key.stages,
                     None => set.push(key),
                 }
             }
