@@ -264,21 +264,12 @@ pub(crate) unsafe fn create(
     layout: vk::PipelineLayout,
 ) -> Result<vk::Pipeline, VulkanError> {
     let (bindings, attributes): (Vec<_>, Vec<_>) = parts.vertex_input.map_or_else(Default::default, |k| {
-        (
-            k.bindings
-                .iter()
-                .map(|&(binding, stride, input_rate)| vk::VertexInputBindingDescription { binding, stride, input_rate })
-                .collect(),
-            k.attributes
-                .iter()
-                .map(|&(location, binding, format, offset)| vk::VertexInputAttributeDescription {
-                    location,
-                    binding,
-                    format,
-                    offset,
-                })
-                .collect(),
-        )
+        use vk::{VertexInputAttributeDescription as Attribute, VertexInputBindingDescription as Binding};
+        let bindings = k.bindings.iter().map(|&(binding, stride, input_rate)| Binding { binding, stride, input_rate });
+        let attributes = k.attributes.iter();
+        let attributes =
+            attributes.map(|&(location, binding, format, offset)| Attribute { location, binding, format, offset });
+        (bindings.collect(), attributes.collect())
     });
     let vertex_input = parts.vertex_input.map(|_| {
         vk::PipelineVertexInputStateCreateInfo::default()
