@@ -135,7 +135,7 @@ impl DeviceFeatures {
         for _ in 0..256 {
             // SAFETY: null or a valid structure (the contract).
             let Some(base) = (unsafe { next.as_ref() }) else { break };
-            // SAFETY: as above, for each structure type.
+            // SAFETY: `next` is a valid structure with its `sType` (the contract).
             unsafe {
                 features = add::<vk::PhysicalDeviceVulkan11Features<'_>>(features, next);
                 features = add::<vk::PhysicalDeviceVulkan12Features<'_>>(features, next);

@@ -67,7 +67,7 @@ macro_rules! features {
     };
 }
 
-/// A feature structure of the table.
+/// A feature structure of the [`Feature`] table.
 pub(crate) trait FeatureStructure {
     /// `features` with those this structure turns on added.
     fn add_to(&self, features: DeviceFeatures) -> DeviceFeatures;
