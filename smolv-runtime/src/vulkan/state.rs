@@ -417,29 +417,17 @@ pub(crate) enum Part {
 /// The library that owns dynamic state `state`, among Vulkan 1.3 core's.
 pub(crate) fn dynamic_state_part(state: vk::DynamicState) -> Option<Part> {
     use vk::DynamicState as D;
-    Some(match state {
-        D::PRIMITIVE_TOPOLOGY | D::PRIMITIVE_RESTART_ENABLE | D::VERTEX_INPUT_BINDING_STRIDE => Part::VertexInput,
-        D::VIEWPORT
-        | D::SCISSOR
-        | D::LINE_WIDTH
-        | D::DEPTH_BIAS
-        | D::CULL_MODE
-        | D::FRONT_FACE
-        | D::DEPTH_BIAS_ENABLE
-        | D::RASTERIZER_DISCARD_ENABLE => Part::PreRasterization,
-        D::DEPTH_BOUNDS
-        | D::STENCIL_COMPARE_MASK
-        | D::STENCIL_WRITE_MASK
-        | D::STENCIL_REFERENCE
-        | D::DEPTH_TEST_ENABLE
-        | D::DEPTH_WRITE_ENABLE
-        | D::DEPTH_COMPARE_OP
-        | D::DEPTH_BOUNDS_TEST_ENABLE
-        | D::STENCIL_TEST_ENABLE
-        | D::STENCIL_OP => Part::FragmentShader,
-        D::BLEND_CONSTANTS => Part::FragmentOutput,
-        _ => return None,
-    })
+    const PARTS: [(Part, &[vk::DynamicState]); 8] = [
+        (Part::VertexInput, &[D::PRIMITIVE_TOPOLOGY, D::PRIMITIVE_RESTART_ENABLE, D::VERTEX_INPUT_BINDING_STRIDE]),
+        (Part::PreRasterization, &[D::VIEWPORT, D::SCISSOR, D::LINE_WIDTH, D::DEPTH_BIAS, D::CULL_MODE]),
+        (Part::PreRasterization, &[D::FRONT_FACE, D::DEPTH_BIAS_ENABLE, D::RASTERIZER_DISCARD_ENABLE]),
+        (Part::FragmentShader, &[D::DEPTH_BOUNDS, D::STENCIL_COMPARE_MASK, D::STENCIL_WRITE_MASK]),
+        (Part::FragmentShader, &[D::STENCIL_REFERENCE, D::DEPTH_TEST_ENABLE, D::DEPTH_WRITE_ENABLE]),
+        (Part::FragmentShader, &[D::DEPTH_COMPARE_OP, D::DEPTH_BOUNDS_TEST_ENABLE]),
+        (Part::FragmentShader, &[D::STENCIL_TEST_ENABLE, D::STENCIL_OP]),
+        (Part::FragmentOutput, &[D::BLEND_CONSTANTS]),
+    ];
+    PARTS.iter().find(|(_, states)| states.contains(&state)).map(|&(part, _)| part)
 }
 
 impl GraphicsState {
