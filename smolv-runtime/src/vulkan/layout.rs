@@ -391,12 +391,9 @@ impl LayoutCache {
         sets: &'s mut Vec<Vec<BindingKey>>,
         set: u32,
     ) -> Result<&'s mut Vec<BindingKey>, VulkanError> {
-        let max_sets = self.limits.max_bound_descriptor_sets;
-        let out_of_range = || VulkanError::SetOutOfRange { set, max_bound_descriptor_sets: max_sets };
-        if set >= max_sets {
-            return Err(out_of_range());
-        }
-        let index = usize::try_from(set).map_err(|_| out_of_range())?;
+        let max_bound_descriptor_sets = self.limits.max_bound_descriptor_sets;
+        let index = usize::try_from(set).ok().filter(|_| set < max_bound_descriptor_sets);
+        let index = index.ok_or(VulkanError::SetOutOfRange { set, max_bound_descriptor_sets })?;
         if sets.len() <= index {
             sets.resize(index + 1, Vec::new());
         }
@@ -408,28 +405,17 @@ impl LayoutCache {
     fn check_descriptor_counts(&self, sets: &[Vec<BindingKey>]) -> Result<(), VulkanError> {
         use vk::DescriptorType as T;
         let l = &self.limits;
-        let kinds: [(&'static str, &[T]); 7] = [
+        let kinds: [(&'static str, &[T]); 6] = [
             ("samplers", &[T::SAMPLER, T::COMBINED_IMAGE_SAMPLER]),
             ("uniform buffers", &[T::UNIFORM_BUFFER]),
             ("storage buffers", &[T::STORAGE_BUFFER]),
             ("sampled images", &[T::COMBINED_IMAGE_SAMPLER, T::SAMPLED_IMAGE, T::UNIFORM_TEXEL_BUFFER]),
             ("storage images", &[T::STORAGE_IMAGE, T::STORAGE_TEXEL_BUFFER]),
             ("input attachments", &[T::INPUT_ATTACHMENT]),
-            (
-                "resources",
-                &[
-                    T::SAMPLER,
-                    T::COMBINED_IMAGE_SAMPLER,
-                    T::SAMPLED_IMAGE,
-                    T::STORAGE_IMAGE,
-                    T::UNIFORM_TEXEL_BUFFER,
-                    T::STORAGE_TEXEL_BUFFER,
-                    T::UNIFORM_BUFFER,
-                    T::STORAGE_BUFFER,
-                    T::INPUT_ATTACHMENT,
-                ],
-            ),
         ];
+        // "resources": every type of the kinds above.
+        let every: Vec<T> = kinds.iter().flat_map(|&(_, types)| types.iter().copied()).collect();
+        let kinds = kinds.into_iter().chain([("resources", &every[..])]);
         // Each kind's limits (per stage, per layout), in the order of `kinds`.
         let limits = [
             (l.max_per_stage_descriptor_samplers, l.max_descriptor_set_samplers),
@@ -443,7 +429,7 @@ impl LayoutCache {
         // Descriptor-indexing bindless sets have limits of their own.
         let bindings = || sets.iter().flatten().filter(|b| !b.bindless);
         let stages = bindings().fold(0, |acc, b| acc | b.stages);
-        for ((what, types), (per_stage, per_layout)) in kinds.into_iter().zip(limits) {
+        for ((what, types), (per_stage, per_layout)) in kinds.zip(limits) {
             let counted = |b: &&BindingKey| types.iter().any(|t| t.as_raw() == b.descriptor_type);
             // The whole layout, then each stage.
             let layout = std::iter::once(("a pipeline layout", None, per_layout));
@@ -476,11 +462,8 @@ fn merged_push_constants(shaders: &[&Reflection], max_size: u32) -> Result<Vec<v
     if end <= u64::from(start) {
         return Ok(Vec::new());
     }
-    let too_large = || VulkanError::PushConstantsOutOfRange { end, max_push_constants_size: max_size };
-    let size = u32::try_from(end - u64::from(start)).map_err(|_| too_large())?;
-    if end > u64::from(max_size) {
-        return Err(too_large());
-    }
+    let size = u32::try_from(end - u64::from(start)).ok().filter(|_| end <= u64::from(max_size));
+    let size = size.ok_or(VulkanError::PushConstantsOutOfRange { end, max_push_constants_size: max_size })?;
     Ok(vec![vk::PushConstantRange { stage_flags: vk::ShaderStageFlags::from_raw(stages), offset: start, size }])
 }
 
