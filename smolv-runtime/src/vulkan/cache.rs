@@ -46,9 +46,7 @@ const FORMAT: Format = Format { magic: *b"SMOLVPC\0", version: 1 };
 const DRIVER_HEADER_LEN: usize = 32;
 
 fn u32_at(data: &[u8], at: usize) -> u32 {
-    let mut word = [0; 4];
-    word.copy_from_slice(&data[at..at + 4]);
-    u32::from_le_bytes(word)
+    u32::from_le_bytes([data[at], data[at + 1], data[at + 2], data[at + 3]])
 }
 
 /// The driver data inside a cache file, if the file is whole and its
