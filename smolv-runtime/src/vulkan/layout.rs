@@ -6,6 +6,7 @@ use std::sync::Mutex;
 use ash::vk;
 
 use super::{VulkanError, check, lock};
+use crate::interface::Binding;
 use crate::reflect::{DescriptorKind, Reflection};
 
 /// A bindless set: one large array of descriptors at a fixed set index.
@@ -135,7 +136,7 @@ pub struct ProgramLayout {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 struct BindingKey {
     binding: u32,
-    descriptor_type: i32,
+    kind: DescriptorKind,
     count: u32,
     stages: u32,
     bindless: bool,
@@ -230,13 +231,8 @@ impl LayoutCache {
         }
         let vk_bindings: Vec<vk::DescriptorSetLayoutBinding<'_>> = bindings
             .iter()
-            .map(|b| {
-                vk::DescriptorSetLayoutBinding::default()
-                    .binding(b.binding)
-                    .descriptor_type(vk::DescriptorType::from_raw(b.descriptor_type))
-                    .descriptor_count(b.count)
-                    .stage_flags(vk::ShaderStageFlags::from_raw(b.stages))
-            })
+            .map(|b| Binding { set: 0, binding: b.binding, kind: b.kind, count: b.count, stages: b.stages })
+            .map(|b| b.vk_layout_binding())
             .collect();
         let bindless = bindings.iter().any(|b| b.bindless);
         use vk::DescriptorBindingFlags as B;
@@ -314,14 +310,14 @@ impl LayoutCache {
                 let set = self.set_mut(&mut sets, b.set)?;
                 let key = BindingKey {
                     binding: b.binding,
-                    descriptor_type: b.kind.vk_descriptor_type(),
+                    kind: b.kind,
                     count: b.count.max(1),
                     stages: b.stages | stage,
                     bindless: false,
                 };
                 match set.iter_mut().find(|k| k.binding == b.binding) {
-                    Some(found) if (found.descriptor_type, found.count) != (key.descriptor_type, key.count) => {
-                        let first_type = vk::DescriptorType::from_raw(found.descriptor_type);
+                    Some(found) if (found.kind, found.count) != (key.kind, key.count) => {
+                        let first_type = vk::DescriptorType::from_raw(found.kind.vk_descriptor_type());
                         return Err(VulkanError::BindingConflict {
                             set: b.set,
                             binding: b.binding,
@@ -337,7 +333,7 @@ impl LayoutCache {
         if let Some(bindless) = options.bindless {
             *self.set_mut(&mut sets, bindless.set)? = vec![BindingKey {
                 binding: 0,
-                descriptor_type: bindless.kind.vk_descriptor_type(),
+                kind: bindless.kind,
                 count: bindless.max_descriptors,
                 stages: shaders.iter().fold(0, |acc, r| acc | r.stage.vk_stage_flag()),
                 bindless: bindless.descriptor_indexing,
@@ -349,14 +345,10 @@ impl LayoutCache {
         let pipeline_layout = self.pipeline_layout(&set_layouts, &push_constants, options.independent_sets)?;
         let mut layout = ProgramLayout { set_layouts, push_constants, pipeline_layout, stage_layouts: Vec::new() };
         if options.independent_sets {
-            let bindless = options.bindless.map(|b| b.set);
-            layout.stage_layouts = shaders
-                .iter()
-                .map(|&r| {
-                    let stage = vk::ShaderStageFlags::from_raw(r.stage.vk_stage_flag());
-                    Ok((stage, self.library_layout(&layout, &[r], bindless)?))
-                })
-                .collect::<Result<_, VulkanError>>()?;
+            for &r in shaders {
+                let library = self.library_layout(&layout, &[r], options.bindless.map(|b| b.set))?;
+                layout.stage_layouts.push((vk::ShaderStageFlags::from_raw(r.stage.vk_stage_flag()), library));
+            }
         }
         Ok(layout)
     }
@@ -370,16 +362,10 @@ impl LayoutCache {
         shaders: &[&Reflection],
         bindless: Option<u32>,
     ) -> Result<vk::PipelineLayout, VulkanError> {
-        let sets: Vec<vk::DescriptorSetLayout> = program
-            .set_layouts
-            .iter()
-            .enumerate()
-            .map(|(i, &layout)| {
-                let used = shaders.iter().any(|r| r.bindings.iter().any(|b| usize::try_from(b.set) == Ok(i)))
-                    || bindless.is_some_and(|set| usize::try_from(set) == Ok(i));
-                if used { layout } else { vk::DescriptorSetLayout::null() }
-            })
-            .collect();
+        let used = |set| shaders.iter().any(|r| r.bindings.iter().any(|b| b.set == set)) || bindless == Some(set);
+        let null = vk::DescriptorSetLayout::null();
+        let sets: Vec<_> =
+            (0u32..).zip(&program.set_layouts).map(|(set, &l)| if used(set) { l } else { null }).collect();
         self.pipeline_layout(&sets, &program.push_constants, true)
     }
 
@@ -430,7 +416,7 @@ impl LayoutCache {
         let bindings = || sets.iter().flatten().filter(|b| !b.bindless);
         let stages = bindings().fold(0, |acc, b| acc | b.stages);
         for ((what, types), (per_stage, per_layout)) in kinds.zip(limits) {
-            let counted = |b: &&BindingKey| types.iter().any(|t| t.as_raw() == b.descriptor_type);
+            let counted = |b: &&BindingKey| types.iter().any(|t| t.as_raw() == b.kind.vk_descriptor_type());
             // The whole layout, then each stage.
             let layout = std::iter::once(("a pipeline layout", None, per_layout));
             let each_stage = (0..32).map(|bit| 1u32 << bit).filter(|bit| stages & bit != 0);
