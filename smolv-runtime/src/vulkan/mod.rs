@@ -420,9 +420,6 @@ pub(crate) fn wait_for<T, R>(
         if left.is_zero() {
             return None;
         }
-        guard = match changed.wait_timeout(guard, left) {
-            Ok((guard, _)) => guard,
-            Err(poisoned) => poisoned.into_inner().0,
-        };
+        guard = changed.wait_timeout(guard, left).unwrap_or_else(std::sync::PoisonError::into_inner).0;
     }
 }

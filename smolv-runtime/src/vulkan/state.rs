@@ -122,15 +122,8 @@ impl Default for StencilFace {
 
 impl StencilFace {
     pub(crate) fn to_vk(self) -> vk::StencilOpState {
-        vk::StencilOpState {
-            fail_op: self.fail_op,
-            pass_op: self.pass_op,
-            depth_fail_op: self.depth_fail_op,
-            compare_op: self.compare_op,
-            compare_mask: self.compare_mask,
-            write_mask: self.write_mask,
-            reference: self.reference,
-        }
+        let Self { fail_op, pass_op, depth_fail_op, compare_op, compare_mask, write_mask, reference } = self;
+        vk::StencilOpState { fail_op, pass_op, depth_fail_op, compare_op, compare_mask, write_mask, reference }
     }
 }
 
