@@ -81,9 +81,8 @@ impl DeviceRequirements {
         let extensions = super::check("vkEnumerateDeviceExtensionProperties", unsafe {
             instance.enumerate_device_extension_properties(physical)
         })?;
-        let listed = LIBRARY_EXTENSIONS
-            .iter()
-            .all(|&wanted| extensions.iter().any(|e| e.extension_name_as_c_str() == Ok(wanted)));
+        let has = |name| extensions.iter().any(|e| e.extension_name_as_c_str() == Ok(name));
+        let listed = LIBRARY_EXTENSIONS.into_iter().all(has);
         let mut vulkan13 = vk::PhysicalDeviceVulkan13Features::default();
         let mut library = vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default();
         {
