@@ -318,10 +318,7 @@ pub(crate) unsafe fn create(
         let state = vk::PipelineColorBlendStateCreateInfo::default()
             .attachments(&blends)
             .blend_constants(k.blend_constants.map(f32::from_bits));
-        match k.logic_op {
-            Some(op) => state.logic_op_enable(true).logic_op(op),
-            None => state,
-        }
+        if let Some(op) = k.logic_op { state.logic_op_enable(true).logic_op(op) } else { state }
     });
     let mut rendering = match parts.output {
         Some(k) => vk::PipelineRenderingCreateInfo::default()

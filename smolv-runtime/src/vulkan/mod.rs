@@ -385,10 +385,7 @@ pub enum VulkanError {
 impl VulkanError {
     /// The Vulkan result this error stands for (`ERROR_UNKNOWN` before Vulkan).
     pub(crate) fn result(&self) -> vk::Result {
-        match self {
-            Self::Call { result, .. } => *result,
-            _ => vk::Result::ERROR_UNKNOWN,
-        }
+        if let Self::Call { result, .. } = self { *result } else { vk::Result::ERROR_UNKNOWN }
     }
 }
 
