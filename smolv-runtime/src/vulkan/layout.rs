@@ -173,11 +173,8 @@ pub struct LayoutCache {
 
 impl std::fmt::Debug for LayoutCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (set_layouts, pipeline_layouts) = self.len();
-        f.debug_struct("LayoutCache")
-            .field("set_layouts", &set_layouts)
-            .field("pipeline_layouts", &pipeline_layouts)
-            .finish()
+        let (sets, pipelines) = self.len();
+        f.debug_struct("LayoutCache").field("set_layouts", &sets).field("pipeline_layouts", &pipelines).finish()
     }
 }
 
