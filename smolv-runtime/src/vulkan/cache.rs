@@ -1,18 +1,7 @@
 //! A `VkPipelineCache` persisted to a file. A driver need not survive
-//! initial data other than what it returned, so the file wraps that data in
-//! a header of its own, and only data that comes back whole reaches it:
-//!
-//! | offset | size | field                                        |
-//! |-------:|-----:|----------------------------------------------|
-//! | 0      | 8    | magic `SMOLVPC\0`                            |
-//! | 8      | 4    | format version, little-endian (1)            |
-//! | 12     | 4    | reserved, zero                               |
-//! | 16     | 8    | length of the driver data, little-endian     |
-//! | 24     | 32   | BLAKE3 hash of the driver data               |
-//! | 56     | ...  | the driver data (`vkGetPipelineCacheData`)   |
-//!
-//! The hash catches truncation, bit rot and partial writes; it is not a
-//! signature. The header and the atomic save are `crate::pipeline_cache_file`'s.
+//! initial data other than what it returned, so the file wraps that data
+//! (`vkGetPipelineCacheData`) in `crate::pipeline_cache_file`'s checked header
+//! (magic `SMOLVPC\0`, version 1), and only data that comes back whole reaches it.
 
 use std::path::{Path, PathBuf};
 
@@ -26,8 +15,7 @@ use crate::pipeline_cache_file::{self as file, CacheLoad, CacheRejected, Format}
 /// else ignored ([`CacheLoad::Ignored`]); saved atomically.
 ///
 /// ```no_run
-/// # use {ash::vk, smolv_runtime::reflect::Reflection};
-/// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
+/// # fn example(device: ash::Device, properties: &ash::vk::PhysicalDeviceProperties) -> Result<(), Box<dyn std::error::Error>> {
 /// use smolv_runtime::vulkan::{PipelineCacheFile, PipelineManager, PipelineOptions};
 /// // SAFETY: `device` is valid, and the manager (which uses the cache) is
 /// // dropped before the cache.
@@ -58,9 +46,7 @@ const FORMAT: Format = Format { magic: *b"SMOLVPC\0", version: 1 };
 const DRIVER_HEADER_LEN: usize = 32;
 
 fn u32_at(data: &[u8], at: usize) -> u32 {
-    let mut word = [0; 4];
-    word.copy_from_slice(&data[at..at + 4]);
-    u32::from_le_bytes(word)
+    u32::from_le_bytes([data[at], data[at + 1], data[at + 2], data[at + 3]])
 }
 
 /// The driver data inside a cache file, if the file is whole and its
@@ -115,8 +101,7 @@ impl PipelineCacheFile {
     ///   [`PipelineManager`](super::PipelineManager) given it first).
     ///
     /// ```no_run
-    /// # use {ash::vk, smolv_runtime::reflect::Reflection};
-    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
+    /// # fn example(device: ash::Device, properties: &ash::vk::PhysicalDeviceProperties) -> Result<(), Box<dyn std::error::Error>> {
     /// use smolv_runtime::vulkan::PipelineCacheFile;
     /// // SAFETY: `device` is valid, `properties` are its physical device's, and no
     /// // pipeline creation uses the cache after it is dropped.
@@ -161,8 +146,8 @@ impl PipelineCacheFile {
     /// The cache handle, for `vkCreateGraphicsPipelines` and friends.
     ///
     /// ```no_run
-    /// # use {ash::vk, smolv_runtime::reflect::Reflection};
-    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
+    /// # use ash::vk;
+    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties) -> Result<(), Box<dyn std::error::Error>> {
     /// use smolv_runtime::vulkan::PipelineCacheFile;
     /// // SAFETY: as in `PipelineCacheFile::open`.
     /// let (cache, _) = unsafe { PipelineCacheFile::open(device.clone(), properties, "pipelines.bin")? };
@@ -178,9 +163,7 @@ impl PipelineCacheFile {
     /// The file the cache loads from and saves to.
     ///
     /// ```no_run
-    /// # use ash::vk;
-    /// # #[allow(unused)]
-    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties) -> Result<(), Box<dyn std::error::Error>> {
+    /// # fn example(device: ash::Device, properties: &ash::vk::PhysicalDeviceProperties) -> Result<(), Box<dyn std::error::Error>> {
     /// use smolv_runtime::vulkan::PipelineCacheFile;
     /// // SAFETY: as in `PipelineCacheFile::open`.
     /// let (cache, _) = unsafe { PipelineCacheFile::open(device.clone(), properties, "pipelines.bin")? };
@@ -199,8 +182,7 @@ impl PipelineCacheFile {
     /// When `vkGetPipelineCacheData` fails.
     ///
     /// ```no_run
-    /// # use {ash::vk, smolv_runtime::reflect::Reflection};
-    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
+    /// # fn example(device: ash::Device, properties: &ash::vk::PhysicalDeviceProperties) -> Result<(), Box<dyn std::error::Error>> {
     /// use smolv_runtime::vulkan::PipelineCacheFile;
     /// // SAFETY: as in `PipelineCacheFile::open`.
     /// let (cache, _) = unsafe { PipelineCacheFile::open(device.clone(), properties, "pipelines.bin")? };
@@ -220,8 +202,7 @@ impl PipelineCacheFile {
     /// When the driver cannot return the data, or the file cannot be written.
     ///
     /// ```no_run
-    /// # use {ash::vk, smolv_runtime::reflect::Reflection};
-    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
+    /// # fn example(device: ash::Device, properties: &ash::vk::PhysicalDeviceProperties) -> Result<(), Box<dyn std::error::Error>> {
     /// use smolv_runtime::vulkan::PipelineCacheFile;
     /// // SAFETY: as in `PipelineCacheFile::open`.
     /// let (cache, _) = unsafe { PipelineCacheFile::open(device.clone(), properties, "pipelines.bin")? };

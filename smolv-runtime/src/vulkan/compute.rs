@@ -81,7 +81,7 @@ impl ComputeSlot {
         // Never `None` once the wait returns.
         let outcome =
             (*state.unwrap_or_else(std::sync::PoisonError::into_inner)).unwrap_or(Err(vk::Result::ERROR_UNKNOWN));
-        outcome.map_err(|result| VulkanError::Call { call: "vkCreateComputePipelines", result })
+        check("vkCreateComputePipelines", outcome)
     }
 
     /// The pipeline layout to bind descriptor sets and push constants with.

@@ -154,9 +154,8 @@ pub unsafe fn allocate(
     layout: &ProgramLayout,
     set: u32,
 ) -> Result<vk::DescriptorSet, VulkanError> {
-    let missing = || VulkanError::SetNotInLayout { set, sets: layout.set_layouts.len() };
-    let index = usize::try_from(set).map_err(|_| missing())?;
-    let set_layout = layout.set_layouts.get(index).ok_or_else(missing)?;
+    let set_layout = usize::try_from(set).ok().and_then(|index| layout.set_layouts.get(index));
+    let set_layout = set_layout.ok_or(VulkanError::SetNotInLayout { set, sets: layout.set_layouts.len() })?;
     let info =
         vk::DescriptorSetAllocateInfo::default().descriptor_pool(pool).set_layouts(std::slice::from_ref(set_layout));
     // SAFETY: the caller's contract: a valid device, its pool, a live layout.

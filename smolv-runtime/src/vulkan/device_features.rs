@@ -5,7 +5,7 @@ use std::ffi::CStr;
 
 use ash::vk;
 
-use super::capabilities::{Extension, Feature};
+use super::capabilities::{Extension, Feature, FeatureStructure};
 
 /// The device features and extensions enabled on the device: state and
 /// [`capabilities`](super::capabilities) that need one missing here are
@@ -39,9 +39,8 @@ pub struct DeviceFeatures {
     subgroup_stages: vk::ShaderStageFlags,
 }
 
-fn on(value: vk::Bool32) -> bool {
-    value == vk::TRUE
-}
+/// The extensions graphics pipeline libraries need, dependency first.
+const LIBRARY_EXTENSIONS: [Extension; 2] = [Extension::KhrPipelineLibrary, Extension::ExtGraphicsPipelineLibrary];
 
 impl DeviceFeatures {
     /// Nothing enabled: `default()` in `const`.
@@ -61,44 +60,7 @@ impl DeviceFeatures {
     /// assert_eq!(DeviceFeatures::from_enabled(&vk::PhysicalDeviceFeatures::default()), DeviceFeatures::default());
     /// ```
     pub fn from_enabled(enabled: &vk::PhysicalDeviceFeatures) -> Self {
-        Self::default().with_enabled(enabled)
-    }
-
-    /// These features added: the Vulkan 1.0 ones `enabled` turns on.
-    fn with_enabled(self, enabled: &vk::PhysicalDeviceFeatures) -> Self {
-        use Feature as F;
-        let e = enabled;
-        self.with_all(&[
-            (F::GeometryShader, e.geometry_shader),
-            (F::TessellationShader, e.tessellation_shader),
-            (F::SampleRateShading, e.sample_rate_shading),
-            (F::DepthBounds, e.depth_bounds),
-            (F::FillModeNonSolid, e.fill_mode_non_solid),
-            (F::DepthBiasClamp, e.depth_bias_clamp),
-            (F::DepthClamp, e.depth_clamp),
-            (F::WideLines, e.wide_lines),
-            (F::LogicOp, e.logic_op),
-            (F::AlphaToOne, e.alpha_to_one),
-            (F::IndependentBlend, e.independent_blend),
-            (F::ShaderFloat64, e.shader_float64),
-            (F::ShaderInt64, e.shader_int64),
-            (F::ShaderInt16, e.shader_int16),
-            (F::ShaderTessellationAndGeometryPointSize, e.shader_tessellation_and_geometry_point_size),
-            (F::ShaderImageGatherExtended, e.shader_image_gather_extended),
-            (F::ShaderStorageImageMultisample, e.shader_storage_image_multisample),
-            (F::ShaderUniformBufferArrayDynamicIndexing, e.shader_uniform_buffer_array_dynamic_indexing),
-            (F::ShaderSampledImageArrayDynamicIndexing, e.shader_sampled_image_array_dynamic_indexing),
-            (F::ShaderStorageBufferArrayDynamicIndexing, e.shader_storage_buffer_array_dynamic_indexing),
-            (F::ShaderStorageImageArrayDynamicIndexing, e.shader_storage_image_array_dynamic_indexing),
-            (F::ShaderClipDistance, e.shader_clip_distance),
-            (F::ShaderCullDistance, e.shader_cull_distance),
-            (F::ImageCubeArray, e.image_cube_array),
-            (F::ShaderResourceResidency, e.shader_resource_residency),
-            (F::ShaderResourceMinLod, e.shader_resource_min_lod),
-            (F::ShaderStorageImageReadWithoutFormat, e.shader_storage_image_read_without_format),
-            (F::ShaderStorageImageWriteWithoutFormat, e.shader_storage_image_write_without_format),
-            (F::MultiViewport, e.multi_viewport),
-        ])
+        enabled.add_to(Self::default())
     }
 
     /// These features added: the Vulkan 1.1 ones `enabled` turns on.
@@ -112,18 +74,7 @@ impl DeviceFeatures {
     /// ```
     #[must_use]
     pub fn with_vulkan11(self, enabled: &vk::PhysicalDeviceVulkan11Features<'_>) -> Self {
-        use Feature as F;
-        let e = enabled;
-        self.with_all(&[
-            (F::StorageBuffer16BitAccess, e.storage_buffer16_bit_access),
-            (F::UniformAndStorageBuffer16BitAccess, e.uniform_and_storage_buffer16_bit_access),
-            (F::StoragePushConstant16, e.storage_push_constant16),
-            (F::StorageInputOutput16, e.storage_input_output16),
-            (F::Multiview, e.multiview),
-            (F::VariablePointersStorageBuffer, e.variable_pointers_storage_buffer),
-            (F::VariablePointers, e.variable_pointers),
-            (F::ShaderDrawParameters, e.shader_draw_parameters),
-        ])
+        enabled.add_to(self)
     }
 
     /// These features added: the Vulkan 1.2 ones `enabled` turns on.
@@ -137,39 +88,7 @@ impl DeviceFeatures {
     /// ```
     #[must_use]
     pub fn with_vulkan12(self, enabled: &vk::PhysicalDeviceVulkan12Features<'_>) -> Self {
-        use Feature as F;
-        let e = enabled;
-        self.with_all(&[
-            (F::ShaderBufferInt64Atomics, e.shader_buffer_int64_atomics),
-            (F::ShaderSharedInt64Atomics, e.shader_shared_int64_atomics),
-            (F::ShaderFloat16, e.shader_float16),
-            (F::ShaderInt8, e.shader_int8),
-            (F::StorageBuffer8BitAccess, e.storage_buffer8_bit_access),
-            (F::UniformAndStorageBuffer8BitAccess, e.uniform_and_storage_buffer8_bit_access),
-            (F::StoragePushConstant8, e.storage_push_constant8),
-            (F::ShaderInputAttachmentArrayDynamicIndexing, e.shader_input_attachment_array_dynamic_indexing),
-            (F::ShaderUniformTexelBufferArrayDynamicIndexing, e.shader_uniform_texel_buffer_array_dynamic_indexing),
-            (F::ShaderStorageTexelBufferArrayDynamicIndexing, e.shader_storage_texel_buffer_array_dynamic_indexing),
-            (F::ShaderUniformBufferArrayNonUniformIndexing, e.shader_uniform_buffer_array_non_uniform_indexing),
-            (F::ShaderSampledImageArrayNonUniformIndexing, e.shader_sampled_image_array_non_uniform_indexing),
-            (F::ShaderStorageBufferArrayNonUniformIndexing, e.shader_storage_buffer_array_non_uniform_indexing),
-            (F::ShaderStorageImageArrayNonUniformIndexing, e.shader_storage_image_array_non_uniform_indexing),
-            (F::ShaderInputAttachmentArrayNonUniformIndexing, e.shader_input_attachment_array_non_uniform_indexing),
-            (
-                F::ShaderUniformTexelBufferArrayNonUniformIndexing,
-                e.shader_uniform_texel_buffer_array_non_uniform_indexing,
-            ),
-            (
-                F::ShaderStorageTexelBufferArrayNonUniformIndexing,
-                e.shader_storage_texel_buffer_array_non_uniform_indexing,
-            ),
-            (F::RuntimeDescriptorArray, e.runtime_descriptor_array),
-            (F::VulkanMemoryModel, e.vulkan_memory_model),
-            (F::VulkanMemoryModelDeviceScope, e.vulkan_memory_model_device_scope),
-            (F::BufferDeviceAddress, e.buffer_device_address),
-            (F::ShaderOutputViewportIndex, e.shader_output_viewport_index),
-            (F::ShaderOutputLayer, e.shader_output_layer),
-        ])
+        enabled.add_to(self)
     }
 
     /// These features added: the Vulkan 1.3 ones `enabled` turns on.
@@ -183,11 +102,7 @@ impl DeviceFeatures {
     /// ```
     #[must_use]
     pub fn with_vulkan13(self, enabled: &vk::PhysicalDeviceVulkan13Features<'_>) -> Self {
-        use Feature as F;
-        self.with_all(&[
-            (F::ShaderDemoteToHelperInvocation, enabled.shader_demote_to_helper_invocation),
-            (F::ShaderIntegerDotProduct, enabled.shader_integer_dot_product),
-        ])
+        enabled.add_to(self)
     }
 
     /// These features added: those of `chain` and of the structures in its
@@ -214,52 +129,25 @@ impl DeviceFeatures {
     /// `vkCreateDevice` requires (ash's `push_next` builds one).
     #[must_use]
     pub unsafe fn with_chain(self, chain: &vk::PhysicalDeviceFeatures2<'_>) -> Self {
-        let mut features = self.with_enabled(&chain.features);
+        let mut features = chain.features.add_to(self);
         let mut next = chain.p_next.cast::<vk::BaseOutStructure<'_>>().cast_const();
         // A chain is short; the bound keeps a cyclic one from looping.
         for _ in 0..256 {
             // SAFETY: null or a valid structure (the contract).
             let Some(base) = (unsafe { next.as_ref() }) else { break };
-            // SAFETY: `s_type` says which structure `next` points to.
+            // SAFETY: `next` is a valid structure with its `sType` (the contract).
             unsafe {
-                use vk::StructureType as T;
-                features = match base.s_type {
-                    // The structure type each method takes.
-                    T::PHYSICAL_DEVICE_VULKAN_1_1_FEATURES => features.with_vulkan11(&*next.cast()),
-                    T::PHYSICAL_DEVICE_VULKAN_1_2_FEATURES => features.with_vulkan12(&*next.cast()),
-                    T::PHYSICAL_DEVICE_VULKAN_1_3_FEATURES => features.with_vulkan13(&*next.cast()),
-                    T::PHYSICAL_DEVICE_RAY_QUERY_FEATURES_KHR => {
-                        let s = &*next.cast::<vk::PhysicalDeviceRayQueryFeaturesKHR<'_>>();
-                        features.with(Feature::RayQuery, on(s.ray_query))
-                    }
-                    T::PHYSICAL_DEVICE_MESH_SHADER_FEATURES_EXT => {
-                        let s = &*next.cast::<vk::PhysicalDeviceMeshShaderFeaturesEXT<'_>>();
-                        features
-                            .with(Feature::MeshShader, on(s.mesh_shader))
-                            .with(Feature::TaskShader, on(s.task_shader))
-                    }
-                    T::PHYSICAL_DEVICE_GRAPHICS_PIPELINE_LIBRARY_FEATURES_EXT => {
-                        let s = &*next.cast::<vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT<'_>>();
-                        features.with(Feature::GraphicsPipelineLibrary, on(s.graphics_pipeline_library))
-                    }
-                    T::PHYSICAL_DEVICE_FRAGMENT_SHADING_RATE_FEATURES_KHR => {
-                        let s = &*next.cast::<vk::PhysicalDeviceFragmentShadingRateFeaturesKHR<'_>>();
-                        features.with_all(&[
-                            (Feature::PipelineFragmentShadingRate, s.pipeline_fragment_shading_rate),
-                            (Feature::PrimitiveFragmentShadingRate, s.primitive_fragment_shading_rate),
-                            (Feature::AttachmentFragmentShadingRate, s.attachment_fragment_shading_rate),
-                        ])
-                    }
-                    _ => features,
-                };
+                features = add::<vk::PhysicalDeviceVulkan11Features<'_>>(features, next);
+                features = add::<vk::PhysicalDeviceVulkan12Features<'_>>(features, next);
+                features = add::<vk::PhysicalDeviceVulkan13Features<'_>>(features, next);
+                features = add::<vk::PhysicalDeviceRayQueryFeaturesKHR<'_>>(features, next);
+                features = add::<vk::PhysicalDeviceMeshShaderFeaturesEXT<'_>>(features, next);
+                features = add::<vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT<'_>>(features, next);
+                features = add::<vk::PhysicalDeviceFragmentShadingRateFeaturesKHR<'_>>(features, next);
             }
             next = base.p_next.cast_const();
         }
         features
-    }
-
-    fn with_all(self, list: &[(Feature, vk::Bool32)]) -> Self {
-        list.iter().fold(self, |features, &(feature, value)| features.with(feature, on(value)))
     }
 
     /// `feature` added when `enabled`, for structures the others do not read.
@@ -328,12 +216,8 @@ impl DeviceFeatures {
     /// ```
     #[must_use]
     pub fn with_graphics_pipeline_library(self, enabled: bool) -> Self {
-        if !enabled {
-            return self;
-        }
-        self.with_extension(Extension::KhrPipelineLibrary)
-            .with_extension(Extension::ExtGraphicsPipelineLibrary)
-            .with(Feature::GraphicsPipelineLibrary, true)
+        let extensions = LIBRARY_EXTENSIONS.into_iter().fold(self, Self::with_extension);
+        if enabled { extensions.with(Feature::GraphicsPipelineLibrary, true) } else { self }
     }
 
     /// Whether graphics pipeline libraries are enabled: both extensions and
@@ -353,22 +237,16 @@ impl DeviceFeatures {
     /// assert!(enabled.has_graphics_pipeline_library());
     /// ```
     pub fn has_graphics_pipeline_library(&self) -> bool {
-        self.has_extension(Extension::KhrPipelineLibrary)
-            && self.has_extension(Extension::ExtGraphicsPipelineLibrary)
-            && self.has(Feature::GraphicsPipelineLibrary)
+        self.missing_graphics_pipeline_library().is_none()
     }
 
     /// The first thing libraries need that is missing, and where it is enabled.
     pub(crate) fn missing_graphics_pipeline_library(&self) -> Option<(&'static str, &'static str)> {
-        let extensions = "VkDeviceCreateInfo::ppEnabledExtensionNames";
-        [Extension::KhrPipelineLibrary, Extension::ExtGraphicsPipelineLibrary]
-            .into_iter()
-            .find(|&e| !self.has_extension(e))
-            .map(|e| (e.name(), extensions))
-            .or_else(|| {
-                let feature = Feature::GraphicsPipelineLibrary;
-                (!self.has(feature)).then(|| (feature.name(), feature.structure()))
-            })
+        let feature = Feature::GraphicsPipelineLibrary;
+        match LIBRARY_EXTENSIONS.into_iter().find(|&e| !self.has_extension(e)) {
+            Some(e) => Some((e.name(), "VkDeviceCreateInfo::ppEnabledExtensionNames")),
+            None => (!self.has(feature)).then(|| (feature.name(), feature.structure())),
+        }
     }
 
     /// Whether `extension` is enabled.
@@ -414,4 +292,16 @@ impl DeviceFeatures {
     pub fn has_subgroup(&self, operations: vk::SubgroupFeatureFlags, stage: vk::ShaderStageFlags) -> bool {
         self.subgroup_operations.contains(operations) && self.subgroup_stages.contains(stage)
     }
+}
+
+/// `features` with those of `next`, if it is an `S`.
+///
+/// # Safety
+/// `next` points to a valid structure of the type its `sType` names.
+unsafe fn add<S: FeatureStructure + vk::TaggedStructure>(
+    features: DeviceFeatures,
+    next: *const vk::BaseOutStructure<'_>,
+) -> DeviceFeatures {
+    // SAFETY: `s_type` says which structure `next` points to (the contract).
+    unsafe { if (*next).s_type == S::STRUCTURE_TYPE { (*next.cast::<S>()).add_to(features) } else { features } }
 }

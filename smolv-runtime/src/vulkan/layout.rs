@@ -6,6 +6,7 @@ use std::sync::Mutex;
 use ash::vk;
 
 use super::{VulkanError, check, lock};
+use crate::interface::Binding;
 use crate::reflect::{DescriptorKind, Reflection};
 
 /// A bindless set: one large array of descriptors at a fixed set index.
@@ -106,13 +107,11 @@ impl Default for LayoutOptions {
 /// that returned them, which destroys them when dropped.
 ///
 /// ```no_run
-/// # use {ash::vk, smolv_runtime::reflect::Reflection};
-/// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
+/// # fn example(device: ash::Device, properties: &ash::vk::PhysicalDeviceProperties, vertex: &smolv_runtime::reflect::Reflection, fragment: &smolv_runtime::reflect::Reflection) -> Result<(), Box<dyn std::error::Error>> {
 /// use smolv_runtime::vulkan::{LayoutCache, LayoutOptions};
-/// # let (vertex, fragment) = (Reflection::from_spirv(vertex_spirv)?, Reflection::from_spirv(fragment_spirv)?);
 /// // SAFETY: `device` is valid, outlives the cache, and is idle when the cache drops.
 /// let layouts = unsafe { LayoutCache::new(device.clone(), &properties.limits) };
-/// let program = layouts.program(&[&vertex, &fragment], &LayoutOptions::default())?;
+/// let program = layouts.program(&[vertex, fragment], &LayoutOptions::default())?;
 /// let set_layout = program.set_layouts[0]; // for vkAllocateDescriptorSets
 /// let pipeline_layout = program.pipeline_layout; // for the whole program
 /// # let _ = (set_layout, pipeline_layout);
@@ -137,7 +136,7 @@ pub struct ProgramLayout {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 struct BindingKey {
     binding: u32,
-    descriptor_type: i32,
+    kind: DescriptorKind,
     count: u32,
     stages: u32,
     bindless: bool,
@@ -154,14 +153,12 @@ struct PipelineLayoutKey {
 /// destroying them when dropped.
 ///
 /// ```no_run
-/// # use {ash::vk, smolv_runtime::reflect::Reflection};
-/// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
+/// # fn example(device: ash::Device, properties: &ash::vk::PhysicalDeviceProperties, vertex: &smolv_runtime::reflect::Reflection, fragment: &smolv_runtime::reflect::Reflection) -> Result<(), Box<dyn std::error::Error>> {
 /// use smolv_runtime::vulkan::{LayoutCache, LayoutOptions};
-/// # let (vertex, fragment) = (Reflection::from_spirv(vertex_spirv)?, Reflection::from_spirv(fragment_spirv)?);
 /// // SAFETY: `device` is valid, outlives the cache, and is idle when the cache drops.
 /// let layouts = unsafe { LayoutCache::new(device.clone(), &properties.limits) };
-/// let first = layouts.program(&[&vertex, &fragment], &LayoutOptions::default())?;
-/// let again = layouts.program(&[&vertex, &fragment], &LayoutOptions::default())?;
+/// let first = layouts.program(&[vertex, fragment], &LayoutOptions::default())?;
+/// let again = layouts.program(&[vertex, fragment], &LayoutOptions::default())?;
 /// assert_eq!(first.pipeline_layout, again.pipeline_layout, "created once");
 /// # Ok(())
 /// # }
@@ -176,11 +173,8 @@ pub struct LayoutCache {
 
 impl std::fmt::Debug for LayoutCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (set_layouts, pipeline_layouts) = self.len();
-        f.debug_struct("LayoutCache")
-            .field("set_layouts", &set_layouts)
-            .field("pipeline_layouts", &pipeline_layouts)
-            .finish()
+        let (sets, pipelines) = self.len();
+        f.debug_struct("LayoutCache").field("set_layouts", &sets).field("pipeline_layouts", &pipelines).finish()
     }
 }
 
@@ -196,8 +190,7 @@ impl LayoutCache {
     ///   recording with its layouts may be in progress.
     ///
     /// ```no_run
-    /// # use {ash::vk, smolv_runtime::reflect::Reflection};
-    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
+    /// # fn example(device: ash::Device, properties: &ash::vk::PhysicalDeviceProperties) -> Result<(), Box<dyn std::error::Error>> {
     /// use smolv_runtime::vulkan::LayoutCache;
     /// // SAFETY: `device` is valid, `limits` are its physical device's, and the
     /// // device outlives the cache and is idle when it drops.
@@ -213,13 +206,11 @@ impl LayoutCache {
     /// How many distinct set and pipeline layouts exist.
     ///
     /// ```no_run
-    /// # use {ash::vk, smolv_runtime::reflect::Reflection};
-    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
+    /// # fn example(device: ash::Device, properties: &ash::vk::PhysicalDeviceProperties, vertex: &smolv_runtime::reflect::Reflection, fragment: &smolv_runtime::reflect::Reflection) -> Result<(), Box<dyn std::error::Error>> {
     /// use smolv_runtime::vulkan::{LayoutCache, LayoutOptions};
-    /// # let vertex = Reflection::from_spirv(vertex_spirv)?;
     /// // SAFETY: as in `LayoutCache::new`.
     /// let layouts = unsafe { LayoutCache::new(device.clone(), &properties.limits) };
-    /// layouts.program(&[&vertex], &LayoutOptions::default())?;
+    /// layouts.program(&[vertex], &LayoutOptions::default())?;
     /// let (set_layouts, pipeline_layouts) = layouts.len();
     /// println!("{set_layouts} set layouts, {pipeline_layouts} pipeline layouts");
     /// # Ok(())
@@ -237,27 +228,13 @@ impl LayoutCache {
         }
         let vk_bindings: Vec<vk::DescriptorSetLayoutBinding<'_>> = bindings
             .iter()
-            .map(|b| {
-                vk::DescriptorSetLayoutBinding::default()
-                    .binding(b.binding)
-                    .descriptor_type(vk::DescriptorType::from_raw(b.descriptor_type))
-                    .descriptor_count(b.count)
-                    .stage_flags(vk::ShaderStageFlags::from_raw(b.stages))
-            })
+            .map(|b| Binding { set: 0, binding: b.binding, kind: b.kind, count: b.count, stages: b.stages })
+            .map(|b| b.vk_layout_binding())
             .collect();
         let bindless = bindings.iter().any(|b| b.bindless);
-        let flags: Vec<vk::DescriptorBindingFlags> = bindings
-            .iter()
-            .map(|b| {
-                if b.bindless {
-                    vk::DescriptorBindingFlags::PARTIALLY_BOUND
-                        | vk::DescriptorBindingFlags::UPDATE_AFTER_BIND
-                        | vk::DescriptorBindingFlags::VARIABLE_DESCRIPTOR_COUNT
-                } else {
-                    vk::DescriptorBindingFlags::empty()
-                }
-            })
-            .collect();
+        use vk::DescriptorBindingFlags as B;
+        let bindless_flags = B::PARTIALLY_BOUND | B::UPDATE_AFTER_BIND | B::VARIABLE_DESCRIPTOR_COUNT;
+        let flags: Vec<B> = bindings.iter().map(|b| if b.bindless { bindless_flags } else { B::empty() }).collect();
         let mut binding_flags = vk::DescriptorSetLayoutBindingFlagsCreateInfo::default().binding_flags(&flags);
         let mut info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&vk_bindings);
         if bindless {
@@ -286,11 +263,8 @@ impl LayoutCache {
         if let Some(&layout) = cache.get(&key) {
             return Ok(layout);
         }
-        let flags = if independent_sets {
-            vk::PipelineLayoutCreateFlags::INDEPENDENT_SETS_EXT
-        } else {
-            vk::PipelineLayoutCreateFlags::empty()
-        };
+        use vk::PipelineLayoutCreateFlags as F;
+        let flags = if independent_sets { F::INDEPENDENT_SETS_EXT } else { F::empty() };
         let info =
             vk::PipelineLayoutCreateInfo::default().flags(flags).set_layouts(sets).push_constant_ranges(push_constants);
         // SAFETY: `info` and the slices it points to live across the call.
@@ -310,13 +284,11 @@ impl LayoutCache {
     /// set is not counted), or a failing Vulkan call.
     ///
     /// ```no_run
-    /// # use {ash::vk, smolv_runtime::reflect::Reflection};
-    /// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
+    /// # fn example(device: ash::Device, properties: &ash::vk::PhysicalDeviceProperties, vertex: &smolv_runtime::reflect::Reflection, fragment: &smolv_runtime::reflect::Reflection) -> Result<(), Box<dyn std::error::Error>> {
     /// use smolv_runtime::vulkan::{LayoutCache, LayoutOptions, VulkanError};
-    /// # let (vertex, fragment) = (Reflection::from_spirv(vertex_spirv)?, Reflection::from_spirv(fragment_spirv)?);
     /// // SAFETY: as in `LayoutCache::new`.
     /// let layouts = unsafe { LayoutCache::new(device.clone(), &properties.limits) };
-    /// match layouts.program(&[&vertex, &fragment], &LayoutOptions::default()) {
+    /// match layouts.program(&[vertex, fragment], &LayoutOptions::default()) {
     ///     Ok(program) => println!("{} sets", program.set_layouts.len()),
     ///     Err(VulkanError::BindingConflict { set, binding, .. }) => eprintln!("the stages disagree on set {set} binding {binding}"),
     ///     Err(other) => return Err(other.into()),
@@ -335,27 +307,22 @@ impl LayoutCache {
                 let set = self.set_mut(&mut sets, b.set)?;
                 let key = BindingKey {
                     binding: b.binding,
-                    descriptor_type: b.kind.vk_descriptor_type(),
+                    kind: b.kind,
                     count: b.count.max(1),
                     stages: b.stages | stage,
                     bindless: false,
                 };
                 match set.iter_mut().find(|k| k.binding == b.binding) {
-                    Some(existing)
-                        if existing.descriptor_type != key.descriptor_type || existing.count != key.count =>
-                    {
+                    Some(found) if (found.kind, found.count) != (key.kind, key.count) => {
+                        let first_type = vk::DescriptorType::from_raw(found.kind.vk_descriptor_type());
                         return Err(VulkanError::BindingConflict {
                             set: b.set,
                             binding: b.binding,
-                            first: format!(
-                                "{:?} × {}",
-                                vk::DescriptorType::from_raw(existing.descriptor_type),
-                                existing.count
-                            ),
+                            first: format!("{first_type:?} × {}", found.count),
                             second: format!("{:?} × {}", b.kind, key.count),
                         });
                     }
-                    Some(existing) => existing.stages |= key.stages,
+                    Some(found) => found.stages |= key.stages,
                     None => set.push(key),
                 }
             }
@@ -363,7 +330,7 @@ impl LayoutCache {
         if let Some(bindless) = options.bindless {
             *self.set_mut(&mut sets, bindless.set)? = vec![BindingKey {
                 binding: 0,
-                descriptor_type: bindless.kind.vk_descriptor_type(),
+                kind: bindless.kind,
                 count: bindless.max_descriptors,
                 stages: shaders.iter().fold(0, |acc, r| acc | r.stage.vk_stage_flag()),
                 bindless: bindless.descriptor_indexing,
@@ -375,14 +342,10 @@ impl LayoutCache {
         let pipeline_layout = self.pipeline_layout(&set_layouts, &push_constants, options.independent_sets)?;
         let mut layout = ProgramLayout { set_layouts, push_constants, pipeline_layout, stage_layouts: Vec::new() };
         if options.independent_sets {
-            let bindless = options.bindless.map(|b| b.set);
-            layout.stage_layouts = shaders
-                .iter()
-                .map(|&r| {
-                    let stage = vk::ShaderStageFlags::from_raw(r.stage.vk_stage_flag());
-                    Ok((stage, self.library_layout(&layout, &[r], bindless)?))
-                })
-                .collect::<Result<_, VulkanError>>()?;
+            for &r in shaders {
+                let library = self.library_layout(&layout, &[r], options.bindless.map(|b| b.set))?;
+                layout.stage_layouts.push((vk::ShaderStageFlags::from_raw(r.stage.vk_stage_flag()), library));
+            }
         }
         Ok(layout)
     }
@@ -396,16 +359,10 @@ impl LayoutCache {
         shaders: &[&Reflection],
         bindless: Option<u32>,
     ) -> Result<vk::PipelineLayout, VulkanError> {
-        let sets: Vec<vk::DescriptorSetLayout> = program
-            .set_layouts
-            .iter()
-            .enumerate()
-            .map(|(i, &layout)| {
-                let used = shaders.iter().any(|r| r.bindings.iter().any(|b| usize::try_from(b.set) == Ok(i)))
-                    || bindless.is_some_and(|set| usize::try_from(set) == Ok(i));
-                if used { layout } else { vk::DescriptorSetLayout::null() }
-            })
-            .collect();
+        let used = |set| shaders.iter().any(|r| r.bindings.iter().any(|b| b.set == set)) || bindless == Some(set);
+        let null = vk::DescriptorSetLayout::null();
+        let sets: Vec<_> =
+            (0u32..).zip(&program.set_layouts).map(|(set, &l)| if used(set) { l } else { null }).collect();
         self.pipeline_layout(&sets, &program.push_constants, true)
     }
 
@@ -417,12 +374,9 @@ impl LayoutCache {
         sets: &'s mut Vec<Vec<BindingKey>>,
         set: u32,
     ) -> Result<&'s mut Vec<BindingKey>, VulkanError> {
-        let max_sets = self.limits.max_bound_descriptor_sets;
-        let out_of_range = || VulkanError::SetOutOfRange { set, max_bound_descriptor_sets: max_sets };
-        if set >= max_sets {
-            return Err(out_of_range());
-        }
-        let index = usize::try_from(set).map_err(|_| out_of_range())?;
+        let max_bound_descriptor_sets = self.limits.max_bound_descriptor_sets;
+        let index = usize::try_from(set).ok().filter(|_| set < max_bound_descriptor_sets);
+        let index = index.ok_or(VulkanError::SetOutOfRange { set, max_bound_descriptor_sets })?;
         if sets.len() <= index {
             sets.resize(index + 1, Vec::new());
         }
@@ -434,84 +388,40 @@ impl LayoutCache {
     fn check_descriptor_counts(&self, sets: &[Vec<BindingKey>]) -> Result<(), VulkanError> {
         use vk::DescriptorType as T;
         let l = &self.limits;
-        let categories: [(&'static str, &[T], u32, u32); 7] = [
-            (
-                "samplers",
-                &[T::SAMPLER, T::COMBINED_IMAGE_SAMPLER],
-                l.max_per_stage_descriptor_samplers,
-                l.max_descriptor_set_samplers,
-            ),
-            (
-                "uniform buffers",
-                &[T::UNIFORM_BUFFER],
-                l.max_per_stage_descriptor_uniform_buffers,
-                l.max_descriptor_set_uniform_buffers,
-            ),
-            (
-                "storage buffers",
-                &[T::STORAGE_BUFFER],
-                l.max_per_stage_descriptor_storage_buffers,
-                l.max_descriptor_set_storage_buffers,
-            ),
-            (
-                "sampled images",
-                &[T::COMBINED_IMAGE_SAMPLER, T::SAMPLED_IMAGE, T::UNIFORM_TEXEL_BUFFER],
-                l.max_per_stage_descriptor_sampled_images,
-                l.max_descriptor_set_sampled_images,
-            ),
-            (
-                "storage images",
-                &[T::STORAGE_IMAGE, T::STORAGE_TEXEL_BUFFER],
-                l.max_per_stage_descriptor_storage_images,
-                l.max_descriptor_set_storage_images,
-            ),
-            (
-                "input attachments",
-                &[T::INPUT_ATTACHMENT],
-                l.max_per_stage_descriptor_input_attachments,
-                l.max_descriptor_set_input_attachments,
-            ),
-            (
-                "resources",
-                &[
-                    T::SAMPLER,
-                    T::COMBINED_IMAGE_SAMPLER,
-                    T::SAMPLED_IMAGE,
-                    T::STORAGE_IMAGE,
-                    T::UNIFORM_TEXEL_BUFFER,
-                    T::STORAGE_TEXEL_BUFFER,
-                    T::UNIFORM_BUFFER,
-                    T::STORAGE_BUFFER,
-                    T::INPUT_ATTACHMENT,
-                ],
-                l.max_per_stage_resources,
-                u32::MAX,
-            ),
+        let kinds: [(&'static str, &[T]); 6] = [
+            ("samplers", &[T::SAMPLER, T::COMBINED_IMAGE_SAMPLER]),
+            ("uniform buffers", &[T::UNIFORM_BUFFER]),
+            ("storage buffers", &[T::STORAGE_BUFFER]),
+            ("sampled images", &[T::COMBINED_IMAGE_SAMPLER, T::SAMPLED_IMAGE, T::UNIFORM_TEXEL_BUFFER]),
+            ("storage images", &[T::STORAGE_IMAGE, T::STORAGE_TEXEL_BUFFER]),
+            ("input attachments", &[T::INPUT_ATTACHMENT]),
+        ];
+        // "resources": every type of the kinds above.
+        let every: Vec<T> = kinds.iter().flat_map(|&(_, types)| types.iter().copied()).collect();
+        let kinds = kinds.into_iter().chain([("resources", &every[..])]);
+        // Each kind's limits (per stage, per layout), in the order of `kinds`.
+        let limits = [
+            (l.max_per_stage_descriptor_samplers, l.max_descriptor_set_samplers),
+            (l.max_per_stage_descriptor_uniform_buffers, l.max_descriptor_set_uniform_buffers),
+            (l.max_per_stage_descriptor_storage_buffers, l.max_descriptor_set_storage_buffers),
+            (l.max_per_stage_descriptor_sampled_images, l.max_descriptor_set_sampled_images),
+            (l.max_per_stage_descriptor_storage_images, l.max_descriptor_set_storage_images),
+            (l.max_per_stage_descriptor_input_attachments, l.max_descriptor_set_input_attachments),
+            (l.max_per_stage_resources, u32::MAX),
         ];
         // Descriptor-indexing bindless sets have limits of their own.
         let bindings = || sets.iter().flatten().filter(|b| !b.bindless);
         let stages = bindings().fold(0, |acc, b| acc | b.stages);
-        for (what, types, per_stage, per_layout) in categories {
-            let counted = |b: &&BindingKey| types.iter().any(|t| t.as_raw() == b.descriptor_type);
-            let total: u64 = bindings().filter(counted).map(|b| u64::from(b.count)).sum();
-            if total > u64::from(per_layout) {
-                return Err(VulkanError::DescriptorLimit {
-                    what,
-                    scope: "a pipeline layout",
-                    count: total,
-                    limit: per_layout,
-                });
-            }
-            for stage in (0..32).map(|bit| 1u32 << bit).filter(|bit| stages & bit != 0) {
-                let count: u64 =
-                    bindings().filter(counted).filter(|b| b.stages & stage != 0).map(|b| u64::from(b.count)).sum();
-                if count > u64::from(per_stage) {
-                    return Err(VulkanError::DescriptorLimit {
-                        what,
-                        scope: "one shader stage",
-                        count,
-                        limit: per_stage,
-                    });
+        for ((what, types), (per_stage, per_layout)) in kinds.zip(limits) {
+            let counted = |b: &&BindingKey| types.iter().any(|t| t.as_raw() == b.kind.vk_descriptor_type());
+            // The whole layout, then each stage.
+            let layout = std::iter::once(("a pipeline layout", None, per_layout));
+            let each_stage = (0..32).map(|bit| 1u32 << bit).filter(|bit| stages & bit != 0);
+            for (scope, stage, limit) in layout.chain(each_stage.map(|s| ("one shader stage", Some(s), per_stage))) {
+                let in_scope = |b: &&BindingKey| stage.is_none_or(|s| b.stages & s != 0);
+                let count: u64 = bindings().filter(counted).filter(in_scope).map(|b| u64::from(b.count)).sum();
+                if count > u64::from(limit) {
+                    return Err(VulkanError::DescriptorLimit { what, scope, count, limit });
                 }
             }
         }
@@ -535,11 +445,8 @@ fn merged_push_constants(shaders: &[&Reflection], max_size: u32) -> Result<Vec<v
     if end <= u64::from(start) {
         return Ok(Vec::new());
     }
-    let too_large = || VulkanError::PushConstantsOutOfRange { end, max_push_constants_size: max_size };
-    let size = u32::try_from(end - u64::from(start)).map_err(|_| too_large())?;
-    if end > u64::from(max_size) {
-        return Err(too_large());
-    }
+    let size = u32::try_from(end - u64::from(start)).ok().filter(|_| end <= u64::from(max_size));
+    let size = size.ok_or(VulkanError::PushConstantsOutOfRange { end, max_push_constants_size: max_size })?;
     Ok(vec![vk::PushConstantRange { stage_flags: vk::ShaderStageFlags::from_raw(stages), offset: start, size }])
 }
 

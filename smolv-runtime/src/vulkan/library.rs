@@ -81,20 +81,18 @@ fn from_reflection(vertex: &Reflection) -> Result<Bindings, VulkanError> {
     let mut attributes = Vec::with_capacity(inputs.len());
     let mut offset = 0u32;
     for input in inputs {
-        let unfit = VulkanError::VertexInputFormat { location: input.location, format: input.format };
-        let (Some(size), Ok(format)) = (format_size(input.format), i32::try_from(input.format)) else {
-            return Err(unfit);
-        };
-        attributes.push((input.location, 0, vk::Format::from_raw(format), offset));
-        offset = offset.checked_add(size).ok_or(unfit)?;
+        let unfit = || VulkanError::VertexInputFormat { location: input.location, format: input.format };
+        let format = i32::try_from(input.format).map_or(vk::Format::UNDEFINED, vk::Format::from_raw);
+        let size = format_size(format).ok_or_else(unfit)?;
+        attributes.push((input.location, 0, format, offset));
+        offset = offset.checked_add(size).ok_or_else(unfit)?;
     }
     let bindings = if attributes.is_empty() { Vec::new() } else { vec![(0, offset, vk::VertexInputRate::VERTEX)] };
     Ok((bindings, attributes))
 }
 
 /// Bytes per element of the formats reflection gives vertex inputs.
-fn format_size(format: u32) -> Option<u32> {
-    let format = vk::Format::from_raw(i32::try_from(format).ok()?);
+fn format_size(format: vk::Format) -> Option<u32> {
     use vk::Format as F;
     Some(match format {
         F::R32_SFLOAT | F::R32_SINT | F::R32_UINT => 4,
@@ -234,21 +232,6 @@ pub(crate) struct Parts<'k> {
     pub(crate) output: Option<&'k OutputKey>,
 }
 
-impl Parts<'_> {
-    fn library_flags(&self) -> vk::GraphicsPipelineLibraryFlagsEXT {
-        use vk::GraphicsPipelineLibraryFlagsEXT as F;
-        [
-            (self.vertex_input.is_some(), F::VERTEX_INPUT_INTERFACE),
-            (self.pre_raster.is_some(), F::PRE_RASTERIZATION_SHADERS),
-            (self.fragment.is_some(), F::FRAGMENT_SHADER),
-            (self.output.is_some(), F::FRAGMENT_OUTPUT_INTERFACE),
-        ]
-        .into_iter()
-        .filter(|&(present, _)| present)
-        .fold(F::empty(), |flags, (_, flag)| flags | flag)
-    }
-}
-
 /// Creates the pipeline `parts` describe: a library when `library`, else
 /// a monolithic pipeline (all four parts).
 ///
@@ -264,21 +247,12 @@ pub(crate) unsafe fn create(
     layout: vk::PipelineLayout,
 ) -> Result<vk::Pipeline, VulkanError> {
     let (bindings, attributes): (Vec<_>, Vec<_>) = parts.vertex_input.map_or_else(Default::default, |k| {
-        (
-            k.bindings
-                .iter()
-                .map(|&(binding, stride, input_rate)| vk::VertexInputBindingDescription { binding, stride, input_rate })
-                .collect(),
-            k.attributes
-                .iter()
-                .map(|&(location, binding, format, offset)| vk::VertexInputAttributeDescription {
-                    location,
-                    binding,
-                    format,
-                    offset,
-                })
-                .collect(),
-        )
+        use vk::{VertexInputAttributeDescription as Attribute, VertexInputBindingDescription as Binding};
+        let bindings = k.bindings.iter().map(|&(binding, stride, input_rate)| Binding { binding, stride, input_rate });
+        let attributes = k.attributes.iter();
+        let attributes =
+            attributes.map(|&(location, binding, format, offset)| Attribute { location, binding, format, offset });
+        (bindings.collect(), attributes.collect())
     });
     let vertex_input = parts.vertex_input.map(|_| {
         vk::PipelineVertexInputStateCreateInfo::default()
@@ -344,10 +318,7 @@ pub(crate) unsafe fn create(
         let state = vk::PipelineColorBlendStateCreateInfo::default()
             .attachments(&blends)
             .blend_constants(k.blend_constants.map(f32::from_bits));
-        match k.logic_op {
-            Some(op) => state.logic_op_enable(true).logic_op(op),
-            None => state,
-        }
+        if let Some(op) = k.logic_op { state.logic_op_enable(true).logic_op(op) } else { state }
     });
     let mut rendering = match parts.output {
         Some(k) => vk::PipelineRenderingCreateInfo::default()
@@ -358,21 +329,22 @@ pub(crate) unsafe fn create(
         // in libraries without the output interface.
         None => vk::PipelineRenderingCreateInfo::default().view_mask(0),
     };
-    let mut dynamic_states: Vec<vk::DynamicState> = Vec::new();
-    dynamic_states.extend(parts.vertex_input.iter().flat_map(|k| k.dynamic.iter()));
-    dynamic_states.extend(parts.pre_raster.iter().flat_map(|k| k.dynamic.iter()));
-    dynamic_states.extend(parts.fragment.iter().flat_map(|k| k.dynamic.iter()));
-    dynamic_states.extend(parts.output.iter().flat_map(|k| k.dynamic.iter()));
+    // Each part present: its dynamic states and library flag.
+    use vk::GraphicsPipelineLibraryFlagsEXT as L;
+    let present = [
+        (parts.vertex_input.map(|k| &k.dynamic), L::VERTEX_INPUT_INTERFACE),
+        (parts.pre_raster.map(|k| &k.dynamic), L::PRE_RASTERIZATION_SHADERS),
+        (parts.fragment.map(|k| &k.dynamic), L::FRAGMENT_SHADER),
+        (parts.output.map(|k| &k.dynamic), L::FRAGMENT_OUTPUT_INTERFACE),
+    ];
+    let dynamic_states: Vec<vk::DynamicState> = present.iter().filter_map(|&(d, _)| d).flatten().copied().collect();
     let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
-
-    let mut kind = vk::GraphicsPipelineLibraryCreateInfoEXT::default().flags(parts.library_flags());
+    let flags = present.iter().filter(|(d, _)| d.is_some()).fold(L::empty(), |all, &(_, flag)| all | flag);
+    let mut kind = vk::GraphicsPipelineLibraryCreateInfoEXT::default().flags(flags);
     let mut info = vk::GraphicsPipelineCreateInfo::default().stages(stages).push_next(&mut rendering);
     if library {
-        info = info
-            .flags(
-                vk::PipelineCreateFlags::LIBRARY_KHR | vk::PipelineCreateFlags::RETAIN_LINK_TIME_OPTIMIZATION_INFO_EXT,
-            )
-            .push_next(&mut kind);
+        use vk::PipelineCreateFlags as F;
+        info = info.flags(F::LIBRARY_KHR | F::RETAIN_LINK_TIME_OPTIMIZATION_INFO_EXT).push_next(&mut kind);
     }
     // Null where the part is absent, as the builders leave it.
     info.p_vertex_input_state = pointer(vertex_input.as_ref());

@@ -1,35 +1,28 @@
 //! The Vulkan layer, on ash: pipeline plumbing fed by shader reflection.
 //!
-//! - [`PipelineManager`]: graphics pipelines built as Mesa's zink and DXVK
-//!   build them with VK_EXT_graphics_pipeline_library (four part libraries,
-//!   each cached by exactly the state it owns, a fast link at once and the
-//!   optimized link swapped in from a worker: [`PipelineSlot::current`]),
-//!   monolithic where libraries are unavailable or
-//!   `SMOLV_FORCE_MONOLITHIC=1`, and compute pipelines
-//!   ([`PipelineManager::get_compute`], [`PipelineManager::request_compute`]).
-//!   [`GraphicsState`] covers Vulkan 1.3 with dynamic rendering,
-//!   [`GraphicsProgram`] adds tessellation and geometry, and state that needs
-//!   a feature [`DeviceFeatures`] lacks is refused. Spec constants go to the
-//!   driver or are folded in first
-//!   ([`PipelineOptions::specialize_ahead`](PipelineOptions#structfield.specialize_ahead)).
+//! - [`PipelineManager`]: graphics pipelines from the four part libraries of
+//!   VK_EXT_graphics_pipeline_library (as zink and DXVK build them: each part
+//!   cached by exactly the state it owns, a fast link at once, the optimized
+//!   link swapped in from a worker: [`PipelineSlot::current`]), monolithic
+//!   where libraries are unavailable or `SMOLV_FORCE_MONOLITHIC=1`, and compute
+//!   pipelines ([`PipelineManager::get_compute`], [`PipelineManager::request_compute`]).
+//!   [`GraphicsState`] and [`GraphicsProgram`] cover Vulkan 1.3 with dynamic
+//!   rendering, tessellation and geometry; state that needs a feature
+//!   [`DeviceFeatures`] lacks is refused. Spec constants go to the driver or
+//!   are folded in first ([`PipelineOptions::specialize_ahead`](PipelineOptions#structfield.specialize_ahead)).
 //! - [`LayoutCache`]: descriptor-set and pipeline layouts from
-//!   [`Reflection`](crate::reflect::Reflection), deduplicated, with
-//!   stage-independent layouts for libraries and an optional bindless set;
-//! - [`PipelineCacheFile`]: a `VkPipelineCache` persisted to a file, loaded
-//!   only when whole and made by this device's driver.
+//!   [`Reflection`](crate::reflect::Reflection), deduplicated;
+//! - [`PipelineCacheFile`]: a `VkPipelineCache` persisted to a file.
 //!
-//! The device needs Vulkan 1.3 dynamic rendering; libraries are used only
-//! where [`PipelineOptions::features`](PipelineOptions#structfield.features)
-//! says they are enabled, so the default options are valid on any device
-//! (libraries asked for where missing are [`VulkanError::FeatureNotEnabled`]).
+//! Libraries are used only where [`PipelineOptions::features`](PipelineOptions#structfield.features)
+//! says they are enabled ([`VulkanError::FeatureNotEnabled`] otherwise);
 //! [`DeviceRequirements::for_physical_device`] gives the extensions, feature
-//! chain and matching options in one call. [`ash`] is re-exported.
-//!
-//! Every type owns its handles and destroys them on drop. As in ash, the
-//! constructors and the calls that hand SPIR-V and state to the driver
+//! chain and matching options in one call. [`ash`] is re-exported. Every type
+//! owns its handles and destroys them on drop; as in ash, the constructors and
+//! the calls that hand SPIR-V and state to the driver
 //! ([`PipelineManager::get_pipeline`], [`PipelineManager::preload_fragment`])
-//! are `unsafe`; what the layer can check (limits, spec-constant types,
-//! cache files) it refuses with a [`VulkanError`] or [`CacheLoad::Ignored`].
+//! are `unsafe`, and what the layer can check it refuses with a
+//! [`VulkanError`] or [`CacheLoad::Ignored`].
 //!
 //! ## Quick start
 //!
@@ -83,12 +76,10 @@
 //!
 //! ## Set mapping
 //!
-//! Sets keep the numbers the shaders declare. A program's pipeline layout
-//! has one set layout per number up to the highest used, merged over its
-//! stages (empty for unused numbers). For libraries, each stage also gets
-//! an independent-sets layout in which the sets only other stages use are
-//! `VK_NULL_HANDLE`, as zink does. The bindless set sits at a fixed index
-//! (default 3) in every layout.
+//! Sets keep the numbers the shaders declare, merged over a program's
+//! stages ([`ProgramLayout`]: empty layouts for unused numbers and, for
+//! libraries, one layout per stage with the other stages' sets null, as zink
+//! does); the bindless set sits at a fixed index ([`BindlessSet`]).
 
 #![allow(unsafe_code)]
 
@@ -146,12 +137,11 @@ use ash::vk;
 ///
 /// ```no_run
 /// # use {ash::vk, smolv_runtime::reflect::Reflection};
-/// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex_spirv: &[u32], fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
+/// # fn example(device: ash::Device, properties: &vk::PhysicalDeviceProperties, vertex: &Reflection, fragment: &Reflection) -> Result<(), Box<dyn std::error::Error>> {
 /// use smolv_runtime::vulkan::{LayoutCache, LayoutOptions, VulkanError};
-/// # let vertex = Reflection::from_spirv(vertex_spirv)?;
 /// // SAFETY: as in `LayoutCache::new`.
 /// let layouts = unsafe { LayoutCache::new(device.clone(), &properties.limits) };
-/// if let Err(error) = layouts.program(&[&vertex], &LayoutOptions::default()) {
+/// if let Err(error) = layouts.program(&[vertex], &LayoutOptions::default()) {
 ///     eprintln!("{error}"); // names the set, binding or limit, and what to change
 ///     if let VulkanError::Call { result, .. } = error {
 ///         assert_ne!(result, vk::Result::SUCCESS);
@@ -395,10 +385,7 @@ pub enum VulkanError {
 impl VulkanError {
     /// The Vulkan result this error stands for (`ERROR_UNKNOWN` before Vulkan).
     pub(crate) fn result(&self) -> vk::Result {
-        match self {
-            Self::Call { result, .. } => *result,
-            _ => vk::Result::ERROR_UNKNOWN,
-        }
+        if let Self::Call { result, .. } = self { *result } else { vk::Result::ERROR_UNKNOWN }
     }
 }
 
@@ -430,9 +417,6 @@ pub(crate) fn wait_for<T, R>(
         if left.is_zero() {
             return None;
         }
-        guard = match changed.wait_timeout(guard, left) {
-            Ok((guard, _)) => guard,
-            Err(poisoned) => poisoned.into_inner().0,
-        };
+        guard = changed.wait_timeout(guard, left).unwrap_or_else(std::sync::PoisonError::into_inner).0;
     }
 }

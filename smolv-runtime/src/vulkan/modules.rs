@@ -85,10 +85,7 @@ impl<'d> ShaderModules<'d> {
             .zip(specializations)
             .map(|((stage, module, entry), specialization)| {
                 let info = vk::PipelineShaderStageCreateInfo::default().stage(*stage).module(*module).name(entry);
-                match specialization {
-                    Some(specialization) => info.specialization_info(specialization),
-                    None => info,
-                }
+                if let Some(specialization) = specialization { info.specialization_info(specialization) } else { info }
             })
             .collect()
     }

@@ -72,24 +72,17 @@ impl DeviceRequirements {
         let properties = unsafe { instance.get_physical_device_properties(physical) };
         let name =
             || properties.device_name_as_c_str().map_or_else(|_| "?".into(), |n| n.to_string_lossy().into_owned());
-        if properties.api_version < vk::API_VERSION_1_3 {
-            return Err(VulkanError::DeviceUnsupported {
-                device: name(),
-                needs: "Vulkan 1.3",
-                has: format!(
-                    "Vulkan {}.{}",
-                    vk::api_version_major(properties.api_version),
-                    vk::api_version_minor(properties.api_version)
-                ),
-            });
+        let version = properties.api_version;
+        if version < vk::API_VERSION_1_3 {
+            let has = format!("Vulkan {}.{}", vk::api_version_major(version), vk::api_version_minor(version));
+            return Err(VulkanError::DeviceUnsupported { device: name(), needs: "Vulkan 1.3", has });
         }
         // SAFETY: as above.
         let extensions = super::check("vkEnumerateDeviceExtensionProperties", unsafe {
             instance.enumerate_device_extension_properties(physical)
         })?;
-        let listed = LIBRARY_EXTENSIONS
-            .iter()
-            .all(|&wanted| extensions.iter().any(|e| e.extension_name_as_c_str() == Ok(wanted)));
+        let has = |name| extensions.iter().any(|e| e.extension_name_as_c_str() == Ok(name));
+        let listed = LIBRARY_EXTENSIONS.into_iter().all(has);
         let mut vulkan13 = vk::PhysicalDeviceVulkan13Features::default();
         let mut library = vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default();
         {

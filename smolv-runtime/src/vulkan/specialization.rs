@@ -9,15 +9,6 @@ use smolv_format::spirv::{self, Decoration, Op};
 use super::VulkanError;
 use smolv_codec::specialize::{Scalar, Value, describe_type, fit_value};
 
-/// Bytes of a value of `ty` in `VkSpecializationInfo` data (`VkBool32`
-/// for bools).
-fn size(ty: Scalar) -> u32 {
-    match ty {
-        Scalar::Bool => 4,
-        Scalar::Int { width, .. } | Scalar::Float { width } => width / 8,
-    }
-}
-
 /// The scalar type of every specialization constant of `spirv`, by SpecId
 /// (of a damaged module, those found before the damage).
 fn spec_constant_types(spirv: &[u32]) -> HashMap<u32, Scalar> {
@@ -61,10 +52,12 @@ fn encode(id: u32, value: Value, ty: Option<Scalar>) -> Result<(u32, u64), Vulka
     // The specializer's rule too: the same values refused, the same bits.
     let wrong = || VulkanError::SpecConstantValue { id, ty: describe_type(ty).to_owned(), value };
     let bits = fit_value(ty, value).ok_or_else(wrong)?;
-    if size(ty) == 0 {
-        return Err(wrong());
+    // Bytes in `VkSpecializationInfo` data (`VkBool32` for bools).
+    match ty {
+        Scalar::Bool => Ok((4, bits)),
+        Scalar::Int { width, .. } | Scalar::Float { width } if width >= 8 => Ok((width / 8, bits)),
+        _ => Err(wrong()),
     }
-    Ok((size(ty), bits))
 }
 
 /// Specialization data for the driver, kept alive while pipelines are made.
@@ -80,7 +73,12 @@ impl SpecializationData {
     /// # Errors
     /// A value that does not fit its constant's type, or an id given twice.
     pub(super) fn new(spirv: &[u32], values: &[(u32, Value)]) -> Result<Self, VulkanError> {
-        check_unique(values)?;
+        let mut ids: Vec<u32> = values.iter().map(|&(id, _)| id).collect();
+        ids.sort_unstable();
+        if let Some(pair) = ids.windows(2).find(|pair| pair[0] == pair[1]) {
+            // Vulkan requires unique ids.
+            return Err(VulkanError::DuplicateSpecConstant(pair[0]));
+        }
         let types = if values.is_empty() { HashMap::new() } else { spec_constant_types(spirv) };
         let mut entries = Vec::with_capacity(values.len());
         let mut data = Vec::with_capacity(values.len() * 8);
@@ -98,16 +96,6 @@ impl SpecializationData {
     pub(super) fn info(&self) -> Option<vk::SpecializationInfo<'_>> {
         (!self.entries.is_empty())
             .then(|| vk::SpecializationInfo::default().map_entries(&self.entries).data(&self.data))
-    }
-}
-
-/// An error if an id appears twice in `values` (Vulkan requires unique ids).
-fn check_unique(values: &[(u32, Value)]) -> Result<(), VulkanError> {
-    let mut ids: Vec<u32> = values.iter().map(|&(id, _)| id).collect();
-    ids.sort_unstable();
-    match ids.windows(2).find(|pair| pair[0] == pair[1]) {
-        Some(pair) => Err(VulkanError::DuplicateSpecConstant(pair[0])),
-        None => Ok(()),
     }
 }
 

@@ -49,10 +49,7 @@ impl SpirvSupport {
 /// The SPIR-V version `code` states in its header (word 1: `0x00MMmm00`),
 /// as (major, minor); `None` without a header.
 pub(crate) fn module_version(code: &[u32]) -> Option<(u32, u32)> {
-    match code {
-        [MAGIC, version, ..] => Some(((version >> 16) & 0xFF, (version >> 8) & 0xFF)),
-        _ => None,
-    }
+    if let [MAGIC, version, ..] = code { Some(((version >> 16) & 0xFF, (version >> 8) & 0xFF)) } else { None }
 }
 
 /// The Vulkan version SPIR-V `spirv` needs, in words, for error messages.

@@ -122,15 +122,8 @@ impl Default for StencilFace {
 
 impl StencilFace {
     pub(crate) fn to_vk(self) -> vk::StencilOpState {
-        vk::StencilOpState {
-            fail_op: self.fail_op,
-            pass_op: self.pass_op,
-            depth_fail_op: self.depth_fail_op,
-            compare_op: self.compare_op,
-            compare_mask: self.compare_mask,
-            write_mask: self.write_mask,
-            reference: self.reference,
-        }
+        let Self { fail_op, pass_op, depth_fail_op, compare_op, compare_mask, write_mask, reference } = self;
+        vk::StencilOpState { fail_op, pass_op, depth_fail_op, compare_op, compare_mask, write_mask, reference }
     }
 }
 
@@ -319,7 +312,6 @@ impl Default for AttachmentBlend {
 /// ```
 #[derive(Clone, Debug)]
 pub struct GraphicsState {
-    // Vertex input interface.
     /// Vertex buffers and attributes (vertex-input library).
     pub vertex_input: VertexInput,
     /// Primitive topology (vertex-input library); `PATCH_LIST` with
@@ -328,7 +320,6 @@ pub struct GraphicsState {
     /// Primitive restart for strips and fans (vertex-input library).
     pub primitive_restart: bool,
 
-    // Pre-rasterization shaders.
     /// Fill, lines or points (pre-rasterization library); anything but
     /// `FILL` needs `fillModeNonSolid`.
     pub polygon_mode: vk::PolygonMode,
@@ -347,7 +338,6 @@ pub struct GraphicsState {
     /// Control points per patch, with tessellation stages (pre-rasterization library).
     pub patch_control_points: u32,
 
-    // Fragment shader.
     /// The depth test (fragment-shader library); off without a depth attachment.
     pub depth_test: Option<DepthTest>,
     /// The depth bounds test's `[min, max]` (fragment-shader library);
@@ -359,7 +349,6 @@ pub struct GraphicsState {
     /// library too when it shades per sample).
     pub multisample: Multisample,
 
-    // Fragment output interface.
     /// Colour attachment formats (fragment-output library).
     pub color_formats: Vec<vk::Format>,
     /// Depth attachment format, or `UNDEFINED` (fragment-output library).
@@ -421,29 +410,17 @@ pub(crate) enum Part {
 /// The library that owns dynamic state `state`, among Vulkan 1.3 core's.
 pub(crate) fn dynamic_state_part(state: vk::DynamicState) -> Option<Part> {
     use vk::DynamicState as D;
-    Some(match state {
-        D::PRIMITIVE_TOPOLOGY | D::PRIMITIVE_RESTART_ENABLE | D::VERTEX_INPUT_BINDING_STRIDE => Part::VertexInput,
-        D::VIEWPORT
-        | D::SCISSOR
-        | D::LINE_WIDTH
-        | D::DEPTH_BIAS
-        | D::CULL_MODE
-        | D::FRONT_FACE
-        | D::DEPTH_BIAS_ENABLE
-        | D::RASTERIZER_DISCARD_ENABLE => Part::PreRasterization,
-        D::DEPTH_BOUNDS
-        | D::STENCIL_COMPARE_MASK
-        | D::STENCIL_WRITE_MASK
-        | D::STENCIL_REFERENCE
-        | D::DEPTH_TEST_ENABLE
-        | D::DEPTH_WRITE_ENABLE
-        | D::DEPTH_COMPARE_OP
-        | D::DEPTH_BOUNDS_TEST_ENABLE
-        | D::STENCIL_TEST_ENABLE
-        | D::STENCIL_OP => Part::FragmentShader,
-        D::BLEND_CONSTANTS => Part::FragmentOutput,
-        _ => return None,
-    })
+    const PARTS: [(Part, &[vk::DynamicState]); 8] = [
+        (Part::VertexInput, &[D::PRIMITIVE_TOPOLOGY, D::PRIMITIVE_RESTART_ENABLE, D::VERTEX_INPUT_BINDING_STRIDE]),
+        (Part::PreRasterization, &[D::VIEWPORT, D::SCISSOR, D::LINE_WIDTH, D::DEPTH_BIAS, D::CULL_MODE]),
+        (Part::PreRasterization, &[D::FRONT_FACE, D::DEPTH_BIAS_ENABLE, D::RASTERIZER_DISCARD_ENABLE]),
+        (Part::FragmentShader, &[D::DEPTH_BOUNDS, D::STENCIL_COMPARE_MASK, D::STENCIL_WRITE_MASK]),
+        (Part::FragmentShader, &[D::STENCIL_REFERENCE, D::DEPTH_TEST_ENABLE, D::DEPTH_WRITE_ENABLE]),
+        (Part::FragmentShader, &[D::DEPTH_COMPARE_OP, D::DEPTH_BOUNDS_TEST_ENABLE]),
+        (Part::FragmentShader, &[D::STENCIL_TEST_ENABLE, D::STENCIL_OP]),
+        (Part::FragmentOutput, &[D::BLEND_CONSTANTS]),
+    ];
+    PARTS.iter().find(|(_, states)| states.contains(&state)).map(|&(part, _)| part)
 }
 
 impl GraphicsState {
@@ -461,56 +438,41 @@ impl GraphicsState {
     /// Refuses state that needs a feature `features` lacks, or that
     /// Vulkan 1.3 core cannot make dynamic.
     pub(crate) fn check(&self, features: &DeviceFeatures, extra_stages: ExtraStages) -> Result<(), VulkanError> {
-        let need = |feature: Feature, state: &'static str| {
-            if features.has(feature) {
-                Ok(())
-            } else {
+        // The first of `needs` (when it applies, its feature, what needs it) that is missing.
+        let need = |needs: &[(bool, Feature, &'static str)]| match needs.iter().find(|n| n.0 && !features.has(n.1)) {
+            Some(&(_, feature, state)) => {
                 let (feature, structure) = (feature.name(), feature.structure());
                 Err(VulkanError::FeatureNotEnabled { feature, structure, state, shader: None })
             }
+            None => Ok(()),
         };
         if let Some(&unknown) = self.dynamic_states.iter().find(|&&s| dynamic_state_part(s).is_none()) {
             return Err(VulkanError::DynamicStateUnsupported(unknown));
         }
         let dynamic = |s| self.dynamic_states.contains(&s);
-        if extra_stages.geometry {
-            need(Feature::GeometryShader, "a geometry stage")?;
+        need(&[
+            (extra_stages.geometry, Feature::GeometryShader, "a geometry stage"),
+            (extra_stages.tessellation, Feature::TessellationShader, "tessellation stages"),
+        ])?;
+        let patches = self.topology == vk::PrimitiveTopology::PATCH_LIST && self.patch_control_points > 0;
+        if extra_stages.tessellation && !patches {
+            return Err(VulkanError::PatchTopology);
         }
-        if extra_stages.tessellation {
-            need(Feature::TessellationShader, "tessellation stages")?;
-            if self.topology != vk::PrimitiveTopology::PATCH_LIST || self.patch_control_points == 0 {
-                return Err(VulkanError::PatchTopology);
-            }
-        }
-        if self.depth_bounds.is_some() {
-            need(Feature::DepthBounds, "GraphicsState::depth_bounds")?;
-        }
-        if self.multisample.sample_shading.is_some() {
-            need(Feature::SampleRateShading, "Multisample::sample_shading")?;
-        }
-        if self.multisample.alpha_to_one {
-            need(Feature::AlphaToOne, "Multisample::alpha_to_one")?;
-        }
-        if self.polygon_mode != vk::PolygonMode::FILL {
-            need(Feature::FillModeNonSolid, "GraphicsState::polygon_mode")?;
-        }
-        if self.depth_bias.is_some_and(|b| b.clamp != 0.0) && !dynamic(vk::DynamicState::DEPTH_BIAS) {
-            need(Feature::DepthBiasClamp, "DepthBias::clamp")?;
-        }
-        if self.depth_clamp {
-            need(Feature::DepthClamp, "GraphicsState::depth_clamp")?;
-        }
-        if self.line_width != 1.0 && !dynamic(vk::DynamicState::LINE_WIDTH) {
-            need(Feature::WideLines, "GraphicsState::line_width")?;
-        }
-        if self.logic_op.is_some() {
-            need(Feature::LogicOp, "GraphicsState::logic_op")?;
-        }
+        let clamp = self.depth_bias.is_some_and(|b| b.clamp != 0.0) && !dynamic(vk::DynamicState::DEPTH_BIAS);
+        let wide_lines = self.line_width != 1.0 && !dynamic(vk::DynamicState::LINE_WIDTH);
+        need(&[
+            (self.depth_bounds.is_some(), Feature::DepthBounds, "GraphicsState::depth_bounds"),
+            (self.multisample.sample_shading.is_some(), Feature::SampleRateShading, "Multisample::sample_shading"),
+            (self.multisample.alpha_to_one, Feature::AlphaToOne, "Multisample::alpha_to_one"),
+            (self.polygon_mode != vk::PolygonMode::FILL, Feature::FillModeNonSolid, "GraphicsState::polygon_mode"),
+            (clamp, Feature::DepthBiasClamp, "DepthBias::clamp"),
+            (self.depth_clamp, Feature::DepthClamp, "GraphicsState::depth_clamp"),
+            (wide_lines, Feature::WideLines, "GraphicsState::line_width"),
+            (self.logic_op.is_some(), Feature::LogicOp, "GraphicsState::logic_op"),
+        ])?;
         let blends = self.attachment_blends()?;
-        if blends.windows(2).any(|pair| pair[0] != pair[1]) {
-            need(Feature::IndependentBlend, "attachments that blend differently")?;
-        }
-        Ok(())
+        let independent = blends.windows(2).any(|pair| pair[0] != pair[1]);
+        need(&[(independent, Feature::IndependentBlend, "attachments that blend differently")])
     }
 }
 

@@ -39,41 +39,29 @@ impl VertexInput {
     /// type, as Vulkan requires.
     pub(crate) fn check(&self, vertex: &Reflection) -> Result<(), VulkanError> {
         let Self::Explicit { bindings, attributes } = self else { return Ok(()) };
-        for attribute in attributes {
-            if !bindings.iter().any(|b| b.binding == attribute.binding) {
-                return Err(mismatch(
-                    attribute.location,
-                    format!(
-                        "its attribute reads binding {}, which has no VkVertexInputBindingDescription",
-                        attribute.binding
-                    ),
-                ));
-            }
+        if let Some(attribute) = attributes.iter().find(|a| !bindings.iter().any(|b| b.binding == a.binding)) {
+            let binding = attribute.binding;
+            let reason = format!("its attribute reads binding {binding}, which has no VkVertexInputBindingDescription");
+            return Err(mismatch(attribute.location, reason));
         }
         for input in &vertex.inputs {
             let Some(attribute) = attributes.iter().find(|a| a.location == input.location) else {
-                return Err(mismatch(
-                    input.location,
-                    format!("the vertex shader reads {} there, and no attribute feeds it", described(input)),
-                ));
+                let reason = format!("the vertex shader reads {} there, and no attribute feeds it", described(input));
+                return Err(mismatch(input.location, reason));
             };
-            let Some(wanted) = i32::try_from(input.format).ok().map(vk::Format::from_raw).and_then(numeric_type) else {
+            let shader = vk::Format::from_raw(i32::try_from(input.format).unwrap_or(i32::MAX));
+            let Some(wanted) = numeric_type(shader) else {
                 // No format reflected (bools, structs): the driver checks it.
                 continue;
             };
             let given = numeric_type(attribute.format);
             if given != Some(wanted) {
-                return Err(mismatch(
-                    input.location,
-                    format!(
-                        "the vertex shader reads {} as {:?} ({}), and the attribute is {:?} ({})",
-                        described(input),
-                        vk::Format::from_raw(i32::try_from(input.format).unwrap_or(i32::MAX)),
-                        wanted,
-                        attribute.format,
-                        given.unwrap_or("not a vertex format"),
-                    ),
-                ));
+                let (read, format) = (described(input), attribute.format);
+                let given = given.unwrap_or("not a vertex format");
+                let reason = format!(
+                    "the vertex shader reads {read} as {shader:?} ({wanted}), and the attribute is {format:?} ({given})"
+                );
+                return Err(mismatch(input.location, reason));
             }
         }
         Ok(())

@@ -19,6 +19,7 @@ mod table;
 use ash::vk;
 use smolv_format::spirv::{self, Op};
 
+pub(crate) use names::FeatureStructure;
 pub use names::{Extension, Feature};
 pub use table::{Need, Requirement, capability, spirv_extension};
 

@@ -1,8 +1,16 @@
 //! The device features and extensions shader capabilities need, by name.
 
-/// Defines [`Feature`], with the structure and member that enable each.
+use ash::vk;
+
+use crate::vulkan::DeviceFeatures;
+
+/// Defines [`Feature`], grouped by the structure that enables each (ash's
+/// type), with the member's name and ash's field; and each structure's
+/// [`FeatureStructure`] impl.
 macro_rules! features {
-    ($($variant:ident => $structure:literal, $member:literal;)*) => {
+    ($($structure:ident $(<$lt:lifetime>)? {
+        $($variant:ident => $member:literal, $field:ident);* $(;)?
+    })*) => {
         /// A Vulkan device feature: a `VkBool32` member of one of the
         /// feature structures passed to `vkCreateDevice`.
         ///
@@ -16,15 +24,15 @@ macro_rules! features {
         #[non_exhaustive]
         #[repr(u8)]
         pub enum Feature {
-            $(
-                #[doc = concat!("`", $structure, "::", $member, "`.")]
+            $($(
+                #[doc = concat!("`Vk", stringify!($structure), "::", $member, "`.")]
                 $variant,
-            )*
+            )*)*
         }
 
         impl Feature {
             /// Every feature, in declaration order.
-            pub const ALL: &'static [Feature] = &[$(Feature::$variant,)*];
+            pub const ALL: &'static [Feature] = &[$($(Feature::$variant,)*)*];
 
             /// The member's name, e.g. `shaderFloat64`.
             ///
@@ -34,7 +42,7 @@ macro_rules! features {
             /// ```
             pub fn name(self) -> &'static str {
                 match self {
-                    $(Feature::$variant => $member,)*
+                    $($(Feature::$variant => $member,)*)*
                 }
             }
 
@@ -46,11 +54,23 @@ macro_rules! features {
             /// ```
             pub fn structure(self) -> &'static str {
                 match self {
-                    $(Feature::$variant => $structure,)*
+                    $($(Feature::$variant)|* => concat!("Vk", stringify!($structure)),)*
                 }
             }
         }
+
+        $(impl FeatureStructure for vk::$structure $(<$lt>)? {
+            fn add_to(&self, features: DeviceFeatures) -> DeviceFeatures {
+                features$(.with(Feature::$variant, self.$field == vk::TRUE))*
+            }
+        })*
     };
+}
+
+/// A feature structure of the [`Feature`] table.
+pub(crate) trait FeatureStructure {
+    /// `features` with those this structure turns on added.
+    fn add_to(&self, features: DeviceFeatures) -> DeviceFeatures;
 }
 
 /// Defines [`Extension`], with each one's name.
@@ -107,121 +127,175 @@ macro_rules! extensions {
 }
 
 features! {
-    // VkPhysicalDeviceFeatures (Vulkan 1.0): pipeline state.
-    GeometryShader => "VkPhysicalDeviceFeatures", "geometryShader";
-    TessellationShader => "VkPhysicalDeviceFeatures", "tessellationShader";
-    SampleRateShading => "VkPhysicalDeviceFeatures", "sampleRateShading";
-    DepthBounds => "VkPhysicalDeviceFeatures", "depthBounds";
-    FillModeNonSolid => "VkPhysicalDeviceFeatures", "fillModeNonSolid";
-    DepthBiasClamp => "VkPhysicalDeviceFeatures", "depthBiasClamp";
-    DepthClamp => "VkPhysicalDeviceFeatures", "depthClamp";
-    WideLines => "VkPhysicalDeviceFeatures", "wideLines";
-    LogicOp => "VkPhysicalDeviceFeatures", "logicOp";
-    AlphaToOne => "VkPhysicalDeviceFeatures", "alphaToOne";
-    IndependentBlend => "VkPhysicalDeviceFeatures", "independentBlend";
-    // VkPhysicalDeviceFeatures (Vulkan 1.0): shaders.
-    ShaderFloat64 => "VkPhysicalDeviceFeatures", "shaderFloat64";
-    ShaderInt64 => "VkPhysicalDeviceFeatures", "shaderInt64";
-    ShaderInt16 => "VkPhysicalDeviceFeatures", "shaderInt16";
-    ShaderTessellationAndGeometryPointSize => "VkPhysicalDeviceFeatures", "shaderTessellationAndGeometryPointSize";
-    ShaderImageGatherExtended => "VkPhysicalDeviceFeatures", "shaderImageGatherExtended";
-    ShaderStorageImageMultisample => "VkPhysicalDeviceFeatures", "shaderStorageImageMultisample";
-    ShaderUniformBufferArrayDynamicIndexing => "VkPhysicalDeviceFeatures", "shaderUniformBufferArrayDynamicIndexing";
-    ShaderSampledImageArrayDynamicIndexing => "VkPhysicalDeviceFeatures", "shaderSampledImageArrayDynamicIndexing";
-    ShaderStorageBufferArrayDynamicIndexing => "VkPhysicalDeviceFeatures", "shaderStorageBufferArrayDynamicIndexing";
-    ShaderStorageImageArrayDynamicIndexing => "VkPhysicalDeviceFeatures", "shaderStorageImageArrayDynamicIndexing";
-    ShaderClipDistance => "VkPhysicalDeviceFeatures", "shaderClipDistance";
-    ShaderCullDistance => "VkPhysicalDeviceFeatures", "shaderCullDistance";
-    ImageCubeArray => "VkPhysicalDeviceFeatures", "imageCubeArray";
-    ShaderResourceResidency => "VkPhysicalDeviceFeatures", "shaderResourceResidency";
-    ShaderResourceMinLod => "VkPhysicalDeviceFeatures", "shaderResourceMinLod";
-    ShaderStorageImageReadWithoutFormat => "VkPhysicalDeviceFeatures", "shaderStorageImageReadWithoutFormat";
-    ShaderStorageImageWriteWithoutFormat => "VkPhysicalDeviceFeatures", "shaderStorageImageWriteWithoutFormat";
-    MultiViewport => "VkPhysicalDeviceFeatures", "multiViewport";
-    // VkPhysicalDeviceVulkan11Features.
-    StorageBuffer16BitAccess => "VkPhysicalDeviceVulkan11Features", "storageBuffer16BitAccess";
-    UniformAndStorageBuffer16BitAccess => "VkPhysicalDeviceVulkan11Features", "uniformAndStorageBuffer16BitAccess";
-    StoragePushConstant16 => "VkPhysicalDeviceVulkan11Features", "storagePushConstant16";
-    StorageInputOutput16 => "VkPhysicalDeviceVulkan11Features", "storageInputOutput16";
-    Multiview => "VkPhysicalDeviceVulkan11Features", "multiview";
-    VariablePointersStorageBuffer => "VkPhysicalDeviceVulkan11Features", "variablePointersStorageBuffer";
-    VariablePointers => "VkPhysicalDeviceVulkan11Features", "variablePointers";
-    ShaderDrawParameters => "VkPhysicalDeviceVulkan11Features", "shaderDrawParameters";
-    // VkPhysicalDeviceVulkan12Features.
-    ShaderBufferInt64Atomics => "VkPhysicalDeviceVulkan12Features", "shaderBufferInt64Atomics";
-    ShaderSharedInt64Atomics => "VkPhysicalDeviceVulkan12Features", "shaderSharedInt64Atomics";
-    ShaderFloat16 => "VkPhysicalDeviceVulkan12Features", "shaderFloat16";
-    ShaderInt8 => "VkPhysicalDeviceVulkan12Features", "shaderInt8";
-    StorageBuffer8BitAccess => "VkPhysicalDeviceVulkan12Features", "storageBuffer8BitAccess";
-    UniformAndStorageBuffer8BitAccess => "VkPhysicalDeviceVulkan12Features", "uniformAndStorageBuffer8BitAccess";
-    StoragePushConstant8 => "VkPhysicalDeviceVulkan12Features", "storagePushConstant8";
-    ShaderInputAttachmentArrayDynamicIndexing => "VkPhysicalDeviceVulkan12Features", "shaderInputAttachmentArrayDynamicIndexing";
-    ShaderUniformTexelBufferArrayDynamicIndexing => "VkPhysicalDeviceVulkan12Features", "shaderUniformTexelBufferArrayDynamicIndexing";
-    ShaderStorageTexelBufferArrayDynamicIndexing => "VkPhysicalDeviceVulkan12Features", "shaderStorageTexelBufferArrayDynamicIndexing";
-    ShaderUniformBufferArrayNonUniformIndexing => "VkPhysicalDeviceVulkan12Features", "shaderUniformBufferArrayNonUniformIndexing";
-    ShaderSampledImageArrayNonUniformIndexing => "VkPhysicalDeviceVulkan12Features", "shaderSampledImageArrayNonUniformIndexing";
-    ShaderStorageBufferArrayNonUniformIndexing => "VkPhysicalDeviceVulkan12Features", "shaderStorageBufferArrayNonUniformIndexing";
-    ShaderStorageImageArrayNonUniformIndexing => "VkPhysicalDeviceVulkan12Features", "shaderStorageImageArrayNonUniformIndexing";
-    ShaderInputAttachmentArrayNonUniformIndexing => "VkPhysicalDeviceVulkan12Features", "shaderInputAttachmentArrayNonUniformIndexing";
-    ShaderUniformTexelBufferArrayNonUniformIndexing => "VkPhysicalDeviceVulkan12Features", "shaderUniformTexelBufferArrayNonUniformIndexing";
-    ShaderStorageTexelBufferArrayNonUniformIndexing => "VkPhysicalDeviceVulkan12Features", "shaderStorageTexelBufferArrayNonUniformIndexing";
-    RuntimeDescriptorArray => "VkPhysicalDeviceVulkan12Features", "runtimeDescriptorArray";
-    VulkanMemoryModel => "VkPhysicalDeviceVulkan12Features", "vulkanMemoryModel";
-    VulkanMemoryModelDeviceScope => "VkPhysicalDeviceVulkan12Features", "vulkanMemoryModelDeviceScope";
-    BufferDeviceAddress => "VkPhysicalDeviceVulkan12Features", "bufferDeviceAddress";
-    ShaderOutputViewportIndex => "VkPhysicalDeviceVulkan12Features", "shaderOutputViewportIndex";
-    ShaderOutputLayer => "VkPhysicalDeviceVulkan12Features", "shaderOutputLayer";
-    // VkPhysicalDeviceVulkan13Features.
-    ShaderDemoteToHelperInvocation => "VkPhysicalDeviceVulkan13Features", "shaderDemoteToHelperInvocation";
-    ShaderIntegerDotProduct => "VkPhysicalDeviceVulkan13Features", "shaderIntegerDotProduct";
+    // Vulkan 1.0: pipeline state, then shaders.
+    PhysicalDeviceFeatures {
+        GeometryShader => "geometryShader", geometry_shader;
+        TessellationShader => "tessellationShader", tessellation_shader;
+        SampleRateShading => "sampleRateShading", sample_rate_shading;
+        DepthBounds => "depthBounds", depth_bounds;
+        FillModeNonSolid => "fillModeNonSolid", fill_mode_non_solid;
+        DepthBiasClamp => "depthBiasClamp", depth_bias_clamp;
+        DepthClamp => "depthClamp", depth_clamp;
+        WideLines => "wideLines", wide_lines;
+        LogicOp => "logicOp", logic_op;
+        AlphaToOne => "alphaToOne", alpha_to_one;
+        IndependentBlend => "independentBlend", independent_blend;
+        ShaderFloat64 => "shaderFloat64", shader_float64;
+        ShaderInt64 => "shaderInt64", shader_int64;
+        ShaderInt16 => "shaderInt16", shader_int16;
+        ShaderTessellationAndGeometryPointSize =>
+            "shaderTessellationAndGeometryPointSize", shader_tessellation_and_geometry_point_size;
+        ShaderImageGatherExtended => "shaderImageGatherExtended", shader_image_gather_extended;
+        ShaderStorageImageMultisample => "shaderStorageImageMultisample", shader_storage_image_multisample;
+        ShaderUniformBufferArrayDynamicIndexing =>
+            "shaderUniformBufferArrayDynamicIndexing", shader_uniform_buffer_array_dynamic_indexing;
+        ShaderSampledImageArrayDynamicIndexing =>
+            "shaderSampledImageArrayDynamicIndexing", shader_sampled_image_array_dynamic_indexing;
+        ShaderStorageBufferArrayDynamicIndexing =>
+            "shaderStorageBufferArrayDynamicIndexing", shader_storage_buffer_array_dynamic_indexing;
+        ShaderStorageImageArrayDynamicIndexing =>
+            "shaderStorageImageArrayDynamicIndexing", shader_storage_image_array_dynamic_indexing;
+        ShaderClipDistance => "shaderClipDistance", shader_clip_distance;
+        ShaderCullDistance => "shaderCullDistance", shader_cull_distance;
+        ImageCubeArray => "imageCubeArray", image_cube_array;
+        ShaderResourceResidency => "shaderResourceResidency", shader_resource_residency;
+        ShaderResourceMinLod => "shaderResourceMinLod", shader_resource_min_lod;
+        ShaderStorageImageReadWithoutFormat =>
+            "shaderStorageImageReadWithoutFormat", shader_storage_image_read_without_format;
+        ShaderStorageImageWriteWithoutFormat =>
+            "shaderStorageImageWriteWithoutFormat", shader_storage_image_write_without_format;
+        MultiViewport => "multiViewport", multi_viewport;
+    }
+    PhysicalDeviceVulkan11Features<'_> {
+        StorageBuffer16BitAccess => "storageBuffer16BitAccess", storage_buffer16_bit_access;
+        UniformAndStorageBuffer16BitAccess =>
+            "uniformAndStorageBuffer16BitAccess", uniform_and_storage_buffer16_bit_access;
+        StoragePushConstant16 => "storagePushConstant16", storage_push_constant16;
+        StorageInputOutput16 => "storageInputOutput16", storage_input_output16;
+        Multiview => "multiview", multiview;
+        VariablePointersStorageBuffer => "variablePointersStorageBuffer", variable_pointers_storage_buffer;
+        VariablePointers => "variablePointers", variable_pointers;
+        ShaderDrawParameters => "shaderDrawParameters", shader_draw_parameters;
+    }
+    PhysicalDeviceVulkan12Features<'_> {
+        ShaderBufferInt64Atomics => "shaderBufferInt64Atomics", shader_buffer_int64_atomics;
+        ShaderSharedInt64Atomics => "shaderSharedInt64Atomics", shader_shared_int64_atomics;
+        ShaderFloat16 => "shaderFloat16", shader_float16;
+        ShaderInt8 => "shaderInt8", shader_int8;
+        StorageBuffer8BitAccess => "storageBuffer8BitAccess", storage_buffer8_bit_access;
+        UniformAndStorageBuffer8BitAccess =>
+            "uniformAndStorageBuffer8BitAccess", uniform_and_storage_buffer8_bit_access;
+        StoragePushConstant8 => "storagePushConstant8", storage_push_constant8;
+        ShaderInputAttachmentArrayDynamicIndexing =>
+            "shaderInputAttachmentArrayDynamicIndexing", shader_input_attachment_array_dynamic_indexing;
+        ShaderUniformTexelBufferArrayDynamicIndexing =>
+            "shaderUniformTexelBufferArrayDynamicIndexing", shader_uniform_texel_buffer_array_dynamic_indexing;
+        ShaderStorageTexelBufferArrayDynamicIndexing =>
+            "shaderStorageTexelBufferArrayDynamicIndexing", shader_storage_texel_buffer_array_dynamic_indexing;
+        ShaderUniformBufferArrayNonUniformIndexing =>
+            "shaderUniformBufferArrayNonUniformIndexing", shader_uniform_buffer_array_non_uniform_indexing;
+        ShaderSampledImageArrayNonUniformIndexing =>
+            "shaderSampledImageArrayNonUniformIndexing", shader_sampled_image_array_non_uniform_indexing;
+        ShaderStorageBufferArrayNonUniformIndexing =>
+            "shaderStorageBufferArrayNonUniformIndexing", shader_storage_buffer_array_non_uniform_indexing;
+        ShaderStorageImageArrayNonUniformIndexing =>
+            "shaderStorageImageArrayNonUniformIndexing", shader_storage_image_array_non_uniform_indexing;
+        ShaderInputAttachmentArrayNonUniformIndexing =>
+            "shaderInputAttachmentArrayNonUniformIndexing", shader_input_attachment_array_non_uniform_indexing;
+        ShaderUniformTexelBufferArrayNonUniformIndexing =>
+            "shaderUniformTexelBufferArrayNonUniformIndexing", shader_uniform_texel_buffer_array_non_uniform_indexing;
+        ShaderStorageTexelBufferArrayNonUniformIndexing =>
+            "shaderStorageTexelBufferArrayNonUniformIndexing", shader_storage_texel_buffer_array_non_uniform_indexing;
+        RuntimeDescriptorArray => "runtimeDescriptorArray", runtime_descriptor_array;
+        VulkanMemoryModel => "vulkanMemoryModel", vulkan_memory_model;
+        VulkanMemoryModelDeviceScope => "vulkanMemoryModelDeviceScope", vulkan_memory_model_device_scope;
+        BufferDeviceAddress => "bufferDeviceAddress", buffer_device_address;
+        ShaderOutputViewportIndex => "shaderOutputViewportIndex", shader_output_viewport_index;
+        ShaderOutputLayer => "shaderOutputLayer", shader_output_layer;
+    }
+    PhysicalDeviceVulkan13Features<'_> {
+        ShaderDemoteToHelperInvocation => "shaderDemoteToHelperInvocation", shader_demote_to_helper_invocation;
+        ShaderIntegerDotProduct => "shaderIntegerDotProduct", shader_integer_dot_product;
+    }
     // Extensions' feature structures.
-    RayQuery => "VkPhysicalDeviceRayQueryFeaturesKHR", "rayQuery";
-    RayTracingPipeline => "VkPhysicalDeviceRayTracingPipelineFeaturesKHR", "rayTracingPipeline";
-    RayTraversalPrimitiveCulling => "VkPhysicalDeviceRayTracingPipelineFeaturesKHR", "rayTraversalPrimitiveCulling";
-    RayTracingPositionFetch => "VkPhysicalDeviceRayTracingPositionFetchFeaturesKHR", "rayTracingPositionFetch";
-    RayTracingMaintenance1 => "VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR", "rayTracingMaintenance1";
-    MeshShader => "VkPhysicalDeviceMeshShaderFeaturesEXT", "meshShader";
-    TaskShader => "VkPhysicalDeviceMeshShaderFeaturesEXT", "taskShader";
-    PipelineFragmentShadingRate => "VkPhysicalDeviceFragmentShadingRateFeaturesKHR", "pipelineFragmentShadingRate";
-    PrimitiveFragmentShadingRate => "VkPhysicalDeviceFragmentShadingRateFeaturesKHR", "primitiveFragmentShadingRate";
-    AttachmentFragmentShadingRate => "VkPhysicalDeviceFragmentShadingRateFeaturesKHR", "attachmentFragmentShadingRate";
-    FragmentShaderBarycentric => "VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR", "fragmentShaderBarycentric";
-    FragmentShaderSampleInterlock => "VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT", "fragmentShaderSampleInterlock";
-    FragmentShaderPixelInterlock => "VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT", "fragmentShaderPixelInterlock";
-    FragmentShaderShadingRateInterlock => "VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT", "fragmentShaderShadingRateInterlock";
-    FragmentDensityMap => "VkPhysicalDeviceFragmentDensityMapFeaturesEXT", "fragmentDensityMap";
-    TransformFeedback => "VkPhysicalDeviceTransformFeedbackFeaturesEXT", "transformFeedback";
-    GeometryStreams => "VkPhysicalDeviceTransformFeedbackFeaturesEXT", "geometryStreams";
-    ShaderBufferFloat32AtomicAdd => "VkPhysicalDeviceShaderAtomicFloatFeaturesEXT", "shaderBufferFloat32AtomicAdd";
-    ShaderSharedFloat32AtomicAdd => "VkPhysicalDeviceShaderAtomicFloatFeaturesEXT", "shaderSharedFloat32AtomicAdd";
-    ShaderImageFloat32AtomicAdd => "VkPhysicalDeviceShaderAtomicFloatFeaturesEXT", "shaderImageFloat32AtomicAdd";
-    ShaderBufferFloat64AtomicAdd => "VkPhysicalDeviceShaderAtomicFloatFeaturesEXT", "shaderBufferFloat64AtomicAdd";
-    ShaderSharedFloat64AtomicAdd => "VkPhysicalDeviceShaderAtomicFloatFeaturesEXT", "shaderSharedFloat64AtomicAdd";
-    ShaderBufferFloat16AtomicAdd => "VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT", "shaderBufferFloat16AtomicAdd";
-    ShaderSharedFloat16AtomicAdd => "VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT", "shaderSharedFloat16AtomicAdd";
-    ShaderBufferFloat16AtomicMinMax => "VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT", "shaderBufferFloat16AtomicMinMax";
-    ShaderSharedFloat16AtomicMinMax => "VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT", "shaderSharedFloat16AtomicMinMax";
-    ShaderBufferFloat32AtomicMinMax => "VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT", "shaderBufferFloat32AtomicMinMax";
-    ShaderSharedFloat32AtomicMinMax => "VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT", "shaderSharedFloat32AtomicMinMax";
-    ShaderImageFloat32AtomicMinMax => "VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT", "shaderImageFloat32AtomicMinMax";
-    ShaderBufferFloat64AtomicMinMax => "VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT", "shaderBufferFloat64AtomicMinMax";
-    ShaderSharedFloat64AtomicMinMax => "VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT", "shaderSharedFloat64AtomicMinMax";
-    ShaderImageInt64Atomics => "VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT", "shaderImageInt64Atomics";
-    WorkgroupMemoryExplicitLayout => "VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR", "workgroupMemoryExplicitLayout";
-    WorkgroupMemoryExplicitLayout8BitAccess => "VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR", "workgroupMemoryExplicitLayout8BitAccess";
-    WorkgroupMemoryExplicitLayout16BitAccess => "VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR", "workgroupMemoryExplicitLayout16BitAccess";
-    ShaderSubgroupClock => "VkPhysicalDeviceShaderClockFeaturesKHR", "shaderSubgroupClock";
-    CooperativeMatrix => "VkPhysicalDeviceCooperativeMatrixFeaturesKHR", "cooperativeMatrix";
-    ShaderSubgroupRotate => "VkPhysicalDeviceShaderSubgroupRotateFeaturesKHR", "shaderSubgroupRotate";
-    // Not promoted, a structure of its own: VK_EXT_buffer_device_address
-    // (not the KHR extension Vulkan 1.2 took in).
-    BufferDeviceAddressExt => "VkPhysicalDeviceBufferDeviceAddressFeaturesEXT", "bufferDeviceAddress";
+    PhysicalDeviceRayQueryFeaturesKHR<'_> { RayQuery => "rayQuery", ray_query }
+    PhysicalDeviceRayTracingPipelineFeaturesKHR<'_> {
+        RayTracingPipeline => "rayTracingPipeline", ray_tracing_pipeline;
+        RayTraversalPrimitiveCulling => "rayTraversalPrimitiveCulling", ray_traversal_primitive_culling;
+    }
+    PhysicalDeviceRayTracingPositionFetchFeaturesKHR<'_> {
+        RayTracingPositionFetch => "rayTracingPositionFetch", ray_tracing_position_fetch;
+    }
+    PhysicalDeviceRayTracingMaintenance1FeaturesKHR<'_> {
+        RayTracingMaintenance1 => "rayTracingMaintenance1", ray_tracing_maintenance1;
+    }
+    PhysicalDeviceMeshShaderFeaturesEXT<'_> {
+        MeshShader => "meshShader", mesh_shader;
+        TaskShader => "taskShader", task_shader;
+    }
+    PhysicalDeviceFragmentShadingRateFeaturesKHR<'_> {
+        PipelineFragmentShadingRate => "pipelineFragmentShadingRate", pipeline_fragment_shading_rate;
+        PrimitiveFragmentShadingRate => "primitiveFragmentShadingRate", primitive_fragment_shading_rate;
+        AttachmentFragmentShadingRate => "attachmentFragmentShadingRate", attachment_fragment_shading_rate;
+    }
+    PhysicalDeviceFragmentShaderBarycentricFeaturesKHR<'_> {
+        FragmentShaderBarycentric => "fragmentShaderBarycentric", fragment_shader_barycentric;
+    }
+    PhysicalDeviceFragmentShaderInterlockFeaturesEXT<'_> {
+        FragmentShaderSampleInterlock => "fragmentShaderSampleInterlock", fragment_shader_sample_interlock;
+        FragmentShaderPixelInterlock => "fragmentShaderPixelInterlock", fragment_shader_pixel_interlock;
+        FragmentShaderShadingRateInterlock =>
+            "fragmentShaderShadingRateInterlock", fragment_shader_shading_rate_interlock;
+    }
+    PhysicalDeviceFragmentDensityMapFeaturesEXT<'_> { FragmentDensityMap => "fragmentDensityMap", fragment_density_map }
+    PhysicalDeviceTransformFeedbackFeaturesEXT<'_> {
+        TransformFeedback => "transformFeedback", transform_feedback;
+        GeometryStreams => "geometryStreams", geometry_streams;
+    }
+    PhysicalDeviceShaderAtomicFloatFeaturesEXT<'_> {
+        ShaderBufferFloat32AtomicAdd => "shaderBufferFloat32AtomicAdd", shader_buffer_float32_atomic_add;
+        ShaderSharedFloat32AtomicAdd => "shaderSharedFloat32AtomicAdd", shader_shared_float32_atomic_add;
+        ShaderImageFloat32AtomicAdd => "shaderImageFloat32AtomicAdd", shader_image_float32_atomic_add;
+        ShaderBufferFloat64AtomicAdd => "shaderBufferFloat64AtomicAdd", shader_buffer_float64_atomic_add;
+        ShaderSharedFloat64AtomicAdd => "shaderSharedFloat64AtomicAdd", shader_shared_float64_atomic_add;
+    }
+    PhysicalDeviceShaderAtomicFloat2FeaturesEXT<'_> {
+        ShaderBufferFloat16AtomicAdd => "shaderBufferFloat16AtomicAdd", shader_buffer_float16_atomic_add;
+        ShaderSharedFloat16AtomicAdd => "shaderSharedFloat16AtomicAdd", shader_shared_float16_atomic_add;
+        ShaderBufferFloat16AtomicMinMax => "shaderBufferFloat16AtomicMinMax", shader_buffer_float16_atomic_min_max;
+        ShaderSharedFloat16AtomicMinMax => "shaderSharedFloat16AtomicMinMax", shader_shared_float16_atomic_min_max;
+        ShaderBufferFloat32AtomicMinMax => "shaderBufferFloat32AtomicMinMax", shader_buffer_float32_atomic_min_max;
+        ShaderSharedFloat32AtomicMinMax => "shaderSharedFloat32AtomicMinMax", shader_shared_float32_atomic_min_max;
+        ShaderImageFloat32AtomicMinMax => "shaderImageFloat32AtomicMinMax", shader_image_float32_atomic_min_max;
+        ShaderBufferFloat64AtomicMinMax => "shaderBufferFloat64AtomicMinMax", shader_buffer_float64_atomic_min_max;
+        ShaderSharedFloat64AtomicMinMax => "shaderSharedFloat64AtomicMinMax", shader_shared_float64_atomic_min_max;
+    }
+    PhysicalDeviceShaderImageAtomicInt64FeaturesEXT<'_> {
+        ShaderImageInt64Atomics => "shaderImageInt64Atomics", shader_image_int64_atomics;
+    }
+    PhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR<'_> {
+        WorkgroupMemoryExplicitLayout => "workgroupMemoryExplicitLayout", workgroup_memory_explicit_layout;
+        WorkgroupMemoryExplicitLayout8BitAccess =>
+            "workgroupMemoryExplicitLayout8BitAccess", workgroup_memory_explicit_layout8_bit_access;
+        WorkgroupMemoryExplicitLayout16BitAccess =>
+            "workgroupMemoryExplicitLayout16BitAccess", workgroup_memory_explicit_layout16_bit_access;
+    }
+    PhysicalDeviceShaderClockFeaturesKHR<'_> { ShaderSubgroupClock => "shaderSubgroupClock", shader_subgroup_clock }
+    PhysicalDeviceCooperativeMatrixFeaturesKHR<'_> { CooperativeMatrix => "cooperativeMatrix", cooperative_matrix }
+    PhysicalDeviceShaderSubgroupRotateFeaturesKHR<'_> {
+        ShaderSubgroupRotate => "shaderSubgroupRotate", shader_subgroup_rotate;
+    }
+    // VK_EXT_buffer_device_address's (not the KHR one Vulkan 1.2 took in).
+    PhysicalDeviceBufferDeviceAddressFeaturesEXT<'_> {
+        BufferDeviceAddressExt => "bufferDeviceAddress", buffer_device_address;
+    }
     // A vendor's, that the registry names as one way to a capability the
     // table lists (FragmentDensityEXT, FragmentShaderShadingRateInterlockEXT).
-    ShadingRateImage => "VkPhysicalDeviceShadingRateImageFeaturesNV", "shadingRateImage";
-    // Not a shader's need: what `PipelineManager` needs for graphics
-    // pipeline libraries (see `DeviceFeatures::has_graphics_pipeline_library`).
-    GraphicsPipelineLibrary => "VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT", "graphicsPipelineLibrary";
+    PhysicalDeviceShadingRateImageFeaturesNV<'_> { ShadingRateImage => "shadingRateImage", shading_rate_image }
+    // Not a shader's need: `PipelineManager`'s, for graphics pipeline libraries.
+    PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT<'_> {
+        GraphicsPipelineLibrary => "graphicsPipelineLibrary", graphics_pipeline_library;
+    }
 }
 
 // The device's feature set is a `u128` bit per feature.
@@ -281,8 +355,7 @@ extensions! {
     KhrShaderTerminateInvocation => "VK_KHR_shader_terminate_invocation";
     KhrShaderIntegerDotProduct => "VK_KHR_shader_integer_dot_product";
     KhrFormatFeatureFlags2 => "VK_KHR_format_feature_flags2";
-    // Not a shader's need: graphics pipeline libraries, which
-    // `PipelineManager` uses where the device enabled them.
+    // Not a shader's need: `PipelineManager`'s, for graphics pipeline libraries.
     KhrPipelineLibrary => "VK_KHR_pipeline_library";
     ExtGraphicsPipelineLibrary => "VK_EXT_graphics_pipeline_library";
 }

@@ -1,8 +1,5 @@
-//! SPIR-V capability → Vulkan feature, and SPIR-V extension → device
-//! extension: the "SPIR-V Environment" appendix's tables as data. Each
-//! entry lists alternatives, any one of which allows it (none: every
-//! device does); what the table does not list is left to the driver.
-//! `registry_tests.rs` compares every row with `vk.xml`.
+//! The "SPIR-V Environment" appendix's tables as data; `registry_tests.rs`
+//! compares every row with `vk.xml`.
 
 use ash::vk;
 
@@ -59,17 +56,40 @@ const V1_1: Need = Need::Version(vk::API_VERSION_1_1);
 const V1_2: Need = Need::Version(vk::API_VERSION_1_2);
 const V1_3: Need = Need::Version(vk::API_VERSION_1_3);
 
-const fn feature(f: F) -> Need {
-    Need::Feature(f)
+/// One alternative of a row: `F(feature)`, `E(extension)`, `S(subgroup
+/// operations)`, `P(property)`, or a version.
+macro_rules! need {
+    (F($feature:ident)) => {
+        Need::Feature(F::$feature)
+    };
+    (E($extension:ident)) => {
+        Need::Extension(E::$extension)
+    };
+    (S($operations:ident)) => {
+        Need::Subgroup(vk::SubgroupFeatureFlags::$operations)
+    };
+    (P($property:literal)) => {
+        Need::Property($property)
+    };
+    ($version:ident) => {
+        $version
+    };
 }
 
-const fn extension(e: E) -> Need {
-    Need::Extension(e)
+/// A row: what `declared` needs, any one of the alternatives.
+macro_rules! row {
+    ($declared:expr; $($kind:ident $(($arg:tt))?),*) => {
+        Requirement { declared: $declared, any_of: const { &[$(need!($kind $(($arg))?)),*] } }
+    };
 }
 
-macro_rules! requirement {
-    ($name:literal $(, $need:expr)* $(,)?) => {
-        Requirement { declared: concat!("OpCapability ", $name), any_of: const { &[$($need),*] } }
+/// A match on `capability` over rows `number Name: alternatives;`.
+macro_rules! capabilities {
+    ($capability:ident; $($number:literal $name:ident $(: $($kind:ident $(($arg:tt))?),+)?;)*) => {
+        Some(match $capability {
+            $($number => row!(concat!("OpCapability ", stringify!($name)); $($($kind $(($arg))?),+)?),)*
+            _ => return None,
+        })
     };
 }
 
@@ -85,258 +105,150 @@ macro_rules! requirement {
 /// ```
 #[allow(clippy::too_many_lines, reason = "one arm per row of the specification's table")]
 pub fn capability(capability: u32) -> Option<Requirement> {
-    use vk::SubgroupFeatureFlags as S;
-    Some(match capability {
-        0 => requirement!("Matrix"),
-        1 => requirement!("Shader"),
-        2 => requirement!("Geometry", feature(F::GeometryShader)),
-        3 => requirement!("Tessellation", feature(F::TessellationShader)),
-        9 => requirement!("Float16", feature(F::ShaderFloat16), extension(E::AmdGpuShaderHalfFloat)),
-        10 => requirement!("Float64", feature(F::ShaderFloat64)),
-        11 => requirement!("Int64", feature(F::ShaderInt64)),
-        12 => requirement!(
-            "Int64Atomics",
-            feature(F::ShaderBufferInt64Atomics),
-            feature(F::ShaderSharedInt64Atomics),
-            feature(F::ShaderImageInt64Atomics),
-        ),
-        22 => requirement!("Int16", feature(F::ShaderInt16)),
-        23 => requirement!("TessellationPointSize", feature(F::ShaderTessellationAndGeometryPointSize)),
-        24 => requirement!("GeometryPointSize", feature(F::ShaderTessellationAndGeometryPointSize)),
-        25 => requirement!("ImageGatherExtended", feature(F::ShaderImageGatherExtended)),
-        27 => requirement!("StorageImageMultisample", feature(F::ShaderStorageImageMultisample)),
-        28 => requirement!("UniformBufferArrayDynamicIndexing", feature(F::ShaderUniformBufferArrayDynamicIndexing)),
-        29 => requirement!("SampledImageArrayDynamicIndexing", feature(F::ShaderSampledImageArrayDynamicIndexing)),
-        30 => requirement!("StorageBufferArrayDynamicIndexing", feature(F::ShaderStorageBufferArrayDynamicIndexing)),
-        31 => requirement!("StorageImageArrayDynamicIndexing", feature(F::ShaderStorageImageArrayDynamicIndexing)),
-        32 => requirement!("ClipDistance", feature(F::ShaderClipDistance)),
-        33 => requirement!("CullDistance", feature(F::ShaderCullDistance)),
-        34 => requirement!("ImageCubeArray", feature(F::ImageCubeArray)),
-        35 => requirement!("SampleRateShading", feature(F::SampleRateShading)),
-        39 => requirement!("Int8", feature(F::ShaderInt8)),
-        40 => requirement!("InputAttachment"),
-        41 => requirement!("SparseResidency", feature(F::ShaderResourceResidency)),
-        42 => requirement!("MinLod", feature(F::ShaderResourceMinLod)),
-        43 => requirement!("Sampled1D"),
-        44 => requirement!("Image1D"),
-        45 => requirement!("SampledCubeArray", feature(F::ImageCubeArray)),
-        46 => requirement!("SampledBuffer"),
-        47 => requirement!("ImageBuffer"),
-        48 => requirement!("ImageMSArray", feature(F::ShaderStorageImageMultisample)),
-        49 => requirement!("StorageImageExtendedFormats"),
-        50 => requirement!("ImageQuery"),
-        51 => requirement!("DerivativeControl"),
-        52 => requirement!("InterpolationFunction", feature(F::SampleRateShading)),
-        53 => requirement!("TransformFeedback", feature(F::TransformFeedback)),
-        54 => requirement!("GeometryStreams", feature(F::GeometryStreams)),
-        55 => requirement!(
-            "StorageImageReadWithoutFormat",
-            feature(F::ShaderStorageImageReadWithoutFormat),
-            V1_3,
-            extension(E::KhrFormatFeatureFlags2),
-        ),
-        56 => requirement!(
-            "StorageImageWriteWithoutFormat",
-            feature(F::ShaderStorageImageWriteWithoutFormat),
-            V1_3,
-            extension(E::KhrFormatFeatureFlags2),
-        ),
-        57 => requirement!("MultiViewport", feature(F::MultiViewport)),
-        61 => requirement!("GroupNonUniform", Need::Subgroup(S::BASIC)),
-        62 => requirement!("GroupNonUniformVote", Need::Subgroup(S::VOTE)),
-        63 => requirement!("GroupNonUniformArithmetic", Need::Subgroup(S::ARITHMETIC)),
-        64 => requirement!("GroupNonUniformBallot", Need::Subgroup(S::BALLOT)),
-        65 => requirement!("GroupNonUniformShuffle", Need::Subgroup(S::SHUFFLE)),
-        66 => requirement!("GroupNonUniformShuffleRelative", Need::Subgroup(S::SHUFFLE_RELATIVE)),
-        67 => requirement!("GroupNonUniformClustered", Need::Subgroup(S::CLUSTERED)),
-        68 => requirement!("GroupNonUniformQuad", Need::Subgroup(S::QUAD)),
-        69 => requirement!("ShaderLayer", feature(F::ShaderOutputLayer)),
-        70 => requirement!("ShaderViewportIndex", feature(F::ShaderOutputViewportIndex)),
-        4422 => requirement!(
-            "FragmentShadingRateKHR",
-            feature(F::PipelineFragmentShadingRate),
-            feature(F::PrimitiveFragmentShadingRate),
-            feature(F::AttachmentFragmentShadingRate),
-        ),
-        4423 => requirement!("SubgroupBallotKHR", extension(E::ExtShaderSubgroupBallot)),
-        4427 => requirement!("DrawParameters", feature(F::ShaderDrawParameters), extension(E::KhrShaderDrawParameters)),
-        4428 => requirement!("WorkgroupMemoryExplicitLayoutKHR", feature(F::WorkgroupMemoryExplicitLayout)),
-        4429 => requirement!(
-            "WorkgroupMemoryExplicitLayout8BitAccessKHR",
-            feature(F::WorkgroupMemoryExplicitLayout8BitAccess)
-        ),
-        4430 => requirement!(
-            "WorkgroupMemoryExplicitLayout16BitAccessKHR",
-            feature(F::WorkgroupMemoryExplicitLayout16BitAccess)
-        ),
-        4431 => requirement!("SubgroupVoteKHR", extension(E::ExtShaderSubgroupVote)),
-        4433 => requirement!("StorageBuffer16BitAccess", feature(F::StorageBuffer16BitAccess)),
-        4434 => requirement!("UniformAndStorageBuffer16BitAccess", feature(F::UniformAndStorageBuffer16BitAccess)),
-        4435 => requirement!("StoragePushConstant16", feature(F::StoragePushConstant16)),
-        4436 => requirement!("StorageInputOutput16", feature(F::StorageInputOutput16)),
-        4437 => requirement!("DeviceGroup", V1_1, extension(E::KhrDeviceGroup)),
-        4439 => requirement!("MultiView", feature(F::Multiview)),
-        4441 => requirement!("VariablePointersStorageBuffer", feature(F::VariablePointersStorageBuffer)),
-        4442 => requirement!("VariablePointers", feature(F::VariablePointers)),
-        4447 => requirement!("SampleMaskPostDepthCoverage", extension(E::ExtPostDepthCoverage)),
-        4448 => requirement!("StorageBuffer8BitAccess", feature(F::StorageBuffer8BitAccess)),
-        4449 => requirement!("UniformAndStorageBuffer8BitAccess", feature(F::UniformAndStorageBuffer8BitAccess)),
-        4450 => requirement!("StoragePushConstant8", feature(F::StoragePushConstant8)),
-        4464 => requirement!(
-            "DenormPreserve",
-            Need::Property("shaderDenormPreserveFloat16"),
-            Need::Property("shaderDenormPreserveFloat32"),
-            Need::Property("shaderDenormPreserveFloat64"),
-        ),
-        4465 => requirement!(
-            "DenormFlushToZero",
-            Need::Property("shaderDenormFlushToZeroFloat16"),
-            Need::Property("shaderDenormFlushToZeroFloat32"),
-            Need::Property("shaderDenormFlushToZeroFloat64"),
-        ),
-        4466 => requirement!(
-            "SignedZeroInfNanPreserve",
-            Need::Property("shaderSignedZeroInfNanPreserveFloat16"),
-            Need::Property("shaderSignedZeroInfNanPreserveFloat32"),
-            Need::Property("shaderSignedZeroInfNanPreserveFloat64"),
-        ),
-        4467 => requirement!(
-            "RoundingModeRTE",
-            Need::Property("shaderRoundingModeRTEFloat16"),
-            Need::Property("shaderRoundingModeRTEFloat32"),
-            Need::Property("shaderRoundingModeRTEFloat64"),
-        ),
-        4468 => requirement!(
-            "RoundingModeRTZ",
-            Need::Property("shaderRoundingModeRTZFloat16"),
-            Need::Property("shaderRoundingModeRTZFloat32"),
-            Need::Property("shaderRoundingModeRTZFloat64"),
-        ),
-        4472 => requirement!("RayQueryKHR", feature(F::RayQuery)),
-        4478 => requirement!(
-            "RayTraversalPrimitiveCullingKHR",
-            feature(F::RayTraversalPrimitiveCulling),
-            feature(F::RayQuery)
-        ),
-        4479 => requirement!("RayTracingKHR", feature(F::RayTracingPipeline)),
-        5013 => requirement!("StencilExportEXT", extension(E::ExtShaderStencilExport)),
-        5016 => requirement!("Int64ImageEXT", feature(F::ShaderImageInt64Atomics)),
-        5055 => requirement!("ShaderClockKHR", extension(E::KhrShaderClock)),
-        // Also ShaderViewportIndexLayerNV, the same number.
-        5254 => requirement!(
-            "ShaderViewportIndexLayerEXT",
-            extension(E::ExtShaderViewportIndexLayer),
-            extension(E::NvViewportArray2),
-            // Vulkan 1.2 splits it in two; a device with both takes it (the
-            // registry lists only the extensions: see registry_tests.rs).
-            feature(F::ShaderOutputViewportIndex),
-        ),
-        5265 => requirement!("FragmentFullyCoveredEXT", extension(E::ExtConservativeRasterization)),
-        5283 => requirement!("MeshShadingEXT", extension(E::ExtMeshShader)),
-        5284 => requirement!("FragmentBarycentricKHR", feature(F::FragmentShaderBarycentric)),
+    capabilities! { capability;
+        0 Matrix;
+        1 Shader;
+        2 Geometry: F(GeometryShader);
+        3 Tessellation: F(TessellationShader);
+        9 Float16: F(ShaderFloat16), E(AmdGpuShaderHalfFloat);
+        10 Float64: F(ShaderFloat64);
+        11 Int64: F(ShaderInt64);
+        12 Int64Atomics: F(ShaderBufferInt64Atomics), F(ShaderSharedInt64Atomics), F(ShaderImageInt64Atomics);
+        22 Int16: F(ShaderInt16);
+        23 TessellationPointSize: F(ShaderTessellationAndGeometryPointSize);
+        24 GeometryPointSize: F(ShaderTessellationAndGeometryPointSize);
+        25 ImageGatherExtended: F(ShaderImageGatherExtended);
+        27 StorageImageMultisample: F(ShaderStorageImageMultisample);
+        28 UniformBufferArrayDynamicIndexing: F(ShaderUniformBufferArrayDynamicIndexing);
+        29 SampledImageArrayDynamicIndexing: F(ShaderSampledImageArrayDynamicIndexing);
+        30 StorageBufferArrayDynamicIndexing: F(ShaderStorageBufferArrayDynamicIndexing);
+        31 StorageImageArrayDynamicIndexing: F(ShaderStorageImageArrayDynamicIndexing);
+        32 ClipDistance: F(ShaderClipDistance);
+        33 CullDistance: F(ShaderCullDistance);
+        34 ImageCubeArray: F(ImageCubeArray);
+        35 SampleRateShading: F(SampleRateShading);
+        39 Int8: F(ShaderInt8);
+        40 InputAttachment;
+        41 SparseResidency: F(ShaderResourceResidency);
+        42 MinLod: F(ShaderResourceMinLod);
+        43 Sampled1D;
+        44 Image1D;
+        45 SampledCubeArray: F(ImageCubeArray);
+        46 SampledBuffer;
+        47 ImageBuffer;
+        48 ImageMSArray: F(ShaderStorageImageMultisample);
+        49 StorageImageExtendedFormats;
+        50 ImageQuery;
+        51 DerivativeControl;
+        52 InterpolationFunction: F(SampleRateShading);
+        53 TransformFeedback: F(TransformFeedback);
+        54 GeometryStreams: F(GeometryStreams);
+        55 StorageImageReadWithoutFormat: F(ShaderStorageImageReadWithoutFormat), V1_3, E(KhrFormatFeatureFlags2);
+        56 StorageImageWriteWithoutFormat: F(ShaderStorageImageWriteWithoutFormat), V1_3, E(KhrFormatFeatureFlags2);
+        57 MultiViewport: F(MultiViewport);
+        61 GroupNonUniform: S(BASIC);
+        62 GroupNonUniformVote: S(VOTE);
+        63 GroupNonUniformArithmetic: S(ARITHMETIC);
+        64 GroupNonUniformBallot: S(BALLOT);
+        65 GroupNonUniformShuffle: S(SHUFFLE);
+        66 GroupNonUniformShuffleRelative: S(SHUFFLE_RELATIVE);
+        67 GroupNonUniformClustered: S(CLUSTERED);
+        68 GroupNonUniformQuad: S(QUAD);
+        69 ShaderLayer: F(ShaderOutputLayer);
+        70 ShaderViewportIndex: F(ShaderOutputViewportIndex);
+        4422 FragmentShadingRateKHR:
+            F(PipelineFragmentShadingRate), F(PrimitiveFragmentShadingRate), F(AttachmentFragmentShadingRate);
+        4423 SubgroupBallotKHR: E(ExtShaderSubgroupBallot);
+        4427 DrawParameters: F(ShaderDrawParameters), E(KhrShaderDrawParameters);
+        4428 WorkgroupMemoryExplicitLayoutKHR: F(WorkgroupMemoryExplicitLayout);
+        4429 WorkgroupMemoryExplicitLayout8BitAccessKHR: F(WorkgroupMemoryExplicitLayout8BitAccess);
+        4430 WorkgroupMemoryExplicitLayout16BitAccessKHR: F(WorkgroupMemoryExplicitLayout16BitAccess);
+        4431 SubgroupVoteKHR: E(ExtShaderSubgroupVote);
+        4433 StorageBuffer16BitAccess: F(StorageBuffer16BitAccess);
+        4434 UniformAndStorageBuffer16BitAccess: F(UniformAndStorageBuffer16BitAccess);
+        4435 StoragePushConstant16: F(StoragePushConstant16);
+        4436 StorageInputOutput16: F(StorageInputOutput16);
+        4437 DeviceGroup: V1_1, E(KhrDeviceGroup);
+        4439 MultiView: F(Multiview);
+        4441 VariablePointersStorageBuffer: F(VariablePointersStorageBuffer);
+        4442 VariablePointers: F(VariablePointers);
+        4447 SampleMaskPostDepthCoverage: E(ExtPostDepthCoverage);
+        4448 StorageBuffer8BitAccess: F(StorageBuffer8BitAccess);
+        4449 UniformAndStorageBuffer8BitAccess: F(UniformAndStorageBuffer8BitAccess);
+        4450 StoragePushConstant8: F(StoragePushConstant8);
+        4464 DenormPreserve:
+            P("shaderDenormPreserveFloat16"), P("shaderDenormPreserveFloat32"), P("shaderDenormPreserveFloat64");
+        4465 DenormFlushToZero:
+            P("shaderDenormFlushToZeroFloat16"),
+            P("shaderDenormFlushToZeroFloat32"),
+            P("shaderDenormFlushToZeroFloat64");
+        4466 SignedZeroInfNanPreserve:
+            P("shaderSignedZeroInfNanPreserveFloat16"),
+            P("shaderSignedZeroInfNanPreserveFloat32"),
+            P("shaderSignedZeroInfNanPreserveFloat64");
+        4467 RoundingModeRTE:
+            P("shaderRoundingModeRTEFloat16"), P("shaderRoundingModeRTEFloat32"), P("shaderRoundingModeRTEFloat64");
+        4468 RoundingModeRTZ:
+            P("shaderRoundingModeRTZFloat16"), P("shaderRoundingModeRTZFloat32"), P("shaderRoundingModeRTZFloat64");
+        4472 RayQueryKHR: F(RayQuery);
+        4478 RayTraversalPrimitiveCullingKHR: F(RayTraversalPrimitiveCulling), F(RayQuery);
+        4479 RayTracingKHR: F(RayTracingPipeline);
+        5013 StencilExportEXT: E(ExtShaderStencilExport);
+        5016 Int64ImageEXT: F(ShaderImageInt64Atomics);
+        5055 ShaderClockKHR: E(KhrShaderClock);
+        // Also ShaderViewportIndexLayerNV, the same number. Vulkan 1.2 splits it
+        // in two; a device with both (the feature named last) takes it (the
+        // registry lists only the extensions: see registry_tests.rs).
+        5254 ShaderViewportIndexLayerEXT:
+            E(ExtShaderViewportIndexLayer), E(NvViewportArray2), F(ShaderOutputViewportIndex);
+        5265 FragmentFullyCoveredEXT: E(ExtConservativeRasterization);
+        5283 MeshShadingEXT: E(ExtMeshShader);
+        5284 FragmentBarycentricKHR: F(FragmentShaderBarycentric);
         // Also ShadingRateNV, the same number.
-        5291 => requirement!("FragmentDensityEXT", feature(F::FragmentDensityMap), feature(F::ShadingRateImage)),
-        5301 => requirement!("ShaderNonUniform", V1_2, extension(E::ExtDescriptorIndexing)),
-        5302 => requirement!("RuntimeDescriptorArray", feature(F::RuntimeDescriptorArray)),
-        5303 => {
-            requirement!("InputAttachmentArrayDynamicIndexing", feature(F::ShaderInputAttachmentArrayDynamicIndexing))
-        }
-        5304 => requirement!(
-            "UniformTexelBufferArrayDynamicIndexing",
-            feature(F::ShaderUniformTexelBufferArrayDynamicIndexing)
-        ),
-        5305 => requirement!(
-            "StorageTexelBufferArrayDynamicIndexing",
-            feature(F::ShaderStorageTexelBufferArrayDynamicIndexing)
-        ),
-        5306 => {
-            requirement!("UniformBufferArrayNonUniformIndexing", feature(F::ShaderUniformBufferArrayNonUniformIndexing))
-        }
-        5307 => {
-            requirement!("SampledImageArrayNonUniformIndexing", feature(F::ShaderSampledImageArrayNonUniformIndexing))
-        }
-        5308 => {
-            requirement!("StorageBufferArrayNonUniformIndexing", feature(F::ShaderStorageBufferArrayNonUniformIndexing))
-        }
-        5309 => {
-            requirement!("StorageImageArrayNonUniformIndexing", feature(F::ShaderStorageImageArrayNonUniformIndexing))
-        }
-        5310 => requirement!(
-            "InputAttachmentArrayNonUniformIndexing",
-            feature(F::ShaderInputAttachmentArrayNonUniformIndexing)
-        ),
-        5311 => requirement!(
-            "UniformTexelBufferArrayNonUniformIndexing",
-            feature(F::ShaderUniformTexelBufferArrayNonUniformIndexing)
-        ),
-        5312 => requirement!(
-            "StorageTexelBufferArrayNonUniformIndexing",
-            feature(F::ShaderStorageTexelBufferArrayNonUniformIndexing)
-        ),
-        5336 => requirement!("RayTracingPositionFetchKHR", feature(F::RayTracingPositionFetch)),
-        5345 => requirement!("VulkanMemoryModel", feature(F::VulkanMemoryModel)),
-        5346 => requirement!("VulkanMemoryModelDeviceScope", feature(F::VulkanMemoryModelDeviceScope)),
-        5347 => requirement!(
-            "PhysicalStorageBufferAddresses",
-            feature(F::BufferDeviceAddress),
-            feature(F::BufferDeviceAddressExt),
-        ),
-        5363 => requirement!("FragmentShaderSampleInterlockEXT", feature(F::FragmentShaderSampleInterlock)),
-        5372 => requirement!(
-            "FragmentShaderShadingRateInterlockEXT",
-            feature(F::FragmentShaderShadingRateInterlock),
-            feature(F::ShadingRateImage),
-        ),
-        5378 => requirement!("FragmentShaderPixelInterlockEXT", feature(F::FragmentShaderPixelInterlock)),
-        5379 => requirement!("DemoteToHelperInvocation", feature(F::ShaderDemoteToHelperInvocation)),
-        5381 => requirement!("RayTracingOpacityMicromapEXT", extension(E::ExtOpacityMicromap)),
-        5391 => requirement!("RayQueryPositionFetchKHR", feature(F::RayTracingPositionFetch)),
-        6016 => requirement!("DotProductInputAll", feature(F::ShaderIntegerDotProduct)),
-        6017 => requirement!("DotProductInput4x8Bit", feature(F::ShaderIntegerDotProduct)),
-        6018 => requirement!("DotProductInput4x8BitPacked", feature(F::ShaderIntegerDotProduct)),
-        5612 => requirement!(
-            "AtomicFloat32MinMaxEXT",
-            feature(F::ShaderBufferFloat32AtomicMinMax),
-            feature(F::ShaderSharedFloat32AtomicMinMax),
-            feature(F::ShaderImageFloat32AtomicMinMax),
-        ),
-        5613 => requirement!(
-            "AtomicFloat64MinMaxEXT",
-            feature(F::ShaderBufferFloat64AtomicMinMax),
-            feature(F::ShaderSharedFloat64AtomicMinMax),
-        ),
-        5616 => requirement!(
-            "AtomicFloat16MinMaxEXT",
-            feature(F::ShaderBufferFloat16AtomicMinMax),
-            feature(F::ShaderSharedFloat16AtomicMinMax),
-        ),
-        6019 => requirement!("DotProduct", feature(F::ShaderIntegerDotProduct)),
-        6020 => requirement!("RayCullMaskKHR", feature(F::RayTracingMaintenance1)),
-        6022 => requirement!("CooperativeMatrixKHR", feature(F::CooperativeMatrix)),
-        6026 => requirement!("GroupNonUniformRotateKHR", feature(F::ShaderSubgroupRotate)),
-        6033 => requirement!(
-            "AtomicFloat32AddEXT",
-            feature(F::ShaderBufferFloat32AtomicAdd),
-            feature(F::ShaderSharedFloat32AtomicAdd),
-            feature(F::ShaderImageFloat32AtomicAdd),
-        ),
-        6034 => requirement!(
-            "AtomicFloat64AddEXT",
-            feature(F::ShaderBufferFloat64AtomicAdd),
-            feature(F::ShaderSharedFloat64AtomicAdd),
-        ),
-        6095 => requirement!(
-            "AtomicFloat16AddEXT",
-            feature(F::ShaderBufferFloat16AtomicAdd),
-            feature(F::ShaderSharedFloat16AtomicAdd),
-        ),
-        _ => return None,
-    })
+        5291 FragmentDensityEXT: F(FragmentDensityMap), F(ShadingRateImage);
+        5301 ShaderNonUniform: V1_2, E(ExtDescriptorIndexing);
+        5302 RuntimeDescriptorArray: F(RuntimeDescriptorArray);
+        5303 InputAttachmentArrayDynamicIndexing: F(ShaderInputAttachmentArrayDynamicIndexing);
+        5304 UniformTexelBufferArrayDynamicIndexing: F(ShaderUniformTexelBufferArrayDynamicIndexing);
+        5305 StorageTexelBufferArrayDynamicIndexing: F(ShaderStorageTexelBufferArrayDynamicIndexing);
+        5306 UniformBufferArrayNonUniformIndexing: F(ShaderUniformBufferArrayNonUniformIndexing);
+        5307 SampledImageArrayNonUniformIndexing: F(ShaderSampledImageArrayNonUniformIndexing);
+        5308 StorageBufferArrayNonUniformIndexing: F(ShaderStorageBufferArrayNonUniformIndexing);
+        5309 StorageImageArrayNonUniformIndexing: F(ShaderStorageImageArrayNonUniformIndexing);
+        5310 InputAttachmentArrayNonUniformIndexing: F(ShaderInputAttachmentArrayNonUniformIndexing);
+        5311 UniformTexelBufferArrayNonUniformIndexing: F(ShaderUniformTexelBufferArrayNonUniformIndexing);
+        5312 StorageTexelBufferArrayNonUniformIndexing: F(ShaderStorageTexelBufferArrayNonUniformIndexing);
+        5336 RayTracingPositionFetchKHR: F(RayTracingPositionFetch);
+        5345 VulkanMemoryModel: F(VulkanMemoryModel);
+        5346 VulkanMemoryModelDeviceScope: F(VulkanMemoryModelDeviceScope);
+        5347 PhysicalStorageBufferAddresses: F(BufferDeviceAddress), F(BufferDeviceAddressExt);
+        5363 FragmentShaderSampleInterlockEXT: F(FragmentShaderSampleInterlock);
+        5372 FragmentShaderShadingRateInterlockEXT: F(FragmentShaderShadingRateInterlock), F(ShadingRateImage);
+        5378 FragmentShaderPixelInterlockEXT: F(FragmentShaderPixelInterlock);
+        5379 DemoteToHelperInvocation: F(ShaderDemoteToHelperInvocation);
+        5381 RayTracingOpacityMicromapEXT: E(ExtOpacityMicromap);
+        5391 RayQueryPositionFetchKHR: F(RayTracingPositionFetch);
+        6016 DotProductInputAll: F(ShaderIntegerDotProduct);
+        6017 DotProductInput4x8Bit: F(ShaderIntegerDotProduct);
+        6018 DotProductInput4x8BitPacked: F(ShaderIntegerDotProduct);
+        5612 AtomicFloat32MinMaxEXT:
+            F(ShaderBufferFloat32AtomicMinMax), F(ShaderSharedFloat32AtomicMinMax), F(ShaderImageFloat32AtomicMinMax);
+        5613 AtomicFloat64MinMaxEXT: F(ShaderBufferFloat64AtomicMinMax), F(ShaderSharedFloat64AtomicMinMax);
+        5616 AtomicFloat16MinMaxEXT: F(ShaderBufferFloat16AtomicMinMax), F(ShaderSharedFloat16AtomicMinMax);
+        6019 DotProduct: F(ShaderIntegerDotProduct);
+        6020 RayCullMaskKHR: F(RayTracingMaintenance1);
+        6022 CooperativeMatrixKHR: F(CooperativeMatrix);
+        6026 GroupNonUniformRotateKHR: F(ShaderSubgroupRotate);
+        6033 AtomicFloat32AddEXT:
+            F(ShaderBufferFloat32AtomicAdd), F(ShaderSharedFloat32AtomicAdd), F(ShaderImageFloat32AtomicAdd);
+        6034 AtomicFloat64AddEXT: F(ShaderBufferFloat64AtomicAdd), F(ShaderSharedFloat64AtomicAdd);
+        6095 AtomicFloat16AddEXT: F(ShaderBufferFloat16AtomicAdd), F(ShaderSharedFloat16AtomicAdd);
+    }
 }
 
 macro_rules! spv {
-    ($name:literal $(, $need:expr)* $(,)?) => {
-        Requirement { declared: concat!("OpExtension ", $name), any_of: const { &[$($need),*] } }
+    ($name:literal $(, $kind:ident $(($arg:tt))?)*) => {
+        row!(concat!("OpExtension ", $name); $($kind $(($arg))?),*)
     };
 }
 
@@ -360,51 +272,51 @@ pub fn spirv_extension(name: &str) -> Option<Requirement> {
 /// The rows [`spirv_extension`] looks in, one per SPIR-V extension.
 pub(super) const SPIRV_EXTENSIONS: &[Requirement] = &[
     // Not promoted: the device extension itself.
-    spv!("SPV_KHR_ray_query", extension(E::KhrRayQuery)),
-    spv!("SPV_KHR_ray_tracing", extension(E::KhrRayTracingPipeline)),
-    spv!("SPV_KHR_ray_tracing_position_fetch", extension(E::KhrRayTracingPositionFetch)),
-    spv!("SPV_EXT_mesh_shader", extension(E::ExtMeshShader)),
-    spv!("SPV_KHR_fragment_shading_rate", extension(E::KhrFragmentShadingRate)),
-    spv!("SPV_KHR_fragment_shader_barycentric", extension(E::KhrFragmentShaderBarycentric)),
-    spv!("SPV_EXT_fragment_shader_interlock", extension(E::ExtFragmentShaderInterlock)),
-    spv!("SPV_EXT_fragment_invocation_density", extension(E::ExtFragmentDensityMap)),
-    spv!("SPV_EXT_shader_atomic_float_add", extension(E::ExtShaderAtomicFloat)),
-    spv!("SPV_EXT_shader_atomic_float_min_max", extension(E::ExtShaderAtomicFloat2)),
-    spv!("SPV_EXT_shader_atomic_float16_add", extension(E::ExtShaderAtomicFloat2)),
-    spv!("SPV_KHR_ray_cull_mask", extension(E::KhrRayTracingMaintenance1)),
-    spv!("SPV_EXT_physical_storage_buffer", extension(E::ExtBufferDeviceAddress)),
-    spv!("SPV_EXT_shader_image_int64", extension(E::ExtShaderImageAtomicInt64)),
-    spv!("SPV_KHR_workgroup_memory_explicit_layout", extension(E::KhrWorkgroupMemoryExplicitLayout)),
-    spv!("SPV_KHR_shader_clock", extension(E::KhrShaderClock)),
-    spv!("SPV_EXT_shader_stencil_export", extension(E::ExtShaderStencilExport)),
-    spv!("SPV_KHR_post_depth_coverage", extension(E::ExtPostDepthCoverage)),
-    spv!("SPV_EXT_fragment_fully_covered", extension(E::ExtConservativeRasterization)),
-    spv!("SPV_KHR_shader_ballot", extension(E::ExtShaderSubgroupBallot)),
-    spv!("SPV_KHR_subgroup_vote", extension(E::ExtShaderSubgroupVote)),
-    spv!("SPV_KHR_cooperative_matrix", extension(E::KhrCooperativeMatrix)),
-    spv!("SPV_KHR_subgroup_rotate", extension(E::KhrShaderSubgroupRotate)),
-    spv!("SPV_KHR_subgroup_uniform_control_flow", extension(E::KhrShaderSubgroupUniformControlFlow)),
-    spv!("SPV_KHR_maximal_reconvergence", extension(E::KhrShaderMaximalReconvergence)),
-    spv!("SPV_GOOGLE_hlsl_functionality1", extension(E::GoogleHlslFunctionality1)),
-    spv!("SPV_GOOGLE_user_type", extension(E::GoogleUserType)),
-    spv!("SPV_GOOGLE_decorate_string", extension(E::GoogleDecorateString)),
+    spv!("SPV_KHR_ray_query", E(KhrRayQuery)),
+    spv!("SPV_KHR_ray_tracing", E(KhrRayTracingPipeline)),
+    spv!("SPV_KHR_ray_tracing_position_fetch", E(KhrRayTracingPositionFetch)),
+    spv!("SPV_EXT_mesh_shader", E(ExtMeshShader)),
+    spv!("SPV_KHR_fragment_shading_rate", E(KhrFragmentShadingRate)),
+    spv!("SPV_KHR_fragment_shader_barycentric", E(KhrFragmentShaderBarycentric)),
+    spv!("SPV_EXT_fragment_shader_interlock", E(ExtFragmentShaderInterlock)),
+    spv!("SPV_EXT_fragment_invocation_density", E(ExtFragmentDensityMap)),
+    spv!("SPV_EXT_shader_atomic_float_add", E(ExtShaderAtomicFloat)),
+    spv!("SPV_EXT_shader_atomic_float_min_max", E(ExtShaderAtomicFloat2)),
+    spv!("SPV_EXT_shader_atomic_float16_add", E(ExtShaderAtomicFloat2)),
+    spv!("SPV_KHR_ray_cull_mask", E(KhrRayTracingMaintenance1)),
+    spv!("SPV_EXT_physical_storage_buffer", E(ExtBufferDeviceAddress)),
+    spv!("SPV_EXT_shader_image_int64", E(ExtShaderImageAtomicInt64)),
+    spv!("SPV_KHR_workgroup_memory_explicit_layout", E(KhrWorkgroupMemoryExplicitLayout)),
+    spv!("SPV_KHR_shader_clock", E(KhrShaderClock)),
+    spv!("SPV_EXT_shader_stencil_export", E(ExtShaderStencilExport)),
+    spv!("SPV_KHR_post_depth_coverage", E(ExtPostDepthCoverage)),
+    spv!("SPV_EXT_fragment_fully_covered", E(ExtConservativeRasterization)),
+    spv!("SPV_KHR_shader_ballot", E(ExtShaderSubgroupBallot)),
+    spv!("SPV_KHR_subgroup_vote", E(ExtShaderSubgroupVote)),
+    spv!("SPV_KHR_cooperative_matrix", E(KhrCooperativeMatrix)),
+    spv!("SPV_KHR_subgroup_rotate", E(KhrShaderSubgroupRotate)),
+    spv!("SPV_KHR_subgroup_uniform_control_flow", E(KhrShaderSubgroupUniformControlFlow)),
+    spv!("SPV_KHR_maximal_reconvergence", E(KhrShaderMaximalReconvergence)),
+    spv!("SPV_GOOGLE_hlsl_functionality1", E(GoogleHlslFunctionality1)),
+    spv!("SPV_GOOGLE_user_type", E(GoogleUserType)),
+    spv!("SPV_GOOGLE_decorate_string", E(GoogleDecorateString)),
     // Promoted to Vulkan 1.1.
-    spv!("SPV_KHR_shader_draw_parameters", V1_1, extension(E::KhrShaderDrawParameters)),
-    spv!("SPV_KHR_storage_buffer_storage_class", V1_1, extension(E::KhrStorageBufferStorageClass)),
-    spv!("SPV_KHR_16bit_storage", V1_1, extension(E::Khr16bitStorage)),
-    spv!("SPV_KHR_variable_pointers", V1_1, extension(E::KhrVariablePointers)),
-    spv!("SPV_KHR_multiview", V1_1, extension(E::KhrMultiview)),
-    spv!("SPV_KHR_device_group", V1_1, extension(E::KhrDeviceGroup)),
+    spv!("SPV_KHR_shader_draw_parameters", V1_1, E(KhrShaderDrawParameters)),
+    spv!("SPV_KHR_storage_buffer_storage_class", V1_1, E(KhrStorageBufferStorageClass)),
+    spv!("SPV_KHR_16bit_storage", V1_1, E(Khr16bitStorage)),
+    spv!("SPV_KHR_variable_pointers", V1_1, E(KhrVariablePointers)),
+    spv!("SPV_KHR_multiview", V1_1, E(KhrMultiview)),
+    spv!("SPV_KHR_device_group", V1_1, E(KhrDeviceGroup)),
     // Promoted to Vulkan 1.2.
-    spv!("SPV_KHR_8bit_storage", V1_2, extension(E::Khr8bitStorage)),
-    spv!("SPV_KHR_float_controls", V1_2, extension(E::KhrShaderFloatControls)),
-    spv!("SPV_EXT_descriptor_indexing", V1_2, extension(E::ExtDescriptorIndexing)),
-    spv!("SPV_KHR_vulkan_memory_model", V1_2, extension(E::KhrVulkanMemoryModel)),
-    spv!("SPV_KHR_physical_storage_buffer", V1_2, extension(E::KhrBufferDeviceAddress)),
-    spv!("SPV_EXT_shader_viewport_index_layer", V1_2, extension(E::ExtShaderViewportIndexLayer)),
+    spv!("SPV_KHR_8bit_storage", V1_2, E(Khr8bitStorage)),
+    spv!("SPV_KHR_float_controls", V1_2, E(KhrShaderFloatControls)),
+    spv!("SPV_EXT_descriptor_indexing", V1_2, E(ExtDescriptorIndexing)),
+    spv!("SPV_KHR_vulkan_memory_model", V1_2, E(KhrVulkanMemoryModel)),
+    spv!("SPV_KHR_physical_storage_buffer", V1_2, E(KhrBufferDeviceAddress)),
+    spv!("SPV_EXT_shader_viewport_index_layer", V1_2, E(ExtShaderViewportIndexLayer)),
     // Promoted to Vulkan 1.3.
-    spv!("SPV_EXT_demote_to_helper_invocation", V1_3, extension(E::ExtShaderDemoteToHelperInvocation)),
-    spv!("SPV_KHR_non_semantic_info", V1_3, extension(E::KhrShaderNonSemanticInfo)),
-    spv!("SPV_KHR_terminate_invocation", V1_3, extension(E::KhrShaderTerminateInvocation)),
-    spv!("SPV_KHR_integer_dot_product", V1_3, extension(E::KhrShaderIntegerDotProduct)),
+    spv!("SPV_EXT_demote_to_helper_invocation", V1_3, E(ExtShaderDemoteToHelperInvocation)),
+    spv!("SPV_KHR_non_semantic_info", V1_3, E(KhrShaderNonSemanticInfo)),
+    spv!("SPV_KHR_terminate_invocation", V1_3, E(KhrShaderTerminateInvocation)),
+    spv!("SPV_KHR_integer_dot_product", V1_3, E(KhrShaderIntegerDotProduct)),
 ];
