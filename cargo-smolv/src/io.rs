@@ -34,8 +34,7 @@ pub(crate) fn read_input(path: &Path) -> Result<Vec<u8>, FileError> {
     std::fs::read(path).map_err(|e| FileError::new(path, format!("cannot read input: {e}")))
 }
 
-/// Writes an output file atomically through a new temporary file of a random name (never one
-/// someone placed beside it); `-` writes standard output.
+/// Writes an output file atomically through a new, randomly named temporary file; `-` writes standard output.
 pub(crate) fn write_output(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
     if path == Path::new("-") {
         return std::io::stdout()
@@ -66,8 +65,7 @@ pub(crate) fn write_output(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
     Ok(())
 }
 
-/// A new temporary directory named `prefix` and random characters, private to this user (0700),
-/// removed when dropped; `near` is the file an error names.
+/// A new private (0700) temporary directory named `prefix`…, removed on drop; errors name `near`.
 pub(crate) fn private_temp_dir(prefix: &str, near: &Path) -> Result<tempfile::TempDir, FileError> {
     let mut builder = tempfile::Builder::new();
     builder.prefix(prefix);

@@ -1,5 +1,4 @@
-//! Reflection of the SPIR-V that ships, with smolv-format's reader, the
-//! code embedded shaders run too.
+//! Reflection of the SPIR-V that ships, with smolv-format's reader (what embedded shaders run).
 
 use std::collections::BTreeSet;
 
@@ -34,8 +33,7 @@ pub(crate) fn reflect_all(modules: &[Built<'_>], settings: &Settings) -> Vec<Ref
         .collect()
 }
 
-/// Reflects a module; `stage` and `entry_point` stand in where it has no
-/// `OpEntryPoint` of a known stage.
+/// Reflects a module; `stage` and `entry_point` stand in where it has no `OpEntryPoint` of a known stage.
 pub(crate) fn reflect(spirv: &[u32], stage: ShaderStage, entry_point: &str) -> Reflection {
     Reflection::from_spirv(spirv).unwrap_or_else(|_| Reflection::new(stage, entry_point))
 }
@@ -52,8 +50,7 @@ pub(crate) fn interface(compiled: &[u32], shipped: &[u32]) -> Option<Interface> 
     Some(interface)
 }
 
-/// Every name the reflection took from an `OpName`: what
-/// `Config::keep_interface_names` keeps through stripping.
+/// Every name the reflection took from an `OpName`: what `Config::keep_interface_names` keeps.
 pub(crate) fn names_read(reflection: &Reflection) -> BTreeSet<String> {
     let bindings = reflection.bindings.iter().map(|b| &b.name);
     let spec_constants = reflection.spec_constants.iter().map(|s| &s.name);

@@ -1,14 +1,11 @@
-//! What a build for wgpu ships: the WGSL naga made, as one stream, or
-//! SPIR-V ([`choose`](crate::pack::wgsl::choose)); with WGSL, the SPIR-V
-//! set of the modules naga refused.
+//! What a build for wgpu ships: naga's WGSL as one stream (and a SPIR-V set of those it refused), or SPIR-V.
 
 use crate::error::Error;
 use crate::pack::packing::{PackedSet, WGPU_FRONT_ENDS};
 use crate::pack::wgsl::{self, PackedWgsl, Translated, WgpuChoice, WgpuPath};
 use crate::settings::Plan;
 
-/// What a build for wgpu made: the WGSL stream (shipped or only weighed),
-/// each module's text, and the choice.
+/// What a build for wgpu made: the WGSL stream (shipped or only weighed), each module's text, the choice.
 pub(crate) struct WgpuArtifacts {
     pub(crate) packed: PackedWgsl,
     /// `(index, name, text)` of each module naga made WGSL of, by name.

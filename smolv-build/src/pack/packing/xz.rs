@@ -1,5 +1,4 @@
-//! Download-size estimates: what bytes cost after `xz -9`, the way stores,
-//! installers and archives compress a binary again.
+//! Download-size estimates: what bytes cost after `xz -9`, as installers compress a binary again.
 
 use lzma_rust2::{XzOptions, XzWriter};
 
