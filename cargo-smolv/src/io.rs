@@ -55,10 +55,7 @@ pub(crate) fn write_output(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
     builder.prefix(&prefix).suffix(".tmp");
     // An ordinary file: the umask decides, as for `std::fs::write` (tempfile's default is 0600).
     #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
+    builder.permissions(<std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o666));
     let mut temp = builder.tempfile_in(dir).map_err(cannot)?;
     temp.write_all(bytes).map_err(cannot)?;
     temp.persist(path).map_err(|e| cannot(e.error))?;
@@ -70,10 +67,7 @@ pub(crate) fn private_temp_dir(prefix: &str, near: &Path) -> Result<tempfile::Te
     let mut builder = tempfile::Builder::new();
     builder.prefix(prefix);
     #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o700));
-    }
+    builder.permissions(<std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o700));
     builder.tempdir().map_err(|e| FileError::new(near, format!("cannot create a temporary directory: {e}")))
 }
 
