@@ -1,5 +1,4 @@
-//! The build cache (blake3-keyed, hash-checked entries: a bad one is a miss)
-//! and its upkeep: [`stats`], [`clean`], [`trim`], [`cache_dir`].
+//! The build cache (blake3-keyed, hash-checked entries) and its upkeep: [`stats`], [`clean`], [`trim`].
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};

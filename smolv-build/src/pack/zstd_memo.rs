@@ -76,8 +76,7 @@ impl<'a> ZstdMemo<'a> {
         self.trained.lock().unwrap_or_else(PoisonError::into_inner).entry(size).or_insert(trained).clone()
     }
 
-    /// Every module compressed at `level`, alone or with the dictionary of
-    /// size `dictionary` (an error if none was [`trained`](Self::trained)).
+    /// Every module compressed at `level`, alone or with the [`trained`](Self::trained) `dictionary` size.
     pub(crate) fn payloads(&self, dictionary: Option<usize>, level: i32) -> Result<Payloads, String> {
         let key = (dictionary, level);
         if let Some(found) = self.payloads.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
@@ -149,8 +148,7 @@ fn compress_with(smolv: &[u8], level: i32, dictionary: &CDict<'_>) -> Result<Vec
     Ok(out)
 }
 
-/// Whether `payload` is one zstd frame of `smolv` (two joined could decode
-/// to it too, and are not what a clean build makes).
+/// Whether `payload` is one zstd frame of `smolv` (not two joined, which a clean build never makes).
 fn decompresses_to(payload: &[u8], smolv: &[u8]) -> bool {
     zstd_safe::find_frame_compressed_size(payload).is_ok_and(|len| len == payload.len())
         && zstd::bulk::decompress(payload, smolv.len()).is_ok_and(|d| d == smolv)

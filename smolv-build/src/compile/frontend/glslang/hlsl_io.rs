@@ -32,8 +32,7 @@ unsafe extern "C" {
 pub(super) unsafe fn set_hlsl_io_mapping(shader: *mut glslang_shader_t, on: bool) {
     #[cfg(not(all(target_arch = "x86", target_os = "windows")))]
     {
-        // SAFETY: the caller gives a live `glslang_shader_t`, whose first
-        // member is its `glslang::TShader*` (see the module docs).
+        // SAFETY: the caller's live `glslang_shader_t` starts with its `glslang::TShader*` (see the module docs).
         let tshader = unsafe { shader.cast::<*mut c_void>().read() };
         // SAFETY: `tshader` is the live `TShader`; the function is
         // non-virtual, takes `this` and a bool in the C convention on these

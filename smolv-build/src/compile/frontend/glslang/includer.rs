@@ -107,8 +107,7 @@ unsafe extern "C" fn include_system(
 
 unsafe extern "C" fn free_include_result(_ctx: *mut c_void, result: *mut glsl_include_result_t) -> c_int {
     if !result.is_null() {
-        // SAFETY: every result came from `Owned::into_raw` (a leaked
-        // `Box<Owned>` whose first field is the result), given back once.
+        // SAFETY: every result came from `Owned::into_raw` (a leaked `Box<Owned>`, result first), given back once.
         drop(unsafe { Box::from_raw(result.cast::<Owned>()) });
     }
     0
