@@ -94,8 +94,8 @@ impl Server {
         }
     }
 
-    /// The entry stored under `key`, verified, or `None` (a miss, or the remote is off); the caller
-    /// reports with [`count`](Self::count) whether it could use it. No request runs past `deadline`.
+    /// The verified entry under `key`, or `None` (a miss, or off); the caller reports its use with
+    /// [`count`](Self::count). No request runs past `deadline`.
     pub(crate) fn get(&self, key: &Key, deadline: Option<Instant>) -> Option<Blob> {
         if self.off.load(Ordering::Relaxed) {
             return None;

@@ -1,7 +1,6 @@
-//! Worker processes: the in-process compilers, SPIRV-Tools and naga run in this same program started
-//! again with [`MARKER`] set, so that a crash or a hang ends a worker, not the build. Without a way to
-//! serve (a build script, or [`Config::worker_main`](crate::Config::worker_main)), or with
-//! `SMOLV_WORKERS=0`, they run in this process.
+//! Worker processes (this program again, with [`MARKER`] set) for the in-process compilers, SPIRV-Tools
+//! and naga, so that a crash or a hang ends a worker, not the build; unless it cannot serve (a build
+//! script, or [`Config::worker_main`](crate::Config::worker_main)) or `SMOLV_WORKERS=0`.
 
 mod enter;
 mod keeper;

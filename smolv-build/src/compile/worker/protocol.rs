@@ -1,6 +1,5 @@
-//! What a worker and its parent say: after the worker's [`HELLO`] (what comes before it is skipped),
-//! frames of a little-endian `u32` length and that many bytes. A request is a JSON [`Request`];
-//! a response a [`BodyWriter`] body.
+//! What a worker and its parent say: after the worker's [`HELLO`] (what precedes it is skipped), frames
+//! of a little-endian `u32` length and that many bytes: a JSON [`Request`], a [`BodyWriter`] response.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
