@@ -42,8 +42,7 @@ struct JsonCache {
     cache_dir: String,
     entries: u64,
     bytes: u64,
-    /// Files in the cache's tree other than entries: temporary files that
-    /// a killed build left behind.
+    /// Files other than entries: temporary files of killed builds.
     other_files: u64,
     other_bytes: u64,
     removed_entries: u64,
@@ -89,9 +88,7 @@ pub(crate) fn cache(args: &CacheArgs) -> Result<(), FileError> {
     Ok(())
 }
 
-/// Parses a size: bytes, or a number with `K`, `M` or `G` (powers of
-/// 1024, as ccache's `max_size`; an optional trailing `B`/`iB` is
-/// accepted). `None` for anything else or an overflow.
+/// Bytes, or a number with `K`, `M` or `G` (powers of 1024, as ccache's; a trailing `B`/`iB` is accepted).
 fn parse_size(text: &str) -> Option<u64> {
     let text = text.trim();
     let upper = text.to_ascii_uppercase();

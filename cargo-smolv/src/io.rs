@@ -34,8 +34,7 @@ pub(crate) fn read_input(path: &Path) -> Result<Vec<u8>, FileError> {
     std::fs::read(path).map_err(|e| FileError::new(path, format!("cannot read input: {e}")))
 }
 
-/// Writes an output file atomically through a new temporary file of a random name (never one
-/// someone placed beside it); `-` writes standard output.
+/// Writes an output file atomically through a new, randomly named temporary file; `-` writes standard output.
 pub(crate) fn write_output(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
     if path == Path::new("-") {
         return std::io::stdout()
@@ -56,26 +55,19 @@ pub(crate) fn write_output(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
     builder.prefix(&prefix).suffix(".tmp");
     // An ordinary file: the umask decides, as for `std::fs::write` (tempfile's default is 0600).
     #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
+    builder.permissions(<std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o666));
     let mut temp = builder.tempfile_in(dir).map_err(cannot)?;
     temp.write_all(bytes).map_err(cannot)?;
     temp.persist(path).map_err(|e| cannot(e.error))?;
     Ok(())
 }
 
-/// A new temporary directory named `prefix` and random characters, private to this user (0700),
-/// removed when dropped; `near` is the file an error names.
+/// A new private (0700) temporary directory named `prefix`…, removed on drop; errors name `near`.
 pub(crate) fn private_temp_dir(prefix: &str, near: &Path) -> Result<tempfile::TempDir, FileError> {
     let mut builder = tempfile::Builder::new();
     builder.prefix(prefix);
     #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o700));
-    }
+    builder.permissions(<std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o700));
     builder.tempdir().map_err(|e| FileError::new(near, format!("cannot create a temporary directory: {e}")))
 }
 

@@ -1,11 +1,5 @@
-//! `cargo smolv`: the command-line face of the smolv shader toolchain.
-//!
-//! Installed on `PATH`, it runs as `cargo smolv <COMMAND>`; Cargo passes
-//! `smolv` as the first argument. Run directly, `cargo-smolv smolv <COMMAND>`
-//! and `cargo-smolv <COMMAND>` both work.
-//!
-//! Exit codes: 0 on success, 1 when an input could not be processed, 2 on a
-//! usage error.
+//! `cargo smolv`: the command-line face of the smolv shader toolchain (also runs as `cargo-smolv <COMMAND>`).
+//! Exit codes: 0 on success, 1 when an input could not be processed, 2 on a usage error.
 
 mod build_command;
 mod cache_command;
@@ -31,8 +25,7 @@ pub(crate) fn env_var_os(name: &str) -> Option<std::ffi::OsString> {
     std::env::var_os(name)
 }
 
-/// A command of the Cargo that runs `cargo smolv` (`CARGO`), else of
-/// `cargo` on `PATH`.
+/// A command of the Cargo that runs `cargo smolv` (`CARGO`), else of `cargo` on `PATH`.
 pub(crate) fn cargo_command() -> std::process::Command {
     std::process::Command::new(env_var_os("CARGO").unwrap_or_else(|| "cargo".into()))
 }

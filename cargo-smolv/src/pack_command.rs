@@ -5,10 +5,10 @@ use std::process::Command;
 
 use smolv_build::bundle::{BundleOptions, write_bundle};
 use smolv_build::{Config, TargetEnv};
+use smolv_format::spirv::words_from_bytes;
 use smolv_runtime::container::Bundle;
 
 use crate::io::{FileError, write_output};
-use crate::stats_command::is_spirv;
 use crate::ui;
 
 /// Arguments of `cargo smolv pack`.
@@ -71,29 +71,16 @@ fn shader_sources_exist(dir: &Path) -> bool {
         .any(|p| p.extension().and_then(|e| e.to_str()).is_some_and(|e| SOURCE_EXTENSIONS.contains(&e)))
 }
 
-fn words(bytes: &[u8]) -> Vec<u32> {
-    let big_endian = bytes[..4] == 0x0723_0203u32.to_be_bytes();
-    bytes
-        .chunks_exact(4)
-        .map(|c| {
-            let word = [c[0], c[1], c[2], c[3]];
-            if big_endian { u32::from_be_bytes(word) } else { u32::from_le_bytes(word) }
-        })
-        .collect()
-}
-
 pub(crate) fn pack(args: &PackArgs) -> Result<(), FileError> {
     if !args.dir.is_dir() {
         return Err(FileError::new(&args.dir, "not a directory"));
     }
     let mut modules: Vec<(String, Vec<u32>)> = Vec::new();
     for path in crate::stats_command::files_under(&args.dir) {
-        let Ok(bytes) = std::fs::read(&path) else { continue };
-        if is_spirv(&bytes) && bytes.len().is_multiple_of(4) {
-            let name = path.strip_prefix(&args.dir).unwrap_or(&path);
-            let name = name.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
-            modules.push((name, words(&bytes)));
-        }
+        let Some(words) = std::fs::read(&path).ok().and_then(|bytes| words_from_bytes(&bytes).ok()) else { continue };
+        let name = path.strip_prefix(&args.dir).unwrap_or(&path);
+        let name = name.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+        modules.push((name, words));
     }
     if shader_sources_exist(&args.dir) {
         modules.extend(compile_sources(args)?);
@@ -151,13 +138,12 @@ fn compile_sources(args: &PackArgs) -> Result<Vec<(String, Vec<u32>)>, FileError
         .map(|m| {
             let path = dir.join(&m.optimized_spirv);
             let bytes = std::fs::read(&path).map_err(|e| FileError::new(&path, e))?;
-            Ok((m.name.clone(), words(&bytes)))
+            Ok((m.name.clone(), words_from_bytes(&bytes).map_err(|e| FileError::new(&path, e))?))
         })
         .collect()
 }
 
-/// Where an entry is unpacked: its name, plus `.spv` for compiled shaders
-/// (`lit.frag` → `lit.frag.spv`). Names that would escape `root` are refused.
+/// Where an entry is unpacked: its name, plus `.spv` for compiled shaders; `None` if it would escape `root`.
 fn unpack_path(root: &Path, name: &str) -> Option<PathBuf> {
     let relative = Path::new(name);
     if name.is_empty() || relative.components().any(|c| !matches!(c, Component::Normal(_))) {

@@ -1,5 +1,4 @@
-//! `pipelines`: read, merge and check pipeline recordings
-//! (`smolv_runtime::vulkan::warmup`, docs/warmup.md).
+//! `pipelines`: read, merge and check pipeline recordings (docs/warmup.md).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,5 +1,4 @@
-//! `prepare`: writes each crate's prepared directory (`.smolv`) of compiled modules, or checks it
-//! (`--check`), from what the build scripts record while `cargo check` runs with `SMOLV_PREPARE`.
+//! `prepare`: writes (or `--check`s) each crate's prepared directory, recorded by `cargo check` builds.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,5 @@
-//! Keeps compiler chatter off standard output while shaders compile: glslang prints its
-//! built-in prelude there on some inputs, which would corrupt `build --json`. While a
-//! [`StdoutToStderr`] lives, file descriptor 1 is a duplicate of stderr. (Only the CLI, which owns
-//! its process, may do this; a build script's library must not.)
+//! Keeps compiler chatter (glslang's prelude) off standard output, which `build --json` owns:
+//! while a [`StdoutToStderr`] lives, descriptor 1 is a duplicate of stderr.
 #![allow(unsafe_code, reason = "dup/dup2/fflush on the process's own standard descriptors")]
 
 #[cfg(unix)]

@@ -130,8 +130,7 @@ fn parse_language(text: &str) -> Result<(Language, Option<String>), String> {
     }
 }
 
-/// The value after `-f`: glslc's flag name, with `=` and commas for its
-/// arguments (glslc separates them with spaces).
+/// The value after `-f`: glslc's flag name, with `=` and commas for its arguments.
 fn parse_glslc_flag(text: &str) -> Result<GlslcFlag, String> {
     let (name, value) = match text.split_once('=') {
         Some((name, value)) => (name, Some(value)),
@@ -294,13 +293,17 @@ fn parse_goal(text: &str) -> Result<SizeGoal, String> {
     SizeGoal::parse(text).ok_or_else(|| format!("{text:?} is not one of installed, download"))
 }
 
-/// What a shader whose language this install lacks is told (cargo-smolv's features bear
-/// smolv-build's names, which `{feature}` stands for).
+/// What a shader whose language this install lacks is told (`{feature}`: smolv-build's feature name).
 pub(crate) const MISSING_LANGUAGE_ADVICE: &str =
     "this cargo-smolv was installed without it; add it with `cargo install cargo-smolv --features {feature}`";
 
 /// A `Config` for the shaders in `dir`, built into `out_dir`, as `args` say.
 pub(crate) fn config(dir: &Path, out_dir: &Path, args: &ShaderArgs) -> Config {
+    fn set<T>(config: &mut Config, value: Option<T>, setter: impl FnOnce(&mut Config, T) -> &mut Config) {
+        if let Some(value) = value {
+            setter(config, value);
+        }
+    }
     let mut config = Config::new();
     config
         .missing_language_advice(MISSING_LANGUAGE_ADVICE)
@@ -317,9 +320,7 @@ pub(crate) fn config(dir: &Path, out_dir: &Path, args: &ShaderArgs) -> Config {
     args.include_dirs.iter().for_each(|dir| {
         config.include_dir(dir);
     });
-    if let Some(version) = args.spirv_version {
-        config.spirv_version(version);
-    }
+    set(&mut config, args.spirv_version, Config::spirv_version);
     for (name, value) in &args.defines {
         config.define(name, value);
     }
@@ -329,18 +330,10 @@ pub(crate) fn config(dir: &Path, out_dir: &Path, args: &ShaderArgs) -> Config {
     for (shader, variant) in &args.variants {
         config.variants(shader, [variant.clone()]);
     }
-    if let Some(dir) = &args.cache_dir {
-        config.cache_dir(dir);
-    }
-    if let Some(jobs) = args.jobs {
-        config.jobs(jobs);
-    }
-    if let Some(packing) = args.packing {
-        config.packing(packing);
-    }
-    if let Some(goal) = args.goal {
-        config.size_goal(goal);
-    }
+    set(&mut config, args.cache_dir.as_ref(), Config::cache_dir);
+    set(&mut config, args.jobs, Config::jobs);
+    set(&mut config, args.packing, Config::packing);
+    set(&mut config, args.goal, Config::size_goal);
     if let Some(api) = args.target_api {
         match api {
             TargetApi::Wgpu => config.for_wgpu(),
@@ -379,22 +372,14 @@ pub(crate) fn config(dir: &Path, out_dir: &Path, args: &ShaderArgs) -> Config {
     for (name, dir) in &args.wesl_packages {
         config.wesl_package(name, dir);
     }
-    if let Some(slangc) = &args.slangc {
-        config.slangc(slangc);
-    }
+    set(&mut config, args.slangc.as_ref(), Config::slangc);
     if let Some(glslc) = &args.glslc {
         #[allow(deprecated, reason = "--glslc stays for old command lines; smolv-build runs no glslc now")]
         config.glslc(glslc);
     }
-    if let Some(url) = &args.remote_cache {
-        config.remote_cache(url);
-    }
-    if let Some(mode) = args.remote_cache_mode {
-        config.remote_cache_mode(mode);
-    }
-    if let Some(limit) = args.remote_cache_time_limit {
-        config.remote_cache_time_limit(limit);
-    }
+    set(&mut config, args.remote_cache.as_ref(), Config::remote_cache);
+    set(&mut config, args.remote_cache_mode, Config::remote_cache_mode);
+    set(&mut config, args.remote_cache_time_limit, Config::remote_cache_time_limit);
     config
 }
 

@@ -1,5 +1,4 @@
-//! Terminal output: colour and progress bars on a terminal, plain text
-//! when piped.
+//! Terminal output: colour and progress bars on a terminal, plain text when piped.
 
 use std::io::IsTerminal;
 

@@ -1,5 +1,4 @@
-//! Cache keys, of the local and the remote cache: blake3 over
-//! length-prefixed fields, starting with smolv-build's own identity.
+//! Cache keys, local and remote: blake3 over length-prefixed fields, starting with smolv-build's identity.
 
 /// A cache key: blake3 over length-prefixed fields.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -12,12 +11,10 @@ impl Key {
     }
 }
 
-/// smolv-build's own identity: blake3 over its source files, computed by
-/// its build script, so that entries of another smolv-build are never read.
+/// blake3 over smolv-build's source files (from its build script): another smolv-build's entries are never read.
 pub(crate) const SMOLV_BUILD_IDENTITY: &str = env!("SMOLV_BUILD_SOURCE_HASH");
 
-/// Builds a [`Key`] from fields; each is length-prefixed so that fields
-/// cannot run into each other.
+/// Builds a [`Key`] from length-prefixed fields.
 pub(crate) struct KeyBuilder(blake3::Hasher);
 
 impl KeyBuilder {

@@ -1,12 +1,4 @@
-//! The build cache: compiled modules and compressed sets, keyed by blake3
-//! over everything that affects them, and its upkeep (what `cargo smolv
-//! cache` runs: [`stats`], [`clean`], [`trim`], [`cache_dir`]).
-//!
-//! Entries are renamed into place whole and carry a hash of their body,
-//! checked on every read: a corrupt, truncated or undecodable entry is a
-//! miss, never a panic (docs/reliability.md, "Trust model"). After the
-//! local cache come the project's [`prepared`] directory, then the remote
-//! cache, if any.
+//! The build cache (blake3-keyed, hash-checked entries) and its upkeep: [`stats`], [`clean`], [`trim`].
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -26,16 +18,13 @@ pub use remote::{RemoteCacheMode, parse_seconds};
 
 const ENTRY_MAGIC: &[u8; 12] = b"SMOLVCACHE1\0";
 
-/// The largest entry body stored or read, locally and remotely (a shader
-/// set's is under 1 MiB): a larger, perhaps planted, file is a miss, never
-/// read into memory.
+/// The largest entry body stored or read, locally and remotely: a larger file is a miss.
 pub(crate) const MAX_ENTRY_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The magic and the body's blake3, before the body.
 const HEADER_BYTES: u64 = ENTRY_MAGIC.len() as u64 + 32;
 
-/// blake3 of files' contents (`None`: unreadable), remembered for one
-/// build, so that a shared include is hashed once.
+/// blake3 of files' contents (`None`: unreadable), memoized for one build.
 #[derive(Default)]
 pub(crate) struct FileHashes(std::sync::Mutex<std::collections::HashMap<PathBuf, Option<[u8; 32]>>>);
 
@@ -70,27 +59,23 @@ impl Cache {
         Self { root, remote: None, prepared: None, preparing: None, max_entry_bytes: MAX_ENTRY_BYTES }
     }
 
-    /// Reads the prepared directory `dir`, and, when `session` is set
-    /// (`SMOLV_PREPARE`), records every job's entry for it there.
+    /// Reads the prepared directory `dir`; records entries for it in `session` (`SMOLV_PREPARE`).
     pub(crate) fn with_prepared(mut self, dir: Option<&Path>, session: Option<&Path>) -> Self {
         self.prepared = dir.map(Path::to_owned);
         self.preparing = dir.zip(session).map(|(dir, session)| Arc::new(Staging::new(session, dir)));
         self
     }
 
-    /// Puts `remote` behind the local cache.
     pub(crate) fn with_remote(mut self, remote: Option<Arc<Remote>>) -> Self {
         self.remote = remote;
         self
     }
 
-    /// Whether a remote cache is behind this one.
     pub(crate) fn has_remote(&self) -> bool {
         self.remote.is_some()
     }
 
-    /// Asks the remote cache for the entries of `keys` missing locally,
-    /// many at once, ahead of the lookups.
+    /// Asks the remote cache for the entries of `keys` missing locally, ahead of the lookups.
     pub(crate) fn prefetch(&self, keys: &[Key]) {
         if let Some(remote) = &self.remote {
             let prepared = |key: &Key| self.prepared.as_ref().is_some_and(|dir| dir.join(key.hex()).is_file());
@@ -106,9 +91,7 @@ impl Cache {
         self.get_valid(key, |body| Some(body.to_vec()))
     }
 
-    /// The entry under `key` that `read` accepts (an intact one can be
-    /// stale): the local one, else the prepared directory's, else the
-    /// remote one, which is then stored locally.
+    /// The entry under `key` that `read` accepts: local, else prepared, else remote (then stored locally).
     pub(crate) fn get_valid<T>(&self, key: &Key, read: impl Fn(&[u8]) -> Option<T>) -> Option<T> {
         if let Some(found) = self.get_local(key).and_then(|body| read(&body)) {
             // A remote hit if the prefetch stored it.
@@ -133,8 +116,7 @@ impl Cache {
         found
     }
 
-    /// Stores an entry locally and uploads it; whether the local store
-    /// worked.
+    /// Stores an entry locally and uploads it; whether the local store worked.
     pub(crate) fn put(&self, key: &Key, body: &[u8]) -> bool {
         let stored = self.put_local(key, body);
         if let Some(remote) = &self.remote {
@@ -148,9 +130,7 @@ impl Cache {
         self.root.join("v1").join(&hex[..2]).join(hex)
     }
 
-    /// The entry's body, if present and intact in the local cache. A hit
-    /// sets its modification time, so [`trim`] evicts the least recently
-    /// used first.
+    /// The entry's body, if intact in the local cache; a hit refreshes its time for [`trim`].
     pub(crate) fn get_local(&self, key: &Key) -> Option<Vec<u8>> {
         let mut file = open_for_hit(&self.path(key)).ok()?;
         let body = read_entry_file(&mut file, self.max_entry_bytes)?;
@@ -164,8 +144,7 @@ impl Cache {
         body.len() as u64 <= self.max_entry_bytes && write_entry_file(&self.path(key), body)
     }
 
-    /// Records the entry of a job for the prepared directory, when this
-    /// build prepares one; whether it is recorded.
+    /// Records a job's entry for the prepared directory, when this build prepares one.
     pub(crate) fn prepare(&self, key: &Key, body: &[u8]) -> bool {
         self.preparing
             .as_ref()
@@ -178,8 +157,7 @@ impl Cache {
     }
 }
 
-/// The body of an entry file (magic, the body's blake3, the body) if it
-/// is whole, intact and at most `max_entry_bytes` long.
+/// The body of an entry file (magic, blake3, body) if intact and at most `max_entry_bytes`.
 fn read_entry_file(file: &mut std::fs::File, max_entry_bytes: u64) -> Option<Vec<u8>> {
     let limit = HEADER_BYTES + max_entry_bytes;
     if file.metadata().ok()?.len() > limit {
@@ -199,8 +177,7 @@ fn read_entry_file(file: &mut std::fs::File, max_entry_bytes: u64) -> Option<Vec
     Some(body.to_vec())
 }
 
-/// Writes an entry file at `path` atomically (a temporary file beside it,
-/// renamed into place), creating its directory; whether it worked.
+/// Writes an entry file at `path` atomically (a renamed temporary file); whether it worked.
 fn write_entry_file(path: &Path, body: &[u8]) -> bool {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
@@ -209,8 +186,7 @@ fn write_entry_file(path: &Path, body: &[u8]) -> bool {
     if std::fs::create_dir_all(dir).is_err() {
         return false;
     }
-    // Unique per process (pid), per thread and per call (counter): two
-    // threads storing the same key never write one temporary file.
+    // Unique per process, thread and call.
     let unique = COUNTER.fetch_add(1, Ordering::Relaxed);
     let thread: String = format!("{:?}", std::thread::current().id()).chars().filter(char::is_ascii_digit).collect();
     let temp = dir.join(format!(".{}.{}.{thread}.{unique}.tmp", name.to_string_lossy(), std::process::id()));
@@ -226,16 +202,13 @@ fn write_entry_file(path: &Path, body: &[u8]) -> bool {
     true
 }
 
-/// Opens an entry to read it and then refresh its time: with write access
-/// where it can (Windows' `SetFileTime` needs it), else read-only.
+/// Opens an entry read-write where it can (Windows' `SetFileTime` needs it), else read-only.
 fn open_for_hit(path: &Path) -> std::io::Result<std::fs::File> {
     std::fs::File::options().read(true).write(true).open(path).or_else(|_| std::fs::File::open(path))
 }
 
-/// The cache directory: `configured`, else `SMOLV_CACHE_DIR`, else
-/// `smolv-cache` in Cargo's target directory (`CARGO_TARGET_DIR`, else
-/// found from `out_dir` or `cargo metadata`), else in `out_dir`. Both
-/// variables are read whatever wins, to be watched.
+/// The cache directory: `configured`, else `SMOLV_CACHE_DIR`, else `smolv-cache` in Cargo's
+/// target directory, else in `out_dir`. Both variables are always read, to be watched.
 pub(crate) fn resolve_cache_dir(configured: Option<&Path>, out_dir: &Path, env: Env) -> PathBuf {
     let (dir, target) = (env.var("SMOLV_CACHE_DIR"), env.var("CARGO_TARGET_DIR"));
     if let Some(dir) = configured.map(Path::to_owned).or(dir.map(PathBuf::from)) {
@@ -248,9 +221,7 @@ pub(crate) fn resolve_cache_dir(configured: Option<&Path>, out_dir: &Path, env: 
     target.as_deref().unwrap_or(out_dir).join("smolv-cache")
 }
 
-/// Cargo's target directory for the current directory's workspace, from
-/// `cargo metadata` (`$CARGO`, else `cargo` on `PATH`): one field, not
-/// worth the four packages of the `cargo_metadata` crate.
+/// Cargo's target directory for the current directory's workspace, from `cargo metadata`.
 fn cargo_target_dir() -> Option<PathBuf> {
     let cargo = crate::env::cargo_var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let output = std::process::Command::new(cargo)
@@ -269,10 +240,8 @@ fn cargo_target_dir() -> Option<PathBuf> {
     serde_json::from_slice::<Metadata>(json).ok().map(|metadata| metadata.target_directory)
 }
 
-/// The cache directory builds use outside a build script:
-/// `SMOLV_CACHE_DIR`, else `smolv-cache` in Cargo's target directory
-/// (`CARGO_TARGET_DIR`, else the workspace's, from `cargo metadata`),
-/// else `target/smolv-cache`.
+/// The cache directory builds use outside a build script: `SMOLV_CACHE_DIR`, else `smolv-cache` in
+/// Cargo's target directory (`CARGO_TARGET_DIR`, else `cargo metadata`'s), else `target/smolv-cache`.
 ///
 /// ```no_run
 /// let dir = smolv_build::cache::cache_dir();
@@ -299,15 +268,13 @@ pub struct CacheStats {
     pub entries: u64,
     /// Their total size in bytes.
     pub bytes: u64,
-    /// Every other file in the cache's tree, such as the temporary files of
-    /// killed builds.
+    /// Every other file in the cache's tree, such as the temporary files of killed builds.
     pub other_files: u64,
     /// Their total size in bytes.
     pub other_bytes: u64,
 }
 
-/// A file in the cache's tree, and whether it is an entry (named by 64
-/// hex digits).
+/// A file in the cache's tree, and whether it is an entry (named by 64 hex digits).
 struct CacheFile {
     path: PathBuf,
     len: u64,
@@ -392,13 +359,11 @@ pub fn clean(root: &Path) -> std::io::Result<CacheStats> {
     }
 }
 
-/// How old a temporary file must be before [`trim`] takes it for the
-/// orphan of a killed build.
+/// How old a temporary file must be before [`trim`] takes it for a killed build's orphan.
 pub const ORPHAN_AGE: std::time::Duration = std::time::Duration::from_secs(3600);
 
-/// Removes the files other than entries that are [`ORPHAN_AGE`] old or
-/// older, then evicts least-recently-used entries until the cache at
-/// `root` holds at most `max_bytes` of entries. Returns what was removed.
+/// Removes non-entry files [`ORPHAN_AGE`] old or older, then evicts least-recently-used entries until
+/// the cache at `root` holds at most `max_bytes` of entries. Returns what was removed.
 ///
 /// ```no_run
 /// use smolv_build::cache::{cache_dir, trim};
@@ -431,10 +396,7 @@ pub fn trim(root: &Path, max_bytes: u64) -> CacheStats {
     removed
 }
 
-/// Little-endian field writer for cache entry bodies. Lengths and counts
-/// are `u32`; one that does not fit poisons the writer: the body is
-/// emptied, later writes are ignored, and [`finish`](BodyWriter::finish)
-/// gives `None`.
+/// Little-endian writer of entry bodies; a count over `u32` poisons it ([`finish`](BodyWriter::finish) gives `None`).
 #[derive(Default)]
 pub(crate) struct BodyWriter(pub(crate) Vec<u8>, bool);
 
@@ -466,7 +428,15 @@ impl BodyWriter {
         self.bytes(s.as_bytes())
     }
     pub(crate) fn words(&mut self, w: &[u32]) -> &mut Self {
-        w.iter().fold(self.count(w.len()), |this, &v| this.u32(v))
+        self.list(w, |this, &v| this.u32(v))
+    }
+    /// A count, then each item as `write` writes it.
+    pub(crate) fn list<T>(
+        &mut self,
+        items: &[T],
+        mut write: impl for<'w> FnMut(&'w mut Self, &T) -> &'w mut Self,
+    ) -> &mut Self {
+        items.iter().fold(self.count(items.len()), |this, item| write(this, item))
     }
     /// The body, or `None` if a length did not fit.
     pub(crate) fn finish(self) -> Option<Vec<u8>> {
@@ -500,6 +470,10 @@ impl<'a> BodyReader<'a> {
         let len = self.u32()? as usize;
         let bytes = self.take(len.checked_mul(4)?)?;
         Some(bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+    }
+    /// A count, then that many items as `read` reads them.
+    pub(crate) fn list<T>(&mut self, mut read: impl FnMut(&mut Self) -> Option<T>) -> Option<Vec<T>> {
+        (0..self.u32()?).map(|_| read(self)).collect()
     }
     pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()

@@ -1,26 +1,15 @@
-//! The prepared directory: a project's compiled modules, committed with
-//! its sources, so that a build with no compiler can take them (as `cargo
-//! sqlx prepare` commits `.sqlx`). It holds the cache entries of every
-//! compile job, in the cache's format, named by their keys: [`DEFAULT_DIR`]
-//! beside `Cargo.toml` unless `Config::prepared_dir` names another. A build
-//! reads it in place and never writes it (`docs/prepare.md`).
-//!
-//! `cargo smolv prepare` runs the builds with [`PREPARE_ENV`] naming a
-//! session directory, where each build script records its jobs' entries;
-//! then [`staged`] reads the session, and [`Staged::write`] makes each
-//! prepared directory hold exactly those entries ([`Staged::compare`]
-//! for `--check`).
+//! The prepared directory ([`DEFAULT_DIR`], `docs/prepare.md`): cache entries committed with the sources,
+//! for builds without compilers. `cargo smolv prepare` records them in a [`PREPARE_ENV`] session, then
+//! [`staged`] reads it and [`Staged::write`] (or [`Staged::compare`], `--check`) updates each directory.
 
 use std::path::{Path, PathBuf};
 
 use super::{Key, MAX_ENTRY_BYTES, read_entry_file, write_entry_file};
 
-/// The environment variable that makes a build record its jobs' entries
-/// for `cargo smolv prepare`: the session directory.
+/// The session directory a build records its jobs' entries in, for `cargo smolv prepare`.
 pub const PREPARE_ENV: &str = "SMOLV_PREPARE";
 
-/// The prepared directory's name, beside the crate's `Cargo.toml`, when
-/// `Config::prepared_dir` names none.
+/// The prepared directory's name, beside `Cargo.toml`, when `Config::prepared_dir` names none.
 pub const DEFAULT_DIR: &str = ".smolv";
 
 /// The file of a session's group that names its prepared directory.
@@ -31,8 +20,7 @@ fn is_entry_name(name: &str) -> bool {
     name.len() == 64 && name.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
-/// The body of the entry file at `path`, if it is a plain file (never a
-/// link: the directory comes with the sources) with an intact entry.
+/// The body of the entry file at `path`, if it is a plain file (never a link) with an intact entry.
 pub(super) fn read_entry(path: &Path, max_entry_bytes: u64) -> Option<Vec<u8>> {
     if !std::fs::symlink_metadata(path).ok()?.is_file() {
         return None;
@@ -40,8 +28,7 @@ pub(super) fn read_entry(path: &Path, max_entry_bytes: u64) -> Option<Vec<u8>> {
     read_entry_file(&mut std::fs::File::open(path).ok()?, max_entry_bytes)
 }
 
-/// Where one build records its jobs' entries: the session's group for
-/// the prepared directory, named by the blake3 of its path.
+/// Where one build records its jobs' entries: a session group named by the blake3 of the directory.
 #[derive(Debug)]
 pub(crate) struct Staging {
     /// `None` when the group could not be made.
@@ -64,8 +51,7 @@ impl Staging {
     }
 }
 
-/// What a session recorded for one prepared directory: the entries it
-/// should hold.
+/// What a session recorded for one prepared directory: the entries it should hold.
 #[derive(Clone, Debug)]
 pub struct Staged {
     dir: PathBuf,
@@ -74,9 +60,8 @@ pub struct Staged {
     names: Vec<String>,
 }
 
-/// How a prepared directory differs from what a session recorded for it
-/// ([`Staged::compare`]), or what [`Staged::write`] changed: sorted entry
-/// names.
+/// How a prepared directory differs from its session ([`Staged::compare`]), or what
+/// [`Staged::write`] changed: sorted entry names.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Changes {
@@ -95,8 +80,7 @@ impl Changes {
     }
 }
 
-/// Reads the session directory `session` ([`PREPARE_ENV`]): one
-/// [`Staged`] per prepared directory, sorted by its path.
+/// Reads the session directory `session` ([`PREPARE_ENV`]): one [`Staged`] per prepared directory, sorted.
 ///
 /// ```
 /// let session = tempfile::tempdir()?;
@@ -150,8 +134,7 @@ impl Staged {
         self.names.is_empty()
     }
 
-    /// What [`write`](Self::write) would change (files not named as
-    /// entries are left alone).
+    /// What [`write`](Self::write) would change (files not named as entries are left alone).
     pub fn compare(&self) -> std::io::Result<Changes> {
         let mut changes = Changes::default();
         for name in &self.names {
@@ -170,8 +153,7 @@ impl Staged {
         Ok(changes)
     }
 
-    /// Makes the prepared directory hold exactly the entries the builds
-    /// used (each written atomically); returns what changed.
+    /// Makes the prepared directory hold exactly the builds' entries; returns what changed.
     pub fn write(&self) -> std::io::Result<Changes> {
         let changes = self.compare()?;
         std::fs::create_dir_all(&self.dir)?;

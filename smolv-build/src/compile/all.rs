@@ -1,6 +1,4 @@
-//! The compile stage of one build: the cache and the workers started,
-//! every job compiled on its token, and what came of each gathered for the
-//! stages after it. Nothing here writes to `OUT_DIR` or prints.
+//! The compile stage of one build: every job compiled (cache, workers), the results gathered.
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -1,5 +1,4 @@
-//! Compiling one job: the cache lookup, the frontend, the optimizer and
-//! build-time specialization, and the cache entry.
+//! Compiling one job: the cache lookup, the frontend, the optimizer, specialization, the cache entry.
 
 use std::path::PathBuf;
 
@@ -40,8 +39,7 @@ pub(crate) struct Context<'a> {
     pub(crate) compilers: &'a Compilers,
 }
 
-/// What turns source into SPIR-V, for cache keys: the compilers
-/// ([`frontend::compiler_identity`]) and the optimizer ([`optimize::identity`]).
+/// What turns source into SPIR-V, for cache keys: the compilers and the optimizer.
 pub(crate) fn compiler_identity(settings: &Settings, cache: &Cache) -> String {
     let mut identity = frontend::compiler_identity();
     identity.push_str(&optimize::identity(settings, cache));
@@ -124,8 +122,7 @@ pub(crate) fn current_key(job: &Job, cx: &Context<'_>) -> Option<Key> {
     read_source(job).ok().map(|source| job_key(job, cx.settings, &cx.paths, &cx.identity_of(job), &source))
 }
 
-/// Compiles one job, or takes it from the cache; records it for the
-/// prepared directory in a build that prepares.
+/// Compiles one job, or takes it from the cache; records it in a build that prepares.
 pub(crate) fn compile_job(job: &Job, cx: &Context<'_>) -> Result<JobOutput, Vec<Diagnostic>> {
     let settings = cx.settings;
     let source = read_source(job)?;
@@ -171,8 +168,7 @@ fn prepare(job: &Job, key: &Key, output: &JobOutput, cx: &Context<'_>) -> Result
     )])
 }
 
-/// Compiles `source` (the bytes of `job.path`) without the cache, for the
-/// build and hot reload ([`ShaderRecipe::compile`](crate::ShaderRecipe::compile)).
+/// Compiles `source` (the bytes of `job.path`) without the cache, for the build and hot reload.
 pub(crate) fn compile_uncached(
     job: &Job,
     source: &[u8],
@@ -268,20 +264,10 @@ fn optimize_modules(
 fn write_entry(output: &JobOutput, paths: &PortablePaths, writer_root: &str) -> Option<Vec<u8>> {
     let mut w = BodyWriter::default();
     w.text(writer_root);
-    w.count(output.dependencies.len());
-    for (path, hash) in &output.dependencies {
-        w.text(&paths.portable(path)).bytes(hash);
-    }
-    w.count(output.missing.len());
-    for path in &output.missing {
-        w.text(&paths.portable(path));
-    }
-    w.count(output.warnings.len());
-    for warning in &output.warnings {
-        w.text(&paths.portable_text(warning));
-    }
-    w.count(output.modules.len());
-    output.modules.iter().for_each(|m| m.write(&mut w));
+    w.list(&output.dependencies, |w, (path, hash)| w.text(&paths.portable(path)).bytes(hash));
+    w.list(&output.missing, |w, path| w.text(&paths.portable(path)));
+    w.list(&output.warnings, |w, warning| w.text(&paths.portable_text(warning)));
+    w.list(&output.modules, |w, module| module.write(w));
     w.finish()
 }
 
@@ -313,8 +299,8 @@ fn read_entry(body: &[u8], hashes: &FileHashes, paths: &PortablePaths) -> Option
         }
         missing.push(path);
     }
-    let warnings = (0..r.u32()?).map(|_| r.text().map(|w| paths.local_text(&w))).collect::<Option<Vec<_>>>()?;
-    let modules = (0..r.u32()?).map(|_| CompiledModule::read(&mut r)).collect::<Option<_>>()?;
+    let warnings = r.list(|r| r.text().map(|w| paths.local_text(&w)))?;
+    let modules = r.list(CompiledModule::read)?;
     r.is_empty().then_some(JobOutput { modules, dependencies, missing, warnings, cached: true, cacheable: true })
 }
 

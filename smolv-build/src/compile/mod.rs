@@ -1,6 +1,4 @@
-//! The compile stage: source → SPIR-V for each job (`all` is its entry).
-//! It reads what to build (`options`, `settings`) and the jobs (`source`);
-//! it never reads the later stages.
+//! The compile stage: source → SPIR-V for each job (`all` is its entry); it never reads later stages.
 
 pub(crate) mod all;
 pub(crate) mod frontend;
@@ -13,8 +11,7 @@ pub(crate) mod tool;
 pub(crate) mod translate;
 pub(crate) mod worker;
 
-/// The naga that compiles WGSL and translates SPIR-V to WGSL, as the
-/// workspace pins it (a test checks the lock file); every cache key names it.
+/// The naga the workspace pins (a test checks the lock file); every cache key names it.
 pub(crate) const NAGA_VERSION: &str = "30.0.1";
 
 pub(crate) use job::{

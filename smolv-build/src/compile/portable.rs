@@ -1,9 +1,6 @@
-//! Paths as the cache records them: relative to the build's root (the
-//! deepest directory holding every shader and include directory), so that
-//! checkouts of one project at different paths share entries. A path under
-//! it is `<root>/…`, lexically; one outside it is `<root>/../…` when the
-//! root has no symbolic links, else absolute (usable only by a build with
-//! the same root).
+//! Paths as the cache records them: relative to the build's root (the deepest directory holding every
+//! shader and include directory), so that checkouts at different paths share entries; outside it
+//! `<root>/../…` when the root has no symbolic links, else absolute.
 
 use std::path::{Component, Path, PathBuf};
 

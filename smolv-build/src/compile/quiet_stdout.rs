@@ -1,8 +1,5 @@
-//! Keeps compiler chatter (glslang's built-in prelude, in the build
-//! script's own process) off a build script's standard output, where Cargo
-//! reads `cargo:` lines: a [`QuietStdout`] points descriptor 1 at a pipe,
-//! whose lines with a directive's shape go on to the real standard output
-//! and the rest to stderr. Process-wide and shared; a no-op without `dup2`.
+//! Keeps compiler chatter off a build script's standard output: a [`QuietStdout`] points descriptor 1
+//! at a pipe whose `cargo:` lines go on to the real stdout, the rest to stderr (a no-op without `dup2`).
 #![allow(unsafe_code, reason = "fcntl/dup2/fflush on the process's own standard descriptors")]
 
 use std::sync::{Mutex, PoisonError};

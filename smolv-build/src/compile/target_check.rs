@@ -1,5 +1,4 @@
-//! Modules whose SPIR-V is newer than the target environment takes (Slang's
-//! and precompiled `.spv` files): the build warns before a device refuses them.
+//! The warning for modules whose SPIR-V is newer than the target environment takes.
 
 use crate::options::{DeviceSpirv, Language, SpirvVersion, TargetEnv};
 
@@ -13,8 +12,7 @@ pub(crate) struct Checked<'a> {
     pub(crate) spirv: &'a [u32],
 }
 
-/// One warning naming every module in `modules` whose SPIR-V version
-/// `device` does not take; `None` when there is none.
+/// One warning naming every module whose SPIR-V version `device` does not take; `None` if none.
 pub(crate) fn newer_than_target<'a>(
     modules: impl IntoIterator<Item = Checked<'a>>,
     device: DeviceSpirv,

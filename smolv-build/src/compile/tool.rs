@@ -1,6 +1,5 @@
-//! External tools the build runs (`spirv-opt`, `slangc`): finding them,
-//! naming their version for cache keys, and running them under the limits
-//! of every child process ([`Limits`]).
+//! External tools (`spirv-opt`, `slangc`): finding them, their version for cache keys, and running
+//! them under the [`Limits`] of every child process.
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -48,17 +47,14 @@ impl Limits {
     }
 }
 
-/// Makes `command` start in a process group of its own on Linux, so that
-/// [`kill_group`] reaches its children too (the death signal of
-/// [`confine`] stands in for Ctrl-C).
+/// Makes `command` start in a process group of its own on Linux, for [`kill_group`].
 pub(crate) fn own_group(command: &mut Command) {
     #[cfg(target_os = "linux")]
     std::os::unix::process::CommandExt::process_group(command, 0);
     let _ = command;
 }
 
-/// [`own_group`], with the address space capped (unix) and, on Linux, a
-/// death with the thread that starts it.
+/// [`own_group`], with the address space capped (unix) and, on Linux, death with the starting thread.
 pub(crate) fn confine(command: &mut Command, memory_bytes: u64) {
     own_group(command);
     #[cfg(unix)]
@@ -88,8 +84,7 @@ pub(crate) fn confine(command: &mut Command, memory_bytes: u64) {
     let _ = memory_bytes;
 }
 
-/// Kills the process group that `child` leads ([`own_group`]; elsewhere
-/// the child alone), while `child` is not yet reaped.
+/// Kills the process group that the unreaped `child` leads (elsewhere the child alone).
 pub(crate) fn kill_group(child: &mut Child) {
     #[cfg(target_os = "linux")]
     if let Ok(pid) = libc::pid_t::try_from(child.id()) {
@@ -113,8 +108,7 @@ pub(crate) enum Stopped {
         TIMEOUT_VAR
     )]
     OverTime(Limits),
-    /// It exited, but a process it started outside its group kept its
-    /// output open past the limit.
+    /// It exited, but a process it started outside its group kept its output open past the limit.
     #[error(
         "exited, but a process it started (outside its process group) kept its output open past {} s, the time \
          limit of every tool and worker ({}), and its output was not read (look for a leftover process of the tool)",
@@ -130,8 +124,7 @@ const MAX_POLL: Duration = Duration::from_millis(10);
 /// The least time [`run`] gives a tool's output to arrive once it exited.
 const DRAIN_GRACE: Duration = Duration::from_secs(1);
 
-/// Runs `command` under `limits` ([`confine`]), writing `input` to its
-/// stdin, and collects its output.
+/// Runs `command` under `limits` ([`confine`]), writing `input` to its stdin; its output.
 pub(crate) fn run(command: &mut Command, input: Option<Vec<u8>>, limits: Limits) -> Result<Output, Stopped> {
     confine(command, limits.memory_bytes);
     let stdin = if input.is_some() { Stdio::piped() } else { Stdio::null() };
@@ -195,8 +188,7 @@ pub(crate) fn run(command: &mut Command, input: Option<Vec<u8>>, limits: Limits)
     Ok(Output { status, stdout, stderr })
 }
 
-/// Whether `child` has exited; on Linux it is left unreaped (`WNOWAIT`),
-/// for [`kill_group`].
+/// Whether `child` has exited; on Linux it is left unreaped (`WNOWAIT`), for [`kill_group`].
 fn exited(child: &mut Child) -> std::io::Result<bool> {
     #[cfg(target_os = "linux")]
     {

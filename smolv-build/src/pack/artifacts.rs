@@ -1,5 +1,4 @@
-//! What the pack stage hands the output stage: the files, the manifest that
-//! names them ([`assemble`]), and the sizes the report gives.
+//! What the pack stage hands the output stage: the files, their manifest ([`assemble`]), the sizes.
 
 use smolv_format::{
     BUNDLE_FILE, EMBEDDED_DATA_FILE, EMBEDDED_DICTIONARY_FILE, EMBEDDED_DIRECTORY_FILE, MANIFEST_FORMAT,
@@ -60,8 +59,7 @@ pub(crate) struct Made<'a> {
     pub(crate) bundled: Bundled,
 }
 
-/// The manifest of `modules` and everything it names: the embedded set
-/// (or the one a wgpu build ships in its place), and what wgpu weighed.
+/// The manifest of `modules` and everything it names (a wgpu build's embedded set, if it ships one).
 pub(crate) fn assemble(
     modules: &[Built<'_>],
     made: Made<'_>,

@@ -1,6 +1,4 @@
-//! Bundles, the asset-file form: one container per module (SMOL-V, zstd
-//! with a shared dictionary, reflection). [`write_bundle`] makes one from
-//! ready SPIR-V, for `cargo smolv pack` and tools.
+//! Bundles, the asset-file form: one container per module; [`write_bundle`] makes one from SPIR-V.
 
 use rayon::prelude::*;
 use smolv_codec::container::{BundleBuilder, Codec, assemble};
@@ -25,8 +23,7 @@ pub(crate) struct Bundled {
     pub(crate) containers: Vec<Vec<u8>>,
 }
 
-/// Assembles each module's container from its payload in `packed`, and
-/// the bundle of them all.
+/// Each module's container, from its payload in `packed`, and the bundle of them all.
 pub(crate) fn assemble_bundle(modules: &[BundleModule<'_>], packed: &Packed) -> Result<Bundled, Error> {
     let (codec, dictionary_id) = match &packed.dictionary {
         Some(dictionary) => (Codec::SmolvZstdDictionary, dictionary.id()),

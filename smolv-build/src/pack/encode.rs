@@ -1,5 +1,4 @@
-//! SMOL-V encoding: each module encoded, stripped as the build asks, and
-//! decoded again to check the round trip.
+//! SMOL-V encoding: each module stripped as asked, encoded, and decoded again as a check.
 
 use rayon::prelude::*;
 use smolv_codec::{DecodeOptions, EncodeOptions};
@@ -23,8 +22,7 @@ pub(crate) enum Strip<'a> {
     Nothing,
     /// Every debug instruction, names included, as `glslc -Os` does.
     All,
-    /// Every debug instruction but the `OpName`s this reflection (taken
-    /// before stripping) holds: `Config::keep_interface_names`.
+    /// Every debug instruction but the `OpName`s this reflection holds (`Config::keep_interface_names`).
     KeepingInterfaceNames(&'a Reflection),
 }
 

@@ -1,7 +1,4 @@
-//! The pack stage, compiled SPIR-V → what ships ([`pack`]): `reflect`,
-//! `encode`, `wgsl` (wgpu targets), zstd (`zstd_forms`, `zstd_memo`), the
-//! embedded set (`packing`), `wgpu`'s choice, the `bundle`, and the
-//! manifest (`artifacts`, `naming`, `recipe`). It writes nothing to `OUT_DIR`.
+//! The pack stage, compiled SPIR-V → what ships ([`pack`]); it writes nothing to `OUT_DIR`.
 
 pub(crate) mod artifacts;
 pub(crate) mod bundle;
@@ -25,8 +22,7 @@ use crate::pack::wgpu::RefusedSet;
 use crate::pack::zstd_memo::ZstdMemo;
 use crate::settings::Plan;
 
-/// Every compiled module reflected, encoded, compressed and packed; for a
-/// wgpu target, `compilers` translate the modules to WGSL (they end here).
+/// Every module reflected, encoded, compressed and packed; `compilers` translate to WGSL (and end here).
 pub(crate) fn pack(plan: &Plan, compiled: &Compiled<'_>, compilers: Compilers) -> Result<Artifacts, Error> {
     let Ok(threads) = &compiled.threads else {
         return Err(Error::Internal("the pack stage has no threads".to_owned()));

@@ -1,7 +1,4 @@
-//! How to compile one shader again exactly as the build did: its job, its
-//! settings, the files it included, and the typed interface the build read
-//! with each block's Rust type. The manifest records one per module, for
-//! hot reload (`smolv-reload` compiles it on every edit).
+//! How to compile one shader again exactly as the build did, for hot reload; one per manifest module.
 
 use std::path::{Path, PathBuf};
 
@@ -15,15 +12,10 @@ use crate::pack::reflect::{interface, reflect};
 use crate::settings::Settings;
 use crate::source::Job;
 
-/// The compilers a hot-reload watcher keeps while it runs, for
-/// [`ShaderRecipe::compile_with`]: worker processes kept from one compile to
-/// the next (where `main` called
-/// [`Config::worker_main`](crate::Config::worker_main)), else the compilers
-/// in this process ([`in_workers`](Self::in_workers) says which).
-///
-/// The first worker starts in the background when the pool is made, and the
-/// pool keeps one idle worker started, replacing one that crashed or died.
-/// Dropping the pool ends its workers. It may be shared between threads.
+/// The compilers a hot-reload watcher keeps for [`ShaderRecipe::compile_with`]: worker processes (where
+/// `main` called [`Config::worker_main`](crate::Config::worker_main)), else this process's
+/// ([`in_workers`](Self::in_workers) says which). One idle worker is kept started, replaced if it dies;
+/// dropping the pool ends them. It may be shared between threads.
 ///
 /// ```
 /// let pool = smolv_build::recipe::CompilerPool::new();
@@ -35,8 +27,7 @@ pub struct CompilerPool {
 }
 
 impl CompilerPool {
-    /// Worker processes if this program can serve as one, else in-process
-    /// compilers; returns at once.
+    /// Worker processes if this program can serve as one, else in-process compilers; returns at once.
     pub fn new() -> Self {
         Self { compilers: Compilers::kept() }
     }
@@ -93,8 +84,7 @@ impl std::fmt::Debug for CompilerPool {
 pub struct ShaderRecipe {
     /// The module's name (`lit.frag`, `lit.frag@shadows`, `sky.wgsl#fs_main`).
     pub name: String,
-    /// The shader directory the source was found in: what
-    /// [`relocate`](Self::relocate) replaces.
+    /// The shader directory the source was found in: what [`relocate`](Self::relocate) replaces.
     pub root: PathBuf,
     /// The source file.
     pub source: PathBuf,
@@ -110,15 +100,13 @@ pub struct ShaderRecipe {
     block_types: Vec<String>,
 }
 
-/// The modules one recompiled job produced, as the words `Shader::decode`
-/// gives for a build of the same source.
+/// The modules one recompiled job produced, as `Shader::decode` gives them for a build of the same source.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Recompiled {
     /// `(module name, SPIR-V words)`, in the order the frontend made them.
     pub modules: Vec<(String, Vec<u32>)>,
-    /// `(module name, typed interface)` of each module whose interface
-    /// could be read, as the build reads it.
+    /// `(module name, typed interface)` of each module whose interface could be read, as the build reads it.
     pub interfaces: Vec<(String, Interface)>,
     /// Every other file the compiler read this time.
     pub includes: Vec<PathBuf>,

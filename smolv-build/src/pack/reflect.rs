@@ -1,5 +1,4 @@
-//! Reflection of the SPIR-V that ships, with smolv-format's reader, the
-//! code embedded shaders run too.
+//! Reflection of the SPIR-V that ships, with smolv-format's reader (what embedded shaders run).
 
 use std::collections::BTreeSet;
 
@@ -34,15 +33,13 @@ pub(crate) fn reflect_all(modules: &[Built<'_>], settings: &Settings) -> Vec<Ref
         .collect()
 }
 
-/// Reflects a module; `stage` and `entry_point` stand in where it has no
-/// `OpEntryPoint` of a known stage.
+/// Reflects a module; `stage` and `entry_point` stand in where it has no `OpEntryPoint` of a known stage.
 pub(crate) fn reflect(spirv: &[u32], stage: ShaderStage, entry_point: &str) -> Reflection {
     Reflection::from_spirv(spirv).unwrap_or_else(|_| Reflection::new(stage, entry_point))
 }
 
-/// The typed interface of a module: its types from the front end's SPIR-V
-/// (`compiled`: every member, named), its capabilities and extensions from
-/// the SPIR-V that ships. `None` where no layout describes its blocks.
+/// The typed interface of a module: types from the `compiled` SPIR-V (every member named), capabilities
+/// and extensions from the `shipped` one. `None` where no layout describes its blocks.
 pub(crate) fn interface(compiled: &[u32], shipped: &[u32]) -> Option<Interface> {
     let mut interface = Interface::from_spirv(compiled).ok()?;
     if let Ok(shipped) = Interface::from_spirv(shipped) {
@@ -52,8 +49,7 @@ pub(crate) fn interface(compiled: &[u32], shipped: &[u32]) -> Option<Interface> 
     Some(interface)
 }
 
-/// Every name the reflection took from an `OpName`: what
-/// `Config::keep_interface_names` keeps through stripping.
+/// Every name the reflection took from an `OpName`: what `Config::keep_interface_names` keeps.
 pub(crate) fn names_read(reflection: &Reflection) -> BTreeSet<String> {
     let bindings = reflection.bindings.iter().map(|b| &b.name);
     let spec_constants = reflection.spec_constants.iter().map(|s| &s.name);
@@ -61,8 +57,7 @@ pub(crate) fn names_read(reflection: &Reflection) -> BTreeSet<String> {
     bindings.chain(spec_constants).chain(interface).filter(|name| !name.is_empty()).cloned().collect()
 }
 
-/// The reflection a container stores beside its module: the build's, less
-/// the names where the module ships without them.
+/// The reflection a container stores beside its module: the build's, less names the module ships without.
 pub(crate) fn as_shipped(reflection: &Reflection, keeps_names: bool) -> Reflection {
     let mut shipped = reflection.clone();
     if !keeps_names {

@@ -1,14 +1,11 @@
-//! What a build for wgpu ships: the WGSL naga made, as one stream, or
-//! SPIR-V ([`choose`](crate::pack::wgsl::choose)); with WGSL, the SPIR-V
-//! set of the modules naga refused.
+//! What a build for wgpu ships: naga's WGSL as one stream (and a SPIR-V set of those it refused), or SPIR-V.
 
 use crate::error::Error;
 use crate::pack::packing::{PackedSet, WGPU_FRONT_ENDS};
 use crate::pack::wgsl::{self, PackedWgsl, Translated, WgpuChoice, WgpuPath};
 use crate::settings::Plan;
 
-/// What a build for wgpu made: the WGSL stream (shipped or only weighed),
-/// each module's text, and the choice.
+/// What a build for wgpu made: the WGSL stream (shipped or only weighed), each module's text, the choice.
 pub(crate) struct WgpuArtifacts {
     pub(crate) packed: PackedWgsl,
     /// `(index, name, text)` of each module naga made WGSL of, by name.
@@ -26,8 +23,7 @@ pub(crate) struct WgpuOutcome {
     pub(crate) artifacts: Option<WgpuArtifacts>,
     /// A warning per module that ships as SPIR-V, and the runtime's.
     pub(crate) warnings: Vec<String>,
-    /// When WGSL ships, the SPIR-V set to ship instead of every module's
-    /// (per-module forms in manifest order), and the SPIR-V bytes it holds.
+    /// When WGSL ships, the SPIR-V set shipped instead of every module's, and the SPIR-V bytes it holds.
     pub(crate) shipped: Option<(PackedSet, usize)>,
     /// How many modules got no answer.
     pub(crate) unanswered: usize,
@@ -39,9 +35,8 @@ pub(crate) struct RefusedSet {
     pub(crate) spirv_bytes: usize,
 }
 
-/// Packs the WGSL of `translated` and chooses between it (with `refused`,
-/// the set of the modules naga refused) and `all`, every module's SPIR-V.
-/// `refused` is `None` only where naga made no WGSL.
+/// Packs the WGSL of `translated` and chooses between it (with `refused`, the set of the modules naga
+/// refused; `None` only where naga made no WGSL) and `all`, every module's SPIR-V.
 pub(crate) fn choose(
     translated: Translated,
     all: &PackedSet,
@@ -50,8 +45,7 @@ pub(crate) fn choose(
     plan: &Plan,
 ) -> Result<WgpuOutcome, Error> {
     let Translated { texts, refused: refused_modules, unanswered, mut warnings } = translated;
-    // naga's refusals ship SPIR-V, which a runtime whose wgpu layer takes
-    // none refuses (SPIR-V the target chose needs no warning).
+    // naga's refusals ship SPIR-V, which a runtime whose wgpu layer takes none refuses.
     let refused_names: Vec<&str> = refused_modules.iter().map(|(_, name)| name.as_str()).collect();
     let spirv_warning = plan.packing.runtime.wgpu_spirv_warning(&refused_names);
     let Some(refused) = refused.filter(|_| !texts.is_empty()) else {

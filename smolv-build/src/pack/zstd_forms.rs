@@ -1,6 +1,4 @@
-//! zstd compression of a set's SMOL-V: every module alone, and with a
-//! dictionary trained over the set (`compress_forms`), from the build cache
-//! where it is there (`cached`).
+//! zstd compression of a set's SMOL-V, alone and with a trained dictionary, or from the cache (`cached`).
 
 use smolv_codec::container::Dictionary;
 
@@ -23,17 +21,14 @@ impl Packed {
     }
 }
 
-/// Dictionary sizes tried in automatic mode. Small ones win on small sets:
-/// a dictionary only pays while it is much smaller than what it saves.
+/// Dictionary sizes tried in automatic mode (small ones win on small sets).
 const CANDIDATE_SIZES: [usize; 8] = [1 << 10, 2 << 10, 4 << 10, 8 << 10, 16 << 10, 32 << 10, 64 << 10, 110 << 10];
 
-/// Both zstd forms of a set: every module alone, and with the dictionary
-/// `mode` asks for, if one could be trained.
+/// Both zstd forms of a set: every module alone, and with the dictionary `mode` asks for, if any.
 pub(crate) struct ZstdForms {
     pub(crate) plain: Packed,
     pub(crate) with_dictionary: Option<Packed>,
-    /// Whether `mode` prefers the dictionary form: always for a fixed size,
-    /// in automatic mode when it lowers the total.
+    /// Whether `mode` prefers the dictionary form: a fixed size, or in automatic mode a lower total.
     pub(crate) prefer_dictionary: bool,
 }
 
@@ -58,12 +53,10 @@ pub(crate) fn compress(smolv: &[Vec<u8>], level: i32, mode: DictionaryMode) -> R
     Ok(compress_forms(&memo, level, mode)?.preferred().clone())
 }
 
-/// Compresses every module of `memo`'s set alone and with the dictionary
-/// `mode` asks for.
+/// Compresses every module of `memo`'s set alone and with the dictionary `mode` asks for.
 pub(crate) fn compress_forms(memo: &ZstdMemo<'_>, level: i32, mode: DictionaryMode) -> Result<ZstdForms, String> {
     let plain = Packed { dictionary: None, payloads: memo.payloads(None, level)?.to_vec() };
-    // A dictionary zstd made but that is not one counts as none, as zstd's
-    // refusals do.
+    // A dictionary zstd made that is not one counts as none, as its refusals do.
     let trained = |size| memo.trained(size).ok().flatten();
     // Sizes are ranked cheaply at a low level; the winner is made at the real one.
     let size = memo.dictionary_size::<String>(
@@ -93,8 +86,7 @@ pub(crate) fn cached_or_empty(memo: &ZstdMemo<'_>, plan: &Plan, cache: &Cache) -
     cached(memo, plan, cache)
 }
 
-/// Compresses the set with zstd, alone and with a dictionary, or takes both
-/// from the cache (training and zstd -19 are slow); `memo` keeps the work.
+/// Compresses the set with zstd, alone and with a dictionary, or takes both from the cache (it is slow).
 pub(crate) fn cached(memo: &ZstdMemo<'_>, plan: &Plan, cache: &Cache) -> Result<ZstdForms, Error> {
     let smolv = memo.smolv();
     let mut key = KeyBuilder::new("smolv-build pack v3");
@@ -111,21 +103,17 @@ pub(crate) fn cached(memo: &ZstdMemo<'_>, plan: &Plan, cache: &Cache) -> Result<
     write_packed(&mut w, &forms.plain);
     match &forms.with_dictionary {
         Some(packed) => write_packed(w.u32(1).u32(u32::from(forms.prefer_dictionary)), packed),
-        None => {
-            w.u32(0);
-        }
-    }
+        None => w.u32(0),
+    };
     if let Some(body) = w.finish() {
         cache.put(&key, &body);
     }
     Ok(forms)
 }
 
-fn write_packed(w: &mut BodyWriter, packed: &Packed) {
-    w.bytes(packed.dictionary.as_ref().map(|d| d.as_bytes()).unwrap_or_default());
-    packed.payloads.iter().for_each(|p| {
-        w.bytes(p);
-    });
+fn write_packed<'w>(w: &'w mut BodyWriter, packed: &Packed) -> &'w mut BodyWriter {
+    let dictionary = packed.dictionary.as_ref().map(|d| d.as_bytes()).unwrap_or_default();
+    packed.payloads.iter().fold(w.bytes(dictionary), |w, p| w.bytes(p))
 }
 
 fn read_packed(r: &mut BodyReader<'_>, count: usize) -> Option<Packed> {

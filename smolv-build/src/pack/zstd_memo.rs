@@ -1,9 +1,5 @@
-//! The zstd work on one set's SMOL-V, each piece done once per build: the
-//! bundle ([`compress_forms`](crate::pack::zstd_forms::compress_forms)) and
-//! the embedded set ([`packing`](crate::pack::packing)) train and rank
-//! dictionaries over the same modules (zstd is deterministic). Each module
-//! compressed alone is also kept in the local cache, so an edit of one
-//! shader compresses one module again.
+//! The zstd work on one set's SMOL-V, done once per build for the bundle and the embedded set;
+//! each module compressed alone is kept in the local cache too.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -15,8 +11,7 @@ use zstd::zstd_safe::{self, CCtx, CDict, CParameter};
 use crate::cache::{Cache, KeyBuilder};
 use crate::options::DictionaryMode;
 
-/// A trained dictionary: `None` where zstd refused the size, `Err` where it
-/// made something that is not a dictionary.
+/// A trained dictionary: `None` where zstd refused the size, `Err` where it made no dictionary.
 type Trained = Result<Option<Dictionary>, String>;
 
 /// Every module compressed, in set order.
@@ -33,8 +28,7 @@ pub(crate) struct ZstdMemo<'a> {
 }
 
 impl<'a> ZstdMemo<'a> {
-    /// The work on `smolv` (in set order); with a `cache`, each module
-    /// compressed alone is looked up there first.
+    /// The work on `smolv` (in set order); with a `cache`, modules compressed alone are looked up there.
     pub(crate) fn new(smolv: impl IntoIterator<Item = &'a [u8]>, cache: Option<&'a Cache>) -> Self {
         Self { smolv: smolv.into_iter().collect(), cache, trained: Mutex::default(), payloads: Mutex::default() }
     }
@@ -44,9 +38,8 @@ impl<'a> ZstdMemo<'a> {
         &self.smolv
     }
 
-    /// The dictionary size `mode` asks for: none for `Off` or fewer than two
-    /// modules, or in automatic mode the one of `sizes` that `fits` the set's
-    /// bytes with the smallest `total` (`None`: that size cannot be trained).
+    /// The dictionary size `mode` asks for: none for `Off` or fewer than two modules, or in automatic mode
+    /// the one of `sizes` that `fits` the set's bytes with the smallest `total` (`None`: untrainable).
     pub(crate) fn dictionary_size<E: Send>(
         &self,
         mode: DictionaryMode,
@@ -83,8 +76,7 @@ impl<'a> ZstdMemo<'a> {
         self.trained.lock().unwrap_or_else(PoisonError::into_inner).entry(size).or_insert(trained).clone()
     }
 
-    /// Every module compressed at `level`, alone or with the dictionary of
-    /// size `dictionary` (an error if none was [`trained`](Self::trained)).
+    /// Every module compressed at `level`, alone or with the [`trained`](Self::trained) `dictionary` size.
     pub(crate) fn payloads(&self, dictionary: Option<usize>, level: i32) -> Result<Payloads, String> {
         let key = (dictionary, level);
         if let Some(found) = self.payloads.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
@@ -135,13 +127,10 @@ impl<'a> ZstdMemo<'a> {
     }
 }
 
-/// The largest module compressed with a loaded dictionary: from 128 KiB on,
-/// zstd's parameters follow the module's size and the bytes differ from
-/// [`compress`]'s.
+/// The largest module compressed with a loaded dictionary: from 128 KiB on, the bytes differ from [`compress`]'s.
 const LOADED_DICTIONARY_LIMIT: usize = 64 << 10;
 
-/// `smolv` compressed with a loaded dictionary, exactly as [`compress`]
-/// does below [`LOADED_DICTIONARY_LIMIT`] (a test compares the two).
+/// `smolv` compressed with a loaded dictionary, as [`compress`] does below [`LOADED_DICTIONARY_LIMIT`].
 fn compress_with(smolv: &[u8], level: i32, dictionary: &CDict<'_>) -> Result<Vec<u8>, String> {
     let failed = |code| format!("zstd: {}", zstd_safe::get_error_name(code));
     let mut cctx = CCtx::create();
@@ -159,8 +148,7 @@ fn compress_with(smolv: &[u8], level: i32, dictionary: &CDict<'_>) -> Result<Vec
     Ok(out)
 }
 
-/// Whether `payload` is one zstd frame of `smolv` (two joined could decode
-/// to it too, and are not what a clean build makes).
+/// Whether `payload` is one zstd frame of `smolv` (not two joined, which a clean build never makes).
 fn decompresses_to(payload: &[u8], smolv: &[u8]) -> bool {
     zstd_safe::find_frame_compressed_size(payload).is_ok_and(|len| len == payload.len())
         && zstd::bulk::decompress(payload, smolv.len()).is_ok_and(|d| d == smolv)

@@ -1,13 +1,10 @@
-//! What the remote cache may cost one build: the time the build waits on
-//! it ([`TimeBudget`]), and the bytes of entries it holds in memory at once
-//! ([`MemoryBudget`]).
+//! What the remote cache may cost one build: waiting time and memory.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-/// The time a build may wait on the remote cache, in all: only waits
-/// count, each in full even when several threads wait at once.
+/// The time a build may wait on the remote cache, in all (each thread's wait counts in full).
 #[derive(Debug)]
 pub(crate) struct TimeBudget {
     pub(crate) limit: Duration,
@@ -27,8 +24,7 @@ impl TimeBudget {
     /// When a wait that starts now must end.
     pub(crate) fn deadline(&self) -> Instant {
         let now = Instant::now();
-        // A limit too large for the clock (`1e19` seconds) is a day: longer
-        // than any build waits.
+        // A limit too large for the clock is a day.
         now.checked_add(self.left()).unwrap_or_else(|| now + Duration::from_secs(24 * 60 * 60))
     }
 
@@ -45,8 +41,7 @@ impl TimeBudget {
     }
 }
 
-/// A cap on the bytes of entries held in memory at once (downloads and
-/// queued uploads); a [`Lease`] gives its bytes back when dropped.
+/// A cap on the bytes of entries held in memory at once (downloads and queued uploads).
 #[derive(Debug)]
 pub(crate) struct MemoryBudget {
     limit: u64,
@@ -77,9 +72,7 @@ impl MemoryBudget {
         Arc::new(Self { limit, held: Mutex::new(0), freed: Condvar::new(), peak: AtomicU64::new(0) })
     }
 
-    /// Takes `bytes`, waiting while they do not fit beside what is held;
-    /// `None` if `give_up` says so first (checked every few milliseconds),
-    /// or if `bytes` is more than the whole budget.
+    /// Takes `bytes`, waiting until they fit; `None` if `give_up` says so first or they never fit.
     pub(crate) fn take(self: &Arc<Self>, bytes: u64, give_up: impl Fn() -> bool) -> Option<Lease> {
         if bytes > self.limit {
             return None;

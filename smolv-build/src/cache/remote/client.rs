@@ -1,6 +1,4 @@
-//! The HTTP side: `GET`/`PUT` of `/ac/<key>` and `/cas/<sha256>` with
-//! ureq, every downloaded blob checked, and the server off for the rest of
-//! the build at its first failure or once its time limit is spent.
+//! The HTTP side (ureq): `GET`/`PUT` of `/ac/<key>` and `/cas/<sha256>`, blobs checked, off at the first failure.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -16,8 +14,7 @@ use crate::cache::key::Key;
 
 /// Connecting (and resolving the name) may take this long.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
-/// Each read and write, including the wait for the response, may take
-/// this long.
+/// Each read and write, including the wait for the response, may take this long.
 const IO_TIMEOUT: Duration = Duration::from_secs(5);
 /// A whole request may take this long (a server trickling a large blob).
 const CALL_TIMEOUT: Duration = Duration::from_secs(60);
@@ -45,8 +42,7 @@ pub(crate) struct Server {
     warnings: Mutex<Vec<String>>,
 }
 
-/// A verified entry, holding its bytes' share of the memory budget until
-/// it is dropped.
+/// A verified entry, holding its share of the memory budget until dropped.
 pub(crate) struct Blob {
     pub(crate) bytes: Vec<u8>,
     _lease: Lease,
@@ -98,10 +94,8 @@ impl Server {
         }
     }
 
-    /// The entry stored under `key`, verified, or `None`: a miss (with a
-    /// warning if unusable), or the remote is off. The caller reports with
-    /// [`count`](Self::count) whether it could use it. No request runs
-    /// past `deadline`.
+    /// The verified entry under `key`, or `None` (a miss, or off); the caller reports its use with
+    /// [`count`](Self::count). No request runs past `deadline`.
     pub(crate) fn get(&self, key: &Key, deadline: Option<Instant>) -> Option<Blob> {
         if self.off.load(Ordering::Relaxed) {
             return None;
@@ -150,8 +144,7 @@ impl Server {
         Some(Blob { bytes: blob, _lease: lease })
     }
 
-    /// Counts a verified entry from [`get`](Self::get) as a hit, or as a
-    /// miss when the build could not use it.
+    /// Counts an entry from [`get`](Self::get) as a hit, or a miss when the build could not use it.
     pub(crate) fn count(&self, used: bool) {
         self.add(|stats| if used { stats.hits += 1 } else { stats.misses += 1 });
     }
@@ -167,9 +160,8 @@ impl Server {
         self.upload && !self.off.load(Ordering::Relaxed)
     }
 
-    /// Uploads an entry, the blob first (bazel-remote checks that a record
-    /// names no missing blob), unless [`uploads`](Self::uploads) is false
-    /// or the entry is over the size limit. No request runs past `deadline`.
+    /// Uploads an entry, the blob first (bazel-remote checks records), if [`uploads`](Self::uploads)
+    /// and within the size limit. No request runs past `deadline`.
     pub(crate) fn put(&self, key: &Key, body: &[u8], deadline: Option<Instant>) {
         if !self.uploads() || body.len() as u64 > MAX_BLOB_BYTES {
             return;
@@ -215,8 +207,7 @@ impl Server {
         )
     }
 
-    /// The server failed: off for the rest of the build; only the first
-    /// failure is reported.
+    /// The server failed: off for the rest of the build; only the first failure is reported.
     pub(crate) fn switch_off<T>(&self, why: &str) -> Option<T> {
         if !self.off.swap(true, Ordering::SeqCst) {
             self.warn(format!("{WARNING_PREFIX} {}: {why}; not using it for the rest of this build", self.base));
@@ -232,8 +223,7 @@ impl Server {
         result
     }
 
-    /// The timeout of a request that starts now and must end by
-    /// `deadline`; `Err` if that has passed.
+    /// The timeout of a request that starts now and must end by `deadline`; `Err` if past.
     fn timeout(&self, deadline: Option<Instant>) -> Result<Duration, String> {
         match deadline.map(|deadline| deadline.saturating_duration_since(Instant::now())) {
             Some(left) if left.is_zero() => Err(self.out_of_time()),
@@ -256,8 +246,7 @@ impl Server {
         request.config().timeout_global(Some(timeout)).build()
     }
 
-    /// `GET {base}/{path}`, reading at most `limit` bytes, done by
-    /// `deadline`. `Err` is a failure of the server or the connection.
+    /// `GET {base}/{path}`, at most `limit` bytes, by `deadline`; `Err` if the server or connection fails.
     fn fetch(&self, path: &str, limit: u64, deadline: Option<Instant>) -> Result<Fetched, String> {
         let timeout = self.timeout(deadline)?;
         let fetched = self.timed(|| {
@@ -280,8 +269,7 @@ impl Server {
         Ok(fetched)
     }
 
-    /// `PUT {base}/{path}`, done by `deadline`; `Err` unless the server
-    /// answers 2xx.
+    /// `PUT {base}/{path}`, done by `deadline`; `Err` unless the server answers 2xx.
     fn store(&self, path: &str, body: &[u8], deadline: Option<Instant>) -> Result<(), String> {
         let timeout = self.timeout(deadline)?;
         self.timed(|| {

@@ -1,7 +1,4 @@
-//! The remote cache as the build's workers see it: every job's entry is
-//! asked for at once before the jobs run ([`Remote::prefetch`]), and
-//! uploads run on background threads while the build compiles on. Memory
-//! and the time the build waits are bounded (see `budget`).
+//! The remote cache as the build's workers see it: a prefetch of every entry, and background uploads.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -16,12 +13,10 @@ use super::client::{MAX_BLOB_BYTES, Server};
 use super::settings::Resolved;
 use crate::cache::key::Key;
 
-/// Upload threads.
 const UPLOAD_THREADS: usize = 4;
 /// Lookups in flight at once while prefetching.
 const PREFETCH_THREADS: usize = 8;
-/// Entries waiting for an upload thread; a worker that finds the queue
-/// full waits, and the wait counts against the time limit.
+/// Entries waiting for an upload thread (waiting for room counts against the time limit).
 const QUEUE_LEN: usize = 64;
 
 /// An entry waiting for its upload, with its share of the memory budget.
@@ -43,8 +38,7 @@ pub(crate) struct Remote {
     server: Arc<Server>,
     queue: Mutex<Option<SyncSender<Upload>>>,
     uploaders: Mutex<Vec<JoinHandle<()>>>,
-    /// What [`prefetch`](Self::prefetch) did with each key, until the
-    /// build looks the key up.
+    /// What [`prefetch`](Self::prefetch) did with each key, until the build looks it up.
     prefetched: Mutex<HashMap<Key, Prefetched>>,
 }
 
@@ -84,8 +78,7 @@ impl Remote {
         }
     }
 
-    /// Looks `keys` up with several requests in flight, and hands each
-    /// verified entry to `store` (the local cache) at once.
+    /// Looks `keys` up, several at once, handing each verified entry to `store` (the local cache).
     pub(crate) fn prefetch(&self, keys: &[Key], store: impl Fn(&Key, &[u8]) -> bool + Sync) {
         let start = Instant::now();
         let deadline = self.server.time.deadline();
@@ -109,8 +102,7 @@ impl Remote {
         self.waited_since(start);
     }
 
-    /// Counts a wait of the build on the remote, and turns the remote off
-    /// once the build has waited its time limit.
+    /// Counts a wait on the remote; turns it off once the build has waited its time limit.
     fn waited_since(&self, start: Instant) {
         self.server.time.charge_since(start);
         if self.server.time.is_spent() {
@@ -118,8 +110,7 @@ impl Remote {
         }
     }
 
-    /// The build found `key`'s entry in the local cache and used it: a
-    /// remote hit if the prefetch put it there.
+    /// The build used `key`'s local entry: a remote hit if the prefetch put it there.
     pub(crate) fn used_locally(&self, key: &Key) {
         let prefetched = self.prefetched.lock().ok().and_then(|mut prefetched| prefetched.remove(key));
         if prefetched == Some(Prefetched::Stored) {
@@ -127,8 +118,7 @@ impl Remote {
         }
     }
 
-    /// The verified entry under `key`, from the server; `None` for a key
-    /// that the prefetch found missing or stored locally (then unusable).
+    /// The verified entry under `key`; `None` for a key the prefetch already found or missed.
     pub(crate) fn get(&self, key: &Key) -> Option<Vec<u8>> {
         match self.prefetched.lock().ok().and_then(|mut prefetched| prefetched.remove(key)) {
             Some(Prefetched::Missing) => return None,
@@ -149,8 +139,7 @@ impl Remote {
         self.server.count(used);
     }
 
-    /// Queues an upload of the entry (as [`Server::put`] would send it);
-    /// waiting for room counts against the time limit.
+    /// Queues an upload of the entry (see [`Server::put`]); waiting for room counts against the time limit.
     pub(crate) fn put(&self, key: &Key, body: &[u8]) {
         if !self.server.uploads() || body.len() as u64 > MAX_BLOB_BYTES {
             return;
@@ -180,8 +169,7 @@ impl Remote {
         self.waited_since(start);
     }
 
-    /// Waits for the queued uploads, within the time limit, then returns
-    /// the counters and the warnings not yet taken.
+    /// Waits for the queued uploads, within the time limit; the counters and warnings not yet taken.
     pub(crate) fn take(&self) -> (RemoteStats, Vec<String>) {
         if let Ok(mut queue) = self.queue.lock() {
             queue.take();
@@ -195,8 +183,7 @@ impl Remote {
             }
             self.waited_since(start);
             if uploaders.iter().any(|u| !u.is_finished()) {
-                // Off: what is still queued is dropped untried, and the
-                // threads end after their request in flight.
+                // Off: what is still queued is dropped untried.
                 self.server.switch_off::<()>(&self.server.out_of_time());
             }
             for uploader in uploaders.into_iter().filter(JoinHandle::is_finished) {

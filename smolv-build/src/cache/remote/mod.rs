@@ -1,8 +1,5 @@
-//! The remote cache: a level behind the local one, on a server that speaks
-//! Bazel's HTTP remote-cache protocol (`GET`/`PUT` of `/ac/<cache key>`,
-//! whose record names the entry's blob `/cas/<sha256>`; `docs/format.md`).
+//! The remote cache behind the local one: Bazel's HTTP protocol (`docs/format.md`), feature `remote-cache`.
 //! Nothing here can fail a build: what goes wrong is a miss and a warning.
-//! The client is compiled only with the `remote-cache` feature.
 
 mod settings;
 
@@ -36,30 +33,23 @@ pub(crate) use connection::Remote;
 #[cfg(not(feature = "remote-cache"))]
 pub(crate) enum Remote {}
 
+/// The client's methods, for a [`Remote`] that cannot exist.
+#[cfg(not(feature = "remote-cache"))]
+macro_rules! unreachable_methods {
+    ($($name:ident($($arg:ty),*) $(-> $ret:ty)?;)*) => {
+        $(pub(crate) fn $name(&self, $(_: $arg),*) $(-> $ret)? { match *self {} })*
+    };
+}
+
 #[cfg(not(feature = "remote-cache"))]
 impl Remote {
-    pub(crate) fn get(&self, _key: &Key) -> Option<Vec<u8>> {
-        match *self {}
-    }
-
-    pub(crate) fn put(&self, _key: &Key, _body: &[u8]) {
-        match *self {}
-    }
-
-    pub(crate) fn count(&self, _used: bool) {
-        match *self {}
-    }
-
-    pub(crate) fn prefetch(&self, _keys: &[Key], _store: impl Fn(&Key, &[u8]) -> bool + Sync) {
-        match *self {}
-    }
-
-    pub(crate) fn used_locally(&self, _key: &Key) {
-        match *self {}
-    }
-
-    fn take(&self) -> (RemoteStats, Vec<String>) {
-        match *self {}
+    unreachable_methods! {
+        get(&Key) -> Option<Vec<u8>>;
+        put(&Key, &[u8]);
+        count(bool);
+        prefetch(&[Key], impl Fn(&Key, &[u8]) -> bool + Sync);
+        used_locally(&Key);
+        take() -> (RemoteStats, Vec<String>);
     }
 }
 
@@ -82,16 +72,14 @@ pub(crate) struct Finished {
     pub(crate) warnings: Vec<String>,
 }
 
-/// The remote cache of one build: the client, if any, and the warning of
-/// setting it up.
+/// The remote cache of one build: the client, if any, and the warning of setting it up.
 pub(crate) struct Session {
     client: Option<Arc<Remote>>,
     setup_warning: Option<String>,
 }
 
 impl Session {
-    /// Resolves the [`Config`](crate::Config)'s settings over the
-    /// `SMOLV_REMOTE_CACHE*` variables (looked up with `var`).
+    /// Resolves the [`Config`](crate::Config)'s settings over the `SMOLV_REMOTE_CACHE*` variables.
     pub(crate) fn start(settings: &RemoteSettings, var: impl Fn(&str) -> Option<String>) -> Self {
         match resolve(settings, var, cfg!(feature = "remote-cache")) {
             Resolution::Off => Self { client: None, setup_warning: None },

@@ -53,8 +53,7 @@ pub(crate) fn encode(digest: &Digest) -> Vec<u8> {
     action_result
 }
 
-/// The digest a record names; an error for anything but exactly one entry
-/// with a well-formed digest.
+/// The digest a record names; an error for anything but exactly one well-formed entry.
 pub(crate) fn decode(record: &[u8]) -> Result<Digest, Invalid> {
     let mut found = None;
     for field in Fields(record) {

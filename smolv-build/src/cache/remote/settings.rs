@@ -1,6 +1,4 @@
-//! Turning the remote cache on from the [`Config`](crate::Config) setters
-//! and the `SMOLV_REMOTE_CACHE*` variables; a setting that cannot work
-//! turns it off, with one warning that says why.
+//! The remote cache's settings and `SMOLV_REMOTE_CACHE*`; one that cannot work turns it off, with a warning.
 
 use crate::env::setting;
 
@@ -19,8 +17,7 @@ pub(crate) const DEFAULT_TIME_LIMIT: std::time::Duration = std::time::Duration::
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum RemoteCacheMode {
-    /// Look entries up on a local miss, and upload what was compiled (CI).
-    /// The default.
+    /// Look entries up on a local miss, and upload what was compiled (CI). The default.
     #[default]
     ReadWrite,
     /// Look entries up, upload nothing: what developers' machines do.
@@ -69,8 +66,7 @@ impl std::fmt::Debug for RemoteSettings {
     }
 }
 
-/// A request header, checked to be a valid HTTP field; its value is never
-/// shown.
+/// A request header, checked to be a valid HTTP field; its value is never shown.
 #[derive(Clone, PartialEq, Eq)]
 pub(crate) struct Header {
     pub(crate) name: String,
@@ -86,8 +82,7 @@ impl std::fmt::Debug for Header {
 /// Settings that can work.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Resolved {
-    /// The URL without a trailing `/`; requests go to `{base}/ac/…` and
-    /// `{base}/cas/…`.
+    /// The URL without a trailing `/`; requests go to `{base}/ac/…` and `{base}/cas/…`.
     pub(crate) base: String,
     pub(crate) upload: bool,
     pub(crate) header: Option<Header>,
@@ -96,8 +91,7 @@ pub(crate) struct Resolved {
 }
 
 impl Resolved {
-    /// The warning for a header sent over plain `http://` (its value not
-    /// shown).
+    /// The warning for a header sent over plain `http://` (its value not shown).
     pub(crate) fn plain_http_warning(&self) -> Option<String> {
         let header = self.header.as_ref()?;
         self.base.starts_with("http://").then(|| {
@@ -121,8 +115,7 @@ pub(crate) enum Resolution {
     On(Resolved),
 }
 
-/// Resolves `settings` over the variables (looked up with `var`).
-/// `compiled_in` says whether this build has the `remote-cache` feature.
+/// Resolves `settings` over the variables; `compiled_in`: whether this build has `remote-cache`.
 pub(crate) fn resolve(
     settings: &RemoteSettings,
     var: impl Fn(&str) -> Option<String>,
@@ -178,8 +171,7 @@ pub(crate) fn resolve(
     Resolution::On(Resolved { base, upload: mode == RemoteCacheMode::ReadWrite, header, time_limit })
 }
 
-/// `30`, `2.5`: a finite, non-negative number of seconds, as
-/// `SMOLV_REMOTE_CACHE_TIME_LIMIT` and `--remote-cache-time-limit` take it.
+/// `30`, `2.5`: a finite, non-negative number of seconds (`SMOLV_REMOTE_CACHE_TIME_LIMIT`).
 ///
 /// ```
 /// # use smolv_build::cache::parse_seconds;
@@ -190,8 +182,7 @@ pub fn parse_seconds(text: &str) -> Option<std::time::Duration> {
     text.parse::<f64>().ok().and_then(|seconds| std::time::Duration::try_from_secs_f64(seconds).ok())
 }
 
-/// Checks `http(s)://host[:port][/prefix]` and drops trailing slashes,
-/// quoting the URL in errors only when it carries no credentials.
+/// Checks `http(s)://host[:port][/prefix]` and drops trailing slashes; errors quote no credentials.
 fn parse_url(url: &str) -> Result<String, String> {
     let shown = if url.contains('@') { "(not shown: it contains credentials)".to_owned() } else { format!("{url:?}") };
     let Some(rest) = url.strip_prefix("http://").or_else(|| url.strip_prefix("https://")) else {

@@ -1,5 +1,4 @@
-//! What a frontend that runs a compiler binary (`slangc`) needs: a scratch
-//! directory for its outputs, and the files it read, from its depfile.
+//! What a frontend that runs a compiler binary (`slangc`) needs: a scratch directory, and its depfile read.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -12,10 +11,7 @@ pub(super) fn scratch() -> std::io::Result<tempfile::TempDir> {
     let mut builder = tempfile::Builder::new();
     builder.prefix("smolv-compile-");
     #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o700));
-    }
+    builder.permissions(<std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o700));
     builder.tempdir()
 }
 
@@ -27,8 +23,7 @@ pub(crate) fn words(bytes: &[u8]) -> Option<Vec<u32>> {
     Some(bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
 }
 
-/// The prerequisites of a Make rule as `slangc -depfile` writes it (`\ ` is
-/// a space, `\` at a line's end continues it, `$$` is `$`).
+/// The prerequisites of a Make rule as `slangc -depfile` writes it (with `\ `, `\`-newline and `$$`).
 pub(super) fn parse_depfile(text: &str) -> Vec<PathBuf> {
     let joined = text.replace("\\\r\n", " ").replace("\\\n", " ");
     let mut paths = Vec::new();
@@ -62,8 +57,7 @@ fn rule_colon(line: &str) -> Option<usize> {
         .find(|&at| line[at + 1..].starts_with([' ', '\t']) || at + 1 == line.len())
 }
 
-/// The blake3 of a file the compiler read, or a value no content hashes to
-/// if it was modified after the compile started (or within 2 s before).
+/// The blake3 of a file the compiler read, or zeros if modified since the compile started (less 2 s).
 pub(super) fn hash_read(path: &Path, started: SystemTime) -> [u8; 32] {
     const UNKNOWN: [u8; 32] = [0; 32];
     let Ok(bytes) = std::fs::read(path) else {
@@ -76,8 +70,7 @@ pub(super) fn hash_read(path: &Path, started: SystemTime) -> [u8; 32] {
     }
 }
 
-/// Where a file that the compiler found would have been found first, had it
-/// existed: the same name in the directories searched before its own.
+/// Where a file the compiler found would have been found first, had it existed.
 pub(super) fn missing_candidates(job: &Job, settings: &Settings, read: &[PathBuf]) -> Vec<PathBuf> {
     let search: Vec<PathBuf> = job
         .path

@@ -57,8 +57,7 @@ pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Co
     let mut resolve = |requested: &str, kind: IncludeType, requesting_name: &str| -> Result<Included, String> {
         let requesting_name = if requesting_name.is_empty() { &*file_name } else { requesting_name };
         let requesting = Path::new(requesting_name);
-        // glslang asks again as `<...>` for a `"..."` it did not find, and shows
-        // only that error: it must say what the first searched.
+        // glslang retries a `"..."` not found as `<...>`, showing only that error: it says what both searched.
         let again = kind == IncludeType::Standard
             && failed_relative.borrow_mut().take().is_some_and(|(r, from)| r == requested && from == requesting_name);
         let (found, tried) = include::resolve(requested, kind, requesting, &settings.include_dirs);

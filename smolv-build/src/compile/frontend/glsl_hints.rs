@@ -1,7 +1,5 @@
-//! Hints added to glslang's messages where the message alone does not say
-//! what to do: HLSL read as GLSL (`#version: Desktop shaders for Vulkan
-//! SPIR-V require version 140 or higher`), and an extension or built-in
-//! newer than the target's SPIR-V.
+//! Hints added to glslang's messages that do not say what to do: HLSL read as GLSL, and an
+//! extension or built-in newer than the target's SPIR-V.
 
 use crate::compile::target_check;
 use crate::error::Diagnostic;
@@ -52,8 +50,7 @@ pub(super) fn with_hints(
     errors
 }
 
-/// Whether GLSL `source` whose first error is `first_error` is HLSL: no
-/// `#version`, and an HLSL marker.
+/// Whether GLSL `source` whose first error is `first_error` is HLSL: no `#version`, and an HLSL marker.
 fn looks_like_hlsl(source: &str, first_error: &str) -> bool {
     if !first_error.starts_with("#version:") {
         return false;
@@ -98,8 +95,7 @@ fn contains_marker(code: &str, marker: &str) -> bool {
     })
 }
 
-/// What to add to an error about an extension or built-in newer than the
-/// target's SPIR-V: what it needs, and how to raise the target.
+/// What to add to an error about something newer than the target's SPIR-V: what it needs, how to raise it.
 fn newer_spirv_hint(message: &str, settings: &Settings) -> Option<String> {
     let name = message.split('\'').nth(1).unwrap_or_default();
     let (major, minor) = settings.spirv_version.major_minor();

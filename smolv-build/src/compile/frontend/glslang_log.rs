@@ -1,5 +1,4 @@
-//! glslang's info log (`ERROR: file:line: message`, `WARNING: ...`) read
-//! into located diagnostics and warning lines.
+//! glslang's info log (`ERROR: file:line: message`, `WARNING: ...`) read into diagnostics and warnings.
 
 use std::path::{Path, PathBuf};
 

@@ -1,6 +1,4 @@
-//! `#include` in GLSL and HLSL: where a file is found, how it is read, and
-//! what the error says when it is found nowhere searched (where else the
-//! tree has it).
+//! `#include` in GLSL and HLSL: finding and reading a file, and the error when it is not found.
 
 use std::collections::VecDeque;
 use std::path::{Component, Path, PathBuf};
@@ -69,8 +67,7 @@ fn shown<'a>(path: &'a Path, current: Option<&Path>) -> &'a Path {
     current.and_then(|dir| path.strip_prefix(dir).ok()).filter(|p| !p.as_os_str().is_empty()).unwrap_or(path)
 }
 
-/// The shallowest folder below `root` that holds `requested`, breadth
-/// first, skipping hidden folders, `target` and links; `limit` entries at most.
+/// The shallowest folder below `root` holding `requested` (no hidden folders, `target` or links; `limit` entries).
 fn search(root: &Path, requested: &str, limit: usize) -> Option<PathBuf> {
     let mut names = Vec::new();
     for component in Path::new(requested).components() {

@@ -1,8 +1,5 @@
-//! Frontends: shader source to SPIR-V. GLSL and HLSL through glslang
-//! (`glsl.rs`, `glslang/`), WGSL through naga, WESL through the `wesl`
-//! crate and naga, Slang through `slangc`; precompiled SPIR-V is checked
-//! and taken as it is. Each reports every file it read, and every error as
-//! a located [`Diagnostic`].
+//! Frontends, source to SPIR-V: glslang, naga, `wesl`, `slangc`, precompiled SPIR-V. Each reports
+//! every file it read, and every error as a located [`Diagnostic`].
 
 mod external;
 #[cfg(feature = "glsl")]
@@ -72,13 +69,13 @@ impl CompiledModule {
     }
 
     /// Writes it as cache entries store it.
-    pub(crate) fn write(&self, w: &mut crate::cache::BodyWriter) {
+    pub(crate) fn write<'w>(&self, w: &'w mut crate::cache::BodyWriter) -> &'w mut crate::cache::BodyWriter {
         w.text(&self.name).text(self.stage.name()).text(&self.entry_point).words(&self.spirv);
         match &self.optimized {
             Some(optimized) => w.u32(1).words(optimized),
             None => w.u32(0),
         };
-        w.u32(u32::from(self.needs_legalization));
+        w.u32(u32::from(self.needs_legalization))
     }
 
     /// Reads what [`CompiledModule::write`] wrote.
@@ -124,8 +121,7 @@ pub(crate) fn compile(job: &Job, source: &[u8], settings: &Settings) -> Result<C
     }
 }
 
-/// Test hook, debug builds only: `SMOLV_WORKER_TEST_CRASH=name` crashes
-/// the process compiling a file named `name`, or whose source contains it.
+/// Test hook, debug builds only: `SMOLV_WORKER_TEST_CRASH=name` crashes on a file named or containing `name`.
 #[cfg(debug_assertions)]
 fn test_crash(job: &Job, source: &[u8]) {
     let name = crate::env::var_os("SMOLV_WORKER_TEST_CRASH");
@@ -179,8 +175,7 @@ pub(crate) fn wesl_identity() -> String {
 /// The glslang-sys crate that compiles GLSL and HLSL, as the workspace pins it.
 pub(crate) const GLSLANG_SYS_VERSION: &str = "0.9.2+e1b562a";
 
-/// Identifies the compilers that produce SPIR-V, for cache keys, whatever
-/// features this build has.
+/// Identifies the compilers that produce SPIR-V, for cache keys, whatever the features.
 pub(crate) fn compiler_identity() -> String {
     format!("glslang-sys {GLSLANG_SYS_VERSION};naga {};", crate::compile::NAGA_VERSION)
 }

@@ -1,8 +1,5 @@
-//! Slang through the `slangc` binary: one module per `[shader("…")]`
-//! entry point. `slangc` runs once to list the entry points (reflection
-//! JSON), then once per entry point, at `-O0` (the build's optimizer runs
-//! after), with `-depfile` to track every file read. `OpSource`'s language
-//! 11 (Slang), which SPIRV-Tools before 2023.2 rejects, becomes Unknown.
+//! Slang through `slangc`: one run lists the entry points (reflection JSON), then one per entry
+//! point at `-O0` with `-depfile` makes its module.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -24,8 +21,7 @@ const INSTALL_HINT: &str = "`.slang` files are compiled by slangc, which was not
      (it ships slangc) or `pip install --no-deps slangtorch` (slangc is in slangtorch/bin/), then put slangc on \
      PATH or set SMOLV_SLANGC (or Config::slangc) to its path";
 
-/// Finds `slangc`: the configured path, `SMOLV_SLANGC` (read either way,
-/// to be watched), or `PATH`.
+/// Finds `slangc`: the configured path, `SMOLV_SLANGC` (always read, to be watched), or `PATH`.
 pub(crate) fn find_slangc(configured: Option<&Path>, env: Env) -> Option<PathBuf> {
     tool::find(configured, env.var_os("SMOLV_SLANGC"), "slangc")
 }
@@ -89,8 +85,7 @@ pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Di
     Ok(Compiled { modules, dependencies, missing: missing_candidates(job, settings, &read), warnings })
 }
 
-/// The oldest SPIR-V that `slangc` emits as stable (below, its backend is
-/// experimental): a Slang module needs a Vulkan 1.1 device.
+/// The oldest SPIR-V `slangc` emits as stable: a Slang module needs a Vulkan 1.1 device.
 const SLANG_MIN_SPIRV: SpirvVersion = SpirvVersion::V1_3;
 
 /// Arguments every `slangc` run of the job shares.
@@ -197,9 +192,8 @@ fn severity(word: &str) -> Severity {
     }
 }
 
-/// Reads slangc's diagnostics, in its rich (`error[E20001]: …` and
-/// ` --> path:line:col`) or classic (`path(line): error 20001: …`) format.
-/// Unlocated errors after located ones are dropped.
+/// Reads slangc's rich (`error[E20001]: …`) or classic (`path(line): error 20001: …`) diagnostics;
+/// unlocated errors are dropped where there are located ones.
 fn parse_diagnostics(stderr: &str) -> Vec<Message> {
     let lines: Vec<&str> = stderr.lines().collect();
     let mut messages: Vec<Message> = Vec::new();

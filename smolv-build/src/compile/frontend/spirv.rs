@@ -1,5 +1,4 @@
-//! Precompiled SPIR-V (`.spv`, `.spirv`): taken as it is, checked, and
-//! handed on to the optimizer like a compiled module.
+//! Precompiled SPIR-V (`.spv`, `.spirv`): checked, then optimized like a compiled module.
 
 use smolv_codec::{EncodeError, EncodeOptions};
 use smolv_format::reflect::Reflection;
@@ -13,8 +12,7 @@ use crate::source::Job;
 const LAST_LANGUAGE_KNOWN_TO_OLD_TOOLS: u32 = 10;
 const UNKNOWN_LANGUAGE: u32 = 0;
 
-/// Rewrites `OpSource` languages newer than SPIRV-Tools 2023.1 knows
-/// (Slang is 11) to Unknown.
+/// Rewrites `OpSource` languages newer than SPIRV-Tools 2023.1 knows (Slang is 11) to Unknown.
 pub(super) fn patch_source_language(spirv: &mut [u32]) {
     let newer: Vec<usize> = spirv::instructions(spirv)
         .until_damage()

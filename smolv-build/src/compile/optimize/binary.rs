@@ -1,8 +1,4 @@
-//! A `spirv-opt` binary named explicitly ([`Config::spirv_opt`] or
-//! `SMOLV_SPIRV_OPT`), run for each module with the linked optimizer's
-//! recipe, under the limits of every tool ([`tool::run`]).
-//!
-//! [`Config::spirv_opt`]: crate::Config::spirv_opt
+//! A `spirv-opt` binary named explicitly (`Config::spirv_opt`, `SMOLV_SPIRV_OPT`), run with the recipe.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -11,8 +7,7 @@ use super::{Failure, Once, Recipe};
 use crate::compile::tool;
 use crate::env::Env;
 
-/// The `spirv-opt` binary to run instead of the linked optimizer: the
-/// configured path, else `SMOLV_SPIRV_OPT`; never one on `PATH`.
+/// The `spirv-opt` to run instead of the linked optimizer: configured, else `SMOLV_SPIRV_OPT`; never `PATH`'s.
 pub(crate) fn find_spirv_opt(configured: Option<&Path>, env: Env) -> Option<PathBuf> {
     configured.map(Path::to_owned).or(env.var("SMOLV_SPIRV_OPT").map(PathBuf::from))
 }

@@ -1,6 +1,4 @@
-//! SPIRV-Tools linked in (feature `optimizer`, the `spirv-tools` crate): a
-//! run is what `spirv-opt` runs with the same flags ([`Recipe::flags`]),
-//! `--scalar-block-layout` included. A crash here ends the process.
+//! SPIRV-Tools linked in (feature `optimizer`): what `spirv-opt` runs with [`Recipe::flags`].
 
 use spirv_tools::error::{Message, MessageLevel};
 use spirv_tools::opt::{Optimizer as _, Options};
@@ -45,10 +43,8 @@ pub(crate) fn optimize(spirv: &[u32], recipe: &Recipe) -> Result<Vec<u32>, Failu
     }
 }
 
-/// The validator that runs before the passes: as `spirv-opt
-/// --scalar-block-layout`, which accepts GL_EXT_scalar_block_layout's
-/// blocks (they carry no OpExtension of their own). Before HLSL's
-/// legalization, the rules it fixes are relaxed, as shaderc does.
+/// The validator before the passes: as `spirv-opt --scalar-block-layout` (GL_EXT_scalar_block_layout's
+/// blocks carry no OpExtension); relaxed before HLSL's legalization, as shaderc does.
 fn validator_options(recipe: &Recipe) -> ValidatorOptions {
     ValidatorOptions {
         scalar_block_layout: true,

@@ -1,11 +1,5 @@
-//! The size optimizer, for every language: SPIRV-Tools' `-Os` recipe (or
-//! `-O`) on each compiled module, after HLSL's legalization where needed.
-//! SPIRV-Tools runs linked in ([`linked`], feature `optimizer`), in a
-//! worker process when the build has workers; a `spirv-opt` binary named
-//! explicitly ([`Config::spirv_opt`]) runs instead ([`binary`]). Whether a
-//! failure may be cached depends on whether it would repeat ([`Failure`]).
-//!
-//! [`Config::spirv_opt`]: crate::Config::spirv_opt
+//! The optimizer: SPIRV-Tools' `-Os` (or `-O`) on each module, after HLSL's legalization where needed;
+//! [`linked`] (in a worker where there are workers), or a configured [`binary`].
 
 mod binary;
 #[cfg(feature = "optimizer")]
@@ -20,9 +14,7 @@ use crate::compile::worker::Compilers;
 use crate::options::{Optimization, TargetEnv};
 use crate::settings::Settings;
 
-/// The optimizer's part of every cache key when no binary is configured:
-/// the `spirv-tools` crate the workspace pins (`=0.13.3`), whether or not
-/// this build has the `optimizer` feature.
+/// The optimizer's part of every cache key without a binary, with or without the `optimizer` feature.
 pub(crate) const SPIRV_TOOLS_IDENTITY: &str = "spirv-tools 0.13.3 (SPIRV-Tools v2025.3)";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -78,8 +70,7 @@ impl From<Failure> for Once {
     }
 }
 
-/// The optimizer's part of the cache key: a configured binary's
-/// `--version` (remembered in the cache), else [`SPIRV_TOOLS_IDENTITY`].
+/// The optimizer's part of the cache key: a configured binary's `--version`, else [`SPIRV_TOOLS_IDENTITY`].
 pub(crate) fn identity(settings: &Settings, cache: &Cache) -> String {
     match &settings.spirv_opt {
         Some(tool) => crate::compile::tool::identity(tool, "--version", cache),
@@ -87,8 +78,7 @@ pub(crate) fn identity(settings: &Settings, cache: &Cache) -> String {
     }
 }
 
-/// Runs `recipe` on `spirv`: with the configured binary, else the linked
-/// SPIRV-Tools, once more after a [`Failure::Transient`].
+/// Runs `recipe` on `spirv`: the configured binary, else the linked SPIRV-Tools (retried if transient).
 pub(crate) fn optimize(
     spirv: &[u32],
     recipe: &Recipe,

@@ -1,11 +1,9 @@
-//! Minifying WGSL that naga writes (no maintained minifier works with naga
-//! 30): short names in the module before it is written, then no whitespace.
+//! Minifying the WGSL naga writes: short names in the module, then no whitespace.
 
 use naga::{Module, TypeInner, UniqueArena};
 
-/// Short names (`a`, `b`, …, `aa`, …) for everything whose name the GPU
-/// never sees; entry points and overrides keep theirs. Letters only: naga's
-/// namer appends `_` to names ending in a digit.
+/// Short names (`a`, `b`, …, `aa`, …; letters only, as naga appends `_` after a digit) for everything
+/// but entry points and overrides.
 pub(crate) fn shorten_names(module: &mut Module) {
     let mut names = ShortNames::default();
     let old = std::mem::take(&mut module.types);
@@ -66,8 +64,7 @@ impl ShortNames {
     }
 }
 
-/// WGSL without comments and the whitespace it does not need; naga's
-/// `_e<index>` names become short ones.
+/// WGSL without comments and needless whitespace; naga's `_e<index>` names become short ones.
 pub(crate) fn squeeze(text: &str) -> String {
     let renamed = rename_baked(text);
     let mut out = String::with_capacity(renamed.len());

@@ -1,6 +1,4 @@
-//! Translate: one module's SPIR-V → minified WGSL, through naga, for wgpu
-//! targets (`wgsl`, `minify`), in worker processes when the build has them.
-//! Without the `wgpu` feature every module is refused.
+//! One module's SPIR-V → minified WGSL through naga, for wgpu targets (feature `wgpu`).
 
 use crate::cache::{BodyReader, BodyWriter};
 

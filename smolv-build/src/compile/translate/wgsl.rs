@@ -1,6 +1,4 @@
-//! One module's SPIR-V → minified WGSL, through naga's SPIR-V front end,
-//! its validator, short names ([`super::minify::shorten_names`]), its WGSL
-//! back end, and no whitespace ([`super::minify::squeeze`]).
+//! One module's SPIR-V → naga's module, validated, minified ([`super::minify`]), written as WGSL.
 
 use naga::back::wgsl::{WriterFlags, write_string};
 use naga::front::spv;
@@ -9,9 +7,7 @@ use smolv_format::spirv;
 
 use super::{Refused, minify};
 
-/// `spirv` without the instructions [`spirv::Instruction::is_debug_source`]
-/// names, some of which naga refuses where glslang puts them; `None` if the
-/// module is damaged (naga then says what is wrong).
+/// `spirv` without [`spirv::Instruction::is_debug_source`] ones (naga refuses some); `None` if damaged.
 fn without_debug(spirv: &[u32]) -> Option<Vec<u32>> {
     let mut out = spirv.get(..spirv::HEADER_WORDS)?.to_vec();
     for instruction in spirv::instructions(spirv) {
@@ -59,9 +55,7 @@ pub(crate) fn to_wgsl(spirv: &[u32]) -> Result<String, Refused> {
     Ok(squeezed)
 }
 
-/// The deepest nesting of parentheses and brackets shipped WGSL may have:
-/// naga's WGSL reader recurses about 7 KiB a level in a debug build, so a
-/// 2 MiB thread overflows near 300 levels (naga 30 refuses 198).
+/// The deepest nesting of brackets shipped WGSL may have (naga's reader recurses ~7 KiB a level).
 pub(crate) const MAX_NESTING: usize = 64;
 
 fn nesting(text: &str) -> usize {

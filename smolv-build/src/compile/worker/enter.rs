@@ -1,9 +1,6 @@
-//! Serving before `main`, so that a build script's worker never runs the
-//! user's code: a constructor (`ENTER`) in the C runtime's table (Linux
-//! `.init_array`, macOS `__mod_init_func`, Windows `.CRT$XCY`) serves and
-//! exits, after running the initializers after its own slot (glslang's C++
-//! static constructors), which is why it is no `ctor`. Where the table
-//! cannot be read, the worker serves from `Config::compile` instead.
+//! Serving before `main`, so that a build script's worker never runs the user's code: a constructor
+//! (`ENTER`) in the C runtime's table runs the initializers after its slot (glslang's C++ ones), then
+//! serves and exits. Where the table cannot be read, the worker serves from `Config::compile`.
 #![allow(unsafe_code, reason = "a constructor in the C runtime's table, and the initializers after it, before main")]
 
 /// Refers to `ENTER`, so that the linker keeps the object that holds it.

@@ -1,7 +1,5 @@
-//! The keeper: the one thread that starts a pool's worker processes, and,
-//! in a kept pool, starts a new idle worker when one dies. One thread,
-//! because `PR_SET_PDEATHSIG` fires when the *thread* that started a
-//! worker ends: the keeper lives as long as the pool.
+//! The keeper: the one thread, living as long as the pool, that starts its workers (`PR_SET_PDEATHSIG`
+//! fires when the starting *thread* ends), and tops a kept pool's idle workers up.
 
 use std::process::Child;
 use std::sync::mpsc::{Receiver, Sender, channel};

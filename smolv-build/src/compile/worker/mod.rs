@@ -1,10 +1,6 @@
-//! Worker processes: the in-process compilers, the linked SPIRV-Tools and
-//! naga's translation to WGSL run in child processes, so that a crash or a
-//! hang ends a worker, not the build. The worker is this same program,
-//! started again with [`MARKER`] set: a build script (serving before `main`,
-//! `enter`, or from [`Config::try_compile`](crate::Config::try_compile)), or
-//! a program whose `main` calls [`Config::worker_main`](crate::Config::worker_main).
-//! Otherwise, or with `SMOLV_WORKERS=0`, the compilers run in this process.
+//! Worker processes (this program again, with [`MARKER`] set) for the in-process compilers, SPIRV-Tools
+//! and naga, so that a crash or a hang ends a worker, not the build; unless it cannot serve (a build
+//! script, or [`Config::worker_main`](crate::Config::worker_main)) or `SMOLV_WORKERS=0`.
 
 mod enter;
 mod keeper;
@@ -59,11 +55,9 @@ pub(crate) fn main_hook() {
     HOOKED.store(true, Ordering::Release);
 }
 
-/// Whether [`ShaderRecipe::compile`](crate::recipe::ShaderRecipe::compile)
-/// runs the compilers in worker processes: only once `main` called
-/// [`Config::worker_main`](crate::Config::worker_main) (and
-/// `SMOLV_WORKERS` is not `0`). Otherwise a compiler crash ends this
-/// process, which a hot-reloading game should warn about.
+/// Whether [`ShaderRecipe::compile`](crate::recipe::ShaderRecipe::compile) runs the compilers in worker
+/// processes: once `main` called [`Config::worker_main`](crate::Config::worker_main), unless
+/// `SMOLV_WORKERS=0`. Otherwise a compiler crash ends this process.
 ///
 /// ```
 /// // A test harness never called the hook.

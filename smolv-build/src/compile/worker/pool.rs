@@ -1,5 +1,4 @@
-//! The parent's side: start workers, hand each one job at a time, watch
-//! its time, and replace one that died.
+//! The parent's side: start workers, hand each one job at a time, watch its time, replace the dead.
 
 use std::io::{BufReader, Read};
 use std::path::PathBuf;
@@ -24,8 +23,7 @@ use crate::source::Job;
 const WATCHDOG_TICK: Duration = Duration::from_millis(50);
 const STDERR_TAIL: usize = 4096;
 
-/// A pool of workers, started as needed (a build's tokens bound them); a
-/// kept pool keeps `warm` idle ones started, replaced in the background.
+/// A pool of workers, started as needed; a kept pool keeps `warm` idle ones started.
 pub(crate) struct Workers {
     /// Dropped first: stops the keeper before the idle workers go.
     keeper: Option<Keeper>,
@@ -129,7 +127,6 @@ impl Workers {
         }
     }
 
-    /// Translates `spirv` to WGSL in a worker.
     pub(super) fn translate(&self, spirv: &[u32]) -> Translation {
         let no_answer = |step: &str, reason: String| Translation::NoAnswer(Refused::new(step, reason));
         let payload = match serde_json::to_vec(&Request::Translate { spirv: spirv.to_vec() }) {
@@ -172,8 +169,7 @@ impl Workers {
         }
     }
 
-    /// Sends one request to an idle worker (or a new one) and reads its
-    /// answer; one that met a broken pipe goes to another worker, once.
+    /// Sends one request to an idle worker (or a new one) and reads its answer; retried once on a broken pipe.
     fn call(&self, payload: &[u8]) -> Result<Vec<u8>, Failure> {
         let mut tries = 0;
         loop {
@@ -323,8 +319,7 @@ impl Shared {
 }
 
 impl Worker {
-    /// Watches a worker process that just started: a thread drains its
-    /// stderr, and a watchdog stops it past a request's deadline.
+    /// Watches a new worker: a thread drains its stderr, a watchdog stops it past a request's deadline.
     pub(super) fn watch(mut child: Child, keeper: Option<Sender<Order>>) -> Result<Self, String> {
         let (Some(stdin), Some(stdout), Some(mut stderr_pipe)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
@@ -385,8 +380,7 @@ impl Watch {
         state.fired
     }
 
-    /// Stops the worker and its group if its job is past its deadline, under
-    /// the lock [`Watch::disarm`] takes; whether it did.
+    /// Stops the worker and its group if its job is past its deadline (under [`Watch::disarm`]'s lock).
     fn fire_if_due(&self) -> bool {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         if state.deadline.is_none_or(|at| Instant::now() < at) {

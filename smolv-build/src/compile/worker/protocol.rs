@@ -1,14 +1,5 @@
-//! What a worker and its parent say to each other.
-//!
-//! The worker first writes [`HELLO`]; anything before it on the pipe (a
-//! build script's own prints before it reached `Config::compile`) is
-//! skipped. After that, each message is a frame: a little-endian `u32`
-//! length, then that many bytes. A request is JSON: a job to compile (the
-//! job, the settings and the source), SPIR-V to translate to WGSL, or
-//! SPIR-V to optimize. A response is a [`BodyWriter`] body: the compiled
-//! modules with what was read, or the diagnostics; the WGSL, or why naga
-//! refused it ([`write_answer`](crate::compile::translate::write_answer));
-//! or the optimized module, or why SPIRV-Tools gave none.
+//! What a worker and its parent say: after the worker's [`HELLO`] (what precedes it is skipped), frames
+//! of a little-endian `u32` length and that many bytes: a JSON [`Request`], a [`BodyWriter`] response.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -29,31 +20,34 @@ pub(super) const VERSION: &str = "3";
 pub(super) const HELLO: &[u8] = b"\nsmolv-build worker 3\n";
 /// The most bytes skipped while looking for [`HELLO`].
 pub(super) const MAX_BEFORE_HELLO: usize = 1 << 20;
-/// The largest frame either side accepts: far above any shader or module,
-/// and a bound on what a damaged length can make the reader allocate.
+/// The largest frame either side accepts: a bound on what a damaged length can allocate.
 const MAX_FRAME: u32 = 256 << 20;
 
 /// What a worker is asked to do.
 #[derive(Serialize, Deserialize)]
 #[allow(clippy::large_enum_variant, reason = "one request at a time, made to be sent at once")]
 pub(super) enum Request {
-    /// Compile one job.
-    Compile { job: Job, settings: Settings, source: String },
-    /// Translate one module's SPIR-V to minified WGSL.
-    Translate { spirv: Vec<u32> },
-    /// Run a SPIRV-Tools recipe on one module.
+    Compile {
+        job: Job,
+        settings: Settings,
+        source: String,
+    },
+    Translate {
+        spirv: Vec<u32>,
+    },
     #[cfg(feature = "optimizer")]
-    Optimize { spirv: Vec<u32>, recipe: Recipe },
+    Optimize {
+        spirv: Vec<u32>,
+        recipe: Recipe,
+    },
 }
 
-/// Writes one frame.
 pub(super) fn write_frame(out: &mut impl Write, payload: &[u8]) -> std::io::Result<()> {
     let len = u32::try_from(payload.len())
         .ok()
         .filter(|&len| len <= MAX_FRAME)
         .ok_or_else(|| std::io::Error::other(format!("a {} B message is too large for a worker", payload.len())))?;
-    // One write for the whole frame: the reader wakes once, not once for
-    // the length and again for the payload.
+    // One write for the whole frame: the reader wakes once.
     let mut frame = Vec::with_capacity(4 + payload.len());
     frame.extend_from_slice(&len.to_le_bytes());
     frame.extend_from_slice(payload);
@@ -102,30 +96,19 @@ pub(super) fn encode_compiled(result: &Result<Compiled, Vec<Diagnostic>>) -> Opt
     let mut w = BodyWriter::default();
     match result {
         Ok(compiled) => {
-            w.u32(0).count(compiled.modules.len());
-            compiled.modules.iter().for_each(|m| m.write(&mut w));
-            w.count(compiled.dependencies.len());
-            for (path, hash) in &compiled.dependencies {
-                w.text(&path.to_string_lossy()).bytes(hash);
-            }
-            w.count(compiled.missing.len());
-            compiled.missing.iter().for_each(|path| {
-                w.text(&path.to_string_lossy());
-            });
-            w.count(compiled.warnings.len());
-            compiled.warnings.iter().for_each(|warning| {
-                w.text(warning);
-            });
+            w.u32(0).list(&compiled.modules, |w, module| module.write(w));
+            w.list(&compiled.dependencies, |w, (path, hash)| w.text(&path.to_string_lossy()).bytes(hash));
+            w.list(&compiled.missing, |w, path| w.text(&path.to_string_lossy()));
+            w.list(&compiled.warnings, |w, warning| w.text(warning));
         }
         Err(diagnostics) => {
-            w.u32(1).count(diagnostics.len());
-            for d in diagnostics {
+            w.u32(1).list(diagnostics, |w, d| {
                 w.text(&d.path.to_string_lossy()).u32(d.line).u32(d.column).text(&d.message);
                 match &d.rendered {
                     Some(rendered) => w.u32(1).text(rendered),
                     None => w.u32(0),
-                };
-            }
+                }
+            });
         }
     }
     w.finish()
@@ -136,29 +119,17 @@ pub(super) fn decode_compiled(body: &[u8]) -> Option<Result<Compiled, Vec<Diagno
     let mut r = BodyReader::new(body);
     let result = match r.u32()? {
         0 => {
-            let mut modules = Vec::new();
-            for _ in 0..r.u32()? {
-                modules.push(CompiledModule::read(&mut r)?);
-            }
-            let mut dependencies = Vec::new();
-            for _ in 0..r.u32()? {
-                let path = PathBuf::from(r.text()?);
-                dependencies.push((path, r.bytes()?.try_into().ok()?));
-            }
-            let missing = (0..r.u32()?).map(|_| r.text().map(PathBuf::from)).collect::<Option<_>>()?;
-            let warnings = (0..r.u32()?).map(|_| r.text()).collect::<Option<_>>()?;
+            let modules = r.list(CompiledModule::read)?;
+            let dependencies = r.list(|r| Some((PathBuf::from(r.text()?), r.bytes()?.try_into().ok()?)))?;
+            let missing = r.list(|r| r.text().map(PathBuf::from))?;
+            let warnings = r.list(BodyReader::text)?;
             Ok(Compiled { modules, dependencies, missing, warnings })
         }
-        1 => {
-            let mut diagnostics = Vec::new();
-            for _ in 0..r.u32()? {
-                let path = PathBuf::from(r.text()?);
-                let (line, column, message) = (r.u32()?, r.u32()?, r.text()?);
-                let rendered = if r.u32()? == 1 { Some(r.text()?) } else { None };
-                diagnostics.push(Diagnostic { path, line, column, message, rendered });
-            }
-            Err(diagnostics)
-        }
+        1 => Err(r.list(|r| {
+            let (path, line, column, message) = (PathBuf::from(r.text()?), r.u32()?, r.u32()?, r.text()?);
+            let rendered = if r.u32()? == 1 { Some(r.text()?) } else { None };
+            Some(Diagnostic { path, line, column, message, rendered })
+        })?),
         _ => return None,
     };
     r.is_empty().then_some(result)

@@ -1,5 +1,4 @@
-//! The worker's side: set itself up, greet, then answer request after
-//! request until its parent closes the pipe.
+//! The worker's side: set up, greet, then answer requests until the parent closes the pipe.
 #![allow(unsafe_code, reason = "prctl, setrlimit, getppid, dup and dup2 on the worker's own process")]
 
 use std::io::{BufReader, Write};
@@ -89,8 +88,7 @@ fn die_with_parent() -> bool {
     }
     #[cfg(unix)]
     {
-        // SAFETY: getppid has no preconditions. Checked after the prctl:
-        // a parent that died before it is not signalled for.
+        // SAFETY: getppid has no preconditions. (After the prctl, which misses a parent already dead.)
         let parent = unsafe { libc::getppid() };
         if let Some(expected) = expected {
             return u32::try_from(parent).is_ok_and(|parent| parent == expected);
@@ -112,15 +110,13 @@ fn cap_memory() {
     let _ = bytes;
 }
 
-/// The pipe to the parent: a private copy of stdout, with descriptor 1
-/// pointed at stderr.
+/// The pipe to the parent: a private copy of stdout, with descriptor 1 pointed at stderr.
 #[cfg(unix)]
 fn private_stdout() -> Option<std::fs::File> {
     use std::os::fd::FromRawFd;
     // Anything buffered goes out before the greeting, and is skipped.
     let _ = std::io::stdout().flush();
-    // SAFETY: dup and dup2 on the process's own standard descriptors; the
-    // new descriptor is owned by the File alone.
+    // SAFETY: dup and dup2 on the standard descriptors; the copy is owned by the File alone.
     unsafe {
         let copy = libc::dup(1);
         if copy < 0 || libc::dup2(2, 1) < 0 {

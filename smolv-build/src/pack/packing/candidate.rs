@@ -1,5 +1,4 @@
-//! Building one candidate packing of a set: its directory, its data and
-//! its dictionary, exactly as they would be embedded.
+//! Building one candidate packing of a set: its directory, data and dictionary, as they would be embedded.
 
 use std::collections::HashMap;
 
@@ -45,8 +44,7 @@ impl Candidate {
     }
 }
 
-/// Each module packed alone with `codec` (layout 0, and `include_shader!`),
-/// with the dictionary they need as it ships, and its length and check.
+/// Each module packed alone with `codec` (layout 0, `include_shader!`), with the dictionary they need.
 pub(crate) struct ModuleForms {
     pub(crate) codec: Codec,
     pub(crate) packed: Vec<Vec<u8>>,
@@ -54,8 +52,7 @@ pub(crate) struct ModuleForms {
 }
 
 impl ModuleForms {
-    /// Packs every module with `codec`: zstd payloads come from `zstd` and
-    /// `dictionary`, relative ids from `relative` ([`relative_ids_of`]).
+    /// Packs every module with `codec`, zstd payloads from `zstd`, relative ids from `relative`.
     pub(crate) fn new(
         codec: Codec,
         inputs: &[PackInput],
@@ -95,8 +92,7 @@ pub(crate) fn unpacked_len(codec: Codec, input: &PackInput) -> usize {
     }
 }
 
-/// What each module is before `codec` compresses it: its SPIR-V, its
-/// SPIR-V with relative ids (from `relative`), or its SMOL-V.
+/// What each module is before `codec` compresses it: SPIR-V, with relative ids, or SMOL-V.
 fn unpacked_forms<'a>(
     codec: Codec,
     inputs: &'a [PackInput],
@@ -115,14 +111,12 @@ fn unpacked_forms<'a>(
     })
 }
 
-/// Every module's SPIR-V with relative ids ([`smolv_codec::relative_ids`]),
-/// as little-endian bytes, in `inputs` order.
+/// Every module's SPIR-V with relative ids ([`smolv_codec::relative_ids`]), as little-endian bytes.
 pub(crate) fn relative_ids_of(inputs: &[PackInput]) -> Result<Vec<Vec<u8>>, Error> {
     inputs.par_iter().map(relative_ids).collect()
 }
 
-/// A module's SPIR-V with relative ids, as little-endian bytes, checked to
-/// convert back.
+/// A module's SPIR-V with relative ids, as little-endian bytes, checked to convert back.
 fn relative_ids(input: &PackInput) -> Result<Vec<u8>, Error> {
     let failed = |e| Error::Internal(format!("{}: converting to relative ids: {e}", input.name));
     let spirv: Vec<u32> = input.spirv.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
@@ -136,8 +130,7 @@ fn relative_ids(input: &PackInput) -> Result<Vec<u8>, Error> {
     Ok(stored.iter().flat_map(|w| w.to_le_bytes()).collect())
 }
 
-/// Layout 0: the packed modules one after the other, modules that pack to
-/// the same bytes sharing them, as a linker merges identical `include_bytes!`.
+/// Layout 0: the packed modules one after the other, identical ones shared (as a linker merges them).
 pub(crate) fn per_module(inputs: &[PackInput], forms: &ModuleForms) -> Result<Candidate, Error> {
     let codec = forms.codec;
     let mut data = Vec::with_capacity(forms.packed.iter().map(Vec::len).sum());
@@ -171,9 +164,8 @@ pub(crate) fn per_module(inputs: &[PackInput], forms: &ModuleForms) -> Result<Ca
     })
 }
 
-/// Layout 1: every module's unpacked form packed as one stream, smallest
-/// first (similar modules end up near each other, which compresses better);
-/// entries stay in name order.
+/// Layout 1: every module's unpacked form packed as one stream, smallest first (similar ones end up
+/// near each other); entries stay in name order.
 pub(crate) fn stream(
     inputs: &[PackInput],
     codec: Codec,

@@ -1,12 +1,10 @@
-//! Choosing what ships: the smallest total for the goal, decoder code
-//! included; a tie goes to the simpler packing.
+//! Choosing what ships: the smallest total for the goal, decoder included; a tie goes to the simpler.
 
 use super::SizeGoal;
 use super::codec::Scheme;
 use super::cost::DecoderCost;
 
-/// One candidate's sizes: what it stores, and (for the download goal) what
-/// that stores to after `xz -9`.
+/// One candidate's sizes: what it stores, and (for the download goal) that after `xz -9`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Measured {
     pub(crate) scheme: Scheme,
@@ -32,8 +30,7 @@ impl Measured {
         self.stored_xz.map(|xz| xz + self.decoder().download)
     }
 
-    /// The total the goal weighs (a download goal without an estimate
-    /// falls back to the installed size).
+    /// The total the goal weighs (without an estimate, the installed size).
     pub(crate) fn total(&self, goal: SizeGoal) -> usize {
         match goal {
             SizeGoal::Installed => self.installed_total(),
@@ -42,8 +39,7 @@ impl Measured {
     }
 }
 
-/// The index of the candidate with the smallest total for `goal`; among
-/// equals, the simplest ([`Scheme::ALL`] order). `None` for no candidates.
+/// The candidate with the smallest total for `goal`; among equals the simplest ([`Scheme::ALL`] order).
 pub(crate) fn choose(candidates: &[Measured], goal: SizeGoal) -> Option<usize> {
     (0..candidates.len()).min_by_key(|&i| (candidates[i].total(goal), candidates[i].scheme.rank()))
 }

@@ -1,5 +1,4 @@
-//! The schemes an embedded set may be packed with (a [`Codec`] and a
-//! [`Framing`]), and what each codec does to a block of bytes.
+//! The schemes an embedded set may be packed with ([`Codec`], [`Framing`]), and each codec's packing.
 
 use smolv_codec::container::compress;
 use smolv_format::{Codec, Framing};
@@ -16,8 +15,7 @@ pub(crate) struct Scheme {
 }
 
 impl Scheme {
-    /// Every scheme the format allows, simplest first (by decoder size):
-    /// a tie goes to the earlier one (less code, less work at run time).
+    /// Every scheme the format allows, simplest (smallest decoder) first: a tie goes to the earlier.
     pub(crate) const ALL: [Scheme; 10] = [
         Scheme { codec: Codec::Spirv, framing: Framing::PerModule },
         Scheme { codec: Codec::SpirvRelativeIds, framing: Framing::PerModule },
@@ -31,8 +29,7 @@ impl Scheme {
         Scheme { codec: Codec::SmolvZstdDictionary, framing: Framing::PerModule },
     ];
 
-    /// The scheme's name as `SMOLV_PACKING` and `--packing` spell it:
-    /// its forced [`Packing`]'s.
+    /// The scheme's name as `SMOLV_PACKING` spells it: its forced [`Packing`]'s.
     pub(crate) fn packing_name(self) -> &'static str {
         let forces = |name: &&str| Packing::parse(name).and_then(Packing::scheme) == Some(self);
         Packing::NAMES.iter().copied().find(forces).unwrap_or_default()
@@ -44,8 +41,7 @@ impl Scheme {
     }
 }
 
-/// Packs one block (a module or a stream) alone with `codec`: LZ4 HC, or
-/// one zstd frame with the content size, without checksum or dictionary id.
+/// Packs one block alone with `codec`: LZ4 HC, or one zstd frame with its size, no checksum or dictionary id.
 pub(crate) fn pack_block(codec: Codec, bytes: &[u8], zstd_level: i32) -> Result<Vec<u8>, Error> {
     match codec {
         Codec::Spirv | Codec::SpirvRelativeIds | Codec::Smolv => Ok(bytes.to_vec()),

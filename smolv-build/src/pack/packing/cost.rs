@@ -1,5 +1,4 @@
-//! What each codec's decoder costs in the binary: the fixed price a packing
-//! pays before its smaller data saves anything.
+//! What each codec's decoder costs in the binary, before its smaller data saves anything.
 
 use smolv_format::WgslCodec;
 
@@ -15,12 +14,8 @@ pub(crate) struct DecoderCost {
 }
 
 impl DecoderCost {
-    /// What a set packed with `codec` links: its decoders, its checks and
-    /// the set's glue (the `ShaderSet` and `Shader` code a program calls).
-    ///
-    /// The figures (docs/size.md#decoder-costs; change the two together) are
-    /// a little above the largest measurement, and raw's is 0, so that near a
-    /// break-even the choice errs toward raw SPIR-V.
+    /// What a set packed with `codec` links (decoders, checks, the set's glue): a little above the largest
+    /// measurement (docs/size.md#decoder-costs; change both together), so that ties err toward raw SPIR-V.
     pub(crate) const fn of(codec: Codec) -> Self {
         let (installed, download) = match codec {
             Codec::Spirv => (0, 0),
@@ -36,8 +31,7 @@ impl DecoderCost {
         Self { installed, download }
     }
 
-    /// What `codec` links when the runtime's zstd is the full-speed build
-    /// (`zstd_fast`: the thin row plus the difference between the builds).
+    /// What `codec` links when the runtime's zstd is the full-speed build (`zstd_fast`).
     pub(crate) const fn linked(codec: Codec, zstd_fast: bool) -> Self {
         match codec {
             Codec::SmolvZstd | Codec::SmolvZstdDictionary if zstd_fast => Self { installed: 159_000, download: 70_100 },
@@ -46,9 +40,7 @@ impl DecoderCost {
     }
 }
 
-/// What a WGSL stream's codec links ([`crate::pack::wgsl`]): the WGSL
-/// glue, plus the decompressor and check, taken as the difference between
-/// the SPIR-V rows with and without it.
+/// What a WGSL stream's codec links: the WGSL glue, plus the decompressor as the SPIR-V rows differ.
 pub(crate) const fn wgsl_decoder(codec: WgslCodec) -> usize {
     let (with, without) = match codec {
         WgslCodec::Wgsl => return WGSL_GLUE,
@@ -58,19 +50,16 @@ pub(crate) const fn wgsl_decoder(codec: WgslCodec) -> usize {
     WGSL_GLUE + (DecoderCost::of(with).installed - DecoderCost::of(without).installed)
 }
 
-/// `Shader::wgsl`, the WGSL set's vtable and what hands the text to wgpu:
-/// about 6,836 B as measured on Rock Storm (docs/size.md#wgpu-targets).
+/// `Shader::wgsl` and the WGSL set's glue: 6,836 B measured on Rock Storm (docs/size.md#wgpu-targets).
 const WGSL_GLUE: usize = 7_000;
 
-/// What the naga front end a wgpu game needs costs its stripped release
-/// binary, against the SPIR-V path's (docs/size.md#wgpu-targets;
-/// `tests/tests/binary_size.rs` measures them again). Signed.
+/// What naga's front end costs a wgpu game's stripped binary against the SPIR-V path's
+/// (docs/size.md#wgpu-targets; `tests/tests/binary_size.rs` measures them again).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct WgpuFrontEnds {
     /// A game with wgpu's `wgsl` feature only, less one with `spirv` only.
     pub(crate) wgsl_over_spirv: i64,
-    /// A game with both features (WGSL, and SPIR-V for what naga refuses),
-    /// less one with `spirv` only.
+    /// A game with both features (for what naga refuses), less one with `spirv` only.
     pub(crate) both_over_spirv: i64,
 }
 
@@ -82,8 +71,7 @@ pub(crate) const WGPU_FRONT_ENDS: WgpuFrontEnds = WgpuFrontEnds {
     both_over_spirv: 1_000,
 };
 
-/// The table as text, for cache keys: new numbers must not reuse a choice
-/// made with the old ones.
+/// The table as text, for cache keys: new numbers must not reuse an old choice.
 pub(crate) fn table_identity() -> String {
     let codecs = Codec::ALL;
     let fast = DecoderCost::linked(Codec::SmolvZstd, true);

@@ -1,7 +1,5 @@
-//! The embedded set's zstd dictionary (codec `smolv-zstd-dictionary`):
-//! trained over the set's SMOL-V, and shipped as one zstd frame unpacked on
-//! the first decode. Packed, it costs about a third of its size, so larger
-//! sizes win than for a bundle (docs/size.md, "The codecs, compared").
+//! The embedded set's zstd dictionary, trained over its SMOL-V and shipped as one zstd frame
+//! (which costs about a third of its size, so larger sizes win than for a bundle).
 
 use smolv_codec::container::compress;
 
@@ -12,8 +10,7 @@ use crate::pack::zstd_memo::ZstdMemo;
 /// Sizes tried in automatic mode: packed, the larger ones usually win.
 const CANDIDATE_SIZES: [usize; 7] = [4 << 10, 8 << 10, 16 << 10, 32 << 10, 64 << 10, 110 << 10, 256 << 10];
 
-/// The zstd level sizes are ranked at (the winner is then packed at the
-/// configured level): high enough to rank like level 19, and much faster.
+/// The zstd level sizes are ranked at: it ranks like level 19, much faster.
 const RANKING_LEVEL: i32 = 9;
 
 /// A trained dictionary and every module packed with it.
@@ -52,10 +49,8 @@ fn train_one(memo: &ZstdMemo<'_>, size: usize, level: i32) -> Result<Option<Embe
     Ok(Some(EmbeddedDictionary { packed, len, check, payloads }))
 }
 
-/// Trains the dictionary of `memo`'s set as `mode` says (a fixed size, or
-/// in automatic mode the size with the smallest total), and packs every
-/// module with it at `level`. `None` when no dictionary can be trained:
-/// fewer than two modules, too little SMOL-V, or `DictionaryMode::Off`.
+/// Trains the dictionary of `memo`'s set as `mode` says and packs every module with it at `level`;
+/// `None` when none can be trained (fewer than two modules, too little SMOL-V, or `Off`).
 pub(crate) fn train(
     memo: &ZstdMemo<'_>,
     level: i32,

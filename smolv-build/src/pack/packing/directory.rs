@@ -1,5 +1,4 @@
-//! The `SMVD` directory of an embedded set, as `docs/format.md` lays it
-//! out; the macros turn it into tables.
+//! The `SMVD` directory of an embedded set (`docs/format.md`); the macros turn it into tables.
 
 use super::{Codec, Framing};
 use crate::error::Error;
@@ -35,8 +34,7 @@ fn push_u32(out: &mut Vec<u8>, value: usize, what: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// The directory of `entries`, which must be sorted by name bytes and
-/// unique (the caller's modules are).
+/// The directory of `entries`, which must be sorted by name bytes and unique.
 pub(crate) fn write(codec: Codec, framing: Framing, once: Once, entries: &[Entry<'_>]) -> Result<Vec<u8>, Error> {
     if let Some(pair) = entries.windows(2).find(|pair| pair[0].name >= pair[1].name) {
         return Err(Error::Config(format!(

@@ -1,5 +1,4 @@
-//! The packing step's cache entry (LZ4 HC, zstd -19 and xz are slow); the
-//! key covers every input by value.
+//! The packing step's cache entry (LZ4 HC, zstd -19 and xz are slow), keyed by every input's value.
 
 use super::candidate::tables_len;
 use super::codec::Scheme;
@@ -46,10 +45,6 @@ fn key(inputs: &[PackInput], options: &PackSettings, dictionary_mode: Dictionary
     key.finish()
 }
 
-fn to_u32(value: usize) -> Option<u32> {
-    u32::try_from(value).ok()
-}
-
 /// The entry body; `None` if something does not fit its fields (not cached).
 fn write(set: &PackedSet) -> Option<Vec<u8>> {
     let mut w = BodyWriter::default();
@@ -59,12 +54,11 @@ fn write(set: &PackedSet) -> Option<Vec<u8>> {
     set.modules.iter().for_each(|m| {
         w.bytes(m);
     });
-    w.u32(to_u32(set.candidates.len())?);
-    for candidate in &set.candidates {
-        w.bytes(candidate.scheme.packing_name().as_bytes()).u32(to_u32(candidate.stored)?);
+    w.list(&set.candidates, |w, candidate| {
         // 0 for "not estimated", else the estimate plus one.
-        w.u32(to_u32(candidate.stored_xz.map_or(0, |xz| xz + 1))?);
-    }
+        let stored_xz = candidate.stored_xz.map_or(0, |xz| xz + 1);
+        w.bytes(candidate.scheme.packing_name().as_bytes()).count(candidate.stored).count(stored_xz)
+    });
     w.finish()
 }
 
@@ -82,15 +76,14 @@ fn read(body: &[u8], inputs: &[PackInput], options: &PackSettings) -> Option<Pac
     let dictionary_bytes = r.bytes()?.to_vec();
     let dictionary = (r.u32()? == 1).then_some(dictionary_bytes);
     let modules = inputs.iter().map(|_| r.bytes().map(<[u8]>::to_vec)).collect::<Option<Vec<_>>>()?;
-    let mut candidates = Vec::new();
-    for _ in 0..r.u32()? {
+    let candidates = r.list(|r| {
         let scheme = named(r.bytes()?)?;
         let stored = usize::try_from(r.u32()?).ok()?;
         let stored_xz = match r.u32()? {
             0 => None,
             xz => Some(usize::try_from(xz - 1).ok()?),
         };
-        candidates.push(Measured { scheme, stored, stored_xz, zstd_fast: options.runtime.zstd_fast });
-    }
+        Some(Measured { scheme, stored, stored_xz, zstd_fast: options.runtime.zstd_fast })
+    })?;
     r.is_empty().then_some(PackedSet { scheme, goal, directory, data, dictionary, modules, candidates, tables_len })
 }

@@ -1,6 +1,4 @@
-//! Packing the embedded set (`docs/format.md`, "Embedded sets"): every way
-//! that could win built (`candidate`), measured (`xz`), and the smallest
-//! chosen, decoder code included (`choose`, `cost`); `entry` caches the lot.
+//! Packing the embedded set: every way that could win built, measured, and the smallest chosen.
 
 mod candidate;
 mod choose;
@@ -65,8 +63,7 @@ pub(crate) struct PackedSet {
     pub(crate) goal: SizeGoal,
     pub(crate) directory: Vec<u8>,
     pub(crate) data: Vec<u8>,
-    /// The zstd dictionary as it ships (one zstd frame), for
-    /// [`Codec::SmolvZstdDictionary`] only.
+    /// The zstd dictionary as it ships (one zstd frame), for [`Codec::SmolvZstdDictionary`] only.
     pub(crate) dictionary: Option<Vec<u8>>,
     /// Each module packed alone with the set's codec, for `include_shader!`.
     pub(crate) modules: Vec<Vec<u8>>,
@@ -93,10 +90,8 @@ impl PackedSet {
     }
 }
 
-/// Builds every candidate packing of `inputs` (sorted by name), measures
-/// them, and keeps the one `options` asks for; `memo` holds the zstd work
-/// the bundle shares. Automatic packing builds zstd's candidates (slow)
-/// only where their decoder alone costs less than the best other total.
+/// Builds and measures every candidate packing of `inputs` (sorted by name), and keeps the one `options`
+/// asks for; zstd's (slow) only where their decoder alone costs less than the best other total.
 pub(crate) fn choose(
     inputs: &[PackInput],
     zstd: &ZstdForms,
@@ -166,16 +161,14 @@ fn is_zstd(codec: Codec) -> bool {
     matches!(codec, Codec::SmolvZstd | Codec::SmolvZstdDictionary)
 }
 
-/// Candidates built and measured: each codec's per-module forms, and each
-/// scheme's candidate and sizes, in the order of the schemes asked for.
+/// Candidates built and measured: each codec's per-module forms, each scheme's candidate and sizes.
 struct Built {
     forms: Vec<candidate::ModuleForms>,
     candidates: Vec<candidate::Candidate>,
     measured: Vec<Measured>,
 }
 
-/// Builds and measures the candidates of `schemes`; `trained` is the
-/// set's dictionary, for the dictionary codec's.
+/// Builds and measures the candidates of `schemes`; `trained` is the set's dictionary.
 fn build(
     inputs: &[PackInput],
     schemes: &[Scheme],
@@ -225,8 +218,7 @@ pub(crate) fn inputs(modules: &[all::Built<'_>], encoded: &[Encoded]) -> Vec<Pac
     modules.iter().zip(encoded).map(input).collect()
 }
 
-/// The SPIR-V set of some modules only (`inputs`, with `zstd` and `memo`
-/// of their SMOL-V), packed as the build packs; an empty one raw.
+/// The SPIR-V set of some modules only, packed as the build packs; an empty one raw.
 pub(crate) fn pack_subset(
     inputs: &[PackInput],
     zstd: &ZstdForms,

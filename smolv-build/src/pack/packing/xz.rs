@@ -1,5 +1,4 @@
-//! Download-size estimates: what bytes cost after `xz -9`, the way stores,
-//! installers and archives compress a binary again.
+//! Download-size estimates: what bytes cost after `xz -9`, as installers compress a binary again.
 
 use lzma_rust2::{XzOptions, XzWriter};
 
@@ -14,8 +13,7 @@ const MIN_DICTIONARY: u32 = 4096;
 pub(crate) fn compressed_len(bytes: &[u8]) -> Result<usize, Error> {
     let failed = |e: std::io::Error| Error::Internal(format!("xz size estimate failed: {e}"));
     let mut options = XzOptions::with_preset(PRESET);
-    // A dictionary larger than the input finds nothing more: shrinking it
-    // to the input keeps the memory proportionate and the output the same.
+    // A dictionary larger than the input finds nothing more: shrinking it keeps the output the same.
     let fits = u32::try_from(bytes.len()).unwrap_or(u32::MAX).max(MIN_DICTIONARY).checked_next_power_of_two();
     options.lzma_options.dict_size =
         fits.map_or(options.lzma_options.dict_size, |size| size.min(options.lzma_options.dict_size));

@@ -1,7 +1,4 @@
-//! WGSL or SPIR-V for a wgpu target: the smaller game, front end included.
-//! The WGSL path ships the stream and a SPIR-V set of the modules naga
-//! refused (then linking both front ends); both totals are taken against
-//! the SPIR-V path's front end ([`WgpuFrontEnds`]).
+//! WGSL or SPIR-V for a wgpu target: the smaller game, front ends included ([`WgpuFrontEnds`]).
 
 use crate::options::Target;
 use crate::pack::packing::{Measured, WgpuFrontEnds};
@@ -15,8 +12,7 @@ pub(crate) enum WgpuPath {
     Spirv,
 }
 
-/// The choice, and the totals it weighed (installed bytes, each against
-/// the SPIR-V path's front end).
+/// The choice, and the totals it weighed (installed bytes, against the SPIR-V path's front end).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct WgpuChoice {
     pub(crate) path: WgpuPath,
@@ -30,9 +26,8 @@ fn signed(bytes: usize) -> i64 {
     i64::try_from(bytes).unwrap_or(i64::MAX)
 }
 
-/// The path for `target`: forced, or the smaller total (a tie ships
-/// SPIR-V). `refused`: the set of the modules naga refused, if any; `all`:
-/// every module's. Without `spirv_readable`, `Target::Wgpu` ships WGSL.
+/// The path for `target`: forced, or the smaller total (a tie ships SPIR-V), with `refused` (the set of
+/// the modules naga refused) or `all`. Without `spirv_readable`, `Target::Wgpu` ships WGSL.
 pub(crate) fn choose(
     target: Target,
     wgsl: &PackedWgsl,

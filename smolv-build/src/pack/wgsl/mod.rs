@@ -1,6 +1,4 @@
-//! WGSL for wgpu targets (`Config::for_wgpu`): each module translated
-//! (`translations`), the texts packed as one stream (`stream`), and the
-//! choice between that and SPIR-V, front ends included (`choose`).
+//! WGSL for wgpu targets (`Config::for_wgpu`): translated, packed as one stream, weighed against SPIR-V.
 
 mod choose;
 mod stream;

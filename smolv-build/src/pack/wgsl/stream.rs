@@ -1,5 +1,4 @@
-//! The WGSL texts as one stream, plain, LZ4 or zstd: the smallest with its
-//! decoder among those the runtime decodes.
+//! The WGSL texts as one stream, plain, LZ4 or zstd: the smallest with its decoder.
 
 use smolv_format::{Codec, WgslCodec};
 
@@ -48,8 +47,7 @@ fn sharing(codec: WgslCodec) -> Codec {
     }
 }
 
-/// Packs `texts` (with their module `names`) as one stream, with `forced`
-/// or the smallest codec the runtime decodes.
+/// Packs `texts` (of modules `names`) as one stream, with `forced` or the smallest codec the runtime decodes.
 pub(crate) fn pack_texts(
     names: &[&str],
     texts: &[&str],

@@ -1,6 +1,4 @@
-//! Each module's WGSL, from the build cache or from naga (in a worker where
-//! the build has them). Answers are cached, a worker's crash never: its
-//! module ships as SPIR-V, with a warning.
+//! Each module's WGSL, from the cache or naga; a worker's crash is never cached (the module ships as SPIR-V).
 
 use rayon::prelude::*;
 
@@ -10,14 +8,11 @@ use crate::compile::translate;
 use crate::compile::worker::{Compilers, Translation};
 use crate::pack::encode::Encoded;
 
-/// Every module's translation, sorted: the WGSL naga made, and the
-/// modules that ship as SPIR-V.
+/// Every module's translation, sorted: the WGSL naga made, and the modules that ship as SPIR-V.
 pub(crate) struct Translated {
-    /// `(index, name, text)` of each module naga made WGSL of, in manifest
-    /// order.
+    /// `(index, name, text)` of each module naga made WGSL of, in manifest order.
     pub(crate) texts: Vec<(usize, String, String)>,
-    /// `(index, name)` of the modules that ship as SPIR-V, naga's refusals
-    /// and those with no answer alike.
+    /// `(index, name)` of the modules that ship as SPIR-V, refused or unanswered.
     pub(crate) refused: Vec<(usize, String)>,
     /// How many of `refused` got no answer (a worker crashed).
     pub(crate) unanswered: usize,
@@ -25,8 +20,7 @@ pub(crate) struct Translated {
     pub(crate) warnings: Vec<String>,
 }
 
-/// Translates every module's SPIR-V as it ships (`encoded`, decoded) to
-/// WGSL, and sorts what came of each.
+/// Translates every module's SPIR-V as it ships to WGSL, and sorts what came of each.
 pub(crate) fn translate_modules(
     modules: &[Built<'_>],
     encoded: &[Encoded],

@@ -1,13 +1,7 @@
-//! `glslang::TShader::setHlslIoMapping(bool)`, which glslang's C API
-//! lacks (`Config::hlsl_io_mapping`: HLSL resources placed by register
-//! class, as DXC does).
-//!
-//! A plain non-virtual member function, called through its mangled name
-//! with the C calling convention, `this` first: the Itanium C++ ABI and
-//! Microsoft's x64 and ARM64 ABI. 32-bit Windows (`thiscall`) has no
-//! switch ([`AVAILABLE`] is false). The `TShader` is the first member of
-//! the C API's `glslang_shader_t` (`glslang_c_interface.cpp`), in the one
-//! glslang-sys version pinned, and a test checks that the switch works.
+//! `glslang::TShader::setHlslIoMapping(bool)` (`Config::hlsl_io_mapping`), which glslang's C API lacks: a
+//! non-virtual member function, called by its mangled name with the C convention, `this` first (the
+//! Itanium ABI, Microsoft's x64 and ARM64; not 32-bit Windows' `thiscall`, see [`AVAILABLE`]). The
+//! `TShader` is the first member of the pinned glslang-sys's `glslang_shader_t`; a test checks the switch.
 
 #![allow(unsafe_code, reason = "a C++ member function of glslang, called by its mangled name")]
 
@@ -32,12 +26,10 @@ unsafe extern "C" {
 pub(super) unsafe fn set_hlsl_io_mapping(shader: *mut glslang_shader_t, on: bool) {
     #[cfg(not(all(target_arch = "x86", target_os = "windows")))]
     {
-        // SAFETY: the caller gives a live `glslang_shader_t`, whose first
-        // member is its `glslang::TShader*` (see the module docs).
+        // SAFETY: the caller's live `glslang_shader_t` starts with its `glslang::TShader*` (see the module docs).
         let tshader = unsafe { shader.cast::<*mut c_void>().read() };
-        // SAFETY: `tshader` is the live `TShader`; the function is
-        // non-virtual, takes `this` and a bool in the C convention on these
-        // targets, and throws nothing (glslang is built with -fno-exceptions).
+        // SAFETY: `tshader` is the live `TShader`; the function is non-virtual, takes `this` and a bool in
+        // the C convention on these targets, and throws nothing (glslang is built with -fno-exceptions).
         unsafe { tshader_set_hlsl_io_mapping(tshader, on) };
     }
     #[cfg(all(target_arch = "x86", target_os = "windows"))]

@@ -1,7 +1,5 @@
-//! glslang's include callbacks (`glsl_include_callbacks_t`), calling a Rust
-//! closure. A result whose name is empty is "not found", and glslang shows
-//! its text as the error for the `#include` line. No panic crosses into
-//! C++: each callback turns one into a failed include.
+//! glslang's include callbacks, calling a Rust closure. A result with an empty name is "not found"
+//! (its text is the error); no panic crosses into C++.
 
 #![allow(unsafe_code, reason = "extern \"C\" callbacks that glslang calls with its pointers")]
 
@@ -70,8 +68,7 @@ fn answer(
         if ctx.is_null() || header.is_null() {
             return Err("glslang asked for an include without a name".to_owned());
         }
-        // SAFETY: glslang passes NUL-terminated strings that live through
-        // the call.
+        // SAFETY: glslang passes NUL-terminated strings that live through the call.
         let requested = unsafe { CStr::from_ptr(header) }.to_string_lossy();
         let requesting = if includer.is_null() {
             String::new()
@@ -79,8 +76,7 @@ fn answer(
             // SAFETY: as above.
             unsafe { CStr::from_ptr(includer) }.to_string_lossy().into_owned()
         };
-        // SAFETY: `ctx` is the input's `callbacks_ctx`, a live `Context`
-        // that nothing else touches meanwhile.
+        // SAFETY: `ctx` is the input's `callbacks_ctx`, a live `Context` nothing else touches meanwhile.
         let context = unsafe { &mut *ctx.cast::<Context<'_, '_>>() };
         (context.resolve)(&requested, kind, &requesting)
     }));
@@ -111,8 +107,7 @@ unsafe extern "C" fn include_system(
 
 unsafe extern "C" fn free_include_result(_ctx: *mut c_void, result: *mut glsl_include_result_t) -> c_int {
     if !result.is_null() {
-        // SAFETY: every result came from `Owned::into_raw` (a leaked
-        // `Box<Owned>` whose first field is the result), given back once.
+        // SAFETY: every result came from `Owned::into_raw` (a leaked `Box<Owned>`, result first), given back once.
         drop(unsafe { Box::from_raw(result.cast::<Owned>()) });
     }
     0

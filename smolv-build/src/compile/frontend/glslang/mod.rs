@@ -1,7 +1,5 @@
-//! glslang, through the raw C API of the `glslang-sys` crate, behind one
-//! safe function: [`compile`] a GLSL or HLSL source to SPIR-V, as shaderc's
-//! `CompileShader` drives glslang (the `glslang` crate maps no I/O and has
-//! no SPIR-V options), but for HLSL's legalization, which the optimizer runs.
+//! glslang's C API (`glslang-sys`) behind one safe function, [`compile`]: GLSL or HLSL to SPIR-V, as
+//! shaderc drives glslang (but for HLSL's legalization, which the optimizer runs).
 
 #![allow(unsafe_code, reason = "glslang's C API (glslang-sys)")]
 
@@ -37,8 +35,7 @@ pub(crate) struct Included {
     pub(crate) content: String,
 }
 
-/// What [`compile`] calls for each `#include` (the requesting file empty
-/// for the main one): the file found, or the message for the line.
+/// What [`compile`] calls for each `#include` (requesting file empty for the main one).
 pub(crate) type Resolve<'a> = dyn FnMut(&str, IncludeType, &str) -> Result<Included, String> + 'a;
 
 /// An HLSL register placed at a set and binding.
@@ -187,8 +184,7 @@ fn resource_type(kind: ResourceKind) -> sys::glslang_resource_type_t {
     }
 }
 
-/// glslang's message flags, as shaderc sets them (`GetMessageRules`):
-/// cascading errors, SPIR-V and Vulkan rules, and the HLSL switches.
+/// glslang's message flags, as shaderc sets them (`GetMessageRules`).
 fn messages(options: &Options<'_>) -> sys::glslang_messages_t {
     use sys::glslang_messages_t as M;
     let switches = [
@@ -200,8 +196,7 @@ fn messages(options: &Options<'_>) -> sys::glslang_messages_t {
     M(switches.into_iter().filter(|&(on, _)| on).fold(rules, |bits, (_, bit)| bits | bit))
 }
 
-/// The preamble: `#define name value` for each define, then
-/// `GL_GOOGLE_include_directive` enabled, as shaderc writes it.
+/// The preamble: the defines, then `GL_GOOGLE_include_directive` enabled, as shaderc writes it.
 fn preamble(defines: &[(&str, &str)]) -> String {
     let defines = defines.iter().map(|(name, value)| format!("#define {name} {value}\n"));
     defines.chain([INCLUDE_EXTENSION.to_owned()]).collect()
@@ -209,8 +204,7 @@ fn preamble(defines: &[(&str, &str)]) -> String {
 
 const INCLUDE_EXTENSION: &str = "#extension GL_GOOGLE_include_directive : enable\n";
 
-/// The preprocessed text without the preamble's `#extension`, which parse
-/// would refuse before `#version` (it gets the extension from its own).
+/// The preprocessed text without the preamble's `#extension`, which parse refuses before `#version`.
 fn without_preamble(text: &str) -> &str {
     text.trim_start_matches('\n').strip_prefix(INCLUDE_EXTENSION).unwrap_or(text)
 }

@@ -1,12 +1,8 @@
-//! The resource limits glslang checks shaders against (`glslang_resource_t`):
-//! shaderc's (`libshaderc_util/src/resources.cc`), since glslang-sys does
-//! not build glslang's `ResourceLimits`. They matter only for GLSL's
-//! built-in constants and a few compile-time checks.
+//! The resource limits glslang checks shaders against: shaderc's (`libshaderc_util/src/resources.cc`).
 
 use glslang_sys::{glslang_limits_t, glslang_resource_t};
 
-/// shaderc's limits, every `limits` flag on (loops and indexing of every
-/// kind allowed).
+/// shaderc's limits, every `limits` flag on.
 pub(super) const SHADERC_RESOURCES: glslang_resource_t = glslang_resource_t {
     max_lights: 8,
     max_clip_planes: 6,

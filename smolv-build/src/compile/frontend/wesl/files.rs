@@ -1,6 +1,4 @@
-//! Where WESL imports are read from: the shader's own directory tree and
-//! the packages on disk ([`Config::wesl_package`](crate::Config::wesl_package)).
-//! Each file is read once and recorded with the blake3 of its bytes.
+//! Where WESL imports are read from (the shader's tree, and packages on disk), each once, with its blake3.
 
 use std::borrow::Cow;
 use std::cell::RefCell;

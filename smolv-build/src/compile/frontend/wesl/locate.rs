@@ -1,6 +1,4 @@
-//! WESL errors at the file, line and column that hold the mistake. naga's,
-//! in the linked WGSL, are traced back through the declaration and the
-//! statement they fall in to the token naga points at.
+//! WESL errors at the file, line and column of the mistake; naga's, in the linked WGSL, are traced back.
 
 use std::ops::Range;
 use std::path::PathBuf;
@@ -109,8 +107,7 @@ fn declared_name(declaration: &GlobalDeclaration) -> Option<String> {
     })
 }
 
-/// The spans (in the linked WGSL, in its own file) of the declaration or
-/// function statement holding `offset` of the linked WGSL.
+/// The spans (linked, and in its own file) of the declaration or statement holding linked `offset`.
 fn node_spans(linked: &GlobalDeclarationNode, reparsed: &GlobalDeclarationNode, offset: usize) -> [Range<usize>; 2] {
     let spans = [reparsed.span().range(), linked.span().range()];
     let (GlobalDeclaration::Function(linked), GlobalDeclaration::Function(reparsed)) = (linked.node(), reparsed.node())
@@ -126,8 +123,7 @@ fn node_spans(linked: &GlobalDeclarationNode, reparsed: &GlobalDeclarationNode, 
     }
 }
 
-/// Where in `own` (a node's own text) the linked WGSL's `token` is: the
-/// occurrence nearest its line, unmangled, else of its first word.
+/// Where in `own` (a node's text) the linked `token` is: nearest its line, unmangled, else its first word.
 fn find_token(own: &str, token: &str, line_in_node: usize) -> usize {
     let unmangled: String = token
         .split_inclusive(|c: char| !(c.is_alphanumeric() || c == '_' || WESL_SEPARATOR.contains(c)))

@@ -1,7 +1,5 @@
-//! How imported names are written in the linked WGSL: by their path, each
-//! `::` written as [`WESL_SEPARATOR`] (`package::lighting::Light` is
-//! `packageːːlightingːːLight`), as the wesl crate's `UnicodeMangler` meant
-//! to (its 0.4.0 writes ASCII `::`, which naga rejects).
+//! Imported names in the linked WGSL: their path with each `::` as [`WESL_SEPARATOR`]
+//! (wesl 0.4.0's `UnicodeMangler` writes ASCII `::`, which naga rejects).
 
 use wesl::ModulePath;
 use wesl::syntax::PathOrigin;

@@ -1,7 +1,4 @@
-//! WESL through the `wesl` crate: the shader, its imports (`files`) and
-//! its `@if` features linked into one WGSL module (names `mangle`d), which
-//! naga compiles as WGSL. Errors point into the file that holds the
-//! mistake (`locate`).
+//! WESL through the `wesl` crate: linked into one WGSL module that naga compiles; errors `locate`d.
 
 mod files;
 mod locate;
@@ -28,8 +25,7 @@ fn module_path(job: &Job) -> ModulePath {
     ModulePath::new(PathOrigin::Absolute, relative.split('/').map(str::to_owned).collect())
 }
 
-/// The wesl crate's options: `@if` with the job's features (one not set
-/// is off).
+/// The wesl crate's options: `@if` with the job's features (one not set is off).
 fn options(job: &Job) -> CompileOptions {
     let mut features = Features { default: Feature::Disable, ..Features::default() };
     for (name, value) in &job.wesl_features {
