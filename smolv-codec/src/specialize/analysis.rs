@@ -184,8 +184,7 @@ impl Analysis {
                     .ok_or(malformed("an instruction is missing its result id"))?;
                 let slot = self.def.get_mut(id as usize).ok_or(malformed("a result id is not below the id bound"))?;
                 if *slot != NO_DEF {
-                    // SPIR-V is SSA: a second definition would make the
-                    // specializer write the id's value at both places.
+                    // SPIR-V is SSA: a second definition would have its value written twice.
                     return Err(malformed("a result id is defined twice"));
                 }
                 *slot = u32::try_from(index).map_err(too_large)?;

@@ -1,5 +1,4 @@
-//! Which [`Value`](super::Value) a specialization constant takes: the rule
-//! the specializer and the Vulkan layer's driver path both apply.
+//! Which [`Value`](super::Value) a specialization constant takes (also the Vulkan layer's rule).
 
 use super::Value;
 use super::fold::Scalar;
