@@ -1,6 +1,5 @@
-//! Per-opcode facts that shape the SMOL-V byte stream: whether a type and
-//! a result id follow the opcode word, how many ids are stored as deltas,
-//! and whether the rest are varints. All of it is the wire format.
+//! Per-opcode facts of the SMOL-V wire format: whether a type and a result id follow the opcode word,
+//! how many ids are stored as deltas, and whether the rest are varints.
 
 use smolv_format::spirv::Op;
 
@@ -275,8 +274,7 @@ pub(crate) fn zigzag_in_2016_dialect(opcode: u32) -> bool {
 /// How SMOL-V lays out each opcode's operands; rows past [`OPS_KNOWN_V0`] are version 1's.
 const OP_LAYOUTS: [OpLayout; OPS_KNOWN_V1] = {
     use Op::*;
-    // Runs of opcodes `(first, last, flags, id_deltas)` laid out alike; the
-    // opcodes of no run (unassigned ones too) have a type and a result.
+    // Runs of opcodes `(first, last, flags, id_deltas)` laid out alike; others have a type and a result.
     let runs = [
         (Nop, Nop, NONE, 0),
         (SourceContinued, SourceContinued, NONE, 0),

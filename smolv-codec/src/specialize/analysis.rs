@@ -1,5 +1,4 @@
-//! The reusable part: a module parsed once into instructions, definitions,
-//! functions and blocks.
+//! The reusable part: a module parsed once into instructions, definitions, functions and blocks.
 
 use alloc::vec::Vec;
 

@@ -63,9 +63,8 @@ impl StageInterface {
         Self { stage, inputs: Vec::new(), outputs: Vec::new(), unplaced_outputs: false }
     }
 
-    /// The first input of `self` that `before` (the stage before it) does not write with the same type, per
-    /// component as Vulkan matches; `None` where they match. Where `before` has
-    /// [`unplaced_outputs`](Self::unplaced_outputs) or structs, only a component written with another type is refused.
+    /// The first input of `self` that `before` (the stage before) does not write with the same type, per component;
+    /// with [`unplaced_outputs`](Self::unplaced_outputs) or structs, only one written with another type is refused.
     ///
     /// ```
     /// use smolv_format::reflect::{ShaderStage, StageInterface, StageVariable};
