@@ -2,11 +2,9 @@
 
 use super::error::DecodeError;
 
-/// First word of every SPIR-V module.
 pub(crate) const SPIRV_MAGIC: u32 = smolv_format::spirv::MAGIC;
 /// First word of every SMOL-V blob: the bytes `SMOL`, read little-endian.
 pub(crate) const SMOLV_MAGIC: u32 = 0x534D_4F4C;
-/// The encoding version this crate writes.
 pub(crate) const CURRENT_ENCODING_VERSION: u8 = 1;
 /// SPIR-V header words: magic, version, generator, id bound, schema.
 pub(crate) const SPIRV_HEADER_WORDS: usize = smolv_format::spirv::HEADER_WORDS;

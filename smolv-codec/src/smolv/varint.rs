@@ -181,7 +181,6 @@ impl<'a> Reader<'a> {
         Err(DecodeError::VarintOverflow { offset: start })
     }
 
-    /// Reads one byte.
     #[inline]
     pub(crate) fn byte(&mut self) -> Result<u8, DecodeError> {
         let b = *self.bytes.get(self.pos).ok_or(DecodeError::UnexpectedEnd { offset: self.pos, needed: 1 })?;

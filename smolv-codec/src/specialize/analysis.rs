@@ -146,13 +146,11 @@ impl Specializer {
 }
 
 impl Analysis {
-    /// The words of instruction `index`.
     pub(crate) fn words_of(&self, index: usize) -> &[u32] {
         let inst = self.insts[index];
         &self.words[inst.start as usize..(inst.start + inst.len) as usize]
     }
 
-    /// The instruction defining `id`.
     pub(crate) fn def_of(&self, id: u32) -> Option<usize> {
         self.def.get(id as usize).copied().filter(|&d| d != NO_DEF).map(|d| d as usize)
     }
