@@ -424,7 +424,7 @@ impl Specialization<'_> {
                 }
             }
         }
-        // B joins A when each is the other's only neighbour and neither structure forbids it.
+        // B joins A when A is B's only predecessor and B A's only successor, and no structure forbids it.
         let mut joins_into: Vec<Option<usize>> = vec![None; blocks.len()];
         for (b, preds) in predecessors.iter().enumerate() {
             let [p] = preds.as_slice() else { continue };
