@@ -1,10 +1,8 @@
 //! # smolv-codec
 //!
-//! The codecs of [smolv](https://github.com/smolv-rs/smolv), the shader
-//! toolchain for Rust games, which `smolv-runtime` re-exports:
+//! The codecs of [smolv](https://github.com/smolv-rs/smolv), which `smolv-runtime` re-exports:
 //!
-//! - [`smolv`]: the [SMOL-V](https://github.com/aras-p/smol-v) codec,
-//!   byte-exact with the reference encoder, safe on any input;
+//! - [`smolv`]: the [SMOL-V](https://github.com/aras-p/smol-v) codec;
 //! - [`relative_ids`]: SPIR-V with its ids stored relative to each result;
 //! - [`specialize`]: specialization constants folded into a module;
 //! - [`container`] (with `std`): shader containers and bundles.
@@ -22,8 +20,7 @@
 //! ```
 //!
 //! ## Features
-//! - `std` (default): `std::error::Error`, and the [`container`] module;
-//!   without it the crate is `no_std` and needs only `alloc`.
+//! - `std` (default): `std::error::Error` and [`container`]; without it the crate is `no_std` + `alloc`.
 //! - `zstd-fast` (default): zstd for containers and bundles.
 //! - `serde`: derives for [`specialize::Value`].
 #![cfg_attr(not(feature = "std"), no_std)]

@@ -3,9 +3,7 @@
 /// The default limit on decoded SPIR-V: far above any real module.
 const DEFAULT_MAX_DECODED_LEN: usize = 256 << 20;
 
-/// Options for [`decode`](crate::decode),
-/// [`Container::decode_with`](crate::container::Container::decode_with)
-/// and smolv-runtime's `Shader::decode_with`.
+/// Options for [`decode`](crate::decode) and [`Container::decode_with`](crate::container::Container::decode_with).
 ///
 /// ```
 /// use smolv_codec::DecodeOptions;
@@ -46,8 +44,7 @@ impl DecodeOptions {
         Self { verify_hash: true, max_decoded_len: DEFAULT_MAX_DECODED_LEN, legacy_2016_08_31: false }
     }
 
-    /// Whether to check the decoded SPIR-V against the hash recorded at build
-    /// time (blake3 for files, xxHash32 for compressed embedded shaders).
+    /// Whether to check the decoded SPIR-V against the hash recorded at build time.
     ///
     /// ```
     /// let trusting = smolv_codec::DecodeOptions::new().verify_hash(false);
@@ -78,8 +75,7 @@ impl DecodeOptions {
         self
     }
 
-    /// Reads SMOL-V version-0 data in the dialect of the 2016-08-31 encoder
-    /// (Unity 2017–2020), which cannot be detected.
+    /// Reads SMOL-V version 0 in the (undetectable) dialect of the 2016-08-31 encoder, as Unity 2017–2020 wrote.
     ///
     /// ```no_run
     /// use smolv_codec::{decode, DecodeOptions};

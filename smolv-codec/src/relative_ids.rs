@@ -1,8 +1,5 @@
-//! Relative ids: SPIR-V that compresses again. Word for word in place,
-//! result ids and decoration targets become zigzag-coded steps from the
-//! previous ones, and the ids SMOL-V codes as deltas differences from the
-//! result id (the rules: `docs/format.md`; what compressors make of it:
-//! `docs/size.md`).
+//! Relative ids: SPIR-V rewritten in place so that it compresses better: result ids and decoration
+//! targets become zigzag-coded steps, other ids differences from the result id (`docs/format.md`).
 //!
 //! ```
 //! use smolv_codec::relative_ids;
@@ -40,8 +37,7 @@ pub enum RelativeIdsError {
     },
 }
 
-// Written out and inline rather than derived, so that a binary printing it
-// does not pull in the rest of this crate's object code.
+// Hand-written and inline, so that printing it pulls in no other code of this crate.
 impl core::fmt::Display for RelativeIdsError {
     #[inline]
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -60,8 +56,7 @@ impl core::fmt::Display for RelativeIdsError {
 
 impl core::error::Error for RelativeIdsError {}
 
-/// Converts SPIR-V `words` to relative ids in place; on error they are
-/// left partly converted.
+/// Converts SPIR-V `words` to relative ids in place; on error they are left partly converted.
 ///
 /// ```
 /// let mut words = smolv_codec::doc_example_module();
@@ -75,8 +70,7 @@ pub fn encode_in_place(words: &mut [u32]) -> Result<(), RelativeIdsError> {
     convert::<false>(words)
 }
 
-/// Converts relative ids back to SPIR-V in place; on error the words are
-/// left partly converted.
+/// Converts relative ids back to SPIR-V in place; on error the words are left partly converted.
 ///
 /// ```
 /// use smolv_codec::relative_ids::{decode_in_place, RelativeIdsError};
@@ -125,8 +119,7 @@ fn check_header(words: &[u32]) -> Result<(), RelativeIdsError> {
     spirv::Header::read(words).map(drop).ok_or(RelativeIdsError::NotSpirv)
 }
 
-/// One pass over the instructions, to relative ids or back (`DECODE`); the
-/// running ids are always the absolute ones.
+/// One pass to relative ids or back (`DECODE`); the running ids are always absolute.
 #[inline]
 fn convert<const DECODE: bool>(words: &mut [u32]) -> Result<(), RelativeIdsError> {
     check_header(words)?;
@@ -141,8 +134,7 @@ fn convert<const DECODE: bool>(words: &mut [u32]) -> Result<(), RelativeIdsError
         // SMOL-V's layout (version 1) of the opcode, from its 367-byte table.
         let layout = OpLayout::of(opcode, OPS_KNOWN_V1);
         let has_type = usize::from(layout.has_type());
-        // The one word stored as a zigzag-coded step, the running id it
-        // steps from, and what a step of 0 means; the relative ids follow it.
+        // The word stored as a zigzag-coded step, the running id it steps from, what a step of 0 means.
         let (step_at, slot, bias) = if matches!(opcode, op::DECORATE | op::MEMBER_DECORATE) {
             (0, 1, 0)
         } else if layout.has_result() {

@@ -14,8 +14,7 @@
 //!
 //! ## Features
 //!
-//! - `std` (default): the [`Manifest`] types and `std::error::Error`;
-//!   without it the crate is `no_std` and needs only `alloc`.
+//! - `std` (default): the [`Manifest`] types and `std::error::Error`; without it, `no_std` + `alloc`.
 //! - `serde`: derives for everything here.
 #![cfg_attr(not(feature = "std"), no_std)]
 #![deny(missing_docs)]
@@ -48,8 +47,7 @@ pub fn doc_example_module() -> alloc::vec::Vec<u32> {
     DOC_EXAMPLE_WORDS.to_vec()
 }
 
-/// The words of [`doc_example_module`], for `static` examples: SPIR-V 1.0, bound 5, a `Shader` module
-/// whose `GLCompute` entry point `%1 "main"` (`LocalSize 1 1 1`) only returns.
+/// The words of [`doc_example_module`]: SPIR-V 1.0, bound 5, a `GLCompute` `%1 "main"` that only returns.
 #[doc(hidden)]
 pub const DOC_EXAMPLE_WORDS: [u32; 39] = [
     0x07230203, 0x00010000, 0, 5, 0, 0x00020011, 1, 0x0003000E, 0, 1, 0x0005000F, 5, 1, 0x6E69616D, 0, 0x00060010, 1,

@@ -128,8 +128,7 @@ pub const fn split_first_word(first: u32) -> (usize, u32) {
 /// Where the instruction at word `at` (first word `first`) of a `len`-word module ends ([`instruction_at`]'s check).
 ///
 /// # Errors
-///
-/// [`BadInstruction`] for a word count of zero or one past `len`.
+/// - [`BadInstruction`]: a word count of zero or one past `len`.
 #[inline(always)]
 pub fn instruction_end(len: usize, at: usize, first: u32) -> Result<usize, BadInstruction> {
     let (word_count, opcode) = split_first_word(first);
@@ -143,8 +142,7 @@ pub fn instruction_end(len: usize, at: usize, first: u32) -> Result<usize, BadIn
 /// The instruction at word `at` of `module`.
 ///
 /// # Errors
-///
-/// [`BadInstruction`] for a word count of zero or one that runs past the end.
+/// - [`BadInstruction`]: a word count of zero or one that runs past the end.
 #[inline(always)]
 pub fn instruction_at(module: &[u32], at: usize) -> Result<Instruction<'_>, BadInstruction> {
     let first = module.get(at).copied().unwrap_or(0);

@@ -30,11 +30,7 @@ impl WgslCodec {
     /// assert_eq!(smolv_format::WgslCodec::Wgsl.name(), "wgsl");
     /// ```
     pub const fn name(self) -> &'static str {
-        match self {
-            Self::Wgsl => "wgsl",
-            Self::WgslLz4 => "wgsl-lz4",
-            Self::WgslZstd => "wgsl-zstd",
-        }
+        ["wgsl", "wgsl-lz4", "wgsl-zstd"][self as usize]
     }
 
     /// The codec of a name; `None` for a name no codec has.

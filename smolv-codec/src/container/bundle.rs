@@ -20,8 +20,7 @@ struct IndexEntry {
     container: (usize, usize),
 }
 
-/// A set of named shader containers sharing one zstd dictionary; parsing
-/// reads only the header and the index.
+/// Named shader containers sharing one zstd dictionary; parsing reads only the header and the index.
 ///
 /// ```
 /// use smolv_codec::container::{Bundle, BundleBuilder, ContainerBuilder};
@@ -184,8 +183,7 @@ impl<'a> Bundle<'a> {
         Ok(out)
     }
 
-    /// Byte ranges within the bundle's bytes: the dictionary's, and each
-    /// entry's name with its container's, sorted by name.
+    /// Byte ranges within the bundle: the dictionary's, and each entry's container with its name, by name.
     ///
     /// ```
     /// # use smolv_codec::container::{Bundle, BundleBuilder};
@@ -343,10 +341,7 @@ impl BundleBuilder {
     /// use smolv_codec::container::{Bundle, BundleBuilder, ContainerBuilder, Dictionary};
     /// use smolv_format::reflect::{Reflection, ShaderStage};
     /// # let spirv = smolv_codec::doc_example_module();
-    /// # let samples: Vec<Vec<u8>> = (0..64)
-    /// #     .map(|i| format!("#version 450\nlayout(location = {i}) out vec4 c{i};\nvoid main() {{ c{i} = vec4({i}.0); }}\n").repeat(4).into_bytes())
-    /// #     .collect();
-    /// # let trained = zstd::dict::from_samples(&samples, 1024)?;
+    /// # let trained = zstd::dict::from_samples(&smolv_codec::container::doc_example_samples(), 1024)?;
     /// let dictionary = Dictionary::new(trained)?;
     /// let reflection = Reflection::new(ShaderStage::Compute, "main");
     /// let container = ContainerBuilder::new(&spirv, &reflection).dictionary(&dictionary).build()?;
@@ -394,9 +389,7 @@ impl BundleBuilder {
     /// Lays out the bundle.
     ///
     /// # Errors
-    ///
-    /// [`ContainerError::TooLargeToWrite`] when a name is longer than 65,535
-    /// bytes, or a container, the dictionary or a container's offset passes 4 GiB.
+    /// - [`ContainerError::TooLargeToWrite`]: a name over 65,535 bytes, or a size or offset past 4 GiB.
     ///
     /// ```
     /// # use smolv_codec::container::Bundle;

@@ -29,8 +29,7 @@ pub(crate) fn check_header(
     Ok(())
 }
 
-/// How a container's payload is stored: one of the four [`Codec`]s that are
-/// not for embedded sets only (LZ4, relative ids).
+/// How a container's payload is stored: a [`Codec`] other than LZ4 and relative ids (embedded sets only).
 ///
 /// ```
 /// use smolv_codec::container::{Codec, Container, ContainerBuilder};
@@ -276,8 +275,7 @@ impl<'a> Container<'a> {
     }
 }
 
-/// Where the payload of a container starts, and where the container ends;
-/// `None` where the sum overflows `usize` (a forged header, on 32 bits).
+/// Where the payload starts and the container ends; `None` on overflow (a forged header, on 32 bits).
 fn section_layout(reflection_len: usize, payload_len: usize) -> Option<(usize, usize)> {
     let payload_at = HEADER_LEN.checked_add(reflection_len)?.checked_next_multiple_of(4)?;
     Some((payload_at, payload_at.checked_add(payload_len)?))

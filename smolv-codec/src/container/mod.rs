@@ -1,9 +1,5 @@
-//! Shader containers and bundles (with `zstd-fast`; `docs/format.md`).
-//!
-//! A **container** (`SMVC`) holds one shader: its payload, the decoded
-//! size, a blake3 hash of the decoded SPIR-V, and its
-//! [`Reflection`](smolv_format::reflect::Reflection). A **bundle** (`SMVB`)
-//! holds many containers, one shared zstd dictionary and a name index.
+//! Shader containers (`SMVC`: one shader, its hash and its reflection)
+//! and bundles (`SMVB`: many containers, a shared zstd dictionary, a name index); see `docs/format.md`.
 //!
 //! ```
 //! use smolv_codec::container::{Codec, Container, ContainerBuilder};
@@ -34,8 +30,7 @@ pub use payload::{ContainerBuilder, Dictionary, assemble, compress};
 #[cfg(feature = "zstd-fast")]
 use smolv_format::reflect::{Reflection, ShaderStage};
 
-/// The documentation examples' container of [`doc_example_module`](crate::doc_example_module):
-/// the module, its reflection, and the container's bytes.
+/// The doc examples' module, its reflection and its container.
 #[doc(hidden)]
 #[cfg(feature = "zstd-fast")]
 pub fn doc_example_container() -> Result<(Vec<u32>, Reflection, Vec<u8>), ContainerError> {
@@ -45,8 +40,16 @@ pub fn doc_example_container() -> Result<(Vec<u32>, Reflection, Vec<u8>), Contai
     Ok((spirv, reflection, bytes))
 }
 
-/// The documentation examples' bundle of that container as `blur.comp` and
-/// `sky.comp`: the module, and the bundle's bytes.
+/// The doc examples' samples to train a zstd dictionary on.
+#[doc(hidden)]
+#[cfg(feature = "zstd-fast")]
+pub fn doc_example_samples() -> Vec<Vec<u8>> {
+    let shader =
+        |i| format!("#version 450\nlayout(location = {i}) out vec4 c{i};\nvoid main() {{ c{i} = vec4({i}.0); }}\n");
+    (0..64).map(|i| shader(i).repeat(4).into_bytes()).collect()
+}
+
+/// The doc examples' module, and a bundle of it as `blur.comp` and `sky.comp`.
 #[doc(hidden)]
 #[cfg(feature = "zstd-fast")]
 pub fn doc_example_bundle() -> Result<(Vec<u32>, Vec<u8>), ContainerError> {

@@ -19,10 +19,7 @@ use super::format::{Codec, Container, ContentHash, write_container};
 /// use smolv_codec::DecodeOptions;
 /// use smolv_format::reflect::{Reflection, ShaderStage};
 /// # let spirv = smolv_codec::doc_example_module();
-/// # let samples: Vec<Vec<u8>> = (0..64)
-/// #     .map(|i| format!("#version 450\nlayout(location = {i}) out vec4 c{i};\nvoid main() {{ c{i} = vec4({i}.0); }}\n").repeat(4).into_bytes())
-/// #     .collect();
-/// # let trained = zstd::dict::from_samples(&samples, 1024)?;
+/// # let trained = zstd::dict::from_samples(&smolv_codec::container::doc_example_samples(), 1024)?;
 /// // trained = zstd::dict::from_samples(&samples, 1024)?, or `zstd --train`
 /// let dictionary = Dictionary::new(trained)?;
 /// let reflection = Reflection::new(ShaderStage::Compute, "main");
@@ -60,10 +57,7 @@ impl Dictionary {
     ///
     /// ```
     /// use smolv_codec::container::Dictionary;
-    /// # let samples: Vec<Vec<u8>> = (0..64)
-    /// #     .map(|i| format!("#version 450\nlayout(location = {i}) out vec4 c{i};\nvoid main() {{ c{i} = vec4({i}.0); }}\n").repeat(4).into_bytes())
-    /// #     .collect();
-    /// # let trained = zstd::dict::from_samples(&samples, 1024)?;
+    /// # let trained = zstd::dict::from_samples(&smolv_codec::container::doc_example_samples(), 1024)?;
     /// let id = u32::from_le_bytes(trained[4..8].try_into()?); // after the magic
     /// assert_eq!(Dictionary::new(trained)?.id(), id);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -76,10 +70,7 @@ impl Dictionary {
     ///
     /// ```
     /// use smolv_codec::container::Dictionary;
-    /// # let samples: Vec<Vec<u8>> = (0..64)
-    /// #     .map(|i| format!("#version 450\nlayout(location = {i}) out vec4 c{i};\nvoid main() {{ c{i} = vec4({i}.0); }}\n").repeat(4).into_bytes())
-    /// #     .collect();
-    /// # let trained = zstd::dict::from_samples(&samples, 1024)?;
+    /// # let trained = zstd::dict::from_samples(&smolv_codec::container::doc_example_samples(), 1024)?;
     /// let dictionary = Dictionary::new(trained.clone())?;
     /// assert_eq!(dictionary.as_bytes(), &trained[..]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -109,8 +100,7 @@ fn max_smolv_len(decoded_len: usize) -> usize {
 }
 
 impl Container<'_> {
-    /// Decodes to SPIR-V words with default options and no dictionary
-    /// (else use [`Container::decode_with`]).
+    /// Decodes to SPIR-V words with default options and no dictionary (else [`Container::decode_with`]).
     ///
     /// ```
     /// # use smolv_codec::container::Container;
@@ -219,8 +209,7 @@ impl Container<'_> {
         let result = match dictionary {
             None => scratch.dctx.decompress(&mut scratch.smolv, self.payload()),
             Some(dictionary) => {
-                // Keyed by the dictionary's bytes: two may share an id. One zstd
-                // cannot load is an error, not zstd-safe's panic.
+                // Keyed by the bytes (two may share an id); one zstd cannot load is an error, not a panic.
                 let kept = match scratch.ddict.take() {
                     Some(kept) if kept.0[..] == *dictionary.as_bytes() => kept,
                     _ => {
@@ -344,10 +333,7 @@ impl<'a> ContainerBuilder<'a> {
     /// # use smolv_codec::container::Dictionary;
     /// # use smolv_codec::container::{Codec, Container, ContainerBuilder};
     /// # let (spirv, reflection, bytes) = smolv_codec::container::doc_example_container()?;
-    /// # let samples: Vec<Vec<u8>> = (0..64)
-    /// #     .map(|i| format!("#version 450\nlayout(location = {i}) out vec4 c{i};\nvoid main() {{ c{i} = vec4({i}.0); }}\n").repeat(4).into_bytes())
-    /// #     .collect();
-    /// # let trained = zstd::dict::from_samples(&samples, 1024)?;
+    /// # let trained = zstd::dict::from_samples(&smolv_codec::container::doc_example_samples(), 1024)?;
     /// let dictionary = Dictionary::new(trained)?;
     /// let bytes = ContainerBuilder::new(&spirv, &reflection).dictionary(&dictionary).build()?;
     /// assert_eq!(Container::parse(&bytes)?.codec(), Codec::SmolvZstdDictionary);
@@ -393,8 +379,7 @@ impl<'a> ContainerBuilder<'a> {
     }
 }
 
-/// Assembles a container around a payload compressed elsewhere; `decoded`
-/// is the SPIR-V it decodes to, whose hash goes in the header.
+/// Assembles a container around a payload compressed elsewhere, which decodes to `decoded`.
 ///
 /// ```
 /// use smolv_codec::container::{assemble, compress, Codec, Container};

@@ -27,8 +27,7 @@ pub fn inspect(smolv: &[u8]) -> Result<SmolvInfo, DecodeError> {
     SmolvInfo::parse(smolv)
 }
 
-/// Size in bytes of the SPIR-V that `smolv` decodes to, from its checked
-/// header: safe to allocate.
+/// Size in bytes of the SPIR-V that `smolv` decodes to, from its checked header: safe to allocate.
 ///
 /// ```
 /// use smolv_codec::{decoded_len, encode, EncodeOptions};
@@ -60,8 +59,7 @@ pub fn decode(smolv: &[u8], options: &DecodeOptions) -> Result<Vec<u32>, DecodeE
     Ok(out)
 }
 
-/// Decodes into `out`, replacing its contents and reusing its allocation;
-/// on error, `out` is left empty.
+/// Decodes into `out`, replacing its contents and reusing its allocation; on error, `out` is left empty.
 ///
 /// ```
 /// use smolv_codec::{decode_into, encode, DecodeOptions, EncodeOptions};
@@ -78,9 +76,8 @@ pub fn decode_into(smolv: &[u8], out: &mut Vec<u32>, options: &DecodeOptions) ->
     decode_with(smolv, out, options, DecodingTable::for_version)
 }
 
-/// [`decode_into`] for encoding version 1 alone, built for size (without the
-/// opcode tables), as embedded shaders use; also refuses SPIR-V of more
-/// than `max_decoded_len` bytes.
+/// [`decode_into`] for encoding version 1 alone, without the opcode tables (for embedded shaders),
+/// refusing SPIR-V of more than `max_decoded_len` bytes.
 ///
 /// ```
 /// use smolv_codec::{encode, EncodeOptions};
@@ -114,8 +111,7 @@ fn decode_with<C: Codings>(
         if info.decoded_len > max {
             return Err(DecodeError::DecodedSizeOverLimit { declared: info.decoded_len, limit: max });
         }
-        // Every word of the output is written before success is reported, so
-        // words left from an earlier decode need no zeroing: only growth does.
+        // Every word is written before success, so old words need no zeroing.
         out.resize(info.decoded_len / 4, 0);
         decode_body(smolv, out, &info, codings_for_version(info.encoding_version), options)
     });
@@ -156,8 +152,7 @@ fn put(slots: &mut core::slice::IterMut<'_, u32>, word: u32) {
     }
 }
 
-/// Decoding state carried from one instruction to the next; the cursors are
-/// locals of [`decode_body`], so that they stay in registers.
+/// State carried between instructions; the cursors are locals of [`decode_body`], to stay in registers.
 struct Decoder<C> {
     codings: C,
     legacy: bool,
@@ -273,8 +268,7 @@ impl<C: Codings> Decoder<C> {
         Ok(())
     }
 
-    /// Decodes a group of up to 255 `OpMemberDecorate`s on one target (the
-    /// caller read the first one's length).
+    /// Decodes a group of up to 255 `OpMemberDecorate`s on one target (the first one's length read).
     #[inline(never)]
     fn member_decoration_run<'r>(
         &mut self,

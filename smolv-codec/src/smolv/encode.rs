@@ -109,8 +109,7 @@ impl fmt::Debug for EncodeOptions {
     }
 }
 
-/// Encodes a SPIR-V module as SMOL-V (encoding version 1), byte-for-byte as
-/// the reference C++ encoder does with default options.
+/// Encodes SPIR-V as SMOL-V (encoding version 1), byte-for-byte as the reference encoder does.
 ///
 /// ```
 /// use smolv_codec::{decode, encode, DecodeOptions, EncodeOptions};
@@ -253,8 +252,7 @@ impl<'a> Encoder<'a> {
             return Err(malformed("opcode 13 is not a SPIR-V instruction"));
         }
 
-        // Shuffles of up to four components, each picking one of the first
-        // four, pack their selectors into a single byte.
+        // Shuffles of up to four components from the first four pack their selectors in one byte.
         let compact_swizzle = if opcode == op::VECTOR_SHUFFLE && len <= 9 {
             let selector = |i: usize| instruction.get(i).copied().unwrap_or(0);
             let selectors = [selector(5), selector(6), selector(7), selector(8)];
@@ -323,8 +321,7 @@ impl<'a> Encoder<'a> {
         Some(())
     }
 
-    /// Encodes the run of up to 255 `OpMemberDecorate`s on `target` from word
-    /// `at` as one group, and returns where the run ends.
+    /// Encodes up to 255 `OpMemberDecorate`s on `target` from word `at` as one group; returns where they end.
     fn member_decoration_run(&mut self, at: usize, target: u32) -> Result<usize, EncodeError> {
         let count_at = self.out.len();
         self.out.byte(0);

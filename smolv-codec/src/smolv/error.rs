@@ -1,9 +1,6 @@
 //! Errors of the SMOL-V codec.
 
-/// Why a SPIR-V module could not be encoded to SMOL-V.
-///
-/// Word offsets count 32-bit words from the start of the module, so they can
-/// be matched against `spirv-dis --offsets` output.
+/// Why a SPIR-V module could not be encoded to SMOL-V; offsets are in words, as `spirv-dis --offsets` prints.
 ///
 /// ```
 /// use smolv_codec::{encode, EncodeError, EncodeOptions};
@@ -75,8 +72,7 @@ pub enum EncodeError {
         /// Words left in the module from `offset`.
         available: usize,
     },
-    /// An instruction is too short for its opcode, or its operands do not
-    /// match what the opcode requires.
+    /// An instruction's operands do not match what its opcode requires.
     #[error(
         "instruction Op{opcode} at word {offset} is malformed: {reason}; \
          the module is invalid (check it with spirv-val)"
@@ -89,8 +85,7 @@ pub enum EncodeError {
         /// What is wrong with it.
         reason: &'static str,
     },
-    /// The module is 4 GiB or larger: SMOL-V records the decoded size in
-    /// 32 bits.
+    /// The module is 4 GiB or larger (SMOL-V records its size in 32 bits).
     #[error("SPIR-V input is {words} words long; SMOL-V holds modules under 4 GiB (fewer than 1,073,741,824 words)")]
     TooLarge {
         /// Length of the input in words.
@@ -98,9 +93,7 @@ pub enum EncodeError {
     },
 }
 
-/// Why a SMOL-V blob could not be decoded.
-///
-/// Byte offsets count from the start of the SMOL-V blob.
+/// Why a SMOL-V blob could not be decoded; offsets are bytes from its start.
 ///
 /// ```
 /// use smolv_codec::{decode, DecodeError, DecodeOptions};

@@ -2,11 +2,9 @@
 
 use super::error::DecodeError;
 
-/// First word of every SPIR-V module.
 pub(crate) const SPIRV_MAGIC: u32 = smolv_format::spirv::MAGIC;
 /// First word of every SMOL-V blob: the bytes `SMOL`, read little-endian.
 pub(crate) const SMOLV_MAGIC: u32 = 0x534D_4F4C;
-/// The encoding version this crate writes.
 pub(crate) const CURRENT_ENCODING_VERSION: u8 = 1;
 /// SPIR-V header words: magic, version, generator, id bound, schema.
 pub(crate) const SPIRV_HEADER_WORDS: usize = smolv_format::spirv::HEADER_WORDS;
@@ -19,8 +17,7 @@ const _: () = assert!(MIN_DECODED_LEN as usize == SPIRV_HEADER_WORDS * 4);
 const MIN_SPIRV_VERSION: u32 = 0x0001_0000;
 const MAX_SPIRV_VERSION: u32 = 0x0001_0600;
 
-/// Whether `version` (the second header word, without SMOL-V's version byte)
-/// names SPIR-V 1.0 through 1.6.
+/// Whether `version` (header word 1, without SMOL-V's version byte) is SPIR-V 1.0 through 1.6.
 #[inline]
 pub(crate) fn is_supported_spirv_version(version: u32) -> bool {
     (MIN_SPIRV_VERSION..=MAX_SPIRV_VERSION).contains(&version)
@@ -53,8 +50,7 @@ pub struct SmolvInfo {
 }
 
 impl SmolvInfo {
-    /// Parses and checks the 24-byte header of `smolv`, the decoded size
-    /// included: a whole module that the input could produce.
+    /// Parses and checks the 24-byte header, and that the input could produce the decoded size.
     #[inline]
     pub(crate) fn parse(smolv: &[u8]) -> Result<Self, DecodeError> {
         let Some(header) = smolv.get(..SMOLV_HEADER_BYTES) else {
@@ -94,8 +90,7 @@ impl SmolvInfo {
     }
 }
 
-/// Largest SPIR-V size, in bytes, that `smolv_len` bytes of SMOL-V can decode
-/// to: the densest constructs (member decorations, shuffles) expand eightfold.
+/// Largest SPIR-V size that `smolv_len` bytes can decode to: the densest constructs expand eightfold.
 pub(crate) fn max_decoded_len(smolv_len: usize) -> usize {
     let body = smolv_len.saturating_sub(SMOLV_HEADER_BYTES);
     SPIRV_HEADER_WORDS * 4 + body.saturating_mul(8)

@@ -6,9 +6,8 @@ use alloc::vec::Vec;
 use super::error::EncodeError;
 use super::header::SPIRV_MAGIC;
 
-/// SPIR-V that [`encode`](crate::encode) accepts (sealed): `[u32]` words in
-/// native order, or `[u8]` bytes as read from a `.spv` file, in either byte
-/// order; also their `Vec`s and arrays.
+/// SPIR-V that [`encode`](crate::encode) accepts (sealed): native-order `[u32]` words, or `[u8]` bytes
+/// in either byte order, and their `Vec`s and arrays.
 ///
 /// ```
 /// use smolv_codec::{encode, EncodeOptions};

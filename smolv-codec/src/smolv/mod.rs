@@ -1,8 +1,5 @@
-//! SMOL-V: SPIR-V ⇄ SMOL-V, the encoding of
-//! [aras-p/smol-v](https://github.com/aras-p/smol-v): a lossless
-//! re-encoding of SPIR-V about a third of its size. Encoding version 1 is
-//! written byte-for-byte as the reference does; versions 1, 0 and the
-//! 2016-08-31 dialect of 0 are read, safely on any input.
+//! SPIR-V ⇄ [SMOL-V](https://github.com/aras-p/smol-v), byte-exact with the reference encoder (version 1);
+//! versions 1, 0 and the 2016-08-31 dialect of 0 are read, safely on any input.
 
 mod decode;
 mod encode;

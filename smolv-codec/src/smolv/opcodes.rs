@@ -1,6 +1,5 @@
-//! Per-opcode facts that shape the SMOL-V byte stream: whether a type and
-//! a result id follow the opcode word, how many ids are stored as deltas,
-//! and whether the rest are varints. All of it is the wire format.
+//! Per-opcode facts of the SMOL-V wire format: whether a type and a result id follow the opcode word,
+//! how many ids are stored as deltas, and whether the rest are varints.
 
 use smolv_format::spirv::Op;
 
@@ -118,9 +117,8 @@ pub(crate) const fn minimum_length(opcode: u32) -> u32 {
 /// Opcode values below this are looked up in precomputed tables, the rest computed.
 const TABLE_SIZE: usize = 512;
 
-/// How one opcode is written, in one word so the hot loops do a single
-/// table load: bits 0–15 [`OpCoding::mapped`], 16–19 the minimum length,
-/// 20–26 the [`OpLayout`], 27 the compact shuffle.
+/// How one opcode is written, in one word (one table load): bits 0–15 [`OpCoding::mapped`],
+/// 16–19 the minimum length, 20–26 the [`OpLayout`], 27 the compact shuffle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct OpCoding(u32);
 
@@ -181,8 +179,7 @@ impl OpCoding {
     }
 }
 
-/// Where the decoder finds what a stored opcode value means: a precomputed
-/// table (fast), or computed per instruction (about 2 KB less code).
+/// What a stored opcode value means: from a precomputed table (fast), or computed (smaller code).
 pub(crate) trait Codings: Copy {
     /// Whether the decoder is built for size rather than speed (varints out of line).
     const COMPACT: bool = false;
@@ -230,8 +227,7 @@ static ENCODING: [OpCoding; TABLE_SIZE] = codings(None);
 static DECODING_V0: DecodingTable = DecodingTable { codings: codings(Some(OPS_KNOWN_V0)), known_ops: OPS_KNOWN_V0 };
 static DECODING_V1: DecodingTable = DecodingTable { codings: codings(Some(OPS_KNOWN_V1)), known_ops: OPS_KNOWN_V1 };
 
-/// The codings of every opcode value below [`TABLE_SIZE`]: for decoding with
-/// a version that knows `known_ops` opcodes, or (`None`) for encoding.
+/// The codings of opcodes below [`TABLE_SIZE`]: decoding a version knowing `known_ops` opcodes, or encoding.
 const fn codings(known_ops: Option<usize>) -> [OpCoding; TABLE_SIZE] {
     let mut table = [OpCoding(0); TABLE_SIZE];
     // Counting in u32, the opcode's type: indexes widen, nothing narrows.
@@ -278,8 +274,7 @@ pub(crate) fn zigzag_in_2016_dialect(opcode: u32) -> bool {
 /// How SMOL-V lays out each opcode's operands; rows past [`OPS_KNOWN_V0`] are version 1's.
 const OP_LAYOUTS: [OpLayout; OPS_KNOWN_V1] = {
     use Op::*;
-    // Runs of opcodes `(first, last, flags, id_deltas)` laid out alike; the
-    // opcodes of no run (unassigned ones too) have a type and a result.
+    // Runs of opcodes `(first, last, flags, id_deltas)` laid out alike; others have a type and a result.
     let runs = [
         (Nop, Nop, NONE, 0),
         (SourceContinued, SourceContinued, NONE, 0),
@@ -384,8 +379,7 @@ const OP_LAYOUTS: [OpLayout; OPS_KNOWN_V1] = {
     table
 };
 
-/// Whether SPIR-V opcode `opcode` has a result type and a result id, as far
-/// as this table knows (its flags are SPIR-V's but for two debug opcodes).
+/// Whether `opcode` has a result type and a result id (as SPIR-V says, but for two debug opcodes).
 pub(crate) fn result_layout(opcode: u32) -> (bool, bool) {
     match opcode {
         7 => (false, true),            // OpString

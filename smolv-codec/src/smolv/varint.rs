@@ -4,8 +4,7 @@ use alloc::vec::Vec;
 
 use super::error::DecodeError;
 
-/// Where the encoder writes: bytes stored by index into a zero-filled buffer
-/// (`Vec::push` would reload a length every byte store may alias).
+/// The encoder's output: stores by index into a zero-filled buffer, faster than `Vec::push`.
 pub(crate) struct Sink {
     buf: Vec<u8>,
     len: usize,
@@ -128,8 +127,7 @@ impl<'a> Reader<'a> {
         self.pos >= self.bytes.len()
     }
 
-    /// Reads one varint. A value that runs past the end of the input, or
-    /// that does not fit 32 bits, is an error.
+    /// Reads one varint; one past the end, or over 32 bits, is an error.
     #[inline]
     pub(crate) fn varint(&mut self) -> Result<u32, DecodeError> {
         // One byte is by far the common case.
@@ -183,7 +181,6 @@ impl<'a> Reader<'a> {
         Err(DecodeError::VarintOverflow { offset: start })
     }
 
-    /// Reads one byte.
     #[inline]
     pub(crate) fn byte(&mut self) -> Result<u8, DecodeError> {
         let b = *self.bytes.get(self.pos).ok_or(DecodeError::UnexpectedEnd { offset: self.pos, needed: 1 })?;

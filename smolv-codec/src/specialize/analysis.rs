@@ -1,5 +1,4 @@
-//! The reusable part: a module parsed once into instructions, definitions,
-//! functions and blocks.
+//! The reusable part: a module parsed once into instructions, definitions, functions and blocks.
 
 use alloc::vec::Vec;
 
@@ -147,13 +146,11 @@ impl Specializer {
 }
 
 impl Analysis {
-    /// The words of instruction `index`.
     pub(crate) fn words_of(&self, index: usize) -> &[u32] {
         let inst = self.insts[index];
         &self.words[inst.start as usize..(inst.start + inst.len) as usize]
     }
 
-    /// The instruction defining `id`.
     pub(crate) fn def_of(&self, id: u32) -> Option<usize> {
         self.def.get(id as usize).copied().filter(|&d| d != NO_DEF).map(|d| d as usize)
     }
@@ -184,8 +181,7 @@ impl Analysis {
                     .ok_or(malformed("an instruction is missing its result id"))?;
                 let slot = self.def.get_mut(id as usize).ok_or(malformed("a result id is not below the id bound"))?;
                 if *slot != NO_DEF {
-                    // SPIR-V is SSA: a second definition would make the
-                    // specializer write the id's value at both places.
+                    // SPIR-V is SSA: a second definition would have its value written twice.
                     return Err(malformed("a result id is defined twice"));
                 }
                 *slot = u32::try_from(index).map_err(too_large)?;

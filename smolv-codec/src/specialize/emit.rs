@@ -1,8 +1,5 @@
-//! One specialization: freeze, fold, resolve branches, prune blocks,
-//! merge straight lines, remove dead code, write the module.
-//!
-//! Ids never change: a folded instruction's result id is redefined as a
-//! module-level constant, so every use of it stays valid.
+//! One specialization: freeze, fold, resolve branches, prune and merge blocks, remove dead code, write.
+//! Ids never change: a folded result id is redefined as a module-level constant.
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -202,8 +199,7 @@ impl Specialization<'_> {
         self.is_frozen(id) || a.def_of(id).is_some_and(|d| matches!(a.insts[d].opcode, 41..=46))
     }
 
-    /// Folds `opcode operands...` (as in `OpSpecConstantOp`, or the words
-    /// after a function instruction's result id with `opcode` first).
+    /// Folds `opcode operands...`, as `OpSpecConstantOp` or a function instruction holds them.
     fn fold_operation(&self, result: Option<Scalar>, op_and_operands: &[u32]) -> Option<u64> {
         let result = result?;
         let (&opcode, operands) = op_and_operands.split_first()?;
@@ -262,8 +258,7 @@ impl Specialization<'_> {
         self.folded_locals.push(id);
     }
 
-    /// Whether a constant composite of type `ty` may have `count` constituents
-    /// (a vector construct may concatenate vectors, a constant composite not).
+    /// Whether a constant composite of type `ty` may have `count` constituents (it cannot concatenate vectors).
     fn constituents_match(&self, ty: u32, count: usize) -> bool {
         let a = self.analysis;
         match a.def_of(ty).map(|d| a.words_of(d)) {
@@ -316,8 +311,7 @@ impl Specialization<'_> {
                 out.push(Out::New(constant));
             }
         }
-        // Block index of each label, filled per function: a lookup table
-        // keeps large functions linear.
+        // Block index of each label, per function: a table keeps large functions linear.
         let mut block_of = vec![u32::MAX; a.bound as usize];
         for function in &a.functions {
             for (i, block) in function.blocks.iter().enumerate() {
@@ -387,9 +381,8 @@ impl Specialization<'_> {
             reachable
         };
         let mut reachable = reach(&edges);
-        // A folded header whose merge block is still entered from more than
-        // one place (breaks out of nested constructs) keeps its merge, and
-        // its branch keeps the merge block as the never-taken target.
+        // A folded header whose merge block is entered from several places keeps its merge, and its
+        // branch the merge block as the never-taken target.
         let mut keeps_merge = vec![false; blocks.len()];
         for (b, block) in blocks.iter().enumerate() {
             let (Some(live), Some(merge)) = (edges[b].0, block.merge) else { continue };
@@ -431,8 +424,7 @@ impl Specialization<'_> {
                 }
             }
         }
-        // Straight lines: B joins A when A is its only predecessor and the
-        // only place A goes, and neither structure forbids it.
+        // B joins A when A is B's only predecessor and B A's only successor, and no structure forbids it.
         let mut joins_into: Vec<Option<usize>> = vec![None; blocks.len()];
         for (b, preds) in predecessors.iter().enumerate() {
             let [p] = preds.as_slice() else { continue };
@@ -467,8 +459,7 @@ impl Specialization<'_> {
             let mut current = b;
             loop {
                 let this = &blocks[current];
-                // A phi's parent survives if it still branches here; it is
-                // then named by the block its instructions ended up in.
+                // A phi's parent survives if it still branches here, named by the block it ended up in.
                 let parent = |label: u32| {
                     let from = position(label)?;
                     predecessors[current].contains(&from).then(|| blocks[head_of(from)].label)
@@ -488,8 +479,7 @@ impl Specialization<'_> {
         out.push(Out::Keep(end));
     }
 
-    /// A block's instructions between its label and its merge/terminator:
-    /// folded ones dropped, phis pruned (or copies in a joined block).
+    /// A block's instructions between label and merge/terminator, folded ones dropped and phis pruned.
     fn emit_body(&self, block: &Block, joined: bool, parent: &dyn Fn(u32) -> Option<u32>, out: &mut Vec<Out>) {
         let a = self.analysis;
         let stop = block.merge.unwrap_or(block.terminator);
@@ -695,9 +685,8 @@ fn mask_for(t: Scalar) -> u64 {
     }
 }
 
-/// Calls `f` for every word of `words` that may be an id this instruction
-/// uses (annotations keep nothing alive, entry points only their function;
-/// a literal equal to an id only keeps more than needed).
+/// Calls `f` for every word that may be an id the instruction uses (annotations use none, entry points
+/// only their function; a literal taken for an id only keeps too much alive).
 fn for_each_use(words: &[u32], mut f: impl FnMut(u32)) {
     let opcode = words[0] & 0xFFFF;
     match opcode {

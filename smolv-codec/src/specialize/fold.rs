@@ -1,10 +1,8 @@
-//! Constant evaluation: what a scalar operation gives when its operands
-//! are known. Only operations whose results are exact are folded.
+//! Constant evaluation of scalar operations; only exact results are folded.
 
 use super::analysis::Analysis;
 
-/// The scalar type of a specialization constant, which decides the
-/// [`Value`](super::Value)s it takes ([`fit_value`](super::fit_value)).
+/// The scalar type of a specialization constant; [`fit_value`](super::fit_value) says what it takes.
 ///
 /// ```
 /// use smolv_codec::specialize::{Scalar, Value, describe_type, fit_value};

@@ -1,6 +1,5 @@
-//! Specialization constants, folded ahead of time: [`Specializer::analyze`]
-//! parses a module once; each [`Analysis::specialize`] produces a module
-//! with the values as constants, folded, branches resolved, dead code gone.
+//! Specialization constants folded ahead of time: [`Specializer::analyze`] parses a module once, and each
+//! [`Analysis::specialize`] writes it with the values as constants, folded, without dead code.
 //!
 //! ```
 //! use smolv_codec::specialize::{Specializer, Value};

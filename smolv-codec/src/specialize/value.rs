@@ -1,17 +1,13 @@
-//! Which [`Value`](super::Value) a specialization constant takes: the rule
-//! the specializer and the Vulkan layer's driver path both apply.
+//! Which [`Value`](super::Value) a specialization constant takes (also the Vulkan layer's rule).
 
 use super::Value;
 use super::fold::Scalar;
 
-/// The bits `value` gives a constant of type `ty`, or `None` where it does
-/// not fit (nothing is truncated):
+/// The bits `value` gives a constant of type `ty`, or `None` where it does not fit (nothing is truncated):
 /// - a bool takes `Bool`, or `I32`, `U32` and `Bits` of 0 or 1;
-/// - an integer takes `I32` that fits its width as signed or unsigned
-///   (written sign-extended to the width, so -1 is all ones in 64 bits),
+/// - an integer takes `I32` that fits its width as signed or unsigned (sign-extended: -1 is all ones),
 ///   and `U32`, `Bool` and `Bits` that fit its width;
-/// - a float takes `F32` (widened exactly for a 64-bit float) and `Bits`
-///   that fit its width;
+/// - a float takes `F32` (widened exactly for a 64-bit float) and `Bits` that fit its width;
 /// - a type of width 0 takes nothing.
 pub fn fit(ty: Scalar, value: Value) -> Option<u64> {
     let fits = |bits: u64, width: u32| width >= 64 || bits >> width == 0;

@@ -91,9 +91,7 @@ impl Reflection {
     /// Serializes to the compact binary form.
     ///
     /// # Errors
-    ///
-    /// [`ReflectionError::TooLong`] for a name longer than 65,535 bytes or a
-    /// list of more than `u32::MAX` records.
+    /// - [`ReflectionError::TooLong`]: a name over 65,535 bytes, or a list over `u32::MAX` records.
     ///
     /// ```
     /// use smolv_format::reflect::Reflection;

@@ -161,8 +161,7 @@ pub enum Type {
 }
 
 impl Type {
-    /// Bytes the type takes (a struct's is its [`TypeDef::size`]); `None` for
-    /// a runtime- or spec-expression-sized array, or a struct `types` lacks.
+    /// Bytes the type takes; `None` for a runtime- or spec-expression-sized array, or a struct `types` lacks.
     ///
     /// ```
     /// use smolv_format::reflect::{ArrayLength, ScalarKind, ScalarType, Type};

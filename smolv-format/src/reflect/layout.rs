@@ -269,10 +269,8 @@ impl Interface {
     /// Reads the typed interface of a SPIR-V module (before stripping, for its names).
     ///
     /// # Errors
-    ///
-    /// [`ReflectionError::NotSpirv`] without the SPIR-V magic number, and
-    /// [`ReflectionError::BadType`] for a block that holds something no
-    /// layout describes (a member without `Offset`, a type nested too deep).
+    /// - [`ReflectionError::NotSpirv`]: no SPIR-V magic number.
+    /// - [`ReflectionError::BadType`]: a block no layout describes (a member without `Offset`, nesting too deep).
     ///
     /// ```
     /// use smolv_format::reflect::Interface;

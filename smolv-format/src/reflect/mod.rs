@@ -1,9 +1,5 @@
-//! What a shader module needs from the pipeline around it: stage, entry
-//! point, bindings, push constants, spec constants, inputs and outputs.
-//!
-//! [`Reflection::from_spirv`] reads it; containers store it in its compact
-//! binary form ([`Reflection::to_bytes`]). [`Interface`] is the typed
-//! interface tools need: block layouts, workgroup size, capabilities.
+//! What a shader module needs from the pipeline: [`Reflection`] (stage, bindings, constants, inputs and
+//! outputs; stored in containers as [`Reflection::to_bytes`]) and [`Interface`] (block layouts, for tools).
 //!
 //! ```
 //! use smolv_format::reflect::{DescriptorKind, Reflection, ShaderStage};

@@ -17,8 +17,7 @@ use crate::spirv::{Decoration, MAGIC, Op, StorageClass, instructions, literal_st
 const DIM_BUFFER: u32 = Dim::DimBuffer as u32;
 const DIM_SUBPASS_DATA: u32 = Dim::DimSubpassData as u32;
 
-/// A SPIR-V type as declared, by operand ids; an array's `count` is its length as [`Reflection`]
-/// reads it, from an `OpConstant` before it (else 1).
+/// A SPIR-V type as declared, by operand ids; an array's `count` is its `OpConstant` length (else 1).
 pub(super) enum Raw {
     Scalar(ScalarType),
     Vector { component: u32, count: u32 },
@@ -386,8 +385,7 @@ pub(super) fn vk_format(kind: ScalarKind, width: u32, count: u32) -> u32 {
         ScalarKind::Float => 2,
         ScalarKind::Bool => return 0,
     };
-    // R_UINT and the step to RG, RGB, RGBA: (uint, sint, sfloat) of 16 bits
-    // also have UNORM, SNORM, USCALED and SSCALED formats between them.
+    // R_UINT and the step to RG, RGB, RGBA (16 bits has UNORM, SNORM, USCALED, SSCALED between).
     let (first, step) = match width {
         16 => (74, 7),
         32 => (98, 3),
@@ -515,8 +513,7 @@ impl StageInterface {
                 continue;
             }
             let Some(location) = decorations.and_then(|d| d.location) else {
-                // A block whose members carry their own `Location`s: members are
-                // not followed, so its locations are unknown (`gl_PerVertex` aside).
+                // A block whose members carry the `Location`s: unknown, as members are not followed.
                 if !input && !module.all_members_builtin(module.strip_arrays(ty).0) {
                     interface.unplaced_outputs = true;
                 }

@@ -1,5 +1,4 @@
-//! What one shader stage hands the next, and whether a pair of stages
-//! agrees on it (Vulkan's interface matching).
+//! What one shader stage hands the next, and whether two stages agree on it (Vulkan's interface matching).
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -31,8 +30,8 @@ pub struct StageVariable {
     pub name: String,
 }
 
-/// The user-defined inputs and outputs of a module's first entry point,
-/// sorted by location, without built-ins and per-vertex arrays.
+/// The user-defined inputs and outputs of a module's first entry point, sorted by location, without
+/// built-ins and per-vertex arrays.
 ///
 /// ```
 /// use smolv_format::reflect::{ShaderStage, StageInterface};
@@ -49,8 +48,7 @@ pub struct StageInterface {
     pub inputs: Vec<StageVariable>,
     /// What it writes for the stage after it.
     pub outputs: Vec<StageVariable>,
-    /// Whether it also writes outputs whose locations are not followed (a
-    /// block whose members carry them): then no input is refused as unwritten.
+    /// Whether it also writes a block whose members carry the locations: then no input is refused as unwritten.
     pub unplaced_outputs: bool,
 }
 
@@ -65,9 +63,8 @@ impl StageInterface {
         Self { stage, inputs: Vec::new(), outputs: Vec::new(), unplaced_outputs: false }
     }
 
-    /// The first input of `self` that `before` (the stage before it) does not write with the same type, per
-    /// component as Vulkan matches; `None` where they match. Where `before` has
-    /// [`unplaced_outputs`](Self::unplaced_outputs) or structs, only a component written with another type is refused.
+    /// The first input of `self` that `before` (the stage before) does not write with the same type, per component;
+    /// with [`unplaced_outputs`](Self::unplaced_outputs) or structs, only one written with another type is refused.
     ///
     /// ```
     /// use smolv_format::reflect::{ShaderStage, StageInterface, StageVariable};
