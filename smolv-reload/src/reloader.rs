@@ -88,8 +88,7 @@ impl Reloader {
         self
     }
 
-    /// Reads the sources from `dir` instead of each shader's [`root`](ShaderRecipe::root);
-    /// include directories below the root move with it.
+    /// Reads the sources (and includes below the root) from `dir` instead of [`root`](ShaderRecipe::root).
     ///
     /// ```
     /// let mut reloader = smolv_reload::Reloader::new();

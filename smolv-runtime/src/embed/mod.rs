@@ -168,7 +168,7 @@ pub struct EmbeddedModule {
     stored: &'static [u8],
     /// The set's dictionary as stored, unpacked on each decode.
     dictionary: &'static [u8],
-    /// `(unpacked length, xxHash32)` of `dictionary`; `(0, 0)` without one.
+    /// `(unpacked length, xxHash32)` of `dictionary`, or `(0, 0)`.
     packed_dictionary: (u32, u32),
     unpacked_len: u32,
     spirv_len: u32,

@@ -127,8 +127,7 @@ impl<'b> Reader<'b> {
     }
 }
 
-/// wgpu's data inside a cache file, if the file is whole and was written
-/// for `this` adapter and driver.
+/// wgpu's data inside a cache file, if the file is whole and for `this` adapter and driver.
 fn wgpu_data<'f>(path: &Path, file: &'f [u8], this: &Identity) -> Result<&'f [u8], CacheRejected> {
     let body = FORMAT.body(path, file)?;
     let (found, data) =
@@ -235,8 +234,7 @@ impl PipelineCacheFile {
         Ok((Self { cache, path, record: identity.to_bytes() }, load))
     }
 
-    /// The name of `adapter`'s file in the directory [`open`](Self::open)
-    /// is given: `smolv_`, wgpu's `util::pipeline_cache_key` form, `.bin`.
+    /// The name of `adapter`'s file in [`open`](Self::open)'s directory, in `util::pipeline_cache_key` form.
     ///
     /// ```
     /// use smolv_runtime::wgpu::PipelineCacheFile;
@@ -305,8 +303,7 @@ impl PipelineCacheFile {
     }
 }
 
-/// A cache made from `data`, and the validation error wgpu raised making
-/// it, as text.
+/// A cache made from `data`, and wgpu's validation error making it, as text.
 ///
 /// # Safety
 /// `data`, when given, came from [`wgpu::PipelineCache::get_data`] on an
