@@ -15,9 +15,7 @@ pub(crate) struct Entry {
 
 /// A checked directory.
 pub(crate) struct Directory {
-    /// `(unpacked length, xxHash32)` of what the set unpacks once: the
-    /// stream ([`Framing::Stream`]) or the dictionary
-    /// ([`Codec::SmolvZstdDictionary`]); `(0, 0)` otherwise.
+    /// `(unpacked length, xxHash32)` of the stream or dictionary the set unpacks once, or `(0, 0)`.
     pub(crate) once: (u32, u32),
     pub(crate) entries: Vec<Entry>,
 }
@@ -40,8 +38,7 @@ fn tiles(entries: &[Entry], len: u32) -> bool {
     end == Some(u64::from(len))
 }
 
-/// Parses and checks a directory of `codec` over `data_len` bytes of data: the header, entries
-/// inside the directory and modules inside the data (or stream), lengths, sorted unique names.
+/// Parses and checks a directory of `codec` over `data_len` bytes of data.
 pub(crate) fn directory(bytes: &[u8], codec: Codec, data_len: u64) -> Result<Directory, &'static str> {
     if bytes.len() < 20 || &bytes[..4] != b"SMVD" {
         return Err("is not a smolv embedded-set directory");

@@ -1,9 +1,7 @@
 //! # smolv-macros
 //!
-//! `include_shader!` and `include_shaders!`, which embed the shaders that
-//! `smolv-build` compiled in `build.rs`. Use them through `smolv-runtime`,
-//! which re-exports them (feature `macros`, on by default); a crate never
-//! depends on this one directly.
+//! `include_shader!` and `include_shaders!`, which embed the shaders `smolv-build`
+//! compiled; use them through `smolv-runtime`'s re-exports (feature `macros`).
 //!
 //! ## A first crate
 //!
@@ -36,9 +34,8 @@
 //! }
 //! ```
 //!
-//! The macros read `OUT_DIR/smolv/manifest.json`, check the artifacts and
-//! embed them with `include_bytes!`, naming only the decoder of the packing
-//! smolv-build chose. An unknown name is a compile error listing the closest.
+//! The macros embed the artifacts `OUT_DIR/smolv/manifest.json` lists; an unknown
+//! name is a compile error listing the closest.
 #![forbid(unsafe_code)]
 
 mod check;
@@ -54,9 +51,8 @@ use smolv_format::{Codec, WgslCodec};
 
 /// Embeds one shader as a `&'static smolv_runtime::Shader`.
 ///
-/// The name is the module's path below the shader directory, then `@variant` or `#entry` (a WGSL
-/// entry point): `"post/blur.comp"`, `"lit.frag@shadows"`, `"sky.wgsl#fs_main"`. In a crate whose
-/// `build.rs` runs smolv-build (so not run here):
+/// The name is the path below the shader directory, then `@variant` or `#entry` (WGSL):
+/// `"post/blur.comp"`, `"lit.frag@shadows"`, `"sky.wgsl#fs_main"`. Not run here (needs smolv-build):
 ///
 /// ```text
 /// static LIT: &smolv_runtime::Shader = smolv_runtime::include_shader!("lit.frag");
@@ -133,8 +129,7 @@ fn lone_shader(items: proc_macro2::TokenStream, shader: proc_macro2::TokenStream
     .into()
 }
 
-/// Embeds every shader of the crate as one `smolv_runtime::ShaderSet`, packed the way smolv-build
-/// chose. In a crate whose `build.rs` runs smolv-build (not run here, as for
+/// Embeds every shader of the crate as one `smolv_runtime::ShaderSet` (not run here, as for
 /// [`include_shader!`](macro@include_shader)):
 ///
 /// ```text
@@ -149,9 +144,8 @@ fn lone_shader(items: proc_macro2::TokenStream, shader: proc_macro2::TokenStream
 /// }
 /// ```
 ///
-/// `include_shaders!(static ALL);` declares `ALL` as a `ShaderSet<Raw>` when the build ships a
-/// small set as raw SPIR-V (decoding cannot fail); any other set, and the expression form
-/// `static ALL: ShaderSet = include_shaders!();`, is a `ShaderSet`.
+/// `include_shaders!(static ALL);` declares a small raw SPIR-V set as a `ShaderSet<Raw>`; any
+/// other set, and `static ALL: ShaderSet = include_shaders!();`, is a `ShaderSet`.
 #[proc_macro]
 pub fn include_shaders(input: TokenStream) -> TokenStream {
     let span = proc_macro2::Span::call_site();
@@ -260,8 +254,7 @@ fn set_tokens(manifest: &Manifest, typed: bool) -> Result<SetTokens, String> {
     Ok(SetTokens { ty: packed, expression })
 }
 
-/// A wgpu build's set that shipped WGSL: the SPIR-V `set` of the modules naga refused (maybe empty),
-/// the WGSL set of the others, and a `static` shader per module, sorted by name for `ShaderSet::get`.
+/// A set that shipped WGSL: the SPIR-V `set` of the modules naga refused, the WGSL of the others.
 fn with_wgsl(
     manifest: &Manifest,
     wgsl: &manifest::Wgsl,
@@ -332,9 +325,8 @@ fn words_codec(codec: Codec) -> Option<proc_macro2::TokenStream> {
     }
 }
 
-/// A small set of words with a `static` shader of `kind` per module, each holding its part of one
-/// `static` of the set's words: no table, byte blob or unpacker reach the binary. Its stored length
-/// is the build report's, so that every layout counts alike.
+/// A small set of words: a `static` shader of `kind` per module, each a part of one `static` of
+/// words, so no table, byte blob or unpacker reach the binary.
 fn words_set(
     manifest: &Manifest,
     directory: &check::Directory,
@@ -378,8 +370,7 @@ fn words_set(
     })
 }
 
-/// `static WORDS`: `data` (`len` bytes) as little-endian words, made at compile time (swapping
-/// them on a big-endian target is a long-running const eval).
+/// `static WORDS`: `data` (`len` bytes) as little-endian words, made at compile time.
 fn words_static(data: &proc_macro2::TokenStream, len: usize) -> proc_macro2::TokenStream {
     let words = len / 4;
     quote! {
@@ -388,8 +379,8 @@ fn words_static(data: &proc_macro2::TokenStream, len: usize) -> proc_macro2::Tok
     }
 }
 
-/// The most modules a set gets `static` shaders for: a static shader costs 32 bytes and a
-/// relocation or two, making them on first access a fixed 1.2 KB of code (600 bytes after xz).
+/// The most modules a set gets `static` shaders for (32 bytes each, against 1.2 KB of code to
+/// make them on first access).
 fn static_shaders_up_to(goal: &str) -> usize {
     if goal == "download" { 40 } else { 16 }
 }
@@ -441,9 +432,8 @@ fn dictionary(path: &Option<std::path::PathBuf>) -> proc_macro2::TokenStream {
         .map_or_else(|| quote!(&[]), |path| quote!(::smolv_runtime::__private::include_bytes_aligned!(4, #path)))
 }
 
-/// Includes the Rust types smolv-build generated from the shaders' reflection: a `Pod` struct
-/// per block, and a module per shader with its bindings, push constants, workgroup size, spec
-/// constants and vertex inputs (`cargo smolv types shaders` prints the same code):
+/// Includes the Rust types smolv-build generated from the shaders' reflection (a `Pod` struct
+/// per block, a module per shader; `cargo smolv types shaders` prints them):
 ///
 /// ```text
 /// smolv_runtime::include_types!();

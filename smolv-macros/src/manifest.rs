@@ -1,5 +1,4 @@
-//! Reading what smolv-build wrote to `OUT_DIR` (`docs/format.md`, build
-//! manifest format 2), and checking the files before they are embedded.
+//! Reading and checking what smolv-build wrote to `OUT_DIR` (`docs/format.md`, manifest format 2).
 
 use std::path::PathBuf;
 
@@ -17,8 +16,7 @@ pub(crate) struct Packing {
     pub(crate) dictionary: Option<PathBuf>,
     /// The size goal the packing was chosen for: `installed` or `download`.
     pub(crate) goal: String,
-    /// What the build report counts as stored: data, dictionary, names and
-    /// 24 bytes of table per module (`ShaderSet::stored_len`).
+    /// What the build report counts as stored (`ShaderSet::stored_len`).
     pub(crate) stored_bytes: usize,
 }
 
@@ -47,9 +45,8 @@ pub(crate) struct Origin {
     pub(crate) recipe: String,
 }
 
-/// The manifest as the macros read it: each module's recipe as its JSON
-/// text (embedded whole for hot reload), the rest of each module skipped
-/// unparsed (this parse runs unoptimized on every build of the crate).
+/// The manifest as the macros read it: recipes as JSON text, the rest of each module skipped
+/// unparsed (this runs unoptimized on every build).
 #[derive(Debug, serde::Deserialize)]
 struct Typed {
     format: u32,
@@ -78,8 +75,7 @@ pub(crate) struct Manifest {
 }
 
 impl Manifest {
-    /// Loads the manifest of the crate being compiled, and checks the
-    /// embedded set it names.
+    /// Loads the manifest of the crate being compiled, and checks its embedded set.
     pub(crate) fn load() -> Result<Self, String> {
         let dir = super::artifact_dir()?;
         let path = dir.join(MANIFEST_FILE);
@@ -114,9 +110,8 @@ impl Manifest {
         Ok(Self { packing, wgsl, manifest, dir })
     }
 
-    /// Why `text` (the manifest at `path`) did not parse: another format
-    /// first, so that another version's manifest says so rather than which
-    /// field it lacks.
+    /// Why `text` (the manifest at `path`) did not parse: another format first, rather than
+    /// the field it lacks.
     fn unreadable(path: &std::path::Path, text: &str, error: &serde_json::Error) -> String {
         let Ok(json) = serde_json::from_str::<Value>(text) else {
             return format!("smolv: {} is not valid JSON: {error}; rebuild", path.display());
@@ -140,8 +135,7 @@ impl Manifest {
         )
     }
 
-    /// Reads and checks the set's directory against the manifest's codec
-    /// and the data's length.
+    /// Reads and checks the set's directory against the codec and the data's length.
     pub(crate) fn directory(&self) -> Result<check::Directory, String> {
         let directory = read(&self.packing.directory, std::fs::read(&self.packing.directory))?;
         let data_len = file_len(&self.packing.data)?;
@@ -149,8 +143,7 @@ impl Manifest {
             .map_err(|why| format!("smolv: {} {why}; rebuild", self.packing.directory.display()))
     }
 
-    /// The module named `name`, its files checked to exist; otherwise a
-    /// message listing the closest names.
+    /// The module named `name`, its files checked to exist, or a message listing the closest names.
     pub(crate) fn module(&self, name: &str) -> Result<Module, String> {
         let Some(module) = self.manifest.modules.iter().find(|m| m.name == name) else {
             return Err(self.not_found(name));
@@ -171,9 +164,7 @@ impl Manifest {
         Ok(module)
     }
 
-    /// Where module `name` came from, for hot reload: its source file, the
-    /// files it included, and its recipe as JSON. `None` for a manifest of
-    /// a smolv-build that records no recipes.
+    /// Where module `name` came from, for hot reload; `None` where the manifest has no recipe.
     pub(crate) fn origin(&self, name: &str) -> Option<Origin> {
         let module = self.manifest.modules.iter().find(|m| m.name == name)?;
         let recipe = module.recipe.as_ref()?;
@@ -216,9 +207,7 @@ pub(crate) fn file_len(path: &std::path::Path) -> Result<u64, String> {
 }
 
 impl Wgsl {
-    /// The manifest's WGSL part, with paths under `dir`, checked: its
-    /// stream exists, each module lies inside the unpacked text, and the
-    /// names are sorted and unique.
+    /// The manifest's WGSL part, with paths under `dir`, checked (stream, ranges, sorted names).
     fn checked(wgsl: &smolv_format::ManifestWgsl, dir: &std::path::Path) -> Result<Self, String> {
         let data = dir.join(&wgsl.data);
         std::fs::metadata(&data).map_err(|e| format!("names {} ({e})", data.display()))?;

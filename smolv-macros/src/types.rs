@@ -1,5 +1,4 @@
-//! `include_types!`: the Rust types smolv-build generated from the
-//! shaders' reflection, `OUT_DIR/smolv/types.rs`.
+//! `include_types!`: `include!` of `OUT_DIR/smolv/types.rs`.
 
 use proc_macro::TokenStream;
 use quote::quote;

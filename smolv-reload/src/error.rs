@@ -2,8 +2,7 @@
 
 use std::path::PathBuf;
 
-/// Why [`Reloader::start`](crate::Reloader::start) failed (once started, a shader that does not
-/// compile is an [`Event::Failed`](crate::Event::Failed)).
+/// Why [`Reloader::start`](crate::Reloader::start) failed.
 ///
 /// ```
 /// let error = smolv_reload::ReloadError::NoOrigin { name: "post.frag".into() };

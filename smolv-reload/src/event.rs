@@ -8,9 +8,7 @@ use smolv_build::Diagnostic;
 
 use crate::layout::LayoutChange;
 
-/// What one edit did to one or more shaders; it displays as the reloader prints it on stderr. An
-/// edit yields either one `Reloaded` per shader, all published when the first arrives, or the
-/// reasons it did not reload, with [`Event::HeldBack`] for its shaders that were fine.
+/// What one edit did to one or more shaders; displays as the reloader prints it on stderr.
 ///
 /// ```
 /// use std::time::{Duration, Instant};
@@ -55,8 +53,7 @@ use crate::layout::LayoutChange;
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Event {
-    /// The shader compiled, and its new SPIR-V is published
-    /// ([`Shader::version`](smolv_runtime::Shader::version) is `version`) with the rest of the edit.
+    /// The shader compiled, and its new SPIR-V is published with the rest of the edit.
     Reloaded {
         /// The shader's name.
         name: String,
@@ -74,18 +71,18 @@ pub enum Event {
         /// The shaders that keep their previous SPIR-V.
         kept: Vec<String>,
     },
-    /// The edit compiles, but moves the bytes of a block the program fills (built with the old
-    /// layout), so the shader keeps its previous SPIR-V.
+    /// The edit compiles, but moves the bytes of a block the program fills: the shader keeps its
+    /// previous SPIR-V.
     RebuildIncompatible {
-        /// The shader's name; it keeps its previous SPIR-V.
+        /// The shader's name.
         name: String,
         /// Its source file.
         source: PathBuf,
         /// Each block whose layout changed, with its generated Rust type.
         changes: Vec<LayoutChange>,
     },
-    /// These shaders compiled and fit, but another shader of the same edit did not: they keep
-    /// their previous SPIR-V too, so that no pipeline is built with half of the edit.
+    /// These shaders compiled and fit, but another of the same edit did not: they keep their
+    /// previous SPIR-V too.
     ///
     /// ```
     /// let held = smolv_reload::Event::HeldBack { kept: vec!["tri.vert".into()], failed: vec!["tri.frag".into()] };

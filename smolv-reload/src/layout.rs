@@ -13,8 +13,8 @@ const MOST_DEPTH: u32 = 32;
 /// Structs one block's comparison visits at most (two members of one struct a level: 2^depth).
 const MOST_VISITS: u32 = 4096;
 
-/// A block of a reloaded shader whose layout is no longer the one the program was built with,
-/// and the generated Rust type that no longer matches it; it displays as one sentence.
+/// A block of a reloaded shader whose layout is no longer the one the program was built with;
+/// displays as one sentence.
 ///
 /// ```
 /// use smolv_format::reflect::BlockKind;
@@ -38,8 +38,7 @@ pub struct LayoutChange {
     pub binding: Option<u32>,
     /// The block's struct as the shader names it (empty without a name).
     pub shader_type: String,
-    /// The generated Rust type of the block (`lit_frag::PushConstants`); `None` where the build
-    /// named none.
+    /// The generated Rust type of the block (`lit_frag::PushConstants`), if any.
     pub rust_type: Option<String>,
     /// What moved, one entry per difference, at most a few; see [`more`](Self::more).
     pub differences: Vec<String>,
@@ -121,7 +120,6 @@ impl fmt::Display for LayoutChange {
 }
 
 /// The blocks of `new` (`recipe`'s module, compiled again) whose layout differs from the build's.
-/// A block only one side has is the pipeline layout's change, which the Vulkan layer refuses.
 pub(crate) fn layout_changes(recipe: &ShaderRecipe, new: &Interface) -> Vec<LayoutChange> {
     let Some(old) = recipe.interface() else { return Vec::new() };
     let mut changes = Vec::new();
@@ -137,8 +135,7 @@ pub(crate) fn layout_changes(recipe: &ShaderRecipe, new: &Interface) -> Vec<Layo
     changes
 }
 
-/// One change per block of `recipe`'s interface, with the reason, for a recompiled module
-/// (`words`) whose interface cannot be read.
+/// One change per block of `recipe`'s interface, for a module whose interface cannot be read.
 pub(crate) fn unreadable(recipe: &ShaderRecipe, words: &[u32]) -> Vec<LayoutChange> {
     let Some(old) = recipe.interface() else { return Vec::new() };
     let why = match Interface::from_spirv(words) {

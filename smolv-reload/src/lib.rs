@@ -1,17 +1,9 @@
 //! # smolv-reload
 //!
 //! Shader hot reload for [smolv](https://github.com/smolv-rs/smolv): a debounced file watcher
-//! recompiles every shader whose source or include changed, with `smolv-build`'s code and
-//! settings, and publishes the new SPIR-V to smolv-runtime:
-//! [`Shader::decode`](smolv_runtime::Shader::decode) returns it,
-//! [`Shader::version`](smolv_runtime::Shader::version) counts the reloads, and
-//! [`hot_reload::subscribe`](smolv_runtime::hot_reload::subscribe) tells the program.
-//!
-//! The shaders of one edit (saves within the [debounce](Reloader::debounce)) are published
-//! together ([`hot_reload::publish_together`](smolv_runtime::hot_reload::publish_together)), and
-//! only if all of them compiled and fit; otherwise each keeps its previous SPIR-V
-//! ([`Event::HeldBack`]). An edit that moves a block's bytes is
-//! [`Event::RebuildIncompatible`], each [`LayoutChange`] naming what moved.
+//! recompiles every shader whose source or include changed, as `smolv-build` did, and publishes
+//! the SPIR-V through [`smolv_runtime::hot_reload`]. One edit is published together, only if all
+//! of it compiled and fit ([`Event::HeldBack`], [`Event::RebuildIncompatible`]).
 //!
 //! ## Turning it on in a game
 //!
@@ -56,9 +48,8 @@
 //!
 //! ## Compiler crashes
 //!
-//! The compilers run in worker processes (the game's own binary, which [`worker_main`] at the top
-//! of `main` turns into a worker), so a crash ends a worker, not the game; the [`Watcher`]
-//! replaces it. Without the call they run in the game's process ([`Reloader::start`] says so).
+//! The compilers run in worker processes (the game's binary, through [`worker_main`]), so a crash
+//! ends a worker, which the [`Watcher`] replaces; without the call they run in the game's process.
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
@@ -76,9 +67,8 @@ pub use layout::LayoutChange;
 pub use reloader::Reloader;
 pub use watch::Watcher;
 
-/// Makes this program serve as a shader compiler worker when hot reload starts it as one; call it
-/// first in `main`. In the game it returns at once; in a worker it never returns
-/// (`smolv_build::Config::worker_main`).
+/// Makes this program a shader compiler worker when hot reload starts it as one; call it first in
+/// `main`. In the game it returns at once; in a worker it never returns.
 ///
 /// ```no_run
 /// // The first line of the game's `main`:

@@ -12,8 +12,7 @@ use crate::event::Event;
 use crate::layout::{layout_changes, unreadable};
 use crate::targets::Targets;
 
-/// Compiles every group of targets an edit of `changed` (first seen at `seen`) touched, and says
-/// what happened: the shaders are published together, only if every one compiled and still fits.
+/// Compiles the targets an edit of `changed` touched; publishes them together if all compiled and fit.
 pub(crate) fn rebuild(
     targets: &mut Targets,
     changed: &BTreeSet<PathBuf>,
@@ -77,8 +76,7 @@ pub(crate) fn rebuild(
     }
 }
 
-/// Target `index`'s module out of `recompiled`, or what to report instead: it is missing, or its
-/// blocks' layout is unreadable or no longer the program's.
+/// Target `index`'s module out of `recompiled`, or the event saying why it does not fit.
 fn check(targets: &mut Targets, index: usize, recompiled: &Recompiled) -> Result<Vec<u32>, Event> {
     let target = &mut targets.list[index];
     let name = target.shader.name().to_owned();

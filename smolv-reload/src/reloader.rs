@@ -17,8 +17,7 @@ enum Watched {
     Recipe(&'static Shader, Box<ShaderRecipe>),
 }
 
-/// Sets up hot reload: which shaders, where their sources are, and how to
-/// report; [`start`](Self::start) begins watching.
+/// Sets up hot reload; [`start`](Self::start) begins watching.
 ///
 /// ```text
 /// static SHADERS: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
@@ -50,8 +49,7 @@ impl Reloader {
         Self { watched: Vec::new(), shader_dir: None, debounce: Duration::from_millis(20), print: true }
     }
 
-    /// Watches every shader of an embedded set (`include_shaders!` with
-    /// smolv-runtime's `hot-reload` feature).
+    /// Watches every shader of an embedded set (feature `hot-reload`).
     ///
     /// ```text
     /// static SHADERS: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
@@ -75,8 +73,7 @@ impl Reloader {
         self
     }
 
-    /// Watches a shader with a recipe given here rather than embedded (a bundle's shader, with the
-    /// build manifest's recipe).
+    /// Watches a shader with a recipe given here (a bundle's shader, from the build manifest).
     ///
     /// ```no_run
     /// # fn get(shader: &'static smolv_runtime::Shader, module: &smolv_format::ManifestModule<smolv_build::recipe::ShaderRecipe>) {
@@ -91,8 +88,7 @@ impl Reloader {
         self
     }
 
-    /// Reads the sources from `dir` instead of each shader's [`root`](ShaderRecipe::root);
-    /// include directories below the root move with it.
+    /// Reads the sources (and includes below the root) from `dir` instead of [`root`](ShaderRecipe::root).
     ///
     /// ```
     /// let mut reloader = smolv_reload::Reloader::new();

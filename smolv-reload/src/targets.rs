@@ -33,7 +33,7 @@ impl Target {
         self.files = std::iter::once(&self.recipe.source).chain(includes).map(|p| normal(p)).collect();
     }
 
-    /// Adds files a failed compile named (what it read is not known, so nothing is dropped).
+    /// Adds files a failed compile named (dropping none).
     pub(crate) fn also_read<'a>(&mut self, files: impl IntoIterator<Item = &'a Path>) {
         self.files.extend(files.into_iter().filter(|file| file.is_file()).map(normal));
     }

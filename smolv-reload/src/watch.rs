@@ -1,5 +1,4 @@
-//! The running reloader: a notify watcher feeding a thread that debounces
-//! file events, rebuilds what they touched and reports it.
+//! The running reloader: a notify watcher feeding a thread that debounces, rebuilds and reports.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -29,9 +28,8 @@ enum Message {
     Stop,
 }
 
-/// A running reloader: while it lives, every save of a watched shader or of a file it includes is
-/// recompiled and published, by compiler workers it keeps. Dropping it stops watching (after a
-/// compile under way) and ends its workers.
+/// A running reloader: while it lives, every save of a watched shader or an include is recompiled
+/// and published. Dropping it stops watching (after a compile under way) and ends its workers.
 ///
 /// ```no_run
 /// # fn get(watcher: smolv_reload::Watcher) {
@@ -77,8 +75,7 @@ impl Watcher {
         Ok(Self { stop: messages, thread: Some(thread), events: events_receiver })
     }
 
-    /// Every [`Event`] so far, in order (printed on stderr as well, unless
-    /// [`Reloader::quiet`](crate::Reloader::quiet)); read them once a frame, or not at all.
+    /// Every [`Event`] so far, in order (also on stderr unless [`Reloader::quiet`](crate::Reloader::quiet)).
     pub fn events(&self) -> &Receiver<Event> {
         &self.events
     }
@@ -104,8 +101,7 @@ struct Watches {
 }
 
 impl Watches {
-    /// Watches each of `list` not watched yet; returns the directories newly watched alone, and
-    /// the errors.
+    /// Watches each of `list` not watched yet; returns the directories newly watched alone, and errors.
     fn add(&mut self, list: Vec<(PathBuf, RecursiveMode)>) -> (Vec<PathBuf>, Vec<ReloadError>) {
         let (mut added, mut errors) = (Vec::new(), Vec::new());
         for (path, mode) in list {
@@ -155,8 +151,7 @@ fn is_edit(kind: &EventKind) -> bool {
     }
 }
 
-/// The reloader's thread: waits for an edit and `debounce` of quiet, rebuilds, watches what the
-/// compiles read, reports; until the watcher is dropped.
+/// The reloader's thread: waits for an edit and `debounce` of quiet, rebuilds, watches, reports.
 fn run(
     mut targets: Targets,
     mut watches: Watches,

@@ -1,5 +1,5 @@
-//! The plain data of a module's interface, shared by the code smolv-build generates (`include_types!`) and
-//! the Vulkan layer, which takes a generated constant as it is; with `vulkan`, each converts to ash's type.
+//! The plain data of a module's interface, shared by the generated code (`include_types!`) and the
+//! Vulkan layer; with `vulkan`, each converts to ash's type.
 
 use crate::reflect::DescriptorKind;
 

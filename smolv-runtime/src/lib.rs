@@ -1,11 +1,8 @@
 //! # smolv-runtime
 //!
-//! The runtime half of [smolv](https://github.com/smolv-rs/smolv), the shader
-//! asset pipeline for Rust + Vulkan games. Shaders travel
-//! `source → compile → optimize → encode → pack` at build time
-//! (`smolv-build`, where packing compresses), are embedded in the binary
-//! by [`include_shaders!`], and travel `unpack → decode → specialize →
-//! pipeline` at run time, here (`docs/glossary.md` defines each word).
+//! The runtime half of [smolv](https://github.com/smolv-rs/smolv), the shader asset pipeline for
+//! Rust + Vulkan games: `smolv-build` compiles and packs shaders, [`include_shaders!`] embeds them, and this
+//! crate unpacks, decodes and specializes them (`docs/glossary.md`).
 //!
 //! ## A first crate
 //!
@@ -41,8 +38,7 @@
 //! }
 //! ```
 //!
-//! Shaders shipped as asset files load the same way, from a bundle that
-//! `cargo smolv pack` or [`container::BundleBuilder`] wrote:
+//! Bundles (`cargo smolv pack`, [`container::BundleBuilder`]) load the same way:
 //!
 //! ```
 //! use smolv_runtime::ShaderSet;
@@ -64,10 +60,8 @@
 //!
 //! ## The codecs
 //!
-//! The [SMOL-V](https://github.com/aras-p/smol-v) codec, `no_std` and
-//! byte-exact with the reference C++ encoder, and [`relative_ids`]: SPIR-V
-//! with ids relative to each result, smaller after `xz`, with a smaller
-//! decoder.
+//! The [SMOL-V](https://github.com/aras-p/smol-v) codec (`no_std`, byte-exact with the C++ encoder),
+//! and [`relative_ids`]: SPIR-V with relative ids, smaller after `xz`, with a smaller decoder.
 //!
 //! ```
 //! use smolv_runtime::{decode, encode, DecodeOptions, EncodeOptions};
@@ -86,16 +80,12 @@
 //!   it the crate is `no_std` + `alloc` (codec, reflection, specializer).
 //! - `macros` (default): `include_shader!` and `include_shaders!`.
 //! - `lz4` (default): LZ4 decoding, for sets smolv-build packed with LZ4.
-//! - `zstd` (default): zstd decoding in zstd's small (`thin`) build, for
-//!   sets packed with zstd and for bundle and container files. `zstd-fast`
-//!   is the full-speed build: name it instead of `zstd`, with
-//!   `default-features = false` (`cfg(feature = "zstd-fast")` means "zstd
-//!   is available").
+//! - `zstd` (default): zstd decoding (its small `thin` build), for sets packed with zstd and for
+//!   bundles and containers. `zstd-fast`: the full-speed build, instead of `zstd` (with
+//!   `default-features = false`).
 //! - `vulkan`: the ash layer; its module docs open with a quick start.
-//! - `hot-reload`: the hook the `smolv-reload` crate publishes recompiled
-//!   shaders through (the `hot_reload` module), and embedded shaders that
-//!   know their source file, includes and build recipe. Off by default, so
-//!   that release builds carry no source paths.
+//! - `hot-reload`: the `hot_reload` module `smolv-reload` publishes through, and embedded shaders
+//!   that know their sources and recipe (so off by default: no source paths in release builds).
 //! - `wgpu`: the wgpu layer (the `wgpu` module). `wgpu-spirv` adds wgpu's
 //!   SPIR-V input, for shaders the build shipped as SPIR-V.
 //! - `serde`: derives for the reflection types.
@@ -132,17 +122,11 @@ pub use shader::hot_reload;
 pub use shader::{SetPacking, Shader, ShaderSet};
 #[cfg(feature = "std")]
 pub use shader_error::{ShaderError, ShaderErrorKind};
-/// How a set's modules are stored and framed: the vocabulary smolv-build,
-/// the macros and this crate share ([`smolv_format`]).
+/// How a set's modules are stored and framed ([`smolv_format`]).
 pub use smolv_format::{Codec, Framing};
 
-/// bytemuck, whose `Pod` and `Zeroable` the generated types
-/// (`include_types!`) implement: the very version the types were built
-/// against, without a dependency of the program's own.
-///
-/// A storage buffer read back from the GPU, viewed as the shader's element
-/// type (a `buffer Data { Element data[]; }` block's elements are
-/// `shaders::DataElement`):
+/// bytemuck, whose `Pod` and `Zeroable` the generated types (`include_types!`) implement.
+/// A storage buffer read back, as the shader's element type (`buffer Data { Element data[]; }`):
 ///
 /// ```text
 /// smolv_runtime::include_types!();
@@ -201,8 +185,7 @@ pub mod __private {
     pub use include_bytes_aligned::include_bytes_aligned;
 }
 
-/// The generated wgpu items (`include_types!`), or nothing without the
-/// `wgpu` feature. Not a stable API.
+/// The generated wgpu items, or nothing without the `wgpu` feature. Not a stable API.
 #[doc(hidden)]
 #[cfg(feature = "wgpu")]
 #[macro_export]
@@ -217,8 +200,7 @@ macro_rules! __wgpu_items {
     ($($items:tt)*) => {};
 }
 
-/// The generated Vulkan items (`include_types!`), or nothing without the
-/// `vulkan` feature. Not a stable API.
+/// The generated Vulkan items, or nothing without the `vulkan` feature. Not a stable API.
 #[doc(hidden)]
 #[cfg(feature = "vulkan")]
 #[macro_export]
@@ -233,8 +215,7 @@ macro_rules! __vulkan_items {
     ($($items:tt)*) => {};
 }
 
-/// The LZ4 unpacker for `include_shaders!`, or a compile error naming the
-/// feature to turn on. Not a stable API.
+/// The LZ4 unpacker, or a compile error naming the feature. Not a stable API.
 #[doc(hidden)]
 #[cfg(all(feature = "macros", feature = "lz4"))]
 #[macro_export]
@@ -256,9 +237,8 @@ macro_rules! __smolv_lz4 {
     };
 }
 
-/// An embedded set's [`ShaderSet`]: a `static` shader per module for small
-/// sets and with `hot-reload`, else [`__private::LazyShaders`]. Not a
-/// stable API.
+/// An embedded set's [`ShaderSet`]: a `static` shader per module (small sets, `hot-reload`),
+/// else [`__private::LazyShaders`]. Not a stable API.
 #[doc(hidden)]
 #[cfg(all(feature = "macros", feature = "hot-reload"))]
 #[macro_export]
@@ -283,8 +263,7 @@ macro_rules! __smolv_set {
     }};
 }
 
-/// One embedded shader for the macros, with the origin `__smolv_origin!`
-/// makes of the tokens after the `;`. Not a stable API.
+/// One embedded shader, with the origin `__smolv_origin!` makes of the tokens after `;`. Not a stable API.
 #[doc(hidden)]
 #[cfg(feature = "macros")]
 #[macro_export]
@@ -314,8 +293,7 @@ macro_rules! __smolv_shader {
     }};
 }
 
-/// An embedded shader's origin for `__smolv_shader!`, with the `hot-reload`
-/// feature and a recipe in the manifest. Not a stable API.
+/// An embedded shader's origin for `__smolv_shader!` (`hot-reload`). Not a stable API.
 #[doc(hidden)]
 #[cfg(all(feature = "macros", feature = "hot-reload"))]
 #[macro_export]
@@ -330,8 +308,7 @@ macro_rules! __smolv_origin {
     }};
 }
 
-/// Without the `hot-reload` feature the origin's tokens are dropped here,
-/// so they never reach the binary. Not a stable API.
+/// Without `hot-reload` the origin's tokens are dropped, never reaching the binary. Not a stable API.
 #[doc(hidden)]
 #[cfg(all(feature = "macros", not(feature = "hot-reload")))]
 #[macro_export]
@@ -341,8 +318,7 @@ macro_rules! __smolv_origin {
     };
 }
 
-/// The zstd unpackers for `include_shaders!`, or a compile error naming the
-/// feature to turn on. Not a stable API.
+/// The zstd unpackers, or a compile error naming the feature. Not a stable API.
 #[doc(hidden)]
 #[cfg(all(feature = "macros", feature = "zstd-fast"))]
 #[macro_export]
@@ -369,7 +345,6 @@ pub use smolv_codec::{
     decoded_len, encode, encode_into, inspect,
 };
 
-/// A tiny SPIR-V compute module (an empty `main`) for the documentation
-/// examples.
+/// A tiny SPIR-V compute module (an empty `main`) for doc examples.
 #[doc(hidden)]
 pub use smolv_format::{DOC_EXAMPLE_WORDS, doc_example_module};

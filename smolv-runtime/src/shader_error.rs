@@ -1,8 +1,5 @@
-//! What decoding a shader returns when it fails: [`ShaderError`].
-//!
-//! The error boxes its cause as a trait object, whose vtable only code
-//! that can fail makes: a binary whose shaders cannot fail to decode (raw
-//! SPIR-V) links none of the causes' messages.
+//! [`ShaderError`]: its cause is a trait object, so a binary whose shaders cannot
+//! fail to decode (raw SPIR-V) links none of the causes' messages.
 
 use core::fmt;
 
@@ -13,9 +10,8 @@ use smolv_codec::smolv::DecodeError;
 
 /// Why a shader, embedded or loaded, could not be decoded or reflected.
 ///
-/// Embedded shaders fail only if the binary was damaged after it was
-/// built; a loaded container can also fail for what its file holds
-/// ([`ContainerError`], its [`source`](std::error::Error::source)).
+/// Embedded shaders fail only if the binary was damaged; a loaded container can also
+/// fail for what its file holds ([`ContainerError`], its [`source`](std::error::Error::source)).
 ///
 /// ```
 /// use smolv_runtime::{DecodeOptions, ShaderErrorKind};
@@ -44,17 +40,13 @@ pub enum ShaderErrorKind {
     Corrupt,
     /// The decoded SPIR-V does not have the hash recorded at build time.
     HashMismatch,
-    /// The shader declares more SPIR-V than
-    /// [`DecodeOptions::max_decoded_len`](crate::DecodeOptions::max_decoded_len)
-    /// allows.
+    /// The shader declares more SPIR-V than [`DecodeOptions::max_decoded_len`](crate::DecodeOptions::max_decoded_len).
     TooLarge,
     /// A loaded container needs a zstd dictionary that was not given.
     WrongDictionary,
     /// The reflection data (stored, or read from the SPIR-V) is invalid.
     Reflection,
-    /// The build shipped this shader as WGSL for wgpu, so the binary holds
-    /// no SPIR-V of it: [`Shader::wgsl`](crate::Shader::wgsl) gives its
-    /// text.
+    /// The build shipped this shader as WGSL, without SPIR-V: see [`Shader::wgsl`](crate::Shader::wgsl).
     ShippedAsWgsl,
 }
 
@@ -114,9 +106,8 @@ impl fmt::Display for ShippedAsWgsl {
     }
 }
 
-/// Each cause is a type of its own, so that its messages are linked only
-/// where it can happen; one marked `source` is the error behind the
-/// `ShaderError`.
+/// Each cause is a type of its own, so its messages are linked only where it can happen;
+/// one marked `source` is the error behind the `ShaderError`.
 macro_rules! causes {
     ($($type:ty => |$cause:ident| $kind:expr $(, $source:ident)?;)*) => {$(
         impl Cause for $type {
@@ -192,8 +183,7 @@ impl ShaderError {
     }
 }
 
-/// The cause's message, as `Display` prints it: `expect` prints what went
-/// wrong and what to do, and the vtables carry no `Debug` code.
+/// The cause's message, as `Display` prints it (the vtables carry no `Debug` code).
 impl fmt::Debug for ShaderError {
     #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -1,11 +1,8 @@
-//! Embedded sets: how `include_shaders!` and `include_shader!` carry
-//! shaders in a binary (`docs/format.md`, "Embedded sets"). The macros
-//! turn the set's directory into constant tables and name the
-//! [`Unpacker`] of its packing, so only its decoders are linked.
+//! Embedded sets (`docs/format.md`): constant tables the macros write, with the
+//! [`Unpacker`] of their packing, so only its decoders are linked.
 
-// Everything an embedded set's decoding reaches is `#[inline]` in release
-// builds only: compiled into the embedding crate, the binary links no
-// object file of smolv-runtime and its unwinding tables (see the size test).
+// What embedded decoding reaches is `#[inline]` in release builds, so the binary links no
+// object file of smolv-runtime (see the size test).
 
 pub(crate) mod source;
 #[cfg_attr(not(all(feature = "macros", any(feature = "lz4", feature = "zstd-fast"))), allow(dead_code))]
@@ -35,8 +32,7 @@ pub use words::{le_words, spirv_module};
 use crate::shader_error::{Failure, ShaderError};
 use smolv_codec::DecodeOptions;
 
-/// Decodes module `index` of `source` once and keeps the words, or serves
-/// raw ones in place (outside the vtables: linked only where called).
+/// Decodes module `index` of `source` once and keeps the words (linked only where called).
 #[cfg_attr(not(debug_assertions), inline)]
 pub(crate) fn decode_cached(source: &dyn ShaderSource, index: usize) -> Result<&[u32], ShaderError> {
     let slot = match source.cache(index)? {
@@ -57,8 +53,7 @@ pub(crate) fn decode_cached(source: &dyn ShaderSource, index: usize) -> Result<&
     Ok(slot.get_or_init(|| words))
 }
 
-/// A stream or dictionary, unpacked and checked on first use and kept in
-/// `slot`; a failure is not kept.
+/// A stream or dictionary, unpacked on first use and kept in `slot` (a failure is not).
 #[cfg_attr(not(debug_assertions), inline)]
 fn unpacked_once(
     slot: &OnceLock<&'static [u8]>,
@@ -81,8 +76,7 @@ fn name_in(names: &str, name_end: impl Fn(usize) -> Option<u32>, index: usize) -
     names.get(start..end(index).unwrap_or(0)).unwrap_or_default()
 }
 
-/// Copies raw `words` into `out`: into its allocation where they fit, else
-/// as a fresh copy, so that no call links `Vec`'s growth path.
+/// Copies raw `words` into `out` without linking `Vec`'s growth path.
 #[cfg_attr(not(debug_assertions), inline)]
 pub(crate) fn copy_words(words: &[u32], out: &mut Vec<u32>) {
     if out.capacity() >= words.len() {
@@ -93,8 +87,7 @@ pub(crate) fn copy_words(words: &[u32], out: &mut Vec<u32>) {
     }
 }
 
-/// A module of SPIR-V with relative ids ([`crate::relative_ids`]) embedded
-/// as words. Not a stable API.
+/// A module of SPIR-V with relative ids embedded as words. Not a stable API.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct RelativeIdsModule {
@@ -139,8 +132,7 @@ impl ShaderSource for RelativeIdsModule {
     }
 }
 
-/// One module of an embedded set's table (`docs/format.md`). Not a stable
-/// API.
+/// One module of an embedded set's table. Not a stable API.
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug)]
 pub struct EmbeddedEntry {
@@ -153,8 +145,7 @@ pub struct EmbeddedEntry {
 }
 
 impl EmbeddedEntry {
-    /// An entry: the end of its name, its offset in the data (or stream),
-    /// packed and unpacked lengths, SPIR-V length and xxHash32.
+    /// An entry: name end, offset, packed and unpacked lengths, SPIR-V length and xxHash32.
     #[cfg_attr(not(debug_assertions), inline)]
     pub const fn new(
         name_end: u32,
@@ -177,7 +168,7 @@ pub struct EmbeddedModule {
     stored: &'static [u8],
     /// The set's dictionary as stored, unpacked on each decode.
     dictionary: &'static [u8],
-    /// `(unpacked length, xxHash32)` of `dictionary`; `(0, 0)` without one.
+    /// `(unpacked length, xxHash32)` of `dictionary`, or `(0, 0)`.
     packed_dictionary: (u32, u32),
     unpacked_len: u32,
     spirv_len: u32,
@@ -212,8 +203,7 @@ impl EmbeddedModule {
         }
     }
 
-    /// Decodes with the codec's `decode`; `unpack_once` unpacks the
-    /// dictionary, `None` for codecs without one.
+    /// Decodes with the codec's `decode`; `unpack_once` unpacks the dictionary, if any.
     #[cfg_attr(not(debug_assertions), inline)]
     pub(crate) fn decode(
         &self,
@@ -238,8 +228,7 @@ impl EmbeddedModule {
     }
 }
 
-/// What `include_shaders!` generates: the set's data and tables, and what
-/// it unpacked once. Not a stable API.
+/// What `include_shaders!` generates. Not a stable API.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct EmbeddedSet {
@@ -249,11 +238,9 @@ pub struct EmbeddedSet {
     dictionary: &'static [u8],
     names: &'static str,
     entries: &'static [EmbeddedEntry],
-    /// `(unpacked length, xxHash32)` of its stream or dictionary; `(0, 0)`
-    /// without either.
+    /// `(unpacked length, xxHash32)` of its stream or dictionary; `(0, 0)` without.
     once: (u32, u32),
-    /// What the set unpacked once, leaked; `ManuallyDrop` so that the set
-    /// has no drop glue for its vtable to link.
+    /// What the set unpacked once, leaked; `ManuallyDrop` for no drop glue.
     unpacked: ManuallyDrop<OnceLock<&'static [u8]>>,
     /// What [`decode_cached`] keeps, one slot per module, leaked likewise.
     decoded: ManuallyDrop<OnceLock<&'static [OnceLock<Vec<u32>>]>>,
@@ -315,9 +302,8 @@ impl EmbeddedSet {
         unpacked_once(&self.unpacked, unpack_once, packed, self.once)
     }
 
-    /// Module `index` as stored (packed, or in the unpacked stream), with
-    /// its dictionary if any; `unpack_once` is `None` for codecs without
-    /// streams and dictionaries.
+    /// Module `index` as stored, with its dictionary if any; `unpack_once` is `None` for
+    /// codecs without streams and dictionaries.
     #[cfg_attr(not(debug_assertions), inline)]
     pub(crate) fn packed(&self, index: usize, unpack_once: Option<UnpackOnce>) -> Result<Packed<'static>, ShaderError> {
         let entry = self.entry(index)?;
@@ -345,8 +331,7 @@ impl EmbeddedSet {
         })
     }
 
-    /// The words of a raw module, straight from the binary; `None` where
-    /// they cannot be borrowed (not raw, unaligned, or a big-endian target).
+    /// The words of a raw module, from the binary; `None` where they cannot be borrowed.
     #[cfg_attr(not(debug_assertions), inline)]
     pub(crate) fn borrow_raw(&self, index: usize) -> Result<Option<&'static [u32]>, ShaderError> {
         if !self.unpacker.raw {

@@ -7,9 +7,8 @@ use crate::shader_error::ShaderError;
 use smolv_codec::DecodeOptions;
 use smolv_codec::container::ContentHash;
 
-/// Where module `index` of an encoded shader's source is, and how it
-/// decodes (a lone module or container ignores `index`). Behind a trait
-/// object, a binary links the code of the kinds it holds only.
+/// Module `index` of an encoded shader's source (a lone module ignores `index`); a trait
+/// object, so a binary links the code of the kinds it holds only.
 pub(crate) trait ShaderSource: Send + Sync {
     fn name(&self, index: usize) -> &str;
     /// The module as stored (see `Shader::stored_bytes`).
@@ -24,8 +23,7 @@ pub(crate) trait ShaderSource: Send + Sync {
     fn recorded(&self) -> Option<(&[u8], ContentHash)> {
         None
     }
-    /// Module `index`'s WGSL, where the build shipped WGSL instead of
-    /// SPIR-V.
+    /// Module `index`'s WGSL, where the build shipped it.
     #[inline]
     fn wgsl(&self, _index: usize) -> Result<Option<&str>, ShaderError> {
         Ok(None)
@@ -36,7 +34,6 @@ pub(crate) trait ShaderSource: Send + Sync {
 pub(crate) enum Cache<'a> {
     /// A module's own slot.
     One(&'a OnceLock<Vec<u32>>),
-    /// Module `index` of a set: served from the binary if raw, else kept
-    /// in the set's slots.
+    /// Module `index` of a set: from the binary if raw, else in the set's slots.
     InSet(&'a EmbeddedSet),
 }

@@ -1,8 +1,5 @@
-//! Unpacking embedded shaders: decompress (LZ4 or zstd, if packed), then
-//! decode (SMOL-V, or plain words), then check.
-//!
-//! Each codec is a table of functions that only the macros name, so a
-//! binary links exactly the decoders its shaders need.
+//! Unpacking embedded shaders: decompress, decode, check. Each codec is a table of
+//! functions only the macros name, so a binary links only the decoders it needs.
 
 use alloc::vec::Vec;
 
@@ -21,8 +18,7 @@ pub(crate) fn corrupt(reason: &'static str) -> ShaderError {
     Failure::Corrupt(reason).into()
 }
 
-/// A length from a generated table (a `u32`); one that does not fit is an
-/// error.
+/// A length from a generated table; one that does not fit is an error.
 #[cfg_attr(not(debug_assertions), inline)]
 pub(crate) fn len(value: u32) -> Result<usize, ShaderError> {
     usize::try_from(value).map_err(|_| corrupt("a length does not fit this target"))
@@ -42,15 +38,13 @@ pub(crate) struct Packed<'a> {
     pub(crate) unpacked: bool,
 }
 
-/// Decompresses `packed` (with `dictionary`, empty without one) into
-/// `out`, which is exactly as long as the unpacked data.
+/// Decompresses `packed` (with `dictionary`, maybe empty) into `out`, exactly as long as the result.
 type Decompress = fn(packed: &[u8], dictionary: &[u8], out: &mut [u8]) -> Result<(), ShaderError>;
 
 /// Decodes one module into `out`, checked.
 pub(crate) type Decode = fn(&Packed<'_>, &DecodeOptions, &mut Vec<u32>) -> Result<(), ShaderError>;
 
-/// Unpacks a set's stream or dictionary: one block of the codec, to exactly
-/// the given length, which must hash to the given check.
+/// Unpacks a set's stream or dictionary to `(length, check)`.
 pub(crate) type UnpackOnce = fn(&[u8], (u32, u32)) -> Result<Vec<u8>, ShaderError>;
 
 /// Decodes module `index` of a set.
@@ -59,19 +53,16 @@ type DecodeInSet = fn(&EmbeddedSet, usize, &DecodeOptions, &mut Vec<u32>) -> Res
 /// Decodes a module embedded on its own.
 type DecodeAlone = fn(&EmbeddedModule, &DecodeOptions, &mut Vec<u32>) -> Result<(), ShaderError>;
 
-/// One codec of the embedded-set format (`docs/format.md`), as the macros
-/// name it. Not a stable API.
+/// One codec of the embedded-set format, as the macros name it. Not a stable API.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct Unpacker {
     /// The codec it unpacks.
     pub(crate) codec: Codec,
     pub(crate) decode_in_set: DecodeInSet,
-    /// Unpacks a stream or dictionary (for `Shader::stored_bytes`; the
-    /// entry points name it themselves).
+    /// Unpacks a stream or dictionary (for `Shader::stored_bytes`).
     pub(crate) unpack_once: Option<UnpackOnce>,
-    /// Whether modules are packed against a dictionary (itself one frame of
-    /// this codec, unpacked once).
+    /// Whether modules are packed against a dictionary (unpacked once).
     pub(crate) dictionary: bool,
     /// Raw SPIR-V: stored as it decodes, so it can be served zero-copy.
     pub(crate) raw: bool,
@@ -83,8 +74,7 @@ impl Unpacker {
     }
 }
 
-/// Each codec's entry points, from a set's table (or a lone module) to
-/// checked words, with its decoder and unpacker known at compile time.
+/// Each codec's entry points, from a set's table (or a lone module) to checked words.
 macro_rules! entry_points {
     ($in_set:ident, $alone:ident, $decode:expr, $unpack_once:expr) => {
         entry_points!($in_set, $decode, $unpack_once);
@@ -107,8 +97,7 @@ macro_rules! entry_points {
     };
 }
 
-// Small sets of words, and such modules alone, are words made at compile
-// time (`super::spirv_module`); these serve large ones.
+// Small sets of words are made at compile time (`super::spirv_module`); these serve large ones.
 entry_points!(raw_in_set, decode_raw, None);
 entry_points!(relative_ids_in_set, decode_relative_ids, None);
 entry_points!(smolv_in_set, smolv_alone, decode_smolv, None);
@@ -124,8 +113,8 @@ entry_points!(
 #[cfg(feature = "zstd-fast")]
 entry_points!(zstd_in_set, zstd_alone, decode_zstd, Some(unpack_once_zstd as UnpackOnce));
 
-/// What `include_shader!` names for a module embedded on its own: a table
-/// apart from sets', so neither links the other's code. Not a stable API.
+/// What `include_shader!` names for a lone module (apart from sets', so neither links the
+/// other's code). Not a stable API.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct ModuleUnpacker {
@@ -146,8 +135,7 @@ pub const SMOLV_ZSTD_MODULE: ModuleUnpacker = ModuleUnpacker { decode: zstd_alon
 
 /// Raw SPIR-V: nothing to decompress or decode.
 pub const RAW: Unpacker = Unpacker { raw: true, ..Unpacker::new(Codec::Spirv, raw_in_set, None) };
-/// SPIR-V with relative ids ([`crate::relative_ids`]), converted back in
-/// place.
+/// SPIR-V with relative ids ([`crate::relative_ids`]).
 pub const RELATIVE_IDS: Unpacker = Unpacker::new(Codec::SpirvRelativeIds, relative_ids_in_set, None);
 /// SMOL-V, stored as is.
 pub const SMOLV: Unpacker = Unpacker::new(Codec::Smolv, smolv_in_set, None);
@@ -176,8 +164,7 @@ fn spirv_len(module: &Packed<'_>, options: &DecodeOptions) -> Result<usize, Shad
     Ok(spirv_len)
 }
 
-/// Raw SPIR-V: copied as stored (one `memcpy` on little-endian targets),
-/// and checked by its magic number only.
+/// Raw SPIR-V: copied as stored, checked by its magic number only.
 #[cfg_attr(not(debug_assertions), inline)]
 fn decode_raw(module: &Packed<'_>, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
     if module.stored.len() != spirv_len(module, options)? {
@@ -196,9 +183,8 @@ fn decode_raw(module: &Packed<'_>, options: &DecodeOptions, out: &mut Vec<u32>) 
     Ok(())
 }
 
-/// SPIR-V with relative ids: copied as words, then converted back in
-/// place. No hash: the build checked the conversion back, and it checks
-/// the magic number and every instruction's word count.
+/// SPIR-V with relative ids, converted back in place. No hash: the build checked the
+/// conversion, which checks the magic number and every instruction's word count.
 #[cfg_attr(not(debug_assertions), inline)]
 fn decode_relative_ids(module: &Packed<'_>, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
     if module.stored.len() != spirv_len(module, options)? || !module.stored.len().is_multiple_of(4) {
@@ -214,8 +200,7 @@ pub(crate) fn relative_ids_back(words: &mut [u32]) -> Result<(), ShaderError> {
     Ok(smolv_codec::relative_ids::decode_in_place(words)?)
 }
 
-/// Little-endian `bytes`, a whole number of words at any alignment, as the
-/// words of `out`.
+/// Little-endian `bytes`, at any alignment, as the words of `out`.
 #[cfg_attr(not(debug_assertions), inline)]
 fn words_from_bytes(bytes: &[u8], out: &mut Vec<u32>) {
     let words = bytes.len() / 4;
@@ -275,15 +260,13 @@ fn decode_smolv(module: &Packed<'_>, options: &DecodeOptions, out: &mut Vec<u32>
     finish_smolv(module.stored, spirv_len, module, options, out)
 }
 
-/// Most bytes of SMOL-V that `spirv_len` bytes of SPIR-V can encode to: at
-/// most five bytes per word plus a count byte, and the header.
+/// Most bytes of SMOL-V that `spirv_len` bytes of SPIR-V can encode to (6 a word, and the header).
 #[cfg_attr(not(debug_assertions), inline)]
 fn max_smolv_len(spirv_len: usize) -> usize {
     24 + spirv_len / 4 * 6
 }
 
-/// Decompresses a module with `decompress` (unless it is a module of an
-/// unpacked stream), then decodes its SMOL-V.
+/// Decompresses a module (unless it is in an unpacked stream), then decodes its SMOL-V.
 #[cfg_attr(not(debug_assertions), inline)]
 fn decode_packed(
     module: &Packed<'_>,
@@ -325,8 +308,7 @@ fn decode_lz4(module: &Packed<'_>, options: &DecodeOptions, out: &mut Vec<u32>) 
     decode_packed(module, options, out, decompress_lz4)
 }
 
-/// SPIR-V with relative ids + LZ4: the words from the module's LZ4 block or
-/// the unpacked stream, converted back and checked against its hash.
+/// SPIR-V with relative ids + LZ4, converted back and checked against its hash.
 #[cfg(feature = "lz4")]
 #[cfg_attr(not(debug_assertions), inline)]
 fn decode_relative_ids_lz4(

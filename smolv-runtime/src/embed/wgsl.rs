@@ -1,8 +1,5 @@
-//! WGSL that a build for wgpu shipped instead of SPIR-V
-//! (`docs/format.md`, "WGSL for wgpu"): minified text packed as one stream
-//! (plain, LZ4 or zstd), unpacked and checked on first use. Such a shader
-//! answers [`Shader::wgsl`](crate::Shader::wgsl) and fails
-//! [`Shader::decode`](crate::Shader::decode).
+//! WGSL a build for wgpu shipped instead of SPIR-V (`docs/format.md`): minified text as one
+//! stream (plain, LZ4 or zstd), unpacked and checked on first use.
 
 use core::mem::ManuallyDrop;
 use std::sync::OnceLock;
@@ -12,8 +9,7 @@ use super::unpack::{UnpackOnce, corrupt, len};
 use crate::shader_error::{ShaderError, ShippedAsWgsl};
 use smolv_codec::DecodeOptions;
 
-/// How a WGSL set's stream is stored, as the macros name it. Not a stable
-/// API.
+/// How a WGSL set's stream is stored. Not a stable API.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct WgslUnpacker {
@@ -49,8 +45,7 @@ impl WgslEntry {
     }
 }
 
-/// The WGSL modules of an embedded set, as `include_shaders!` writes them.
-/// Not a stable API.
+/// The WGSL modules of an embedded set. Not a stable API.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct WgslSet {

@@ -1,14 +1,12 @@
-//! SPIR-V (or relative ids) as words, made while the embedding crate
-//! compiles, with each module's length and magic number checked then: so
-//! serving raw SPIR-V at run time can neither fail nor copy.
+//! SPIR-V (or relative ids) as words, made and checked at compile time, so serving
+//! raw SPIR-V can neither fail nor copy.
 
 const SPIRV_MAGIC: u32 = 0x0723_0203;
 
 /// The SPIR-V header: five words.
 const HEADER_WORDS: usize = 5;
 
-/// `data`, `BYTES` (= 4 × `WORDS`) bytes, as little-endian words, for a
-/// `static`; data of another length stops the build. Not a stable API.
+/// `data`, `BYTES` (= 4 × `WORDS`) bytes, as little-endian words, for a `static`. Not a stable API.
 ///
 /// ```
 /// use smolv_runtime::__private::le_words;
@@ -20,8 +18,7 @@ pub const fn le_words<const BYTES: usize, const WORDS: usize>(data: &[u8]) -> [u
     let (Some(bytes), true) = (data.first_chunk::<BYTES>(), data.len() == BYTES) else {
         panic!("smolv: embedded SPIR-V is not the length the build recorded; rebuild the crate")
     };
-    // One copy of the whole array: const-eval of a loop over the words
-    // would take a minute for a megabyte.
+    // One copy of the whole array: a const-eval loop would take a minute per megabyte.
     let mut words: [u32; WORDS] = bytemuck::must_cast(*bytes);
     if cfg!(target_endian = "big") {
         let mut index = 0;
@@ -33,9 +30,8 @@ pub const fn le_words<const BYTES: usize, const WORDS: usize>(data: &[u8]) -> [u
     words
 }
 
-/// The module of `len` words at word `start` of `words`, for a `static`; a
-/// module outside `words` or without a SPIR-V header stops the build. Not
-/// a stable API.
+/// The module of `len` words at word `start` of `words`, for a `static`; a bad one stops
+/// the build. Not a stable API.
 ///
 /// ```
 /// use smolv_runtime::__private::spirv_module;

@@ -1,6 +1,5 @@
-//! What a shader module needs from the pipeline around it (`smolv-format`'s types): stage, entry point,
-//! bindings, push and specialization constants, vertex inputs and fragment outputs.
-//! [`Reflection::from_spirv`] reads it from a module; containers and bundles store it next to each shader:
+//! What a shader module needs from the pipeline around it (`smolv-format`'s types), read by
+//! [`Reflection::from_spirv`] and stored next to each shader in containers and bundles:
 //!
 //! ```
 //! use smolv_runtime::reflect::{DescriptorKind, Reflection, ShaderStage};

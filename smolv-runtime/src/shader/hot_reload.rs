@@ -1,15 +1,8 @@
-//! Hot reload's hook (feature `hot-reload`): where newer SPIR-V for a
-//! shader is published, and how the program learns that it was; the
-//! watcher and the compiler are the `smolv-reload` crate.
-//!
-//! Once a shader has new words, [`Shader::decode`](crate::Shader::decode),
-//! [`decode_cached`](crate::Shader::decode_cached),
-//! [`reflection`](crate::Shader::reflection),
-//! [`content_hash`](crate::Shader::content_hash) and
-//! [`spirv_len`](crate::Shader::spirv_len) answer for them;
-//! [`stored_bytes`](crate::Shader::stored_bytes) stays what the binary
-//! holds. Every version published stays in memory, so the slices
-//! `decode_cached` returned earlier stay valid.
+//! Hot reload's hook (feature `hot-reload`): where newer SPIR-V for a shader
+//! is published and how the program hears of it (`smolv-reload` watches and
+//! compiles). A shader's methods answer for its latest words, except
+//! [`stored_bytes`](crate::Shader::stored_bytes); every version stays in memory,
+//! so earlier [`decode_cached`](crate::Shader::decode_cached) slices stay valid.
 //!
 //! ```
 //! use smolv_runtime::hot_reload;
@@ -37,9 +30,8 @@ use std::sync::{Mutex, PoisonError, RwLock};
 
 use super::Shader;
 
-/// Where an embedded shader came from, as the macros embed it with the
-/// `hot-reload` feature: its source file, the files it included, and
-/// smolv-build's recipe to compile it again exactly as the build did.
+/// Where an embedded shader came from (feature `hot-reload`): its source
+/// file, its includes, and smolv-build's recipe to compile it again.
 ///
 /// ```
 /// fn describe(shader: &smolv_runtime::Shader) {
@@ -127,20 +119,15 @@ static SUBSCRIBERS: Mutex<Vec<Sender<Reloaded>>> = Mutex::new(Vec::new());
 /// How many edits were published, program-wide.
 static GENERATION: AtomicU64 = AtomicU64::new(0);
 
-/// Held for writing while an edit is published, and for reading while a
-/// shader's version or words are read, so that an edit is seen whole.
+/// Written while an edit is published, read while a shader's state is, so an edit is seen whole.
 static EDIT: RwLock<()> = RwLock::new(());
 
-/// Publishes new words for every shader of one edit at once: each
-/// shader's [`decode`](Shader::decode) returns them and its
-/// [`version`](Shader::version) is one more, [`generation`] is one more,
-/// and subscribers hear of each shader with that [`Reloaded::generation`].
-/// A shader named twice gets the last words given. Returns each entry's
-/// new version, in order.
+/// Publishes the words of one edit at once, as one [`generation`], and
+/// returns each entry's new [`version`](Shader::version); a shader named
+/// twice gets its last words.
 ///
 /// # Errors
-/// [`PublishError::NotSpirv`] if any of the words are not a SPIR-V
-/// module; then nothing is published.
+/// - [`PublishError::NotSpirv`]: some words are not SPIR-V; nothing is published.
 ///
 /// ```
 /// use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
@@ -184,8 +171,7 @@ pub fn publish_together<'a>(edit: impl IntoIterator<Item = (&'a Shader, Vec<u32>
     Ok(places.into_iter().map(|place| changes[place].1).collect())
 }
 
-/// Each shader of `edit` once (by address) with its last words, and each
-/// entry's index in that list.
+/// Each shader of `edit` once (by address) with its last words, and each entry's index there.
 fn last_words_of_each(edit: Vec<(&Shader, Vec<u32>)>) -> (Vec<(&Shader, Vec<u32>)>, Vec<usize>) {
     let mut unique: Vec<(&Shader, Vec<u32>)> = Vec::with_capacity(edit.len());
     let mut places = Vec::with_capacity(edit.len());
@@ -257,8 +243,7 @@ impl State {
         *self.latest.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Makes `words` the latest and returns the new version (with [`EDIT`]
-    /// held).
+    /// Makes `words` the latest and returns the new version ([`EDIT`] held).
     fn set(&self, words: Vec<u32>) -> u64 {
         let words: &'static [u32] = Vec::leak(words);
         *self.latest.lock().unwrap_or_else(PoisonError::into_inner) = Some(words);

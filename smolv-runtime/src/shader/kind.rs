@@ -1,8 +1,6 @@
 //! The kinds of shader set: `ShaderSet`'s type parameter.
 
-/// The kind of a [`ShaderSet`](super::ShaderSet): [`Packed`] (any
-/// packing, chosen when the crate was built and read at run time) or
-/// [`Raw`] (raw SPIR-V, known at compile time). Sealed: smolv defines both.
+/// The kind of a [`ShaderSet`](super::ShaderSet): [`Packed`] or [`Raw`]. Sealed.
 pub trait SetKind: sealed::Sealed {
     /// What a set of this kind holds. Not a stable API.
     #[doc(hidden)]
@@ -13,13 +11,11 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// A [`ShaderSet`](super::ShaderSet) of any packing, embedded or loaded:
-/// what `ShaderSet` means on its own.
+/// A [`ShaderSet`](super::ShaderSet) of any packing, embedded or loaded (the default).
 #[derive(Debug)]
 pub enum Packed {}
 
-/// A [`ShaderSet`](super::ShaderSet) of raw SPIR-V
-/// ([`RawShader`](super::RawShader)s, which decode without fail).
+/// A [`ShaderSet`](super::ShaderSet) of raw SPIR-V ([`RawShader`](super::RawShader)s).
 #[derive(Debug)]
 pub enum Raw {}
 

@@ -1,5 +1,4 @@
-//! Shaders from asset files: containers (`.smvc`) and bundles (`.smvb`),
-//! which keep the full blake3 check of everything they decode.
+//! Shaders from asset files: containers (`.smvc`) and bundles (`.smvb`), blake3-checked.
 
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -39,8 +38,7 @@ impl Shared {
     }
 }
 
-/// A loaded container: what its header records, and the dictionary it
-/// shares with the rest of its bundle.
+/// A loaded container: its header's records, and the dictionary it shares with its bundle.
 #[derive(Debug)]
 struct LoadedContainer {
     name: Box<str>,
@@ -78,8 +76,7 @@ impl ShaderSource for LoadedContainer {
     }
 }
 
-/// A shader over container bytes, checked now: the header, the reflection
-/// and the dictionary the container names.
+/// A shader over container bytes, checked now.
 fn shader_from_container(
     name: Box<str>,
     bytes: Shared,
@@ -106,8 +103,7 @@ fn shader_from_container(
 }
 
 impl Shader {
-    /// A shader from container bytes (a `.smvc` file), checked now.
-    /// `dictionary` is needed when the container was compressed with one.
+    /// A shader from container bytes (a `.smvc` file), checked now; `dictionary` if it uses one.
     ///
     /// ```
     /// use smolv_runtime::container::ContainerBuilder;
@@ -142,8 +138,7 @@ impl Shader {
     }
 }
 
-/// A bundle's bytes and its shaders, which share them and one parsed
-/// dictionary.
+/// A bundle's bytes and its shaders, which share them and one parsed dictionary.
 pub(crate) fn loaded_set(bytes: Vec<u8>) -> Result<(Shared, Vec<Shader>), ContainerError> {
     let bytes = Shared::new(bytes.into());
     let bundle = smolv_codec::container::Bundle::parse(bytes.get())?;

@@ -1,5 +1,4 @@
-//! Shaders and shader sets: what `include_shader!` and `include_shaders!`
-//! produce, and what asset files load into.
+//! Shaders and shader sets: what the macros embed and asset files load into.
 //!
 //! ```
 //! use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
@@ -50,19 +49,16 @@ type OriginOf = hot_reload::Origin;
 #[cfg(not(feature = "hot-reload"))]
 type OriginOf = ();
 
-/// Where a shader's bytes come from: two levels, so that a raw shader is
-/// as small as a `(&str, &[u8])` (tested below).
+/// Where a shader's bytes come from: two levels, so a raw shader is as small as `(&str, &[u8])`.
 #[derive(Debug)]
 pub(crate) enum Source {
-    /// Raw SPIR-V words, checked when the binary was compiled
-    /// ([`spirv_module`](crate::embed::spirv_module)).
+    /// Raw SPIR-V words, checked at compile time ([`spirv_module`](crate::embed::spirv_module)).
     Raw { name: &'static str, words: &'static [u32] },
     /// Everything that must be decoded before it is SPIR-V.
     Encoded(Encoded),
 }
 
-/// A shader stored in some other form than its SPIR-V, behind a trait
-/// object: a binary links the decoding code of the kinds it holds only.
+/// A shader stored as other than SPIR-V, behind a trait object (see [`ShaderSource`]).
 pub(crate) enum Encoded {
     /// Module `index` of what the macros embedded.
     Embedded { source: &'static dyn ShaderSource, index: usize },
@@ -129,8 +125,7 @@ impl core::fmt::Debug for Encoded {
     }
 }
 
-/// Each embedded kind's constructor, and its `_from` twin for the macros,
-/// which also takes the origin (kept only with the `hot-reload` feature).
+/// Each embedded kind's constructor, and its `_from` twin that also takes the origin.
 macro_rules! constructors {
     ($($(#[$doc:meta])* $name:ident, $from:ident($($arg:ident: $ty:ty),*) => $source:expr;)*) => {$(
         $(#[$doc])*
@@ -148,9 +143,7 @@ macro_rules! constructors {
     )*};
 }
 
-/// One shader: its stored bytes, its reflection, and how to decode it
-/// ([`Shader::decode_into`] reuses a buffer, [`Shader::decode_cached`]
-/// decodes once).
+/// One shader: its stored bytes, its reflection, and how to decode it.
 #[derive(Debug)]
 pub struct Shader {
     source: Source,
@@ -206,9 +199,8 @@ impl Shader {
         }
     }
 
-    /// The bytes this shader occupies as stored: its packed module
-    /// (embedded), or its container (loaded). A module embedded as words is
-    /// its words' bytes in the target's byte order.
+    /// The bytes this shader occupies as stored: its packed module (embedded, words in the
+    /// target's byte order), or its container (loaded).
     ///
     /// ```
     /// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
@@ -224,10 +216,8 @@ impl Shader {
         }
     }
 
-    /// Stage, entry point, bindings, push constants, spec constants and
-    /// interface, parsed on each call from the container or the SPIR-V
-    /// ([`Reflection::from_spirv`]). Names are empty where the build
-    /// stripped them (see `smolv_build::Config::keep_interface_names`).
+    /// The [`Reflection`], parsed on each call from the container or the SPIR-V; names are empty
+    /// where the build stripped them (`smolv_build::Config::keep_interface_names`).
     ///
     /// ```
     /// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
@@ -262,8 +252,7 @@ impl Shader {
         Ok(self.reflection()?.stage)
     }
 
-    /// Bytes of SPIR-V this shader decodes to, from its metadata (0 if an
-    /// embedded table is damaged, which decoding reports).
+    /// Bytes of SPIR-V this shader decodes to, from its metadata (0 if a table is damaged).
     ///
     /// ```
     /// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
@@ -283,8 +272,7 @@ impl Shader {
         }
     }
 
-    /// blake3 of the decoded SPIR-V: a stable pipeline-cache key. Loaded
-    /// containers record it; embedded shaders compute it.
+    /// blake3 of the decoded SPIR-V: a stable pipeline-cache key (recorded, or computed).
     ///
     /// ```
     /// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
@@ -336,8 +324,7 @@ impl Shader {
         self.decode_with(&DecodeOptions::new(), out)
     }
 
-    /// Decodes with explicit options (for example without the hash check).
-    /// On error `out` is left empty.
+    /// Decodes with explicit options (say, without the hash check); on error `out` is empty.
     ///
     /// ```
     /// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
@@ -369,8 +356,7 @@ impl Shader {
         result
     }
 
-    /// Decodes once, thread-safely, and keeps the words for the life of the
-    /// shader; raw SPIR-V is served from the binary.
+    /// Decodes once, thread-safely, and keeps the words (raw SPIR-V is served from the binary).
     ///
     /// ```
     /// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
@@ -391,11 +377,8 @@ impl Shader {
         }
     }
 
-    /// The shader's minified WGSL, where a build for wgpu
-    /// (`Config::for_wgpu`) shipped it; `None` where it shipped SPIR-V.
-    /// A shader shipped as WGSL has no SPIR-V: its [`decode`](Self::decode)
-    /// fails with [`ShippedAsWgsl`](crate::ShaderErrorKind::ShippedAsWgsl)
-    /// until hot reload publishes SPIR-V for it.
+    /// The shader's minified WGSL, where a build for wgpu shipped it instead of SPIR-V (then
+    /// [`decode`](Self::decode) fails with [`ShippedAsWgsl`](crate::ShaderErrorKind::ShippedAsWgsl)).
     ///
     /// ```
     /// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
@@ -419,8 +402,7 @@ impl Shader {
         }
     }
 
-    /// Where this embedded shader came from (source file, includes,
-    /// recipe); `None` for loaded ones.
+    /// Where this embedded shader came from; `None` for loaded ones.
     ///
     /// ```text
     /// static ALL: smolv_runtime::ShaderSet = smolv_runtime::include_shaders!();
@@ -433,8 +415,7 @@ impl Shader {
         self.reload.origin
     }
 
-    /// How many times new words were published for this shader
-    /// (`Shader::publish`, feature `hot-reload`); always 0 without it.
+    /// How many times new words were published for this shader (always 0 without `hot-reload`).
     ///
     /// ```
     /// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
@@ -453,8 +434,8 @@ impl Shader {
         }
     }
 
-    /// Makes `words` this shader's SPIR-V from now on, tells every
-    /// [`subscriber`](hot_reload::subscribe), and returns the new version.
+    /// Makes `words` this shader's SPIR-V, tells every [`subscriber`](hot_reload::subscribe),
+    /// and returns the new version.
     ///
     /// ```
     /// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
@@ -464,8 +445,7 @@ impl Shader {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
-    /// Shaders that changed together go through
-    /// [`hot_reload::publish_together`].
+    /// Shaders that changed together: [`hot_reload::publish_together`].
     #[cfg(feature = "hot-reload")]
     pub fn publish(&self, words: Vec<u32>) -> Result<u64, hot_reload::PublishError> {
         let versions = hot_reload::publish_together([(self, words)])?;

@@ -1,6 +1,5 @@
-//! A set of raw SPIR-V, known when the binary is compiled: what
-//! `include_shaders!(static NAME);` declares for a small set. A program
-//! that reads it links only what a table of `include_bytes!` would.
+//! A set of raw SPIR-V, known at compile time: what `include_shaders!(static NAME);`
+//! declares for a small set; it links only what a table of `include_bytes!` would.
 
 use core::convert::Infallible;
 
@@ -15,8 +14,7 @@ impl SetKind for Raw {
     type Source = RawSource;
 }
 
-/// What a raw set holds: its `static` shaders, sorted by name, and its
-/// stored length. Not a stable API.
+/// What a raw set holds. Not a stable API.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct RawSource {
@@ -24,9 +22,8 @@ pub struct RawSource {
     stored_len: usize,
 }
 
-/// A shader of a raw set: a name and SPIR-V words in the binary. It
-/// derefs to [`Shader`]; its own `name`, `decode` and `decode_cached`
-/// serve the words without a branch for other kinds, and cannot fail.
+/// A shader of a raw set: a name and SPIR-V words in the binary. It derefs to [`Shader`];
+/// its own `name`, `decode` and `decode_cached` skip other kinds' branches and cannot fail.
 ///
 /// ```text
 /// smolv_runtime::include_shaders!(static ALL);
@@ -37,8 +34,7 @@ pub struct RawSource {
 pub struct RawShader(Shader);
 
 impl RawShader {
-    /// For `include_shaders!`: module `name`, of `words`. Not a stable
-    /// API.
+    /// For `include_shaders!`: module `name`, of `words`. Not a stable API.
     #[doc(hidden)]
     pub const fn new(name: &'static str, words: &'static [u32]) -> Self {
         Self(Shader::raw(name, words))
@@ -50,9 +46,8 @@ impl RawShader {
         Self(Shader::raw_from(name, words, origin))
     }
 
-    /// The name and words of the raw shader this always is. The other arm
-    /// costs one pointer test: the size test measured the same binary with
-    /// `unreachable_unchecked`, so this stays safe.
+    /// The name and words of the raw shader this always is (the other arm costs the
+    /// same binary as `unreachable_unchecked`, so this stays safe).
     #[inline]
     fn parts(&self) -> (&'static str, &'static [u32]) {
         match &self.0.source {
@@ -73,8 +68,7 @@ impl RawShader {
         self.parts().0
     }
 
-    /// The SPIR-V words, straight from the binary (or the last words
-    /// published with `Shader::publish`, feature `hot-reload`).
+    /// The SPIR-V words, from the binary (or the last ones published, feature `hot-reload`).
     ///
     /// ```
     /// # static ALL: smolv_runtime::ShaderSet<smolv_runtime::shader::Raw> = smolv_runtime::shader::doc_example_raw_set();
@@ -90,8 +84,7 @@ impl RawShader {
         self.parts().1
     }
 
-    /// A copy of the words. A `Result` so that code written for any
-    /// [`Shader`] (`?`, `expect`) compiles unchanged; it is never an error.
+    /// A copy of the words; a `Result` like [`Shader::decode`]'s, never an error.
     ///
     /// ```
     /// # static ALL: smolv_runtime::ShaderSet<smolv_runtime::shader::Raw> = smolv_runtime::shader::doc_example_raw_set();
@@ -99,13 +92,11 @@ impl RawShader {
     /// assert_eq!(words[0], 0x0723_0203);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    // `always`: inlined before it is optimized on its own, the caller's loop
-    // compiles as the same loop over an `include_bytes!` table does (with
-    // `#[inline]` the size test's game-7 set grew by 16 to 160 B).
+    // `always`: the caller's loop then compiles as one over an `include_bytes!` table
+    // (with `#[inline]` the size test's set grew by 16 B).
     #[inline(always)]
     pub fn decode(&self) -> Result<Vec<u32>, Infallible> {
-        // Through the bytes, as `ash::util::read_spv` copies: their length
-        // bounds the allocation, so there is no overflow check.
+        // Through the bytes, as `ash::util::read_spv` copies: no overflow check.
         let bytes: &[u8] = bytemuck::cast_slice(self.words());
         Ok(bytes.chunks_exact(4).map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]])).collect())
     }
@@ -134,8 +125,7 @@ impl core::ops::Deref for RawShader {
 }
 
 impl ShaderSet<Raw> {
-    /// For `include_shaders!(static NAME);`: a raw set's `static` shaders,
-    /// sorted by name, of `stored_len` bytes. Not a stable API.
+    /// For `include_shaders!(static NAME);`: a raw set's shaders, sorted by name. Not a stable API.
     #[doc(hidden)]
     pub const fn raw(shaders: &'static [RawShader], stored_len: usize) -> Self {
         Self { source: RawSource { shaders, stored_len } }
@@ -193,8 +183,7 @@ impl ShaderSet<Raw> {
         SetPacking { codec: Some(Codec::Spirv), framing: Framing::PerModule }
     }
 
-    /// How many bytes the set occupies in the binary
-    /// ([`ShaderSet::stored_len`]).
+    /// How many bytes the set occupies in the binary ([`ShaderSet::stored_len`]).
     ///
     /// ```
     /// # static ALL: smolv_runtime::ShaderSet<smolv_runtime::shader::Raw> = smolv_runtime::shader::doc_example_raw_set();
@@ -206,8 +195,7 @@ impl ShaderSet<Raw> {
     }
 }
 
-/// A raw set of one compute shader, `blur.comp`, for the documentation's
-/// examples. Not a stable API.
+/// A raw set of `blur.comp`, for doc examples. Not a stable API.
 #[doc(hidden)]
 pub const fn doc_example_raw_set() -> ShaderSet<Raw> {
     static SHADERS: [RawShader; 1] = [RawShader::new("blur.comp", &smolv_format::DOC_EXAMPLE_WORDS)];

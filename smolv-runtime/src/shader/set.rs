@@ -12,9 +12,7 @@ use smolv_codec::container::NotFound;
 #[cfg(feature = "zstd-fast")]
 use smolv_codec::container::{BundleBuilder, ContainerBuilder, ContainerError, OpenError};
 
-/// How a set's shaders are packed: the [`Codec`] smolv-build chose (`None`
-/// for a loaded bundle file), and its [`Framing`]. Displays as the build
-/// report does: `smolv-lz4 (stream)`.
+/// How a set's shaders are packed; displays as the build report does: `smolv-lz4 (stream)`.
 ///
 /// ```
 /// use smolv_runtime::{Codec, Framing};
@@ -30,8 +28,7 @@ use smolv_codec::container::{BundleBuilder, ContainerBuilder, ContainerError, Op
 pub struct SetPacking {
     /// The codec of an embedded set; `None` for a loaded bundle file.
     pub codec: Option<Codec>,
-    /// Whether the modules are packed one by one or as one stream
-    /// (unpacked on first access).
+    /// Whether the modules are packed one by one or as one stream.
     pub framing: Framing,
 }
 
@@ -63,17 +60,15 @@ enum SetSource {
     Embedded { set: &'static EmbeddedSet, shaders: &'static [Shader] },
     /// Embedded, with shaders made on first access (large sets).
     Made(&'static LazyShaders),
-    /// Embedded words (raw SPIR-V or relative ids), a `static` shader per
-    /// module; `stored_len` as the build report counts it.
+    /// Embedded words (raw SPIR-V or relative ids), a `static` shader per module.
     Words { shaders: &'static [Shader], stored_len: usize, codec: Codec },
     /// A bundle file, checked when it was loaded.
     #[cfg(feature = "zstd-fast")]
     Bundle { bytes: super::loaded::Shared, shaders: Vec<Shader> },
 }
 
-/// Many shaders: what `include_shaders!` embeds, and what
-/// `cargo smolv pack` writes as an asset file (a bundle). Decoding one
-/// never decodes the others.
+/// Many shaders: what `include_shaders!` embeds, or a bundle file
+/// (`cargo smolv pack`). Decoding one never decodes the others.
 ///
 /// ```text
 /// smolv_runtime::include_shaders!(static ALL);
@@ -83,8 +78,7 @@ enum SetSource {
 /// }
 /// ```
 ///
-/// `ShaderSet` on its own is a set of any packing ([`Packed`]);
-/// `include_shaders!(static ALL);` declares a small raw set as a
+/// `ShaderSet` is a set of any packing ([`Packed`]); a small raw set is a
 /// `ShaderSet<Raw>` ([`Raw`](super::Raw)), which links no decoding code.
 #[derive(Debug)]
 pub struct ShaderSet<K: SetKind = Packed> {
@@ -92,29 +86,25 @@ pub struct ShaderSet<K: SetKind = Packed> {
 }
 
 impl ShaderSet {
-    /// For `include_shaders!`: an embedded set, with a `static` shader per
-    /// module. Not a stable API.
+    /// For `include_shaders!`: an embedded set. Not a stable API.
     #[doc(hidden)]
     pub const fn embedded(set: &'static EmbeddedSet, shaders: &'static [Shader]) -> Self {
         Self { source: PackedSource(SetSource::Embedded { set, shaders }) }
     }
 
-    /// For `include_shaders!`: a large embedded set, whose shaders are made
-    /// on first access. Not a stable API.
+    /// For `include_shaders!`: a large embedded set. Not a stable API.
     #[doc(hidden)]
     pub const fn made(shaders: &'static LazyShaders) -> Self {
         Self { source: PackedSource(SetSource::Made(shaders)) }
     }
 
-    /// For `include_shaders!`: an embedded set of words, as `static`
-    /// shaders sorted by name, of `stored_len` bytes. Not a stable API.
+    /// For `include_shaders!`: an embedded set of words, sorted by name. Not a stable API.
     #[doc(hidden)]
     pub const fn words(shaders: &'static [Shader], stored_len: usize, codec: Codec) -> Self {
         Self { source: PackedSource(SetSource::Words { shaders, stored_len, codec }) }
     }
 
-    /// A set from bundle bytes (an `.smvb` asset), checked now; every
-    /// decode is checked against its blake3 hashes.
+    /// A set from bundle bytes (an `.smvb` asset), checked now and on every decode.
     ///
     /// ```
     /// # use smolv_runtime::container::{BundleBuilder, ContainerBuilder};
@@ -217,9 +207,7 @@ impl ShaderSet {
         }
     }
 
-    /// How many bytes the set occupies in the binary or as a file; for an
-    /// embedded set, what the build report counts (data, dictionary, names
-    /// and 24 bytes of table per module).
+    /// How many bytes the set occupies in the binary (as the build report counts them) or as a file.
     ///
     /// ```
     /// # let (spirv, set) = smolv_runtime::shader::doc_example_set();
@@ -237,8 +225,7 @@ impl ShaderSet {
     }
 }
 
-/// A bundle of one compute shader, `blur.comp`, and its SPIR-V, for the
-/// documentation's examples. Not a stable API.
+/// A bundle of `blur.comp` and its SPIR-V, for doc examples. Not a stable API.
 #[doc(hidden)]
 #[cfg(feature = "zstd-fast")]
 pub fn doc_example_set() -> (Vec<u32>, ShaderSet) {
@@ -249,8 +236,7 @@ pub fn doc_example_set() -> (Vec<u32>, ShaderSet) {
     (spirv, ShaderSet::from_vec(bundle.expect("the example bundle")).expect("the example set"))
 }
 
-/// An embedded set built at run time (tests and benchmarks), leaked as the
-/// macro's are `static`s. Not a stable API.
+/// An embedded set built at run time (tests and benchmarks), leaked. Not a stable API.
 #[doc(hidden)]
 pub fn leaked_embedded_set(set: EmbeddedSet) -> ShaderSet {
     let set: &'static EmbeddedSet = Box::leak(Box::new(set));
@@ -258,8 +244,8 @@ pub fn leaked_embedded_set(set: EmbeddedSet) -> ShaderSet {
     ShaderSet::embedded(set, shaders.leak())
 }
 
-/// The shaders of a large embedded set, made on first access; `make`,
-/// which only `new` names, is linked only by such sets. Not a stable API.
+/// The shaders of a large embedded set, made on first access (`make` is linked
+/// only by such sets). Not a stable API.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct LazyShaders {

@@ -1,10 +1,8 @@
-//! What the wgpu layer returns when it cannot serve a shader or a
-//! pipeline cache: [`WgpuError`].
+//! The wgpu layer's error: [`WgpuError`].
 
 use crate::shader_error::ShaderError;
 
-/// Why a shader module, a layout or a set of overrides could not be made
-/// for wgpu. Each message names the shader and says what to change.
+/// Why the wgpu layer could not make a module, layout, overrides or pipeline cache.
 ///
 /// ```
 /// use smolv_runtime::wgpu::{Overrides, WgpuError};
@@ -21,8 +19,7 @@ pub enum WgpuError {
     /// The shader could not be decoded or reflected.
     #[error(transparent)]
     Shader(#[from] ShaderError),
-    /// The shader was shipped as SPIR-V, and this build cannot hand it to
-    /// wgpu.
+    /// The shader was shipped as SPIR-V, which this build cannot hand to wgpu.
     #[error(
         "{shader} was shipped as SPIR-V, and wgpu takes SPIR-V only with smolv-runtime's `wgpu-spirv` feature \
          (naga's SPIR-V front end); enable it, or let smolv-build ship WGSL for wgpu targets"
@@ -118,8 +115,7 @@ pub enum WgpuError {
         /// What is wrong.
         reason: &'static str,
     },
-    /// A program layout was asked for a group index none of its shaders
-    /// uses.
+    /// A program layout was asked for a group index none of its shaders uses.
     #[error(
         "bind group {group} is not in this program layout ({groups} group indices); make the layout from \
          the shaders that declare the group (BindGroupLayouts::new), or bind the group with the pipeline it belongs to"
@@ -138,8 +134,7 @@ pub enum WgpuError {
         /// wgpu's error, as it printed it.
         message: String,
     },
-    /// The device cannot hold a pipeline cache
-    /// ([`PipelineCacheFile::open`](super::PipelineCacheFile::open)).
+    /// The device cannot hold a pipeline cache.
     #[error(
         "the device was created without wgpu::Features::PIPELINE_CACHE, which wgpu offers on its Vulkan backend \
          only (this device is on {backend}); request the feature where adapter.features() has it, or build \

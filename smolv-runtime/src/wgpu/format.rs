@@ -1,11 +1,9 @@
-//! `VkFormat` as wgpu's vertex format, and SPIR-V's `ImageFormat` as its
-//! storage texture format.
+//! `VkFormat` as wgpu's vertex format, SPIR-V's `ImageFormat` as its storage texture format.
 
 use wgpu::{TextureFormat as T, VertexFormat as V};
 
 /// The wgpu vertex format of a `VkFormat` value
-/// ([`VertexAttribute::format`](crate::interface::VertexAttribute::format));
-/// `None` where wgpu has none.
+/// ([`VertexAttribute::format`](crate::interface::VertexAttribute::format)), if any.
 ///
 /// ```
 /// use smolv_runtime::wgpu::vertex_format;
@@ -63,8 +61,7 @@ pub fn vertex_format(vk_format: u32) -> Option<V> {
     })
 }
 
-/// The wgpu texture format of a SPIR-V `ImageFormat` operand; `None` for
-/// `Unknown` (0) and formats wgpu lacks.
+/// The wgpu texture format of a SPIR-V `ImageFormat` operand, if known and wgpu has it.
 pub(crate) fn storage_format(image_format: u32) -> Option<T> {
     Some(match image_format {
         1 => T::Rgba32Float,

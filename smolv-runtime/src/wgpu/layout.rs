@@ -1,5 +1,4 @@
-//! Bind-group layouts and the pipeline layout of a program, from its
-//! shaders' reflection.
+//! Bind-group layouts and the pipeline layout of a program, from its shaders' reflection.
 
 use std::collections::BTreeMap;
 use std::num::NonZeroU32;
@@ -13,11 +12,7 @@ use super::wgsl::WgslModule;
 use crate::reflect::{DescriptorBinding, DescriptorKind, Reflection};
 use crate::shader::Shader;
 
-/// How [`BindGroupLayouts`] fills what SPIR-V does not say.
-///
-/// SPIR-V cannot say whether a float texture is filterable, or whether a
-/// sampler compares or filters. By default a float texture is filterable
-/// and a sampler filters; say otherwise per binding.
+/// How [`BindGroupLayouts`] fills what SPIR-V does not say, per binding.
 ///
 /// ```
 /// use smolv_runtime::wgpu::LayoutOptions;
@@ -109,8 +104,7 @@ impl LayoutOptions {
     }
 }
 
-/// The bind-group layout entries of a program, by group (descriptor set),
-/// merged over its shaders: a binding two stages use is visible to both.
+/// The bind-group layout entries of a program, by group, merged over its shaders.
 ///
 /// ```no_run
 /// # fn example(device: &wgpu::Device, vertex: &smolv_runtime::Shader, fragment: &smolv_runtime::Shader)
@@ -130,8 +124,7 @@ pub struct BindGroupLayouts {
     immediate_size: u32,
 }
 
-/// The wgpu objects of a program's layout, as [`BindGroupLayouts::create`]
-/// makes them.
+/// The wgpu objects of a program's layout ([`BindGroupLayouts::create`]).
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct ProgramLayout {
@@ -142,8 +135,7 @@ pub struct ProgramLayout {
 }
 
 impl BindGroupLayouts {
-    /// The entries of `shaders` (the stages of one pipeline), read from
-    /// their reflection and SPIR-V types.
+    /// The entries of `shaders`, the stages of one pipeline.
     ///
     /// ```
     /// use smolv_runtime::wgpu::{BindGroupLayouts, LayoutOptions};
@@ -206,8 +198,7 @@ impl BindGroupLayouts {
         Ok(())
     }
 
-    /// Adds one stage, from its reflection and SPIR-V words; `name` is what
-    /// errors call it.
+    /// Adds one stage, from its reflection and SPIR-V words; errors call it `name`.
     ///
     /// ```
     /// use smolv_runtime::reflect::Reflection;
@@ -302,8 +293,7 @@ impl BindGroupLayouts {
         usize::try_from(index).ok().and_then(|i| self.groups.get(i)).map_or(&[], Vec::as_slice)
     }
 
-    /// The push-constant bytes the shaders read: wgpu's `immediate_size`
-    /// (needs `wgpu::Features::IMMEDIATES` when not 0).
+    /// The push-constant bytes the shaders read: wgpu's `immediate_size`.
     ///
     /// ```
     /// let layouts = smolv_runtime::wgpu::BindGroupLayouts::default();
@@ -313,9 +303,8 @@ impl BindGroupLayouts {
         self.immediate_size
     }
 
-    /// Creates the bind-group layouts and the pipeline layout on `device`.
-    /// Push constants need `wgpu::Features::IMMEDIATES` on it:
-    /// [`WgpuError::NeedsImmediates`] otherwise.
+    /// Creates the layouts on `device`; push constants need `wgpu::Features::IMMEDIATES`
+    /// ([`WgpuError::NeedsImmediates`]).
     ///
     /// ```no_run
     /// # fn example(device: &wgpu::Device, layouts: smolv_runtime::wgpu::BindGroupLayouts)
@@ -474,8 +463,7 @@ fn dimension(shader: &str, binding: &DescriptorBinding, image: Image) -> Result<
 }
 
 impl ProgramLayout {
-    /// The layout of bind group `group`; [`WgpuError::NoBindGroup`] for a
-    /// group index no shader uses.
+    /// The layout of bind group `group` ([`WgpuError::NoBindGroup`] if no shader uses it).
     ///
     /// ```no_run
     /// # fn example(device: &wgpu::Device) -> Result<(), Box<dyn std::error::Error>> {

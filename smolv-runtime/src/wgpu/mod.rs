@@ -1,9 +1,5 @@
-//! The wgpu layer (feature `wgpu`) for programs that draw through
-//! [wgpu](https://wgpu.rs): shader modules ([`create_shader_module`],
-//! [`create_shader_module_passthrough`]), layouts ([`BindGroupLayouts`],
-//! [`LayoutOptions`], [`VertexBuffers`]), spec constants as overrides
-//! ([`Overrides`]), hot reload ([`ShaderModules`]) and a pipeline cache
-//! file ([`PipelineCacheFile`], [`CacheLoad`]).
+//! The [wgpu](https://wgpu.rs) layer (feature `wgpu`): shader modules, layouts ([`BindGroupLayouts`]),
+//! overrides, hot reload ([`ShaderModules`]) and a pipeline cache file ([`PipelineCacheFile`]).
 //!
 //! ```no_run
 //! # fn example(device: &wgpu::Device, format: wgpu::TextureFormat) -> Result<(), Box<dyn std::error::Error>> {
@@ -61,6 +57,5 @@ pub use pipeline::{RenderState, create_render_pipeline};
 pub use pipeline_cache::PipelineCacheFile;
 pub use vertex::VertexBuffers;
 
-/// The wgpu this crate was built with, for the generated bind groups
-/// (`include_types!`) and programs without a wgpu dependency of their own.
+/// The wgpu this crate was built with, for the generated code and programs without their own.
 pub use ::wgpu;

@@ -1,5 +1,4 @@
-//! Shader modules from embedded or loaded shaders, whatever their source
-//! language: WGSL where the build shipped it, else SPIR-V.
+//! Shader modules from shaders: WGSL where the build shipped it, else SPIR-V.
 
 use std::borrow::Cow;
 
@@ -7,8 +6,7 @@ use super::error::WgpuError;
 use crate::shader::Shader;
 use crate::shader_error::ShaderError;
 
-/// What a shader gives wgpu: the WGSL the build shipped for wgpu targets,
-/// or its SPIR-V words.
+/// What a shader gives wgpu: the WGSL the build shipped, or its SPIR-V words.
 ///
 /// ```
 /// use smolv_runtime::wgpu::ModuleSource;
@@ -26,14 +24,12 @@ use crate::shader_error::ShaderError;
 pub enum ModuleSource<'a> {
     /// WGSL text: wgpu's default front end reads it.
     Wgsl(Cow<'a, str>),
-    /// SPIR-V words: wgpu reads them with naga's SPIR-V front end
-    /// (feature `wgpu-spirv`), or passes them through.
+    /// SPIR-V words, for naga's SPIR-V front end (feature `wgpu-spirv`) or passthrough.
     Spirv(&'a [u32]),
 }
 
 impl<'a> ModuleSource<'a> {
-    /// The shader's WGSL if the build shipped it (and no newer words were
-    /// published), else its SPIR-V ([`Shader::decode_cached`]).
+    /// The shader's WGSL if the build shipped it, else its SPIR-V ([`Shader::decode_cached`]).
     ///
     /// ```
     /// use smolv_runtime::wgpu::ModuleSource;
@@ -64,9 +60,8 @@ impl<'a> ModuleSource<'a> {
     }
 }
 
-/// `words` without `OpLine` and `OpNoLine`, which naga refuses among types
-/// (glslang and slangc write them into debug builds). A damaged module is
-/// passed on for naga to report.
+/// `words` without `OpLine` and `OpNoLine`, which naga refuses among types (debug builds
+/// have them); a damaged module is passed on for naga to report.
 #[cfg(feature = "wgpu-spirv")]
 fn without_lines(words: &[u32]) -> Cow<'_, [u32]> {
     use smolv_format::spirv::{self, Instruction, Op};
@@ -96,8 +91,7 @@ pub fn shader_source(shader: &Shader) -> Result<wgpu::ShaderSource<'_>, WgpuErro
     ModuleSource::of(shader)?.into_wgpu(shader)
 }
 
-/// A wgpu shader module of `shader`, labelled with its name: from the WGSL
-/// the build shipped, else from its SPIR-V (feature `wgpu-spirv`).
+/// A wgpu shader module of `shader`, labelled with its name ([`shader_source`]).
 ///
 /// ```no_run
 /// # fn example(device: &wgpu::Device) -> Result<(), Box<dyn std::error::Error>> {
@@ -114,28 +108,19 @@ pub fn create_shader_module(device: &wgpu::Device, shader: &Shader) -> Result<wg
     Ok(device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(shader.name()), source }))
 }
 
-/// A wgpu shader module of `shader`'s SPIR-V, passed to the Vulkan driver
-/// as it is: no naga, no translation and no validation by wgpu.
-///
-/// The device needs `wgpu::Features::PASSTHROUGH_SHADERS` and the Vulkan
-/// backend, else [`WgpuError::Passthrough`]. wgpu does not apply pipeline
-/// `constants` to such a module ([`crate::specialize`] folds them).
+/// A wgpu shader module of `shader`'s SPIR-V, passed to the Vulkan driver as it is, unvalidated.
+/// Needs `wgpu::Features::PASSTHROUGH_SHADERS` on Vulkan ([`WgpuError::Passthrough`] otherwise);
+/// wgpu ignores pipeline `constants` for it ([`crate::specialize`] folds them).
 ///
 /// # Safety
 ///
-/// wgpu checks nothing about the words, so the caller promises what its
-/// validation would have:
-/// - the SPIR-V is valid for the device's Vulkan version and for the
-///   features and extensions enabled on it (run the program under the
-///   Vulkan validation layer to check);
-/// - every binding, push constant and vertex input the module uses
-///   matches the pipeline layout and vertex buffers it is used with (the
-///   layouts of [`super::BindGroupLayouts`] do, for the shaders they were
-///   made from);
-/// - the entry point the pipeline names is the shader's
-///   ([`Reflection::entry_point`](crate::reflect::Reflection::entry_point)),
-///   and the module does nothing that is undefined behaviour in Vulkan (out
-///   of bounds accesses that robustness does not cover, data races).
+/// The caller promises what wgpu's validation would have:
+/// - the SPIR-V is valid for the device's Vulkan version, features and extensions;
+/// - its bindings, push constants and vertex inputs match the pipeline layout and vertex
+///   buffers (those of [`super::BindGroupLayouts`] do);
+/// - the pipeline names the shader's entry point
+///   ([`Reflection::entry_point`](crate::reflect::Reflection::entry_point));
+/// - the module does nothing undefined in Vulkan (accesses robustness does not cover, data races).
 ///
 /// ```no_run
 /// # fn example(device: &wgpu::Device) -> Result<(), Box<dyn std::error::Error>> {

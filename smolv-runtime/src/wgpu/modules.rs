@@ -1,5 +1,4 @@
-//! A program's shader modules, made again when hot reload publishes new
-//! words.
+//! A program's shader modules, made again when hot reload publishes new words.
 
 use super::error::WgpuError;
 use super::module::create_shader_module;
@@ -8,12 +7,8 @@ use crate::shader::Shader;
 #[cfg(feature = "hot-reload")]
 use crate::shader::hot_reload::generation;
 
-/// One shader module per shader, kept with the shader version it was made
-/// from.
-///
-/// With the `hot-reload` feature, [`refresh`](Self::refresh) makes a new
-/// module for each shader with newly published words, and says which; a
-/// module wgpu refuses is reported, and the old one stays.
+/// One shader module per shader, kept with the shader version it was made from; with
+/// `hot-reload`, [`refresh`](Self::refresh) remakes those with newly published words.
 ///
 /// ```no_run
 /// # fn frame(
@@ -66,8 +61,7 @@ struct Entry<'a> {
 pub struct Refreshed {
     /// The shaders that have a new module: rebuild their pipelines.
     pub changed: Vec<String>,
-    /// The shaders whose new words wgpu refused, with why; each keeps its
-    /// previous module.
+    /// The shaders whose new words wgpu refused, with why; each keeps its previous module.
     pub failed: Vec<(String, WgpuError)>,
 }
 
@@ -100,8 +94,7 @@ impl<'a> ShaderModules<'a> {
         self.entries.is_empty()
     }
 
-    /// The module of `shader` (by address), made on first use
-    /// ([`create_shader_module`]).
+    /// The module of `shader` (by address), made on first use.
     ///
     /// ```no_run
     /// # fn example(device: &wgpu::Device, sky: &'static smolv_runtime::Shader) -> Result<(), smolv_runtime::wgpu::WgpuError> {
@@ -124,8 +117,7 @@ impl<'a> ShaderModules<'a> {
         Ok(&self.entries[at].module)
     }
 
-    /// Makes a new module for every shader whose words changed since its
-    /// module was made; one atomic load when nothing was published.
+    /// Makes a new module for every shader whose words changed (one atomic load when none did).
     ///
     /// ```no_run
     /// # fn example(device: &wgpu::Device, modules: &mut smolv_runtime::wgpu::ShaderModules<'_>) {

@@ -1,5 +1,4 @@
-//! Spec constants as wgpu's pipeline-overridable constants, keyed by spec
-//! id in decimal (`layout(constant_id = 3)` and WGSL's `@id(3)` are `"3"`).
+//! Spec constants as wgpu's pipeline-overridable constants, keyed by spec id in decimal.
 
 use super::error::WgpuError;
 use super::wgsl::WgslModule;
@@ -7,8 +6,8 @@ use crate::reflect::{Reflection, SpecConstant, SpecConstantType};
 use crate::shader::Shader;
 use smolv_codec::specialize::Value;
 
-/// Values for a shader's spec constants, checked against its reflection,
-/// as `wgpu::PipelineCompilationOptions::constants` takes them.
+/// Values for a shader's spec constants, checked against its reflection, for
+/// `wgpu::PipelineCompilationOptions::constants` (`@id(3)` is `"3"`).
 ///
 /// ```
 /// use smolv_runtime::wgpu::Overrides;
@@ -41,8 +40,7 @@ impl Overrides {
         Self { declared: reflection.spec_constants.clone(), values: Vec::new() }
     }
 
-    /// No values yet for the spec constants of `shader` (from its WGSL's
-    /// `@id` overrides if the build shipped WGSL).
+    /// No values yet for the spec constants of `shader` (or its shipped WGSL's overrides).
     ///
     /// ```
     /// # let set = smolv_runtime::shader::doc_example_raw_set();
@@ -58,8 +56,7 @@ impl Overrides {
         Ok(Self { declared, values: Vec::new() })
     }
 
-    /// Sets constant `id` to `value`; an undeclared id, or a type wgpu's
-    /// overrides cannot hold, is an error.
+    /// Sets constant `id` to `value`; an undeclared id or a type overrides cannot hold is an error.
     ///
     /// ```
     /// # let reflection = smolv_runtime::reflect::Reflection::from_spirv(&smolv_runtime::specialize::doc_ubershader())?;

@@ -1,10 +1,8 @@
-//! Render pipelines, as a generated `render_pipeline` (`include_types!`)
-//! makes them.
+//! Render pipelines, as a generated `render_pipeline` (`include_types!`) makes them.
 
 use super::layout::ProgramLayout;
 
-/// A render pipeline's state besides its shaders and layout. `Default`: a
-/// triangle list, one sample, and nothing else.
+/// A render pipeline's state besides its shaders and layout (`Default`: a triangle list, one sample).
 ///
 /// ```
 /// let targets = [Some(wgpu::TextureFormat::Rgba8Unorm.into())];
@@ -35,8 +33,7 @@ pub struct RenderState<'a> {
     pub multisample: wgpu::MultisampleState,
 }
 
-/// Creates a render pipeline with `layout`'s pipeline layout from
-/// `vertex` and `fragment` (each a module and its entry point) and `state`.
+/// Creates a render pipeline from `layout`, `vertex` and `fragment` (module, entry point) and `state`.
 pub fn create_render_pipeline(
     device: &wgpu::Device,
     layout: &ProgramLayout,

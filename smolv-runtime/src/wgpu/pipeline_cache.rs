@@ -1,13 +1,6 @@
-//! wgpu's `PipelineCache` persisted to a file per adapter:
-//! [`PipelineCacheFile`]. The body, after the header `pipeline_cache_file`
-//! describes (magic `SMOLVWPC`, version 1), is the adapter record, then
-//! wgpu's data (`PipelineCache::get_data`).
-//!
-//! The adapter record is, in order: the backend, the vendor and device ids
-//! (each a `u32`, little-endian), the device type, the adapter's name, the
-//! driver and the driver info. Each text field is a `u16` length,
-//! little-endian, of at most [`MAX_FIELD`] bytes, then that many bytes of
-//! UTF-8 (an adapter's longer text is cut at a character boundary).
+//! wgpu's `PipelineCache` persisted to a file per adapter: [`PipelineCacheFile`].
+//! Body: the adapter record ([`Identity::to_bytes`]: texts are a `u16` LE length of at most
+//! [`MAX_FIELD`] bytes, then UTF-8), then wgpu's data.
 
 use std::path::{Path, PathBuf};
 
@@ -134,8 +127,7 @@ impl<'b> Reader<'b> {
     }
 }
 
-/// wgpu's data inside a cache file, if the file is whole and was written
-/// for `this` adapter and driver.
+/// wgpu's data inside a cache file, if the file is whole and for `this` adapter and driver.
 fn wgpu_data<'f>(path: &Path, file: &'f [u8], this: &Identity) -> Result<&'f [u8], CacheRejected> {
     let body = FORMAT.body(path, file)?;
     let (found, data) =
@@ -151,11 +143,8 @@ fn wgpu_data<'f>(path: &Path, file: &'f [u8], this: &Identity) -> Result<&'f [u8
 }
 
 /// A wgpu pipeline cache that lives in a file between runs, one file per
-/// adapter in a directory of the program's.
-///
-/// wgpu offers [`wgpu::PipelineCache`] on its Vulkan backend only, with
-/// [`wgpu::Features::PIPELINE_CACHE`]. A file that is not whole or not for
-/// this adapter and driver is ignored ([`CacheLoad::Ignored`]).
+/// adapter in a directory of the program's (wgpu: Vulkan backend only, with
+/// [`wgpu::Features::PIPELINE_CACHE`]).
 ///
 /// ```no_run
 /// # fn example(device: &wgpu::Device, descriptor: &wgpu::ComputePipelineDescriptor<'_>) -> Result<(), Box<dyn std::error::Error>> {
@@ -191,28 +180,17 @@ impl std::fmt::Debug for PipelineCacheFile {
 
 impl PipelineCacheFile {
     /// Creates the cache for `device`, seeded from its adapter's file in
-    /// `dir` ([`file_name`](Self::file_name)) when the file is whole and was
-    /// written for this adapter and driver ([`CacheLoad`] says what was
-    /// found).
-    ///
-    /// [`CacheLoad::Loaded`] says the data was handed to wgpu, which may
-    /// drop it silently (`fallback: true`). Data wgpu raises an error for
-    /// is [`CacheRejected::WgpuRejected`], and the cache is made again
-    /// without it.
+    /// `dir` ([`file_name`](Self::file_name)) when the file is whole and for
+    /// this adapter and driver; [`CacheLoad`] says what was found. Data wgpu
+    /// errors on is [`CacheRejected::WgpuRejected`] and is left out.
     ///
     /// # Errors
-    /// [`WgpuError::NeedsPipelineCache`] when the device was created
-    /// without [`wgpu::Features::PIPELINE_CACHE`];
-    /// [`WgpuError::PipelineCache`] when wgpu cannot make even an empty
-    /// cache (a lost device). An unusable file is not an error.
+    /// - [`WgpuError::NeedsPipelineCache`]: the device lacks [`wgpu::Features::PIPELINE_CACHE`].
+    /// - [`WgpuError::PipelineCache`]: wgpu cannot make even an empty cache (a lost device).
     ///
     /// # Safety
-    /// wgpu requires the data to be bytes [`wgpu::PipelineCache::get_data`]
-    /// returned on an adapter with the same `wgpu::util::pipeline_cache_key`,
-    /// which smolv cannot fully prove of a file: it checks the header, the
-    /// length, the BLAKE3 hash and the adapter record, but the hash is not
-    /// a signature. So `dir` must be a directory only this program writes,
-    /// through [`save`](Self::save) (not a download or a shared folder).
+    /// - `dir` must be written only by this program, through [`save`](Self::save): wgpu
+    ///   requires bytes [`wgpu::PipelineCache::get_data`] returned, and the file's hash is not a signature.
     ///
     /// ```no_run
     /// # fn example(device: &wgpu::Device) -> Result<(), Box<dyn std::error::Error>> {
@@ -239,9 +217,7 @@ impl PipelineCacheFile {
                 Err(reason) => (None, CacheLoad::Ignored { reason }),
             },
         };
-        // SAFETY: `data` is either `None` or bytes a `save` of this type
-        // wrote for this adapter and driver (whole: length and hash match),
-        // which the caller guarantees came from `PipelineCache::get_data`.
+        // SAFETY: `data` is `None` or bytes `save` wrote for this adapter (the caller's contract).
         let (cache, error) = unsafe { create(device, data) };
         let (cache, load) = match (error, data) {
             (None, _) => (cache, load),
@@ -258,8 +234,7 @@ impl PipelineCacheFile {
         Ok((Self { cache, path, record: identity.to_bytes() }, load))
     }
 
-    /// The name of `adapter`'s file in the directory [`open`](Self::open)
-    /// is given: `smolv_`, wgpu's `util::pipeline_cache_key` form, `.bin`.
+    /// The name of `adapter`'s file in [`open`](Self::open)'s directory, in `util::pipeline_cache_key` form.
     ///
     /// ```
     /// use smolv_runtime::wgpu::PipelineCacheFile;
@@ -306,9 +281,8 @@ impl PipelineCacheFile {
         &self.path
     }
 
-    /// Writes the cache's current contents to its file, atomically, and
-    /// returns how many bytes of wgpu's data it wrote; `Ok(0)`, writing
-    /// nothing, when wgpu has no data to give.
+    /// Writes the cache to its file, atomically; returns the bytes of wgpu's
+    /// data written (`Ok(0)`, writing nothing, when wgpu has none).
     ///
     /// # Errors
     /// [`WgpuError::Io`] when the file cannot be written.
@@ -329,8 +303,7 @@ impl PipelineCacheFile {
     }
 }
 
-/// A cache made from `data`, and the validation error wgpu raised making
-/// it, as text.
+/// A cache made from `data`, and wgpu's validation error making it, as text.
 ///
 /// # Safety
 /// `data`, when given, came from [`wgpu::PipelineCache::get_data`] on an

@@ -1,6 +1,5 @@
-//! What wgpu's binding types need and the reflection does not record (an
-//! image's type, whether a buffer or image is read-only), read from the
-//! module's SPIR-V types in one pass.
+//! What wgpu's binding types need beyond the reflection (image types, read-only access),
+//! read from the module's SPIR-V in one pass.
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -32,8 +32,7 @@ pub struct VertexBuffers {
 }
 
 impl VertexBuffers {
-    /// One wgpu buffer per layout, in order; a format wgpu lacks is
-    /// [`WgpuError::VertexFormat`].
+    /// One wgpu buffer per layout, in order ([`WgpuError::VertexFormat`] for a format wgpu lacks).
     ///
     /// ```
     /// let none = smolv_runtime::wgpu::VertexBuffers::new(&[])?;

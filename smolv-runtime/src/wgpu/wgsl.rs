@@ -1,5 +1,4 @@
-//! What a shader shipped as WGSL declares (bindings, immediates and
-//! overrides), read with naga's WGSL front end, which wgpu links anyway.
+//! What a shader shipped as WGSL declares, read with naga's WGSL front end (wgpu links it anyway).
 
 use std::num::NonZeroU32;
 
