@@ -1,5 +1,4 @@
-//! The file around a pipeline cache's data, shared by the Vulkan and wgpu
-//! layers' `PipelineCacheFile`s: how it is wrapped, checked and written.
+//! The file around a pipeline cache's data, shared by the Vulkan and wgpu layers' `PipelineCacheFile`s.
 //!
 //! | offset | size | field                                        |
 //! |-------:|-----:|----------------------------------------------|
@@ -10,14 +9,12 @@
 //! | 24     | 32   | BLAKE3 hash of the body                      |
 //! | 56     | ...  | the body, as the layer defines it            |
 //!
-//! The hash catches truncation, bit rot and partial writes; it is not a
-//! signature.
+//! The hash catches truncation, bit rot and partial writes; it is not a signature.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// What loading a pipeline cache file found (in the Vulkan and wgpu
-/// layers alike).
+/// What loading a pipeline cache file found (in the Vulkan and wgpu layers alike).
 ///
 /// ```
 /// # #[cfg(feature = "vulkan")]
@@ -44,17 +41,15 @@ pub enum CacheLoad {
     },
     /// There was no file yet.
     Missing,
-    /// The file was unusable and was ignored; the cache starts empty. Show
-    /// the reason as a warning.
+    /// The file was unusable and was ignored; the cache starts empty. Show the reason as a warning.
     Ignored {
         /// Why.
         reason: CacheRejected,
     },
 }
 
-/// Why a pipeline cache file was ignored. Each message names the file and
-/// says whether saving replaces it; a variant found by one layer only says
-/// which.
+/// Why a pipeline cache file was ignored. Each message names the file and says whether saving replaces it; a
+/// variant found by one layer only says which.
 ///
 /// ```
 /// # #[cfg(feature = "vulkan")]
@@ -82,8 +77,7 @@ pub enum CacheRejected {
         /// The I/O error, as text.
         message: String,
     },
-    /// The file does not start with this layer's smolv pipeline-cache
-    /// header (`SMOLVPC\0` for Vulkan, `SMOLVWPC` for wgpu).
+    /// The file does not start with this layer's magic (`SMOLVPC\0` for Vulkan, `SMOLVWPC` for wgpu).
     #[error("{0}: not a smolv pipeline cache file of this kind (its magic bytes differ); it will be replaced on save")]
     NotACacheFile(PathBuf),
     /// The file was written in another format version.
@@ -110,8 +104,7 @@ pub enum CacheRejected {
     /// The data does not match the hash in the header.
     #[error("{0}: its contents do not match their checksum; the file is corrupt")]
     Checksum(PathBuf),
-    /// The driver data does not start with a well-formed
-    /// `VkPipelineCacheHeaderVersionOne` (Vulkan layer).
+    /// The driver data does not start with a well-formed `VkPipelineCacheHeaderVersionOne` (Vulkan layer).
     #[error("{path}: its driver data has a malformed header: {reason}")]
     DriverHeader {
         /// The file.
@@ -136,8 +129,7 @@ pub enum CacheRejected {
     /// The data was written by another driver build (Vulkan layer).
     #[error("{0}: it was written by another driver version (pipeline cache UUID differs)")]
     OtherDriver(PathBuf),
-    /// The driver refused the data although the checks passed (Vulkan
-    /// layer).
+    /// The driver refused the data although the checks passed (Vulkan layer).
     #[cfg(feature = "vulkan")]
     #[error("{path}: the driver rejected it ({result})")]
     DriverRejected {
@@ -164,8 +156,7 @@ pub enum CacheRejected {
         /// This adapter's identity, in the same form.
         this: String,
     },
-    /// wgpu raised an error for the data although smolv's checks passed
-    /// (wgpu layer); the cache was made again without it.
+    /// wgpu raised an error for the data although smolv's checks passed; the cache was made again without it.
     #[error("{path}: wgpu rejected it ({message})")]
     WgpuRejected {
         /// The file.
@@ -181,15 +172,12 @@ pub(crate) const HEADER_LEN: usize = 56;
 /// One layer's file: its magic and format version.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Format {
-    /// The first eight bytes of every file of this kind.
     pub(crate) magic: [u8; 8],
-    /// The version of the body's layout.
     pub(crate) version: u32,
 }
 
 impl Format {
-    /// The body of `file` (read from `path`), if it has this format's magic
-    /// and version, and the length and hash of what follows.
+    /// The body of `file` (read from `path`), if it has this format's magic and version and its length and hash match.
     pub(crate) fn body<'f>(&self, path: &Path, file: &'f [u8]) -> Result<&'f [u8], CacheRejected> {
         let path = || path.to_owned();
         let Some((header, body)) = file.split_at_checked(HEADER_LEN).filter(|(header, _)| header[..8] == self.magic)
@@ -225,8 +213,7 @@ impl Format {
     }
 }
 
-/// The bytes of the cache file at `path`, or what to report instead: no
-/// file is [`CacheLoad::Missing`], one that cannot be read is ignored.
+/// The bytes of the cache file at `path`, or what to report instead: [`CacheLoad::Missing`], or ignored as unreadable.
 pub(crate) fn read(path: &Path) -> Result<Vec<u8>, CacheLoad> {
     std::fs::read(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => CacheLoad::Missing,
@@ -234,8 +221,7 @@ pub(crate) fn read(path: &Path) -> Result<Vec<u8>, CacheLoad> {
     })
 }
 
-/// Writes `bytes` to `path` atomically (a temporary file beside it,
-/// renamed into place), creating the parent directory if needed.
+/// Writes `bytes` to `path` through a temporary file renamed into place, creating the parent directory.
 pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     static TEMP: AtomicU64 = AtomicU64::new(0);
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
