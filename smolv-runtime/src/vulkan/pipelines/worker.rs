@@ -13,16 +13,12 @@ use crate::vulkan::lock;
 
 pub(super) enum Job {
     /// Link the libraries optimized and swap the result in.
-    Link {
-        slot: Arc<PipelineSlot>,
-        libraries: [vk::Pipeline; 4],
-        request: u64,
-    },
-    Compute {
-        slot: Arc<ComputeSlot>,
-        job: ComputeJob,
-    },
+    Link { slot: Arc<PipelineSlot>, libraries: [vk::Pipeline; 4], request: u64 },
+    /// Create a compute pipeline and fill the slot.
+    Compute { slot: Arc<ComputeSlot>, job: ComputeJob },
+    /// Build a changed graphics pipeline again and swap it in.
     Rebuild(Box<GraphicsRebuild>),
+    /// Create a changed compute pipeline again and swap it in.
     RebuildCompute(ComputeRebuild),
     /// A replay's turn.
     Task(Box<dyn FnOnce() + Send>),
