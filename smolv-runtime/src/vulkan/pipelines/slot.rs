@@ -85,7 +85,7 @@ impl PipelineSlot {
     }
 
     /// Links `libraries` optimized for rebuild `request` (0: the first build) and swaps the result in, unless the
-    /// slot moved on or has one.
+    /// slot moved on or has one; a failure is kept for [`wait_optimized`](Self::wait_optimized).
     ///
     /// # Safety
     /// `libraries` are live libraries of `device` made with the slot's layout; `cache` is null or `device`'s.
@@ -95,29 +95,25 @@ impl PipelineSlot {
         cache: vk::PipelineCache,
         libraries: &[vk::Pipeline; 4],
         request: u64,
-    ) -> Result<(), VulkanError> {
+    ) {
         // SAFETY: this function's contract.
-        let optimized = unsafe { link(device, cache, libraries, self.layout(), true) }?;
+        let linked = unsafe { link(device, cache, libraries, self.layout(), true) };
         let mut state = lock(&self.state);
-        if state.rebuilds.generation != request || state.optimized.is_some() {
-            drop(state);
-            // SAFETY: a later rebuild is in the slot; this link was never handed out.
-            unsafe { device.destroy_pipeline(optimized, None) };
-            return Ok(());
-        }
-        state.optimized = Some(optimized);
-        state.link_failure = None;
-        self.current.store(optimized.as_raw(), Ordering::Release);
-        drop(state);
-        self.optimized_landed.notify_all();
-        Ok(())
-    }
-
-    /// Records that the optimized link for rebuild `request` failed.
-    pub(super) fn optimized_failed(&self, request: u64, result: vk::Result) {
-        let mut state = lock(&self.state);
-        if state.rebuilds.generation == request && state.optimized.is_none() {
-            state.link_failure = Some((request, result));
+        let wanted = state.rebuilds.generation == request && state.optimized.is_none();
+        match linked {
+            Ok(optimized) if !wanted => {
+                drop(state);
+                // SAFETY: a later rebuild is in the slot; this link was never handed out.
+                unsafe { device.destroy_pipeline(optimized, None) };
+                return;
+            }
+            Ok(optimized) => {
+                state.optimized = Some(optimized);
+                state.link_failure = None;
+                self.current.store(optimized.as_raw(), Ordering::Release);
+            }
+            Err(error) if wanted => state.link_failure = Some((request, error.result())),
+            Err(_) => {}
         }
         drop(state);
         self.optimized_landed.notify_all();

@@ -31,9 +31,7 @@ impl Job {
         match self {
             Self::Link { slot, libraries, request } => {
                 // SAFETY: this function's contract; the libraries have the slot's layout.
-                if let Err(error) = unsafe { slot.link_optimized(device, cache, &libraries, request) } {
-                    slot.optimized_failed(request, error.result());
-                }
+                unsafe { slot.link_optimized(device, cache, &libraries, request) };
             }
             Self::Compute { slot, job } => {
                 // SAFETY: this function's contract.
