@@ -2,7 +2,6 @@ use ash::vk;
 
 use crate::vulkan::VulkanError;
 use crate::vulkan::device_features::DeviceFeatures;
-use crate::vulkan::spirv_version::SpirvSupport;
 
 /// What [`VulkanError::FeatureNotEnabled`] names for libraries asked for.
 pub(crate) const LIBRARIES_ASKED: &str = "PipelineOptions::graphics_pipeline_library(true)";
@@ -194,10 +193,6 @@ impl PipelineOptions {
         /// assert!(options.khr_spirv_1_4);
         /// ```
         khr_spirv_1_4: bool;
-    }
-
-    pub(super) fn spirv_support(&self) -> SpirvSupport {
-        SpirvSupport::new(self.api_version, self.khr_spirv_1_4)
     }
 }
 

@@ -5,6 +5,7 @@ use ash::vk;
 use crate::reflect::Reflection;
 use crate::vulkan::VulkanError;
 use crate::vulkan::capabilities::{self, ShaderName};
+use crate::vulkan::spirv_version::SpirvSupport;
 use crate::vulkan::state::ExtraStages;
 use smolv_codec::specialize::Value;
 
@@ -120,7 +121,7 @@ pub(super) fn check_stage(
             found: stage.reflection.stage.name(),
         });
     }
-    options.spirv_support().check(stage.spirv, stage.reflection)?;
+    SpirvSupport::new(options.api_version, options.khr_spirv_1_4).check(stage.spirv, stage.reflection)?;
     let name = ShaderName {
         stage: expected,
         stage_name: stage.reflection.stage.name(),
