@@ -205,7 +205,6 @@ impl PipelineManager {
     /// let state = GraphicsState::default(); // RGBA8, which every device renders to
     /// // SAFETY: smolv compiled the modules; the device renders to RGBA8 and outlives the manager.
     /// let slot = unsafe { manager.get_pipeline(&vertex.stage(), &fragment.stage(), &state)? };
-    /// # let _ = slot;
     /// # Ok(())
     /// # }
     /// ```
@@ -237,11 +236,9 @@ impl PipelineManager {
     /// // The manager was made with the features given to vkCreateDevice:
     /// let enabled = vk::PhysicalDeviceFeatures::default().geometry_shader(true);
     /// let options = PipelineOptions::new().features(DeviceFeatures::from_enabled(&enabled));
-    /// # let _ = options;
     /// let program = GraphicsProgram { geometry: Some(geometry), ..GraphicsProgram::new(vertex, fragment) };
     /// // SAFETY: valid modules described by their reflections; a state the device supports.
     /// let slot = unsafe { manager.get_program_pipeline(&program, &GraphicsState::default())? };
-    /// # let _ = slot;
     /// # Ok(())
     /// # }
     /// ```
@@ -402,7 +399,6 @@ impl PipelineManager {
     /// // When a material loads, before anything draws with it.
     /// // SAFETY: as in `get_pipeline`.
     /// let library = unsafe { manager.preload_fragment(vertex, fragment, state)? };
-    /// # let _ = library;
     /// # Ok(())
     /// # }
     /// ```
@@ -484,7 +480,6 @@ impl PipelineManager {
     /// let slot = unsafe { manager.request_compute(stage)? };
     /// // ... build the graphics pipelines meanwhile ...
     /// let pipeline = slot.wait()?;
-    /// # let _ = pipeline;
     /// # Ok(())
     /// # }
     /// ```

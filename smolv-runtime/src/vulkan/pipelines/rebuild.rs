@@ -33,7 +33,6 @@ impl PipelineManager {
     /// ```no_run
     /// # use ash::vk;
     /// # use smolv_runtime::reflect::Reflection;
-    /// # #[allow(unused)]
     /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager, slot: &std::sync::Arc<smolv_runtime::vulkan::PipelineSlot>, vertex_spirv: &[u32], new_fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
     /// use smolv_runtime::vulkan::{GraphicsProgram, Stage};
     /// let (v, f) = (Reflection::from_spirv(vertex_spirv)?, Reflection::from_spirv(new_fragment_spirv)?);
@@ -105,7 +104,6 @@ impl PipelineManager {
     /// // SAFETY: valid SPIR-V described by its reflection; `slot` is this manager's.
     /// let target = unsafe { manager.rebuild_compute(slot, stage)? };
     /// // each frame: bind slot.pipeline(), the new one once slot.generation() >= target
-    /// # let _ = target;
     /// # Ok(())
     /// # }
     /// ```
@@ -147,7 +145,6 @@ impl PipelineManager {
     /// // Each frame, after waiting for the previous frames' fences:
     /// // SAFETY: no earlier command buffer is pending any more.
     /// let destroyed = unsafe { manager.retire_replaced() };
-    /// # let _ = destroyed;
     /// # }
     /// ```
     pub unsafe fn retire_replaced(&self) -> usize {

@@ -124,7 +124,6 @@ impl PipelineSlot {
     /// ```no_run
     /// # fn example(slot: &smolv_runtime::vulkan::PipelineSlot) {
     /// let pipeline = slot.current(); // read again every frame
-    /// # let _ = pipeline;
     /// # }
     /// ```
     pub fn current(&self) -> vk::Pipeline {
@@ -136,7 +135,6 @@ impl PipelineSlot {
     /// ```no_run
     /// # fn example(slot: &smolv_runtime::vulkan::PipelineSlot) {
     /// let label = if slot.is_optimized() { "optimized" } else { "fast link" };
-    /// # let _ = label;
     /// # }
     /// ```
     pub fn is_optimized(&self) -> bool {
@@ -188,7 +186,6 @@ impl PipelineSlot {
     /// use smolv_runtime::vulkan::descriptors;
     /// // SAFETY: `pool` is a pool of `device`, the manager's device, used by this thread only.
     /// let set = unsafe { descriptors::allocate(device, pool, slot.program_layout(), 0)? };
-    /// # let _ = set;
     /// # Ok(())
     /// # }
     /// ```
