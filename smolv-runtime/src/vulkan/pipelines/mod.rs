@@ -1,5 +1,4 @@
-//! Graphics and compute pipelines from shaders: libraries with a fast link
-//! now and the optimized one from a worker, or monolithic pipelines.
+//! Graphics and compute pipelines from shaders, through the [`PipelineManager`].
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -42,8 +41,7 @@ use worker::{Job, Workers};
 ///
 /// # Example
 ///
-/// A pipeline drawn once and a compute pipeline dispatched once, under the
-/// validation layer; `examples/pipelines` shows the hidden device set-up.
+/// A draw and a dispatch under the validation layer; `examples/pipelines` shows the hidden device set-up.
 ///
 /// ```
 /// # mod gpu { include!(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/pipelines/gpu.rs")); }
@@ -115,8 +113,7 @@ impl std::fmt::Debug for PipelineManager {
 }
 
 impl PipelineManager {
-    /// A manager creating pipelines on `device` (whose physical device has
-    /// `limits`), through `cache` (may be null). See the [example](Self#example).
+    /// A manager creating pipelines on `device` through `cache` (may be null). See the [example](Self#example).
     ///
     /// # Safety
     /// - `device` has Vulkan 1.3 dynamic rendering enabled; `limits` are its physical device's (or lower).
@@ -488,8 +485,8 @@ impl PipelineManager {
         unsafe { self.compute_slot(stage, true, false) }
     }
 
-    /// The compute slot of `stage`, found or built (on a worker where
-    /// `background`); a `replay`'s is neither recorded nor counted.
+    /// The compute slot of `stage`, found or built (on a worker where `background`); a `replay`'s is neither
+    /// recorded nor counted.
     ///
     /// # Safety
     /// As [`get_compute`](Self::get_compute).

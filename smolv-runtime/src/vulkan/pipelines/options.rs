@@ -48,16 +48,14 @@ pub struct PipelineOptions {
     pub workers: usize,
     /// The features, extensions and subgroup operations enabled on the device (default: none).
     pub features: DeviceFeatures,
-    /// The Vulkan version the device was created for (default: `vk::API_VERSION_1_3`); newer SPIR-V is refused
-    /// ([`VulkanError::SpirvVersionUnsupported`]).
+    /// The Vulkan version the device was created for (default: `vk::API_VERSION_1_3`), which bounds the SPIR-V.
     pub api_version: u32,
     /// Whether VK_KHR_spirv_1_4 is enabled, letting a Vulkan 1.1 device take SPIR-V 1.4 (default: false).
     pub khr_spirv_1_4: bool,
 }
 
 impl PipelineOptions {
-    /// The defaults: libraries where the (default: no) features have them, spec constants to the driver, one
-    /// worker, Vulkan 1.3.
+    /// The defaults: no features (so no libraries), spec constants to the driver, one worker, Vulkan 1.3.
     ///
     /// ```
     /// use smolv_runtime::vulkan::PipelineOptions;

@@ -41,9 +41,8 @@ impl FallbackReason {
     }
 }
 
-/// Which path the spec-constant values of the stages a manager built took
-/// ([`PipelineManager::specialization_counts`](super::PipelineManager::specialization_counts)), counted each time
-/// a stage with values is prepared.
+/// Which path the spec-constant values of the stages a manager prepared took
+/// ([`PipelineManager::specialization_counts`](super::PipelineManager::specialization_counts)).
 ///
 /// ```
 /// use smolv_runtime::vulkan::{FallbackReason, SpecializationCounts};

@@ -1,7 +1,6 @@
-//! Pipelines ready before the first frame that needs them: record which
-//! pipelines a game asks for ([`recorder`]), ship the [`recording`] (or
-//! embed it: [`include_pipelines!`](crate::include_pipelines)), and
-//! [`replay`] it on a loading screen (`docs/warmup.md`).
+//! Pipelines ready before the first frame that needs them: record which pipelines a game asks for ([`recorder`]),
+//! ship the [`recording`] (or [`include_pipelines!`](crate::include_pipelines) it), and [`replay`] it on a loading
+//! screen (`docs/warmup.md`).
 
 mod codec;
 mod error;
