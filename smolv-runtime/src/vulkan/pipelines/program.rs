@@ -11,10 +11,8 @@ use smolv_codec::specialize::Value;
 
 use super::options::PipelineOptions;
 
-/// One shader stage of a program: SPIR-V, its reflection, and spec-constant values, told apart by their whole
-/// contents. One written by hand promises its reflection describes the module (see
-/// [`PipelineManager::get_pipeline`](super::PipelineManager::get_pipeline)); one from
-/// [`EmbeddedStage`](super::EmbeddedStage) needs no promise.
+/// One shader stage of a program: SPIR-V, its reflection (which must describe it, see
+/// [`PipelineManager::get_pipeline`](super::PipelineManager::get_pipeline)), and spec-constant values.
 ///
 /// ```
 /// use smolv_runtime::reflect::{Reflection, ShaderStage};

@@ -242,8 +242,7 @@ impl Recording {
         out.0
     }
 
-    /// Reads a recording, refusing a foreign, other-version, corrupt or truncated file; entries that do not read
-    /// are skipped.
+    /// Reads a recording, skipping entries that do not read.
     ///
     /// # Errors
     /// See [`RecordingError`].
