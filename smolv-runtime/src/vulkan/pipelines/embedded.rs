@@ -7,10 +7,8 @@ use smolv_codec::specialize::Value;
 
 use super::program::Stage;
 
-/// A shader ready for the [`PipelineManager`](super::PipelineManager): its
-/// decoded SPIR-V and the [`Reflection`] smolv made of those same words, so
-/// that unlike a [`Stage`] written by hand it needs no promise that the
-/// reflection describes the module.
+/// A shader ready for the [`PipelineManager`](super::PipelineManager): its decoded SPIR-V and the [`Reflection`]
+/// smolv made of those words, so that unlike a [`Stage`] by hand it needs no promise that the two match.
 ///
 /// ```
 /// use smolv_runtime::vulkan::EmbeddedStage;
@@ -34,12 +32,11 @@ pub struct EmbeddedStage<'a> {
 }
 
 impl<'a> EmbeddedStage<'a> {
-    /// The stage of `shader`: decodes it once (kept with the shader, see
-    /// [`Shader::decode_cached`]) and reflects the decoded words.
+    /// The stage of `shader`: decoded once ([`Shader::decode_cached`]) and reflected.
     ///
     /// # Errors
-    /// A shader that does not decode, or whose words smolv cannot reflect
-    /// (not a SPIR-V module, or a WGSL-only build for wgpu).
+    /// - The shader does not decode.
+    /// - smolv cannot reflect its words (not a SPIR-V module, or a WGSL-only build for wgpu).
     pub fn from_shader(shader: &'a Shader) -> Result<Self, ShaderError> {
         let spirv = shader.decode_cached()?;
         let reflection = Reflection::from_spirv(spirv)?;
@@ -51,8 +48,7 @@ impl<'a> EmbeddedStage<'a> {
         self.specialized(&[])
     }
 
-    /// The [`Stage`] to hand the manager, with spec-constant values
-    /// `(constant id, value)`, each id once (see [`Stage::specialization`]).
+    /// The [`Stage`] to hand the manager, with spec-constant values (see [`Stage::specialization`]).
     pub fn specialized<'s>(&'s self, values: &'s [(u32, Value)]) -> Stage<'s> {
         Stage { spirv: self.spirv, reflection: &self.reflection, specialization: values }
     }

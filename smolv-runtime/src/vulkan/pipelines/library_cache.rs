@@ -1,5 +1,4 @@
-//! The libraries a manager has made, each kept under everything it is made
-//! from (modules and reflections interned), so that materials share parts.
+//! A manager's libraries, each kept under everything it is made from, so that materials share parts.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -15,8 +14,8 @@ use crate::vulkan::modules::{OwnedStageCode, ShaderModules, StageCode};
 use crate::vulkan::specialization::SpecializationData;
 use crate::vulkan::{VulkanError, lock};
 
-/// How many libraries of each of the four parts a manager holds (see
-/// [`PipelineManager::library_counts`](super::PipelineManager::library_counts)).
+/// How many libraries of each part a manager holds
+/// ([`PipelineManager::library_counts`](super::PipelineManager::library_counts)).
 ///
 /// ```
 /// use smolv_runtime::vulkan::LibraryCounts;
@@ -48,7 +47,7 @@ impl LibraryCounts {
     }
 }
 
-/// Everything a pipeline is made from: its four parts.
+/// Everything a pipeline is made from, by part.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(super) struct PipelineKey {
     pub(super) vertex_input: VertexInputKey,
@@ -58,7 +57,7 @@ pub(super) struct PipelineKey {
 }
 
 impl PipelineKey {
-    /// The parts of a monolithic pipeline: all four.
+    /// All four parts, for a monolithic pipeline.
     pub(super) fn parts(&self) -> Parts<'_> {
         Parts {
             vertex_input: Some(&self.vertex_input),
@@ -68,19 +67,17 @@ impl PipelineKey {
         }
     }
 
-    /// The interned code ids of every stage, in pipeline order.
+    /// Every stage's interned code id, in pipeline order.
     pub(super) fn codes(&self) -> Vec<usize> {
         self.stages().iter().map(|k| k.code).collect()
     }
 
-    /// The stage keys, in pipeline order.
     pub(super) fn stages(&self) -> Vec<&StageKey> {
         let mut stages: Vec<&StageKey> = self.pre_raster.stages.iter().map(|(_, k)| k).collect();
         stages.push(&self.fragment.stage);
         stages
     }
 
-    /// The keys of the four libraries, in part order.
     pub(super) fn libraries(&self) -> [LibraryKey; 4] {
         [
             LibraryKey::VertexInput(self.vertex_input.clone()),
@@ -113,15 +110,14 @@ impl LibraryKey {
     }
 }
 
-/// A pipeline (a library, or a monolithic pipeline) and the
-/// specialization data its stages were created with.
+/// A library or monolithic pipeline, and the specialization data its stages were created with.
 pub(super) struct Built {
     pub(super) pipeline: vk::Pipeline,
     /// Held as long as the library ([`ShaderModules::into_specialization`]).
     _specialization: Vec<SpecializationData>,
 }
 
-/// The libraries by key, shared with the workers (which add rebuilds').
+/// The libraries by key, shared with the workers.
 pub(super) type Libraries = Arc<Mutex<HashMap<LibraryKey, Built>>>;
 
 /// Modules and reflections seen so far, each stored once and numbered.
@@ -129,7 +125,7 @@ pub(super) type Libraries = Arc<Mutex<HashMap<LibraryKey, Built>>>;
 struct Interned {
     code: HashMap<Box<[u32]>, usize>,
     reflections: HashMap<Reflection, usize>,
-    /// The reflections by number, to say what a rebuild changed.
+    /// By number, to say what a rebuild changed.
     reflection_list: Vec<Reflection>,
 }
 
@@ -139,17 +135,13 @@ pub(super) struct LibraryCache {
     cache: vk::PipelineCache,
     interned: Mutex<Interned>,
     libraries: Libraries,
-    /// What each stage gives the driver, and its counts.
     pub(super) coder: StageCoder,
 }
 
 impl LibraryCache {
-    /// An empty cache creating libraries on `device` through `cache`.
-    ///
     /// # Safety
-    /// `cache` is null or a pipeline cache of `device`, and both outlive
-    /// this cache; [`destroy`](Self::destroy) is called once the device
-    /// is done with the libraries.
+    /// `cache` is null or `device`'s, both outlive this cache, and [`destroy`](Self::destroy) is called once the
+    /// device is done with the libraries.
     pub(super) unsafe fn new(device: ash::Device, cache: vk::PipelineCache, specialize_ahead: bool) -> Self {
         Self {
             device,
@@ -160,17 +152,14 @@ impl LibraryCache {
         }
     }
 
-    /// The map the workers add rebuilt libraries to.
     pub(super) fn shared(&self) -> Libraries {
         Arc::clone(&self.libraries)
     }
 
-    /// The library of `key`, if it has been made.
     pub(super) fn get(&self, key: &LibraryKey) -> Option<vk::Pipeline> {
         lock(&self.libraries).get(key).map(|built| built.pipeline)
     }
 
-    /// How many libraries of each part the cache holds.
     pub(super) fn counts(&self) -> LibraryCounts {
         let mut counts = LibraryCounts::default();
         for key in lock(&self.libraries).keys() {
@@ -184,8 +173,7 @@ impl LibraryCache {
         counts
     }
 
-    /// The key of `stage`: its module and reflection interned, its values
-    /// checked (the same check on every path) and sorted.
+    /// The key of `stage`: its module and reflection interned, its values checked and sorted.
     pub(super) fn stage_key(&self, stage: &Stage<'_>) -> Result<StageKey, VulkanError> {
         SpecializationData::new(stage.spirv, stage.specialization)?;
         let mut values: Vec<ValueKey> = stage.specialization.iter().map(library::value_key).collect();
@@ -208,13 +196,11 @@ impl LibraryCache {
         Ok(StageKey { code, reflection, values })
     }
 
-    /// The interned reflection numbered `id`.
     pub(super) fn reflection(&self, id: usize) -> Option<Reflection> {
         lock(&self.interned).reflection_list.get(id).cloned()
     }
 
-    /// The library of `key`, made from `stages` (those of its part) unless
-    /// the cache has it.
+    /// The library of `key`, made from `stages` (those of its part) unless the cache has it.
     pub(super) fn library(
         &self,
         key: LibraryKey,
@@ -246,8 +232,7 @@ impl LibraryCache {
         ])
     }
 
-    /// Creates the modules of `stages` (flags, stage, interned code id),
-    /// then the pipeline (`library`: a library) of `parts` with them.
+    /// Creates the pipeline (`library`: a library) of `parts` from `stages` (flags, stage, interned code id).
     pub(super) fn create_with_stages(
         &self,
         parts: Parts<'_>,
@@ -268,13 +253,11 @@ impl LibraryCache {
                 reflection: stage.reflection,
             })
             .collect();
-        // SAFETY: valid SPIR-V (the contract of `get_pipeline`) of the parts'
-        // stages; the layout belongs to this cache's device.
+        // SAFETY: valid SPIR-V (`get_pipeline`'s contract); the layout is this cache's device's.
         unsafe { create_from_code(&self.device, self.cache, parts, library, &stage_codes, layout) }
     }
 
-    /// `stage`'s code as the driver gets it ([`StageCoder::code`]), owned,
-    /// with its values checked.
+    /// `stage`'s code as the driver gets it ([`StageCoder::code`]), owned, with its values checked.
     pub(super) fn owned_code(
         &self,
         flags: vk::ShaderStageFlags,
@@ -291,11 +274,8 @@ impl LibraryCache {
         })
     }
 
-    /// Destroys every library.
-    ///
     /// # Safety
-    /// The device is done with the libraries and with every pipeline
-    /// linked from them, and no worker adds libraries any more.
+    /// The device is done with the libraries and every pipeline linked from them; no worker adds any more.
     pub(super) unsafe fn destroy(&self) {
         for (_, library) in lock(&self.libraries).drain() {
             // SAFETY: this function's contract.
@@ -304,8 +284,7 @@ impl LibraryCache {
     }
 }
 
-/// Stores `library` under `key`, or destroys it and returns the one
-/// another thread stored meanwhile.
+/// Stores `library` under `key`, or destroys it and returns the one another thread stored meanwhile.
 ///
 /// # Safety
 /// `library` is a library of `device` that nothing else holds or uses.
@@ -327,8 +306,7 @@ pub(super) unsafe fn keep_library(
     pipeline
 }
 
-/// Every stage of `program` with its interned code id from `key`, in
-/// pipeline order.
+/// Every stage of `program` with its interned code id from `key`.
 pub(super) fn stages_with_codes<'p, 'a>(
     program: &'p GraphicsProgram<'a>,
     key: &PipelineKey,
@@ -336,12 +314,10 @@ pub(super) fn stages_with_codes<'p, 'a>(
     program.stages().into_iter().zip(key.codes()).map(|((flags, stage), code)| (flags, stage, code)).collect()
 }
 
-/// Creates the pipeline (`library`: a library) of `parts` from the modules
-/// of `stages`, keeping their specialization data with it.
+/// Creates the pipeline (`library`: a library) of `parts` from `stages`, keeping their specialization data.
 ///
 /// # Safety
-/// `stages` are the parts' stages, valid SPIR-V for `device`; `layout` and
-/// `cache` are `device`'s (or null).
+/// `stages` are the parts' stages, valid SPIR-V for `device`; `layout` and `cache` are `device`'s (or null).
 pub(super) unsafe fn create_from_code(
     device: &ash::Device,
     cache: vk::PipelineCache,

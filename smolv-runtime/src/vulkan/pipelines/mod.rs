@@ -1,5 +1,4 @@
-//! Graphics and compute pipelines from shaders: libraries with a fast link
-//! now and the optimized one from a worker, or monolithic pipelines.
+//! Graphics and compute pipelines from shaders, through the [`PipelineManager`].
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -37,16 +36,12 @@ use slot::{ComputeSlots, Slots};
 pub use stage_code::{FallbackReason, SpecializationCounts};
 use worker::{Job, Workers};
 
-/// Builds and caches graphics pipelines, linked from four part libraries (each
-/// kept by everything it is made from, compared in full) fast at once and
-/// optimized on a worker, or monolithic; and compute pipelines. Dropping it
-/// waits for links in flight, then destroys all it made. Spec constants go in
-/// [`Stage::specialization`] (see `examples/spec_constants`).
+/// Builds and caches graphics pipelines (from part libraries: a fast link at once, the optimized one from a
+/// worker; or monolithic) and compute pipelines. Dropping it waits for links in flight, then destroys all it made.
 ///
 /// # Example
 ///
-/// A pipeline drawn once and a compute pipeline dispatched once, under the
-/// validation layer; `examples/pipelines` shows the hidden device set-up.
+/// A draw and a dispatch under the validation layer; `examples/pipelines` shows the hidden device set-up.
 ///
 /// ```
 /// # mod gpu { include!(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/pipelines/gpu.rs")); }
@@ -59,9 +54,7 @@ use worker::{Job, Workers};
 /// let gpu = gpu::Gpu::new()?;
 /// // `DeviceRequirements::pipeline_options`: libraries exactly where enabled.
 /// let options = gpu.options;
-/// // SAFETY: the device was created with what `options` says, and outlives
-/// // the manager, which is dropped after the device is idle (`draw` and
-/// // `dispatch` wait).
+/// // SAFETY: the device has what `options` says and outlives the manager (`draw` and `dispatch` wait idle).
 /// let manager = unsafe { PipelineManager::new(gpu.device.clone(), vk::PipelineCache::null(), &gpu.limits, options) };
 ///
 /// // SPIR-V from anywhere: `include_shader!`, a file, or here the bytes glslang wrote.
@@ -71,8 +64,7 @@ use worker::{Job, Workers};
 /// let vertex = Stage { spirv: &vertex_spirv, reflection: &v, specialization: &[] };
 /// let fragment = Stage { spirv: &fragment_spirv, reflection: &f, specialization: &[] };
 /// let state = GraphicsState { color_formats: vec![gpu::COLOR_FORMAT], ..GraphicsState::default() };
-/// // SAFETY: the modules are valid SPIR-V for the device, their reflections
-/// // describe them, and the device renders to the state's format.
+/// // SAFETY: valid SPIR-V described by its reflections; the device renders to the state's format.
 /// let slot = unsafe { manager.get_pipeline(&vertex, &fragment, &state)? };
 /// // The same combination again: the same slot, nothing built.
 /// // SAFETY: as above.
@@ -101,7 +93,6 @@ pub struct PipelineManager {
     layouts: LayoutCache,
     options: PipelineOptions,
     libraries: LibraryCache,
-    /// Shared with the workers, which re-file rebuilt slots.
     slots: Arc<Mutex<Slots>>,
     compute: Arc<Mutex<ComputeSlots>>,
     /// Pipelines that rebuilds replaced, until [`retire_replaced`](Self::retire_replaced).
@@ -122,22 +113,15 @@ impl std::fmt::Debug for PipelineManager {
 }
 
 impl PipelineManager {
-    /// A manager creating pipelines on `device` (whose physical device has
-    /// `limits`), through `cache` (may be null). See the [example](Self#example).
+    /// A manager creating pipelines on `device` through `cache` (may be null). See the [example](Self#example).
     ///
     /// # Safety
-    /// - `device` must be a valid device with Vulkan 1.3 dynamic rendering
-    ///   enabled, and `limits` the limits of its physical device (or lower).
-    /// - [`PipelineOptions::features`](PipelineOptions#structfield.features)
-    ///   must name only what the device was created with (the manager hands
-    ///   the driver what it names); [`DeviceRequirements`](crate::vulkan::DeviceRequirements)
-    ///   gives matching options.
-    /// - [`PipelineOptions::api_version`](PipelineOptions#structfield.api_version)
-    ///   must not be above the Vulkan version the device was created for.
-    /// - `cache` must be null or a pipeline cache of `device` valid until
-    ///   the manager is dropped.
-    /// - `device` must outlive the manager, and be done with every pipeline
-    ///   it handed out when the manager is dropped.
+    /// - `device` has Vulkan 1.3 dynamic rendering enabled; `limits` are its physical device's (or lower).
+    /// - [`PipelineOptions::features`](PipelineOptions#structfield.features) names only what the device was created
+    ///   with ([`DeviceRequirements`](crate::vulkan::DeviceRequirements) gives matching options).
+    /// - [`PipelineOptions::api_version`](PipelineOptions#structfield.api_version) is not above the device's version.
+    /// - `cache` is null or a pipeline cache of `device` valid until the manager is dropped.
+    /// - `device` outlives the manager, and is done with every pipeline it handed out when it is dropped.
     pub unsafe fn new(
         device: ash::Device,
         cache: vk::PipelineCache,
@@ -149,15 +133,11 @@ impl PipelineManager {
         if std::env::var("SMOLV_FORCE_MONOLITHIC").is_ok_and(|v| v == "1") {
             options.force_monolithic = true;
         }
-        // SAFETY: the caller's contract: `cache` is null or `device`'s; the
-        // manager stops the workers before it destroys what jobs hold.
+        // SAFETY: the caller's contract; `drop` stops the workers before destroying what jobs hold.
         let workers = unsafe { Workers::start(&device, cache, options.workers) };
-        // SAFETY: the same device, limits and lifetime as this manager's
-        // (the caller's contract); the manager drops the layouts after its
-        // pipelines, and pipeline creation never outlives a call.
+        // SAFETY: the caller's contract; the layouts are dropped after the pipelines.
         let layouts = unsafe { LayoutCache::new(device.clone(), limits) };
-        // SAFETY: as above; the manager destroys the libraries in `drop`,
-        // after its pipelines and once the workers are stopped.
+        // SAFETY: as above; `drop` destroys the libraries last, once the workers are stopped.
         let libraries = unsafe { LibraryCache::new(device.clone(), cache, options.specialize_ahead) };
         Self {
             device,
@@ -187,8 +167,7 @@ impl PipelineManager {
         self.options.uses_libraries()
     }
 
-    /// The layouts of a vertex + fragment program, as the manager builds
-    /// them. The handles belong to the manager and live as long as it.
+    /// The layouts of a vertex + fragment program; the handles are the manager's and live as long as it.
     ///
     /// # Errors
     /// See [`LayoutCache::program`].
@@ -196,32 +175,24 @@ impl PipelineManager {
         self.graphics_program_layout(&GraphicsProgram::new(*vertex, *fragment))
     }
 
-    /// The pipeline for `vertex` + `fragment` with `state`: the first call
-    /// builds what is missing and returns a fast link (the optimized one
-    /// queued) or a monolithic pipeline; later calls return the same slot.
-    /// See the [example](Self#example).
+    /// The pipeline for `vertex` + `fragment` with `state`: built on the first call (a fast link, the optimized one
+    /// queued; or monolithic), the same slot later. See the [example](Self#example).
     ///
     /// # Errors
-    /// [`VulkanError::FeatureNotEnabled`] for libraries asked for where
-    /// missing ([`PipelineOptions::check`]) or a module whose capabilities
-    /// need what [`PipelineOptions::features`](PipelineOptions#structfield.features)
-    /// lacks ([`capabilities`](crate::vulkan::capabilities)), layout errors,
-    /// spec-constant values that do not fit, [`VulkanError::SpirvVersionUnsupported`],
-    /// and failing Vulkan calls.
+    /// - [`VulkanError::FeatureNotEnabled`]: libraries asked for where missing ([`PipelineOptions::check`]), or a
+    ///   module needs what [`features`](PipelineOptions#structfield.features) lacks
+    ///   ([`capabilities`](crate::vulkan::capabilities)).
+    /// - Layout errors, spec-constant values that do not fit, [`VulkanError::SpirvVersionUnsupported`].
+    /// - Failing Vulkan calls.
     ///
     /// # Safety
-    /// What `vkCreateGraphicsPipelines` requires, less what smolv checks
-    /// (stage places, SPIR-V versions, capabilities, limits, spec-constant
-    /// types, explicit vertex input, features). The caller upholds the rest:
-    /// - each stage's `spirv` is a valid SPIR-V module (smolv does not run
-    ///   `spirv-val`);
-    /// - each stage's reflection describes its module (every binding and
-    ///   push constant it uses, with type and count): a stage from
-    ///   [`EmbeddedStage`] needs no promise, one written by hand takes its
-    ///   reflection from [`Reflection::from_spirv`] of its own `spirv`;
-    /// - `state` is valid for the device (supported formats, counts within
-    ///   its limits);
-    /// - the manager's contract ([`new`](Self::new)) still holds.
+    /// What `vkCreateGraphicsPipelines` requires beyond what smolv checks (stage places, SPIR-V versions,
+    /// capabilities, limits, spec-constant types, explicit vertex input, features):
+    /// - each stage's `spirv` is a valid SPIR-V module (smolv does not run `spirv-val`);
+    /// - each stage's reflection describes its module (every binding and push constant it uses): one from
+    ///   [`EmbeddedStage`] does, one by hand takes [`Reflection::from_spirv`] of its own `spirv`;
+    /// - `state` is valid for the device (supported formats, counts within its limits);
+    /// - the contract of [`new`](Self::new) holds.
     ///
     /// ```no_run
     /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager, vertex: &smolv_runtime::Shader, fragment: &smolv_runtime::Shader) -> Result<(), Box<dyn std::error::Error>> {
@@ -229,10 +200,8 @@ impl PipelineManager {
     /// // `vertex` and `fragment` from `include_shader!`: the reflection is smolv's own.
     /// let (vertex, fragment) = (EmbeddedStage::from_shader(vertex)?, EmbeddedStage::from_shader(fragment)?);
     /// let state = GraphicsState::default(); // RGBA8, which every device renders to
-    /// // SAFETY: smolv compiled the modules; the device renders to RGBA8 and
-    /// // outlives the manager.
+    /// // SAFETY: smolv compiled the modules; the device renders to RGBA8 and outlives the manager.
     /// let slot = unsafe { manager.get_pipeline(&vertex.stage(), &fragment.stage(), &state)? };
-    /// # let _ = slot;
     /// # Ok(())
     /// # }
     /// ```
@@ -249,15 +218,13 @@ impl PipelineManager {
     /// As [`get_pipeline`](Self::get_pipeline), with tessellation or geometry stages too.
     ///
     /// # Errors
-    /// As [`get_pipeline`](Self::get_pipeline), and [`VulkanError::FeatureNotEnabled`]
-    /// for state or stages that need a missing feature, [`VulkanError::WrongStage`],
-    /// [`VulkanError::BlendCount`], [`VulkanError::DynamicStateUnsupported`],
-    /// [`VulkanError::PatchTopology`], [`VulkanError::VertexInputFormat`] and
-    /// [`VulkanError::VertexInputMismatch`].
+    /// As [`get_pipeline`](Self::get_pipeline), and [`VulkanError::FeatureNotEnabled`] for state or stages that
+    /// need a missing feature, [`VulkanError::WrongStage`], [`VulkanError::BlendCount`],
+    /// [`VulkanError::DynamicStateUnsupported`], [`VulkanError::PatchTopology`], [`VulkanError::VertexInputFormat`]
+    /// and [`VulkanError::VertexInputMismatch`].
     ///
     /// # Safety
-    /// As [`get_pipeline`](Self::get_pipeline), for every stage; the
-    /// sample count must be one the device supports for the attachments.
+    /// As [`get_pipeline`](Self::get_pipeline) for every stage; the device supports the sample count.
     ///
     /// ```no_run
     /// # use ash::vk;
@@ -266,11 +233,9 @@ impl PipelineManager {
     /// // The manager was made with the features given to vkCreateDevice:
     /// let enabled = vk::PhysicalDeviceFeatures::default().geometry_shader(true);
     /// let options = PipelineOptions::new().features(DeviceFeatures::from_enabled(&enabled));
-    /// # let _ = options;
     /// let program = GraphicsProgram { geometry: Some(geometry), ..GraphicsProgram::new(vertex, fragment) };
     /// // SAFETY: valid modules described by their reflections; a state the device supports.
     /// let slot = unsafe { manager.get_program_pipeline(&program, &GraphicsState::default())? };
-    /// # let _ = slot;
     /// # Ok(())
     /// # }
     /// ```
@@ -291,8 +256,7 @@ impl PipelineManager {
         Ok(slot)
     }
 
-    /// The manager's one [`Recorder`], made on the first call, which records
-    /// every pipeline handed out from then on.
+    /// The manager's one [`Recorder`] (made on the first call): it records every pipeline handed out from then on.
     ///
     /// ```no_run
     /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager) -> Result<(), smolv_runtime::vulkan::warmup::RecordingError> {
@@ -307,8 +271,7 @@ impl PipelineManager {
         Arc::clone(self.recorder.get_or_init(|| Arc::new(Recorder::new())))
     }
 
-    /// How many pipelines the manager built on the threads that asked for
-    /// them (not a [`Replay`](crate::vulkan::warmup::Replay)'s or a worker's).
+    /// Pipelines built on the threads that asked for them (not a [`Replay`](crate::vulkan::warmup::Replay)'s).
     pub fn caller_builds(&self) -> u64 {
         self.caller_builds.load(Ordering::Relaxed)
     }
@@ -318,7 +281,6 @@ impl PipelineManager {
         self.workers.submit(Job::Task(task));
     }
 
-    /// How many background workers the manager has.
     pub(crate) fn worker_count(&self) -> usize {
         self.workers.count()
     }
@@ -340,8 +302,7 @@ impl PipelineManager {
         }
         let (pipeline, libraries) = if self.uses_libraries() {
             let libraries = self.libraries.libraries(program, &key)?;
-            // SAFETY: the manager keeps these libraries alive, made for this
-            // layout, on its device and cache.
+            // SAFETY: the manager keeps these libraries of this layout and device alive.
             (unsafe { link(&self.device, self.cache, &libraries, layout.pipeline_layout, false) }?, Some(libraries))
         } else {
             // Never linked: its specialization data can go with its modules.
@@ -354,8 +315,7 @@ impl PipelineManager {
             // Another thread made the same pipeline meanwhile: keep theirs.
             let existing = Arc::clone(existing);
             drop(slots);
-            // SAFETY: `slot.fast` was just created by this call and never
-            // handed out or used.
+            // SAFETY: `slot.fast` was just created here and never handed out.
             unsafe { self.device.destroy_pipeline(slot.current(), None) };
             return Ok((existing, false));
         }
@@ -436,7 +396,6 @@ impl PipelineManager {
     /// // When a material loads, before anything draws with it.
     /// // SAFETY: as in `get_pipeline`.
     /// let library = unsafe { manager.preload_fragment(vertex, fragment, state)? };
-    /// # let _ = library;
     /// # Ok(())
     /// # }
     /// ```
@@ -467,8 +426,7 @@ impl PipelineManager {
         self.libraries.counts()
     }
 
-    /// How the spec-constant values of the stages built went: folded ahead or
-    /// to the driver, and why a fold fell back ([`FallbackReason`]).
+    /// How the spec-constant values of the stages built went: folded ahead, or to the driver ([`FallbackReason`]).
     ///
     /// ```no_run
     /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager) {
@@ -490,13 +448,11 @@ impl PipelineManager {
         self.layouts.program(&[stage.reflection], &LayoutOptions::new().independent_sets(false))
     }
 
-    /// The compute pipeline of `stage`, created now on this thread (or found:
-    /// the same stage gives the same slot). See the [example](Self#example).
+    /// The compute pipeline of `stage`, found or created now on this thread. See the [example](Self#example).
     ///
     /// # Errors
-    /// Layout errors, spec-constant values that do not fit, a stage that
-    /// is not a compute shader, [`VulkanError::SpirvVersionUnsupported`],
-    /// [`VulkanError::FeatureNotEnabled`], and failing Vulkan calls.
+    /// Layout errors, spec-constant values that do not fit, a stage that is not a compute shader,
+    /// [`VulkanError::SpirvVersionUnsupported`], [`VulkanError::FeatureNotEnabled`], and failing Vulkan calls.
     ///
     /// # Safety
     /// As [`get_pipeline`](Self::get_pipeline) for the stage.
@@ -510,8 +466,7 @@ impl PipelineManager {
     /// As [`get_compute`](Self::get_compute), created on a worker: [`ComputeSlot::wait`] gives it.
     ///
     /// # Errors
-    /// As [`get_compute`](Self::get_compute), except failing Vulkan calls,
-    /// which [`ComputeSlot::wait`] reports.
+    /// As [`get_compute`](Self::get_compute), except failing Vulkan calls, which [`ComputeSlot::wait`] reports.
     ///
     /// # Safety
     /// As [`get_compute`](Self::get_compute).
@@ -522,7 +477,6 @@ impl PipelineManager {
     /// let slot = unsafe { manager.request_compute(stage)? };
     /// // ... build the graphics pipelines meanwhile ...
     /// let pipeline = slot.wait()?;
-    /// # let _ = pipeline;
     /// # Ok(())
     /// # }
     /// ```
@@ -531,8 +485,8 @@ impl PipelineManager {
         unsafe { self.compute_slot(stage, true, false) }
     }
 
-    /// The compute slot of `stage`, found or built (on a worker where
-    /// `background`); a `replay`'s is neither recorded nor counted.
+    /// The compute slot of `stage`, found or built (on a worker where `background`); a `replay`'s is neither
+    /// recorded nor counted.
     ///
     /// # Safety
     /// As [`get_compute`](Self::get_compute).
@@ -569,8 +523,7 @@ impl PipelineManager {
         if background {
             self.workers.submit(Job::Compute { slot: Arc::clone(&slot), job });
         } else {
-            // SAFETY: the caller's contract: valid code and reflection;
-            // the layout and cache belong to this manager's device.
+            // SAFETY: the caller's contract; the layout and cache are this manager's device's.
             let created = unsafe { job.create(&self.device, self.cache) };
             slot.finish(created.map_err(|e| e.result()));
             if !replay {
@@ -585,8 +538,7 @@ impl Drop for PipelineManager {
     fn drop(&mut self) {
         // The workers finish the jobs already queued first.
         self.workers.stop();
-        // SAFETY: the workers are gone, and the caller keeps the device alive
-        // and done with these pipelines (the contract of `new`).
+        // SAFETY: the workers are gone; the device is alive and done with these pipelines (`new`'s contract).
         unsafe {
             // A slot can be both filed and an orphan: each handle goes once.
             let mut pipelines = std::collections::BTreeSet::new();

@@ -2,12 +2,11 @@ use ash::vk;
 
 use crate::vulkan::VulkanError;
 use crate::vulkan::device_features::DeviceFeatures;
-use crate::vulkan::spirv_version::SpirvSupport;
 
 /// What [`VulkanError::FeatureNotEnabled`] names for libraries asked for.
 pub(crate) const LIBRARIES_ASKED: &str = "PipelineOptions::graphics_pipeline_library(true)";
 
-/// `pub const fn` setters of the fields of the same names, each with its docs.
+/// `pub const fn` setters of the fields of the same names.
 macro_rules! setters {
     ($($(#[$doc:meta])* $name:ident: $ty:ty;)*) => {$(
         $(#[$doc])*
@@ -19,15 +18,13 @@ macro_rules! setters {
     )*};
 }
 
-/// How the manager builds pipelines, and what the device was created with:
-/// [`new`](Self::new) (valid on any Vulkan 1.3 device), then the setters, or
-/// what [`DeviceRequirements`](crate::vulkan::DeviceRequirements) gives.
+/// How the manager builds pipelines, and what the device was created with: [`new`](Self::new) (valid on any
+/// Vulkan 1.3 device) then the setters, or what [`DeviceRequirements`](crate::vulkan::DeviceRequirements) gives.
 ///
 /// ```
 /// use ash::vk;
 /// use smolv_runtime::vulkan::{DeviceFeatures, PipelineOptions};
-/// // A device created without VK_EXT_graphics_pipeline_library: monolithic
-/// // pipelines, with spec constants folded into the SPIR-V by smolv's specializer.
+/// // Without VK_EXT_graphics_pipeline_library: monolithic pipelines, spec constants folded by smolv.
 /// let options = PipelineOptions::new().specialize_ahead(true);
 /// assert!(!options.uses_libraries());
 /// assert_eq!(options.workers, 1);
@@ -39,35 +36,26 @@ macro_rules! setters {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct PipelineOptions {
-    /// Whether to build graphics pipelines from libraries: `None` (the
-    /// default) where [`features`](Self#structfield.features) has them
-    /// ([`DeviceFeatures::has_graphics_pipeline_library`]); `Some(true)`
-    /// asked for ([`VulkanError::FeatureNotEnabled`] where `features` lacks
-    /// them); `Some(false)` never.
+    /// Whether to build graphics pipelines from libraries: `None` (default) where
+    /// [`features`](Self#structfield.features) has them ([`DeviceFeatures::has_graphics_pipeline_library`]);
+    /// `Some(true)` asked for ([`VulkanError::FeatureNotEnabled`] where `features` lacks them); `Some(false)` never.
     pub graphics_pipeline_library: Option<bool>,
-    /// Build monolithic pipelines even with libraries (or set
-    /// `SMOLV_FORCE_MONOLITHIC=1`).
+    /// Build monolithic pipelines even with libraries (or set `SMOLV_FORCE_MONOLITHIC=1`).
     pub force_monolithic: bool,
-    /// Fold spec constants into the SPIR-V with [`specialize`](crate::specialize)
-    /// where it can, instead of passing them to the driver.
+    /// Fold spec constants into the SPIR-V with [`specialize`](crate::specialize) where it can, not in the driver.
     pub specialize_ahead: bool,
     /// Background workers (default 1).
     pub workers: usize,
-    /// The features, extensions and subgroup operations enabled on the
-    /// device (default: none); what needs a missing one is refused.
+    /// The features, extensions and subgroup operations enabled on the device (default: none).
     pub features: DeviceFeatures,
-    /// The Vulkan version the device was created for (default:
-    /// `vk::API_VERSION_1_3`); newer SPIR-V is refused with
-    /// [`VulkanError::SpirvVersionUnsupported`](crate::vulkan::VulkanError::SpirvVersionUnsupported).
+    /// The Vulkan version the device was created for (default: `vk::API_VERSION_1_3`), which bounds the SPIR-V.
     pub api_version: u32,
-    /// Whether VK_KHR_spirv_1_4 is enabled on the device, which lets a
-    /// Vulkan 1.1 device take SPIR-V 1.4 (default: false).
+    /// Whether VK_KHR_spirv_1_4 is enabled, letting a Vulkan 1.1 device take SPIR-V 1.4 (default: false).
     pub khr_spirv_1_4: bool,
 }
 
 impl PipelineOptions {
-    /// The defaults: libraries where the (default: no) features have them,
-    /// spec constants to the driver, one worker, Vulkan 1.3.
+    /// The defaults: no features (so no libraries), spec constants to the driver, one worker, Vulkan 1.3.
     ///
     /// ```
     /// use smolv_runtime::vulkan::PipelineOptions;
@@ -89,9 +77,8 @@ impl PipelineOptions {
         }
     }
 
-    /// Asks for graphics pipeline libraries (`true`) or monolithic pipelines
-    /// (`false`) instead of following [`features`](Self#structfield.features);
-    /// libraries where `features` lack them fail [`check`](Self::check).
+    /// Asks for graphics pipeline libraries (`true`) or monolithic pipelines (`false`) instead of following
+    /// [`features`](Self#structfield.features); libraries where `features` lack them fail [`check`](Self::check).
     ///
     /// ```
     /// use smolv_runtime::vulkan::{DeviceFeatures, PipelineOptions, VulkanError};
@@ -110,10 +97,9 @@ impl PipelineOptions {
         self
     }
 
-    /// Whether a manager with these options builds graphics pipelines from
-    /// libraries: where [`features`](Self#structfield.features) has them,
-    /// unless [`graphics_pipeline_library`](Self::graphics_pipeline_library)
-    /// says `false` or [`force_monolithic`](Self::force_monolithic) is set.
+    /// Whether graphics pipelines are built from libraries: where [`features`](Self#structfield.features) has them,
+    /// unless [`graphics_pipeline_library`](Self::graphics_pipeline_library) says `false` or
+    /// [`force_monolithic`](Self::force_monolithic) is set.
     ///
     /// ```
     /// use smolv_runtime::vulkan::{DeviceFeatures, PipelineOptions};
@@ -131,8 +117,7 @@ impl PipelineOptions {
     /// and [`features`](Self#structfield.features) lacks them.
     ///
     /// # Errors
-    /// [`VulkanError::FeatureNotEnabled`], naming the first missing
-    /// extension or feature.
+    /// [`VulkanError::FeatureNotEnabled`], naming the first missing extension or feature.
     ///
     /// ```
     /// use smolv_runtime::vulkan::{DeviceFeatures, PipelineOptions};
@@ -175,8 +160,7 @@ impl PipelineOptions {
         /// ```
         workers: usize;
 
-        /// Sets the features, extensions and subgroup operations enabled on
-        /// the device (default: none).
+        /// Sets the features, extensions and subgroup operations enabled on the device (default: none).
         ///
         /// ```
         /// use ash::vk;
@@ -188,8 +172,7 @@ impl PipelineOptions {
         /// ```
         features: DeviceFeatures;
 
-        /// Sets the Vulkan version the device was created for (default:
-        /// `vk::API_VERSION_1_3`).
+        /// Sets the Vulkan version the device was created for (default: `vk::API_VERSION_1_3`).
         ///
         /// ```
         /// use ash::vk;
@@ -198,8 +181,7 @@ impl PipelineOptions {
         /// ```
         api_version: u32;
 
-        /// Sets whether VK_KHR_spirv_1_4 is enabled on the device (default:
-        /// false).
+        /// Sets whether VK_KHR_spirv_1_4 is enabled on the device (default: false).
         ///
         /// ```
         /// use ash::vk;
@@ -209,11 +191,6 @@ impl PipelineOptions {
         /// assert!(options.khr_spirv_1_4);
         /// ```
         khr_spirv_1_4: bool;
-    }
-
-    /// The SPIR-V versions the device takes.
-    pub(super) fn spirv_support(&self) -> SpirvSupport {
-        SpirvSupport::new(self.api_version, self.khr_spirv_1_4)
     }
 }
 

@@ -5,17 +5,14 @@ use ash::vk;
 use crate::reflect::Reflection;
 use crate::vulkan::VulkanError;
 use crate::vulkan::capabilities::{self, ShaderName};
+use crate::vulkan::spirv_version::SpirvSupport;
 use crate::vulkan::state::ExtraStages;
 use smolv_codec::specialize::Value;
 
 use super::options::PipelineOptions;
 
-/// One shader stage of a program: SPIR-V, its reflection, and spec-constant
-/// values, told apart by their whole contents (never only a hash).
-///
-/// One written by hand promises its reflection describes the module (see
-/// [`PipelineManager::get_pipeline`](super::PipelineManager::get_pipeline));
-/// one from [`EmbeddedStage`](super::EmbeddedStage) needs no promise.
+/// One shader stage of a program: SPIR-V, its reflection (which must describe it, see
+/// [`PipelineManager::get_pipeline`](super::PipelineManager::get_pipeline)), and spec-constant values.
 ///
 /// ```
 /// use smolv_runtime::reflect::{Reflection, ShaderStage};
@@ -34,14 +31,13 @@ pub struct Stage<'a> {
     pub spirv: &'a [u32],
     /// Its reflection (stage, entry point, bindings, push constants).
     pub reflection: &'a Reflection,
-    /// Specialization constants, as `(constant id, value)`, each id once,
-    /// written at their types' sizes (64-bit ones as [`Value::Bits`], or a
-    /// narrower value that widens exactly).
+    /// Specialization constants, as `(constant id, value)`, each id once, written at their types' sizes (64-bit
+    /// ones as [`Value::Bits`], or a narrower value that widens exactly).
     pub specialization: &'a [(u32, Value)],
 }
 
-/// The shader stages of one graphics pipeline: vertex and fragment, and
-/// tessellation and geometry (with the [`DeviceFeatures`](crate::vulkan::DeviceFeatures)).
+/// The shader stages of one graphics pipeline: vertex and fragment, and tessellation and geometry (with the
+/// [`DeviceFeatures`](crate::vulkan::DeviceFeatures)).
 ///
 /// ```
 /// use smolv_runtime::reflect::{Reflection, ShaderStage};
@@ -60,8 +56,8 @@ pub struct Stage<'a> {
 pub struct GraphicsProgram<'a> {
     /// The vertex stage.
     pub vertex: Stage<'a>,
-    /// Tessellation control and evaluation stages (with a `PATCH_LIST`
-    /// topology and [`GraphicsState::patch_control_points`](crate::vulkan::GraphicsState::patch_control_points)).
+    /// Tessellation control and evaluation stages (with a `PATCH_LIST` topology and
+    /// [`GraphicsState::patch_control_points`](crate::vulkan::GraphicsState::patch_control_points)).
     pub tessellation: Option<[Stage<'a>; 2]>,
     /// A geometry stage.
     pub geometry: Option<Stage<'a>>,
@@ -100,7 +96,6 @@ impl<'a> GraphicsProgram<'a> {
         stages
     }
 
-    /// Every stage, in pipeline order.
     pub(super) fn stages(&self) -> Vec<(vk::ShaderStageFlags, &Stage<'a>)> {
         let mut stages = self.pre_raster();
         stages.push((vk::ShaderStageFlags::FRAGMENT, &self.fragment));
@@ -112,8 +107,7 @@ impl<'a> GraphicsProgram<'a> {
     }
 }
 
-/// An error unless `stage` is the `expected` stage, of a SPIR-V version and
-/// capabilities the device takes.
+/// An error unless `stage` is the `expected` stage, of a SPIR-V version and capabilities the device takes.
 pub(super) fn check_stage(
     expected: vk::ShaderStageFlags,
     stage: &Stage<'_>,
@@ -125,7 +119,7 @@ pub(super) fn check_stage(
             found: stage.reflection.stage.name(),
         });
     }
-    options.spirv_support().check(stage.spirv, stage.reflection)?;
+    SpirvSupport::new(options.api_version, options.khr_spirv_1_4).check(stage.spirv, stage.reflection)?;
     let name = ShaderName {
         stage: expected,
         stage_name: stage.reflection.stage.name(),

@@ -1,5 +1,4 @@
-//! Rebuilding pipelines after their shaders changed (hot reload): checked
-//! here, built on a worker, swapped into the slot.
+//! Rebuilding pipelines after their shaders changed (hot reload): checked here, built on a worker, swapped in.
 
 use std::sync::Arc;
 
@@ -17,29 +16,23 @@ use crate::vulkan::library::StageKey;
 use crate::vulkan::{VulkanError, lock};
 
 impl PipelineManager {
-    /// Builds `slot`'s pipeline again from `program` (a hot reload), with its
-    /// state, on a worker, and swaps it in when ready: [`PipelineSlot::generation`]
-    /// then reaches the number this returns (a newer rebuild always wins). With
-    /// libraries, only the changed parts are built again. The replaced pipelines
-    /// live until [`retire_replaced`](Self::retire_replaced). A program that needs
-    /// no more of the running layout is built into it (unread bindings stay).
+    /// Builds `slot`'s pipeline again from `program` with its state on a worker, and swaps it in when ready:
+    /// [`PipelineSlot::generation`] then reaches the number this returns (a newer rebuild wins). With libraries,
+    /// only the changed parts are built again; a program that needs no more of the running layout is built into it.
+    /// The replaced pipelines live until [`retire_replaced`](Self::retire_replaced).
     ///
     /// # Errors
-    /// [`VulkanError::RebuildIncompatible`] (the slot keeps its pipeline)
-    /// when the new shaders need what the running layout lacks, other vertex
-    /// inputs, or stages that no longer agree on what one hands the next.
-    /// Otherwise as [`get_program_pipeline`](Self::get_program_pipeline),
-    /// except failing Vulkan calls on the worker, which
-    /// [`PipelineSlot::rebuild_failure`] reports.
+    /// - [`VulkanError::RebuildIncompatible`] (the slot keeps its pipeline): the new shaders need what the running
+    ///   layout lacks, other vertex inputs, or stages no longer agree on what one hands the next.
+    /// - Otherwise as [`get_program_pipeline`](Self::get_program_pipeline), except failing Vulkan calls on the
+    ///   worker, which [`PipelineSlot::rebuild_failure`] reports.
     ///
     /// # Safety
-    /// As [`get_program_pipeline`](Self::get_program_pipeline) for
-    /// `program`; `slot` comes from this manager.
+    /// As [`get_program_pipeline`](Self::get_program_pipeline) for `program`; `slot` comes from this manager.
     ///
     /// ```no_run
     /// # use ash::vk;
     /// # use smolv_runtime::reflect::Reflection;
-    /// # #[allow(unused)]
     /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager, slot: &std::sync::Arc<smolv_runtime::vulkan::PipelineSlot>, vertex_spirv: &[u32], new_fragment_spirv: &[u32]) -> Result<(), Box<dyn std::error::Error>> {
     /// use smolv_runtime::vulkan::{GraphicsProgram, Stage};
     /// let (v, f) = (Reflection::from_spirv(vertex_spirv)?, Reflection::from_spirv(new_fragment_spirv)?);
@@ -63,7 +56,6 @@ impl PipelineManager {
         self.check_graphics(program, &graphics)?;
         let old_stages = old_key.stages();
         self.check_interfaces(program, &old_stages)?;
-        // Built into the running layout where it needs nothing more.
         let fitted_reflections = self.fitted(program, &old_stages);
         let fitted = with_reflections(program, &fitted_reflections);
         let layout = self.graphics_program_layout(&fitted)?;
@@ -75,7 +67,6 @@ impl PipelineManager {
         if key.vertex_input != old_key.vertex_input {
             return Err(self.incompatible_stages(&program.stages(), &old_stages[..1], "its vertex inputs"));
         }
-        // The specializer runs again on the new modules here.
         let stages = fitted
             .stages()
             .into_iter()
@@ -98,24 +89,21 @@ impl PipelineManager {
         Ok(request)
     }
 
-    /// As [`rebuild`](Self::rebuild), for a compute `slot` from `stage`:
-    /// [`ComputeSlot::generation`] then reaches the number this returns.
+    /// As [`rebuild`](Self::rebuild), for a compute `slot` from `stage`: [`ComputeSlot::generation`] then reaches
+    /// the number this returns.
     ///
     /// # Errors
-    /// [`VulkanError::RebuildIncompatible`] when the new shader needs a
-    /// different pipeline layout; otherwise as
+    /// [`VulkanError::RebuildIncompatible`] when the new shader needs another pipeline layout; otherwise as
     /// [`request_compute`](Self::request_compute).
     ///
     /// # Safety
-    /// As [`get_compute`](Self::get_compute) for `stage`; `slot` comes
-    /// from this manager.
+    /// As [`get_compute`](Self::get_compute) for `stage`; `slot` comes from this manager.
     ///
     /// ```no_run
     /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager, slot: &std::sync::Arc<smolv_runtime::vulkan::ComputeSlot>, stage: &smolv_runtime::vulkan::Stage<'_>) -> Result<(), Box<dyn std::error::Error>> {
     /// // SAFETY: valid SPIR-V described by its reflection; `slot` is this manager's.
     /// let target = unsafe { manager.rebuild_compute(slot, stage)? };
     /// // each frame: bind slot.pipeline(), the new one once slot.generation() >= target
-    /// # let _ = target;
     /// # Ok(())
     /// # }
     /// ```
@@ -146,35 +134,29 @@ impl PipelineManager {
         Ok(request)
     }
 
-    /// Destroys the pipelines that rebuilds have replaced so far, and
-    /// returns how many.
+    /// Destroys the pipelines that rebuilds have replaced so far, and returns how many.
     ///
     /// # Safety
-    /// No command buffer that bound a pipeline of a rebuilt slot before
-    /// this call may still be pending or recording (for example: call it
-    /// after waiting for the fences of every frame in flight, before
-    /// recording the next).
+    /// No command buffer that bound a pipeline of a rebuilt slot before this call is still pending or recording
+    /// (e.g. call it after waiting for the fences of every frame in flight).
     ///
     /// ```no_run
     /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager) {
     /// // Each frame, after waiting for the previous frames' fences:
     /// // SAFETY: no earlier command buffer is pending any more.
     /// let destroyed = unsafe { manager.retire_replaced() };
-    /// # let _ = destroyed;
     /// # }
     /// ```
     pub unsafe fn retire_replaced(&self) -> usize {
         let replaced = std::mem::take(&mut *lock(&self.retired));
         for &pipeline in &replaced {
-            // SAFETY: the slots hold newer pipelines, nothing else holds
-            // these, and the caller says the GPU is done with them.
+            // SAFETY: nothing holds these any more, and the caller says the GPU is done with them.
             unsafe { self.device.destroy_pipeline(pipeline, None) };
         }
         replaced.len()
     }
 
-    /// Refuses a program whose stages do not agree on what one hands the
-    /// next, naming the stage that changed (the reader when both did).
+    /// Refuses stages that do not agree on what one hands the next, naming the one that changed (the reader if both).
     fn check_interfaces(&self, program: &GraphicsProgram<'_>, old: &[&StageKey]) -> Result<(), VulkanError> {
         let stages = program.stages();
         let interface = |stage: &Stage<'_>| {
@@ -199,9 +181,8 @@ impl PipelineManager {
         Ok(())
     }
 
-    /// The reflections to build `program` with: a stage that [`fits`] the
-    /// same stage of the running pipeline (`old`) takes its bindings and
-    /// push constants, so that it is built into the running layout.
+    /// The reflections to build `program` with: a stage that [`fits`] the running one (`old`) takes its bindings
+    /// and push constants, so that it is built into the running layout.
     fn fitted(&self, program: &GraphicsProgram<'_>, old: &[&StageKey]) -> Vec<Reflection> {
         let stages = program.stages();
         stages
@@ -223,8 +204,7 @@ impl PipelineManager {
             .collect()
     }
 
-    /// The error for a rebuild that its pipeline cannot take: names the
-    /// first stage whose reflection changed, and how.
+    /// The error for a rebuild its pipeline cannot take, naming the first stage whose reflection changed, and how.
     fn incompatible_stages(
         &self,
         stages: &[(vk::ShaderStageFlags, &Stage<'_>)],
@@ -242,8 +222,7 @@ impl PipelineManager {
     }
 }
 
-/// Whether `new` needs nothing of the layout that `old` lacked: the same
-/// bindings or fewer, and push constants inside the old ones.
+/// Whether `new` needs no binding `old` lacked, and push constants inside the old ones.
 fn fits(new: &Reflection, old: &Reflection) -> bool {
     let bindings = new.bindings.iter().all(|b| {
         old.bindings.iter().any(|o| (o.set, o.binding, o.kind, o.count) == (b.set, b.binding, b.kind, b.count))
@@ -270,8 +249,7 @@ fn with_reflections<'a>(program: &GraphicsProgram<'a>, reflections: &'a [Reflect
     GraphicsProgram { vertex, tessellation, geometry, fragment }
 }
 
-/// What changed between two reflections that a layout or vertex input
-/// depends on, in words.
+/// What changed between two reflections that a layout or vertex input depends on, in words.
 fn reflection_change(before: &Reflection, after: &Reflection) -> Option<String> {
     let describe = |r: &Reflection| -> Vec<(u32, u32, String, u32)> {
         let mut list: Vec<_> =
@@ -281,7 +259,6 @@ fn reflection_change(before: &Reflection, after: &Reflection) -> Option<String> 
     };
     let (old, new) = (describe(before), describe(after));
     if old != new {
-        // "adds …" for the bindings of `of` that `other` lacks.
         let listed = |verb: &str, of: &[(u32, u32, String, u32)], other: &[(u32, u32, String, u32)]| {
             let list: Vec<String> = of
                 .iter()
@@ -297,8 +274,7 @@ fn reflection_change(before: &Reflection, after: &Reflection) -> Option<String> 
     if before.push_constants != after.push_constants {
         return Some("its push constants changed".to_owned());
     }
-    // By location and format: names are debug info, and a module built
-    // with them may replace one stripped of them.
+    // Not by name: names are debug info, which a rebuilt module may have and the old one not.
     let inputs = |r: &Reflection| -> Vec<(u32, u32)> { r.inputs.iter().map(|v| (v.location, v.format)).collect() };
     if inputs(before) != inputs(after) {
         return Some("its inputs changed".to_owned());

@@ -18,13 +18,12 @@ pub(super) struct GraphicsRebuild {
     pub(super) slot: Arc<PipelineSlot>,
     pub(super) request: u64,
     pub(super) key: PipelineKey,
-    /// Every stage, in pipeline order.
     pub(super) stages: Vec<OwnedStageCode>,
     /// The libraries that exist already, by part; `None`: monolithic.
     pub(super) libraries: Option<[Option<vk::Pipeline>; 4]>,
-    /// The manager's libraries, where the new ones go.
+    /// Where the new libraries go.
     pub(super) shared: Libraries,
-    /// The manager's slots, where this one is filed under `key` once it lands.
+    /// Where this slot is filed under `key` once it lands.
     pub(super) slots: Arc<Mutex<Slots>>,
     pub(super) retired: Arc<Mutex<Vec<vk::Pipeline>>>,
 }
@@ -33,8 +32,7 @@ impl GraphicsRebuild {
     /// Builds the pipeline and swaps it in, then the optimized link.
     ///
     /// # Safety
-    /// The job's code is valid SPIR-V for `device`, its handles are
-    /// `device`'s, and `cache` is null or a cache of `device`.
+    /// The job's code is valid SPIR-V for `device`, its handles are `device`'s, `cache` is null or `device`'s.
     pub(super) unsafe fn run(self, device: &ash::Device, cache: vk::PipelineCache) {
         // SAFETY: this function's contract.
         let built = unsafe { self.build(device, cache) };
@@ -49,18 +47,13 @@ impl GraphicsRebuild {
             return;
         }
         if let Some(libraries) = libraries {
-            // SAFETY: the libraries are live (they belong to the manager) and
-            // were made with this layout; this function's contract covers the
-            // rest. A failed optimized link leaves the rebuilt fast link, and
-            // `wait_optimized` reports it, as after a first build.
-            if let Err(error) = unsafe { self.slot.link_optimized(device, cache, &libraries, self.request) } {
-                self.slot.optimized_failed(self.request, error.result());
-            }
+            // SAFETY: the manager's live libraries, of this layout; this function's contract.
+            // A failed link keeps the rebuilt fast link, reported by `wait_optimized`.
+            unsafe { self.slot.link_optimized(device, cache, &libraries, self.request) };
         }
     }
 
-    /// Puts `pipeline` in the slot unless a later rebuild is there (then
-    /// destroys it); the replaced pipelines are retired.
+    /// Puts `pipeline` in the slot, retiring the replaced ones, unless a later rebuild is there (then destroys it).
     fn swap(&self, device: &ash::Device, pipeline: vk::Pipeline, monolithic: bool) -> bool {
         let mut state = lock(&self.slot.state);
         if !state.rebuilds.land(self.request) {
@@ -73,8 +66,7 @@ impl GraphicsRebuild {
         state.fast = pipeline;
         state.optimized = monolithic.then_some(pipeline);
         self.slot.current.store(pipeline.as_raw(), Ordering::Release);
-        // Re-filed with the slot's state locked, so that rebuilds re-key in
-        // the order they land.
+        // Under the slot's lock, so that rebuilds re-key in the order they land.
         let old = std::mem::replace(&mut state.key, self.key.clone());
         lock(&self.slots).rekey(&self.slot, Some(old), &self.key);
         drop(state);
@@ -114,8 +106,7 @@ impl GraphicsRebuild {
                 }
             };
         }
-        // SAFETY: the libraries were just made or are kept alive by the
-        // manager, with this layout; this function's contract covers the rest.
+        // SAFETY: libraries just made or kept by the manager, of this layout; this function's contract.
         let fast = unsafe { link(device, cache, &libraries, self.slot.layout(), false) }?;
         Ok((fast, Some(libraries)))
     }
@@ -124,8 +115,7 @@ impl GraphicsRebuild {
 /// Creates the pipeline (or library) of `parts` from `stages`.
 ///
 /// # Safety
-/// As [`GraphicsRebuild::run`]; `layout` is `device`'s (or null for parts
-/// without stages).
+/// As [`GraphicsRebuild::run`]; `layout` is `device`'s (or null for parts without stages).
 unsafe fn create(
     device: &ash::Device,
     cache: vk::PipelineCache,
@@ -135,8 +125,7 @@ unsafe fn create(
     layout: vk::PipelineLayout,
 ) -> Result<Built, VulkanError> {
     let codes: Vec<StageCode<'_>> = stages.iter().map(OwnedStageCode::borrow).collect();
-    // SAFETY: valid SPIR-V (this function's contract) of the parts' stages;
-    // the handles are `device`'s.
+    // SAFETY: this function's contract.
     unsafe { create_from_code(device, cache, parts, as_library, &codes, layout) }
 }
 

@@ -19,8 +19,8 @@ use crate::vulkan::rebuilds::Rebuilds;
 use crate::vulkan::state::GraphicsState;
 use crate::vulkan::{VulkanError, lock, wait_for};
 
-/// A fast-linked (or monolithic) pipeline at once, swapped atomically for the
-/// optimized one when its link finishes (see the [example](super::PipelineManager#example)).
+/// A fast-linked (or monolithic) pipeline, swapped atomically for the optimized one when its link finishes (see the
+/// [example](super::PipelineManager#example)).
 ///
 /// ```no_run
 /// # use ash::vk;
@@ -32,12 +32,11 @@ use crate::vulkan::{VulkanError, lock, wait_for};
 /// ```
 #[derive(Debug)]
 pub struct PipelineSlot {
-    /// The pipeline to bind now, readable without a lock every draw.
+    /// The pipeline to bind now, read without a lock.
     pub(super) current: AtomicU64,
-    /// The program's layouts; a rebuild keeps them.
     pub(super) program_layout: ProgramLayout,
     pub(super) state: Mutex<SlotState>,
-    /// Signalled when the optimized pipeline lands, or its link fails.
+    /// Signalled when the optimized link lands or fails.
     pub(super) optimized_landed: Condvar,
 }
 
@@ -48,9 +47,8 @@ pub(super) struct SlotState {
     /// The optimized pipeline once linked (`fast` for monolithic pipelines).
     pub(super) optimized: Option<vk::Pipeline>,
     pub(super) rebuilds: Rebuilds,
-    /// Why the optimized link failed, with the rebuild generation it was for.
+    /// The rebuild generation whose optimized link failed, and why.
     pub(super) link_failure: Option<(u64, vk::Result)>,
-    /// What the pipeline the slot holds is made of.
     pub(super) key: PipelineKey,
     pub(super) graphics: GraphicsState,
 }
@@ -86,41 +84,36 @@ impl PipelineSlot {
         held
     }
 
-    /// Links `libraries` optimized for rebuild `request` (0: the first build)
-    /// and swaps the result in, unless the slot moved on or has one.
+    /// Links `libraries` optimized for rebuild `request` (0: the first build) and swaps the result in, unless the
+    /// slot moved on or has one; a failure is kept for [`wait_optimized`](Self::wait_optimized).
     ///
     /// # Safety
-    /// `libraries` are live libraries of `device` made with the slot's
-    /// layout; `cache` is null or a cache of `device`.
+    /// `libraries` are live libraries of `device` made with the slot's layout; `cache` is null or `device`'s.
     pub(super) unsafe fn link_optimized(
         &self,
         device: &ash::Device,
         cache: vk::PipelineCache,
         libraries: &[vk::Pipeline; 4],
         request: u64,
-    ) -> Result<(), VulkanError> {
+    ) {
         // SAFETY: this function's contract.
-        let optimized = unsafe { link(device, cache, libraries, self.layout(), true) }?;
+        let linked = unsafe { link(device, cache, libraries, self.layout(), true) };
         let mut state = lock(&self.state);
-        if state.rebuilds.generation != request || state.optimized.is_some() {
-            drop(state);
-            // SAFETY: a later rebuild is in the slot; this link was never handed out.
-            unsafe { device.destroy_pipeline(optimized, None) };
-            return Ok(());
-        }
-        state.optimized = Some(optimized);
-        state.link_failure = None;
-        self.current.store(optimized.as_raw(), Ordering::Release);
-        drop(state);
-        self.optimized_landed.notify_all();
-        Ok(())
-    }
-
-    /// Records that the optimized link for rebuild `request` failed.
-    pub(super) fn optimized_failed(&self, request: u64, result: vk::Result) {
-        let mut state = lock(&self.state);
-        if state.rebuilds.generation == request && state.optimized.is_none() {
-            state.link_failure = Some((request, result));
+        let wanted = state.rebuilds.generation == request && state.optimized.is_none();
+        match linked {
+            Ok(optimized) if !wanted => {
+                drop(state);
+                // SAFETY: a later rebuild is in the slot; this link was never handed out.
+                unsafe { device.destroy_pipeline(optimized, None) };
+                return;
+            }
+            Ok(optimized) => {
+                state.optimized = Some(optimized);
+                state.link_failure = None;
+                self.current.store(optimized.as_raw(), Ordering::Release);
+            }
+            Err(error) if wanted => state.link_failure = Some((request, error.result())),
+            Err(_) => {}
         }
         drop(state);
         self.optimized_landed.notify_all();
@@ -131,7 +124,6 @@ impl PipelineSlot {
     /// ```no_run
     /// # fn example(slot: &smolv_runtime::vulkan::PipelineSlot) {
     /// let pipeline = slot.current(); // read again every frame
-    /// # let _ = pipeline;
     /// # }
     /// ```
     pub fn current(&self) -> vk::Pipeline {
@@ -143,19 +135,17 @@ impl PipelineSlot {
     /// ```no_run
     /// # fn example(slot: &smolv_runtime::vulkan::PipelineSlot) {
     /// let label = if slot.is_optimized() { "optimized" } else { "fast link" };
-    /// # let _ = label;
     /// # }
     /// ```
     pub fn is_optimized(&self) -> bool {
         lock(&self.state).optimized.is_some()
     }
 
-    /// Waits at most `timeout` for the optimized pipeline: `Ok(true)` once
-    /// it is [`current`](Self::current), `Ok(false)` if `timeout` passed first.
+    /// Waits at most `timeout` for the optimized pipeline: `Ok(true)` once it is [`current`](Self::current),
+    /// `Ok(false)` if `timeout` passed first.
     ///
     /// # Errors
-    /// [`VulkanError::Call`] when the background link failed: the slot
-    /// keeps the fast-linked pipeline for good.
+    /// [`VulkanError::Call`] when the background link failed: the slot keeps the fast link for good.
     ///
     /// ```no_run
     /// # fn example(slot: &smolv_runtime::vulkan::PipelineSlot) -> Result<(), smolv_runtime::vulkan::VulkanError> {
@@ -196,7 +186,6 @@ impl PipelineSlot {
     /// use smolv_runtime::vulkan::descriptors;
     /// // SAFETY: `pool` is a pool of `device`, the manager's device, used by this thread only.
     /// let set = unsafe { descriptors::allocate(device, pool, slot.program_layout(), 0)? };
-    /// # let _ = set;
     /// # Ok(())
     /// # }
     /// ```
@@ -204,19 +193,15 @@ impl PipelineSlot {
         &self.program_layout
     }
 
-    /// Records `vkCmdPushConstants` of `block` (the block's bytes from its
-    /// offset 0: the generated type's `as_bytes()`): the part the program's
-    /// merged range covers, with the flags of every stage that reads it, as
-    /// Vulkan wants them (`VUID-vkCmdPushConstants-offset-01795`, `-01796`).
+    /// Records `vkCmdPushConstants` of `block` (from offset 0: the generated type's `as_bytes()`) for each of the
+    /// program's ranges, with the flags of every stage reading it (`VUID-vkCmdPushConstants-offset-01795`, `-01796`).
     ///
     /// # Errors
-    /// [`VulkanError::PushConstantsTooShort`] where `block` ends before the
-    /// range does (by more than the padding to a whole word).
+    /// [`VulkanError::PushConstantsTooShort`] where `block` ends before a range does (beyond a word's padding).
     ///
     /// # Safety
-    /// `device` is the manager's device, `cmd` a command buffer of it in
-    /// the recording state, and the manager that made this slot is alive
-    /// (it owns the pipeline layout the constants are pushed with).
+    /// - `device` is the manager's device, `cmd` a command buffer of it in the recording state;
+    /// - the manager that made this slot (and owns its layout) is alive.
     ///
     /// ```no_run
     /// # use ash::vk;
@@ -235,15 +220,13 @@ impl PipelineSlot {
     ) -> Result<(), VulkanError> {
         for range in &self.program_layout.push_constants {
             let words = push_constant_words(block, range)?;
-            // SAFETY: the caller's contract; the offset, size and flags are
-            // the layout's own range.
+            // SAFETY: the caller's contract; offset, size and flags are the layout's own range.
             unsafe { device.cmd_push_constants(cmd, self.layout(), range.stage_flags, range.offset, &words) };
         }
         Ok(())
     }
 
-    /// How many rebuilds have been swapped in (see
-    /// [`PipelineManager::rebuild`](super::PipelineManager::rebuild)).
+    /// How many rebuilds have been swapped in (see [`PipelineManager::rebuild`](super::PipelineManager::rebuild)).
     ///
     /// ```no_run
     /// # fn example(slot: &smolv_runtime::vulkan::PipelineSlot, target: u64) {
@@ -270,8 +253,7 @@ impl PipelineSlot {
         lock(&self.state).rebuilds.ready_at
     }
 
-    /// The error of the latest rebuild, if it failed on the worker (the
-    /// slot keeps its previous pipeline).
+    /// The error of the latest rebuild, if it failed on the worker (the slot keeps its previous pipeline).
     ///
     /// ```no_run
     /// # fn example(slot: &smolv_runtime::vulkan::PipelineSlot) {
@@ -306,8 +288,7 @@ fn push_constant_words<'a>(block: &'a [u8], range: &vk::PushConstantRange) -> Re
     Ok(Cow::Owned(words))
 }
 
-/// A manager's slots, each filed under what its pipeline is made of; and the
-/// rebuilt ones whose new key another slot had, kept for their pipelines.
+/// A manager's slots by what their pipelines are made of; `orphans`: rebuilt ones whose new key another slot had.
 pub(super) struct Filed<K, S> {
     pub(super) by_key: HashMap<K, Arc<S>>,
     pub(super) orphans: Vec<Arc<S>>,
@@ -320,13 +301,11 @@ impl<K, S> Default for Filed<K, S> {
 }
 
 impl<K: Clone + Eq + Hash, S> Filed<K, S> {
-    /// The key `slot` is filed under.
     pub(super) fn key_of(&self, slot: &Arc<S>) -> Option<K> {
         self.by_key.iter().find(|(_, s)| Arc::ptr_eq(s, slot)).map(|(k, _)| k.clone())
     }
 
-    /// Files `slot` under `new` instead of `old` (`None`: wherever it is
-    /// filed), once a rebuild's pipeline lands.
+    /// Files `slot` under `new` instead of `old` (`None`: wherever it is filed), once a rebuild lands.
     pub(super) fn rekey(&mut self, slot: &Arc<S>, old: Option<K>, new: &K) {
         let old = old.or_else(|| self.key_of(slot));
         if old.as_ref() == Some(new) {
@@ -345,9 +324,7 @@ impl<K: Clone + Eq + Hash, S> Filed<K, S> {
     }
 }
 
-/// The graphics slots, by the four parts of their pipelines.
 pub(super) type Slots = Filed<PipelineKey, PipelineSlot>;
-/// The compute slots, by the stage of their pipelines.
 pub(super) type ComputeSlots = Filed<StageKey, ComputeSlot>;
 
 #[cfg(test)]

@@ -1,5 +1,4 @@
-//! The code each stage gives the driver: spec constants folded in ahead or
-//! left to the driver, and counts of which path each stage took.
+//! The code each stage gives the driver (spec constants folded ahead or left to it), and counts of each path.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
@@ -12,8 +11,8 @@ use smolv_codec::specialize::{Analysis, SpecializeError, Specializer, Value};
 /// The SPIR-V a stage gives the driver, and the values left for it.
 pub(super) type StageCodeAndValues<'s> = (Cow<'s, [u32]>, &'s [(u32, Value)]);
 
-/// Why a stage that [`specialize_ahead`](super::PipelineOptions#structfield.specialize_ahead)
-/// would have folded went to the driver with its values instead.
+/// Why a stage that [`specialize_ahead`](super::PipelineOptions#structfield.specialize_ahead) would have folded
+/// went to the driver with its values instead.
 ///
 /// ```
 /// use smolv_runtime::vulkan::FallbackReason;
@@ -25,8 +24,7 @@ pub enum FallbackReason {
     /// [`Specializer::analyze`] refused the module (malformed, or too large).
     #[error("the specializer cannot analyze the module")]
     Unanalyzable,
-    /// A value names a spec id the module does not declare, which the driver
-    /// ignores and the specializer refuses ([`SpecializeError::UnknownSpecId`]).
+    /// A value names a spec id the module does not declare ([`SpecializeError::UnknownSpecId`]).
     #[error("a value names a spec constant the module does not declare")]
     UnknownSpecId,
     /// [`Analysis::specialize`] refused the values for another reason.
@@ -35,7 +33,6 @@ pub enum FallbackReason {
 }
 
 impl FallbackReason {
-    /// The reason for a fold that `error` stopped.
     fn of(error: &SpecializeError) -> Self {
         match error {
             SpecializeError::UnknownSpecId(_) => Self::UnknownSpecId,
@@ -44,9 +41,8 @@ impl FallbackReason {
     }
 }
 
-/// Which path the spec-constant values of the stages a manager built took
-/// ([`PipelineManager::specialization_counts`](super::PipelineManager::specialization_counts)):
-/// a stage with values counts each time its code is prepared, one without nowhere.
+/// Which path the spec-constant values of the stages a manager prepared took
+/// ([`PipelineManager::specialization_counts`](super::PipelineManager::specialization_counts)).
 ///
 /// ```
 /// use smolv_runtime::vulkan::{FallbackReason, SpecializationCounts};
@@ -56,13 +52,11 @@ impl FallbackReason {
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SpecializationCounts {
-    /// Stages whose values smolv's specializer folded into the SPIR-V
-    /// ([`specialize_ahead`](super::PipelineOptions#structfield.specialize_ahead)).
+    /// Stages whose values smolv's specializer folded into the SPIR-V.
     pub folded: usize,
     /// Stages whose values went to the driver, fall-backs included.
     pub driver: usize,
-    /// The fall-backs among [`driver`](Self::driver), by reason (empty
-    /// without `specialize_ahead`).
+    /// The fall-backs among [`driver`](Self::driver), by reason (empty without `specialize_ahead`).
     pub fallbacks: BTreeMap<FallbackReason, usize>,
 }
 
@@ -86,14 +80,12 @@ impl StageCoder {
         Self { specialize_ahead, analyses: Mutex::default(), counts: Mutex::default() }
     }
 
-    /// What the stages prepared so far took.
     pub(super) fn counts(&self) -> SpecializationCounts {
         lock(&self.counts).clone()
     }
 
-    /// The SPIR-V to give the driver and the values left for it: specialized
-    /// ahead with none left where configured and possible, else as it is
-    /// (a fall-back, counted). `code_id` is the module's interned number.
+    /// The SPIR-V to give the driver and the values left for it: specialized ahead where configured and possible,
+    /// else as it is. `code_id` is the module's interned number.
     ///
     /// # Errors
     /// [`VulkanError::Specialize`] when folding makes an array length below 1.
@@ -124,7 +116,6 @@ impl StageCoder {
         Ok(as_is)
     }
 
-    /// The stage's specializer analysis, made on first use.
     fn analysis(&self, code_id: usize, stage: &Stage<'_>) -> Option<Arc<Analysis>> {
         if let Some(cached) = lock(&self.analyses).get(&code_id) {
             return cached.clone();

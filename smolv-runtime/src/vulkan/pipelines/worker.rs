@@ -11,7 +11,6 @@ use super::slot::PipelineSlot;
 use crate::vulkan::compute::{ComputeJob, ComputeSlot};
 use crate::vulkan::lock;
 
-/// Work for the background workers.
 pub(super) enum Job {
     /// Link the libraries optimized and swap the result in.
     Link { slot: Arc<PipelineSlot>, libraries: [vk::Pipeline; 4], request: u64 },
@@ -27,16 +26,12 @@ pub(super) enum Job {
 
 impl Job {
     /// # Safety
-    /// The handles in the job are valid on `device` and `cache` is null or
-    /// a cache of it; a compute job's code is valid SPIR-V.
+    /// The job's handles are `device`'s, `cache` is null or `device`'s, and its code is valid SPIR-V.
     pub(super) unsafe fn run(self, device: &ash::Device, cache: vk::PipelineCache) {
         match self {
             Self::Link { slot, libraries, request } => {
-                // SAFETY: this function's contract; the libraries were made
-                // with the slot's layout.
-                if let Err(error) = unsafe { slot.link_optimized(device, cache, &libraries, request) } {
-                    slot.optimized_failed(request, error.result());
-                }
+                // SAFETY: this function's contract; the libraries have the slot's layout.
+                unsafe { slot.link_optimized(device, cache, &libraries, request) };
             }
             Self::Compute { slot, job } => {
                 // SAFETY: this function's contract.
@@ -52,8 +47,7 @@ impl Job {
     }
 }
 
-/// The jobs waiting: the urgent ones (what a caller may wait for) before
-/// the optimized links, which only improve a working pipeline.
+/// The jobs waiting: the urgent ones (what a caller may wait for) before the optimized links.
 #[derive(Default)]
 struct Queue {
     urgent: VecDeque<Job>,
@@ -70,7 +64,6 @@ impl Queue {
     }
 }
 
-/// The queue and its signal, shared with the worker threads.
 #[derive(Default)]
 struct Shared {
     queue: Mutex<Queue>,
@@ -95,13 +88,11 @@ pub(super) struct Workers {
 }
 
 impl Workers {
-    /// Starts `count` workers (at least one) named `smolv-pipelines`,
-    /// running jobs on `device` through `cache`.
+    /// Starts `count` workers (at least one).
     ///
     /// # Safety
-    /// `cache` is null or a cache of `device`; every job queued holds
-    /// handles of `device` that stay valid until [`stop`](Self::stop)
-    /// returns, and valid SPIR-V.
+    /// `cache` is null or `device`'s; every job queued holds valid SPIR-V and handles of `device` valid until
+    /// [`stop`](Self::stop) returns.
     pub(super) unsafe fn start(device: &ash::Device, cache: vk::PipelineCache, count: usize) -> Self {
         let shared = Arc::new(Shared::default());
         let threads = (0..count.max(1))
@@ -109,8 +100,7 @@ impl Workers {
                 lock(&shared.queue).alive += 1;
                 let alive = Alive(Arc::clone(&shared));
                 let device = device.clone();
-                // A refused thread is a worker less; with none, `submit`
-                // runs jobs on the caller's thread.
+                // A refused thread is a worker less; with none, `submit` runs jobs on the caller's thread.
                 std::thread::Builder::new()
                     .name("smolv-pipelines".to_owned())
                     .spawn(move || {
@@ -120,8 +110,7 @@ impl Workers {
                             let queued = alive.0.queued.wait_while(lock(&alive.0.queue), idle);
                             // Empty only once closed.
                             let Some(job) = queued.unwrap_or_else(PoisonError::into_inner).pop() else { return };
-                            // SAFETY: the contract of `start`: the jobs' handles
-                            // stay valid until `stop` has joined this thread.
+                            // SAFETY: `start`'s contract: valid until `stop` has joined this thread.
                             unsafe { job.run(&device, cache) };
                         }
                     })
@@ -161,7 +150,7 @@ impl Workers {
         for thread in self.threads.drain(..) {
             let _ = thread.join();
         }
-        // Jobs no worker took go now, before the manager destroys what they hold.
+        // Jobs no worker took are dropped before the manager destroys what they hold.
         let mut queue = lock(&self.shared.queue);
         let left = (std::mem::take(&mut queue.urgent), std::mem::take(&mut queue.links));
         drop(queue);

@@ -7,8 +7,7 @@ use super::error::RecordingError;
 #[derive(Default)]
 pub(super) struct Writer(pub(super) Vec<u8>);
 
-/// The integers of these types, little-endian, by the [`Writer`] and
-/// [`Reader`] methods of their names.
+/// Little-endian integers, by the [`Writer`] and [`Reader`] methods of their types' names.
 macro_rules! integers {
     ($($ty:ident),*) => {
         impl Writer {

@@ -1,7 +1,6 @@
-//! Pipelines ready before the first frame that needs them: record which
-//! pipelines a game asks for ([`recorder`]), ship the [`recording`] (or
-//! embed it: [`include_pipelines!`](crate::include_pipelines)), and
-//! [`replay`] it on a loading screen (`docs/warmup.md`).
+//! Pipelines ready before the first frame that needs them: record which pipelines a game asks for ([`recorder`]),
+//! ship the [`recording`] (or [`include_pipelines!`](crate::include_pipelines) it), and [`replay`] it on a loading
+//! screen (`docs/warmup.md`).
 
 mod codec;
 mod error;
@@ -15,10 +14,8 @@ pub use recorder::Recorder;
 pub use recording::{RecordedKind, RecordedPipeline, RecordedStage, Recording, ShaderChange};
 pub use replay::{Replay, ReplayBudget, ReplayProgress, ReplayShader};
 
-/// Embeds a pipeline recording (a `.smolvpso` file) in the binary and reads
-/// it with [`Recording::from_bytes`]: a `Result<Recording, RecordingError>`.
-/// The path is as for [`include_bytes!`]; a file that is not a recording of
-/// this format version is a compile error.
+/// Embeds a pipeline recording (a `.smolvpso` file) in the binary and reads it with [`Recording::from_bytes`].
+/// The path is as for [`include_bytes!`]; a file that is not a recording of this format version does not compile.
 ///
 /// ```
 /// # fn main() -> Result<(), smolv_runtime::vulkan::warmup::RecordingError> {

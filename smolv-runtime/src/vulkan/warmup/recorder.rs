@@ -1,5 +1,4 @@
-//! Recording at the cost of a lookup: an entry per pipeline, the first
-//! time the game asks for it.
+//! Recording at the cost of a lookup: an entry per pipeline, the first time the game asks for it.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
@@ -12,9 +11,9 @@ use crate::vulkan::lock;
 use crate::vulkan::pipelines::Stage;
 use crate::vulkan::state::GraphicsState;
 
-/// Records the pipelines a manager is asked for ([`PipelineManager::recorder`](crate::vulkan::PipelineManager::recorder)):
-/// name the shaders ([`name_shader`](Self::name_shader)), set scopes, and
-/// take the [`recording`](Self::recording) when the run ends.
+/// Records the pipelines a manager is asked for
+/// ([`PipelineManager::recorder`](crate::vulkan::PipelineManager::recorder)): name the shaders
+/// ([`name_shader`](Self::name_shader)), set scopes, take the [`recording`](Self::recording).
 ///
 /// ```
 /// use smolv_runtime::vulkan::warmup::Recorder;
@@ -33,8 +32,7 @@ struct Inner {
     /// Each named shader's name, by its SPIR-V words (the last name wins).
     names: HashMap<Vec<u32>, String>,
     scope: Option<String>,
-    /// The slots already recorded, by address (the manager keeps every slot,
-    /// so an address is never reused).
+    /// The slots recorded, by address (never reused: the manager keeps every slot).
     seen: HashSet<usize>,
     entries: Vec<RecordedPipeline>,
 }
@@ -51,8 +49,7 @@ impl Recorder {
         Self { start: Instant::now(), inner: Mutex::default() }
     }
 
-    /// Names the shader whose SPIR-V is `spirv`, as the game loads it again
-    /// on replay.
+    /// Names the shader whose SPIR-V is `spirv`, as the game loads it again on replay.
     pub fn name_shader(&self, name: &str, spirv: &[u32]) {
         lock(&self.inner).names.insert(spirv.to_vec(), name.to_owned());
     }
@@ -77,8 +74,7 @@ impl Recorder {
         Recording { entries: lock(&self.inner).entries.clone(), skipped: 0 }
     }
 
-    /// Notes that `slot` (its address) was handed out for `stages` (and
-    /// `state`, for graphics), the first time only.
+    /// Notes that `slot` (its address) was handed out for `stages` (and `state`, for graphics), the first time only.
     pub(crate) fn note(
         &self,
         slot: usize,

@@ -1,5 +1,4 @@
-//! The recording: which pipelines a game asked for, in a versioned,
-//! deterministic file. The layout (little-endian):
+//! The recording: which pipelines a game asked for, in a versioned, deterministic file (little-endian):
 //!
 //! | bytes | what |
 //! |---|---|
@@ -9,9 +8,8 @@
 //! | 32 | BLAKE3 of everything after it |
 //! | … | per entry: a 4-byte length (at most 1 MiB), then the entry |
 //!
-//! A file with another magic or version, a wrong checksum or bad framing
-//! is refused whole; an entry that does not read is skipped and counted in
-//! [`Recording::skipped`].
+//! A file with another magic or version, a wrong checksum or bad framing is refused whole; an entry that does
+//! not read is skipped and counted in [`Recording::skipped`].
 
 use std::collections::BTreeMap;
 
@@ -51,13 +49,11 @@ fn interface_hash(reflection: &Reflection) -> [u8; 32] {
 pub struct RecordedStage {
     /// The Vulkan stage (`VK_SHADER_STAGE_*_BIT`).
     pub stage: vk::ShaderStageFlags,
-    /// The shader's name (`sprite.frag@additive`) as the game named it to
-    /// the [`Recorder`](super::Recorder); empty when it did not.
+    /// The name the game gave the shader (`sprite.frag@additive`) with the [`Recorder`](super::Recorder), or empty.
     pub name: String,
     /// BLAKE3 of the SPIR-V words (little-endian bytes).
     pub code_hash: [u8; 32],
-    /// BLAKE3 of the stage's reflection: a changed module with the same
-    /// one is rebuilt on replay, one with another is dropped.
+    /// BLAKE3 of the stage's reflection: a changed module with the same one is rebuilt on replay, else dropped.
     pub interface_hash: [u8; 32],
     /// The spec-constant values, `(constant id, value)`.
     pub specialization: Vec<(u32, Value)>,
@@ -160,8 +156,7 @@ impl RecordedPipeline {
         }
     }
 
-    /// The bytes that make the entry what it is, without when, where and
-    /// how often it was used.
+    /// The bytes that make the entry what it is, without when, where and how often it was used.
     fn identity(&self) -> Writer {
         let mut w = Writer::default();
         w.u8(match self.kind {
@@ -247,8 +242,7 @@ impl Recording {
         out.0
     }
 
-    /// Reads a recording, refusing a foreign, other-version, corrupt or
-    /// truncated file, and skipping entries that do not read.
+    /// Reads a recording, skipping entries that do not read.
     ///
     /// # Errors
     /// See [`RecordingError`].
@@ -303,9 +297,8 @@ impl Recording {
         std::fs::rename(&partial, path).map_err(|e| io_error(path, &e))
     }
 
-    /// Several runs' recordings as one: each pipeline once, with the sum of
-    /// its uses and its earliest rank, time and scope, in that order (not
-    /// depending on the order of `recordings`).
+    /// Several runs' recordings as one: each pipeline once, with the sum of its uses and its earliest rank, time and
+    /// scope, in that order (whatever the order of `recordings`).
     ///
     /// ```
     /// use smolv_runtime::vulkan::warmup::Recording;
@@ -392,8 +385,7 @@ fn read_entry(r: &mut Reader<'_>, start: usize) -> Result<RecordedPipeline, Reco
     let stages = (0..count).map(|_| read_stage(r)).collect::<Result<Vec<_>, _>>()?;
     let kind = match (kind, stages.len()) {
         (0, 2..) => {
-            // Vertex … fragment, each stage once, in pipeline order (the
-            // stage bits rise), and only the vertex pipeline's.
+            // Vertex … fragment, each stage once, in pipeline order (the stage bits rise).
             let graphics = stages.iter().all(|s| vk::ShaderStageFlags::ALL_GRAPHICS.contains(s.stage));
             let rising = stages.windows(2).all(|pair| pair[0].stage.as_raw() < pair[1].stage.as_raw());
             let ends = (stages[0].stage, stages[stages.len() - 1].stage);

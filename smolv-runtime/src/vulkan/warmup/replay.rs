@@ -34,9 +34,8 @@ pub struct ReplayShader {
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct ReplayBudget {
-    /// How many of the manager's
-    /// [`workers`](crate::vulkan::PipelineOptions#structfield.workers) build
-    /// the replay's pipelines (at least 1; default 1).
+    /// How many of the manager's [`workers`](crate::vulkan::PipelineOptions#structfield.workers) build the
+    /// replay's pipelines (at least 1; default 1).
     pub threads: usize,
     /// After this long, no new pipeline is started (default: no limit).
     pub time: Option<Duration>,
@@ -88,15 +87,13 @@ pub struct ReplayProgress {
     pub total: usize,
     /// Entries built with a changed shader whose interface still matched.
     pub rebuilt: usize,
-    /// Entries dropped up front: a shader the game no longer has, or one
-    /// whose interface changed.
+    /// Entries dropped up front: a shader the game no longer has, or whose interface changed.
     pub dropped: usize,
     /// Entries whose build failed (the game builds them when it asks).
     pub failed: usize,
     /// Entries not started: cancelled, or past the time budget.
     pub abandoned: usize,
-    /// Per scope (`None`: entries without one), `(scope, finished, total)`,
-    /// `finished` counting entries built, failed or abandoned.
+    /// Per scope (`None`: entries without one), `(scope, finished, total)`; finished: built, failed or abandoned.
     pub scopes: Vec<(Option<String>, usize, usize)>,
 }
 
@@ -106,7 +103,6 @@ impl ReplayProgress {
         self.done + self.failed + self.abandoned >= self.total
     }
 
-    /// Counts one entry of `scope` as finished.
     fn scope_finished(&mut self, scope: Option<&str>) {
         if let Some(entry) = self.scopes.iter_mut().find(|(s, ..)| s.as_deref() == scope) {
             entry.1 += 1;
@@ -126,8 +122,7 @@ struct Job {
 
 /// What the replay's share of the workers works through.
 struct Shared {
-    /// Weak: a worker must never hold the last reference to the manager,
-    /// which joins its workers when dropped. [`Replay`] holds a strong one.
+    /// Weak: a worker must never drop the manager, which joins its workers ([`Replay`] holds a strong one).
     manager: Weak<PipelineManager>,
     shaders: Vec<ReplayShader>,
     queue: Mutex<VecDeque<Job>>,
@@ -146,8 +141,7 @@ struct Pumps {
     cancelled: bool,
 }
 
-/// A replay in progress: see [`start`](Self::start). Dropping it cancels
-/// what has not started and waits for what has.
+/// A replay in progress: see [`start`](Self::start). Dropping it cancels what has not started and waits for what has.
 pub struct Replay {
     shared: Arc<Shared>,
     /// Keeps the manager, and so its workers, alive while pumps run.
@@ -160,8 +154,7 @@ impl std::fmt::Debug for Replay {
     }
 }
 
-/// The index of a recorded stage's shader now, and whether its code
-/// changed; `None` when it is gone or its interface changed.
+/// The index of a recorded stage's shader now, and whether its code changed; `None`: gone, or another interface.
 fn resolve(
     stage: &RecordedStage,
     shaders: &mut Vec<ReplayShader>,
@@ -179,17 +172,15 @@ fn resolve(
 }
 
 impl Replay {
-    /// Starts building the pipelines of `recording` on `budget.threads` of
-    /// `manager`'s workers, `budget.scopes_first` first, then in first-use
-    /// order, and returns at once (without workers, once all are built).
-    /// `find` gives the game's shader for each recorded name, once per name:
-    /// an entry whose shader is gone or has another interface is dropped.
+    /// Starts building the pipelines of `recording` on `budget.threads` of `manager`'s workers, `budget.scopes_first`
+    /// first, then in first-use order, and returns at once (without workers, once all are built). `find` gives the
+    /// game's shader for each recorded name, once per name: an entry whose shader is gone or changed its interface
+    /// is dropped.
     ///
     /// # Safety
-    /// As [`PipelineManager::get_program_pipeline`] for every entry: the
-    /// shaders `find` gives are valid SPIR-V described by their
-    /// reflections, and the recording's states are valid for the device
-    /// (a recording from elsewhere can name formats the device lacks).
+    /// As [`PipelineManager::get_program_pipeline`] for every entry:
+    /// - the shaders `find` gives are valid SPIR-V described by their reflections;
+    /// - the recording's states are valid for the device (one from elsewhere can name formats it lacks).
     pub unsafe fn start(
         manager: Arc<PipelineManager>,
         recording: &Recording,
@@ -255,8 +246,7 @@ impl Replay {
         lock(&self.shared.progress).clone()
     }
 
-    /// Waits at most `timeout` for every pipeline of `scope` (`None`: those
-    /// without one) to be finished; whether they are.
+    /// Waits at most `timeout` for every pipeline of `scope` (`None`: those without one); whether they finished.
     pub fn wait_scope(&self, scope: Option<&str>, timeout: Duration) -> bool {
         self.wait_until(timeout, |p| {
             p.finished()
@@ -283,8 +273,7 @@ impl Replay {
 impl Drop for Replay {
     fn drop(&mut self) {
         self.cancel();
-        // Queued pumps see the cancel; running ones finish first. Only then
-        // may the manager go with `_manager`.
+        // Running pumps finish before `_manager` may drop the manager; queued ones see the cancel.
         let running = self.shared.pumps_changed.wait_while(lock(&self.shared.pumps), |pumps| pumps.running > 0);
         drop(running.unwrap_or_else(PoisonError::into_inner));
     }
@@ -322,9 +311,8 @@ impl Shared {
         self.changed.notify_all();
     }
 
-    /// One turn of a worker: builds the next entry, then queues the next
-    /// turn behind what was queued meanwhile, so that the replay never
-    /// holds the workers for long. Without workers it builds every entry.
+    /// One turn of a worker: builds the next entry, then queues the next turn behind what was queued meanwhile, so
+    /// that the replay never holds the workers for long. Without workers it builds every entry.
     ///
     /// # Safety
     /// The contract of [`Replay::start`].
