@@ -9,8 +9,8 @@ use super::modules::{OwnedStageCode, ShaderModules};
 use super::rebuilds::Rebuilds;
 use super::{VulkanError, check, lock};
 
-/// A compute pipeline, ready now or being created in the background (see
-/// [`PipelineManager::request_compute`](super::PipelineManager::request_compute)).
+/// A compute pipeline, ready or being created in the background
+/// ([`PipelineManager::request_compute`](super::PipelineManager::request_compute)).
 ///
 /// ```no_run
 /// # use ash::vk;
@@ -132,9 +132,8 @@ impl ComputeSlot {
         lock(&self.rebuilds).failure("vkCreateComputePipelines (rebuild)")
     }
 
-    /// Puts rebuild `request`'s `pipeline` in if it is newer than the slot's,
-    /// then calls `landed` (in landing order): returns the pipeline it
-    /// replaced, or gives `pipeline` back when a later rebuild is in.
+    /// Puts `pipeline` in if `request` is newer, then calls `landed`; returns what it
+    /// replaced, or `pipeline` back when a later rebuild is in.
     pub(crate) fn swap(
         &self,
         request: u64,
@@ -165,11 +164,8 @@ pub(crate) struct ComputeJob {
 }
 
 impl ComputeJob {
-    /// Creates the pipeline.
-    ///
     /// # Safety
-    /// The code is valid SPIR-V for `device`, described by the reflection,
-    /// and the layout and cache are valid handles of `device` (or a null cache).
+    /// The code is valid SPIR-V for `device`; the layout and (non-null) cache are `device`'s.
     pub(crate) unsafe fn create(
         &self,
         device: &ash::Device,

@@ -106,8 +106,7 @@ pub use state::{
     VertexInput,
 };
 
-/// The ash this layer is built on (0.38): use it, so that the `vk` types
-/// match the layer's.
+/// The ash (0.38) this layer is built on, so that the `vk` types match.
 ///
 /// ```
 /// use smolv_runtime::vulkan::ash::vk;
@@ -246,8 +245,7 @@ pub enum VulkanError {
     /// More specialization data than `VkSpecializationInfo` can address.
     #[error("{0} specialization constants are more than a VkSpecializationInfo can hold")]
     TooManySpecConstants(usize),
-    /// State, a stage or a shader capability that needs a feature (or
-    /// extension, version, subgroup operation) not enabled.
+    /// State, a stage or a shader capability needing a feature (or extension, …) not enabled.
     #[error(
         "{}{state} needs {structure}::{feature}; enable it on the device (where it has it) and in \
          PipelineOptions::features (DeviceFeatures), or leave it out{}{}",
@@ -382,8 +380,7 @@ pub(crate) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, 
     mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// Waits on `changed` until `done` gives a value for what `guard` guards,
-/// for at most `timeout`; `None` if `timeout` passed first.
+/// Waits on `changed` until `done` gives a value, for at most `timeout`.
 pub(crate) fn wait_for<T, R>(
     changed: &std::sync::Condvar,
     mut guard: std::sync::MutexGuard<'_, T>,

@@ -9,8 +9,7 @@ use smolv_format::spirv::{self, Decoration, Op};
 use super::VulkanError;
 use smolv_codec::specialize::{Scalar, Value, describe_type, fit_value};
 
-/// The scalar type of every specialization constant of `spirv`, by SpecId
-/// (of a damaged module, those found before the damage).
+/// The scalar type of every specialization constant of `spirv`, by SpecId.
 fn spec_constant_types(spirv: &[u32]) -> HashMap<u32, Scalar> {
     let mut spec_ids = HashMap::new(); // result id -> SpecId
     let mut types = HashMap::new(); // type id -> scalar
@@ -42,8 +41,7 @@ fn spec_constant_types(spirv: &[u32]) -> HashMap<u32, Scalar> {
     constants.into_iter().filter_map(|(result, ty)| Some((*spec_ids.get(&result)?, *types.get(&ty)?))).collect()
 }
 
-/// `value` for a constant of type `ty`: its size in bytes and its bits,
-/// or an error when it does not fit (nothing is truncated).
+/// `value` for a constant of type `ty`: its size and bits, or an error if it does not fit.
 fn encode(id: u32, value: Value, ty: Option<Scalar>) -> Result<(u32, u64), VulkanError> {
     let Some(ty) = ty else {
         // No such constant (optimized away?): the driver ignores the entry.
