@@ -1,5 +1,4 @@
-//! A `VkPipelineCache` persisted to a file, behind a checked header: drivers
-//! need not survive initial data other than what they returned.
+//! A `VkPipelineCache` persisted to a file, behind a checked header.
 
 use std::path::{Path, PathBuf};
 
@@ -8,8 +7,7 @@ use ash::vk;
 use super::{VulkanError, check};
 use crate::pipeline_cache_file::{self as file, CacheLoad, CacheRejected, Format};
 
-/// A pipeline cache kept in a file between runs: used only when whole and
-/// written for this device, else ignored ([`CacheLoad::Ignored`]); saved atomically.
+/// A pipeline cache kept in a file: used only if whole and for this device ([`CacheLoad`]).
 ///
 /// ```no_run
 /// # fn example(device: ash::Device, properties: &ash::vk::PhysicalDeviceProperties) -> Result<(), Box<dyn std::error::Error>> {
@@ -97,7 +95,6 @@ impl PipelineCacheFile {
     /// // pipeline creation uses the cache after it is dropped.
     /// let (cache, load) = unsafe { PipelineCacheFile::open(device.clone(), properties, "pipelines.bin")? };
     /// println!("{load:?}");
-    /// # let _ = cache;
     /// # Ok(())
     /// # }
     /// ```
@@ -141,7 +138,6 @@ impl PipelineCacheFile {
     /// // SAFETY: as in `PipelineCacheFile::open`.
     /// let (cache, _) = unsafe { PipelineCacheFile::open(device.clone(), properties, "pipelines.bin")? };
     /// let handle: vk::PipelineCache = cache.handle(); // for the application's own vkCreate*Pipelines
-    /// # let _ = handle;
     /// # Ok(())
     /// # }
     /// ```

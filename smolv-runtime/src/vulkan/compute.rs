@@ -9,8 +9,7 @@ use super::modules::{OwnedStageCode, ShaderModules};
 use super::rebuilds::Rebuilds;
 use super::{VulkanError, check, lock};
 
-/// A compute pipeline, ready or being created in the background
-/// ([`PipelineManager::request_compute`](super::PipelineManager::request_compute)).
+/// A compute pipeline from [`PipelineManager::request_compute`](super::PipelineManager::request_compute).
 ///
 /// ```no_run
 /// # use ash::vk;
@@ -89,8 +88,7 @@ impl ComputeSlot {
         self.layout
     }
 
-    /// How many rebuilds have been swapped in (see
-    /// [`PipelineManager::rebuild_compute`](super::PipelineManager::rebuild_compute)).
+    /// How many [rebuilds](super::PipelineManager::rebuild_compute) have been swapped in.
     ///
     /// ```no_run
     /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager, slot: &std::sync::Arc<smolv_runtime::vulkan::ComputeSlot>, stage: &smolv_runtime::vulkan::Stage<'_>) -> Result<(), Box<dyn std::error::Error>> {

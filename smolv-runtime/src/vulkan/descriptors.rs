@@ -43,8 +43,7 @@ pub fn whole_buffer(buffer: vk::Buffer) -> vk::DescriptorBufferInfo {
     vk::DescriptorBufferInfo { buffer, offset: 0, range: vk::WHOLE_SIZE }
 }
 
-/// `view` in `layout`, as a sampled image, storage image or input
-/// attachment binding takes it.
+/// `view` in `layout`, for a sampled image, storage image or input attachment binding.
 ///
 /// ```
 /// use smolv_runtime::vulkan::ash::vk;
@@ -66,8 +65,7 @@ pub fn sampler(sampler: vk::Sampler) -> vk::DescriptorImageInfo {
     vk::DescriptorImageInfo { sampler, image_view: vk::ImageView::null(), image_layout: vk::ImageLayout::UNDEFINED }
 }
 
-/// `view` in `layout` read through `sampler`, as a combined image sampler
-/// binding takes it.
+/// `view` in `layout` through `sampler`, for a combined image sampler binding.
 ///
 /// ```
 /// use smolv_runtime::vulkan::ash::vk;

@@ -49,8 +49,7 @@ impl DeviceFeatures {
         subgroup_stages: vk::ShaderStageFlags::empty(),
     };
 
-    /// The Vulkan 1.0 features of `enabled` (`VkDeviceCreateInfo::pEnabledFeatures`,
-    /// or `VkPhysicalDeviceFeatures2::features`).
+    /// The Vulkan 1.0 features of `enabled` (`pEnabledFeatures`).
     ///
     /// ```
     /// use ash::vk;

@@ -2,8 +2,7 @@
 
 use ash::vk;
 
-/// Records a viewport (depths 0 to 1) and a scissor covering `extent`: dynamic in every
-/// [`PipelineManager`](super::PipelineManager) pipeline.
+/// Records a viewport (depths 0 to 1) and a scissor covering `extent`.
 ///
 /// # Safety
 /// - `cmd` is a command buffer of `device` in the recording state.

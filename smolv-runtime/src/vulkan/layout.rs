@@ -99,8 +99,7 @@ impl Default for LayoutOptions {
     }
 }
 
-/// The layouts of a program, owned by the [`LayoutCache`] (or
-/// [`PipelineManager`](super::PipelineManager)) that returned them.
+/// The layouts of a program, owned by the cache or manager that returned them.
 ///
 /// ```no_run
 /// # fn example(device: ash::Device, properties: &ash::vk::PhysicalDeviceProperties, vertex: &smolv_runtime::reflect::Reflection, fragment: &smolv_runtime::reflect::Reflection) -> Result<(), Box<dyn std::error::Error>> {
@@ -110,7 +109,6 @@ impl Default for LayoutOptions {
 /// let program = layouts.program(&[vertex, fragment], &LayoutOptions::default())?;
 /// let set_layout = program.set_layouts[0]; // for vkAllocateDescriptorSets
 /// let pipeline_layout = program.pipeline_layout; // for the whole program
-/// # let _ = (set_layout, pipeline_layout);
 /// # Ok(())
 /// # }
 /// ```
@@ -352,8 +350,7 @@ impl LayoutCache {
         self.pipeline_layout(&sets, &program.push_constants, true)
     }
 
-    /// Set `set` of `sets`, grown to hold it, if the device can bind it (a hostile
-    /// set number would otherwise size a vector).
+    /// Set `set` of `sets`, grown to hold it, if the device can bind it.
     fn set_mut<'s>(
         &self,
         sets: &'s mut Vec<Vec<BindingKey>>,

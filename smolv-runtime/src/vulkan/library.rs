@@ -1,5 +1,4 @@
-//! The four parts of a graphics pipeline as map keys, and pipelines built from the
-//! keys alone, so that a library never depends on state its key leaves out.
+//! The four parts of a graphics pipeline as map keys, and pipelines built from the keys alone.
 
 use ash::vk;
 
@@ -367,8 +366,7 @@ fn pointer<T>(value: Option<&T>) -> *const T {
 /// Links four libraries into a pipeline, optimized or fast.
 ///
 /// # Safety
-/// `libraries` are live libraries of `device` with `layout`-compatible layouts;
-/// `cache` and `layout` are `device`'s.
+/// `libraries`, `cache` and `layout` are `device`'s; the libraries' layouts fit `layout`.
 pub(crate) unsafe fn link(
     device: &ash::Device,
     cache: vk::PipelineCache,

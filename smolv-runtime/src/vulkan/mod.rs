@@ -16,8 +16,7 @@
 //!
 //! ## Quick start
 //!
-//! From `include_shader!` to a drawn pipeline (shaders, build script and
-//! manifest: the crate's README; `tests/tests/readme.rs` runs it on lavapipe).
+//! From `include_shader!` to a draw (the shaders and build script are in the README).
 //!
 //! ```ignore
 //! // src/quick_start.rs: a device, the manager, a typed uniform and push constants, one draw.

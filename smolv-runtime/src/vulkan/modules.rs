@@ -66,8 +66,7 @@ impl<'d> ShaderModules<'d> {
         self.specialization.iter().map(SpecializationData::info).collect()
     }
 
-    /// Destroys the modules and gives back the specialization data for a library to
-    /// keep: validation (1.3.239) reads it again at every link (`VUID-…-06719`).
+    /// Destroys the modules; a library keeps the specialization data (validation reads it at links).
     pub(super) fn into_specialization(mut self) -> Vec<SpecializationData> {
         std::mem::take(&mut self.specialization)
     }

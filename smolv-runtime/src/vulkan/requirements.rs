@@ -32,7 +32,6 @@ use super::pipelines::{PipelineManager, PipelineOptions};
 /// let options = requirements.pipeline_options();
 /// // SAFETY: the device was created with what `options` says; it outlives the manager.
 /// let manager = unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), limits, options) };
-/// # let _ = manager;
 /// # Ok(())
 /// # }
 /// ```
@@ -128,8 +127,7 @@ impl DeviceRequirements {
         if self.graphics_pipeline_library() { &LIBRARY_EXTENSIONS } else { &[] }
     }
 
-    /// [`extension_names`](Self::extension_names) as the pointers
-    /// `ppEnabledExtensionNames` takes; push your own next to them.
+    /// [`extension_names`](Self::extension_names) as `ppEnabledExtensionNames` pointers.
     pub fn extension_name_ptrs(&self) -> Vec<*const c_char> {
         self.extension_names().iter().map(|name| name.as_ptr()).collect()
     }
@@ -142,8 +140,7 @@ impl DeviceRequirements {
         &mut self.vulkan13
     }
 
-    /// `info` with the Vulkan 1.3 and (where used) graphics pipeline library feature
-    /// structures chained; chain no other structure of these types.
+    /// `info` with the feature structures chained; chain no other of these types.
     pub fn push_features<'a>(&'a mut self, info: vk::DeviceCreateInfo<'a>) -> vk::DeviceCreateInfo<'a> {
         let with_library = self.graphics_pipeline_library();
         chain_features(info, &mut self.vulkan13, &mut self.library, with_library)
@@ -166,7 +163,6 @@ impl DeviceRequirements {
     /// let device = unsafe { requirements.create_device(instance, physical, &info)? };
     /// // SAFETY: made with `requirements`; the manager is dropped first, with the device idle.
     /// let manager = unsafe { requirements.create_manager(instance, physical, device.clone()) };
-    /// # let _ = manager;
     /// # Ok(())
     /// # }
     /// ```
@@ -206,8 +202,7 @@ impl DeviceRequirements {
         super::check("vkCreateDevice", unsafe { instance.create_device(physical, &info, None) })
     }
 
-    /// [`PipelineManager::new`] on `device` with `physical`'s limits, no pipeline cache,
-    /// and [`pipeline_options`](Self::pipeline_options).
+    /// [`PipelineManager::new`] with `physical`'s limits and [`pipeline_options`](Self::pipeline_options).
     ///
     /// ```no_run
     /// # use ash::vk;
@@ -235,8 +230,7 @@ impl DeviceRequirements {
         unsafe { PipelineManager::new(device, vk::PipelineCache::null(), &limits, self.pipeline_options()) }
     }
 
-    /// What the device created with these requirements has enabled, for
-    /// [`PipelineOptions::features`](PipelineOptions#structfield.features).
+    /// What the device has enabled, for [`PipelineOptions::features`](PipelineOptions#structfield.features).
     pub fn device_features(&self) -> DeviceFeatures {
         DeviceFeatures::default()
             .with_vulkan13(&self.vulkan13)

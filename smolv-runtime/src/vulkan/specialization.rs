@@ -1,5 +1,4 @@
-//! Specialization constants for the driver, each value written at the size
-//! of its constant's type in the SPIR-V.
+//! Specialization constants for the driver, each at its constant's size.
 
 use std::collections::HashMap;
 

@@ -1,5 +1,4 @@
-//! Which SPIR-V versions a device takes: newer modules are refused before
-//! the driver sees them, since some drivers (lavapipe) run them anyway.
+//! Which SPIR-V versions a device takes (some drivers run newer ones anyway).
 
 use ash::vk;
 use smolv_format::spirv::MAGIC;

@@ -19,7 +19,6 @@ use super::device_features::DeviceFeatures;
 ///     bindings: vec![vk::VertexInputBindingDescription { binding: 0, stride: 8, input_rate: vk::VertexInputRate::VERTEX }],
 ///     attributes: vec![vk::VertexInputAttributeDescription { location: 0, binding: 0, format: vk::Format::R32G32_SFLOAT, offset: 0 }],
 /// };
-/// # let _ = (reflected, explicit);
 /// ```
 #[derive(Clone, Debug, Default)]
 pub enum VertexInput {
@@ -41,7 +40,6 @@ pub enum VertexInput {
 /// use smolv_runtime::vulkan::DepthBias;
 /// // Shadow-map acne: push the depth away a little, more on slopes.
 /// let bias = DepthBias { constant_factor: 1.25, clamp: 0.0, slope_factor: 1.75 };
-/// # let _ = bias;
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct DepthBias {
@@ -149,7 +147,6 @@ impl StencilState {
     /// ```
     /// use smolv_runtime::vulkan::{StencilFace, StencilState};
     /// let state = StencilState::both(StencilFace::default());
-    /// # let _ = state;
     /// ```
     pub fn both(face: StencilFace) -> Self {
         Self { front: face, back: face }
@@ -168,7 +165,6 @@ impl StencilState {
 ///     alpha_to_coverage: true,
 ///     ..Multisample::default()
 /// };
-/// # let _ = msaa;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Multisample {
@@ -202,7 +198,6 @@ impl Default for Multisample {
 /// ```
 /// use smolv_runtime::vulkan::BlendEquation;
 /// let glow = BlendEquation::ADDITIVE;
-/// # let _ = glow;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BlendEquation {
@@ -244,7 +239,6 @@ impl BlendEquation {
 /// let rgb = vk::ColorComponentFlags::R | vk::ColorComponentFlags::G | vk::ColorComponentFlags::B;
 /// let blend = AttachmentBlend { equation: Some(BlendEquation::ALPHA), write_mask: rgb };
 /// assert_eq!(AttachmentBlend::OPAQUE.equation, None);
-/// # let _ = blend;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct AttachmentBlend {
@@ -283,8 +277,7 @@ impl Default for AttachmentBlend {
     }
 }
 
-/// The fixed-function state of a graphics pipeline, grouped by owning library.
-/// Viewport and scissor are always dynamic; [`dynamic_states`](Self::dynamic_states) adds more.
+/// The fixed-function state of a graphics pipeline, by owning library (viewport and scissor: dynamic).
 ///
 /// ```
 /// use ash::vk;

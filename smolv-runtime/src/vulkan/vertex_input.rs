@@ -1,5 +1,4 @@
-//! Explicit vertex input from plain data, and its check against the vertex
-//! shader's reflection.
+//! Explicit vertex input from plain data, checked against the vertex shader.
 
 use ash::vk;
 

@@ -1,5 +1,4 @@
-//! The "SPIR-V Environment" appendix's tables as data; `registry_tests.rs`
-//! compares every row with `vk.xml`.
+//! The "SPIR-V Environment" appendix's tables as data (checked by `registry_tests.rs`).
 
 use ash::vk;
 
@@ -244,8 +243,7 @@ macro_rules! spv {
     };
 }
 
-/// What `OpExtension name` needs (its device extension, or the version that
-/// promoted it); `None` if unlisted.
+/// What `OpExtension name` needs; `None` if unlisted.
 ///
 /// ```
 /// use smolv_runtime::vulkan::capabilities::{Extension, Need, spirv_extension};
