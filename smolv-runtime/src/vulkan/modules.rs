@@ -50,8 +50,7 @@ impl<'d> ShaderModules<'d> {
         for stage in stages {
             let specialization = SpecializationData::new(stage.code, stage.values)?;
             let info = vk::ShaderModuleCreateInfo::default().code(stage.code);
-            // SAFETY: valid SPIR-V (the contract), alive across the call; on error
-            // `modules` destroys those made so far.
+            // SAFETY: valid SPIR-V (the contract), alive across the call.
             let module = check("vkCreateShaderModule", unsafe { device.create_shader_module(&info, None) })?;
             // `main` for a name with a NUL, which no valid module has.
             let entry = CString::new(stage.reflection.entry_point.as_str()).unwrap_or_else(|_| c"main".to_owned());

@@ -73,7 +73,6 @@ impl SpecializationData {
         let mut ids: Vec<u32> = values.iter().map(|&(id, _)| id).collect();
         ids.sort_unstable();
         if let Some(pair) = ids.windows(2).find(|pair| pair[0] == pair[1]) {
-            // Vulkan requires unique ids.
             return Err(VulkanError::DuplicateSpecConstant(pair[0]));
         }
         let types = if values.is_empty() { HashMap::new() } else { spec_constant_types(spirv) };

@@ -187,9 +187,7 @@ pub fn capability(capability: u32) -> Option<Requirement> {
         5013 StencilExportEXT: E(ExtShaderStencilExport);
         5016 Int64ImageEXT: F(ShaderImageInt64Atomics);
         5055 ShaderClockKHR: E(KhrShaderClock);
-        // Also ShaderViewportIndexLayerNV, the same number. Vulkan 1.2 splits it
-        // in two; a device with both (the feature named last) takes it (the
-        // registry lists only the extensions: see registry_tests.rs).
+        // Also …NV (same number). Vulkan 1.2 splits it in two: both features (the last named) take it.
         5254 ShaderViewportIndexLayerEXT:
             E(ExtShaderViewportIndexLayer), E(NvViewportArray2), F(ShaderOutputViewportIndex);
         5265 FragmentFullyCoveredEXT: E(ExtConservativeRasterization);
