@@ -1,7 +1,4 @@
-//! A `VkPipelineCache` persisted to a file. A driver need not survive
-//! initial data other than what it returned, so the file wraps that data
-//! (`vkGetPipelineCacheData`) in `crate::pipeline_cache_file`'s checked header
-//! (magic `SMOLVPC\0`, version 1), and only data that comes back whole reaches it.
+//! A `VkPipelineCache` persisted to a file, behind a checked header.
 
 use std::path::{Path, PathBuf};
 
@@ -10,9 +7,7 @@ use ash::vk;
 use super::{VulkanError, check};
 use crate::pipeline_cache_file::{self as file, CacheLoad, CacheRejected, Format};
 
-/// A pipeline cache that lives in a file between runs: used only when whole
-/// and written for this device (vendor, device and pipeline-cache UUID),
-/// else ignored ([`CacheLoad::Ignored`]); saved atomically.
+/// A pipeline cache kept in a file: used only if whole and for this device ([`CacheLoad`]).
 ///
 /// ```no_run
 /// # fn example(device: ash::Device, properties: &ash::vk::PhysicalDeviceProperties) -> Result<(), Box<dyn std::error::Error>> {
@@ -39,8 +34,6 @@ impl std::fmt::Debug for PipelineCacheFile {
     }
 }
 
-/// The magic and file format version [`PipelineCacheFile`] reads and
-/// writes (the header is `pipeline_cache_file`'s, shared with wgpu).
 const FORMAT: Format = Format { magic: *b"SMOLVPC\0", version: 1 };
 /// Size of the driver's `VkPipelineCacheHeaderVersionOne`.
 const DRIVER_HEADER_LEN: usize = 32;
@@ -49,8 +42,7 @@ fn u32_at(data: &[u8], at: usize) -> u32 {
     u32::from_le_bytes([data[at], data[at + 1], data[at + 2], data[at + 3]])
 }
 
-/// The driver data inside a cache file, if the file is whole and its
-/// driver header (`VkPipelineCacheHeaderVersionOne`) names this device.
+/// The driver data of a whole file whose driver header names this device.
 fn driver_data<'d>(
     path: &Path,
     file: &'d [u8],
@@ -86,19 +78,15 @@ fn driver_data<'d>(
 }
 
 impl PipelineCacheFile {
-    /// Creates the cache, seeded from `path` when the file suits this
-    /// device ([`CacheLoad`] says what was found).
+    /// Creates the cache, seeded from `path` when the file suits this device.
     ///
     /// # Errors
     /// Only when `vkCreatePipelineCache` fails for an empty cache.
     ///
     /// # Safety
-    /// - `device` must be a valid device, and `properties` those of its
-    ///   physical device.
-    /// - `device` must outlive the returned value.
-    /// - When the value is dropped, no pipeline creation that uses
-    ///   [`handle`](Self::handle) may be in progress or follow (drop a
-    ///   [`PipelineManager`](super::PipelineManager) given it first).
+    /// - `device` is valid and outlives the value; `properties` are its physical device's.
+    /// - No pipeline creation uses [`handle`](Self::handle) once the value drops
+    ///   (drop a [`PipelineManager`](super::PipelineManager) given it first).
     ///
     /// ```no_run
     /// # fn example(device: ash::Device, properties: &ash::vk::PhysicalDeviceProperties) -> Result<(), Box<dyn std::error::Error>> {
@@ -107,7 +95,6 @@ impl PipelineCacheFile {
     /// // pipeline creation uses the cache after it is dropped.
     /// let (cache, load) = unsafe { PipelineCacheFile::open(device.clone(), properties, "pipelines.bin")? };
     /// println!("{load:?}");
-    /// # let _ = cache;
     /// # Ok(())
     /// # }
     /// ```
@@ -126,8 +113,7 @@ impl PipelineCacheFile {
             },
         };
         let info = vk::PipelineCacheCreateInfo::default().initial_data(data);
-        // SAFETY: `device` is valid (the caller's contract); `data` lives
-        // across the call and is empty or the bytes this driver returned.
+        // SAFETY: `device` is valid; `data` is empty or what this driver returned.
         let created = unsafe { device.create_pipeline_cache(&info, None) };
         let (cache, load) = match (created, load) {
             (Ok(cache), load) => (cache, load),
@@ -152,7 +138,6 @@ impl PipelineCacheFile {
     /// // SAFETY: as in `PipelineCacheFile::open`.
     /// let (cache, _) = unsafe { PipelineCacheFile::open(device.clone(), properties, "pipelines.bin")? };
     /// let handle: vk::PipelineCache = cache.handle(); // for the application's own vkCreate*Pipelines
-    /// # let _ = handle;
     /// # Ok(())
     /// # }
     /// ```
@@ -175,8 +160,7 @@ impl PipelineCacheFile {
         &self.path
     }
 
-    /// The driver's current cache data: what [`save`](Self::save) writes
-    /// after the header.
+    /// The driver's current cache data, as [`save`](Self::save) writes it.
     ///
     /// # Errors
     /// When `vkGetPipelineCacheData` fails.
@@ -195,8 +179,7 @@ impl PipelineCacheFile {
         check("vkGetPipelineCacheData", unsafe { self.device.get_pipeline_cache_data(self.cache) })
     }
 
-    /// Writes the cache's contents to its file, atomically, and returns how
-    /// many bytes of driver data it wrote (plus a 56-byte header).
+    /// Writes the cache to its file atomically; returns the driver data's length.
     ///
     /// # Errors
     /// When the driver cannot return the data, or the file cannot be written.
@@ -221,8 +204,7 @@ impl PipelineCacheFile {
 
 impl Drop for PipelineCacheFile {
     fn drop(&mut self) {
-        // SAFETY: the cache is owned by this object; the caller of `open`
-        // guarantees the device is alive and nothing uses the handle now.
+        // SAFETY: an owned cache; the contract of `open`.
         unsafe { self.device.destroy_pipeline_cache(self.cache, None) };
     }
 }

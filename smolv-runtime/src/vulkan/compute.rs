@@ -9,8 +9,7 @@ use super::modules::{OwnedStageCode, ShaderModules};
 use super::rebuilds::Rebuilds;
 use super::{VulkanError, check, lock};
 
-/// A compute pipeline, ready now or being created in the background (see
-/// [`PipelineManager::request_compute`](super::PipelineManager::request_compute)).
+/// A compute pipeline from [`PipelineManager::request_compute`](super::PipelineManager::request_compute).
 ///
 /// ```no_run
 /// # use ash::vk;
@@ -89,8 +88,7 @@ impl ComputeSlot {
         self.layout
     }
 
-    /// How many rebuilds have been swapped in (see
-    /// [`PipelineManager::rebuild_compute`](super::PipelineManager::rebuild_compute)).
+    /// How many [rebuilds](super::PipelineManager::rebuild_compute) have been swapped in.
     ///
     /// ```no_run
     /// # fn example(manager: &smolv_runtime::vulkan::PipelineManager, slot: &std::sync::Arc<smolv_runtime::vulkan::ComputeSlot>, stage: &smolv_runtime::vulkan::Stage<'_>) -> Result<(), Box<dyn std::error::Error>> {
@@ -132,9 +130,8 @@ impl ComputeSlot {
         lock(&self.rebuilds).failure("vkCreateComputePipelines (rebuild)")
     }
 
-    /// Puts rebuild `request`'s `pipeline` in if it is newer than the slot's,
-    /// then calls `landed` (in landing order): returns the pipeline it
-    /// replaced, or gives `pipeline` back when a later rebuild is in.
+    /// Puts `pipeline` in if `request` is newer, then calls `landed`; returns what it
+    /// replaced, or `pipeline` back when a later rebuild is in.
     pub(crate) fn swap(
         &self,
         request: u64,
@@ -165,11 +162,8 @@ pub(crate) struct ComputeJob {
 }
 
 impl ComputeJob {
-    /// Creates the pipeline.
-    ///
     /// # Safety
-    /// The code is valid SPIR-V for `device`, described by the reflection,
-    /// and the layout and cache are valid handles of `device` (or a null cache).
+    /// The code is valid SPIR-V for `device`; the layout and (non-null) cache are `device`'s.
     pub(crate) unsafe fn create(
         &self,
         device: &ash::Device,

@@ -1,13 +1,11 @@
-//! ash's descriptions of the plain interface data in [`crate::interface`],
-//! for layouts built by hand.
+//! ash's descriptions of the plain interface data in [`crate::interface`].
 
 use ash::vk;
 
 use crate::interface::{Binding, VertexAttribute, VertexBufferLayout};
 
 impl Binding {
-    /// The binding as ash describes it in a `VkDescriptorSetLayout` (give a
-    /// runtime-sized array, `count` 0, a count with `.descriptor_count(n)`).
+    /// The binding as a `VkDescriptorSetLayoutBinding` (a runtime-sized array has `count` 0).
     ///
     /// ```
     /// use ash::vk;
@@ -29,8 +27,7 @@ impl Binding {
 }
 
 impl VertexAttribute {
-    /// The format as ash's type (an out-of-range value gives a format no
-    /// device has, which the manager refuses).
+    /// The format as ash's type (out of range: a format no device has).
     ///
     /// ```
     /// use ash::vk;
@@ -63,9 +60,8 @@ impl VertexAttribute {
 }
 
 impl VertexBufferLayout<'_> {
-    /// The buffer as ash describes it, bound at `binding` (`INSTANCE` rate
-    /// where [`per_instance`](Self::per_instance)); instanced drawing takes
-    /// a second layout, as [`VertexInput::from_buffers`](super::VertexInput::from_buffers) does:
+    /// The buffer as ash describes it, bound at `binding`; instancing takes a second layout,
+    /// as in [`VertexInput::from_buffers`](super::VertexInput::from_buffers):
     ///
     /// ```
     /// use ash::vk;
@@ -100,8 +96,7 @@ impl VertexBufferLayout<'_> {
         vk::VertexInputBindingDescription { binding, stride: self.stride, input_rate }
     }
 
-    /// Each attribute as ash describes it, read from buffer `binding`.
-    /// See [`vk_binding`](Self::vk_binding).
+    /// Each attribute as ash describes it, read from buffer `binding` ([`vk_binding`](Self::vk_binding)).
     pub fn vk_attributes(&self, binding: u32) -> impl Iterator<Item = vk::VertexInputAttributeDescription> + '_ {
         self.attributes.iter().map(move |a| a.vk_description(binding))
     }

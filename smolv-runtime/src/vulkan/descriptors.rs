@@ -1,14 +1,10 @@
-//! Descriptor sets from the generated types: what a program's `SetN`
-//! structs (`include_types!`) call to make a pool and allocate a set, and
-//! the constructors that fill their fields.
+//! Pools, sets and descriptor infos for the generated `SetN` types (`include_types!`).
 //!
 //! # Safety of a write
 //!
-//! A generated `SetN::write` (and `SetN::allocate`) asks what
-//! `vkUpdateDescriptorSets` does: a valid `device`; a set of it allocated
-//! with set N's layout, in no pending or recording command buffer; and
-//! every handle a live object of `device` of its binding's kind (smolv
-//! checked types, counts and bindings, not handles).
+//! A generated `SetN::write` (and `SetN::allocate`) asks what `vkUpdateDescriptorSets`
+//! does: a set allocated with set N's layout, in no pending or recording command buffer,
+//! and every handle a live object of `device` of its binding's kind.
 //!
 //! ```no_run
 //! # use smolv_runtime::vulkan::ash::{self, vk};
@@ -47,8 +43,7 @@ pub fn whole_buffer(buffer: vk::Buffer) -> vk::DescriptorBufferInfo {
     vk::DescriptorBufferInfo { buffer, offset: 0, range: vk::WHOLE_SIZE }
 }
 
-/// `view` in `layout`, as a sampled image, storage image or input
-/// attachment binding takes it.
+/// `view` in `layout`, for a sampled image, storage image or input attachment binding.
 ///
 /// ```
 /// use smolv_runtime::vulkan::ash::vk;
@@ -70,8 +65,7 @@ pub fn sampler(sampler: vk::Sampler) -> vk::DescriptorImageInfo {
     vk::DescriptorImageInfo { sampler, image_view: vk::ImageView::null(), image_layout: vk::ImageLayout::UNDEFINED }
 }
 
-/// `view` in `layout` read through `sampler`, as a combined image sampler
-/// binding takes it.
+/// `view` in `layout` through `sampler`, for a combined image sampler binding.
 ///
 /// ```
 /// use smolv_runtime::vulkan::ash::vk;
@@ -83,12 +77,10 @@ pub fn combined(sampler: vk::Sampler, view: vk::ImageView, layout: vk::ImageLayo
     vk::DescriptorImageInfo { sampler, image_view: view, image_layout: layout }
 }
 
-/// `sizes` (one set's, a generated `SetN::POOL_SIZES`) times `sets`,
-/// without the empty ones.
+/// `sizes` (a generated `SetN::POOL_SIZES`) times `sets`, without the empty ones.
 ///
 /// # Errors
-/// [`VulkanError::DescriptorLimit`] where a count times `sets` passes
-/// `u32::MAX`.
+/// [`VulkanError::DescriptorLimit`] where a count times `sets` passes `u32::MAX`.
 ///
 /// ```
 /// use smolv_runtime::vulkan::ash::vk;
@@ -114,8 +106,7 @@ pub fn pool_sizes(sizes: &[vk::DescriptorPoolSize], sets: u32) -> Result<Vec<vk:
         .collect()
 }
 
-/// Creates a descriptor pool of `sets` sets (at least one) of `sizes`
-/// each, for the caller to destroy before the device.
+/// Creates a pool of `sets` sets (at least one) of `sizes` each; the caller destroys it.
 ///
 /// # Errors
 /// As [`pool_sizes`], or the failing Vulkan call.
@@ -130,24 +121,19 @@ pub unsafe fn create_pool(
     let sets = sets.max(1);
     let sizes = pool_sizes(sizes, sets)?;
     let info = vk::DescriptorPoolCreateInfo::default().max_sets(sets).pool_sizes(&sizes);
-    // SAFETY: `device` is valid (the caller's contract); `info` and the
-    // sizes it points to live across the call.
+    // SAFETY: `device` is valid (the contract); `info` lives across the call.
     check("vkCreateDescriptorPool", unsafe { device.create_descriptor_pool(&info, None) })
 }
 
-/// Allocates one descriptor set from `pool` with `layout`'s set layout for
-/// set number `set`.
+/// Allocates one set from `pool` with `layout`'s set layout for set number `set`.
 ///
 /// # Errors
-/// [`VulkanError::SetNotInLayout`] where `layout` has no set `set`, or the
-/// failing Vulkan call.
+/// [`VulkanError::SetNotInLayout`] where `layout` has no set `set`, or the failing Vulkan call.
 ///
 /// # Safety
-/// - `device` must be a valid device, and `pool` a descriptor pool of it
-///   that no other thread uses during the call.
-/// - `layout` must come from a [`PipelineManager`](super::PipelineManager)
-///   or [`LayoutCache`](super::LayoutCache) on `device` that is still
-///   alive.
+/// - `pool` is a pool of the valid `device`, used by no other thread during the call.
+/// - `layout` comes from a live [`PipelineManager`](super::PipelineManager) or
+///   [`LayoutCache`](super::LayoutCache) on `device`.
 pub unsafe fn allocate(
     device: &ash::Device,
     pool: vk::DescriptorPool,

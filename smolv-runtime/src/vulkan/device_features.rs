@@ -1,5 +1,4 @@
-//! The features, extensions and subgroup operations the device was created
-//! with, as far as pipeline state and shader capabilities need them.
+//! The features, extensions and subgroup operations the device was created with.
 
 use std::ffi::CStr;
 
@@ -7,10 +6,9 @@ use ash::vk;
 
 use super::capabilities::{Extension, Feature, FeatureStructure};
 
-/// The device features and extensions enabled on the device: state and
-/// [`capabilities`](super::capabilities) that need one missing here are
-/// refused ([`VulkanError::FeatureNotEnabled`](super::VulkanError::FeatureNotEnabled)).
-/// Fill it from the structures given to `vkCreateDevice`:
+/// The features and extensions enabled on the device, from the structures given to
+/// `vkCreateDevice`; what needs one missing here is refused
+/// ([`VulkanError::FeatureNotEnabled`](super::VulkanError::FeatureNotEnabled)).
 ///
 /// ```
 /// use ash::vk;
@@ -51,8 +49,7 @@ impl DeviceFeatures {
         subgroup_stages: vk::ShaderStageFlags::empty(),
     };
 
-    /// The Vulkan 1.0 features of `enabled` (`VkDeviceCreateInfo::pEnabledFeatures`,
-    /// or `VkPhysicalDeviceFeatures2::features`).
+    /// The Vulkan 1.0 features of `enabled` (`pEnabledFeatures`).
     ///
     /// ```
     /// use ash::vk;
@@ -105,10 +102,8 @@ impl DeviceFeatures {
         enabled.add_to(self)
     }
 
-    /// These features added: those of `chain` and of the structures in its
-    /// `pNext` chain that the manager knows (Vulkan 1.1 to 1.3, ray query,
-    /// mesh shader, fragment shading rate, graphics pipeline library; add
-    /// others with [`with`](Self::with)).
+    /// These features added: those of `chain` and the structures of its `pNext` chain
+    /// the manager knows (others: [`with`](Self::with)).
     ///
     /// ```
     /// use ash::vk;
@@ -124,9 +119,7 @@ impl DeviceFeatures {
     /// ```
     ///
     /// # Safety
-    /// `chain.p_next` is null or points to a valid chain of Vulkan
-    /// structures, each with its `sType` and `pNext` set, as
-    /// `vkCreateDevice` requires (ash's `push_next` builds one).
+    /// `chain.p_next` is null or a valid chain of Vulkan structures (as ash's `push_next` builds).
     #[must_use]
     pub unsafe fn with_chain(self, chain: &vk::PhysicalDeviceFeatures2<'_>) -> Self {
         let mut features = chain.features.add_to(self);
@@ -206,8 +199,7 @@ impl DeviceFeatures {
             .fold(self, Self::with_extension)
     }
 
-    /// VK_KHR_pipeline_library, VK_EXT_graphics_pipeline_library and the
-    /// `graphicsPipelineLibrary` feature added when `enabled`.
+    /// The pipeline-library extensions, and the `graphicsPipelineLibrary` feature when `enabled`.
     ///
     /// ```
     /// use smolv_runtime::vulkan::DeviceFeatures;
@@ -220,9 +212,7 @@ impl DeviceFeatures {
         if enabled { extensions.with(Feature::GraphicsPipelineLibrary, true) } else { self }
     }
 
-    /// Whether graphics pipeline libraries are enabled: both extensions and
-    /// the `graphicsPipelineLibrary` feature (without it, Vulkan forbids
-    /// library pipelines).
+    /// Whether both pipeline-library extensions and the `graphicsPipelineLibrary` feature are enabled.
     ///
     /// ```
     /// use ash::vk;
@@ -260,8 +250,7 @@ impl DeviceFeatures {
         self.extensions & (1 << extension as u8) != 0
     }
 
-    /// The device's subgroup operations and stages
-    /// (`VkPhysicalDeviceSubgroupProperties`), for `GroupNonUniform*`.
+    /// The device's subgroup operations and stages, for `GroupNonUniform*`.
     ///
     /// ```
     /// use ash::vk;

@@ -2,14 +2,11 @@
 
 use ash::vk;
 
-/// Records a viewport (depths 0 to 1) and a scissor covering `extent`, as
-/// every pipeline the [`PipelineManager`](super::PipelineManager) builds
-/// leaves them dynamic.
+/// Records a viewport (depths 0 to 1) and a scissor covering `extent`.
 ///
 /// # Safety
-/// `cmd` is a command buffer of `device` in the recording state, and
-/// `extent` is within the device's `maxViewportDimensions` (so its width
-/// and height also fit an `i32`, as the scissor needs).
+/// - `cmd` is a command buffer of `device` in the recording state.
+/// - `extent` is within the device's `maxViewportDimensions`.
 ///
 /// ```no_run
 /// # use ash::vk;

@@ -26,8 +26,7 @@ pub struct BindlessSet {
     pub kind: DescriptorKind,
     /// Size (upper bound, with descriptor indexing) of the array.
     pub max_descriptors: u32,
-    /// Make the array partially bound, variable-count and updatable after
-    /// binding (needs the descriptor-indexing features); else a plain array.
+    /// Partially bound, variable-count, update-after-bind (descriptor indexing); else plain.
     pub descriptor_indexing: bool,
 }
 
@@ -50,8 +49,7 @@ impl Default for BindlessSet {
 pub struct LayoutOptions {
     /// Add a bindless set.
     pub bindless: Option<BindlessSet>,
-    /// Create layouts with independent sets and one layout per stage, for
-    /// graphics pipeline libraries (default: on; off: plain layouts).
+    /// Independent sets and one layout per stage, for pipeline libraries (default: on).
     pub independent_sets: bool,
 }
 
@@ -101,10 +99,7 @@ impl Default for LayoutOptions {
     }
 }
 
-/// The layouts of a program: one set layout per set number, the full
-/// pipeline layout, and one independent-sets layout per stage. The handles
-/// belong to the [`LayoutCache`] (or [`PipelineManager`](super::PipelineManager))
-/// that returned them, which destroys them when dropped.
+/// The layouts of a program, owned by the cache or manager that returned them.
 ///
 /// ```no_run
 /// # fn example(device: ash::Device, properties: &ash::vk::PhysicalDeviceProperties, vertex: &smolv_runtime::reflect::Reflection, fragment: &smolv_runtime::reflect::Reflection) -> Result<(), Box<dyn std::error::Error>> {
@@ -114,7 +109,6 @@ impl Default for LayoutOptions {
 /// let program = layouts.program(&[vertex, fragment], &LayoutOptions::default())?;
 /// let set_layout = program.set_layouts[0]; // for vkAllocateDescriptorSets
 /// let pipeline_layout = program.pipeline_layout; // for the whole program
-/// # let _ = (set_layout, pipeline_layout);
 /// # Ok(())
 /// # }
 /// ```
@@ -126,13 +120,12 @@ pub struct ProgramLayout {
     pub push_constants: Vec<vk::PushConstantRange>,
     /// The pipeline layout of the whole program.
     pub pipeline_layout: vk::PipelineLayout,
-    /// Per stage: the pipeline layout of a library holding just that stage,
-    /// with the other stages' sets left `VK_NULL_HANDLE` (empty without
+    /// Per stage: a library's layout, other stages' sets null (empty without
     /// [`LayoutOptions::independent_sets`](LayoutOptions#structfield.independent_sets)).
     pub stage_layouts: Vec<(vk::ShaderStageFlags, vk::PipelineLayout)>,
 }
 
-/// One binding as it goes into a set layout: the hash key of that layout.
+/// One binding of a set layout's hash key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 struct BindingKey {
     binding: u32,
@@ -149,8 +142,7 @@ struct PipelineLayoutKey {
     independent_sets: bool,
 }
 
-/// Creates layouts and keeps them (the same bindings give the same handle),
-/// destroying them when dropped.
+/// Creates layouts once per distinct key, destroying them when dropped.
 ///
 /// ```no_run
 /// # fn example(device: ash::Device, properties: &ash::vk::PhysicalDeviceProperties, vertex: &smolv_runtime::reflect::Reflection, fragment: &smolv_runtime::reflect::Reflection) -> Result<(), Box<dyn std::error::Error>> {
@@ -165,7 +157,6 @@ struct PipelineLayoutKey {
 /// ```
 pub struct LayoutCache {
     device: ash::Device,
-    /// The device's limits: layouts that exceed them are refused.
     limits: vk::PhysicalDeviceLimits,
     set_layouts: Mutex<HashMap<Vec<BindingKey>, vk::DescriptorSetLayout>>,
     pipeline_layouts: Mutex<HashMap<PipelineLayoutKey, vk::PipelineLayout>>,
@@ -179,15 +170,11 @@ impl std::fmt::Debug for LayoutCache {
 }
 
 impl LayoutCache {
-    /// A cache creating layouts on `device`, refusing those that would
-    /// exceed `limits`.
+    /// A cache creating layouts on `device`, refusing those past `limits`.
     ///
     /// # Safety
-    /// - `device` must be a valid device, and `limits` the limits of its
-    ///   physical device (or lower).
-    /// - `device` must outlive the cache.
-    /// - When the cache is dropped, no pipeline creation or command buffer
-    ///   recording with its layouts may be in progress.
+    /// - `device` is valid and outlives the cache; `limits` are its physical device's (or lower).
+    /// - When the cache drops, no pipeline creation or recording uses its layouts.
     ///
     /// ```no_run
     /// # fn example(device: ash::Device, properties: &ash::vk::PhysicalDeviceProperties) -> Result<(), Box<dyn std::error::Error>> {
@@ -273,15 +260,14 @@ impl LayoutCache {
         Ok(layout)
     }
 
-    /// The layouts of a program made of `shaders` (one reflection per
-    /// stage), bindings merged across stages. The handles belong to the cache.
+    /// The layouts of a program of `shaders` (one per stage), bindings merged across stages.
     ///
     /// # Errors
-    /// A disagreement on a binding's type or count, a shader using the
-    /// bindless set, a set number past `maxBoundDescriptorSets`, push
-    /// constants past `maxPushConstantsSize`, more descriptors than the
-    /// per-stage or per-layout limits allow (a descriptor-indexing bindless
-    /// set is not counted), or a failing Vulkan call.
+    /// - [`VulkanError::BindingConflict`]: stages disagree on a binding's type or count.
+    /// - [`VulkanError::BindlessSetTaken`]: a shader uses the bindless set.
+    /// - [`VulkanError::SetOutOfRange`], [`VulkanError::PushConstantsOutOfRange`],
+    ///   [`VulkanError::DescriptorLimit`]: past the device's limits.
+    /// - A failing Vulkan call.
     ///
     /// ```no_run
     /// # fn example(device: ash::Device, properties: &ash::vk::PhysicalDeviceProperties, vertex: &smolv_runtime::reflect::Reflection, fragment: &smolv_runtime::reflect::Reflection) -> Result<(), Box<dyn std::error::Error>> {
@@ -350,9 +336,7 @@ impl LayoutCache {
         Ok(layout)
     }
 
-    /// The independent-sets layout of a library holding the stages
-    /// `shaders` of `program`: its set layouts, with those none of these
-    /// stages uses (nor the bindless set) left `VK_NULL_HANDLE`.
+    /// The layout of a library holding `shaders` of `program`, unused sets null.
     pub(crate) fn library_layout(
         &self,
         program: &ProgramLayout,
@@ -366,9 +350,7 @@ impl LayoutCache {
         self.pipeline_layout(&sets, &program.push_constants, true)
     }
 
-    /// The bindings of set `set` in `sets`, grown to hold it, when the
-    /// device can bind that many sets. A hostile set number from
-    /// reflection would otherwise size a vector.
+    /// Set `set` of `sets`, grown to hold it, if the device can bind it.
     fn set_mut<'s>(
         &self,
         sets: &'s mut Vec<Vec<BindingKey>>,
@@ -383,8 +365,6 @@ impl LayoutCache {
         Ok(&mut sets[index])
     }
 
-    /// An error if `sets` hold more descriptors of a kind than the device
-    /// allows in one shader stage or one pipeline layout.
     fn check_descriptor_counts(&self, sets: &[Vec<BindingKey>]) -> Result<(), VulkanError> {
         use vk::DescriptorType as T;
         let l = &self.limits;
@@ -429,10 +409,8 @@ impl LayoutCache {
     }
 }
 
-/// One range covering every stage's push constants (independent-set
-/// layouts need identical ranges), within `max_size`, grown to whole words
-/// as Vulkan wants (VUID-VkPushConstantRange-offset-00295, -size-00297) for
-/// blocks ending in a 16-bit or 8-bit member.
+/// One range covering every stage's push constants (independent sets need identical
+/// ranges), grown to whole words (VUID-VkPushConstantRange-offset-00295, -size-00297).
 fn merged_push_constants(shaders: &[&Reflection], max_size: u32) -> Result<Vec<vk::PushConstantRange>, VulkanError> {
     let ranges = shaders.iter().flat_map(|r| r.push_constants.iter());
     let (mut start, mut end, mut stages) = (u32::MAX, 0u64, 0u32);
@@ -452,8 +430,7 @@ fn merged_push_constants(shaders: &[&Reflection], max_size: u32) -> Result<Vec<v
 
 impl Drop for LayoutCache {
     fn drop(&mut self) {
-        // SAFETY: the caller keeps the device alive and the layouts unused
-        // when the cache is dropped (the contract of `new`).
+        // SAFETY: the contract of `new`.
         unsafe {
             for (_, layout) in self.pipeline_layouts.get_mut().unwrap_or_else(|e| e.into_inner()).drain() {
                 self.device.destroy_pipeline_layout(layout, None);

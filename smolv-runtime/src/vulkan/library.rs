@@ -1,6 +1,4 @@
-//! The four parts of a graphics pipeline as map keys, and the create info
-//! built from the keys alone (never the `GraphicsState`), so that a library
-//! never depends on state its key leaves out.
+//! The four parts of a graphics pipeline as map keys, and pipelines built from the keys alone.
 
 use ash::vk;
 
@@ -232,12 +230,10 @@ pub(crate) struct Parts<'k> {
     pub(crate) output: Option<&'k OutputKey>,
 }
 
-/// Creates the pipeline `parts` describe: a library when `library`, else
-/// a monolithic pipeline (all four parts).
+/// Creates the pipeline `parts` describe: a library when `library`, else monolithic.
 ///
 /// # Safety
-/// `stages` are the shader stages of the parts present, valid for the
-/// device; `layout` and `cache` are valid handles of `device` (or null cache).
+/// `stages` are valid for `device`, which owns `layout` and (non-null) `cache`.
 pub(crate) unsafe fn create(
     device: &ash::Device,
     cache: vk::PipelineCache,
@@ -297,8 +293,7 @@ pub(crate) unsafe fn create(
             .front(stencil.map_or_else(vk::StencilOpState::default, |s| s.front.to_vk()))
             .back(stencil.map_or_else(vk::StencilOpState::default, |s| s.back.to_vk()))
     });
-    // The output's multisampling, or the fragment shader's when it shades
-    // per sample (the two are equal when both are present).
+    // The output's multisampling, or the fragment shader's (equal when both are present).
     let multisample_key = parts.output.map(|k| k.multisample).or_else(|| parts.fragment.and_then(|k| k.multisample));
     let sample_mask = [multisample_key.map_or(!0, |k| k.sample_mask), !0];
     let multisample = multisample_key.map(|k| {
@@ -359,8 +354,7 @@ pub(crate) unsafe fn create(
     if parts.pre_raster.is_some() || parts.fragment.is_some() {
         info = info.layout(layout);
     }
-    // SAFETY: `info` and everything it points to live across the call; the
-    // stages and handles are valid (this function's contract).
+    // SAFETY: `info` lives across the call; stages and handles are valid (the contract).
     let result = unsafe { device.create_graphics_pipelines(cache, std::slice::from_ref(&info), None) };
     check("vkCreateGraphicsPipelines", result.map(|p| p[0]).map_err(|(_, e)| e))
 }
@@ -372,8 +366,7 @@ fn pointer<T>(value: Option<&T>) -> *const T {
 /// Links four libraries into a pipeline, optimized or fast.
 ///
 /// # Safety
-/// `libraries` are live pipeline libraries of `device`, made with
-/// `layout`-compatible layouts; `cache` and `layout` belong to `device`.
+/// `libraries`, `cache` and `layout` are `device`'s; the libraries' layouts fit `layout`.
 pub(crate) unsafe fn link(
     device: &ash::Device,
     cache: vk::PipelineCache,

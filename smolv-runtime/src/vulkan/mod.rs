@@ -1,37 +1,22 @@
 //! The Vulkan layer, on ash: pipeline plumbing fed by shader reflection.
 //!
-//! - [`PipelineManager`]: graphics pipelines from the four part libraries of
-//!   VK_EXT_graphics_pipeline_library (as zink and DXVK build them: each part
-//!   cached by exactly the state it owns, a fast link at once, the optimized
-//!   link swapped in from a worker: [`PipelineSlot::current`]), monolithic
-//!   where libraries are unavailable or `SMOLV_FORCE_MONOLITHIC=1`, and compute
-//!   pipelines ([`PipelineManager::get_compute`], [`PipelineManager::request_compute`]).
-//!   [`GraphicsState`] and [`GraphicsProgram`] cover Vulkan 1.3 with dynamic
-//!   rendering, tessellation and geometry; state that needs a feature
-//!   [`DeviceFeatures`] lacks is refused. Spec constants go to the driver or
-//!   are folded in first ([`PipelineOptions::specialize_ahead`](PipelineOptions#structfield.specialize_ahead)).
-//! - [`LayoutCache`]: descriptor-set and pipeline layouts from
-//!   [`Reflection`](crate::reflect::Reflection), deduplicated;
+//! - [`PipelineManager`]: graphics pipelines from the four parts of
+//!   VK_EXT_graphics_pipeline_library (each part cached by the state it owns,
+//!   a fast link at once, the optimized one later: [`PipelineSlot::current`]),
+//!   monolithic without libraries or with `SMOLV_FORCE_MONOLITHIC=1`, and
+//!   compute pipelines ([`PipelineManager::get_compute`]).
+//! - [`LayoutCache`]: deduplicated descriptor-set and pipeline layouts from
+//!   [`Reflection`](crate::reflect::Reflection).
 //! - [`PipelineCacheFile`]: a `VkPipelineCache` persisted to a file.
 //!
-//! Libraries are used only where [`PipelineOptions::features`](PipelineOptions#structfield.features)
-//! says they are enabled ([`VulkanError::FeatureNotEnabled`] otherwise);
-//! [`DeviceRequirements::for_physical_device`] gives the extensions, feature
-//! chain and matching options in one call. [`ash`] is re-exported. Every type
-//! owns its handles and destroys them on drop; as in ash, the constructors and
-//! the calls that hand SPIR-V and state to the driver
-//! ([`PipelineManager::get_pipeline`], [`PipelineManager::preload_fragment`])
-//! are `unsafe`, and what the layer can check it refuses with a
-//! [`VulkanError`] or [`CacheLoad::Ignored`].
+//! [`DeviceRequirements::for_physical_device`] gives the extensions, features
+//! and matching [`PipelineOptions`]. Every type destroys its handles on drop;
+//! as in ash, calls that hand SPIR-V or state to the driver are `unsafe`, and
+//! what the layer can check it refuses with a [`VulkanError`].
 //!
 //! ## Quick start
 //!
-//! From `include_shader!` to a drawn pipeline (the shaders, build script
-//! and manifest are in the crate's README; `tests/tests/readme.rs` runs this
-//! code on lavapipe). Viewport and scissor are always dynamic
-//! ([`cmd_set_viewport_and_scissor`]); the push-constant range carries both
-//! stages' flags ([`PipelineSlot::cmd_push_constants`]); [`EmbeddedStage`]
-//! and [`descriptors`] take the embedded shaders and typed sets.
+//! From `include_shader!` to a draw (the shaders and build script are in the README).
 //!
 //! ```ignore
 //! // src/quick_start.rs: a device, the manager, a typed uniform and push constants, one draw.
@@ -76,10 +61,8 @@
 //!
 //! ## Set mapping
 //!
-//! Sets keep the numbers the shaders declare, merged over a program's
-//! stages ([`ProgramLayout`]: empty layouts for unused numbers and, for
-//! libraries, one layout per stage with the other stages' sets null, as zink
-//! does); the bindless set sits at a fixed index ([`BindlessSet`]).
+//! Sets keep the shaders' numbers, merged over a program's stages
+//! ([`ProgramLayout`]); the bindless set sits at a fixed index ([`BindlessSet`]).
 
 #![allow(unsafe_code)]
 
@@ -122,8 +105,7 @@ pub use state::{
     VertexInput,
 };
 
-/// The ash this layer is built on (0.38): use it, so that the `vk` types
-/// match the layer's.
+/// The ash (0.38) this layer is built on, so that the `vk` types match.
 ///
 /// ```
 /// use smolv_runtime::vulkan::ash::vk;
@@ -262,8 +244,7 @@ pub enum VulkanError {
     /// More specialization data than `VkSpecializationInfo` can address.
     #[error("{0} specialization constants are more than a VkSpecializationInfo can hold")]
     TooManySpecConstants(usize),
-    /// State, a stage or a shader capability that needs a feature (or
-    /// extension, version, subgroup operation) not enabled.
+    /// State, a stage or a shader capability needing a feature (or extension, …) not enabled.
     #[error(
         "{}{state} needs {structure}::{feature}; enable it on the device (where it has it) and in \
          PipelineOptions::features (DeviceFeatures), or leave it out{}{}",
@@ -398,8 +379,7 @@ pub(crate) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, 
     mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// Waits on `changed` until `done` gives a value for what `guard` guards,
-/// for at most `timeout`; `None` if `timeout` passed first.
+/// Waits on `changed` until `done` gives a value, for at most `timeout`.
 pub(crate) fn wait_for<T, R>(
     changed: &std::sync::Condvar,
     mut guard: std::sync::MutexGuard<'_, T>,

@@ -50,9 +50,7 @@ impl<'d> ShaderModules<'d> {
         for stage in stages {
             let specialization = SpecializationData::new(stage.code, stage.values)?;
             let info = vk::ShaderModuleCreateInfo::default().code(stage.code);
-            // SAFETY: `info` points at the code, alive across the call; the
-            // code is valid SPIR-V (this function's contract). On error the
-            // modules made so far are destroyed with `modules`.
+            // SAFETY: valid SPIR-V (the contract), alive across the call.
             let module = check("vkCreateShaderModule", unsafe { device.create_shader_module(&info, None) })?;
             // `main` for a name with a NUL, which no valid module has.
             let entry = CString::new(stage.reflection.entry_point.as_str()).unwrap_or_else(|_| c"main".to_owned());
@@ -67,10 +65,7 @@ impl<'d> ShaderModules<'d> {
         self.specialization.iter().map(SpecializationData::info).collect()
     }
 
-    /// Destroys the modules and gives back the specialization data, for a
-    /// library to keep: the validation layer (1.3.239) reads it again at
-    /// every link (`VUID-…-pSpecializationInfo-06719` otherwise); moving
-    /// it leaves its buffers in place.
+    /// Destroys the modules; a library keeps the specialization data (validation reads it at links).
     pub(super) fn into_specialization(mut self) -> Vec<SpecializationData> {
         std::mem::take(&mut self.specialization)
     }
@@ -94,8 +89,7 @@ impl<'d> ShaderModules<'d> {
 impl Drop for ShaderModules<'_> {
     fn drop(&mut self) {
         for (_, module, _) in self.stages.drain(..) {
-            // SAFETY: modules may be destroyed once pipeline creation returned,
-            // and nothing else holds these.
+            // SAFETY: pipeline creation returned, and nothing else holds these.
             unsafe { self.device.destroy_shader_module(module, None) };
         }
     }

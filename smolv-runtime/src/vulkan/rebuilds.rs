@@ -6,8 +6,7 @@ use ash::vk;
 
 use super::VulkanError;
 
-/// Rebuilds are numbered from 1; the slot takes only a newer one than it
-/// holds, so a slow rebuild never replaces a later one.
+/// Rebuilds, numbered from 1: a slow one never replaces a later one.
 #[derive(Debug, Default)]
 pub(crate) struct Rebuilds {
     /// Rebuilds asked for so far.
@@ -27,8 +26,7 @@ impl Rebuilds {
         self.requested
     }
 
-    /// Whether rebuild `request` is newer than the slot's pipeline; if so
-    /// it is the slot's now, ready at this instant.
+    /// Whether `request` is newer than the slot's pipeline; if so it lands now.
     pub(crate) fn land(&mut self, request: u64) -> bool {
         if request <= self.generation {
             return false;
@@ -45,8 +43,7 @@ impl Rebuilds {
         }
     }
 
-    /// The failure of a rebuild newer than the slot's pipeline, as an
-    /// error of `call`.
+    /// The failure of a rebuild newer than the slot's pipeline, as an error of `call`.
     pub(crate) fn failure(&self, call: &'static str) -> Option<VulkanError> {
         self.failure
             .filter(|&(request, _)| request > self.generation)

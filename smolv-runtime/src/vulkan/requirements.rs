@@ -1,5 +1,4 @@
-//! What a device needs for the manager: extensions, feature structures and
-//! the [`PipelineOptions`] that match.
+//! The extensions and features a device needs for the manager.
 
 use std::ffi::{CStr, c_char};
 
@@ -9,10 +8,8 @@ use super::VulkanError;
 use super::device_features::DeviceFeatures;
 use super::pipelines::{PipelineManager, PipelineOptions};
 
-/// The extensions and features a [`PipelineManager`](super::PipelineManager)
-/// needs on a physical device (Vulkan 1.3 dynamic rendering, and graphics
-/// pipeline libraries where it has them), and the [`PipelineOptions`] that
-/// match the device created with them.
+/// What a [`PipelineManager`] needs on a physical device (dynamic rendering, and
+/// graphics pipeline libraries where it has them), and the matching [`PipelineOptions`].
 ///
 /// ```no_run
 /// # use ash::vk;
@@ -35,15 +32,12 @@ use super::pipelines::{PipelineManager, PipelineOptions};
 /// let options = requirements.pipeline_options();
 /// // SAFETY: the device was created with what `options` says; it outlives the manager.
 /// let manager = unsafe { PipelineManager::new(device.clone(), vk::PipelineCache::null(), limits, options) };
-/// # let _ = manager;
 /// # Ok(())
 /// # }
 /// ```
 #[derive(Clone, Debug)]
 pub struct DeviceRequirements {
-    /// The physical device has the pipeline-library extensions and feature.
     library_supported: bool,
-    /// And they are wanted (see [`without_graphics_pipeline_library`](Self::without_graphics_pipeline_library)).
     library_wanted: bool,
     vulkan13: vk::PhysicalDeviceVulkan13Features<'static>,
     library: vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT<'static>,
@@ -53,17 +47,14 @@ pub struct DeviceRequirements {
 const LIBRARY_EXTENSIONS: [&CStr; 2] = [ash::khr::pipeline_library::NAME, ash::ext::graphics_pipeline_library::NAME];
 
 impl DeviceRequirements {
-    /// What `physical` needs for the manager, and the graphics pipeline
-    /// libraries it has. See the [example](Self).
+    /// What `physical` needs for the manager. See the [example](Self).
     ///
     /// # Errors
-    /// [`VulkanError::DeviceUnsupported`] for a physical device below
-    /// Vulkan 1.3 or without dynamic rendering, and failing Vulkan calls.
+    /// - [`VulkanError::DeviceUnsupported`] below Vulkan 1.3 or without dynamic rendering.
+    /// - A failing Vulkan call.
     ///
     /// # Safety
-    /// `instance` is a live instance created for Vulkan 1.1 or later
-    /// (`VkApplicationInfo::apiVersion`; the manager itself needs 1.3),
-    /// and `physical` one of its physical devices.
+    /// `instance` is live, created for Vulkan 1.1 or later, and `physical` is one of its devices.
     pub unsafe fn for_physical_device(
         instance: &ash::Instance,
         physical: vk::PhysicalDevice,
@@ -91,8 +82,7 @@ impl DeviceRequirements {
             if listed {
                 query = query.push_next(&mut library);
             }
-            // SAFETY: as above; a 1.1 instance has the query, and the chain
-            // holds structures of the device's version and extensions.
+            // SAFETY: as above; the chain holds structures the device has.
             unsafe { instance.get_physical_device_features2(physical, &mut query) };
         }
         if vulkan13.dynamic_rendering != vk::TRUE {
@@ -112,8 +102,7 @@ impl DeviceRequirements {
         })
     }
 
-    /// The same requirements without graphics pipeline libraries, even
-    /// where the device has them.
+    /// The same requirements without graphics pipeline libraries.
     ///
     /// ```no_run
     /// # fn example(requirements: smolv_runtime::vulkan::DeviceRequirements) {
@@ -128,44 +117,37 @@ impl DeviceRequirements {
         self
     }
 
-    /// Whether the device gets graphics pipeline libraries (it has them, and
-    /// they were not turned off).
+    /// Whether the device gets graphics pipeline libraries.
     pub fn graphics_pipeline_library(&self) -> bool {
         self.library_supported && self.library_wanted
     }
 
-    /// The device extensions to enable: those of libraries where the device
-    /// gets them, else none.
+    /// The device extensions to enable (those of libraries, or none).
     pub fn extension_names(&self) -> &'static [&'static CStr] {
         if self.graphics_pipeline_library() { &LIBRARY_EXTENSIONS } else { &[] }
     }
 
-    /// [`extension_names`](Self::extension_names) as the pointers
-    /// `ppEnabledExtensionNames` takes; push your own next to them.
+    /// [`extension_names`](Self::extension_names) as `ppEnabledExtensionNames` pointers.
     pub fn extension_name_ptrs(&self) -> Vec<*const c_char> {
         self.extension_names().iter().map(|name| name.as_ptr()).collect()
     }
 
-    /// The `VkPhysicalDeviceVulkan13Features` that
-    /// [`push_features`](Self::push_features) chains (`dynamicRendering`
-    /// on): set your other Vulkan 1.3 features here.
+    /// The `VkPhysicalDeviceVulkan13Features` that [`push_features`](Self::push_features)
+    /// chains: set your other Vulkan 1.3 features here.
     pub fn vulkan13_features(&mut self) -> &mut vk::PhysicalDeviceVulkan13Features<'static> {
-        // A chain `push_features` made may be gone: point nowhere.
+        // A chain `push_features` made may be gone.
         self.vulkan13.p_next = std::ptr::null_mut();
         &mut self.vulkan13
     }
 
-    /// `info` with the feature structures chained: the Vulkan 1.3 one, and
-    /// the graphics pipeline library one where the device gets libraries.
-    /// Do not chain another structure of these types onto `info`.
+    /// `info` with the feature structures chained; chain no other of these types.
     pub fn push_features<'a>(&'a mut self, info: vk::DeviceCreateInfo<'a>) -> vk::DeviceCreateInfo<'a> {
         let with_library = self.graphics_pipeline_library();
         chain_features(info, &mut self.vulkan13, &mut self.library, with_library)
     }
 
-    /// Creates the device: `info` with [`extension_names`](Self::extension_names)
-    /// added where it lacks them, and the structures of
-    /// [`push_features`](Self::push_features) chained.
+    /// Creates the device from `info` plus the missing [`extension_names`](Self::extension_names)
+    /// and the structures of [`push_features`](Self::push_features).
     ///
     /// ```no_run
     /// # use ash::vk;
@@ -181,7 +163,6 @@ impl DeviceRequirements {
     /// let device = unsafe { requirements.create_device(instance, physical, &info)? };
     /// // SAFETY: made with `requirements`; the manager is dropped first, with the device idle.
     /// let manager = unsafe { requirements.create_manager(instance, physical, device.clone()) };
-    /// # let _ = manager;
     /// # Ok(())
     /// # }
     /// ```
@@ -190,23 +171,13 @@ impl DeviceRequirements {
     /// A failing `vkCreateDevice`.
     ///
     /// # Safety
-    /// As `vkCreateDevice`:
-    /// - `instance` and `physical` are those
-    ///   [`for_physical_device`](Self::for_physical_device) was given, and
-    ///   `instance` was created for Vulkan 1.3 or later
-    ///   (`VkApplicationInfo::apiVersion`), as the chained
-    ///   `VkPhysicalDeviceVulkan13Features` and the manager need;
-    /// - `info` is a valid create info for `physical`, whose extension names
-    ///   (`enabledExtensionCount` of them) are valid C strings;
-    /// - its chain holds no structure of the types that
-    ///   [`push_features`](Self::push_features) chains, nor one of the
-    ///   feature structures promoted to Vulkan 1.3 beside the 1.3 one
-    ///   (`VkPhysicalDeviceSynchronization2Features`,
-    ///   `VkPhysicalDeviceDynamicRenderingFeatures`, …:
-    ///   `VUID-VkDeviceCreateInfo-pNext-06532`): set those features on
-    ///   [`vulkan13_features`](Self::vulkan13_features) instead.
-    ///
-    /// The caller destroys the device.
+    /// As `vkCreateDevice`; the caller destroys the device.
+    /// - `instance` and `physical` are those [`for_physical_device`](Self::for_physical_device)
+    ///   was given, and `instance` was created for Vulkan 1.3 or later.
+    /// - `info` is valid for `physical`, its extension names valid C strings.
+    /// - Its chain holds none of the structures [`push_features`](Self::push_features) chains,
+    ///   nor a feature structure promoted to Vulkan 1.3 (`VUID-VkDeviceCreateInfo-pNext-06532`):
+    ///   set those on [`vulkan13_features`](Self::vulkan13_features).
     pub unsafe fn create_device(
         &self,
         instance: &ash::Instance,
@@ -223,17 +194,15 @@ impl DeviceRequirements {
         // SAFETY: the caller's contract: each given name is a C string.
         let given: Vec<&CStr> = given.iter().map(|&name| unsafe { CStr::from_ptr(name) }).collect();
         let extensions = with_extensions(&given, self.extension_names());
-        // Copies, so that nothing of the caller's chain stays in `self`.
+        // Copies: nothing of the caller's chain stays in `self`.
         let (mut vulkan13, mut library) = (self.vulkan13, self.library);
         let info = info.enabled_extension_names(&extensions);
         let info = chain_features(info, &mut vulkan13, &mut library, self.graphics_pipeline_library());
-        // SAFETY: the caller's contract, with the requirements' own
-        // extensions and features, which `physical` has.
+        // SAFETY: the caller's contract, plus extensions and features `physical` has.
         super::check("vkCreateDevice", unsafe { instance.create_device(physical, &info, None) })
     }
 
-    /// [`PipelineManager::new`] on `device` with `physical`'s limits, no
-    /// pipeline cache, and [`pipeline_options`](Self::pipeline_options).
+    /// [`PipelineManager::new`] with `physical`'s limits and [`pipeline_options`](Self::pipeline_options).
     ///
     /// ```no_run
     /// # use ash::vk;
@@ -246,13 +215,9 @@ impl DeviceRequirements {
     /// ```
     ///
     /// # Safety
-    /// - `instance` and `physical` are those
-    ///   [`for_physical_device`](Self::for_physical_device) was given, and
-    ///   `instance` was created for Vulkan 1.3 or later;
-    /// - `device` was created from `physical` with these requirements, and
-    ///   outlives the manager;
-    /// - when the manager is dropped, the device is done with every
-    ///   pipeline it handed out (as for [`PipelineManager::new`]).
+    /// - `instance` and `physical` are as for [`create_device`](Self::create_device).
+    /// - `device` was created from `physical` with these requirements and outlives the manager.
+    /// - When the manager drops, the device is done with its pipelines (as for [`PipelineManager::new`]).
     pub unsafe fn create_manager(
         &self,
         instance: &ash::Instance,
@@ -261,22 +226,18 @@ impl DeviceRequirements {
     ) -> PipelineManager {
         // SAFETY: the caller's contract: a live instance and its device.
         let limits = unsafe { instance.get_physical_device_properties(physical) }.limits;
-        // SAFETY: the options are these requirements' own, which `device`
-        // was created with; the rest is the caller's contract.
+        // SAFETY: `device` was created with these options (the contract).
         unsafe { PipelineManager::new(device, vk::PipelineCache::null(), &limits, self.pipeline_options()) }
     }
 
-    /// What the device created with these requirements has enabled, as
-    /// [`PipelineOptions::features`](PipelineOptions#structfield.features)
-    /// takes it; add your own with [`DeviceFeatures`]' methods.
+    /// What the device has enabled, for [`PipelineOptions::features`](PipelineOptions#structfield.features).
     pub fn device_features(&self) -> DeviceFeatures {
         DeviceFeatures::default()
             .with_vulkan13(&self.vulkan13)
             .with_graphics_pipeline_library(self.graphics_pipeline_library())
     }
 
-    /// [`PipelineOptions::new`] with [`device_features`](Self::device_features):
-    /// libraries exactly where the device gets them.
+    /// [`PipelineOptions::new`] with [`device_features`](Self::device_features).
     pub fn pipeline_options(&self) -> PipelineOptions {
         PipelineOptions::new().features(self.device_features())
     }

@@ -1,5 +1,4 @@
-//! Specialization constants for the driver, each value written at the size
-//! of its constant's type in the SPIR-V.
+//! Specialization constants for the driver, each at its constant's size.
 
 use std::collections::HashMap;
 
@@ -9,8 +8,7 @@ use smolv_format::spirv::{self, Decoration, Op};
 use super::VulkanError;
 use smolv_codec::specialize::{Scalar, Value, describe_type, fit_value};
 
-/// The scalar type of every specialization constant of `spirv`, by SpecId
-/// (of a damaged module, those found before the damage).
+/// The scalar type of every specialization constant of `spirv`, by SpecId.
 fn spec_constant_types(spirv: &[u32]) -> HashMap<u32, Scalar> {
     let mut spec_ids = HashMap::new(); // result id -> SpecId
     let mut types = HashMap::new(); // type id -> scalar
@@ -42,8 +40,7 @@ fn spec_constant_types(spirv: &[u32]) -> HashMap<u32, Scalar> {
     constants.into_iter().filter_map(|(result, ty)| Some((*spec_ids.get(&result)?, *types.get(&ty)?))).collect()
 }
 
-/// `value` for a constant of type `ty`: its size in bytes and its bits,
-/// or an error when it does not fit (nothing is truncated).
+/// `value` for a constant of type `ty`: its size and bits, or an error if it does not fit.
 fn encode(id: u32, value: Value, ty: Option<Scalar>) -> Result<(u32, u64), VulkanError> {
     let Some(ty) = ty else {
         // No such constant (optimized away?): the driver ignores the entry.
@@ -76,7 +73,6 @@ impl SpecializationData {
         let mut ids: Vec<u32> = values.iter().map(|&(id, _)| id).collect();
         ids.sort_unstable();
         if let Some(pair) = ids.windows(2).find(|pair| pair[0] == pair[1]) {
-            // Vulkan requires unique ids.
             return Err(VulkanError::DuplicateSpecConstant(pair[0]));
         }
         let types = if values.is_empty() { HashMap::new() } else { spec_constant_types(spirv) };

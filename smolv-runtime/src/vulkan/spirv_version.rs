@@ -1,5 +1,4 @@
-//! Which SPIR-V versions a device takes: newer modules are refused before
-//! the driver sees them, since some drivers (lavapipe) run them anyway.
+//! Which SPIR-V versions a device takes (some drivers run newer ones anyway).
 
 use ash::vk;
 use smolv_format::spirv::MAGIC;
@@ -7,8 +6,7 @@ use smolv_format::spirv::MAGIC;
 use super::VulkanError;
 use crate::reflect::Reflection;
 
-/// The newest SPIR-V version a device takes, from the Vulkan version it
-/// was created for (the specification's "Versions" appendix).
+/// The newest SPIR-V version a device takes, from its Vulkan version.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct SpirvSupport {
     /// The device's Vulkan version, as (major, minor).
@@ -31,8 +29,7 @@ impl SpirvSupport {
         Self { vulkan, newest }
     }
 
-    /// An error if `code`'s SPIR-V version is newer than the device takes
-    /// (code without a header is left to the caller's contract).
+    /// An error if `code`'s SPIR-V version is newer than the device takes.
     pub(crate) fn check(&self, code: &[u32], reflection: &Reflection) -> Result<(), VulkanError> {
         match module_version(code) {
             Some(spirv) if spirv > self.newest => Err(VulkanError::SpirvVersionUnsupported {
@@ -46,8 +43,7 @@ impl SpirvSupport {
     }
 }
 
-/// The SPIR-V version `code` states in its header (word 1: `0x00MMmm00`),
-/// as (major, minor); `None` without a header.
+/// The (major, minor) SPIR-V version in `code`'s header; `None` without a header.
 pub(crate) fn module_version(code: &[u32]) -> Option<(u32, u32)> {
     if let [MAGIC, version, ..] = code { Some(((version >> 16) & 0xFF, (version >> 8) & 0xFF)) } else { None }
 }

@@ -1,5 +1,4 @@
-//! The fixed-function state of a graphics pipeline, grouped as the four
-//! graphics pipeline libraries split it.
+//! The fixed-function state of a graphics pipeline.
 
 use ash::vk;
 
@@ -20,12 +19,10 @@ use super::device_features::DeviceFeatures;
 ///     bindings: vec![vk::VertexInputBindingDescription { binding: 0, stride: 8, input_rate: vk::VertexInputRate::VERTEX }],
 ///     attributes: vec![vk::VertexInputAttributeDescription { location: 0, binding: 0, format: vk::Format::R32G32_SFLOAT, offset: 0 }],
 /// };
-/// # let _ = (reflected, explicit);
 /// ```
 #[derive(Clone, Debug, Default)]
 pub enum VertexInput {
-    /// One per-vertex buffer at binding 0 holding every input, tightly
-    /// packed in location order, in the reflected formats (none without inputs).
+    /// One per-vertex buffer at binding 0, inputs packed in location order.
     #[default]
     FromReflection,
     /// The buffers and attributes as given.
@@ -43,7 +40,6 @@ pub enum VertexInput {
 /// use smolv_runtime::vulkan::DepthBias;
 /// // Shadow-map acne: push the depth away a little, more on slopes.
 /// let bias = DepthBias { constant_factor: 1.25, clamp: 0.0, slope_factor: 1.75 };
-/// # let _ = bias;
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct DepthBias {
@@ -151,7 +147,6 @@ impl StencilState {
     /// ```
     /// use smolv_runtime::vulkan::{StencilFace, StencilState};
     /// let state = StencilState::both(StencilFace::default());
-    /// # let _ = state;
     /// ```
     pub fn both(face: StencilFace) -> Self {
         Self { front: face, back: face }
@@ -170,17 +165,14 @@ impl StencilState {
 ///     alpha_to_coverage: true,
 ///     ..Multisample::default()
 /// };
-/// # let _ = msaa;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Multisample {
     /// Samples per pixel of the attachments.
     pub samples: vk::SampleCountFlags,
-    /// Run the fragment shader per sample, for at least this fraction of
-    /// the samples (`minSampleShading`); needs the `sampleRateShading` feature.
+    /// Per-sample shading's `minSampleShading`; needs `sampleRateShading`.
     pub sample_shading: Option<f32>,
-    /// Samples that may be written (bit `i`: sample `i`; the samples past
-    /// 32 of a 64-sample target are all enabled).
+    /// Samples that may be written (bit `i`: sample `i`; samples past 32 all are).
     pub sample_mask: u32,
     /// Derive coverage from the first colour output's alpha.
     pub alpha_to_coverage: bool,
@@ -206,7 +198,6 @@ impl Default for Multisample {
 /// ```
 /// use smolv_runtime::vulkan::BlendEquation;
 /// let glow = BlendEquation::ADDITIVE;
-/// # let _ = glow;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BlendEquation {
@@ -248,7 +239,6 @@ impl BlendEquation {
 /// let rgb = vk::ColorComponentFlags::R | vk::ColorComponentFlags::G | vk::ColorComponentFlags::B;
 /// let blend = AttachmentBlend { equation: Some(BlendEquation::ALPHA), write_mask: rgb };
 /// assert_eq!(AttachmentBlend::OPAQUE.equation, None);
-/// # let _ = blend;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct AttachmentBlend {
@@ -287,10 +277,7 @@ impl Default for AttachmentBlend {
     }
 }
 
-/// The fixed-function state of a graphics pipeline, grouped by the library
-/// that owns each field (each keyed by exactly its group). Viewport and
-/// scissor are always dynamic; [`dynamic_states`](Self::dynamic_states)
-/// makes more state dynamic.
+/// The fixed-function state of a graphics pipeline, by owning library (viewport and scissor: dynamic).
 ///
 /// ```
 /// use ash::vk;
@@ -314,14 +301,12 @@ impl Default for AttachmentBlend {
 pub struct GraphicsState {
     /// Vertex buffers and attributes (vertex-input library).
     pub vertex_input: VertexInput,
-    /// Primitive topology (vertex-input library); `PATCH_LIST` with
-    /// tessellation stages.
+    /// Primitive topology (vertex-input library); `PATCH_LIST` for tessellation.
     pub topology: vk::PrimitiveTopology,
     /// Primitive restart for strips and fans (vertex-input library).
     pub primitive_restart: bool,
 
-    /// Fill, lines or points (pre-rasterization library); anything but
-    /// `FILL` needs `fillModeNonSolid`.
+    /// Fill, lines or points (pre-rasterization library); not `FILL` needs `fillModeNonSolid`.
     pub polygon_mode: vk::PolygonMode,
     /// Face culling (pre-rasterization library).
     pub cull_mode: vk::CullModeFlags,
@@ -340,13 +325,11 @@ pub struct GraphicsState {
 
     /// The depth test (fragment-shader library); off without a depth attachment.
     pub depth_test: Option<DepthTest>,
-    /// The depth bounds test's `[min, max]` (fragment-shader library);
-    /// needs `depthBounds`, and a depth attachment.
+    /// Depth bounds `[min, max]` (fragment-shader library); needs `depthBounds`.
     pub depth_bounds: Option<[f32; 2]>,
     /// The stencil test (fragment-shader library); off without a stencil attachment.
     pub stencil: Option<StencilState>,
-    /// Multisampling (fragment-output library, and the fragment-shader
-    /// library too when it shades per sample).
+    /// Multisampling (fragment-output library; fragment-shader too when per sample).
     pub multisample: Multisample,
 
     /// Colour attachment formats (fragment-output library).
@@ -354,10 +337,8 @@ pub struct GraphicsState {
     /// Depth attachment format, or `UNDEFINED` (fragment-output library).
     pub depth_format: vk::Format,
     /// Stencil attachment format, or `UNDEFINED` (fragment-output library).
-    /// A combined depth/stencil image goes in both.
     pub stencil_format: vk::Format,
-    /// Blending and write mask per colour attachment (fragment-output
-    /// library): none (opaque), one for all, or one each (`independentBlend`).
+    /// Blending per colour attachment (fragment-output library): none, one for all, or one each.
     pub blend: Vec<AttachmentBlend>,
     /// The blend constants (fragment-output library).
     pub blend_constants: [f32; 4],
@@ -435,8 +416,7 @@ impl GraphicsState {
         }
     }
 
-    /// Refuses state that needs a feature `features` lacks, or that
-    /// Vulkan 1.3 core cannot make dynamic.
+    /// Refuses state needing a feature `features` lacks, or unsupported dynamic state.
     pub(crate) fn check(&self, features: &DeviceFeatures, extra_stages: ExtraStages) -> Result<(), VulkanError> {
         // The first of `needs` (when it applies, its feature, what needs it) that is missing.
         let need = |needs: &[(bool, Feature, &'static str)]| match needs.iter().find(|n| n.0 && !features.has(n.1)) {

@@ -1,5 +1,4 @@
-//! Explicit vertex input from plain data, and its check against the vertex
-//! shader's reflection.
+//! Explicit vertex input from plain data, checked against the vertex shader.
 
 use ash::vk;
 
@@ -34,9 +33,8 @@ impl VertexInput {
         Self::Explicit { bindings, attributes }
     }
 
-    /// An error unless explicit vertex input feeds every input `vertex`
-    /// reads, from a described binding, in a format of the same numeric
-    /// type, as Vulkan requires.
+    /// An error unless explicit vertex input feeds every input `vertex` reads, from a
+    /// described binding, in a format of the same numeric type.
     pub(crate) fn check(&self, vertex: &Reflection) -> Result<(), VulkanError> {
         let Self::Explicit { bindings, attributes } = self else { return Ok(()) };
         if let Some(attribute) = attributes.iter().find(|a| !bindings.iter().any(|b| b.binding == a.binding)) {
@@ -77,9 +75,7 @@ fn mismatch(location: u32, reason: String) -> VulkanError {
     VulkanError::VertexInputMismatch { location, reason }
 }
 
-/// The numeric type of a colour format (how a shader reads it), in words.
-/// ash spells every format it knows by its Vulkan name (`R8G8B8A8_UNORM`),
-/// whose parts name the numeric type: no table to keep in step.
+/// The numeric type of a colour format, in words, from ash's name for it (`R8G8B8A8_UNORM`).
 fn numeric_type(format: vk::Format) -> Option<&'static str> {
     let name = format!("{format:?}");
     let wide = name.starts_with("R64");

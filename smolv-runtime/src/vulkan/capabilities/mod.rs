@@ -1,9 +1,6 @@
-//! What a shader needs of the device: each `OpCapability` and `OpExtension`
-//! mapped to the features, extensions, versions and subgroup operations
-//! that allow it, as the Vulkan specification's "SPIR-V Environment"
-//! appendix lists them ([`capability`], [`spirv_extension`], [`requirements`]).
-//! [`PipelineManager`](super::PipelineManager) refuses a stage that needs
-//! what [`DeviceFeatures`] lacks ([`VulkanError::FeatureNotEnabled`]).
+//! What a shader's `OpCapability` and `OpExtension` need of the device, per the
+//! specification's "SPIR-V Environment" appendix ([`capability`], [`spirv_extension`],
+//! [`requirements`]); stages needing what [`DeviceFeatures`] lacks are refused.
 //!
 //! ```
 //! use smolv_runtime::vulkan::capabilities::{Feature, Need, requirements};
@@ -33,8 +30,7 @@ pub(crate) struct Declared {
     pub(crate) extensions: Vec<String>,
 }
 
-/// The capabilities and extensions `spirv` declares (those before any
-/// damage: the driver refuses the rest).
+/// The capabilities and extensions `spirv` declares (before any damage).
 pub(crate) fn declared(spirv: &[u32]) -> Declared {
     let mut found = Declared::default();
     for inst in spirv::declarations(spirv) {
@@ -46,8 +42,7 @@ pub(crate) fn declared(spirv: &[u32]) -> Declared {
     found
 }
 
-/// The table's row for every capability and extension `spirv` declares,
-/// in module order (those it does not list are left to the driver).
+/// The table's row for every capability and extension `spirv` declares, in module order.
 ///
 /// ```
 /// use smolv_runtime::vulkan::capabilities::requirements;
@@ -66,8 +61,7 @@ pub(crate) struct ShaderName<'a> {
     pub(crate) entry_point: &'a str,
 }
 
-/// An error unless `device` (created for `api_version`) allows every
-/// capability and extension `spirv` declares.
+/// An error unless `device` (for `api_version`) allows all that `spirv` declares.
 pub(crate) fn check(
     spirv: &[u32],
     shader: &ShaderName<'_>,

@@ -4,15 +4,12 @@ use ash::vk;
 
 use crate::vulkan::DeviceFeatures;
 
-/// Defines [`Feature`], grouped by the structure that enables each (ash's
-/// type), with the member's name and ash's field; and each structure's
-/// [`FeatureStructure`] impl.
+/// Defines [`Feature`] by structure, and each structure's [`FeatureStructure`] impl.
 macro_rules! features {
     ($($structure:ident $(<$lt:lifetime>)? {
         $($variant:ident => $member:literal, $field:ident);* $(;)?
     })*) => {
-        /// A Vulkan device feature: a `VkBool32` member of one of the
-        /// feature structures passed to `vkCreateDevice`.
+        /// A Vulkan device feature: a `VkBool32` member of a feature structure.
         ///
         /// ```
         /// use smolv_runtime::vulkan::capabilities::Feature;
@@ -76,8 +73,7 @@ pub(crate) trait FeatureStructure {
 /// Defines [`Extension`], with each one's name.
 macro_rules! extensions {
     ($($variant:ident => $name:literal;)*) => {
-        /// A Vulkan device extension, enabled through
-        /// `VkDeviceCreateInfo::ppEnabledExtensionNames`.
+        /// A Vulkan device extension.
         ///
         /// ```
         /// use smolv_runtime::vulkan::capabilities::Extension;
@@ -289,8 +285,7 @@ features! {
     PhysicalDeviceBufferDeviceAddressFeaturesEXT<'_> {
         BufferDeviceAddressExt => "bufferDeviceAddress", buffer_device_address;
     }
-    // A vendor's, that the registry names as one way to a capability the
-    // table lists (FragmentDensityEXT, FragmentShaderShadingRateInterlockEXT).
+    // Vendors', for FragmentDensityEXT and FragmentShaderShadingRateInterlockEXT.
     PhysicalDeviceShadingRateImageFeaturesNV<'_> { ShadingRateImage => "shadingRateImage", shading_rate_image }
     // Not a shader's need: `PipelineManager`'s, for graphics pipeline libraries.
     PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT<'_> {
@@ -331,8 +326,7 @@ extensions! {
     GoogleHlslFunctionality1 => "VK_GOOGLE_hlsl_functionality1";
     GoogleUserType => "VK_GOOGLE_user_type";
     GoogleDecorateString => "VK_GOOGLE_decorate_string";
-    // Vendors' extensions that the registry names as one way to a
-    // capability the table lists (Float16, ShaderViewportIndexLayerEXT).
+    // Vendors', for Float16 and ShaderViewportIndexLayerEXT.
     AmdGpuShaderHalfFloat => "VK_AMD_gpu_shader_half_float";
     NvViewportArray2 => "VK_NV_viewport_array2";
     // Promoted: the Vulkan version named in the table serves too.

@@ -1,5 +1,4 @@
-//! The "SPIR-V Environment" appendix's tables as data; `registry_tests.rs`
-//! compares every row with `vk.xml`.
+//! The "SPIR-V Environment" appendix's tables as data (checked by `registry_tests.rs`).
 
 use ash::vk;
 
@@ -22,21 +21,15 @@ pub enum Need {
     Feature(F),
     /// A device extension, enabled.
     Extension(E),
-    /// At least this Vulkan version (a `vk::make_api_version` value; only
-    /// major and minor count).
+    /// At least this Vulkan version (`vk::make_api_version`; major and minor count).
     Version(u32),
-    /// Subgroup operations of these kinds
-    /// (`VkPhysicalDeviceSubgroupProperties::supportedOperations`), in
-    /// the shader's stage (`supportedStages`).
+    /// These subgroup operations, in the shader's stage.
     Subgroup(vk::SubgroupFeatureFlags),
-    /// A `VkPhysicalDeviceVulkan12Properties` (float-controls) property of
-    /// this name, true. The manager does not know the device's properties,
-    /// so it does not check these: the driver does.
+    /// A true `VkPhysicalDeviceVulkan12Properties` property (checked by the driver, not here).
     Property(&'static str),
 }
 
-/// What a device needs to take a module that declares one capability or
-/// SPIR-V extension.
+/// What a device needs for one declared capability or SPIR-V extension.
 ///
 /// ```
 /// use smolv_runtime::vulkan::capabilities::{Extension, Need, spirv_extension};
@@ -56,8 +49,7 @@ const V1_1: Need = Need::Version(vk::API_VERSION_1_1);
 const V1_2: Need = Need::Version(vk::API_VERSION_1_2);
 const V1_3: Need = Need::Version(vk::API_VERSION_1_3);
 
-/// One alternative of a row: `F(feature)`, `E(extension)`, `S(subgroup
-/// operations)`, `P(property)`, or a version.
+/// One alternative: `F(feature)`, `E(extension)`, `S(subgroup ops)`, `P(property)`, or a version.
 macro_rules! need {
     (F($feature:ident)) => {
         Need::Feature(F::$feature)
@@ -93,8 +85,7 @@ macro_rules! capabilities {
     };
 }
 
-/// What `OpCapability capability` (its SPIR-V number) needs, or `None`
-/// for a capability the table does not list.
+/// What `OpCapability capability` (its number) needs; `None` if unlisted.
 ///
 /// ```
 /// use smolv_runtime::vulkan::capabilities::{Feature, Need, capability};
@@ -196,9 +187,7 @@ pub fn capability(capability: u32) -> Option<Requirement> {
         5013 StencilExportEXT: E(ExtShaderStencilExport);
         5016 Int64ImageEXT: F(ShaderImageInt64Atomics);
         5055 ShaderClockKHR: E(KhrShaderClock);
-        // Also ShaderViewportIndexLayerNV, the same number. Vulkan 1.2 splits it
-        // in two; a device with both (the feature named last) takes it (the
-        // registry lists only the extensions: see registry_tests.rs).
+        // Also …NV (same number). Vulkan 1.2 splits it in two: both features (the last named) take it.
         5254 ShaderViewportIndexLayerEXT:
             E(ExtShaderViewportIndexLayer), E(NvViewportArray2), F(ShaderOutputViewportIndex);
         5265 FragmentFullyCoveredEXT: E(ExtConservativeRasterization);
@@ -252,9 +241,7 @@ macro_rules! spv {
     };
 }
 
-/// What `OpExtension name` needs: the device extension that exposes it,
-/// or the Vulkan version that promoted it. `None` for an extension the
-/// table does not list.
+/// What `OpExtension name` needs; `None` if unlisted.
 ///
 /// ```
 /// use smolv_runtime::vulkan::capabilities::{Extension, Need, spirv_extension};
