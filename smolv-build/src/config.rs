@@ -20,9 +20,9 @@ use crate::options::{DeviceSpirv, Packing, RuntimeCodecs, SizeGoal, Target};
 use crate::output::report::Report;
 use crate::settings::{Inputs, PackSettings, Plan, Settings};
 
-/// Configures and runs the shader build. Setters take `&mut self` and
-/// return it, in the style of `cc` and `prost-build`; those for one shader
-/// take its module name (`lit.frag`), and one that names none fails the build.
+/// Configures and runs the shader build. Setters take `&mut self` and return it; those for one shader take its
+/// module name (`lit.frag`), and one that names none fails the build. A setter wins over its `SMOLV_*` variable
+/// ([crate docs](crate#environment)); relative paths start at the crate root.
 ///
 /// ```no_run
 /// // build.rs
@@ -95,7 +95,7 @@ impl std::fmt::Debug for ZstdLevel {
 }
 
 impl Config {
-    /// A builder with every setting at its default (each setter names it).
+    /// A builder with every setting at its default.
     ///
     /// ```
     /// smolv_build::Config::new().shader_dir("shaders");
@@ -104,8 +104,7 @@ impl Config {
         Self::default()
     }
 
-    /// Compiles every shader below `dir` (recursively, following links), named
-    /// by its path relative to it: `post/blur.comp`.
+    /// Compiles every shader below `dir` (following links), named by its relative path: `post/blur.comp`.
     ///
     /// ```
     /// smolv_build::Config::new().shader_dir("shaders").shader_dir("third_party/shaders");
@@ -125,8 +124,7 @@ impl Config {
         self
     }
 
-    /// Compiles the files matching a glob such as `shaders/**/*.frag`;
-    /// module names are relative to the glob's fixed leading directory.
+    /// Compiles the files matching a glob, named relative to its fixed leading directory.
     ///
     /// ```
     /// // shaders/ui/text.frag is the module `ui/text.frag`
@@ -137,8 +135,7 @@ impl Config {
         self
     }
 
-    /// Searched by `#include <...>`, and by `#include "..."` after the
-    /// including file's own directory.
+    /// Searched by `#include <...>`, and by `#include "..."` after the including file's directory.
     ///
     /// ```
     /// smolv_build::Config::new().shader_dir("shaders").include_dir("shaders/include");
@@ -148,8 +145,7 @@ impl Config {
         self
     }
 
-    /// `#define name value` for every shader but WGSL and WESL, which have
-    /// no preprocessor (a define given to one of them alone is an error).
+    /// `#define name value` for every shader but WGSL and WESL (one given to them alone is an error).
     ///
     /// ```
     /// smolv_build::Config::new().shader_dir("shaders").define("MAX_LIGHTS", "16");
@@ -174,8 +170,7 @@ impl Config {
         self
     }
 
-    /// Adds named variants of one shader, each a module `shader@variant`
-    /// next to the plain `shader`.
+    /// Adds named variants of one shader, each a module `shader@variant` next to the plain `shader`.
     ///
     /// ```
     /// use smolv_build::{Config, Variant};
@@ -191,9 +186,8 @@ impl Config {
         self
     }
 
-    /// Names a program: `modules` make one pipeline, with a `pub mod name`
-    /// in the generated types (docs/types.md). Modules that share a base
-    /// name (`tint.vert`, `tint.frag`) are a program without this.
+    /// Names a program: `modules` make one pipeline, a `pub mod name` in the generated types (docs/types.md).
+    /// Modules sharing a base name (`tint.vert`, `tint.frag`) are one without this.
     ///
     /// ```
     /// smolv_build::Config::new().shader_dir("shaders").program("blur", ["fullscreen.vert", "blur.frag"]);
@@ -207,8 +201,7 @@ impl Config {
         self
     }
 
-    /// Sets WESL's `@if` feature `name` to `value` for every WESL shader
-    /// (features not set are off).
+    /// Sets WESL's `@if` feature `name` for every WESL shader (unset features are off).
     ///
     /// ```
     /// smolv_build::Config::new().shader_dir("shaders").wesl_feature("fog", true);
@@ -218,8 +211,7 @@ impl Config {
         self
     }
 
-    /// Sets WESL's `@if` feature `name` to `value` for one WESL shader, over
-    /// [`wesl_feature`](Config::wesl_feature).
+    /// [`wesl_feature`](Config::wesl_feature) for one WESL shader, over the global one.
     ///
     /// ```
     /// smolv_build::Config::new().shader_dir("shaders").shader_wesl_feature("sky.wesl", "stars", false);
@@ -234,8 +226,7 @@ impl Config {
         self
     }
 
-    /// The advice of the error for a language this build cannot compile;
-    /// `{feature}` stands for the Cargo feature (`wesl`, `wgsl`, `glsl`).
+    /// The advice of the error for a language not compiled in; `{feature}` stands for its Cargo feature.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -246,9 +237,8 @@ impl Config {
         self
     }
 
-    /// Makes the WESL files below `dir` (relative to the crate root) the
-    /// package `name`: `import name::a::b::item;` reads `dir/a/b.wesl` (or
-    /// `.wgsl`). The shader directory itself needs none (`import package::…`).
+    /// Makes the WESL files below `dir` the package `name`: `import name::a::b::item;` reads `dir/a/b.wesl`
+    /// (or `.wgsl`). The shader directory is `package` without this.
     ///
     /// ```
     /// smolv_build::Config::new().shader_dir("shaders").wesl_package("noise", "third_party/noise-wesl");
@@ -258,8 +248,7 @@ impl Config {
         self
     }
 
-    /// Target Vulkan version (default [`TargetEnv::Vulkan1_0`]); its SPIR-V
-    /// version ([`TargetEnv::default_spirv_version`]) unless [`spirv_version`](Config::spirv_version).
+    /// Target Vulkan version (default [`TargetEnv::Vulkan1_0`]); see [`TargetEnv::default_spirv_version`].
     ///
     /// ```
     /// smolv_build::Config::new().shader_dir("shaders").target_env(smolv_build::TargetEnv::Vulkan1_3);
@@ -269,9 +258,8 @@ impl Config {
         self
     }
 
-    /// SPIR-V version. A newer one raises the environment to the oldest that
-    /// takes it, except SPIR-V 1.4 on Vulkan 1.1 with VK_KHR_spirv_1_4
-    /// (`PipelineOptions::khr_spirv_1_4(true)` in smolv's Vulkan layer).
+    /// SPIR-V version; a newer one raises the environment to the oldest that takes it, except SPIR-V 1.4 on
+    /// Vulkan 1.1 (VK_KHR_spirv_1_4, `PipelineOptions::khr_spirv_1_4(true)` in smolv's Vulkan layer).
     ///
     /// ```
     /// use smolv_build::{Config, SpirvVersion, TargetEnv};
@@ -293,8 +281,7 @@ impl Config {
         self
     }
 
-    /// Strips debug info (names, source text, line info) from what ships.
-    /// Default: on when Cargo's `PROFILE` is `release`.
+    /// Strips debug info from what ships. Default: on when Cargo's `PROFILE` is `release`.
     ///
     /// ```
     /// smolv_build::Config::new().shader_dir("shaders").strip_debug(true); // in debug builds too
@@ -304,8 +291,7 @@ impl Config {
         self
     }
 
-    /// Ships the names run-time reflection reads (bindings, spec constants,
-    /// interface variables) despite [`strip_debug`](Self::strip_debug). Default: off.
+    /// Ships the names run-time reflection reads despite [`strip_debug`](Self::strip_debug). Default: off.
     ///
     /// ```
     /// smolv_build::Config::new().shader_dir("shaders").strip_debug(true).keep_interface_names(true);
@@ -315,8 +301,7 @@ impl Config {
         self
     }
 
-    /// zstd level, 1–22 (default 19), for bundles and for embedded sets
-    /// packed with zstd.
+    /// zstd level, 1–22 (default 19), for bundles and zstd-packed sets.
     ///
     /// ```
     /// smolv_build::Config::new().shader_dir("shaders").zstd_level(22);
@@ -336,8 +321,7 @@ impl Config {
         self
     }
 
-    /// How the embedded set is packed. Default: `SMOLV_PACKING` (one of
-    /// [`Packing::NAMES`]), else [`Packing::Auto`].
+    /// How the embedded set is packed (`SMOLV_PACKING`: one of [`Packing::NAMES`]). Default: [`Packing::Auto`].
     ///
     /// ```no_run
     /// // build.rs: always ship SMOL-V + LZ4 as one stream.
@@ -349,9 +333,7 @@ impl Config {
         self
     }
 
-    /// What [`Packing::Auto`] makes smallest: the binary as installed, or
-    /// as downloaded after `xz -9` ([`SizeGoal::Download`]). Default:
-    /// `SMOLV_SIZE_GOAL`, else installed.
+    /// What [`Packing::Auto`] makes smallest (`SMOLV_SIZE_GOAL`). Default: [`SizeGoal::Installed`].
     ///
     /// ```
     /// smolv_build::Config::new().shader_dir("shaders").size_goal(smolv_build::SizeGoal::Download);
@@ -361,10 +343,8 @@ impl Config {
         self
     }
 
-    /// Builds for a game that draws through wgpu: ships WGSL (made by naga;
-    /// `Shader::wgsl`) or SPIR-V, whichever makes the game smaller
-    /// (docs/size.md#wgpu-targets). Default: `SMOLV_TARGET`, else Vulkan.
-    /// Needs the `wgpu` feature.
+    /// Builds for wgpu (`SMOLV_TARGET`; feature `wgpu`): ships WGSL made by naga or SPIR-V, whichever makes
+    /// the game smaller (docs/size.md#wgpu-targets). Default: Vulkan.
     ///
     /// ```
     /// smolv_build::Config::new().shader_dir("shaders").for_wgpu();
@@ -374,8 +354,7 @@ impl Config {
         self
     }
 
-    /// Builds for wgpu as [`for_wgpu`](Config::for_wgpu) does, but ships
-    /// WGSL (`true`, SPIR-V only where naga refuses) or SPIR-V (`false`).
+    /// [`for_wgpu`](Config::for_wgpu), shipping WGSL (`true`, SPIR-V where naga refuses) or SPIR-V (`false`).
     ///
     /// ```
     /// smolv_build::Config::new().shader_dir("shaders").for_wgpu_shipping(true);
@@ -385,7 +364,7 @@ impl Config {
         self
     }
 
-    /// Builds SPIR-V for Vulkan, the default, whatever `SMOLV_TARGET` says.
+    /// Builds SPIR-V for Vulkan, the default.
     ///
     /// ```
     /// smolv_build::Config::new().shader_dir("shaders").for_wgpu().for_vulkan();
@@ -395,8 +374,7 @@ impl Config {
         self
     }
 
-    /// Where compiled modules are cached. Default: `SMOLV_CACHE_DIR`, else
-    /// `smolv-cache` in Cargo's target directory.
+    /// Where compiled modules are cached (`SMOLV_CACHE_DIR`). Default: `smolv-cache` in Cargo's target directory.
     ///
     /// ```
     /// smolv_build::Config::new().shader_dir("shaders").cache_dir("/var/cache/smolv");
@@ -406,9 +384,7 @@ impl Config {
         self
     }
 
-    /// The project's prepared directory: modules that `cargo smolv prepare`
-    /// wrote, read after the local cache and never written by a build
-    /// (`docs/prepare.md`). Relative to the crate root; default: `.smolv`.
+    /// The modules `cargo smolv prepare` wrote, read after the local cache (`docs/prepare.md`). Default: `.smolv`.
     ///
     /// ```
     /// // One directory for every crate of the workspace.
@@ -430,8 +406,7 @@ impl Config {
         self
     }
 
-    /// Worker threads. Default: Cargo's `NUM_JOBS`, else every core. Under
-    /// Cargo each compile also takes a token from its jobserver.
+    /// Worker threads, each also holding a token of Cargo's jobserver. Default: `NUM_JOBS`, else every core.
     ///
     /// ```
     /// smolv_build::Config::new().shader_dir("shaders").jobs(2);
@@ -441,9 +416,8 @@ impl Config {
         self
     }
 
-    /// A `spirv-opt` binary to run instead of the linked SPIRV-Tools
-    /// (feature `optimizer`). Default: `SMOLV_SPIRV_OPT`, else none
-    /// (`PATH` is never searched). Its `--version` is part of every cache key.
+    /// A `spirv-opt` binary to run instead of the linked SPIRV-Tools (`SMOLV_SPIRV_OPT`; `PATH` is never
+    /// searched). Its `--version` is part of every cache key.
     ///
     /// ```
     /// smolv_build::Config::new().shader_dir("shaders").spirv_opt("/opt/vulkan-sdk/bin/spirv-opt");
@@ -453,8 +427,7 @@ impl Config {
         self
     }
 
-    /// Whether to print `cargo:` directives. Default: under a build script
-    /// (`OUT_DIR` set and no `out_dir` given).
+    /// Whether to print `cargo:` directives. Default: when `OUT_DIR` is set and no `out_dir` given.
     ///
     /// ```
     /// smolv_build::Config::new().shader_dir("shaders").out_dir("target/shaders").cargo_directives(false);
@@ -464,8 +437,7 @@ impl Config {
         self
     }
 
-    /// Builds what compiles even when some shaders fail, listing the
-    /// failures in [`Report::failures`] instead of an error. Default: off.
+    /// Builds what compiles, listing failures in [`Report::failures`] instead of an error. Default: off.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -478,8 +450,7 @@ impl Config {
         self
     }
 
-    /// Gives GLSL and HLSL inputs and outputs without a location one, in
-    /// declaration order (glslc's `-fauto-map-locations`). Default: off.
+    /// Locates unlocated GLSL and HLSL inputs and outputs (glslc's `-fauto-map-locations`). Default: off.
     ///
     /// ```
     /// smolv_build::Config::new().shader_dir("shaders").auto_map_locations(true);
@@ -489,8 +460,7 @@ impl Config {
         self
     }
 
-    /// Gives GLSL and HLSL resources without a binding one, in set 0
-    /// (glslc's `-fauto-bind-uniforms`). Default: off.
+    /// Binds unbound GLSL and HLSL resources in set 0 (glslc's `-fauto-bind-uniforms`). Default: off.
     ///
     /// ```
     /// smolv_build::Config::new().shader_dir("shaders").auto_bind_uniforms(true);
@@ -500,10 +470,8 @@ impl Config {
         self
     }
 
-    /// Whether WGSL and WESL pre-rasterization shaders have the `y` of
-    /// their position negated (naga's `ADJUST_COORDINATE_SPACE`). Default:
-    /// on for Vulkan, so WebGPU shaders draw the same way up; off for wgpu,
-    /// which flips the viewport itself (docs/wgpu.md#which-way-up).
+    /// Whether WGSL and WESL negate the position's `y` (naga's `ADJUST_COORDINATE_SPACE`). Default: on for
+    /// Vulkan, off for wgpu, which flips the viewport itself (docs/wgpu.md#which-way-up).
     ///
     /// ```
     /// smolv_build::Config::new().shader_dir("shaders").wgsl_adjust_coordinate_space(false);
@@ -513,10 +481,8 @@ impl Config {
         self
     }
 
-    /// States the language of the stage-named, `.glsl` and `.hlsl` files in
-    /// a directory, a glob or one file, relative to the crate root (glslc's
-    /// `-x`); the last one that covers a file wins. Stating another
-    /// language, or a pattern that covers no shader, is an error.
+    /// States the language of the stage-named, `.glsl` and `.hlsl` files in a directory, glob or file (glslc's
+    /// `-x`); the last that covers a file wins. Another language, or covering no shader, is an error.
     ///
     /// ```
     /// use smolv_build::{Config, Language};
@@ -531,8 +497,7 @@ impl Config {
         self
     }
 
-    /// The entry point function of HLSL shaders (glslc's `-fentry-point`).
-    /// Default: `main`.
+    /// The entry point of HLSL shaders (glslc's `-fentry-point`). Default: `main`.
     ///
     /// ```
     /// smolv_build::Config::new().shader_dir("shaders").hlsl_entry_point("VSMain");
@@ -542,8 +507,7 @@ impl Config {
         self
     }
 
-    /// Shifts HLSL bindings by register class (`t`, `s`, `b`, `u`) rather than
-    /// by resource type, as DXC does (glslc's `-fhlsl-iomap`). Default: off.
+    /// Shifts HLSL bindings by register class, as DXC does (glslc's `-fhlsl-iomap`). Default: off.
     ///
     /// ```
     /// use smolv_build::{Config, ResourceKind};
@@ -554,8 +518,7 @@ impl Config {
         self
     }
 
-    /// Lays out GLSL blocks with HLSL's member offsets (glslc's
-    /// `-fhlsl-offsets`). Default: off.
+    /// Lays out GLSL blocks with HLSL's member offsets (glslc's `-fhlsl-offsets`). Default: off.
     ///
     /// ```
     /// smolv_build::Config::new().shader_dir("shaders").hlsl_offsets(true);
@@ -565,8 +528,7 @@ impl Config {
         self
     }
 
-    /// Places HLSL register `register` (`b0`, `t3`) at descriptor `set` and
-    /// `binding` in every stage (glslc's `-fresource-set-binding`).
+    /// Places HLSL `register` (`b0`, `t3`) at `set` and `binding` (glslc's `-fresource-set-binding`).
     ///
     /// ```
     /// use smolv_build::{Config, ResourceKind};
@@ -580,8 +542,7 @@ impl Config {
         self
     }
 
-    /// Like [`hlsl_register_binding`](Config::hlsl_register_binding), for
-    /// shaders of one stage only.
+    /// [`hlsl_register_binding`](Config::hlsl_register_binding) for one stage only.
     pub fn hlsl_register_binding_for_stage(
         &mut self,
         stage: ShaderStage,
@@ -594,8 +555,7 @@ impl Config {
         self
     }
 
-    /// Makes HLSL's `half`, `min16float`, `uint16_t`, … real 16-bit types
-    /// (glslc's `-fhlsl-16bit-types`). Default: off.
+    /// Makes HLSL's `half`, `min16float`, … 16-bit types (glslc's `-fhlsl-16bit-types`). Default: off.
     ///
     /// ```
     /// smolv_build::Config::new().shader_dir("shaders/hlsl").hlsl_16bit_types(true);
@@ -612,23 +572,19 @@ impl Config {
         self
     }
 
-    /// The lowest binding given to resources of `kind` (glslc's
-    /// `-f<kind>-binding-base`): HLSL registers are shifted by `base`, and
-    /// automatic GLSL bindings start there.
+    /// The lowest binding of resources of `kind` (glslc's `-f<kind>-binding-base`).
     pub fn binding_base(&mut self, kind: ResourceKind, base: u32) -> &mut Self {
         self.binding_bases.push(BindingBase { stage: None, kind, base });
         self
     }
 
-    /// Like [`binding_base`](Config::binding_base), for one stage only.
+    /// [`binding_base`](Config::binding_base) for one stage only.
     pub fn binding_base_for_stage(&mut self, stage: ShaderStage, kind: ResourceKind, base: u32) -> &mut Self {
         self.binding_bases.push(BindingBase { stage: Some(stage), kind, base });
         self
     }
 
-    /// The `slangc` binary for `.slang` files. Default: `SMOLV_SLANGC`,
-    /// else `slangc` on `PATH` (the Vulkan SDK and the `slangtorch` wheel
-    /// ship it).
+    /// The `slangc` binary for `.slang` files (`SMOLV_SLANGC`). Default: `slangc` on `PATH`.
     ///
     /// ```
     /// smolv_build::Config::new().shader_dir("shaders").slangc("/opt/vulkan-sdk/bin/slangc");
@@ -638,10 +594,8 @@ impl Config {
         self
     }
 
-    /// Builds every shader; on failure, prints the errors (under a build
-    /// script as `cargo::error=` lines, exiting with status 0: Cargo fails
-    /// the build; else on stderr, status 1) and ends the process.
-    /// [`try_compile`](Config::try_compile) returns them instead.
+    /// Builds every shader; on failure prints the errors (as `cargo::error=` lines under a build script) and
+    /// exits. [`try_compile`](Config::try_compile) returns them instead.
     ///
     /// ```no_run
     /// // build.rs
@@ -675,8 +629,7 @@ impl Config {
         }
     }
 
-    /// Builds every shader, returning what was built or why it failed; here
-    /// outside Cargo, of a precompiled SPIR-V module:
+    /// Builds every shader, returning the report or the error; here outside Cargo, of a SPIR-V module:
     ///
     /// ```
     /// use smolv_build::Config;
@@ -701,10 +654,8 @@ impl Config {
         crate::run::run(&self.plan()?)
     }
 
-    /// Serves as a shader compiler worker (this program started again) and
-    /// never returns if this process is one; else returns at once. Call it
-    /// first in `main` of a program that builds shaders (a build script
-    /// needs it except on Linux).
+    /// Serves as a compiler worker, never returning, if this process is one. Call it first in `main` of a
+    /// program that builds shaders (a build script needs it except on Linux).
     ///
     /// ```no_run
     /// // The first line of the program's `main`:
@@ -744,8 +695,7 @@ impl Config {
     }
 
     fn plan_reading(&self, env: Env) -> Result<Plan, Error> {
-        // Outside Cargo, relative paths stay relative (an empty base, not
-        // `.`, so that messages say `shaders/a.frag`, not `./shaders/a.frag`).
+        // Empty outside Cargo, so that messages say `shaders/a.frag`, not `./shaders/a.frag`.
         let base = cargo_var("CARGO_MANIFEST_DIR").map(PathBuf::from).unwrap_or_default();
         let out_dir = match (&self.out_dir, cargo_var("OUT_DIR")) {
             (Some(dir), _) => base.join(dir),
@@ -812,9 +762,7 @@ impl Config {
             directives: self.prints_cargo_directives(),
             print_report: env.var("SMOLV_REPORT").is_some_and(|v| v != "0"),
             remote_cache: self.remote_cache.clone(),
-            // Outside a crate, only where the caller says; without `..`, so
-            // that crates sharing one directory name it alike (each prepare
-            // run removes the entries it did not record).
+            // Without `..`, so that crates sharing one directory name it alike.
             prepared_dir: match &self.prepared_dir {
                 Some(dir) => Some(crate::output::emit::normalized(&base.join(dir))),
                 None => (!base.as_os_str().is_empty()).then(|| base.join(crate::cache::prepared::DEFAULT_DIR)),
@@ -825,8 +773,7 @@ impl Config {
     }
 }
 
-/// A name `import name::…` can use for a package: an identifier, and not
-/// one of the names WESL gives a meaning of its own.
+/// An identifier WESL does not reserve.
 fn is_wesl_package_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
@@ -843,8 +790,7 @@ fn is_register_name(text: &str) -> bool {
         && chars.all(|c| c.is_ascii_digit())
 }
 
-/// The packing, goal and target: the setters, else the variables (each read
-/// through `var` either way, to be watched), else the defaults.
+/// The packing, goal and target: the setters, else the variables (read either way, to be watched), else defaults.
 fn packing_options(config: &Config, var: impl Fn(&str) -> Option<String>) -> Result<PackSettings, Error> {
     let unknown =
         |name: &str, text: String, names: &str| Error::Config(format!("{name}={text:?} is not one of {names}"));
@@ -870,12 +816,9 @@ fn packing_options(config: &Config, var: impl Fn(&str) -> Option<String>) -> Res
 
 /// The remote cache (feature `remote-cache`).
 impl Config {
-    /// Adds a second cache level on a Bazel HTTP remote cache (bazel-remote,
-    /// nginx with WebDAV, BuildBuddy, …), `http(s)://host[:port][/prefix]`,
-    /// asked on a local miss and uploaded to unless
-    /// [read-only](Config::remote_cache_mode). Default: `SMOLV_REMOTE_CACHE`.
-    /// It never fails a build: a bad entry is a miss, a failure or its
-    /// [time limit](Config::remote_cache_time_limit) turns it off with a warning.
+    /// Adds a Bazel HTTP remote cache, `http(s)://host[:port][/prefix]`, asked on a local miss and uploaded to
+    /// unless [read-only](Config::remote_cache_mode) (`SMOLV_REMOTE_CACHE`). It never fails a build: a bad entry
+    /// is a miss; a failure or its [time limit](Config::remote_cache_time_limit) turns it off with a warning.
     ///
     /// ```no_run
     /// // build.rs of a developer machine: read what CI uploaded.
@@ -891,8 +834,7 @@ impl Config {
         self
     }
 
-    /// Whether the build uploads to the remote cache, only reads it, or
-    /// ignores it. Default: `SMOLV_REMOTE_CACHE_MODE`, else read-write.
+    /// Whether the remote cache is read and written, only read, or off (`SMOLV_REMOTE_CACHE_MODE`).
     ///
     /// ```
     /// // even if SMOLV_REMOTE_CACHE is set
@@ -903,9 +845,7 @@ impl Config {
         self
     }
 
-    /// One header sent with every remote-cache request, as `Name: value`.
-    /// Default: `SMOLV_REMOTE_CACHE_HEADER`. Never printed, reported or
-    /// shown by `{:?}`, and the variable is not watched by Cargo.
+    /// A `Name: value` header for every remote-cache request (`SMOLV_REMOTE_CACHE_HEADER`); never printed.
     ///
     /// ```
     /// let mut config = smolv_build::Config::new();
@@ -917,9 +857,7 @@ impl Config {
         self
     }
 
-    /// The most the build may wait on the remote cache, in all; then it is
-    /// off, with one warning. Default: `SMOLV_REMOTE_CACHE_TIME_LIMIT`
-    /// (seconds, like `30` or `2.5`), else 30 seconds.
+    /// The most the build may wait on the remote cache in all (`SMOLV_REMOTE_CACHE_TIME_LIMIT`). Default: 30 s.
     ///
     /// ```
     /// // a slow link: give up sooner

@@ -1,13 +1,10 @@
-//! The environment, read only here (`clippy.toml` forbids `std::env::var`
-//! elsewhere): smolv's and the user's variables through [`Env::var_os`],
-//! which prints `cargo:rerun-if-env-changed` for each of [`WATCHED`] in a build
-//! that prints directives (as cc-rs's `getenv`), Cargo's through [`cargo_var_os`].
+//! The environment, read only here (`clippy.toml` forbids `std::env::var` elsewhere): smolv's variables through
+//! [`Env::var_os`], which watches [`WATCHED`] in a build that prints directives; Cargo's through [`cargo_var_os`].
 
 use std::ffi::OsString;
 
-/// What changes what the build makes, so Cargo reruns the build script
-/// when one changes. A build that watches reads each of them whatever wins
-/// over it. The crate docs list them (a test compares).
+/// What changes what the build makes, so Cargo reruns the build script when one changes: read even where a setter
+/// wins. The crate docs list them (a test compares).
 pub(crate) const WATCHED: [&str; 13] = [
     // Where the cache is.
     "SMOLV_CACHE_DIR",
@@ -30,8 +27,7 @@ pub(crate) const WATCHED: [&str; 13] = [
 
 /// Read, but never watched: they change how a build runs, not what it makes.
 const UNWATCHED: [&str; 20] = [
-    // Where entries come from, never the output (and Cargo would keep the
-    // header's value in its fingerprints).
+    // Where entries come from, never the output (and Cargo would keep the header in its fingerprints).
     "SMOLV_REMOTE_CACHE",
     "SMOLV_REMOTE_CACHE_MODE",
     "SMOLV_REMOTE_CACHE_HEADER",
@@ -98,8 +94,7 @@ pub(crate) fn var(name: &str) -> Option<String> {
     Env::default().var(name)
 }
 
-/// A variable Cargo sets for build scripts (`OUT_DIR`, `CARGO_MANIFEST_DIR`,
-/// `PROFILE`, `NUM_JOBS`, `TARGET`, `HOST`, `CARGO`): never watched.
+/// A variable Cargo sets for build scripts (`OUT_DIR`, `PROFILE`, …): never watched.
 #[allow(clippy::disallowed_methods, reason = "the one reader of the variables Cargo sets")]
 pub(crate) fn cargo_var_os(name: &str) -> Option<OsString> {
     debug_assert!(!WATCHED.contains(&name) && !UNWATCHED.contains(&name), "{name} is not Cargo's");
@@ -115,8 +110,7 @@ fn text(value: Option<OsString>) -> Option<String> {
     value.and_then(|value| value.into_string().ok()).filter(|value| !value.is_empty())
 }
 
-/// A setting: `set`, else a variable's value `text` as `parse` reads it
-/// (trimmed), else `None`; `Err` with a value `parse` refuses.
+/// `set`, else the variable's `text` as `parse` reads it (trimmed), else `None`; `Err` with text `parse` refuses.
 pub(crate) fn setting<T>(
     set: Option<T>,
     text: Option<String>,

@@ -31,8 +31,7 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    /// A message at `line` and `column` of `path` (1-based; 0 when
-    /// unknown), with no rendered context.
+    /// A message at `line` and `column` of `path`, with no rendered context.
     ///
     /// ```
     /// let diagnostic = smolv_build::Diagnostic::new("shaders/lit.frag", 3, 28, "'tint' : undeclared identifier");
@@ -52,9 +51,7 @@ impl Diagnostic {
         Self::new(path, 0, 0, message)
     }
 
-    /// `path:line:col: message`, without the rendered context; line and
-    /// column only when known. This is what a failed build script prints
-    /// after `cargo::error=`.
+    /// `path:line:col: message` (line and column only when known), without the rendered context.
     ///
     /// ```
     /// let diagnostic = smolv_build::Diagnostic::new("shaders/lit.frag", 3, 28, "'tint' : undeclared identifier");
@@ -105,10 +102,9 @@ pub enum Error {
     Compile {
         /// Every error, in shader order.
         diagnostics: Vec<Diagnostic>,
-        /// How many shaders (compile jobs: a source or one variant of it, as
-        /// [`LanguageReport`](crate::report::LanguageReport) counts them) failed.
+        /// How many compile jobs (as [`LanguageReport`](crate::report::LanguageReport) counts them) failed.
         failed: usize,
-        /// How many shaders there were, counted the same way.
+        /// How many there were.
         total: usize,
     },
     /// A file or directory could not be read or written.

@@ -1,10 +1,8 @@
 //! # smolv-build
 //!
-//! The build-time half of [smolv](https://github.com/smolv-rs/smolv): compiles
-//! a crate's GLSL, HLSL, WGSL, WESL and Slang shaders (or takes precompiled SPIR-V) in
-//! `build.rs`, optimizes them for size, SMOL-V encodes them, packs them the
-//! way that makes the binary smallest, and caches everything by content
-//! hash, so unchanged shaders are never compiled twice.
+//! The build-time half of [smolv](https://github.com/smolv-rs/smolv): compiles a crate's GLSL, HLSL, WGSL, WESL
+//! and Slang shaders (or takes SPIR-V) in `build.rs`, optimizes them for size, SMOL-V encodes them, packs them the
+//! way that makes the binary smallest, and caches everything by content hash.
 //!
 //! ## Tutorial
 //!
@@ -18,7 +16,6 @@
 //! smolv-build = "0.1"
 //! ```
 //!
-//! (or `cargo add smolv-runtime` and `cargo add --build smolv-build`).
 //! Put shaders in `shaders/`, for example `shaders/lit.frag`:
 //!
 //! ```glsl
@@ -37,8 +34,7 @@
 //! }
 //! ```
 //!
-//! and embed them in `src/main.rs` (the macros read what the build wrote
-//! to `OUT_DIR`, so this part runs only in such a crate):
+//! and embed them in `src/main.rs` (the macros read what the build wrote to `OUT_DIR`):
 //!
 //! ```text
 //! // src/main.rs
@@ -52,10 +48,8 @@
 //! }
 //! ```
 //!
-//! A shader that does not compile fails the build with every error at
-//! `path:line:col`. Includes are found next to the shader or in
-//! [`Config::include_dir`]. The compilers run in worker processes (the build
-//! script started again), so a crash fails only that shader (`docs/reliability.md`).
+//! A shader that does not compile fails the build with every error at `path:line:col`. The compilers run in
+//! worker processes, so a crash fails only that shader (`docs/reliability.md`).
 //!
 //! ## What it does
 //!
@@ -72,8 +66,7 @@
 //!
 //! ## HLSL trees named by stage, Slang and WESL
 //!
-//! HLSL trees that name files by stage like GLSL (`triangle.vert`) state
-//! their language, and glslc's HLSL options, on the builder:
+//! HLSL trees that name files by stage (`triangle.vert`) state their language, and glslc's HLSL options:
 //!
 //! ```no_run
 //! // build.rs
@@ -87,9 +80,8 @@
 //!     .compile();
 //! ```
 //!
-//! `.slang` files are compiled by `slangc`, one module per entry point.
-//! `.wesl` files are linked by the `wesl` crate (feature `wesl`) into WGSL,
-//! which naga compiles:
+//! `.slang` files are compiled by `slangc`, one module per entry point; `.wesl` files are linked by the `wesl`
+//! crate (feature `wesl`) into WGSL for naga:
 //!
 //! ```no_run
 //! // build.rs
@@ -102,36 +94,27 @@
 //!     .compile();
 //! ```
 //!
-//! The [`Report`] counts, per language, how many shaders compiled
-//! ([`Report::languages`]).
-//!
 //! ## Packing
 //!
-//! A decoder is code in the binary too, so the build picks the packing whose
-//! stored bytes plus decoder are smallest, and the report says what it saved:
+//! A decoder is code in the binary too, so the build picks the packing whose stored bytes plus decoder are
+//! smallest, and the report says what it saved:
 //!
 //! ```text
 //! packing relative-ids-lz4 (stream): shaders 74.0 KB → 18.2 KB, decoder +10.5 KB, net −45.3 KB
 //! ```
 //!
-//! [`Config::packing`] forces a packing; [`Config::size_goal`] can weigh sizes
-//! after `xz -9` instead, for games whose store or installer compresses them.
+//! [`Config::packing`] forces a packing; [`Config::size_goal`] can weigh sizes after `xz -9` instead.
 //!
 //! ## Optimizer
 //!
-//! SPIRV-Tools (feature `optimizer`, its C++ compiled once per target
-//! directory) runs `-Os`, or `-O` with [`Optimization::Performance`];
-//! unlegalized HLSL is legalized even with [`Optimization::None`]. A module
-//! it crashes on twice, or refuses, ships unoptimized with a warning (a crash
-//! is not cached), as do all, uncached, without the feature or a
-//! [`spirv-opt`](Config::spirv_opt). WGSL-only crates can drop glslang's C++
-//! build: `default-features = false, features = ["wgsl"]`.
+//! SPIRV-Tools (feature `optimizer`) runs `-Os`, or `-O` with [`Optimization::Performance`]; unlegalized HLSL is
+//! legalized even with [`Optimization::None`]. A module it crashes on twice, or refuses, ships unoptimized with a
+//! warning, as do all without the feature or a [`spirv-opt`](Config::spirv_opt). WGSL-only crates can drop
+//! glslang's C++ build: `default-features = false, features = ["wgsl"]`.
 //!
 //! ## Environment
 //!
-//! Each setter wins over its variable. Under a build script, each variable
-//! that can change what the build makes is watched
-//! (`cargo:rerun-if-env-changed`).
+//! Each setter wins over its variable. Under a build script, those that change the output are watched.
 //!
 //! | variable | what it says | reruns the build |
 //! |---|---|---|
@@ -158,8 +141,7 @@
 //!
 //! ## Not a stable API
 //!
-//! The `recipe` module is public only for `smolv-reload`, hidden, and may
-//! change in any release.
+//! The hidden `recipe` module is public only for `smolv-reload`.
 // One exception, in `tokens`: joining Cargo's jobserver.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
@@ -232,8 +214,7 @@ pub mod report {
     };
 }
 
-/// How to compile one module again exactly as the build did, for hot
-/// reload (`smolv-reload`); not a stable API.
+/// How to compile one module again exactly as the build did, for `smolv-reload`; not a stable API.
 ///
 /// ```no_run
 /// # fn get(manifest: smolv_format::Manifest<smolv_build::recipe::ShaderRecipe>) -> Result<(), Box<dyn std::error::Error>> {
@@ -247,8 +228,7 @@ pub mod recipe {
     pub use crate::pack::recipe::{CompilerPool, Recompiled, ShaderRecipe};
 }
 
-/// Bundles and compressed sets written outside a build script: what the
-/// `cargo smolv pack` command and the benches use.
+/// Bundles and compressed sets written outside a build script (`cargo smolv pack`, the benches).
 ///
 /// ```
 /// use smolv_build::bundle::{write_bundle, BundleOptions};

@@ -1,5 +1,4 @@
-//! What one build needs, resolved from a [`Config`](crate::Config) and the
-//! environment. The build steps read these, never the builder.
+//! What one build needs, resolved from a [`Config`](crate::Config) and the environment.
 
 use std::path::PathBuf;
 
@@ -8,8 +7,7 @@ use crate::options::{
 };
 use crate::options::{DeviceSpirv, Language, Packing, RuntimeCodecs, SizeGoal};
 
-/// The shaders to find (relative to `base`, the crate root), and what
-/// turns each source into compile jobs.
+/// The shaders to find (relative to `base`, the crate root), and what turns each into compile jobs.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Inputs {
     pub(crate) base: PathBuf,

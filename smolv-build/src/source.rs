@@ -1,5 +1,4 @@
-//! Finding shader sources and turning them into compile jobs: one per
-//! source and set of defines.
+//! Finding shader sources and turning them into compile jobs: one per source and set of defines.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -13,8 +12,7 @@ use crate::settings::Inputs;
 /// One compilation: a source, its stage (GLSL/HLSL), and its defines.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Job {
-    /// Module name: the path relative to its shader root, `/`-separated,
-    /// plus `@variant` for variants.
+    /// The path below its shader root, `/`-separated, plus `@variant` for variants.
     pub(crate) name: String,
     pub(crate) path: PathBuf,
     pub(crate) language: Language,
@@ -23,7 +21,6 @@ pub(crate) struct Job {
     pub(crate) entry_point: String,
     pub(crate) defines: Vec<Define>,
     pub(crate) variant: Option<String>,
-    /// Specialization constants frozen at build time.
     pub(crate) spec_constants: Vec<(u32, smolv_codec::specialize::Value)>,
     /// WESL's `@if` features, in the order set (a later value wins).
     #[serde(default)]
@@ -31,8 +28,7 @@ pub(crate) struct Job {
 }
 
 impl Job {
-    /// The directory the job's source was found in: its path less the
-    /// components of its name (the path below that directory).
+    /// The directory the job's source was found in (its path less its name's components).
     pub(crate) fn root(&self) -> PathBuf {
         let relative = self.name.split('@').next().unwrap_or_default();
         let depth = relative.split('/').count();
@@ -42,9 +38,7 @@ impl Job {
 
 #[cfg(test)]
 impl Job {
-    /// A job for the file at `path`, named `name` below its root, in
-    /// `language`, with entry point `main` and no stage, define, variant or
-    /// feature: what unit tests start from.
+    /// A job with entry point `main` and no stage, define, variant or feature.
     pub(crate) fn for_test(name: &str, path: impl Into<PathBuf>, language: Language) -> Self {
         Self {
             name: name.to_owned(),
@@ -63,10 +57,8 @@ impl Job {
 /// Scanned inputs: the jobs, and the roots Cargo should watch.
 pub(crate) struct Sources {
     pub(crate) jobs: Vec<Job>,
-    /// The shader roots (directories, globs' fixed leading directories,
-    /// files named alone), which Cargo watches recursively.
+    /// The shader roots (directories, globs' fixed leading directories, files named alone).
     pub(crate) watched: Vec<PathBuf>,
-    /// Things worth telling the user.
     pub(crate) warnings: Vec<String>,
 }
 
@@ -79,9 +71,7 @@ pub(crate) fn stage_from_pragma(source: &str) -> Option<ShaderStage> {
     })
 }
 
-/// A file's language and, for GLSL/HLSL, its stage (from the extension,
-/// a double extension like `blur.comp.hlsl`, or a pragma); `Ok(None)` for
-/// a file not to compile (an include, a module for `import`).
+/// A file's language and, for GLSL/HLSL, its stage; `Ok(None)` for an include or a module for `import`.
 fn classify(path: &Path) -> Result<Option<(Language, Option<ShaderStage>)>, Error> {
     let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
     let mut parts = file_name.rsplit('.');
@@ -109,8 +99,7 @@ fn classify(path: &Path) -> Result<Option<(Language, Option<ShaderStage>)>, Erro
     Ok(stage_from_pragma(&read()?).map(|stage| (language, Some(stage))))
 }
 
-/// Whether Slang source has a `[shader("…")]` attribute, which makes a
-/// function an entry point (whitespace inside the brackets allowed).
+/// Whether Slang source has a `[shader("…")]` attribute (an entry point).
 pub(crate) fn has_slang_entry_point(source: &str) -> bool {
     source.match_indices('[').any(|(at, _)| {
         let rest = source[at + 1..].trim_start();
@@ -118,8 +107,7 @@ pub(crate) fn has_slang_entry_point(source: &str) -> bool {
     })
 }
 
-/// Whether WESL source has an entry point: `@vertex`, `@fragment` or
-/// `@compute` outside `//` comments.
+/// Whether WESL source has `@vertex`, `@fragment` or `@compute` outside `//` comments.
 pub(crate) fn has_wesl_entry_point(source: &str) -> bool {
     source.lines().map(|line| line.split("//").next().unwrap_or_default()).any(|code| {
         code.match_indices('@').any(|(at, _)| {
@@ -130,9 +118,7 @@ pub(crate) fn has_wesl_entry_point(source: &str) -> bool {
     })
 }
 
-/// A language stated for a directory, a glob or a file
-/// ([`Config::language`](crate::Config::language)), resolved against the
-/// crate root.
+/// A [`Config::language`](crate::Config::language) override, resolved against the crate root.
 #[derive(Clone, Debug)]
 pub(crate) struct LanguageOverride {
     /// As configured, for messages.
@@ -171,8 +157,7 @@ impl LanguageOverride {
     }
 }
 
-/// The language of a GLSL or HLSL file after the overrides (the last one
-/// that covers it wins), and which override decided it.
+/// The language of a GLSL or HLSL file after the overrides (the last wins), and which one decided it.
 fn stated_language(path: &Path, language: Language, overrides: &[LanguageOverride]) -> (Language, Option<usize>) {
     let stated =
         matches!(language, Language::Glsl | Language::Hlsl).then(|| overrides.iter().rposition(|o| o.covers(path)));
@@ -247,9 +232,7 @@ impl Sources {
             watched.push(root.clone());
             scanned.push(root.clone());
             let paths = if full.contains("**") {
-                // The glob crate follows every link below the root, loops
-                // included: walk as for shader directories, then match as
-                // `glob::glob` does (`*` stays within one component).
+                // The glob crate follows link loops: walk as for shader directories, then match as it does.
                 let mut files = Vec::new();
                 if root.is_dir() {
                     walk(&root, &mut files, &mut Vec::new(), &mut link_warnings)?;
@@ -312,9 +295,7 @@ impl Sources {
     }
 }
 
-/// The source of `X.spv` or `X.spirv` when `X` beside it is a shader that
-/// discovery compiles (`glslc tri.vert -o tri.vert.spv`): a stale second
-/// copy, skipped.
+/// `X.spv` or `X.spirv` beside a shader `X` that discovery compiles (`glslc tri.vert -o tri.vert.spv`): skipped.
 fn leftover_output(path: &Path) -> Option<PathBuf> {
     let ext = path.extension()?.to_str()?;
     if !matches!(ext, "spv" | "spirv") {
@@ -325,24 +306,20 @@ fn leftover_output(path: &Path) -> Option<PathBuf> {
     compiled.then_some(source)
 }
 
-/// Every file below a root, following links to directories but entering
-/// each real directory once.
+/// Every file below a root, following links but entering each real directory once.
 struct Walk<'a> {
     files: &'a mut Vec<PathBuf>,
     /// Every directory entered, as the walk named it.
     dirs: &'a mut Vec<PathBuf>,
-    /// The real (canonical) path of each directory entered, and the path
-    /// the walk first entered it by.
+    /// Each directory entered: its canonical path, and the path first used.
     entered: std::collections::HashMap<PathBuf, PathBuf>,
-    /// The real paths of the directories being walked now, outermost
-    /// first: a link to one of them is a loop.
+    /// The canonical paths being walked now, outermost first: a link to one is a loop.
     open: Vec<PathBuf>,
     warnings: &'a mut Vec<String>,
 }
 
 impl Walk<'_> {
-    /// Walks `dir`, unless its real path was entered already (a link loop,
-    /// or a second link): then it is skipped with one warning.
+    /// Walks `dir`, unless its real path was entered already: then it is skipped with one warning.
     fn dir(&mut self, dir: &Path) -> Result<(), Error> {
         let real = dir.canonicalize().map_err(|e| Error::io(dir, e, "check the shader directory's permissions"))?;
         if let Some(first) = self.entered.get(&real) {

@@ -1,6 +1,4 @@
-//! The build's thread pool (`Threads`): as cc does, each job runs on a token
-//! of Cargo's jobserver (the build script's own one first), so that shader
-//! crates building at once keep to `-j`.
+//! The build's thread pool: as in cc, each job runs on a token of Cargo's jobserver, so that crates keep to `-j`.
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -37,8 +35,7 @@ impl Threads {
         })
     }
 
-    /// Runs `work`, which splits itself across threads, on as many
-    /// threads as there are tokens for now.
+    /// Runs `work`, which splits itself across threads, on as many threads as there are tokens now.
     pub(crate) fn leased<R: Send>(&self, work: impl FnOnce() -> R + Send) -> Result<R, Error> {
         if self.tokens.limited() {
             let lease = self.tokens.lease(self.pool.current_num_threads());
@@ -82,23 +79,17 @@ impl Drop for Token<'_> {
     }
 }
 
-/// Cargo's jobserver, if this process inherited one; connected once, as
-/// cc does.
+/// Cargo's jobserver, if this process inherited one; connected once.
 #[allow(unsafe_code, reason = "the jobserver crate's only way to join an inherited jobserver")]
 fn inherited() -> Option<jobserver::Client> {
     static CLIENT: OnceLock<Option<jobserver::Client>> = OnceLock::new();
-    // SAFETY: `from_env_ext` trusts that the descriptors named in
-    // `CARGO_MAKEFLAGS` are the jobserver's. Cargo passes them to its build
-    // scripts for exactly this, smolv-build never closes descriptors it did
-    // not open, and `true` makes the crate check that both are pipes, so a
-    // reused number is refused, not read. It works on copies of its own
-    // (`/dev/fd/N` on Linux) and leaves the inherited ones alone.
+    // SAFETY: the descriptors in `CARGO_MAKEFLAGS` are the jobserver's: Cargo passes them for this, smolv-build
+    // never closes descriptors it did not open, and `true` checks both are pipes, so a reused number is refused.
     CLIENT.get_or_init(|| unsafe { jobserver::Client::from_env_ext(true) }.client.ok()).clone()
 }
 
 impl Tokens {
-    /// Tokens from `client` (`None`: unlimited), with this process's own
-    /// token free.
+    /// Tokens from `client` (`None`: unlimited), with this process's own token free.
     pub(crate) fn new(client: Option<jobserver::Client>) -> Self {
         Self { client, implicit_free: AtomicBool::new(true) }
     }
@@ -108,10 +99,8 @@ impl Tokens {
         self.client.is_some()
     }
 
-    /// A token, waiting until one is free: this process's own, else one
-    /// from the jobserver. Polls both, so that a job never waits on the
-    /// jobserver while its own token is idle. Should the jobserver fail,
-    /// the job runs anyway.
+    /// A token, waiting until one is free: this process's own, else the jobserver's (both polled). Should the
+    /// jobserver fail, the job runs anyway.
     pub(crate) fn acquire(&self) -> Token<'_> {
         loop {
             match self.try_acquire() {
@@ -137,8 +126,7 @@ impl Tokens {
         Ok(client.try_acquire()?.map(Token::Acquired))
     }
 
-    /// Up to `most` tokens that are free now (at least one), for a stage
-    /// that splits work across threads by itself.
+    /// Up to `most` tokens that are free now (at least one).
     pub(crate) fn lease(&self, most: usize) -> Vec<Token<'_>> {
         let mut tokens = vec![self.acquire()];
         while tokens.len() < most {
@@ -151,9 +139,7 @@ impl Tokens {
     }
 }
 
-/// A test hook, inert unless `SMOLV_TEST_JOB_LOG` names a directory: each
-/// job then holds its token a further 100 ms and writes there when it
-/// started and ended (ns since the Unix epoch).
+/// A test hook for `SMOLV_TEST_JOB_LOG=dir`: each job holds its token 100 ms more and logs its start and end there.
 pub(crate) struct JobLog {
     file: std::path::PathBuf,
     started: u128,

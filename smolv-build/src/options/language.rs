@@ -17,23 +17,18 @@ pub enum Language {
     Hlsl,
     /// WGSL, compiled by naga.
     Wgsl,
-    /// Precompiled SPIR-V (`.spv`, `.spirv`): stage and entry point come
-    /// from its first `OpEntryPoint`; it is optimized and stripped like a
-    /// compiled module. Defines do not apply to it.
+    /// Precompiled SPIR-V (`.spv`, `.spirv`), optimized and stripped like a compiled module; no defines.
     Spirv,
-    /// Slang (`.slang`), compiled by the `slangc` binary: one module per
-    /// `[shader("…")]` entry point.
+    /// Slang (`.slang`), compiled by `slangc`: one module per `[shader("…")]` entry point.
     Slang,
-    /// WESL (`.wesl`): WGSL with imports and `@if`, linked into WGSL by the
-    /// `wesl` crate, then compiled by naga: one module per entry point.
+    /// WESL (`.wesl`), linked into WGSL by the `wesl` crate for naga: one module per entry point.
     Wesl,
 }
 
 named!(
     /// Every language.
     pub ALL,
-    /// The lowercase name glslc's `-x` and the reports use: `glsl`, `hlsl`,
-    /// `wgsl`, `spirv`, `slang`, `wesl`.
+    /// The lowercase name glslc's `-x` and the reports use: `glsl`, `hlsl`, `wgsl`, `spirv`, `slang`, `wesl`.
     pub name,
     Language {
         Glsl => "glsl",
@@ -57,9 +52,7 @@ impl Language {
         Self::ALL.into_iter().find(|language| language.name().eq_ignore_ascii_case(text.trim()))
     }
 
-    /// Whether its compiler runs inside the build's process (glslang,
-    /// naga, wesl), where a crash takes the build down; `slangc` and
-    /// `spirv-opt` run as child processes.
+    /// Whether its compiler runs inside the build's process (glslang, naga, wesl), not as a child process.
     pub(crate) fn compiles_in_process(self) -> bool {
         matches!(self, Self::Glsl | Self::Hlsl | Self::Wgsl | Self::Wesl)
     }

@@ -1,10 +1,8 @@
-//! The option types a [`Config`](crate::Config) is made of: plain values,
-//! used by the builder and by every build step.
+//! The option types a [`Config`](crate::Config) is made of, used by every build step.
 
 use smolv_format::reflect::ShaderStage;
 
-/// `ALL` (every variant, in order) and `name()`, from one table of each
-/// variant's name, with the docs and visibility given for each.
+/// `ALL` (every variant, in order) and `name()`, from one table of the variants' names.
 macro_rules! named {
     ($(#[$all_doc:meta])* $all_vis:vis ALL, $(#[$doc:meta])* $vis:vis name,
      $ty:ident { $($v:ident $({ $f:ident: $fv:path })? => $name:literal,)+ }) => {
@@ -86,8 +84,7 @@ impl TargetEnv {
         }
     }
 
-    /// The lowest of `self` and the newer environments that accepts a module
-    /// of header version word `version` (`0x0001_0300` for SPIR-V 1.3).
+    /// The lowest of `self` and newer environments that accepts header version word `version`.
     pub(crate) fn accepting(self, version: u32) -> Self {
         let needed = match (version >> 8) & 0xff {
             0 => Self::Vulkan1_0,
@@ -168,8 +165,7 @@ impl SpirvVersion {
     }
 }
 
-/// What the application's Vulkan device takes, for the build's check that
-/// no module is newer.
+/// What the application's Vulkan device takes, for the check that no module is newer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct DeviceSpirv {
     pub(crate) vulkan: TargetEnv,
@@ -419,8 +415,7 @@ impl ResourceKind {
     }
 }
 
-/// The lowest binding given to resources of one kind (glslang's binding
-/// shift, glslc's binding base), in every stage or in one.
+/// The lowest binding of resources of one kind (glslc's binding base), in every stage or in one.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub(crate) struct BindingBase {
     pub(crate) stage: Option<ShaderStage>,
@@ -428,8 +423,7 @@ pub(crate) struct BindingBase {
     pub(crate) base: u32,
 }
 
-/// An HLSL register placed at a descriptor set and binding (glslc's
-/// `-fresource-set-binding`), in every stage or in one.
+/// An HLSL register placed at a set and binding (`-fresource-set-binding`), in every stage or in one.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub(crate) struct RegisterBinding {
     pub(crate) stage: Option<ShaderStage>,

@@ -1,17 +1,14 @@
-//! How the embedded set is packed, and what packing makes smallest: the
-//! choices a `Config` passes to the pack stage.
+//! How the embedded set is packed, and what packing makes smallest.
 
 pub use smolv_format::Framing;
 
 /// How the embedded set is packed (see [`Config::packing`](crate::Config::packing)).
 ///
-/// Every variant but `Auto` forces one packing; the names in parentheses
-/// are what `SMOLV_PACKING` and `--packing` take.
+/// The names in parentheses are what `SMOLV_PACKING` and `--packing` take.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Packing {
-    /// (`auto`) The smallest total for the [`SizeGoal`]: stored bytes plus
-    /// the decoder code the packing links. The default.
+    /// (`auto`) The smallest total of stored bytes and decoder for the [`SizeGoal`]. The default.
     ///
     /// ```
     /// smolv_build::Config::new().packing(smolv_build::Packing::Auto);
@@ -24,16 +21,14 @@ pub enum Packing {
     /// smolv_build::Config::new().packing(smolv_build::Packing::Raw);
     /// ```
     Raw,
-    /// (`relative-ids`) SPIR-V words with ids stored relative to each
-    /// instruction's result ([`smolv_codec::relative_ids`]): as large as
-    /// raw SPIR-V installed, smaller after `xz -9`, for a small decoder.
+    /// (`relative-ids`) SPIR-V with relative ids ([`smolv_codec::relative_ids`]): raw's size installed,
+    /// smaller after `xz -9`, for a small decoder.
     ///
     /// ```
     /// smolv_build::Config::new().packing(smolv_build::Packing::RelativeIds);
     /// ```
     RelativeIds,
-    /// (`relative-ids-lz4`, `relative-ids-lz4-stream`) SPIR-V with relative
-    /// ids + LZ4 (HC level 12): more data than SMOL-V + LZ4, a smaller decoder.
+    /// (`relative-ids-lz4`, `relative-ids-lz4-stream`) SPIR-V with relative ids + LZ4 (HC 12).
     ///
     /// ```
     /// use smolv_build::{Config, Framing, Packing};
@@ -49,8 +44,7 @@ pub enum Packing {
     /// smolv_build::Config::new().packing(smolv_build::Packing::Smolv);
     /// ```
     Smolv,
-    /// (`lz4`, `lz4-stream`) SMOL-V + LZ4 (HC level 12): a decoder of a few
-    /// KB, the usual winner for installed size.
+    /// (`lz4`, `lz4-stream`) SMOL-V + LZ4 (HC 12): the usual winner for installed size.
     ///
     /// ```
     /// use smolv_build::{Config, Framing, Packing};
@@ -60,8 +54,7 @@ pub enum Packing {
         /// Per module, or one stream.
         framing: Framing,
     },
-    /// (`zstd`, `zstd-stream`) SMOL-V + zstd at [`Config::zstd_level`](crate::Config::zstd_level):
-    /// the best ratio, for a larger decoder.
+    /// (`zstd`, `zstd-stream`) SMOL-V + zstd at [`Config::zstd_level`](crate::Config::zstd_level).
     ///
     /// ```
     /// use smolv_build::{Config, Framing, Packing};
@@ -71,9 +64,8 @@ pub enum Packing {
         /// Per module, or one stream.
         framing: Framing,
     },
-    /// (`zstd-dictionary`) SMOL-V + zstd per module, with a dictionary
-    /// trained over the set ([`Config::dictionary`](crate::Config::dictionary)
-    /// sets its size). Needs two or more modules.
+    /// (`zstd-dictionary`) SMOL-V + zstd per module with a [trained dictionary](crate::Config::dictionary);
+    /// needs two or more modules.
     ///
     /// ```
     /// smolv_build::Config::new().packing(smolv_build::Packing::ZstdDictionary);
@@ -118,9 +110,7 @@ impl Packing {
         names
     };
 
-    /// Parses `auto`, `raw`, `relative-ids`, `relative-ids-lz4`,
-    /// `relative-ids-lz4-stream`, `smolv`, `lz4`, `lz4-stream`, `zstd`,
-    /// `zstd-stream` or `zstd-dictionary`.
+    /// Parses one of [`Packing::NAMES`].
     ///
     /// ```
     /// use smolv_build::{Framing, Packing};
@@ -135,13 +125,11 @@ impl Packing {
 /// What [`Packing::Auto`] makes smallest (see [`Config::size_goal`](crate::Config::size_goal)).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum SizeGoal {
-    /// (`installed`) The binary as installed: stored bytes plus decoder
-    /// code. The default.
+    /// (`installed`) The binary as installed. The default.
     #[default]
     Installed,
-    /// (`download`) The binary after `xz -9`, for games whose store or
-    /// installer compresses them: this usually picks
-    /// [`Packing::RelativeIds`], or raw SPIR-V for small sets.
+    /// (`download`) The binary after `xz -9`, for stores and installers that compress it; usually picks
+    /// [`Packing::RelativeIds`].
     Download,
 }
 

@@ -1,5 +1,4 @@
-//! What the smolv-runtime that embeds the set can unpack, from its `links`
-//! metadata (`DEP_SMOLV_RUNTIME_*`).
+//! What the smolv-runtime that embeds the set can unpack, from its `links` metadata (`DEP_SMOLV_RUNTIME_*`).
 
 use smolv_format::Codec;
 
@@ -20,13 +19,11 @@ fn newer_runtime(packing: &str) -> Error {
 /// The codecs the runtime decodes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct RuntimeCodecs {
-    /// `None` when unknown (outside a build script, or without a direct
-    /// smolv-runtime dependency): every codec is allowed.
+    /// `None` when unknown (no direct smolv-runtime dependency): every codec is allowed.
     codecs: Option<Vec<Codec>>,
     /// Its zstd is the full-speed build (feature `zstd-fast` without `zstd`).
     pub(crate) zstd_fast: bool,
-    /// Whether its wgpu layer makes modules of SPIR-V (feature
-    /// `wgpu-spirv`); `None` when unknown or without a wgpu layer.
+    /// Whether its wgpu layer takes SPIR-V (`wgpu-spirv`); `None` when unknown or without one.
     pub(crate) wgpu_spirv: Option<bool>,
 }
 
@@ -48,14 +45,12 @@ impl RuntimeCodecs {
         }
     }
 
-    /// Whether wgpu can make modules of SPIR-V in the game: unknown counts
-    /// as yes.
+    /// Whether wgpu can make modules of SPIR-V in the game: unknown counts as yes.
     pub(crate) fn wgpu_takes_spirv(&self) -> bool {
         self.wgpu_spirv != Some(false)
     }
 
-    /// A warning when `spirv_modules` ship as SPIR-V for wgpu (naga refused
-    /// them) and the runtime's wgpu layer takes no SPIR-V.
+    /// A warning when `spirv_modules` (naga refused them) ship as SPIR-V to a wgpu layer that takes none.
     pub(crate) fn wgpu_spirv_warning(&self, spirv_modules: &[&str]) -> Option<String> {
         if self.wgpu_takes_spirv() || spirv_modules.is_empty() {
             return None;
@@ -86,8 +81,7 @@ impl RuntimeCodecs {
             return Ok(());
         }
         let feature = match codec {
-            // Every runtime that knows relative ids decodes codec 5, so one
-            // that does not predates them, and no feature of it helps.
+            // A runtime that lacks codec 5 predates relative ids: no feature of it helps.
             Codec::SpirvRelativeIdsLz4 if !self.decodes(Codec::SpirvRelativeIds) => {
                 return Err(newer_runtime(packing));
             }

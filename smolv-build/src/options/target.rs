@@ -1,20 +1,15 @@
-//! Which graphics API consumes the shaders: Vulkan (SPIR-V, always), or
-//! wgpu, for which the build may ship WGSL instead.
+//! Which graphics API consumes the shaders: Vulkan, or wgpu, for which the build may ship WGSL.
 
-/// What the game hands its shaders to (see
-/// [`Config::for_wgpu`](crate::Config::for_wgpu)). The names in
-/// parentheses are what `SMOLV_TARGET` and `--target-api` take.
+/// What the game hands its shaders to ([`Config::for_wgpu`](crate::Config::for_wgpu)); the names in parentheses
+/// are what `SMOLV_TARGET` and `--target-api` take.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub(crate) enum Target {
     /// (`vulkan`) SPIR-V for Vulkan. The default.
     #[default]
     Vulkan,
-    /// (`wgpu`) wgpu: WGSL or SPIR-V, whichever makes the game smaller,
-    /// front end included; WGSL when the game's smolv-runtime has `wgpu`
-    /// without `wgpu-spirv`.
+    /// (`wgpu`) wgpu: WGSL or SPIR-V, whichever makes the game smaller (WGSL for a runtime without `wgpu-spirv`).
     Wgpu,
-    /// (`wgpu-wgsl`) wgpu, WGSL for every shader naga can express as WGSL
-    /// (SPIR-V for the rest).
+    /// (`wgpu-wgsl`) wgpu, WGSL for every shader naga can translate (SPIR-V for the rest).
     WgpuWgsl,
     /// (`wgpu-spirv`) wgpu, SPIR-V for every shader: as [`Target::Vulkan`].
     WgpuSpirv,
@@ -44,9 +39,7 @@ impl Target {
         matches!(self, Self::Wgpu | Self::WgpuWgsl)
     }
 
-    /// Whether WGSL and WESL compile with `y` negated at the position
-    /// output by default: for Vulkan only, since wgpu flips the viewport on
-    /// its Vulkan backend and reads SPIR-V without adjusting it.
+    /// Whether WGSL and WESL negate the position's `y` by default: for Vulkan only, as wgpu flips the viewport.
     pub(crate) fn adjusts_wgsl_position(self) -> bool {
         self == Self::Vulkan
     }

@@ -1,6 +1,4 @@
-//! Artifacts and manifest in `OUT_DIR`, and the `cargo:` directives that make
-//! Cargo rerun the build exactly when needed; [`write`](crate::output::write)
-//! decides what is written.
+//! Artifacts and manifest in `OUT_DIR`, and the `cargo:` directives that make Cargo rerun the build when needed.
 
 use std::path::{Path, PathBuf};
 
@@ -84,8 +82,7 @@ fn remove_stale(dir: &Path, keep: &[PathBuf]) {
     }
 }
 
-/// Cargo's target directory above `out_dir` (canonical): the nearest one
-/// holding Cargo's `CACHEDIR.TAG`, else the directory above
+/// Cargo's target directory above `out_dir`: the nearest holding `CACHEDIR.TAG`, else the one above
 /// `<profile>/build/<package>-<hash>/out`.
 fn target_dir(out_dir: &Path) -> Option<PathBuf> {
     out_dir
@@ -119,9 +116,8 @@ pub(crate) fn remove_artifacts(out_dir: &Path) {
     let _ = std::fs::remove_file(out_dir.join("smolv-report.json"));
 }
 
-/// The `cargo::error=` lines of `error`: one per shader diagnostic
-/// (`path:line:col: message`) or per line of any other error (Cargo has no
-/// continuation lines), then a line naming the build's `log`.
+/// The `cargo::error=` lines of `error`: one per diagnostic or per line (Cargo has no continuation lines),
+/// then one naming the build's `log`.
 pub(crate) fn cargo_errors(error: &Error, log: Option<&Path>) -> Vec<String> {
     let mut messages: Vec<String> = match error {
         Error::Compile { diagnostics, .. } => diagnostics.iter().map(Diagnostic::headline).collect(),
@@ -137,8 +133,7 @@ pub(crate) fn cargo_errors(error: &Error, log: Option<&Path>) -> Vec<String> {
         .collect()
 }
 
-/// The lines of `text`, split at every line break (`\r` too), so that no
-/// text can end a directive and start another.
+/// The lines of `text`, split at `\r` too, so that no text can end a directive and start another.
 fn lines(text: &str) -> impl Iterator<Item = &str> {
     text.lines().flat_map(|line| line.split('\r'))
 }
@@ -151,9 +146,8 @@ fn directive_text(path: &Path) -> Option<&str> {
 /// What [`Directives::run_again`] watches in `OUT_DIR`: never created.
 const RUN_AGAIN: &str = "smolv-run-again";
 
-/// `cargo:` directives (or nothing, outside a build script), collected as the
-/// build goes and printed at its end: one `rerun-if-changed` per shader root
-/// (Cargo scans a directory recursively), plus each include outside them.
+/// `cargo:` directives (none outside a build script), printed at the build's end: one `rerun-if-changed` per
+/// shader root (Cargo scans it recursively) and per include outside them.
 #[derive(Default)]
 pub(crate) struct Directives {
     pub(crate) enabled: bool,
@@ -219,13 +213,9 @@ impl Directives {
         }
     }
 
-    /// The directive that watches `path`, and the path it names. A path no
-    /// directive can carry ([`directive_text`]) is watched through a folder
-    /// above it ([`through_folder`](Self::through_folder)). Where that name
-    /// is a folder holding the crate or a shader root (`/home/josé` in
-    /// Latin-1), not the user's to rename: a path in the crate is watched
-    /// relative to the crate, any other gets one `cargo:warning` and a
-    /// rerun on every build.
+    /// The directive that watches `path`, and the path it names. A path no directive can carry is watched
+    /// through a folder above it; where that folder holds the crate or a shader root (`/home/josé` in Latin-1),
+    /// a path in the crate is watched relative to it, any other gets a `cargo:warning` and reruns every build.
     fn directive(&self, path: &Path) -> Option<(PathBuf, String)> {
         if let Some(text) = directive_text(path) {
             return Some((path.to_owned(), format!("cargo:rerun-if-changed={text}")));
@@ -252,9 +242,8 @@ impl Directives {
         self.through_folder(path, Path::new(""))
     }
 
-    /// The directive for `path` (relative to `base`, maybe empty), which no
-    /// directive can name: its nearest nameable folder, unless that holds the
-    /// target directory (a `cargo::error`) or lies in it (nothing).
+    /// The directive for unnameable `path` (relative to `base`): its nearest nameable folder, unless that holds
+    /// the target directory (a `cargo::error`) or lies in it (nothing).
     fn through_folder(&self, path: &Path, base: &Path) -> Option<(PathBuf, String)> {
         let above = path
             .ancestors()

@@ -259,8 +259,7 @@ impl LanguageReport {
     }
 }
 
-/// What a build produced. Written to `OUT_DIR` as `smolv-report.txt` and
-/// `smolv-report.json`; `SMOLV_REPORT=1` also prints it as Cargo warnings.
+/// What a build produced, written to `OUT_DIR` as `smolv-report.{txt,json}`.
 ///
 /// ```no_run
 /// // build.rs
@@ -323,8 +322,7 @@ pub struct Report {
     pub remote_seconds: f64,
     /// Warnings: the compilers', the optimizer's and the pack stage's.
     pub warnings: Vec<String>,
-    /// Shaders that failed, with [`Config::keep_going`](crate::Config::keep_going);
-    /// otherwise a failure is an [`Error`](crate::Error) instead.
+    /// Shaders that failed, with [`Config::keep_going`](crate::Config::keep_going).
     pub failures: Vec<FailedShader>,
     /// Per language, how many shaders compiled, in [`Language`] order.
     #[serde(default)]
@@ -339,9 +337,8 @@ pub struct Report {
     pub wgpu: Option<WgpuReport>,
 }
 
-/// What a build for wgpu weighed (`Config::for_wgpu`): WGSL with naga's WGSL
-/// front end against SPIR-V with its SPIR-V front end, both **estimates** of the
-/// installed bytes over wgpu's defaults (docs/size.md#wgpu-targets), never negative.
+/// What a build for wgpu weighed: WGSL against SPIR-V, each with its naga front end, as **estimated** installed
+/// bytes over wgpu's defaults (docs/size.md#wgpu-targets).
 ///
 /// ```
 /// let mut wgpu = smolv_build::report::WgpuReport::default();
@@ -392,8 +389,7 @@ impl WgpuReport {
     }
 }
 
-/// The two paths' totals over the cheapest front end (wgpu's defaults), not
-/// over the SPIR-V one as the choice weighs them: the same difference, neither negative.
+/// The two paths' totals over the cheapest front end (wgpu's defaults), not the SPIR-V one the choice uses.
 pub(crate) fn wgpu_estimates(choice: &WgpuChoice, front_ends: WgpuFrontEnds) -> (u64, u64) {
     let cheapest = front_ends.wgsl_over_spirv.min(front_ends.both_over_spirv).min(0);
     let over_cheapest = |total: i64| u64::try_from(total.saturating_sub(cheapest)).unwrap_or(0);
@@ -716,9 +712,7 @@ mod tests {
     #[test]
     fn wgpu_estimates_are_never_negative_and_keep_the_difference_the_choice_weighed() {
         use crate::pack::wgsl::WgpuPath;
-        // wgpu's own examples: 17 KB of WGSL against 31 KB of SPIR-V, and
-        // the WGSL path saves naga's SPIR-V front end, so the choice's
-        // WGSL total is far below zero (it printed `-713277 B`).
+        // wgpu's own examples: the choice's WGSL total is far below zero (it printed `-713277 B`).
         let choice = WgpuChoice { path: WgpuPath::Wgsl, wgsl_total: 31_723 - 745_000, spirv_total: 31_000 };
         let (wgsl, spirv) = wgpu_estimates(&choice, WGPU_FRONT_ENDS);
         assert_eq!((wgsl, spirv), (31_723, 776_000));

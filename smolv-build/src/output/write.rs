@@ -1,5 +1,4 @@
-//! The end of every build, failed ones included: the report, the generated
-//! types, the Cargo directives and the files of `OUT_DIR`, written once.
+//! The end of every build, failed ones included: the report, types, Cargo directives and `OUT_DIR`'s files.
 
 use std::path::Path;
 
@@ -39,8 +38,7 @@ enum Files {
     Write { artifacts: Box<Artifacts>, types: String, log: Log },
 }
 
-/// Writes what `build` made: the files of `OUT_DIR`, then every Cargo
-/// directive and warning, in the order the build met them.
+/// Writes the files of `OUT_DIR`, then every Cargo directive and warning, in the order the build met them.
 pub(crate) fn write(plan: &Plan, directives: Directives, build: Build<'_>) -> Result<Report, Error> {
     let (files, result) = finish(plan, &directives, build);
     let wrote_artifacts = matches!(files, Files::Write { .. });

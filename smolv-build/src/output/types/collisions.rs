@@ -1,7 +1,5 @@
-//! Keeps the shader's struct names apart from those the generator adds
-//! (`Vertex`, `SpecConstants`, and `XElement` for each head `X` in any
-//! module): a struct so named takes the suffix [`SUFFIX`], then a number if
-//! taken (`VertexStruct2`). The rule reads the names alone.
+//! Keeps shader struct names apart from generated ones (`Vertex`, `SpecConstants`, `XElement`): a struct so named
+//! takes [`SUFFIX`], then a number if taken (`VertexStruct2`).
 
 use std::collections::BTreeSet;
 
@@ -11,8 +9,7 @@ use super::names;
 /// What a shader's struct takes when its name is one the generator adds.
 pub(crate) const SUFFIX: &str = "Struct";
 
-/// The generated names each module holds: `Vertex` where it has a vertex
-/// struct, `SpecConstants` where it has spec constants.
+/// The generated names each module holds (`Vertex`, `SpecConstants`).
 pub(crate) fn generated(has_vertex: bool, has_spec_constants: bool) -> Vec<&'static str> {
     [(has_vertex, "Vertex"), (has_spec_constants, "SpecConstants")]
         .into_iter()
@@ -20,11 +17,9 @@ pub(crate) fn generated(has_vertex: bool, has_spec_constants: bool) -> Vec<&'sta
         .collect()
 }
 
-/// Renames every struct of `modules` whose name collides with a generated
-/// one; `generated[m]` lists module `m`'s own (see [`generated`]).
+/// Renames every struct of `modules` named as a generated one; `generated[m]` lists module `m`'s.
 pub(crate) fn resolve(modules: &mut [Lowered], generated: &[Vec<&'static str>]) {
-    // A renamed head renames its alias, which can meet another struct's:
-    // go on until nothing changes (the bound is a guard).
+    // A renamed head renames its alias, which can meet another: repeat until nothing changes.
     for _ in 0..16 {
         let elements: BTreeSet<String> = modules
             .iter()

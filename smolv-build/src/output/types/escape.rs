@@ -1,12 +1,9 @@
-//! Text from input (shader names, module names, paths: any text) made safe
-//! where it goes in generated Rust: a doc comment ([`doc`]), a code span in
-//! one ([`code`]) or a string literal ([`string`]). Identifiers never carry
-//! input: [`names`](super::names) keeps only ASCII letters, digits and `_`.
+//! Input text made safe in generated Rust: a doc comment ([`doc`]), a code span ([`code`]) or a string literal
+//! ([`string`]). Identifiers never carry input: [`names`](super::names) keeps only ASCII letters, digits and `_`.
 
 use std::fmt::Write;
 
-/// Whether `c` is written as `\u{..}` in a doc comment: control characters
-/// (a newline would end it), line separators and bidirectional controls.
+/// Whether `c` is written as `\u{..}` in a doc comment: controls, line separators and bidirectional controls.
 fn hidden(c: char) -> bool {
     c.is_control()
         || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
@@ -29,14 +26,12 @@ pub(crate) fn doc(text: &str) -> String {
     out
 }
 
-/// `text` as a Markdown code span in a doc comment: [`doc`]'s escapes,
-/// between as many backticks as no run of backticks in it reaches.
+/// `text` as a Markdown code span: [`doc`]'s escapes, between more backticks than any run in it.
 pub(crate) fn code(text: &str) -> String {
     let text = doc(text);
     let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);
-    // CommonMark takes one space off each end of a span that starts or
-    // ends with a backtick, so the text keeps its own.
+    // CommonMark strips one space off each end of a span starting or ending with a backtick.
     let pad = if text.starts_with('`') || text.ends_with('`') { " " } else { "" };
     format!("{fence}{pad}{text}{pad}{fence}")
 }

@@ -1,5 +1,4 @@
-//! The types of one build's modules, from what the compile and pack
-//! stages made of them.
+//! The types of one build's modules, from what the compile and pack stages made.
 
 use crate::compile::all::Built;
 use crate::options::Language;
@@ -7,9 +6,8 @@ use crate::output::report::TypesReport;
 use crate::output::types::{Generated, generate_with, layout};
 use crate::pack::artifacts::Artifacts;
 
-/// The Rust types of every module, to be written to `file`, and their
-/// report: from the SPIR-V as the front end wrote it, before stripping and
-/// optimizing, so that every member the shader declares is there, named.
+/// The Rust types of every module for `file`, and their report: from the unoptimized, unstripped SPIR-V, so that
+/// every member is there, named.
 pub(crate) fn generate_types(
     modules: &[Built<'_>],
     artifacts: &Artifacts,

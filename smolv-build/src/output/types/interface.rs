@@ -1,6 +1,4 @@
-//! The rest of a module's interface as Rust items: its descriptor
-//! bindings, push-constant range, workgroup size, spec constants and
-//! vertex inputs.
+//! The rest of a module's interface as Rust items: bindings, push constants, workgroup size, spec constants, inputs.
 
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -17,8 +15,7 @@ pub(crate) type Attribute = (u32, u32, u32);
 
 /// The plain-data types the module constants use, once at the top.
 pub(crate) const SHARED_ITEMS: &str = "\
-/// The plain data that each shader module's constants use: smolv-runtime's
-/// own, so that a constant goes to the Vulkan layer as it is.
+/// The plain data of each module's constants: smolv-runtime's own, so a constant goes to its Vulkan layer as is.
 #[allow(unreachable_pub)]
 pub mod interface {
     #[allow(unused_imports)]
@@ -43,8 +40,7 @@ fn vertex_format(format: u32) -> Option<(Scalar, u32)> {
     Some((*scalars.get(usize::try_from(kind).ok()?)?, count))
 }
 
-/// The vertex struct of a vertex module: one field per location, as one
-/// interleaved buffer.
+/// The vertex struct of a vertex module: one field per location, one interleaved buffer.
 pub(crate) fn vertex_struct(input: &ModuleInput, lowered: &mut Lowered) -> Option<(usize, Vec<Attribute>)> {
     if input.reflection.stage != ShaderStage::Vertex || input.reflection.inputs.is_empty() {
         return None;

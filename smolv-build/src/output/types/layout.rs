@@ -1,5 +1,4 @@
-//! What the generator reads: each module's block layouts as the SPIR-V
-//! states them, filled from smolv-format's interface by [`from_interface`].
+//! What the generator reads: each module's block layouts, from smolv-format's interface ([`from_interface`]).
 
 use std::path::PathBuf;
 
@@ -59,8 +58,7 @@ pub(crate) enum Ty {
         scalar: Scalar,
         len: u32,
     },
-    /// `columns` vectors of `rows` (column-major) or `rows` vectors of
-    /// `columns` (row-major), each `stride` bytes apart.
+    /// `columns` vectors of `rows` (column-major) or the reverse (row-major), each `stride` bytes apart.
     Matrix {
         scalar: Scalar,
         columns: u32,

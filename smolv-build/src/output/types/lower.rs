@@ -1,6 +1,4 @@
-//! From a module's block layouts to Rust structs: every byte placed,
-//! padding made explicit, array elements given a padded type where the
-//! stride asks for one.
+//! From a module's block layouts to Rust structs: every byte placed, padding explicit, padded array elements.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -33,8 +31,7 @@ pub(crate) struct Field {
 pub(crate) enum Role {
     Nested,
     Block(BlockRole),
-    /// The fixed head of a block whose last member is runtime-sized: the
-    /// elements follow at `offset`, `stride` bytes apart.
+    /// The head of a block ending in a runtime array: elements follow at `offset`, `stride` bytes apart.
     Head {
         block: BlockRole,
         element: FieldTy,
@@ -216,8 +213,7 @@ impl Lowerer<'_> {
         }
     }
 
-    /// `element` as an array element `stride` bytes apart: itself, or a
-    /// struct that pads it (std140's `float[4]` has a stride of 16).
+    /// `element` as an array element `stride` bytes apart: itself, or a struct that pads it.
     fn pad_to_stride(&mut self, element: FieldTy, stride: u32, context: &str, member: &str) -> FieldTy {
         let (size, align) = self.out.size_align(&element);
         if size == stride {
@@ -240,8 +236,7 @@ impl Lowerer<'_> {
         FieldTy::Struct(index)
     }
 
-    /// Places padding before each field and at the end (to `end` where
-    /// given, then to the alignment), and stores the struct.
+    /// Pads before each field and at the end (to `end` where given, then to the alignment), and stores it.
     fn finish(&mut self, mut rust: RustStruct, end: Option<u32>) -> usize {
         let mut placed = Vec::new();
         let mut cursor = 0u32;
@@ -282,8 +277,7 @@ impl Lowerer<'_> {
         rust.fields = placed;
         rust.size = size;
         rust.align = align;
-        // glslang's std140 and std430 copies of a struct that come out the
-        // same are one Rust type.
+        // glslang's std140 and std430 copies of a struct that come out the same are one Rust type.
         let same = |other: &RustStruct| {
             other.shader_name == rust.shader_name
                 && other.role == rust.role

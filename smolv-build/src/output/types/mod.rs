@@ -1,8 +1,6 @@
-//! Rust types generated into `OUT_DIR/smolv/types.rs` (`include_types!`): a
-//! `#[repr(C)]` struct per block and struct of each module's reflection, with
-//! its interface. A struct every module declaring its name declares identically
-//! is one type at the top, re-exported by each (`lit_frag::Frame`). Input text
-//! reaches the file only through [`escape`].
+//! Rust types generated into `OUT_DIR/smolv/types.rs`: a `#[repr(C)]` struct per block and struct of each module,
+//! with its interface; a struct declared alike by every module naming it is one type at the top, re-exported by
+//! each. Input text reaches the file only through [`escape`].
 
 mod collisions;
 mod escape;
@@ -46,8 +44,7 @@ pub(crate) struct Generated {
     pub(crate) block_types: Vec<Vec<String>>,
 }
 
-/// The dedup key of each struct of each module: its name, and its fields
-/// with every struct they name replaced by that struct's key.
+/// The dedup key of each struct of each module: its name and fields, each struct they name replaced by its key.
 fn signatures(lowered: &Lowered) -> Vec<String> {
     // A struct comes after every struct it holds: each key it needs is made.
     let mut keys: Vec<String> = Vec::with_capacity(lowered.structs.len());
@@ -86,9 +83,8 @@ pub(crate) fn generate(inputs: &[ModuleInput], wgpu_items: bool) -> Generated {
     generate_with(inputs, wgpu_items, &[])
 }
 
-/// Generates the types of every module, with the programs `named`
-/// (`Config::program`) besides those found by base name; with
-/// `wgpu_items` (a wgpu target), each module's wgpu items too.
+/// Generates the types of every module, with the programs `named` besides those found by base name, and with
+/// `wgpu_items` each module's wgpu items.
 pub(crate) fn generate_with(inputs: &[ModuleInput], wgpu_items: bool, named: &[(String, Vec<String>)]) -> Generated {
     let mut lowered: Vec<Lowered> = inputs.iter().map(lower::lower).collect();
     let vertices: Vec<_> = inputs.iter().zip(&mut lowered).map(|(i, l)| interface::vertex_struct(i, l)).collect();
@@ -100,8 +96,7 @@ pub(crate) fn generate_with(inputs: &[ModuleInput], wgpu_items: bool, named: &[(
     collisions::resolve(&mut lowered, &own);
     let signatures: Vec<Vec<String>> = lowered.iter().map(signatures).collect();
 
-    // The definition of each name that goes at the top: its only one, or
-    // the one most modules declare when two or more do.
+    // The definition of each name that goes at the top: its only one, or the one most modules declare.
     let mut declared_by: BTreeMap<(&str, &str), usize> = BTreeMap::new();
     for (module, sigs) in lowered.iter().zip(&signatures) {
         let seen: BTreeSet<(&str, &str)> =
@@ -120,8 +115,7 @@ pub(crate) fn generate_with(inputs: &[ModuleInput], wgpu_items: bool, named: &[(
             *best = (count, sig);
         }
     }
-    // Shared: its name's top definition, and every struct it holds shared
-    // (decided first: structs come after those they hold).
+    // Shared: its name's top definition, and every struct it holds shared (decided first).
     let shared: Vec<Vec<bool>> = lowered
         .iter()
         .zip(&signatures)
@@ -333,8 +327,7 @@ fn describe(rust: &RustStruct, input: &ModuleInput) -> Vec<String> {
     vec![format!("{what}, of {}, from {source}.", escape::code(&input.name))]
 }
 
-/// A shader path as a doc comment shows it: relative to the crate (the
-/// build script's directory), `/`-separated, the same on every machine.
+/// A shader path as a doc comment shows it: relative to the crate, `/`-separated, the same on every machine.
 fn shown(path: &Path) -> String {
     let base = std::env::current_dir().ok();
     shown_from(path, base.as_deref())

@@ -1,6 +1,4 @@
-//! Rust names for shader names: the front end's mangling undone (DXC's
-//! `type.ConstantBuffer.X`, Slang's `_std140_0`, WESL's `packageːːlightingːːLight`,
-//! naga's `std140_X`), then Rust's case, keywords escaped (`r#type`, `self_`).
+//! Rust names for shader names: the front end's mangling undone, then Rust's case, keywords escaped.
 
 use super::layout::Mangling;
 use crate::compile::frontend::WESL_SEPARATOR;
@@ -20,8 +18,7 @@ const DXC_SAME: &[&str] = &["ConstantBuffer", "PushConstant", "TextureBuffer"];
 /// Slang's layout suffixes, after its `_N` suffix is gone.
 const SLANG_LAYOUTS: &[&str] = &["_std140", "_std430", "_scalar", "_natural"];
 
-/// A shader name as its source wrote it, for doc comments: a WESL path
-/// with `::` again (`package::lighting::Light`).
+/// A shader name as its source wrote it, for doc comments (WESL paths with `::` again).
 pub(crate) fn as_written(name: &str) -> String {
     name.replace(WESL_SEPARATOR, "::")
 }
@@ -124,8 +121,7 @@ pub(crate) fn screaming(name: &str) -> String {
     identifier(joined, "C")
 }
 
-/// A valid identifier: escaped if a keyword, `prefix` before a leading
-/// digit, and `prefix` alone for an empty name.
+/// A valid identifier: keywords escaped, `prefix` before a leading digit or for an empty name.
 fn identifier(name: String, prefix: &str) -> String {
     if name.is_empty() {
         return prefix.to_owned();

@@ -1,6 +1,5 @@
-//! Programs, each a `pub mod`: the modules that share a base name (`tint.vert`
-//! and `tint.frag` are `tint`) and make one pipeline; a variant (`tint.frag@red`,
-//! `tint@red`) takes the base's module for each stage it lacks.
+//! Programs, each a `pub mod`: modules sharing a base name (`tint.vert`, `tint.frag`) that make one pipeline; a
+//! variant (`tint@red`) takes the base's module for each stage it lacks.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
@@ -17,8 +16,7 @@ pub(crate) struct Program {
     pub(crate) name: String,
     /// Its modules, by index into the inputs, in stage order.
     pub(crate) modules: Vec<usize>,
-    /// Every stage's bindings, by set then binding, with all their stages'
-    /// flags and the mangling of the module that named each.
+    /// Every stage's bindings by set and binding, with their stages' flags and the naming module's mangling.
     pub(crate) bindings: Vec<(DescriptorBinding, Mangling)>,
     /// The push-constant range `(start, end, stages)`, in whole words.
     pub(crate) push_constants: Option<(u32, u32, u32)>,
@@ -26,8 +24,7 @@ pub(crate) struct Program {
     pub(crate) named: bool,
 }
 
-/// A module name's base and variant: `post/blur.comp@wide` is
-/// (`post/blur`, `wide`).
+/// A module name's base and variant: `post/blur.comp@wide` is (`post/blur`, `wide`).
 fn base(name: &str) -> (&str, Option<&str>) {
     let (path, variant) = match name.split_once('@') {
         Some((path, variant)) => (path, Some(variant)),
@@ -45,8 +42,7 @@ fn is_pipeline(stages: &[ShaderStage]) -> bool {
     let distinct = flags.iter().collect::<BTreeSet<_>>().len() == flags.len();
     let graphics = 0x1 | 0x2 | 0x4 | 0x8 | 0x10 | 0x40 | 0x80;
     let has = |stage: ShaderStage| stages.contains(&stage);
-    // Vertex with optional tessellation and geometry, or mesh with an
-    // optional task shader: never stages of both.
+    // Vertex with optional tessellation and geometry, or mesh with optional task: never both.
     let vertex = has(ShaderStage::Vertex) && !has(ShaderStage::Mesh) && !has(ShaderStage::Task);
     let mesh = has(ShaderStage::Mesh)
         && !has(ShaderStage::Vertex)
@@ -59,8 +55,7 @@ fn is_pipeline(stages: &[ShaderStage]) -> bool {
     }
 }
 
-/// The programs of `inputs`: those `named`, then those found by base name
-/// (less those a named one has the name of), and the named ones' problems.
+/// The programs of `inputs`: those `named`, then those found by base name (unless named), and the problems.
 pub(crate) fn find(inputs: &[ModuleInput], named: &[(String, Vec<String>)]) -> (Vec<Program>, Vec<String>) {
     let stage = |i: usize| inputs[i].reflection.stage;
     let mut candidates: Vec<(String, Vec<usize>, bool)> = Vec::new();
@@ -116,8 +111,7 @@ pub(crate) fn find(inputs: &[ModuleInput], named: &[(String, Vec<String>)]) -> (
     (programs, problems)
 }
 
-/// Every stage's bindings, one per set and binding with the stages' flags;
-/// `None` where two stages disagree on a binding's kind or count.
+/// Every stage's bindings with their stages' flags; `None` where two stages disagree on one's kind or count.
 fn merged_bindings(inputs: &[ModuleInput], modules: &[usize]) -> Option<Vec<(DescriptorBinding, Mangling)>> {
     let mut merged: BTreeMap<(u32, u32), (DescriptorBinding, Mangling)> = BTreeMap::new();
     for &m in modules {
@@ -142,8 +136,7 @@ fn merged_bindings(inputs: &[ModuleInput], modules: &[usize]) -> Option<Vec<(Des
     Some(merged.into_values().collect())
 }
 
-/// One range over every stage's push constants, grown to whole words, as
-/// `ProgramLayout` makes it: `(start, end, stages)`.
+/// One range over every stage's push constants in whole words, as `ProgramLayout` makes it.
 fn merged_push_constants(inputs: &[ModuleInput], modules: &[usize]) -> Option<(u32, u32, u32)> {
     let (mut start, mut end, mut stages) = (u32::MAX, 0u64, 0u32);
     for range in modules.iter().flat_map(|&m| &inputs[m].reflection.push_constants) {

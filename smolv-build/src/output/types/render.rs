@@ -1,6 +1,4 @@
-//! Rust text for one lowered struct: the definition, the layout
-//! assertions, the `Pod` impls they make sound, a constructor, `Default`
-//! and `Debug`.
+//! Rust text for one lowered struct: definition, layout assertions, `Pod` impls, constructor, `Default`, `Debug`.
 
 use std::fmt::Write;
 
@@ -24,8 +22,7 @@ pub(crate) fn indent(out: &mut String, text: &str, prefix: &str) {
     }
 }
 
-/// The Rust type of `ty`, naming structs through `path`; primitives by
-/// their full path, which no alias at the user's call site shadows.
+/// The Rust type of `ty`, structs through `path`, primitives by their full path (no user alias shadows it).
 pub(crate) fn type_text(ty: &FieldTy, path: &dyn Fn(usize) -> String) -> String {
     match ty {
         FieldTy::Scalar(s) => format!("::core::primitive::{}", s.rust()),
@@ -59,8 +56,7 @@ pub(crate) fn render_struct(out: &mut String, rust: &RustStruct, doc: &[String],
     }
     let _ = writeln!(out, "}}\n");
 
-    // What makes the `Pod` impls sound: each field at its shader offset, and
-    // the fields' sizes adding up to the struct's (no padding of Rust's).
+    // What makes the `Pod` impls sound: each field at its offset, and no padding of Rust's.
     let _ = writeln!(out, "const _: () = {{");
     let _ = writeln!(out, "    ::core::assert!(::core::mem::size_of::<{name}>() == {});", rust.size);
     let sum: Vec<String> =

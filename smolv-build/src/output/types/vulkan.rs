@@ -1,7 +1,5 @@
-//! Each program's typed descriptor sets for ash, inside
-//! `::smolv_runtime::__vulkan_items!`: a `SetN` struct per set with its
-//! resources by name, pool sizes, writes and `allocate`, where every binding
-//! has a plain write.
+//! Each program's typed descriptor sets for ash (in `__vulkan_items!`): a `SetN` struct per set whose every
+//! binding has a plain write.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
@@ -12,8 +10,7 @@ use super::escape;
 use super::layout::Mangling;
 use super::names;
 
-/// ash's `vk`, through the `use` at the top of the items (no constant or
-/// `SetN` of the program's module is named so).
+/// ash's `vk`, through the `use` at the top of the items (no generated item is named so).
 const VK: &str = "vk";
 /// smolv-runtime's Vulkan layer.
 const RT: &str = "::smolv_runtime::vulkan";
@@ -66,8 +63,7 @@ fn unwritable(binding: &DescriptorBinding) -> Option<String> {
     }
 }
 
-/// Appends the program's Vulkan items to `out`, one level in; returns, for
-/// its doc, why a set has none.
+/// Appends the program's Vulkan items to `out`, one level in; returns why a set has none.
 pub(crate) fn render(out: &mut String, program: &str, bindings: &[(DescriptorBinding, Mangling)]) -> Vec<String> {
     let mut sets: BTreeMap<u32, Vec<&(DescriptorBinding, Mangling)>> = BTreeMap::new();
     for binding in bindings {

@@ -1,6 +1,4 @@
-//! Each module's and program's wgpu items, in a `pub mod wgpu` inside
-//! `::smolv_runtime::__wgpu_items!`: the entry point, a struct per bind group
-//! that wgpu can bind (`BindGroup0 { frame, .. }.create(..)`), and pipeline state.
+//! Each module's and program's `pub mod wgpu` (in `__wgpu_items!`): entry point, bind group structs, pipeline state.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
@@ -36,8 +34,7 @@ fn resource(binding: &DescriptorBinding) -> Option<(String, String)> {
     })
 }
 
-/// Appends the module's wgpu items to `out`, one level in (inside the
-/// module's own `pub mod`).
+/// Appends the module's wgpu items to `out`, one level in.
 pub(crate) fn render(out: &mut String, input: &ModuleInput, has_vertex: bool) {
     let reflection = &input.reflection;
     let _ = writeln!(
@@ -58,8 +55,7 @@ pub(crate) fn render(out: &mut String, input: &ModuleInput, has_vertex: bool) {
     write_wgpu_module(out, &body);
 }
 
-/// A `BindGroupN` per set of `bindings` into `body`, and a line of the
-/// items' doc in `out` for each set wgpu cannot bind; the sets made.
+/// A `BindGroupN` per set into `body`, and a doc line in `out` per set wgpu cannot bind; the sets made.
 fn render_groups(
     out: &mut String,
     body: &mut String,
@@ -157,9 +153,7 @@ fn render_set(out: &mut String, compute: bool, made: &[u32]) {
     );
 }
 
-/// Appends a program's wgpu items to `out`, one level in: its groups over
-/// every stage, `create_layout`, and for vertex and fragment
-/// `render_pipeline`. `modules`: its Rust modules and stages, in stage order.
+/// Appends a program's wgpu items to `out`, one level in; `modules`: its Rust modules and stages, in stage order.
 pub(crate) fn render_program(
     out: &mut String,
     name: &str,

@@ -1,6 +1,4 @@
-//! Undoes the structs a front end adds around what the shader declared
-//! (naga's nameless wrapper and split `matCx2` columns, Slang's
-//! `_Array_std140_<T> { data }`), keeping every byte where it was.
+//! Undoes the structs a front end adds (naga's wrapper and split `matCx2` columns, Slang's `_Array_std140_<T>`).
 
 use super::layout::{Mangling, Member, ModuleLayouts, StructDef, Ty};
 
@@ -60,8 +58,7 @@ fn replace_arrays(ty: &mut Ty, arrays: &[Option<Ty>]) {
     }
 }
 
-/// `m_col0`, `m_col1`, ... vectors of one type, evenly spaced: the
-/// columns of the matrix `m`.
+/// `m_col0`, `m_col1`, ... vectors of one type, evenly spaced: the columns of the matrix `m`.
 fn joined_columns(members: Vec<Member>) -> Vec<Member> {
     let mut out: Vec<Member> = Vec::with_capacity(members.len());
     let mut rest = members.into_iter().peekable();
