@@ -14,7 +14,6 @@ impl Key {
 /// blake3 over smolv-build's source files (from its build script): another smolv-build's entries are never read.
 pub(crate) const SMOLV_BUILD_IDENTITY: &str = env!("SMOLV_BUILD_SOURCE_HASH");
 
-/// Builds a [`Key`] from length-prefixed fields.
 pub(crate) struct KeyBuilder(blake3::Hasher);
 
 impl KeyBuilder {

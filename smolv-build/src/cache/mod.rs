@@ -207,8 +207,7 @@ fn open_for_hit(path: &Path) -> std::io::Result<std::fs::File> {
     std::fs::File::options().read(true).write(true).open(path).or_else(|_| std::fs::File::open(path))
 }
 
-/// The cache directory: `configured`, else `SMOLV_CACHE_DIR`, else `smolv-cache` in Cargo's
-/// target directory, else in `out_dir`. Both variables are always read, to be watched.
+/// `configured`, else `SMOLV_CACHE_DIR`, else `smolv-cache` in Cargo's target dir or `out_dir` (vars always read).
 pub(crate) fn resolve_cache_dir(configured: Option<&Path>, out_dir: &Path, env: Env) -> PathBuf {
     let (dir, target) = (env.var("SMOLV_CACHE_DIR"), env.var("CARGO_TARGET_DIR"));
     if let Some(dir) = configured.map(Path::to_owned).or(dir.map(PathBuf::from)) {
@@ -251,8 +250,7 @@ pub fn cache_dir() -> PathBuf {
     resolve_cache_dir(None, Path::new("target"), Env::default())
 }
 
-/// What the cache directory holds (see [`stats`]), or what was removed
-/// from it (see [`clean`] and [`trim`]).
+/// What the cache directory holds ([`stats`]), or what was removed from it ([`clean`], [`trim`]).
 ///
 /// ```
 /// use smolv_build::cache::stats;
@@ -326,8 +324,7 @@ impl CacheStats {
     }
 }
 
-/// Counts the files of the cache at `root` and their size (a missing
-/// directory is an empty cache).
+/// Counts the files of the cache at `root` and their size (a missing directory is an empty cache).
 ///
 /// ```no_run
 /// use smolv_build::cache::{cache_dir, stats};
@@ -340,8 +337,7 @@ pub fn stats(root: &Path) -> CacheStats {
     stats
 }
 
-/// Removes every entry of the cache at `root` (the `v1` tree); returns
-/// what was removed.
+/// Removes every entry of the cache at `root` (the `v1` tree); returns what was removed.
 ///
 /// ```
 /// use smolv_build::cache::{clean, stats};
@@ -430,7 +426,6 @@ impl BodyWriter {
     pub(crate) fn words(&mut self, w: &[u32]) -> &mut Self {
         self.list(w, |this, &v| this.u32(v))
     }
-    /// A count, then each item as `write` writes it.
     pub(crate) fn list<T>(
         &mut self,
         items: &[T],
@@ -438,7 +433,6 @@ impl BodyWriter {
     ) -> &mut Self {
         items.iter().fold(self.count(items.len()), |this, item| write(this, item))
     }
-    /// The body, or `None` if a length did not fit.
     pub(crate) fn finish(self) -> Option<Vec<u8>> {
         (!self.1).then_some(self.0)
     }

@@ -1,6 +1,5 @@
-//! The prepared directory ([`DEFAULT_DIR`], `docs/prepare.md`): cache entries committed with the sources,
-//! for builds without compilers. `cargo smolv prepare` records them in a [`PREPARE_ENV`] session, then
-//! [`staged`] reads it and [`Staged::write`] (or [`Staged::compare`], `--check`) updates each directory.
+//! The prepared directory ([`DEFAULT_DIR`], `docs/prepare.md`): entries committed for builds without compilers,
+//! recorded in a [`PREPARE_ENV`] session; [`staged`] reads it, [`Staged::write`] applies, [`Staged::compare`] checks.
 
 use std::path::{Path, PathBuf};
 
@@ -60,8 +59,7 @@ pub struct Staged {
     names: Vec<String>,
 }
 
-/// How a prepared directory differs from its session ([`Staged::compare`]), or what
-/// [`Staged::write`] changed: sorted entry names.
+/// How a prepared directory differs from its session, or what [`Staged::write`] changed: sorted entry names.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Changes {

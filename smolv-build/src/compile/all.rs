@@ -40,7 +40,6 @@ pub(crate) enum JobResult {
 pub(crate) struct Compiled<'a> {
     pub(crate) cache: Cache,
     pub(crate) remote: Session,
-    /// The build's threads, or why they could not start.
     pub(crate) threads: Result<Threads, Error>,
     /// The warning a prepared directory that keeps debug info gets.
     pub(crate) preparing_warning: Option<String>,
@@ -61,7 +60,6 @@ impl Compiled<'_> {
         self.jobs.iter().flat_map(|(_, result)| errors(result)).collect()
     }
 
-    /// Whether the pack stage runs.
     pub(crate) fn packs(&self, keep_going: bool) -> bool {
         self.threads.is_ok() && !self.modules.is_empty() && self.goes_on(keep_going)
     }

@@ -26,7 +26,6 @@ pub(crate) struct JobOutput {
     pub(crate) cacheable: bool,
 }
 
-/// What every job of one build shares.
 pub(crate) struct Context<'a> {
     pub(crate) settings: &'a Settings,
     pub(crate) cache: &'a Cache,

@@ -108,7 +108,6 @@ fn upward(root: &Path, path: &Path) -> Option<PathBuf> {
     Some(ups.chain(path[common..].iter().copied()).collect())
 }
 
-/// The deepest directory that holds both `a` and `b`, by components.
 fn common_ancestor(a: &Path, b: &Path) -> PathBuf {
     a.components()
         .zip(b.components())

@@ -4,7 +4,6 @@
 
 use std::sync::{Mutex, PoisonError};
 
-/// The shared redirect, while any guard lives.
 static REDIRECT: Mutex<Option<redirect::Redirect>> = Mutex::new(None);
 
 /// Standard output filtered, until every guard is dropped.

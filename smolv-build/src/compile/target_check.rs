@@ -5,7 +5,6 @@ use crate::options::{DeviceSpirv, Language, SpirvVersion, TargetEnv};
 /// Modules listed by name in the warning, before "and N more".
 const NAMED: usize = 4;
 
-/// One module as the check sees it.
 pub(crate) struct Checked<'a> {
     pub(crate) name: &'a str,
     pub(crate) language: Language,

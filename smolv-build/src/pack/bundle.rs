@@ -252,8 +252,7 @@ impl CompressedSet {
     }
 }
 
-/// Compresses SMOL-V modules as the build does: zstd at `level`, with a
-/// dictionary as `mode` says.
+/// Compresses SMOL-V modules as the build does: zstd at `level`, with a dictionary as `mode` says.
 ///
 /// ```
 /// use smolv_build::DictionaryMode;

@@ -12,10 +12,8 @@ use crate::pack::reflect::{interface, reflect};
 use crate::settings::Settings;
 use crate::source::Job;
 
-/// The compilers a hot-reload watcher keeps for [`ShaderRecipe::compile_with`]: worker processes (where
-/// `main` called [`Config::worker_main`](crate::Config::worker_main)), else this process's
-/// ([`in_workers`](Self::in_workers) says which). One idle worker is kept started, replaced if it dies;
-/// dropping the pool ends them. It may be shared between threads.
+/// The compilers a hot-reload watcher keeps for [`ShaderRecipe::compile_with`]: one idle worker kept started where
+/// [`compiles_in_workers`](crate::recipe::compiles_in_workers), else this process's. Dropping it ends its workers.
 ///
 /// ```
 /// let pool = smolv_build::recipe::CompilerPool::new();
@@ -57,8 +55,7 @@ impl std::fmt::Debug for CompilerPool {
     }
 }
 
-/// What the build knew about one module, enough to compile it again in
-/// another process with the same result.
+/// What the build knew about one module, enough to compile it again elsewhere with the same result.
 ///
 /// ```
 /// use smolv_build::recipe::ShaderRecipe;
@@ -140,7 +137,7 @@ impl Recompiled {
     }
 }
 
-/// `path` with the prefix `from` replaced by `to`, if it has it.
+/// `path` with the prefix `from` replaced by `to`, if any.
 fn moved(path: &Path, from: &Path, to: &Path) -> PathBuf {
     match path.strip_prefix(from) {
         Ok(rest) if rest.as_os_str().is_empty() => to.to_owned(),
@@ -150,7 +147,6 @@ fn moved(path: &Path, from: &Path, to: &Path) -> PathBuf {
 }
 
 impl ShaderRecipe {
-    /// The recipe of `module_name`, made by `job`.
     pub(crate) fn new(
         module_name: &str,
         job: &Job,
@@ -175,8 +171,7 @@ impl ShaderRecipe {
         self.block_types = types;
     }
 
-    /// The module's typed interface as the build read it, which the
-    /// generated Rust types were made from (`None` if unread or older).
+    /// The typed interface the build read and made the Rust types from (`None` if unread or older).
     ///
     /// ```no_run
     /// # fn get(recipe: &smolv_build::recipe::ShaderRecipe) {
@@ -189,8 +184,7 @@ impl ShaderRecipe {
         self.interface.as_ref()
     }
 
-    /// The generated Rust type of [`Interface::blocks`]`[index]`, as
-    /// `types.rs` names it (`Frame`, `lit_frag::PushConstants`), if any.
+    /// The generated Rust type of [`Interface::blocks`]`[index]` (`Frame`, `lit_frag::PushConstants`), if any.
     ///
     /// ```no_run
     /// # fn get(recipe: &smolv_build::recipe::ShaderRecipe) {
@@ -230,8 +224,7 @@ impl ShaderRecipe {
         serde_json::to_string(self).unwrap_or_default()
     }
 
-    /// Whether `other` is the same compile (another entry point of the
-    /// job): one [`compile`](Self::compile) serves both.
+    /// Whether `other` is another entry point of the same job: one [`compile`](Self::compile) serves both.
     ///
     /// ```no_run
     /// # fn get(a: &smolv_build::recipe::ShaderRecipe) {
@@ -242,8 +235,7 @@ impl ShaderRecipe {
         self.job == other.job && self.settings == other.settings
     }
 
-    /// Moves every path below `from` (source, includes, include directories,
-    /// WESL packages) to the same place below `to`.
+    /// Moves every path below `from` (source, includes, include directories, WESL packages) below `to`.
     ///
     /// ```no_run
     /// # fn get(mut recipe: smolv_build::recipe::ShaderRecipe) {
@@ -264,8 +256,7 @@ impl ShaderRecipe {
         }
     }
 
-    /// Compiles the source as it is now, as the build did but without the
-    /// cache; errors are the build's diagnostics (`path:line:col`).
+    /// Compiles the source as it is now, as the build did but uncached; errors are located (`path:line:col`).
     ///
     /// ```no_run
     /// # fn get(recipe: &smolv_build::recipe::ShaderRecipe) {
@@ -279,8 +270,7 @@ impl ShaderRecipe {
         self.compile_in(&Compilers::start(false))
     }
 
-    /// [`compile`](Self::compile) with the compilers of `pool`, kept from one
-    /// compile to the next: what a watcher calls on every edit.
+    /// [`compile`](Self::compile) with `pool`'s compilers, kept between compiles: what a watcher calls per edit.
     ///
     /// ```no_run
     /// # fn get(recipe: &smolv_build::recipe::ShaderRecipe) {

@@ -20,7 +20,6 @@ pub(crate) struct Reflected {
     pub(crate) interface: Option<Interface>,
 }
 
-/// Reflects every module as it ships.
 pub(crate) fn reflect_all(modules: &[Built<'_>], settings: &Settings) -> Vec<Reflected> {
     modules
         .par_iter()
@@ -38,8 +37,8 @@ pub(crate) fn reflect(spirv: &[u32], stage: ShaderStage, entry_point: &str) -> R
     Reflection::from_spirv(spirv).unwrap_or_else(|_| Reflection::new(stage, entry_point))
 }
 
-/// The typed interface of a module: types from the `compiled` SPIR-V (every member named), capabilities
-/// and extensions from the `shipped` one. `None` where no layout describes its blocks.
+/// Types from the `compiled` SPIR-V (every member named), capabilities and extensions from the `shipped` one;
+/// `None` where no layout describes its blocks.
 pub(crate) fn interface(compiled: &[u32], shipped: &[u32]) -> Option<Interface> {
     let mut interface = Interface::from_spirv(compiled).ok()?;
     if let Ok(shipped) = Interface::from_spirv(shipped) {

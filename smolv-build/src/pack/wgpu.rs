@@ -35,8 +35,7 @@ pub(crate) struct RefusedSet {
     pub(crate) spirv_bytes: usize,
 }
 
-/// Packs the WGSL of `translated` and chooses between it (with `refused`, the set of the modules naga
-/// refused; `None` only where naga made no WGSL) and `all`, every module's SPIR-V.
+/// Packs `translated`'s WGSL and chooses between it (with `refused`, the refused modules' set) and `all`.
 pub(crate) fn choose(
     translated: Translated,
     all: &PackedSet,

@@ -1,5 +1,4 @@
-//! The zstd work on one set's SMOL-V, done once per build for the bundle and the embedded set;
-//! each module compressed alone is kept in the local cache too.
+//! The zstd work on one set's SMOL-V, done once per build for bundle and embedded set (solo payloads cached).
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};

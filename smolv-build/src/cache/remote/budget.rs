@@ -16,7 +16,6 @@ impl TimeBudget {
         Self { limit, waited_nanos: AtomicU64::new(0) }
     }
 
-    /// What is left to wait.
     pub(crate) fn left(&self) -> Duration {
         self.limit.saturating_sub(Duration::from_nanos(self.waited_nanos.load(Ordering::Relaxed)))
     }
@@ -35,7 +34,6 @@ impl TimeBudget {
         let _ = self.waited_nanos.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| Some(n.saturating_add(nanos)));
     }
 
-    /// Whether the build has waited as long as it may.
     pub(crate) fn is_spent(&self) -> bool {
         self.left().is_zero()
     }

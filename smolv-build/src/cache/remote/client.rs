@@ -94,8 +94,7 @@ impl Server {
         }
     }
 
-    /// The verified entry under `key`, or `None` (a miss, or off); the caller reports its use with
-    /// [`count`](Self::count). No request runs past `deadline`.
+    /// The verified entry under `key` by `deadline`, or `None` (a miss, or off); [`count`](Self::count) its use.
     pub(crate) fn get(&self, key: &Key, deadline: Option<Instant>) -> Option<Blob> {
         if self.off.load(Ordering::Relaxed) {
             return None;
@@ -160,8 +159,7 @@ impl Server {
         self.upload && !self.off.load(Ordering::Relaxed)
     }
 
-    /// Uploads an entry, the blob first (bazel-remote checks records), if [`uploads`](Self::uploads)
-    /// and within the size limit. No request runs past `deadline`.
+    /// Uploads an entry by `deadline`, the blob first (servers check records), if [`uploads`](Self::uploads) and small.
     pub(crate) fn put(&self, key: &Key, body: &[u8], deadline: Option<Instant>) {
         if !self.uploads() || body.len() as u64 > MAX_BLOB_BYTES {
             return;

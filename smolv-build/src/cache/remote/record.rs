@@ -1,6 +1,5 @@
-//! The action-cache record: a real REAPI `ActionResult` protobuf (servers
-//! such as bazel-remote check them) naming one output file, the entry, by
-//! its SHA-256 digest in the CAS:
+//! The action-cache record: a real REAPI `ActionResult` protobuf (bazel-remote checks them) naming one output
+//! file, the entry, by its SHA-256 digest in the CAS:
 //!
 //! ```text
 //! ActionResult { output_files (2): [OutputFile { path (1): "smolv-cache-entry",

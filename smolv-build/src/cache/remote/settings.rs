@@ -104,7 +104,6 @@ impl Resolved {
     }
 }
 
-/// What the settings come to.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Resolution {
     /// Nothing configured, or the mode is `off`.

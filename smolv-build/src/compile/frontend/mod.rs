@@ -63,7 +63,6 @@ impl Compiled {
 }
 
 impl CompiledModule {
-    /// A module as compiled, not yet optimized.
     fn new(name: String, stage: ShaderStage, entry_point: String, spirv: Vec<u32>) -> Self {
         Self { name, stage, entry_point, spirv, optimized: None, needs_legalization: false }
     }
@@ -78,7 +77,6 @@ impl CompiledModule {
         w.u32(u32::from(self.needs_legalization))
     }
 
-    /// Reads what [`CompiledModule::write`] wrote.
     pub(crate) fn read(r: &mut crate::cache::BodyReader<'_>) -> Option<Self> {
         let name = r.text()?;
         let stage_name = r.text()?;

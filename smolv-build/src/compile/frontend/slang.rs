@@ -88,7 +88,6 @@ pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Di
 /// The oldest SPIR-V `slangc` emits as stable: a Slang module needs a Vulkan 1.1 device.
 const SLANG_MIN_SPIRV: SpirvVersion = SpirvVersion::V1_3;
 
-/// Arguments every `slangc` run of the job shares.
 fn common_args(job: &Job, settings: &Settings) -> Vec<std::ffi::OsString> {
     let (major, minor) = settings.spirv_version.max(SLANG_MIN_SPIRV).major_minor();
     let mut args: Vec<std::ffi::OsString> = vec![job.path.clone().into()];

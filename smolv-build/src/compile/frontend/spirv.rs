@@ -22,7 +22,6 @@ pub(super) fn patch_source_language(spirv: &mut [u32]) {
     newer.into_iter().for_each(|at| spirv[at] = UNKNOWN_LANGUAGE);
 }
 
-/// The message for a module the encoder refuses.
 fn encode_failure(error: &EncodeError) -> String {
     match error {
         EncodeError::ZeroLengthInstruction { .. }

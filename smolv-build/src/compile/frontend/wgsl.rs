@@ -25,7 +25,6 @@ fn stage(stage: naga::ShaderStage) -> Option<ShaderStage> {
     })
 }
 
-/// A naga error in WGSL text.
 pub(super) struct NagaError {
     pub(super) message: String,
     /// The message with the errors it wraps.

@@ -12,7 +12,6 @@ pub(crate) fn find_spirv_opt(configured: Option<&Path>, env: Env) -> Option<Path
     configured.map(Path::to_owned).or(env.var("SMOLV_SPIRV_OPT").map(PathBuf::from))
 }
 
-/// One run of `spirv-opt` on `spirv`.
 pub(super) fn optimize_once(spirv: &[u32], recipe: &Recipe, tool: &Path) -> Result<Vec<u32>, Once> {
     // `--scalar-block-layout`: see `linked::validator_options`.
     let target_env = format!("--target-env={}", recipe.env.name());

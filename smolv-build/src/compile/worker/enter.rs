@@ -1,6 +1,5 @@
-//! Serving before `main`, so that a build script's worker never runs the user's code: a constructor
-//! (`ENTER`) in the C runtime's table runs the initializers after its slot (glslang's C++ ones), then
-//! serves and exits. Where the table cannot be read, the worker serves from `Config::compile`.
+//! Serving before `main`, so a build script's worker never runs user code: constructor `ENTER` runs the initializers
+//! after its slot (glslang's C++ ones), then serves and exits; else the worker serves from `Config::compile`.
 #![allow(unsafe_code, reason = "a constructor in the C runtime's table, and the initializers after it, before main")]
 
 /// Refers to `ENTER`, so that the linker keeps the object that holds it.
@@ -26,7 +25,6 @@ mod windows {
     #[unsafe(link_section = ".CRT$XCY")]
     pub(super) static ENTER: extern "C" fn() = enter;
 
-    /// Serves, and exits, if this process is a worker of a build script.
     extern "C" fn enter() {
         if !super::worker_of_a_build_script() {
             return;
@@ -63,7 +61,6 @@ mod macos {
     #[unsafe(link_section = "__DATA,__mod_init_func,mod_init_funcs")]
     pub(super) static ENTER: Initializer = enter;
 
-    /// Serves, and exits, if this process is a worker of a build script.
     unsafe extern "C" fn enter(
         argc: c_int,
         argv: *const *const c_char,
@@ -153,7 +150,6 @@ mod linux {
     #[unsafe(link_section = ".init_array")]
     pub(super) static ENTER: Initializer = enter;
 
-    /// Serves, and exits, if this process is a worker of a build script.
     unsafe extern "C" fn enter(argc: c_int, argv: *const *const c_char, envp: *const *const c_char) {
         if !super::worker_of_a_build_script() {
             return;

@@ -55,9 +55,8 @@ pub(crate) fn main_hook() {
     HOOKED.store(true, Ordering::Release);
 }
 
-/// Whether [`ShaderRecipe::compile`](crate::recipe::ShaderRecipe::compile) runs the compilers in worker
-/// processes: once `main` called [`Config::worker_main`](crate::Config::worker_main), unless
-/// `SMOLV_WORKERS=0`. Otherwise a compiler crash ends this process.
+/// Whether [`ShaderRecipe::compile`](crate::recipe::ShaderRecipe::compile) runs the compilers in worker processes:
+/// once `main` called [`Config::worker_main`](crate::Config::worker_main), unless `SMOLV_WORKERS=0`.
 ///
 /// ```
 /// // A test harness never called the hook.
@@ -141,7 +140,6 @@ fn this_program() -> Option<std::path::PathBuf> {
     std::env::current_exe().ok()
 }
 
-/// Whether this process runs as a Cargo build script.
 fn under_a_build_script() -> bool {
     ["OUT_DIR", "TARGET", "HOST", "NUM_JOBS"].iter().all(|var| crate::env::cargo_var_os(var).is_some())
 }

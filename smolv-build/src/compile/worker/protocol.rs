@@ -23,7 +23,6 @@ pub(super) const MAX_BEFORE_HELLO: usize = 1 << 20;
 /// The largest frame either side accepts: a bound on what a damaged length can allocate.
 const MAX_FRAME: u32 = 256 << 20;
 
-/// What a worker is asked to do.
 #[derive(Serialize, Deserialize)]
 #[allow(clippy::large_enum_variant, reason = "one request at a time, made to be sent at once")]
 pub(super) enum Request {

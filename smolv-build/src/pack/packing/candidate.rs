@@ -164,8 +164,7 @@ pub(crate) fn per_module(inputs: &[PackInput], forms: &ModuleForms) -> Result<Ca
     })
 }
 
-/// Layout 1: every module's unpacked form packed as one stream, smallest first (similar ones end up
-/// near each other); entries stay in name order.
+/// Layout 1: every module's unpacked form packed as one stream, smallest first (near similar ones), entries by name.
 pub(crate) fn stream(
     inputs: &[PackInput],
     codec: Codec,

@@ -53,8 +53,7 @@ pub(crate) const fn wgsl_decoder(codec: WgslCodec) -> usize {
 /// `Shader::wgsl` and the WGSL set's glue: 6,836 B measured on Rock Storm (docs/size.md#wgpu-targets).
 const WGSL_GLUE: usize = 7_000;
 
-/// What naga's front end costs a wgpu game's stripped binary against the SPIR-V path's
-/// (docs/size.md#wgpu-targets; `tests/tests/binary_size.rs` measures them again).
+/// What naga's front end costs a wgpu game's stripped binary against the SPIR-V path's (docs/size.md#wgpu-targets).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct WgpuFrontEnds {
     /// A game with wgpu's `wgsl` feature only, less one with `spirv` only.

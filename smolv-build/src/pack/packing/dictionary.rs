@@ -1,5 +1,4 @@
-//! The embedded set's zstd dictionary, trained over its SMOL-V and shipped as one zstd frame
-//! (which costs about a third of its size, so larger sizes win than for a bundle).
+//! The embedded set's zstd dictionary, trained over its SMOL-V, shipped as one zstd frame (about a third its size).
 
 use smolv_codec::container::compress;
 
@@ -49,8 +48,7 @@ fn train_one(memo: &ZstdMemo<'_>, size: usize, level: i32) -> Result<Option<Embe
     Ok(Some(EmbeddedDictionary { packed, len, check, payloads }))
 }
 
-/// Trains the dictionary of `memo`'s set as `mode` says and packs every module with it at `level`;
-/// `None` when none can be trained (fewer than two modules, too little SMOL-V, or `Off`).
+/// `memo`'s set's dictionary as `mode` says, every module packed with it at `level`; `None` if none can be trained.
 pub(crate) fn train(
     memo: &ZstdMemo<'_>,
     level: i32,

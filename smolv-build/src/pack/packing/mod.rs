@@ -46,7 +46,6 @@ impl Packing {
     }
 }
 
-/// One module, as the packing step sees it.
 #[derive(Clone)]
 pub(crate) struct PackInput {
     pub(crate) name: String,
@@ -90,8 +89,8 @@ impl PackedSet {
     }
 }
 
-/// Builds and measures every candidate packing of `inputs` (sorted by name), and keeps the one `options`
-/// asks for; zstd's (slow) only where their decoder alone costs less than the best other total.
+/// Builds and measures the candidate packings of `inputs` (by name), keeping the one `options` asks for; zstd's
+/// (slow) only where their decoder alone costs less than the best other total.
 pub(crate) fn choose(
     inputs: &[PackInput],
     zstd: &ZstdForms,

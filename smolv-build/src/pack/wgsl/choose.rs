@@ -26,8 +26,7 @@ fn signed(bytes: usize) -> i64 {
     i64::try_from(bytes).unwrap_or(i64::MAX)
 }
 
-/// The path for `target`: forced, or the smaller total (a tie ships SPIR-V), with `refused` (the set of
-/// the modules naga refused) or `all`. Without `spirv_readable`, `Target::Wgpu` ships WGSL.
+/// The path for `target`: forced, else the smaller total (tie: SPIR-V); `Target::Wgpu` without `spirv_readable`: WGSL.
 pub(crate) fn choose(
     target: Target,
     wgsl: &PackedWgsl,

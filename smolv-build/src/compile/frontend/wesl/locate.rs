@@ -68,7 +68,6 @@ pub(super) fn wesl_error(error: wesl::Error, files: &Files<'_>, shader: &std::pa
     }
 }
 
-/// The name an import could not find.
 fn missing_name(error: &wesl::Error) -> Option<String> {
     use wesl::{Error, ImportError, ResolveError};
     let resolve = |error: &ResolveError| match error {
