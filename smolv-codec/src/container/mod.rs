@@ -34,7 +34,7 @@ use smolv_format::reflect::{Reflection, ShaderStage};
 #[doc(hidden)]
 #[cfg(feature = "zstd-fast")]
 pub fn doc_example_container() -> Result<(Vec<u32>, Reflection, Vec<u8>), ContainerError> {
-    let spirv = crate::doc_example_module();
+    let spirv = smolv_format::doc_example_module();
     let reflection = Reflection::new(ShaderStage::Compute, "main");
     let bytes = ContainerBuilder::new(&spirv, &reflection).build()?;
     Ok((spirv, reflection, bytes))
@@ -64,7 +64,7 @@ mod tests {
     use smolv_format::reflect::{Reflection, ShaderStage};
 
     fn sample_bundle() -> (Vec<u8>, Vec<u8>) {
-        let spirv = crate::doc_example_module();
+        let spirv = smolv_format::doc_example_module();
         let reflection = Reflection::new(ShaderStage::Compute, "main");
         let container = ContainerBuilder::new(&spirv, &reflection).build().unwrap();
         let bundle =
@@ -75,7 +75,7 @@ mod tests {
     #[test]
     fn every_truncation_and_bit_flip_is_an_error_or_a_checked_decode() {
         let (container, bundle) = sample_bundle();
-        let spirv = crate::doc_example_module();
+        let spirv = smolv_format::doc_example_module();
         for len in 0..container.len() {
             assert!(Container::parse(&container[..len]).is_err(), "container truncated to {len}");
         }

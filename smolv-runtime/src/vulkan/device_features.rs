@@ -57,7 +57,7 @@ impl DeviceFeatures {
     /// assert_eq!(DeviceFeatures::from_enabled(&vk::PhysicalDeviceFeatures::default()), DeviceFeatures::default());
     /// ```
     pub fn from_enabled(enabled: &vk::PhysicalDeviceFeatures) -> Self {
-        enabled.add_to(Self::default())
+        Self::default().added(enabled)
     }
 
     /// These features added: the Vulkan 1.1 ones `enabled` turns on.
@@ -71,7 +71,7 @@ impl DeviceFeatures {
     /// ```
     #[must_use]
     pub fn with_vulkan11(self, enabled: &vk::PhysicalDeviceVulkan11Features<'_>) -> Self {
-        enabled.add_to(self)
+        self.added(enabled)
     }
 
     /// These features added: the Vulkan 1.2 ones `enabled` turns on.
@@ -85,7 +85,7 @@ impl DeviceFeatures {
     /// ```
     #[must_use]
     pub fn with_vulkan12(self, enabled: &vk::PhysicalDeviceVulkan12Features<'_>) -> Self {
-        enabled.add_to(self)
+        self.added(enabled)
     }
 
     /// These features added: the Vulkan 1.3 ones `enabled` turns on.
@@ -99,7 +99,7 @@ impl DeviceFeatures {
     /// ```
     #[must_use]
     pub fn with_vulkan13(self, enabled: &vk::PhysicalDeviceVulkan13Features<'_>) -> Self {
-        enabled.add_to(self)
+        self.added(enabled)
     }
 
     /// These features added: those of `chain` and the structures of its `pNext` chain
@@ -122,7 +122,7 @@ impl DeviceFeatures {
     /// `chain.p_next` is null or a valid chain of Vulkan structures (as ash's `push_next` builds).
     #[must_use]
     pub unsafe fn with_chain(self, chain: &vk::PhysicalDeviceFeatures2<'_>) -> Self {
-        let mut features = chain.features.add_to(self);
+        let mut features = self.added(&chain.features);
         let mut next = chain.p_next.cast::<vk::BaseOutStructure<'_>>().cast_const();
         // A chain is short; the bound keeps a cyclic one from looping.
         for _ in 0..256 {
@@ -156,6 +156,12 @@ impl DeviceFeatures {
         if enabled {
             self.features |= 1 << feature as u8;
         }
+        self
+    }
+
+    /// These features added: those `structure` turns on.
+    fn added(mut self, structure: &impl FeatureStructure) -> Self {
+        structure.each(&mut |feature, enabled| self = self.with(feature, enabled));
         self
     }
 
@@ -292,5 +298,5 @@ unsafe fn add<S: FeatureStructure + vk::TaggedStructure>(
     next: *const vk::BaseOutStructure<'_>,
 ) -> DeviceFeatures {
     // SAFETY: `s_type` says which structure `next` points to (the contract).
-    unsafe { if (*next).s_type == S::STRUCTURE_TYPE { (*next.cast::<S>()).add_to(features) } else { features } }
+    unsafe { if (*next).s_type == S::STRUCTURE_TYPE { features.added(&*next.cast::<S>()) } else { features } }
 }

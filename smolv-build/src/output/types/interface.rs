@@ -15,7 +15,8 @@ pub(crate) type Attribute = (u32, u32, u32);
 
 /// The plain-data types the module constants use, once at the top.
 pub(crate) const SHARED_ITEMS: &str = "\
-/// The plain data of each module's constants: smolv-runtime's own, so a constant goes to its Vulkan layer as is.
+/// The plain data that each shader module's constants use: smolv-runtime's
+/// own, so that a constant goes to the Vulkan layer as it is.
 #[allow(unreachable_pub)]
 pub mod interface {
     #[allow(unused_imports)]

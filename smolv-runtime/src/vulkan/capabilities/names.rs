@@ -2,8 +2,6 @@
 
 use ash::vk;
 
-use crate::vulkan::DeviceFeatures;
-
 /// Defines [`Feature`] by structure, and each structure's [`FeatureStructure`] impl.
 macro_rules! features {
     ($($structure:ident $(<$lt:lifetime>)? {
@@ -57,8 +55,8 @@ macro_rules! features {
         }
 
         $(impl FeatureStructure for vk::$structure $(<$lt>)? {
-            fn add_to(&self, features: DeviceFeatures) -> DeviceFeatures {
-                features$(.with(Feature::$variant, self.$field == vk::TRUE))*
+            fn each(&self, found: &mut dyn FnMut(Feature, bool)) {
+                $(found(Feature::$variant, self.$field == vk::TRUE);)*
             }
         })*
     };
@@ -66,8 +64,8 @@ macro_rules! features {
 
 /// A feature structure of the [`Feature`] table.
 pub(crate) trait FeatureStructure {
-    /// `features` with those this structure turns on added.
-    fn add_to(&self, features: DeviceFeatures) -> DeviceFeatures;
+    /// Calls `found` with each feature of the structure and whether it is on.
+    fn each(&self, found: &mut dyn FnMut(Feature, bool));
 }
 
 /// Defines [`Extension`], with each one's name.
