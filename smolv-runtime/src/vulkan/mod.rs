@@ -16,7 +16,9 @@
 //!
 //! ## Quick start
 //!
-//! From `include_shader!` to a draw (the shaders and build script are in the README).
+//! From `include_shader!` to a draw (the shaders and build script are in the README;
+//! `tests/tests/readme.rs` runs it). Viewport and scissor are always dynamic
+//! ([`cmd_set_viewport_and_scissor`]).
 //!
 //! ```ignore
 //! // src/quick_start.rs: a device, the manager, a typed uniform and push constants, one draw.
