@@ -139,6 +139,41 @@ fn bad_requests_are_errors() {
     assert!(Specializer::analyze(&truncated).is_err());
 }
 
+/// A global instruction's third word is a result id only for constants: a
+/// later `OpTypeFloat %7 32` once cleared the value given to the spec
+/// constant `%32`, and the specialized module held its default instead.
+#[test]
+fn a_literal_equal_to_a_spec_constant_id_keeps_its_value() {
+    #[rustfmt::skip]
+    let module = [
+        0x0723_0203, 0x0001_0000, 0, 34, 0,
+        0x0002_0011, 1,                              // OpCapability Shader
+        0x0003_000E, 0, 1,                           // OpMemoryModel Logical GLSL450
+        0x0005_000F, 5, 4, 0x6E69_616D, 0,           // OpEntryPoint GLCompute %4 "main"
+        0x0006_0010, 4, 17, 1, 1, 1,                 // OpExecutionMode %4 LocalSize 1 1 1
+        0x0004_0047, 32, 1, 0,                       // OpDecorate %32 SpecId 0
+        0x0004_0047, 33, 11, 25,                     // OpDecorate %33 BuiltIn WorkgroupSize
+        0x0002_0013, 2,                              // %2 = OpTypeVoid
+        0x0003_0021, 3, 2,                           // %3 = OpTypeFunction %2
+        0x0004_0015, 6, 32, 0,                       // %6 = OpTypeInt 32 0
+        0x0004_0017, 10, 6, 3,                       // %10 = OpTypeVector %6 3
+        0x0004_002B, 6, 11, 1,                       // %11 = OpConstant %6 1
+        0x0004_0032, 6, 32, 5,                       // %32 = OpSpecConstant %6 5
+        0x0003_0016, 7, 32,                          // %7 = OpTypeFloat 32
+        0x0006_0033, 10, 33, 32, 11, 11,             // %33 = OpSpecConstantComposite %10 %32 %11 %11
+        0x0005_0036, 2, 4, 0, 3,                     // %4 = OpFunction %2 None %3
+        0x0002_00F8, 5,                              // %5 = OpLabel
+        0x0001_00FD,                                 // OpReturn
+        0x0001_0038,                                 // OpFunctionEnd
+    ];
+    spirv_val(&module, "spv1.0").unwrap();
+    let out = Specializer::analyze(&module).unwrap().specialize(&[(0, Value::U32(7))]).unwrap();
+    spirv_val(&out, "spv1.0").unwrap();
+    let constant = |value| [0x0004_002B, 6, 32, value];
+    assert!(out.windows(4).any(|w| w == constant(7)), "%32 = OpConstant %6 7: {out:x?}");
+    assert!(!out.windows(4).any(|w| w == constant(5)), "not the default");
+}
+
 /// Found by `cargo fuzz run specialize`: with an id defined twice, the
 /// specializer wrote the id's constant at every definition, and a 73-word
 /// module grew to 165 words.

@@ -2,7 +2,7 @@
 
 use alloc::vec::Vec;
 
-use smolv_format::spirv;
+use smolv_format::spirv::{self, Decoration, Op};
 
 use super::SpecializeError;
 use crate::smolv::opcodes::result_layout;
@@ -84,22 +84,56 @@ pub(crate) fn result_of(words: &[u32]) -> Option<u32> {
 
 /// Fewest words an instruction the specializer reads can have, checked once here.
 fn minimum_words(opcode: u32) -> usize {
-    match opcode {
-        15 | 246 | 250 => 4,      // OpEntryPoint, OpLoopMerge, OpBranchConditional
-        54 => 5,                  // OpFunction
-        16 | 71 | 247 | 251 => 3, // OpExecutionMode, OpDecorate, OpSelectionMerge, OpSwitch
-        72 => 4,                  // OpMemberDecorate
-        41..=52 | 59 | 245 => 3,  // constants, OpVariable, OpPhi
-        11 | 248 | 249 => 2,      // OpExtInstImport, OpLabel, OpBranch
+    match Op::from_u32(opcode) {
+        Some(Op::Function) => 5,
+        Some(Op::EntryPoint | Op::LoopMerge | Op::BranchConditional | Op::MemberDecorate) => 4,
+        Some(Op::ExecutionMode | Op::Decorate | Op::SelectionMerge | Op::Switch | Op::Variable | Op::Phi) => 3,
+        Some(op) if is_constant(op) || is_spec_constant(op) => 3,
+        Some(Op::ExtInstImport | Op::Label | Op::Branch) => 2,
         _ => 1,
     }
 }
 
 fn is_terminator(opcode: u32) -> bool {
-    // Branch, BranchConditional, Switch, Kill, Return, ReturnValue,
-    // Unreachable, TerminateInvocation, IgnoreIntersection, TerminateRay,
-    // EmitMeshTasks.
-    matches!(opcode, 249..=255 | 4416 | 4448 | 4449 | 5294)
+    matches!(
+        Op::from_u32(opcode),
+        Some(
+            Op::Branch
+                | Op::BranchConditional
+                | Op::Switch
+                | Op::Kill
+                | Op::Return
+                | Op::ReturnValue
+                | Op::Unreachable
+                | Op::TerminateInvocation
+                | Op::IgnoreIntersectionKHR
+                | Op::TerminateRayKHR
+                | Op::EmitMeshTasksEXT
+        )
+    )
+}
+
+/// `OpConstantTrue` to `OpConstantNull`: a constant with the value the module gives it.
+pub(crate) fn is_constant(op: Op) -> bool {
+    matches!(
+        op,
+        Op::ConstantTrue
+            | Op::ConstantFalse
+            | Op::Constant
+            | Op::ConstantComposite
+            | Op::ConstantSampler
+            | Op::ConstantNull
+    )
+}
+
+/// `OpSpecConstantTrue`, `OpSpecConstantFalse` and `OpSpecConstant`: a scalar a spec id may set.
+pub(crate) fn is_spec_scalar(op: Op) -> bool {
+    matches!(op, Op::SpecConstantTrue | Op::SpecConstantFalse | Op::SpecConstant)
+}
+
+/// A specialization constant: a spec scalar, `OpSpecConstantComposite` or `OpSpecConstantOp`.
+pub(crate) fn is_spec_constant(op: Op) -> bool {
+    is_spec_scalar(op) || matches!(op, Op::SpecConstantComposite | Op::SpecConstantOp)
 }
 
 impl Specializer {
@@ -186,26 +220,28 @@ impl Analysis {
                 }
                 *slot = u32::try_from(index).map_err(too_large)?;
             }
-            match opcode {
-                71 if len >= 4 && self.words[at + 2] == 1 => spec_ids.push((self.words[at + 3], self.words[at + 1])),
-                54 => {
+            match Op::from_u32(opcode) {
+                Some(Op::Decorate) if len >= 4 && self.words[at + 2] == Decoration::SpecId as u32 => {
+                    spec_ids.push((self.words[at + 3], self.words[at + 1]));
+                }
+                Some(Op::Function) => {
                     if function.is_some() {
                         return Err(malformed("OpFunction inside a function"));
                     }
                     self.first_function = self.first_function.min(index);
                     function = Some(Function { begin: index, blocks: Vec::new(), end: index });
                 }
-                248 => {
+                Some(Op::Label) => {
                     if function.is_none() || block.is_some() {
                         return Err(malformed("OpLabel outside a function or block end"));
                     }
                     block = Some((self.words[at + 1], index, None));
                 }
-                246 | 247 => match &mut block {
+                Some(Op::LoopMerge | Op::SelectionMerge) => match &mut block {
                     Some((_, _, merge)) => *merge = Some(index),
                     None => return Err(malformed("a merge instruction outside a block")),
                 },
-                56 => {
+                Some(Op::FunctionEnd) => {
                     let mut done = function.take().ok_or(malformed("OpFunctionEnd without OpFunction"))?;
                     if block.is_some() {
                         return Err(malformed("a block has no terminator"));
@@ -213,7 +249,7 @@ impl Analysis {
                     done.end = index;
                     self.functions.push(done);
                 }
-                op if is_terminator(op) => {
+                _ if is_terminator(opcode) => {
                     let (label, first, merge) = block.take().ok_or(malformed("a terminator outside a block"))?;
                     if let Some(f) = &mut function {
                         f.blocks.push(Block { label, first, merge, terminator: index });
@@ -230,7 +266,7 @@ impl Analysis {
             self.first_function = self.insts.len();
         }
         for (spec_id, id) in spec_ids {
-            if self.def_of(id).is_some_and(|d| matches!(self.insts[d].opcode, 48..=50)) {
+            if self.def_of(id).and_then(|d| Op::from_u32(self.insts[d].opcode)).is_some_and(is_spec_scalar) {
                 self.spec.push((spec_id, id));
             }
         }

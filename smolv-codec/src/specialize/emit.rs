@@ -4,43 +4,42 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use smolv_format::spirv::{literal_string, literal_string_words};
+use smolv_format::spirv::{Decoration, Op, StorageClass, literal_string, literal_string_words};
 
-use super::analysis::{Analysis, Block, result_of};
+use super::analysis::{Analysis, Block, is_constant, is_spec_constant, is_spec_scalar, result_of};
 use super::fold::{Known, Scalar, eval, scalar_type};
 use super::{SpecializeError, Value, value};
 use crate::smolv::opcodes::result_layout;
 
-const OP_NAME: u32 = 5;
-const OP_MEMBER_NAME: u32 = 6;
-const OP_EXT_INST: u32 = 12;
-const OP_ENTRY_POINT: u32 = 15;
-const OP_EXECUTION_MODE: u32 = 16;
-const OP_FUNCTION: u32 = 54;
-const OP_VARIABLE: u32 = 59;
-const OP_DECORATE: u32 = 71;
-const OP_MEMBER_DECORATE: u32 = 72;
-const OP_COPY_OBJECT: u32 = 83;
-const OP_PHI: u32 = 245;
-const OP_LOOP_MERGE: u32 = 246;
-const OP_SELECTION_MERGE: u32 = 247;
-const OP_LABEL: u32 = 248;
-const OP_BRANCH: u32 = 249;
-const OP_BRANCH_CONDITIONAL: u32 = 250;
-const OP_SWITCH: u32 = 251;
-const OP_UNREACHABLE: u32 = 255;
-const OP_DECORATE_ID: u32 = 332;
-
-fn instruction(opcode: u32, operands: &[u32]) -> Vec<u32> {
+fn instruction(op: Op, operands: &[u32]) -> Vec<u32> {
     // A few words made here, or (some of) one input instruction's operands.
     debug_assert!(operands.len() < 0xFFFF);
     #[allow(clippy::cast_possible_truncation)] // below 0xFFFF, as above
     let count = (operands.len() + 1) as u32;
     let mut words = Vec::with_capacity(operands.len() + 1);
-    words.push((count << 16) | opcode);
+    words.push((count << 16) | op as u32);
     words.extend_from_slice(operands);
     words
 }
+
+/// Whether `opcode` is one of `first..=last`, in the grammar's numbering.
+fn in_range(opcode: u32, first: Op, last: Op) -> bool {
+    (first as u32..=last as u32).contains(&opcode)
+}
+
+/// Opcodes without side effects besides `OpUndef`, `OpPhi`, `OpLoad` and `OpExtInst`, as ranges:
+/// removable when nothing uses their result.
+const PURE: [(Op, Op); 9] = [
+    (Op::AccessChain, Op::InBoundsPtrAccessChain),
+    (Op::VectorExtractDynamic, Op::Transpose),
+    (Op::SampledImage, Op::ImageRead),
+    (Op::Image, Op::ImageQuerySamples),
+    (Op::ConvertFToU, Op::Bitcast),
+    (Op::SNegate, Op::BitCount),
+    (Op::DPdx, Op::FwidthCoarse),
+    (Op::ImageSparseSampleImplicitLod, Op::ImageSparseTexelsResident),
+    (Op::GroupNonUniformElect, Op::GroupNonUniformQuadSwap),
+];
 
 /// One instruction of the output: kept as it was, or rewritten.
 enum Out {
@@ -130,35 +129,36 @@ impl Specialization<'_> {
         let a = self.analysis;
         for index in 0..a.first_function {
             let words = a.words_of(index);
-            let opcode = a.insts[index].opcode;
-            if opcode == 11 && words.len() >= 3 && literal_string(&words[2..]) == "GLSL.std.450" {
+            let op = Op::from_u32(a.insts[index].opcode);
+            if op == Some(Op::ExtInstImport) && words.len() >= 3 && literal_string(&words[2..]) == "GLSL.std.450" {
                 self.glsl_std = Some(words[1]);
             }
             let (Some(&ty), Some(&id)) = (words.get(1), words.get(2)) else { continue };
             let scalar = scalar_type(a, ty);
-            let value = match opcode {
-                41 | 48 => Some(Known::Scalar(Scalar::Bool, 1)),
-                42 | 49 => Some(Known::Scalar(Scalar::Bool, 0)),
-                43 | 50 => scalar.map(|t| Known::Scalar(t, Self::literal(&words[3..], t))),
-                46 => scalar.map(|t| Known::Scalar(t, 0)),
-                44 | 51 => Some(Known::Composite(index)),
-                52 => self
+            let Some(op) = op else { continue };
+            let value = match op {
+                Op::ConstantTrue | Op::SpecConstantTrue => Some(Known::Scalar(Scalar::Bool, 1)),
+                Op::ConstantFalse | Op::SpecConstantFalse => Some(Known::Scalar(Scalar::Bool, 0)),
+                Op::Constant | Op::SpecConstant => scalar.map(|t| Known::Scalar(t, Self::literal(&words[3..], t))),
+                Op::ConstantNull => scalar.map(|t| Known::Scalar(t, 0)),
+                Op::ConstantComposite | Op::SpecConstantComposite => Some(Known::Composite(index)),
+                Op::SpecConstantOp => self
                     .fold_operation(scalar, &words[3..])
                     .map(|bits| Known::Scalar(scalar.unwrap_or(Scalar::Bool), bits)),
                 _ => None,
             };
-            let value = match (opcode, overrides.iter().find(|(o, _)| *o == id)) {
-                (48..=50, Some((_, v))) => scalar.map(|t| Known::Scalar(t, v.bits() & mask_for(t))),
+            let value = match overrides.iter().find(|(o, _)| *o == id) {
+                Some((_, v)) if is_spec_scalar(op) => scalar.map(|t| Known::Scalar(t, v.bits() & mask_for(t))),
                 _ => value,
             };
-            let freeze = match opcode {
-                48..=50 => true,
-                51 => words[3..].iter().all(|&c| self.frozen_or_constant(c)),
-                52 => value.is_some(),
-                _ => false,
+            let freeze = match op {
+                Op::SpecConstantComposite => words[3..].iter().all(|&c| self.frozen_or_constant(c)),
+                Op::SpecConstantOp => value.is_some(),
+                _ => is_spec_scalar(op),
             };
-            if let Some(slot) = self.known.get_mut(id as usize) {
-                *slot = value;
+            // Only a constant's value: `words[2]` of other instructions is not a result (`OpTypeFloat %t 32`).
+            if let (Some(slot), Some(value)) = (self.known.get_mut(id as usize), value) {
+                *slot = Some(value);
             }
             if freeze {
                 self.frozen[id as usize] = true;
@@ -168,11 +168,10 @@ impl Specialization<'_> {
 
     /// An error for an array type whose length, as folded, is 0 or less.
     fn check_array_lengths(&self) -> Result<(), SpecializeError> {
-        const OP_TYPE_ARRAY: u32 = 28;
         let a = self.analysis;
         for index in 0..a.first_function {
             let words = a.words_of(index);
-            if a.insts[index].opcode != OP_TYPE_ARRAY {
+            if a.insts[index].opcode != Op::TypeArray as u32 {
                 continue;
             }
             let (Some(&array), Some(&length)) = (words.get(1), words.get(3)) else { continue };
@@ -196,15 +195,15 @@ impl Specialization<'_> {
 
     fn frozen_or_constant(&self, id: u32) -> bool {
         let a = self.analysis;
-        self.is_frozen(id) || a.def_of(id).is_some_and(|d| matches!(a.insts[d].opcode, 41..=46))
+        self.is_frozen(id) || a.def_of(id).and_then(|d| Op::from_u32(a.insts[d].opcode)).is_some_and(is_constant)
     }
 
     /// Folds `opcode operands...`, as `OpSpecConstantOp` or a function instruction holds them.
     fn fold_operation(&self, result: Option<Scalar>, op_and_operands: &[u32]) -> Option<u64> {
         let result = result?;
         let (&opcode, operands) = op_and_operands.split_first()?;
-        if opcode == 81 {
-            // OpCompositeExtract from a known composite.
+        if opcode == Op::CompositeExtract as u32 {
+            // From a known composite.
             let (&composite, indices) = operands.split_first()?;
             let mut id = composite;
             for &index in indices {
@@ -231,7 +230,7 @@ impl Specialization<'_> {
             let words = a.words_of(index);
             let opcode = a.insts[index].opcode;
             // OpCompositeConstruct of constants is a constant composite.
-            if opcode == 80
+            if opcode == Op::CompositeConstruct as u32
                 && words.len() >= 4
                 && self.constituents_match(words[1], words.len() - 3)
                 && words[3..].iter().all(|&c| self.known_constant(c))
@@ -239,7 +238,9 @@ impl Specialization<'_> {
                 self.fold_local(words[2], Known::Composite(index));
                 continue;
             }
-            if words.len() < 4 || !(81..=83).contains(&opcode) && !(113..=200).contains(&opcode) {
+            let foldable =
+                in_range(opcode, Op::CompositeExtract, Op::CopyObject) || in_range(opcode, Op::UConvert, Op::Not);
+            if words.len() < 4 || !foldable {
                 continue;
             }
             let (ty, id) = (words[1], words[2]);
@@ -262,7 +263,9 @@ impl Specialization<'_> {
     fn constituents_match(&self, ty: u32, count: usize) -> bool {
         let a = self.analysis;
         match a.def_of(ty).map(|d| a.words_of(d)) {
-            Some(words) if words[0] & 0xFFFF == 23 => words.get(3).copied() == u32::try_from(count).ok(),
+            Some(words) if words[0] & 0xFFFF == Op::TypeVector as u32 => {
+                words.get(3).copied() == u32::try_from(count).ok()
+            }
             Some(_) => true,
             None => false,
         }
@@ -276,13 +279,17 @@ impl Specialization<'_> {
     /// The words of a constant defining `id` with its known value.
     fn constant_words(&self, ty: u32, id: u32, original: Option<&[u32]>) -> Option<Vec<u32>> {
         match self.known.get(id as usize)? {
-            Some(Known::Scalar(Scalar::Bool, bits)) => Some(instruction(if *bits != 0 { 41 } else { 42 }, &[ty, id])),
-            Some(Known::Scalar(t, bits)) if t.literal_words() == 2 => {
-                Some(instruction(43, &[ty, id, low_word(*bits), (*bits >> 32) as u32]))
+            Some(Known::Scalar(Scalar::Bool, bits)) => {
+                Some(instruction(if *bits != 0 { Op::ConstantTrue } else { Op::ConstantFalse }, &[ty, id]))
             }
-            Some(Known::Scalar(_, bits)) => Some(instruction(43, &[ty, id, low_word(*bits)])),
-            Some(Known::Composite(inst)) => Some(instruction(44, &self.analysis.words_of(*inst)[1..])),
-            None => original.map(|w| instruction(43, &w[1..])),
+            Some(Known::Scalar(t, bits)) if t.literal_words() == 2 => {
+                Some(instruction(Op::Constant, &[ty, id, low_word(*bits), (*bits >> 32) as u32]))
+            }
+            Some(Known::Scalar(_, bits)) => Some(instruction(Op::Constant, &[ty, id, low_word(*bits)])),
+            Some(Known::Composite(inst)) => {
+                Some(instruction(Op::ConstantComposite, &self.analysis.words_of(*inst)[1..]))
+            }
+            None => original.map(|w| instruction(Op::Constant, &w[1..])),
         }
     }
 
@@ -292,13 +299,16 @@ impl Specialization<'_> {
         let mut out = Vec::with_capacity(a.insts.len() + self.folded_locals.len());
         for index in 0..a.first_function {
             let words = a.words_of(index);
-            let opcode = a.insts[index].opcode;
-            if opcode == OP_DECORATE && words.get(2) == Some(&1) && self.is_frozen(words[1]) {
+            let op = Op::from_u32(a.insts[index].opcode);
+            if op == Some(Op::Decorate)
+                && words.get(2) == Some(&(Decoration::SpecId as u32))
+                && self.is_frozen(words[1])
+            {
                 continue; // SpecId on what is now a constant
             }
-            let constant = match (opcode, words.get(2)) {
-                (48..=52, Some(&id)) if self.is_frozen(id) => {
-                    self.constant_words(words[1], id, (opcode == 50).then_some(words))
+            let constant = match (op, words.get(2)) {
+                (Some(op), Some(&id)) if is_spec_constant(op) && self.is_frozen(id) => {
+                    self.constant_words(words[1], id, (op == Op::SpecConstant).then_some(words))
                 }
                 _ => None,
             };
@@ -334,17 +344,17 @@ impl Specialization<'_> {
     fn successors(&self, block: &Block) -> (Option<u32>, Vec<u32>) {
         let a = self.analysis;
         let words = a.words_of(block.terminator);
-        let selection = block.merge.is_some_and(|m| a.insts[m].opcode == OP_SELECTION_MERGE);
-        match a.insts[block.terminator].opcode {
-            OP_BRANCH => (None, vec![words[1]]),
-            OP_BRANCH_CONDITIONAL if words.len() >= 4 => match self.scalar(words[1]) {
+        let selection = block.merge.is_some_and(|m| a.insts[m].opcode == Op::SelectionMerge as u32);
+        match Op::from_u32(a.insts[block.terminator].opcode) {
+            Some(Op::Branch) => (None, vec![words[1]]),
+            Some(Op::BranchConditional) if words.len() >= 4 => match self.scalar(words[1]) {
                 Some((Scalar::Bool, bits)) if selection => {
                     let target = if bits != 0 { words[2] } else { words[3] };
                     (Some(target), vec![target])
                 }
                 _ => (None, vec![words[2], words[3]]),
             },
-            OP_SWITCH if words.len() >= 3 => {
+            Some(Op::Switch) if words.len() >= 3 => {
                 let selector_type = a.def_of(words[1]).and_then(|d| a.words_of(d).get(1).copied());
                 let width = selector_type.and_then(|t| scalar_type(a, t)).map_or(1, |t| t.literal_words());
                 let case_type = Scalar::Int { width: if width == 2 { 64 } else { 32 }, signed: false };
@@ -405,7 +415,7 @@ impl Specialization<'_> {
         for (b, block) in blocks.iter().enumerate() {
             let Some(merge) = block.merge.filter(|_| reachable[b] && edges[b].0.is_none()) else { continue };
             let words = a.words_of(merge);
-            let targets = if a.insts[merge].opcode == OP_LOOP_MERGE { &words[1..3] } else { &words[1..2] };
+            let targets = if a.insts[merge].opcode == Op::LoopMerge as u32 { &words[1..3] } else { &words[1..2] };
             for &t in targets {
                 if let Some(p) = position(t) {
                     structural[p] = true;
@@ -450,8 +460,8 @@ impl Specialization<'_> {
             }
             if !reachable[b] {
                 if structural[b] {
-                    out.push(Out::New(instruction(OP_LABEL, &[block.label])));
-                    out.push(Out::New(instruction(OP_UNREACHABLE, &[])));
+                    out.push(Out::New(instruction(Op::Label, &[block.label])));
+                    out.push(Out::New(instruction(Op::Unreachable, &[])));
                 }
                 continue;
             }
@@ -491,7 +501,7 @@ impl Specialization<'_> {
             {
                 continue;
             }
-            if opcode != OP_PHI || words.len() < 3 {
+            if opcode != Op::Phi as u32 || words.len() < 3 {
                 out.push(Out::Keep(index));
                 continue;
             }
@@ -499,19 +509,19 @@ impl Specialization<'_> {
                 words[3..].chunks_exact(2).filter_map(|pair| parent(pair[1]).map(|label| (pair[0], label))).collect();
             if joined {
                 if let Some(&(value, _)) = pairs.first() {
-                    out.push(Out::New(instruction(OP_COPY_OBJECT, &[words[1], words[2], value])));
+                    out.push(Out::New(instruction(Op::CopyObject, &[words[1], words[2], value])));
                 }
                 continue;
             }
             let operands: Vec<u32> =
                 [words[1], words[2]].into_iter().chain(pairs.iter().flat_map(|&(v, l)| [v, l])).collect();
-            out.push(Out::New(instruction(OP_PHI, &operands)));
+            out.push(Out::New(instruction(Op::Phi, &operands)));
         }
     }
 
     fn emit_terminator(&self, block: &Block, edge: &(Option<u32>, Vec<u32>), keeps_merge: bool, out: &mut Vec<Out>) {
         if let Some(target) = edge.0 {
-            out.push(Out::New(instruction(OP_BRANCH, &[target])));
+            out.push(Out::New(instruction(Op::Branch, &[target])));
             return;
         }
         out.extend(block.merge.map(Out::Keep));
@@ -522,12 +532,12 @@ impl Specialization<'_> {
         // The live target, with the merge block as the other, never-taken way out.
         let words = self.analysis.words_of(block.terminator);
         let (live, merge) = (edge.1[0], edge.1[1]);
-        let terminator = match words[0] & 0xFFFF {
-            OP_BRANCH_CONDITIONAL => {
+        let terminator = match Op::from_u32(words[0] & 0xFFFF) {
+            Some(Op::BranchConditional) => {
                 let (true_target, false_target) = if words[2] == live { (live, merge) } else { (merge, live) };
-                instruction(OP_BRANCH_CONDITIONAL, &[words[1], true_target, false_target])
+                instruction(Op::BranchConditional, &[words[1], true_target, false_target])
             }
-            _ => instruction(OP_SWITCH, &[words[1], live]),
+            _ => instruction(Op::Switch, &[words[1], live]),
         };
         out.push(Out::New(terminator));
     }
@@ -541,21 +551,11 @@ impl Specialization<'_> {
 
     fn is_pure(&self, words: &[u32]) -> bool {
         let opcode = words[0] & 0xFFFF;
-        match opcode {
-            61 => words.get(4).is_none_or(|access| access & 1 == 0), // a non-volatile OpLoad
-            OP_EXT_INST => self.glsl_std.is_some_and(|set| words.get(3) == Some(&set)),
-            1
-            | 65..=70
-            | 77..=84
-            | 86..=98
-            | 100..=107
-            | 109..=124
-            | 126..=205
-            | 207..=215
-            | OP_PHI
-            | 305..=316
-            | 333..=366 => true,
-            _ => false,
+        match Op::from_u32(opcode) {
+            Some(Op::Load) => words.get(4).is_none_or(|access| access & 1 == 0), // not volatile
+            Some(Op::ExtInst) => self.glsl_std.is_some_and(|set| words.get(3) == Some(&set)),
+            Some(Op::Undef | Op::Phi) => true,
+            _ => PURE.iter().any(|&(first, last)| in_range(opcode, first, last)),
         }
     }
 
@@ -570,25 +570,25 @@ impl Specialization<'_> {
         let mut builtin = vec![false; bound];
         let mut function_ranges: Vec<(usize, usize)> = Vec::new();
         let mut function_start = None;
-        let first_function_out = out.iter().position(|o| self.words(o)[0] & 0xFFFF == OP_FUNCTION).unwrap_or(out.len());
+        let first_function_out =
+            out.iter().position(|o| self.words(o)[0] & 0xFFFF == Op::Function as u32).unwrap_or(out.len());
         for (i, o) in out.iter().enumerate() {
             let words = self.words(o);
-            let opcode = words[0] & 0xFFFF;
             if let Some(id) = result_of(words)
                 && let Some(slot) = def_at.get_mut(id as usize)
             {
                 // Fits (capped by Specializer::analyze); u32::MAX would only keep it.
                 *slot = u32::try_from(i).unwrap_or(u32::MAX);
             }
-            match opcode {
-                OP_DECORATE if words.len() > 2 && words[2] == 11 => {
+            match Op::from_u32(words[0] & 0xFFFF) {
+                Some(Op::Decorate) if words.len() > 2 && words[2] == Decoration::BuiltIn as u32 => {
                     if let Some(flag) = builtin.get_mut(words[1] as usize) {
                         *flag = true;
                     }
                 }
-                OP_ENTRY_POINT if words.len() > 2 => entry_functions.push(words[2]),
-                OP_FUNCTION => function_start = Some(i),
-                56 => function_ranges.extend(function_start.take().map(|s| (s, i))),
+                Some(Op::EntryPoint) if words.len() > 2 => entry_functions.push(words[2]),
+                Some(Op::Function) => function_start = Some(i),
+                Some(Op::FunctionEnd) => function_ranges.extend(function_start.take().map(|s| (s, i))),
                 _ => {}
             }
             for_each_use(words, |id| {
@@ -602,11 +602,14 @@ impl Specialization<'_> {
             if result_of(words).is_some_and(|id| builtin.get(id as usize).copied().unwrap_or(false)) {
                 return false;
             }
+            let op = Op::from_u32(opcode);
             if i < first_function_out {
-                matches!(opcode, 19..=38 | 41..=46 | 48..=52)
-                    || opcode == OP_VARIABLE && matches!(words.get(3), Some(4 | 6))
+                let private = [StorageClass::Workgroup as u32, StorageClass::Private as u32];
+                in_range(opcode, Op::TypeVoid, Op::TypePipe)
+                    || op.is_some_and(|op| is_constant(op) || is_spec_constant(op))
+                    || op == Some(Op::Variable) && words.get(3).is_some_and(|class| private.contains(class))
             } else {
-                opcode == OP_FUNCTION && !entry_functions.contains(&words[2]) || self.is_pure(words)
+                op == Some(Op::Function) && !entry_functions.contains(&words[2]) || self.is_pure(words)
             }
         };
         let mut removed = vec![false; out.len()];
@@ -651,17 +654,23 @@ impl Specialization<'_> {
                 continue;
             }
             let words = self.words(o);
-            let opcode = words[0] & 0xFFFF;
-            match opcode {
-                OP_NAME | OP_MEMBER_NAME | OP_DECORATE | OP_MEMBER_DECORATE | OP_DECORATE_ID | 5632 | 5633
-                    if words.len() > 1 && is_gone(words[1]) => {}
-                OP_EXECUTION_MODE if words.len() > 1 && is_gone(words[1]) => {}
-                OP_ENTRY_POINT => {
+            match Op::from_u32(words[0] & 0xFFFF) {
+                Some(
+                    Op::Name
+                    | Op::MemberName
+                    | Op::Decorate
+                    | Op::MemberDecorate
+                    | Op::DecorateId
+                    | Op::DecorateString
+                    | Op::MemberDecorateString
+                    | Op::ExecutionMode,
+                ) if words.len() > 1 && is_gone(words[1]) => {}
+                Some(Op::EntryPoint) => {
                     let name_end = 3 + literal_string_words(&words[3..]);
                     let kept: Vec<u32> =
                         words[name_end.min(words.len())..].iter().copied().filter(|&id| !is_gone(id)).collect();
                     module.extend(instruction(
-                        OP_ENTRY_POINT,
+                        Op::EntryPoint,
                         &[&words[1..name_end.min(words.len())], &kept[..]].concat(),
                     ));
                 }
@@ -689,11 +698,24 @@ fn mask_for(t: Scalar) -> u64 {
 /// only their function; a literal taken for an id only keeps too much alive).
 fn for_each_use(words: &[u32], mut f: impl FnMut(u32)) {
     let opcode = words[0] & 0xFFFF;
-    match opcode {
-        OP_NAME | OP_MEMBER_NAME | OP_DECORATE | OP_MEMBER_DECORATE | 5632 | 5633 | OP_EXECUTION_MODE | 7 | 8 | 3
-        | 2 | 4 | 330 => {}
-        OP_ENTRY_POINT => words.get(2).copied().into_iter().for_each(f),
-        OP_DECORATE_ID => words.iter().skip(3).copied().for_each(f),
+    match Op::from_u32(opcode) {
+        Some(
+            Op::Name
+            | Op::MemberName
+            | Op::Decorate
+            | Op::MemberDecorate
+            | Op::DecorateString
+            | Op::MemberDecorateString
+            | Op::ExecutionMode
+            | Op::String
+            | Op::Line
+            | Op::Source
+            | Op::SourceContinued
+            | Op::SourceExtension
+            | Op::ModuleProcessed,
+        ) => {}
+        Some(Op::EntryPoint) => words.get(2).copied().into_iter().for_each(f),
+        Some(Op::DecorateId) => words.iter().skip(3).copied().for_each(f),
         _ => {
             let (has_type, has_result) = result_layout(opcode);
             let result_at = if has_result { 1 + usize::from(has_type) } else { usize::MAX };
