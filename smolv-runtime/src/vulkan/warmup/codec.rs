@@ -39,9 +39,14 @@ impl Writer {
         self.u32(u32::try_from(count).unwrap_or(u32::MAX));
     }
 
-    pub(super) fn str(&mut self, value: &str) {
-        self.count(value.len());
-        self.bytes(value.as_bytes());
+    /// `value` cut to at most `max` bytes, on a character boundary.
+    pub(super) fn str(&mut self, value: &str, max: usize) {
+        let mut end = value.len().min(max);
+        while !value.is_char_boundary(end) {
+            end -= 1;
+        }
+        self.count(end);
+        self.bytes(&value.as_bytes()[..end]);
     }
 
     /// A presence byte, then `value` as `write` writes it.
@@ -79,14 +84,10 @@ impl<'a> Reader<'a> {
         Ok(taken)
     }
 
-    fn array<const N: usize>(&mut self) -> Result<[u8; N], RecordingError> {
+    pub(super) fn array<const N: usize>(&mut self) -> Result<[u8; N], RecordingError> {
         let mut out = [0; N];
         out.copy_from_slice(self.take(N)?);
         Ok(out)
-    }
-
-    pub(super) fn hash(&mut self) -> Result<[u8; 32], RecordingError> {
-        self.array()
     }
 
     pub(super) fn bool(&mut self) -> Result<bool, RecordingError> {

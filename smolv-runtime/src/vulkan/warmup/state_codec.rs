@@ -1,24 +1,27 @@
-//! A [`GraphicsState`] described once, field by field: written in that order
+//! A recording's stages and [`GraphicsState`]s described once, field by field: written in that order
 //! and read back in it, every value checked against what Vulkan takes.
 
 use ash::vk;
 
 use super::codec::{Reader, Writer};
 use super::error::RecordingError;
+use super::recording::{MAX_CONSTANTS, MAX_NAME, RecordedStage};
+use crate::vulkan::library::value_key;
 use crate::vulkan::state::{
     AttachmentBlend, BlendEquation, DepthBias, DepthTest, GraphicsState, Multisample, StencilFace, StencilState,
     VertexInput,
 };
+use smolv_codec::specialize::Value;
 
 /// Most items a recorded state's list may hold (far above device limits).
 const MAX_LIST: usize = 64;
 
-trait Put {
+pub(super) trait Put {
     fn put(&self, w: &mut Writer);
 }
 
 /// A value as [`Put`] wrote it; `what` names one that Vulkan does not take.
-trait Get: Sized {
+pub(super) trait Get: Sized {
     fn get(r: &mut Reader<'_>, what: &'static str) -> Result<Self, RecordingError>;
 }
 
@@ -38,7 +41,7 @@ macro_rules! plain {
     )*};
 }
 
-plain!(u32, bool);
+plain!(u8, u32, bool);
 
 /// Values as the raw `$int` that `$to` and `$from` convert, refused where `$valid` is false.
 macro_rules! raw {
@@ -63,6 +66,11 @@ raw! {
     i32 as_raw from_raw, |v| !format!("{v:?}").starts_with(|c: char| c.is_ascii_digit() || c == '-') =>
         vk::PrimitiveTopology, vk::PolygonMode, vk::FrontFace, vk::VertexInputRate, vk::Format, vk::CompareOp,
         vk::StencilOp, vk::BlendFactor, vk::BlendOp, vk::LogicOp, vk::DynamicState;
+    // One of vertex … fragment, or compute.
+    u32 as_raw from_raw, |v| {
+        let known = vk::ShaderStageFlags::ALL_GRAPHICS | vk::ShaderStageFlags::COMPUTE;
+        v.as_raw().count_ones() == 1 && known.contains(v)
+    } => vk::ShaderStageFlags;
     u32 as_raw from_raw, |v| v.as_raw() & !0b11 == 0 => vk::CullModeFlags;
     u32 as_raw from_raw, |v| v.as_raw() & !0xF == 0 => vk::ColorComponentFlags;
     // Vulkan takes exactly one sample count.
@@ -88,36 +96,71 @@ impl<T: Put, const N: usize> Put for [T; N] {
     }
 }
 
-impl<const N: usize> Get for [f32; N] {
+impl<T: Get + Copy + Default, const N: usize> Get for [T; N] {
     fn get(r: &mut Reader<'_>, what: &'static str) -> Result<Self, RecordingError> {
-        let mut values = [0.0; N];
+        let mut values = [T::default(); N];
         for value in &mut values {
-            *value = f32::get(r, what)?;
+            *value = T::get(r, what)?;
         }
         Ok(values)
     }
 }
 
-impl<T: Put> Put for Vec<T> {
+impl<T: Put> Put for [T] {
     fn put(&self, w: &mut Writer) {
         w.count(self.len());
         self.iter().for_each(|value| value.put(w));
     }
 }
 
-/// A count of at most [`MAX_LIST`] (`count`, in the error), then that many items.
-fn list<T: Get>(r: &mut Reader<'_>, count: &'static str, what: &'static str) -> Result<Vec<T>, RecordingError> {
-    let count = r.count(MAX_LIST, count)?;
+/// A count of at most `max` (`count`, in the error), then that many items.
+pub(super) fn list<T: Get>(
+    r: &mut Reader<'_>,
+    max: usize,
+    count: &'static str,
+    what: &'static str,
+) -> Result<Vec<T>, RecordingError> {
+    let count = r.count(max, count)?;
     (0..count).map(|_| T::get(r, what)).collect()
 }
 
-/// Each struct's fields in the order they are written and read, each with
-/// what a bad value is (a list's: `[what its count is, what a bad item is]`).
+/// A spec constant's id, then its value as a tag byte and 64 bits ([`value_key`]).
+impl Put for (u32, Value) {
+    fn put(&self, w: &mut Writer) {
+        let (id, tag, bits) = value_key(self);
+        w.u32(id);
+        w.u8(tag);
+        w.u64(bits);
+    }
+}
+
+impl Get for (u32, Value) {
+    fn get(r: &mut Reader<'_>, what: &'static str) -> Result<Self, RecordingError> {
+        let id = r.u32()?;
+        let offset = r.offset();
+        let tag = r.u8()?;
+        let bits = r.u64()?;
+        let low = (bits & 0xFFFF_FFFF) as u32;
+        let value = match (tag, bits >> 32) {
+            (0, 0) if bits <= 1 => Value::Bool(bits == 1),
+            (1, 0) => Value::I32(low.cast_signed()),
+            (2, 0) => Value::U32(low),
+            (3, 0) => Value::F32(f32::from_bits(low)),
+            (4, _) => Value::Bits(bits),
+            _ => return Err(RecordingError::Invalid { offset, what }),
+        };
+        Ok((id, value))
+    }
+}
+
+/// Each struct's fields in the order they are written and read, each with what a bad value is (a list's:
+/// `[its bound (default MAX_LIST), what its count is, what a bad item is]`, a string's: `{its bound, what its
+/// length is}`).
 macro_rules! fields {
     ($($ty:ty { $($field:ident $(: $what:tt)?),* $(,)? })*) => {$(
         impl Put for $ty {
             fn put(&self, w: &mut Writer) {
-                $(self.$field.put(w);)*
+                $(fields!(@put w, self.$field $(, $what)?);)*
             }
         }
         impl Get for $ty {
@@ -129,10 +172,21 @@ macro_rules! fields {
     )*};
     (@get $r:ident) => { Get::get($r, "")? };
     (@get $r:ident $what:literal) => { Get::get($r, $what)? };
-    (@get $r:ident [$count:literal, $what:literal]) => { list($r, $count, $what)? };
+    (@get $r:ident [$count:literal, $what:literal]) => { list($r, MAX_LIST, $count, $what)? };
+    (@get $r:ident [$max:ident, $count:literal, $what:literal]) => { list($r, $max, $count, $what)? };
+    (@get $r:ident {$max:ident, $what:literal}) => { $r.str($max, $what)? };
+    (@put $w:ident, $value:expr, {$max:ident, $what:literal}) => { $w.str(&$value, $max) };
+    (@put $w:ident, $value:expr $(, $what:tt)?) => { $value.put($w) };
 }
 
 fields! {
+    RecordedStage {
+        stage: "an unknown shader stage",
+        name: {MAX_NAME, "bytes in a shader name"},
+        code_hash,
+        interface_hash,
+        specialization: [MAX_CONSTANTS, "spec constants", "an unknown spec-constant value"],
+    }
     vk::VertexInputBindingDescription { binding, stride, input_rate: "an unknown vertex input rate" }
     vk::VertexInputAttributeDescription { location, binding, format: "an unknown vertex format", offset }
     DepthBias {
@@ -213,16 +267,12 @@ impl Get for VertexInput {
         match r.u8()? {
             0 => Ok(Self::FromReflection),
             1 => Ok(Self::Explicit {
-                bindings: list(r, "vertex bindings", "")?,
-                attributes: list(r, "vertex attributes", "")?,
+                bindings: list(r, MAX_LIST, "vertex bindings", "")?,
+                attributes: list(r, MAX_LIST, "vertex attributes", "")?,
             }),
             _ => Err(RecordingError::Invalid { offset, what: "an unknown kind of vertex input" }),
         }
     }
-}
-
-pub(super) fn write(w: &mut Writer, state: &GraphicsState) {
-    state.put(w);
 }
 
 pub(super) fn read(r: &mut Reader<'_>) -> Result<GraphicsState, RecordingError> {
