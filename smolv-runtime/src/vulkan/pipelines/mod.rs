@@ -126,9 +126,8 @@ impl PipelineManager {
         device: ash::Device,
         cache: vk::PipelineCache,
         limits: &vk::PhysicalDeviceLimits,
-        options: PipelineOptions,
+        mut options: PipelineOptions,
     ) -> Self {
-        let mut options = options;
         #[allow(clippy::disallowed_methods, reason = "the runtime's one read of the environment")]
         if std::env::var("SMOLV_FORCE_MONOLITHIC").is_ok_and(|v| v == "1") {
             options.force_monolithic = true;

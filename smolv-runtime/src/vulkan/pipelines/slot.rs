@@ -79,9 +79,7 @@ impl PipelineSlot {
 
     /// The pipelines the slot holds now (one for monolithic pipelines).
     pub(super) fn held(state: &SlotState) -> Vec<vk::Pipeline> {
-        let mut held = vec![state.fast];
-        held.extend(state.optimized.filter(|&o| o != state.fast));
-        held
+        std::iter::once(state.fast).chain(state.optimized.filter(|&o| o != state.fast)).collect()
     }
 
     /// Links `libraries` optimized for rebuild `request` (0: the first build) and swaps the result in, unless the

@@ -324,10 +324,9 @@ fn read_entry(r: &mut Reader<'_>, start: usize) -> Result<RecordedPipeline, Reco
     let kind = match (kind, stages.len()) {
         (0, 2..) => {
             // Vertex … fragment, each stage once, in pipeline order (the stage bits rise).
-            let graphics = stages.iter().all(|s| vk::ShaderStageFlags::ALL_GRAPHICS.contains(s.stage));
             let rising = stages.windows(2).all(|pair| pair[0].stage.as_raw() < pair[1].stage.as_raw());
             let ends = (stages[0].stage, stages[stages.len() - 1].stage);
-            if !graphics || !rising || ends != (vk::ShaderStageFlags::VERTEX, vk::ShaderStageFlags::FRAGMENT) {
+            if !rising || ends != (vk::ShaderStageFlags::VERTEX, vk::ShaderStageFlags::FRAGMENT) {
                 return invalid("a graphics entry not vertex … fragment");
             }
             let state = state_codec::read(r)?;

@@ -154,13 +154,13 @@ impl std::fmt::Debug for Replay {
     }
 }
 
-/// The index of a recorded stage's shader now, and whether its code changed; `None`: gone, or another interface.
+/// A recorded stage to build with its shader now, and whether its code changed; `None`: gone, or another interface.
 fn resolve(
     stage: &RecordedStage,
     shaders: &mut Vec<ReplayShader>,
     names: &mut BTreeMap<String, Option<usize>>,
     find: &mut impl FnMut(&str) -> Option<ReplayShader>,
-) -> Option<(usize, bool)> {
+) -> Option<(BuildStage, bool)> {
     let index = *names.entry(stage.name.clone()).or_insert_with(|| {
         let shader = if stage.name.is_empty() { None } else { find(&stage.name) }?;
         shaders.push(shader);
@@ -168,7 +168,8 @@ fn resolve(
     });
     let shader = &shaders[index?];
     let change = stage.compare(&shader.spirv, &shader.reflection);
-    (change != ShaderChange::InterfaceChanged).then_some((index?, change == ShaderChange::CodeChanged))
+    let build = (stage.stage, index?, stage.specialization.clone());
+    (change != ShaderChange::InterfaceChanged).then_some((build, change == ShaderChange::CodeChanged))
 }
 
 impl Replay {
@@ -192,19 +193,12 @@ impl Replay {
         let mut progress = ReplayProgress::default();
         let mut jobs = Vec::new();
         for entry in &recording.entries {
-            let resolved: Option<Vec<_>> = entry
-                .stages()
-                .iter()
-                .map(|stage| Some((stage, resolve(stage, &mut shaders, &mut names, &mut find)?)))
-                .collect();
-            let Some(resolved) = resolved else {
+            let resolved = entry.stages().iter().map(|stage| resolve(stage, &mut shaders, &mut names, &mut find));
+            let Some((stages, changed)) = resolved.collect::<Option<(Vec<_>, Vec<bool>)>>() else {
                 progress.dropped += 1;
                 continue;
             };
-            if resolved.iter().any(|&(_, (_, changed))| changed) {
-                progress.rebuilt += 1;
-            }
-            let stages = resolved.iter().map(|&(s, (i, _))| (s.stage, i, s.specialization.clone())).collect();
+            progress.rebuilt += usize::from(changed.contains(&true));
             let state = match &entry.kind {
                 RecordedKind::Graphics { state, .. } => Some(Box::new(state.clone())),
                 RecordedKind::Compute { .. } => None,
