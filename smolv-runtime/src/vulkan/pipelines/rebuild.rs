@@ -81,7 +81,7 @@ impl PipelineManager {
             key,
             stages,
             libraries,
-            shared: self.libraries.shared(),
+            shared: Arc::clone(&self.libraries.libraries),
             slots: Arc::clone(&self.slots),
             retired: Arc::clone(&self.retired),
         };

@@ -61,18 +61,17 @@ impl PipelineSlot {
         key: PipelineKey,
         graphics: GraphicsState,
     ) -> Self {
-        let state = SlotState {
-            fast,
-            optimized: monolithic.then_some(fast),
-            rebuilds: Rebuilds::default(),
-            link_failure: None,
-            key,
-            graphics,
-        };
         Self {
             current: AtomicU64::new(fast.as_raw()),
             program_layout,
-            state: Mutex::new(state),
+            state: Mutex::new(SlotState {
+                fast,
+                optimized: monolithic.then_some(fast),
+                rebuilds: Rebuilds::default(),
+                link_failure: None,
+                key,
+                graphics,
+            }),
             optimized_landed: Condvar::new(),
         }
     }

@@ -102,12 +102,6 @@ impl ReplayProgress {
     pub fn finished(&self) -> bool {
         self.done + self.failed + self.abandoned >= self.total
     }
-
-    fn scope_finished(&mut self, scope: Option<&str>) {
-        if let Some(entry) = self.scopes.iter_mut().find(|(s, ..)| s.as_deref() == scope) {
-            entry.1 += 1;
-        }
-    }
 }
 
 /// A stage to build with: its Vulkan stage, the index of its shader, its values.
@@ -192,6 +186,7 @@ impl Replay {
         let mut names = BTreeMap::new();
         let mut progress = ReplayProgress::default();
         let mut jobs = Vec::new();
+        let mut scopes: BTreeMap<Option<String>, usize> = BTreeMap::new();
         for entry in &recording.entries {
             let resolved = entry.stages().iter().map(|stage| resolve(stage, &mut shaders, &mut names, &mut find));
             let Some((stages, changed)) = resolved.collect::<Option<(Vec<_>, Vec<bool>)>>() else {
@@ -203,18 +198,12 @@ impl Replay {
                 RecordedKind::Graphics { state, .. } => Some(Box::new(state.clone())),
                 RecordedKind::Compute { .. } => None,
             };
-            let rank = entry
-                .scope
-                .as_ref()
-                .and_then(|s| budget.scopes_first.iter().position(|first| first == s))
-                .unwrap_or(budget.scopes_first.len());
+            let first = &budget.scopes_first;
+            let rank = entry.scope.as_ref().and_then(|s| first.iter().position(|f| f == s)).unwrap_or(first.len());
+            *scopes.entry(entry.scope.clone()).or_default() += 1;
             jobs.push((rank, entry.order, Job { scope: entry.scope.clone(), stages, state }));
         }
         jobs.sort_by_key(|&(rank, order, _)| (rank, order));
-        let mut scopes: BTreeMap<Option<String>, usize> = BTreeMap::new();
-        for (_, _, job) in &jobs {
-            *scopes.entry(job.scope.clone()).or_default() += 1;
-        }
         progress.total = jobs.len();
         progress.scopes = scopes.into_iter().map(|(scope, total)| (scope, 0, total)).collect();
         let pumps = budget.threads.clamp(1, manager.worker_count().max(1));
@@ -296,10 +285,17 @@ impl Drop for Running<'_> {
 impl Shared {
     fn abandon_rest(&self) {
         let left = std::mem::take(&mut *lock(&self.queue));
+        self.finished(&left, |p| p.abandoned += left.len());
+    }
+
+    /// Counts `jobs` finished, in their scopes and as `count` says, and tells the waiters.
+    fn finished<'j>(&self, jobs: impl IntoIterator<Item = &'j Job>, count: impl FnOnce(&mut ReplayProgress)) {
         let mut progress = lock(&self.progress);
-        progress.abandoned += left.len();
-        for job in &left {
-            progress.scope_finished(job.scope.as_deref());
+        count(&mut progress);
+        for job in jobs {
+            if let Some(scope) = progress.scopes.iter_mut().find(|(s, ..)| *s == job.scope) {
+                scope.1 += 1;
+            }
         }
         drop(progress);
         self.changed.notify_all();
@@ -350,15 +346,7 @@ impl Shared {
         let Some(job) = lock(&self.queue).pop_front() else { return false };
         // SAFETY: this function's contract.
         let built = unsafe { self.build(manager, &job) };
-        let mut progress = lock(&self.progress);
-        if built {
-            progress.done += 1;
-        } else {
-            progress.failed += 1;
-        }
-        progress.scope_finished(job.scope.as_deref());
-        drop(progress);
-        self.changed.notify_all();
+        self.finished([&job], |p| if built { p.done += 1 } else { p.failed += 1 });
         !lock(&self.queue).is_empty()
     }
 
