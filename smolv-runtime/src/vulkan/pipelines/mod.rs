@@ -249,8 +249,7 @@ impl PipelineManager {
             self.caller_builds.fetch_add(1, Ordering::Relaxed);
         }
         if let Some(recorder) = self.recorder.get() {
-            let stages = program.stages();
-            recorder.note(Arc::as_ptr(&slot) as usize, &stages, Some(state), self.uses_libraries());
+            recorder.note(Arc::as_ptr(&slot) as usize, &program.stages(), Some(state), self.uses_libraries());
         }
         Ok(slot)
     }

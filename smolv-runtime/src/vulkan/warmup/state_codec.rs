@@ -3,7 +3,7 @@
 
 use ash::vk;
 
-use super::codec::{Reader, Writer};
+use super::codec::{Reader, Result, Writer};
 use super::error::RecordingError;
 use super::recording::{MAX_CONSTANTS, MAX_NAME, RecordedStage};
 use crate::vulkan::library::value_key;
@@ -22,7 +22,7 @@ pub(super) trait Put {
 
 /// A value as [`Put`] wrote it; `what` names one that Vulkan does not take.
 pub(super) trait Get: Sized {
-    fn get(r: &mut Reader<'_>, what: &'static str) -> Result<Self, RecordingError>;
+    fn get(r: &mut Reader<'_>, what: &'static str) -> Result<Self>;
 }
 
 /// Values written and read as they are, by the codec's method of their name.
@@ -34,7 +34,7 @@ macro_rules! plain {
             }
         }
         impl Get for $ty {
-            fn get(r: &mut Reader<'_>, _: &'static str) -> Result<Self, RecordingError> {
+            fn get(r: &mut Reader<'_>, _: &'static str) -> Result<Self> {
                 r.$ty()
             }
         }
@@ -52,7 +52,7 @@ macro_rules! raw {
             }
         }
         impl Get for $ty {
-            fn get(r: &mut Reader<'_>, what: &'static str) -> Result<Self, RecordingError> {
+            fn get(r: &mut Reader<'_>, what: &'static str) -> Result<Self> {
                 let offset = r.offset();
                 let $v = Self::$from(r.$int()?);
                 if $valid { Ok($v) } else { Err(RecordingError::Invalid { offset, what }) }
@@ -85,7 +85,7 @@ impl<T: Put> Put for Option<T> {
 }
 
 impl<T: Get> Get for Option<T> {
-    fn get(r: &mut Reader<'_>, what: &'static str) -> Result<Self, RecordingError> {
+    fn get(r: &mut Reader<'_>, what: &'static str) -> Result<Self> {
         r.option(|r| T::get(r, what))
     }
 }
@@ -97,7 +97,7 @@ impl<T: Put, const N: usize> Put for [T; N] {
 }
 
 impl<T: Get + Copy + Default, const N: usize> Get for [T; N] {
-    fn get(r: &mut Reader<'_>, what: &'static str) -> Result<Self, RecordingError> {
+    fn get(r: &mut Reader<'_>, what: &'static str) -> Result<Self> {
         let mut values = [T::default(); N];
         for value in &mut values {
             *value = T::get(r, what)?;
@@ -114,12 +114,7 @@ impl<T: Put> Put for [T] {
 }
 
 /// A count of at most `max` (`count`, in the error), then that many items.
-pub(super) fn list<T: Get>(
-    r: &mut Reader<'_>,
-    max: usize,
-    count: &'static str,
-    what: &'static str,
-) -> Result<Vec<T>, RecordingError> {
+pub(super) fn list<T: Get>(r: &mut Reader<'_>, max: usize, count: &'static str, what: &'static str) -> Result<Vec<T>> {
     let count = r.count(max, count)?;
     (0..count).map(|_| T::get(r, what)).collect()
 }
@@ -135,17 +130,16 @@ impl Put for (u32, Value) {
 }
 
 impl Get for (u32, Value) {
-    fn get(r: &mut Reader<'_>, what: &'static str) -> Result<Self, RecordingError> {
+    fn get(r: &mut Reader<'_>, what: &'static str) -> Result<Self> {
         let id = r.u32()?;
         let offset = r.offset();
         let tag = r.u8()?;
         let bits = r.u64()?;
-        let low = (bits & 0xFFFF_FFFF) as u32;
-        let value = match (tag, bits >> 32) {
-            (0, 0) if bits <= 1 => Value::Bool(bits == 1),
-            (1, 0) => Value::I32(low.cast_signed()),
-            (2, 0) => Value::U32(low),
-            (3, 0) => Value::F32(f32::from_bits(low)),
+        let value = match (tag, u32::try_from(bits)) {
+            (0, Ok(bit @ 0..=1)) => Value::Bool(bit == 1),
+            (1, Ok(low)) => Value::I32(low.cast_signed()),
+            (2, Ok(low)) => Value::U32(low),
+            (3, Ok(low)) => Value::F32(f32::from_bits(low)),
             (4, _) => Value::Bits(bits),
             _ => return Err(RecordingError::Invalid { offset, what }),
         };
@@ -164,7 +158,7 @@ macro_rules! fields {
             }
         }
         impl Get for $ty {
-            fn get(r: &mut Reader<'_>, _: &'static str) -> Result<Self, RecordingError> {
+            fn get(r: &mut Reader<'_>, _: &'static str) -> Result<Self> {
                 // A struct expression evaluates its fields in order.
                 Ok(Self { $($field: fields!(@get r $($what)?)),* })
             }
@@ -262,7 +256,7 @@ impl Put for VertexInput {
 }
 
 impl Get for VertexInput {
-    fn get(r: &mut Reader<'_>, _: &'static str) -> Result<Self, RecordingError> {
+    fn get(r: &mut Reader<'_>, _: &'static str) -> Result<Self> {
         let offset = r.offset();
         match r.u8()? {
             0 => Ok(Self::FromReflection),
@@ -275,7 +269,7 @@ impl Get for VertexInput {
     }
 }
 
-pub(super) fn read(r: &mut Reader<'_>) -> Result<GraphicsState, RecordingError> {
+pub(super) fn read(r: &mut Reader<'_>) -> Result<GraphicsState> {
     let state = GraphicsState::get(r, "")?;
     let dynamic = &state.dynamic_states;
     if dynamic.iter().enumerate().any(|(i, d)| dynamic[..i].contains(d)) {
