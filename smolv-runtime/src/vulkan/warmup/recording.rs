@@ -219,8 +219,7 @@ impl Recording {
             body.count(w.0.len());
             body.bytes(&w.0);
         }
-        let mut out = Writer::default();
-        out.bytes(MAGIC);
+        let mut out = Writer(MAGIC.to_vec());
         out.u32(Self::VERSION);
         out.count(self.entries.len().min(Self::MAX_ENTRIES));
         out.bytes(blake3::hash(&body.0).as_bytes());
