@@ -111,11 +111,6 @@ impl<'a> Reader<'a> {
         Ok(count)
     }
 
-    /// What [`Writer::option`] wrote.
-    pub(super) fn option<T>(&mut self, read: impl FnOnce(&mut Self) -> Result<T>) -> Result<Option<T>> {
-        if self.bool()? { read(self).map(Some) } else { Ok(None) }
-    }
-
     pub(super) fn str(&mut self, max: usize, what: &'static str) -> Result<String> {
         let len = self.count(max, what)?;
         let offset = self.at;

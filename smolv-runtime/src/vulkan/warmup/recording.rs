@@ -343,7 +343,7 @@ fn read_entry(r: &mut Reader<'_>, start: usize) -> Result<RecordedPipeline, Reco
         },
         _ => return invalid("an unknown kind of entry"),
     };
-    let scope = r.option(|r| r.str(MAX_SCOPE, "bytes in a scope"))?;
+    let scope = if r.bool()? { Some(r.str(MAX_SCOPE, "bytes in a scope")?) } else { None };
     let entry = RecordedPipeline { kind, independent_sets, scope, order: r.u64()?, millis: r.u64()?, uses: r.u32()? };
     if !r.is_empty() {
         return invalid("an entry with bytes left over");

@@ -86,7 +86,7 @@ impl<T: Put> Put for Option<T> {
 
 impl<T: Get> Get for Option<T> {
     fn get(r: &mut Reader<'_>, what: &'static str) -> Result<Self> {
-        r.option(|r| T::get(r, what))
+        if r.bool()? { T::get(r, what).map(Some) } else { Ok(None) }
     }
 }
 
