@@ -203,14 +203,9 @@ impl Format {
     /// The file bytes for a body made of `parts`, in order.
     pub(crate) fn file_bytes(&self, parts: &[&[u8]]) -> Vec<u8> {
         let body = parts.concat();
-        let mut file = Vec::with_capacity(HEADER_LEN + body.len());
-        file.extend_from_slice(&self.magic);
-        file.extend_from_slice(&self.version.to_le_bytes());
-        file.extend_from_slice(&0u32.to_le_bytes());
-        file.extend_from_slice(&u64::try_from(body.len()).unwrap_or(u64::MAX).to_le_bytes());
-        file.extend_from_slice(blake3::hash(&body).as_bytes());
-        file.extend_from_slice(&body);
-        file
+        let len = u64::try_from(body.len()).unwrap_or(u64::MAX).to_le_bytes();
+        let hash = blake3::hash(&body);
+        [&self.magic[..], &self.version.to_le_bytes(), &[0; 4], &len, hash.as_bytes(), &body].concat()
     }
 }
 

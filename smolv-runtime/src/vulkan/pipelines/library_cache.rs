@@ -134,7 +134,7 @@ pub(super) struct LibraryCache {
     device: ash::Device,
     cache: vk::PipelineCache,
     interned: Mutex<Interned>,
-    libraries: Libraries,
+    pub(super) libraries: Libraries,
     pub(super) coder: StageCoder,
 }
 
@@ -150,10 +150,6 @@ impl LibraryCache {
             libraries: Arc::default(),
             coder: StageCoder::new(specialize_ahead),
         }
-    }
-
-    pub(super) fn shared(&self) -> Libraries {
-        Arc::clone(&self.libraries)
     }
 
     pub(super) fn get(&self, key: &LibraryKey) -> Option<vk::Pipeline> {

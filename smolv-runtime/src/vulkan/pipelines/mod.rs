@@ -126,9 +126,8 @@ impl PipelineManager {
         device: ash::Device,
         cache: vk::PipelineCache,
         limits: &vk::PhysicalDeviceLimits,
-        options: PipelineOptions,
+        mut options: PipelineOptions,
     ) -> Self {
-        let mut options = options;
         #[allow(clippy::disallowed_methods, reason = "the runtime's one read of the environment")]
         if std::env::var("SMOLV_FORCE_MONOLITHIC").is_ok_and(|v| v == "1") {
             options.force_monolithic = true;
@@ -250,8 +249,7 @@ impl PipelineManager {
             self.caller_builds.fetch_add(1, Ordering::Relaxed);
         }
         if let Some(recorder) = self.recorder.get() {
-            let stages = program.stages();
-            recorder.note(Arc::as_ptr(&slot) as usize, &stages, Some(state), self.uses_libraries());
+            recorder.note(Arc::as_ptr(&slot) as usize, &program.stages(), Some(state), self.uses_libraries());
         }
         Ok(slot)
     }

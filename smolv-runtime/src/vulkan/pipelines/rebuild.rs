@@ -81,7 +81,7 @@ impl PipelineManager {
             key,
             stages,
             libraries,
-            shared: self.libraries.shared(),
+            shared: Arc::clone(&self.libraries.libraries),
             slots: Arc::clone(&self.slots),
             retired: Arc::clone(&self.retired),
         };
@@ -194,8 +194,7 @@ impl PipelineManager {
                 match before {
                     Some(before) if stages.len() == old.len() && before.stage == new.stage && fits(new, &before) => {
                         let mut fitted = new.clone();
-                        fitted.bindings = before.bindings;
-                        fitted.push_constants = before.push_constants;
+                        (fitted.bindings, fitted.push_constants) = (before.bindings, before.push_constants);
                         fitted
                     }
                     _ => new.clone(),

@@ -35,8 +35,7 @@ impl GraphicsRebuild {
     /// The job's code is valid SPIR-V for `device`, its handles are `device`'s, `cache` is null or `device`'s.
     pub(super) unsafe fn run(self, device: &ash::Device, cache: vk::PipelineCache) {
         // SAFETY: this function's contract.
-        let built = unsafe { self.build(device, cache) };
-        let (pipeline, libraries) = match built {
+        let (pipeline, libraries) = match unsafe { self.build(device, cache) } {
             Ok(built) => built,
             Err(error) => {
                 lock(&self.slot.state).rebuilds.fail(self.request, error.result());

@@ -61,27 +61,24 @@ impl PipelineSlot {
         key: PipelineKey,
         graphics: GraphicsState,
     ) -> Self {
-        let state = SlotState {
-            fast,
-            optimized: monolithic.then_some(fast),
-            rebuilds: Rebuilds::default(),
-            link_failure: None,
-            key,
-            graphics,
-        };
         Self {
             current: AtomicU64::new(fast.as_raw()),
             program_layout,
-            state: Mutex::new(state),
+            state: Mutex::new(SlotState {
+                fast,
+                optimized: monolithic.then_some(fast),
+                rebuilds: Rebuilds::default(),
+                link_failure: None,
+                key,
+                graphics,
+            }),
             optimized_landed: Condvar::new(),
         }
     }
 
     /// The pipelines the slot holds now (one for monolithic pipelines).
     pub(super) fn held(state: &SlotState) -> Vec<vk::Pipeline> {
-        let mut held = vec![state.fast];
-        held.extend(state.optimized.filter(|&o| o != state.fast));
-        held
+        std::iter::once(state.fast).chain(state.optimized.filter(|&o| o != state.fast)).collect()
     }
 
     /// Links `libraries` optimized for rebuild `request` (0: the first build) and swaps the result in, unless the

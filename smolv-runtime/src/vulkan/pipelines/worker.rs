@@ -129,10 +129,8 @@ impl Workers {
             unsafe { job.run(&self.device, self.cache) };
             return;
         }
-        match job {
-            Job::Link { .. } => queue.links.push_back(job),
-            _ => queue.urgent.push_back(job),
-        }
+        let lane = if matches!(job, Job::Link { .. }) { &mut queue.links } else { &mut queue.urgent };
+        lane.push_back(job);
         drop(queue);
         self.shared.queued.notify_one();
     }

@@ -3,6 +3,9 @@
 
 use super::error::RecordingError;
 
+/// A value read, or why not.
+pub(super) type Result<T, E = RecordingError> = std::result::Result<T, E>;
+
 /// Appends values to a byte vector.
 #[derive(Default)]
 pub(super) struct Writer(pub(super) Vec<u8>);
@@ -16,7 +19,7 @@ macro_rules! integers {
             })*
         }
         impl Reader<'_> {
-            $(pub(super) fn $ty(&mut self) -> Result<$ty, RecordingError> {
+            $(pub(super) fn $ty(&mut self) -> Result<$ty> {
                 Ok($ty::from_le_bytes(self.array()?))
             })*
         }
@@ -39,9 +42,14 @@ impl Writer {
         self.u32(u32::try_from(count).unwrap_or(u32::MAX));
     }
 
-    pub(super) fn str(&mut self, value: &str) {
-        self.count(value.len());
-        self.bytes(value.as_bytes());
+    /// `value` cut to at most `max` bytes, on a character boundary.
+    pub(super) fn str(&mut self, value: &str, max: usize) {
+        let mut end = value.len().min(max);
+        while !value.is_char_boundary(end) {
+            end -= 1;
+        }
+        self.count(end);
+        self.bytes(&value.as_bytes()[..end]);
     }
 
     /// A presence byte, then `value` as `write` writes it.
@@ -72,24 +80,19 @@ impl<'a> Reader<'a> {
         self.at >= self.bytes.len()
     }
 
-    pub(super) fn take(&mut self, len: usize) -> Result<&'a [u8], RecordingError> {
+    pub(super) fn take(&mut self, len: usize) -> Result<&'a [u8]> {
         let range = self.at..self.at.saturating_add(len);
         let taken = self.bytes.get(range).ok_or(RecordingError::Truncated { offset: self.at })?;
         self.at += len;
         Ok(taken)
     }
 
-    fn array<const N: usize>(&mut self) -> Result<[u8; N], RecordingError> {
-        let mut out = [0; N];
-        out.copy_from_slice(self.take(N)?);
-        Ok(out)
+    pub(super) fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
+        // `take` gives exactly `N` bytes.
+        self.take(N).map(|bytes| bytes.try_into().unwrap_or([0; N]))
     }
 
-    pub(super) fn hash(&mut self) -> Result<[u8; 32], RecordingError> {
-        self.array()
-    }
-
-    pub(super) fn bool(&mut self) -> Result<bool, RecordingError> {
+    pub(super) fn bool(&mut self) -> Result<bool> {
         let offset = self.at;
         match self.u8()? {
             0 => Ok(false),
@@ -99,7 +102,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A count of at most `max`, named `what` in the error.
-    pub(super) fn count(&mut self, max: usize, what: &'static str) -> Result<usize, RecordingError> {
+    pub(super) fn count(&mut self, max: usize, what: &'static str) -> Result<usize> {
         let offset = self.at;
         let count = usize::try_from(self.u32()?).unwrap_or(usize::MAX);
         if count > max {
@@ -108,20 +111,10 @@ impl<'a> Reader<'a> {
         Ok(count)
     }
 
-    /// What [`Writer::option`] wrote.
-    pub(super) fn option<T>(
-        &mut self,
-        read: impl FnOnce(&mut Self) -> Result<T, RecordingError>,
-    ) -> Result<Option<T>, RecordingError> {
-        if self.bool()? { read(self).map(Some) } else { Ok(None) }
-    }
-
-    pub(super) fn str(&mut self, max: usize, what: &'static str) -> Result<String, RecordingError> {
+    pub(super) fn str(&mut self, max: usize, what: &'static str) -> Result<String> {
         let len = self.count(max, what)?;
         let offset = self.at;
-        let bytes = self.take(len)?;
-        std::str::from_utf8(bytes)
-            .map(str::to_owned)
+        String::from_utf8(self.take(len)?.to_vec())
             .map_err(|_| RecordingError::Invalid { offset, what: "a string that is not UTF-8" })
     }
 }

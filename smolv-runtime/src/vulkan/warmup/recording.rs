@@ -17,18 +17,17 @@ use ash::vk;
 
 use super::codec::{Reader, Writer};
 pub use super::error::RecordingError;
-use super::state_codec;
+use super::state_codec::{self, Put, list};
 use crate::reflect::Reflection;
-use crate::vulkan::library::value_key;
 use crate::vulkan::state::GraphicsState;
 use smolv_codec::specialize::Value;
 
 const MAGIC: &[u8; 8] = b"SMOLVPSO";
 const MAX_ENTRY_BYTES: usize = 1 << 20;
-const MAX_NAME: usize = 1024;
+pub(super) const MAX_NAME: usize = 1024;
 const MAX_SCOPE: usize = 256;
 const MAX_STAGES: usize = 5;
-const MAX_CONSTANTS: usize = 256;
+pub(super) const MAX_CONSTANTS: usize = 256;
 
 /// BLAKE3 of SPIR-V words, as little-endian bytes.
 fn code_hash(spirv: &[u32]) -> [u8; 32] {
@@ -164,22 +163,9 @@ impl RecordedPipeline {
             RecordedKind::Compute { .. } => 1,
         });
         w.bool(self.independent_sets);
-        let stages = self.stages();
-        w.count(stages.len());
-        for stage in stages {
-            w.u32(stage.stage.as_raw());
-            w.str(truncated(&stage.name, MAX_NAME));
-            w.bytes(&stage.code_hash);
-            w.bytes(&stage.interface_hash);
-            w.count(stage.specialization.len());
-            for (id, tag, bits) in stage.specialization.iter().map(value_key) {
-                w.u32(id);
-                w.u8(tag);
-                w.u64(bits);
-            }
-        }
+        self.stages().put(&mut w);
         if let RecordedKind::Graphics { state, .. } = &self.kind {
-            state_codec::write(&mut w, state);
+            state.put(&mut w);
         }
         w
     }
@@ -226,15 +212,14 @@ impl Recording {
         let mut body = Writer::default();
         for entry in self.entries.iter().take(Self::MAX_ENTRIES) {
             let mut w = entry.identity();
-            w.option(entry.scope.as_ref(), |w, scope| w.str(truncated(scope, MAX_SCOPE)));
+            w.option(entry.scope.as_ref(), |w, scope| w.str(scope, MAX_SCOPE));
             w.u64(entry.order);
             w.u64(entry.millis);
             w.u32(entry.uses);
             body.count(w.0.len());
             body.bytes(&w.0);
         }
-        let mut out = Writer::default();
-        out.bytes(MAGIC);
+        let mut out = Writer(MAGIC.to_vec());
         out.u32(Self::VERSION);
         out.count(self.entries.len().min(Self::MAX_ENTRIES));
         out.bytes(blake3::hash(&body.0).as_bytes());
@@ -256,7 +241,7 @@ impl Recording {
             return Err(RecordingError::Version { found: version, supported: Self::VERSION });
         }
         let count = r.count(Self::MAX_ENTRIES, "entries")?;
-        let checksum = r.hash()?;
+        let checksum: [u8; 32] = r.array()?;
         if blake3::hash(&bytes[r.offset()..]).as_bytes() != &checksum {
             return Err(RecordingError::Corrupt);
         }
@@ -290,11 +275,7 @@ impl Recording {
     /// # Errors
     /// [`RecordingError::Io`].
     pub fn save(&self, path: &std::path::Path) -> Result<(), RecordingError> {
-        let mut partial = path.as_os_str().to_owned();
-        partial.push(".partial");
-        let partial = std::path::PathBuf::from(partial);
-        std::fs::write(&partial, self.to_bytes()).map_err(|e| io_error(&partial, &e))?;
-        std::fs::rename(&partial, path).map_err(|e| io_error(path, &e))
+        crate::pipeline_cache_file::write_atomically(path, &self.to_bytes()).map_err(|e| io_error(path, &e))
     }
 
     /// Several runs' recordings as one: each pipeline once, with the sum of its uses and its earliest rank, time and
@@ -334,62 +315,17 @@ fn io_error(path: &std::path::Path, error: &std::io::Error) -> RecordingError {
     RecordingError::Io { path: path.display().to_string(), message: error.to_string() }
 }
 
-/// `text` cut to at most `max` bytes, on a character boundary.
-fn truncated(text: &str, max: usize) -> &str {
-    let mut end = text.len().min(max);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
-}
-
-fn read_stage(r: &mut Reader<'_>) -> Result<RecordedStage, RecordingError> {
-    let offset = r.offset();
-    let stage = vk::ShaderStageFlags::from_raw(r.u32()?);
-    // One of vertex … fragment, or compute.
-    let known = vk::ShaderStageFlags::ALL_GRAPHICS | vk::ShaderStageFlags::COMPUTE;
-    if stage.as_raw().count_ones() != 1 || !known.contains(stage) {
-        return Err(RecordingError::Invalid { offset, what: "an unknown shader stage" });
-    }
-    let name = r.str(MAX_NAME, "bytes in a shader name")?;
-    let code_hash = r.hash()?;
-    let interface_hash = r.hash()?;
-    let count = r.count(MAX_CONSTANTS, "spec constants")?;
-    let specialization = (0..count).map(|_| read_value(r)).collect::<Result<_, _>>()?;
-    Ok(RecordedStage { stage, name, code_hash, interface_hash, specialization })
-}
-
-/// A spec constant's id and value, as [`RecordedPipeline::identity`] wrote them.
-fn read_value(r: &mut Reader<'_>) -> Result<(u32, Value), RecordingError> {
-    let id = r.u32()?;
-    let offset = r.offset();
-    let tag = r.u8()?;
-    let bits = r.u64()?;
-    let low = (bits & 0xFFFF_FFFF) as u32;
-    let value = match (tag, bits >> 32) {
-        (0, 0) if bits <= 1 => Value::Bool(bits == 1),
-        (1, 0) => Value::I32(low.cast_signed()),
-        (2, 0) => Value::U32(low),
-        (3, 0) => Value::F32(f32::from_bits(low)),
-        (4, _) => Value::Bits(bits),
-        _ => return Err(RecordingError::Invalid { offset, what: "an unknown spec-constant value" }),
-    };
-    Ok((id, value))
-}
-
 fn read_entry(r: &mut Reader<'_>, start: usize) -> Result<RecordedPipeline, RecordingError> {
     let invalid = |what| Err(RecordingError::Invalid { offset: start, what });
     let kind = r.u8()?;
     let independent_sets = r.bool()?;
-    let count = r.count(MAX_STAGES, "stages")?;
-    let stages = (0..count).map(|_| read_stage(r)).collect::<Result<Vec<_>, _>>()?;
+    let stages: Vec<RecordedStage> = list(r, MAX_STAGES, "stages", "")?;
     let kind = match (kind, stages.len()) {
         (0, 2..) => {
             // Vertex … fragment, each stage once, in pipeline order (the stage bits rise).
-            let graphics = stages.iter().all(|s| vk::ShaderStageFlags::ALL_GRAPHICS.contains(s.stage));
             let rising = stages.windows(2).all(|pair| pair[0].stage.as_raw() < pair[1].stage.as_raw());
             let ends = (stages[0].stage, stages[stages.len() - 1].stage);
-            if !graphics || !rising || ends != (vk::ShaderStageFlags::VERTEX, vk::ShaderStageFlags::FRAGMENT) {
+            if !rising || ends != (vk::ShaderStageFlags::VERTEX, vk::ShaderStageFlags::FRAGMENT) {
                 return invalid("a graphics entry not vertex … fragment");
             }
             let state = state_codec::read(r)?;
@@ -407,7 +343,7 @@ fn read_entry(r: &mut Reader<'_>, start: usize) -> Result<RecordedPipeline, Reco
         },
         _ => return invalid("an unknown kind of entry"),
     };
-    let scope = r.option(|r| r.str(MAX_SCOPE, "bytes in a scope"))?;
+    let scope = if r.bool()? { Some(r.str(MAX_SCOPE, "bytes in a scope")?) } else { None };
     let entry = RecordedPipeline { kind, independent_sets, scope, order: r.u64()?, millis: r.u64()?, uses: r.u32()? };
     if !r.is_empty() {
         return invalid("an entry with bytes left over");

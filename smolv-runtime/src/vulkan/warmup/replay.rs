@@ -102,12 +102,6 @@ impl ReplayProgress {
     pub fn finished(&self) -> bool {
         self.done + self.failed + self.abandoned >= self.total
     }
-
-    fn scope_finished(&mut self, scope: Option<&str>) {
-        if let Some(entry) = self.scopes.iter_mut().find(|(s, ..)| s.as_deref() == scope) {
-            entry.1 += 1;
-        }
-    }
 }
 
 /// A stage to build with: its Vulkan stage, the index of its shader, its values.
@@ -154,13 +148,13 @@ impl std::fmt::Debug for Replay {
     }
 }
 
-/// The index of a recorded stage's shader now, and whether its code changed; `None`: gone, or another interface.
+/// A recorded stage to build with its shader now, and whether its code changed; `None`: gone, or another interface.
 fn resolve(
     stage: &RecordedStage,
     shaders: &mut Vec<ReplayShader>,
     names: &mut BTreeMap<String, Option<usize>>,
     find: &mut impl FnMut(&str) -> Option<ReplayShader>,
-) -> Option<(usize, bool)> {
+) -> Option<(BuildStage, bool)> {
     let index = *names.entry(stage.name.clone()).or_insert_with(|| {
         let shader = if stage.name.is_empty() { None } else { find(&stage.name) }?;
         shaders.push(shader);
@@ -168,7 +162,8 @@ fn resolve(
     });
     let shader = &shaders[index?];
     let change = stage.compare(&shader.spirv, &shader.reflection);
-    (change != ShaderChange::InterfaceChanged).then_some((index?, change == ShaderChange::CodeChanged))
+    let build = (stage.stage, index?, stage.specialization.clone());
+    (change != ShaderChange::InterfaceChanged).then_some((build, change == ShaderChange::CodeChanged))
 }
 
 impl Replay {
@@ -191,36 +186,24 @@ impl Replay {
         let mut names = BTreeMap::new();
         let mut progress = ReplayProgress::default();
         let mut jobs = Vec::new();
+        let mut scopes: BTreeMap<Option<String>, usize> = BTreeMap::new();
         for entry in &recording.entries {
-            let resolved: Option<Vec<_>> = entry
-                .stages()
-                .iter()
-                .map(|stage| Some((stage, resolve(stage, &mut shaders, &mut names, &mut find)?)))
-                .collect();
-            let Some(resolved) = resolved else {
+            let resolved = entry.stages().iter().map(|stage| resolve(stage, &mut shaders, &mut names, &mut find));
+            let Some((stages, changed)) = resolved.collect::<Option<(Vec<_>, Vec<bool>)>>() else {
                 progress.dropped += 1;
                 continue;
             };
-            if resolved.iter().any(|&(_, (_, changed))| changed) {
-                progress.rebuilt += 1;
-            }
-            let stages = resolved.iter().map(|&(s, (i, _))| (s.stage, i, s.specialization.clone())).collect();
+            progress.rebuilt += usize::from(changed.contains(&true));
             let state = match &entry.kind {
                 RecordedKind::Graphics { state, .. } => Some(Box::new(state.clone())),
                 RecordedKind::Compute { .. } => None,
             };
-            let rank = entry
-                .scope
-                .as_ref()
-                .and_then(|s| budget.scopes_first.iter().position(|first| first == s))
-                .unwrap_or(budget.scopes_first.len());
+            let first = &budget.scopes_first;
+            let rank = entry.scope.as_ref().and_then(|s| first.iter().position(|f| f == s)).unwrap_or(first.len());
+            *scopes.entry(entry.scope.clone()).or_default() += 1;
             jobs.push((rank, entry.order, Job { scope: entry.scope.clone(), stages, state }));
         }
         jobs.sort_by_key(|&(rank, order, _)| (rank, order));
-        let mut scopes: BTreeMap<Option<String>, usize> = BTreeMap::new();
-        for (_, _, job) in &jobs {
-            *scopes.entry(job.scope.clone()).or_default() += 1;
-        }
         progress.total = jobs.len();
         progress.scopes = scopes.into_iter().map(|(scope, total)| (scope, 0, total)).collect();
         let pumps = budget.threads.clamp(1, manager.worker_count().max(1));
@@ -302,10 +285,17 @@ impl Drop for Running<'_> {
 impl Shared {
     fn abandon_rest(&self) {
         let left = std::mem::take(&mut *lock(&self.queue));
+        self.finished(&left, |p| p.abandoned += left.len());
+    }
+
+    /// Counts `jobs` finished, in their scopes and as `count` says, and tells the waiters.
+    fn finished<'j>(&self, jobs: impl IntoIterator<Item = &'j Job>, count: impl FnOnce(&mut ReplayProgress)) {
         let mut progress = lock(&self.progress);
-        progress.abandoned += left.len();
-        for job in &left {
-            progress.scope_finished(job.scope.as_deref());
+        count(&mut progress);
+        for job in jobs {
+            if let Some(scope) = progress.scopes.iter_mut().find(|(s, ..)| *s == job.scope) {
+                scope.1 += 1;
+            }
         }
         drop(progress);
         self.changed.notify_all();
@@ -356,15 +346,7 @@ impl Shared {
         let Some(job) = lock(&self.queue).pop_front() else { return false };
         // SAFETY: this function's contract.
         let built = unsafe { self.build(manager, &job) };
-        let mut progress = lock(&self.progress);
-        if built {
-            progress.done += 1;
-        } else {
-            progress.failed += 1;
-        }
-        progress.scope_finished(job.scope.as_deref());
-        drop(progress);
-        self.changed.notify_all();
+        self.finished([&job], |p| if built { p.done += 1 } else { p.failed += 1 });
         !lock(&self.queue).is_empty()
     }
 
