@@ -36,10 +36,7 @@ impl ComputeSlot {
 
     /// Stores the outcome and wakes the waiters; the first outcome stays.
     pub(crate) fn finish(&self, outcome: Result<vk::Pipeline, vk::Result>) {
-        let mut state = lock(&self.state);
-        if state.is_none() {
-            *state = Some(outcome);
-        }
+        lock(&self.state).get_or_insert(outcome);
         self.ready.notify_all();
     }
 
