@@ -32,7 +32,7 @@ pub(crate) struct StageKey {
 }
 
 fn dynamic_of(state: &GraphicsState, part: Part) -> Vec<vk::DynamicState> {
-    let mut states: Vec<vk::DynamicState> =
+    let mut states: Vec<_> =
         state.dynamic_states.iter().copied().filter(|&s| dynamic_state_part(s) == Some(part)).collect();
     if part == Part::PreRasterization {
         states.extend([vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR]);

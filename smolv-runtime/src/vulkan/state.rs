@@ -257,17 +257,15 @@ impl AttachmentBlend {
 
     pub(crate) fn to_vk(self) -> vk::PipelineColorBlendAttachmentState {
         let state = vk::PipelineColorBlendAttachmentState::default().color_write_mask(self.write_mask);
-        match self.equation {
-            None => state,
-            Some(e) => state
-                .blend_enable(true)
-                .src_color_blend_factor(e.src_color)
-                .dst_color_blend_factor(e.dst_color)
-                .color_blend_op(e.color_op)
-                .src_alpha_blend_factor(e.src_alpha)
-                .dst_alpha_blend_factor(e.dst_alpha)
-                .alpha_blend_op(e.alpha_op),
-        }
+        let Some(e) = self.equation else { return state };
+        state
+            .blend_enable(true)
+            .src_color_blend_factor(e.src_color)
+            .dst_color_blend_factor(e.dst_color)
+            .color_blend_op(e.color_op)
+            .src_alpha_blend_factor(e.src_alpha)
+            .dst_alpha_blend_factor(e.dst_alpha)
+            .alpha_blend_op(e.alpha_op)
     }
 }
 
