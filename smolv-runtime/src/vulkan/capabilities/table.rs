@@ -78,7 +78,6 @@ macro_rules! capabilities {
 /// assert_eq!(float64.any_of, &[Need::Feature(Feature::ShaderFloat64)]);
 /// assert!(capability(1).unwrap().any_of.is_empty()); // Shader: every device
 /// ```
-#[allow(clippy::too_many_lines, reason = "one arm per row of the specification's table")]
 pub fn capability(capability: u32) -> Option<Requirement> {
     capabilities! { capability;
         0 Matrix;
