@@ -1,6 +1,6 @@
 //! Compute pipelines, handed out as a slot that fills when ready.
 
-use std::sync::{Condvar, Mutex};
+use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::Instant;
 
 use ash::vk;
@@ -36,10 +36,7 @@ impl ComputeSlot {
 
     /// Stores the outcome and wakes the waiters; the first outcome stays.
     pub(crate) fn finish(&self, outcome: Result<vk::Pipeline, vk::Result>) {
-        let mut state = lock(&self.state);
-        if state.is_none() {
-            *state = Some(outcome);
-        }
+        lock(&self.state).get_or_insert(outcome);
         self.ready.notify_all();
     }
 
@@ -78,8 +75,7 @@ impl ComputeSlot {
     pub fn wait(&self) -> Result<vk::Pipeline, VulkanError> {
         let state = self.ready.wait_while(lock(&self.state), |state| state.is_none());
         // Never `None` once the wait returns.
-        let outcome =
-            (*state.unwrap_or_else(std::sync::PoisonError::into_inner)).unwrap_or(Err(vk::Result::ERROR_UNKNOWN));
+        let outcome = (*state.unwrap_or_else(PoisonError::into_inner)).unwrap_or(Err(vk::Result::ERROR_UNKNOWN));
         check("vkCreateComputePipelines", outcome)
     }
 

@@ -146,7 +146,5 @@ pub unsafe fn allocate(
         vk::DescriptorSetAllocateInfo::default().descriptor_pool(pool).set_layouts(std::slice::from_ref(set_layout));
     // SAFETY: the caller's contract: a valid device, its pool, a live layout.
     let sets = check("vkAllocateDescriptorSets", unsafe { device.allocate_descriptor_sets(&info) })?;
-    sets.first()
-        .copied()
-        .ok_or(VulkanError::Call { call: "vkAllocateDescriptorSets", result: vk::Result::ERROR_UNKNOWN })
+    check("vkAllocateDescriptorSets", sets.first().copied().ok_or(vk::Result::ERROR_UNKNOWN))
 }

@@ -38,7 +38,8 @@ pub struct DeviceFeatures {
 }
 
 /// The extensions graphics pipeline libraries need, dependency first.
-const LIBRARY_EXTENSIONS: [Extension; 2] = [Extension::KhrPipelineLibrary, Extension::ExtGraphicsPipelineLibrary];
+pub(crate) const LIBRARY_EXTENSIONS: [&CStr; 2] =
+    [ash::khr::pipeline_library::NAME, ash::ext::graphics_pipeline_library::NAME];
 
 impl DeviceFeatures {
     /// Nothing enabled: `default()` in `const`.
@@ -214,7 +215,7 @@ impl DeviceFeatures {
     /// ```
     #[must_use]
     pub fn with_graphics_pipeline_library(self, enabled: bool) -> Self {
-        let extensions = LIBRARY_EXTENSIONS.into_iter().fold(self, Self::with_extension);
+        let extensions = self.with_extension_names(&LIBRARY_EXTENSIONS);
         if enabled { extensions.with(Feature::GraphicsPipelineLibrary, true) } else { self }
     }
 
@@ -239,7 +240,8 @@ impl DeviceFeatures {
     /// The first thing libraries need that is missing, and where it is enabled.
     pub(crate) fn missing_graphics_pipeline_library(&self) -> Option<(&'static str, &'static str)> {
         let feature = Feature::GraphicsPipelineLibrary;
-        match LIBRARY_EXTENSIONS.into_iter().find(|&e| !self.has_extension(e)) {
+        let mut known = LIBRARY_EXTENSIONS.iter().filter_map(|name| name.to_str().ok().and_then(Extension::from_name));
+        match known.find(|&e| !self.has_extension(e)) {
             Some(e) => Some((e.name(), "VkDeviceCreateInfo::ppEnabledExtensionNames")),
             None => (!self.has(feature)).then(|| (feature.name(), feature.structure())),
         }

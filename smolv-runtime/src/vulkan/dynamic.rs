@@ -17,10 +17,9 @@ use ash::vk;
 /// # }
 /// ```
 pub unsafe fn cmd_set_viewport_and_scissor(device: &ash::Device, cmd: vk::CommandBuffer, extent: vk::Extent2D) {
-    let viewport = whole_viewport(extent);
     // SAFETY: the caller's contract.
     unsafe {
-        device.cmd_set_viewport(cmd, 0, &[viewport]);
+        device.cmd_set_viewport(cmd, 0, &[whole_viewport(extent)]);
         device.cmd_set_scissor(cmd, 0, &[vk::Rect2D::default().extent(extent)]);
     }
 }

@@ -125,13 +125,10 @@ pub struct ProgramLayout {
     pub stage_layouts: Vec<(vk::ShaderStageFlags, vk::PipelineLayout)>,
 }
 
-/// One binding of a set layout's hash key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// One binding of a set layout's hash key (its `set` 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct BindingKey {
-    binding: u32,
-    kind: DescriptorKind,
-    count: u32,
-    stages: u32,
+    binding: Binding,
     bindless: bool,
 }
 
@@ -208,16 +205,12 @@ impl LayoutCache {
     }
 
     fn set_layout(&self, mut bindings: Vec<BindingKey>) -> Result<vk::DescriptorSetLayout, VulkanError> {
-        bindings.sort();
+        bindings.sort_by_key(|b| b.binding.binding);
         let mut cache = lock(&self.set_layouts);
         if let Some(&layout) = cache.get(&bindings) {
             return Ok(layout);
         }
-        let vk_bindings: Vec<vk::DescriptorSetLayoutBinding<'_>> = bindings
-            .iter()
-            .map(|b| Binding { set: 0, binding: b.binding, kind: b.kind, count: b.count, stages: b.stages })
-            .map(|b| b.vk_layout_binding())
-            .collect();
+        let vk_bindings: Vec<_> = bindings.iter().map(|b| b.binding.vk_layout_binding()).collect();
         let bindless = bindings.iter().any(|b| b.bindless);
         use vk::DescriptorBindingFlags as B;
         let bindless_flags = B::PARTIALLY_BOUND | B::UPDATE_AFTER_BIND | B::VARIABLE_DESCRIPTOR_COUNT;
@@ -291,14 +284,9 @@ impl LayoutCache {
                     return Err(VulkanError::BindlessSetTaken(b.set));
                 }
                 let set = self.set_mut(&mut sets, b.set)?;
-                let key = BindingKey {
-                    binding: b.binding,
-                    kind: b.kind,
-                    count: b.count.max(1),
-                    stages: b.stages | stage,
-                    bindless: false,
-                };
-                match set.iter_mut().find(|k| k.binding == b.binding) {
+                let (count, stages) = (b.count.max(1), b.stages | stage);
+                let key = Binding { set: 0, binding: b.binding, kind: b.kind, count, stages };
+                match set.iter_mut().map(|k| &mut k.binding).find(|k| k.binding == b.binding) {
                     Some(found) if (found.kind, found.count) != (key.kind, key.count) => {
                         let first_type = vk::DescriptorType::from_raw(found.kind.vk_descriptor_type());
                         return Err(VulkanError::BindingConflict {
@@ -309,18 +297,15 @@ impl LayoutCache {
                         });
                     }
                     Some(found) => found.stages |= key.stages,
-                    None => set.push(key),
+                    None => set.push(BindingKey { binding: key, bindless: false }),
                 }
             }
         }
         if let Some(bindless) = options.bindless {
-            *self.set_mut(&mut sets, bindless.set)? = vec![BindingKey {
-                binding: 0,
-                kind: bindless.kind,
-                count: bindless.max_descriptors,
-                stages: shaders.iter().fold(0, |acc, r| acc | r.stage.vk_stage_flag()),
-                bindless: bindless.descriptor_indexing,
-            }];
+            let stages = shaders.iter().fold(0, |acc, r| acc | r.stage.vk_stage_flag());
+            let binding = Binding { set: 0, binding: 0, kind: bindless.kind, count: bindless.max_descriptors, stages };
+            *self.set_mut(&mut sets, bindless.set)? =
+                vec![BindingKey { binding, bindless: bindless.descriptor_indexing }];
         }
         self.check_descriptor_counts(&sets)?;
         let push_constants = merged_push_constants(shaders, self.limits.max_push_constants_size)?;
@@ -390,15 +375,15 @@ impl LayoutCache {
             (l.max_per_stage_resources, u32::MAX),
         ];
         // Descriptor-indexing bindless sets have limits of their own.
-        let bindings = || sets.iter().flatten().filter(|b| !b.bindless);
+        let bindings = || sets.iter().flatten().filter(|b| !b.bindless).map(|b| b.binding);
         let stages = bindings().fold(0, |acc, b| acc | b.stages);
         for ((what, types), (per_stage, per_layout)) in kinds.zip(limits) {
-            let counted = |b: &&BindingKey| types.iter().any(|t| t.as_raw() == b.kind.vk_descriptor_type());
+            let counted = |b: &Binding| types.iter().any(|t| t.as_raw() == b.kind.vk_descriptor_type());
             // The whole layout, then each stage.
             let layout = std::iter::once(("a pipeline layout", None, per_layout));
             let each_stage = (0..32).map(|bit| 1u32 << bit).filter(|bit| stages & bit != 0);
             for (scope, stage, limit) in layout.chain(each_stage.map(|s| ("one shader stage", Some(s), per_stage))) {
-                let in_scope = |b: &&BindingKey| stage.is_none_or(|s| b.stages & s != 0);
+                let in_scope = |b: &Binding| stage.is_none_or(|s| b.stages & s != 0);
                 let count: u64 = bindings().filter(counted).filter(in_scope).map(|b| u64::from(b.count)).sum();
                 if count > u64::from(limit) {
                     return Err(VulkanError::DescriptorLimit { what, scope, count, limit });

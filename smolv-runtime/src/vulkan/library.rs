@@ -2,7 +2,9 @@
 
 use ash::vk;
 
-use super::state::{AttachmentBlend, DepthTest, GraphicsState, Part, StencilState, VertexInput, dynamic_state_part};
+use super::state::{
+    AttachmentBlend, DepthTest, GraphicsState, Multisample, Part, StencilState, VertexInput, dynamic_state_part,
+};
 use super::{VulkanError, check};
 use crate::reflect::Reflection;
 use smolv_codec::specialize::Value;
@@ -30,7 +32,7 @@ pub(crate) struct StageKey {
 }
 
 fn dynamic_of(state: &GraphicsState, part: Part) -> Vec<vk::DynamicState> {
-    let mut states: Vec<vk::DynamicState> =
+    let mut states: Vec<_> =
         state.dynamic_states.iter().copied().filter(|&s| dynamic_state_part(s) == Some(part)).collect();
     if part == Part::PreRasterization {
         states.extend([vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR]);
@@ -153,14 +155,9 @@ struct MultisampleKey {
 
 impl MultisampleKey {
     fn of(state: &GraphicsState) -> Self {
-        let m = &state.multisample;
-        Self {
-            samples: m.samples,
-            min_sample_shading: m.sample_shading.map(f32::to_bits),
-            sample_mask: m.sample_mask,
-            alpha_to_coverage: m.alpha_to_coverage,
-            alpha_to_one: m.alpha_to_one,
-        }
+        let Multisample { samples, sample_shading, sample_mask, alpha_to_coverage, alpha_to_one } = state.multisample;
+        let min_sample_shading = sample_shading.map(f32::to_bits);
+        Self { samples, min_sample_shading, sample_mask, alpha_to_coverage, alpha_to_one }
     }
 }
 
@@ -243,11 +240,10 @@ pub(crate) unsafe fn create(
     layout: vk::PipelineLayout,
 ) -> Result<vk::Pipeline, VulkanError> {
     let (bindings, attributes): (Vec<_>, Vec<_>) = parts.vertex_input.map_or_else(Default::default, |k| {
-        use vk::{VertexInputAttributeDescription as Attribute, VertexInputBindingDescription as Binding};
-        let bindings = k.bindings.iter().map(|&(binding, stride, input_rate)| Binding { binding, stride, input_rate });
-        let attributes = k.attributes.iter();
+        use vk::{VertexInputAttributeDescription as A, VertexInputBindingDescription as B};
+        let bindings = k.bindings.iter().map(|&(binding, stride, input_rate)| B { binding, stride, input_rate });
         let attributes =
-            attributes.map(|&(location, binding, format, offset)| Attribute { location, binding, format, offset });
+            k.attributes.iter().map(|&(location, binding, format, offset)| A { location, binding, format, offset });
         (bindings.collect(), attributes.collect())
     });
     let vertex_input = parts.vertex_input.map(|_| {
@@ -275,10 +271,9 @@ pub(crate) unsafe fn create(
             .depth_bias_clamp(bias.map_or(0.0, |b| b[1]))
             .depth_bias_slope_factor(bias.map_or(0.0, |b| b[2]))
     });
-    let tessellation = parts
-        .pre_raster
-        .filter(|k| k.patch_control_points > 0)
-        .map(|k| vk::PipelineTessellationStateCreateInfo::default().patch_control_points(k.patch_control_points));
+    let points = parts.pre_raster.map_or(0, |k| k.patch_control_points);
+    let tessellation =
+        (points > 0).then(|| vk::PipelineTessellationStateCreateInfo::default().patch_control_points(points));
     let depth_stencil = parts.fragment.map(|k| {
         let (depth, stencil) = (k.depth_test, k.stencil);
         let bounds = k.depth_bounds.map(|b| b.map(f32::from_bits));
@@ -307,8 +302,7 @@ pub(crate) unsafe fn create(
             .alpha_to_one_enable(k.alpha_to_one)
             .sample_mask(&sample_mask[..words])
     });
-    let blends: Vec<vk::PipelineColorBlendAttachmentState> =
-        parts.output.map_or_else(Vec::new, |k| k.blends.iter().map(|b| b.to_vk()).collect());
+    let blends: Vec<_> = parts.output.map_or_else(Vec::new, |k| k.blends.iter().map(|b| b.to_vk()).collect());
     let blend = parts.output.map(|k| {
         let state = vk::PipelineColorBlendStateCreateInfo::default()
             .attachments(&blends)

@@ -45,8 +45,7 @@ impl<'d> ShaderModules<'d> {
     /// # Safety
     /// Each stage's code is valid SPIR-V for `device`.
     pub(crate) unsafe fn new(device: &'d ash::Device, stages: &[StageCode<'_>]) -> Result<Self, VulkanError> {
-        let mut modules =
-            Self { device, stages: Vec::with_capacity(stages.len()), specialization: Vec::with_capacity(stages.len()) };
+        let mut modules = Self { device, stages: Vec::new(), specialization: Vec::new() };
         for stage in stages {
             let specialization = SpecializationData::new(stage.code, stage.values)?;
             let info = vk::ShaderModuleCreateInfo::default().code(stage.code);

@@ -5,7 +5,7 @@ use std::ffi::{CStr, c_char};
 use ash::vk;
 
 use super::VulkanError;
-use super::device_features::DeviceFeatures;
+use super::device_features::{DeviceFeatures, LIBRARY_EXTENSIONS};
 use super::pipelines::{PipelineManager, PipelineOptions};
 
 /// What a [`PipelineManager`] needs on a physical device (dynamic rendering, and
@@ -42,9 +42,6 @@ pub struct DeviceRequirements {
     vulkan13: vk::PhysicalDeviceVulkan13Features<'static>,
     library: vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT<'static>,
 }
-
-/// The extensions graphics pipeline libraries need, dependency first.
-const LIBRARY_EXTENSIONS: [&CStr; 2] = [ash::khr::pipeline_library::NAME, ash::ext::graphics_pipeline_library::NAME];
 
 impl DeviceRequirements {
     /// What `physical` needs for the manager. See the [example](Self).

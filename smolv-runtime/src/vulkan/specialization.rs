@@ -10,12 +10,11 @@ use smolv_codec::specialize::{Scalar, Value, describe_type, fit_value};
 
 /// The scalar type of every specialization constant of `spirv`, by SpecId.
 fn spec_constant_types(spirv: &[u32]) -> HashMap<u32, Scalar> {
-    let mut spec_ids = HashMap::new(); // result id -> SpecId
-    let mut types = HashMap::new(); // type id -> scalar
-    let mut constants = Vec::new(); // (result id, type id)
     if spirv.first() != Some(&spirv::MAGIC) {
         return HashMap::new();
     }
+    // SpecId by result id, scalar by type id, and each constant's (result id, type id).
+    let (mut spec_ids, mut types, mut constants) = (HashMap::new(), HashMap::new(), Vec::new());
     // Types and constants all come before the first function.
     for inst in spirv::globals(spirv).map_while(Result::ok) {
         match (inst.op(), inst.operands()) {

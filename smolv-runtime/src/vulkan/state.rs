@@ -257,17 +257,15 @@ impl AttachmentBlend {
 
     pub(crate) fn to_vk(self) -> vk::PipelineColorBlendAttachmentState {
         let state = vk::PipelineColorBlendAttachmentState::default().color_write_mask(self.write_mask);
-        match self.equation {
-            None => state,
-            Some(e) => state
-                .blend_enable(true)
-                .src_color_blend_factor(e.src_color)
-                .dst_color_blend_factor(e.dst_color)
-                .color_blend_op(e.color_op)
-                .src_alpha_blend_factor(e.src_alpha)
-                .dst_alpha_blend_factor(e.dst_alpha)
-                .alpha_blend_op(e.alpha_op),
-        }
+        let Some(e) = self.equation else { return state };
+        state
+            .blend_enable(true)
+            .src_color_blend_factor(e.src_color)
+            .dst_color_blend_factor(e.dst_color)
+            .color_blend_op(e.color_op)
+            .src_alpha_blend_factor(e.src_alpha)
+            .dst_alpha_blend_factor(e.dst_alpha)
+            .alpha_blend_op(e.alpha_op)
     }
 }
 
@@ -419,12 +417,10 @@ impl GraphicsState {
     /// Refuses state needing a feature `features` lacks, or unsupported dynamic state.
     pub(crate) fn check(&self, features: &DeviceFeatures, extra_stages: ExtraStages) -> Result<(), VulkanError> {
         // The first of `needs` (when it applies, its feature, what needs it) that is missing.
-        let need = |needs: &[(bool, Feature, &'static str)]| match needs.iter().find(|n| n.0 && !features.has(n.1)) {
-            Some(&(_, feature, state)) => {
-                let (feature, structure) = (feature.name(), feature.structure());
-                Err(VulkanError::FeatureNotEnabled { feature, structure, state, shader: None })
-            }
-            None => Ok(()),
+        let need = |needs: &[(bool, Feature, &'static str)]| {
+            let Some(&(_, feature, state)) = needs.iter().find(|n| n.0 && !features.has(n.1)) else { return Ok(()) };
+            let (feature, structure) = (feature.name(), feature.structure());
+            Err(VulkanError::FeatureNotEnabled { feature, structure, state, shader: None })
         };
         if let Some(&unknown) = self.dynamic_states.iter().find(|&&s| dynamic_state_part(s).is_none()) {
             return Err(VulkanError::DynamicStateUnsupported(unknown));

@@ -40,12 +40,12 @@ impl VertexInput {
         if let Some(attribute) = attributes.iter().find(|a| !bindings.iter().any(|b| b.binding == a.binding)) {
             let binding = attribute.binding;
             let reason = format!("its attribute reads binding {binding}, which has no VkVertexInputBindingDescription");
-            return Err(mismatch(attribute.location, reason));
+            return Err(VulkanError::VertexInputMismatch { location: attribute.location, reason });
         }
         for input in &vertex.inputs {
             let Some(attribute) = attributes.iter().find(|a| a.location == input.location) else {
                 let reason = format!("the vertex shader reads {} there, and no attribute feeds it", described(input));
-                return Err(mismatch(input.location, reason));
+                return Err(VulkanError::VertexInputMismatch { location: input.location, reason });
             };
             let shader = vk::Format::from_raw(i32::try_from(input.format).unwrap_or(i32::MAX));
             let Some(wanted) = numeric_type(shader) else {
@@ -59,7 +59,7 @@ impl VertexInput {
                 let reason = format!(
                     "the vertex shader reads {read} as {shader:?} ({wanted}), and the attribute is {format:?} ({given})"
                 );
-                return Err(mismatch(input.location, reason));
+                return Err(VulkanError::VertexInputMismatch { location: input.location, reason });
             }
         }
         Ok(())
@@ -69,10 +69,6 @@ impl VertexInput {
 /// An input in words: `` `name` `` where the module kept it, else "an input".
 fn described(input: &crate::reflect::InterfaceVariable) -> String {
     if input.name.is_empty() { "an input".to_owned() } else { format!("`{}`", input.name) }
-}
-
-fn mismatch(location: u32, reason: String) -> VulkanError {
-    VulkanError::VertexInputMismatch { location, reason }
 }
 
 /// The numeric type of a colour format, in words, from ash's name for it (`R8G8B8A8_UNORM`).

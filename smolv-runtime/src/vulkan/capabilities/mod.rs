@@ -68,20 +68,12 @@ pub(crate) fn check(
     device: &DeviceFeatures,
     api_version: u32,
 ) -> Result<(), VulkanError> {
-    for requirement in requirements(spirv) {
-        let allowed = requirement.any_of.is_empty()
-            || requirement.any_of.iter().any(|&need| satisfied(need, shader.stage, device, api_version));
-        if !allowed {
-            let (feature, structure) = describe(requirement.any_of[0]);
-            return Err(VulkanError::FeatureNotEnabled {
-                feature,
-                structure,
-                state: requirement.declared,
-                shader: Some(format!("{} shader `{}`", shader.stage_name, shader.entry_point)),
-            });
-        }
-    }
-    Ok(())
+    let allowed = |need: &Need| satisfied(*need, shader.stage, device, api_version);
+    let denied = requirements(spirv).into_iter().find(|r| !r.any_of.is_empty() && !r.any_of.iter().any(allowed));
+    let Some(denied) = denied else { return Ok(()) };
+    let (feature, structure) = describe(denied.any_of[0]);
+    let shader = Some(format!("{} shader `{}`", shader.stage_name, shader.entry_point));
+    Err(VulkanError::FeatureNotEnabled { feature, structure, state: denied.declared, shader })
 }
 
 fn satisfied(need: Need, stage: vk::ShaderStageFlags, device: &DeviceFeatures, api_version: u32) -> bool {

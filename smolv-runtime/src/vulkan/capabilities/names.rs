@@ -111,10 +111,7 @@ macro_rules! extensions {
             /// assert_eq!(Extension::from_name("VK_KHR_swapchain"), None);
             /// ```
             pub fn from_name(name: &str) -> Option<Self> {
-                match name {
-                    $($name => Some(Extension::$variant),)*
-                    _ => None,
-                }
+                Self::ALL.iter().copied().find(|extension| extension.name() == name)
             }
         }
     };

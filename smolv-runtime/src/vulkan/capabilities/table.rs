@@ -2,7 +2,10 @@
 
 use ash::vk;
 
-use super::names::{Extension as E, Feature as F};
+use super::names::Extension::{self, *};
+use super::names::Feature::{self, *};
+use Need::{Extension as E, Feature as F, Property as P, Subgroup as S};
+use vk::SubgroupFeatureFlags as Ops;
 
 /// One way a device can allow a capability or SPIR-V extension.
 ///
@@ -18,9 +21,9 @@ use super::names::{Extension as E, Feature as F};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Need {
     /// A device feature, enabled.
-    Feature(F),
+    Feature(Feature),
     /// A device extension, enabled.
-    Extension(E),
+    Extension(Extension),
     /// At least this Vulkan version (`vk::make_api_version`; major and minor count).
     Version(u32),
     /// These subgroup operations, in the shader's stage.
@@ -49,37 +52,18 @@ const V1_1: Need = Need::Version(vk::API_VERSION_1_1);
 const V1_2: Need = Need::Version(vk::API_VERSION_1_2);
 const V1_3: Need = Need::Version(vk::API_VERSION_1_3);
 
-/// One alternative: `F(feature)`, `E(extension)`, `S(subgroup ops)`, `P(property)`, or a version.
-macro_rules! need {
-    (F($feature:ident)) => {
-        Need::Feature(F::$feature)
-    };
-    (E($extension:ident)) => {
-        Need::Extension(E::$extension)
-    };
-    (S($operations:ident)) => {
-        Need::Subgroup(vk::SubgroupFeatureFlags::$operations)
-    };
-    (P($property:literal)) => {
-        Need::Property($property)
-    };
-    ($version:ident) => {
-        $version
-    };
-}
-
 /// A row: what `declared` needs, any one of the alternatives.
 macro_rules! row {
-    ($declared:expr; $($kind:ident $(($arg:tt))?),*) => {
-        Requirement { declared: $declared, any_of: const { &[$(need!($kind $(($arg))?)),*] } }
+    ($declared:expr; $($need:expr),*) => {
+        Requirement { declared: $declared, any_of: const { &[$($need),*] } }
     };
 }
 
 /// A match on `capability` over rows `number Name: alternatives;`.
 macro_rules! capabilities {
-    ($capability:ident; $($number:literal $name:ident $(: $($kind:ident $(($arg:tt))?),+)?;)*) => {
+    ($capability:ident; $($number:literal $name:ident $(: $($need:expr),+)?;)*) => {
         Some(match $capability {
-            $($number => row!(concat!("OpCapability ", stringify!($name)); $($($kind $(($arg))?),+)?),)*
+            $($number => row!(concat!("OpCapability ", stringify!($name)); $($($need),+)?),)*
             _ => return None,
         })
     };
@@ -94,7 +78,6 @@ macro_rules! capabilities {
 /// assert_eq!(float64.any_of, &[Need::Feature(Feature::ShaderFloat64)]);
 /// assert!(capability(1).unwrap().any_of.is_empty()); // Shader: every device
 /// ```
-#[allow(clippy::too_many_lines, reason = "one arm per row of the specification's table")]
 pub fn capability(capability: u32) -> Option<Requirement> {
     capabilities! { capability;
         0 Matrix;
@@ -137,14 +120,14 @@ pub fn capability(capability: u32) -> Option<Requirement> {
         55 StorageImageReadWithoutFormat: F(ShaderStorageImageReadWithoutFormat), V1_3, E(KhrFormatFeatureFlags2);
         56 StorageImageWriteWithoutFormat: F(ShaderStorageImageWriteWithoutFormat), V1_3, E(KhrFormatFeatureFlags2);
         57 MultiViewport: F(MultiViewport);
-        61 GroupNonUniform: S(BASIC);
-        62 GroupNonUniformVote: S(VOTE);
-        63 GroupNonUniformArithmetic: S(ARITHMETIC);
-        64 GroupNonUniformBallot: S(BALLOT);
-        65 GroupNonUniformShuffle: S(SHUFFLE);
-        66 GroupNonUniformShuffleRelative: S(SHUFFLE_RELATIVE);
-        67 GroupNonUniformClustered: S(CLUSTERED);
-        68 GroupNonUniformQuad: S(QUAD);
+        61 GroupNonUniform: S(Ops::BASIC);
+        62 GroupNonUniformVote: S(Ops::VOTE);
+        63 GroupNonUniformArithmetic: S(Ops::ARITHMETIC);
+        64 GroupNonUniformBallot: S(Ops::BALLOT);
+        65 GroupNonUniformShuffle: S(Ops::SHUFFLE);
+        66 GroupNonUniformShuffleRelative: S(Ops::SHUFFLE_RELATIVE);
+        67 GroupNonUniformClustered: S(Ops::CLUSTERED);
+        68 GroupNonUniformQuad: S(Ops::QUAD);
         69 ShaderLayer: F(ShaderOutputLayer);
         70 ShaderViewportIndex: F(ShaderOutputViewportIndex);
         4422 FragmentShadingRateKHR:
@@ -236,8 +219,8 @@ pub fn capability(capability: u32) -> Option<Requirement> {
 }
 
 macro_rules! spv {
-    ($name:literal $(, $kind:ident $(($arg:tt))?)*) => {
-        row!(concat!("OpExtension ", $name); $($kind $(($arg))?),*)
+    ($name:literal $(, $need:expr)*) => {
+        row!(concat!("OpExtension ", $name); $($need),*)
     };
 }
 
