@@ -318,14 +318,9 @@ impl BindGroupLayouts {
         if self.immediate_size > 0 && !device.features().contains(wgpu::Features::IMMEDIATES) {
             return Err(WgpuError::NeedsImmediates { size: self.immediate_size });
         }
-        let bind_group_layouts: Vec<Option<wgpu::BindGroupLayout>> = self
-            .groups
-            .iter()
-            .map(|entries| {
-                (!entries.is_empty())
-                    .then(|| device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label, entries }))
-            })
-            .collect();
+        let layout = |entries| device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label, entries });
+        let bind_group_layouts: Vec<Option<wgpu::BindGroupLayout>> =
+            self.groups.iter().map(|entries| (!entries.is_empty()).then(|| layout(entries))).collect();
         let refs: Vec<Option<&wgpu::BindGroupLayout>> = bind_group_layouts.iter().map(Option::as_ref).collect();
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label,

@@ -30,10 +30,7 @@ struct Identity {
 }
 
 fn bounded(text: &str) -> String {
-    let mut end = text.len().min(MAX_FIELD);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
+    let end = (0..=text.len().min(MAX_FIELD)).rev().find(|&end| text.is_char_boundary(end)).unwrap_or(0);
     text[..end].to_owned()
 }
 
@@ -210,7 +207,7 @@ impl PipelineCacheFile {
         let path = dir.as_ref().join(Self::file_name(&adapter));
         let identity = Identity::of(&adapter);
         let file = file::read(&path);
-        let (data, load) = match &file {
+        let (data, mut load) = match &file {
             Err(load) => (None, load.clone()),
             Ok(file) => match wgpu_data(&path, file, &identity) {
                 Ok(data) => (Some(data), CacheLoad::Loaded { bytes: data.len() }),
@@ -218,19 +215,16 @@ impl PipelineCacheFile {
             },
         };
         // SAFETY: `data` is `None` or bytes `save` wrote for this adapter (the caller's contract).
-        let (cache, error) = unsafe { create(device, data) };
-        let (cache, load) = match (error, data) {
-            (None, _) => (cache, load),
-            (Some(message), Some(_)) => {
-                // SAFETY: no data.
-                let (cache, again) = unsafe { create(device, None) };
-                if let Some(message) = again {
-                    return Err(WgpuError::PipelineCache { message });
-                }
-                (cache, CacheLoad::Ignored { reason: CacheRejected::WgpuRejected { path: path.clone(), message } })
-            }
-            (Some(message), None) => return Err(WgpuError::PipelineCache { message }),
-        };
+        let (mut cache, mut error) = unsafe { create(device, data) };
+        if let (Some(message), Some(_)) = (&error, data) {
+            let reason = CacheRejected::WgpuRejected { path: path.clone(), message: message.clone() };
+            load = CacheLoad::Ignored { reason };
+            // SAFETY: no data.
+            (cache, error) = unsafe { create(device, None) };
+        }
+        if let Some(message) = error {
+            return Err(WgpuError::PipelineCache { message });
+        }
         Ok((Self { cache, path, record: identity.to_bytes() }, load))
     }
 
