@@ -36,10 +36,7 @@ impl core::fmt::Display for SetPacking {
     #[inline]
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let codec = self.codec.map_or("bundle", Codec::name);
-        let framing = match self.framing {
-            Framing::Stream => "stream",
-            _ => "per module",
-        };
+        let framing = if self.framing == Framing::Stream { "stream" } else { "per module" };
         write!(f, "{codec} ({framing})")
     }
 }

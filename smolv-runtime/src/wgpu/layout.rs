@@ -149,10 +149,7 @@ impl BindGroupLayouts {
         for shader in shaders {
             match shader.wgsl()? {
                 Some(text) => layouts.add_wgsl(shader.name(), &text, options)?,
-                None => {
-                    let reflection = shader.reflection()?;
-                    layouts.add(shader.name(), &reflection, shader.decode_cached()?, options)?;
-                }
+                None => layouts.add(shader.name(), &shader.reflection()?, shader.decode_cached()?, options)?,
             }
         }
         Ok(layouts)
@@ -243,13 +240,8 @@ impl BindGroupLayouts {
         if index >= self.groups.len() {
             // Refuse what no device binds before allocating for it.
             if index >= 32 {
-                return Err(WgpuError::UnsupportedBinding {
-                    shader: shader.to_owned(),
-                    set,
-                    binding: entry.binding,
-                    name: String::new(),
-                    reason: "is in a bind group past any device's limit (wgpu binds up to 8 groups)".to_owned(),
-                });
+                let reason = "is in a bind group past any device's limit (wgpu binds up to 8 groups)";
+                return Err(WgpuError::unsupported(shader, set, entry.binding, "", reason));
             }
             self.groups.resize(index + 1, Vec::new());
         }
@@ -358,13 +350,7 @@ fn count(shader: &str, binding: &DescriptorBinding) -> Result<Option<NonZeroU32>
 }
 
 fn unsupported(shader: &str, binding: &DescriptorBinding, reason: impl Into<String>) -> WgpuError {
-    WgpuError::UnsupportedBinding {
-        shader: shader.to_owned(),
-        set: binding.set,
-        binding: binding.binding,
-        name: binding.name.clone(),
-        reason: reason.into(),
-    }
+    WgpuError::unsupported(shader, binding.set, binding.binding, &binding.name, reason)
 }
 
 /// The wgpu binding type of one reflected binding.

@@ -59,9 +59,7 @@ fn without_lines(words: &[u32]) -> Cow<'_, [u32]> {
         return Cow::Borrowed(words);
     }
     let mut kept = words[..spirv::HEADER_WORDS].to_vec();
-    for instruction in instructions.iter().filter(|i| !is_line(i)) {
-        kept.extend_from_slice(instruction.words);
-    }
+    kept.extend(instructions.iter().filter(|i| !is_line(i)).flat_map(|i| i.words));
     Cow::Owned(kept)
 }
 

@@ -56,16 +56,13 @@ impl Identity {
     }
 
     fn to_bytes(&self) -> Vec<u8> {
-        let mut bytes = Vec::new();
-        let text = |bytes: &mut Vec<u8>, text: &str| {
-            bytes.extend_from_slice(&u16::try_from(text.len()).unwrap_or(u16::MAX).to_le_bytes());
-            bytes.extend_from_slice(text.as_bytes());
-        };
-        text(&mut bytes, &self.backend);
+        let text =
+            |text: &str| [&u16::try_from(text.len()).unwrap_or(u16::MAX).to_le_bytes()[..], text.as_bytes()].concat();
+        let mut bytes = text(&self.backend);
         bytes.extend_from_slice(&self.vendor.to_le_bytes());
         bytes.extend_from_slice(&self.device.to_le_bytes());
         for field in [&self.device_type, &self.name, &self.driver, &self.driver_info] {
-            text(&mut bytes, field);
+            bytes.extend(text(field));
         }
         bytes
     }

@@ -52,14 +52,8 @@ impl WgslModule {
         let mut found = Vec::new();
         for (_, global) in self.module.global_variables.iter() {
             let Some(at) = &global.binding else { continue };
-            let name = global.name.clone().unwrap_or_default();
-            let unsupported = |reason: &str| WgpuError::UnsupportedBinding {
-                shader: shader.to_owned(),
-                set: at.group,
-                binding: at.binding,
-                name: name.clone(),
-                reason: reason.to_owned(),
-            };
+            let name = global.name.as_deref().unwrap_or_default();
+            let unsupported = |reason: &str| WgpuError::unsupported(shader, at.group, at.binding, name, reason);
             let (inner, count) = match &self.module.types[global.ty].inner {
                 TypeInner::BindingArray { base, size } => match size {
                     naga::ArraySize::Constant(n) => (&self.module.types[*base].inner, Some(*n)),
