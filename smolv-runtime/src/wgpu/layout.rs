@@ -338,12 +338,9 @@ fn stages(vk: u32) -> ShaderStages {
 }
 
 fn count(shader: &str, binding: &DescriptorBinding) -> Result<Option<NonZeroU32>, WgpuError> {
+    let reason = "is a runtime-sized array; give it a fixed size (wgpu's binding arrays have one)";
     match binding.count {
-        0 => Err(unsupported(
-            shader,
-            binding,
-            "is a runtime-sized array; give it a fixed size (wgpu's binding arrays have one)",
-        )),
+        0 => Err(unsupported(shader, binding, reason)),
         1 => Ok(None),
         n => Ok(NonZeroU32::new(n)),
     }
@@ -387,33 +384,24 @@ fn binding_type(
                 (false, false) => wgpu::StorageTextureAccess::ReadWrite,
             };
             let format = storage_format(image.format).ok_or_else(|| {
-                unsupported(
-                    shader,
-                    binding,
-                    format!(
-                        "is a storage image of SPIR-V format {}, which wgpu has no texture format for; \
-                         declare its format in the shader, or give it with LayoutOptions::binding_type",
-                        image.format
-                    ),
-                )
+                let reason = format!(
+                    "is a storage image of SPIR-V format {}, which wgpu has no texture format for; \
+                     declare its format in the shader, or give it with LayoutOptions::binding_type",
+                    image.format
+                );
+                unsupported(shader, binding, reason)
             })?;
             BindingType::StorageTexture { access, format, view_dimension: dimension(shader, binding, image)? }
         }
         DescriptorKind::AccelerationStructure => BindingType::AccelerationStructure { vertex_return: false },
         DescriptorKind::CombinedImageSampler => {
-            return Err(unsupported(
-                shader,
-                binding,
-                "is a combined image sampler, which wgpu does not have; declare a texture and a sampler \
-                 (GLSL `texture2D` + `sampler`, Slang `Texture2D` + `SamplerState`)",
-            ));
+            let reason = "is a combined image sampler, which wgpu does not have; declare a texture and a sampler \
+                          (GLSL `texture2D` + `sampler`, Slang `Texture2D` + `SamplerState`)";
+            return Err(unsupported(shader, binding, reason));
         }
         other => {
-            return Err(unsupported(
-                shader,
-                binding,
-                format!("is a {other:?}, which wgpu has no binding type for; use a storage buffer or texture"),
-            ));
+            let reason = format!("is a {other:?}, which wgpu has no binding type for; use a storage buffer or texture");
+            return Err(unsupported(shader, binding, reason));
         }
     })
 }

@@ -83,16 +83,10 @@ impl Identity {
     }
 
     fn describe(&self) -> String {
-        format!(
-            "{} adapter {:04x}:{:04x} ({}) {} with driver {} {}",
-            shown(&self.backend),
-            self.vendor,
-            self.device,
-            shown(&self.device_type),
-            shown(&self.name),
-            shown(&self.driver),
-            shown(&self.driver_info)
-        )
+        let [backend, device_type, name, driver, driver_info] =
+            [&self.backend, &self.device_type, &self.name, &self.driver, &self.driver_info].map(|text| shown(text));
+        let (vendor, device) = (self.vendor, self.device);
+        format!("{backend} adapter {vendor:04x}:{device:04x} ({device_type}) {name} with driver {driver} {driver_info}")
     }
 }
 
@@ -127,11 +121,8 @@ fn wgpu_data<'f>(path: &Path, file: &'f [u8], this: &Identity) -> Result<&'f [u8
     let (found, data) =
         Identity::read(body).map_err(|reason| CacheRejected::AdapterRecord { path: path.to_owned(), reason })?;
     if found != *this {
-        return Err(CacheRejected::OtherAdapter {
-            path: path.to_owned(),
-            found: found.describe(),
-            this: this.describe(),
-        });
+        let (found, this) = (found.describe(), this.describe());
+        return Err(CacheRejected::OtherAdapter { path: path.to_owned(), found, this });
     }
     Ok(data)
 }

@@ -2,7 +2,7 @@
 
 use std::num::NonZeroU32;
 
-use naga::{AddressSpace, ImageClass, ImageDimension, ScalarKind, StorageAccess, TypeInner};
+use naga::{AddressSpace, ImageClass, ImageDimension, Scalar, ScalarKind, StorageAccess, TypeInner};
 use wgpu::{BindingType, ShaderStages, TextureSampleType, TextureViewDimension};
 
 use super::error::WgpuError;
@@ -127,13 +127,10 @@ impl WgslModule {
             .iter()
             .filter_map(|(_, o)| {
                 let ty = match &self.module.types[o.ty].inner {
-                    TypeInner::Scalar(scalar) => match (scalar.kind, scalar.width) {
-                        (ScalarKind::Bool, _) => SpecConstantType::Bool,
-                        (ScalarKind::Sint, 4) => SpecConstantType::I32,
-                        (ScalarKind::Uint, 4) => SpecConstantType::U32,
-                        (ScalarKind::Float, 4) => SpecConstantType::F32,
-                        _ => SpecConstantType::Other,
-                    },
+                    TypeInner::Scalar(Scalar { kind: ScalarKind::Bool, .. }) => SpecConstantType::Bool,
+                    TypeInner::Scalar(Scalar { kind: ScalarKind::Sint, width: 4 }) => SpecConstantType::I32,
+                    TypeInner::Scalar(Scalar { kind: ScalarKind::Uint, width: 4 }) => SpecConstantType::U32,
+                    TypeInner::Scalar(Scalar { kind: ScalarKind::Float, width: 4 }) => SpecConstantType::F32,
                     _ => SpecConstantType::Other,
                 };
                 let id = u32::from(o.id?);
