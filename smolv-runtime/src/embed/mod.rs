@@ -296,12 +296,6 @@ impl EmbeddedSet {
         self.entries.get(index).ok_or_else(|| corrupt("a shader lies outside its set's table"))
     }
 
-    #[cfg_attr(not(debug_assertions), inline)]
-    fn unpacked_once(&self, unpack_once: UnpackOnce) -> Result<&'static [u8], ShaderError> {
-        let packed = if self.unpacker.dictionary { self.dictionary } else { self.data };
-        unpacked_once(&self.unpacked, unpack_once, packed, self.once)
-    }
-
     /// Module `index` as stored, with its dictionary if any; `unpack_once` is `None` for
     /// codecs without streams and dictionaries.
     #[cfg_attr(not(debug_assertions), inline)]
@@ -313,8 +307,10 @@ impl EmbeddedSet {
                 return Err(corrupt("a set packed with a dictionary has none"));
             }
             Some(_) if self.once == (0, 0) => (self.data, &[][..], false),
-            Some(unpack_once) if self.unpacker.dictionary => (self.data, self.unpacked_once(unpack_once)?, false),
-            Some(unpack_once) => (self.unpacked_once(unpack_once)?, &[][..], true),
+            Some(unpack_once) if self.unpacker.dictionary => {
+                (self.data, unpacked_once(&self.unpacked, unpack_once, self.dictionary, self.once)?, false)
+            }
+            Some(unpack_once) => (unpacked_once(&self.unpacked, unpack_once, self.data, self.once)?, &[][..], true),
         };
         let offset = len(entry.offset)?;
         let end = offset.checked_add(len(entry.packed_len)?);

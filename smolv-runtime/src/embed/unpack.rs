@@ -9,6 +9,7 @@ use super::{EmbeddedModule, EmbeddedSet};
 use crate::shader_error::{Failure, ShaderError};
 use smolv_codec::DecodeOptions;
 use smolv_codec::smolv::decode_current_into;
+use xxhash_rust::xxh32::xxh32;
 
 const SPIRV_MAGIC: u32 = 0x0723_0203;
 
@@ -218,19 +219,13 @@ fn from_le_in_place(words: &mut [u32]) {
     }
 }
 
-/// xxHash32 (seed 0) of bytes.
-#[cfg_attr(not(debug_assertions), inline)]
-fn xxh32(bytes: &[u8]) -> u32 {
-    xxhash_rust::xxh32::xxh32(bytes, 0)
-}
-
 /// Whether decoded `words` hash (as little-endian bytes) to `check`.
 #[cfg_attr(not(debug_assertions), inline)]
 fn intact(words: &[u32], check: u32) -> bool {
     if cfg!(target_endian = "little") {
-        xxh32(bytemuck::cast_slice(words)) == check
+        xxh32(bytemuck::cast_slice(words), 0) == check
     } else {
-        xxh32(&words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>()) == check
+        xxh32(&words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>(), 0) == check
     }
 }
 
@@ -260,12 +255,6 @@ fn decode_smolv(module: &Packed<'_>, options: &DecodeOptions, out: &mut Vec<u32>
     finish_smolv(module.stored, spirv_len, module, options, out)
 }
 
-/// Most bytes of SMOL-V that `spirv_len` bytes of SPIR-V can encode to (6 a word, and the header).
-#[cfg_attr(not(debug_assertions), inline)]
-fn max_smolv_len(spirv_len: usize) -> usize {
-    24 + spirv_len / 4 * 6
-}
-
 /// Decompresses a module (unless it is in an unpacked stream), then decodes its SMOL-V.
 #[cfg_attr(not(debug_assertions), inline)]
 fn decode_packed(
@@ -279,7 +268,8 @@ fn decode_packed(
         return finish_smolv(module.stored, spirv_len, module, options, out);
     }
     let unpacked_len = len(module.unpacked_len)?;
-    if unpacked_len > max_smolv_len(spirv_len) {
+    // The most bytes of SMOL-V that `spirv_len` bytes of SPIR-V can encode to: 6 a word, and the header.
+    if unpacked_len > 24 + spirv_len / 4 * 6 {
         return Err(corrupt("the packed module is larger than its SMOL-V could encode to"));
     }
     let mut unpacked = alloc::vec![0; unpacked_len];
@@ -296,7 +286,7 @@ fn unpack_once_with(
 ) -> Result<Vec<u8>, ShaderError> {
     let mut unpacked = alloc::vec![0; len(unpacked_len)?];
     decompress(packed, &[], &mut unpacked)?;
-    if xxh32(&unpacked) != check {
+    if xxh32(&unpacked, 0) != check {
         return Err(Failure::HashMismatch.into());
     }
     Ok(unpacked)

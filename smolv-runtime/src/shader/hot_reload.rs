@@ -176,16 +176,13 @@ fn last_words_of_each(edit: Vec<(&Shader, Vec<u32>)>) -> (Vec<(&Shader, Vec<u32>
     let mut unique: Vec<(&Shader, Vec<u32>)> = Vec::with_capacity(edit.len());
     let mut places = Vec::with_capacity(edit.len());
     for (shader, words) in edit {
-        match unique.iter().position(|(seen, _)| std::ptr::eq(*seen, shader)) {
-            Some(place) => {
-                unique[place].1 = words;
-                places.push(place);
-            }
-            None => {
-                places.push(unique.len());
-                unique.push((shader, words));
-            }
+        let place = unique.iter().position(|(seen, _)| std::ptr::eq(*seen, shader)).unwrap_or(unique.len());
+        if place == unique.len() {
+            unique.push((shader, words));
+        } else {
+            unique[place].1 = words;
         }
+        places.push(place);
     }
     (unique, places)
 }

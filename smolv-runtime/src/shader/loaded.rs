@@ -84,15 +84,13 @@ fn shader_from_container(
 ) -> Result<Shader, ContainerError> {
     let container = Container::parse(bytes.get())?;
     container.reflection()?;
-    let found = match &dictionary {
-        _ if container.dictionary_id() == 0 => None,
-        Some(d) if d.id() == container.dictionary_id() => None,
-        Some(_) => Some("a different dictionary was given"),
-        None => Some("no dictionary was given"),
+    let matched = match &dictionary {
+        _ if container.dictionary_id() == 0 => Ok(()),
+        Some(d) if d.id() == container.dictionary_id() => Ok(()),
+        Some(_) => Err("a different dictionary was given"),
+        None => Err("no dictionary was given"),
     };
-    if let Some(found) = found {
-        return Err(ContainerError::DictionaryMismatch { expected: container.dictionary_id(), found });
-    }
+    matched.map_err(|found| ContainerError::DictionaryMismatch { expected: container.dictionary_id(), found })?;
     let reflection_at = container.reflection_bytes().as_ptr() as usize - bytes.get().as_ptr() as usize;
     let reflection = bytes.slice(reflection_at, reflection_at + container.reflection_bytes().len());
     let (hash, spirv_len) = (container.content_hash(), container.decoded_len());

@@ -83,12 +83,6 @@ impl Encoded {
         let (source, index) = self.parts();
         crate::embed::decode_cached(source, index)
     }
-
-    /// A loaded container's stored reflection and content hash.
-    #[inline]
-    fn recorded(&self) -> Option<(&[u8], ContentHash)> {
-        self.parts().0.recorded()
-    }
 }
 
 /// `Encoded`'s methods that call its source's method of the same name on its module.
@@ -227,16 +221,23 @@ impl Shader {
     /// ```
     #[inline]
     pub fn reflection(&self) -> Result<Reflection, ShaderError> {
+        match self.recorded() {
+            Some((reflection, _)) => Ok(Reflection::from_bytes(reflection)?),
+            None => Ok(Reflection::from_spirv(self.decode_cached()?)?),
+        }
+    }
+
+    /// A loaded container's stored reflection and content hash, unless newer words were published.
+    #[inline]
+    fn recorded(&self) -> Option<(&[u8], ContentHash)> {
         #[cfg(feature = "hot-reload")]
-        if let Some(words) = self.reload.latest() {
-            return Ok(Reflection::from_spirv(words)?);
+        if self.reload.latest().is_some() {
+            return None;
         }
-        if let Source::Encoded(encoded) = &self.source
-            && let Some((reflection, _)) = encoded.recorded()
-        {
-            return Ok(Reflection::from_bytes(reflection)?);
+        match &self.source {
+            Source::Raw { .. } => None,
+            Source::Encoded(encoded) => encoded.parts().0.recorded(),
         }
-        Ok(Reflection::from_spirv(self.decode_cached()?)?)
     }
 
     /// The stage, from the reflection.
@@ -282,16 +283,10 @@ impl Shader {
     /// ```
     #[inline]
     pub fn content_hash(&self) -> Result<ContentHash, ShaderError> {
-        #[cfg(feature = "hot-reload")]
-        if let Some(words) = self.reload.latest() {
-            return Ok(ContentHash::of_spirv(words));
+        match self.recorded() {
+            Some((_, hash)) => Ok(hash),
+            None => Ok(ContentHash::of_spirv(self.decode_cached()?)),
         }
-        if let Source::Encoded(encoded) = &self.source
-            && let Some((_, hash)) = encoded.recorded()
-        {
-            return Ok(hash);
-        }
-        Ok(ContentHash::of_spirv(self.decode_cached()?))
     }
 
     /// Decodes to SPIR-V words, checking the recorded hash.
@@ -339,21 +334,16 @@ impl Shader {
     pub fn decode_with(&self, options: &DecodeOptions, out: &mut Vec<u32>) -> Result<(), ShaderError> {
         #[cfg(feature = "hot-reload")]
         if let Some(words) = self.reload.latest() {
-            out.clear();
-            out.extend_from_slice(words);
+            copy_words(words, out);
             return Ok(());
         }
-        let result = match &self.source {
+        match &self.source {
             Source::Raw { words, .. } => {
                 copy_words(words, out);
                 Ok(())
             }
-            Source::Encoded(encoded) => encoded.decode(options, out),
-        };
-        if result.is_err() {
-            out.clear();
+            Source::Encoded(encoded) => encoded.decode(options, out).inspect_err(|_| out.clear()),
         }
-        result
     }
 
     /// Decodes once, thread-safely, and keeps the words (raw SPIR-V is served from the binary).
@@ -425,13 +415,9 @@ impl Shader {
     #[inline]
     pub fn version(&self) -> u64 {
         #[cfg(feature = "hot-reload")]
-        {
-            self.reload.version()
-        }
+        return self.reload.version();
         #[cfg(not(feature = "hot-reload"))]
-        {
-            0
-        }
+        0
     }
 
     /// Makes `words` this shader's SPIR-V, tells every [`subscriber`](hot_reload::subscribe),

@@ -165,11 +165,7 @@ impl ShaderSet<Raw> {
     /// ```
     #[inline]
     pub fn get(&self, name: &str) -> Result<&RawShader, NotFound> {
-        let shaders = self.shaders();
-        match shaders.binary_search_by(|s| s.name().cmp(name)) {
-            Ok(i) => Ok(&shaders[i]),
-            Err(_) => Err(NotFound::new(name, shaders.iter().map(RawShader::name))),
-        }
+        super::set::named(self.shaders(), name, RawShader::name)
     }
 
     /// Raw SPIR-V, one module at a time.

@@ -36,10 +36,7 @@ impl core::fmt::Display for SetPacking {
     #[inline]
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let codec = self.codec.map_or("bundle", Codec::name);
-        let framing = match self.framing {
-            Framing::Stream => "stream",
-            _ => "per module",
-        };
+        let framing = if self.framing == Framing::Stream { "stream" } else { "per module" };
         write!(f, "{codec} ({framing})")
     }
 }
@@ -179,11 +176,7 @@ impl ShaderSet {
     /// ```
     #[inline]
     pub fn get(&self, name: &str) -> Result<&Shader, NotFound> {
-        let shaders = self.shaders();
-        match shaders.binary_search_by(|s| s.name().cmp(name)) {
-            Ok(i) => Ok(&shaders[i]),
-            Err(_) => Err(NotFound::new(name, shaders.iter().map(Shader::name))),
-        }
+        named(self.shaders(), name, Shader::name)
     }
 
     /// How the set is packed, as smolv-build chose it.
@@ -222,6 +215,15 @@ impl ShaderSet {
             #[cfg(feature = "zstd-fast")]
             SetSource::Bundle { bytes, .. } => bytes.get().len(),
         }
+    }
+}
+
+/// The one of `shaders` (sorted by name) named `name`; a miss suggests the closest names.
+#[inline]
+pub(super) fn named<'s, T>(shaders: &'s [T], name: &str, name_of: fn(&T) -> &str) -> Result<&'s T, NotFound> {
+    match shaders.binary_search_by(|s| name_of(s).cmp(name)) {
+        Ok(i) => Ok(&shaders[i]),
+        Err(_) => Err(NotFound::new(name, shaders.iter().map(name_of))),
     }
 }
 

@@ -159,3 +159,11 @@ pub enum WgpuError {
         source: std::io::Error,
     },
 }
+
+impl WgpuError {
+    /// [`Self::UnsupportedBinding`]: `shader`'s binding `name` at `set`, `binding`.
+    pub(crate) fn unsupported(shader: &str, set: u32, binding: u32, name: &str, reason: impl Into<String>) -> Self {
+        let (shader, name, reason) = (shader.to_owned(), name.to_owned(), reason.into());
+        Self::UnsupportedBinding { shader, set, binding, name, reason }
+    }
+}

@@ -149,10 +149,7 @@ impl BindGroupLayouts {
         for shader in shaders {
             match shader.wgsl()? {
                 Some(text) => layouts.add_wgsl(shader.name(), &text, options)?,
-                None => {
-                    let reflection = shader.reflection()?;
-                    layouts.add(shader.name(), &reflection, shader.decode_cached()?, options)?;
-                }
+                None => layouts.add(shader.name(), &shader.reflection()?, shader.decode_cached()?, options)?,
             }
         }
         Ok(layouts)
@@ -243,13 +240,8 @@ impl BindGroupLayouts {
         if index >= self.groups.len() {
             // Refuse what no device binds before allocating for it.
             if index >= 32 {
-                return Err(WgpuError::UnsupportedBinding {
-                    shader: shader.to_owned(),
-                    set,
-                    binding: entry.binding,
-                    name: String::new(),
-                    reason: "is in a bind group past any device's limit (wgpu binds up to 8 groups)".to_owned(),
-                });
+                let reason = "is in a bind group past any device's limit (wgpu binds up to 8 groups)";
+                return Err(WgpuError::unsupported(shader, set, entry.binding, "", reason));
             }
             self.groups.resize(index + 1, Vec::new());
         }
@@ -318,14 +310,9 @@ impl BindGroupLayouts {
         if self.immediate_size > 0 && !device.features().contains(wgpu::Features::IMMEDIATES) {
             return Err(WgpuError::NeedsImmediates { size: self.immediate_size });
         }
-        let bind_group_layouts: Vec<Option<wgpu::BindGroupLayout>> = self
-            .groups
-            .iter()
-            .map(|entries| {
-                (!entries.is_empty())
-                    .then(|| device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label, entries }))
-            })
-            .collect();
+        let layout = |entries| device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label, entries });
+        let bind_group_layouts: Vec<Option<wgpu::BindGroupLayout>> =
+            self.groups.iter().map(|entries| (!entries.is_empty()).then(|| layout(entries))).collect();
         let refs: Vec<Option<&wgpu::BindGroupLayout>> = bind_group_layouts.iter().map(Option::as_ref).collect();
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label,
@@ -351,25 +338,16 @@ fn stages(vk: u32) -> ShaderStages {
 }
 
 fn count(shader: &str, binding: &DescriptorBinding) -> Result<Option<NonZeroU32>, WgpuError> {
+    let reason = "is a runtime-sized array; give it a fixed size (wgpu's binding arrays have one)";
     match binding.count {
-        0 => Err(unsupported(
-            shader,
-            binding,
-            "is a runtime-sized array; give it a fixed size (wgpu's binding arrays have one)",
-        )),
+        0 => Err(unsupported(shader, binding, reason)),
         1 => Ok(None),
         n => Ok(NonZeroU32::new(n)),
     }
 }
 
 fn unsupported(shader: &str, binding: &DescriptorBinding, reason: impl Into<String>) -> WgpuError {
-    WgpuError::UnsupportedBinding {
-        shader: shader.to_owned(),
-        set: binding.set,
-        binding: binding.binding,
-        name: binding.name.clone(),
-        reason: reason.into(),
-    }
+    WgpuError::unsupported(shader, binding.set, binding.binding, &binding.name, reason)
 }
 
 /// The wgpu binding type of one reflected binding.
@@ -406,33 +384,24 @@ fn binding_type(
                 (false, false) => wgpu::StorageTextureAccess::ReadWrite,
             };
             let format = storage_format(image.format).ok_or_else(|| {
-                unsupported(
-                    shader,
-                    binding,
-                    format!(
-                        "is a storage image of SPIR-V format {}, which wgpu has no texture format for; \
-                         declare its format in the shader, or give it with LayoutOptions::binding_type",
-                        image.format
-                    ),
-                )
+                let reason = format!(
+                    "is a storage image of SPIR-V format {}, which wgpu has no texture format for; \
+                     declare its format in the shader, or give it with LayoutOptions::binding_type",
+                    image.format
+                );
+                unsupported(shader, binding, reason)
             })?;
             BindingType::StorageTexture { access, format, view_dimension: dimension(shader, binding, image)? }
         }
         DescriptorKind::AccelerationStructure => BindingType::AccelerationStructure { vertex_return: false },
         DescriptorKind::CombinedImageSampler => {
-            return Err(unsupported(
-                shader,
-                binding,
-                "is a combined image sampler, which wgpu does not have; declare a texture and a sampler \
-                 (GLSL `texture2D` + `sampler`, Slang `Texture2D` + `SamplerState`)",
-            ));
+            let reason = "is a combined image sampler, which wgpu does not have; declare a texture and a sampler \
+                          (GLSL `texture2D` + `sampler`, Slang `Texture2D` + `SamplerState`)";
+            return Err(unsupported(shader, binding, reason));
         }
         other => {
-            return Err(unsupported(
-                shader,
-                binding,
-                format!("is a {other:?}, which wgpu has no binding type for; use a storage buffer or texture"),
-            ));
+            let reason = format!("is a {other:?}, which wgpu has no binding type for; use a storage buffer or texture");
+            return Err(unsupported(shader, binding, reason));
         }
     })
 }

@@ -44,20 +44,6 @@ impl<'a> ModuleSource<'a> {
             None => Ok(Self::Spirv(shader.decode_cached()?)),
         }
     }
-
-    /// As wgpu takes it, or why this build cannot hand it over.
-    fn into_wgpu(self, shader: &Shader) -> Result<wgpu::ShaderSource<'a>, WgpuError> {
-        match self {
-            Self::Wgsl(text) => Ok(wgpu::ShaderSource::Wgsl(text)),
-            #[cfg(feature = "wgpu-spirv")]
-            Self::Spirv(words) => {
-                let _ = shader;
-                Ok(wgpu::ShaderSource::SpirV(without_lines(words)))
-            }
-            #[cfg(not(feature = "wgpu-spirv"))]
-            Self::Spirv(_) => Err(WgpuError::NeedsSpirvInput { shader: shader.name().to_owned() }),
-        }
-    }
 }
 
 /// `words` without `OpLine` and `OpNoLine`, which naga refuses among types (debug builds
@@ -73,9 +59,7 @@ fn without_lines(words: &[u32]) -> Cow<'_, [u32]> {
         return Cow::Borrowed(words);
     }
     let mut kept = words[..spirv::HEADER_WORDS].to_vec();
-    for instruction in instructions.iter().filter(|i| !is_line(i)) {
-        kept.extend_from_slice(instruction.words);
-    }
+    kept.extend(instructions.iter().filter(|i| !is_line(i)).flat_map(|i| i.words));
     Cow::Owned(kept)
 }
 
@@ -88,7 +72,13 @@ fn without_lines(words: &[u32]) -> Cow<'_, [u32]> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn shader_source(shader: &Shader) -> Result<wgpu::ShaderSource<'_>, WgpuError> {
-    ModuleSource::of(shader)?.into_wgpu(shader)
+    match ModuleSource::of(shader)? {
+        ModuleSource::Wgsl(text) => Ok(wgpu::ShaderSource::Wgsl(text)),
+        #[cfg(feature = "wgpu-spirv")]
+        ModuleSource::Spirv(words) => Ok(wgpu::ShaderSource::SpirV(without_lines(words))),
+        #[cfg(not(feature = "wgpu-spirv"))]
+        ModuleSource::Spirv(_) => Err(WgpuError::NeedsSpirvInput { shader: shader.name().to_owned() }),
+    }
 }
 
 /// A wgpu shader module of `shader`, labelled with its name ([`shader_source`]).

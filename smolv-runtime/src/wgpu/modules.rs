@@ -105,16 +105,13 @@ impl<'a> ShaderModules<'a> {
     /// # }
     /// ```
     pub fn get(&mut self, device: &wgpu::Device, shader: &'a Shader) -> Result<&wgpu::ShaderModule, WgpuError> {
-        let at = match self.entries.iter().position(|e| std::ptr::eq(e.shader, shader)) {
-            Some(at) => at,
-            None => {
-                let version = shader.version();
-                let module = create_shader_module(device, shader)?;
-                self.entries.push(Entry { shader, version, module });
-                self.entries.len() - 1
-            }
-        };
-        Ok(&self.entries[at].module)
+        if let Some(at) = self.entries.iter().position(|e| std::ptr::eq(e.shader, shader)) {
+            return Ok(&self.entries[at].module);
+        }
+        let version = shader.version();
+        let module = create_shader_module(device, shader)?;
+        self.entries.push(Entry { shader, version, module });
+        Ok(&self.entries[self.entries.len() - 1].module)
     }
 
     /// Makes a new module for every shader whose words changed (one atomic load when none did).

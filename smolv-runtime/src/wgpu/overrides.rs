@@ -121,15 +121,10 @@ impl Overrides {
     }
 
     fn unknown(&self, wanted: String) -> WgpuError {
-        let known = if self.declared.is_empty() {
-            "none".to_owned()
-        } else {
-            self.declared
-                .iter()
-                .map(|c| if c.name.is_empty() { c.id.to_string() } else { format!("{} `{}`", c.id, c.name) })
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
+        let shown =
+            |c: &SpecConstant| if c.name.is_empty() { c.id.to_string() } else { format!("{} `{}`", c.id, c.name) };
+        let known: Vec<String> = self.declared.iter().map(shown).collect();
+        let known = if known.is_empty() { "none".to_owned() } else { known.join(", ") };
         WgpuError::UnknownOverride { wanted, known }
     }
 }

@@ -30,10 +30,7 @@ struct Identity {
 }
 
 fn bounded(text: &str) -> String {
-    let mut end = text.len().min(MAX_FIELD);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
+    let end = (0..=text.len().min(MAX_FIELD)).rev().find(|&end| text.is_char_boundary(end)).unwrap_or(0);
     text[..end].to_owned()
 }
 
@@ -59,16 +56,13 @@ impl Identity {
     }
 
     fn to_bytes(&self) -> Vec<u8> {
-        let mut bytes = Vec::new();
-        let text = |bytes: &mut Vec<u8>, text: &str| {
-            bytes.extend_from_slice(&u16::try_from(text.len()).unwrap_or(u16::MAX).to_le_bytes());
-            bytes.extend_from_slice(text.as_bytes());
-        };
-        text(&mut bytes, &self.backend);
+        let text =
+            |text: &str| [&u16::try_from(text.len()).unwrap_or(u16::MAX).to_le_bytes()[..], text.as_bytes()].concat();
+        let mut bytes = text(&self.backend);
         bytes.extend_from_slice(&self.vendor.to_le_bytes());
         bytes.extend_from_slice(&self.device.to_le_bytes());
         for field in [&self.device_type, &self.name, &self.driver, &self.driver_info] {
-            text(&mut bytes, field);
+            bytes.extend(text(field));
         }
         bytes
     }
@@ -89,16 +83,10 @@ impl Identity {
     }
 
     fn describe(&self) -> String {
-        format!(
-            "{} adapter {:04x}:{:04x} ({}) {} with driver {} {}",
-            shown(&self.backend),
-            self.vendor,
-            self.device,
-            shown(&self.device_type),
-            shown(&self.name),
-            shown(&self.driver),
-            shown(&self.driver_info)
-        )
+        let [backend, device_type, name, driver, driver_info] =
+            [&self.backend, &self.device_type, &self.name, &self.driver, &self.driver_info].map(|text| shown(text));
+        let (vendor, device) = (self.vendor, self.device);
+        format!("{backend} adapter {vendor:04x}:{device:04x} ({device_type}) {name} with driver {driver} {driver_info}")
     }
 }
 
@@ -133,11 +121,8 @@ fn wgpu_data<'f>(path: &Path, file: &'f [u8], this: &Identity) -> Result<&'f [u8
     let (found, data) =
         Identity::read(body).map_err(|reason| CacheRejected::AdapterRecord { path: path.to_owned(), reason })?;
     if found != *this {
-        return Err(CacheRejected::OtherAdapter {
-            path: path.to_owned(),
-            found: found.describe(),
-            this: this.describe(),
-        });
+        let (found, this) = (found.describe(), this.describe());
+        return Err(CacheRejected::OtherAdapter { path: path.to_owned(), found, this });
     }
     Ok(data)
 }
@@ -210,7 +195,7 @@ impl PipelineCacheFile {
         let path = dir.as_ref().join(Self::file_name(&adapter));
         let identity = Identity::of(&adapter);
         let file = file::read(&path);
-        let (data, load) = match &file {
+        let (data, mut load) = match &file {
             Err(load) => (None, load.clone()),
             Ok(file) => match wgpu_data(&path, file, &identity) {
                 Ok(data) => (Some(data), CacheLoad::Loaded { bytes: data.len() }),
@@ -218,19 +203,16 @@ impl PipelineCacheFile {
             },
         };
         // SAFETY: `data` is `None` or bytes `save` wrote for this adapter (the caller's contract).
-        let (cache, error) = unsafe { create(device, data) };
-        let (cache, load) = match (error, data) {
-            (None, _) => (cache, load),
-            (Some(message), Some(_)) => {
-                // SAFETY: no data.
-                let (cache, again) = unsafe { create(device, None) };
-                if let Some(message) = again {
-                    return Err(WgpuError::PipelineCache { message });
-                }
-                (cache, CacheLoad::Ignored { reason: CacheRejected::WgpuRejected { path: path.clone(), message } })
-            }
-            (Some(message), None) => return Err(WgpuError::PipelineCache { message }),
-        };
+        let (mut cache, mut error) = unsafe { create(device, data) };
+        if let (Some(message), Some(_)) = (&error, data) {
+            let reason = CacheRejected::WgpuRejected { path: path.clone(), message: message.clone() };
+            load = CacheLoad::Ignored { reason };
+            // SAFETY: no data.
+            (cache, error) = unsafe { create(device, None) };
+        }
+        if let Some(message) = error {
+            return Err(WgpuError::PipelineCache { message });
+        }
         Ok((Self { cache, path, record: identity.to_bytes() }, load))
     }
 

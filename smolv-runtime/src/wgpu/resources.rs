@@ -51,8 +51,8 @@ pub(crate) struct Malformed {
 struct Decorations {
     set: Option<u32>,
     binding: Option<u32>,
-    non_writable: bool,
-    non_readable: bool,
+    /// `NonWritable` and `NonReadable` on the variable (no image yet).
+    resource: Resource,
 }
 
 /// The types this pass follows from a variable to its image or block.
@@ -87,8 +87,8 @@ pub(crate) fn resources(words: &[u32]) -> Result<BTreeMap<(u32, u32), Resource>,
                 match Decoration::from_u32(at(1)?) {
                     Some(Decoration::DescriptorSet) => entry.set = Some(at(2)?),
                     Some(Decoration::Binding) => entry.binding = Some(at(2)?),
-                    Some(Decoration::NonWritable) => entry.non_writable = true,
-                    Some(Decoration::NonReadable) => entry.non_readable = true,
+                    Some(Decoration::NonWritable) => entry.resource.non_writable = true,
+                    Some(Decoration::NonReadable) => entry.resource.non_readable = true,
                     _ => {}
                 }
             }
@@ -135,8 +135,7 @@ pub(crate) fn resources(words: &[u32]) -> Result<BTreeMap<(u32, u32), Resource>,
     for (pointer, id) in variables {
         let Some(decoration) = decorations.get(&id) else { continue };
         let (Some(set), Some(binding)) = (decoration.set, decoration.binding) else { continue };
-        let mut resource =
-            Resource { image: None, non_writable: decoration.non_writable, non_readable: decoration.non_readable };
+        let mut resource = decoration.resource;
         // Follow the wrappers; a chain longer than the type count is a cycle.
         let mut ty = pointer;
         for _ in 0..=types.len() {

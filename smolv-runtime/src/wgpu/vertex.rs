@@ -2,7 +2,7 @@
 
 use super::error::WgpuError;
 use super::format::vertex_format;
-use crate::interface::VertexBufferLayout;
+use crate::interface::{VertexAttribute, VertexBufferLayout};
 
 /// The vertex buffers of a pipeline, as wgpu takes them.
 ///
@@ -40,24 +40,18 @@ impl VertexBuffers {
     /// # Ok::<(), smolv_runtime::wgpu::WgpuError>(())
     /// ```
     pub fn new(buffers: &[VertexBufferLayout<'_>]) -> Result<Self, WgpuError> {
-        let buffers = buffers
-            .iter()
-            .map(|buffer| {
-                let attributes = buffer
-                    .attributes
-                    .iter()
-                    .map(|a| {
-                        let format = vertex_format(a.format)
-                            .ok_or(WgpuError::VertexFormat { location: a.location, format: a.format })?;
-                        Ok(wgpu::VertexAttribute { format, offset: u64::from(a.offset), shader_location: a.location })
-                    })
-                    .collect::<Result<Vec<_>, WgpuError>>()?;
-                let step =
-                    if buffer.per_instance { wgpu::VertexStepMode::Instance } else { wgpu::VertexStepMode::Vertex };
-                Ok((u64::from(buffer.stride), step, attributes))
-            })
-            .collect::<Result<_, WgpuError>>()?;
-        Ok(Self { buffers })
+        let attribute = |a: &VertexAttribute| -> Result<_, WgpuError> {
+            let format =
+                vertex_format(a.format).ok_or(WgpuError::VertexFormat { location: a.location, format: a.format });
+            Ok(wgpu::VertexAttribute { format: format?, offset: u64::from(a.offset), shader_location: a.location })
+        };
+        let mut layouts = Vec::with_capacity(buffers.len());
+        for buffer in buffers {
+            let step = if buffer.per_instance { wgpu::VertexStepMode::Instance } else { wgpu::VertexStepMode::Vertex };
+            let attributes = buffer.attributes.iter().map(attribute).collect::<Result<_, WgpuError>>()?;
+            layouts.push((u64::from(buffer.stride), step, attributes));
+        }
+        Ok(Self { buffers: layouts })
     }
 
     /// The layouts, for `wgpu::VertexState::buffers` (every slot used).

@@ -2,7 +2,7 @@
 
 use std::num::NonZeroU32;
 
-use naga::{AddressSpace, ImageClass, ImageDimension, ScalarKind, StorageAccess, TypeInner};
+use naga::{AddressSpace, ImageClass, ImageDimension, Scalar, ScalarKind, StorageAccess, TypeInner};
 use wgpu::{BindingType, ShaderStages, TextureSampleType, TextureViewDimension};
 
 use super::error::WgpuError;
@@ -52,14 +52,8 @@ impl WgslModule {
         let mut found = Vec::new();
         for (_, global) in self.module.global_variables.iter() {
             let Some(at) = &global.binding else { continue };
-            let name = global.name.clone().unwrap_or_default();
-            let unsupported = |reason: &str| WgpuError::UnsupportedBinding {
-                shader: shader.to_owned(),
-                set: at.group,
-                binding: at.binding,
-                name: name.clone(),
-                reason: reason.to_owned(),
-            };
+            let name = global.name.as_deref().unwrap_or_default();
+            let unsupported = |reason: &str| WgpuError::unsupported(shader, at.group, at.binding, name, reason);
             let (inner, count) = match &self.module.types[global.ty].inner {
                 TypeInner::BindingArray { base, size } => match size {
                     naga::ArraySize::Constant(n) => (&self.module.types[*base].inner, Some(*n)),
@@ -74,28 +68,23 @@ impl WgslModule {
                 (AddressSpace::Storage { access }, _) => {
                     buffer(wgpu::BufferBindingType::Storage { read_only: !access.contains(StorageAccess::STORE) })
                 }
-                (_, TypeInner::Sampler { comparison }) => BindingType::Sampler(if *comparison {
-                    wgpu::SamplerBindingType::Comparison
-                } else {
-                    wgpu::SamplerBindingType::Filtering
-                }),
+                (_, TypeInner::Sampler { comparison: true }) => {
+                    BindingType::Sampler(wgpu::SamplerBindingType::Comparison)
+                }
+                (_, TypeInner::Sampler { .. }) => BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
                 (_, TypeInner::Image { dim, arrayed, class }) => {
                     let view_dimension = dimension(*dim, *arrayed).ok_or_else(|| unsupported("is a 1D array image"))?;
                     match class {
-                        ImageClass::Sampled { kind, multi } => {
-                            float_texture = *kind == ScalarKind::Float;
-                            let sample_type = match kind {
-                                ScalarKind::Sint => TextureSampleType::Sint,
-                                ScalarKind::Uint => TextureSampleType::Uint,
+                        ImageClass::Sampled { multi, .. } | ImageClass::Depth { multi } => {
+                            float_texture = matches!(class, ImageClass::Sampled { kind: ScalarKind::Float, .. });
+                            let sample_type = match class {
+                                ImageClass::Depth { .. } => TextureSampleType::Depth,
+                                ImageClass::Sampled { kind: ScalarKind::Sint, .. } => TextureSampleType::Sint,
+                                ImageClass::Sampled { kind: ScalarKind::Uint, .. } => TextureSampleType::Uint,
                                 _ => TextureSampleType::Float { filterable: true },
                             };
                             BindingType::Texture { sample_type, view_dimension, multisampled: *multi }
                         }
-                        ImageClass::Depth { multi } => BindingType::Texture {
-                            sample_type: TextureSampleType::Depth,
-                            view_dimension,
-                            multisampled: *multi,
-                        },
                         ImageClass::Storage { format, access } => {
                             let access =
                                 match (access.contains(StorageAccess::LOAD), access.contains(StorageAccess::STORE)) {
@@ -103,7 +92,8 @@ impl WgslModule {
                                     (false, _) => wgpu::StorageTextureAccess::WriteOnly,
                                     (true, true) => wgpu::StorageTextureAccess::ReadWrite,
                                 };
-                            BindingType::StorageTexture { access, format: storage_format(*format), view_dimension }
+                            let format = wgpu::wgc::map_storage_format_from_naga(*format);
+                            BindingType::StorageTexture { access, format, view_dimension }
                         }
                         ImageClass::External => BindingType::ExternalTexture,
                     }
@@ -137,13 +127,10 @@ impl WgslModule {
             .iter()
             .filter_map(|(_, o)| {
                 let ty = match &self.module.types[o.ty].inner {
-                    TypeInner::Scalar(scalar) => match (scalar.kind, scalar.width) {
-                        (ScalarKind::Bool, _) => SpecConstantType::Bool,
-                        (ScalarKind::Sint, 4) => SpecConstantType::I32,
-                        (ScalarKind::Uint, 4) => SpecConstantType::U32,
-                        (ScalarKind::Float, 4) => SpecConstantType::F32,
-                        _ => SpecConstantType::Other,
-                    },
+                    TypeInner::Scalar(Scalar { kind: ScalarKind::Bool, .. }) => SpecConstantType::Bool,
+                    TypeInner::Scalar(Scalar { kind: ScalarKind::Sint, width: 4 }) => SpecConstantType::I32,
+                    TypeInner::Scalar(Scalar { kind: ScalarKind::Uint, width: 4 }) => SpecConstantType::U32,
+                    TypeInner::Scalar(Scalar { kind: ScalarKind::Float, width: 4 }) => SpecConstantType::F32,
                     _ => SpecConstantType::Other,
                 };
                 let id = u32::from(o.id?);
@@ -163,24 +150,6 @@ fn dimension(dim: ImageDimension, arrayed: bool) -> Option<TextureViewDimension>
         (ImageDimension::Cube, false) => TextureViewDimension::Cube,
         (ImageDimension::Cube, true) => TextureViewDimension::CubeArray,
     })
-}
-
-/// naga's storage format as wgpu's texture format: the same names.
-fn storage_format(format: naga::StorageFormat) -> wgpu::TextureFormat {
-    macro_rules! same_names {
-        ($($name:ident,)*) => {
-            match format {
-                $(naga::StorageFormat::$name => wgpu::TextureFormat::$name,)*
-            }
-        };
-    }
-    same_names! {
-        R8Unorm, R8Snorm, R8Uint, R8Sint, R16Uint, R16Sint, R16Float, Rg8Unorm, Rg8Snorm, Rg8Uint, Rg8Sint, R32Uint,
-        R32Sint, R32Float, Rg16Uint, Rg16Sint, Rg16Float, Rgba8Unorm, Rgba8Snorm, Rgba8Uint, Rgba8Sint, Bgra8Unorm,
-        Rgb10a2Uint, Rgb10a2Unorm, Rg11b10Ufloat, R64Uint, Rg32Uint, Rg32Sint, Rg32Float, Rgba16Uint, Rgba16Sint,
-        Rgba16Float, Rgba32Uint, Rgba32Sint, Rgba32Float, R16Unorm, R16Snorm, Rg16Unorm, Rg16Snorm, Rgba16Unorm,
-        Rgba16Snorm,
-    }
 }
 
 #[cfg(test)]
