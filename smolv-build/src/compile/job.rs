@@ -276,28 +276,17 @@ fn read_entry(body: &[u8], hashes: &FileHashes, paths: &PortablePaths) -> Option
     // Absolute paths name the writer's files: only its root may trust them.
     let writer_root = r.text()?;
     let usable = |recorded: &str| PortablePaths::is_relative(recorded) || paths.absolute_paths_usable(&writer_root);
-    let mut dependencies = Vec::new();
-    for _ in 0..r.u32()? {
+    let dependencies = r.list(|r| {
         let recorded = r.text()?;
-        if !usable(&recorded) {
-            return None;
-        }
-        let path = paths.local(&recorded);
+        let path = usable(&recorded).then(|| paths.local(&recorded))?;
         let hash: [u8; 32] = r.bytes()?.try_into().ok()?;
-        if hashes.get(&path)? != hash {
-            return None;
-        }
-        dependencies.push((path, hash));
-    }
-    let mut missing = Vec::new();
-    for _ in 0..r.u32()? {
+        (hashes.get(&path)? == hash).then_some((path, hash))
+    })?;
+    let missing = r.list(|r| {
         let recorded = r.text()?;
         let path = paths.local(&recorded);
-        if !usable(&recorded) || path.is_file() {
-            return None;
-        }
-        missing.push(path);
-    }
+        (usable(&recorded) && !path.is_file()).then_some(path)
+    })?;
     let warnings = r.list(|r| r.text().map(|w| paths.local_text(&w)))?;
     let modules = r.list(CompiledModule::read)?;
     r.is_empty().then_some(JobOutput { modules, dependencies, missing, warnings, cached: true, cacheable: true })

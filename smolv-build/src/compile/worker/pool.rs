@@ -191,12 +191,7 @@ impl Workers {
     /// An idle worker that still runs; the dead ones are dropped.
     fn take_idle(&self) -> Option<Worker> {
         let mut idle = self.shared.idle.lock().unwrap_or_else(PoisonError::into_inner);
-        while let Some(worker) = idle.pop() {
-            if worker.is_alive() {
-                return Some(worker);
-            }
-        }
-        None
+        std::iter::from_fn(|| idle.pop()).find(Worker::is_alive)
     }
 
     fn exchange(&self, mut worker: Worker, payload: &[u8]) -> Result<(Worker, Vec<u8>), Lost> {

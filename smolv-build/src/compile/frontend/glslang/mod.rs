@@ -329,23 +329,11 @@ pub(crate) fn compile(source: &str, options: &Options<'_>, resolve: &mut Resolve
             sys::glslang_program_add_source_text(program.0, stage, code.as_ptr(), source.len());
         }
     }
-    let mut spv_options = sys::glslang_spv_options_t {
-        generate_debug_info: debug_file.is_some(),
-        strip_debug_info: false,
-        disable_optimizer: true,
-        optimize_size: false,
-        optimize_performance: false,
-        disassemble: false,
-        validate: false,
-        emit_nonsemantic_shader_debug_info: false,
-        emit_nonsemantic_shader_debug_source: false,
-        compile_only: false,
-        optimize_allow_expanded_id_bound: false,
-        compiler_signature: std::ptr::null(),
-        command_line_arguments: std::ptr::null(),
-        current_working_directory: std::ptr::null(),
-    };
-    // SAFETY: `program.0` is linked; null strings mean "not given".
+    // SAFETY: all zeros is a valid glslang_spv_options_t: its bools false, its strings null ("not given").
+    let mut spv_options: sys::glslang_spv_options_t = unsafe { std::mem::zeroed() };
+    spv_options.generate_debug_info = debug_file.is_some();
+    spv_options.disable_optimizer = true;
+    // SAFETY: `program.0` is linked.
     let spirv = unsafe {
         sys::glslang_program_SPIRV_generate_with_options(program.0, stage, &mut spv_options);
         let len = sys::glslang_program_SPIRV_get_size(program.0);
