@@ -283,11 +283,8 @@ pub(crate) fn describe_exit(exit: ExitStatus) -> String {
 
 /// How a tool that a signal ended died, or `None` if it exited.
 pub(crate) fn crashed(exit: ExitStatus) -> Option<String> {
-    #[cfg(unix)]
-    let signal = std::os::unix::process::ExitStatusExt::signal(&exit);
-    #[cfg(not(unix))]
-    let signal: Option<i32> = None;
-    signal.map(|_| describe_exit(exit))
+    // No exit code: a signal ended it (unix).
+    exit.code().is_none().then(|| describe_exit(exit))
 }
 
 #[cfg(test)]

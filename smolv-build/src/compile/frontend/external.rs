@@ -35,17 +35,12 @@ pub(super) fn parse_depfile(text: &str) -> Vec<PathBuf> {
             match c {
                 '\\' if matches!(chars.peek(), Some(' ' | '#' | '\\')) => current.extend(chars.next()),
                 '$' if chars.peek() == Some(&'$') => current.extend(chars.next()),
-                c if c.is_whitespace() => {
-                    if !current.is_empty() {
-                        paths.push(PathBuf::from(std::mem::take(&mut current)));
-                    }
-                }
+                // Unescaped whitespace ends a path (a line holds no newline).
+                c if c.is_whitespace() => current.push('\n'),
                 c => current.push(c),
             }
         }
-        if !current.is_empty() {
-            paths.push(PathBuf::from(current));
-        }
+        paths.extend(current.split('\n').filter(|path| !path.is_empty()).map(PathBuf::from));
     }
     paths
 }

@@ -57,13 +57,8 @@ pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Di
         let (output, depfile) =
             (scratch.path().join(format!("{index}.spv")), scratch.path().join(format!("{index}.d")));
         let mut command = Command::new(slangc);
-        command
-            .args(&common)
-            .args(["-emit-spirv-directly", "-O0", "-fvk-use-entrypoint-name", "-entry", entry])
-            .arg("-o")
-            .arg(&output)
-            .arg("-depfile")
-            .arg(&depfile);
+        command.args(&common).args(["-emit-spirv-directly", "-O0", "-fvk-use-entrypoint-name", "-entry", entry]);
+        command.arg("-o").arg(&output).arg("-depfile").arg(&depfile);
         // No `-g`: Slang's debug info needs VK_KHR_shader_non_semantic_info.
         for warning in run(&mut command, slangc, job)? {
             if !warnings.contains(&warning) {
@@ -203,7 +198,9 @@ fn parse_diagnostics(stderr: &str) -> Vec<Message> {
             let block = &lines[at..end.unwrap_or(lines.len())];
             messages.push(rich_message(severity, message, block));
             at += block.len();
-        } else if let Some((path, line, severity, message)) = classic(lines[at]) {
+            continue;
+        }
+        if let Some((path, line, severity, message)) = classic(lines[at]) {
             // The source line and a caret line under it give the column.
             let column = lines
                 .get(at + 2)
@@ -212,13 +209,10 @@ fn parse_diagnostics(stderr: &str) -> Vec<Message> {
                 .unwrap_or(0);
             let diagnostic = Diagnostic { path: PathBuf::from(path), line, column, message, rendered: None };
             messages.push(Message { severity, diagnostic });
-            at += 1;
-        } else {
-            at += 1;
         }
+        at += 1;
     }
-    let located = messages.iter().any(|m| m.severity == Severity::Error && m.diagnostic.line > 0);
-    if located {
+    if messages.iter().any(|m| m.severity == Severity::Error && m.diagnostic.line > 0) {
         messages.retain(|m| m.severity != Severity::Error || m.diagnostic.line > 0);
     }
     messages
