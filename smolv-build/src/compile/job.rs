@@ -40,9 +40,7 @@ pub(crate) struct Context<'a> {
 
 /// What turns source into SPIR-V, for cache keys: the compilers and the optimizer.
 pub(crate) fn compiler_identity(settings: &Settings, cache: &Cache) -> String {
-    let mut identity = frontend::compiler_identity();
-    identity.push_str(&optimize::identity(settings, cache));
-    identity
+    frontend::compiler_identity() + &optimize::identity(settings, cache)
 }
 
 /// What compiles Slang, for the keys of Slang jobs only.
@@ -54,7 +52,7 @@ impl Context<'_> {
     pub(crate) fn identity_of(&self, job: &Job) -> String {
         match job.language {
             Language::Slang => format!("{}{}", self.identity, self.slang_identity),
-            Language::Wesl => format!("{}{}", self.identity, frontend::wesl_identity()),
+            Language::Wesl => format!("{}wesl {};", self.identity, frontend::WESL_VERSION),
             _ => self.identity.clone(),
         }
     }

@@ -20,10 +20,6 @@ pub(crate) fn shorten_names(module: &mut Module) {
         types.insert(ty, old.get_span(handle)) == handle
     });
     module.types = if kept_handles { types } else { old };
-    shorten_other_names(module, &mut names);
-}
-
-fn shorten_other_names(module: &mut Module, names: &mut ShortNames) {
     module.constants.iter_mut().for_each(|(_, c)| c.name = Some(names.next()));
     module.global_variables.iter_mut().for_each(|(_, g)| g.name = Some(names.next()));
     let functions = module.functions.iter_mut().map(|(_, f)| (f, true));

@@ -1,7 +1,7 @@
 //! The parent's side: start workers, hand each one job at a time, watch its time, replace the dead.
 
 use std::io::{BufReader, Read};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use super::keeper::{Keeper, Order};
 use super::protocol::{self, Request};
-use super::{MARKER, MEMORY_VAR, PARENT_VAR, Translation, compiler_name, describe_exe};
+use super::{MARKER, MEMORY_VAR, PARENT_VAR, Translation};
 use crate::compile::frontend::Compiled;
 #[cfg(feature = "optimizer")]
 use crate::compile::optimize::{Failure as OptimizeFailure, Once, Recipe};
@@ -119,7 +119,11 @@ impl Workers {
                      were compiled, and nothing was cached for this one. This is a compiler bug (or a shader beyond \
                      the worker's limits: {} s, {} MiB): rewrite the construct it fails on, or use another compiler \
                      version",
-                    compiler_name(job),
+                    match job.language {
+                        crate::options::Language::Wgsl => "naga",
+                        crate::options::Language::Wesl => "wesl or naga",
+                        _ => "glslang",
+                    },
                     self.shared.limits.seconds(),
                     self.shared.limits.memory_bytes >> 20
                 ),
@@ -241,7 +245,7 @@ impl Workers {
                 "a shader compiler worker ({}) did not start: it {}; a program that is no build script must \
                  call `smolv_build::Config::worker_main()` first in `main` (off Linux, a build script too, or it \
                  calls `Config::compile` first); or set SMOLV_WORKERS=0",
-                describe_exe(&self.shared.exe),
+                Path::new(self.shared.exe.file_name().unwrap_or(self.shared.exe.as_os_str())).display(),
                 self.how_it_ended(&mut worker).how
             )),
         }

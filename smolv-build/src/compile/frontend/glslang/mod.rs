@@ -204,11 +204,6 @@ fn preamble(defines: &[(&str, &str)]) -> String {
 
 const INCLUDE_EXTENSION: &str = "#extension GL_GOOGLE_include_directive : enable\n";
 
-/// The preprocessed text without the preamble's `#extension`, which parse refuses before `#version`.
-fn without_preamble(text: &str) -> &str {
-    text.trim_start_matches('\n').strip_prefix(INCLUDE_EXTENSION).unwrap_or(text)
-}
-
 /// Compiles `source` with `options`; `resolve` finds each include.
 pub(crate) fn compile(source: &str, options: &Options<'_>, resolve: &mut Resolve<'_>) -> Result<Output, Error> {
     initialize()?;
@@ -296,7 +291,9 @@ pub(crate) fn compile(source: &str, options: &Options<'_>, resolve: &mut Resolve
     }
     // SAFETY: `shader.0` is live; the text is copied.
     let text = unsafe { log_text(sys::glslang_shader_get_preprocessed_code(shader.0)) };
-    let text = c_string(without_preamble(&text), "the preprocessed shader")?;
+    // Without the preamble's `#extension`, which parse refuses before `#version`.
+    let text = text.trim_start_matches('\n').strip_prefix(INCLUDE_EXTENSION).unwrap_or(&text);
+    let text = c_string(text, "the preprocessed shader")?;
     let parse_preamble = c_string(INCLUDE_EXTENSION, "the preamble")?;
     // SAFETY: `shader.0` is live; both texts outlive the parse.
     unsafe {
