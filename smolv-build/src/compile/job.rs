@@ -219,21 +219,17 @@ fn optimize_modules(
                 let legal = (recipe.level != Optimization::None)
                     .then(|| optimize::optimize(&module.spirv, &legalize, settings, compilers).ok())
                     .flatten();
-                match legal {
-                    Some(legal) => {
-                        warnings.push(format!("{name}: not optimized, shipping it legalized only: {why}"));
-                        Some(legal)
-                    }
-                    None => {
-                        return Err(vec![Diagnostic::whole_file(
-                            &job.path,
-                            format!(
-                                "{name}: SPIRV-Tools cannot legalize this HLSL ({why}); simplify how resources \
-                                 are passed and aliased"
-                            ),
-                        )]);
-                    }
-                }
+                let Some(legal) = legal else {
+                    return Err(vec![Diagnostic::whole_file(
+                        &job.path,
+                        format!(
+                            "{name}: SPIRV-Tools cannot legalize this HLSL ({why}); simplify how resources are \
+                             passed and aliased"
+                        ),
+                    )]);
+                };
+                warnings.push(format!("{name}: not optimized, shipping it legalized only: {why}"));
+                Some(legal)
             }
             Err(failure) => {
                 cacheable &= matches!(failure, Failure::Refused(_));

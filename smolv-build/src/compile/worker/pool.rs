@@ -92,11 +92,7 @@ impl Workers {
 
     fn start(shared: Shared) -> Self {
         let shared = Arc::new(shared);
-        let keeper = Keeper::start(&shared);
-        if let Some(keeper) = &keeper {
-            keeper.top_up();
-        }
-        Self { keeper, shared }
+        Self { keeper: Keeper::start(&shared), shared }
     }
 
     /// Compiles `job` in a worker; one that dies or overruns fails the job.
@@ -223,7 +219,7 @@ impl Workers {
                 self.shared.exe.display()
             )
         })?;
-        Worker::watch(child, self.keeper.as_ref().map(Keeper::orders))
+        Worker::watch(child, self.keeper.as_ref().map(|keeper| keeper.orders.clone()))
     }
 
     /// Waits for a new worker's greeting (at once for one that greeted).
