@@ -75,19 +75,17 @@ pub(super) fn missing_candidates(job: &Job, settings: &Settings, read: &[PathBuf
         .chain(settings.include_dirs.iter().cloned())
         .map(|dir| dir.canonicalize().unwrap_or(dir))
         .collect();
-    let mut missing = Vec::new();
+    let mut missing = std::collections::BTreeSet::new();
     for path in read {
         let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else { continue };
         for earlier in search.iter().take_while(|earlier| earlier.as_path() != dir) {
             let candidate = earlier.join(name);
             if !candidate.exists() {
-                missing.push(candidate);
+                missing.insert(candidate);
             }
         }
     }
-    missing.sort();
-    missing.dedup();
-    missing
+    missing.into_iter().collect()
 }
 
 #[cfg(test)]
