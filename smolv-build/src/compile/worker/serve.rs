@@ -163,7 +163,7 @@ mod test_hooks {
             child.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
             child.spawn().expect("the test's grandchild");
         }
-        // A compile is delayed by its file's name; a translation or an optimization is aborted by its step.
+        // The delay names a compile by its file's name, an optimization by `optimize`; the abort names the step.
         let abort = crate::env::var_os(TEST_ABORT_VAR);
         let (name, aborts) = match request {
             Request::Compile { job, .. } => (job.path.file_name().map(|file| file.to_string_lossy()), false),
