@@ -1,5 +1,6 @@
 //! What a frontend that runs a compiler binary (`slangc`) needs: a scratch directory, and its depfile read.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -66,7 +67,7 @@ pub(super) fn hash_read(path: &Path, started: SystemTime) -> [u8; 32] {
 }
 
 /// Where a file the compiler found would have been found first, had it existed.
-pub(super) fn missing_candidates(job: &Job, settings: &Settings, read: &[PathBuf]) -> Vec<PathBuf> {
+pub(super) fn missing_candidates(job: &Job, settings: &Settings, read: &BTreeSet<PathBuf>) -> Vec<PathBuf> {
     let search: Vec<PathBuf> = job
         .path
         .parent()
@@ -75,7 +76,7 @@ pub(super) fn missing_candidates(job: &Job, settings: &Settings, read: &[PathBuf
         .chain(settings.include_dirs.iter().cloned())
         .map(|dir| dir.canonicalize().unwrap_or(dir))
         .collect();
-    let mut missing = std::collections::BTreeSet::new();
+    let mut missing = BTreeSet::new();
     for path in read {
         let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else { continue };
         for earlier in search.iter().take_while(|earlier| earlier.as_path() != dir) {

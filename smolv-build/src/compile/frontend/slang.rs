@@ -52,7 +52,7 @@ pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Di
     }
 
     let mut modules = Vec::new();
-    let mut read = Vec::new();
+    let mut read = std::collections::BTreeSet::new();
     for (index, entry) in entry_points.iter().enumerate() {
         let (output, depfile) =
             (scratch.path().join(format!("{index}.spv")), scratch.path().join(format!("{index}.d")));
@@ -74,8 +74,6 @@ pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Di
         read.extend(parse_depfile(&depfile));
         modules.push(CompiledModule::new(format!("{}#{entry}", job.name), stage, entry_point, spirv));
     }
-    read.sort();
-    read.dedup();
     let dependencies = read.iter().map(|path| (path.clone(), hash_read(path, started))).collect();
     Ok(Compiled { modules, dependencies, missing: missing_candidates(job, settings, &read), warnings })
 }
