@@ -40,9 +40,7 @@ pub(crate) struct Context<'a> {
 
 /// What turns source into SPIR-V, for cache keys: the compilers and the optimizer.
 pub(crate) fn compiler_identity(settings: &Settings, cache: &Cache) -> String {
-    let mut identity = frontend::compiler_identity();
-    identity.push_str(&optimize::identity(settings, cache));
-    identity
+    frontend::compiler_identity() + &optimize::identity(settings, cache)
 }
 
 /// What compiles Slang, for the keys of Slang jobs only.
@@ -54,7 +52,7 @@ impl Context<'_> {
     pub(crate) fn identity_of(&self, job: &Job) -> String {
         match job.language {
             Language::Slang => format!("{}{}", self.identity, self.slang_identity),
-            Language::Wesl => format!("{}{}", self.identity, frontend::wesl_identity()),
+            Language::Wesl => format!("{}wesl {};", self.identity, frontend::WESL_VERSION),
             _ => self.identity.clone(),
         }
     }
@@ -221,21 +219,17 @@ fn optimize_modules(
                 let legal = (recipe.level != Optimization::None)
                     .then(|| optimize::optimize(&module.spirv, &legalize, settings, compilers).ok())
                     .flatten();
-                match legal {
-                    Some(legal) => {
-                        warnings.push(format!("{name}: not optimized, shipping it legalized only: {why}"));
-                        Some(legal)
-                    }
-                    None => {
-                        return Err(vec![Diagnostic::whole_file(
-                            &job.path,
-                            format!(
-                                "{name}: SPIRV-Tools cannot legalize this HLSL ({why}); simplify how resources \
-                                 are passed and aliased"
-                            ),
-                        )]);
-                    }
-                }
+                let Some(legal) = legal else {
+                    return Err(vec![Diagnostic::whole_file(
+                        &job.path,
+                        format!(
+                            "{name}: SPIRV-Tools cannot legalize this HLSL ({why}); simplify how resources are \
+                             passed and aliased"
+                        ),
+                    )]);
+                };
+                warnings.push(format!("{name}: not optimized, shipping it legalized only: {why}"));
+                Some(legal)
             }
             Err(failure) => {
                 cacheable &= matches!(failure, Failure::Refused(_));
@@ -276,28 +270,17 @@ fn read_entry(body: &[u8], hashes: &FileHashes, paths: &PortablePaths) -> Option
     // Absolute paths name the writer's files: only its root may trust them.
     let writer_root = r.text()?;
     let usable = |recorded: &str| PortablePaths::is_relative(recorded) || paths.absolute_paths_usable(&writer_root);
-    let mut dependencies = Vec::new();
-    for _ in 0..r.u32()? {
+    let dependencies = r.list(|r| {
         let recorded = r.text()?;
-        if !usable(&recorded) {
-            return None;
-        }
-        let path = paths.local(&recorded);
+        let path = usable(&recorded).then(|| paths.local(&recorded))?;
         let hash: [u8; 32] = r.bytes()?.try_into().ok()?;
-        if hashes.get(&path)? != hash {
-            return None;
-        }
-        dependencies.push((path, hash));
-    }
-    let mut missing = Vec::new();
-    for _ in 0..r.u32()? {
+        (hashes.get(&path)? == hash).then_some((path, hash))
+    })?;
+    let missing = r.list(|r| {
         let recorded = r.text()?;
         let path = paths.local(&recorded);
-        if !usable(&recorded) || path.is_file() {
-            return None;
-        }
-        missing.push(path);
-    }
+        (usable(&recorded) && !path.is_file()).then_some(path)
+    })?;
     let warnings = r.list(|r| r.text().map(|w| paths.local_text(&w)))?;
     let modules = r.list(CompiledModule::read)?;
     r.is_empty().then_some(JobOutput { modules, dependencies, missing, warnings, cached: true, cacheable: true })

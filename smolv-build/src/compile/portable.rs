@@ -19,13 +19,9 @@ impl PortablePaths {
     /// The root of a build that compiles `files` and searches `dirs`.
     pub(crate) fn new<'a>(files: impl IntoIterator<Item = &'a Path>, dirs: impl IntoIterator<Item = &'a Path>) -> Self {
         let parents = files.into_iter().map(|file| absolute(file).parent().map(Path::to_owned).unwrap_or_default());
-        let mut root: Option<PathBuf> = None;
-        for dir in parents.chain(dirs.into_iter().map(absolute)) {
-            root = Some(match root {
-                None => dir,
-                Some(root) => common_ancestor(&root, &dir),
-            });
-        }
+        let root = parents.chain(dirs.into_iter().map(absolute)).reduce(|root, dir| {
+            root.components().zip(dir.components()).take_while(|(a, b)| a == b).map(|(a, _)| a).collect()
+        });
         let root = root.unwrap_or_else(|| absolute(Path::new(".")));
         let canonical_root = root.canonicalize().ok().filter(|canonical| *canonical != root);
         Self { root, canonical_root }
@@ -52,14 +48,9 @@ impl PortablePaths {
             })
             .or_else(|| self.canonical_root.is_none().then(|| upward(&self.root, &path)).flatten());
         match relative {
-            Some(relative) => {
-                let mut text = String::from(ROOT);
-                for component in relative.components() {
-                    text.push('/');
-                    text.push_str(&component.as_os_str().to_string_lossy());
-                }
-                text
-            }
+            Some(relative) => relative.components().fold(String::from(ROOT), |text, component| {
+                format!("{text}/{}", component.as_os_str().to_string_lossy())
+            }),
             None => path.to_string_lossy().into_owned(),
         }
     }
@@ -106,14 +97,6 @@ fn upward(root: &Path, path: &Path) -> Option<PathBuf> {
     }
     let ups = std::iter::repeat_n(Component::ParentDir, root.len() - common);
     Some(ups.chain(path[common..].iter().copied()).collect())
-}
-
-fn common_ancestor(a: &Path, b: &Path) -> PathBuf {
-    a.components()
-        .zip(b.components())
-        .take_while(|(x, y)| x == y)
-        .map(|(x, _)| x)
-        .fold(PathBuf::new(), |path, component: Component<'_>| path.join(component))
 }
 
 #[cfg(test)]

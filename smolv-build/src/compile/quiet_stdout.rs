@@ -97,17 +97,11 @@ mod redirect {
     fn forward(pipe: PipeReader, mut stdout: File) {
         let mut reader = BufReader::new(pipe);
         let mut line = Vec::new();
-        loop {
+        while let Ok(1..) = reader.read_until(b'\n', &mut line) {
+            let (chatter, directive) = split(&line);
+            let _ = std::io::stderr().write_all(chatter);
+            let _ = stdout.write_all(directive);
             line.clear();
-            match reader.read_until(b'\n', &mut line) {
-                Ok(0) => return,
-                Ok(_) => {
-                    let (chatter, directive) = split(&line);
-                    let _ = std::io::stderr().write_all(chatter);
-                    let _ = stdout.write_all(directive);
-                }
-                Err(_) => return,
-            }
         }
     }
 

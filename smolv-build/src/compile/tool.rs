@@ -193,19 +193,16 @@ fn exited(child: &mut Child) -> std::io::Result<bool> {
     #[cfg(target_os = "linux")]
     {
         let pid = libc::id_t::try_from(child.id()).map_err(std::io::Error::other)?;
-        // SAFETY: an all-zero siginfo_t is a valid plain C struct.
         #[allow(unsafe_code, reason = "waitid(2) with WNOWAIT, which std does not offer")]
-        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-        // SAFETY: waitid writes only into `info`, which outlives the call.
-        #[allow(unsafe_code, reason = "waitid(2) with WNOWAIT, which std does not offer")]
-        let result =
-            unsafe { libc::waitid(libc::P_PID, pid, &raw mut info, libc::WEXITED | libc::WNOHANG | libc::WNOWAIT) };
-        if result != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        // SAFETY: waitid filled `info`; si_pid is 0 if the child runs on.
-        #[allow(unsafe_code, reason = "reading the union field that waitid(2) filled")]
-        let pid = unsafe { info.si_pid() };
+        // SAFETY: an all-zero siginfo_t is a valid plain C struct; waitid writes only into `info`, which outlives
+        // the call; once it returned 0, si_pid is filled (0 if the child runs on).
+        let pid = unsafe {
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            if libc::waitid(libc::P_PID, pid, &raw mut info, libc::WEXITED | libc::WNOHANG | libc::WNOWAIT) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            info.si_pid()
+        };
         Ok(pid != 0)
     }
     #[cfg(not(target_os = "linux"))]
@@ -286,11 +283,8 @@ pub(crate) fn describe_exit(exit: ExitStatus) -> String {
 
 /// How a tool that a signal ended died, or `None` if it exited.
 pub(crate) fn crashed(exit: ExitStatus) -> Option<String> {
-    #[cfg(unix)]
-    let signal = std::os::unix::process::ExitStatusExt::signal(&exit);
-    #[cfg(not(unix))]
-    let signal: Option<i32> = None;
-    signal.map(|_| describe_exit(exit))
+    // No exit code: a signal ended it (unix).
+    exit.code().is_none().then(|| describe_exit(exit))
 }
 
 #[cfg(test)]

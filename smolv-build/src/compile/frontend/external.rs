@@ -1,5 +1,6 @@
 //! What a frontend that runs a compiler binary (`slangc`) needs: a scratch directory, and its depfile read.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -35,17 +36,12 @@ pub(super) fn parse_depfile(text: &str) -> Vec<PathBuf> {
             match c {
                 '\\' if matches!(chars.peek(), Some(' ' | '#' | '\\')) => current.extend(chars.next()),
                 '$' if chars.peek() == Some(&'$') => current.extend(chars.next()),
-                c if c.is_whitespace() => {
-                    if !current.is_empty() {
-                        paths.push(PathBuf::from(std::mem::take(&mut current)));
-                    }
-                }
+                // Unescaped whitespace ends a path (a line holds no newline).
+                c if c.is_whitespace() => current.push('\n'),
                 c => current.push(c),
             }
         }
-        if !current.is_empty() {
-            paths.push(PathBuf::from(current));
-        }
+        paths.extend(current.split('\n').filter(|path| !path.is_empty()).map(PathBuf::from));
     }
     paths
 }
@@ -71,7 +67,7 @@ pub(super) fn hash_read(path: &Path, started: SystemTime) -> [u8; 32] {
 }
 
 /// Where a file the compiler found would have been found first, had it existed.
-pub(super) fn missing_candidates(job: &Job, settings: &Settings, read: &[PathBuf]) -> Vec<PathBuf> {
+pub(super) fn missing_candidates(job: &Job, settings: &Settings, read: &BTreeSet<PathBuf>) -> Vec<PathBuf> {
     let search: Vec<PathBuf> = job
         .path
         .parent()
@@ -80,19 +76,17 @@ pub(super) fn missing_candidates(job: &Job, settings: &Settings, read: &[PathBuf
         .chain(settings.include_dirs.iter().cloned())
         .map(|dir| dir.canonicalize().unwrap_or(dir))
         .collect();
-    let mut missing = Vec::new();
+    let mut missing = BTreeSet::new();
     for path in read {
         let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else { continue };
         for earlier in search.iter().take_while(|earlier| earlier.as_path() != dir) {
             let candidate = earlier.join(name);
             if !candidate.exists() {
-                missing.push(candidate);
+                missing.insert(candidate);
             }
         }
     }
-    missing.sort();
-    missing.dedup();
-    missing
+    missing.into_iter().collect()
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! GLSL and HLSL through glslang, in this process (a worker's, in a build).
 
 use std::cell::RefCell;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use smolv_format::reflect::ShaderStage;
@@ -49,8 +50,8 @@ pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Co
     }
     let stage =
         job.stage.ok_or_else(|| fail("no shader stage: use a stage extension or #pragma shader_stage".into()))?;
-    let mut includes = Vec::<(PathBuf, [u8; 32])>::new();
-    let mut missing = Vec::<PathBuf>::new();
+    let mut includes = BTreeSet::<(PathBuf, [u8; 32])>::new();
+    let mut missing = BTreeSet::<PathBuf>::new();
     // The last `"..."` include not found, and the file that asked for it.
     let failed_relative = RefCell::new(None::<(String, String)>);
     let file_name = job.path.to_string_lossy();
@@ -71,24 +72,19 @@ pub(super) fn compile(job: &Job, source: &str, settings: &Settings) -> Result<Co
             return Err(include::missing(job, requested, if again { IncludeType::Relative } else { kind }, requesting));
         };
         let (content, hash) = include::read(&path)?;
-        includes.push((path.clone(), hash));
+        includes.insert((path.clone(), hash));
         Ok(Included { name: path.to_string_lossy().into_owned(), content })
     };
     let options = options(job, stage, settings, &file_name);
-    let output = match glslang::compile(source, &options, &mut resolve) {
-        Ok(output) => output,
-        Err(glslang::Error::Log(log)) => return Err(parse_log(&log, &job.path)),
-        Err(glslang::Error::Other(message)) => return Err(fail(message)),
-    };
-    includes.sort();
-    includes.dedup();
-    missing.sort();
-    missing.dedup();
+    let output = glslang::compile(source, &options, &mut resolve).map_err(|error| match error {
+        glslang::Error::Log(log) => parse_log(&log, &job.path),
+        glslang::Error::Other(message) => fail(message),
+    })?;
     let module = CompiledModule::new(job.name.clone(), stage, job.entry_point.clone(), output.spirv);
     Ok(Compiled {
         modules: vec![CompiledModule { needs_legalization: job.language == Language::Hlsl, ..module }],
-        dependencies: includes,
-        missing,
+        dependencies: includes.into_iter().collect(),
+        missing: missing.into_iter().collect(),
         warnings: super::glslang_log::warnings(&output.log, &job.path),
     })
 }

@@ -16,10 +16,9 @@ struct Entry<'a> {
 /// The `ERROR: ` and `WARNING: ` lines of glslang's log.
 fn entries(log: &str) -> impl Iterator<Item = Entry<'_>> {
     log.lines().filter_map(|line| {
-        let (error, rest) = match (line.strip_prefix("ERROR: "), line.strip_prefix("WARNING: ")) {
-            (Some(rest), _) => (true, rest),
-            (None, Some(rest)) => (false, rest),
-            (None, None) => return None,
+        let (error, rest) = match line.strip_prefix("ERROR: ") {
+            Some(rest) => (true, rest),
+            None => (false, line.strip_prefix("WARNING: ")?),
         };
         let located = rest.match_indices(':').find_map(|(colon, _)| {
             let after = &rest[colon + 1..];

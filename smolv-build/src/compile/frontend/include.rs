@@ -69,17 +69,12 @@ fn shown<'a>(path: &'a Path, current: Option<&Path>) -> &'a Path {
 
 /// The shallowest folder below `root` holding `requested` (no hidden folders, `target` or links; `limit` entries).
 fn search(root: &Path, requested: &str, limit: usize) -> Option<PathBuf> {
-    let mut names = Vec::new();
-    for component in Path::new(requested).components() {
-        match component {
-            Component::Normal(name) => names.push(name),
-            Component::CurDir => {}
-            _ => return None,
-        }
-    }
-    if names.is_empty() {
-        return None;
-    }
+    let names = Path::new(requested)
+        .components()
+        .filter(|component| *component != Component::CurDir)
+        .map(|component| if let Component::Normal(name) = component { Some(name) } else { None })
+        .collect::<Option<Vec<_>>>()
+        .filter(|names| !names.is_empty())?;
     let requested: PathBuf = names.iter().collect();
     let skipped = |name: &str| name == "target" || name.starts_with('.');
     let mut folders = VecDeque::from([root.to_path_buf()]);

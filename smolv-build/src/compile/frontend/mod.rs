@@ -165,11 +165,6 @@ pub(crate) const WESL_SEPARATOR: &str = "\u{2d0}\u{2d0}";
 /// The `wesl` crate that links WESL, as the workspace pins it.
 pub(crate) const WESL_VERSION: &str = "0.4.0";
 
-/// Identifies what links WESL, for the keys of WESL jobs, in every build.
-pub(crate) fn wesl_identity() -> String {
-    format!("wesl {WESL_VERSION};")
-}
-
 /// The glslang-sys crate that compiles GLSL and HLSL, as the workspace pins it.
 pub(crate) const GLSLANG_SYS_VERSION: &str = "0.9.2+e1b562a";
 

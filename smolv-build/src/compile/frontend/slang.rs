@@ -52,18 +52,13 @@ pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Di
     }
 
     let mut modules = Vec::new();
-    let mut read = Vec::new();
+    let mut read = std::collections::BTreeSet::new();
     for (index, entry) in entry_points.iter().enumerate() {
         let (output, depfile) =
             (scratch.path().join(format!("{index}.spv")), scratch.path().join(format!("{index}.d")));
         let mut command = Command::new(slangc);
-        command
-            .args(&common)
-            .args(["-emit-spirv-directly", "-O0", "-fvk-use-entrypoint-name", "-entry", entry])
-            .arg("-o")
-            .arg(&output)
-            .arg("-depfile")
-            .arg(&depfile);
+        command.args(&common).args(["-emit-spirv-directly", "-O0", "-fvk-use-entrypoint-name", "-entry", entry]);
+        command.arg("-o").arg(&output).arg("-depfile").arg(&depfile);
         // No `-g`: Slang's debug info needs VK_KHR_shader_non_semantic_info.
         for warning in run(&mut command, slangc, job)? {
             if !warnings.contains(&warning) {
@@ -79,8 +74,6 @@ pub(super) fn compile(job: &Job, settings: &Settings) -> Result<Compiled, Vec<Di
         read.extend(parse_depfile(&depfile));
         modules.push(CompiledModule::new(format!("{}#{entry}", job.name), stage, entry_point, spirv));
     }
-    read.sort();
-    read.dedup();
     let dependencies = read.iter().map(|path| (path.clone(), hash_read(path, started))).collect();
     Ok(Compiled { modules, dependencies, missing: missing_candidates(job, settings, &read), warnings })
 }
@@ -203,7 +196,9 @@ fn parse_diagnostics(stderr: &str) -> Vec<Message> {
             let block = &lines[at..end.unwrap_or(lines.len())];
             messages.push(rich_message(severity, message, block));
             at += block.len();
-        } else if let Some((path, line, severity, message)) = classic(lines[at]) {
+            continue;
+        }
+        if let Some((path, line, severity, message)) = classic(lines[at]) {
             // The source line and a caret line under it give the column.
             let column = lines
                 .get(at + 2)
@@ -212,13 +207,10 @@ fn parse_diagnostics(stderr: &str) -> Vec<Message> {
                 .unwrap_or(0);
             let diagnostic = Diagnostic { path: PathBuf::from(path), line, column, message, rendered: None };
             messages.push(Message { severity, diagnostic });
-            at += 1;
-        } else {
-            at += 1;
         }
+        at += 1;
     }
-    let located = messages.iter().any(|m| m.severity == Severity::Error && m.diagnostic.line > 0);
-    if located {
+    if messages.iter().any(|m| m.severity == Severity::Error && m.diagnostic.line > 0) {
         messages.retain(|m| m.severity != Severity::Error || m.diagnostic.line > 0);
     }
     messages

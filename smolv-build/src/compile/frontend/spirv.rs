@@ -22,25 +22,19 @@ pub(super) fn patch_source_language(spirv: &mut [u32]) {
     newer.into_iter().for_each(|at| spirv[at] = UNKNOWN_LANGUAGE);
 }
 
-fn encode_failure(error: &EncodeError) -> String {
-    match error {
-        EncodeError::ZeroLengthInstruction { .. }
-        | EncodeError::TruncatedInstruction { .. }
-        | EncodeError::MalformedInstruction { .. } => {
-            format!(
-                "cannot read the SPIR-V module: {error}; rebuild it from its source, or move it out of the shader tree"
-            )
-        }
-        _ => error.to_string(),
-    }
-}
-
 /// Takes one precompiled module, as its first `OpEntryPoint` names it.
 pub(super) fn compile(job: &Job, bytes: &[u8]) -> Result<Compiled, Vec<Diagnostic>> {
     let fail = |message: String| vec![Diagnostic::whole_file(&job.path, message)];
     let mut spirv = spirv::words_from_bytes(bytes).map_err(|e| fail(e.to_string()))?;
     // A corrupt module fails here, not the whole set when packing encodes it.
-    smolv_codec::encode(&spirv, &EncodeOptions::new()).map_err(|e| fail(encode_failure(&e)))?;
+    smolv_codec::encode(&spirv, &EncodeOptions::new()).map_err(|error| match error {
+        EncodeError::ZeroLengthInstruction { .. }
+        | EncodeError::TruncatedInstruction { .. }
+        | EncodeError::MalformedInstruction { .. } => fail(format!(
+            "cannot read the SPIR-V module: {error}; rebuild it from its source, or move it out of the shader tree"
+        )),
+        _ => fail(error.to_string()),
+    })?;
     patch_source_language(&mut spirv);
     let Reflection { stage, entry_point, .. } = Reflection::from_spirv(&spirv)
         .map_err(|_| fail("the SPIR-V module has no OpEntryPoint of a Vulkan stage".to_owned()))?;

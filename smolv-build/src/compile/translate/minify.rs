@@ -20,10 +20,6 @@ pub(crate) fn shorten_names(module: &mut Module) {
         types.insert(ty, old.get_span(handle)) == handle
     });
     module.types = if kept_handles { types } else { old };
-    shorten_other_names(module, &mut names);
-}
-
-fn shorten_other_names(module: &mut Module, names: &mut ShortNames) {
     module.constants.iter_mut().for_each(|(_, c)| c.name = Some(names.next()));
     module.global_variables.iter_mut().for_each(|(_, g)| g.name = Some(names.next()));
     let functions = module.functions.iter_mut().map(|(_, f)| (f, true));
@@ -48,19 +44,12 @@ struct ShortNames {
 impl ShortNames {
     fn next(&mut self) -> String {
         const LETTERS: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-        let mut n = self.next;
+        let count = LETTERS.len();
+        let digits = std::iter::successors(Some(self.next), |&n| (n >= count).then(|| n / count - 1));
+        let mut name: Vec<char> = digits.map(|n| char::from(LETTERS[n % count])).collect();
         self.next += 1;
-        let mut name = Vec::new();
-        loop {
-            name.push(LETTERS[n % LETTERS.len()]);
-            n /= LETTERS.len();
-            if n == 0 {
-                break;
-            }
-            n -= 1;
-        }
         name.reverse();
-        String::from_utf8(name).unwrap_or_default()
+        name.into_iter().collect()
     }
 }
 
@@ -103,7 +92,7 @@ fn operator(c: char) -> bool {
 /// Replaces naga's `_e<digits>` names with `_` and letters.
 fn rename_baked(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut names: Vec<(String, String)> = Vec::new();
+    let mut names = std::collections::HashMap::new();
     let mut short = ShortNames::default();
     let bytes = text.as_bytes();
     let mut i = 0;
@@ -113,15 +102,7 @@ fn rename_baked(text: &str) -> String {
             let digits = text[i + 2..].bytes().take_while(u8::is_ascii_digit).count();
             let end = i + 2 + digits;
             if digits > 0 && !text[end..].starts_with(|c: char| word(c)) {
-                let name = &text[i..end];
-                let index = match names.iter().position(|(old, _)| old == name) {
-                    Some(index) => index,
-                    None => {
-                        names.push((name.to_owned(), format!("_{}", short.next())));
-                        names.len() - 1
-                    }
-                };
-                out.push_str(&names[index].1);
+                out.push_str(names.entry(&text[i..end]).or_insert_with(|| format!("_{}", short.next())));
                 i = end;
                 continue;
             }

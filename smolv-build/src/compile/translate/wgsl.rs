@@ -59,18 +59,15 @@ pub(crate) fn to_wgsl(spirv: &[u32]) -> Result<String, Refused> {
 pub(crate) const MAX_NESTING: usize = 64;
 
 fn nesting(text: &str) -> usize {
-    let (mut depth, mut deepest) = (0usize, 0);
-    for byte in text.bytes() {
+    let depths = text.bytes().scan(0usize, |depth, byte| {
         match byte {
-            b'(' | b'[' => {
-                depth += 1;
-                deepest = deepest.max(depth);
-            }
-            b')' | b']' => depth = depth.saturating_sub(1),
+            b'(' | b'[' => *depth += 1,
+            b')' | b']' => *depth = depth.saturating_sub(1),
             _ => {}
         }
-    }
-    deepest
+        Some(*depth)
+    });
+    depths.max().unwrap_or(0)
 }
 
 fn read_as_a_game_would(text: &str) -> Result<naga::Module, Refused> {

@@ -16,12 +16,12 @@ pub(super) enum Order {
 }
 
 pub(super) struct Keeper {
-    orders: Sender<Order>,
+    pub(super) orders: Sender<Order>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl Keeper {
-    /// Starts the keeper of `shared`'s workers, if a thread can be started.
+    /// Starts the keeper of `shared`'s workers, if a thread can be started; it tops the pool up first.
     pub(super) fn start(shared: &Arc<Shared>) -> Option<Self> {
         let (orders, receiver) = channel();
         let (shared, for_drains) = (Arc::clone(shared), orders.clone());
@@ -37,14 +37,6 @@ impl Keeper {
         self.orders.send(Order::Start(reply)).map_err(|_| std::io::Error::other("the worker keeper has stopped"))?;
         answer.recv().map_err(|_| std::io::Error::other("the worker keeper has stopped"))?
     }
-
-    pub(super) fn orders(&self) -> Sender<Order> {
-        self.orders.clone()
-    }
-
-    pub(super) fn top_up(&self) {
-        let _ = self.orders.send(Order::TopUp);
-    }
 }
 
 impl Drop for Keeper {
@@ -57,6 +49,7 @@ impl Drop for Keeper {
 }
 
 fn keep(shared: &Shared, orders: &Receiver<Order>, for_drains: &Sender<Order>) {
+    top_up(shared, for_drains);
     while let Ok(order) = orders.recv() {
         match order {
             Order::Start(reply) => {

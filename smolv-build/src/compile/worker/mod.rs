@@ -144,18 +144,6 @@ fn under_a_build_script() -> bool {
     ["OUT_DIR", "TARGET", "HOST", "NUM_JOBS"].iter().all(|var| crate::env::cargo_var_os(var).is_some())
 }
 
-fn compiler_name(job: &Job) -> &'static str {
-    match job.language {
-        crate::options::Language::Wgsl => "naga",
-        crate::options::Language::Wesl => "wesl or naga",
-        _ => "glslang",
-    }
-}
-
-fn describe_exe(exe: &std::path::Path) -> String {
-    exe.file_name().map_or_else(|| exe.display().to_string(), |name| name.to_string_lossy().into_owned())
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     /// Compilers in workers that are this test binary (as a build

@@ -1,7 +1,7 @@
 //! The parent's side: start workers, hand each one job at a time, watch its time, replace the dead.
 
 use std::io::{BufReader, Read};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use super::keeper::{Keeper, Order};
 use super::protocol::{self, Request};
-use super::{MARKER, MEMORY_VAR, PARENT_VAR, Translation, compiler_name, describe_exe};
+use super::{MARKER, MEMORY_VAR, PARENT_VAR, Translation};
 use crate::compile::frontend::Compiled;
 #[cfg(feature = "optimizer")]
 use crate::compile::optimize::{Failure as OptimizeFailure, Once, Recipe};
@@ -92,11 +92,7 @@ impl Workers {
 
     fn start(shared: Shared) -> Self {
         let shared = Arc::new(shared);
-        let keeper = Keeper::start(&shared);
-        if let Some(keeper) = &keeper {
-            keeper.top_up();
-        }
-        Self { keeper, shared }
+        Self { keeper: Keeper::start(&shared), shared }
     }
 
     /// Compiles `job` in a worker; one that dies or overruns fails the job.
@@ -119,7 +115,11 @@ impl Workers {
                      were compiled, and nothing was cached for this one. This is a compiler bug (or a shader beyond \
                      the worker's limits: {} s, {} MiB): rewrite the construct it fails on, or use another compiler \
                      version",
-                    compiler_name(job),
+                    match job.language {
+                        crate::options::Language::Wgsl => "naga",
+                        crate::options::Language::Wesl => "wesl or naga",
+                        _ => "glslang",
+                    },
                     self.shared.limits.seconds(),
                     self.shared.limits.memory_bytes >> 20
                 ),
@@ -191,12 +191,7 @@ impl Workers {
     /// An idle worker that still runs; the dead ones are dropped.
     fn take_idle(&self) -> Option<Worker> {
         let mut idle = self.shared.idle.lock().unwrap_or_else(PoisonError::into_inner);
-        while let Some(worker) = idle.pop() {
-            if worker.is_alive() {
-                return Some(worker);
-            }
-        }
-        None
+        std::iter::from_fn(|| idle.pop()).find(Worker::is_alive)
     }
 
     fn exchange(&self, mut worker: Worker, payload: &[u8]) -> Result<(Worker, Vec<u8>), Lost> {
@@ -224,7 +219,7 @@ impl Workers {
                 self.shared.exe.display()
             )
         })?;
-        Worker::watch(child, self.keeper.as_ref().map(Keeper::orders))
+        Worker::watch(child, self.keeper.as_ref().map(|keeper| keeper.orders.clone()))
     }
 
     /// Waits for a new worker's greeting (at once for one that greeted).
@@ -246,7 +241,7 @@ impl Workers {
                 "a shader compiler worker ({}) did not start: it {}; a program that is no build script must \
                  call `smolv_build::Config::worker_main()` first in `main` (off Linux, a build script too, or it \
                  calls `Config::compile` first); or set SMOLV_WORKERS=0",
-                describe_exe(&self.shared.exe),
+                Path::new(self.shared.exe.file_name().unwrap_or(self.shared.exe.as_os_str())).display(),
                 self.how_it_ended(&mut worker).how
             )),
         }

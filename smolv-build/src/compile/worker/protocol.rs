@@ -73,17 +73,14 @@ pub(super) fn read_frame(input: &mut impl Read) -> std::io::Result<Option<Vec<u8
 
 /// Reads until [`HELLO`], skipping at most [`MAX_BEFORE_HELLO`] bytes.
 pub(super) fn wait_for_hello(input: &mut impl Read) -> std::io::Result<()> {
-    let mut seen = Vec::with_capacity(HELLO.len());
+    let mut seen = Vec::new();
     let mut byte = [0u8; 1];
     for _ in 0..MAX_BEFORE_HELLO + HELLO.len() {
         if input.read(&mut byte)? == 0 {
             return Err(std::io::ErrorKind::UnexpectedEof.into());
         }
-        if seen.len() == HELLO.len() {
-            seen.remove(0);
-        }
         seen.push(byte[0]);
-        if seen == HELLO {
+        if seen.ends_with(HELLO) {
             return Ok(());
         }
     }

@@ -163,31 +163,21 @@ mod test_hooks {
             child.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
             child.spawn().expect("the test's grandchild");
         }
-        match request {
-            Request::Compile { job, .. } => {
-                let delay = crate::env::var(TEST_DELAY_VAR);
-                if let Some((name, ms)) = delay.as_deref().and_then(|v| v.split_once('=')) {
-                    let named = job.path.file_name().is_some_and(|file| file.to_string_lossy() == name);
-                    if let (true, Ok(ms)) = (named, ms.parse::<u64>()) {
-                        std::thread::sleep(std::time::Duration::from_millis(ms));
-                    }
-                }
-            }
-            Request::Translate { .. } => {
-                if crate::env::var_os(TEST_ABORT_VAR).is_some_and(|v| v == "translate") {
-                    std::process::abort();
-                }
-            }
+        // The delay names a compile by its file's name, an optimization by `optimize`; the abort names the step.
+        let abort = crate::env::var_os(TEST_ABORT_VAR);
+        let (name, aborts) = match request {
+            Request::Compile { job, .. } => (job.path.file_name().map(|file| file.to_string_lossy()), false),
+            Request::Translate { .. } => (None, abort.is_some_and(|v| v == "translate")),
             #[cfg(feature = "optimizer")]
-            Request::Optimize { .. } => {
-                if crate::env::var_os(TEST_ABORT_VAR).is_some_and(|v| v == "optimize") {
-                    std::process::abort();
-                }
-                let delay = crate::env::var(TEST_DELAY_VAR);
-                if let Some(("optimize", ms)) = delay.as_deref().and_then(|v| v.split_once('=')) {
-                    std::thread::sleep(std::time::Duration::from_millis(ms.parse().unwrap_or(0)));
-                }
-            }
+            Request::Optimize { .. } => (Some("optimize".into()), abort.is_some_and(|v| v == "optimize")),
+        };
+        if aborts {
+            std::process::abort();
+        }
+        let delay = crate::env::var(TEST_DELAY_VAR);
+        let delay = delay.as_deref().and_then(|v| v.split_once('=')).filter(|&(n, _)| name.as_deref() == Some(n));
+        if let Some(Ok(ms)) = delay.map(|(_, ms)| ms.parse::<u64>()) {
+            std::thread::sleep(std::time::Duration::from_millis(ms));
         }
     }
 

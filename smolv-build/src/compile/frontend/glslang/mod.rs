@@ -204,11 +204,6 @@ fn preamble(defines: &[(&str, &str)]) -> String {
 
 const INCLUDE_EXTENSION: &str = "#extension GL_GOOGLE_include_directive : enable\n";
 
-/// The preprocessed text without the preamble's `#extension`, which parse refuses before `#version`.
-fn without_preamble(text: &str) -> &str {
-    text.trim_start_matches('\n').strip_prefix(INCLUDE_EXTENSION).unwrap_or(text)
-}
-
 /// Compiles `source` with `options`; `resolve` finds each include.
 pub(crate) fn compile(source: &str, options: &Options<'_>, resolve: &mut Resolve<'_>) -> Result<Output, Error> {
     initialize()?;
@@ -296,7 +291,9 @@ pub(crate) fn compile(source: &str, options: &Options<'_>, resolve: &mut Resolve
     }
     // SAFETY: `shader.0` is live; the text is copied.
     let text = unsafe { log_text(sys::glslang_shader_get_preprocessed_code(shader.0)) };
-    let text = c_string(without_preamble(&text), "the preprocessed shader")?;
+    // Without the preamble's `#extension`, which parse refuses before `#version`.
+    let text = text.trim_start_matches('\n').strip_prefix(INCLUDE_EXTENSION).unwrap_or(&text);
+    let text = c_string(text, "the preprocessed shader")?;
     let parse_preamble = c_string(INCLUDE_EXTENSION, "the preamble")?;
     // SAFETY: `shader.0` is live; both texts outlive the parse.
     unsafe {
@@ -329,23 +326,11 @@ pub(crate) fn compile(source: &str, options: &Options<'_>, resolve: &mut Resolve
             sys::glslang_program_add_source_text(program.0, stage, code.as_ptr(), source.len());
         }
     }
-    let mut spv_options = sys::glslang_spv_options_t {
-        generate_debug_info: debug_file.is_some(),
-        strip_debug_info: false,
-        disable_optimizer: true,
-        optimize_size: false,
-        optimize_performance: false,
-        disassemble: false,
-        validate: false,
-        emit_nonsemantic_shader_debug_info: false,
-        emit_nonsemantic_shader_debug_source: false,
-        compile_only: false,
-        optimize_allow_expanded_id_bound: false,
-        compiler_signature: std::ptr::null(),
-        command_line_arguments: std::ptr::null(),
-        current_working_directory: std::ptr::null(),
-    };
-    // SAFETY: `program.0` is linked; null strings mean "not given".
+    // SAFETY: all zeros is a valid glslang_spv_options_t: its bools false, its strings null ("not given").
+    let mut spv_options: sys::glslang_spv_options_t = unsafe { std::mem::zeroed() };
+    spv_options.generate_debug_info = debug_file.is_some();
+    spv_options.disable_optimizer = true;
+    // SAFETY: `program.0` is linked.
     let spirv = unsafe {
         sys::glslang_program_SPIRV_generate_with_options(program.0, stage, &mut spv_options);
         let len = sys::glslang_program_SPIRV_get_size(program.0);

@@ -106,15 +106,5 @@ pub(super) const SHADERC_RESOURCES: glslang_resource_t = glslang_resource_t {
     max_task_work_group_size_z_ext: 128,
     max_mesh_view_count_ext: 4,
     __bindgen_anon_1: glslang_sys::glslang_resource_s__bindgen_ty_1 { max_dual_source_draw_buffers_ext: 1 },
-    limits: glslang_limits_t {
-        non_inductive_for_loops: true,
-        while_loops: true,
-        do_while_loops: true,
-        general_uniform_indexing: true,
-        general_attribute_matrix_vector_indexing: true,
-        general_varying_indexing: true,
-        general_sampler_indexing: true,
-        general_variable_indexing: true,
-        general_constant_matrix_vector_indexing: true,
-    },
+    limits: glslang_limits_t::default(),
 };

@@ -13,10 +13,7 @@ use crate::error::Diagnostic;
 
 /// 1-based line and column (in characters) of byte `offset` in `text`.
 pub(super) fn line_column(text: &str, offset: usize) -> (u32, u32) {
-    let mut offset = offset.min(text.len());
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
-    }
+    let offset = (0..=offset.min(text.len())).rev().find(|&at| text.is_char_boundary(at)).unwrap_or(0);
     let before = &text[..offset];
     let line = before.matches('\n').count() + 1;
     let column = before.rsplit('\n').next().unwrap_or_default().chars().count() + 1;
