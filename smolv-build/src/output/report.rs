@@ -544,18 +544,11 @@ impl Report {
             "bundle dictionary: {} bytes (included in the zstd total); {} compiled, {} from cache",
             self.dictionary_bytes, self.compiled, self.cache_hits
         );
-        if !self.languages.is_empty() {
-            let languages: Vec<String> = self.languages.iter().map(LanguageReport::summary).collect();
-            let _ = writeln!(out, "languages: {}", languages.join(", "));
-        }
-        if let Some(packing) = &self.packing {
-            let _ = writeln!(out, "{}", packing.summary());
-            let _ = writeln!(out, "{}", packing.candidates_line());
-        }
-        if let Some(wgpu) = &self.wgpu {
-            let _ = writeln!(out, "{}", wgpu.summary());
-        }
-        if let Some(line) = self.remote_line() {
+        let languages: Vec<String> = self.languages.iter().map(LanguageReport::summary).collect();
+        let languages = (!languages.is_empty()).then(|| format!("languages: {}", languages.join(", ")));
+        let packing = self.packing.iter().flat_map(|packing| [packing.summary(), packing.candidates_line()]);
+        let wgpu = self.wgpu.as_ref().map(WgpuReport::summary);
+        for line in languages.into_iter().chain(packing).chain(wgpu).chain(self.remote_line()) {
             let _ = writeln!(out, "{line}");
         }
         out
