@@ -64,9 +64,7 @@ fn finish(plan: &Plan, directives: &Directives, build: Build<'_>) -> (Files, Res
     };
     let diagnostics = compiled.diagnostics();
     let Compiled { cache, remote, threads, preparing_warning, jobs, warnings, modules } = compiled;
-    if let Some(warning) = preparing_warning {
-        directives.warning(&warning);
-    }
+    preparing_warning.iter().for_each(|warning| directives.warning(warning));
     // Every log is this build's: the last one goes unless this one fails.
     let log = || if plan.directives { Log::Remove } else { Log::Keep };
     if let Err(error) = threads {

@@ -26,10 +26,7 @@ pub(crate) struct Program {
 
 /// A module name's base and variant: `post/blur.comp@wide` is (`post/blur`, `wide`).
 fn base(name: &str) -> (&str, Option<&str>) {
-    let (path, variant) = match name.split_once('@') {
-        Some((path, variant)) => (path, Some(variant)),
-        None => (name, None),
-    };
+    let (path, variant) = name.split_once('@').map_or((name, None), |(path, variant)| (path, Some(variant)));
     let path = path.split('#').next().unwrap_or(path);
     let file = path.rfind('/').map_or(0, |slash| slash + 1);
     let end = path[file..].find('.').map_or(path.len(), |dot| file + dot);
@@ -116,20 +113,16 @@ fn merged_bindings(inputs: &[ModuleInput], modules: &[usize]) -> Option<Vec<(Des
     let mut merged: BTreeMap<(u32, u32), (DescriptorBinding, Mangling)> = BTreeMap::new();
     for &m in modules {
         for binding in &inputs[m].reflection.bindings {
-            match merged.get_mut(&(binding.set, binding.binding)) {
-                None => {
-                    merged.insert((binding.set, binding.binding), (binding.clone(), inputs[m].mangling));
-                }
-                Some((known, mangling)) => {
-                    if (known.kind, known.count) != (binding.kind, binding.count) {
-                        return None;
-                    }
-                    known.stages |= binding.stages;
-                    if known.name.is_empty() && !binding.name.is_empty() {
-                        known.name.clone_from(&binding.name);
-                        *mangling = inputs[m].mangling;
-                    }
-                }
+            // A binding met first is merged with itself: nothing changes.
+            let entry = merged.entry((binding.set, binding.binding));
+            let (known, mangling) = entry.or_insert_with(|| (binding.clone(), inputs[m].mangling));
+            if (known.kind, known.count) != (binding.kind, binding.count) {
+                return None;
+            }
+            known.stages |= binding.stages;
+            if known.name.is_empty() && !binding.name.is_empty() {
+                known.name.clone_from(&binding.name);
+                *mangling = inputs[m].mangling;
             }
         }
     }

@@ -2,7 +2,7 @@
 
 use super::candidate::tables_len;
 use super::codec::Scheme;
-use super::{Measured, PackInput, PackedSet, choose, cost};
+use super::{Measured, PackInput, PackedSet, choose, cost, for_empty_set};
 use crate::cache::{BodyReader, BodyWriter, Cache, Key, KeyBuilder};
 use crate::error::Error;
 use crate::options::DictionaryMode;
@@ -10,7 +10,7 @@ use crate::pack::zstd_forms::ZstdForms;
 use crate::pack::zstd_memo::ZstdMemo;
 use crate::settings::PackSettings;
 
-/// [`pack`], or its result from the cache.
+/// [`choose`], or its result from the cache; a set of no modules (the refused ones of a wgpu build) raw.
 pub(crate) fn pack_cached(
     inputs: &[PackInput],
     zstd: &ZstdForms,
@@ -19,6 +19,7 @@ pub(crate) fn pack_cached(
     dictionary_mode: DictionaryMode,
     cache: &Cache,
 ) -> Result<PackedSet, Error> {
+    let options = &if inputs.is_empty() { for_empty_set(options) } else { options.clone() };
     let key = key(inputs, options, dictionary_mode);
     if let Some(set) = cache.get(&key).and_then(|body| read(&body, inputs, options)) {
         return Ok(set);

@@ -12,7 +12,6 @@ mod xz;
 
 use rayon::prelude::*;
 
-use crate::cache::Cache;
 use crate::compile::all;
 use crate::error::Error;
 use crate::options::{DictionaryMode, Packing, SizeGoal};
@@ -217,21 +216,8 @@ pub(crate) fn inputs(modules: &[all::Built<'_>], encoded: &[Encoded]) -> Vec<Pac
     modules.iter().zip(encoded).map(input).collect()
 }
 
-/// The SPIR-V set of some modules only, packed as the build packs; an empty one raw.
-pub(crate) fn pack_subset(
-    inputs: &[PackInput],
-    zstd: &ZstdForms,
-    memo: &ZstdMemo<'_>,
-    options: &PackSettings,
-    dictionary: DictionaryMode,
-    cache: &Cache,
-) -> Result<PackedSet, Error> {
-    let options = if inputs.is_empty() { for_empty_set(options) } else { options.clone() };
-    pack_cached(inputs, zstd, memo, &options, dictionary, cache)
-}
-
 /// `options` for a set of no modules: raw SPIR-V, no other codec tried.
-fn for_empty_set(options: &PackSettings) -> PackSettings {
+pub(crate) fn for_empty_set(options: &PackSettings) -> PackSettings {
     let runtime = crate::options::RuntimeCodecs::from_env(|name| {
         (name == crate::options::RUNTIME_VARIABLES[0]).then(|| Codec::Spirv.name().to_owned())
     });
