@@ -616,18 +616,18 @@ pub(crate) fn packing_report(set: &PackedSet, spirv_bytes: usize) -> PackingRepo
             installed_bytes: c.installed_total(),
             stored_xz_bytes: c.stored_xz,
             download_bytes: c.download_total(),
-            chosen: c.scheme == set.scheme,
+            chosen: c.scheme == set.shipped.scheme,
         })
         .collect();
     PackingReport {
-        packing: set.scheme.packing_name().to_owned(),
-        codec: set.scheme.codec.name().to_owned(),
-        layout: set.scheme.framing.name().to_owned(),
+        packing: set.shipped.scheme.packing_name().to_owned(),
+        codec: set.shipped.scheme.codec.name().to_owned(),
+        layout: set.shipped.scheme.framing.name().to_owned(),
         goal: set.goal.name().to_owned(),
         spirv_bytes,
-        stored_bytes: set.stored_len(),
+        stored_bytes: set.shipped.stored_len(),
         decoder_bytes,
-        net_bytes: signed(set.stored_len()) + signed(decoder_bytes) - signed(spirv_bytes),
+        net_bytes: signed(set.shipped.stored_len()) + signed(decoder_bytes) - signed(spirv_bytes),
         candidates,
     }
 }

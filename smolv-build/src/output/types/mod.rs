@@ -324,8 +324,7 @@ fn describe(rust: &RustStruct, input: &ModuleInput) -> Vec<String> {
 
 /// A shader path as a doc comment shows it: relative to the crate, `/`-separated, the same on every machine.
 fn shown(path: &Path) -> String {
-    let base = std::env::current_dir().ok();
-    shown_from(path, base.as_deref())
+    shown_from(path, std::env::current_dir().ok().as_deref())
 }
 
 fn shown_from(path: &Path, base: Option<&Path>) -> String {

@@ -38,17 +38,14 @@ fn is_pipeline(stages: &[ShaderStage]) -> bool {
     let flags: Vec<u32> = stages.iter().map(|s| s.vk_stage_flag()).collect();
     let distinct = flags.iter().collect::<BTreeSet<_>>().len() == flags.len();
     let graphics = 0x1 | 0x2 | 0x4 | 0x8 | 0x10 | 0x40 | 0x80;
+    use ShaderStage::{Compute, Fragment, Geometry, Mesh, Task, TessellationControl, TessellationEvaluation, Vertex};
     let has = |stage: ShaderStage| stages.contains(&stage);
     // Vertex with optional tessellation and geometry, or mesh with optional task: never both.
-    let vertex = has(ShaderStage::Vertex) && !has(ShaderStage::Mesh) && !has(ShaderStage::Task);
-    let mesh = has(ShaderStage::Mesh)
-        && !has(ShaderStage::Vertex)
-        && !has(ShaderStage::TessellationControl)
-        && !has(ShaderStage::TessellationEvaluation)
-        && !has(ShaderStage::Geometry);
+    let vertex = has(Vertex) && !has(Mesh) && !has(Task);
+    let mesh = has(Mesh) && ![Vertex, TessellationControl, TessellationEvaluation, Geometry].into_iter().any(has);
     match stages {
-        [ShaderStage::Compute] => true,
-        _ => distinct && flags.iter().all(|f| f & graphics != 0) && has(ShaderStage::Fragment) && (vertex || mesh),
+        [Compute] => true,
+        _ => distinct && flags.iter().all(|f| f & graphics != 0) && has(Fragment) && (vertex || mesh),
     }
 }
 

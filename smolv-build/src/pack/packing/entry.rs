@@ -1,6 +1,6 @@
 //! The packing step's cache entry (LZ4 HC, zstd -19 and xz are slow), keyed by every input's value.
 
-use super::candidate::tables_len;
+use super::candidate::{Candidate, tables_len};
 use super::codec::Scheme;
 use super::{Measured, PackInput, PackedSet, choose, cost, for_empty_set};
 use crate::cache::{BodyReader, BodyWriter, Cache, Key, KeyBuilder};
@@ -49,9 +49,10 @@ fn key(inputs: &[PackInput], options: &PackSettings, dictionary_mode: Dictionary
 /// The entry body; `None` if something does not fit its fields (not cached).
 fn write(set: &PackedSet) -> Option<Vec<u8>> {
     let mut w = BodyWriter::default();
-    w.bytes(set.scheme.packing_name().as_bytes());
-    w.bytes(&set.directory).bytes(&set.data).bytes(set.dictionary.as_deref().unwrap_or_default());
-    w.u32(u32::from(set.dictionary.is_some()));
+    let shipped = &set.shipped;
+    w.bytes(shipped.scheme.packing_name().as_bytes());
+    w.bytes(&shipped.directory).bytes(&shipped.data).bytes(shipped.dictionary.as_deref().unwrap_or_default());
+    w.u32(u32::from(shipped.dictionary.is_some()));
     set.modules.iter().for_each(|m| {
         w.bytes(m);
     });
@@ -86,5 +87,6 @@ fn read(body: &[u8], inputs: &[PackInput], options: &PackSettings) -> Option<Pac
         };
         Some(Measured { scheme, stored, stored_xz, zstd_fast: options.runtime.zstd_fast })
     })?;
-    r.is_empty().then_some(PackedSet { scheme, goal, directory, data, dictionary, modules, candidates, tables_len })
+    let shipped = Candidate { scheme, directory, data, dictionary, tables_len };
+    r.is_empty().then_some(PackedSet { shipped, goal, modules, candidates })
 }
