@@ -45,7 +45,7 @@ pub(crate) fn write_artifacts(
         put(name, bytes)?;
     }
     put(&manifest.bundle, &artifacts.bundle)?;
-    let (embedded, set) = (&manifest.embedded, &artifacts.embedded);
+    let (embedded, set) = (&manifest.embedded, &artifacts.embedded.shipped);
     let wgsl = manifest.wgsl.as_ref().zip(artifacts.wgpu.as_ref());
     for (module, (_, _, text)) in wgsl.iter().flat_map(|(wgsl, wgpu)| wgsl.modules.iter().zip(&wgpu.texts)) {
         put(&module.text, text.as_bytes())?;
@@ -55,7 +55,7 @@ pub(crate) fn write_artifacts(
     if let (Some(name), Some(bytes)) = (&embedded.dictionary, &set.dictionary) {
         put(name, bytes)?;
     }
-    for (module, data) in manifest.modules.iter().zip(&set.modules) {
+    for (module, data) in manifest.modules.iter().zip(&artifacts.embedded.modules) {
         put(&module.embedded.data, data)?;
     }
     if let Some((wgsl, wgpu)) = wgsl {

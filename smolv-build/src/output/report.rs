@@ -544,18 +544,11 @@ impl Report {
             "bundle dictionary: {} bytes (included in the zstd total); {} compiled, {} from cache",
             self.dictionary_bytes, self.compiled, self.cache_hits
         );
-        if !self.languages.is_empty() {
-            let languages: Vec<String> = self.languages.iter().map(LanguageReport::summary).collect();
-            let _ = writeln!(out, "languages: {}", languages.join(", "));
-        }
-        if let Some(packing) = &self.packing {
-            let _ = writeln!(out, "{}", packing.summary());
-            let _ = writeln!(out, "{}", packing.candidates_line());
-        }
-        if let Some(wgpu) = &self.wgpu {
-            let _ = writeln!(out, "{}", wgpu.summary());
-        }
-        if let Some(line) = self.remote_line() {
+        let languages: Vec<String> = self.languages.iter().map(LanguageReport::summary).collect();
+        let languages = (!languages.is_empty()).then(|| format!("languages: {}", languages.join(", ")));
+        let packing = self.packing.iter().flat_map(|packing| [packing.summary(), packing.candidates_line()]);
+        let wgpu = self.wgpu.as_ref().map(WgpuReport::summary);
+        for line in languages.into_iter().chain(packing).chain(wgpu).chain(self.remote_line()) {
             let _ = writeln!(out, "{line}");
         }
         out
@@ -623,18 +616,18 @@ pub(crate) fn packing_report(set: &PackedSet, spirv_bytes: usize) -> PackingRepo
             installed_bytes: c.installed_total(),
             stored_xz_bytes: c.stored_xz,
             download_bytes: c.download_total(),
-            chosen: c.scheme == set.scheme,
+            chosen: c.scheme == set.shipped.scheme,
         })
         .collect();
     PackingReport {
-        packing: set.scheme.packing_name().to_owned(),
-        codec: set.scheme.codec.name().to_owned(),
-        layout: set.scheme.framing.name().to_owned(),
+        packing: set.shipped.scheme.packing_name().to_owned(),
+        codec: set.shipped.scheme.codec.name().to_owned(),
+        layout: set.shipped.scheme.framing.name().to_owned(),
         goal: set.goal.name().to_owned(),
         spirv_bytes,
-        stored_bytes: set.stored_len(),
+        stored_bytes: set.shipped.stored_len(),
         decoder_bytes,
-        net_bytes: signed(set.stored_len()) + signed(decoder_bytes) - signed(spirv_bytes),
+        net_bytes: signed(set.shipped.stored_len()) + signed(decoder_bytes) - signed(spirv_bytes),
         candidates,
     }
 }

@@ -42,7 +42,7 @@ enum Files {
 pub(crate) fn write(plan: &Plan, directives: Directives, build: Build<'_>) -> Result<Report, Error> {
     let (files, result) = finish(plan, &directives, build);
     let wrote_artifacts = matches!(files, Files::Write { .. });
-    let result = files.write(&plan.out_dir, result.as_ref().ok()).and(result);
+    let result = files.write(&plan.out_dir, result);
     if let Ok(report) = &result
         && plan.print_report
         && wrote_artifacts
@@ -64,9 +64,7 @@ fn finish(plan: &Plan, directives: &Directives, build: Build<'_>) -> (Files, Res
     };
     let diagnostics = compiled.diagnostics();
     let Compiled { cache, remote, threads, preparing_warning, jobs, warnings, modules } = compiled;
-    if let Some(warning) = preparing_warning {
-        directives.warning(&warning);
-    }
+    preparing_warning.iter().for_each(|warning| directives.warning(warning));
     // Every log is this build's: the last one goes unless this one fails.
     let log = || if plan.directives { Log::Remove } else { Log::Keep };
     if let Err(error) = threads {
@@ -152,11 +150,9 @@ fn finish(plan: &Plan, directives: &Directives, build: Build<'_>) -> (Files, Res
 }
 
 impl Files {
-    /// Writes, or removes, what `self` says.
-    fn write(&self, out_dir: &Path, report: Option<&Report>) -> Result<(), Error> {
-        let log = match self {
-            Files::Keep(log) | Files::Remove(log) | Files::Write { log, .. } => log,
-        };
+    /// Writes, or removes, what `self` says; then `result`, unless writing failed.
+    fn write(self, out_dir: &Path, result: Result<Report, Error>) -> Result<Report, Error> {
+        let (Files::Keep(log) | Files::Remove(log) | Files::Write { log, .. }) = &self;
         // Where a new log cannot be written, no older one stays either.
         if !matches!(log, Log::Keep) {
             build_log::clear(out_dir);
@@ -165,15 +161,15 @@ impl Files {
             build_log::write(out_dir, text);
         }
         match self {
-            Files::Keep(_) => Ok(()),
+            Files::Keep(_) => result,
             Files::Remove(_) => {
                 emit::remove_artifacts(out_dir);
-                Ok(())
+                result
             }
-            Files::Write { artifacts, types, .. } => match report {
-                Some(report) => emit::write_artifacts(out_dir, artifacts, types, report),
-                None => Err(Error::Internal("artifacts to write without a report".to_owned())),
-            },
+            // `finish` pairs files to write with a report only.
+            Files::Write { artifacts, types, .. } => {
+                result.and_then(|report| emit::write_artifacts(out_dir, &artifacts, &types, &report).map(|()| report))
+            }
         }
     }
 }

@@ -104,7 +104,7 @@ pub(crate) fn assemble(
             container_bytes: container.len(),
             embedded: ManifestEmbeddedModule {
                 data: artifact_name(index, &module.name, "data"),
-                unpacked_bytes: packing::unpacked_len(embedded.scheme.codec, input),
+                unpacked_bytes: packing::unpacked_len(embedded.shipped.scheme.codec, input),
                 spirv_bytes: input.spirv.len(),
                 check: input.check,
             },
@@ -114,14 +114,14 @@ pub(crate) fn assemble(
     let dictionary_bytes = packed.dictionary.as_ref().map(|d| d.as_bytes().to_vec());
     let decoder_bytes = embedded.chosen().decoder().installed;
     let manifest_embedded = ManifestEmbeddedSet {
-        codec: embedded.scheme.codec,
-        framing: embedded.scheme.framing,
+        codec: embedded.shipped.scheme.codec,
+        framing: embedded.shipped.scheme.framing,
         goal: embedded.goal.name().to_owned(),
         directory: EMBEDDED_DIRECTORY_FILE.to_owned(),
         data: EMBEDDED_DATA_FILE.to_owned(),
-        dictionary: embedded.dictionary.as_ref().map(|_| EMBEDDED_DICTIONARY_FILE.to_owned()),
+        dictionary: embedded.shipped.dictionary.as_ref().map(|_| EMBEDDED_DICTIONARY_FILE.to_owned()),
         spirv_bytes,
-        stored_bytes: embedded.stored_len(),
+        stored_bytes: embedded.shipped.stored_len(),
         decoder_bytes,
     };
     Artifacts {

@@ -25,14 +25,14 @@ pub(crate) struct Bundled {
 
 /// Each module's container, from its payload in `packed`, and the bundle of them all.
 pub(crate) fn assemble_bundle(modules: &[BundleModule<'_>], packed: &Packed) -> Result<Bundled, Error> {
+    let mut builder = BundleBuilder::new();
     let (codec, dictionary_id) = match &packed.dictionary {
-        Some(dictionary) => (Codec::SmolvZstdDictionary, dictionary.id()),
+        Some(dictionary) => {
+            builder = builder.dictionary(dictionary.clone());
+            (Codec::SmolvZstdDictionary, dictionary.id())
+        }
         None => (Codec::SmolvZstd, 0),
     };
-    let mut builder = BundleBuilder::new();
-    if let Some(dictionary) = &packed.dictionary {
-        builder = builder.dictionary(dictionary.clone());
-    }
     let mut containers = Vec::with_capacity(modules.len());
     for (module, payload) in modules.iter().zip(&packed.payloads) {
         let container = assemble(codec, &module.encoded.decoded, dictionary_id, module.reflection, payload)

@@ -50,14 +50,14 @@ fn steps(modules: &[Built<'_>], plan: &Plan, cache: &Cache, compilers: &Compiler
         .as_ref()
         .map(|refused| ZstdMemo::new(refused.iter().map(|&i| encoded[i].smolv.as_slice()), Some(cache)));
     let zstd = zstd_forms::cached(&memo, plan, cache)?;
-    let refused_zstd = refused_memo.as_ref().map(|memo| zstd_forms::cached_or_empty(memo, plan, cache)).transpose()?;
+    let refused_zstd = refused_memo.as_ref().map(|memo| zstd_forms::cached(memo, plan, cache)).transpose()?;
 
     let inputs = packing::inputs(modules, &encoded);
     let embedded = packing::pack_cached(&inputs, &zstd, &memo, &plan.packing, plan.dictionary, cache)?;
     let refused_set = match (&refused, &refused_memo, &refused_zstd) {
         (Some(refused), Some(memo), Some(zstd)) => {
             let inputs: Vec<_> = refused.iter().map(|&i| inputs[i].clone()).collect();
-            let set = packing::pack_subset(&inputs, zstd, memo, &plan.packing, plan.dictionary, cache)?;
+            let set = packing::pack_cached(&inputs, zstd, memo, &plan.packing, plan.dictionary, cache)?;
             Some(RefusedSet { set, spirv_bytes: inputs.iter().map(|m| m.spirv.len()).sum() })
         }
         _ => None,

@@ -78,17 +78,13 @@ pub(crate) fn compress_forms(memo: &ZstdMemo<'_>, level: i32, mode: DictionaryMo
     Ok(ZstdForms { plain, with_dictionary: Some(with_dictionary), prefer_dictionary })
 }
 
-/// [`cached`] for a set that may be empty (then nothing is compressed).
-pub(crate) fn cached_or_empty(memo: &ZstdMemo<'_>, plan: &Plan, cache: &Cache) -> Result<ZstdForms, Error> {
-    if memo.smolv().is_empty() {
-        return Ok(ZstdForms::without_dictionary(Packed { dictionary: None, payloads: Vec::new() }));
-    }
-    cached(memo, plan, cache)
-}
-
-/// Compresses the set with zstd, alone and with a dictionary, or takes both from the cache (it is slow).
+/// Compresses the set with zstd, alone and with a dictionary, or takes both from the cache (it is slow); a set of
+/// no modules (the refused ones of a wgpu build) is not compressed.
 pub(crate) fn cached(memo: &ZstdMemo<'_>, plan: &Plan, cache: &Cache) -> Result<ZstdForms, Error> {
     let smolv = memo.smolv();
+    if smolv.is_empty() {
+        return Ok(ZstdForms::without_dictionary(Packed { dictionary: None, payloads: Vec::new() }));
+    }
     let mut key = KeyBuilder::new("smolv-build pack v3");
     key.text(&format!("{}/{:?}", plan.zstd_level, plan.dictionary));
     smolv.iter().for_each(|m| {

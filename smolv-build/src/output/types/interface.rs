@@ -7,7 +7,7 @@ use smolv_format::reflect::{DescriptorBinding, ShaderStage, SpecConstantType};
 
 use super::escape;
 use super::layout::{Mangling, ModuleInput, Scalar};
-use super::lower::{Field, FieldTy, Lowered, Role, RustStruct, padding};
+use super::lower::{Field, FieldTy, Lowered, Role, RustStruct};
 use super::names;
 
 /// A vertex attribute: location, `VkFormat`, offset.
@@ -46,10 +46,8 @@ pub(crate) fn vertex_struct(input: &ModuleInput, lowered: &mut Lowered) -> Optio
     if input.reflection.stage != ShaderStage::Vertex || input.reflection.inputs.is_empty() {
         return None;
     }
-    let mut fields = Vec::new();
-    let mut attributes = Vec::new();
-    let (mut offset, mut align, mut pads) = (0u32, 1u32, 0);
-    let mut taken = BTreeSet::new();
+    let (mut fields, mut attributes, mut taken) = (Vec::new(), Vec::new(), BTreeSet::new());
+    let mut offset = 0u32;
     for variable in &input.reflection.inputs {
         let Some((scalar, count)) = vertex_format(variable.format) else {
             lowered.problems.push(format!(
@@ -60,9 +58,6 @@ pub(crate) fn vertex_struct(input: &ModuleInput, lowered: &mut Lowered) -> Optio
         };
         let size = scalar.size();
         let aligned = offset.div_ceil(size) * size;
-        if aligned > offset {
-            fields.push(padding(&mut pads, offset, aligned - offset));
-        }
         let name = if variable.name.is_empty() {
             format!("location{}", variable.location)
         } else {
@@ -79,13 +74,11 @@ pub(crate) fn vertex_struct(input: &ModuleInput, lowered: &mut Lowered) -> Optio
         });
         attributes.push((variable.location, variable.format, aligned));
         offset = aligned + size * count;
-        align = align.max(size);
     }
-    let size = offset.div_ceil(align) * align;
-    if size > offset {
-        fields.push(padding(&mut pads, offset, size - offset));
-    }
-    lowered.structs.push(RustStruct { size, align, ..RustStruct::new("Vertex".to_owned(), Role::Vertex, fields) });
+    // Padded where the fields leave gaps, as every struct is.
+    let mut vertex = RustStruct::new("Vertex".to_owned(), Role::Vertex, fields);
+    lowered.place(&mut vertex, None);
+    lowered.structs.push(vertex);
     Some((lowered.structs.len() - 1, attributes))
 }
 

@@ -24,30 +24,37 @@ pub(crate) enum Scalar {
     F64,
 }
 
+/// Each scalar, in declaration order: its kind, its width in bits, and its Rust type (`bool` is a `u32` and
+/// `float16_t` a `u16`: `Pod` ones).
+const SCALARS: [(Scalar, ScalarKind, u32, &str); 12] = [
+    (Scalar::Bool, ScalarKind::Bool, 32, "u32"),
+    (Scalar::I8, ScalarKind::Sint, 8, "i8"),
+    (Scalar::U8, ScalarKind::Uint, 8, "u8"),
+    (Scalar::I16, ScalarKind::Sint, 16, "i16"),
+    (Scalar::U16, ScalarKind::Uint, 16, "u16"),
+    (Scalar::F16, ScalarKind::Float, 16, "u16"),
+    (Scalar::I32, ScalarKind::Sint, 32, "i32"),
+    (Scalar::U32, ScalarKind::Uint, 32, "u32"),
+    (Scalar::F32, ScalarKind::Float, 32, "f32"),
+    (Scalar::I64, ScalarKind::Sint, 64, "i64"),
+    (Scalar::U64, ScalarKind::Uint, 64, "u64"),
+    (Scalar::F64, ScalarKind::Float, 64, "f64"),
+];
+
 impl Scalar {
     pub(crate) fn size(self) -> u32 {
-        match self {
-            Self::I8 | Self::U8 => 1,
-            Self::I16 | Self::U16 | Self::F16 => 2,
-            Self::Bool | Self::I32 | Self::U32 | Self::F32 => 4,
-            Self::I64 | Self::U64 | Self::F64 => 8,
-        }
+        SCALARS[self as usize].2 / 8
     }
 
-    /// The Rust type: `bool` is a `u32` and `float16_t` a `u16` (`Pod` ones).
+    /// The Rust type (see [`SCALARS`]).
     pub(crate) fn rust(self) -> &'static str {
-        match self {
-            Self::Bool | Self::U32 => "u32",
-            Self::I8 => "i8",
-            Self::U8 => "u8",
-            Self::I16 => "i16",
-            Self::U16 | Self::F16 => "u16",
-            Self::I32 => "i32",
-            Self::F32 => "f32",
-            Self::I64 => "i64",
-            Self::U64 => "u64",
-            Self::F64 => "f64",
-        }
+        SCALARS[self as usize].3
+    }
+
+    /// The scalar of a reflected type (a bool of any width); `None` for a width Rust lacks.
+    pub(crate) fn of(scalar: format::ScalarType) -> Option<Self> {
+        let found = SCALARS.iter().find(|r| r.1 == scalar.kind && (r.2 == scalar.width || r.0 == Self::Bool));
+        found.map(|row| row.0)
     }
 }
 
@@ -147,27 +154,6 @@ pub(crate) struct ModuleInput {
     pub(crate) layouts: ModuleLayouts,
 }
 
-impl Scalar {
-    /// The scalar of a reflected type; `None` for a width Rust lacks.
-    pub(crate) fn of(scalar: format::ScalarType) -> Option<Self> {
-        Some(match (scalar.kind, scalar.width) {
-            (ScalarKind::Bool, _) => Self::Bool,
-            (ScalarKind::Sint, 8) => Self::I8,
-            (ScalarKind::Uint, 8) => Self::U8,
-            (ScalarKind::Sint, 16) => Self::I16,
-            (ScalarKind::Uint, 16) => Self::U16,
-            (ScalarKind::Float, 16) => Self::F16,
-            (ScalarKind::Sint, 32) => Self::I32,
-            (ScalarKind::Uint, 32) => Self::U32,
-            (ScalarKind::Float, 32) => Self::F32,
-            (ScalarKind::Sint, 64) => Self::I64,
-            (ScalarKind::Uint, 64) => Self::U64,
-            (ScalarKind::Float, 64) => Self::F64,
-            _ => return None,
-        })
-    }
-}
-
 pub(crate) fn from_interface(interface: &Interface) -> ModuleLayouts {
     let structs = interface
         .types
@@ -224,5 +210,21 @@ fn ty_of(ty: &Type, size: u32) -> Ty {
         // A `buffer_reference` is a 64-bit device address.
         Type::DeviceAddress { .. } => Ty::Scalar(Scalar::U64),
         _ => opaque("a type this smolv-build does not know"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_scalar_table_is_in_declaration_order() {
+        for (i, row) in SCALARS.iter().enumerate() {
+            assert_eq!(row.0 as usize, i, "{row:?}");
+        }
+        let bool8 = format::ScalarType { kind: ScalarKind::Bool, width: 8 };
+        assert_eq!(Scalar::of(bool8), Some(Scalar::Bool));
+        assert_eq!(Scalar::of(format::ScalarType { kind: ScalarKind::Float, width: 16 }), Some(Scalar::F16));
+        assert_eq!(Scalar::of(format::ScalarType { kind: ScalarKind::Sint, width: 128 }), None);
     }
 }

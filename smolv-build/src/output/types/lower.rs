@@ -236,29 +236,49 @@ impl Lowerer<'_> {
         FieldTy::Struct(index)
     }
 
-    /// Pads before each field and at the end (to `end` where given, then to the alignment), and stores it.
+    /// [`place`](Lowered::place)s `rust` and stores it.
     fn finish(&mut self, mut rust: RustStruct, end: Option<u32>) -> usize {
+        self.out.place(&mut rust, end);
+        // glslang's std140 and std430 copies of a struct that come out the same are one Rust type.
+        let same = |other: &RustStruct| {
+            other.shader_name == rust.shader_name
+                && other.role == rust.role
+                && other.fields == rust.fields
+                && (other.size, other.align) == (rust.size, rust.align)
+        };
+        if let Some(index) = self.out.structs.iter().position(same) {
+            self.taken.remove(&rust.name);
+            return index;
+        }
+        self.out.structs.push(rust);
+        self.out.structs.len() - 1
+    }
+}
+
+impl Lowered {
+    /// Pads `rust` before each field and at the end (to `end` where given, then to the alignment), and sizes it.
+    pub(crate) fn place(&mut self, rust: &mut RustStruct, end: Option<u32>) {
         let mut placed = Vec::new();
         let mut cursor = 0u32;
         let mut align = 1u32;
         let mut pads = 0;
         for mut field in std::mem::take(&mut rust.fields) {
-            let (size, field_align) = self.out.size_align(&field.ty);
+            let (size, field_align) = self.size_align(&field.ty);
             if field.offset < cursor {
-                self.out.problems.push(format!(
+                self.problems.push(format!(
                     "{}.{}: offset {} overlaps the member before it, which ends at {cursor}",
                     rust.name, field.name, field.offset
                 ));
                 continue;
             }
             if !field.offset.is_multiple_of(field_align) {
-                self.out.problems.push(format!(
+                self.problems.push(format!(
                     "{}.{}: offset {} is not a multiple of its Rust alignment {field_align}; kept as bytes",
                     rust.name, field.name, field.offset
                 ));
                 field.ty = FieldTy::Bytes(size);
             }
-            let field_align = self.out.size_align(&field.ty).1;
+            let field_align = self.size_align(&field.ty).1;
             if field.offset > cursor {
                 placed.push(padding(&mut pads, cursor, field.offset - cursor));
             }
@@ -277,24 +297,11 @@ impl Lowerer<'_> {
         rust.fields = placed;
         rust.size = size;
         rust.align = align;
-        // glslang's std140 and std430 copies of a struct that come out the same are one Rust type.
-        let same = |other: &RustStruct| {
-            other.shader_name == rust.shader_name
-                && other.role == rust.role
-                && other.fields == rust.fields
-                && (other.size, other.align) == (rust.size, rust.align)
-        };
-        if let Some(index) = self.out.structs.iter().position(same) {
-            self.taken.remove(&rust.name);
-            return index;
-        }
-        self.out.structs.push(rust);
-        self.out.structs.len() - 1
     }
 }
 
 /// The `_padN` field of `bytes` at `offset`, `count` the padding so far.
-pub(crate) fn padding(count: &mut usize, offset: u32, bytes: u32) -> Field {
+fn padding(count: &mut usize, offset: u32, bytes: u32) -> Field {
     let name = format!("_pad{count}");
     *count += 1;
     Field { name, ty: FieldTy::Bytes(bytes), offset, padding: true, note: None }

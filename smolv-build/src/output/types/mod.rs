@@ -153,8 +153,7 @@ pub(crate) fn generate_with(inputs: &[ModuleInput], wgpu_items: bool, named: &[(
         let more = declared.len().saturating_sub(8);
         declared.truncate(8);
         let and_more = if more > 0 { format!(" and {more} more") } else { String::new() };
-        doc.push(String::new());
-        doc.push(format!("Declared identically by {}{and_more}.", declared.join(", ")));
+        doc.extend([String::new(), format!("Declared identically by {}{and_more}.", declared.join(", "))]);
         render::render_struct(&mut code, rust, &doc, &|j| module.structs[j].name.clone());
         let places: Vec<&Role> = occurrences.iter().map(|&(m, s)| &lowered[m].structs[s].role).collect();
         render_block_binding(&mut code, &rust.name, &places);
@@ -177,31 +176,27 @@ pub(crate) fn generate_with(inputs: &[ModuleInput], wgpu_items: bool, named: &[(
         let _ = writeln!(code, "{}\npub mod {rust_module} {{", render::ALLOW_UNUSED);
         let local: BTreeSet<&str> =
             module.structs.iter().zip(&shared[m]).filter(|(_, s)| !**s).map(|(r, _)| r.name.as_str()).collect();
-        let uses: BTreeSet<&str> = module
+        // Each shared struct once, with whether it is a head: its element alias comes with it.
+        let uses: BTreeMap<&str, bool> = module
             .structs
             .iter()
             .zip(&shared[m])
             .filter(|(r, s)| **s && !local.contains(r.name.as_str()))
-            .map(|(r, _)| r.name.as_str())
+            .map(|(r, _)| (r.name.as_str(), matches!(r.role, Role::Head { .. })))
             .collect();
-        // A shared head's element alias comes with it.
-        let heads: BTreeSet<&str> =
-            module.structs.iter().filter(|r| matches!(r.role, Role::Head { .. })).map(|r| r.name.as_str()).collect();
-        for name in &uses {
+        for (name, head) in uses {
             let _ = writeln!(code, "    #[allow(unused_imports)]\n    pub use super::{name};");
-            if heads.contains(name) {
+            if head {
                 let _ = writeln!(code, "    #[allow(unused_imports)]\n    pub use super::{name}Element;");
             }
         }
-        let path = |j: usize| {
-            let name = &module.structs[j].name;
-            if shared[m][j] { format!("super::{name}") } else { name.clone() }
+        // Struct `j`'s path from `from_shared` where it is shared, else from `from_own`.
+        let qualified = |j: usize, from_shared: &str, from_own: &str| {
+            format!("{}{}", if shared[m][j] { from_shared } else { from_own }, module.structs[j].name)
         };
-        let block_type = |j: usize| {
-            let name = &module.structs[j].name;
-            if shared[m][j] { name.clone() } else { format!("{rust_module}::{name}") }
-        };
-        generated.block_types.push(module.blocks.iter().map(|&j| block_type(j)).collect());
+        let path = |j: usize| qualified(j, "super::", "");
+        let own = format!("{rust_module}::");
+        generated.block_types.push(module.blocks.iter().map(|&j| qualified(j, "", &own)).collect());
         let mut body = String::new();
         for (s, rust) in module.structs.iter().enumerate() {
             if !shared[m][s] {
@@ -329,8 +324,7 @@ fn describe(rust: &RustStruct, input: &ModuleInput) -> Vec<String> {
 
 /// A shader path as a doc comment shows it: relative to the crate, `/`-separated, the same on every machine.
 fn shown(path: &Path) -> String {
-    let base = std::env::current_dir().ok();
-    shown_from(path, base.as_deref())
+    shown_from(path, std::env::current_dir().ok().as_deref())
 }
 
 fn shown_from(path: &Path, base: Option<&Path>) -> String {

@@ -96,29 +96,20 @@ fn words(name: &str) -> Vec<String> {
 
 /// `frame_data` → `FrameData`.
 pub(crate) fn upper_camel(name: &str) -> String {
-    let joined: String = words(name)
-        .iter()
-        .map(|w| {
-            let mut chars = w.chars();
-            chars
-                .next()
-                .map(|c| c.to_ascii_uppercase().to_string() + &chars.as_str().to_ascii_lowercase())
-                .unwrap_or_default()
-        })
-        .collect();
+    // Words are ASCII and never empty.
+    let joined: String =
+        words(name).iter().map(|w| w[..1].to_ascii_uppercase() + &w[1..].to_ascii_lowercase()).collect();
     identifier(joined, "T")
 }
 
 /// `lightCount` → `light_count`.
 pub(crate) fn snake(name: &str) -> String {
-    let joined = words(name).iter().map(|w| w.to_ascii_lowercase()).collect::<Vec<_>>().join("_");
-    identifier(joined, "m")
+    identifier(words(name).join("_").to_ascii_lowercase(), "m")
 }
 
 /// `lightCount` → `LIGHT_COUNT`.
 pub(crate) fn screaming(name: &str) -> String {
-    let joined = words(name).iter().map(|w| w.to_ascii_uppercase()).collect::<Vec<_>>().join("_");
-    identifier(joined, "C")
+    identifier(words(name).join("_").to_ascii_uppercase(), "C")
 }
 
 /// A valid identifier: keywords escaped, `prefix` before a leading digit or for an empty name.

@@ -26,10 +26,7 @@ pub(crate) struct Program {
 
 /// A module name's base and variant: `post/blur.comp@wide` is (`post/blur`, `wide`).
 fn base(name: &str) -> (&str, Option<&str>) {
-    let (path, variant) = match name.split_once('@') {
-        Some((path, variant)) => (path, Some(variant)),
-        None => (name, None),
-    };
+    let (path, variant) = name.split_once('@').map_or((name, None), |(path, variant)| (path, Some(variant)));
     let path = path.split('#').next().unwrap_or(path);
     let file = path.rfind('/').map_or(0, |slash| slash + 1);
     let end = path[file..].find('.').map_or(path.len(), |dot| file + dot);
@@ -41,17 +38,14 @@ fn is_pipeline(stages: &[ShaderStage]) -> bool {
     let flags: Vec<u32> = stages.iter().map(|s| s.vk_stage_flag()).collect();
     let distinct = flags.iter().collect::<BTreeSet<_>>().len() == flags.len();
     let graphics = 0x1 | 0x2 | 0x4 | 0x8 | 0x10 | 0x40 | 0x80;
+    use ShaderStage::{Compute, Fragment, Geometry, Mesh, Task, TessellationControl, TessellationEvaluation, Vertex};
     let has = |stage: ShaderStage| stages.contains(&stage);
     // Vertex with optional tessellation and geometry, or mesh with optional task: never both.
-    let vertex = has(ShaderStage::Vertex) && !has(ShaderStage::Mesh) && !has(ShaderStage::Task);
-    let mesh = has(ShaderStage::Mesh)
-        && !has(ShaderStage::Vertex)
-        && !has(ShaderStage::TessellationControl)
-        && !has(ShaderStage::TessellationEvaluation)
-        && !has(ShaderStage::Geometry);
+    let vertex = has(Vertex) && !has(Mesh) && !has(Task);
+    let mesh = has(Mesh) && ![Vertex, TessellationControl, TessellationEvaluation, Geometry].into_iter().any(has);
     match stages {
-        [ShaderStage::Compute] => true,
-        _ => distinct && flags.iter().all(|f| f & graphics != 0) && has(ShaderStage::Fragment) && (vertex || mesh),
+        [Compute] => true,
+        _ => distinct && flags.iter().all(|f| f & graphics != 0) && has(Fragment) && (vertex || mesh),
     }
 }
 
@@ -116,20 +110,16 @@ fn merged_bindings(inputs: &[ModuleInput], modules: &[usize]) -> Option<Vec<(Des
     let mut merged: BTreeMap<(u32, u32), (DescriptorBinding, Mangling)> = BTreeMap::new();
     for &m in modules {
         for binding in &inputs[m].reflection.bindings {
-            match merged.get_mut(&(binding.set, binding.binding)) {
-                None => {
-                    merged.insert((binding.set, binding.binding), (binding.clone(), inputs[m].mangling));
-                }
-                Some((known, mangling)) => {
-                    if (known.kind, known.count) != (binding.kind, binding.count) {
-                        return None;
-                    }
-                    known.stages |= binding.stages;
-                    if known.name.is_empty() && !binding.name.is_empty() {
-                        known.name.clone_from(&binding.name);
-                        *mangling = inputs[m].mangling;
-                    }
-                }
+            // A binding met first is merged with itself: nothing changes.
+            let entry = merged.entry((binding.set, binding.binding));
+            let (known, mangling) = entry.or_insert_with(|| (binding.clone(), inputs[m].mangling));
+            if (known.kind, known.count) != (binding.kind, binding.count) {
+                return None;
+            }
+            known.stages |= binding.stages;
+            if known.name.is_empty() && !binding.name.is_empty() {
+                known.name.clone_from(&binding.name);
+                *mangling = inputs[m].mangling;
             }
         }
     }

@@ -63,11 +63,9 @@ fn joined_columns(members: Vec<Member>) -> Vec<Member> {
     let mut out: Vec<Member> = Vec::with_capacity(members.len());
     let mut rest = members.into_iter().peekable();
     while let Some(first) = rest.next() {
-        let Some(base) = first.name.strip_suffix("_col0").map(str::to_owned) else {
-            out.push(first);
-            continue;
-        };
-        let Ty::Vector { scalar, len } = first.ty else {
+        let (Some(base), &Ty::Vector { scalar, len }) =
+            (first.name.strip_suffix("_col0").map(str::to_owned), &first.ty)
+        else {
             out.push(first);
             continue;
         };

@@ -86,10 +86,7 @@ impl ModuleForms {
 
 /// Bytes a module unpacks to under `codec`: its SPIR-V's or its SMOL-V's.
 pub(crate) fn unpacked_len(codec: Codec, input: &PackInput) -> usize {
-    match codec {
-        Codec::Spirv | Codec::SpirvRelativeIds | Codec::SpirvRelativeIdsLz4 => input.spirv.len(),
-        Codec::Smolv | Codec::SmolvLz4 | Codec::SmolvZstd | Codec::SmolvZstdDictionary => input.smolv.len(),
-    }
+    if codec.unpacks_to_spirv() { input.spirv.len() } else { input.smolv.len() }
 }
 
 /// What each module is before `codec` compresses it: SPIR-V, with relative ids, or SMOL-V.
@@ -98,17 +95,14 @@ fn unpacked_forms<'a>(
     inputs: &'a [PackInput],
     relative: Option<&'a [Vec<u8>]>,
 ) -> Result<Vec<&'a [u8]>, Error> {
-    Ok(match codec {
-        Codec::Spirv => inputs.iter().map(|m| m.spirv.as_slice()).collect(),
-        Codec::SpirvRelativeIds | Codec::SpirvRelativeIdsLz4 => relative
-            .ok_or_else(|| Error::Internal(format!("packing {} without relative ids", codec.name())))?
+    if !codec.relative_ids() {
+        return Ok(inputs
             .iter()
-            .map(Vec::as_slice)
-            .collect(),
-        Codec::Smolv | Codec::SmolvLz4 | Codec::SmolvZstd | Codec::SmolvZstdDictionary => {
-            inputs.iter().map(|m| m.smolv.as_slice()).collect()
-        }
-    })
+            .map(|m| if codec.unpacks_to_spirv() { &m.spirv } else { &m.smolv }.as_slice())
+            .collect());
+    }
+    let relative = relative.ok_or_else(|| Error::Internal(format!("packing {} without relative ids", codec.name())))?;
+    Ok(relative.iter().map(Vec::as_slice).collect())
 }
 
 /// Every module's SPIR-V with relative ids ([`smolv_codec::relative_ids`]), as little-endian bytes.

@@ -1,8 +1,8 @@
 //! The packing step's cache entry (LZ4 HC, zstd -19 and xz are slow), keyed by every input's value.
 
-use super::candidate::tables_len;
+use super::candidate::{Candidate, tables_len};
 use super::codec::Scheme;
-use super::{Measured, PackInput, PackedSet, choose, cost};
+use super::{Measured, PackInput, PackedSet, choose, cost, for_empty_set};
 use crate::cache::{BodyReader, BodyWriter, Cache, Key, KeyBuilder};
 use crate::error::Error;
 use crate::options::DictionaryMode;
@@ -10,7 +10,7 @@ use crate::pack::zstd_forms::ZstdForms;
 use crate::pack::zstd_memo::ZstdMemo;
 use crate::settings::PackSettings;
 
-/// [`pack`], or its result from the cache.
+/// [`choose`], or its result from the cache; a set of no modules (the refused ones of a wgpu build) raw.
 pub(crate) fn pack_cached(
     inputs: &[PackInput],
     zstd: &ZstdForms,
@@ -19,6 +19,7 @@ pub(crate) fn pack_cached(
     dictionary_mode: DictionaryMode,
     cache: &Cache,
 ) -> Result<PackedSet, Error> {
+    let options = &if inputs.is_empty() { for_empty_set(options) } else { options.clone() };
     let key = key(inputs, options, dictionary_mode);
     if let Some(set) = cache.get(&key).and_then(|body| read(&body, inputs, options)) {
         return Ok(set);
@@ -48,9 +49,10 @@ fn key(inputs: &[PackInput], options: &PackSettings, dictionary_mode: Dictionary
 /// The entry body; `None` if something does not fit its fields (not cached).
 fn write(set: &PackedSet) -> Option<Vec<u8>> {
     let mut w = BodyWriter::default();
-    w.bytes(set.scheme.packing_name().as_bytes());
-    w.bytes(&set.directory).bytes(&set.data).bytes(set.dictionary.as_deref().unwrap_or_default());
-    w.u32(u32::from(set.dictionary.is_some()));
+    let shipped = &set.shipped;
+    w.bytes(shipped.scheme.packing_name().as_bytes());
+    w.bytes(&shipped.directory).bytes(&shipped.data).bytes(shipped.dictionary.as_deref().unwrap_or_default());
+    w.u32(u32::from(shipped.dictionary.is_some()));
     set.modules.iter().for_each(|m| {
         w.bytes(m);
     });
@@ -85,5 +87,6 @@ fn read(body: &[u8], inputs: &[PackInput], options: &PackSettings) -> Option<Pac
         };
         Some(Measured { scheme, stored, stored_xz, zstd_fast: options.runtime.zstd_fast })
     })?;
-    r.is_empty().then_some(PackedSet { scheme, goal, directory, data, dictionary, modules, candidates, tables_len })
+    let shipped = Candidate { scheme, directory, data, dictionary, tables_len };
+    r.is_empty().then_some(PackedSet { shipped, goal, modules, candidates })
 }

@@ -12,7 +12,6 @@ mod xz;
 
 use rayon::prelude::*;
 
-use crate::cache::Cache;
 use crate::compile::all;
 use crate::error::Error;
 use crate::options::{DictionaryMode, Packing, SizeGoal};
@@ -58,34 +57,22 @@ pub(crate) struct PackInput {
 
 /// The packed set: what ships, and what the choice weighed.
 pub(crate) struct PackedSet {
-    pub(crate) scheme: Scheme,
+    /// The chosen candidate: scheme, directory, data and dictionary (one zstd frame).
+    pub(crate) shipped: candidate::Candidate,
     pub(crate) goal: SizeGoal,
-    pub(crate) directory: Vec<u8>,
-    pub(crate) data: Vec<u8>,
-    /// The zstd dictionary as it ships (one zstd frame), for [`Codec::SmolvZstdDictionary`] only.
-    pub(crate) dictionary: Option<Vec<u8>>,
     /// Each module packed alone with the set's codec, for `include_shader!`.
     pub(crate) modules: Vec<Vec<u8>>,
     /// Every candidate, in [`Scheme::ALL`] order.
     pub(crate) candidates: Vec<Measured>,
-    /// Names and tables the macros generate (see `docs/format.md`).
-    pub(crate) tables_len: usize,
 }
 
 impl PackedSet {
     /// The chosen candidate's sizes.
     pub(crate) fn chosen(&self) -> Measured {
-        self.candidates.iter().find(|c| c.scheme == self.scheme).copied().unwrap_or(Measured {
-            scheme: self.scheme,
-            stored: self.stored_len(),
-            stored_xz: None,
-            zstd_fast: false,
-        })
-    }
-
-    /// What the binary carries: data, dictionary, names and tables.
-    pub(crate) fn stored_len(&self) -> usize {
-        self.data.len() + self.dictionary.as_ref().map_or(0, Vec::len) + self.tables_len
+        let scheme = self.shipped.scheme;
+        let stored = self.shipped.stored_len();
+        let measured = Measured { scheme, stored, stored_xz: None, zstd_fast: false };
+        self.candidates.iter().find(|c| c.scheme == scheme).copied().unwrap_or(measured)
     }
 }
 
@@ -151,8 +138,7 @@ pub(crate) fn choose(
         .find(|f| f.codec == chosen.scheme.codec)
         .map(|f| f.packed)
         .ok_or_else(|| Error::Internal("the chosen codec packed no modules".to_owned()))?;
-    let candidate::Candidate { scheme, directory, data, dictionary, tables_len } = chosen;
-    Ok(PackedSet { scheme, goal: options.goal, directory, data, dictionary, modules, candidates: measured, tables_len })
+    Ok(PackedSet { shipped: chosen, goal: options.goal, modules, candidates: measured })
 }
 
 /// Whether `codec` decodes with zstd (and links its decoder).
@@ -217,21 +203,8 @@ pub(crate) fn inputs(modules: &[all::Built<'_>], encoded: &[Encoded]) -> Vec<Pac
     modules.iter().zip(encoded).map(input).collect()
 }
 
-/// The SPIR-V set of some modules only, packed as the build packs; an empty one raw.
-pub(crate) fn pack_subset(
-    inputs: &[PackInput],
-    zstd: &ZstdForms,
-    memo: &ZstdMemo<'_>,
-    options: &PackSettings,
-    dictionary: DictionaryMode,
-    cache: &Cache,
-) -> Result<PackedSet, Error> {
-    let options = if inputs.is_empty() { for_empty_set(options) } else { options.clone() };
-    pack_cached(inputs, zstd, memo, &options, dictionary, cache)
-}
-
 /// `options` for a set of no modules: raw SPIR-V, no other codec tried.
-fn for_empty_set(options: &PackSettings) -> PackSettings {
+pub(crate) fn for_empty_set(options: &PackSettings) -> PackSettings {
     let runtime = crate::options::RuntimeCodecs::from_env(|name| {
         (name == crate::options::RUNTIME_VARIABLES[0]).then(|| Codec::Spirv.name().to_owned())
     });
@@ -259,8 +232,8 @@ mod empty_set_tests {
         };
         let memo = ZstdMemo::new([], None);
         let set = choose(&[], &forms, &memo, &for_empty_set(&options), DictionaryMode::default()).unwrap();
-        assert_eq!(set.scheme.codec, Codec::Spirv);
-        assert!(set.modules.is_empty() && set.data.is_empty());
+        assert_eq!(set.shipped.scheme.codec, Codec::Spirv);
+        assert!(set.modules.is_empty() && set.shipped.data.is_empty());
     }
 }
 
@@ -319,13 +292,13 @@ mod pruning_tests {
         // 800 B of SPIR-V: zstd's decoder alone costs more than raw's total.
         let tiny = pack(&inputs(8, 100), Packing::Auto);
         assert_eq!(codecs(&tiny), [Codec::Spirv, Codec::Smolv]);
-        assert_eq!(tiny.scheme.codec, Codec::Spirv);
+        assert_eq!(tiny.shipped.scheme.codec, Codec::Spirv);
         // 64 KB of SPIR-V, 48 KB of SMOL-V: zstd could win, so it is built.
         let large = pack(&inputs(8, 8 << 10), Packing::Auto);
         assert_eq!(codecs(&large), [Codec::Spirv, Codec::Smolv, Codec::SmolvZstd, Codec::SmolvZstd]);
         // A forced packing weighs every candidate, and ships what it asks for.
         let forced = pack(&inputs(8, 100), Packing::Zstd { framing: Framing::PerModule });
         assert_eq!(codecs(&forced), [Codec::Spirv, Codec::Smolv, Codec::SmolvZstd, Codec::SmolvZstd]);
-        assert_eq!(forced.scheme.codec, Codec::SmolvZstd);
+        assert_eq!(forced.shipped.scheme.codec, Codec::SmolvZstd);
     }
 }
