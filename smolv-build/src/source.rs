@@ -1,6 +1,6 @@
 //! Finding shader sources and turning them into compile jobs: one per source and set of defines.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use smolv_format::reflect::ShaderStage;
@@ -146,12 +146,11 @@ impl LanguageOverride {
 
     /// Whether `path` (as the scan found it) is covered.
     fn covers(&self, path: &Path) -> bool {
-        let root = &self.path;
         match &self.glob {
             Some(glob) => glob.matches_path(path),
             None => {
-                path.starts_with(root)
-                    || matches!((path.canonicalize(), root.canonicalize()), (Ok(p), Ok(r)) if p.starts_with(&r))
+                path.starts_with(&self.path)
+                    || matches!((path.canonicalize(), self.path.canonicalize()), (Ok(p), Ok(r)) if p.starts_with(&r))
             }
         }
     }
@@ -178,14 +177,15 @@ impl Sources {
         // name -> (path, language, stage); BTreeMap keeps a stable order.
         let mut found: BTreeMap<String, (PathBuf, Language, Option<ShaderStage>)> = BTreeMap::new();
         let mut watched = Vec::new();
-        // Every directory scanned, subdirectories included.
-        let mut scanned = Vec::new();
-        let mut leftovers = Vec::new();
-        let mut link_warnings = Vec::new();
+        // Every directory scanned, subdirectories included; sets keep them sorted and once each.
+        let mut scanned = BTreeSet::new();
+        let mut leftovers = BTreeSet::new();
+        // A directory configured twice is walked twice: its links once.
+        let mut link_warnings = BTreeSet::new();
         // A file found in a tree (not named alone) may be an old output.
         let mut add = |name: String, path: PathBuf, in_tree: bool| -> Result<(), Error> {
             if let Some(source) = in_tree.then(|| leftover_output(&path)).flatten() {
-                leftovers.push((path, source));
+                leftovers.insert((path, source));
             } else if let Some((language, stage)) = classify(&path)? {
                 let (language, decided_by) = stated_language(&path, language, &overrides);
                 decided_by.iter().for_each(|&index| used[index] = true);
@@ -230,12 +230,12 @@ impl Sources {
             let root = glob_root(Path::new(&full));
             let glob = glob::Pattern::new(&full).map_err(|e| Error::Config(format!("bad glob {pattern:?}: {e}")))?;
             watched.push(root.clone());
-            scanned.push(root.clone());
+            scanned.insert(root.clone());
             let paths = if full.contains("**") {
                 // The glob crate follows link loops: walk as for shader directories, then match as it does.
                 let mut files = Vec::new();
                 if root.is_dir() {
-                    walk(&root, &mut files, &mut Vec::new(), &mut link_warnings)?;
+                    walk(&root, &mut files, &mut BTreeSet::new(), &mut link_warnings)?;
                 }
                 let options = glob::MatchOptions { require_literal_separator: true, ..glob::MatchOptions::new() };
                 files.retain(|path| glob.matches_path_with(path, options));
@@ -255,11 +255,6 @@ impl Sources {
                 unused.0.pattern, unused.0.language
             )));
         }
-        leftovers.sort();
-        leftovers.dedup();
-        // A directory configured twice is walked twice: its links once.
-        link_warnings.sort();
-        link_warnings.dedup();
         let leftover_warnings = leftovers.iter().map(|(output, source)| {
             format!(
                 "{} is skipped: it sits beside its source {}, so it looks like an old compiled output, and smolv \
@@ -269,8 +264,6 @@ impl Sources {
                 source.display()
             )
         });
-        scanned.sort();
-        scanned.dedup();
         let warnings = link_warnings
             .into_iter()
             .chain(leftover_warnings)
@@ -310,12 +303,12 @@ fn leftover_output(path: &Path) -> Option<PathBuf> {
 struct Walk<'a> {
     files: &'a mut Vec<PathBuf>,
     /// Every directory entered, as the walk named it.
-    dirs: &'a mut Vec<PathBuf>,
+    dirs: &'a mut BTreeSet<PathBuf>,
     /// Each directory entered: its canonical path, and the path first used.
     entered: std::collections::HashMap<PathBuf, PathBuf>,
     /// The canonical paths being walked now, outermost first: a link to one is a loop.
     open: Vec<PathBuf>,
-    warnings: &'a mut Vec<String>,
+    warnings: &'a mut BTreeSet<String>,
 }
 
 impl Walk<'_> {
@@ -339,12 +332,12 @@ impl Walk<'_> {
                     first.display()
                 )
             };
-            self.warnings.push(warning);
+            self.warnings.insert(warning);
             return Ok(());
         }
         self.entered.insert(real.clone(), dir.to_owned());
         self.open.push(real);
-        self.dirs.push(dir.to_owned());
+        self.dirs.insert(dir.to_owned());
         let entries =
             std::fs::read_dir(dir).map_err(|e| Error::io(dir, e, "check the shader directory's permissions"))?;
         let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
@@ -365,8 +358,8 @@ impl Walk<'_> {
 fn walk(
     dir: &Path,
     files: &mut Vec<PathBuf>,
-    dirs: &mut Vec<PathBuf>,
-    warnings: &mut Vec<String>,
+    dirs: &mut BTreeSet<PathBuf>,
+    warnings: &mut BTreeSet<String>,
 ) -> Result<(), Error> {
     let mut walk = Walk { files, dirs, entered: std::collections::HashMap::new(), open: Vec::new(), warnings };
     walk.dir(dir)
