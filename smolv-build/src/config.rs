@@ -486,28 +486,23 @@ impl Config {
     /// }
     /// ```
     pub fn compile(&self) -> Report {
-        match self.try_compile() {
-            Ok(report) => report,
-            Err(error) => {
-                // Planned again without watching: `try_compile` watched.
-                let plan = self.plan_reading(Env::default()).ok();
-                let log = plan.map(|plan| plan.out_dir.join(crate::output::build_log::LOG_FILE));
-                let log = log.filter(|log| log.is_file() && matches!(error, Error::Compile { .. }));
-                if self.prints_cargo_directives() {
-                    crate::output::emit::cargo_errors(&error, log.as_deref())
-                        .iter()
-                        .for_each(|line| println!("{line}"));
-                    use std::io::Write;
-                    let _ = std::io::stdout().flush();
-                    std::process::exit(0)
-                }
-                eprintln!("{error}");
-                if let Some(log) = log {
-                    eprintln!("the build's log: {}", log.display());
-                }
-                std::process::exit(1)
+        self.try_compile().unwrap_or_else(|error| {
+            // Planned again without watching: `try_compile` watched.
+            let plan = self.plan_reading(Env::default()).ok();
+            let log = plan.map(|plan| plan.out_dir.join(crate::output::build_log::LOG_FILE));
+            let log = log.filter(|log| log.is_file() && matches!(error, Error::Compile { .. }));
+            if self.prints_cargo_directives() {
+                crate::output::emit::cargo_errors(&error, log.as_deref()).iter().for_each(|line| println!("{line}"));
+                use std::io::Write;
+                let _ = std::io::stdout().flush();
+                std::process::exit(0)
             }
-        }
+            eprintln!("{error}");
+            if let Some(log) = log {
+                eprintln!("the build's log: {}", log.display());
+            }
+            std::process::exit(1)
+        })
     }
 
     /// Builds every shader, returning the report or the error; here outside Cargo, of a SPIR-V module:
@@ -578,15 +573,10 @@ impl Config {
     fn plan_reading(&self, env: Env) -> Result<Plan, Error> {
         // Empty outside Cargo, so that messages say `shaders/a.frag`, not `./shaders/a.frag`.
         let base = cargo_var("CARGO_MANIFEST_DIR").map(PathBuf::from).unwrap_or_default();
-        let out_dir = match (&self.out_dir, cargo_var("OUT_DIR")) {
-            (Some(dir), _) => base.join(dir),
-            (None, Some(dir)) => PathBuf::from(dir),
-            (None, None) => {
-                return Err(Error::Config(
-                    "OUT_DIR is not set: call smolv-build from a build script, or set Config::out_dir".into(),
-                ));
-            }
-        };
+        let out_dir = self.out_dir.as_ref().map(|dir| base.join(dir)).or(cargo_var("OUT_DIR").map(PathBuf::from));
+        let out_dir = out_dir.ok_or_else(|| {
+            Error::Config("OUT_DIR is not set: call smolv-build from a build script, or set Config::out_dir".into())
+        })?;
         if let Some(bad) = self.hlsl.register_bindings.iter().find(|b| !is_register_name(&b.register)) {
             return Err(Error::Config(format!(
                 "hlsl_register_binding: {:?} is not an HLSL register; name one like b0, t3, u1 or s2",

@@ -209,10 +209,12 @@ impl Sources {
                     "Config::shader_dir must name an existing directory (relative paths start at the crate root)",
                 ));
             }
-            let mut files = Vec::new();
             watched.push(dir.clone());
-            walk(&dir, &mut files, &mut scanned, &mut link_warnings)?;
-            for file in files {
+            let mut walk = Walk::default();
+            walk.dir(&dir)?;
+            scanned.append(&mut walk.dirs);
+            link_warnings.append(&mut walk.warnings);
+            for file in walk.files {
                 add(relative_name(&file, &dir), file, true)?;
             }
         }
@@ -233,13 +235,14 @@ impl Sources {
             scanned.insert(root.clone());
             let paths = if full.contains("**") {
                 // The glob crate follows link loops: walk as for shader directories, then match as it does.
-                let mut files = Vec::new();
+                let mut walk = Walk::default();
                 if root.is_dir() {
-                    walk(&root, &mut files, &mut BTreeSet::new(), &mut link_warnings)?;
+                    walk.dir(&root)?;
                 }
+                link_warnings.append(&mut walk.warnings);
                 let options = glob::MatchOptions { require_literal_separator: true, ..glob::MatchOptions::new() };
-                files.retain(|path| glob.matches_path_with(path, options));
-                files
+                walk.files.retain(|path| glob.matches_path_with(path, options));
+                walk.files
             } else {
                 // A fixed depth: a link loop cannot make it recurse.
                 glob::glob(&full).map_err(|e| Error::Config(format!("bad glob {pattern:?}: {e}")))?.flatten().collect()
@@ -270,7 +273,6 @@ impl Sources {
             .chain(
                 scanned
                     .iter()
-                    .filter(|dir| dir.is_dir())
                     .flat_map(|dir| std::fs::read_dir(dir).into_iter().flatten().flatten().map(|e| e.path()))
                     // Skipped as an include, though HLSL's are usually `.hlsli`.
                     .filter(|path| path.extension().is_some_and(|e| e == "hlsl") && matches!(classify(path), Ok(None)))
@@ -290,28 +292,26 @@ impl Sources {
 
 /// `X.spv` or `X.spirv` beside a shader `X` that discovery compiles (`glslc tri.vert -o tri.vert.spv`): skipped.
 fn leftover_output(path: &Path) -> Option<PathBuf> {
-    let ext = path.extension()?.to_str()?;
-    if !matches!(ext, "spv" | "spirv") {
-        return None;
-    }
+    path.extension().filter(|ext| *ext == "spv" || *ext == "spirv")?;
     let source = path.with_extension("");
     let compiled = source.extension().is_some() && source.is_file() && matches!(classify(&source), Ok(Some(_)));
     compiled.then_some(source)
 }
 
 /// Every file below a root, following links but entering each real directory once.
-struct Walk<'a> {
-    files: &'a mut Vec<PathBuf>,
+#[derive(Default)]
+struct Walk {
+    files: Vec<PathBuf>,
     /// Every directory entered, as the walk named it.
-    dirs: &'a mut BTreeSet<PathBuf>,
+    dirs: BTreeSet<PathBuf>,
     /// Each directory entered: its canonical path, and the path first used.
     entered: std::collections::HashMap<PathBuf, PathBuf>,
     /// The canonical paths being walked now, outermost first: a link to one is a loop.
     open: Vec<PathBuf>,
-    warnings: &'a mut BTreeSet<String>,
+    warnings: BTreeSet<String>,
 }
 
-impl Walk<'_> {
+impl Walk {
     /// Walks `dir`, unless its real path was entered already: then it is skipped with one warning.
     fn dir(&mut self, dir: &Path) -> Result<(), Error> {
         let real = dir.canonicalize().map_err(|e| Error::io(dir, e, "check the shader directory's permissions"))?;
@@ -352,17 +352,6 @@ impl Walk<'_> {
         self.open.pop();
         Ok(())
     }
-}
-
-/// Every file below `dir`, and every directory in `dirs`.
-fn walk(
-    dir: &Path,
-    files: &mut Vec<PathBuf>,
-    dirs: &mut BTreeSet<PathBuf>,
-    warnings: &mut BTreeSet<String>,
-) -> Result<(), Error> {
-    let mut walk = Walk { files, dirs, entered: std::collections::HashMap::new(), open: Vec::new(), warnings };
-    walk.dir(dir)
 }
 
 fn relative_name(path: &Path, root: &Path) -> String {
