@@ -267,24 +267,19 @@ impl Sources {
                 source.display()
             )
         });
-        let warnings = link_warnings
-            .into_iter()
-            .chain(leftover_warnings)
-            .chain(
-                scanned
-                    .iter()
-                    .flat_map(|dir| std::fs::read_dir(dir).into_iter().flatten().flatten().map(|e| e.path()))
-                    // Skipped as an include, though HLSL's are usually `.hlsli`.
-                    .filter(|path| path.extension().is_some_and(|e| e == "hlsl") && matches!(classify(path), Ok(None)))
-                    .map(|path| {
-                        format!(
-                            "{} names no shader stage, so it is treated as an include file; name it like \
+        let listed = scanned.iter().flat_map(|dir| std::fs::read_dir(dir).into_iter().flatten().flatten());
+        // Skipped as an include, though HLSL's are usually `.hlsli`.
+        let hlsl_includes = listed
+            .map(|entry| entry.path())
+            .filter(|path| path.extension().is_some_and(|e| e == "hlsl") && matches!(classify(path), Ok(None)))
+            .map(|path| {
+                format!(
+                    "{} names no shader stage, so it is treated as an include file; name it like \
                      `blur.comp.hlsl` or add `#pragma shader_stage(compute)` to compile it",
-                            path.display()
-                        )
-                    }),
-            )
-            .collect();
+                    path.display()
+                )
+            });
+        let warnings = link_warnings.into_iter().chain(leftover_warnings).chain(hlsl_includes).collect();
         let jobs = expand_jobs(inputs, found)?;
         Ok(Self { jobs, watched, warnings })
     }
@@ -411,28 +406,23 @@ fn expand_jobs(
         }
         let own_features = inputs.shader_wesl_features.iter().filter(|(s, _)| *s == name).map(|(_, f)| f.clone());
         let variant_features = inputs.variants.iter().filter(|(s, v)| *s == name && !v.wesl_features.is_empty());
-        if language != Language::Wesl && (own_features.clone().next().is_some() || variant_features.count() > 0) {
+        let wesl = language == Language::Wesl;
+        if !wesl && (own_features.clone().next().is_some() || variant_features.count() > 0) {
             return Err(Error::Config(format!(
                 "{name} is {language}, not WESL, so `@if` features cannot change it; set defines \
                  (Config::shader_define, Variant::define) for GLSL, HLSL and Slang"
             )));
         }
-        let mut defines = if preprocessed { inputs.defines.clone() } else { Vec::new() };
-        defines.extend(own_defines);
-        let mut wesl_features = Vec::new();
-        if language == Language::Wesl {
-            wesl_features.extend(inputs.wesl_features.iter().cloned());
-            wesl_features.extend(own_features);
-        }
+        // The global ones where the language takes them, then the shader's own (checked above).
+        let defines = inputs.defines.iter().filter(|_| preprocessed).cloned().chain(own_defines).collect();
+        let wesl_features = inputs.wesl_features.iter().filter(|_| wesl).cloned().chain(own_features).collect();
+        let entry_point = inputs.hlsl_entry_point.as_deref().filter(|_| language == Language::Hlsl);
         let base = Job {
             name: name.clone(),
             path,
             language,
             stage,
-            entry_point: match (language, &inputs.hlsl_entry_point) {
-                (Language::Hlsl, Some(entry_point)) => entry_point.clone(),
-                _ => "main".to_owned(),
-            },
+            entry_point: entry_point.unwrap_or("main").to_owned(),
             defines,
             variant: None,
             spec_constants: Vec::new(),
