@@ -156,14 +156,6 @@ impl LanguageOverride {
     }
 }
 
-/// The language of a GLSL or HLSL file after the overrides (the last wins), and which one decided it.
-fn stated_language(path: &Path, language: Language, overrides: &[LanguageOverride]) -> (Language, Option<usize>) {
-    let stated =
-        matches!(language, Language::Glsl | Language::Hlsl).then(|| overrides.iter().rposition(|o| o.covers(path)));
-    let stated = stated.flatten();
-    (stated.map_or(language, |index| overrides[index].language), stated)
-}
-
 impl Sources {
     /// Scans the configured directories, files and globs.
     pub(crate) fn scan(inputs: &Inputs) -> Result<Self, Error> {
@@ -187,8 +179,11 @@ impl Sources {
             if let Some(source) = in_tree.then(|| leftover_output(&path)).flatten() {
                 leftovers.insert((path, source));
             } else if let Some((language, stage)) = classify(&path)? {
-                let (language, decided_by) = stated_language(&path, language, &overrides);
+                // The language of a GLSL or HLSL file after the overrides (the last wins).
+                let glsl_or_hlsl = matches!(language, Language::Glsl | Language::Hlsl);
+                let decided_by = glsl_or_hlsl.then(|| overrides.iter().rposition(|o| o.covers(&path))).flatten();
                 decided_by.iter().for_each(|&index| used[index] = true);
+                let language = decided_by.map_or(language, |index| overrides[index].language);
                 if let Some((other, _, _)) = found.get(&name).filter(|(other, _, _)| *other != path) {
                     return Err(Error::Config(format!(
                         "two shaders are named {name:?}: {} and {}; module names are paths below their shader \

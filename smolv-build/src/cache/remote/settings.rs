@@ -27,16 +27,12 @@ pub enum RemoteCacheMode {
 }
 
 impl RemoteCacheMode {
-    /// Every name [`parse`](Self::parse) accepts.
+    /// Every name [`parse`](Self::parse) accepts, in the order of the variants.
     pub const NAMES: [&'static str; 3] = ["read-write", "read-only", "off"];
 
     /// `read-write`, `read-only` or `off`, as `SMOLV_REMOTE_CACHE_MODE` spells it.
     pub fn name(self) -> &'static str {
-        match self {
-            Self::ReadWrite => "read-write",
-            Self::ReadOnly => "read-only",
-            Self::Off => "off",
-        }
+        Self::NAMES[self as usize]
     }
 
     /// The mode named `text` (one of [`NAMES`](Self::NAMES)).
