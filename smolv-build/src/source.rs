@@ -351,14 +351,9 @@ fn relative_name(path: &Path, root: &Path) -> String {
 
 /// The directory part of a glob before its first wildcard.
 fn glob_root(pattern: &Path) -> PathBuf {
-    let mut root = PathBuf::new();
-    for component in pattern.components() {
-        let text = component.as_os_str().to_string_lossy();
-        if text.contains(['*', '?', '[']) {
-            break;
-        }
-        root.push(component);
-    }
+    let fixed =
+        |component: &std::path::Component<'_>| !component.as_os_str().to_string_lossy().contains(['*', '?', '[']);
+    let root: PathBuf = pattern.components().take_while(fixed).collect();
     if root == pattern { root.parent().map(Path::to_owned).unwrap_or_default() } else { root }
 }
 
