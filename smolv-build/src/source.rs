@@ -160,11 +160,8 @@ impl Sources {
     /// Scans the configured directories, files and globs.
     pub(crate) fn scan(inputs: &Inputs) -> Result<Self, Error> {
         let base = inputs.base.as_path();
-        let overrides = inputs
-            .languages
-            .iter()
-            .map(|(pattern, language)| LanguageOverride::new(base, pattern, *language))
-            .collect::<Result<Vec<_>, _>>()?;
+        let overrides = inputs.languages.iter().map(|(path, language)| LanguageOverride::new(base, path, *language));
+        let overrides = overrides.collect::<Result<Vec<_>, _>>()?;
         let mut used = vec![false; overrides.len()];
         // name -> (path, language, stage); BTreeMap keeps a stable order.
         let mut found: BTreeMap<String, (PathBuf, Language, Option<ShaderStage>)> = BTreeMap::new();
