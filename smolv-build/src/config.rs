@@ -20,6 +20,26 @@ use crate::options::{DeviceSpirv, Packing, RuntimeCodecs, SizeGoal, Target};
 use crate::output::report::Report;
 use crate::settings::{Inputs, PackSettings, Plan, Settings};
 
+/// The builder's plain setters, one row each: `name(args) => field = value;` sets a field, `name(args) => list +=
+/// item;` pushes onto one; each returns `self` for chaining.
+macro_rules! setters {
+    () => {};
+    ($(#[$attr:meta])* $name:ident($($arg:ident: $ty:ty),*) => $($field:ident).+ = $value:expr; $($rest:tt)*) => {
+        $(#[$attr])* pub fn $name(&mut self, $($arg: $ty),*) -> &mut Self {
+            self.$($field).+ = $value;
+            self
+        }
+        setters!($($rest)*);
+    };
+    ($(#[$attr:meta])* $name:ident($($arg:ident: $ty:ty),*) => $($field:ident).+ += $value:expr; $($rest:tt)*) => {
+        $(#[$attr])* pub fn $name(&mut self, $($arg: $ty),*) -> &mut Self {
+            self.$($field).+.push($value);
+            self
+        }
+        setters!($($rest)*);
+    };
+}
+
 /// Configures and runs the shader build. Setters take `&mut self` and return it; those for one shader take its
 /// module name (`lit.frag`), and one that names none fails the build. A setter wins over its `SMOLV_*` variable
 /// ([crate docs](crate#environment)); relative paths start at the crate root.
@@ -104,70 +124,332 @@ impl Config {
         Self::default()
     }
 
-    /// Compiles every shader below `dir` (following links), named by its relative path: `post/blur.comp`.
-    ///
-    /// ```
-    /// smolv_build::Config::new().shader_dir("shaders").shader_dir("third_party/shaders");
-    /// ```
-    pub fn shader_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
-        self.shader_dirs.push(dir.as_ref().to_owned());
-        self
-    }
+    setters! {
+        /// Compiles every shader below `dir` (following links), named by its relative path: `post/blur.comp`.
+        ///
+        /// ```
+        /// smolv_build::Config::new().shader_dir("shaders").shader_dir("third_party/shaders");
+        /// ```
+        shader_dir(dir: impl AsRef<Path>) => shader_dirs += dir.as_ref().to_owned();
 
-    /// Compiles one shader file; its module name is its file name.
-    ///
-    /// ```
-    /// smolv_build::Config::new().shader("assets/post.frag").shader("assets/sky.wgsl");
-    /// ```
-    pub fn shader(&mut self, file: impl AsRef<Path>) -> &mut Self {
-        self.shader_files.push(file.as_ref().to_owned());
-        self
-    }
+        /// Compiles one shader file; its module name is its file name.
+        ///
+        /// ```
+        /// smolv_build::Config::new().shader("assets/post.frag").shader("assets/sky.wgsl");
+        /// ```
+        shader(file: impl AsRef<Path>) => shader_files += file.as_ref().to_owned();
 
-    /// Compiles the files matching a glob, named relative to its fixed leading directory.
-    ///
-    /// ```
-    /// // shaders/ui/text.frag is the module `ui/text.frag`
-    /// smolv_build::Config::new().shader_glob("shaders/**/*.frag");
-    /// ```
-    pub fn shader_glob(&mut self, pattern: impl Into<String>) -> &mut Self {
-        self.shader_globs.push(pattern.into());
-        self
-    }
+        /// Compiles the files matching a glob, named relative to its fixed leading directory.
+        ///
+        /// ```
+        /// // shaders/ui/text.frag is the module `ui/text.frag`
+        /// smolv_build::Config::new().shader_glob("shaders/**/*.frag");
+        /// ```
+        shader_glob(pattern: impl Into<String>) => shader_globs += pattern.into();
 
-    /// Searched by `#include <...>`, and by `#include "..."` after the including file's directory.
-    ///
-    /// ```
-    /// smolv_build::Config::new().shader_dir("shaders").include_dir("shaders/include");
-    /// ```
-    pub fn include_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
-        self.include_dirs.push(dir.as_ref().to_owned());
-        self
-    }
+        /// Searched by `#include <...>`, and by `#include "..."` after the including file's directory.
+        ///
+        /// ```
+        /// smolv_build::Config::new().shader_dir("shaders").include_dir("shaders/include");
+        /// ```
+        include_dir(dir: impl AsRef<Path>) => include_dirs += dir.as_ref().to_owned();
 
-    /// `#define name value` for every shader but WGSL and WESL (one given to them alone is an error).
-    ///
-    /// ```
-    /// smolv_build::Config::new().shader_dir("shaders").define("MAX_LIGHTS", "16");
-    /// ```
-    pub fn define(&mut self, name: impl Into<String>, value: impl Into<String>) -> &mut Self {
-        self.defines.push(Define { name: name.into(), value: Some(value.into()) });
-        self
-    }
+        /// `#define name value` for every shader but WGSL and WESL (one given to them alone is an error).
+        ///
+        /// ```
+        /// smolv_build::Config::new().shader_dir("shaders").define("MAX_LIGHTS", "16");
+        /// ```
+        define(name: impl Into<String>, value: impl Into<String>)
+            => defines += Define { name: name.into(), value: Some(value.into()) };
 
-    /// `#define name value` for one shader.
-    ///
-    /// ```
-    /// smolv_build::Config::new().shader_dir("shaders").shader_define("blur.comp", "RADIUS", "4");
-    /// ```
-    pub fn shader_define(
-        &mut self,
-        shader: impl Into<String>,
-        name: impl Into<String>,
-        value: impl Into<String>,
-    ) -> &mut Self {
-        self.shader_defines.push((shader.into(), Define { name: name.into(), value: Some(value.into()) }));
-        self
+        /// `#define name value` for one shader.
+        ///
+        /// ```
+        /// smolv_build::Config::new().shader_dir("shaders").shader_define("blur.comp", "RADIUS", "4");
+        /// ```
+        shader_define(shader: impl Into<String>, name: impl Into<String>, value: impl Into<String>)
+            => shader_defines += (shader.into(), Define { name: name.into(), value: Some(value.into()) });
+
+        /// Names a program: `modules` make one pipeline, a `pub mod name` in the generated types (docs/types.md).
+        /// Modules sharing a base name (`tint.vert`, `tint.frag`) are one without this.
+        ///
+        /// ```
+        /// smolv_build::Config::new().shader_dir("shaders").program("blur", ["fullscreen.vert", "blur.frag"]);
+        /// ```
+        program(name: impl Into<String>, modules: impl IntoIterator<Item = impl Into<String>>)
+            => programs += (name.into(), modules.into_iter().map(Into::into).collect());
+
+        /// Sets WESL's `@if` feature `name` for every WESL shader (unset features are off).
+        ///
+        /// ```
+        /// smolv_build::Config::new().shader_dir("shaders").wesl_feature("fog", true);
+        /// ```
+        wesl_feature(name: impl Into<String>, value: bool) => wesl_features += (name.into(), value);
+
+        /// [`wesl_feature`](Config::wesl_feature) for one WESL shader, over the global one.
+        ///
+        /// ```
+        /// smolv_build::Config::new().shader_dir("shaders").shader_wesl_feature("sky.wesl", "stars", false);
+        /// ```
+        shader_wesl_feature(shader: impl Into<String>, name: impl Into<String>, value: bool)
+            => shader_wesl_features += (shader.into(), (name.into(), value));
+
+        /// The advice of the error for a language not compiled in; `{feature}` stands for its Cargo feature.
+        ///
+        /// ```
+        /// let mut config = smolv_build::Config::new();
+        /// config.missing_language_advice("install the CLI with it: `cargo install cargo-smolv --features {feature}`");
+        /// ```
+        missing_language_advice(advice: impl Into<String>) => missing_language_advice = Some(advice.into());
+
+        /// Makes the WESL files below `dir` the package `name`: `import name::a::b::item;` reads `dir/a/b.wesl`
+        /// (or `.wgsl`). The shader directory is `package` without this.
+        ///
+        /// ```
+        /// smolv_build::Config::new().shader_dir("shaders").wesl_package("noise", "third_party/noise-wesl");
+        /// ```
+        wesl_package(name: impl Into<String>, dir: impl AsRef<Path>)
+            => wesl_packages += (name.into(), dir.as_ref().to_owned());
+
+        /// Target Vulkan version (default [`TargetEnv::Vulkan1_0`]); see [`TargetEnv::default_spirv_version`].
+        ///
+        /// ```
+        /// smolv_build::Config::new().shader_dir("shaders").target_env(smolv_build::TargetEnv::Vulkan1_3);
+        /// ```
+        target_env(env: TargetEnv) => target_env = env;
+
+        /// SPIR-V version; a newer one raises the environment to the oldest that takes it, except SPIR-V 1.4 on
+        /// Vulkan 1.1 (VK_KHR_spirv_1_4, `PipelineOptions::khr_spirv_1_4(true)` in smolv's Vulkan layer).
+        ///
+        /// ```
+        /// use smolv_build::{Config, SpirvVersion, TargetEnv};
+        /// // Vulkan 1.1 drivers, SPIR-V 1.3 modules.
+        /// Config::new().shader_dir("shaders").target_env(TargetEnv::Vulkan1_1).spirv_version(SpirvVersion::V1_3);
+        /// ```
+        spirv_version(version: SpirvVersion) => spirv_version = Some(version);
+
+        /// Optimization level (default: size).
+        ///
+        /// ```
+        /// smolv_build::Config::new().shader_dir("shaders").optimization(smolv_build::Optimization::Performance);
+        /// ```
+        optimization(level: Optimization) => optimization = level;
+
+        /// Strips debug info from what ships. Default: on when Cargo's `PROFILE` is `release`.
+        ///
+        /// ```
+        /// smolv_build::Config::new().shader_dir("shaders").strip_debug(true); // in debug builds too
+        /// ```
+        strip_debug(strip: bool) => strip_debug = Some(strip);
+
+        /// Ships the names run-time reflection reads despite [`strip_debug`](Self::strip_debug). Default: off.
+        ///
+        /// ```
+        /// smolv_build::Config::new().shader_dir("shaders").strip_debug(true).keep_interface_names(true);
+        /// ```
+        keep_interface_names(keep: bool) => keep_interface_names = keep;
+
+        /// zstd level, 1–22 (default 19), for bundles and zstd-packed sets.
+        ///
+        /// ```
+        /// smolv_build::Config::new().shader_dir("shaders").zstd_level(22);
+        /// ```
+        zstd_level(level: i32) => zstd_level = ZstdLevel(level);
+
+        /// Shared-dictionary policy (default: automatic).
+        ///
+        /// ```
+        /// smolv_build::Config::new().shader_dir("shaders").dictionary(smolv_build::DictionaryMode::Off);
+        /// ```
+        dictionary(mode: DictionaryMode) => dictionary = mode;
+
+        /// How the embedded set is packed (`SMOLV_PACKING`: one of [`Packing::NAMES`]). Default: [`Packing::Auto`].
+        ///
+        /// ```no_run
+        /// // build.rs: always ship SMOL-V + LZ4 as one stream.
+        /// use smolv_build::{Config, Framing, Packing};
+        /// Config::new().shader_dir("shaders").packing(Packing::Lz4 { framing: Framing::Stream }).compile();
+        /// ```
+        packing(packing: Packing) => packing = Some(packing);
+
+        /// What [`Packing::Auto`] makes smallest (`SMOLV_SIZE_GOAL`). Default: [`SizeGoal::Installed`].
+        ///
+        /// ```
+        /// smolv_build::Config::new().shader_dir("shaders").size_goal(smolv_build::SizeGoal::Download);
+        /// ```
+        size_goal(goal: SizeGoal) => size_goal = Some(goal);
+
+        /// Builds for wgpu (`SMOLV_TARGET`; feature `wgpu`): ships WGSL made by naga or SPIR-V, whichever makes
+        /// the game smaller (docs/size.md#wgpu-targets). Default: Vulkan.
+        ///
+        /// ```
+        /// smolv_build::Config::new().shader_dir("shaders").for_wgpu();
+        /// ```
+        for_wgpu() => target = Some(Target::Wgpu);
+
+        /// [`for_wgpu`](Config::for_wgpu), shipping WGSL (`true`, SPIR-V where naga refuses) or SPIR-V (`false`).
+        ///
+        /// ```
+        /// smolv_build::Config::new().shader_dir("shaders").for_wgpu_shipping(true);
+        /// ```
+        for_wgpu_shipping(wgsl: bool) => target = Some(if wgsl { Target::WgpuWgsl } else { Target::WgpuSpirv });
+
+        /// Builds SPIR-V for Vulkan, the default.
+        ///
+        /// ```
+        /// smolv_build::Config::new().shader_dir("shaders").for_wgpu().for_vulkan();
+        /// ```
+        for_vulkan() => target = Some(Target::Vulkan);
+
+        /// Where compiled modules are cached (`SMOLV_CACHE_DIR`). Default: `smolv-cache` in Cargo's target directory.
+        ///
+        /// ```
+        /// smolv_build::Config::new().shader_dir("shaders").cache_dir("/var/cache/smolv");
+        /// ```
+        cache_dir(dir: impl AsRef<Path>) => cache_dir = Some(dir.as_ref().to_owned());
+
+        /// The modules `cargo smolv prepare` wrote, read after the local cache (`docs/prepare.md`). Default: `.smolv`.
+        ///
+        /// ```
+        /// // One directory for every crate of the workspace.
+        /// smolv_build::Config::new().shader_dir("shaders").prepared_dir("../.smolv");
+        /// ```
+        prepared_dir(dir: impl AsRef<Path>) => prepared_dir = Some(dir.as_ref().to_owned());
+
+        /// Where artifacts go. Default: Cargo's `OUT_DIR`.
+        ///
+        /// ```
+        /// // Outside a build script, for a tool: no OUT_DIR there.
+        /// smolv_build::Config::new().shader_dir("shaders").out_dir("target/shaders").cargo_directives(false);
+        /// ```
+        out_dir(dir: impl AsRef<Path>) => out_dir = Some(dir.as_ref().to_owned());
+
+        /// Worker threads, each also holding a token of Cargo's jobserver. Default: `NUM_JOBS`, else every core.
+        ///
+        /// ```
+        /// smolv_build::Config::new().shader_dir("shaders").jobs(2);
+        /// ```
+        jobs(jobs: usize) => jobs = Some(jobs.max(1));
+
+        /// A `spirv-opt` binary to run instead of the linked SPIRV-Tools (`SMOLV_SPIRV_OPT`; `PATH` is never
+        /// searched). Its `--version` is part of every cache key.
+        ///
+        /// ```
+        /// smolv_build::Config::new().shader_dir("shaders").spirv_opt("/opt/vulkan-sdk/bin/spirv-opt");
+        /// ```
+        spirv_opt(path: impl AsRef<Path>) => spirv_opt = Some(path.as_ref().to_owned());
+
+        /// Whether to print `cargo:` directives. Default: when `OUT_DIR` is set and no `out_dir` given.
+        ///
+        /// ```
+        /// smolv_build::Config::new().shader_dir("shaders").out_dir("target/shaders").cargo_directives(false);
+        /// ```
+        cargo_directives(emit: bool) => cargo_directives = Some(emit);
+
+        /// Builds what compiles, listing failures in [`Report::failures`] instead of an error. Default: off.
+        ///
+        /// ```
+        /// let mut config = smolv_build::Config::new();
+        /// config.shader_dir("shaders").out_dir("target/shaders").keep_going(true);
+        /// // let report = config.try_compile()?;
+        /// // for failed in &report.failures { eprintln!("{}: {}", failed.name, failed.errors.join("\n")); }
+        /// ```
+        keep_going(keep_going: bool) => keep_going = keep_going;
+
+        /// Locates unlocated GLSL and HLSL inputs and outputs (glslc's `-fauto-map-locations`). Default: off.
+        ///
+        /// ```
+        /// smolv_build::Config::new().shader_dir("shaders").auto_map_locations(true);
+        /// ```
+        auto_map_locations(auto: bool) => auto_map_locations = auto;
+
+        /// Binds unbound GLSL and HLSL resources in set 0 (glslc's `-fauto-bind-uniforms`). Default: off.
+        ///
+        /// ```
+        /// smolv_build::Config::new().shader_dir("shaders").auto_bind_uniforms(true);
+        /// ```
+        auto_bind_uniforms(auto: bool) => auto_bind_uniforms = auto;
+
+        /// Whether WGSL and WESL negate the position's `y` (naga's `ADJUST_COORDINATE_SPACE`). Default: on for
+        /// Vulkan, off for wgpu, which flips the viewport itself (docs/wgpu.md#which-way-up).
+        ///
+        /// ```
+        /// smolv_build::Config::new().shader_dir("shaders").wgsl_adjust_coordinate_space(false);
+        /// ```
+        wgsl_adjust_coordinate_space(adjust: bool) => wgsl_adjust_coordinate_space = Some(adjust);
+
+        /// States the language of the stage-named, `.glsl` and `.hlsl` files in a directory, glob or file (glslc's
+        /// `-x`); the last that covers a file wins. Another language, or covering no shader, is an error.
+        ///
+        /// ```
+        /// use smolv_build::{Config, Language};
+        /// Config::new()
+        ///     .shader_dir("shaders")
+        ///     .language("shaders/hlsl", Language::Hlsl) // a directory
+        ///     .language("shaders/**/*.ps.vert", Language::Hlsl) // a glob
+        ///     .language("shaders/hlsl/legacy.frag", Language::Glsl); // a file
+        /// ```
+        language(path_or_glob: impl Into<String>, language: Language) => languages += (path_or_glob.into(), language);
+
+        /// The entry point of HLSL shaders (glslc's `-fentry-point`). Default: `main`.
+        ///
+        /// ```
+        /// smolv_build::Config::new().shader_dir("shaders").hlsl_entry_point("VSMain");
+        /// ```
+        hlsl_entry_point(name: impl Into<String>) => hlsl_entry_point = Some(name.into());
+
+        /// Shifts HLSL bindings by register class, as DXC does (glslc's `-fhlsl-iomap`). Default: off.
+        ///
+        /// ```
+        /// use smolv_build::{Config, ResourceKind};
+        /// Config::new().shader_dir("shaders").hlsl_io_mapping(true).binding_base(ResourceKind::Texture, 20);
+        /// ```
+        hlsl_io_mapping(on: bool) => hlsl.io_mapping = on;
+
+        /// Lays out GLSL blocks with HLSL's member offsets (glslc's `-fhlsl-offsets`). Default: off.
+        ///
+        /// ```
+        /// smolv_build::Config::new().shader_dir("shaders").hlsl_offsets(true);
+        /// ```
+        hlsl_offsets(on: bool) => hlsl.offsets = on;
+
+        /// Places HLSL `register` (`b0`, `t3`) at `set` and `binding` (glslc's `-fresource-set-binding`).
+        ///
+        /// ```
+        /// use smolv_build::{Config, ResourceKind};
+        /// Config::new()
+        ///     .shader_dir("shaders")
+        ///     .hlsl_register_binding("b0", 1, 0)
+        ///     .binding_base(ResourceKind::Texture, 16); // t0 → binding 16
+        /// ```
+        hlsl_register_binding(register: impl Into<String>, set: u32, binding: u32)
+            => hlsl.register_bindings += RegisterBinding { stage: None, register: register.into(), set, binding };
+
+        /// [`hlsl_register_binding`](Config::hlsl_register_binding) for one stage only.
+        hlsl_register_binding_for_stage(stage: ShaderStage, register: impl Into<String>, set: u32, binding: u32)
+            => hlsl.register_bindings +=
+                RegisterBinding { stage: Some(stage), register: register.into(), set, binding };
+
+        /// Makes HLSL's `half`, `min16float`, … 16-bit types (glslc's `-fhlsl-16bit-types`). Default: off.
+        ///
+        /// ```
+        /// smolv_build::Config::new().shader_dir("shaders/hlsl").hlsl_16bit_types(true);
+        /// ```
+        hlsl_16bit_types(on: bool) => hlsl.sixteen_bit_types = on;
+
+        /// The lowest binding of resources of `kind` (glslc's `-f<kind>-binding-base`).
+        binding_base(kind: ResourceKind, base: u32) => binding_bases += BindingBase { stage: None, kind, base };
+
+        /// [`binding_base`](Config::binding_base) for one stage only.
+        binding_base_for_stage(stage: ShaderStage, kind: ResourceKind, base: u32)
+            => binding_bases += BindingBase { stage: Some(stage), kind, base };
+
+        /// The `slangc` binary for `.slang` files (`SMOLV_SLANGC`). Default: `slangc` on `PATH`.
+        ///
+        /// ```
+        /// smolv_build::Config::new().shader_dir("shaders").slangc("/opt/vulkan-sdk/bin/slangc");
+        /// ```
+        slangc(path: impl AsRef<Path>) => slangc = Some(path.as_ref().to_owned());
     }
 
     /// Adds named variants of one shader, each a module `shader@variant` next to the plain `shader`.
@@ -186,411 +468,10 @@ impl Config {
         self
     }
 
-    /// Names a program: `modules` make one pipeline, a `pub mod name` in the generated types (docs/types.md).
-    /// Modules sharing a base name (`tint.vert`, `tint.frag`) are one without this.
-    ///
-    /// ```
-    /// smolv_build::Config::new().shader_dir("shaders").program("blur", ["fullscreen.vert", "blur.frag"]);
-    /// ```
-    pub fn program(
-        &mut self,
-        name: impl Into<String>,
-        modules: impl IntoIterator<Item = impl Into<String>>,
-    ) -> &mut Self {
-        self.programs.push((name.into(), modules.into_iter().map(Into::into).collect()));
-        self
-    }
-
-    /// Sets WESL's `@if` feature `name` for every WESL shader (unset features are off).
-    ///
-    /// ```
-    /// smolv_build::Config::new().shader_dir("shaders").wesl_feature("fog", true);
-    /// ```
-    pub fn wesl_feature(&mut self, name: impl Into<String>, value: bool) -> &mut Self {
-        self.wesl_features.push((name.into(), value));
-        self
-    }
-
-    /// [`wesl_feature`](Config::wesl_feature) for one WESL shader, over the global one.
-    ///
-    /// ```
-    /// smolv_build::Config::new().shader_dir("shaders").shader_wesl_feature("sky.wesl", "stars", false);
-    /// ```
-    pub fn shader_wesl_feature(
-        &mut self,
-        shader: impl Into<String>,
-        name: impl Into<String>,
-        value: bool,
-    ) -> &mut Self {
-        self.shader_wesl_features.push((shader.into(), (name.into(), value)));
-        self
-    }
-
-    /// The advice of the error for a language not compiled in; `{feature}` stands for its Cargo feature.
-    ///
-    /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.missing_language_advice("install the CLI with it: `cargo install cargo-smolv --features {feature}`");
-    /// ```
-    pub fn missing_language_advice(&mut self, advice: impl Into<String>) -> &mut Self {
-        self.missing_language_advice = Some(advice.into());
-        self
-    }
-
-    /// Makes the WESL files below `dir` the package `name`: `import name::a::b::item;` reads `dir/a/b.wesl`
-    /// (or `.wgsl`). The shader directory is `package` without this.
-    ///
-    /// ```
-    /// smolv_build::Config::new().shader_dir("shaders").wesl_package("noise", "third_party/noise-wesl");
-    /// ```
-    pub fn wesl_package(&mut self, name: impl Into<String>, dir: impl AsRef<Path>) -> &mut Self {
-        self.wesl_packages.push((name.into(), dir.as_ref().to_owned()));
-        self
-    }
-
-    /// Target Vulkan version (default [`TargetEnv::Vulkan1_0`]); see [`TargetEnv::default_spirv_version`].
-    ///
-    /// ```
-    /// smolv_build::Config::new().shader_dir("shaders").target_env(smolv_build::TargetEnv::Vulkan1_3);
-    /// ```
-    pub fn target_env(&mut self, env: TargetEnv) -> &mut Self {
-        self.target_env = env;
-        self
-    }
-
-    /// SPIR-V version; a newer one raises the environment to the oldest that takes it, except SPIR-V 1.4 on
-    /// Vulkan 1.1 (VK_KHR_spirv_1_4, `PipelineOptions::khr_spirv_1_4(true)` in smolv's Vulkan layer).
-    ///
-    /// ```
-    /// use smolv_build::{Config, SpirvVersion, TargetEnv};
-    /// // Vulkan 1.1 drivers, SPIR-V 1.3 modules.
-    /// Config::new().shader_dir("shaders").target_env(TargetEnv::Vulkan1_1).spirv_version(SpirvVersion::V1_3);
-    /// ```
-    pub fn spirv_version(&mut self, version: SpirvVersion) -> &mut Self {
-        self.spirv_version = Some(version);
-        self
-    }
-
-    /// Optimization level (default: size).
-    ///
-    /// ```
-    /// smolv_build::Config::new().shader_dir("shaders").optimization(smolv_build::Optimization::Performance);
-    /// ```
-    pub fn optimization(&mut self, level: Optimization) -> &mut Self {
-        self.optimization = level;
-        self
-    }
-
-    /// Strips debug info from what ships. Default: on when Cargo's `PROFILE` is `release`.
-    ///
-    /// ```
-    /// smolv_build::Config::new().shader_dir("shaders").strip_debug(true); // in debug builds too
-    /// ```
-    pub fn strip_debug(&mut self, strip: bool) -> &mut Self {
-        self.strip_debug = Some(strip);
-        self
-    }
-
-    /// Ships the names run-time reflection reads despite [`strip_debug`](Self::strip_debug). Default: off.
-    ///
-    /// ```
-    /// smolv_build::Config::new().shader_dir("shaders").strip_debug(true).keep_interface_names(true);
-    /// ```
-    pub fn keep_interface_names(&mut self, keep: bool) -> &mut Self {
-        self.keep_interface_names = keep;
-        self
-    }
-
-    /// zstd level, 1–22 (default 19), for bundles and zstd-packed sets.
-    ///
-    /// ```
-    /// smolv_build::Config::new().shader_dir("shaders").zstd_level(22);
-    /// ```
-    pub fn zstd_level(&mut self, level: i32) -> &mut Self {
-        self.zstd_level = ZstdLevel(level);
-        self
-    }
-
-    /// Shared-dictionary policy (default: automatic).
-    ///
-    /// ```
-    /// smolv_build::Config::new().shader_dir("shaders").dictionary(smolv_build::DictionaryMode::Off);
-    /// ```
-    pub fn dictionary(&mut self, mode: DictionaryMode) -> &mut Self {
-        self.dictionary = mode;
-        self
-    }
-
-    /// How the embedded set is packed (`SMOLV_PACKING`: one of [`Packing::NAMES`]). Default: [`Packing::Auto`].
-    ///
-    /// ```no_run
-    /// // build.rs: always ship SMOL-V + LZ4 as one stream.
-    /// use smolv_build::{Config, Framing, Packing};
-    /// Config::new().shader_dir("shaders").packing(Packing::Lz4 { framing: Framing::Stream }).compile();
-    /// ```
-    pub fn packing(&mut self, packing: Packing) -> &mut Self {
-        self.packing = Some(packing);
-        self
-    }
-
-    /// What [`Packing::Auto`] makes smallest (`SMOLV_SIZE_GOAL`). Default: [`SizeGoal::Installed`].
-    ///
-    /// ```
-    /// smolv_build::Config::new().shader_dir("shaders").size_goal(smolv_build::SizeGoal::Download);
-    /// ```
-    pub fn size_goal(&mut self, goal: SizeGoal) -> &mut Self {
-        self.size_goal = Some(goal);
-        self
-    }
-
-    /// Builds for wgpu (`SMOLV_TARGET`; feature `wgpu`): ships WGSL made by naga or SPIR-V, whichever makes
-    /// the game smaller (docs/size.md#wgpu-targets). Default: Vulkan.
-    ///
-    /// ```
-    /// smolv_build::Config::new().shader_dir("shaders").for_wgpu();
-    /// ```
-    pub fn for_wgpu(&mut self) -> &mut Self {
-        self.target = Some(Target::Wgpu);
-        self
-    }
-
-    /// [`for_wgpu`](Config::for_wgpu), shipping WGSL (`true`, SPIR-V where naga refuses) or SPIR-V (`false`).
-    ///
-    /// ```
-    /// smolv_build::Config::new().shader_dir("shaders").for_wgpu_shipping(true);
-    /// ```
-    pub fn for_wgpu_shipping(&mut self, wgsl: bool) -> &mut Self {
-        self.target = Some(if wgsl { Target::WgpuWgsl } else { Target::WgpuSpirv });
-        self
-    }
-
-    /// Builds SPIR-V for Vulkan, the default.
-    ///
-    /// ```
-    /// smolv_build::Config::new().shader_dir("shaders").for_wgpu().for_vulkan();
-    /// ```
-    pub fn for_vulkan(&mut self) -> &mut Self {
-        self.target = Some(Target::Vulkan);
-        self
-    }
-
-    /// Where compiled modules are cached (`SMOLV_CACHE_DIR`). Default: `smolv-cache` in Cargo's target directory.
-    ///
-    /// ```
-    /// smolv_build::Config::new().shader_dir("shaders").cache_dir("/var/cache/smolv");
-    /// ```
-    pub fn cache_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
-        self.cache_dir = Some(dir.as_ref().to_owned());
-        self
-    }
-
-    /// The modules `cargo smolv prepare` wrote, read after the local cache (`docs/prepare.md`). Default: `.smolv`.
-    ///
-    /// ```
-    /// // One directory for every crate of the workspace.
-    /// smolv_build::Config::new().shader_dir("shaders").prepared_dir("../.smolv");
-    /// ```
-    pub fn prepared_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
-        self.prepared_dir = Some(dir.as_ref().to_owned());
-        self
-    }
-
-    /// Where artifacts go. Default: Cargo's `OUT_DIR`.
-    ///
-    /// ```
-    /// // Outside a build script, for a tool: no OUT_DIR there.
-    /// smolv_build::Config::new().shader_dir("shaders").out_dir("target/shaders").cargo_directives(false);
-    /// ```
-    pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
-        self.out_dir = Some(dir.as_ref().to_owned());
-        self
-    }
-
-    /// Worker threads, each also holding a token of Cargo's jobserver. Default: `NUM_JOBS`, else every core.
-    ///
-    /// ```
-    /// smolv_build::Config::new().shader_dir("shaders").jobs(2);
-    /// ```
-    pub fn jobs(&mut self, jobs: usize) -> &mut Self {
-        self.jobs = Some(jobs.max(1));
-        self
-    }
-
-    /// A `spirv-opt` binary to run instead of the linked SPIRV-Tools (`SMOLV_SPIRV_OPT`; `PATH` is never
-    /// searched). Its `--version` is part of every cache key.
-    ///
-    /// ```
-    /// smolv_build::Config::new().shader_dir("shaders").spirv_opt("/opt/vulkan-sdk/bin/spirv-opt");
-    /// ```
-    pub fn spirv_opt(&mut self, path: impl AsRef<Path>) -> &mut Self {
-        self.spirv_opt = Some(path.as_ref().to_owned());
-        self
-    }
-
-    /// Whether to print `cargo:` directives. Default: when `OUT_DIR` is set and no `out_dir` given.
-    ///
-    /// ```
-    /// smolv_build::Config::new().shader_dir("shaders").out_dir("target/shaders").cargo_directives(false);
-    /// ```
-    pub fn cargo_directives(&mut self, emit: bool) -> &mut Self {
-        self.cargo_directives = Some(emit);
-        self
-    }
-
-    /// Builds what compiles, listing failures in [`Report::failures`] instead of an error. Default: off.
-    ///
-    /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.shader_dir("shaders").out_dir("target/shaders").keep_going(true);
-    /// // let report = config.try_compile()?;
-    /// // for failed in &report.failures { eprintln!("{}: {}", failed.name, failed.errors.join("\n")); }
-    /// ```
-    pub fn keep_going(&mut self, keep_going: bool) -> &mut Self {
-        self.keep_going = keep_going;
-        self
-    }
-
-    /// Locates unlocated GLSL and HLSL inputs and outputs (glslc's `-fauto-map-locations`). Default: off.
-    ///
-    /// ```
-    /// smolv_build::Config::new().shader_dir("shaders").auto_map_locations(true);
-    /// ```
-    pub fn auto_map_locations(&mut self, auto: bool) -> &mut Self {
-        self.auto_map_locations = auto;
-        self
-    }
-
-    /// Binds unbound GLSL and HLSL resources in set 0 (glslc's `-fauto-bind-uniforms`). Default: off.
-    ///
-    /// ```
-    /// smolv_build::Config::new().shader_dir("shaders").auto_bind_uniforms(true);
-    /// ```
-    pub fn auto_bind_uniforms(&mut self, auto: bool) -> &mut Self {
-        self.auto_bind_uniforms = auto;
-        self
-    }
-
-    /// Whether WGSL and WESL negate the position's `y` (naga's `ADJUST_COORDINATE_SPACE`). Default: on for
-    /// Vulkan, off for wgpu, which flips the viewport itself (docs/wgpu.md#which-way-up).
-    ///
-    /// ```
-    /// smolv_build::Config::new().shader_dir("shaders").wgsl_adjust_coordinate_space(false);
-    /// ```
-    pub fn wgsl_adjust_coordinate_space(&mut self, adjust: bool) -> &mut Self {
-        self.wgsl_adjust_coordinate_space = Some(adjust);
-        self
-    }
-
-    /// States the language of the stage-named, `.glsl` and `.hlsl` files in a directory, glob or file (glslc's
-    /// `-x`); the last that covers a file wins. Another language, or covering no shader, is an error.
-    ///
-    /// ```
-    /// use smolv_build::{Config, Language};
-    /// Config::new()
-    ///     .shader_dir("shaders")
-    ///     .language("shaders/hlsl", Language::Hlsl) // a directory
-    ///     .language("shaders/**/*.ps.vert", Language::Hlsl) // a glob
-    ///     .language("shaders/hlsl/legacy.frag", Language::Glsl); // a file
-    /// ```
-    pub fn language(&mut self, path_or_glob: impl Into<String>, language: Language) -> &mut Self {
-        self.languages.push((path_or_glob.into(), language));
-        self
-    }
-
-    /// The entry point of HLSL shaders (glslc's `-fentry-point`). Default: `main`.
-    ///
-    /// ```
-    /// smolv_build::Config::new().shader_dir("shaders").hlsl_entry_point("VSMain");
-    /// ```
-    pub fn hlsl_entry_point(&mut self, name: impl Into<String>) -> &mut Self {
-        self.hlsl_entry_point = Some(name.into());
-        self
-    }
-
-    /// Shifts HLSL bindings by register class, as DXC does (glslc's `-fhlsl-iomap`). Default: off.
-    ///
-    /// ```
-    /// use smolv_build::{Config, ResourceKind};
-    /// Config::new().shader_dir("shaders").hlsl_io_mapping(true).binding_base(ResourceKind::Texture, 20);
-    /// ```
-    pub fn hlsl_io_mapping(&mut self, on: bool) -> &mut Self {
-        self.hlsl.io_mapping = on;
-        self
-    }
-
-    /// Lays out GLSL blocks with HLSL's member offsets (glslc's `-fhlsl-offsets`). Default: off.
-    ///
-    /// ```
-    /// smolv_build::Config::new().shader_dir("shaders").hlsl_offsets(true);
-    /// ```
-    pub fn hlsl_offsets(&mut self, on: bool) -> &mut Self {
-        self.hlsl.offsets = on;
-        self
-    }
-
-    /// Places HLSL `register` (`b0`, `t3`) at `set` and `binding` (glslc's `-fresource-set-binding`).
-    ///
-    /// ```
-    /// use smolv_build::{Config, ResourceKind};
-    /// Config::new()
-    ///     .shader_dir("shaders")
-    ///     .hlsl_register_binding("b0", 1, 0)
-    ///     .binding_base(ResourceKind::Texture, 16); // t0 → binding 16
-    /// ```
-    pub fn hlsl_register_binding(&mut self, register: impl Into<String>, set: u32, binding: u32) -> &mut Self {
-        self.hlsl.register_bindings.push(RegisterBinding { stage: None, register: register.into(), set, binding });
-        self
-    }
-
-    /// [`hlsl_register_binding`](Config::hlsl_register_binding) for one stage only.
-    pub fn hlsl_register_binding_for_stage(
-        &mut self,
-        stage: ShaderStage,
-        register: impl Into<String>,
-        set: u32,
-        binding: u32,
-    ) -> &mut Self {
-        let register = register.into();
-        self.hlsl.register_bindings.push(RegisterBinding { stage: Some(stage), register, set, binding });
-        self
-    }
-
-    /// Makes HLSL's `half`, `min16float`, … 16-bit types (glslc's `-fhlsl-16bit-types`). Default: off.
-    ///
-    /// ```
-    /// smolv_build::Config::new().shader_dir("shaders/hlsl").hlsl_16bit_types(true);
-    /// ```
-    pub fn hlsl_16bit_types(&mut self, on: bool) -> &mut Self {
-        self.hlsl.sixteen_bit_types = on;
-        self
-    }
-
     /// Does nothing: glslang compiles HLSL with 16-bit types in process.
     #[deprecated(note = "HLSL with 16-bit types is compiled in process by glslang; no glslc is run")]
     pub fn glslc(&mut self, path: impl AsRef<Path>) -> &mut Self {
         let _ = path.as_ref();
-        self
-    }
-
-    /// The lowest binding of resources of `kind` (glslc's `-f<kind>-binding-base`).
-    pub fn binding_base(&mut self, kind: ResourceKind, base: u32) -> &mut Self {
-        self.binding_bases.push(BindingBase { stage: None, kind, base });
-        self
-    }
-
-    /// [`binding_base`](Config::binding_base) for one stage only.
-    pub fn binding_base_for_stage(&mut self, stage: ShaderStage, kind: ResourceKind, base: u32) -> &mut Self {
-        self.binding_bases.push(BindingBase { stage: Some(stage), kind, base });
-        self
-    }
-
-    /// The `slangc` binary for `.slang` files (`SMOLV_SLANGC`). Default: `slangc` on `PATH`.
-    ///
-    /// ```
-    /// smolv_build::Config::new().shader_dir("shaders").slangc("/opt/vulkan-sdk/bin/slangc");
-    /// ```
-    pub fn slangc(&mut self, path: impl AsRef<Path>) -> &mut Self {
-        self.slangc = Some(path.as_ref().to_owned());
         self
     }
 
@@ -605,28 +486,23 @@ impl Config {
     /// }
     /// ```
     pub fn compile(&self) -> Report {
-        match self.try_compile() {
-            Ok(report) => report,
-            Err(error) => {
-                // Planned again without watching: `try_compile` watched.
-                let plan = self.plan_reading(Env::default()).ok();
-                let log = plan.map(|plan| plan.out_dir.join(crate::output::build_log::LOG_FILE));
-                let log = log.filter(|log| log.is_file() && matches!(error, Error::Compile { .. }));
-                if self.prints_cargo_directives() {
-                    crate::output::emit::cargo_errors(&error, log.as_deref())
-                        .iter()
-                        .for_each(|line| println!("{line}"));
-                    use std::io::Write;
-                    let _ = std::io::stdout().flush();
-                    std::process::exit(0)
-                }
-                eprintln!("{error}");
-                if let Some(log) = log {
-                    eprintln!("the build's log: {}", log.display());
-                }
-                std::process::exit(1)
+        self.try_compile().unwrap_or_else(|error| {
+            // Planned again without watching: `try_compile` watched.
+            let plan = self.plan_reading(Env::default()).ok();
+            let log = plan.map(|plan| plan.out_dir.join(crate::output::build_log::LOG_FILE));
+            let log = log.filter(|log| log.is_file() && matches!(error, Error::Compile { .. }));
+            if self.prints_cargo_directives() {
+                crate::output::emit::cargo_errors(&error, log.as_deref()).iter().for_each(|line| println!("{line}"));
+                use std::io::Write;
+                let _ = std::io::stdout().flush();
+                std::process::exit(0)
             }
-        }
+            eprintln!("{error}");
+            if let Some(log) = log {
+                eprintln!("the build's log: {}", log.display());
+            }
+            std::process::exit(1)
+        })
     }
 
     /// Builds every shader, returning the report or the error; here outside Cargo, of a SPIR-V module:
@@ -697,15 +573,10 @@ impl Config {
     fn plan_reading(&self, env: Env) -> Result<Plan, Error> {
         // Empty outside Cargo, so that messages say `shaders/a.frag`, not `./shaders/a.frag`.
         let base = cargo_var("CARGO_MANIFEST_DIR").map(PathBuf::from).unwrap_or_default();
-        let out_dir = match (&self.out_dir, cargo_var("OUT_DIR")) {
-            (Some(dir), _) => base.join(dir),
-            (None, Some(dir)) => PathBuf::from(dir),
-            (None, None) => {
-                return Err(Error::Config(
-                    "OUT_DIR is not set: call smolv-build from a build script, or set Config::out_dir".into(),
-                ));
-            }
-        };
+        let out_dir = self.out_dir.as_ref().map(|dir| base.join(dir)).or(cargo_var("OUT_DIR").map(PathBuf::from));
+        let out_dir = out_dir.ok_or_else(|| {
+            Error::Config("OUT_DIR is not set: call smolv-build from a build script, or set Config::out_dir".into())
+        })?;
         if let Some(bad) = self.hlsl.register_bindings.iter().find(|b| !is_register_name(&b.register)) {
             return Err(Error::Config(format!(
                 "hlsl_register_binding: {:?} is not an HLSL register; name one like b0, t3, u1 or s2",
@@ -816,56 +687,46 @@ fn packing_options(config: &Config, var: impl Fn(&str) -> Option<String>) -> Res
 
 /// The remote cache (feature `remote-cache`).
 impl Config {
-    /// Adds a Bazel HTTP remote cache, `http(s)://host[:port][/prefix]`, asked on a local miss and uploaded to
-    /// unless [read-only](Config::remote_cache_mode) (`SMOLV_REMOTE_CACHE`). It never fails a build: a bad entry
-    /// is a miss; a failure or its [time limit](Config::remote_cache_time_limit) turns it off with a warning.
-    ///
-    /// ```no_run
-    /// // build.rs of a developer machine: read what CI uploaded.
-    /// use smolv_build::{cache::RemoteCacheMode, Config};
-    /// Config::new()
-    ///     .shader_dir("shaders")
-    ///     .remote_cache("https://cache.example.com/shaders")
-    ///     .remote_cache_mode(RemoteCacheMode::ReadOnly)
-    ///     .compile();
-    /// ```
-    pub fn remote_cache(&mut self, url: impl Into<String>) -> &mut Self {
-        self.remote_cache.url = Some(url.into());
-        self
-    }
+    setters! {
+        /// Adds a Bazel HTTP remote cache, `http(s)://host[:port][/prefix]`, asked on a local miss and uploaded to
+        /// unless [read-only](Config::remote_cache_mode) (`SMOLV_REMOTE_CACHE`). It never fails a build: a bad entry
+        /// is a miss; a failure or its [time limit](Config::remote_cache_time_limit) turns it off with a warning.
+        ///
+        /// ```no_run
+        /// // build.rs of a developer machine: read what CI uploaded.
+        /// use smolv_build::{cache::RemoteCacheMode, Config};
+        /// Config::new()
+        ///     .shader_dir("shaders")
+        ///     .remote_cache("https://cache.example.com/shaders")
+        ///     .remote_cache_mode(RemoteCacheMode::ReadOnly)
+        ///     .compile();
+        /// ```
+        remote_cache(url: impl Into<String>) => remote_cache.url = Some(url.into());
 
-    /// Whether the remote cache is read and written, only read, or off (`SMOLV_REMOTE_CACHE_MODE`).
-    ///
-    /// ```
-    /// // even if SMOLV_REMOTE_CACHE is set
-    /// smolv_build::Config::new().remote_cache_mode(smolv_build::cache::RemoteCacheMode::Off);
-    /// ```
-    pub fn remote_cache_mode(&mut self, mode: RemoteCacheMode) -> &mut Self {
-        self.remote_cache.mode = Some(mode);
-        self
-    }
+        /// Whether the remote cache is read and written, only read, or off (`SMOLV_REMOTE_CACHE_MODE`).
+        ///
+        /// ```
+        /// // even if SMOLV_REMOTE_CACHE is set
+        /// smolv_build::Config::new().remote_cache_mode(smolv_build::cache::RemoteCacheMode::Off);
+        /// ```
+        remote_cache_mode(mode: RemoteCacheMode) => remote_cache.mode = Some(mode);
 
-    /// A `Name: value` header for every remote-cache request (`SMOLV_REMOTE_CACHE_HEADER`); never printed.
-    ///
-    /// ```
-    /// let mut config = smolv_build::Config::new();
-    /// config.remote_cache_header("Authorization: Bearer not-a-real-token");
-    /// assert!(!format!("{config:?}").contains("not-a-real-token"));
-    /// ```
-    pub fn remote_cache_header(&mut self, header: impl Into<String>) -> &mut Self {
-        self.remote_cache.header = Some(header.into());
-        self
-    }
+        /// A `Name: value` header for every remote-cache request (`SMOLV_REMOTE_CACHE_HEADER`); never printed.
+        ///
+        /// ```
+        /// let mut config = smolv_build::Config::new();
+        /// config.remote_cache_header("Authorization: Bearer not-a-real-token");
+        /// assert!(!format!("{config:?}").contains("not-a-real-token"));
+        /// ```
+        remote_cache_header(header: impl Into<String>) => remote_cache.header = Some(header.into());
 
-    /// The most the build may wait on the remote cache in all (`SMOLV_REMOTE_CACHE_TIME_LIMIT`). Default: 30 s.
-    ///
-    /// ```
-    /// // a slow link: give up sooner
-    /// smolv_build::Config::new().remote_cache_time_limit(std::time::Duration::from_secs(10));
-    /// ```
-    pub fn remote_cache_time_limit(&mut self, limit: std::time::Duration) -> &mut Self {
-        self.remote_cache.time_limit = Some(limit);
-        self
+        /// The most the build may wait on the remote cache in all (`SMOLV_REMOTE_CACHE_TIME_LIMIT`). Default: 30 s.
+        ///
+        /// ```
+        /// // a slow link: give up sooner
+        /// smolv_build::Config::new().remote_cache_time_limit(std::time::Duration::from_secs(10));
+        /// ```
+        remote_cache_time_limit(limit: std::time::Duration) => remote_cache.time_limit = Some(limit);
     }
 }
 

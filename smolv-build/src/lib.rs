@@ -180,7 +180,6 @@ pub use error::{Diagnostic, Error};
 /// assert_eq!(Framing::Stream.name(), "stream");
 /// ```
 pub use options::Framing;
-pub use options::Language;
 /// ```
 /// use smolv_build::Packing;
 /// let packing = Packing::parse("lz4-stream").unwrap();
@@ -195,7 +194,7 @@ pub use options::Packing;
 /// assert_eq!(goal.name(), "download");
 /// ```
 pub use options::SizeGoal;
-pub use options::{Define, DictionaryMode, Optimization, ResourceKind, SpirvVersion, TargetEnv, Variant};
+pub use options::{Define, DictionaryMode, Language, Optimization, ResourceKind, SpirvVersion, TargetEnv, Variant};
 pub use output::report::Report;
 
 /// What one build did, row by row: the parts of a [`Report`].

@@ -27,9 +27,8 @@ pub(crate) struct Inputs {
 impl Inputs {
     /// What was searched, for "no shaders found".
     pub(crate) fn describe(&self) -> String {
-        let mut parts: Vec<String> = self.shader_dirs.iter().map(|d| d.display().to_string()).collect();
-        parts.extend(self.shader_files.iter().map(|f| f.display().to_string()));
-        parts.extend(self.shader_globs.iter().cloned());
+        let paths = self.shader_dirs.iter().chain(&self.shader_files).map(|path| path.display().to_string());
+        let parts: Vec<String> = paths.chain(self.shader_globs.iter().cloned()).collect();
         if parts.is_empty() { "(no shader_dir, shader or shader_glob configured)".to_owned() } else { parts.join(", ") }
     }
 }

@@ -1,6 +1,6 @@
 //! Finding shader sources and turning them into compile jobs: one per source and set of defines.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use smolv_format::reflect::ShaderStage;
@@ -146,49 +146,41 @@ impl LanguageOverride {
 
     /// Whether `path` (as the scan found it) is covered.
     fn covers(&self, path: &Path) -> bool {
-        let root = &self.path;
         match &self.glob {
             Some(glob) => glob.matches_path(path),
             None => {
-                path.starts_with(root)
-                    || matches!((path.canonicalize(), root.canonicalize()), (Ok(p), Ok(r)) if p.starts_with(&r))
+                path.starts_with(&self.path)
+                    || matches!((path.canonicalize(), self.path.canonicalize()), (Ok(p), Ok(r)) if p.starts_with(&r))
             }
         }
     }
-}
-
-/// The language of a GLSL or HLSL file after the overrides (the last wins), and which one decided it.
-fn stated_language(path: &Path, language: Language, overrides: &[LanguageOverride]) -> (Language, Option<usize>) {
-    let stated =
-        matches!(language, Language::Glsl | Language::Hlsl).then(|| overrides.iter().rposition(|o| o.covers(path)));
-    let stated = stated.flatten();
-    (stated.map_or(language, |index| overrides[index].language), stated)
 }
 
 impl Sources {
     /// Scans the configured directories, files and globs.
     pub(crate) fn scan(inputs: &Inputs) -> Result<Self, Error> {
         let base = inputs.base.as_path();
-        let overrides = inputs
-            .languages
-            .iter()
-            .map(|(pattern, language)| LanguageOverride::new(base, pattern, *language))
-            .collect::<Result<Vec<_>, _>>()?;
+        let overrides = inputs.languages.iter().map(|(path, language)| LanguageOverride::new(base, path, *language));
+        let overrides = overrides.collect::<Result<Vec<_>, _>>()?;
         let mut used = vec![false; overrides.len()];
         // name -> (path, language, stage); BTreeMap keeps a stable order.
         let mut found: BTreeMap<String, (PathBuf, Language, Option<ShaderStage>)> = BTreeMap::new();
         let mut watched = Vec::new();
-        // Every directory scanned, subdirectories included.
-        let mut scanned = Vec::new();
-        let mut leftovers = Vec::new();
-        let mut link_warnings = Vec::new();
+        // Every directory scanned, subdirectories included; sets keep them sorted and once each.
+        let mut scanned = BTreeSet::new();
+        let mut leftovers = BTreeSet::new();
+        // A directory configured twice is walked twice: its links once.
+        let mut link_warnings = BTreeSet::new();
         // A file found in a tree (not named alone) may be an old output.
         let mut add = |name: String, path: PathBuf, in_tree: bool| -> Result<(), Error> {
             if let Some(source) = in_tree.then(|| leftover_output(&path)).flatten() {
-                leftovers.push((path, source));
+                leftovers.insert((path, source));
             } else if let Some((language, stage)) = classify(&path)? {
-                let (language, decided_by) = stated_language(&path, language, &overrides);
+                // The language of a GLSL or HLSL file after the overrides (the last wins).
+                let glsl_or_hlsl = matches!(language, Language::Glsl | Language::Hlsl);
+                let decided_by = glsl_or_hlsl.then(|| overrides.iter().rposition(|o| o.covers(&path))).flatten();
                 decided_by.iter().for_each(|&index| used[index] = true);
+                let language = decided_by.map_or(language, |index| overrides[index].language);
                 if let Some((other, _, _)) = found.get(&name).filter(|(other, _, _)| *other != path) {
                     return Err(Error::Config(format!(
                         "two shaders are named {name:?}: {} and {}; module names are paths below their shader \
@@ -209,10 +201,12 @@ impl Sources {
                     "Config::shader_dir must name an existing directory (relative paths start at the crate root)",
                 ));
             }
-            let mut files = Vec::new();
             watched.push(dir.clone());
-            walk(&dir, &mut files, &mut scanned, &mut link_warnings)?;
-            for file in files {
+            let mut walk = Walk::default();
+            walk.dir(&dir)?;
+            scanned.append(&mut walk.dirs);
+            link_warnings.append(&mut walk.warnings);
+            for file in walk.files {
                 add(relative_name(&file, &dir), file, true)?;
             }
         }
@@ -230,16 +224,17 @@ impl Sources {
             let root = glob_root(Path::new(&full));
             let glob = glob::Pattern::new(&full).map_err(|e| Error::Config(format!("bad glob {pattern:?}: {e}")))?;
             watched.push(root.clone());
-            scanned.push(root.clone());
+            scanned.insert(root.clone());
             let paths = if full.contains("**") {
                 // The glob crate follows link loops: walk as for shader directories, then match as it does.
-                let mut files = Vec::new();
+                let mut walk = Walk::default();
                 if root.is_dir() {
-                    walk(&root, &mut files, &mut Vec::new(), &mut link_warnings)?;
+                    walk.dir(&root)?;
                 }
+                link_warnings.append(&mut walk.warnings);
                 let options = glob::MatchOptions { require_literal_separator: true, ..glob::MatchOptions::new() };
-                files.retain(|path| glob.matches_path_with(path, options));
-                files
+                walk.files.retain(|path| glob.matches_path_with(path, options));
+                walk.files
             } else {
                 // A fixed depth: a link loop cannot make it recurse.
                 glob::glob(&full).map_err(|e| Error::Config(format!("bad glob {pattern:?}: {e}")))?.flatten().collect()
@@ -255,11 +250,6 @@ impl Sources {
                 unused.0.pattern, unused.0.language
             )));
         }
-        leftovers.sort();
-        leftovers.dedup();
-        // A directory configured twice is walked twice: its links once.
-        link_warnings.sort();
-        link_warnings.dedup();
         let leftover_warnings = leftovers.iter().map(|(output, source)| {
             format!(
                 "{} is skipped: it sits beside its source {}, so it looks like an old compiled output, and smolv \
@@ -269,27 +259,19 @@ impl Sources {
                 source.display()
             )
         });
-        scanned.sort();
-        scanned.dedup();
-        let warnings = link_warnings
-            .into_iter()
-            .chain(leftover_warnings)
-            .chain(
-                scanned
-                    .iter()
-                    .filter(|dir| dir.is_dir())
-                    .flat_map(|dir| std::fs::read_dir(dir).into_iter().flatten().flatten().map(|e| e.path()))
-                    // Skipped as an include, though HLSL's are usually `.hlsli`.
-                    .filter(|path| path.extension().is_some_and(|e| e == "hlsl") && matches!(classify(path), Ok(None)))
-                    .map(|path| {
-                        format!(
-                            "{} names no shader stage, so it is treated as an include file; name it like \
+        let listed = scanned.iter().flat_map(|dir| std::fs::read_dir(dir).into_iter().flatten().flatten());
+        // Skipped as an include, though HLSL's are usually `.hlsli`.
+        let hlsl_includes = listed
+            .map(|entry| entry.path())
+            .filter(|path| path.extension().is_some_and(|e| e == "hlsl") && matches!(classify(path), Ok(None)))
+            .map(|path| {
+                format!(
+                    "{} names no shader stage, so it is treated as an include file; name it like \
                      `blur.comp.hlsl` or add `#pragma shader_stage(compute)` to compile it",
-                            path.display()
-                        )
-                    }),
-            )
-            .collect();
+                    path.display()
+                )
+            });
+        let warnings = link_warnings.into_iter().chain(leftover_warnings).chain(hlsl_includes).collect();
         let jobs = expand_jobs(inputs, found)?;
         Ok(Self { jobs, watched, warnings })
     }
@@ -297,28 +279,26 @@ impl Sources {
 
 /// `X.spv` or `X.spirv` beside a shader `X` that discovery compiles (`glslc tri.vert -o tri.vert.spv`): skipped.
 fn leftover_output(path: &Path) -> Option<PathBuf> {
-    let ext = path.extension()?.to_str()?;
-    if !matches!(ext, "spv" | "spirv") {
-        return None;
-    }
+    path.extension().filter(|ext| *ext == "spv" || *ext == "spirv")?;
     let source = path.with_extension("");
     let compiled = source.extension().is_some() && source.is_file() && matches!(classify(&source), Ok(Some(_)));
     compiled.then_some(source)
 }
 
 /// Every file below a root, following links but entering each real directory once.
-struct Walk<'a> {
-    files: &'a mut Vec<PathBuf>,
+#[derive(Default)]
+struct Walk {
+    files: Vec<PathBuf>,
     /// Every directory entered, as the walk named it.
-    dirs: &'a mut Vec<PathBuf>,
+    dirs: BTreeSet<PathBuf>,
     /// Each directory entered: its canonical path, and the path first used.
     entered: std::collections::HashMap<PathBuf, PathBuf>,
     /// The canonical paths being walked now, outermost first: a link to one is a loop.
     open: Vec<PathBuf>,
-    warnings: &'a mut Vec<String>,
+    warnings: BTreeSet<String>,
 }
 
-impl Walk<'_> {
+impl Walk {
     /// Walks `dir`, unless its real path was entered already: then it is skipped with one warning.
     fn dir(&mut self, dir: &Path) -> Result<(), Error> {
         let real = dir.canonicalize().map_err(|e| Error::io(dir, e, "check the shader directory's permissions"))?;
@@ -339,12 +319,12 @@ impl Walk<'_> {
                     first.display()
                 )
             };
-            self.warnings.push(warning);
+            self.warnings.insert(warning);
             return Ok(());
         }
         self.entered.insert(real.clone(), dir.to_owned());
         self.open.push(real);
-        self.dirs.push(dir.to_owned());
+        self.dirs.insert(dir.to_owned());
         let entries =
             std::fs::read_dir(dir).map_err(|e| Error::io(dir, e, "check the shader directory's permissions"))?;
         let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
@@ -361,17 +341,6 @@ impl Walk<'_> {
     }
 }
 
-/// Every file below `dir`, and every directory in `dirs`.
-fn walk(
-    dir: &Path,
-    files: &mut Vec<PathBuf>,
-    dirs: &mut Vec<PathBuf>,
-    warnings: &mut Vec<String>,
-) -> Result<(), Error> {
-    let mut walk = Walk { files, dirs, entered: std::collections::HashMap::new(), open: Vec::new(), warnings };
-    walk.dir(dir)
-}
-
 fn relative_name(path: &Path, root: &Path) -> String {
     let relative = path.strip_prefix(root).unwrap_or(path);
     relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
@@ -379,14 +348,9 @@ fn relative_name(path: &Path, root: &Path) -> String {
 
 /// The directory part of a glob before its first wildcard.
 fn glob_root(pattern: &Path) -> PathBuf {
-    let mut root = PathBuf::new();
-    for component in pattern.components() {
-        let text = component.as_os_str().to_string_lossy();
-        if text.contains(['*', '?', '[']) {
-            break;
-        }
-        root.push(component);
-    }
+    let fixed =
+        |component: &std::path::Component<'_>| !component.as_os_str().to_string_lossy().contains(['*', '?', '[']);
+    let root: PathBuf = pattern.components().take_while(fixed).collect();
     if root == pattern { root.parent().map(Path::to_owned).unwrap_or_default() } else { root }
 }
 
@@ -429,28 +393,23 @@ fn expand_jobs(
         }
         let own_features = inputs.shader_wesl_features.iter().filter(|(s, _)| *s == name).map(|(_, f)| f.clone());
         let variant_features = inputs.variants.iter().filter(|(s, v)| *s == name && !v.wesl_features.is_empty());
-        if language != Language::Wesl && (own_features.clone().next().is_some() || variant_features.count() > 0) {
+        let wesl = language == Language::Wesl;
+        if !wesl && (own_features.clone().next().is_some() || variant_features.count() > 0) {
             return Err(Error::Config(format!(
                 "{name} is {language}, not WESL, so `@if` features cannot change it; set defines \
                  (Config::shader_define, Variant::define) for GLSL, HLSL and Slang"
             )));
         }
-        let mut defines = if preprocessed { inputs.defines.clone() } else { Vec::new() };
-        defines.extend(own_defines);
-        let mut wesl_features = Vec::new();
-        if language == Language::Wesl {
-            wesl_features.extend(inputs.wesl_features.iter().cloned());
-            wesl_features.extend(own_features);
-        }
+        // The global ones where the language takes them, then the shader's own (checked above).
+        let defines = inputs.defines.iter().filter(|_| preprocessed).cloned().chain(own_defines).collect();
+        let wesl_features = inputs.wesl_features.iter().filter(|_| wesl).cloned().chain(own_features).collect();
+        let entry_point = inputs.hlsl_entry_point.as_deref().filter(|_| language == Language::Hlsl);
         let base = Job {
             name: name.clone(),
             path,
             language,
             stage,
-            entry_point: match (language, &inputs.hlsl_entry_point) {
-                (Language::Hlsl, Some(entry_point)) => entry_point.clone(),
-                _ => "main".to_owned(),
-            },
+            entry_point: entry_point.unwrap_or("main").to_owned(),
             defines,
             variant: None,
             spec_constants: Vec::new(),

@@ -129,11 +129,10 @@ impl Tokens {
     /// Up to `most` tokens that are free now (at least one).
     pub(crate) fn lease(&self, most: usize) -> Vec<Token<'_>> {
         let mut tokens = vec![self.acquire()];
-        while tokens.len() < most {
-            match self.try_acquire() {
-                Ok(Some(token)) => tokens.push(token),
-                _ => break,
-            }
+        while tokens.len() < most
+            && let Ok(Some(token)) = self.try_acquire()
+        {
+            tokens.push(token);
         }
         tokens
     }

@@ -89,12 +89,10 @@ pub fn staged(session: &Path) -> std::io::Result<Vec<Staged>> {
     let mut found = Vec::new();
     for group in std::fs::read_dir(session)?.flatten() {
         let group = group.path();
-        let Some(dir) =
-            read_entry(&group.join(DIRECTORY_FILE), MAX_ENTRY_BYTES).and_then(|dir| String::from_utf8(dir).ok())
-        else {
-            continue;
-        };
-        found.push(Staged { dir: PathBuf::from(dir), names: entry_names(&group)?, group });
+        let dir = read_entry(&group.join(DIRECTORY_FILE), MAX_ENTRY_BYTES).and_then(|dir| String::from_utf8(dir).ok());
+        if let Some(dir) = dir {
+            found.push(Staged { dir: PathBuf::from(dir), names: entry_names(&group)?, group });
+        }
     }
     found.sort_by(|a, b| a.dir.cmp(&b.dir));
     Ok(found)

@@ -60,10 +60,6 @@ fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 impl Server {
-    pub(crate) fn new(resolved: Resolved) -> Self {
-        Self::with_memory(resolved, MEMORY_BYTES)
-    }
-
     /// A server whose entries may hold `memory_bytes` at once.
     pub(crate) fn with_memory(resolved: Resolved, memory_bytes: u64) -> Self {
         let tls = ureq::tls::TlsConfig::builder().root_certs(ureq::tls::RootCerts::PlatformVerifier).build();
@@ -298,12 +294,13 @@ mod tests {
     fn a_closed_port_switches_the_remote_off_with_one_warning() {
         // Bind, then drop: nothing listens on the port any more.
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let remote = Server::new(Resolved {
+        let resolved = Resolved {
             base: format!("http://127.0.0.1:{port}"),
             upload: true,
             header: None,
             time_limit: super::super::settings::DEFAULT_TIME_LIMIT,
-        });
+        };
+        let remote = Server::with_memory(resolved, MEMORY_BYTES);
         let key = crate::cache::key::KeyBuilder::new("test").text("a").finish();
         assert!(remote.get(&key, None).is_none());
         remote.put(&key, b"body", None);

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::RemoteStats;
 use super::budget::Lease;
-use super::client::{MAX_BLOB_BYTES, Server};
+use super::client::{MAX_BLOB_BYTES, MEMORY_BYTES, Server};
 use super::settings::Resolved;
 use crate::cache::key::Key;
 
@@ -44,16 +44,16 @@ pub(crate) struct Remote {
 
 impl Remote {
     pub(crate) fn new(resolved: Resolved) -> Self {
-        Self::with_server(Server::new(resolved))
+        Self::with_server(Server::with_memory(resolved, MEMORY_BYTES))
     }
 
     fn with_server(server: Server) -> Self {
         let server = Arc::new(server);
-        let (mut queue, mut uploaders) = (None, Vec::new());
-        if server.uploads() {
-            let (sender, receiver) = sync_channel::<Upload>(QUEUE_LEN);
-            let receiver = Arc::new(Mutex::new(receiver));
-            for index in 0..UPLOAD_THREADS {
+        let (sender, receiver) = sync_channel::<Upload>(QUEUE_LEN);
+        let receiver = Arc::new(Mutex::new(receiver));
+        let threads = if server.uploads() { UPLOAD_THREADS } else { 0 };
+        let uploaders: Vec<JoinHandle<()>> = (0..threads)
+            .filter_map(|index| {
                 let (server, receiver) = (Arc::clone(&server), Arc::clone(&receiver));
                 let spawned = std::thread::Builder::new().name(format!("smolv-upload-{index}")).spawn(move || {
                     // Ends when the queue is closed and empty.
@@ -63,13 +63,11 @@ impl Remote {
                         server.put(&key, &body, None);
                     }
                 });
-                // Without a thread, `put` uploads on the caller's thread.
-                if let Ok(handle) = spawned {
-                    uploaders.push(handle);
-                }
-            }
-            queue = (!uploaders.is_empty()).then_some(sender);
-        }
+                spawned.ok()
+            })
+            .collect();
+        // Without a thread, `put` uploads on the caller's thread.
+        let queue = (!uploaders.is_empty()).then_some(sender);
         Self {
             server,
             queue: Mutex::new(queue),
@@ -155,16 +153,12 @@ impl Remote {
             return self.waited_since(start);
         };
         let mut upload = (*key, body.to_vec(), lease);
-        loop {
-            match queue.try_send(upload) {
-                Ok(()) => break,
-                Err(TrySendError::Full(back)) if !give_up() => {
-                    upload = back;
-                    std::thread::sleep(Duration::from_millis(2));
-                }
-                // Off, out of time, or the uploaders are gone.
-                Err(_) => break,
-            }
+        // Until queued, off, out of time, or the uploaders are gone.
+        while let Err(TrySendError::Full(back)) = queue.try_send(upload)
+            && !give_up()
+        {
+            upload = back;
+            std::thread::sleep(Duration::from_millis(2));
         }
         self.waited_since(start);
     }
@@ -216,7 +210,7 @@ mod tests {
 
     /// Uploads entries `0..count` to the server at `url`.
     fn fill(url: &str, count: usize) {
-        let uploader = Server::new(resolved(url, DEFAULT_TIME_LIMIT));
+        let uploader = Server::with_memory(resolved(url, DEFAULT_TIME_LIMIT), MEMORY_BYTES);
         (0..count).for_each(|index| uploader.put(&key(index), &entry(index), None));
         assert_eq!(uploader.take().0.uploads, count);
     }
@@ -267,7 +261,7 @@ mod tests {
         let server = TestServer::start(Duration::ZERO);
         let huge = Digest { hash: "ab".repeat(32), size: MAX_BLOB_BYTES + 1 };
         server.insert(&format!("ac/{}", key(0).hex()), &record::encode(&huge));
-        let remote = Server::new(resolved(&server.url, DEFAULT_TIME_LIMIT));
+        let remote = Server::with_memory(resolved(&server.url, DEFAULT_TIME_LIMIT), MEMORY_BYTES);
         assert!(remote.get(&key(0), None).is_none());
         remote.put(&key(1), &vec![0; usize::try_from(MAX_BLOB_BYTES).unwrap() + 1], None);
         assert_eq!(server.requests(), [format!("GET /ac/{}", key(0).hex())], "no blob was asked for or sent");

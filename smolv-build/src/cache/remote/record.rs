@@ -149,10 +149,7 @@ impl<'a> Iterator for Fields<'a> {
             let value = match key & 7 {
                 0 => Value::Varint(self.varint()?),
                 1 => self.take(8).map(|_| Value::Fixed)?,
-                2 => {
-                    let len = self.varint()?;
-                    Value::Bytes(self.take(len)?)
-                }
+                2 => self.varint().and_then(|len| self.take(len)).map(Value::Bytes)?,
                 5 => self.take(4).map(|_| Value::Fixed)?,
                 _ => return Err("a field has a group or unknown wire type"),
             };

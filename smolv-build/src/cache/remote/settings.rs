@@ -27,16 +27,12 @@ pub enum RemoteCacheMode {
 }
 
 impl RemoteCacheMode {
-    /// Every name [`parse`](Self::parse) accepts.
+    /// Every name [`parse`](Self::parse) accepts, in the order of the variants.
     pub const NAMES: [&'static str; 3] = ["read-write", "read-only", "off"];
 
     /// `read-write`, `read-only` or `off`, as `SMOLV_REMOTE_CACHE_MODE` spells it.
     pub fn name(self) -> &'static str {
-        match self {
-            Self::ReadWrite => "read-write",
-            Self::ReadOnly => "read-only",
-            Self::Off => "off",
-        }
+        Self::NAMES[self as usize]
     }
 
     /// The mode named `text` (one of [`NAMES`](Self::NAMES)).
@@ -120,10 +116,9 @@ pub(crate) fn resolve(
     var: impl Fn(&str) -> Option<String>,
     compiled_in: bool,
 ) -> Resolution {
-    let (url, url_source) = match (&settings.url, var(URL_VAR)) {
-        (Some(url), _) => (url.clone(), "Config::remote_cache"),
-        (None, Some(url)) => (url, URL_VAR),
-        (None, None) => return Resolution::Off,
+    let from_var = var(URL_VAR).map(|url| (url, URL_VAR));
+    let Some((url, url_source)) = settings.url.clone().map(|url| (url, "Config::remote_cache")).or(from_var) else {
+        return Resolution::Off;
     };
     let mode = match setting(settings.mode, var(MODE_VAR), RemoteCacheMode::parse) {
         Ok(mode) => mode.unwrap_or_default(),
@@ -146,11 +141,8 @@ pub(crate) fn resolve(
         Ok(base) => base,
         Err(why) => return Resolution::Unusable(format!("{url_source}: {why}: the remote cache is off")),
     };
-    let header = match (&settings.header, var(HEADER_VAR)) {
-        (Some(text), _) => Some((text.clone(), "Config::remote_cache_header")),
-        (None, Some(text)) => Some((text, HEADER_VAR)),
-        (None, None) => None,
-    };
+    let from_var = var(HEADER_VAR).map(|text| (text, HEADER_VAR));
+    let header = settings.header.clone().map(|text| (text, "Config::remote_cache_header")).or(from_var);
     let header = match header.map(|(text, source)| parse_header(&text).ok_or(source)).transpose() {
         Ok(header) => header,
         Err(source) => {
