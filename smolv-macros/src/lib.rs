@@ -208,8 +208,7 @@ fn set_tokens(manifest: &Manifest, typed: bool) -> Result<SetTokens, String> {
         let Ok(name_end) = u32::try_from(names.len()) else {
             return Err("smolv: the shader names are longer than 4 GiB together".to_owned());
         };
-        let (offset, packed, unpacked, spirv, check) =
-            (entry.offset, entry.packed_len, entry.unpacked_len, entry.spirv_len, entry.check);
+        let check::Entry { offset, packed_len: packed, unpacked_len: unpacked, spirv_len: spirv, check, .. } = entry;
         entries.push(quote! {
             ::smolv_runtime::__private::EmbeddedEntry::new(#name_end, #offset, #packed, #unpacked, #spirv, #check)
         });
