@@ -140,11 +140,7 @@ pub(crate) fn build(args: &BuildArgs) -> Result<(), FileError> {
     if report.failures.is_empty() {
         return Ok(());
     }
-    for failure in &report.failures {
-        for error in &failure.errors {
-            eprintln!("{error}");
-        }
-    }
+    report.failures.iter().flat_map(|failure| &failure.errors).for_each(|error| eprintln!("{error}"));
     Err(FileError::new(
         &args.dir,
         format!(

@@ -90,18 +90,12 @@ pub(crate) fn cache(args: &CacheArgs) -> Result<(), FileError> {
 
 /// Bytes, or a number with `K`, `M` or `G` (powers of 1024, as ccache's; a trailing `B`/`iB` is accepted).
 fn parse_size(text: &str) -> Option<u64> {
-    let text = text.trim();
-    let upper = text.to_ascii_uppercase();
+    let upper = text.trim().to_ascii_uppercase();
     let trimmed = upper.strip_suffix("IB").or_else(|| upper.strip_suffix('B')).unwrap_or(&upper);
-    let (number, shift) = match trimmed.chars().last()? {
-        'K' => (&trimmed[..trimmed.len() - 1], 10),
-        'M' => (&trimmed[..trimmed.len() - 1], 20),
-        'G' => (&trimmed[..trimmed.len() - 1], 30),
-        c if c.is_ascii_digit() => (trimmed, 0),
-        _ => return None,
-    };
-    let number: u64 = number.trim().parse().ok()?;
-    number.checked_mul(1u64 << shift)
+    let units = [('K', 10), ('M', 20), ('G', 30)];
+    let unit = units.into_iter().find_map(|(unit, shift)| Some((trimmed.strip_suffix(unit)?.trim(), shift)));
+    let (number, shift) = unit.unwrap_or((trimmed, 0));
+    number.parse::<u64>().ok()?.checked_mul(1 << shift)
 }
 
 #[cfg(test)]

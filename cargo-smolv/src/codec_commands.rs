@@ -50,7 +50,8 @@ pub(crate) fn encode(args: &EncodeArgs) -> Result<(), FileError> {
         args.input.display(),
         spirv.len(),
         smolv.len(),
-        percent(smolv.len(), spirv.len())
+        // Never 0 bytes: the encoder checked the SPIR-V header.
+        100.0 * smolv.len() as f64 / spirv.len() as f64
     );
     Ok(())
 }
@@ -63,8 +64,4 @@ pub(crate) fn decode(args: &DecodeArgs) -> Result<(), FileError> {
     write_output(&args.output, &bytes)?;
     eprintln!("decoded {}: {} bytes of SMOL-V -> {} bytes of SPIR-V", args.input.display(), smolv.len(), bytes.len());
     Ok(())
-}
-
-fn percent(part: usize, whole: usize) -> f64 {
-    if whole == 0 { 0.0 } else { 100.0 * part as f64 / whole as f64 }
 }

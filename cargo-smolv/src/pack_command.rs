@@ -219,14 +219,11 @@ pub(crate) fn verify(args: &VerifyArgs) -> Result<(), FileError> {
             let problem = match bundle.decode(name) {
                 Err(e) => Some(e.to_string()),
                 Ok(_) if args.no_spirv_val => None,
-                Ok(words) => match spirv_val(&words) {
-                    Some(Err(why)) => Some(why),
-                    Some(Ok(())) => None,
-                    None => {
-                        validator_missing = true;
-                        None
-                    }
-                },
+                Ok(words) => {
+                    let verdict = spirv_val(&words);
+                    validator_missing |= verdict.is_none();
+                    verdict.and_then(Result::err)
+                }
             };
             results.push(entry(name, problem));
             bar.inc(1);

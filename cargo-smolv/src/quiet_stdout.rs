@@ -10,14 +10,12 @@ pub(crate) fn compile(
     config: &smolv_build::Config,
     spinner: Option<&'static str>,
 ) -> Result<smolv_build::Report, smolv_build::Error> {
-    let spinner = spinner.map(crate::ui::spinner);
+    let spinner = spinner.map_or_else(indicatif::ProgressBar::hidden, crate::ui::spinner);
     let result = {
         let _quiet = StdoutToStderr::begin();
         config.try_compile()
     };
-    if let Some(spinner) = spinner {
-        spinner.finish_and_clear();
-    }
+    spinner.finish_and_clear();
     result
 }
 

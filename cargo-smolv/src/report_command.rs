@@ -41,7 +41,7 @@ struct CrateReport {
     shaders: Vec<smolv_build::report::ModuleReport>,
 }
 
-#[derive(serde::Serialize, Default)]
+#[derive(serde::Serialize)]
 struct Total {
     crates: usize,
     modules: usize,
@@ -168,15 +168,21 @@ pub(crate) fn report(args: &ReportArgs) -> Result<(), FileError> {
             shaders: report.modules,
         });
     }
-    let mut total = Total { crates: crates.len(), ..Total::default() };
-    for c in &crates {
-        total.modules += c.modules;
-        total.spirv_bytes += c.spirv_bytes;
-        total.optimized_bytes += c.optimized_bytes;
-        total.smolv_bytes += c.smolv_bytes;
-        total.dictionary_bytes += c.dictionary_bytes;
-        total.shipped_bytes += c.shipped_bytes;
-    }
+    // The summary table's columns, summed into the total.
+    let columns = |c: &CrateReport| {
+        [c.modules, c.spirv_bytes, c.optimized_bytes, c.smolv_bytes, c.dictionary_bytes, c.shipped_bytes]
+    };
+    let sums = crates.iter().map(columns).fold([0; 6], |sum, row| std::array::from_fn(|i| sum[i] + row[i]));
+    let [modules, spirv_bytes, optimized_bytes, smolv_bytes, dictionary_bytes, shipped_bytes] = sums;
+    let total = Total {
+        crates: crates.len(),
+        modules,
+        spirv_bytes,
+        optimized_bytes,
+        smolv_bytes,
+        dictionary_bytes,
+        shipped_bytes,
+    };
     if args.json {
         let json = serde_json::json!({ "crates": crates, "total": total });
         println!("{}", serde_json::to_string_pretty(&json).unwrap_or_default());
@@ -202,16 +208,8 @@ pub(crate) fn report(args: &ReportArgs) -> Result<(), FileError> {
         "{:<20} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>7}",
         "crate", "modules", "SPIR-V", "optimized", "SMOL-V", "dictionary", "bundle", "ratio"
     );
-    let rows = crates.iter().map(|c| {
-        (
-            c.name.as_str(),
-            [c.modules, c.spirv_bytes, c.optimized_bytes, c.smolv_bytes, c.dictionary_bytes, c.shipped_bytes],
-        )
-    });
-    let t = &total;
-    let total_row =
-        ("total", [t.modules, t.spirv_bytes, t.optimized_bytes, t.smolv_bytes, t.dictionary_bytes, t.shipped_bytes]);
-    for (name, [modules, spirv, optimized, smolv, dictionary, shipped]) in rows.chain([total_row]) {
+    let rows = crates.iter().map(|c| (c.name.as_str(), columns(c)));
+    for (name, [modules, spirv, optimized, smolv, dictionary, shipped]) in rows.chain([("total", sums)]) {
         let ratio = pct(shipped, spirv);
         println!(
             "{name:<20} {modules:>8} {spirv:>10} {optimized:>10} {smolv:>10} {dictionary:>10} {shipped:>10} {ratio:>6.1}%"

@@ -120,10 +120,7 @@ pub(crate) enum GlslcFlag {
 
 /// `hlsl` or `hlsl=PATH`.
 fn parse_language(text: &str) -> Result<(Language, Option<String>), String> {
-    let (name, path) = match text.split_once('=') {
-        Some((name, path)) => (name, Some(path.to_owned())),
-        None => (text, None),
-    };
+    let (name, path) = text.split_once('=').map_or((text, None), |(name, path)| (name, Some(path.to_owned())));
     match Language::parse(name) {
         Some(language @ (Language::Glsl | Language::Hlsl)) => Ok((language, path)),
         _ => Err(format!("{name:?} is not glsl or hlsl; WGSL, Slang and SPIR-V files are known by their extension")),
@@ -132,10 +129,7 @@ fn parse_language(text: &str) -> Result<(Language, Option<String>), String> {
 
 /// The value after `-f`: glslc's flag name, with `=` and commas for its arguments.
 fn parse_glslc_flag(text: &str) -> Result<GlslcFlag, String> {
-    let (name, value) = match text.split_once('=') {
-        Some((name, value)) => (name, Some(value)),
-        None => (text, None),
-    };
+    let (name, value) = text.split_once('=').map_or((text, None), |(name, value)| (name, Some(value)));
     let number = |part: &str| part.trim().parse::<u32>().map_err(|_| format!("-f{name}: {part:?} is not a number"));
     // `[STAGE,]rest`: the stage, when the first part names one, and the rest.
     let staged = |value: &str, parts: usize| -> Result<(Option<ShaderStage>, Vec<String>), String> {
@@ -270,21 +264,15 @@ fn parse_remote_mode(text: &str) -> Result<RemoteCacheMode, String> {
     RemoteCacheMode::parse(text).ok_or_else(|| format!("{text:?} is not one of {}", RemoteCacheMode::NAMES.join(", ")))
 }
 
-/// What `--target-api` names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum TargetApi {
-    Vulkan,
-    Wgpu,
-    WgpuWgsl,
-    WgpuSpirv,
-}
+/// What `--target-api` names: the `Config` setter of that consumer.
+type TargetApi = fn(&mut Config) -> &mut Config;
 
 fn parse_target(text: &str) -> Result<TargetApi, String> {
     Ok(match text {
-        "vulkan" => TargetApi::Vulkan,
-        "wgpu" => TargetApi::Wgpu,
-        "wgpu-wgsl" => TargetApi::WgpuWgsl,
-        "wgpu-spirv" => TargetApi::WgpuSpirv,
+        "vulkan" => Config::for_vulkan,
+        "wgpu" => Config::for_wgpu,
+        "wgpu-wgsl" => |config| config.for_wgpu_shipping(true),
+        "wgpu-spirv" => |config| config.for_wgpu_shipping(false),
         _ => return Err(format!("{text:?} is not one of vulkan, wgpu, wgpu-wgsl, wgpu-spirv")),
     })
 }
@@ -299,9 +287,10 @@ pub(crate) const MISSING_LANGUAGE_ADVICE: &str =
 
 /// A `Config` for the shaders in `dir`, built into `out_dir`, as `args` say.
 pub(crate) fn config(dir: &Path, out_dir: &Path, args: &ShaderArgs) -> Config {
-    fn set<T>(config: &mut Config, value: Option<T>, setter: impl FnOnce(&mut Config, T) -> &mut Config) {
-        if let Some(value) = value {
-            setter(config, value);
+    /// Calls `call` with each of `values` (an `Option` or a list).
+    fn set<I: IntoIterator>(config: &mut Config, values: I, mut call: impl FnMut(&mut Config, I::Item) -> &mut Config) {
+        for value in values {
+            call(config, value);
         }
     }
     let mut config = Config::new();
@@ -317,61 +306,40 @@ pub(crate) fn config(dir: &Path, out_dir: &Path, args: &ShaderArgs) -> Config {
         .auto_map_locations(args.auto_map_locations)
         .auto_bind_uniforms(args.auto_bind_uniforms)
         .keep_going(true);
-    args.include_dirs.iter().for_each(|dir| {
-        config.include_dir(dir);
-    });
+    set(&mut config, &args.include_dirs, Config::include_dir);
     set(&mut config, args.spirv_version, Config::spirv_version);
-    for (name, value) in &args.defines {
-        config.define(name, value);
-    }
-    for (shader, (name, value)) in &args.shader_defines {
-        config.shader_define(shader, name, value);
-    }
-    for (shader, variant) in &args.variants {
-        config.variants(shader, [variant.clone()]);
-    }
+    set(&mut config, &args.defines, |config, (name, value)| config.define(name, value));
+    set(&mut config, &args.shader_defines, |config, (shader, (name, value))| config.shader_define(shader, name, value));
+    set(&mut config, &args.variants, |config, (shader, variant)| config.variants(shader, [variant.clone()]));
     set(&mut config, args.cache_dir.as_ref(), Config::cache_dir);
     set(&mut config, args.jobs, Config::jobs);
     set(&mut config, args.packing, Config::packing);
     set(&mut config, args.goal, Config::size_goal);
-    if let Some(api) = args.target_api {
-        match api {
-            TargetApi::Wgpu => config.for_wgpu(),
-            TargetApi::WgpuWgsl => config.for_wgpu_shipping(true),
-            TargetApi::WgpuSpirv => config.for_wgpu_shipping(false),
-            TargetApi::Vulkan => config.for_vulkan(),
-        };
-    }
-    for (language, path) in &args.languages {
+    set(&mut config, args.target_api, |config, api| api(config));
+    set(&mut config, &args.languages, |config, (language, path)| {
         let pattern = path.as_ref().map_or_else(|| dir.to_path_buf(), |path| dir.join(path));
-        config.language(pattern.to_string_lossy(), *language);
-    }
-    for flag in &args.glslc_flags {
-        match flag {
-            GlslcFlag::EntryPoint(name) => config.hlsl_entry_point(name),
-            GlslcFlag::HlslIoMap => config.hlsl_io_mapping(true),
-            GlslcFlag::HlslOffsets => config.hlsl_offsets(true),
-            GlslcFlag::Hlsl16BitTypes => config.hlsl_16bit_types(true),
-            GlslcFlag::AutoMapLocations => config.auto_map_locations(true),
-            GlslcFlag::AutoBindUniforms => config.auto_bind_uniforms(true),
-            GlslcFlag::ResourceSetBinding { stage: None, register, set, binding } => {
-                config.hlsl_register_binding(register, *set, *binding)
-            }
-            GlslcFlag::ResourceSetBinding { stage: Some(stage), register, set, binding } => {
-                config.hlsl_register_binding_for_stage(*stage, register, *set, *binding)
-            }
-            GlslcFlag::BindingBase { stage: None, kind, base } => config.binding_base(*kind, *base),
-            GlslcFlag::BindingBase { stage: Some(stage), kind, base } => {
-                config.binding_base_for_stage(*stage, *kind, *base)
-            }
-        };
-    }
-    for (name, value) in &args.wesl_features {
-        config.wesl_feature(name, *value);
-    }
-    for (name, dir) in &args.wesl_packages {
-        config.wesl_package(name, dir);
-    }
+        config.language(pattern.to_string_lossy(), *language)
+    });
+    set(&mut config, &args.glslc_flags, |config, flag| match flag {
+        GlslcFlag::EntryPoint(name) => config.hlsl_entry_point(name),
+        GlslcFlag::HlslIoMap => config.hlsl_io_mapping(true),
+        GlslcFlag::HlslOffsets => config.hlsl_offsets(true),
+        GlslcFlag::Hlsl16BitTypes => config.hlsl_16bit_types(true),
+        GlslcFlag::AutoMapLocations => config.auto_map_locations(true),
+        GlslcFlag::AutoBindUniforms => config.auto_bind_uniforms(true),
+        GlslcFlag::ResourceSetBinding { stage: None, register, set, binding } => {
+            config.hlsl_register_binding(register, *set, *binding)
+        }
+        GlslcFlag::ResourceSetBinding { stage: Some(stage), register, set, binding } => {
+            config.hlsl_register_binding_for_stage(*stage, register, *set, *binding)
+        }
+        GlslcFlag::BindingBase { stage: None, kind, base } => config.binding_base(*kind, *base),
+        GlslcFlag::BindingBase { stage: Some(stage), kind, base } => {
+            config.binding_base_for_stage(*stage, *kind, *base)
+        }
+    });
+    set(&mut config, &args.wesl_features, |config, (name, value)| config.wesl_feature(name, *value));
+    set(&mut config, &args.wesl_packages, |config, (name, dir)| config.wesl_package(name, dir));
     set(&mut config, args.slangc.as_ref(), Config::slangc);
     if let Some(glslc) = &args.glslc {
         #[allow(deprecated, reason = "--glslc stays for old command lines; smolv-build runs no glslc now")]

@@ -33,9 +33,7 @@ pub(crate) fn types(args: &TypesArgs) -> Result<(), FileError> {
 fn generate(args: &TypesArgs, out_dir: &std::path::Path) -> Result<(), FileError> {
     let config = config(&args.dir, out_dir, &args.shaders);
     let report = crate::quiet_stdout::compile(&config, None).map_err(|e| FileError::new(&args.dir, e))?;
-    for failure in &report.failures {
-        failure.errors.iter().for_each(|error| eprintln!("{error}"));
-    }
+    report.failures.iter().flat_map(|failure| &failure.errors).for_each(|error| eprintln!("{error}"));
     let Some(types) = &report.types else {
         return Err(FileError::new(&args.dir, "no shader compiled, so there are no types; see the errors above"));
     };

@@ -21,8 +21,7 @@ pub(crate) struct Directory {
 }
 
 fn u32_at(bytes: &[u8], at: usize) -> Result<u32, &'static str> {
-    let b = bytes.get(at..at + 4).ok_or("is truncated")?;
-    Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    bytes.get(at..at + 4).and_then(|b| b.try_into().ok()).map(u32::from_le_bytes).ok_or("is truncated")
 }
 
 fn within(offset: u32, len: u32, limit: u64) -> bool {

@@ -83,11 +83,11 @@ fn shader_tokens(name: &str) -> Result<TokenStream, String> {
         let text = path_literal(text);
         return Ok(lone_shader(quote!(), quote!(wgsl #name, ::core::include_str!(#text); #origin)));
     }
-    let module = manifest.module(name)?;
-    let data = path_literal(&module.data);
+    let (data, module) = manifest.module(name)?;
+    let data = path_literal(&data);
     if let Some(kind) = words_codec(manifest.packing.codec) {
-        let words = words_static(&quote!(::core::include_bytes!(#data)), module.spirv_len);
-        let len = module.spirv_len / 4;
+        let words = words_static(&quote!(::core::include_bytes!(#data)), module.spirv_bytes);
+        let len = module.spirv_bytes / 4;
         let shader = quote!(#kind #name, ::smolv_runtime::__private::spirv_module(&WORDS, 0, #len); #origin);
         return Ok(lone_shader(words, shader));
     }
@@ -97,7 +97,7 @@ fn shader_tokens(name: &str) -> Result<TokenStream, String> {
     // and check, which only the set's directory records.
     let (dictionary_len, dictionary_check) =
         if manifest.packing.dictionary.is_some() { manifest.directory()?.once } else { (0, 0) };
-    let (Ok(unpacked_len), Ok(spirv_len)) = (u32::try_from(module.unpacked_len), u32::try_from(module.spirv_len))
+    let (Ok(unpacked_len), Ok(spirv_len)) = (u32::try_from(module.unpacked_bytes), u32::try_from(module.spirv_bytes))
     else {
         return Err("smolv: this shader is larger than 4 GiB".to_owned());
     };
@@ -149,17 +149,12 @@ fn lone_shader(items: proc_macro2::TokenStream, shader: proc_macro2::TokenStream
 #[proc_macro]
 pub fn include_shaders(input: TokenStream) -> TokenStream {
     let span = proc_macro2::Span::call_site();
-    let declared = if input.is_empty() {
-        None
-    } else {
-        let Ok(declared) = syn::parse::<Declared>(input) else {
-            return compile_error(
-                span,
-                "include_shaders! takes nothing (an expression for `static ALL: ShaderSet = ...`) \
-                 or `static NAME` (which declares it, typed by its packing)",
-            );
-        };
-        Some(declared)
+    let Ok(declared) = (!input.is_empty()).then(|| syn::parse::<Declared>(input)).transpose() else {
+        return compile_error(
+            span,
+            "include_shaders! takes nothing (an expression for `static ALL: ShaderSet = ...`) \
+             or `static NAME` (which declares it, typed by its packing)",
+        );
     };
     match (Manifest::load().and_then(|manifest| set_tokens(&manifest, declared.is_some())), declared) {
         (Err(message), _) => compile_error(span, &message),
@@ -213,8 +208,7 @@ fn set_tokens(manifest: &Manifest, typed: bool) -> Result<SetTokens, String> {
         let Ok(name_end) = u32::try_from(names.len()) else {
             return Err("smolv: the shader names are longer than 4 GiB together".to_owned());
         };
-        let (offset, packed, unpacked, spirv, check) =
-            (entry.offset, entry.packed_len, entry.unpacked_len, entry.spirv_len, entry.check);
+        let check::Entry { offset, packed_len: packed, unpacked_len: unpacked, spirv_len: spirv, check, .. } = entry;
         entries.push(quote! {
             ::smolv_runtime::__private::EmbeddedEntry::new(#name_end, #offset, #packed, #unpacked, #spirv, #check)
         });

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 use serde_json::value::RawValue;
-use smolv_format::{Codec, MANIFEST_FILE, MANIFEST_FORMAT};
+use smolv_format::{Codec, MANIFEST_FILE, MANIFEST_FORMAT, ManifestEmbeddedModule};
 
 use crate::check;
 
@@ -18,14 +18,6 @@ pub(crate) struct Packing {
     pub(crate) goal: String,
     /// What the build report counts as stored (`ShaderSet::stored_len`).
     pub(crate) stored_bytes: usize,
-}
-
-/// One module as `include_shader!` embeds it.
-pub(crate) struct Module {
-    pub(crate) data: PathBuf,
-    pub(crate) unpacked_len: usize,
-    pub(crate) spirv_len: usize,
-    pub(crate) check: u32,
 }
 
 /// The WGSL a build for wgpu shipped: its stream and each module's place.
@@ -62,7 +54,7 @@ struct TypedModule {
     name: String,
     #[serde(default)]
     recipe: Option<Box<RawValue>>,
-    embedded: smolv_format::ManifestEmbeddedModule,
+    embedded: ManifestEmbeddedModule,
 }
 
 /// `OUT_DIR/smolv/manifest.json`, as the macros read it.
@@ -143,25 +135,20 @@ impl Manifest {
             .map_err(|why| format!("smolv: {} {why}; rebuild", self.packing.directory.display()))
     }
 
-    /// The module named `name`, its files checked to exist, or a message listing the closest names.
-    pub(crate) fn module(&self, name: &str) -> Result<Module, String> {
+    /// The module named `name` and the path of its data, checked to exist, or a message listing the closest names.
+    pub(crate) fn module(&self, name: &str) -> Result<(PathBuf, &ManifestEmbeddedModule), String> {
         let Some(module) = self.manifest.modules.iter().find(|m| m.name == name) else {
             return Err(self.not_found(name));
         };
         let embedded = &module.embedded;
-        let module = Module {
-            data: self.dir.join(&embedded.data),
-            unpacked_len: embedded.unpacked_bytes,
-            spirv_len: embedded.spirv_bytes,
-            check: embedded.check,
-        };
-        if module.spirv_len < 20 || !module.spirv_len.is_multiple_of(4) {
+        if embedded.spirv_bytes < 20 || !embedded.spirv_bytes.is_multiple_of(4) {
             return Err(format!(
                 "smolv: the manifest gives {name} a SPIR-V length that is not a whole module; rebuild"
             ));
         }
-        file_len(&module.data)?;
-        Ok(module)
+        let data = self.dir.join(&embedded.data);
+        file_len(&data)?;
+        Ok((data, embedded))
     }
 
     /// Where module `name` came from, for hot reload; `None` where the manifest has no recipe.

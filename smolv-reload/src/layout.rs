@@ -155,11 +155,8 @@ pub(crate) fn unreadable(recipe: &ShaderRecipe, words: &[u32]) -> Vec<LayoutChan
 /// A change of the build's block `index` of `old`, with no differences yet.
 fn block_change(recipe: &ShaderRecipe, old: &Interface, index: usize, block: &Block) -> LayoutChange {
     let shader_type = old.types.get(block.ty).map_or("", |def| def.name.as_str());
-    let change = LayoutChange::new(block.kind, block.set, block.binding, shader_type);
-    match recipe.block_type(index) {
-        Some(rust) => change.rust_type(rust),
-        None => change,
-    }
+    let rust_type = recipe.block_type(index).map(str::to_owned);
+    LayoutChange { rust_type, ..LayoutChange::new(block.kind, block.set, block.binding, shader_type) }
 }
 
 /// Walks an old and a new struct side by side, noting every difference.
@@ -260,9 +257,8 @@ impl Compare<'_> {
 /// Old and new members side by side: by name where all are named uniquely, else by position.
 fn pairs<'m>(old: &'m [Member], new: &'m [Member]) -> Vec<(Option<&'m Member>, Option<&'m Member>)> {
     let named = |members: &[Member]| {
-        let mut names: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
-        names.sort_unstable();
-        names.iter().all(|n| !n.is_empty()) && names.windows(2).all(|w| w[0] != w[1])
+        let names: std::collections::BTreeSet<&str> = members.iter().map(|m| m.name.as_str()).collect();
+        names.len() == members.len() && !names.contains("")
     };
     if !(named(old) && named(new)) {
         let longest = old.len().max(new.len());

@@ -10,13 +10,6 @@ use crate::error::ReloadError;
 use crate::targets::{Target, Targets};
 use crate::watch::Watcher;
 
-/// What to watch.
-enum Watched {
-    Set(&'static ShaderSet),
-    Shader(&'static Shader),
-    Recipe(&'static Shader, Box<ShaderRecipe>),
-}
-
 /// Sets up hot reload; [`start`](Self::start) begins watching.
 ///
 /// ```text
@@ -26,7 +19,8 @@ enum Watched {
 /// // ... each frame: rebuild pipelines whose shader's version changed.
 /// ```
 pub struct Reloader {
-    watched: Vec<Watched>,
+    /// Each watched shader, with the recipe given for it (else the one it was embedded with).
+    watched: Vec<(&'static Shader, Option<ShaderRecipe>)>,
     shader_dir: Option<PathBuf>,
     debounce: Duration,
     print: bool,
@@ -57,7 +51,7 @@ impl Reloader {
     /// reloader.set(&SHADERS);
     /// ```
     pub fn set(&mut self, set: &'static ShaderSet) -> &mut Self {
-        self.watched.push(Watched::Set(set));
+        self.watched.extend(set.shaders().iter().map(|shader| (shader, None)));
         self
     }
 
@@ -69,7 +63,7 @@ impl Reloader {
     /// reloader.shader(POST);
     /// ```
     pub fn shader(&mut self, shader: &'static Shader) -> &mut Self {
-        self.watched.push(Watched::Shader(shader));
+        self.watched.push((shader, None));
         self
     }
 
@@ -84,7 +78,7 @@ impl Reloader {
     /// # }
     /// ```
     pub fn shader_with_recipe(&mut self, shader: &'static Shader, recipe: ShaderRecipe) -> &mut Self {
-        self.watched.push(Watched::Recipe(shader, Box::new(recipe)));
+        self.watched.push((shader, Some(recipe)));
         self
     }
 
@@ -148,16 +142,8 @@ impl Reloader {
             Target::new(shader, recipe)
         };
         let mut list = Vec::new();
-        for watched in &self.watched {
-            match watched {
-                Watched::Set(set) => {
-                    for shader in set.shaders() {
-                        list.push(target(shader, recipe_of(shader)?));
-                    }
-                }
-                Watched::Shader(shader) => list.push(target(shader, recipe_of(shader)?)),
-                Watched::Recipe(shader, recipe) => list.push(target(shader, ShaderRecipe::clone(recipe))),
-            }
+        for (shader, recipe) in &self.watched {
+            list.push(target(shader, recipe.clone().map_or_else(|| recipe_of(shader), Ok)?));
         }
         if list.is_empty() {
             return Err(ReloadError::NothingToWatch);

@@ -143,12 +143,7 @@ fn changed_before_watched<'a>(
 
 /// Whether a file event can mean new content.
 fn is_edit(kind: &EventKind) -> bool {
-    match kind {
-        EventKind::Create(_) | EventKind::Remove(_) | EventKind::Any => true,
-        EventKind::Modify(notify::event::ModifyKind::Metadata(_)) => false,
-        EventKind::Modify(_) => true,
-        EventKind::Access(_) | EventKind::Other => false,
-    }
+    !matches!(kind, EventKind::Modify(notify::event::ModifyKind::Metadata(_)) | EventKind::Access(_) | EventKind::Other)
 }
 
 /// The reloader's thread: waits for an edit and `debounce` of quiet, rebuilds, watches, reports.
