@@ -4,7 +4,6 @@
 
 use std::error::Error;
 
-use smolv_runtime::Shader;
 use smolv_runtime::wgpu::{
     LayoutOptions, ModuleSource, Overrides, ProgramLayout, RenderState, ShaderModules, VertexBuffers,
 };
@@ -61,21 +60,17 @@ pub(crate) struct Scene {
     pipelines: Option<[wgpu::RenderPipeline; 4]>,
 }
 
-fn shader(name: &str) -> Result<&'static Shader, Box<dyn Error>> {
-    Ok(shaders::get(name)?)
-}
-
 impl Scene {
     pub(crate) fn new(gpu: &Gpu, source: Modules) -> Result<Self, Box<dyn Error>> {
         let device = &gpu.device;
         // Each program's layout, from its modules (`MODULES`, in stage order).
-        let (options, shaders) =
-            (LayoutOptions::new(), |[a, b]: [&str; 2]| Ok::<_, Box<dyn Error>>([shader(a)?, shader(b)?]));
+        let (options, pair) =
+            (LayoutOptions::new(), |[a, b]: [&str; 2]| Ok::<_, Box<dyn Error>>([shaders::get(a)?, shaders::get(b)?]));
         let layouts = [
-            sky::wgpu::create_layout(device, shaders(sky::MODULES)?, &options)?,
-            checker::wgpu::create_layout(device, shaders(checker::MODULES)?, &options)?,
-            tint::wgpu::create_layout(device, shaders(tint::MODULES)?, &options)?,
-            ring::wgpu::create_layout(device, shaders(ring::MODULES)?, &options)?,
+            sky::wgpu::create_layout(device, pair(sky::MODULES)?, &options)?,
+            checker::wgpu::create_layout(device, pair(checker::MODULES)?, &options)?,
+            tint::wgpu::create_layout(device, pair(tint::MODULES)?, &options)?,
+            ring::wgpu::create_layout(device, pair(ring::MODULES)?, &options)?,
         ];
         let uniform = |bytes: &[u8]| gpu.buffer(None, bytes, wgpu::BufferUsages::UNIFORM);
         let sky = uniform(sky_fs::Sky::new([0.1, 0.2, 0.5, 1.0], [0.9, 0.6, 0.3, 1.0]).as_bytes());
@@ -102,12 +97,7 @@ impl Scene {
         let quad = gpu.buffer(Some("quad"), bytemuck::cast_slice(&vertices), wgpu::BufferUsages::VERTEX);
         let usage = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC;
         let target = device.create_texture(&texture("target", WIDTH, HEIGHT, usage));
-        let readback = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("readback"),
-            size: u64::from(WIDTH * 4 * HEIGHT),
-            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-            mapped_at_creation: false,
-        });
+        let readback = gpu.readback("readback", u64::from(WIDTH * 4 * HEIGHT));
         let mut scene = Self {
             modules: ShaderModules::new(),
             layouts,
@@ -133,7 +123,7 @@ impl Scene {
         FRAME_SHADERS
             .iter()
             .map(|name| {
-                let kind = match ModuleSource::of(shader(name)?)? {
+                let kind = match ModuleSource::of(shaders::get(name)?)? {
                     ModuleSource::Wgsl(_) => "WGSL",
                     _ => "SPIR-V",
                 };
@@ -149,22 +139,20 @@ impl Scene {
             // SAFETY: smolv-build validated tint.frag for Vulkan; it needs no missing feature, its one
             // output matches the target, and the layout is its reflection's (the layer checks it all).
             #[allow(unsafe_code)]
-            let module = unsafe { smolv_runtime::wgpu::create_shader_module_passthrough(device, shader(TINT_FS)?)? };
+            let module =
+                unsafe { smolv_runtime::wgpu::create_shader_module_passthrough(device, shaders::get(TINT_FS)?)? };
             self.passthrough = Some(module);
         }
         let vertex_buffers = self.vertex_buffers.layouts();
-        let quad = Overrides::of(shader(QUAD_VS)?)?;
-        let mut big = quad.clone();
+        let quad = Overrides::of(shaders::get(QUAD_VS)?)?;
+        let (mut big, mut small) = (quad.clone(), quad);
         // By spec id, not name: release builds strip names (unless `keep_interface_names`).
-        big.set(0, 0.5f32)?;
-        let mut small = quad;
-        small.set(0, 0.25f32)?;
-        let (big, small) = (big.constants(), small.constants());
+        let (big, small) = (big.set(0, 0.5f32)?.constants(), small.set(0, 0.25f32)?.constants());
         let mut modules = Vec::new();
         for name in FRAME_SHADERS {
             modules.push(match self.source {
                 Modules::Reference => crate::reference::module(device, name)?,
-                Modules::Smolv | Modules::PassthroughTint => self.modules.get(device, shader(name)?)?.clone(),
+                Modules::Smolv | Modules::PassthroughTint => self.modules.get(device, shaders::get(name)?)?.clone(),
             });
         }
         let tint_fs = self.passthrough.clone().unwrap_or_else(|| modules[4].clone());

@@ -154,19 +154,16 @@ impl Context {
             let device = vk_check("vkCreateDevice", unsafe { instance.create_device(physical, &info, None) })?;
             Ok((physical, queue_family, name, gpl, device))
         };
-        let (physical, queue_family, device_name, graphics_pipeline_library, device) = match opened() {
-            Ok(opened) => opened,
-            Err(e) => {
+        let (physical, queue_family, device_name, graphics_pipeline_library, device) =
+            opened().inspect_err(|_: &GameError| {
                 // SAFETY: nothing was created from the instance but the messenger.
                 unsafe {
-                    if let Some(m) = messenger {
+                    if let Some(m) = &messenger {
                         m.loader.destroy_debug_utils_messenger(m.handle, None);
                     }
                     instance.destroy_instance(None);
                 }
-                return Err(e);
-            }
-        };
+            })?;
         // SAFETY: queue 0 of a family the device was created with; queries on a live physical device.
         let (queue, memory, properties) = unsafe {
             let memory = instance.get_physical_device_memory_properties(physical);

@@ -30,9 +30,8 @@ impl Buffer {
             let memory = allocate(context, requirements, flags).inspect_err(|_| device.destroy_buffer(handle, None))?;
             let mut buffer = Self { device: device.clone(), handle, memory, mapped: std::ptr::null_mut(), size };
             vk_check("vkBindBufferMemory", device.bind_buffer_memory(handle, memory, 0))?;
-            let mapped =
-                vk_check("vkMapMemory", device.map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty()))?;
-            buffer.mapped = mapped.cast();
+            let flags = vk::MemoryMapFlags::empty();
+            buffer.mapped = vk_check("vkMapMemory", device.map_memory(memory, 0, vk::WHOLE_SIZE, flags))?.cast();
             Ok(buffer)
         }
     }
@@ -55,10 +54,8 @@ impl Buffer {
 
     /// Reads the whole buffer. The GPU must be done writing it.
     pub(crate) fn read(&self) -> Vec<u8> {
-        let mut out = vec![0; self.size];
         // SAFETY: `mapped` covers `size` bytes.
-        unsafe { std::ptr::copy_nonoverlapping(self.mapped, out.as_mut_ptr(), self.size) };
-        out
+        unsafe { std::slice::from_raw_parts(self.mapped, self.size) }.to_vec()
     }
 }
 

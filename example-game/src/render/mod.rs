@@ -62,19 +62,15 @@ pub(crate) struct FrameSync {
     pub(crate) signal: Option<vk::Semaphore>,
 }
 
-/// The compute pipeline that moves the particles (read from the slot each frame: a reload may swap it).
-struct ParticlePass {
-    slot: Arc<ComputeSlot>,
-    sets: ProgramSets,
-}
-
 /// Everything needed to draw frames. Create it after the [`Context`] and drop it before.
 pub(crate) struct Renderer {
     device: ash::Device,
     limits: vk::PhysicalDeviceLimits,
     // Drop order: sets and pipelines before the resources they point to.
     programs: HashMap<Program, (ProgramPipeline, ProgramSets)>,
-    particle_pass: ParticlePass,
+    /// The compute pipeline that moves the particles (read from the slot each frame: a reload may
+    /// swap it), and its sets.
+    particle_pass: (Arc<ComputeSlot>, ProgramSets),
     /// Before the manager: a replay in flight holds it, and is stopped first.
     warmup: crate::warmup::Warmup,
     manager: Arc<PipelineManager>,
@@ -194,7 +190,6 @@ impl Renderer {
         let layout = manager.compute_layout(&stage)?;
         let sets = descriptors.program_sets(&[stage.reflection], &layout.set_layouts, &resources)?;
         particle_compute.wait()?;
-        let particle_pass = ParticlePass { slot: particle_compute, sets };
         let mut programs = HashMap::new();
         for pipeline in pipelines {
             let spec = pipeline.program.spec(post);
@@ -206,7 +201,7 @@ impl Renderer {
             device,
             limits: context.properties.limits,
             programs,
-            particle_pass,
+            particle_pass: (particle_compute, sets),
             warmup,
             manager,
             pipeline_cache,
@@ -280,7 +275,7 @@ impl Renderer {
             }
         }
         if names.iter().any(|name| name == PARTICLES_COMPUTE) {
-            let slot = &self.particle_pass.slot;
+            let slot = &self.particle_pass.0;
             // SAFETY: a module compiled and validated by smolv-reload, with its reflection; the slot
             // is this manager's.
             let target = unsafe { self.manager.rebuild_compute(slot, &shaders.stage(PARTICLES_COMPUTE, &[])?) }?;
@@ -333,7 +328,7 @@ impl Renderer {
         // bound a replaced pipeline is pending.
         unsafe { self.manager.retire_replaced() };
         self.resize(context, target.extent)?;
-        let counts = self.upload(world, target.extent);
+        let ([rocks, ship, bullets], hud) = self.upload(world, target.extent);
         let commands = self.commands;
         // SAFETY: the previous submission finished (fence); all handles are live.
         unsafe {
@@ -363,10 +358,10 @@ impl Renderer {
                 (vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL, sampled),
                 || {
                     self.draw_program(commands, Program::Background, &[], 3, (0, 1));
-                    self.draw_program(commands, Program::Rocks, &sprites, 6, counts.rocks);
+                    self.draw_program(commands, Program::Rocks, &sprites, 6, rocks);
                     self.draw_program(commands, Program::Particles, &particles, 6, (0, PARTICLES as u32));
-                    self.draw_program(commands, Program::Bullets, &sprites, 6, counts.bullets);
-                    self.draw_program(commands, Program::Ship, &sprites, 6, counts.ship);
+                    self.draw_program(commands, Program::Bullets, &sprites, 6, bullets);
+                    self.draw_program(commands, Program::Ship, &sprites, 6, ship);
                 },
             );
             // Post-processing and the HUD onto the target.
@@ -383,7 +378,7 @@ impl Renderer {
                 (target.final_layout, next),
                 || {
                     self.draw_program(commands, Program::Post, &[], 3, (0, 1));
-                    self.draw_program(commands, Program::Hud, &[self.hud.handle], 6, (0, counts.hud));
+                    self.draw_program(commands, Program::Hud, &[self.hud.handle], 6, (0, hud));
                 },
             );
             if let Some(buffer) = readback {
@@ -402,8 +397,9 @@ impl Renderer {
         Ok(())
     }
 
-    /// Writes this frame's data; returns the draw counts.
-    fn upload(&mut self, world: &World, extent: vk::Extent2D) -> DrawCounts {
+    /// Writes this frame's data; returns the draws' instances, `(first, count)` of the rocks, the
+    /// ship and the bullets, and the HUD's count.
+    fn upload(&mut self, world: &World, extent: vk::Extent2D) -> ([(u32, u32); 3], u32) {
         self.frame.write(0, scene::frame_uniforms(world, extent).as_bytes());
         let sprites = scene::sprites(world);
         let mut offset = 0;
@@ -426,20 +422,20 @@ impl Renderer {
             self.particles.write(at, particle.as_bytes());
             self.particle_cursor = (self.particle_cursor + 1) % PARTICLES;
         }
-        DrawCounts { rocks: ranges[0], ship: ranges[1], bullets: ranges[2], hud: hud.len() as u32 }
+        (ranges, hud.len() as u32)
     }
 
     /// # Safety
     /// `commands` is recording.
     unsafe fn record_particles(&self, commands: vk::CommandBuffer) {
-        let pass = &self.particle_pass;
+        let (slot, sets) = &self.particle_pass;
         let step = Step::new(crate::game::STEP, PARTICLES as u32);
-        let Some(pipeline) = pass.slot.pipeline() else { return };
+        let Some(pipeline) = slot.pipeline() else { return };
         // SAFETY: the caller guarantees recording; handles are live.
         unsafe {
             self.device.cmd_bind_pipeline(commands, vk::PipelineBindPoint::COMPUTE, pipeline);
-            let layout = pass.slot.layout();
-            self.bind_sets(commands, vk::PipelineBindPoint::COMPUTE, layout, &pass.sets);
+            let layout = slot.layout();
+            self.bind_sets(commands, vk::PipelineBindPoint::COMPUTE, layout, sets);
             self.device.cmd_push_constants(
                 commands,
                 layout,
@@ -551,14 +547,6 @@ impl Rebuild {
         }
         RebuildState::Ready(last.unwrap_or_else(std::time::Instant::now))
     }
-}
-
-/// How many instances each draw has this frame: `(first, count)`.
-struct DrawCounts {
-    rocks: (u32, u32),
-    ship: (u32, u32),
-    bullets: (u32, u32),
-    hud: u32,
 }
 
 fn scene_image(context: &Context, extent: vk::Extent2D) -> Result<Image, GameError> {

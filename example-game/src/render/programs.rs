@@ -136,6 +136,11 @@ fn attribute(generated: &VertexAttribute, binding: u32, offset: u32) -> vk::Vert
     vk::VertexInputAttributeDescription { location: generated.location, binding, format, offset }
 }
 
+/// Vertex buffer `binding`, `stride` bytes apart.
+fn binding(binding: u32, stride: u32, input_rate: vk::VertexInputRate) -> vk::VertexInputBindingDescription {
+    vk::VertexInputBindingDescription { binding, stride, input_rate }
+}
+
 /// The vertex input of a sprite-like program: the corner per vertex from binding 0, every other
 /// location per instance from binding 1, `stride` bytes apart, at `instance_offset`'s offset
 /// (None: an error naming `shader`).
@@ -146,16 +151,8 @@ fn corner_and_instances(
     instance_offset: impl Fn(&VertexAttribute) -> Option<usize>,
 ) -> Result<VertexLayoutDescription, GameError> {
     let bindings = vec![
-        vk::VertexInputBindingDescription {
-            binding: 0,
-            stride: size_of::<Corner>() as u32,
-            input_rate: vk::VertexInputRate::VERTEX,
-        },
-        vk::VertexInputBindingDescription {
-            binding: 1,
-            stride: stride as u32,
-            input_rate: vk::VertexInputRate::INSTANCE,
-        },
+        binding(0, size_of::<Corner>() as u32, vk::VertexInputRate::VERTEX),
+        binding(1, stride as u32, vk::VertexInputRate::INSTANCE),
     ];
     let attributes = attributes
         .iter()
@@ -199,11 +196,7 @@ fn graphics_state(spec: &ProgramSpec, output_format: vk::Format) -> Result<Graph
             },
         )?,
         VertexLayout::Hud => (
-            vec![vk::VertexInputBindingDescription {
-                binding: 0,
-                stride: hud_wgsl_vs_main::VERTEX_STRIDE,
-                input_rate: vk::VertexInputRate::INSTANCE,
-            }],
+            vec![binding(0, hud_wgsl_vs_main::VERTEX_STRIDE, vk::VertexInputRate::INSTANCE)],
             hud_wgsl_vs_main::VERTEX_ATTRIBUTES.iter().map(|a| attribute(a, 0, a.offset)).collect(),
         ),
     };

@@ -281,10 +281,9 @@ fn recreate(running: &mut Running) -> Result<(), GameError> {
     running.context.wait_idle()?;
     let size = running.window.inner_size();
     let old = running.swapchain.take();
-    let new = Swapchain::new(&running.context, &running.surface, (size.width, size.height), old.as_ref())?;
-    drop(old);
     // The renderer follows the new extent on the next draw.
-    running.swapchain = Some(new);
+    running.swapchain =
+        Some(Swapchain::new(&running.context, &running.surface, (size.width, size.height), old.as_ref())?);
     Ok(())
 }
 
