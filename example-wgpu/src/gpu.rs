@@ -48,12 +48,8 @@ impl Gpu {
     /// A buffer of `size` bytes to copy into and [`read`](Self::read).
     pub(crate) fn readback(&self, label: &str, size: u64) -> wgpu::Buffer {
         let usage = wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ;
-        self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some(label),
-            size,
-            usage,
-            mapped_at_creation: false,
-        })
+        let descriptor = wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false };
+        self.device.create_buffer(&descriptor)
     }
 
     /// The bytes of `buffer`, once the work submitted so far is done; a failure to map it is

@@ -237,7 +237,7 @@ impl Scene {
                 buffer: &self.readback,
                 layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(WIDTH * 4), rows_per_image: None },
             },
-            wgpu::Extent3d { width: WIDTH, height: HEIGHT, depth_or_array_layers: 1 },
+            self.target.size(),
         );
         gpu.queue.submit([encoder.finish()]);
         gpu.read(&self.readback, "readback buffer")

@@ -85,9 +85,7 @@ impl Context {
                 .api_version(vk::API_VERSION_1_3);
             let layer_names = if validate { vec![VALIDATION_LAYER.as_ptr()] } else { Vec::new() };
             let mut extensions = surface_extensions.to_vec();
-            if validate {
-                extensions.push(ash::ext::debug_utils::NAME.as_ptr());
-            }
+            extensions.extend(validate.then_some(ash::ext::debug_utils::NAME.as_ptr()));
             // The timings compare two builds of the same shaders: turn the layer's cache of
             // validated SPIR-V off, so that each validates them afresh.
             let validation_features = validate
@@ -96,9 +94,7 @@ impl Context {
                     .unwrap_or_default()
                     .iter()
                     .any(|e| e.extension_name_as_c_str() == Ok(ash::ext::validation_features::NAME));
-            if validation_features {
-                extensions.push(ash::ext::validation_features::NAME.as_ptr());
-            }
+            extensions.extend(validation_features.then_some(ash::ext::validation_features::NAME.as_ptr()));
             let disabled = [vk::ValidationFeatureDisableEXT::SHADER_VALIDATION_CACHE];
             let mut features = vk::ValidationFeaturesEXT::default().disabled_validation_features(&disabled);
             let mut info = vk::InstanceCreateInfo::default()
@@ -135,10 +131,7 @@ impl Context {
                 vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true).synchronization2(true);
             let mut gpl_features =
                 vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default().graphics_pipeline_library(true);
-            let mut extensions = Vec::new();
-            if swapchain {
-                extensions.push(ash::khr::swapchain::NAME.as_ptr());
-            }
+            let mut extensions: Vec<_> = swapchain.then_some(ash::khr::swapchain::NAME.as_ptr()).into_iter().collect();
             if gpl {
                 extensions.push(ash::khr::pipeline_library::NAME.as_ptr());
                 extensions.push(ash::ext::graphics_pipeline_library::NAME.as_ptr());

@@ -141,46 +141,23 @@ impl Renderer {
         corners.write(0, &QUAD.as_flattened().iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>());
         let sprites = Buffer::new(context, MAX_SPRITES * SpriteInstance::SIZE, vk::BufferUsageFlags::VERTEX_BUFFER)?;
         let hud = Buffer::new(context, MAX_HUD_RECTS * HudRect::SIZE, vk::BufferUsageFlags::VERTEX_BUFFER)?;
-        let mut particles = Buffer::new(
-            context,
-            Particles::buffer_size(PARTICLES),
-            vk::BufferUsageFlags::VERTEX_BUFFER | vk::BufferUsageFlags::STORAGE_BUFFER,
-        )?;
-        particles.write(0, &vec![0; Particles::buffer_size(PARTICLES)]);
+        let usage = vk::BufferUsageFlags::VERTEX_BUFFER | vk::BufferUsageFlags::STORAGE_BUFFER;
+        let mut particles = Buffer::new(context, Particles::buffer_size(PARTICLES), usage)?;
+        particles.write(0, &vec![0; particles.size]);
         let scene = scene_image(context, extent)?;
         // SAFETY: creation on a live device; everything is destroyed in Drop.
         let (sampler, command_pool, commands, fence) = unsafe {
-            let sampler = vk_check(
-                "vkCreateSampler",
-                device.create_sampler(
-                    &vk::SamplerCreateInfo::default()
-                        .mag_filter(vk::Filter::LINEAR)
-                        .min_filter(vk::Filter::LINEAR)
-                        .address_mode_u(vk::SamplerAddressMode::CLAMP_TO_EDGE)
-                        .address_mode_v(vk::SamplerAddressMode::CLAMP_TO_EDGE)
-                        .address_mode_w(vk::SamplerAddressMode::CLAMP_TO_EDGE),
-                    None,
-                ),
-            )?;
-            let command_pool = vk_check(
-                "vkCreateCommandPool",
-                device.create_command_pool(
-                    &vk::CommandPoolCreateInfo::default()
-                        .queue_family_index(context.queue_family)
-                        .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER),
-                    None,
-                ),
-            )?;
-            let commands = vk_check(
-                "vkAllocateCommandBuffers",
-                device.allocate_command_buffers(
-                    &vk::CommandBufferAllocateInfo::default().command_pool(command_pool).command_buffer_count(1),
-                ),
-            )?[0];
-            let fence = vk_check(
-                "vkCreateFence",
-                device.create_fence(&vk::FenceCreateInfo::default().flags(vk::FenceCreateFlags::SIGNALED), None),
-            )?;
+            let clamp = vk::SamplerAddressMode::CLAMP_TO_EDGE;
+            let info = vk::SamplerCreateInfo::default().mag_filter(vk::Filter::LINEAR).min_filter(vk::Filter::LINEAR);
+            let info = info.address_mode_u(clamp).address_mode_v(clamp).address_mode_w(clamp);
+            let sampler = vk_check("vkCreateSampler", device.create_sampler(&info, None))?;
+            let info = vk::CommandPoolCreateInfo::default().queue_family_index(context.queue_family);
+            let info = info.flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
+            let command_pool = vk_check("vkCreateCommandPool", device.create_command_pool(&info, None))?;
+            let info = vk::CommandBufferAllocateInfo::default().command_pool(command_pool).command_buffer_count(1);
+            let commands = vk_check("vkAllocateCommandBuffers", device.allocate_command_buffers(&info))?[0];
+            let info = vk::FenceCreateInfo::default().flags(vk::FenceCreateFlags::SIGNALED);
+            let fence = vk_check("vkCreateFence", device.create_fence(&info, None))?;
             (sampler, command_pool, commands, fence)
         };
         let descriptors = Descriptors::new(&device)?;
@@ -333,17 +310,10 @@ impl Renderer {
         // SAFETY: the previous submission finished (fence); all handles are live.
         unsafe {
             vk_check("vkResetFences", self.device.reset_fences(&[self.fence]))?;
-            vk_check(
-                "vkResetCommandBuffer",
-                self.device.reset_command_buffer(commands, vk::CommandBufferResetFlags::empty()),
-            )?;
-            vk_check(
-                "vkBeginCommandBuffer",
-                self.device.begin_command_buffer(
-                    commands,
-                    &vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
-                ),
-            )?;
+            let reset = self.device.reset_command_buffer(commands, vk::CommandBufferResetFlags::empty());
+            vk_check("vkResetCommandBuffer", reset)?;
+            let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+            vk_check("vkBeginCommandBuffer", self.device.begin_command_buffer(commands, &begin))?;
             self.record_particles(commands);
             // The world into the scene image, for the post-processing pass to sample.
             let scene = (self.scene.handle, self.scene.view, self.scene.extent);

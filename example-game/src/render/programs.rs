@@ -69,20 +69,12 @@ impl Program {
 
     /// The program's shaders and state; `post` gives `post.frag`'s constants.
     pub(super) fn spec(self, post: PostPreset) -> ProgramSpec {
-        let spec = |vertex, fragment, specialization, layout, scene, blend| ProgramSpec {
-            vertex,
-            fragment,
-            specialization,
-            layout,
-            scene,
-            blend,
-        };
         // sprite.frag's SHAPE constant, folded in at load time.
         let sprite =
-            |fragment, specialization| spec("sprite.vert", fragment, specialization, VertexLayout::Sprite, true, true);
-        match self {
+            |fragment, specialization| ("sprite.vert", fragment, specialization, VertexLayout::Sprite, true, true);
+        let (vertex, fragment, specialization, layout, scene, blend) = match self {
             Self::Background => {
-                spec("background.wgsl#vs_main", "background.wgsl#fs_main", Vec::new(), VertexLayout::None, true, false)
+                ("background.wgsl#vs_main", "background.wgsl#fs_main", Vec::new(), VertexLayout::None, true, false)
             }
             Self::Ship => sprite("sprite.frag", sprite_frag::SpecConstants { shape: 0 }.values().to_vec()),
             Self::Rocks => sprite("sprite.frag", sprite_frag::SpecConstants { shape: 1 }.values().to_vec()),
@@ -90,13 +82,12 @@ impl Program {
                 sprite("sprite.frag@additive", sprite_frag_additive::SpecConstants { shape: 2 }.values().to_vec())
             }
             Self::Particles => {
-                spec("particle.vert", "particle.slang#fs_main", Vec::new(), VertexLayout::Particle, true, true)
+                ("particle.vert", "particle.slang#fs_main", Vec::new(), VertexLayout::Particle, true, true)
             }
-            Self::Post => {
-                spec("fullscreen.vert", "post.frag", post.constants().to_vec(), VertexLayout::None, false, false)
-            }
-            Self::Hud => spec("hud.wgsl#vs_main", "hud.wgsl#fs_main", Vec::new(), VertexLayout::Hud, false, true),
-        }
+            Self::Post => ("fullscreen.vert", "post.frag", post.constants().to_vec(), VertexLayout::None, false, false),
+            Self::Hud => ("hud.wgsl#vs_main", "hud.wgsl#fs_main", Vec::new(), VertexLayout::Hud, false, true),
+        };
+        ProgramSpec { vertex, fragment, specialization, layout, scene, blend }
     }
 }
 

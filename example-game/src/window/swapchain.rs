@@ -47,14 +47,11 @@ impl Swapchain {
         // SAFETY: queries and creation on live handles; what is created is
         // destroyed in Drop.
         unsafe {
-            let capabilities = vk_check(
-                "vkGetPhysicalDeviceSurfaceCapabilitiesKHR",
-                surface.loader.get_physical_device_surface_capabilities(context.physical, surface.handle),
-            )?;
-            let formats = vk_check(
-                "vkGetPhysicalDeviceSurfaceFormatsKHR",
-                surface.loader.get_physical_device_surface_formats(context.physical, surface.handle),
-            )?;
+            let (query, physical) = (&surface.loader, context.physical);
+            let capabilities = query.get_physical_device_surface_capabilities(physical, surface.handle);
+            let capabilities = vk_check("vkGetPhysicalDeviceSurfaceCapabilitiesKHR", capabilities)?;
+            let formats = query.get_physical_device_surface_formats(physical, surface.handle);
+            let formats = vk_check("vkGetPhysicalDeviceSurfaceFormatsKHR", formats)?;
             let preferred = [vk::Format::B8G8R8A8_UNORM, vk::Format::R8G8B8A8_UNORM];
             let format = preferred
                 .iter()
