@@ -123,11 +123,8 @@ impl Scene {
         FRAME_SHADERS
             .iter()
             .map(|name| {
-                let kind = match ModuleSource::of(shaders::get(name)?)? {
-                    ModuleSource::Wgsl(_) => "WGSL",
-                    _ => "SPIR-V",
-                };
-                Ok(format!("{name}: {kind}"))
+                let wgsl = matches!(ModuleSource::of(shaders::get(name)?)?, ModuleSource::Wgsl(_));
+                Ok(format!("{name}: {}", if wgsl { "WGSL" } else { "SPIR-V" }))
             })
             .collect()
     }
@@ -168,13 +165,8 @@ impl Scene {
             ..Default::default()
         };
         let sky = sky::wgpu::render_pipeline(device, &layouts[0], &fs[0], &fs[1], &state("sky", &[], &[]));
-        let checker = checker::wgpu::render_pipeline(
-            device,
-            &layouts[1],
-            &fs[2],
-            &fs[3],
-            &state("checker", &vertex_buffers, &big),
-        );
+        let checker_state = state("checker", &vertex_buffers, &big);
+        let checker = checker::wgpu::render_pipeline(device, &layouts[1], &fs[2], &fs[3], &checker_state);
         let tint =
             tint::wgpu::render_pipeline(device, &layouts[2], &fs[2], &tint_fs, &state("tint", &vertex_buffers, &small));
         let ring =

@@ -374,7 +374,7 @@ impl Renderer {
         let sprites = scene::sprites(world);
         let mut offset = 0;
         let mut ranges = [(0u32, 0u32); 3];
-        for (range, list) in ranges.iter_mut().zip([&sprites.rocks, &sprites.ship, &sprites.bullets]) {
+        for (range, list) in ranges.iter_mut().zip(&sprites) {
             let list = &list[..list.len().min(MAX_SPRITES - offset)];
             for (i, sprite) in list.iter().enumerate() {
                 self.sprites.write((offset + i) * SpriteInstance::SIZE, sprite.as_bytes());

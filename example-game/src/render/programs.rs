@@ -358,14 +358,8 @@ pub(crate) fn build_all(
             Some(start.elapsed())
         })
     });
-    let timings = LoadTimings {
-        options,
-        programs,
-        built,
-        library_counts: manager.library_counts(),
-        compute: compute_time,
-        optimized,
-    };
+    let library_counts = manager.library_counts();
+    let timings = LoadTimings { options, programs, built, library_counts, compute: compute_time, optimized };
     Ok((pipelines, compute, timings))
 }
 
