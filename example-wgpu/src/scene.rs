@@ -223,14 +223,9 @@ impl Scene {
             ring::wgpu::set_bind_groups(&mut pass, &self.ring_placement);
             pass.draw(0..4, 0..1);
         }
-        encoder.copy_texture_to_buffer(
-            self.target.as_image_copy(),
-            wgpu::TexelCopyBufferInfo {
-                buffer: &self.readback,
-                layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(WIDTH * 4), rows_per_image: None },
-            },
-            self.target.size(),
-        );
+        let layout = wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(WIDTH * 4), rows_per_image: None };
+        let rows = wgpu::TexelCopyBufferInfo { buffer: &self.readback, layout };
+        encoder.copy_texture_to_buffer(self.target.as_image_copy(), rows, self.target.size());
         gpu.queue.submit([encoder.finish()]);
         gpu.read(&self.readback, "readback buffer")
     }

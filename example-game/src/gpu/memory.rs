@@ -21,10 +21,8 @@ impl Buffer {
         // SAFETY: creation on a live device; on error everything made so far
         // is destroyed.
         unsafe {
-            let handle = vk_check(
-                "vkCreateBuffer",
-                device.create_buffer(&vk::BufferCreateInfo::default().size(size as u64).usage(usage), None),
-            )?;
+            let info = vk::BufferCreateInfo::default().size(size as u64).usage(usage);
+            let handle = vk_check("vkCreateBuffer", device.create_buffer(&info, None))?;
             let requirements = device.get_buffer_memory_requirements(handle);
             let flags = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
             let memory = allocate(context, requirements, flags).inspect_err(|_| device.destroy_buffer(handle, None))?;

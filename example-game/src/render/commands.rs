@@ -91,12 +91,8 @@ pub(super) unsafe fn record_readback(
     unsafe {
         let layout = vk::ImageLayout::TRANSFER_SRC_OPTIMAL;
         device.cmd_copy_image_to_buffer(commands, target.image, layout, buffer.handle, &[region]);
-        memory_barrier(
-            device,
-            commands,
-            (vk::PipelineStageFlags2::COPY, vk::AccessFlags2::TRANSFER_WRITE),
-            (vk::PipelineStageFlags2::HOST, vk::AccessFlags2::HOST_READ),
-        );
+        let copied = (vk::PipelineStageFlags2::COPY, vk::AccessFlags2::TRANSFER_WRITE);
+        memory_barrier(device, commands, copied, (vk::PipelineStageFlags2::HOST, vk::AccessFlags2::HOST_READ));
     }
 }
 

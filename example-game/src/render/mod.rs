@@ -122,17 +122,12 @@ impl Renderer {
             .features(DeviceFeatures::default().with_graphics_pipeline_library(context.graphics_pipeline_library))
             .api_version(ash::vk::API_VERSION_1_3)
             .khr_spirv_1_4(false);
+        let cache = pipeline_cache.as_ref().map_or(vk::PipelineCache::null(), |(cache, _)| cache.handle());
         // SAFETY: the context enables dynamic rendering, and the library extensions with
         // `graphics_pipeline_library`; the cache outlives the manager (field order); the renderer
         // goes before the context, and its `Drop` waits for the device before the manager goes.
-        let manager = Arc::new(unsafe {
-            PipelineManager::new(
-                device.clone(),
-                pipeline_cache.as_ref().map_or(vk::PipelineCache::null(), |(cache, _)| cache.handle()),
-                &context.properties.limits,
-                options,
-            )
-        });
+        let manager =
+            Arc::new(unsafe { PipelineManager::new(device.clone(), cache, &context.properties.limits, options) });
         let warmup = warmup.start(&manager, shaders);
         let (pipelines, particle_compute, load) = programs::build_all(&manager, options, shaders, post, output_format)?;
         let mut frame = Buffer::new(context, Frame::SIZE, vk::BufferUsageFlags::UNIFORM_BUFFER)?;
@@ -406,21 +401,13 @@ impl Renderer {
             self.device.cmd_bind_pipeline(commands, vk::PipelineBindPoint::COMPUTE, pipeline);
             let layout = slot.layout();
             self.bind_sets(commands, vk::PipelineBindPoint::COMPUTE, layout, sets);
-            self.device.cmd_push_constants(
-                commands,
-                layout,
-                vk::ShaderStageFlags::from_raw(STEP_RANGE.stages),
-                STEP_RANGE.offset,
-                step.as_bytes(),
-            );
+            let stages = vk::ShaderStageFlags::from_raw(STEP_RANGE.stages);
+            self.device.cmd_push_constants(commands, layout, stages, STEP_RANGE.offset, step.as_bytes());
             let groups = (PARTICLES as u32).div_ceil(particles_comp::WORKGROUP_SIZE[0]);
             self.device.cmd_dispatch(commands, groups, 1, 1);
-            memory_barrier(
-                &self.device,
-                commands,
-                (vk::PipelineStageFlags2::COMPUTE_SHADER, vk::AccessFlags2::SHADER_STORAGE_WRITE),
-                (vk::PipelineStageFlags2::VERTEX_ATTRIBUTE_INPUT, vk::AccessFlags2::VERTEX_ATTRIBUTE_READ),
-            );
+            let moved = (vk::PipelineStageFlags2::COMPUTE_SHADER, vk::AccessFlags2::SHADER_STORAGE_WRITE);
+            let drawn = (vk::PipelineStageFlags2::VERTEX_ATTRIBUTE_INPUT, vk::AccessFlags2::VERTEX_ATTRIBUTE_READ);
+            memory_barrier(&self.device, commands, moved, drawn);
         }
     }
 

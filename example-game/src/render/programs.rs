@@ -283,10 +283,8 @@ pub(crate) fn rebuild(
     if !names.iter().any(|name| name == spec.vertex || name == spec.fragment) {
         return Ok(None);
     }
-    let program = smolv_runtime::vulkan::GraphicsProgram::new(
-        shaders.stage(spec.vertex, &[])?,
-        shaders.stage(spec.fragment, &spec.specialization)?,
-    );
+    let (vertex, fragment) = (shaders.stage(spec.vertex, &[])?, shaders.stage(spec.fragment, &spec.specialization)?);
+    let program = smolv_runtime::vulkan::GraphicsProgram::new(vertex, fragment);
     // SAFETY: modules compiled and validated by smolv-reload, with their reflection; the slot is
     // this manager's.
     Ok(Some(unsafe { manager.rebuild(&pipeline.slot, &program) }?))
