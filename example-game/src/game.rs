@@ -1,6 +1,7 @@
 //! The game itself, with no graphics: a ship in a wrap-around arena full of rocks (big ones
 //! split). Deterministic for a given seed and input sequence, for the headless golden image.
 
+use std::collections::BTreeSet;
 use std::f32::consts::TAU;
 
 /// Half the arena's width and height in world units; the arena wraps.
@@ -288,34 +289,26 @@ impl World {
     }
 
     fn collide(&mut self) {
-        let mut hit_rocks = Vec::new();
+        let mut hit_rocks = BTreeSet::new();
         self.bullets.retain(|bullet| {
             let hit = self.rocks.iter().position(|rock| length(offset(bullet.position, rock.position)) < rock.radius());
-            match hit {
-                Some(index) if !hit_rocks.contains(&index) => {
-                    hit_rocks.push(index);
-                    false
-                }
-                Some(_) => false,
-                None => true,
-            }
+            hit_rocks.extend(hit);
+            hit.is_none()
         });
         if self.ship.is_alive() && self.ship.invulnerable == 0.0 {
             let ship = self.ship.position;
             if let Some(index) =
                 self.rocks.iter().position(|rock| length(offset(ship, rock.position)) < rock.radius() + SHIP_RADIUS)
             {
-                if !hit_rocks.contains(&index) {
-                    hit_rocks.push(index);
-                }
+                hit_rocks.insert(index);
                 self.lives = self.lives.saturating_sub(1);
                 self.ship.respawn = Some(RESPAWN_DELAY);
                 self.shake = 1.0;
                 self.burst(ship, 90, 9.0, [0.4, 0.8, 1.0], 0.5);
             }
         }
-        hit_rocks.sort_unstable_by(|a, b| b.cmp(a));
-        for index in hit_rocks {
+        // Highest first: `swap_remove` leaves the lower indices in place.
+        for index in hit_rocks.into_iter().rev() {
             let rock = self.rocks.swap_remove(index);
             self.score += [20, 50, 100][rock.size];
             self.shake = self.shake.max(0.35 + 0.2 * (2 - rock.size) as f32);

@@ -31,12 +31,8 @@ pub(crate) fn run(
     let warmup = crate::warmup::Plan::from_args(args)?;
     let context = Context::new(validation_mode(args), &[])?;
     let extent = vk::Extent2D { width: args.size.0, height: args.size.1 };
-    let output = Image::new(
-        &context,
-        OUTPUT_FORMAT,
-        extent,
-        vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
-    )?;
+    let usage = vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC;
+    let output = Image::new(&context, OUTPUT_FORMAT, extent, usage)?;
     let readback = Buffer::readback(&context, extent)?;
     let mut renderer = Renderer::new(&context, shaders, OUTPUT_FORMAT, extent, args, &warmup)?;
     let target =

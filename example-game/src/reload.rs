@@ -155,8 +155,7 @@ impl HotReload {
                 crate::render::RebuildState::Building => still.push(pending),
                 crate::render::RebuildState::Ready(at) => {
                     let ready_in = at.saturating_duration_since(pending.seen);
-                    let ms = ready_in.as_millis();
-                    self.report(format!("reloaded {} in {ms} ms", pending.names.join(", ")));
+                    self.report(format!("reloaded {} in {} ms", pending.names.join(", "), ready_in.as_millis()));
                     news.ready_in.extend(pending.names.iter().map(|name| (name.clone(), ready_in)));
                     news.landed.extend(pending.names);
                     news.capture = true;

@@ -26,12 +26,7 @@ pub(crate) fn run(gpu: &Gpu) -> Result<String, Box<dyn Error>> {
     let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
     let data = gpu.buffer(Some("data"), bytemuck::cast_slice(&values), usage);
     let size = data.size();
-    let readback = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("data readback"),
-        size,
-        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-        mapped_at_creation: false,
-    });
+    let readback = gpu.readback("data readback", size);
     let group = scale_comp::wgpu::BindGroup0 {
         params: params.as_entire_buffer_binding(),
         data: data.as_entire_buffer_binding(),

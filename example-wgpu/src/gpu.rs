@@ -45,6 +45,13 @@ impl Gpu {
         self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label, contents, usage })
     }
 
+    /// A buffer of `size` bytes to copy into and [`read`](Self::read).
+    pub(crate) fn readback(&self, label: &str, size: u64) -> wgpu::Buffer {
+        let usage = wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ;
+        let descriptor = wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false };
+        self.device.create_buffer(&descriptor)
+    }
+
     /// The bytes of `buffer`, once the work submitted so far is done; a failure to map it is
     /// recorded as "mapping the `what` failed".
     pub(crate) fn read(&self, buffer: &wgpu::Buffer, what: &str) -> Result<Vec<u8>, Box<dyn Error>> {

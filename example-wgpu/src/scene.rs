@@ -4,7 +4,6 @@
 
 use std::error::Error;
 
-use smolv_runtime::Shader;
 use smolv_runtime::wgpu::{
     LayoutOptions, ModuleSource, Overrides, ProgramLayout, RenderState, ShaderModules, VertexBuffers,
 };
@@ -61,21 +60,17 @@ pub(crate) struct Scene {
     pipelines: Option<[wgpu::RenderPipeline; 4]>,
 }
 
-fn shader(name: &str) -> Result<&'static Shader, Box<dyn Error>> {
-    Ok(shaders::get(name)?)
-}
-
 impl Scene {
     pub(crate) fn new(gpu: &Gpu, source: Modules) -> Result<Self, Box<dyn Error>> {
         let device = &gpu.device;
         // Each program's layout, from its modules (`MODULES`, in stage order).
-        let (options, shaders) =
-            (LayoutOptions::new(), |[a, b]: [&str; 2]| Ok::<_, Box<dyn Error>>([shader(a)?, shader(b)?]));
+        let (options, pair) =
+            (LayoutOptions::new(), |[a, b]: [&str; 2]| Ok::<_, Box<dyn Error>>([shaders::get(a)?, shaders::get(b)?]));
         let layouts = [
-            sky::wgpu::create_layout(device, shaders(sky::MODULES)?, &options)?,
-            checker::wgpu::create_layout(device, shaders(checker::MODULES)?, &options)?,
-            tint::wgpu::create_layout(device, shaders(tint::MODULES)?, &options)?,
-            ring::wgpu::create_layout(device, shaders(ring::MODULES)?, &options)?,
+            sky::wgpu::create_layout(device, pair(sky::MODULES)?, &options)?,
+            checker::wgpu::create_layout(device, pair(checker::MODULES)?, &options)?,
+            tint::wgpu::create_layout(device, pair(tint::MODULES)?, &options)?,
+            ring::wgpu::create_layout(device, pair(ring::MODULES)?, &options)?,
         ];
         let uniform = |bytes: &[u8]| gpu.buffer(None, bytes, wgpu::BufferUsages::UNIFORM);
         let sky = uniform(sky_fs::Sky::new([0.1, 0.2, 0.5, 1.0], [0.9, 0.6, 0.3, 1.0]).as_bytes());
@@ -102,12 +97,7 @@ impl Scene {
         let quad = gpu.buffer(Some("quad"), bytemuck::cast_slice(&vertices), wgpu::BufferUsages::VERTEX);
         let usage = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC;
         let target = device.create_texture(&texture("target", WIDTH, HEIGHT, usage));
-        let readback = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("readback"),
-            size: u64::from(WIDTH * 4 * HEIGHT),
-            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-            mapped_at_creation: false,
-        });
+        let readback = gpu.readback("readback", u64::from(WIDTH * 4 * HEIGHT));
         let mut scene = Self {
             modules: ShaderModules::new(),
             layouts,
@@ -133,11 +123,8 @@ impl Scene {
         FRAME_SHADERS
             .iter()
             .map(|name| {
-                let kind = match ModuleSource::of(shader(name)?)? {
-                    ModuleSource::Wgsl(_) => "WGSL",
-                    _ => "SPIR-V",
-                };
-                Ok(format!("{name}: {kind}"))
+                let wgsl = matches!(ModuleSource::of(shaders::get(name)?)?, ModuleSource::Wgsl(_));
+                Ok(format!("{name}: {}", if wgsl { "WGSL" } else { "SPIR-V" }))
             })
             .collect()
     }
@@ -149,22 +136,20 @@ impl Scene {
             // SAFETY: smolv-build validated tint.frag for Vulkan; it needs no missing feature, its one
             // output matches the target, and the layout is its reflection's (the layer checks it all).
             #[allow(unsafe_code)]
-            let module = unsafe { smolv_runtime::wgpu::create_shader_module_passthrough(device, shader(TINT_FS)?)? };
+            let module =
+                unsafe { smolv_runtime::wgpu::create_shader_module_passthrough(device, shaders::get(TINT_FS)?)? };
             self.passthrough = Some(module);
         }
         let vertex_buffers = self.vertex_buffers.layouts();
-        let quad = Overrides::of(shader(QUAD_VS)?)?;
-        let mut big = quad.clone();
+        let quad = Overrides::of(shaders::get(QUAD_VS)?)?;
+        let (mut big, mut small) = (quad.clone(), quad);
         // By spec id, not name: release builds strip names (unless `keep_interface_names`).
-        big.set(0, 0.5f32)?;
-        let mut small = quad;
-        small.set(0, 0.25f32)?;
-        let (big, small) = (big.constants(), small.constants());
+        let (big, small) = (big.set(0, 0.5f32)?.constants(), small.set(0, 0.25f32)?.constants());
         let mut modules = Vec::new();
         for name in FRAME_SHADERS {
             modules.push(match self.source {
                 Modules::Reference => crate::reference::module(device, name)?,
-                Modules::Smolv | Modules::PassthroughTint => self.modules.get(device, shader(name)?)?.clone(),
+                Modules::Smolv | Modules::PassthroughTint => self.modules.get(device, shaders::get(name)?)?.clone(),
             });
         }
         let tint_fs = self.passthrough.clone().unwrap_or_else(|| modules[4].clone());
@@ -180,13 +165,8 @@ impl Scene {
             ..Default::default()
         };
         let sky = sky::wgpu::render_pipeline(device, &layouts[0], &fs[0], &fs[1], &state("sky", &[], &[]));
-        let checker = checker::wgpu::render_pipeline(
-            device,
-            &layouts[1],
-            &fs[2],
-            &fs[3],
-            &state("checker", &vertex_buffers, &big),
-        );
+        let checker_state = state("checker", &vertex_buffers, &big);
+        let checker = checker::wgpu::render_pipeline(device, &layouts[1], &fs[2], &fs[3], &checker_state);
         let tint =
             tint::wgpu::render_pipeline(device, &layouts[2], &fs[2], &tint_fs, &state("tint", &vertex_buffers, &small));
         let ring =
@@ -243,14 +223,9 @@ impl Scene {
             ring::wgpu::set_bind_groups(&mut pass, &self.ring_placement);
             pass.draw(0..4, 0..1);
         }
-        encoder.copy_texture_to_buffer(
-            self.target.as_image_copy(),
-            wgpu::TexelCopyBufferInfo {
-                buffer: &self.readback,
-                layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(WIDTH * 4), rows_per_image: None },
-            },
-            wgpu::Extent3d { width: WIDTH, height: HEIGHT, depth_or_array_layers: 1 },
-        );
+        let layout = wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(WIDTH * 4), rows_per_image: None };
+        let rows = wgpu::TexelCopyBufferInfo { buffer: &self.readback, layout };
+        encoder.copy_texture_to_buffer(self.target.as_image_copy(), rows, self.target.size());
         gpu.queue.submit([encoder.finish()]);
         gpu.read(&self.readback, "readback buffer")
     }

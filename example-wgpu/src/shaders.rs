@@ -14,8 +14,7 @@ pub(crate) use types::{
 };
 
 /// The shader called `name`.
-pub(crate) fn get(name: &str) -> Result<&'static smolv_runtime::Shader, smolv_runtime::container::NotFound> {
+pub(crate) fn get(name: &str) -> Result<&'static smolv_runtime::Shader, Box<dyn std::error::Error>> {
     // A raw set's shaders deref to `Shader`; a packed set's are one.
-    let shader: &'static smolv_runtime::Shader = SHADERS.get(name)?;
-    Ok(shader)
+    Ok(SHADERS.get(name)?)
 }

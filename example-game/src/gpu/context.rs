@@ -70,7 +70,8 @@ impl Context {
     pub(crate) fn new(validation: Validation, surface_extensions: &[*const c_char]) -> Result<Self, GameError> {
         // SAFETY: loading the system's Vulkan loader; nothing else depends on it.
         let entry = unsafe { ash::Entry::load() }.map_err(|e| GameError::NoLoader(e.to_string()))?;
-        // SAFETY: plain instance creation; `Context` destroys it in `Drop`.
+        // SAFETY: plain instance and device creation (`Context` destroys them in `Drop`), and queries
+        // on live handles from them.
         unsafe {
             let layers = entry.enumerate_instance_layer_properties().unwrap_or_default();
             let has_layer = layers.iter().any(|l| l.layer_name_as_c_str() == Ok(VALIDATION_LAYER));
@@ -85,9 +86,7 @@ impl Context {
                 .api_version(vk::API_VERSION_1_3);
             let layer_names = if validate { vec![VALIDATION_LAYER.as_ptr()] } else { Vec::new() };
             let mut extensions = surface_extensions.to_vec();
-            if validate {
-                extensions.push(ash::ext::debug_utils::NAME.as_ptr());
-            }
+            extensions.extend(validate.then_some(ash::ext::debug_utils::NAME.as_ptr()));
             // The timings compare two builds of the same shaders: turn the layer's cache of
             // validated SPIR-V off, so that each validates them afresh.
             let validation_features = validate
@@ -96,9 +95,7 @@ impl Context {
                     .unwrap_or_default()
                     .iter()
                     .any(|e| e.extension_name_as_c_str() == Ok(ash::ext::validation_features::NAME));
-            if validation_features {
-                extensions.push(ash::ext::validation_features::NAME.as_ptr());
-            }
+            extensions.extend(validation_features.then_some(ash::ext::validation_features::NAME.as_ptr()));
             let disabled = [vk::ValidationFeatureDisableEXT::SHADER_VALIDATION_CACHE];
             let mut features = vk::ValidationFeaturesEXT::default().disabled_validation_features(&disabled);
             let mut info = vk::InstanceCreateInfo::default()
@@ -113,78 +110,58 @@ impl Context {
                 result => GameError::Vulkan { call: "vkCreateInstance", result },
             })?;
             let messenger = if validate { Some(create_messenger(&entry, &instance)?) } else { None };
-            Self::open_device(entry, instance, messenger, !surface_extensions.is_empty())
-        }
-    }
-
-    /// # Safety
-    /// `instance` must be live, from `entry`; on error it is destroyed here.
-    unsafe fn open_device(
-        entry: ash::Entry,
-        instance: ash::Instance,
-        messenger: Option<Messenger>,
-        swapchain: bool,
-    ) -> Result<Self, GameError> {
-        let opened = || {
-            // SAFETY: queries on a live instance.
-            let (physical, queue_family, name, gpl) = unsafe { choose_device(&instance) }?;
-            let priorities = [1.0];
-            let queues =
-                [vk::DeviceQueueCreateInfo::default().queue_family_index(queue_family).queue_priorities(&priorities)];
-            let mut features13 =
-                vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true).synchronization2(true);
-            let mut gpl_features =
-                vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default().graphics_pipeline_library(true);
-            let mut extensions = Vec::new();
-            if swapchain {
-                extensions.push(ash::khr::swapchain::NAME.as_ptr());
-            }
-            if gpl {
-                extensions.push(ash::khr::pipeline_library::NAME.as_ptr());
-                extensions.push(ash::ext::graphics_pipeline_library::NAME.as_ptr());
-            }
-            let mut info = vk::DeviceCreateInfo::default()
-                .queue_create_infos(&queues)
-                .enabled_extension_names(&extensions)
-                .push_next(&mut features13);
-            if gpl {
-                info = info.push_next(&mut gpl_features);
-            }
-            // SAFETY: `physical` came from this instance and `info` is complete.
-            let device = vk_check("vkCreateDevice", unsafe { instance.create_device(physical, &info, None) })?;
-            Ok((physical, queue_family, name, gpl, device))
-        };
-        let (physical, queue_family, device_name, graphics_pipeline_library, device) = match opened() {
-            Ok(opened) => opened,
-            Err(e) => {
-                // SAFETY: nothing was created from the instance but the messenger.
-                unsafe {
-                    if let Some(m) = messenger {
+            let opened = || {
+                let (physical, queue_family, name, gpl) = choose_device(&instance)?;
+                let priorities = [1.0];
+                let queues = [vk::DeviceQueueCreateInfo::default()
+                    .queue_family_index(queue_family)
+                    .queue_priorities(&priorities)];
+                let mut features13 =
+                    vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true).synchronization2(true);
+                let mut gpl_features =
+                    vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default().graphics_pipeline_library(true);
+                let swapchain = !surface_extensions.is_empty();
+                let mut extensions: Vec<_> =
+                    swapchain.then_some(ash::khr::swapchain::NAME.as_ptr()).into_iter().collect();
+                if gpl {
+                    extensions.push(ash::khr::pipeline_library::NAME.as_ptr());
+                    extensions.push(ash::ext::graphics_pipeline_library::NAME.as_ptr());
+                }
+                let mut info = vk::DeviceCreateInfo::default()
+                    .queue_create_infos(&queues)
+                    .enabled_extension_names(&extensions)
+                    .push_next(&mut features13);
+                if gpl {
+                    info = info.push_next(&mut gpl_features);
+                }
+                let device = vk_check("vkCreateDevice", instance.create_device(physical, &info, None))?;
+                Ok((physical, queue_family, name, gpl, device))
+            };
+            // On error, nothing was created from the instance but the messenger.
+            let (physical, queue_family, device_name, graphics_pipeline_library, device) =
+                opened().inspect_err(|_: &GameError| {
+                    if let Some(m) = &messenger {
                         m.loader.destroy_debug_utils_messenger(m.handle, None);
                     }
                     instance.destroy_instance(None);
-                }
-                return Err(e);
-            }
-        };
-        // SAFETY: queue 0 of a family the device was created with; queries on a live physical device.
-        let (queue, memory, properties) = unsafe {
+                })?;
             let memory = instance.get_physical_device_memory_properties(physical);
-            (device.get_device_queue(queue_family, 0), memory, instance.get_physical_device_properties(physical))
-        };
-        Ok(Self {
-            entry,
-            instance,
-            messenger,
-            physical,
-            device,
-            queue,
-            queue_family,
-            memory,
-            properties,
-            device_name,
-            graphics_pipeline_library,
-        })
+            let properties = instance.get_physical_device_properties(physical);
+            let queue = device.get_device_queue(queue_family, 0);
+            Ok(Self {
+                entry,
+                instance,
+                messenger,
+                physical,
+                device,
+                queue,
+                queue_family,
+                memory,
+                properties,
+                device_name,
+                graphics_pipeline_library,
+            })
+        }
     }
 
     /// Whether the validation layer is on.
@@ -261,12 +238,10 @@ unsafe fn choose_device(instance: &ash::Instance) -> Result<(vk::PhysicalDevice,
             )
         };
         let name = properties.device_name_as_c_str().map_or_else(|_| "?".to_owned(), |n| n.to_string_lossy().into());
-        if properties.api_version < vk::API_VERSION_1_3 {
-            rejected.push(format!(
-                "{name} (Vulkan {}.{})",
-                vk::api_version_major(properties.api_version),
-                vk::api_version_minor(properties.api_version)
-            ));
+        let version = properties.api_version;
+        if version < vk::API_VERSION_1_3 {
+            let (major, minor) = (vk::api_version_major(version), vk::api_version_minor(version));
+            rejected.push(format!("{name} (Vulkan {major}.{minor})"));
             continue;
         }
         let wanted = vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE;

@@ -21,18 +21,15 @@ impl Buffer {
         // SAFETY: creation on a live device; on error everything made so far
         // is destroyed.
         unsafe {
-            let handle = vk_check(
-                "vkCreateBuffer",
-                device.create_buffer(&vk::BufferCreateInfo::default().size(size as u64).usage(usage), None),
-            )?;
+            let info = vk::BufferCreateInfo::default().size(size as u64).usage(usage);
+            let handle = vk_check("vkCreateBuffer", device.create_buffer(&info, None))?;
             let requirements = device.get_buffer_memory_requirements(handle);
             let flags = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
             let memory = allocate(context, requirements, flags).inspect_err(|_| device.destroy_buffer(handle, None))?;
             let mut buffer = Self { device: device.clone(), handle, memory, mapped: std::ptr::null_mut(), size };
             vk_check("vkBindBufferMemory", device.bind_buffer_memory(handle, memory, 0))?;
-            let mapped =
-                vk_check("vkMapMemory", device.map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty()))?;
-            buffer.mapped = mapped.cast();
+            let flags = vk::MemoryMapFlags::empty();
+            buffer.mapped = vk_check("vkMapMemory", device.map_memory(memory, 0, vk::WHOLE_SIZE, flags))?.cast();
             Ok(buffer)
         }
     }
@@ -55,10 +52,8 @@ impl Buffer {
 
     /// Reads the whole buffer. The GPU must be done writing it.
     pub(crate) fn read(&self) -> Vec<u8> {
-        let mut out = vec![0; self.size];
         // SAFETY: `mapped` covers `size` bytes.
-        unsafe { std::ptr::copy_nonoverlapping(self.mapped, out.as_mut_ptr(), self.size) };
-        out
+        unsafe { std::slice::from_raw_parts(self.mapped, self.size) }.to_vec()
     }
 }
 
@@ -93,7 +88,7 @@ impl Image {
         let info = vk::ImageCreateInfo::default()
             .image_type(vk::ImageType::TYPE_2D)
             .format(format)
-            .extent(vk::Extent3D { width: extent.width, height: extent.height, depth: 1 })
+            .extent(extent.into())
             .mip_levels(1)
             .array_layers(1)
             .samples(vk::SampleCountFlags::TYPE_1)

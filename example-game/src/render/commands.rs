@@ -59,7 +59,7 @@ pub(super) unsafe fn render_pass(
         .load_op(vk::AttachmentLoadOp::CLEAR)
         .store_op(vk::AttachmentStoreOp::STORE)
         .clear_value(vk::ClearValue { color: vk::ClearColorValue { float32: [0.0, 0.0, 0.0, 1.0] } })];
-    let area = vk::Rect2D { offset: vk::Offset2D::default(), extent };
+    let area = vk::Rect2D::from(extent);
     let info = vk::RenderingInfo::default().render_area(area).layer_count(1).color_attachments(&attachments);
     let viewport = vk::Viewport::default().width(extent.width as f32).height(extent.height as f32).max_depth(1.0);
     let written = (vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT, vk::AccessFlags2::COLOR_ATTACHMENT_WRITE);
@@ -85,26 +85,14 @@ pub(super) unsafe fn record_readback(
     target: Target,
     buffer: &Buffer,
 ) {
-    let region = vk::BufferImageCopy::default()
-        .image_subresource(
-            vk::ImageSubresourceLayers::default().aspect_mask(vk::ImageAspectFlags::COLOR).layer_count(1),
-        )
-        .image_extent(vk::Extent3D { width: target.extent.width, height: target.extent.height, depth: 1 });
+    let layers = vk::ImageSubresourceLayers::default().aspect_mask(vk::ImageAspectFlags::COLOR).layer_count(1);
+    let region = vk::BufferImageCopy::default().image_subresource(layers).image_extent(target.extent.into());
     // SAFETY: the caller guarantees the layouts and sizes.
     unsafe {
-        device.cmd_copy_image_to_buffer(
-            commands,
-            target.image,
-            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-            buffer.handle,
-            &[region],
-        );
-        memory_barrier(
-            device,
-            commands,
-            (vk::PipelineStageFlags2::COPY, vk::AccessFlags2::TRANSFER_WRITE),
-            (vk::PipelineStageFlags2::HOST, vk::AccessFlags2::HOST_READ),
-        );
+        let layout = vk::ImageLayout::TRANSFER_SRC_OPTIMAL;
+        device.cmd_copy_image_to_buffer(commands, target.image, layout, buffer.handle, &[region]);
+        let copied = (vk::PipelineStageFlags2::COPY, vk::AccessFlags2::TRANSFER_WRITE);
+        memory_barrier(device, commands, copied, (vk::PipelineStageFlags2::HOST, vk::AccessFlags2::HOST_READ));
     }
 }
 

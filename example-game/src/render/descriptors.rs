@@ -1,6 +1,8 @@
 //! Descriptor sets, made from reflection: one per set a program's shaders declare, each binding
 //! filled by what it holds.
 
+use std::collections::BTreeSet;
+
 use ash::vk;
 use smolv_runtime::reflect::{DescriptorKind, Reflection};
 
@@ -48,9 +50,7 @@ impl Descriptors {
         set_layouts: &[vk::DescriptorSetLayout],
         resources: &Resources,
     ) -> Result<ProgramSets, GameError> {
-        let mut used: Vec<u32> = stages.iter().flat_map(|s| s.bindings.iter().map(|b| b.set)).collect();
-        used.sort_unstable();
-        used.dedup();
+        let used: BTreeSet<u32> = stages.iter().flat_map(|s| s.bindings.iter().map(|b| b.set)).collect();
         let mut program = ProgramSets { sets: Vec::new(), bindings: Vec::new() };
         for number in used {
             let Some(&layout) = set_layouts.get(number as usize) else { continue };

@@ -62,19 +62,15 @@ pub(crate) struct FrameSync {
     pub(crate) signal: Option<vk::Semaphore>,
 }
 
-/// The compute pipeline that moves the particles (read from the slot each frame: a reload may swap it).
-struct ParticlePass {
-    slot: Arc<ComputeSlot>,
-    sets: ProgramSets,
-}
-
 /// Everything needed to draw frames. Create it after the [`Context`] and drop it before.
 pub(crate) struct Renderer {
     device: ash::Device,
     limits: vk::PhysicalDeviceLimits,
     // Drop order: sets and pipelines before the resources they point to.
     programs: HashMap<Program, (ProgramPipeline, ProgramSets)>,
-    particle_pass: ParticlePass,
+    /// The compute pipeline that moves the particles (read from the slot each frame: a reload may
+    /// swap it), and its sets.
+    particle_pass: (Arc<ComputeSlot>, ProgramSets),
     /// Before the manager: a replay in flight holds it, and is stopped first.
     warmup: crate::warmup::Warmup,
     manager: Arc<PipelineManager>,
@@ -126,17 +122,12 @@ impl Renderer {
             .features(DeviceFeatures::default().with_graphics_pipeline_library(context.graphics_pipeline_library))
             .api_version(ash::vk::API_VERSION_1_3)
             .khr_spirv_1_4(false);
+        let cache = pipeline_cache.as_ref().map_or(vk::PipelineCache::null(), |(cache, _)| cache.handle());
         // SAFETY: the context enables dynamic rendering, and the library extensions with
         // `graphics_pipeline_library`; the cache outlives the manager (field order); the renderer
         // goes before the context, and its `Drop` waits for the device before the manager goes.
-        let manager = Arc::new(unsafe {
-            PipelineManager::new(
-                device.clone(),
-                pipeline_cache.as_ref().map_or(vk::PipelineCache::null(), |(cache, _)| cache.handle()),
-                &context.properties.limits,
-                options,
-            )
-        });
+        let manager =
+            Arc::new(unsafe { PipelineManager::new(device.clone(), cache, &context.properties.limits, options) });
         let warmup = warmup.start(&manager, shaders);
         let (pipelines, particle_compute, load) = programs::build_all(&manager, options, shaders, post, output_format)?;
         let mut frame = Buffer::new(context, Frame::SIZE, vk::BufferUsageFlags::UNIFORM_BUFFER)?;
@@ -145,46 +136,23 @@ impl Renderer {
         corners.write(0, &QUAD.as_flattened().iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>());
         let sprites = Buffer::new(context, MAX_SPRITES * SpriteInstance::SIZE, vk::BufferUsageFlags::VERTEX_BUFFER)?;
         let hud = Buffer::new(context, MAX_HUD_RECTS * HudRect::SIZE, vk::BufferUsageFlags::VERTEX_BUFFER)?;
-        let mut particles = Buffer::new(
-            context,
-            Particles::buffer_size(PARTICLES),
-            vk::BufferUsageFlags::VERTEX_BUFFER | vk::BufferUsageFlags::STORAGE_BUFFER,
-        )?;
-        particles.write(0, &vec![0; Particles::buffer_size(PARTICLES)]);
+        let usage = vk::BufferUsageFlags::VERTEX_BUFFER | vk::BufferUsageFlags::STORAGE_BUFFER;
+        let mut particles = Buffer::new(context, Particles::buffer_size(PARTICLES), usage)?;
+        particles.write(0, &vec![0; particles.size]);
         let scene = scene_image(context, extent)?;
         // SAFETY: creation on a live device; everything is destroyed in Drop.
         let (sampler, command_pool, commands, fence) = unsafe {
-            let sampler = vk_check(
-                "vkCreateSampler",
-                device.create_sampler(
-                    &vk::SamplerCreateInfo::default()
-                        .mag_filter(vk::Filter::LINEAR)
-                        .min_filter(vk::Filter::LINEAR)
-                        .address_mode_u(vk::SamplerAddressMode::CLAMP_TO_EDGE)
-                        .address_mode_v(vk::SamplerAddressMode::CLAMP_TO_EDGE)
-                        .address_mode_w(vk::SamplerAddressMode::CLAMP_TO_EDGE),
-                    None,
-                ),
-            )?;
-            let command_pool = vk_check(
-                "vkCreateCommandPool",
-                device.create_command_pool(
-                    &vk::CommandPoolCreateInfo::default()
-                        .queue_family_index(context.queue_family)
-                        .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER),
-                    None,
-                ),
-            )?;
-            let commands = vk_check(
-                "vkAllocateCommandBuffers",
-                device.allocate_command_buffers(
-                    &vk::CommandBufferAllocateInfo::default().command_pool(command_pool).command_buffer_count(1),
-                ),
-            )?[0];
-            let fence = vk_check(
-                "vkCreateFence",
-                device.create_fence(&vk::FenceCreateInfo::default().flags(vk::FenceCreateFlags::SIGNALED), None),
-            )?;
+            let clamp = vk::SamplerAddressMode::CLAMP_TO_EDGE;
+            let info = vk::SamplerCreateInfo::default().mag_filter(vk::Filter::LINEAR).min_filter(vk::Filter::LINEAR);
+            let info = info.address_mode_u(clamp).address_mode_v(clamp).address_mode_w(clamp);
+            let sampler = vk_check("vkCreateSampler", device.create_sampler(&info, None))?;
+            let info = vk::CommandPoolCreateInfo::default().queue_family_index(context.queue_family);
+            let info = info.flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
+            let command_pool = vk_check("vkCreateCommandPool", device.create_command_pool(&info, None))?;
+            let info = vk::CommandBufferAllocateInfo::default().command_pool(command_pool).command_buffer_count(1);
+            let commands = vk_check("vkAllocateCommandBuffers", device.allocate_command_buffers(&info))?[0];
+            let info = vk::FenceCreateInfo::default().flags(vk::FenceCreateFlags::SIGNALED);
+            let fence = vk_check("vkCreateFence", device.create_fence(&info, None))?;
             (sampler, command_pool, commands, fence)
         };
         let descriptors = Descriptors::new(&device)?;
@@ -194,7 +162,6 @@ impl Renderer {
         let layout = manager.compute_layout(&stage)?;
         let sets = descriptors.program_sets(&[stage.reflection], &layout.set_layouts, &resources)?;
         particle_compute.wait()?;
-        let particle_pass = ParticlePass { slot: particle_compute, sets };
         let mut programs = HashMap::new();
         for pipeline in pipelines {
             let spec = pipeline.program.spec(post);
@@ -206,7 +173,7 @@ impl Renderer {
             device,
             limits: context.properties.limits,
             programs,
-            particle_pass,
+            particle_pass: (particle_compute, sets),
             warmup,
             manager,
             pipeline_cache,
@@ -280,7 +247,7 @@ impl Renderer {
             }
         }
         if names.iter().any(|name| name == PARTICLES_COMPUTE) {
-            let slot = &self.particle_pass.slot;
+            let slot = &self.particle_pass.0;
             // SAFETY: a module compiled and validated by smolv-reload, with its reflection; the slot
             // is this manager's.
             let target = unsafe { self.manager.rebuild_compute(slot, &shaders.stage(PARTICLES_COMPUTE, &[])?) }?;
@@ -333,22 +300,15 @@ impl Renderer {
         // bound a replaced pipeline is pending.
         unsafe { self.manager.retire_replaced() };
         self.resize(context, target.extent)?;
-        let counts = self.upload(world, target.extent);
+        let ([rocks, ship, bullets], hud) = self.upload(world, target.extent);
         let commands = self.commands;
         // SAFETY: the previous submission finished (fence); all handles are live.
         unsafe {
             vk_check("vkResetFences", self.device.reset_fences(&[self.fence]))?;
-            vk_check(
-                "vkResetCommandBuffer",
-                self.device.reset_command_buffer(commands, vk::CommandBufferResetFlags::empty()),
-            )?;
-            vk_check(
-                "vkBeginCommandBuffer",
-                self.device.begin_command_buffer(
-                    commands,
-                    &vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
-                ),
-            )?;
+            let reset = self.device.reset_command_buffer(commands, vk::CommandBufferResetFlags::empty());
+            vk_check("vkResetCommandBuffer", reset)?;
+            let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+            vk_check("vkBeginCommandBuffer", self.device.begin_command_buffer(commands, &begin))?;
             self.record_particles(commands);
             // The world into the scene image, for the post-processing pass to sample.
             let scene = (self.scene.handle, self.scene.view, self.scene.extent);
@@ -363,10 +323,10 @@ impl Renderer {
                 (vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL, sampled),
                 || {
                     self.draw_program(commands, Program::Background, &[], 3, (0, 1));
-                    self.draw_program(commands, Program::Rocks, &sprites, 6, counts.rocks);
+                    self.draw_program(commands, Program::Rocks, &sprites, 6, rocks);
                     self.draw_program(commands, Program::Particles, &particles, 6, (0, PARTICLES as u32));
-                    self.draw_program(commands, Program::Bullets, &sprites, 6, counts.bullets);
-                    self.draw_program(commands, Program::Ship, &sprites, 6, counts.ship);
+                    self.draw_program(commands, Program::Bullets, &sprites, 6, bullets);
+                    self.draw_program(commands, Program::Ship, &sprites, 6, ship);
                 },
             );
             // Post-processing and the HUD onto the target.
@@ -383,7 +343,7 @@ impl Renderer {
                 (target.final_layout, next),
                 || {
                     self.draw_program(commands, Program::Post, &[], 3, (0, 1));
-                    self.draw_program(commands, Program::Hud, &[self.hud.handle], 6, (0, counts.hud));
+                    self.draw_program(commands, Program::Hud, &[self.hud.handle], 6, (0, hud));
                 },
             );
             if let Some(buffer) = readback {
@@ -402,13 +362,14 @@ impl Renderer {
         Ok(())
     }
 
-    /// Writes this frame's data; returns the draw counts.
-    fn upload(&mut self, world: &World, extent: vk::Extent2D) -> DrawCounts {
+    /// Writes this frame's data; returns the draws' instances, `(first, count)` of the rocks, the
+    /// ship and the bullets, and the HUD's count.
+    fn upload(&mut self, world: &World, extent: vk::Extent2D) -> ([(u32, u32); 3], u32) {
         self.frame.write(0, scene::frame_uniforms(world, extent).as_bytes());
         let sprites = scene::sprites(world);
         let mut offset = 0;
         let mut ranges = [(0u32, 0u32); 3];
-        for (range, list) in ranges.iter_mut().zip([&sprites.rocks, &sprites.ship, &sprites.bullets]) {
+        for (range, list) in ranges.iter_mut().zip(&sprites) {
             let list = &list[..list.len().min(MAX_SPRITES - offset)];
             for (i, sprite) in list.iter().enumerate() {
                 self.sprites.write((offset + i) * SpriteInstance::SIZE, sprite.as_bytes());
@@ -426,35 +387,27 @@ impl Renderer {
             self.particles.write(at, particle.as_bytes());
             self.particle_cursor = (self.particle_cursor + 1) % PARTICLES;
         }
-        DrawCounts { rocks: ranges[0], ship: ranges[1], bullets: ranges[2], hud: hud.len() as u32 }
+        (ranges, hud.len() as u32)
     }
 
     /// # Safety
     /// `commands` is recording.
     unsafe fn record_particles(&self, commands: vk::CommandBuffer) {
-        let pass = &self.particle_pass;
+        let (slot, sets) = &self.particle_pass;
         let step = Step::new(crate::game::STEP, PARTICLES as u32);
-        let Some(pipeline) = pass.slot.pipeline() else { return };
+        let Some(pipeline) = slot.pipeline() else { return };
         // SAFETY: the caller guarantees recording; handles are live.
         unsafe {
             self.device.cmd_bind_pipeline(commands, vk::PipelineBindPoint::COMPUTE, pipeline);
-            let layout = pass.slot.layout();
-            self.bind_sets(commands, vk::PipelineBindPoint::COMPUTE, layout, &pass.sets);
-            self.device.cmd_push_constants(
-                commands,
-                layout,
-                vk::ShaderStageFlags::from_raw(STEP_RANGE.stages),
-                STEP_RANGE.offset,
-                step.as_bytes(),
-            );
+            let layout = slot.layout();
+            self.bind_sets(commands, vk::PipelineBindPoint::COMPUTE, layout, sets);
+            let stages = vk::ShaderStageFlags::from_raw(STEP_RANGE.stages);
+            self.device.cmd_push_constants(commands, layout, stages, STEP_RANGE.offset, step.as_bytes());
             let groups = (PARTICLES as u32).div_ceil(particles_comp::WORKGROUP_SIZE[0]);
             self.device.cmd_dispatch(commands, groups, 1, 1);
-            memory_barrier(
-                &self.device,
-                commands,
-                (vk::PipelineStageFlags2::COMPUTE_SHADER, vk::AccessFlags2::SHADER_STORAGE_WRITE),
-                (vk::PipelineStageFlags2::VERTEX_ATTRIBUTE_INPUT, vk::AccessFlags2::VERTEX_ATTRIBUTE_READ),
-            );
+            let moved = (vk::PipelineStageFlags2::COMPUTE_SHADER, vk::AccessFlags2::SHADER_STORAGE_WRITE);
+            let drawn = (vk::PipelineStageFlags2::VERTEX_ATTRIBUTE_INPUT, vk::AccessFlags2::VERTEX_ATTRIBUTE_READ);
+            memory_barrier(&self.device, commands, moved, drawn);
         }
     }
 
@@ -551,14 +504,6 @@ impl Rebuild {
         }
         RebuildState::Ready(last.unwrap_or_else(std::time::Instant::now))
     }
-}
-
-/// How many instances each draw has this frame: `(first, count)`.
-struct DrawCounts {
-    rocks: (u32, u32),
-    ship: (u32, u32),
-    bullets: (u32, u32),
-    hud: u32,
 }
 
 fn scene_image(context: &Context, extent: vk::Extent2D) -> Result<Image, GameError> {

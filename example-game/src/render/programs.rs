@@ -69,20 +69,12 @@ impl Program {
 
     /// The program's shaders and state; `post` gives `post.frag`'s constants.
     pub(super) fn spec(self, post: PostPreset) -> ProgramSpec {
-        let spec = |vertex, fragment, specialization, layout, scene, blend| ProgramSpec {
-            vertex,
-            fragment,
-            specialization,
-            layout,
-            scene,
-            blend,
-        };
         // sprite.frag's SHAPE constant, folded in at load time.
         let sprite =
-            |fragment, specialization| spec("sprite.vert", fragment, specialization, VertexLayout::Sprite, true, true);
-        match self {
+            |fragment, specialization| ("sprite.vert", fragment, specialization, VertexLayout::Sprite, true, true);
+        let (vertex, fragment, specialization, layout, scene, blend) = match self {
             Self::Background => {
-                spec("background.wgsl#vs_main", "background.wgsl#fs_main", Vec::new(), VertexLayout::None, true, false)
+                ("background.wgsl#vs_main", "background.wgsl#fs_main", Vec::new(), VertexLayout::None, true, false)
             }
             Self::Ship => sprite("sprite.frag", sprite_frag::SpecConstants { shape: 0 }.values().to_vec()),
             Self::Rocks => sprite("sprite.frag", sprite_frag::SpecConstants { shape: 1 }.values().to_vec()),
@@ -90,13 +82,12 @@ impl Program {
                 sprite("sprite.frag@additive", sprite_frag_additive::SpecConstants { shape: 2 }.values().to_vec())
             }
             Self::Particles => {
-                spec("particle.vert", "particle.slang#fs_main", Vec::new(), VertexLayout::Particle, true, true)
+                ("particle.vert", "particle.slang#fs_main", Vec::new(), VertexLayout::Particle, true, true)
             }
-            Self::Post => {
-                spec("fullscreen.vert", "post.frag", post.constants().to_vec(), VertexLayout::None, false, false)
-            }
-            Self::Hud => spec("hud.wgsl#vs_main", "hud.wgsl#fs_main", Vec::new(), VertexLayout::Hud, false, true),
-        }
+            Self::Post => ("fullscreen.vert", "post.frag", post.constants().to_vec(), VertexLayout::None, false, false),
+            Self::Hud => ("hud.wgsl#vs_main", "hud.wgsl#fs_main", Vec::new(), VertexLayout::Hud, false, true),
+        };
+        ProgramSpec { vertex, fragment, specialization, layout, scene, blend }
     }
 }
 
@@ -136,6 +127,11 @@ fn attribute(generated: &VertexAttribute, binding: u32, offset: u32) -> vk::Vert
     vk::VertexInputAttributeDescription { location: generated.location, binding, format, offset }
 }
 
+/// Vertex buffer `binding`, `stride` bytes apart.
+fn binding(binding: u32, stride: u32, input_rate: vk::VertexInputRate) -> vk::VertexInputBindingDescription {
+    vk::VertexInputBindingDescription { binding, stride, input_rate }
+}
+
 /// The vertex input of a sprite-like program: the corner per vertex from binding 0, every other
 /// location per instance from binding 1, `stride` bytes apart, at `instance_offset`'s offset
 /// (None: an error naming `shader`).
@@ -146,16 +142,8 @@ fn corner_and_instances(
     instance_offset: impl Fn(&VertexAttribute) -> Option<usize>,
 ) -> Result<VertexLayoutDescription, GameError> {
     let bindings = vec![
-        vk::VertexInputBindingDescription {
-            binding: 0,
-            stride: size_of::<Corner>() as u32,
-            input_rate: vk::VertexInputRate::VERTEX,
-        },
-        vk::VertexInputBindingDescription {
-            binding: 1,
-            stride: stride as u32,
-            input_rate: vk::VertexInputRate::INSTANCE,
-        },
+        binding(0, size_of::<Corner>() as u32, vk::VertexInputRate::VERTEX),
+        binding(1, stride as u32, vk::VertexInputRate::INSTANCE),
     ];
     let attributes = attributes
         .iter()
@@ -199,11 +187,7 @@ fn graphics_state(spec: &ProgramSpec, output_format: vk::Format) -> Result<Graph
             },
         )?,
         VertexLayout::Hud => (
-            vec![vk::VertexInputBindingDescription {
-                binding: 0,
-                stride: hud_wgsl_vs_main::VERTEX_STRIDE,
-                input_rate: vk::VertexInputRate::INSTANCE,
-            }],
+            vec![binding(0, hud_wgsl_vs_main::VERTEX_STRIDE, vk::VertexInputRate::INSTANCE)],
             hud_wgsl_vs_main::VERTEX_ATTRIBUTES.iter().map(|a| attribute(a, 0, a.offset)).collect(),
         ),
     };
@@ -299,10 +283,8 @@ pub(crate) fn rebuild(
     if !names.iter().any(|name| name == spec.vertex || name == spec.fragment) {
         return Ok(None);
     }
-    let program = smolv_runtime::vulkan::GraphicsProgram::new(
-        shaders.stage(spec.vertex, &[])?,
-        shaders.stage(spec.fragment, &spec.specialization)?,
-    );
+    let (vertex, fragment) = (shaders.stage(spec.vertex, &[])?, shaders.stage(spec.fragment, &spec.specialization)?);
+    let program = smolv_runtime::vulkan::GraphicsProgram::new(vertex, fragment);
     // SAFETY: modules compiled and validated by smolv-reload, with their reflection; the slot is
     // this manager's.
     Ok(Some(unsafe { manager.rebuild(&pipeline.slot, &program) }?))
@@ -374,14 +356,8 @@ pub(crate) fn build_all(
             Some(start.elapsed())
         })
     });
-    let timings = LoadTimings {
-        options,
-        programs,
-        built,
-        library_counts: manager.library_counts(),
-        compute: compute_time,
-        optimized,
-    };
+    let library_counts = manager.library_counts();
+    let timings = LoadTimings { options, programs, built, library_counts, compute: compute_time, optimized };
     Ok((pipelines, compute, timings))
 }
 

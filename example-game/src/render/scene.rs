@@ -26,13 +26,6 @@ pub(crate) fn frame_uniforms(world: &World, extent: vk::Extent2D) -> Frame {
     )
 }
 
-/// Sprite instances, grouped by program: (rocks, ship, bullets).
-pub(crate) struct Sprites {
-    pub(crate) rocks: Vec<SpriteInstance>,
-    pub(crate) ship: Vec<SpriteInstance>,
-    pub(crate) bullets: Vec<SpriteInstance>,
-}
-
 /// One sprite: `sprite.vert`'s vertex (the corner comes from the corner buffer).
 pub(crate) type SpriteInstance = sprite_vert::Vertex;
 
@@ -45,8 +38,8 @@ fn sprite(x: f32, y: f32, rotation: f32, scale: f32, color: [f32; 4]) -> SpriteI
     SpriteInstance { corner: [0.0; 2], instance_transform: [x, y, rotation, scale], instance_color: color }
 }
 
-/// The sprites of `world`.
-pub(crate) fn sprites(world: &World) -> Sprites {
+/// The sprites of `world`, grouped by program: rocks, ship, bullets.
+pub(crate) fn sprites(world: &World) -> [Vec<SpriteInstance>; 3] {
     let rocks = world
         .rocks
         .iter()
@@ -65,7 +58,7 @@ pub(crate) fn sprites(world: &World) -> Sprites {
     }
     let bullets =
         world.bullets.iter().map(|b| sprite(b.position[0], b.position[1], 0.0, 0.35, [1.0, 0.9, 0.4, 1.0])).collect();
-    Sprites { rocks, ship, bullets }
+    [rocks, ship, bullets]
 }
 
 /// Segments of the digits 0–9 (bits a–g of a seven-segment display).

@@ -86,14 +86,9 @@ struct App<'a> {
 impl App<'_> {
     fn start(&mut self, event_loop: &ActiveEventLoop) -> Result<Running, GameError> {
         let window_error = |e: &dyn std::fmt::Display| GameError::Window(e.to_string());
-        let (width, height) = self.args.size;
-        let window = event_loop
-            .create_window(
-                Window::default_attributes()
-                    .with_title("Rock Storm (smolv example)")
-                    .with_inner_size(PhysicalSize::new(width, height)),
-            )
-            .map_err(|e| window_error(&e))?;
+        let size = PhysicalSize::new(self.args.size.0, self.args.size.1);
+        let attributes = Window::default_attributes().with_title("Rock Storm (smolv example)").with_inner_size(size);
+        let window = event_loop.create_window(attributes).map_err(|e| window_error(&e))?;
         let display = event_loop.display_handle().map_err(|e| window_error(&e))?.as_raw();
         let extensions = ash_window::enumerate_required_extensions(display).map_err(|result| GameError::Vulkan {
             call: "vkEnumerateInstanceExtensionProperties (surface extensions)",
@@ -179,23 +174,13 @@ impl App<'_> {
                 reason: "this surface's swapchain images cannot be copied; take it with --headless".to_owned(),
             });
         }
-        let target = Target {
-            image: swapchain.images[index as usize],
-            view: swapchain.views[index as usize],
-            extent: swapchain.extent,
-            final_layout: if want_screenshot {
-                vk::ImageLayout::TRANSFER_SRC_OPTIMAL
-            } else {
-                vk::ImageLayout::PRESENT_SRC_KHR
-            },
-        };
+        let (image, view) = (swapchain.images[index as usize], swapchain.views[index as usize]);
+        let layout =
+            if want_screenshot { vk::ImageLayout::TRANSFER_SRC_OPTIMAL } else { vk::ImageLayout::PRESENT_SRC_KHR };
+        let target = Target { image, view, extent: swapchain.extent, final_layout: layout };
         let readback = want_screenshot.then(|| Buffer::readback(&running.context, target.extent)).transpose()?;
-        let news = self
-            .reload
-            .as_deref_mut()
-            .map(|reload| reload.before_frame(self.shaders, &mut running.renderer))
-            .transpose()?
-            .unwrap_or_default();
+        let news = self.reload.as_deref_mut().map(|reload| reload.before_frame(self.shaders, &mut running.renderer));
+        let news = news.transpose()?.unwrap_or_default();
         let sync = FrameSync { wait: Some(ready), signal: Some(rendered) };
         running.renderer.draw(&running.context, &running.world, target, sync, readback.as_ref())?;
         running.play.drawn(&running.renderer, frame_start);
@@ -281,10 +266,9 @@ fn recreate(running: &mut Running) -> Result<(), GameError> {
     running.context.wait_idle()?;
     let size = running.window.inner_size();
     let old = running.swapchain.take();
-    let new = Swapchain::new(&running.context, &running.surface, (size.width, size.height), old.as_ref())?;
-    drop(old);
     // The renderer follows the new extent on the next draw.
-    running.swapchain = Some(new);
+    running.swapchain =
+        Some(Swapchain::new(&running.context, &running.surface, (size.width, size.height), old.as_ref())?);
     Ok(())
 }
 

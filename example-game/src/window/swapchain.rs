@@ -47,14 +47,11 @@ impl Swapchain {
         // SAFETY: queries and creation on live handles; what is created is
         // destroyed in Drop.
         unsafe {
-            let capabilities = vk_check(
-                "vkGetPhysicalDeviceSurfaceCapabilitiesKHR",
-                surface.loader.get_physical_device_surface_capabilities(context.physical, surface.handle),
-            )?;
-            let formats = vk_check(
-                "vkGetPhysicalDeviceSurfaceFormatsKHR",
-                surface.loader.get_physical_device_surface_formats(context.physical, surface.handle),
-            )?;
+            let (query, physical) = (&surface.loader, context.physical);
+            let capabilities = query.get_physical_device_surface_capabilities(physical, surface.handle);
+            let capabilities = vk_check("vkGetPhysicalDeviceSurfaceCapabilitiesKHR", capabilities)?;
+            let formats = query.get_physical_device_surface_formats(physical, surface.handle);
+            let formats = vk_check("vkGetPhysicalDeviceSurfaceFormatsKHR", formats)?;
             let preferred = [vk::Format::B8G8R8A8_UNORM, vk::Format::R8G8B8A8_UNORM];
             let format = preferred
                 .iter()
@@ -75,10 +72,7 @@ impl Swapchain {
                 count = count.min(capabilities.max_image_count);
             }
             let readable = capabilities.supported_usage_flags.contains(vk::ImageUsageFlags::TRANSFER_SRC);
-            let mut usage = vk::ImageUsageFlags::COLOR_ATTACHMENT;
-            if readable {
-                usage |= vk::ImageUsageFlags::TRANSFER_SRC;
-            }
+            let copyable = if readable { vk::ImageUsageFlags::TRANSFER_SRC } else { vk::ImageUsageFlags::empty() };
             let loader = ash::khr::swapchain::Device::new(&context.instance, device);
             let info = vk::SwapchainCreateInfoKHR::default()
                 .surface(surface.handle)
@@ -87,7 +81,7 @@ impl Swapchain {
                 .image_color_space(format.color_space)
                 .image_extent(extent)
                 .image_array_layers(1)
-                .image_usage(usage)
+                .image_usage(vk::ImageUsageFlags::COLOR_ATTACHMENT | copyable)
                 .image_sharing_mode(vk::SharingMode::EXCLUSIVE)
                 .pre_transform(capabilities.current_transform)
                 .composite_alpha(vk::CompositeAlphaFlagsKHR::OPAQUE)
@@ -108,16 +102,15 @@ impl Swapchain {
                 rendered: Vec::new(),
             };
             swapchain.images = vk_check("vkGetSwapchainImagesKHR", swapchain.loader.get_swapchain_images(handle))?;
+            let semaphore =
+                || vk_check("vkCreateSemaphore", device.create_semaphore(&vk::SemaphoreCreateInfo::default(), None));
             for &image in &swapchain.images {
                 let view =
                     vk_check("vkCreateImageView", device.create_image_view(&color_view(image, format.format), None))?;
                 swapchain.views.push(view);
-                let semaphore =
-                    vk_check("vkCreateSemaphore", device.create_semaphore(&vk::SemaphoreCreateInfo::default(), None))?;
-                swapchain.rendered.push(semaphore);
+                swapchain.rendered.push(semaphore()?);
             }
-            swapchain.acquired =
-                vk_check("vkCreateSemaphore", device.create_semaphore(&vk::SemaphoreCreateInfo::default(), None))?;
+            swapchain.acquired = semaphore()?;
             Ok(swapchain)
         }
     }
