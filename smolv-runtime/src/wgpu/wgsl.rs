@@ -68,23 +68,28 @@ impl WgslModule {
                 (AddressSpace::Storage { access }, _) => {
                     buffer(wgpu::BufferBindingType::Storage { read_only: !access.contains(StorageAccess::STORE) })
                 }
-                (_, TypeInner::Sampler { comparison: true }) => {
-                    BindingType::Sampler(wgpu::SamplerBindingType::Comparison)
-                }
-                (_, TypeInner::Sampler { .. }) => BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+                (_, TypeInner::Sampler { comparison }) => BindingType::Sampler(if *comparison {
+                    wgpu::SamplerBindingType::Comparison
+                } else {
+                    wgpu::SamplerBindingType::Filtering
+                }),
                 (_, TypeInner::Image { dim, arrayed, class }) => {
                     let view_dimension = dimension(*dim, *arrayed).ok_or_else(|| unsupported("is a 1D array image"))?;
                     match class {
-                        ImageClass::Sampled { multi, .. } | ImageClass::Depth { multi } => {
-                            float_texture = matches!(class, ImageClass::Sampled { kind: ScalarKind::Float, .. });
-                            let sample_type = match class {
-                                ImageClass::Depth { .. } => TextureSampleType::Depth,
-                                ImageClass::Sampled { kind: ScalarKind::Sint, .. } => TextureSampleType::Sint,
-                                ImageClass::Sampled { kind: ScalarKind::Uint, .. } => TextureSampleType::Uint,
+                        ImageClass::Sampled { kind, multi } => {
+                            float_texture = *kind == ScalarKind::Float;
+                            let sample_type = match kind {
+                                ScalarKind::Sint => TextureSampleType::Sint,
+                                ScalarKind::Uint => TextureSampleType::Uint,
                                 _ => TextureSampleType::Float { filterable: true },
                             };
                             BindingType::Texture { sample_type, view_dimension, multisampled: *multi }
                         }
+                        ImageClass::Depth { multi } => BindingType::Texture {
+                            sample_type: TextureSampleType::Depth,
+                            view_dimension,
+                            multisampled: *multi,
+                        },
                         ImageClass::Storage { format, access } => {
                             let access =
                                 match (access.contains(StorageAccess::LOAD), access.contains(StorageAccess::STORE)) {
@@ -92,8 +97,7 @@ impl WgslModule {
                                     (false, _) => wgpu::StorageTextureAccess::WriteOnly,
                                     (true, true) => wgpu::StorageTextureAccess::ReadWrite,
                                 };
-                            let format = wgpu::wgc::map_storage_format_from_naga(*format);
-                            BindingType::StorageTexture { access, format, view_dimension }
+                            BindingType::StorageTexture { access, format: storage_format(*format), view_dimension }
                         }
                         ImageClass::External => BindingType::ExternalTexture,
                     }
@@ -150,6 +154,24 @@ fn dimension(dim: ImageDimension, arrayed: bool) -> Option<TextureViewDimension>
         (ImageDimension::Cube, false) => TextureViewDimension::Cube,
         (ImageDimension::Cube, true) => TextureViewDimension::CubeArray,
     })
+}
+
+/// naga's storage format as wgpu's texture format: the same names.
+fn storage_format(format: naga::StorageFormat) -> wgpu::TextureFormat {
+    macro_rules! same_names {
+        ($($name:ident,)*) => {
+            match format {
+                $(naga::StorageFormat::$name => wgpu::TextureFormat::$name,)*
+            }
+        };
+    }
+    same_names! {
+        R8Unorm, R8Snorm, R8Uint, R8Sint, R16Uint, R16Sint, R16Float, Rg8Unorm, Rg8Snorm, Rg8Uint, Rg8Sint, R32Uint,
+        R32Sint, R32Float, Rg16Uint, Rg16Sint, Rg16Float, Rgba8Unorm, Rgba8Snorm, Rgba8Uint, Rgba8Sint, Bgra8Unorm,
+        Rgb10a2Uint, Rgb10a2Unorm, Rg11b10Ufloat, R64Uint, Rg32Uint, Rg32Sint, Rg32Float, Rgba16Uint, Rgba16Sint,
+        Rgba16Float, Rgba32Uint, Rgba32Sint, Rgba32Float, R16Unorm, R16Snorm, Rg16Unorm, Rg16Snorm, Rgba16Unorm,
+        Rgba16Snorm,
+    }
 }
 
 #[cfg(test)]
