@@ -94,8 +94,6 @@
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 
-extern crate alloc;
-
 #[cfg(feature = "std")]
 mod embed;
 pub mod interface;

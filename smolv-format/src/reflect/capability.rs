@@ -1,20 +1,37 @@
-//! Names of SPIR-V capabilities, for messages and for the Vulkan features a module needs.
+//! Names of SPIR-V capabilities, for messages and for the Vulkan features a module needs, from the `spirv`
+//! crate's `Capability` (the unified grammar; where numbers share names, the first).
+
+use alloc::format;
+use alloc::string::String;
 
 use super::interface::Capability;
+use crate::spirv::spec;
 
 impl Capability {
+    /// The capability as the `spirv` crate knows it, if it does.
+    ///
+    /// ```
+    /// use smolv_format::reflect::Capability;
+    /// use smolv_format::spirv::spec;
+    /// assert_eq!(Capability(10).known(), Some(spec::Capability::Float64));
+    /// assert_eq!(Capability(4_000_000).known(), None);
+    /// ```
+    pub fn known(self) -> Option<spec::Capability> {
+        spec::Capability::from_u32(self.0)
+    }
+
     /// The capability's name in the SPIR-V specification (`Float64`, `RayQueryKHR`), if this crate knows it.
     ///
     /// ```
     /// use smolv_format::reflect::Capability;
-    /// assert_eq!(Capability(4433).name(), Some("StorageBuffer16BitAccess"));
-    /// assert_eq!(Capability(4472).name(), Some("RayQueryKHR"));
+    /// assert_eq!(Capability(4433).name().as_deref(), Some("StorageBuffer16BitAccess"));
+    /// assert_eq!(Capability(4472).name().as_deref(), Some("RayQueryKHR"));
     /// ```
-    pub fn name(self) -> Option<&'static str> {
-        NAMES.binary_search_by_key(&self.0, |&(number, _)| number).ok().map(|i| NAMES[i].1)
+    pub fn name(self) -> Option<String> {
+        self.known().map(|known| format!("{known:?}"))
     }
 
-    /// The capability a name (as [`name`](Self::name) gives it) stands for.
+    /// The capability a name (as [`name`](Self::name) gives it, or one of its aliases) stands for.
     ///
     /// ```
     /// use smolv_format::reflect::Capability;
@@ -22,293 +39,21 @@ impl Capability {
     /// assert_eq!(Capability::from_name("Warp"), None);
     /// ```
     pub fn from_name(name: &str) -> Option<Self> {
-        NAMES.iter().find(|&&(_, n)| n == name).map(|&(number, _)| Self(number))
+        name.parse::<spec::Capability>().ok().map(|known| Self(known as u32))
     }
 }
 
-/// `(number, name)` of every SPIR-V capability by number, from the unified grammar (the first of shared names).
-const NAMES: &[(u32, &str)] = &[
-    (0, "Matrix"),
-    (1, "Shader"),
-    (2, "Geometry"),
-    (3, "Tessellation"),
-    (4, "Addresses"),
-    (5, "Linkage"),
-    (6, "Kernel"),
-    (7, "Vector16"),
-    (8, "Float16Buffer"),
-    (9, "Float16"),
-    (10, "Float64"),
-    (11, "Int64"),
-    (12, "Int64Atomics"),
-    (13, "ImageBasic"),
-    (14, "ImageReadWrite"),
-    (15, "ImageMipmap"),
-    (17, "Pipes"),
-    (18, "Groups"),
-    (19, "DeviceEnqueue"),
-    (20, "LiteralSampler"),
-    (21, "AtomicStorage"),
-    (22, "Int16"),
-    (23, "TessellationPointSize"),
-    (24, "GeometryPointSize"),
-    (25, "ImageGatherExtended"),
-    (27, "StorageImageMultisample"),
-    (28, "UniformBufferArrayDynamicIndexing"),
-    (29, "SampledImageArrayDynamicIndexing"),
-    (30, "StorageBufferArrayDynamicIndexing"),
-    (31, "StorageImageArrayDynamicIndexing"),
-    (32, "ClipDistance"),
-    (33, "CullDistance"),
-    (34, "ImageCubeArray"),
-    (35, "SampleRateShading"),
-    (36, "ImageRect"),
-    (37, "SampledRect"),
-    (38, "GenericPointer"),
-    (39, "Int8"),
-    (40, "InputAttachment"),
-    (41, "SparseResidency"),
-    (42, "MinLod"),
-    (43, "Sampled1D"),
-    (44, "Image1D"),
-    (45, "SampledCubeArray"),
-    (46, "SampledBuffer"),
-    (47, "ImageBuffer"),
-    (48, "ImageMSArray"),
-    (49, "StorageImageExtendedFormats"),
-    (50, "ImageQuery"),
-    (51, "DerivativeControl"),
-    (52, "InterpolationFunction"),
-    (53, "TransformFeedback"),
-    (54, "GeometryStreams"),
-    (55, "StorageImageReadWithoutFormat"),
-    (56, "StorageImageWriteWithoutFormat"),
-    (57, "MultiViewport"),
-    (58, "SubgroupDispatch"),
-    (59, "NamedBarrier"),
-    (60, "PipeStorage"),
-    (61, "GroupNonUniform"),
-    (62, "GroupNonUniformVote"),
-    (63, "GroupNonUniformArithmetic"),
-    (64, "GroupNonUniformBallot"),
-    (65, "GroupNonUniformShuffle"),
-    (66, "GroupNonUniformShuffleRelative"),
-    (67, "GroupNonUniformClustered"),
-    (68, "GroupNonUniformQuad"),
-    (69, "ShaderLayer"),
-    (70, "ShaderViewportIndex"),
-    (71, "UniformDecoration"),
-    (4165, "CoreBuiltinsARM"),
-    (4166, "TileImageColorReadAccessEXT"),
-    (4167, "TileImageDepthReadAccessEXT"),
-    (4168, "TileImageStencilReadAccessEXT"),
-    (4174, "TensorsARM"),
-    (4175, "StorageTensorArrayDynamicIndexingARM"),
-    (4176, "StorageTensorArrayNonUniformIndexingARM"),
-    (4191, "GraphARM"),
-    (4201, "CooperativeMatrixLayoutsARM"),
-    (4212, "Float8EXT"),
-    (4213, "Float8CooperativeMatrixEXT"),
-    (4422, "FragmentShadingRateKHR"),
-    (4423, "SubgroupBallotKHR"),
-    (4427, "DrawParameters"),
-    (4428, "WorkgroupMemoryExplicitLayoutKHR"),
-    (4429, "WorkgroupMemoryExplicitLayout8BitAccessKHR"),
-    (4430, "WorkgroupMemoryExplicitLayout16BitAccessKHR"),
-    (4431, "SubgroupVoteKHR"),
-    (4433, "StorageBuffer16BitAccess"),
-    (4434, "UniformAndStorageBuffer16BitAccess"),
-    (4435, "StoragePushConstant16"),
-    (4436, "StorageInputOutput16"),
-    (4437, "DeviceGroup"),
-    (4439, "MultiView"),
-    (4441, "VariablePointersStorageBuffer"),
-    (4442, "VariablePointers"),
-    (4445, "AtomicStorageOps"),
-    (4447, "SampleMaskPostDepthCoverage"),
-    (4448, "StorageBuffer8BitAccess"),
-    (4449, "UniformAndStorageBuffer8BitAccess"),
-    (4450, "StoragePushConstant8"),
-    (4464, "DenormPreserve"),
-    (4465, "DenormFlushToZero"),
-    (4466, "SignedZeroInfNanPreserve"),
-    (4467, "RoundingModeRTE"),
-    (4468, "RoundingModeRTZ"),
-    (4471, "RayQueryProvisionalKHR"),
-    (4472, "RayQueryKHR"),
-    (4473, "UntypedPointersKHR"),
-    (4478, "RayTraversalPrimitiveCullingKHR"),
-    (4479, "RayTracingKHR"),
-    (4484, "TextureSampleWeightedQCOM"),
-    (4485, "TextureBoxFilterQCOM"),
-    (4486, "TextureBlockMatchQCOM"),
-    (4495, "TileShadingQCOM"),
-    (4498, "TextureBlockMatch2QCOM"),
-    (5008, "Float16ImageAMD"),
-    (5009, "ImageGatherBiasLodAMD"),
-    (5010, "FragmentMaskAMD"),
-    (5013, "StencilExportEXT"),
-    (5015, "ImageReadWriteLodAMD"),
-    (5016, "Int64ImageEXT"),
-    (5055, "ShaderClockKHR"),
-    (5067, "ShaderEnqueueAMDX"),
-    (5087, "QuadControlKHR"),
-    (5112, "Int4TypeINTEL"),
-    (5114, "Int4CooperativeMatrixINTEL"),
-    (5116, "BFloat16TypeKHR"),
-    (5117, "BFloat16DotProductKHR"),
-    (5118, "BFloat16CooperativeMatrixKHR"),
-    (5249, "SampleMaskOverrideCoverageNV"),
-    (5251, "GeometryShaderPassthroughNV"),
-    (5254, "ShaderViewportIndexLayerEXT"),
-    (5255, "ShaderViewportMaskNV"),
-    (5259, "ShaderStereoViewNV"),
-    (5260, "PerViewAttributesNV"),
-    (5265, "FragmentFullyCoveredEXT"),
-    (5266, "MeshShadingNV"),
-    (5282, "ImageFootprintNV"),
-    (5283, "MeshShadingEXT"),
-    (5284, "FragmentBarycentricKHR"),
-    (5288, "ComputeDerivativeGroupQuadsKHR"),
-    (5291, "FragmentDensityEXT"),
-    (5297, "GroupNonUniformPartitionedNV"),
-    (5301, "ShaderNonUniform"),
-    (5302, "RuntimeDescriptorArray"),
-    (5303, "InputAttachmentArrayDynamicIndexing"),
-    (5304, "UniformTexelBufferArrayDynamicIndexing"),
-    (5305, "StorageTexelBufferArrayDynamicIndexing"),
-    (5306, "UniformBufferArrayNonUniformIndexing"),
-    (5307, "SampledImageArrayNonUniformIndexing"),
-    (5308, "StorageBufferArrayNonUniformIndexing"),
-    (5309, "StorageImageArrayNonUniformIndexing"),
-    (5310, "InputAttachmentArrayNonUniformIndexing"),
-    (5311, "UniformTexelBufferArrayNonUniformIndexing"),
-    (5312, "StorageTexelBufferArrayNonUniformIndexing"),
-    (5336, "RayTracingPositionFetchKHR"),
-    (5340, "RayTracingNV"),
-    (5341, "RayTracingMotionBlurNV"),
-    (5345, "VulkanMemoryModel"),
-    (5346, "VulkanMemoryModelDeviceScope"),
-    (5347, "PhysicalStorageBufferAddresses"),
-    (5350, "ComputeDerivativeGroupLinearKHR"),
-    (5353, "RayTracingProvisionalKHR"),
-    (5357, "CooperativeMatrixNV"),
-    (5363, "FragmentShaderSampleInterlockEXT"),
-    (5372, "FragmentShaderShadingRateInterlockEXT"),
-    (5373, "ShaderSMBuiltinsNV"),
-    (5378, "FragmentShaderPixelInterlockEXT"),
-    (5379, "DemoteToHelperInvocation"),
-    (5380, "DisplacementMicromapNV"),
-    (5381, "RayTracingOpacityMicromapEXT"),
-    (5383, "ShaderInvocationReorderNV"),
-    (5390, "BindlessTextureNV"),
-    (5391, "RayQueryPositionFetchKHR"),
-    (5394, "CooperativeVectorNV"),
-    (5404, "AtomicFloat16VectorNV"),
-    (5409, "RayTracingDisplacementMicromapNV"),
-    (5414, "RawAccessChainsNV"),
-    (5418, "RayTracingSpheresGeometryNV"),
-    (5419, "RayTracingLinearSweptSpheresGeometryNV"),
-    (5430, "CooperativeMatrixReductionsNV"),
-    (5431, "CooperativeMatrixConversionsNV"),
-    (5432, "CooperativeMatrixPerElementOperationsNV"),
-    (5433, "CooperativeMatrixTensorAddressingNV"),
-    (5434, "CooperativeMatrixBlockLoadsNV"),
-    (5435, "CooperativeVectorTrainingNV"),
-    (5437, "RayTracingClusterAccelerationStructureNV"),
-    (5439, "TensorAddressingNV"),
-    (5568, "SubgroupShuffleINTEL"),
-    (5569, "SubgroupBufferBlockIOINTEL"),
-    (5570, "SubgroupImageBlockIOINTEL"),
-    (5579, "SubgroupImageMediaBlockIOINTEL"),
-    (5582, "RoundToInfinityINTEL"),
-    (5583, "FloatingPointModeINTEL"),
-    (5584, "IntegerFunctions2INTEL"),
-    (5603, "FunctionPointersINTEL"),
-    (5604, "IndirectReferencesINTEL"),
-    (5606, "AsmINTEL"),
-    (5612, "AtomicFloat32MinMaxEXT"),
-    (5613, "AtomicFloat64MinMaxEXT"),
-    (5616, "AtomicFloat16MinMaxEXT"),
-    (5617, "VectorComputeINTEL"),
-    (5619, "VectorAnyINTEL"),
-    (5629, "ExpectAssumeKHR"),
-    (5696, "SubgroupAvcMotionEstimationINTEL"),
-    (5697, "SubgroupAvcMotionEstimationIntraINTEL"),
-    (5698, "SubgroupAvcMotionEstimationChromaINTEL"),
-    (5817, "VariableLengthArrayINTEL"),
-    (5821, "FunctionFloatControlINTEL"),
-    (5824, "FPGAMemoryAttributesINTEL"),
-    (5837, "FPFastMathModeINTEL"),
-    (5844, "ArbitraryPrecisionIntegersINTEL"),
-    (5845, "ArbitraryPrecisionFloatingPointINTEL"),
-    (5886, "UnstructuredLoopControlsINTEL"),
-    (5888, "FPGALoopControlsINTEL"),
-    (5892, "KernelAttributesINTEL"),
-    (5897, "FPGAKernelAttributesINTEL"),
-    (5898, "FPGAMemoryAccessesINTEL"),
-    (5904, "FPGAClusterAttributesINTEL"),
-    (5906, "LoopFuseINTEL"),
-    (5908, "FPGADSPControlINTEL"),
-    (5910, "MemoryAccessAliasingINTEL"),
-    (5916, "FPGAInvocationPipeliningAttributesINTEL"),
-    (5920, "FPGABufferLocationINTEL"),
-    (5922, "ArbitraryPrecisionFixedPointINTEL"),
-    (5935, "USMStorageClassesINTEL"),
-    (5939, "RuntimeAlignedAttributeINTEL"),
-    (5943, "IOPipesINTEL"),
-    (5945, "BlockingPipesINTEL"),
-    (5948, "FPGARegINTEL"),
-    (6016, "DotProductInputAll"),
-    (6017, "DotProductInput4x8Bit"),
-    (6018, "DotProductInput4x8BitPacked"),
-    (6019, "DotProduct"),
-    (6020, "RayCullMaskKHR"),
-    (6022, "CooperativeMatrixKHR"),
-    (6024, "ReplicatedCompositesEXT"),
-    (6025, "BitInstructions"),
-    (6026, "GroupNonUniformRotateKHR"),
-    (6029, "FloatControls2"),
-    (6033, "AtomicFloat32AddEXT"),
-    (6034, "AtomicFloat64AddEXT"),
-    (6089, "LongCompositesINTEL"),
-    (6094, "OptNoneEXT"),
-    (6095, "AtomicFloat16AddEXT"),
-    (6114, "DebugInfoModuleINTEL"),
-    (6115, "BFloat16ConversionINTEL"),
-    (6141, "SplitBarrierINTEL"),
-    (6144, "ArithmeticFenceEXT"),
-    (6150, "FPGAClusterAttributesV2INTEL"),
-    (6161, "FPGAKernelAttributesv2INTEL"),
-    (6162, "TaskSequenceINTEL"),
-    (6169, "FPMaxErrorINTEL"),
-    (6171, "FPGALatencyControlINTEL"),
-    (6174, "FPGAArgumentInterfacesINTEL"),
-    (6187, "GlobalVariableHostAccessINTEL"),
-    (6189, "GlobalVariableFPGADecorationsINTEL"),
-    (6220, "SubgroupBufferPrefetchINTEL"),
-    (6228, "Subgroup2DBlockIOINTEL"),
-    (6229, "Subgroup2DBlockTransformINTEL"),
-    (6230, "Subgroup2DBlockTransposeINTEL"),
-    (6236, "SubgroupMatrixMultiplyAccumulateINTEL"),
-    (6241, "TernaryBitwiseFunctionINTEL"),
-    (6400, "GroupUniformArithmeticKHR"),
-    (6425, "TensorFloat32RoundingINTEL"),
-    (6427, "MaskedGatherScatterINTEL"),
-    (6441, "CacheControlsINTEL"),
-    (6460, "RegisterLimitsINTEL"),
-    (6528, "BindlessImagesINTEL"),
-];
-
 #[cfg(test)]
 mod tests {
-    use super::NAMES;
+    use super::Capability;
 
     #[test]
-    fn the_table_is_sorted_so_lookups_find_every_name() {
-        assert!(NAMES.windows(2).all(|w| w[0].0 < w[1].0));
-        for &(number, name) in NAMES {
-            assert_eq!(super::Capability(number).name(), Some(name));
+    fn names_and_numbers_round_trip() {
+        for number in [0, 1, 10, 11, 4433, 4472, 5345, 6528] {
+            let name = Capability(number).name().unwrap();
+            assert_eq!(Capability::from_name(&name), Some(Capability(number)), "{name}");
         }
+        assert_eq!(Capability::from_name("StorageUniformBufferBlock16"), Some(Capability(4433)));
+        assert_eq!(Capability(16).name(), None);
     }
 }

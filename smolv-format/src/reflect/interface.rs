@@ -422,7 +422,7 @@ pub struct VertexInput {
 ///
 /// ```
 /// use smolv_format::reflect::Capability;
-/// assert_eq!(Capability(10).name(), Some("Float64"));
+/// assert_eq!(Capability(10).name().as_deref(), Some("Float64"));
 /// assert_eq!(Capability(4_000_000).name(), None);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -491,7 +491,7 @@ impl Interface {
     /// let interface = smolv_format::reflect::Interface::default();
     /// assert_eq!(interface.capability_names().count(), 0);
     /// ```
-    pub fn capability_names(&self) -> impl Iterator<Item = &'static str> + '_ {
+    pub fn capability_names(&self) -> impl Iterator<Item = String> + '_ {
         self.capabilities.iter().filter_map(|c| c.name())
     }
 

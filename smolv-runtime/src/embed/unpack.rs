@@ -1,8 +1,6 @@
 //! Unpacking embedded shaders: decompress, decode, check. Each codec is a table of
 //! functions only the macros name, so a binary links only the decoders it needs.
 
-use alloc::vec::Vec;
-
 use smolv_format::Codec;
 
 use super::{EmbeddedModule, EmbeddedSet};
@@ -272,7 +270,7 @@ fn decode_packed(
     if unpacked_len > 24 + spirv_len / 4 * 6 {
         return Err(corrupt("the packed module is larger than its SMOL-V could encode to"));
     }
-    let mut unpacked = alloc::vec![0; unpacked_len];
+    let mut unpacked = vec![0; unpacked_len];
     decompress(module.stored, module.dictionary, &mut unpacked)?;
     finish_smolv(&unpacked, spirv_len, module, options, out)
 }
@@ -284,7 +282,7 @@ fn unpack_once_with(
     (unpacked_len, check): (u32, u32),
     decompress: Decompress,
 ) -> Result<Vec<u8>, ShaderError> {
-    let mut unpacked = alloc::vec![0; len(unpacked_len)?];
+    let mut unpacked = vec![0; len(unpacked_len)?];
     decompress(packed, &[], &mut unpacked)?;
     if xxh32(&unpacked, 0) != check {
         return Err(Failure::HashMismatch.into());

@@ -7,12 +7,14 @@ mod error;
 pub mod recorder;
 pub mod recording;
 pub mod replay;
+mod stage;
 mod state_codec;
 
 pub use error::RecordingError;
 pub use recorder::Recorder;
-pub use recording::{RecordedKind, RecordedPipeline, RecordedStage, Recording, ShaderChange};
+pub use recording::{RecordedKind, RecordedPipeline, Recording};
 pub use replay::{Replay, ReplayBudget, ReplayProgress, ReplayShader};
+pub use stage::{RecordedStage, ShaderChange};
 
 /// Embeds a pipeline recording (a `.smolvpso` file) in the binary and reads it with [`Recording::from_bytes`].
 /// The path is as for [`include_bytes!`]; a file that is not a recording of this format version does not compile.

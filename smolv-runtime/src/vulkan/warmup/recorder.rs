@@ -6,7 +6,8 @@ use std::time::Instant;
 
 use ash::vk;
 
-use super::recording::{RecordedKind, RecordedPipeline, RecordedStage, Recording};
+use super::recording::{RecordedKind, RecordedPipeline, Recording};
+use super::stage::RecordedStage;
 use crate::vulkan::lock;
 use crate::vulkan::pipelines::Stage;
 use crate::vulkan::state::GraphicsState;

@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 use ash::vk;
 
-use super::recording::{RecordedKind, RecordedStage, Recording, ShaderChange};
+use super::recording::{RecordedKind, Recording};
+use super::stage::{RecordedStage, ShaderChange};
 use crate::reflect::Reflection;
 use crate::vulkan::pipelines::{GraphicsProgram, PipelineManager, Stage};
 use crate::vulkan::state::GraphicsState;

@@ -5,7 +5,7 @@ use ash::vk;
 
 use super::codec::{Reader, Result, Writer};
 use super::error::RecordingError;
-use super::recording::{MAX_CONSTANTS, MAX_NAME, RecordedStage};
+use super::stage::{MAX_CONSTANTS, MAX_NAME, RecordedStage};
 use crate::vulkan::library::value_key;
 use crate::vulkan::state::{
     AttachmentBlend, BlendEquation, DepthBias, DepthTest, GraphicsState, Multisample, StencilFace, StencilState,

@@ -35,13 +35,20 @@ struct Owned {
 impl Owned {
     /// Boxed, and leaked to glslang until [`free_include_result`].
     fn into_raw(name: CString, data: Vec<u8>) -> *mut glsl_include_result_t {
-        // The heap buffers of `name` and `data` do not move with them.
-        let raw = glsl_include_result_t {
-            header_name: name.as_ptr(),
-            header_data: data.as_ptr().cast::<c_char>(),
-            header_length: data.len(),
-        };
-        Box::into_raw(Box::new(Owned { raw, name, data })).cast::<glsl_include_result_t>()
+        let mut owned = Box::new(Owned {
+            raw: glsl_include_result_t {
+                header_name: std::ptr::null(),
+                header_data: std::ptr::null(),
+                header_length: 0,
+            },
+            name,
+            data,
+        });
+        // The heap buffers of `name` and `data` do not move with the box.
+        owned.raw.header_name = owned.name.as_ptr();
+        owned.raw.header_data = owned.data.as_ptr().cast::<c_char>();
+        owned.raw.header_length = owned.data.len();
+        Box::into_raw(owned).cast::<glsl_include_result_t>()
     }
 }
 
